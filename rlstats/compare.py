@@ -1,0 +1,67 @@
+"""compare(): one entry point that picks a back end by name."""
+
+from __future__ import annotations
+
+import importlib
+
+import patsy
+
+from . import formula as formula_module
+from .errors import OptionError
+
+#: method name -> "module:function" of its public function, which takes
+#: (data, formula, *, eval_env=None, **options) and returns a Result.
+METHODS = {
+    "skillings_mack": "rlstats.methods.skillings_mack:skillings_mack",
+}
+
+#: the back end used when method=None, by whether the formula has blocks.
+DEFAULTS = {True: "skillings_mack", False: "permutation"}
+
+
+def backend(name):
+    """The public function of the back end called ``name``."""
+    if name not in METHODS:
+        raise OptionError(f"method={name!r} is not one of the available methods: {', '.join(sorted(METHODS))}")
+    module, function = METHODS[name].split(":")
+    return getattr(importlib.import_module(module), function)
+
+
+def compare(data, formula, method=None, **options):
+    """Compare agents with the statistical back end named by ``method``.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame or Design
+        Long format, one row per run (never modified).
+    formula : str or Formula
+        ``"score ~ agent | task"``: response, the arms compared, the blocks.
+    method : str, optional
+        A registered back end (see ``rlstats.compare.METHODS``).  Default:
+        the blocked rank test when the formula has blocks, the permutation
+        test otherwise.
+    **options
+        Passed to the back end's own function (e.g. ``rng=``, ``pvalue=``).
+
+    Returns
+    -------
+    Result
+        The back end's result object.
+
+    Examples
+    --------
+    >>> import rlstats
+    >>> df = rlstats.datasets.simulate(agents=3, tasks=8, seeds=1, effect=1.0, rng=0)
+    >>> res = rlstats.compare(df, "score ~ agent | task")
+    >>> res.method
+    'Skillings-Mack test for incomplete blocks'
+    """
+    parsed = formula if isinstance(formula, formula_module.Formula) else formula_module.parse(formula)
+    if method is None:
+        method = DEFAULTS[parsed.blocks is not None]
+        if method not in METHODS:
+            raise OptionError(
+                f"no default method for '{parsed.text}' yet: the {method} back end is not available in this "
+                f"version; add a blocking term ('| task') or pass method= one of: {', '.join(sorted(METHODS))}")
+    options.setdefault("eval_env", patsy.EvalEnvironment.capture(1))
+    return backend(method)(data, parsed, **options)

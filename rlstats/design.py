@@ -1,0 +1,389 @@
+"""Validation of a long DataFrame against a formula, and the array form every back end reads.
+
+:func:`build` runs once per analysis.  It evaluates the response, checks every
+column the formula names, handles missing values by ``na_action``, keeps out
+tasks that cannot inform a comparison, and returns a frozen :class:`Design`
+whose arrays are sorted by task, then agent, then the caller's row order.
+Everything it changes is recorded in ``Design.notes``, which results print.
+Nothing downstream re-validates or re-reads the DataFrame.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+import patsy
+
+from . import formula as formula_module
+from .errors import DesignError
+from .options import check_bool, check_choice
+
+NA_ACTIONS = ("raise", "drop")
+
+
+@dataclass(frozen=True, eq=False)
+class Design:
+    """The validated arrays of one analysis.
+
+    Attributes
+    ----------
+    formula : Formula
+        The parsed formula.
+    y : ndarray of float64, shape (N,)
+        Response values, sorted by task, then agent, then original row order.
+    agent, task : ndarray of intp, shape (N,)
+        Integer codes into ``agents`` and ``tasks``.
+    run : ndarray of intp, shape (N,)
+        Index of the run within its (agent, task) cell, 0..c_ij - 1 (by seed
+        when the formula names the replicate column, else by row order).
+    agents, tasks : tuple of str
+        Labels in the user's level order (categoricals keep theirs; other
+        columns are sorted, as R's ``factor()`` does).
+    counts : ndarray of int, shape (n_tasks, n_agents)
+        Number of runs in each cell.
+    row_position : ndarray of intp, shape (N,)
+        Position of each run in the caller's DataFrame.
+    seeds : ndarray or None
+        Replicate labels (as strings) when the formula names them (``task/seed``).
+    extra : dict
+        Further columns a back end asked for (e.g. ``batch``), sorted like ``y``.
+    notes : tuple of str
+        What was dropped, aggregated or changed, one sentence each.
+    dropped_tasks : tuple of str
+        Tasks kept out because fewer than two agents have runs there.
+    n_dropped_rows : int
+        Rows removed by ``na_action="drop"``.
+    """
+
+    formula: formula_module.Formula
+    y: np.ndarray
+    agent: np.ndarray
+    task: np.ndarray
+    run: np.ndarray
+    agents: tuple
+    tasks: tuple
+    counts: np.ndarray
+    row_position: np.ndarray
+    seeds: np.ndarray | None = None
+    extra: dict = field(default_factory=dict)
+    notes: tuple = ()
+    dropped_tasks: tuple = ()
+    n_dropped_rows: int = 0
+
+    @property
+    def n_agents(self):
+        return len(self.agents)
+
+    @property
+    def n_tasks(self):
+        return len(self.tasks)
+
+    @property
+    def nobs(self):
+        return int(self.y.size)
+
+    @property
+    def has_blocks(self):
+        return self.formula.blocks is not None
+
+    @property
+    def data_name(self):
+        return self.formula.data_name
+
+    @property
+    def max_runs_per_cell(self):
+        return int(self.counts.max())
+
+    @property
+    def is_complete(self):
+        """Every agent has at least one run on every task."""
+        return bool((self.counts > 0).all())
+
+    @property
+    def is_balanced(self):
+        """Complete, with the same number of runs in every cell."""
+        return bool((self.counts == self.counts.flat[0]).all())
+
+    def with_notes(self, *lines):
+        """A copy with further notes (a back end's own record of what it did)."""
+        return dataclasses.replace(self, notes=self.notes + tuple(lines))
+
+    def select_agents(self, names):
+        """A copy restricted to the named agents (in the given order), for pairwise sub-designs."""
+        codes = [self.agents.index(name) for name in names]
+        remap = np.full(self.n_agents, -1, dtype=np.intp)
+        remap[codes] = np.arange(len(codes))
+        keep = remap[self.agent] >= 0
+        return dataclasses.replace(
+            self, y=self.y[keep], agent=remap[self.agent[keep]], task=self.task[keep], run=self.run[keep],
+            agents=tuple(names), counts=self.counts[:, codes], row_position=self.row_position[keep],
+            seeds=None if self.seeds is None else self.seeds[keep],
+            extra={k: v[keep] for k, v in self.extra.items()})
+
+    def cell_matrix(self, summary="mean"):
+        """The (n_tasks, n_agents) matrix of per-cell means or medians; NaN for empty cells."""
+        cell = self.task * self.n_agents + self.agent
+        out = np.full(self.n_tasks * self.n_agents, np.nan)
+        if summary == "mean":
+            sums = np.bincount(cell, weights=self.y, minlength=out.size)
+            counts = self.counts.ravel()
+            np.divide(sums, counts, out=out, where=counts > 0)
+        else:
+            # Arrays are sorted by cell, so each cell is one contiguous slice.
+            starts = np.flatnonzero(np.r_[True, cell[1:] != cell[:-1]])
+            out[cell[starts]] = [np.median(part) for part in np.split(self.y, starts[1:])]
+        return out.reshape(self.n_tasks, self.n_agents)
+
+
+def _first_rows(data, mask, limit=5):
+    labels = list(data.index[np.flatnonzero(mask)[:limit]])
+    return ", ".join(repr(x) for x in labels) + (", ..." if mask.sum() > limit else "")
+
+
+def _levels(column, values, what):
+    """Integer codes, labels in level order, and the missing mask of a factor column."""
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        codes = values.cat.codes.to_numpy().astype(np.intp)
+        labels = [str(c) for c in values.cat.categories]
+        return codes, labels, codes < 0
+    try:
+        codes, uniques = pd.factorize(values, sort=True)
+    except TypeError:
+        # Mixed types cannot be sorted: keep the order of first appearance.
+        codes, uniques = pd.factorize(values, sort=False)
+    labels = [str(u) for u in uniques]
+    if len(set(labels)) != len(labels):
+        raise DesignError(f"column '{column}' ({what}) has distinct values that print the same "
+                          f"({labels[:6]}...); convert it to strings first")
+    codes = codes.astype(np.intp)
+    return codes, labels, codes < 0
+
+
+def _missing_error(data, column, mask):
+    raise DesignError(
+        f"column '{column}' has {int(mask.sum())} missing value(s) (first rows: {_first_rows(data, mask)}); "
+        "remove or fill them, or pass na_action=\"drop\" to drop those rows (the result will say how many)")
+
+
+def _drop_unused(codes, labels, what):
+    """Remove levels with no rows (after missing-value handling); returns new codes, labels and a note."""
+    used = np.bincount(codes, minlength=len(labels)) > 0
+    if used.all():
+        return codes, labels, None
+    unused = [lab for lab, u in zip(labels, used) if not u]
+    remap = np.cumsum(used) - 1
+    note = f"{what} level(s) with no runs left out: {', '.join(unused)}"
+    return remap[codes].astype(np.intp), [lab for lab, u in zip(labels, used) if u], note
+
+
+def build(data, formula, *, na_action="raise", eval_env=0, extra_columns=(), pool_tasks=False):
+    """Validate ``data`` against ``formula`` and return the :class:`Design`.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        Long format, one row per run.  It is never modified.
+    formula : str or Formula
+        ``"response ~ groups | blocks"``; see :mod:`rlstats.formula`.
+    na_action : {"raise", "drop"}
+        Missing values in any column the formula uses, and non-finite values
+        the response expression produces: an error (default), or drop those
+        rows and state how many in the result.
+    eval_env : int or patsy.EvalEnvironment
+        Where names in the response expression that are not columns are
+        looked up: an int counts frames above the caller of ``build``.
+    extra_columns : sequence of str
+        Further columns a back end needs (e.g. a ``batch`` column); they must
+        exist and have no missing values, and are returned in ``Design.extra``.
+    pool_tasks : bool
+        Allow ``score ~ agent`` on data whose ``task`` column has several
+        tasks, pooling them into one comparison (stated in the result).
+
+    Returns
+    -------
+    Design
+
+    Raises
+    ------
+    FormulaError
+        The formula cannot be parsed or names unknown columns.
+    DesignError
+        The data do not fit: empty frame, missing values under
+        ``na_action="raise"``, fewer than two agents, duplicated replicate
+        ids within a cell, several tasks without a blocking term.
+    """
+    na_action = check_choice("na_action", na_action, NA_ACTIONS)
+    pool_tasks = check_bool("pool_tasks", pool_tasks)
+    if not isinstance(data, pd.DataFrame):
+        raise DesignError(f"data must be a pandas DataFrame in long format (one row per run), "
+                          f"got {type(data).__name__}")
+    if len(data) == 0:
+        raise DesignError("data has no rows; pass a DataFrame with one row per run")
+    if not isinstance(formula, formula_module.Formula):
+        formula = formula_module.parse(formula)
+    if not isinstance(eval_env, patsy.EvalEnvironment):
+        eval_env = patsy.EvalEnvironment.capture(eval_env, reference=1)
+    formula_module.check_columns(formula, data.columns, eval_env)
+    missing_extra = [c for c in extra_columns if c not in data.columns]
+    if missing_extra:
+        raise DesignError(f"column(s) {missing_extra} not found in data; available: {list(data.columns)}")
+
+    notes = []
+    on_nonfinite = "raise" if na_action == "raise" else "return"
+    response = formula_module.evaluate_response(formula, data, eval_env, on_nonfinite=on_nonfinite)
+    y, missing_input, produced = response.values, response.missing_in_input, response.produced_nonfinite
+    if missing_input.any() and na_action == "raise":
+        _missing_error(data, formula.response, missing_input)
+
+    factors = {"agent": formula.groups}
+    if formula.blocks is not None:
+        factors["task"] = formula.blocks
+    codes, labels, drop = {}, {}, produced | missing_input
+    for role, column in factors.items():
+        codes[role], labels[role], missing = _levels(column, data[column], role)
+        if missing.any() and na_action == "raise":
+            _missing_error(data, column, missing)
+        drop |= missing
+    if formula.crossed:
+        codes["task"], labels["task"], drop = _crossed_blocks(data, formula, codes["task"], labels["task"],
+                                                              drop, na_action)
+    seeds = None
+    if formula.replicate is not None:
+        seed_values = data[formula.replicate]
+        seed_missing = seed_values.isna().to_numpy()
+        if seed_missing.any() and na_action == "raise":
+            _missing_error(data, formula.replicate, seed_missing)
+        drop |= seed_missing
+        seeds = seed_values.astype(str).to_numpy()
+    for column in extra_columns:
+        extra_missing = data[column].isna().to_numpy()
+        if extra_missing.any() and na_action == "raise":
+            _missing_error(data, column, extra_missing)
+        drop |= extra_missing
+
+    if formula.blocks is None:
+        codes["task"], labels["task"] = np.zeros(len(data), dtype=np.intp), ["(all runs)"]
+        _check_single_task(data, formula, pool_tasks, notes)
+
+    keep = ~drop
+    n_dropped = int(drop.sum())
+    if n_dropped:
+        reasons = []
+        if produced.any():
+            reasons.append(f"{int(produced.sum())} where '{formula.response}' is not finite")
+        n_other = n_dropped - int(produced.sum())
+        if n_other:
+            reasons.append(f"{n_other} with missing values")
+        notes.append(f"{n_dropped} of {len(data)} rows dropped (na_action=\"drop\"): {'; '.join(reasons)}")
+        if not keep.any():
+            raise DesignError("no rows are left after dropping missing values")
+
+    position = np.flatnonzero(keep)
+    agent, task, y = codes["agent"][keep], codes["task"][keep], y[keep]
+    agent, agent_labels, note = _drop_unused(agent, labels["agent"], "agent")
+    notes += [note] if note else []
+    task, task_labels, note = _drop_unused(task, labels["task"], "task")
+    notes += [note] if note else []
+    seeds = None if seeds is None else seeds[keep]
+
+    # Sort by task, then agent, then (seed or) original order; lexsort is stable.
+    keys = [agent, task] if seeds is None else [seeds, agent, task]
+    order = np.lexsort(keys)
+    design = _assemble(formula, y[order], agent[order], task[order], agent_labels, task_labels,
+                       position[order], None if seeds is None else seeds[order],
+                       {c: data[c].to_numpy()[position[order]] for c in extra_columns}, n_dropped)
+    if seeds is not None:
+        _check_unique_replicates(design)
+    design = _drop_uninformative_tasks(design, notes)
+    if design.n_agents < 2:
+        raise DesignError(f"at least two agents are needed in column '{formula.groups}', found "
+                          f"{design.n_agents} ({', '.join(design.agents)}) with usable runs")
+    return dataclasses.replace(design, notes=tuple(notes))
+
+
+def _crossed_blocks(data, formula, task_codes, task_labels, drop, na_action):
+    """Block codes for 'task:seed': every combination present becomes one block."""
+    parts = [pd.Series(task_labels, dtype=object).to_numpy()[np.maximum(task_codes, 0)]]
+    for column in formula.crossed:
+        values = data[column]
+        missing = values.isna().to_numpy()
+        if missing.any() and na_action == "raise":
+            _missing_error(data, column, missing)
+        drop = drop | missing
+        parts.append(values.astype(str).to_numpy())
+    combined = pd.Series(parts[0], dtype=object).str.cat([pd.Series(p, dtype=object) for p in parts[1:]], sep=":")
+    codes, uniques = pd.factorize(combined, sort=True)
+    return codes.astype(np.intp), [str(u) for u in uniques], drop | (task_codes < 0)
+
+
+def _check_single_task(data, formula, pool_tasks, notes):
+    """'score ~ agent' on data with several tasks: an error unless pooling was asked for."""
+    if "task" not in data.columns or formula.groups == "task":
+        return
+    n_tasks = data["task"].nunique()
+    if n_tasks <= 1:
+        return
+    if not pool_tasks:
+        raise DesignError(
+            f"data contain {n_tasks} tasks (column 'task') but the formula '{formula.text}' has no blocking "
+            f"term; use '{formula.response} ~ {formula.groups} | task', filter the data to one task, "
+            "or pass pool_tasks=True to pool all tasks into one comparison")
+    notes.append(f"runs of {n_tasks} tasks pooled into one comparison (pool_tasks=True)")
+
+
+def _assemble(formula, y, agent, task, agent_labels, task_labels, position, seeds, extra, n_dropped):
+    k, n = len(agent_labels), len(task_labels)
+    cell = task * k + agent
+    counts = np.bincount(cell, minlength=n * k).reshape(n, k)
+    starts = np.flatnonzero(np.r_[True, cell[1:] != cell[:-1]])
+    run = np.arange(y.size) - np.repeat(starts, np.diff(np.r_[starts, y.size]))
+    return Design(formula=formula, y=np.ascontiguousarray(y, dtype=np.float64), agent=agent, task=task,
+                  run=run.astype(np.intp), agents=tuple(agent_labels), tasks=tuple(task_labels), counts=counts,
+                  row_position=position, seeds=seeds, extra=extra, n_dropped_rows=n_dropped)
+
+
+def _check_unique_replicates(design):
+    same_cell = (design.agent[1:] == design.agent[:-1]) & (design.task[1:] == design.task[:-1])
+    duplicated = same_cell & (design.seeds[1:] == design.seeds[:-1])
+    if duplicated.any():
+        i = int(np.flatnonzero(duplicated)[0])
+        raise DesignError(
+            f"replicate column '{design.formula.replicate}' repeats id {design.seeds[i]!r} within agent "
+            f"{design.agents[design.agent[i]]!r} on task {design.tasks[design.task[i]]!r} "
+            f"({int(duplicated.sum())} duplicate(s) in all); each run needs its own id within a cell, "
+            f"or drop '/{design.formula.replicate}' from the formula to treat rows as replicates")
+
+
+def _drop_uninformative_tasks(design, notes):
+    """Keep out tasks where fewer than two agents have runs; they carry no comparison."""
+    if not design.has_blocks:
+        return design
+    agents_present = (design.counts > 0).sum(axis=1)
+    bad = agents_present < 2
+    if not bad.any():
+        return design
+    dropped = tuple(t for t, b in zip(design.tasks, bad) if b)
+    keep_task = ~bad
+    keep = keep_task[design.task]
+    remap = np.cumsum(keep_task) - 1
+    notes.append(f"{len(dropped)} task(s) kept out of the test because fewer than two agents have runs "
+                 f"there: {', '.join(dropped)}")
+    counts = design.counts[keep_task]
+    reduced = dataclasses.replace(
+        design, y=design.y[keep], agent=design.agent[keep], task=remap[design.task[keep]], run=design.run[keep],
+        tasks=tuple(t for t, b in zip(design.tasks, bad) if not b), counts=counts,
+        row_position=design.row_position[keep], seeds=None if design.seeds is None else design.seeds[keep],
+        extra={k: v[keep] for k, v in design.extra.items()}, dropped_tasks=dropped)
+    if reduced.y.size == 0:
+        raise DesignError("no task has runs of at least two agents, so no comparison is possible")
+    # Agents whose runs were all in dropped tasks have nothing left.
+    present = counts.sum(axis=0) > 0
+    if not present.all():
+        names = [a for a, p in zip(design.agents, present) if p]
+        gone = [a for a, p in zip(design.agents, present) if not p]
+        notes.append(f"agent(s) with no runs in the remaining tasks left out: {', '.join(gone)}")
+        reduced = reduced.select_agents(names)
+    return reduced

@@ -1,0 +1,149 @@
+"""Number and table formatting: the one place where digits are decided.
+
+Results and tidy frames keep full precision; only output goes through here.
+Numbers follow R's ``format(x, digits=)`` and ``format.pval`` so that printed
+results look exactly like R's ``print.htest``.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+
+import numpy as np
+import pandas as pd
+
+#: R's .Machine$double.eps: p-values below it print as "< 2.2e-16".
+MACHINE_EPS = float(np.finfo(float).eps)
+
+
+def _significant_digits_needed(x, digits):
+    """How many significant digits (at most ``digits``) represent ``x`` exactly after rounding."""
+    text = f"{abs(x):.{digits - 1}e}"
+    mantissa = text.split("e")[0].replace(".", "").rstrip("0")
+    return max(1, len(mantissa))
+
+
+def signif(x, digits=5):
+    """Format a number as R's ``format(x, digits=digits)`` does.
+
+    The value is rounded to ``digits`` significant digits, trailing zeros are
+    dropped, and fixed notation is used unless scientific notation is shorter
+    (R's rule with ``scipen = 0``).
+
+    Examples
+    --------
+    >>> signif(5.333333), signif(12.0), signif(0.0694835, 4), signif(1.738e-10, 4)
+    ('5.3333', '12', '0.06948', '1.738e-10')
+    """
+    if x is None:
+        return "NA"
+    x = float(x)
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "Inf" if x > 0 else "-Inf"
+    if x == 0:
+        return "0"
+    nsig = _significant_digits_needed(x, digits)
+    mantissa, exponent = f"{x:.{nsig - 1}e}".split("e")
+    exponent = int(exponent)
+    sci = f"{mantissa}e{'-' if exponent < 0 else '+'}{abs(exponent):02d}"
+    decimals = max(0, nsig - 1 - exponent)
+    fixed = f"{x:.{decimals}f}"
+    return fixed if len(fixed) <= len(sci) else sci
+
+
+def format_pvalue(p, digits=4):
+    """Format a p-value as R's ``format.pval(p, digits=digits)``: ``"< 2.2e-16"`` below machine epsilon."""
+    if p is None or (isinstance(p, float) and math.isnan(p)):
+        return "NA"
+    if p < MACHINE_EPS:
+        return f"< {signif(MACHINE_EPS, 2)}"
+    return signif(p, digits)
+
+
+def pvalue_phrase(p, digits=4):
+    """``"p-value = 0.06948"`` or ``"p-value < 2.2e-16"``, as in R's print.htest."""
+    text = format_pvalue(p, digits)
+    return f"p-value {text}" if text.startswith("<") else f"p-value = {text}"
+
+
+def format_cell(value, digits=5):
+    """Format one table cell: numbers with ``digits`` significant digits, everything else as text."""
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        return signif(value, digits)
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    return str(value)
+
+
+def _formatted(frame, digits):
+    """The frame as a list of header strings and rows of cell strings."""
+    header = [str(c) for c in frame.columns]
+    rows = [[format_cell(v, digits) for v in row] for row in frame.itertuples(index=False)]
+    return header, rows
+
+
+def _is_numeric(frame, j):
+    return pd.api.types.is_numeric_dtype(frame.dtypes.iloc[j]) and not pd.api.types.is_bool_dtype(
+        frame.dtypes.iloc[j]
+    )
+
+
+def table_text(frame, digits=5):
+    """A plain-text table with right-aligned numeric columns."""
+    header, rows = _formatted(frame, digits)
+    widths = [max(len(h), *(len(r[j]) for r in rows)) if rows else len(h) for j, h in enumerate(header)]
+    numeric = [_is_numeric(frame, j) for j in range(len(header))]
+
+    def line(cells):
+        return "  ".join(c.rjust(w) if num else c.ljust(w) for c, w, num in zip(cells, widths, numeric)).rstrip()
+
+    return "\n".join([line(header)] + [line(r) for r in rows])
+
+
+def table_markdown(frame, digits=5):
+    """A GitHub-flavoured Markdown table."""
+    header, rows = _formatted(frame, digits)
+    align = ["---:" if _is_numeric(frame, j) else ":---" for j in range(len(header))]
+    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |"]
+    lines += ["| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+_LATEX_SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
+                  "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}"}
+
+
+def latex_escape(text):
+    """Escape LaTeX special characters in ``text``."""
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text))
+
+
+def table_latex(frame, digits=5, caption=None, label=None):
+    """A booktabs LaTeX table (``\\toprule``, ``\\midrule``, ``\\bottomrule``)."""
+    header, rows = _formatted(frame, digits)
+    spec = "".join("r" if _is_numeric(frame, j) else "l" for j in range(len(header)))
+    body = [r"\begin{table}[ht]", r"\centering"]
+    if caption:
+        body.append(rf"\caption{{{latex_escape(caption)}}}")
+    if label:
+        body.append(rf"\label{{{label}}}")
+    body += [rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
+             " & ".join(latex_escape(h) for h in header) + r" \\", r"\midrule"]
+    body += [" & ".join(latex_escape(c) for c in r) + r" \\" for r in rows]
+    body += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
+    return "\n".join(body)
+
+
+def table_html(frame, digits=5):
+    """A simple HTML table for notebooks."""
+    header, rows = _formatted(frame, digits)
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"

@@ -1,0 +1,51 @@
+"""Checks for keyword options, shared by every public function.
+
+Each public function turns its keywords into one frozen options object with
+these helpers, so every bad option raises :class:`OptionError` with the same
+wording: the option's name, the value given and what is allowed.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .errors import OptionError
+
+
+def check_choice(name, value, allowed):
+    """Return ``value`` if it is one of ``allowed``; raise OptionError otherwise."""
+    if isinstance(value, str) and value in allowed:
+        return value
+    choices = ", ".join(repr(a) for a in allowed)
+    raise OptionError(f"{name}={value!r} is not one of the allowed values: {choices}")
+
+
+def check_int(name, value, *, minimum=None):
+    """Return ``value`` as an int, checking that it is integral and >= minimum."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise OptionError(f"{name} must be a whole number, got {value!r}")
+    value = int(value)
+    if minimum is not None and value < minimum:
+        raise OptionError(f"{name} must be at least {minimum}, got {value}")
+    return value
+
+
+def check_fraction(name, value, *, open_interval=True):
+    """Return ``value`` as a float strictly between 0 and 1 (or within [0, 1])."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
+        raise OptionError(f"{name} must be a number between 0 and 1, got {value!r}")
+    value = float(value)
+    inside = 0.0 < value < 1.0 if open_interval else 0.0 <= value <= 1.0
+    if not inside:
+        bounds = "strictly between 0 and 1" if open_interval else "between 0 and 1"
+        raise OptionError(f"{name} must be {bounds}, got {value}")
+    return value
+
+
+def check_bool(name, value):
+    """Return ``value`` if it is a bool; raise OptionError otherwise."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise OptionError(f"{name} must be True or False, got {value!r}")

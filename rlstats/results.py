@@ -1,0 +1,233 @@
+"""The Result base class: printing, summary, tidy frames, report, export and plots.
+
+Every back end returns a frozen dataclass derived from :class:`Result`.  A
+subclass supplies its numbers as fields and a few small hooks
+(``_statistic_line``, ``_extra_lines``, ``_summary_tables``, ``tidy``,
+``glance``, ``report`` and its plot kinds); rendering is a pure function of the
+fields, and nothing here recomputes a statistic.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import platform
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+
+from . import format as fmt
+from .errors import OptionError
+
+
+def _versions():
+    import matplotlib
+    import scipy
+
+    from . import __version__
+
+    return {"rlstats": __version__, "numpy": np.__version__, "scipy": scipy.__version__,
+            "pandas": pd.__version__, "matplotlib": matplotlib.__version__,
+            "python": platform.python_version()}
+
+
+def to_jsonable(value):
+    """Convert numpy, pandas and dataclass values into JSON-serialisable Python objects."""
+    if isinstance(value, pd.DataFrame):
+        return {"columns": [str(c) for c in value.columns],
+                "data": [[to_jsonable(v) for v in row] for row in value.itertuples(index=False)]}
+    if isinstance(value, pd.Series):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        if hasattr(value, "text") and hasattr(value, "response"):  # a Formula: its text says it all
+            return value.text
+        return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, np.ndarray):
+        return [to_jsonable(v) for v in value.tolist()]
+    if isinstance(value, dict):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_jsonable(v) for v in value]
+    if isinstance(value, (np.bool_, bool)):
+        return bool(value)
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (np.floating, float)):
+        value = float(value)
+        return value if math.isfinite(value) else str(value)
+    if value is None or isinstance(value, (str, int)):
+        return value
+    return str(value)
+
+
+class Summary:
+    """The full output of a result: the test block, its tables and notes.
+
+    Prints as text; ``to_latex()`` (booktabs), ``to_markdown()`` and
+    ``_repr_html_()`` render the same content.  ``tables`` holds the
+    DataFrames at full precision.
+    """
+
+    def __init__(self, title, header, tables, notes=(), digits=5):
+        self.title = title
+        self.header = header
+        self.tables = dict(tables)
+        self.notes = tuple(notes)
+        self.digits = digits
+
+    def __str__(self):
+        parts = [self.header.rstrip("\n")]
+        for name, table in self.tables.items():
+            parts.append(f"{name}:\n{fmt.table_text(table, self.digits)}")
+        if self.notes:
+            parts.append("Notes:\n" + "\n".join(f"  - {n}" for n in self.notes))
+        return "\n\n".join(parts) + "\n"
+
+    __repr__ = __str__
+
+    def to_markdown(self):
+        """The summary as Markdown: the test line, one table per section, notes as a list."""
+        lines = [f"**{self.title}**", "", "```", self.header.strip("\n"), "```"]
+        for name, table in self.tables.items():
+            lines += ["", f"*{name}*", "", fmt.table_markdown(table, self.digits)]
+        if self.notes:
+            lines += [""] + [f"- {n}" for n in self.notes]
+        return "\n".join(lines) + "\n"
+
+    def to_latex(self, label=None):
+        """The summary's tables as booktabs LaTeX tables, captioned with the method and section."""
+        blocks = []
+        for i, (name, table) in enumerate(self.tables.items()):
+            table_label = f"{label}:{i}" if label else None
+            blocks.append(fmt.table_latex(table, self.digits, caption=f"{self.title}: {name}", label=table_label))
+        return "\n\n".join(blocks) + "\n"
+
+    def _repr_html_(self):
+        import html
+
+        parts = [f"<pre>{html.escape(self.header.strip(chr(10)))}</pre>"]
+        for name, table in self.tables.items():
+            parts.append(f"<p><b>{html.escape(name)}</b></p>{fmt.table_html(table, self.digits)}")
+        if self.notes:
+            parts.append("<ul>" + "".join(f"<li>{html.escape(n)}</li>" for n in self.notes) + "</ul>")
+        return "\n".join(parts)
+
+
+@dataclass(frozen=True, eq=False)
+class Result:
+    """Fields and behaviour shared by every result.
+
+    Attributes
+    ----------
+    method : str
+        Name of the test or procedure, as printed.
+    formula : Formula or None
+        The parsed formula.
+    data_name : str
+        R's data name, e.g. ``"score and agent and task"``.
+    nobs : int
+        Number of runs used.
+    notes : tuple of str
+        What was dropped, aggregated or changed on the way, and caveats.
+    options : dict
+        The options the method ran with.
+    seed : int, str or None
+        How the random stream was seeded (None when nothing was random).
+    """
+
+    method: str
+    formula: object
+    data_name: str
+    nobs: int
+    notes: tuple
+    options: dict
+    seed: object
+
+    #: plot kind -> function(result, ax=None, **kwargs); the first is the default.
+    _plot_kinds: ClassVar[dict] = {}
+
+    # ---- hooks a subclass provides ------------------------------------------------
+    def _statistic_line(self):
+        """The ``name = value, df = ..., p-value = ...`` line of the test block."""
+        raise NotImplementedError
+
+    def _extra_lines(self):
+        """Lines printed after the statistic line (alternative, intervals, estimates)."""
+        return []
+
+    def _summary_tables(self):
+        """Named DataFrames shown by summary()."""
+        return {}
+
+    def tidy(self):
+        raise NotImplementedError
+
+    def glance(self):
+        raise NotImplementedError
+
+    def report(self):
+        raise NotImplementedError
+
+    # ---- rendering ------------------------------------------------------------------
+    def _header(self):
+        lines = ["", f"\t{self.method}", "", f"data:  {self.data_name}", self._statistic_line()]
+        lines += self._extra_lines()
+        return "\n".join(lines) + "\n"
+
+    def __str__(self):
+        text = self._header()
+        if self.notes:
+            text += "\n" + "\n".join(f"Note: {n}" for n in self.notes) + "\n"
+        return text
+
+    __repr__ = __str__
+
+    def summary(self):
+        """The full tables (with ``to_latex()``, ``to_markdown()`` and HTML in notebooks)."""
+        return Summary(self.method, self._header(), self._summary_tables(), self.notes)
+
+    def _repr_html_(self):
+        return self.summary()._repr_html_()
+
+    def to_latex(self, label=None):
+        """The summary tables as booktabs LaTeX; see :meth:`Summary.to_latex`."""
+        return self.summary().to_latex(label=label)
+
+    def to_markdown(self):
+        """The summary as Markdown; see :meth:`Summary.to_markdown`."""
+        return self.summary().to_markdown()
+
+    def to_dict(self):
+        """Every field as JSON-serialisable data, with the class name and package versions."""
+        out = {"result": type(self).__name__}
+        for f in dataclasses.fields(self):
+            out[f.name] = to_jsonable(getattr(self, f.name))
+        out["versions"] = _versions()
+        return out
+
+    def to_json(self, **kwargs):
+        """``json.dumps(self.to_dict())``."""
+        return json.dumps(self.to_dict(), **kwargs)
+
+    def plot(self, ax=None, kind=None, **kwargs):
+        """Draw the method's standard figure and return the Axes.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw; a new figure is made when None.
+        kind : str, optional
+            One of the result's plot kinds; the first one by default.
+        **kwargs
+            Passed to the drawing function; user keywords win over defaults.
+        """
+        kinds = type(self)._plot_kinds
+        if not kinds:
+            raise OptionError(f"{type(self).__name__} has no plots")
+        kind = next(iter(kinds)) if kind is None else kind
+        if kind not in kinds:
+            raise OptionError(f"kind={kind!r} is not one of the allowed values: {', '.join(map(repr, kinds))}")
+        return kinds[kind](self, ax=ax, **kwargs)

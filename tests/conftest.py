@@ -1,0 +1,40 @@
+"""Shared test fixtures: the location of the shared real data, and a clean matplotlib."""
+
+import os
+from pathlib import Path
+
+import matplotlib
+import pytest
+
+matplotlib.use("Agg")
+
+SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+@pytest.fixture
+def shared_data():
+    """Path to ../shared/data; skips the test when the shared data are not beside the clone."""
+    if not (SHARED_DATA / "atari100k.csv").is_file():
+        pytest.skip(f"shared data not found at {SHARED_DATA} (they sit beside the repository in CI)")
+    return SHARED_DATA
+
+
+@pytest.fixture
+def atari(shared_data):
+    """The Atari 100k scores as published (tidy CSV from ../shared/data)."""
+    import pandas as pd
+
+    return pd.read_csv(shared_data / "atari100k.csv")
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+
+
+def pytest_report_header(config):
+    mirror = os.environ.get("RLSTATS_DATA_MIRROR")
+    return f"rlstats data mirror: {mirror or '(none)'}"
