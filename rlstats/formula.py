@@ -1,0 +1,720 @@
+"""The grammar ``response ~ groups [| blocks]`` and evaluation of the response.
+
+A formula names the response (any Python expression over data columns), the
+column of arms being compared and, optionally, the blocking column::
+
+    score ~ agent                 # one task: arms compared over seeds
+    score ~ agent | task          # rows sharing (agent, task) are replicates
+    score ~ agent | task/seed     # the same, naming the replicate column
+    score ~ agent | task:seed     # each task-seed pair is a block
+    log(score) ~ agent | task     # a transformed response
+
+The text is split by a small scanner that tracks brackets, quotes and
+back-quotes, so only top-level ``~`` and ``|`` count: ``I(a | b) ~ agent``
+keeps its bitwise or. Every problem raises :class:`FormulaError` showing the
+formula with a caret under the offending part and saying what to write.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import difflib
+import functools
+import keyword
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import patsy
+
+from .errors import DesignError, FormulaError
+from .options import check_choice
+
+__all__ = ["Formula", "Response", "parse", "check_columns", "evaluate_response"]
+
+_CLOSING = {"(": ")", "[": "]", "{": "}"}
+_EXPRESSION_CHARS = set("()[]{}.,'\"")  # any of these makes a right-hand part an expression
+_PLACEHOLDER = "_rlstats_column_{}"
+_ROLES = {"response": "response", "groups": "the grouping term", "blocks": "the blocking term",
+          "replicate": "the replicate term", "crossed": "the blocking term"}
+
+
+def _identity(x):
+    """R's ``I()``: protect an expression, return it unchanged."""
+    return x
+
+
+# R-style names available in the response; data columns shadow them, they shadow the caller's names.
+_R_NAMES = {"log": np.log, "log1p": np.log1p, "log2": np.log2, "log10": np.log10,
+            "exp": np.exp, "expm1": np.expm1, "sqrt": np.sqrt, "abs": np.abs,
+            "I": _identity, "np": np, "numpy": np}
+
+
+@dataclass(frozen=True)
+class Formula:
+    """A parsed ``response ~ groups [| blocks]`` formula.
+
+    Attributes
+    ----------
+    text : str
+        The formula exactly as given.
+    response : str
+        Source text of the response expression, e.g. ``"log(score)"``.
+    groups : str
+        Column of the arms being compared (back-quotes removed).
+    blocks : str or None
+        Column of the blocks, or None for ``score ~ agent``.
+    replicate : str or None
+        Replicate column named by ``task/seed``, else None.
+    crossed : tuple of str
+        Extra columns of a crossed block ``task:seed``, else ``()``.
+    """
+
+    text: str
+    response: str
+    groups: str
+    blocks: str | None
+    replicate: str | None
+    crossed: tuple[str, ...] = ()
+
+    @property
+    def response_columns(self) -> tuple[str, ...]:
+        """Names the response reads as values (not functions or modules), in order.
+
+        A name that is not a data column is looked up where the formula was
+        written (a user constant, say), so check these against the data with
+        :func:`check_columns`.
+        """
+        return _structure(self.text).response_names
+
+    @property
+    def is_simple_response(self) -> bool:
+        """True when the response is a bare column name."""
+        return _structure(self.text).simple
+
+    @property
+    def data_name(self) -> str:
+        """R's data name: ``"log(score) and agent and task"``."""
+        response = self.response_columns[0] if self.is_simple_response else self.response
+        names = [response, self.groups]
+        if self.blocks is not None:
+            replicate = f"/{self.replicate}" if self.replicate else ""
+            names.append(self.blocks + replicate + "".join(f":{c}" for c in self.crossed))
+        return " and ".join(names)
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """Every column the formula needs: response names, groups, blocks, replicate, crossed."""
+        names = (*self.response_columns, self.groups, self.blocks, self.replicate, *self.crossed)
+        return tuple(dict.fromkeys(n for n in names if n is not None))
+
+
+@dataclass(frozen=True, eq=False)
+class Response:
+    """The evaluated response, one value per row of the data.
+
+    Attributes
+    ----------
+    values : numpy.ndarray
+        float64 values; NaN/inf are left in place where flagged below.
+    missing_in_input : numpy.ndarray
+        bool; the value is not finite because a column it uses was missing (NA) in the data.
+    produced_nonfinite : numpy.ndarray
+        bool; the value is not finite although its input was present (``log(0)``, an inf in the data).
+    """
+
+    values: np.ndarray
+    missing_in_input: np.ndarray
+    produced_nonfinite: np.ndarray
+
+
+@dataclass(frozen=True)
+class _Parts:
+    """What parsing learns beyond the Formula: evaluable code and where each name sits."""
+
+    formula: Formula
+    code: str                                # the response with back-quoted names replaced
+    response_span: tuple[int, int]
+    simple: bool
+    response_names: tuple[str, ...]
+    lookups: tuple[tuple[str, str], ...]     # (name in code, column name) for each response name
+    spans: tuple[tuple[str, str, int, int], ...]  # (role, column, start, end) in the text, in order
+
+
+@dataclass(frozen=True)
+class _Token:
+    kind: str  # "name", "word" (a keyword or not an identifier) or "op"
+    value: str
+    start: int
+    end: int
+
+
+# ---------------------------------------------------------------- errors
+
+def _caret(text, start, end, message):
+    """The message, then the formula, then a caret line under text[start:end]."""
+    shown = text.replace("\t", " ").replace("\n", " ").replace("\r", " ")
+    carets = "^" * max(1, end - start)
+    return f"{message}\n    {shown}\n    {' ' * start}{carets}"
+
+
+def _fail(text, start, end, message):
+    """Raise FormulaError pointing at text[start:end]."""
+    raise FormulaError(_caret(text, start, end, message))
+
+
+def _quoted(name):
+    """A column name as the user should write it in a formula."""
+    ok = name.isidentifier() and not keyword.iskeyword(name)
+    return f"'{name}'" if ok else f"`{name}`"
+
+
+def _unknown(text, role, name, start, end, columns):
+    """Raise the error for a name that is not a data column, with a did-you-mean."""
+    labels = [str(c) for c in columns]
+    close = difflib.get_close_matches(name, labels, n=1)
+    what = "name" if role == "response" else "column"
+    if close:
+        hint = f"did you mean {_quoted(close[0])}?"
+    else:
+        shown = ", ".join(repr(c) for c in labels[:10]) + (", ..." if len(labels) > 10 else "")
+        where = "data columns or names defined where the formula is written" if role == "response" else "data columns"
+        hint = f"names here must be {where}; the data columns are: {shown}"
+    _fail(text, start, end, f"unknown {what} '{name}' in {_ROLES[role]}; {hint}")
+
+
+# ---------------------------------------------------------------- scanning
+
+def _scan(text):
+    """Find top-level '~' and '|' and every back-quoted name; check brackets and quotes."""
+    tildes, bars, backticks, stack = [], [], {}, []
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if char == "`":
+            close = text.find("`", i + 1)
+            if close < 0:
+                _fail(text, i, len(text), "unclosed back-quote; close the name with a second one, e.g. `my score`")
+            backticks[i] = close + 1
+            i = close + 1
+            continue
+        if char in "'\"":
+            i = _skip_string(text, i)
+            continue
+        if char in _CLOSING:
+            stack.append(i)
+        elif char in ")]}":
+            if not stack or _CLOSING[text[stack[-1]]] != char:
+                _fail(text, i, i + 1, f"'{char}' has no matching opening bracket; remove it or add the opening one")
+            stack.pop()
+        elif not stack and char in "~|":
+            (tildes if char == "~" else bars).append(i)
+        i += 1
+    if stack:
+        opening = text[stack[-1]]
+        _fail(text, stack[-1], stack[-1] + 1, f"'{opening}' is never closed; add '{_CLOSING[opening]}'")
+    return tildes, bars, backticks
+
+
+def _skip_string(text, start):
+    """Return the index after the string literal opening at text[start]."""
+    i = start + 1
+    while i < len(text) and text[i] != text[start]:
+        i += 2 if text[i] == "\\" else 1
+    if i >= len(text):
+        _fail(text, start, len(text), f"unclosed quote {text[start]}; close the string or remove the quote")
+    return i + 1
+
+
+def _tokens(text, start, end, backticks):
+    """Split a right-hand part into names, other words and single-character operators."""
+    found, i = [], start
+    while i < end:
+        char = text[i]
+        if char.isspace():
+            i += 1
+        elif i in backticks:
+            close = backticks[i]
+            if close - i == 2:
+                _fail(text, i, close, "empty back-quoted name; put the column name inside, e.g. `my agent`")
+            found.append(_Token("name", text[i + 1:close - 1], i, close))
+            i = close
+        elif char == "_" or char.isalnum():
+            j = i
+            while j < end and (text[j] == "_" or text[j].isalnum()):
+                j += 1
+            word = text[i:j]
+            kind = "name" if word.isidentifier() and not keyword.iskeyword(word) else "word"
+            found.append(_Token(kind, word, i, j))
+            i = j
+        else:
+            found.append(_Token("op", char, i, i + 1))
+            i += 1
+    return found
+
+
+# ---------------------------------------------------------------- the three parts
+
+def _split(text, tildes, bars):
+    """Check the '~' and '|' structure; return the index of '~' and of '|' (or None)."""
+    if not tildes:
+        first = len(text) - len(text.lstrip())
+        _fail(text, first, len(text.rstrip()),
+              "formula must contain exactly one '~' (response ~ groups | blocks), e.g. 'score ~ agent | task'")
+    if len(tildes) > 1:
+        _fail(text, tildes[1], tildes[1] + 1,
+              "formula must contain exactly one '~' (response ~ groups | blocks); "
+              "for Python's bitwise not inside the response, wrap it: I(~x)")
+    tilde = tildes[0]
+    if bars and bars[0] < tilde:
+        _fail(text, bars[0], bars[0] + 1,
+              "'|' belongs on the right of '~' ('response ~ groups | blocks'); "
+              "for Python's bitwise or inside the response, wrap it: I(a | b)")
+    if len(bars) > 1 and bars[1] == bars[0] + 1:
+        _fail(text, bars[0], bars[1] + 1, "'||' is not supported; use a single '|' to separate groups from blocks")
+    if len(bars) > 1:
+        _fail(text, bars[1], bars[1] + 1,
+              "only one '|' is allowed: 'response ~ groups | blocks'; to name the replicate column write '| task/seed'")
+    return tilde, (bars[0] if bars else None)
+
+
+def _response(text, end, backticks):
+    """Parse the response text[:end]; return code, span, simplicity and the names it reads."""
+    code, where, lookups = [], [], {}
+    i = 0
+    while i < end:
+        if i in backticks:  # replace `my score` by an identifier that eval accepts
+            name = text[i + 1:backticks[i] - 1]
+            if not name:
+                _fail(text, i, backticks[i], "empty back-quoted name; put the column name inside, e.g. `my score`")
+            placeholder = next((p for p, n in lookups.items() if n == name), _PLACEHOLDER.format(len(lookups)))
+            lookups[placeholder] = name
+            code.append(placeholder)
+            where.extend([i] * len(placeholder))
+            i = backticks[i]
+        else:
+            code.append(text[i])
+            where.append(i)
+            i += 1
+    where.append(end)
+    code = "".join(code)
+    lead = len(code) - len(code.lstrip())
+    code, where = code.strip(), where[lead:]
+    if not code:
+        _fail(text, end, end + 1, "missing response on the left of '~' (e.g. 'score ~ agent | task')")
+    tree = _parse_expression(text, code, where)
+    names = _value_names(tree, code, where)
+    span = (where[0], where[len(code)])
+    simple = isinstance(tree.body, ast.Name)
+    columns = tuple(dict.fromkeys(lookups.get(key, key) for key, _, _ in names))
+    pairs = tuple(dict.fromkeys((key, lookups.get(key, key)) for key, _, _ in names))
+    spans = tuple(("response", lookups.get(key, key), start, stop) for key, start, stop in names)
+    return code, span, simple, columns, pairs, spans
+
+
+def _parse_expression(text, code, where):
+    """ast-parse the response code; a SyntaxError becomes a FormulaError with a caret."""
+    span = (where[0], where[len(code)])
+    if keyword.iskeyword(code):
+        _fail(text, *span, f"'{code}' is a Python keyword; back-quote the column: `{code}`")
+    if re.fullmatch(r"\w+(\s+\w+)+", code):
+        _fail(text, *span, f"column names that contain spaces must be back-quoted, e.g. `{text[slice(*span)]}`")
+    try:
+        return ast.parse(code, mode="eval")
+    except (SyntaxError, ValueError) as err:  # ValueError: a null byte
+        problem = err
+    start, stop = _syntax_error_span(problem, code)
+    _fail(text, where[start], max(where[stop], where[start] + 1),
+          f"the response is not a valid Python expression ({getattr(problem, 'msg', problem)}); "
+          "back-quote column names that are not Python identifiers or are keywords, e.g. `my score`")
+
+
+def _syntax_error_span(problem, code):
+    """(start, stop) in code of what a SyntaxError points at; the last character if it has no position."""
+    lineno = getattr(problem, "lineno", None) or 1
+    offset = getattr(problem, "offset", None) or len(code)  # 1-based; 0 means "at the end"
+    start = sum(len(line) + 1 for line in code.split("\n")[:lineno - 1]) + offset - 1
+    start = min(max(start, 0), len(code) - 1)
+    end_offset = getattr(problem, "end_offset", None) or 0
+    same_line = getattr(problem, "end_lineno", None) == lineno
+    width = end_offset - offset if same_line and end_offset > offset else 1
+    return start, min(start + width, len(code))
+
+
+def _value_names(tree, code, where):
+    """Names the expression reads as values, in source order, with their spans in the text.
+
+    Function names (``log`` in ``log(x)``), module names (``np`` in ``np.log``) and
+    names bound inside the expression (lambda arguments, loop targets) are not columns.
+    """
+    skipped, bound = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            skipped.add(id(node.func))
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            skipped.add(id(node.value))
+        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bound.add(node.id)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+    nodes = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and id(n) not in skipped and n.id not in bound]
+    nodes.sort(key=lambda n: (n.lineno, n.col_offset))
+    lines = code.split("\n")
+
+    def position(lineno, byte_column):  # ast columns count UTF-8 bytes
+        chars = len(lines[lineno - 1].encode()[:byte_column].decode("utf-8", "ignore"))
+        return where[sum(len(line) + 1 for line in lines[:lineno - 1]) + chars]
+
+    return [(n.id, position(n.lineno, n.col_offset), position(n.end_lineno, n.end_col_offset)) for n in nodes]
+
+
+def _check_word(text, token):
+    """Reject a keyword or non-identifier where a column name belongs."""
+    if token.kind == "word":
+        what = "a Python keyword" if keyword.iskeyword(token.value) else "not a Python identifier"
+        _fail(text, token.start, token.end,
+              f"'{token.value}' is {what}; back-quote column names like this: `{token.value}`")
+
+
+def _reject_expression(text, tokens, role, instead):
+    if any(t.kind == "op" and t.value in _EXPRESSION_CHARS for t in tokens):
+        _fail(text, tokens[0].start, tokens[-1].end,
+              f"the {role} must be a column name, not an expression; {instead}")
+
+
+def _reject_spaces(text, first, second):
+    name = text[first.start:second.end]
+    _fail(text, first.start, second.end,
+          f"column names that contain spaces must be back-quoted, e.g. `{name}`")
+
+
+def _groups(text, tokens, tilde):
+    """Validate the grouping term: exactly one column name."""
+    if not tokens:
+        _fail(text, tilde, tilde + 1, "missing grouping factor after '~' (e.g. 'score ~ agent | task')")
+    _reject_expression(text, tokens, "grouping term",
+                       "compute it as a column first, e.g. df['arm'] = ..., then write 'score ~ arm | task'")
+    if any(t.kind == "op" for t in tokens):
+        _fail(text, tokens[0].start, tokens[-1].end,
+              "the grouping term must be one factor column (the arms being compared); "
+              "combine columns first, e.g. df['arm'] = df.agent + '/' + df.variant")
+    for token in tokens:
+        _check_word(text, token)
+    if len(tokens) > 1:
+        _reject_spaces(text, tokens[0], tokens[1])
+    return tokens[0]
+
+
+def _bad_block_operator(op, names):
+    a, b = (names[0].value, names[1].value) if len(names) > 1 else ("task", "seed")
+    return (f"'{op}' is not allowed in the blocking term (R's friedman.test rejects it too). "
+            f"Use '| {a}' (seeds are replicates within {a}, the usual RL design), "
+            f"'| {a}/{b}' to name the replicate column explicitly, or '| {a}:{b}' to block on each "
+            f"{a}-{b} pair (only if {b} ids are matched across agents)")
+
+
+def _blocks(text, tokens, bar):
+    """Validate the blocking term: ``task``, ``task/seed`` or ``task:seed[:...]``."""
+    if not tokens:
+        _fail(text, bar, bar + 1, "missing blocking factor after '|' (e.g. '| task')")
+    _reject_expression(text, tokens, "blocking term",
+                       "compute it as a column first, e.g. df['block'] = ..., then write '| block'")
+    names = [t for t in tokens if t.kind != "op"]
+    for token in tokens:
+        if token.kind == "op" and token.value not in "/:":
+            _fail(text, token.start, token.end, _bad_block_operator(token.value, names))
+        _check_word(text, token)
+    for index, token in enumerate(tokens):  # names and operators must alternate
+        if index % 2 == 0 and token.kind == "op":
+            _fail(text, token.start, token.end, f"missing column name before '{token.value}' (e.g. '| task/seed')")
+        if index % 2 == 1 and token.kind != "op":
+            _reject_spaces(text, tokens[index - 1], token)
+    if tokens[-1].kind == "op":
+        _fail(text, tokens[-1].start, tokens[-1].end,
+              f"missing column name after '{tokens[-1].value}' (e.g. '| task{tokens[-1].value}seed')")
+    ops = tokens[1::2]
+    mixed = next((op for op in ops if op.value != ops[0].value), None)
+    if mixed:
+        _fail(text, mixed.start, mixed.end,
+              "'/' and ':' cannot be mixed; write '| task/seed' (seed names the replicates) "
+              "or '| task:seed' (each task-seed pair is a block)")
+    if ops and ops[0].value == "/" and len(ops) > 1:
+        a, b, c = (t.value for t in names[:3])
+        _fail(text, ops[1].start, ops[1].end,
+              f"a replicate can be nested only one level deep ('| {a}/{b}'); combine the columns first, "
+              f"e.g. df['run'] = df['{b}'].astype(str) + '-' + df['{c}'].astype(str), then write '| {a}/run'")
+    return names, (ops[0].value if ops else None)
+
+
+@functools.lru_cache(maxsize=256)
+def _structure(text):
+    """Parse a formula string into its Formula and the details evaluation needs."""
+    if not text.strip():
+        _fail(text, 0, max(len(text), 1), "formula is empty; write e.g. 'score ~ agent | task'")
+    tildes, bars, backticks = _scan(text)
+    tilde, bar = _split(text, tildes, bars)
+    code, span, simple, columns, lookups, spans = _response(text, tilde, backticks)
+    end = len(text) if bar is None else bar
+    group = _groups(text, _tokens(text, tilde + 1, end, backticks), tilde)
+    roles = [("groups", group)]
+    blocks = replicate = None
+    crossed = ()
+    if bar is not None:
+        names, op = _blocks(text, _tokens(text, bar + 1, len(text), backticks), bar)
+        blocks = names[0].value
+        replicate = names[1].value if op == "/" else None
+        crossed = tuple(t.value for t in names[1:]) if op == ":" else ()
+        extra = "replicate" if op == "/" else "crossed"
+        roles += [("blocks", names[0])] + [(extra, t) for t in names[1:]]
+    seen = set()
+    for role, token in roles:
+        if token.value in seen:
+            _fail(text, token.start, token.end,
+                  f"column '{token.value}' is used twice; groups, blocks and replicates must be different columns")
+        seen.add(token.value)
+    spans += tuple((role, t.value, t.start, t.end) for role, t in roles)
+    response = text[span[0]:span[1]]
+    formula = Formula(text, response, group.value, blocks, replicate, crossed)
+    return _Parts(formula, code, span, simple, columns, lookups, spans)
+
+
+def parse(text: str | Formula) -> Formula:
+    """Parse ``'response ~ groups [| blocks]'``.
+
+    Parameters
+    ----------
+    text : str or Formula
+        The formula, e.g. ``"log(score) ~ agent | task"`` (a Formula is returned as it is). Blocks may be
+        ``task``, ``task/seed`` (names the replicate column) or ``task:seed``
+        (each task-seed pair is a block). Column names that are not Python
+        identifiers are back-quoted: ```my score` ~ agent``.
+
+    Returns
+    -------
+    Formula
+
+    Raises
+    ------
+    FormulaError
+        If the text does not follow the grammar; the message shows the
+        formula, a caret under the offending part and what to write instead.
+
+    Examples
+    --------
+    >>> f = parse("log(score) ~ agent | task/seed")
+    >>> f.groups, f.blocks, f.replicate, f.data_name
+    ('agent', 'task', 'seed', 'log(score) and agent and task/seed')
+    """
+    if isinstance(text, Formula):
+        return text
+    if not isinstance(text, str):
+        raise FormulaError(f"formula must be a string such as 'score ~ agent | task', "
+                           f"got {type(text).__name__}: {text!r:.80}")
+    return _structure(text).formula
+
+
+# ---------------------------------------------------------------- checks against the data
+
+def _known_outside_data(name, namespace):
+    return name in _R_NAMES or hasattr(builtins, name) or (namespace is not None and name in namespace)
+
+
+def _check_names(parts, columns, namespace, roles):
+    """Raise for the first name (in text order) of the given roles that cannot be resolved."""
+    present = set(columns)
+    quoted = {column for key, column in parts.lookups if key != column}
+    for role, name, start, end in sorted(parts.spans, key=lambda s: s[2]):
+        if role not in roles or name in present:
+            continue
+        if role == "response" and name not in quoted and _known_outside_data(name, namespace):
+            continue
+        _unknown(parts.formula.text, role, name, start, end, columns)
+
+
+def check_columns(formula: Formula, columns, eval_env=None) -> None:
+    """Check that every name in the formula is a data column (or, in the response, a known name).
+
+    Parameters
+    ----------
+    formula : Formula
+    columns : iterable
+        The data's column labels.
+    eval_env : patsy.EvalEnvironment, int or None
+        Where the formula was written. Response names found there (user
+        constants) are accepted; with None only columns, R-style names
+        (``log``, ``np``, ...) and Python builtins are.
+
+    Raises
+    ------
+    FormulaError
+        For the first unknown name, with a caret under it and "did you mean"
+        when a column has a close spelling.
+    """
+    namespace = None if eval_env is None else patsy.EvalEnvironment.capture(eval_env, reference=1).namespace
+    _check_names(_structure(formula.text), list(columns), namespace, set(_ROLES))
+
+
+# ---------------------------------------------------------------- evaluation
+
+class _DataColumns(Mapping):
+    """The response's columns, converted to numpy only when the expression reads them."""
+
+    def __init__(self, data, lookups):
+        self._data = data
+        self._columns = {key: column for key, column in lookups if column in data.columns}
+        self._cache = {}
+
+    def __getitem__(self, key):
+        if key not in self._cache:
+            self._cache[key] = _column_values(self._data, self._columns[key])
+        return self._cache[key]
+
+    def __iter__(self):
+        return iter(self._columns)
+
+    def __len__(self):
+        return len(self._columns)
+
+
+def _column_values(data, name):
+    """A column as a numpy array: numbers as they are, nullable numbers with NA as NaN, the rest as objects."""
+    column = data[name]
+    if isinstance(column, pd.DataFrame):
+        raise DesignError(f"column '{name}' appears {column.shape[1]} times in the data; give columns unique names")
+    if isinstance(column.dtype, np.dtype):
+        return column.to_numpy()
+    if not _is_numeric(column.dtype):  # strings, categoricals (even of numbers): kept non-numeric
+        return column.to_numpy(dtype=object)
+    if column.hasnans:
+        return column.to_numpy(dtype=np.float64, na_value=np.nan)
+    return column.to_numpy(dtype=column.dtype.numpy_dtype)
+
+
+def _is_numeric(dtype):
+    return pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_complex_dtype(dtype)
+
+
+def _dtype_notes(parts, data):
+    """' (column 'agent' has dtype str)' for each non-numeric column the response reads."""
+    notes = [f"column '{name}' has dtype {data[name].dtype}" for name in parts.response_names
+             if name in data.columns and not _is_numeric(data[name].dtype)]
+    return f" ({'; '.join(notes)}; the response must be numeric)" if notes else ""
+
+
+def _as_float(raw, parts, data):
+    """Check the evaluated response is numeric with one value per row; return float64."""
+    text, (start, end), response = parts.formula.text, parts.response_span, parts.formula.response
+    if isinstance(raw, (pd.Series, pd.Index, pd.api.extensions.ExtensionArray)):
+        dtype, shape = raw.dtype, (len(raw),)
+    else:
+        raw = np.asarray(raw)
+        dtype, shape = raw.dtype, raw.shape
+    if shape != (len(data),):
+        got = "a single value" if shape == () else f"shape {shape}"
+        _fail(text, start, end, f"response '{response}' gave {got}, not one value per row ({len(data)} rows); "
+                                "write an expression of the columns, e.g. log(score)")
+    if not _is_numeric(dtype):
+        if parts.simple and parts.response_names[0] in data.columns:
+            name = parts.response_names[0]
+            _fail(text, start, end, f"column '{name}' has dtype {data[name].dtype}; the response must be numeric. "
+                                    f"Convert it first, e.g. df['{name}'] = pd.to_numeric(df['{name}'])")
+        _fail(text, start, end, f"response '{response}' gave dtype {dtype}, not numbers"
+                                f"{_dtype_notes(parts, data)}; make the expression numeric")
+    if isinstance(raw, np.ndarray):
+        return np.array(raw, dtype=np.float64)
+    return np.array(raw.to_numpy(dtype=np.float64, na_value=np.nan), dtype=np.float64)
+
+
+def _input_missing(parts, data):
+    """Rows where any data column the response reads is missing."""
+    missing = np.zeros(len(data), dtype=bool)
+    for name in parts.response_names:
+        if name in data.columns:
+            missing |= data[name].isna().to_numpy(dtype=bool)
+    return missing
+
+
+def _nonfinite_message(parts, values, bad, data):
+    count = int(bad.sum())
+    kinds = {"NaN": np.isnan, "inf": np.isposinf, "-inf": np.isneginf}
+    detail = ", ".join(f"{int(test(values[bad]).sum())} {kind}" for kind, test in kinds.items()
+                       if test(values[bad]).any())
+    rows = data.index[bad][:5].tolist()
+    found = f"{count} non-finite value{'s' if count > 1 else ''} ({detail}; first rows: {rows})"
+    if parts.simple:
+        return (f"column '{parts.response_names[0]}' contains {found} that are not missing values; "
+                "set them to NaN to treat them as missing, or remove those rows")
+    return (f"response '{parts.formula.response}' produced {found}; "
+            "RL scores can be <= 0: consider log1p(), an offset, or normalising first")
+
+
+def evaluate_response(formula: Formula, data: pd.DataFrame, eval_env=0, *, on_nonfinite="raise") -> Response:
+    """Evaluate the response expression on the data, one float per row.
+
+    Names resolve, in order, to data columns, R-style names (``log, log1p,
+    log2, log10, exp, expm1, sqrt, abs, I, np, numpy``), then names where the
+    formula was written (``eval_env``), as in R's formula environment.
+
+    Parameters
+    ----------
+    formula : Formula
+    data : pandas.DataFrame
+        Not modified.
+    eval_env : patsy.EvalEnvironment or int
+        The caller's environment, or how many frames above the caller of this
+        function to capture it (as in patsy).
+    on_nonfinite : {"raise", "return"}
+        What to do when the expression turns present input into NaN or inf
+        ("return" leaves them in place and flags them in the result). Values
+        missing because the input was missing are never an error here: the
+        caller's missing-data policy decides.
+
+    Returns
+    -------
+    Response
+        ``values`` (float64, read-only), ``missing_in_input`` and
+        ``produced_nonfinite`` (bool masks).
+
+    Raises
+    ------
+    FormulaError
+        Unknown names, an expression that fails or is not numeric or not one
+        value per row, and (with "raise") non-finite values it produced.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"score": [1.0, 10.0, 100.0], "agent": ["a", "b", "c"]})
+    >>> evaluate_response(parse("log10(score) ~ agent"), df).values
+    array([0., 1., 2.])
+    """
+    check_choice("on_nonfinite", on_nonfinite, ("raise", "return"))
+    if not isinstance(data, pd.DataFrame):
+        raise DesignError(f"data must be a pandas DataFrame, got {type(data).__name__}")
+    parts = _structure(formula.text)
+    caller = patsy.EvalEnvironment.capture(eval_env, reference=1)
+    env = patsy.EvalEnvironment([_R_NAMES], caller.flags).with_outer_namespace(caller.namespace)
+    _check_names(parts, list(data.columns), env.namespace, {"response"})
+    # non-finite values are checked below; numpy's warnings about them would only repeat it
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        try:
+            raw = env.eval(parts.code, source_name="<response>",
+                           inner_namespace=_DataColumns(data, parts.lookups))
+        except DesignError:
+            raise
+        except Exception as err:
+            message = (f"evaluating the response '{formula.response}' failed with {type(err).__name__}: "
+                       f"{err}{_dtype_notes(parts, data)}")
+            raise FormulaError(_caret(formula.text, *parts.response_span, message)) from err
+    values = _as_float(raw, parts, data)
+    nonfinite = ~np.isfinite(values)
+    missing = nonfinite & _input_missing(parts, data)
+    produced = nonfinite & ~missing
+    if on_nonfinite == "raise" and produced.any():
+        _fail(formula.text, *parts.response_span, _nonfinite_message(parts, values, produced, data))
+    for array in (values, missing, produced):
+        array.flags.writeable = False
+    return Response(values, missing, produced)
