@@ -1,0 +1,835 @@
+"""Numerical kernels of the blocked rank tests (Skillings–Mack 1981, Mack–Skillings 1980).
+
+Pure numpy, array in and array out: the caller hands over the validated design
+(responses ``y``, agent codes ``agent`` in 0..k-1, task codes ``task`` in
+0..n-1, every task holding at least two agents) and gets numbers back.  Nothing
+here knows about formulas or DataFrames.
+
+One formula covers both statistics.  Within task i, let ``q_i`` be the number of
+runs, ``c_ij`` the runs of agent j, ``r`` the mid-rank of a run among the task's
+``q_i`` runs and ``w_i`` a task weight.  Then
+
+    d_j = sum over runs of agent j of w_i (r - (q_i + 1) / 2),
+    Cov0(d) = sum_i w_i**2 (q_i + 1) / 12 * (diag(q_i c_i) - c_i c_i'),
+    T = d' Cov0^+ d,   df = rank(Cov0).
+
+``variant="skillings_mack"`` (Skillings & Mack 1981, cells with at most one
+run): ``w_i = sqrt(12 / (k_i + 1))`` with ``k_i`` the agents present; a missing
+cell is given the centre rank and contributes 0.  ``variant="mack_skillings"``
+(Mack & Skillings 1980, all runs of a task ranked jointly): ``w_i = 1 / q_i``.
+The covariance has negative off-diagonal terms (the erratum to eq. 2.17 of the
+thesis, spec pitfall P2).
+
+Ranks are handled as doubled mid-ranks, which are integers, so ties are exact
+and the permutation engine can pack them into sort keys.
+
+References
+----------
+Skillings, J. H. and Mack, G. A. (1981). On the use of a Friedman-type statistic
+in balanced and unbalanced block designs. Technometrics 23(2), 171-177.
+Mack, G. A. and Skillings, J. H. (1980). A Friedman-type rank test for main
+effects in a two-factor ANOVA. JASA 75(372), 947-951.
+Hollander, M., Wolfe, D. A. and Chicken, E. (2014). Nonparametric Statistical
+Methods, 3rd ed., Chapter 7 (Mack–Skillings and Skillings–Mack tests).
+rlstats spec ``skillings_mack.md`` Sections 1-2 (the algorithms used here).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import signal, stats
+
+from ..errors import DesignError, OptionError
+from ..options import check_choice, check_fraction, check_int
+from ..permutation import block_layout, permute_blocks
+from ..resampling import chunk_generators
+
+VARIANTS = ("skillings_mack", "mack_skillings")
+ADJUSTMENTS = ("auto", "tukey", "holm", "bonferroni")
+
+# Resamples drawn from one spawned generator; fixed so that results never
+# depend on how many resamples are processed together.
+_RNG_BLOCK = 100
+# Elements (resamples x runs) processed at once by the Monte Carlo loop.
+_ELEMENT_BUDGET = 2**23
+# Exact enumeration: largest number of arrangements per block and in total.
+_ENUMERATION_LIMIT = 200_000
+# Exact convolution (k = 2): largest lattice and largest dynamic-programme work.
+_LATTICE_LIMIT = 5_000_000
+_DP_WORK_LIMIT = 500_000_000
+
+
+def _relative_tol(t):
+    """Tolerance used whenever statistics are compared: 1e-9 * max(1, |t|)."""
+    return 1e-9 * np.maximum(1.0, np.abs(t))
+
+
+# --------------------------------------------------------------------------- ranks
+
+
+def _doubled_midranks(y, block, n_blocks):
+    """Twice the within-block mid-ranks (integers) and sum(t**3 - t) of ties per block.
+
+    Ties are exact floating-point equality, as in R's ``rank()``.
+    """
+    y = np.asarray(y, dtype=np.float64)
+    block = np.asarray(block, dtype=np.intp)
+    order = np.lexsort((y, block))
+    ys, bs = y[order], block[order]
+    idx = np.arange(y.size)
+    new_block = np.r_[True, bs[1:] != bs[:-1]]
+    new_group = new_block | np.r_[True, ys[1:] != ys[:-1]]
+    block_start = np.maximum.accumulate(np.where(new_block, idx, 0))
+    first = idx[new_group]
+    last = np.r_[first[1:] - 1, y.size - 1]
+    group = np.cumsum(new_group) - 1
+    doubled = np.empty(y.size, dtype=np.int64)
+    doubled[order] = first[group] + last[group] + 2 - 2 * block_start
+    t = (last - first + 1).astype(np.float64)
+    tie_sum = np.bincount(bs[first], weights=t**3 - t, minlength=n_blocks)
+    return doubled, tie_sum
+
+
+def midranks(y, block):
+    """Mid-ranks of ``y`` within each block (ties get the average rank).
+
+    Parameters
+    ----------
+    y : array_like of float, shape (N,)
+        Responses.
+    block : array_like of int, shape (N,)
+        Block code of each response; rows need not be sorted.
+
+    Returns
+    -------
+    ndarray of float, shape (N,)
+        Rank of each response among the responses of its block, 1 = smallest,
+        ties (exact floating-point equality, never rounded) sharing the mean
+        of their ranks, as R's ``rank(ties.method = "average")``.
+    """
+    block = np.asarray(block, dtype=np.intp)
+    n_blocks = int(block.max()) + 1 if block.size else 0
+    return _doubled_midranks(y, block, n_blocks)[0] / 2.0
+
+
+# --------------------------------------------------------------------------- setup
+
+
+@dataclass(frozen=True)
+class BlockedRankSetup:
+    """Everything the statistic needs for any arrangement of ranks of one design.
+
+    Attributes
+    ----------
+    variant : str
+        ``"skillings_mack"`` (1981, cell level) or ``"mack_skillings"`` (1980, run level).
+    k, n : int
+        Numbers of agents and of blocks (tasks).
+    agent, block : ndarray of intp, shape (N,)
+        Codes of each run, in the caller's row order.
+    ranks2 : ndarray of int64, shape (N,)
+        Twice the observed within-block mid-ranks (ascending in y).
+    weight : ndarray, shape (N,)
+        Block weight of each run: sqrt(12 / (k_i + 1)) or 1 / q_i.
+    centre : ndarray, shape (N,)
+        Null mean (q_i + 1) / 2 of each run's rank.
+    counts : ndarray of int, shape (n, k)
+        Runs per cell c_ij.
+    block_size : ndarray of int, shape (n,)
+        q_i, the runs per block.
+    agents_present : ndarray of int, shape (n,)
+        k_i, the agents with at least one run in the block.
+    tie_sum : ndarray, shape (n,)
+        sum over tie groups of t**3 - t in each block.
+    tie_correction : bool
+        Whether ``cov`` is scaled per block by 1 - tie_sum / (q_i**3 - q_i).
+    expected : ndarray, shape (k,)
+        Null expectation of the weighted rank sums sum w r per agent.
+    cov, cov_pinv : ndarray, shape (k, k)
+        Null covariance of the centred sums and its Moore–Penrose inverse.
+    df : int
+        Rank of ``cov``.
+    connected : bool
+        ``df == k - 1``.
+    """
+
+    variant: str
+    k: int
+    n: int
+    agent: np.ndarray
+    block: np.ndarray
+    ranks2: np.ndarray
+    weight: np.ndarray
+    centre: np.ndarray
+    counts: np.ndarray
+    block_size: np.ndarray
+    agents_present: np.ndarray
+    tie_sum: np.ndarray
+    tie_correction: bool
+    expected: np.ndarray
+    cov: np.ndarray
+    cov_pinv: np.ndarray
+    df: int
+    connected: bool
+
+    @property
+    def ranks(self):
+        """Observed within-block mid-ranks (float, ascending in y)."""
+        return self.ranks2 / 2.0
+
+    @property
+    def has_ties(self):
+        """Whether any block contains tied responses."""
+        return bool(np.any(self.tie_sum > 0))
+
+    @property
+    def balanced(self):
+        """Whether every cell holds the same number c >= 1 of runs."""
+        return bool(np.all(self.counts == self.counts[0, 0]) and self.counts[0, 0] >= 1)
+
+
+def build_setup(y, agent, task, k, n, *, variant, tie_correction=False):
+    """Build the :class:`BlockedRankSetup` of a design.
+
+    Parameters
+    ----------
+    y : array_like of float, shape (N,)
+        Responses (finite).
+    agent, task : array_like of int, shape (N,)
+        Codes 0..k-1 and 0..n-1; every task holds at least two agents.
+    k, n : int
+        Numbers of agents and tasks.
+    variant : {"skillings_mack", "mack_skillings"}
+        Skillings–Mack (1981) needs at most one run per cell; Mack–Skillings
+        (1980) ranks every run of a task jointly.
+    tie_correction : bool, default False
+        Scale each block's covariance by 1 - sum(t**3 - t) / (q_i**3 - q_i).
+        On complete unreplicated designs this gives R's ``friedman.test``.
+
+    Returns
+    -------
+    BlockedRankSetup
+
+    Raises
+    ------
+    OptionError
+        Unknown ``variant``.
+    DesignError
+        ``variant="skillings_mack"`` with a cell holding several runs.
+
+    References
+    ----------
+    Skillings & Mack (1981) and spec Section 1 (cell level); Mack & Skillings
+    (1980), thesis eqs. 2.13-2.18 with the sign of eq. 2.17 corrected, and
+    spec Section 2 (run level).
+    """
+    variant = check_choice("variant", variant, VARIANTS)
+    agent = np.asarray(agent, dtype=np.intp)
+    task = np.asarray(task, dtype=np.intp)
+    counts = np.bincount(task * k + agent, minlength=n * k).reshape(n, k)
+    if variant == "skillings_mack" and counts.max() > 1:
+        raise DesignError(
+            "the Skillings-Mack (1981) statistic needs at most one run per agent and task, "
+            f"but a cell holds {counts.max()} runs; use variant='mack_skillings' or aggregate the runs"
+        )
+    ranks2, tie_sum = _doubled_midranks(y, task, n)
+    q = counts.sum(axis=1)
+    k_i = (counts > 0).sum(axis=1)
+    w_block = np.sqrt(12.0 / (k_i + 1)) if variant == "skillings_mack" else 1.0 / q
+    tie_factor = 1.0 - tie_sum / (q**3 - q) if tie_correction else np.ones(n)
+    centre_block = (q + 1) / 2.0
+    expected = (counts * (w_block * centre_block)[:, None]).sum(axis=0)
+    cov = _null_covariance(counts, q, w_block**2 * (q + 1) / 12.0 * tie_factor)
+    df = int(np.linalg.matrix_rank(cov))
+    return BlockedRankSetup(
+        variant=variant, k=k, n=n, agent=agent, block=task, ranks2=ranks2,
+        weight=w_block[task], centre=centre_block[task], counts=counts, block_size=q,
+        agents_present=k_i, tie_sum=tie_sum, tie_correction=bool(tie_correction),
+        expected=expected, cov=cov, cov_pinv=np.linalg.pinv(cov), df=df, connected=df == k - 1,
+    )
+
+
+def _null_covariance(counts, q, scale):
+    """sum_i scale_i (diag(q_i c_i) - c_i c_i') (sampling without replacement in each block)."""
+    c = counts.astype(np.float64)
+    return np.diag((scale * q) @ c) - (c * scale[:, None]).T @ c
+
+
+# --------------------------------------------------------------------------- statistic
+
+
+def centred_sums(setup, ranks):
+    """Centred weighted rank sums d_j = sum w (r - (q_i + 1) / 2) per agent.
+
+    Parameters
+    ----------
+    setup : BlockedRankSetup
+    ranks : array_like, shape (..., N)
+        Within-block ranks of the runs in the setup's row order.
+
+    Returns
+    -------
+    ndarray, shape (..., k)
+        For ``variant="skillings_mack"`` these are the adjusted treatment sums
+        A_j of Skillings & Mack (1981) (spec Section 1, step 5).
+    """
+    onehot = np.zeros((setup.agent.size, setup.k))
+    onehot[np.arange(setup.agent.size), setup.agent] = setup.weight
+    return (np.asarray(ranks, dtype=np.float64) - setup.centre) @ onehot
+
+
+def quadratic_form(setup, d):
+    """T = d' Cov0^+ d along the last axis of ``d`` (shape (..., k))."""
+    return np.einsum("...j,jl,...l->...", d, setup.cov_pinv, d)
+
+
+def statistic(setup, ranks):
+    """The statistic T for any arrangement of ranks, vectorised over leading axes.
+
+    Parameters
+    ----------
+    setup : BlockedRankSetup
+    ranks : array_like, shape (..., N)
+
+    Returns
+    -------
+    ndarray, shape (...)
+    """
+    return quadratic_form(setup, centred_sums(setup, ranks))
+
+
+def observed_statistic(setup):
+    """T on the observed mid-ranks."""
+    return float(statistic(setup, setup.ranks))
+
+
+def asymptotic_pvalue(setup, t):
+    """P(chi2_df >= t) with df = rank of the covariance (1.0 when df = 0)."""
+    return float(stats.chi2.sf(t, setup.df)) if setup.df > 0 else 1.0
+
+
+# --------------------------------------------------------------------------- Monte Carlo
+
+
+@dataclass(frozen=True)
+class MonteCarloResult:
+    """Permutation p-value by Monte Carlo.
+
+    Attributes
+    ----------
+    statistic : float
+        Observed T.
+    pvalue : float
+        (1 + hits) / (B + 1).
+    pvalue_reference : float
+        hits / B, the convention of R's Skillings.Mack and NSM3 (can be 0).
+    hits : int
+        Number of resampled T* >= T - 1e-9 * max(1, |T|).
+    n_resamples : int
+        B.
+    standard_error : float
+        sqrt(p (1 - p) / B) for the reported ``pvalue``.
+    null_distribution : ndarray, shape (B,)
+        The resampled statistics.
+    """
+
+    statistic: float
+    pvalue: float
+    pvalue_reference: float
+    hits: int
+    n_resamples: int
+    standard_error: float
+    null_distribution: np.ndarray
+
+
+@dataclass(frozen=True)
+class _CellLayout:
+    """Within-block slots ordered so that each (block, agent) cell is contiguous."""
+
+    blocks: object  # BlockLayout of doubled ranks
+    cell_starts: tuple  # per size group, starts of cells in the flattened group array
+    cell_weights: tuple  # per size group, (n_cells_g, k) matrix: w / 2 in the agent's column
+
+
+def _cell_layout(setup):
+    order = np.lexsort((setup.agent, setup.block))
+    layout = block_layout(setup.ranks2[order], setup.block[order])
+    starts, weights = [], []
+    for vals, slots in zip(layout.values, layout.slots):
+        size = vals.shape[1]
+        agent = setup.agent[order][slots]
+        new_cell = np.r_[True, agent[1:] != agent[:-1]] | (np.arange(agent.size) % size == 0)
+        s = np.flatnonzero(new_cell)
+        w = np.zeros((s.size, setup.k))
+        w[np.arange(s.size), agent[s]] = setup.weight[order][slots][s] / 2.0
+        starts.append(s)
+        weights.append(w)
+    return _CellLayout(layout, tuple(starts), tuple(weights))
+
+
+def _resampled_statistics(setup, cells, generators, sizes):
+    """T for the resamples drawn by ``generators`` (``sizes`` resamples each)."""
+    permuted = permute_blocks(cells.blocks, generators, sizes)
+    d = -setup.expected
+    for perm, starts, w in zip(permuted, cells.cell_starts, cells.cell_weights):
+        sums = np.add.reduceat(perm.reshape(perm.shape[0], -1), starts, axis=1)
+        d = d + sums @ w
+    return quadratic_form(setup, d)
+
+
+def monte_carlo_test(setup, n_resamples, seed_sequence, *, progress=None, batch_size=None):
+    """Permutation p-value: permute the observed mid-ranks within every block.
+
+    Each resample permutes, independently in every block, the observed
+    mid-ranks over that block's run slots, so ties, missing cells and
+    replicate counts are kept (spec Section 5.3); T* uses the fixed Cov0^+.
+
+    Parameters
+    ----------
+    setup : BlockedRankSetup
+    n_resamples : int
+        B >= 1.
+    seed_sequence : numpy.random.SeedSequence
+        Split with :func:`rlstats.resampling.chunk_generators` into one
+        generator per 100 resamples, so the result does not depend on
+        ``batch_size``.
+    progress : callable, optional
+        Called after each batch with the number of resamples that batch
+        added (an increment, as ``tqdm.update`` expects).
+    batch_size : int, optional
+        Resamples held in memory at once (rounded up to a multiple of 100);
+        by default about 2**23 run-slots.
+
+    Returns
+    -------
+    MonteCarloResult
+
+    References
+    ----------
+    Spec Sections 5.2-5.3 (the simulated p-value of R's ``Ski.Mack``, which
+    permutes the same way); Phipson, B. and Smyth, G. K. (2010), Permutation
+    p-values should never be zero, Stat. Appl. Genet. Mol. Biol. 9(1)
+    (the (1 + hits) / (B + 1) rule).
+    """
+    n_resamples = check_int("n_resamples", n_resamples, minimum=1)
+    t_obs = observed_statistic(setup)
+    cells = _cell_layout(setup)
+    per_batch = _blocks_per_batch(setup.agent.size, batch_size)
+    null = np.empty(n_resamples)
+    chunks = list(chunk_generators(seed_sequence, n_resamples, _RNG_BLOCK))
+    for b in range(0, len(chunks), per_batch):
+        batch = chunks[b : b + per_batch]
+        lo, hi = batch[0][0], batch[-1][1]
+        null[lo:hi] = _resampled_statistics(
+            setup, cells, [g for _, _, g in batch], [stop - start for start, stop, _ in batch]
+        )
+        if progress is not None:
+            progress(hi - lo)
+    hits = int(np.count_nonzero(null >= t_obs - _relative_tol(t_obs)))
+    p = (1 + hits) / (n_resamples + 1)
+    return MonteCarloResult(
+        statistic=t_obs, pvalue=p, pvalue_reference=hits / n_resamples, hits=hits,
+        n_resamples=n_resamples, standard_error=math.sqrt(p * (1 - p) / n_resamples),
+        null_distribution=null,
+    )
+
+
+def _blocks_per_batch(n_runs, batch_size):
+    """Number of generator blocks (of _RNG_BLOCK resamples) processed together."""
+    if batch_size is None:
+        return max(1, _ELEMENT_BUDGET // (n_runs * _RNG_BLOCK))
+    batch_size = check_int("batch_size", batch_size, minimum=1)
+    return -(-batch_size // _RNG_BLOCK)
+
+
+# --------------------------------------------------------------------------- exact null
+
+
+@dataclass(frozen=True)
+class ExactNull:
+    """Exact permutation distribution of T.
+
+    Attributes
+    ----------
+    values : ndarray
+        Distinct attainable values of T, ascending (values within
+        1e-9 * max(1, |T|) are merged).
+    probabilities : ndarray
+        Their null probabilities (sum to 1).
+    method : str
+        ``"enumerate"`` or ``"convolve"``.
+    """
+
+    values: np.ndarray
+    probabilities: np.ndarray
+    method: str
+
+
+def exact_null(setup, *, method="auto", limit=_ENUMERATION_LIMIT):
+    """Exact null distribution of T under within-block permutation of the mid-ranks.
+
+    Parameters
+    ----------
+    setup : BlockedRankSetup
+    method : {"auto", "enumerate", "convolve"}
+        ``"enumerate"`` lists every distinct within-block arrangement (tiny
+        designs); ``"convolve"`` (k = 2 only) convolves the blocks' exact
+        rank-sum distributions.  ``"auto"``: convolve when k = 2, else enumerate.
+    limit : int
+        Largest number of arrangements enumerated, per block and in total.
+
+    Returns
+    -------
+    ExactNull
+
+    Raises
+    ------
+    OptionError
+        When the exact distribution is not feasible for this design.
+
+    References
+    ----------
+    Spec Sections 5.3-5.4; for k = 2 and no ties each block's distribution
+    is the Wilcoxon rank-sum distribution.
+    """
+    method = check_choice("method", method, ("auto", "enumerate", "convolve"))
+    limit = check_int("limit", limit, minimum=1)
+    if method == "auto":
+        method = "convolve" if setup.k == 2 else "enumerate"
+    return _EXACT_METHODS[method](setup, limit)
+
+
+def _infeasible(reason):
+    return OptionError(
+        f"the exact p-value is not feasible for this design ({reason}); "
+        "use pvalue='monte_carlo' (or 'asymptotic') instead"
+    )
+
+
+def _merge_levels(values, probabilities, method):
+    """Sort statistic values, merging those equal up to the comparison tolerance."""
+    order = np.argsort(values, kind="stable")
+    v, p = values[order], probabilities[order]
+    new = np.r_[True, np.diff(v) > _relative_tol(v[1:])]
+    level = np.cumsum(new) - 1
+    return ExactNull(v[new], np.bincount(level, weights=p), method)
+
+
+def _multiset_permutations(counts):
+    """All distinct sequences with ``counts[j]`` copies of label j, shape (P, sum(counts))."""
+    rows = np.zeros((1, 0), dtype=np.intp)
+    left = np.asarray(counts, dtype=np.intp)[None, :]
+    step = np.eye(left.shape[1], dtype=np.intp)
+    for _ in range(int(np.sum(counts))):
+        # Extend every partial sequence by each label it still has copies of.
+        new_rows, new_left = [], []
+        for j in range(left.shape[1]):
+            ok = left[:, j] > 0
+            new_rows.append(np.column_stack([rows[ok], np.full(ok.sum(), j)]))
+            new_left.append(left[ok] - step[j])
+        rows, left = np.concatenate(new_rows), np.concatenate(new_left)
+    return rows
+
+
+def _multinomial(counts):
+    total, out = 0, 1
+    for c in counts:
+        total += int(c)
+        out *= math.comb(total, int(c))
+    return out
+
+
+def _block_contributions(setup, i, limit):
+    """Distinct contributions of block i to d, with their probabilities."""
+    present = np.flatnonzero(setup.counts[i])
+    c = setup.counts[i, present]
+    if _multinomial(c) > limit:
+        raise _infeasible(f"block {i} alone has {_multinomial(c)} arrangements, more than {limit}")
+    r2 = setup.ranks2[setup.block == i]
+    labels = _multiset_permutations(c)
+    sums = np.stack([(labels == j) @ r2 for j in range(c.size)], axis=1)
+    sums, mult = np.unique(sums, axis=0, return_counts=True)
+    w = setup.weight[setup.block == i][0]
+    contrib = np.zeros((sums.shape[0], setup.k))
+    contrib[:, present] = w / 2.0 * (sums - c * (setup.block_size[i] + 1))
+    return contrib, mult / mult.sum()
+
+
+def _enumerate_null(setup, limit):
+    parts = [_block_contributions(setup, i, limit) for i in range(setup.n)]
+    total = math.prod(p.size for _, p in parts)
+    if total > limit:
+        raise _infeasible(f"{total} distinct within-block arrangements, more than {limit}")
+    d, prob = np.zeros((1, setup.k)), np.ones(1)
+    for contrib, p in parts:
+        d = (d[:, None, :] + contrib[None, :, :]).reshape(-1, setup.k)
+        prob = (prob[:, None] * p[None, :]).ravel()
+    return _merge_levels(quadratic_form(setup, d), prob, "enumerate")
+
+
+def _subset_sum_pmf(values, m):
+    """Distribution of the sum of m values drawn without replacement from ``values`` (ints > 0).
+
+    Returns ``(offset, pmf)``: pmf[s - offset] = P(sum = s).
+    """
+    v = np.sort(np.asarray(values, dtype=np.intp))
+    lo, hi = int(v[:m].sum()), int(v[-m:].sum())
+    dp = np.zeros((m + 1, hi + 1))
+    dp[0, 0] = 1.0
+    for x in v:
+        dp[1:, x:] = dp[1:, x:] + dp[:-1, :-x]
+    pmf = dp[m, lo:]
+    return lo, pmf / pmf.sum()
+
+
+def _lattice_multipliers(setup):
+    """Integers a_i and unit u with w_i = a_i * u, so T1 lives on an integer lattice."""
+    w = setup.weight[np.unique(setup.block, return_index=True)[1]]
+    if np.allclose(w, w[0], rtol=1e-12, atol=0):
+        return np.ones(setup.n, dtype=np.int64), float(w[0])
+    if setup.variant != "mack_skillings":  # unreachable: Skillings-Mack with k = 2 has k_i = 2
+        raise _infeasible("block weights are not commensurable")
+    lcm = math.lcm(*(int(q) for q in setup.block_size))
+    return lcm // setup.block_size.astype(np.int64), 1.0 / lcm
+
+
+def _convolve_null(setup, limit):
+    if setup.k != 2:
+        raise OptionError(f"method='convolve' needs exactly 2 agents, the design has {setup.k}")
+    a, unit = _lattice_multipliers(setup)
+    c0, q = setup.counts[:, 0], setup.block_size
+    work = sum(int(qi) * (int(ci) + 1) * 2 * int(ci) * int(qi) for qi, ci in zip(q, c0))
+    span = int(np.sum(a * 2 * c0 * q))
+    if work > _DP_WORK_LIMIT or span > _LATTICE_LIMIT:
+        raise _infeasible(f"the k = 2 convolution needs a lattice of {span} points and {work} steps")
+    offset, pmf, cache = 0, np.ones(1), {}
+    for i in range(setup.n):
+        r2 = np.sort(setup.ranks2[setup.block == i])
+        key = (r2.tobytes(), int(c0[i]))
+        if key not in cache:
+            cache[key] = _subset_sum_pmf(r2, int(c0[i]))
+        lo, block_pmf = cache[key]
+        spread = np.zeros((block_pmf.size - 1) * a[i] + 1)
+        spread[:: a[i]] = block_pmf
+        pmf = np.clip(signal.convolve(pmf, spread), 0.0, None)
+        offset += int(a[i]) * lo
+    # x = sum a_i s_i; d_0 = unit / 2 (x - centre); T = d_0**2 * (P00 + P11 - 2 P01).
+    centre = int(np.sum(a * c0 * (q + 1)))
+    dist = np.abs(offset + np.arange(pmf.size) - centre)
+    prob = np.bincount(dist, weights=pmf)
+    keep = np.flatnonzero(prob > 0)
+    g = setup.cov_pinv[0, 0] + setup.cov_pinv[1, 1] - 2 * setup.cov_pinv[0, 1]
+    values = (unit / 2.0 * keep) ** 2 * g
+    return _merge_levels(values, prob[keep] / prob.sum(), "convolve")
+
+
+_EXACT_METHODS = {"enumerate": _enumerate_null, "convolve": _convolve_null}
+
+
+def tail_probability(null, t):
+    """P0(T >= t), comparing with the tolerance 1e-9 * max(1, |t|)."""
+    return float(null.probabilities[null.values >= t - _relative_tol(t)].sum())
+
+
+def exact_pvalue(null, t):
+    """Exact permutation p-value P0(T >= t) of an observed statistic ``t``."""
+    return tail_probability(null, t)
+
+
+def exact_critical_value(null, alpha):
+    """Smallest attainable v with P0(T >= v) <= alpha, and that attained level.
+
+    Parameters
+    ----------
+    null : ExactNull
+    alpha : float in (0, 1)
+
+    Returns
+    -------
+    (float, float) or None
+        ``(v, P0(T >= v))``; None when no attainable level is <= alpha (spec
+        Section 5.4 "none"): then the test can never reject at ``alpha``.
+    """
+    alpha = check_fraction("alpha", alpha)
+    tails = np.cumsum(null.probabilities[::-1])[::-1]
+    ok = np.flatnonzero(tails <= alpha * (1 + 1e-10))
+    if ok.size == 0:
+        return None
+    return float(null.values[ok[0]]), float(tails[ok[0]])
+
+
+# --------------------------------------------------------------------------- post hoc
+
+
+def mean_ranks(setup, *, higher_is_better=True):
+    """Mean rank of each agent on the 1..k scale, rank 1 = best.
+
+    Within block i a run's mid-rank r among q_i runs (reversed to
+    q_i + 1 - r when ``higher_is_better``) is rescaled to the k_i agents
+    present: r' = (r - 1/2) k_i / q_i + 1/2.  An agent's mean rank is the mean,
+    over the blocks where it has runs, of its runs' mean r'.
+
+    This is exactly Friedman's mean rank R_j / n for one run per cell in
+    complete blocks; with c runs in every cell it is (S_j / n - 1/2) / c + 1/2,
+    the HWC sum S_j of mean cell ranks (Mack & Skillings 1980; thesis Figure
+    12, which divides S_j by n) brought back from 1..kc to 1..k.  With missing
+    cells each block counts on the scale of the agents it holds.
+
+    Returns
+    -------
+    ndarray, shape (k,)
+    """
+    q = setup.block_size[setup.block]
+    r = setup.ranks2 / 2.0
+    if higher_is_better:
+        r = q + 1 - r
+    scaled = (r - 0.5) * setup.agents_present[setup.block] / q + 0.5
+    cell = setup.block * setup.k + setup.agent
+    sums = np.bincount(cell, weights=scaled, minlength=setup.n * setup.k).reshape(setup.n, setup.k)
+    present = setup.counts > 0
+    cell_means = np.divide(sums, setup.counts, out=np.zeros_like(sums), where=present)
+    return cell_means.sum(axis=0) / present.sum(axis=0)
+
+
+@dataclass(frozen=True)
+class PairwiseComparisons:
+    """All pairwise contrasts of the centred rank sums.
+
+    Attributes
+    ----------
+    agent_u, agent_v : ndarray of intp
+        Agent codes of each pair (u < v).
+    mean_rank : ndarray, shape (k,)
+        From :func:`mean_ranks` (rank 1 = best in the chosen direction).
+    mean_rank_diff : ndarray
+        mean_rank[u] - mean_rank[v] (negative: u ranks better).
+    diff : ndarray
+        d_u - d_v on the variant's weighted scale, in the same orientation
+        (negative: u ranks better).
+    se : ndarray
+        Null standard error sqrt(V_uu + V_vv - 2 V_uv).
+    z, pvalue : ndarray
+        diff / se and the two-sided normal p-value.
+    pvalue_adjusted : ndarray
+        Adjusted for the k (k - 1) / 2 comparisons.
+    adjustment : str
+        ``"tukey"``, ``"holm"`` or ``"bonferroni"``.
+    alpha : float
+    reject : ndarray of bool
+        ``pvalue_adjusted <= alpha``.
+    q_alpha, cd_sum, cd_mean_rank : float or None
+        Tukey only: upper-alpha quantile of the range of k standard normals,
+        the critical difference on the HWC S scale (thesis eq. 2.23) and on
+        the mean-rank (1..k) scale.
+    """
+
+    agent_u: np.ndarray
+    agent_v: np.ndarray
+    mean_rank: np.ndarray
+    mean_rank_diff: np.ndarray
+    diff: np.ndarray
+    se: np.ndarray
+    z: np.ndarray
+    pvalue: np.ndarray
+    pvalue_adjusted: np.ndarray
+    adjustment: str
+    alpha: float
+    reject: np.ndarray
+    q_alpha: float | None
+    cd_sum: float | None
+    cd_mean_rank: float | None
+
+
+def critical_difference(k, n, c, alpha=0.05):
+    """Critical difference of the Mack–Skillings / Nemenyi all-pairs procedure.
+
+    CD = sqrt(k (N + n) / 12) q_alpha with N = n k c and q_alpha the upper-alpha
+    quantile of the range of k independent standard normals
+    (``studentized_range(k, df=inf)``).
+
+    Returns
+    -------
+    (cd_sum, cd_mean_rank, q_alpha)
+        CD on the HWC S scale (sum over tasks of mean cell ranks) and on the
+        1..k mean-rank scale of :func:`mean_ranks` (CD / (n c)).
+
+    References
+    ----------
+    Thesis eq. 2.23 and spec Section 6; HWC Chapter 7 (Mack–Skillings);
+    Demšar, J. (2006), JMLR 7, 1-30 (Nemenyi, c = 1).
+    """
+    q_alpha = float(stats.studentized_range.ppf(1 - alpha, k, np.inf))
+    cd = math.sqrt(k * (n * k * c + n) / 12.0) * q_alpha
+    return cd, cd / (n * c), q_alpha
+
+
+def _tukey(z, k):
+    return stats.studentized_range.sf(np.sqrt(2.0) * np.abs(z), k, np.inf)
+
+
+def _holm(p):
+    m = p.size
+    order = np.argsort(p, kind="stable")
+    adjusted = np.empty_like(p)
+    adjusted[order] = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * p[order]))
+    return adjusted
+
+
+def _bonferroni(p):
+    return np.minimum(1.0, p * p.size)
+
+
+def pairwise(setup, *, higher_is_better=True, adjustment="auto", alpha=0.05):
+    """Post-hoc comparisons of every pair of agents.
+
+    z = (d_u - d_v) / sqrt(V_uu + V_vv - 2 V_uv) with d the centred sums and V
+    their null covariance.  ``"tukey"`` (balanced complete designs only) is
+    the single-step studentized range with df = inf,
+    p = P(range_k >= sqrt(2) |z|): rejecting at alpha is exactly
+    |S_u - S_v| >= CD of thesis eq. 2.23 (Nemenyi when c = 1).  ``"holm"``
+    (Holm 1979 step-down) and ``"bonferroni"`` use the two-sided normal
+    p-values and hold in any design.  ``"auto"``: tukey when balanced, else holm.
+    The tests beyond the balanced case extend the sources (spec Section 6).
+
+    Returns
+    -------
+    PairwiseComparisons
+
+    Raises
+    ------
+    OptionError
+        Unknown adjustment, or ``"tukey"`` on an unbalanced or incomplete design.
+    """
+    adjustment = check_choice("adjustment", adjustment, ADJUSTMENTS)
+    alpha = check_fraction("alpha", alpha)
+    if adjustment == "auto":
+        adjustment = "tukey" if setup.balanced else "holm"
+    if adjustment == "tukey" and not setup.balanced:
+        raise OptionError(
+            "adjustment='tukey' needs every agent-task cell to hold the same number of runs; "
+            "use adjustment='holm' for this design"
+        )
+    sign = -1.0 if higher_is_better else 1.0
+    d = sign * centred_sums(setup, setup.ranks)
+    u, v = np.triu_indices(setup.k, 1)
+    var = setup.cov[u, u] + setup.cov[v, v] - 2 * setup.cov[u, v]
+    se = np.sqrt(np.maximum(var, 0.0))
+    diff = d[u] - d[v]
+    z = np.divide(diff, se, out=np.zeros_like(diff), where=se > 0)
+    p = 2 * stats.norm.sf(np.abs(z))
+    p_adj = _tukey(z, setup.k) if adjustment == "tukey" else _ADJUST[adjustment](p)
+    cd = (None,) * 3
+    if adjustment == "tukey":
+        cd = critical_difference(setup.k, setup.n, int(setup.counts[0, 0]), alpha)
+    ranks = mean_ranks(setup, higher_is_better=higher_is_better)
+    return PairwiseComparisons(
+        agent_u=u, agent_v=v, mean_rank=ranks, mean_rank_diff=ranks[u] - ranks[v], diff=diff, se=se,
+        z=z, pvalue=p, pvalue_adjusted=p_adj, adjustment=adjustment, alpha=alpha,
+        reject=p_adj <= alpha, q_alpha=cd[2], cd_sum=cd[0], cd_mean_rank=cd[1],
+    )
+
+
+_ADJUST = {"holm": _holm, "bonferroni": _bonferroni}
