@@ -1,0 +1,161 @@
+"""Per-task score normalisation: ``(score - low) / (high - low)``.
+
+The usual case is Atari's human-normalised score, with a random policy's
+score as ``low`` and a human player's as ``high`` (the defaults, matching
+the columns of ``rlstats.datasets.load("atari100k_reference")``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .errors import DesignError, OptionError
+
+__all__ = ["normalize"]
+
+
+def _show(values, limit=10):
+    """Comma-separated ``repr`` of the first ``limit`` values, with a count of the rest."""
+    values = [*values]
+    shown = ", ".join(repr(v) for v in values[:limit])
+    return shown + (f" and {len(values) - limit} more" if len(values) > limit else "")
+
+
+def _reference_frame(reference):
+    """The reference as a DataFrame: given, or loaded by dataset name."""
+    if isinstance(reference, pd.DataFrame):
+        return reference
+    if isinstance(reference, str):
+        from . import datasets
+
+        return datasets.load(reference)
+    raise OptionError(
+        "reference must be a DataFrame with a task column and low/high columns, or a dataset "
+        f"name such as 'atari100k_reference'; got {type(reference).__name__}"
+    )
+
+
+def _require_columns(frame, columns, what):
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise DesignError(
+            f"{what} has no column {_show(missing)}; its columns are {_show(frame.columns)}"
+        )
+
+
+def _check_names(low, high, by, score):
+    for option, value in (("low", low), ("high", high), ("by", by), ("score", score)):
+        if not isinstance(value, str):
+            raise OptionError(f"{option} must be a column name (a string), got {value!r}")
+    if low == high:
+        raise OptionError(f"low and high name the same column {low!r}; give two columns")
+
+
+def _bounds(ref, tasks, by, low, high):
+    """(low, high) float arrays for ``tasks``, checked for gaps, NaN and empty ranges."""
+    keys = ref[by].astype(object)
+    dupes = keys[keys.duplicated() & keys.isin(tasks)].unique()
+    if len(dupes):
+        raise DesignError(f"the reference lists task {_show(dupes)} more than once in {by!r}")
+    absent = [t for t in tasks if t not in set(keys)]
+    if absent:
+        raise DesignError(
+            f"{len(absent)} task(s) of the data are missing from the reference's {by!r} "
+            f"column: {_show(absent)}; add their {low!r} and {high!r} scores to the reference "
+            "or drop them from the data"
+        )
+    table = ref.assign(**{by: keys}).set_index(by).loc[tasks, [low, high]]
+    try:
+        lo = table[low].to_numpy(dtype=float)
+        hi = table[high].to_numpy(dtype=float)
+    except (TypeError, ValueError):
+        raise DesignError(
+            f"the reference's {low!r} and {high!r} columns must hold numbers"
+        ) from None
+    nan = [t for t, a, b in zip(tasks, lo, hi) if np.isnan(a) or np.isnan(b)]
+    if nan:
+        raise DesignError(
+            f"the reference has a missing (NaN) {low!r} or {high!r} score for task {_show(nan)}"
+        )
+    empty = [t for t, a, b in zip(tasks, lo, hi) if not b > a]
+    if empty:
+        raise DesignError(
+            f"the reference's range is zero or negative ({high!r} <= {low!r}) for task "
+            f"{_show(empty)}; normalising would divide by zero or flip the scale"
+        )
+    return lo, hi
+
+
+def normalize(df, reference, *, low="random", high="human", by="task", score="score"):
+    """Normalise scores per task: ``(score - low) / (high - low)``.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Long data with a task column (``by``) and a score column (``score``).
+    reference : pandas.DataFrame or str
+        One row per task with the task column ``by`` and the columns ``low``
+        and ``high``, or the name of a dataset that has them, such as
+        ``"atari100k_reference"`` (read with :func:`rlstats.datasets.load`).
+    low, high : str
+        Reference columns mapped to 0 and 1; the defaults give the
+        human-normalised score.
+    by : str
+        Name of the task column, in both ``df`` and ``reference``.
+    score : str
+        Name of the score column of ``df``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A new frame, equal to ``df`` except that the ``score`` column holds
+        the normalised (float) scores.  ``df`` itself is not modified.
+        Missing scores stay missing.
+
+    Raises
+    ------
+    DesignError
+        When a column is missing, the data have a task that the reference
+        lacks (all such tasks are listed), a task is missing from the data's
+        task column, the reference lists a task twice, or, for a task of the
+        data, the reference has NaN or ``high <= low``.  Reference rows for
+        tasks that are not in the data are not used and not checked.
+    OptionError
+        When ``reference`` is neither a DataFrame nor a dataset name, or a
+        column option is not a string.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from rlstats.normalize import normalize
+    >>> scores = pd.DataFrame({"agent": ["A", "A", "B"], "task": ["Pong", "Boxing", "Pong"],
+    ...                        "score": [0.0, 6.1, 14.75]})
+    >>> reference = pd.DataFrame({"task": ["Boxing", "Pong"], "random": [0.1, -20.7],
+    ...                           "human": [12.1, 14.6]})
+    >>> normalize(scores, reference)
+      agent    task     score
+    0     A    Pong  0.586402
+    1     A  Boxing  0.500000
+    2     B    Pong  1.004249
+    """
+    _check_names(low, high, by, score)
+    ref = _reference_frame(reference)
+    _require_columns(df, [by, score], "the data")
+    _require_columns(ref, [by, low, high], "the reference")
+    keys = df[by].astype(object)
+    if keys.isna().any():
+        rows = df.index[keys.isna()]
+        raise DesignError(
+            f"the data's {by!r} column is missing for {len(rows)} row(s), first {_show(rows, 5)}; "
+            "every row needs a task to be normalised"
+        )
+    if not pd.api.types.is_numeric_dtype(df[score]) or pd.api.types.is_bool_dtype(df[score]):
+        raise DesignError(f"the data's {score!r} column must be numeric, got {df[score].dtype}")
+    tasks = [*dict.fromkeys(keys)]
+    lo, hi = _bounds(ref, tasks, by, low, high)
+    position = pd.Index(tasks).get_indexer(keys)
+    values = df[score].to_numpy(dtype=float, na_value=np.nan)
+    out = df.copy()
+    out[score] = (values - lo[position]) / (hi[position] - lo[position])
+    return out
