@@ -116,12 +116,15 @@ class Design:
         codes = [self.agents.index(name) for name in names]
         remap = np.full(self.n_agents, -1, dtype=np.intp)
         remap[codes] = np.arange(len(codes))
-        keep = remap[self.agent] >= 0
+        agent = remap[self.agent]
+        # Keep the sort order by task, then (new) agent, then run.
+        rows = np.flatnonzero(agent >= 0)
+        rows = rows[np.lexsort((agent[rows], self.task[rows]))]
         return dataclasses.replace(
-            self, y=self.y[keep], agent=remap[self.agent[keep]], task=self.task[keep], run=self.run[keep],
-            agents=tuple(names), counts=self.counts[:, codes], row_position=self.row_position[keep],
-            seeds=None if self.seeds is None else self.seeds[keep],
-            extra={k: v[keep] for k, v in self.extra.items()})
+            self, y=self.y[rows], agent=agent[rows], task=self.task[rows], run=self.run[rows],
+            agents=tuple(names), counts=self.counts[:, codes], row_position=self.row_position[rows],
+            seeds=None if self.seeds is None else self.seeds[rows],
+            extra={k: v[rows] for k, v in self.extra.items()})
 
     def cell_matrix(self, summary="mean"):
         """The (n_tasks, n_agents) matrix of per-cell means or medians; NaN for empty cells."""

@@ -116,7 +116,12 @@ class Summary:
         return "\n".join(parts)
 
 
-@dataclass(frozen=True, eq=False)
+def resultclass(cls):
+    """Decorator for Result subclasses: a frozen dataclass that keeps the R-style ``repr``."""
+    return dataclass(frozen=True, eq=False, repr=False)(cls)
+
+
+@dataclass(frozen=True, eq=False, repr=False)
 class Result:
     """Fields and behaviour shared by every result.
 

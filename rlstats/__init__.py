@@ -1,0 +1,22 @@
+"""rlstats: R-style formula statistics for reinforcement-learning evaluation.
+
+>>> import rlstats
+>>> df = rlstats.datasets.simulate(agents=3, tasks=6, seeds=3, effect=1.0, rng=0)
+>>> res = rlstats.compare(df, "score ~ agent | task")
+"""
+
+__version__ = "0.1.0"
+
+from . import datasets
+from .compare import compare
+from .design import Design, build
+from .errors import DataUnavailableError, DesignError, FormulaError, OptionError, RlstatsError, RlstatsWarning
+from .formula import Formula, parse
+from .methods.skillings_mack import SkillingsMackResult, skillings_mack
+from .normalize import normalize
+
+__all__ = [
+    "compare", "skillings_mack", "SkillingsMackResult", "normalize", "datasets",
+    "build", "Design", "parse", "Formula",
+    "RlstatsError", "FormulaError", "DesignError", "OptionError", "DataUnavailableError", "RlstatsWarning",
+]

@@ -1,0 +1,105 @@
+"""Every registered back end honours the result contract of DESIGN.md."""
+
+import dataclasses
+import json
+
+import matplotlib.axes
+import matplotlib.figure
+import pandas as pd
+import pytest
+
+import rlstats
+from rlstats.compare import METHODS
+from rlstats.vocabulary import unknown_columns
+
+# How to call each back end on simulated blocked data; every registered method needs an entry.
+CASES = {
+    "skillings_mack": ("score ~ agent | task", {}),
+    "bootstrap": ("score ~ agent | task", {"n_resamples": 200}),
+    "percentiles": ("score ~ agent | task", {"interval": "bootstrap", "n_resamples": 50}),
+    "adastop": ("score ~ agent | task", {"n": 2, "n_resamples": 200}),
+    "permutation": ("score ~ agent | task", {"n_resamples": 200}),
+    "selection": ("score ~ agent | task", {}),
+}
+
+
+def simulated():
+    return rlstats.datasets.simulate(agents=3, tasks=6, seeds=4, effect=1.0, rng=0)
+
+
+def test_every_method_has_a_contract_case():
+    assert set(METHODS) <= set(CASES), f"add a CASES entry for {set(METHODS) - set(CASES)}"
+
+
+@pytest.fixture(params=sorted(METHODS))
+def result_and_input(request, capsys):
+    formula, options = CASES[request.param]
+    df = simulated()
+    before = df.copy(deep=True)
+    res = rlstats.compare(df, formula, method=request.param, rng=1, **options)
+    pd.testing.assert_frame_equal(df, before)  # the caller's frame is unchanged
+    return res, capsys
+
+
+def test_result_is_frozen(result_and_input):
+    res, _ = result_and_input
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        res.method = "changed"
+
+
+def test_print_follows_the_htest_layout(result_and_input):
+    res, _ = result_and_input
+    lines = str(res).splitlines()
+    assert lines[0] == "" and lines[1] == "\t" + res.method and lines[3].startswith("data:  ")
+    assert repr(res) == str(res)
+
+
+def test_tidy_and_glance_use_the_vocabulary(result_and_input):
+    res, _ = result_and_input
+    tidy, glance = res.tidy(), res.glance()
+    assert isinstance(tidy, pd.DataFrame) and isinstance(glance, pd.DataFrame)
+    assert len(glance) == 1
+    assert unknown_columns(tidy.columns) == [] and unknown_columns(glance.columns) == []
+
+
+def test_summary_renders_everywhere(result_and_input):
+    res, _ = result_and_input
+    summary = res.summary()
+    assert res.method in str(summary)
+    assert r"\toprule" in summary.to_latex() and "| ---" in summary.to_markdown().replace(":---", "---")
+    assert "<table>" in summary._repr_html_() or "<pre>" in summary._repr_html_()
+    assert all(isinstance(t, pd.DataFrame) for t in summary.tables.values())
+
+
+def test_report_is_a_paragraph(result_and_input):
+    res, _ = result_and_input
+    text = res.report()
+    assert isinstance(text, str) and len(text) > 100
+
+
+def test_to_dict_round_trips_through_json(result_and_input):
+    res, _ = result_and_input
+    data = res.to_dict()
+    assert json.loads(json.dumps(data)) == data
+    assert data["versions"]["rlstats"] == rlstats.__version__ and "options" in data and "seed" in data
+
+
+def test_plot_returns_axes_and_nothing_is_printed(result_and_input):
+    res, capsys = result_and_input
+    for kind in type(res)._plot_kinds:
+        try:
+            drawn = res.plot(kind=kind)
+        except rlstats.OptionError:
+            continue  # a kind that needs something this run did not compute says so
+        assert isinstance(drawn, (matplotlib.axes.Axes, matplotlib.figure.Figure))
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err == ""
+
+
+def test_plot_draws_on_a_given_axes(result_and_input):
+    import matplotlib.pyplot as plt
+
+    res, _ = result_and_input
+    fig, ax = plt.subplots()
+    drawn = res.plot(ax=ax)
+    assert drawn is ax or drawn is fig

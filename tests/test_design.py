@@ -1,0 +1,189 @@
+"""design.build: the arrays, their order, and every validation error."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rlstats
+from rlstats.design import build
+from rlstats.errors import DesignError, FormulaError, OptionError, RlstatsError
+
+
+def small_frame():
+    return pd.DataFrame({
+        "agent": ["b", "a", "b", "a", "c", "c", "a", "b"],
+        "task": ["t2", "t1", "t1", "t2", "t1", "t2", "t1", "t2"],
+        "seed": [0, 0, 0, 0, 0, 0, 1, 1],
+        "score": [5.0, 1.0, 2.0, 3.0, 4.0, 6.0, 7.0, 8.0],
+    })
+
+
+def test_arrays_sorted_by_task_agent_then_rows():
+    df = small_frame()
+    d = build(df, "score ~ agent | task")
+    assert d.agents == ("a", "b", "c") and d.tasks == ("t1", "t2")
+    # t1: a rows 1, 6; b row 2; c row 4.  t2: a row 3; b rows 0, 7; c row 5.
+    np.testing.assert_array_equal(d.row_position, [1, 6, 2, 4, 3, 0, 7, 5])
+    np.testing.assert_array_equal(d.y, df["score"].to_numpy()[d.row_position])
+    np.testing.assert_array_equal(d.agent, [0, 0, 1, 2, 0, 1, 1, 2])
+    np.testing.assert_array_equal(d.task, [0, 0, 0, 0, 1, 1, 1, 1])
+    np.testing.assert_array_equal(d.run, [0, 1, 0, 0, 0, 0, 1, 0])
+    np.testing.assert_array_equal(d.counts, [[2, 1, 1], [1, 2, 1]])
+    assert d.nobs == 8 and d.is_complete and not d.is_balanced and d.notes == ()
+
+
+def test_categorical_level_order_is_kept_and_unused_levels_are_stated():
+    df = small_frame()
+    df["agent"] = pd.Categorical(df["agent"], categories=["c", "zz", "a", "b"], ordered=True)
+    d = build(df, "score ~ agent | task")
+    assert d.agents == ("c", "a", "b")
+    assert any("zz" in n for n in d.notes)
+
+
+def test_cell_matrix_means_and_medians():
+    d = build(small_frame(), "score ~ agent | task")
+    np.testing.assert_allclose(d.cell_matrix("mean"), [[4.0, 2.0, 4.0], [3.0, 6.5, 6.0]])
+    np.testing.assert_allclose(d.cell_matrix("median"), [[4.0, 2.0, 4.0], [3.0, 6.5, 6.0]])
+
+
+def test_callers_frame_is_not_modified():
+    df = small_frame()
+    df["agent"] = pd.Categorical(df["agent"])
+    before = df.copy(deep=True)
+    build(df, "log(score) ~ agent | task/seed")
+    pd.testing.assert_frame_equal(df, before)
+
+
+def test_replicate_column_duplicates_raise():
+    df = small_frame()
+    df.loc[6, "seed"] = 0  # agent a on t1 now has seed 0 twice
+    with pytest.raises(DesignError, match=r"repeats id '0' within agent 'a' on task 't1'"):
+        build(df, "score ~ agent | task/seed")
+
+
+def test_runs_are_numbered_by_seed_when_named():
+    df = small_frame()
+    df.loc[1, "seed"] = 5  # a/t1 rows: seed 5 (row 1) and seed 1 (row 6)
+    d = build(df, "score ~ agent | task/seed")
+    first = np.flatnonzero((d.agent == 0) & (d.task == 0))
+    assert list(d.seeds[first]) == ["1", "5"]
+
+
+@pytest.mark.parametrize("bad", [np.nan, None])
+def test_missing_values_raise_or_are_dropped_and_stated(bad):
+    df = small_frame()
+    df["score"] = df["score"].astype(object)
+    df.loc[2, "score"] = bad
+    df["score"] = pd.to_numeric(df["score"])
+    with pytest.raises(DesignError, match=r"column 'score' has 1 missing value.*first rows: 2.*na_action"):
+        build(df, "score ~ agent | task")
+    d = build(df, "score ~ agent | task", na_action="drop")
+    assert d.nobs == 7 and d.n_dropped_rows == 1
+    assert any("1 of 8 rows dropped" in n for n in d.notes)
+
+
+def test_missing_agent_label_raises():
+    df = small_frame()
+    df.loc[0, "agent"] = None
+    with pytest.raises(DesignError, match="column 'agent' has 1 missing"):
+        build(df, "score ~ agent | task")
+
+
+def test_nonfinite_transform_raises_or_is_dropped():
+    df = small_frame()
+    df.loc[[0, 3], "score"] = [-1.0, 0.0]
+    with pytest.raises(FormulaError, match=r"2 non-finite values.*log1p"):
+        build(df, "log(score) ~ agent | task")
+    d = build(df, "log(score) ~ agent | task", na_action="drop")
+    assert d.nobs == 6 and any("'log(score)' is not finite" in n for n in d.notes)
+
+
+def test_non_numeric_response_raises():
+    df = small_frame()
+    df["score"] = df["score"].astype(str)
+    with pytest.raises(FormulaError, match="must be numeric"):
+        build(df, "score ~ agent | task")
+
+
+def test_unknown_column_suggests_close_name():
+    with pytest.raises(FormulaError, match="did you mean 'agent'"):
+        build(small_frame(), "score ~ agnet | task")
+
+
+def test_empty_frame_and_wrong_type_raise():
+    with pytest.raises(DesignError, match="no rows"):
+        build(small_frame().iloc[:0], "score ~ agent | task")
+    with pytest.raises(DesignError, match="DataFrame"):
+        build(small_frame().to_dict(), "score ~ agent | task")
+
+
+def test_fewer_than_two_agents_raises():
+    df = small_frame()
+    with pytest.raises(DesignError, match="at least two agents"):
+        build(df[df.agent == "a"], "score ~ agent | task")
+
+
+def test_several_tasks_without_blocks_raise_unless_pooled():
+    df = small_frame()
+    with pytest.raises(DesignError, match=r"data contain 2 tasks .*'score ~ agent \| task'.*pool_tasks=True"):
+        build(df, "score ~ agent")
+    d = build(df, "score ~ agent", pool_tasks=True)
+    assert d.n_tasks == 1 and any("pooled" in n for n in d.notes)
+    one = build(df[df.task == "t1"], "score ~ agent")
+    assert not one.has_blocks and one.nobs == 4
+
+
+def test_tasks_with_fewer_than_two_agents_are_kept_out_and_listed():
+    df = pd.concat([small_frame(), pd.DataFrame({"agent": ["a", "a"], "task": ["t3", "t3"], "seed": [0, 1],
+                                                 "score": [1.0, 2.0]})], ignore_index=True)
+    d = build(df, "score ~ agent | task")
+    assert d.tasks == ("t1", "t2") and d.dropped_tasks == ("t3",)
+    assert any("t3" in n and "fewer than two agents" in n for n in d.notes)
+
+
+def test_agent_only_in_dropped_tasks_is_left_out():
+    df = pd.concat([small_frame(), pd.DataFrame({"agent": ["z"], "task": ["t9"], "seed": [0], "score": [1.0]})],
+                   ignore_index=True)
+    d = build(df, "score ~ agent | task")
+    assert d.agents == ("a", "b", "c")
+    assert any("z" in n for n in d.notes)
+
+
+def test_crossed_blocks_are_task_seed_pairs():
+    df = pd.DataFrame({"agent": ["a", "b"] * 4, "task": ["t1"] * 4 + ["t2"] * 4,
+                       "seed": [0, 0, 1, 1] * 2, "score": np.arange(8.0)})
+    d = build(df, "score ~ agent | task:seed")
+    assert d.tasks == ("t1:0", "t1:1", "t2:0", "t2:1")
+    np.testing.assert_array_equal(d.counts, np.ones((4, 2)))
+
+
+def test_extra_columns_follow_the_sort_order():
+    df = small_frame().assign(batch=[10, 11, 12, 13, 14, 15, 16, 17])
+    d = build(df, "score ~ agent | task", extra_columns=["batch"])
+    np.testing.assert_array_equal(d.extra["batch"], df["batch"].to_numpy()[d.row_position])
+    with pytest.raises(DesignError, match="not found"):
+        build(df, "score ~ agent | task", extra_columns=["nope"])
+
+
+def test_user_function_in_response_resolves_in_callers_frame():
+    def squash(x):
+        return x / 100.0
+
+    d = build(small_frame(), "squash(score) ~ agent | task")
+    np.testing.assert_allclose(d.y, small_frame()["score"].to_numpy()[d.row_position] / 100.0)
+    res = rlstats.compare(small_frame(), "squash(score) ~ agent | task")
+    assert res.data_name == "squash(score) and agent and task"
+
+
+def test_bad_options_raise_option_error():
+    with pytest.raises(OptionError, match="na_action='omit'"):
+        build(small_frame(), "score ~ agent | task", na_action="omit")
+    assert issubclass(OptionError, RlstatsError) and issubclass(RlstatsError, ValueError)
+
+
+def test_select_agents_restricts_every_array():
+    d = build(small_frame(), "score ~ agent | task").select_agents(["c", "a"])
+    assert d.agents == ("c", "a") and d.nobs == 5
+    np.testing.assert_array_equal(d.counts, [[1, 2], [1, 1]])
+    np.testing.assert_array_equal(d.agent, [0, 1, 1, 0, 1])  # still sorted by task, then agent
+    np.testing.assert_array_equal(d.row_position, [4, 1, 6, 5, 3])

@@ -1,0 +1,34 @@
+"""R-style number formatting and the table renderers."""
+
+import pandas as pd
+import pytest
+
+from rlstats import format as fmt
+
+
+@pytest.mark.parametrize("value, digits, expected", [
+    # values printed by R's format(x, digits = d)
+    (5.333333333, 5, "5.3333"), (12.0, 5, "12"), (15.4930487975, 5, "15.493"), (2977.30712, 5, "2977.3"),
+    (123456.7, 5, "123457"), (0.0001, 5, "1e-04"), (1.737935948866618e-10, 4, "1.738e-10"),
+    (0.0014402963, 4, "0.00144"), (0.06948, 4, "0.06948"), (0.007383160505, 4, "0.007383"),
+    (-0.55555, 5, "-0.55555"), (0.0, 5, "0"), (1e5, 5, "1e+05"), (2.5e-05, 4, "2.5e-05"),
+])
+def test_signif_matches_r_format(value, digits, expected):
+    assert fmt.signif(value, digits) == expected
+
+
+def test_pvalue_below_machine_epsilon_prints_as_r():
+    assert fmt.pvalue_phrase(1e-30) == "p-value < 2.2e-16"
+    assert fmt.pvalue_phrase(0.06948) == "p-value = 0.06948"
+    assert fmt.format_pvalue(float("nan")) == "NA"
+
+
+def test_tables_render_in_every_format():
+    frame = pd.DataFrame({"agent": ["a_1", "b"], "mean_rank": [1.23456789, 2.0], "significant": [True, False]})
+    text = fmt.table_text(frame)
+    assert text.splitlines()[1].split() == ["a_1", "1.2346", "yes"]
+    md = fmt.table_markdown(frame)
+    assert md.splitlines()[1] == "| :--- | ---: | :--- |"
+    latex = fmt.table_latex(frame, caption="Ranks & more")
+    assert r"\toprule" in latex and r"a\_1 & 1.2346 & yes \\" in latex and r"Ranks \& more" in latex
+    assert "<td>1.2346</td>" in fmt.table_html(frame)

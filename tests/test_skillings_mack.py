@@ -1,0 +1,246 @@
+"""The public blocked rank test: oracle numbers through the DataFrame API, print format, real data."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rlstats
+from rlstats.errors import DesignError, OptionError
+
+# Skillings & Mack (1981) Table 1 (spec skillings_mack.md §10.2 a1); None = missing cell.
+TABLE1 = {
+    "B1": [3.2, 4.1, 3.8, 4.2], "B2": [3.1, 3.9, 3.4, 4.0], "B3": [4.3, 3.5, 4.6, 4.8],
+    "B4": [3.5, 3.6, 3.9, 4.0], "B5": [3.6, 4.2, 3.7, 3.9], "B6": [4.5, 4.7, 3.7, None],
+    "B7": [None, 4.2, 3.4, None], "B8": [4.3, 4.6, 4.4, 4.9], "B9": [3.5, None, 3.7, 3.9],
+}
+
+# HWC Example 7.9 niacin (spec §10.2 a4): three runs per lab and enrichment.
+NIACIN = {
+    "E1mg": [[7.58, 7.87, 7.71], [8.00, 8.27, 8.00], [7.60, 7.30, 7.82], [8.03, 7.35, 7.66]],
+    "E4mg": [[11.63, 11.87, 11.40], [12.20, 11.70, 11.80], [11.04, 11.50, 11.49], [11.50, 10.10, 11.70]],
+    "E8mg": [[15.00, 15.92, 15.58], [16.60, 16.40, 15.90], [15.87, 15.91, 16.28], [15.10, 14.80, 15.70]],
+}
+
+# Spec §10.2 (d): complete design with ties.
+TIES = {"g0": [10, 10, 12, 9], "g1": [5, 7, 7, 7], "g2": [0, 0, 0, 1], "g3": [3, 4, 4, 6],
+        "g4": [8, 8, 9, 9], "g5": [2, 1, 2, 3], "g6": [11, 13, 13, 12], "g7": [4, 4, 5, 4]}
+
+
+def long_table(table, agents="ABCD"):
+    rows = [{"task": t, "agent": a, "score": x} for t, values in table.items()
+            for a, x in zip(agents, values) if x is not None]
+    return pd.DataFrame(rows)
+
+
+def niacin():
+    return pd.DataFrame([{"task": t, "agent": f"Lab{j + 1}", "seed": s, "score": x}
+                         for t, labs in NIACIN.items() for j, runs in enumerate(labs) for s, x in enumerate(runs)])
+
+
+def test_table1_through_compare():
+    res = rlstats.compare(long_table(TABLE1), "score ~ agent | task")
+    assert res.variant == "skillings_mack"
+    assert res.statistic == pytest.approx(15.4930487975, abs=1e-8)
+    assert res.df == 3 and res.connected
+    assert res.pvalue == pytest.approx(0.0014402963, rel=1e-7)
+    assert res.posthoc_adjustment == "holm" and res.critical_difference is None
+
+
+def test_print_is_r_htest_block():
+    res = rlstats.skillings_mack(long_table(TABLE1), "score ~ agent | task")
+    lines = str(res).splitlines()
+    assert lines[:5] == ["", "\tSkillings-Mack test for incomplete blocks", "",
+                         "data:  score and agent and task",
+                         "Skillings-Mack chi-squared = 15.493, df = 3, p-value = 0.00144"]
+    assert repr(res) == str(res)
+
+
+def test_niacin_mack_skillings_and_critical_difference():
+    res = rlstats.compare(niacin(), "score ~ agent | task")
+    assert res.variant == "mack_skillings"
+    assert res.statistic == pytest.approx(12.9273504274, abs=1e-8)
+    assert res.pvalue == pytest.approx(0.004796377539, rel=1e-8)
+    # CD = 13.0995 on the HWC sum scale (spec §10.2); our mean-rank scale divides by n * c = 9.
+    assert res.critical_difference == pytest.approx(13.0995 / 9, abs=1e-4)
+    assert res.posthoc_adjustment == "tukey"
+    # Decisions agree with |S_u - S_v| >= CD on the sum scale: S = (17.6667, 30.5, 15.8333, 14).
+    s = {"Lab1": 17.6667, "Lab2": 30.5, "Lab3": 15.8333, "Lab4": 14.0}
+    for _, row in res.tidy().iterrows():
+        assert row["significant"] == (abs(s[row["agent_1"]] - s[row["agent_2"]]) >= 13.0995)
+
+
+def test_within_cell_aggregation_is_stated():
+    res = rlstats.skillings_mack(niacin(), "score ~ agent | task", variant="skillings_mack", within_cell="mean")
+    assert res.statistic == pytest.approx(7.0, abs=1e-10)  # spec §10.2 a4 (means)
+    assert res.method.endswith("on cell means")
+    assert any("36 runs aggregated to 12 cell means" in n for n in res.notes)
+    assert "aggregated" in str(res)
+
+
+def test_skillings_mack_variant_on_replicates_needs_within_cell():
+    with pytest.raises(DesignError, match=r"up to 3 runs per \(agent, task\) cell.*within_cell"):
+        rlstats.skillings_mack(niacin(), "score ~ agent | task", variant="skillings_mack")
+
+
+def test_tie_correction_reproduces_friedman():
+    df = long_table(TIES)
+    plain = rlstats.skillings_mack(df, "score ~ agent | task")
+    corrected = rlstats.skillings_mack(df, "score ~ agent | task", tie_correction=True)
+    assert plain.statistic == pytest.approx(6.2625, abs=1e-10)
+    assert corrected.statistic == pytest.approx(8.080645161, abs=1e-8)  # R friedman.test (spec §10.2 d)
+    from scipy.stats import friedmanchisquare
+    wide = df.pivot(index="task", columns="agent", values="score")
+    assert corrected.statistic == pytest.approx(friedmanchisquare(*wide.to_numpy().T).statistic, rel=1e-12)
+    assert any("ties" in n for n in plain.notes)
+
+
+def test_monte_carlo_is_reproducible_and_recorded():
+    df = long_table(TABLE1)
+    a = rlstats.skillings_mack(df, "score ~ agent | task", pvalue="monte_carlo", n_resamples=2000, rng=7)
+    b = rlstats.skillings_mack(df, "score ~ agent | task", pvalue="monte_carlo", n_resamples=2000, rng=7)
+    assert a.pvalue == b.pvalue and a.seed == 7 and a.n_resamples == 2000
+    np.testing.assert_array_equal(a.null_distribution, b.null_distribution)
+    hits = int(np.sum(a.null_distribution >= a.statistic - 1e-9 * a.statistic))
+    assert a.pvalue == (hits + 1) / 2001
+    assert a.pvalue_mc_se == pytest.approx(np.sqrt(a.pvalue * (1 - a.pvalue) / 2000))
+    assert "permutation p-value" in str(a)
+    assert a.to_dict()["seed"] == 7
+
+
+def test_exact_pvalue_on_a_tiny_design_matches_enumeration():
+    # k = 2 agents, 3 tasks, one run per cell: each task is a coin flip; T = (sum of signs)^2 / 3.
+    df = pd.DataFrame({"task": list("xxyyzz"), "agent": ["a", "b"] * 3, "score": [1.0, 2, 3, 4, 6, 5]})
+    res = rlstats.skillings_mack(df, "score ~ agent | task", pvalue="exact")
+    # signs (+, +, -): T = 1/3; P(|sum| >= 1) = 1 over the 8 equally likely sign patterns.
+    assert res.statistic == pytest.approx(1 / 3)
+    assert res.pvalue == pytest.approx(1.0)
+    df.loc[5, "score"] = 7.0  # now (+, +, +): T = 3, P(|sum| = 3) = 2/8
+    assert rlstats.skillings_mack(df, "score ~ agent | task", pvalue="exact").pvalue == pytest.approx(0.25)
+
+
+def test_invariances_relabel_monotone_transform_shift():
+    rng = np.random.default_rng(3)
+    df = rlstats.datasets.simulate(agents=4, tasks=8, seeds=3, effect=0.5, rng=1)
+    base = rlstats.skillings_mack(df, "score ~ agent | task")
+    relabelled = df.assign(agent=df["agent"].astype(str).map({"agent_1": "z", "agent_2": "y",
+                                                               "agent_3": "x", "agent_4": "w"}))
+    assert rlstats.skillings_mack(relabelled, "score ~ agent | task").statistic == pytest.approx(base.statistic)
+    one_task = df["task"] == df["task"].iloc[0]
+    transformed = df.assign(score=np.where(one_task, np.exp(df["score"] / 10.0), df["score"]))
+    assert rlstats.skillings_mack(transformed, "score ~ agent | task").statistic == pytest.approx(base.statistic)
+    shifted = df.assign(score=df["score"] + np.where(one_task, rng.normal() * 100, 0.0))
+    assert rlstats.skillings_mack(shifted, "score ~ agent | task").statistic == pytest.approx(base.statistic)
+    shuffled = df.sample(frac=1.0, random_state=0)
+    assert rlstats.skillings_mack(shuffled, "score ~ agent | task").statistic == pytest.approx(base.statistic)
+
+
+def test_direction_changes_mean_ranks_not_the_test():
+    df = long_table(TABLE1)
+    up = rlstats.skillings_mack(df, "score ~ agent | task")
+    down = rlstats.skillings_mack(df, "score ~ agent | task", higher_is_better=False)
+    assert up.statistic == down.statistic
+    # Higher scores are better by default: D has the highest scores in Table 1, so it ranks best.
+    assert up.agents[int(np.argmin(up.mean_ranks))] == "D"
+    assert down.agents[int(np.argmin(down.mean_ranks))] == "A"
+
+
+def test_equals_friedman_on_complete_designs_without_ties():
+    rng = np.random.default_rng(0)
+    wide = rng.normal(size=(12, 5))
+    df = pd.DataFrame([{"task": i, "agent": j, "score": wide[i, j]} for i in range(12) for j in range(5)])
+    res = rlstats.skillings_mack(df, "score ~ agent | task")
+    ranks = wide.argsort(axis=1).argsort(axis=1) + 1.0
+    n, k = wide.shape
+    friedman = 12 / (n * k * (k + 1)) * (ranks.sum(axis=0) ** 2).sum() - 3 * n * (k + 1)
+    assert res.statistic == pytest.approx(friedman, rel=1e-12)
+    assert res.posthoc_adjustment == "tukey"
+    # Nemenyi CD on the mean-rank scale: q_alpha * sqrt(k (k + 1) / (6 n)) (Demsar 2006).
+    from scipy.stats import studentized_range
+    q = studentized_range.ppf(0.95, k, np.inf) / np.sqrt(2)
+    assert res.critical_difference == pytest.approx(q * np.sqrt(k * (k + 1) / (6 * n)), rel=1e-10)
+
+
+def test_option_errors_name_the_option():
+    df = long_table(TABLE1)
+    with pytest.raises(OptionError, match="pvalue='permutation'"):
+        rlstats.skillings_mack(df, "score ~ agent | task", pvalue="permutation")
+    with pytest.raises(OptionError, match="within_cell='avg'"):
+        rlstats.skillings_mack(df, "score ~ agent | task", within_cell="avg")
+    with pytest.raises(OptionError, match="alpha"):
+        rlstats.skillings_mack(df, "score ~ agent | task", alpha=1.5)
+    with pytest.raises(OptionError, match="adjustment='tukey' needs"):
+        rlstats.skillings_mack(df, "score ~ agent | task", adjustment="tukey")
+    with pytest.raises(DesignError, match=r"needs blocks"):
+        rlstats.skillings_mack(df[df.task == "B1"], "score ~ agent")
+
+
+def test_compare_without_blocks_names_the_available_methods():
+    df = long_table(TABLE1)
+    with pytest.raises(OptionError, match="skillings_mack"):
+        rlstats.compare(df[df.task == "B1"], "score ~ agent", method="nonexistent")
+
+
+def test_accepts_a_ready_design():
+    design = rlstats.build(long_table(TABLE1), "score ~ agent | task")
+    assert rlstats.skillings_mack(design).statistic == pytest.approx(15.4930487975, abs=1e-8)
+
+
+def test_disconnected_design_reports_rank_df():
+    rows = []
+    for t, pair in [("t1", "AB"), ("t2", "AB"), ("t3", "AB"), ("t4", "CD"), ("t5", "CD"), ("t6", "CD")]:
+        for j, a in enumerate(pair):
+            rows.append({"task": t, "agent": a, "score": float(j + (t in ("t2", "t5")))})
+    res = rlstats.skillings_mack(pd.DataFrame(rows), "score ~ agent | task")
+    assert res.df == 2 and not res.connected
+    assert "not connected" in res.report()
+
+
+def test_report_names_test_design_and_outcome():
+    text = rlstats.compare(niacin(), "score ~ agent | task").report()
+    assert "Mack and Skillings (1980)" in text and "4 agents on 3 tasks (3 runs per agent and task)" in text
+    assert "chi-squared = 12.927, df = 3, p = 0.004796" in text and "critical difference" in text
+
+
+# ---- real data: Atari 100k (spec §8; issue 2 §7) --------------------------------------------------
+
+SIX = ["CURL", "DER", "DrQ", "DrQ(eps)", "OTRainbow", "SPR"]
+
+
+def test_atari_mack_skillings_six_agents(atari):
+    six = atari[atari["agent"].isin(SIX)]
+    res = rlstats.compare(six, "score ~ agent | task")
+    assert res.variant == "mack_skillings" and res.df == 5 and res.nobs == 15600
+    assert res.statistic == pytest.approx(2977.307, abs=5e-4)
+    assert "p-value < 2.2e-16" in str(res)
+
+
+def test_atari_spr_vs_drq_eps(atari):
+    pair = atari[atari["agent"].isin(["SPR", "DrQ(eps)"])]
+    res = rlstats.compare(pair, "score ~ agent | task")
+    assert res.statistic == pytest.approx(212.528, abs=5e-4) and res.df == 1
+
+
+def test_atari_skillings_mack_on_cell_means(atari):
+    six = atari[atari["agent"].isin(SIX)]
+    res = rlstats.skillings_mack(six, "score ~ agent | task", variant="skillings_mack", within_cell="mean")
+    assert res.statistic == pytest.approx(54.3956, abs=5e-5) and res.df == 5
+    assert res.pvalue == pytest.approx(1.738e-10, rel=1e-3)
+
+
+def test_atari_near_ties_are_not_merged(atari):
+    # DrQ(eps) has a Kangaroo run at -7.1e-15 while others score exactly 0.0: R's rank() keeps them apart.
+    kangaroo = atari[(atari["task"] == "Kangaroo") & atari["agent"].isin(SIX)]
+    tiny = kangaroo["score"].between(-1e-12, -1e-16)
+    assert tiny.sum() == 1
+    from rlstats.methods._blocked_ranks import midranks
+    values = kangaroo["score"].to_numpy()
+    ranks = midranks(values, np.zeros(values.size, dtype=np.intp))
+    # Sorted, the task starts -7.1e-15, 0.0, 2.0, ...: the two smallest get ranks 1 and 2, not 1.5 each.
+    assert ranks[tiny.to_numpy()][0] == 1.0
+    assert ranks[values == 0.0][0] == 2.0
+
+
+def test_all_nine_atari_agents_with_unequal_runs(atari):
+    res = rlstats.compare(atari, "score ~ agent | task")
+    assert res.variant == "mack_skillings" and res.n_agents == 9 and res.df == 8
+    assert res.posthoc_adjustment == "holm"  # unequal runs per cell: no critical difference
