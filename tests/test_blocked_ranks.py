@@ -715,14 +715,53 @@ def test_direction_reverses_ranks_but_not_the_statistic():
     np.testing.assert_allclose(br.mean_ranks(s) + br.mean_ranks(s, higher_is_better=False), 5.0)
 
 
-def test_two_agents_z_squared_is_the_statistic():
-    for table in (E2, A4):
-        y, a, t, k, n = long_form(table)
-        keep = a < 2
-        s = br.build_setup(y[keep], a[keep], t[keep], 2, n, variant=MS)
-        ph = br.pairwise(s)
-        assert ph.z[0] ** 2 == pytest.approx(br.observed_statistic(s), rel=1e-12)
-        assert ph.pvalue[0] == pytest.approx(br.asymptotic_pvalue(s, br.observed_statistic(s)), rel=1e-10)
+def test_two_agents_z_squared_is_the_statistic_when_balanced():
+    y, a, t, k, n = long_form(A4)
+    keep = a < 2
+    s = br.build_setup(y[keep], a[keep], t[keep], 2, n, variant=MS)
+    ph = br.pairwise(s)
+    assert ph.z[0] ** 2 == pytest.approx(br.observed_statistic(s), rel=1e-12)
+    assert ph.pvalue[0] == pytest.approx(br.asymptotic_pvalue(s, br.observed_statistic(s)), rel=1e-10)
+
+
+def test_pairwise_sign_follows_mean_ranks_with_unequal_runs():
+    # Unequal runs per cell: the contrast compares means of runs, so z and the estimate agree in sign.
+    rng = np.random.default_rng(5)
+    y, a, t = [], [], []
+    for task in range(6):
+        for agent, (runs, shift) in enumerate([(30, 0.0), (2, 1.0), (8, 0.5)]):
+            y += list(rng.normal(shift, 1.0, runs))
+            a += [agent] * runs
+            t += [task] * runs
+    s = br.build_setup(np.array(y), np.array(a), np.array(t), 3, 6, variant=MS)
+    ph = br.pairwise(s)
+    np.testing.assert_array_equal(np.sign(ph.z), np.sign(ph.mean_rank_diff))
+    np.testing.assert_allclose(ph.mean_rank_diff, ph.mean_rank[ph.agent_u] - ph.mean_rank[ph.agent_v])
+
+
+@pytest.mark.parametrize("tie_value, tie_correction", [(3.0, True), (3.5, False)])
+def test_pairwise_variance_is_the_exact_permutation_variance(tie_value, tie_correction):
+    # Tiny unbalanced design: enumerate every within-task arrangement of the runs.  With a tie
+    # (3.0, 3.0) the exact variance uses the observed mid-ranks (tie_correction=True); without ties
+    # the default untied spread q (q + 1) / 12 is exact.
+    from itertools import permutations
+
+    table = [[[1.0, 4.0], [2.0], [3.0, tie_value]], [[5.0], None, [1.0, 2.0]], [[2.0], [7.0, 1.0], [0.5]]]
+    y, a, t, k, n = long_form(table)
+    s = br.build_setup(y, a, t, k, n, variant=MS, tie_correction=tie_correction)
+    ph = br.pairwise(s)
+    per_task = []
+    for i in range(n):
+        m = t == i
+        values = []
+        for order in set(permutations(range(m.sum()))):
+            yy = y.copy()
+            yy[np.flatnonzero(m)] = y[m][list(order)]
+            values.append(br.shared_task_contrasts(br.build_setup(yy, a, t, k, n, variant=MS))[0])
+        per_task.append(np.array(values))
+    # Tasks are independent, so the variance of the sum is the sum of the per-task variances.
+    total_var = sum(v.var(axis=0) for v in per_task)
+    np.testing.assert_allclose(ph.se ** 2, total_var[ph.agent_u, ph.agent_v], rtol=1e-10)
 
 
 def test_holm_and_bonferroni_match_statsmodels():
@@ -740,11 +779,28 @@ def test_holm_and_bonferroni_match_statsmodels():
         br.pairwise(s, adjustment="scheffe")
 
 
-def test_pairwise_standard_errors_from_covariance():
+def test_pairwise_standard_errors_on_incomplete_blocks():
     s = setup_of(A1, SM)
     ph = br.pairwise(s, higher_is_better=False)
-    A = br.centred_sums(s, s.ranks)
-    # A - B: Sigma_AA + Sigma_BB - 2 Sigma_AB = 22 + 21 + 14
-    assert ph.se[0] == pytest.approx(np.sqrt(57))
-    assert ph.diff[0] == pytest.approx(A[0] - A[1])
-    assert ph.pvalue[0] == pytest.approx(2 * stats.norm.sf(abs(A[0] - A[1]) / np.sqrt(57)))
+    y, a, t, k, n = long_form(A1)
+    # A vs B share B1-B6 and B8: six blocks of 4 agents (variance 2 * 4 * 5 / 12) and one of 3 (2 * 3 * 4 / 12).
+    assert ph.n_shared[0] == 7
+    assert ph.se[0] == pytest.approx(np.sqrt(6 * 40 / 12 + 2))
+    diff = 0.0
+    for i in range(n):
+        m = t == i
+        if {0, 1} <= set(a[m]):
+            r = stats.rankdata(y[m])
+            diff += r[a[m] == 0][0] - r[a[m] == 1][0]
+    assert ph.diff[0] == pytest.approx(diff)
+    assert ph.pvalue[0] == pytest.approx(2 * stats.norm.sf(abs(diff) / np.sqrt(22)))
+
+
+def test_pairs_without_shared_tasks_are_not_tested():
+    table = [[1.0, 2.0, None, None], [2.0, 1.0, None, None], [None, None, 1.0, 2.0], [None, None, 3.0, 1.0]]
+    s = setup_of(table, SM)
+    ph = br.pairwise(s)
+    untestable = ph.n_shared == 0
+    assert untestable.sum() == 4
+    assert np.isnan(ph.z[untestable]).all() and not ph.reject[untestable].any()
+    assert np.isfinite(ph.pvalue_adjusted[~untestable]).all()

@@ -696,7 +696,7 @@ def mean_ranks(setup, *, higher_is_better=True):
 
 @dataclass(frozen=True)
 class PairwiseComparisons:
-    """All pairwise contrasts of the centred rank sums.
+    """All pairwise contrasts of mean ranks on the tasks each pair shares.
 
     Attributes
     ----------
@@ -704,17 +704,20 @@ class PairwiseComparisons:
         Agent codes of each pair (u < v).
     mean_rank : ndarray, shape (k,)
         From :func:`mean_ranks` (rank 1 = best in the chosen direction).
+    n_shared : ndarray of int
+        Tasks where both agents have runs.
     mean_rank_diff : ndarray
-        mean_rank[u] - mean_rank[v] (negative: u ranks better).
+        Mean over the shared tasks of (u's mean rank - v's mean rank) on the
+        1..k scale of :func:`mean_ranks` (negative: u ranks better).  Equal to
+        mean_rank[u] - mean_rank[v] on complete designs; NaN without shared tasks.
     diff : ndarray
-        d_u - d_v on the variant's weighted scale, in the same orientation
-        (negative: u ranks better).
+        The sum over shared tasks of the same differences.
     se : ndarray
-        Null standard error sqrt(V_uu + V_vv - 2 V_uv).
+        Its exact standard error under within-task permutation.
     z, pvalue : ndarray
-        diff / se and the two-sided normal p-value.
+        diff / se and the two-sided normal p-value (NaN without shared tasks).
     pvalue_adjusted : ndarray
-        Adjusted for the k (k - 1) / 2 comparisons.
+        Adjusted for the comparisons that have shared tasks.
     adjustment : str
         ``"tukey"``, ``"holm"`` or ``"bonferroni"``.
     alpha : float
@@ -729,6 +732,7 @@ class PairwiseComparisons:
     agent_u: np.ndarray
     agent_v: np.ndarray
     mean_rank: np.ndarray
+    n_shared: np.ndarray
     mean_rank_diff: np.ndarray
     diff: np.ndarray
     se: np.ndarray
@@ -782,17 +786,66 @@ def _bonferroni(p):
     return np.minimum(1.0, p * p.size)
 
 
-def pairwise(setup, *, higher_is_better=True, adjustment="auto", alpha=0.05):
-    """Post-hoc comparisons of every pair of agents.
+def _cell_mean_ranks(setup, higher_is_better):
+    """(n, k) mean mid-rank of each cell on the 1..q_i scale (0 for empty cells), best = 1 when asked."""
+    q = setup.block_size[setup.block]
+    r = setup.ranks2 / 2.0
+    if higher_is_better:
+        r = q + 1 - r
+    cell = setup.block * setup.k + setup.agent
+    sums = np.bincount(cell, weights=r, minlength=setup.n * setup.k).reshape(setup.n, setup.k)
+    return np.divide(sums, setup.counts, out=np.zeros_like(sums), where=setup.counts > 0)
 
-    z = (d_u - d_v) / sqrt(V_uu + V_vv - 2 V_uv) with d the centred sums and V
-    their null covariance.  ``"tukey"`` (balanced complete designs only) is
-    the single-step studentized range with df = inf,
-    p = P(range_k >= sqrt(2) |z|): rejecting at alpha is exactly
-    |S_u - S_v| >= CD of thesis eq. 2.23 (Nemenyi when c = 1).  ``"holm"``
-    (Holm 1979 step-down) and ``"bonferroni"`` use the two-sided normal
-    p-values and hold in any design.  ``"auto"``: tukey when balanced, else holm.
-    The tests beyond the balanced case extend the sources (spec Section 6).
+
+def shared_task_contrasts(setup, *, higher_is_better=True):
+    """Sum over shared tasks of mean-rank differences, and its exact permutation variance, for all pairs.
+
+    In task i a run's rank r becomes r' = (r - 1/2) s_i + 1/2 with s_i = k_i / q_i
+    (the 1..k scale of :func:`mean_ranks`).  For agents u, v present in task i,
+    D_i = s_i (mean r_u - mean r_v) is a linear rank statistic with mean 0 under
+    within-task exchangeability and variance
+
+        s_i**2 (1/c_iu + 1/c_iv) * sum_m (r_m - mean r)**2 / (q_i - 1)
+        = s_i**2 (1/c_iu + 1/c_iv) q_i (q_i + 1) / 12          (no ties),
+
+    the permutation variance of a linear statistic (sampling without
+    replacement).  With ``tie_correction`` the observed mid-ranks' spread is
+    used instead.  Tasks are independent, so the variances add.
+
+    Returns
+    -------
+    (diff, var, n_shared) : three (k, k) arrays; diff is antisymmetric.
+    """
+    present = (setup.counts > 0).astype(np.float64)
+    q = setup.block_size.astype(np.float64)
+    scale = setup.agents_present / q
+    weighted = present * scale[:, None] * _cell_mean_ranks(setup, higher_is_better)
+    diff = weighted.T @ present - present.T @ weighted
+    spread = q * (q + 1) / 12.0
+    if setup.tie_correction:
+        spread = spread * (1.0 - setup.tie_sum / (q**3 - q))
+    inverse_counts = np.divide(1.0, setup.counts, out=np.zeros(setup.counts.shape), where=setup.counts > 0)
+    per_cell = present * inverse_counts * (scale**2 * spread)[:, None]
+    var = per_cell.T @ present + present.T @ per_cell
+    return diff, var, present.T @ present
+
+
+def pairwise(setup, *, higher_is_better=True, adjustment="auto", alpha=0.05):
+    """Post-hoc comparisons of every pair of agents on the tasks they share.
+
+    z = sum_i D_i / sqrt(sum_i Var0 D_i) from :func:`shared_task_contrasts`:
+    the difference of the pair's mean ranks, task by task, against its exact
+    null variance under within-task permutation.  Comparing means of runs
+    (not rank sums) keeps the sign of z equal to the sign of the mean-rank
+    difference whatever the numbers of runs per cell.  On balanced complete
+    designs z is the contrast of the thesis's sums S_u - S_v (HWC scaling), and
+    ``"tukey"`` -- the single-step studentized range with df = inf,
+    p = P(range_k >= sqrt(2) |z|) -- rejects exactly when |S_u - S_v| >= CD of
+    thesis eq. 2.23 (Nemenyi when c = 1).  ``"holm"`` (Holm 1979 step-down)
+    and ``"bonferroni"`` use the two-sided normal p-values and hold in any
+    design; ``"auto"``: tukey when balanced, else holm.  Pairs that share no
+    task get NaN and are never declared different.  The procedures beyond the
+    balanced case extend the sources (spec Section 6).
 
     Returns
     -------
@@ -812,23 +865,26 @@ def pairwise(setup, *, higher_is_better=True, adjustment="auto", alpha=0.05):
             "adjustment='tukey' needs every agent-task cell to hold the same number of runs; "
             "use adjustment='holm' for this design"
         )
-    sign = -1.0 if higher_is_better else 1.0
-    d = sign * centred_sums(setup, setup.ranks)
     u, v = np.triu_indices(setup.k, 1)
-    var = setup.cov[u, u] + setup.cov[v, v] - 2 * setup.cov[u, v]
+    diff, var, shared = (m[u, v] for m in shared_task_contrasts(setup, higher_is_better=higher_is_better))
+    testable = (shared > 0) & (var > 0)
     se = np.sqrt(np.maximum(var, 0.0))
-    diff = d[u] - d[v]
-    z = np.divide(diff, se, out=np.zeros_like(diff), where=se > 0)
+    z = np.full(u.size, np.nan)
+    z[testable] = diff[testable] / se[testable]
     p = 2 * stats.norm.sf(np.abs(z))
-    p_adj = _tukey(z, setup.k) if adjustment == "tukey" else _ADJUST[adjustment](p)
-    cd = (None,) * 3
+    p_adj = np.full(u.size, np.nan)
     if adjustment == "tukey":
-        cd = critical_difference(setup.k, setup.n, int(setup.counts[0, 0]), alpha)
-    ranks = mean_ranks(setup, higher_is_better=higher_is_better)
+        p_adj[testable] = _tukey(z[testable], setup.k)
+    else:
+        p_adj[testable] = _ADJUST[adjustment](p[testable])
+    cd = critical_difference(setup.k, setup.n, int(setup.counts[0, 0]), alpha) if adjustment == "tukey" else (None,) * 3
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_diff = np.where(shared > 0, diff / shared, np.nan)
     return PairwiseComparisons(
-        agent_u=u, agent_v=v, mean_rank=ranks, mean_rank_diff=ranks[u] - ranks[v], diff=diff, se=se,
-        z=z, pvalue=p, pvalue_adjusted=p_adj, adjustment=adjustment, alpha=alpha,
-        reject=p_adj <= alpha, q_alpha=cd[2], cd_sum=cd[0], cd_mean_rank=cd[1],
+        agent_u=u, agent_v=v, mean_rank=mean_ranks(setup, higher_is_better=higher_is_better),
+        n_shared=shared.astype(int), mean_rank_diff=mean_diff, diff=diff, se=se, z=z, pvalue=p,
+        pvalue_adjusted=p_adj, adjustment=adjustment, alpha=alpha, reject=np.nan_to_num(p_adj, nan=1.0) <= alpha,
+        q_alpha=cd[2], cd_sum=cd[0], cd_mean_rank=cd[1],
     )
 
 

@@ -49,8 +49,8 @@ _REFERENCES = {
 }
 _ADJUSTMENT_NAMES = {
     "tukey": "Tukey single-step (studentized range, df = Inf; the critical difference)",
-    "holm": "Holm step-down on pairwise rank-sum contrasts",
-    "bonferroni": "Bonferroni on pairwise rank-sum contrasts",
+    "holm": "Holm step-down on mean-rank differences over shared tasks",
+    "bonferroni": "Bonferroni on mean-rank differences over shared tasks",
 }
 
 
@@ -123,8 +123,10 @@ class SkillingsMackResult(Result):
     mean_ranks : ndarray, shape (n_agents,)
         Mean within-task rank on the 1..k scale, 1 = best.
     comparisons : DataFrame
-        One row per pair: agent_1, agent_2, estimate (difference of mean
-        ranks), statistic (z), p_value, p_adjusted, significant.
+        One row per pair: agent_1, agent_2, n_shared_tasks, estimate (mean
+        over the tasks both ran of agent_1's minus agent_2's mean rank),
+        statistic (z against the exact permutation variance), p_value,
+        p_adjusted, significant.
     posthoc_adjustment : str
         ``"tukey"``, ``"holm"`` or ``"bonferroni"``.
     critical_difference : float or None
@@ -219,7 +221,7 @@ class SkillingsMackResult(Result):
 
     # ---- tidy output ------------------------------------------------------------------
     def tidy(self):
-        """One row per pair of agents: estimate = difference of mean ranks (agent_1 - agent_2)."""
+        """One row per pair of agents: estimate = difference of mean ranks (agent_1 - agent_2, negative: agent_1 better)."""
         out = self.comparisons.copy()
         out["adjustment"] = self.posthoc_adjustment
         return out
@@ -267,8 +269,9 @@ class SkillingsMackResult(Result):
             post = (f" Post hoc, pairs whose mean ranks differ by at least the critical difference "
                     f"{fmt.signif(self.critical_difference, 3)} (Tukey single-step, alpha = {self.alpha}) differ")
         else:
-            post = (f" Post hoc, pairwise contrasts of the rank sums with their permutation-null variances were "
-                    f"tested with {self.posthoc_adjustment.capitalize()} adjustment at alpha = {self.alpha}")
+            post = (f" Post hoc, each pair's difference of mean ranks over the tasks both agents ran was tested "
+                    f"against its exact permutation variance with {self.posthoc_adjustment.capitalize()} "
+                    f"adjustment at alpha = {self.alpha}")
         pairs = "; ".join(f"{a} vs {b}" for a, b in zip(sig["agent_1"], sig["agent_2"]))
         text += post + (f": {pairs}." if len(sig) else ": no pair differs.")
         if not self.connected:
@@ -408,6 +411,9 @@ def _run(design, options, rng):
                      "conservative; pvalue=\"monte_carlo\" keeps the ties in its null distribution")
     posthoc = kernels.pairwise(setup, higher_is_better=options.higher_is_better, adjustment=options.adjustment,
                                alpha=options.alpha)
+    untestable = int((posthoc.n_shared == 0).sum())
+    if untestable:
+        notes.append(f"{untestable} pair(s) of agents never ran on a common task and are not compared post hoc")
     return SkillingsMackResult(
         method=_TITLES[variant] + (f" on cell {within}s" if within else ""),
         formula=design.formula, data_name=design.data_name, nobs=design.nobs, notes=tuple(notes),
@@ -424,6 +430,6 @@ def _comparisons_frame(agents, posthoc):
     names = np.asarray(agents, dtype=object)
     return pd.DataFrame({
         "agent_1": names[posthoc.agent_u], "agent_2": names[posthoc.agent_v],
-        "estimate": posthoc.mean_rank_diff, "statistic": posthoc.z, "p_value": posthoc.pvalue,
+        "n_shared_tasks": posthoc.n_shared, "estimate": posthoc.mean_rank_diff, "statistic": posthoc.z, "p_value": posthoc.pvalue,
         "p_adjusted": posthoc.pvalue_adjusted, "significant": posthoc.reject,
     })
