@@ -7,7 +7,7 @@ from rlstats import format as fmt
 
 
 @pytest.mark.parametrize("value, digits, expected", [
-    # values printed by R's format(x, digits = d)
+    # values printed by R 4.2.2's format(x, digits = d): tests/reference/r_format_and_friedman.R
     (5.333333333, 5, "5.3333"), (12.0, 5, "12"), (15.4930487975, 5, "15.493"), (2977.30712, 5, "2977.3"),
     (123456.7, 5, "123457"), (0.0001, 5, "1e-04"), (1.737935948866618e-10, 4, "1.738e-10"),
     (0.0014402963, 4, "0.00144"), (0.06948, 4, "0.06948"), (0.007383160505, 4, "0.007383"),

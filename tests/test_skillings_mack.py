@@ -88,6 +88,8 @@ def test_tie_correction_reproduces_friedman():
     corrected = rlstats.skillings_mack(df, "score ~ agent | task", tie_correction=True)
     assert plain.statistic == pytest.approx(6.2625, abs=1e-10)
     assert corrected.statistic == pytest.approx(8.080645161, abs=1e-8)  # R friedman.test (spec §10.2 d)
+    # R prints "Friedman chi-squared = 8.0806, df = 3, p-value = 0.04437" (tests/reference/*.R).
+    assert str(corrected).splitlines()[4].endswith("= 8.0806, df = 3, p-value = 0.04437")
     from scipy.stats import friedmanchisquare
     wide = df.pivot(index="task", columns="agent", values="score")
     assert corrected.statistic == pytest.approx(friedmanchisquare(*wide.to_numpy().T).statistic, rel=1e-12)
