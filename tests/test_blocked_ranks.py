@@ -9,7 +9,6 @@ checks use closed forms (Friedman), scipy (friedmanchisquare, rankdata,
 studentized_range), statsmodels (multipletests) and exhaustive enumeration.
 """
 
-import time
 
 import numpy as np
 import pytest
@@ -607,22 +606,6 @@ def test_calibration_under_the_null_reduced():
 def test_calibration_under_the_null_full():
     _check_calibration(5000, 199)
     _check_calibration(3000, 199, k=4, n=6, c=5, exact_size=None)
-
-
-@pytest.mark.slow
-def test_monte_carlo_speed_on_atari(atari):
-    keep = atari[atari.agent.isin(["CURL", "DER", "DrQ", "DrQ(eps)", "OTRainbow", "SPR"])]
-    agent = np.unique(keep.agent.to_numpy(str), return_inverse=True)[1]
-    task = np.unique(keep.task.to_numpy(str), return_inverse=True)[1]
-    s = br.build_setup(keep.score.to_numpy(float), agent, task, 6, 26, variant=MS)
-    assert s.agent.size == 15600
-    best = np.inf
-    for _rep in range(2):
-        start = time.perf_counter()
-        r = br.monte_carlo_test(s, 10_000, np.random.SeedSequence(0))
-        best = min(best, time.perf_counter() - start)
-    assert r.pvalue == 1 / 10_001
-    assert best < 2.0
 
 
 # ----------------------------------------------------------------------------- post hoc

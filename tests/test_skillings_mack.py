@@ -246,3 +246,38 @@ def test_all_nine_atari_agents_with_unequal_runs(atari):
     res = rlstats.compare(atari, "score ~ agent | task")
     assert res.variant == "mack_skillings" and res.n_agents == 9 and res.df == 8
     assert res.posthoc_adjustment == "holm"  # unequal runs per cell: no critical difference
+
+
+# ---- calibration through the public API ----------------------------------------------------------
+
+def _null_rejection_rate(n_sim, seed, **simulate_options):
+    rng = np.random.default_rng(seed)
+    rejected = np.zeros(2)
+    for _ in range(n_sim):
+        df = rlstats.datasets.simulate(effect=0.0, rng=rng, **simulate_options)
+        asymptotic = rlstats.skillings_mack(df, "score ~ agent | task")
+        mc = rlstats.skillings_mack(df, "score ~ agent | task", pvalue="monte_carlo", n_resamples=199, rng=rng)
+        rejected += [asymptotic.pvalue <= 0.05, mc.pvalue <= 0.05]
+    return rejected / n_sim
+
+
+@pytest.mark.parametrize("options", [
+    {"agents": 4, "tasks": 8, "seeds": 1, "missing": 0.2},   # Skillings-Mack, incomplete blocks
+    {"agents": 3, "tasks": 5, "seeds": 3, "missing": 0.1},   # Mack-Skillings, replicated, empty cells
+])
+def test_type_one_error_at_most_alpha_reduced(options):
+    n_sim = 300
+    rates = _null_rejection_rate(n_sim, 11, **options)
+    assert np.all(rates <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / n_sim))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("options", [
+    {"agents": 4, "tasks": 8, "seeds": 1, "missing": 0.2},
+    {"agents": 3, "tasks": 5, "seeds": 3, "missing": 0.1},
+    {"agents": 5, "tasks": 12, "seeds": 2, "distribution": "t"},
+])
+def test_type_one_error_at_most_alpha_full(options):
+    n_sim = 3000
+    rates = _null_rejection_rate(n_sim, 12, **options)
+    assert np.all(rates <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / n_sim))
