@@ -260,7 +260,9 @@ def build(data, formula, *, na_action="raise", eval_env=0, extra_columns=(), poo
         if seed_missing.any() and na_action == "raise":
             _missing_error(data, formula.replicate, seed_missing)
         drop |= seed_missing
-        seeds = seed_values.astype(str).to_numpy()
+        # Integer codes in the seeds' own order (numbers sort as numbers) make the sort cheap.
+        seed_codes, seed_labels, _ = _levels(formula.replicate, seed_values, "replicate")
+        seeds = (seed_codes, np.asarray(seed_labels, dtype=object))
     for column in extra_columns:
         extra_missing = data[column].isna().to_numpy()
         if extra_missing.any() and na_action == "raise":
@@ -290,13 +292,13 @@ def build(data, formula, *, na_action="raise", eval_env=0, extra_columns=(), poo
     notes += [note] if note else []
     task, task_labels, note = _drop_unused(task, labels["task"], "task")
     notes += [note] if note else []
-    seeds = None if seeds is None else seeds[keep]
+    seed_codes = None if seeds is None else seeds[0][keep]
 
     # Sort by task, then agent, then (seed or) original order; lexsort is stable.
-    keys = [agent, task] if seeds is None else [seeds, agent, task]
+    keys = [agent, task] if seeds is None else [seed_codes, agent, task]
     order = np.lexsort(keys)
     design = _assemble(formula, y[order], agent[order], task[order], agent_labels, task_labels,
-                       position[order], None if seeds is None else seeds[order],
+                       position[order], None if seeds is None else seeds[1][seed_codes[order]],
                        {c: data[c].to_numpy()[position[order]] for c in extra_columns}, n_dropped)
     if seeds is not None:
         _check_unique_replicates(design)

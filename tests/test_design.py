@@ -187,3 +187,11 @@ def test_select_agents_restricts_every_array():
     np.testing.assert_array_equal(d.counts, [[1, 2], [1, 1]])
     np.testing.assert_array_equal(d.agent, [0, 1, 1, 0, 1])  # still sorted by task, then agent
     np.testing.assert_array_equal(d.row_position, [4, 1, 6, 5, 3])
+
+
+def test_numeric_seeds_sort_as_numbers():
+    df = pd.DataFrame({"agent": ["a"] * 3 + ["b"] * 3, "task": "t", "seed": [10, 2, 1] * 2,
+                       "score": np.arange(6.0)})
+    d = build(df, "score ~ agent | task/seed")
+    assert list(d.seeds[:3]) == ["1", "2", "10"]
+    np.testing.assert_array_equal(d.y[:3], [2.0, 1.0, 0.0])

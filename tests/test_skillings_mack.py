@@ -281,3 +281,20 @@ def test_type_one_error_at_most_alpha_full(options):
     n_sim = 3000
     rates = _null_rejection_rate(n_sim, 12, **options)
     assert np.all(rates <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / n_sim))
+
+
+def test_two_agents_have_one_degree_of_freedom():
+    # Regression: a floating-point rank decision once counted a 5e-16 eigenvalue and reported df = 2.
+    for seeds in (3, 50):
+        df = rlstats.datasets.simulate(agents=2, tasks=26, seeds=seeds, rng=0)
+        res = rlstats.compare(df, "score ~ agent | task")
+        assert res.df == 1 and res.connected
+        # k = 2 closed form (spec §2): MS = 12 (T1 - E0 T1)^2 / (n c^2 (2c + 1)).
+        design = rlstats.build(df, "score ~ agent | task")
+        t1 = 0.0
+        for i in range(26):
+            in_task = design.task == i
+            ranks = pd.Series(design.y[in_task]).rank().to_numpy()
+            t1 += ranks[design.agent[in_task] == 0].sum()
+        expected = 12 * (t1 - 26 * seeds * (2 * seeds + 1) / 2) ** 2 / (26 * seeds**2 * (2 * seeds + 1))
+        assert res.statistic == pytest.approx(expected, rel=1e-10)

@@ -242,14 +242,37 @@ def build_setup(y, agent, task, k, n, *, variant, tie_correction=False):
     tie_factor = 1.0 - tie_sum / (q**3 - q) if tie_correction else np.ones(n)
     centre_block = (q + 1) / 2.0
     expected = (counts * (w_block * centre_block)[:, None]).sum(axis=0)
-    cov = _null_covariance(counts, q, w_block**2 * (q + 1) / 12.0 * tie_factor)
-    df = int(np.linalg.matrix_rank(cov))
+    block_scale = w_block**2 * (q + 1) / 12.0 * tie_factor
+    cov = _null_covariance(counts, q, block_scale)
+    df = k - _agent_groups(counts[block_scale > 0])
     return BlockedRankSetup(
         variant=variant, k=k, n=n, agent=agent, block=task, ranks2=ranks2,
         weight=w_block[task], centre=centre_block[task], counts=counts, block_size=q,
         agents_present=k_i, tie_sum=tie_sum, tie_correction=bool(tie_correction),
-        expected=expected, cov=cov, cov_pinv=np.linalg.pinv(cov), df=df, connected=df == k - 1,
+        expected=expected, cov=cov, cov_pinv=_pseudo_inverse(cov, df), df=df, connected=df == k - 1,
     )
+
+
+def _agent_groups(counts):
+    """Number of groups of agents linked through shared informative blocks (graph components).
+
+    The null covariance is a sum of block Laplacian-like terms, so its rank is
+    exactly k minus this number; counting it on the graph avoids the
+    floating-point rank decision of ``matrix_rank`` (which can count a 5e-16
+    eigenvalue as real and report df = 2 for two agents).
+    """
+    from scipy.sparse.csgraph import connected_components
+
+    present = (counts > 0).astype(np.int64)
+    return int(connected_components(present.T @ present > 0, directed=False)[0])
+
+
+def _pseudo_inverse(cov, df):
+    """Moore-Penrose inverse of the symmetric PSD ``cov`` keeping its ``df`` largest eigenvalues."""
+    values, vectors = np.linalg.eigh(cov)
+    keep = np.argsort(values)[::-1][:df]
+    kept = vectors[:, keep]
+    return (kept / values[keep]) @ kept.T
 
 
 def _null_covariance(counts, q, scale):
