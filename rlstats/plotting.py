@@ -59,18 +59,18 @@ def plot_critical_difference(result, *, ax=None, **kwargs):
     order = list(np.argsort(ranks, kind="stable"))
     style = {"color": "black", "linewidth": 1.0}
     style.update(kwargs)
-    ax = _axes(ax, (6.4, 1.2 + 0.28 * k))
+    ax = _axes(ax, (6.4, 1.6 + 0.3 * ((k + 1) // 2)))
 
     lo, hi = 1, max(k, int(np.ceil(ranks.max())))
+    half = (k + 1) // 2
     ax.set_xlim(hi + 0.3, lo - 0.3)  # rank 1 on the right
-    ax.set_ylim(-(k // 2 + 2.5), 2.0)
+    ax.set_ylim(-(half + 0.8), 2.0)
     ax.hlines(0, lo, hi, **style)
     for tick in range(lo, hi + 1):
         ax.vlines(tick, 0, 0.15, **style)
         ax.text(tick, 0.3, str(tick), ha="center", va="bottom", fontsize=8)
 
     # Best half labelled on the right, the rest on the left, one line each.
-    half = (k + 1) // 2
     for position, j in enumerate(order):
         right = position < half
         level = -(position + 1) if right else -(k - position)
