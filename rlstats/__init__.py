@@ -12,11 +12,16 @@ from .compare import compare
 from .design import Design, build
 from .errors import DataUnavailableError, DesignError, FormulaError, OptionError, RlstatsError, RlstatsWarning
 from .formula import Formula, parse
+from .methods.bootstrap import (BootstrapResult, InferentialIntervalsResult, PerformanceProfileResult,
+                                ProbabilityOfImprovementResult, bootstrap, performance_profile,
+                                probability_of_improvement)
 from .methods.skillings_mack import SkillingsMackResult, skillings_mack
 from .normalize import normalize
 
 __all__ = [
     "compare", "skillings_mack", "SkillingsMackResult", "normalize", "datasets",
+    "bootstrap", "probability_of_improvement", "performance_profile", "BootstrapResult",
+    "ProbabilityOfImprovementResult", "PerformanceProfileResult", "InferentialIntervalsResult",
     "build", "Design", "parse", "Formula",
     "RlstatsError", "FormulaError", "DesignError", "OptionError", "DataUnavailableError", "RlstatsWarning",
 ]

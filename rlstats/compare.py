@@ -13,6 +13,9 @@ from .errors import OptionError
 #: (data, formula, *, eval_env=None, **options) and returns a Result.
 METHODS = {
     "skillings_mack": "rlstats.methods.skillings_mack:skillings_mack",
+    "bootstrap": "rlstats.methods.bootstrap:bootstrap",
+    "probability_of_improvement": "rlstats.methods.bootstrap:probability_of_improvement",
+    "performance_profile": "rlstats.methods.bootstrap:performance_profile",
 }
 
 #: the back end used when method=None, by whether the formula has blocks.

@@ -5,6 +5,7 @@ import json
 
 import matplotlib.axes
 import matplotlib.figure
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -16,6 +17,8 @@ from rlstats.vocabulary import unknown_columns
 CASES = {
     "skillings_mack": ("score ~ agent | task", {}),
     "bootstrap": ("score ~ agent | task", {"n_resamples": 200}),
+    "probability_of_improvement": ("score ~ agent | task", {"n_resamples": 200}),
+    "performance_profile": ("score ~ agent | task", {"n_resamples": 200}),
     "percentiles": ("score ~ agent | task", {"interval": "bootstrap", "n_resamples": 50}),
     "adastop": ("score ~ agent | task", {"n": 2, "n_resamples": 200}),
     "permutation": ("score ~ agent | task", {"n_resamples": 200}),
@@ -96,10 +99,17 @@ def test_plot_returns_axes_and_nothing_is_printed(result_and_input):
     assert captured.out == "" and captured.err == ""
 
 
-def test_plot_draws_on_a_given_axes(result_and_input):
+def test_plot_draws_on_the_given_axes(result_and_input):
     import matplotlib.pyplot as plt
 
     res, _ = result_and_input
-    fig, ax = plt.subplots()
-    drawn = res.plot(ax=ax)
-    assert drawn is ax or drawn is fig
+    default = res.plot()
+    if isinstance(default, matplotlib.figure.Figure):  # a multi-panel figure takes one Axes per panel
+        n_panels = len(default.axes)
+        fig, axes = plt.subplots(1, n_panels)
+        axes = list(np.atleast_1d(axes))
+        drawn = res.plot(ax=axes)
+        assert drawn is fig
+    else:
+        fig, ax = plt.subplots()
+        assert res.plot(ax=ax) is ax

@@ -1,0 +1,790 @@
+"""Array kernels of the stratified bootstrap: resampling, metrics, intervals.
+
+Every resample is held as *counts*: how many times each of an agent's runs
+was drawn.  Runs are stored once per agent in ascending order of score (the
+"pooled order"), so that every built-in statistic is a few linear passes over
+a ``(n_resamples, n_runs)`` count matrix and nothing is sorted per resample:
+
+* per-task means are one matrix product with a (runs x tasks) table;
+* the interquartile mean is read off the cumulative counts (which resampled
+  values fall between the floor(N/4)-th and the (N - floor(N/4))-th order
+  statistic) and one matrix-vector product;
+* a score distribution is one matrix product with a (runs x tau) table;
+* probability of improvement counts, for every X run, the resampled Y runs
+  below it (cumulative counts on the two agents' merged sorted runs).
+
+Draws are made in a fixed *canonical* layout (task by task, runs sorted by
+score within a task), from a random stream keyed by the agent's label and
+split into fixed blocks of ``RNG_BLOCK`` resamples
+(:func:`rlstats.resampling.chunk_generators`), so results depend neither on
+the batch size nor on which other agents are analysed or in which order.
+
+The ``rliable_*`` functions reproduce rliable 1.2.0 bit for bit: its draw
+order with a legacy ``RandomState`` and its exact numpy/scipy operations
+(spec anchors_ecosystem.md Section 1.4).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import special
+
+from ..resampling import chunk_generators
+
+#: Resamples drawn from one spawned generator; fixed so results never depend on batching.
+RNG_BLOCK = 100
+#: Elements of one (resamples x runs) array held at once; bounds memory whatever n_resamples is.
+MEMORY_BUDGET = 2**20
+
+
+# ----------------------------------------------------------------------------- layouts
+
+
+@dataclass(frozen=True)
+class AgentLayout:
+    """One agent's runs, arranged for count-based resampling.
+
+    Attributes
+    ----------
+    values : ndarray, shape (n,)
+        The runs' scores in ascending order (the pooled order of counts).
+    task_of : ndarray of intp, shape (n,)
+        Task code of each run, in pooled order.
+    task_sizes : ndarray of intp, shape (T,)
+        Runs per task, c_t >= 1.
+    slot_to_pooled : ndarray of intp, shape (n,)
+        Canonical slot (task by task, ascending score within task) -> pooled position.
+    slot_base : ndarray of intp, shape (n,)
+        First canonical slot of each slot's task (so a draw j of that task is slot_base + j).
+    task_start : ndarray of intp, shape (T,)
+        First canonical slot of each task.
+    sorted_by_task : ndarray, shape (T, c_max)
+        Scores sorted within each task, NaN-padded.
+    canonical_values : ndarray, shape (n,)
+        Scores in canonical slot order.
+    run_matrix : ndarray or None, shape (R, T)
+        Scores in the design's run order when every task has R runs (rliable's layout), else None.
+    """
+
+    values: np.ndarray
+    task_of: np.ndarray
+    task_sizes: np.ndarray
+    slot_to_pooled: np.ndarray
+    slot_base: np.ndarray
+    task_start: np.ndarray
+    sorted_by_task: np.ndarray
+    canonical_values: np.ndarray
+    run_matrix: np.ndarray | None
+
+    @property
+    def n_runs(self):
+        return self.values.size
+
+    @property
+    def n_tasks(self):
+        return self.task_sizes.size
+
+    @property
+    def balanced(self):
+        return bool((self.task_sizes == self.task_sizes[0]).all())
+
+    def task_sum_table(self):
+        """(n, T) table with each run's score in its task's column: counts @ table = task sums."""
+        table = np.zeros((self.n_runs, self.n_tasks))
+        table[np.arange(self.n_runs), self.task_of] = self.values
+        return table
+
+    def task_indicator(self):
+        """(n, T) 0/1 table of each run's task: counts @ table = runs per task."""
+        table = np.zeros((self.n_runs, self.n_tasks))
+        table[np.arange(self.n_runs), self.task_of] = 1.0
+        return table
+
+
+def agent_layout(y, task, run, n_tasks):
+    """The :class:`AgentLayout` of one agent's runs.
+
+    Parameters
+    ----------
+    y, task, run : ndarray, shape (n,)
+        The agent's scores, task codes (every task 0..n_tasks-1 present) and
+        run index within (agent, task), in the design's order.
+    n_tasks : int
+    """
+    y = np.asarray(y, dtype=np.float64)
+    task = np.asarray(task, dtype=np.intp)
+    sizes = np.bincount(task, minlength=n_tasks).astype(np.intp)
+    canonical = np.lexsort((y, task))  # task, then score (stable: ties keep run order)
+    c_values, c_task = y[canonical], task[canonical]
+    start = np.r_[0, np.cumsum(sizes)[:-1]].astype(np.intp)
+    pooled = np.argsort(c_values, kind="stable")
+    slot_to_pooled = np.empty_like(pooled)
+    slot_to_pooled[pooled] = np.arange(pooled.size)
+    c_max = int(sizes.max())
+    by_task = np.full((n_tasks, c_max), np.nan)
+    by_task[c_task, np.arange(y.size) - start[c_task]] = c_values
+    run_matrix = None
+    if (sizes == sizes[0]).all():
+        run_matrix = np.empty((int(sizes[0]), n_tasks))
+        run_matrix[run, task] = y
+    return AgentLayout(values=c_values[pooled], task_of=c_task[pooled], task_sizes=sizes,
+                       slot_to_pooled=slot_to_pooled.astype(np.intp), slot_base=start[c_task],
+                       task_start=start, sorted_by_task=by_task, canonical_values=c_values, run_matrix=run_matrix)
+
+
+def agent_seed_sequence(root, label):
+    """The agent's own SeedSequence: the root's entropy with a key derived from the agent's label.
+
+    Keying by label (not position) makes every agent's resamples, and so its
+    intervals, independent of the other agents and of their order.
+    """
+    digest = hashlib.sha256(str(label).encode("utf-8")).digest()
+    words = tuple(int.from_bytes(digest[i:i + 4], "little") for i in (0, 4))
+    return np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, *words))
+
+
+def batch_blocks(n_runs, batch_size=None):
+    """How many RNG blocks one batch holds, so that a batch has about MEMORY_BUDGET elements."""
+    per_batch = batch_size if batch_size is not None else max(1, MEMORY_BUDGET // max(1, n_runs))
+    return max(1, int(per_batch) // RNG_BLOCK)
+
+
+# ----------------------------------------------------------------------------- draws
+
+
+@dataclass(frozen=True)
+class Draws:
+    """One batch of stratified draws for one agent.
+
+    ``slots`` are canonical slots: shape (b, n) without task resampling, or
+    (b, T, c_max) with it, where position p of replicate b holds task
+    ``chosen[b, p]`` and ``mask`` marks the c_chosen valid draws.
+    """
+
+    slots: np.ndarray
+    chosen: np.ndarray | None = None
+    mask: np.ndarray | None = None
+
+    @property
+    def n(self):
+        return self.slots.shape[0]
+
+
+def draw(rng, layout, size, task_bootstrap=False):
+    """Draw ``size`` stratified resamples of one agent from ``rng``.
+
+    Without task resampling, each task's c_t runs are replaced by c_t draws
+    with replacement from that task.  With it, each of the T task positions
+    first draws a task uniformly with replacement, then that task's runs are
+    drawn with replacement (rliable's ``task_bootstrap``).
+    """
+    sizes = layout.task_sizes
+    if not task_bootstrap:
+        high = sizes[0] if layout.balanced else np.repeat(sizes, sizes)
+        local = rng.integers(0, high, size=(size, layout.n_runs))
+        return Draws(slots=local + layout.slot_base)
+    chosen = rng.integers(0, layout.n_tasks, size=(size, layout.n_tasks))
+    c_chosen = sizes[chosen]
+    c_max = int(sizes.max())
+    if layout.balanced:
+        local = rng.integers(0, c_max, size=(size, layout.n_tasks, c_max))
+        mask = None
+    else:
+        local = rng.integers(0, c_chosen[..., None], size=(size, layout.n_tasks, c_max))
+        mask = np.arange(c_max) < c_chosen[..., None]
+    return Draws(slots=local + layout.task_start[chosen][..., None], chosen=chosen, mask=mask)
+
+
+def agent_blocks(ss, n_resamples):
+    """The agent's fixed RNG blocks: ``[(start, stop, Generator), ...]`` covering n_resamples."""
+    return list(chunk_generators(ss, n_resamples, RNG_BLOCK))
+
+
+def draw_blocks(blocks, layout, task_bootstrap=False):
+    """The draws of consecutive RNG blocks, concatenated into one batch."""
+    if task_bootstrap:
+        return _concatenate([draw(gen, layout, stop - start, True) for start, stop, gen in blocks])
+    # Common case written straight into one buffer: the same draws as draw(), one pass fewer.
+    first = blocks[0][0]
+    local = np.empty((blocks[-1][1] - first, layout.n_runs), dtype=np.int64)
+    high = layout.task_sizes[0] if layout.balanced else np.repeat(layout.task_sizes, layout.task_sizes)
+    for start, stop, gen in blocks:
+        local[start - first:stop - first] = gen.integers(0, high, size=(stop - start, layout.n_runs))
+    local += layout.slot_base
+    return Draws(slots=local)
+
+
+def stream_batches(ss, layout, n_resamples, task_bootstrap=False, batch_size=None):
+    """Yield ``(start, stop, Draws)`` for one agent, batch by batch, from fixed RNG blocks."""
+    blocks = agent_blocks(ss, n_resamples)
+    per_batch = batch_blocks(layout.n_runs, batch_size)
+    for first in range(0, len(blocks), per_batch):
+        group = blocks[first:first + per_batch]
+        yield group[0][0], group[-1][1], draw_blocks(group, layout, task_bootstrap)
+
+
+def _concatenate(parts):
+    if len(parts) == 1:
+        return parts[0]
+    cat = np.concatenate
+    chosen = None if parts[0].chosen is None else cat([p.chosen for p in parts])
+    mask = None if parts[0].mask is None else cat([p.mask for p in parts])
+    return Draws(slots=cat([p.slots for p in parts]), chosen=chosen, mask=mask)
+
+
+# ----------------------------------------------------------------------------- resamples as counts
+
+
+@dataclass(frozen=True)
+class Resample:
+    """What every statistic needs from a batch of resamples of one agent.
+
+    Attributes
+    ----------
+    counts : ndarray, shape (b, n)
+        Times each run (pooled order) was drawn.
+    total : ndarray, shape (b,)
+        Values per resample (sum of counts).
+    task_means : ndarray, shape (b, P)
+        Mean of each task position (P = T; with task resampling, a task drawn
+        twice is two positions).
+    draws : Draws or None
+        The draws themselves (for user metrics that need the score matrix).
+    """
+
+    counts: np.ndarray
+    total: np.ndarray
+    task_means: np.ndarray
+    draws: Draws | None = None
+
+    @functools.cached_property
+    def counts_float(self):
+        """The counts as float64, for matrix products (integer products do not use BLAS)."""
+        return self.counts.astype(np.float64, copy=False)
+
+    @functools.cached_property
+    def counts_int(self):
+        """The counts as int64, for cumulative sums (integer accumulation is much faster)."""
+        return self.counts if self.counts.dtype == np.int64 else np.rint(self.counts).astype(np.int64)
+
+
+def resample_from_draws(layout, draws):
+    """Counts, totals and task-position means of a batch of draws."""
+    b, n = draws.n, layout.n_runs
+    pooled = layout.slot_to_pooled[draws.slots]
+    rows = np.arange(b, dtype=np.intp).reshape((b,) + (1,) * (pooled.ndim - 1)) * n
+    keys = (pooled + rows).ravel()
+    weights = None if draws.mask is None else draws.mask.ravel().astype(np.float64)
+    counts = np.bincount(keys, weights=weights, minlength=b * n).reshape(b, n)
+    scores = layout.canonical_values[draws.slots]
+    if draws.chosen is None:
+        total = np.full(b, float(n))
+        if layout.balanced:
+            sums = scores.reshape(b, layout.n_tasks, -1).sum(axis=2)
+        else:
+            sums = np.add.reduceat(scores, layout.task_start, axis=1)
+        means = sums / layout.task_sizes
+    else:
+        c_chosen = layout.task_sizes[draws.chosen]
+        if draws.mask is not None:
+            scores = np.where(draws.mask, scores, 0.0)
+        means = scores.sum(axis=2) / c_chosen
+        total = c_chosen.sum(axis=1).astype(np.float64)
+    return Resample(counts=counts, total=total, task_means=means, draws=draws)
+
+
+def resample_from_counts(layout, counts):
+    """A Resample from arbitrary count rows (the point estimate, jackknife rows)."""
+    counts = np.atleast_2d(np.asarray(counts, dtype=np.float64))
+    sizes = counts @ layout.task_indicator()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = (counts @ layout.task_sum_table()) / sizes
+    return Resample(counts=counts, total=counts.sum(axis=1), task_means=means)
+
+
+def observed(layout):
+    """The data themselves as a single 'resample' (every run drawn once)."""
+    return resample_from_counts(layout, np.ones(layout.n_runs))
+
+
+# ----------------------------------------------------------------------------- built-in metrics
+
+
+def _rowdot(matrix, vector):
+    """matrix @ vector without BLAS: single-threaded, and no idle BLAS threads spinning on the CPU."""
+    return np.einsum("ij,j->i", matrix, vector)
+
+
+def metric_mean(layout, r, gamma):
+    """Mean over tasks of per-task means (rliable ``aggregate_mean``)."""
+    return r.task_means.mean(axis=1)
+
+
+def metric_median(layout, r, gamma):
+    """Median over tasks of per-task means (rliable ``aggregate_median``)."""
+    return np.median(r.task_means, axis=1)
+
+
+def metric_iqm(layout, r, gamma):
+    """Mean of the runs between the floor(N/4)-th and (N - floor(N/4))-th order statistics.
+
+    This is ``scipy.stats.trim_mean(x, 0.25, axis=None)`` over all runs x tasks
+    (rliable ``aggregate_iqm``): floor(N/4) values are cut from each end, with
+    no fractional weighting.
+    """
+    total = np.rint(r.total).astype(np.int64)
+    cut = total // 4
+    counts = r.counts_int
+    cum = np.cumsum(counts, axis=1)
+    before = cum - counts
+    # how many copies of each run fall inside the kept order statistics cut+1 .. total-cut
+    inside = np.minimum(cum, (total - cut)[:, None]) - np.maximum(before, cut[:, None])
+    np.maximum(inside, 0, out=inside)
+    return _rowdot(inside, layout.values) / (total - 2 * cut)
+
+
+def metric_optimality_gap(layout, r, gamma):
+    """gamma minus the mean of min(score, gamma) over all runs x tasks (rliable's definition)."""
+    return gamma - _rowdot(r.counts, np.minimum(layout.values, gamma)) / r.total
+
+
+BUILTIN_METRICS = {
+    "iqm": metric_iqm,
+    "mean": metric_mean,
+    "median": metric_median,
+    "optimality_gap": metric_optimality_gap,
+}
+
+
+def score_matrices(layout, draws):
+    """The resampled (b, R, T) score matrices of a balanced agent, for user metrics."""
+    c = int(layout.task_sizes[0])
+    flat = layout.sorted_by_task.ravel()
+    if draws.chosen is None:
+        task_rows = np.repeat(np.arange(layout.n_tasks), c)[None, :]
+        cols = draws.slots - layout.slot_base[None, :]
+        scores = flat[task_rows * c + cols].reshape(draws.n, layout.n_tasks, c)
+    else:
+        cols = draws.slots - layout.task_start[draws.chosen][..., None]
+        scores = flat[draws.chosen[..., None] * c + cols]
+    return np.ascontiguousarray(scores.transpose(0, 2, 1))
+
+
+def call_user_metric(func, matrices):
+    """Evaluate a user metric on (b, R, T) score matrices: one call if vectorised, else one per matrix."""
+    if getattr(func, "vectorized", False):
+        out = np.asarray(func(matrices), dtype=np.float64)
+        if out.shape != (matrices.shape[0],):
+            raise ValueError(f"a vectorized metric must return shape ({matrices.shape[0]},), got {out.shape}")
+        return out
+    return np.array([float(func(m)) for m in matrices])
+
+
+def metric_values(layout, r, metrics, gamma):
+    """(b, M) statistics of a Resample; ``metrics`` are built-in names or callables."""
+    columns = []
+    for metric in metrics:
+        if callable(metric):
+            columns.append(call_user_metric(metric, score_matrices(layout, r.draws)))
+        else:
+            columns.append(BUILTIN_METRICS[metric](layout, r, gamma))
+    return np.column_stack(columns)
+
+
+def point_estimates(layout, metrics, gamma):
+    """(M,) statistics of the data: built-ins from counts, user metrics on the (R, T) run matrix."""
+    r = observed(layout)
+    out = []
+    for metric in metrics:
+        if callable(metric):
+            out.append(call_user_metric(metric, layout.run_matrix[None])[0])
+        else:
+            out.append(BUILTIN_METRICS[metric](layout, r, gamma)[0])
+    return np.array(out)
+
+
+def bootstrap_agent(layout, metrics, gamma, n_resamples, ss, *, task_bootstrap=False, batch_size=None,
+                    advance=None):
+    """(n_resamples, M) bootstrap distribution of the metrics for one agent."""
+    out = np.empty((n_resamples, len(metrics)))
+    for start, stop, draws in stream_batches(ss, layout, n_resamples, task_bootstrap, batch_size):
+        out[start:stop] = metric_values(layout, resample_from_draws(layout, draws), metrics, gamma)
+        if advance is not None:
+            advance(stop - start)
+    return out
+
+
+# ----------------------------------------------------------------------------- performance profiles
+
+
+def profile_tables(layout, tau):
+    """(n, n_tau) table A with counts @ A = mean over tasks of the fraction of runs above tau."""
+    above = layout.values[:, None] > tau[None, :]
+    return above / (layout.n_tasks * layout.task_sizes[layout.task_of])[:, None]
+
+
+def profile_values(layout, r, tau, kind, table=None):
+    """(b, n_tau) score distribution ("runs") or average-score distribution ("tasks")."""
+    if kind == "runs":
+        table = profile_tables(layout, tau) if table is None else table
+        return r.counts_float @ table
+    return (r.task_means[:, :, None] > tau[None, None, :]).mean(axis=1)
+
+
+def profile_agent(layout, tau, kind, n_resamples, ss, *, task_bootstrap=False, batch_size=None, advance=None):
+    """(n_resamples, n_tau) bootstrap distribution of one agent's profile."""
+    table = profile_tables(layout, tau) if kind == "runs" else None
+    out = np.empty((n_resamples, tau.size))
+    for start, stop, draws in stream_batches(ss, layout, n_resamples, task_bootstrap, batch_size):
+        out[start:stop] = profile_values(layout, resample_from_draws(layout, draws), tau, kind, table)
+        if advance is not None:
+            advance(stop - start)
+    return out
+
+
+# ----------------------------------------------------------------------------- probability of improvement
+
+
+@dataclass(frozen=True)
+class PairLayout:
+    """Where each run of agent X falls among agent Y's runs of the same task.
+
+    Attributes
+    ----------
+    y_below, y_through : ndarray of intp, shape (n_x,)
+        For X's canonical slot i (task t), the Y canonical slot bound
+        ``start_y,t + #{Y runs of t < x_i}`` and ``start_y,t + #{Y runs of t <= x_i}``:
+        indices into Y's cumulative slot counts.
+    y_before_task : ndarray, shape (n_x,)
+        Y draws in the tasks before t (each task always gets c_y,t draws).
+    weight : ndarray, shape (n_x,)
+        1 / (T c_x,t c_y,t): the mean over tasks of U_t / (c_x,t c_y,t).
+    """
+
+    y_below: np.ndarray
+    y_through: np.ndarray
+    y_before_task: np.ndarray
+    weight: np.ndarray
+
+
+def pair_layout(x, y):
+    """Locate agent ``x``'s runs among agent ``y``'s, task by task (AgentLayouts on the same tasks)."""
+    below, through = [], []
+    for t in range(x.n_tasks):
+        x_scores = x.sorted_by_task[t, :x.task_sizes[t]]
+        y_scores = y.sorted_by_task[t, :y.task_sizes[t]]
+        below.append(y.task_start[t] + np.searchsorted(y_scores, x_scores, side="left"))
+        through.append(y.task_start[t] + np.searchsorted(y_scores, x_scores, side="right"))
+    x_task = np.repeat(np.arange(x.n_tasks), x.task_sizes)
+    weight = 1.0 / (x.n_tasks * x.task_sizes[x_task] * y.task_sizes[x_task])
+    return PairLayout(y_below=np.concatenate(below).astype(np.intp), y_through=np.concatenate(through).astype(np.intp),
+                      y_before_task=y.task_start[x_task].astype(np.float64), weight=weight)
+
+
+def slot_counts(slots, n_slots):
+    """(b, n_slots) times each canonical slot was drawn."""
+    b = slots.shape[0]
+    keys = (slots + np.arange(b, dtype=np.intp)[:, None] * n_slots).ravel()
+    return np.bincount(keys, minlength=b * n_slots).reshape(b, n_slots)
+
+
+def improvement_from_counts(pair, x_counts, y_counts):
+    """(b,) mean over tasks of P(X > Y) + P(X = Y) / 2 from canonical slot counts.
+
+    Each drawn X run scores the resampled Y runs of its task strictly below
+    it plus half of those equal to it: half the sum of the cumulative Y
+    counts at the two bounds of its tie group, minus the Y draws of earlier
+    tasks.
+    """
+    cum = np.zeros((y_counts.shape[0], y_counts.shape[1] + 1))
+    np.cumsum(y_counts, axis=1, out=cum[:, 1:])
+    wins = 0.5 * (cum[:, pair.y_below] + cum[:, pair.y_through]) - pair.y_before_task
+    wins *= x_counts
+    return _rowdot(wins, pair.weight)
+
+
+def improvement_point(pair, x, y):
+    """The observed probability of improvement of X over Y (every run counted once)."""
+    return float(improvement_from_counts(pair, np.ones((1, x.n_runs)), np.ones((1, y.n_runs)))[0])
+
+
+def improvement_batch(pair, x, y, x_draws, y_draws):
+    """(b,) probability of improvement for a batch of draws of both agents."""
+    return improvement_from_counts(pair, slot_counts(x_draws.slots, x.n_runs), slot_counts(y_draws.slots, y.n_runs))
+
+
+# ----------------------------------------------------------------------------- intervals
+
+
+def percentile_levels(confidence_level):
+    """Lower and upper percentiles (0-100) as arch computes them for rliable: 100 a, 100 (1 - a), a = (1 - cl) / 2."""
+    alpha = (1.0 - confidence_level) / 2
+    return 100 * alpha, 100 * (1.0 - alpha)
+
+
+def order_statistic_se(sorted_stats, level):
+    """Monte Carlo standard error of the ``level``-quantile (0-1) of a bootstrap distribution.
+
+    Binomial order-statistic argument: the number of the B replicates below
+    the true quantile is Binomial(B, p), so the estimated quantile wanders by
+    about s = sqrt(B p (1 - p)) ranks.  The standard error is s ranks times
+    the local slope of the empirical quantile function, measured between the
+    order statistics s ranks either side of the estimate.  Works along the
+    last axis; NaN levels give NaN.
+    """
+    sorted_stats = np.asarray(sorted_stats, dtype=np.float64)
+    level = np.asarray(level, dtype=np.float64)
+    b = sorted_stats.shape[-1]
+    with np.errstate(invalid="ignore"):
+        spread = np.sqrt(b * level * (1 - level))
+        centre = level * (b - 1)
+        lo = np.clip(np.floor(centre - spread), 0, b - 1)
+        hi = np.clip(np.ceil(centre + spread), 0, b - 1)
+    bad = ~np.isfinite(lo) | ~np.isfinite(hi)
+    lo_i = np.where(bad, 0, lo).astype(np.intp)
+    hi_i = np.where(bad, 0, hi).astype(np.intp)
+    x_lo = np.take_along_axis(sorted_stats, lo_i[..., None], axis=-1)[..., 0]
+    x_hi = np.take_along_axis(sorted_stats, hi_i[..., None], axis=-1)[..., 0]
+    width = hi_i - lo_i
+    with np.errstate(invalid="ignore", divide="ignore"):
+        se = np.where(width > 0, (x_hi - x_lo) * spread / np.maximum(width, 1), 0.0)
+    return np.where(bad, np.nan, se)
+
+
+def _quantiles(sorted_stats, levels):
+    """Linear-interpolation quantiles (np.percentile's default) of each row at its own levels (0-1)."""
+    b = sorted_stats.shape[-1]
+    pos = np.clip(np.nan_to_num(levels, nan=0.0), 0, 1) * (b - 1)  # NaN levels are masked by the caller
+    lo = np.floor(pos).astype(np.intp)
+    hi = np.minimum(lo + 1, b - 1)
+    frac = pos - lo
+    x_lo = np.take_along_axis(sorted_stats, lo[..., None], axis=-1)[..., 0]
+    x_hi = np.take_along_axis(sorted_stats, hi[..., None], axis=-1)[..., 0]
+    return x_lo + frac * (x_hi - x_lo)
+
+
+def bias_correction(stats, estimate):
+    """z0 = Phi^-1 of the share of replicates below the estimate, ties counted half (as scipy does)."""
+    below = (stats < estimate[..., None]).mean(axis=-1)
+    equal = (stats == estimate[..., None]).mean(axis=-1)
+    return special.ndtri(below + 0.5 * equal)
+
+
+def interval_bounds(stats, estimate, confidence_level, kind, z0=None, acceleration=None):
+    """Bounds and their Monte Carlo standard errors from bootstrap distributions.
+
+    Parameters
+    ----------
+    stats : ndarray, shape (..., B)
+    estimate : ndarray, shape (...)
+    confidence_level : float
+    kind : {"percentile", "basic", "bca"}
+    z0, acceleration : ndarray, shape (...)
+        BCa bias correction and acceleration (``kind="bca"`` only).
+
+    Returns
+    -------
+    bounds, mc_se : ndarray, shape (..., 2)
+        Lower and upper bound; NaN where BCa is undefined (z0 infinite).
+    """
+    sorted_stats = np.sort(stats, axis=-1)
+    lo_pct, hi_pct = percentile_levels(confidence_level)
+    levels = np.stack(np.broadcast_arrays(np.full(estimate.shape, lo_pct / 100), np.full(estimate.shape, hi_pct / 100)),
+                      axis=-1)
+    if kind == "bca":
+        z = special.ndtri(levels)
+        z0 = z0[..., None]
+        a = acceleration[..., None]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            levels = special.ndtr(z0 + (z0 + z) / (1 - a * (z0 + z)))
+        levels = np.where(np.isfinite(z0), levels, np.nan)
+    quantile = np.stack([_quantiles(sorted_stats, levels[..., i]) for i in range(2)], axis=-1)
+    se = np.stack([order_statistic_se(sorted_stats, levels[..., i]) for i in range(2)], axis=-1)
+    if kind == "basic":
+        quantile = 2 * estimate[..., None] - quantile[..., ::-1]
+        se = se[..., ::-1]
+    nan = np.isnan(levels)
+    return np.where(nan, np.nan, quantile), np.where(nan, np.nan, se)
+
+
+def acceleration_from_jackknife(values):
+    """Single-sample BCa acceleration from leave-one-out values (..., n): sum u^3 / (6 (sum u^2)^1.5)."""
+    u = values.mean(axis=-1, keepdims=True) - values
+    num = (u**3).sum(axis=-1)
+    den = 6 * (u**2).sum(axis=-1) ** 1.5
+    return np.divide(num, den, out=np.zeros_like(num), where=den > 0)
+
+
+def stratified_acceleration(layout, metrics, gamma):
+    """(M,) BCa acceleration from the within-task jackknife of the built-in metrics.
+
+    Davison & Hinkley (1997, Section 3.2.1) for several samples: the
+    empirical influence of run j of task t is l_tj = (c_t - 1)(mean_j th_(tj) - th_(tj)),
+    and a = sum_t c_t^-3 sum_j l_tj^3 / (6 (sum_t c_t^-2 sum_j l_tj^2)^1.5).
+    Tasks with one run carry no within-task variation and are skipped.
+    """
+    num = np.zeros(len(metrics))
+    den = np.zeros(len(metrics))
+    pooled_of_task = [np.flatnonzero(layout.task_of == t) for t in range(layout.n_tasks)]
+    for t, members in enumerate(pooled_of_task):
+        c = members.size
+        if c < 2:
+            continue
+        counts = np.ones((c, layout.n_runs))
+        counts[np.arange(c), members] = 0
+        values = metric_values(layout, resample_from_counts(layout, counts), metrics, gamma)
+        influence = (c - 1) * (values.mean(axis=0) - values)
+        num += (influence**3).sum(axis=0) / c**3
+        den += (influence**2).sum(axis=0) / c**2
+    den = 6 * den**1.5
+    return np.divide(num, den, out=np.zeros_like(num), where=den > 0)
+
+
+def task_jackknife_acceleration(layout, metrics, gamma):
+    """(M,) BCa acceleration from leaving out one whole task at a time (for task resampling)."""
+    if layout.n_tasks < 2:
+        return np.zeros(len(metrics))
+    full = observed(layout)
+    values = []
+    for t in range(layout.n_tasks):
+        keep = layout.task_of != t
+        counts = keep.astype(np.float64)[None]
+        r = Resample(counts=counts, total=counts.sum(axis=1), task_means=np.delete(full.task_means, t, axis=1),
+                     draws=None)
+        row = []
+        for metric in metrics:
+            if callable(metric):
+                row.append(call_user_metric(metric, np.delete(layout.run_matrix, t, axis=1)[None])[0])
+            else:
+                row.append(BUILTIN_METRICS[metric](layout, r, gamma)[0])
+        values.append(row)
+    return acceleration_from_jackknife(np.asarray(values).T)
+
+
+def run_jackknife_acceleration(run_matrix, func):
+    """BCa acceleration of a user metric from leaving out one run index of every task (arch's jackknife)."""
+    runs = run_matrix.shape[0]
+    if runs < 2:
+        return 0.0
+    held_out = np.stack([np.delete(run_matrix, r, axis=0) for r in range(runs)])
+    return float(acceleration_from_jackknife(call_user_metric(func, held_out)))
+
+
+# ----------------------------------------------------------------------------- rliable_compat
+
+
+def rliable_metric(name, matrices, gamma):
+    """rliable's metric on (b, R, T) matrices with rliable's exact numpy/scipy operations."""
+    b, runs, tasks = matrices.shape
+    if name == "mean":
+        return np.mean(np.mean(matrices, axis=1), axis=1)
+    if name == "median":
+        return np.median(np.mean(matrices, axis=1), axis=1)
+    flat = matrices.reshape(b, runs * tasks)
+    if name == "iqm":
+        n = runs * tasks
+        cut = int(0.25 * n)
+        part = np.partition(flat, (cut, n - cut - 1), axis=1)
+        return np.mean(part[:, cut:n - cut], axis=1)
+    return gamma - np.mean(np.minimum(flat, gamma), axis=1)
+
+
+def rliable_values(matrices, metrics, gamma):
+    columns = [call_user_metric(m, matrices) if callable(m) else rliable_metric(m, matrices, gamma)
+               for m in metrics]
+    return np.column_stack(columns)
+
+
+def rliable_bootstrap(run_matrices, metrics, gamma, n_resamples, seed, *, task_bootstrap=False, advance=None):
+    """Bootstrap distributions exactly as rliable 1.2.0 draws them once the legacy global generator is seeded with ``seed``.
+
+    One legacy ``RandomState(seed)`` of our own serves every agent in turn;
+    per replicate rliable draws ``choice(R, (R, T))`` (run indices per task
+    cell) and, with ``task_bootstrap``, then ``choice(T, (1, T))`` (task
+    indices).  Without task resampling consecutive replicates are drawn in
+    one call, which consumes the legacy stream identically.
+
+    Returns a list of (n_resamples, M) arrays, one per agent.
+    """
+    state = np.random.RandomState(seed)
+    out = []
+    for matrix in run_matrices:
+        runs, tasks = matrix.shape
+        stats = np.empty((n_resamples, len(metrics)))
+        per_batch = max(1, MEMORY_BUDGET // matrix.size)
+        for start in range(0, n_resamples, per_batch):
+            stop = min(start + per_batch, n_resamples)
+            if task_bootstrap:
+                run_idx = np.empty((stop - start, runs, tasks), dtype=np.intp)
+                task_idx = np.empty((stop - start, 1, tasks), dtype=np.intp)
+                for i in range(stop - start):  # the two draws interleave per replicate
+                    run_idx[i] = state.choice(runs, (runs, tasks))
+                    task_idx[i] = state.choice(tasks, (1, tasks))
+            else:
+                run_idx = state.choice(runs, (stop - start, runs, tasks))
+                task_idx = np.arange(tasks)[None, None, :]
+            stats[start:stop] = rliable_values(matrix[run_idx, task_idx], metrics, gamma)
+            if advance is not None:
+                advance(stop - start)
+        out.append(stats)
+    return out
+
+
+def rliable_bounds(stats, estimate, confidence_level, kind):
+    """arch's percentile or basic bounds: np.percentile per column at 100 a and 100 (1 - a)."""
+    lo_pct, hi_pct = percentile_levels(confidence_level)
+    lower, upper = np.percentile(stats, [lo_pct, hi_pct])
+    if kind == "basic":
+        lower, upper = 2.0 * estimate - upper, 2.0 * estimate - lower
+    return lower, upper
+
+
+# ----------------------------------------------------------------------------- inferential intervals
+
+
+def inferential_epsilon(low_estimate, high_estimate, low_upper, high_lower, pvalue, alpha):
+    """Correction factor of the inferential intervals of two agents (thesis eq. 2.28, Appendix B.2 rule).
+
+    Parameters
+    ----------
+    low_estimate, high_estimate : float
+        The smaller and the larger point estimate (t1 <= t2).
+    low_upper, high_lower : float
+        Upper bound of the smaller estimate's interval, lower bound of the larger's.
+    pvalue, alpha : float
+        The test's p-value and level.
+
+    Returns
+    -------
+    epsilon : float
+    branch : str
+        ``"shrunk"`` (significant: eps = 0.999 min(eps_2.28, 1)), ``"widened"``
+        (not significant but the descriptive intervals are disjoint:
+        eps = 1.001 eps_2.28), ``"unchanged"`` (eps = 1) or ``"undefined"`` (NaN:
+        the descriptive intervals do not contain their estimates and no
+        scaling makes them overlap).
+
+    Notes
+    -----
+    Eq. 2.28: eps = (t2 - t1)(1 + P - alpha) / (t2 - t1 + t1_up - t2_low), which
+    leaves a gap of (t2 - t1)(alpha - P) between the scaled intervals: positive
+    exactly when P < alpha.  The 0.999 and 1.001 nudges (Appendix B.2) make the
+    boundary case P = alpha fall on the side of the test's decision.
+    """
+    diff = high_estimate - low_estimate
+    denominator = diff + low_upper - high_lower
+    significant = pvalue <= alpha
+    disjoint = high_lower > low_upper
+    if not significant and not disjoint:
+        return 1.0, "unchanged"
+    if not denominator > 0:
+        # Intervals that do not contain their estimates: the gap no longer shrinks as eps grows.
+        return (0.999, "shrunk") if significant else (np.nan, "undefined")
+    eps = diff * (1 + pvalue - alpha) / denominator
+    if significant:
+        return 0.999 * min(eps, 1.0), "shrunk"
+    return 1.001 * eps, "widened"

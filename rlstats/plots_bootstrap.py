@@ -1,0 +1,208 @@
+"""Drawings of bootstrap results: interval estimates, profiles, probability of improvement, inferential intervals.
+
+Plots draw, never compute: each function reads a result's fields, takes
+``ax=`` (a new figure only when it is None), lets user keywords win over the
+defaults, changes no global style and returns the Axes (the Figure when it
+made several panels).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import format as fmt
+from .errors import OptionError
+
+#: Okabe & Ito's colour-blind-safe palette (black last).
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
+SCALINGS = ("linear", "nonlinear")
+
+_METRIC_LABELS = {"iqm": "IQM", "mean": "Mean", "median": "Median", "optimality_gap": "Optimality gap"}
+
+
+def _colors(n, colors=None):
+    colors = PALETTE if colors is None else tuple(colors)
+    return [colors[i % len(colors)] for i in range(n)]
+
+
+def _new_axes(n_panels, figsize):
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, n_panels, figsize=figsize, squeeze=False)
+    return fig, list(axes[0])
+
+
+def _tidy_spines(ax):
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+
+
+def _panels(ax, n, figsize):
+    """(figure, list of n Axes): new ones when ``ax`` is None, else the caller's (and their figure)."""
+    if ax is None:
+        return _new_axes(n, figsize)
+    axes = list(ax) if isinstance(ax, (list, tuple, np.ndarray)) else [ax]
+    if len(axes) != n:
+        raise OptionError(f"this plot has {n} panel(s) but ax= holds {len(axes)} Axes; pass {n} Axes "
+                          "(or select fewer metrics)")
+    return axes[0].figure, axes
+
+
+def plot_interval_estimates(result, *, ax=None, metrics=None, colors=None, **kwargs):
+    """One panel per metric: each agent's interval as a bar, its point estimate as a tick.
+
+    Parameters
+    ----------
+    result : BootstrapResult
+    ax : Axes or sequence of Axes, optional
+        One Axes per metric shown; a new figure when None.
+    metrics : sequence of str, optional
+        Metrics to show (default all).
+    colors : sequence, optional
+        One colour per agent (default: Okabe-Ito).
+    **kwargs
+        Passed to ``Axes.barh`` for the interval bars (e.g. ``height``, ``alpha``).
+
+    Returns
+    -------
+    Axes, or the Figure when several panels were made.
+    """
+    metrics = list(result.metrics if metrics is None else metrics)
+    missing = [m for m in metrics if m not in result.metrics]
+    if missing:
+        raise OptionError(f"metric(s) {missing} not in the result; metrics: {list(result.metrics)}")
+    k = len(result.agents)
+    fig, axes = _panels(ax, len(metrics), (3.0 * len(metrics) + 0.8, 0.6 + 0.4 * k))
+    style = {"height": 0.6, "alpha": 0.75}
+    style.update(kwargs)
+    positions = np.arange(k)[::-1]  # first agent on top
+    for p, (panel, metric) in enumerate(zip(axes, metrics)):
+        j = result.metrics.index(metric)
+        low, high = result.intervals[:, j, 0], result.intervals[:, j, 1]
+        panel.barh(positions, high - low, left=low, color=_colors(k, colors), **style)
+        panel.vlines(result.estimates[:, j], positions - 0.3, positions + 0.3, color="black", linewidth=1.5)
+        panel.set_yticks(positions)
+        panel.set_yticklabels(list(result.agents) if p == 0 else [""] * k)
+        panel.set_title(_METRIC_LABELS.get(metric, metric))
+        _tidy_spines(panel)
+    axes[0].set_xlabel(f"{fmt.signif(100 * result.confidence_level)}% {result.interval} intervals")
+    return fig if len(axes) > 1 else axes[0]
+
+
+def plot_performance_profile(result, *, ax=None, scaling="linear", colors=None, **kwargs):
+    """Each agent's profile as a line with its pointwise band.
+
+    Parameters
+    ----------
+    result : PerformanceProfileResult
+    ax : Axes, optional
+    scaling : {"linear", "nonlinear"}
+        ``"nonlinear"`` places tau at 1 - (mean profile over agents), which
+        spreads out the thresholds where the profiles change (rliable's
+        non-linear scaling); tick labels still show tau.
+    colors : sequence, optional
+    **kwargs
+        Passed to ``Axes.plot`` for every line (a ``linewidth`` applies to all agents).
+
+    Returns
+    -------
+    Axes
+    """
+    if scaling not in SCALINGS:
+        raise OptionError(f"scaling={scaling!r} is not one of the allowed values: {', '.join(map(repr, SCALINGS))}")
+    _, (ax,) = _panels(ax, 1, (5.0, 3.6))
+    tau = np.asarray(result.tau)
+    x = tau if scaling == "linear" else 1 - result.estimates.mean(axis=0)
+    for i, (name, color) in enumerate(zip(result.agents, _colors(len(result.agents), colors))):
+        style = {"color": color, "linewidth": 2.0, "label": name}
+        style.update(kwargs)
+        ax.plot(x, result.estimates[i], **style)
+        ax.fill_between(x, result.intervals[i, :, 0], result.intervals[i, :, 1], color=style["color"], alpha=0.2,
+                        linewidth=0)
+    if scaling == "nonlinear":
+        # ticks evenly spread on the drawn axis, labelled with the tau found there
+        targets = np.linspace(x.min(), x.max(), 6)
+        ticks = np.unique([int(np.argmin(np.abs(x - target))) for target in targets])
+        ax.set_xticks(x[ticks])
+        ax.set_xticklabels([fmt.signif(t, 3) for t in tau[ticks]])
+    ax.set_xlabel("threshold tau" + (" (non-linear scale)" if scaling == "nonlinear" else ""))
+    ax.set_ylabel("fraction of runs with score > tau" if result.kind == "runs"
+                  else "fraction of tasks with mean score > tau")
+    ax.set_ylim(-0.02, 1.02)
+    ax.legend(frameon=False)
+    _tidy_spines(ax)
+    return ax
+
+
+def plot_probability_of_improvement(result, *, ax=None, color=None, **kwargs):
+    """One row per pair (X vs Y): the interval of P(X > Y) as a bar and its estimate as a tick.
+
+    Parameters
+    ----------
+    result : ProbabilityOfImprovementResult
+    ax : Axes, optional
+    color : colour, optional
+    **kwargs
+        Passed to ``Axes.barh`` (e.g. ``height``, ``alpha``).
+
+    Returns
+    -------
+    Axes
+    """
+    n = len(result.pairs)
+    _, (ax,) = _panels(ax, 1, (5.0, 0.8 + 0.4 * n))
+    style = {"height": 0.6, "alpha": 0.75, "color": PALETTE[0] if color is None else color}
+    style.update(kwargs)
+    positions = np.arange(n)[::-1]
+    low, high = result.intervals[:, 0], result.intervals[:, 1]
+    ax.barh(positions, high - low, left=low, **style)
+    ax.vlines(result.estimates, positions - 0.3, positions + 0.3, color="black", linewidth=1.5)
+    ax.axvline(0.5, color="0.5", linestyle="--", linewidth=1)
+    ax.set_yticks(positions)
+    ax.set_yticklabels([f"{x} vs {y}" for x, y in result.pairs])
+    ax.set_xlabel("P(X > Y), averaged over tasks")
+    _tidy_spines(ax)
+    return ax
+
+
+def plot_inferential_intervals(result, *, ax=None, metric=None, colors=None, **kwargs):
+    """Descriptive and inferential intervals of two agents side by side (thesis Figure 13).
+
+    Parameters
+    ----------
+    result : InferentialIntervalsResult
+    ax : Axes, optional
+    metric : str, optional
+        Which metric (default the first).
+    colors : sequence of two colours, optional
+        Descriptive and inferential.
+    **kwargs
+        Passed to ``Axes.errorbar`` for both kinds of interval.
+
+    Returns
+    -------
+    Axes
+    """
+    metric = result.metrics[0] if metric is None else metric
+    if metric not in result.metrics:
+        raise OptionError(f"metric {metric!r} not in the result; metrics: {list(result.metrics)}")
+    j = result.metrics.index(metric)
+    _, (ax,) = _panels(ax, 1, (4.2, 3.6))
+    descriptive_color, inferential_color = ("0.55", PALETTE[0]) if colors is None else tuple(colors)
+    kinds = (("descriptive", result.descriptive, -0.12, descriptive_color),
+             (f"inferential (epsilon = {fmt.signif(result.epsilon[j], 3)})", result.inferential, 0.12,
+              inferential_color))
+    for label, intervals, shift, color in kinds:
+        est = result.estimates[:, j]
+        err = np.abs(np.stack([est - intervals[:, j, 0], intervals[:, j, 1] - est]))
+        style = {"fmt": "o", "capsize": 4, "color": color, "label": label}
+        style.update(kwargs)
+        ax.errorbar(np.arange(2) + shift, est, yerr=err, **style)
+    ax.set_xticks([0, 1])
+    ax.set_xticklabels(list(result.agents))
+    ax.set_xlim(-0.6, 1.6)
+    ax.set_ylabel(_METRIC_LABELS.get(metric, metric))
+    ax.set_title(f"test {fmt.pvalue_phrase(result.pvalue)}, alpha = {result.alpha}", fontsize=9)
+    ax.legend(frameon=False, fontsize=8)
+    _tidy_spines(ax)
+    return ax

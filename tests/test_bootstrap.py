@@ -1,0 +1,769 @@
+"""Tests of the stratified bootstrap back end (aggregate metrics, probability of improvement, profiles, ICIs).
+
+Every statistic is checked against an independent value: direct numpy/scipy
+on small arrays (``scipy.stats.trim_mean``, ``scipy.stats.mannwhitneyu``),
+exhaustive enumeration of tiny bootstrap distributions, closed forms (the
+asymptotic standard error of a sample quantile, normal partial expectations,
+thesis Table 2.7), rliable 1.2.0's recipe written out as a slow loop (spec
+anchors_ecosystem.md Section 1.4; arch 7's ``conf_int`` percentile levels),
+and simulation within Monte Carlo error (interval coverage, the Monte Carlo
+standard error of the bounds).
+"""
+
+import dataclasses
+import importlib
+import itertools
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import integrate, optimize, special, stats
+
+import rlstats
+from rlstats.design import build
+from rlstats.errors import DesignError, OptionError, RlstatsWarning
+from rlstats.methods import _bootstrap_kernels as K
+from rlstats.methods.bootstrap import (
+    BootstrapResult,
+    InferentialIntervalsResult,
+    PerformanceProfileResult,
+    ProbabilityOfImprovementResult,
+    bootstrap,
+    performance_profile,
+    probability_of_improvement,
+)
+
+RESULT_TYPES = (BootstrapResult, ProbabilityOfImprovementResult, PerformanceProfileResult, InferentialIntervalsResult)
+from rlstats.methods.skillings_mack import skillings_mack
+from rlstats.vocabulary import unknown_columns
+
+ROOT = Path(__file__).resolve().parents[1]
+FORMULA = "score ~ agent | task"
+SIX = ["CURL", "DER", "DrQ", "DrQ(eps)", "OTRainbow", "SPR"]
+
+
+def long_frame(matrices, tasks=None):
+    """Long data from {agent: (runs, tasks) matrix} or {agent: [task arrays]} (ragged)."""
+    rows = []
+    for agent, data in matrices.items():
+        columns = [np.asarray(data)[:, t] for t in range(np.asarray(data).shape[1])] if not isinstance(data, list) \
+            else data
+        for t, runs in enumerate(columns):
+            name = tasks[t] if tasks else f"t{t}"
+            rows += [(agent, name, r, float(v)) for r, v in enumerate(runs)]
+    return pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
+
+
+def ragged_data(rng, agents=("A", "B"), sizes=((3, 4, 2), (5, 2, 3))):
+    return {a: [np.round(rng.normal(loc=i, size=c), 1) for c in s] for i, (a, s) in enumerate(zip(agents, sizes))}
+
+
+# ----------------------------------------------------------------------------- metric definitions
+
+
+def direct_metrics(groups, gamma=1.0):
+    """The four metrics straight from their definitions: groups = list of per-task run arrays."""
+    task_means = np.array([g.mean() for g in groups])
+    pooled = np.concatenate(groups)
+    return {"iqm": stats.trim_mean(pooled, 0.25), "mean": task_means.mean(), "median": np.median(task_means),
+            "optimality_gap": np.mean(np.maximum(gamma - pooled, 0.0))}
+
+
+@pytest.mark.parametrize("ragged", [False, True])
+@pytest.mark.parametrize("gamma", [1.0, 0.3])
+def test_point_estimates_match_direct_definitions(ragged, gamma):
+    rng = np.random.default_rng(1)
+    data = ragged_data(rng) if ragged else {a: rng.gamma(1.5, size=(7, 4)) for a in ("A", "B", "C")}
+    res = bootstrap(long_frame(data), FORMULA, n_resamples=50, gamma=gamma, rng=0)
+    for i, agent in enumerate(res.agents):
+        groups = data[agent] if ragged else list(data[agent].T)
+        expected = direct_metrics(groups, gamma)
+        for j, metric in enumerate(res.metrics):
+            assert res.estimates[i, j] == pytest.approx(expected[metric], rel=1e-12, abs=1e-12)
+
+
+def test_iqm_uses_floor_trimming_without_fractional_weights():
+    # 30 values: floor(7.5) = 7 cut from each end, the middle 16 averaged (spec 1.3).
+    x = np.arange(30.0) ** 2
+    df = pd.DataFrame({"agent": ["A"] * 30 + ["B"] * 30, "task": "t", "score": np.r_[x, x]})
+    res = bootstrap(df, "score ~ agent", metrics=["iqm"], n_resamples=10, rng=0)
+    assert res.estimates[0, 0] == pytest.approx(np.mean(np.sort(x)[7:23]), rel=1e-14)
+
+
+def test_kernel_metrics_on_resamples_match_explicit_resampled_values():
+    """Count-based statistics equal the definitions applied to the explicit resampled runs."""
+    rng = np.random.default_rng(2)
+    for sizes in (np.array([3, 4, 2, 5, 3]), np.array([4] * 5)):
+        task = np.repeat(np.arange(5), sizes)
+        y = np.round(rng.normal(size=task.size), 1)  # ties on purpose
+        layout = K.agent_layout(y, task, np.concatenate([np.arange(c) for c in sizes]), 5)
+        for task_bootstrap in (False, True):
+            draws = K.draw(np.random.default_rng(3), layout, 40, task_bootstrap)
+            got = K.metric_values(layout, K.resample_from_draws(layout, draws), list(K.BUILTIN_METRICS), 0.5)
+            for b in range(40):
+                if task_bootstrap:
+                    groups = [layout.sorted_by_task[s, draws.slots[b, p, :sizes[s]] - layout.task_start[s]]
+                              for p, s in enumerate(draws.chosen[b])]
+                else:
+                    picked = layout.canonical_values[draws.slots[b]]
+                    groups = np.split(picked, np.cumsum(sizes)[:-1])
+                expected = direct_metrics(groups, 0.5)
+                np.testing.assert_allclose(got[b], [expected[m] for m in K.BUILTIN_METRICS], rtol=1e-12, atol=1e-12)
+
+
+def test_stratified_resampling_distribution_matches_enumeration():
+    """Two tasks with two and three runs: 4 x 27 equally likely resamples; the mean's distribution is exact."""
+    a = {"A": [np.array([0.0, 1.0]), np.array([0.0, 10.0, 100.0])], "B": [np.array([0.0, 1.0]), np.array([5.0])]}
+    res = bootstrap(long_frame(a), FORMULA, metrics=["mean"], n_resamples=40_000, rng=5)
+    draws = res.bootstrap_distribution[0, 0]
+    exact = {}
+    for first in itertools.product([0.0, 1.0], repeat=2):
+        for second in itertools.product([0.0, 10.0, 100.0], repeat=3):
+            value = round((np.mean(first) + np.mean(second)) / 2, 9)
+            exact[value] = exact.get(value, 0) + 1 / (4 * 27)
+    observed = pd.Series(np.round(draws, 9)).value_counts(normalize=True)
+    assert set(observed.index) <= set(exact)
+    worst = max(abs(observed.get(v, 0.0) - p) / math.sqrt(p * (1 - p) / draws.size) for v, p in exact.items())
+    assert worst < 4.5  # every cell within 4.5 binomial SEs (about 20 cells)
+
+
+def test_task_bootstrap_resamples_tasks():
+    """With task resampling, the median of task means takes task-level values impossible without it."""
+    data = {a: np.tile([[0.0, 1.0, 2.0]], (3, 1)) + i for i, a in enumerate("AB")}  # no within-task spread
+    res = bootstrap(long_frame(data), FORMULA, metrics=["median", "mean"], n_resamples=4000, task_bootstrap=True,
+                    rng=0)
+    no_tasks = bootstrap(long_frame(data), FORMULA, metrics=["median"], n_resamples=200, rng=0)
+    assert (np.ptp(no_tasks.bootstrap_distribution, axis=-1) == 0).all()  # runs are identical within tasks
+    medians = res.bootstrap_distribution[0, 0]
+    assert set(np.unique(medians)) == {0.0, 1.0, 2.0}
+    # P(median of 3 draws from {0,1,2} = 1) = 13/27
+    assert np.mean(medians == 1.0) == pytest.approx(13 / 27, abs=4 * math.sqrt(13 / 27 * 14 / 27 / 4000))
+    assert np.mean(res.bootstrap_distribution[0, 1]) == pytest.approx(1.0, abs=0.03)
+
+
+# ----------------------------------------------------------------------------- intervals
+
+
+def test_percentile_and_basic_bounds_from_the_distribution():
+    rng = np.random.default_rng(4)
+    df = long_frame({a: rng.gamma(2.0, size=(6, 5)) for a in "AB"})
+    pct = bootstrap(df, FORMULA, n_resamples=999, confidence_level=0.9, rng=3)
+    basic = bootstrap(df, FORMULA, n_resamples=999, confidence_level=0.9, interval="basic", rng=3)
+    np.testing.assert_array_equal(pct.bootstrap_distribution, basic.bootstrap_distribution)
+    lo, hi = np.percentile(pct.bootstrap_distribution, [5.0, 95.0], axis=-1)
+    np.testing.assert_allclose(pct.intervals[..., 0], lo, rtol=1e-12)
+    np.testing.assert_allclose(pct.intervals[..., 1], hi, rtol=1e-12)
+    np.testing.assert_allclose(basic.intervals[..., 0], 2 * pct.estimates - hi, rtol=1e-12)
+    np.testing.assert_allclose(basic.intervals[..., 1], 2 * pct.estimates - lo, rtol=1e-12)
+    again = pct.confidence_interval(confidence_level=0.8)
+    lo8, hi8 = np.percentile(pct.bootstrap_distribution, [10.0, 90.0], axis=-1)
+    np.testing.assert_allclose(again["conf_low"], lo8.T.ravel(), rtol=1e-12)
+    np.testing.assert_allclose(again["conf_high"], hi8.T.ravel(), rtol=1e-12)
+
+
+def direct_bca(distribution, estimate, acceleration, level):
+    """Efron's BCa bounds written out (z0 counts ties half, as scipy.stats.bootstrap does)."""
+    z0 = special.ndtri((np.sum(distribution < estimate) + 0.5 * np.sum(distribution == estimate)) / distribution.size)
+    z = special.ndtri([(1 - level) / 2, (1 + level) / 2])
+    adjusted = special.ndtr(z0 + (z0 + z) / (1 - acceleration * (z0 + z)))
+    return np.percentile(distribution, 100 * adjusted)
+
+
+def test_bca_single_stratum_matches_plain_jackknife_formula():
+    rng = np.random.default_rng(5)
+    x = rng.lognormal(size=25)
+    y = rng.lognormal(size=25)
+    df = pd.DataFrame({"agent": ["A"] * 25 + ["B"] * 25, "score": np.r_[x, y]})
+    res = bootstrap(df, "score ~ agent", metrics=["mean", "iqm"], interval="bca", n_resamples=4000, rng=1)
+    for i, values in enumerate((x, y)):
+        for j, stat in enumerate((np.mean, lambda v: stats.trim_mean(v, 0.25))):
+            loo = np.array([stat(np.delete(values, k)) for k in range(values.size)])
+            u = loo.mean() - loo
+            a = np.sum(u**3) / (6 * np.sum(u**2) ** 1.5)
+            assert res.acceleration[i, j] == pytest.approx(a, rel=1e-9, abs=1e-12)
+            expected = direct_bca(res.bootstrap_distribution[i, j], res.estimates[i, j], a, 0.95)
+            np.testing.assert_allclose(res.intervals[i, j], expected, rtol=1e-10)
+
+
+def test_bca_stratified_acceleration_matches_within_task_jackknife():
+    rng = np.random.default_rng(6)
+    data = ragged_data(rng, sizes=((4, 3, 5), (3, 3, 3)))
+    res = bootstrap(long_frame(data), FORMULA, interval="bca", n_resamples=500, rng=0)
+    for i, agent in enumerate(res.agents):
+        groups = data[agent]
+        for j, metric in enumerate(res.metrics):
+            num = den = 0.0
+            for t, runs in enumerate(groups):
+                loo = np.array([direct_metrics([np.delete(runs, k) if s == t else g for s, g in enumerate(groups)])
+                                [metric] for k in range(runs.size)])
+                influence = (runs.size - 1) * (loo.mean() - loo)
+                num += np.sum(influence**3) / runs.size**3
+                den += np.sum(influence**2) / runs.size**2
+            expected = num / (6 * den**1.5) if den > 0 else 0.0
+            assert res.acceleration[i, j] == pytest.approx(expected, rel=1e-9, abs=1e-12)
+
+
+def distinct_values(scores):
+    return float(np.unique(scores).size)
+
+
+def test_bca_undefined_gives_nan_and_warns():
+    # the data have 12 distinct runs; (almost) every resample repeats some, so all lie below the estimate
+    df = long_frame({a: np.arange(12.0).reshape(4, 3) + i for i, a in enumerate("AB")})
+    with pytest.warns(RlstatsWarning, match="BCa is undefined"):
+        res = bootstrap(df, FORMULA, metrics=["mean", distinct_values], interval="bca", n_resamples=200, rng=0)
+    assert np.isnan(res.intervals[:, 1]).all() and np.isnan(res.interval_mc_se[:, 1]).all()
+    assert np.isfinite(res.intervals[:, 0]).all()
+    assert any("BCa is undefined" in n for n in res.notes)
+    # ties with the estimate count half (as scipy does): a constant statistic gets the point interval
+    flat = bootstrap(df, FORMULA, metrics=["optimality_gap"], gamma=-1.0, interval="bca", n_resamples=100, rng=0)
+    np.testing.assert_array_equal(flat.intervals, 0.0)
+
+
+# ----------------------------------------------------------------------------- Monte Carlo error of the bounds
+
+
+def test_order_statistic_se_matches_closed_form_and_repetition():
+    """SE of the 2.5% quantile of B normal draws: sqrt(p(1-p)/B) / phi(z_p) (asymptotic), and the spread of repeats."""
+    rng = np.random.default_rng(7)
+    b, p = 2000, 0.025
+    truth = math.sqrt(p * (1 - p) / b) / stats.norm.pdf(stats.norm.ppf(p))
+    samples = rng.standard_normal((400, b))
+    estimated = K.order_statistic_se(np.sort(samples, axis=1), np.full(400, p))
+    quantiles = np.percentile(samples, 100 * p, axis=1)
+    assert np.mean(estimated) == pytest.approx(truth, rel=0.12)
+    assert np.std(quantiles, ddof=1) == pytest.approx(truth, rel=0.12)  # 400 repeats: SD known to ~4%
+
+
+def test_reported_mc_se_matches_spread_over_seeds():
+    rng = np.random.default_rng(8)
+    df = long_frame({a: rng.gamma(2.0, size=(8, 6)) for a in "AB"})
+    runs = [bootstrap(df, FORMULA, metrics=["mean", "iqm"], n_resamples=400, rng=s) for s in range(60)]
+    bounds = np.stack([r.intervals for r in runs])
+    reported = np.stack([r.interval_mc_se for r in runs]).mean(axis=0)
+    ratio = bounds.std(axis=0, ddof=1) / reported
+    assert 0.75 < np.mean(ratio) < 1.3  # 8 bounds, each SD known to about 9%
+
+
+# ----------------------------------------------------------------------------- rliable_compat
+
+
+def rliable_recipe(score_dict, seed, reps, gamma=1.0, task_bootstrap=False):
+    """rliable 1.2.0 as spec 1.4 describes it, one replicate at a time: distributions and point estimates."""
+    rs = np.random.RandomState(seed)
+
+    def metrics(s):
+        return [stats.trim_mean(s, proportiontocut=0.25, axis=None), np.mean(np.mean(s, axis=0)),
+                np.median(np.mean(s, axis=0)), gamma - np.mean(np.minimum(s, gamma))]
+
+    out = {}
+    for name, x in score_dict.items():  # dict order
+        runs, tasks = x.shape
+        values = []
+        for _ in range(reps):
+            idx = rs.choice(runs, (runs, tasks))
+            columns = rs.choice(tasks, (1, tasks)) if task_bootstrap else np.arange(tasks)
+            values.append(metrics(x[idx, columns]))
+        out[name] = (np.array(metrics(x)), np.array(values))
+    return out
+
+
+@pytest.mark.parametrize("task_bootstrap", [False, True])
+def test_rliable_compat_reproduces_the_recipe_bit_for_bit(task_bootstrap):
+    rng = np.random.default_rng(9)
+    score_dict = {"DQN": rng.gamma(1.5, size=(5, 7)), "C51": rng.gamma(2.0, size=(3, 7)),
+                  "Apex": rng.gamma(1.0, size=(6, 7))}
+    df = long_frame(score_dict)
+    df["agent"] = pd.Categorical(df["agent"], categories=list(score_dict))  # dict order = draw order
+    state = np.random.get_state()[1].copy()
+    res = bootstrap(df, FORMULA, rliable_compat=True, task_bootstrap=task_bootstrap, n_resamples=300, rng=2024)
+    assert np.array_equal(np.random.get_state()[1], state)  # the global state is never touched
+    recipe = rliable_recipe(score_dict, 2024, 300, task_bootstrap=task_bootstrap)
+    alpha = (1 - 0.95) / 2
+    for i, name in enumerate(res.agents):
+        point, values = recipe[name]
+        assert np.array_equal(res.estimates[i], point)
+        assert np.array_equal(res.bootstrap_distribution[i].T, values)
+        for j in range(4):
+            # arch's conf_int: np.percentile per column at 100 a and 100 (1 - a)
+            assert np.array_equal(res.intervals[i, j], np.percentile(values[:, j], [100 * alpha, 100 * (1 - alpha)]))
+        # the spec's literal [2.5, 97.5] differs only in the last bits of the percentile level
+        np.testing.assert_allclose(res.intervals[i].T, np.percentile(values, [2.5, 97.5], axis=0), rtol=1e-12)
+
+
+def test_rliable_compat_basic_and_run_order():
+    rng = np.random.default_rng(10)
+    x = rng.normal(size=(4, 3))
+    df = long_frame({"A": x, "B": x + 1})
+    df = df.sample(frac=1.0, random_state=0)  # shuffled rows: the seed column fixes run order
+    res = bootstrap(df, "score ~ agent | task/seed", rliable_compat=True, interval="basic", n_resamples=200, rng=3,
+                    metrics=["mean"])
+    point, values = rliable_recipe({"A": x, "B": x + 1}, 3, 200)["A"]
+    lower, upper = np.percentile(values[:, 1], [2.5000000000000022, 97.5])
+    assert res.intervals[0, 0, 0] == 2.0 * point[1] - upper
+    assert res.intervals[0, 0, 1] == 2.0 * point[1] - lower
+
+
+def test_rliable_compat_refusals():
+    df = long_frame(ragged_data(np.random.default_rng(0)))
+    with pytest.raises(DesignError, match="runs per task"):
+        bootstrap(df, FORMULA, rliable_compat=True, rng=1)
+    balanced = long_frame({a: np.ones((3, 2)) for a in "AB"})
+    with pytest.raises(OptionError, match="rng= the int seed"):
+        bootstrap(balanced, FORMULA, rliable_compat=True, rng=None)
+    with pytest.raises(OptionError, match="percentile' and 'basic'"):
+        bootstrap(balanced, FORMULA, rliable_compat=True, interval="bca", rng=1)
+
+
+# ----------------------------------------------------------------------------- coverage
+
+
+def mixture_iqm(mus, sigma):
+    """Interquartile mean of the equal mixture of N(mu_t, sigma): 2 * integral of x f(x) between the quartiles."""
+    cdf = lambda x: np.mean(stats.norm.cdf(x, mus, sigma))  # noqa: E731
+    q = [optimize.brentq(lambda x, p=p: cdf(x) - p, -50, 50) for p in (0.25, 0.75)]
+    density = lambda x: x * np.mean(stats.norm.pdf(x, mus, sigma))  # noqa: E731
+    return 2 * integrate.quad(density, q[0], q[1])[0]
+
+
+def coverage(n_datasets, n_resamples, seed):
+    mus, sigma, runs, gamma = np.array([0.0, 0.5, 1.0, 2.5, 4.0]), 1.0, 20, 1.0
+    z = (gamma - mus) / sigma
+    truth = {"iqm": mixture_iqm(mus, sigma), "mean": mus.mean(), "median": np.median(mus),
+             "optimality_gap": np.mean((gamma - mus) * stats.norm.cdf(z) + sigma * stats.norm.pdf(z))}
+    rng = np.random.default_rng(seed)
+    hits = {m: [] for m in truth}
+    for d in range(n_datasets):
+        data = {a: rng.normal(mus, sigma, size=(runs, mus.size)) for a in "ABCD"}
+        res = bootstrap(long_frame(data), FORMULA, n_resamples=n_resamples, rng=d)
+        for j, m in enumerate(res.metrics):
+            hits[m] += list((res.intervals[:, j, 0] <= truth[m]) & (truth[m] <= res.intervals[:, j, 1]))
+    return {m: np.mean(h) for m, h in hits.items()}, 4 * n_datasets
+
+
+# Percentile intervals see each task mean's variance shrunk by (c - 1) / c (the bootstrap's plug-in
+# variance), so with c = 20 runs their coverage is about 2 Phi(1.96 sqrt(19 / 20)) - 1 = 0.944, not 0.95.
+EXPECTED_COVERAGE = 2 * stats.norm.cdf(1.959964 * math.sqrt(19 / 20)) - 1
+
+
+def test_interval_coverage_reduced():
+    covered, n = coverage(150, 400, seed=11)
+    se = math.sqrt(0.95 * 0.05 / n)
+    for metric, rate in covered.items():
+        assert abs(rate - EXPECTED_COVERAGE) < 3 * se + 0.01, (metric, rate)
+
+
+@pytest.mark.slow
+def test_interval_coverage_full():
+    covered, n = coverage(1500, 1000, seed=12)
+    se = math.sqrt(0.95 * 0.05 / n)
+    for metric, rate in covered.items():
+        assert abs(rate - EXPECTED_COVERAGE) < 3 * se + 0.01, (metric, rate)
+
+
+# ----------------------------------------------------------------------------- reproducibility
+
+
+def test_determinism_and_seed_record():
+    df = rlstats.datasets.simulate(agents=3, tasks=4, seeds=5, rng=0)
+    a = bootstrap(df, FORMULA, n_resamples=300, rng=7)
+    b = bootstrap(df, FORMULA, n_resamples=300, rng=7)
+    c = bootstrap(df, FORMULA, n_resamples=300, rng=8)
+    assert np.array_equal(a.bootstrap_distribution, b.bootstrap_distribution) and a.seed == 7
+    assert not np.array_equal(a.bootstrap_distribution, c.bootstrap_distribution)
+    fresh = bootstrap(df, FORMULA, n_resamples=300, rng=None)
+    assert isinstance(fresh.seed, int)
+    again = bootstrap(df, FORMULA, n_resamples=300, rng=fresh.seed)
+    assert np.array_equal(fresh.bootstrap_distribution, again.bootstrap_distribution)
+    g1 = bootstrap(df, FORMULA, n_resamples=300, rng=np.random.default_rng(3))
+    g2 = bootstrap(df, FORMULA, n_resamples=300, rng=np.random.default_rng(3))
+    assert g1.seed == "Generator" and np.array_equal(g1.bootstrap_distribution, g2.bootstrap_distribution)
+
+
+@pytest.mark.parametrize("task_bootstrap", [False, True])
+def test_results_do_not_depend_on_batch_size(task_bootstrap):
+    rng = np.random.default_rng(12)
+    sizes = np.array([3, 7, 5])
+    task = np.repeat(np.arange(3), sizes)
+    layout = K.agent_layout(rng.normal(size=task.size), task, np.concatenate([np.arange(c) for c in sizes]), 3)
+    runs = [K.bootstrap_agent(layout, ["iqm", "median"], 1.0, 1234, np.random.SeedSequence(5),
+                              task_bootstrap=task_bootstrap, batch_size=size) for size in (100, 300, 5000, None)]
+    for other in runs[1:]:
+        assert np.array_equal(runs[0], other)
+    # the one-buffer fast path draws exactly what block-by-block draw() does
+    blocks = K.agent_blocks(np.random.SeedSequence(6), 350)
+    joined = K.draw_blocks(blocks, layout, task_bootstrap)
+    again = K.agent_blocks(np.random.SeedSequence(6), 350)
+    parts = [K.draw(gen, layout, stop - start, task_bootstrap) for start, stop, gen in again]
+    assert np.array_equal(joined.slots, np.concatenate([p.slots for p in parts]))
+
+
+def test_invariant_to_agent_order_rows_and_other_agents():
+    df = rlstats.datasets.simulate(agents=4, tasks=5, seeds=4, effect=0.5, rng=1)
+    base = bootstrap(df, FORMULA, n_resamples=500, rng=4).tidy().set_index(["metric", "agent"]).sort_index()
+    shuffled = df.sample(frac=1.0, random_state=3).reset_index(drop=True)
+    names = sorted(df["agent"].unique())
+    shuffled["agent"] = pd.Categorical(shuffled["agent"], categories=names[::-1])
+    other = bootstrap(shuffled, FORMULA, n_resamples=500, rng=4)
+    assert other.agents == tuple(names[::-1])
+    pd.testing.assert_frame_equal(other.tidy().set_index(["metric", "agent"]).sort_index(), base)
+    subset = bootstrap(df[df["agent"] != names[0]], FORMULA, n_resamples=500, rng=4).tidy()
+    pd.testing.assert_frame_equal(subset.set_index(["metric", "agent"]).sort_index(),
+                                  base.drop(index=names[0], level="agent"))
+
+
+# ----------------------------------------------------------------------------- missing values
+
+
+def test_missing_cells_raise_or_drop_tasks():
+    df = rlstats.datasets.simulate(agents=3, tasks=5, seeds=3, rng=2)
+    gap = df[~((df["agent"] == df["agent"].iloc[0]) & (df["task"] == df["task"].iloc[0]))]
+    with pytest.raises(DesignError, match="na_action=\"drop\""):
+        bootstrap(gap, FORMULA, n_resamples=50, rng=0)
+    res = bootstrap(gap, FORMULA, n_resamples=50, rng=0, na_action="drop")
+    assert res.tasks == tuple(sorted(df["task"].unique()))[1:]
+    assert any("1 task(s) left out" in n and "6 runs dropped" in n for n in res.notes)
+    expected = bootstrap(df[df["task"] != df["task"].iloc[0]], FORMULA, n_resamples=50, rng=0)
+    np.testing.assert_array_equal(res.bootstrap_distribution, expected.bootstrap_distribution)
+
+
+def test_nan_scores_raise_or_are_dropped_and_stated():
+    df = rlstats.datasets.simulate(agents=2, tasks=3, seeds=4, rng=3)
+    df.loc[df.index[2], "score"] = np.nan
+    with pytest.raises(DesignError, match="missing"):
+        bootstrap(df, FORMULA, n_resamples=50, rng=0)
+    res = bootstrap(df, FORMULA, n_resamples=50, rng=0, na_action="drop")
+    assert res.nobs == len(df) - 1 and any("1 of 24 rows dropped" in n for n in res.notes)
+
+
+# ----------------------------------------------------------------------------- user metrics
+
+
+def mean_of_task_means(scores):
+    return scores.mean(axis=0).mean()
+
+
+def lambda_free_median():
+    def median_of_task_means(scores):
+        return np.median(scores.mean(axis=1), axis=1)
+
+    median_of_task_means.vectorized = True
+    return median_of_task_means
+
+
+def test_user_metrics_plain_and_vectorised_equal_builtin():
+    df = rlstats.datasets.simulate(agents=2, tasks=4, seeds=5, rng=4)
+
+    def vectorised(scores):
+        return scores.mean(axis=1).mean(axis=1)
+
+    vectorised.vectorized = True
+    res = bootstrap(df, FORMULA, metrics={"mean": "mean", "plain": mean_of_task_means, "fast": vectorised},
+                    n_resamples=300, rng=5)
+    np.testing.assert_allclose(res.bootstrap_distribution[:, 1], res.bootstrap_distribution[:, 0], rtol=1e-12)
+    np.testing.assert_allclose(res.bootstrap_distribution[:, 2], res.bootstrap_distribution[:, 0], rtol=1e-12)
+    np.testing.assert_allclose(res.estimates[:, 1:], res.estimates[:, [0, 0]], rtol=1e-12)
+    tasks_too = bootstrap(df, FORMULA, metrics={"median": "median", "fast": lambda_free_median()},
+                          task_bootstrap=True, n_resamples=300, rng=5)
+    np.testing.assert_array_equal(tasks_too.bootstrap_distribution[:, 1], tasks_too.bootstrap_distribution[:, 0])
+    bca = bootstrap(df, FORMULA, metrics=[mean_of_task_means], interval="bca", n_resamples=300, rng=5)
+    assert np.isfinite(bca.intervals).all() and bca.metrics == ("mean_of_task_means",)
+    ragged = long_frame(ragged_data(np.random.default_rng(0)))
+    with pytest.raises(DesignError, match="user metric"):
+        bootstrap(ragged, FORMULA, metrics=[mean_of_task_means], rng=0)
+
+
+def test_option_errors():
+    df = rlstats.datasets.simulate(agents=2, tasks=3, seeds=3, rng=0)
+    for kwargs, match in [({"metrics": ["iqr"]}, "not one of the built-in"), ({"metrics": []}, "empty"),
+                          ({"metrics": [lambda s: 0.0]}, "needs a name"), ({"interval": "bc"}, "interval="),
+                          ({"n_resamples": 1}, "at least 2"), ({"confidence_level": 95}, "between 0 and 1"),
+                          ({"gamma": float("nan")}, "finite"), ({"metrics": {"a": "mean", "b": "x"}}, "'x'")]:
+        with pytest.raises(OptionError, match=match):
+            bootstrap(df, FORMULA, **kwargs)
+    with pytest.raises(OptionError, match="normalize"):
+        bootstrap(build(df, FORMULA), normalize="atari100k_reference")
+
+
+# ----------------------------------------------------------------------------- probability of improvement
+
+
+def direct_improvement(groups_x, groups_y):
+    """Mean over tasks of mannwhitneyu(x, y, 'greater').statistic / (n_x n_y) (rliable's definition)."""
+    return np.mean([stats.mannwhitneyu(x, y, alternative="greater").statistic / (x.size * y.size)
+                    for x, y in zip(groups_x, groups_y)])
+
+
+def test_probability_of_improvement_matches_mann_whitney():
+    rng = np.random.default_rng(13)
+    data = {"A": [rng.integers(0, 4, c).astype(float) for c in (3, 5, 2, 4)],
+            "B": [rng.integers(0, 4, c).astype(float) for c in (2, 4, 6, 1)],
+            "C": [rng.integers(0, 4, c).astype(float) for c in (4, 4, 4, 4)]}
+    res = probability_of_improvement(long_frame(data), FORMULA, n_resamples=200, rng=0)
+    assert res.pairs == (("A", "B"), ("A", "C"), ("B", "C"))
+    for (x, y), estimate in zip(res.pairs, res.estimates):
+        assert estimate == pytest.approx(direct_improvement(data[x], data[y]), rel=1e-12)
+    identical = probability_of_improvement(long_frame({"A": data["A"], "B": data["A"]}), FORMULA, n_resamples=50,
+                                           rng=0)
+    assert identical.estimates[0] == pytest.approx(0.5)
+
+
+def test_probability_of_improvement_resamples_and_symmetry():
+    rng = np.random.default_rng(14)
+    data = ragged_data(rng, sizes=((4, 6, 3), (5, 2, 4)))
+    df = long_frame(data)
+    forward = probability_of_improvement(df, FORMULA, pairs=[("A", "B")], n_resamples=500, rng=9)
+    backward = probability_of_improvement(df, FORMULA, pairs=[("B", "A")], n_resamples=500, rng=9)
+    np.testing.assert_allclose(backward.bootstrap_distribution, 1 - forward.bootstrap_distribution, atol=1e-12)
+    np.testing.assert_allclose(backward.intervals[0], 1 - forward.intervals[0, ::-1], atol=1e-12)
+    # the resamples are each agent's bootstrap() resamples: check replicate-by-replicate on the kernels
+    design = build(df, FORMULA)
+    layouts = [K.agent_layout(design.y[design.agent == j], design.task[design.agent == j],
+                              design.run[design.agent == j], design.n_tasks) for j in range(2)]
+    root = np.random.SeedSequence(9)
+    draws = [K.draw_blocks(K.agent_blocks(K.agent_seed_sequence(root, name), 500), layout)
+             for name, layout in zip(design.agents, layouts)]
+    for b in range(0, 500, 50):
+        groups = [np.split(layout.canonical_values[d.slots[b]], np.cumsum(layout.task_sizes)[:-1])
+                  for layout, d in zip(layouts, draws)]
+        assert forward.bootstrap_distribution[0, b] == pytest.approx(direct_improvement(*groups), rel=1e-12)
+
+
+def test_probability_of_improvement_pairs_errors():
+    df = rlstats.datasets.simulate(agents=2, tasks=3, seeds=3, rng=0)
+    for pairs, match in [([("agent_1", "nope")], "not in the data"), ([("agent_1", "agent_1")], "itself"),
+                         (["agent_1"], "tuples"), ([], "empty")]:
+        with pytest.raises(OptionError, match=match):
+            probability_of_improvement(df, FORMULA, pairs=pairs)
+
+
+# ----------------------------------------------------------------------------- performance profiles
+
+
+def test_profiles_match_direct_fractions():
+    rng = np.random.default_rng(15)
+    data = ragged_data(rng, sizes=((4, 6, 3), (5, 2, 4)))
+    tau = np.array([-1.0, 0.0, 0.5, 1.0, 2.5])
+    runs = performance_profile(long_frame(data), FORMULA, tau=tau, n_resamples=300, rng=0)
+    tasks = performance_profile(long_frame(data), FORMULA, tau=tau, kind="tasks", n_resamples=300, rng=0)
+    for i, agent in enumerate(runs.agents):
+        groups = data[agent]
+        expected_runs = [np.mean([np.mean(g > t) for g in groups]) for t in tau]
+        expected_tasks = [np.mean([g.mean() > t for g in groups]) for t in tau]
+        np.testing.assert_allclose(runs.estimates[i], expected_runs, rtol=1e-12)
+        np.testing.assert_allclose(tasks.estimates[i], expected_tasks, rtol=1e-12)
+    assert (np.diff(runs.intervals, axis=1) <= 1e-12).all()  # bands fall with tau
+    assert (runs.intervals[..., 0] <= runs.estimates + 1e-12).all()
+
+
+def test_profile_default_grid_and_task_bootstrap():
+    df = rlstats.datasets.simulate(agents=2, tasks=4, seeds=3, rng=6)
+    res = performance_profile(df, FORMULA, n_resamples=100, task_bootstrap=True, rng=0)
+    assert res.tau.size == 81 and res.tau[0] == df["score"].min() and res.tau[-1] == df["score"].max()
+    assert (res.estimates[:, -1] == 0).all()
+    with pytest.raises(OptionError, match="tau"):
+        performance_profile(df, FORMULA, tau=[[1.0]])
+    with pytest.raises(OptionError, match="kind"):
+        performance_profile(df, FORMULA, kind="seeds")
+
+
+# ----------------------------------------------------------------------------- inferential intervals
+
+
+@pytest.mark.parametrize("statistic, ratio, expected", [
+    (4.952381, 1.218, 0.44),  # c = 3 (spec 7.5: the lattice statistic)
+    (15.1, 0.462, 0.65),  # c = 5
+    (21.2, 0.011, 0.94),  # c = 10
+])
+def test_epsilon_reproduces_thesis_table_2_7(statistic, ratio, expected):
+    p = stats.chi2.sf(statistic, 1)
+    # t1 = 0, t2 = 1, so (t1_up - t2_low) / (t2 - t1) = ratio
+    eps, branch = K.inferential_epsilon(0.0, 1.0, ratio / 2, -ratio / 2, p, 0.05)
+    assert branch == "shrunk"
+    assert eps == pytest.approx(0.999 * (1 + p - 0.05) / (1 + ratio))
+    assert round(eps, 2) == expected
+
+
+def test_epsilon_branches():
+    # significant, already disjoint: eq 2.28 > 1, so 0.999
+    assert K.inferential_epsilon(0.0, 1.0, 0.2, 0.8, 0.01, 0.05) == (0.999, "shrunk")
+    # not significant, overlapping: descriptive intervals kept
+    assert K.inferential_epsilon(0.0, 1.0, 0.7, 0.3, 0.2, 0.05) == (1.0, "unchanged")
+    # not significant, disjoint: widened to a gap of (t2 - t1)(alpha - P) < 0, times 1.001
+    eps, branch = K.inferential_epsilon(0.0, 1.0, 0.2, 0.8, 0.2, 0.05)
+    assert branch == "widened" and eps == pytest.approx(1.001 * 1.15 / 0.4)
+    gap = (1.0 - eps * 0.2) - (0.0 + eps * 0.2)  # lower end of the upper ICI minus upper end of the lower
+    assert gap == pytest.approx(1.001 * (0.05 - 0.2) - 0.001)
+    # eq 2.28 before the nudge leaves exactly the gap (t2 - t1)(alpha - P)
+    raw = eps / 1.001
+    assert (1.0 - raw * 0.2) - raw * 0.2 == pytest.approx(0.05 - 0.2)
+
+
+def test_inferential_intervals_formula_on_a_result():
+    df = rlstats.datasets.simulate(agents=3, tasks=8, seeds=5, effect=0.6, rng=21)
+    res = bootstrap(df, FORMULA, metrics=["iqm", "mean"], n_resamples=500, rng=0)
+    test = skillings_mack(build(df, FORMULA).select_agents(["agent_1", "agent_3"]))
+    ici = res.inferential_intervals("agent_1", "agent_3")
+    assert ici.pvalue == test.pvalue and ici.alpha == 0.05
+    for j in range(2):
+        est = res.estimates[[0, 2], j]
+        low, high = np.argsort(est)
+        eps, _ = K.inferential_epsilon(est[low], est[high], res.intervals[[0, 2][low], j, 1],
+                                       res.intervals[[0, 2][high], j, 0], test.pvalue, 0.05)
+        assert ici.epsilon[j] == eps
+        expected = est[:, None] + eps * (res.intervals[[0, 2], j] - est[:, None])
+        np.testing.assert_allclose(ici.inferential[:, j], expected, rtol=1e-12)
+    same = res.inferential_intervals("agent_1", "agent_3", test=test)
+    np.testing.assert_array_equal(same.inferential, ici.inferential)
+    with pytest.raises(OptionError, match="exactly"):
+        res.inferential_intervals("agent_1", "agent_3", test=skillings_mack(df, FORMULA))
+    with pytest.raises(OptionError, match="not in the result"):
+        res.inferential_intervals("agent_1", "agent_9")
+
+
+def test_inferential_intervals_agree_with_the_test_on_many_datasets():
+    rng = np.random.default_rng(22)
+    branches = set()
+    for d in range(120):
+        seeds = int(rng.choice([2, 3, 5, 10]))
+        df = rlstats.datasets.simulate(agents=2, tasks=int(rng.integers(3, 12)), seeds=seeds,
+                                       effect=float(rng.uniform(0, 1.2)), rng=d)
+        res = bootstrap(df, FORMULA, metrics=["iqm", "mean", "median"], n_resamples=200, rng=d)
+        ici = res.inferential_intervals("agent_1", "agent_2")
+        assert ici.agrees.all()
+        assert (ici.overlap == (not ici.significant)).all()
+        branches.update(ici.branch)
+    assert branches == {"shrunk", "widened", "unchanged"}
+
+
+# ----------------------------------------------------------------------------- Atari 100k
+
+
+def test_atari_iqm_equals_direct_trimmed_mean(atari, shared_data):
+    reference = pd.read_csv(shared_data / "atari100k_reference.csv")
+    data = atari[atari["agent"].isin(SIX)]
+    res = bootstrap(data, FORMULA, metrics=["iqm"], normalize=reference, n_resamples=300, rng=0)
+    assert res.agents == tuple(sorted(SIX)) and res.counts.min() == 100 and len(res.tasks) == 26
+    merged = data.merge(reference, on="task")
+    normalised = (merged["score"] - merged["random"]) / (merged["human"] - merged["random"])
+    for i, agent in enumerate(res.agents):
+        direct = stats.trim_mean(normalised[merged["agent"] == agent].to_numpy(), 0.25)
+        assert res.estimates[i, 0] == pytest.approx(direct, rel=1e-12)
+        assert res.intervals[i, 0, 0] < direct < res.intervals[i, 0, 1]
+
+
+# ----------------------------------------------------------------------------- result contract
+
+
+def results(df):
+    res = bootstrap(df, FORMULA, n_resamples=200, rng=0)
+    return [res, probability_of_improvement(df, FORMULA, n_resamples=200, rng=0),
+            performance_profile(df, FORMULA, n_resamples=200, rng=0), res.inferential_intervals("agent_1", "agent_2")]
+
+
+def test_result_contract(capsys):
+    df = rlstats.datasets.simulate(agents=3, tasks=5, seeds=4, effect=1.0, rng=0)
+    before = df.copy()
+    made = results(df)
+    pd.testing.assert_frame_equal(df, before)
+    expected_columns = [["agent", "metric", "estimate", "conf_low", "conf_high"],
+                        ["agent_1", "agent_2", "estimate", "conf_low", "conf_high"],
+                        ["agent", "tau", "estimate", "conf_low", "conf_high"], None]
+    for res, columns, kind in zip(made, expected_columns, RESULT_TYPES):
+        assert type(res) is kind
+        if columns is not None:
+            assert res.tidy().columns.tolist() == columns
+        assert unknown_columns(res.tidy().columns) == [] and unknown_columns(res.glance().columns) == []
+        assert len(res.glance()) == 1
+        for table in res.summary().tables.values():
+            assert unknown_columns(table.columns) == []
+        json.loads(json.dumps(res.to_dict()))
+        assert isinstance(str(res), str) and isinstance(res.report(), str) and res.summary().to_latex()
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            res.method = "x"
+        drawn = res.plot()
+        assert hasattr(drawn, "savefig") or hasattr(drawn, "plot")
+    assert capsys.readouterr().out == ""
+    assert made[0].tidy()["metric"].tolist()[:3] == ["iqm"] * 3
+    assert "bootstrap_distribution" not in made[0].to_dict()
+
+
+def test_progress_bar_goes_to_stderr(capsys):
+    df = rlstats.datasets.simulate(agents=2, tasks=3, seeds=3, rng=0)
+    quiet = bootstrap(df, FORMULA, n_resamples=200, rng=1)
+    shown = bootstrap(df, FORMULA, n_resamples=200, rng=1, progress=True)
+    np.testing.assert_array_equal(quiet.bootstrap_distribution, shown.bootstrap_distribution)
+    assert capsys.readouterr().out == ""
+
+
+def test_print_and_report_contents():
+    df = rlstats.datasets.simulate(agents=2, tasks=4, seeds=4, rng=0)
+    res = bootstrap(df, FORMULA, metrics=["iqm"], n_resamples=200, rng=0)
+    text = str(res)
+    assert "Stratified bootstrap confidence intervals" in text and "resamples = 200" in text
+    assert "largest Monte Carlo SE of a bound" in text
+    assert "IQM" in res.report() and "stratified bootstrap resamples" in res.report()
+
+
+def test_compare_dispatch(monkeypatch):
+    compare_module = importlib.import_module("rlstats.compare")
+    monkeypatch.setitem(compare_module.METHODS, "bootstrap", "rlstats.methods.bootstrap:bootstrap")
+    df = rlstats.datasets.simulate(agents=2, tasks=3, seeds=4, rng=0)
+    offset = 3.0
+    res = rlstats.compare(df, "I(score + offset) ~ agent | task", method="bootstrap", n_resamples=100, rng=1)
+    assert isinstance(res, BootstrapResult)
+    direct = bootstrap(df.assign(score=df["score"] + offset), FORMULA, n_resamples=100, rng=1)
+    np.testing.assert_allclose(res.estimates, direct.estimates)
+
+
+def test_normalize_option_equals_normalising_first():
+    df = rlstats.datasets.simulate(agents=2, tasks=3, seeds=4, rng=0)
+    reference = pd.DataFrame({"task": sorted(df["task"].unique()), "random": [0.0, 1.0, -2.0],
+                              "human": [10.0, 3.0, 2.0]})
+    via_option = bootstrap(df, FORMULA, normalize=reference, n_resamples=100, rng=0)
+    first = bootstrap(rlstats.normalize(df, reference), FORMULA, n_resamples=100, rng=0)
+    np.testing.assert_array_equal(via_option.bootstrap_distribution, first.bootstrap_distribution)
+    with pytest.raises(OptionError, match="normalize"):
+        bootstrap(df[df["task"] == df["task"].iloc[0]], "score ~ agent", normalize=reference)
+
+
+# ----------------------------------------------------------------------------- plots
+
+
+def test_plots_take_axes_and_scalings():
+    import matplotlib.pyplot as plt
+
+    df = rlstats.datasets.simulate(agents=3, tasks=4, seeds=4, rng=0)
+    res, poi, profile, ici = results(df)
+    fig, axes = plt.subplots(1, 2)
+    assert res.plot(ax=axes, metrics=["iqm", "mean"]) is fig
+    _, ax = plt.subplots()
+    assert res.plot(ax=ax, metrics=["iqm"]) is ax
+    with pytest.raises(OptionError, match="panel"):
+        res.plot(ax=ax)
+    for scaling in ("linear", "nonlinear"):
+        _, ax = plt.subplots()
+        assert profile.plot(ax=ax, scaling=scaling, linewidth=3) is ax
+        assert all(line.get_linewidth() == 3 for line in ax.get_lines())
+    with pytest.raises(OptionError, match="scaling"):
+        profile.plot(scaling="log")
+    _, ax = plt.subplots()
+    assert poi.plot(ax=ax) is ax and ici.plot(ax=ax, metric="mean") is ax
+
+
+# ----------------------------------------------------------------------------- vignette
+
+
+def test_vignette_runs_fast(shared_data, tmp_path):
+    env = dict(os.environ, RLSTATS_VIGNETTE_FAST="1", MPLBACKEND="Agg",
+               RLSTATS_DATA_MIRROR=os.environ.get("RLSTATS_DATA_MIRROR", str(shared_data / "raw")))
+    run = subprocess.run([sys.executable, str(ROOT / "vignettes" / "bootstrap_atari.py")], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "epsilon" in run.stdout
