@@ -15,6 +15,8 @@ from .formula import Formula, parse
 from .methods.bootstrap import (BootstrapResult, InferentialIntervalsResult, PerformanceProfileResult,
                                 ProbabilityOfImprovementResult, bootstrap, performance_profile,
                                 probability_of_improvement)
+from .methods import selection
+from .methods.selection import SelectionCheckResult, selection_check
 from .methods.skillings_mack import SkillingsMackResult, skillings_mack
 from .normalize import normalize
 
@@ -22,6 +24,7 @@ __all__ = [
     "compare", "skillings_mack", "SkillingsMackResult", "normalize", "datasets",
     "bootstrap", "probability_of_improvement", "performance_profile", "BootstrapResult",
     "ProbabilityOfImprovementResult", "PerformanceProfileResult", "InferentialIntervalsResult",
+    "selection_check", "SelectionCheckResult", "selection",
     "build", "Design", "parse", "Formula",
     "RlstatsError", "FormulaError", "DesignError", "OptionError", "DataUnavailableError", "RlstatsWarning",
 ]

@@ -69,7 +69,7 @@ _TERMS = [
     ("batch_size", "batch_size", "batch size", "runs per agent per interim of a sequential test"),
     ("max_interims", "max_interims", "max. interims", "maximum number of interims (K) of a sequential test"),
     ("alpha", "alpha", "alpha", "family-wise error level"),
-    ("beta", "beta", "beta", "early-accept level of a sequential test (0: off)"),
+    ("beta", "beta", "beta", "a second level: early acceptance of a sequential test (0: off), or the selection inspector's level"),
     ("level_spent", "level_spent", "level spent", "error level the test can actually spend (at most alpha)"),
     ("n_runs_used", None, "runs used", "number of runs a sequential test used"),
     ("tau", "tau", "tau", "score threshold of a performance profile"),

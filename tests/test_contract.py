@@ -22,7 +22,8 @@ CASES = {
     "percentiles": ("score ~ agent | task", {"interval": "bootstrap", "n_resamples": 50}),
     "adastop": ("score ~ agent | task", {"n": 2, "n_resamples": 200}),
     "permutation": ("score ~ agent | task", {"n_resamples": 200}),
-    "selection": ("score ~ agent | task", {}),
+    "selection": ("score ~ agent | task", {"treatment": "agent_3", "baseline": "agent_1",
+                                           "reported": ["task_01", "task_02", "task_03"]}),
 }
 
 

@@ -1,0 +1,482 @@
+"""Numerical kernels of the selection check (Komiyama and Maehara, 2018).
+
+Arrays in, arrays out; no pandas, no option checking (the public layer in
+:mod:`rlstats.methods.selection` validates once).  Every test works on a batch
+axis: ``v_reported`` has shape ``(T, N_P)`` and ``v_heldout`` ``(T, N_I)``, T
+independent data sets of per-task effects, so one check (T = 1) and a
+simulation of many trials run the same code.
+
+Symbols follow the paper: ``N_P`` reported tasks, ``N_I`` held-out tasks,
+``N_A`` candidate tasks the reporter could have chosen from, per-task effects
+``v``, level ``alpha`` for the reporter and ``beta`` for the inspector.
+Everything is one-sided: improvement means ``v > 0`` and selection bias means
+the reported tasks have the larger mean.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+from ..resampling import chunk_generators
+from ._blocked_ranks import midranks
+
+EPS = float(np.finfo(float).eps)
+#: Resamples per block of the permutation inspector (blocks get their own spawned stream).
+PERMUTATION_CHUNK = 4096
+#: Draws of the top-N_P mean behind the conservative p-value (spec section 4: 1e5 with its MC error).
+CONSERVATIVE_RESAMPLES = 100_000
+#: Rows per block of the conservative null; the block size only depends on N_A.
+_NULL_BLOCK_ELEMENTS = 1 << 21
+
+
+# --------------------------------------------------------------------------- per-task effects
+
+def _arm_sums(values, task, is_treatment, n_tasks):
+    """Per-task sums of ``values`` for the treatment (column 0) and the baseline (column 1)."""
+    cell = 2 * task + (~is_treatment)
+    return np.bincount(cell, weights=values, minlength=2 * n_tasks).reshape(n_tasks, 2)
+
+
+def _cell_means(y, task, is_treatment, counts):
+    sums = _arm_sums(y, task, is_treatment, counts.shape[0])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return sums / counts
+
+
+def _mean_diff(y, task, is_treatment, counts):
+    means = _cell_means(y, task, is_treatment, counts)
+    return means[:, 0] - means[:, 1]
+
+
+def pooled_run_sd(y, task, is_treatment, counts):
+    """Per-task pooled within-arm sd of the runs (ddof = 1 in each arm); NaN with fewer than 3 runs."""
+    means = _cell_means(y, task, is_treatment, counts)
+    # Centre on the cell mean before squaring: stable even for scores of order 1e6.
+    centred = y - means[task, (~is_treatment).astype(np.intp)]
+    squares = _arm_sums(centred**2, task, is_treatment, counts.shape[0]).sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.sqrt(squares / (counts.sum(axis=1) - 2))
+
+
+def _std_diff(y, task, is_treatment, counts):
+    means = _cell_means(y, task, is_treatment, counts)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (means[:, 0] - means[:, 1]) / pooled_run_sd(y, task, is_treatment, counts)
+
+
+def _probability_of_improvement(y, task, is_treatment, counts):
+    # Mann-Whitney U of the treatment from its mid-ranks among both arms' runs
+    # of the task: U = R - n(n+1)/2 counts pairs x > y plus half the ties.
+    ranks = midranks(y, task)
+    rank_sums = _arm_sums(ranks, task, is_treatment, counts.shape[0])[:, 0]
+    n_t, n_b = counts[:, 0], counts[:, 1]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (rank_sums - n_t * (n_t + 1) / 2) / (n_t * n_b) - 0.5
+
+
+EFFECTS = {"mean_diff": _mean_diff, "std_diff": _std_diff, "poi": _probability_of_improvement}
+
+
+def task_effects(y, task, is_treatment, n_tasks, measure):
+    """Per-task effect of the treatment over the baseline.
+
+    Parameters
+    ----------
+    y : ndarray of float, shape (N,)
+        Runs of the two agents only, sorted by task.
+    task : ndarray of int, shape (N,)
+        Task code of each run, ``0 .. n_tasks - 1``.
+    is_treatment : ndarray of bool, shape (N,)
+        True for the treatment's runs, False for the baseline's.
+    n_tasks : int
+    measure : str or callable
+        A key of :data:`EFFECTS`, or ``f(treatment_runs, baseline_runs) -> float``.
+
+    Returns
+    -------
+    effects : ndarray of float, shape (n_tasks,)
+        NaN where an arm has no run.
+    counts : ndarray of int, shape (n_tasks, 2)
+        Runs of the treatment and of the baseline per task.
+    """
+    counts = np.bincount(2 * task + (~is_treatment), minlength=2 * n_tasks).reshape(n_tasks, 2)
+    if callable(measure):
+        effects = np.full(n_tasks, np.nan)
+        for t in np.flatnonzero((counts > 0).all(axis=1)):
+            rows = task == t
+            effects[t] = measure(y[rows & is_treatment], y[rows & ~is_treatment])
+        return effects, counts
+    effects = EFFECTS[measure](y, task, is_treatment, counts)
+    effects[(counts == 0).any(axis=1)] = np.nan
+    return effects, counts
+
+
+# --------------------------------------------------------------------------- reporter tests
+
+def _mean_sd(v):
+    n = v.shape[-1]
+    mean = v.mean(axis=-1)
+    sd = np.sqrt(((v - mean[..., None]) ** 2).sum(axis=-1) / (n - 1)) if n > 1 else np.full(mean.shape, np.nan)
+    return mean, sd
+
+
+def _reporter_z(v, mu0, sigma):
+    n = v.shape[-1]
+    statistic = (v.mean(axis=-1) - mu0) * np.sqrt(n) / sigma
+    return statistic, np.full(statistic.shape, np.nan), stats.norm.sf(statistic)
+
+
+def _reporter_t(v, mu0, sigma):
+    # Centred, ddof = 1 variance (the paper's section 6.1 prints an uncentred one: erratum 4).
+    n = v.shape[-1]
+    mean, sd = _mean_sd(v)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        statistic = (mean - mu0) * np.sqrt(n) / sd
+    return statistic, np.full(statistic.shape, n - 1.0), stats.t.sf(statistic, n - 1)
+
+
+def _reporter_wilcoxon(v, mu0, sigma):
+    result = stats.wilcoxon(v - mu0, alternative="greater", axis=-1)
+    statistic = np.asarray(result.statistic, dtype=float)
+    return statistic, np.full(statistic.shape, np.nan), np.asarray(result.pvalue, dtype=float)
+
+
+REPORTERS = {"z": _reporter_z, "t": _reporter_t, "wilcoxon": _reporter_wilcoxon}
+
+
+def reporter_test(v, test, mu0=0.0, sigma=None):
+    """One-sided test of ``mean(v) > mu0`` for each row of ``v``.
+
+    ``"z"``: ``(mean - mu0) sqrt(N_P) / sigma`` against N(0, 1) (paper Def. 1
+    and section 5.1); ``"t"``: the one-sample t with the centred ddof = 1 sd
+    and N_P - 1 df (section 6.1, corrected); ``"wilcoxon"``: the signed-rank
+    statistic W+ of ``v - mu0`` (exact for small N_P, as scipy chooses).
+
+    Returns ``(statistic, df, pvalue)``, arrays of shape ``v.shape[:-1]``;
+    df is NaN for z and Wilcoxon.
+    """
+    return REPORTERS[test](np.asarray(v, dtype=float), mu0, sigma)
+
+
+# --------------------------------------------------------------------------- parametric inspectors
+
+@dataclass(frozen=True)
+class Difference:
+    """Reported minus held-out mean effect with the standard error and df of one reference distribution."""
+
+    estimate: np.ndarray
+    std_error: np.ndarray
+    df: np.ndarray  # NaN: normal reference
+
+
+def difference(v_reported, v_heldout, kind, sigma=None):
+    """``mean(reported) - mean(held-out)`` with its standard error.
+
+    kind ``"z"``: ``sigma sqrt(1/N_P + 1/N_I)`` (paper section 5.2);
+    ``"t"``: pooled sd, N_P + N_I - 2 df (section 6.1); ``"welch"``:
+    Welch's separate variances and Satterthwaite's df.
+    """
+    n_p, n_i = v_reported.shape[-1], v_heldout.shape[-1]
+    mean_p, sd_p = _mean_sd(v_reported)
+    mean_i, sd_i = _mean_sd(v_heldout)
+    estimate = mean_p - mean_i
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if kind == "z":
+            se = np.full(estimate.shape, sigma * np.sqrt(1 / n_p + 1 / n_i))
+            df = np.full(estimate.shape, np.nan)
+        elif kind == "t":
+            ss = (n_p - 1) * np.nan_to_num(sd_p) ** 2 + (n_i - 1) * np.nan_to_num(sd_i) ** 2
+            pooled = np.sqrt(ss / (n_p + n_i - 2))
+            se = pooled * np.sqrt(1 / n_p + 1 / n_i)
+            df = np.full(estimate.shape, n_p + n_i - 2.0)
+        else:
+            a, b = sd_p**2 / n_p, sd_i**2 / n_i
+            se = np.sqrt(a + b)
+            df = (a + b) ** 2 / (a**2 / (n_p - 1) + b**2 / (n_i - 1))
+    return Difference(estimate, se, df)
+
+
+def upper_tail(statistic, df):
+    """P(T >= statistic) under N(0, 1) where df is NaN, Student t with df otherwise."""
+    statistic, df = np.broadcast_arrays(np.asarray(statistic, dtype=float), np.asarray(df, dtype=float))
+    normal = np.isnan(df)
+    out = np.empty(statistic.shape)
+    out[normal] = stats.norm.sf(statistic[normal])
+    out[~normal] = stats.t.sf(statistic[~normal], df[~normal])
+    return out
+
+
+def parametric_inspector(v_reported, v_heldout, kind, sigma=None):
+    """The paper's inspector (z, pooled t) or Welch's test: ``(statistic, df, pvalue, Difference)``."""
+    diff = difference(v_reported, v_heldout, kind, sigma)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        statistic = diff.estimate / diff.std_error
+    return statistic, diff.df, upper_tail(statistic, diff.df), diff
+
+
+# --------------------------------------------------------------------------- permutation inspector
+
+def n_subsets(n_tasks, n_reported):
+    """Number of ways to choose the reported tasks among all tasks used."""
+    return math.comb(n_tasks, n_reported)
+
+
+def is_exact(n_tasks, n_reported, n_resamples):
+    """Enumerate every subset when there are no more of them than resamples (scipy's rule)."""
+    return n_subsets(n_tasks, n_reported) <= n_resamples
+
+
+def _all_subsets(n, k):
+    """Every k-subset of range(n) as an (C(n, k), k) index array, built in C by itertools."""
+    flat = itertools.chain.from_iterable(itertools.combinations(range(n), k))
+    return np.fromiter(flat, dtype=np.intp, count=n_subsets(n, k) * k).reshape(-1, k)
+
+
+def _random_subsets(gen, shape, n, k):
+    """Uniform random k-subsets of range(n): the k smallest of n i.i.d. uniform keys."""
+    keys = gen.random(shape + (n,))
+    return np.argpartition(keys, k - 1, axis=-1)[..., :k]
+
+
+def _sums_to_difference(sums, total, k, m):
+    """Subset sum S of the reported effects -> mean(reported) - mean(held-out)."""
+    return sums * (1 / k + 1 / m) - total / m
+
+
+def _tolerance(v_all, k):
+    # Sums of the same k numbers in different orders differ by at most about
+    # k * eps * sum|v|; a margin of 4x keeps exact ties tied.
+    return 4 * k * EPS * np.abs(v_all).sum(axis=-1)
+
+
+@dataclass(frozen=True)
+class PermutationOutcome:
+    """The permutation inspector on one data set."""
+
+    statistic: float          # mean(reported) - mean(held-out)
+    pvalue: float
+    mc_se: float | None       # None when exact
+    n_resamples: int          # resamples drawn, or subsets enumerated when exact
+    exact: bool
+    null_distribution: np.ndarray
+
+
+def permutation_inspector(v_reported, v_heldout, n_resamples, ss, progress=None):
+    """Permutation test of "the reported tasks are a uniformly random subset of all tasks used".
+
+    The statistic is ``mean(reported) - mean(held-out)``, a monotone function of
+    the reported sum, so only subset sums are formed.  All ``C(N_P + N_I, N_P)``
+    subsets are enumerated when there are at most ``n_resamples`` of them
+    (p-value = share of subsets at least as extreme, observed included);
+    otherwise ``n_resamples`` uniform random subsets give
+    ``(1 + hits) / (n_resamples + 1)`` with its Monte Carlo standard error.
+    Random subsets are drawn in blocks of :data:`PERMUTATION_CHUNK`, each from
+    its own stream spawned from ``ss``.
+    """
+    v_all = np.concatenate([v_reported, v_heldout])
+    n, k = v_all.size, v_reported.size
+    m = n - k
+    total = float(v_all.sum())
+    observed_sum = v_reported.sum()
+    tol = _tolerance(v_all, k)
+    if is_exact(n, k, n_resamples):
+        sums = v_all[_all_subsets(n, k)].sum(axis=-1)
+        if progress is not None:
+            progress(n_resamples)
+        p = np.count_nonzero(sums >= observed_sum - tol) / sums.size
+        null = _sums_to_difference(sums, total, k, m)
+        return PermutationOutcome(float(_sums_to_difference(observed_sum, total, k, m)), float(p), None,
+                                  int(sums.size), True, null)
+    sums = np.empty(n_resamples)
+    for start, stop, gen in chunk_generators(ss, n_resamples, PERMUTATION_CHUNK):
+        sums[start:stop] = v_all[_random_subsets(gen, (stop - start,), n, k)].sum(axis=-1)
+        if progress is not None:
+            progress(stop - start)
+    hits = np.count_nonzero(sums >= observed_sum - tol)
+    p = (1 + hits) / (n_resamples + 1)
+    return PermutationOutcome(float(_sums_to_difference(observed_sum, total, k, m)), float(p),
+                              float(np.sqrt(p * (1 - p) / n_resamples)), n_resamples, False,
+                              _sums_to_difference(sums, total, k, m))
+
+
+def permutation_pvalues(v_reported, v_heldout, n_resamples, gen, block_elements=1 << 22):
+    """Permutation p-values of T data sets at once (rows of the inputs), for simulations.
+
+    Same rule as :func:`permutation_inspector` (exact enumeration when it fits);
+    the random subsets of all rows come from ``gen``, in row blocks sized so
+    that one block's keys stay below ``block_elements`` numbers.
+    """
+    v_all = np.concatenate([v_reported, v_heldout], axis=-1)
+    rows, n = v_all.shape
+    k = v_reported.shape[-1]
+    threshold = (v_reported.sum(axis=-1) - _tolerance(v_all, k))[:, None]
+    if is_exact(n, k, n_resamples):
+        subsets = _all_subsets(n, k)
+        step = max(1, block_elements // (subsets.size))
+        hits = np.concatenate([np.count_nonzero(v_all[lo:lo + step, subsets].sum(axis=-1) >= threshold[lo:lo + step],
+                                                axis=-1) for lo in range(0, rows, step)])
+        return hits / subsets.shape[0]
+    step = max(1, block_elements // (n_resamples * n))
+    hits = np.empty(rows)
+    for lo in range(0, rows, step):
+        block = v_all[lo:lo + step]
+        index = _random_subsets(gen, (block.shape[0], n_resamples), n, k)
+        sums = np.take_along_axis(block[:, None, :], index, axis=-1).sum(axis=-1)
+        hits[lo:lo + step] = np.count_nonzero(sums >= threshold[lo:lo + step], axis=-1)
+    return (1 + hits) / (n_resamples + 1)
+
+
+# --------------------------------------------------------------------------- conservative p-value
+
+@functools.lru_cache(maxsize=16)
+def _top_mean_null_cached(n_reported, n_candidates, n_resamples, entropy, spawn_key):
+    ss = np.random.SeedSequence(entropy, spawn_key=spawn_key)
+    rows = max(1, _NULL_BLOCK_ELEMENTS // n_candidates)
+    null = np.empty(n_resamples)
+    cut = n_candidates - n_reported
+    for start, stop, gen in chunk_generators(ss, n_resamples, rows):
+        x = gen.standard_normal((stop - start, n_candidates))
+        null[start:stop] = np.partition(x, cut, axis=1)[:, cut:].mean(axis=1) if cut else x.mean(axis=1)
+    null.sort()
+    null.flags.writeable = False
+    return null
+
+
+def top_mean_null(n_reported, n_candidates, n_resamples, ss):
+    """Sorted draws of the mean of the top ``n_reported`` of ``n_candidates`` i.i.d. N(0, 1).
+
+    The null distribution of the conservative p-value (paper section 4,
+    eq. 4.3 corrected: the survival function of this top-N_P mean).  It depends
+    only on (N_P, N_A) and the stream, so it is cached; the array is read-only.
+    """
+    return _top_mean_null_cached(int(n_reported), int(n_candidates), int(n_resamples),
+                                 ss.entropy, tuple(ss.spawn_key))
+
+
+def conservative_pvalue(null_sorted, mean_reported):
+    """``(1 + #{null >= mean}) / (B + 1)`` and its Monte Carlo standard error (vectorised over means)."""
+    b = null_sorted.size
+    hits = b - np.searchsorted(null_sorted, mean_reported, side="left")
+    p = (1 + hits) / (b + 1)
+    return p, np.sqrt(p * (1 - p) / b)
+
+
+# --------------------------------------------------------------------------- planning
+
+def detection_probability(mean_reported, n_reported, n_heldout, beta=0.05, mu0=0.0):
+    """Probability that the z inspector flags the report with ``n_heldout`` fresh tasks.
+
+    In units of the sd of the per-task effects: the fresh mean is
+    ``N(mu0, 1/N_I)``, so P(detect) =
+    ``Phi(sqrt(N_I) (mean_reported - mu0 - z_beta sqrt(1/N_P + 1/N_I)))``
+    (spec section 2.5; the exact form of the paper's Theorem 5).
+    Vectorised over every argument.
+    """
+    n_heldout = np.asarray(n_heldout, dtype=float)
+    z_beta = stats.norm.isf(beta)
+    margin = mean_reported - mu0 - z_beta * np.sqrt(1 / n_reported + 1 / n_heldout)
+    return stats.norm.cdf(np.sqrt(n_heldout) * margin)
+
+
+def required_heldout(mean_reported, n_reported, beta=0.05, power=0.95, mu0=0.0, max_heldout=1_000_000):
+    """Smallest N_I with ``detection_probability >= power``, or None if none up to ``max_heldout``."""
+    candidates = np.arange(1, max_heldout + 1)
+    reached = np.flatnonzero(detection_probability(mean_reported, n_reported, candidates, beta, mu0) >= power)
+    return int(candidates[reached[0]]) if reached.size else None
+
+
+def theorem5_gap(n_reported, alpha=0.05, beta=0.05, delta=0.05):
+    """Sufficient minimum innovation of Theorem 5 as re-derived: ``(sqrt(2) z_beta - z_alpha + z_delta) / sqrt(N_P)``.
+
+    The printed theorem has a sign slip and a missing ``1/sqrt(N_P)`` in its
+    proof (spec section 2.5, erratum 5).
+    """
+    z = stats.norm.isf
+    return (np.sqrt(2) * z(beta) - z(alpha) + z(delta)) / np.sqrt(n_reported)
+
+
+# --------------------------------------------------------------------------- simulation of the paper's setting
+
+#: Trials per block of a simulation; each block draws from its own spawned stream.
+SIMULATION_CHUNK = 2048
+
+
+@dataclass(frozen=True)
+class SimulationSetting:
+    """One synthetic setting of the paper's section 7.1 (effects in units of their sd)."""
+
+    n_candidates: int
+    n_reported: int
+    n_heldout: int
+    mu: float
+    mu_gap: float
+    reporter: str      # "top" (Scenario 2, cherry-picking) or "random" (Scenario 1, honest)
+    variance: str      # "known" (z tests, sigma = 1) or "unknown" (t tests)
+    heldout: str       # "fresh", "complement" or "resample"
+    inspector: str     # "z", "t", "welch" or "permutation"
+    alpha: float
+    beta: float
+    n_resamples: int
+
+
+def _draw_sets(gen, rows, s):
+    """Reported and held-out effects of ``rows`` trials."""
+    x = gen.standard_normal((rows, s.n_candidates)) + s.mu
+    cut = s.n_candidates - s.n_reported
+    if s.reporter == "top":
+        x = np.partition(x, cut - 1, axis=1) if cut else x
+        reported, rest = x[:, cut:], x[:, :cut]
+    else:
+        reported, rest = x[:, :s.n_reported], x[:, s.n_reported:]
+    if s.heldout == "complement":
+        return reported, rest
+    if s.heldout == "resample":
+        # The paper's section 7.2: D_I drawn uniformly from all candidates, so it may hold reported tasks.
+        index = _random_subsets(gen, (rows,), s.n_candidates, s.n_heldout)
+        return reported, np.take_along_axis(x, index, axis=1)
+    return reported, gen.standard_normal((rows, s.n_heldout)) + s.mu
+
+
+def _trial_outcomes(gen, rows, s, null_top):
+    """Per-trial booleans: naive claim, gap claim, conservative claim, detection; and the reported means."""
+    reported, heldout = _draw_sets(gen, rows, s)
+    test = "z" if s.variance == "known" else "t"
+    claim_naive = reporter_test(reported, test, 0.0, 1.0)[2] <= s.alpha
+    claim_gap = reporter_test(reported, test, s.mu_gap, 1.0)[2] <= s.alpha if s.mu_gap > 0 else claim_naive
+    means = reported.mean(axis=1)
+    claim_con = conservative_pvalue(null_top, means)[0] <= s.alpha if null_top is not None else None
+    if s.inspector == "permutation":
+        p_inspector = permutation_pvalues(reported, heldout, s.n_resamples, gen)
+    else:
+        p_inspector = parametric_inspector(reported, heldout, s.inspector, 1.0)[2]
+    return claim_naive, claim_gap, claim_con, p_inspector <= s.beta, means
+
+
+def simulate_counts(setting, n_trials, ss):
+    """Counts over ``n_trials`` trials: claims (naive, gap, conservative), detections, joint events, sum of means.
+
+    Trials are drawn in blocks of :data:`SIMULATION_CHUNK`, block b from the
+    b-th stream spawned from ``ss`` (the conservative null takes one more
+    stream), so counts do not depend on how the work is split.
+    """
+    data_ss, null_ss = ss.spawn(2)
+    null_top = None
+    if setting.variance == "known":
+        null_top = top_mean_null(setting.n_reported, setting.n_candidates, CONSERVATIVE_RESAMPLES, null_ss)
+    counts = dict.fromkeys(("claim_naive", "claim_gap", "claim_conservative", "detect", "claim_and_detect",
+                            "sum_mean_reported"), 0.0)
+    for start, stop, gen in chunk_generators(data_ss, n_trials, SIMULATION_CHUNK):
+        naive, gap, con, detect, means = _trial_outcomes(gen, stop - start, setting, null_top)
+        counts["claim_naive"] += np.count_nonzero(naive)
+        counts["claim_gap"] += np.count_nonzero(gap)
+        counts["claim_conservative"] += np.count_nonzero(con) if con is not None else np.nan
+        counts["detect"] += np.count_nonzero(detect)
+        counts["claim_and_detect"] += np.count_nonzero(gap & detect)
+        counts["sum_mean_reported"] += means.sum()
+    return counts

@@ -1,0 +1,86 @@
+"""Figures of the selection check (:func:`rlstats.selection_check`).
+
+Plots draw, never compute: they read the result's fields, take ``ax=`` (a new
+figure only when it is None), let user keywords win and return the Axes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import OptionError
+from .plotting import _axes
+
+#: Colours of the two sets of tasks (colour-blind safe blue and orange).
+SET_COLOURS = {"reported": "#D55E00", "heldout": "#0072B2"}
+SET_LABELS = {"reported": "reported", "heldout": "held-out"}
+
+
+def plot_effects(result, *, ax=None, **kwargs):
+    """Per-task effects, reported vs held-out, with each set's mean and 95 % t interval.
+
+    Tasks are sorted by effect (largest at the top), one per row; each set's
+    mean is a vertical line and its interval a shaded band of the set's
+    colour.  ``kwargs`` go to the markers (``ax.scatter``).
+    """
+    effects = result.effects[result.effects["set"].isin(list(SET_COLOURS))]
+    effects = effects.sort_values("effect", kind="stable")
+    ax = _axes(ax, (6.4, 1.2 + 0.22 * len(effects)))
+    rows = np.arange(len(effects))
+    for name, colour in SET_COLOURS.items():
+        mask = (effects["set"] == name).to_numpy()
+        style = {"color": colour, "s": 28, "zorder": 3}
+        style.update(kwargs)
+        ax.scatter(effects["effect"].to_numpy()[mask], rows[mask], label=SET_LABELS[name], **style)
+    for row in result.group_summary.itertuples(index=False):
+        colour = SET_COLOURS[row.set]
+        ax.axvline(row.estimate, color=colour, linewidth=1.5, zorder=2)
+        if np.isfinite(row.conf_low):
+            ax.axvspan(row.conf_low, row.conf_high, color=colour, alpha=0.12, linewidth=0, zorder=1)
+    ax.axvline(0.0, color="0.5", linewidth=0.8, linestyle=":", zorder=1)
+    ax.set_yticks(rows)
+    ax.set_yticklabels(effects["task"].tolist(), fontsize=8)
+    ax.set_ylim(-0.7, len(effects) - 0.3)
+    direction = "" if result.higher_is_better else ", sign flipped: positive = better"
+    ax.set_xlabel(f"per-task effect ({result.effect_measure}: {result.treatment} vs {result.baseline}{direction})")
+    ax.set_title("Per-task effects; lines: set means, bands: 95% t intervals", fontsize=9)
+    ax.legend(frameon=False, fontsize=8, loc="lower right")
+    return ax
+
+
+def plot_null_distribution(result, *, ax=None, bins=40, **kwargs):
+    """The inspector's null distribution with the observed value marked and the upper tail shaded.
+
+    Permutation inspector: histogram of ``mean(reported) - mean(held-out)``
+    over the enumerated or random subsets.  z and t inspectors: the standard
+    normal or Student t density of the statistic.  ``kwargs`` go to the
+    histogram (``ax.hist``) or the density line (``ax.plot``).
+    """
+    from scipy import stats
+
+    ax = _axes(ax, (6.4, 3.2))
+    observed = result.statistic
+    if result.inspector == "permutation":
+        if result.null_distribution is None:
+            raise OptionError("this result kept no permutation null distribution")
+        style = {"color": "0.6", "density": True}
+        style.update(kwargs)
+        ax.hist(result.null_distribution, bins=bins, **style)
+        how = "all subsets" if result.pvalue_method == "exact" else f"{result.n_resamples} random subsets"
+        ax.set_xlabel(f"mean(reported) - mean(held-out) over random choices of the reported tasks ({how})")
+    else:
+        reference = stats.norm if result.df is None else stats.t(result.df)
+        span = max(4.0, abs(observed) * 1.15)
+        x = np.linspace(-span, span, 400)
+        style = {"color": "0.3"}
+        style.update(kwargs)
+        ax.plot(x, reference.pdf(x), **style)
+        tail = x >= observed
+        ax.fill_between(x[tail], reference.pdf(x[tail]), color="0.7")
+        name = "N(0, 1)" if result.df is None else f"t with {result.df:.4g} df"
+        ax.set_xlabel(f"inspector statistic under the null ({name})")
+    ax.axvline(observed, color=SET_COLOURS["reported"], linestyle="--",
+               label=f"observed = {observed:.4g} (p = {result.pvalue:.3g})")
+    ax.set_ylabel("density")
+    ax.legend(frameon=False, fontsize=8)
+    return ax

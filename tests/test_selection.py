@@ -1,0 +1,614 @@
+"""The selection check (cherry-picking, Komiyama and Maehara 2018): spec section 8, assertions 1-10.
+
+Reference values are of three kinds, each independent of the code under test:
+closed forms (normal tail, 1 - 0.95**N_A, 1 - Phi(m)**N_A), scipy's own tests
+(ttest_1samp, ttest_ind, wilcoxon, permutation_test), and the spec's
+re-simulations (spec section 5.2, 10^5-10^6 trials with other code).  Default
+runs use reduced Monte Carlo sizes; every tolerance below is at least 3.5
+Monte Carlo standard errors of the reduced run, stated next to it.  The full
+sizes run under ``pytest -m slow``.
+"""
+
+import dataclasses
+import itertools
+import json
+
+import matplotlib.axes
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import rlstats
+from rlstats.errors import DesignError, OptionError, RlstatsError
+from rlstats.methods import _selection_kernels as kernels
+from rlstats.methods import selection
+from rlstats.methods.selection import selection_check
+from rlstats.vocabulary import unknown_columns
+
+FORMULA = "score ~ agent | task"
+OFFSETS = np.array([-1.0, 0.0, 1.0])
+
+
+def long_from_effects(effects, tasks=None, treatment="new", baseline="old"):
+    """Runs whose per-task mean difference is exactly ``effects`` (three runs per agent, symmetric offsets)."""
+    effects = np.asarray(effects, dtype=float)
+    tasks = [f"game_{i:02d}" for i in range(effects.size)] if tasks is None else tasks
+    rows = []
+    for task, v in zip(tasks, effects):
+        for seed, offset in enumerate(OFFSETS):
+            rows.append({"agent": treatment, "task": task, "seed": seed, "score": v + offset})
+            rows.append({"agent": baseline, "task": task, "seed": seed, "score": offset})
+    return pd.DataFrame(rows)
+
+
+def check(effects, reported, **options):
+    df = long_from_effects(effects)
+    names = [f"game_{i:02d}" for i in reported]
+    return selection_check(df, FORMULA, treatment="new", baseline="old", reported=names, **options)
+
+
+# =========================================================================== 1. naive p-value
+
+def test_naive_z_pvalue_at_the_papers_real_data_report():
+    # Paper section 7.2: p_P = 2.6e-3 with N_P = 5  <=>  mean 1.2497 in unit-variance units.
+    v_p = 1.2497 + np.array([-0.2, -0.1, 0.0, 0.1, 0.2])
+    res = check(np.r_[v_p, np.zeros(5)], range(5), reporter="z", inspector="z", sigma=1.0)
+    assert res.pvalue_reporter == pytest.approx(0.00260, abs=1e-5)
+    assert res.pvalue_reporter == pytest.approx(stats.norm.sf(1.2497 * np.sqrt(5)), rel=1e-10)
+    assert stats.norm.isf(0.0026) / np.sqrt(5) == pytest.approx(1.2497, abs=1e-4)
+
+
+def test_z_inspector_flags_exactly_below_the_derived_threshold():
+    # The z inspector with N_P = N_I = 5 flags iff mean(held-out) <= 1.2497 - z_0.05 sqrt(2/5) = 0.2094.
+    v_p = np.full(5, 1.2497)
+    threshold = 1.2497 - stats.norm.isf(0.05) * np.sqrt(2 / 5)
+    assert threshold == pytest.approx(0.2094, abs=1e-4)
+    below = check(np.r_[v_p, np.full(5, threshold - 1e-3)], range(5), inspector="z", sigma=1.0, reporter="z")
+    above = check(np.r_[v_p, np.full(5, threshold + 1e-3)], range(5), inspector="z", sigma=1.0, reporter="z")
+    assert below.pvalue <= 0.05 < above.pvalue
+    assert below.verdict == "selection_bias" and above.verdict == "survives"
+
+
+def test_reporter_t_and_gap_against_scipy():
+    rng = np.random.default_rng(4)
+    v = rng.normal(0.6, 1.0, 14)
+    res = check(v, range(6), mu_gap=0.3)
+    reference = stats.ttest_1samp(v[:6], 0.0, alternative="greater")
+    gap = stats.ttest_1samp(v[:6], 0.3, alternative="greater")
+    assert res.reporter_statistic == pytest.approx(reference.statistic, rel=1e-10)
+    assert res.pvalue_reporter == pytest.approx(reference.pvalue, rel=1e-10)
+    assert res.reporter_df == 5
+    assert res.pvalue_gap == pytest.approx(gap.pvalue, rel=1e-10)
+    assert res.claim_pvalue == res.pvalue_gap
+
+
+def test_reporter_wilcoxon_exact_value():
+    # All five reported effects positive: W+ = 15, exact one-sided p = 1/2^5.
+    res = check([0.5, 1.0, 1.5, 2.0, 2.5, 0.0, 0.1, -0.2], range(5), reporter="wilcoxon")
+    assert res.reporter_statistic == 15 and res.pvalue_reporter == pytest.approx(1 / 32, rel=1e-12)
+
+
+def test_uncentred_variance_erratum_is_not_used():
+    # The paper's section 6.1 prints an uncentred variance; the centred one is scipy's t test.
+    v = np.array([2.0, 2.1, 2.2, 2.05])
+    stat, df, p = kernels.reporter_test(v[None], "t")
+    assert stat[0] == pytest.approx(stats.ttest_1samp(v, 0).statistic, rel=1e-12)
+    uncentred = v.mean() * 2 / np.sqrt((v**2).sum() / 3)
+    assert abs(stat[0] - uncentred) > 10
+
+
+# =========================================================================== 2. Theorem 1
+
+@pytest.mark.parametrize("n_candidates", [1, 5, 10, 26])
+def test_theorem1_top1_false_claim_rate(n_candidates):
+    sim = selection.simulate(n_candidates, 1, n_trials=100_000, rng=n_candidates)
+    exact = 1 - 0.95**n_candidates
+    se = np.sqrt(exact * (1 - exact) / 100_000)
+    assert abs(sim.claim_rate - exact) <= 4 * se
+
+
+# =========================================================================== 3. conservative p-value
+
+def test_conservative_null_for_10_of_30():
+    null = selection.top_mean_null(10, 30, rng=0)  # 1e5 draws: MC se of the 95% quantile ~0.0016
+    assert np.quantile(null, 0.95) == pytest.approx(1.455, abs=0.01)
+    assert null.mean() == pytest.approx(1.061, abs=0.005)
+    p, se = selection.conservative_pvalue(np.array([1.4553, 1.2, 1.0]), 10, 30, rng=1)
+    assert p[0] == pytest.approx(0.050, abs=4 * se[0])
+    assert p[1] == pytest.approx(0.278, abs=4 * se[1])
+    assert p[2] == pytest.approx(0.598, abs=4 * se[2])
+
+
+def test_conservative_pvalue_matches_the_closed_form_of_the_maximum():
+    # Top 1 of N_A: P(max >= m) = 1 - Phi(m)^N_A.
+    means = np.array([1.5, 2.0, 2.5])
+    p, se = selection.conservative_pvalue(means, 1, 30, rng=2)
+    exact = 1 - stats.norm.cdf(means) ** 30
+    assert np.all(np.abs(p - exact) <= 4 * se + 1e-5)
+
+
+def test_conservative_pvalue_through_selection_check():
+    v = np.array([2.3, -0.5, 0.2, 0.9, -1.0, 0.4])
+    res = check(v, [0], reporter="z", sigma=1.0, n_candidates=30, rng=3)
+    exact = 1 - stats.norm.cdf(2.3) ** 30
+    assert res.pvalue_conservative == pytest.approx(exact, abs=4 * res.pvalue_conservative_mc_se)
+    assert res.n_resamples_conservative == selection.CONSERVATIVE_RESAMPLES
+    assert "reporter_conservative" in set(res.tidy()["term"])
+
+
+def test_conservative_pvalue_of_the_papers_report_is_large():
+    # Spec section 5.2: the top-5 of 66 report (mean 1.2497) has p_con = 0.992.
+    p, se = selection.conservative_pvalue(1.2497, 5, 66, rng=5)
+    assert p == pytest.approx(0.992, abs=max(4 * se, 0.002))
+
+
+# =========================================================================== 4. Fig. 2(a), (c)
+
+@pytest.mark.parametrize("n_reported, known, unknown", [(5, 0.8134, 0.9469), (10, 0.9892, 0.9996)])
+def test_fig2a_false_claim_rate_of_the_top_reporter(n_reported, known, unknown):
+    # 2e4 trials: MC se <= 0.0028, so +-0.01 is >= 3.5 se.
+    sim = selection.simulate(3 * n_reported, n_reported, n_trials=20_000, rng=0)
+    assert sim.claim_rate == pytest.approx(known, abs=0.01)
+    sim_t = selection.simulate(3 * n_reported, n_reported, variance="unknown", n_trials=20_000, rng=0)
+    assert sim_t.claim_rate == pytest.approx(unknown, abs=0.01)
+
+
+def test_top_fraction_mean_has_the_one_over_r_factor():
+    # Erratum 7: E[top-third mean] -> phi(c)/r = 1.0908; the re-simulated E[mu_P] at N_P = 15 is 1.071.
+    r = 1 / 3
+    assert stats.norm.pdf(stats.norm.isf(r)) / r == pytest.approx(1.0908, abs=1e-4)
+    sim = selection.simulate(45, 15, n_trials=20_000, rng=1)
+    assert sim.mean_reported == pytest.approx(1.071, abs=0.005)
+
+
+# =========================================================================== 5. inspector, Scenario 2
+
+def test_scenario2_detection_given_a_gap_claim():
+    # 4e4 trials; claims ~ 22.5e3, so the conditional rate has MC se ~0.0018.
+    sim = selection.simulate(30, 10, mu_gap=0.5, n_trials=40_000, rng=0)
+    assert sim.claim_rate == pytest.approx(0.9896, abs=0.005)
+    assert sim.claim_rate_gap == pytest.approx(0.5638, abs=0.01)
+    assert sim.detection_rate == pytest.approx(0.7951, abs=0.01)
+    assert sim.detection_rate_given_claim == pytest.approx(0.9215, abs=0.01)
+    assert sim.undetected_claim_rate == pytest.approx(0.0443, abs=0.005)
+    assert sim.claim_rate_conservative == pytest.approx(0.05, abs=0.005)  # top-N_P is the conservative null
+
+
+def test_fig2b_power_of_an_honest_reporter_matches_closed_forms():
+    sim = selection.simulate(30, 10, mu=1.0, mu_gap=0.5, reporter="random", n_trials=40_000, rng=2)
+    naive = stats.norm.cdf(np.sqrt(10) * 1.0 - stats.norm.isf(0.05))
+    gap = stats.norm.cdf(np.sqrt(10) * (1.0 - 0.5) - stats.norm.isf(0.05))
+    assert sim.claim_rate == pytest.approx(naive, abs=4 * np.sqrt(naive * (1 - naive) / 40_000))
+    assert sim.claim_rate_gap == pytest.approx(gap, abs=4 * np.sqrt(gap * (1 - gap) / 40_000))
+    assert sim.claim_rate_conservative == pytest.approx(0.0756, abs=0.006)
+
+
+def test_resampled_heldout_variant_of_section_7_2():
+    sim = selection.simulate(30, 10, mu_gap=0.5, heldout="resample", n_trials=40_000, rng=3)
+    assert sim.detection_rate == pytest.approx(0.8623, abs=0.01)
+    assert sim.detection_rate_given_claim == pytest.approx(0.9055, abs=0.012)
+
+
+def test_theorem5_rederived_gap_is_sufficient():
+    expected = {(5, 0.10): 0.878, (10, 0.10): 0.621, (10, 0.05): 0.736, (20, 0.10): 0.439, (50, 0.10): 0.278}
+    for (n, delta), value in expected.items():
+        assert kernels.theorem5_gap(n, delta=delta) == pytest.approx(value, abs=1e-3)
+    sim = selection.simulate(30, 10, mu_gap=kernels.theorem5_gap(10, delta=0.05), n_trials=40_000, rng=4)
+    assert sim.detection_rate_given_claim >= 0.95
+
+
+# =========================================================================== 6. calibration
+
+@pytest.mark.parametrize("inspector", ["z", "t", "welch"])
+@pytest.mark.parametrize("heldout", ["fresh", "complement"])
+def test_parametric_inspectors_are_calibrated_for_an_honest_reporter(inspector, heldout):
+    sim = selection.simulate(15, 5, reporter="random", heldout=heldout, inspector=inspector,
+                             variance="known" if inspector == "z" else "unknown", n_trials=40_000, rng=7)
+    assert 0.04 <= sim.detection_rate <= 0.06  # MC se 0.0011
+
+
+@pytest.mark.parametrize("n_resamples, n_trials", [(9_999, 20_000), (199, 6_000)])
+def test_permutation_inspector_is_calibrated(n_resamples, n_trials):
+    # C(15, 5) = 3003 subsets: enumerated with 9999 resamples, Monte Carlo with 199.
+    sim = selection.simulate(15, 5, reporter="random", heldout="complement", inspector="permutation",
+                             n_resamples=n_resamples, n_trials=n_trials, rng=8)
+    assert 0.04 <= sim.detection_rate <= 0.06  # MC se <= 0.0028
+
+
+def test_permutation_inspector_is_exact_over_every_reported_subset():
+    # Randomisation exactness through the public API: with fixed effects, of the C(10, 3) = 120 ways to
+    # choose the reported tasks exactly floor(0.05 * 120) = 6 are flagged at beta = 0.05 (no ties).
+    v = np.random.default_rng(11).normal(size=10)
+    df = long_from_effects(v)
+    tasks = sorted(df["task"].unique())
+    flagged = [selection_check(df, FORMULA, treatment="new", baseline="old", reported=list(subset)).pvalue <= 0.05
+               for subset in itertools.combinations(tasks, 3)]
+    assert sum(flagged) == 6
+
+
+def test_permutation_inspector_against_scipy():
+    rng = np.random.default_rng(5)
+    v = rng.normal(size=12)
+    res = check(v, range(4))
+    assert res.pvalue_method == "exact" and res.n_resamples == 495
+    reference = stats.permutation_test((v[:4], v[4:]), lambda a, b, axis: a.mean(axis) - b.mean(axis),
+                                       permutation_type="independent", alternative="greater", n_resamples=np.inf,
+                                       vectorized=True)
+    assert res.pvalue == pytest.approx(reference.pvalue, rel=1e-12)
+    assert res.estimate == pytest.approx(v[:4].mean() - v[4:].mean(), rel=1e-12)
+    assert np.sort(res.null_distribution) == pytest.approx(np.sort(reference.null_distribution), rel=1e-9, abs=1e-12)
+
+
+def test_monte_carlo_permutation_agrees_with_enumeration():
+    v = np.random.default_rng(6).normal(size=16) + np.r_[np.full(6, 0.5), np.zeros(10)]
+    exact = check(v, range(6), n_resamples=9_999)  # C(16, 6) = 8008 subsets
+    sampled = check(v, range(6), n_resamples=4_000, rng=1)
+    assert exact.pvalue_method == "exact" and sampled.pvalue_method == "monte_carlo"
+    assert sampled.pvalue == pytest.approx(exact.pvalue, abs=4 * sampled.pvalue_mc_se + 1 / 4001)
+
+
+def test_batched_permutation_pvalues_match_the_single_check():
+    v = np.random.default_rng(9).normal(size=(3, 11))
+    batched = kernels.permutation_pvalues(v[:, :4], v[:, 4:], 9_999, np.random.default_rng(0))
+    single = [check(row, range(4)).pvalue for row in v]
+    assert batched == pytest.approx(single, rel=1e-12)
+
+
+@pytest.mark.parametrize("inspector, equal_var", [("t", True), ("welch", False)])
+def test_t_inspectors_and_intervals_against_scipy(inspector, equal_var):
+    v = np.random.default_rng(10).normal(size=20) + np.r_[np.full(7, 0.8), np.zeros(13)]
+    res = check(v, range(7), inspector=inspector)
+    reference = stats.ttest_ind(v[:7], v[7:], equal_var=equal_var, alternative="greater")
+    assert res.statistic == pytest.approx(reference.statistic, rel=1e-10)
+    assert res.pvalue == pytest.approx(reference.pvalue, rel=1e-10)
+    assert res.df == pytest.approx(reference.df, rel=1e-10)
+    interval = stats.ttest_ind(v[:7], v[7:], equal_var=equal_var).confidence_interval(0.95)
+    assert res.conf_int == pytest.approx((interval.low, interval.high), rel=1e-10)
+    assert res.confidence_interval(0.9) == pytest.approx(
+        tuple(stats.ttest_ind(v[:7], v[7:], equal_var=equal_var).confidence_interval(0.9)), rel=1e-10)
+
+
+def test_z_inspector_and_pooled_sigma():
+    v = np.random.default_rng(12).normal(size=15)
+    res = check(v, range(5), inspector="z", reporter="z", sigma="pooled")
+    sigma = v.std(ddof=1)
+    z = (v[:5].mean() - v[5:].mean()) / (sigma * np.sqrt(1 / 5 + 1 / 10))
+    assert res.sigma == pytest.approx(sigma) and res.sigma_source == "pooled"
+    assert res.statistic == pytest.approx(z, rel=1e-12) and res.pvalue == pytest.approx(stats.norm.sf(z), rel=1e-10)
+    assert res.df is None
+
+
+# =========================================================================== 7. detection probability
+
+def test_detection_probability_values():
+    assert selection.detection_probability(1.2497, 5, 5) == pytest.approx(0.680, abs=1e-3)
+    assert selection.detection_probability(1.2497, 5, 20) == pytest.approx(0.972, abs=1e-3)
+    assert selection.detection_probability(1.2497, 5, 10) == pytest.approx(0.865, abs=1e-3)
+    assert selection.detection_probability(1.2497, 5, 61) == pytest.approx(1.000, abs=1e-3)
+
+
+def test_detection_probability_matches_the_z_inspector_by_simulation():
+    # The formula against the inspector itself: fresh held-out effects N(0, 1) compared with a fixed report.
+    rng = np.random.default_rng(13)
+    reported = np.full((200_000, 5), 1.2497)
+    fresh = rng.standard_normal((200_000, 5))
+    rate = np.mean(kernels.parametric_inspector(reported, fresh, "z", 1.0)[2] <= 0.05)
+    assert rate == pytest.approx(0.680, abs=4 * np.sqrt(0.68 * 0.32 / 200_000))
+
+
+def test_required_heldout():
+    n = selection.required_heldout(1.2497, 5, power=0.95)
+    assert selection.detection_probability(1.2497, 5, n) >= 0.95 > selection.detection_probability(1.2497, 5, n - 1)
+    # Below z_beta / sqrt(N_P) no number of fresh tasks suffices.
+    assert selection.required_heldout(0.5, 5) is None
+
+
+def test_detection_probability_in_the_result():
+    res = check(np.r_[np.full(5, 1.2497), np.zeros(5)], range(5), sigma=1.0, reporter="z", inspector="z")
+    assert res.detection_probability == pytest.approx(0.680, abs=1e-3)
+    assert res.required_heldout(power=0.95) == selection.required_heldout(1.2497, 5, power=0.95)
+
+
+# =========================================================================== 8. determinism
+
+def test_same_rng_gives_identical_results():
+    v = np.random.default_rng(14).normal(size=26)
+    options = dict(n_resamples=2_000, sigma="pooled", n_candidates=40)
+    a, b = check(v, range(8), rng=3, **options), check(v, range(8), rng=3, **options)
+    c = check(v, range(8), rng=4, **options)
+    assert a.pvalue_method == "monte_carlo"
+    assert a.pvalue == b.pvalue and a.pvalue_conservative == b.pvalue_conservative
+    np.testing.assert_array_equal(a.null_distribution, b.null_distribution)
+    assert not np.array_equal(a.null_distribution, c.null_distribution)
+    assert a.seed == 3
+    from_generator = check(v, range(8), rng=np.random.default_rng(3), **options)
+    assert from_generator.seed == "Generator" and 0 < from_generator.pvalue < 1
+
+
+def test_unseeded_run_records_a_reproducible_seed():
+    v = np.random.default_rng(15).normal(size=26)
+    first = check(v, range(8), n_resamples=500)
+    again = check(v, range(8), n_resamples=500, rng=first.seed)
+    np.testing.assert_array_equal(first.null_distribution, again.null_distribution)
+
+
+def test_exact_check_uses_no_randomness():
+    res = check(np.random.default_rng(16).normal(size=10), range(3))
+    assert res.pvalue_method == "exact" and res.seed is None
+
+
+def test_simulation_is_deterministic():
+    a = selection.simulate(12, 4, n_trials=5_000, rng=1, inspector="permutation", heldout="complement",
+                           reporter="random", n_resamples=99)
+    b = selection.simulate(12, 4, n_trials=5_000, rng=1, inspector="permutation", heldout="complement",
+                           reporter="random", n_resamples=99)
+    assert a == b
+
+
+# =========================================================================== 9. long-format round trip
+
+def test_effects_round_trip_from_long_data():
+    v = np.random.default_rng(17).normal(size=26)
+    res = check(v, [0, 5, 7])
+    effects = res.effects.set_index("task")
+    tasks = [f"game_{i:02d}" for i in range(26)]
+    np.testing.assert_allclose(effects.loc[tasks, "effect"], v, rtol=0, atol=1e-12)
+    assert list(effects.loc[["game_00", "game_05", "game_07"], "set"]) == ["reported"] * 3
+    assert (effects["set"] == "heldout").sum() == 23
+    assert (effects["n_treatment"] == 3).all() and (effects["n_baseline"] == 3).all()
+    assert res.nobs == 26 * 6 and res.n_reported == 3 and res.n_heldout == 23
+
+
+def test_effect_measures_against_direct_computation():
+    rng = np.random.default_rng(18)
+    rows, expected = [], {"std_diff": [], "poi": [], "median": []}
+    for t in range(6):
+        x, y = rng.integers(0, 5, 6).astype(float), rng.integers(0, 5, 4).astype(float)  # ties on purpose
+        rows += [{"agent": "new", "task": f"t{t}", "score": s} for s in x]
+        rows += [{"agent": "old", "task": f"t{t}", "score": s} for s in y]
+        pooled = np.sqrt(((x.size - 1) * x.var(ddof=1) + (y.size - 1) * y.var(ddof=1)) / (x.size + y.size - 2))
+        expected["std_diff"].append((x.mean() - y.mean()) / pooled)
+        wins = (x[:, None] > y[None, :]).sum() + 0.5 * (x[:, None] == y[None, :]).sum()
+        expected["poi"].append(wins / (x.size * y.size) - 0.5)
+        expected["median"].append(np.median(x) - np.median(y))
+    df = pd.DataFrame(rows)
+    measures = {"std_diff": "std_diff", "poi": "poi", "median": lambda a, b: np.median(a) - np.median(b)}
+    for name, measure in measures.items():
+        res = selection_check(df, FORMULA, treatment="new", baseline="old", reported=["t0", "t1"], effect=measure)
+        np.testing.assert_allclose(res.effects.set_index("task").loc[[f"t{t}" for t in range(6)], "effect"],
+                                   expected[name], atol=1e-12)
+        if name == "median":
+            assert res.effect_measure == "<lambda>"
+
+
+def test_lower_is_better_flips_the_sign():
+    v = np.random.default_rng(19).normal(size=10)
+    up, down = check(v, range(3)), check(v, range(3), higher_is_better=False)
+    np.testing.assert_allclose(down.effects["effect"], -up.effects["effect"])
+    assert down.estimate == pytest.approx(-up.estimate)
+
+
+def test_reported_as_a_boolean_column_and_through_compare(monkeypatch):
+    v = np.random.default_rng(20).normal(size=12)
+    df = long_from_effects(v)
+    df["shown"] = df["task"].isin(["game_01", "game_04"])
+    by_column = selection_check(df, FORMULA, treatment="new", baseline="old", reported="shown")
+    by_list = check(v, [1, 4])
+    assert by_column.pvalue == by_list.pvalue and by_column.reported_tasks == ("game_01", "game_04")
+    from rlstats.compare import METHODS
+
+    monkeypatch.setitem(METHODS, "selection", "rlstats.methods.selection:selection_check")
+    via_compare = rlstats.compare(df, FORMULA, method="selection", treatment="new", baseline="old",
+                                  reported=["game_01", "game_04"])
+    assert via_compare.pvalue == by_list.pvalue
+
+
+def test_fresh_heldout_runs_and_listed_heldout():
+    v = np.random.default_rng(21).normal(size=8)
+    df = long_from_effects(v)
+    fresh = long_from_effects([0.1, -0.3, 0.2, 0.0], tasks=["new_a", "new_b", "new_c", "new_d"])
+    res = selection_check(df, FORMULA, treatment="new", baseline="old", reported=["game_00", "game_01"],
+                          heldout=fresh, inspector="t")
+    assert res.heldout_design == "fresh" and res.heldout_tasks == ("new_a", "new_b", "new_c", "new_d")
+    reference = stats.ttest_ind(v[:2], [0.1, -0.3, 0.2, 0.0], alternative="greater")
+    assert res.pvalue == pytest.approx(reference.pvalue, rel=1e-10)
+    listed = selection_check(df, FORMULA, treatment="new", baseline="old", reported=["game_00"],
+                             heldout=["game_03", "game_04"], reporter="z", sigma=1.0)
+    assert listed.heldout_design == "listed" and listed.n_heldout == 2
+    assert any("neither reported nor held out" in n for n in listed.notes)
+
+
+def test_tasks_missing_an_arm_are_dropped_from_the_complement_and_stated():
+    df = long_from_effects(np.arange(6.0))
+    df = df[~((df["task"] == "game_05") & (df["agent"] == "old"))]
+    extra = pd.DataFrame({"agent": "third", "task": "game_05", "seed": [0, 1], "score": [0.0, 1.0]})
+    res = selection_check(pd.concat([df, extra]), FORMULA, treatment="new", baseline="old",
+                          reported=["game_00", "game_01"])
+    assert res.n_heldout == 3
+    assert res.effects.set_index("task").loc["game_05", "set"] == "dropped"
+    assert any("game_05" in n for n in res.notes)
+
+
+# =========================================================================== 10. errors
+
+def errors_of(effects, **options):
+    with pytest.raises(RlstatsError) as info:
+        selection_check(long_from_effects(effects), FORMULA, **{"treatment": "new", "baseline": "old", **options})
+    return str(info.value)
+
+
+def test_error_everything_reported():
+    message = errors_of([1.0, 2.0, 3.0], reported=["game_00", "game_01", "game_02"])
+    assert "no held-out tasks" in message and "heldout=" in message
+
+
+def test_error_overlapping_sets():
+    message = errors_of(np.arange(5.0), reported=["game_00", "game_01"], heldout=["game_01", "game_02"])
+    assert "game_01" in message and "both reported and held out" in message
+    fresh = long_from_effects([0.0, 1.0], tasks=["game_00", "other"])
+    message = errors_of(np.arange(5.0), reported=["game_00"], heldout=fresh)
+    assert "game_00" in message and "both reported and in the held-out data" in message
+
+
+def test_error_unknown_tasks_with_suggestions():
+    df = long_from_effects([1.0, 0.0, 0.5], tasks=["Pong", "Breakout", "Seaquest"])
+    with pytest.raises(OptionError, match=r"unknown task.*'Pongg' \(did you mean 'Pong'\?\)"):
+        selection_check(df, FORMULA, treatment="new", baseline="old", reported=["Pongg"])
+    with pytest.raises(OptionError, match=r"'Seaquset' \(did you mean 'Seaquest'\?\)"):
+        selection_check(df, FORMULA, treatment="new", baseline="old", reported=["Pong"], heldout=["Seaquset"])
+    with pytest.raises(OptionError, match=r"reported=\['Pong'\]"):
+        selection_check(df, FORMULA, treatment="new", baseline="old", reported="Pong")
+
+
+def test_error_negative_gap():
+    message = errors_of(np.arange(5.0), reported=["game_00"], mu_gap=-0.1)
+    assert "mu_gap must be >= 0" in message and "-0.1" in message
+
+
+@pytest.mark.parametrize("options, fragment", [
+    ({"treatment": "nwe"}, "did you mean 'new'"),
+    ({"treatment": None}, "treatment= is required"),
+    ({"baseline": "new"}, "name two different agents"),
+    ({"reported": None}, "reported= is required"),
+    ({"reported": ["game_00", "game_00"]}, "more than once"),
+    ({"inspector": "z"}, "sigma"),
+    ({"reporter": "z"}, "sigma"),
+    ({"n_candidates": 20}, "sigma"),
+    ({"n_candidates": 1, "sigma": 1.0, "reporter": "z", "reported": ["game_00", "game_01"]}, "n_candidates=1"),
+    ({"reported": ["game_00"]}, "reporter=\"t\" needs at least 2 reported tasks"),
+    ({"inspector": "welch", "reported": ["game_00"], "reporter": "wilcoxon"}, "welch"),
+    ({"sigma": -1.0}, "sigma must be"),
+    ({"effect": "median"}, "effect='median' is not one of"),
+    ({"inspector": "bootstrap"}, "inspector='bootstrap' is not one of"),
+])
+def test_bad_options_raise_clear_errors(options, fragment):
+    message = errors_of(np.arange(6.0), **{"reported": ["game_00", "game_01"], **options})
+    assert fragment in message
+
+
+def test_effect_function_must_return_one_number():
+    with pytest.raises(OptionError, match="one number per task"):
+        check(np.arange(6.0), range(2), effect=lambda x, y: x - y.mean())
+
+
+def test_fresh_data_without_usable_tasks():
+    fresh = long_from_effects([0.0, 1.0], tasks=["a", "b"], treatment="other")
+    with pytest.raises(DesignError, match="held-out data have no runs of 'new'"):
+        check(np.arange(6.0), range(2), heldout=fresh)
+
+
+def test_std_diff_needs_two_runs_per_arm():
+    df = long_from_effects(np.arange(5.0))
+    df = df[df["seed"] == 0]
+    with pytest.raises(DesignError, match="at least 2 runs"):
+        selection_check(df, FORMULA, treatment="new", baseline="old", reported=["game_00", "game_01"],
+                        effect="std_diff")
+
+
+def test_zero_spread_is_loud():
+    with pytest.raises(DesignError, match="inspector=\"permutation\""):
+        check(np.ones(6), range(2), inspector="t")
+
+
+def test_no_blocks_is_an_error():
+    df = long_from_effects([1.0])
+    with pytest.raises(DesignError, match=r"\| task"):
+        selection_check(df, "score ~ agent", treatment="new", baseline="old", reported=["game_00"])
+
+
+def test_simulate_rejects_bad_settings():
+    with pytest.raises(OptionError, match="exceeds"):
+        selection.simulate(5, 6)
+    with pytest.raises(OptionError, match="complement"):
+        selection.simulate(10, 3, 4, heldout="complement")
+    with pytest.raises(OptionError, match="mu_gap"):
+        selection.simulate(10, 3, mu_gap=-1)
+
+
+# =========================================================================== the result contract
+
+@pytest.fixture
+def atari_like():
+    df = rlstats.datasets.simulate(agents=3, tasks=16, seeds=4, effect=0.5, distribution="normal",
+                                   heterogeneity=0.0, rng=0)
+    means = df.groupby(["task", "agent"])["score"].mean().unstack()
+    best = (means["agent_3"] - means["agent_1"]).sort_values(ascending=False).index[:5]
+    return df, list(best)
+
+
+def test_result_contract_and_verdict(atari_like, capsys):
+    df, best = atari_like
+    before = df.copy(deep=True)
+    res = selection_check(df, FORMULA, treatment="agent_3", baseline="agent_1", reported=best, rng=1,
+                          n_resamples=999, mu_gap=0.1, sigma="pooled", n_candidates=16)
+    pd.testing.assert_frame_equal(df, before)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        res.pvalue = 0.5
+    lines = str(res).splitlines()
+    assert lines[1] == "\t" + res.method and lines[3].startswith("data:  score by agent (agent_3 vs agent_1)")
+    assert "verdict (alpha = 0.05, beta = 0.05)" in str(res)
+    tidy, glance = res.tidy(), res.glance()
+    assert list(tidy["term"]) == ["inspector", "reporter", "reporter_gap", "reporter_conservative"]
+    assert unknown_columns(tidy.columns) == [] and unknown_columns(glance.columns) == [] and len(glance) == 1
+    assert glance.loc[0, "p_value"] == res.pvalue and tidy.loc[1, "p_value"] == res.pvalue_reporter
+    assert res.verdict == ("no_claim" if res.pvalue_gap > 0.05 else
+                           "selection_bias" if res.pvalue <= 0.05 else "survives")
+    data = res.to_dict()
+    assert json.loads(json.dumps(data)) == data
+    assert len(res.report()) > 200 and "Per-task effects" in str(res.summary())
+    assert r"\toprule" in res.to_latex()
+    for kind in type(res)._plot_kinds:
+        assert isinstance(res.plot(kind=kind), matplotlib.axes.Axes)
+    assert capsys.readouterr().out == ""
+
+
+def test_plots_draw_on_a_given_axes(atari_like):
+    import matplotlib.pyplot as plt
+
+    df, best = atari_like
+    for inspector in ("permutation", "t"):
+        res = selection_check(df, FORMULA, treatment="agent_3", baseline="agent_1", reported=best,
+                              inspector=inspector, rng=0)
+        fig, axes = plt.subplots(1, 2)
+        assert res.plot(ax=axes[0]) is axes[0]
+        assert res.plot(ax=axes[1], kind="null_distribution", color="red") is axes[1]
+        assert len(axes[0].get_yticklabels()) == 16
+
+
+def test_cherry_picked_tasks_are_flagged_and_a_random_subset_is_not(atari_like):
+    df, best = atari_like
+    picked = selection_check(df, FORMULA, treatment="agent_3", baseline="agent_1", reported=best, rng=1)
+    assert picked.pvalue < 0.01 and picked.estimate > 0
+    tasks = sorted(df["task"].unique())
+    honest = selection_check(df, FORMULA, treatment="agent_3", baseline="agent_1",
+                             reported=[tasks[i] for i in (0, 3, 6, 9, 12)], rng=1)
+    assert honest.pvalue > 0.05
+
+
+# =========================================================================== full Monte Carlo sizes
+
+@pytest.mark.slow
+def test_full_fig2a_and_scenario2():
+    for n_reported, rate in ((5, 0.8134), (10, 0.9892)):
+        assert selection.simulate(3 * n_reported, n_reported, n_trials=200_000, rng=0).claim_rate == pytest.approx(
+            rate, abs=0.004)
+    sim = selection.simulate(30, 10, mu_gap=0.5, n_trials=400_000, rng=1)
+    assert sim.detection_rate_given_claim == pytest.approx(0.9215, abs=0.003)
+    null = selection.top_mean_null(10, 30, n_resamples=1_000_000, rng=0)
+    assert np.quantile(null, 0.95) == pytest.approx(1.4552, abs=0.003)
+
+
+@pytest.mark.slow
+def test_public_api_calibration_on_rl_like_data():
+    # Honest reporter choosing 8 of 26 tasks at random in data with no effect: rejection rate at beta = 0.05.
+    rng = np.random.default_rng(0)
+    rejections = []
+    for trial in range(2_000):
+        df = rlstats.datasets.simulate(agents=2, tasks=26, seeds=5, rng=trial)
+        tasks = sorted(df["task"].unique())
+        reported = list(rng.choice(tasks, 8, replace=False))
+        res = selection_check(df, FORMULA, treatment="agent_2", baseline="agent_1", reported=reported,
+                              effect="std_diff", n_resamples=999, rng=trial)
+        rejections.append(res.pvalue <= 0.05)
+    assert 0.04 <= np.mean(rejections) <= 0.06  # MC se 0.005
