@@ -27,3 +27,21 @@ class DataUnavailableError(RlstatsError):
 
 class RlstatsWarning(UserWarning):
     """Warnings about the data or the method that do not stop the analysis."""
+
+
+def warn(message):
+    """Issue a RlstatsWarning attributed to the first caller outside rlstats.
+
+    A fixed ``stacklevel`` is wrong as soon as the same back end is reached
+    through ``compare()`` or ``power()``; walking the stack is always right.
+    """
+    import sys
+    import warnings
+    from pathlib import Path
+
+    package = str(Path(__file__).resolve().parent)
+    level, frame = 2, sys._getframe(1)  # stacklevel 2 is the frame that called warn()
+    while frame is not None and str(Path(frame.f_code.co_filename).resolve()).startswith(package):
+        frame = frame.f_back
+        level += 1
+    warnings.warn(message, RlstatsWarning, stacklevel=level)

@@ -114,3 +114,14 @@ def test_plot_draws_on_the_given_axes(result_and_input):
     else:
         fig, ax = plt.subplots()
         assert res.plot(ax=ax) is ax
+
+
+def test_warnings_point_at_the_callers_line():
+    # Warnings are attributed to user code whether a back end is called directly or through compare().
+    df = simulated()
+    with pytest.warns(rlstats.RlstatsWarning) as direct:
+        rlstats.percentiles(df, "score ~ agent | task", interval="bootstrap", n_resamples=50, rng=0)
+    with pytest.warns(rlstats.RlstatsWarning) as through_compare:
+        rlstats.compare(df, "score ~ agent | task", method="percentiles", interval="bootstrap", n_resamples=50,
+                        rng=0)
+    assert direct[0].filename == through_compare[0].filename == __file__

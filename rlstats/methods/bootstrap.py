@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
-import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import ClassVar
@@ -30,7 +29,7 @@ import patsy
 from .. import format as fmt
 from .. import plots_bootstrap as plots
 from ..design import Design, build
-from ..errors import DesignError, OptionError, RlstatsWarning
+from ..errors import DesignError, OptionError, warn
 from ..formula import Formula, parse
 from ..normalize import normalize as normalize_scores
 from ..options import check_bool, check_choice, check_fraction, check_int
@@ -753,7 +752,7 @@ def _inferential(result, a, b, test, alpha):
     for metric in np.asarray(result.metrics, dtype=object)[~agrees]:
         message = (f"the inferential intervals of {a} and {b} for {metric!r} cannot match the test's decision "
                    "(equal estimates, or descriptive intervals that do not contain their estimates)")
-        warnings.warn(message, RlstatsWarning, stacklevel=3)
+        warn(message)
         notes.append(message)
     return InferentialIntervalsResult(
         method="Inferential confidence intervals", formula=result.formula, data_name=result.data_name,
@@ -936,7 +935,7 @@ def _bca_notes(agents, metrics, z0):
         return []
     message = (f"BCa is undefined where every resample lies on one side of the estimate ({', '.join(bad)}): "
                "those bounds are NaN; use interval=\"percentile\" there")
-    warnings.warn(message, RlstatsWarning, stacklevel=4)
+    warn(message)
     return [message]
 
 

@@ -1,0 +1,716 @@
+"""Performance percentiles: game-theoretic aggregation across tasks (Jordan et al. 2020).
+
+``percentiles(df, "score ~ agent | task")`` gives each agent one aggregate
+score on [0, 1] with simultaneous confidence intervals and rank ranges:
+
+1. payoffs ``A[i, j, k]``: the mean percentile of agent i's runs on task j in
+   the score distribution of reference agent k (ties count as wins), with
+   ``A[i, j, i] = 0.5``;
+2. a two-player game: the agent player picks an agent, the adversary picks a
+   (task, reference agent) pair; its alpha-Rank-style solution is the
+   stationary distribution of a PageRank-damped Markov chain over joint
+   strategies (one linear solve, no Nash equilibrium);
+3. the aggregate ``y_i = sum_{j,k} q*_{j,k} A[i, j, k]``, with q* the
+   adversary's marginal.
+
+Intervals: ``"pbp"`` (performance bound propagation, valid for bounded
+scores), ``"pbp_t"`` (Student-t payoff intervals, heuristic) or
+``"bootstrap"`` (percentile bootstrap re-solving the game per resample,
+heuristic).  The numbers come from :mod:`rlstats.methods._percentile_kernels`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import numbers
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+
+from .. import format as fmt
+from .. import plots_percentiles as plots
+from ..design import Design, build
+from ..errors import DesignError, OptionError, warn
+from ..options import check_bool, check_choice, check_fraction, check_int
+from ..progress import progress_bar
+from ..resampling import seed_sequence
+from ..results import Result, resultclass
+from . import _percentile_kernels as kernels
+
+INTERVALS = ("pbp", "pbp_t", "bootstrap")
+TIES = ("le", "mid")
+NA_ACTIONS = ("raise", "drop")
+
+_INTERVAL_NAMES = {
+    "pbp": "PBP (DKW bands and Anderson bounds propagated through the game)",
+    "pbp_t": "PBP-t (Student-t payoff intervals propagated through the game)",
+    "bootstrap": "percentile bootstrap (cells resampled, game re-solved per resample)",
+    None: "none",
+}
+_SHORT_NAMES = {"pbp": "PBP", "pbp_t": "PBP-t", "bootstrap": "bootstrap", None: "no"}
+_REFERENCE = "Jordan et al. 2020"
+
+
+# ----------------------------------------------------------------------------- options
+
+
+def _check_real(name, value):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or not np.isfinite(value):
+        raise OptionError(f"{name} must be a finite number, got {value!r}")
+    return float(value)
+
+
+def _check_bounds(bounds):
+    """None, a (low, high) pair for every task, or a dict task -> (low, high)."""
+    if bounds is None or (isinstance(bounds, str) and bounds == "observed"):
+        return None
+    if isinstance(bounds, Mapping):
+        return {str(task): _check_pair(f"bounds[{task!r}]", pair) for task, pair in bounds.items()}
+    return _check_pair("bounds", bounds)
+
+
+def _check_pair(name, pair):
+    try:
+        low, high = pair
+    except (TypeError, ValueError):
+        raise OptionError(f"{name} must be a (low, high) pair of numbers, \"observed\" or a dict "
+                          f"{{task: (low, high)}}, got {pair!r}") from None
+    low, high = _check_real(f"{name} low", low), _check_real(f"{name} high", high)
+    if not low < high:
+        raise OptionError(f"{name} = ({low}, {high}): low must be smaller than high")
+    return low, high
+
+
+def _check_identical(identical):
+    if identical is None:
+        return None
+    triples = []
+    for item in identical:
+        if isinstance(item, str) or len(item) != 3:
+            raise OptionError(f"identical must be a list of (agent_a, agent_b, task) triples, got {item!r}")
+        triples.append(tuple(str(x) for x in item))
+    return tuple(triples)
+
+
+def _check_n_jobs(n_jobs):
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or (n_jobs < 1 and n_jobs != -1):
+        raise OptionError(f"n_jobs must be a positive whole number or -1 (all cores), got {n_jobs!r}")
+    return int(n_jobs)
+
+
+@dataclass(frozen=True)
+class PercentilesOptions:
+    interval: str | None = "pbp"
+    delta: float = 0.05
+    n_resamples: int = 10_000
+    ties: str = "le"
+    self_payoff: float = 0.5
+    bounds: object = None
+    identical: tuple | None = None
+    higher_is_better: bool = True
+    na_action: str = "raise"
+    n_jobs: int = 1
+    progress: bool = False
+
+    @classmethod
+    def checked(cls, **options):
+        """Validate every option once; raises OptionError naming the bad one."""
+        interval = options["interval"]
+        if interval is not None:
+            interval = check_choice("interval", interval, INTERVALS + (None,))
+        delta = check_fraction("delta", options["delta"])
+        if delta > 0.5:
+            raise OptionError(f"delta must be at most 0.5 (Anderson's inequality needs delta <= 0.5), got {delta}; "
+                              "delta is the total error probability, e.g. 0.05 for 95% simultaneous intervals")
+        return cls(
+            interval=interval, delta=delta,
+            n_resamples=check_int("n_resamples", options["n_resamples"], minimum=2),
+            ties=check_choice("ties", options["ties"], TIES),
+            self_payoff=check_fraction("self_payoff", options["self_payoff"], open_interval=False),
+            bounds=_check_bounds(options["bounds"]),
+            identical=_check_identical(options["identical"]),
+            higher_is_better=check_bool("higher_is_better", options["higher_is_better"]),
+            na_action=check_choice("na_action", options["na_action"], NA_ACTIONS),
+            n_jobs=_check_n_jobs(options["n_jobs"]),
+            progress=check_bool("progress", options["progress"]))
+
+
+# ----------------------------------------------------------------------------- result
+
+
+@resultclass
+class PercentilesResult(Result):
+    """Result of :func:`percentiles`.
+
+    Attributes
+    ----------
+    agents, tasks : tuple of str
+    counts : ndarray, shape (n_tasks, n_agents)
+        Runs per cell.
+    estimate : ndarray, shape (n_agents,)
+        Aggregate performance percentile y_i (paper eq. 2); leaders sit near
+        0.5, not 1.
+    conf_low, conf_high : ndarray or None
+        Simultaneous (1 - delta) interval of each aggregate (None without an interval).
+    rank : ndarray of int
+        Competition rank of ``estimate`` (1 = best).
+    rank_best, rank_worst : ndarray of int or None
+        Rank range consistent with the intervals.
+    interval : str or None
+        ``"pbp"``, ``"pbp_t"``, ``"bootstrap"`` or None.
+    delta, delta_cell : float
+        Total error probability and the per-cell level delta / (n_agents n_tasks).
+    payoff : ndarray, shape (n_agents, n_tasks, n_agents)
+        A[i, j, k]: mean percentile of agent i's runs on task j against reference k.
+    payoff_low, payoff_high : ndarray or None
+        PBP or PBP-t bounds on every payoff.
+    stationary : ndarray, shape (n_agents, n_tasks, n_agents)
+        Stationary distribution d over joint strategies (agent, (task, reference)).
+    payoffs : DataFrame
+        The payoff tensor in tidy form: agent, task, reference, estimate
+        (and conf_low, conf_high for PBP and PBP-t).
+    task_weights : DataFrame
+        task, weight: the adversary's weight q*_j on each task.
+    reference_weights : DataFrame
+        task, reference, weight: q*_{j,k}; the heat map of ``plot(kind="weights")``.
+    agent_weights : DataFrame
+        agent, weight: the agent player's marginal p* (a diagnostic; scores use q*).
+    per_task : DataFrame
+        task, agent, n_runs, estimate (mean score), conf_low, conf_high (Anderson's
+        interval on the mean at delta_cell), rank, rank_best, rank_worst, percentile
+        (the agent's performance percentile on the task against the game's reference
+        mixture w_{j,k} = q*_{j,k} / q*_j).
+    ecdf : DataFrame
+        task, agent, score, cdf, cdf_low, cdf_high: empirical CDFs with DKW bands at
+        delta_cell, for the CDF plots.
+    support_low, support_high : ndarray, shape (n_tasks,)
+        Score bounds [a_j, b_j] used by PBP and the per-task intervals.
+    bounds_source : str
+        ``"observed"``, ``"given"`` or ``"mixed"``.
+    bootstrap_distribution : ndarray or None, shape (n_resamples, n_agents)
+    n_resamples : int or None
+    n_strategies : int
+        Joint pure strategies n_agents^2 n_tasks.
+    pbp_iterations : ndarray or None
+        Policy-iteration steps of each bound (upper bounds first).
+    ties : str
+    self_payoff : float
+    higher_is_better : bool
+    """
+
+    agents: tuple
+    tasks: tuple
+    counts: np.ndarray
+    estimate: np.ndarray
+    conf_low: np.ndarray | None
+    conf_high: np.ndarray | None
+    rank: np.ndarray
+    rank_best: np.ndarray | None
+    rank_worst: np.ndarray | None
+    interval: str | None
+    delta: float
+    delta_cell: float
+    payoff: np.ndarray
+    payoff_low: np.ndarray | None
+    payoff_high: np.ndarray | None
+    stationary: np.ndarray
+    payoffs: pd.DataFrame
+    task_weights: pd.DataFrame
+    reference_weights: pd.DataFrame
+    agent_weights: pd.DataFrame
+    per_task: pd.DataFrame
+    ecdf: pd.DataFrame
+    support_low: np.ndarray
+    support_high: np.ndarray
+    bounds_source: str
+    bootstrap_distribution: np.ndarray | None
+    n_resamples: int | None
+    n_strategies: int
+    pbp_iterations: np.ndarray | None
+    ties: str
+    self_payoff: float
+    higher_is_better: bool
+
+    _plot_kinds: ClassVar[dict] = {
+        "aggregate": plots.plot_aggregate,
+        "cdf": plots.plot_task_cdfs,
+        "weights": plots.plot_weights,
+    }
+
+    @property
+    def n_agents(self):
+        return len(self.agents)
+
+    @property
+    def n_tasks(self):
+        return len(self.tasks)
+
+    @property
+    def conf_level(self):
+        return 1.0 - self.delta
+
+    def confidence_interval(self, confidence_level=None):
+        """The simultaneous intervals as a DataFrame (agent, conf_low, conf_high).
+
+        The level is fixed when the result is computed (``delta=``); asking for
+        another one raises OptionError.
+        """
+        if self.interval is None:
+            raise OptionError("no interval was computed; rerun with interval=\"pbp\", \"pbp_t\" or \"bootstrap\"")
+        if confidence_level is not None and not np.isclose(confidence_level, self.conf_level):
+            raise OptionError(f"the intervals were computed at confidence level {self.conf_level}; rerun "
+                              f"percentiles(..., delta={1 - confidence_level:g}) for level {confidence_level}")
+        return pd.DataFrame({"agent": list(self.agents), "conf_low": self.conf_low, "conf_high": self.conf_high})
+
+    def _order(self):
+        return np.lexsort((np.arange(self.n_agents), -self.estimate))
+
+    # ---- printing -------------------------------------------------------------------
+    def _statistic_line(self):
+        top = int(self._order()[0])
+        return (f"top agent = {self.agents[top]}, aggregate = {fmt.signif(self.estimate[top])}, "
+                f"agents = {self.n_agents}, tasks = {self.n_tasks}, joint strategies = {self.n_strategies}")
+
+    def _extra_lines(self):
+        if self.interval is None:
+            lines = ["aggregate performance percentiles (no interval):"]
+        else:
+            lines = [f"{fmt.signif(100 * self.conf_level)} percent simultaneous intervals "
+                     f"({_SHORT_NAMES[self.interval]}, delta' = {fmt.signif(self.delta_cell, 3)} per cell):"]
+        table = self.tidy().iloc[self._order()]
+        names = [str(a) for a in table["agent"]]
+        width = max(len(n) for n in names)
+        for name, row in zip(names, table.itertuples(index=False)):
+            text = f"  {name.ljust(width)}  {fmt.signif(row.estimate, 4)}"
+            if self.interval is not None:
+                text += (f" ({fmt.signif(row.conf_low, 4)}, {fmt.signif(row.conf_high, 4)})  rank {row.rank} "
+                         f"(best {row.rank_best}, worst {row.rank_worst})")
+            else:
+                text += f"  rank {row.rank}"
+            lines.append(text)
+        return lines
+
+    def _summary_tables(self):
+        ranking = self.tidy().iloc[self._order()].reset_index(drop=True)
+        tasks = self.task_weights.sort_values("weight", ascending=False, kind="stable").reset_index(drop=True)
+        return {f"Aggregate performance percentiles ({_INTERVAL_NAMES[self.interval]})": ranking,
+                "Adversary's task weights q*_j": tasks,
+                "Agent player's distribution p* (diagnostic)": self.agent_weights,
+                f"Per-task means (Anderson interval at delta' = {fmt.signif(self.delta_cell, 3)})": self.per_task}
+
+    # ---- tidy output ------------------------------------------------------------------
+    def tidy(self):
+        """One row per agent: aggregate estimate, simultaneous interval, rank and rank range."""
+        missing = np.full(self.n_agents, np.nan)
+        return pd.DataFrame({
+            "agent": list(self.agents),
+            "estimate": self.estimate,
+            "conf_low": missing if self.conf_low is None else self.conf_low,
+            "conf_high": missing if self.conf_high is None else self.conf_high,
+            "rank": self.rank,
+            "rank_best": pd.array(self.rank_best if self.rank_best is not None else [None] * self.n_agents,
+                                  dtype="Int64"),
+            "rank_worst": pd.array(self.rank_worst if self.rank_worst is not None else [None] * self.n_agents,
+                                   dtype="Int64"),
+        })
+
+    def glance(self):
+        """The analysis in one row."""
+        return pd.DataFrame([{
+            "method": self.method, "interval_method": self.interval,
+            "conf_level": self.conf_level if self.interval is not None else np.nan,
+            "n_agents": self.n_agents, "n_tasks": self.n_tasks, "n_obs": self.nobs,
+            "n_strategies": self.n_strategies, "n_resamples": self.n_resamples,
+        }])
+
+    def report(self):
+        """A methods-section paragraph describing the aggregation and its outcome."""
+        runs = self.counts
+        per_cell = (f"{runs.min()} runs per agent and task" if runs.min() == runs.max()
+                    else f"{runs.min()} to {runs.max()} runs per agent and task")
+        text = (f"We aggregated the scores of {self.n_agents} agents on {self.n_tasks} tasks ({per_cell}) with "
+                f"performance percentiles ({_REFERENCE}). Each agent's runs on a task were scored by their mean "
+                f"percentile in each other agent's score distribution (ties counted as "
+                f"{'wins' if self.ties == 'le' else 'half wins'}, an agent against itself "
+                f"{fmt.signif(self.self_payoff)}), and the task and reference weights came from the stationary "
+                f"distribution of a PageRank-damped alpha-Rank chain over the {self.n_strategies} joint strategies of "
+                f"the game in which an adversary picks the task and the reference agent.")
+        order = self._order()
+        ranking = ", ".join(f"{self.agents[i]} {fmt.signif(self.estimate[i], 3)}" for i in order)
+        text += f" Aggregate scores (0 to 1; the best agent typically scores near 0.5): {ranking}."
+        if self.interval is not None:
+            how = {"pbp": "performance bound propagation (PBP), valid for bounded scores",
+                   "pbp_t": "PBP-t, with Student-t payoff intervals (a heuristic)",
+                   "bootstrap": f"a percentile bootstrap with {self.n_resamples} stratified resamples that "
+                                "re-solved the game each time (a heuristic that can undercover)"}[self.interval]
+            text += (f" Simultaneous {fmt.signif(100 * self.conf_level)}% intervals came from {how}, at level "
+                     f"delta' = {fmt.signif(self.delta_cell, 3)} per agent-task cell.")
+            text += " " + self._separation_sentence()
+        top = self.task_weights.sort_values("weight", ascending=False, kind="stable").head(3)
+        weights = ", ".join(f"{t} ({fmt.signif(w, 2)})" for t, w in zip(top["task"], top["weight"]))
+        text += f" The adversary weighted most the tasks {weights}."
+        if self.notes:
+            text += " " + " ".join(n[0].upper() + n[1:] + ("" if n.endswith(".") else ".") for n in self.notes)
+        return text
+
+    def _separation_sentence(self):
+        beats = [(self.agents[i], self.agents[k]) for i in range(self.n_agents) for k in range(self.n_agents)
+                 if i != k and self.conf_low[i] > self.conf_high[k]]
+        if not beats:
+            return "No agent's interval lies above another's, so no pair is resolved."
+        n_pairs = self.n_agents * (self.n_agents - 1) // 2
+        shown = "; ".join(f"{a} > {b}" for a, b in beats[:8]) + ("; ..." if len(beats) > 8 else "")
+        return f"{len(beats)} of {n_pairs} pairs are resolved (lower bound above the other's upper bound): {shown}."
+
+
+# ----------------------------------------------------------------------------- preparation
+
+
+def _complete(design, na_action):
+    """Every agent needs runs on every task: an error, or leave out incomplete tasks (na_action="drop")."""
+    empty = design.counts == 0
+    if not empty.any():
+        return design
+    cells = [f"agent {design.agents[i]!r} on task {design.tasks[j]!r}" for j, i in zip(*np.nonzero(empty))]
+    incomplete = empty.any(axis=1)
+    if na_action == "raise":
+        raise DesignError(
+            f"{len(cells)} agent x task cell(s) have no runs ({'; '.join(cells[:3])}"
+            f"{'; ...' if len(cells) > 3 else ''}); performance percentiles compare every agent against every other "
+            f"on every task: add those runs, leave out the tasks or agents that are missing, or pass "
+            f"na_action=\"drop\" to leave out the {int(incomplete.sum())} task(s) where some agent has no runs")
+    if incomplete.all():
+        raise DesignError("no task has runs of every agent, so the agents cannot be compared on common tasks; "
+                          "select agents that share tasks")
+    keep = ~incomplete
+    rows = keep[design.task]
+    note = (f"{int(incomplete.sum())} task(s) left out because some agent has no runs there (na_action=\"drop\"; "
+            f"{int(design.counts[incomplete].sum())} runs dropped): "
+            f"{', '.join(t for t, bad in zip(design.tasks, incomplete) if bad)}")
+    return dataclasses.replace(
+        design, y=design.y[rows], agent=design.agent[rows], task=(np.cumsum(keep) - 1)[design.task[rows]],
+        run=design.run[rows], tasks=tuple(t for t, k in zip(design.tasks, keep) if k), counts=design.counts[keep],
+        row_position=design.row_position[rows], seeds=None if design.seeds is None else design.seeds[rows],
+        extra={k: v[rows] for k, v in design.extra.items()}, notes=design.notes + (note,),
+        dropped_tasks=design.dropped_tasks + tuple(t for t, bad in zip(design.tasks, incomplete) if bad))
+
+
+def _support(design, layout, bounds, higher_is_better):
+    """Score bounds [a_j, b_j] per task (on the internal, higher-is-better scale) and their source."""
+    low = np.minimum.reduceat(layout.values, layout.slot_start[:-1])
+    high = np.maximum.reduceat(layout.values, layout.slot_start[:-1])
+    if bounds is None:
+        return low, high, "observed"
+    given = {task: bounds for task in design.tasks} if isinstance(bounds, tuple) else bounds
+    unknown = sorted(set(given) - set(design.tasks))
+    if unknown:
+        raise OptionError(f"bounds name task(s) {unknown} that are not in the data; tasks are: "
+                          f"{', '.join(design.tasks[:10])}{', ...' if design.n_tasks > 10 else ''}")
+    out_low, out_high = low.copy(), high.copy()
+    for j, task in enumerate(design.tasks):
+        if task not in given:
+            continue
+        a, b = given[task]
+        a, b = (a, b) if higher_is_better else (-b, -a)
+        if a > low[j] or b < high[j]:
+            shown = (low[j], high[j]) if higher_is_better else (-high[j], -low[j])
+            raise OptionError(f"bounds for task {task!r} are ({given[task][0]}, {given[task][1]}) but its scores "
+                              f"range from {shown[0]} to {shown[1]}; bounds must contain every score")
+        out_low[j], out_high[j] = a, b
+    source = "given" if len(given) == design.n_tasks else "mixed"
+    return out_low, out_high, source
+
+
+def _identical_mask(design, identical):
+    if identical is None:
+        return None
+    mask = np.zeros((design.n_agents, design.n_tasks, design.n_agents), dtype=bool)
+    for a, b, task in identical:
+        for name in (a, b):
+            if name not in design.agents:
+                raise OptionError(f"identical names agent {name!r}, which is not in the data; agents are: "
+                                  f"{', '.join(design.agents)}")
+        if task not in design.tasks:
+            raise OptionError(f"identical names task {task!r}, which is not in the data")
+        i, k, j = design.agents.index(a), design.agents.index(b), design.tasks.index(task)
+        mask[i, j, k] = mask[k, j, i] = True
+    return mask
+
+
+def _prepared_design(data, formula, options, eval_env):
+    if isinstance(data, Design):
+        design = data
+    else:
+        if formula is None:
+            raise OptionError("formula is required, e.g. 'score ~ agent | task'")
+        design = build(data, formula, na_action=options.na_action, eval_env=1 if eval_env is None else eval_env)
+    design = _complete(design, options.na_action)
+    if options.interval == "pbp_t" and design.counts.min() < 2:
+        j, i = np.argwhere(design.counts < 2)[0]
+        raise DesignError(f"interval=\"pbp_t\" needs at least 2 runs per cell (a standard deviation); agent "
+                          f"{design.agents[i]!r} has {design.counts[j, i]} on task {design.tasks[j]!r}; use "
+                          "interval=\"pbp\" or \"bootstrap\", or add runs")
+    return design
+
+
+# ----------------------------------------------------------------------------- public function
+
+
+def percentiles(data, formula=None, *, interval="pbp", delta=0.05, n_resamples=10_000, ties="le",
+                self_payoff=0.5, bounds=None, identical=None, higher_is_better=True, na_action="raise",
+                rng=None, n_jobs=1, progress=False, eval_env=None):
+    """Aggregate agents across tasks with performance percentiles and a game (Jordan et al. 2020).
+
+    Parameters
+    ----------
+    data : pandas.DataFrame or Design
+        Long format, one row per run (an independent draw of the whole
+        procedure evaluated); never modified.  Every agent needs runs on
+        every task.
+    formula : str or Formula
+        ``"score ~ agent | task"``.  Seeds (``task/seed``) are only run ids:
+        runs are not paired across agents.
+    interval : {"pbp", "pbp_t", "bootstrap", None}
+        Simultaneous intervals: performance bound propagation (valid for
+        bounded scores; wide below a few hundred runs per cell), PBP with
+        Student-t payoff intervals (heuristic), the percentile bootstrap
+        (heuristic; it can undercover), or none.
+    delta : float
+        Total error probability of the simultaneous intervals, in (0, 0.5];
+        each agent x task cell gets delta' = delta / (n_agents n_tasks).
+    n_resamples : int
+        Bootstrap resamples (the paper uses 10,000: with fewer the percentile
+        limits at delta'/2 are extreme order statistics).
+    ties : {"le", "mid"}
+        How a tie with a reference run counts: a win (the paper's convention)
+        or half a win.
+    self_payoff : float
+        A[i, j, i], an agent measured against itself (0.5).
+    bounds : None, "observed", (low, high) or dict
+        Score bounds used by PBP and the per-task intervals: the pooled
+        observed minimum and maximum of each task (default, data-dependent as
+        in the reference code), one pair for every task, or
+        ``{task: (low, high)}`` (other tasks observed).  Given on the scale of
+        the response.
+    identical : list of (agent_a, agent_b, task), optional
+        Pairs whose complete definitions coincide on a task: their payoffs
+        against each other are set to ``self_payoff`` (the reference code's
+        override for its discrete tasks).
+    higher_is_better : bool
+        False negates the scores first.
+    na_action : {"raise", "drop"}
+        Missing values and agent x task cells without runs: an error, or
+        drop those rows and leave out the tasks where some agent has no runs,
+        and say so.
+    rng : None, int or numpy.random.Generator
+        Seed of the bootstrap resamples (recorded in the result).
+    n_jobs : int
+        Worker processes for the bootstrap (-1: all cores).  Results are
+        identical whatever n_jobs is.
+    progress : bool
+        Show a progress bar during the bootstrap.
+    eval_env : patsy.EvalEnvironment, optional
+        Where the response expression's names are looked up.
+
+    Returns
+    -------
+    PercentilesResult
+
+    Raises
+    ------
+    FormulaError, DesignError, OptionError
+
+    Notes
+    -----
+    The score is an expected percentile against a reference mixture the
+    adversary chooses, so the best agent typically scores near 0.5.  Adding
+    or removing an agent changes every score: compare scores only within one
+    analysis.
+
+    References
+    ----------
+    Jordan, S. M., Chandak, Y., Cohen, D., Zhang, M. and Thomas, P. S. (2020),
+    Evaluating the Performance of Reinforcement Learning Algorithms, ICML:
+    payoffs (Definition 2, eq. 2), transition matrix (eq. 5), aggregate as a
+    value function (eq. 6, Lemma 3), PBP (Algorithms 1-3, eqs. 25 and 30),
+    PBP-t (eq. 41) and the bootstrap (Appendix G).
+
+    Examples
+    --------
+    >>> import rlstats
+    >>> df = rlstats.datasets.simulate(agents=3, tasks=4, seeds=10, effect=1.0, rng=0)
+    >>> res = rlstats.percentiles(df, "score ~ agent | task", interval="pbp_t")
+    >>> res.tidy()["rank"].tolist()
+    [3, 2, 1]
+    >>> round(float(res.task_weights["weight"].sum()), 12)
+    1.0
+    """
+    options = PercentilesOptions.checked(
+        interval=interval, delta=delta, n_resamples=n_resamples, ties=ties, self_payoff=self_payoff,
+        bounds=bounds, identical=identical, higher_is_better=higher_is_better, na_action=na_action,
+        n_jobs=n_jobs, progress=progress)
+    design = _prepared_design(data, formula, options, eval_env)
+    return _run(design, options, rng)
+
+
+def _run(design, options, rng):
+    n_a, n_e = design.n_agents, design.n_tasks
+    y = design.y if options.higher_is_better else -design.y
+    layout = kernels.make_layout(y, design.agent, design.task, n_a, n_e)
+    low, high, source = _support(design, layout, options.bounds, options.higher_is_better)
+    identical = _identical_mask(design, options.identical)
+    game = {"ties": options.ties, "self_payoff": options.self_payoff, "identical": identical}
+    delta_cell = options.delta / (n_a * n_e)
+
+    payoff, _ = kernels.payoff_tensor(layout, **game)
+    d = kernels.stationary(payoff[None])[0]
+    estimate = kernels.aggregate(payoff, d)
+    d = d.reshape(n_a, n_e, n_a)
+
+    notes = list(design.notes)
+    intervals = _intervals(layout, options, game, delta_cell, low, high, rng, notes)
+    conf_low, conf_high = intervals["bounds"]
+    rank = kernels.competition_rank(estimate)
+    rank_best = rank_worst = None
+    if conf_low is not None:
+        rank_best, rank_worst = kernels.rank_range(conf_low, conf_high)
+    notes += _caveats(design, options, layout, delta_cell, source)
+
+    return PercentilesResult(
+        method=f"Performance percentiles ({_REFERENCE}), {_SHORT_NAMES[options.interval]} intervals",
+        formula=design.formula, data_name=design.data_name, nobs=design.nobs, notes=tuple(notes),
+        options={**asdict(options), "identical": None if options.identical is None else list(options.identical)},
+        seed=intervals["seed"], agents=design.agents, tasks=design.tasks, counts=design.counts,
+        estimate=estimate, conf_low=conf_low, conf_high=conf_high, rank=rank, rank_best=rank_best,
+        rank_worst=rank_worst, interval=options.interval, delta=options.delta, delta_cell=delta_cell,
+        payoff=payoff, payoff_low=intervals["payoff_low"], payoff_high=intervals["payoff_high"], stationary=d,
+        payoffs=_payoff_frame(design, payoff, intervals["payoff_low"], intervals["payoff_high"]),
+        task_weights=pd.DataFrame({"task": list(design.tasks), "weight": d.sum(axis=(0, 2))}),
+        reference_weights=_reference_frame(design, d),
+        agent_weights=pd.DataFrame({"agent": list(design.agents), "weight": d.sum(axis=(1, 2))}),
+        per_task=_per_task_frame(design, layout, payoff, d, delta_cell, low, high, options.higher_is_better),
+        ecdf=_ecdf_frame(design, delta_cell, high if options.higher_is_better else -low),
+        support_low=low if options.higher_is_better else -high,
+        support_high=high if options.higher_is_better else -low, bounds_source=source,
+        bootstrap_distribution=intervals["distribution"], n_resamples=intervals["n_resamples"],
+        n_strategies=n_a * n_a * n_e, pbp_iterations=intervals["iterations"], ties=options.ties,
+        self_payoff=options.self_payoff, higher_is_better=options.higher_is_better)
+
+
+def _intervals(layout, options, game, delta_cell, low, high, rng, notes):
+    """The chosen interval and everything it produced (absent parts are None)."""
+    out = {"bounds": (None, None), "payoff_low": None, "payoff_high": None, "distribution": None,
+           "n_resamples": None, "iterations": None, "seed": None}
+    if options.interval in ("pbp", "pbp_t"):
+        if options.interval == "pbp":
+            z_lo, z_hi = kernels.pbp_payoff_bounds(layout, delta_cell, low, high, **game)
+        else:
+            z_lo, z_hi = kernels.pbp_t_payoff_bounds(layout, delta_cell, **game)
+        lo, hi, iterations = kernels.propagate_bounds(z_lo, z_hi, dense_limit=kernels.BATCH_DENSE_LIMIT)
+        if (iterations >= kernels.PI_MAX_ITER).any():
+            notes.append(f"policy iteration stopped at its limit of {kernels.PI_MAX_ITER} steps for "
+                         f"{int((iterations >= kernels.PI_MAX_ITER).sum())} bound(s)")
+        out.update(bounds=(lo, hi), payoff_low=z_lo, payoff_high=z_hi, iterations=iterations)
+    elif options.interval == "bootstrap":
+        ss, seed = seed_sequence(rng)
+        with progress_bar(options.n_resamples, options.progress, "bootstrap resamples") as advance:
+            samples = kernels.bootstrap_aggregates(layout, ss, options.n_resamples, n_jobs=options.n_jobs,
+                                                   progress=advance, **game)
+        out.update(bounds=kernels.percentile_interval(samples, delta_cell), distribution=samples,
+                   n_resamples=options.n_resamples, seed=seed)
+        if options.n_resamples * delta_cell / 2 < 1:
+            message = (f"with n_resamples = {options.n_resamples} and delta' = {delta_cell:.3g} per cell, the "
+                       f"percentile limits at delta'/2 fall between the two most extreme resamples; use at least "
+                       f"{int(np.ceil(2 / delta_cell))} resamples for limits that are not extreme order statistics")
+            warn(message)
+            notes.append(message)
+    return out
+
+
+def _caveats(design, options, layout, delta_cell, source):
+    notes = []
+    if design.seeds is not None:
+        notes.append(f"runs are treated as independent across agents: the replicate column "
+                     f"'{design.formula.replicate}' is not used for pairing")
+    if options.interval == "pbp":
+        smallest = int(design.counts.min())
+        eps = float(kernels.dkw_epsilon(smallest, delta_cell))
+        if eps > 0.1:
+            notes.append(f"with {smallest} runs in the smallest cell the DKW band half-width at delta' = "
+                         f"{delta_cell:.3g} is {eps:.2f}, so PBP intervals are wide; PBP needs hundreds to thousands "
+                         "of runs per cell to separate agents")
+        if source != "given":
+            notes.append("PBP used the observed minimum and maximum score of each task as its bounds (data-dependent, "
+                         "as in the reference code); pass bounds= when the scores have known limits")
+    if not options.higher_is_better:
+        notes.append("scores were negated (higher_is_better=False), so lower scores rank higher")
+    return notes
+
+
+# ----------------------------------------------------------------------------- tidy frames
+
+
+def _payoff_frame(design, payoff, low, high):
+    n_a, n_e = design.n_agents, design.n_tasks
+    i, j, k = np.meshgrid(np.arange(n_a), np.arange(n_e), np.arange(n_a), indexing="ij")
+    agents, tasks = np.asarray(design.agents, dtype=object), np.asarray(design.tasks, dtype=object)
+    frame = pd.DataFrame({"agent": agents[i.ravel()], "task": tasks[j.ravel()], "reference": agents[k.ravel()],
+                          "estimate": payoff.ravel()})
+    if low is not None:
+        frame["conf_low"], frame["conf_high"] = low.ravel(), high.ravel()
+    return frame
+
+
+def _reference_frame(design, d):
+    n_a, n_e = design.n_agents, design.n_tasks
+    weight = d.sum(axis=0)  # (task, reference)
+    return pd.DataFrame({"task": np.repeat(np.asarray(design.tasks, dtype=object), n_a),
+                         "reference": np.tile(np.asarray(design.agents, dtype=object), n_e),
+                         "weight": weight.ravel()})
+
+
+def _per_task_frame(design, layout, payoff, d, delta_cell, low, high, higher_is_better):
+    # Means, intervals and ranks on the internal (higher-is-better) scale, then back to the response's scale.
+    mean, lower, upper = kernels.mean_intervals(layout, low, high, delta_cell)
+    rank = np.stack([kernels.competition_rank(mean[j]) for j in range(design.n_tasks)])
+    best, worst = (np.stack(r) for r in zip(*(kernels.rank_range(lower[j], upper[j])
+                                               for j in range(design.n_tasks))))
+    if not higher_is_better:
+        mean, lower, upper = -mean, -upper, -lower
+    weight = d.sum(axis=0)  # (task, reference)
+    total = weight.sum(axis=1, keepdims=True)
+    mixture = weight / np.where(total > 0, total, 1.0)
+    percentile = np.einsum("ijk,jk->ji", payoff, mixture)
+    n_a, n_e = design.n_agents, design.n_tasks
+    return pd.DataFrame({
+        "task": np.repeat(np.asarray(design.tasks, dtype=object), n_a),
+        "agent": np.tile(np.asarray(design.agents, dtype=object), n_e),
+        "n_runs": design.counts.ravel(), "estimate": mean.ravel(), "conf_low": lower.ravel(),
+        "conf_high": upper.ravel(), "rank": rank.ravel(), "rank_best": best.ravel(),
+        "rank_worst": worst.ravel(), "percentile": percentile.ravel()})
+
+
+def _ecdf_frame(design, delta_cell, high):
+    """Each cell's empirical CDF of the response at its distinct scores, with the DKW band at delta_cell.
+
+    ``high`` is each task's upper score bound on the response's own scale (the band is 1 from there on).
+    """
+    layout = kernels.make_layout(design.y, design.agent, design.task, design.n_agents, design.n_tasks)
+    _, z = kernels.payoff_tensor(layout)
+    sizes = np.diff(layout.cell_start)
+    cell = np.repeat(np.arange(sizes.size), sizes)
+    agent, task = cell % design.n_agents, cell // design.n_agents
+    cdf = z[agent, np.arange(layout.values.size)]
+    # Keep the last slot of each run of equal scores within a cell: the CDF's value there.
+    last = np.r_[(cell[1:] != cell[:-1]) | (layout.values[1:] != layout.values[:-1]), True]
+    eps = kernels.dkw_epsilon(sizes, delta_cell)[cell]
+    at_top = layout.values >= high[task]
+    frame = pd.DataFrame({
+        "task": np.asarray(design.tasks, dtype=object)[task], "agent": np.asarray(design.agents, dtype=object)[agent],
+        "score": layout.values, "cdf": cdf,
+        "cdf_low": np.where(at_top, 1.0, np.clip(cdf - eps, 0.0, 1.0)),
+        "cdf_high": np.where(at_top, 1.0, np.clip(cdf + eps, 0.0, 1.0))})
+    return frame[last].reset_index(drop=True)

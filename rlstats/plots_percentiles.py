@@ -1,0 +1,171 @@
+"""Drawings of a performance-percentile result (Jordan et al. 2020).
+
+* :func:`plot_aggregate`: each agent's aggregate score with its simultaneous
+  interval, best at the top (paper Figure 5);
+* :func:`plot_task_cdfs`: each task's empirical CDFs with DKW bands (paper
+  Figure 3), or quantile functions (Figure 4);
+* :func:`plot_weights`: heat map of the adversary's weights q*_{j,k} over
+  tasks x reference agents.
+
+Plots draw, never compute: they read the result's fields, take ``ax=`` (a new
+figure only when it is None), let user keywords win and return the Axes, or
+the Figure for several panels.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import OptionError
+
+
+def _new_axes(figsize):
+    import matplotlib.pyplot as plt
+
+    _, ax = plt.subplots(figsize=figsize)
+    return ax
+
+
+def plot_aggregate(result, *, ax=None, **kwargs):
+    """Aggregate performance percentiles with their simultaneous intervals, best agent at the top.
+
+    Keywords go to ``Axes.errorbar`` (e.g. ``color=``, ``capsize=``).
+    """
+    order = np.lexsort((np.arange(result.n_agents), -result.estimate))[::-1]  # best drawn last = top
+    names = [result.agents[i] for i in order]
+    estimate = result.estimate[order]
+    ax = _new_axes((6.4, 0.8 + 0.4 * len(names))) if ax is None else ax
+    style = {"fmt": "o", "color": "C0", "capsize": 3, "markersize": 5, "linewidth": 1.5}
+    style.update(kwargs)
+    position = np.arange(len(names))
+    if result.conf_low is None:
+        ax.errorbar(estimate, position, **style)
+        title = "Aggregate performance percentile (no interval)"
+    else:
+        error = np.vstack([estimate - result.conf_low[order], result.conf_high[order] - estimate])
+        ax.errorbar(estimate, position, xerr=np.maximum(error, 0.0), **style)
+        short = {"pbp": "PBP", "pbp_t": "PBP-t", "bootstrap": "bootstrap"}[result.interval]
+        title = f"Aggregate performance percentile, {100 * (1 - result.delta):g}% simultaneous {short} intervals"
+    ax.set_yticks(position, names)
+    ax.set_xlim(-0.02, 1.02)
+    ax.set_xlabel("aggregate performance percentile")
+    ax.set_title(title, fontsize=9)
+    ax.grid(axis="x", alpha=0.3)
+    return ax
+
+
+def _panel(ax, frame, agents, low, high, quantile, band, kwargs):
+    for n, agent in enumerate(agents):
+        rows = frame[frame["agent"] == agent]
+        score = rows["score"].to_numpy()
+        # The ECDF is 0 left of the smallest score: start the steps at (low, 0).
+        x = np.r_[low, score, high]
+        cdf = np.r_[0.0, rows["cdf"].to_numpy(), 1.0]
+        lo = np.r_[0.0, rows["cdf_low"].to_numpy(), 1.0]
+        hi = np.r_[0.0, rows["cdf_high"].to_numpy(), 1.0]
+        style = {"color": f"C{n % 10}", "linewidth": 1.2, "label": agent}
+        style.update(kwargs)
+        if quantile:
+            # The quantile function is the CDF with its axes swapped (probability on x, score on y).
+            ax.step(cdf, x, where="pre", **style)
+            if band:
+                ax.fill_betweenx(x, lo, hi, step="post", color=style["color"], alpha=0.15, linewidth=0)
+        else:
+            ax.step(x, cdf, where="post", **style)
+            if band:
+                ax.fill_between(x, lo, hi, step="post", color=style["color"], alpha=0.15, linewidth=0)
+
+
+def plot_task_cdfs(result, *, tasks=None, agents=None, ax=None, quantile=False, band=True, ncols=3, **kwargs):
+    """Empirical CDFs of every agent on each task, with DKW bands at delta' (paper Figure 3).
+
+    Parameters
+    ----------
+    tasks : sequence of str, optional
+        Tasks to draw (all by default, one panel each).
+    agents : sequence of str, optional
+        Agents to draw (all by default).
+    ax : Axes or sequence of Axes, optional
+        One Axes per task; a new figure when None.
+    quantile : bool
+        Draw quantile functions (probability on x, score on y; paper Figure 4).
+    band : bool
+        Shade the DKW band of each CDF.
+    ncols : int
+        Panels per row of a new figure.
+    **kwargs
+        Passed to ``Axes.step``.
+
+    Returns
+    -------
+    Axes when one task is drawn, else the Figure.
+    """
+    tasks = list(result.tasks) if tasks is None else [str(t) for t in tasks]
+    agents = list(result.agents) if agents is None else [str(a) for a in agents]
+    unknown = [t for t in tasks if t not in result.tasks] + [a for a in agents if a not in result.agents]
+    if unknown:
+        raise OptionError(f"unknown task(s) or agent(s) {unknown}; tasks: {', '.join(result.tasks[:8])}..., "
+                          f"agents: {', '.join(result.agents)}")
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        ncols = min(ncols, len(tasks))
+        nrows = -(-len(tasks) // ncols)
+        fig, grid = plt.subplots(nrows, ncols, figsize=(3.6 * ncols, 2.9 * nrows), squeeze=False)
+        axes = list(grid.ravel())
+        for extra in axes[len(tasks):]:
+            extra.set_visible(False)
+    else:
+        axes = [ax] if not isinstance(ax, (list, tuple, np.ndarray)) else list(np.ravel(ax))
+        if len(axes) < len(tasks):
+            raise OptionError(f"{len(tasks)} tasks need {len(tasks)} Axes, got {len(axes)}; pass tasks= to choose")
+        fig = axes[0].figure
+    for panel, task in zip(axes, tasks):
+        j = result.tasks.index(task)
+        frame = result.ecdf[result.ecdf["task"] == task]
+        _panel(panel, frame, agents, result.support_low[j], result.support_high[j], quantile, band, kwargs)
+        panel.set_title(task, fontsize=9)
+        if quantile:
+            panel.set_xlabel("cumulative probability", fontsize=8)
+            panel.set_ylabel("score", fontsize=8)
+        else:
+            panel.set_xlabel("score", fontsize=8)
+            panel.set_ylabel("cumulative probability", fontsize=8)
+    axes[0].legend(fontsize=7, frameon=False)
+    if len(tasks) == 1:
+        return axes[0]
+    if ax is None:
+        level = 100 * (1 - result.delta_cell)
+        what = "Quantile functions" if quantile else "Empirical CDFs"
+        fig.suptitle(f"{what} with DKW bands ({level:.4g}% per cell)", fontsize=10)
+        fig.tight_layout()
+    return fig
+
+
+def plot_weights(result, *, ax=None, annotate=None, colorbar=True, **kwargs):
+    """Heat map of the adversary's weights q*_{j,k}: tasks (rows) x reference agents (columns).
+
+    ``annotate`` writes the weights in the cells (default: when the map is
+    small).  Keywords go to ``Axes.imshow`` (e.g. ``cmap=``).
+    """
+    frame = result.reference_weights
+    matrix = frame["weight"].to_numpy().reshape(result.n_tasks, result.n_agents)
+    ax = _new_axes((1.6 + 0.7 * result.n_agents, 1.2 + 0.3 * result.n_tasks)) if ax is None else ax
+    style = {"cmap": "viridis", "aspect": "auto", "vmin": 0.0}
+    style.update(kwargs)
+    image = ax.imshow(matrix, **style)
+    ax.set_xticks(np.arange(result.n_agents), list(result.agents), rotation=45, ha="right", fontsize=8)
+    ax.set_yticks(np.arange(result.n_tasks), list(result.tasks), fontsize=8)
+    ax.set_xlabel("reference agent k")
+    ax.set_ylabel("task j")
+    ax.set_title("Adversary's weights q*(task, reference)", fontsize=9)
+    if annotate is None:
+        annotate = matrix.size <= 200
+    if annotate:
+        top = matrix.max() if matrix.size else 1.0
+        for (j, k), value in np.ndenumerate(matrix):
+            ax.text(k, j, f"{value:.2f}", ha="center", va="center", fontsize=6,
+                    color="white" if value < 0.5 * top else "black")
+    if colorbar:
+        ax.figure.colorbar(image, ax=ax, fraction=0.05, pad=0.02)
+    return ax
