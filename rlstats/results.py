@@ -154,6 +154,16 @@ class Result:
     #: plot kind -> function(result, ax=None, **kwargs); the first is the default.
     _plot_kinds: ClassVar[dict] = {}
 
+    @property
+    def n_agents(self):
+        """Number of agents compared (results that have ``agents``)."""
+        return len(self.agents)
+
+    @property
+    def n_tasks(self):
+        """Number of tasks used (results that have ``tasks``)."""
+        return len(self.tasks)
+
     # ---- hooks a subclass provides ------------------------------------------------
     def _statistic_line(self):
         """The ``name = value, df = ..., p-value = ...`` line of the test block."""

@@ -315,13 +315,6 @@ class BootstrapResult(Result):
 
     _plot_kinds: ClassVar[dict] = {"interval_estimates": plots.plot_interval_estimates}
 
-    @property
-    def n_agents(self):
-        return len(self.agents)
-
-    @property
-    def n_tasks(self):
-        return len(self.tasks)
 
     def _statistic_line(self):
         strata = f"{self.n_tasks} task strata" if self.n_tasks > 1 else "1 stratum"

@@ -240,13 +240,6 @@ class PercentilesResult(Result):
         "weights": plots.plot_weights,
     }
 
-    @property
-    def n_agents(self):
-        return len(self.agents)
-
-    @property
-    def n_tasks(self):
-        return len(self.tasks)
 
     @property
     def conf_level(self):

@@ -162,13 +162,6 @@ class SkillingsMackResult(Result):
         "null_distribution": plotting.plot_null_distribution,
     }
 
-    @property
-    def n_agents(self):
-        return len(self.agents)
-
-    @property
-    def n_tasks(self):
-        return len(self.tasks)
 
     def significance_matrix(self):
         """Symmetric (k, k) boolean matrix: True where a pair differs after adjustment."""
