@@ -315,7 +315,6 @@ class BootstrapResult(Result):
 
     _plot_kinds: ClassVar[dict] = {"interval_estimates": plots.plot_interval_estimates}
 
-
     def _statistic_line(self):
         strata = f"{self.n_tasks} task strata" if self.n_tasks > 1 else "1 stratum"
         extra = ", tasks resampled" if self.task_bootstrap else ""

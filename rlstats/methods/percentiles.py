@@ -240,7 +240,6 @@ class PercentilesResult(Result):
         "weights": plots.plot_weights,
     }
 
-
     @property
     def conf_level(self):
         return 1.0 - self.delta

@@ -162,7 +162,6 @@ class SkillingsMackResult(Result):
         "null_distribution": plotting.plot_null_distribution,
     }
 
-
     def significance_matrix(self):
         """Symmetric (k, k) boolean matrix: True where a pair differs after adjustment."""
         index = {a: i for i, a in enumerate(self.agents)}
