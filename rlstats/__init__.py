@@ -16,6 +16,7 @@ from .methods.bootstrap import (BootstrapResult, InferentialIntervalsResult, Per
                                 ProbabilityOfImprovementResult, bootstrap, performance_profile,
                                 probability_of_improvement)
 from .methods import selection
+from .methods.percentiles import PercentilesResult, percentiles
 from .methods.selection import SelectionCheckResult, selection_check
 from .methods.skillings_mack import SkillingsMackResult, skillings_mack
 from .normalize import normalize
@@ -24,7 +25,7 @@ __all__ = [
     "compare", "skillings_mack", "SkillingsMackResult", "normalize", "datasets",
     "bootstrap", "probability_of_improvement", "performance_profile", "BootstrapResult",
     "ProbabilityOfImprovementResult", "PerformanceProfileResult", "InferentialIntervalsResult",
-    "selection_check", "SelectionCheckResult", "selection",
+    "selection_check", "SelectionCheckResult", "selection", "percentiles", "PercentilesResult",
     "build", "Design", "parse", "Formula",
     "RlstatsError", "FormulaError", "DesignError", "OptionError", "DataUnavailableError", "RlstatsWarning",
 ]

@@ -22,7 +22,8 @@ DEMO_RUNS = {
     "skillings_mack": {"formula": "score ~ agent | task", "options": {}},
     # Aggregate metrics need every agent on every task: the demo's missing cells are dropped, and said so.
     "bootstrap": {"formula": "score ~ agent | task", "options": {"n_resamples": 2000, "na_action": "drop"}},
-    "percentiles": {"formula": "score ~ agent | task", "options": {"interval": "bootstrap", "n_resamples": 200}},
+    "percentiles": {"formula": "score ~ agent | task",
+                    "options": {"interval": "bootstrap", "n_resamples": 200, "na_action": "drop"}},
 }
 
 

@@ -16,6 +16,7 @@ METHODS = {
     "bootstrap": "rlstats.methods.bootstrap:bootstrap",
     "probability_of_improvement": "rlstats.methods.bootstrap:probability_of_improvement",
     "performance_profile": "rlstats.methods.bootstrap:performance_profile",
+    "percentiles": "rlstats.methods.percentiles:percentiles",
     "selection": "rlstats.methods.selection:selection_check",
 }
 
