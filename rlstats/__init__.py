@@ -16,6 +16,7 @@ from .methods.bootstrap import (BootstrapResult, InferentialIntervalsResult, Per
                                 ProbabilityOfImprovementResult, bootstrap, performance_profile,
                                 probability_of_improvement)
 from .methods import selection
+from .methods.adastop import AdaStop, AdaStopResult, PermutationResult, adastop, permutation
 from .methods.percentiles import PercentilesResult, percentiles
 from .methods.selection import SelectionCheckResult, selection_check
 from .methods.skillings_mack import SkillingsMackResult, skillings_mack
@@ -26,6 +27,7 @@ __all__ = [
     "bootstrap", "probability_of_improvement", "performance_profile", "BootstrapResult",
     "ProbabilityOfImprovementResult", "PerformanceProfileResult", "InferentialIntervalsResult",
     "selection_check", "SelectionCheckResult", "selection", "percentiles", "PercentilesResult",
+    "adastop", "permutation", "AdaStop", "AdaStopResult", "PermutationResult",
     "build", "Design", "parse", "Formula",
     "RlstatsError", "FormulaError", "DesignError", "OptionError", "DataUnavailableError", "RlstatsWarning",
 ]

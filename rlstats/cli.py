@@ -147,6 +147,10 @@ def build_parser():
     demo.add_argument("--out", default="rlstats-demo", help="folder for the data and figures (default: rlstats-demo)")
     demo.add_argument("--seed", type=int, default=0, help="seed of the simulation and of the methods (default: 0)")
     demo.set_defaults(run=run_demo)
+
+    from .cli_adastop import add_adastop_commands
+
+    add_adastop_commands(commands)
     return parser
 
 

@@ -13,6 +13,8 @@ from .errors import OptionError
 #: (data, formula, *, eval_env=None, **options) and returns a Result.
 METHODS = {
     "skillings_mack": "rlstats.methods.skillings_mack:skillings_mack",
+    "adastop": "rlstats.methods.adastop:adastop",
+    "permutation": "rlstats.methods.adastop:permutation",
     "bootstrap": "rlstats.methods.bootstrap:bootstrap",
     "probability_of_improvement": "rlstats.methods.bootstrap:probability_of_improvement",
     "performance_profile": "rlstats.methods.bootstrap:performance_profile",

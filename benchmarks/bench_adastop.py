@@ -1,0 +1,170 @@
+"""Benchmark: AdaStop, a full sequential test interim by interim.
+
+Run from the repository root::
+
+    python benchmarks/bench_adastop.py
+    python benchmarks/bench_adastop.py --repeat 20
+
+Measured (issue 4 §6): 4 agents, K = 6 interims, n = 5 runs per agent per
+interim, B = 10,000 permutation paths, alpha = 0.05, every agent N(0, 1) so
+that no comparison is decided and all 6 interims run with all 6 comparisons
+(the slowest case of a replay).  Timed three ways, median of ``--repeat``
+runs:
+
+* the engine alone (``SequentialTest.run_interim`` per interim);
+* the incremental ``AdaStop``: one ``update()`` per batch, then ``result()``;
+* the one-shot ``adastop()`` from a DataFrame (formula, design, batches,
+  result tables).
+
+The default scheme (joint relabelling of the pooled runs, random paths from
+the first interim) is timed throughout.  Further settings give the scaling:
+shifted agents (decisions along the way), 8 agents (28 comparisons), n = 3
+and n = 10, and the paper's pairwise scheme (exact tree while it fits: 126
+paths at the first interim for n = 5; 10, 200, 4000 for n = 3).  Peak memory
+is measured by tracemalloc in a separate, untimed run.  When the reference package ``adastop`` is importable, its
+``MultipleAgentsComparator`` is timed on the same data and the ratio printed
+(target: under 50 ms here; the package takes about 0.64 s for K = 5).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+import tracemalloc
+
+import numpy as np
+import pandas as pd
+
+from rlstats.methods import _adastop_kernels as kernels
+from rlstats.methods.adastop import AdaStop, adastop
+
+
+def scores(n_agents, n, max_interims, shift, seed=0):
+    """(agents, K, n) normal scores; agent l has mean shift * l."""
+    gen = np.random.default_rng(seed)
+    return gen.normal(size=(n_agents, max_interims, n)) + shift * np.arange(n_agents)[:, None, None]
+
+
+def long_frame(data):
+    n_agents, max_interims, n = data.shape
+    agent = np.repeat([f"a{l}" for l in range(n_agents)], max_interims * n)
+    seed = np.tile(np.arange(max_interims * n), n_agents)
+    return pd.DataFrame({"agent": agent, "seed": seed, "score": data.reshape(-1)})
+
+
+def run_engine(data, n_resamples, permutations="joint"):
+    n_agents, max_interims, n = data.shape
+    pairs = [(a, b) for a in range(n_agents) for b in range(a + 1, n_agents)]
+    joint = permutations == "joint" and n_agents > 2  # as adastop(): both schemes agree for two agents
+    sched = kernels.make_schedule(n, max_interims, n_resamples, 0.05, enumerate_paths=not joint)
+    test = kernels.SequentialTest(pairs, sched, joint=joint)
+    for k in range(max_interims):
+        if test.done:
+            break
+        test.run_interim(data[:, k], np.random.default_rng(k))
+    return test
+
+
+def run_incremental(data, n_resamples):
+    n_agents, max_interims, n = data.shape
+    agents = [f"a{l}" for l in range(n_agents)]
+    seq = AdaStop(agents, n=n, K=max_interims, n_resamples=n_resamples, rng=0)
+    while not seq.done:
+        seq.update({a: data[agents.index(a), seq.interim] for a in seq.agents_to_run})
+    return seq.result()
+
+
+def run_one_shot(frame, n, max_interims, n_resamples):
+    return adastop(frame, "score ~ agent", n=n, K=max_interims, n_resamples=n_resamples, rng=0)
+
+
+def run_package(data, n_resamples):
+    """The reference package on the same data (only when it is installed)."""
+    from adastop import MultipleAgentsComparator
+
+    n_agents, max_interims, n = data.shape
+    comparator = MultipleAgentsComparator(n=n, K=max_interims, B=n_resamples, alpha=0.05, seed=0)
+    evals = {f"a{l}": np.array([]) for l in range(n_agents)}
+    for k in range(max_interims):
+        for l in range(n_agents):
+            if k == 0 or l in np.asarray(comparator.current_comparisons).ravel():
+                evals[f"a{l}"] = np.hstack([evals[f"a{l}"], data[l, k]])
+        comparator.partial_compare(evals, verbose=False)
+        if comparator.is_finished:
+            break
+    return comparator
+
+
+def median_time(function, repeat):
+    function()  # warm caches (block assignments, imports)
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def peak_memory(function):
+    tracemalloc.start()
+    try:
+        function()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=int, default=10, help="timed runs per setting (median reported)")
+    parser.add_argument("--n-resamples", type=int, default=10_000)
+    args = parser.parse_args(argv)
+    b = args.n_resamples
+
+    print(f"numpy {np.__version__}, pandas {pd.__version__}; B = {b}, alpha = 0.05, median of {args.repeat} runs\n")
+    headline = scores(4, 5, 6, 0.0)
+    frame = long_frame(headline)
+    rows = [
+        ("engine alone", lambda: run_engine(headline, b)),
+        ("incremental AdaStop (update per batch + result)", lambda: run_incremental(headline, b)),
+        ("one-shot adastop() from a DataFrame", lambda: run_one_shot(frame, 5, 6, b)),
+    ]
+    print("Headline: 4 agents, K = 6, n = 5, all equal (6 interims x 6 comparisons), target < 50 ms")
+    for label, function in rows:
+        print(f"  {label:<50s} {1e3 * median_time(function, args.repeat):8.1f} ms")
+    engine = run_engine(headline, b)
+    assert engine.interim == 6 and not np.isin(engine.decision, (1, 2)).any(), "the headline must run every interim"
+    peak = peak_memory(lambda: run_incremental(headline, b))
+    print(f"  peak memory (tracemalloc), incremental run       {peak / 2**20:8.1f} MB")
+
+    print("\nScaling (engine alone):")
+    settings = [
+        ("4 agents, n = 5, shifts of 0.5 sd", scores(4, 5, 6, 0.5), "joint"),
+        ("8 agents (28 comparisons), n = 5, all equal", scores(8, 5, 6, 0.0), "joint"),
+        ("4 agents, n = 3, all equal", scores(4, 3, 6, 0.0), "joint"),
+        ("4 agents, n = 10, all equal", scores(4, 10, 6, 0.0), "joint"),
+        ("pairwise (paper): 4 agents, n = 5, all equal", headline, "pairwise"),
+        ("pairwise (paper): 4 agents, n = 3 (exact tree to 4000)", scores(4, 3, 6, 0.0), "pairwise"),
+    ]
+    for label, data, scheme in settings:
+        seconds = median_time(lambda data=data, scheme=scheme: run_engine(data, b, scheme), args.repeat)
+        peak = peak_memory(lambda data=data, scheme=scheme: run_engine(data, b, scheme))
+        print(f"  {label:<55s} {1e3 * seconds:8.1f} ms   peak {peak / 2**20:6.1f} MB")
+
+    try:
+        import adastop as package
+    except ImportError:
+        print("\nThe reference package `adastop` is not installed: no side-by-side timing.")
+        return 0
+    five = scores(4, 5, 5, 0.0)
+    theirs = median_time(lambda: run_package(five, b), max(3, args.repeat // 5))
+    for scheme in ("joint", "pairwise"):
+        ours = median_time(lambda scheme=scheme: run_engine(five, b, scheme), args.repeat)
+        print(f"\nK = 5, 4 equal agents ({scheme}): rlstats {1e3 * ours:.1f} ms, adastop {package.__version__} "
+              f"{1e3 * theirs:.1f} ms, ratio {theirs / ours:.0f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

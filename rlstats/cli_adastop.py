@@ -1,0 +1,198 @@
+"""``rlstats adastop update|status|plot``: run AdaStop from the shell while experiments run.
+
+The workflow of the reference tool (one CSV per batch, a state kept between
+calls), with the state in a JSON file the user names::
+
+    rlstats adastop update state.json batch1.csv --n 5 --K 6 --seed 0   # creates the state
+    rlstats adastop update state.json batch2.csv                         # only the agents asked for
+    rlstats adastop status state.json
+    rlstats adastop plot state.json decisions.png
+
+A batch file is either long (columns ``agent`` and ``score``) or wide (one
+column per agent, one row per run, as the reference tool writes them).
+Options apply when the state is created; giving a different value later is
+an error rather than being ignored.  Errors print one line and exit with
+status 2.
+
+``--permutations`` is recorded in the state: ``joint`` (default) keeps the
+family-wise error at alpha with any number of agents, ``pairwise`` is the
+paper's scheme.  A state written before the option existed ran pairwise and
+is resumed as pairwise.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+#: options that apply when the state is created (AdaStop keywords; dashes on the command line)
+_OPTIONS = ("n", "K", "n_resamples", "alpha", "beta", "reference", "permutations")
+_DEFAULT_K = 6
+
+
+def add_adastop_commands(subparsers):
+    """Register ``adastop update|status|plot`` on the ``rlstats`` command's subparsers."""
+    adastop = subparsers.add_parser("adastop", help="run AdaStop batch by batch while experiments run",
+                                    description=__doc__.split("\n\n")[0])
+    commands = adastop.add_subparsers(dest="adastop_command", required=True)
+
+    update = commands.add_parser("update", help="feed the next batch (creates the state on the first call)")
+    update.add_argument("state", help="JSON state file (created when missing)")
+    update.add_argument("batch", help="CSV/TSV/Parquet file: columns agent and score, or one column per agent")
+    update.add_argument("--n", type=int, default=None,
+                        help="runs per agent per batch (default: the runs per agent in the first batch)")
+    update.add_argument("--K", type=int, default=None, help=f"maximum number of batches (default: {_DEFAULT_K})")
+    update.add_argument("--n-resamples", type=int, default=None, help="permutation paths (default: 10000)")
+    update.add_argument("--alpha", type=float, default=None, help="family-wise error (default: 0.05)")
+    update.add_argument("--beta", type=float, default=None, help="early-accept level, 0 = off (default: 0)")
+    update.add_argument("--reference", default=None, help="compare this agent with every other (default: all pairs)")
+    update.add_argument("--permutations", choices=("joint", "pairwise"), default=None,
+                        help="how a permutation path acts on the data: joint relabelling of all running agents "
+                             "(default), or pairwise slot choices as the paper (its error can exceed alpha with "
+                             "3 or more agents)")
+    update.add_argument("--seed", type=int, default=None, help="seed of the random permutation paths")
+    update.set_defaults(run=run_update)
+
+    status = commands.add_parser("status", help="print the decisions so far and what to run next")
+    status.add_argument("state", help="JSON state file")
+    status.set_defaults(run=run_status)
+
+    plot = commands.add_parser("plot", help="draw the decisions (or another figure) into an image file")
+    plot.add_argument("state", help="JSON state file")
+    plot.add_argument("out", help="image file; the format follows the suffix (.png, .pdf, .svg)")
+    plot.add_argument("--kind", choices=("decisions", "scores", "boundaries"), default="decisions",
+                      help="which figure (default: decisions)")
+    plot.set_defaults(run=run_plot)
+    return adastop
+
+
+def _usage_error(message):
+    from .cli import UsageError
+
+    return UsageError(message)
+
+
+def _agents_in(frame):
+    """Agent names of a batch file, in order of appearance (long) or of the columns (wide)."""
+    from .methods.adastop import _INDEX_COLUMNS
+
+    if "agent" in frame.columns and "score" in frame.columns:
+        return list(dict.fromkeys(frame["agent"].astype(str)))
+    return [str(c) for c in frame.columns if str(c) not in _INDEX_COLUMNS]
+
+
+def _runs_per_agent(frame, agents):
+    if "agent" in frame.columns and "score" in frame.columns:
+        counts = frame["agent"].astype(str).value_counts()
+        sizes = {int(counts[a]) for a in agents}
+    else:
+        sizes = {len(frame)}
+    if len(sizes) != 1:
+        raise _usage_error(f"the first batch has different numbers of runs per agent ({sorted(sizes)}); "
+                           "pass --n")
+    return sizes.pop()
+
+
+def _given_options(args):
+    return {name: getattr(args, name) for name in _OPTIONS if getattr(args, name) is not None}
+
+
+def _create(args, frame):
+    from .methods.adastop import AdaStop
+
+    agents = _agents_in(frame)
+    options = _given_options(args)
+    options.setdefault("n", _runs_per_agent(frame, agents))
+    options.setdefault("K", _DEFAULT_K)
+    return AdaStop(agents, rng=args.seed, **options)
+
+
+def _check_unchanged(seq, args, path):
+    """Options on a later call must match the state: ignoring them silently misleads."""
+    state = seq.to_state()
+    for name, value in _given_options(args).items():
+        if state["options"][name] != value:
+            flag = "--" + name.replace("_", "-")
+            raise _usage_error(f"{path} already holds a test with {name} = {state['options'][name]!r}; {flag} "
+                               f"{value!r} only applies when the state is created (delete {path} to start a new test)")
+    if args.seed is not None and state["seed"]["record"] != args.seed:
+        raise _usage_error(f"{path} already holds a test seeded with {state['seed']['record']!r}; --seed "
+                           "only applies when the state is created")
+
+
+def _load(path):
+    from .methods.adastop import AdaStop
+
+    path = Path(path)
+    if not path.is_file():
+        raise _usage_error(f"no AdaStop state at {path}; create it with: rlstats adastop update {path} BATCH.csv")
+    return AdaStop.load(path)
+
+
+def _progress_text(seq):
+    from . import format as fmt
+
+    table = seq.decisions.copy()
+    table["reason"] = table["reason"].fillna("")
+    if not (table["reason"] != "").any():
+        table = table.drop(columns="reason")
+    lines = [f"after batch {seq.interim} of at most {seq.K} (n = {seq.n} runs per agent per batch):",
+             fmt.table_text(table)]
+    if seq.done:
+        lines.append("the test is finished: every comparison is decided")
+    else:
+        lines.append(f"next batch: {seq.n} new runs of each of: {', '.join(seq.agents_to_run)}")
+    return "\n".join(lines) + "\n"
+
+
+def run_update(args, out):
+    from .cli import read_table
+
+    path = Path(args.state)
+    frame = read_table(args.batch)
+    if path.exists():
+        seq = _load(path)
+        _check_unchanged(seq, args, path)
+        created = False
+    else:
+        seq = _create(args, frame)
+        created = True
+    seq.update(frame)
+    try:
+        seq.save(path)
+    except OSError as exc:
+        raise _usage_error(f"cannot write the state {path}: {exc}") from exc
+    if created:
+        state = seq.to_state()
+        options = ", ".join(f"{k} = {v}" for k, v in state["options"].items() if v is not None)
+        out.write(f"created {path}: agents {', '.join(seq.agents)}; {options}; seed {state['seed']['record']}\n")
+    out.write(_progress_text(seq))
+    if seq.done:
+        out.write(str(seq.result()))
+    return 0
+
+
+def run_status(args, out):
+    seq = _load(args.state)
+    out.write(_progress_text(seq))
+    used = seq.result().runs_used
+    out.write("runs used: " + ", ".join(f"{a} {r}" for a, r in zip(used["agent"], used["n_runs"])) + "\n")
+    return 0
+
+
+def run_plot(args, out):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    seq = _load(args.state)
+    drawn = seq.result().plot(kind=args.kind)
+    figure = drawn.figure if hasattr(drawn, "figure") else drawn
+    try:
+        figure.savefig(args.out, bbox_inches="tight", dpi=150)
+    except (OSError, ValueError) as exc:
+        raise _usage_error(f"cannot write the figure {args.out}: {exc}") from exc
+    finally:
+        plt.close(figure)
+    out.write(f"figure written to {args.out}\n")
+    return 0

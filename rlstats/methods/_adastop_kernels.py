@@ -1,0 +1,495 @@
+"""Array kernels of AdaStop: permutation paths, spending, boundaries and the step-down.
+
+Everything here works on integer agent codes and float arrays; labels, data
+validation and results live in :mod:`rlstats.methods.adastop`.
+
+The test follows Mathieu et al. (2023), Algorithm 3 and Eqs. 8-12, as the
+project specification (``specs/adastop.md`` §4.8) states it:
+
+* A comparison ``j = (a, b)`` at interim ``i`` sees the block ``z`` of ``2n``
+  scores (``n`` of ``a`` first, then ``n`` of ``b``).  An *assignment* picks
+  the ``n`` slots that count for the first agent; its block difference is
+  ``d = sum(chosen) - sum(others) = 2 * chosen @ z - sum(z)``.
+* A *path* is a sequence of assignments, one per interim, shared by every
+  comparison (one permutation per path, Lemma 2 of the paper).  Its signed
+  cumulative sum is ``S_k = S_{k-1} + d_k`` and the statistic is ``|S_k|``.
+  Path 0 is the identity at every interim, so the observed statistic is that
+  path's value, computed with the very same arithmetic (no float mismatch).
+* Paths are stored level by level with a ``parent`` pointer into the previous
+  level, which is all the per-subset conditioning (Eq. 11) needs.
+* That slot choice is the paper's (``joint=False``).  With three agents or
+  more it is not a permutation of the data, and the family-wise error can
+  exceed alpha.  ``joint=True``, the default of the public API, makes each
+  path's block one relabelling of the pooled ``L n`` runs of the running
+  agents, and every comparison reads its difference from it: a permutation of
+  the data, with random paths only (no exact tree).  Both are the same test
+  for two agents.
+
+Exact enumeration versus sampling
+---------------------------------
+``m_k = min(n_resamples, C(2n, n)**k / 2)`` (the paper's choice of
+permutations).  Because the statistic is an absolute value and the same
+assignment is applied to every comparison, flipping every block of a path
+gives the same ``|S|`` for every comparison; so the exact tree needs only the
+half of first-block assignments that keep slot 0 with the first agent, and
+then all ``C(2n, n)`` assignments at each later interim.  We enumerate
+*exactly at every interim where the half-tree fits* in ``n_resamples``
+(for ``n = 5`` the first interim, 126 paths; for ``n = 3`` the first three),
+so early decisions carry no Monte Carlo noise.  At the first interim where it
+does not fit, ``n_resamples - 1`` random paths are drawn, each a uniformly
+chosen exact path of the previous interim extended by a uniform random
+assignment (which is a uniform draw over all paths up to the global flip), and
+from then on every path is extended by one fresh uniform assignment.  Path 0
+stays the identity.  All random choices depend on the interim's own
+generator, never on the data.
+
+Spending
+--------
+Linear spending ``alpha * k / K`` rounded down to the permutation grid: the
+number of paths allowed over the boundary at interim ``k`` is
+``r_k = floor((alpha * k / K - Q_{k-1}) * m_k)`` and ``Q_k = Q_{k-1} + r_k / m_k``.
+When ``m_k`` is a multiple of every earlier ``m_i`` (the exact tree) this is the
+paper's ``Q_k = floor(alpha * k / K * m_k) / m_k``; after the switch to
+sampling it keeps ``Q_k <= alpha * k / K`` exactly.  The denominator is always
+``m_k``, including the paths removed by conditioning (a sub-distribution,
+never renormalised).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+
+import numpy as np
+
+#: decision codes of a comparison
+CONTINUE, LARGER, SMALLER, EQUAL = 0, 1, 2, 3
+DECISION_NAMES = ("continue", "larger", "smaller", "equal")
+
+# Slack when flooring a level times a path count: alpha * k / K * m is often an
+# integer in exact arithmetic (0.01 * 10_000) and must not lose one to rounding.
+_FLOOR_SLACK = 1e-9
+
+
+# ---------------------------------------------------------------------------
+# Assignments of one block
+# ---------------------------------------------------------------------------
+
+@lru_cache(maxsize=16)
+def block_assignments(n):
+    """All ``C(2n, n)`` choices of the first agent's ``n`` slots in a block of ``2n``.
+
+    Returns a read-only float64 array ``(C(2n, n), 2n)`` of 0/1 in
+    lexicographic order of the chosen slots: row 0 is the identity (slots
+    ``0..n-1``), and the first half of the rows are those that keep slot 0,
+    one of each complementary pair.
+    """
+    combos = np.array(list(itertools.combinations(range(2 * n), n)), dtype=np.intp)
+    masks = np.zeros((len(combos), 2 * n))
+    np.put_along_axis(masks, combos, 1.0, axis=1)
+    masks.setflags(write=False)
+    return masks
+
+
+#: Up to this many assignments per block, random paths pick rows of a table of all block
+#: differences (one gather per path); above it each path draws its own slots.
+TABLE_LIMIT = 50_000
+
+
+def random_slots(gen, size, n):
+    """``size`` uniform random choices of ``n`` slots among ``2n`` as slot indices; row 0 is the identity.
+
+    Each row is the first half of an independent uniform shuffle of ``0..2n-1``.
+    """
+    slots = np.tile(np.arange(2 * n), (size, 1))
+    gen.permuted(slots, axis=1, out=slots)
+    chosen = slots[:, :n]
+    chosen[0] = np.arange(n)
+    return chosen
+
+
+# ---------------------------------------------------------------------------
+# Path counts and spending
+# ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Schedule:
+    """Path counts and spendable counts per interim (all data independent).
+
+    Attributes
+    ----------
+    n, max_interims, n_resamples : int
+    alpha, beta : float
+    n_paths : tuple of int
+        ``m_k`` for k = 1..K.
+    exact : tuple of bool
+        Whether interim k enumerates every path (else ``m_k`` random paths).
+    reject_counts, accept_counts : tuple of int
+        ``r_k``: how many of the ``m_k`` paths may lie beyond the rejection
+        (early-accept) boundary at interim k.
+    """
+
+    n: int
+    max_interims: int
+    n_resamples: int
+    alpha: float
+    beta: float
+    n_paths: tuple
+    exact: tuple
+    reject_counts: tuple
+    accept_counts: tuple
+
+    @property
+    def assignments(self):
+        """``C(2n, n)``, the number of assignments of one block."""
+        return math.comb(2 * self.n, self.n)
+
+    @property
+    def reject_level(self):
+        """Cumulative level spent by the rejection boundary after each interim, ``Q_k``."""
+        return _cumulative(self.reject_counts, self.n_paths)
+
+    @property
+    def accept_level(self):
+        """Cumulative level spent by the early-accept boundary after each interim."""
+        return _cumulative(self.accept_counts, self.n_paths)
+
+
+def _cumulative(counts, n_paths):
+    return tuple(float(q) for q in itertools.accumulate(Fraction(r, m) for r, m in zip(counts, n_paths)))
+
+
+def path_counts(n, max_interims, n_resamples, enumerate_paths=True):
+    """``(m_k, exact_k)`` for k = 1..K: the half exact tree while it fits, then ``n_resamples`` paths."""
+    per_block = math.comb(2 * n, n)
+    counts, exact = [], []
+    tree = Fraction(per_block, 2)
+    for _ in range(max_interims):
+        fits = bool(exact[-1]) if exact else enumerate_paths
+        fits = fits and tree <= n_resamples
+        counts.append(int(tree) if fits else n_resamples)
+        exact.append(fits)
+        tree *= per_block
+    return tuple(counts), tuple(exact)
+
+
+def spending_counts(level, max_interims, n_paths):
+    """``r_k``: linear spending ``level * k / K`` rounded down to the grid of each interim."""
+    spent = Fraction(0)
+    counts = []
+    for k, m in enumerate(n_paths, start=1):
+        allowed = level * k / max_interims * m - float(spent * m)
+        r = max(0, math.floor(allowed + _FLOOR_SLACK))
+        counts.append(r)
+        spent += Fraction(r, m)
+    return tuple(counts)
+
+
+def make_schedule(n, max_interims, n_resamples, alpha, beta=0.0, enumerate_paths=True):
+    """The :class:`Schedule` of a test with these options (``enumerate_paths=False``: random paths only)."""
+    n_paths, exact = path_counts(n, max_interims, n_resamples, enumerate_paths)
+    return Schedule(n=n, max_interims=max_interims, n_resamples=n_resamples, alpha=alpha, beta=beta,
+                    n_paths=n_paths, exact=exact,
+                    reject_counts=spending_counts(alpha, max_interims, n_paths),
+                    accept_counts=spending_counts(beta, max_interims, n_paths) if beta > 0
+                    else (0,) * max_interims)
+
+
+# ---------------------------------------------------------------------------
+# Order statistics of the surviving paths
+# ---------------------------------------------------------------------------
+
+def upper_boundary(values, alive, r):
+    """Rejection boundary: the (r+1)-th largest surviving value, 0 when at most r survive.
+
+    At most ``r`` surviving paths lie strictly above it (Eq. 10 with the
+    ``1/m_k`` denominator: ``r = floor(q_k * m_k)``).
+    """
+    v = values if alive is None else values[alive]
+    if v.size <= r:
+        return 0.0
+    position = v.size - r - 1
+    return float(np.partition(v, position)[position])
+
+
+def lower_boundary(values, alive, r):
+    """Early-accept boundary: the (r+1)-th smallest surviving value.
+
+    With ``r = 0`` (no level to spend, e.g. ``beta = 0``) it is 0, so nothing
+    is accepted early and no path is removed; when at most ``r`` paths
+    survive it is infinite (Eq. 20's supremum).
+    """
+    if r == 0:
+        return 0.0
+    v = values if alive is None else values[alive]
+    if v.size <= r:
+        return math.inf
+    return float(np.partition(v, r)[r])
+
+
+# ---------------------------------------------------------------------------
+# One AdaStop run on one task
+# ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Level:
+    parent: np.ndarray   # (m_k,) index into the previous level's paths
+    sums: np.ndarray     # (m_k, J) signed cumulative sums; columns of decided comparisons are 0
+
+
+class SequentialTest:
+    """The state of one AdaStop test: stored paths, decisions and the step-down trace.
+
+    Parameters
+    ----------
+    pairs : array_like of int, shape (J, 2)
+        Agent codes ``(a, b)`` of each comparison; "larger" means ``a`` has the
+        larger mean.
+    schedule : Schedule
+    joint : bool
+        False (the paper): a path assigns, at each interim, one choice of
+        ``n`` slots among ``2n`` and every comparison applies it to its own
+        pooled pair.  True: a path relabels the pooled block of every agent
+        still running (one random assignment of the ``L n`` scores to the
+        ``L`` agents) and every comparison reads its difference from that one
+        relabelling; needs a schedule of random paths.  Both coincide for two
+        agents.
+
+    Notes
+    -----
+    :meth:`run_interim` computes everything into locals before it changes the
+    state, so an exception leaves the object as it was.
+    """
+
+    def __init__(self, pairs, schedule, joint=False):
+        self.pairs = np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
+        self.schedule = schedule
+        self.joint = bool(joint)
+        if self.joint and any(schedule.exact):
+            raise ValueError("joint relabelling uses random paths only: build the schedule with "
+                             "enumerate_paths=False")
+        n_comparisons = len(self.pairs)
+        self.levels = []
+        self.decision = np.full(n_comparisons, CONTINUE, dtype=np.int8)
+        self.decided_at = np.zeros(n_comparisons, dtype=np.intp)
+        self.steps = []      # one dict per step-down iteration
+        self.history = []    # one dict per (interim, comparison tested)
+        self._cache = {}
+
+    # ---- state ----------------------------------------------------------------
+    @property
+    def interim(self):
+        """Number of interims run so far."""
+        return len(self.levels)
+
+    @property
+    def undecided(self):
+        return np.flatnonzero(self.decision == CONTINUE)
+
+    @property
+    def done(self):
+        return self.undecided.size == 0
+
+    def active_agents(self):
+        """Codes of the agents that appear in an undecided comparison (to be run next)."""
+        return np.unique(self.pairs[self.undecided])
+
+    # ---- one interim ------------------------------------------------------------
+    def run_interim(self, block, gen):
+        """Add interim k = interim + 1 and run its step-down decisions.
+
+        Parameters
+        ----------
+        block : ndarray, shape (n_agents, n)
+            The new scores of each agent; only rows of active agents are read.
+        gen : numpy.random.Generator
+            This interim's own generator (used only when it samples paths).
+
+        Returns
+        -------
+        list of int
+            Comparisons decided at this interim, in order.
+        """
+        k = self.interim + 1
+        if k > self.schedule.max_interims:
+            raise RuntimeError("the test has already used every interim")
+        if self.done:
+            raise RuntimeError("every comparison is already decided")
+        level = self._new_level(block, gen, k)
+        self.levels.append(level)
+        return self._step_down(k)
+
+    def _new_level(self, block, gen, k):
+        sched = self.schedule
+        cols = self.undecided
+        previous = self.levels[-1].sums if self.levels else np.zeros((1, len(self.pairs)))
+        m_previous = previous.shape[0]
+        sums = np.zeros((sched.n_paths[k - 1], len(self.pairs)))
+        if sched.exact[k - 1]:
+            masks = block_assignments(sched.n)
+            if k == 1:
+                masks = masks[: len(masks) // 2]  # one of each complementary pair
+            d = self._pair_differences(masks, block, cols)
+            parent = np.repeat(np.arange(m_previous), len(masks))
+            sums[:, cols] = (previous[:, None, cols] + d[None, :, :]).reshape(-1, len(cols))
+            return _Level(parent=parent, sums=sums)
+        first_sampled = k == 1 or sched.exact[k - 2]
+        if first_sampled:
+            parent = gen.integers(0, m_previous, size=sched.n_paths[k - 1])
+            parent[0] = 0
+            carried = previous[np.ix_(parent, cols)]
+        else:
+            parent = np.arange(m_previous)
+            carried = previous[:, cols]
+        if self.joint:
+            d = self._joint_differences(gen, block, cols, sched.n_paths[k - 1])
+        else:
+            d = self._random_pair_differences(gen, block, cols, sched.n_paths[k - 1])
+        sums[:, cols] = carried + d
+        return _Level(parent=parent, sums=sums)
+
+    def _pair_differences(self, masks, block, cols):
+        """Block differences ``(paths, |cols|)`` when each path's slot choice is applied to every pair."""
+        pairs = self.pairs[cols]
+        z = np.concatenate([block[pairs[:, 0]], block[pairs[:, 1]]], axis=1).T  # (2n, |cols|)
+        return 2.0 * (masks @ z) - z.sum(axis=0)
+
+    def _random_pair_differences(self, gen, block, cols, size):
+        """Block differences of ``size`` uniform random slot choices, row 0 the identity.
+
+        A uniform choice is a uniform row of the table of all ``C(2n, n)``
+        choices, so small blocks gather from that table (the identity is its
+        row 0, computed with the same arithmetic); large blocks sum the
+        chosen slots directly.
+        """
+        n = self.schedule.n
+        if self.schedule.assignments <= TABLE_LIMIT:
+            table = self._pair_differences(block_assignments(n), block, cols)
+            pick = gen.integers(0, len(table), size=size)
+            pick[0] = 0
+            return table[pick]
+        pairs = self.pairs[cols]
+        z = np.concatenate([block[pairs[:, 0]], block[pairs[:, 1]]], axis=1).T  # (2n, |cols|)
+        chosen = random_slots(gen, size, n)
+        return 2.0 * z[chosen].sum(axis=1) - z.sum(axis=0)
+
+    def _joint_differences(self, gen, block, cols, size):
+        """Block differences ``(paths, |cols|)`` when each path relabels the pooled block of all running agents."""
+        pairs = self.pairs[cols]
+        agents, local = np.unique(pairs, return_inverse=True)
+        local = local.reshape(pairs.shape)
+        n_agents, n = len(agents), self.schedule.n
+        pooled = block[agents].ravel()
+        labels = np.repeat(np.arange(n_agents), n)
+        relabelled = gen.permuted(np.broadcast_to(labels, (size, labels.size)), axis=1)
+        relabelled[0] = labels  # the identity, summed with the same arithmetic as every other path
+        cells = (np.arange(size)[:, None] * n_agents + relabelled).ravel()
+        agent_sums = np.bincount(cells, weights=np.tile(pooled, size), minlength=size * n_agents)
+        agent_sums = agent_sums.reshape(size, n_agents)
+        return agent_sums[:, local[:, 0]] - agent_sums[:, local[:, 1]]
+
+    # ---- boundaries ----------------------------------------------------------------
+    def boundaries(self, comparisons, k):
+        """Rejection and early-accept boundaries of the set ``comparisons`` at interim ``k``.
+
+        The earlier boundaries of the same set are recomputed on the stored
+        paths (Eq. 11 per subset) and cached.
+        """
+        reject, accept, _ = self._level(tuple(int(c) for c in comparisons), k)
+        return reject, accept
+
+    def _level(self, key, i):
+        cached = self._cache.get((key, i))
+        if cached is not None:
+            return cached
+        level = self.levels[i - 1]
+        alive = None if i == 1 else self._level(key, i - 1)[2][level.parent]
+        stat = np.abs(level.sums[:, list(key)])
+        high = stat.max(axis=1)
+        reject = upper_boundary(high, alive, self.schedule.reject_counts[i - 1])
+        survive = high <= reject
+        accept_count = self.schedule.accept_counts[i - 1]
+        accept = 0.0
+        if accept_count:
+            low = stat.min(axis=1)
+            accept = lower_boundary(low, alive, accept_count)
+            survive &= low >= accept
+        if alive is not None:
+            survive &= alive
+        out = (reject, accept, survive)
+        self._cache[(key, i)] = out
+        return out
+
+    # ---- step-down -------------------------------------------------------------------
+    def _step_down(self, k):
+        observed = self.levels[-1].sums[0]
+        absolute = np.abs(observed)
+        current = [int(j) for j in self.undecided]
+        faced = {}
+        decided = []
+        step = 0
+        while current:
+            step += 1
+            reject, accept = self.boundaries(current, k)
+            stats = absolute[current]
+            high, low = current[int(np.argmax(stats))], current[int(np.argmin(stats))]
+            record = {"interim": k, "step": step, "n_comparisons": len(current), "boundary": reject,
+                      "accept_boundary": accept, "max_statistic": float(absolute[high]),
+                      "min_statistic": float(absolute[low]), "action": "none", "comparison": -1}
+            for j in current:
+                faced[j] = (reject, accept)
+            if absolute[high] > reject:
+                chosen, code, action = high, LARGER if observed[high] > 0 else SMALLER, "reject"
+            elif absolute[low] < accept:
+                chosen, code, action = low, EQUAL, "accept"
+            else:
+                self.steps.append(record)
+                break
+            record.update(action=action, comparison=chosen)
+            self.steps.append(record)
+            self.decision[chosen] = code
+            self.decided_at[chosen] = k
+            decided.append(chosen)
+            current.remove(chosen)
+        if k == self.schedule.max_interims:
+            for j in current:
+                self.decision[j] = EQUAL
+                self.decided_at[j] = k
+                decided.append(j)
+        for j, (reject, accept) in sorted(faced.items()):
+            self.history.append({"interim": k, "comparison": j, "sum": float(observed[j]),
+                                 "statistic": float(absolute[j]), "boundary": reject,
+                                 "accept_boundary": accept, "decision": int(self.decision[j])})
+        self._forget_decided()
+        return decided
+
+    def _forget_decided(self):
+        """Drop cached survival masks of sets that can no longer occur (they contain decided comparisons)."""
+        still = set(int(j) for j in self.undecided)
+        self._cache = {key: value for key, value in self._cache.items() if set(key[0]) <= still}
+
+
+def stepdown_pvalues(test):
+    """Step-down adjusted p-values of a one-interim test (Westfall and Young's max-|T| method).
+
+    Comparisons are taken in decreasing order of their observed statistic
+    (ties in index order, as the step-down takes them); the p-value of the
+    t-th is the largest, over steps s <= t, of the share of the ``m_1`` paths
+    whose maximum over the comparisons left at step s reaches the observed
+    value of step s.  Path 0 (the identity) counts, so a p-value is never
+    below ``1 / m_1``, and ``p <= alpha`` exactly when the boundary rule rejects.
+    """
+    stat = np.abs(test.levels[0].sums)
+    observed = stat[0]
+    m = test.schedule.n_paths[0]
+    order = np.argsort(-observed, kind="stable")
+    pvalues = np.empty(observed.size)
+    running = 0.0
+    for t, j in enumerate(order):
+        count = np.count_nonzero(stat[:, order[t:]].max(axis=1) >= observed[j])
+        running = max(running, count / m)
+        pvalues[j] = running
+    return pvalues

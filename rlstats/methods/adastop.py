@@ -1,0 +1,1369 @@
+"""AdaStop: adaptive, sequential permutation tests of several agents (Mathieu et al., 2023).
+
+Three entry points share one engine (:mod:`rlstats.methods._adastop_kernels`):
+
+* :func:`adastop` runs the test on runs already collected, interim by
+  interim, from a ``batch=`` column or from the seed order in groups of ``n``;
+* :class:`AdaStop` runs it while the experiments run: feed each new batch with
+  :meth:`AdaStop.update`, ask :attr:`AdaStop.agents_to_run` what to train next,
+  and :meth:`AdaStop.save` / :meth:`AdaStop.load` the state between sessions;
+* :func:`permutation` is the same machinery with a single interim: a
+  multiple-comparison permutation test of mean differences with step-down.
+
+With ``score ~ agent | task`` one independent AdaStop runs per task; the
+family-wise error is controlled within each task, not across tasks.
+
+How a permutation path acts on the data (``permutations=``): by default
+(``"joint"``) each path relabels the pooled runs of every agent still
+running, which is a permutation of the data, so the family-wise error is
+at most the level spent whatever the number of agents; these paths are random
+from the first interim on.  ``"pairwise"`` is the paper's Algorithm 3: one
+choice of ``n`` slots among ``2n`` per path, applied to every pair, enumerated
+exactly while the tree fits; with three agents or more its error can exceed
+alpha (see :func:`adastop`'s Notes).  With two agents both are the same test.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+import patsy
+
+from .. import format as fmt
+from .. import plots_adastop
+from ..design import Design, build
+from ..errors import DesignError, OptionError, RlstatsError, warn
+from ..options import check_bool, check_choice, check_fraction, check_int
+from ..progress import progress_bar
+from ..resampling import seed_sequence
+from ..results import Result, resultclass
+from . import _adastop_kernels as kernels
+
+__all__ = ["adastop", "permutation", "AdaStop", "AdaStopResult", "PermutationResult"]
+
+_STATE_FORMAT = "rlstats.AdaStop"
+_STATE_VERSION = 1
+_SYMBOLS = {"larger": ">", "smaller": "<", "equal": "=", "continue": "?"}
+#: how a permutation path acts on the data: one relabelling of the pooled block of every running agent
+#: (the default), or one slot choice per pooled pair (the paper)
+PERMUTATIONS = ("joint", "pairwise")
+
+
+# ---------------------------------------------------------------------------
+# Options
+# ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class AdaStopOptions:
+    n: int = 5
+    K: int | None = None
+    n_resamples: int = 10_000
+    alpha: float = 0.05
+    beta: float = 0.0
+    comparisons: object = "all"
+    reference: str | None = None
+    batch: str | None = None
+    permutations: str = "joint"
+    na_action: str = "raise"
+    progress: bool = False
+
+    @classmethod
+    def checked(cls, **options):
+        """Validate every option once; raises OptionError naming the bad one."""
+        K = options["K"]
+        beta = check_fraction("beta", options["beta"], open_interval=False)
+        if beta >= 1:
+            raise OptionError(f"beta must be below 1 (0 switches early accept off), got {beta}")
+        batch = options["batch"]
+        if batch is not None and not isinstance(batch, str):
+            raise OptionError(f"batch must name a column (a string), got {batch!r}")
+        reference = options["reference"]
+        if reference is not None and not isinstance(reference, str):
+            raise OptionError(f"reference must name an agent (a string), got {reference!r}")
+        return cls(n=check_int("n", options["n"], minimum=1),
+                   K=None if K is None else check_int("K", K, minimum=1),
+                   n_resamples=check_int("n_resamples", options["n_resamples"], minimum=1),
+                   alpha=check_fraction("alpha", options["alpha"]), beta=beta,
+                   comparisons=_check_comparisons_option(options["comparisons"], reference),
+                   reference=reference, batch=batch,
+                   permutations=check_choice("permutations", options.get("permutations", "joint"),
+                                             PERMUTATIONS),
+                   na_action=options["na_action"], progress=check_bool("progress", options["progress"]))
+
+
+def _check_comparisons_option(comparisons, reference):
+    if isinstance(comparisons, str):
+        if comparisons != "all":
+            raise OptionError(f"comparisons={comparisons!r} is not allowed: pass \"all\" or a list of "
+                              "(agent_1, agent_2) pairs, or reference= an agent")
+        return "all"
+    if reference is not None:
+        raise OptionError("pass either comparisons= a list of pairs or reference= an agent, not both")
+    try:
+        pairs = [tuple(p) for p in comparisons]
+    except TypeError:
+        raise OptionError(f"comparisons must be \"all\" or a list of (agent_1, agent_2) pairs, "
+                          f"got {comparisons!r}") from None
+    if not pairs:
+        raise OptionError("comparisons is an empty list; name at least one (agent_1, agent_2) pair")
+    bad = [p for p in pairs if len(p) != 2 or not all(isinstance(a, str) for a in p)]
+    if bad:
+        raise OptionError(f"each comparison must be a pair of agent names, got {bad[0]!r}")
+    return tuple(pairs)
+
+
+def _resolve_pairs(agents, comparisons, reference):
+    """Agent-code pairs of the comparisons, checked against the agents."""
+    index = {a: i for i, a in enumerate(agents)}
+    if reference is not None:
+        if reference not in index:
+            raise OptionError(f"reference={reference!r} is not an agent; agents: {', '.join(agents)}")
+        r = index[reference]
+        return [(r, j) for j in range(len(agents)) if j != r]
+    if comparisons == "all":
+        return [(i, j) for i in range(len(agents)) for j in range(i + 1, len(agents))]
+    pairs, seen = [], set()
+    for a, b in comparisons:
+        for name in (a, b):
+            if name not in index:
+                raise OptionError(f"comparison ({a!r}, {b!r}) names {name!r}, which is not an agent; "
+                                  f"agents: {', '.join(agents)}")
+        if a == b:
+            raise OptionError(f"comparison ({a!r}, {b!r}) compares an agent with itself")
+        key = frozenset((a, b))
+        if key in seen:
+            raise OptionError(f"comparison ({a!r}, {b!r}) is listed twice (in some order)")
+        seen.add(key)
+        pairs.append((index[a], index[b]))
+    return pairs
+
+
+def _warn_if_powerless(schedule):
+    """A test that can never reject is almost surely a mistake: say so loudly."""
+    if schedule.reject_level[-1] == 0:
+        warn(f"with n = {schedule.n} runs per batch and K = {schedule.max_interims} interims no level can be "
+             f"spent (alpha = {schedule.alpha}): the test can never reject; use a larger n or K "
+             f"(the paper advises n * K >= 30)")
+
+
+def _interim_generator(ss, task_index, interim):
+    """The generator of one interim of one task, rebuilt from the seed alone (so resuming is exact)."""
+    child = np.random.SeedSequence(ss.entropy, spawn_key=tuple(ss.spawn_key) + (task_index, interim))
+    return np.random.Generator(np.random.PCG64(child))
+
+
+# ---------------------------------------------------------------------------
+# Results
+# ---------------------------------------------------------------------------
+
+@resultclass
+class AdaStopResult(Result):
+    """Result of :func:`adastop`, :meth:`AdaStop.result` and (subclassed) :func:`permutation`.
+
+    Attributes
+    ----------
+    decisions : DataFrame
+        One row per comparison (and task when blocked): ``agent_1, agent_2,
+        decision`` (``larger``, ``smaller``, ``equal``, ``continue``, read as
+        "agent_1 is larger than agent_2"), ``interim`` (of the decision; the
+        last interim tested for ``continue``), ``estimate`` (difference of the
+        means of the runs used), ``n_1, n_2`` (runs used) and ``reason`` (why
+        a comparison stayed undecided).
+    runs_used : DataFrame
+        Per agent (and task): runs used by the test and runs available.
+    history : DataFrame
+        Per comparison and interim tested: the signed mean difference, the
+        statistic ``|mean difference|`` and the rejection (and early-accept)
+        boundary it faced, on the same scale.
+    steps : DataFrame
+        The step-down trace: per interim and step, the size of the set
+        tested, its boundaries, the largest and smallest statistic and what
+        was decided.
+    spending : DataFrame
+        Per interim: permutation paths (exact or random), paths allowed over
+        the boundary, level spent at that interim and cumulated.
+    scores : DataFrame
+        The runs the test used: agent, interim, score (and task).
+    agents, tasks : tuple of str
+    blocked : bool
+        One test per task (``| task``).
+    batch_size : int or None
+        Runs per agent per interim (None when it differs between tasks).
+    max_interims : int
+        K.
+    n_resamples : int
+    alpha, beta : float
+    level_spent : float
+        The family-wise level the test can actually spend, sum of the
+        per-interim levels (at most ``alpha``; the smallest over tasks).
+    """
+
+    agents: tuple
+    tasks: tuple
+    blocked: bool
+    batch_size: int | None
+    max_interims: int
+    n_resamples: int
+    alpha: float
+    beta: float
+    level_spent: float
+    decisions: pd.DataFrame
+    runs_used: pd.DataFrame
+    history: pd.DataFrame
+    steps: pd.DataFrame
+    spending: pd.DataFrame
+    scores: pd.DataFrame
+
+    _plot_kinds: ClassVar[dict] = {
+        "decisions": plots_adastop.plot_decision_matrix,
+        "scores": plots_adastop.plot_scores,
+        "boundaries": plots_adastop.plot_boundaries,
+    }
+
+    # ---- counts ------------------------------------------------------------------
+    def _count(self, *names):
+        return int(self.decisions["decision"].isin(names).sum())
+
+    @property
+    def n_comparisons(self):
+        return len(self.decisions)
+
+    @property
+    def done(self):
+        """Every comparison is decided."""
+        return self._count("continue") == 0
+
+    def decision_matrix(self, task=None):
+        """Square DataFrame of decisions: cell (row, column) reads "row is ... than column".
+
+        Symbols: ``>`` larger, ``<`` smaller, ``=`` equal, ``?`` undecided,
+        empty where the pair was not compared.
+        """
+        frame = self._task_rows(self.decisions, task)
+        matrix = pd.DataFrame("", index=list(self.agents), columns=list(self.agents), dtype=object)
+        flip = {">": "<", "<": ">", "=": "=", "?": "?"}
+        for a, b, d in zip(frame["agent_1"], frame["agent_2"], frame["decision"]):
+            matrix.loc[a, b] = _SYMBOLS[d]
+            matrix.loc[b, a] = flip[_SYMBOLS[d]]
+        return matrix
+
+    def _task_rows(self, frame, task):
+        if not self.blocked:
+            return frame
+        if task is None:
+            if len(self.tasks) > 1:
+                raise OptionError(f"the result holds {len(self.tasks)} tasks; pass task= one of: "
+                                  f"{', '.join(self.tasks)}")
+            task = self.tasks[0]
+        if task not in self.tasks:
+            raise OptionError(f"task={task!r} is not one of: {', '.join(self.tasks)}")
+        return frame[frame["task"] == task]
+
+    # ---- printing -----------------------------------------------------------------
+    def _statistic_line(self):
+        return (f"rejected = {self._count('larger', 'smaller')}, equal = {self._count('equal')}, "
+                f"undecided = {self._count('continue')} (of {self.n_comparisons} comparisons), "
+                f"level spent = {fmt.signif(self.level_spent, 4)} (alpha = {self.alpha})")
+
+    def _design_line(self):
+        n = f"n = {self.batch_size} runs" if self.batch_size is not None else "n runs (per task)"
+        paths = self.spending.drop_duplicates("interim")
+        exact = [int(k) for k, e in zip(paths["interim"], paths["exact"]) if e]
+        if len(exact) == len(paths):
+            how = "every path enumerated exactly"
+        elif exact:
+            how = (f"enumerated exactly at interim{'s' if len(exact) > 1 else ''} {_ranges(exact)}, "
+                   f"then {self.n_resamples} random paths")
+        else:
+            how = f"{self.n_resamples} random paths (identity included)"
+        line = f"{n} per agent per interim, at most K = {self.max_interims} interims; permutation paths: {how}"
+        line += _scheme_phrase(self)
+        if self.beta > 0:
+            line += f"; early accept with beta = {self.beta}"
+        return line
+
+    def _extra_lines(self):
+        lines = [self._design_line(), "decisions (agent_1 is <decision> than agent_2):"]
+        shown = self.tidy()
+        shown["reason"] = shown["reason"].fillna("")
+        if not (shown["reason"] != "").any():
+            shown = shown.drop(columns="reason")
+        lines += ["  " + line for line in fmt.table_text(shown).splitlines()]
+        lines.append("runs used per agent:")
+        used = self.runs_used.pivot(index="task", columns="agent", values="n_runs") if self.blocked \
+            else self.runs_used.set_index("agent")[["n_runs"]].T
+        used = used.reindex(columns=[a for a in self.agents if a in used.columns])
+        used = used.reset_index(drop=not self.blocked)
+        used.columns = [str(c) for c in used.columns]
+        lines += ["  " + line for line in fmt.table_text(used).splitlines()]
+        if self.blocked and len(self.tasks) > 1:
+            lines.append("one test per task: the family-wise error is controlled within each task, not across tasks")
+        return lines
+
+    def _summary_tables(self):
+        return {"Decisions": self.tidy(),
+                "Runs used per agent": self.runs_used,
+                "Statistic |mean difference| and boundaries per interim": self.history,
+                "Step-down": self.steps,
+                "Level spent per interim": self.spending}
+
+    # ---- tidy output ----------------------------------------------------------------
+    def tidy(self):
+        """One row per comparison (and task): decision, interim, estimate, runs used, reason."""
+        return self.decisions.copy()
+
+    def glance(self):
+        """The whole test in one row."""
+        return pd.DataFrame([{
+            "method": self.method, "n_agents": len(self.agents), "n_tasks": len(self.tasks),
+            "n_comparisons": self.n_comparisons, "n_rejected": self._count("larger", "smaller"),
+            "n_equal": self._count("equal"), "n_undecided": self._count("continue"),
+            "batch_size": self.batch_size, "max_interims": self.max_interims, "n_resamples": self.n_resamples,
+            "alpha": self.alpha, "beta": self.beta, "level_spent": self.level_spent,
+            "n_runs_used": int(self.runs_used["n_runs"].sum()), "n_obs": self.nobs,
+        }])
+
+    def report(self):
+        """A methods-section paragraph: the design of the test and its decisions."""
+        text = (f"We compared {len(self.agents)} agents ({', '.join(self.agents)}) with AdaStop "
+                f"(Mathieu et al., 2023), a group-sequential permutation test with step-down multiple "
+                f"testing of {_family(self)}: {self._design_line()}. The family-wise error was set to "
+                f"alpha = {self.alpha} with linear spending (alpha * k / K, rounded down to the permutation "
+                f"grid), so the level actually spendable is {fmt.signif(self.level_spent, 4)}; the statistic "
+                f"is the absolute difference of the agents' means, its permutation paths are shared by all "
+                f"comparisons and extend from one interim to the next, and paths that crossed an earlier "
+                f"boundary are discounted (conditioning on non-rejection).")
+        if self.seed is not None and not self.spending["exact"].all():
+            text += f" Random permutation paths used seed {self.seed}."
+        if self.level_spent == 0:
+            text += " With these n and K no level can be spent, so the test could not reject anything."
+        for task in self.tasks:
+            rows = self.decisions if not self.blocked else self.decisions[self.decisions["task"] == task]
+            where = f"On {task}, " if self.blocked else ""
+            text += " " + where + _sentence_of_decisions(rows)
+            used = self.runs_used if not self.blocked else self.runs_used[self.runs_used["task"] == task]
+            text += " Runs used: " + ", ".join(f"{a} {r}" for a, r in zip(used["agent"], used["n_runs"])) + "."
+        if self.blocked and len(self.tasks) > 1:
+            text += (" One test was run per task, so the error guarantee holds within each task; "
+                     "nothing is aggregated across tasks.")
+        if self.notes:
+            text += " " + " ".join(n[0].upper() + n[1:] + ("" if n.endswith(".") else ".") for n in self.notes)
+        return text
+
+
+def _scheme_phrase(result, who="every agent still running"):
+    """How the paths act on the data; nothing with two agents, where both schemes are the same test."""
+    if len(set(result.decisions["agent_1"]) | set(result.decisions["agent_2"])) < 3:
+        return ""
+    if result.options.get("permutations") == "pairwise":
+        return (", each choosing n of the 2n slots of every pair (the paper's pairwise scheme; its "
+                "family-wise error can exceed alpha with three agents or more)")
+    return f", each relabelling the pooled runs of {who}"
+
+
+def _family(result):
+    pairs = len(result.decisions) // max(1, len(result.tasks))
+    return f"{pairs} pairwise comparison{'s' if pairs != 1 else ''}"
+
+
+def _ranges(values):
+    """[1, 2, 3, 5] -> '1-3, 5'."""
+    parts, start = [], None
+    for i, v in enumerate(values):
+        if start is None:
+            start = v
+        if i + 1 == len(values) or values[i + 1] != v + 1:
+            parts.append(str(start) if start == v else f"{start}-{v}")
+            start = None
+    return ", ".join(parts)
+
+
+def _sentence_of_decisions(rows):
+    parts = []
+    for a, b, d, k, e, n1, n2, reason in zip(rows["agent_1"], rows["agent_2"], rows["decision"], rows["interim"],
+                                             rows["estimate"], rows["n_1"], rows["n_2"], rows["reason"]):
+        if d == "continue":
+            parts.append(f"{a} vs {b} undecided ({reason})")
+        else:
+            word = {"larger": "larger than", "smaller": "smaller than", "equal": "equal to"}[d]
+            parts.append(f"{a} {word} {b} (interim {k}, {n1} and {n2} runs, mean difference {fmt.signif(e, 4)})")
+    return "decisions: " + "; ".join(parts) + "."
+
+
+@resultclass
+class PermutationResult(AdaStopResult):
+    """Result of :func:`permutation`: :class:`AdaStopResult` with step-down adjusted p-values.
+
+    Attributes
+    ----------
+    p_adjusted : ndarray
+        Step-down (Westfall-Young max-|T|) adjusted p-value of each row of
+        ``decisions``; ``p_adjusted <= alpha`` exactly when the comparison is
+        rejected.
+    """
+
+    p_adjusted: np.ndarray = None
+
+    def _statistic_line(self):
+        smallest = float(np.nanmin(self.p_adjusted)) if np.isfinite(self.p_adjusted).any() else math.nan
+        return (f"rejected = {self._count('larger', 'smaller')} of {self.n_comparisons} comparisons, "
+                f"smallest adjusted {fmt.pvalue_phrase(smallest)}, level spent = "
+                f"{fmt.signif(self.level_spent, 4)} (alpha = {self.alpha})")
+
+    def tidy(self):
+        """One row per comparison: decision, estimate, runs, and the step-down adjusted p-value."""
+        out = self.decisions.copy()
+        out["p_adjusted"] = self.p_adjusted
+        return out
+
+    def _design_line(self):
+        parts = []
+        for n, m, exact in self.spending[["batch_size", "n_paths", "exact"]].drop_duplicates().itertuples(
+                index=False):
+            how = (f"all {m} permutations enumerated (one of each complementary pair)" if exact
+                   else f"{m} random permutations (identity included)")
+            parts.append(f"n = {n} runs per agent, {how}")
+        return "; ".join(parts) + _scheme_phrase(self, who="every agent")
+
+    def report(self):
+        """A methods-section paragraph: the test, its level and its decisions."""
+        text = (f"We compared {len(self.agents)} agents ({', '.join(self.agents)}) with a permutation test of "
+                f"the differences of their mean scores, {_family(self)}, with step-down multiple testing "
+                f"(Romano and Wolf, 2003; AdaStop's machinery with one interim, Mathieu et al., 2023): "
+                f"{self._design_line()}, one permutation shared by all comparisons. The family-wise error was "
+                f"set to alpha = {self.alpha}; on the permutation grid the level actually spendable is "
+                f"{fmt.signif(self.level_spent, 4)}. Adjusted p-values follow the same step-down (Westfall "
+                f"and Young, 1993).")
+        if self.seed is not None and not self.spending["exact"].all():
+            text += f" Random permutations used seed {self.seed}."
+        for task in self.tasks:
+            rows = self.tidy() if not self.blocked else self.tidy()[self.tidy()["task"] == task]
+            found = [f"{a} {'>' if d == 'larger' else '<'} {b} (mean difference {fmt.signif(e, 4)}, adjusted "
+                     f"p {fmt.format_pvalue(p)})" for a, b, d, e, p in
+                     zip(rows["agent_1"], rows["agent_2"], rows["decision"], rows["estimate"], rows["p_adjusted"])
+                     if d in ("larger", "smaller")]
+            where = f"On {task}, " if self.blocked else ""
+            text += (f" {where}{len(found)} of {len(rows)} comparisons differ" +
+                     (": " + "; ".join(found) + "." if found else "."))
+        if self.blocked and len(self.tasks) > 1:
+            text += " One test was run per task, so the error guarantee holds within each task."
+        if self.notes:
+            text += " " + " ".join(n[0].upper() + n[1:] + ("" if n.endswith(".") else ".") for n in self.notes)
+        return text
+
+
+# ---------------------------------------------------------------------------
+# Data: interims of each agent on each task
+# ---------------------------------------------------------------------------
+
+@dataclass
+class _TaskData:
+    """Per agent code present on the task: its batches as an (n_batches, n) array."""
+
+    name: str
+    blocks: dict
+
+
+def _sorted_levels(values, column):
+    try:
+        return np.unique(np.asarray(values))
+    except TypeError:
+        raise DesignError(f"column '{column}' mixes types that cannot be ordered "
+                          f"({sorted({type(v).__name__ for v in values})}); batches are taken in sorted "
+                          "order, so give it one type (e.g. integers 1, 2, ...)") from None
+
+
+def _plain(value):
+    """A numpy scalar as the Python value it prints as (for messages)."""
+    return value.item() if hasattr(value, "item") else value
+
+
+def _blocks_from_batches(design, rows, labels, task_levels, n, agent, task, column):
+    where = f"agent {agent!r}" + (f" on task {task!r}" if design.has_blocks else "")
+    codes = np.searchsorted(task_levels, labels)
+    counts = np.bincount(codes, minlength=len(task_levels))
+    present = np.flatnonzero(counts)
+    if present[0] != 0 or present.size != present[-1] + 1:
+        missing = [_plain(task_levels[i]) for i in range(present[-1] + 1) if counts[i] == 0]
+        raise DesignError(f"{where} has no runs in batch(es) {missing[:5]} of column '{column}' but runs in "
+                          "later batches; batches must follow each other without gaps")
+    wrong = present[counts[present] != n]
+    if wrong.size:
+        b = wrong[0]
+        raise DesignError(f"{where} has {counts[b]} runs in batch {_plain(task_levels[b])!r} of column '{column}'; "
+                          f"every batch needs exactly n = {n} runs per agent")
+    order = np.argsort(codes, kind="stable")
+    return design.y[rows][order].reshape(-1, n)
+
+
+def _blocks_from_order(design, rows, order_values, n, agent, task, order_name):
+    where = f"agent {agent!r}" + (f" on task {task!r}" if design.has_blocks else "")
+    if rows.size % n:
+        raise DesignError(
+            f"{where} has {rows.size} runs, not a multiple of n = {n}: interims are formed from the "
+            f"{order_name} in groups of n; pass n= a divisor of the runs, drop the extra runs, or name "
+            "a batch column with batch=")
+    if order_values is not None:
+        values = order_values[rows]
+        try:
+            order = np.argsort(values, kind="stable")
+        except TypeError:
+            order = np.argsort(values.astype(str), kind="stable")
+        return design.y[rows][order].reshape(-1, n)
+    return design.y[rows].reshape(-1, n)
+
+
+def _task_data(design, n, batch, order_column):
+    """Split every task's runs into batches of n per agent; errors name the agent, task and count."""
+    out = []
+    for t, task in enumerate(design.tasks):
+        in_task = design.task == t
+        blocks = {}
+        task_levels = None
+        if batch is not None:
+            task_levels = _sorted_levels(design.extra[batch][in_task], batch)
+        for a, agent in enumerate(design.agents):
+            rows = np.flatnonzero(in_task & (design.agent == a))
+            if rows.size == 0:
+                continue
+            if batch is not None:
+                blocks[a] = _blocks_from_batches(design, rows, design.extra[batch][rows], task_levels, n,
+                                                 agent, task, batch)
+            else:
+                values = None if order_column is None else design.extra[order_column]
+                name = f"order of column '{order_column}'" if order_column else "row order"
+                blocks[a] = _blocks_from_order(design, rows, values, n, agent, task, name)
+        out.append(_TaskData(task, blocks))
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Running the tests and assembling the result
+# ---------------------------------------------------------------------------
+
+@dataclass
+class _TaskRun:
+    """One task's test after it ran: the engine, the codes of its comparisons and how it ended."""
+
+    name: str
+    test: kernels.SequentialTest
+    pair_ids: list          # indices into the global pair list
+    missing_pairs: dict     # global pair index -> code of its agent absent from the task
+    batches_used: dict      # agent code -> batches fed
+    available: dict         # agent code -> batches available
+    blocks: dict            # agent code -> (n_batches, n) array
+    exhausted: tuple | None  # (interim, agent codes without runs) when the data ran out
+    joint: bool = False      # paths relabel the pooled block of every running agent
+
+    @property
+    def schedule(self):
+        return self.test.schedule
+
+
+def _schedule(options, n, max_interims, family):
+    """The schedule of one test and whether it relabels jointly (only with three agents or more)."""
+    joint = options.permutations == "joint" and len(set(family)) >= 3
+    schedule = kernels.make_schedule(n, max_interims, options.n_resamples, options.alpha, options.beta,
+                                     enumerate_paths=not joint)
+    return schedule, joint
+
+
+def _run_task(task_index, data, pairs, options, n, max_interims, ss, advance):
+    present = set(data.blocks)
+    pair_ids = [i for i, (a, b) in enumerate(pairs) if a in present and b in present]
+    missing = {i: (a if a not in present else b) for i, (a, b) in enumerate(pairs) if i not in pair_ids}
+    family = [a for i in pair_ids for a in pairs[i]]
+    schedule, joint = _schedule(options, n, max_interims, family)
+    test = kernels.SequentialTest([pairs[i] for i in pair_ids], schedule, joint=joint)
+    n_agents = 1 + max(max(p) for p in pairs)
+    available = {a: len(block) for a, block in data.blocks.items()}
+    used = dict.fromkeys(data.blocks, 0)
+    exhausted = None
+    for k in range(1, schedule.max_interims + 1):
+        if test.done:
+            break
+        needed = [int(a) for a in np.asarray([pairs[i] for i in pair_ids])[test.undecided].ravel()]
+        needed = sorted(set(needed))
+        short = [a for a in needed if available[a] < k]
+        if short:
+            exhausted = (k, tuple(short))
+            break
+        block = np.full((n_agents, schedule.n), np.nan)
+        for a in needed:
+            block[a] = data.blocks[a][k - 1]
+            used[a] += 1
+        test.run_interim(block, _interim_generator(ss, task_index, k))
+        advance(1)
+    return _TaskRun(data.name, test, pair_ids, missing, used, available, data.blocks, exhausted, joint)
+
+
+def _reason(run, pair, agents, n):
+    if run.exhausted is None:
+        return None
+    k, short = run.exhausted
+    mine = [a for a in pair if a in short]
+    if mine:
+        a = mine[0]
+        return (f"runs exhausted: {agents[a]} has {run.available[a] * n} runs ({run.available[a]} "
+                f"batch{'es' if run.available[a] != 1 else ''}) and interim {k} needs {k * n}")
+    names = ", ".join(agents[a] for a in short)
+    return f"runs exhausted: the test stopped before interim {k} because {names} ran out of runs"
+
+
+def _decision_rows(runs, pairs, agents, n_of, blocked):
+    rows = []
+    for run in runs:
+        n = n_of(run)
+        local = {g: i for i, g in enumerate(run.pair_ids)}
+        for g, (a, b) in enumerate(pairs):
+            row = {"task": run.name} if blocked else {}
+            row.update(agent_1=agents[a], agent_2=agents[b])
+            if g in run.missing_pairs:
+                row.update(decision="continue", interim=0, estimate=math.nan, n_1=0, n_2=0,
+                           reason=f"no runs of {agents[run.missing_pairs[g]]} on this task")
+                rows.append(row)
+                continue
+            j = local[g]
+            code = int(run.test.decision[j])
+            k = int(run.test.decided_at[j]) if code != kernels.CONTINUE else run.test.interim
+            estimate = (run.blocks[a][:k].mean() - run.blocks[b][:k].mean()) if k else math.nan
+            row.update(decision=kernels.DECISION_NAMES[code], interim=k, estimate=float(estimate),
+                       n_1=k * n, n_2=k * n,
+                       reason=_reason(run, (a, b), agents, n) if code == kernels.CONTINUE else None)
+            rows.append(row)
+    frame = pd.DataFrame(rows)
+    frame["reason"] = frame["reason"].astype(object)
+    return frame
+
+
+def _history_rows(runs, pairs, agents, n_of, blocked):
+    rows = []
+    for run in runs:
+        n = n_of(run)
+        for h in run.test.history:
+            a, b = pairs[run.pair_ids[h["comparison"]]]
+            scale = h["interim"] * n
+            row = {"task": run.name} if blocked else {}
+            row.update(agent_1=agents[a], agent_2=agents[b], interim=h["interim"], estimate=h["sum"] / scale,
+                       statistic=h["statistic"] / scale, boundary=h["boundary"] / scale,
+                       accept_boundary=h["accept_boundary"] / scale,
+                       decision=kernels.DECISION_NAMES[h["decision"]])
+            rows.append(row)
+    columns = (["task"] if blocked else []) + ["agent_1", "agent_2", "interim", "estimate", "statistic",
+                                               "boundary", "accept_boundary", "decision"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def _step_rows(runs, pairs, agents, n_of, blocked):
+    rows = []
+    for run in runs:
+        n = n_of(run)
+        for s in run.test.steps:
+            scale = s["interim"] * n
+            chosen = s["comparison"]
+            a, b = pairs[run.pair_ids[chosen]] if chosen >= 0 else (None, None)
+            row = {"task": run.name} if blocked else {}
+            row.update(interim=s["interim"], step=s["step"], n_comparisons=s["n_comparisons"],
+                       boundary=s["boundary"] / scale, accept_boundary=s["accept_boundary"] / scale,
+                       max_statistic=s["max_statistic"] / scale, min_statistic=s["min_statistic"] / scale,
+                       action=s["action"], agent_1="" if a is None else agents[a],
+                       agent_2="" if b is None else agents[b])
+            rows.append(row)
+    columns = (["task"] if blocked else []) + ["interim", "step", "n_comparisons", "boundary", "accept_boundary",
+                                               "max_statistic", "min_statistic", "action", "agent_1", "agent_2"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def _spending_rows(runs, schedules, blocked):
+    rows = []
+    seen = set()
+    for run in runs:
+        sched = schedules[run.name]
+        key = run.name if blocked else None
+        if key in seen:
+            continue
+        seen.add(key)
+        reject, accept = sched.reject_level, sched.accept_level
+        for k in range(sched.max_interims):
+            row = {"task": run.name} if blocked else {}
+            row.update(interim=k + 1, batch_size=sched.n, n_paths=sched.n_paths[k], exact=sched.exact[k],
+                       paths_beyond=sched.reject_counts[k],
+                       level_interim=sched.reject_counts[k] / sched.n_paths[k], level=reject[k],
+                       accept_level=accept[k])
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _runs_rows(runs, agents, n_of, blocked):
+    rows = []
+    for run in runs:
+        n = n_of(run)
+        for a in sorted(run.available):
+            row = {"task": run.name} if blocked else {}
+            used = run.blocks[a][: run.batches_used[a]]
+            row.update(agent=agents[a], n_runs=run.batches_used[a] * n, n_available=run.available[a] * n,
+                       mean=float(used.mean()) if used.size else math.nan)
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _score_rows(runs, agents, blocked):
+    frames = []
+    for run in runs:
+        for a in sorted(run.available):
+            used = run.blocks[a][: run.batches_used[a]]
+            frame = pd.DataFrame({"agent": agents[a], "interim": np.repeat(np.arange(1, len(used) + 1),
+                                                                           used.shape[1]),
+                                  "score": used.ravel()})
+            if blocked:
+                frame.insert(0, "task", run.name)
+            frames.append(frame)
+    columns = (["task"] if blocked else []) + ["agent", "interim", "score"]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
+
+
+def _assemble(cls, runs, pairs, agents, *, method, formula, data_name, nobs, notes, options, seed,
+              blocked, extra=None):
+    """Build the Result from finished task runs; rendering never recomputes anything."""
+    schedules = {run.name: run.schedule for run in runs}
+
+    def n_of(run):
+        return schedules[run.name].n
+
+    sizes = {schedules[r.name].n for r in runs}
+    first = schedules[runs[0].name]
+    return cls(
+        method=method, formula=formula, data_name=data_name, nobs=nobs, notes=tuple(notes), options=options,
+        seed=seed, agents=tuple(agents), tasks=tuple(r.name for r in runs), blocked=blocked,
+        batch_size=sizes.pop() if len(sizes) == 1 else None, max_interims=first.max_interims,
+        n_resamples=first.n_resamples, alpha=first.alpha, beta=first.beta,
+        level_spent=min(schedules[r.name].reject_level[-1] for r in runs),
+        decisions=_decision_rows(runs, pairs, agents, n_of, blocked),
+        runs_used=_runs_rows(runs, agents, n_of, blocked),
+        history=_history_rows(runs, pairs, agents, n_of, blocked),
+        steps=_step_rows(runs, pairs, agents, n_of, blocked),
+        spending=_spending_rows(runs, schedules, blocked),
+        scores=_score_rows(runs, agents, blocked), **(extra or {}))
+
+
+def _order_column(formula, data):
+    """The column whose order forms the interims when no batch column is given (None: row order)."""
+    if formula.replicate is not None:
+        return formula.replicate
+    if isinstance(data, pd.DataFrame) and "seed" in data.columns and formula.groups != "seed":
+        return "seed"
+    return None
+
+
+def _capture(eval_env):
+    """The caller's namespace, captured in the public function (ints count frames above it)."""
+    if isinstance(eval_env, patsy.EvalEnvironment):
+        return eval_env
+    return patsy.EvalEnvironment.capture(1 if eval_env is None else eval_env, reference=1)
+
+
+def _design(data, formula, options, eval_env, extra=()):
+    """The Design: ``data`` itself when it is one, else built once from the DataFrame."""
+    if isinstance(data, Design):
+        missing = [c for c in extra if c not in data.extra]
+        if missing:
+            raise DesignError(f"the Design was built without column(s) {missing}; build it with "
+                              f"extra_columns={tuple(extra)}")
+        return data
+    if formula is None:
+        raise OptionError("formula is required, e.g. 'score ~ agent' or 'score ~ agent | task'")
+    return build(data, formula, na_action=options.na_action, eval_env=eval_env,
+                 extra_columns=tuple(extra))
+
+
+def _adastop_design(data, formula, options, eval_env):
+    """The Design with the column that orders the interims, and that column's name (None: given order)."""
+    if isinstance(data, Design):
+        extra = [options.batch] if options.batch is not None else []
+        order = _order_column(data.formula, None)
+        return _design(data, None, options, eval_env, extra), order if order in data.extra else None
+    if formula is None:
+        raise OptionError("formula is required, e.g. 'score ~ agent' or 'score ~ agent | task'")
+    from ..formula import parse
+
+    parsed = parse(formula)
+    order = None if options.batch is not None else _order_column(parsed, data)
+    extra = [options.batch] if options.batch is not None else ([order] if order else [])
+    return _design(data, parsed, options, eval_env, extra), order
+
+
+def _interim_notes(design, options, order_column, K, task_data):
+    notes = []
+    n = options.n
+    if options.batch is not None:
+        notes.append(f"interims are the batches of column '{options.batch}' in sorted order, n = {n} runs "
+                     "per agent each")
+    elif order_column is not None:
+        notes.append(f"interims are consecutive groups of n = {n} runs per agent in the order of column "
+                     f"'{order_column}' (pass batch= to name the batches)")
+    else:
+        notes.append(f"interims are consecutive groups of n = {n} runs per agent in row order (no batch or "
+                     "seed column; pass batch= to name the batches)")
+    most = max(len(b) for t in task_data for b in t.blocks.values())
+    if most > K:
+        notes.append(f"runs beyond K = {K} batches of n = {n} ({most - K} batch(es) of some agents) "
+                     "are not used")
+    if design.has_blocks and design.n_tasks > 1:
+        notes.append("one AdaStop per task: the family-wise error is controlled within each task")
+    return notes
+
+
+def adastop(data, formula=None, *, n=5, K=None, n_resamples=10_000, alpha=0.05, beta=0.0, comparisons="all",
+            reference=None, batch=None, permutations="joint", na_action="raise", rng=None, progress=False,
+            eval_env=None):
+    """AdaStop: adaptive sequential comparison of agents with a family-wise error below alpha.
+
+    Runs the AdaStop test of Mathieu et al. (2023) on runs already
+    collected, interim by interim: at each interim every agent still in an
+    undecided comparison contributes ``n`` new runs, a permutation test with
+    step-down decides which comparisons can be concluded, and the agents
+    whose comparisons are all decided stop.  Decisions are ``larger``,
+    ``smaller`` (agent_1 versus agent_2, from the sign of the mean
+    difference), ``equal`` (not rejected at the last interim, or accepted
+    early when ``beta > 0``) or ``continue``.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame or Design
+        Long format, one row per run; never modified.
+    formula : str or Formula
+        ``"score ~ agent"`` for one task, ``"score ~ agent | task"`` to run one
+        independent AdaStop per task (the guarantee then holds per task).
+    n : int
+        Runs per agent per interim (the paper's N).
+    K : int, optional
+        Maximum number of interims; default: the number of batches
+        available (the most any agent has).  The spending ``alpha * k / K``
+        depends on it, so fix it before collecting data.
+    n_resamples : int
+        Maximum number of permutation paths (the paper's B).  With two agents
+        (or ``permutations="pairwise"``) interims whose whole permutation tree
+        has at most this many paths (half of ``C(2n, n)**k``) are enumerated
+        exactly and later ones use this many random paths, the identity
+        included; joint relabelling of three agents or more uses this many
+        random paths from the first interim on.
+    alpha : float
+        Family-wise error level.
+    beta : float
+        Early-accept level (the paper's Appendix F, with its alpha/beta labels
+        put right): 0 switches it off.  Heuristic, without a guarantee.
+    comparisons : "all" or list of (agent_1, agent_2)
+        The family of comparisons; all pairs by default.
+    reference : str, optional
+        Compare this agent with every other one (instead of ``comparisons``).
+    batch : str, optional
+        Column giving each run's batch (interim); batches are taken in sorted
+        order and must hold exactly ``n`` runs per agent.  Without it the
+        interims are consecutive groups of ``n`` runs in the order of the
+        formula's replicate column (``task/seed``), else of a ``seed`` column
+        when there is one, else in row order; each agent's runs must then be
+        a multiple of ``n``.
+    permutations : {"joint", "pairwise"}
+        How a permutation path acts on the data.  ``"joint"`` (default): a
+        path relabels the pooled runs of every agent still running and every
+        comparison reads its difference from that relabelling, which keeps
+        the family-wise error at alpha.  ``"pairwise"`` (the paper's
+        Algorithm 3): at each interim a path chooses ``n`` of ``2n`` slots and
+        every comparison applies that choice to its own pooled pair; with
+        three agents or more its error can exceed alpha (see Notes).  The two
+        are the same test for two agents.
+    na_action : {"raise", "drop"}
+        Missing values: an error, or drop the rows and say so.
+    rng : None, int or numpy.random.Generator
+        Seed of the random permutation paths (recorded in the result).
+    progress : bool
+        Show a progress bar over tasks and interims.
+    eval_env : patsy.EvalEnvironment, optional
+        Where the response expression's names are looked up.
+
+    Returns
+    -------
+    AdaStopResult
+
+    Raises
+    ------
+    FormulaError, DesignError, OptionError
+
+    Notes
+    -----
+    When an agent that an undecided comparison still needs has no further
+    batch, the test of that task stops there: the undecided comparisons stay
+    ``continue`` with the reason "runs exhausted" (stopping a sequential test
+    early never raises its error).
+
+    With two agents the test is exact: under equal distributions the chance
+    of a rejection is the level spent (at most ``alpha``).  With three agents
+    or more the default joint relabelling is a permutation of the data, so
+    the identity path is exchangeable with the random paths and the error
+    under identical agents again equals the level spent.  Its cost: less
+    power when some agents differ widely (their runs widen the permutation
+    spread of the others' comparisons), and Monte Carlo noise from the first
+    interim on (report the seed).
+
+    The paper's pairwise slot choice shared by all comparisons is not a
+    permutation of the data with three agents or more (an agent sits first
+    in one pair and second in another), so the identity is not exactly
+    exchangeable with the other paths.  In our simulations of identical
+    normal agents its family-wise error exceeded the level spent: 0.057 and
+    0.063 in two runs with 3 agents and 0.058 with 4 agents for n = K = 5,
+    against 0.050, and 0.056 for 3 agents with one interim against 0.048
+    (standard errors 0.002 to 0.003); with skewed (lognormal) scores it fell
+    far below (0.015).  Use
+    ``permutations="pairwise"`` to reproduce the paper's decisions.
+
+    References
+    ----------
+    Mathieu, T. et al. (2023), AdaStop: adaptive statistical testing for
+    sound comparisons of Deep RL agents, arXiv:2306.10882, Algorithm 3,
+    Eqs. 8-12 and Appendix F.
+
+    Examples
+    --------
+    >>> import rlstats
+    >>> df = rlstats.datasets.simulate(agents=3, tasks=1, seeds=30, effect=[0.0, 0.0, 2.0], rng=0)
+    >>> from rlstats.methods.adastop import adastop
+    >>> res = adastop(df, "score ~ agent", n=5, K=6, rng=0)
+    >>> res.decisions[["agent_1", "agent_2", "decision"]].values.tolist()
+    [['agent_1', 'agent_2', 'equal'], ['agent_1', 'agent_3', 'smaller'], ['agent_2', 'agent_3', 'smaller']]
+    >>> res.runs_used["n_runs"].tolist()
+    [30, 30, 10]
+    """
+    options = AdaStopOptions.checked(n=n, K=K, n_resamples=n_resamples, alpha=alpha, beta=beta,
+                                     comparisons=comparisons, reference=reference, batch=batch,
+                                     permutations=permutations, na_action=na_action, progress=progress)
+    design, order_column = _adastop_design(data, formula, options, _capture(eval_env))
+    task_data = _task_data(design, options.n, options.batch, order_column)
+    max_interims = options.K or max(len(b) for t in task_data for b in t.blocks.values())
+    pairs = _resolve_pairs(design.agents, options.comparisons, options.reference)
+    _warn_if_powerless(_schedule(options, options.n, max_interims, [a for p in pairs for a in p])[0])
+    ss, record = seed_sequence(rng)
+    runs = []
+    with progress_bar(len(task_data) * max_interims, options.progress, "AdaStop interims") as advance:
+        for t, data_t in enumerate(task_data):
+            runs.append(_run_task(t, data_t, pairs, options, options.n, max_interims, ss, advance))
+    notes = list(design.notes) + _interim_notes(design, options, order_column, max_interims, task_data)
+    return _assemble(
+        AdaStopResult, runs, pairs, design.agents,
+        method="AdaStop sequential permutation test", formula=design.formula, data_name=design.data_name,
+        nobs=design.nobs, notes=notes, options={**asdict(options), "K": max_interims}, seed=record,
+        blocked=design.has_blocks)
+
+
+def permutation(data, formula=None, *, n_resamples=10_000, alpha=0.05, comparisons="all", reference=None,
+                permutations="joint", na_action="raise", rng=None, progress=False, eval_env=None):
+    """Permutation test of mean differences between agents, with step-down multiple comparisons.
+
+    AdaStop's machinery with a single interim: the statistic of each pair is
+    the absolute difference of the agents' means, one permutation per path is
+    shared by every comparison, and the step-down (Romano and Wolf, 2003)
+    controls the family-wise error at ``alpha``.  Every agent must have the
+    same number of runs (within each task).
+
+    Parameters
+    ----------
+    data : pandas.DataFrame or Design
+        Long format, one row per run; never modified.
+    formula : str or Formula
+        ``"score ~ agent"``, or ``"score ~ agent | task"`` for one test per task.
+    n_resamples : int
+        Permutations: with two agents (or ``permutations="pairwise"``) all of
+        them are enumerated when half of ``C(2n, n)`` fits, else this many
+        random ones (the identity included); joint relabelling of three
+        agents or more always draws this many.
+    alpha : float
+        Family-wise error level of the decisions.
+    comparisons, reference
+        The family of comparisons, as in :func:`adastop`.
+    permutations : {"joint", "pairwise"}
+        How a permutation acts on the data, as in :func:`adastop`: the
+        default relabels the pooled runs of all agents (exact for any number
+        of agents); ``"pairwise"`` is the paper's shared slot choice (see
+        :func:`adastop`'s Notes).
+    na_action : {"raise", "drop"}
+    rng : None, int or numpy.random.Generator
+    progress : bool
+    eval_env : patsy.EvalEnvironment, optional
+
+    Returns
+    -------
+    PermutationResult
+        With step-down adjusted p-values in ``tidy()["p_adjusted"]``.
+
+    References
+    ----------
+    Mathieu, T. et al. (2023), arXiv:2306.10882, Section 3.2 and Algorithm 2.
+    Romano, J. P. and Wolf, M. (2003), Exact and approximate stepdown methods
+    for multiple hypothesis testing, JASA 100(469), 94-108.
+    Westfall, P. H. and Young, S. S. (1993), Resampling-Based Multiple Testing.
+
+    Examples
+    --------
+    >>> import rlstats
+    >>> df = rlstats.datasets.simulate(agents=3, tasks=1, seeds=8, effect=[0.0, 0.0, 2.0], rng=0)
+    >>> from rlstats.methods.adastop import permutation
+    >>> res = permutation(df, "score ~ agent", rng=0)
+    >>> len(res.tidy())
+    3
+    """
+    options = AdaStopOptions.checked(n=1, K=1, n_resamples=n_resamples, alpha=alpha, beta=0.0,
+                                     comparisons=comparisons, reference=reference, batch=None,
+                                     permutations=permutations, na_action=na_action, progress=progress)
+    design = _design(data, formula, options, _capture(eval_env))
+    pairs = _resolve_pairs(design.agents, options.comparisons, options.reference)
+    ss, record = seed_sequence(rng)
+    runs = []
+    with progress_bar(design.n_tasks, options.progress, "permutation tests") as advance:
+        for t, task in enumerate(design.tasks):
+            n_task = _equal_runs(design, t, task)
+            data_t = _TaskData(task, {a: design.y[(design.task == t) & (design.agent == a)].reshape(1, -1)
+                                      for a in range(design.n_agents) if design.counts[t, a] > 0})
+            runs.append(_run_task(t, data_t, pairs, options, n_task, 1, ss, advance))
+    for schedule in {id(r.schedule): r.schedule for r in runs}.values():
+        _warn_if_powerless(schedule)
+    p_adjusted = np.concatenate([_stepdown_pvalues(run, pairs) for run in runs])
+    return _assemble(
+        PermutationResult, runs, pairs, design.agents,
+        method="Permutation test of mean differences with step-down", formula=design.formula,
+        data_name=design.data_name, nobs=design.nobs, notes=list(design.notes),
+        options={**asdict(options), "n": None}, seed=record, blocked=design.has_blocks,
+        extra={"p_adjusted": p_adjusted})
+
+
+def _equal_runs(design, t, task):
+    counts = design.counts[t][design.counts[t] > 0]
+    if counts.min() != counts.max():
+        where = f" on task {task!r}" if design.has_blocks else ""
+        detail = ", ".join(f"{a} {c}" for a, c in zip(design.agents, design.counts[t]) if c > 0)
+        raise DesignError(f"the permutation test shares one permutation across comparisons, so every agent "
+                          f"needs the same number of runs{where}; found {detail}. Drop runs to balance "
+                          "the agents or compare them pairwise")
+    return int(counts[0])
+
+
+def _stepdown_pvalues(run, pairs):
+    """Adjusted p-values in the order of the global pairs (NaN where the pair was not compared)."""
+    out = np.full(len(pairs), np.nan)
+    if run.test.interim == 0:
+        return out
+    local = kernels.stepdown_pvalues(run.test)
+    for j, g in enumerate(run.pair_ids):
+        out[g] = local[j]
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Incremental use
+# ---------------------------------------------------------------------------
+
+class AdaStop:
+    """AdaStop run while the experiments run: feed batches, train what it asks for, stop when done.
+
+    Parameters
+    ----------
+    agents : sequence of str
+        The agents compared (order sets "all pairs" and the printing order).
+    n : int
+        Runs per agent per batch.
+    K : int
+        Maximum number of batches (interims).
+    n_resamples, alpha, beta, comparisons, reference, permutations
+        As in :func:`adastop`.
+    rng : None, int, numpy.random.Generator or SeedSequence
+        Seed of the random permutation paths.  Each interim's paths come
+        from its own generator derived from this seed, so a state saved and
+        loaded continues exactly as an uninterrupted run.
+
+    Examples
+    --------
+    >>> import numpy as np, rlstats
+    >>> from rlstats.methods.adastop import AdaStop
+    >>> seq = AdaStop(["a", "b"], n=5, K=4, rng=0)
+    >>> gen = np.random.default_rng(1)
+    >>> while not seq.done:
+    ...     batch = {agent: gen.normal(3.0 if agent == "b" else 0.0, 1.0, 5) for agent in seq.agents_to_run}
+    ...     _ = seq.update(batch)
+    >>> seq.decisions["decision"].tolist()
+    ['smaller']
+    """
+
+    def __init__(self, agents, n=5, K=6, *, n_resamples=10_000, alpha=0.05, beta=0.0, comparisons="all",
+                 reference=None, permutations="joint", rng=None):
+        agents = _check_agents(agents)
+        if K is None:
+            raise OptionError("K (the maximum number of batches) must be fixed before the first batch")
+        self._options = AdaStopOptions.checked(n=n, K=K, n_resamples=n_resamples, alpha=alpha, beta=beta,
+                                               comparisons=comparisons, reference=reference, batch=None,
+                                               permutations=permutations, na_action="raise", progress=False)
+        self._agents = agents
+        self._pairs = _resolve_pairs(agents, self._options.comparisons, self._options.reference)
+        self._schedule, joint = _schedule(self._options, self._options.n, self._options.K,
+                                          [a for p in self._pairs for a in p])
+        _warn_if_powerless(self._schedule)
+        self._ss, self._seed_record = seed_sequence(rng)
+        self._test = kernels.SequentialTest(self._pairs, self._schedule, joint=joint)
+        self._batches = []  # one {agent: list of floats} per interim fed
+
+    # ---- what the user asks --------------------------------------------------------
+    @property
+    def agents(self):
+        return self._agents
+
+    @property
+    def n(self):
+        return self._options.n
+
+    @property
+    def K(self):
+        return self._options.K
+
+    @property
+    def interim(self):
+        """Number of batches fed so far."""
+        return self._test.interim
+
+    @property
+    def done(self):
+        """No comparison is left undecided (at the latest after K batches)."""
+        return self._test.done
+
+    @property
+    def agents_to_run(self):
+        """Agents that must provide the next batch: those in an undecided comparison (empty when done)."""
+        return tuple(self._agents[a] for a in self._test.active_agents())
+
+    @property
+    def decisions(self):
+        """The decisions so far, one row per comparison (as in :meth:`result`)."""
+        run = self._task_run()
+        return _decision_rows([run], self._pairs, self._agents, lambda _: self.n, blocked=False)
+
+    def __repr__(self):
+        state = "done" if self.done else f"next: {', '.join(self.agents_to_run)}"
+        return (f"AdaStop({len(self._agents)} agents, n={self.n}, K={self.K}, interim {self.interim} of "
+                f"{self.K}, {state})")
+
+    # ---- feeding batches --------------------------------------------------------------
+    def update(self, batch, *, agent="agent", score="score", allow_repeat=False):
+        """Feed the next batch: ``n`` new runs of every agent in :attr:`agents_to_run`.
+
+        Parameters
+        ----------
+        batch : DataFrame or mapping
+            Long format with columns ``agent`` and ``score`` (names set by the
+            keywords), or one column per agent (the reference tool's CSV
+            layout), or a mapping ``{agent: scores}``.
+        agent, score : str
+            Column names of the long format.
+        allow_repeat : bool
+            Accept a batch whose scores equal those of an earlier batch for
+            every agent (refused by default: it is almost always the same file
+            fed twice).
+
+        Returns
+        -------
+        DataFrame
+            The decisions so far.
+
+        Raises
+        ------
+        DesignError
+            The test is finished, an agent is missing, unknown or should not
+            run, a count differs from ``n``, a score is not finite, or the
+            batch repeats an earlier one.  The state is then unchanged.
+        """
+        scores = _batch_scores(batch, agent, score, self._agents)
+        self._check_batch(scores, check_bool("allow_repeat", allow_repeat))
+        self._advance(scores)
+        return self.decisions
+
+    def _check_batch(self, scores, allow_repeat):
+        if self.done:
+            raise DesignError(f"the test is finished after {self.interim} batch(es): every comparison is decided; "
+                              "start a new AdaStop to test again")
+        expected = self.agents_to_run
+        extra = [a for a in scores if a not in expected]
+        if extra:
+            raise DesignError(f"agent(s) {', '.join(extra)} should not run: all their comparisons are decided; "
+                              f"this batch needs exactly: {', '.join(expected)}")
+        missing = [a for a in expected if a not in scores]
+        if missing:
+            raise DesignError(f"the batch lacks agent(s) {', '.join(missing)}; batch {self.interim + 1} needs "
+                              f"n = {self.n} runs of each of: {', '.join(expected)}")
+        for a, values in scores.items():
+            if values.size != self.n:
+                raise DesignError(f"agent {a!r} has {values.size} runs in this batch; every batch needs exactly "
+                                  f"n = {self.n} runs per agent")
+            if not np.isfinite(values).all():
+                raise DesignError(f"agent {a!r} has non-finite scores in this batch: {values.tolist()}")
+        if not allow_repeat:
+            for k, earlier in enumerate(self._batches, start=1):
+                if all(a in earlier and np.array_equal(np.asarray(earlier[a]), v) for a, v in scores.items()):
+                    raise DesignError(f"this batch repeats batch {k} exactly (same scores for every agent); "
+                                      "it was probably fed twice. Pass allow_repeat=True if it is genuine")
+
+    def _advance(self, scores):
+        k = self.interim + 1
+        block = np.full((len(self._agents), self.n), np.nan)
+        index = {a: i for i, a in enumerate(self._agents)}
+        for a, values in scores.items():
+            block[index[a]] = values
+        self._test.run_interim(block, _interim_generator(self._ss, 0, k))
+        self._batches.append({a: [float(v) for v in values] for a, values in scores.items()})
+
+    # ---- results ------------------------------------------------------------------------
+    def _task_run(self):
+        """The state in the form the result tables are built from."""
+        blocks = {}
+        for i, a in enumerate(self._agents):
+            rows = [batch[a] for batch in self._batches if a in batch]
+            blocks[i] = np.asarray(rows, dtype=float).reshape(-1, self.n)
+        used = {i: len(b) for i, b in blocks.items()}
+        return _TaskRun("(all runs)", self._test, list(range(len(self._pairs))), {}, used, dict(used), blocks,
+                        None, self._test.joint)
+
+    def result(self):
+        """The :class:`AdaStopResult` of the batches fed so far (as :func:`adastop` on the same data)."""
+        run = self._task_run()
+        nobs = sum(len(v) for batch in self._batches for v in batch.values())
+        notes = [f"incremental AdaStop: {self.interim} batch(es) fed"]
+        if not self.done:
+            notes.append(f"the test is still running: next batch needs {', '.join(self.agents_to_run)}")
+        return _assemble(
+            AdaStopResult, [run], self._pairs, self._agents,
+            method="AdaStop sequential permutation test", formula=None,
+            data_name=f"{self.interim} batch(es) of n = {self.n} runs", nobs=nobs, notes=notes,
+            options={**asdict(self._options), "batch": None}, seed=self._seed_record, blocked=False)
+
+    # ---- persistence --------------------------------------------------------------------
+    def to_state(self):
+        """The JSON-serialisable state: options, seed and every batch fed (no pickle)."""
+        options = asdict(self._options)
+        options["comparisons"] = options["comparisons"] if options["comparisons"] == "all" \
+            else [list(p) for p in options["comparisons"]]
+        entropy = self._ss.entropy
+        return {"format": _STATE_FORMAT, "version": _STATE_VERSION, "agents": list(self._agents),
+                "options": {k: options[k] for k in ("n", "K", "n_resamples", "alpha", "beta", "comparisons",
+                                                     "reference", "permutations")},
+                "seed": {"entropy": entropy if isinstance(entropy, int) else [int(e) for e in entropy],
+                         "spawn_key": [int(s) for s in self._ss.spawn_key], "record": self._seed_record},
+                "batches": self._batches}
+
+    def save(self, path):
+        """Write the state as JSON atomically (a temporary file then ``os.replace``)."""
+        path = Path(path)
+        text = json.dumps(self.to_state(), indent=1)
+        handle, temporary = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".",
+                                             prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as fh:
+                fh.write(text)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(temporary, path)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+        return path
+
+    @classmethod
+    def from_state(cls, state):
+        """Rebuild an AdaStop from :meth:`to_state` output by replaying its batches."""
+        if not isinstance(state, dict) or state.get("format") != _STATE_FORMAT:
+            raise DesignError("this is not an rlstats AdaStop state (missing \"format\": \"rlstats.AdaStop\")")
+        if state.get("version") != _STATE_VERSION:
+            raise DesignError(f"AdaStop state version {state.get('version')!r} is not supported "
+                              f"(this rlstats reads version {_STATE_VERSION})")
+        try:
+            options = dict(state["options"])
+            # states written before the option existed ran the old default, the paper's pairwise scheme
+            options.setdefault("permutations", "pairwise")
+            if options["comparisons"] != "all":
+                options["comparisons"] = [tuple(p) for p in options["comparisons"]]
+            seed = state["seed"]
+            ss = np.random.SeedSequence(seed["entropy"], spawn_key=tuple(seed["spawn_key"]))
+            seq = cls(state["agents"], rng=ss, **options)
+            seq._seed_record = seed["record"]
+            for number, batch in enumerate(state["batches"], start=1):
+                scores = {a: np.asarray(v, dtype=float) for a, v in batch.items()}
+                seq._check_batch(scores, allow_repeat=True)
+                seq._advance(scores)
+        except (KeyError, TypeError, ValueError) as exc:
+            if isinstance(exc, RlstatsError):
+                raise DesignError(f"the AdaStop state is inconsistent: {exc}") from exc
+            raise DesignError(f"the AdaStop state is damaged: {type(exc).__name__}: {exc}") from exc
+        return seq
+
+    @classmethod
+    def load(cls, path):
+        """Read a state written by :meth:`save`."""
+        path = Path(path)
+        if not path.is_file():
+            raise DesignError(f"no AdaStop state at {path}")
+        try:
+            state = json.loads(path.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise DesignError(f"cannot read the AdaStop state {path}: {exc}") from exc
+        return cls.from_state(state)
+
+
+def _check_agents(agents):
+    if isinstance(agents, str) or not hasattr(agents, "__iter__"):
+        raise OptionError(f"agents must be a list of agent names, got {agents!r}")
+    agents = tuple(agents)
+    bad = [a for a in agents if not isinstance(a, str) or not a]
+    if bad:
+        raise OptionError(f"agent names must be non-empty strings, got {bad[0]!r}")
+    if len(set(agents)) != len(agents):
+        raise OptionError(f"agent names must be unique, got {list(agents)}")
+    if len(agents) < 2:
+        raise OptionError(f"AdaStop compares at least two agents, got {list(agents)}")
+    return agents
+
+
+_INDEX_COLUMNS = ("", "Unnamed: 0", "index")
+
+
+def _batch_scores(batch, agent, score, agents):
+    """{agent: float array} from a long or wide DataFrame or a mapping."""
+    if isinstance(batch, pd.DataFrame):
+        if agent in batch.columns and score in batch.columns:
+            out = {}
+            for name, values in batch.groupby(batch[agent].astype(str), sort=False)[score]:
+                out[name] = _as_scores(values.to_numpy(), name)
+        else:
+            columns = [c for c in batch.columns if str(c) not in _INDEX_COLUMNS]
+            if not columns or any(str(c) not in agents for c in columns):
+                raise DesignError(
+                    f"cannot read the batch: expected long format with columns '{agent}' and '{score}', or one "
+                    f"column per agent ({', '.join(agents)}); got columns {[str(c) for c in batch.columns]}")
+            out = {str(c): _as_scores(batch[c].to_numpy(), str(c)) for c in columns}
+    elif hasattr(batch, "items"):
+        out = {str(k): _as_scores(np.atleast_1d(np.asarray(v)), str(k)) for k, v in batch.items()}
+    else:
+        raise DesignError(f"a batch must be a DataFrame or a mapping {{agent: scores}}, got {type(batch).__name__}")
+    unknown = [a for a in out if a not in agents]
+    if unknown:
+        raise DesignError(f"unknown agent(s) {', '.join(unknown)} in the batch; this test compares "
+                          f"{', '.join(agents)}")
+    return out
+
+
+def _as_scores(values, name):
+    try:
+        values = np.asarray(values, dtype=float).ravel()
+    except (TypeError, ValueError):
+        raise DesignError(f"scores of agent {name!r} are not numbers: {list(values)[:5]}") from None
+    return values
