@@ -21,13 +21,14 @@ from .methods.percentiles import PercentilesResult, percentiles
 from .methods.selection import SelectionCheckResult, selection_check
 from .methods.skillings_mack import SkillingsMackResult, skillings_mack
 from .normalize import normalize
+from .power import PowerResult, power, sample_size
 
 __all__ = [
     "compare", "skillings_mack", "SkillingsMackResult", "normalize", "datasets",
     "bootstrap", "probability_of_improvement", "performance_profile", "BootstrapResult",
     "ProbabilityOfImprovementResult", "PerformanceProfileResult", "InferentialIntervalsResult",
     "selection_check", "SelectionCheckResult", "selection", "percentiles", "PercentilesResult",
-    "adastop", "permutation", "AdaStop", "AdaStopResult", "PermutationResult",
+    "adastop", "permutation", "AdaStop", "AdaStopResult", "PermutationResult", "power", "sample_size", "PowerResult",
     "build", "Design", "parse", "Formula",
     "RlstatsError", "FormulaError", "DesignError", "OptionError", "DataUnavailableError", "RlstatsWarning",
 ]

@@ -151,6 +151,10 @@ def build_parser():
     from .cli_adastop import add_adastop_commands
 
     add_adastop_commands(commands)
+
+    from .cli_power import add_power_commands
+
+    add_power_commands(commands)
     return parser
 
 

@@ -108,6 +108,21 @@ _TERMS = [
     ("percentile", None, "percentile",
      "performance percentile on one task against the game's reference mixture of agents"),
     ("n_strategies", "n_strategies", "joint strategies", "number of joint pure strategies of a game"),
+    # power and sample size by simulation
+    ("seeds", "seeds", "seeds", "runs per agent and task of the simulated data (AdaStop: its budget n * K)"),
+    ("power", None, "power", "rejection rate over simulated data sets (the type-I error when nothing differs)"),
+    ("mean_runs", None, "mean runs", "mean number of runs a test used per agent and task"),
+    ("mean_runs_se", None, "mean runs SE", "Monte Carlo standard error of mean_runs"),
+    ("n_sim", "n_sim", "simulations", "number of simulated data sets"),
+    ("n_tests", None, "tests", "number of tests behind a rejection rate (simulations, times tasks for per-task tests)"),
+    ("effect", "effect", "effect", "simulated shift between agents, in within-cell standard deviations"),
+    ("data_source", "data_source", "data", "where simulated data come from: simulate or a resampled pilot"),
+    ("target_power", "target_power", "target power", "power a sample-size search aims for"),
+    ("sample_size", "sample_size", "sample size", "smallest number of seeds whose estimated power reaches the target"),
+    ("sample_size_low", "sample_size_low", "sample size (low)",
+     "smallest number of seeds whose Monte Carlo interval reaches the target at its upper bound"),
+    ("sample_size_high", "sample_size_high", "sample size (high)",
+     "smallest number of seeds whose Monte Carlo interval reaches the target at its lower bound"),
 ]
 
 VOCABULARY = {column: Term(column, attribute, label, description)

@@ -15,10 +15,6 @@ import importlib
 import itertools
 import json
 import math
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -43,7 +39,6 @@ RESULT_TYPES = (BootstrapResult, ProbabilityOfImprovementResult, PerformanceProf
 from rlstats.methods.skillings_mack import skillings_mack
 from rlstats.vocabulary import unknown_columns
 
-ROOT = Path(__file__).resolve().parents[1]
 FORMULA = "score ~ agent | task"
 SIX = ["CURL", "DER", "DrQ", "DrQ(eps)", "OTRainbow", "SPR"]
 
@@ -755,15 +750,3 @@ def test_plots_take_axes_and_scalings():
         profile.plot(scaling="log")
     _, ax = plt.subplots()
     assert poi.plot(ax=ax) is ax and ici.plot(ax=ax, metric="mean") is ax
-
-
-# ----------------------------------------------------------------------------- vignette
-
-
-def test_vignette_runs_fast(shared_data, tmp_path):
-    env = dict(os.environ, RLSTATS_VIGNETTE_FAST="1", MPLBACKEND="Agg",
-               RLSTATS_DATA_MIRROR=os.environ.get("RLSTATS_DATA_MIRROR", str(shared_data / "raw")))
-    run = subprocess.run([sys.executable, str(ROOT / "vignettes" / "bootstrap_atari.py")], cwd=tmp_path, env=env,
-                         capture_output=True, text=True, timeout=120)
-    assert run.returncode == 0, run.stderr[-2000:]
-    assert "epsilon" in run.stdout

@@ -1,0 +1,129 @@
+"""``rlstats power METHOD``: how many seeds do I need, from the shell.
+
+Simulated benchmark data, or a pilot file of real runs resampled with a
+shift added to one agent::
+
+    rlstats power skillings_mack --effect 0.5 --seeds 3,5,10,20 --n-sim 1000 --jobs 2
+    rlstats power skillings_mack,bootstrap --effect 0.5 --tasks 10 --plot power.png
+    rlstats power adastop --pilot runs.csv --formula "score ~ agent" --seeds 10,20,30 -o K=5
+    rlstats power skillings_mack --effect 0.5 --target-power 0.8      # sample-size search
+
+Errors print one line and exit with status 2.
+"""
+
+from __future__ import annotations
+
+FORMATS = ("text", "summary", "markdown", "latex", "json")
+
+
+def add_power_commands(subparsers):
+    """Register ``power`` on the ``rlstats`` command's subparsers."""
+    power = subparsers.add_parser(
+        "power", help="power (or sample size) of a method by simulation: how many seeds do I need?",
+        description=__doc__.split("\n\n")[0])
+    power.add_argument("method", help="skillings_mack, bootstrap, adastop or permutation; several separated "
+                                      "by commas run on the same simulated data")
+    power.add_argument("--pilot", default=None, metavar="FILE",
+                       help="CSV/TSV/Parquet file of real runs to resample (default: simulated data)")
+    power.add_argument("--formula", default=None, help="the pilot's formula, e.g. 'score ~ agent | task'")
+    power.add_argument("--seeds", default=None, metavar="S1,S2,...",
+                       help="runs per agent and task to try (default 3,5,10,20; AdaStop: multiples of K)")
+    power.add_argument("--effect", type=float, default=0.0,
+                       help="shift in within-cell standard deviations (default 0: the type-I error, or the "
+                            "pilot's own differences)")
+    power.add_argument("--n-sim", type=int, default=1000, help="simulated data sets per number of seeds")
+    power.add_argument("--jobs", type=int, default=1, help="parallel workers (-1: all cores)")
+    power.add_argument("--backend", default=None, help="joblib backend, e.g. loky or threading (dask needs a "
+                                                       "running Client, so use it from Python)")
+    power.add_argument("--alpha", type=float, default=0.05, help="level of the tests (default 0.05)")
+    power.add_argument("--tasks", default=None,
+                       help="simulated: number of tasks (default 10); pilot: task names to keep, comma-separated")
+    power.add_argument("--agents", default=None,
+                       help="simulated: number of agents (default 2); pilot: agent names to keep, comma-separated")
+    power.add_argument("--distribution", default="mixed",
+                       help="simulated score family: mixed, normal, lognormal, t, beta or mixture")
+    power.add_argument("--heterogeneity", type=float, default=1.0, help="simulated spread of the tasks (0: alike)")
+    power.add_argument("--resample", choices=("agents", "pooled"), default="agents",
+                       help="pilot: each agent from its own runs, or all agents from the task's pooled runs")
+    power.add_argument("--shifted-agent", default=None, help="pilot: agent that gets the shift (default: the last)")
+    power.add_argument("--target-power", type=float, default=None,
+                       help="search the smallest number of seeds with this power instead (one method)")
+    power.add_argument("--max-seeds", type=int, default=100, help="largest number of seeds the search tries")
+    power.add_argument("--seed", type=int, default=None, help="seed of the random stream (rng=)")
+    power.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
+    power.add_argument("--plot", default=None, metavar="PATH", help="also save power against seeds to PATH")
+    power.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    power.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE",
+                       help="option of the method(s), e.g. -o n_resamples=2000 or -o K=5 (repeatable)")
+    power.set_defaults(run=run_power)
+    return power
+
+
+def _usage_error(message):
+    from .cli import UsageError
+
+    return UsageError(message)
+
+
+def _int_list(text, flag):
+    try:
+        values = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise _usage_error(f"{flag} takes whole numbers separated by commas, e.g. 3,5,10; got {text!r}") from None
+    if not values:
+        raise _usage_error(f"{flag} is empty; give numbers separated by commas, e.g. 3,5,10")
+    return values
+
+
+def _count_or_names(text, flag):
+    """'10' -> 10 (simulated); 'a,b' -> ['a', 'b'] (names)."""
+    if text is None:
+        return None
+    if text.strip().isdigit():
+        return int(text)
+    names = [part.strip() for part in text.split(",") if part.strip()]
+    if not names:
+        raise _usage_error(f"{flag} is empty")
+    return names
+
+
+def _arguments(args):
+    from .cli import parse_option, read_table
+
+    methods = [m.strip() for m in args.method.split(",") if m.strip()]
+    options = dict(parse_option(o) for o in args.option)
+    kwargs = dict(effect=args.effect, n_sim=args.n_sim, n_jobs=args.jobs, backend=args.backend, alpha=args.alpha,
+                  tasks=_count_or_names(args.tasks, "--tasks"), agents=_count_or_names(args.agents, "--agents"),
+                  rng=args.seed, progress=not args.no_progress, **options)
+    if args.pilot is not None:
+        if args.formula is None:
+            raise _usage_error("--pilot needs --formula, e.g. --formula 'score ~ agent | task'")
+        kwargs.update(design=read_table(args.pilot), formula=args.formula, resample=args.resample,
+                      shifted_agent=args.shifted_agent)
+    else:
+        if args.formula is not None:
+            raise _usage_error("--formula goes with --pilot FILE; simulated data use 'score ~ agent | task'")
+        kwargs.update(distribution=args.distribution, heterogeneity=args.heterogeneity)
+    return methods, kwargs
+
+
+def run_power(args, out):
+    from .cli import render, save_plot
+    from .power import power, sample_size
+
+    methods, kwargs = _arguments(args)
+    if args.target_power is not None:
+        if len(methods) != 1:
+            raise _usage_error("--target-power searches one method at a time; name a single method")
+        if args.seeds is not None:
+            raise _usage_error("--target-power searches the number of seeds itself: drop --seeds "
+                               "(use --max-seeds to bound the search)")
+        result = sample_size(methods[0], args.target_power, max_seeds=args.max_seeds, **kwargs)
+    else:
+        seeds = None if args.seeds is None else _int_list(args.seeds, "--seeds")
+        result = power(methods if len(methods) > 1 else methods[0], seeds=seeds, **kwargs)
+    out.write(render(result, args.format))
+    if args.plot:
+        save_plot(result, args.plot)
+        out.write(f"figure written to {args.plot}\n")
+    return 0

@@ -1,0 +1,1439 @@
+"""Simulation-based power and sample-size planning: how many seeds do I need?
+
+``power(method, ...)`` draws many data sets, runs a method on each and counts
+how often it rejects; ``sample_size(method, target_power=0.8, ...)`` searches
+the smallest number of seeds that reaches a target power.  Data come from
+:func:`rlstats.datasets.simulate` (a location shift measured in within-cell
+standard deviations on a benchmark of heterogeneous tasks) or from a pilot
+DataFrame of real runs, resampled with replacement with a shift added to one
+agent (the protocol of Mathieu et al. 2023, Section 5.2, and of the thesis,
+Chapter 3).
+
+What "rejects" means for each method:
+
+* ``"skillings_mack"``: the blocked rank test's p-value is at most ``alpha``;
+* ``"bootstrap"``: the stratified-bootstrap intervals of the chosen metric
+  (IQM by default, ``1 - alpha`` level) of two agents do not overlap, the
+  rule the thesis studies (Section 3.1); this rule is conservative;
+* ``"adastop"``: AdaStop decides ``larger`` or ``smaller`` for a comparison
+  (one test per task); the expected number of runs it used is reported too;
+* ``"permutation"``: the permutation test with step-down rejects a
+  comparison (one test per task).
+
+Simulations are split into fixed blocks whose random streams are keyed by
+(number of seeds, simulation index), so results are identical whatever
+``n_jobs`` or the joblib backend (including Dask on a cluster), and the row
+for a given number of seeds does not depend on which other numbers of seeds
+or methods are asked for.  Every method sees the same simulated data sets.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import inspect
+import math
+import numbers
+import threading
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+import patsy
+from scipy import stats
+
+from . import datasets as datasets_module
+from . import format as fmt
+from .design import Design, build
+from .errors import DesignError, OptionError, warn
+from .formula import Formula, parse
+from .options import check_bool, check_choice, check_fraction, check_int
+from .progress import progress_bar
+from .resampling import seed_sequence
+from .results import Result, resultclass
+
+__all__ = ["power", "sample_size", "PowerResult"]
+
+#: the methods power() can simulate, in the order tables list them
+METHODS = ("skillings_mack", "bootstrap", "adastop", "permutation")
+#: numbers of seeds (runs per agent and task) tried by default
+DEFAULT_SEEDS = (3, 5, 10, 20)
+#: how a pilot is resampled: each agent from its own runs, or every agent from the task's pooled runs
+RESAMPLE = ("agents", "pooled")
+#: level of the Monte Carlo (Wilson) interval around each rejection rate
+MC_CONFIDENCE_LEVEL = 0.95
+#: formula of simulated data
+SIMULATED_FORMULA = "score ~ agent | task"
+#: AdaStop's number of interims when neither n nor K is given (the paper's toy examples)
+DEFAULT_K = 5
+#: bootstrap resamples per simulated data set unless n_resamples is given
+DEFAULT_BOOTSTRAP_RESAMPLES = 1_000
+
+# Simulations per unit of parallel work.  Streams are keyed per simulation,
+# so results never depend on this number; it only sets the granularity.
+_BLOCK = 50
+# Stream keys below a simulation's SeedSequence: simulate() uses 0, 1, 2 for
+# the task parameters, the noise and the missing cells; methods use these.
+_METHOD_KEYS = {"skillings_mack": 11, "bootstrap": 12, "adastop": 13, "permutation": 14}
+# Options power() sets itself, so a method must not be given them.
+_RESERVED = {"data": "the simulated data", "formula": "formula= of power()", "rng": "rng= of power()",
+             "progress": "progress= of power()", "eval_env": "eval_env= of power()",
+             "alpha": "alpha= of power()"}
+# Options power() adds to a method's own, and options it replaces.
+_EXTRA_OPTIONS = {"bootstrap": ("metric",)}
+_REPLACED_OPTIONS = {"bootstrap": {"metrics": "metric= (one metric: the rule compares its intervals)"}}
+_DECIDED = ("larger", "smaller")
+# A method whose tests run per task: its rate is per (simulation, task).
+_PER_TASK = {"skillings_mack": False, "bootstrap": False, "adastop": True, "permutation": True}
+
+_LABELS = {
+    "skillings_mack": "blocked rank test",
+    "bootstrap": "bootstrap interval separation",
+    "adastop": "AdaStop",
+    "permutation": "permutation test",
+}
+
+# warnings.catch_warnings changes process-wide state; blocks that run on
+# threads of one process (joblib's threading backend, Dask workers) take turns.
+_WARNINGS_LOCK = threading.Lock()
+
+
+# ---------------------------------------------------------------------------
+# Random streams
+# ---------------------------------------------------------------------------
+
+def _child(ss, *key):
+    """The SeedSequence below ``ss`` at ``key``, built from the key alone (never mutates ``ss``)."""
+    return np.random.SeedSequence(ss.entropy, spawn_key=tuple(ss.spawn_key) + tuple(int(k) for k in key))
+
+
+def _simulation_seed(root, seeds, index):
+    """Stream of simulation ``index`` for ``seeds`` runs per cell: independent of blocks and workers."""
+    return _child(root, seeds, index)
+
+
+def _method_generator(simulation, method):
+    return np.random.Generator(np.random.PCG64(_child(simulation, _METHOD_KEYS[method])))
+
+
+# ---------------------------------------------------------------------------
+# Data sources: simulate() or a resampled pilot
+# ---------------------------------------------------------------------------
+
+def _template(formula, agents, tasks, counts):
+    """A Design whose arrays describe ``counts`` runs per cell (responses filled in per simulation)."""
+    cell_task, cell_agent = np.nonzero(counts)
+    reps = counts[cell_task, cell_agent]
+    task = np.repeat(cell_task, reps).astype(np.intp)
+    agent = np.repeat(cell_agent, reps).astype(np.intp)
+    run = (np.arange(task.size) - np.repeat(np.cumsum(reps) - reps, reps)).astype(np.intp)
+    return Design(formula=formula, y=np.zeros(task.size), agent=agent, task=task, run=run, agents=tuple(agents),
+                  tasks=tuple(tasks), counts=np.asarray(counts, dtype=np.int64), row_position=np.arange(task.size))
+
+
+@dataclass(frozen=True, eq=False)
+class _SimulatedSource:
+    """Benchmark-like data drawn exactly as :func:`rlstats.datasets.simulate` draws them."""
+
+    formula: Formula
+    agents: tuple
+    tasks: tuple
+    families: tuple
+    heterogeneity: float
+    shifts: np.ndarray
+
+    kind: ClassVar[str] = "simulate"
+
+    def template(self, seeds):
+        return _template(self.formula, self.agents, self.tasks,
+                         np.full((len(self.tasks), len(self.agents)), seeds))
+
+    def draw(self, simulation, seeds):
+        """Responses in design order (task, agent, run): simulate(seeds=seeds, rng=simulation)."""
+        tasks_gen = np.random.default_rng(_child(simulation, 0))
+        noise_gen = np.random.default_rng(_child(simulation, 1))
+        offset, scale = datasets_module._task_locations(tasks_gen, len(self.tasks), self.heterogeneity)
+        z = datasets_module._noise(noise_gen, self.families, len(self.agents), seeds)
+        scores = offset[None, :, None] + scale[None, :, None] * (self.shifts[:, None, None] + z)
+        return scores.transpose(1, 0, 2).ravel()
+
+    def describe(self):
+        families = sorted(set(self.families))
+        return {"source": "simulate", "agents": list(self.agents), "tasks": list(self.tasks),
+                "distribution": dict(zip(self.tasks, self.families)), "heterogeneity": self.heterogeneity,
+                "effect": dict(zip(self.agents, self.shifts.tolist())),
+                "families": families}
+
+    def data_name(self):
+        kinds = sorted(set(self.families))
+        family = kinds[0] if len(kinds) == 1 else "mixed " + "/".join(kinds)
+        return (f"simulated: {len(self.agents)} agents x {len(self.tasks)} task{'s' if len(self.tasks) > 1 else ''} "
+                f"({family} scores, heterogeneity {fmt.signif(self.heterogeneity)})")
+
+
+@dataclass(frozen=True, eq=False)
+class _PilotSource:
+    """Runs drawn with replacement from a pilot's runs, with a shift added to one agent."""
+
+    formula: Formula
+    agents: tuple
+    tasks: tuple
+    present: np.ndarray       # (n_tasks, n_agents) bool: cells with runs in the pilot
+    pools: tuple              # pools[t][a]: the pilot's runs of agent a on task t (None when absent)
+    task_pools: tuple         # all runs of task t
+    shift: np.ndarray         # (n_tasks, n_agents) added to every drawn run
+    resample: str
+    pilot_name: str
+    pilot_counts: np.ndarray
+    task_sd: np.ndarray
+    shifted_agent: str
+
+    kind: ClassVar[str] = "pilot"
+
+    def template(self, seeds):
+        return _template(self.formula, self.agents, self.tasks, self.present.astype(np.int64) * seeds)
+
+    def draw(self, simulation, seeds):
+        gen = np.random.default_rng(_child(simulation, 0))
+        parts = []
+        for t, a in zip(*np.nonzero(self.present)):
+            pool = self.task_pools[t] if self.resample == "pooled" else self.pools[t][a]
+            parts.append(pool[gen.integers(0, pool.size, seeds)] + self.shift[t, a])
+        return np.concatenate(parts)
+
+    def describe(self):
+        return {"source": "pilot", "pilot": self.pilot_name, "agents": list(self.agents), "tasks": list(self.tasks),
+                "resample": self.resample, "shifted_agent": self.shifted_agent,
+                "shift": {t: dict(zip(self.agents, row.tolist())) for t, row in zip(self.tasks, self.shift)},
+                "pilot_runs": {t: dict(zip(self.agents, row.tolist()))
+                               for t, row in zip(self.tasks, self.pilot_counts)},
+                "within_cell_sd": dict(zip(self.tasks, self.task_sd.tolist()))}
+
+    def data_name(self):
+        how = "each agent from its own runs" if self.resample == "agents" else "all agents from the pooled runs"
+        return f"{self.pilot_name} (resampled with replacement, {how})"
+
+
+def _simulated_source(agents, tasks, effect, distribution, heterogeneity):
+    """Checks the settings through simulate() itself, then keeps what drawing needs."""
+    probe = datasets_module.simulate(agents=2 if agents is None else agents, tasks=10 if tasks is None else tasks,
+                                     seeds=1, effect=effect, distribution=distribution,
+                                     heterogeneity=heterogeneity, rng=0)
+    truth = probe.attrs["simulate"]
+    agent_names = tuple(probe["agent"].cat.categories)
+    task_names = tuple(probe["task"].cat.categories)
+    if len(agent_names) < 2:
+        raise OptionError(f"agents={agents!r}: a comparison needs at least two agents")
+    return _SimulatedSource(formula=parse(SIMULATED_FORMULA), agents=agent_names, tasks=task_names,
+                            families=tuple(truth["distribution"][t] for t in task_names),
+                            heterogeneity=float(heterogeneity),
+                            shifts=np.asarray([truth["effect"][a] for a in agent_names], dtype=float))
+
+
+def _subset(design, agents, tasks):
+    """The pilot restricted to the named agents and tasks (in the order given)."""
+    if agents is not None:
+        names = _name_list("agents", agents, design.agents)
+        if len(names) < 2:
+            raise OptionError(f"agents={agents!r}: a comparison needs at least two agents")
+        design = design.select_agents(names)
+    if tasks is not None:
+        names = _name_list("tasks", tasks, design.tasks)
+        codes = np.asarray([design.tasks.index(t) for t in names])
+        remap = np.full(design.n_tasks, -1)
+        remap[codes] = np.arange(codes.size)
+        keep = remap[design.task] >= 0
+        rows = np.flatnonzero(keep)
+        rows = rows[np.lexsort((design.agent[rows], remap[design.task[rows]]))]
+        design = dataclasses.replace(
+            design, y=design.y[rows], agent=design.agent[rows], task=remap[design.task[rows]].astype(np.intp),
+            run=design.run[rows], tasks=tuple(names), counts=design.counts[codes],
+            row_position=design.row_position[rows], seeds=None if design.seeds is None else design.seeds[rows],
+            extra={k: v[rows] for k, v in design.extra.items()})
+    return design
+
+
+def _name_list(option, value, available):
+    if isinstance(value, str) or not isinstance(value, Sequence):
+        raise OptionError(f"{option} must be a list of names for a pilot, got {value!r}; "
+                          f"available: {', '.join(available)}")
+    names = list(value)
+    unknown = [n for n in names if n not in available]
+    if unknown:
+        raise OptionError(f"{option}={value!r} names {unknown[0]!r}, which is not in the pilot; "
+                          f"available: {', '.join(available)}")
+    if len(set(names)) != len(names):
+        raise OptionError(f"{option}={value!r} names an entry twice")
+    return names
+
+
+def _within_cell_sd(design):
+    """Pooled within-cell standard deviation of each task (NaN where no cell has two runs)."""
+    cell = design.task * design.n_agents + design.agent
+    size = design.n_tasks * design.n_agents
+    n = np.bincount(cell, minlength=size).astype(float)
+    mean = np.bincount(cell, weights=design.y, minlength=size) / np.maximum(n, 1)
+    squares = np.bincount(cell, weights=(design.y - mean[cell]) ** 2, minlength=size)
+    dof = np.maximum(n - 1, 0).reshape(design.n_tasks, design.n_agents).sum(axis=1)
+    total = squares.reshape(design.n_tasks, design.n_agents).sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(dof > 0, np.sqrt(total / np.where(dof > 0, dof, 1)), np.nan)
+
+
+def _pilot_source(data, formula, agents, tasks, effect, resample, shifted_agent, eval_env):
+    if isinstance(data, Design):
+        design = data
+    else:
+        if formula is None:
+            raise OptionError("formula is required with a pilot DataFrame, e.g. formula='score ~ agent | task'")
+        design = build(data, formula, eval_env=eval_env)
+    design = _subset(design, agents, tasks)
+    effect = _check_effect(effect, pilot=True)
+    shifted = design.agents[-1] if shifted_agent is None else shifted_agent
+    if shifted not in design.agents:
+        raise OptionError(f"shifted_agent={shifted_agent!r} is not an agent of the pilot; "
+                          f"agents: {', '.join(design.agents)}")
+    sd = _within_cell_sd(design)
+    shift = np.zeros((design.n_tasks, design.n_agents))
+    if effect != 0:
+        bad = [t for t, s in zip(design.tasks, sd) if not (np.isfinite(s) and s > 0)]
+        if bad:
+            raise DesignError(
+                f"effect={effect} is measured in within-cell standard deviations, but task(s) "
+                f"{', '.join(bad[:5])} have no cell with two distinct runs to estimate it; use a pilot with "
+                "several runs per agent and task, or effect=0")
+        shift[:, design.agents.index(shifted)] = effect * sd
+    pools = tuple(tuple(design.y[(design.task == t) & (design.agent == a)] if design.counts[t, a] > 0 else None
+                        for a in range(design.n_agents)) for t in range(design.n_tasks))
+    task_pools = tuple(design.y[design.task == t] for t in range(design.n_tasks))
+    return _PilotSource(formula=design.formula, agents=design.agents, tasks=design.tasks,
+                        present=design.counts > 0, pools=pools, task_pools=task_pools, shift=shift,
+                        resample=check_choice("resample", resample, RESAMPLE), pilot_name=design.data_name,
+                        pilot_counts=design.counts.copy(), task_sd=sd, shifted_agent=shifted)
+
+
+def _check_effect(effect, pilot):
+    if isinstance(effect, numbers.Real) and not isinstance(effect, bool) and math.isfinite(effect):
+        return float(effect)
+    if pilot:
+        raise OptionError(f"effect must be one finite number (within-cell standard deviations added to "
+                          f"shifted_agent) with a pilot, got {effect!r}")
+    return effect  # simulate() checks sequences and says what is wrong
+
+
+# ---------------------------------------------------------------------------
+# Methods: options, one call, its decision
+# ---------------------------------------------------------------------------
+
+def _public_function(method):
+    from .compare import backend
+
+    return backend(method)
+
+
+def _accepted_options(method):
+    parameters = inspect.signature(_public_function(method)).parameters
+    own = [p for p in parameters if p not in _RESERVED and p != "data"]
+    return tuple(own) + _EXTRA_OPTIONS.get(method, ())
+
+
+def _check_methods(method):
+    if isinstance(method, str):
+        names = [method]
+    elif isinstance(method, Sequence):
+        names = list(method)
+    else:
+        raise OptionError(f"method must be one of {', '.join(map(repr, METHODS))} or a list of them, got {method!r}")
+    if not names:
+        raise OptionError("method is an empty list; name at least one of " + ", ".join(map(repr, METHODS)))
+    for name in names:
+        check_choice("method", name, METHODS)
+    if len(set(names)) != len(names):
+        raise OptionError(f"method={method!r} lists a method twice")
+    return tuple(names)
+
+
+def _check_one_option(method, name, value):
+    if name in _RESERVED:
+        raise OptionError(f"{name}= cannot be given to {method}: power() sets it from {_RESERVED[name]}")
+    if name in _REPLACED_OPTIONS.get(method, {}):
+        raise OptionError(f"{name}= is not available for {method} in power(); use {_REPLACED_OPTIONS[method][name]}")
+    if name not in _accepted_options(method):
+        raise OptionError(f"{name}={value!r} is not an option of {method}; its options are: "
+                          f"{', '.join(_accepted_options(method))}")
+
+
+def _split_options(methods, method_options):
+    """Options per method: shared keywords go to every method that takes them; ``method={...}`` to one."""
+    shared = {k: v for k, v in method_options.items() if k not in METHODS}
+    per_method = {k: v for k, v in method_options.items() if k in METHODS}
+    plans = {m: {} for m in methods}
+    for name, value in shared.items():
+        takers = [m for m in methods if name in _accepted_options(m) and name not in _REPLACED_OPTIONS.get(m, {})]
+        if name in _RESERVED or not takers:
+            for m in methods:
+                _check_one_option(m, name, value)  # raises, naming the method's options
+        for m in takers:
+            plans[m][name] = value
+    for m, options in per_method.items():
+        if m not in methods:
+            raise OptionError(f"options for {m!r} were given, but {m!r} is not among the methods simulated "
+                              f"({', '.join(methods)})")
+        if not isinstance(options, Mapping):
+            raise OptionError(f"{m}= must be a dict of that method's options, got {options!r}")
+        for name, value in options.items():
+            _check_one_option(m, name, value)
+            plans[m][name] = value
+    for m in methods:
+        _check_structural_options(m, plans[m])
+    return tuple((m, dict(plans[m])) for m in methods)
+
+
+def _check_structural_options(method, options):
+    """Options power() reads itself are checked here, once."""
+    if method == "adastop":
+        if options.get("n") is not None and options.get("K") is not None:
+            raise OptionError("give AdaStop either n= (runs per interim) or K= (interims), not both: the number "
+                              "of seeds is the budget n * K, which fixes the other")
+        for name in ("n", "K"):
+            if options.get(name) is not None:
+                check_int(name, options[name], minimum=1)
+    if method == "bootstrap" and "metric" in options:
+        metric = options["metric"]
+        if not (isinstance(metric, str) or callable(metric)):
+            raise OptionError(f"metric must be one metric name (e.g. 'iqm') or a function, got {metric!r}")
+
+
+def _adastop_batches(options, seeds):
+    """(n, K) with n * K == seeds: from K (default 5) or from n."""
+    n, K = options.get("n"), options.get("K")
+    if n is not None:
+        if seeds % n:
+            raise OptionError(f"seeds={seeds} is not a multiple of AdaStop's n={n}: the number of seeds is the "
+                              "budget n * K; give seeds that are multiples of n")
+        return n, seeds // n
+    K = DEFAULT_K if K is None else K
+    if seeds % K:
+        raise OptionError(f"seeds={seeds} is not a multiple of AdaStop's K={K}: the number of seeds is the "
+                          f"budget n * K runs per agent; give seeds that are multiples of {K}, or pass K= "
+                          "(interims) or n= (runs per interim) to AdaStop, e.g. adastop={'K': 2}")
+    return seeds // K, K
+
+
+def _call_options(method, options, seeds, alpha):
+    """Keyword arguments of the method's public function for data with ``seeds`` runs per cell."""
+    call = {k: v for k, v in options.items() if k not in ("metric", "n", "K")}
+    call["alpha"] = alpha
+    if method == "bootstrap":
+        del call["alpha"]
+        call["metrics"] = [options.get("metric", "iqm")]
+        call.setdefault("n_resamples", DEFAULT_BOOTSTRAP_RESAMPLES)
+        call.setdefault("confidence_level", 1 - alpha)
+    elif method == "adastop":
+        call["n"], call["K"] = _adastop_batches(options, seeds)
+    return call
+
+
+def _units(method, template):
+    return template.n_tasks if _PER_TASK[method] and template.has_blocks else 1
+
+
+def _decide_rank(result, alpha, template, seeds):
+    return np.array([result.pvalue <= alpha]), np.array([float(seeds)])
+
+
+def _decide_bootstrap(result, alpha, template, seeds):
+    low, high = result.intervals[:, 0, 0], result.intervals[:, 0, 1]
+    # Some pair is disjoint exactly when the highest lower bound exceeds the lowest upper bound;
+    # a NaN bound (undefined BCa) compares False: no rejection, and bootstrap() warns.
+    return np.array([bool(np.max(low) > np.min(high))]), np.array([float(seeds)])
+
+
+def _decide_sequential(result, alpha, template, seeds):
+    decided = result.decisions["decision"].isin(_DECIDED).to_numpy()
+    used = result.runs_used
+    if not result.blocked:
+        return np.array([bool(decided.any())]), np.array([float(used["n_runs"].mean())])
+    index = {t: i for i, t in enumerate(template.tasks)}
+    n = template.n_tasks
+    rows = result.decisions["task"].map(index).to_numpy()
+    rejected = np.bincount(rows, weights=decided, minlength=n) > 0
+    used_rows = used["task"].map(index).to_numpy()
+    runs = np.bincount(used_rows, weights=used["n_runs"].to_numpy(dtype=float), minlength=n)
+    return rejected, runs / np.maximum(np.bincount(used_rows, minlength=n), 1)
+
+
+_DECIDE = {"skillings_mack": _decide_rank, "bootstrap": _decide_bootstrap,
+           "adastop": _decide_sequential, "permutation": _decide_sequential}
+
+
+def _rank_setup(call, template):
+    """The rank test's setup when the vectorised path applies (chi-squared p-value, complete balanced data)."""
+    if call.get("pvalue", "asymptotic") != "asymptotic" or call.get("within_cell") is not None \
+            or call.get("tie_correction", False) or not template.is_balanced:
+        return None
+    from .methods import _blocked_ranks as kernels
+
+    runs = template.max_runs_per_cell
+    variant = call.get("variant", "auto")
+    if variant == "auto":
+        variant = "mack_skillings" if runs > 1 else "skillings_mack"
+    if variant == "skillings_mack" and runs > 1:
+        return None
+    # The null covariance depends only on the counts (no tie correction): any responses will do.
+    return kernels.build_setup(np.arange(template.nobs, dtype=float), template.agent, template.task,
+                               template.n_agents, template.n_tasks, variant=variant)
+
+
+def _rank_outcomes(setup, template, responses, alpha):
+    """Rejections of the blocked rank test for a batch of data sets, vectorised over the batch."""
+    from .methods import _blocked_ranks as kernels
+
+    batch = responses.shape[0]
+    ranks = stats.rankdata(responses.reshape(batch, template.n_tasks, -1), axis=-1).reshape(batch, -1)
+    statistic = kernels.statistic(setup, ranks)
+    pvalue = stats.chi2.sf(statistic, setup.df) if setup.df > 0 else np.ones(batch)
+    runs = np.full((batch, 1), float(template.max_runs_per_cell))
+    return (pvalue <= alpha)[:, None], runs
+
+
+def _method_outcomes(method, call, template, responses, simulations, alpha, seeds):
+    """(rejected, runs): arrays of shape (batch, units) for one method on a batch of data sets."""
+    if method == "skillings_mack":
+        setup = _rank_setup(call, template)
+        if setup is not None:
+            return _rank_outcomes(setup, template, responses, alpha)
+    function = _public_function(method)
+    units = _units(method, template)
+    rejected = np.zeros((len(simulations), units), dtype=bool)
+    runs = np.zeros((len(simulations), units))
+    for i, simulation in enumerate(simulations):
+        result = function(dataclasses.replace(template, y=responses[i]), rng=_method_generator(simulation, method),
+                          **call)
+        rejected[i], runs[i] = _DECIDE[method](result, alpha, template, seeds)
+    return rejected, runs
+
+
+# ---------------------------------------------------------------------------
+# The study: blocks of simulations, run anywhere
+# ---------------------------------------------------------------------------
+
+@dataclass(frozen=True, eq=False)
+class _Study:
+    source: object
+    methods: tuple    # ((name, options), ...)
+    alpha: float
+    root: np.random.SeedSequence
+
+
+def _caught_messages(caught):
+    counts = {}
+    for w in caught:
+        key = (w.category.__name__, str(w.message))
+        counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+def _run_block(study, seeds, start, stop):
+    """Run every method on simulations start..stop-1 with ``seeds`` runs per cell.
+
+    Returns ``({method: (rejected, runs)}, warning counts)``; pure function of
+    its arguments, so it can run in any process or on any cluster worker.
+    """
+    template = study.source.template(seeds)
+    simulations = [_simulation_seed(study.root, seeds, j) for j in range(start, stop)]
+    with _WARNINGS_LOCK, warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        responses = np.stack([study.source.draw(s, seeds) for s in simulations])
+        outcomes = {}
+        for method, options in study.methods:
+            call = _call_options(method, options, seeds, study.alpha)
+            outcomes[method] = _method_outcomes(method, call, template, responses, simulations, study.alpha, seeds)
+    return outcomes, _caught_messages(caught)
+
+
+def _dry_run(study, seeds):
+    """Each method once on the first data set, in this process: bad options fail here, loudly.
+
+    Returns the level each sequential test can spend (NaN for the others).
+    """
+    template = study.source.template(seeds)
+    simulation = _simulation_seed(study.root, seeds, 0)
+    data = dataclasses.replace(template, y=study.source.draw(simulation, seeds))
+    levels = {}
+    for method, options in study.methods:
+        call = _call_options(method, options, seeds, study.alpha)
+        result = _public_function(method)(data, rng=_method_generator(simulation, method), **call)
+        levels[method] = float(getattr(result, "level_spent", math.nan))
+    return levels
+
+
+def _check_backend(backend):
+    if backend is None:
+        return None
+    if not isinstance(backend, str):
+        raise OptionError(f"backend must be None, 'dask' or the name of a joblib backend, got {backend!r}")
+    if backend == "dask":
+        try:
+            import distributed
+        except ImportError:
+            raise OptionError("backend='dask' needs dask.distributed: pip install 'rlstats[distributed]' "
+                              "(or pip install 'dask[distributed]')") from None
+        try:
+            distributed.Client.current()
+        except ValueError:
+            raise OptionError("backend='dask' runs on a dask.distributed Client, and none is running: create one "
+                              "first, e.g. `from dask.distributed import Client; client = Client()` for this "
+                              "machine or `client = Client('tcp://scheduler:8786')` for a cluster") from None
+        return backend
+    from joblib.parallel import BACKENDS
+
+    if backend not in BACKENDS:
+        raise OptionError(f"backend={backend!r} is not a joblib backend; use 'dask' or one of: "
+                          f"{', '.join(sorted(BACKENDS))}")
+    return backend
+
+
+def _check_n_jobs(n_jobs):
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0 or n_jobs < -1:
+        raise OptionError(f"n_jobs must be a positive whole number or -1 (all cores or workers), got {n_jobs!r}")
+    return int(n_jobs)
+
+
+def _blocks(seeds_list, n_sim):
+    return [(seeds, start, min(start + _BLOCK, n_sim)) for seeds in seeds_list for start in range(0, n_sim, _BLOCK)]
+
+
+def _execute(study, seeds_list, n_sim, n_jobs, backend, progress, description="power simulations"):
+    """Outcomes per (method, seeds), each in simulation order, and warning counts."""
+    blocks = _blocks(seeds_list, n_sim)
+    parts = {}
+    messages = {}
+    with progress_bar(len(seeds_list) * n_sim, progress, description) as advance:
+        for (seeds, start, stop), (outcomes, caught) in zip(blocks, _map_blocks(study, blocks, n_jobs, backend)):
+            for method, arrays in outcomes.items():
+                parts.setdefault((method, seeds), []).append(arrays)
+            for key, count in caught.items():
+                messages[key] = messages.get(key, 0) + count
+            advance(stop - start)
+    joined = {key: (np.concatenate([p[0] for p in pieces]), np.concatenate([p[1] for p in pieces]))
+              for key, pieces in parts.items()}
+    return joined, messages
+
+
+def _map_blocks(study, blocks, n_jobs, backend):
+    """Results of _run_block for every block, in block order, on the chosen engine."""
+    if backend is None and n_jobs == 1:
+        return (_run_block(study, *block) for block in blocks)
+    return _joblib_blocks(study, blocks, n_jobs, backend)
+
+
+def _joblib_blocks(study, blocks, n_jobs, backend):
+    """Blocks through joblib; Parallel is made inside parallel_config, which it reads when created."""
+    from joblib import Parallel, delayed, parallel_config
+
+    config = parallel_config(backend=backend) if backend is not None else contextlib.nullcontext()
+    with config:
+        parallel = Parallel(n_jobs=n_jobs, return_as="generator")
+        yield from parallel(delayed(_run_block)(study, *block) for block in blocks)
+
+
+# ---------------------------------------------------------------------------
+# Rates and their Monte Carlo intervals
+# ---------------------------------------------------------------------------
+
+def _wilson(successes, trials, confidence_level=MC_CONFIDENCE_LEVEL):
+    """Wilson score interval of a binomial proportion (vectorised)."""
+    successes = np.asarray(successes, dtype=float)
+    trials = np.asarray(trials, dtype=float)
+    z = stats.norm.ppf(0.5 + confidence_level / 2)
+    p = successes / trials
+    denominator = 1 + z**2 / trials
+    centre = (p + z**2 / (2 * trials)) / denominator
+    half = z / denominator * np.sqrt(p * (1 - p) / trials + z**2 / (4 * trials**2))
+    # At 0 or all successes the bound is exactly 0 or 1 (rounding leaves a 1e-19 otherwise).
+    low = np.where(successes == 0, 0.0, np.clip(centre - half, 0, 1))
+    high = np.where(successes == trials, 1.0, np.clip(centre + half, 0, 1))
+    return low, high
+
+
+def _rows(outcomes, methods, seeds_list, n_sim, levels):
+    rows = []
+    for method in methods:
+        for seeds in seeds_list:
+            rejected, runs = outcomes[(method, seeds)]
+            trials = rejected.size
+            hits = int(rejected.sum())
+            low, high = _wilson(hits, trials)
+            per_test = runs.ravel()
+            rows.append({
+                "method": method, "seeds": int(seeds), "power": hits / trials,
+                "std_error": math.sqrt(hits / trials * (1 - hits / trials) / trials),
+                "conf_low": float(low), "conf_high": float(high),
+                "mean_runs": float(per_test.mean()),
+                "mean_runs_se": float(per_test.std(ddof=1) / math.sqrt(trials)) if trials > 1 else math.nan,
+                "level_spent": levels.get((method, seeds), math.nan),
+                "n_sim": int(n_sim), "n_tests": int(trials), "n_rejections": hits,
+            })
+    return rows
+
+
+def _emit(messages, n_data_sets):
+    for (category, text), count in sorted(messages.items()):
+        if category == "RlstatsWarning":
+            warn(f"{text} (raised by {count} method calls on the simulated data sets)")
+        else:
+            warn(f"{category} in {count} method calls on the {n_data_sets} simulated data sets: {text}")
+
+
+# ---------------------------------------------------------------------------
+# Result
+# ---------------------------------------------------------------------------
+
+@resultclass
+class PowerResult(Result):
+    """Result of :func:`power` and :func:`sample_size`.
+
+    Attributes
+    ----------
+    methods : tuple of str
+        The methods simulated, in table order.
+    seeds : tuple of int
+        Numbers of seeds (runs per agent and task) evaluated, ascending.
+    effect : float or tuple
+        The shift, in within-cell standard deviations (see :func:`power`).
+    alpha : float
+        Level of every test (``1 - alpha`` intervals for the bootstrap rule).
+    n_sim : int
+        Simulated data sets per number of seeds (shared by all methods).
+    table : DataFrame
+        One row per method and number of seeds: ``method, seeds, power,
+        std_error, conf_low, conf_high`` (95% Wilson interval of the
+        rejection rate), ``mean_runs`` (runs used per agent and task; the
+        number of seeds except for AdaStop) and its standard error
+        ``mean_runs_se``, ``level_spent`` (the level a permutation-based
+        test can spend, NaN for the others), ``n_sim``, ``n_tests``
+        (simulations, times tasks for the per-task tests) and
+        ``n_rejections``.
+    data_source : str
+        ``"simulate"`` or ``"pilot"``.
+    simulation : dict
+        The data-generating settings (agents, tasks, families, shifts; or
+        the pilot's runs per cell, resampling and the within-cell SDs).
+    method_options : dict
+        Per method, the options given to it (before n and K are derived).
+    conf_level : float
+        Level of the Monte Carlo intervals (0.95).
+    target_power : float or None
+        :func:`sample_size` only: the power sought.
+    sample_size : int or None
+        Smallest number of seeds whose estimated power reaches the target.
+    sample_size_low, sample_size_high : int or None
+        Smallest numbers of seeds whose Monte Carlo interval reaches the
+        target at its upper bound and at its lower bound: the sample size
+        is between them, given the simulation error.
+    """
+
+    methods: tuple
+    seeds: tuple
+    effect: object
+    alpha: float
+    n_sim: int
+    table: pd.DataFrame
+    data_source: str
+    simulation: dict
+    method_options: dict
+    conf_level: float = MC_CONFIDENCE_LEVEL
+    target_power: float | None = None
+    sample_size: int | None = None
+    sample_size_low: int | None = None
+    sample_size_high: int | None = None
+
+    _plot_kinds: ClassVar[dict] = {}
+
+    # ---- combining ------------------------------------------------------------------
+    @classmethod
+    def combine(cls, *results):
+        """One result holding the rows of several (e.g. one method each), to tabulate and plot together.
+
+        The results must describe the same data (source, effect and alpha);
+        a method may appear in several only for different numbers of seeds.
+
+        Examples
+        --------
+        >>> from rlstats.power import PowerResult, power
+        >>> a = power("skillings_mack", effect=1.0, seeds=[2, 4], tasks=3, n_sim=20, rng=0, progress=False)
+        >>> b = power("bootstrap", effect=1.0, seeds=[2, 4], tasks=3, n_sim=20, rng=0, progress=False,
+        ...           n_resamples=200)
+        >>> PowerResult.combine(a, b).methods
+        ('skillings_mack', 'bootstrap')
+        """
+        if not results or not all(isinstance(r, PowerResult) for r in results):
+            raise OptionError("combine() takes PowerResult objects, at least one")
+        first = results[0]
+        for other in results[1:]:
+            for name in ("data_name", "data_source", "alpha"):
+                if getattr(other, name) != getattr(first, name):
+                    raise OptionError(f"cannot combine results with different {name}: {getattr(first, name)!r} "
+                                      f"and {getattr(other, name)!r}")
+            if not _same_effect(first.effect, other.effect):
+                raise OptionError(f"cannot combine results with different effects: {first.effect!r} and "
+                                  f"{other.effect!r}")
+        table = pd.concat([r.table for r in results], ignore_index=True)
+        if table.duplicated(["method", "seeds"]).any():
+            dup = table[table.duplicated(["method", "seeds"])].iloc[0]
+            raise OptionError(f"method {dup['method']!r} at {dup['seeds']} seeds appears in several results")
+        methods = tuple(dict.fromkeys(m for r in results for m in r.methods))
+        order = {m: i for i, m in enumerate(methods)}
+        table = table.sort_values(["method", "seeds"], key=lambda s: s.map(order) if s.name == "method" else s,
+                                  kind="stable").reset_index(drop=True)
+        notes = tuple(dict.fromkeys(n for r in results for n in r.notes))
+        options = {k: v for r in results for k, v in r.method_options.items()}
+        return cls(method=first.method if len(results) == 1 else "Simulation-based power analysis",
+                   formula=first.formula, data_name=first.data_name, nobs=sum(r.nobs for r in results),
+                   notes=notes, options={"combined": [r.options for r in results]}, seed=[r.seed for r in results],
+                   methods=methods, seeds=tuple(sorted(set(table["seeds"].tolist()))), effect=first.effect,
+                   alpha=first.alpha, n_sim=int(table["n_sim"].min()), table=table, data_source=first.data_source,
+                   simulation=first.simulation, method_options=options)
+
+    # ---- printing -----------------------------------------------------------------
+    def _statistic_line(self):
+        what = "type-I error" if self._is_null else "power"
+        return (f"{what} by simulation: effect = {_effect_text(self.effect)}, alpha = {self.alpha}, "
+                f"{self._simulations} simulated data sets per number of seeds")
+
+    @property
+    def _simulations(self):
+        """'1000', or '300 to 1000' for combined results."""
+        low, high = int(self.table["n_sim"].min()), int(self.table["n_sim"].max())
+        return str(low) if low == high else f"{low} to {high}"
+
+    @property
+    def _is_null(self):
+        """Nothing differs: simulated agents shifted alike, or a pilot pooled over agents with no shift."""
+        return _null_simulation(self.simulation)
+
+    def _extra_lines(self):
+        lines = [f"rejection rates with {fmt.signif(100 * self.conf_level)}% Monte Carlo (Wilson) intervals:"]
+        shown = self.table[["method", "seeds", "power", "conf_low", "conf_high", "mean_runs"]]
+        lines += ["  " + line for line in fmt.table_text(shown, 4).splitlines()]
+        if self.target_power is not None:
+            lines.append(_sample_size_sentence(self))
+        return lines
+
+    def _summary_tables(self):
+        settings = pd.DataFrame({"setting": list(self.simulation), "value": [_setting_text(v) for v in
+                                                                               self.simulation.values()]})
+        return {"Rejection rates": self.table, "Data-generating settings": settings}
+
+    # ---- tidy output ------------------------------------------------------------------
+    def tidy(self):
+        """One row per method and number of seeds: method, seeds, power, std_error, conf_low, conf_high,
+        mean_runs, mean_runs_se, level_spent, n_sim, n_tests."""
+        return self.table.drop(columns="n_rejections").copy()
+
+    def glance(self):
+        """The study in one row."""
+        return pd.DataFrame([{
+            "method": ", ".join(self.methods), "effect": _effect_text(self.effect), "alpha": self.alpha,
+            "n_sim": self.n_sim, "data_source": self.data_source, "target_power": self.target_power,
+            "sample_size": self.sample_size, "sample_size_low": self.sample_size_low,
+            "sample_size_high": self.sample_size_high,
+        }])
+
+    def confidence_interval(self, confidence_level=MC_CONFIDENCE_LEVEL):
+        """The tidy table with Wilson intervals of the rejection rates at another level."""
+        level = check_fraction("confidence_level", confidence_level)
+        low, high = _wilson(self.table["n_rejections"].to_numpy(), self.table["n_tests"].to_numpy(), level)
+        out = self.tidy()
+        out["conf_low"], out["conf_high"] = low, high
+        return out
+
+    def report(self):
+        """A methods-section paragraph: how the data were simulated, the rules, the rates."""
+        if self.data_source == "simulate":
+            s = self.simulation
+            source = (f"We estimated {'the type-I error' if self._is_null else 'the power'} of each method by "
+                      f"simulation: {self._simulations} data sets per number of seeds were drawn with "
+                      f"rlstats.datasets.simulate ({len(s['agents'])} agents, {len(s['tasks'])} tasks, score "
+                      f"families {', '.join(s['families'])}, task heterogeneity {fmt.signif(s['heterogeneity'])}), "
+                      "with the agents' scores shifted by " + ", ".join(
+                          f"{fmt.signif(v)} ({a})" for a, v in s["effect"].items()) +
+                      " within-cell standard deviations")
+        else:
+            s = self.simulation
+            how = ("each agent's runs drawn with replacement from its own pilot runs" if s["resample"] == "agents"
+                   else "every agent's runs drawn with replacement from the task's pooled pilot runs")
+            shift = (f", and {s['shifted_agent']} shifted by {_effect_text(self.effect)} pooled within-cell "
+                     "standard deviations of each task" if self.effect != 0 else ", with no shift added")
+            source = (f"We estimated the power of each method by resampling a pilot ({s['pilot']}): "
+                      f"{self._simulations} data sets per number of seeds, {how}{shift}")
+        text = source + f". Every method analysed the same data sets at alpha = {self.alpha}. "
+        text += " ".join(_RULES[m](self) for m in self.methods)
+        text += (f" Rates are given with {fmt.signif(100 * self.conf_level)}% Wilson intervals for the Monte Carlo "
+                 "error.")
+        for method in self.methods:
+            rows = self.table[self.table["method"] == method]
+            parts = [f"{s} seeds {fmt.signif(p, 3)} ({fmt.signif(lo, 3)} to {fmt.signif(hi, 3)})"
+                     for s, p, lo, hi in zip(rows["seeds"], rows["power"], rows["conf_low"], rows["conf_high"])]
+            text += f" {_LABELS[method][:1].upper() + _LABELS[method][1:]}: {'; '.join(parts)}."
+            if method == "adastop":
+                text += " Mean runs used per agent: " + ", ".join(
+                    f"{fmt.signif(r, 3)} of {s}" for s, r in zip(rows["seeds"], rows["mean_runs"])) + "."
+        if self.target_power is not None:
+            text += " " + _sample_size_sentence(self)
+        if self.notes:
+            text += " " + " ".join(n[0].upper() + n[1:] + ("" if n.endswith(".") else ".") for n in self.notes)
+        return text
+
+
+def _null_simulation(settings):
+    if settings["source"] == "simulate":
+        shifts = np.asarray(list(settings["effect"].values()), dtype=float)
+        return bool(np.all(shifts == shifts[0]))
+    shifts = [value for row in settings["shift"].values() for value in row.values()]
+    return settings["resample"] == "pooled" and not any(shifts)
+
+
+def _same_effect(a, b):
+    return np.array_equal(np.atleast_1d(np.asarray(a, dtype=float)), np.atleast_1d(np.asarray(b, dtype=float)))
+
+
+def _effect_text(effect):
+    if isinstance(effect, (tuple, list, np.ndarray)):
+        return "(" + ", ".join(fmt.signif(float(e)) for e in effect) + ")"
+    return fmt.signif(float(effect))
+
+
+def _setting_text(value):
+    if isinstance(value, dict):
+        return "; ".join(f"{k}: {_setting_text(v)}" for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_setting_text(v) for v in value)
+    if isinstance(value, float):
+        return fmt.signif(value)
+    return str(value)
+
+
+def _sample_size_sentence(result):
+    method = _LABELS[result.methods[0]]
+    target = fmt.signif(result.target_power)
+    if result.sample_size is None:
+        return (f"The {method} did not reach power {target} with up to {max(result.seeds)} seeds "
+                "(sample size not found).")
+    row = result.table[result.table["seeds"] == result.sample_size].iloc[0]
+    text = (f"Sample size for power {target}: {result.sample_size} seeds (estimated power "
+            f"{fmt.signif(row['power'], 3)}, {fmt.signif(100 * result.conf_level)}% interval "
+            f"{fmt.signif(row['conf_low'], 3)} to {fmt.signif(row['conf_high'], 3)}); ")
+    if result.sample_size_high is None:
+        return text + (f"given the Monte Carlo error it is at least {result.sample_size_low} seeds, and no number of "
+                       "seeds searched has an interval entirely above the target.")
+    if result.sample_size_low == result.sample_size_high:
+        return text + "the Monte Carlo error does not change it."
+    return text + (f"given the Monte Carlo error the sample size lies between {result.sample_size_low} and "
+                   f"{result.sample_size_high} seeds.")
+
+
+def _rule_rank(result):
+    return ("The blocked rank test (Mack-Skillings 1980 on all runs with several seeds, Skillings-Mack 1981 with "
+            "one) rejected when its p-value was at most alpha.")
+
+
+def _rule_bootstrap(result):
+    options = result.method_options.get("bootstrap", {})
+    metric = options.get("metric", "iqm")
+    metric = getattr(metric, "__name__", metric)
+    level = options.get("confidence_level", 1 - result.alpha)
+    resamples = options.get("n_resamples", DEFAULT_BOOTSTRAP_RESAMPLES)
+    return (f"Bootstrap interval separation (thesis Section 3.1) rejected when the {fmt.signif(100 * level)}% "
+            f"stratified-bootstrap intervals ({resamples} resamples) of the {metric} of two agents did not overlap; "
+            "non-overlap of two intervals is a conservative test, so its rejection rate under no difference is "
+            "expected well below alpha.")
+
+
+def _rule_adastop(result):
+    options = result.method_options.get("adastop", {})
+    if options.get("n") is not None:
+        design = f"n = {options['n']} runs per interim and K = seeds / n interims"
+    else:
+        design = f"K = {options.get('K', DEFAULT_K)} interims of n = seeds / K runs"
+    return (f"AdaStop ({design}, one test per task) counted as rejecting when it decided 'larger' or 'smaller' "
+            "for a comparison; its rate is per task and simulation, and its mean number of runs used per agent "
+            "is reported.")
+
+
+def _rule_permutation(result):
+    return ("The permutation test of mean differences (one test per task, step-down over comparisons) counted as "
+            "rejecting when it rejected any comparison.")
+
+
+_RULES = {"skillings_mack": _rule_rank, "bootstrap": _rule_bootstrap, "adastop": _rule_adastop,
+          "permutation": _rule_permutation}
+
+
+# ---------------------------------------------------------------------------
+# Plots: draw, never compute
+# ---------------------------------------------------------------------------
+
+def _new_axes(ax):
+    if ax is not None:
+        return ax
+    import matplotlib.pyplot as plt
+
+    _, ax = plt.subplots(figsize=(6.0, 4.0))
+    return ax
+
+
+def plot_power(result, *, ax=None, **kwargs):
+    """Power (rejection rate) against the number of seeds, one line per method with its Monte Carlo band.
+
+    A dashed line marks alpha when no effect was simulated, or the target
+    power of a sample-size search (with the sample size found).
+    """
+    ax = _new_axes(ax)
+    for method in result.methods:
+        rows = result.table[result.table["method"] == method]
+        style = {"marker": "o", "label": _LABELS[method], **kwargs}
+        (line,) = ax.plot(rows["seeds"], rows["power"], **style)
+        ax.fill_between(rows["seeds"], rows["conf_low"], rows["conf_high"], color=line.get_color(), alpha=0.2,
+                        linewidth=0)
+    if result.target_power is not None:
+        ax.axhline(result.target_power, color="grey", linestyle="--", linewidth=1,
+                   label=f"target power {fmt.signif(result.target_power)}")
+        if result.sample_size is not None:
+            ax.axvline(result.sample_size, color="grey", linestyle=":", linewidth=1,
+                       label=f"sample size {result.sample_size}")
+    elif result._is_null:
+        ax.axhline(result.alpha, color="grey", linestyle="--", linewidth=1, label=f"alpha = {result.alpha}")
+    if len(result.seeds) <= 15:
+        ax.set_xticks(list(result.seeds))
+    ax.set_xlabel("seeds (runs per agent and task)")
+    ax.set_ylabel("type-I error" if result._is_null else "power")
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_title(f"effect {_effect_text(result.effect)}, {result._simulations} simulations per point")
+    ax.legend(fontsize="small")
+    return ax
+
+
+def plot_runs(result, *, ax=None, **kwargs):
+    """Mean runs used per agent and task against the budget in seeds (AdaStop stops early; others use all)."""
+    ax = _new_axes(ax)
+    for method in result.methods:
+        rows = result.table[result.table["method"] == method]
+        style = {"marker": "o", "label": _LABELS[method], **kwargs}
+        ax.plot(rows["seeds"], rows["mean_runs"], **style)
+    top = max(result.seeds)
+    ax.plot([0, top], [0, top], color="grey", linestyle="--", linewidth=1, label="all runs used")
+    ax.set_xlabel("seeds (budget of runs per agent and task)")
+    ax.set_ylabel("mean runs used per agent")
+    ax.legend(fontsize="small")
+    return ax
+
+
+PowerResult._plot_kinds = {"power": plot_power, "runs": plot_runs}
+
+
+# ---------------------------------------------------------------------------
+# Public functions
+# ---------------------------------------------------------------------------
+
+def _check_seeds(seeds):
+    if isinstance(seeds, numbers.Integral) and not isinstance(seeds, bool):
+        seeds = [seeds]
+    if isinstance(seeds, str) or not isinstance(seeds, (Sequence, np.ndarray)) or len(seeds) == 0:
+        raise OptionError(f"seeds must be a list of numbers of runs per agent and task, e.g. [3, 5, 10], got {seeds!r}")
+    checked = sorted({check_int("seeds", s, minimum=1) for s in seeds})
+    return tuple(checked)
+
+
+def _default_seeds(plans):
+    """(3, 5, 10, 20); with AdaStop, multiples of its K (or n) so the budget n * K is whole."""
+    options = dict(plans).get("adastop")
+    if options is None:
+        return DEFAULT_SEEDS
+    unit = options.get("n") or options.get("K") or DEFAULT_K
+    return tuple(unit * m for m in (1, 2, 4, 6))
+
+
+def _prepare(method, design, formula, effect, tasks, agents, distribution, heterogeneity, resample, shifted_agent,
+             alpha, n_sim, rng, n_jobs, backend, progress, eval_env, method_options):
+    """Everything both public functions check once: methods, options, data source, engine."""
+    methods = _check_methods(method)
+    plans = _split_options(methods, method_options)
+    alpha = check_fraction("alpha", alpha)
+    n_sim = check_int("n_sim", n_sim, minimum=1)
+    n_jobs = _check_n_jobs(n_jobs)
+    backend = _check_backend(backend)
+    progress = check_bool("progress", progress)
+    if design is None:
+        if formula is not None:
+            raise OptionError("formula= goes with a pilot (design= a DataFrame); simulated data use "
+                              f"'{SIMULATED_FORMULA}'")
+        if resample != "agents" or shifted_agent is not None:
+            raise OptionError("resample= and shifted_agent= apply to a pilot (design= a DataFrame); simulated "
+                              "data shift the agents by effect= (a number spreads 0..effect over the agents)")
+        source = _simulated_source(agents, tasks, _check_effect(effect, pilot=False), distribution, heterogeneity)
+        effect = float(effect) if isinstance(effect, numbers.Real) else tuple(float(e) for e in effect)
+    elif isinstance(design, (pd.DataFrame, Design)):
+        if distribution != "mixed" or heterogeneity != 1.0:
+            raise OptionError("distribution= and heterogeneity= describe simulated data; with a pilot the runs "
+                              "are resampled as they are")
+        # reference=2: the frame that called power() or sample_size() (which called this function).
+        env = eval_env if isinstance(eval_env, patsy.EvalEnvironment) else patsy.EvalEnvironment.capture(
+            0 if eval_env is None else eval_env, reference=2)
+        source = _pilot_source(design, formula, agents, tasks, effect, resample, shifted_agent, env)
+        effect = float(effect)
+    else:
+        raise OptionError(f"design must be None (simulated data) or a pilot DataFrame of runs, got "
+                          f"{type(design).__name__}")
+    root, record = seed_sequence(rng)
+    study = _Study(source=source, methods=plans, alpha=alpha, root=root)
+    engine = {"n_jobs": n_jobs, "backend": backend, "progress": progress}
+    return study, effect, n_sim, record, engine
+
+
+def _evaluate(study, seeds_list, n_sim, engine, description="power simulations"):
+    """Table rows for these numbers of seeds (dry run first, then all blocks), and warnings counted."""
+    levels = {}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for seeds in seeds_list:
+            for method, level in _dry_run(study, seeds).items():
+                levels[(method, seeds)] = level
+    messages = _caught_messages(caught)
+    outcomes, found = _execute(study, seeds_list, n_sim, engine["n_jobs"], engine["backend"], engine["progress"],
+                               description)
+    for key in found:
+        messages.setdefault(key, 0)
+        messages[key] += found[key]
+    return _rows(outcomes, [m for m, _ in study.methods], seeds_list, n_sim, levels), messages
+
+
+def _notes(study, effect):
+    notes = []
+    methods = [m for m, _ in study.methods]
+    template = study.source.template(2)
+    per_task = [m for m in methods if _PER_TASK[m]]
+    if per_task and template.has_blocks and template.n_tasks > 1:
+        names = " and ".join({"adastop": "AdaStop", "permutation": "the permutation test"}[m] for m in per_task)
+        names = names[:1].upper() + names[1:]
+        verb, their = ("run", "their rates are") if len(per_task) > 1 else ("runs", "its rate is")
+        notes.append(f"{names} {verb} one test per task: {their} per task and simulation ({template.n_tasks} "
+                     "tasks), with Wilson intervals over all tests (conservative when tasks differ in power)")
+    if "bootstrap" in methods:
+        notes.append("bootstrap interval separation is conservative: two intervals can overlap although the "
+                     "difference is significant, so expect a rejection rate below alpha when nothing differs")
+    if study.source.kind == "pilot" and study.source.resample == "agents" and effect == 0:
+        notes.append("the pilot's agents were resampled from their own runs with no shift: this is the power at "
+                     "the differences the pilot shows, not a type-I error")
+    return notes
+
+
+def _result(study, rows, effect, n_sim, record, engine, title, messages, **search):
+    table = pd.DataFrame(rows)
+    methods = tuple(m for m, _ in study.methods)
+    _emit(messages, n_sim * table["seeds"].nunique())
+    return PowerResult(
+        method=title, formula=study.source.formula, data_name=study.source.data_name(),
+        nobs=int(n_sim * table["seeds"].nunique()), notes=tuple(_notes(study, effect)),
+        options={"alpha": study.alpha, "n_sim": n_sim, "n_jobs": engine["n_jobs"], "backend": engine["backend"],
+                 "block_size": _BLOCK, **{m: o for m, o in study.methods}},
+        seed=record, methods=methods, seeds=tuple(sorted(table["seeds"].unique().tolist())), effect=effect,
+        alpha=study.alpha, n_sim=n_sim, table=table, data_source=study.source.kind,
+        simulation=study.source.describe(), method_options={m: dict(o) for m, o in study.methods}, **search)
+
+
+def power(method, *, design=None, formula=None, effect=0.0, seeds=None, tasks=None, agents=None,
+          distribution="mixed", heterogeneity=1.0, resample="agents", shifted_agent=None, alpha=0.05, n_sim=1_000,
+          rng=None, n_jobs=1, backend=None, progress=True, eval_env=None, **method_options):
+    """Power of one or several methods by simulation: rejection rate against the number of seeds.
+
+    For each number of seeds, ``n_sim`` data sets are drawn and every method
+    is run on each; the rate at which a method rejects is its power (its
+    type-I error when nothing differs), with a 95% Wilson interval for the
+    Monte Carlo error.
+
+    Parameters
+    ----------
+    method : str or list of str
+        ``"skillings_mack"`` (blocked rank test; rejects when p <= alpha),
+        ``"bootstrap"`` (rejects when two agents' stratified-bootstrap
+        intervals of the metric do not overlap, the thesis's rule),
+        ``"adastop"`` (rejects when a comparison is decided larger or smaller;
+        also reports the mean runs used) or ``"permutation"`` (one-interim
+        permutation test with step-down).  A list simulates several on the
+        same data sets.
+    design : None, DataFrame or Design
+        None: data from :func:`rlstats.datasets.simulate`.  A pilot DataFrame
+        of real runs (with ``formula``): runs are drawn with replacement from
+        it (Mathieu et al. 2023, Section 5.2).
+    formula : str, optional
+        The pilot's formula, e.g. ``"score ~ agent | task"`` or ``"score ~ agent"``.
+    effect : float or sequence of float
+        Shift in **within-cell standard deviations**.  Simulated data: as in
+        ``simulate`` (a number spreads the shifts evenly from 0 for the first
+        agent to ``effect`` for the last; a sequence gives one per agent);
+        0 is the null.  Pilot: added to ``shifted_agent`` on every task, in
+        units of that task's pooled within-cell SD in the pilot; 0 keeps the
+        pilot's own differences.
+    seeds : int or list of int, optional
+        Runs per agent and task.  Default ``[3, 5, 10, 20]``; with AdaStop
+        the budget ``n * K`` per agent, by default multiples of its K (5):
+        ``[5, 10, 20, 30]``.
+    tasks : int, list of str or None
+        Simulated: number (default 10) or names of tasks.  Pilot: the tasks
+        to keep (default all).
+    agents : int, list of str or None
+        Simulated: number (default 2) or names.  Pilot: agents to keep.
+    distribution : {"mixed", "normal", "lognormal", "t", "beta", "mixture"}
+        Simulated score families (see :func:`rlstats.datasets.simulate`).
+    heterogeneity : float
+        Simulated spread of task offsets and scales (0: all tasks alike).
+    resample : {"agents", "pooled"}
+        Pilot: each agent's runs drawn from its own runs, or every agent's
+        from the task's pooled runs (identical agents: the null, plus the shift).
+    shifted_agent : str, optional
+        Pilot: the agent that gets the shift (default the last agent).
+    alpha : float
+        Level of every test.
+    n_sim : int
+        Data sets per number of seeds.
+    rng : None, int or numpy.random.Generator
+        Seed of everything random (recorded in the result).  Simulation j
+        with s seeds uses the stream keyed (s, j) below it, so results do not
+        depend on ``n_jobs``, the backend or the other numbers of seeds.
+    n_jobs : int
+        Parallel workers (joblib; -1 for all cores).  With a backend, the
+        backend's workers run the blocks.
+    backend : None or str
+        ``"dask"``: run the blocks on the running ``dask.distributed``
+        Client (``pip install 'rlstats[distributed]'``).  To use a cluster,
+        connect first: ``client = dask.distributed.Client("tcp://scheduler:8786")``,
+        then call ``power(..., backend="dask")``; each worker needs rlstats
+        installed.  Any other joblib backend name (``"loky"``,
+        ``"threading"``, ...) is passed to joblib.
+    progress : bool
+        Show a progress bar (tqdm, on stderr).
+    eval_env : patsy.EvalEnvironment, optional
+        Where the pilot formula's names are looked up (default: the caller's frame).
+    **method_options
+        Options of the methods' own functions (e.g. ``n_resamples=2000``),
+        given to every listed method that takes them, or per method as a
+        dict: ``adastop={"K": 5}, bootstrap={"n_resamples": 500}``.  Extras:
+        bootstrap ``metric="iqm"`` (the metric whose intervals are
+        compared; its intervals default to ``confidence_level = 1 - alpha``
+        and ``n_resamples = 1000``); AdaStop ``K=`` (default 5) or ``n=``,
+        the other being ``seeds / K`` or ``seeds / n``.
+
+    Returns
+    -------
+    PowerResult
+        ``tidy()`` has one row per method and number of seeds with
+        ``method, seeds, power, conf_low, conf_high, mean_runs``;
+        ``plot()`` draws power against seeds.
+
+    Raises
+    ------
+    OptionError
+        Unknown method or option, seeds that are not a multiple of AdaStop's
+        K, a backend that is not available.
+    DesignError, FormulaError
+        A pilot that does not fit its formula.
+
+    Notes
+    -----
+    AdaStop and the permutation test run one test per task, so with several
+    tasks their rate is per task and simulation.  The bootstrap rule is
+    conservative (two overlapping 95% intervals can hide a significant
+    difference).  The blocked rank test takes a vectorised path (the same
+    kernels as :func:`rlstats.skillings_mack`) when its p-value is the
+    chi-squared one and every cell has the same number of runs; otherwise
+    every method runs through its public function on each data set.
+
+    To run on a cluster::
+
+        from dask.distributed import Client
+        client = Client("tcp://scheduler:8786")   # or Client() for a local cluster
+        res = rlstats.power("adastop", effect=1.0, n_sim=10_000, backend="dask")
+
+    References
+    ----------
+    Mathieu, T. et al. (2023), AdaStop: adaptive statistical testing for sound
+    comparisons of Deep RL agents, arXiv:2306.10882, Section 5.2 and Table 2.
+    Casesa, R. (2024), Statistical Methods for Reinforcement Learning Policy
+    Comparison, PhD thesis, Chapter 3 (simulation study).
+    Colas, C., Sigaud, O. and Oudeyer, P.-Y. (2019), A hitchhiker's guide to
+    statistical comparisons of reinforcement learning algorithms, arXiv:1904.06979.
+    Wilson, E. B. (1927), Probable inference, the law of succession, and
+    statistical inference, JASA 22(158), 209-212.
+
+    Examples
+    --------
+    >>> from rlstats.power import power
+    >>> res = power("skillings_mack", effect=1.0, seeds=[2, 5], tasks=5, n_sim=200, rng=0, progress=False)
+    >>> res.tidy()[["method", "seeds", "power"]].round(3).values.tolist()
+    [['skillings_mack', 2, 0.6], ['skillings_mack', 5, 0.95]]
+    """
+    study, effect, n_sim, record, engine = _prepare(
+        method, design, formula, effect, tasks, agents, distribution, heterogeneity, resample, shifted_agent,
+        alpha, n_sim, rng, n_jobs, backend, progress, eval_env, method_options)
+    seeds_list = _default_seeds(study.methods) if seeds is None else _check_seeds(seeds)
+    rows, messages = _evaluate(study, seeds_list, n_sim, engine)
+    return _result(study, rows, effect, n_sim, record, engine, "Simulation-based power analysis", messages)
+
+
+def sample_size(method, target_power=0.8, *, design=None, formula=None, effect=0.0, min_seeds=None, max_seeds=100,
+                tasks=None, agents=None, distribution="mixed", heterogeneity=1.0, resample="agents",
+                shifted_agent=None, alpha=0.05, n_sim=1_000, rng=None, n_jobs=1, backend=None, progress=True,
+                eval_env=None, **method_options):
+    """Smallest number of seeds whose simulated power reaches ``target_power``.
+
+    Power is estimated as in :func:`power` at numbers of seeds chosen by a
+    search: doubling from ``min_seeds`` until the estimate reaches the
+    target, then bisection to the smallest number that does.  Two more
+    bisections give the range the sample size lies in given the Monte Carlo
+    error: from the smallest number of seeds whose interval's upper bound
+    reaches the target to the smallest whose lower bound does.  Each number
+    of seeds is simulated as ``power(seeds=[s])`` would (same streams).
+
+    Parameters
+    ----------
+    method : str
+        One method (see :func:`power`).
+    target_power : float
+        The power sought, between 0 and 1.
+    min_seeds, max_seeds : int
+        Search range.  ``min_seeds`` defaults to 2, or to AdaStop's K (or n):
+        with AdaStop the search runs over multiples of K (or of n).
+    design, formula, effect, tasks, agents, distribution, heterogeneity, resample, shifted_agent, alpha, n_sim,
+    rng, n_jobs, backend, progress, eval_env, **method_options
+        As in :func:`power`.
+
+    Returns
+    -------
+    PowerResult
+        Rows for every number of seeds evaluated, with ``target_power``,
+        ``sample_size`` (None if ``max_seeds`` does not reach it, with a
+        warning), ``sample_size_low`` and ``sample_size_high``.
+
+    Raises
+    ------
+    OptionError
+        As :func:`power`; a list of methods (search one at a time); a null
+        effect on simulated data (power stays at alpha).
+
+    Notes
+    -----
+    The search assumes power grows with the number of seeds; Monte Carlo
+    error can make neighbouring estimates cross, which the range accounts for.
+
+    References
+    ----------
+    Mathieu, T. et al. (2023), arXiv:2306.10882, Section 5.2.
+    Colas, C., Sigaud, O. and Oudeyer, P.-Y. (2019), arXiv:1904.06979 (sample size by power analysis).
+
+    Examples
+    --------
+    >>> from rlstats.power import sample_size
+    >>> res = sample_size("skillings_mack", 0.8, effect=1.0, tasks=5, n_sim=100, rng=0, progress=False)
+    >>> res.sample_size, res.sample_size_low, res.sample_size_high
+    (5, 3, 5)
+    """
+    if not isinstance(method, str):
+        raise OptionError(f"sample_size searches one method at a time, got {method!r}; call it once per method "
+                          "and combine the results with PowerResult.combine")
+    target = check_fraction("target_power", target_power)
+    study, effect, n_sim, record, engine = _prepare(
+        method, design, formula, effect, tasks, agents, distribution, heterogeneity, resample, shifted_agent,
+        alpha, n_sim, rng, n_jobs, backend, progress, eval_env, method_options)
+    if _null_simulation(study.source.describe()):
+        raise OptionError("effect=0 is the null hypothesis: power stays at about alpha whatever the number of "
+                          "seeds; give the effect to detect, e.g. effect=0.5")
+    unit = 1
+    if method == "adastop":
+        options = dict(study.methods)["adastop"]
+        unit = options.get("n") or options.get("K") or DEFAULT_K
+    low_units, high_units = _search_range(min_seeds, max_seeds, unit)
+    search = _Search(study, n_sim, engine, unit, target)
+    found = search.run(low_units, high_units)
+    rows = [search.rows[u] for u in sorted(search.rows)]
+    messages = search.messages
+    result = _result(study, rows, effect, n_sim, record, engine, "Sample size search by simulation", messages,
+                     target_power=target, **found)
+    if found["sample_size"] is None:
+        warn(f"power {target} was not reached with up to {high_units * unit} seeds (largest estimate "
+             f"{fmt.signif(max(r['power'] for r in rows), 3)}); raise max_seeds or the effect")
+    return result
+
+
+def _search_range(min_seeds, max_seeds, unit):
+    max_seeds = check_int("max_seeds", max_seeds, minimum=1)
+    if min_seeds is None:
+        min_seeds = unit if unit > 1 else 2
+    min_seeds = check_int("min_seeds", min_seeds, minimum=1)
+    if min_seeds % unit or max_seeds < min_seeds:
+        raise OptionError(f"the search needs multiples of {unit} (AdaStop's n * K budget) with "
+                          f"min_seeds <= max_seeds; got min_seeds={min_seeds}, max_seeds={max_seeds}")
+    return min_seeds // unit, max_seeds // unit
+
+
+class _Search:
+    """Bisection over numbers of seeds (in units of ``unit``), each simulated once and cached."""
+
+    def __init__(self, study, n_sim, engine, unit, target):
+        self.study, self.n_sim, self.engine, self.unit, self.target = study, n_sim, engine, unit, target
+        self.rows = {}
+        self.messages = {}
+
+    def row(self, units):
+        if units not in self.rows:
+            seeds = units * self.unit
+            rows, messages = _evaluate(self.study, (seeds,), self.n_sim, self.engine, f"power at {seeds} seeds")
+            self.rows[units] = rows[0]
+            for key, count in messages.items():
+                self.messages[key] = self.messages.get(key, 0) + count
+        return self.rows[units]
+
+    def first(self, low, high, reached):
+        """Smallest u in (low, high] with reached(u), knowing reached(high) and not reached(low)."""
+        while high - low > 1:
+            middle = (low + high) // 2
+            if reached(self.row(middle)):
+                high = middle
+            else:
+                low = middle
+        return high
+
+    def bracket(self, start, stop, reached):
+        """(last u failing, first u reaching) by doubling from start; (.., None) when stop fails too."""
+        failing, u = start - 1, start
+        while True:
+            if reached(self.row(u)):
+                return failing, u
+            failing = u
+            if u >= stop:
+                return failing, None
+            u = min(2 * u, stop)
+
+    def run(self, start, stop):
+        def estimate(row):
+            return row["power"] >= self.target
+
+        def upper(row):
+            return row["conf_high"] >= self.target
+
+        def lower(row):
+            return row["conf_low"] >= self.target
+
+        failing, reaching = self.bracket(start, stop, estimate)
+        if reaching is None:
+            return {"sample_size": None, "sample_size_low": None, "sample_size_high": None}
+        best = self.first(failing, reaching, estimate)
+        low = self.first(start - 1, best, upper) if not upper(self.row(start)) else start
+        failing_high, reaching_high = self.bracket(best, stop, lower)
+        high = None if reaching_high is None else self.first(max(failing_high, best - 1), reaching_high, lower)
+        return {"sample_size": best * self.unit, "sample_size_low": low * self.unit,
+                "sample_size_high": None if high is None else high * self.unit}

@@ -1,0 +1,536 @@
+"""Power and sample size by simulation (rlstats.power).
+
+Numbers are checked against values computed independently of rlstats:
+
+* the exact type-I error of the Mack-Skillings test with the chi-squared
+  critical value (spec skillings_mack.md Section 9.4, exact enumeration), e.g.
+  N = 2 tasks, C = 5 runs: 0.0441;
+* the power of scenario 3.7 of the thesis (two normal tasks, shift Delta = 1)
+  from the same section's independent simulation (20 000 replications):
+  C = 5 0.4909, C = 10 0.8452;
+* AdaStop's power and runs used on SAC vs TD3 (HalfCheetah) resampled as in
+  the paper's Table 2, from the paper-faithful reference implementation of
+  spec adastop.md Section 9.6 (M = 500 per cell): (N, K) = (3, 2) 0.532 (6.00),
+  (5, 5) 0.902 (13.65), (8, 2) 0.826 (11.90); two agents, where the joint and
+  pairwise permutation modes are the same test;
+* exact permutation levels (level_spent, from C(2n, n)) for the type-I error
+  of the permutation test and AdaStop.
+
+Monte Carlo tolerances are 3 (or 4 where stated) binomial standard errors.
+The default run uses reduced numbers of simulations; the full versions are
+marked slow.
+"""
+
+import dataclasses
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import importlib
+
+import rlstats
+from rlstats.errors import DesignError, OptionError, RlstatsWarning
+from rlstats.power import PowerResult, power, sample_size
+from rlstats.vocabulary import unknown_columns
+
+# The module itself (``rlstats.power`` is also the name of the function the package exports).
+power_module = importlib.import_module("rlstats.power")
+QUIET = {"progress": False}
+
+
+def binomial_se(p, n):
+    return math.sqrt(p * (1 - p) / n)
+
+
+def row(result, method, seeds):
+    table = result.table
+    return table[(table["method"] == method) & (table["seeds"] == seeds)].iloc[0]
+
+
+@pytest.fixture
+def halfcheetah(shared_data):
+    return pd.read_csv(shared_data / "halfcheetah_sac_td3.csv")
+
+
+# --------------------------------------------------------------------------- the data drawn
+
+
+def test_simulated_data_are_exactly_what_simulate_draws():
+    source = power_module._simulated_source(3, 4, [0.0, 0.5, 1.0], "mixed", 1.0)
+    root = np.random.SeedSequence(7)
+    simulation = power_module._simulation_seed(root, 6, 11)
+    drawn = source.draw(simulation, 6)
+    again = np.random.SeedSequence(simulation.entropy, spawn_key=simulation.spawn_key)
+    frame = rlstats.datasets.simulate(agents=3, tasks=4, seeds=6, effect=[0.0, 0.5, 1.0], rng=again)
+    expected = rlstats.build(frame, "score ~ agent | task").y  # design order: task, agent, seed
+    np.testing.assert_array_equal(drawn, expected)
+
+
+def test_template_design_matches_build():
+    source = power_module._simulated_source(2, 3, 1.0, "normal", 0.0)
+    template = source.template(4)
+    root = np.random.SeedSequence(1)
+    simulation = power_module._simulation_seed(root, 4, 0)
+    frame = rlstats.datasets.simulate(agents=2, tasks=3, seeds=4, effect=1.0, distribution="normal",
+                                      heterogeneity=0.0,
+                                      rng=np.random.SeedSequence(simulation.entropy, spawn_key=simulation.spawn_key))
+    built = rlstats.build(frame, "score ~ agent | task")
+    for name in ("agent", "task", "run", "counts"):  # row_position: no caller frame to point into
+        np.testing.assert_array_equal(getattr(template, name), getattr(built, name), err_msg=name)
+    assert template.agents == built.agents and template.tasks == built.tasks
+
+
+def test_pilot_shift_is_effect_times_pooled_within_cell_sd(halfcheetah):
+    source = power_module._pilot_source(halfcheetah, "score ~ agent", None, None, 0.7, "pooled", "TD3", 0)
+    groups = halfcheetah.groupby("agent")["score"]
+    n, var = groups.count(), groups.var(ddof=1)
+    pooled_sd = math.sqrt(((n - 1) * var).sum() / (n - 1).sum())
+    assert source.task_sd[0] == pytest.approx(pooled_sd, rel=1e-12)
+    np.testing.assert_allclose(source.shift, [[0.0, 0.7 * pooled_sd]])
+    # Pooled resampling draws both agents from the same runs: the mean difference is the shift.
+    root = np.random.SeedSequence(3)
+    draws = np.stack([source.draw(power_module._simulation_seed(root, 200, j), 200) for j in range(200)])
+    difference = draws[:, 200:].mean() - draws[:, :200].mean()
+    se = halfcheetah["score"].std() * math.sqrt(2 / (200 * 200))
+    assert abs(difference - 0.7 * pooled_sd) < 4 * se
+
+
+# --------------------------------------------------------------------------- the blocked rank test
+
+
+def test_vectorised_rank_test_matches_the_public_function(monkeypatch):
+    kwargs = dict(effect=0.4, seeds=[1, 4], tasks=6, n_sim=60, rng=5, **QUIET)
+    fast = power("skillings_mack", **kwargs)
+    # Every data set through skillings_mack() instead of the vectorised kernels.
+    monkeypatch.setattr(power_module, "_rank_setup", lambda call, template: None)
+    slow = power("skillings_mack", **kwargs)
+    pd.testing.assert_frame_equal(fast.table, slow.table)
+
+
+def test_vectorised_rank_test_matches_with_ties(halfcheetah, monkeypatch):
+    # Resampling a pilot with replacement produces tied runs: mid-ranks must match the public function.
+    kwargs = dict(design=halfcheetah, formula="score ~ agent | task", effect=0.2, seeds=[40], n_sim=40, rng=2,
+                  **QUIET)
+    fast = power("skillings_mack", **kwargs)
+    monkeypatch.setattr(power_module, "_rank_setup", lambda call, template: None)
+    pd.testing.assert_frame_equal(fast.table, power("skillings_mack", **kwargs).table)
+
+
+@pytest.mark.parametrize("tasks, runs, exact", [(2, 5, 0.0441), (2, 2, 0.0556)])
+def test_rank_test_type_I_error_is_the_exact_level(tasks, runs, exact):
+    # Spec skillings_mack.md Section 9.4: exact P(MS >= chi2_{1, 0.95}) under H0 for K = 2.
+    n_sim = 20_000
+    res = power("skillings_mack", effect=0.0, seeds=[runs], tasks=tasks, distribution="normal", heterogeneity=0.0,
+                n_sim=n_sim, rng=2024, **QUIET)
+    assert abs(row(res, "skillings_mack", runs)["power"] - exact) < 3 * binomial_se(exact, n_sim)
+
+
+@pytest.mark.parametrize("runs, reference", [(5, 0.4909), (10, 0.8452)])
+def test_rank_test_power_matches_thesis_scenario_3_7(runs, reference):
+    # Scenario 3.7: two tasks, norm(0, 1) | norm(1, 1); reference from 20 000 independent replications.
+    n_sim = 5_000
+    res = power("skillings_mack", effect=1.0, seeds=[runs], tasks=2, distribution="normal", heterogeneity=0.0,
+                n_sim=n_sim, rng=37, **QUIET)
+    se = math.hypot(binomial_se(reference, n_sim), binomial_se(reference, 20_000))
+    assert abs(row(res, "skillings_mack", runs)["power"] - reference) < 3 * se
+
+
+def test_rank_test_ignores_task_shifts_and_scales():
+    # Scenarios 3.7 and 3.8 give the same rejections: within-task ranks ignore offsets and scales.
+    kwargs = dict(effect=0.5, seeds=[3, 8], tasks=2, distribution="normal", n_sim=400, rng=38, **QUIET)
+    alike = power("skillings_mack", heterogeneity=0.0, **kwargs)
+    spread = power("skillings_mack", heterogeneity=2.0, **kwargs)
+    np.testing.assert_array_equal(alike.table["n_rejections"], spread.table["n_rejections"])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("tasks, exact", [
+    (2, {2: 0.0556, 3: 0.0400, 5: 0.0441, 10: 0.0503, 20: 0.0496}),
+    (5, {2: 0.0543, 3: 0.0495, 5: 0.0491, 10: 0.0516, 20: 0.0492}),
+    (20, {2: 0.0457, 3: 0.0451, 5: 0.0524, 10: 0.0508, 20: 0.0496}),
+])
+def test_rank_test_type_I_error_table_full(tasks, exact):
+    n_sim = 40_000
+    res = power("skillings_mack", effect=0.0, seeds=list(exact), tasks=tasks, distribution="mixed",
+                n_sim=n_sim, rng=tasks, **QUIET)
+    for runs, level in exact.items():
+        assert abs(row(res, "skillings_mack", runs)["power"] - level) < 3 * binomial_se(level, n_sim), runs
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("delta, reference", [
+    (0.5, {2: 0.0968, 5: 0.1544, 10: 0.3180, 20: 0.5712, 40: 0.8660}),
+    (1.0, {2: 0.2143, 3: 0.2756, 5: 0.4909, 10: 0.8452, 15: 0.9581}),
+    (2.0, {2: 0.5949, 3: 0.7862, 5: 0.9742}),
+])
+def test_rank_test_power_table_full(delta, reference):
+    n_sim = 20_000
+    res = power("skillings_mack", effect=delta, seeds=list(reference), tasks=2, distribution="normal",
+                heterogeneity=0.0, n_sim=n_sim, rng=int(10 * delta), **QUIET)
+    for runs, value in reference.items():
+        se = math.hypot(binomial_se(value, n_sim), binomial_se(value, 20_000))
+        assert abs(row(res, "skillings_mack", runs)["power"] - value) < 3 * se, runs
+
+
+# --------------------------------------------------------------------------- type-I error of the other methods
+
+
+def test_permutation_type_I_error_is_its_exact_level():
+    # 5 runs per agent: 126 distinct splits enumerated, level floor(0.05 * 126) / 126 = 6 / 126.
+    res = power("permutation", effect=0.0, seeds=[5], tasks=10, n_sim=200, rng=11, **QUIET)
+    r = row(res, "permutation", 5)
+    assert r["level_spent"] == pytest.approx(6 / 126)
+    assert r["n_tests"] == 2000
+    assert abs(r["power"] - 6 / 126) < 3 * binomial_se(6 / 126, r["n_tests"])
+
+
+def test_adastop_type_I_error_is_its_level_spent():
+    # N = K = 5: spec adastop.md Section 9.6 measures 0.047 for the paper-faithful test.
+    res = power("adastop", effect=0.0, seeds=[25], tasks=10, n_sim=200, rng=12, n_resamples=2_000, **QUIET)
+    r = row(res, "adastop", 25)
+    assert 0.045 < r["level_spent"] <= 0.05
+    assert abs(r["power"] - r["level_spent"]) < 3 * binomial_se(r["level_spent"], r["n_tests"])
+    assert r["mean_runs"] > 24  # under H0 almost every test runs to the end
+
+
+def test_bootstrap_separation_is_conservative():
+    res = power("bootstrap", effect=0.0, seeds=[10], tasks=5, n_sim=300, rng=13, n_resamples=500, **QUIET)
+    r = row(res, "bootstrap", 10)
+    assert r["power"] <= 0.05 + 3 * binomial_se(0.05, 300)
+
+
+@pytest.mark.slow
+def test_type_I_errors_full():
+    res = power(["permutation", "adastop"], effect=0.0, seeds=[10], tasks=10, n_sim=1_000, rng=14,
+                adastop={"K": 2}, **QUIET)
+    for method in ("permutation", "adastop"):
+        r = row(res, method, 10)
+        assert abs(r["power"] - r["level_spent"]) < 3 * binomial_se(r["level_spent"], r["n_tests"]), method
+    boot = power("bootstrap", effect=0.0, seeds=[5, 10, 20], tasks=10, n_sim=1_000, rng=15, **QUIET)
+    assert (boot.table["power"] <= 0.05 + 3 * binomial_se(0.05, 1_000)).all()
+
+
+# --------------------------------------------------------------------------- AdaStop on real runs (Table 2)
+
+
+@pytest.mark.parametrize("n, K, reference, runs, paper", [(3, 2, 0.532, 6.00, 0.213), (5, 5, 0.902, 13.65, 0.853)])
+def test_adastop_power_on_halfcheetah_matches_the_reference(halfcheetah, n, K, reference, runs, paper):
+    n_sim = 300
+    res = power("adastop", design=halfcheetah, formula="score ~ agent", seeds=[n * K], K=K, n_sim=n_sim, rng=K,
+                **QUIET)
+    r = row(res, "adastop", n * K)
+    se = math.hypot(binomial_se(reference, n_sim), binomial_se(reference, 500))
+    assert abs(r["power"] - reference) < 3 * se
+    # Spec 9.6: a faithful test is at least as powerful as the paper's Table 2 for n >= 3 (1,000 runs per cell).
+    assert r["power"] > paper - 3 * math.hypot(binomial_se(paper, n_sim), binomial_se(paper, 1_000))
+    assert abs(r["mean_runs"] - runs) < 3 * math.sqrt(2) * max(r["mean_runs_se"], 0.05)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n, K, reference, runs", [
+    (3, 2, 0.532, 6.00), (8, 2, 0.826, 11.90), (3, 3, 0.630, 7.66), (6, 3, 0.866, 11.46), (4, 4, 0.812, 11.27),
+    (4, 5, 0.844, 12.31), (5, 5, 0.902, 13.65), (3, 6, 0.860, 10.68), (7, 6, 0.982, 16.14)])
+def test_adastop_table_2_full(halfcheetah, n, K, reference, runs):
+    # Cells with n <= 2 are left out: there rlstats.adastop can spend no level at the first interims
+    # (half of C(2n, n) paths is too few for alpha / K), while the reference spends some.
+    n_sim = 1_000
+    res = power("adastop", design=halfcheetah, formula="score ~ agent", seeds=[n * K], K=K, n_sim=n_sim,
+                rng=100 + n * K, **QUIET)
+    r = row(res, "adastop", n * K)
+    se = math.hypot(binomial_se(reference, n_sim), binomial_se(reference, 500))
+    assert abs(r["power"] - reference) < 3 * se
+    assert abs(r["mean_runs"] - runs) < 3 * math.sqrt(1 + n_sim / 500) * r["mean_runs_se"] + 1e-9
+
+
+def test_pooled_pilot_is_a_null_for_the_permutation_test(halfcheetah):
+    res = power("permutation", design=halfcheetah, formula="score ~ agent", resample="pooled", seeds=[6],
+                n_sim=600, rng=21, **QUIET)
+    r = row(res, "permutation", 6)
+    assert res._is_null
+    assert abs(r["power"] - r["level_spent"]) < 3 * binomial_se(r["level_spent"], 600)
+
+
+def test_pilot_power_grows_with_the_shift(halfcheetah):
+    kwargs = dict(design=halfcheetah, formula="score ~ agent | task", resample="pooled", seeds=[8], n_sim=300, rng=22,
+                  **QUIET)
+    before = halfcheetah.copy(deep=True)
+    rates = [row(power("skillings_mack", effect=e, **kwargs), "skillings_mack", 8)["power"] for e in (0.0, 0.8, 1.6)]
+    pd.testing.assert_frame_equal(halfcheetah, before)  # the pilot is never modified
+    assert rates[0] < 0.05 + 3 * binomial_se(0.05, 300)
+    assert rates[0] < rates[1] < rates[2]
+
+
+# --------------------------------------------------------------------------- monotonicity
+
+
+def test_power_grows_with_effect():
+    rates = [row(power("skillings_mack", effect=e, seeds=[5], tasks=5, n_sim=1_000, rng=3, **QUIET),
+                 "skillings_mack", 5)["power"] for e in (0.0, 0.25, 0.5, 1.0)]
+    assert all(a < b for a, b in zip(rates, rates[1:])), rates
+
+
+def test_power_grows_with_seeds():
+    res = power("skillings_mack", effect=0.4, seeds=[2, 4, 8, 16], tasks=5, n_sim=1_000, rng=4, **QUIET)
+    rates = res.table["power"].tolist()
+    assert all(a < b for a, b in zip(rates, rates[1:])), rates
+
+
+def test_every_method_gains_power_with_effect():
+    methods = ["skillings_mack", "bootstrap", "adastop", "permutation"]
+    kwargs = dict(seeds=[10], tasks=3, n_sim=60, rng=5, n_resamples=300, adastop={"K": 2}, **QUIET)
+    null = power(methods, effect=0.0, **kwargs)
+    strong = power(methods, effect=1.5, **kwargs)
+    for method in methods:
+        assert row(strong, method, 10)["power"] > row(null, method, 10)["power"] + 0.3, method
+
+
+# --------------------------------------------------------------------------- reproducibility
+
+
+SMALL = dict(effect=0.8, seeds=[6, 10], tasks=3, n_sim=70, rng=9, n_resamples=200, adastop={"K": 2}, **QUIET)
+METHODS = ["skillings_mack", "bootstrap", "adastop", "permutation"]
+
+
+@pytest.fixture(scope="module")
+def sequential():
+    return power(METHODS, **SMALL)
+
+
+def test_identical_with_two_jobs(sequential):
+    parallel = power(METHODS, n_jobs=2, **SMALL)
+    pd.testing.assert_frame_equal(sequential.table, parallel.table)
+
+
+def test_identical_whatever_the_block_size(sequential, monkeypatch):
+    monkeypatch.setattr(power_module, "_BLOCK", 7)
+    pd.testing.assert_frame_equal(sequential.table, power(METHODS, **SMALL).table)
+
+
+def test_identical_on_a_local_dask_cluster(sequential):
+    distributed = pytest.importorskip("distributed", reason="dask.distributed is not installed "
+                                                            "(pip install 'rlstats[distributed]')")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster, distributed.Client(cluster):
+        with distributed.get_task_stream() as stream:
+            on_dask = power(METHODS, backend="dask", **SMALL)
+    pd.testing.assert_frame_equal(sequential.table, on_dask.table)
+    assert len(stream.data) >= 2  # the blocks ran as tasks on the cluster
+
+
+def test_rows_do_not_depend_on_the_other_rows_asked_for(sequential):
+    alone = power("bootstrap", **{**{k: v for k, v in SMALL.items() if k != "adastop"}, "seeds": [10]})
+    pd.testing.assert_frame_equal(alone.table.reset_index(drop=True),
+                                  sequential.table[(sequential.table["method"] == "bootstrap")
+                                                   & (sequential.table["seeds"] == 10)].reset_index(drop=True))
+
+
+def test_rng_record_reproduces_the_run():
+    first = power("skillings_mack", effect=0.5, seeds=[3], tasks=3, n_sim=50, rng=None, **QUIET)
+    assert isinstance(first.seed, int)
+    again = power("skillings_mack", effect=0.5, seeds=[3], tasks=3, n_sim=50, rng=first.seed, **QUIET)
+    pd.testing.assert_frame_equal(first.table, again.table)
+    generator = np.random.default_rng(0)
+    from_generator = power("skillings_mack", effect=0.5, seeds=[3], tasks=3, n_sim=50, rng=generator, **QUIET)
+    assert from_generator.seed == "Generator"
+
+
+# --------------------------------------------------------------------------- sample size
+
+
+def test_sample_size_search_is_consistent_with_power():
+    kwargs = dict(effect=0.6, tasks=4, n_sim=300, rng=31, **QUIET)
+    res = sample_size("skillings_mack", 0.8, **kwargs)
+    table = res.table.set_index("seeds")
+    assert table.loc[res.sample_size, "power"] >= 0.8
+    below = [s for s in table.index if s < res.sample_size]
+    assert below and all(table.loc[s, "power"] < 0.8 for s in below)
+    assert res.sample_size_low <= res.sample_size <= res.sample_size_high
+    assert table.loc[res.sample_size_high, "conf_low"] >= 0.8
+    assert table.loc[res.sample_size_low, "conf_high"] >= 0.8
+    # Each number of seeds was simulated exactly as power() would.
+    direct = power("skillings_mack", seeds=[res.sample_size], **kwargs)
+    assert direct.table["n_rejections"].iloc[0] == table.loc[res.sample_size, "n_rejections"]
+
+
+def test_sample_size_matches_the_thesis_power_table():
+    # Scenario 3.7 with Delta = 1: power 0.4909 at C = 5 and 0.8452 at C = 10 (spec Section 9.4),
+    # so the smallest C with power 0.8 lies in 6..10.
+    res = sample_size("skillings_mack", 0.8, effect=1.0, tasks=2, distribution="normal", heterogeneity=0.0,
+                      n_sim=2_000, rng=32, **QUIET)
+    assert 6 <= res.sample_size <= 10
+
+
+def test_sample_size_for_adastop_searches_multiples_of_K():
+    res = sample_size("adastop", 0.5, effect=1.0, tasks=1, K=2, min_seeds=6, n_sim=60, rng=33, max_seeds=40,
+                      **QUIET)
+    assert all(s % 2 == 0 for s in res.seeds)
+    assert res.sample_size is not None and res.sample_size % 2 == 0
+
+
+def test_sample_size_not_reached_warns():
+    with pytest.warns(RlstatsWarning, match="not reached"):
+        res = sample_size("skillings_mack", 0.99, effect=0.1, tasks=2, n_sim=50, max_seeds=4, rng=34, **QUIET)
+    assert res.sample_size is None and res.sample_size_high is None
+    assert "did not reach" in res.report()
+
+
+# --------------------------------------------------------------------------- result object
+
+
+@pytest.fixture(scope="module")
+def result():
+    return power(["skillings_mack", "adastop"], effect=0.7, seeds=[6, 10], tasks=3, n_sim=40, rng=1,
+                 adastop={"K": 2}, **QUIET)
+
+
+def test_tidy_has_one_row_per_method_and_seeds(result):
+    tidy = result.tidy()
+    assert tidy[["method", "seeds"]].values.tolist() == [["skillings_mack", 6], ["skillings_mack", 10],
+                                                          ["adastop", 6], ["adastop", 10]]
+    assert {"method", "seeds", "power", "conf_low", "conf_high", "mean_runs"} <= set(tidy.columns)
+    assert (tidy["conf_low"] <= tidy["power"]).all() and (tidy["power"] <= tidy["conf_high"]).all()
+    ranks = tidy[tidy["method"] == "skillings_mack"]
+    assert (ranks["mean_runs"] == ranks["seeds"]).all()
+    ada = tidy[tidy["method"] == "adastop"]
+    assert (ada["mean_runs"] <= ada["seeds"]).all() and (ada["n_tests"] == 40 * 3).all()
+    assert unknown_columns(tidy.columns) == [] and unknown_columns(result.glance().columns) == []
+    assert len(result.glance()) == 1
+
+
+def test_wilson_interval_matches_statsmodels(result):
+    from statsmodels.stats.proportion import proportion_confint
+
+    for _, r in result.table.iterrows():
+        low, high = proportion_confint(r["n_rejections"], r["n_tests"], alpha=0.05, method="wilson")
+        assert r["conf_low"] == pytest.approx(low, abs=1e-12) and r["conf_high"] == pytest.approx(high, abs=1e-12)
+    wider = result.confidence_interval(0.99)
+    assert (wider["conf_low"] <= result.table["conf_low"] + 1e-15).all()
+
+
+def test_result_renders(result, capsys):
+    import json
+
+    import matplotlib.axes
+
+    text = str(result)
+    assert text.splitlines()[1] == "\tSimulation-based power analysis" and "seeds" in text
+    assert "AdaStop" in result.report() and "per task" in result.report()
+    summary = result.summary()
+    assert r"\toprule" in summary.to_latex() and "Rejection rates" in summary.tables
+    assert json.loads(json.dumps(result.to_dict()))["methods"] == ["skillings_mack", "adastop"]
+    assert isinstance(result.plot(), matplotlib.axes.Axes)
+    assert isinstance(result.plot(kind="runs"), matplotlib.axes.Axes)
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    assert result.plot(ax=ax) is ax and len(ax.get_lines()) >= 2
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        result.alpha = 0.1
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err == ""
+
+
+def test_progress_bar_goes_to_stderr_and_can_be_switched_off(capsys):
+    power("skillings_mack", effect=0.5, seeds=[3], tasks=2, n_sim=20, rng=0, progress=True)
+    assert capsys.readouterr().err != ""
+    power("skillings_mack", effect=0.5, seeds=[3], tasks=2, n_sim=20, rng=0, progress=False)
+    assert capsys.readouterr().err == ""
+
+
+def test_combine_puts_methods_on_one_axis():
+    kwargs = dict(effect=1.0, seeds=[3, 6], tasks=3, n_sim=30, rng=0, **QUIET)
+    a = power("skillings_mack", **kwargs)
+    b = power("bootstrap", n_resamples=200, **kwargs)
+    both = PowerResult.combine(a, b)
+    assert both.methods == ("skillings_mack", "bootstrap") and len(both.tidy()) == 4
+    assert len(both.plot().get_lines()) >= 2
+    with pytest.raises(OptionError, match="different effects"):
+        PowerResult.combine(a, power("bootstrap", n_resamples=200, **{**kwargs, "effect": 0.5}))
+    with pytest.raises(OptionError, match="several results"):
+        PowerResult.combine(a, a)
+
+
+# --------------------------------------------------------------------------- errors
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"method": "ttest"}, "method='ttest' is not one of"),
+    ({"method": ["skillings_mack", "skillings_mack"]}, "twice"),
+    ({"method": "skillings_mack", "bogus": 1}, "bogus=1 is not an option of skillings_mack"),
+    ({"method": "adastop", "alpha": 0.05, "adastop": {"alpha": 0.01}}, "alpha= cannot be given to adastop"),
+    ({"method": "skillings_mack", "adastop": {"K": 2}}, "'adastop' is not among the methods"),
+    ({"method": "adastop", "adastop": 3}, "must be a dict"),
+    ({"method": "bootstrap", "metrics": ["iqm"]}, "use metric="),
+    ({"method": "adastop", "seeds": [3]}, "seeds=3 is not a multiple of AdaStop's K=5"),
+    ({"method": "adastop", "n": 2, "K": 2}, "either n= .* or K="),
+    ({"method": "skillings_mack", "seeds": [0]}, "seeds must be at least 1"),
+    ({"method": "skillings_mack", "seeds": "3,5"}, "seeds must be a list"),
+    ({"method": "skillings_mack", "n_sim": 0}, "n_sim must be at least 1"),
+    ({"method": "skillings_mack", "n_jobs": 0}, "n_jobs must be"),
+    ({"method": "skillings_mack", "backend": "spark-on-mars"}, "not a joblib backend"),
+    ({"method": "skillings_mack", "formula": "score ~ agent"}, "formula= goes with a pilot"),
+    ({"method": "skillings_mack", "resample": "pooled"}, "apply to a pilot"),
+    ({"method": "skillings_mack", "effect": float("nan")}, "effect must be finite"),
+    ({"method": "skillings_mack", "agents": 1}, "at least two agents"),
+    ({"method": "skillings_mack", "design": "runs.csv"}, "design must be None"),
+    ({"method": "skillings_mack", "alpha": 1.5}, "alpha must be strictly between 0 and 1"),
+])
+def test_bad_options_raise_clear_errors(kwargs, match):
+    with pytest.raises(OptionError, match=match):
+        power(**{"n_sim": 5, **QUIET, **kwargs})
+
+
+def test_dask_backend_without_a_client_says_what_to_do():
+    distributed = pytest.importorskip("distributed", reason="dask.distributed is not installed")
+    try:
+        distributed.Client.current()
+        pytest.skip("a Dask client is already running in this process")
+    except ValueError:
+        pass
+    with pytest.raises(OptionError, match="Client"):
+        power("skillings_mack", backend="dask", n_sim=5, **QUIET)
+
+
+def test_pilot_errors(halfcheetah):
+    with pytest.raises(OptionError, match="formula is required"):
+        power("skillings_mack", design=halfcheetah, n_sim=5, **QUIET)
+    with pytest.raises(OptionError, match="shifted_agent='PPO' is not an agent"):
+        power("skillings_mack", design=halfcheetah, formula="score ~ agent", shifted_agent="PPO", n_sim=5, **QUIET)
+    with pytest.raises(OptionError, match="'Hopper', which is not in the pilot"):
+        power("skillings_mack", design=halfcheetah, formula="score ~ agent | task", tasks=["Hopper"], n_sim=5,
+              **QUIET)
+    with pytest.raises(OptionError, match="describe simulated data"):
+        power("skillings_mack", design=halfcheetah, formula="score ~ agent", distribution="normal", n_sim=5, **QUIET)
+    one_run = halfcheetah.groupby("agent").head(1)
+    with pytest.raises(DesignError, match="within-cell standard deviations"):
+        power("skillings_mack", design=one_run, formula="score ~ agent", effect=0.5, n_sim=5, **QUIET)
+
+
+def test_pilot_formula_sees_the_callers_names(halfcheetah):
+    scale = 1000.0  # noqa: F841 (read by the formula)
+    res = power("skillings_mack", design=halfcheetah, formula="I(score / scale) ~ agent | task", seeds=[3],
+                n_sim=5, rng=0, **QUIET)
+    assert res.simulation["within_cell_sd"]["HalfCheetah"] < 2  # scores in thousands
+
+
+def test_sample_size_errors():
+    with pytest.raises(OptionError, match="one method at a time"):
+        sample_size(["skillings_mack", "bootstrap"], effect=1.0, n_sim=5, **QUIET)
+    with pytest.raises(OptionError, match="null hypothesis"):
+        sample_size("skillings_mack", effect=0.0, n_sim=5, **QUIET)
+    with pytest.raises(OptionError, match="target_power must be"):
+        sample_size("skillings_mack", 1.2, effect=1.0, n_sim=5, **QUIET)
+    with pytest.raises(OptionError, match="multiples of 5"):
+        sample_size("adastop", effect=1.0, min_seeds=7, n_sim=5, **QUIET)
+
+
+def test_warnings_from_simulated_runs_are_reported_once():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        power("adastop", effect=0.5, seeds=[5], tasks=1, n_sim=30, rng=0, **QUIET)  # n = 1, K = 5: no level
+    messages = [str(w.message) for w in caught if issubclass(w.category, RlstatsWarning)]
+    assert len(messages) == 1 and "no level can be spent" in messages[0]
+    assert caught[0].filename == __file__
