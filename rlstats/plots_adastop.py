@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import OptionError
+from .plotting import axes_or_new
 
 #: cell colours of the decision matrix, by decision of the row agent against the column agent
 DECISION_COLOURS = {
@@ -27,13 +28,6 @@ _SYMBOL = {"larger": ">", "smaller": "<", "equal": "=", "continue": "?", "": ""}
 _FLIP = {"larger": "smaller", "smaller": "larger", "equal": "equal", "continue": "continue", "": ""}
 
 
-def _new_axes(figsize):
-    import matplotlib.pyplot as plt
-
-    _, ax = plt.subplots(figsize=figsize)
-    return ax
-
-
 def _rows_of(result, frame, task):
     return frame if not result.blocked else frame[frame["task"] == task]
 
@@ -45,7 +39,7 @@ def _per_task(result, task, ax, draw, panel_size, **kwargs):
         raise OptionError(f"task={task!r} is not one of: {', '.join(tasks)}")
     if task is not None or len(tasks) == 1:
         chosen = task if task is not None else tasks[0]
-        return draw(result, chosen, ax if ax is not None else _new_axes(panel_size), **kwargs)
+        return draw(result, chosen, axes_or_new(ax, panel_size), **kwargs)
     if isinstance(ax, (list, tuple, np.ndarray)):
         # One Axes per task, as the multi-panel figure would make them.
         axes = list(np.ravel(ax))

@@ -12,6 +12,7 @@ import numpy as np
 
 from . import format as fmt
 from .errors import OptionError
+from .plotting import axes_or_new, panels
 
 #: Okabe & Ito's colour-blind-safe palette (black last).
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
@@ -25,27 +26,9 @@ def _colors(n, colors=None):
     return [colors[i % len(colors)] for i in range(n)]
 
 
-def _new_axes(n_panels, figsize):
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, n_panels, figsize=figsize, squeeze=False)
-    return fig, list(axes[0])
-
-
 def _tidy_spines(ax):
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
-
-
-def _panels(ax, n, figsize):
-    """(figure, list of n Axes): new ones when ``ax`` is None, else the caller's (and their figure)."""
-    if ax is None:
-        return _new_axes(n, figsize)
-    axes = list(ax) if isinstance(ax, (list, tuple, np.ndarray)) else [ax]
-    if len(axes) != n:
-        raise OptionError(f"this plot has {n} panel(s) but ax= holds {len(axes)} Axes; pass {n} Axes "
-                          "(or select fewer metrics)")
-    return axes[0].figure, axes
 
 
 def plot_interval_estimates(result, *, ax=None, metrics=None, colors=None, **kwargs):
@@ -72,7 +55,7 @@ def plot_interval_estimates(result, *, ax=None, metrics=None, colors=None, **kwa
     if missing:
         raise OptionError(f"metric(s) {missing} not in the result; metrics: {list(result.metrics)}")
     k = len(result.agents)
-    fig, axes = _panels(ax, len(metrics), (3.0 * len(metrics) + 0.8, 0.6 + 0.4 * k))
+    fig, axes = panels(ax, len(metrics), (3.0 * len(metrics) + 0.8, 0.6 + 0.4 * k), what="metrics")
     style = {"height": 0.6, "alpha": 0.75}
     style.update(kwargs)
     positions = np.arange(k)[::-1]  # first agent on top
@@ -110,7 +93,7 @@ def plot_performance_profile(result, *, ax=None, scaling="linear", colors=None, 
     """
     if scaling not in SCALINGS:
         raise OptionError(f"scaling={scaling!r} is not one of the allowed values: {', '.join(map(repr, SCALINGS))}")
-    _, (ax,) = _panels(ax, 1, (5.0, 3.6))
+    ax = axes_or_new(ax, (5.0, 3.6))
     tau = np.asarray(result.tau)
     x = tau if scaling == "linear" else 1 - result.estimates.mean(axis=0)
     for i, (name, color) in enumerate(zip(result.agents, _colors(len(result.agents), colors))):
@@ -150,7 +133,7 @@ def plot_probability_of_improvement(result, *, ax=None, color=None, **kwargs):
     Axes
     """
     n = len(result.pairs)
-    _, (ax,) = _panels(ax, 1, (5.0, 0.8 + 0.4 * n))
+    ax = axes_or_new(ax, (5.0, 0.8 + 0.4 * n))
     style = {"height": 0.6, "alpha": 0.75, "color": PALETTE[0] if color is None else color}
     style.update(kwargs)
     positions = np.arange(n)[::-1]
@@ -187,7 +170,7 @@ def plot_inferential_intervals(result, *, ax=None, metric=None, colors=None, **k
     if metric not in result.metrics:
         raise OptionError(f"metric {metric!r} not in the result; metrics: {list(result.metrics)}")
     j = result.metrics.index(metric)
-    _, (ax,) = _panels(ax, 1, (4.2, 3.6))
+    ax = axes_or_new(ax, (4.2, 3.6))
     descriptive_color, inferential_color = ("0.55", PALETTE[0]) if colors is None else tuple(colors)
     kinds = (("descriptive", result.descriptive, -0.12, descriptive_color),
              (f"inferential (epsilon = {fmt.signif(result.epsilon[j], 3)})", result.inferential, 0.12,

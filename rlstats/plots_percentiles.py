@@ -17,13 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import OptionError
-
-
-def _new_axes(figsize):
-    import matplotlib.pyplot as plt
-
-    _, ax = plt.subplots(figsize=figsize)
-    return ax
+from .plotting import axes_or_new
 
 
 def plot_aggregate(result, *, ax=None, **kwargs):
@@ -34,7 +28,7 @@ def plot_aggregate(result, *, ax=None, **kwargs):
     order = np.lexsort((np.arange(result.n_agents), -result.estimate))[::-1]  # best drawn last = top
     names = [result.agents[i] for i in order]
     estimate = result.estimate[order]
-    ax = _new_axes((6.4, 0.8 + 0.4 * len(names))) if ax is None else ax
+    ax = axes_or_new(ax, (6.4, 0.8 + 0.4 * len(names)))
     style = {"fmt": "o", "color": "C0", "capsize": 3, "markersize": 5, "linewidth": 1.5}
     style.update(kwargs)
     position = np.arange(len(names))
@@ -150,7 +144,7 @@ def plot_weights(result, *, ax=None, annotate=None, colorbar=True, **kwargs):
     """
     frame = result.reference_weights
     matrix = frame["weight"].to_numpy().reshape(result.n_tasks, result.n_agents)
-    ax = _new_axes((1.6 + 0.7 * result.n_agents, 1.2 + 0.3 * result.n_tasks)) if ax is None else ax
+    ax = axes_or_new(ax, (1.6 + 0.7 * result.n_agents, 1.2 + 0.3 * result.n_tasks))
     style = {"cmap": "viridis", "aspect": "auto", "vmin": 0.0}
     style.update(kwargs)
     image = ax.imshow(matrix, **style)

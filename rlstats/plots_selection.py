@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import OptionError
-from .plotting import _axes
+from .plotting import axes_or_new
 
 #: Colours of the two sets of tasks (colour-blind safe blue and orange).
 SET_COLOURS = {"reported": "#D55E00", "heldout": "#0072B2"}
@@ -25,7 +25,7 @@ def plot_effects(result, *, ax=None, **kwargs):
     """
     effects = result.effects[result.effects["set"].isin(list(SET_COLOURS))]
     effects = effects.sort_values("effect", kind="stable")
-    ax = _axes(ax, (6.4, 1.2 + 0.22 * len(effects)))
+    ax = axes_or_new(ax, (6.4, 1.2 + 0.22 * len(effects)))
     rows = np.arange(len(effects))
     for name, colour in SET_COLOURS.items():
         mask = (effects["set"] == name).to_numpy()
@@ -58,7 +58,7 @@ def plot_null_distribution(result, *, ax=None, bins=40, **kwargs):
     """
     from scipy import stats
 
-    ax = _axes(ax, (6.4, 3.2))
+    ax = axes_or_new(ax, (6.4, 3.2))
     observed = result.statistic
     if result.inspector == "permutation":
         if result.null_distribution is None:

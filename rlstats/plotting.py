@@ -10,13 +10,30 @@ from __future__ import annotations
 import numpy as np
 
 
-def _axes(ax, figsize):
+def axes_or_new(ax, figsize):
+    """The caller's Axes, or a new figure's when ``ax`` is None (never ``plt.gca()``)."""
     if ax is not None:
         return ax
     import matplotlib.pyplot as plt
 
     _, ax = plt.subplots(figsize=figsize)
     return ax
+
+
+def panels(ax, n, figsize, what="panels"):
+    """(figure, list of n Axes) for a multi-panel plot: a new row of panels when ``ax`` is None, else the caller's."""
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        fig, axes = plt.subplots(1, n, figsize=figsize, squeeze=False)
+        return fig, list(axes[0])
+    axes = list(ax) if isinstance(ax, (list, tuple, np.ndarray)) else [ax]
+    if len(axes) != n:
+        from .errors import OptionError
+
+        raise OptionError(f"this plot has {n} panel(s) but ax= holds {len(axes)} Axes; pass {n} Axes "
+                          f"(or select fewer {what})")
+    return axes[0].figure, axes
 
 
 def nonsignificant_groups(order, significant):
@@ -59,7 +76,7 @@ def plot_critical_difference(result, *, ax=None, **kwargs):
     order = list(np.argsort(ranks, kind="stable"))
     style = {"color": "black", "linewidth": 1.0}
     style.update(kwargs)
-    ax = _axes(ax, (6.4, 1.6 + 0.3 * ((k + 1) // 2)))
+    ax = axes_or_new(ax, (6.4, 1.6 + 0.3 * ((k + 1) // 2)))
 
     lo, hi = 1, max(k, int(np.ceil(ranks.max())))
     half = (k + 1) // 2
@@ -100,7 +117,7 @@ def plot_mean_ranks(result, *, ax=None, **kwargs):
     names = np.asarray(result.agents)
     ranks = np.asarray(result.mean_ranks, dtype=float)
     order = np.argsort(-ranks, kind="stable")
-    ax = _axes(ax, (6.4, 0.8 + 0.35 * len(names)))
+    ax = axes_or_new(ax, (6.4, 0.8 + 0.35 * len(names)))
     options = {"color": "0.4"}
     options.update(kwargs)
     ax.barh(names[order], ranks[order], **options)
@@ -114,7 +131,7 @@ def plot_null_distribution(result, *, ax=None, bins=50, **kwargs):
         from .errors import OptionError
 
         raise OptionError("no null distribution was computed; rerun with pvalue=\"monte_carlo\"")
-    ax = _axes(ax, (6.4, 3.2))
+    ax = axes_or_new(ax, (6.4, 3.2))
     options = {"color": "0.6", "density": True}
     options.update(kwargs)
     ax.hist(result.null_distribution, bins=bins, **options)

@@ -49,6 +49,7 @@ from . import datasets as datasets_module
 from . import format as fmt
 from .design import Design, build
 from .errors import DesignError, OptionError, warn
+from .plotting import axes_or_new
 from .formula import Formula, parse
 from .options import check_bool, check_choice, check_fraction, check_int
 from .progress import progress_bar
@@ -978,22 +979,13 @@ _RULES = {"skillings_mack": _rule_rank, "bootstrap": _rule_bootstrap, "adastop":
 # Plots: draw, never compute
 # ---------------------------------------------------------------------------
 
-def _new_axes(ax):
-    if ax is not None:
-        return ax
-    import matplotlib.pyplot as plt
-
-    _, ax = plt.subplots(figsize=(6.0, 4.0))
-    return ax
-
-
 def plot_power(result, *, ax=None, **kwargs):
     """Power (rejection rate) against the number of seeds, one line per method with its Monte Carlo band.
 
     A dashed line marks alpha when no effect was simulated, or the target
     power of a sample-size search (with the sample size found).
     """
-    ax = _new_axes(ax)
+    ax = axes_or_new(ax, (6.0, 4.0))
     for method in result.methods:
         rows = result.table[result.table["method"] == method]
         style = {"marker": "o", "label": _LABELS[method], **kwargs}
@@ -1020,7 +1012,7 @@ def plot_power(result, *, ax=None, **kwargs):
 
 def plot_runs(result, *, ax=None, **kwargs):
     """Mean runs used per agent and task against the budget in seeds (AdaStop stops early; others use all)."""
-    ax = _new_axes(ax)
+    ax = axes_or_new(ax, (6.0, 4.0))
     for method in result.methods:
         rows = result.table[result.table["method"] == method]
         style = {"marker": "o", "label": _LABELS[method], **kwargs}
