@@ -49,3 +49,31 @@ def check_bool(name, value):
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
     raise OptionError(f"{name} must be True or False, got {value!r}")
+
+
+def check_pairs(name, pairs, agents):
+    """Validated (agent, agent) name pairs; None means every pair, in agent order.
+
+    Raises OptionError for a malformed pair, an unknown agent, a pair of an
+    agent with itself, a pair listed twice (in either order) or an empty list.
+    """
+    if pairs is None:
+        return tuple((a, b) for i, a in enumerate(agents) for b in agents[i + 1:])
+    checked, seen = [], set()
+    for pair in pairs:
+        if isinstance(pair, str) or len(pair) != 2:
+            raise OptionError(f"{name} must be (agent_1, agent_2) tuples, got {pair!r}")
+        a, b = pair
+        for agent in (a, b):
+            if agent not in agents:
+                raise OptionError(f"agent {agent!r} in {name}= is not in the data; "
+                                  f"agents: {', '.join(map(repr, agents))}")
+        if a == b:
+            raise OptionError(f"{name} entry {tuple(pair)!r} compares an agent with itself")
+        if frozenset(pair) in seen:
+            raise OptionError(f"{name} entry {tuple(pair)!r} is listed twice (in some order)")
+        seen.add(frozenset(pair))
+        checked.append((a, b))
+    if not checked:
+        raise OptionError(f"{name} is empty; pass None for all pairs")
+    return tuple(checked)

@@ -41,7 +41,7 @@ from .. import format as fmt
 from .. import plots_adastop
 from ..design import Design, build
 from ..errors import DesignError, OptionError, RlstatsError, warn
-from ..options import check_bool, check_choice, check_fraction, check_int
+from ..options import check_bool, check_choice, check_fraction, check_int, check_pairs
 from ..progress import progress_bar
 from ..resampling import seed_sequence
 from ..results import Result, resultclass
@@ -128,22 +128,8 @@ def _resolve_pairs(agents, comparisons, reference):
             raise OptionError(f"reference={reference!r} is not an agent; agents: {', '.join(agents)}")
         r = index[reference]
         return [(r, j) for j in range(len(agents)) if j != r]
-    if comparisons == "all":
-        return [(i, j) for i in range(len(agents)) for j in range(i + 1, len(agents))]
-    pairs, seen = [], set()
-    for a, b in comparisons:
-        for name in (a, b):
-            if name not in index:
-                raise OptionError(f"comparison ({a!r}, {b!r}) names {name!r}, which is not an agent; "
-                                  f"agents: {', '.join(agents)}")
-        if a == b:
-            raise OptionError(f"comparison ({a!r}, {b!r}) compares an agent with itself")
-        key = frozenset((a, b))
-        if key in seen:
-            raise OptionError(f"comparison ({a!r}, {b!r}) is listed twice (in some order)")
-        seen.add(key)
-        pairs.append((index[a], index[b]))
-    return pairs
+    names = check_pairs("comparisons", None if comparisons == "all" else comparisons, tuple(agents))
+    return [(index[a], index[b]) for a, b in names]
 
 
 def _warn_if_powerless(schedule):

@@ -32,7 +32,7 @@ from ..design import Design, build
 from ..errors import DesignError, OptionError, warn
 from ..formula import Formula, parse
 from ..normalize import normalize as normalize_scores
-from ..options import check_bool, check_choice, check_fraction, check_int
+from ..options import check_bool, check_choice, check_fraction, check_int, check_pairs
 from ..progress import progress_bar
 from ..resampling import seed_sequence
 from ..results import Result, _versions, resultclass, to_jsonable
@@ -934,26 +934,6 @@ def _bca_notes(agents, metrics, z0):
 # ----------------------------------------------------------------------------- probability_of_improvement()
 
 
-def _check_pairs(pairs, agents):
-    if pairs is None:
-        return tuple((agents[i], agents[j]) for i in range(len(agents)) for j in range(i + 1, len(agents)))
-    checked = []
-    for pair in pairs:
-        if isinstance(pair, str) or len(pair) != 2:
-            raise OptionError(f"pairs must be (agent_x, agent_y) tuples, got {pair!r}")
-        x, y = pair
-        for name in (x, y):
-            if name not in agents:
-                raise OptionError(f"agent {name!r} in pairs= is not in the data; "
-                                  f"agents: {', '.join(map(repr, agents))}")
-        if x == y:
-            raise OptionError(f"pair {pair!r} compares an agent with itself")
-        checked.append((x, y))
-    if not checked:
-        raise OptionError("pairs is empty; pass None for all pairs")
-    return tuple(checked)
-
-
 def probability_of_improvement(data, formula=None, *, pairs=None, n_resamples=2_000, confidence_level=0.95,
                                normalize=None, na_action="raise", rng=None, progress=False, eval_env=None):
     """Probability that a run of X beats a run of Y on the same task, averaged over tasks, with intervals.
@@ -1002,7 +982,7 @@ def probability_of_improvement(data, formula=None, *, pairs=None, n_resamples=2_
     na_action = check_choice("na_action", na_action, NA_ACTIONS)
     progress = check_bool("progress", progress)
     design = _prepared_design(data, formula, normalize, na_action, _eval_env(eval_env))
-    pairs = _check_pairs(pairs, design.agents)
+    pairs = check_pairs("pairs", pairs, design.agents)
     layouts = dict(zip(design.agents, _layouts(design)))
     pair_layouts = [kernels.pair_layout(layouts[x], layouts[y]) for x, y in pairs]
     estimates = np.array([kernels.improvement_point(p, layouts[x], layouts[y])
