@@ -1,6 +1,5 @@
 """``rlstats adastop update|status|plot``: the batch-by-batch workflow from the shell."""
 
-import argparse
 import io
 import json
 
@@ -9,23 +8,7 @@ import pytest
 
 import rlstats
 import rlstats.cli as cli
-from rlstats.cli_adastop import add_adastop_commands
 from rlstats.methods.adastop import AdaStop, adastop
-
-
-@pytest.fixture(autouse=True)
-def adastop_commands(monkeypatch):
-    """Register the subcommands on rlstats' parser (until cli.py does it itself)."""
-    original = cli.build_parser
-
-    def build_parser():
-        parser = original()
-        commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-        if "adastop" not in commands.choices:
-            add_adastop_commands(commands)
-        return parser
-
-    monkeypatch.setattr(cli, "build_parser", build_parser)
 
 
 def run(*argv):

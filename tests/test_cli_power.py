@@ -1,29 +1,12 @@
 """``rlstats power METHOD``: power and sample size from the shell."""
 
-import argparse
 import io
 import json
 
 import pytest
 
 import rlstats.cli as cli
-from rlstats.cli_power import add_power_commands
 from rlstats.power import power, sample_size
-
-
-@pytest.fixture(autouse=True)
-def power_command(monkeypatch):
-    """Register the subcommand on rlstats' parser (until cli.py does it itself)."""
-    original = cli.build_parser
-
-    def build_parser():
-        parser = original()
-        commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-        if "power" not in commands.choices:
-            add_power_commands(commands)
-        return parser
-
-    monkeypatch.setattr(cli, "build_parser", build_parser)
 
 
 def run(*argv):
