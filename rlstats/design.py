@@ -126,6 +126,47 @@ class Design:
             seeds=None if self.seeds is None else self.seeds[rows],
             extra={k: v[rows] for k, v in self.extra.items()})
 
+    def select_tasks(self, names):
+        """A copy restricted to the named tasks (in the given order); the others are not recorded as dropped."""
+        codes = np.asarray([self.tasks.index(name) for name in names], dtype=np.intp)
+        remap = np.full(self.n_tasks, -1, dtype=np.intp)
+        remap[codes] = np.arange(codes.size)
+        task = remap[self.task]
+        # Keep the sort order by (new) task, then agent, then run.
+        rows = np.flatnonzero(task >= 0)
+        rows = rows[np.lexsort((self.agent[rows], task[rows]))]
+        return dataclasses.replace(
+            self, y=self.y[rows], agent=self.agent[rows], task=task[rows], run=self.run[rows],
+            tasks=tuple(names), counts=self.counts[codes], row_position=self.row_position[rows],
+            seeds=None if self.seeds is None else self.seeds[rows],
+            extra={k: v[rows] for k, v in self.extra.items()})
+
+    def require_complete(self, na_action, why):
+        """Every agent must have runs on every task: an error, or (na_action="drop") leave out incomplete tasks.
+
+        ``why`` completes the error message ("<why>: add those runs, ...") for
+        the back end that needs it.  Dropped tasks are stated in the notes.
+        """
+        empty = self.counts == 0
+        if not empty.any():
+            return self
+        cells = [f"agent {self.agents[j]!r} on task {self.tasks[t]!r}" for t, j in zip(*np.nonzero(empty))]
+        incomplete = empty.any(axis=1)
+        if na_action == "raise":
+            shown = "; ".join(cells[:3]) + ("; ..." if len(cells) > 3 else "")
+            raise DesignError(
+                f"{len(cells)} agent x task cell(s) have no runs ({shown}); {why}: add those runs, leave out the "
+                f"tasks or agents that are missing, or pass na_action=\"drop\" to leave out the "
+                f"{int(incomplete.sum())} task(s) where some agent has no runs")
+        if incomplete.all():
+            raise DesignError("no task has runs of every agent, so the agents cannot be compared on common tasks; "
+                              "select agents that share tasks")
+        gone = tuple(t for t, bad in zip(self.tasks, incomplete) if bad)
+        note = (f"{len(gone)} task(s) left out because some agent has no runs there (na_action=\"drop\"; "
+                f"{int(self.counts[incomplete].sum())} runs dropped): {', '.join(gone)}")
+        kept = self.select_tasks([t for t, bad in zip(self.tasks, incomplete) if not bad])
+        return dataclasses.replace(kept, notes=self.notes + (note,), dropped_tasks=self.dropped_tasks + gone)
+
     def cell_matrix(self, summary="mean"):
         """The (n_tasks, n_agents) matrix of per-cell means or medians; NaN for empty cells."""
         cell = self.task * self.n_agents + self.agent
@@ -371,21 +412,14 @@ def _drop_uninformative_tasks(design, notes):
     if not bad.any():
         return design
     dropped = tuple(t for t, b in zip(design.tasks, bad) if b)
-    keep_task = ~bad
-    keep = keep_task[design.task]
-    remap = np.cumsum(keep_task) - 1
     notes.append(f"{len(dropped)} task(s) kept out of the test because fewer than two agents have runs "
                  f"there: {', '.join(dropped)}")
-    counts = design.counts[keep_task]
-    reduced = dataclasses.replace(
-        design, y=design.y[keep], agent=design.agent[keep], task=remap[design.task[keep]], run=design.run[keep],
-        tasks=tuple(t for t, b in zip(design.tasks, bad) if not b), counts=counts,
-        row_position=design.row_position[keep], seeds=None if design.seeds is None else design.seeds[keep],
-        extra={k: v[keep] for k, v in design.extra.items()}, dropped_tasks=dropped)
+    reduced = dataclasses.replace(design.select_tasks([t for t, b in zip(design.tasks, bad) if not b]),
+                                  dropped_tasks=dropped)
     if reduced.y.size == 0:
         raise DesignError("no task has runs of at least two agents, so no comparison is possible")
     # Agents whose runs were all in dropped tasks have nothing left.
-    present = counts.sum(axis=0) > 0
+    present = reduced.counts.sum(axis=0) > 0
     if not present.all():
         names = [a for a, p in zip(design.agents, present) if p]
         gone = [a for a, p in zip(design.agents, present) if not p]

@@ -242,18 +242,7 @@ def _subset(design, agents, tasks):
             raise OptionError(f"agents={agents!r}: a comparison needs at least two agents")
         design = design.select_agents(names)
     if tasks is not None:
-        names = _name_list("tasks", tasks, design.tasks)
-        codes = np.asarray([design.tasks.index(t) for t in names])
-        remap = np.full(design.n_tasks, -1)
-        remap[codes] = np.arange(codes.size)
-        keep = remap[design.task] >= 0
-        rows = np.flatnonzero(keep)
-        rows = rows[np.lexsort((design.agent[rows], remap[design.task[rows]]))]
-        design = dataclasses.replace(
-            design, y=design.y[rows], agent=design.agent[rows], task=remap[design.task[rows]].astype(np.intp),
-            run=design.run[rows], tasks=tuple(names), counts=design.counts[codes],
-            row_position=design.row_position[rows], seeds=None if design.seeds is None else design.seeds[rows],
-            extra={k: v[rows] for k, v in design.extra.items()})
+        design = design.select_tasks(_name_list("tasks", tasks, design.tasks))
     return design
 
 

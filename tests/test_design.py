@@ -195,3 +195,23 @@ def test_numeric_seeds_sort_as_numbers():
     d = build(df, "score ~ agent | task/seed")
     assert list(d.seeds[:3]) == ["1", "2", "10"]
     np.testing.assert_array_equal(d.y[:3], [2.0, 1.0, 0.0])
+
+
+def test_select_tasks_keeps_order_and_arrays():
+    d = build(small_frame(), "score ~ agent | task").select_tasks(["t2"])
+    assert d.tasks == ("t2",) and d.nobs == 4
+    np.testing.assert_array_equal(d.row_position, [3, 0, 7, 5])
+    np.testing.assert_array_equal(d.task, [0, 0, 0, 0])
+
+
+def test_require_complete_raises_or_drops_incomplete_tasks():
+    df = small_frame()
+    gap = df[~((df.agent == "c") & (df.task == "t1"))]
+    d = build(gap, "score ~ agent | task")
+    with pytest.raises(DesignError, match=r"1 agent x task cell\(s\) have no runs \(agent 'c' on task 't1'\); "
+                                          r"a test needs it: add those runs"):
+        d.require_complete("raise", "a test needs it")
+    kept = d.require_complete("drop", "a test needs it")
+    assert kept.tasks == ("t2",) and kept.dropped_tasks == ("t1",)
+    assert kept.notes[-1] == "1 task(s) left out because some agent has no runs there (na_action=\"drop\"; " \
+                             "3 runs dropped): t1"

@@ -146,42 +146,6 @@ def _normalized(data, formula, reference):
     return normalize_scores(data, score=columns[0], by=parsed.blocks, **keywords)
 
 
-def _keep_tasks(design, keep, note):
-    """The design restricted to the tasks where ``keep`` is True, with ``note`` added."""
-    rows = keep[design.task]
-    remap = np.cumsum(keep) - 1
-    dropped = tuple(t for t, k in zip(design.tasks, keep) if not k)
-    return dataclasses.replace(
-        design, y=design.y[rows], agent=design.agent[rows], task=remap[design.task[rows]], run=design.run[rows],
-        tasks=tuple(t for t, k in zip(design.tasks, keep) if k), counts=design.counts[keep],
-        row_position=design.row_position[rows], seeds=None if design.seeds is None else design.seeds[rows],
-        extra={k: v[rows] for k, v in design.extra.items()}, notes=design.notes + (note,),
-        dropped_tasks=design.dropped_tasks + dropped)
-
-
-def _complete(design, na_action):
-    """Every agent needs runs on every task: an error, or leave out incomplete tasks (na_action='drop')."""
-    empty = design.counts == 0
-    if not empty.any():
-        return design
-    cells = [f"agent {design.agents[j]!r} on task {design.tasks[t]!r}" for t, j in zip(*np.nonzero(empty))]
-    incomplete = empty.any(axis=1)
-    if na_action == "raise":
-        shown = "; ".join(cells[:3]) + ("; ..." if len(cells) > 3 else "")
-        raise DesignError(
-            f"{len(cells)} agent x task cell(s) have no runs ({shown}); "
-            "aggregate metrics compare agents on the same tasks: add those runs, or pass na_action=\"drop\" to "
-            f"leave out the {int(incomplete.sum())} task(s) where some agent has no runs")
-    if incomplete.all():
-        raise DesignError("no task has runs of every agent, so no aggregate can compare them; "
-                          "select agents that share tasks")
-    n_runs = int(design.counts[incomplete].sum())
-    names = ", ".join(t for t, bad in zip(design.tasks, incomplete) if bad)
-    note = (f"{int(incomplete.sum())} task(s) left out because some agent has no runs there "
-            f"(na_action=\"drop\"; {n_runs} runs dropped): {names}")
-    return _keep_tasks(design, ~incomplete, note)
-
-
 def _prepared_design(data, formula, normalize, na_action, eval_env):
     if isinstance(data, Design):
         if normalize is not None:
@@ -193,7 +157,7 @@ def _prepared_design(data, formula, normalize, na_action, eval_env):
         if normalize is not None:
             data = _normalized(data, formula, normalize)
         design = build(data, formula, na_action=na_action, eval_env=eval_env)
-    return _complete(design, na_action)
+    return design.require_complete(na_action, "aggregate metrics compare agents on the same tasks")
 
 
 def _layouts(design):

@@ -21,7 +21,6 @@ heuristic).  The numbers come from :mod:`rlstats.methods._percentile_kernels`.
 
 from __future__ import annotations
 
-import dataclasses
 import numbers
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
@@ -361,35 +360,6 @@ class PercentilesResult(Result):
 # ----------------------------------------------------------------------------- preparation
 
 
-def _complete(design, na_action):
-    """Every agent needs runs on every task: an error, or leave out incomplete tasks (na_action="drop")."""
-    empty = design.counts == 0
-    if not empty.any():
-        return design
-    cells = [f"agent {design.agents[i]!r} on task {design.tasks[j]!r}" for j, i in zip(*np.nonzero(empty))]
-    incomplete = empty.any(axis=1)
-    if na_action == "raise":
-        raise DesignError(
-            f"{len(cells)} agent x task cell(s) have no runs ({'; '.join(cells[:3])}"
-            f"{'; ...' if len(cells) > 3 else ''}); performance percentiles compare every agent against every other "
-            f"on every task: add those runs, leave out the tasks or agents that are missing, or pass "
-            f"na_action=\"drop\" to leave out the {int(incomplete.sum())} task(s) where some agent has no runs")
-    if incomplete.all():
-        raise DesignError("no task has runs of every agent, so the agents cannot be compared on common tasks; "
-                          "select agents that share tasks")
-    keep = ~incomplete
-    rows = keep[design.task]
-    note = (f"{int(incomplete.sum())} task(s) left out because some agent has no runs there (na_action=\"drop\"; "
-            f"{int(design.counts[incomplete].sum())} runs dropped): "
-            f"{', '.join(t for t, bad in zip(design.tasks, incomplete) if bad)}")
-    return dataclasses.replace(
-        design, y=design.y[rows], agent=design.agent[rows], task=(np.cumsum(keep) - 1)[design.task[rows]],
-        run=design.run[rows], tasks=tuple(t for t, k in zip(design.tasks, keep) if k), counts=design.counts[keep],
-        row_position=design.row_position[rows], seeds=None if design.seeds is None else design.seeds[rows],
-        extra={k: v[rows] for k, v in design.extra.items()}, notes=design.notes + (note,),
-        dropped_tasks=design.dropped_tasks + tuple(t for t, bad in zip(design.tasks, incomplete) if bad))
-
-
 def _support(design, layout, bounds, higher_is_better):
     """Score bounds [a_j, b_j] per task (on the internal, higher-is-better scale) and their source."""
     low = np.minimum.reduceat(layout.values, layout.slot_start[:-1])
@@ -439,7 +409,8 @@ def _prepared_design(data, formula, options, eval_env):
         if formula is None:
             raise OptionError("formula is required, e.g. 'score ~ agent | task'")
         design = build(data, formula, na_action=options.na_action, eval_env=1 if eval_env is None else eval_env)
-    design = _complete(design, options.na_action)
+    design = design.require_complete(
+        options.na_action, "performance percentiles compare every agent against every other on every task")
     if options.interval == "pbp_t" and design.counts.min() < 2:
         j, i = np.argwhere(design.counts < 2)[0]
         raise DesignError(f"interval=\"pbp_t\" needs at least 2 runs per cell (a standard deviation); agent "
