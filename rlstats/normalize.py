@@ -159,3 +159,30 @@ def normalize(df, reference, *, low="random", high="human", by="task", score="sc
     out = df.copy()
     out[score] = (values - lo[position]) / (hi[position] - lo[position])
     return out
+
+
+def normalize_response(data, formula, reference):
+    """The ``normalize=`` option of the back ends: ``(normalised data, note for the result)``.
+
+    ``reference`` is what :func:`normalize` takes (a frame or a dataset name),
+    or a dict of its keywords (``{"reference": ..., "low": ..., "high": ...}``).
+    The response must read one data column and the formula must name the task
+    column after ``|``; that column is normalised per task.
+    """
+    from collections.abc import Mapping
+
+    from .formula import parse
+
+    parsed = parse(formula)
+    columns = [c for c in parsed.response_columns if c in data.columns]
+    if len(columns) != 1 or parsed.blocks is None:
+        raise OptionError(f"normalize= needs a formula whose response reads one data column and that names the "
+                          f"task column after '|' (e.g. 'score ~ agent | task'), got '{parsed.text}'")
+    keywords = dict(reference) if isinstance(reference, Mapping) else {"reference": reference}
+    if "reference" not in keywords:
+        raise OptionError("normalize= as a dict must hold 'reference' (and optionally 'low', 'high')")
+    low, high = keywords.get("low", "random"), keywords.get("high", "human")
+    source = keywords["reference"] if isinstance(keywords["reference"], str) else "the reference frame"
+    note = (f"'{columns[0]}' normalised per task as ({columns[0]} - {low}) / ({high} - {low}) "
+            f"with {low} and {high} from {source}")
+    return normalize(data, score=columns[0], by=parsed.blocks, **keywords), note

@@ -724,6 +724,7 @@ def test_normalize_option_equals_normalising_first():
     via_option = bootstrap(df, FORMULA, normalize=reference, n_resamples=100, rng=0)
     first = bootstrap(rlstats.normalize(df, reference), FORMULA, n_resamples=100, rng=0)
     np.testing.assert_array_equal(via_option.bootstrap_distribution, first.bootstrap_distribution)
+    assert any("'score' normalised per task as (score - random) / (human - random)" in n for n in via_option.notes)
     with pytest.raises(OptionError, match="normalize"):
         bootstrap(df[df["task"] == df["task"].iloc[0]], "score ~ agent", normalize=reference)
 

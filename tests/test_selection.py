@@ -612,3 +612,15 @@ def test_public_api_calibration_on_rl_like_data():
                               effect="std_diff", n_resamples=999, rng=trial)
         rejections.append(res.pvalue <= 0.05)
     assert 0.04 <= np.mean(rejections) <= 0.06  # MC se 0.005
+
+
+def test_normalize_option_matches_normalising_first():
+    df = rlstats.datasets.simulate(agents=2, tasks=6, seeds=4, rng=3)
+    tasks = sorted(df["task"].astype(str).unique())
+    reference = pd.DataFrame({"task": tasks, "random": np.arange(6.0), "human": np.arange(6.0) * 3 + 10})
+    options = dict(treatment="agent_2", baseline="agent_1", reported=tasks[:2], rng=0)
+    direct = rlstats.selection_check(df, "score ~ agent | task", normalize=reference, **options)
+    first = rlstats.selection_check(rlstats.normalize(df, reference), "score ~ agent | task", **options)
+    np.testing.assert_allclose(direct.effects["effect"], first.effects["effect"])
+    assert direct.pvalue == first.pvalue
+    assert any("normalised per task" in n for n in direct.notes)

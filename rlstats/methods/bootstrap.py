@@ -30,8 +30,7 @@ from .. import format as fmt
 from .. import plots_bootstrap as plots
 from ..design import Design, build
 from ..errors import DesignError, OptionError, warn
-from ..formula import Formula, parse
-from ..normalize import normalize as normalize_scores
+from ..normalize import normalize_response
 from ..options import check_bool, check_choice, check_fraction, check_int, check_pairs
 from ..progress import progress_bar
 from ..resampling import seed_sequence
@@ -133,19 +132,6 @@ class BootstrapOptions:
 # ----------------------------------------------------------------------------- design preparation
 
 
-def _normalized(data, formula, reference):
-    """``data`` with the response column normalised per task by ``reference``."""
-    parsed = formula if isinstance(formula, Formula) else parse(formula)
-    columns = [c for c in parsed.response_columns if c in data.columns]
-    if len(columns) != 1 or parsed.blocks is None:
-        raise OptionError(f"normalize= needs a formula whose response reads one data column and that names the "
-                          f"task column after '|' (e.g. 'score ~ agent | task'), got '{parsed.text}'")
-    keywords = dict(reference) if isinstance(reference, Mapping) else {"reference": reference}
-    if "reference" not in keywords:
-        raise OptionError("normalize= as a dict must hold 'reference' (and optionally 'low', 'high')")
-    return normalize_scores(data, score=columns[0], by=parsed.blocks, **keywords)
-
-
 def _prepared_design(data, formula, normalize, na_action, eval_env):
     if isinstance(data, Design):
         if normalize is not None:
@@ -154,9 +140,11 @@ def _prepared_design(data, formula, normalize, na_action, eval_env):
     else:
         if formula is None:
             raise OptionError("formula is required, e.g. 'score ~ agent | task'")
+        note = None
         if normalize is not None:
-            data = _normalized(data, formula, normalize)
+            data, note = normalize_response(data, formula, normalize)
         design = build(data, formula, na_action=na_action, eval_env=eval_env)
+        design = design if note is None else design.with_notes(note)
     return design.require_complete(na_action, "aggregate metrics compare agents on the same tasks")
 
 

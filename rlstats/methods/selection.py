@@ -40,6 +40,7 @@ from .. import format as fmt
 from .. import plots_selection
 from ..design import Design, build
 from ..errors import DesignError, OptionError
+from ..normalize import normalize_response
 from ..options import check_bool, check_choice, check_fraction, check_int
 from ..resampling import seed_sequence
 from ..results import Result, resultclass
@@ -583,7 +584,7 @@ def _check_effects(frame, where, options):
 def selection_check(data, formula=None, *, treatment=None, baseline=None, reported=None, heldout=None,
                     effect="mean_diff", inspector="permutation", reporter="t", mu_gap=0.0, n_candidates=None,
                     sigma=None, alpha=0.05, beta=0.05, higher_is_better=True, n_resamples=9_999,
-                    na_action="raise", rng=None, eval_env=None):
+                    normalize=None, na_action="raise", rng=None, eval_env=None):
     """Check whether the reported tasks of a claimed improvement are representative.
 
     Parameters
@@ -630,6 +631,11 @@ def selection_check(data, formula=None, *, treatment=None, baseline=None, report
         False flips the sign of every effect, so positive means better.
     n_resamples : int
         Random subsets of the permutation inspector.
+    normalize : DataFrame, str or dict, optional
+        Normalise the response per task before the effects are computed, as
+        :func:`rlstats.normalize` does (e.g. ``"atari100k_reference"`` for
+        human-normalised Atari scores); a fresh held-out frame is normalised
+        the same way.  Stated in the result.
     na_action : {"raise", "drop"}
         Missing values: an error, or drop the rows and say so.
     rng : None, int or numpy.random.Generator
@@ -671,12 +677,20 @@ def selection_check(data, formula=None, *, treatment=None, baseline=None, report
         na_action=na_action)
     env = 1 if eval_env is None else eval_env
     if isinstance(data, Design):
+        if normalize is not None:
+            raise OptionError("normalize= needs the DataFrame; normalise before building the Design")
         design = data
     else:
         if formula is None:
             raise OptionError("formula is required, e.g. 'score ~ agent | task'")
         extra = (reported,) if isinstance(reported, str) and reported in data.columns else ()
+        note = None
+        if normalize is not None:
+            data, note = normalize_response(data, formula, normalize)
+            if isinstance(heldout, pd.DataFrame):
+                heldout, _ = normalize_response(heldout, formula, normalize)
         design = build(data, formula, na_action=na_action, eval_env=env, extra_columns=extra)
+        design = design if note is None else design.with_notes(note)
     if not design.has_blocks:
         raise DesignError(f"the selection check compares tasks: write '{design.formula.text} | task'")
     treatment = _check_agent("treatment", treatment, design)
