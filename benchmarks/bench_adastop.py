@@ -29,15 +29,13 @@ is measured by tracemalloc in a separate, untimed run.  When the reference packa
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
-import tracemalloc
 
 import numpy as np
 import pandas as pd
 
 from rlstats.methods import _adastop_kernels as kernels
 from rlstats.methods.adastop import AdaStop, adastop
+from measure import median_time, peak_memory  # benchmarks/measure.py
 
 
 def scores(n_agents, n, max_interims, shift, seed=0):
@@ -96,23 +94,8 @@ def run_package(data, n_resamples):
     return comparator
 
 
-def median_time(function, repeat):
-    function()  # warm caches (block assignments, imports)
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
-def peak_memory(function):
-    tracemalloc.start()
-    try:
-        function()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
 
 
 def main(argv=None):

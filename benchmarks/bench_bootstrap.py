@@ -20,13 +20,13 @@ same data and the measured ratio printed as well.
 from __future__ import annotations
 
 import time
-import tracemalloc
 
 import numpy as np
 import pandas as pd
 
 import rlstats
 from rlstats.methods.bootstrap import bootstrap, performance_profile, probability_of_improvement
+from measure import peak_memory  # benchmarks/measure.py
 
 FORMULA = "score ~ agent | task"
 SIX = ["CURL", "DER", "DrQ", "DrQ(eps)", "OTRainbow", "SPR"]
@@ -47,13 +47,6 @@ def best_of(function, repeats=7):
     return min(walls), min(cpus)
 
 
-def peak_memory(function):
-    """Peak Python-visible allocation (MB) while ``function`` runs."""
-    tracemalloc.start()
-    function()
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    return peak / 2**20
 
 
 def rliable_workload(rng=0):
@@ -127,11 +120,13 @@ def main():
 
     print("\nMemory (tracemalloc peak, MB), Atari workload, four metrics:")
     for reps in (2000, 50_000):
-        peak = peak_memory(lambda reps=reps: bootstrap(atari, FORMULA, metrics=METRICS, n_resamples=reps, rng=0))
+        peak = peak_memory(lambda reps=reps: bootstrap(atari, FORMULA, metrics=METRICS, n_resamples=reps,
+                                                       rng=0)) / 2**20
         stored = 6 * len(METRICS) * reps * 8 / 2**20
         print(f"  n_resamples = {reps:>6}: peak {peak:7.1f} MB (of which the stored bootstrap distribution "
               f"{stored:.1f} MB)")
-    peak = peak_memory(lambda: probability_of_improvement(atari, FORMULA, pairs=pair, n_resamples=50_000, rng=0))
+    peak = peak_memory(lambda: probability_of_improvement(atari, FORMULA, pairs=pair, n_resamples=50_000,
+                                                          rng=0)) / 2**20
     print(f"  probability of improvement, one pair, 50000 reps: peak {peak:.1f} MB")
 
     library, why = try_rliable()

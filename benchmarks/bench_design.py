@@ -19,10 +19,9 @@ Target (issue 2 §3): a million rows well under one second.
 from __future__ import annotations
 
 import argparse
-import time
-import tracemalloc
 
 import rlstats
+from measure import best_time, peak_memory  # benchmarks/measure.py
 
 # rows -> (tasks, seeds) with 10 agents
 SIZES = {10_000: (20, 50), 100_000: (50, 200), 1_000_000: (100, 1_000)}
@@ -36,22 +35,8 @@ def long_data(n_rows):
     return df.astype({"agent": str, "task": str})
 
 
-def best_time(function, repeat):
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
-def peak_memory(function):
-    tracemalloc.start()
-    try:
-        function()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
 
 
 def main(argv=None):

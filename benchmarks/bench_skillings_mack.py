@@ -27,35 +27,20 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
-import tracemalloc
 from pathlib import Path
 
 import pandas as pd
 
 import rlstats
+from measure import best_time, peak_memory  # benchmarks/measure.py
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "atari100k.csv"
 AGENTS = ["CURL", "DER", "DrQ", "DrQ(eps)", "OTRainbow", "SPR"]
 FORMULA = "score ~ agent | task"
 
 
-def best_time(function, repeat):
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
-def peak_memory(function):
-    tracemalloc.start()
-    try:
-        function()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
 
 
 def verdict(seconds, target):

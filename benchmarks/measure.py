@@ -1,0 +1,36 @@
+"""Timing and memory helpers shared by the benchmark scripts (run from the repository root)."""
+
+import statistics
+import time
+import tracemalloc
+
+
+def run_times(function, repeat):
+    """Wall-clock seconds of ``repeat`` calls of ``function``."""
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def best_time(function, repeat):
+    """The fastest of ``repeat`` calls, in seconds (the least disturbed by other work on the machine)."""
+    return min(run_times(function, repeat))
+
+
+def median_time(function, repeat):
+    """The median of ``repeat`` calls after one warm-up call, in seconds."""
+    function()
+    return statistics.median(run_times(function, repeat))
+
+
+def peak_memory(function):
+    """Peak Python-visible allocation in bytes (tracemalloc) while ``function`` runs."""
+    tracemalloc.start()
+    try:
+        function()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
