@@ -19,6 +19,7 @@ import patsy
 
 from . import formula as formula_module
 from .errors import DesignError
+from .normalize import normalize_response
 from .options import check_bool, check_choice
 
 NA_ACTIONS = ("raise", "drop")
@@ -223,7 +224,7 @@ def _drop_unused(codes, labels, what):
     return remap[codes].astype(np.intp), [lab for lab, u in zip(labels, used) if u], note
 
 
-def build(data, formula, *, na_action="raise", eval_env=0, extra_columns=(), pool_tasks=False):
+def build(data, formula, *, na_action="raise", eval_env=0, extra_columns=(), pool_tasks=False, normalize=None):
     """Validate ``data`` against ``formula`` and return the :class:`Design`.
 
     Parameters
@@ -245,6 +246,10 @@ def build(data, formula, *, na_action="raise", eval_env=0, extra_columns=(), poo
     pool_tasks : bool
         Allow ``score ~ agent`` on data whose ``task`` column has several
         tasks, pooling them into one comparison (stated in the result).
+    normalize : DataFrame, str or dict, optional
+        Normalise the response column per task first, as :func:`rlstats.normalize`
+        does (a reference frame, a dataset name such as ``"atari100k_reference"``,
+        or a dict of its keywords); stated in the notes.
 
     Returns
     -------
@@ -268,6 +273,10 @@ def build(data, formula, *, na_action="raise", eval_env=0, extra_columns=(), poo
         raise DesignError("data has no rows; pass a DataFrame with one row per run")
     if not isinstance(formula, formula_module.Formula):
         formula = formula_module.parse(formula)
+    notes = []
+    if normalize is not None:
+        data, note = normalize_response(data, formula, normalize)
+        notes.append(note)
     if not isinstance(eval_env, patsy.EvalEnvironment):
         eval_env = patsy.EvalEnvironment.capture(eval_env, reference=1)
     formula_module.check_columns(formula, data.columns, eval_env)
@@ -275,7 +284,6 @@ def build(data, formula, *, na_action="raise", eval_env=0, extra_columns=(), poo
     if missing_extra:
         raise DesignError(f"column(s) {missing_extra} not found in data; available: {list(data.columns)}")
 
-    notes = []
     on_nonfinite = "raise" if na_action == "raise" else "return"
     response = formula_module.evaluate_response(formula, data, eval_env, on_nonfinite=on_nonfinite)
     y, missing_input, produced = response.values, response.missing_in_input, response.produced_nonfinite

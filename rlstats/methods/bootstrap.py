@@ -30,7 +30,6 @@ from .. import format as fmt
 from .. import plots_bootstrap as plots
 from ..design import Design, build
 from ..errors import DesignError, OptionError, warn
-from ..normalize import normalize_response
 from ..options import check_bool, check_choice, check_fraction, check_int, check_pairs
 from ..progress import progress_bar
 from ..resampling import seed_sequence
@@ -140,11 +139,7 @@ def _prepared_design(data, formula, normalize, na_action, eval_env):
     else:
         if formula is None:
             raise OptionError("formula is required, e.g. 'score ~ agent | task'")
-        note = None
-        if normalize is not None:
-            data, note = normalize_response(data, formula, normalize)
-        design = build(data, formula, na_action=na_action, eval_env=eval_env)
-        design = design if note is None else design.with_notes(note)
+        design = build(data, formula, na_action=na_action, eval_env=eval_env, normalize=normalize)
     return design.require_complete(na_action, "aggregate metrics compare agents on the same tasks")
 
 

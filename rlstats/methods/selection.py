@@ -40,7 +40,6 @@ from .. import format as fmt
 from .. import plots_selection
 from ..design import Design, build
 from ..errors import DesignError, OptionError
-from ..normalize import normalize_response
 from ..options import check_bool, check_choice, check_fraction, check_int
 from ..resampling import seed_sequence
 from ..results import Result, resultclass
@@ -684,13 +683,7 @@ def selection_check(data, formula=None, *, treatment=None, baseline=None, report
         if formula is None:
             raise OptionError("formula is required, e.g. 'score ~ agent | task'")
         extra = (reported,) if isinstance(reported, str) and reported in data.columns else ()
-        note = None
-        if normalize is not None:
-            data, note = normalize_response(data, formula, normalize)
-            if isinstance(heldout, pd.DataFrame):
-                heldout, _ = normalize_response(heldout, formula, normalize)
-        design = build(data, formula, na_action=na_action, eval_env=env, extra_columns=extra)
-        design = design if note is None else design.with_notes(note)
+        design = build(data, formula, na_action=na_action, eval_env=env, extra_columns=extra, normalize=normalize)
     if not design.has_blocks:
         raise DesignError(f"the selection check compares tasks: write '{design.formula.text} | task'")
     treatment = _check_agent("treatment", treatment, design)
@@ -700,7 +693,7 @@ def selection_check(data, formula=None, *, treatment=None, baseline=None, report
     reported_names = _resolve_reported(reported, design)
     fresh = None
     if isinstance(heldout, pd.DataFrame):
-        fresh = build(heldout, design.formula, na_action=na_action, eval_env=env)
+        fresh = build(heldout, design.formula, na_action=na_action, eval_env=env, normalize=normalize)
     return _run(design, fresh, treatment, baseline, reported_names, heldout, options, rng)
 
 
