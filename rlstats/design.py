@@ -18,7 +18,7 @@ import pandas as pd
 import patsy
 
 from . import formula as formula_module
-from .errors import DesignError
+from .errors import DesignError, OptionError
 from .normalize import normalize_response
 from .options import check_bool, check_choice
 
@@ -356,6 +356,24 @@ def build(data, formula, *, na_action="raise", eval_env=0, extra_columns=(), poo
         raise DesignError(f"at least two agents are needed in column '{formula.groups}', found "
                           f"{design.n_agents} ({', '.join(design.agents)}) with usable runs")
     return dataclasses.replace(design, notes=tuple(notes))
+
+
+def design_of(data, formula=None, *, eval_env=0, **options):
+    """The Design a public function works on: ``data`` itself when it already is one, else ``build(...)``.
+
+    ``eval_env`` counts frames above the caller of this function, as in
+    :func:`build`.  Options that need the DataFrame (``normalize=``) are an
+    error with a ready Design.
+    """
+    if isinstance(data, Design):
+        if options.get("normalize") is not None:
+            raise OptionError("normalize= needs the DataFrame; normalise before building the Design")
+        return data
+    if formula is None:
+        raise OptionError("formula is required, e.g. 'score ~ agent | task'")
+    if not isinstance(eval_env, patsy.EvalEnvironment):
+        eval_env = patsy.EvalEnvironment.capture(eval_env, reference=1)
+    return build(data, formula, eval_env=eval_env, **options)
 
 
 def _crossed_blocks(data, formula, task_codes, task_labels, drop, na_action):

@@ -215,3 +215,18 @@ def test_require_complete_raises_or_drops_incomplete_tasks():
     assert kept.tasks == ("t2",) and kept.dropped_tasks == ("t1",)
     assert kept.notes[-1] == "1 task(s) left out because some agent has no runs there (na_action=\"drop\"; " \
                              "3 runs dropped): t1"
+
+
+def test_design_of_passes_a_design_through_and_builds_otherwise():
+    from rlstats.design import design_of
+
+    def squash(x):
+        return x / 100.0
+
+    built = design_of(small_frame(), "squash(score) ~ agent | task")  # names resolve in this frame
+    assert design_of(built) is built
+    np.testing.assert_allclose(built.y, small_frame()["score"].to_numpy()[built.row_position] / 100.0)
+    with pytest.raises(OptionError, match="normalize= needs the DataFrame"):
+        design_of(built, normalize="atari100k_reference")
+    with pytest.raises(OptionError, match="formula is required"):
+        design_of(small_frame())

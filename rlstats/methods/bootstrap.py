@@ -28,7 +28,7 @@ import patsy
 
 from .. import format as fmt
 from .. import plots_bootstrap as plots
-from ..design import Design, build
+from ..design import Design, design_of
 from ..errors import DesignError, OptionError, warn
 from ..options import check_bool, check_choice, check_fraction, check_int, check_pairs
 from ..progress import progress_bar
@@ -132,14 +132,7 @@ class BootstrapOptions:
 
 
 def _prepared_design(data, formula, normalize, na_action, eval_env):
-    if isinstance(data, Design):
-        if normalize is not None:
-            raise OptionError("normalize= needs the DataFrame; normalise before building the Design")
-        design = data
-    else:
-        if formula is None:
-            raise OptionError("formula is required, e.g. 'score ~ agent | task'")
-        design = build(data, formula, na_action=na_action, eval_env=eval_env, normalize=normalize)
+    design = design_of(data, formula, na_action=na_action, eval_env=eval_env, normalize=normalize)
     return design.require_complete(na_action, "aggregate metrics compare agents on the same tasks")
 
 

@@ -31,7 +31,7 @@ import pandas as pd
 
 from .. import format as fmt
 from .. import plots_percentiles as plots
-from ..design import Design, build
+from ..design import design_of
 from ..errors import DesignError, OptionError, warn
 from ..options import check_bool, check_choice, check_fraction, check_int
 from ..progress import progress_bar
@@ -403,12 +403,7 @@ def _identical_mask(design, identical):
 
 
 def _prepared_design(data, formula, options, eval_env):
-    if isinstance(data, Design):
-        design = data
-    else:
-        if formula is None:
-            raise OptionError("formula is required, e.g. 'score ~ agent | task'")
-        design = build(data, formula, na_action=options.na_action, eval_env=1 if eval_env is None else eval_env)
+    design = design_of(data, formula, na_action=options.na_action, eval_env=1 if eval_env is None else eval_env)
     design = design.require_complete(
         options.na_action, "performance percentiles compare every agent against every other on every task")
     if options.interval == "pbp_t" and design.counts.min() < 2:

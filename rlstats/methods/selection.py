@@ -38,7 +38,7 @@ from scipy import stats
 
 from .. import format as fmt
 from .. import plots_selection
-from ..design import Design, build
+from ..design import Design, build, design_of
 from ..errors import DesignError, OptionError
 from ..options import check_bool, check_choice, check_fraction, check_int
 from ..resampling import seed_sequence
@@ -675,15 +675,9 @@ def selection_check(data, formula=None, *, treatment=None, baseline=None, report
         sigma=sigma, alpha=alpha, beta=beta, higher_is_better=higher_is_better, n_resamples=n_resamples,
         na_action=na_action)
     env = 1 if eval_env is None else eval_env
-    if isinstance(data, Design):
-        if normalize is not None:
-            raise OptionError("normalize= needs the DataFrame; normalise before building the Design")
-        design = data
-    else:
-        if formula is None:
-            raise OptionError("formula is required, e.g. 'score ~ agent | task'")
-        extra = (reported,) if isinstance(reported, str) and reported in data.columns else ()
-        design = build(data, formula, na_action=na_action, eval_env=env, extra_columns=extra, normalize=normalize)
+    extra = (reported,) if isinstance(reported, str) and not isinstance(data, Design) and reported in data.columns \
+        else ()
+    design = design_of(data, formula, na_action=na_action, eval_env=env, extra_columns=extra, normalize=normalize)
     if not design.has_blocks:
         raise DesignError(f"the selection check compares tasks: write '{design.formula.text} | task'")
     treatment = _check_agent("treatment", treatment, design)

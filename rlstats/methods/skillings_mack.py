@@ -26,7 +26,7 @@ import pandas as pd
 
 from .. import format as fmt
 from .. import plotting
-from ..design import Design, build
+from ..design import design_of
 from ..errors import DesignError, OptionError
 from ..options import check_bool, check_choice, check_fraction, check_int
 from ..progress import progress_bar
@@ -365,12 +365,7 @@ def skillings_mack(data, formula=None, *, variant="auto", within_cell=None, pval
         variant=variant, within_cell=within_cell, pvalue=pvalue, n_resamples=n_resamples,
         tie_correction=tie_correction, higher_is_better=higher_is_better, alpha=alpha, adjustment=adjustment,
         na_action=na_action, progress=progress)
-    if isinstance(data, Design):
-        design = data
-    else:
-        if formula is None:
-            raise OptionError("formula is required, e.g. 'score ~ agent | task'")
-        design = build(data, formula, na_action=na_action, eval_env=1 if eval_env is None else eval_env)
+    design = design_of(data, formula, na_action=na_action, eval_env=1 if eval_env is None else eval_env)
     if not design.has_blocks:
         raise DesignError(f"the blocked rank test needs blocks: write '{design.formula.text} | task'")
     return _run(design, options, rng)
