@@ -182,12 +182,6 @@ def main(argv=None, out=None):
     except (RlstatsError, UsageError) as exc:
         sys.stderr.write(f"rlstats: error: {exc}\n")
         return 2
-    except TypeError as exc:
-        # An -o NAME=VALUE the back end does not take; any other TypeError is a bug and propagates.
-        if "unexpected keyword argument" not in str(exc):
-            raise
-        sys.stderr.write(f"rlstats: error: {exc}; see the back end's documentation for its options\n")
-        return 2
 
 
 if __name__ == "__main__":  # pragma: no cover

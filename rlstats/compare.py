@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import inspect
 
 import patsy
 
@@ -70,5 +71,16 @@ def compare(data, formula, method=None, **options):
             raise OptionError(
                 f"no default method for '{parsed.text}' yet: the {method} back end is not available in this "
                 f"version; add a blocking term ('| task') or pass method= one of: {', '.join(sorted(METHODS))}")
+    function = backend(method)
+    _check_option_names(method, function, options)
     options.setdefault("eval_env", patsy.EvalEnvironment.capture(1))
-    return backend(method)(data, parsed, **options)
+    return function(data, parsed, **options)
+
+
+def _check_option_names(method, function, options):
+    """An option the back end does not take is an OptionError that lists the ones it does."""
+    accepted = [name for name, p in inspect.signature(function).parameters.items()
+                if p.kind is inspect.Parameter.KEYWORD_ONLY and name != "eval_env"]
+    unknown = [name for name in options if name not in accepted and name != "eval_env"]
+    if unknown:
+        raise OptionError(f"method={method!r} has no option {unknown[0]!r}; its options are: {', '.join(accepted)}")

@@ -1,6 +1,6 @@
 """Random number handling shared by every random procedure.
 
-``rng=`` is keyword-only everywhere and becomes a ``numpy.random.Generator``
+``rng=`` is keyword-only everywhere and becomes a ``numpy.random.SeedSequence``
 exactly once, here.  What was passed is recorded so that a result can say how
 to reproduce itself.  Work is split into blocks whose generators are spawned
 from one ``SeedSequence``, so a result does not depend on the chunk size or on
@@ -43,12 +43,6 @@ def seed_sequence(rng):
         f"rng must be None, an int or a numpy.random.Generator, got {type(rng).__name__}; "
         "the legacy np.random.RandomState and the global random state are not used"
     )
-
-
-def make_generator(rng):
-    """Return ``(Generator, record)`` for ``rng``; see :func:`seed_sequence`."""
-    ss, record = seed_sequence(rng)
-    return np.random.Generator(np.random.PCG64(ss)), record
 
 
 def chunk_generators(ss, n_total, chunk_size):

@@ -125,3 +125,10 @@ def test_warnings_point_at_the_callers_line():
         rlstats.compare(df, "score ~ agent | task", method="percentiles", interval="bootstrap", n_resamples=50,
                         rng=0)
     assert direct[0].filename == through_compare[0].filename == __file__
+
+
+@pytest.mark.parametrize("method", sorted(METHODS))
+def test_unknown_option_names_the_method_and_its_options(method):
+    formula, options = CASES[method]
+    with pytest.raises(rlstats.OptionError, match=rf"method='{method}' has no option 'colour'; its options are: "):
+        rlstats.compare(simulated(), formula, method=method, colour="red", **options)
