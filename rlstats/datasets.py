@@ -45,6 +45,8 @@ URL_ROOT = "https://raw.githubusercontent.com"
 MIRROR_ENV = "RLSTATS_DATA_MIRROR"
 #: Environment variable naming the download cache (default: ``pooch.os_cache("rlstats")``).
 CACHE_ENV = "RLSTATS_DATA_DIR"
+# Seconds to wait for a connection (and between bytes of a reply) before saying the data are unavailable.
+CONNECT_TIMEOUT = (5, 30)
 
 
 # ---------------------------------------------------------------------------
@@ -412,40 +414,60 @@ def _cache_root(cache_dir):
     return Path(pooch.os_cache("rlstats"))
 
 
+def _short_reason(exc):
+    """The innermost cause of a download error, without urllib3's repeated host prefix."""
+    while True:
+        inner = getattr(exc, "reason", None)
+        if not isinstance(inner, BaseException) and exc.args and isinstance(exc.args[0], BaseException):
+            inner = exc.args[0]
+        if not isinstance(inner, BaseException):
+            break
+        exc = inner
+    text = str(exc)
+    return text.rsplit("): ", 1)[-1] if "): " in text else text
+
+
 def _download(key, cache_dir):
-    """Path of ``key`` in the cache, downloading and verifying it if needed."""
+    """Path of ``key`` in the cache, downloading and verifying it if needed.
+
+    Failures raise one :class:`DataUnavailableError` (no chained traceback) naming the URL,
+    the cache folder and the mirror variable; a short connect timeout keeps an offline
+    machine from waiting.
+    """
     url = _url(key)
     target = _cache_root(cache_dir) / key
     try:
         with _quiet_pooch() as pooch:
+            downloader = pooch.HTTPDownloader(progressbar=False, timeout=CONNECT_TIMEOUT)
             path = pooch.retrieve(
                 url,
                 known_hash=f"sha256:{SHA256[key]}",
                 fname=target.name,
                 path=target.parent,
-                progressbar=False,
+                downloader=downloader,
             )
     except PermissionError as exc:
         raise DataUnavailableError(
             f"cannot write file {key} to the cache {target.parent} ({exc}). Pass cache_dir= or "
             f"set {CACHE_ENV} to a writable directory, or set {MIRROR_ENV} to read a mirror."
-        ) from exc
+        ) from None
     except ValueError as exc:
         got = re.search(r"but got ([0-9a-fA-F]{64})", str(exc))
         if got is None:  # not pooch's checksum failure
-            raise DataUnavailableError(
-                f"could not download file {key} from {url}: {exc}. {_what_to_do()}"
-            ) from exc
+            raise DataUnavailableError(_cannot_download(key, url, _cache_root(cache_dir), exc)) from None
         raise DataUnavailableError(
             f"file {key} downloaded from {url} does not match its pinned SHA-256: expected "
             f"{SHA256[key]}, got {got.group(1)}. The download was deleted. Retry later; if it "
             f"persists, set {MIRROR_ENV} to a mirror holding the pinned file."
-        ) from exc
+        ) from None
     except OSError as exc:  # requests' errors derive from OSError
-        raise DataUnavailableError(
-            f"could not download file {key} from {url}: {exc}. {_what_to_do()}"
-        ) from exc
+        raise DataUnavailableError(_cannot_download(key, url, _cache_root(cache_dir), exc)) from None
     return Path(path)
+
+
+def _cannot_download(key, url, cache_folder, exc):
+    return (f"could not download file {key} from {url} ({_short_reason(exc)}) into the cache "
+            f"folder {cache_folder}. {_what_to_do()}")
 
 
 def _fetch(key, cache_dir):

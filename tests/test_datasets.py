@@ -10,6 +10,7 @@ import hashlib
 import http.server
 import socket
 import threading
+import time
 
 import numpy as np
 import pandas as pd
@@ -230,6 +231,34 @@ def test_network_failure_names_file_url_and_what_to_do(online, monkeypatch, tmp_
     assert f"{base}/{SAC}" in text
     assert "sac_hc_final_perfs.txt" in text
     assert "RLSTATS_DATA_MIRROR" in text and "network" in text
+
+
+def test_offline_failure_is_one_short_error(online, monkeypatch, tmp_path):
+    """No network, no mirror: one rlstats error, no chained traceback, naming URL, cache and mirror."""
+    base = f"http://127.0.0.1:{_closed_port()}"
+    monkeypatch.setattr(datasets, "URL_ROOT", base)
+    with pytest.raises(DataUnavailableError) as info:
+        load("atari100k_reference", cache_dir=tmp_path / "cache")
+    error = info.value
+    assert error.__cause__ is None and error.__suppress_context__, "the requests traceback must not be chained"
+    text = str(error)
+    assert "\n" not in text
+    assert f"{base}/" in text and "HUMAN.json" in text
+    assert str(tmp_path / "cache") in text and "RLSTATS_DATA_MIRROR" in text
+    assert "Connection refused" in text and "HTTPConnection(" not in text, "the reason, without urllib3's prefix"
+
+
+def test_silent_server_times_out_quickly(online, monkeypatch, tmp_path):
+    """A host that accepts the connection but never answers costs the timeout, not minutes."""
+    with socket.socket() as listener:  # listens but never accepts: the request waits for bytes
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(8)
+        monkeypatch.setattr(datasets, "URL_ROOT", f"http://127.0.0.1:{listener.getsockname()[1]}")
+        monkeypatch.setattr(datasets, "CONNECT_TIMEOUT", (0.5, 0.5))
+        start = time.monotonic()
+        with pytest.raises(DataUnavailableError, match="could not download"):
+            load("atari100k_reference", cache_dir=tmp_path)
+        assert time.monotonic() - start < 10
 
 
 def test_download_is_verified_cached_and_reused(local_host, shared_data, tmp_path):
