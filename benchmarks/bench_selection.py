@@ -34,6 +34,7 @@ import pandas as pd
 import rlstats
 from rlstats.methods import selection
 from measure import best_time  # benchmarks/measure.py
+from rlstats.tables import read_csv
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "atari100k.csv"
 FORMULA = "score ~ agent | task"
@@ -49,7 +50,7 @@ def main(argv=None):
     if not args.data.is_file():
         sys.exit(f"Atari data not found at {args.data}; pass --data PATH (e.g. a CSV written with "
                  "rlstats.datasets.load('atari100k').to_csv(PATH, index=False)).")
-    atari = pd.read_csv(args.data)
+    atari = read_csv(args.data)
     pair = atari[atari["agent"].isin(["SPR", "DrQ(eps)"])].reset_index(drop=True)
     means = pair.groupby(["task", "agent"])["score"].mean().unstack()
     ranked = list((means["SPR"] - means["DrQ(eps)"]).sort_values(ascending=False).index)

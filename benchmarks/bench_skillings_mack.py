@@ -33,6 +33,7 @@ import pandas as pd
 
 import rlstats
 from measure import best_time, peak_memory  # benchmarks/measure.py
+from rlstats.tables import read_csv
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "atari100k.csv"
 AGENTS = ["CURL", "DER", "DrQ", "DrQ(eps)", "OTRainbow", "SPR"]
@@ -57,7 +58,7 @@ def main(argv=None):
                  "repository (../shared/data/atari100k.csv); pass --data PATH to use another copy, e.g. one "
                  "written with rlstats.datasets.load('atari100k').to_csv(PATH, index=False).")
 
-    atari = pd.read_csv(args.data)
+    atari = read_csv(args.data)
     six = atari[atari["agent"].isin(AGENTS)].reset_index(drop=True)
     design = rlstats.build(six, FORMULA)
     print(f"rlstats {rlstats.__version__}: Atari 100k, {design.n_agents} agents x {design.n_tasks} games x "

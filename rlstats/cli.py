@@ -48,6 +48,8 @@ def read_table(path):
     """Read a CSV, TSV or Parquet file into a DataFrame, with clear errors."""
     import pandas as pd
 
+    from .tables import read_csv
+
     path = Path(path)
     if not path.is_file():
         raise UsageError(f"file not found: {path}")
@@ -59,7 +61,7 @@ def read_table(path):
             except ImportError as exc:
                 raise UsageError(f"reading {path} needs pyarrow: pip install 'rlstats[parquet]' ({exc})") from exc
         separator = "\t" if suffix in (".tsv", ".tab") else ","
-        return pd.read_csv(path, sep=separator)
+        return read_csv(path, sep=separator)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise UsageError(f"cannot read {path}: {exc}") from exc
 

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import matplotlib
 import pytest
+from rlstats.tables import read_csv
 
 matplotlib.use("Agg")
 
@@ -24,7 +25,7 @@ def atari(shared_data):
     """The Atari 100k scores as published (tidy CSV from ../shared/data)."""
     import pandas as pd
 
-    return pd.read_csv(shared_data / "atari100k.csv")
+    return read_csv(shared_data / "atari100k.csv")
 
 
 @pytest.fixture(autouse=True)

@@ -34,6 +34,7 @@ from rlstats.methods import _adastop_kernels as kernels
 from rlstats.methods.adastop import (AdaStop, AdaStopOptions, AdaStopResult, PermutationResult, _schedule,
                                      adastop, permutation)
 from rlstats.vocabulary import unknown_columns
+from rlstats.tables import read_csv
 
 # ---------------------------------------------------------------------------
 # helpers
@@ -417,7 +418,7 @@ TABLE2_PAPER = {(5, 5): 0.853, (4, 5): 0.82, (5, 4): 0.78, (3, 3): 0.506, (6, 6)
 
 
 def bootstrap_power(shared_data, n, max_interims, reps, seed):
-    data = pd.read_csv(shared_data / "halfcheetah_sac_td3.csv")
+    data = read_csv(shared_data / "halfcheetah_sac_td3.csv")
     sac = data.loc[data["agent"] == "SAC", "score"].to_numpy()
     td3 = data.loc[data["agent"] == "TD3", "score"].to_numpy()
     sched = kernels.make_schedule(n, max_interims, 10_000, 0.05)
@@ -479,7 +480,7 @@ MUJOCO_RUNS = {"ant": (15, 15, 15, 15), "halfcheetah": (25, 25, 5, 25), "hopper"
 
 @pytest.fixture
 def mujoco(shared_data):
-    return pd.read_csv(shared_data / "mujoco_batches.csv")
+    return read_csv(shared_data / "mujoco_batches.csv")
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

@@ -38,6 +38,7 @@ from rlstats.methods.bootstrap import (
 RESULT_TYPES = (BootstrapResult, ProbabilityOfImprovementResult, PerformanceProfileResult, InferentialIntervalsResult)
 from rlstats.methods.skillings_mack import skillings_mack
 from rlstats.vocabulary import unknown_columns
+from rlstats.tables import read_csv
 
 FORMULA = "score ~ agent | task"
 SIX = ["CURL", "DER", "DrQ", "DrQ(eps)", "OTRainbow", "SPR"]
@@ -641,7 +642,7 @@ def test_inferential_intervals_agree_with_the_test_on_many_datasets():
 
 
 def test_atari_iqm_equals_direct_trimmed_mean(atari, shared_data):
-    reference = pd.read_csv(shared_data / "atari100k_reference.csv")
+    reference = read_csv(shared_data / "atari100k_reference.csv")
     data = atari[atari["agent"].isin(SIX)]
     res = bootstrap(data, FORMULA, metrics=["iqm"], normalize=reference, n_resamples=300, rng=0)
     assert res.agents == tuple(sorted(SIX)) and res.counts.min() == 100 and len(res.tasks) == 26

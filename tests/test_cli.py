@@ -10,6 +10,7 @@ import pytest
 
 import rlstats
 from rlstats.cli import main
+from rlstats.tables import read_csv
 
 
 @pytest.fixture
@@ -30,7 +31,7 @@ def test_compare_text_matches_the_python_result(runs_csv):
     path, df = runs_csv
     status, text = run(["compare", str(path), "score ~ agent | task"])
     assert status == 0
-    expected = rlstats.compare(pd.read_csv(path), "score ~ agent | task")
+    expected = rlstats.compare(read_csv(path), "score ~ agent | task")
     assert text == str(expected)
 
 

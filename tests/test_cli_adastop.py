@@ -9,6 +9,7 @@ import pytest
 import rlstats
 import rlstats.cli as cli
 from rlstats.methods.adastop import AdaStop, adastop
+from rlstats.tables import read_csv
 
 
 def run(*argv):
@@ -20,7 +21,7 @@ def run(*argv):
 @pytest.fixture
 def walker(shared_data, tmp_path):
     """The Walker batches as the reference tool's CSV files: an index column and one column per agent."""
-    runs = pd.read_csv(shared_data / "mujoco_batches.csv")
+    runs = read_csv(shared_data / "mujoco_batches.csv")
     runs = runs[runs["task"] == "walker"]
     paths = []
     for k in range(1, 7):
@@ -76,7 +77,7 @@ def feed_rest(state, paths):
         asked = AdaStop.load(state).agents_to_run
         if not asked:
             break
-        batch = pd.read_csv(path)
+        batch = read_csv(path)
         batch[batch["agent"].isin(asked)].to_csv(path, index=False)
         status, text = run("adastop", "update", str(state), str(path))
         assert status == 0, text

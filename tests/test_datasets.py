@@ -21,6 +21,7 @@ from scipy import stats
 from rlstats import datasets
 from rlstats.datasets import load, simulate
 from rlstats.errors import DataUnavailableError, OptionError, RlstatsError
+from rlstats.tables import read_csv
 
 RL_STATS = "flowersteam/rl_stats/d86bc5991c56743a7602b87afdd21d1de0155fac"
 TD3 = f"{RL_STATS}/data/td3_hc_final_perfs.txt"
@@ -110,7 +111,7 @@ def _write(path, data):
 @pytest.mark.parametrize("name", sorted(CSV_OF))
 def test_load_reproduces_shared_csv_exactly(name, mirror, shared_data, tmp_path):
     got = load(name, cache_dir=tmp_path)
-    expected = pd.read_csv(shared_data / CSV_OF[name])
+    expected = read_csv(shared_data / CSV_OF[name])
     assert_frame_equal(got, expected, check_exact=True)
     assert not any(tmp_path.iterdir()), "reading the mirror must not write to the cache"
 
@@ -147,14 +148,15 @@ def test_mujoco_runs_per_agent_match_the_adaptive_design(mirror, tmp_path):
         assert cell["batch"].tolist() == list(np.arange(len(cell)) // 5 + 1)
 
 
-def test_registry_is_exactly_the_shared_checksum_list(shared_data):
+def test_registry_agrees_with_the_shared_checksum_list(shared_data):
     from rlstats._registry_data import SHA256
 
     listed = {}
     for line in (shared_data / "raw" / "SHA256SUMS").read_text().splitlines():
         digest, path = line.split(None, 1)
         listed[path] = digest
-    assert SHA256 == listed
+    # The mirror may hold files no dataset reads yet (the learning curves); every pinned one is there.
+    assert {key: listed.get(key) for key in SHA256} == SHA256
     used = [key for d in datasets._DATASETS.values() for key in d.files]
     assert sorted(used) == sorted(SHA256), "every pinned file is used by exactly one dataset"
     for key in SHA256:
@@ -264,7 +266,7 @@ def test_silent_server_times_out_quickly(online, monkeypatch, tmp_path):
 def test_download_is_verified_cached_and_reused(local_host, shared_data, tmp_path):
     server = local_host(shared_data / "raw")
     got = load("halfcheetah_sac_td3", cache_dir=tmp_path)
-    assert_frame_equal(got, pd.read_csv(shared_data / "halfcheetah_sac_td3.csv"), check_exact=True)
+    assert_frame_equal(got, read_csv(shared_data / "halfcheetah_sac_td3.csv"), check_exact=True)
     cached = tmp_path / TD3
     assert hashlib.sha256(cached.read_bytes()).hexdigest() == TD3_SHA256
     server.shutdown()  # offline now: the cache must be enough

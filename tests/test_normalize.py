@@ -7,6 +7,7 @@ from pandas.testing import assert_frame_equal
 
 from rlstats.errors import DesignError, OptionError
 from rlstats.normalize import normalize
+from rlstats.tables import read_csv
 
 
 @pytest.fixture
@@ -149,8 +150,8 @@ def test_bad_inputs(scores, reference):
 def test_reference_by_dataset_name(shared_data, monkeypatch, tmp_path):
     monkeypatch.setenv("RLSTATS_DATA_MIRROR", str(shared_data / "raw"))
     monkeypatch.setenv("RLSTATS_DATA_DIR", str(tmp_path))
-    atari = pd.read_csv(shared_data / "atari100k.csv")
-    ref = pd.read_csv(shared_data / "atari100k_reference.csv")
+    atari = read_csv(shared_data / "atari100k.csv")
+    ref = read_csv(shared_data / "atari100k_reference.csv")
     out = normalize(atari, "atari100k_reference")
     merged = atari.merge(ref, on="task", how="left")
     expected = (merged["score"] - merged["random"]) / (merged["human"] - merged["random"])

@@ -35,6 +35,7 @@ import rlstats
 from rlstats.errors import DesignError, OptionError, RlstatsWarning
 from rlstats.power import PowerResult, power, sample_size
 from rlstats.vocabulary import unknown_columns
+from rlstats.tables import read_csv
 
 # The module itself (``rlstats.power`` is also the name of the function the package exports).
 power_module = importlib.import_module("rlstats.power")
@@ -52,7 +53,7 @@ def row(result, method, seeds):
 
 @pytest.fixture
 def halfcheetah(shared_data):
-    return pd.read_csv(shared_data / "halfcheetah_sac_td3.csv")
+    return read_csv(shared_data / "halfcheetah_sac_td3.csv")
 
 
 # --------------------------------------------------------------------------- the data drawn
