@@ -569,7 +569,11 @@ class _DataColumns(Mapping):
 
     def __getitem__(self, key):
         if key not in self._cache:
-            self._cache[key] = _column_values(self._data, self._columns[key])
+            # Read-only, so that a response function cannot write into the caller's DataFrame
+            # (pandas 2 without copy-on-write hands out views of its blocks).
+            values = _column_values(self._data, self._columns[key]).view()
+            values.flags.writeable = False
+            self._cache[key] = values
         return self._cache[key]
 
     def __iter__(self):
