@@ -12,6 +12,8 @@ from .compare import compare
 from .design import Design, build
 from .errors import DataUnavailableError, DesignError, FormulaError, OptionError, RlstatsError, RlstatsWarning
 from .formula import Formula, parse
+from .methods.curves import CurvesResult, curves
+from .runs import align_steps, summarize_runs
 from .methods.bootstrap import (BootstrapResult, InferentialIntervalsResult, PerformanceProfileResult,
                                 ProbabilityOfImprovementResult, bootstrap, performance_profile,
                                 probability_of_improvement)
@@ -29,6 +31,7 @@ __all__ = [
     "ProbabilityOfImprovementResult", "PerformanceProfileResult", "InferentialIntervalsResult",
     "selection_check", "SelectionCheckResult", "selection", "percentiles", "PercentilesResult",
     "adastop", "permutation", "AdaStop", "AdaStopResult", "PermutationResult", "power", "sample_size", "PowerResult",
+    "curves", "CurvesResult", "summarize_runs", "align_steps",
     "build", "Design", "parse", "Formula",
     "RlstatsError", "FormulaError", "DesignError", "OptionError", "DataUnavailableError", "RlstatsWarning",
 ]

@@ -21,6 +21,7 @@ METHODS = {
     "performance_profile": "rlstats.methods.bootstrap:performance_profile",
     "percentiles": "rlstats.methods.percentiles:percentiles",
     "selection": "rlstats.methods.selection:selection_check",
+    "curves": "rlstats.methods.curves:curves",
 }
 
 #: the back end used when method=None, by whether the formula has blocks.

@@ -37,7 +37,7 @@ from .errors import DataUnavailableError, OptionError
 from .options import check_choice, check_fraction, check_int
 from .resampling import seed_sequence
 
-__all__ = ["simulate", "load", "list"]
+__all__ = ["simulate", "simulate_curves", "load", "list"]
 
 #: Where pinned files are downloaded from: ``<URL_ROOT>/<owner>/<repo>/<commit>/<path>``.
 URL_ROOT = "https://raw.githubusercontent.com"
@@ -335,6 +335,108 @@ def simulate(
     df = _long_frame(scores, removed, agent_names, task_names)
     df.attrs["simulate"] = {
         "distribution": dict(zip(task_names, families)),
+        "offset": dict(zip(task_names, offset.tolist())),
+        "scale": dict(zip(task_names, scale.tolist())),
+        "effect": dict(zip(agent_names, shifts.tolist())),
+    }
+    return df
+
+
+def simulate_curves(
+    agents=2,
+    tasks=5,
+    seeds=5,
+    steps=20,
+    effect=0.0,
+    *,
+    max_step=1_000_000,
+    noise=0.3,
+    rho=0.8,
+    heterogeneity=1.0,
+    rng=None,
+):
+    """Draw learning curves: agents x tasks x runs x steps, in long form.
+
+    Run ``r`` of agent ``a`` on task ``t`` at step ``s`` scores::
+
+        score = offset[t] + scale[t] * (progress(s) * (1 + effect[a]) + noise * e[a, t, r, s])
+
+    with ``progress(s) = 1 - exp(-3 s / max_step)`` (from 0 to 0.95) and ``e`` a stationary
+    Gaussian AR(1) process over the logged steps with lag-one correlation ``rho`` and variance
+    1, independent between runs: a run that is ahead early tends to stay ahead, as real runs do.
+    The expected curve of an agent on a task is ``offset + scale * progress * (1 + effect)``, so
+    the truth of any statistic of the means is known (``attrs["simulate_curves"]``).
+
+    Parameters
+    ----------
+    agents, tasks : int or sequence of str
+        Counts or names, as in :func:`simulate`.
+    seeds : int
+        Runs per agent and task.
+    steps : int
+        Logged steps per run, evenly spaced from 0 to ``max_step``.
+    effect : float or sequence of float
+        Relative gain of each agent's curve: spread evenly from 0 to ``effect`` over the agents,
+        or one value per agent; 0.2 makes the last agent's curve 20% higher at every step.
+    noise : float, >= 0
+        Standard deviation of a run around its expected curve, in units of the task's scale.
+    rho : float in [0, 1)
+        Lag-one correlation of a run's deviations between consecutive logged steps.
+    heterogeneity : float, >= 0
+        Spread of the tasks' offsets and scales, as in :func:`simulate`.
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``agent``, ``task`` (ordered Categoricals), ``seed``, ``step`` (int64) and
+        ``score``, sorted by agent, task, seed and step. ``attrs["simulate_curves"]`` holds the
+        truth: ``steps``, ``progress``, and each task's ``offset`` and ``scale`` and each agent's
+        ``effect``.
+
+    Examples
+    --------
+    >>> from rlstats.datasets import simulate_curves
+    >>> df = simulate_curves(agents=2, tasks=3, seeds=4, steps=5, rng=0)
+    >>> df.shape, df.columns.tolist()
+    ((120, 5), ['agent', 'task', 'seed', 'step', 'score'])
+    """
+    agent_names = _names(agents, "agents", "agent_", pad=False)
+    task_names = _names(tasks, "tasks", "task_", pad=True)
+    n_seeds = check_int("seeds", seeds, minimum=1)
+    n_steps = check_int("steps", steps, minimum=1)
+    shifts = _shifts(effect, len(agent_names))
+    heterogeneity = _heterogeneity(heterogeneity)
+    rho = check_fraction("rho", rho, open_interval=False)
+    if not (isinstance(noise, numbers.Real) and noise >= 0):
+        raise OptionError(f"noise must be a number >= 0, got {noise!r}")
+    if not (isinstance(max_step, numbers.Real) and max_step > 0):
+        raise OptionError(f"max_step must be a positive number, got {max_step!r}")
+
+    ss, _record = seed_sequence(rng)
+    task_ss, noise_ss = ss.spawn(2)
+    offset, scale = _task_locations(np.random.default_rng(task_ss), len(task_names), heterogeneity)
+    grid = np.linspace(0, max_step, n_steps).round().astype(np.int64)
+    progress = 1.0 - np.exp(-3.0 * grid / max_step)
+    shocks = np.random.default_rng(noise_ss).standard_normal((len(agent_names), len(task_names), n_seeds, n_steps))
+    deviation = np.empty_like(shocks)
+    deviation[..., 0] = shocks[..., 0]
+    for s in range(1, n_steps):  # AR(1) over steps, vectorised over every run
+        deviation[..., s] = rho * deviation[..., s - 1] + np.sqrt(1.0 - rho ** 2) * shocks[..., s]
+    mean = progress[None, :] * (1.0 + shifts[:, None])  # (agents, steps), before the task's scale
+    scores = offset[None, :, None, None] + scale[None, :, None, None] * (
+        mean[:, None, None, :] + float(noise) * deviation)
+    a, t, r, s = np.meshgrid(*(np.arange(n) for n in scores.shape), indexing="ij")
+    df = pd.DataFrame({
+        "agent": pd.Categorical.from_codes(a.ravel(), categories=agent_names, ordered=True),
+        "task": pd.Categorical.from_codes(t.ravel(), categories=task_names, ordered=True),
+        "seed": r.ravel().astype(np.int64),
+        "step": grid[s.ravel()],
+        "score": scores.ravel(),
+    })
+    df.attrs["simulate_curves"] = {
+        "steps": grid.tolist(),
+        "progress": progress.tolist(),
         "offset": dict(zip(task_names, offset.tolist())),
         "scale": dict(zip(task_names, scale.tolist())),
         "effect": dict(zip(agent_names, shifts.tolist())),

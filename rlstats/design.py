@@ -23,6 +23,17 @@ from .normalize import normalize_response
 from .options import check_bool, check_choice
 
 NA_ACTIONS = ("raise", "drop")
+#: Key of ``DataFrame.attrs`` with sentences about how the frame was made (e.g. by
+#: ``rlstats.summarize_runs``); ``build`` copies them into the notes every result prints.
+NOTES_ATTR = "rlstats_notes"
+#: Column names that hold a training step (or another position in time) in RL logs, compared in
+#: lower case. Such a column varying within a run's cell means the rows are one run's curve, not runs.
+STEP_NAMES = frozenset({
+    "step", "steps", "frame", "frames", "env_frames", "timestep", "timesteps", "time_step", "time_steps",
+    "total_timesteps", "time/total_timesteps", "global_step", "env_step", "env_steps", "num_steps",
+    "iteration", "iterations", "iter", "epoch", "epochs", "update", "updates", "episode", "episodes",
+    "trainer/global_step", "_step",
+})
 
 
 @dataclass(frozen=True, eq=False)
@@ -224,7 +235,8 @@ def _drop_unused(codes, labels, what):
     return remap[codes].astype(np.intp), [lab for lab, u in zip(labels, used) if u], note
 
 
-def build(data, formula, *, na_action="raise", eval_env=0, extra_columns=(), pool_tasks=False, normalize=None):
+def build(data, formula, *, na_action="raise", eval_env=0, extra_columns=(), pool_tasks=False, normalize=None,
+          step=None, curves=False):
     """Validate ``data`` against ``formula`` and return the :class:`Design`.
 
     Parameters
@@ -250,6 +262,17 @@ def build(data, formula, *, na_action="raise", eval_env=0, extra_columns=(), poo
         Normalise the response column per task first, as :func:`rlstats.normalize`
         does (a reference frame, a dataset name such as ``"atari100k_reference"``,
         or a dict of its keywords); stated in the notes.
+    step : str, optional
+        The column holding the training step. Any column with a step-like name
+        (:data:`STEP_NAMES`) is checked too: if it varies within one run's cell,
+        the rows are points of learning curves and counting them as runs would
+        be wrong, so it is an error saying how to go on.
+    curves : bool
+        The rows are learning curves (``step`` names the step column and the
+        formula names the run column, ``task/seed``): each run is an (agent,
+        task, seed) combination holding one row per step, ``Design.run`` and
+        ``Design.counts`` count runs, and ``Design.extra[step]`` holds the steps.
+        Used by :func:`rlstats.curves` and :func:`rlstats.summarize_runs`.
 
     Returns
     -------
@@ -262,9 +285,13 @@ def build(data, formula, *, na_action="raise", eval_env=0, extra_columns=(), poo
     DesignError
         The data do not fit: empty frame, missing values under
         ``na_action="raise"``, fewer than two agents, duplicated replicate
-        ids within a cell, several tasks without a blocking term.
+        ids within a cell, several tasks without a blocking term, rows that
+        are points of learning curves (a step column varying within a cell).
     """
     na_action = check_choice("na_action", na_action, NA_ACTIONS)
+    if step is not None and step not in data.columns:
+        raise DesignError(f"step column '{step}' not found in data; available: {list(data.columns)}")
+
     pool_tasks = check_bool("pool_tasks", pool_tasks)
     if not isinstance(data, pd.DataFrame):
         raise DesignError(f"data must be a pandas DataFrame in long format (one row per run), "
@@ -273,7 +300,13 @@ def build(data, formula, *, na_action="raise", eval_env=0, extra_columns=(), poo
         raise DesignError("data has no rows; pass a DataFrame with one row per run")
     if not isinstance(formula, formula_module.Formula):
         formula = formula_module.parse(formula)
-    notes = []
+    if curves:
+        if step is None or formula.replicate is None:
+            raise DesignError(f"learning curves need the step column (step=) and the run column in the formula, "
+                              f"e.g. '{formula.response} ~ {formula.groups} | {formula.blocks or 'task'}/seed', "
+                              "so that each run's steps stay together")
+        extra_columns = tuple(extra_columns) + ((step,) if step not in extra_columns else ())
+    notes = list(data.attrs.get(NOTES_ATTR, ()))
     if normalize is not None:
         data, note = normalize_response(data, formula, normalize)
         notes.append(note)
@@ -343,14 +376,21 @@ def build(data, formula, *, na_action="raise", eval_env=0, extra_columns=(), poo
     notes += [note] if note else []
     seed_codes = None if seeds is None else seeds[0][keep]
 
-    # Sort by task, then agent, then (seed or) original order; lexsort is stable.
+    # Sort by task, then agent, then (seed or) original order (and step for curves); lexsort is stable.
     keys = [agent, task] if seeds is None else [seed_codes, agent, task]
+    if curves:
+        keys = [_step_values(data[step].to_numpy()[position], step)] + keys
     order = np.lexsort(keys)
     design = _assemble(formula, y[order], agent[order], task[order], agent_labels, task_labels,
                        position[order], None if seeds is None else seeds[1][seed_codes[order]],
-                       {c: data[c].to_numpy()[position[order]] for c in extra_columns}, n_dropped)
-    if seeds is not None:
-        _check_unique_replicates(design)
+                       {c: data[c].to_numpy()[position[order]] for c in extra_columns}, n_dropped,
+                       runs_of=None if not curves else seed_codes[order])
+    if curves:
+        _check_one_row_per_step(design, step)
+    else:
+        _check_no_curves(design, data, step)
+        if seeds is not None:
+            _check_unique_replicates(design)
     design = _drop_uninformative_tasks(design, notes)
     if design.n_agents < 2:
         raise DesignError(f"at least two agents are needed in column '{formula.groups}', found "
@@ -406,15 +446,85 @@ def _check_single_task(data, formula, pool_tasks, notes):
     notes.append(f"runs of {n_tasks} tasks pooled into one comparison (pool_tasks=True)")
 
 
-def _assemble(formula, y, agent, task, agent_labels, task_labels, position, seeds, extra, n_dropped):
+def _assemble(formula, y, agent, task, agent_labels, task_labels, position, seeds, extra, n_dropped, runs_of=None):
+    """The Design of sorted arrays; ``runs_of`` (seed codes) makes a run of all rows sharing a seed in a cell."""
     k, n = len(agent_labels), len(task_labels)
     cell = task * k + agent
-    counts = np.bincount(cell, minlength=n * k).reshape(n, k)
     starts = np.flatnonzero(np.r_[True, cell[1:] != cell[:-1]])
-    run = np.arange(y.size) - np.repeat(starts, np.diff(np.r_[starts, y.size]))
+    if runs_of is None:
+        counts = np.bincount(cell, minlength=n * k).reshape(n, k)
+        run = np.arange(y.size) - np.repeat(starts, np.diff(np.r_[starts, y.size]))
+    else:
+        new_run = np.r_[True, (cell[1:] != cell[:-1]) | (runs_of[1:] != runs_of[:-1])]
+        run_id = np.cumsum(new_run) - 1
+        counts = np.bincount(cell[new_run], minlength=n * k).reshape(n, k)
+        run = run_id - np.repeat(run_id[starts], np.diff(np.r_[starts, y.size]))
     return Design(formula=formula, y=np.ascontiguousarray(y, dtype=np.float64), agent=agent, task=task,
                   run=run.astype(np.intp), agents=tuple(agent_labels), tasks=tuple(task_labels), counts=counts,
                   row_position=position, seeds=seeds, extra=extra, n_dropped_rows=n_dropped)
+
+
+def _step_values(values, column):
+    """A step column as numbers: an error for strings, datetimes and missing steps."""
+    if not (np.issubdtype(values.dtype, np.integer) or np.issubdtype(values.dtype, np.floating)):
+        kind = "dates/times" if np.issubdtype(values.dtype, np.datetime64) else f"{values.dtype} values"
+        raise DesignError(f"step column '{column}' holds {kind} ({values[:3].tolist()}...); steps must be numbers "
+                          f"(e.g. environment steps), convert it with pd.to_numeric(df['{column}']) first")
+    if np.issubdtype(values.dtype, np.floating) and not np.isfinite(values).all():
+        raise DesignError(f"step column '{column}' has {int((~np.isfinite(values)).sum())} missing or infinite "
+                          "value(s); every logged row needs its step")
+    return values
+
+
+def _cell_label(design, i):
+    return f"agent {design.agents[design.agent[i]]!r} on task {design.tasks[design.task[i]]!r}"
+
+
+def _check_one_row_per_step(design, column):
+    """Learning curves: one row per (run, step)."""
+    step = design.extra[column]
+    same = ((design.agent[1:] == design.agent[:-1]) & (design.task[1:] == design.task[:-1])
+            & (design.run[1:] == design.run[:-1]) & (step[1:] == step[:-1]))
+    if same.any():
+        i = int(np.flatnonzero(same)[0])
+        raise DesignError(
+            f"run {design.seeds[i]!r} of {_cell_label(design, i)} has {int(same.sum()) + 1} rows at step "
+            f"{step[i]!r} ({int(same.sum())} duplicate (run, step) row(s) in all); keep one row per run and step, "
+            f"e.g. the last logged: df.drop_duplicates(['{design.formula.groups}', '{design.formula.blocks}', "
+            f"'{design.formula.replicate}', '{column}'], keep='last')")
+
+
+def _check_no_curves(design, data, step):
+    """Rows of one run at several steps must not count as runs: an error naming the three ways on."""
+    used = {design.formula.groups, design.formula.blocks, design.formula.replicate, design.formula.response}
+    candidates = [c for c in data.columns if isinstance(c, str) and c not in used
+                  and (c == step or c.lower() in STEP_NAMES)]
+    if not candidates:
+        return
+    cell = design.task * design.n_agents + design.agent
+    if design.seeds is not None:  # the cell of one run
+        seed_code, seed_levels = pd.factorize(design.seeds)
+        cell = cell * len(seed_levels) + seed_code
+    for column in candidates:
+        values = pd.Series(data[column].to_numpy()[design.row_position])
+        per_cell = values.groupby(cell).nunique()
+        if per_cell.max() <= 1:
+            continue
+        worst = int(per_cell.idxmax())
+        i = int(np.flatnonzero(cell == worst)[0])
+        rows = int((cell == worst).sum())
+        f = design.formula
+        run_formula = f"{f.response} ~ {f.groups} | {f.blocks or 'task'}/{f.replicate or 'seed'}"
+        where = _cell_label(design, i)
+        if design.seeds is not None:
+            where = f"run {design.seeds[i]!r} of {where}"
+        raise DesignError(
+            f"column '{column}' takes {int(per_cell.max())} values within {where} ({rows} rows), so the rows "
+            f"look like learning curves and each would be counted as a run. "
+            f"Pick a step (e.g. df[df['{column}'] == df['{column}'].max()]), summarise each run "
+            f"(rlstats.summarize_runs(df, '{run_formula}', step='{column}', how='auc')), or compare the curves "
+            f"(rlstats.curves(df, '{run_formula}', step='{column}')). If '{column}' is not a training step, "
+            "rename or drop it")
 
 
 def _check_unique_replicates(design):

@@ -147,3 +147,12 @@ def table_html(frame, digits=5):
     head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
     body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in rows)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def format_step(value):
+    """Steps as people write them, to 4 digits: 2000000 -> '2M', 517241 -> '517.2k', 12.5 -> '12.5'."""
+    value = float(value)
+    for size, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(value) >= size:
+            return f"{value / size:.4g}{suffix}"
+    return f"{value:.4g}"

@@ -139,3 +139,15 @@ def plot_null_distribution(result, *, ax=None, bins=50, **kwargs):
     ax.set_xlabel("statistic under the permutation null")
     ax.legend(frameon=False)
     return ax
+
+
+#: Okabe & Ito's colour-blind-safe palette, then four further distinct colours, so that up to 12
+#: agents get 12 different colours.
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000",
+           "#882255", "#999933", "#44AA99", "#888888")
+
+
+def palette(n, colors=None):
+    """``n`` colours: the caller's, or :data:`PALETTE`, repeating only beyond its length."""
+    colors = PALETTE if colors is None else tuple(colors)
+    return [colors[i % len(colors)] for i in range(n)]

@@ -24,10 +24,15 @@ CASES = {
     "permutation": ("score ~ agent | task", {"n_resamples": 200}),
     "selection": ("score ~ agent | task", {"treatment": "agent_3", "baseline": "agent_1",
                                            "reported": ["task_01", "task_02", "task_03"]}),
+    "curves": ("score ~ agent | task/seed", {"step": "step", "n_resamples": 100, "compare": "all"}),
 }
+# Back ends that read learning curves (one row per run and step) rather than one row per run.
+CURVE_METHODS = {"curves"}
 
 
-def simulated():
+def simulated(method=None):
+    if method in CURVE_METHODS:
+        return rlstats.datasets.simulate_curves(agents=3, tasks=4, seeds=3, steps=5, effect=0.5, rng=0)
     return rlstats.datasets.simulate(agents=3, tasks=6, seeds=4, effect=1.0, rng=0)
 
 
@@ -38,7 +43,7 @@ def test_every_method_has_a_contract_case():
 @pytest.fixture(params=sorted(METHODS))
 def result_and_input(request, capsys):
     formula, options = CASES[request.param]
-    df = simulated()
+    df = simulated(request.param)
     before = df.copy(deep=True)
     res = rlstats.compare(df, formula, method=request.param, rng=1, **options)
     pd.testing.assert_frame_equal(df, before)  # the caller's frame is unchanged
@@ -131,4 +136,4 @@ def test_warnings_point_at_the_callers_line():
 def test_unknown_option_names_the_method_and_its_options(method):
     formula, options = CASES[method]
     with pytest.raises(rlstats.OptionError, match=rf"method='{method}' has no option 'colour'; its options are: "):
-        rlstats.compare(simulated(), formula, method=method, colour="red", **options)
+        rlstats.compare(simulated(method), formula, method=method, colour="red", **options)

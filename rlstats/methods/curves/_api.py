@@ -1,0 +1,297 @@
+"""curves(): per-step aggregates of learning curves with whole-run bootstrap bands and curve comparisons."""
+
+from __future__ import annotations
+
+import itertools
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import patsy
+
+from ... import runs
+from ...design import build
+from ...errors import DesignError, OptionError
+from ...options import check_bool, check_choice, check_fraction, check_int
+from ...progress import progress_bar
+from ...resampling import chunk_generators, seed_sequence
+from . import _kernels as kernels
+from ._result import CurvesResult
+
+NA_ACTIONS = ("raise", "drop")
+
+
+@dataclass(frozen=True)
+class CurvesOptions:
+    statistic: object = "iqm"
+    statistic_name: str = "iqm"
+    align: str = "last"
+    pairs: tuple = ()
+    n_resamples: int = 2_000
+    confidence_level: float = 0.95
+    alpha: float = 0.05
+    gamma: float = 1.0
+    na_action: str = "raise"
+    progress: bool = False
+
+    def record(self):
+        out = {name: getattr(self, name) for name in self.__dataclass_fields__ if name != "statistic"}
+        out["pairs"] = [list(p) for p in self.pairs]
+        return out
+
+
+def _statistic(statistic):
+    if callable(statistic):
+        name = getattr(statistic, "__name__", "")
+        if not name or name == "<lambda>":
+            raise OptionError("a statistic function needs a name for the tables: give it a __name__ "
+                              "(def my_statistic(x): ...)")
+        return statistic, name
+    return check_choice("statistic", statistic, kernels.STATISTICS), statistic
+
+
+def _pairs(compare, agents):
+    if compare is None or compare is False:
+        return ()
+    if isinstance(compare, str):
+        if compare != "all":
+            raise OptionError(f"compare= must be 'all', None or a list of (agent, agent) pairs, got {compare!r}")
+        return tuple(itertools.combinations(agents, 2))
+    pairs = []
+    for pair in compare:
+        if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
+            raise OptionError(f"compare= takes pairs of agents such as [('DQN', 'Rainbow')], got {pair!r}")
+        unknown = [a for a in pair if a not in agents]
+        if unknown:
+            raise OptionError(f"compare= names agent(s) {unknown} not in the data; agents: {', '.join(agents)}")
+        if pair[0] == pair[1]:
+            raise OptionError(f"compare= pair {tuple(pair)} compares an agent with itself")
+        pairs.append(tuple(pair))
+    return tuple(pairs)
+
+
+def _check_gamma(gamma):
+    if isinstance(gamma, bool) or not isinstance(gamma, numbers.Real) or not np.isfinite(gamma):
+        raise OptionError(f"gamma must be a finite number, got {gamma!r}")
+    return float(gamma)
+
+
+def _agent_runs(design, matrix, starts, agent):
+    """The aligned runs of one agent (sorted by task) and each run's task code."""
+    mine = design.agent[starts] == agent
+    return matrix[mine], design.task[starts][mine]
+
+
+def _estimate(values, task_of, n_tasks, options):
+    if callable(options.statistic):
+        return kernels.custom_statistic(values, task_of, n_tasks, np.arange(task_of.size)[None, :],
+                                        options.statistic)[0]
+    prepared = kernels.Prepared(values, task_of, n_tasks, options.gamma)
+    return kernels.weighted_statistic(prepared, np.ones((1, task_of.size)), options.statistic)[0]
+
+
+def _statistic_of(prepared, values, task_of, n_tasks, indices, options):
+    """(B, steps) statistic of the runs picked by ``indices``, in memory-bounded slices of resamples."""
+    out = np.empty((indices.shape[0], values.shape[1]))
+    size = kernels.chunk_size(values.shape[0], values.shape[1])
+    for start in range(0, indices.shape[0], size):
+        part = indices[start:start + size]
+        if prepared is None:
+            out[start:start + size] = kernels.custom_statistic(values, task_of, n_tasks, part, options.statistic)
+        else:
+            weights = kernels.weights_from_indices(part, values.shape[0])
+            out[start:start + size] = kernels.weighted_statistic(prepared, weights, options.statistic)
+    return out
+
+
+def _bootstrap(values, task_of, n_tasks, options, ss, advance):
+    """(B, steps) statistic over whole-run resamples; block b of RNG_BLOCK resamples uses the b-th child of ``ss``."""
+    out = np.empty((options.n_resamples, values.shape[1]))
+    prepared = None if callable(options.statistic) else kernels.Prepared(values, task_of, n_tasks, options.gamma)
+    for start, stop, generator in chunk_generators(ss, options.n_resamples, kernels.RNG_BLOCK):
+        indices = kernels.bootstrap_indices(generator, task_of, n_tasks, stop - start)
+        out[start:stop] = _statistic_of(prepared, values, task_of, n_tasks, indices, options)
+        advance(stop - start)
+    return out
+
+
+def _permutation_null(first, second, n_tasks, options, ss, advance):
+    """(B, steps) difference of the statistic after relabelling whole runs within tasks."""
+    (va, ta), (vb, tb) = first, second
+    pooled = np.concatenate([va, vb])
+    task_of = np.concatenate([ta, tb])
+    order = np.argsort(task_of, kind="stable")
+    pooled, task_of = pooled[order], task_of[order]
+    starts = np.searchsorted(task_of, np.arange(n_tasks))
+    n_first = np.bincount(ta, minlength=n_tasks)
+    sizes = np.bincount(task_of, minlength=n_tasks)
+    slot_task = np.repeat(np.arange(n_tasks), sizes)
+    slot_position = np.arange(task_of.size) - starts[slot_task]
+    first_slots = slot_position < n_first[slot_task]
+    out = np.empty((options.n_resamples, pooled.shape[1]))
+    prepared = None if callable(options.statistic) else kernels.Prepared(pooled, task_of, n_tasks, options.gamma)
+    for start, stop, generator in chunk_generators(ss, options.n_resamples, kernels.RNG_BLOCK):
+        shuffled = kernels.shuffle_within_tasks(generator, task_of, n_tasks, stop - start)
+        first, second = (_statistic_of(prepared, pooled, task_of[slots], n_tasks, shuffled[:, slots], options)
+                         for slots in (first_slots, ~first_slots))
+        out[start:stop] = first - second
+        advance(stop - start)
+    return out
+
+
+def _expansion(counts):
+    """Per agent, sqrt(n / (n - 1)) for its fewest runs in a task: the bootstrap's variance is (n - 1)/n."""
+    fewest = np.where(counts > 0, counts, np.iinfo(np.int64).max).min(axis=0)
+    if (fewest < 2).any():
+        raise DesignError("an agent has a single run on some task, so the bootstrap cannot see run-to-run "
+                          "variation and every band would have zero width; curves need at least 2 runs per "
+                          "agent and task")
+    return np.sqrt(fewest / (fewest - 1.0)), fewest
+
+
+def curves(data, formula=None, *, step, statistic="iqm", steps=None, align="last", compare=None,
+           n_resamples=2_000, confidence_level=0.95, alpha=0.05, normalize=None, gamma=1.0,
+           na_action="raise", rng=None, progress=False, eval_env=None):
+    """Aggregate learning curves step by step, with bands that keep each run's trajectory together.
+
+    At every step the chosen statistic aggregates each agent's runs over tasks (after
+    ``normalize=``). Intervals come from the stratified bootstrap that resamples **whole runs**
+    within each task, so the same resampled runs make every step of a resampled curve:
+    pointwise percentile bands, and simultaneous bands that cover the whole curve at the stated
+    level (sup-t: the estimate plus or minus the level-quantile of the largest studentised
+    deviation over steps). Because resampling n runs reproduces only (n - 1)/n of their variance,
+    each agent's bootstrap deviations are widened by sqrt(n/(n - 1)) (n: its fewest runs in a
+    task), which brings them close to their level from a few runs per task (the tests measure it). Curves of two agents are compared with a max-T permutation test
+    over steps (whole runs relabelled within tasks; Westfall and Young's single-step
+    adjustment), so the chance of calling any step different when the agents are alike is at
+    most ``alpha`` over all steps together, however correlated the steps are.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        One row per (agent, task, run, step); never modified.
+    formula : str
+        ``"score ~ agent | task/seed"``; the run column (``seed``) is required.
+    step : str
+        The step column (numbers).
+    statistic : {"iqm", "mean", "median", "optimality_gap"} or callable
+        ``iqm``: 25% trimmed mean of all runs of all tasks pooled (floor(N/4) cut from each
+        end, as rliable); ``mean`` and ``median``: of the per-task mean scores;
+        ``optimality_gap``: mean shortfall below ``gamma``. A function receives an array of
+        shape (..., runs, tasks), NaN-padded where a task has fewer runs, and returns the
+        statistic over the last two axes.
+    steps : array-like, optional
+        Grid to align the runs on; see :func:`rlstats.align_steps` (by default the steps every
+        run shares, else an even grid).
+    align : {"last", "linear"}
+        How runs logged at other steps are put on the grid.
+    compare : None, "all" or list of pairs
+        Pairs of agents to compare curve against curve: none by default (each comparison costs
+        ``n_resamples`` relabellings), every pair with ``"all"``, or ``[("DQN", "Rainbow"), ...]``.
+    n_resamples : int
+        Bootstrap resamples, and relabellings of each comparison.
+    confidence_level, alpha : float
+        Level of the bands; family-wise error of each curve comparison over all steps.
+    normalize : DataFrame, str or dict, optional
+        Per-task normalisation of the response first, as :func:`rlstats.normalize`.
+    rng : None, int or numpy.random.Generator
+    progress : bool
+
+    Returns
+    -------
+    CurvesResult
+
+    References
+    ----------
+    Agarwal et al. (2021), Deep reinforcement learning at the edge of the statistical
+    precipice, NeurIPS (IQM, stratified bootstrap, sample-efficiency curves).
+    Montiel Olea, J. L. and Plagborg-Moller, M. (2019), Simultaneous confidence bands: theory,
+    implementation, and an application to SVARs, J. Applied Econometrics 34(1), 1-17 (sup-t bands).
+    Westfall, P. H. and Young, S. S. (1993), Resampling-Based Multiple Testing, Wiley (max-T).
+    Hesterberg, T. C. (2015), What teachers should know about the bootstrap, The American
+    Statistician 69(4), 371-386 (the sqrt(n/(n - 1)) widening).
+
+    Examples
+    --------
+    >>> import rlstats
+    >>> df = rlstats.datasets.simulate_curves(agents=2, tasks=4, seeds=5, steps=6, effect=0.5, rng=0)
+    >>> res = rlstats.curves(df, "score ~ agent | task/seed", step="step", compare="all", n_resamples=200, rng=0)
+    >>> res.estimates.shape, res.tidy().columns[:3].tolist()
+    ((2, 6), ['agent', 'step', 'estimate'])
+    """
+    if not isinstance(data, pd.DataFrame):
+        raise DesignError("curves() needs the DataFrame of learning curves (one row per run and step)")
+    fn, name = _statistic(statistic)
+    align = check_choice("align", align, runs.ALIGN_METHODS)
+    na_action = check_choice("na_action", na_action, NA_ACTIONS)
+    env = patsy.EvalEnvironment.capture(1) if eval_env is None else eval_env
+    if not isinstance(step, str):
+        raise OptionError(f"step= names the step column, e.g. step='step'; got {step!r}")
+    design = build(data, formula, na_action=na_action, eval_env=env, step=step, curves=True,
+                        normalize=normalize)
+    options = CurvesOptions(
+        statistic=fn, statistic_name=name, align=align, pairs=_pairs(compare, design.agents),
+        n_resamples=check_int("n_resamples", n_resamples, minimum=20),
+        confidence_level=check_fraction("confidence_level", confidence_level),
+        alpha=check_fraction("alpha", alpha), gamma=_check_gamma(gamma), na_action=na_action,
+        progress=check_bool("progress", progress))
+    return _run_curves(design, step, steps, options, rng)
+
+
+def _run_curves(design, step, steps, options, rng):
+    starts, stops = runs.run_bounds(design)
+    logged = design.extra[step].astype(float)
+    if (stops - starts == 1).all():
+        raise DesignError(f"every run has a single logged step in column '{step}', so there are no curves; "
+                          "compare the runs with rlstats.compare instead")
+    grid = runs.default_grid(logged, starts, stops) if steps is None else runs._check_grid(steps)
+    aligned = not (steps is None and runs.shares_steps(logged, starts, stops))
+    matrix = runs.align(design.y, logged, starts, stops, grid, options.align)
+    notes = list(design.notes) + [runs.grid_sentence(grid, options.align, aligned)]
+    if np.isnan(matrix).any():
+        notes.append(f"{int(np.isnan(matrix).any(axis=1).sum())} run(s) miss some grid steps; at each step an "
+                     "agent's aggregate uses the runs logged there, and is missing where a task has none")
+    expansion, fewest = _expansion(design.counts)
+    notes.append(f"bootstrap deviations widened by sqrt(n/(n - 1)) with n = {fewest.min()} runs per task"
+                 + ("" if (fewest == fewest[0]).all() else " (each agent's fewest)")
+                 + ", because resampling n runs sees only (n - 1)/n of their variance (Hesterberg, 2015)")
+
+    ss, seed_record = seed_sequence(rng)
+    boot_ss, perm_ss = ss.spawn(2)
+    k, n_tasks = design.n_agents, design.n_tasks
+    per_agent = [_agent_runs(design, matrix, starts, a) for a in range(k)]
+    estimates = np.array([_estimate(v, t, n_tasks, options) for v, t in per_agent])
+    total = options.n_resamples * (k + len(options.pairs))
+    with progress_bar(total, options.progress, "curves") as advance:
+        replicates = np.stack([_bootstrap(v, t, n_tasks, options, child, advance)
+                               for (v, t), child in zip(per_agent, boot_ss.spawn(k))])
+        replicates = estimates[:, None, :] + expansion[:, None, None] * (replicates - estimates[:, None, :])
+        pointwise = np.stack([kernels.percentile_bounds(r, options.confidence_level) for r in replicates])
+        bands = [kernels.sup_t_band(r, e, options.confidence_level) for r, e in zip(replicates, estimates)]
+        comparisons = []
+        for (a, b), child in zip(options.pairs, perm_ss.spawn(len(options.pairs))):
+            i, j = design.agents.index(a), design.agents.index(b)
+            null = _permutation_null(per_agent[i], per_agent[j], n_tasks, options, child, advance)
+            difference = estimates[i] - estimates[j]
+            pvalues, _ = kernels.max_t_pvalues(difference, null)
+            band, _, _ = kernels.sup_t_band(replicates[i] - replicates[j], difference, options.confidence_level)
+            comparisons.append((difference, band, pvalues))
+
+    return CurvesResult(
+        method=f"Learning curves: per-step {_label(options.statistic_name)} with whole-run bootstrap bands",
+        formula=design.formula, data_name=f"{design.data_name} over {step}", nobs=int(starts.size),
+        notes=tuple(notes), options=options.record(), seed=seed_record,
+        agents=design.agents, tasks=design.tasks, step_column=step, steps=grid,
+        statistic=options.statistic_name, estimates=estimates, pointwise=pointwise,
+        simultaneous=np.stack([b[0] for b in bands]), std_error=np.stack([b[1] for b in bands]),
+        critical_value=np.array([b[2] for b in bands]), bootstrap_distribution=replicates,
+        n_resamples=options.n_resamples, confidence_level=options.confidence_level, alpha=options.alpha,
+        counts=design.counts, pairs=options.pairs,
+        differences=np.array([c[0] for c in comparisons]).reshape(len(comparisons), grid.size),
+        difference_bands=np.array([c[1] for c in comparisons]).reshape(len(comparisons), grid.size, 2),
+        difference_pvalues=np.array([c[2] for c in comparisons]).reshape(len(comparisons), grid.size))
+
+
+def _label(name):
+    return {"iqm": "IQM", "optimality_gap": "optimality gap"}.get(name, name)

@@ -1,0 +1,201 @@
+"""Learning-curve kernels: per-step aggregates of weighted runs, whole-run bootstrap and permutation.
+
+Arrays in, arrays out; inputs are trusted (the API layer validated them).
+
+The unit of resampling is a whole run: a resample (or a relabelling) of one agent's runs is a
+vector of weights over its runs, the same at every step, so a run's trajectory stays together.
+Every built-in statistic is then a function of (weights, values) that needs no sort per
+resample: the runs are sorted once per step, and a trimmed mean of a weighted sample is read
+from cumulative weights. A custom statistic gets the resampled runs themselves.
+
+Layout: ``values`` has shape (n_runs, n_steps), NaN where a run has no value at a step (outside
+its logged range after alignment); ``task_of`` gives each run's task code (runs are sorted by
+task); ``weights`` has shape (n_resamples, n_runs).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+#: Built-in per-step statistics.
+STATISTICS = ("iqm", "mean", "median", "optimality_gap")
+# Resamples drawn from one child generator: fixed, so results never depend on how work is sliced.
+RNG_BLOCK = 100
+# Elements of the largest temporary array of one slice of resamples (resamples x steps x runs).
+CHUNK_ELEMENTS = 4_000_000
+
+
+def chunk_size(n_runs, n_steps):
+    """Resamples per chunk so that a (chunk, steps, runs) array stays near CHUNK_ELEMENTS."""
+    return int(max(1, min(RNG_BLOCK, CHUNK_ELEMENTS // max(1, n_runs * n_steps))))
+
+
+class Prepared:
+    """One agent's runs arranged once for every resample: per-step sort order, task blocks, validity."""
+
+    def __init__(self, values, task_of, n_tasks, gamma):
+        self.valid = ~np.isnan(values)
+        self.all_valid = bool(self.valid.all())
+        filled = np.where(self.valid, values, 0.0)
+        # Sorted once per step (missing values last, as zeros with zero weight), for the trimmed mean.
+        self.order = np.argsort(values.T, axis=1, kind="stable")  # (steps, runs)
+        self.sorted_values = np.take_along_axis(filled.T, self.order, axis=1)
+        self.sorted_valid = np.take_along_axis(self.valid.T, self.order, axis=1)
+        # v_j - v_(j+1): the trimmed sum is then a dot product with clipped cumulative weights.
+        self.value_steps = self.sorted_values - np.concatenate(
+            [self.sorted_values[:, 1:], np.zeros((values.shape[1], 1))], axis=1)
+        # Runs padded into (tasks, slots) blocks, so per-task sums are one batched matrix product.
+        starts = np.searchsorted(task_of, np.arange(n_tasks))
+        sizes = np.diff(np.r_[starts, task_of.size])
+        self.slots = int(sizes.max())
+        self.position = task_of * self.slots + (np.arange(task_of.size) - starts[task_of])
+        shape = (n_tasks * self.slots, values.shape[1])
+        self.padded_values = np.zeros(shape)
+        self.padded_values[self.position] = filled
+        self.padded_valid = np.zeros(shape)
+        self.padded_valid[self.position] = self.valid
+        self.n_tasks = n_tasks
+        self.shortfall = np.where(self.valid, np.maximum(gamma - values, 0.0), 0.0)
+        # A step counts only where every task has a value of this agent.
+        self.complete = (self.padded_valid.reshape(n_tasks, self.slots, -1).sum(axis=1) > 0).all(axis=0)
+
+
+def _task_means(prepared, weights):
+    """(tasks, B, steps) weighted mean of each task's runs."""
+    padded = np.zeros((weights.shape[0], prepared.n_tasks * prepared.slots))
+    padded[:, prepared.position] = weights
+    blocks = padded.reshape(weights.shape[0], prepared.n_tasks, prepared.slots).transpose(1, 0, 2)
+    shape = (prepared.n_tasks, prepared.slots, -1)
+    sums = np.matmul(blocks, prepared.padded_values.reshape(shape))
+    counts = np.matmul(blocks, prepared.padded_valid.reshape(shape))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return sums / counts
+
+
+def _iqm(prepared, weights):
+    """(B, steps) interquartile mean of the pooled weighted runs: floor(N/4) cut from each end.
+
+    With C the cumulative weights in sorted order, the sum of the values at expanded positions
+    (low, high] is sum_j v_j (m_j - m_(j-1)) with m = clip(C, low, high), which by summation by
+    parts is sum_j m_j (v_j - v_(j+1)) - low * v_1: no sort and no difference per resample.
+    """
+    cumulative = weights[:, prepared.order]  # (B, steps, runs) in sorted order
+    if not prepared.all_valid:
+        cumulative *= prepared.sorted_valid[None]
+    np.cumsum(cumulative, axis=2, out=cumulative)
+    total = cumulative[:, :, -1].copy()
+    low = np.floor(total / 4.0)
+    high = total - low
+    np.clip(cumulative, low[:, :, None], high[:, :, None], out=cumulative)
+    trimmed = np.einsum("bsj,sj->bs", cumulative, prepared.value_steps) - low * prepared.sorted_values[:, 0]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return trimmed / (high - low)
+
+
+def _optimality_gap(prepared, weights):
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (weights @ prepared.shortfall) / (weights @ prepared.valid)
+
+
+def weighted_statistic(prepared, weights, statistic):
+    """(B, steps) statistic of the weighted runs; NaN at steps where a task has no value."""
+    if statistic == "iqm":
+        out = _iqm(prepared, weights)
+    elif statistic == "optimality_gap":
+        out = _optimality_gap(prepared, weights)
+    else:
+        means = _task_means(prepared, weights)
+        out = means.mean(axis=0) if statistic == "mean" else np.median(means, axis=0)
+    out = np.asarray(out, dtype=float)
+    out[:, ~prepared.complete] = np.nan
+    return out
+
+
+def custom_statistic(values, task_of, n_tasks, indices, function):
+    """(B, steps) of ``function`` on resampled runs arranged (B, steps, runs, tasks), NaN-padded.
+
+    ``indices`` (B, n_runs) picks, for each resample, which run fills each slot (slots keep
+    their task), so every task keeps its number of runs.
+    """
+    starts = np.searchsorted(task_of, np.arange(n_tasks))
+    sizes = np.diff(np.r_[starts, task_of.size])
+    arranged = np.full((indices.shape[0], values.shape[1], sizes.max(), n_tasks), np.nan)
+    for t, (start, size) in enumerate(zip(starts, sizes)):  # one loop per task, vectorised over resamples
+        picked = values[indices[:, start:start + size]]  # (B, size, steps)
+        arranged[:, :, :size, t] = picked.transpose(0, 2, 1)
+    return np.asarray(function(arranged), dtype=float).reshape(indices.shape[0], values.shape[1])
+
+
+def bootstrap_indices(generator, task_of, n_tasks, n_resamples):
+    """(B, n_runs) run indices drawn with replacement within each task (a whole run per draw)."""
+    starts = np.searchsorted(task_of, np.arange(n_tasks))
+    sizes = np.diff(np.r_[starts, task_of.size])
+    draws = generator.random((n_resamples, task_of.size))
+    return (starts[task_of][None, :] + np.floor(draws * sizes[task_of][None, :])).astype(np.intp)
+
+
+def weights_from_indices(indices, n_runs):
+    """(B, n_runs) how often each run was drawn."""
+    rows = np.repeat(np.arange(indices.shape[0]), indices.shape[1])
+    return np.bincount(rows * n_runs + indices.ravel(), minlength=indices.shape[0] * n_runs).reshape(
+        indices.shape[0], n_runs).astype(float)
+
+
+def shuffle_within_tasks(generator, task_of, n_tasks, n_permutations):
+    """(B, n_runs) run indices, each task's runs shuffled among that task's positions.
+
+    Uniform keys plus the task code sort every run back into its task's block in a random order;
+    the first positions of a task's block then go to one agent and the rest to the other.
+    """
+    keys = generator.random((n_permutations, task_of.size)) + task_of[None, :]
+    return np.argsort(keys, axis=1, kind="stable")
+
+
+def percentile_bounds(replicates, level):
+    """(steps, 2) percentile interval of each column of (B, steps) replicates; NaN where a step has none."""
+    tail = (1.0 - level) / 2.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN steps give NaN bounds, as they should
+        return np.stack([np.nanquantile(replicates, tail, axis=0),
+                         np.nanquantile(replicates, 1.0 - tail, axis=0)], axis=-1)
+
+
+def sup_t_band(replicates, estimate, level):
+    """Simultaneous band: estimate +- c * se, c the level-quantile of the max studentised deviation.
+
+    Returns (band (steps, 2), se (steps,), c). Steps with no spread (se = 0) or no estimate are
+    left out of the maximum; their band is the estimate itself.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        se = np.nanstd(replicates, axis=0, ddof=1)
+    usable = np.isfinite(estimate) & np.isfinite(se) & (se > 0)
+    if not usable.any():
+        return np.stack([estimate, estimate], axis=-1), se, float("nan")
+    deviation = np.abs(replicates[:, usable] - estimate[usable]) / se[usable]
+    c = float(np.quantile(np.nanmax(deviation, axis=1), level))
+    half = np.where(usable, c * se, 0.0)
+    return np.stack([estimate - half, estimate + half], axis=-1), se, c
+
+
+def max_t_pvalues(observed, null):
+    """Single-step max-T adjusted p-values over steps (Westfall and Young 1993).
+
+    ``observed`` (steps,) and ``null`` (B, steps) differences; each step is studentised by the
+    null's standard deviation there, and a step's p-value is the share of relabellings whose
+    largest |t| over all steps reaches its |t| (with the observed labelling counted).
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        se = np.nanstd(null, axis=0, ddof=1)
+    usable = np.isfinite(observed) & np.isfinite(se) & (se > 0)
+    p = np.full(observed.size, np.nan)
+    if not usable.any():
+        return p, se
+    t_observed = np.abs(observed[usable]) / se[usable]
+    t_max = np.nanmax(np.abs(null[:, usable]) / se[usable], axis=1)
+    hits = (t_max[:, None] >= t_observed[None, :] * (1 - 1e-12)).sum(axis=0)
+    p[usable] = (1.0 + hits) / (null.shape[0] + 1.0)
+    return p, se

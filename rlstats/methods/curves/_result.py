@@ -1,0 +1,214 @@
+"""CurvesResult: fields, tables and prose of a learning-curves analysis; reads fields, computes nothing."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+
+from ... import format as fmt
+from ...errors import OptionError
+from ...results import Result, resultclass
+from . import plots
+
+_LABELS = {"iqm": "IQM", "optimality_gap": "optimality gap"}
+
+
+def _ranges(steps, flags):
+    """Contiguous runs of True in ``flags`` as (first step, last step) pairs."""
+    out, start = [], None
+    for i, flag in enumerate(flags):
+        if flag and start is None:
+            start = i
+        if start is not None and (not flag or i == flags.size - 1):
+            stop = i if flag else i - 1
+            out.append((steps[start], steps[stop]))
+            start = None
+    return out
+
+
+def _range_text(pairs):
+    return ", ".join(fmt.format_step(a) if a == b else f"{fmt.format_step(a)}-{fmt.format_step(b)}" for a, b in pairs)
+
+
+@resultclass
+class CurvesResult(Result):
+    """Result of :func:`rlstats.curves`.
+
+    Attributes
+    ----------
+    agents, tasks : tuple of str
+    step_column : str
+    steps : ndarray, shape (n_steps,)
+        The grid the curves are on.
+    statistic : str
+        The per-step aggregate (``"iqm"``, ``"mean"``, ... or a function's name).
+    estimates : ndarray, shape (n_agents, n_steps)
+    pointwise : ndarray, shape (n_agents, n_steps, 2)
+        Percentile bootstrap interval at each step.
+    simultaneous : ndarray, shape (n_agents, n_steps, 2)
+        Band covering the whole curve at ``confidence_level`` (sup-t).
+    std_error : ndarray, shape (n_agents, n_steps)
+        Bootstrap standard error at each step.
+    critical_value : ndarray, shape (n_agents,)
+        Multiplier of the standard error in the simultaneous band.
+    bootstrap_distribution : ndarray, shape (n_agents, n_resamples, n_steps)
+        The statistic on every resample, its deviation from the estimate widened by
+        sqrt(n/(n - 1)) (not exported by ``to_dict``).
+    n_resamples : int
+    confidence_level, alpha : float
+    counts : ndarray, shape (n_tasks, n_agents)
+        Runs per agent and task.
+    pairs : tuple of (str, str)
+        The curve comparisons made.
+    differences : ndarray, shape (n_pairs, n_steps)
+        First agent minus second, per step.
+    difference_bands : ndarray, shape (n_pairs, n_steps, 2)
+        Simultaneous bootstrap band of each difference.
+    difference_pvalues : ndarray, shape (n_pairs, n_steps)
+        Max-T permutation p-values, adjusted over all steps.
+    """
+
+    agents: tuple
+    tasks: tuple
+    step_column: str
+    steps: np.ndarray
+    statistic: str
+    estimates: np.ndarray
+    pointwise: np.ndarray
+    simultaneous: np.ndarray
+    std_error: np.ndarray
+    critical_value: np.ndarray
+    bootstrap_distribution: np.ndarray
+    n_resamples: int
+    confidence_level: float
+    alpha: float
+    counts: np.ndarray
+    pairs: tuple
+    differences: np.ndarray
+    difference_bands: np.ndarray
+    difference_pvalues: np.ndarray
+
+    _plot_kinds: ClassVar[dict] = {"curves": plots.plot_curves, "difference": plots.plot_difference}
+
+    @property
+    def label(self):
+        return _LABELS.get(self.statistic, self.statistic)
+
+    def _pair_index(self, a, b):
+        for i, pair in enumerate(self.pairs):
+            if pair == (a, b):
+                return i, 1.0
+            if pair == (b, a):
+                return i, -1.0
+        raise OptionError(f"no comparison of {a!r} and {b!r} was made; compared pairs: "
+                          f"{', '.join(f'{p[0]}-{p[1]}' for p in self.pairs) or 'none'} (rerun with compare=[({a!r}, {b!r})])")
+
+    def difference(self, a, b):
+        """Per-step difference a - b with its simultaneous band, adjusted p-value and decision.
+
+        Columns: step, estimate, conf_low, conf_high, p_adjusted (max-T over all steps),
+        significant (p_adjusted <= alpha).
+        """
+        i, sign = self._pair_index(a, b)
+        band = self.difference_bands[i] * sign
+        return pd.DataFrame({
+            "step": self.steps, "estimate": self.differences[i] * sign,
+            "conf_low": np.minimum(band[:, 0], band[:, 1]), "conf_high": np.maximum(band[:, 0], band[:, 1]),
+            "p_adjusted": self.difference_pvalues[i],
+            "significant": self.difference_pvalues[i] <= self.alpha,
+        })
+
+    def _verdicts(self):
+        """(pair, sentence) for every comparison: over which steps which agent is ahead."""
+        out = []
+        for i, (a, b) in enumerate(self.pairs):
+            differs = self.difference_pvalues[i] <= self.alpha
+            ahead = _ranges(self.steps, differs & (self.differences[i] > 0))
+            behind = _ranges(self.steps, differs & (self.differences[i] < 0))
+            parts = []
+            if ahead:
+                parts.append(f"{a} above {b} at steps {_range_text(ahead)}")
+            if behind:
+                parts.append(f"{b} above {a} at steps {_range_text(behind)}")
+            out.append(((a, b), "; ".join(parts) if parts else f"{a} and {b}: no step differs"))
+        return out
+
+    def _statistic_line(self):
+        return (f"steps = {self.steps.size} ({fmt.format_step(self.steps[0])} to {fmt.format_step(self.steps[-1])}), "
+                f"resamples = {self.n_resamples}, confidence level = {self.confidence_level}")
+
+    def _extra_lines(self):
+        last = self.steps.size - 1
+        lines = [f"{self.label} at the last step ({fmt.format_step(self.steps[last])}), with the simultaneous band:"]
+        for j, agent in enumerate(self.agents):
+            lo, hi = self.simultaneous[j, last]
+            lines.append(f"  {agent}: {fmt.signif(self.estimates[j, last])} ({fmt.signif(lo)} to {fmt.signif(hi)})")
+        if self.pairs:
+            lines.append(f"curve comparisons (max-T permutation over all steps, alpha = {self.alpha}):")
+            lines += [f"  {sentence}" for _, sentence in self._verdicts()]
+        return lines
+
+    def tidy(self):
+        """One row per (agent, step): estimate, std_error, pointwise and simultaneous bounds."""
+        k, s = self.estimates.shape
+        return pd.DataFrame({
+            "agent": np.repeat(np.asarray(self.agents, dtype=object), s),
+            "step": np.tile(self.steps, k),
+            "estimate": self.estimates.ravel(),
+            "std_error": self.std_error.ravel(),
+            "conf_low": self.pointwise[:, :, 0].ravel(),
+            "conf_high": self.pointwise[:, :, 1].ravel(),
+            "conf_low_simultaneous": self.simultaneous[:, :, 0].ravel(),
+            "conf_high_simultaneous": self.simultaneous[:, :, 1].ravel(),
+        })
+
+    def glance(self):
+        return pd.DataFrame([{
+            "method": self.method, "metric": self.statistic, "conf_level": self.confidence_level,
+            "n_resamples": self.n_resamples, "n_agents": self.n_agents, "n_tasks": self.n_tasks,
+            "n_steps": self.steps.size, "n_obs": self.nobs, "n_comparisons": len(self.pairs), "alpha": self.alpha,
+        }])
+
+    def _summary_tables(self):
+        last = self.tidy().groupby("agent", sort=False).tail(1).reset_index(drop=True)
+        tables = {f"{self.label} at the last step": last}
+        if self.pairs:
+            rows = []
+            for i, ((a, b), sentence) in enumerate(self._verdicts()):
+                p = self.difference_pvalues[i]
+                rows.append({"agent_1": a, "agent_2": b, "n_steps_different": int(np.sum(p <= self.alpha)),
+                             "p_adjusted": float(np.nanmin(p)) if np.isfinite(p).any() else np.nan,
+                             "reason": sentence})
+            tables["curve comparisons (smallest adjusted p over steps)"] = pd.DataFrame(rows)
+        return tables
+
+    def report(self):
+        level = f"{fmt.signif(100 * self.confidence_level)}%"
+        runs = self.counts[self.counts > 0]
+        per_cell = f"{runs.min()}" if runs.min() == runs.max() else f"{runs.min()} to {runs.max()}"
+        text = (f"We computed the {self.label} of {self.n_agents} agents over {self.n_tasks} tasks ({per_cell} runs "
+                f"per agent and task) at each of {self.steps.size} steps from {fmt.format_step(self.steps[0])} to "
+                f"{fmt.format_step(self.steps[-1])}. {level} pointwise and simultaneous bands come from "
+                f"{self.n_resamples} stratified bootstrap resamples that draw whole runs within each task, so "
+                "that every resampled curve is made of whole runs (Agarwal et al., 2021); the simultaneous band "
+                "is the estimate plus or minus the quantile of the largest studentised deviation over steps "
+                "(sup-t), and covers the whole curve at the stated level. Bootstrap deviations were widened by "
+                "sqrt(n/(n - 1)), n being the runs per task, since resampling n runs reproduces (n - 1)/n of "
+                "their variance (Hesterberg, 2015).")
+        if self.pairs:
+            text += (f" Curves were compared pair by pair with a max-T permutation test over steps, relabelling "
+                     f"whole runs within tasks ({self.n_resamples} relabellings; Westfall and Young, 1993), which "
+                     f"keeps the probability of declaring any step different at most {self.alpha} when two agents "
+                     "do not differ. " + " ".join(s[0].upper() + s[1:] + "." for _, s in self._verdicts()))
+        if self.seed is not None:
+            text += f" Random seed: {self.seed}."
+        if self.notes:
+            text += " " + " ".join(n[0].upper() + n[1:] + ("" if n.endswith(".") else ".") for n in self.notes)
+        return text
+
+    def to_dict(self):
+        out = super().to_dict()
+        del out["bootstrap_distribution"]
+        return out

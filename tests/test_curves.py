@@ -1,0 +1,188 @@
+"""rlstats.curves: per-step aggregates, whole-run bootstrap bands and max-T curve comparisons.
+
+Estimates are checked against scipy/pandas on the raw frame, the comparison's p-values against
+exhaustive enumeration of the relabellings, and the bands' coverage and the comparison's
+family-wise error by simulation from curves with a known truth (AR(1) run deviations).
+"""
+
+import itertools
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import rlstats
+from rlstats.datasets import simulate_curves
+from rlstats.errors import DesignError, OptionError
+from rlstats.methods.curves import _kernels
+
+FORMULA = "score ~ agent | task/seed"
+
+
+@pytest.fixture(scope="module")
+def data():
+    return simulate_curves(agents=3, tasks=4, seeds=6, steps=8, effect=0.4, rng=5)
+
+
+def _pooled(data, agent, step):
+    return data[(data["agent"] == agent) & (data["step"] == step)]
+
+
+def test_iqm_matches_scipy_trim_mean_at_every_step(data):
+    res = rlstats.curves(data, FORMULA, step="step", n_resamples=50, rng=0)
+    for j, agent in enumerate(res.agents):
+        for s, step in enumerate(res.steps):
+            expected = stats.trim_mean(_pooled(data, agent, step)["score"], 0.25)
+            assert res.estimates[j, s] == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("statistic", ["mean", "median", "optimality_gap"])
+def test_other_statistics_match_pandas(data, statistic):
+    res = rlstats.curves(data, FORMULA, step="step", statistic=statistic, gamma=5.0, n_resamples=50, rng=0)
+    for j, agent in enumerate(res.agents):
+        for s, step in enumerate(res.steps):
+            cell = _pooled(data, agent, step)
+            if statistic == "optimality_gap":
+                expected = np.maximum(5.0 - cell["score"], 0).mean()
+            else:
+                means = cell.groupby("task", observed=True)["score"].mean()
+                expected = means.mean() if statistic == "mean" else means.median()
+            assert res.estimates[j, s] == pytest.approx(expected, rel=1e-12)
+
+
+def test_a_custom_statistic_agrees_with_the_built_in(data):
+    def iqm(x):  # (..., runs, tasks) -> (...)
+        return stats.trim_mean(x.reshape(x.shape[:-2] + (-1,)), 0.25, axis=-1)
+
+    built_in = rlstats.curves(data, FORMULA, step="step", n_resamples=100, rng=1, compare="all")
+    custom = rlstats.curves(data, FORMULA, step="step", statistic=iqm, n_resamples=100, rng=1, compare="all")
+    np.testing.assert_allclose(custom.estimates, built_in.estimates, rtol=1e-12)
+    np.testing.assert_allclose(custom.bootstrap_distribution, built_in.bootstrap_distribution, rtol=1e-10)
+    np.testing.assert_allclose(custom.difference_pvalues, built_in.difference_pvalues)
+
+
+def test_whole_runs_are_resampled():
+    # Each run is flat over steps: a resampled curve made of whole runs is flat too; drawing a new run
+    # for every step (rliable's learning-curve bootstrap) would make it wiggle.
+    flat = simulate_curves(agents=2, tasks=3, seeds=5, steps=6, noise=1.0, rho=0.0, rng=2)
+    run_level = flat.groupby(["agent", "task", "seed"], observed=True)["score"].transform("first")
+    flat = flat.assign(score=run_level)
+    res = rlstats.curves(flat, FORMULA, step="step", statistic="mean", n_resamples=200, rng=0)
+    spread_over_steps = np.ptp(res.bootstrap_distribution, axis=2)
+    assert spread_over_steps.max() < 1e-12
+    assert res.std_error.min() > 0
+
+
+def test_reproducible_and_independent_of_chunking(data, monkeypatch):
+    a = rlstats.curves(data, FORMULA, step="step", n_resamples=300, rng=7, compare="all")
+    monkeypatch.setattr(_kernels, "CHUNK_ELEMENTS", 500)  # many small chunks
+    b = rlstats.curves(data, FORMULA, step="step", n_resamples=300, rng=7, compare="all")
+    np.testing.assert_array_equal(a.bootstrap_distribution, b.bootstrap_distribution)
+    np.testing.assert_array_equal(a.difference_pvalues, b.difference_pvalues)
+    c = rlstats.curves(data, FORMULA, step="step", n_resamples=300, rng=8)
+    assert not np.array_equal(a.bootstrap_distribution, c.bootstrap_distribution)
+    assert a.seed == 7
+
+
+def test_max_t_pvalues_match_exhaustive_relabelling():
+    # One task, 3 runs per agent: 20 relabellings, enumerated here, against 20,000 drawn ones.
+    small = simulate_curves(agents=2, tasks=1, seeds=3, steps=4, effect=0.6, noise=0.4, rng=11)
+    res = rlstats.curves(small, FORMULA, step="step", statistic="mean", n_resamples=20_000, rng=0, compare="all")
+    runs = small.pivot_table(index=["agent", "seed"], columns="step", values="score", observed=True).to_numpy()
+    observed = runs[:3].mean(axis=0) - runs[3:].mean(axis=0)
+    null = np.array([runs[list(g)].mean(axis=0) - runs[[i for i in range(6) if i not in g]].mean(axis=0)
+                     for g in itertools.combinations(range(6), 3)])
+    se = null.std(axis=0, ddof=1)
+    t_max = np.abs(null / se).max(axis=1)
+    exact = np.array([(t_max >= abs(o) / s - 1e-12).mean() for o, s in zip(observed, se)])
+    np.testing.assert_allclose(res.differences[0], observed, rtol=1e-12)
+    np.testing.assert_allclose(res.difference_pvalues[0], exact, atol=0.015)
+
+
+def test_difference_table_and_verdicts(data):
+    res = rlstats.curves(data, FORMULA, step="step", n_resamples=300, rng=0, compare=[("agent_3", "agent_1")])
+    forward = res.difference("agent_3", "agent_1")
+    backward = res.difference("agent_1", "agent_3")
+    np.testing.assert_allclose(forward["estimate"], -backward["estimate"])
+    assert (forward["conf_low"] <= forward["estimate"]).all() and (forward["estimate"] <= forward["conf_high"]).all()
+    assert list(forward.columns) == ["step", "estimate", "conf_low", "conf_high", "p_adjusted", "significant"]
+    with pytest.raises(OptionError, match="no comparison of 'agent_1' and 'agent_2'"):
+        res.difference("agent_1", "agent_2")
+    assert "curve comparisons" in str(res) and "max-T permutation" in res.report()
+
+
+def test_bands_contain_the_estimate(data):
+    res = rlstats.curves(data, FORMULA, step="step", n_resamples=300, rng=0)
+    assert (res.simultaneous[..., 0] <= res.estimates + 1e-12).all()
+    assert (res.estimates <= res.simultaneous[..., 1] + 1e-12).all()
+    assert (res.simultaneous[..., 1] - res.simultaneous[..., 0] >= res.pointwise[..., 1] - res.pointwise[..., 0]
+            - 1e-9).mean() > 0.9  # the whole-curve band is the wider one
+
+
+def test_misaligned_runs_are_put_on_a_grid_and_said(data):
+    jittered = data.assign(step=data["step"] + np.where(data["step"] > 0, data["seed"] * 7, 0))
+    late = (jittered["seed"] == 1) & (jittered["task"] == "task_02") & (jittered["step"] < 200_000)
+    res = rlstats.curves(jittered[~late], FORMULA, step="step", n_resamples=50, rng=0, align="linear")
+    assert "runs aligned to a grid of 8 steps" in str(res)
+    assert any("miss some grid steps" in n for n in res.notes)
+
+
+def test_errors(data):
+    with pytest.raises(DesignError, match="single run on some task"):
+        rlstats.curves(data[data["seed"] == 0], FORMULA, step="step")
+    with pytest.raises(OptionError, match="not in the data"):
+        rlstats.curves(data, FORMULA, step="step", compare=[("agent_1", "nobody")])
+    with pytest.raises(OptionError, match="statistic"):
+        rlstats.curves(data, FORMULA, step="step", statistic="mode")
+    with pytest.raises(DesignError, match="run column"):
+        rlstats.curves(data, "score ~ agent | task", step="step")
+
+
+def test_through_compare(data):
+    res = rlstats.compare(data, FORMULA, method="curves", step="step", n_resamples=50, rng=0)
+    assert isinstance(res, rlstats.CurvesResult) and res.tidy().shape == (3 * 8, 8)
+
+
+# ----------------------------------------------------------------------------- calibration by simulation
+
+
+def _truth(df):
+    info = df.attrs["simulate_curves"]
+    progress = np.array(info["progress"])
+    offset, scale = (np.array(list(info[key].values())) for key in ("offset", "scale"))
+    effect = np.array(list(info["effect"].values()))
+    return (offset[None, :, None] + scale[None, :, None] * progress * (1 + effect[:, None, None])).mean(axis=1)
+
+
+def _calibrate(n_experiments, seeds, effect):
+    """(pointwise coverage, simultaneous coverage, family-wise error, experiments x agents)."""
+    pointwise = simultaneous = rejections = 0
+    for e in range(n_experiments):
+        df = simulate_curves(agents=2, tasks=8, seeds=seeds, steps=20, effect=effect, rho=0.9, noise=0.5,
+                             heterogeneity=0.0, rng=1000 + e)
+        res = rlstats.curves(df, FORMULA, step="step", statistic="mean", n_resamples=400, rng=e, compare="all")
+        truth = _truth(df)
+        pointwise += ((res.pointwise[..., 0] <= truth) & (truth <= res.pointwise[..., 1])).mean(axis=1).sum()
+        simultaneous += ((res.simultaneous[..., 0] <= truth) & (truth <= res.simultaneous[..., 1])).all(axis=1).sum()
+        rejections += bool((res.difference_pvalues[0] <= 0.05).any())
+    n = 2 * n_experiments
+    return pointwise / n, simultaneous / n, rejections / n_experiments, n
+
+
+def _check(n_experiments):
+    point, simul, fwer, n = _calibrate(n_experiments, seeds=10, effect=0.0)
+    se_cover = np.sqrt(0.93 * 0.07 / n)
+    se_fwer = np.sqrt(0.05 * 0.95 / n_experiments)
+    assert point >= 0.93 - 2 * se_cover, point
+    assert simul >= 0.93 - 2 * se_cover, simul
+    assert fwer <= 0.05 + 2 * se_fwer, fwer
+
+
+def test_calibration_reduced():
+    """Pointwise and simultaneous 95% bands cover, and alike curves are rarely called different (150 runs)."""
+    _check(150)
+
+
+@pytest.mark.slow
+def test_calibration_full():
+    _check(1_000)
