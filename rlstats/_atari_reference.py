@@ -1,13 +1,18 @@
 """Published random-policy and human scores of 57 Atari 2600 games.
 
 These are the per-game normalisers of the human-normalised score,
-``(score - random) / (human - random)``, used for the 57-game Arcade Learning
-Environment benchmark since Mnih et al. (2015) (49 games) and its extension
-to 57 games (van Hasselt, Guez and Silver 2016; Badia et al. 2020).  The
-numbers are published facts; this table was typed from DeepMind's DQN Zoo
-(Quan and Ostrovski 2020), file ``dqn_zoo/atari_data.py`` of
-``google-deepmind/dqn_zoo`` (version seen at commit
-``359945dcb6f6a04f16e380b210c4f22b57681905``), and cross-checked:
+``(score - random) / (human - random)``, of the 57-game Arcade Learning
+Environment benchmark: random-policy and professional-tester scores with
+no-op starts, as used by DQN Zoo (Quan and Ostrovski 2020) and rliable
+(Agarwal et al. 2021).  The random scores of the 49 games of Mnih et al.
+(2015) are those printed there; the human scores are not: Mnih et al. print
+e.g. 9.3 for Pong and 31.8 for Breakout, against 14.6 and 30.5 here (the
+later table, also in Wang et al. 2016's no-op comparison).  Use one table
+throughout a study.
+
+The numbers are published facts; this table was typed from
+``dqn_zoo/atari_data.py`` of ``google-deepmind/dqn_zoo`` (version seen at
+commit ``359945dcb6f6a04f16e380b210c4f22b57681905``) and cross-checked:
 
 - every random and human value against a second table, the Atari baseline
   scores of the ``xtils`` package (identical for all 57 games);
@@ -15,6 +20,8 @@ numbers are published facts; this table was typed from DeepMind's DQN Zoo
   ``google-research/reincarnating_rl`` (identical except Video Pinball,
   where that table has 0.0; DQN Zoo notes that a random agent's score on
   Video Pinball depends on the evaluation protocol);
+- the human values against the no-op table of ``seungjaeryanlee/rldb``
+  (``paper__dudqn/algo__human``; identical for all 57 games);
 - the 26 Atari 100k games against ``load("atari100k_reference")`` (the
   ``HUMAN.json`` and ``RANDOM.json`` files of ``eloialonso/iris``), in
   ``tests/test_curve_datasets.py``.
@@ -27,10 +34,7 @@ human score (none was found elsewhere either): they are listed in
 """
 
 #: Where the numbers were taken from, as shown in the ``source`` column.
-SOURCE = (
-    "DQN Zoo (Quan and Ostrovski 2020), dqn_zoo/atari_data.py, giving the values of Mnih et al. "
-    "(2015), van Hasselt, Guez and Silver (2016) and Badia et al. (2020)"
-)
+SOURCE = "DQN Zoo (Quan and Ostrovski 2020), dqn_zoo/atari_data.py"
 
 #: ``(game, random, human)`` for each of the 57 games, alphabetical.
 SCORES = (

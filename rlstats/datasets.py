@@ -898,9 +898,9 @@ _DATASETS = {
                 "AirRaid, Carnival, ElevatorAction, JourneyEscape and Pooyan have no values."
             ),
             source_paper=(
-                "Mnih et al. (2015), Human-level control through deep reinforcement learning, "
-                "Nature; van Hasselt, Guez and Silver (2016), AAAI; Badia et al. (2020), "
-                "Agent57, ICML; as tabulated in DQN Zoo (Quan and Ostrovski 2020)"
+                "Random and human (no-op starts) scores as tabulated in DQN Zoo (Quan and "
+                "Ostrovski 2020) and rliable (Agarwal et al. 2021); random scores of 49 games from "
+                "Mnih et al. (2015), Human-level control through deep reinforcement learning, Nature"
             ),
             licence="Published numbers, typed into rlstats; no file is read.",
             columns=("task", "random", "human", "source"),
