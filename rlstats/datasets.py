@@ -852,7 +852,10 @@ _DATASETS = {
             name="halfcheetah_sac_td3",
             description=(
                 "HalfCheetah-v2, final evaluation score of independent runs of SAC (192) and "
-                "TD3 (193 lines in the published file, which its README calls 192 runs)."
+                "TD3 (193 lines in the published file, which its README calls 192 runs). Not the "
+                "last evaluations of the spinningup_halfcheetah curves: apparently a separate measure "
+                "of the same runs in the same order (rank correlation with the last evaluation "
+                "0.88 for TD3, 0.54 for SAC once its unfinished curve 0 is skipped)."
             ),
             source_paper=(
                 "Colas, Sigaud and Oudeyer (2019), A Hitchhiker's Guide to Statistical "
