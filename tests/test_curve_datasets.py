@@ -116,9 +116,12 @@ def test_dopamine_scores_match_the_raw_records(dopamine, shared_data, game):
 
 def test_dopamine_a_few_cells_by_hand(dopamine):
     df = dopamine.set_index(["agent", "task", "seed", "step"])["score"]
-    # first record of pong.json, and the first record of DQN's second run
+    # pong.json records 0 and 1, 199 (DQN's second run starts), 2 * 995 + 3 * 199 + 5 and the last
     assert df[("DQN", "Pong", 0, 0)] == -20.333333333333332
     assert df[("DQN", "Pong", 0, 1)] == -19.308823529411764
+    assert df[("DQN", "Pong", 1, 0)] == -20.316176470588236
+    assert df[("Rainbow", "Pong", 3, 5)] == 8.15
+    assert df[("DQN (Adam + MSE in JAX)", "Pong", 4, 198)] == 19.736842105263158
 
 
 def test_dopamine_broken_run_layout_names_game_and_agent(shared_data, tmp_path):
