@@ -11,6 +11,7 @@ IRIS = "eloialonso/iris/24326aaaa283c527f42b89b44cfdecf2665a7a16"
 RLLTE = "RLE-Foundation/rllte/929347a6e9cfaa81ff37186d35fa531ee3d45b5d"
 ADASTOP = "TimotheeMathieu/Adaptive_stopping_MC_RL/a909c18b87e4435754067f5c604bf607215d60a9"
 RL_STATS = "flowersteam/rl_stats/d86bc5991c56743a7602b87afdd21d1de0155fac"
+DOPAMINE = "google/dopamine/5873f5494ee0c2d7c016d0ab2ad530354fec59d0"
 
 SHA256 = {
     f"{RLLTE}/hsuanwu/evaluation/atari_100k/CURL/Alien.json":
@@ -137,4 +138,128 @@ SHA256 = {
         "334cda04e2ee2aff0359043b5627dc1aa640725952c8f66d7837fddc1d783339",
     f"{RL_STATS}/data/td3_hc_final_perfs.txt":
         "550200356c259b474cb0f6334cd055eaaaa34c56a2d0f7f6456a57b821146353",
+    f"{DOPAMINE}/baselines/atari/data/airraid.json":
+        "1573f779e6790d1a0bec79529261330cc9979cecaa613c313fe132fcfaabb8f1",
+    f"{DOPAMINE}/baselines/atari/data/alien.json":
+        "8103d2ef4dc81800c5ff4813a345e265d5ab2ceb3f612fe9cdf6541b22d6be31",
+    f"{DOPAMINE}/baselines/atari/data/amidar.json":
+        "76ed22e3c084b2ca20e47e57771acfffd128483c8cce2678a42f01852ae855fb",
+    f"{DOPAMINE}/baselines/atari/data/assault.json":
+        "64e76b1a5054baf1594731f334c093c64ae5ae12022b16d8cc860dabe13c87ca",
+    f"{DOPAMINE}/baselines/atari/data/asterix.json":
+        "74a6cbe8129ac61ce623c02aa40a0abfb3de96d3974fb13d304f1a305a3a2d23",
+    f"{DOPAMINE}/baselines/atari/data/asteroids.json":
+        "f4197a967e0db86f4a6c0005734822e11a00125f5d0d02f4f1b2b5c8e3cf25d0",
+    f"{DOPAMINE}/baselines/atari/data/atlantis.json":
+        "c36fb2f054772fdbb294a87e23bba8b2ae9323a9c9080595c8c061e165752d91",
+    f"{DOPAMINE}/baselines/atari/data/bankheist.json":
+        "ce819eb040a7856e996ad9cae0b9fc17d646ccf106d268afe9f94520f1400b8f",
+    f"{DOPAMINE}/baselines/atari/data/battlezone.json":
+        "382c025d151acebc3c259a96def771d24ee2a5af45dc44777ec82c341ff6d494",
+    f"{DOPAMINE}/baselines/atari/data/beamrider.json":
+        "3b16869a19e4c36a30a7de6eb61bd2645f7da9e2543d594b3794b5e4db2004a8",
+    f"{DOPAMINE}/baselines/atari/data/berzerk.json":
+        "4ecaa1bba1a7c2464687d4510196871888ecc205f46c3afed5af064bf50fc615",
+    f"{DOPAMINE}/baselines/atari/data/bowling.json":
+        "faea577e25b72d08e3b069624891c9b25e94a186cef8ede390431bb3d4a46eab",
+    f"{DOPAMINE}/baselines/atari/data/boxing.json":
+        "2501fd177a1e28ce2e05d3eaa13b38650694c88ae430bacd393c0bf931d2c387",
+    f"{DOPAMINE}/baselines/atari/data/breakout.json":
+        "9dd157ca3a9d49ee236b99e2ab26267c2113362276b3f089c1051338eb96b70d",
+    f"{DOPAMINE}/baselines/atari/data/carnival.json":
+        "b382386e2440236d55234e5a5c53740687dc1ebbc8a3efae62bfdbda122b21c7",
+    f"{DOPAMINE}/baselines/atari/data/centipede.json":
+        "50e9110e8609932eec120ec3e2ea884e202f6369da75638622afb5b8f6c6f56a",
+    f"{DOPAMINE}/baselines/atari/data/choppercommand.json":
+        "fb0bca537f8dd77979ec0bf53ce04828dd54664b0e2dbfea02b39bffa4362df7",
+    f"{DOPAMINE}/baselines/atari/data/crazyclimber.json":
+        "d3d741df9033432184c769d61f1a5d42cbe26967bae9f4e3801c01bc3c5d2e4d",
+    f"{DOPAMINE}/baselines/atari/data/demonattack.json":
+        "171942d6c8d8cf2616d74696ba41fdd88299ea76a07451643f7829c888390b54",
+    f"{DOPAMINE}/baselines/atari/data/doubledunk.json":
+        "1fc258fb2cfefb3d6e6025c06f327a638d67482e0155c5b7d2c5ee64ed310bf7",
+    f"{DOPAMINE}/baselines/atari/data/elevatoraction.json":
+        "2708fd018398dfe20f4640f3fcd42991874c53f9511b020056b5346f7fbf8207",
+    f"{DOPAMINE}/baselines/atari/data/enduro.json":
+        "a77803068249aa545f093b446edd7740ea08cdaf6aef1cee2b33dad00de245cb",
+    f"{DOPAMINE}/baselines/atari/data/fishingderby.json":
+        "4bb69a706b1ad4c471b81090bb65467dd792f9b34d301e8a286e367866a6a7e8",
+    f"{DOPAMINE}/baselines/atari/data/freeway.json":
+        "fe7625061a569f02463f592e2fd88b015b5447349a71c038e0a2a42afcd59c0e",
+    f"{DOPAMINE}/baselines/atari/data/frostbite.json":
+        "d17c13d89dd59f39cc48c68465e731f72df3af66524882227ec4a1bc70ebf7da",
+    f"{DOPAMINE}/baselines/atari/data/gopher.json":
+        "19c3569d352a02d07d26d4b825602e84f226f48a7aa6b95bfc61385562523636",
+    f"{DOPAMINE}/baselines/atari/data/gravitar.json":
+        "65e9e56105c8aeb1a54c9790472f240d8bced02557b2fb1acaefc57c154b9d05",
+    f"{DOPAMINE}/baselines/atari/data/hero.json":
+        "4200886c06b2d35096f25a61b802802c7ab7e62b795915c5ec5fe2f07f5fb5d2",
+    f"{DOPAMINE}/baselines/atari/data/icehockey.json":
+        "9c572b099f640f1f57dc7cbf2e30c6a5307b5137581878ce751406b2dd356b32",
+    f"{DOPAMINE}/baselines/atari/data/jamesbond.json":
+        "b61cc7ab1f3587e082cb9bcfb95070726c67fed090a78e4a1d01c60e0be74d01",
+    f"{DOPAMINE}/baselines/atari/data/journeyescape.json":
+        "78186c36e0a2fea3a6ab0e6def0a3ce23540cabb8697fde829bc3b4109bd5e59",
+    f"{DOPAMINE}/baselines/atari/data/kangaroo.json":
+        "aac8b15333fbd65220cd1430aa3c039d1044f716e517dee02079a5d6756d189d",
+    f"{DOPAMINE}/baselines/atari/data/krull.json":
+        "396b2f142b8e2999287f6b418225d33d0b65d9369f59a7df377315ed369d370b",
+    f"{DOPAMINE}/baselines/atari/data/kungfumaster.json":
+        "591fd66dde1ff03f958dc45519773567133043deeff6d842c137a7be5f24ecd7",
+    f"{DOPAMINE}/baselines/atari/data/montezumarevenge.json":
+        "b54412e21d972979d6472c3752b7e4295b61c2d7392595b071bff110767b28f2",
+    f"{DOPAMINE}/baselines/atari/data/mspacman.json":
+        "001b77fb36a49ae2a8c3ce4f48a09cfe247e754cbd7c2f281abd8e1cd35d8274",
+    f"{DOPAMINE}/baselines/atari/data/namethisgame.json":
+        "e23ba35eca79eee0f66cb48c85bd700de3ec96b76308057080c00338ba833054",
+    f"{DOPAMINE}/baselines/atari/data/phoenix.json":
+        "2b845871e1485939ec6b4f9d809afdb1022c3718489faca0a7b6ad5c8bdfbfad",
+    f"{DOPAMINE}/baselines/atari/data/pitfall.json":
+        "93248da6bc4288a02b0b38c737fb135b9a015ca6a8c3905ddc633036843cc190",
+    f"{DOPAMINE}/baselines/atari/data/pong.json":
+        "6a277f08e3574957b948b0ee4fe6b80aaccd2e1e5c781e90dfd6d4447a6c47a7",
+    f"{DOPAMINE}/baselines/atari/data/pooyan.json":
+        "a6212b2c4aae7daa0c423cd94db4787f56d17713eb5159e781a8f9adafc98b2a",
+    f"{DOPAMINE}/baselines/atari/data/privateeye.json":
+        "d0306d8da91581ed86c392d3a71c01112031355501d29afd12913419be08534b",
+    f"{DOPAMINE}/baselines/atari/data/qbert.json":
+        "11e46160f296d602b7782c154f2e02616083282d0f67abbac3a1a1d349aa55e7",
+    f"{DOPAMINE}/baselines/atari/data/riverraid.json":
+        "8a7fbd62e9517f0af9f77cfaf024578ec2e7a14b10b26bc9e836ef33f465dbe8",
+    f"{DOPAMINE}/baselines/atari/data/roadrunner.json":
+        "3ae3f246277436d5d8ef0842bc0f660e8fcbfd8bce6bf3476e38ad5c5ea3ce27",
+    f"{DOPAMINE}/baselines/atari/data/robotank.json":
+        "067a2712d707e0cc79073b8c2e788458692a4abe5b73620d6b6cf88cee1bde79",
+    f"{DOPAMINE}/baselines/atari/data/seaquest.json":
+        "660f49d1d010b97444c46a932a4848c2c5f4717a94b7c24b5041f7ef1acb21bd",
+    f"{DOPAMINE}/baselines/atari/data/skiing.json":
+        "e301e141655187484b31f75cadbfb394409d642e0076c8bdabdc43716ce32765",
+    f"{DOPAMINE}/baselines/atari/data/solaris.json":
+        "ac14d006daca09a848303eb38275329db14208c3931a14f52285806974984d6f",
+    f"{DOPAMINE}/baselines/atari/data/spaceinvaders.json":
+        "fb1e4dc126bb5a700bcd754c251b5412396b1a2155ea1e10bd09872287f25d62",
+    f"{DOPAMINE}/baselines/atari/data/stargunner.json":
+        "baea94a301ed5557173a016c5b69ad0f25de250a0087924d3371beb298ca1667",
+    f"{DOPAMINE}/baselines/atari/data/tennis.json":
+        "bf50ed8f70d82504680526de6124a8b44f4b111e1630a0499f1ef6738e3efe6f",
+    f"{DOPAMINE}/baselines/atari/data/timepilot.json":
+        "e7d814b81934f5d6a43b37a338aac7b68da14ff1934cb2a9998a05dfdb0d06cc",
+    f"{DOPAMINE}/baselines/atari/data/tutankham.json":
+        "cdabcee228e401860fd53862e1eb0ce5dcebc9108de03f4ef10fe360ed52bd07",
+    f"{DOPAMINE}/baselines/atari/data/upndown.json":
+        "6bd0407aa967bf42401dd21370c14361d409ebbeed9ddf36e0567b8fb43252ca",
+    f"{DOPAMINE}/baselines/atari/data/venture.json":
+        "b205822a33a06799aefb6ac1c2b00e9169b0853c3fb00c3d5489f4effe70afdb",
+    f"{DOPAMINE}/baselines/atari/data/videopinball.json":
+        "370d585c8176fe1e65f29551a132736d4db5cc04ca22116a54f0343d05f760ab",
+    f"{DOPAMINE}/baselines/atari/data/wizardofwor.json":
+        "97525229a1a9d2e3416e457162be5137f2f8075a8adca4f18274ffa17c219db6",
+    f"{DOPAMINE}/baselines/atari/data/yarsrevenge.json":
+        "421e6c815a4e4cf20af003c865d0ef1a8cef8f73b46802bd4c62d0093aa77fde",
+    f"{DOPAMINE}/baselines/atari/data/zaxxon.json":
+        "b42e2547e787027e25bd413ceb6a82b9c965c9794c621fd8dd1a1624278b68a4",
+    f"{RL_STATS}/data/sac_hc_all_perfs.txt":
+        "f3e649080604479032611cef5fb6066a202701ec999d4da0cb2dc93a9575c5a2",
+    f"{RL_STATS}/data/td3_hc_all_perfs.txt":
+        "2cfc0594a1cdca2b8a8fc07a27d00483ab6c928b68ba0a7417fce389fa71f99f",
 }

@@ -32,7 +32,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ._registry_data import ADASTOP, IRIS, RL_STATS, RLLTE, SHA256
+from . import _atari_reference
+from ._registry_data import ADASTOP, DOPAMINE, IRIS, RL_STATS, RLLTE, SHA256
 from .errors import DataUnavailableError, OptionError
 from .options import check_choice, check_fraction, check_int
 from .resampling import seed_sequence
@@ -720,6 +721,147 @@ def _parse_halfcheetah_sac_td3(paths):
 
 
 # ---------------------------------------------------------------------------
+# Learning curves
+# ---------------------------------------------------------------------------
+
+#: The 60 games of the Dopamine Atari baselines (file ``<game>.json`` in lower case).
+DOPAMINE_GAMES = (
+    "AirRaid", "Alien", "Amidar", "Assault", "Asterix", "Asteroids", "Atlantis", "BankHeist",
+    "BattleZone", "BeamRider", "Berzerk", "Bowling", "Boxing", "Breakout", "Carnival",
+    "Centipede", "ChopperCommand", "CrazyClimber", "DemonAttack", "DoubleDunk",
+    "ElevatorAction", "Enduro", "FishingDerby", "Freeway", "Frostbite", "Gopher", "Gravitar",
+    "Hero", "IceHockey", "Jamesbond", "JourneyEscape", "Kangaroo", "Krull", "KungFuMaster",
+    "MontezumaRevenge", "MsPacman", "NameThisGame", "Phoenix", "Pitfall", "Pong", "Pooyan",
+    "PrivateEye", "Qbert", "Riverraid", "RoadRunner", "Robotank", "Seaquest", "Skiing",
+    "Solaris", "SpaceInvaders", "StarGunner", "Tennis", "TimePilot", "Tutankham", "UpNDown",
+    "Venture", "VideoPinball", "WizardOfWor", "YarsRevenge", "Zaxxon",
+)  # fmt: skip
+#: The agents of every Dopamine file, in the order their records come.
+DOPAMINE_AGENTS = ("DQN", "C51", "Rainbow", "IQN", "Quantile (JAX)", "DQN (Adam + MSE in JAX)")
+DOPAMINE_RUNS = 5
+DOPAMINE_ITERATIONS = 199
+#: One Dopamine iteration is 250,000 agent steps with 4 frames each (frame skip).
+FRAMES_PER_ITERATION = 1_000_000
+
+
+def _dopamine_file(game):
+    return f"{DOPAMINE}/baselines/atari/data/{game.lower()}.json"
+
+
+def _dopamine_game(paths, game):
+    """Scores of one game as an (agents, runs, iterations) array.
+
+    Runs are not labelled in the file: within an agent the records come run
+    after run and ``Iteration`` restarts at 0 for each run.  Anything else
+    (another agent, a run of another length, iterations out of order) is an
+    error naming the game and the agent, never a silent fix.
+    """
+    key = _dopamine_file(game)
+    records = _read_json(paths, key)
+    try:
+        agent = np.array([r["Agent"] for r in records], dtype=object)
+        iteration = np.array([r["Iteration"] for r in records])
+        value = np.array([r["Value"] for r in records], dtype=np.float64)
+    except (TypeError, KeyError, ValueError):
+        raise _layout_error(key, 'a JSON list of {"Iteration", "Value", "Agent"} records') from None
+    found = [*dict.fromkeys(agent)]
+    if set(found) != set(DOPAMINE_AGENTS):
+        raise _layout_error(key, f"agents {_names_text(DOPAMINE_AGENTS)}, found {_names_text(found)}")
+    expected = np.tile(np.arange(DOPAMINE_ITERATIONS), DOPAMINE_RUNS)
+    out = np.empty((len(DOPAMINE_AGENTS), DOPAMINE_RUNS, DOPAMINE_ITERATIONS))
+    for a, name in enumerate(DOPAMINE_AGENTS):
+        mine = agent == name
+        its = iteration[mine]
+        if len(its) != len(expected) or not np.array_equal(its, expected):
+            starts = np.flatnonzero(its == 0)
+            lengths = np.diff(np.append(starts, len(its))).tolist()
+            raise _layout_error(
+                key,
+                f"agent {name!r} on {game} should have {DOPAMINE_RUNS} runs of iterations "
+                f"0..{DOPAMINE_ITERATIONS - 1} in record order; found {len(its)} records, runs "
+                f"of length {lengths} counting from each Iteration 0",
+            )
+        out[a] = value[mine].reshape(DOPAMINE_RUNS, DOPAMINE_ITERATIONS)
+    return out
+
+
+def _names_text(names):
+    return ", ".join(repr(n) for n in names)
+
+
+def _parse_dopamine_atari(paths):
+    scores = np.stack([_dopamine_game(paths, game) for game in DOPAMINE_GAMES], axis=1)
+    n_agents, n_games, n_runs, n_steps = scores.shape
+    step = np.tile(np.arange(n_steps, dtype=np.int64), n_agents * n_games * n_runs)
+    return pd.DataFrame(
+        {
+            "agent": np.repeat(np.array(DOPAMINE_AGENTS, dtype=object), n_games * n_runs * n_steps),
+            "task": np.tile(np.repeat(np.array(DOPAMINE_GAMES, dtype=object), n_runs * n_steps), n_agents),
+            "seed": np.tile(np.repeat(np.arange(n_runs, dtype=np.int64), n_steps), n_agents * n_games),
+            "step": step,
+            "frames": (step + 1) * FRAMES_PER_ITERATION,
+            "score": scores.reshape(-1),
+        }
+    )
+
+
+_SPINNINGUP_FILES = {
+    "SAC": f"{RL_STATS}/data/sac_hc_all_perfs.txt",
+    "TD3": f"{RL_STATS}/data/td3_hc_all_perfs.txt",
+}
+#: Environment steps between two evaluations of the Spinning Up runs, and their number.
+SPINNINGUP_EVERY = 5_000
+SPINNINGUP_EVALUATIONS = 400
+
+
+def _spinningup_table(paths, key):
+    """(evaluations, runs) array of one whitespace-separated file, NaN kept."""
+    with open(paths[key], encoding="utf-8") as fh:
+        try:
+            table = [[float(x) for x in line.split()] for line in fh if line.strip()]
+        except ValueError:
+            raise _layout_error(key, "numbers separated by white space") from None
+    widths = {len(row) for row in table}
+    if len(table) != SPINNINGUP_EVALUATIONS or len(widths) != 1:
+        raise _layout_error(
+            key, f"{SPINNINGUP_EVALUATIONS} lines (evaluations) of equally many numbers (runs); "
+            f"found {len(table)} lines of {sorted(widths)} numbers"
+        )
+    return np.array(table, dtype=np.float64)
+
+
+def _parse_spinningup_halfcheetah(paths):
+    frames = []
+    for agent, key in _SPINNINGUP_FILES.items():
+        table = _spinningup_table(paths, key)
+        n_steps, n_runs = table.shape
+        frames.append(
+            pd.DataFrame(
+                {
+                    "agent": agent,
+                    "task": "HalfCheetah",
+                    "seed": np.repeat(np.arange(n_runs, dtype=np.int64), n_steps),
+                    "step": np.tile(np.arange(1, n_steps + 1, dtype=np.int64) * SPINNINGUP_EVERY, n_runs),
+                    "score": table.T.reshape(-1),
+                }
+            )
+        )
+    return pd.concat(frames, ignore_index=True)
+
+
+def _parse_atari_reference(paths):
+    games, random, human = zip(*_atari_reference.SCORES)
+    return _tidy(
+        {
+            "task": [*games],
+            "random": [*random],
+            "human": [*human],
+            "source": [_atari_reference.SOURCE] * len(games),
+        }
+    )
+
+
+# ---------------------------------------------------------------------------
 # The registry of datasets
 # ---------------------------------------------------------------------------
 
@@ -742,6 +884,8 @@ class _Dataset:
     parse: object
 
     def url_bases(self):
+        if not self.files:
+            return "none: the table is part of rlstats"
         bases = dict.fromkeys(_url(key.rsplit("/", 1)[0]) + "/" for key in self.files)
         return "; ".join(bases)
 
@@ -810,7 +954,10 @@ _DATASETS = {
             name="halfcheetah_sac_td3",
             description=(
                 "HalfCheetah-v2, final evaluation score of independent runs of SAC (192) and "
-                "TD3 (193 lines in the published file, which its README calls 192 runs)."
+                "TD3 (193 lines in the published file, which its README calls 192 runs). Not the "
+                "last evaluations of the spinningup_halfcheetah curves: apparently a separate measure "
+                "of the same runs in the same order (rank correlation with the last evaluation "
+                "0.88 for TD3, 0.54 for SAC once its unfinished curve 0 is skipped)."
             ),
             source_paper=(
                 "Colas, Sigaud and Oudeyer (2019), A Hitchhiker's Guide to Statistical "
@@ -821,6 +968,71 @@ _DATASETS = {
             rows=385,
             files=tuple(_HALFCHEETAH_FILES.values()),
             parse=_parse_halfcheetah_sac_td3,
+        ),
+        _Dataset(
+            name="dopamine_atari",
+            description=(
+                "Learning curves of the Dopamine Atari baselines, 60 games (sticky actions): "
+                "DQN, C51, Rainbow, IQN, Quantile (JAX) and DQN (Adam + MSE in JAX), 5 runs "
+                "each, 199 iterations. step is the iteration (0..198); one iteration is 250,000 "
+                "agent steps of 4 frames, so frames = (step + 1) * 1,000,000 is the number of "
+                "frames seen by the end of the iteration; score is the mean return of the "
+                "training episodes of that iteration. Runs are not labelled in the files: seed "
+                "is the run's position in the file (records come run after run), not the "
+                "training seed."
+            ),
+            source_paper=(
+                "Castro et al. (2018), Dopamine: A Research Framework for Deep Reinforcement "
+                "Learning, arXiv:1812.06110"
+            ),
+            licence=(
+                "google/dopamine's LICENSE file is the Apache License 2.0 (seen at a later commit "
+                "than the pinned one); see the source repository before redistributing."
+            ),
+            columns=("agent", "task", "seed", "step", "frames", "score"),
+            rows=len(DOPAMINE_AGENTS) * len(DOPAMINE_GAMES) * DOPAMINE_RUNS * DOPAMINE_ITERATIONS,
+            files=tuple(_dopamine_file(game) for game in DOPAMINE_GAMES),
+            parse=_parse_dopamine_atari,
+        ),
+        _Dataset(
+            name="atari_reference",
+            description=(
+                "57 Atari games: score of a random policy and of a human player, the usual "
+                "normalisers (score - random) / (human - random); the source column names "
+                "where the numbers were taken from. Covers 55 of the 60 dopamine_atari games; "
+                "AirRaid, Carnival, ElevatorAction, JourneyEscape and Pooyan have no values."
+            ),
+            source_paper=(
+                "Random and human (no-op starts) scores as tabulated in DQN Zoo (Quan and "
+                "Ostrovski 2020) and rliable (Agarwal et al. 2021); random scores of 49 games from "
+                "Mnih et al. (2015), Human-level control through deep reinforcement learning, Nature"
+            ),
+            licence="Published numbers, typed into rlstats; no file is read.",
+            columns=("task", "random", "human", "source"),
+            rows=len(_atari_reference.SCORES),
+            files=(),
+            parse=_parse_atari_reference,
+        ),
+        _Dataset(
+            name="spinningup_halfcheetah",
+            description=(
+                "Learning curves on HalfCheetah-v2 of SAC and TD3 (Spinning Up implementations), "
+                "193 runs each (the files have 193 columns; their README says 192), evaluated "
+                "every 5,000 environment steps: step = 5,000, 10,000, ..., 2,000,000 (400 "
+                "evaluations). SAC run 0 stops after 397 evaluations: its last 3 scores are "
+                "NaN in the file and kept as NaN. seed is the run's column in the file, not the "
+                "training seed. The final scores in halfcheetah_sac_td3 are not the last "
+                "evaluations of these curves."
+            ),
+            source_paper=(
+                "Colas, Sigaud and Oudeyer (2019), A Hitchhiker's Guide to Statistical "
+                "Comparisons of Reinforcement Learning Algorithms, arXiv:1904.06979"
+            ),
+            licence="No licence file was found; see the source repository.",
+            columns=("agent", "task", "seed", "step", "score"),
+            rows=2 * 193 * SPINNINGUP_EVALUATIONS,
+            files=tuple(_SPINNINGUP_FILES.values()),
+            parse=_parse_spinningup_halfcheetah,
         ),
     )
 }
@@ -843,9 +1055,12 @@ def load(name, *, cache_dir=None):
     Parameters
     ----------
     name : str
-        One of the names :func:`list` shows: ``"atari100k"``,
-        ``"atari100k_reference"``, ``"mujoco_adastop"``,
-        ``"halfcheetah_sac_td3"``.
+        One of the names :func:`list` shows: final scores ``"atari100k"``,
+        ``"mujoco_adastop"``, ``"halfcheetah_sac_td3"``; learning curves
+        ``"dopamine_atari"`` and ``"spinningup_halfcheetah"`` (one row per
+        agent, task, run and evaluation ``step``); normalisers
+        ``"atari100k_reference"`` and ``"atari_reference"`` (57 games, no
+        file to read; see :func:`rlstats.normalize.normalize`).
     cache_dir : str or path-like, optional
         Download cache; overrides ``RLSTATS_DATA_DIR``.
 
@@ -854,8 +1069,10 @@ def load(name, *, cache_dir=None):
     pandas.DataFrame
         A new frame on every call, with the columns and dtypes
         ``pandas.read_csv`` gives for a CSV of the same table (string
-        columns for names, int64 for ``seed`` and ``batch``, float64 for
-        scores), rows in the published order.
+        columns for names, int64 for ``seed``, ``batch``, ``step`` and
+        ``frames``, float64 for scores), rows in the published order; the
+        learning curves are sorted by agent (in file order), task, run and
+        step.
 
     Raises
     ------
@@ -873,6 +1090,16 @@ def load(name, *, cache_dir=None):
     >>> from rlstats import datasets
     >>> datasets.load("atari100k").shape  # doctest: +SKIP
     (16250, 4)
+    >>> curves = datasets.load("dopamine_atari")  # doctest: +SKIP
+    >>> curves.columns.tolist()  # doctest: +SKIP
+    ['agent', 'task', 'seed', 'step', 'frames', 'score']
+
+    The Atari normalisers need no file:
+
+    >>> datasets.load("atari_reference").head(2)[["task", "random", "human"]]
+         task  random   human
+    0   Alien   227.8  7127.7
+    1  Amidar     5.8  1719.5
     """
     dataset = _DATASETS[check_choice("name", name, tuple(_DATASETS))]
     paths = {key: _fetch(key, cache_dir) for key in dataset.files}
@@ -887,19 +1114,23 @@ def list():  # noqa: A001 - the public name the issue asks for
     pandas.DataFrame
         One row per dataset with columns ``name``, ``description``,
         ``source_paper``, ``url_base`` (the pinned directories the files
-        come from, ``"; "``-separated), ``licence`` (what the source
-        repositories state, as far as known), ``rows``, ``columns`` (the
-        column names, comma-separated) and ``files`` (how many pinned files).
+        come from, ``"; "``-separated; a table built into rlstats has
+        none), ``licence`` (what the source repositories state, as far as
+        known), ``rows``, ``columns`` (the column names, comma-separated)
+        and ``files`` (how many pinned files).
 
     Examples
     --------
     >>> from rlstats import datasets
-    >>> datasets.list()[["name", "rows"]]
-                      name   rows
-    0            atari100k  16250
-    1  atari100k_reference     26
-    2       mujoco_adastop    415
-    3  halfcheetah_sac_td3    385
+    >>> datasets.list()[["name", "rows", "files"]]
+                         name    rows  files
+    0               atari100k   16250     34
+    1     atari100k_reference      26      2
+    2          mujoco_adastop     415     24
+    3     halfcheetah_sac_td3     385      2
+    4          dopamine_atari  358200     60
+    5         atari_reference      57      0
+    6  spinningup_halfcheetah  154400      2
     """
     return pd.DataFrame(
         {
