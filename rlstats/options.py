@@ -77,3 +77,10 @@ def check_pairs(name, pairs, agents):
     if not checked:
         raise OptionError(f"{name} is empty; pass None for all pairs")
     return tuple(checked)
+
+
+def check_n_jobs(n_jobs):
+    """Worker count for joblib: a positive whole number, or -1 for every core."""
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or (n_jobs < 1 and n_jobs != -1):
+        raise OptionError(f"n_jobs must be a positive whole number or -1 (all cores), got {n_jobs!r}")
+    return int(n_jobs)

@@ -186,3 +186,10 @@ def test_calibration_reduced():
 @pytest.mark.slow
 def test_calibration_full():
     _check(1_000)
+
+
+def test_identical_with_two_jobs(data):
+    one = rlstats.curves(data, FORMULA, step="step", n_resamples=200, rng=3, compare="all")
+    two = rlstats.curves(data, FORMULA, step="step", n_resamples=200, rng=3, compare="all", n_jobs=2)
+    np.testing.assert_array_equal(one.bootstrap_distribution, two.bootstrap_distribution)
+    np.testing.assert_array_equal(one.difference_pvalues, two.difference_pvalues)

@@ -13,7 +13,7 @@ import patsy
 from ... import runs
 from ...design import build
 from ...errors import DesignError, OptionError
-from ...options import check_bool, check_choice, check_fraction, check_int
+from ...options import check_bool, check_choice, check_fraction, check_int, check_n_jobs
 from ...progress import progress_bar
 from ...resampling import chunk_generators, seed_sequence
 from . import _kernels as kernels
@@ -34,6 +34,7 @@ class CurvesOptions:
     gamma: float = 1.0
     na_action: str = "raise"
     progress: bool = False
+    n_jobs: int = 1
 
     def record(self):
         out = {name: getattr(self, name) for name in self.__dataclass_fields__ if name != "statistic"}
@@ -105,18 +106,17 @@ def _statistic_of(prepared, values, task_of, n_tasks, indices, options):
     return out
 
 
-def _bootstrap(values, task_of, n_tasks, options, ss, advance):
+def _bootstrap(values, task_of, n_tasks, options, ss):
     """(B, steps) statistic over whole-run resamples; block b of RNG_BLOCK resamples uses the b-th child of ``ss``."""
     out = np.empty((options.n_resamples, values.shape[1]))
     prepared = None if callable(options.statistic) else kernels.Prepared(values, task_of, n_tasks, options.gamma)
     for start, stop, generator in chunk_generators(ss, options.n_resamples, kernels.RNG_BLOCK):
         indices = kernels.bootstrap_indices(generator, task_of, n_tasks, stop - start)
         out[start:stop] = _statistic_of(prepared, values, task_of, n_tasks, indices, options)
-        advance(stop - start)
     return out
 
 
-def _permutation_null(first, second, n_tasks, options, ss, advance):
+def _permutation_null(first, second, n_tasks, options, ss):
     """(B, steps) difference of the statistic after relabelling whole runs within tasks."""
     (va, ta), (vb, tb) = first, second
     pooled = np.concatenate([va, vb])
@@ -136,7 +136,6 @@ def _permutation_null(first, second, n_tasks, options, ss, advance):
         first, second = (_statistic_of(prepared, pooled, task_of[slots], n_tasks, shuffled[:, slots], options)
                          for slots in (first_slots, ~first_slots))
         out[start:stop] = first - second
-        advance(stop - start)
     return out
 
 
@@ -152,7 +151,7 @@ def _expansion(counts):
 
 def curves(data, formula=None, *, step, statistic="iqm", steps=None, align="last", compare=None,
            n_resamples=2_000, confidence_level=0.95, alpha=0.05, normalize=None, gamma=1.0,
-           na_action="raise", rng=None, progress=False, eval_env=None):
+           na_action="raise", rng=None, progress=False, n_jobs=1, eval_env=None):
     """Aggregate learning curves step by step, with bands that keep each run's trajectory together.
 
     At every step the chosen statistic aggregates each agent's runs over tasks (after
@@ -196,7 +195,12 @@ def curves(data, formula=None, *, step, statistic="iqm", steps=None, align="last
     normalize : DataFrame, str or dict, optional
         Per-task normalisation of the response first, as :func:`rlstats.normalize`.
     rng : None, int or numpy.random.Generator
+        Seed (recorded). Each agent's resamples and each comparison's relabellings come from
+        their own child stream, so results do not depend on ``n_jobs``.
     progress : bool
+        A progress bar over agents and comparisons.
+    n_jobs : int
+        Agents and comparisons computed in parallel worker processes (joblib; -1: every core).
 
     Returns
     -------
@@ -235,7 +239,7 @@ def curves(data, formula=None, *, step, statistic="iqm", steps=None, align="last
         n_resamples=check_int("n_resamples", n_resamples, minimum=20),
         confidence_level=check_fraction("confidence_level", confidence_level),
         alpha=check_fraction("alpha", alpha), gamma=_check_gamma(gamma), na_action=na_action,
-        progress=check_bool("progress", progress))
+        progress=check_bool("progress", progress), n_jobs=check_n_jobs(n_jobs))
     return _run_curves(design, step, steps, options, rng)
 
 
@@ -262,21 +266,22 @@ def _run_curves(design, step, steps, options, rng):
     k, n_tasks = design.n_agents, design.n_tasks
     per_agent = [_agent_runs(design, matrix, starts, a) for a in range(k)]
     estimates = np.array([_estimate(v, t, n_tasks, options) for v, t in per_agent])
-    total = options.n_resamples * (k + len(options.pairs))
-    with progress_bar(total, options.progress, "curves") as advance:
-        replicates = np.stack([_bootstrap(v, t, n_tasks, options, child, advance)
-                               for (v, t), child in zip(per_agent, boot_ss.spawn(k))])
-        replicates = estimates[:, None, :] + expansion[:, None, None] * (replicates - estimates[:, None, :])
-        pointwise = np.stack([kernels.percentile_bounds(r, options.confidence_level) for r in replicates])
-        bands = [kernels.sup_t_band(r, e, options.confidence_level) for r, e in zip(replicates, estimates)]
-        comparisons = []
-        for (a, b), child in zip(options.pairs, perm_ss.spawn(len(options.pairs))):
-            i, j = design.agents.index(a), design.agents.index(b)
-            null = _permutation_null(per_agent[i], per_agent[j], n_tasks, options, child, advance)
-            difference = estimates[i] - estimates[j]
-            pvalues, _ = kernels.max_t_pvalues(difference, null)
-            band, _, _ = kernels.sup_t_band(replicates[i] - replicates[j], difference, options.confidence_level)
-            comparisons.append((difference, band, pvalues))
+    pair_codes = [(design.agents.index(a), design.agents.index(b)) for a, b in options.pairs]
+    jobs = ([(_bootstrap, (v, t, n_tasks, options, child)) for (v, t), child in zip(per_agent, boot_ss.spawn(k))]
+            + [(_permutation_null, (per_agent[i], per_agent[j], n_tasks, options, child))
+               for (i, j), child in zip(pair_codes, perm_ss.spawn(len(pair_codes)))])
+    with progress_bar(len(jobs), options.progress, "curves") as advance:
+        done = _run_jobs(jobs, options.n_jobs, advance)
+    replicates = np.stack(done[:k])
+    replicates = estimates[:, None, :] + expansion[:, None, None] * (replicates - estimates[:, None, :])
+    pointwise = np.stack([kernels.percentile_bounds(r, options.confidence_level) for r in replicates])
+    bands = [kernels.sup_t_band(r, e, options.confidence_level) for r, e in zip(replicates, estimates)]
+    comparisons = []
+    for (i, j), null in zip(pair_codes, done[k:]):
+        difference = estimates[i] - estimates[j]
+        pvalues, _ = kernels.max_t_pvalues(difference, null)
+        band, _, _ = kernels.sup_t_band(replicates[i] - replicates[j], difference, options.confidence_level)
+        comparisons.append((difference, band, pvalues))
 
     return CurvesResult(
         method=f"Learning curves: per-step {_label(options.statistic_name)} with whole-run bootstrap bands",
@@ -291,6 +296,23 @@ def _run_curves(design, step, steps, options, rng):
         differences=np.array([c[0] for c in comparisons]).reshape(len(comparisons), grid.size),
         difference_bands=np.array([c[1] for c in comparisons]).reshape(len(comparisons), grid.size, 2),
         difference_pvalues=np.array([c[2] for c in comparisons]).reshape(len(comparisons), grid.size))
+
+
+def _run_jobs(jobs, n_jobs, advance):
+    """Results of ``function(*arguments)`` for each job, in order; in worker processes when n_jobs != 1."""
+    if n_jobs == 1:
+        results = []
+        for function, arguments in jobs:
+            results.append(function(*arguments))
+            advance(1)
+        return results
+    from joblib import Parallel, delayed
+
+    results = []
+    for result in Parallel(n_jobs=n_jobs, return_as="generator")(delayed(f)(*a) for f, a in jobs):
+        results.append(result)
+        advance(1)
+    return results
 
 
 def _label(name):
