@@ -11,6 +11,7 @@ Nothing downstream re-validates or re-reads the DataFrame.
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -353,7 +354,9 @@ def build(data, formula, *, na_action="raise", eval_env=0, extra_columns=(), poo
 
     if formula.blocks is None:
         codes["task"], labels["task"] = np.zeros(len(data), dtype=np.intp), ["(all runs)"]
-        _check_single_task(data, formula, pool_tasks, notes)
+        _check_single_task(data, formula, pool_tasks, notes, extra_columns)
+    _check_nesting(formula)
+    _check_duplicate_rows(data, formula)
 
     keep = ~drop
     n_dropped = int(drop.sum())
@@ -408,12 +411,21 @@ def design_of(data, formula=None, *, eval_env=0, **options):
     if isinstance(data, Design):
         if options.get("normalize") is not None:
             raise OptionError("normalize= needs the DataFrame; normalise before building the Design")
+        if formula is not None:
+            given = formula if isinstance(formula, formula_module.Formula) else formula_module.parse(formula)
+            if _roles(given) != _roles(data.formula):
+                raise OptionError(f"the formula '{given.text}' differs from the one the Design was built with "
+                                  f"('{data.formula.text}'); pass formula=None with a ready Design, or build it anew")
         return data
     if formula is None:
         raise OptionError("formula is required, e.g. 'score ~ agent | task'")
     if not isinstance(eval_env, patsy.EvalEnvironment):
         eval_env = patsy.EvalEnvironment.capture(eval_env, reference=1)
     return build(data, formula, eval_env=eval_env, **options)
+
+
+def _roles(formula):
+    return (formula.response.replace(" ", ""), formula.groups, formula.blocks, formula.replicate, formula.crossed)
 
 
 def _crossed_blocks(data, formula, task_codes, task_labels, drop, na_action):
@@ -431,19 +443,83 @@ def _crossed_blocks(data, formula, task_codes, task_labels, drop, na_action):
     return codes.astype(np.intp), [str(u) for u in uniques], drop | (task_codes < 0)
 
 
-def _check_single_task(data, formula, pool_tasks, notes):
-    """'score ~ agent' on data with several tasks: an error unless pooling was asked for."""
-    if "task" not in data.columns or formula.groups == "task":
+#: Columns that identify runs or batches within a comparison, never blocks.
+RUN_NAMES = frozenset({"seed", "seeds", "run", "runs", "run_id", "replicate", "rep", "trial", "trials",
+                       "repetition", "batch", "batches", "index"})
+# An integer column with at most this many levels may be a block code (games numbered 0..25).
+BLOCK_LEVELS = 200
+
+
+def _block_like_columns(data, formula, skip):
+    """Columns that look like blocks: non-numeric or few-levelled integers, each level holding several agents."""
+    found = []
+    agents = data[formula.groups]
+    for column in data.columns:
+        if not isinstance(column, str) or column in skip or column.lower() in RUN_NAMES | STEP_NAMES:
+            continue
+        values = data[column]
+        numeric = pd.api.types.is_numeric_dtype(values.dtype) and not pd.api.types.is_bool_dtype(values.dtype)
+        if numeric and not pd.api.types.is_integer_dtype(values.dtype):
+            continue
+        levels = values.nunique()
+        if levels < 2 or (numeric and levels > BLOCK_LEVELS) or levels * 2 > len(data):
+            continue
+        agents_per_level = agents.groupby(values, observed=True).nunique()
+        if (agents_per_level >= 2).all():
+            found.append((column, int(levels)))
+    return found
+
+
+def _check_single_task(data, formula, pool_tasks, notes, extra_columns):
+    """'score ~ agent' on data with several blocks: an error unless pooling was asked for.
+
+    Any column that looks like blocks counts (a 'game' or 'env' column as much as 'task'):
+    non-numeric, or integers with few levels, every level holding runs of two or more agents.
+    """
+    skip = {formula.groups, *extra_columns, *re.findall(r"[A-Za-z_]\w*", formula.response)}
+    found = _block_like_columns(data, formula, skip)
+    if not found:
         return
-    n_tasks = data["task"].nunique()
-    if n_tasks <= 1:
-        return
+    column, levels = next(((c, n) for c, n in found if c == "task"), found[0])
     if not pool_tasks:
+        others = [c for c, _ in found if c != column]
+        also = f" (also block-like: {', '.join(repr(c) for c in others)})" if others else ""
         raise DesignError(
-            f"data contain {n_tasks} tasks (column 'task') but the formula '{formula.text}' has no blocking "
-            f"term; use '{formula.response} ~ {formula.groups} | task', filter the data to one task, "
-            "or pass pool_tasks=True to pool all tasks into one comparison")
-    notes.append(f"runs of {n_tasks} tasks pooled into one comparison (pool_tasks=True)")
+            f"data contain {levels} {'tasks' if column == 'task' else 'levels'} (column '{column}'), each with runs "
+            f"of two or more agents, but the formula '{formula.text}' has no blocking term, so they would be pooled "
+            f"at their own scales{also}; use '{formula.response} ~ {formula.groups} | {column}', filter the data to "
+            f"one {column}, or, if '{column}' is not a block (it numbers runs or batches, say), pool on purpose: "
+            f"rlstats.build(df, '{formula.text}', pool_tasks=True) and pass that Design")
+    notes.append(f"runs of {levels} levels of '{column}' pooled into one comparison (pool_tasks=True)")
+
+
+def _check_nesting(formula):
+    """'| seed/task' blocks on the seed and nests tasks in it: almost surely '| task/seed' swapped."""
+    blocks, replicate = formula.blocks, formula.replicate
+    if replicate is None or not isinstance(blocks, str) or blocks.lower() not in RUN_NAMES:
+        return
+    if replicate.lower() in RUN_NAMES:
+        return
+    raise DesignError(
+        f"the formula '{formula.text}' blocks on '{blocks}', which names runs, and nests '{replicate}' in it; "
+        f"the task comes first and the run column after the slash: '{formula.response} ~ {formula.groups} | "
+        f"{replicate}/{blocks}'")
+
+
+def _check_duplicate_rows(data, formula):
+    """Rows equal in every column, in a frame that names its runs, are one run counted twice."""
+    named = [c for c in data.columns if isinstance(c, str) and (c.lower() in RUN_NAMES or c == formula.replicate)]
+    if not named:
+        return  # without a run id, equal rows can be distinct runs with tied scores
+    try:
+        duplicated = data.duplicated(keep="first").to_numpy()
+    except TypeError:  # unhashable cells: nothing to compare
+        return
+    if duplicated.any():
+        raise DesignError(
+            f"{int(duplicated.sum())} row(s) repeat another row in every column, including the run column "
+            f"'{named[0]}' (first repeats at rows {_first_rows(data, duplicated)}), so the same run would count "
+            "twice; drop them with df.drop_duplicates(), or give each run its own id")
 
 
 def _assemble(formula, y, agent, task, agent_labels, task_labels, position, seeds, extra, n_dropped, runs_of=None):

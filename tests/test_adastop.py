@@ -572,7 +572,7 @@ def test_batch_column_defines_the_interims_and_k_defaults_to_the_batches():
     df = simulated()
     df["wave"] = df["seed"] // 5 + 1
     shuffled = df.sample(frac=1.0, random_state=2).drop(columns="seed")
-    a = adastop(df, "score ~ agent", n=5, rng=0)
+    a = adastop(df.drop(columns="wave"), "score ~ agent", n=5, rng=0)  # an unnamed batch column looks like blocks
     b = adastop(shuffled, "score ~ agent", n=5, batch="wave", rng=0)
     assert a.max_interims == b.max_interims == 6
     pd.testing.assert_frame_equal(a.decisions, b.decisions)
