@@ -13,6 +13,7 @@ from .design import Design, build
 from .errors import DataUnavailableError, DesignError, FormulaError, OptionError, RlstatsError, RlstatsWarning
 from .formula import Formula, parse
 from .methods.curves import CurvesResult, curves
+from .methods.task_table import TaskTableResult, task_table
 from .runs import align_steps, summarize_runs
 from .methods.bootstrap import (BootstrapResult, InferentialIntervalsResult, PerformanceProfileResult,
                                 ProbabilityOfImprovementResult, bootstrap, performance_profile,
@@ -31,7 +32,7 @@ __all__ = [
     "ProbabilityOfImprovementResult", "PerformanceProfileResult", "InferentialIntervalsResult",
     "selection_check", "SelectionCheckResult", "selection", "percentiles", "PercentilesResult",
     "adastop", "permutation", "AdaStop", "AdaStopResult", "PermutationResult", "power", "sample_size", "PowerResult",
-    "curves", "CurvesResult", "summarize_runs", "align_steps",
+    "curves", "CurvesResult", "task_table", "TaskTableResult", "summarize_runs", "align_steps",
     "build", "Design", "parse", "Formula",
     "RlstatsError", "FormulaError", "DesignError", "OptionError", "DataUnavailableError", "RlstatsWarning",
 ]

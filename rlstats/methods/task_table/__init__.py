@@ -1,0 +1,6 @@
+"""The per-task table of a paper: best agent per task, agents not significantly worse, effect sizes."""
+
+from ._api import task_table
+from ._result import TaskTableResult
+
+__all__ = ["task_table", "TaskTableResult"]
