@@ -194,6 +194,11 @@ def _scan(text):
     i = 0
     while i < len(text):
         char = text[i]
+        quoted = _q_call_end(text, i)
+        if quoted:  # patsy's Q("my score") names a column, like a back-quoted name
+            backticks[i] = quoted
+            i = quoted
+            continue
         if char == "`":
             close = text.find("`", i + 1)
             if close < 0:
@@ -219,6 +224,28 @@ def _scan(text):
     return tildes, bars, backticks
 
 
+def _q_call_end(text, start):
+    """End of a ``Q("name")`` call starting at ``start`` (patsy's quoting of column names), else 0."""
+    if not text.startswith("Q(", start) or (start and (text[start - 1].isalnum() or text[start - 1] in "_.")):
+        return 0
+    i = start + 2
+    while i < len(text) and text[i].isspace():
+        i += 1
+    if i >= len(text) or text[i] not in "'\"":
+        return 0
+    i = _skip_string(text, i)
+    while i < len(text) and text[i].isspace():
+        i += 1
+    return i + 1 if i < len(text) and text[i] == ")" else 0
+
+
+def _quoted_name(text, start, end):
+    """The column named by `name` or Q("name") at text[start:end]."""
+    if text[start] == "`":
+        return text[start + 1:end - 1]
+    return ast.literal_eval(text[start + 2:end - 1].strip())
+
+
 def _skip_string(text, start):
     """Return the index after the string literal opening at text[start]."""
     i = start + 1
@@ -238,9 +265,10 @@ def _tokens(text, start, end, backticks):
             i += 1
         elif i in backticks:
             close = backticks[i]
-            if close - i == 2:
+            name = _quoted_name(text, i, close)
+            if not name:
                 _fail(text, i, close, "empty back-quoted name; put the column name inside, e.g. `my agent`")
-            found.append(_Token("name", text[i + 1:close - 1], i, close))
+            found.append(_Token("name", name, i, close))
             i = close
         elif char == "_" or char.isalnum():
             j = i
@@ -286,8 +314,8 @@ def _response(text, end, backticks):
     code, where, lookups = [], [], {}
     i = 0
     while i < end:
-        if i in backticks:  # replace `my score` by an identifier that eval accepts
-            name = text[i + 1:backticks[i] - 1]
+        if i in backticks:  # replace `my score` or Q("my score") by an identifier that eval accepts
+            name = _quoted_name(text, i, backticks[i])
             if not name:
                 _fail(text, i, backticks[i], "empty back-quoted name; put the column name inside, e.g. `my score`")
             placeholder = next((p for p, n in lookups.items() if n == name), _PLACEHOLDER.format(len(lookups)))
@@ -376,7 +404,8 @@ def _check_word(text, token):
     if token.kind == "word":
         what = "a Python keyword" if keyword.iskeyword(token.value) else "not a Python identifier"
         _fail(text, token.start, token.end,
-              f"'{token.value}' is {what}; back-quote column names like this: `{token.value}`")
+              f"'{token.value}' is {what}; back-quote column names like this: `{token.value}` "
+              f"(or write Q(\"{token.value}\"))")
 
 
 def _reject_expression(text, tokens, role, instead):
@@ -388,7 +417,7 @@ def _reject_expression(text, tokens, role, instead):
 def _reject_spaces(text, first, second):
     name = text[first.start:second.end]
     _fail(text, first.start, second.end,
-          f"column names that contain spaces must be back-quoted, e.g. `{name}`")
+          f"column names that contain spaces must be back-quoted, e.g. `{name}`, or quoted as in patsy: Q(\"{name}\")")
 
 
 def _groups(text, tokens, tilde):

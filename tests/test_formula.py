@@ -448,3 +448,18 @@ def test_duplicated_data_column_is_a_design_error():
 def test_parse_returns_a_formula_unchanged():
     formula = parse("score ~ agent | task")
     assert parse(formula) is formula
+
+
+def test_patsy_q_names_a_column_anywhere():
+    data = pd.DataFrame({"my score": [1.0, 2.0, 3.0, 4.0], "my agent": ["a", "b", "a", "b"],
+                         "the task": ["t", "t", "u", "u"]})
+    formula = parse('log(Q("my score")) ~ Q("my agent") | Q(\'the task\')')
+    assert (formula.groups, formula.blocks) == ("my agent", "the task")
+    np.testing.assert_allclose(evaluate_response(formula, data).values, np.log([1.0, 2.0, 3.0, 4.0]))
+    assert parse('Q("x") ~ agent').response == 'Q("x")'
+
+
+def test_awkward_group_names_suggest_back_quotes_and_q():
+    with pytest.raises(FormulaError) as error:
+        parse("score ~ my agent | task")
+    assert "`my agent`" in str(error.value) and 'Q("my agent")' in str(error.value)
