@@ -53,6 +53,28 @@ _R_NAMES = {"log": np.log, "log1p": np.log1p, "log2": np.log2, "log10": np.log10
             "I": _identity, "np": np, "numpy": np}
 
 
+#: What a restricted response (typed on the command line) may call: R's names, no module, no builtin.
+RESTRICTED_FUNCTIONS = {name: f for name, f in _R_NAMES.items() if name not in ("np", "numpy")}
+_RESTRICTED_NODES = (ast.Expression, ast.BinOp, ast.UnaryOp, ast.Name, ast.Load, ast.Call, ast.Constant,
+                     ast.operator, ast.unaryop)
+
+
+class RestrictedEnvironment(patsy.EvalEnvironment):
+    """Where a response from an untrusted source (the command line) is evaluated.
+
+    Only column names, numbers, arithmetic and the R-style functions (``log``, ``log1p``, ``sqrt``,
+    ``I``, ...) are allowed: no attribute, subscript, string, lambda, comprehension or other name,
+    and no builtins, so ``__import__('os')`` and ``().__class__`` cannot run.
+    """
+
+    def __init__(self):
+        super().__init__([{}], 0)
+
+
+#: Pass as ``eval_env=`` to evaluate a response in the restricted way.
+RESTRICTED = RestrictedEnvironment()
+
+
 @dataclass(frozen=True)
 class Formula:
     """A parsed ``response ~ groups [| blocks]`` formula.
@@ -684,6 +706,31 @@ def _nonfinite_message(parts, values, bad, data):
             "RL scores can be <= 0: consider log1p(), an offset, or normalising first")
 
 
+def _check_restricted(formula, parts):
+    """A restricted response holds only names, numbers, arithmetic and calls of the R-style functions."""
+    try:
+        tree = ast.parse(parts.code.strip(), mode="eval")
+    except SyntaxError:
+        return  # the ordinary path reports syntax errors
+    allowed = ", ".join(sorted(RESTRICTED_FUNCTIONS))
+    for node in ast.walk(tree):
+        bad = None
+        if not isinstance(node, _RESTRICTED_NODES):
+            bad = f"{type(node).__name__.lower()} expressions"
+        elif isinstance(node, ast.Constant) and (isinstance(node.value, bool) or
+                                                 not isinstance(node.value, (int, float))):
+            bad = "constants other than numbers"
+        elif isinstance(node, ast.Name) and node.id.startswith("__"):
+            bad = f"the name {node.id}"
+        elif isinstance(node, ast.Call) and (node.keywords or not isinstance(node.func, ast.Name)
+                                             or node.func.id not in RESTRICTED_FUNCTIONS):
+            bad = "calls of anything but " + allowed
+        if bad:
+            raise FormulaError(_caret(formula.text, *parts.response_span,
+                                      f"the command line evaluates column names, numbers, arithmetic and {allowed} "
+                                      f"only, not {bad}; pass --allow-python to evaluate it as Python"))
+
+
 def evaluate_response(formula: Formula, data: pd.DataFrame, eval_env=0, *, on_nonfinite="raise") -> Response:
     """Evaluate the response expression on the data, one float per row.
 
@@ -729,13 +776,23 @@ def evaluate_response(formula: Formula, data: pd.DataFrame, eval_env=0, *, on_no
         raise DesignError(f"data must be a pandas DataFrame, got {type(data).__name__}")
     parts = _structure(formula.text)
     caller = patsy.EvalEnvironment.capture(eval_env, reference=1)
-    env = patsy.EvalEnvironment([_R_NAMES], caller.flags).with_outer_namespace(caller.namespace)
+    restricted = isinstance(caller, RestrictedEnvironment)
+    if restricted:
+        _check_restricted(formula, parts)
+        env = patsy.EvalEnvironment([RESTRICTED_FUNCTIONS], 0)
+    else:
+        env = patsy.EvalEnvironment([_R_NAMES], caller.flags).with_outer_namespace(caller.namespace)
     _check_names(parts, list(data.columns), env.namespace, {"response"})
     # non-finite values are checked below; numpy's warnings about them would only repeat it
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         try:
-            raw = env.eval(parts.code, source_name="<response>",
-                           inner_namespace=_DataColumns(data, parts.lookups))
+            if restricted:  # no builtins at all, on top of the node check
+                names = dict(RESTRICTED_FUNCTIONS)
+                names.update({key: _DataColumns(data, parts.lookups)[key] for key, _ in parts.lookups})
+                raw = eval(compile(parts.code, "<response>", "eval"), {"__builtins__": {}}, names)  # noqa: S307
+            else:
+                raw = env.eval(parts.code, source_name="<response>",
+                               inner_namespace=_DataColumns(data, parts.lookups))
         except DesignError:
             raise
         except Exception as err:

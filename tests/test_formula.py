@@ -463,3 +463,28 @@ def test_awkward_group_names_suggest_back_quotes_and_q():
     with pytest.raises(FormulaError) as error:
         parse("score ~ my agent | task")
     assert "`my agent`" in str(error.value) and 'Q("my agent")' in str(error.value)
+
+
+@pytest.mark.parametrize("text", [
+    "__import__('os').system('echo pwned') ~ agent", "().__class__ ~ agent", "(lambda: 1)() ~ agent",
+    "[x for x in score] ~ agent", "getattr(score, 'real') ~ agent", "np.log(score) ~ agent",
+    "score.__class__ ~ agent", "'a' * 3 ~ agent", "score[0] ~ agent", "open('x') ~ agent",
+    "__builtins__ ~ agent", "eval('1') ~ agent", "log(score, out=score) ~ agent", "{score: 1} ~ agent",
+    "(score := 2) ~ agent", "f'{score}' ~ agent", "score if True else 1 ~ agent", "len(score) ~ agent",
+])
+def test_restricted_response_runs_no_code(text):
+    from rlstats.formula import RESTRICTED
+
+    data = pd.DataFrame({"score": [1.0, 2.0], "agent": ["a", "b"]})
+    with pytest.raises(FormulaError):
+        evaluate_response(parse(text), data, RESTRICTED)
+
+
+@pytest.mark.parametrize("text, expected", [("log1p(score) * 2 ~ agent", np.log1p([1.0, 2.0]) * 2),
+                                            ("I(score ** 2) - 1 ~ agent", [0.0, 3.0]),
+                                            ("exp(log(`my col`)) ~ agent", [3.0, 4.0])])
+def test_restricted_response_keeps_arithmetic_and_r_functions(text, expected):
+    from rlstats.formula import RESTRICTED
+
+    data = pd.DataFrame({"score": [1.0, 2.0], "my col": [3.0, 4.0], "agent": ["a", "b"]})
+    np.testing.assert_allclose(evaluate_response(parse(text), data, RESTRICTED).values, expected)
