@@ -129,16 +129,16 @@ class TaskTableResult(Result):
 
     def caption(self):
         level = f"{fmt.signif(100 * self.confidence_level)}%"
-        text = (f"{self.label.capitalize()} \u00b1 standard deviation over {self._runs_phrase()} runs (seeds) per "
+        text = (f"{self.label[0].upper() + self.label[1:]} \u00b1 standard deviation over {self._runs_phrase()} runs (seeds) per "
                 f"agent and task. Bold: the best agent of each task; {DAGGER}: not significantly worse than the "
                 f"best ({self.test_name} on the task's runs, {self.adjustment.capitalize() if self.adjustment != 'none' else 'no'} "
                 f"adjustment within each task, alpha = {fmt.signif(self.alpha)}).")
         if self.aggregate is not None:
-            text += (f" Aggregate: {self.aggregate['metric']} over tasks with {level} stratified bootstrap intervals "
+            text += (f" Aggregate: {_LABELS.get(self.aggregate['metric'], self.aggregate['metric'])} over tasks with {level} stratified bootstrap intervals "
                      f"({self.aggregate['n_resamples']} resamples).")
         return text
 
-    def to_latex(self, label=None, digits=4, resize=None):
+    def to_latex(self, label=None, digits=3, resize=None):
         """A booktabs table: best in \\textbf, a dagger on agents not significantly worse, the test in the caption.
 
         ``resize`` wraps the tabular in ``\\resizebox{\\columnwidth}{!}{...}`` (needs graphicx);
@@ -160,7 +160,7 @@ class TaskTableResult(Result):
         if self.aggregate is not None:
             texts = self._aggregate_texts(digits, lambda s: rf"\textbf{{{escape(s)}}}")
             texts = [t if t.startswith(r"\textbf") else escape(t) for t in texts]
-            lines += [r"\midrule", escape(f"Aggregate {self.aggregate['metric']}") + " & " + " & ".join(texts) + r" \\"]
+            lines += [r"\midrule", escape(f"Aggregate {_LABELS.get(self.aggregate['metric'], self.aggregate['metric'])}") + " & " + " & ".join(texts) + r" \\"]
         lines += [r"\bottomrule", r"\end{tabular}"]
         if resize:
             lines.append("}")
