@@ -29,7 +29,7 @@ import warnings
 
 from rlstats.power import power
 
-power_module = importlib.import_module("rlstats.power")  # the module, not the exported function
+power_module = importlib.import_module("rlstats.power._api")  # the planning internals
 
 METHODS = ("skillings_mack", "bootstrap", "adastop", "permutation")
 

@@ -20,14 +20,13 @@ import numpy as np
 import pandas as pd
 
 from . import format as fmt
+from ._version import __version__
 from .errors import OptionError
 
 
 def _versions():
     import matplotlib
     import scipy
-
-    from . import __version__
 
     return {"rlstats": __version__, "numpy": np.__version__, "scipy": scipy.__version__,
             "pandas": pd.__version__, "matplotlib": matplotlib.__version__,

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import rlstats
-from rlstats.compare import METHODS
+from rlstats.methods import METHODS
 from rlstats.vocabulary import unknown_columns
 
 # How to call each back end on simulated blocked data; every registered method needs an entry.

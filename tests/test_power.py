@@ -36,8 +36,8 @@ from rlstats.errors import DesignError, OptionError, RlstatsWarning
 from rlstats.power import PowerResult, power, sample_size
 from rlstats.vocabulary import unknown_columns
 
-# The module itself (``rlstats.power`` is also the name of the function the package exports).
-power_module = importlib.import_module("rlstats.power")
+# The planning internals (``rlstats.power`` is also the name of the function the package exports).
+power_module = importlib.import_module("rlstats.power._api")
 QUIET = {"progress": False}
 
 

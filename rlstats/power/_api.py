@@ -45,16 +45,16 @@ import pandas as pd
 import patsy
 from scipy import stats
 
-from . import datasets as datasets_module
-from . import format as fmt
-from .design import Design, build
-from .errors import DesignError, OptionError, warn
-from .plotting import axes_or_new
-from .formula import Formula, parse
-from .options import check_bool, check_choice, check_fraction, check_int
-from .progress import progress_bar
-from .resampling import seed_sequence
-from .results import Result, resultclass
+from .. import datasets as datasets_module
+from .. import format as fmt
+from ..design import Design, build
+from ..errors import DesignError, OptionError, warn
+from ..plotting import axes_or_new
+from ..formula import Formula, parse
+from ..options import check_bool, check_choice, check_fraction, check_int
+from ..progress import progress_bar
+from ..resampling import seed_sequence
+from ..results import Result, resultclass
 
 __all__ = ["power", "sample_size", "PowerResult"]
 
@@ -319,7 +319,7 @@ def _check_effect(effect, pilot):
 # ---------------------------------------------------------------------------
 
 def _public_function(method):
-    from .compare import backend
+    from ..methods import backend
 
     return backend(method)
 
@@ -465,7 +465,7 @@ def _rank_setup(call, template):
     if call.get("pvalue", "asymptotic") != "asymptotic" or call.get("within_cell") is not None \
             or call.get("tie_correction", False) or not template.is_balanced:
         return None
-    from .methods import _blocked_ranks as kernels
+    from ..methods.skillings_mack import _kernels as kernels
 
     runs = template.max_runs_per_cell
     variant = call.get("variant", "auto")
@@ -480,7 +480,7 @@ def _rank_setup(call, template):
 
 def _rank_outcomes(setup, template, responses, alpha):
     """Rejections of the blocked rank test for a batch of data sets, vectorised over the batch."""
-    from .methods import _blocked_ranks as kernels
+    from ..methods.skillings_mack import _kernels as kernels
 
     batch = responses.shape[0]
     ranks = stats.rankdata(responses.reshape(batch, template.n_tasks, -1), axis=-1).reshape(batch, -1)

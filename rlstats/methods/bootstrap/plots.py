@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import format as fmt
-from .errors import OptionError
-from .plotting import axes_or_new, panels
+from ... import format as fmt
+from ...errors import OptionError
+from ...plotting import axes_or_new, panels
 
 #: Okabe & Ito's colour-blind-safe palette (black last).
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")

@@ -42,10 +42,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import signal, stats
 
-from ..errors import DesignError, OptionError
-from ..options import check_choice, check_fraction, check_int
-from ..permutation import block_layout, permute_blocks
-from ..resampling import chunk_generators
+from ...errors import DesignError, OptionError
+from ...options import check_choice, check_fraction, check_int
+from ...statistics import doubled_midranks
+from ...resampling import block_layout, chunk_generators, permute_blocks
 
 VARIANTS = ("skillings_mack", "mack_skillings")
 ADJUSTMENTS = ("auto", "tukey", "holm", "bonferroni")
@@ -65,54 +65,6 @@ _DP_WORK_LIMIT = 500_000_000
 def _relative_tol(t):
     """Tolerance used whenever statistics are compared: 1e-9 * max(1, |t|)."""
     return 1e-9 * np.maximum(1.0, np.abs(t))
-
-
-# --------------------------------------------------------------------------- ranks
-
-
-def _doubled_midranks(y, block, n_blocks):
-    """Twice the within-block mid-ranks (integers) and sum(t**3 - t) of ties per block.
-
-    Ties are exact floating-point equality, as in R's ``rank()``.
-    """
-    y = np.asarray(y, dtype=np.float64)
-    block = np.asarray(block, dtype=np.intp)
-    order = np.lexsort((y, block))
-    ys, bs = y[order], block[order]
-    idx = np.arange(y.size)
-    new_block = np.r_[True, bs[1:] != bs[:-1]]
-    new_group = new_block | np.r_[True, ys[1:] != ys[:-1]]
-    block_start = np.maximum.accumulate(np.where(new_block, idx, 0))
-    first = idx[new_group]
-    last = np.r_[first[1:] - 1, y.size - 1]
-    group = np.cumsum(new_group) - 1
-    doubled = np.empty(y.size, dtype=np.int64)
-    doubled[order] = first[group] + last[group] + 2 - 2 * block_start
-    t = (last - first + 1).astype(np.float64)
-    tie_sum = np.bincount(bs[first], weights=t**3 - t, minlength=n_blocks)
-    return doubled, tie_sum
-
-
-def midranks(y, block):
-    """Mid-ranks of ``y`` within each block (ties get the average rank).
-
-    Parameters
-    ----------
-    y : array_like of float, shape (N,)
-        Responses.
-    block : array_like of int, shape (N,)
-        Block code of each response; rows need not be sorted.
-
-    Returns
-    -------
-    ndarray of float, shape (N,)
-        Rank of each response among the responses of its block, 1 = smallest,
-        ties (exact floating-point equality, never rounded) sharing the mean
-        of their ranks, as R's ``rank(ties.method = "average")``.
-    """
-    block = np.asarray(block, dtype=np.intp)
-    n_blocks = int(block.max()) + 1 if block.size else 0
-    return _doubled_midranks(y, block, n_blocks)[0] / 2.0
 
 
 # --------------------------------------------------------------------------- setup
@@ -235,7 +187,7 @@ def build_setup(y, agent, task, k, n, *, variant, tie_correction=False):
             "the Skillings-Mack (1981) statistic needs at most one run per agent and task, "
             f"but a cell holds {counts.max()} runs; use variant='mack_skillings' or aggregate the runs"
         )
-    ranks2, tie_sum = _doubled_midranks(y, task, n)
+    ranks2, tie_sum = doubled_midranks(y, task, n)
     q = counts.sum(axis=1)
     k_i = (counts > 0).sum(axis=1)
     w_block = np.sqrt(12.0 / (k_i + 1)) if variant == "skillings_mack" else 1.0 / q

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from ..resampling import chunk_generators
-from ._blocked_ranks import midranks
+from ...resampling import chunk_generators
+from ...statistics import midranks
 
 EPS = float(np.finfo(float).eps)
 #: Resamples per block of the permutation inspector (blocks get their own spawned stream).

@@ -66,14 +66,14 @@ def add_adastop_commands(subparsers):
 
 
 def _usage_error(message):
-    from .cli import UsageError
+    from ._shared import UsageError
 
     return UsageError(message)
 
 
 def _agents_in(frame):
     """Agent names of a batch file, in order of appearance (long) or of the columns (wide)."""
-    from .methods.adastop import _INDEX_COLUMNS
+    from ..methods.adastop._incremental import _INDEX_COLUMNS
 
     if "agent" in frame.columns and "score" in frame.columns:
         return list(dict.fromkeys(frame["agent"].astype(str)))
@@ -97,7 +97,7 @@ def _given_options(args):
 
 
 def _create(args, frame):
-    from .methods.adastop import AdaStop
+    from ..methods.adastop import AdaStop
 
     agents = _agents_in(frame)
     options = _given_options(args)
@@ -120,7 +120,7 @@ def _check_unchanged(seq, args, path):
 
 
 def _load(path):
-    from .methods.adastop import AdaStop
+    from ..methods.adastop import AdaStop
 
     path = Path(path)
     if not path.is_file():
@@ -129,7 +129,7 @@ def _load(path):
 
 
 def _progress_text(seq):
-    from . import format as fmt
+    from .. import format as fmt
 
     table = seq.decisions.copy()
     table["reason"] = table["reason"].fillna("")
@@ -145,7 +145,7 @@ def _progress_text(seq):
 
 
 def run_update(args, out):
-    from .cli import read_table
+    from ._shared import read_table
 
     path = Path(args.state)
     frame = read_table(args.batch)
