@@ -49,6 +49,21 @@ def seed_sequence(rng):
     )
 
 
+def child_stream(ss, *key):
+    """The SeedSequence below ``ss`` at ``key`` (ints), built from the key alone.
+
+    ``ss`` is never mutated (unlike ``ss.spawn``), so the same key gives the
+    same stream whatever else was drawn, in any process: a stream per task,
+    interim, simulation or agent that does not depend on the order of work.
+    """
+    return np.random.SeedSequence(ss.entropy, spawn_key=tuple(ss.spawn_key) + tuple(int(k) for k in key))
+
+
+def child_generator(ss, *key):
+    """A Generator on :func:`child_stream` ``(ss, *key)``."""
+    return np.random.Generator(np.random.PCG64(child_stream(ss, *key)))
+
+
 def chunk_generators(ss, n_total, chunk_size):
     """Yield ``(start, stop, Generator)`` covering ``range(n_total)`` in blocks.
 

@@ -6,6 +6,7 @@ Arrays in, arrays out; no pandas, no option checking (callers validate).
 from __future__ import annotations
 
 import numpy as np
+from scipy import stats
 
 
 def doubled_midranks(y, block, n_blocks):
@@ -51,3 +52,18 @@ def midranks(y, block):
     block = np.asarray(block, dtype=np.intp)
     n_blocks = int(block.max()) + 1 if block.size else 0
     return doubled_midranks(y, block, n_blocks)[0] / 2.0
+
+
+def wilson_interval(successes, trials, confidence_level=0.95):
+    """Wilson score interval of a binomial proportion (vectorised)."""
+    successes = np.asarray(successes, dtype=float)
+    trials = np.asarray(trials, dtype=float)
+    z = stats.norm.ppf(0.5 + confidence_level / 2)
+    p = successes / trials
+    denominator = 1 + z**2 / trials
+    centre = (p + z**2 / (2 * trials)) / denominator
+    half = z / denominator * np.sqrt(p * (1 - p) / trials + z**2 / (4 * trials**2))
+    # At 0 or all successes the bound is exactly 0 or 1 (rounding leaves a 1e-19 otherwise).
+    low = np.where(successes == 0, 0.0, np.clip(centre - half, 0, 1))
+    high = np.where(successes == trials, 1.0, np.clip(centre + half, 0, 1))
+    return low, high

@@ -8,6 +8,9 @@ Code that needs another back end goes through the registry, ``rlstats.methods``.
 """
 
 import ast
+import importlib
+import re
+import types
 from pathlib import Path
 
 import pytest
@@ -129,6 +132,12 @@ def test_no_back_end_imports_another():
     assert offenders == [], f"back ends reach each other directly (go through rlstats.methods.backend): {offenders}"
 
 
+def test_power_and_compare_reach_back_ends_only_through_the_registry():
+    offenders = sorted((name, target) for name, edges in GRAPH.items() for target in edges
+                       if name.startswith(("rlstats.power", "rlstats.compare")) and _backend(target))
+    assert offenders == [], f"use rlstats.methods.backend / OPERATIONS instead: {offenders}"
+
+
 @pytest.mark.parametrize("name", sorted(n for n in MODULES if n.endswith("._kernels")))
 def test_kernels_import_no_pandas_and_no_result(name):
     tree = ast.parse(MODULES[name].read_text(encoding="utf-8"))
@@ -138,3 +147,43 @@ def test_kernels_import_no_pandas_and_no_result(name):
                  if isinstance(node, ast.ImportFrom) and not node.level}
     assert "pandas" not in imported
     assert not any(target.endswith(("._result", "._api", ".plots", "rlstats.results")) for target in GRAPH[name])
+
+
+# --------------------------------------------------------------------------- documented attribute paths
+
+README = PACKAGE.parent / "README.md"
+_DOTTED = re.compile(r"\brlstats(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
+
+
+def _documented_paths():
+    """(where, 'rlstats.x.y') for every dotted name in a docstring of the package or in the README."""
+    texts = [("README.md", README.read_text(encoding="utf-8"))] if README.exists() else []
+    for name, path in MODULES.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                doc = ast.get_docstring(node)
+                if doc:
+                    texts.append((name, doc))
+    return sorted({(where, match) for where, text in texts for match in _DOTTED.findall(text)})
+
+
+def _resolves(dotted):
+    """Attribute access from the package, importing a submodule only below a module (as ``import`` would)."""
+    obj = importlib.import_module("rlstats")
+    prefix = "rlstats"
+    for part in dotted.split(".")[1:]:
+        prefix += "." + part
+        if not hasattr(obj, part):
+            if not isinstance(obj, types.ModuleType) or prefix not in MODULES:
+                return False
+            importlib.import_module(prefix)
+        obj = getattr(obj, part)
+    return True
+
+
+def test_documented_attribute_paths_resolve():
+    # A function that shadows a module of the same name (rlstats.compare, rlstats.power) must not be
+    # documented as if it were the module: ``rlstats.compare.METHODS`` would raise AttributeError.
+    broken = [(where, dotted) for where, dotted in _documented_paths() if not _resolves(dotted)]
+    assert broken == []

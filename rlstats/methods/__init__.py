@@ -36,6 +36,9 @@ DEFAULTS = {True: "skillings_mack", False: "permutation"}
 #: name -> "module:function".  A result method reaches them here, so no ``_result`` module imports an ``_api``.
 OPERATIONS = {
     "inferential_intervals": "rlstats.methods.bootstrap._api:inferential_intervals",
+    # "<method>.batch_pvalues": (design, responses, **options) -> p-values of the method on each row of
+    # responses, or None where no vectorised path applies; power() uses it when present.
+    "skillings_mack.batch_pvalues": "rlstats.methods.skillings_mack._api:batch_pvalues",
 }
 
 

@@ -32,11 +32,11 @@ import numpy as np
 import pandas as pd
 import patsy
 
-from ...design import Design, build
+from ...design import Design, design_of
 from ...errors import DesignError, OptionError, warn
 from ...options import check_bool, check_choice, check_fraction, check_int, check_pairs
 from ...progress import progress_bar
-from ...resampling import seed_sequence
+from ...resampling import child_generator, seed_sequence
 from . import _kernels as kernels
 from ._result import AdaStopResult, PermutationResult
 
@@ -132,8 +132,7 @@ def _warn_if_powerless(schedule):
 
 def _interim_generator(ss, task_index, interim):
     """The generator of one interim of one task, rebuilt from the seed alone (so resuming is exact)."""
-    child = np.random.SeedSequence(ss.entropy, spawn_key=tuple(ss.spawn_key) + (task_index, interim))
-    return np.random.Generator(np.random.PCG64(child))
+    return child_generator(ss, task_index, interim)
 
 
 # ---------------------------------------------------------------------------
@@ -448,16 +447,7 @@ def _capture(eval_env):
 
 def _design(data, formula, options, eval_env, extra=()):
     """The Design: ``data`` itself when it is one, else built once from the DataFrame."""
-    if isinstance(data, Design):
-        missing = [c for c in extra if c not in data.extra]
-        if missing:
-            raise DesignError(f"the Design was built without column(s) {missing}; build it with "
-                              f"extra_columns={tuple(extra)}")
-        return data
-    if formula is None:
-        raise OptionError("formula is required, e.g. 'score ~ agent' or 'score ~ agent | task'")
-    return build(data, formula, na_action=options.na_action, eval_env=eval_env,
-                 extra_columns=tuple(extra))
+    return design_of(data, formula, na_action=options.na_action, eval_env=eval_env, extra_columns=tuple(extra))
 
 
 def _adastop_design(data, formula, options, eval_env):

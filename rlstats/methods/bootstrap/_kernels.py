@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from ...resampling import chunk_generators
+from ...resampling import child_stream, chunk_generators
 
 #: Resamples drawn from one spawned generator; fixed so results never depend on batching.
 RNG_BLOCK = 100
@@ -144,7 +144,7 @@ def agent_seed_sequence(root, label):
     """
     digest = hashlib.sha256(str(label).encode("utf-8")).digest()
     words = tuple(int.from_bytes(digest[i:i + 4], "little") for i in (0, 4))
-    return np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, *words))
+    return child_stream(root, *words)
 
 
 def batch_blocks(n_runs, batch_size=None):

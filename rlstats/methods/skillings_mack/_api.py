@@ -18,10 +18,12 @@ numbers in :class:`SkillingsMackResult`.
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import asdict, dataclass
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from ...design import design_of
 from ...errors import DesignError, OptionError
@@ -165,6 +167,39 @@ def skillings_mack(data, formula=None, *, variant="auto", within_cell=None, pval
     if not design.has_blocks:
         raise DesignError(f"the blocked rank test needs blocks: write '{design.formula.text} | task'")
     return _run(design, options, rng)
+
+
+def batch_pvalues(design, responses, **options):
+    """Chi-squared p-values of :func:`skillings_mack` for a batch of data sets sharing one design, vectorised.
+
+    Row ``i`` of ``responses`` replaces ``design.y``; the p-value is the one
+    ``skillings_mack(design with y = responses[i], **options).pvalue`` gives.
+    Simulation studies (:func:`rlstats.power`) reach this through the registry
+    (``rlstats.methods.OPERATIONS``).
+
+    Returns None when the vectorised path does not apply -- a p-value other
+    than the asymptotic one, cell summaries, tie correction, a design that is
+    not balanced or not stored task by task, or options that
+    :func:`skillings_mack` rejects on this design -- and the caller then runs
+    :func:`skillings_mack` on each data set.
+    """
+    defaults = {name: p.default for name, p in inspect.signature(skillings_mack).parameters.items()
+                if p.kind is inspect.Parameter.KEYWORD_ONLY and name not in ("rng", "eval_env")}
+    options = SkillingsMackOptions.checked(**{**defaults, **{k: v for k, v in options.items() if k in defaults}})
+    if options.pvalue != "asymptotic" or options.within_cell is not None or options.tie_correction \
+            or not design.is_balanced or np.any(np.diff(design.task) < 0):
+        return None
+    try:
+        variant = _choose_variant(options, design)
+    except DesignError:
+        return None
+    # The null covariance depends only on the counts (no tie correction): any responses will do.
+    setup = kernels.build_setup(np.arange(design.nobs, dtype=float), design.agent, design.task, design.n_agents,
+                                design.n_tasks, variant=variant)
+    batch = responses.shape[0]
+    ranks = stats.rankdata(responses.reshape(batch, design.n_tasks, -1), axis=-1).reshape(batch, -1)
+    statistic = kernels.statistic(setup, ranks)
+    return stats.chi2.sf(statistic, setup.df) if setup.df > 0 else np.ones(batch)
 
 
 def _run(design, options, rng):
