@@ -1,5 +1,8 @@
 """Small statistics shared by several back ends.
 
+Mid-ranks, the probability of improvement P(X > Y) + P(X = Y) / 2 from them,
+the Monte Carlo p-value ``(1 + hits) / (B + 1)`` and its standard error,
+Holm and Bonferroni adjustments, and the Wilson interval of a proportion.
 Arrays in, arrays out; no pandas, no option checking (callers validate).
 """
 
@@ -67,3 +70,62 @@ def wilson_interval(successes, trials, confidence_level=0.95):
     low = np.where(successes == 0, 0.0, np.clip(centre - half, 0, 1))
     high = np.where(successes == trials, 1.0, np.clip(centre + half, 0, 1))
     return low, high
+
+
+def probability_of_improvement(y, block, is_x, counts):
+    """Per block, P(X > Y) + P(X = Y) / 2 over all pairs of an X run and a Y run (Mann-Whitney U / (n_x n_y)).
+
+    Parameters
+    ----------
+    y : ndarray of float, shape (N,)
+        Runs of both arms.
+    block : ndarray of int, shape (N,)
+        Block (task) code of each run.
+    is_x : ndarray of bool, shape (N,)
+        True for the runs of X, False for those of Y.
+    counts : ndarray, shape (n_blocks, 2)
+        Runs of X (column 0) and of Y (column 1) in each block.
+
+    Returns
+    -------
+    ndarray, shape (n_blocks,)
+        NaN where a block lacks one of the arms.
+    """
+    # U = R_x - n_x (n_x + 1) / 2 counts the pairs x > y plus half the ties, R_x the X runs' mid-rank sum.
+    ranks = midranks(y, block)
+    cell = 2 * np.asarray(block) + (~np.asarray(is_x))
+    rank_sums = np.bincount(cell, weights=ranks, minlength=2 * counts.shape[0]).reshape(-1, 2)[:, 0]
+    n_x, n_y = counts[:, 0], counts[:, 1]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (rank_sums - n_x * (n_x + 1) / 2) / (n_x * n_y)
+
+
+def monte_carlo_pvalue(hits, n_resamples):
+    """``(1 + hits) / (n_resamples + 1)``: a Monte Carlo p-value that is never 0 and is valid at any B.
+
+    ``hits`` counts resampled statistics at least as extreme as the observed
+    one (an int or an array of them).  Phipson and Smyth (2010), Stat. Appl.
+    Genet. Mol. Biol. 9(1), Article 39.
+    """
+    if np.ndim(hits) == 0:
+        return (1 + int(hits)) / (n_resamples + 1)
+    return (1 + np.asarray(hits)) / (n_resamples + 1)
+
+
+def monte_carlo_se(pvalue, n_resamples):
+    """Binomial standard error ``sqrt(p (1 - p) / B)`` of a Monte Carlo p-value from B resamples."""
+    return np.sqrt(pvalue * (1 - pvalue) / n_resamples)
+
+
+def holm(p):
+    """Holm (1979) step-down adjusted p-values (capped at 1)."""
+    m = p.size
+    order = np.argsort(p, kind="stable")
+    adjusted = np.empty_like(p)
+    adjusted[order] = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * p[order]))
+    return adjusted
+
+
+def bonferroni(p):
+    """Bonferroni adjusted p-values (capped at 1)."""
+    return np.minimum(1.0, p * p.size)

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+import rlstats
 from rlstats.errors import DesignError, OptionError
 from rlstats.methods.skillings_mack import _kernels as br
 from rlstats.statistics import midranks
@@ -270,8 +271,10 @@ def test_skillings_mack_refuses_replicated_cells():
 
 
 def test_unknown_variant_is_an_option_error():
+    # Options are validated once, by the public function's options object; the kernels trust them.
+    df = rlstats.datasets.simulate(agents=3, tasks=4, seeds=1, rng=0)
     with pytest.raises(OptionError, match="variant"):
-        setup_of(B, "friedman")
+        rlstats.skillings_mack(df, "score ~ agent | task", variant="friedman")
 
 
 # ----------------------------------------------------------------------------- mid-ranks
@@ -469,8 +472,9 @@ def test_exact_infeasible_raises_option_error():
 def test_exact_critical_value_none_and_bad_alpha():
     null = untied_null(2, 2, 1)
     assert br.exact_critical_value(null, 0.05) is None
+    df = rlstats.datasets.simulate(agents=3, tasks=4, seeds=1, rng=0)
     with pytest.raises(OptionError):
-        br.exact_critical_value(null, 1.5)
+        rlstats.skillings_mack(df, "score ~ agent | task", alpha=1.5)
 
 
 # ----------------------------------------------------------------------------- Monte Carlo
@@ -759,8 +763,9 @@ def test_holm_and_bonferroni_match_statsmodels():
         assert ph.cd_sum is None
     with pytest.raises(OptionError, match="holm"):
         br.pairwise(s, adjustment="tukey")
+    df = rlstats.datasets.simulate(agents=3, tasks=4, seeds=1, rng=0)
     with pytest.raises(OptionError, match="adjustment"):
-        br.pairwise(s, adjustment="scheffe")
+        rlstats.skillings_mack(df, "score ~ agent | task", adjustment="scheffe")
 
 
 def test_pairwise_standard_errors_on_incomplete_blocks():

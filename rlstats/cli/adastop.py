@@ -24,9 +24,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..methods.adastop import DEFAULT_K
+
 #: options that apply when the state is created (AdaStop keywords; dashes on the command line)
 _OPTIONS = ("n", "K", "n_resamples", "alpha", "beta", "reference", "permutations")
-_DEFAULT_K = 6
 
 
 def add_adastop_commands(subparsers):
@@ -40,7 +41,7 @@ def add_adastop_commands(subparsers):
     update.add_argument("batch", help="CSV/TSV/Parquet file: columns agent and score, or one column per agent")
     update.add_argument("--n", type=int, default=None,
                         help="runs per agent per batch (default: the runs per agent in the first batch)")
-    update.add_argument("--K", type=int, default=None, help=f"maximum number of batches (default: {_DEFAULT_K})")
+    update.add_argument("--K", type=int, default=None, help=f"maximum number of batches (default: {DEFAULT_K})")
     update.add_argument("--n-resamples", type=int, default=None, help="permutation paths (default: 10000)")
     update.add_argument("--alpha", type=float, default=None, help="family-wise error (default: 0.05)")
     update.add_argument("--beta", type=float, default=None, help="early-accept level, 0 = off (default: 0)")
@@ -102,7 +103,7 @@ def _create(args, frame):
     agents = _agents_in(frame)
     options = _given_options(args)
     options.setdefault("n", _runs_per_agent(frame, agents))
-    options.setdefault("K", _DEFAULT_K)
+    options.setdefault("K", DEFAULT_K)
     return AdaStop(agents, rng=args.seed, **options)
 
 

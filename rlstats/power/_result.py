@@ -10,7 +10,7 @@ import pandas as pd
 from .. import format as fmt
 from ..errors import OptionError
 from ..options import check_fraction
-from ..results import Result, resultclass
+from ..results import Result, resultclass, sentences
 from ..statistics import wilson_interval
 from . import plots
 
@@ -193,9 +193,13 @@ class PowerResult(Result):
             "sample_size_high": self.sample_size_high,
         }])
 
-    def confidence_interval(self, confidence_level=MC_CONFIDENCE_LEVEL):
-        """The tidy table with Wilson intervals of the rejection rates at another level."""
-        level = check_fraction("confidence_level", confidence_level)
+    def confidence_interval(self, confidence_level=None):
+        """The tidy table with Wilson intervals of the rejection rates (``conf_low``, ``conf_high``) at another level.
+
+        ``confidence_level=None`` is ``conf_level``, the level of the table's intervals.
+        """
+        level = self.conf_level if confidence_level is None else check_fraction("confidence_level",
+                                                                                confidence_level)
         low, high = wilson_interval(self.table["n_rejections"].to_numpy(), self.table["n_tests"].to_numpy(), level)
         out = self.tidy()
         out["conf_low"], out["conf_high"] = low, high
@@ -235,7 +239,7 @@ class PowerResult(Result):
         if self.target_power is not None:
             text += " " + _sample_size_sentence(self)
         if self.notes:
-            text += " " + " ".join(n[0].upper() + n[1:] + ("" if n.endswith(".") else ".") for n in self.notes)
+            text += " " + sentences(self.notes)
         return text
 
 

@@ -40,8 +40,11 @@ from ...resampling import child_generator, seed_sequence
 from . import _kernels as kernels
 from ._result import AdaStopResult, PermutationResult
 
-__all__ = ["adastop", "permutation", "AdaStopOptions"]
+__all__ = ["adastop", "permutation", "AdaStopOptions", "DEFAULT_K"]
 
+#: the maximum number of interims of the incremental :class:`AdaStop` (and of ``rlstats adastop``) when
+#: none is given; :func:`adastop` on collected runs uses every batch it finds instead
+DEFAULT_K = 6
 #: how a permutation path acts on the data: one relabelling of the pooled block of every running agent
 #: (the default), or one slot choice per pooled pair (the paper)
 PERMUTATIONS = ("joint", "pairwise")

@@ -15,7 +15,7 @@ from ...errors import DesignError, OptionError, RlstatsError
 from ...options import check_bool
 from ...resampling import seed_sequence
 from . import _kernels as kernels
-from ._api import (AdaStopOptions, _assemble, _decision_rows, _interim_generator, _resolve_pairs, _schedule,
+from ._api import (DEFAULT_K, AdaStopOptions, _assemble, _decision_rows, _interim_generator, _resolve_pairs, _schedule,
                    _TaskRun, _warn_if_powerless)
 from ._result import AdaStopResult
 
@@ -55,7 +55,7 @@ class AdaStop:
     ['smaller']
     """
 
-    def __init__(self, agents, n=5, K=6, *, n_resamples=10_000, alpha=0.05, beta=0.0, comparisons="all",
+    def __init__(self, agents, n=5, K=DEFAULT_K, *, n_resamples=10_000, alpha=0.05, beta=0.0, comparisons="all",
                  reference=None, permutations="joint", rng=None):
         agents = _check_agents(agents)
         if K is None:

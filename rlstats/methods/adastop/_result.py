@@ -11,7 +11,7 @@ import pandas as pd
 from ... import format as fmt
 from . import plots as plots_adastop
 from ...errors import OptionError
-from ...results import Result, resultclass
+from ...results import Result, resultclass, sentences
 
 
 _SYMBOLS = {"larger": ">", "smaller": "<", "equal": "=", "continue": "?"}
@@ -208,7 +208,7 @@ class AdaStopResult(Result):
             text += (" One test was run per task, so the error guarantee holds within each task; "
                      "nothing is aggregated across tasks.")
         if self.notes:
-            text += " " + " ".join(n[0].upper() + n[1:] + ("" if n.endswith(".") else ".") for n in self.notes)
+            text += " " + sentences(self.notes)
         return text
 
 
@@ -261,9 +261,23 @@ class PermutationResult(AdaStopResult):
         Step-down (Westfall-Young max-|T|) adjusted p-value of each row of
         ``decisions``; ``p_adjusted <= alpha`` exactly when the comparison is
         rejected.
+    statistic : ndarray
+        The mean difference of each comparison (``decisions["estimate"]``).
+    pvalue : ndarray
+        The same as ``p_adjusted``: the test's p-value of each comparison.
     """
 
     p_adjusted: np.ndarray = None
+
+    @property
+    def statistic(self):
+        """The mean difference (agent_1 - agent_2) of each comparison, in the order of ``decisions``."""
+        return self.decisions["estimate"].to_numpy(dtype=float)
+
+    @property
+    def pvalue(self):
+        """The test's p-value of each comparison: the step-down adjusted ``p_adjusted`` (scipy's name)."""
+        return self.p_adjusted
 
     def _statistic_line(self):
         smallest = float(np.nanmin(self.p_adjusted)) if np.isfinite(self.p_adjusted).any() else math.nan
@@ -309,5 +323,5 @@ class PermutationResult(AdaStopResult):
         if self.blocked and len(self.tasks) > 1:
             text += " One test was run per task, so the error guarantee holds within each task."
         if self.notes:
-            text += " " + " ".join(n[0].upper() + n[1:] + ("" if n.endswith(".") else ".") for n in self.notes)
+            text += " " + sentences(self.notes)
         return text

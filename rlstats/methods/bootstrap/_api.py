@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import patsy
 
-from ...design import design_of
+from ...design import NA_ACTIONS, design_of
 from ...errors import DesignError, OptionError, warn
 from ...options import check_bool, check_choice, check_fraction, check_int, check_pairs
 from ...progress import progress_bar
@@ -37,7 +37,6 @@ DEFAULT_METRICS = ("iqm", "mean", "median", "optimality_gap")
 INTERVALS = ("percentile", "basic", "bca")
 COMPAT_INTERVALS = ("percentile", "basic")
 PROFILE_KINDS = ("runs", "tasks")
-NA_ACTIONS = ("raise", "drop")
 DEFAULT_PROFILE_POINTS = 81
 
 

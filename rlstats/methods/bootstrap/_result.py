@@ -14,7 +14,7 @@ from . import _kernels as kernels
 from . import plots
 from ...design import Design
 from ...options import check_fraction
-from ...results import Result, _versions, resultclass, to_jsonable
+from ...results import Result, resultclass, sentences, to_jsonable, _versions
 
 _METRIC_LABELS = {"iqm": "IQM", "mean": "mean", "median": "median", "optimality_gap": "optimality gap"}
 _REFERENCE = "Agarwal et al. (2021)"
@@ -35,10 +35,6 @@ def _runs_phrase(counts):
     if runs.min() == runs.max():
         return f"{runs.min()} run{'s' if runs.max() > 1 else ''} per agent and task"
     return f"{runs.min()} to {runs.max()} runs per agent and task"
-
-
-def _sentence(note):
-    return note[0].upper() + note[1:] + ("" if note.endswith(".") else ".")
 
 
 def _bootstrap_phrase(n_resamples, task_bootstrap, n_tasks):
@@ -169,7 +165,7 @@ class BootstrapResult(Result):
         if self.rliable_compat:
             text += f" Resamples were drawn exactly as rliable 1.2.0 draws them (seed {self.seed})."
         if self.notes:
-            text += " " + " ".join(_sentence(n) for n in self.notes)
+            text += " " + sentences(self.notes)
         return text
 
     def to_dict(self):
@@ -303,7 +299,7 @@ class ProbabilityOfImprovementResult(Result):
                  for (x, y), e, (lo, hi) in zip(self.pairs, self.estimates, self.intervals)]
         text += " " + "; ".join(parts) + "."
         if self.notes:
-            text += " " + " ".join(_sentence(n) for n in self.notes)
+            text += " " + sentences(self.notes)
         return text
 
     def to_dict(self):
@@ -385,7 +381,7 @@ class PerformanceProfileResult(Result):
                 f"tasks ({_runs_phrase(self.counts)}); pointwise {level} percentile bands come from "
                 f"{_bootstrap_phrase(self.n_resamples, self.task_bootstrap, len(self.tasks))}.")
         if self.notes:
-            text += " " + " ".join(_sentence(n) for n in self.notes)
+            text += " " + sentences(self.notes)
         return text
 
 
@@ -478,5 +474,5 @@ class InferentialIntervalsResult(Result):
                  for m, e, rule in zip(self.metrics, self.epsilon, self.branch)]
         text += " " + "; ".join(parts) + "."
         if self.notes:
-            text += " " + " ".join(_sentence(n) for n in self.notes)
+            text += " " + sentences(self.notes)
         return text

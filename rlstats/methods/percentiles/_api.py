@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
-from ...design import design_of
+from ...design import NA_ACTIONS, design_of
 from ...errors import DesignError, OptionError, warn
 from ...options import check_bool, check_choice, check_fraction, check_int
 from ...progress import progress_bar
@@ -38,7 +38,6 @@ from ._result import _REFERENCE, _SHORT_NAMES, PercentilesResult
 
 INTERVALS = ("pbp", "pbp_t", "bootstrap")
 TIES = ("le", "mid")
-NA_ACTIONS = ("raise", "drop")
 
 
 

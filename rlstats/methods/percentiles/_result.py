@@ -10,7 +10,7 @@ import pandas as pd
 from ... import format as fmt
 from . import plots
 from ...errors import OptionError
-from ...results import Result, resultclass
+from ...results import Result, resultclass, sentences
 
 _INTERVAL_NAMES = {
     "pbp": "PBP (DKW bands and Anderson bounds propagated through the game)",
@@ -226,7 +226,7 @@ class PercentilesResult(Result):
         weights = ", ".join(f"{t} ({fmt.signif(w, 2)})" for t, w in zip(top["task"], top["weight"]))
         text += f" The adversary weighted most the tasks {weights}."
         if self.notes:
-            text += " " + " ".join(n[0].upper() + n[1:] + ("" if n.endswith(".") else ".") for n in self.notes)
+            text += " " + sentences(self.notes)
         return text
 
     def _separation_sentence(self):

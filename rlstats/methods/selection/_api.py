@@ -40,7 +40,7 @@ from ...options import check_bool, check_choice, check_fraction, check_int
 from ...resampling import seed_sequence
 from . import _kernels as kernels
 from ._planning import CONSERVATIVE_RESAMPLES
-from ._result import _INSPECTOR_NAMES, _REPORTER_NAMES, SelectionCheckResult
+from ._result import _INSPECTOR_NAMES, _REPORTER_NAMES, CONF_LEVEL, SelectionCheckResult
 
 __all__ = ["selection_check", "SelectionOptions"]
 
@@ -419,10 +419,24 @@ def _group_summary(v_p, v_i):
         mean = float(v.mean())
         sd = float(v.std(ddof=1)) if n > 1 else np.nan
         se = sd / np.sqrt(n) if n > 1 else np.nan
-        half = stats.t.ppf(0.975, n - 1) * se if n > 1 else np.nan
+        half = stats.t.ppf(1 - (1 - CONF_LEVEL) / 2, n - 1) * se if n > 1 else np.nan
         rows.append({"set": name, "n_tasks": n, "estimate": mean, "std_error": se,
                      "conf_low": mean - half, "conf_high": mean + half})
     return pd.DataFrame(rows)
+
+
+def _reporter_interval(reporter, v_p, sigma, group_summary, level=CONF_LEVEL):
+    """Standard error, ``level`` interval and p-value method of the reported mean under the reporter's test."""
+    if reporter == "z":
+        se = sigma / np.sqrt(v_p.size)
+        half = stats.norm.ppf(1 - (1 - level) / 2) * se
+        mean = float(v_p.mean())
+        return {"std_error": se, "conf_low": mean - half, "conf_high": mean + half, "pvalue_method": "normal"}
+    reported = group_summary.iloc[0]
+    if reporter == "t":
+        return {"std_error": reported["std_error"], "conf_low": reported["conf_low"],
+                "conf_high": reported["conf_high"], "pvalue_method": "t"}
+    return {"std_error": reported["std_error"], "pvalue_method": "exact or normal (scipy's choice)"}
 
 
 def _sigma_of(options, pooled_sd):
@@ -532,6 +546,7 @@ def _run(design, fresh, treatment, baseline, reported_names, heldout, options, r
                  f"{design.formula.blocks}; {n_p} reported, {n_i} held-out tasks"
                  + (" (fresh runs)" if heldout_design == "fresh" else ""))
     used = frame["set"].isin(["reported", "heldout"])
+    group_summary = _group_summary(v_p, v_i)
     return SelectionCheckResult(
         method=METHOD_TITLE, formula=design.formula, data_name=data_name,
         nobs=int(frame.loc[used, ["n_treatment", "n_baseline"]].to_numpy().sum()),
@@ -543,7 +558,8 @@ def _run(design, fresh, treatment, baseline, reported_names, heldout, options, r
         treatment=treatment, baseline=baseline, effect_measure=options.effect_name,
         higher_is_better=options.higher_is_better,
         effects=frame[["task", "set", "effect", "n_treatment", "n_baseline"]].reset_index(drop=True),
-        group_summary=_group_summary(v_p, v_i), reported_tasks=tuple(frame.loc[frame["set"] == "reported", "task"]),
+        group_summary=group_summary, reported_tasks=tuple(frame.loc[frame["set"] == "reported", "task"]),
         heldout_tasks=tuple(frame.loc[frame["set"] == "heldout", "task"]), heldout_design=heldout_design,
         mean_reported=float(v_p.mean()), mean_heldout=float(v_i.mean()), alpha=options.alpha, beta=options.beta,
-        verdict=_verdict(reporter, inspector["pvalue"], options))
+        verdict=_verdict(reporter, inspector["pvalue"], options),
+        reporter_interval=_reporter_interval(options.reporter, v_p, sigma, group_summary), conf_level=CONF_LEVEL)

@@ -13,7 +13,7 @@ from ... import format as fmt
 from . import plots as plots_selection
 from ...errors import OptionError
 from ...options import check_fraction
-from ...results import Result, resultclass
+from ...results import ConfidenceInterval, Result, resultclass, sentences
 from ._planning import required_heldout
 
 _INSPECTOR_NAMES = {"permutation": "permutation test over task labels", "t": "pooled two-sample t test",
@@ -30,6 +30,9 @@ VERDICTS = {
     "no_claim": "not significant on reported tasks -- nothing is claimed; the inspector's result is "
                 "informational",
 }
+
+#: level of ``conf_int`` and of the reporter's interval in ``tidy()`` (``confidence_interval()`` gives others)
+CONF_LEVEL = 0.95
 
 
 @resultclass
@@ -146,6 +149,8 @@ class SelectionCheckResult(Result):
     alpha: float
     beta: float
     verdict: str
+    reporter_interval: dict = None
+    conf_level: float = CONF_LEVEL
 
     _plot_kinds: ClassVar[dict] = {
         "effects": plots_selection.plot_effects,
@@ -170,14 +175,20 @@ class SelectionCheckResult(Result):
         """The reporter's p-value that decides the claim: the gap test when ``mu_gap > 0``, else the naive one."""
         return self.pvalue_gap if self.pvalue_gap is not None else self.pvalue_reporter
 
-    def confidence_interval(self, confidence_level=0.95):
-        """Two-sided interval of ``mean(reported) - mean(held-out)`` under ``interval_method``."""
-        level = check_fraction("confidence_level", confidence_level)
+    def confidence_interval(self, confidence_level=None):
+        """Two-sided interval of ``mean(reported) - mean(held-out)`` under ``interval_method``.
+
+        Returns a :class:`~rlstats.results.ConfidenceInterval` ``(low, high)``;
+        ``confidence_level=None`` is ``conf_level`` (the level of ``conf_int``).
+        """
+        level = self.conf_level if confidence_level is None else check_fraction("confidence_level",
+                                                                                confidence_level)
         if self.std_error is None:
-            return (np.nan, np.nan)
+            return ConfidenceInterval(np.nan, np.nan)
         upper = 1 - (1 - level) / 2
         quantile = stats.norm.ppf(upper) if self.difference_df is None else stats.t.ppf(upper, self.difference_df)
-        return (self.estimate - quantile * self.std_error, self.estimate + quantile * self.std_error)
+        return ConfidenceInterval(self.estimate - quantile * self.std_error,
+                                  self.estimate + quantile * self.std_error)
 
     def required_heldout(self, power=0.95, mu0=0.0):
         """Fewest fresh held-out tasks for the z inspector to flag this report with probability ``power``.
@@ -278,7 +289,7 @@ class SelectionCheckResult(Result):
         columns = ["term", "estimate", "std_error", "statistic", "df", "p_value", "conf_low", "conf_high",
                    "null_value", "method", "pvalue_method", "pvalue_mc_se", "n_resamples", "significant"]
         out = pd.DataFrame(rows).reindex(columns=columns)
-        out["conf_level"] = 0.95
+        out["conf_level"] = self.conf_level
         out["alternative"] = "greater"
         for column in ("estimate", "std_error", "statistic", "df", "p_value", "conf_low", "conf_high",
                        "null_value", "pvalue_mc_se"):
@@ -286,17 +297,8 @@ class SelectionCheckResult(Result):
         return out
 
     def _reporter_interval(self):
-        """Standard error, 95 % interval and p-value method of the reported mean under the reporter's test."""
-        if self.reporter == "z":
-            se = self.sigma / np.sqrt(self.n_reported)
-            half = stats.norm.ppf(0.975) * se
-            return {"std_error": se, "conf_low": self.mean_reported - half, "conf_high": self.mean_reported + half,
-                    "pvalue_method": "normal"}
-        reported = self.group_summary.iloc[0]
-        if self.reporter == "t":
-            return {"std_error": reported["std_error"], "conf_low": reported["conf_low"],
-                    "conf_high": reported["conf_high"], "pvalue_method": "t"}
-        return {"std_error": reported["std_error"], "pvalue_method": "exact or normal (scipy's choice)"}
+        """Standard error, interval and p-value method of the reported mean under the reporter's test (fields)."""
+        return dict(self.reporter_interval)
 
     def glance(self):
         """The check in one row: the inspector's test, the reporter's p-values, the verdict."""
@@ -346,7 +348,7 @@ class SelectionCheckResult(Result):
                      f"candidate tasks were reported, is {fmt.signif(self.pvalue_conservative, 3)}")
         text += f". Verdict at alpha = {self.alpha} (reporter) and beta = {self.beta} (inspector): {self.verdict_text}."
         if self.notes:
-            text += " " + " ".join(n[0].upper() + n[1:] + ("" if n.endswith(".") else ".") for n in self.notes)
+            text += " " + sentences(self.notes)
         return text
 
 

@@ -43,8 +43,7 @@ import numpy as np
 from scipy import signal, stats
 
 from ...errors import DesignError, OptionError
-from ...options import check_choice, check_fraction, check_int
-from ...statistics import doubled_midranks
+from ...statistics import bonferroni, doubled_midranks, holm, monte_carlo_pvalue, monte_carlo_se
 from ...resampling import block_layout, chunk_generators, permute_blocks
 
 VARIANTS = ("skillings_mack", "mack_skillings")
@@ -178,7 +177,6 @@ def build_setup(y, agent, task, k, n, *, variant, tie_correction=False):
     (1980), thesis eqs. 2.13-2.18 with the sign of eq. 2.17 corrected, and
     spec Section 2 (run level).
     """
-    variant = check_choice("variant", variant, VARIANTS)
     agent = np.asarray(agent, dtype=np.intp)
     task = np.asarray(task, dtype=np.intp)
     counts = np.bincount(task * k + agent, minlength=n * k).reshape(n, k)
@@ -389,7 +387,6 @@ def monte_carlo_test(setup, n_resamples, seed_sequence, *, progress=None, batch_
     p-values should never be zero, Stat. Appl. Genet. Mol. Biol. 9(1)
     (the (1 + hits) / (B + 1) rule).
     """
-    n_resamples = check_int("n_resamples", n_resamples, minimum=1)
     t_obs = observed_statistic(setup)
     cells = _cell_layout(setup)
     per_batch = _blocks_per_batch(setup.agent.size, batch_size)
@@ -404,10 +401,10 @@ def monte_carlo_test(setup, n_resamples, seed_sequence, *, progress=None, batch_
         if progress is not None:
             progress(hi - lo)
     hits = int(np.count_nonzero(null >= t_obs - _relative_tol(t_obs)))
-    p = (1 + hits) / (n_resamples + 1)
+    p = monte_carlo_pvalue(hits, n_resamples)
     return MonteCarloResult(
         statistic=t_obs, pvalue=p, pvalue_reference=hits / n_resamples, hits=hits,
-        n_resamples=n_resamples, standard_error=math.sqrt(p * (1 - p) / n_resamples),
+        n_resamples=n_resamples, standard_error=float(monte_carlo_se(p, n_resamples)),
         null_distribution=null,
     )
 
@@ -416,7 +413,6 @@ def _blocks_per_batch(n_runs, batch_size):
     """Number of generator blocks (of _RNG_BLOCK resamples) processed together."""
     if batch_size is None:
         return max(1, _ELEMENT_BUDGET // (n_runs * _RNG_BLOCK))
-    batch_size = check_int("batch_size", batch_size, minimum=1)
     return -(-batch_size // _RNG_BLOCK)
 
 
@@ -470,8 +466,6 @@ def exact_null(setup, *, method="auto", limit=_ENUMERATION_LIMIT):
     Spec Sections 5.3-5.4; for k = 2 and no ties each block's distribution
     is the Wilcoxon rank-sum distribution.
     """
-    method = check_choice("method", method, ("auto", "enumerate", "convolve"))
-    limit = check_int("limit", limit, minimum=1)
     if method == "auto":
         method = "convolve" if setup.k == 2 else "enumerate"
     return _EXACT_METHODS[method](setup, limit)
@@ -628,7 +622,6 @@ def exact_critical_value(null, alpha):
         ``(v, P0(T >= v))``; None when no attainable level is <= alpha (spec
         Section 5.4 "none"): then the test can never reject at ``alpha``.
     """
-    alpha = check_fraction("alpha", alpha)
     tails = np.cumsum(null.probabilities[::-1])[::-1]
     ok = np.flatnonzero(tails <= alpha * (1 + 1e-10))
     if ok.size == 0:
@@ -749,18 +742,6 @@ def _tukey(z, k):
     return stats.studentized_range.sf(np.sqrt(2.0) * np.abs(z), k, np.inf)
 
 
-def _holm(p):
-    m = p.size
-    order = np.argsort(p, kind="stable")
-    adjusted = np.empty_like(p)
-    adjusted[order] = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * p[order]))
-    return adjusted
-
-
-def _bonferroni(p):
-    return np.minimum(1.0, p * p.size)
-
-
 def _cell_mean_ranks(setup, higher_is_better):
     """(n, k) mean mid-rank of each cell on the 1..q_i scale (0 for empty cells), best = 1 when asked."""
     q = setup.block_size[setup.block]
@@ -831,8 +812,6 @@ def pairwise(setup, *, higher_is_better=True, adjustment="auto", alpha=0.05):
     OptionError
         Unknown adjustment, or ``"tukey"`` on an unbalanced or incomplete design.
     """
-    adjustment = check_choice("adjustment", adjustment, ADJUSTMENTS)
-    alpha = check_fraction("alpha", alpha)
     if adjustment == "auto":
         adjustment = "tukey" if setup.balanced else "holm"
     if adjustment == "tukey" and not setup.balanced:
@@ -863,4 +842,4 @@ def pairwise(setup, *, higher_is_better=True, adjustment="auto", alpha=0.05):
     )
 
 
-_ADJUST = {"holm": _holm, "bonferroni": _bonferroni}
+_ADJUST = {"holm": holm, "bonferroni": bonferroni}

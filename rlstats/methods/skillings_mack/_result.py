@@ -9,7 +9,7 @@ import pandas as pd
 
 from ... import format as fmt
 from . import plots
-from ...results import Result, resultclass
+from ...results import Result, resultclass, sentences
 
 
 _TITLES = {
@@ -213,5 +213,5 @@ class SkillingsMackResult(Result):
         if not self.connected:
             text += " The design is not connected (some agents never share a task), so df < k - 1."
         if self.notes:
-            text += " " + " ".join(n[0].upper() + n[1:] + ("" if n.endswith(".") else ".") for n in self.notes)
+            text += " " + sentences(self.notes)
         return text
