@@ -4,9 +4,10 @@ Three entry points share one engine (:mod:`rlstats.methods.adastop._kernels`):
 
 * :func:`adastop` runs the test on runs already collected, interim by
   interim, from a ``batch=`` column or from the seed order in groups of ``n``;
-* :class:`AdaStop` runs it while the experiments run: feed each new batch with
-  :meth:`AdaStop.update`, ask :attr:`AdaStop.agents_to_run` what to train next,
-  and :meth:`AdaStop.save` / :meth:`AdaStop.load` the state between sessions;
+* :class:`AdaStop` (in ``_incremental.py``) runs it while the experiments run:
+  feed each new batch with :meth:`AdaStop.update`, ask :attr:`AdaStop.agents_to_run`
+  what to train next, and :meth:`AdaStop.save` / :meth:`AdaStop.load` the state
+  between sessions;
 * :func:`permutation` is the same machinery with a single interim: a
   multiple-comparison permutation test of mean differences with step-down.
 

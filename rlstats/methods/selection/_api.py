@@ -20,8 +20,9 @@ permutation test).
 
 :func:`simulate` reproduces the paper's synthetic experiments (its Fig. 2
 and Theorem 1) and doubles as a test oracle; :func:`detection_probability`
-and :func:`required_heldout` plan how many held-out tasks an inspector needs.
-The numerics live in :mod:`rlstats.methods.selection._kernels`.
+and :func:`required_heldout` plan how many held-out tasks an inspector needs;
+those live in ``_planning.py``.  The numerics live in
+:mod:`rlstats.methods.selection._kernels`.
 """
 
 from __future__ import annotations
