@@ -32,8 +32,9 @@ METHODS = {
 #: the back end used when method=None, by whether the formula has blocks.
 DEFAULTS = {True: "skillings_mack", False: "permutation"}
 
-#: operations that a result offers but that run at the api layer (they may call another back end):
-#: name -> "module:function".  A result method reaches them here, so no ``_result`` module imports an ``_api``.
+#: operations that run at a back end's api layer and that others reach by name: name -> "module:function".
+#: A result method that needs another back end (inferential intervals) and power()'s vectorised paths find
+#: them here, so no ``_result`` module imports an ``_api`` and nothing imports another back end's modules.
 OPERATIONS = {
     "inferential_intervals": "rlstats.methods.bootstrap._api:inferential_intervals",
     # "<method>.batch_pvalues": (design, responses, **options) -> p-values of the method on each row of

@@ -206,7 +206,8 @@ def _inferential(result, a, b, test, alpha):
     centre = estimates[:, :, None]
     inferential = centre + scale[None, :, None] * (descriptive - centre)
     significant = pvalue <= alpha
-    agrees = kernels.overlaps(inferential) != significant
+    overlap = kernels.overlaps(inferential)
+    agrees = overlap != significant
     for metric in np.asarray(result.metrics, dtype=object)[~agrees]:
         message = (f"the inferential intervals of {a} and {b} for {metric!r} cannot match the test's decision "
                    "(equal estimates, or descriptive intervals that do not contain their estimates)")
@@ -218,7 +219,7 @@ def _inferential(result, a, b, test, alpha):
         options={"alpha": alpha, "rule": "thesis Appendix B.2 code"}, seed=result.seed,
         agents=(a, b), metrics=result.metrics, estimates=estimates, descriptive=descriptive, inferential=inferential,
         epsilon=eps, branch=tuple(branches), pvalue=pvalue, alpha=alpha, significant=bool(significant),
-        agrees=agrees, test_method=str(getattr(test, "method", type(test).__name__)),
+        overlap=overlap, agrees=agrees, test_method=str(getattr(test, "method", type(test).__name__)),
         test_statistic=None if getattr(test, "statistic", None) is None else float(test.statistic),
         confidence_level=result.confidence_level)
 

@@ -405,10 +405,13 @@ class InferentialIntervalsResult(Result):
     alpha : float
     significant : bool
         ``pvalue <= alpha``.
+    overlap : ndarray of bool, shape (n_metrics,)
+        Whether the two inferential intervals overlap.
     agrees : ndarray of bool, shape (n_metrics,)
         Whether the inferential intervals are disjoint exactly when the test is significant.
     test_method : str
     test_statistic : float or None
+        The test's statistic (also ``statistic``, scipy's name).
     confidence_level : float
     """
 
@@ -422,6 +425,7 @@ class InferentialIntervalsResult(Result):
     pvalue: float
     alpha: float
     significant: bool
+    overlap: np.ndarray
     agrees: np.ndarray
     test_method: str
     test_statistic: float | None
@@ -430,9 +434,9 @@ class InferentialIntervalsResult(Result):
     _plot_kinds: ClassVar[dict] = {"inferential_intervals": plots.plot_inferential_intervals}
 
     @property
-    def overlap(self):
-        """(n_metrics,) whether the two inferential intervals overlap."""
-        return kernels.overlaps(self.inferential)
+    def statistic(self):
+        """The test's statistic (``test_statistic``): with ``pvalue``, the test these intervals agree with."""
+        return self.test_statistic
 
     def _statistic_line(self):
         eps = ", ".join(f"{m}: {fmt.signif(e, 4)}" for m, e in zip(self.metrics, self.epsilon))
