@@ -187,3 +187,10 @@ def test_documented_attribute_paths_resolve():
     # documented as if it were the module: ``rlstats.compare.METHODS`` would raise AttributeError.
     broken = [(where, dotted) for where, dotted in _documented_paths() if not _resolves(dotted)]
     assert broken == []
+
+
+@pytest.mark.parametrize("name", sorted(n for n in MODULES if n != "rlstats.__main__"))
+def test_every_all_name_exists(name):
+    module = importlib.import_module(name)
+    missing = [n for n in getattr(module, "__all__", ()) if not hasattr(module, n)]
+    assert missing == []
