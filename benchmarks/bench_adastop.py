@@ -33,7 +33,7 @@ import argparse
 import numpy as np
 import pandas as pd
 
-from rlstats.methods import _adastop_kernels as kernels
+from rlstats.methods.adastop import _kernels as kernels
 from rlstats.methods.adastop import AdaStop, adastop
 from measure import median_time, peak_memory  # benchmarks/measure.py
 

@@ -31,7 +31,7 @@ import time
 import numpy as np
 
 import rlstats
-from rlstats.methods import _percentile_kernels as kernels
+from rlstats.methods.percentiles import _kernels as kernels
 from rlstats.methods.percentiles import percentiles
 
 FORMULA = "score ~ agent | task"

@@ -29,7 +29,7 @@ import warnings
 
 from rlstats.power import power
 
-power_module = importlib.import_module("rlstats.power")  # the module, not the exported function
+power_module = importlib.import_module("rlstats.power._api")  # the planning internals
 
 METHODS = ("skillings_mack", "bootstrap", "adastop", "permutation")
 
@@ -65,12 +65,12 @@ def main(argv=None):
         two, second = timed(lambda: run(method, n_sim, args.seeds, 2), args.repeat)
         assert first.table.equals(second.table), "results differ between n_jobs=1 and n_jobs=2"
         print(f"{method:<28} {1e3 * one / n_sim:>22.3f} {1e3 * two / n_sim:>23.3f} {one / two:>9.2f}")
-    original = power_module._rank_setup
-    power_module._rank_setup = lambda call, template: None
+    original = power_module._batch_pvalues
+    power_module._batch_pvalues = lambda method: None
     try:
         one, _ = timed(lambda: run("skillings_mack", args.n_sim, args.seeds, 1), args.repeat)
     finally:
-        power_module._rank_setup = original
+        power_module._batch_pvalues = original
     print(f"{'skillings_mack (per data set)':<28} {1e3 * one / args.n_sim:>22.3f}")
 
 

@@ -5,7 +5,7 @@
 >>> res = rlstats.compare(df, "score ~ agent | task")
 """
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 from . import datasets
 from .compare import compare
@@ -15,14 +15,14 @@ from .formula import Formula, parse
 from .methods.curves import CurvesResult, curves
 from .methods.task_table import TaskTableResult, task_table
 from .runs import align_steps, summarize_runs
+from .methods.adastop import AdaStop, AdaStopResult, PermutationResult, adastop, permutation
 from .methods.bootstrap import (BootstrapResult, InferentialIntervalsResult, PerformanceProfileResult,
                                 ProbabilityOfImprovementResult, bootstrap, performance_profile,
                                 probability_of_improvement)
 from .methods import selection
-from .methods.adastop import AdaStop, AdaStopResult, PermutationResult, adastop, permutation
 from .methods.percentiles import PercentilesResult, percentiles
-from .methods.selection import SelectionCheckResult, selection_check
 from .methods.skillings_mack import SkillingsMackResult, skillings_mack
+from .methods.selection import SelectionCheckResult, selection_check
 from .normalize import normalize
 from .power import PowerResult, power, sample_size
 

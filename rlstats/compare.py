@@ -1,39 +1,14 @@
-"""compare(): one entry point that picks a back end by name."""
+"""compare(): one entry point that picks a back end from the registry (:mod:`rlstats.methods`)."""
 
 from __future__ import annotations
 
-import importlib
 import inspect
 
 import patsy
 
 from . import formula as formula_module
 from .errors import OptionError
-
-#: method name -> "module:function" of its public function, which takes
-#: (data, formula, *, eval_env=None, **options) and returns a Result.
-METHODS = {
-    "skillings_mack": "rlstats.methods.skillings_mack:skillings_mack",
-    "adastop": "rlstats.methods.adastop:adastop",
-    "permutation": "rlstats.methods.adastop:permutation",
-    "bootstrap": "rlstats.methods.bootstrap:bootstrap",
-    "probability_of_improvement": "rlstats.methods.bootstrap:probability_of_improvement",
-    "performance_profile": "rlstats.methods.bootstrap:performance_profile",
-    "percentiles": "rlstats.methods.percentiles:percentiles",
-    "selection": "rlstats.methods.selection:selection_check",
-    "curves": "rlstats.methods.curves:curves",
-}
-
-#: the back end used when method=None, by whether the formula has blocks.
-DEFAULTS = {True: "skillings_mack", False: "permutation"}
-
-
-def backend(name):
-    """The public function of the back end called ``name``."""
-    if name not in METHODS:
-        raise OptionError(f"method={name!r} is not one of the available methods: {', '.join(sorted(METHODS))}")
-    module, function = METHODS[name].split(":")
-    return getattr(importlib.import_module(module), function)
+from .methods import DEFAULTS, METHODS, backend
 
 
 def compare(data, formula, method=None, **options):
@@ -46,7 +21,7 @@ def compare(data, formula, method=None, **options):
     formula : str or Formula
         ``"score ~ agent | task"``: response, the arms compared, the blocks.
     method : str, optional
-        A registered back end (see ``rlstats.compare.METHODS``).  Default:
+        A registered back end (see ``rlstats.methods.METHODS``).  Default:
         the blocked rank test when the formula has blocks, the permutation
         test otherwise.
     **options

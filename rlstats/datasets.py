@@ -37,6 +37,7 @@ from ._registry_data import ADASTOP, DOPAMINE, IRIS, RL_STATS, RLLTE, SHA256
 from .errors import DataUnavailableError, OptionError
 from .options import check_choice, check_fraction, check_int
 from .resampling import seed_sequence
+from .simulation import noise, task_locations
 
 __all__ = ["simulate", "simulate_curves", "load", "list"]
 
@@ -58,50 +59,6 @@ CONNECT_TIMEOUT = (5, 30)
 FAMILIES = ("normal", "lognormal", "t", "beta", "mixture")
 #: Families given to tasks in turn by ``distribution="mixed"``.
 MIXED_CYCLE = ("lognormal", "t", "mixture", "beta", "normal")
-
-_LOGNORMAL_SIGMA = 0.5
-_T_DF = 5
-_BETA_A, _BETA_B = 5.0, 2.0
-# Mixture: a "failed" mode with weight 0.3 and a "solved" mode with weight 0.7,
-# both normal with sd 0.4, centred 2.0 apart: 0.4**2 + 0.3 * 0.7 * 2.0**2 = 1.
-_MIX_WEIGHT, _MIX_SD, _MIX_GAP = 0.3, 0.4, 2.0
-
-
-def _draw_normal(gen, size):
-    return gen.standard_normal(size)
-
-
-def _draw_lognormal(gen, size):
-    s2 = _LOGNORMAL_SIGMA**2
-    x = np.exp(_LOGNORMAL_SIGMA * gen.standard_normal(size))
-    return (x - np.exp(s2 / 2)) / np.sqrt((np.exp(s2) - 1) * np.exp(s2))
-
-
-def _draw_t(gen, size):
-    return gen.standard_t(_T_DF, size) * np.sqrt((_T_DF - 2) / _T_DF)
-
-
-def _draw_beta(gen, size):
-    a, b = _BETA_A, _BETA_B
-    mean = a / (a + b)
-    sd = np.sqrt(a * b / ((a + b) ** 2 * (a + b + 1)))
-    return (gen.beta(a, b, size) - mean) / sd
-
-
-def _draw_mixture(gen, size):
-    low = gen.random(size) < _MIX_WEIGHT
-    centre = np.where(low, -(1 - _MIX_WEIGHT) * _MIX_GAP, _MIX_WEIGHT * _MIX_GAP)
-    return centre + _MIX_SD * gen.standard_normal(size)
-
-
-_DRAWS = {
-    "normal": _draw_normal,
-    "lognormal": _draw_lognormal,
-    "t": _draw_t,
-    "beta": _draw_beta,
-    "mixture": _draw_mixture,
-}
-
 
 def _names(value, what, prefix, pad):
     """Names for ``agents``/``tasks``: generated from a count, or checked if given.
@@ -163,23 +120,6 @@ def _task_families(distribution, n_tasks):
     if distribution == "mixed":
         return tuple(MIXED_CYCLE[i % len(MIXED_CYCLE)] for i in range(n_tasks))
     return (distribution,) * n_tasks
-
-
-def _task_locations(gen, n_tasks, heterogeneity):
-    """Per-task offset and scale; both are 0 and 1 when heterogeneity is 0."""
-    u = gen.uniform(-1.0, 1.0, n_tasks)
-    v = gen.uniform(0.0, 1.0, n_tasks)
-    scale = 10.0 ** (heterogeneity * u)
-    offset = 10.0 * heterogeneity * scale * v
-    return offset, scale
-
-
-def _noise(gen, families, n_agents, n_seeds):
-    """Standardised draws of shape (agents, tasks, seeds), one family per task."""
-    z = np.empty((n_agents, len(families), n_seeds))
-    for t, family in enumerate(families):
-        z[:, t, :] = _DRAWS[family](gen, (n_agents, n_seeds))
-    return z
 
 
 def _missing_cells(gen, missing, n_agents, n_tasks):
@@ -327,8 +267,8 @@ def simulate(
     ss, _record = seed_sequence(rng)
     task_ss, noise_ss, missing_ss = ss.spawn(3)
     families = _task_families(distribution, len(task_names))
-    offset, scale = _task_locations(np.random.default_rng(task_ss), len(task_names), heterogeneity)
-    z = _noise(np.random.default_rng(noise_ss), families, len(agent_names), n_seeds)
+    offset, scale = task_locations(np.random.default_rng(task_ss), len(task_names), heterogeneity)
+    z = noise(np.random.default_rng(noise_ss), families, len(agent_names), n_seeds)
     scores = offset[None, :, None] + scale[None, :, None] * (shifts[:, None, None] + z)
     removed = _missing_cells(
         np.random.default_rng(missing_ss), missing, len(agent_names), len(task_names)
@@ -416,7 +356,7 @@ def simulate_curves(
 
     ss, _record = seed_sequence(rng)
     task_ss, noise_ss = ss.spawn(2)
-    offset, scale = _task_locations(np.random.default_rng(task_ss), len(task_names), heterogeneity)
+    offset, scale = task_locations(np.random.default_rng(task_ss), len(task_names), heterogeneity)
     grid = np.linspace(0, max_step, n_steps).round().astype(np.int64)
     progress = 1.0 - np.exp(-3.0 * grid / max_step)
     shocks = np.random.default_rng(noise_ss).standard_normal((len(agent_names), len(task_names), n_seeds, n_steps))
@@ -1060,7 +1000,7 @@ def load(name, *, cache_dir=None):
         ``"dopamine_atari"`` and ``"spinningup_halfcheetah"`` (one row per
         agent, task, run and evaluation ``step``); normalisers
         ``"atari100k_reference"`` and ``"atari_reference"`` (57 games, no
-        file to read; see :func:`rlstats.normalize.normalize`).
+        file to read; see :func:`rlstats.normalize`).
     cache_dir : str or path-like, optional
         Download cache; overrides ``RLSTATS_DATA_DIR``.
 

@@ -124,6 +124,21 @@ class Design:
         """A copy with further notes (a back end's own record of what it did)."""
         return dataclasses.replace(self, notes=self.notes + tuple(lines))
 
+    @classmethod
+    def from_counts(cls, formula, agents, tasks, counts):
+        """A Design with ``counts[t, a]`` runs in each cell, stored task by task, responses all 0.
+
+        Simulation studies fill in the responses (``dataclasses.replace(design, y=...)``).
+        """
+        counts = np.asarray(counts, dtype=np.int64)
+        cell_task, cell_agent = np.nonzero(counts)
+        reps = counts[cell_task, cell_agent]
+        task = np.repeat(cell_task, reps).astype(np.intp)
+        agent = np.repeat(cell_agent, reps).astype(np.intp)
+        run = (np.arange(task.size) - np.repeat(np.cumsum(reps) - reps, reps)).astype(np.intp)
+        return cls(formula=formula, y=np.zeros(task.size), agent=agent, task=task, run=run, agents=tuple(agents),
+                   tasks=tuple(tasks), counts=counts, row_position=np.arange(task.size))
+
     def select_agents(self, names):
         """A copy restricted to the named agents (in the given order), for pairwise sub-designs."""
         codes = [self.agents.index(name) for name in names]
@@ -356,7 +371,8 @@ def build(data, formula, *, na_action="raise", eval_env=0, extra_columns=(), poo
         codes["task"], labels["task"] = np.zeros(len(data), dtype=np.intp), ["(all runs)"]
         _check_single_task(data, formula, pool_tasks, notes, extra_columns)
     _check_nesting(formula)
-    _check_duplicate_rows(data, formula)
+    if not curves:  # for curves, a repeated (run, step) row gets its own, more specific error below
+        _check_duplicate_rows(data, formula)
 
     keep = ~drop
     n_dropped = int(drop.sum())
@@ -406,7 +422,7 @@ def design_of(data, formula=None, *, eval_env=0, **options):
 
     ``eval_env`` counts frames above the caller of this function, as in
     :func:`build`.  Options that need the DataFrame (``normalize=``) are an
-    error with a ready Design.
+    error with a ready Design, and so are ``extra_columns`` it was built without.
     """
     if isinstance(data, Design):
         if options.get("normalize") is not None:
@@ -416,6 +432,11 @@ def design_of(data, formula=None, *, eval_env=0, **options):
             if _roles(given) != _roles(data.formula):
                 raise OptionError(f"the formula '{given.text}' differs from the one the Design was built with "
                                   f"('{data.formula.text}'); pass formula=None with a ready Design, or build it anew")
+        extra = tuple(options.get("extra_columns", ()))
+        missing = [c for c in extra if c not in data.extra]
+        if missing:
+            raise DesignError(f"the Design was built without column(s) {missing}; build it with "
+                              f"extra_columns={extra}")
         return data
     if formula is None:
         raise OptionError("formula is required, e.g. 'score ~ agent | task'")

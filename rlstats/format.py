@@ -13,6 +13,8 @@ import math
 import numpy as np
 import pandas as pd
 
+from .vocabulary import label
+
 #: R's .Machine$double.eps: p-values below it print as "< 2.2e-16".
 MACHINE_EPS = float(np.finfo(float).eps)
 
@@ -66,7 +68,8 @@ def format_pvalue(p, digits=4):
 def pvalue_phrase(p, digits=4):
     """``"p-value = 0.06948"`` or ``"p-value < 2.2e-16"``, as in R's print.htest."""
     text = format_pvalue(p, digits)
-    return f"p-value {text}" if text.startswith("<") else f"p-value = {text}"
+    name = label("p_value")
+    return f"{name} {text}" if text.startswith("<") else f"{name} = {text}"
 
 
 def format_cell(value, digits=5):

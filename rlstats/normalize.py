@@ -161,8 +161,11 @@ def normalize(df, reference, *, low="random", high="human", by="task", score="sc
     return out
 
 
-def normalize_response(data, formula, reference):
+def normalize_response(data, parsed, reference):
     """The ``normalize=`` option of the back ends: ``(normalised data, note for the result)``.
+
+    ``parsed`` is the :class:`~rlstats.formula.Formula` that :func:`rlstats.design.build`
+    has already parsed (it is not parsed again here).
 
     ``reference`` is what :func:`normalize` takes (a frame or a dataset name),
     or a dict of its keywords (``{"reference": ..., "low": ..., "high": ...}``).
@@ -171,9 +174,6 @@ def normalize_response(data, formula, reference):
     """
     from collections.abc import Mapping
 
-    from .formula import parse
-
-    parsed = parse(formula)
     columns = [c for c in parsed.response_columns if c in data.columns]
     if len(columns) != 1 or parsed.blocks is None:
         raise OptionError(f"normalize= needs a formula whose response reads one data column and that names the "

@@ -1,8 +1,8 @@
-"""Matplotlib drawings of results.
+"""Axes and panel helpers shared by every back end's ``plots.py``.
 
-Plots draw, never compute: every function reads a result's fields, takes
+Plots draw, never compute: every plot function reads a result's fields, takes
 ``ax=`` (a new figure only when it is None), lets user keywords win over the
-defaults, changes no global style and returns the Axes.
+defaults and changes no global style.
 """
 
 from __future__ import annotations
@@ -34,111 +34,6 @@ def panels(ax, n, figsize, what="panels"):
         raise OptionError(f"this plot has {n} panel(s) but ax= holds {len(axes)} Axes; pass {n} Axes "
                           f"(or select fewer {what})")
     return axes[0].figure, axes
-
-
-def nonsignificant_groups(order, significant):
-    """Maximal runs of agents (in rank order) with no significant difference between any two.
-
-    Parameters
-    ----------
-    order : sequence of int
-        Agent indices sorted by mean rank.
-    significant : ndarray of bool, shape (k, k)
-        Symmetric matrix of pairwise decisions.
-
-    Returns
-    -------
-    list of (first, last) positions into ``order``, each joining two or more agents.
-    """
-    groups = []
-    k = len(order)
-    for start in range(k):
-        stop = start
-        while stop + 1 < k and not any(significant[order[i], order[stop + 1]] for i in range(start, stop + 1)):
-            stop += 1
-        if stop > start and not any(g[0] <= start and stop <= g[1] for g in groups):
-            groups.append((start, stop))
-    return groups
-
-
-def plot_critical_difference(result, *, ax=None, **kwargs):
-    """Critical-difference diagram: mean ranks on an axis, bars join agents not significantly different.
-
-    Rank 1 (best) is drawn on the right, as in Demsar (2006).  When the
-    design is balanced the critical difference is drawn as a bar above the
-    axis; otherwise the joining bars come from the Holm-adjusted pairwise
-    tests, which the title says.
-    """
-    names = list(result.agents)
-    ranks = np.asarray(result.mean_ranks, dtype=float)
-    significant = result.significance_matrix()
-    k = len(names)
-    order = list(np.argsort(ranks, kind="stable"))
-    style = {"color": "black", "linewidth": 1.0}
-    style.update(kwargs)
-    ax = axes_or_new(ax, (6.4, 1.6 + 0.3 * ((k + 1) // 2)))
-
-    lo, hi = 1, max(k, int(np.ceil(ranks.max())))
-    half = (k + 1) // 2
-    ax.set_xlim(hi + 0.3, lo - 0.3)  # rank 1 on the right
-    ax.set_ylim(-(half + 0.8), 2.0)
-    ax.hlines(0, lo, hi, **style)
-    for tick in range(lo, hi + 1):
-        ax.vlines(tick, 0, 0.15, **style)
-        ax.text(tick, 0.3, str(tick), ha="center", va="bottom", fontsize=8)
-
-    # Best half labelled on the right, the rest on the left, one line each.
-    for position, j in enumerate(order):
-        right = position < half
-        level = -(position + 1) if right else -(k - position)
-        edge = lo - 0.2 if right else hi + 0.2
-        ax.plot([ranks[j], ranks[j], edge], [0, level, level], **style)
-        ax.text(edge + (-0.05 if right else 0.05), level, f"{names[j]} ({ranks[j]:.2f})",
-                ha="left" if right else "right", va="center", fontsize=9)
-
-    for bar, (first, last) in enumerate(nonsignificant_groups(order, significant)):
-        y = -0.35 - 0.25 * bar
-        ax.hlines(y, ranks[order[first]] - 0.03, ranks[order[last]] + 0.03, color=style["color"], linewidth=3)
-
-    cd = getattr(result, "critical_difference", None)
-    if cd is not None and np.isfinite(cd):
-        ax.hlines(1.3, lo, lo + cd, **style)
-        ax.text(lo + cd / 2, 1.4, f"CD = {cd:.3g}", ha="center", va="bottom", fontsize=8)
-        title = "Mean ranks (1 = best); bars join agents within the critical difference"
-    else:
-        title = f"Mean ranks (1 = best); bars join agents not different ({result.posthoc_adjustment}-adjusted)"
-    ax.set_title(title, fontsize=9)
-    ax.set_axis_off()
-    return ax
-
-
-def plot_mean_ranks(result, *, ax=None, **kwargs):
-    """Horizontal bars of each agent's mean rank (1 = best), best at the top."""
-    names = np.asarray(result.agents)
-    ranks = np.asarray(result.mean_ranks, dtype=float)
-    order = np.argsort(-ranks, kind="stable")
-    ax = axes_or_new(ax, (6.4, 0.8 + 0.35 * len(names)))
-    options = {"color": "0.4"}
-    options.update(kwargs)
-    ax.barh(names[order], ranks[order], **options)
-    ax.set_xlabel("mean rank within task (1 = best)")
-    return ax
-
-
-def plot_null_distribution(result, *, ax=None, bins=50, **kwargs):
-    """Histogram of the permutation null distribution with the observed statistic marked."""
-    if result.null_distribution is None:
-        from .errors import OptionError
-
-        raise OptionError("no null distribution was computed; rerun with pvalue=\"monte_carlo\"")
-    ax = axes_or_new(ax, (6.4, 3.2))
-    options = {"color": "0.6", "density": True}
-    options.update(kwargs)
-    ax.hist(result.null_distribution, bins=bins, **options)
-    ax.axvline(result.statistic, color="black", linestyle="--", label=f"observed = {result.statistic:.4g}")
-    ax.set_xlabel("statistic under the permutation null")
-    ax.legend(frameon=False)
-    return ax
 
 
 #: Okabe & Ito's colour-blind-safe palette, then four further distinct colours, so that up to 12

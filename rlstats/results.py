@@ -14,12 +14,13 @@ import json
 import math
 import platform
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 import numpy as np
 import pandas as pd
 
 from . import format as fmt
+from ._version import __version__
 from .errors import OptionError
 
 
@@ -27,11 +28,28 @@ def _versions():
     import matplotlib
     import scipy
 
-    from . import __version__
-
     return {"rlstats": __version__, "numpy": np.__version__, "scipy": scipy.__version__,
             "pandas": pd.__version__, "matplotlib": matplotlib.__version__,
             "python": platform.python_version()}
+
+
+class ConfidenceInterval(NamedTuple):
+    """A confidence interval of one quantity, as scipy returns it (``low``, ``high``).
+
+    Every result's ``confidence_interval(confidence_level=None)`` follows one
+    convention: a ``ConfidenceInterval`` for a single quantity; a DataFrame with
+    ``conf_low`` and ``conf_high`` columns (one row per agent, metric or
+    comparison, in ``tidy()``'s order) for several.  ``None`` means the level the
+    result was computed at.
+    """
+
+    low: float
+    high: float
+
+
+def sentences(notes):
+    """Notes as prose: each starts with a capital and ends with a full stop, joined by spaces ("" for none)."""
+    return " ".join(note[0].upper() + note[1:] + ("" if note.endswith(".") else ".") for note in notes if note)
 
 
 def to_jsonable(value):
@@ -228,16 +246,24 @@ class Result:
         return json.dumps(self.to_dict(), **kwargs)
 
     def plot(self, ax=None, kind=None, **kwargs):
-        """Draw the method's standard figure and return the Axes.
+        """Draw the method's standard figure.
 
         Parameters
         ----------
-        ax : matplotlib Axes, optional
-            Where to draw; a new figure is made when None.
+        ax : matplotlib Axes or sequence of Axes, optional
+            Where to draw (one Axes per panel for a multi-panel plot); a new
+            figure is made when None.
         kind : str, optional
             One of the result's plot kinds; the first one by default.
         **kwargs
             Passed to the drawing function; user keywords win over defaults.
+
+        Returns
+        -------
+        matplotlib.axes.Axes or matplotlib.figure.Figure
+            One rule for every result: the Axes when the plot is one panel,
+            the Figure when it is several (one per metric, task, ...), since
+            no single Axes stands for the whole drawing then.
         """
         kinds = type(self)._plot_kinds
         if not kinds:

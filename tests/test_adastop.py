@@ -30,9 +30,9 @@ import pytest
 
 import rlstats
 from rlstats.errors import DesignError, OptionError, RlstatsWarning
-from rlstats.methods import _adastop_kernels as kernels
-from rlstats.methods.adastop import (AdaStop, AdaStopOptions, AdaStopResult, PermutationResult, _schedule,
-                                     adastop, permutation)
+from rlstats.methods.adastop import _kernels as kernels
+from rlstats.methods.adastop import AdaStop, AdaStopOptions, AdaStopResult, PermutationResult, adastop, permutation
+from rlstats.methods.adastop._api import _schedule
 from rlstats.vocabulary import unknown_columns
 from rlstats.tables import read_csv
 
@@ -675,7 +675,7 @@ def test_plots(tmp_path):
 def test_compare_dispatches_to_adastop_and_permutation(monkeypatch):
     import importlib
 
-    compare_module = importlib.import_module("rlstats.compare")
+    compare_module = importlib.import_module("rlstats.methods")
     monkeypatch.setitem(compare_module.METHODS, "adastop", "rlstats.methods.adastop:adastop")
     monkeypatch.setitem(compare_module.METHODS, "permutation", "rlstats.methods.adastop:permutation")
     df = simulated()

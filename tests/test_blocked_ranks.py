@@ -14,8 +14,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
+import rlstats
 from rlstats.errors import DesignError, OptionError
-from rlstats.methods import _blocked_ranks as br
+from rlstats.methods.skillings_mack import _kernels as br
+from rlstats.statistics import midranks
 
 SM, MS = "skillings_mack", "mack_skillings"
 _ = None  # a missing cell in the tables below
@@ -269,8 +271,10 @@ def test_skillings_mack_refuses_replicated_cells():
 
 
 def test_unknown_variant_is_an_option_error():
+    # Options are validated once, by the public function's options object; the kernels trust them.
+    df = rlstats.datasets.simulate(agents=3, tasks=4, seeds=1, rng=0)
     with pytest.raises(OptionError, match="variant"):
-        setup_of(B, "friedman")
+        rlstats.skillings_mack(df, "score ~ agent | task", variant="friedman")
 
 
 # ----------------------------------------------------------------------------- mid-ranks
@@ -280,18 +284,18 @@ def test_midranks_match_scipy_within_blocks_with_ties_and_unsorted_rows():
     rng = np.random.default_rng(7)
     block = rng.integers(0, 6, 200)
     y = rng.integers(0, 5, 200).astype(float)
-    r = br.midranks(y, block)
+    r = midranks(y, block)
     for b in range(6):
         np.testing.assert_array_equal(r[block == b], stats.rankdata(y[block == b]))
 
 
 def test_midranks_never_merge_nearly_equal_values():
     y = np.array([0.0, -7.1e-15, 0.0, 5.0])
-    np.testing.assert_array_equal(br.midranks(y, np.zeros(4, int)), [2.5, 1.0, 2.5, 4.0])
+    np.testing.assert_array_equal(midranks(y, np.zeros(4, int)), [2.5, 1.0, 2.5, 4.0])
     # float32-derived scores differ from their float64 neighbours: they are not ties.
     # (float32(0.1) = 0.10000000149, float32(0.3) = 0.30000001192)
     y = np.array([0.1, float(np.float32(0.1)), 0.3, float(np.float32(0.3)), 0.1])
-    np.testing.assert_array_equal(br.midranks(y, np.zeros(5, int)), [1.5, 3.0, 4.0, 5.0, 1.5])
+    np.testing.assert_array_equal(midranks(y, np.zeros(5, int)), [1.5, 3.0, 4.0, 5.0, 1.5])
 
 
 def test_tie_counts_feed_the_correction():
@@ -468,8 +472,9 @@ def test_exact_infeasible_raises_option_error():
 def test_exact_critical_value_none_and_bad_alpha():
     null = untied_null(2, 2, 1)
     assert br.exact_critical_value(null, 0.05) is None
+    df = rlstats.datasets.simulate(agents=3, tasks=4, seeds=1, rng=0)
     with pytest.raises(OptionError):
-        br.exact_critical_value(null, 1.5)
+        rlstats.skillings_mack(df, "score ~ agent | task", alpha=1.5)
 
 
 # ----------------------------------------------------------------------------- Monte Carlo
@@ -501,7 +506,7 @@ def test_monte_carlo_pvalue_conventions_and_progress():
 
 def test_monte_carlo_keeps_each_blocks_rank_multiset():
     # Every resample must be a within-block permutation: check the engine directly.
-    from rlstats.permutation import block_layout, permute_blocks
+    from rlstats.resampling import block_layout, permute_blocks
 
     s = setup_of(E2, MS)
     layout = block_layout(s.ranks2, s.block)
@@ -513,7 +518,7 @@ def test_monte_carlo_keeps_each_blocks_rank_multiset():
 
 
 def test_permutation_engine_wide_values_fall_back_to_ranking_keys():
-    from rlstats.permutation import block_layout, permute_blocks
+    from rlstats.resampling import block_layout, permute_blocks
 
     values = np.r_[np.arange(2, 3002, 2), np.arange(2, 12, 2)]  # a block of 1500 doubled ranks
     block = np.r_[np.zeros(1500, int), np.ones(5, int)]
@@ -527,7 +532,7 @@ def test_permutation_engine_wide_values_fall_back_to_ranking_keys():
 
 def test_permutation_engine_is_uniform():
     # Position of each value over many shuffles of one block of 5: chi-square of uniformity.
-    from rlstats.permutation import block_layout, permute_blocks
+    from rlstats.resampling import block_layout, permute_blocks
 
     layout = block_layout(np.arange(5), np.zeros(5, int))
     perm = permute_blocks(layout, [np.random.default_rng(0)], [20000])[0][:, 0, :]
@@ -758,8 +763,9 @@ def test_holm_and_bonferroni_match_statsmodels():
         assert ph.cd_sum is None
     with pytest.raises(OptionError, match="holm"):
         br.pairwise(s, adjustment="tukey")
+    df = rlstats.datasets.simulate(agents=3, tasks=4, seeds=1, rng=0)
     with pytest.raises(OptionError, match="adjustment"):
-        br.pairwise(s, adjustment="scheffe")
+        rlstats.skillings_mack(df, "score ~ agent | task", adjustment="scheffe")
 
 
 def test_pairwise_standard_errors_on_incomplete_blocks():

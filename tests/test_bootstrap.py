@@ -24,7 +24,7 @@ from scipy import integrate, optimize, special, stats
 import rlstats
 from rlstats.design import build
 from rlstats.errors import DesignError, OptionError, RlstatsWarning
-from rlstats.methods import _bootstrap_kernels as K
+from rlstats.methods.bootstrap import _kernels as K
 from rlstats.methods.bootstrap import (
     BootstrapResult,
     InferentialIntervalsResult,
@@ -708,7 +708,7 @@ def test_print_and_report_contents():
 
 
 def test_compare_dispatch(monkeypatch):
-    compare_module = importlib.import_module("rlstats.compare")
+    compare_module = importlib.import_module("rlstats.methods")
     monkeypatch.setitem(compare_module.METHODS, "bootstrap", "rlstats.methods.bootstrap:bootstrap")
     df = rlstats.datasets.simulate(agents=2, tasks=3, seeds=4, rng=0)
     offset = 3.0

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import rlstats
-from rlstats.compare import METHODS
+from rlstats.methods import METHODS
 from rlstats.vocabulary import unknown_columns
 
 # How to call each back end on simulated blocked data; every registered method needs an entry.
@@ -137,3 +137,42 @@ def test_unknown_option_names_the_method_and_its_options(method):
     formula, options = CASES[method]
     with pytest.raises(rlstats.OptionError, match=rf"method='{method}' has no option 'colour'; its options are: "):
         rlstats.compare(simulated(method), formula, method=method, colour="red", **options)
+
+
+def test_plot_is_one_axes_or_the_figure_of_several_panels(result_and_input):
+    # Result.plot's rule: the Axes for a one-panel plot, the Figure when it has several panels.
+    res, _ = result_and_input
+    for kind in type(res)._plot_kinds:
+        try:
+            drawn = res.plot(kind=kind)
+        except rlstats.OptionError:
+            continue
+        if isinstance(drawn, matplotlib.figure.Figure):
+            assert len([a for a in drawn.axes if a.get_visible()]) > 1, kind
+        else:
+            assert isinstance(drawn, matplotlib.axes.Axes), kind
+
+
+@pytest.mark.parametrize("method", sorted(METHODS))
+def test_confidence_interval_follows_one_convention(method):
+    # ConfidenceInterval(low, high) for one quantity, a DataFrame with conf_low/conf_high for several.
+    formula, options = CASES[method]
+    res = rlstats.compare(simulated(method), formula, method=method, rng=1, **options)
+    if not hasattr(res, "confidence_interval"):
+        return
+    try:
+        ci = res.confidence_interval()
+    except rlstats.OptionError:
+        return  # no interval was computed with these options, and the result says so
+    if isinstance(ci, pd.DataFrame):
+        assert {"conf_low", "conf_high"} <= set(ci.columns)
+    else:
+        assert isinstance(ci, rlstats.results.ConfidenceInterval) and ci._fields == ("low", "high")
+
+
+def test_tests_expose_statistic_and_pvalue():
+    df = simulated()
+    for method in ("skillings_mack", "permutation", "selection"):
+        formula, options = CASES[method]
+        res = rlstats.compare(df, formula, method=method, rng=1, **options)
+        assert hasattr(res, "statistic") and hasattr(res, "pvalue"), method

@@ -19,9 +19,9 @@ import scipy.linalg
 from scipy import integrate, stats
 
 import rlstats
-from rlstats.compare import METHODS
+from rlstats.methods import METHODS
 from rlstats.errors import DesignError, OptionError, RlstatsError, RlstatsWarning
-from rlstats.methods import _percentile_kernels as kernels
+from rlstats.methods.percentiles import _kernels as kernels
 from rlstats.methods.percentiles import PercentilesResult, percentiles
 from rlstats.vocabulary import unknown_columns
 

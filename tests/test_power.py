@@ -37,8 +37,9 @@ from rlstats.power import PowerResult, power, sample_size
 from rlstats.vocabulary import unknown_columns
 from rlstats.tables import read_csv
 
-# The module itself (``rlstats.power`` is also the name of the function the package exports).
-power_module = importlib.import_module("rlstats.power")
+# The planning internals (``rlstats.power`` is also the name of the function the package exports).
+power_module = importlib.import_module("rlstats.power._api")
+sources = importlib.import_module("rlstats.power._sources")
 QUIET = {"progress": False}
 
 
@@ -60,9 +61,9 @@ def halfcheetah(shared_data):
 
 
 def test_simulated_data_are_exactly_what_simulate_draws():
-    source = power_module._simulated_source(3, 4, [0.0, 0.5, 1.0], "mixed", 1.0)
+    source = sources._simulated_source(3, 4, [0.0, 0.5, 1.0], "mixed", 1.0)
     root = np.random.SeedSequence(7)
-    simulation = power_module._simulation_seed(root, 6, 11)
+    simulation = sources._simulation_seed(root, 6, 11)
     drawn = source.draw(simulation, 6)
     again = np.random.SeedSequence(simulation.entropy, spawn_key=simulation.spawn_key)
     frame = rlstats.datasets.simulate(agents=3, tasks=4, seeds=6, effect=[0.0, 0.5, 1.0], rng=again)
@@ -71,10 +72,10 @@ def test_simulated_data_are_exactly_what_simulate_draws():
 
 
 def test_template_design_matches_build():
-    source = power_module._simulated_source(2, 3, 1.0, "normal", 0.0)
+    source = sources._simulated_source(2, 3, 1.0, "normal", 0.0)
     template = source.template(4)
     root = np.random.SeedSequence(1)
-    simulation = power_module._simulation_seed(root, 4, 0)
+    simulation = sources._simulation_seed(root, 4, 0)
     frame = rlstats.datasets.simulate(agents=2, tasks=3, seeds=4, effect=1.0, distribution="normal",
                                       heterogeneity=0.0,
                                       rng=np.random.SeedSequence(simulation.entropy, spawn_key=simulation.spawn_key))
@@ -85,7 +86,7 @@ def test_template_design_matches_build():
 
 
 def test_pilot_shift_is_effect_times_pooled_within_cell_sd(halfcheetah):
-    source = power_module._pilot_source(halfcheetah, "score ~ agent", None, None, 0.7, "pooled", "TD3", 0)
+    source = sources._pilot_source(halfcheetah, "score ~ agent", None, None, 0.7, "pooled", "TD3", 0)
     groups = halfcheetah.groupby("agent")["score"]
     n, var = groups.count(), groups.var(ddof=1)
     pooled_sd = math.sqrt(((n - 1) * var).sum() / (n - 1).sum())
@@ -93,7 +94,7 @@ def test_pilot_shift_is_effect_times_pooled_within_cell_sd(halfcheetah):
     np.testing.assert_allclose(source.shift, [[0.0, 0.7 * pooled_sd]])
     # Pooled resampling draws both agents from the same runs: the mean difference is the shift.
     root = np.random.SeedSequence(3)
-    draws = np.stack([source.draw(power_module._simulation_seed(root, 200, j), 200) for j in range(200)])
+    draws = np.stack([source.draw(sources._simulation_seed(root, 200, j), 200) for j in range(200)])
     difference = draws[:, 200:].mean() - draws[:, :200].mean()
     se = halfcheetah["score"].std() * math.sqrt(2 / (200 * 200))
     assert abs(difference - 0.7 * pooled_sd) < 4 * se
@@ -106,7 +107,7 @@ def test_vectorised_rank_test_matches_the_public_function(monkeypatch):
     kwargs = dict(effect=0.4, seeds=[1, 4], tasks=6, n_sim=60, rng=5, **QUIET)
     fast = power("skillings_mack", **kwargs)
     # Every data set through skillings_mack() instead of the vectorised kernels.
-    monkeypatch.setattr(power_module, "_rank_setup", lambda call, template: None)
+    monkeypatch.setattr(power_module, "_batch_pvalues", lambda method: None)
     slow = power("skillings_mack", **kwargs)
     pd.testing.assert_frame_equal(fast.table, slow.table)
 
@@ -116,7 +117,7 @@ def test_vectorised_rank_test_matches_with_ties(halfcheetah, monkeypatch):
     kwargs = dict(design=halfcheetah, formula="score ~ agent | task", effect=0.2, seeds=[40], n_sim=40, rng=2,
                   **QUIET)
     fast = power("skillings_mack", **kwargs)
-    monkeypatch.setattr(power_module, "_rank_setup", lambda call, template: None)
+    monkeypatch.setattr(power_module, "_batch_pvalues", lambda method: None)
     pd.testing.assert_frame_equal(fast.table, power("skillings_mack", **kwargs).table)
 
 

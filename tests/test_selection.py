@@ -21,7 +21,7 @@ from scipy import stats
 
 import rlstats
 from rlstats.errors import DesignError, OptionError, RlstatsError
-from rlstats.methods import _selection_kernels as kernels
+from rlstats.methods.selection import _kernels as kernels
 from rlstats.methods import selection
 from rlstats.methods.selection import selection_check
 from rlstats.vocabulary import unknown_columns
@@ -396,7 +396,7 @@ def test_reported_as_a_boolean_column_and_through_compare(monkeypatch):
     by_column = selection_check(df, FORMULA, treatment="new", baseline="old", reported="shown")
     by_list = check(v, [1, 4])
     assert by_column.pvalue == by_list.pvalue and by_column.reported_tasks == ("game_01", "game_04")
-    from rlstats.compare import METHODS
+    from rlstats.methods import METHODS
 
     monkeypatch.setitem(METHODS, "selection", "rlstats.methods.selection:selection_check")
     via_compare = rlstats.compare(df, FORMULA, method="selection", treatment="new", baseline="old",

@@ -234,7 +234,7 @@ def test_atari_near_ties_are_not_merged(atari):
     kangaroo = atari[(atari["task"] == "Kangaroo") & atari["agent"].isin(SIX)]
     tiny = kangaroo["score"].between(-1e-12, -1e-16)
     assert tiny.sum() == 1
-    from rlstats.methods._blocked_ranks import midranks
+    from rlstats.statistics import midranks
     values = kangaroo["score"].to_numpy()
     ranks = midranks(values, np.zeros(values.size, dtype=np.intp))
     # Sorted, the task starts -7.1e-15, 0.0, 2.0, ...: the two smallest get ranks 1 and 2, not 1.5 each.

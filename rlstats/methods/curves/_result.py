@@ -9,7 +9,7 @@ import pandas as pd
 
 from ... import format as fmt
 from ...errors import OptionError
-from ...results import Result, resultclass
+from ...results import Result, resultclass, sentences
 from . import plots
 
 _LABELS = {"iqm": "IQM", "optimality_gap": "optimality gap"}
@@ -201,11 +201,11 @@ class CurvesResult(Result):
             text += (f" Curves were compared pair by pair with a max-T permutation test over steps, relabelling "
                      f"whole runs within tasks ({self.n_resamples} relabellings; Westfall and Young, 1993), which "
                      f"keeps the probability of declaring any step different at most {self.alpha} when two agents "
-                     "do not differ. " + " ".join(s[0].upper() + s[1:] + "." for _, s in self._verdicts()))
+                     "do not differ. " + sentences(s for _, s in self._verdicts()))
         if self.seed is not None:
             text += f" Random seed: {self.seed}."
         if self.notes:
-            text += " " + " ".join(n[0].upper() + n[1:] + ("" if n.endswith(".") else ".") for n in self.notes)
+            text += " " + sentences(self.notes)
         return text
 
     def to_dict(self):

@@ -9,10 +9,12 @@ from ...design import design_of
 from ...errors import DesignError
 from ...options import check_bool, check_choice, check_fraction, check_int
 from ...resampling import chunk_generators, seed_sequence
+from ...statistics import bonferroni, holm
 from . import _kernels as kernels
 from ._result import TaskTableResult
 
-ADJUSTMENTS = ("holm", "bonferroni", "none")
+ADJUST = {"holm": holm, "bonferroni": bonferroni, "none": lambda p: p}
+ADJUSTMENTS = tuple(ADJUST)
 AGGREGATES = (None, "bootstrap")
 _TEST_NAMES = {"welch": "Welch t test", "mannwhitney": "Mann-Whitney U test",
                "brunnermunzel": "Brunner-Munzel test", "permutation": "permutation test of the mean difference"}
@@ -131,7 +133,7 @@ def task_table(data, formula=None, *, statistic="mean", test="welch", alpha=0.05
             hedges[t, a] = kernels.hedges_g(first, second, level)
         tested = [a for a in others if np.isfinite(p_values[t, a])]
         if tested:
-            p_adjusted[t, tested] = kernels.adjust(p_values[t, tested], adjustment)
+            p_adjusted[t, tested] = ADJUST[adjustment](p_values[t, tested])
 
     notes = list(design.notes)
     untested = np.isnan(p_values) & ~np.isnan(estimates) & (np.arange(k)[None, :] != best[:, None])
@@ -167,7 +169,7 @@ def _adjust_name(adjustment):
 
 def _bootstrap_row(design, summary, level, n_resamples, seed):
     """Each agent's aggregate over tasks with its stratified bootstrap interval, through the registry."""
-    from ...compare import backend
+    from .. import backend
 
     metric = {"mean": "mean", "median": "median", "iqm": "iqm"}[summary]
     result = backend("bootstrap")(design.require_complete("raise", "the aggregate row compares agents on the "

@@ -118,19 +118,6 @@ def hedges_g(x, y, level):
     return float(g), float(g - z * se), float(g + z * se)
 
 
-def adjust(p, method):
-    """Holm's step-down, Bonferroni's or no adjustment of a family of p-values."""
-    p = np.asarray(p, dtype=float)
-    if method == "none":
-        return p
-    if method == "bonferroni":
-        return np.minimum(1.0, p * p.size)
-    order = np.argsort(p, kind="stable")
-    out = np.empty_like(p)
-    out[order] = np.minimum(1.0, np.maximum.accumulate((p.size - np.arange(p.size)) * p[order]))
-    return out
-
-
 def iqm(x):
     return float(stats.trim_mean(x, 0.25))
 

@@ -10,7 +10,7 @@ import pandas as pd
 
 from ... import format as fmt
 from ...plotting import axes_or_new
-from ...results import Result, resultclass
+from ...results import Result, resultclass, sentences
 
 DAGGER = "\u2020"
 _LABELS = {"mean": "mean", "median": "median", "iqm": "IQM"}
@@ -226,7 +226,7 @@ class TaskTableResult(Result):
                 f"Brunner-Munzel intervals, Cliff's delta = 2 A12 - 1, and Hedges' g with normal intervals "
                 f"({fmt.signif(100 * self.confidence_level)}%).")
         if self.notes:
-            text += " " + " ".join(n[0].upper() + n[1:] + ("" if n.endswith(".") else ".") for n in self.notes)
+            text += " " + sentences(self.notes)
         return text
 
 

@@ -38,23 +38,20 @@ import threading
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
 
 import numpy as np
 import pandas as pd
 import patsy
-from scipy import stats
 
-from . import datasets as datasets_module
-from . import format as fmt
-from .design import Design, build
-from .errors import DesignError, OptionError, warn
-from .plotting import axes_or_new
-from .formula import Formula, parse
-from .options import check_bool, check_choice, check_fraction, check_int
-from .progress import progress_bar
-from .resampling import seed_sequence
-from .results import Result, resultclass
+from .. import format as fmt
+from ..design import Design
+from ..errors import OptionError, warn
+from ..options import check_bool, check_choice, check_fraction, check_int, check_n_jobs
+from ..progress import progress_bar
+from ..resampling import child_generator, seed_sequence
+from ..statistics import wilson_interval
+from ._result import DEFAULT_K, DEFAULT_BOOTSTRAP_RESAMPLES, PowerResult, _null_simulation
+from ._sources import SIMULATED_FORMULA, _simulation_seed, _simulated_source, _pilot_source, _check_effect
 
 __all__ = ["power", "sample_size", "PowerResult"]
 
@@ -62,16 +59,6 @@ __all__ = ["power", "sample_size", "PowerResult"]
 METHODS = ("skillings_mack", "bootstrap", "adastop", "permutation")
 #: numbers of seeds (runs per agent and task) tried by default
 DEFAULT_SEEDS = (3, 5, 10, 20)
-#: how a pilot is resampled: each agent from its own runs, or every agent from the task's pooled runs
-RESAMPLE = ("agents", "pooled")
-#: level of the Monte Carlo (Wilson) interval around each rejection rate
-MC_CONFIDENCE_LEVEL = 0.95
-#: formula of simulated data
-SIMULATED_FORMULA = "score ~ agent | task"
-#: AdaStop's number of interims when neither n nor K is given (the paper's toy examples)
-DEFAULT_K = 5
-#: bootstrap resamples per simulated data set unless n_resamples is given
-DEFAULT_BOOTSTRAP_RESAMPLES = 1_000
 
 # Simulations per unit of parallel work.  Streams are keyed per simulation,
 # so results never depend on this number; it only sets the granularity.
@@ -90,12 +77,6 @@ _DECIDED = ("larger", "smaller")
 # A method whose tests run per task: its rate is per (simulation, task).
 _PER_TASK = {"skillings_mack": False, "bootstrap": False, "adastop": True, "permutation": True}
 
-_LABELS = {
-    "skillings_mack": "blocked rank test",
-    "bootstrap": "bootstrap interval separation",
-    "adastop": "AdaStop",
-    "permutation": "permutation test",
-}
 
 # warnings.catch_warnings changes process-wide state; blocks that run on
 # threads of one process (joblib's threading backend, Dask workers) take turns.
@@ -106,212 +87,14 @@ _WARNINGS_LOCK = threading.Lock()
 # Random streams
 # ---------------------------------------------------------------------------
 
-def _child(ss, *key):
-    """The SeedSequence below ``ss`` at ``key``, built from the key alone (never mutates ``ss``)."""
-    return np.random.SeedSequence(ss.entropy, spawn_key=tuple(ss.spawn_key) + tuple(int(k) for k in key))
-
-
-def _simulation_seed(root, seeds, index):
-    """Stream of simulation ``index`` for ``seeds`` runs per cell: independent of blocks and workers."""
-    return _child(root, seeds, index)
-
 
 def _method_generator(simulation, method):
-    return np.random.Generator(np.random.PCG64(_child(simulation, _METHOD_KEYS[method])))
+    return child_generator(simulation, _METHOD_KEYS[method])
 
 
 # ---------------------------------------------------------------------------
 # Data sources: simulate() or a resampled pilot
 # ---------------------------------------------------------------------------
-
-def _template(formula, agents, tasks, counts):
-    """A Design whose arrays describe ``counts`` runs per cell (responses filled in per simulation)."""
-    cell_task, cell_agent = np.nonzero(counts)
-    reps = counts[cell_task, cell_agent]
-    task = np.repeat(cell_task, reps).astype(np.intp)
-    agent = np.repeat(cell_agent, reps).astype(np.intp)
-    run = (np.arange(task.size) - np.repeat(np.cumsum(reps) - reps, reps)).astype(np.intp)
-    return Design(formula=formula, y=np.zeros(task.size), agent=agent, task=task, run=run, agents=tuple(agents),
-                  tasks=tuple(tasks), counts=np.asarray(counts, dtype=np.int64), row_position=np.arange(task.size))
-
-
-@dataclass(frozen=True, eq=False)
-class _SimulatedSource:
-    """Benchmark-like data drawn exactly as :func:`rlstats.datasets.simulate` draws them."""
-
-    formula: Formula
-    agents: tuple
-    tasks: tuple
-    families: tuple
-    heterogeneity: float
-    shifts: np.ndarray
-
-    kind: ClassVar[str] = "simulate"
-
-    def template(self, seeds):
-        return _template(self.formula, self.agents, self.tasks,
-                         np.full((len(self.tasks), len(self.agents)), seeds))
-
-    def draw(self, simulation, seeds):
-        """Responses in design order (task, agent, run): simulate(seeds=seeds, rng=simulation)."""
-        tasks_gen = np.random.default_rng(_child(simulation, 0))
-        noise_gen = np.random.default_rng(_child(simulation, 1))
-        offset, scale = datasets_module._task_locations(tasks_gen, len(self.tasks), self.heterogeneity)
-        z = datasets_module._noise(noise_gen, self.families, len(self.agents), seeds)
-        scores = offset[None, :, None] + scale[None, :, None] * (self.shifts[:, None, None] + z)
-        return scores.transpose(1, 0, 2).ravel()
-
-    def describe(self):
-        families = sorted(set(self.families))
-        return {"source": "simulate", "agents": list(self.agents), "tasks": list(self.tasks),
-                "distribution": dict(zip(self.tasks, self.families)), "heterogeneity": self.heterogeneity,
-                "effect": dict(zip(self.agents, self.shifts.tolist())),
-                "families": families}
-
-    def data_name(self):
-        kinds = sorted(set(self.families))
-        family = kinds[0] if len(kinds) == 1 else "mixed " + "/".join(kinds)
-        return (f"simulated: {len(self.agents)} agents x {len(self.tasks)} task{'s' if len(self.tasks) > 1 else ''} "
-                f"({family} scores, heterogeneity {fmt.signif(self.heterogeneity)})")
-
-
-@dataclass(frozen=True, eq=False)
-class _PilotSource:
-    """Runs drawn with replacement from a pilot's runs, with a shift added to one agent."""
-
-    formula: Formula
-    agents: tuple
-    tasks: tuple
-    present: np.ndarray       # (n_tasks, n_agents) bool: cells with runs in the pilot
-    pools: tuple              # pools[t][a]: the pilot's runs of agent a on task t (None when absent)
-    task_pools: tuple         # all runs of task t
-    shift: np.ndarray         # (n_tasks, n_agents) added to every drawn run
-    resample: str
-    pilot_name: str
-    pilot_counts: np.ndarray
-    task_sd: np.ndarray
-    shifted_agent: str
-
-    kind: ClassVar[str] = "pilot"
-
-    def template(self, seeds):
-        return _template(self.formula, self.agents, self.tasks, self.present.astype(np.int64) * seeds)
-
-    def draw(self, simulation, seeds):
-        gen = np.random.default_rng(_child(simulation, 0))
-        parts = []
-        for t, a in zip(*np.nonzero(self.present)):
-            pool = self.task_pools[t] if self.resample == "pooled" else self.pools[t][a]
-            parts.append(pool[gen.integers(0, pool.size, seeds)] + self.shift[t, a])
-        return np.concatenate(parts)
-
-    def describe(self):
-        return {"source": "pilot", "pilot": self.pilot_name, "agents": list(self.agents), "tasks": list(self.tasks),
-                "resample": self.resample, "shifted_agent": self.shifted_agent,
-                "shift": {t: dict(zip(self.agents, row.tolist())) for t, row in zip(self.tasks, self.shift)},
-                "pilot_runs": {t: dict(zip(self.agents, row.tolist()))
-                               for t, row in zip(self.tasks, self.pilot_counts)},
-                "within_cell_sd": dict(zip(self.tasks, self.task_sd.tolist()))}
-
-    def data_name(self):
-        how = "each agent from its own runs" if self.resample == "agents" else "all agents from the pooled runs"
-        return f"{self.pilot_name} (resampled with replacement, {how})"
-
-
-def _simulated_source(agents, tasks, effect, distribution, heterogeneity):
-    """Checks the settings through simulate() itself, then keeps what drawing needs."""
-    probe = datasets_module.simulate(agents=2 if agents is None else agents, tasks=10 if tasks is None else tasks,
-                                     seeds=1, effect=effect, distribution=distribution,
-                                     heterogeneity=heterogeneity, rng=0)
-    truth = probe.attrs["simulate"]
-    agent_names = tuple(probe["agent"].cat.categories)
-    task_names = tuple(probe["task"].cat.categories)
-    if len(agent_names) < 2:
-        raise OptionError(f"agents={agents!r}: a comparison needs at least two agents")
-    return _SimulatedSource(formula=parse(SIMULATED_FORMULA), agents=agent_names, tasks=task_names,
-                            families=tuple(truth["distribution"][t] for t in task_names),
-                            heterogeneity=float(heterogeneity),
-                            shifts=np.asarray([truth["effect"][a] for a in agent_names], dtype=float))
-
-
-def _subset(design, agents, tasks):
-    """The pilot restricted to the named agents and tasks (in the order given)."""
-    if agents is not None:
-        names = _name_list("agents", agents, design.agents)
-        if len(names) < 2:
-            raise OptionError(f"agents={agents!r}: a comparison needs at least two agents")
-        design = design.select_agents(names)
-    if tasks is not None:
-        design = design.select_tasks(_name_list("tasks", tasks, design.tasks))
-    return design
-
-
-def _name_list(option, value, available):
-    if isinstance(value, str) or not isinstance(value, Sequence):
-        raise OptionError(f"{option} must be a list of names for a pilot, got {value!r}; "
-                          f"available: {', '.join(available)}")
-    names = list(value)
-    unknown = [n for n in names if n not in available]
-    if unknown:
-        raise OptionError(f"{option}={value!r} names {unknown[0]!r}, which is not in the pilot; "
-                          f"available: {', '.join(available)}")
-    if len(set(names)) != len(names):
-        raise OptionError(f"{option}={value!r} names an entry twice")
-    return names
-
-
-def _within_cell_sd(design):
-    """Pooled within-cell standard deviation of each task (NaN where no cell has two runs)."""
-    cell = design.task * design.n_agents + design.agent
-    size = design.n_tasks * design.n_agents
-    n = np.bincount(cell, minlength=size).astype(float)
-    mean = np.bincount(cell, weights=design.y, minlength=size) / np.maximum(n, 1)
-    squares = np.bincount(cell, weights=(design.y - mean[cell]) ** 2, minlength=size)
-    dof = np.maximum(n - 1, 0).reshape(design.n_tasks, design.n_agents).sum(axis=1)
-    total = squares.reshape(design.n_tasks, design.n_agents).sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(dof > 0, np.sqrt(total / np.where(dof > 0, dof, 1)), np.nan)
-
-
-def _pilot_source(data, formula, agents, tasks, effect, resample, shifted_agent, eval_env):
-    if isinstance(data, Design):
-        design = data
-    else:
-        if formula is None:
-            raise OptionError("formula is required with a pilot DataFrame, e.g. formula='score ~ agent | task'")
-        design = build(data, formula, eval_env=eval_env)
-    design = _subset(design, agents, tasks)
-    effect = _check_effect(effect, pilot=True)
-    shifted = design.agents[-1] if shifted_agent is None else shifted_agent
-    if shifted not in design.agents:
-        raise OptionError(f"shifted_agent={shifted_agent!r} is not an agent of the pilot; "
-                          f"agents: {', '.join(design.agents)}")
-    sd = _within_cell_sd(design)
-    shift = np.zeros((design.n_tasks, design.n_agents))
-    if effect != 0:
-        bad = [t for t, s in zip(design.tasks, sd) if not (np.isfinite(s) and s > 0)]
-        if bad:
-            raise DesignError(
-                f"effect={effect} is measured in within-cell standard deviations, but task(s) "
-                f"{', '.join(bad[:5])} have no cell with two distinct runs to estimate it; use a pilot with "
-                "several runs per agent and task, or effect=0")
-        shift[:, design.agents.index(shifted)] = effect * sd
-    pools = tuple(tuple(design.y[(design.task == t) & (design.agent == a)] if design.counts[t, a] > 0 else None
-                        for a in range(design.n_agents)) for t in range(design.n_tasks))
-    task_pools = tuple(design.y[design.task == t] for t in range(design.n_tasks))
-    return _PilotSource(formula=design.formula, agents=design.agents, tasks=design.tasks,
-                        present=design.counts > 0, pools=pools, task_pools=task_pools, shift=shift,
-                        resample=check_choice("resample", resample, RESAMPLE), pilot_name=design.data_name,
-                        pilot_counts=design.counts.copy(), task_sd=sd, shifted_agent=shifted)
-
-
-def _check_effect(effect, pilot):
-    if isinstance(effect, numbers.Real) and not isinstance(effect, bool) and math.isfinite(effect):
-        return float(effect)
-    if pilot:
-        raise OptionError(f"effect must be one finite number (within-cell standard deviations added to "
-                          f"shifted_agent) with a pilot, got {effect!r}")
-    return effect  # simulate() checks sequences and says what is wrong
 
 
 # ---------------------------------------------------------------------------
@@ -319,7 +102,7 @@ def _check_effect(effect, pilot):
 # ---------------------------------------------------------------------------
 
 def _public_function(method):
-    from .compare import backend
+    from ..methods import backend
 
     return backend(method)
 
@@ -460,42 +243,20 @@ _DECIDE = {"skillings_mack": _decide_rank, "bootstrap": _decide_bootstrap,
            "adastop": _decide_sequential, "permutation": _decide_sequential}
 
 
-def _rank_setup(call, template):
-    """The rank test's setup when the vectorised path applies (chi-squared p-value, complete balanced data)."""
-    if call.get("pvalue", "asymptotic") != "asymptotic" or call.get("within_cell") is not None \
-            or call.get("tie_correction", False) or not template.is_balanced:
-        return None
-    from .methods import _blocked_ranks as kernels
+def _batch_pvalues(method):
+    """The back end's vectorised p-values for a batch of data sets (from the registry), or None."""
+    from ..methods import OPERATIONS, operation
 
-    runs = template.max_runs_per_cell
-    variant = call.get("variant", "auto")
-    if variant == "auto":
-        variant = "mack_skillings" if runs > 1 else "skillings_mack"
-    if variant == "skillings_mack" and runs > 1:
-        return None
-    # The null covariance depends only on the counts (no tie correction): any responses will do.
-    return kernels.build_setup(np.arange(template.nobs, dtype=float), template.agent, template.task,
-                               template.n_agents, template.n_tasks, variant=variant)
-
-
-def _rank_outcomes(setup, template, responses, alpha):
-    """Rejections of the blocked rank test for a batch of data sets, vectorised over the batch."""
-    from .methods import _blocked_ranks as kernels
-
-    batch = responses.shape[0]
-    ranks = stats.rankdata(responses.reshape(batch, template.n_tasks, -1), axis=-1).reshape(batch, -1)
-    statistic = kernels.statistic(setup, ranks)
-    pvalue = stats.chi2.sf(statistic, setup.df) if setup.df > 0 else np.ones(batch)
-    runs = np.full((batch, 1), float(template.max_runs_per_cell))
-    return (pvalue <= alpha)[:, None], runs
+    key = f"{method}.batch_pvalues"
+    return operation(key) if key in OPERATIONS else None
 
 
 def _method_outcomes(method, call, template, responses, simulations, alpha, seeds):
     """(rejected, runs): arrays of shape (batch, units) for one method on a batch of data sets."""
-    if method == "skillings_mack":
-        setup = _rank_setup(call, template)
-        if setup is not None:
-            return _rank_outcomes(setup, template, responses, alpha)
+    batch = _batch_pvalues(method)
+    pvalues = None if batch is None else batch(template, responses, **call)
+    if pvalues is not None:
+        return (pvalues <= alpha)[:, None], np.full((len(simulations), 1), float(template.max_runs_per_cell))
     function = _public_function(method)
     units = _units(method, template)
     rejected = np.zeros((len(simulations), units), dtype=bool)
@@ -587,12 +348,6 @@ def _check_backend(backend):
     return backend
 
 
-def _check_n_jobs(n_jobs):
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0 or n_jobs < -1:
-        raise OptionError(f"n_jobs must be a positive whole number or -1 (all cores or workers), got {n_jobs!r}")
-    return int(n_jobs)
-
-
 def _blocks(seeds_list, n_sim):
     return [(seeds, start, min(start + _BLOCK, n_sim)) for seeds in seeds_list for start in range(0, n_sim, _BLOCK)]
 
@@ -635,21 +390,6 @@ def _joblib_blocks(study, blocks, n_jobs, backend):
 # Rates and their Monte Carlo intervals
 # ---------------------------------------------------------------------------
 
-def _wilson(successes, trials, confidence_level=MC_CONFIDENCE_LEVEL):
-    """Wilson score interval of a binomial proportion (vectorised)."""
-    successes = np.asarray(successes, dtype=float)
-    trials = np.asarray(trials, dtype=float)
-    z = stats.norm.ppf(0.5 + confidence_level / 2)
-    p = successes / trials
-    denominator = 1 + z**2 / trials
-    centre = (p + z**2 / (2 * trials)) / denominator
-    half = z / denominator * np.sqrt(p * (1 - p) / trials + z**2 / (4 * trials**2))
-    # At 0 or all successes the bound is exactly 0 or 1 (rounding leaves a 1e-19 otherwise).
-    low = np.where(successes == 0, 0.0, np.clip(centre - half, 0, 1))
-    high = np.where(successes == trials, 1.0, np.clip(centre + half, 0, 1))
-    return low, high
-
-
 def _rows(outcomes, methods, seeds_list, n_sim, levels):
     rows = []
     for method in methods:
@@ -657,7 +397,7 @@ def _rows(outcomes, methods, seeds_list, n_sim, levels):
             rejected, runs = outcomes[(method, seeds)]
             trials = rejected.size
             hits = int(rejected.sum())
-            low, high = _wilson(hits, trials)
+            low, high = wilson_interval(hits, trials)
             per_test = runs.ravel()
             rows.append({
                 "method": method, "seeds": int(seeds), "power": hits / trials,
@@ -677,344 +417,6 @@ def _emit(messages, n_data_sets):
             warn(f"{text} (raised by {count} method calls on the simulated data sets)")
         else:
             warn(f"{category} in {count} method calls on the {n_data_sets} simulated data sets: {text}")
-
-
-# ---------------------------------------------------------------------------
-# Result
-# ---------------------------------------------------------------------------
-
-@resultclass
-class PowerResult(Result):
-    """Result of :func:`power` and :func:`sample_size`.
-
-    Attributes
-    ----------
-    methods : tuple of str
-        The methods simulated, in table order.
-    seeds : tuple of int
-        Numbers of seeds (runs per agent and task) evaluated, ascending.
-    effect : float or tuple
-        The shift, in within-cell standard deviations (see :func:`power`).
-    alpha : float
-        Level of every test (``1 - alpha`` intervals for the bootstrap rule).
-    n_sim : int
-        Simulated data sets per number of seeds (shared by all methods).
-    table : DataFrame
-        One row per method and number of seeds: ``method, seeds, power,
-        std_error, conf_low, conf_high`` (95% Wilson interval of the
-        rejection rate), ``mean_runs`` (runs used per agent and task; the
-        number of seeds except for AdaStop) and its standard error
-        ``mean_runs_se``, ``level_spent`` (the level a permutation-based
-        test can spend, NaN for the others), ``n_sim``, ``n_tests``
-        (simulations, times tasks for the per-task tests) and
-        ``n_rejections``.
-    data_source : str
-        ``"simulate"`` or ``"pilot"``.
-    simulation : dict
-        The data-generating settings (agents, tasks, families, shifts; or
-        the pilot's runs per cell, resampling and the within-cell SDs).
-    method_options : dict
-        Per method, the options given to it (before n and K are derived).
-    conf_level : float
-        Level of the Monte Carlo intervals (0.95).
-    target_power : float or None
-        :func:`sample_size` only: the power sought.
-    sample_size : int or None
-        Smallest number of seeds whose estimated power reaches the target.
-    sample_size_low, sample_size_high : int or None
-        Smallest numbers of seeds whose Monte Carlo interval reaches the
-        target at its upper bound and at its lower bound: the sample size
-        is between them, given the simulation error.
-    """
-
-    methods: tuple
-    seeds: tuple
-    effect: object
-    alpha: float
-    n_sim: int
-    table: pd.DataFrame
-    data_source: str
-    simulation: dict
-    method_options: dict
-    conf_level: float = MC_CONFIDENCE_LEVEL
-    target_power: float | None = None
-    sample_size: int | None = None
-    sample_size_low: int | None = None
-    sample_size_high: int | None = None
-
-    _plot_kinds: ClassVar[dict] = {}
-
-    # ---- combining ------------------------------------------------------------------
-    @classmethod
-    def combine(cls, *results):
-        """One result holding the rows of several (e.g. one method each), to tabulate and plot together.
-
-        The results must describe the same data (source, effect and alpha);
-        a method may appear in several only for different numbers of seeds.
-
-        Examples
-        --------
-        >>> from rlstats.power import PowerResult, power
-        >>> a = power("skillings_mack", effect=1.0, seeds=[2, 4], tasks=3, n_sim=20, rng=0, progress=False)
-        >>> b = power("bootstrap", effect=1.0, seeds=[2, 4], tasks=3, n_sim=20, rng=0, progress=False,
-        ...           n_resamples=200)
-        >>> PowerResult.combine(a, b).methods
-        ('skillings_mack', 'bootstrap')
-        """
-        if not results or not all(isinstance(r, PowerResult) for r in results):
-            raise OptionError("combine() takes PowerResult objects, at least one")
-        first = results[0]
-        for other in results[1:]:
-            for name in ("data_name", "data_source", "alpha"):
-                if getattr(other, name) != getattr(first, name):
-                    raise OptionError(f"cannot combine results with different {name}: {getattr(first, name)!r} "
-                                      f"and {getattr(other, name)!r}")
-            if not _same_effect(first.effect, other.effect):
-                raise OptionError(f"cannot combine results with different effects: {first.effect!r} and "
-                                  f"{other.effect!r}")
-        table = pd.concat([r.table for r in results], ignore_index=True)
-        if table.duplicated(["method", "seeds"]).any():
-            dup = table[table.duplicated(["method", "seeds"])].iloc[0]
-            raise OptionError(f"method {dup['method']!r} at {dup['seeds']} seeds appears in several results")
-        methods = tuple(dict.fromkeys(m for r in results for m in r.methods))
-        order = {m: i for i, m in enumerate(methods)}
-        table = table.sort_values(["method", "seeds"], key=lambda s: s.map(order) if s.name == "method" else s,
-                                  kind="stable").reset_index(drop=True)
-        notes = tuple(dict.fromkeys(n for r in results for n in r.notes))
-        options = {k: v for r in results for k, v in r.method_options.items()}
-        return cls(method=first.method if len(results) == 1 else "Simulation-based power analysis",
-                   formula=first.formula, data_name=first.data_name, nobs=sum(r.nobs for r in results),
-                   notes=notes, options={"combined": [r.options for r in results]}, seed=[r.seed for r in results],
-                   methods=methods, seeds=tuple(sorted(set(table["seeds"].tolist()))), effect=first.effect,
-                   alpha=first.alpha, n_sim=int(table["n_sim"].min()), table=table, data_source=first.data_source,
-                   simulation=first.simulation, method_options=options)
-
-    # ---- printing -----------------------------------------------------------------
-    def _statistic_line(self):
-        what = "type-I error" if self._is_null else "power"
-        return (f"{what} by simulation: effect = {_effect_text(self.effect)}, alpha = {self.alpha}, "
-                f"{self._simulations} simulated data sets per number of seeds")
-
-    @property
-    def _simulations(self):
-        """'1000', or '300 to 1000' for combined results."""
-        low, high = int(self.table["n_sim"].min()), int(self.table["n_sim"].max())
-        return str(low) if low == high else f"{low} to {high}"
-
-    @property
-    def _is_null(self):
-        """Nothing differs: simulated agents shifted alike, or a pilot pooled over agents with no shift."""
-        return _null_simulation(self.simulation)
-
-    def _extra_lines(self):
-        lines = [f"rejection rates with {fmt.signif(100 * self.conf_level)}% Monte Carlo (Wilson) intervals:"]
-        shown = self.table[["method", "seeds", "power", "conf_low", "conf_high", "mean_runs"]]
-        lines += ["  " + line for line in fmt.table_text(shown, 4).splitlines()]
-        if self.target_power is not None:
-            lines.append(_sample_size_sentence(self))
-        return lines
-
-    def _summary_tables(self):
-        settings = pd.DataFrame({"setting": list(self.simulation), "value": [_setting_text(v) for v in
-                                                                               self.simulation.values()]})
-        return {"Rejection rates": self.table, "Data-generating settings": settings}
-
-    # ---- tidy output ------------------------------------------------------------------
-    def tidy(self):
-        """One row per method and number of seeds: method, seeds, power, std_error, conf_low, conf_high,
-        mean_runs, mean_runs_se, level_spent, n_sim, n_tests."""
-        return self.table.drop(columns="n_rejections").copy()
-
-    def glance(self):
-        """The study in one row."""
-        return pd.DataFrame([{
-            "method": ", ".join(self.methods), "effect": _effect_text(self.effect), "alpha": self.alpha,
-            "n_sim": self.n_sim, "data_source": self.data_source, "target_power": self.target_power,
-            "sample_size": self.sample_size, "sample_size_low": self.sample_size_low,
-            "sample_size_high": self.sample_size_high,
-        }])
-
-    def confidence_interval(self, confidence_level=MC_CONFIDENCE_LEVEL):
-        """The tidy table with Wilson intervals of the rejection rates at another level."""
-        level = check_fraction("confidence_level", confidence_level)
-        low, high = _wilson(self.table["n_rejections"].to_numpy(), self.table["n_tests"].to_numpy(), level)
-        out = self.tidy()
-        out["conf_low"], out["conf_high"] = low, high
-        return out
-
-    def report(self):
-        """A methods-section paragraph: how the data were simulated, the rules, the rates."""
-        if self.data_source == "simulate":
-            s = self.simulation
-            source = (f"We estimated {'the type-I error' if self._is_null else 'the power'} of each method by "
-                      f"simulation: {self._simulations} data sets per number of seeds were drawn with "
-                      f"rlstats.datasets.simulate ({len(s['agents'])} agents, {len(s['tasks'])} tasks, score "
-                      f"families {', '.join(s['families'])}, task heterogeneity {fmt.signif(s['heterogeneity'])}), "
-                      "with the agents' scores shifted by " + ", ".join(
-                          f"{fmt.signif(v)} ({a})" for a, v in s["effect"].items()) +
-                      " within-cell standard deviations")
-        else:
-            s = self.simulation
-            how = ("each agent's runs drawn with replacement from its own pilot runs" if s["resample"] == "agents"
-                   else "every agent's runs drawn with replacement from the task's pooled pilot runs")
-            shift = (f", and {s['shifted_agent']} shifted by {_effect_text(self.effect)} pooled within-cell "
-                     "standard deviations of each task" if self.effect != 0 else ", with no shift added")
-            source = (f"We estimated the power of each method by resampling a pilot ({s['pilot']}): "
-                      f"{self._simulations} data sets per number of seeds, {how}{shift}")
-        text = source + f". Every method analysed the same data sets at alpha = {self.alpha}. "
-        text += " ".join(_RULES[m](self) for m in self.methods)
-        text += (f" Rates are given with {fmt.signif(100 * self.conf_level)}% Wilson intervals for the Monte Carlo "
-                 "error.")
-        for method in self.methods:
-            rows = self.table[self.table["method"] == method]
-            parts = [f"{s} seeds {fmt.signif(p, 3)} ({fmt.signif(lo, 3)} to {fmt.signif(hi, 3)})"
-                     for s, p, lo, hi in zip(rows["seeds"], rows["power"], rows["conf_low"], rows["conf_high"])]
-            text += f" {_LABELS[method][:1].upper() + _LABELS[method][1:]}: {'; '.join(parts)}."
-            if method == "adastop":
-                text += " Mean runs used per agent: " + ", ".join(
-                    f"{fmt.signif(r, 3)} of {s}" for s, r in zip(rows["seeds"], rows["mean_runs"])) + "."
-        if self.target_power is not None:
-            text += " " + _sample_size_sentence(self)
-        if self.notes:
-            text += " " + " ".join(n[0].upper() + n[1:] + ("" if n.endswith(".") else ".") for n in self.notes)
-        return text
-
-
-def _null_simulation(settings):
-    if settings["source"] == "simulate":
-        shifts = np.asarray(list(settings["effect"].values()), dtype=float)
-        return bool(np.all(shifts == shifts[0]))
-    shifts = [value for row in settings["shift"].values() for value in row.values()]
-    return settings["resample"] == "pooled" and not any(shifts)
-
-
-def _same_effect(a, b):
-    return np.array_equal(np.atleast_1d(np.asarray(a, dtype=float)), np.atleast_1d(np.asarray(b, dtype=float)))
-
-
-def _effect_text(effect):
-    if isinstance(effect, (tuple, list, np.ndarray)):
-        return "(" + ", ".join(fmt.signif(float(e)) for e in effect) + ")"
-    return fmt.signif(float(effect))
-
-
-def _setting_text(value):
-    if isinstance(value, dict):
-        return "; ".join(f"{k}: {_setting_text(v)}" for k, v in value.items())
-    if isinstance(value, (list, tuple)):
-        return ", ".join(_setting_text(v) for v in value)
-    if isinstance(value, float):
-        return fmt.signif(value)
-    return str(value)
-
-
-def _sample_size_sentence(result):
-    method = _LABELS[result.methods[0]]
-    target = fmt.signif(result.target_power)
-    if result.sample_size is None:
-        return (f"The {method} did not reach power {target} with up to {max(result.seeds)} seeds "
-                "(sample size not found).")
-    row = result.table[result.table["seeds"] == result.sample_size].iloc[0]
-    text = (f"Sample size for power {target}: {result.sample_size} seeds (estimated power "
-            f"{fmt.signif(row['power'], 3)}, {fmt.signif(100 * result.conf_level)}% interval "
-            f"{fmt.signif(row['conf_low'], 3)} to {fmt.signif(row['conf_high'], 3)}); ")
-    if result.sample_size_high is None:
-        return text + (f"given the Monte Carlo error it is at least {result.sample_size_low} seeds, and no number of "
-                       "seeds searched has an interval entirely above the target.")
-    if result.sample_size_low == result.sample_size_high:
-        return text + "the Monte Carlo error does not change it."
-    return text + (f"given the Monte Carlo error the sample size lies between {result.sample_size_low} and "
-                   f"{result.sample_size_high} seeds.")
-
-
-def _rule_rank(result):
-    return ("The blocked rank test (Mack-Skillings 1980 on all runs with several seeds, Skillings-Mack 1981 with "
-            "one) rejected when its p-value was at most alpha.")
-
-
-def _rule_bootstrap(result):
-    options = result.method_options.get("bootstrap", {})
-    metric = options.get("metric", "iqm")
-    metric = getattr(metric, "__name__", metric)
-    level = options.get("confidence_level", 1 - result.alpha)
-    resamples = options.get("n_resamples", DEFAULT_BOOTSTRAP_RESAMPLES)
-    return (f"Bootstrap interval separation (thesis Section 3.1) rejected when the {fmt.signif(100 * level)}% "
-            f"stratified-bootstrap intervals ({resamples} resamples) of the {metric} of two agents did not overlap; "
-            "non-overlap of two intervals is a conservative test, so its rejection rate under no difference is "
-            "expected well below alpha.")
-
-
-def _rule_adastop(result):
-    options = result.method_options.get("adastop", {})
-    if options.get("n") is not None:
-        design = f"n = {options['n']} runs per interim and K = seeds / n interims"
-    else:
-        design = f"K = {options.get('K', DEFAULT_K)} interims of n = seeds / K runs"
-    return (f"AdaStop ({design}, one test per task) counted as rejecting when it decided 'larger' or 'smaller' "
-            "for a comparison; its rate is per task and simulation, and its mean number of runs used per agent "
-            "is reported.")
-
-
-def _rule_permutation(result):
-    return ("The permutation test of mean differences (one test per task, step-down over comparisons) counted as "
-            "rejecting when it rejected any comparison.")
-
-
-_RULES = {"skillings_mack": _rule_rank, "bootstrap": _rule_bootstrap, "adastop": _rule_adastop,
-          "permutation": _rule_permutation}
-
-
-# ---------------------------------------------------------------------------
-# Plots: draw, never compute
-# ---------------------------------------------------------------------------
-
-def plot_power(result, *, ax=None, **kwargs):
-    """Power (rejection rate) against the number of seeds, one line per method with its Monte Carlo band.
-
-    A dashed line marks alpha when no effect was simulated, or the target
-    power of a sample-size search (with the sample size found).
-    """
-    ax = axes_or_new(ax, (6.0, 4.0))
-    for method in result.methods:
-        rows = result.table[result.table["method"] == method]
-        style = {"marker": "o", "label": _LABELS[method], **kwargs}
-        (line,) = ax.plot(rows["seeds"], rows["power"], **style)
-        ax.fill_between(rows["seeds"], rows["conf_low"], rows["conf_high"], color=line.get_color(), alpha=0.2,
-                        linewidth=0)
-    if result.target_power is not None:
-        ax.axhline(result.target_power, color="grey", linestyle="--", linewidth=1,
-                   label=f"target power {fmt.signif(result.target_power)}")
-        if result.sample_size is not None:
-            ax.axvline(result.sample_size, color="grey", linestyle=":", linewidth=1,
-                       label=f"sample size {result.sample_size}")
-    elif result._is_null:
-        ax.axhline(result.alpha, color="grey", linestyle="--", linewidth=1, label=f"alpha = {result.alpha}")
-    if len(result.seeds) <= 15:
-        ax.set_xticks(list(result.seeds))
-    ax.set_xlabel("seeds (runs per agent and task)")
-    ax.set_ylabel("type-I error" if result._is_null else "power")
-    ax.set_ylim(-0.02, 1.02)
-    ax.set_title(f"effect {_effect_text(result.effect)}, {result._simulations} simulations per point")
-    ax.legend(fontsize="small")
-    return ax
-
-
-def plot_runs(result, *, ax=None, **kwargs):
-    """Mean runs used per agent and task against the budget in seeds (AdaStop stops early; others use all)."""
-    ax = axes_or_new(ax, (6.0, 4.0))
-    for method in result.methods:
-        rows = result.table[result.table["method"] == method]
-        style = {"marker": "o", "label": _LABELS[method], **kwargs}
-        ax.plot(rows["seeds"], rows["mean_runs"], **style)
-    top = max(result.seeds)
-    ax.plot([0, top], [0, top], color="grey", linestyle="--", linewidth=1, label="all runs used")
-    ax.set_xlabel("seeds (budget of runs per agent and task)")
-    ax.set_ylabel("mean runs used per agent")
-    ax.legend(fontsize="small")
-    return ax
-
-
-PowerResult._plot_kinds = {"power": plot_power, "runs": plot_runs}
 
 
 # ---------------------------------------------------------------------------
@@ -1046,7 +448,7 @@ def _prepare(method, design, formula, effect, tasks, agents, distribution, heter
     plans = _split_options(methods, method_options)
     alpha = check_fraction("alpha", alpha)
     n_sim = check_int("n_sim", n_sim, minimum=1)
-    n_jobs = _check_n_jobs(n_jobs)
+    n_jobs = check_n_jobs(n_jobs)
     backend = _check_backend(backend)
     progress = check_bool("progress", progress)
     if design is None:

@@ -34,8 +34,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from ..errors import OptionError
-from ..resampling import chunk_generators
+from ...errors import OptionError
+from ...resampling import chunk_generators
 
 #: Julia's isapprox default for Float64 (rtol = sqrt(eps), atol = 0), used by the reference for ties.
 TIE_RTOL = float(np.sqrt(np.finfo(np.float64).eps))

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import OptionError
-from .plotting import axes_or_new
+from ...errors import OptionError
+from ...plotting import axes_or_new
 
 
 def plot_aggregate(result, *, ax=None, **kwargs):

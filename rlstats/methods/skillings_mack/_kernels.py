@@ -42,10 +42,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import signal, stats
 
-from ..errors import DesignError, OptionError
-from ..options import check_choice, check_fraction, check_int
-from ..permutation import block_layout, permute_blocks
-from ..resampling import chunk_generators
+from ...errors import DesignError, OptionError
+from ...statistics import bonferroni, doubled_midranks, holm, monte_carlo_pvalue, monte_carlo_se
+from ...resampling import block_layout, chunk_generators, permute_blocks
 
 VARIANTS = ("skillings_mack", "mack_skillings")
 ADJUSTMENTS = ("auto", "tukey", "holm", "bonferroni")
@@ -65,54 +64,6 @@ _DP_WORK_LIMIT = 500_000_000
 def _relative_tol(t):
     """Tolerance used whenever statistics are compared: 1e-9 * max(1, |t|)."""
     return 1e-9 * np.maximum(1.0, np.abs(t))
-
-
-# --------------------------------------------------------------------------- ranks
-
-
-def _doubled_midranks(y, block, n_blocks):
-    """Twice the within-block mid-ranks (integers) and sum(t**3 - t) of ties per block.
-
-    Ties are exact floating-point equality, as in R's ``rank()``.
-    """
-    y = np.asarray(y, dtype=np.float64)
-    block = np.asarray(block, dtype=np.intp)
-    order = np.lexsort((y, block))
-    ys, bs = y[order], block[order]
-    idx = np.arange(y.size)
-    new_block = np.r_[True, bs[1:] != bs[:-1]]
-    new_group = new_block | np.r_[True, ys[1:] != ys[:-1]]
-    block_start = np.maximum.accumulate(np.where(new_block, idx, 0))
-    first = idx[new_group]
-    last = np.r_[first[1:] - 1, y.size - 1]
-    group = np.cumsum(new_group) - 1
-    doubled = np.empty(y.size, dtype=np.int64)
-    doubled[order] = first[group] + last[group] + 2 - 2 * block_start
-    t = (last - first + 1).astype(np.float64)
-    tie_sum = np.bincount(bs[first], weights=t**3 - t, minlength=n_blocks)
-    return doubled, tie_sum
-
-
-def midranks(y, block):
-    """Mid-ranks of ``y`` within each block (ties get the average rank).
-
-    Parameters
-    ----------
-    y : array_like of float, shape (N,)
-        Responses.
-    block : array_like of int, shape (N,)
-        Block code of each response; rows need not be sorted.
-
-    Returns
-    -------
-    ndarray of float, shape (N,)
-        Rank of each response among the responses of its block, 1 = smallest,
-        ties (exact floating-point equality, never rounded) sharing the mean
-        of their ranks, as R's ``rank(ties.method = "average")``.
-    """
-    block = np.asarray(block, dtype=np.intp)
-    n_blocks = int(block.max()) + 1 if block.size else 0
-    return _doubled_midranks(y, block, n_blocks)[0] / 2.0
 
 
 # --------------------------------------------------------------------------- setup
@@ -226,7 +177,6 @@ def build_setup(y, agent, task, k, n, *, variant, tie_correction=False):
     (1980), thesis eqs. 2.13-2.18 with the sign of eq. 2.17 corrected, and
     spec Section 2 (run level).
     """
-    variant = check_choice("variant", variant, VARIANTS)
     agent = np.asarray(agent, dtype=np.intp)
     task = np.asarray(task, dtype=np.intp)
     counts = np.bincount(task * k + agent, minlength=n * k).reshape(n, k)
@@ -235,7 +185,7 @@ def build_setup(y, agent, task, k, n, *, variant, tie_correction=False):
             "the Skillings-Mack (1981) statistic needs at most one run per agent and task, "
             f"but a cell holds {counts.max()} runs; use variant='mack_skillings' or aggregate the runs"
         )
-    ranks2, tie_sum = _doubled_midranks(y, task, n)
+    ranks2, tie_sum = doubled_midranks(y, task, n)
     q = counts.sum(axis=1)
     k_i = (counts > 0).sum(axis=1)
     w_block = np.sqrt(12.0 / (k_i + 1)) if variant == "skillings_mack" else 1.0 / q
@@ -437,7 +387,6 @@ def monte_carlo_test(setup, n_resamples, seed_sequence, *, progress=None, batch_
     p-values should never be zero, Stat. Appl. Genet. Mol. Biol. 9(1)
     (the (1 + hits) / (B + 1) rule).
     """
-    n_resamples = check_int("n_resamples", n_resamples, minimum=1)
     t_obs = observed_statistic(setup)
     cells = _cell_layout(setup)
     per_batch = _blocks_per_batch(setup.agent.size, batch_size)
@@ -452,10 +401,10 @@ def monte_carlo_test(setup, n_resamples, seed_sequence, *, progress=None, batch_
         if progress is not None:
             progress(hi - lo)
     hits = int(np.count_nonzero(null >= t_obs - _relative_tol(t_obs)))
-    p = (1 + hits) / (n_resamples + 1)
+    p = monte_carlo_pvalue(hits, n_resamples)
     return MonteCarloResult(
         statistic=t_obs, pvalue=p, pvalue_reference=hits / n_resamples, hits=hits,
-        n_resamples=n_resamples, standard_error=math.sqrt(p * (1 - p) / n_resamples),
+        n_resamples=n_resamples, standard_error=float(monte_carlo_se(p, n_resamples)),
         null_distribution=null,
     )
 
@@ -464,7 +413,6 @@ def _blocks_per_batch(n_runs, batch_size):
     """Number of generator blocks (of _RNG_BLOCK resamples) processed together."""
     if batch_size is None:
         return max(1, _ELEMENT_BUDGET // (n_runs * _RNG_BLOCK))
-    batch_size = check_int("batch_size", batch_size, minimum=1)
     return -(-batch_size // _RNG_BLOCK)
 
 
@@ -518,8 +466,6 @@ def exact_null(setup, *, method="auto", limit=_ENUMERATION_LIMIT):
     Spec Sections 5.3-5.4; for k = 2 and no ties each block's distribution
     is the Wilcoxon rank-sum distribution.
     """
-    method = check_choice("method", method, ("auto", "enumerate", "convolve"))
-    limit = check_int("limit", limit, minimum=1)
     if method == "auto":
         method = "convolve" if setup.k == 2 else "enumerate"
     return _EXACT_METHODS[method](setup, limit)
@@ -676,7 +622,6 @@ def exact_critical_value(null, alpha):
         ``(v, P0(T >= v))``; None when no attainable level is <= alpha (spec
         Section 5.4 "none"): then the test can never reject at ``alpha``.
     """
-    alpha = check_fraction("alpha", alpha)
     tails = np.cumsum(null.probabilities[::-1])[::-1]
     ok = np.flatnonzero(tails <= alpha * (1 + 1e-10))
     if ok.size == 0:
@@ -797,18 +742,6 @@ def _tukey(z, k):
     return stats.studentized_range.sf(np.sqrt(2.0) * np.abs(z), k, np.inf)
 
 
-def _holm(p):
-    m = p.size
-    order = np.argsort(p, kind="stable")
-    adjusted = np.empty_like(p)
-    adjusted[order] = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * p[order]))
-    return adjusted
-
-
-def _bonferroni(p):
-    return np.minimum(1.0, p * p.size)
-
-
 def _cell_mean_ranks(setup, higher_is_better):
     """(n, k) mean mid-rank of each cell on the 1..q_i scale (0 for empty cells), best = 1 when asked."""
     q = setup.block_size[setup.block]
@@ -879,8 +812,6 @@ def pairwise(setup, *, higher_is_better=True, adjustment="auto", alpha=0.05):
     OptionError
         Unknown adjustment, or ``"tukey"`` on an unbalanced or incomplete design.
     """
-    adjustment = check_choice("adjustment", adjustment, ADJUSTMENTS)
-    alpha = check_fraction("alpha", alpha)
     if adjustment == "auto":
         adjustment = "tukey" if setup.balanced else "holm"
     if adjustment == "tukey" and not setup.balanced:
@@ -911,4 +842,4 @@ def pairwise(setup, *, higher_is_better=True, adjustment="auto", alpha=0.05):
     )
 
 
-_ADJUST = {"holm": _holm, "bonferroni": _bonferroni}
+_ADJUST = {"holm": holm, "bonferroni": bonferroni}

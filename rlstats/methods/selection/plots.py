@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import OptionError
-from .plotting import axes_or_new
+from ...errors import OptionError
+from ...plotting import axes_or_new
 
 #: Colours of the two sets of tasks (colour-blind safe blue and orange).
 SET_COLOURS = {"reported": "#D55E00", "heldout": "#0072B2"}

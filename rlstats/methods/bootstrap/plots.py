@@ -10,20 +10,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import format as fmt
-from .errors import OptionError
-from .plotting import axes_or_new, panels
+from ... import format as fmt
+from ...errors import OptionError
+from ...plotting import PALETTE, axes_or_new, palette, panels
 
-#: Okabe & Ito's colour-blind-safe palette (black last).
-PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
 SCALINGS = ("linear", "nonlinear")
 
 _METRIC_LABELS = {"iqm": "IQM", "mean": "Mean", "median": "Median", "optimality_gap": "Optimality gap"}
-
-
-def _colors(n, colors=None):
-    colors = PALETTE if colors is None else tuple(colors)
-    return [colors[i % len(colors)] for i in range(n)]
 
 
 def _tidy_spines(ax):
@@ -62,7 +55,7 @@ def plot_interval_estimates(result, *, ax=None, metrics=None, colors=None, **kwa
     for p, (panel, metric) in enumerate(zip(axes, metrics)):
         j = result.metrics.index(metric)
         low, high = result.intervals[:, j, 0], result.intervals[:, j, 1]
-        panel.barh(positions, high - low, left=low, color=_colors(k, colors), **style)
+        panel.barh(positions, high - low, left=low, color=palette(k, colors), **style)
         panel.vlines(result.estimates[:, j], positions - 0.3, positions + 0.3, color="black", linewidth=1.5)
         panel.set_yticks(positions)
         panel.set_yticklabels(list(result.agents) if p == 0 else [""] * k)
@@ -96,7 +89,7 @@ def plot_performance_profile(result, *, ax=None, scaling="linear", colors=None, 
     ax = axes_or_new(ax, (5.0, 3.6))
     tau = np.asarray(result.tau)
     x = tau if scaling == "linear" else 1 - result.estimates.mean(axis=0)
-    for i, (name, color) in enumerate(zip(result.agents, _colors(len(result.agents), colors))):
+    for i, (name, color) in enumerate(zip(result.agents, palette(len(result.agents), colors))):
         style = {"color": color, "linewidth": 2.0, "label": name}
         style.update(kwargs)
         ax.plot(x, result.estimates[i], **style)

@@ -9,13 +9,16 @@ prints one message and exits with status 2, without a traceback.
 from __future__ import annotations
 
 import argparse
-import ast
 import sys
 from pathlib import Path
 
-from .errors import RlstatsError
+from ..errors import RlstatsError
+from ._shared import UsageError, parse_option, read_table, render, save_plot
+
+__all__ = ["main", "build_parser", "UsageError", "read_table", "parse_option", "render", "save_plot"]
 
 FORMATS = ("text", "summary", "markdown", "latex", "json")
+
 
 def demo_runs(data):
     """What the demo runs: method -> options of compare(data, "score ~ agent | task", method=...).
@@ -40,71 +43,8 @@ def demo_runs(data):
     }
 
 
-class UsageError(Exception):
-    """A command-line problem: reported as one message with exit status 2."""
-
-
-def read_table(path):
-    """Read a CSV, TSV or Parquet file into a DataFrame, with clear errors."""
-    import pandas as pd
-
-    from .tables import read_csv
-
-    path = Path(path)
-    if not path.is_file():
-        raise UsageError(f"file not found: {path}")
-    suffix = path.suffix.lower()
-    try:
-        if suffix in (".parquet", ".pq"):
-            try:
-                return pd.read_parquet(path)
-            except ImportError as exc:
-                raise UsageError(f"reading {path} needs pyarrow: pip install 'rlstats[parquet]' ({exc})") from exc
-        separator = "\t" if suffix in (".tsv", ".tab") else ","
-        return read_csv(path, sep=separator)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read {path}: {exc}") from exc
-
-
-def parse_option(text):
-    """``"n_resamples=2000"`` -> ("n_resamples", 2000); values are Python literals or plain strings."""
-    if "=" not in text:
-        raise UsageError(f"option {text!r} must look like NAME=VALUE, e.g. pvalue=monte_carlo")
-    name, value = text.split("=", 1)
-    try:
-        value = ast.literal_eval(value)
-    except (ValueError, SyntaxError):
-        pass
-    return name.strip().replace("-", "_"), value
-
-
-def render(result, output_format):
-    """The text the command prints for ``result`` in ``output_format``."""
-    if output_format == "text":
-        return str(result)
-    if output_format == "summary":
-        return str(result.summary())
-    if output_format == "markdown":
-        return result.to_markdown()
-    if output_format == "latex":
-        return result.to_latex()
-    return result.to_json(indent=2) + "\n"
-
-
-def save_plot(result, path):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    ax = result.plot()
-    figure = ax.figure if hasattr(ax, "figure") else ax
-    figure.savefig(path, bbox_inches="tight", dpi=150)
-    plt.close(figure)
-
-
 def run_compare(args, out):
-    from .compare import compare
+    from ..compare import compare
 
     data = read_table(args.file)
     options = dict(parse_option(o) for o in args.option)
@@ -119,8 +59,9 @@ def run_compare(args, out):
 
 
 def run_demo(args, out):
-    from . import datasets
-    from .compare import METHODS, compare
+    from .. import datasets
+    from ..compare import compare
+    from ..methods import METHODS
 
     folder = Path(args.out)
     folder.mkdir(parents=True, exist_ok=True)
@@ -164,11 +105,11 @@ def build_parser():
     demo.add_argument("--seed", type=int, default=0, help="seed of the simulation and of the methods (default: 0)")
     demo.set_defaults(run=run_demo)
 
-    from .cli_adastop import add_adastop_commands
+    from .adastop import add_adastop_commands
 
     add_adastop_commands(commands)
 
-    from .cli_power import add_power_commands
+    from .power import add_power_commands
 
     add_power_commands(commands)
     return parser

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from ..resampling import chunk_generators
+from ...resampling import child_stream, chunk_generators
 
 #: Resamples drawn from one spawned generator; fixed so results never depend on batching.
 RNG_BLOCK = 100
@@ -144,7 +144,7 @@ def agent_seed_sequence(root, label):
     """
     digest = hashlib.sha256(str(label).encode("utf-8")).digest()
     words = tuple(int.from_bytes(digest[i:i + 4], "little") for i in (0, 4))
-    return np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, *words))
+    return child_stream(root, *words)
 
 
 def batch_blocks(n_runs, batch_size=None):
@@ -788,3 +788,19 @@ def inferential_epsilon(low_estimate, high_estimate, low_upper, high_lower, pval
     if significant:
         return 0.999 * min(eps, 1.0), "shrunk"
     return 1.001 * eps, "widened"
+
+
+def metric_bounds(distribution, estimates, level, interval, z0, acceleration, compat):
+    """(bounds, mc_se) of shape (K, M, 2) from (K, M, B) distributions."""
+    if not compat:
+        return interval_bounds(distribution, estimates, level, interval, z0, acceleration)
+    bounds = np.empty(estimates.shape + (2,))
+    for index in np.ndindex(estimates.shape):
+        bounds[index] = rliable_bounds(distribution[index], estimates[index], level, interval)
+    _, se = interval_bounds(distribution, estimates, level, interval)
+    return bounds, se
+
+
+def overlaps(intervals):
+    """(M,) whether two agents' intervals (2, M, 2) share a point."""
+    return (intervals[0, :, 0] <= intervals[1, :, 1]) & (intervals[1, :, 0] <= intervals[0, :, 1])

@@ -24,9 +24,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..methods.adastop import DEFAULT_K
+
 #: options that apply when the state is created (AdaStop keywords; dashes on the command line)
 _OPTIONS = ("n", "K", "n_resamples", "alpha", "beta", "reference", "permutations")
-_DEFAULT_K = 6
 
 
 def add_adastop_commands(subparsers):
@@ -40,7 +41,7 @@ def add_adastop_commands(subparsers):
     update.add_argument("batch", help="CSV/TSV/Parquet file: columns agent and score, or one column per agent")
     update.add_argument("--n", type=int, default=None,
                         help="runs per agent per batch (default: the runs per agent in the first batch)")
-    update.add_argument("--K", type=int, default=None, help=f"maximum number of batches (default: {_DEFAULT_K})")
+    update.add_argument("--K", type=int, default=None, help=f"maximum number of batches (default: {DEFAULT_K})")
     update.add_argument("--n-resamples", type=int, default=None, help="permutation paths (default: 10000)")
     update.add_argument("--alpha", type=float, default=None, help="family-wise error (default: 0.05)")
     update.add_argument("--beta", type=float, default=None, help="early-accept level, 0 = off (default: 0)")
@@ -66,14 +67,14 @@ def add_adastop_commands(subparsers):
 
 
 def _usage_error(message):
-    from .cli import UsageError
+    from ._shared import UsageError
 
     return UsageError(message)
 
 
 def _agents_in(frame):
     """Agent names of a batch file, in order of appearance (long) or of the columns (wide)."""
-    from .methods.adastop import _INDEX_COLUMNS
+    from ..methods.adastop._incremental import _INDEX_COLUMNS
 
     if "agent" in frame.columns and "score" in frame.columns:
         return list(dict.fromkeys(frame["agent"].astype(str)))
@@ -97,12 +98,12 @@ def _given_options(args):
 
 
 def _create(args, frame):
-    from .methods.adastop import AdaStop
+    from ..methods.adastop import AdaStop
 
     agents = _agents_in(frame)
     options = _given_options(args)
     options.setdefault("n", _runs_per_agent(frame, agents))
-    options.setdefault("K", _DEFAULT_K)
+    options.setdefault("K", DEFAULT_K)
     return AdaStop(agents, rng=args.seed, **options)
 
 
@@ -120,7 +121,7 @@ def _check_unchanged(seq, args, path):
 
 
 def _load(path):
-    from .methods.adastop import AdaStop
+    from ..methods.adastop import AdaStop
 
     path = Path(path)
     if not path.is_file():
@@ -129,7 +130,7 @@ def _load(path):
 
 
 def _progress_text(seq):
-    from . import format as fmt
+    from .. import format as fmt
 
     table = seq.decisions.copy()
     table["reason"] = table["reason"].fillna("")
@@ -145,7 +146,7 @@ def _progress_text(seq):
 
 
 def run_update(args, out):
-    from .cli import read_table
+    from ._shared import read_table
 
     path = Path(args.state)
     frame = read_table(args.batch)

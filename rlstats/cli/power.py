@@ -60,7 +60,7 @@ def add_power_commands(subparsers):
 
 
 def _usage_error(message):
-    from .cli import UsageError
+    from ._shared import UsageError
 
     return UsageError(message)
 
@@ -88,7 +88,7 @@ def _count_or_names(text, flag):
 
 
 def _arguments(args):
-    from .cli import parse_option, read_table
+    from ._shared import parse_option, read_table
 
     methods = [m.strip() for m in args.method.split(",") if m.strip()]
     options = dict(parse_option(o) for o in args.option)
@@ -108,8 +108,8 @@ def _arguments(args):
 
 
 def run_power(args, out):
-    from .cli import render, save_plot
-    from .power import power, sample_size
+    from ._shared import render, save_plot
+    from ..power import power, sample_size
 
     methods, kwargs = _arguments(args)
     if args.target_power is not None:

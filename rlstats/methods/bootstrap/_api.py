@@ -9,7 +9,7 @@ use the same resamples.  ``BootstrapResult.inferential_intervals`` rescales
 two agents' intervals so that they overlap exactly when the blocked rank
 test does not reject (thesis Sections 2.4 and 2.7).
 
-The numbers come from :mod:`rlstats.methods._bootstrap_kernels`, vectorised
+The numbers come from :mod:`rlstats.methods.bootstrap._kernels`, vectorised
 over resamples in memory-bounded batches.  ``rliable_compat=True`` reproduces
 rliable 1.2.0's numbers bit for bit from a seed, for users migrating.
 """
@@ -19,32 +19,25 @@ from __future__ import annotations
 import dataclasses
 import numbers
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import ClassVar
+from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 import patsy
 
-from .. import format as fmt
-from .. import plots_bootstrap as plots
-from ..design import Design, design_of
-from ..errors import DesignError, OptionError, warn
-from ..options import check_bool, check_choice, check_fraction, check_int, check_pairs
-from ..progress import progress_bar
-from ..resampling import seed_sequence
-from ..results import Result, _versions, resultclass, to_jsonable
-from . import _bootstrap_kernels as kernels
+from ...design import NA_ACTIONS, design_of
+from ...errors import DesignError, OptionError, warn
+from ...options import check_bool, check_choice, check_fraction, check_int, check_pairs
+from ...progress import progress_bar
+from ...resampling import seed_sequence
+from . import _kernels as kernels
+from ._result import (BootstrapResult, ProbabilityOfImprovementResult, PerformanceProfileResult,
+                      InferentialIntervalsResult)
 
 DEFAULT_METRICS = ("iqm", "mean", "median", "optimality_gap")
 INTERVALS = ("percentile", "basic", "bca")
 COMPAT_INTERVALS = ("percentile", "basic")
 PROFILE_KINDS = ("runs", "tasks")
-NA_ACTIONS = ("raise", "drop")
 DEFAULT_PROFILE_POINTS = 81
-
-_METRIC_LABELS = {"iqm": "IQM", "mean": "mean", "median": "median", "optimality_gap": "optimality gap"}
-_REFERENCE = "Agarwal et al. (2021)"
 
 
 # ----------------------------------------------------------------------------- options
@@ -162,236 +155,31 @@ def _eval_env(eval_env):
 # ----------------------------------------------------------------------------- shared result helpers
 
 
-def _export(result, skip):
-    """Result.to_dict without the fields in ``skip`` (large arrays, the design)."""
-    out = {"result": type(result).__name__}
-    for f in dataclasses.fields(result):
-        if f.name not in skip:
-            out[f.name] = to_jsonable(getattr(result, f.name))
-    out["versions"] = _versions()
-    return out
-
-
-def _runs_phrase(counts):
-    runs = counts[counts > 0]
-    if runs.min() == runs.max():
-        return f"{runs.min()} run{'s' if runs.max() > 1 else ''} per agent and task"
-    return f"{runs.min()} to {runs.max()} runs per agent and task"
-
-
-def _sentence(note):
-    return note[0].upper() + note[1:] + ("" if note.endswith(".") else ".")
-
-
-def _bootstrap_phrase(n_resamples, task_bootstrap, n_tasks):
-    how = ("the runs of every task resampled with replacement independently, tasks being the strata"
-           if n_tasks > 1 else "the runs resampled with replacement")
-    if task_bootstrap:
-        how += ", and the tasks themselves resampled with replacement"
-    return f"{n_resamples} stratified bootstrap resamples ({_REFERENCE}; {how})"
-
-
-def _max_se(se):
-    finite = se[np.isfinite(se)]
-    return float(finite.max()) if finite.size else float("nan")
-
-
 # ----------------------------------------------------------------------------- results
 
 
-@resultclass
-class BootstrapResult(Result):
-    """Result of :func:`bootstrap`.
+def inferential_intervals(result, a, b, test=None, *, alpha=None):
+    """What :meth:`BootstrapResult.inferential_intervals` returns (see there).
 
-    Attributes
-    ----------
-    agents, tasks : tuple of str
-    metrics : tuple of str
-        Metric names as passed (``"iqm"``, ``"optimality_gap"``, a function's name).
-    estimates : ndarray, shape (n_agents, n_metrics)
-        Point estimates on the data.
-    intervals : ndarray, shape (n_agents, n_metrics, 2)
-        Lower and upper confidence bounds.
-    interval_mc_se : ndarray, shape (n_agents, n_metrics, 2)
-        Monte Carlo standard error of each bound (binomial order-statistic
-        method, see :func:`rlstats.methods._bootstrap_kernels.order_statistic_se`).
-    bootstrap_distribution : ndarray, shape (n_agents, n_metrics, n_resamples)
-        The metrics on every resample (not exported by ``to_dict``).
-    bias_correction, acceleration : ndarray or None, shape (n_agents, n_metrics)
-        BCa's z0 and a (``interval="bca"`` only).
-    n_resamples : int
-    confidence_level : float
-    interval : str
-        ``"percentile"``, ``"basic"`` or ``"bca"``.
-    task_bootstrap : bool
-        Whether tasks were resampled as well as runs.
-    gamma : float
-        Threshold of the optimality gap.
-    rliable_compat : bool
-        Whether rliable's legacy draws and operations were used.
-    counts : ndarray, shape (n_tasks, n_agents)
-        Runs per cell used.
-    design : Design
-        The data analysed (used by :meth:`inferential_intervals`; not exported).
+    The blocked rank test, when ``test`` is None, is reached through the
+    registry (:func:`rlstats.methods.backend`), never imported.
     """
+    from .. import backend
 
-    agents: tuple
-    tasks: tuple
-    metrics: tuple
-    estimates: np.ndarray
-    intervals: np.ndarray
-    interval_mc_se: np.ndarray
-    bootstrap_distribution: np.ndarray
-    bias_correction: np.ndarray | None
-    acceleration: np.ndarray | None
-    n_resamples: int
-    confidence_level: float
-    interval: str
-    task_bootstrap: bool
-    gamma: float
-    rliable_compat: bool
-    counts: np.ndarray
-    design: Design | None = field(default=None, repr=False)
-
-    _plot_kinds: ClassVar[dict] = {"interval_estimates": plots.plot_interval_estimates}
-
-    def _statistic_line(self):
-        strata = f"{self.n_tasks} task strata" if self.n_tasks > 1 else "1 stratum"
-        extra = ", tasks resampled" if self.task_bootstrap else ""
-        return (f"resamples = {self.n_resamples}, confidence level = {self.confidence_level}, "
-                f"interval = {self.interval}, {strata}{extra}")
-
-    def _extra_lines(self):
-        lines = fmt.table_text(self.tidy()).split("\n")
-        lines.append(f"largest Monte Carlo SE of a bound: {fmt.signif(_max_se(self.interval_mc_se), 2)}")
-        return lines
-
-    def _summary_tables(self):
-        table = self.tidy()
-        table["conf_low_mc_se"] = self.interval_mc_se[:, :, 0].T.ravel()
-        table["conf_high_mc_se"] = self.interval_mc_se[:, :, 1].T.ravel()
-        level = f"{fmt.signif(100 * self.confidence_level)}%"
-        return {f"{level} {self.interval} intervals ({self.n_resamples} resamples)": table}
-
-    def tidy(self):
-        """One row per metric and agent: agent, metric, estimate, conf_low, conf_high."""
-        k, m = self.estimates.shape
-        return pd.DataFrame({
-            "agent": list(self.agents) * m,
-            "metric": np.repeat(np.asarray(self.metrics, dtype=object), k),
-            "estimate": self.estimates.T.ravel(),
-            "conf_low": self.intervals[:, :, 0].T.ravel(),
-            "conf_high": self.intervals[:, :, 1].T.ravel(),
-        })
-
-    def glance(self):
-        """The procedure in one row."""
-        return pd.DataFrame([{
-            "method": self.method, "interval_method": self.interval, "conf_level": self.confidence_level,
-            "n_resamples": self.n_resamples, "task_bootstrap": self.task_bootstrap, "n_agents": self.n_agents,
-            "n_tasks": self.n_tasks, "n_obs": self.nobs,
-        }])
-
-    def report(self):
-        """A methods-section paragraph: what was resampled, how intervals were formed, the estimates."""
-        names = ", ".join(_METRIC_LABELS.get(m, m) for m in self.metrics)
-        level = f"{fmt.signif(100 * self.confidence_level)}%"
-        text = (f"We report {names} for {self.n_agents} agents on {self.n_tasks} task"
-                f"{'s' if self.n_tasks != 1 else ''} ({_runs_phrase(self.counts)}) with {level} {self.interval} "
-                f"confidence intervals from {_bootstrap_phrase(self.n_resamples, self.task_bootstrap, self.n_tasks)}.")
-        if "iqm" in self.metrics:
-            text += (" The IQM is the mean of the middle 50% of all runs pooled over tasks (floor(N/4) runs cut "
-                     "from each end).")
-        if "optimality_gap" in self.metrics:
-            text += f" The optimality gap is the mean shortfall of the runs below {fmt.signif(self.gamma)}."
-        for j, metric in enumerate(self.metrics):
-            parts = [f"{a} {fmt.signif(self.estimates[i, j], 3)} ({fmt.signif(self.intervals[i, j, 0], 3)} to "
-                     f"{fmt.signif(self.intervals[i, j, 1], 3)})" for i, a in enumerate(self.agents)]
-            label = _METRIC_LABELS.get(metric, metric)
-            text += f" {label[:1].upper() + label[1:]}: {'; '.join(parts)}."
-        text += (f" The largest Monte Carlo standard error of a bound is "
-                 f"{fmt.signif(_max_se(self.interval_mc_se), 2)}.")
-        if self.rliable_compat:
-            text += f" Resamples were drawn exactly as rliable 1.2.0 draws them (seed {self.seed})."
-        if self.notes:
-            text += " " + " ".join(_sentence(n) for n in self.notes)
-        return text
-
-    def to_dict(self):
-        """Every field as JSON data, except the bootstrap distribution and the design."""
-        return _export(self, {"bootstrap_distribution", "design"})
-
-    def confidence_interval(self, confidence_level=None):
-        """Intervals at another confidence level from the stored bootstrap distribution (tidy layout)."""
-        level = self.confidence_level if confidence_level is None else \
-            check_fraction("confidence_level", confidence_level)
-        bounds, _ = _metric_bounds(self.bootstrap_distribution, self.estimates, level, self.interval,
-                                   self.bias_correction, self.acceleration, self.rliable_compat)
-        out = self.tidy()
-        out["conf_low"] = bounds[:, :, 0].T.ravel()
-        out["conf_high"] = bounds[:, :, 1].T.ravel()
-        return out
-
-    def inferential_intervals(self, a, b, test=None, *, alpha=None):
-        """Inferential confidence intervals of two agents: they overlap exactly when the test does not reject.
-
-        Each agent's interval [t - g_low, t + g_up] becomes
-        [t - eps g_low, t + eps g_up] (thesis eq. 2.24), with the factor eps
-        of eq. 2.28 computed from the two intervals and the p-value P of the
-        blocked rank test:
-
-            eps = (t2 - t1)(1 + P - alpha) / (t2 - t1 + t1_up - t2_low),
-
-        which leaves a gap (t2 - t1)(alpha - P) between the scaled intervals.
-        When eps applies is the documented choice of spec Section 7.3: we
-        follow the thesis's code (Appendix B.2), not the text's rule 2, because
-        only the code guarantees that non-overlap matches the test's decision:
-
-        * test significant (P <= alpha): eps = 0.999 min(eps_2.28, 1), so the
-          intervals are disjoint and never widened;
-        * not significant, descriptive intervals disjoint: eps = 1.001 eps_2.28
-          (> 1), widening them until they overlap (the text would keep them
-          disjoint, contradicting the test);
-        * not significant and overlapping: eps = 1 (descriptive intervals).
-
-        Parameters
-        ----------
-        a, b : str
-            Two agents of the result.
-        test : result with ``pvalue``, optional
-            A test of exactly these two agents.  By default the blocked rank
-            test (:func:`rlstats.skillings_mack`, asymptotic chi-squared
-            p-value, as in the thesis) on the same data restricted to a and b.
-        alpha : float, optional
-            Level of the test's decision; default 1 - confidence_level.
-
-        Returns
-        -------
-        InferentialIntervalsResult
-
-        References
-        ----------
-        Casesa, R. (2024), Statistical Methods for Reinforcement Learning
-        Policy Comparison, PhD thesis, Sections 2.4 and 2.7, eqs. 2.24-2.28,
-        Appendix B.2.  Marasini, D., Quatto, P. and Ripamonti, E. (2017),
-        Quality & Quantity 51, 1513-1529, Section 3.3.
-        """
-        from .skillings_mack import skillings_mack
-
-        for name in (a, b):
-            if name not in self.agents:
-                raise OptionError(f"agent {name!r} is not in the result; agents: {', '.join(map(repr, self.agents))}")
-        if a == b:
-            raise OptionError("inferential intervals compare two different agents; got the same agent twice")
-        # round away the binary residue of 1 - 0.95
-        alpha = round(1 - self.confidence_level, 12) if alpha is None else check_fraction("alpha", alpha)
-        if test is None:
-            if self.design is None or not self.design.has_blocks:
-                raise DesignError("the blocked rank test needs tasks as blocks ('score ~ agent | task'); pass test= "
-                                  "a result with a pvalue for these two agents")
-            test = skillings_mack(self.design.select_agents([a, b]))
-        _check_test(test, a, b)
-        return _inferential(self, a, b, test, alpha)
+    for name in (a, b):
+        if name not in result.agents:
+            raise OptionError(f"agent {name!r} is not in the result; agents: {', '.join(map(repr, result.agents))}")
+    if a == b:
+        raise OptionError("inferential intervals compare two different agents; got the same agent twice")
+    # round away the binary residue of 1 - 0.95
+    alpha = round(1 - result.confidence_level, 12) if alpha is None else check_fraction("alpha", alpha)
+    if test is None:
+        if result.design is None or not result.design.has_blocks:
+            raise DesignError("the blocked rank test needs tasks as blocks ('score ~ agent | task'); pass test= "
+                              "a result with a pvalue for these two agents")
+        test = backend("skillings_mack")(result.design.select_agents([a, b]))
+    _check_test(test, a, b)
+    return _inferential(result, a, b, test, alpha)
 
 
 def _check_test(test, a, b):
@@ -401,268 +189,6 @@ def _check_test(test, a, b):
     if agents is not None and set(agents) != {a, b}:
         raise OptionError(f"the test compares {', '.join(map(repr, agents))}; inferential intervals need a test of "
                           f"exactly {a!r} and {b!r}")
-
-
-def _metric_bounds(distribution, estimates, level, interval, z0, acceleration, compat):
-    """(bounds, mc_se) of shape (K, M, 2) from (K, M, B) distributions."""
-    if not compat:
-        return kernels.interval_bounds(distribution, estimates, level, interval, z0, acceleration)
-    bounds = np.empty(estimates.shape + (2,))
-    for index in np.ndindex(estimates.shape):
-        bounds[index] = kernels.rliable_bounds(distribution[index], estimates[index], level, interval)
-    _, se = kernels.interval_bounds(distribution, estimates, level, interval)
-    return bounds, se
-
-
-@resultclass
-class ProbabilityOfImprovementResult(Result):
-    """Result of :func:`probability_of_improvement`.
-
-    Attributes
-    ----------
-    pairs : tuple of (str, str)
-        (X, Y) for each row: the estimate is P(X > Y) + P(X = Y) / 2, averaged over tasks.
-    estimates : ndarray, shape (n_pairs,)
-    intervals, interval_mc_se : ndarray, shape (n_pairs, 2)
-    bootstrap_distribution : ndarray, shape (n_pairs, n_resamples)
-    agents, tasks : tuple of str
-    n_resamples : int
-    confidence_level : float
-    counts : ndarray, shape (n_tasks, n_agents)
-    """
-
-    pairs: tuple
-    estimates: np.ndarray
-    intervals: np.ndarray
-    interval_mc_se: np.ndarray
-    bootstrap_distribution: np.ndarray
-    agents: tuple
-    tasks: tuple
-    n_resamples: int
-    confidence_level: float
-    counts: np.ndarray
-
-    _plot_kinds: ClassVar[dict] = {"probability_of_improvement": plots.plot_probability_of_improvement}
-
-    def _statistic_line(self):
-        return (f"resamples = {self.n_resamples}, confidence level = {self.confidence_level}, "
-                f"pairs = {len(self.pairs)}, tasks = {len(self.tasks)}")
-
-    def _extra_lines(self):
-        return fmt.table_text(self.tidy()).split("\n")
-
-    def _summary_tables(self):
-        table = self.tidy()
-        table["conf_low_mc_se"] = self.interval_mc_se[:, 0]
-        table["conf_high_mc_se"] = self.interval_mc_se[:, 1]
-        return {"P(agent_1 > agent_2), averaged over tasks": table}
-
-    def tidy(self):
-        """One row per pair: agent_1, agent_2, estimate = P(agent_1 > agent_2), conf_low, conf_high."""
-        return pd.DataFrame({
-            "agent_1": [x for x, _ in self.pairs], "agent_2": [y for _, y in self.pairs],
-            "estimate": self.estimates, "conf_low": self.intervals[:, 0], "conf_high": self.intervals[:, 1],
-        })
-
-    def glance(self):
-        return pd.DataFrame([{
-            "method": self.method, "conf_level": self.confidence_level, "n_resamples": self.n_resamples,
-            "n_agents": len(self.agents), "n_tasks": len(self.tasks), "n_obs": self.nobs,
-        }])
-
-    def report(self):
-        level = f"{fmt.signif(100 * self.confidence_level)}%"
-        text = (f"For each pair of agents (X, Y) we estimated the probability of improvement, the chance that a run "
-                f"of X scores higher than a run of Y on the same task (ties counting one half), averaged over "
-                f"{len(self.tasks)} tasks ({_runs_phrase(self.counts)}), with {level} percentile intervals from "
-                f"{_bootstrap_phrase(self.n_resamples, False, len(self.tasks))}, each agent's runs resampled "
-                "independently.")
-        parts = [f"P({x} > {y}) = {fmt.signif(e, 3)} ({fmt.signif(lo, 3)} to {fmt.signif(hi, 3)})"
-                 for (x, y), e, (lo, hi) in zip(self.pairs, self.estimates, self.intervals)]
-        text += " " + "; ".join(parts) + "."
-        if self.notes:
-            text += " " + " ".join(_sentence(n) for n in self.notes)
-        return text
-
-    def to_dict(self):
-        return _export(self, {"bootstrap_distribution"})
-
-
-@resultclass
-class PerformanceProfileResult(Result):
-    """Result of :func:`performance_profile`.
-
-    Attributes
-    ----------
-    agents, tasks : tuple of str
-    tau : ndarray, shape (n_tau,)
-        Thresholds.
-    kind : str
-        ``"runs"``: fraction of runs above tau, averaged over tasks (score
-        distribution); ``"tasks"``: fraction of tasks whose mean is above tau.
-    estimates : ndarray, shape (n_agents, n_tau)
-    intervals, interval_mc_se : ndarray, shape (n_agents, n_tau, 2)
-        Pointwise percentile bands and the Monte Carlo SE of each bound.
-    n_resamples : int
-    confidence_level : float
-    task_bootstrap : bool
-    counts : ndarray, shape (n_tasks, n_agents)
-    """
-
-    agents: tuple
-    tasks: tuple
-    tau: np.ndarray
-    kind: str
-    estimates: np.ndarray
-    intervals: np.ndarray
-    interval_mc_se: np.ndarray
-    n_resamples: int
-    confidence_level: float
-    task_bootstrap: bool
-    counts: np.ndarray
-
-    _plot_kinds: ClassVar[dict] = {"performance_profile": plots.plot_performance_profile}
-
-    def _statistic_line(self):
-        return (f"resamples = {self.n_resamples}, confidence level = {self.confidence_level}, "
-                f"thresholds = {self.tau.size} from {fmt.signif(self.tau.min())} to {fmt.signif(self.tau.max())}")
-
-    def _extra_lines(self):
-        what = "fraction of runs above tau (mean over tasks)" if self.kind == "runs" else \
-            "fraction of tasks whose mean score is above tau"
-        return [f"profile: {what}"]
-
-    def _summary_tables(self):
-        table = self.tidy()
-        table["conf_low_mc_se"] = self.interval_mc_se[:, :, 0].ravel()
-        table["conf_high_mc_se"] = self.interval_mc_se[:, :, 1].ravel()
-        return {"Performance profiles": table}
-
-    def tidy(self):
-        """One row per agent and threshold: agent, tau, estimate, conf_low, conf_high."""
-        k, n = self.estimates.shape
-        return pd.DataFrame({
-            "agent": np.repeat(np.asarray(self.agents, dtype=object), n), "tau": np.tile(self.tau, k),
-            "estimate": self.estimates.ravel(), "conf_low": self.intervals[:, :, 0].ravel(),
-            "conf_high": self.intervals[:, :, 1].ravel(),
-        })
-
-    def glance(self):
-        return pd.DataFrame([{
-            "method": self.method, "conf_level": self.confidence_level, "n_resamples": self.n_resamples,
-            "task_bootstrap": self.task_bootstrap, "n_agents": len(self.agents), "n_tasks": len(self.tasks),
-            "n_obs": self.nobs,
-        }])
-
-    def report(self):
-        what = ("the fraction of runs scoring above tau, averaged over tasks (score distribution)"
-                if self.kind == "runs" else "the fraction of tasks whose mean score is above tau")
-        level = f"{fmt.signif(100 * self.confidence_level)}%"
-        text = (f"Performance profiles show, for {self.tau.size} thresholds tau from {fmt.signif(self.tau.min(), 3)} "
-                f"to {fmt.signif(self.tau.max(), 3)}, {what}, for {len(self.agents)} agents on {len(self.tasks)} "
-                f"tasks ({_runs_phrase(self.counts)}); pointwise {level} percentile bands come from "
-                f"{_bootstrap_phrase(self.n_resamples, self.task_bootstrap, len(self.tasks))}.")
-        if self.notes:
-            text += " " + " ".join(_sentence(n) for n in self.notes)
-        return text
-
-
-@resultclass
-class InferentialIntervalsResult(Result):
-    """Result of :meth:`BootstrapResult.inferential_intervals`.
-
-    Attributes
-    ----------
-    agents : tuple of two str
-    metrics : tuple of str
-    estimates : ndarray, shape (2, n_metrics)
-    descriptive, inferential : ndarray, shape (2, n_metrics, 2)
-        The bootstrap intervals and the rescaled ones.
-    epsilon : ndarray, shape (n_metrics,)
-        Correction factor per metric.
-    branch : tuple of str
-        Per metric: ``"shrunk"``, ``"widened"``, ``"unchanged"`` or ``"undefined"``.
-    pvalue : float
-        The test's p-value.
-    alpha : float
-    significant : bool
-        ``pvalue <= alpha``.
-    agrees : ndarray of bool, shape (n_metrics,)
-        Whether the inferential intervals are disjoint exactly when the test is significant.
-    test_method : str
-    test_statistic : float or None
-    confidence_level : float
-    """
-
-    agents: tuple
-    metrics: tuple
-    estimates: np.ndarray
-    descriptive: np.ndarray
-    inferential: np.ndarray
-    epsilon: np.ndarray
-    branch: tuple
-    pvalue: float
-    alpha: float
-    significant: bool
-    agrees: np.ndarray
-    test_method: str
-    test_statistic: float | None
-    confidence_level: float
-
-    _plot_kinds: ClassVar[dict] = {"inferential_intervals": plots.plot_inferential_intervals}
-
-    @property
-    def overlap(self):
-        """(n_metrics,) whether the two inferential intervals overlap."""
-        return _overlaps(self.inferential)
-
-    def _statistic_line(self):
-        eps = ", ".join(f"{m}: {fmt.signif(e, 4)}" for m, e in zip(self.metrics, self.epsilon))
-        return f"epsilon ({eps}), alpha = {self.alpha}, test {fmt.pvalue_phrase(self.pvalue)}"
-
-    def _extra_lines(self):
-        decision = "rejects" if self.significant else "does not reject"
-        return [f"the test ({self.test_method}) {decision}; inferential intervals "
-                f"{'do not overlap' if self.significant else 'overlap'}"] + fmt.table_text(self.tidy()).split("\n")
-
-    def _summary_tables(self):
-        table = self.tidy()
-        table.insert(5, "descriptive_low", self.descriptive[:, :, 0].T.ravel())
-        table.insert(6, "descriptive_high", self.descriptive[:, :, 1].T.ravel())
-        return {"Inferential intervals": table}
-
-    def tidy(self):
-        """One row per metric and agent: the inferential bounds, epsilon, the test's p-value and decision."""
-        m = len(self.metrics)
-        return pd.DataFrame({
-            "agent": list(self.agents) * m, "metric": np.repeat(np.asarray(self.metrics, dtype=object), 2),
-            "estimate": self.estimates.T.ravel(), "conf_low": self.inferential[:, :, 0].T.ravel(),
-            "conf_high": self.inferential[:, :, 1].T.ravel(), "epsilon": np.repeat(self.epsilon, 2),
-            "p_value": self.pvalue, "significant": self.significant,
-        })
-
-    def glance(self):
-        return pd.DataFrame([{"method": self.method, "p_value": self.pvalue, "significant": self.significant,
-                              "conf_level": self.confidence_level, "n_obs": self.nobs}])
-
-    def report(self):
-        a, b = self.agents
-        text = (f"To compare {a} and {b} by eye we rescaled their {fmt.signif(100 * self.confidence_level)}% "
-                f"bootstrap intervals into inferential confidence intervals (Casesa 2024, eq. 2.28, with the rule of "
-                f"its Appendix B.2), using the p-value of the {self.test_method} "
-                f"({fmt.pvalue_phrase(self.pvalue)}, alpha = {self.alpha}): the intervals overlap exactly when the "
-                f"test does not reject.")
-        parts = [f"{m}: epsilon = {fmt.signif(e, 3)} ({rule})"
-                 for m, e, rule in zip(self.metrics, self.epsilon, self.branch)]
-        text += " " + "; ".join(parts) + "."
-        if self.notes:
-            text += " " + " ".join(_sentence(n) for n in self.notes)
-        return text
-
-
-def _overlaps(intervals):
-    """(M,) whether two agents' intervals (2, M, 2) share a point."""
-    return (intervals[0, :, 0] <= intervals[1, :, 1]) & (intervals[1, :, 0] <= intervals[0, :, 1])
 
 
 def _inferential(result, a, b, test, alpha):
@@ -680,7 +206,8 @@ def _inferential(result, a, b, test, alpha):
     centre = estimates[:, :, None]
     inferential = centre + scale[None, :, None] * (descriptive - centre)
     significant = pvalue <= alpha
-    agrees = _overlaps(inferential) != significant
+    overlap = kernels.overlaps(inferential)
+    agrees = overlap != significant
     for metric in np.asarray(result.metrics, dtype=object)[~agrees]:
         message = (f"the inferential intervals of {a} and {b} for {metric!r} cannot match the test's decision "
                    "(equal estimates, or descriptive intervals that do not contain their estimates)")
@@ -692,7 +219,7 @@ def _inferential(result, a, b, test, alpha):
         options={"alpha": alpha, "rule": "thesis Appendix B.2 code"}, seed=result.seed,
         agents=(a, b), metrics=result.metrics, estimates=estimates, descriptive=descriptive, inferential=inferential,
         epsilon=eps, branch=tuple(branches), pvalue=pvalue, alpha=alpha, significant=bool(significant),
-        agrees=agrees, test_method=str(getattr(test, "method", type(test).__name__)),
+        overlap=overlap, agrees=agrees, test_method=str(getattr(test, "method", type(test).__name__)),
         test_statistic=None if getattr(test, "statistic", None) is None else float(test.statistic),
         confidence_level=result.confidence_level)
 
@@ -844,7 +371,7 @@ def _run_bootstrap(design, options, rng):
         z0 = kernels.bias_correction(distribution, estimates)
         acceleration = _accelerations(layouts, options)
         notes += _bca_notes(design.agents, options.metric_names, z0)
-    bounds, se = _metric_bounds(distribution, estimates, options.confidence_level, options.interval, z0, acceleration,
+    bounds, se = kernels.metric_bounds(distribution, estimates, options.confidence_level, options.interval, z0, acceleration,
                                 options.rliable_compat)
     title = "Stratified bootstrap confidence intervals"
     if options.task_bootstrap:

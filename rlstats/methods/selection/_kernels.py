@@ -23,8 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from ..resampling import chunk_generators
-from ._blocked_ranks import midranks
+from ...resampling import chunk_generators
+from ...statistics import monte_carlo_pvalue, monte_carlo_se, probability_of_improvement
 
 EPS = float(np.finfo(float).eps)
 #: Resamples per block of the permutation inspector (blocks get their own spawned stream).
@@ -71,13 +71,7 @@ def _std_diff(y, task, is_treatment, counts):
 
 
 def _probability_of_improvement(y, task, is_treatment, counts):
-    # Mann-Whitney U of the treatment from its mid-ranks among both arms' runs
-    # of the task: U = R - n(n+1)/2 counts pairs x > y plus half the ties.
-    ranks = midranks(y, task)
-    rank_sums = _arm_sums(ranks, task, is_treatment, counts.shape[0])[:, 0]
-    n_t, n_b = counts[:, 0], counts[:, 1]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return (rank_sums - n_t * (n_t + 1) / 2) / (n_t * n_b) - 0.5
+    return probability_of_improvement(y, task, is_treatment, counts) - 0.5
 
 
 EFFECTS = {"mean_diff": _mean_diff, "std_diff": _std_diff, "poi": _probability_of_improvement}
@@ -299,9 +293,9 @@ def permutation_inspector(v_reported, v_heldout, n_resamples, ss, progress=None)
         if progress is not None:
             progress(stop - start)
     hits = np.count_nonzero(sums >= observed_sum - tol)
-    p = (1 + hits) / (n_resamples + 1)
+    p = monte_carlo_pvalue(hits, n_resamples)
     return PermutationOutcome(float(_sums_to_difference(observed_sum, total, k, m)), float(p),
-                              float(np.sqrt(p * (1 - p) / n_resamples)), n_resamples, False,
+                              float(monte_carlo_se(p, n_resamples)), n_resamples, False,
                               _sums_to_difference(sums, total, k, m))
 
 
@@ -329,7 +323,7 @@ def permutation_pvalues(v_reported, v_heldout, n_resamples, gen, block_elements=
         index = _random_subsets(gen, (block.shape[0], n_resamples), n, k)
         sums = np.take_along_axis(block[:, None, :], index, axis=-1).sum(axis=-1)
         hits[lo:lo + step] = np.count_nonzero(sums >= threshold[lo:lo + step], axis=-1)
-    return (1 + hits) / (n_resamples + 1)
+    return monte_carlo_pvalue(hits, n_resamples)
 
 
 # --------------------------------------------------------------------------- conservative p-value
@@ -363,8 +357,8 @@ def conservative_pvalue(null_sorted, mean_reported):
     """``(1 + #{null >= mean}) / (B + 1)`` and its Monte Carlo standard error (vectorised over means)."""
     b = null_sorted.size
     hits = b - np.searchsorted(null_sorted, mean_reported, side="left")
-    p = (1 + hits) / (b + 1)
-    return p, np.sqrt(p * (1 - p) / b)
+    p = monte_carlo_pvalue(hits, b)
+    return p, monte_carlo_se(p, b)
 
 
 # --------------------------------------------------------------------------- planning

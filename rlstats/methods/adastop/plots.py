@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import OptionError
-from .plotting import axes_or_new
+from ...errors import OptionError
+from ...plotting import axes_or_new
 
 #: cell colours of the decision matrix, by decision of the row agent against the column agent
 DECISION_COLOURS = {

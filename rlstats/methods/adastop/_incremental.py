@@ -1,0 +1,325 @@
+"""AdaStop run while the experiments run: the :class:`AdaStop` class, its JSON state and batch parsing."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import asdict
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ...errors import DesignError, OptionError, RlstatsError
+from ...options import check_bool
+from ...resampling import seed_sequence
+from . import _kernels as kernels
+from ._api import (DEFAULT_K, AdaStopOptions, _assemble, _decision_rows, _interim_generator, _resolve_pairs, _schedule,
+                   _TaskRun, _warn_if_powerless)
+from ._result import AdaStopResult
+
+
+_STATE_FORMAT = "rlstats.AdaStop"
+_STATE_VERSION = 1
+
+
+class AdaStop:
+    """AdaStop run while the experiments run: feed batches, train what it asks for, stop when done.
+
+    Parameters
+    ----------
+    agents : sequence of str
+        The agents compared (order sets "all pairs" and the printing order).
+    n : int
+        Runs per agent per batch.
+    K : int
+        Maximum number of batches (interims).
+    n_resamples, alpha, beta, comparisons, reference, permutations
+        As in :func:`adastop`.
+    rng : None, int, numpy.random.Generator or SeedSequence
+        Seed of the random permutation paths.  Each interim's paths come
+        from its own generator derived from this seed, so a state saved and
+        loaded continues exactly as an uninterrupted run.
+
+    Examples
+    --------
+    >>> import numpy as np, rlstats
+    >>> from rlstats.methods.adastop import AdaStop
+    >>> seq = AdaStop(["a", "b"], n=5, K=4, rng=0)
+    >>> gen = np.random.default_rng(1)
+    >>> while not seq.done:
+    ...     batch = {agent: gen.normal(3.0 if agent == "b" else 0.0, 1.0, 5) for agent in seq.agents_to_run}
+    ...     _ = seq.update(batch)
+    >>> seq.decisions["decision"].tolist()
+    ['smaller']
+    """
+
+    def __init__(self, agents, n=5, K=DEFAULT_K, *, n_resamples=10_000, alpha=0.05, beta=0.0, comparisons="all",
+                 reference=None, permutations="joint", rng=None):
+        agents = _check_agents(agents)
+        if K is None:
+            raise OptionError("K (the maximum number of batches) must be fixed before the first batch")
+        self._options = AdaStopOptions.checked(n=n, K=K, n_resamples=n_resamples, alpha=alpha, beta=beta,
+                                               comparisons=comparisons, reference=reference, batch=None,
+                                               permutations=permutations, na_action="raise", progress=False)
+        self._agents = agents
+        self._pairs = _resolve_pairs(agents, self._options.comparisons, self._options.reference)
+        self._schedule, joint = _schedule(self._options, self._options.n, self._options.K,
+                                          [a for p in self._pairs for a in p])
+        _warn_if_powerless(self._schedule)
+        self._ss, self._seed_record = seed_sequence(rng)
+        self._test = kernels.SequentialTest(self._pairs, self._schedule, joint=joint)
+        self._batches = []  # one {agent: list of floats} per interim fed
+
+    # ---- what the user asks --------------------------------------------------------
+    @property
+    def agents(self):
+        return self._agents
+
+    @property
+    def n(self):
+        return self._options.n
+
+    @property
+    def K(self):
+        return self._options.K
+
+    @property
+    def interim(self):
+        """Number of batches fed so far."""
+        return self._test.interim
+
+    @property
+    def done(self):
+        """No comparison is left undecided (at the latest after K batches)."""
+        return self._test.done
+
+    @property
+    def agents_to_run(self):
+        """Agents that must provide the next batch: those in an undecided comparison (empty when done)."""
+        return tuple(self._agents[a] for a in self._test.active_agents())
+
+    @property
+    def decisions(self):
+        """The decisions so far, one row per comparison (as in :meth:`result`)."""
+        run = self._task_run()
+        return _decision_rows([run], self._pairs, self._agents, lambda _: self.n, blocked=False)
+
+    def __repr__(self):
+        state = "done" if self.done else f"next: {', '.join(self.agents_to_run)}"
+        return (f"AdaStop({len(self._agents)} agents, n={self.n}, K={self.K}, interim {self.interim} of "
+                f"{self.K}, {state})")
+
+    # ---- feeding batches --------------------------------------------------------------
+    def update(self, batch, *, agent="agent", score="score", allow_repeat=False):
+        """Feed the next batch: ``n`` new runs of every agent in :attr:`agents_to_run`.
+
+        Parameters
+        ----------
+        batch : DataFrame or mapping
+            Long format with columns ``agent`` and ``score`` (names set by the
+            keywords), or one column per agent (the reference tool's CSV
+            layout), or a mapping ``{agent: scores}``.
+        agent, score : str
+            Column names of the long format.
+        allow_repeat : bool
+            Accept a batch whose scores equal those of an earlier batch for
+            every agent (refused by default: it is almost always the same file
+            fed twice).
+
+        Returns
+        -------
+        DataFrame
+            The decisions so far.
+
+        Raises
+        ------
+        DesignError
+            The test is finished, an agent is missing, unknown or should not
+            run, a count differs from ``n``, a score is not finite, or the
+            batch repeats an earlier one.  The state is then unchanged.
+        """
+        scores = _batch_scores(batch, agent, score, self._agents)
+        self._check_batch(scores, check_bool("allow_repeat", allow_repeat))
+        self._advance(scores)
+        return self.decisions
+
+    def _check_batch(self, scores, allow_repeat):
+        if self.done:
+            raise DesignError(f"the test is finished after {self.interim} batch(es): every comparison is decided; "
+                              "start a new AdaStop to test again")
+        expected = self.agents_to_run
+        extra = [a for a in scores if a not in expected]
+        if extra:
+            raise DesignError(f"agent(s) {', '.join(extra)} should not run: all their comparisons are decided; "
+                              f"this batch needs exactly: {', '.join(expected)}")
+        missing = [a for a in expected if a not in scores]
+        if missing:
+            raise DesignError(f"the batch lacks agent(s) {', '.join(missing)}; batch {self.interim + 1} needs "
+                              f"n = {self.n} runs of each of: {', '.join(expected)}")
+        for a, values in scores.items():
+            if values.size != self.n:
+                raise DesignError(f"agent {a!r} has {values.size} runs in this batch; every batch needs exactly "
+                                  f"n = {self.n} runs per agent")
+            if not np.isfinite(values).all():
+                raise DesignError(f"agent {a!r} has non-finite scores in this batch: {values.tolist()}")
+        if not allow_repeat:
+            for k, earlier in enumerate(self._batches, start=1):
+                if all(a in earlier and np.array_equal(np.asarray(earlier[a]), v) for a, v in scores.items()):
+                    raise DesignError(f"this batch repeats batch {k} exactly (same scores for every agent); "
+                                      "it was probably fed twice. Pass allow_repeat=True if it is genuine")
+
+    def _advance(self, scores):
+        k = self.interim + 1
+        block = np.full((len(self._agents), self.n), np.nan)
+        index = {a: i for i, a in enumerate(self._agents)}
+        for a, values in scores.items():
+            block[index[a]] = values
+        self._test.run_interim(block, _interim_generator(self._ss, 0, k))
+        self._batches.append({a: [float(v) for v in values] for a, values in scores.items()})
+
+    # ---- results ------------------------------------------------------------------------
+    def _task_run(self):
+        """The state in the form the result tables are built from."""
+        blocks = {}
+        for i, a in enumerate(self._agents):
+            rows = [batch[a] for batch in self._batches if a in batch]
+            blocks[i] = np.asarray(rows, dtype=float).reshape(-1, self.n)
+        used = {i: len(b) for i, b in blocks.items()}
+        return _TaskRun("(all runs)", self._test, list(range(len(self._pairs))), {}, used, dict(used), blocks,
+                        None, self._test.joint)
+
+    def result(self):
+        """The :class:`AdaStopResult` of the batches fed so far (as :func:`adastop` on the same data)."""
+        run = self._task_run()
+        nobs = sum(len(v) for batch in self._batches for v in batch.values())
+        notes = [f"incremental AdaStop: {self.interim} batch(es) fed"]
+        if not self.done:
+            notes.append(f"the test is still running: next batch needs {', '.join(self.agents_to_run)}")
+        return _assemble(
+            AdaStopResult, [run], self._pairs, self._agents,
+            method="AdaStop sequential permutation test", formula=None,
+            data_name=f"{self.interim} batch(es) of n = {self.n} runs", nobs=nobs, notes=notes,
+            options={**asdict(self._options), "batch": None}, seed=self._seed_record, blocked=False)
+
+    # ---- persistence --------------------------------------------------------------------
+    def to_state(self):
+        """The JSON-serialisable state: options, seed and every batch fed (no pickle)."""
+        options = asdict(self._options)
+        options["comparisons"] = options["comparisons"] if options["comparisons"] == "all" \
+            else [list(p) for p in options["comparisons"]]
+        entropy = self._ss.entropy
+        return {"format": _STATE_FORMAT, "version": _STATE_VERSION, "agents": list(self._agents),
+                "options": {k: options[k] for k in ("n", "K", "n_resamples", "alpha", "beta", "comparisons",
+                                                     "reference", "permutations")},
+                "seed": {"entropy": entropy if isinstance(entropy, int) else [int(e) for e in entropy],
+                         "spawn_key": [int(s) for s in self._ss.spawn_key], "record": self._seed_record},
+                "batches": self._batches}
+
+    def save(self, path):
+        """Write the state as JSON atomically (a temporary file then ``os.replace``)."""
+        path = Path(path)
+        text = json.dumps(self.to_state(), indent=1)
+        handle, temporary = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".",
+                                             prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as fh:
+                fh.write(text)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(temporary, path)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+        return path
+
+    @classmethod
+    def from_state(cls, state):
+        """Rebuild an AdaStop from :meth:`to_state` output by replaying its batches."""
+        if not isinstance(state, dict) or state.get("format") != _STATE_FORMAT:
+            raise DesignError("this is not an rlstats AdaStop state (missing \"format\": \"rlstats.AdaStop\")")
+        if state.get("version") != _STATE_VERSION:
+            raise DesignError(f"AdaStop state version {state.get('version')!r} is not supported "
+                              f"(this rlstats reads version {_STATE_VERSION})")
+        try:
+            options = dict(state["options"])
+            # states written before the option existed ran the old default, the paper's pairwise scheme
+            options.setdefault("permutations", "pairwise")
+            if options["comparisons"] != "all":
+                options["comparisons"] = [tuple(p) for p in options["comparisons"]]
+            seed = state["seed"]
+            ss = np.random.SeedSequence(seed["entropy"], spawn_key=tuple(seed["spawn_key"]))
+            seq = cls(state["agents"], rng=ss, **options)
+            seq._seed_record = seed["record"]
+            for number, batch in enumerate(state["batches"], start=1):
+                scores = {a: np.asarray(v, dtype=float) for a, v in batch.items()}
+                seq._check_batch(scores, allow_repeat=True)
+                seq._advance(scores)
+        except (KeyError, TypeError, ValueError) as exc:
+            if isinstance(exc, RlstatsError):
+                raise DesignError(f"the AdaStop state is inconsistent: {exc}") from exc
+            raise DesignError(f"the AdaStop state is damaged: {type(exc).__name__}: {exc}") from exc
+        return seq
+
+    @classmethod
+    def load(cls, path):
+        """Read a state written by :meth:`save`."""
+        path = Path(path)
+        if not path.is_file():
+            raise DesignError(f"no AdaStop state at {path}")
+        try:
+            state = json.loads(path.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise DesignError(f"cannot read the AdaStop state {path}: {exc}") from exc
+        return cls.from_state(state)
+
+
+def _check_agents(agents):
+    if isinstance(agents, str) or not hasattr(agents, "__iter__"):
+        raise OptionError(f"agents must be a list of agent names, got {agents!r}")
+    agents = tuple(agents)
+    bad = [a for a in agents if not isinstance(a, str) or not a]
+    if bad:
+        raise OptionError(f"agent names must be non-empty strings, got {bad[0]!r}")
+    if len(set(agents)) != len(agents):
+        raise OptionError(f"agent names must be unique, got {list(agents)}")
+    if len(agents) < 2:
+        raise OptionError(f"AdaStop compares at least two agents, got {list(agents)}")
+    return agents
+
+
+_INDEX_COLUMNS = ("", "Unnamed: 0", "index")
+
+
+def _batch_scores(batch, agent, score, agents):
+    """{agent: float array} from a long or wide DataFrame or a mapping."""
+    if isinstance(batch, pd.DataFrame):
+        if agent in batch.columns and score in batch.columns:
+            out = {}
+            for name, values in batch.groupby(batch[agent].astype(str), sort=False)[score]:
+                out[name] = _as_scores(values.to_numpy(), name)
+        else:
+            columns = [c for c in batch.columns if str(c) not in _INDEX_COLUMNS]
+            if not columns or any(str(c) not in agents for c in columns):
+                raise DesignError(
+                    f"cannot read the batch: expected long format with columns '{agent}' and '{score}', or one "
+                    f"column per agent ({', '.join(agents)}); got columns {[str(c) for c in batch.columns]}")
+            out = {str(c): _as_scores(batch[c].to_numpy(), str(c)) for c in columns}
+    elif hasattr(batch, "items"):
+        out = {str(k): _as_scores(np.atleast_1d(np.asarray(v)), str(k)) for k, v in batch.items()}
+    else:
+        raise DesignError(f"a batch must be a DataFrame or a mapping {{agent: scores}}, got {type(batch).__name__}")
+    unknown = [a for a in out if a not in agents]
+    if unknown:
+        raise DesignError(f"unknown agent(s) {', '.join(unknown)} in the batch; this test compares "
+                          f"{', '.join(agents)}")
+    return out
+
+
+def _as_scores(values, name):
+    try:
+        values = np.asarray(values, dtype=float).ravel()
+    except (TypeError, ValueError):
+        raise DesignError(f"scores of agent {name!r} are not numbers: {list(values)[:5]}") from None
+    return values

@@ -1,0 +1,327 @@
+"""AdaStop's results: fields, tables and prose (reads fields, computes nothing)."""
+
+from __future__ import annotations
+
+import math
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+
+from ... import format as fmt
+from . import plots as plots_adastop
+from ...errors import OptionError
+from ...results import Result, resultclass, sentences
+
+
+_SYMBOLS = {"larger": ">", "smaller": "<", "equal": "=", "continue": "?"}
+
+
+@resultclass
+class AdaStopResult(Result):
+    """Result of :func:`adastop`, :meth:`AdaStop.result` and (subclassed) :func:`permutation`.
+
+    Attributes
+    ----------
+    decisions : DataFrame
+        One row per comparison (and task when blocked): ``agent_1, agent_2,
+        decision`` (``larger``, ``smaller``, ``equal``, ``continue``, read as
+        "agent_1 is larger than agent_2"), ``interim`` (of the decision; the
+        last interim tested for ``continue``), ``estimate`` (difference of the
+        means of the runs used), ``n_1, n_2`` (runs used) and ``reason`` (why
+        a comparison stayed undecided).
+    runs_used : DataFrame
+        Per agent (and task): runs used by the test and runs available.
+    history : DataFrame
+        Per comparison and interim tested: the signed mean difference, the
+        statistic ``|mean difference|`` and the rejection (and early-accept)
+        boundary it faced, on the same scale.
+    steps : DataFrame
+        The step-down trace: per interim and step, the size of the set
+        tested, its boundaries, the largest and smallest statistic and what
+        was decided.
+    spending : DataFrame
+        Per interim: permutation paths (exact or random), paths allowed over
+        the boundary, level spent at that interim and cumulated.
+    scores : DataFrame
+        The runs the test used: agent, interim, score (and task).
+    agents, tasks : tuple of str
+    blocked : bool
+        One test per task (``| task``).
+    batch_size : int or None
+        Runs per agent per interim (None when it differs between tasks).
+    max_interims : int
+        K.
+    n_resamples : int
+    alpha, beta : float
+    level_spent : float
+        The family-wise level the test can actually spend, sum of the
+        per-interim levels (at most ``alpha``; the smallest over tasks).
+    """
+
+    agents: tuple
+    tasks: tuple
+    blocked: bool
+    batch_size: int | None
+    max_interims: int
+    n_resamples: int
+    alpha: float
+    beta: float
+    level_spent: float
+    decisions: pd.DataFrame
+    runs_used: pd.DataFrame
+    history: pd.DataFrame
+    steps: pd.DataFrame
+    spending: pd.DataFrame
+    scores: pd.DataFrame
+
+    _plot_kinds: ClassVar[dict] = {
+        "decisions": plots_adastop.plot_decision_matrix,
+        "scores": plots_adastop.plot_scores,
+        "boundaries": plots_adastop.plot_boundaries,
+    }
+
+    # ---- counts ------------------------------------------------------------------
+    def _count(self, *names):
+        return int(self.decisions["decision"].isin(names).sum())
+
+    @property
+    def n_comparisons(self):
+        return len(self.decisions)
+
+    @property
+    def done(self):
+        """Every comparison is decided."""
+        return self._count("continue") == 0
+
+    def decision_matrix(self, task=None):
+        """Square DataFrame of decisions: cell (row, column) reads "row is ... than column".
+
+        Symbols: ``>`` larger, ``<`` smaller, ``=`` equal, ``?`` undecided,
+        empty where the pair was not compared.
+        """
+        frame = self._task_rows(self.decisions, task)
+        matrix = pd.DataFrame("", index=list(self.agents), columns=list(self.agents), dtype=object)
+        flip = {">": "<", "<": ">", "=": "=", "?": "?"}
+        for a, b, d in zip(frame["agent_1"], frame["agent_2"], frame["decision"]):
+            matrix.loc[a, b] = _SYMBOLS[d]
+            matrix.loc[b, a] = flip[_SYMBOLS[d]]
+        return matrix
+
+    def _task_rows(self, frame, task):
+        if not self.blocked:
+            return frame
+        if task is None:
+            if len(self.tasks) > 1:
+                raise OptionError(f"the result holds {len(self.tasks)} tasks; pass task= one of: "
+                                  f"{', '.join(self.tasks)}")
+            task = self.tasks[0]
+        if task not in self.tasks:
+            raise OptionError(f"task={task!r} is not one of: {', '.join(self.tasks)}")
+        return frame[frame["task"] == task]
+
+    # ---- printing -----------------------------------------------------------------
+    def _statistic_line(self):
+        return (f"rejected = {self._count('larger', 'smaller')}, equal = {self._count('equal')}, "
+                f"undecided = {self._count('continue')} (of {self.n_comparisons} comparisons), "
+                f"level spent = {fmt.signif(self.level_spent, 4)} (alpha = {self.alpha})")
+
+    def _design_line(self):
+        n = f"n = {self.batch_size} runs" if self.batch_size is not None else "n runs (per task)"
+        paths = self.spending.drop_duplicates("interim")
+        exact = [int(k) for k, e in zip(paths["interim"], paths["exact"]) if e]
+        if len(exact) == len(paths):
+            how = "every path enumerated exactly"
+        elif exact:
+            how = (f"enumerated exactly at interim{'s' if len(exact) > 1 else ''} {_ranges(exact)}, "
+                   f"then {self.n_resamples} random paths")
+        else:
+            how = f"{self.n_resamples} random paths (identity included)"
+        line = f"{n} per agent per interim, at most K = {self.max_interims} interims; permutation paths: {how}"
+        line += _scheme_phrase(self)
+        if self.beta > 0:
+            line += f"; early accept with beta = {self.beta}"
+        return line
+
+    def _extra_lines(self):
+        lines = [self._design_line(), "decisions (agent_1 is <decision> than agent_2):"]
+        shown = self.tidy()
+        shown["reason"] = shown["reason"].fillna("")
+        if not (shown["reason"] != "").any():
+            shown = shown.drop(columns="reason")
+        lines += ["  " + line for line in fmt.table_text(shown).splitlines()]
+        lines.append("runs used per agent:")
+        used = self.runs_used.pivot(index="task", columns="agent", values="n_runs") if self.blocked \
+            else self.runs_used.set_index("agent")[["n_runs"]].T
+        used = used.reindex(columns=[a for a in self.agents if a in used.columns])
+        used = used.reset_index(drop=not self.blocked)
+        used.columns = [str(c) for c in used.columns]
+        lines += ["  " + line for line in fmt.table_text(used).splitlines()]
+        if self.blocked and len(self.tasks) > 1:
+            lines.append("one test per task: the family-wise error is controlled within each task, not across tasks")
+        return lines
+
+    def _summary_tables(self):
+        return {"Decisions": self.tidy(),
+                "Runs used per agent": self.runs_used,
+                "Statistic |mean difference| and boundaries per interim": self.history,
+                "Step-down": self.steps,
+                "Level spent per interim": self.spending}
+
+    # ---- tidy output ----------------------------------------------------------------
+    def tidy(self):
+        """One row per comparison (and task): decision, interim, estimate, runs used, reason."""
+        return self.decisions.copy()
+
+    def glance(self):
+        """The whole test in one row."""
+        return pd.DataFrame([{
+            "method": self.method, "n_agents": len(self.agents), "n_tasks": len(self.tasks),
+            "n_comparisons": self.n_comparisons, "n_rejected": self._count("larger", "smaller"),
+            "n_equal": self._count("equal"), "n_undecided": self._count("continue"),
+            "batch_size": self.batch_size, "max_interims": self.max_interims, "n_resamples": self.n_resamples,
+            "alpha": self.alpha, "beta": self.beta, "level_spent": self.level_spent,
+            "n_runs_used": int(self.runs_used["n_runs"].sum()), "n_obs": self.nobs,
+        }])
+
+    def report(self):
+        """A methods-section paragraph: the design of the test and its decisions."""
+        text = (f"We compared {len(self.agents)} agents ({', '.join(self.agents)}) with AdaStop "
+                f"(Mathieu et al., 2023), a group-sequential permutation test with step-down multiple "
+                f"testing of {_family(self)}: {self._design_line()}. The family-wise error was set to "
+                f"alpha = {self.alpha} with linear spending (alpha * k / K, rounded down to the permutation "
+                f"grid), so the level actually spendable is {fmt.signif(self.level_spent, 4)}; the statistic "
+                f"is the absolute difference of the agents' means, its permutation paths are shared by all "
+                f"comparisons and extend from one interim to the next, and paths that crossed an earlier "
+                f"boundary are discounted (conditioning on non-rejection).")
+        if self.seed is not None and not self.spending["exact"].all():
+            text += f" Random permutation paths used seed {self.seed}."
+        if self.level_spent == 0:
+            text += " With these n and K no level can be spent, so the test could not reject anything."
+        for task in self.tasks:
+            rows = self.decisions if not self.blocked else self.decisions[self.decisions["task"] == task]
+            where = f"On {task}, " if self.blocked else ""
+            text += " " + where + _sentence_of_decisions(rows)
+            used = self.runs_used if not self.blocked else self.runs_used[self.runs_used["task"] == task]
+            text += " Runs used: " + ", ".join(f"{a} {r}" for a, r in zip(used["agent"], used["n_runs"])) + "."
+        if self.blocked and len(self.tasks) > 1:
+            text += (" One test was run per task, so the error guarantee holds within each task; "
+                     "nothing is aggregated across tasks.")
+        if self.notes:
+            text += " " + sentences(self.notes)
+        return text
+
+
+def _scheme_phrase(result, who="every agent still running"):
+    """How the paths act on the data; nothing with two agents, where both schemes are the same test."""
+    if len(set(result.decisions["agent_1"]) | set(result.decisions["agent_2"])) < 3:
+        return ""
+    if result.options.get("permutations") == "pairwise":
+        return (", each choosing n of the 2n slots of every pair (the paper's pairwise scheme; its "
+                "family-wise error can exceed alpha with three agents or more)")
+    return f", each relabelling the pooled runs of {who}"
+
+
+def _family(result):
+    pairs = len(result.decisions) // max(1, len(result.tasks))
+    return f"{pairs} pairwise comparison{'s' if pairs != 1 else ''}"
+
+
+def _ranges(values):
+    """[1, 2, 3, 5] -> '1-3, 5'."""
+    parts, start = [], None
+    for i, v in enumerate(values):
+        if start is None:
+            start = v
+        if i + 1 == len(values) or values[i + 1] != v + 1:
+            parts.append(str(start) if start == v else f"{start}-{v}")
+            start = None
+    return ", ".join(parts)
+
+
+def _sentence_of_decisions(rows):
+    parts = []
+    for a, b, d, k, e, n1, n2, reason in zip(rows["agent_1"], rows["agent_2"], rows["decision"], rows["interim"],
+                                             rows["estimate"], rows["n_1"], rows["n_2"], rows["reason"]):
+        if d == "continue":
+            parts.append(f"{a} vs {b} undecided ({reason})")
+        else:
+            word = {"larger": "larger than", "smaller": "smaller than", "equal": "equal to"}[d]
+            parts.append(f"{a} {word} {b} (interim {k}, {n1} and {n2} runs, mean difference {fmt.signif(e, 4)})")
+    return "decisions: " + "; ".join(parts) + "."
+
+
+@resultclass
+class PermutationResult(AdaStopResult):
+    """Result of :func:`permutation`: :class:`AdaStopResult` with step-down adjusted p-values.
+
+    Attributes
+    ----------
+    p_adjusted : ndarray
+        Step-down (Westfall-Young max-|T|) adjusted p-value of each row of
+        ``decisions``; ``p_adjusted <= alpha`` exactly when the comparison is
+        rejected.
+    statistic : ndarray
+        The mean difference of each comparison (``decisions["estimate"]``).
+    pvalue : ndarray
+        The same as ``p_adjusted``: the test's p-value of each comparison.
+    """
+
+    p_adjusted: np.ndarray = None
+
+    @property
+    def statistic(self):
+        """The mean difference (agent_1 - agent_2) of each comparison, in the order of ``decisions``."""
+        return self.decisions["estimate"].to_numpy(dtype=float)
+
+    @property
+    def pvalue(self):
+        """The test's p-value of each comparison: the step-down adjusted ``p_adjusted`` (scipy's name)."""
+        return self.p_adjusted
+
+    def _statistic_line(self):
+        smallest = float(np.nanmin(self.p_adjusted)) if np.isfinite(self.p_adjusted).any() else math.nan
+        return (f"rejected = {self._count('larger', 'smaller')} of {self.n_comparisons} comparisons, "
+                f"smallest adjusted {fmt.pvalue_phrase(smallest)}, level spent = "
+                f"{fmt.signif(self.level_spent, 4)} (alpha = {self.alpha})")
+
+    def tidy(self):
+        """One row per comparison: decision, estimate, runs, and the step-down adjusted p-value."""
+        out = self.decisions.copy()
+        out["p_adjusted"] = self.p_adjusted
+        return out
+
+    def _design_line(self):
+        parts = []
+        for n, m, exact in self.spending[["batch_size", "n_paths", "exact"]].drop_duplicates().itertuples(
+                index=False):
+            how = (f"all {m} permutations enumerated (one of each complementary pair)" if exact
+                   else f"{m} random permutations (identity included)")
+            parts.append(f"n = {n} runs per agent, {how}")
+        return "; ".join(parts) + _scheme_phrase(self, who="every agent")
+
+    def report(self):
+        """A methods-section paragraph: the test, its level and its decisions."""
+        text = (f"We compared {len(self.agents)} agents ({', '.join(self.agents)}) with a permutation test of "
+                f"the differences of their mean scores, {_family(self)}, with step-down multiple testing "
+                f"(Romano and Wolf, 2003; AdaStop's machinery with one interim, Mathieu et al., 2023): "
+                f"{self._design_line()}, one permutation shared by all comparisons. The family-wise error was "
+                f"set to alpha = {self.alpha}; on the permutation grid the level actually spendable is "
+                f"{fmt.signif(self.level_spent, 4)}. Adjusted p-values follow the same step-down (Westfall "
+                f"and Young, 1993).")
+        if self.seed is not None and not self.spending["exact"].all():
+            text += f" Random permutations used seed {self.seed}."
+        for task in self.tasks:
+            rows = self.tidy() if not self.blocked else self.tidy()[self.tidy()["task"] == task]
+            found = [f"{a} {'>' if d == 'larger' else '<'} {b} (mean difference {fmt.signif(e, 4)}, adjusted "
+                     f"p {fmt.format_pvalue(p)})" for a, b, d, e, p in
+                     zip(rows["agent_1"], rows["agent_2"], rows["decision"], rows["estimate"], rows["p_adjusted"])
+                     if d in ("larger", "smaller")]
+            where = f"On {task}, " if self.blocked else ""
+            text += (f" {where}{len(found)} of {len(rows)} comparisons differ" +
+                     (": " + "; ".join(found) + "." if found else "."))
+        if self.blocked and len(self.tasks) > 1:
+            text += " One test was run per task, so the error guarantee holds within each task."
+        if self.notes:
+            text += " " + sentences(self.notes)
+        return text

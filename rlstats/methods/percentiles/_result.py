@@ -1,0 +1,239 @@
+"""Performance percentiles' result: fields, tables and prose (reads fields, computes nothing)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+
+from ... import format as fmt
+from . import plots
+from ...errors import OptionError
+from ...results import Result, resultclass, sentences
+
+_INTERVAL_NAMES = {
+    "pbp": "PBP (DKW bands and Anderson bounds propagated through the game)",
+    "pbp_t": "PBP-t (Student-t payoff intervals propagated through the game)",
+    "bootstrap": "percentile bootstrap (cells resampled, game re-solved per resample)",
+    None: "none",
+}
+_SHORT_NAMES = {"pbp": "PBP", "pbp_t": "PBP-t", "bootstrap": "bootstrap", None: "no"}
+_REFERENCE = "Jordan et al. 2020"
+
+
+@resultclass
+class PercentilesResult(Result):
+    """Result of :func:`percentiles`.
+
+    Attributes
+    ----------
+    agents, tasks : tuple of str
+    counts : ndarray, shape (n_tasks, n_agents)
+        Runs per cell.
+    estimate : ndarray, shape (n_agents,)
+        Aggregate performance percentile y_i (paper eq. 2); leaders sit near
+        0.5, not 1.
+    conf_low, conf_high : ndarray or None
+        Simultaneous (1 - delta) interval of each aggregate (None without an interval).
+    rank : ndarray of int
+        Competition rank of ``estimate`` (1 = best).
+    rank_best, rank_worst : ndarray of int or None
+        Rank range consistent with the intervals.
+    interval : str or None
+        ``"pbp"``, ``"pbp_t"``, ``"bootstrap"`` or None.
+    delta, delta_cell : float
+        Total error probability and the per-cell level delta / (n_agents n_tasks).
+    payoff : ndarray, shape (n_agents, n_tasks, n_agents)
+        A[i, j, k]: mean percentile of agent i's runs on task j against reference k.
+    payoff_low, payoff_high : ndarray or None
+        PBP or PBP-t bounds on every payoff.
+    stationary : ndarray, shape (n_agents, n_tasks, n_agents)
+        Stationary distribution d over joint strategies (agent, (task, reference)).
+    payoffs : DataFrame
+        The payoff tensor in tidy form: agent, task, reference, estimate
+        (and conf_low, conf_high for PBP and PBP-t).
+    task_weights : DataFrame
+        task, weight: the adversary's weight q*_j on each task.
+    reference_weights : DataFrame
+        task, reference, weight: q*_{j,k}; the heat map of ``plot(kind="weights")``.
+    agent_weights : DataFrame
+        agent, weight: the agent player's marginal p* (a diagnostic; scores use q*).
+    per_task : DataFrame
+        task, agent, n_runs, estimate (mean score), conf_low, conf_high (Anderson's
+        interval on the mean at delta_cell), rank, rank_best, rank_worst, percentile
+        (the agent's performance percentile on the task against the game's reference
+        mixture w_{j,k} = q*_{j,k} / q*_j).
+    ecdf : DataFrame
+        task, agent, score, cdf, cdf_low, cdf_high: empirical CDFs with DKW bands at
+        delta_cell, for the CDF plots.
+    support_low, support_high : ndarray, shape (n_tasks,)
+        Score bounds [a_j, b_j] used by PBP and the per-task intervals.
+    bounds_source : str
+        ``"observed"``, ``"given"`` or ``"mixed"``.
+    bootstrap_distribution : ndarray or None, shape (n_resamples, n_agents)
+    n_resamples : int or None
+    n_strategies : int
+        Joint pure strategies n_agents^2 n_tasks.
+    pbp_iterations : ndarray or None
+        Policy-iteration steps of each bound (upper bounds first).
+    ties : str
+    self_payoff : float
+    higher_is_better : bool
+    """
+
+    agents: tuple
+    tasks: tuple
+    counts: np.ndarray
+    estimate: np.ndarray
+    conf_low: np.ndarray | None
+    conf_high: np.ndarray | None
+    rank: np.ndarray
+    rank_best: np.ndarray | None
+    rank_worst: np.ndarray | None
+    interval: str | None
+    delta: float
+    delta_cell: float
+    payoff: np.ndarray
+    payoff_low: np.ndarray | None
+    payoff_high: np.ndarray | None
+    stationary: np.ndarray
+    payoffs: pd.DataFrame
+    task_weights: pd.DataFrame
+    reference_weights: pd.DataFrame
+    agent_weights: pd.DataFrame
+    per_task: pd.DataFrame
+    ecdf: pd.DataFrame
+    support_low: np.ndarray
+    support_high: np.ndarray
+    bounds_source: str
+    bootstrap_distribution: np.ndarray | None
+    n_resamples: int | None
+    n_strategies: int
+    pbp_iterations: np.ndarray | None
+    ties: str
+    self_payoff: float
+    higher_is_better: bool
+
+    _plot_kinds: ClassVar[dict] = {
+        "aggregate": plots.plot_aggregate,
+        "cdf": plots.plot_task_cdfs,
+        "weights": plots.plot_weights,
+    }
+
+    @property
+    def conf_level(self):
+        return 1.0 - self.delta
+
+    def confidence_interval(self, confidence_level=None):
+        """The simultaneous intervals as a DataFrame (agent, conf_low, conf_high).
+
+        The level is fixed when the result is computed (``delta=``); asking for
+        another one raises OptionError.
+        """
+        if self.interval is None:
+            raise OptionError("no interval was computed; rerun with interval=\"pbp\", \"pbp_t\" or \"bootstrap\"")
+        if confidence_level is not None and not np.isclose(confidence_level, self.conf_level):
+            raise OptionError(f"the intervals were computed at confidence level {self.conf_level}; rerun "
+                              f"percentiles(..., delta={1 - confidence_level:g}) for level {confidence_level}")
+        return pd.DataFrame({"agent": list(self.agents), "conf_low": self.conf_low, "conf_high": self.conf_high})
+
+    def _order(self):
+        return np.lexsort((np.arange(self.n_agents), -self.estimate))
+
+    # ---- printing -------------------------------------------------------------------
+    def _statistic_line(self):
+        top = int(self._order()[0])
+        return (f"top agent = {self.agents[top]}, aggregate = {fmt.signif(self.estimate[top])}, "
+                f"agents = {self.n_agents}, tasks = {self.n_tasks}, joint strategies = {self.n_strategies}")
+
+    def _extra_lines(self):
+        if self.interval is None:
+            lines = ["aggregate performance percentiles (no interval):"]
+        else:
+            lines = [f"{fmt.signif(100 * self.conf_level)} percent simultaneous intervals "
+                     f"({_SHORT_NAMES[self.interval]}, delta' = {fmt.signif(self.delta_cell, 3)} per cell):"]
+        table = self.tidy().iloc[self._order()]
+        names = [str(a) for a in table["agent"]]
+        width = max(len(n) for n in names)
+        for name, row in zip(names, table.itertuples(index=False)):
+            text = f"  {name.ljust(width)}  {fmt.signif(row.estimate, 4)}"
+            if self.interval is not None:
+                text += (f" ({fmt.signif(row.conf_low, 4)}, {fmt.signif(row.conf_high, 4)})  rank {row.rank} "
+                         f"(best {row.rank_best}, worst {row.rank_worst})")
+            else:
+                text += f"  rank {row.rank}"
+            lines.append(text)
+        return lines
+
+    def _summary_tables(self):
+        ranking = self.tidy().iloc[self._order()].reset_index(drop=True)
+        tasks = self.task_weights.sort_values("weight", ascending=False, kind="stable").reset_index(drop=True)
+        return {f"Aggregate performance percentiles ({_INTERVAL_NAMES[self.interval]})": ranking,
+                "Adversary's task weights q*_j": tasks,
+                "Agent player's distribution p* (diagnostic)": self.agent_weights,
+                f"Per-task means (Anderson interval at delta' = {fmt.signif(self.delta_cell, 3)})": self.per_task}
+
+    # ---- tidy output ------------------------------------------------------------------
+    def tidy(self):
+        """One row per agent: aggregate estimate, simultaneous interval, rank and rank range."""
+        missing = np.full(self.n_agents, np.nan)
+        return pd.DataFrame({
+            "agent": list(self.agents),
+            "estimate": self.estimate,
+            "conf_low": missing if self.conf_low is None else self.conf_low,
+            "conf_high": missing if self.conf_high is None else self.conf_high,
+            "rank": self.rank,
+            "rank_best": pd.array(self.rank_best if self.rank_best is not None else [None] * self.n_agents,
+                                  dtype="Int64"),
+            "rank_worst": pd.array(self.rank_worst if self.rank_worst is not None else [None] * self.n_agents,
+                                   dtype="Int64"),
+        })
+
+    def glance(self):
+        """The analysis in one row."""
+        return pd.DataFrame([{
+            "method": self.method, "interval_method": self.interval,
+            "conf_level": self.conf_level if self.interval is not None else np.nan,
+            "n_agents": self.n_agents, "n_tasks": self.n_tasks, "n_obs": self.nobs,
+            "n_strategies": self.n_strategies, "n_resamples": self.n_resamples,
+        }])
+
+    def report(self):
+        """A methods-section paragraph describing the aggregation and its outcome."""
+        runs = self.counts
+        per_cell = (f"{runs.min()} runs per agent and task" if runs.min() == runs.max()
+                    else f"{runs.min()} to {runs.max()} runs per agent and task")
+        text = (f"We aggregated the scores of {self.n_agents} agents on {self.n_tasks} tasks ({per_cell}) with "
+                f"performance percentiles ({_REFERENCE}). Each agent's runs on a task were scored by their mean "
+                f"percentile in each other agent's score distribution (ties counted as "
+                f"{'wins' if self.ties == 'le' else 'half wins'}, an agent against itself "
+                f"{fmt.signif(self.self_payoff)}), and the task and reference weights came from the stationary "
+                f"distribution of a PageRank-damped alpha-Rank chain over the {self.n_strategies} joint strategies of "
+                f"the game in which an adversary picks the task and the reference agent.")
+        order = self._order()
+        ranking = ", ".join(f"{self.agents[i]} {fmt.signif(self.estimate[i], 3)}" for i in order)
+        text += f" Aggregate scores (0 to 1; the best agent typically scores near 0.5): {ranking}."
+        if self.interval is not None:
+            how = {"pbp": "performance bound propagation (PBP), valid for bounded scores",
+                   "pbp_t": "PBP-t, with Student-t payoff intervals (a heuristic)",
+                   "bootstrap": f"a percentile bootstrap with {self.n_resamples} stratified resamples that "
+                                "re-solved the game each time (a heuristic that can undercover)"}[self.interval]
+            text += (f" Simultaneous {fmt.signif(100 * self.conf_level)}% intervals came from {how}, at level "
+                     f"delta' = {fmt.signif(self.delta_cell, 3)} per agent-task cell.")
+            text += " " + self._separation_sentence()
+        top = self.task_weights.sort_values("weight", ascending=False, kind="stable").head(3)
+        weights = ", ".join(f"{t} ({fmt.signif(w, 2)})" for t, w in zip(top["task"], top["weight"]))
+        text += f" The adversary weighted most the tasks {weights}."
+        if self.notes:
+            text += " " + sentences(self.notes)
+        return text
+
+    def _separation_sentence(self):
+        beats = [(self.agents[i], self.agents[k]) for i in range(self.n_agents) for k in range(self.n_agents)
+                 if i != k and self.conf_low[i] > self.conf_high[k]]
+        if not beats:
+            return "No agent's interval lies above another's, so no pair is resolved."
+        n_pairs = self.n_agents * (self.n_agents - 1) // 2
+        shown = "; ".join(f"{a} > {b}" for a, b in beats[:8]) + ("; ..." if len(beats) > 8 else "")
+        return f"{len(beats)} of {n_pairs} pairs are resolved (lower bound above the other's upper bound): {shown}."

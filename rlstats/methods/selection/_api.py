@@ -1,0 +1,566 @@
+"""Post-reporting selection check: were the reported tasks cherry-picked? (Komiyama and Maehara, 2018).
+
+An author reports a new agent's improvement over a baseline on the tasks
+where it looks best.  ``selection_check`` turns each task's runs into one
+per-task effect ``v`` (seeds enter only there), then asks two questions:
+
+* the **reporter's** test, as the author would publish it: is the mean
+  effect over the reported tasks above 0 (naive p-value), above a required
+  minimum improvement ``mu_gap`` (gap p-value), or above what the best
+  ``N_P`` of ``n_candidates`` null tasks would give (conservative p-value)?
+* the **inspector's** test, the answer this function is for: do the
+  reported tasks have a larger mean effect than held-out tasks?  A small
+  ``res.pvalue`` says the reported tasks are not representative.
+
+The null of the inspector matches the held-out design (spec section 7.3):
+for held-out tasks from the same suite the permutation test over task labels
+is exact for "the reported tasks are a uniformly random subset"; for fresh
+tasks the paper's z and pooled t tests apply directly (and so does the
+permutation test).
+
+:func:`simulate` reproduces the paper's synthetic experiments (its Fig. 2
+and Theorem 1) and doubles as a test oracle; :func:`detection_probability`
+and :func:`required_heldout` plan how many held-out tasks an inspector needs;
+those live in ``_planning.py``.  The numerics live in
+:mod:`rlstats.methods.selection._kernels`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import numbers
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from ...design import Design, build, design_of
+from ...errors import DesignError, OptionError
+from ...options import check_bool, check_choice, check_fraction, check_int
+from ...resampling import seed_sequence
+from . import _kernels as kernels
+from ._planning import CONSERVATIVE_RESAMPLES
+from ._result import _INSPECTOR_NAMES, _REPORTER_NAMES, CONF_LEVEL, SelectionCheckResult
+
+__all__ = ["selection_check", "SelectionOptions"]
+
+EFFECT_MEASURES = tuple(kernels.EFFECTS)
+INSPECTORS = ("permutation", "t", "welch", "z")
+REPORTERS = tuple(kernels.REPORTERS)
+
+METHOD_TITLE = "Post-reporting selection check (Komiyama and Maehara, 2018)"
+
+
+# =========================================================================== options
+
+@dataclass(frozen=True)
+class SelectionOptions:
+    effect: object = "mean_diff"
+    inspector: str = "permutation"
+    reporter: str = "t"
+    mu_gap: float = 0.0
+    n_candidates: int | None = None
+    sigma: object = None
+    alpha: float = 0.05
+    beta: float = 0.05
+    higher_is_better: bool = True
+    n_resamples: int = 9_999
+    na_action: str = "raise"
+
+    @classmethod
+    def checked(cls, **options):
+        """Validate every option once; raises OptionError naming the bad one."""
+        effect = options["effect"]
+        if not callable(effect):
+            effect = check_choice("effect", effect, EFFECT_MEASURES)
+        mu_gap = options["mu_gap"]
+        if isinstance(mu_gap, bool) or not isinstance(mu_gap, numbers.Real) or not np.isfinite(mu_gap):
+            raise OptionError(f"mu_gap must be a finite number >= 0, got {mu_gap!r}")
+        if mu_gap < 0:
+            raise OptionError(f"mu_gap must be >= 0 (the minimum improvement a claim must exceed, in the units "
+                              f"of the per-task effect), got {mu_gap}; use 0 for the naive test")
+        n_candidates = options["n_candidates"]
+        if n_candidates is not None:
+            n_candidates = check_int("n_candidates", n_candidates, minimum=1)
+        sigma = _checked_sigma(options["sigma"])
+        inspector = check_choice("inspector", options["inspector"], INSPECTORS)
+        reporter = check_choice("reporter", options["reporter"], REPORTERS)
+        for name, value in (("inspector", inspector), ("reporter", reporter)):
+            if value == "z" and sigma is None:
+                raise OptionError(f"{name}=\"z\" assumes a known sd of the per-task effects: pass sigma=<number> "
+                                  "(in the units of the effect) or sigma=\"pooled\" (the sd over reported and "
+                                  f"held-out tasks, as in the paper), or use {name}=\"t\"")
+        if n_candidates is not None and sigma is None:
+            raise OptionError("the conservative p-value (n_candidates=) is defined only for a known sd of the "
+                              "per-task effects (paper section 6.1): pass sigma=<number> or sigma=\"pooled\", or "
+                              "drop n_candidates")
+        return cls(effect=effect, inspector=inspector, reporter=reporter, mu_gap=float(mu_gap),
+                   n_candidates=n_candidates, sigma=sigma, alpha=check_fraction("alpha", options["alpha"]),
+                   beta=check_fraction("beta", options["beta"]),
+                   higher_is_better=check_bool("higher_is_better", options["higher_is_better"]),
+                   n_resamples=check_int("n_resamples", options["n_resamples"], minimum=1),
+                   na_action=options["na_action"])
+
+    @property
+    def effect_name(self):
+        return self.effect if isinstance(self.effect, str) else getattr(self.effect, "__name__", "callable")
+
+
+def _checked_sigma(sigma):
+    if sigma is None or (isinstance(sigma, str) and sigma == "pooled"):
+        return sigma
+    if isinstance(sigma, bool) or not isinstance(sigma, numbers.Real) or not np.isfinite(sigma) or sigma <= 0:
+        raise OptionError(f"sigma must be None (unknown sd), \"pooled\" or a positive number (the known sd of "
+                          f"the per-task effects), got {sigma!r}")
+    return float(sigma)
+
+
+# =========================================================================== result
+
+
+# =========================================================================== resolving the sets of tasks
+
+def _suggest(name, labels):
+    close = difflib.get_close_matches(str(name), [str(x) for x in labels], n=3)
+    return f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
+
+
+def _check_agent(role, name, design):
+    if name is None:
+        what = "new agent" if role == "treatment" else "agent it is compared with"
+        raise OptionError(f"{role}= is required: name the {what}, one of {', '.join(map(repr, design.agents))}")
+    if str(name) not in design.agents:
+        raise OptionError(f"{role}={name!r} is not an agent in column '{design.formula.groups}'"
+                          f"{_suggest(name, design.agents)}; agents: {', '.join(map(repr, design.agents))}")
+    return str(name)
+
+
+def _task_list(role, names, design):
+    """Validate a list of task names given as ``reported=`` or ``heldout=``; returns them as strings."""
+    if isinstance(names, (str, bytes)) or not hasattr(names, "__iter__"):
+        raise OptionError(f"{role}= must be a list of task names, got {names!r}")
+    names = [str(n) for n in names]
+    if not names:
+        raise OptionError(f"{role}= is empty; name at least one task")
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise OptionError(f"{role}= names task(s) more than once: {', '.join(map(repr, repeated))}")
+    unknown = [n for n in names if n not in design.tasks and n not in design.dropped_tasks]
+    if unknown:
+        hints = "; ".join(f"{n!r}{_suggest(n, design.tasks)}" for n in unknown)
+        raise OptionError(f"{role}= names {len(unknown)} unknown task(s) in column '{design.formula.blocks}': "
+                          f"{hints}")
+    kept_out = [n for n in names if n in design.dropped_tasks]
+    if kept_out:
+        raise DesignError(f"{role}= names task(s) where fewer than two agents have runs: "
+                          f"{', '.join(map(repr, kept_out))}; no effect can be computed there")
+    return names
+
+
+def _reported_from_column(column, design):
+    """Tasks marked True in a per-task boolean column (constant within each task)."""
+    values = pd.Series(design.extra[column])
+    allowed = {True, False, 0, 1}
+    bad = [v for v in values.unique() if not (isinstance(v, (bool, np.bool_, numbers.Integral)) and v in allowed)]
+    if bad:
+        raise DesignError(f"reported column '{column}' must hold True/False (or 1/0) per task, found {bad[:3]!r}")
+    flags = values.astype(bool).groupby(design.task).agg(["min", "max"])
+    mixed = flags.index[flags["min"] != flags["max"]]
+    if len(mixed):
+        raise DesignError(f"reported column '{column}' changes within task(s) "
+                          f"{', '.join(repr(design.tasks[t]) for t in mixed[:5])}; it must mark whole tasks")
+    return [design.tasks[t] for t in flags.index[flags["max"]]]
+
+
+def _resolve_reported(reported, design):
+    if reported is None:
+        raise OptionError("reported= is required: the list of tasks shown in the paper, or the name of a boolean "
+                          "column marking them")
+    if isinstance(reported, str):
+        if reported in design.extra:
+            names = _reported_from_column(reported, design)
+            if not names:
+                raise DesignError(f"reported column '{reported}' marks no task as reported")
+            return names
+        hint = (f"; to report the single task {reported!r} write reported=[{reported!r}]"
+                if reported in design.tasks else "")
+        raise OptionError(f"reported={reported!r} is not a column of the data{hint}; pass a list of task names "
+                          "or the name of a boolean column")
+    return _task_list("reported", reported, design)
+
+
+# =========================================================================== per-task effects
+
+def _effects_of(design, treatment, baseline, options):
+    """Per-task effects of a design (NaN where an arm has no run) with both arms' run counts."""
+    if treatment not in design.agents or baseline not in design.agents:
+        missing = [a for a in (treatment, baseline) if a not in design.agents]
+        raise DesignError(f"the held-out data have no runs of {', '.join(map(repr, missing))}")
+    pair = design.select_agents([treatment, baseline])
+    is_treatment = pair.agent == 0
+    measure = _one_number(options.effect) if callable(options.effect) else options.effect
+    effects, counts = kernels.task_effects(pair.y, pair.task, is_treatment, pair.n_tasks, measure)
+    sign = 1.0 if options.higher_is_better else -1.0
+    effects = sign * np.asarray(effects, dtype=float)
+    frame = pd.DataFrame({"task": list(pair.tasks), "effect": effects, "n_treatment": counts[:, 0],
+                          "n_baseline": counts[:, 1]})
+    return frame
+
+
+def _one_number(measure):
+    """Wrap a user's effect function so that anything but one number per task is a clear error."""
+    def effect(treatment_runs, baseline_runs):
+        value = measure(treatment_runs, baseline_runs)
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            raise OptionError(f"effect= function must return one number per task (treatment runs, baseline runs) "
+                              f"-> float, got {value!r}") from None
+    return effect
+
+
+def _check_effects(frame, where, options):
+    """Explicitly named tasks must give a finite effect; say why not."""
+    no_runs = frame[(frame["n_treatment"] == 0) | (frame["n_baseline"] == 0)]
+    if len(no_runs):
+        raise DesignError(f"{where} task(s) {', '.join(map(repr, no_runs['task']))} lack runs of the treatment or "
+                          "the baseline, so their effect cannot be computed")
+    if options.effect == "std_diff":
+        few = frame[(frame["n_treatment"] < 2) | (frame["n_baseline"] < 2)]
+        if len(few):
+            raise DesignError(f"effect=\"std_diff\" needs at least 2 runs of each agent per task; {where} task(s) "
+                              f"{', '.join(map(repr, few['task']))} have fewer; use effect=\"mean_diff\" or \"poi\"")
+    bad = frame[~np.isfinite(frame["effect"])]
+    if len(bad):
+        why = (" (zero spread of the runs)" if options.effect == "std_diff" else "")
+        raise DesignError(f"the effect is not finite on {where} task(s) {', '.join(map(repr, bad['task']))}{why}; "
+                          "choose another effect=")
+
+
+# =========================================================================== the public function
+
+def selection_check(data, formula=None, *, treatment=None, baseline=None, reported=None, heldout=None,
+                    effect="mean_diff", inspector="permutation", reporter="t", mu_gap=0.0, n_candidates=None,
+                    sigma=None, alpha=0.05, beta=0.05, higher_is_better=True, n_resamples=9_999,
+                    normalize=None, na_action="raise", rng=None, eval_env=None):
+    """Check whether the reported tasks of a claimed improvement are representative.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame or Design
+        Long format, one row per run; never modified.
+    formula : str or Formula
+        ``"score ~ agent | task"`` (or ``task/seed``): runs are replicates
+        within (agent, task) and enter only through the per-task effects.
+    treatment, baseline : str
+        The new agent and the agent it is compared with.
+    reported : list of str or str
+        The tasks shown in the paper (D_P), or the name of a boolean column
+        marking them (constant within each task).
+    heldout : None, list of str or DataFrame
+        D_I: None for every other task in ``data`` with runs of both agents
+        (the complement), a list of tasks, or a DataFrame of fresh runs on
+        new tasks (same columns, read with the same formula).
+    effect : {"mean_diff", "std_diff", "poi"} or callable
+        Per-task effect of the treatment: difference of mean scores
+        (normalise scores across tasks first); that difference over the
+        pooled within-task sd (needs 2 runs per agent); the probability of
+        improvement minus 0.5; or ``f(treatment_runs, baseline_runs) -> float``.
+    inspector : {"permutation", "t", "welch", "z"}
+        Test of ``mean(reported) > mean(held-out)``: permutation over task
+        labels (exact for "reported is a random subset"; enumerated when at
+        most ``n_resamples`` subsets exist), pooled t (paper section 6.1),
+        Welch t, or z with known ``sigma`` (section 5.2).
+    reporter : {"t", "z", "wilcoxon"}
+        The reporter's one-sided test of a positive mean effect.
+    mu_gap : float
+        Minimum improvement (units of the effect, >= 0) for the gap test of
+        section 5.1; with ``mu_gap > 0`` the claim is judged by that test.
+    n_candidates : int, optional
+        N_A, the number of tasks the reporter could have chosen from;
+        enables the conservative p-value (needs ``sigma``).
+    sigma : None, "pooled" or float
+        Known sd of the per-task effects, or ``"pooled"`` for the sd over
+        reported and held-out tasks (the paper's convention); needed by the
+        z tests and the conservative p-value.
+    alpha, beta : float
+        Levels of the reporter's and of the inspector's tests.
+    higher_is_better : bool
+        False flips the sign of every effect, so positive means better.
+    n_resamples : int
+        Random subsets of the permutation inspector.
+    normalize : DataFrame, str or dict, optional
+        Normalise the response per task before the effects are computed, as
+        :func:`rlstats.normalize` does (e.g. ``"atari100k_reference"`` for
+        human-normalised Atari scores); a fresh held-out frame is normalised
+        the same way.  Stated in the result.
+    na_action : {"raise", "drop"}
+        Missing values: an error, or drop the rows and say so.
+    rng : None, int or numpy.random.Generator
+        Seed of the permutations and of the conservative null (recorded).
+    eval_env : patsy.EvalEnvironment, optional
+        Where the response expression's names are looked up.
+
+    Returns
+    -------
+    SelectionCheckResult
+
+    Raises
+    ------
+    FormulaError, DesignError, OptionError
+        Among others: no held-out task, a task both reported and held out,
+        unknown task names (with suggestions), ``mu_gap < 0``.
+
+    References
+    ----------
+    Komiyama, J. and Maehara, T. (2018), A simple way to deal with
+    cherry-picking, arXiv:1810.04996: Def. 1 (naive p-value), eq. 4.3
+    (conservative p-value, corrected to the survival function of the top-N_P
+    mean), section 5.1 (gap p-value), section 5.2 (inspector's Z), section 6.1
+    (t versions with the centred variance).
+
+    Examples
+    --------
+    >>> import rlstats
+    >>> df = rlstats.datasets.simulate(agents=2, tasks=12, seeds=5, distribution="normal",
+    ...                                heterogeneity=0.0, rng=0)
+    >>> res = rlstats.selection_check(df, "score ~ agent | task", treatment="agent_2", baseline="agent_1",
+    ...                               reported=["task_01", "task_02", "task_03"], rng=0)
+    >>> res.n_reported, res.n_heldout, res.pvalue_method
+    (3, 9, 'exact')
+    """
+    options = SelectionOptions.checked(
+        effect=effect, inspector=inspector, reporter=reporter, mu_gap=mu_gap, n_candidates=n_candidates,
+        sigma=sigma, alpha=alpha, beta=beta, higher_is_better=higher_is_better, n_resamples=n_resamples,
+        na_action=na_action)
+    env = 1 if eval_env is None else eval_env
+    extra = (reported,) if isinstance(reported, str) and not isinstance(data, Design) and reported in data.columns \
+        else ()
+    design = design_of(data, formula, na_action=na_action, eval_env=env, extra_columns=extra, normalize=normalize)
+    if not design.has_blocks:
+        raise DesignError(f"the selection check compares tasks: write '{design.formula.text} | task'")
+    treatment = _check_agent("treatment", treatment, design)
+    baseline = _check_agent("baseline", baseline, design)
+    if treatment == baseline:
+        raise OptionError(f"treatment and baseline are both {treatment!r}; name two different agents")
+    reported_names = _resolve_reported(reported, design)
+    fresh = None
+    if isinstance(heldout, pd.DataFrame):
+        fresh = build(heldout, design.formula, na_action=na_action, eval_env=env, normalize=normalize)
+    return _run(design, fresh, treatment, baseline, reported_names, heldout, options, rng)
+
+
+def _split_tasks(design, fresh, treatment, baseline, reported_names, heldout, options):
+    """The per-task effects table with its sets, and the notes it produced."""
+    frame = _effects_of(design, treatment, baseline, options)
+    notes = []
+    frame["set"] = np.where(frame["task"].isin(reported_names), "reported", "")
+    _check_effects(frame[frame["set"] == "reported"], "reported", options)
+    if fresh is not None:
+        overlap = sorted(set(fresh.tasks) & set(reported_names))
+        if overlap:
+            raise DesignError(f"task(s) {', '.join(map(repr, overlap))} are both reported and in the held-out data; "
+                              "fresh held-out tasks must be tasks the report did not show")
+        held = _effects_of(fresh, treatment, baseline, options)
+        notes += [f"held-out data: {n}" for n in fresh.notes]
+        unusable = ~np.isfinite(held["effect"])
+        if unusable.any():
+            notes.append(f"{int(unusable.sum())} held-out task(s) without a finite effect left out: "
+                         f"{', '.join(held.loc[unusable, 'task'])}")
+        held["set"] = np.where(unusable, "dropped", "heldout")
+        if unusable.all():
+            raise DesignError("no held-out tasks: selection cannot be checked; no task of the held-out data has runs "
+                              f"of both {treatment!r} and {baseline!r} with a finite effect")
+        frame = frame[frame["set"] == "reported"]
+        return pd.concat([frame, held], ignore_index=True), notes, "fresh"
+    if heldout is None:
+        rest = frame["set"] != "reported"
+        unusable = rest & ~np.isfinite(frame["effect"])
+        frame.loc[rest, "set"] = np.where(unusable[rest], "dropped", "heldout")
+        if unusable.any():
+            notes.append(f"{int(unusable.sum())} task(s) without runs of both agents (or a finite effect) left out "
+                         f"of the held-out set: {', '.join(frame.loc[unusable, 'task'])}")
+        if not (frame["set"] == "heldout").any():
+            raise DesignError("no held-out tasks: selection cannot be checked; every task with runs of both agents "
+                              "is reported. Pass heldout= a DataFrame of runs on fresh tasks")
+        return frame, notes, "complement"
+    listed = _task_list("heldout", heldout, design)
+    overlap = [t for t in listed if t in reported_names]
+    if overlap:
+        raise OptionError(f"task(s) {', '.join(map(repr, overlap))} are both reported and held out; a task is "
+                          "either shown in the report (reported=) or used to check it (heldout=)")
+    frame.loc[frame["task"].isin(listed), "set"] = "heldout"
+    _check_effects(frame[frame["set"] == "heldout"], "held-out", options)
+    unused = frame["set"] == ""
+    if unused.any():
+        notes.append(f"{int(unused.sum())} task(s) neither reported nor held out were not used: "
+                     f"{', '.join(frame.loc[unused, 'task'])}")
+    return frame[~unused].reset_index(drop=True), notes, "listed"
+
+
+def _requirements(n_p, n_i, options):
+    if options.reporter == "t" and n_p < 2:
+        raise DesignError(f"reporter=\"t\" needs at least 2 reported tasks, got {n_p}; with one task pass "
+                          "sigma=<number> and reporter=\"z\"")
+    if options.inspector == "t" and n_p + n_i < 3:
+        raise DesignError(f"inspector=\"t\" needs at least 3 tasks in all, got {n_p} reported and {n_i} held out")
+    if options.inspector == "welch" and min(n_p, n_i) < 2:
+        raise DesignError(f"inspector=\"welch\" needs at least 2 reported and 2 held-out tasks, got {n_p} and "
+                          f"{n_i}; use inspector=\"permutation\" or \"t\"")
+    if options.n_candidates is not None and options.n_candidates < n_p:
+        raise OptionError(f"n_candidates={options.n_candidates} is smaller than the {n_p} reported tasks; it counts "
+                          "every task the reporter could have chosen from (N_A >= N_P)")
+
+
+def _group_summary(v_p, v_i):
+    rows = []
+    for name, v in (("reported", v_p), ("heldout", v_i)):
+        n = v.size
+        mean = float(v.mean())
+        sd = float(v.std(ddof=1)) if n > 1 else np.nan
+        se = sd / np.sqrt(n) if n > 1 else np.nan
+        half = stats.t.ppf(1 - (1 - CONF_LEVEL) / 2, n - 1) * se if n > 1 else np.nan
+        rows.append({"set": name, "n_tasks": n, "estimate": mean, "std_error": se,
+                     "conf_low": mean - half, "conf_high": mean + half})
+    return pd.DataFrame(rows)
+
+
+def _reporter_interval(reporter, v_p, sigma, group_summary, level=CONF_LEVEL):
+    """Standard error, ``level`` interval and p-value method of the reported mean under the reporter's test."""
+    if reporter == "z":
+        se = sigma / np.sqrt(v_p.size)
+        half = stats.norm.ppf(1 - (1 - level) / 2) * se
+        mean = float(v_p.mean())
+        return {"std_error": se, "conf_low": mean - half, "conf_high": mean + half, "pvalue_method": "normal"}
+    reported = group_summary.iloc[0]
+    if reporter == "t":
+        return {"std_error": reported["std_error"], "conf_low": reported["conf_low"],
+                "conf_high": reported["conf_high"], "pvalue_method": "t"}
+    return {"std_error": reported["std_error"], "pvalue_method": "exact or normal (scipy's choice)"}
+
+
+def _sigma_of(options, pooled_sd):
+    """The sd of the per-task effects used by the z tests, and where it came from (None: unknown)."""
+    if options.sigma is None:
+        return None, None
+    sigma, source = (pooled_sd, "pooled") if options.sigma == "pooled" else (options.sigma, "given")
+    if not sigma > 0:
+        raise DesignError("the per-task effects have no spread, so sigma=\"pooled\" is 0; pass sigma=<number>")
+    return sigma, source
+
+
+def _inspect(v_p, v_i, options, sigma, ss):
+    """The inspector's test of mean(reported) > mean(held-out), as result fields."""
+    if options.inspector == "permutation":
+        found = kernels.permutation_inspector(v_p, v_i, options.n_resamples, ss)
+        return {"statistic": found.statistic, "df": None, "pvalue": found.pvalue,
+                "pvalue_method": "exact" if found.exact else "monte_carlo", "pvalue_mc_se": found.mc_se,
+                "n_resamples": found.n_resamples, "null_distribution": found.null_distribution}
+    statistic, df, p, diff = kernels.parametric_inspector(v_p[None], v_i[None], options.inspector, sigma)
+    if not np.isfinite(diff.std_error[0]) or diff.std_error[0] == 0:
+        raise DesignError(f"the per-task effects have no spread, so the {_INSPECTOR_NAMES[options.inspector]} is "
+                          "undefined; use inspector=\"permutation\"")
+    return {"statistic": float(statistic[0]), "df": None if np.isnan(df[0]) else float(df[0]), "pvalue": float(p[0]),
+            "pvalue_method": "normal" if options.inspector == "z" else "t", "pvalue_mc_se": None,
+            "n_resamples": None, "null_distribution": None}
+
+
+def _difference(v_p, v_i, options, sigma):
+    """mean(reported) - mean(held-out) with its 95 % interval, under the inspector's reference distribution.
+
+    The permutation inspector has none of its own: Welch's interval when both
+    sets have 2 tasks, else the pooled one, else none.
+    """
+    n_p, n_i = v_p.size, v_i.size
+    kind = options.inspector
+    if kind == "permutation":
+        kind = "welch" if min(n_p, n_i) >= 2 else ("t" if n_p + n_i >= 3 else None)
+    estimate = float(v_p.mean() - v_i.mean())
+    fields = {"estimate": estimate, "std_error": None, "conf_int": (np.nan, np.nan), "interval_method": None,
+              "difference_df": None}
+    if kind is None:
+        return fields
+    diff = kernels.difference(v_p[None], v_i[None], kind, sigma)
+    se, df = float(diff.std_error[0]), float(diff.df[0])
+    if not (np.isfinite(se) and se > 0):
+        return fields
+    df = None if np.isnan(df) else df
+    q = stats.norm.ppf(0.975) if df is None else stats.t.ppf(0.975, df)
+    return {**fields, "std_error": se, "conf_int": (estimate - q * se, estimate + q * se), "interval_method": kind,
+            "difference_df": df}
+
+
+def _reporter_tests(v_p, options, sigma, ss):
+    """The reporter's naive, gap and conservative p-values, as result fields."""
+    statistic, df, p = (float(x[0]) for x in kernels.reporter_test(v_p[None], options.reporter, 0.0, sigma))
+    fields = {"reporter_statistic": statistic, "reporter_df": None if np.isnan(df) else df, "pvalue_reporter": p,
+              "gap_statistic": None, "pvalue_gap": None, "pvalue_conservative": None,
+              "pvalue_conservative_mc_se": None, "n_resamples_conservative": None}
+    if options.mu_gap > 0:
+        gap = kernels.reporter_test(v_p[None], options.reporter, options.mu_gap, sigma)
+        fields.update(gap_statistic=float(gap[0][0]), pvalue_gap=float(gap[2][0]))
+    if options.n_candidates is not None:
+        null_top = kernels.top_mean_null(v_p.size, options.n_candidates, CONSERVATIVE_RESAMPLES, ss)
+        p_con, se = kernels.conservative_pvalue(null_top, v_p.mean() / sigma)
+        fields.update(pvalue_conservative=float(p_con), pvalue_conservative_mc_se=float(se),
+                      n_resamples_conservative=CONSERVATIVE_RESAMPLES)
+    return fields
+
+
+def _verdict(reporter, pvalue, options):
+    """Spec section 3: a claim (gap test when mu_gap > 0, else naive) that the inspector does or does not flag."""
+    claim_p = reporter["pvalue_gap"] if reporter["pvalue_gap"] is not None else reporter["pvalue_reporter"]
+    if not claim_p <= options.alpha:  # NaN (undefined test) counts as no claim
+        return "no_claim"
+    return "selection_bias" if pvalue <= options.beta else "survives"
+
+
+def _run(design, fresh, treatment, baseline, reported_names, heldout, options, rng):
+    frame, notes, heldout_design = _split_tasks(design, fresh, treatment, baseline, reported_names, heldout, options)
+    v_p = frame.loc[frame["set"] == "reported", "effect"].to_numpy(dtype=float)
+    v_i = frame.loc[frame["set"] == "heldout", "effect"].to_numpy(dtype=float)
+    n_p, n_i = v_p.size, v_i.size
+    _requirements(n_p, n_i, options)
+    pooled_sd = float(np.concatenate([v_p, v_i]).std(ddof=1))
+    sigma, sigma_source = _sigma_of(options, pooled_sd)
+
+    # Two independent streams: the inspector's permutations and the conservative null.
+    random_needed = options.n_candidates is not None or (
+        options.inspector == "permutation" and not kernels.is_exact(n_p + n_i, n_p, options.n_resamples))
+    ss, seed = seed_sequence(rng) if random_needed else (np.random.SeedSequence(0), None)
+    permutation_ss, conservative_ss = ss.spawn(2)
+    inspector = _inspect(v_p, v_i, options, sigma, permutation_ss)
+    reporter = _reporter_tests(v_p, options, sigma, conservative_ss)
+    if not np.isfinite(reporter["pvalue_reporter"]):
+        notes.append(f"the reporter's {_REPORTER_NAMES[options.reporter]} is undefined (the reported effects have no "
+                     "spread or are all zero), so no claim is counted")
+    if heldout_design == "complement" and options.inspector != "permutation":
+        notes.append(f"the held-out tasks are the rest of the same suite, not an independent sample; the "
+                     f"{_INSPECTOR_NAMES[options.inspector]} is approximate there, the permutation inspector is exact "
+                     "for 'the reported tasks are a random subset'")
+
+    detection_sigma = sigma if sigma is not None else (pooled_sd if pooled_sd > 0 else None)
+    detection = None if detection_sigma is None else float(
+        kernels.detection_probability(v_p.mean() / detection_sigma, n_p, n_i, options.beta))
+    data_name = (f"{design.formula.response} by {design.formula.groups} ({treatment} vs {baseline}) | "
+                 f"{design.formula.blocks}; {n_p} reported, {n_i} held-out tasks"
+                 + (" (fresh runs)" if heldout_design == "fresh" else ""))
+    used = frame["set"].isin(["reported", "heldout"])
+    group_summary = _group_summary(v_p, v_i)
+    return SelectionCheckResult(
+        method=METHOD_TITLE, formula=design.formula, data_name=data_name,
+        nobs=int(frame.loc[used, ["n_treatment", "n_baseline"]].to_numpy().sum()),
+        notes=tuple(design.notes) + tuple(notes),
+        options={**asdict(options), "effect": options.effect_name, "n_resamples_conservative": CONSERVATIVE_RESAMPLES},
+        seed=seed, inspector=options.inspector, **inspector, **_difference(v_p, v_i, options, sigma),
+        reporter=options.reporter, **reporter, n_candidates=options.n_candidates, mu_gap=options.mu_gap,
+        sigma=sigma, sigma_source=sigma_source, detection_probability=detection, detection_sigma=detection_sigma,
+        treatment=treatment, baseline=baseline, effect_measure=options.effect_name,
+        higher_is_better=options.higher_is_better,
+        effects=frame[["task", "set", "effect", "n_treatment", "n_baseline"]].reset_index(drop=True),
+        group_summary=group_summary, reported_tasks=tuple(frame.loc[frame["set"] == "reported", "task"]),
+        heldout_tasks=tuple(frame.loc[frame["set"] == "heldout", "task"]), heldout_design=heldout_design,
+        mean_reported=float(v_p.mean()), mean_heldout=float(v_i.mean()), alpha=options.alpha, beta=options.beta,
+        verdict=_verdict(reporter, inspector["pvalue"], options),
+        reporter_interval=_reporter_interval(options.reporter, v_p, sigma, group_summary), conf_level=CONF_LEVEL)

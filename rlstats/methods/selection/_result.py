@@ -1,0 +1,357 @@
+"""The selection check's result: fields, tables and prose (reads fields, computes nothing)."""
+
+from __future__ import annotations
+
+import textwrap
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from ... import format as fmt
+from . import plots as plots_selection
+from ...errors import OptionError
+from ...options import check_fraction
+from ...results import ConfidenceInterval, Result, resultclass, sentences
+from ._planning import required_heldout
+
+_INSPECTOR_NAMES = {"permutation": "permutation test over task labels", "t": "pooled two-sample t test",
+                    "welch": "Welch two-sample t test", "z": "two-sample z test with known sd"}
+_INTERVAL_NAMES = {"welch": "Welch t", "t": "pooled t", "z": "normal, known sd"}
+_REPORTER_NAMES = {"t": "one-sample t test", "z": "one-sample z test with known sd",
+                   "wilcoxon": "Wilcoxon signed-rank test"}
+_STATISTIC_SYMBOL = {"t": "t", "welch": "t", "z": "z", "wilcoxon": "V"}
+VERDICTS = {
+    "survives": "significant on reported tasks, and they are representative of the held-out tasks -- "
+                "the claim survives verification",
+    "selection_bias": "significant on reported tasks, but reported tasks are not representative -- "
+                      "selection bias suspected",
+    "no_claim": "not significant on reported tasks -- nothing is claimed; the inspector's result is "
+                "informational",
+}
+
+#: level of ``conf_int`` and of the reporter's interval in ``tidy()`` (``confidence_interval()`` gives others)
+CONF_LEVEL = 0.95
+
+
+@resultclass
+class SelectionCheckResult(Result):
+    """Result of :func:`selection_check`.
+
+    Attributes
+    ----------
+    pvalue : float
+        The inspector's one-sided p-value: small when the reported tasks have
+        a larger mean effect than the held-out tasks (not representative).
+    statistic : float
+        The inspector's statistic: z or t for the parametric inspectors, the
+        difference of means for the permutation test.
+    df : float or None
+        Degrees of freedom of the inspector's t reference distribution.
+    inspector : str
+        ``"permutation"``, ``"t"`` (pooled), ``"welch"`` or ``"z"``.
+    pvalue_method : str
+        ``"exact"`` (every subset enumerated), ``"monte_carlo"``, ``"t"`` or ``"normal"``.
+    pvalue_mc_se : float or None
+        Monte Carlo standard error of ``pvalue``.
+    n_resamples : int or None
+        Random subsets drawn, or subsets enumerated when exact.
+    null_distribution : ndarray or None
+        Permutation null of ``mean(reported) - mean(held-out)``.
+    estimate, std_error : float
+        ``mean(reported) - mean(held-out)`` of the per-task effects and its
+        standard error under ``interval_method``.
+    conf_int : tuple of float
+        95 % interval of the difference; see :meth:`confidence_interval`.
+    interval_method : str or None
+        ``"welch"``, ``"t"`` (pooled) or ``"z"``; None when undefined.
+    difference_df : float or None
+        Degrees of freedom of that interval (None: normal).
+    reporter : str
+        ``"t"``, ``"z"`` or ``"wilcoxon"``.
+    reporter_statistic, reporter_df : float
+        The reporter's naive test of ``mean(reported) > 0``.
+    pvalue_reporter : float
+        Its naive p-value (paper Def. 1, or section 6.1 for t).
+    pvalue_gap, gap_statistic : float or None
+        The test of ``mean(reported) > mu_gap`` (section 5.1), when ``mu_gap > 0``.
+    pvalue_conservative, pvalue_conservative_mc_se : float or None
+        Survival function of the mean of the top N_P of ``n_candidates`` null
+        tasks at the standardised reported mean (section 4, eq. 4.3
+        corrected), with its Monte Carlo standard error.
+    n_candidates, mu_gap, sigma : the inputs (sigma: the sd used, None for unknown)
+    sigma_source : str or None
+        ``"given"`` or ``"pooled"`` (sd over reported and held-out tasks).
+    detection_probability : float or None
+        Chance that the z inspector with ``n_heldout`` fresh tasks flags this
+        report if the true mean effect were 0 (spec section 2.5).
+    detection_sigma : float or None
+        The sd that converts effects to the units of that formula.
+    treatment, baseline : str
+    effect_measure : str
+        ``"mean_diff"``, ``"std_diff"``, ``"poi"`` or the callable's name.
+    higher_is_better : bool
+    effects : DataFrame
+        One row per task: task, set (``"reported"``, ``"heldout"`` or
+        ``"dropped"``), effect, n_treatment, n_baseline.
+    group_summary : DataFrame
+        Mean effect of each set with its t interval.
+    reported_tasks, heldout_tasks : tuple of str
+    heldout_design : str
+        ``"complement"`` (every other task), ``"listed"`` or ``"fresh"``.
+    mean_reported, mean_heldout : float
+    alpha, beta : float
+        Levels of the reporter's and of the inspector's tests.
+    verdict : str
+        ``"survives"``, ``"selection_bias"`` or ``"no_claim"`` (spec section 3).
+    """
+
+    statistic: float
+    df: float | None
+    pvalue: float
+    inspector: str
+    pvalue_method: str
+    pvalue_mc_se: float | None
+    n_resamples: int | None
+    null_distribution: np.ndarray | None
+    estimate: float
+    std_error: float | None
+    conf_int: tuple
+    interval_method: str | None
+    difference_df: float | None
+    reporter: str
+    reporter_statistic: float
+    reporter_df: float | None
+    pvalue_reporter: float
+    gap_statistic: float | None
+    pvalue_gap: float | None
+    pvalue_conservative: float | None
+    pvalue_conservative_mc_se: float | None
+    n_resamples_conservative: int | None
+    n_candidates: int | None
+    mu_gap: float
+    sigma: float | None
+    sigma_source: str | None
+    detection_probability: float | None
+    detection_sigma: float | None
+    treatment: str
+    baseline: str
+    effect_measure: str
+    higher_is_better: bool
+    effects: pd.DataFrame
+    group_summary: pd.DataFrame
+    reported_tasks: tuple
+    heldout_tasks: tuple
+    heldout_design: str
+    mean_reported: float
+    mean_heldout: float
+    alpha: float
+    beta: float
+    verdict: str
+    reporter_interval: dict = None
+    conf_level: float = CONF_LEVEL
+
+    _plot_kinds: ClassVar[dict] = {
+        "effects": plots_selection.plot_effects,
+        "null_distribution": plots_selection.plot_null_distribution,
+    }
+
+    @property
+    def n_reported(self):
+        return len(self.reported_tasks)
+
+    @property
+    def n_heldout(self):
+        return len(self.heldout_tasks)
+
+    @property
+    def verdict_text(self):
+        """The verdict as a sentence."""
+        return VERDICTS[self.verdict]
+
+    @property
+    def claim_pvalue(self):
+        """The reporter's p-value that decides the claim: the gap test when ``mu_gap > 0``, else the naive one."""
+        return self.pvalue_gap if self.pvalue_gap is not None else self.pvalue_reporter
+
+    def confidence_interval(self, confidence_level=None):
+        """Two-sided interval of ``mean(reported) - mean(held-out)`` under ``interval_method``.
+
+        Returns a :class:`~rlstats.results.ConfidenceInterval` ``(low, high)``;
+        ``confidence_level=None`` is ``conf_level`` (the level of ``conf_int``).
+        """
+        level = self.conf_level if confidence_level is None else check_fraction("confidence_level",
+                                                                                confidence_level)
+        if self.std_error is None:
+            return ConfidenceInterval(np.nan, np.nan)
+        upper = 1 - (1 - level) / 2
+        quantile = stats.norm.ppf(upper) if self.difference_df is None else stats.t.ppf(upper, self.difference_df)
+        return ConfidenceInterval(self.estimate - quantile * self.std_error,
+                                  self.estimate + quantile * self.std_error)
+
+    def required_heldout(self, power=0.95, mu0=0.0):
+        """Fewest fresh held-out tasks for the z inspector to flag this report with probability ``power``.
+
+        Uses :func:`required_heldout` with this report's standardised mean
+        (``mean_reported / detection_sigma``), N_P and beta; ``mu0`` is the
+        hypothesised true mean effect in the units of the effect.  None when
+        no number of tasks reaches ``power`` (the report is too weak to flag).
+        """
+        if self.detection_sigma is None:
+            raise OptionError("no sd of the per-task effects is available to plan with (fewer than 2 tasks "
+                              "or zero spread); rerun with sigma=<number>")
+        return required_heldout(self.mean_reported / self.detection_sigma, self.n_reported, beta=self.beta,
+                                power=power, mu0=mu0 / self.detection_sigma)
+
+    # ---- printing ----------------------------------------------------------------------
+    def _statistic_line(self):
+        if self.inspector == "permutation":
+            return (f"inspector ({_INSPECTOR_NAMES['permutation']}): mean(reported) - mean(held-out) = "
+                    f"{fmt.signif(self.estimate)}, {fmt.pvalue_phrase(self.pvalue)}")
+        df = "" if self.df is None else f", df = {fmt.signif(self.df)}"
+        return (f"inspector ({_INSPECTOR_NAMES[self.inspector]}): {_STATISTIC_SYMBOL[self.inspector]} = "
+                f"{fmt.signif(self.statistic)}{df}, {fmt.pvalue_phrase(self.pvalue)}")
+
+    def _extra_lines(self):
+        lines = ["alternative hypothesis: reported tasks have a larger mean effect than held-out tasks"]
+        if self.inspector == "permutation":
+            how = (f"exact, all {self.n_resamples} subsets" if self.pvalue_method == "exact" else
+                   f"{self.n_resamples} random subsets, Monte Carlo SE {fmt.signif(self.pvalue_mc_se, 2)}")
+            if self.heldout_design == "fresh":
+                lines.append(f"null: the reported and the fresh tasks' effects are exchangeable ({how})")
+            else:
+                lines.append(f"null: the {self.n_reported} reported tasks are a uniformly random subset of the "
+                             f"{self.n_reported + self.n_heldout} tasks ({how})")
+        lines.append(f"mean effect ({self.effect_measure}, {self.treatment} vs {self.baseline}): reported "
+                     f"{fmt.signif(self.mean_reported)}, held-out {fmt.signif(self.mean_heldout)}, difference "
+                     f"{fmt.signif(self.estimate)}")
+        if self.interval_method is not None:
+            low, high = self.conf_int
+            lines.append(f"95 percent confidence interval of the difference ({_INTERVAL_NAMES[self.interval_method]}): "
+                         f"{fmt.signif(low)} {fmt.signif(high)}")
+        lines.append(self._reporter_line())
+        if self.pvalue_gap is not None:
+            lines.append(f"reporter with minimum improvement mu_gap = {fmt.signif(self.mu_gap)}: "
+                         f"{_STATISTIC_SYMBOL[self.reporter]} = {fmt.signif(self.gap_statistic)}, "
+                         f"{fmt.pvalue_phrase(self.pvalue_gap)}")
+        if self.pvalue_conservative is not None:
+            lines.append(f"conservative (best {self.n_reported} of {self.n_candidates} candidate tasks, sd "
+                         f"{fmt.signif(self.sigma)}): {fmt.pvalue_phrase(self.pvalue_conservative)} "
+                         f"(Monte Carlo SE {fmt.signif(self.pvalue_conservative_mc_se, 2)})")
+        if self.detection_probability is not None:
+            lines.append(f"detection probability with {self.n_heldout} fresh tasks if the true mean effect were 0: "
+                         f"{fmt.signif(self.detection_probability, 3)} (z inspector, sd of the effects "
+                         f"{fmt.signif(self.detection_sigma, 4)}{'' if self.sigma_source == 'given' else ', pooled'})")
+        verdict = f"verdict (alpha = {self.alpha}, beta = {self.beta}): {self.verdict_text}"
+        lines += textwrap.wrap(verdict, width=100, subsequent_indent="  ")
+        return lines
+
+    def _reporter_line(self):
+        symbol = _STATISTIC_SYMBOL[self.reporter]
+        df = "" if self.reporter_df is None else f", df = {fmt.signif(self.reporter_df)}"
+        return (f"reporter ({_REPORTER_NAMES[self.reporter]}): mean effect = {fmt.signif(self.mean_reported)}, "
+                f"{symbol} = {fmt.signif(self.reporter_statistic)}{df}, {fmt.pvalue_phrase(self.pvalue_reporter)}")
+
+    def _summary_tables(self):
+        order = {"reported": 0, "heldout": 1, "dropped": 2}
+        effects = self.effects.assign(_set=self.effects["set"].map(order))
+        effects = effects.sort_values(["_set", "effect"], ascending=[True, False], kind="stable")
+        return {"Per-task effects": effects.drop(columns="_set").reset_index(drop=True),
+                "Mean effect by set": self.group_summary,
+                "Tests": self.tidy()}
+
+    # ---- tidy output ---------------------------------------------------------------------
+    def tidy(self):
+        """One row per test: the inspector, the reporter's naive test, and the gap and conservative tests when run."""
+        low, high = self.conf_int
+        rows = [{"term": "inspector", "estimate": self.estimate, "std_error": self.std_error,
+                 "statistic": self.statistic, "df": self.df, "p_value": self.pvalue, "conf_low": low,
+                 "conf_high": high, "null_value": 0.0, "method": _INSPECTOR_NAMES[self.inspector],
+                 "pvalue_method": self.pvalue_method, "pvalue_mc_se": self.pvalue_mc_se,
+                 "n_resamples": self.n_resamples, "significant": bool(self.pvalue <= self.beta)}]
+        reporter_row = {"estimate": self.mean_reported, "df": self.reporter_df,
+                        "method": _REPORTER_NAMES[self.reporter], **self._reporter_interval()}
+        rows.append({"term": "reporter", **reporter_row, "statistic": self.reporter_statistic,
+                     "p_value": self.pvalue_reporter, "null_value": 0.0,
+                     "significant": bool(self.pvalue_reporter <= self.alpha)})
+        if self.pvalue_gap is not None:
+            rows.append({"term": "reporter_gap", **reporter_row, "statistic": self.gap_statistic,
+                         "p_value": self.pvalue_gap, "null_value": self.mu_gap,
+                         "significant": bool(self.pvalue_gap <= self.alpha)})
+        if self.pvalue_conservative is not None:
+            rows.append({"term": "reporter_conservative", "estimate": self.mean_reported,
+                         "statistic": self.mean_reported / self.sigma, "p_value": self.pvalue_conservative,
+                         "method": f"conservative (best {self.n_reported} of {self.n_candidates})",
+                         "pvalue_method": "monte_carlo", "pvalue_mc_se": self.pvalue_conservative_mc_se,
+                         "n_resamples": self.n_resamples_conservative,
+                         "significant": bool(self.pvalue_conservative <= self.alpha)})
+        columns = ["term", "estimate", "std_error", "statistic", "df", "p_value", "conf_low", "conf_high",
+                   "null_value", "method", "pvalue_method", "pvalue_mc_se", "n_resamples", "significant"]
+        out = pd.DataFrame(rows).reindex(columns=columns)
+        out["conf_level"] = self.conf_level
+        out["alternative"] = "greater"
+        for column in ("estimate", "std_error", "statistic", "df", "p_value", "conf_low", "conf_high",
+                       "null_value", "pvalue_mc_se"):
+            out[column] = pd.to_numeric(out[column]).astype(float)
+        return out
+
+    def _reporter_interval(self):
+        """Standard error, interval and p-value method of the reported mean under the reporter's test (fields)."""
+        return dict(self.reporter_interval)
+
+    def glance(self):
+        """The check in one row: the inspector's test, the reporter's p-values, the verdict."""
+        return pd.DataFrame([{
+            "method": self.method, "verdict": self.verdict, "inspector": self.inspector, "reporter": self.reporter,
+            "estimate": self.estimate, "statistic": self.statistic, "df": self.df, "p_value": self.pvalue,
+            "pvalue_method": self.pvalue_method, "n_resamples": self.n_resamples, "pvalue_mc_se": self.pvalue_mc_se,
+            "p_value_reporter": self.pvalue_reporter, "p_value_gap": self.pvalue_gap,
+            "p_value_conservative": self.pvalue_conservative, "mean_reported": self.mean_reported,
+            "mean_heldout": self.mean_heldout, "n_reported": self.n_reported, "n_heldout": self.n_heldout,
+            "n_candidates": self.n_candidates, "mu_gap": self.mu_gap, "alpha": self.alpha, "beta": self.beta,
+            "detection_probability": self.detection_probability, "heldout_design": self.heldout_design,
+            "effect_measure": self.effect_measure, "n_obs": self.nobs,
+        }])
+
+    def report(self):
+        """A methods-section paragraph describing the check and its outcome."""
+        effect = {"mean_diff": "the difference of the agents' mean scores",
+                  "std_diff": "the difference of the agents' mean scores over the pooled within-task sd",
+                  "poi": "the probability of improvement minus 0.5 (Mann-Whitney U over all run pairs)"}
+        measure = effect.get(self.effect_measure, f"the user-supplied effect '{self.effect_measure}'")
+        design = {"complement": "all other tasks of the suite", "listed": "the listed held-out tasks",
+                  "fresh": "fresh tasks run separately"}[self.heldout_design]
+        flipped = "" if self.higher_is_better else " with the sign flipped so that positive means better"
+        text = (f"We checked whether the {self.n_reported} tasks on which {self.treatment} was reported against "
+                f"{self.baseline} are representative (Komiyama and Maehara, 2018). Each task's effect is "
+                f"{measure}, computed from its runs{flipped}; "
+                f"the mean effect is {fmt.signif(self.mean_reported, 4)} on the reported tasks and "
+                f"{fmt.signif(self.mean_heldout, 4)} on {self.n_heldout} held-out tasks ({design}).")
+        p_inspector = _p_text(self.pvalue)
+        if self.inspector == "permutation":
+            how = ("enumerating every subset" if self.pvalue_method == "exact"
+                   else f"from {self.n_resamples} random subsets")
+            text += (f" A one-sided permutation test of the hypothesis that the reported tasks are a uniformly random "
+                     f"subset of all {self.n_reported + self.n_heldout} tasks, on the difference of means, gave "
+                     f"{p_inspector} ({how}).")
+        else:
+            df = "" if self.df is None else f", df = {fmt.signif(self.df, 4)}"
+            text += (f" A one-sided {_INSPECTOR_NAMES[self.inspector]} of equal means gave "
+                     f"{_STATISTIC_SYMBOL[self.inspector]} = {fmt.signif(self.statistic, 4)}{df}, {p_inspector}.")
+        text += (f" The reporter's {_REPORTER_NAMES[self.reporter]} of a positive mean effect on the reported tasks "
+                 f"gives {_p_text(self.pvalue_reporter)}")
+        if self.pvalue_gap is not None:
+            text += f", and {_p_text(self.pvalue_gap)} against a minimum improvement of {fmt.signif(self.mu_gap, 4)}"
+        if self.pvalue_conservative is not None:
+            text += (f"; the conservative p-value, which assumes the best {self.n_reported} of {self.n_candidates} "
+                     f"candidate tasks were reported, is {fmt.signif(self.pvalue_conservative, 3)}")
+        text += f". Verdict at alpha = {self.alpha} (reporter) and beta = {self.beta} (inspector): {self.verdict_text}."
+        if self.notes:
+            text += " " + sentences(self.notes)
+        return text
+
+
+def _p_text(p):
+    text = fmt.format_pvalue(p)
+    return f"p {text}" if text.startswith("<") else f"p = {text}"

@@ -1,0 +1,253 @@
+"""The blocked rank test: Skillings–Mack (1981) and Mack–Skillings (1980).
+
+``skillings_mack(df, "score ~ agent | task")`` ranks the runs within each
+task and asks whether the agents' rank sums differ more than chance allows.
+
+* Every agent x task cell holds at most one run: the Skillings–Mack (1981)
+  statistic for incomplete blocks (missing cells allowed).  On complete
+  designs without ties it equals Friedman's statistic.
+* Any cell holds several runs (seeds): the Mack–Skillings (1980) statistic on
+  the raw runs, which ranks all runs of a task jointly, so nothing is averaged
+  away.  ``variant="skillings_mack"`` with ``within_cell="mean"|"median"``
+  aggregates the seeds first instead, and says so.
+
+The numbers come from :mod:`._kernels`; this module turns
+options into one frozen options object, calls the kernels, and wraps the
+numbers in :class:`SkillingsMackResult`.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from ...design import design_of
+from ...errors import DesignError, OptionError
+from ...options import check_bool, check_choice, check_fraction, check_int
+from ...progress import progress_bar
+from ...resampling import seed_sequence
+from . import _kernels as kernels
+from ._result import _TITLES, SkillingsMackResult
+
+VARIANTS = ("auto", "skillings_mack", "mack_skillings")
+WITHIN_CELL = (None, "mean", "median")
+PVALUE_METHODS = ("asymptotic", "monte_carlo", "exact")
+
+
+@dataclass(frozen=True)
+class SkillingsMackOptions:
+    variant: str = "auto"
+    within_cell: str | None = None
+    pvalue: str = "asymptotic"
+    n_resamples: int = 10_000
+    tie_correction: bool = False
+    higher_is_better: bool = True
+    alpha: float = 0.05
+    adjustment: str = "auto"
+    na_action: str = "raise"
+    progress: bool = False
+
+    @classmethod
+    def checked(cls, **options):
+        """Validate every option once; raises OptionError naming the bad one."""
+        within = options["within_cell"]
+        if within not in WITHIN_CELL:
+            raise OptionError(f"within_cell={within!r} is not one of the allowed values: None, 'mean', 'median'")
+        return cls(
+            variant=check_choice("variant", options["variant"], VARIANTS),
+            within_cell=within,
+            pvalue=check_choice("pvalue", options["pvalue"], PVALUE_METHODS),
+            n_resamples=check_int("n_resamples", options["n_resamples"], minimum=1),
+            tie_correction=check_bool("tie_correction", options["tie_correction"]),
+            higher_is_better=check_bool("higher_is_better", options["higher_is_better"]),
+            alpha=check_fraction("alpha", options["alpha"]),
+            adjustment=check_choice("adjustment", options["adjustment"], kernels.ADJUSTMENTS),
+            na_action=options["na_action"],
+            progress=check_bool("progress", options["progress"]),
+        )
+
+
+def _cells_of(design, summary):
+    """The design's runs replaced by one value per non-empty cell (mean or median)."""
+    matrix = design.cell_matrix(summary)
+    task, agent = np.nonzero(~np.isnan(matrix))
+    return matrix[task, agent], agent, task
+
+
+def _choose_variant(options, design):
+    replicated = design.max_runs_per_cell > 1
+    if options.variant == "auto":
+        if options.within_cell is not None and replicated:
+            return "skillings_mack"
+        return "mack_skillings" if replicated else "skillings_mack"
+    if options.variant == "skillings_mack" and replicated and options.within_cell is None:
+        raise DesignError(
+            f"found up to {design.max_runs_per_cell} runs per (agent, task) cell; the Skillings-Mack (1981) "
+            "statistic needs one value per cell: pass within_cell=\"mean\" or \"median\" to aggregate the seeds "
+            "first, or use variant=\"mack_skillings\", which ranks every run")
+    return options.variant
+
+
+def skillings_mack(data, formula=None, *, variant="auto", within_cell=None, pvalue="asymptotic",
+                   n_resamples=10_000, tie_correction=False, higher_is_better=True, alpha=0.05,
+                   adjustment="auto", na_action="raise", rng=None, progress=False, eval_env=None):
+    """Blocked rank test of whether agents differ across tasks (Skillings–Mack / Mack–Skillings).
+
+    Parameters
+    ----------
+    data : pandas.DataFrame or Design
+        Long format, one row per run; never modified.
+    formula : str or Formula
+        ``"score ~ agent | task"`` (or ``task/seed`` to name the seed column).
+    variant : {"auto", "skillings_mack", "mack_skillings"}
+        ``"auto"``: Skillings–Mack (1981) when every cell has at most one run,
+        Mack–Skillings (1980) on the raw runs when any cell has more.
+    within_cell : {None, "mean", "median"}
+        With ``variant="skillings_mack"`` on replicated data, aggregate each
+        cell's runs first (stated in the result).
+    pvalue : {"asymptotic", "monte_carlo", "exact"}
+        Chi-squared with df = rank of the covariance (default); permutation
+        of the observed mid-ranks within tasks (``n_resamples``, ``rng``);
+        or the exact permutation distribution where enumeration is feasible.
+    n_resamples : int
+        Permutations for ``pvalue="monte_carlo"``.
+    tie_correction : bool
+        Divide each task's null variance by the tie factor; reproduces R's
+        ``friedman.test`` on complete unreplicated designs.  Off by default,
+        as in every reference implementation of these tests.
+    higher_is_better : bool
+        Direction of the mean ranks and post-hoc signs (rank 1 = best).
+    alpha : float
+        Level of the post-hoc decisions and of the report's verdict.
+    adjustment : {"auto", "tukey", "holm", "bonferroni"}
+        Post-hoc multiplicity adjustment; ``"auto"``: Tukey (the critical
+        difference) on balanced complete designs, Holm otherwise.
+    na_action : {"raise", "drop"}
+        Missing values: an error, or drop the rows and say so.
+    rng : None, int or numpy.random.Generator
+        Seed of the permutations (recorded in the result).
+    progress : bool
+        Show a progress bar during the permutations.
+    eval_env : patsy.EvalEnvironment, optional
+        Where the response expression's names are looked up; by default the
+        caller's frame.
+
+    Returns
+    -------
+    SkillingsMackResult
+
+    Raises
+    ------
+    FormulaError, DesignError, OptionError
+
+    References
+    ----------
+    Skillings, J. H. and Mack, G. A. (1981), Technometrics 23(2), 171-177.
+    Mack, G. A. and Skillings, J. H. (1980), JASA 75(372), 947-951.
+    Casesa, R. (2024), Statistical Methods for Reinforcement Learning Policy
+    Comparison, PhD thesis, eqs. 2.13-2.23 (eq. 2.17 with the sign corrected).
+
+    Examples
+    --------
+    >>> import rlstats
+    >>> df = rlstats.datasets.simulate(agents=3, tasks=10, seeds=1, effect=2.0, rng=0)
+    >>> res = rlstats.skillings_mack(df, "score ~ agent | task")
+    >>> res.variant, res.df
+    ('skillings_mack', 2)
+    """
+    options = SkillingsMackOptions.checked(
+        variant=variant, within_cell=within_cell, pvalue=pvalue, n_resamples=n_resamples,
+        tie_correction=tie_correction, higher_is_better=higher_is_better, alpha=alpha, adjustment=adjustment,
+        na_action=na_action, progress=progress)
+    design = design_of(data, formula, na_action=na_action, eval_env=1 if eval_env is None else eval_env)
+    if not design.has_blocks:
+        raise DesignError(f"the blocked rank test needs blocks: write '{design.formula.text} | task'")
+    return _run(design, options, rng)
+
+
+def batch_pvalues(design, responses, **options):
+    """Chi-squared p-values of :func:`skillings_mack` for a batch of data sets sharing one design, vectorised.
+
+    Row ``i`` of ``responses`` replaces ``design.y``; the p-value is the one
+    ``skillings_mack(design with y = responses[i], **options).pvalue`` gives.
+    Simulation studies (:func:`rlstats.power`) reach this through the registry
+    (``rlstats.methods.OPERATIONS``).
+
+    Returns None when the vectorised path does not apply -- a p-value other
+    than the asymptotic one, cell summaries, tie correction, a design that is
+    not balanced or not stored task by task, or options that
+    :func:`skillings_mack` rejects on this design -- and the caller then runs
+    :func:`skillings_mack` on each data set.
+    """
+    defaults = {name: p.default for name, p in inspect.signature(skillings_mack).parameters.items()
+                if p.kind is inspect.Parameter.KEYWORD_ONLY and name not in ("rng", "eval_env")}
+    options = SkillingsMackOptions.checked(**{**defaults, **{k: v for k, v in options.items() if k in defaults}})
+    if options.pvalue != "asymptotic" or options.within_cell is not None or options.tie_correction \
+            or not design.is_balanced or np.any(np.diff(design.task) < 0):
+        return None
+    try:
+        variant = _choose_variant(options, design)
+    except DesignError:
+        return None
+    # The null covariance depends only on the counts (no tie correction): any responses will do.
+    setup = kernels.build_setup(np.arange(design.nobs, dtype=float), design.agent, design.task, design.n_agents,
+                                design.n_tasks, variant=variant)
+    batch = responses.shape[0]
+    ranks = stats.rankdata(responses.reshape(batch, design.n_tasks, -1), axis=-1).reshape(batch, -1)
+    statistic = kernels.statistic(setup, ranks)
+    return stats.chi2.sf(statistic, setup.df) if setup.df > 0 else np.ones(batch)
+
+
+def _run(design, options, rng):
+    variant = _choose_variant(options, design)
+    notes = list(design.notes)
+    y, agent, task = design.y, design.agent, design.task
+    within = None
+    if variant == "skillings_mack" and design.max_runs_per_cell > 1:
+        within = options.within_cell
+        y, agent, task = _cells_of(design, within)
+        notes.append(f"{design.nobs} runs aggregated to {y.size} cell {within}s (within_cell=\"{within}\") "
+                     "before ranking")
+    setup = kernels.build_setup(y, agent, task, design.n_agents, design.n_tasks, variant=variant,
+                                tie_correction=options.tie_correction)
+    statistic = kernels.observed_statistic(setup)
+    p_asymptotic = kernels.asymptotic_pvalue(setup, statistic)
+    p, mc_se, n_resamples, null, seed = p_asymptotic, None, None, None, None
+    if options.pvalue == "monte_carlo":
+        ss, seed = seed_sequence(rng)
+        with progress_bar(options.n_resamples, options.progress, "permutations") as advance:
+            mc = kernels.monte_carlo_test(setup, options.n_resamples, ss, progress=advance)
+        p, mc_se, n_resamples, null = mc.pvalue, mc.standard_error, mc.n_resamples, mc.null_distribution
+    elif options.pvalue == "exact":
+        p = kernels.exact_pvalue(kernels.exact_null(setup), statistic)
+    if setup.has_ties and not options.tie_correction and options.pvalue == "asymptotic":
+        notes.append("ties were given mid-ranks without tie correction, which makes the chi-squared p-value "
+                     "conservative; pvalue=\"monte_carlo\" keeps the ties in its null distribution")
+    posthoc = kernels.pairwise(setup, higher_is_better=options.higher_is_better, adjustment=options.adjustment,
+                               alpha=options.alpha)
+    untestable = int((posthoc.n_shared == 0).sum())
+    if untestable:
+        notes.append(f"{untestable} pair(s) of agents never ran on a common task and are not compared post hoc")
+    return SkillingsMackResult(
+        method=_TITLES[variant] + (f" on cell {within}s" if within else ""),
+        formula=design.formula, data_name=design.data_name, nobs=design.nobs, notes=tuple(notes),
+        options={**asdict(options), "variant_used": variant}, seed=seed,
+        statistic=statistic, df=setup.df, pvalue=p, pvalue_method=options.pvalue,
+        pvalue_asymptotic=p_asymptotic, pvalue_mc_se=mc_se, n_resamples=n_resamples, null_distribution=null,
+        variant=variant, within_cell=within, tie_correction=options.tie_correction, has_ties=setup.has_ties,
+        connected=setup.connected, agents=design.agents, tasks=design.tasks, counts=setup.counts,
+        mean_ranks=posthoc.mean_rank, comparisons=_comparisons_frame(design.agents, posthoc),
+        posthoc_adjustment=posthoc.adjustment, critical_difference=posthoc.cd_mean_rank, alpha=options.alpha)
+
+
+def _comparisons_frame(agents, posthoc):
+    names = np.asarray(agents, dtype=object)
+    return pd.DataFrame({
+        "agent_1": names[posthoc.agent_u], "agent_2": names[posthoc.agent_v],
+        "n_shared_tasks": posthoc.n_shared, "estimate": posthoc.mean_rank_diff, "statistic": posthoc.z, "p_value": posthoc.pvalue,
+        "p_adjusted": posthoc.pvalue_adjusted, "significant": posthoc.reject,
+    })

@@ -1,0 +1,217 @@
+"""The blocked rank test's result: fields, tables and prose (reads fields, computes nothing)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+
+from ... import format as fmt
+from . import plots
+from ...results import Result, resultclass, sentences
+
+
+_TITLES = {
+    "skillings_mack": "Skillings-Mack test for incomplete blocks",
+    "mack_skillings": "Mack-Skillings test for blocks with replicated runs",
+}
+
+_STATISTIC_NAMES = {"skillings_mack": "Skillings-Mack chi-squared", "mack_skillings": "Mack-Skillings chi-squared"}
+
+_REFERENCES = {
+    "skillings_mack": "Skillings and Mack (1981)",
+    "mack_skillings": "Mack and Skillings (1980)",
+}
+
+_ADJUSTMENT_NAMES = {
+    "tukey": "Tukey single-step (studentized range, df = Inf; the critical difference)",
+    "holm": "Holm step-down on mean-rank differences over shared tasks",
+    "bonferroni": "Bonferroni on mean-rank differences over shared tasks",
+}
+
+
+@resultclass
+class SkillingsMackResult(Result):
+    """Result of :func:`skillings_mack`.
+
+    Attributes
+    ----------
+    statistic : float
+        The Skillings–Mack or Mack–Skillings chi-squared statistic.
+    df : int
+        Degrees of freedom: the rank of the null covariance (k - 1 when the
+        design is connected).
+    pvalue : float
+        The p-value of ``pvalue_method``.
+    pvalue_method : str
+        ``"asymptotic"`` (chi-squared), ``"monte_carlo"`` or ``"exact"``.
+    pvalue_asymptotic : float
+        The chi-squared p-value, always computed.
+    pvalue_mc_se : float or None
+        Monte Carlo standard error of ``pvalue`` (Monte Carlo only).
+    n_resamples : int or None
+        Permutations drawn (Monte Carlo only).
+    null_distribution : ndarray or None
+        Permutation statistics (Monte Carlo) or None.
+    variant : str
+        ``"skillings_mack"`` (1981, one value per cell) or ``"mack_skillings"``
+        (1980, all runs ranked within task).
+    within_cell : str or None
+        How seeds were aggregated before the 1981 statistic, if they were.
+    connected : bool
+        Every pair of agents is linked through shared tasks (df = k - 1).
+    agents, tasks : tuple of str
+    counts : ndarray, shape (n_tasks, n_agents)
+        Runs per cell used by the test.
+    mean_ranks : ndarray, shape (n_agents,)
+        Mean within-task rank on the 1..k scale, 1 = best.
+    comparisons : DataFrame
+        One row per pair: agent_1, agent_2, n_shared_tasks, estimate (mean
+        over the tasks both ran of agent_1's minus agent_2's mean rank),
+        statistic (z against the exact permutation variance), p_value,
+        p_adjusted, significant.
+    posthoc_adjustment : str
+        ``"tukey"``, ``"holm"`` or ``"bonferroni"``.
+    critical_difference : float or None
+        Smallest significant difference of mean ranks (tukey, balanced only).
+    alpha : float
+    """
+
+    statistic: float
+    df: int
+    pvalue: float
+    pvalue_method: str
+    pvalue_asymptotic: float
+    pvalue_mc_se: float | None
+    n_resamples: int | None
+    null_distribution: np.ndarray | None
+    variant: str
+    within_cell: str | None
+    tie_correction: bool
+    has_ties: bool
+    connected: bool
+    agents: tuple
+    tasks: tuple
+    counts: np.ndarray
+    mean_ranks: np.ndarray
+    comparisons: pd.DataFrame
+    posthoc_adjustment: str
+    critical_difference: float | None
+    alpha: float
+
+    _plot_kinds: ClassVar[dict] = {
+        "critical_difference": plots.plot_critical_difference,
+        "mean_ranks": plots.plot_mean_ranks,
+        "null_distribution": plots.plot_null_distribution,
+    }
+
+    def significance_matrix(self):
+        """Symmetric (k, k) boolean matrix: True where a pair differs after adjustment."""
+        index = {a: i for i, a in enumerate(self.agents)}
+        matrix = np.zeros((self.n_agents, self.n_agents), dtype=bool)
+        for a, b, sig in zip(self.comparisons["agent_1"], self.comparisons["agent_2"],
+                             self.comparisons["significant"]):
+            matrix[index[a], index[b]] = matrix[index[b], index[a]] = bool(sig)
+        return matrix
+
+    def pvalue_matrix(self):
+        """Square DataFrame of adjusted pairwise p-values (diagonal 1), as scikit-posthocs shows them."""
+        matrix = pd.DataFrame(1.0, index=list(self.agents), columns=list(self.agents))
+        for a, b, p in zip(self.comparisons["agent_1"], self.comparisons["agent_2"], self.comparisons["p_adjusted"]):
+            matrix.loc[a, b] = matrix.loc[b, a] = p
+        return matrix
+
+    # ---- printing -------------------------------------------------------------------
+    def _statistic_line(self):
+        return (f"{_STATISTIC_NAMES[self.variant]} = {fmt.signif(self.statistic)}, df = {self.df}, "
+                f"{fmt.pvalue_phrase(self.pvalue_asymptotic)}")
+
+    def _extra_lines(self):
+        lines = []
+        if self.pvalue_method == "monte_carlo":
+            lines.append(f"permutation {fmt.pvalue_phrase(self.pvalue)} ({self.n_resamples} permutations within "
+                         f"tasks, Monte Carlo SE {fmt.signif(self.pvalue_mc_se, 2)})")
+        elif self.pvalue_method == "exact":
+            lines.append(f"exact permutation {fmt.pvalue_phrase(self.pvalue)}")
+        names = list(self.agents)
+        values = [fmt.signif(r, 4) for r in self.mean_ranks]
+        widths = [max(len(n), len(v)) for n, v in zip(names, values)]
+        lines.append("mean ranks (1 = best):")
+        lines.append(" ".join(n.rjust(w) for n, w in zip(names, widths)))
+        lines.append(" ".join(v.rjust(w) for v, w in zip(values, widths)))
+        n_sig = int(self.comparisons["significant"].sum())
+        cd = "" if self.critical_difference is None else \
+            f", critical difference {fmt.signif(self.critical_difference, 4)} in mean rank"
+        lines.append(f"post hoc ({self.posthoc_adjustment}{cd}, alpha = {self.alpha}): "
+                     f"{n_sig} of {len(self.comparisons)} pairs differ")
+        return lines
+
+    def _summary_tables(self):
+        ranks = pd.DataFrame({"agent": list(self.agents), "mean_rank": self.mean_ranks,
+                              "n_tasks_present": (self.counts > 0).sum(axis=0),
+                              "n_runs": self.counts.sum(axis=0)})
+        ranks = ranks.sort_values("mean_rank", kind="stable").reset_index(drop=True)
+        return {"Mean ranks (1 = best)": ranks,
+                f"Pairwise comparisons ({_ADJUSTMENT_NAMES[self.posthoc_adjustment]})": self.tidy()}
+
+    # ---- tidy output ------------------------------------------------------------------
+    def tidy(self):
+        """One row per pair of agents: estimate = difference of mean ranks (agent_1 - agent_2, negative: agent_1 better)."""
+        out = self.comparisons.copy()
+        out["adjustment"] = self.posthoc_adjustment
+        return out
+
+    def glance(self):
+        """The omnibus test in one row."""
+        return pd.DataFrame([{
+            "statistic": self.statistic, "df": self.df, "p_value": self.pvalue, "pvalue_method": self.pvalue_method,
+            "method": self.method, "variant": self.variant, "connected": self.connected,
+            "n_agents": self.n_agents, "n_tasks": self.n_tasks, "n_obs": self.nobs,
+            "n_resamples": self.n_resamples, "pvalue_mc_se": self.pvalue_mc_se,
+        }])
+
+    def report(self):
+        """A methods-section paragraph describing the test and its outcome."""
+        runs = self.counts[self.counts > 0]
+        if self.variant == "mack_skillings":
+            how = ("ranking all runs of a task jointly (mid-ranks for ties) and summing each agent's mean "
+                   "within-task rank over tasks, so that every seed counts and none is averaged away")
+        elif self.within_cell is not None:
+            how = (f"on the {self.within_cell} of each agent's runs per task, ranked within task "
+                   "(mid-ranks for ties), missing cells allowed")
+        else:
+            how = "ranking the agents within each task (mid-ranks for ties), missing cells allowed"
+        per_cell = f"{runs.min()} run{'s' if runs.max() > 1 else ''} per agent and task" if runs.min() == runs.max() \
+            else f"{runs.min()} to {runs.max()} runs per agent and task"
+        missing = int((self.counts == 0).sum())
+        design = f"{self.n_agents} agents on {self.n_tasks} tasks ({per_cell}"
+        design += f", {missing} empty cell{'s' if missing != 1 else ''})" if missing else ")"
+        pv = fmt.format_pvalue(self.pvalue)
+        p_text = f"p {pv}" if pv.startswith("<") else f"p = {pv}"
+        how_p = {"asymptotic": "from the chi-squared distribution",
+                 "monte_carlo": f"from {self.n_resamples} permutations of the ranks within tasks",
+                 "exact": "from the exact permutation distribution"}[self.pvalue_method]
+        verdict = "rejected" if self.pvalue <= self.alpha else "did not reject"
+        text = (f"We compared {design} with the {_REFERENCES[self.variant]} rank test, {how}. "
+                f"The test {verdict} the hypothesis that all agents perform alike at alpha = {self.alpha} "
+                f"(chi-squared = {fmt.signif(self.statistic)}, df = {self.df}, {p_text}, p-value {how_p}"
+                f"{', with tie correction' if self.tie_correction else ''}).")
+        order = np.argsort(self.mean_ranks, kind="stable")
+        ranking = ", ".join(f"{self.agents[j]} ({fmt.signif(self.mean_ranks[j], 3)})" for j in order)
+        text += f" Mean ranks (1 = best): {ranking}."
+        sig = self.comparisons[self.comparisons["significant"]]
+        if self.critical_difference is not None:
+            post = (f" Post hoc, pairs whose mean ranks differ by at least the critical difference "
+                    f"{fmt.signif(self.critical_difference, 3)} (Tukey single-step, alpha = {self.alpha}) differ")
+        else:
+            post = (f" Post hoc, each pair's difference of mean ranks over the tasks both agents ran was tested "
+                    f"against its exact permutation variance with {self.posthoc_adjustment.capitalize()} "
+                    f"adjustment at alpha = {self.alpha}")
+        pairs = "; ".join(f"{a} vs {b}" for a, b in zip(sig["agent_1"], sig["agent_2"]))
+        text += post + (f": {pairs}." if len(sig) else ": no pair differs.")
+        if not self.connected:
+            text += " The design is not connected (some agents never share a task), so df < k - 1."
+        if self.notes:
+            text += " " + sentences(self.notes)
+        return text

@@ -1,0 +1,327 @@
+"""The result of power() and sample_size(): fields, tables and prose (reads fields, computes nothing)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+
+from .. import format as fmt
+from ..errors import OptionError
+from ..options import check_fraction
+from ..results import Result, resultclass, sentences
+from ..statistics import wilson_interval
+from . import plots
+
+
+#: level of the Monte Carlo (Wilson) interval around each rejection rate
+MC_CONFIDENCE_LEVEL = 0.95
+
+#: AdaStop's number of interims when neither n nor K is given (the paper's toy examples)
+DEFAULT_K = 5
+
+#: bootstrap resamples per simulated data set unless n_resamples is given
+DEFAULT_BOOTSTRAP_RESAMPLES = 1_000
+
+_LABELS = {
+    "skillings_mack": "blocked rank test",
+    "bootstrap": "bootstrap interval separation",
+    "adastop": "AdaStop",
+    "permutation": "permutation test",
+}
+
+
+@resultclass
+class PowerResult(Result):
+    """Result of :func:`power` and :func:`sample_size`.
+
+    Attributes
+    ----------
+    methods : tuple of str
+        The methods simulated, in table order.
+    seeds : tuple of int
+        Numbers of seeds (runs per agent and task) evaluated, ascending.
+    effect : float or tuple
+        The shift, in within-cell standard deviations (see :func:`power`).
+    alpha : float
+        Level of every test (``1 - alpha`` intervals for the bootstrap rule).
+    n_sim : int
+        Simulated data sets per number of seeds (shared by all methods).
+    table : DataFrame
+        One row per method and number of seeds: ``method, seeds, power,
+        std_error, conf_low, conf_high`` (95% Wilson interval of the
+        rejection rate), ``mean_runs`` (runs used per agent and task; the
+        number of seeds except for AdaStop) and its standard error
+        ``mean_runs_se``, ``level_spent`` (the level a permutation-based
+        test can spend, NaN for the others), ``n_sim``, ``n_tests``
+        (simulations, times tasks for the per-task tests) and
+        ``n_rejections``.
+    data_source : str
+        ``"simulate"`` or ``"pilot"``.
+    simulation : dict
+        The data-generating settings (agents, tasks, families, shifts; or
+        the pilot's runs per cell, resampling and the within-cell SDs).
+    method_options : dict
+        Per method, the options given to it (before n and K are derived).
+    conf_level : float
+        Level of the Monte Carlo intervals (0.95).
+    target_power : float or None
+        :func:`sample_size` only: the power sought.
+    sample_size : int or None
+        Smallest number of seeds whose estimated power reaches the target.
+    sample_size_low, sample_size_high : int or None
+        Smallest numbers of seeds whose Monte Carlo interval reaches the
+        target at its upper bound and at its lower bound: the sample size
+        is between them, given the simulation error.
+    """
+
+    methods: tuple
+    seeds: tuple
+    effect: object
+    alpha: float
+    n_sim: int
+    table: pd.DataFrame
+    data_source: str
+    simulation: dict
+    method_options: dict
+    conf_level: float = MC_CONFIDENCE_LEVEL
+    target_power: float | None = None
+    sample_size: int | None = None
+    sample_size_low: int | None = None
+    sample_size_high: int | None = None
+
+    _plot_kinds: ClassVar[dict] = {"power": plots.plot_power, "runs": plots.plot_runs}
+
+    # ---- combining ------------------------------------------------------------------
+    @classmethod
+    def combine(cls, *results):
+        """One result holding the rows of several (e.g. one method each), to tabulate and plot together.
+
+        The results must describe the same data (source, effect and alpha);
+        a method may appear in several only for different numbers of seeds.
+
+        Examples
+        --------
+        >>> from rlstats.power import PowerResult, power
+        >>> a = power("skillings_mack", effect=1.0, seeds=[2, 4], tasks=3, n_sim=20, rng=0, progress=False)
+        >>> b = power("bootstrap", effect=1.0, seeds=[2, 4], tasks=3, n_sim=20, rng=0, progress=False,
+        ...           n_resamples=200)
+        >>> PowerResult.combine(a, b).methods
+        ('skillings_mack', 'bootstrap')
+        """
+        if not results or not all(isinstance(r, PowerResult) for r in results):
+            raise OptionError("combine() takes PowerResult objects, at least one")
+        first = results[0]
+        for other in results[1:]:
+            for name in ("data_name", "data_source", "alpha"):
+                if getattr(other, name) != getattr(first, name):
+                    raise OptionError(f"cannot combine results with different {name}: {getattr(first, name)!r} "
+                                      f"and {getattr(other, name)!r}")
+            if not _same_effect(first.effect, other.effect):
+                raise OptionError(f"cannot combine results with different effects: {first.effect!r} and "
+                                  f"{other.effect!r}")
+        table = pd.concat([r.table for r in results], ignore_index=True)
+        if table.duplicated(["method", "seeds"]).any():
+            dup = table[table.duplicated(["method", "seeds"])].iloc[0]
+            raise OptionError(f"method {dup['method']!r} at {dup['seeds']} seeds appears in several results")
+        methods = tuple(dict.fromkeys(m for r in results for m in r.methods))
+        order = {m: i for i, m in enumerate(methods)}
+        table = table.sort_values(["method", "seeds"], key=lambda s: s.map(order) if s.name == "method" else s,
+                                  kind="stable").reset_index(drop=True)
+        notes = tuple(dict.fromkeys(n for r in results for n in r.notes))
+        options = {k: v for r in results for k, v in r.method_options.items()}
+        return cls(method=first.method if len(results) == 1 else "Simulation-based power analysis",
+                   formula=first.formula, data_name=first.data_name, nobs=sum(r.nobs for r in results),
+                   notes=notes, options={"combined": [r.options for r in results]}, seed=[r.seed for r in results],
+                   methods=methods, seeds=tuple(sorted(set(table["seeds"].tolist()))), effect=first.effect,
+                   alpha=first.alpha, n_sim=int(table["n_sim"].min()), table=table, data_source=first.data_source,
+                   simulation=first.simulation, method_options=options)
+
+    # ---- printing -----------------------------------------------------------------
+    def _statistic_line(self):
+        what = "type-I error" if self._is_null else "power"
+        return (f"{what} by simulation: effect = {_effect_text(self.effect)}, alpha = {self.alpha}, "
+                f"{self._simulations} simulated data sets per number of seeds")
+
+    @property
+    def _simulations(self):
+        """'1000', or '300 to 1000' for combined results."""
+        low, high = int(self.table["n_sim"].min()), int(self.table["n_sim"].max())
+        return str(low) if low == high else f"{low} to {high}"
+
+    @property
+    def method_labels(self):
+        """method -> the name figures and prose give it (e.g. 'blocked rank test')."""
+        return {method: _LABELS[method] for method in self.methods}
+
+    @property
+    def effect_text(self):
+        """The effect as printed: '0.5', or '(0, 0.5)' for one shift per agent."""
+        return _effect_text(self.effect)
+
+    @property
+    def _is_null(self):
+        """Nothing differs: simulated agents shifted alike, or a pilot pooled over agents with no shift."""
+        return _null_simulation(self.simulation)
+
+    def _extra_lines(self):
+        lines = [f"rejection rates with {fmt.signif(100 * self.conf_level)}% Monte Carlo (Wilson) intervals:"]
+        shown = self.table[["method", "seeds", "power", "conf_low", "conf_high", "mean_runs"]]
+        lines += ["  " + line for line in fmt.table_text(shown, 4).splitlines()]
+        if self.target_power is not None:
+            lines.append(_sample_size_sentence(self))
+        return lines
+
+    def _summary_tables(self):
+        settings = pd.DataFrame({"setting": list(self.simulation), "value": [_setting_text(v) for v in
+                                                                               self.simulation.values()]})
+        return {"Rejection rates": self.table, "Data-generating settings": settings}
+
+    # ---- tidy output ------------------------------------------------------------------
+    def tidy(self):
+        """One row per method and number of seeds: method, seeds, power, std_error, conf_low, conf_high,
+        mean_runs, mean_runs_se, level_spent, n_sim, n_tests."""
+        return self.table.drop(columns="n_rejections").copy()
+
+    def glance(self):
+        """The study in one row."""
+        return pd.DataFrame([{
+            "method": ", ".join(self.methods), "effect": _effect_text(self.effect), "alpha": self.alpha,
+            "n_sim": self.n_sim, "data_source": self.data_source, "target_power": self.target_power,
+            "sample_size": self.sample_size, "sample_size_low": self.sample_size_low,
+            "sample_size_high": self.sample_size_high,
+        }])
+
+    def confidence_interval(self, confidence_level=None):
+        """The tidy table with Wilson intervals of the rejection rates (``conf_low``, ``conf_high``) at another level.
+
+        ``confidence_level=None`` is ``conf_level``, the level of the table's intervals.
+        """
+        level = self.conf_level if confidence_level is None else check_fraction("confidence_level",
+                                                                                confidence_level)
+        low, high = wilson_interval(self.table["n_rejections"].to_numpy(), self.table["n_tests"].to_numpy(), level)
+        out = self.tidy()
+        out["conf_low"], out["conf_high"] = low, high
+        return out
+
+    def report(self):
+        """A methods-section paragraph: how the data were simulated, the rules, the rates."""
+        if self.data_source == "simulate":
+            s = self.simulation
+            source = (f"We estimated {'the type-I error' if self._is_null else 'the power'} of each method by "
+                      f"simulation: {self._simulations} data sets per number of seeds were drawn with "
+                      f"rlstats.datasets.simulate ({len(s['agents'])} agents, {len(s['tasks'])} tasks, score "
+                      f"families {', '.join(s['families'])}, task heterogeneity {fmt.signif(s['heterogeneity'])}), "
+                      "with the agents' scores shifted by " + ", ".join(
+                          f"{fmt.signif(v)} ({a})" for a, v in s["effect"].items()) +
+                      " within-cell standard deviations")
+        else:
+            s = self.simulation
+            how = ("each agent's runs drawn with replacement from its own pilot runs" if s["resample"] == "agents"
+                   else "every agent's runs drawn with replacement from the task's pooled pilot runs")
+            shift = (f", and {s['shifted_agent']} shifted by {_effect_text(self.effect)} pooled within-cell "
+                     "standard deviations of each task" if self.effect != 0 else ", with no shift added")
+            source = (f"We estimated the power of each method by resampling a pilot ({s['pilot']}): "
+                      f"{self._simulations} data sets per number of seeds, {how}{shift}")
+        text = source + f". Every method analysed the same data sets at alpha = {self.alpha}. "
+        text += " ".join(_RULES[m](self) for m in self.methods)
+        text += (f" Rates are given with {fmt.signif(100 * self.conf_level)}% Wilson intervals for the Monte Carlo "
+                 "error.")
+        for method in self.methods:
+            rows = self.table[self.table["method"] == method]
+            parts = [f"{s} seeds {fmt.signif(p, 3)} ({fmt.signif(lo, 3)} to {fmt.signif(hi, 3)})"
+                     for s, p, lo, hi in zip(rows["seeds"], rows["power"], rows["conf_low"], rows["conf_high"])]
+            text += f" {_LABELS[method][:1].upper() + _LABELS[method][1:]}: {'; '.join(parts)}."
+            if method == "adastop":
+                text += " Mean runs used per agent: " + ", ".join(
+                    f"{fmt.signif(r, 3)} of {s}" for s, r in zip(rows["seeds"], rows["mean_runs"])) + "."
+        if self.target_power is not None:
+            text += " " + _sample_size_sentence(self)
+        if self.notes:
+            text += " " + sentences(self.notes)
+        return text
+
+
+def _null_simulation(settings):
+    if settings["source"] == "simulate":
+        shifts = np.asarray(list(settings["effect"].values()), dtype=float)
+        return bool(np.all(shifts == shifts[0]))
+    shifts = [value for row in settings["shift"].values() for value in row.values()]
+    return settings["resample"] == "pooled" and not any(shifts)
+
+
+def _same_effect(a, b):
+    return np.array_equal(np.atleast_1d(np.asarray(a, dtype=float)), np.atleast_1d(np.asarray(b, dtype=float)))
+
+
+def _effect_text(effect):
+    if isinstance(effect, (tuple, list, np.ndarray)):
+        return "(" + ", ".join(fmt.signif(float(e)) for e in effect) + ")"
+    return fmt.signif(float(effect))
+
+
+def _setting_text(value):
+    if isinstance(value, dict):
+        return "; ".join(f"{k}: {_setting_text(v)}" for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_setting_text(v) for v in value)
+    if isinstance(value, float):
+        return fmt.signif(value)
+    return str(value)
+
+
+def _sample_size_sentence(result):
+    method = _LABELS[result.methods[0]]
+    target = fmt.signif(result.target_power)
+    if result.sample_size is None:
+        return (f"The {method} did not reach power {target} with up to {max(result.seeds)} seeds "
+                "(sample size not found).")
+    row = result.table[result.table["seeds"] == result.sample_size].iloc[0]
+    text = (f"Sample size for power {target}: {result.sample_size} seeds (estimated power "
+            f"{fmt.signif(row['power'], 3)}, {fmt.signif(100 * result.conf_level)}% interval "
+            f"{fmt.signif(row['conf_low'], 3)} to {fmt.signif(row['conf_high'], 3)}); ")
+    if result.sample_size_high is None:
+        return text + (f"given the Monte Carlo error it is at least {result.sample_size_low} seeds, and no number of "
+                       "seeds searched has an interval entirely above the target.")
+    if result.sample_size_low == result.sample_size_high:
+        return text + "the Monte Carlo error does not change it."
+    return text + (f"given the Monte Carlo error the sample size lies between {result.sample_size_low} and "
+                   f"{result.sample_size_high} seeds.")
+
+
+def _rule_rank(result):
+    return ("The blocked rank test (Mack-Skillings 1980 on all runs with several seeds, Skillings-Mack 1981 with "
+            "one) rejected when its p-value was at most alpha.")
+
+
+def _rule_bootstrap(result):
+    options = result.method_options.get("bootstrap", {})
+    metric = options.get("metric", "iqm")
+    metric = getattr(metric, "__name__", metric)
+    level = options.get("confidence_level", 1 - result.alpha)
+    resamples = options.get("n_resamples", DEFAULT_BOOTSTRAP_RESAMPLES)
+    return (f"Bootstrap interval separation (thesis Section 3.1) rejected when the {fmt.signif(100 * level)}% "
+            f"stratified-bootstrap intervals ({resamples} resamples) of the {metric} of two agents did not overlap; "
+            "non-overlap of two intervals is a conservative test, so its rejection rate under no difference is "
+            "expected well below alpha.")
+
+
+def _rule_adastop(result):
+    options = result.method_options.get("adastop", {})
+    if options.get("n") is not None:
+        design = f"n = {options['n']} runs per interim and K = seeds / n interims"
+    else:
+        design = f"K = {options.get('K', DEFAULT_K)} interims of n = seeds / K runs"
+    return (f"AdaStop ({design}, one test per task) counted as rejecting when it decided 'larger' or 'smaller' "
+            "for a comparison; its rate is per task and simulation, and its mean number of runs used per agent "
+            "is reported.")
+
+
+def _rule_permutation(result):
+    return ("The permutation test of mean differences (one test per task, step-down over comparisons) counted as "
+            "rejecting when it rejected any comparison.")
+
+
+_RULES = {"skillings_mack": _rule_rank, "bootstrap": _rule_bootstrap, "adastop": _rule_adastop,
+          "permutation": _rule_permutation}

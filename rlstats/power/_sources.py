@@ -1,0 +1,211 @@
+"""Where a power study's data sets come from: datasets.simulate()'s model or a resampled pilot."""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from .. import datasets as datasets_module
+from ..resampling import child_stream
+from ..simulation import noise, task_locations
+from .. import format as fmt
+from ..design import Design, build
+from ..errors import DesignError, OptionError
+from ..formula import Formula, parse
+from ..options import check_choice
+
+
+#: how a pilot is resampled: each agent from its own runs, or every agent from the task's pooled runs
+RESAMPLE = ("agents", "pooled")
+
+#: formula of simulated data
+SIMULATED_FORMULA = "score ~ agent | task"
+
+
+def _simulation_seed(root, seeds, index):
+    """Stream of simulation ``index`` for ``seeds`` runs per cell: independent of blocks and workers."""
+    return child_stream(root, seeds, index)
+
+
+@dataclass(frozen=True, eq=False)
+class _SimulatedSource:
+    """Benchmark-like data drawn exactly as :func:`rlstats.datasets.simulate` draws them."""
+
+    formula: Formula
+    agents: tuple
+    tasks: tuple
+    families: tuple
+    heterogeneity: float
+    shifts: np.ndarray
+
+    kind: ClassVar[str] = "simulate"
+
+    def template(self, seeds):
+        return Design.from_counts(self.formula, self.agents, self.tasks,
+                         np.full((len(self.tasks), len(self.agents)), seeds))
+
+    def draw(self, simulation, seeds):
+        """Responses in design order (task, agent, run): simulate(seeds=seeds, rng=simulation)."""
+        tasks_gen = np.random.default_rng(child_stream(simulation, 0))
+        noise_gen = np.random.default_rng(child_stream(simulation, 1))
+        offset, scale = task_locations(tasks_gen, len(self.tasks), self.heterogeneity)
+        z = noise(noise_gen, self.families, len(self.agents), seeds)
+        scores = offset[None, :, None] + scale[None, :, None] * (self.shifts[:, None, None] + z)
+        return scores.transpose(1, 0, 2).ravel()
+
+    def describe(self):
+        families = sorted(set(self.families))
+        return {"source": "simulate", "agents": list(self.agents), "tasks": list(self.tasks),
+                "distribution": dict(zip(self.tasks, self.families)), "heterogeneity": self.heterogeneity,
+                "effect": dict(zip(self.agents, self.shifts.tolist())),
+                "families": families}
+
+    def data_name(self):
+        kinds = sorted(set(self.families))
+        family = kinds[0] if len(kinds) == 1 else "mixed " + "/".join(kinds)
+        return (f"simulated: {len(self.agents)} agents x {len(self.tasks)} task{'s' if len(self.tasks) > 1 else ''} "
+                f"({family} scores, heterogeneity {fmt.signif(self.heterogeneity)})")
+
+
+@dataclass(frozen=True, eq=False)
+class _PilotSource:
+    """Runs drawn with replacement from a pilot's runs, with a shift added to one agent."""
+
+    formula: Formula
+    agents: tuple
+    tasks: tuple
+    present: np.ndarray       # (n_tasks, n_agents) bool: cells with runs in the pilot
+    pools: tuple              # pools[t][a]: the pilot's runs of agent a on task t (None when absent)
+    task_pools: tuple         # all runs of task t
+    shift: np.ndarray         # (n_tasks, n_agents) added to every drawn run
+    resample: str
+    pilot_name: str
+    pilot_counts: np.ndarray
+    task_sd: np.ndarray
+    shifted_agent: str
+
+    kind: ClassVar[str] = "pilot"
+
+    def template(self, seeds):
+        return Design.from_counts(self.formula, self.agents, self.tasks, self.present.astype(np.int64) * seeds)
+
+    def draw(self, simulation, seeds):
+        gen = np.random.default_rng(child_stream(simulation, 0))
+        parts = []
+        for t, a in zip(*np.nonzero(self.present)):
+            pool = self.task_pools[t] if self.resample == "pooled" else self.pools[t][a]
+            parts.append(pool[gen.integers(0, pool.size, seeds)] + self.shift[t, a])
+        return np.concatenate(parts)
+
+    def describe(self):
+        return {"source": "pilot", "pilot": self.pilot_name, "agents": list(self.agents), "tasks": list(self.tasks),
+                "resample": self.resample, "shifted_agent": self.shifted_agent,
+                "shift": {t: dict(zip(self.agents, row.tolist())) for t, row in zip(self.tasks, self.shift)},
+                "pilot_runs": {t: dict(zip(self.agents, row.tolist()))
+                               for t, row in zip(self.tasks, self.pilot_counts)},
+                "within_cell_sd": dict(zip(self.tasks, self.task_sd.tolist()))}
+
+    def data_name(self):
+        how = "each agent from its own runs" if self.resample == "agents" else "all agents from the pooled runs"
+        return f"{self.pilot_name} (resampled with replacement, {how})"
+
+
+def _simulated_source(agents, tasks, effect, distribution, heterogeneity):
+    """Checks the settings through simulate() itself, then keeps what drawing needs."""
+    probe = datasets_module.simulate(agents=2 if agents is None else agents, tasks=10 if tasks is None else tasks,
+                                     seeds=1, effect=effect, distribution=distribution,
+                                     heterogeneity=heterogeneity, rng=0)
+    truth = probe.attrs["simulate"]
+    agent_names = tuple(probe["agent"].cat.categories)
+    task_names = tuple(probe["task"].cat.categories)
+    if len(agent_names) < 2:
+        raise OptionError(f"agents={agents!r}: a comparison needs at least two agents")
+    return _SimulatedSource(formula=parse(SIMULATED_FORMULA), agents=agent_names, tasks=task_names,
+                            families=tuple(truth["distribution"][t] for t in task_names),
+                            heterogeneity=float(heterogeneity),
+                            shifts=np.asarray([truth["effect"][a] for a in agent_names], dtype=float))
+
+
+def _subset(design, agents, tasks):
+    """The pilot restricted to the named agents and tasks (in the order given)."""
+    if agents is not None:
+        names = _name_list("agents", agents, design.agents)
+        if len(names) < 2:
+            raise OptionError(f"agents={agents!r}: a comparison needs at least two agents")
+        design = design.select_agents(names)
+    if tasks is not None:
+        design = design.select_tasks(_name_list("tasks", tasks, design.tasks))
+    return design
+
+
+def _name_list(option, value, available):
+    if isinstance(value, str) or not isinstance(value, Sequence):
+        raise OptionError(f"{option} must be a list of names for a pilot, got {value!r}; "
+                          f"available: {', '.join(available)}")
+    names = list(value)
+    unknown = [n for n in names if n not in available]
+    if unknown:
+        raise OptionError(f"{option}={value!r} names {unknown[0]!r}, which is not in the pilot; "
+                          f"available: {', '.join(available)}")
+    if len(set(names)) != len(names):
+        raise OptionError(f"{option}={value!r} names an entry twice")
+    return names
+
+
+def _within_cell_sd(design):
+    """Pooled within-cell standard deviation of each task (NaN where no cell has two runs)."""
+    cell = design.task * design.n_agents + design.agent
+    size = design.n_tasks * design.n_agents
+    n = np.bincount(cell, minlength=size).astype(float)
+    mean = np.bincount(cell, weights=design.y, minlength=size) / np.maximum(n, 1)
+    squares = np.bincount(cell, weights=(design.y - mean[cell]) ** 2, minlength=size)
+    dof = np.maximum(n - 1, 0).reshape(design.n_tasks, design.n_agents).sum(axis=1)
+    total = squares.reshape(design.n_tasks, design.n_agents).sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(dof > 0, np.sqrt(total / np.where(dof > 0, dof, 1)), np.nan)
+
+
+def _pilot_source(data, formula, agents, tasks, effect, resample, shifted_agent, eval_env):
+    if isinstance(data, Design):
+        design = data
+    else:
+        if formula is None:
+            raise OptionError("formula is required with a pilot DataFrame, e.g. formula='score ~ agent | task'")
+        design = build(data, formula, eval_env=eval_env)
+    design = _subset(design, agents, tasks)
+    effect = _check_effect(effect, pilot=True)
+    shifted = design.agents[-1] if shifted_agent is None else shifted_agent
+    if shifted not in design.agents:
+        raise OptionError(f"shifted_agent={shifted_agent!r} is not an agent of the pilot; "
+                          f"agents: {', '.join(design.agents)}")
+    sd = _within_cell_sd(design)
+    shift = np.zeros((design.n_tasks, design.n_agents))
+    if effect != 0:
+        bad = [t for t, s in zip(design.tasks, sd) if not (np.isfinite(s) and s > 0)]
+        if bad:
+            raise DesignError(
+                f"effect={effect} is measured in within-cell standard deviations, but task(s) "
+                f"{', '.join(bad[:5])} have no cell with two distinct runs to estimate it; use a pilot with "
+                "several runs per agent and task, or effect=0")
+        shift[:, design.agents.index(shifted)] = effect * sd
+    pools = tuple(tuple(design.y[(design.task == t) & (design.agent == a)] if design.counts[t, a] > 0 else None
+                        for a in range(design.n_agents)) for t in range(design.n_tasks))
+    task_pools = tuple(design.y[design.task == t] for t in range(design.n_tasks))
+    return _PilotSource(formula=design.formula, agents=design.agents, tasks=design.tasks,
+                        present=design.counts > 0, pools=pools, task_pools=task_pools, shift=shift,
+                        resample=check_choice("resample", resample, RESAMPLE), pilot_name=design.data_name,
+                        pilot_counts=design.counts.copy(), task_sd=sd, shifted_agent=shifted)
+
+
+def _check_effect(effect, pilot):
+    if isinstance(effect, numbers.Real) and not isinstance(effect, bool) and math.isfinite(effect):
+        return float(effect)
+    if pilot:
+        raise OptionError(f"effect must be one finite number (within-cell standard deviations added to "
+                          f"shifted_agent) with a pilot, got {effect!r}")
+    return effect  # simulate() checks sequences and says what is wrong

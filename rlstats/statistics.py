@@ -1,0 +1,131 @@
+"""Small statistics shared by several back ends.
+
+Mid-ranks, the probability of improvement P(X > Y) + P(X = Y) / 2 from them,
+the Monte Carlo p-value ``(1 + hits) / (B + 1)`` and its standard error,
+Holm and Bonferroni adjustments, and the Wilson interval of a proportion.
+Arrays in, arrays out; no pandas, no option checking (callers validate).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+
+
+def doubled_midranks(y, block, n_blocks):
+    """Twice the within-block mid-ranks (integers) and sum(t**3 - t) of ties per block.
+
+    Ties are exact floating-point equality, as in R's ``rank()``.
+    """
+    y = np.asarray(y, dtype=np.float64)
+    block = np.asarray(block, dtype=np.intp)
+    order = np.lexsort((y, block))
+    ys, bs = y[order], block[order]
+    idx = np.arange(y.size)
+    new_block = np.r_[True, bs[1:] != bs[:-1]]
+    new_group = new_block | np.r_[True, ys[1:] != ys[:-1]]
+    block_start = np.maximum.accumulate(np.where(new_block, idx, 0))
+    first = idx[new_group]
+    last = np.r_[first[1:] - 1, y.size - 1]
+    group = np.cumsum(new_group) - 1
+    doubled = np.empty(y.size, dtype=np.int64)
+    doubled[order] = first[group] + last[group] + 2 - 2 * block_start
+    t = (last - first + 1).astype(np.float64)
+    tie_sum = np.bincount(bs[first], weights=t**3 - t, minlength=n_blocks)
+    return doubled, tie_sum
+
+
+def midranks(y, block):
+    """Mid-ranks of ``y`` within each block (ties get the average rank).
+
+    Parameters
+    ----------
+    y : array_like of float, shape (N,)
+        Responses.
+    block : array_like of int, shape (N,)
+        Block code of each response; rows need not be sorted.
+
+    Returns
+    -------
+    ndarray of float, shape (N,)
+        Rank of each response among the responses of its block, 1 = smallest,
+        ties (exact floating-point equality, never rounded) sharing the mean
+        of their ranks, as R's ``rank(ties.method = "average")``.
+    """
+    block = np.asarray(block, dtype=np.intp)
+    n_blocks = int(block.max()) + 1 if block.size else 0
+    return doubled_midranks(y, block, n_blocks)[0] / 2.0
+
+
+def wilson_interval(successes, trials, confidence_level=0.95):
+    """Wilson score interval of a binomial proportion (vectorised)."""
+    successes = np.asarray(successes, dtype=float)
+    trials = np.asarray(trials, dtype=float)
+    z = stats.norm.ppf(0.5 + confidence_level / 2)
+    p = successes / trials
+    denominator = 1 + z**2 / trials
+    centre = (p + z**2 / (2 * trials)) / denominator
+    half = z / denominator * np.sqrt(p * (1 - p) / trials + z**2 / (4 * trials**2))
+    # At 0 or all successes the bound is exactly 0 or 1 (rounding leaves a 1e-19 otherwise).
+    low = np.where(successes == 0, 0.0, np.clip(centre - half, 0, 1))
+    high = np.where(successes == trials, 1.0, np.clip(centre + half, 0, 1))
+    return low, high
+
+
+def probability_of_improvement(y, block, is_x, counts):
+    """Per block, P(X > Y) + P(X = Y) / 2 over all pairs of an X run and a Y run (Mann-Whitney U / (n_x n_y)).
+
+    Parameters
+    ----------
+    y : ndarray of float, shape (N,)
+        Runs of both arms.
+    block : ndarray of int, shape (N,)
+        Block (task) code of each run.
+    is_x : ndarray of bool, shape (N,)
+        True for the runs of X, False for those of Y.
+    counts : ndarray, shape (n_blocks, 2)
+        Runs of X (column 0) and of Y (column 1) in each block.
+
+    Returns
+    -------
+    ndarray, shape (n_blocks,)
+        NaN where a block lacks one of the arms.
+    """
+    # U = R_x - n_x (n_x + 1) / 2 counts the pairs x > y plus half the ties, R_x the X runs' mid-rank sum.
+    ranks = midranks(y, block)
+    cell = 2 * np.asarray(block) + (~np.asarray(is_x))
+    rank_sums = np.bincount(cell, weights=ranks, minlength=2 * counts.shape[0]).reshape(-1, 2)[:, 0]
+    n_x, n_y = counts[:, 0], counts[:, 1]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (rank_sums - n_x * (n_x + 1) / 2) / (n_x * n_y)
+
+
+def monte_carlo_pvalue(hits, n_resamples):
+    """``(1 + hits) / (n_resamples + 1)``: a Monte Carlo p-value that is never 0 and is valid at any B.
+
+    ``hits`` counts resampled statistics at least as extreme as the observed
+    one (an int or an array of them).  Phipson and Smyth (2010), Stat. Appl.
+    Genet. Mol. Biol. 9(1), Article 39.
+    """
+    if np.ndim(hits) == 0:
+        return (1 + int(hits)) / (n_resamples + 1)
+    return (1 + np.asarray(hits)) / (n_resamples + 1)
+
+
+def monte_carlo_se(pvalue, n_resamples):
+    """Binomial standard error ``sqrt(p (1 - p) / B)`` of a Monte Carlo p-value from B resamples."""
+    return np.sqrt(pvalue * (1 - pvalue) / n_resamples)
+
+
+def holm(p):
+    """Holm (1979) step-down adjusted p-values (capped at 1)."""
+    m = p.size
+    order = np.argsort(p, kind="stable")
+    adjusted = np.empty_like(p)
+    adjusted[order] = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * p[order]))
+    return adjusted
+
+
+def bonferroni(p):
+    """Bonferroni adjusted p-values (capped at 1)."""
+    return np.minimum(1.0, p * p.size)
