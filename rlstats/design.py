@@ -389,6 +389,7 @@ def build(data, formula, *, na_action="raise", eval_env=0, extra_columns=(), poo
 
     position = np.flatnonzero(keep)
     agent, task, y = codes["agent"][keep], codes["task"][keep], y[keep]
+    _check_magnitude(y, formula)
     agent, agent_labels, note = _drop_unused(agent, labels["agent"], "agent")
     notes += [note] if note else []
     task, task_labels, note = _drop_unused(task, labels["task"], "task")
@@ -512,6 +513,17 @@ def _check_single_task(data, formula, pool_tasks, notes, extra_columns):
             f"one {column}, or, if '{column}' is not a block (it numbers runs or batches, say), pool on purpose: "
             f"rlstats.build(df, '{formula.text}', pool_tasks=True) and pass that Design")
     notes.append(f"runs of {levels} levels of '{column}' pooled into one comparison (pool_tasks=True)")
+
+
+def _check_magnitude(y, formula):
+    """Values so large that sums of them overflow would turn into inf and NaN downstream: an error."""
+    with np.errstate(over="ignore"):
+        total = np.abs(y).sum() * 4.0  # headroom for the sums of squares and differences back ends form
+    if np.isfinite(total) and np.abs(y).max(initial=0.0) < 1e150:
+        return
+    raise DesignError(
+        f"'{formula.response}' reaches {np.abs(y).max():.3g}: sums and squares of values this large overflow "
+        f"to inf; rescale the response, e.g. I({formula.response} / 1e100), or normalise it")
 
 
 def _check_nesting(formula):

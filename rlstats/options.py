@@ -44,6 +44,15 @@ def check_fraction(name, value, *, open_interval=True):
     return value
 
 
+def check_confidence_level(value, name="confidence_level"):
+    """A confidence level between 0.5 and 1: a level below one half is almost surely alpha given by mistake."""
+    value = check_fraction(name, value)
+    if value < 0.5:
+        raise OptionError(f"{name}={value:g} is below 0.5, so the interval would cover less often than it misses; "
+                          f"for a {100 * (1 - value):g}% interval pass {name}={1 - value:g} (alpha is 1 - {name})")
+    return value
+
+
 def check_bool(name, value):
     """Return ``value`` if it is a bool; raise OptionError otherwise."""
     if isinstance(value, (bool, np.bool_)):

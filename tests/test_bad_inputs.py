@@ -85,3 +85,87 @@ def test_command_line(name, make, formula, phrase, tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2
     assert phrase in done.stderr and "Traceback" not in done.stderr
+
+
+# ----------------------------------------------------------------------------- options and values
+
+
+def test_confidence_level_that_looks_like_alpha():
+    df = rlstats.datasets.simulate(agents=2, tasks=3, seeds=4, rng=0)
+    with pytest.raises(OptionError, match="confidence_level=0.95"):
+        rlstats.bootstrap(df, "score ~ agent | task", confidence_level=0.05, n_resamples=100)
+
+
+def test_scores_that_overflow_are_an_error():
+    df = rlstats.datasets.simulate(agents=2, tasks=3, seeds=4, rng=0)
+    df["score"] = df["score"] * 1e305  # finite, but sums of them are not
+    with pytest.raises(DesignError, match="overflow"):
+        rlstats.bootstrap(df, "score ~ agent | task", n_resamples=100)
+
+
+def test_multiprocessing_backend_is_refused_up_front():
+    with pytest.raises(OptionError, match="not a joblib backend rlstats can use"):
+        rlstats.power("permutation", effect=0.5, seeds=[3], tasks=1, n_sim=4, n_jobs=2, backend="multiprocessing",
+                      progress=False)
+
+
+# ----------------------------------------------------------------------------- the command line, more inputs
+
+
+def _runs_csv(tmp_path, **to_csv):
+    path = tmp_path / "runs.csv"
+    rlstats.datasets.simulate(agents=2, tasks=3, seeds=4, rng=0).to_csv(path, index=False, **to_csv)
+    return path
+
+
+def _written(path, content):
+    path.write_bytes(content)
+    return path
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "rlstats", *map(str, args)], capture_output=True, text=True,
+                          timeout=120)
+
+
+@pytest.mark.parametrize("make, extra, phrase", [
+    (lambda p: _runs_csv(p, sep=";"), [], "looks separated by ';': pass --sep ';'"),
+    (lambda p: _written(p / "runs.parquet", b"agent,task\n"), [], "not a readable Parquet"),
+    (lambda p: _written(p / "latin.csv", "agent,task,score\nB\xe9b\xe9,t,1\n".encode("latin-1")), [],
+     "is not UTF-8 text"),
+    (_runs_csv, ["--plot", "missing/folder/cd.png"], "does not exist"),
+    (_runs_csv, ["--plot", "cd.docx"], "cannot save a figure as 'cd.docx'"),
+])
+def test_command_line_input_errors(tmp_path, make, extra, phrase):
+    done = _cli("compare", make(tmp_path), "score ~ agent | task", *extra)
+    assert done.returncode == 2 and phrase in done.stderr and "Traceback" not in done.stderr, done.stderr
+    assert done.stdout == ""  # nothing was computed or printed before the error
+
+
+def test_semicolons_read_with_sep(tmp_path):
+    done = _cli("compare", _runs_csv(tmp_path, sep=";"), "score ~ agent | task", "--sep", ";")
+    assert done.returncode == 0 and "Mack-Skillings" in done.stdout
+
+
+@pytest.mark.parametrize("formula", ["__import__('os').system('echo PWNED') ~ agent | task",
+                                     "().__class__.__bases__ ~ agent | task"])
+def test_a_formula_on_the_command_line_runs_no_code(tmp_path, formula):
+    done = _cli("compare", _runs_csv(tmp_path), formula)
+    assert done.returncode == 2 and "PWNED" not in done.stdout and "--allow-python" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_allow_python_restores_python_and_json_stays_parseable(tmp_path):
+    import json
+
+    done = _cli("compare", _runs_csv(tmp_path), "np.log1p(score - score.min()) ~ agent | task", "--allow-python",
+                "--format", "json", "--plot", tmp_path / "cd.png")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["result"] == "SkillingsMackResult"
+    assert "figure written" in done.stderr and (tmp_path / "cd.png").is_file()
+
+
+def test_version_and_help():
+    assert _cli("--version").stdout.strip() == f"rlstats {rlstats.__version__}"
+    text = _cli("compare", "--help").stdout
+    assert "curves" in text and "skillings_mack" in text and "-o normalize=" in text.replace("\n", " ")

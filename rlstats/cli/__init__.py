@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from ..errors import RlstatsError
-from ._shared import UsageError, parse_option, read_table, render, save_plot
+from ._shared import UsageError, check_figure_path, parse_option, read_table, render, save_plot
 
 __all__ = ["main", "build_parser", "UsageError", "read_table", "parse_option", "render", "save_plot"]
 
@@ -45,16 +45,21 @@ def demo_runs(data):
 
 def run_compare(args, out):
     from ..compare import compare
+    from ..formula import RESTRICTED
 
-    data = read_table(args.file)
+    if args.plot:
+        check_figure_path(args.plot)
+    data = read_table(args.file, sep=args.sep)
     options = dict(parse_option(o) for o in args.option)
     if args.seed is not None:
         options["rng"] = args.seed
+    if not args.allow_python:  # a formula typed on the command line runs no code
+        options["eval_env"] = RESTRICTED
     result = compare(data, args.formula, method=args.method, **options)
     out.write(render(result, args.format))
     if args.plot:
         save_plot(result, args.plot)
-        out.write(f"figure written to {args.plot}\n")
+        sys.stderr.write(f"figure written to {args.plot}\n")  # stdout stays parseable (--format json)
     return 0
 
 
@@ -85,11 +90,24 @@ def run_demo(args, out):
     return 0
 
 
+def _methods_epilog():
+    from ..methods import DEFAULTS, METHODS
+
+    return (f"methods: {', '.join(sorted(METHODS))} (default: {DEFAULTS[True]} with '| task', {DEFAULTS[False]} "
+            "without). Options of the method go with -o, e.g. -o n_resamples=5000 -o pvalue=monte_carlo "
+            "-o normalize=atari100k_reference. The response may use column names, numbers, arithmetic and log, "
+            "log1p, sqrt, exp, I(); --allow-python evaluates it as Python instead.")
+
+
 def build_parser():
+    from .._version import __version__
+
     parser = argparse.ArgumentParser(prog="rlstats", description="R-style formula statistics for RL evaluation.")
+    parser.add_argument("--version", action="version", version=f"rlstats {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
 
-    cmp = commands.add_parser("compare", help="compare agents in a file of runs (one row per run)")
+    cmp = commands.add_parser("compare", help="compare agents in a file of runs (one row per run)",
+                              epilog=_methods_epilog())
     cmp.add_argument("file", help="CSV, TSV or Parquet file in long format")
     cmp.add_argument("formula", help="e.g. 'score ~ agent | task'")
     cmp.add_argument("--method", default=None, help="back end (default: by the formula)")
@@ -98,6 +116,9 @@ def build_parser():
     cmp.add_argument("--seed", type=int, default=None, help="seed of the random stream (rng=)")
     cmp.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE",
                      help="further option of the back end, e.g. -o pvalue=monte_carlo (repeatable)")
+    cmp.add_argument("--sep", default=None, help="column separator of a text file (default: comma; tab for .tsv)")
+    cmp.add_argument("--allow-python", action="store_true",
+                     help="evaluate the response as Python (it can then run any code: only for formulas you trust)")
     cmp.set_defaults(run=run_compare)
 
     demo = commands.add_parser("demo", help="simulate a benchmark and run every available back end on it")

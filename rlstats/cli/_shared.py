@@ -15,8 +15,12 @@ class UsageError(Exception):
     """A command-line problem: reported as one message with exit status 2."""
 
 
-def read_table(path):
-    """Read a CSV, TSV or Parquet file into a DataFrame, with clear errors."""
+def read_table(path, sep=None):
+    """Read a CSV, TSV or Parquet file into a DataFrame, with errors that say what to do.
+
+    ``sep`` overrides the separator (default: tab for .tsv/.tab, else comma). Floats are read
+    exactly (:func:`rlstats.tables.read_csv`).
+    """
     import pandas as pd
 
     from ..tables import read_csv
@@ -25,16 +29,44 @@ def read_table(path):
     if not path.is_file():
         raise UsageError(f"file not found: {path}")
     suffix = path.suffix.lower()
+    if suffix in (".parquet", ".pq"):
+        try:
+            return pd.read_parquet(path)
+        except ImportError as exc:
+            raise UsageError(f"reading {path} needs pyarrow: pip install 'rlstats[parquet]' ({exc})") from None
+        except Exception as exc:  # pyarrow's own error types
+            raise UsageError(f"{path} is not a readable Parquet file ({type(exc).__name__}: "
+                             f"{str(exc).splitlines()[0][:200]}); write it with DataFrame.to_parquet, or save a CSV "
+                             "and give that") from None
+    separator = sep if sep is not None else ("\t" if suffix in (".tsv", ".tab") else ",")
     try:
-        if suffix in (".parquet", ".pq"):
-            try:
-                return pd.read_parquet(path)
-            except ImportError as exc:
-                raise UsageError(f"reading {path} needs pyarrow: pip install 'rlstats[parquet]' ({exc})") from exc
-        separator = "\t" if suffix in (".tsv", ".tab") else ","
-        return read_csv(path, sep=separator)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read {path}: {exc}") from exc
+        frame = read_csv(path, sep=separator)
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{path} is not UTF-8 text (byte {exc.object[exc.start:exc.start + 1]!r} at position "
+                         f"{exc.start}); save it as UTF-8, e.g. iconv -f latin1 -t utf-8 {path.name} > utf8.csv") from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        raise UsageError(f"cannot read {path} as a table separated by {separator!r}: {exc}") from None
+    if frame.shape[1] == 1 and sep is None:
+        header = str(frame.columns[0])
+        other = next((c for c in (";", "\t", "|", ",") if c != separator and c in header), None)
+        if other is not None:
+            raise UsageError(f"{path} has one column {header!r} when read with {separator!r} as separator; it "
+                             f"looks separated by {other!r}: pass --sep {other!r}")
+    return frame
+
+
+def check_figure_path(path):
+    """An error before any work when a figure cannot be written to ``path``."""
+    from matplotlib.figure import Figure
+
+    path = Path(path)
+    formats = Figure().canvas.get_supported_filetypes()
+    suffix = path.suffix.lower().lstrip(".")
+    if suffix not in formats:
+        raise UsageError(f"cannot save a figure as {path.name!r}: use one of the suffixes "
+                         f"{', '.join('.' + f for f in sorted(formats))}")
+    if not path.parent.resolve().is_dir():
+        raise UsageError(f"folder {path.parent} does not exist; create it first, or give another --plot path")
 
 
 def parse_option(text):

@@ -22,6 +22,8 @@ is resumed as pairwise.
 
 from __future__ import annotations
 
+import sys
+
 from pathlib import Path
 
 from ..methods.adastop import DEFAULT_K
@@ -195,5 +197,5 @@ def run_plot(args, out):
         raise _usage_error(f"cannot write the figure {args.out}: {exc}") from exc
     finally:
         plt.close(figure)
-    out.write(f"figure written to {args.out}\n")
+    sys.stderr.write(f"figure written to {args.out}\n")
     return 0

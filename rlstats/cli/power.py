@@ -13,6 +13,8 @@ Errors print one line and exit with status 2.
 
 from __future__ import annotations
 
+import sys
+
 FORMATS = ("text", "summary", "markdown", "latex", "json")
 
 
@@ -26,6 +28,8 @@ def add_power_commands(subparsers):
     power.add_argument("--pilot", default=None, metavar="FILE",
                        help="CSV/TSV/Parquet file of real runs to resample (default: simulated data)")
     power.add_argument("--formula", default=None, help="the pilot's formula, e.g. 'score ~ agent | task'")
+    power.add_argument("--allow-python", action="store_true",
+                       help="evaluate the formula's response as Python (only for formulas you trust)")
     power.add_argument("--seeds", default=None, metavar="S1,S2,...",
                        help="runs per agent and task to try (default 3,5,10,20; AdaStop: multiples of K)")
     power.add_argument("--effect", type=float, default=0.0,
@@ -98,8 +102,12 @@ def _arguments(args):
     if args.pilot is not None:
         if args.formula is None:
             raise _usage_error("--pilot needs --formula, e.g. --formula 'score ~ agent | task'")
+        from ..formula import RESTRICTED
+
         kwargs.update(design=read_table(args.pilot), formula=args.formula, resample=args.resample,
                       shifted_agent=args.shifted_agent)
+        if not args.allow_python:  # a formula typed on the command line runs no code
+            kwargs["eval_env"] = RESTRICTED
     else:
         if args.formula is not None:
             raise _usage_error("--formula goes with --pilot FILE; simulated data use 'score ~ agent | task'")
@@ -108,9 +116,11 @@ def _arguments(args):
 
 
 def run_power(args, out):
-    from ._shared import render, save_plot
     from ..power import power, sample_size
+    from ._shared import check_figure_path, render, save_plot
 
+    if args.plot:
+        check_figure_path(args.plot)
     methods, kwargs = _arguments(args)
     if args.target_power is not None:
         if len(methods) != 1:
@@ -125,5 +135,5 @@ def run_power(args, out):
     out.write(render(result, args.format))
     if args.plot:
         save_plot(result, args.plot)
-        out.write(f"figure written to {args.plot}\n")
+        sys.stderr.write(f"figure written to {args.plot}\n")
     return 0

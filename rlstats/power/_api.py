@@ -342,9 +342,12 @@ def _check_backend(backend):
         return backend
     from joblib.parallel import BACKENDS
 
-    if backend not in BACKENDS:
-        raise OptionError(f"backend={backend!r} is not a joblib backend; use 'dask' or one of: "
-                          f"{', '.join(sorted(BACKENDS))}")
+    # Results stream back as workers finish (return_as="generator"); a backend that cannot do that
+    # (joblib's 'multiprocessing') is not offered.
+    usable = sorted(name for name, kind in BACKENDS.items() if kind.supports_return_generator is not False)
+    if backend not in usable:
+        raise OptionError(f"backend={backend!r} is not a joblib backend rlstats can use; use 'dask' or one of: "
+                          f"{', '.join(usable)}")
     return backend
 
 

@@ -9,7 +9,7 @@ import pandas as pd
 
 from .. import format as fmt
 from ..errors import OptionError
-from ..options import check_fraction
+from ..options import check_confidence_level
 from ..results import Result, resultclass, sentences
 from ..statistics import wilson_interval
 from . import plots
@@ -198,8 +198,7 @@ class PowerResult(Result):
 
         ``confidence_level=None`` is ``conf_level``, the level of the table's intervals.
         """
-        level = self.conf_level if confidence_level is None else check_fraction("confidence_level",
-                                                                                confidence_level)
+        level = self.conf_level if confidence_level is None else check_confidence_level(confidence_level)
         low, high = wilson_interval(self.table["n_rejections"].to_numpy(), self.table["n_tests"].to_numpy(), level)
         out = self.tidy()
         out["conf_low"], out["conf_high"] = low, high

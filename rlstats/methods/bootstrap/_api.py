@@ -26,7 +26,7 @@ import patsy
 
 from ...design import NA_ACTIONS, design_of
 from ...errors import DesignError, OptionError, warn
-from ...options import check_bool, check_choice, check_fraction, check_int, check_pairs
+from ...options import check_bool, check_choice, check_fraction, check_int, check_pairs, check_confidence_level
 from ...progress import progress_bar
 from ...resampling import seed_sequence
 from . import _kernels as kernels
@@ -99,7 +99,7 @@ class BootstrapOptions:
         checked = cls(
             metric_names=names, metrics=specs,
             n_resamples=check_int("n_resamples", options["n_resamples"], minimum=2),
-            confidence_level=check_fraction("confidence_level", options["confidence_level"]),
+            confidence_level=check_confidence_level(options["confidence_level"]),
             interval=check_choice("interval", options["interval"], INTERVALS),
             task_bootstrap=check_bool("task_bootstrap", options["task_bootstrap"]),
             gamma=_check_real("gamma", options["gamma"]),
@@ -445,7 +445,7 @@ def probability_of_improvement(data, formula=None, *, pairs=None, n_resamples=2_
     ['agent_1', 'agent_2', 'estimate', 'conf_low', 'conf_high']
     """
     n_resamples = check_int("n_resamples", n_resamples, minimum=2)
-    confidence_level = check_fraction("confidence_level", confidence_level)
+    confidence_level = check_confidence_level(confidence_level)
     na_action = check_choice("na_action", na_action, NA_ACTIONS)
     progress = check_bool("progress", progress)
     design = _prepared_design(data, formula, normalize, na_action, _eval_env(eval_env))
@@ -542,7 +542,7 @@ def performance_profile(data, formula=None, *, tau=None, kind="runs", n_resample
     """
     kind = check_choice("kind", kind, PROFILE_KINDS)
     n_resamples = check_int("n_resamples", n_resamples, minimum=2)
-    confidence_level = check_fraction("confidence_level", confidence_level)
+    confidence_level = check_confidence_level(confidence_level)
     task_bootstrap = check_bool("task_bootstrap", task_bootstrap)
     na_action = check_choice("na_action", na_action, NA_ACTIONS)
     progress = check_bool("progress", progress)

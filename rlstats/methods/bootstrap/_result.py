@@ -13,7 +13,7 @@ from ... import format as fmt
 from . import _kernels as kernels
 from . import plots
 from ...design import Design
-from ...options import check_fraction
+from ...options import check_confidence_level
 from ...results import Result, resultclass, sentences, to_jsonable, _versions
 
 _METRIC_LABELS = {"iqm": "IQM", "mean": "mean", "median": "median", "optimality_gap": "optimality gap"}
@@ -175,7 +175,7 @@ class BootstrapResult(Result):
     def confidence_interval(self, confidence_level=None):
         """Intervals at another confidence level from the stored bootstrap distribution (tidy layout)."""
         level = self.confidence_level if confidence_level is None else \
-            check_fraction("confidence_level", confidence_level)
+            check_confidence_level(confidence_level)
         bounds, _ = kernels.metric_bounds(self.bootstrap_distribution, self.estimates, level, self.interval,
                                    self.bias_correction, self.acceleration, self.rliable_compat)
         out = self.tidy()

@@ -13,7 +13,7 @@ import patsy
 from ... import runs
 from ...design import build
 from ...errors import DesignError, OptionError
-from ...options import check_bool, check_choice, check_fraction, check_int, check_n_jobs
+from ...options import check_bool, check_choice, check_fraction, check_int, check_n_jobs, check_confidence_level
 from ...progress import progress_bar
 from ...resampling import chunk_generators, seed_sequence
 from . import _kernels as kernels
@@ -237,7 +237,7 @@ def curves(data, formula=None, *, step, statistic="iqm", steps=None, align="last
     options = CurvesOptions(
         statistic=fn, statistic_name=name, align=align, pairs=_pairs(compare, design.agents),
         n_resamples=check_int("n_resamples", n_resamples, minimum=20),
-        confidence_level=check_fraction("confidence_level", confidence_level),
+        confidence_level=check_confidence_level(confidence_level),
         alpha=check_fraction("alpha", alpha), gamma=_check_gamma(gamma), na_action=na_action,
         progress=check_bool("progress", progress), n_jobs=check_n_jobs(n_jobs))
     return _run_curves(design, step, steps, options, rng)

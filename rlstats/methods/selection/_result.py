@@ -12,7 +12,7 @@ from scipy import stats
 from ... import format as fmt
 from . import plots as plots_selection
 from ...errors import OptionError
-from ...options import check_fraction
+from ...options import check_confidence_level
 from ...results import ConfidenceInterval, Result, resultclass, sentences
 from ._planning import required_heldout
 
@@ -181,8 +181,7 @@ class SelectionCheckResult(Result):
         Returns a :class:`~rlstats.results.ConfidenceInterval` ``(low, high)``;
         ``confidence_level=None`` is ``conf_level`` (the level of ``conf_int``).
         """
-        level = self.conf_level if confidence_level is None else check_fraction("confidence_level",
-                                                                                confidence_level)
+        level = self.conf_level if confidence_level is None else check_confidence_level(confidence_level)
         if self.std_error is None:
             return ConfidenceInterval(np.nan, np.nan)
         upper = 1 - (1 - level) / 2

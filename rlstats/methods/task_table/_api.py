@@ -7,7 +7,7 @@ import patsy
 
 from ...design import design_of
 from ...errors import DesignError
-from ...options import check_bool, check_choice, check_fraction, check_int
+from ...options import check_bool, check_choice, check_fraction, check_int, check_confidence_level
 from ...resampling import chunk_generators, seed_sequence
 from ...statistics import bonferroni, holm
 from . import _kernels as kernels
@@ -88,7 +88,7 @@ def task_table(data, formula=None, *, statistic="mean", test="welch", alpha=0.05
     test = check_choice("test", test, kernels.TESTS)
     adjustment = check_choice("adjustment", adjustment, ADJUSTMENTS)
     alpha = check_fraction("alpha", alpha)
-    level = check_fraction("confidence_level", confidence_level)
+    level = check_confidence_level(confidence_level)
     higher = check_bool("higher_is_better", higher_is_better)
     if aggregate not in AGGREGATES:
         raise DesignError(f"aggregate= must be None or 'bootstrap', got {aggregate!r}")
