@@ -371,8 +371,10 @@ def build(data, formula, *, na_action="raise", eval_env=0, extra_columns=(), poo
         codes["task"], labels["task"] = np.zeros(len(data), dtype=np.intp), ["(all runs)"]
         _check_single_task(data, formula, pool_tasks, notes, extra_columns)
     _check_nesting(formula)
-    if not curves:  # for curves, a repeated (run, step) row gets its own, more specific error below
-        _check_duplicate_rows(data, formula)
+    if not curves and formula.replicate is None:
+        # With '/seed' a repeated row repeats its seed in its cell, caught below; for curves a repeated
+        # (run, step) row gets its own error below too.
+        _check_duplicate_rows(data, formula, y)
 
     keep = ~drop
     n_dropped = int(drop.sum())
@@ -539,15 +541,21 @@ def _check_nesting(formula):
         f"{replicate}/{blocks}'")
 
 
-def _check_duplicate_rows(data, formula):
+def _check_duplicate_rows(data, formula, y):
     """Rows equal in every column, in a frame that names its runs, are one run counted twice."""
     named = [c for c in data.columns if isinstance(c, str) and (c.lower() in RUN_NAMES or c == formula.replicate)]
     if not named:
         return  # without a run id, equal rows can be distinct runs with tied scores
+    # Only rows whose response value repeats can be whole-row repeats: compare those alone (cheap on real scores).
+    candidates = np.flatnonzero(pd.Series(y).duplicated(keep=False).to_numpy())
+    if candidates.size == 0:
+        return
     try:
-        duplicated = data.duplicated(keep="first").to_numpy()
+        repeated = data.iloc[candidates].duplicated(keep="first").to_numpy()
     except TypeError:  # unhashable cells: nothing to compare
         return
+    duplicated = np.zeros(len(data), dtype=bool)
+    duplicated[candidates[repeated]] = True
     if duplicated.any():
         raise DesignError(
             f"{int(duplicated.sum())} row(s) repeat another row in every column, including the run column "
