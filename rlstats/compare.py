@@ -7,11 +7,12 @@ import inspect
 import patsy
 
 from . import formula as formula_module
+from .design import subset_rows
 from .errors import OptionError
 from .methods import DEFAULTS, METHODS, backend
 
 
-def compare(data, formula, method=None, **options):
+def compare(data, formula, method=None, *, subset=None, **options):
     """Compare agents with the statistical back end named by ``method``.
 
     Parameters
@@ -24,6 +25,9 @@ def compare(data, formula, method=None, **options):
         A registered back end (see ``rlstats.methods.METHODS``).  Default:
         the blocked rank test when the formula has blocks, the permutation
         test otherwise.
+    subset : array of bool or str, optional
+        Rows to use, as R's ``subset=``: a mask, or a condition on the columns such as
+        ``"task != 'Pong'"``; the result says how many rows it kept.
     **options
         Passed to the back end's own function (e.g. ``rng=``, ``pvalue=``).
 
@@ -50,7 +54,7 @@ def compare(data, formula, method=None, **options):
     function = backend(method)
     _check_option_names(method, function, options)
     options.setdefault("eval_env", patsy.EvalEnvironment.capture(1))
-    return function(data, parsed, **options)
+    return function(subset_rows(data, subset), parsed, **options)
 
 
 def _check_option_names(method, function, options):

@@ -23,7 +23,8 @@ from .errors import DesignError, OptionError
 from .normalize import normalize_response
 from .options import check_bool, check_choice
 
-NA_ACTIONS = ("raise", "drop")
+#: What to do with missing values: stop, or drop the rows and say so ("omit" is R's name for "drop").
+NA_ACTIONS = ("raise", "drop", "omit")
 #: Key of ``DataFrame.attrs`` with sentences about how the frame was made (e.g. by
 #: ``rlstats.summarize_runs``); ``build`` copies them into the notes every result prints.
 NOTES_ATTR = "rlstats_notes"
@@ -261,10 +262,10 @@ def build(data, formula, *, na_action="raise", eval_env=0, extra_columns=(), poo
         Long format, one row per run.  It is never modified.
     formula : str or Formula
         ``"response ~ groups | blocks"``; see :mod:`rlstats.formula`.
-    na_action : {"raise", "drop"}
+    na_action : {"raise", "drop", "omit"}
         Missing values in any column the formula uses, and non-finite values
         the response expression produces: an error (default), or drop those
-        rows and state how many in the result.
+        rows and state how many in the result (``"omit"``, R's ``na.omit``, is the same).
     eval_env : int or patsy.EvalEnvironment
         Where names in the response expression that are not columns are
         looked up: an int counts frames above the caller of ``build``.
@@ -418,6 +419,39 @@ def build(data, formula, *, na_action="raise", eval_env=0, extra_columns=(), poo
         raise DesignError(f"at least two agents are needed in column '{formula.groups}', found "
                           f"{design.n_agents} ({', '.join(design.agents)}) with usable runs")
     return dataclasses.replace(design, notes=tuple(notes))
+
+
+def subset_rows(data, subset):
+    """The rows of ``data`` that ``subset`` keeps (R's ``subset=``), with a note saying how many.
+
+    ``subset`` is a boolean mask with one value per row, or a query string evaluated on the columns
+    as ``DataFrame.query`` does (``"task != 'Pong' and seed < 5"``). The caller's frame is not changed;
+    the note rides in ``attrs`` so that results state it.
+    """
+    if subset is None:
+        return data
+    if isinstance(data, Design):
+        raise OptionError("subset= needs the DataFrame; select the rows before building the Design")
+    if isinstance(subset, str):
+        try:
+            mask = data.eval(subset)
+        except Exception as exc:  # pandas raises many types for a bad expression
+            raise OptionError(f"subset={subset!r} could not be evaluated on the columns ({type(exc).__name__}: "
+                              f"{exc}); write a condition such as \"task != 'Pong'\"") from None
+        said = repr(subset)
+    else:
+        mask, said = subset, "a boolean mask"
+    mask = np.asarray(mask)
+    if mask.dtype != bool or mask.shape != (len(data),):
+        raise OptionError(f"subset= must give one True/False per row ({len(data)}), got an array of dtype "
+                          f"{mask.dtype} and shape {mask.shape}")
+    if not mask.any():
+        raise DesignError(f"subset={said} keeps no rows")
+    kept = data.loc[mask]
+    kept.attrs = dict(data.attrs)
+    kept.attrs[NOTES_ATTR] = tuple(data.attrs.get(NOTES_ATTR, ())) + (
+        f"subset={said} kept {int(mask.sum())} of {len(data)} rows",)
+    return kept
 
 
 def design_of(data, formula=None, *, eval_env=0, **options):

@@ -182,6 +182,11 @@ class Result:
         """Number of tasks used (results that have ``tasks``)."""
         return len(self.tasks)
 
+    @property
+    def p_value(self):
+        """``pvalue`` under the spelling of R (``p.value``) and broom's ``p_value`` column, for results of a test."""
+        return self.pvalue
+
     # ---- hooks a subclass provides ------------------------------------------------
     def _statistic_line(self):
         """The ``name = value, df = ..., p-value = ...`` line of the test block."""

@@ -230,3 +230,35 @@ def test_design_of_passes_a_design_through_and_builds_otherwise():
         design_of(built, normalize="atari100k_reference")
     with pytest.raises(OptionError, match="formula is required"):
         design_of(small_frame())
+
+
+def test_subset_by_mask_or_query_is_stated():
+    import rlstats
+
+    df = rlstats.datasets.simulate(agents=3, tasks=5, seeds=2, effect=1.0, rng=0)
+    by_query = rlstats.compare(df, "score ~ agent | task", subset="task != 'task_01'")
+    by_mask = rlstats.compare(df, "score ~ agent | task", subset=(df["task"] != "task_01").to_numpy())
+    direct = rlstats.compare(df[df["task"] != "task_01"], "score ~ agent | task")
+    assert by_query.statistic == by_mask.statistic == direct.statistic and by_query.nobs == 24
+    assert "subset=\"task != 'task_01'\" kept 24 of 30 rows" in str(by_query)
+    with pytest.raises(OptionError, match="one True/False per row"):
+        rlstats.compare(df, "score ~ agent | task", subset=[True, False])
+    with pytest.raises(OptionError, match="could not be evaluated"):
+        rlstats.compare(df, "score ~ agent | task", subset="nosuchcolumn > 1")
+
+
+def test_na_action_omit_is_r_s_name_for_drop():
+    import rlstats
+
+    df = rlstats.datasets.simulate(agents=3, tasks=5, seeds=2, effect=1.0, rng=0)
+    df.loc[3, "score"] = np.nan
+    omitted = rlstats.compare(df, "score ~ agent | task", na_action="omit")
+    dropped = rlstats.compare(df, "score ~ agent | task", na_action="drop")
+    assert omitted.statistic == dropped.statistic and omitted.nobs == 29
+
+
+def test_p_value_spelling():
+    import rlstats
+
+    res = rlstats.compare(rlstats.datasets.simulate(agents=3, tasks=5, seeds=2, rng=0), "score ~ agent | task")
+    assert res.p_value == res.pvalue

@@ -11,7 +11,7 @@ import pandas as pd
 import patsy
 
 from ... import runs
-from ...design import build
+from ...design import NA_ACTIONS, build
 from ...errors import DesignError, OptionError
 from ...options import check_bool, check_choice, check_fraction, check_int, check_n_jobs, check_confidence_level
 from ...progress import progress_bar
@@ -19,7 +19,6 @@ from ...resampling import chunk_generators, seed_sequence
 from . import _kernels as kernels
 from ._result import CurvesResult
 
-NA_ACTIONS = ("raise", "drop")
 
 
 @dataclass(frozen=True)
