@@ -228,8 +228,8 @@ def summarize_runs(data, formula, *, step, how="final", k=10, threshold=None, no
     >>> import rlstats
     >>> curves = rlstats.datasets.simulate_curves(agents=2, tasks=3, seeds=4, steps=5, rng=0)
     >>> runs = summarize_runs(curves, "score ~ agent | task/seed", step="step", how="auc")
-    >>> len(runs), runs.attrs["rlstats_notes"][-1][:40]
-    (24, 'score: area under the curve over steps ')
+    >>> len(runs), runs.attrs["rlstats_notes"][-1]
+    (24, 'score: the area under the curve over steps 0 to 1M (trapezoidal rule)')
     """
     how = check_choice("how", how, SUMMARIES)
     method = check_choice("method", method, ALIGN_METHODS)
