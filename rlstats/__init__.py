@@ -8,6 +8,7 @@
 from ._version import __version__
 
 from . import datasets
+from .citations import cite
 from .compare import compare
 from .design import Design, build
 from .errors import DataUnavailableError, DesignError, FormulaError, OptionError, RlstatsError, RlstatsWarning
@@ -32,7 +33,7 @@ __all__ = [
     "ProbabilityOfImprovementResult", "PerformanceProfileResult", "InferentialIntervalsResult",
     "selection_check", "SelectionCheckResult", "selection", "percentiles", "PercentilesResult",
     "adastop", "permutation", "AdaStop", "AdaStopResult", "PermutationResult", "power", "sample_size", "PowerResult",
-    "curves", "CurvesResult", "task_table", "TaskTableResult", "summarize_runs", "align_steps",
+    "cite", "curves", "CurvesResult", "task_table", "TaskTableResult", "summarize_runs", "align_steps",
     "build", "Design", "parse", "Formula",
     "RlstatsError", "FormulaError", "DesignError", "OptionError", "DataUnavailableError", "RlstatsWarning",
 ]

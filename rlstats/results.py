@@ -182,6 +182,12 @@ class Result:
         """Number of tasks used (results that have ``tasks``)."""
         return len(self.tasks)
 
+    def cite(self, data=None):
+        """BibTeX for this result's method, the package and (``data=``) the datasets used; see :func:`rlstats.cite`."""
+        from .citations import cite
+
+        return cite(self, data=data)
+
     @property
     def p_value(self):
         """``pvalue`` under the spelling of R (``p.value``) and broom's ``p_value`` column, for results of a test."""

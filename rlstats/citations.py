@@ -1,0 +1,174 @@
+"""BibTeX for what a result used: the method's papers, the package, and the data source.
+
+``rlstats.cite(res)`` (or ``res.cite()``) returns the entries as one string, ready for a ``.bib``
+file; ``data="atari100k"`` adds the source of a dataset loaded with :func:`rlstats.datasets.load`.
+"""
+
+from __future__ import annotations
+
+from ._version import __version__
+from .errors import OptionError
+
+ENTRIES = {
+    "rlstats": """@software{rlstats,
+  title = {rlstats: R-style formula statistics for reinforcement-learning evaluation},
+  version = {%(version)s},
+  year = {2026},
+  note = {Python package}
+}""",
+    "friedman1937": """@article{friedman1937,
+  author = {Friedman, Milton},
+  title = {The use of ranks to avoid the assumption of normality implicit in the analysis of variance},
+  journal = {Journal of the American Statistical Association},
+  volume = {32}, number = {200}, pages = {675--701}, year = {1937}
+}""",
+    "skillings1981": """@article{skillings1981,
+  author = {Skillings, John H. and Mack, Gregory A.},
+  title = {On the use of a {Friedman}-type statistic in balanced and unbalanced block designs},
+  journal = {Technometrics}, volume = {23}, number = {2}, pages = {171--177}, year = {1981}
+}""",
+    "mack1980": """@article{mack1980,
+  author = {Mack, Gregory A. and Skillings, John H.},
+  title = {A {Friedman}-type rank test for main effects in a two-factor {ANOVA}},
+  journal = {Journal of the American Statistical Association},
+  volume = {75}, number = {372}, pages = {947--951}, year = {1980}
+}""",
+    "casesa2024": """@phdthesis{casesa2024,
+  author = {Casesa, R.},
+  title = {Statistical Methods for Reinforcement Learning Policy Comparison},
+  school = {Universit\\`a degli Studi di Brescia}, year = {2024}
+}""",
+    "agarwal2021": """@inproceedings{agarwal2021,
+  author = {Agarwal, Rishabh and Schwarzer, Max and Castro, Pablo Samuel and Courville, Aaron and Bellemare, Marc G.},
+  title = {Deep reinforcement learning at the edge of the statistical precipice},
+  booktitle = {Advances in Neural Information Processing Systems}, volume = {34}, year = {2021}
+}""",
+    "efron1987": """@article{efron1987,
+  author = {Efron, Bradley},
+  title = {Better bootstrap confidence intervals},
+  journal = {Journal of the American Statistical Association},
+  volume = {82}, number = {397}, pages = {171--185}, year = {1987}
+}""",
+    "mathieu2023": """@article{mathieu2023,
+  author = {Mathieu, Timoth{\\'e}e and Della Vecchia, Riccardo and Shilova, Alena and Medeiros Centa, Matheus
+            and Kohler, Hector and Maillard, Odalric-Ambrym and Preux, Philippe},
+  title = {{AdaStop}: adaptive statistical testing for sound comparisons of deep {RL} agents},
+  journal = {arXiv preprint arXiv:2306.10882}, year = {2023}
+}""",
+    "jordan2020": """@inproceedings{jordan2020,
+  author = {Jordan, Scott M. and Chandak, Yash and Cohen, Daniel and Zhang, Mengxue and Thomas, Philip S.},
+  title = {Evaluating the performance of reinforcement learning algorithms},
+  booktitle = {International Conference on Machine Learning}, year = {2020}
+}""",
+    "komiyama2018": """@misc{komiyama2018,
+  author = {Komiyama, Junpei and Maehara, Takanori},
+  title = {A simple way to deal with cherry-picking}, year = {2018}, note = {Preprint}
+}""",
+    "westfall1993": """@book{westfall1993,
+  author = {Westfall, Peter H. and Young, S. Stanley},
+  title = {Resampling-Based Multiple Testing}, publisher = {Wiley}, year = {1993}
+}""",
+    "montielolea2019": """@article{montielolea2019,
+  author = {Montiel Olea, Jos{\\'e} Luis and Plagborg-M{\\o}ller, Mikkel},
+  title = {Simultaneous confidence bands: theory, implementation, and an application to {SVARs}},
+  journal = {Journal of Applied Econometrics}, volume = {34}, number = {1}, pages = {1--17}, year = {2019}
+}""",
+    "hesterberg2015": """@article{hesterberg2015,
+  author = {Hesterberg, Tim C.},
+  title = {What teachers should know about the bootstrap},
+  journal = {The American Statistician}, volume = {69}, number = {4}, pages = {371--386}, year = {2015}
+}""",
+    "vargha2000": """@article{vargha2000,
+  author = {Vargha, Andr{\\'a}s and Delaney, Harold D.},
+  title = {A critique and improvement of the {CL} common language effect size statistics of {McGraw} and {Wong}},
+  journal = {Journal of Educational and Behavioral Statistics}, volume = {25}, number = {2}, pages = {101--132},
+  year = {2000}
+}""",
+    "brunner2000": """@article{brunner2000,
+  author = {Brunner, Edgar and Munzel, Ullrich},
+  title = {The nonparametric {Behrens-Fisher} problem: asymptotic theory and a small-sample approximation},
+  journal = {Biometrical Journal}, volume = {42}, number = {1}, pages = {17--25}, year = {2000}
+}""",
+    "holm1979": """@article{holm1979,
+  author = {Holm, Sture},
+  title = {A simple sequentially rejective multiple test procedure},
+  journal = {Scandinavian Journal of Statistics}, volume = {6}, number = {2}, pages = {65--70}, year = {1979}
+}""",
+    "castro2018": """@article{castro2018,
+  author = {Castro, Pablo Samuel and Moitra, Subhodeep and Gelada, Carles and Kumar, Saurabh and Bellemare, Marc G.},
+  title = {Dopamine: a research framework for deep reinforcement learning},
+  journal = {arXiv preprint arXiv:1812.06110}, year = {2018}
+}""",
+    "colas2019": """@misc{colas2019,
+  author = {Colas, C{\\'e}dric and Sigaud, Olivier and Oudeyer, Pierre-Yves},
+  title = {A hitchhiker's guide to statistical comparisons of reinforcement learning algorithms},
+  year = {2019}, note = {arXiv:1904.06979}
+}""",
+}
+
+#: Result class -> the papers of its method.
+METHOD_ENTRIES = {
+    "SkillingsMackResult": ("skillings1981", "mack1980", "casesa2024"),
+    "AdaStopResult": ("mathieu2023",),
+    "PermutationResult": ("mathieu2023",),
+    "BootstrapResult": ("agarwal2021", "efron1987"),
+    "ProbabilityOfImprovementResult": ("agarwal2021",),
+    "PerformanceProfileResult": ("agarwal2021",),
+    "InferentialIntervalsResult": ("casesa2024", "agarwal2021"),
+    "PercentilesResult": ("jordan2020",),
+    "SelectionCheckResult": ("komiyama2018",),
+    "CurvesResult": ("agarwal2021", "montielolea2019", "westfall1993", "hesterberg2015"),
+    "TaskTableResult": ("vargha2000", "brunner2000", "holm1979"),
+    "PowerResult": (),
+}
+
+#: Dataset name (rlstats.datasets.load) -> the papers its scores come from.
+DATA_ENTRIES = {
+    "atari100k": ("agarwal2021",),
+    "atari100k_reference": ("agarwal2021",),
+    "atari_reference": ("agarwal2021",),
+    "dopamine_atari": ("castro2018",),
+    "spinningup_halfcheetah": ("colas2019",),
+    "halfcheetah_sac_td3": ("colas2019",),
+    "mujoco_adastop": ("mathieu2023",),
+}
+
+
+def cite(result=None, *, data=None):
+    """BibTeX entries for a result's method, the package and (``data=``) a dataset.
+
+    Parameters
+    ----------
+    result : Result, optional
+        Any rlstats result; its method's papers come first. With None, only the package (and data).
+    data : str or sequence of str, optional
+        Names of datasets the analysis used, as given to :func:`rlstats.datasets.load`.
+
+    Returns
+    -------
+    str
+        The entries, separated by blank lines.
+
+    Examples
+    --------
+    >>> import rlstats
+    >>> print(rlstats.cite(data="atari100k").splitlines()[0])
+    @inproceedings{agarwal2021,
+    """
+    keys = []
+    if result is not None:
+        name = type(result).__name__
+        if name not in METHOD_ENTRIES:
+            raise OptionError(f"no citation is known for {name}; cite the package: rlstats.cite()")
+        if name == "SkillingsMackResult" and str(getattr(result, "method", "")).startswith("Friedman"):
+            keys.append("friedman1937")
+        keys += METHOD_ENTRIES[name]
+    names = [data] if isinstance(data, str) else list(data or ())
+    unknown = [n for n in names if n not in DATA_ENTRIES]
+    if unknown:
+        raise OptionError(f"data={unknown[0]!r} is not a dataset rlstats knows; known: {', '.join(sorted(DATA_ENTRIES))}")
+    for n in names:
+        keys += DATA_ENTRIES[n]
+    keys.append("rlstats")
+    seen = list(dict.fromkeys(keys))
+    return "\n\n".join(ENTRIES[k] % {"version": __version__} if k == "rlstats" else ENTRIES[k] for k in seen) + "\n"

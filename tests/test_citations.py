@@ -1,0 +1,43 @@
+"""rlstats.cite: BibTeX for the method, the package and the data, for every result."""
+
+import re
+import shutil
+import subprocess
+
+import pytest
+
+import rlstats
+from rlstats import citations, datasets
+
+
+def test_every_method_and_dataset_has_entries():
+    for keys in list(citations.METHOD_ENTRIES.values()) + list(citations.DATA_ENTRIES.values()):
+        assert set(keys) <= set(citations.ENTRIES)
+    assert set(citations.DATA_ENTRIES) == set(datasets._DATASETS)
+
+
+def test_result_cites_method_package_and_data():
+    df = rlstats.datasets.simulate(agents=3, tasks=5, seeds=3, rng=0)
+    text = rlstats.compare(df, "score ~ agent | task").cite(data="atari100k")
+    keys = re.findall(r"^@\w+\{(\w+),", text, flags=re.M)
+    assert keys == ["skillings1981", "mack1980", "casesa2024", "agarwal2021", "rlstats"]
+    assert f"version = {{{rlstats.__version__}}}" in text
+    assert rlstats.cite(data=["dopamine_atari", "atari_reference"]).count("@") == 3
+
+
+def test_unknown_dataset():
+    with pytest.raises(rlstats.OptionError, match="not a dataset rlstats knows"):
+        rlstats.cite(data="mnist")
+
+
+@pytest.mark.skipif(shutil.which("pdflatex") is None or shutil.which("bibtex") is None,
+                    reason="pdflatex/bibtex are not installed (apt-get install texlive-latex-recommended)")
+def test_entries_compile_with_bibtex(tmp_path):
+    (tmp_path / "refs.bib").write_text("\n\n".join(citations.ENTRIES.values()) % {"version": "0"}, encoding="utf-8")
+    (tmp_path / "doc.tex").write_text("\\documentclass{article}\\begin{document}\\nocite{*}"
+                                      "\\bibliographystyle{plain}\\bibliography{refs}\\end{document}\n")
+    run = lambda *cmd: subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=120)  # noqa: E731
+    assert run("pdflatex", "-interaction=nonstopmode", "doc.tex").returncode == 0
+    bib = run("bibtex", "doc")
+    assert bib.returncode == 0 and "error" not in bib.stdout.lower(), bib.stdout
+    assert run("pdflatex", "-interaction=nonstopmode", "doc.tex").returncode == 0
