@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import html
 import math
+import re
 
 import numpy as np
 import pandas as pd
 
+from . import vocabulary
 from .vocabulary import label
 
 #: R's .Machine$double.eps: p-values below it print as "< 2.2e-16".
@@ -120,7 +122,8 @@ def table_markdown(frame, digits=5):
 
 
 _LATEX_SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
-                  "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}"}
+                  "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}",
+                  "<": r"$<$", ">": r"$>$"}
 
 
 def latex_escape(text):
@@ -128,19 +131,49 @@ def latex_escape(text):
     return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text))
 
 
-def table_latex(frame, digits=5, caption=None, label=None):
-    """A booktabs LaTeX table (``\\toprule``, ``\\midrule``, ``\\bottomrule``)."""
+# Columns holding p-values: in a paper table they read "< 1e-16", never "0".
+_PVALUE_COLUMN = re.compile(r"^p_(value|adjusted)(_\w+)?$|^pvalue")
+# Tables wider than this many columns are scaled to the column width (needs graphicx).
+WIDE_TABLE = 6
+
+
+def paper_pvalue(p, digits=3):
+    """A p-value for a paper: ``"< 1e-16"`` below 1e-16 (0 included), else ``digits`` significant digits."""
+    if not isinstance(p, (int, float, np.integer, np.floating)) or isinstance(p, bool):
+        return format_cell(p)  # a column that also holds words ("NA", a method name)
+    if math.isnan(p):
+        return ""
+    return "< 1e-16" if p < 1e-16 else signif(p, digits)
+
+
+def table_latex(frame, digits=5, caption=None, label=None, mc_se=False):
+    """A booktabs LaTeX table (``\\toprule``, ``\\midrule``, ``\\bottomrule``) for a paper.
+
+    Headers are the vocabulary's printed labels (``p_adjusted`` -> "adj. p-value"); p-values below
+    1e-16 read "< 1e-16"; Monte Carlo standard-error columns are left out unless ``mc_se``; tables
+    of more than :data:`WIDE_TABLE` columns are scaled to the column width (``\\resizebox``).
+    """
+    if not mc_se:
+        frame = frame[[c for c in frame.columns if not str(c).endswith("mc_se")]]
     header, rows = _formatted(frame, digits)
+    for j, column in enumerate(frame.columns):
+        if _PVALUE_COLUMN.match(str(column)):
+            for row, value in zip(rows, frame.iloc[:, j]):
+                row[j] = paper_pvalue(value)
+    header = [vocabulary.label(h) if h in vocabulary.VOCABULARY else h for h in header]
     spec = "".join("r" if _is_numeric(frame, j) else "l" for j in range(len(header)))
     body = [r"\begin{table}[ht]", r"\centering"]
     if caption:
         body.append(rf"\caption{{{latex_escape(caption)}}}")
     if label:
         body.append(rf"\label{{{label}}}")
+    wide = len(header) > WIDE_TABLE
+    if wide:
+        body.append(r"\resizebox{\columnwidth}{!}{%")
     body += [rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
              " & ".join(latex_escape(h) for h in header) + r" \\", r"\midrule"]
     body += [" & ".join(latex_escape(c) for c in r) + r" \\" for r in rows]
-    body += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
+    body += [r"\bottomrule", r"\end{tabular}"] + (["}"] if wide else []) + [r"\end{table}"]
     return "\n".join(body)
 
 

@@ -89,8 +89,9 @@ class Summary:
     DataFrames at full precision.
     """
 
-    def __init__(self, title, header, tables, notes=(), digits=5):
+    def __init__(self, title, header, tables, notes=(), digits=5, statistic_line=None):
         self.title = title
+        self.statistic_line = statistic_line
         self.header = header
         self.tables = dict(tables)
         self.notes = tuple(notes)
@@ -115,12 +116,18 @@ class Summary:
             lines += [""] + [f"- {n}" for n in self.notes]
         return "\n".join(lines) + "\n"
 
-    def to_latex(self, label=None):
-        """The summary's tables as booktabs LaTeX tables, captioned with the method and section."""
+    def to_latex(self, label=None, mc_se=False):
+        """The summary's tables as booktabs LaTeX tables for a paper.
+
+        Each caption names the method, the table and the test's line (statistic, df, p-value);
+        headers are readable labels, p-values never read 0, Monte Carlo standard errors are left
+        out unless ``mc_se=True``, and wide tables are scaled to the column width (graphicx).
+        """
         blocks = []
         for i, (name, table) in enumerate(self.tables.items()):
             table_label = f"{label}:{i}" if label else None
-            blocks.append(fmt.table_latex(table, self.digits, caption=f"{self.title}: {name}", label=table_label))
+            caption = f"{self.title}: {name}." + (f" {self.statistic_line.strip()}." if self.statistic_line else "")
+            blocks.append(fmt.table_latex(table, self.digits, caption=caption, label=table_label, mc_se=mc_se))
         return "\n\n".join(blocks) + "\n"
 
     def _repr_html_(self):
@@ -231,14 +238,15 @@ class Result:
 
     def summary(self):
         """The full tables (with ``to_latex()``, ``to_markdown()`` and HTML in notebooks)."""
-        return Summary(self.method, self._header(), self._summary_tables(), self.notes)
+        return Summary(self.method, self._header(), self._summary_tables(), self.notes,
+                       statistic_line=self._statistic_line())
 
     def _repr_html_(self):
         return self.summary()._repr_html_()
 
-    def to_latex(self, label=None):
-        """The summary tables as booktabs LaTeX; see :meth:`Summary.to_latex`."""
-        return self.summary().to_latex(label=label)
+    def to_latex(self, label=None, mc_se=False):
+        """The summary tables as booktabs LaTeX for a paper; see :meth:`Summary.to_latex`."""
+        return self.summary().to_latex(label=label, mc_se=mc_se)
 
     def to_markdown(self):
         """The summary as Markdown; see :meth:`Summary.to_markdown`."""

@@ -32,3 +32,19 @@ def test_tables_render_in_every_format():
     latex = fmt.table_latex(frame, caption="Ranks & more")
     assert r"\toprule" in latex and r"a\_1 & 1.2346 & yes \\" in latex and r"Ranks \& more" in latex
     assert "<td>1.2346</td>" in fmt.table_html(frame)
+
+
+def test_paper_tables_read_well():
+    import pandas as pd
+
+    from rlstats.format import table_latex
+
+    frame = pd.DataFrame({"agent_1": ["a", "b"], "p_value": [0.0, 0.0312], "p_adjusted": [3e-20, 0.06],
+                          "conf_low_mc_se": [0.01, 0.02], "estimate": [1.5, 2.0]})
+    latex = table_latex(frame, caption="A test: statistic = 3.2, p < 0.05")
+    assert "agent 1 & p-value & adj. p-value & estimate" in latex  # readable headers, MC SE left out
+    assert "$<$ 1e-16 & $<$ 1e-16" in latex and " 0 &" not in latex
+    assert "p $<$ 0.05" in latex  # '<' in text would print as an inverted exclamation mark
+    assert "mc" not in table_latex(frame).lower() and "MC SE" in table_latex(frame, mc_se=True)
+    wide = pd.DataFrame({f"c{i}": [1.0] for i in range(8)})
+    assert r"\resizebox{\columnwidth}" in table_latex(wide)
