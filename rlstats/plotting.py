@@ -25,7 +25,7 @@ def panels(ax, n, figsize, what="panels"):
     if ax is None:
         import matplotlib.pyplot as plt
 
-        fig, axes = plt.subplots(1, n, figsize=figsize, squeeze=False)
+        fig, axes = plt.subplots(1, n, figsize=figsize, squeeze=False, layout="constrained")
         return fig, list(axes[0])
     axes = list(ax) if isinstance(ax, (list, tuple, np.ndarray)) else [ax]
     if len(axes) != n:

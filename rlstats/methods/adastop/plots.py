@@ -186,8 +186,17 @@ def _draw_boundaries(result, task, ax, **kwargs):
             ax.plot([last["interim"]], [last["statistic"]], marker="o", markersize=9, markerfacecolor="none",
                     color=options["color"], linestyle="none")
     ax.set_xlabel("interim")
-    ax.set_ylabel("|mean difference| (dashed: boundary)")
+    ax.set_ylabel("|mean difference|")
     if len(history):
+        from matplotlib.lines import Line2D
+
         ax.set_xticks(range(1, int(history["interim"].max()) + 1))
-        ax.legend(frameon=False, fontsize=8)
+        # The markers explained once, beside the comparisons' colours.
+        key = [Line2D([], [], color="0.3", marker="o", markersize=3, label="statistic"),
+               Line2D([], [], color="0.3", linestyle="--", marker="_", markersize=10, label="boundary"),
+               Line2D([], [], color="0.3", marker="*", markersize=9, linestyle="none", label="rejected: differ"),
+               Line2D([], [], color="0.3", marker="o", markersize=7, markerfacecolor="none", linestyle="none",
+                      label="decided: equal")]
+        handles, _ = ax.get_legend_handles_labels()
+        ax.legend(handles=handles + key, frameon=False, fontsize=7)
     return ax

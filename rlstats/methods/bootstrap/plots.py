@@ -9,6 +9,7 @@ made several panels).
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.ticker import MaxNLocator
 
 from ... import format as fmt
 from ...errors import OptionError
@@ -48,7 +49,8 @@ def plot_interval_estimates(result, *, ax=None, metrics=None, colors=None, **kwa
     if missing:
         raise OptionError(f"metric(s) {missing} not in the result; metrics: {list(result.metrics)}")
     k = len(result.agents)
-    fig, axes = panels(ax, len(metrics), (3.0 * len(metrics) + 0.8, 0.6 + 0.4 * k), what="metrics")
+    # Narrow panels (1.6 in each) so that four metrics fit a two-column page; 3.3 in per two.
+    fig, axes = panels(ax, len(metrics), (1.6 * len(metrics) + 0.9, 0.7 + 0.3 * k), what="metrics")
     style = {"height": 0.6, "alpha": 0.75}
     style.update(kwargs)
     positions = np.arange(k)[::-1]  # first agent on top
@@ -58,10 +60,15 @@ def plot_interval_estimates(result, *, ax=None, metrics=None, colors=None, **kwa
         panel.barh(positions, high - low, left=low, color=palette(k, colors), **style)
         panel.vlines(result.estimates[:, j], positions - 0.3, positions + 0.3, color="black", linewidth=1.5)
         panel.set_yticks(positions)
-        panel.set_yticklabels(list(result.agents) if p == 0 else [""] * k)
-        panel.set_title(_METRIC_LABELS.get(metric, metric))
+        panel.set_yticklabels(list(result.agents) if p == 0 else [""] * k, fontsize=8)
+        panel.set_title(_METRIC_LABELS.get(metric, metric), fontsize=9)
+        panel.use_sticky_edges = False  # bars pin the x limits to their ends otherwise
+        panel.margins(x=0.1)  # no interval touches the axis
+        panel.tick_params(axis="x", labelsize=7)
+        panel.xaxis.set_major_locator(MaxNLocator(3))
         _tidy_spines(panel)
-    axes[0].set_xlabel(f"{fmt.signif(100 * result.confidence_level)}% {result.interval} intervals")
+    score = str(result.formula.response) if result.formula is not None else "score"
+    fig.supxlabel(f"{score}: {fmt.signif(100 * result.confidence_level)}% {result.interval} intervals", fontsize=8)
     return fig if len(axes) > 1 else axes[0]
 
 

@@ -158,7 +158,7 @@ def plot_weights(result, *, ax=None, annotate=None, colorbar=True, **kwargs):
     if annotate:
         top = matrix.max() if matrix.size else 1.0
         for (j, k), value in np.ndenumerate(matrix):
-            ax.text(k, j, f"{value:.2f}", ha="center", va="center", fontsize=6,
+            ax.text(k, j, f"{value:.2f}", ha="center", va="center", fontsize=7,
                     color="white" if value < 0.5 * top else "black")
     if colorbar:
         ax.figure.colorbar(image, ax=ax, fraction=0.05, pad=0.02)
