@@ -19,6 +19,7 @@ import pandas as pd
 import patsy
 
 from . import formula as formula_module
+from .format import count
 from .errors import DesignError, OptionError
 from .normalize import normalize_response
 from .options import check_bool, check_choice
@@ -191,7 +192,7 @@ class Design:
             raise DesignError("no task has runs of every agent, so the agents cannot be compared on common tasks; "
                               "select agents that share tasks")
         gone = tuple(t for t, bad in zip(self.tasks, incomplete) if bad)
-        note = (f"{len(gone)} task(s) left out because some agent has no runs there (na_action=\"drop\"; "
+        note = (f"{count(len(gone), 'task')} left out because some agent has no runs there (na_action=\"drop\"; "
                 f"{int(self.counts[incomplete].sum())} runs dropped): {', '.join(gone)}")
         kept = self.select_tasks([t for t, bad in zip(self.tasks, incomplete) if not bad])
         return dataclasses.replace(kept, notes=self.notes + (note,), dropped_tasks=self.dropped_tasks + gone)
@@ -248,7 +249,7 @@ def _drop_unused(codes, labels, what):
         return codes, labels, None
     unused = [lab for lab, u in zip(labels, used) if not u]
     remap = np.cumsum(used) - 1
-    note = f"{what} level(s) with no runs left out: {', '.join(unused)}"
+    note = f"{count(len(unused), what + ' level')} with no runs left out: {', '.join(unused)}"
     return remap[codes].astype(np.intp), [lab for lab, u in zip(labels, used) if u], note
 
 
@@ -699,7 +700,7 @@ def _drop_uninformative_tasks(design, notes):
     if not bad.any():
         return design
     dropped = tuple(t for t, b in zip(design.tasks, bad) if b)
-    notes.append(f"{len(dropped)} task(s) kept out of the test because fewer than two agents have runs "
+    notes.append(f"{count(len(dropped), 'task')} kept out of the test because fewer than two agents have runs "
                  f"there: {', '.join(dropped)}")
     reduced = dataclasses.replace(design.select_tasks([t for t, b in zip(design.tasks, bad) if not b]),
                                   dropped_tasks=dropped)
@@ -710,6 +711,6 @@ def _drop_uninformative_tasks(design, notes):
     if not present.all():
         names = [a for a, p in zip(design.agents, present) if p]
         gone = [a for a, p in zip(design.agents, present) if not p]
-        notes.append(f"agent(s) with no runs in the remaining tasks left out: {', '.join(gone)}")
+        notes.append(f"{count(len(gone), 'agent')} with no runs in the remaining tasks left out: {', '.join(gone)}")
         reduced = reduced.select_agents(names)
     return reduced

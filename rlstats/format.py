@@ -192,3 +192,9 @@ def format_step(value):
         if abs(value) >= size:
             return f"{value / size:.4g}{suffix}"
     return f"{value:.4g}"
+
+
+def count(n, word, plural=None):
+    """``count(1, "task")`` -> "1 task", ``count(3, "task")`` -> "3 tasks": prose without "task(s)"."""
+    n = int(n)
+    return f"{n} {word if n == 1 else (plural or word + 's')}"

@@ -24,7 +24,7 @@ import pandas as pd
 import patsy
 
 from .design import NOTES_ATTR, build
-from .format import format_step
+from .format import count, format_step
 from .errors import DesignError, OptionError
 from .options import check_choice, check_int
 
@@ -300,7 +300,7 @@ def summarize_runs(data, formula, *, step, how="final", k=10, threshold=None, no
         values = np.array([s[hit[0]] if hit.size else after_end for s, hit in zip(run_steps, reached)])
         extra_columns["censored"] = censored
         notes.append(f"{name}: the first logged step at which each run reached {said} ({span}); "
-                     f"{int(censored.sum())} of {censored.size} run(s) never reached it and are censored at step "
+                     f"{int(censored.sum())} of {count(censored.size, 'run')} never reached it and are censored at step "
                      f"{format_step(after_end)}, after the end of training (ranked after every run that reached "
                      "it); smaller is better here, so 'best' in rankings, which favour larger values, reads reversed")
     frame = _run_frame(design, starts, values, name, notes)

@@ -12,6 +12,7 @@ import patsy
 
 from ... import runs
 from ...design import NA_ACTIONS, build
+from ...format import count
 from ...errors import DesignError, OptionError
 from ...options import check_bool, check_choice, check_fraction, check_int, check_n_jobs, check_confidence_level
 from ...progress import progress_bar
@@ -253,7 +254,7 @@ def _run_curves(design, step, steps, options, rng):
     matrix = runs.align(design.y, logged, starts, stops, grid, options.align)
     notes = list(design.notes) + [runs.grid_sentence(grid, options.align, aligned)]
     if np.isnan(matrix).any():
-        notes.append(f"{int(np.isnan(matrix).any(axis=1).sum())} run(s) miss some grid steps; at each step an "
+        notes.append(f"{count(np.isnan(matrix).any(axis=1).sum(), 'run')} miss some grid steps; at each step an "
                      "agent's aggregate uses the runs logged there, and is missing where a task has none")
     expansion, fewest = _expansion(design.counts)
     notes.append(f"bootstrap deviations widened by sqrt(n/(n - 1)) with n = {fewest.min()} runs per task"

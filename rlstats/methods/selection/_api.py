@@ -36,6 +36,7 @@ import pandas as pd
 from scipy import stats
 
 from ...design import Design, build, design_of
+from ...format import count
 from ...errors import DesignError, OptionError
 from ...options import check_bool, check_choice, check_fraction, check_int
 from ...resampling import seed_sequence
@@ -366,7 +367,7 @@ def _split_tasks(design, fresh, treatment, baseline, reported_names, heldout, op
         notes += [f"held-out data: {n}" for n in fresh.notes]
         unusable = ~np.isfinite(held["effect"])
         if unusable.any():
-            notes.append(f"{int(unusable.sum())} held-out task(s) without a finite effect left out: "
+            notes.append(f"{count(unusable.sum(), 'held-out task')} without a finite effect left out: "
                          f"{', '.join(held.loc[unusable, 'task'])}")
         held["set"] = np.where(unusable, "dropped", "heldout")
         if unusable.all():
@@ -379,7 +380,7 @@ def _split_tasks(design, fresh, treatment, baseline, reported_names, heldout, op
         unusable = rest & ~np.isfinite(frame["effect"])
         frame.loc[rest, "set"] = np.where(unusable[rest], "dropped", "heldout")
         if unusable.any():
-            notes.append(f"{int(unusable.sum())} task(s) without runs of both agents (or a finite effect) left out "
+            notes.append(f"{count(unusable.sum(), 'task')} without runs of both agents (or a finite effect) left out "
                          f"of the held-out set: {', '.join(frame.loc[unusable, 'task'])}")
         if not (frame["set"] == "heldout").any():
             raise DesignError("no held-out tasks: selection cannot be checked; every task with runs of both agents "
@@ -394,7 +395,7 @@ def _split_tasks(design, fresh, treatment, baseline, reported_names, heldout, op
     _check_effects(frame[frame["set"] == "heldout"], "held-out", options)
     unused = frame["set"] == ""
     if unused.any():
-        notes.append(f"{int(unused.sum())} task(s) neither reported nor held out were not used: "
+        notes.append(f"{count(unused.sum(), 'task')} neither reported nor held out were not used: "
                      f"{', '.join(frame.loc[unused, 'task'])}")
     return frame[~unused].reset_index(drop=True), notes, "listed"
 

@@ -26,6 +26,7 @@ import pandas as pd
 from scipy import stats
 
 from ...design import design_of
+from ...format import count
 from ...errors import DesignError, OptionError
 from ...options import check_bool, check_choice, check_fraction, check_int
 from ...progress import progress_bar
@@ -231,7 +232,7 @@ def _run(design, options, rng):
                                alpha=options.alpha)
     untestable = int((posthoc.n_shared == 0).sum())
     if untestable:
-        notes.append(f"{untestable} pair(s) of agents never ran on a common task and are not compared post hoc")
+        notes.append(f"{count(untestable, 'pair')} of agents never ran on a common task and are not compared post hoc")
     return SkillingsMackResult(
         method=_TITLES[variant] + (f" on cell {within}s" if within else ""),
         formula=design.formula, data_name=design.data_name, nobs=design.nobs, notes=tuple(notes),

@@ -6,6 +6,7 @@ import numpy as np
 import patsy
 
 from ...design import design_of
+from ...format import count
 from ...errors import DesignError
 from ...options import check_bool, check_choice, check_fraction, check_int, check_confidence_level
 from ...resampling import chunk_generators, seed_sequence
@@ -138,7 +139,7 @@ def task_table(data, formula=None, *, statistic="mean", test="welch", alpha=0.05
     notes = list(design.notes)
     untested = np.isnan(p_values) & ~np.isnan(estimates) & (np.arange(k)[None, :] != best[:, None])
     if untested.any():
-        notes.append(f"{int(untested.sum())} agent-task cell(s) could not be tested against the best (fewer than "
+        notes.append(f"{count(untested.sum(), 'agent-task cell')} could not be tested against the best (fewer than "
                      f"2 runs, or no spread for the {_TEST_NAMES[test]}); they are not marked either way")
     if "monte_carlo" in how:
         notes.append(f"permutation p-values from {n_resamples} random splits where the splits were too many to "

@@ -182,7 +182,7 @@ class TaskTableResult(Result):
         n_best = len(self.tasks)
         n_tied = int(self.not_worse.sum())
         return (f"tasks = {n_best}, runs per cell = {self._runs_phrase()}, alpha = {fmt.signif(self.alpha)}, "
-                f"{n_tied} agent-task cell(s) not significantly worse than the best")
+                f"{fmt.count(n_tied, 'agent-task cell')} not significantly worse than the best")
 
     def _extra_lines(self):
         return fmt.table_text(self.display().reset_index()).split("\n") + [f"({DAGGER}: not significantly worse "
