@@ -35,18 +35,17 @@
 # 100 runs on each of the 26 games, and compare its ranking with the blocked rank test's.
 
 # %%
-import os
-
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from scipy import stats
 
 import rlstats
+from _size import Counts  # vignettes/_size.py: RLSTATS_VIGNETTE_FAST=1 (smoke), default, RLSTATS_VIGNETTE_FULL=1
 
-# RLSTATS_VIGNETTE_FAST=1 (set by the test suite) runs far fewer bootstrap resamples.
-FAST = os.environ.get("RLSTATS_VIGNETTE_FAST", "") not in ("", "0")
-N_RESAMPLES = 300 if FAST else 10_000
+COUNTS = Counts(N_RESAMPLES=(300, 10_000, 10_000))  # (fast, default, full) bootstrap resamples
+N_RESAMPLES = COUNTS["N_RESAMPLES"]
+print(COUNTS)
 FORMULA = "score ~ agent | task"
 
 pd.set_option("display.width", 120)
@@ -66,7 +65,8 @@ print(f"{six['agent'].nunique()} agents x {six['task'].nunique()} games, {runs.m
 # game for every resample and takes percentile intervals. To make the six intervals hold
 # simultaneously it works at level delta' = delta / (agents x games) per interval, so its
 # limits are extreme quantiles of the resamples: the paper uses 10,000 resamples, as we do
-# here (the fast mode of the test suite uses a few hundred and warns). The resamples are
+# here at the default and full sizes (about half a minute on two cores; the smoke run of the
+# test suite, `RLSTATS_VIGNETTE_FAST=1`, uses a few hundred and warns). The resamples are
 # spread over `n_jobs` processes; the result does not depend on how many.
 
 # %%
