@@ -33,6 +33,8 @@ def _environment(fast):
     env = dict(os.environ, RLSTATS_DATA_MIRROR=mirror, MPLBACKEND="Agg")
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     env.pop("RLSTATS_VIGNETTE_FULL", None)  # fast, or the default size: never the full one
+    for variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        env.setdefault(variable, "1")  # as render.py: BLAS threads oversubscribe a busy small machine
     if fast:
         env["RLSTATS_VIGNETTE_FAST"] = "1"
     else:

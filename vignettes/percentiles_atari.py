@@ -41,10 +41,11 @@ import pandas as pd
 from scipy import stats
 
 import rlstats
-from _size import Counts  # vignettes/_size.py: RLSTATS_VIGNETTE_FAST=1 (smoke), default, RLSTATS_VIGNETTE_FULL=1
+from _size import SIZE, Counts  # vignettes/_size.py: RLSTATS_VIGNETTE_FAST=1 (smoke), default, RLSTATS_VIGNETTE_FULL=1
 
 COUNTS = Counts(N_RESAMPLES=(300, 7_000, 10_000))  # (fast, default, full) bootstrap resamples
 N_RESAMPLES = COUNTS["N_RESAMPLES"]
+JOBS = 1 if SIZE == "fast" else 2  # starting two worker processes costs more than a few hundred resamples
 print(COUNTS)
 FORMULA = "score ~ agent | task"
 
@@ -72,7 +73,7 @@ print(f"{six['agent'].nunique()} agents x {six['task'].nunique()} games, {runs.m
 # spread over `n_jobs` processes; the result does not depend on how many.
 
 # %%
-boot = rlstats.percentiles(six, FORMULA, interval="bootstrap", n_resamples=N_RESAMPLES, rng=2024, n_jobs=2)
+boot = rlstats.percentiles(six, FORMULA, interval="bootstrap", n_resamples=N_RESAMPLES, rng=2024, n_jobs=JOBS)
 print(boot)
 
 # %%
