@@ -27,8 +27,8 @@
 # thesis) data sets per point; the full size here, `RLSTATS_VIGNETTE_FULL=1`
 # (or `python vignettes/render.py --full`), simulates 1,000 per cell of
 # Table 2, 20,000 per point for the rank test and 500 (with 1,000 bootstrap
-# resamples) for the bootstrap rule, and takes a quarter of an hour or more on
-# two cores.  The default size keeps the render under two minutes with the
+# resamples) for the bootstrap rule, and takes ten minutes or more on two
+# cores.  The default size keeps the render under two minutes with the
 # same grids and fewer data sets: 40 per cell of Table 2, 1,000 per point for
 # the rank test, 40 (with 200 resamples) for the bootstrap rule.  A simulated
 # rate from m data sets has a Monte Carlo standard error of up to
