@@ -28,11 +28,14 @@
 # 5. runs AdaStop incrementally on simulated agents, as one would while the
 #    experiments run, and counts the runs it saves.
 #
-# Set `RLSTATS_VIGNETTE_FAST=1` for a quick run with fewer permutations and
-# replications (the numbers then move a little).
+# The default size replays the files with 50 permutation seeds and repeats the
+# simulated campaign 100 times (about 45 s on two cores); the full size,
+# `RLSTATS_VIGNETTE_FULL=1` (or `python vignettes/render.py --full`), uses 100
+# seeds and 200 campaigns (about 80 s).  `RLSTATS_VIGNETTE_FAST=1` (the test
+# suite's smoke run) uses 4 seeds, 12 campaigns and 2,000 permutations instead
+# of 10,000; the numbers then move a little.
 
 # %%
-import os
 import tempfile
 from pathlib import Path
 
@@ -42,12 +45,13 @@ import pandas as pd
 
 import rlstats
 from rlstats.methods.adastop import AdaStop, adastop
+from _size import Counts  # vignettes/_size.py: RLSTATS_VIGNETTE_FAST=1 (smoke), default, RLSTATS_VIGNETTE_FULL=1
 
-# RLSTATS_VIGNETTE_FAST=1 (set by the test suite) uses fewer permutations and replications.
-FAST = os.environ.get("RLSTATS_VIGNETTE_FAST", "") not in ("", "0")
-N_RESAMPLES = 2_000 if FAST else 10_000
-SEEDS = 4 if FAST else 100
-EXPERIMENTS = 12 if FAST else 200
+COUNTS = Counts(N_RESAMPLES=(2_000, 10_000, 10_000),  # (fast, default, full) permutation paths
+                SEEDS=(4, 50, 100),                    # permutation seeds of the replays, section 4
+                EXPERIMENTS=(12, 100, 200))            # simulated campaigns, section 5
+N_RESAMPLES, SEEDS, EXPERIMENTS = COUNTS["N_RESAMPLES"], COUNTS["SEEDS"], COUNTS["EXPERIMENTS"]
+print(COUNTS)
 pd.set_option("display.width", 120)
 
 # %% [markdown]
@@ -178,7 +182,8 @@ seed_variation("pairwise")
 # With the paper's scheme the first interim is enumerated exactly, and in the
 # full run (100 seeds) only the interim of one decision moves: Ant, PPO
 # against TRPO, is decided at interim 2 for almost every seed and at 3 for a
-# few.  The default draws random paths from the first interim on.  On
+# few (so few that the 50 seeds of the default size may show none).  The
+# default scheme draws random paths from the first interim on.  On
 # HalfCheetah its first-interim statistic for DDPG against SAC sits on the
 # boundary (the level there is 83 paths in 10,000), so about half of the
 # seeds leave it undecided; SAC then needs a second batch that was never
@@ -252,10 +257,11 @@ def campaigns(permutations):
         false_rejections += bool(((truth == 0) & (claim != 0)).any())
         wrong_direction += bool(((truth != 0) & (claim == -truth)).any())
     used = pd.DataFrame(used)
-    total = used.sum(axis=1).mean()
-    print(f"{permutations}: total runs per campaign {total:.1f} of {30 * len(MEANS)} "
-          f"({100 * (1 - total / (30 * len(MEANS))):.0f} % saved); campaigns declaring A and B different: "
-          f"{false_rejections} of {EXPERIMENTS}; with a direction wrong: {wrong_direction}")
+    total = used.sum(axis=1)
+    print(f"{permutations}: total runs per campaign {total.mean():.1f} (Monte Carlo se {total.sem():.1f}) of "
+          f"{30 * len(MEANS)} ({100 * (1 - total.mean() / (30 * len(MEANS))):.0f} % saved); campaigns declaring "
+          f"A and B different: {false_rejections} of {EXPERIMENTS} (Monte Carlo se of the rate at a true 5%: "
+          f"{np.sqrt(0.05 * 0.95 / EXPERIMENTS):.3f}); with a direction wrong: {wrong_direction}")
     return used.mean()
 
 
@@ -268,9 +274,9 @@ print(mean_runs.round(1))
 # after three or four batches on average; C, one sd from its neighbours, runs
 # to nearly the full budget, because D's runs (until D stops) are pooled into
 # every relabelling and widen the permutation spread of the comparisons among
-# the others.  In the full run the paper's scheme saves about 22 % of the
-# runs against 12 % for the default, but with four agents it does not
-# guarantee the family-wise error (section 3).
+# the others.  In the full run (200 campaigns) the paper's scheme saves about
+# 22 % of the runs against 12 % for the default, but with four agents it does
+# not guarantee the family-wise error (section 3).
 #
 # ## What to report
 #

@@ -32,21 +32,24 @@
 # The thesis does not give the seed of its split, so its numbers cannot be reproduced exactly.
 # Ours come from a seeded split and differ by sampling; the last section shows how large that
 # sampling variation is.
+#
+# It takes about a minute: the default size is the full size (200 seeded splits, 10,000
+# permutations); `RLSTATS_VIGNETTE_FAST=1`, the test suite's smoke run, uses 3 splits and 1,000
+# permutations.
 
 # %%
-import os
-
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from scipy import stats
 
 import rlstats
+from _size import Counts  # vignettes/_size.py: RLSTATS_VIGNETTE_FAST=1 (smoke), default, RLSTATS_VIGNETTE_FULL=1
 
-# RLSTATS_VIGNETTE_FAST=1 (set by the test suite) runs fewer split seeds and permutations.
-FAST = os.environ.get("RLSTATS_VIGNETTE_FAST", "") not in ("", "0")
-N_SPLIT_SEEDS = 3 if FAST else 200
-N_RESAMPLES = 1_000 if FAST else 10_000
+COUNTS = Counts(N_SPLIT_SEEDS=(3, 200, 200),            # (fast, default, full) seeded splits
+                N_RESAMPLES=(1_000, 10_000, 10_000))    # permutations at c = 3
+N_SPLIT_SEEDS, N_RESAMPLES = COUNTS["N_SPLIT_SEEDS"], COUNTS["N_RESAMPLES"]
+print(COUNTS)
 SPLIT_SEED = 2024  # the seed of the split shown in the tables
 SIZES = (3, 5, 10, 25, 50)  # runs per agent x game in each sample (thesis §2.5.1)
 ALPHA = 0.05
@@ -302,7 +305,7 @@ fig
 # %% [markdown]
 # ## What to take away
 #
-# In the full run (200 splits; the test suite's fast mode runs only 3):
+# With 200 splits (the default and full sizes; the smoke run `RLSTATS_VIGNETTE_FAST=1` has only 3):
 #
 # * The six-agent test rejects on every split at every c, far above 11.07, as in the thesis.
 # * SPR against DrQ(eps) rejects on every split from c = 10 on, but at c = 3 only on about

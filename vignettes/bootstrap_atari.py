@@ -21,13 +21,13 @@
 #    *inferential* confidence intervals, which overlap exactly when the blocked rank test
 #    does not reject, for 3, 5, 10, 25 and 50 runs per game.
 #
-# Set `RLSTATS_VIGNETTE_FAST=1` to run everything with few resamples (the test suite does);
-# the data are read with `rlstats.datasets.load`, offline when `RLSTATS_DATA_MIRROR` points
-# at a mirror.
+# It takes well under a minute: the default size is the full size (10,000 resamples for the
+# aggregate metrics and the inferential intervals, 2,000 for profiles and probability of
+# improvement, as rliable); `RLSTATS_VIGNETTE_FAST=1` runs everything with 200 resamples (the
+# test suite does). The data are read with `rlstats.datasets.load`, offline when
+# `RLSTATS_DATA_MIRROR` points at a mirror.
 
 # %%
-import os
-
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -35,10 +35,12 @@ import pandas as pd
 import rlstats
 from rlstats.methods.bootstrap import bootstrap, performance_profile, probability_of_improvement
 from rlstats.methods.skillings_mack import skillings_mack
+from _size import Counts  # vignettes/_size.py: RLSTATS_VIGNETTE_FAST=1 (smoke), default, RLSTATS_VIGNETTE_FULL=1
 
-FAST = os.environ.get("RLSTATS_VIGNETTE_FAST") == "1"
-N_RESAMPLES = 200 if FAST else 10_000  # aggregate metrics
-N_RESAMPLES_SMALL = 200 if FAST else 2_000  # profiles and probability of improvement, as rliable
+COUNTS = Counts(N_RESAMPLES=(200, 10_000, 10_000),  # (fast, default, full): aggregate metrics
+                N_RESAMPLES_SMALL=(200, 2_000, 2_000))  # profiles and probability of improvement, as rliable
+N_RESAMPLES, N_RESAMPLES_SMALL = COUNTS["N_RESAMPLES"], COUNTS["N_RESAMPLES_SMALL"]
+print(COUNTS)
 SIX = ["CURL", "DER", "DrQ", "DrQ(eps)", "OTRainbow", "SPR"]
 
 # %% [markdown]

@@ -33,21 +33,24 @@
 # Atari 100k (Agarwal et al., 2021), report the 8 games where SPR beats DrQ(eps) the most, and
 # let the check compare them with the other 18. Then we report 8 games drawn at random
 # instead, for contrast.
+#
+# It takes well under a minute: the default size is the full size (9,999 permutations, 500
+# random reports, 100,000 simulated trials); `RLSTATS_VIGNETTE_FAST=1` (the test suite's smoke
+# run) uses 999, 20 and 5,000.
 
 # %%
-import os
-
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
 import rlstats
+from _size import Counts  # vignettes/_size.py: RLSTATS_VIGNETTE_FAST=1 (smoke), default, RLSTATS_VIGNETTE_FULL=1
 
-# RLSTATS_VIGNETTE_FAST=1 (set by the test suite) uses fewer resamples and repetitions.
-FAST = os.environ.get("RLSTATS_VIGNETTE_FAST", "") not in ("", "0")
-N_RESAMPLES = 999 if FAST else 9_999           # permutations of the inspector
-N_RANDOM_REPORTS = 20 if FAST else 500        # random 8-game reports in the last section
-N_TRIALS = 5_000 if FAST else 100_000         # trials of the simulations
+COUNTS = Counts(N_RESAMPLES=(999, 9_999, 9_999),         # (fast, default, full) permutations of the inspector
+                N_RANDOM_REPORTS=(20, 500, 500),         # random 8-game reports in the last section
+                N_TRIALS=(5_000, 100_000, 100_000))      # trials of the simulations
+N_RESAMPLES, N_RANDOM_REPORTS, N_TRIALS = COUNTS["N_RESAMPLES"], COUNTS["N_RANDOM_REPORTS"], COUNTS["N_TRIALS"]
+print(COUNTS)
 TREATMENT, BASELINE, N_REPORTED = "SPR", "DrQ(eps)", 8
 FORMULA = "score ~ agent | task"
 
@@ -185,7 +188,9 @@ subsets = [sorted(generator.choice(effect.index.to_numpy(), size=N_REPORTED, rep
 random_p = np.array([rlstats.selection_check(scores, FORMULA, treatment=TREATMENT, baseline=BASELINE,
                                              reported=games, n_resamples=N_RESAMPLES, rng=i).pvalue
                      for i, games in enumerate(subsets)])
-print(f"{N_RANDOM_REPORTS} random reports: share of inspector p-values <= 0.05: {np.mean(random_p <= 0.05):.3f}; "
+share = np.mean(random_p <= 0.05)
+print(f"{N_RANDOM_REPORTS} random reports: share of inspector p-values <= 0.05: {share:.3f} "
+      f"(Monte Carlo se at a true 5%: {np.sqrt(0.05 * 0.95 / N_RANDOM_REPORTS):.3f}); "
       f"the cherry-picked report's p-value: {picked.pvalue:.2g}")
 
 fig, ax = plt.subplots(figsize=(6.4, 3.0))
@@ -209,7 +214,8 @@ for reporter in ("top", "random"):
     sim = rlstats.selection.simulate(26, N_REPORTED, heldout="complement", reporter=reporter,
                                      variance="unknown", n_trials=N_TRIALS, rng=1)
     print(f"reporter = {reporter:6s}: false claims {sim.claim_rate:.3f}, inspector flags {sim.detection_rate:.3f}, "
-          f"claims that survive the inspector {sim.undetected_claim_rate:.3f}")
+          f"claims that survive the inspector {sim.undetected_claim_rate:.3f} ({N_TRIALS:,} trials; Monte Carlo "
+          f"se at most {max(sim.standard_error(n) for n in ('claim_rate', 'detection_rate')):.4f})")
 
 # %% [markdown]
 # A top-8 reporter "finds" an improvement almost every time although there is none, and the

@@ -27,19 +27,20 @@
 # This vignette takes the published Atari 100k scores, normalises them, runs the blocked rank
 # test, and shows every way to look at its result: the printed test, the summary tables, a
 # LaTeX table, the critical-difference diagram and a methods paragraph.
+#
+# It takes seconds: the default size is the full size (10,000 permutations for the
+# permutation p-value); the test suite's smoke run, `RLSTATS_VIGNETTE_FAST=1`, draws 1,000.
 
 # %%
-import os
-
 import matplotlib.pyplot as plt
 import pandas as pd
 
 import rlstats
+from _size import Counts  # vignettes/_size.py: RLSTATS_VIGNETTE_FAST=1 (smoke), default, RLSTATS_VIGNETTE_FULL=1
 
-# RLSTATS_VIGNETTE_FAST=1 (set by the test suite) draws fewer permutations.
-FAST = os.environ.get("RLSTATS_VIGNETTE_FAST", "") not in ("", "0")
-N_RESAMPLES = 1_000 if FAST else 10_000
-
+COUNTS = Counts(N_RESAMPLES=(1_000, 10_000, 10_000))  # (fast, default, full) permutations
+N_RESAMPLES = COUNTS["N_RESAMPLES"]
+print(COUNTS)
 pd.set_option("display.width", 120)
 
 # %% [markdown]

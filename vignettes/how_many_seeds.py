@@ -32,12 +32,22 @@
 # and `rlstats.sample_size` searches the smallest number of seeds that
 # reaches a target power (0.8 here).
 #
-# Set `RLSTATS_VIGNETTE_FAST=1` for a quick run with few simulations (the
-# curves are then rough).
+# **Size.**  Every rate below is a Monte Carlo estimate, printed with its 95%
+# Monte Carlo interval (`conf_low`, `conf_high`).  The default size keeps the
+# render under two minutes on two cores: 100 simulated data sets per point
+# for the rank test and the bootstrap rule (a rate is then known to about
+# +-0.1), 20 for AdaStop (200 per-task tests per point), 200 bootstrap
+# resamples, 2,000 AdaStop permutation paths, and sample-size searches capped
+# at 60 seeds (bootstrap) and 100 (AdaStop).  The curves are rough and the
+# sample sizes of section 4 move by several seeds from one seed of the
+# generator to another.  The full size, `RLSTATS_VIGNETTE_FULL=1` (or
+# `python vignettes/render.py --full`), uses 1,000 and 300 data sets, 1,000
+# bootstrap resamples, 10,000 permutation paths and caps of 100 and 150 seeds
+# (rates to about +-0.03; about half an hour on two cores).  The smoke run of
+# the test suite, `RLSTATS_VIGNETTE_FAST=1`, uses 20 and 10 data sets.
 
 # %%
 import importlib.util
-import os
 import warnings
 
 import matplotlib.pyplot as plt
@@ -45,13 +55,18 @@ import pandas as pd
 
 import rlstats
 from rlstats.power import PowerResult, power, sample_size
+from _size import SIZE, Counts  # vignettes/_size.py: RLSTATS_VIGNETTE_FAST=1 (smoke), default, RLSTATS_VIGNETTE_FULL=1
 
-# RLSTATS_VIGNETTE_FAST=1 (set by the test suite) uses few simulations and resamples.
-FAST = os.environ.get("RLSTATS_VIGNETTE_FAST", "") not in ("", "0")
-N_SIM = 20 if FAST else 1_000
-N_SIM_ADASTOP = 10 if FAST else 300
-N_RESAMPLES = 200 if FAST else 1_000
-JOBS = 1 if FAST else 2
+COUNTS = Counts(N_SIM=(20, 100, 1_000),                    # (fast, default, full) data sets per point
+                N_SIM_ADASTOP=(10, 20, 300),               # the same for AdaStop
+                N_RESAMPLES=(200, 200, 1_000),             # bootstrap resamples of the interval rule
+                N_RESAMPLES_ADASTOP=(2_000, 2_000, 10_000),  # AdaStop's permutation paths
+                MAX_SEEDS_BOOTSTRAP=(20, 60, 100),         # caps of the sample-size searches
+                MAX_SEEDS_ADASTOP=(40, 100, 150))
+N_SIM, N_SIM_ADASTOP, N_RESAMPLES = COUNTS["N_SIM"], COUNTS["N_SIM_ADASTOP"], COUNTS["N_RESAMPLES"]
+N_RESAMPLES_ADASTOP = COUNTS["N_RESAMPLES_ADASTOP"]
+JOBS = 1 if SIZE == "fast" else 2
+print(COUNTS)
 pd.set_option("display.width", 120)
 pd.set_option("display.max_columns", 20)
 
@@ -87,7 +102,7 @@ print(pd.Series(example.attrs["simulate"]["distribution"], name="score family").
 fixed = power(["skillings_mack", "bootstrap"], effect=0.5, seeds=[2, 3, 5, 10, 20], tasks=10, n_sim=N_SIM,
               n_resamples=N_RESAMPLES, rng=1, n_jobs=JOBS, progress=False)
 sequential = power("adastop", effect=0.5, seeds=[10, 20, 30, 50], tasks=10, n_sim=N_SIM_ADASTOP, rng=1,
-                   n_jobs=JOBS, progress=False, n_resamples=2_000 if FAST else 10_000)
+                   n_jobs=JOBS, progress=False, n_resamples=N_RESAMPLES_ADASTOP)
 curves = PowerResult.combine(fixed, sequential)
 print(curves)
 
@@ -137,6 +152,7 @@ comparison = pd.DataFrame({
     "one scale": normalised.tidy().set_index("seeds")["power"],
 })
 print(comparison)
+print(f"{N_SIM} data sets per rate: Monte Carlo standard error at most {0.5 / N_SIM ** 0.5:.3f}")
 
 # %% [markdown]
 # ## 3. When nothing differs
@@ -150,7 +166,7 @@ print(comparison)
 null_fixed = power(["skillings_mack", "bootstrap"], effect=0.0, seeds=[5, 10], tasks=10, n_sim=N_SIM,
                    n_resamples=N_RESAMPLES, rng=2, n_jobs=JOBS, progress=False)
 null_adastop = power("adastop", effect=0.0, seeds=[20], tasks=10, n_sim=N_SIM_ADASTOP, rng=2, n_jobs=JOBS,
-                     progress=False, n_resamples=2_000 if FAST else 10_000)
+                     progress=False, n_resamples=N_RESAMPLES_ADASTOP)
 print(PowerResult.combine(null_fixed, null_adastop).tidy()[
     ["method", "seeds", "power", "conf_low", "conf_high", "level_spent", "n_tests"]])
 
@@ -170,10 +186,10 @@ with warnings.catch_warnings():
         "skillings_mack": sample_size("skillings_mack", 0.8, effect=0.5, tasks=10, n_sim=N_SIM, rng=3,
                                       n_jobs=JOBS, progress=False),
         "bootstrap": sample_size("bootstrap", 0.8, effect=0.5, tasks=10, n_sim=N_SIM, rng=3, n_jobs=JOBS,
-                                 n_resamples=N_RESAMPLES, max_seeds=20 if FAST else 100, progress=False),
+                                 n_resamples=N_RESAMPLES, max_seeds=COUNTS["MAX_SEEDS_BOOTSTRAP"], progress=False),
         "adastop": sample_size("adastop", 0.8, effect=0.5, tasks=10, n_sim=N_SIM_ADASTOP, rng=3, n_jobs=JOBS,
-                               min_seeds=10, max_seeds=40 if FAST else 150, progress=False,
-                               n_resamples=2_000 if FAST else 10_000),
+                               min_seeds=10, max_seeds=COUNTS["MAX_SEEDS_ADASTOP"], progress=False,
+                               n_resamples=N_RESAMPLES_ADASTOP),
     }
 print(pd.concat([res.glance() for res in searches.values()], ignore_index=True)[
     ["method", "target_power", "sample_size", "sample_size_low", "sample_size_high"]])
