@@ -23,18 +23,19 @@
 #    199 iterations together, and
 # 4. runs the blocked rank test on each run's area under the curve.
 
-# %%
-import os
+# %% [markdown]
+# It renders in about a minute at the default size, which is the full size (2,000 resamples).
 
+# %%
 import matplotlib.pyplot as plt
 import pandas as pd
+from _size import Counts  # vignettes/_size.py: RLSTATS_VIGNETTE_FAST=1 (smoke), default, RLSTATS_VIGNETTE_FULL=1
 
 import rlstats
 
-# RLSTATS_VIGNETTE_FAST=1 (set by the test suite) draws fewer resamples.
-FAST = os.environ.get("RLSTATS_VIGNETTE_FAST", "") not in ("", "0")
-N_RESAMPLES = 200 if FAST else 2_000
-print(f"bootstrap resamples and relabellings: {N_RESAMPLES}")
+COUNTS = Counts(N_RESAMPLES=(200, 2_000, 2_000))
+N_RESAMPLES = COUNTS["N_RESAMPLES"]
+print(COUNTS)
 pd.set_option("display.width", 120)
 
 # %% [markdown]
