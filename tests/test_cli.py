@@ -90,6 +90,7 @@ def test_demo_runs_every_backend_and_writes_figures(tmp_path):
     assert status == 0
     assert "skillings_mack" in text and (tmp_path / "demo" / "skillings_mack.png").is_file()
     assert (tmp_path / "demo" / "demo_data.csv").is_file()
+    assert "Learning curves" in text and (tmp_path / "demo" / "curves.png").is_file()
 
 
 def test_python_dash_m_works_the_same(runs_csv):

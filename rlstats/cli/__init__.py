@@ -86,6 +86,15 @@ def run_demo(args, out):
         figure_path = folder / f"{method}.png"
         save_plot(result, figure_path)
         out.write(f"figure: {figure_path}\n")
+    curves = datasets.simulate_curves(agents=3, tasks=6, seeds=5, steps=30, effect=0.3, rng=args.seed)
+    curves.to_csv(folder / "demo_curves.csv", index=False)
+    result = compare(curves, "score ~ agent | task/seed", method="curves", step="step", compare="all",
+                     n_resamples=1000, rng=args.seed)
+    out.write("\n===== curves: learning curves (rlstats.datasets.simulate_curves, 3 agents x 6 tasks x 5 seeds x "
+              "30 steps), compare(curves, 'score ~ agent | task/seed', method='curves', step='step') =====\n")
+    out.write(str(result) + "\n" + result.report() + "\n")
+    save_plot(result, folder / "curves.png")
+    out.write(f"figure: {folder / 'curves.png'}\n")
     out.write(f"\nAll figures are in {folder.resolve()}; in Python, result.summary() gives the full tables.\n")
     return 0
 
