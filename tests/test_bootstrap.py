@@ -424,7 +424,7 @@ def test_missing_cells_raise_or_drop_tasks():
         bootstrap(gap, FORMULA, n_resamples=50, rng=0)
     res = bootstrap(gap, FORMULA, n_resamples=50, rng=0, na_action="drop")
     assert res.tasks == tuple(sorted(df["task"].unique()))[1:]
-    assert any("1 task(s) left out" in n and "6 runs dropped" in n for n in res.notes)
+    assert any("1 task left out" in n and "6 runs dropped" in n for n in res.notes)
     expected = bootstrap(df[df["task"] != df["task"].iloc[0]], FORMULA, n_resamples=50, rng=0)
     np.testing.assert_array_equal(res.bootstrap_distribution, expected.bootstrap_distribution)
 

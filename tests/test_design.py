@@ -213,7 +213,7 @@ def test_require_complete_raises_or_drops_incomplete_tasks():
         d.require_complete("raise", "a test needs it")
     kept = d.require_complete("drop", "a test needs it")
     assert kept.tasks == ("t2",) and kept.dropped_tasks == ("t1",)
-    assert kept.notes[-1] == "1 task(s) left out because some agent has no runs there (na_action=\"drop\"; " \
+    assert kept.notes[-1] == "1 task left out because some agent has no runs there (na_action=\"drop\"; " \
                              "3 runs dropped): t1"
 
 

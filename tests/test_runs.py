@@ -112,7 +112,7 @@ def test_time_to_threshold_censors_and_says_so(curves):
         row = got.loc[(str(key[0]), str(key[1]), str(key[2]))]
         assert row["score"] == (step if reached[key] else 1_000_000 + 200_000)  # one logging interval after
     note = runs.attrs["rlstats_notes"][-1]
-    assert f"{(~reached).sum()} of 24 run(s) never reached it" in note and "censored" in note
+    assert f"{(~reached).sum()} of 24 runs never reached it" in note and "censored" in note
 
 
 def test_time_to_threshold_per_task(curves):
