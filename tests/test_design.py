@@ -176,8 +176,8 @@ def test_user_function_in_response_resolves_in_callers_frame():
 
 
 def test_bad_options_raise_option_error():
-    with pytest.raises(OptionError, match="na_action='omit'"):
-        build(small_frame(), "score ~ agent | task", na_action="omit")
+    with pytest.raises(OptionError, match="na_action='exclude'"):
+        build(small_frame(), "score ~ agent | task", na_action="exclude")
     assert issubclass(OptionError, RlstatsError) and issubclass(RlstatsError, ValueError)
 
 

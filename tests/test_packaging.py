@@ -38,7 +38,8 @@ def _imports(folder):
                 found.update(alias.name.split(".")[0] for alias in node.names)
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                 found.add(node.module.split(".")[0])
-    third_party = found - set(sys.stdlib_module_names) - {"rlstats", "conftest", "__future__"}
+    local = {path.stem for path in (ROOT / folder).glob("*.py")}  # a test module importing another
+    third_party = found - set(sys.stdlib_module_names) - local - {"rlstats", "conftest", "__future__"}
     return {DISTRIBUTION.get(name, name).lower() for name in third_party}
 
 
