@@ -10,10 +10,12 @@ __version__ = "0.1.0"
 from . import datasets
 from .compare import compare
 from .design import Design, build
-from .errors import DataUnavailableError, DesignError, FormulaError, OptionError, RlstatsError, RlstatsWarning
+from .errors import (DataUnavailableError, DesignError, FormulaError, LogReadError, OptionError, RlstatsError,
+                     RlstatsWarning)
 from .formula import Formula, parse
 from .methods.curves import CurvesResult, curves
 from .runs import align_steps, summarize_runs
+from .logs import read_logs, read_wandb
 from .methods.bootstrap import (BootstrapResult, InferentialIntervalsResult, PerformanceProfileResult,
                                 ProbabilityOfImprovementResult, bootstrap, performance_profile,
                                 probability_of_improvement)
@@ -31,7 +33,8 @@ __all__ = [
     "ProbabilityOfImprovementResult", "PerformanceProfileResult", "InferentialIntervalsResult",
     "selection_check", "SelectionCheckResult", "selection", "percentiles", "PercentilesResult",
     "adastop", "permutation", "AdaStop", "AdaStopResult", "PermutationResult", "power", "sample_size", "PowerResult",
-    "curves", "CurvesResult", "summarize_runs", "align_steps",
+    "curves", "CurvesResult", "summarize_runs", "align_steps", "read_logs", "read_wandb",
     "build", "Design", "parse", "Formula",
-    "RlstatsError", "FormulaError", "DesignError", "OptionError", "DataUnavailableError", "RlstatsWarning",
+    "RlstatsError", "FormulaError", "DesignError", "OptionError", "DataUnavailableError", "LogReadError",
+    "RlstatsWarning",
 ]

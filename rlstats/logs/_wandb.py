@@ -1,0 +1,2 @@
+def read_wandb(*args, **kwargs):
+    raise NotImplementedError
