@@ -15,7 +15,7 @@ from ..options import check_bool, check_choice, check_int
 from ..progress import progress_bar
 from ._layout import FORMAT_LABELS, FORMATS, compile_pattern, discover
 from ._pieces import FileProblem
-from ._tabular import read_table_log
+from ._tabular import combine_monitors, read_table_log
 from ._tensorboard import read_events
 
 KEEP = ("last", "first")
@@ -299,6 +299,10 @@ def read_logs(path, pattern=None, *, format=None, tags=None, step=None, keep="la
             key = tuple(sorted((k, str(v)) for k, v in fields.items()))
             runs.setdefault(key, (fields, []))[1].append((index, piece))
 
+    if kind == "sb3_monitor":
+        for fields, pieces in runs.values():
+            if len(pieces) > 1:
+                pieces[:] = [(i, p) for (i, _), p in zip(pieces, combine_monitors([p for _, p in pieces]))]
     available = sorted({t for _, pieces in runs.values() for _, p in pieces for t in p.tags})
     if not runs:
         if problems:
@@ -326,7 +330,8 @@ def read_logs(path, pattern=None, *, format=None, tags=None, step=None, keep="la
     notes = [f"read {len(complete)} runs from {len(to_read) - len([p for p in problems if p.kind != 'missing tag'])} "
              f"{FORMAT_LABELS[kind]}, {tag_sentence}"]
     if kind == "sb3_monitor":
-        notes.append("the step of a monitor.csv row is the cumulative episode length (SB3's timesteps)")
+        notes.append("the step of a monitor.csv row is the cumulative episode length (SB3's timesteps), counted "
+                     "over all monitor files of a run in time order")
     if duplicates:
         notes.append(f"{duplicates} values logged again at a step already logged in the same run (a restart from "
                      f"a checkpoint); the one written {keep} was kept")

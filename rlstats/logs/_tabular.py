@@ -47,11 +47,15 @@ def _text(path):
     return text
 
 
-def _check_complete(text, separator):
-    """A last line cut off mid-record (no newline, fewer fields than the header) is an error."""
+def _check_complete(text, separator, strict):
+    """A last line cut off mid-record is an error: with ``strict`` (a logger that ends every record
+    with a newline) any last line without one, else one with fewer fields than the header."""
     if text.endswith("\n"):
         return
     lines = text.splitlines()
+    if strict and len(lines) > 1:
+        raise FileProblem("truncated", f"the last line has no line end, so the logger was cut off while "
+                                       f"writing it: {lines[-1][:60]!r}")
     if len(lines) > 1 and lines[-1].count(separator) < lines[0].count(separator):
         raise FileProblem("truncated", f"the last line ends after {lines[-1].count(separator) + 1} of "
                                        f"{lines[0].count(separator) + 1} fields: {lines[-1][:60]!r}")
@@ -106,9 +110,9 @@ def _pieces_from_frame(frame, step, *, meta=None, name=None):
         if column in special:
             continue
         numbers = pd.to_numeric(frame[column], errors="coerce")
-        if numbers.notna().sum() < frame[column].notna().sum():
+        if not numbers.notna().any() and frame[column].notna().any():
             continue  # text columns (a run name, a date) are not scalars
-        values[column] = numbers.to_numpy(dtype=float)[keep]
+        values[column] = _numeric(frame, column)[keep]  # a word among numbers is an error
     step_values = steps[keep]
     if np.all(step_values == np.round(step_values)):
         step_values = step_values.astype(np.int64)
@@ -128,7 +132,7 @@ def read_table_log(path, kind, step=None):
     if kind == "jsonl":
         return [_pieces_from_frame(_json_lines(text), step)]
     separator = "\t" if kind == "spinup" else ","
-    _check_complete(text, separator)
+    _check_complete(text, separator, strict=kind in ("sb3_progress", "spinup"))
     frame = _table(text, separator)
     if kind in ("csv", "wandb_csv") and _is_wandb_export(frame.columns):
         return _wandb_export(frame, step)
@@ -167,7 +171,7 @@ def read_monitor(path):
         raise FileProblem("corrupt", f"the '#{{json}}' header line is not JSON ({exc.msg})") from exc
     if not rest.strip():
         raise FileProblem("empty", "the header line but no column names")
-    _check_complete(rest, ",")
+    _check_complete(rest, ",", strict=True)
     frame = _table(rest, ",")
     missing = [c for c in ("r", "l", "t") if c not in frame.columns]
     if missing:
@@ -185,8 +189,33 @@ def read_monitor(path):
     if header.get("env_id"):
         meta["task"] = str(header["env_id"])
     wall = None if t_start is None else float(t_start) + elapsed
-    steps = np.cumsum(lengths).astype(np.int64)
+    meta["monitor"] = (values, wall, elapsed)
+    return monitor_piece(np.cumsum(lengths).astype(np.int64), values, wall, elapsed, meta)
+
+
+def monitor_piece(steps, values, wall, elapsed, meta):
     return from_columns(steps, values, wall_time=wall, time_elapsed=None if wall is not None else elapsed, meta=meta)
+
+
+def combine_monitors(pieces):
+    """Several monitor.csv files of one run (one per environment of a VecEnv): their episodes in time
+    order, the step counting every environment's episodes, as SB3's ``load_results`` + ``ts2xy`` do.
+    Returns one Piece per file again, so each row still names its file."""
+    times, lengths, owner = [], [], []
+    for i, piece in enumerate(pieces):
+        values, wall, elapsed = piece.meta["monitor"]
+        times.append(wall if wall is not None else elapsed)
+        lengths.append(values["l"])
+        owner.append(np.full(values["l"].size, i))
+    times, lengths, owner = (np.concatenate(a) for a in (times, lengths, owner))
+    order = np.argsort(times, kind="stable")
+    steps = np.empty(lengths.size, dtype=np.int64)
+    steps[order] = np.cumsum(lengths[order]).astype(np.int64)
+    combined = []
+    for i, piece in enumerate(pieces):
+        values, wall, elapsed = piece.meta["monitor"]
+        combined.append(monitor_piece(steps[owner == i], values, wall, elapsed, piece.meta))
+    return combined
 
 
 def _is_wandb_export(columns):
