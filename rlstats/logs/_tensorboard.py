@@ -21,8 +21,7 @@ import numpy as np
 from ..errors import LogReadError
 from ._pieces import FileProblem, Piece
 
-_HEADER = struct.Struct("<QI")
-_CRC = struct.Struct("<I")
+_LENGTH = struct.Struct("<Q")
 
 
 def _crc_table():
@@ -35,11 +34,24 @@ def _crc_table():
 _TABLE = _crc_table()
 
 
-def masked_crc32c(rows):
-    """Masked CRC-32C (TFRecord's checksum) of each row of a uint8 matrix, as uint32."""
-    crc = np.full(rows.shape[0], 0xFFFFFFFF, dtype=np.uint32)
-    for j in range(rows.shape[1]):
-        crc = _TABLE[(crc ^ rows[:, j]) & 0xFF] ^ (crc >> 8)
+def masked_crc32c(buffer, starts, lengths):
+    """Masked CRC-32C (TFRecord's checksum) of ``buffer[starts[i]:starts[i] + lengths[i]]`` for every i.
+
+    One pass over the longest record for all records at once: each record is right-aligned, so a
+    record of length L joins the running update at column max(lengths) - L.
+    """
+    lengths = np.asarray(lengths, dtype=np.int64)
+    width = int(lengths.max()) if lengths.size else 0
+    crc = np.full(lengths.size, 0xFFFFFFFF, dtype=np.uint32)
+    first = width - lengths
+    base = np.asarray(starts, dtype=np.int64) - first
+    for j in range(width):
+        active = first <= j
+        if active.all():
+            crc = _TABLE[(crc ^ buffer[base + j]) & 0xFF] ^ (crc >> 8)
+        else:
+            index = np.flatnonzero(active)
+            crc[index] = _TABLE[(crc[index] ^ buffer[base[index] + j]) & 0xFF] ^ (crc[index] >> 8)
     crc = (crc ^ np.uint32(0xFFFFFFFF)).astype(np.uint64)
     return ((((crc >> 15) | (crc << 17)) & 0xFFFFFFFF) + 0xA282EAD8) & 0xFFFFFFFF
 
@@ -56,44 +68,36 @@ def _event_class():
 def frame_records(data):
     """Offsets and lengths of the records in ``data``; raises FileProblem when cut off or corrupt."""
     size = len(data)
-    offsets, lengths, header_crcs, data_crcs = [], [], [], []
+    offsets = []
+    unpack = _LENGTH.unpack_from
     position = 0
-    while position < size:
-        if position + 12 > size:
-            raise FileProblem("truncated", f"the file ends inside a record header at byte {position} of {size}")
-        length, header_crc = _HEADER.unpack_from(data, position)
-        end = position + 12 + length + 4
-        if end > size:
-            if length > size:  # a length this large is more likely a corrupt header than a cut-off record
-                _check_headers(data, [position], [header_crc])
-            raise FileProblem("truncated", f"the file ends inside the record starting at byte {position} "
-                                           f"(it needs {length + 16} bytes, {size - position} are there)")
+    while position + 12 <= size:  # the length and its checksum are there
         offsets.append(position)
-        lengths.append(length)
-        header_crcs.append(header_crc)
-        data_crcs.append(_CRC.unpack_from(data, end - 4)[0])
-        position = end
-    offsets = np.asarray(offsets, dtype=np.int64)
-    lengths = np.asarray(lengths, dtype=np.int64)
+        position += unpack(data, position)[0] + 16
     buffer = np.frombuffer(data, dtype=np.uint8)
-    _check_headers(data, offsets, header_crcs)
-    data_crcs = np.asarray(data_crcs, dtype=np.uint64)
-    for length in np.unique(lengths):
-        which = np.flatnonzero(lengths == length)
-        rows = buffer[(offsets[which] + 12)[:, None] + np.arange(length)]
-        bad = which[masked_crc32c(rows) != data_crcs[which]]
-        if bad.size:
-            raise FileProblem("corrupt", f"the record at byte {offsets[bad[0]]} fails its checksum")
+    offsets = np.asarray(offsets, dtype=np.int64)
+    lengths = (buffer[offsets[:, None] + np.arange(8)].copy().view("<u8").ravel().astype(np.int64)
+               if offsets.size else np.zeros(0, np.int64))
+    _check(buffer, offsets, np.full(offsets.size, 8), offsets + 8, "record header")  # before trusting a length
+    if position > size:
+        last = int(offsets[-1])
+        raise FileProblem("truncated", f"the file ends inside the record starting at byte {last} "
+                                       f"(it needs {int(lengths[-1]) + 16} bytes, {size - last} are there)")
+    if position < size:
+        raise FileProblem("truncated", f"the file ends inside a record header at byte {position} of {size}")
+    _check(buffer, offsets + 12, lengths, offsets + 12 + lengths, "record")
     return offsets, lengths
 
 
-def _check_headers(data, offsets, header_crcs):
-    buffer = np.frombuffer(data, dtype=np.uint8)
-    offsets = np.asarray(offsets, dtype=np.int64)
-    rows = buffer[offsets[:, None] + np.arange(8)]
-    bad = np.flatnonzero(masked_crc32c(rows) != np.asarray(header_crcs, dtype=np.uint64))
+def _check(buffer, starts, lengths, crc_at, what):
+    """Raise FileProblem at the first of these byte ranges whose stored masked CRC-32C differs."""
+    if not starts.size:
+        return
+    stored = buffer[crc_at[:, None] + np.arange(4)].copy().view("<u4").ravel().astype(np.uint64)
+    bad = np.flatnonzero(masked_crc32c(buffer, starts, lengths) != stored)
     if bad.size:
-        raise FileProblem("corrupt", f"the record header at byte {offsets[bad[0]]} fails its checksum")
+        start = int(starts[bad[0]]) - (12 if what == "record" else 0)
+        raise FileProblem("corrupt", f"the {what} at byte {start} fails its checksum")
 
 
 def read_events(path):
@@ -107,36 +111,33 @@ def read_events(path):
         raise FileProblem("empty", "the file has no bytes")
     offsets, lengths = frame_records(data)
     parse = event_class.FromString
-    tag_codes, steps, tags, values, walls = {}, [], [], [], []
+    tag_codes, records = {}, []
+    add, code_of = records.append, tag_codes.setdefault
     tensor_value = None
-    for offset, length in zip(offsets.tolist(), lengths.tolist()):
+    for offset, length in zip((offsets + 12).tolist(), lengths.tolist()):
         try:
-            event = parse(data[offset + 12:offset + 12 + length])
+            event = parse(data[offset:offset + length])
         except Exception as exc:  # protobuf's DecodeError; the checksum passed, so the writer wrote garbage
-            raise FileProblem("corrupt", f"the record at byte {offset} is not a TensorBoard event ({exc})") from exc
-        if not event.HasField("summary"):
+            raise FileProblem("corrupt", f"the record at byte {offset - 12} is not a TensorBoard event "
+                                         f"({exc})") from exc
+        items = event.summary.value
+        if not items:
             continue
-        for item in event.summary.value:
+        for item in items:
             kind = item.WhichOneof("value")
             if kind == "simple_value":
-                value = item.simple_value
+                add((event.step, code_of(item.tag, len(tag_codes)), item.simple_value, event.wall_time))
             elif kind == "tensor" and item.metadata.plugin_data.plugin_name in ("scalars", ""):
                 if tensor_value is None:
                     from tensorboard.util import tensor_util
 
                     tensor_value = tensor_util.make_ndarray
                 array = tensor_value(item.tensor)
-                if array.size != 1 or array.dtype.kind not in "fiub":
-                    continue
-                value = float(array.reshape(-1)[0])
-            else:
-                continue
-            code = tag_codes.setdefault(item.tag, len(tag_codes))
-            steps.append(event.step)
-            tags.append(code)
-            values.append(value)
-            walls.append(event.wall_time)
-    if not steps:
+                if array.size == 1 and array.dtype.kind in "fiub":
+                    add((event.step, code_of(item.tag, len(tag_codes)), float(array.reshape(-1)[0]),
+                         event.wall_time))
+    if not records:
         raise FileProblem("empty", f"no scalar summaries in {len(offsets)} records")
-    return [Piece(tuple(tag_codes), np.asarray(steps, dtype=np.int64), np.asarray(tags, dtype=np.intp),
-                  np.asarray(values, dtype=float), wall_time=np.asarray(walls, dtype=float))]
+    step, tag, value, wall = zip(*records)
+    return [Piece(tuple(tag_codes), np.asarray(step, dtype=np.int64), np.asarray(tag, dtype=np.intp),
+                  np.asarray(value, dtype=float), wall_time=np.asarray(wall, dtype=float))]
