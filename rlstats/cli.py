@@ -171,6 +171,10 @@ def build_parser():
     from .cli_power import add_power_commands
 
     add_power_commands(commands)
+
+    from .cli_logs import add_read_logs_command
+
+    add_read_logs_command(commands)
     return parser
 
 

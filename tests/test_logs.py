@@ -437,3 +437,52 @@ def test_the_frame_goes_into_curves_and_summaries(tb_runs):
         assert row.score == float(expected[(row.agent, row.task, int(row.seed))])
     result = rlstats.compare(auc, "score ~ agent | task/seed")
     assert "TensorBoard event files" in str(result)
+
+
+# ---------------------------------------------------------------- the command line
+
+def run_cli(*argv):
+    import rlstats.cli as cli
+
+    out = io.StringIO()
+    status = cli.main(["read-logs", *argv], out=out)
+    return status, out.getvalue()
+
+
+def test_cli_writes_a_file_that_compare_reads(tb_runs, tmp_path):
+    output = tmp_path / "runs.csv"
+    status, text = run_cli(str(tb_runs), "--pattern", "{agent}/{task}/seed_{seed}", "--tags",
+                           "eval/mean_reward=score", "--no-progress", "-o", str(output))
+    assert status == 0 and "32 rows of 8 runs written to" in text and "tag 'eval/mean_reward' as 'score'" in text
+    from rlstats.cli import read_table
+
+    frame = read_table(output)
+    direct = rlstats.read_logs(tb_runs, "{agent}/{task}/seed_{seed}", tags={"eval/mean_reward": "score"},
+                               progress=False)
+    pd.testing.assert_frame_equal(frame, direct, check_dtype=False)
+    final = rlstats.summarize_runs(frame, "score ~ agent | task/seed", step="step")
+    final.to_csv(tmp_path / "final.csv", index=False)
+    import rlstats.cli as cli
+
+    out = io.StringIO()
+    assert cli.main(["compare", str(tmp_path / "final.csv"), "score ~ agent | task/seed"], out=out) == 0
+
+
+def test_cli_parquet_keeps_the_notes(tb_runs, tmp_path):
+    pytest.importorskip("pyarrow")
+    output = tmp_path / "runs.parquet"
+    status, _ = run_cli(str(tb_runs), "--pattern", "{agent}/{task}/seed_{seed}", "--no-progress", "--jobs", "2",
+                        "-o", str(output))
+    assert status == 0
+    frame = pd.read_parquet(output)
+    assert len(frame) == 32 and "TensorBoard event files" in frame.attrs[NOTES_ATTR][0]
+
+
+def test_cli_bad_folder_is_one_message_and_status_2(tmp_path, capsys):
+    status, text = run_cli(str(tmp_path / "nowhere"), "--pattern", "{agent}/{seed}", "-o", str(tmp_path / "x.csv"))
+    captured = capsys.readouterr()
+    assert status == 2 and text == ""
+    assert captured.err.startswith("rlstats: error: no such folder") and "Traceback" not in captured.err
+    assert captured.err.count("\n") == 1
+    status, _ = run_cli(str(tmp_path), "-o", str(tmp_path / "x.xlsx"))
+    assert status == 2 and "must end in .csv" in capsys.readouterr().err
