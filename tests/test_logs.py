@@ -486,3 +486,72 @@ def test_cli_bad_folder_is_one_message_and_status_2(tmp_path, capsys):
     assert captured.err.count("\n") == 1
     status, _ = run_cli(str(tmp_path), "-o", str(tmp_path / "x.xlsx"))
     assert status == 2 and "must end in .csv" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- W&B public API (stubbed: no network here)
+
+class StubRun:
+    """The documented part of ``wandb.apis.public.Run`` that read_wandb uses."""
+
+    def __init__(self, run_id, name, config, history, group=None):
+        self.id, self.name, self.config, self.group = run_id, name, config, group
+        self._history = history
+
+    def scan_history(self, keys=None, page_size=1000, min_step=None, max_step=None):
+        # As documented: with keys=, only the rows that have every one of them.
+        for row in self._history:
+            if keys is None or all(k in row for k in keys):
+                yield {k: row[k] for k in (keys or row)} | {"_timestamp": row["_timestamp"]}
+
+
+class StubApi:
+    def __init__(self, runs):
+        self._runs, self.calls = runs, []
+
+    def runs(self, path, filters=None, order="+created_at", per_page=50):
+        self.calls.append((path, filters))
+        return iter(self._runs)
+
+
+def _stub_history(seed, n=3):
+    rows = []
+    for i in range(n):
+        rows.append({"_step": i, "_timestamp": 1000.0 + i, "charts/return": float(seed + i)})
+        if i % 2 == 0:
+            rows.append({"_step": i, "_timestamp": 1000.5 + i, "eval/return": 10.0 * seed + i})
+    return rows
+
+
+def test_read_wandb_through_a_stub_of_the_public_api():
+    runs = [StubRun(f"id{k}", f"ppo_hopper_{k}", {"env_id": "Hopper-v4", "algo": {"name": "ppo"}, "seed": k},
+                    _stub_history(k), group="ppo") for k in (1, 2)]
+    api = StubApi(runs)
+    frame = rlstats.read_wandb("me/proj", keys={"eval/return": "score", "charts/return": "train"},
+                               fields={"agent": "algo.name", "task": "env_id", "seed": "seed"},
+                               filters={"state": "finished"}, api=api, progress=False)
+    assert api.calls == [("me/proj", {"state": "finished"})]
+    assert list(frame.columns) == ["agent", "task", "seed", "step", "score", "train", "wall_time", "source"]
+    assert frame["seed"].tolist() == [1, 1, 1, 2, 2, 2] and set(frame["agent"]) == {"ppo"}
+    assert np.isnan(frame["score"].iloc[1]) and np.isnan(frame["score"].iloc[4])  # evaluated every other step
+    assert frame["score"].iloc[[0, 2, 3, 5]].tolist() == [10.0, 12.0, 20.0, 22.0]
+    assert frame["train"].tolist() == [1.0, 2.0, 3.0, 2.0, 3.0, 4.0]
+    assert frame["wall_time"].tolist()[:3] == [1000.5, 1001.0, 1002.5]  # the latest write at each step
+    assert frame["source"].tolist()[0] == "wandb:me/proj/id1"
+    assert "read 2 runs of W&B project 'me/proj'" in frame.attrs[NOTES_ATTR][0]
+
+    named = rlstats.read_wandb("me/proj", keys="eval/return", pattern="{agent}_{task}_{seed}", api=api,
+                               progress=False)
+    assert named[["agent", "task", "seed"]].drop_duplicates().values.tolist() == [["ppo", "hopper", 1],
+                                                                                 ["ppo", "hopper", 2]]
+
+
+def test_read_wandb_missing_key_and_no_package(monkeypatch):
+    api = StubApi([StubRun("a", "run-a", {}, _stub_history(1)), StubRun("b", "run-b", {}, [])])
+    with pytest.raises(LogReadError, match=r"(?s)1 of 2 W&B runs .*wandb:me/proj/b: missing tag"):
+        rlstats.read_wandb("me/proj", keys="eval/return", api=api, progress=False)
+    with pytest.warns(RlstatsWarning, match="skipped 1 of 2 W&B runs"):
+        frame = rlstats.read_wandb("me/proj", keys="eval/return", api=api, on_error="skip", progress=False)
+    assert set(frame["run"]) == {"run-a"}
+    monkeypatch.setitem(__import__("sys").modules, "wandb", None)
+    with pytest.raises(LogReadError, match="needs the wandb package.*format='wandb_csv'"):
+        rlstats.read_wandb("me/proj", keys="eval/return")

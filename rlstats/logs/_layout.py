@@ -30,6 +30,7 @@ FORMAT_LABELS = {
     "wandb_csv": "W&B CSV exports",
 }
 FORMATS = tuple(FORMAT_LABELS)
+FORMAT_LABELS["wandb"] = "W&B runs"  # read_wandb, through the public API
 
 
 def file_format(name):
