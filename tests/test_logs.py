@@ -208,7 +208,7 @@ def test_progress_bar_goes_to_stderr_only(tb_runs, capsys):
 def test_patterns_callable_unmatched_and_string_seeds(tb_runs):
     write_tb(tb_runs / "notes" / "scratch", {"eval/mean_reward": [(0, 1.0)]})
     frame = rlstats.read_logs(tb_runs, "{agent}/{task}/seed_{seed}", progress=False)
-    assert "1 log files did not match the pattern" in " ".join(frame.attrs[NOTES_ATTR])
+    assert "1 log file did not match the pattern" in " ".join(frame.attrs[NOTES_ATTR])
     assert frame.attrs["read_log"].ignored[0].startswith("notes/scratch/")
 
     def fields(relative):
@@ -380,7 +380,7 @@ def test_cleanrl_style_csv_with_column_mapping(tmp_path):
     mapped = rlstats.read_logs(tmp_path, "{agent}/{task}/seed{seed}.csv", step="charts/episodic_length",
                                tags={"charts/episodic_return": "score"}, progress=False)
     assert mapped["step"].tolist() == [1000] and mapped["score"].tolist() == [0.30000000000000004]
-    assert "1 values logged again" in " ".join(mapped.attrs[NOTES_ATTR])
+    assert "1 value logged again" in " ".join(mapped.attrs[NOTES_ATTR])
     with pytest.raises(LogReadError, match="step='nope' names no column"):
         rlstats.read_logs(tmp_path, "{agent}/{task}/seed{seed}.csv", step="nope", progress=False)
 

@@ -134,7 +134,8 @@ def _resolve_tags(tags, available, kind):
         try:
             mapping = {str(t): str(t) for t in tags}
         except TypeError:
-            raise OptionError(f"tags= must be a tag name, a list of them or a dict tag -> column; got {tags!r}") from None
+            raise OptionError(f"tags= must be a tag name, a list of them or a dict tag -> column; "
+                              f"got {tags!r}") from None
     if not mapping:
         raise OptionError("tags= is empty; name at least one scalar to read")
     unknown = [t for t in mapping if t not in available]
@@ -333,17 +334,23 @@ def read_logs(path, pattern=None, *, format=None, tags=None, step=None, keep="la
         notes.append("the step of a monitor.csv row is the cumulative episode length (SB3's timesteps), counted "
                      "over all monitor files of a run in time order")
     if duplicates:
-        notes.append(f"{duplicates} values logged again at a step already logged in the same run (a restart from "
-                     f"a checkpoint); the one written {keep} was kept")
+        notes.append(f"{_count(duplicates, 'value', 'values')} logged again at a step already logged in the "
+                     f"same run (a restart from a checkpoint); the one written {keep} was kept")
     if without_step:
-        notes.append(f"{without_step} table rows without a step were left out")
+        notes.append(f"{_count(without_step, 'table row', 'table rows')} without a step left out")
     if ignored:
-        notes.append(f"{len(ignored)} log files did not match the pattern {pattern!r} and were not read")
+        notes.append(f"{_count(len(ignored), 'log file', 'log files')} did not match the pattern {pattern!r} and "
+                     "were not read")
     if problems:
-        notes.append(f"{len(problems)} files or runs could not be used and were skipped (see attrs['read_log'])")
+        notes.append(f"{_count(len(problems), 'file or run', 'files or runs')} could not be used and "
+                     "were skipped (see attrs['read_log'])")
     frame.attrs[NOTES_ATTR] = tuple(notes)
     frame.attrs[READ_LOG_ATTR] = log
     return frame
+
+
+def _count(n, one, many):
+    return f"{n} {one if n == 1 else many}"
 
 
 def _fail_or_warn(problems, root, kind, on_error, *, total, fatal):
@@ -385,7 +392,8 @@ def _assemble(runs, field_names, mapping, sources, keep):
     tag, value, wall, spent = (np.concatenate(a) for a in (tags, values, walls, elapsed))
     # Sort by run, tag, step, then the order written; keep the first or last of each (run, tag, step).
     order = np.lexsort((position, file_id, step, tag, run_id))
-    run_id, file_id, step, tag, value, wall, spent = (a[order] for a in (run_id, file_id, step, tag, value, wall, spent))
+    columns = (run_id, file_id, step, tag, value, wall, spent)
+    run_id, file_id, step, tag, value, wall, spent = (a[order] for a in columns)
     same = (run_id[1:] == run_id[:-1]) & (tag[1:] == tag[:-1]) & (step[1:] == step[:-1])
     keep_mask = np.r_[~same, True] if keep == "last" else np.r_[True, ~same]
     duplicates = int(same.sum())
