@@ -143,6 +143,57 @@ def test_restart_duplicates_keep_last_or_first(tmp_path):
     assert first_kept["eval/return"].tolist() == [0.0, 1.0, 2.0, 3.0, 40.0]
 
 
+def test_fast_decoding_equals_the_protobuf_class(tmp_path):
+    """Plain scalars are decoded with numpy; everything else (histograms, text, several values in one
+    event, TF2 tensors) goes through tensorboard's protobuf class. Both paths give the same piece."""
+    from tensorboard.compat.proto import event_pb2, summary_pb2
+    from tensorboard.util import tensor_util
+
+    from rlstats.logs._tensorboard import read_events
+
+    writer = tensorboardX.SummaryWriter(str(tmp_path))
+    rng = np.random.default_rng(0)
+    for i, step in enumerate([0, 1, 127, 128, 16_383, 16_384, 2**31 + 5, 2**40]):  # varints of 1 to 6 bytes
+        writer.add_scalar("eval/return", rng.normal() * 10 ** i, global_step=step, walltime=1e9 + i)
+        writer.add_scalar("é/ü 长", float(i), global_step=step)  # non-ASCII tags
+        writer.add_histogram("weights", rng.normal(size=50), global_step=step)
+        writer.add_text("note", f"step {step}", global_step=step)
+    writer.add_scalar("eval/return", float("nan"), global_step=2**40 + 1)
+    writer.add_scalar("eval/return", float("-inf"), global_step=2**40 + 2)
+    writer.add_scalars("group", {"a": 1.0, "b": 2.0}, global_step=3)  # written to sub-folders
+    writer.flush()
+    item = summary_pb2.Summary.Value(tag="eval/return", tensor=tensor_util.make_tensor_proto(np.float32(7.5)))
+    item.metadata.plugin_data.plugin_name = "scalars"
+    two = [summary_pb2.Summary.Value(tag="x", simple_value=1.5), summary_pb2.Summary.Value(tag="y", simple_value=2.5)]
+    from tensorboardX.proto.event_pb2 import Event as WriterEvent
+
+    for event in (event_pb2.Event(step=9, wall_time=5.0, summary=summary_pb2.Summary(value=[item])),
+                  event_pb2.Event(step=10, wall_time=6.0, summary=summary_pb2.Summary(value=two))):
+        writer._get_file_writer().add_event(WriterEvent.FromString(event.SerializeToString()))
+    writer.close()
+    (path,) = sorted(tmp_path.glob("events.out.tfevents.*"))
+    fast, slow = read_events(path)[0], read_events(path, fast=False)[0]
+    assert [fast.tags[i] for i in fast.tag] == [slow.tags[i] for i in slow.tag]
+    np.testing.assert_array_equal(fast.step, slow.step)
+    np.testing.assert_array_equal(fast.value, slow.value)
+    np.testing.assert_array_equal(fast.wall_time, slow.wall_time)
+    assert set(fast.tags) == {"eval/return", "é/ü_长", "x", "y"}  # tensorboardX writes spaces as _
+    assert fast.step.tolist()[-4:] == [2**40 + 2, 9, 10, 10] and fast.value.tolist()[-3:] == [7.5, 1.5, 2.5]
+
+
+def test_checksums_match_tensorboards_own():
+    from tensorboard.compat.tensorflow_stub.pywrap_tensorflow import masked_crc32c as reference
+
+    from rlstats.logs._tensorboard import masked_crc32c
+
+    rng = np.random.default_rng(1)
+    blobs = [rng.integers(0, 256, size=n, dtype=np.uint8).tobytes() for n in (0, 1, 7, 8, 9, 64, 300, 8)]
+    data = b"".join(blobs)
+    starts = np.cumsum([0] + [len(b) for b in blobs[:-1]])
+    ours = masked_crc32c(np.frombuffer(data, dtype=np.uint8), starts, [len(b) for b in blobs])
+    assert ours.tolist() == [reference(b) for b in blobs]
+
+
 def _damage(tb_runs):
     files = event_files(tb_runs)
     corrupt, truncated, empty = files[0], files[1], files[2]
