@@ -294,6 +294,9 @@ def test_missing_folder_and_no_logs(tmp_path):
         rlstats.read_logs(tmp_path, format="tfrecord")
     with pytest.raises(OptionError, match="on_error="):
         rlstats.read_logs(tmp_path, on_error="ignore")
+    write_tb(tmp_path / "a" / "1", {"eval/return": [(0, 1.0)]})
+    with pytest.raises(OptionError, match="step= names the step column of a table"):
+        rlstats.read_logs(tmp_path, "{agent}/{seed}", step="global_step")
 
 
 # ---------------------------------------------------------------- Stable-Baselines3
@@ -411,7 +414,7 @@ def test_spinning_up_progress_txt(tmp_path):
     rows = [[0, -150.25, 10.0, -140.5, 5.0, 4000, 12.5], [1, -120.0, 9.0, -100.125, 4.0, 8000, 25.0]]
     path = tmp_path / "sac" / "Pendulum" / "s0" / "progress.txt"
     path.parent.mkdir(parents=True)
-    # Spinning Up's Logger.dump_tabular writes "\t".join(...) with values as "%8.3g"-free str() of the floats.
+    # Spinning Up (spinup/utils/logx.py, Logger.dump_tabular): the headers once, then "\t".join(map(str, vals)).
     path.write_text("\t".join(header) + "\n" + "".join("\t".join(map(str, r)) + "\n" for r in rows))
     frame = rlstats.read_logs(tmp_path, "{agent}/{task}/s{seed}", progress=False)
     assert frame["step"].tolist() == [4000, 8000]
@@ -432,6 +435,8 @@ def test_cleanrl_style_csv_with_column_mapping(tmp_path):
                                tags={"charts/episodic_return": "score"}, progress=False)
     assert mapped["step"].tolist() == [1000] and mapped["score"].tolist() == [0.30000000000000004]
     assert "1 value logged again" in " ".join(mapped.attrs[NOTES_ATTR])
+    (tmp_path / "notes.csv").write_text("not,a,log\n1,2\n")  # outside the pattern: never opened
+    assert len(rlstats.read_logs(tmp_path, "{agent}/{task}/seed{seed}.csv", progress=False)) == 2
     with pytest.raises(LogReadError, match="step='nope' names no column"):
         rlstats.read_logs(tmp_path, "{agent}/{task}/seed{seed}.csv", step="nope", progress=False)
 

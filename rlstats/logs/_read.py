@@ -15,7 +15,7 @@ from ..options import check_bool, check_choice, check_int
 from ..progress import progress_bar
 from ._layout import FORMAT_LABELS, FORMATS, compile_pattern, discover
 from ._pieces import FileProblem
-from ._tabular import combine_monitors, read_table_log
+from ._tabular import combine_monitors, looks_like_wandb_export, read_table_log
 from ._tensorboard import read_events
 
 KEEP = ("last", "first")
@@ -243,12 +243,16 @@ def read_logs(path, pattern=None, *, format=None, tags=None, step=None, keep="la
         raise LogReadError(f"found several kinds of logs under {path}: {counts}; choose one with format=, "
                            f"e.g. format={next(iter(found))!r}")
     (kind, files), = found.items()
+    if step is not None and kind in ("tensorboard", "sb3_monitor"):
+        raise OptionError(f"step= names the step column of a table; {FORMAT_LABELS[kind]} carry their own step "
+                          "(event files: each event's step; monitor.csv: the cumulative episode length)")
     multi_run = kind in ("csv", "wandb_csv")  # a W&B export holds several runs, matched by name after reading
 
     # Which run each file belongs to (before reading, so unmatched files are never opened).
     file_fields, ignored = {}, []
     for relative in files:
-        if compiled.text is None or multi_run:
+        if compiled.text is None or (multi_run and (compiled.match(relative) is not None
+                                                   or looks_like_wandb_export(root / relative))):
             file_fields[relative] = None
             continue
         fields = compiled.match(relative)

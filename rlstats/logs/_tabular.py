@@ -218,6 +218,16 @@ def combine_monitors(pieces):
     return combined
 
 
+def looks_like_wandb_export(path):
+    """Whether a CSV file's header is that of a W&B chart export (read before matching run names)."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            header = handle.readline()
+    except (OSError, UnicodeDecodeError):
+        return False
+    return _is_wandb_export([c.strip().strip('"') for c in header.rstrip("\r\n").split(",")])
+
+
 def _is_wandb_export(columns):
     others = [c for c in columns if c != "Step"]
     return "Step" in columns and bool(others) and all(WANDB_COLUMN.match(c) for c in others)
