@@ -186,7 +186,7 @@ def read_monitor(path):
                 values[column] = numbers.to_numpy(dtype=float)
     t_start = header.get("t_start")
     meta = {"episodes": frame.shape[0]}
-    if header.get("env_id"):
+    if header.get("env_id") not in (None, "", "None"):  # SB3 writes str(None) when the env has no spec
         meta["task"] = str(header["env_id"])
     wall = None if t_start is None else float(t_start) + elapsed
     meta["monitor"] = (values, wall, elapsed)
