@@ -525,7 +525,10 @@ def test_cli_writes_a_file_that_compare_reads(tb_runs, tmp_path):
 
 
 def test_cli_parquet_keeps_the_notes(tb_runs, tmp_path):
-    pytest.importorskip("pyarrow", exc_type=ImportError)  # also a pyarrow built for another numpy
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError as error:  # absent, or built for another numpy
+        pytest.skip(f"pyarrow cannot be imported: {error}")
     output = tmp_path / "runs.parquet"
     status, _ = run_cli(str(tb_runs), "--pattern", "{agent}/{task}/seed_{seed}", "--no-progress", "--jobs", "2",
                         "-o", str(output))
