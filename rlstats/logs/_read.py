@@ -221,16 +221,34 @@ def read_logs(path, pattern=None, *, format=None, tags=None, step=None, keep="la
 
     Examples
     --------
-    >>> frame = rlstats.read_logs("runs", "{agent}/{task}/seed_{seed}")  # doctest: +SKIP
-    >>> frame = rlstats.read_logs("runs", "{agent}/{task}/seed_{seed}", tags={"eval/return": "score"},
-    ...                           on_error="skip", progress=False)  # doctest: +SKIP
+    Two runs written by tensorboardX (``pip install tensorboardX``), read back:
+
+    >>> import tempfile
+    >>> import rlstats
+    >>> from tensorboardX import SummaryWriter
+    >>> folder = tempfile.mkdtemp()
+    >>> for seed in (1, 2):
+    ...     with SummaryWriter(f"{folder}/ppo/hopper/seed_{seed}") as writer:
+    ...         for step in range(3):
+    ...             writer.add_scalar("eval/mean_reward", 10 * seed + step, step * 1000)
+    ...             writer.add_scalar("train/loss", 1 / (step + 1), step * 1000)
+    >>> frame = rlstats.read_logs(folder, "{agent}/{task}/seed_{seed}", progress=False)
+    >>> frame[["agent", "task", "seed", "step", "eval/mean_reward"]].values.tolist()[:4]
+    ... # doctest: +NORMALIZE_WHITESPACE
+    [['ppo', 'hopper', 1, 0, 10.0], ['ppo', 'hopper', 1, 1000, 11.0], ['ppo', 'hopper', 1, 2000, 12.0],
+     ['ppo', 'hopper', 2, 0, 20.0]]
+    >>> print(frame.attrs["rlstats_notes"][0])  # doctest: +NORMALIZE_WHITESPACE
+    read 2 runs from 2 TensorBoard event files, tag 'eval/mean_reward' (chosen as the one evaluation
+    return among the logged tags; pass tags= to choose)
     """
     if format is not None:
         check_choice("format", format, FORMATS)
     keep = check_choice("keep", keep, KEEP)
     on_error = check_choice("on_error", on_error, ON_ERROR)
     progress = check_bool("progress", progress)
-    n_jobs = check_int("n_jobs", n_jobs)
+    n_jobs = check_int("n_jobs", n_jobs, minimum=-1)
+    if n_jobs == 0:
+        raise OptionError("n_jobs=0 reads nothing; use 1 (default), a number of workers, or -1 for every core")
     if step is not None and not isinstance(step, str):
         raise OptionError(f"step= names the step column of a table, e.g. step='global_step'; got {step!r}")
     compiled = compile_pattern(pattern)
