@@ -13,6 +13,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .errors import RlstatsError
+
+#: read_logs' advice names Python keywords; the command names its options.
+OPTION_WORDS = (("on_error='skip'", "--on-error skip"), ("with tags=, e.g. tags=", "with --tags, e.g. --tags "),
+                ("with tags=", "with --tags"), ("pass tags=", "pass --tags"), ("with format=, e.g. format=",
+                                                                                 "with --format, e.g. --format "),
+                ("pass format=", "pass --format"), ("pass step=", "pass --step "), ("step=", "--step "))
+
 
 def add_read_logs_command(subparsers):
     """Register ``read-logs`` on the ``rlstats`` command's subparsers."""
@@ -60,8 +68,14 @@ def run_read_logs(args, out):
     suffix = output.suffix.lower()
     if suffix not in (".csv", ".tsv", ".parquet", ".pq"):
         raise UsageError(f"--output {output} must end in .csv, .tsv or .parquet")
-    frame = read_logs(args.folder, args.pattern, format=args.format, tags=_tags(args.tags), step=args.step,
-                      keep=args.keep, on_error=args.on_error, progress=not args.no_progress, n_jobs=args.jobs)
+    try:
+        frame = read_logs(args.folder, args.pattern, format=args.format, tags=_tags(args.tags), step=args.step,
+                          keep=args.keep, on_error=args.on_error, progress=not args.no_progress, n_jobs=args.jobs)
+    except RlstatsError as exc:  # the same advice, in the command's words
+        message = str(exc)
+        for python, shell in OPTION_WORDS:
+            message = message.replace(python, shell)
+        raise type(exc)(message) from exc
     notes = tuple(frame.attrs.get(NOTES_ATTR, ()))
     written = frame.copy(deep=False)
     written.attrs = {NOTES_ATTR: list(notes)}  # Parquet keeps these (pandas stores attrs); the read log stays here

@@ -549,6 +549,19 @@ def test_cli_bad_folder_is_one_message_and_status_2(tmp_path, capsys):
     assert status == 2 and "must end in .csv" in capsys.readouterr().err
 
 
+def test_cli_advice_names_the_command_options(tb_runs, tmp_path, capsys):
+    _damage(tb_runs)
+    status, _ = run_cli(str(tb_runs), "--pattern", "{agent}/{task}/seed_{seed}", "--tags", "eval/mean_reward",
+                        "--no-progress", "-o", str(tmp_path / "x.csv"))
+    err = capsys.readouterr().err
+    assert status == 2 and "pass --on-error skip to read the others" in err and "Traceback" not in err
+    write_tb(tb_runs / "ppo" / "ant" / "seed_1", {"test/return": [(0, 1.0)]})  # a second evaluation return
+    status, _ = run_cli(str(tb_runs), "--pattern", "{agent}/{task}/seed_{seed}", "--no-progress", "--on-error",
+                        "skip", "-o", str(tmp_path / "x.csv"))
+    assert status == 2 and "name the one to read with --tags, e.g. --tags 'eval/mean_reward'" in \
+        capsys.readouterr().err
+
+
 # ---------------------------------------------------------------- W&B public API (stubbed: no network here)
 
 class StubRun:
