@@ -11,12 +11,14 @@ from . import datasets
 from .citations import cite
 from .compare import compare
 from .design import Design, build
-from .errors import DataUnavailableError, DesignError, FormulaError, OptionError, RlstatsError, RlstatsWarning
+from .errors import (DataUnavailableError, DesignError, FormulaError, LogReadError, OptionError, RlstatsError,
+                     RlstatsWarning)
 from .formula import Formula, parse
 from .methods.curves import CurvesResult, curves
 from .methods.task_table import TaskTableResult, task_table
 from .runs import align_steps, summarize_runs
 from .methods.adastop import AdaStop, AdaStopResult, PermutationResult, adastop, permutation
+from .logs import read_logs, read_wandb
 from .methods.bootstrap import (BootstrapResult, InferentialIntervalsResult, PerformanceProfileResult,
                                 ProbabilityOfImprovementResult, bootstrap, performance_profile,
                                 probability_of_improvement)
@@ -34,6 +36,8 @@ __all__ = [
     "selection_check", "SelectionCheckResult", "selection", "percentiles", "PercentilesResult",
     "adastop", "permutation", "AdaStop", "AdaStopResult", "PermutationResult", "power", "sample_size", "PowerResult",
     "cite", "curves", "CurvesResult", "task_table", "TaskTableResult", "summarize_runs", "align_steps",
+    "read_logs", "read_wandb",
     "build", "Design", "parse", "Formula",
-    "RlstatsError", "FormulaError", "DesignError", "OptionError", "DataUnavailableError", "RlstatsWarning",
+    "RlstatsError", "FormulaError", "DesignError", "OptionError", "DataUnavailableError", "LogReadError",
+    "RlstatsWarning",
 ]

@@ -25,6 +25,10 @@ class DataUnavailableError(RlstatsError):
     """A published dataset cannot be fetched or fails its checksum."""
 
 
+class LogReadError(RlstatsError):
+    """Training logs cannot be read: unreadable, truncated, empty or missing what was asked for."""
+
+
 class RlstatsWarning(UserWarning):
     """Warnings about the data or the method that do not stop the analysis."""
 

@@ -142,6 +142,10 @@ def build_parser():
     from .power import add_power_commands
 
     add_power_commands(commands)
+
+    from .logs import add_read_logs_command
+
+    add_read_logs_command(commands)
     return parser
 
 

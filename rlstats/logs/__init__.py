@@ -1,0 +1,13 @@
+"""From training logs to one long frame: TensorBoard event files, Stable-Baselines3's monitor.csv and
+progress.csv, CSV / JSON-lines loggers, Spinning Up's progress.txt, and W&B (CSV exports, or the
+public API through :func:`read_wandb`).
+
+The frame has one row per run and logged step (``agent``, ``task``, ``seed``, ``step``, one column
+per scalar, ``source``), ready for :func:`rlstats.curves`, :func:`rlstats.summarize_runs` and every
+back end. Reading event files needs the tensorboard package: ``pip install "rlstats[logs]"``.
+"""
+
+from ._read import ReadLog, ReadProblem, choose_return_tag, read_logs
+from ._wandb import read_wandb
+
+__all__ = ["read_logs", "read_wandb", "ReadLog", "ReadProblem", "choose_return_tag"]

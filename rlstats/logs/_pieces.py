@@ -1,0 +1,51 @@
+"""What every format reader returns: scalar records in long form, and what went wrong."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+
+class FileProblem(Exception):
+    """A file that cannot be read; ``kind`` is one of PROBLEM_KINDS."""
+
+    def __init__(self, kind, detail):
+        super().__init__(f"{kind}: {detail}")
+        self.kind = kind
+        self.detail = detail
+
+
+PROBLEM_KINDS = ("unreadable", "truncated", "corrupt", "empty", "missing tag")
+
+
+@dataclasses.dataclass
+class Piece:
+    """Scalars of one run from one file, one record per (step, tag) value, in the order written.
+
+    ``meta`` holds fields the log states itself (``task`` from a monitor header's ``env_id``);
+    ``name`` is the run's name inside a file that holds several runs (a W&B export).
+    """
+
+    tags: tuple
+    step: np.ndarray
+    tag: np.ndarray
+    value: np.ndarray
+    wall_time: np.ndarray | None = None
+    time_elapsed: np.ndarray | None = None
+    meta: dict = dataclasses.field(default_factory=dict)
+    name: str | None = None
+
+
+def from_columns(step, columns, *, wall_time=None, time_elapsed=None, meta=None, name=None):
+    """A Piece from a wide table: ``columns`` maps tag -> float array aligned with ``step``; NaN cells
+    are values not logged at that row and make no record."""
+    tags = tuple(columns)
+    step = np.asarray(step)
+    if not tags:
+        return Piece((), step[:0], np.zeros(0, np.intp), np.zeros(0), meta=meta or {}, name=name)
+    matrix = np.column_stack([np.asarray(columns[t], dtype=float) for t in tags])
+    rows, cols = np.nonzero(~np.isnan(matrix))  # row-major: the order written
+    pick = (lambda a: None if a is None else np.asarray(a, dtype=float)[rows])
+    return Piece(tags, step[rows], cols.astype(np.intp), matrix[rows, cols], pick(wall_time), pick(time_elapsed),
+                 meta or {}, name)

@@ -1,0 +1,252 @@
+"""Table-shaped logs: Stable-Baselines3's monitor.csv and progress.csv, CSV and JSON-lines loggers
+(CleanRL-style), Spinning Up's tab-separated progress.txt, and CSV exports of W&B charts.
+
+Formats, as their writers define them:
+
+- ``monitor.csv`` (``stable_baselines3.common.monitor.ResultsWriter``): a first line ``#`` plus
+  a JSON object (``t_start``, ``env_id``), then a CSV with columns ``r`` (episode return),
+  ``l`` (episode length) and ``t`` (seconds since ``t_start``) and any ``info_keywords``. The
+  step is the cumulative episode length, as ``stable_baselines3.common.results_plotter.ts2xy``
+  counts timesteps; ``wall_time`` is ``t_start + t``.
+- ``progress.csv`` (``stable_baselines3.common.logger.CSVOutputFormat``): one row per dump,
+  columns such as ``time/total_timesteps`` (the step), ``rollout/ep_rew_mean``,
+  ``eval/mean_reward``; a key first logged later gets empty cells in the rows before it.
+- ``progress.txt`` (Spinning Up's ``EpochLogger``): tab-separated, step ``TotalEnvInteracts``.
+- W&B chart export (the web UI's "Export CSV"): a ``Step`` column and one column
+  ``"<run name> - <metric>"`` per run, with ``__MIN``/``__MAX`` companions that are skipped.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+
+import numpy as np
+import pandas as pd
+
+from ..tables import read_csv
+from ._pieces import FileProblem, from_columns
+
+#: Step columns tried in order when ``step=`` is not given (exact names, then lower-cased names).
+STEP_COLUMNS = ("time/total_timesteps", "TotalEnvInteracts", "global_step", "step", "Step", "_step",
+                "timestep", "timesteps", "total_timesteps", "env_step", "env_steps", "frames", "frame",
+                "trainer/global_step", "iteration", "epoch", "Epoch")
+WALL_TIME_COLUMNS = ("wall_time", "_timestamp", "timestamp")
+ELAPSED_COLUMNS = ("time/time_elapsed", "Time", "_runtime", "time_elapsed")
+WANDB_COLUMN = re.compile(r"^(?P<run>.+) - (?P<metric>.+?)(?P<bound>__MIN|__MAX)?$")
+
+
+def _text(path):
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise FileProblem("unreadable", str(exc)) from exc
+    if not text.strip():
+        raise FileProblem("empty", "the file has no content")
+    return text
+
+
+def _check_complete(text, separator, strict):
+    """A last line cut off mid-record is an error: with ``strict`` (a logger that ends every record
+    with a newline) any last line without one, else one with fewer fields than the header."""
+    if text.endswith("\n"):
+        return
+    lines = text.splitlines()
+    if strict and len(lines) > 1:
+        raise FileProblem("truncated", f"the last line has no line end, so the logger was cut off while "
+                                       f"writing it: {lines[-1][:60]!r}")
+    if len(lines) > 1 and lines[-1].count(separator) < lines[0].count(separator):
+        raise FileProblem("truncated", f"the last line ends after {lines[-1].count(separator) + 1} of "
+                                       f"{lines[0].count(separator) + 1} fields: {lines[-1][:60]!r}")
+
+
+def _table(text, separator, skip=0):
+    try:
+        frame = read_csv(io.StringIO(text), sep=separator, skiprows=skip, skipinitialspace=separator == "\t")
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
+        raise FileProblem("unreadable", str(exc).strip().splitlines()[-1]) from exc
+    frame.columns = [str(c).strip() for c in frame.columns]
+    if frame.empty:
+        raise FileProblem("empty", f"a header ({', '.join(map(str, frame.columns[:6]))}) but no rows")
+    return frame
+
+
+def _numeric(frame, column):
+    values = pd.to_numeric(frame[column], errors="coerce")
+    bad = values.isna() & frame[column].notna()
+    if bad.any():
+        row = int(np.flatnonzero(bad.to_numpy())[0])
+        raise FileProblem("corrupt", f"column {column!r} holds {frame[column].iloc[row]!r} in data row {row + 1}, "
+                                     "not a number")
+    return values.to_numpy(dtype=float)
+
+
+def _first(columns, candidates):
+    for name in candidates:
+        if name in columns:
+            return name
+    lower = {c.lower(): c for c in columns}
+    for name in candidates:
+        if name.lower() in lower:
+            return lower[name.lower()]
+    return None
+
+
+def _pieces_from_frame(frame, step, *, meta=None, name=None):
+    columns = list(frame.columns)
+    step_column = step if step is not None else _first(columns, STEP_COLUMNS)
+    if step_column is None or step_column not in columns:
+        wanted = f"step={step!r} names no column" if step is not None else "no step column found"
+        raise FileProblem("unreadable", f"{wanted}; columns: {', '.join(columns[:12])}"
+                                        f"{' ...' if len(columns) > 12 else ''}; pass step='<column>'")
+    steps = _numeric(frame, step_column)
+    keep = ~np.isnan(steps)
+    wall = _first(columns, WALL_TIME_COLUMNS)
+    elapsed = _first(columns, ELAPSED_COLUMNS)
+    special = {step_column, wall, elapsed}
+    values = {}
+    for column in columns:
+        if column in special:
+            continue
+        numbers = pd.to_numeric(frame[column], errors="coerce")
+        if not numbers.notna().any() and frame[column].notna().any():
+            continue  # text columns (a run name, a date) are not scalars
+        values[column] = _numeric(frame, column)[keep]  # a word among numbers is an error
+    step_values = steps[keep]
+    if np.all(step_values == np.round(step_values)):
+        step_values = step_values.astype(np.int64)
+    piece = from_columns(step_values, values,
+                         wall_time=None if wall is None else _numeric(frame, wall)[keep],
+                         time_elapsed=None if elapsed is None else _numeric(frame, elapsed)[keep],
+                         meta=meta, name=name)
+    piece.meta = dict(piece.meta, rows_without_step=int((~keep).sum()))
+    return piece
+
+
+def read_table_log(path, kind, step=None):
+    """One CSV / TSV / JSON-lines log as a list of one Piece (several for a W&B export)."""
+    if kind == "sb3_monitor":
+        return [read_monitor(path)]
+    text = _text(path)
+    if kind == "jsonl":
+        return [_pieces_from_frame(_json_lines(text), step)]
+    separator = "\t" if kind == "spinup" else ","
+    _check_complete(text, separator, strict=kind in ("sb3_progress", "spinup"))
+    frame = _table(text, separator)
+    if kind in ("csv", "wandb_csv") and _is_wandb_export(frame.columns):
+        return _wandb_export(frame, step)
+    return [_pieces_from_frame(frame, step)]
+
+
+def _json_lines(text):
+    rows = []
+    lines = text.splitlines()
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            kind = "truncated" if number == len(lines) and not text.endswith("\n") else "corrupt"
+            raise FileProblem(kind, f"line {number} is not JSON ({exc.msg}): {line[:60]!r}") from exc
+        if not isinstance(row, dict):
+            raise FileProblem("corrupt", f"line {number} is not a JSON object: {line[:60]!r}")
+        rows.append(row)
+    if not rows:
+        raise FileProblem("empty", "no JSON records")
+    return pd.DataFrame.from_records(rows)
+
+
+def read_monitor(path):
+    """A Stable-Baselines3 ``monitor.csv`` (format in the module docstring)."""
+    text = _text(path)
+    first, _, rest = text.partition("\n")
+    if not first.startswith("#"):
+        raise FileProblem("unreadable", "the first line is not SB3's '#{json}' header; "
+                                        f"it reads {first[:60]!r}")
+    try:
+        header = json.loads(first[1:])
+    except json.JSONDecodeError as exc:
+        raise FileProblem("corrupt", f"the '#{{json}}' header line is not JSON ({exc.msg})") from exc
+    if not rest.strip():
+        raise FileProblem("empty", "the header line but no column names")
+    _check_complete(rest, ",", strict=True)
+    frame = _table(rest, ",")
+    missing = [c for c in ("r", "l", "t") if c not in frame.columns]
+    if missing:
+        raise FileProblem("unreadable", f"no column {', '.join(map(repr, missing))} (SB3 writes r, l, t)")
+    lengths = _numeric(frame, "l")
+    elapsed = _numeric(frame, "t")
+    values = {"r": _numeric(frame, "r"), "l": lengths}
+    for column in frame.columns:
+        if column not in ("r", "l", "t"):
+            numbers = pd.to_numeric(frame[column], errors="coerce")
+            if numbers.notna().sum() == frame[column].notna().sum():
+                values[column] = numbers.to_numpy(dtype=float)
+    t_start = header.get("t_start")
+    meta = {"episodes": frame.shape[0]}
+    if header.get("env_id") not in (None, "", "None"):  # SB3 writes str(None) when the env has no spec
+        meta["task"] = str(header["env_id"])
+    wall = None if t_start is None else float(t_start) + elapsed
+    meta["monitor"] = (values, wall, elapsed)
+    return monitor_piece(np.cumsum(lengths).astype(np.int64), values, wall, elapsed, meta)
+
+
+def monitor_piece(steps, values, wall, elapsed, meta):
+    return from_columns(steps, values, wall_time=wall, time_elapsed=None if wall is not None else elapsed, meta=meta)
+
+
+def combine_monitors(pieces):
+    """Several monitor.csv files of one run (one per environment of a VecEnv): their episodes in time
+    order, the step counting every environment's episodes, as SB3's ``load_results`` + ``ts2xy`` do.
+    Returns one Piece per file again, so each row still names its file."""
+    times, lengths, owner = [], [], []
+    for i, piece in enumerate(pieces):
+        values, wall, elapsed = piece.meta["monitor"]
+        times.append(wall if wall is not None else elapsed)
+        lengths.append(values["l"])
+        owner.append(np.full(values["l"].size, i))
+    times, lengths, owner = (np.concatenate(a) for a in (times, lengths, owner))
+    order = np.argsort(times, kind="stable")
+    steps = np.empty(lengths.size, dtype=np.int64)
+    steps[order] = np.cumsum(lengths[order]).astype(np.int64)
+    combined = []
+    for i, piece in enumerate(pieces):
+        values, wall, elapsed = piece.meta["monitor"]
+        combined.append(monitor_piece(steps[owner == i], values, wall, elapsed, piece.meta))
+    return combined
+
+
+def looks_like_wandb_export(path):
+    """Whether a CSV file's header is that of a W&B chart export (read before matching run names)."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            header = handle.readline()
+    except (OSError, UnicodeDecodeError):
+        return False
+    return _is_wandb_export([c.strip().strip('"') for c in header.rstrip("\r\n").split(",")])
+
+
+def _is_wandb_export(columns):
+    others = [c for c in columns if c != "Step"]
+    return "Step" in columns and bool(others) and all(WANDB_COLUMN.match(c) for c in others)
+
+
+def _wandb_export(frame, step):
+    """One Piece per run of a W&B chart export."""
+    steps = _numeric(frame, step or "Step")
+    by_run = {}
+    for column in frame.columns:
+        m = WANDB_COLUMN.match(column)
+        if column == "Step" or m is None or m.group("bound"):
+            continue
+        by_run.setdefault(m.group("run"), {})[m.group("metric")] = _numeric(frame, column)
+    pieces = []
+    for run, columns in by_run.items():
+        keep = ~np.isnan(steps)
+        step_values = steps[keep]
+        if np.all(step_values == np.round(step_values)):
+            step_values = step_values.astype(np.int64)
+        pieces.append(from_columns(step_values, {k: v[keep] for k, v in columns.items()}, name=run))
+    return pieces

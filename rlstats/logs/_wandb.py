@@ -1,0 +1,171 @@
+"""``read_wandb``: runs of a W&B project through the public ``wandb.Api``, into the same long frame.
+
+Only the documented public interface is used: ``Api().runs(path, filters=...)`` and, for each run,
+``run.id``, ``run.name``, ``run.group``, ``run.config`` and ``run.scan_history(keys=[...])`` (every
+logged row, unsampled, as dicts with ``_step`` and ``_timestamp``). The wandb package is imported only
+here, and only when no ``api`` is passed; reaching W&B needs network access. Without either, export
+the runs' charts as CSV from the web UI and read them with ``read_logs(..., format="wandb_csv")``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..design import NOTES_ATTR
+from ..errors import LogReadError, OptionError
+from ..options import check_bool, check_choice
+from ..progress import progress_bar
+from ._layout import compile_pattern
+from ._pieces import Piece
+from ._read import KEEP, ON_ERROR, READ_LOG_ATTR, ReadLog, ReadProblem, _assemble, _fail_or_warn
+
+RUN_ATTRIBUTES = ("name", "id", "group")
+
+
+def _api(api):
+    if api is not None:
+        return api
+    try:
+        import wandb
+    except ImportError as exc:
+        raise LogReadError("read_wandb needs the wandb package (pip install wandb) and network access to W&B; "
+                           "offline, export the charts as CSV from the web UI and read them with "
+                           "rlstats.read_logs(folder, format='wandb_csv')") from exc
+    try:
+        return wandb.Api()
+    except Exception as exc:  # no API key, no network: wandb raises its own errors
+        raise LogReadError(f"cannot reach the W&B public API ({type(exc).__name__}: {exc}); log in with "
+                           "`wandb login` or set WANDB_API_KEY, or read a CSV export with read_logs") from exc
+
+
+def _lookup(run, where):
+    """A run attribute (name, id, group) or a config value (``config`` key, dots for nesting)."""
+    if where in RUN_ATTRIBUTES:
+        return getattr(run, where, None)
+    value = dict(getattr(run, "config", {}) or {})
+    for part in where.removeprefix("config.").split("."):
+        if not isinstance(value, dict) or part not in value:
+            return None
+        value = value[part]
+    if isinstance(value, dict) and set(value) == {"value"}:  # raw config entries come as {"value": x}
+        value = value["value"]
+    return value
+
+
+def read_wandb(path, *, keys, filters=None, fields=None, pattern=None, step="_step", keep="last",
+               on_error="raise", progress=True, api=None):
+    """Read the runs of a W&B project into the long frame of :func:`rlstats.read_logs`.
+
+    Parameters
+    ----------
+    path : str
+        ``"entity/project"``.
+    keys : str, list of str or dict
+        The logged metrics to read; a dict maps each to its column name.
+    filters : dict, optional
+        MongoDB-style run filters passed to ``wandb.Api().runs``, e.g. ``{"state": "finished"}``.
+    fields : dict, optional
+        Column -> where its value comes from: ``"name"``, ``"id"``, ``"group"`` or a config key
+        (``"config.env_id"`` or ``"env_id"``; dots for nested keys), e.g.
+        ``{"agent": "group", "task": "env_id", "seed": "seed"}``.
+    pattern : str or callable, optional
+        Matched against each run's name, as in :func:`read_logs` (``"{agent}_{task}_{seed}"``);
+        runs it does not match are left out and counted.
+        Without ``fields`` and ``pattern``, a column ``run`` holds each run's name.
+    step : str
+        The history key of the step (default ``_step``, W&B's own counter).
+    keep, on_error, progress
+        As in :func:`read_logs`.
+    api : object, optional
+        A ``wandb.Api()`` (or anything with its ``runs`` method); by default one is made, which
+        needs the wandb package, an API key and network access.
+
+    Returns
+    -------
+    pandas.DataFrame
+        As :func:`read_logs`: the fields, ``step``, one column per key, ``wall_time`` (from
+        ``_timestamp``) and ``source`` (``wandb:entity/project/<run id>``).
+    """
+    keep = check_choice("keep", keep, KEEP)
+    on_error = check_choice("on_error", on_error, ON_ERROR)
+    progress = check_bool("progress", progress)
+    if isinstance(keys, str):
+        mapping = {keys: keys}
+    elif isinstance(keys, dict):
+        mapping = {str(k): str(v) for k, v in keys.items()}
+    else:
+        mapping = {str(k): str(k) for k in (keys or ())}
+    if not mapping:
+        raise OptionError("keys= names the metrics to read, e.g. keys=['eval/return']")
+    if fields is not None and not isinstance(fields, dict):
+        raise OptionError(f"fields= maps columns to run attributes or config keys, e.g. "
+                          f"{{'task': 'env_id', 'seed': 'seed'}}; got {fields!r}")
+    compiled = compile_pattern(pattern)
+    client = _api(api)
+    try:
+        runs = list(client.runs(path, filters=filters or {}))
+    except Exception as exc:
+        raise LogReadError(f"cannot list the runs of W&B project {path!r} ({type(exc).__name__}: {exc})") from exc
+    if not runs:
+        raise LogReadError(f"the W&B project {path!r} has no runs{' matching the filters' if filters else ''}")
+
+    problems, ignored, grouped, sources = [], [], {}, []
+    field_names = list(compiled.fields) + [f for f in (fields or {}) if f not in compiled.fields]
+    with progress_bar(len(runs), progress, "reading W&B runs") as advance:
+        for run in runs:
+            source = f"wandb:{path}/{getattr(run, 'id', '?')}"
+            name = str(getattr(run, "name", None) or getattr(run, "id", "?"))
+            advance(1)
+            found = {}
+            if compiled.text is not None:
+                matched = compiled.match(name)
+                if matched is None:
+                    ignored.append(f"{source} ({name})")
+                    continue
+                found.update(matched)
+            for column, where in (fields or {}).items():
+                found[column] = _lookup(run, where)
+            if not found:
+                found = {"run": name}
+                if "run" not in field_names:
+                    field_names.append("run")
+            try:
+                pieces, missing = [], []
+                for key in mapping:
+                    rows = [r for r in run.scan_history(keys=[step, key]) if r.get(key) is not None]
+                    if not rows:
+                        missing.append(key)
+                        continue
+                    pieces.append(Piece((key,), np.asarray([r[step] for r in rows]), np.zeros(len(rows), np.intp),
+                                        np.asarray([float(r[key]) for r in rows]),
+                                        wall_time=np.asarray([float(r.get("_timestamp", np.nan)) for r in rows])))
+            except Exception as exc:  # the network, or a run W&B cannot serve
+                problems.append(ReadProblem(source, "unreadable", f"{type(exc).__name__}: {exc}"))
+                continue
+            if missing:
+                problems.append(ReadProblem(source, "missing tag", f"run {name!r} logs no "
+                                            f"{', '.join(map(repr, missing))}"))
+                continue
+            sources.append(source)
+            key_of_run = tuple(sorted((k, str(v)) for k, v in found.items()))
+            grouped.setdefault(key_of_run, (found, []))[1].extend((len(sources) - 1, p) for p in pieces)
+
+    log = ReadLog(f"wandb:{path}", "wandb", tuple(f"wandb:{path}/{getattr(r, 'id', '?')}" for r in runs),
+                  tuple(problems), tuple(ignored), skipped=on_error == "skip")
+    if problems:
+        _fail_or_warn(problems, f"wandb:{path}", "wandb", on_error, total=len(runs), fatal=not grouped)
+    if not grouped:
+        raise LogReadError(f"none of the {len(runs)} runs of W&B project {path!r} matches the pattern {pattern!r}")
+    frame, duplicates, _ = _assemble(grouped, field_names, mapping, sources, keep)
+    listed = ", ".join(repr(k) if k == c else f"{k!r} as {c!r}" for k, c in mapping.items())
+    notes = [f"read {len(grouped)} runs of W&B project {path!r} through the public API (full history), {listed}"]
+    if duplicates:
+        notes.append(f"{duplicates} values logged again at a step already logged in the same run; the one "
+                     f"written {keep} was kept")
+    if ignored:
+        notes.append(f"{len(ignored)} runs did not match the pattern {pattern!r} and were not read")
+    if problems:
+        notes.append(f"{len(problems)} runs could not be used and were skipped (see attrs['read_log'])")
+    frame.attrs[NOTES_ATTR] = tuple(notes)
+    frame.attrs[READ_LOG_ATTR] = log
+    return frame

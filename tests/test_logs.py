@@ -1,0 +1,631 @@
+"""rlstats.read_logs on real files: TensorBoard events written by tensorboardX and by the tensorboard
+package's own writer, SB3's monitor.csv and progress.csv, CSV / JSON-lines / Spinning Up loggers and
+W&B CSV exports, checked cell by cell; corrupt, truncated, empty and incomplete files too.
+
+Stable-Baselines3 needs torch, far too heavy for the test extra, so its two files are written here in
+its format, following its source (stable-baselines3 2.x):
+
+- ``monitor.csv``: ``stable_baselines3/common/monitor.py``, ``ResultsWriter.__init__`` writes
+  ``"#%s\\n" % json.dumps({"t_start": ..., "env_id": ...})`` and a ``csv.DictWriter`` header
+  ``r,l,t``; ``write_row`` writes ``{"r": round(ep_rew, 6), "l": ep_len, "t": round(time - t_start, 6)}``
+  (csv's default line terminator ``\\r\\n``).
+- ``progress.csv``: ``stable_baselines3/common/logger.py``, ``CSVOutputFormat.write`` (reproduced
+  by :func:`sb3_progress_csv` below): keys first seen later are appended to the header, earlier
+  rows are rewritten with empty cells, values are written with ``str()``.
+"""
+
+import csv
+import io
+import json
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rlstats
+from rlstats.design import NOTES_ATTR
+from rlstats.errors import LogReadError, OptionError, RlstatsWarning
+from rlstats.logs import choose_return_tag
+
+tensorboardX = pytest.importorskip("tensorboardX")
+
+
+def write_tb(folder, scalars, walltime0=1_700_000_000.0):
+    """Write {tag: [(step, value), ...]} with tensorboardX; wall time = walltime0 + step / 1000."""
+    writer = tensorboardX.SummaryWriter(str(folder))
+    for tag, points in scalars.items():
+        for step, value in points:
+            writer.add_scalar(tag, value, global_step=step, walltime=walltime0 + step / 1000)
+    writer.close()
+
+
+def event_files(folder):
+    return sorted(folder.rglob("events.out.tfevents.*"))
+
+
+@pytest.fixture
+def tb_runs(tmp_path):
+    """2 agents x 2 tasks x 2 seeds, 4 steps; eval return = 10 a + t + s + step / 100 (a float32)."""
+    root = tmp_path / "runs"
+    for a, agent in enumerate(["dqn", "ppo"]):
+        for t, task in enumerate(["hopper", "walker"]):
+            for seed in (0, 1):
+                points = [(step, 10 * a + t + seed + step / 100) for step in (0, 100, 200, 300)]
+                write_tb(root / agent / task / f"seed_{seed}",
+                         {"eval/mean_reward": points, "train/loss": [(s, 0.5) for s, _ in points],
+                          "rollout/ep_rew_mean": [(s, 1.0) for s, _ in points]})
+    return root
+
+
+def test_tensorboard_cell_by_cell(tb_runs):
+    frame = rlstats.read_logs(tb_runs, "{agent}/{task}/seed_{seed}", progress=False)
+    assert list(frame.columns) == ["agent", "task", "seed", "step", "eval/mean_reward", "wall_time", "source"]
+    assert len(frame) == 2 * 2 * 2 * 4
+    assert frame["seed"].dtype == np.int64 and frame["step"].dtype == np.int64
+    for row in frame.itertuples(index=False):
+        a, t = ["dqn", "ppo"].index(row.agent), ["hopper", "walker"].index(row.task)
+        expected = np.float32(10 * a + t + row.seed + row.step / 100)  # event files store float32
+        assert getattr(row, "_4") == float(expected)
+        assert row.wall_time == pytest.approx(1_700_000_000.0 + row.step / 1000, abs=1e-6)
+        assert row.source.startswith(f"{row.agent}/{row.task}/seed_{row.seed}/events.out.tfevents.")
+    assert frame[["agent", "task", "seed", "step"]].equals(
+        frame[["agent", "task", "seed", "step"]].sort_values(["agent", "task", "seed", "step"]))
+    notes = frame.attrs[NOTES_ATTR]
+    assert "read 8 runs from 8 TensorBoard event files" in notes[0]
+    assert "'eval/mean_reward' (chosen as the one evaluation return" in notes[0]
+    assert frame.attrs["read_log"].ok
+
+
+def test_tags_rename_several_and_unknown(tb_runs):
+    frame = rlstats.read_logs(tb_runs, "{agent}/{task}/seed_{seed}", progress=False,
+                              tags={"eval/mean_reward": "score", "train/loss": "loss"})
+    assert {"score", "loss"} <= set(frame.columns) and (frame["loss"] == 0.5).all()
+    with pytest.raises(OptionError, match="no run logs 'nope'.*'eval/mean_reward'"):
+        rlstats.read_logs(tb_runs, "{agent}/{task}/seed_{seed}", tags="nope", progress=False)
+
+
+def test_default_tag_ambiguity_lists_the_tags(tmp_path):
+    write_tb(tmp_path / "a" / "t" / "seed_1", {"eval/return": [(0, 1.0)], "test/reward": [(0, 2.0)],
+                                                "loss": [(0, 3.0)]})
+    with pytest.raises(OptionError, match=r"several tags look like.*'eval/return', 'test/reward'.*Logged tags"):
+        rlstats.read_logs(tmp_path, "{agent}/{task}/seed_{seed}", progress=False)
+
+
+def test_choose_return_tag_rules():
+    assert choose_return_tag(["eval/mean_reward", "eval/mean_ep_length", "rollout/ep_rew_mean"])[0] == \
+        "eval/mean_reward"
+    assert choose_return_tag(["charts/episodic_return", "charts/episodic_length", "losses/value_loss"])[0] == \
+        "charts/episodic_return"
+    assert choose_return_tag(["AverageEpRet", "StdEpRet", "AverageTestEpRet", "StdTestEpRet",
+                              "MaxTestEpRet", "TestEpLen"])[0] == "AverageTestEpRet"
+    with pytest.raises(OptionError, match="no logged tag looks like a return"):
+        choose_return_tag(["loss", "entropy"])
+
+
+def test_tensor_scalars_written_by_the_tensorboard_package(tmp_path):
+    """TF2's tf.summary.scalar writes a one-element tensor with the 'scalars' plugin, not simple_value."""
+    from tensorboard.compat.proto import event_pb2, summary_pb2
+    from tensorboard.summary.writer.event_file_writer import EventFileWriter
+    from tensorboard.util import tensor_util
+
+    writer = EventFileWriter(str(tmp_path / "sac" / "ant" / "3"))
+    for step, value in [(0, 1.25), (5000, 2.5), (10000, -3.75)]:
+        item = summary_pb2.Summary.Value(tag="eval/return", tensor=tensor_util.make_tensor_proto(np.float32(value)))
+        item.metadata.plugin_data.plugin_name = "scalars"
+        writer.add_event(event_pb2.Event(step=step, wall_time=100.0 + step,
+                                         summary=summary_pb2.Summary(value=[item])))
+    writer.close()
+    frame = rlstats.read_logs(tmp_path, "{agent}/{task}/{seed}", progress=False)
+    assert frame["seed"].tolist() == [3, 3, 3] and frame["agent"].tolist() == ["sac"] * 3
+    assert frame["step"].tolist() == [0, 5000, 10000]
+    assert frame["eval/return"].tolist() == [1.25, 2.5, -3.75]
+    assert frame["wall_time"].tolist() == [100.0, 5100.0, 10100.0]
+
+
+def test_restart_duplicates_keep_last_or_first(tmp_path):
+    run = tmp_path / "ppo" / "hopper" / "seed_0"
+    write_tb(run, {"eval/return": [(0, 0.0), (100, 1.0), (200, 2.0), (300, 3.0)]})
+    (first,) = event_files(tmp_path)
+    # The restart from the checkpoint at step 100 writes a second file, named later.
+    writer = tensorboardX.SummaryWriter(str(run), filename_suffix=".restart")
+    for step, value in [(200, 20.0), (300, 30.0), (400, 40.0)]:
+        writer.add_scalar("eval/return", value, step, walltime=1.0)
+    writer.close()
+    second = [f for f in event_files(tmp_path) if f != first][0]
+    assert first.name < second.name or first.name.split(".")[3] <= second.name.split(".")[3]
+    frame = rlstats.read_logs(tmp_path, "{agent}/{task}/seed_{seed}", progress=False)
+    assert frame["step"].tolist() == [0, 100, 200, 300, 400]
+    assert frame["eval/return"].tolist() == [0.0, 1.0, 20.0, 30.0, 40.0]
+    assert frame["source"].tolist()[1:3] == [f"ppo/hopper/seed_0/{first.name}", f"ppo/hopper/seed_0/{second.name}"]
+    assert any("2 values logged again" in n and "written last was kept" in n for n in frame.attrs[NOTES_ATTR])
+    first_kept = rlstats.read_logs(tmp_path, "{agent}/{task}/seed_{seed}", progress=False, keep="first")
+    assert first_kept["eval/return"].tolist() == [0.0, 1.0, 2.0, 3.0, 40.0]
+
+
+def test_fast_decoding_equals_the_protobuf_class(tmp_path):
+    """Plain scalars are decoded with numpy; everything else (histograms, text, several values in one
+    event, TF2 tensors) goes through tensorboard's protobuf class. Both paths give the same piece."""
+    from tensorboard.compat.proto import event_pb2, summary_pb2
+    from tensorboard.util import tensor_util
+
+    from rlstats.logs._tensorboard import read_events
+
+    writer = tensorboardX.SummaryWriter(str(tmp_path))
+    rng = np.random.default_rng(0)
+    for i, step in enumerate([0, 1, 127, 128, 16_383, 16_384, 2**31 + 5, 2**40]):  # varints of 1 to 6 bytes
+        writer.add_scalar("eval/return", rng.normal() * 10 ** i, global_step=step, walltime=1e9 + i)
+        writer.add_scalar("é/ü 长", float(i), global_step=step)  # non-ASCII tags
+        writer.add_histogram("weights", rng.normal(size=50), global_step=step)
+        writer.add_text("note", f"step {step}", global_step=step)
+    writer.add_scalar("eval/return", float("nan"), global_step=2**40 + 1)
+    writer.add_scalar("eval/return", float("-inf"), global_step=2**40 + 2)
+    writer.add_scalars("group", {"a": 1.0, "b": 2.0}, global_step=3)  # written to sub-folders
+    writer.flush()
+    item = summary_pb2.Summary.Value(tag="eval/return", tensor=tensor_util.make_tensor_proto(np.float32(7.5)))
+    item.metadata.plugin_data.plugin_name = "scalars"
+    two = [summary_pb2.Summary.Value(tag="x", simple_value=1.5), summary_pb2.Summary.Value(tag="y", simple_value=2.5)]
+    from tensorboardX.proto.event_pb2 import Event as WriterEvent
+
+    for event in (event_pb2.Event(step=9, wall_time=5.0, summary=summary_pb2.Summary(value=[item])),
+                  event_pb2.Event(step=10, wall_time=6.0, summary=summary_pb2.Summary(value=two))):
+        writer._get_file_writer().add_event(WriterEvent.FromString(event.SerializeToString()))
+    writer.close()
+    (path,) = sorted(tmp_path.glob("events.out.tfevents.*"))
+    fast, slow = read_events(path)[0], read_events(path, fast=False)[0]
+    assert [fast.tags[i] for i in fast.tag] == [slow.tags[i] for i in slow.tag]
+    np.testing.assert_array_equal(fast.step, slow.step)
+    np.testing.assert_array_equal(fast.value, slow.value)
+    np.testing.assert_array_equal(fast.wall_time, slow.wall_time)
+    assert set(fast.tags) == {"eval/return", "é/ü_长", "x", "y"}  # tensorboardX writes spaces as _
+    assert fast.step.tolist()[-4:] == [2**40 + 2, 9, 10, 10] and fast.value.tolist()[-3:] == [7.5, 1.5, 2.5]
+
+
+def test_checksums_match_tensorboards_own():
+    from tensorboard.compat.tensorflow_stub.pywrap_tensorflow import masked_crc32c as reference
+
+    from rlstats.logs._tensorboard import masked_crc32c
+
+    rng = np.random.default_rng(1)
+    blobs = [rng.integers(0, 256, size=n, dtype=np.uint8).tobytes() for n in (0, 1, 7, 8, 9, 64, 300, 8)]
+    data = b"".join(blobs)
+    starts = np.cumsum([0] + [len(b) for b in blobs[:-1]])
+    ours = masked_crc32c(np.frombuffer(data, dtype=np.uint8), starts, [len(b) for b in blobs])
+    assert ours.tolist() == [reference(b) for b in blobs]
+
+
+def _damage(tb_runs):
+    files = event_files(tb_runs)
+    corrupt, truncated, empty = files[0], files[1], files[2]
+    data = bytearray(corrupt.read_bytes())
+    data[len(data) // 2] ^= 0x40
+    corrupt.write_bytes(bytes(data))
+    truncated.write_bytes(truncated.read_bytes()[:-10])
+    empty.write_bytes(b"")
+    # A run that never logged the evaluation return.
+    write_tb(tb_runs / "ppo" / "ant" / "seed_0", {"rollout/ep_rew_mean": [(0, 1.0)]})
+    return {f.relative_to(tb_runs).as_posix(): kind for f, kind in
+            [(corrupt, "corrupt"), (truncated, "truncated"), (empty, "empty")]}
+
+
+def test_bad_files_are_an_error_listing_them(tb_runs):
+    damaged = _damage(tb_runs)
+    with pytest.raises(LogReadError) as info:
+        rlstats.read_logs(tb_runs, "{agent}/{task}/seed_{seed}", tags="eval/mean_reward", progress=False)
+    message = str(info.value)
+    assert "4 of 9 TensorBoard event files" in message and "on_error='skip'" in message
+    for source, kind in damaged.items():
+        assert f"{source}: {kind}:" in message
+    assert "ppo/ant/seed_0/events" in message and "missing tag: no 'eval/mean_reward'" in message
+
+
+def test_bad_files_skipped_with_a_warning_and_a_log(tb_runs):
+    damaged = _damage(tb_runs)
+    with pytest.warns(RlstatsWarning, match="skipped 4 of 9 TensorBoard event files"):
+        frame = rlstats.read_logs(tb_runs, "{agent}/{task}/seed_{seed}", tags="eval/mean_reward",
+                                  on_error="skip", progress=False)
+    log = frame.attrs["read_log"]
+    assert not log.ok and log.skipped and len(log.files) == 9
+    kinds = dict(zip(log.to_frame()["source"], log.to_frame()["kind"]))
+    assert {k: v for k, v in kinds.items() if k in damaged} == damaged
+    assert sorted(kinds.values()) == ["corrupt", "empty", "missing tag", "truncated"]
+    assert frame.groupby(["agent", "task", "seed"]).ngroups == 5  # 8 runs, 3 damaged, ant never complete
+    assert "4 files or runs could not be used" in " ".join(frame.attrs[NOTES_ATTR])
+    assert "truncated" in str(log)
+
+
+def test_truncated_header_and_garbage(tmp_path):
+    write_tb(tmp_path / "a" / "t" / "1", {"eval/return": [(0, 1.0), (1, 2.0)]})
+    (path,) = event_files(tmp_path)
+    path.write_bytes(path.read_bytes() + b"\x05\x00")
+    with pytest.raises(LogReadError, match="truncated: the file ends inside a record header"):
+        rlstats.read_logs(tmp_path, "{agent}/{task}/{seed}", progress=False)
+    path.write_bytes(b"this is not an event file at all, just text")
+    with pytest.raises(LogReadError, match="corrupt: the record header at byte 0 fails its checksum"):
+        rlstats.read_logs(tmp_path, "{agent}/{task}/{seed}", progress=False)
+
+
+def test_parallel_reading_gives_the_same_frame(tb_runs):
+    one = rlstats.read_logs(tb_runs, "{agent}/{task}/seed_{seed}", progress=False)
+    two = rlstats.read_logs(tb_runs, "{agent}/{task}/seed_{seed}", progress=False, n_jobs=2)
+    pd.testing.assert_frame_equal(one, two)
+
+
+def test_progress_bar_goes_to_stderr_only(tb_runs, capsys):
+    rlstats.read_logs(tb_runs, "{agent}/{task}/seed_{seed}", progress=True)
+    assert capsys.readouterr().out == ""
+
+
+def test_patterns_callable_unmatched_and_string_seeds(tb_runs):
+    write_tb(tb_runs / "notes" / "scratch", {"eval/mean_reward": [(0, 1.0)]})
+    frame = rlstats.read_logs(tb_runs, "{agent}/{task}/seed_{seed}", progress=False)
+    assert "1 log file did not match the pattern" in " ".join(frame.attrs[NOTES_ATTR])
+    assert frame.attrs["read_log"].ignored[0].startswith("notes/scratch/")
+
+    def fields(relative):
+        parts = relative.split("/")
+        return None if parts[0] == "notes" else {"agent": parts[0].upper(), "task": parts[1], "seed": parts[2]}
+
+    named = rlstats.read_logs(tb_runs, fields, progress=False)
+    assert set(named["agent"]) == {"DQN", "PPO"} and set(named["seed"]) == {"seed_0", "seed_1"}
+    glob = rlstats.read_logs(tb_runs, "{agent}/*/seed_{seed}", progress=False)
+    assert list(glob.columns[:3]) == ["agent", "seed", "step"]  # both tasks in one run: duplicates, stated
+    assert "values logged again" in " ".join(glob.attrs[NOTES_ATTR])
+    no_pattern = rlstats.read_logs(tb_runs / "dqn", progress=False)
+    assert list(no_pattern.columns[:2]) == ["run", "step"]
+    assert sorted(set(no_pattern["run"])) == ["hopper/seed_0", "hopper/seed_1", "walker/seed_0", "walker/seed_1"]
+
+
+def test_pattern_errors(tb_runs):
+    for bad, match in [("{agent}/{agent}", "twice"), ("runs/", "no {field}"), ("{agent/{task}", "brace"), (3, "text")]:
+        with pytest.raises(OptionError, match=match):
+            rlstats.read_logs(tb_runs, bad, progress=False)
+    with pytest.raises(LogReadError, match="none of the 8 TensorBoard event files .* matches the pattern"):
+        rlstats.read_logs(tb_runs, "{agent}/{task}/run_{seed}", progress=False)
+
+
+def test_missing_folder_and_no_logs(tmp_path):
+    with pytest.raises(LogReadError, match="no such folder"):
+        rlstats.read_logs(tmp_path / "nowhere")
+    (tmp_path / "readme.md").write_text("hi")
+    with pytest.raises(LogReadError, match="no training logs under"):
+        rlstats.read_logs(tmp_path)
+    with pytest.raises(OptionError, match="format="):
+        rlstats.read_logs(tmp_path, format="tfrecord")
+    with pytest.raises(OptionError, match="on_error="):
+        rlstats.read_logs(tmp_path, on_error="ignore")
+    write_tb(tmp_path / "a" / "1", {"eval/return": [(0, 1.0)]})
+    with pytest.raises(OptionError, match="step= names the step column of a table"):
+        rlstats.read_logs(tmp_path, "{agent}/{seed}", step="global_step")
+
+
+# ---------------------------------------------------------------- Stable-Baselines3
+
+def sb3_monitor_csv(path, episodes, t_start, env_id):
+    """monitor.csv exactly as SB3's ResultsWriter writes it (see the module docstring)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as handle:
+        handle.write("#%s\n" % json.dumps({"t_start": t_start, "env_id": env_id}))
+        writer = csv.DictWriter(handle, fieldnames=("r", "l", "t"))
+        writer.writeheader()
+        for r, l, t in episodes:
+            writer.writerow({"r": round(r, 6), "l": l, "t": round(t, 6)})
+
+
+def sb3_progress_csv(path, dumps):
+    """progress.csv exactly as SB3's CSVOutputFormat.write writes one dump after another."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    keys = []
+    with open(path, "w+") as handle:
+        for key_values in dumps:
+            extra_keys = [k for k in key_values if k not in keys]  # SB3 takes a set difference
+            if extra_keys:
+                keys.extend(extra_keys)
+                handle.seek(0)
+                lines = handle.readlines()
+                handle.seek(0)
+                handle.write(",".join(keys) + "\n")
+                for line in lines[1:]:
+                    handle.write(line[:-1] + "," * len(extra_keys) + "\n")
+            handle.write(",".join("" if key_values.get(k) is None else str(key_values[k]) for k in keys) + "\n")
+
+
+def test_sb3_monitor_csv(tmp_path):
+    episodes = {1: [(9.5, 10, 0.012345), (20.25, 20, 0.03), (31.0, 31, 0.07)], 2: [(12.0, 12, 0.01)]}
+    for seed, rows in episodes.items():
+        sb3_monitor_csv(tmp_path / "ppo" / f"CartPole-v1_{seed}" / "0.monitor.csv", rows, 1_700_000_000.5,
+                        "CartPole-v1")
+    assert (tmp_path / "ppo" / "CartPole-v1_1" / "0.monitor.csv").read_bytes().startswith(
+        b'#{"t_start": 1700000000.5, "env_id": "CartPole-v1"}\nr,l,t\r\n9.5,10,0.012345\r\n')
+    frame = rlstats.read_logs(tmp_path, "{agent}/*_{seed}", progress=False)
+    assert list(frame.columns) == ["agent", "task", "seed", "step", "r", "wall_time", "source"]
+    assert frame["task"].tolist() == ["CartPole-v1"] * 4  # from the header's env_id
+    assert frame["seed"].tolist() == [1, 1, 1, 2]
+    assert frame["step"].tolist() == [10, 30, 61, 12]  # cumulative episode length
+    assert frame["r"].tolist() == [9.5, 20.25, 31.0, 12.0]
+    assert frame["wall_time"].tolist() == [1_700_000_000.5 + 0.012345, 1_700_000_000.5 + 0.03,
+                                           1_700_000_000.5 + 0.07, 1_700_000_000.5 + 0.01]
+    assert "cumulative episode length" in " ".join(frame.attrs[NOTES_ATTR])
+    both = rlstats.read_logs(tmp_path, "{agent}/{task}_{seed}", tags=["r", "l"], progress=False)
+    assert both["task"].tolist() == ["CartPole-v1"] * 4 and both["l"].tolist() == [10, 20, 31, 12]
+
+
+def test_sb3_monitor_files_of_a_vecenv_count_every_environment(tmp_path):
+    run = tmp_path / "ppo" / "1"
+    sb3_monitor_csv(run / "0.monitor.csv", [(1.0, 10, 0.5), (2.0, 10, 1.5)], 100.0, "X-v0")
+    sb3_monitor_csv(run / "1.monitor.csv", [(3.0, 7, 0.25), (4.0, 8, 1.0)], 100.0, "X-v0")
+    frame = rlstats.read_logs(tmp_path, "{agent}/{seed}", progress=False)
+    # Time order: env1 (0.25), env0 (0.5), env1 (1.0), env0 (1.5); steps 7, 17, 25, 35.
+    assert frame["step"].tolist() == [7, 17, 25, 35]
+    assert frame["r"].tolist() == [3.0, 1.0, 4.0, 2.0]
+    assert frame["source"].tolist() == ["ppo/1/1.monitor.csv", "ppo/1/0.monitor.csv"] * 2
+
+
+def test_sb3_monitor_bad_header_and_truncation(tmp_path):
+    path = tmp_path / "a" / "1" / "monitor.csv"
+    sb3_monitor_csv(path, [(1.0, 5, 0.1), (2.0, 6, 0.2)], 0.0, "X-v0")
+    path.write_bytes(path.read_bytes()[:-5])  # the last row cut mid-write: "2.0,"
+    with pytest.raises(LogReadError, match="truncated: the last line has no line end.*'2.0,6,'"):
+        rlstats.read_logs(tmp_path, "{agent}/{seed}", progress=False)
+    path.write_text("r,l,t\n1,2,3\n")
+    with pytest.raises(LogReadError, match="not SB3's '#{json}' header"):
+        rlstats.read_logs(tmp_path, "{agent}/{seed}", progress=False)
+    path.write_text('#{"t_start": 0.0, "env_id": "X-v0"}\nr,l,t\n')
+    with pytest.raises(LogReadError, match="empty: a header"):
+        rlstats.read_logs(tmp_path, "{agent}/{seed}", progress=False)
+
+
+def test_sb3_progress_csv(tmp_path):
+    dumps = []
+    for i in range(1, 5):
+        dump = {"time/fps": 900 + i, "time/iterations": i, "time/time_elapsed": 2 * i,
+                "time/total_timesteps": 2048 * i, "rollout/ep_rew_mean": 10.5 * i}
+        if i % 2 == 0:
+            dump.update({"eval/mean_reward": 100.0 * i, "eval/mean_ep_length": 50.0 * i})
+        dumps.append(dump)
+    sb3_progress_csv(tmp_path / "a2c" / "Pendulum-v1" / "3" / "progress.csv", dumps)
+    text = (tmp_path / "a2c" / "Pendulum-v1" / "3" / "progress.csv").read_text()
+    assert text.splitlines()[1] == "901,1,2,2048,10.5,,"  # the first dump, rewritten with empty eval cells
+    frame = rlstats.read_logs(tmp_path, "{agent}/{task}/{seed}", progress=False)
+    assert list(frame.columns) == ["agent", "task", "seed", "step", "eval/mean_reward", "time_elapsed", "source"]
+    # Rows are the steps where a requested scalar was logged: evaluations every other dump.
+    assert frame["step"].tolist() == [4096, 8192]
+    assert frame["eval/mean_reward"].tolist() == [200.0, 400.0]
+    assert frame["time_elapsed"].tolist() == [4.0, 8.0]
+    train = rlstats.read_logs(tmp_path, "{agent}/{task}/{seed}", tags={"rollout/ep_rew_mean": "score"},
+                              progress=False)
+    assert train["score"].tolist() == [10.5, 21.0, 31.5, 42.0]
+
+
+def test_several_formats_in_one_folder_is_an_error(tmp_path):
+    sb3_monitor_csv(tmp_path / "a" / "1" / "monitor.csv", [(1.0, 5, 0.1)], 0.0, "X-v0")
+    sb3_progress_csv(tmp_path / "a" / "1" / "progress.csv", [{"time/total_timesteps": 5, "eval/mean_reward": 1.0}])
+    with pytest.raises(LogReadError, match="1 Stable-Baselines3 monitor.csv files, 1 Stable-Baselines3 logger "
+                                           "progress.csv files; choose one with format="):
+        rlstats.read_logs(tmp_path, "{agent}/{seed}")
+    frame = rlstats.read_logs(tmp_path, "{agent}/{seed}", format="sb3_progress", progress=False)
+    assert frame["eval/mean_reward"].tolist() == [1.0]
+
+
+# ---------------------------------------------------------------- plain loggers
+
+def test_spinning_up_progress_txt(tmp_path):
+    header = ["Epoch", "AverageEpRet", "StdEpRet", "AverageTestEpRet", "StdTestEpRet", "TotalEnvInteracts", "Time"]
+    rows = [[0, -150.25, 10.0, -140.5, 5.0, 4000, 12.5], [1, -120.0, 9.0, -100.125, 4.0, 8000, 25.0]]
+    path = tmp_path / "sac" / "Pendulum" / "s0" / "progress.txt"
+    path.parent.mkdir(parents=True)
+    # Spinning Up (spinup/utils/logx.py, Logger.dump_tabular): the headers once, then "\t".join(map(str, vals)).
+    path.write_text("\t".join(header) + "\n" + "".join("\t".join(map(str, r)) + "\n" for r in rows))
+    frame = rlstats.read_logs(tmp_path, "{agent}/{task}/s{seed}", progress=False)
+    assert frame["step"].tolist() == [4000, 8000]
+    assert frame["AverageTestEpRet"].tolist() == [-140.5, -100.125]
+    assert frame["time_elapsed"].tolist() == [12.5, 25.0]
+
+
+def test_cleanrl_style_csv_with_column_mapping(tmp_path):
+    path = tmp_path / "ppo_continuous" / "HalfCheetah" / "seed1.csv"
+    path.parent.mkdir(parents=True)
+    path.write_text("global_step,charts/episodic_return,charts/episodic_length,wall_time\n"
+                    "1000,-0.1,1000,1700000000.25\n2000,0.30000000000000004,1000,1700000001.5\n")
+    frame = rlstats.read_logs(tmp_path, "{agent}/{task}/seed{seed}.csv", progress=False)
+    assert frame["seed"].tolist() == [1, 1] and frame["step"].tolist() == [1000, 2000]
+    assert frame["charts/episodic_return"].tolist() == [-0.1, 0.30000000000000004]  # exact decimals
+    assert frame["wall_time"].tolist() == [1700000000.25, 1700000001.5]
+    mapped = rlstats.read_logs(tmp_path, "{agent}/{task}/seed{seed}.csv", step="charts/episodic_length",
+                               tags={"charts/episodic_return": "score"}, progress=False)
+    assert mapped["step"].tolist() == [1000] and mapped["score"].tolist() == [0.30000000000000004]
+    assert "1 value logged again" in " ".join(mapped.attrs[NOTES_ATTR])
+    (tmp_path / "notes.csv").write_text("not,a,log\n1,2\n")  # outside the pattern: never opened
+    assert len(rlstats.read_logs(tmp_path, "{agent}/{task}/seed{seed}.csv", progress=False)) == 2
+    with pytest.raises(LogReadError, match="step='nope' names no column"):
+        rlstats.read_logs(tmp_path, "{agent}/{task}/seed{seed}.csv", step="nope", progress=False)
+
+
+def test_csv_corrupt_cell_and_truncated_row(tmp_path):
+    path = tmp_path / "a" / "t" / "1.csv"
+    path.parent.mkdir(parents=True)
+    path.write_text("step,eval/return\n0,1.5\n10,oops\n")
+    with pytest.raises(LogReadError, match="corrupt: column 'eval/return' holds 'oops' in data row 2"):
+        rlstats.read_logs(tmp_path, "{agent}/{task}/{seed}.csv", tags="eval/return", progress=False)
+    path.write_text("step,eval/return,loss\n0,1.5,3\n10,2")
+    with pytest.raises(LogReadError, match="truncated"):
+        rlstats.read_logs(tmp_path, "{agent}/{task}/{seed}.csv", progress=False)
+
+
+def test_json_lines(tmp_path):
+    path = tmp_path / "a" / "t" / "0" / "metrics.jsonl"
+    path.parent.mkdir(parents=True)
+    lines = [{"step": 0, "eval/return": 1.0, "_timestamp": 10.0}, {"step": 5, "eval/return": 2.5, "_timestamp": 11.0}]
+    path.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    frame = rlstats.read_logs(tmp_path, "{agent}/{task}/{seed}", progress=False)
+    assert frame["eval/return"].tolist() == [1.0, 2.5] and frame["wall_time"].tolist() == [10.0, 11.0]
+    path.write_text(json.dumps(lines[0]) + "\n" + json.dumps(lines[1])[:15])
+    with pytest.raises(LogReadError, match="truncated: line 2 is not JSON"):
+        rlstats.read_logs(tmp_path, "{agent}/{task}/{seed}", progress=False)
+
+
+def test_wandb_chart_export(tmp_path):
+    """The web UI's 'Export CSV' of a line chart: Step, then '<run> - <metric>' with __MIN/__MAX."""
+    text = ("\"Step\",\"ppo_hopper_s1 - eval/return\",\"ppo_hopper_s1 - eval/return__MIN\","
+            "\"ppo_hopper_s1 - eval/return__MAX\",\"sac_hopper_s2 - eval/return\","
+            "\"sac_hopper_s2 - eval/return__MIN\",\"sac_hopper_s2 - eval/return__MAX\"\n"
+            "0,1.5,1.5,1.5,2.5,2.5,2.5\n1000,3,3,3,,,\n2000,,,,4.25,4.25,4.25\n")
+    (tmp_path / "export.csv").write_text(text)
+    frame = rlstats.read_logs(tmp_path, "{agent}_{task}_s{seed}", progress=False)
+    assert frame[["agent", "task", "seed", "step", "eval/return"]].values.tolist() == [
+        ["ppo", "hopper", 1, 0, 1.5], ["ppo", "hopper", 1, 1000, 3.0],
+        ["sac", "hopper", 2, 0, 2.5], ["sac", "hopper", 2, 2000, 4.25]]
+    assert set(frame["source"]) == {"export.csv"}
+    by_name = rlstats.read_logs(tmp_path / "export.csv", progress=False)
+    assert sorted(set(by_name["run"])) == ["ppo_hopper_s1", "sac_hopper_s2"]
+
+
+# ---------------------------------------------------------------- into the statistics
+
+def test_the_frame_goes_into_curves_and_summaries(tb_runs):
+    frame = rlstats.read_logs(tb_runs, "{agent}/{task}/seed_{seed}", tags={"eval/mean_reward": "score"},
+                              progress=False)
+    auc = rlstats.summarize_runs(frame, "score ~ agent | task/seed", step="step", how="final")
+    assert auc.shape == (8, 4)
+    expected = {(a, t, s): np.float32(10 * i + j + s + 3) for i, a in enumerate(["dqn", "ppo"])
+                for j, t in enumerate(["hopper", "walker"]) for s in (0, 1)}
+    for row in auc.itertuples(index=False):
+        assert row.score == float(expected[(row.agent, row.task, int(row.seed))])
+    result = rlstats.compare(auc, "score ~ agent | task/seed")
+    assert "TensorBoard event files" in str(result)
+
+
+# ---------------------------------------------------------------- the command line
+
+def run_cli(*argv):
+    import rlstats.cli as cli
+
+    out = io.StringIO()
+    status = cli.main(["read-logs", *argv], out=out)
+    return status, out.getvalue()
+
+
+def test_cli_writes_a_file_that_compare_reads(tb_runs, tmp_path):
+    output = tmp_path / "runs.csv"
+    status, text = run_cli(str(tb_runs), "--pattern", "{agent}/{task}/seed_{seed}", "--tags",
+                           "eval/mean_reward=score", "--no-progress", "-o", str(output))
+    assert status == 0 and "32 rows of 8 runs written to" in text and "tag 'eval/mean_reward' as 'score'" in text
+    from rlstats.cli import read_table
+
+    frame = read_table(output)
+    direct = rlstats.read_logs(tb_runs, "{agent}/{task}/seed_{seed}", tags={"eval/mean_reward": "score"},
+                               progress=False)
+    pd.testing.assert_frame_equal(frame, direct, check_dtype=False)
+    final = rlstats.summarize_runs(frame, "score ~ agent | task/seed", step="step")
+    final.to_csv(tmp_path / "final.csv", index=False)
+    import rlstats.cli as cli
+
+    out = io.StringIO()
+    assert cli.main(["compare", str(tmp_path / "final.csv"), "score ~ agent | task/seed"], out=out) == 0
+
+
+def test_cli_parquet_keeps_the_notes(tb_runs, tmp_path):
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError as error:  # absent, or built for another numpy
+        pytest.skip(f"pyarrow cannot be imported: {error}")
+    output = tmp_path / "runs.parquet"
+    status, _ = run_cli(str(tb_runs), "--pattern", "{agent}/{task}/seed_{seed}", "--no-progress", "--jobs", "2",
+                        "-o", str(output))
+    assert status == 0
+    frame = pd.read_parquet(output)
+    assert len(frame) == 32
+    if tuple(int(p) for p in pd.__version__.split(".")[:2]) >= (2, 1):  # pandas 2.1 keeps attrs in Parquet
+        assert "TensorBoard event files" in frame.attrs[NOTES_ATTR][0]
+
+
+def test_cli_bad_folder_is_one_message_and_status_2(tmp_path, capsys):
+    status, text = run_cli(str(tmp_path / "nowhere"), "--pattern", "{agent}/{seed}", "-o", str(tmp_path / "x.csv"))
+    captured = capsys.readouterr()
+    assert status == 2 and text == ""
+    assert captured.err.startswith("rlstats: error: no such folder") and "Traceback" not in captured.err
+    assert captured.err.count("\n") == 1
+    status, _ = run_cli(str(tmp_path), "-o", str(tmp_path / "x.xlsx"))
+    assert status == 2 and "must end in .csv" in capsys.readouterr().err
+
+
+def test_cli_advice_names_the_command_options(tb_runs, tmp_path, capsys):
+    _damage(tb_runs)
+    status, _ = run_cli(str(tb_runs), "--pattern", "{agent}/{task}/seed_{seed}", "--tags", "eval/mean_reward",
+                        "--no-progress", "-o", str(tmp_path / "x.csv"))
+    err = capsys.readouterr().err
+    assert status == 2 and "pass --on-error skip to read the others" in err and "Traceback" not in err
+    write_tb(tb_runs / "ppo" / "ant" / "seed_1", {"test/return": [(0, 1.0)]})  # a second evaluation return
+    status, _ = run_cli(str(tb_runs), "--pattern", "{agent}/{task}/seed_{seed}", "--no-progress", "--on-error",
+                        "skip", "-o", str(tmp_path / "x.csv"))
+    assert status == 2 and "name the one to read with --tags, e.g. --tags 'eval/mean_reward'" in \
+        capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- W&B public API (stubbed: no network here)
+
+class StubRun:
+    """The documented part of ``wandb.apis.public.Run`` that read_wandb uses."""
+
+    def __init__(self, run_id, name, config, history, group=None):
+        self.id, self.name, self.config, self.group = run_id, name, config, group
+        self._history = history
+
+    def scan_history(self, keys=None, page_size=1000, min_step=None, max_step=None):
+        # As documented: with keys=, only the rows that have every one of them.
+        for row in self._history:
+            if keys is None or all(k in row for k in keys):
+                yield {k: row[k] for k in (keys or row)} | {"_timestamp": row["_timestamp"]}
+
+
+class StubApi:
+    def __init__(self, runs):
+        self._runs, self.calls = runs, []
+
+    def runs(self, path, filters=None, order="+created_at", per_page=50):
+        self.calls.append((path, filters))
+        return iter(self._runs)
+
+
+def _stub_history(seed, n=3):
+    rows = []
+    for i in range(n):
+        rows.append({"_step": i, "_timestamp": 1000.0 + i, "charts/return": float(seed + i)})
+        if i % 2 == 0:
+            rows.append({"_step": i, "_timestamp": 1000.5 + i, "eval/return": 10.0 * seed + i})
+    return rows
+
+
+def test_read_wandb_through_a_stub_of_the_public_api():
+    runs = [StubRun(f"id{k}", f"ppo_hopper_{k}", {"env_id": "Hopper-v4", "algo": {"name": "ppo"}, "seed": k},
+                    _stub_history(k), group="ppo") for k in (1, 2)]
+    api = StubApi(runs)
+    frame = rlstats.read_wandb("me/proj", keys={"eval/return": "score", "charts/return": "train"},
+                               fields={"agent": "algo.name", "task": "env_id", "seed": "seed"},
+                               filters={"state": "finished"}, api=api, progress=False)
+    assert api.calls == [("me/proj", {"state": "finished"})]
+    assert list(frame.columns) == ["agent", "task", "seed", "step", "score", "train", "wall_time", "source"]
+    assert frame["seed"].tolist() == [1, 1, 1, 2, 2, 2] and set(frame["agent"]) == {"ppo"}
+    assert np.isnan(frame["score"].iloc[1]) and np.isnan(frame["score"].iloc[4])  # evaluated every other step
+    assert frame["score"].iloc[[0, 2, 3, 5]].tolist() == [10.0, 12.0, 20.0, 22.0]
+    assert frame["train"].tolist() == [1.0, 2.0, 3.0, 2.0, 3.0, 4.0]
+    assert frame["wall_time"].tolist()[:3] == [1000.5, 1001.0, 1002.5]  # the latest write at each step
+    assert frame["source"].tolist()[0] == "wandb:me/proj/id1"
+    assert "read 2 runs of W&B project 'me/proj'" in frame.attrs[NOTES_ATTR][0]
+
+    named = rlstats.read_wandb("me/proj", keys="eval/return", pattern="{agent}_{task}_{seed}", api=api,
+                               progress=False)
+    assert named[["agent", "task", "seed"]].drop_duplicates().values.tolist() == [["ppo", "hopper", 1],
+                                                                                 ["ppo", "hopper", 2]]
+
+
+def test_read_wandb_missing_key_and_no_package(monkeypatch):
+    api = StubApi([StubRun("a", "run-a", {}, _stub_history(1)), StubRun("b", "run-b", {}, [])])
+    with pytest.raises(LogReadError, match=r"(?s)1 of 2 W&B runs .*wandb:me/proj/b: missing tag"):
+        rlstats.read_wandb("me/proj", keys="eval/return", api=api, progress=False)
+    with pytest.warns(RlstatsWarning, match="skipped 1 of 2 W&B runs"):
+        frame = rlstats.read_wandb("me/proj", keys="eval/return", api=api, on_error="skip", progress=False)
+    assert set(frame["run"]) == {"run-a"}
+    monkeypatch.setitem(__import__("sys").modules, "wandb", None)
+    with pytest.raises(LogReadError, match="needs the wandb package.*format='wandb_csv'"):
+        rlstats.read_wandb("me/proj", keys="eval/return")
