@@ -41,8 +41,8 @@ def rliable_time(data, reps):
     try:
         from rliable import library as rly
         from rliable import metrics
-    except ImportError:
-        return None
+    except Exception as error:  # not installed, or its arch dependency breaks on this pandas
+        return f"{type(error).__name__}: {error}"
     scores = {}
     for agent, part in data.groupby("agent", sort=True):
         cube = part.pivot_table(index=["seed"], columns=["task", "step"], values="score")
@@ -79,8 +79,8 @@ def main(argv=None):
     print(f"{'peak memory, IQM bands, n_jobs=1':40s} {peak_memory(bands(1)) / 2**20:7.0f} MB")
 
     seconds = rliable_time(data, args.rliable_reps)
-    if seconds is None:
-        print("rliable is not installed here (pip install rliable): its per-frame recipe was not timed")
+    if isinstance(seconds, str):
+        print(f"rliable does not import here ({seconds[:120]}): its per-frame recipe was not timed")
     else:
         print(f"{'rliable per-frame IQM, ' + str(args.rliable_reps) + ' reps':40s} {seconds:7.2f} s   "
               f"(projected for {args.resamples}: {seconds * args.resamples / args.rliable_reps:.0f} s)")
