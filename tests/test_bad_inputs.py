@@ -169,3 +169,10 @@ def test_version_and_help():
     assert _cli("--version").stdout.strip() == f"rlstats {rlstats.__version__}"
     text = _cli("compare", "--help").stdout
     assert "curves" in text and "skillings_mack" in text and "-o normalize=" in text.replace("\n", " ")
+
+
+def test_two_atari_agents_with_a_game_column_are_not_pooled(atari):
+    # Issue 16: the pooled permutation test reported p = 5e-4 on 26 games at raw scales, with no note.
+    pair = atari[atari["agent"].isin(["SPR", "DrQ(eps)"])].rename(columns={"task": "game"})
+    with pytest.raises(DesignError, match=r"26 levels \(column 'game'\).*'score ~ agent \| game'"):
+        rlstats.compare(pair, "score ~ agent")
