@@ -400,6 +400,33 @@ def test_results_do_not_depend_on_batch_size(task_bootstrap):
     assert np.array_equal(joined.slots, np.concatenate([p.slots for p in parts]))
 
 
+@pytest.mark.parametrize("sizes", [[3, 7, 5, 1], [6, 6, 6, 6]])
+def test_count_kernel_equals_the_draw_path_and_ignores_chunking(sizes):
+    """The counts-based default path reads the same draws as draw() + resample_from_draws()."""
+    rng = np.random.default_rng(21)
+    sizes = np.array(sizes)
+    task = np.repeat(np.arange(sizes.size), sizes)
+    y = np.round(rng.gamma(2.0, 0.5, size=task.size), 1)  # ties on purpose
+    layout = K.agent_layout(y, task, np.concatenate([np.arange(c) for c in sizes]), sizes.size)
+    metrics = list(K.BUILTIN_METRICS)
+    fast = K.bootstrap_agent(layout, metrics, 1.0, 450, np.random.SeedSequence(9))
+    slow = np.empty_like(fast)
+    for start, stop, draws in K.stream_batches(np.random.SeedSequence(9), layout, 450):
+        slow[start:stop] = K.metric_values(layout, K.resample_from_draws(layout, draws), metrics, 1.0)
+    np.testing.assert_allclose(fast, slow, rtol=1e-13, atol=1e-13)
+    # row chunks inside a block of RNG_BLOCK resamples (batch_size=1: one resample at a time)
+    for size in (1, 7, 100, 1000):
+        assert np.array_equal(fast, K.bootstrap_agent(layout, metrics, 1.0, 450, np.random.SeedSequence(9),
+                                                      batch_size=size))
+
+
+def test_row_chunks_of_a_block_draw_what_the_whole_block_draws():
+    whole = np.random.default_rng(4).integers(0, np.array([3, 7, 7, 5]), size=(100, 4))
+    gen = np.random.default_rng(4)
+    parts = [gen.integers(0, np.array([3, 7, 7, 5]), size=(k, 4)) for k in (1, 33, 66)]
+    assert np.array_equal(whole, np.concatenate(parts))
+
+
 def test_invariant_to_agent_order_rows_and_other_agents():
     df = rlstats.datasets.simulate(agents=4, tasks=5, seeds=4, effect=0.5, rng=1)
     base = bootstrap(df, FORMULA, n_resamples=500, rng=4).tidy().set_index(["metric", "agent"]).sort_index()

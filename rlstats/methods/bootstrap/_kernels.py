@@ -236,6 +236,119 @@ def _concatenate(parts):
     return Draws(slots=cat([p.slots for p in parts]), chosen=chosen, mask=mask)
 
 
+# ----------------------------------------------------------------------------- counts straight from the draws
+
+
+def chunk_rows(n_runs, budget=None):
+    """Rows of one (rows x runs) work array: at most RNG_BLOCK, and about ``budget`` elements.
+
+    A block of RNG_BLOCK resamples is the unit of randomness; on very large
+    designs it is split into row chunks drawn one after another from the
+    block's own generator, which gives exactly the block's draws (numpy's
+    bounded-integer stream continues across calls), so memory stays flat.
+    """
+    budget = MEMORY_BUDGET if budget is None else budget
+    return max(1, min(RNG_BLOCK, int(budget) // max(1, n_runs)))
+
+
+def canonical_count_chunks(ss, layout, n_resamples, budget=None):
+    """Yield ``(start, stop, counts)``: int64 (rows, n) times each canonical slot was drawn.
+
+    The draws are those of :func:`draw` (without task resampling) block by
+    block, so every statistic computed from them equals the one computed from
+    :func:`resample_from_draws`; they are turned into counts by one bincount
+    per chunk with precomputed slot-and-row offsets, and never gathered into
+    scores.
+    """
+    n = layout.n_runs
+    rows = chunk_rows(n, budget)
+    high = layout.task_sizes[0] if layout.balanced else np.repeat(layout.task_sizes, layout.task_sizes)
+    offsets = layout.slot_base[None, :] + (np.arange(rows, dtype=np.intp) * n)[:, None]
+    for start, stop, gen in agent_blocks(ss, n_resamples):
+        for first in range(start, stop, rows):
+            k = min(rows, stop - first)
+            keys = gen.integers(0, high, size=(k, n))
+            keys += offsets[:k]
+            counts = np.bincount(keys.ravel(), minlength=k * n).reshape(k, n)
+            yield first, first + k, counts
+
+
+def pooled_slots(layout):
+    """Canonical slot of each pooled position (the inverse of ``slot_to_pooled``)."""
+    out = np.empty_like(layout.slot_to_pooled)
+    out[layout.slot_to_pooled] = np.arange(out.size)
+    return out
+
+
+class CountStatistics:
+    """Built-in statistics read off canonical counts, with work buffers reused chunk after chunk.
+
+    Calling it on integer counts (rows, n) from :func:`canonical_count_chunks`
+    gives (rows, M) statistics equal to :func:`metric_values` on the same
+    draws up to floating-point rounding (sums are taken in another order):
+
+    * per-task means: one weighted sum of each task's counts (for mean and median);
+    * optimality gap: one counts-weighted sum of min(score, gamma);
+    * IQM: the counts in pooled order, their integer cumulative sums clipped
+      to [floor(n/4), n - floor(n/4)] and one weighted sum (:func:`trimmed_sum`).
+
+    Row sums use ``einsum`` (never BLAS), so a row's value does not depend on
+    how many rows are computed together.
+    """
+
+    def __init__(self, layout, metrics, gamma, rows):
+        self.layout, self.metrics, self.gamma = layout, tuple(metrics), gamma
+        n = layout.n_runs
+        self.order = pooled_slots(layout)
+        self.clipped = np.minimum(layout.canonical_values, gamma)
+        self.steps = layout.values[:-1] - layout.values[1:]
+        self.cut = n // 4
+        self.float_counts = np.empty((rows, n))
+        self.int_work = np.empty((rows, n), dtype=np.int64)
+        self.float_work = np.empty((rows, n))
+
+    def task_means(self, counts):
+        layout = self.layout
+        b = counts.shape[0]
+        if layout.balanced:
+            c = int(layout.task_sizes[0])
+            sums = np.einsum("btc,tc->bt", counts.reshape(b, layout.n_tasks, c),
+                             layout.canonical_values.reshape(layout.n_tasks, c))
+        else:
+            sums = np.add.reduceat(counts * layout.canonical_values, layout.task_start, axis=1)
+        return sums / layout.task_sizes
+
+    def iqm(self, counts):
+        b, n = counts.shape
+        cum = self.int_work[:b]
+        np.take(counts, self.order, axis=1, out=cum)
+        np.cumsum(cum, axis=1, out=cum)
+        low, high = self.cut, n - self.cut
+        np.clip(cum, low, high, out=cum)
+        work = self.float_work[:b]
+        work[...] = cum
+        values = self.layout.values
+        total = _rowdot(work[:, :-1], self.steps) + high * values[-1] - low * values[0]
+        return total / (high - low)
+
+    def __call__(self, counts):
+        b, n = counts.shape
+        as_float = self.float_counts[:b]
+        as_float[...] = counts
+        out = np.empty((b, len(self.metrics)))
+        means = None
+        for j, metric in enumerate(self.metrics):
+            if metric in ("mean", "median"):
+                if means is None:
+                    means = self.task_means(as_float)
+                out[:, j] = means.mean(axis=1) if metric == "mean" else np.median(means, axis=1)
+            elif metric == "optimality_gap":
+                out[:, j] = self.gamma - _rowdot(as_float, self.clipped) / n
+            else:
+                out[:, j] = self.iqm(counts)
+        return out
+
+
 # ----------------------------------------------------------------------------- resamples as counts
 
 
@@ -334,17 +447,31 @@ def metric_iqm(layout, r, gamma):
 
     This is ``scipy.stats.trim_mean(x, 0.25, axis=None)`` over all runs x tasks
     (rliable ``aggregate_iqm``): floor(N/4) values are cut from each end, with
-    no fractional weighting.
+    no fractional weighting.  Read off the cumulative counts in pooled order
+    by summation by parts (:func:`trimmed_sum`): no sort per resample.
     """
-    total = np.rint(r.total).astype(np.int64)
-    cut = total // 4
-    counts = r.counts_int
+    total = np.rint(r.total)
+    cut = np.floor(total / 4)
+    return trimmed_sum(r.counts_float, layout.values, cut, total - cut) / (total - 2 * cut)
+
+
+def trimmed_sum(counts, values, low, high):
+    """(b,) sum of the order statistics low+1 .. high of each weighted sorted sample.
+
+    ``counts`` (b, n) are the copies of each of the ascending ``values`` (n,)
+    in each resample; ``low`` and ``high`` (b,) are the numbers of copies cut
+    below and kept up to.  With q_j = clip(C_j, low, high) for the cumulative
+    counts C_j, the copies of value j inside the window are q_j - q_(j-1), so
+    the sum is, by parts, sum_(j<n) q_j (v_j - v_(j+1)) + q_n v_n - q_0 v_1 with
+    q_n = high (every row's counts sum to at least ``high``) and q_0 = low.
+    One cumulative sum, one clip and one matrix-vector product.
+    """
     cum = np.cumsum(counts, axis=1)
-    before = cum - counts
-    # how many copies of each run fall inside the kept order statistics cut+1 .. total-cut
-    inside = np.minimum(cum, (total - cut)[:, None]) - np.maximum(before, cut[:, None])
-    np.maximum(inside, 0, out=inside)
-    return _rowdot(inside, layout.values) / (total - 2 * cut)
+    low = np.broadcast_to(np.asarray(low, dtype=np.float64), cum.shape[:1])
+    high = np.broadcast_to(np.asarray(high, dtype=np.float64), cum.shape[:1])
+    np.clip(cum, low[:, None], high[:, None], out=cum)
+    steps = values[:-1] - values[1:]
+    return _rowdot(cum[:, :-1], steps) + high * values[-1] - low * values[0]
 
 
 def metric_optimality_gap(layout, r, gamma):
@@ -409,8 +536,22 @@ def point_estimates(layout, metrics, gamma):
 
 def bootstrap_agent(layout, metrics, gamma, n_resamples, ss, *, task_bootstrap=False, batch_size=None,
                     advance=None):
-    """(n_resamples, M) bootstrap distribution of the metrics for one agent."""
+    """(n_resamples, M) bootstrap distribution of the metrics for one agent.
+
+    Built-in metrics without task resampling are read off canonical counts
+    (:func:`canonical_count_chunks`); user metrics and task resampling go
+    through the draws.  ``batch_size`` bounds the elements held at once
+    (about ``batch_size`` x runs); it never changes the draws.
+    """
     out = np.empty((n_resamples, len(metrics)))
+    if not task_bootstrap and not any(callable(m) for m in metrics):
+        budget = None if batch_size is None else batch_size * layout.n_runs
+        statistics = CountStatistics(layout, metrics, gamma, chunk_rows(layout.n_runs, budget))
+        for start, stop, counts in canonical_count_chunks(ss, layout, n_resamples, budget):
+            out[start:stop] = statistics(counts)
+            if advance is not None:
+                advance(stop - start)
+        return out
     for start, stop, draws in stream_batches(ss, layout, n_resamples, task_bootstrap, batch_size):
         out[start:stop] = metric_values(layout, resample_from_draws(layout, draws), metrics, gamma)
         if advance is not None:
