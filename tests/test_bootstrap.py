@@ -209,6 +209,24 @@ def distinct_values(scores):
     return float(np.unique(scores).size)
 
 
+@pytest.mark.parametrize("sizes", [[3, 7, 5, 2], [4, 4, 4, 4, 4], [8], [2, 3]])
+def test_closed_form_jackknife_equals_refitting_without_each_run(sizes):
+    """BCa's leave-one-out values (O(n log T)) equal the definitions refitted on n - 1 runs."""
+    rng = np.random.default_rng(len(sizes))
+    sizes = np.array(sizes)
+    task = np.repeat(np.arange(sizes.size), sizes)
+    y = np.round(rng.normal(size=task.size), 1)  # ties on purpose
+    layout = K.agent_layout(y, task, np.concatenate([np.arange(c) for c in sizes]), sizes.size)
+    metrics = list(K.BUILTIN_METRICS)
+    got = K.leave_one_out_values(layout, metrics, 0.3)
+    groups = [layout.values[layout.task_of == t] for t in range(sizes.size)]
+    for p in range(layout.n_runs):
+        t = layout.task_of[p]
+        i = np.flatnonzero(np.flatnonzero(layout.task_of == t) == p)[0]
+        expected = direct_metrics([np.delete(g, i) if s == t else g for s, g in enumerate(groups)], 0.3)
+        np.testing.assert_allclose(got[p], [expected[m] for m in metrics], rtol=1e-12, atol=1e-12)
+
+
 def test_bca_undefined_gives_nan_and_warns():
     # the data have 12 distinct runs; (almost) every resample repeats some, so all lie below the estimate
     df = long_frame({a: np.arange(12.0).reshape(4, 3) + i for i, a in enumerate("AB")})

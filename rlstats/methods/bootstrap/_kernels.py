@@ -413,9 +413,11 @@ def resample_from_draws(layout, draws):
 def resample_from_counts(layout, counts):
     """A Resample from arbitrary count rows (the point estimate, jackknife rows)."""
     counts = np.atleast_2d(np.asarray(counts, dtype=np.float64))
-    sizes = counts @ layout.task_indicator()
+    T = layout.n_tasks
+    sizes = np.stack([np.bincount(layout.task_of, weights=row, minlength=T) for row in counts])
+    sums = np.stack([np.bincount(layout.task_of, weights=row * layout.values, minlength=T) for row in counts])
     with np.errstate(invalid="ignore", divide="ignore"):
-        means = (counts @ layout.task_sum_table()) / sizes
+        means = sums / sizes
     return Resample(counts=counts, total=counts.sum(axis=1), task_means=means)
 
 
@@ -760,28 +762,89 @@ def acceleration_from_jackknife(values):
     return np.divide(num, den, out=np.zeros_like(num), where=den > 0)
 
 
+def _median_with_replacement(sorted_means, rank, x):
+    """Median of ``sorted_means`` (T,) after the value at ``rank`` is replaced by ``x`` (vectorised over rank, x)."""
+    size = sorted_means.size
+    # the other T - 1 means, in order: other[i] = sorted_means[i + (i >= rank)]
+    below = np.searchsorted(sorted_means, x, side="left")
+    below = below - (sorted_means[rank] < x)  # the others strictly below x
+
+    def element(i):  # i-th smallest of the others with x inserted at position `below`
+        j = np.where(i > below, i - 1, i)
+        other = sorted_means[np.minimum(j + (j >= rank), size - 1)]
+        return np.where(i == below, x, other)
+
+    if size % 2:
+        return element(np.full(x.shape, size // 2))
+    return 0.5 * (element(np.full(x.shape, size // 2 - 1)) + element(np.full(x.shape, size // 2)))
+
+
+def leave_one_out_values(layout, metrics, gamma):
+    """(n, M) each built-in metric with one run left out, for every run in pooled order.
+
+    Closed forms from the sorted sample, O(n log T) in all: the left-out run
+    changes one task mean (mean, median of task means: the median by one
+    search among the other sorted task means), one term of the optimality
+    gap, and shifts the trimmed window of the IQM by at most one position
+    (prefix sums of the sorted values).  Runs alone in their task give NaN
+    for mean and median (their task would have no runs).
+    """
+    v, task, sizes = layout.values, layout.task_of, layout.task_sizes
+    n, T = v.size, layout.n_tasks
+    out = np.empty((n, len(metrics)))
+    sums = np.bincount(task, weights=v, minlength=T)
+    means = sums / sizes
+    c = sizes[task]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        new_mean = np.where(c > 1, (sums[task] - v) / (c - 1), np.nan)
+    rank_of_task = np.empty(T, dtype=np.intp)
+    order = np.argsort(means, kind="stable")
+    rank_of_task[order] = np.arange(T)
+    sorted_means = means[order]
+    for j, metric in enumerate(metrics):
+        if metric == "mean":
+            out[:, j] = (sums / sizes).sum() / T + (new_mean - means[task]) / T
+        elif metric == "median":
+            out[:, j] = _median_with_replacement(sorted_means, rank_of_task[task], new_mean)
+        elif metric == "optimality_gap":
+            clipped = np.minimum(v, gamma)
+            out[:, j] = gamma - (clipped.sum() - clipped) / (n - 1) if n > 1 else np.nan
+        else:  # iqm of the n - 1 others: sorted'[i] = v[i + (i >= p)], kept i in [cut, n - 1 - cut)
+            m = n - 1
+            if m < 1:
+                out[:, j] = np.nan
+                continue
+            cut = m // 4
+            lo, hi = cut, m - cut
+            centre = v[(lo + hi) // 2]
+            prefix = np.r_[0.0, np.cumsum(v - centre)]
+            p = np.arange(n)
+            window = np.where(p >= hi, prefix[hi] - prefix[lo],
+                              np.where(p < lo, prefix[hi + 1] - prefix[lo + 1], prefix[hi + 1] - prefix[lo] - (v - centre)))
+            out[:, j] = centre + window / (hi - lo)
+    return out
+
+
 def stratified_acceleration(layout, metrics, gamma):
     """(M,) BCa acceleration from the within-task jackknife of the built-in metrics.
 
     Davison & Hinkley (1997, Section 3.2.1) for several samples: the
     empirical influence of run j of task t is l_tj = (c_t - 1)(mean_j th_(tj) - th_(tj)),
     and a = sum_t c_t^-3 sum_j l_tj^3 / (6 (sum_t c_t^-2 sum_j l_tj^2)^1.5).
-    Tasks with one run carry no within-task variation and are skipped.
+    Tasks with one run carry no within-task variation and are skipped.  The
+    leave-one-out values come in closed form (:func:`leave_one_out_values`),
+    so the cost is that of a sort, not quadratic in the runs.
     """
-    num = np.zeros(len(metrics))
-    den = np.zeros(len(metrics))
-    pooled_of_task = [np.flatnonzero(layout.task_of == t) for t in range(layout.n_tasks)]
-    for t, members in enumerate(pooled_of_task):
-        c = members.size
-        if c < 2:
-            continue
-        counts = np.ones((c, layout.n_runs))
-        counts[np.arange(c), members] = 0
-        values = metric_values(layout, resample_from_counts(layout, counts), metrics, gamma)
-        influence = (c - 1) * (values.mean(axis=0) - values)
-        num += (influence**3).sum(axis=0) / c**3
-        den += (influence**2).sum(axis=0) / c**2
-    den = 6 * den**1.5
+    values = leave_one_out_values(layout, metrics, gamma)
+    task, sizes = layout.task_of, layout.task_sizes
+    keep = sizes[task] > 1
+    values, task = values[keep], task[keep]
+    c = sizes[task].astype(np.float64)[:, None]
+    task_mean = np.stack([np.bincount(task, weights=values[:, j], minlength=sizes.size)
+                          for j in range(values.shape[1])], axis=1) / np.maximum(sizes, 1)[:, None]
+    influence = (c - 1) * (task_mean[task] - values)
+    num = (influence**3 / c**3).sum(axis=0)
+    den = 6 * (influence**2 / c**2).sum(axis=0) ** 1.5
     return np.divide(num, den, out=np.zeros_like(num), where=den > 0)
 
 
