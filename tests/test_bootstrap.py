@@ -438,6 +438,24 @@ def test_count_kernel_equals_the_draw_path_and_ignores_chunking(sizes):
                                                       batch_size=size))
 
 
+@pytest.mark.parametrize("sizes", [[3, 7, 5, 1], [6, 6, 6, 6]])
+def test_profile_count_kernel_equals_the_draw_path(sizes):
+    rng = np.random.default_rng(22)
+    sizes = np.array(sizes)
+    task = np.repeat(np.arange(sizes.size), sizes)
+    layout = K.agent_layout(np.round(rng.gamma(2.0, 0.5, size=task.size), 1), task,
+                            np.concatenate([np.arange(c) for c in sizes]), sizes.size)
+    tau = np.linspace(-0.1, 3.0, 32)  # thresholds on data values included
+    fast = K.profile_agent(layout, tau, "runs", 250, np.random.SeedSequence(3))
+    slow = np.empty_like(fast)
+    for start, stop, draws in K.stream_batches(np.random.SeedSequence(3), layout, 250):
+        slow[start:stop] = K.profile_values(layout, K.resample_from_draws(layout, draws), tau, "runs")
+    np.testing.assert_allclose(fast, slow, rtol=1e-13, atol=1e-14)
+    assert np.array_equal(fast, K.profile_agent(layout, tau, "runs", 250, np.random.SeedSequence(3), batch_size=1))
+    np.testing.assert_allclose(K.profile_estimate(layout, tau, "runs"),
+                               K.profile_values(layout, K.observed(layout), tau, "runs")[0], atol=1e-14)
+
+
 def test_row_chunks_of_a_block_draw_what_the_whole_block_draws():
     whole = np.random.default_rng(4).integers(0, np.array([3, 7, 7, 5]), size=(100, 4))
     gen = np.random.default_rng(4)

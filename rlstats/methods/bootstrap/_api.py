@@ -550,8 +550,7 @@ def performance_profile(data, formula=None, *, tau=None, kind="runs", n_resample
     tau = _check_tau(tau, design)
     root, seed = seed_sequence(rng)
     layouts = _layouts(design)
-    estimates = np.stack([kernels.profile_values(layout, kernels.observed(layout), tau, kind)[0]
-                          for layout in layouts])
+    estimates = np.stack([kernels.profile_estimate(layout, tau, kind) for layout in layouts])
     bounds, se = np.empty(estimates.shape + (2,)), np.empty(estimates.shape + (2,))
     with progress_bar(design.n_agents * n_resamples, progress, "performance profiles") as advance:
         for i, (name, layout) in enumerate(zip(design.agents, layouts)):

@@ -578,15 +578,69 @@ def profile_values(layout, r, tau, kind, table=None):
     return (r.task_means[:, :, None] > tau[None, None, :]).mean(axis=1)
 
 
+class ProfileStatistics:
+    """A profile read off canonical counts (no task resampling), buffers reused chunk after chunk.
+
+    (The bootstrap of ``"tasks"`` profiles goes through the draws, whose task
+    sums round as before: a task mean equal to a threshold must compare as
+    it always did.)
+
+    ``"runs"``: the fraction of runs above tau averaged over tasks is the
+    weighted count of the pooled runs above tau, i.e. one minus a cumulative
+    (weighted) count read at ``searchsorted(values, tau, "right")``: one
+    cumulative sum per resample whatever the number of thresholds.
+    ``"tasks"``: per-task means from counts compared with tau.
+    """
+
+    def __init__(self, layout, tau, kind, rows):
+        self.layout, self.tau, self.kind = layout, np.asarray(tau, dtype=np.float64), kind
+        self.order = pooled_slots(layout)
+        self.at = np.searchsorted(layout.values, self.tau, side="right")  # runs <= tau
+        n = layout.n_runs
+        self.weight = None if layout.balanced else 1.0 / (layout.n_tasks * layout.task_sizes[layout.task_of])
+        self.work = np.empty((rows, n + 1), dtype=np.int64 if layout.balanced else np.float64)
+        self.statistics = CountStatistics(layout, (), 0.0, rows) if kind == "tasks" else None
+
+    def __call__(self, counts):
+        b, n = counts.shape
+        if self.kind == "tasks":
+            means = self.statistics.task_means(counts.astype(np.float64))
+            return (means[:, :, None] > self.tau[None, None, :]).mean(axis=1)
+        work = self.work[:b]
+        work[:, 0] = 0
+        np.take(counts, self.order, axis=1, out=work[:, 1:]) if self.weight is None else np.multiply(
+            np.take(counts, self.order, axis=1), self.weight, out=work[:, 1:])
+        np.cumsum(work[:, 1:], axis=1, out=work[:, 1:])
+        below = work[:, self.at]
+        if self.weight is None:
+            return (n - below) / n
+        return 1.0 - below
+
+
 def profile_agent(layout, tau, kind, n_resamples, ss, *, task_bootstrap=False, batch_size=None, advance=None):
     """(n_resamples, n_tau) bootstrap distribution of one agent's profile."""
-    table = profile_tables(layout, tau) if kind == "runs" else None
     out = np.empty((n_resamples, tau.size))
+    if kind == "runs" and not task_bootstrap:
+        budget = None if batch_size is None else batch_size * layout.n_runs
+        statistics = ProfileStatistics(layout, tau, kind, chunk_rows(layout.n_runs, budget))
+        for start, stop, counts in canonical_count_chunks(ss, layout, n_resamples, budget):
+            out[start:stop] = statistics(counts)
+            if advance is not None:
+                advance(stop - start)
+        return out
+    table = profile_tables(layout, tau) if kind == "runs" else None
     for start, stop, draws in stream_batches(ss, layout, n_resamples, task_bootstrap, batch_size):
         out[start:stop] = profile_values(layout, resample_from_draws(layout, draws), tau, kind, table)
         if advance is not None:
             advance(stop - start)
     return out
+
+
+def profile_estimate(layout, tau, kind):
+    """(n_tau,) the profile of the data (every run counted once)."""
+    if kind == "tasks":
+        return profile_values(layout, observed(layout), tau, kind)[0]
+    return ProfileStatistics(layout, tau, kind, 1)(np.ones((1, layout.n_runs), dtype=np.int64))[0]
 
 
 # ----------------------------------------------------------------------------- probability of improvement
