@@ -157,7 +157,7 @@ def table(repeat, peer_repeat, poi_reps):
     print(f"load average after: {load()}")
 
 
-def simulated(tasks, runs, agents=1):
+def simulated(tasks, runs, agents=2):
     gen = np.random.default_rng(0)
     import pandas as pd
 
@@ -168,7 +168,8 @@ def simulated(tasks, runs, agents=1):
 
 def scaling(repeat):
     print(f"load average before: {load()}")
-    print("one agent, four metrics, percentile; time best of", repeat, "; peak = tracemalloc, separate run")
+    print("two agents (a design needs two), four metrics, percentile; time best of", repeat,
+          "; ns per resampled run = seconds / (2 x tasks x runs x resamples); peak = tracemalloc, separate run")
     print(f"{'tasks':>6} {'runs':>6} {'resamples':>9} {'seconds':>8} {'ns/draw':>8} {'peak MB':>8}")
     configs = ([(t, 100, 2000) for t in (10, 100, 1000)] + [(26, r, 2000) for r in (5, 50, 500, 1000)]
                + [(26, 100, b) for b in (1000, 10_000, 50_000)])
@@ -180,13 +181,13 @@ def scaling(repeat):
             bootstrap(design, metrics=METRICS, n_resamples=reps, rng=0)
         seconds = best(call, repeat)
         peak = peak_memory(call) / 2**20
-        print(f"{tasks:>6} {runs:>6} {reps:>9} {seconds:>8.3f} {seconds / (tasks * runs * reps) * 1e9:>8.2f} "
+        print(f"{tasks:>6} {runs:>6} {reps:>9} {seconds:>8.3f} {seconds / (2 * tasks * runs * reps) * 1e9:>8.2f} "
               f"{peak:>8.1f}")
     print(f"load average after: {load()}")
 
 
 def memory():
-    print("peak memory (tracemalloc) of one agent's bootstrap, 200 resamples, four metrics:")
+    print("peak memory (tracemalloc) of a bootstrap of two agents, 200 resamples, four metrics (runs per agent):")
     for tasks, runs in ((100, 1000), (1000, 1000)):
         design = rlstats.build(simulated(tasks, runs), FORMULA)
         for interval in ("percentile", "bca"):

@@ -846,15 +846,18 @@ def leave_one_out_values(layout, metrics, gamma):
     v, task, sizes = layout.values, layout.task_of, layout.task_sizes
     n, T = v.size, layout.n_tasks
     out = np.empty((n, len(metrics)))
-    sums = np.bincount(task, weights=v, minlength=T)
-    means = sums / sizes
-    c = sizes[task]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        new_mean = np.where(c > 1, (sums[task] - v) / (c - 1), np.nan)
-    rank_of_task = np.empty(T, dtype=np.intp)
-    order = np.argsort(means, kind="stable")
-    rank_of_task[order] = np.arange(T)
-    sorted_means = means[order]
+    if "mean" in metrics or "median" in metrics:
+        sums = np.bincount(task, weights=v, minlength=T)
+        means = sums / sizes
+        c = sizes[task]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            new_mean = (sums[task] - v) / (c - 1)
+        new_mean[c < 2] = np.nan
+        del c
+        rank_of_task = np.empty(T, dtype=np.intp)
+        order = np.argsort(means, kind="stable")
+        rank_of_task[order] = np.arange(T)
+        sorted_means = means[order]
     for j, metric in enumerate(metrics):
         if metric == "mean":
             out[:, j] = (sums / sizes).sum() / T + (new_mean - means[task]) / T
@@ -871,11 +874,14 @@ def leave_one_out_values(layout, metrics, gamma):
             cut = m // 4
             lo, hi = cut, m - cut
             centre = v[(lo + hi) // 2]
+            window = out[:, j]
+            np.subtract(centre, v, out=window)  # -(v_p - centre): left out from inside the window
             prefix = np.r_[0.0, np.cumsum(v - centre)]
-            p = np.arange(n)
-            window = np.where(p >= hi, prefix[hi] - prefix[lo],
-                              np.where(p < lo, prefix[hi + 1] - prefix[lo + 1], prefix[hi + 1] - prefix[lo] - (v - centre)))
-            out[:, j] = centre + window / (hi - lo)
+            window += prefix[hi + 1] - prefix[lo]
+            window[hi:] = prefix[hi] - prefix[lo]  # left out above the window
+            window[:lo] = prefix[hi + 1] - prefix[lo + 1]  # left out below it
+            window /= hi - lo
+            window += centre
     return out
 
 
@@ -889,16 +895,19 @@ def stratified_acceleration(layout, metrics, gamma):
     leave-one-out values come in closed form (:func:`leave_one_out_values`),
     so the cost is that of a sort, not quadratic in the runs.
     """
-    values = leave_one_out_values(layout, metrics, gamma)
     task, sizes = layout.task_of, layout.task_sizes
     keep = sizes[task] > 1
-    values, task = values[keep], task[keep]
-    c = sizes[task].astype(np.float64)[:, None]
-    task_mean = np.stack([np.bincount(task, weights=values[:, j], minlength=sizes.size)
-                          for j in range(values.shape[1])], axis=1) / np.maximum(sizes, 1)[:, None]
-    influence = (c - 1) * (task_mean[task] - values)
-    num = (influence**3 / c**3).sum(axis=0)
-    den = 6 * (influence**2 / c**2).sum(axis=0) ** 1.5
+    task = task[keep]
+    c = sizes[task].astype(np.float64)
+    num, den = np.zeros(len(metrics)), np.zeros(len(metrics))
+    for j, metric in enumerate(metrics):  # one metric at a time: a few arrays of n values at once
+        values = leave_one_out_values(layout, [metric], gamma)[keep, 0]
+        task_mean = np.bincount(task, weights=values, minlength=sizes.size) / np.maximum(sizes, 1)
+        influence = (c - 1) * (task_mean[task] - values)
+        influence /= c
+        num[j] = (influence**3).sum()
+        den[j] = (influence**2).sum()
+    den = 6 * den**1.5
     return np.divide(num, den, out=np.zeros_like(num), where=den > 0)
 
 
