@@ -209,6 +209,24 @@ def distinct_values(scores):
     return float(np.unique(scores).size)
 
 
+@pytest.mark.parametrize("sizes", [[3, 7, 5, 2], [4, 4, 4, 4, 4], [8], [2, 3]])
+def test_closed_form_jackknife_equals_refitting_without_each_run(sizes):
+    """BCa's leave-one-out values (O(n log T)) equal the definitions refitted on n - 1 runs."""
+    rng = np.random.default_rng(len(sizes))
+    sizes = np.array(sizes)
+    task = np.repeat(np.arange(sizes.size), sizes)
+    y = np.round(rng.normal(size=task.size), 1)  # ties on purpose
+    layout = K.agent_layout(y, task, np.concatenate([np.arange(c) for c in sizes]), sizes.size)
+    metrics = list(K.BUILTIN_METRICS)
+    got = K.leave_one_out_values(layout, metrics, 0.3)
+    groups = [layout.values[layout.task_of == t] for t in range(sizes.size)]
+    for p in range(layout.n_runs):
+        t = layout.task_of[p]
+        i = np.flatnonzero(np.flatnonzero(layout.task_of == t) == p)[0]
+        expected = direct_metrics([np.delete(g, i) if s == t else g for s, g in enumerate(groups)], 0.3)
+        np.testing.assert_allclose(got[p], [expected[m] for m in metrics], rtol=1e-12, atol=1e-12)
+
+
 def test_bca_undefined_gives_nan_and_warns():
     # the data have 12 distinct runs; (almost) every resample repeats some, so all lie below the estimate
     df = long_frame({a: np.arange(12.0).reshape(4, 3) + i for i, a in enumerate("AB")})
@@ -398,6 +416,51 @@ def test_results_do_not_depend_on_batch_size(task_bootstrap):
     again = K.agent_blocks(np.random.SeedSequence(6), 350)
     parts = [K.draw(gen, layout, stop - start, task_bootstrap) for start, stop, gen in again]
     assert np.array_equal(joined.slots, np.concatenate([p.slots for p in parts]))
+
+
+@pytest.mark.parametrize("sizes", [[3, 7, 5, 1], [6, 6, 6, 6]])
+def test_count_kernel_equals_the_draw_path_and_ignores_chunking(sizes):
+    """The counts-based default path reads the same draws as draw() + resample_from_draws()."""
+    rng = np.random.default_rng(21)
+    sizes = np.array(sizes)
+    task = np.repeat(np.arange(sizes.size), sizes)
+    y = np.round(rng.gamma(2.0, 0.5, size=task.size), 1)  # ties on purpose
+    layout = K.agent_layout(y, task, np.concatenate([np.arange(c) for c in sizes]), sizes.size)
+    metrics = list(K.BUILTIN_METRICS)
+    fast = K.bootstrap_agent(layout, metrics, 1.0, 450, np.random.SeedSequence(9))
+    slow = np.empty_like(fast)
+    for start, stop, draws in K.stream_batches(np.random.SeedSequence(9), layout, 450):
+        slow[start:stop] = K.metric_values(layout, K.resample_from_draws(layout, draws), metrics, 1.0)
+    np.testing.assert_allclose(fast, slow, rtol=1e-13, atol=1e-13)
+    # row chunks inside a block of RNG_BLOCK resamples (batch_size=1: one resample at a time)
+    for size in (1, 7, 100, 1000):
+        assert np.array_equal(fast, K.bootstrap_agent(layout, metrics, 1.0, 450, np.random.SeedSequence(9),
+                                                      batch_size=size))
+
+
+@pytest.mark.parametrize("sizes", [[3, 7, 5, 1], [6, 6, 6, 6]])
+def test_profile_count_kernel_equals_the_draw_path(sizes):
+    rng = np.random.default_rng(22)
+    sizes = np.array(sizes)
+    task = np.repeat(np.arange(sizes.size), sizes)
+    layout = K.agent_layout(np.round(rng.gamma(2.0, 0.5, size=task.size), 1), task,
+                            np.concatenate([np.arange(c) for c in sizes]), sizes.size)
+    tau = np.linspace(-0.1, 3.0, 32)  # thresholds on data values included
+    fast = K.profile_agent(layout, tau, "runs", 250, np.random.SeedSequence(3))
+    slow = np.empty_like(fast)
+    for start, stop, draws in K.stream_batches(np.random.SeedSequence(3), layout, 250):
+        slow[start:stop] = K.profile_values(layout, K.resample_from_draws(layout, draws), tau, "runs")
+    np.testing.assert_allclose(fast, slow, rtol=1e-13, atol=1e-14)
+    assert np.array_equal(fast, K.profile_agent(layout, tau, "runs", 250, np.random.SeedSequence(3), batch_size=1))
+    np.testing.assert_allclose(K.profile_estimate(layout, tau, "runs"),
+                               K.profile_values(layout, K.observed(layout), tau, "runs")[0], atol=1e-14)
+
+
+def test_row_chunks_of_a_block_draw_what_the_whole_block_draws():
+    whole = np.random.default_rng(4).integers(0, np.array([3, 7, 7, 5]), size=(100, 4))
+    gen = np.random.default_rng(4)
+    parts = [gen.integers(0, np.array([3, 7, 7, 5]), size=(k, 4)) for k in (1, 33, 66)]
+    assert np.array_equal(whole, np.concatenate(parts))
 
 
 def test_invariant_to_agent_order_rows_and_other_agents():

@@ -341,7 +341,14 @@ def _accelerations(layouts, options):
     return out
 
 
+def _agent_layout(design, j):
+    mine = np.flatnonzero(design.agent == j)
+    return kernels.agent_layout(design.y[mine], design.task[mine], design.run[mine], design.n_tasks)
+
+
 def _run_bootstrap(design, options, rng):
+    if not options.rliable_compat and not any(callable(m) for m in options.metrics):
+        return _run_builtin_bootstrap(design, options, rng)
     layouts = _layouts(design)
     if options.rliable_compat:
         _require_run_matrices(design, layouts, "rliable_compat=True")
@@ -365,11 +372,34 @@ def _run_bootstrap(design, options, rng):
             estimates = np.stack([kernels.point_estimates(layout, options.metrics, options.gamma)
                                   for layout in layouts])
     distribution = np.stack([s.T for s in stats])
-    z0 = acceleration = None
+    acceleration = _accelerations(layouts, options) if options.interval == "bca" else None
+    return _bootstrap_result(design, options, seed, distribution, estimates, acceleration)
+
+
+def _run_builtin_bootstrap(design, options, rng):
+    """Built-in metrics: one agent's layout at a time, so memory holds one agent's runs, not all."""
+    root, seed = seed_sequence(rng)
+    distribution = np.empty((design.n_agents, len(options.metrics), options.n_resamples))
+    estimates = np.empty((design.n_agents, len(options.metrics)))
+    acceleration = np.zeros_like(estimates) if options.interval == "bca" else None
+    with progress_bar(design.n_agents * options.n_resamples, options.progress, "bootstrap") as advance:
+        for j, name in enumerate(design.agents):
+            layout = _agent_layout(design, j)
+            distribution[j] = kernels.bootstrap_agent(
+                layout, options.metrics, options.gamma, options.n_resamples, kernels.agent_seed_sequence(root, name),
+                task_bootstrap=options.task_bootstrap, advance=advance).T
+            estimates[j] = kernels.point_estimates(layout, options.metrics, options.gamma)
+            if acceleration is not None:
+                acceleration[j] = _accelerations([layout], options)[0]
+            del layout
+    return _bootstrap_result(design, options, seed, distribution, estimates, acceleration)
+
+
+def _bootstrap_result(design, options, seed, distribution, estimates, acceleration):
+    z0 = None
     notes = list(design.notes)
     if options.interval == "bca":
         z0 = kernels.bias_correction(distribution, estimates)
-        acceleration = _accelerations(layouts, options)
         notes += _bca_notes(design.agents, options.metric_names, z0)
     bounds, se = kernels.metric_bounds(distribution, estimates, options.confidence_level, options.interval, z0, acceleration,
                                 options.rliable_compat)
@@ -550,8 +580,7 @@ def performance_profile(data, formula=None, *, tau=None, kind="runs", n_resample
     tau = _check_tau(tau, design)
     root, seed = seed_sequence(rng)
     layouts = _layouts(design)
-    estimates = np.stack([kernels.profile_values(layout, kernels.observed(layout), tau, kind)[0]
-                          for layout in layouts])
+    estimates = np.stack([kernels.profile_estimate(layout, tau, kind) for layout in layouts])
     bounds, se = np.empty(estimates.shape + (2,)), np.empty(estimates.shape + (2,))
     with progress_bar(design.n_agents * n_resamples, progress, "performance profiles") as advance:
         for i, (name, layout) in enumerate(zip(design.agents, layouts)):

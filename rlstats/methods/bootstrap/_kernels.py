@@ -13,6 +13,14 @@ a ``(n_resamples, n_runs)`` count matrix and nothing is sorted per resample:
 * probability of improvement counts, for every X run, the resampled Y runs
   below it (cumulative counts on the two agents' merged sorted runs).
 
+Since issue 17 the default path (built-in metrics, no task resampling) never
+materialises the resampled scores: each block's draws become canonical
+counts by one ``bincount`` (:func:`canonical_count_chunks`) and every
+statistic is read off them (:class:`CountStatistics`, :class:`ProfileStatistics`).
+The draws are the same as before, so intervals for a given ``rng`` are the
+same up to floating-point rounding of the sums (about 1e-15; tested against
+the draw path).  BCa's jackknife is in closed form (:func:`leave_one_out_values`).
+
 Draws are made in a fixed *canonical* layout (task by task, runs sorted by
 score within a task), from a random stream keyed by the agent's label and
 split into fixed blocks of ``RNG_BLOCK`` resamples
@@ -236,6 +244,119 @@ def _concatenate(parts):
     return Draws(slots=cat([p.slots for p in parts]), chosen=chosen, mask=mask)
 
 
+# ----------------------------------------------------------------------------- counts straight from the draws
+
+
+def chunk_rows(n_runs, budget=None):
+    """Rows of one (rows x runs) work array: at most RNG_BLOCK, and about ``budget`` elements.
+
+    A block of RNG_BLOCK resamples is the unit of randomness; on very large
+    designs it is split into row chunks drawn one after another from the
+    block's own generator, which gives exactly the block's draws (numpy's
+    bounded-integer stream continues across calls), so memory stays flat.
+    """
+    budget = MEMORY_BUDGET if budget is None else budget
+    return max(1, min(RNG_BLOCK, int(budget) // max(1, n_runs)))
+
+
+def canonical_count_chunks(ss, layout, n_resamples, budget=None):
+    """Yield ``(start, stop, counts)``: int64 (rows, n) times each canonical slot was drawn.
+
+    The draws are those of :func:`draw` (without task resampling) block by
+    block, so every statistic computed from them equals the one computed from
+    :func:`resample_from_draws`; they are turned into counts by one bincount
+    per chunk with precomputed slot-and-row offsets, and never gathered into
+    scores.
+    """
+    n = layout.n_runs
+    rows = chunk_rows(n, budget)
+    high = layout.task_sizes[0] if layout.balanced else np.repeat(layout.task_sizes, layout.task_sizes)
+    offsets = layout.slot_base[None, :] + (np.arange(rows, dtype=np.intp) * n)[:, None]
+    for start, stop, gen in agent_blocks(ss, n_resamples):
+        for first in range(start, stop, rows):
+            k = min(rows, stop - first)
+            keys = gen.integers(0, high, size=(k, n))
+            keys += offsets[:k]
+            counts = np.bincount(keys.ravel(), minlength=k * n).reshape(k, n)
+            yield first, first + k, counts
+
+
+def pooled_slots(layout):
+    """Canonical slot of each pooled position (the inverse of ``slot_to_pooled``)."""
+    out = np.empty_like(layout.slot_to_pooled)
+    out[layout.slot_to_pooled] = np.arange(out.size)
+    return out
+
+
+class CountStatistics:
+    """Built-in statistics read off canonical counts, with work buffers reused chunk after chunk.
+
+    Calling it on integer counts (rows, n) from :func:`canonical_count_chunks`
+    gives (rows, M) statistics equal to :func:`metric_values` on the same
+    draws up to floating-point rounding (sums are taken in another order):
+
+    * per-task means: one weighted sum of each task's counts (for mean and median);
+    * optimality gap: one counts-weighted sum of min(score, gamma);
+    * IQM: the counts in pooled order, their integer cumulative sums clipped
+      to [floor(n/4), n - floor(n/4)] and one weighted sum (:func:`trimmed_sum`).
+
+    Row sums use ``einsum`` (never BLAS), so a row's value does not depend on
+    how many rows are computed together.
+    """
+
+    def __init__(self, layout, metrics, gamma, rows):
+        self.layout, self.metrics, self.gamma = layout, tuple(metrics), gamma
+        n = layout.n_runs
+        self.order = pooled_slots(layout)
+        self.clipped = np.minimum(layout.canonical_values, gamma)
+        self.steps = layout.values[:-1] - layout.values[1:]
+        self.cut = n // 4
+        self.float_counts = np.empty((rows, n))
+        self.int_work = np.empty((rows, n), dtype=np.int64)
+        self.float_work = np.empty((rows, n))
+
+    def task_means(self, counts):
+        layout = self.layout
+        b = counts.shape[0]
+        if layout.balanced:
+            c = int(layout.task_sizes[0])
+            sums = np.einsum("btc,tc->bt", counts.reshape(b, layout.n_tasks, c),
+                             layout.canonical_values.reshape(layout.n_tasks, c))
+        else:
+            sums = np.add.reduceat(counts * layout.canonical_values, layout.task_start, axis=1)
+        return sums / layout.task_sizes
+
+    def iqm(self, counts):
+        b, n = counts.shape
+        cum = self.int_work[:b]
+        np.take(counts, self.order, axis=1, out=cum)
+        np.cumsum(cum, axis=1, out=cum)
+        low, high = self.cut, n - self.cut
+        np.clip(cum, low, high, out=cum)
+        work = self.float_work[:b]
+        work[...] = cum
+        values = self.layout.values
+        total = _rowdot(work[:, :-1], self.steps) + high * values[-1] - low * values[0]
+        return total / (high - low)
+
+    def __call__(self, counts):
+        b, n = counts.shape
+        as_float = self.float_counts[:b]
+        as_float[...] = counts
+        out = np.empty((b, len(self.metrics)))
+        means = None
+        for j, metric in enumerate(self.metrics):
+            if metric in ("mean", "median"):
+                if means is None:
+                    means = self.task_means(as_float)
+                out[:, j] = means.mean(axis=1) if metric == "mean" else np.median(means, axis=1)
+            elif metric == "optimality_gap":
+                out[:, j] = self.gamma - _rowdot(as_float, self.clipped) / n
+            else:
+                out[:, j] = self.iqm(counts)
+        return out
+
+
 # ----------------------------------------------------------------------------- resamples as counts
 
 
@@ -300,9 +421,11 @@ def resample_from_draws(layout, draws):
 def resample_from_counts(layout, counts):
     """A Resample from arbitrary count rows (the point estimate, jackknife rows)."""
     counts = np.atleast_2d(np.asarray(counts, dtype=np.float64))
-    sizes = counts @ layout.task_indicator()
+    T = layout.n_tasks
+    sizes = np.stack([np.bincount(layout.task_of, weights=row, minlength=T) for row in counts])
+    sums = np.stack([np.bincount(layout.task_of, weights=row * layout.values, minlength=T) for row in counts])
     with np.errstate(invalid="ignore", divide="ignore"):
-        means = (counts @ layout.task_sum_table()) / sizes
+        means = sums / sizes
     return Resample(counts=counts, total=counts.sum(axis=1), task_means=means)
 
 
@@ -334,17 +457,31 @@ def metric_iqm(layout, r, gamma):
 
     This is ``scipy.stats.trim_mean(x, 0.25, axis=None)`` over all runs x tasks
     (rliable ``aggregate_iqm``): floor(N/4) values are cut from each end, with
-    no fractional weighting.
+    no fractional weighting.  Read off the cumulative counts in pooled order
+    by summation by parts (:func:`trimmed_sum`): no sort per resample.
     """
-    total = np.rint(r.total).astype(np.int64)
-    cut = total // 4
-    counts = r.counts_int
+    total = np.rint(r.total)
+    cut = np.floor(total / 4)
+    return trimmed_sum(r.counts_float, layout.values, cut, total - cut) / (total - 2 * cut)
+
+
+def trimmed_sum(counts, values, low, high):
+    """(b,) sum of the order statistics low+1 .. high of each weighted sorted sample.
+
+    ``counts`` (b, n) are the copies of each of the ascending ``values`` (n,)
+    in each resample; ``low`` and ``high`` (b,) are the numbers of copies cut
+    below and kept up to.  With q_j = clip(C_j, low, high) for the cumulative
+    counts C_j, the copies of value j inside the window are q_j - q_(j-1), so
+    the sum is, by parts, sum_(j<n) q_j (v_j - v_(j+1)) + q_n v_n - q_0 v_1 with
+    q_n = high (every row's counts sum to at least ``high``) and q_0 = low.
+    One cumulative sum, one clip and one matrix-vector product.
+    """
     cum = np.cumsum(counts, axis=1)
-    before = cum - counts
-    # how many copies of each run fall inside the kept order statistics cut+1 .. total-cut
-    inside = np.minimum(cum, (total - cut)[:, None]) - np.maximum(before, cut[:, None])
-    np.maximum(inside, 0, out=inside)
-    return _rowdot(inside, layout.values) / (total - 2 * cut)
+    low = np.broadcast_to(np.asarray(low, dtype=np.float64), cum.shape[:1])
+    high = np.broadcast_to(np.asarray(high, dtype=np.float64), cum.shape[:1])
+    np.clip(cum, low[:, None], high[:, None], out=cum)
+    steps = values[:-1] - values[1:]
+    return _rowdot(cum[:, :-1], steps) + high * values[-1] - low * values[0]
 
 
 def metric_optimality_gap(layout, r, gamma):
@@ -409,8 +546,22 @@ def point_estimates(layout, metrics, gamma):
 
 def bootstrap_agent(layout, metrics, gamma, n_resamples, ss, *, task_bootstrap=False, batch_size=None,
                     advance=None):
-    """(n_resamples, M) bootstrap distribution of the metrics for one agent."""
+    """(n_resamples, M) bootstrap distribution of the metrics for one agent.
+
+    Built-in metrics without task resampling are read off canonical counts
+    (:func:`canonical_count_chunks`); user metrics and task resampling go
+    through the draws.  ``batch_size`` bounds the elements held at once
+    (about ``batch_size`` x runs); it never changes the draws.
+    """
     out = np.empty((n_resamples, len(metrics)))
+    if not task_bootstrap and not any(callable(m) for m in metrics):
+        budget = None if batch_size is None else batch_size * layout.n_runs
+        statistics = CountStatistics(layout, metrics, gamma, chunk_rows(layout.n_runs, budget))
+        for start, stop, counts in canonical_count_chunks(ss, layout, n_resamples, budget):
+            out[start:stop] = statistics(counts)
+            if advance is not None:
+                advance(stop - start)
+        return out
     for start, stop, draws in stream_batches(ss, layout, n_resamples, task_bootstrap, batch_size):
         out[start:stop] = metric_values(layout, resample_from_draws(layout, draws), metrics, gamma)
         if advance is not None:
@@ -435,15 +586,69 @@ def profile_values(layout, r, tau, kind, table=None):
     return (r.task_means[:, :, None] > tau[None, None, :]).mean(axis=1)
 
 
+class ProfileStatistics:
+    """A profile read off canonical counts (no task resampling), buffers reused chunk after chunk.
+
+    (The bootstrap of ``"tasks"`` profiles goes through the draws, whose task
+    sums round as before: a task mean equal to a threshold must compare as
+    it always did.)
+
+    ``"runs"``: the fraction of runs above tau averaged over tasks is the
+    weighted count of the pooled runs above tau, i.e. one minus a cumulative
+    (weighted) count read at ``searchsorted(values, tau, "right")``: one
+    cumulative sum per resample whatever the number of thresholds.
+    ``"tasks"``: per-task means from counts compared with tau.
+    """
+
+    def __init__(self, layout, tau, kind, rows):
+        self.layout, self.tau, self.kind = layout, np.asarray(tau, dtype=np.float64), kind
+        self.order = pooled_slots(layout)
+        self.at = np.searchsorted(layout.values, self.tau, side="right")  # runs <= tau
+        n = layout.n_runs
+        self.weight = None if layout.balanced else 1.0 / (layout.n_tasks * layout.task_sizes[layout.task_of])
+        self.work = np.empty((rows, n + 1), dtype=np.int64 if layout.balanced else np.float64)
+        self.statistics = CountStatistics(layout, (), 0.0, rows) if kind == "tasks" else None
+
+    def __call__(self, counts):
+        b, n = counts.shape
+        if self.kind == "tasks":
+            means = self.statistics.task_means(counts.astype(np.float64))
+            return (means[:, :, None] > self.tau[None, None, :]).mean(axis=1)
+        work = self.work[:b]
+        work[:, 0] = 0
+        np.take(counts, self.order, axis=1, out=work[:, 1:]) if self.weight is None else np.multiply(
+            np.take(counts, self.order, axis=1), self.weight, out=work[:, 1:])
+        np.cumsum(work[:, 1:], axis=1, out=work[:, 1:])
+        below = work[:, self.at]
+        if self.weight is None:
+            return (n - below) / n
+        return 1.0 - below
+
+
 def profile_agent(layout, tau, kind, n_resamples, ss, *, task_bootstrap=False, batch_size=None, advance=None):
     """(n_resamples, n_tau) bootstrap distribution of one agent's profile."""
-    table = profile_tables(layout, tau) if kind == "runs" else None
     out = np.empty((n_resamples, tau.size))
+    if kind == "runs" and not task_bootstrap:
+        budget = None if batch_size is None else batch_size * layout.n_runs
+        statistics = ProfileStatistics(layout, tau, kind, chunk_rows(layout.n_runs, budget))
+        for start, stop, counts in canonical_count_chunks(ss, layout, n_resamples, budget):
+            out[start:stop] = statistics(counts)
+            if advance is not None:
+                advance(stop - start)
+        return out
+    table = profile_tables(layout, tau) if kind == "runs" else None
     for start, stop, draws in stream_batches(ss, layout, n_resamples, task_bootstrap, batch_size):
         out[start:stop] = profile_values(layout, resample_from_draws(layout, draws), tau, kind, table)
         if advance is not None:
             advance(stop - start)
     return out
+
+
+def profile_estimate(layout, tau, kind):
+    """(n_tau,) the profile of the data (every run counted once)."""
+    if kind == "tasks":
+        return profile_values(layout, observed(layout), tau, kind)[0]
+    return ProfileStatistics(layout, tau, kind, 1)(np.ones((1, layout.n_runs), dtype=np.int64))[0]
 
 
 # ----------------------------------------------------------------------------- probability of improvement
@@ -619,27 +824,97 @@ def acceleration_from_jackknife(values):
     return np.divide(num, den, out=np.zeros_like(num), where=den > 0)
 
 
+def _median_with_replacement(sorted_means, rank, x):
+    """Median of ``sorted_means`` (T,) after the value at ``rank`` is replaced by ``x`` (vectorised over rank, x)."""
+    size = sorted_means.size
+    # the other T - 1 means, in order: other[i] = sorted_means[i + (i >= rank)]
+    below = np.searchsorted(sorted_means, x, side="left")
+    below = below - (sorted_means[rank] < x)  # the others strictly below x
+
+    def element(i):  # i-th smallest of the others with x inserted at position `below`
+        j = np.where(i > below, i - 1, i)
+        other = sorted_means[np.minimum(j + (j >= rank), size - 1)]
+        return np.where(i == below, x, other)
+
+    if size % 2:
+        return element(np.full(x.shape, size // 2))
+    return 0.5 * (element(np.full(x.shape, size // 2 - 1)) + element(np.full(x.shape, size // 2)))
+
+
+def leave_one_out_values(layout, metrics, gamma):
+    """(n, M) each built-in metric with one run left out, for every run in pooled order.
+
+    Closed forms from the sorted sample, O(n log T) in all: the left-out run
+    changes one task mean (mean, median of task means: the median by one
+    search among the other sorted task means), one term of the optimality
+    gap, and shifts the trimmed window of the IQM by at most one position
+    (prefix sums of the sorted values).  Runs alone in their task give NaN
+    for mean and median (their task would have no runs).
+    """
+    v, task, sizes = layout.values, layout.task_of, layout.task_sizes
+    n, T = v.size, layout.n_tasks
+    out = np.empty((n, len(metrics)))
+    if "mean" in metrics or "median" in metrics:
+        sums = np.bincount(task, weights=v, minlength=T)
+        means = sums / sizes
+        c = sizes[task]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            new_mean = (sums[task] - v) / (c - 1)
+        new_mean[c < 2] = np.nan
+        del c
+        rank_of_task = np.empty(T, dtype=np.intp)
+        order = np.argsort(means, kind="stable")
+        rank_of_task[order] = np.arange(T)
+        sorted_means = means[order]
+    for j, metric in enumerate(metrics):
+        if metric == "mean":
+            out[:, j] = (sums / sizes).sum() / T + (new_mean - means[task]) / T
+        elif metric == "median":
+            out[:, j] = _median_with_replacement(sorted_means, rank_of_task[task], new_mean)
+        elif metric == "optimality_gap":
+            clipped = np.minimum(v, gamma)
+            out[:, j] = gamma - (clipped.sum() - clipped) / (n - 1) if n > 1 else np.nan
+        else:  # iqm of the n - 1 others: sorted'[i] = v[i + (i >= p)], kept i in [cut, n - 1 - cut)
+            m = n - 1
+            if m < 1:
+                out[:, j] = np.nan
+                continue
+            cut = m // 4
+            lo, hi = cut, m - cut
+            centre = v[(lo + hi) // 2]
+            window = out[:, j]
+            np.subtract(centre, v, out=window)  # -(v_p - centre): left out from inside the window
+            prefix = np.r_[0.0, np.cumsum(v - centre)]
+            window += prefix[hi + 1] - prefix[lo]
+            window[hi:] = prefix[hi] - prefix[lo]  # left out above the window
+            window[:lo] = prefix[hi + 1] - prefix[lo + 1]  # left out below it
+            window /= hi - lo
+            window += centre
+    return out
+
+
 def stratified_acceleration(layout, metrics, gamma):
     """(M,) BCa acceleration from the within-task jackknife of the built-in metrics.
 
     Davison & Hinkley (1997, Section 3.2.1) for several samples: the
     empirical influence of run j of task t is l_tj = (c_t - 1)(mean_j th_(tj) - th_(tj)),
     and a = sum_t c_t^-3 sum_j l_tj^3 / (6 (sum_t c_t^-2 sum_j l_tj^2)^1.5).
-    Tasks with one run carry no within-task variation and are skipped.
+    Tasks with one run carry no within-task variation and are skipped.  The
+    leave-one-out values come in closed form (:func:`leave_one_out_values`),
+    so the cost is that of a sort, not quadratic in the runs.
     """
-    num = np.zeros(len(metrics))
-    den = np.zeros(len(metrics))
-    pooled_of_task = [np.flatnonzero(layout.task_of == t) for t in range(layout.n_tasks)]
-    for t, members in enumerate(pooled_of_task):
-        c = members.size
-        if c < 2:
-            continue
-        counts = np.ones((c, layout.n_runs))
-        counts[np.arange(c), members] = 0
-        values = metric_values(layout, resample_from_counts(layout, counts), metrics, gamma)
-        influence = (c - 1) * (values.mean(axis=0) - values)
-        num += (influence**3).sum(axis=0) / c**3
-        den += (influence**2).sum(axis=0) / c**2
+    task, sizes = layout.task_of, layout.task_sizes
+    keep = sizes[task] > 1
+    task = task[keep]
+    c = sizes[task].astype(np.float64)
+    num, den = np.zeros(len(metrics)), np.zeros(len(metrics))
+    for j, metric in enumerate(metrics):  # one metric at a time: a few arrays of n values at once
+        values = leave_one_out_values(layout, [metric], gamma)[keep, 0]
+        task_mean = np.bincount(task, weights=values, minlength=sizes.size) / np.maximum(sizes, 1)
+        influence = (c - 1) * (task_mean[task] - values)
+        influence /= c
+        num[j] = (influence**3).sum()
+        den[j] = (influence**2).sum()
     den = 6 * den**1.5
     return np.divide(num, den, out=np.zeros_like(num), where=den > 0)
 

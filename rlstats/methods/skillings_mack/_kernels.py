@@ -36,6 +36,7 @@ rlstats spec ``skillings_mack.md`` Sections 1-2 (the algorithms used here).
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -733,9 +734,19 @@ def critical_difference(k, n, c, alpha=0.05):
     Thesis eq. 2.23 and spec Section 6; HWC Chapter 7 (Mack–Skillings);
     Demšar, J. (2006), JMLR 7, 1-30 (Nemenyi, c = 1).
     """
-    q_alpha = float(stats.studentized_range.ppf(1 - alpha, k, np.inf))
+    q_alpha = studentized_range_quantile(int(k), float(alpha))
     cd = math.sqrt(k * (n * k * c + n) / 12.0) * q_alpha
     return cd, cd / (n * c), q_alpha
+
+
+@functools.lru_cache(maxsize=256)
+def studentized_range_quantile(k, alpha):
+    """Upper-alpha quantile of the range of k standard normals, computed once per (k, alpha).
+
+    scipy integrates it numerically (about half of a small test's time); power
+    simulations ask for the same few values thousands of times.
+    """
+    return float(stats.studentized_range.ppf(1 - alpha, k, np.inf))
 
 
 def _tukey(z, k):

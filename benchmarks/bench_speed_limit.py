@@ -1,0 +1,218 @@
+"""Issue 17: the stratified bootstrap timed side by side with rliable and scipy.stats.bootstrap.
+
+Run from the repository root (``PYTHONPATH=.`` or rlstats installed), with the Atari 100k
+data reachable (``RLSTATS_DATA_MIRROR=/work/shared/data/raw`` offline)::
+
+    python benchmarks/bench_speed_limit.py              # the table of issue 17 (peers in the same run)
+    python benchmarks/bench_speed_limit.py --scaling    # tasks, runs and resamples, with peak memory
+    python benchmarks/bench_speed_limit.py --memory     # peak memory at 10^5 and 10^6 runs per agent
+
+rliable 1.2.0 imports only with pandas < 3 (arch 7.2's ``deprecate_kwarg`` breaks on pandas 3,
+spec anchors_ecosystem.md 1.1): run the script in an environment with ``pip install rliable
+"pandas<3"`` to time it; a peer that does not import is skipped and the reason printed.
+
+Workload (issue 17): Atari 100k, five agents (CURL, DER, DrQ, DrQ(eps), SPR) x 26 games x 100
+runs, human-normalised, 2,000 stratified resamples, IQM + mean + median + optimality gap.
+Every time is the best of ``--repeat`` calls, peers timed in the same process, one after the
+other, so the ratios hold on a loaded machine; the load average is printed before and after.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import time
+
+import numpy as np
+import scipy
+from scipy import stats
+
+import rlstats
+from rlstats.methods.bootstrap import bootstrap, performance_profile, probability_of_improvement
+
+sys.path.insert(0, os.path.dirname(__file__))
+from measure import peak_memory  # noqa: E402  (benchmarks/measure.py)
+
+FORMULA = "score ~ agent | task"
+FIVE = ["CURL", "DER", "DrQ", "DrQ(eps)", "SPR"]
+SIX = FIVE + ["OTRainbow"]
+METRICS = ("iqm", "mean", "median", "optimality_gap")
+
+
+def load():
+    with open("/proc/loadavg") as handle:
+        return " ".join(handle.read().split()[:3])
+
+
+def best(function, repeat):
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def atari(agents):
+    runs = rlstats.datasets.load("atari100k")
+    reference = rlstats.datasets.load("atari100k_reference")
+    return rlstats.normalize(runs[runs["agent"].isin(agents)], reference)
+
+
+def score_dict(df):
+    """rliable's layout: agent -> (runs x games) matrix, run r = the r-th seed."""
+    return {a: g.pivot(index="seed", columns="task", values="score").to_numpy() for a, g in df.groupby("agent")}
+
+
+def rliable_peer():
+    try:
+        from rliable import library, metrics
+    except Exception as error:  # noqa: BLE001 - any import failure skips the peer
+        return None, f"{type(error).__name__}: {str(error)[:90]}"
+    return (library, metrics), None
+
+
+def rliable_aggregate(metrics):
+    def aggregate(x):
+        return np.array([metrics.aggregate_iqm(x), metrics.aggregate_mean(x), metrics.aggregate_median(x),
+                         metrics.aggregate_optimality_gap(x)])
+    return aggregate
+
+
+def scipy_metrics(*samples, axis=-1):
+    """The four metrics of one agent from its per-task samples (vectorised over scipy's batch axis)."""
+    pooled = np.concatenate(samples, axis=axis)
+    means = np.stack([s.mean(axis=axis) for s in samples], axis=-1)
+    return np.stack([stats.trim_mean(pooled, 0.25, axis=axis), means.mean(axis=-1), np.median(means, axis=-1),
+                     np.mean(np.maximum(1.0 - pooled, 0.0), axis=axis)])
+
+
+def scipy_bootstrap(scores, n_resamples, method="percentile"):
+    for matrix in scores.values():
+        stats.bootstrap(list(matrix.T), scipy_metrics, n_resamples=n_resamples, method=method, vectorized=True,
+                        batch=100, rng=0)
+
+
+def row(label, ours, peers, goal=""):
+    cells = [f"{label:44s}", f"{ours:8.3f} s"]
+    for name, seconds in peers:
+        if seconds is None:
+            cells.append(f"{name}: skipped")
+        else:
+            cells.append(f"{name} {seconds:7.2f} s ({seconds / ours:5.1f}x)")
+    print(" | ".join(cells) + (f" | goal {goal}" if goal else ""))
+
+
+def table(repeat, peer_repeat, poi_reps):
+    print(f"load average before: {load()}")
+    df = atari(FIVE)
+    scores = score_dict(df)
+    peer, why = rliable_peer()
+    if peer is None:
+        print(f"rliable skipped: {why}")
+    library, metrics = peer if peer else (None, None)
+
+    def rly(function):
+        return best(function, peer_repeat) if peer else None
+
+    kw = dict(metrics=METRICS, n_resamples=2000, rng=0)
+    ours = best(lambda: bootstrap(df, FORMULA, **kw), repeat)
+    theirs = rly(lambda: library.get_interval_estimates(scores, rliable_aggregate(metrics), reps=2000))
+    sp = best(lambda: scipy_bootstrap(scores, 2000), peer_repeat)
+    row("four metrics, percentile", ours, [("rliable", theirs), ("scipy", sp)], ">= 20x rliable")
+
+    ours = best(lambda: bootstrap(df, FORMULA, rliable_compat=True, **kw), repeat)
+    theirs = rly(lambda: library.get_interval_estimates(scores, rliable_aggregate(metrics), reps=2000))
+    row("same, rliable_compat=True", ours, [("rliable", theirs)], ">= 10x rliable")
+
+    ours = best(lambda: bootstrap(df, FORMULA, interval="bca", **kw), repeat)
+    theirs = rly(lambda: library.get_interval_estimates(scores, rliable_aggregate(metrics), reps=2000, method="bca"))
+    sp = best(lambda: scipy_bootstrap(scores, 2000, "BCa"), 1)
+    row("same, BCa", ours, [("rliable", theirs), ("scipy", sp)], ">= 15x rliable")
+
+    tau = np.linspace(0.0, 8.0, 81)
+    ours = best(lambda: performance_profile(df, FORMULA, tau=tau, n_resamples=2000, rng=0), repeat)
+    theirs = rly(lambda: library.create_performance_profile(scores, tau, reps=2000))
+    row("performance profile with bands (81 points)", ours, [("rliable", theirs)], ">= 30x rliable")
+
+    pair = [("SPR", "DrQ(eps)")]
+    ours = best(lambda: probability_of_improvement(df, FORMULA, pairs=pair, n_resamples=2000, rng=0), repeat)
+    theirs = None
+    if peer:
+        pair_scores = {"SPR,DrQ(eps)": (scores["SPR"], scores["DrQ(eps)"])}
+        theirs = rly(lambda: library.get_interval_estimates(pair_scores, metrics.probability_of_improvement,
+                                                              reps=poi_reps)) * 2000 / poi_reps
+    row(f"probability of improvement, one pair{'' if poi_reps == 2000 else ' *'}", ours, [("rliable", theirs)],
+        "keep (170x)")
+    if poi_reps != 2000:
+        print(f"  * rliable timed at {poi_reps} resamples and scaled to 2,000 (its cost is linear in reps)")
+
+    six = atari(SIX)
+    six_scores = score_dict(six)
+    ours = best(lambda: bootstrap(six, FORMULA, metrics=METRICS, n_resamples=5000, rng=0), repeat)
+    sp = best(lambda: scipy_bootstrap(six_scores, 5000), peer_repeat)
+    row("6 agents x 26 x 100, 5,000 resamples", ours, [("scipy", sp)], "ahead of scipy")
+    print(f"load average after: {load()}")
+
+
+def simulated(tasks, runs, agents=2):
+    gen = np.random.default_rng(0)
+    import pandas as pd
+
+    a, t, r = np.meshgrid(np.arange(agents), np.arange(tasks), np.arange(runs), indexing="ij")
+    return pd.DataFrame({"agent": a.ravel().astype(str), "task": t.ravel(), "seed": r.ravel(),
+                         "score": gen.gamma(2.0, 0.5, size=a.size)})
+
+
+def scaling(repeat):
+    print(f"load average before: {load()}")
+    print("two agents (a design needs two), four metrics, percentile; time best of", repeat,
+          "; ns per resampled run = seconds / (2 x tasks x runs x resamples); peak = tracemalloc, separate run")
+    print(f"{'tasks':>6} {'runs':>6} {'resamples':>9} {'seconds':>8} {'ns/draw':>8} {'peak MB':>8}")
+    configs = ([(t, 100, 2000) for t in (10, 100, 1000)] + [(26, r, 2000) for r in (5, 50, 500, 1000)]
+               + [(26, 100, b) for b in (1000, 10_000, 50_000)])
+    for tasks, runs, reps in configs:
+        df = simulated(tasks, runs)
+        design = rlstats.build(df, FORMULA)
+
+        def call():
+            bootstrap(design, metrics=METRICS, n_resamples=reps, rng=0)
+        seconds = best(call, repeat)
+        peak = peak_memory(call) / 2**20
+        print(f"{tasks:>6} {runs:>6} {reps:>9} {seconds:>8.3f} {seconds / (2 * tasks * runs * reps) * 1e9:>8.2f} "
+              f"{peak:>8.1f}")
+    print(f"load average after: {load()}")
+
+
+def memory():
+    print("peak memory (tracemalloc) of a bootstrap of two agents, 200 resamples, four metrics (runs per agent):")
+    for tasks, runs in ((100, 1000), (1000, 1000)):
+        design = rlstats.build(simulated(tasks, runs), FORMULA)
+        for interval in ("percentile", "bca"):
+            peak = peak_memory(lambda: bootstrap(design, metrics=METRICS, n_resamples=200, interval=interval,
+                                                 rng=0)) / 2**20
+            print(f"  {tasks * runs:>9,} runs, {interval:10s}: {peak:7.1f} MB")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scaling", action="store_true")
+    parser.add_argument("--memory", action="store_true")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--peer-repeat", type=int, default=1)
+    parser.add_argument("--poi-reps", type=int, default=200, help="rliable's resamples for the pair (scaled)")
+    args = parser.parse_args()
+    print(f"{platform.node()}: {os.cpu_count()} cores, Python {platform.python_version()}, numpy {np.__version__}, "
+          f"scipy {scipy.__version__}, rlstats {rlstats.__version__}")
+    if args.scaling:
+        scaling(args.repeat)
+    elif args.memory:
+        memory()
+    else:
+        table(args.repeat, args.peer_repeat, args.poi_reps)
+
+
+if __name__ == "__main__":
+    main()
