@@ -84,7 +84,7 @@ def test_skillings_mack_variant_on_replicates_needs_within_cell():
 
 def test_tie_correction_reproduces_friedman():
     df = long_table(TIES)
-    plain = rlstats.skillings_mack(df, "score ~ agent | task")
+    plain = rlstats.skillings_mack(df, "score ~ agent | task", variant="skillings_mack")
     corrected = rlstats.skillings_mack(df, "score ~ agent | task", tie_correction=True)
     assert plain.statistic == pytest.approx(6.2625, abs=1e-10)
     assert corrected.statistic == pytest.approx(8.080645161, abs=1e-8)  # R friedman.test (spec §10.2 d)
@@ -94,6 +94,63 @@ def test_tie_correction_reproduces_friedman():
     wide = df.pivot(index="task", columns="agent", values="score")
     assert corrected.statistic == pytest.approx(friedmanchisquare(*wide.to_numpy().T).statistic, rel=1e-12)
     assert any("ties" in n for n in plain.notes)
+
+
+# Hollander & Wolfe (1973) p. 140ff., R's ?friedman.test example (tests/reference/r_friedman_wilcoxon.R).
+ROUNDING_TIMES = [
+    [5.40, 5.50, 5.55], [5.85, 5.70, 5.75], [5.20, 5.60, 5.50], [5.55, 5.50, 5.40], [5.90, 5.85, 5.70],
+    [5.45, 5.55, 5.60], [5.40, 5.40, 5.35], [5.45, 5.50, 5.35], [5.25, 5.15, 5.00], [5.85, 5.80, 5.70],
+    [5.25, 5.20, 5.10], [5.65, 5.55, 5.45], [5.60, 5.35, 5.45], [5.05, 5.00, 4.95], [5.50, 5.50, 5.40],
+    [5.45, 5.55, 5.50], [5.55, 5.55, 5.35], [5.45, 5.50, 5.55], [5.50, 5.45, 5.25], [5.65, 5.60, 5.40],
+    [5.70, 5.65, 5.55], [6.30, 6.30, 6.25]]
+METHODS3 = ["RoundOut", "NarrowAngle", "WideAngle"]
+
+
+def rounding_times():
+    return pd.DataFrame([{"task": i + 1, "agent": a, "score": x} for i, row in enumerate(ROUNDING_TIMES)
+                         for a, x in zip(METHODS3, row)])
+
+
+def test_complete_design_is_r_friedman_test_rounding_times():
+    # R 4.2.2: friedman.test(score ~ agent | task) -> Friedman chi-squared = 11.143, df = 2, p-value = 0.003805
+    # (11.14285714, p 0.003805040776; tests/reference/r_friedman_wilcoxon.R).
+    res = rlstats.skillings_mack(rounding_times(), "score ~ agent | task", pvalue="asymptotic")
+    assert res.variant == "friedman" and res.method == "Friedman rank sum test"
+    assert res.tie_correction and res.has_ties
+    assert res.statistic == pytest.approx(11.14285714, abs=1e-8) and res.df == 2
+    assert res.pvalue == pytest.approx(0.003805040776, rel=1e-9)
+    lines = str(res).splitlines()
+    assert lines[1] == "\tFriedman rank sum test"
+    assert lines[4] == "Friedman chi-squared = 11.143, df = 2, p-value = 0.003805"
+    assert any("corrected for them as R's friedman.test" in n for n in res.notes)
+    # Without the correction: the Skillings-Mack statistic of issue 15 (10.636, p 0.004902), still available.
+    plain = rlstats.skillings_mack(rounding_times(), "score ~ agent | task", variant="skillings_mack",
+                                   pvalue="asymptotic")
+    assert plain.statistic == pytest.approx(10.636363636, abs=1e-8) and not plain.tie_correction
+    assert fmt_p(plain.pvalue) == "0.004902"
+    # Post hoc default = PMCMRplus::frdAllPairsNemenyiTest (its formula evaluated in R, untied variance).
+    nemenyi = {("RoundOut", "NarrowAngle"): 0.637427167, ("RoundOut", "WideAngle"): 0.004409820445,
+               ("NarrowAngle", "WideAngle"): 0.06137075926}
+    assert res.posthoc_adjustment == "tukey"
+    for _, row in res.tidy().iterrows():
+        key = (row["agent_1"], row["agent_2"]) if (row["agent_1"], row["agent_2"]) in nemenyi \
+            else (row["agent_2"], row["agent_1"])
+        assert row["p_adjusted"] == pytest.approx(nemenyi[key], rel=1e-8)
+    # scipy's friedmanchisquare applies the same correction.
+    from scipy.stats import friedmanchisquare
+    assert res.statistic == pytest.approx(friedmanchisquare(*np.array(ROUNDING_TIMES).T).statistic, rel=1e-12)
+
+
+def test_incomplete_design_keeps_skillings_mack_numbers_and_friedman_needs_complete():
+    res = rlstats.skillings_mack(long_table(TABLE1), "score ~ agent | task", pvalue="asymptotic")
+    assert res.variant == "skillings_mack" and not res.tie_correction
+    with pytest.raises(DesignError, match="complete design"):
+        rlstats.skillings_mack(long_table(TABLE1), "score ~ agent | task", variant="friedman")
+
+
+def fmt_p(p):
+    from rlstats.format import format_pvalue
+    return format_pvalue(p)
 
 
 def test_monte_carlo_is_reproducible_and_recorded():

@@ -30,10 +30,15 @@ from ...errors import DesignError, OptionError
 from ...options import check_bool, check_choice, check_fraction, check_int
 from ...progress import progress_bar
 from ...resampling import seed_sequence
+from ...statistics import doubled_midranks
 from . import _kernels as kernels
 from ._result import _TITLES, SkillingsMackResult
 
-VARIANTS = ("auto", "skillings_mack", "mack_skillings")
+VARIANTS = ("auto", "friedman", "skillings_mack", "mack_skillings")
+# The kernel statistic behind each variant: Friedman's is the Skillings-Mack (1981)
+# statistic on a complete design, with R's tie correction by default.
+_KERNEL_VARIANT = {"friedman": "skillings_mack", "skillings_mack": "skillings_mack",
+                   "mack_skillings": "mack_skillings"}
 WITHIN_CELL = (None, "mean", "median")
 PVALUE_METHODS = ("asymptotic", "monte_carlo", "exact")
 
@@ -44,7 +49,7 @@ class SkillingsMackOptions:
     within_cell: str | None = None
     pvalue: str = "asymptotic"
     n_resamples: int = 10_000
-    tie_correction: bool = False
+    tie_correction: bool | None = None
     higher_is_better: bool = True
     alpha: float = 0.05
     adjustment: str = "auto"
@@ -62,7 +67,8 @@ class SkillingsMackOptions:
             within_cell=within,
             pvalue=check_choice("pvalue", options["pvalue"], PVALUE_METHODS),
             n_resamples=check_int("n_resamples", options["n_resamples"], minimum=1),
-            tie_correction=check_bool("tie_correction", options["tie_correction"]),
+            tie_correction=None if options["tie_correction"] is None
+            else check_bool("tie_correction", options["tie_correction"]),
             higher_is_better=check_bool("higher_is_better", options["higher_is_better"]),
             alpha=check_fraction("alpha", options["alpha"]),
             adjustment=check_choice("adjustment", options["adjustment"], kernels.ADJUSTMENTS),
@@ -83,7 +89,14 @@ def _choose_variant(options, design):
     if options.variant == "auto":
         if options.within_cell is not None and replicated:
             return "skillings_mack"
-        return "mack_skillings" if replicated else "skillings_mack"
+        if replicated:
+            return "mack_skillings"
+        return "friedman" if design.is_complete else "skillings_mack"
+    if options.variant == "friedman" and (replicated or not design.is_complete):
+        raise DesignError(
+            "variant=\"friedman\" needs a complete design with one run per (agent, task) cell; this design "
+            + ("has several runs in some cells" if replicated else "has empty cells")
+            + ": use variant=\"auto\", which picks Skillings-Mack (missing cells) or Mack-Skillings (several runs)")
     if options.variant == "skillings_mack" and replicated and options.within_cell is None:
         raise DesignError(
             f"found up to {design.max_runs_per_cell} runs per (agent, task) cell; the Skillings-Mack (1981) "
@@ -93,7 +106,7 @@ def _choose_variant(options, design):
 
 
 def skillings_mack(data, formula=None, *, variant="auto", within_cell=None, pvalue="asymptotic",
-                   n_resamples=10_000, tie_correction=False, higher_is_better=True, alpha=0.05,
+                   n_resamples=10_000, tie_correction=None, higher_is_better=True, alpha=0.05,
                    adjustment="auto", na_action="raise", rng=None, progress=False, eval_env=None):
     """Blocked rank test of whether agents differ across tasks (Skillings–Mack / Mack–Skillings).
 
@@ -103,9 +116,11 @@ def skillings_mack(data, formula=None, *, variant="auto", within_cell=None, pval
         Long format, one row per run; never modified.
     formula : str or Formula
         ``"score ~ agent | task"`` (or ``task/seed`` to name the seed column).
-    variant : {"auto", "skillings_mack", "mack_skillings"}
-        ``"auto"``: Skillings–Mack (1981) when every cell has at most one run,
-        Mack–Skillings (1980) on the raw runs when any cell has more.
+    variant : {"auto", "friedman", "skillings_mack", "mack_skillings"}
+        ``"auto"``: Friedman's test (R's ``friedman.test``) on a complete
+        design with one run per cell, Skillings–Mack (1981) when some cells
+        are empty and none has several runs, Mack–Skillings (1980) on the raw
+        runs when any cell has more.
     within_cell : {None, "mean", "median"}
         With ``variant="skillings_mack"`` on replicated data, aggregate each
         cell's runs first (stated in the result).
@@ -115,10 +130,15 @@ def skillings_mack(data, formula=None, *, variant="auto", within_cell=None, pval
         or the exact permutation distribution where enumeration is feasible.
     n_resamples : int
         Permutations for ``pvalue="monte_carlo"``.
-    tie_correction : bool
-        Divide each task's null variance by the tie factor; reproduces R's
-        ``friedman.test`` on complete unreplicated designs.  Off by default,
-        as in every reference implementation of these tests.
+    tie_correction : bool or None
+        Divide each task's null variance by the tie factor.  None (default):
+        on for ``variant="friedman"``, which then equals R's ``friedman.test``
+        (statistic, df and chi-squared p), off for Skillings–Mack and
+        Mack–Skillings, as in every reference implementation of those tests
+        (``Skillings.Mack``, ``PMCMRplus``, ``NSM3``).  The result's
+        ``tie_correction`` records which was used.  The default post hoc
+        (Nemenyi's, as ``PMCMRplus::frdAllPairsNemenyiTest``) uses the
+        untied variance unless ``tie_correction=True`` is given.
     higher_is_better : bool
         Direction of the mean ranks and post-hoc signs (rank 1 = best).
     alpha : float
@@ -157,7 +177,7 @@ def skillings_mack(data, formula=None, *, variant="auto", within_cell=None, pval
     >>> df = rlstats.datasets.simulate(agents=3, tasks=10, seeds=1, effect=2.0, rng=0)
     >>> res = rlstats.skillings_mack(df, "score ~ agent | task")
     >>> res.variant, res.df
-    ('skillings_mack', 2)
+    ('friedman', 2)
     """
     options = SkillingsMackOptions.checked(
         variant=variant, within_cell=within_cell, pvalue=pvalue, n_resamples=n_resamples,
@@ -186,7 +206,7 @@ def batch_pvalues(design, responses, **options):
     defaults = {name: p.default for name, p in inspect.signature(skillings_mack).parameters.items()
                 if p.kind is inspect.Parameter.KEYWORD_ONLY and name not in ("rng", "eval_env")}
     options = SkillingsMackOptions.checked(**{**defaults, **{k: v for k, v in options.items() if k in defaults}})
-    if options.pvalue != "asymptotic" or options.within_cell is not None or options.tie_correction \
+    if options.pvalue != "asymptotic" or options.within_cell is not None or options.tie_correction is True \
             or not design.is_balanced or np.any(np.diff(design.task) < 0):
         return None
     try:
@@ -195,10 +215,17 @@ def batch_pvalues(design, responses, **options):
         return None
     # The null covariance depends only on the counts (no tie correction): any responses will do.
     setup = kernels.build_setup(np.arange(design.nobs, dtype=float), design.agent, design.task, design.n_agents,
-                                design.n_tasks, variant=variant)
+                                design.n_tasks, variant=_KERNEL_VARIANT[variant])
     batch = responses.shape[0]
     ranks = stats.rankdata(responses.reshape(batch, design.n_tasks, -1), axis=-1).reshape(batch, -1)
     statistic = kernels.statistic(setup, ranks)
+    if variant == "friedman" and options.tie_correction is not False:
+        # R's correction on a complete design: divide by 1 - sum(t^3 - t) / (n k (k^2 - 1)).
+        k, n = design.n_agents, design.n_tasks
+        ordered = np.sort(responses.reshape(batch, n, -1), axis=-1)
+        for i in np.flatnonzero(np.any(np.diff(ordered, axis=-1) == 0, axis=(1, 2))):
+            tie_sum = doubled_midranks(responses[i], design.task, n)[1].sum()
+            statistic[i] /= 1.0 - tie_sum / (n * k * (k**2 - 1))
     return stats.chi2.sf(statistic, setup.df) if setup.df > 0 else np.ones(batch)
 
 
@@ -212,8 +239,12 @@ def _run(design, options, rng):
         y, agent, task = _cells_of(design, within)
         notes.append(f"{design.nobs} runs aggregated to {y.size} cell {within}s (within_cell=\"{within}\") "
                      "before ranking")
-    setup = kernels.build_setup(y, agent, task, design.n_agents, design.n_tasks, variant=variant,
-                                tie_correction=options.tie_correction)
+    corrected = (variant == "friedman") if options.tie_correction is None else options.tie_correction
+    setup = kernels.build_setup(y, agent, task, design.n_agents, design.n_tasks, variant=_KERNEL_VARIANT[variant],
+                                tie_correction=corrected)
+    # The default post hoc follows PMCMRplus::frdAllPairsNemenyiTest: untied variance, unless asked.
+    posthoc_setup = setup if not corrected or options.tie_correction else kernels.build_setup(
+        y, agent, task, design.n_agents, design.n_tasks, variant=_KERNEL_VARIANT[variant])
     statistic = kernels.observed_statistic(setup)
     p_asymptotic = kernels.asymptotic_pvalue(setup, statistic)
     p, mc_se, n_resamples, null, seed = p_asymptotic, None, None, None, None
@@ -224,10 +255,13 @@ def _run(design, options, rng):
         p, mc_se, n_resamples, null = mc.pvalue, mc.standard_error, mc.n_resamples, mc.null_distribution
     elif options.pvalue == "exact":
         p = kernels.exact_pvalue(kernels.exact_null(setup), statistic)
-    if setup.has_ties and not options.tie_correction and options.pvalue == "asymptotic":
+    if setup.has_ties and corrected:
+        notes.append("ties were given mid-ranks and the statistic was corrected for them as R's friedman.test does "
+                     "(divided by 1 - sum(t^3 - t) / (n k (k^2 - 1)))")
+    if setup.has_ties and not corrected and options.pvalue == "asymptotic":
         notes.append("ties were given mid-ranks without tie correction, which makes the chi-squared p-value "
                      "conservative; pvalue=\"monte_carlo\" keeps the ties in its null distribution")
-    posthoc = kernels.pairwise(setup, higher_is_better=options.higher_is_better, adjustment=options.adjustment,
+    posthoc = kernels.pairwise(posthoc_setup, higher_is_better=options.higher_is_better, adjustment=options.adjustment,
                                alpha=options.alpha)
     untestable = int((posthoc.n_shared == 0).sum())
     if untestable:
@@ -238,7 +272,7 @@ def _run(design, options, rng):
         options={**asdict(options), "variant_used": variant}, seed=seed,
         statistic=statistic, df=setup.df, pvalue=p, pvalue_method=options.pvalue,
         pvalue_asymptotic=p_asymptotic, pvalue_mc_se=mc_se, n_resamples=n_resamples, null_distribution=null,
-        variant=variant, within_cell=within, tie_correction=options.tie_correction, has_ties=setup.has_ties,
+        variant=variant, within_cell=within, tie_correction=corrected, has_ties=setup.has_ties,
         connected=setup.connected, agents=design.agents, tasks=design.tasks, counts=setup.counts,
         mean_ranks=posthoc.mean_rank, comparisons=_comparisons_frame(design.agents, posthoc),
         posthoc_adjustment=posthoc.adjustment, critical_difference=posthoc.cd_mean_rank, alpha=options.alpha)

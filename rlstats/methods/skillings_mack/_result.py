@@ -13,13 +13,15 @@ from ...results import Result, resultclass, sentences
 
 
 _TITLES = {
+    "friedman": "Friedman rank sum test",
     "skillings_mack": "Skillings-Mack test for incomplete blocks",
     "mack_skillings": "Mack-Skillings test for blocks with replicated runs",
 }
 
-_STATISTIC_NAMES = {"skillings_mack": "Skillings-Mack chi-squared", "mack_skillings": "Mack-Skillings chi-squared"}
+_STATISTIC_NAMES = {"friedman": "Friedman chi-squared","skillings_mack": "Skillings-Mack chi-squared", "mack_skillings": "Mack-Skillings chi-squared"}
 
 _REFERENCES = {
+    "friedman": "Friedman (1937)",
     "skillings_mack": "Skillings and Mack (1981)",
     "mack_skillings": "Mack and Skillings (1980)",
 }
@@ -55,8 +57,13 @@ class SkillingsMackResult(Result):
     null_distribution : ndarray or None
         Permutation statistics (Monte Carlo) or None.
     variant : str
-        ``"skillings_mack"`` (1981, one value per cell) or ``"mack_skillings"``
-        (1980, all runs ranked within task).
+        ``"friedman"`` (complete design, one run per cell; R's
+        ``friedman.test``), ``"skillings_mack"`` (1981, at most one value per
+        cell, missing cells) or ``"mack_skillings"`` (1980, all runs ranked
+        within task).
+    tie_correction : bool
+        Whether the statistic's null variance was corrected for ties (R's
+        ``friedman.test`` correction; the default for ``"friedman"`` only).
     within_cell : str or None
         How seeds were aggregated before the 1981 statistic, if they were.
     connected : bool
@@ -180,6 +187,9 @@ class SkillingsMackResult(Result):
         elif self.within_cell is not None:
             how = (f"on the {self.within_cell} of each agent's runs per task, ranked within task "
                    "(mid-ranks for ties), missing cells allowed")
+        elif self.variant == "friedman":
+            how = ("ranking the agents within each task (mid-ranks for ties"
+                   + (", with the tie correction of R's friedman.test)" if self.tie_correction else ")"))
         else:
             how = "ranking the agents within each task (mid-ranks for ties), missing cells allowed"
         per_cell = f"{runs.min()} run{'s' if runs.max() > 1 else ''} per agent and task" if runs.min() == runs.max() \
@@ -196,7 +206,7 @@ class SkillingsMackResult(Result):
         text = (f"We compared {design} with the {_REFERENCES[self.variant]} rank test, {how}. "
                 f"The test {verdict} the hypothesis that all agents perform alike at alpha = {self.alpha} "
                 f"(chi-squared = {fmt.signif(self.statistic)}, df = {self.df}, {p_text}, p-value {how_p}"
-                f"{', with tie correction' if self.tie_correction else ''}).")
+                f"{', with tie correction' if self.tie_correction and self.variant != 'friedman' else ''}).")
         order = np.argsort(self.mean_ranks, kind="stable")
         ranking = ", ".join(f"{self.agents[j]} ({fmt.signif(self.mean_ranks[j], 3)})" for j in order)
         text += f" Mean ranks (1 = best): {ranking}."
