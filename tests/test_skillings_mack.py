@@ -148,6 +148,76 @@ def test_incomplete_design_keeps_skillings_mack_numbers_and_friedman_needs_compl
         rlstats.skillings_mack(long_table(TABLE1), "score ~ agent | task", variant="friedman")
 
 
+# Spec §10.2 (b): complete, 4 agents x 10 tasks, no ties.
+TABLE_B = [[5.021, 8.692, 11.177, 5.818], [29.582, 41.828, 26.432, 40.298], [-46.426, -35.309, -35.831, -14.765],
+           [-101.734, -81.347, -77.492, -75.928], [-70.635, -45.854, -35.952, -29.334],
+           [-114.466, -98.942, -98.95, -92.253], [16.623, 2.939, 15.689, 29.858],
+           [128.186, 137.905, 145.126, 149.659], [-61.471, -43.459, -25.632, -49.692],
+           [-53.454, -55.854, -58.462, -27.043]]
+
+
+def _pairs(res):
+    return {frozenset((r["agent_1"], r["agent_2"])): r for _, r in res.tidy().iterrows()}
+
+
+def test_wilcoxon_posthoc_matches_r_pairwise_wilcox_test_exact():
+    # R 4.2.2 pairwise.wilcox.test(paired = TRUE, p.adjust.method = "holm") and wilcox.test (exact, no ties).
+    df = long_table({f"task0{i}": row for i, row in enumerate(TABLE_B)})
+    res = rlstats.skillings_mack(df, "score ~ agent | task", posthoc="wilcoxon")
+    assert res.posthoc == "wilcoxon" and res.posthoc_adjustment == "holm" and res.critical_difference is None
+    r_raw = {"AB": (7, 0.037109375), "AC": (6, 0.02734375), "AD": (0, 0.001953125), "BC": (16, 0.275390625),
+             "BD": (7, 0.037109375), "CD": (12, 0.130859375)}
+    r_holm = {"AB": 0.1484375, "AC": 0.13671875, "AD": 0.01171875, "BC": 0.275390625, "BD": 0.1484375,
+              "CD": 0.26171875}
+    pairs = _pairs(res)
+    from scipy.stats import wilcoxon
+    wide = np.array(TABLE_B)
+    for name, (v, p) in r_raw.items():
+        row = pairs[frozenset(name)]
+        assert row["statistic"] == v and row["p_value"] == pytest.approx(p, rel=1e-12)
+        assert row["p_adjusted"] == pytest.approx(r_holm[name], rel=1e-12)
+        i, j = "ABCD".index(name[0]), "ABCD".index(name[1])
+        sp = wilcoxon(wide[:, i], wide[:, j], method="exact")
+        assert row["statistic"] == sp.statistic or row["statistic"] == 10 * 11 / 2 - sp.statistic
+        assert row["p_value"] == pytest.approx(sp.pvalue, rel=1e-12)
+        assert row["estimate"] == pytest.approx(np.median(wide[:, i] - wide[:, j]))
+    assert list(res.tidy().loc[res.tidy()["significant"], "agent_1"]) == ["A"]
+    assert "Wilcoxon signed-rank" in str(res) and "Wilcoxon signed-rank test" in res.report()
+
+
+def test_wilcoxon_posthoc_with_ties_and_zeros_matches_r_normal_approximation():
+    # RoundingTimes: zero differences and tied |d| -> normal approximation with continuity correction.
+    res = rlstats.skillings_mack(rounding_times(), "score ~ agent | task", posthoc="wilcoxon")
+    pairs = _pairs(res)
+    r_raw = {("NarrowAngle", "RoundOut"): 0.366520998798, ("NarrowAngle", "WideAngle"): 0.001928464303,
+             ("RoundOut", "WideAngle"): 0.01463184258}
+    r_holm = {("NarrowAngle", "RoundOut"): 0.366520998798, ("NarrowAngle", "WideAngle"): 0.005785392909,
+              ("RoundOut", "WideAngle"): 0.02926368517}
+    from scipy.stats import wilcoxon
+    wide = np.array(ROUNDING_TIMES)
+    for key, p in r_raw.items():
+        row = pairs[frozenset(key)]
+        assert row["p_value"] == pytest.approx(p, rel=1e-9)
+        assert row["p_adjusted"] == pytest.approx(r_holm[key], rel=1e-9)
+        i, j = (METHODS3.index(a) for a in key)
+        sp = wilcoxon(wide[:, i], wide[:, j], correction=True, method="approx")
+        assert row["p_value"] == pytest.approx(sp.pvalue, rel=1e-9)
+    assert pairs[frozenset(("NarrowAngle", "RoundOut"))]["statistic"] in (64.5, 18 * 19 / 2 - 64.5)  # R: V = 64.5
+
+
+def test_wilcoxon_posthoc_uses_cell_means_and_says_so():
+    res = rlstats.skillings_mack(niacin(), "score ~ agent | task", posthoc="wilcoxon")
+    assert any("mean of each agent's runs" in n for n in res.notes)
+    means = niacin().groupby(["task", "agent"])["score"].mean().unstack()
+    d = (means["Lab1"] - means["Lab2"]).to_numpy()
+    from rlstats.statistics import wilcoxon_signed_rank
+    assert _pairs(res)[frozenset(("Lab1", "Lab2"))]["p_value"] == wilcoxon_signed_rank(d)[1]
+    with pytest.raises(OptionError, match="adjustment='tukey' goes with the rank post hoc"):
+        rlstats.skillings_mack(niacin(), "score ~ agent | task", posthoc="wilcoxon", adjustment="tukey")
+    with pytest.raises(OptionError, match="posthoc"):
+        rlstats.skillings_mack(niacin(), "score ~ agent | task", posthoc="conover")
+
+
 def fmt_p(p):
     from rlstats.format import format_pvalue
     return format_pvalue(p)

@@ -41,6 +41,7 @@ _KERNEL_VARIANT = {"friedman": "skillings_mack", "skillings_mack": "skillings_ma
                    "mack_skillings": "mack_skillings"}
 WITHIN_CELL = (None, "mean", "median")
 PVALUE_METHODS = ("asymptotic", "monte_carlo", "exact")
+POSTHOC = ("ranks", "wilcoxon")
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,7 @@ class SkillingsMackOptions:
     higher_is_better: bool = True
     alpha: float = 0.05
     adjustment: str = "auto"
+    posthoc: str = "ranks"
     na_action: str = "raise"
     progress: bool = False
 
@@ -72,6 +74,7 @@ class SkillingsMackOptions:
             higher_is_better=check_bool("higher_is_better", options["higher_is_better"]),
             alpha=check_fraction("alpha", options["alpha"]),
             adjustment=check_choice("adjustment", options["adjustment"], kernels.ADJUSTMENTS),
+            posthoc=check_choice("posthoc", options["posthoc"], POSTHOC),
             na_action=options["na_action"],
             progress=check_bool("progress", options["progress"]),
         )
@@ -107,7 +110,8 @@ def _choose_variant(options, design):
 
 def skillings_mack(data, formula=None, *, variant="auto", within_cell=None, pvalue="asymptotic",
                    n_resamples=10_000, tie_correction=None, higher_is_better=True, alpha=0.05,
-                   adjustment="auto", na_action="raise", rng=None, progress=False, eval_env=None):
+                   adjustment="auto", posthoc="ranks", na_action="raise", rng=None, progress=False,
+                   eval_env=None):
     """Blocked rank test of whether agents differ across tasks (Skillings–Mack / Mack–Skillings).
 
     Parameters
@@ -145,7 +149,15 @@ def skillings_mack(data, formula=None, *, variant="auto", within_cell=None, pval
         Level of the post-hoc decisions and of the report's verdict.
     adjustment : {"auto", "tukey", "holm", "bonferroni"}
         Post-hoc multiplicity adjustment; ``"auto"``: Tukey (the critical
-        difference) on balanced complete designs, Holm otherwise.
+        difference) on balanced complete designs, Holm otherwise (always Holm
+        with ``posthoc="wilcoxon"``).
+    posthoc : {"ranks", "wilcoxon"}
+        ``"ranks"``: contrasts of mean within-task ranks (Nemenyi's test on
+        complete designs).  ``"wilcoxon"``: for each pair, the Wilcoxon
+        signed-rank test of the per-task scores over the tasks both agents ran
+        (R's ``pairwise.wilcox.test(paired = TRUE)``; Demšar 2006, Benavoli et
+        al. 2016); a task's score is the mean of its runs when a cell holds
+        several, and the result says so.
     na_action : {"raise", "drop"}
         Missing values: an error, or drop the rows and say so.
     rng : None, int or numpy.random.Generator
@@ -182,7 +194,7 @@ def skillings_mack(data, formula=None, *, variant="auto", within_cell=None, pval
     options = SkillingsMackOptions.checked(
         variant=variant, within_cell=within_cell, pvalue=pvalue, n_resamples=n_resamples,
         tie_correction=tie_correction, higher_is_better=higher_is_better, alpha=alpha, adjustment=adjustment,
-        na_action=na_action, progress=progress)
+        posthoc=posthoc, na_action=na_action, progress=progress)
     design = design_of(data, formula, na_action=na_action, eval_env=1 if eval_env is None else eval_env)
     if not design.has_blocks:
         raise DesignError(f"the blocked rank test needs blocks: write '{design.formula.text} | task'")
@@ -261,8 +273,20 @@ def _run(design, options, rng):
     if setup.has_ties and not corrected and options.pvalue == "asymptotic":
         notes.append("ties were given mid-ranks without tie correction, which makes the chi-squared p-value "
                      "conservative; pvalue=\"monte_carlo\" keeps the ties in its null distribution")
-    posthoc = kernels.pairwise(posthoc_setup, higher_is_better=options.higher_is_better, adjustment=options.adjustment,
-                               alpha=options.alpha)
+    ranks_posthoc = kernels.pairwise(posthoc_setup, higher_is_better=options.higher_is_better,
+                                     adjustment="holm" if options.posthoc == "wilcoxon" else options.adjustment,
+                                     alpha=options.alpha)
+    if options.posthoc == "wilcoxon":
+        posthoc = kernels.pairwise_wilcoxon(design.cell_matrix("mean"), adjustment=options.adjustment,
+                                            alpha=options.alpha)
+        comparisons = _wilcoxon_frame(design.agents, posthoc)
+        if design.max_runs_per_cell > 1:
+            notes.append("the Wilcoxon post hoc compares per-task scores, the mean of each agent's runs on a task")
+        cd = None
+    else:
+        posthoc = ranks_posthoc
+        comparisons = _comparisons_frame(design.agents, posthoc)
+        cd = posthoc.cd_mean_rank
     untestable = int((posthoc.n_shared == 0).sum())
     if untestable:
         notes.append(f"{untestable} pair(s) of agents never ran on a common task and are not compared post hoc")
@@ -274,8 +298,8 @@ def _run(design, options, rng):
         pvalue_asymptotic=p_asymptotic, pvalue_mc_se=mc_se, n_resamples=n_resamples, null_distribution=null,
         variant=variant, within_cell=within, tie_correction=corrected, has_ties=setup.has_ties,
         connected=setup.connected, agents=design.agents, tasks=design.tasks, counts=setup.counts,
-        mean_ranks=posthoc.mean_rank, comparisons=_comparisons_frame(design.agents, posthoc),
-        posthoc_adjustment=posthoc.adjustment, critical_difference=posthoc.cd_mean_rank, alpha=options.alpha)
+        mean_ranks=ranks_posthoc.mean_rank, comparisons=comparisons, posthoc=options.posthoc,
+        posthoc_adjustment=posthoc.adjustment, critical_difference=cd, alpha=options.alpha)
 
 
 def _comparisons_frame(agents, posthoc):
@@ -284,4 +308,13 @@ def _comparisons_frame(agents, posthoc):
         "agent_1": names[posthoc.agent_u], "agent_2": names[posthoc.agent_v],
         "n_shared_tasks": posthoc.n_shared, "estimate": posthoc.mean_rank_diff, "statistic": posthoc.z, "p_value": posthoc.pvalue,
         "p_adjusted": posthoc.pvalue_adjusted, "significant": posthoc.reject,
+    })
+
+
+def _wilcoxon_frame(agents, posthoc):
+    names = np.asarray(agents, dtype=object)
+    return pd.DataFrame({
+        "agent_1": names[posthoc.agent_u], "agent_2": names[posthoc.agent_v],
+        "n_shared_tasks": posthoc.n_shared, "estimate": posthoc.median_diff, "statistic": posthoc.statistic,
+        "p_value": posthoc.pvalue, "p_adjusted": posthoc.pvalue_adjusted, "significant": posthoc.reject,
     })

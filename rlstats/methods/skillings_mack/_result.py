@@ -78,6 +78,11 @@ class SkillingsMackResult(Result):
         over the tasks both ran of agent_1's minus agent_2's mean rank),
         statistic (z against the exact permutation variance), p_value,
         p_adjusted, significant.
+        With ``posthoc="wilcoxon"``: estimate is the median over shared tasks
+        of agent_1's per-task score minus agent_2's, statistic is Wilcoxon's V.
+    posthoc : str
+        ``"ranks"`` (mean-rank contrasts; Nemenyi on complete designs) or
+        ``"wilcoxon"`` (signed-rank tests of per-task scores).
     posthoc_adjustment : str
         ``"tukey"``, ``"holm"`` or ``"bonferroni"``.
     critical_difference : float or None
@@ -103,6 +108,7 @@ class SkillingsMackResult(Result):
     counts: np.ndarray
     mean_ranks: np.ndarray
     comparisons: pd.DataFrame
+    posthoc: str
     posthoc_adjustment: str
     critical_difference: float | None
     alpha: float
@@ -150,7 +156,8 @@ class SkillingsMackResult(Result):
         n_sig = int(self.comparisons["significant"].sum())
         cd = "" if self.critical_difference is None else \
             f", critical difference {fmt.signif(self.critical_difference, 4)} in mean rank"
-        lines.append(f"post hoc ({self.posthoc_adjustment}{cd}, alpha = {self.alpha}): "
+        kind = "Wilcoxon signed-rank on per-task scores, " if self.posthoc == "wilcoxon" else ""
+        lines.append(f"post hoc ({kind}{self.posthoc_adjustment}{cd}, alpha = {self.alpha}): "
                      f"{n_sig} of {len(self.comparisons)} pairs differ")
         return lines
 
@@ -160,7 +167,12 @@ class SkillingsMackResult(Result):
                               "n_runs": self.counts.sum(axis=0)})
         ranks = ranks.sort_values("mean_rank", kind="stable").reset_index(drop=True)
         return {"Mean ranks (1 = best)": ranks,
-                f"Pairwise comparisons ({_ADJUSTMENT_NAMES[self.posthoc_adjustment]})": self.tidy()}
+                f"Pairwise comparisons ({self._posthoc_name()})": self.tidy()}
+
+    def _posthoc_name(self):
+        if self.posthoc == "wilcoxon":
+            return f"Wilcoxon signed-rank tests on per-task scores, {self.posthoc_adjustment.capitalize()} adjustment"
+        return _ADJUSTMENT_NAMES[self.posthoc_adjustment]
 
     # ---- tidy output ------------------------------------------------------------------
     def tidy(self):
@@ -211,7 +223,11 @@ class SkillingsMackResult(Result):
         ranking = ", ".join(f"{self.agents[j]} ({fmt.signif(self.mean_ranks[j], 3)})" for j in order)
         text += f" Mean ranks (1 = best): {ranking}."
         sig = self.comparisons[self.comparisons["significant"]]
-        if self.critical_difference is not None:
+        if self.posthoc == "wilcoxon":
+            post = (f" Post hoc, each pair was compared with the Wilcoxon signed-rank test on its per-task scores "
+                    f"over the tasks both agents ran, with {self.posthoc_adjustment.capitalize()} adjustment at "
+                    f"alpha = {self.alpha}")
+        elif self.critical_difference is not None:
             post = (f" Post hoc, pairs whose mean ranks differ by at least the critical difference "
                     f"{fmt.signif(self.critical_difference, 3)} (Tukey single-step, alpha = {self.alpha}) differ")
         else:
