@@ -425,3 +425,70 @@ def test_two_agents_have_one_degree_of_freedom():
             t1 += ranks[design.agent[in_task] == 0].sum()
         expected = 12 * (t1 - 26 * seeds * (2 * seeds + 1) / 2) ** 2 / (26 * seeds**2 * (2 * seeds + 1))
         assert res.statistic == pytest.approx(expected, rel=1e-10)
+
+
+# ---- the automatic p-value (issue 16 item 2) -------------------------------------------------------
+
+def test_two_agents_eight_tasks_exact_p_is_the_default():
+    # Agent b wins 7 of 8 tasks: T = 6^2 / 8 = 4.5, chi-squared p = 0.0339, but the exact (sign test) p is
+    # P(|S| >= 6) for a sum S of 8 fair signs = 2 * (1 + 8) / 256 = 0.0703 (enumeration).
+    scores = [(1.0, 2.0)] * 7 + [(2.0, 1.0)]
+    df = pd.DataFrame([{"task": i, "agent": a, "score": x} for i, pair in enumerate(scores)
+                       for a, x in zip("ab", pair)])
+    res = rlstats.skillings_mack(df, "score ~ agent | task")
+    assert res.pvalue_method == "exact" and "two agents" in res.pvalue_rule
+    assert res.pvalue == pytest.approx(18 / 256, rel=1e-12)
+    assert res.pvalue_asymptotic == pytest.approx(0.033894853524689, rel=1e-9)
+    assert "did not reject" in res.report() and "exact permutation distribution" in res.report()
+    text = str(res)
+    assert "p-value = 0.03389" in text and "exact permutation p-value = 0.07031 (chosen automatically" in text
+    r = rlstats.skillings_mack(df, "score ~ agent | task", pvalue="asymptotic")
+    assert r.pvalue == r.pvalue_asymptotic and r.pvalue_rule is None and " rejected" in r.report()
+
+
+def test_auto_monte_carlo_draws_records_and_prints_a_seed():
+    df = rlstats.datasets.simulate(agents=3, tasks=10, seeds=1, rng=4)
+    res = rlstats.skillings_mack(df, "score ~ agent | task", n_resamples=500)
+    assert res.pvalue_method == "monte_carlo" and "three agents" in res.pvalue_rule
+    assert isinstance(res.seed, int) and f"seed {res.seed}" in str(res) and f"seed {res.seed}" in res.report()
+    again = rlstats.skillings_mack(df, "score ~ agent | task", n_resamples=500, rng=res.seed)
+    assert again.pvalue == res.pvalue
+    big = rlstats.datasets.simulate(agents=4, tasks=12, seeds=1, rng=4)
+    assert rlstats.skillings_mack(big, "score ~ agent | task").pvalue_method == "asymptotic"
+
+
+def _default_rejection_rate(k, n, c, n_sim, seed, ties=False):
+    rng = np.random.default_rng(seed)
+    design = rlstats.build(rlstats.datasets.simulate(agents=k, tasks=n, seeds=c, rng=0), "score ~ agent | task")
+    import dataclasses
+    rejected, methods = 0, set()
+    for _ in range(n_sim):
+        y = rng.normal(size=design.nobs)
+        if ties:
+            y = np.round(y)
+        res = rlstats.skillings_mack(dataclasses.replace(design, y=y), n_resamples=199, rng=rng)
+        rejected += res.pvalue <= 0.05
+        methods.add(res.pvalue_method)
+    return rejected / n_sim, methods
+
+
+# (agents, tasks, runs): the designs where the chi-squared size was worst (0.127, 0.072, 0.076, 0.072, 0.060)
+# and some where it holds.
+REDUCED_GRID = [(2, 4, 1), (2, 8, 1), (2, 16, 1), (3, 4, 1), (3, 16, 1), (2, 4, 3), (4, 3, 1), (5, 5, 2)]
+
+
+@pytest.mark.parametrize("k, n, c", REDUCED_GRID)
+def test_default_pvalue_size_at_most_alpha_reduced(k, n, c):
+    n_sim = 150
+    rate, _ = _default_rejection_rate(k, n, c, n_sim, 100 * k + 10 * n + c)
+    assert rate <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / n_sim)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("k", [2, 3, 4, 5])
+@pytest.mark.parametrize("c", [1, 2, 3])
+@pytest.mark.parametrize("n", [3, 4, 5, 6, 8, 10, 12, 16, 20])
+def test_default_pvalue_size_at_most_alpha_full(k, n, c):
+    n_sim = 1000
+    rate, _ = _default_rejection_rate(k, n, c, n_sim, 1000 * k + 10 * n + c, ties=(n % 4 == 0))
+    assert rate <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / n_sim)

@@ -40,7 +40,7 @@ VARIANTS = ("auto", "friedman", "skillings_mack", "mack_skillings")
 _KERNEL_VARIANT = {"friedman": "skillings_mack", "skillings_mack": "skillings_mack",
                    "mack_skillings": "mack_skillings"}
 WITHIN_CELL = (None, "mean", "median")
-PVALUE_METHODS = ("asymptotic", "monte_carlo", "exact")
+PVALUE_METHODS = ("auto", "asymptotic", "monte_carlo", "exact")
 POSTHOC = ("ranks", "wilcoxon")
 
 
@@ -48,7 +48,7 @@ POSTHOC = ("ranks", "wilcoxon")
 class SkillingsMackOptions:
     variant: str = "auto"
     within_cell: str | None = None
-    pvalue: str = "asymptotic"
+    pvalue: str = "auto"
     n_resamples: int = 10_000
     tie_correction: bool | None = None
     higher_is_better: bool = True
@@ -108,7 +108,7 @@ def _choose_variant(options, design):
     return options.variant
 
 
-def skillings_mack(data, formula=None, *, variant="auto", within_cell=None, pvalue="asymptotic",
+def skillings_mack(data, formula=None, *, variant="auto", within_cell=None, pvalue="auto",
                    n_resamples=10_000, tie_correction=None, higher_is_better=True, alpha=0.05,
                    adjustment="auto", posthoc="ranks", na_action="raise", rng=None, progress=False,
                    eval_env=None):
@@ -128,10 +128,18 @@ def skillings_mack(data, formula=None, *, variant="auto", within_cell=None, pval
     within_cell : {None, "mean", "median"}
         With ``variant="skillings_mack"`` on replicated data, aggregate each
         cell's runs first (stated in the result).
-    pvalue : {"asymptotic", "monte_carlo", "exact"}
-        Chi-squared with df = rank of the covariance (default); permutation
-        of the observed mid-ranks within tasks (``n_resamples``, ``rng``);
-        or the exact permutation distribution where enumeration is feasible.
+    pvalue : {"auto", "asymptotic", "monte_carlo", "exact"}
+        ``"asymptotic"``: chi-squared with df = rank of the covariance (R's
+        value); ``"monte_carlo"``: permutation of the observed mid-ranks
+        within tasks (``n_resamples``, ``rng``); ``"exact"``: the exact
+        permutation distribution where enumeration is feasible.  ``"auto"``
+        (default): exact when the null can be enumerated (or, for two agents,
+        convolved), Monte Carlo where the chi-squared approximation is known
+        to be liberal (two agents; three agents with one run per cell on fewer
+        than 40 tasks), chi-squared otherwise -- the rule and the simulation
+        behind it are in ``_kernels.auto_pvalue_method``.  The result's
+        ``pvalue_method`` and its print name the method used;
+        ``pvalue_asymptotic`` always holds the chi-squared value.
     n_resamples : int
         Permutations for ``pvalue="monte_carlo"``.
     tie_correction : bool or None
@@ -161,7 +169,9 @@ def skillings_mack(data, formula=None, *, variant="auto", within_cell=None, pval
     na_action : {"raise", "drop"}
         Missing values: an error, or drop the rows and say so.
     rng : None, int or numpy.random.Generator
-        Seed of the permutations (recorded in the result).
+        Seed of the permutations (recorded in the result).  With None a seed
+        is drawn, recorded and printed, so the Monte Carlo p-value can be
+        repeated with ``rng=res.seed``.
     progress : bool
         Show a progress bar during the permutations.
     eval_env : patsy.EvalEnvironment, optional
@@ -209,6 +219,10 @@ def batch_pvalues(design, responses, **options):
     Simulation studies (:func:`rlstats.power`) reach this through the registry
     (``rlstats.methods.OPERATIONS``).
 
+    Unless ``pvalue`` is given, this is the chi-squared p-value (not the
+    ``"auto"`` default of :func:`skillings_mack`), so a power study does not
+    pay an exact or Monte Carlo null per simulated data set.
+
     Returns None when the vectorised path does not apply -- a p-value other
     than the asymptotic one, cell summaries, tie correction, a design that is
     not balanced or not stored task by task, or options that
@@ -217,6 +231,9 @@ def batch_pvalues(design, responses, **options):
     """
     defaults = {name: p.default for name, p in inspect.signature(skillings_mack).parameters.items()
                 if p.kind is inspect.Parameter.KEYWORD_ONLY and name not in ("rng", "eval_env")}
+    # Simulation studies keep the chi-squared p-value unless a p-value method is asked for (pvalue="auto"
+    # would pay an exact or Monte Carlo null per simulated data set).
+    defaults["pvalue"] = "asymptotic"
     options = SkillingsMackOptions.checked(**{**defaults, **{k: v for k, v in options.items() if k in defaults}})
     if options.pvalue != "asymptotic" or options.within_cell is not None or options.tie_correction is True \
             or not design.is_balanced or np.any(np.diff(design.task) < 0):
@@ -260,17 +277,20 @@ def _run(design, options, rng):
     statistic = kernels.observed_statistic(setup)
     p_asymptotic = kernels.asymptotic_pvalue(setup, statistic)
     p, mc_se, n_resamples, null, seed = p_asymptotic, None, None, None, None
-    if options.pvalue == "monte_carlo":
+    method, reason, exact = options.pvalue, None, None
+    if method == "auto":
+        method, reason, exact = kernels.auto_pvalue_method(setup)
+    if method == "monte_carlo":
         ss, seed = seed_sequence(rng)
         with progress_bar(options.n_resamples, options.progress, "permutations") as advance:
             mc = kernels.monte_carlo_test(setup, options.n_resamples, ss, progress=advance)
         p, mc_se, n_resamples, null = mc.pvalue, mc.standard_error, mc.n_resamples, mc.null_distribution
-    elif options.pvalue == "exact":
-        p = kernels.exact_pvalue(kernels.exact_null(setup), statistic)
+    elif method == "exact":
+        p = kernels.exact_pvalue(exact if exact is not None else kernels.exact_null(setup), statistic)
     if setup.has_ties and corrected:
         notes.append("ties were given mid-ranks and the statistic was corrected for them as R's friedman.test does "
                      "(divided by 1 - sum(t^3 - t) / (n k (k^2 - 1)))")
-    if setup.has_ties and not corrected and options.pvalue == "asymptotic":
+    if setup.has_ties and not corrected and method == "asymptotic":
         notes.append("ties were given mid-ranks without tie correction, which makes the chi-squared p-value "
                      "conservative; pvalue=\"monte_carlo\" keeps the ties in its null distribution")
     ranks_posthoc = kernels.pairwise(posthoc_setup, higher_is_better=options.higher_is_better,
@@ -294,7 +314,7 @@ def _run(design, options, rng):
         method=_TITLES[variant] + (f" on cell {within}s" if within else ""),
         formula=design.formula, data_name=design.data_name, nobs=design.nobs, notes=tuple(notes),
         options={**asdict(options), "variant_used": variant}, seed=seed,
-        statistic=statistic, df=setup.df, pvalue=p, pvalue_method=options.pvalue,
+        statistic=statistic, df=setup.df, pvalue=p, pvalue_method=method, pvalue_rule=reason,
         pvalue_asymptotic=p_asymptotic, pvalue_mc_se=mc_se, n_resamples=n_resamples, null_distribution=null,
         variant=variant, within_cell=within, tie_correction=corrected, has_ties=setup.has_ties,
         connected=setup.connected, agents=design.agents, tasks=design.tasks, counts=setup.counts,

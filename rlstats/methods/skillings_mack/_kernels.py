@@ -630,6 +630,61 @@ def exact_critical_value(null, alpha):
     return float(null.values[ok[0]]), float(tails[ok[0]])
 
 
+# --------------------------------------------------------------------------- automatic choice
+
+# Largest number of within-block arrangements the automatic choice enumerates.
+AUTO_EXACT_LIMIT = 20_000
+# Below this many informative tasks, three agents with one run per cell get a Monte Carlo p-value.
+AUTO_MC_TASKS_K3 = 40
+
+
+def _arrangements(setup, cap):
+    """Product over blocks of the multinomial numbers of arrangements, stopping once it exceeds ``cap``."""
+    total = 1
+    for i in range(setup.n):
+        c = setup.counts[i][setup.counts[i] > 0]
+        total *= _multinomial(c)
+        if total > cap:
+            break
+    return total
+
+
+def auto_pvalue_method(setup):
+    """The p-value method ``pvalue="auto"`` uses on this design, and why.
+
+    The rule, from the size of the chi-squared test measured by simulation
+    over 2-5 agents, 3-50 tasks and 1-3 runs per cell (20 000-40 000 null data
+    sets per design, ``tests/test_skillings_mack.py``):
+
+    1. the exact permutation distribution when it can be enumerated
+       (at most ``AUTO_EXACT_LIMIT`` arrangements) or, for two agents, convolved;
+    2. otherwise Monte Carlo when the chi-squared approximation is known to
+       be liberal: two agents (a lattice of few values; size 0.127 at 4 tasks,
+       0.072 at 8, 0.076 at 16, 0.065 at 50 with one run per cell), or three
+       agents with one run per cell on fewer than ``AUTO_MC_TASKS_K3`` tasks
+       (0.072 at 4 tasks, 0.057-0.060 at 9-16, 0.054 at 30);
+    3. otherwise the chi-squared p-value (size at most 0.0525 in every other
+       design of the grid; conservative with few tasks).
+
+    Returns
+    -------
+    (method, reason, null) : str, str, ExactNull or None
+    """
+    if setup.k == 2:
+        try:
+            return "exact", "two agents: the exact null is convolved", exact_null(setup, method="convolve")
+        except OptionError:
+            return "monte_carlo", "two agents: the chi-squared approximation is liberal", None
+    if _arrangements(setup, AUTO_EXACT_LIMIT) <= AUTO_EXACT_LIMIT:
+        return "exact", f"at most {AUTO_EXACT_LIMIT} arrangements: the exact null is enumerated", \
+            exact_null(setup, method="enumerate", limit=AUTO_EXACT_LIMIT)
+    informative = int(np.count_nonzero(setup.block_size > 1))
+    if setup.k == 3 and setup.counts.max() <= 1 and informative < AUTO_MC_TASKS_K3:
+        return "monte_carlo", (f"three agents on {informative} < {AUTO_MC_TASKS_K3} tasks with one run per cell: "
+                               "the chi-squared approximation is liberal"), None
+    return "asymptotic", "the chi-squared approximation holds for this design", None
+
+
 # --------------------------------------------------------------------------- post hoc
 
 

@@ -47,7 +47,10 @@ class SkillingsMackResult(Result):
     pvalue : float
         The p-value of ``pvalue_method``.
     pvalue_method : str
-        ``"asymptotic"`` (chi-squared), ``"monte_carlo"`` or ``"exact"``.
+        The method used: ``"asymptotic"`` (chi-squared), ``"monte_carlo"`` or
+        ``"exact"``.
+    pvalue_rule : str or None
+        Why ``pvalue="auto"`` chose that method (None when it was asked for).
     pvalue_asymptotic : float
         The chi-squared p-value, always computed.
     pvalue_mc_se : float or None
@@ -94,6 +97,7 @@ class SkillingsMackResult(Result):
     df: int
     pvalue: float
     pvalue_method: str
+    pvalue_rule: str | None
     pvalue_asymptotic: float
     pvalue_mc_se: float | None
     n_resamples: int | None
@@ -142,11 +146,14 @@ class SkillingsMackResult(Result):
 
     def _extra_lines(self):
         lines = []
+        chosen = "" if self.pvalue_rule is None else f"; chosen automatically: {self.pvalue_rule}"
         if self.pvalue_method == "monte_carlo":
             lines.append(f"permutation {fmt.pvalue_phrase(self.pvalue)} ({self.n_resamples} permutations within "
-                         f"tasks, Monte Carlo SE {fmt.signif(self.pvalue_mc_se, 2)})")
+                         f"tasks, Monte Carlo SE {fmt.signif(self.pvalue_mc_se, 2)}, seed {self.seed}{chosen})")
         elif self.pvalue_method == "exact":
-            lines.append(f"exact permutation {fmt.pvalue_phrase(self.pvalue)}")
+            lines.append(f"exact permutation {fmt.pvalue_phrase(self.pvalue)}" + (f" ({chosen[2:]})" if chosen else ""))
+        elif chosen:
+            lines.append(f"the p-value above is the chi-squared one ({chosen[2:]})")
         names = list(self.agents)
         values = [fmt.signif(r, 4) for r in self.mean_ranks]
         widths = [max(len(n), len(v)) for n, v in zip(names, values)]
@@ -212,7 +219,7 @@ class SkillingsMackResult(Result):
         pv = fmt.format_pvalue(self.pvalue)
         p_text = f"p {pv}" if pv.startswith("<") else f"p = {pv}"
         how_p = {"asymptotic": "from the chi-squared distribution",
-                 "monte_carlo": f"from {self.n_resamples} permutations of the ranks within tasks",
+                 "monte_carlo": f"from {self.n_resamples} permutations of the ranks within tasks (seed {self.seed})",
                  "exact": "from the exact permutation distribution"}[self.pvalue_method]
         verdict = "rejected" if self.pvalue <= self.alpha else "did not reject"
         text = (f"We compared {design} with the {_REFERENCES[self.variant]} rank test, {how}. "
