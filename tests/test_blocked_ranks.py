@@ -274,7 +274,7 @@ def test_unknown_variant_is_an_option_error():
     # Options are validated once, by the public function's options object; the kernels trust them.
     df = rlstats.datasets.simulate(agents=3, tasks=4, seeds=1, rng=0)
     with pytest.raises(OptionError, match="variant"):
-        rlstats.skillings_mack(df, "score ~ agent | task", variant="friedman")
+        rlstats.skillings_mack(df, "score ~ agent | task", variant="quade")
 
 
 # ----------------------------------------------------------------------------- mid-ranks

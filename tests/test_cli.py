@@ -29,10 +29,11 @@ def run(argv):
 
 def test_compare_text_matches_the_python_result(runs_csv):
     path, df = runs_csv
-    status, text = run(["compare", str(path), "score ~ agent | task"])
+    # Three agents on six tasks: the default p-value is Monte Carlo, so both sides name the seed.
+    status, text = run(["compare", str(path), "score ~ agent | task", "--seed", "3"])
     assert status == 0
-    expected = rlstats.compare(read_csv(path), "score ~ agent | task")
-    assert text == str(expected)
+    expected = rlstats.compare(read_csv(path), "score ~ agent | task", rng=3)
+    assert text == str(expected) and "seed 3" in text
 
 
 @pytest.mark.parametrize("fmt, marker", [("markdown", "| agent"), ("latex", r"\toprule"),

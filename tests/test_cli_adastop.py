@@ -187,3 +187,130 @@ def test_errors_exit_2_without_traceback(walker, tmp_path, capsys):
     (tmp_path / "broken.json").write_text("{")
     assert run("adastop", "status", str(tmp_path / "broken.json"))[0] == 2
     assert "cannot read the AdaStop state" in capsys.readouterr().err
+
+
+# ---- the state under concurrent, repeated or hand-edited use (issue 16 item 4) ------------------------
+
+import os
+import stat
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+
+from rlstats.errors import DesignError
+
+
+def _long_batch(path, seed, n=3):
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame({"agent": ["a"] * n + ["b"] * n, "score": rng.normal(size=2 * n).round(6)})
+    frame.to_csv(path, index=False)
+    return frame
+
+
+def _cli(*argv):
+    env = {**os.environ, "MPLBACKEND": "Agg"}
+    return subprocess.Popen([sys.executable, "-m", "rlstats", *argv], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env)
+
+
+def test_concurrent_updates_never_lose_a_batch(tmp_path):
+    first = tmp_path / "b1.csv"
+    _long_batch(first, 0)
+    for trial in range(3):
+        state = tmp_path / f"state{trial}.json"
+        status, _ = run("adastop", "update", str(state), str(first), "--K", "6", "--n-resamples", "200",
+                        "--seed", "0")
+        assert status == 0
+        second, third = tmp_path / f"x{trial}.csv", tmp_path / f"y{trial}.csv"
+        _long_batch(second, 10 + trial)
+        _long_batch(third, 20 + trial)
+        procs = [_cli("adastop", "update", str(state), str(p)) for p in (second, third)]
+        outputs = [p.communicate(timeout=300) for p in procs]
+        assert all(p.returncode == 0 for p in procs), outputs
+        printed = sorted(o[0].splitlines()[0] for o in outputs)
+        assert printed == ["after batch 2 of at most 6 (n = 3 runs per agent per batch):",
+                           "after batch 3 of at most 6 (n = 3 runs per agent per batch):"]
+        assert len(json.loads(state.read_text())["batches"]) == 3
+        assert not list(tmp_path.glob(f".{state.name}.*.tmp"))
+
+
+def test_shuffled_batch_is_refused_and_rounded_one_warns(tmp_path):
+    seq = AdaStop(["a", "b"], n=3, K=5, n_resamples=200, rng=0)
+    seq.update({"a": [1.0, 2.0, 3.5], "b": [0.25, 4.0, 2.0]})
+    with pytest.raises(DesignError, match="repeats batch 1 .*in any order"):
+        seq.update({"a": [3.5, 1.0, 2.0], "b": [2.0, 0.25, 4.0]})
+    assert seq.interim == 1
+    with pytest.warns(UserWarning, match="nearly identical to batch 1"):
+        seq.update({"a": [1.0001, 2.0, 3.5], "b": [0.25, 4.0, 2.0]})
+    assert seq.interim == 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        seq.update({"a": [7.0, 8.0, 9.0], "b": [0.0, 1.0, 2.0]})
+
+
+def test_hand_edited_state_is_detected(tmp_path):
+    seq = AdaStop(["a", "b"], n=2, K=4, n_resamples=200, rng=0)
+    seq.update({"a": [1.0, 2.0], "b": [3.0, 4.0]})
+    seq.update({"a": [5.0, 2.5], "b": [3.0, 1.0]})
+    path = seq.save(tmp_path / "state.json")
+    state = json.loads(path.read_text())
+    assert len(state["digests"]) == 2 and AdaStop.load(path).interim == 2
+    state["batches"][1]["a"] = [5.0, 2.4]  # still a valid batch, but not the one fed
+    path.write_text(json.dumps(state))
+    with pytest.raises(DesignError, match="batch 2 of the AdaStop state does not match its recorded digest"):
+        AdaStop.load(path)
+    del state["digests"]  # a state written before digests existed still loads
+    path.write_text(json.dumps(state))
+    assert AdaStop.load(path).interim == 2
+
+
+def test_save_keeps_mode_and_symlink_and_removes_stale_temporaries(tmp_path):
+    seq = AdaStop(["a", "b"], n=2, K=4, n_resamples=200, rng=0)
+    seq.update({"a": [1.0, 2.0], "b": [3.0, 4.0]})
+    real = tmp_path / "real" / "state.json"
+    real.parent.mkdir()
+    seq.save(real)
+    os.chmod(real, 0o640)
+    link = tmp_path / "link.json"
+    link.symlink_to(real)
+    stale = real.parent / ".state.json.abc123.tmp"
+    stale.write_text("{}")
+    os.utime(stale, (1, 1))
+    seq.update({"a": [0.5, 2.0], "b": [3.0, 9.0]})
+    seq.save(link)
+    assert link.is_symlink() and os.readlink(link) == str(real)
+    assert stat.S_IMODE(os.stat(real).st_mode) == 0o640
+    assert AdaStop.load(link).interim == 2 and not stale.exists()
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda s: s.update(batches={"a": 1}), "\"batches\" must be a list"),
+    (lambda s: s.update(batches=[{"a": ["x", 1.0], "b": [1.0, 2.0]}]), "\"batches\" must be a list"),
+    (lambda s: s.update(agents="ab"), "\"agents\" must be a list"),
+    (lambda s: s.update(options=[1, 2]), "\"options\" must be an object"),
+    (lambda s: s["options"].update(n={"deep": 1}), "\"options.n\" must be a number"),
+    (lambda s: s.update(seed={"entropy": "zero", "spawn_key": []}), "\"seed\" must hold"),
+])
+def test_malformed_states_are_one_clear_error(tmp_path, capsys, edit, message):
+    seq = AdaStop(["a", "b"], n=2, K=4, n_resamples=200, rng=0)
+    seq.update({"a": [1.0, 2.0], "b": [3.0, 4.0]})
+    state = seq.to_state()
+    edit(state)
+    path = tmp_path / "state.json"
+    path.write_text(json.dumps(state))
+    with pytest.raises(DesignError, match=message):
+        AdaStop.load(path)
+    assert run("adastop", "status", str(path))[0] == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_deeply_nested_state_is_one_clear_error(tmp_path, capsys):
+    path = tmp_path / "state.json"
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(DesignError, match="nested too deeply"):
+        AdaStop.load(path)
+    assert run("adastop", "status", str(path))[0] == 2
+    assert "nested too deeply" in capsys.readouterr().err

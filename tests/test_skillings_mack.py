@@ -84,7 +84,7 @@ def test_skillings_mack_variant_on_replicates_needs_within_cell():
 
 def test_tie_correction_reproduces_friedman():
     df = long_table(TIES)
-    plain = rlstats.skillings_mack(df, "score ~ agent | task")
+    plain = rlstats.skillings_mack(df, "score ~ agent | task", variant="skillings_mack")
     corrected = rlstats.skillings_mack(df, "score ~ agent | task", tie_correction=True)
     assert plain.statistic == pytest.approx(6.2625, abs=1e-10)
     assert corrected.statistic == pytest.approx(8.080645161, abs=1e-8)  # R friedman.test (spec §10.2 d)
@@ -94,6 +94,133 @@ def test_tie_correction_reproduces_friedman():
     wide = df.pivot(index="task", columns="agent", values="score")
     assert corrected.statistic == pytest.approx(friedmanchisquare(*wide.to_numpy().T).statistic, rel=1e-12)
     assert any("ties" in n for n in plain.notes)
+
+
+# Hollander & Wolfe (1973) p. 140ff., R's ?friedman.test example (tests/reference/r_friedman_wilcoxon.R).
+ROUNDING_TIMES = [
+    [5.40, 5.50, 5.55], [5.85, 5.70, 5.75], [5.20, 5.60, 5.50], [5.55, 5.50, 5.40], [5.90, 5.85, 5.70],
+    [5.45, 5.55, 5.60], [5.40, 5.40, 5.35], [5.45, 5.50, 5.35], [5.25, 5.15, 5.00], [5.85, 5.80, 5.70],
+    [5.25, 5.20, 5.10], [5.65, 5.55, 5.45], [5.60, 5.35, 5.45], [5.05, 5.00, 4.95], [5.50, 5.50, 5.40],
+    [5.45, 5.55, 5.50], [5.55, 5.55, 5.35], [5.45, 5.50, 5.55], [5.50, 5.45, 5.25], [5.65, 5.60, 5.40],
+    [5.70, 5.65, 5.55], [6.30, 6.30, 6.25]]
+METHODS3 = ["RoundOut", "NarrowAngle", "WideAngle"]
+
+
+def rounding_times():
+    return pd.DataFrame([{"task": i + 1, "agent": a, "score": x} for i, row in enumerate(ROUNDING_TIMES)
+                         for a, x in zip(METHODS3, row)])
+
+
+def test_complete_design_is_r_friedman_test_rounding_times():
+    # R 4.2.2: friedman.test(score ~ agent | task) -> Friedman chi-squared = 11.143, df = 2, p-value = 0.003805
+    # (11.14285714, p 0.003805040776; tests/reference/r_friedman_wilcoxon.R).
+    res = rlstats.skillings_mack(rounding_times(), "score ~ agent | task", pvalue="asymptotic")
+    assert res.variant == "friedman" and res.method == "Friedman rank sum test"
+    assert res.tie_correction and res.has_ties
+    assert res.statistic == pytest.approx(11.14285714, abs=1e-8) and res.df == 2
+    assert res.pvalue == pytest.approx(0.003805040776, rel=1e-9)
+    lines = str(res).splitlines()
+    assert lines[1] == "\tFriedman rank sum test"
+    assert lines[4] == "Friedman chi-squared = 11.143, df = 2, p-value = 0.003805"
+    assert any("corrected for them as R's friedman.test" in n for n in res.notes)
+    # Without the correction: the Skillings-Mack statistic of issue 15 (10.636, p 0.004902), still available.
+    plain = rlstats.skillings_mack(rounding_times(), "score ~ agent | task", variant="skillings_mack",
+                                   pvalue="asymptotic")
+    assert plain.statistic == pytest.approx(10.636363636, abs=1e-8) and not plain.tie_correction
+    assert fmt_p(plain.pvalue) == "0.004902"
+    # Post hoc default = PMCMRplus::frdAllPairsNemenyiTest (its formula evaluated in R, untied variance).
+    nemenyi = {("RoundOut", "NarrowAngle"): 0.637427167, ("RoundOut", "WideAngle"): 0.004409820445,
+               ("NarrowAngle", "WideAngle"): 0.06137075926}
+    assert res.posthoc_adjustment == "tukey"
+    for _, row in res.tidy().iterrows():
+        key = (row["agent_1"], row["agent_2"]) if (row["agent_1"], row["agent_2"]) in nemenyi \
+            else (row["agent_2"], row["agent_1"])
+        assert row["p_adjusted"] == pytest.approx(nemenyi[key], rel=1e-8)
+    # scipy's friedmanchisquare applies the same correction.
+    from scipy.stats import friedmanchisquare
+    assert res.statistic == pytest.approx(friedmanchisquare(*np.array(ROUNDING_TIMES).T).statistic, rel=1e-12)
+
+
+def test_incomplete_design_keeps_skillings_mack_numbers_and_friedman_needs_complete():
+    res = rlstats.skillings_mack(long_table(TABLE1), "score ~ agent | task", pvalue="asymptotic")
+    assert res.variant == "skillings_mack" and not res.tie_correction
+    with pytest.raises(DesignError, match="complete design"):
+        rlstats.skillings_mack(long_table(TABLE1), "score ~ agent | task", variant="friedman")
+
+
+# Spec §10.2 (b): complete, 4 agents x 10 tasks, no ties.
+TABLE_B = [[5.021, 8.692, 11.177, 5.818], [29.582, 41.828, 26.432, 40.298], [-46.426, -35.309, -35.831, -14.765],
+           [-101.734, -81.347, -77.492, -75.928], [-70.635, -45.854, -35.952, -29.334],
+           [-114.466, -98.942, -98.95, -92.253], [16.623, 2.939, 15.689, 29.858],
+           [128.186, 137.905, 145.126, 149.659], [-61.471, -43.459, -25.632, -49.692],
+           [-53.454, -55.854, -58.462, -27.043]]
+
+
+def _pairs(res):
+    return {frozenset((r["agent_1"], r["agent_2"])): r for _, r in res.tidy().iterrows()}
+
+
+def test_wilcoxon_posthoc_matches_r_pairwise_wilcox_test_exact():
+    # R 4.2.2 pairwise.wilcox.test(paired = TRUE, p.adjust.method = "holm") and wilcox.test (exact, no ties).
+    df = long_table({f"task0{i}": row for i, row in enumerate(TABLE_B)})
+    res = rlstats.skillings_mack(df, "score ~ agent | task", posthoc="wilcoxon")
+    assert res.posthoc == "wilcoxon" and res.posthoc_adjustment == "holm" and res.critical_difference is None
+    r_raw = {"AB": (7, 0.037109375), "AC": (6, 0.02734375), "AD": (0, 0.001953125), "BC": (16, 0.275390625),
+             "BD": (7, 0.037109375), "CD": (12, 0.130859375)}
+    r_holm = {"AB": 0.1484375, "AC": 0.13671875, "AD": 0.01171875, "BC": 0.275390625, "BD": 0.1484375,
+              "CD": 0.26171875}
+    pairs = _pairs(res)
+    from scipy.stats import wilcoxon
+    wide = np.array(TABLE_B)
+    for name, (v, p) in r_raw.items():
+        row = pairs[frozenset(name)]
+        assert row["statistic"] == v and row["p_value"] == pytest.approx(p, rel=1e-12)
+        assert row["p_adjusted"] == pytest.approx(r_holm[name], rel=1e-12)
+        i, j = "ABCD".index(name[0]), "ABCD".index(name[1])
+        sp = wilcoxon(wide[:, i], wide[:, j], method="exact")
+        assert row["statistic"] == sp.statistic or row["statistic"] == 10 * 11 / 2 - sp.statistic
+        assert row["p_value"] == pytest.approx(sp.pvalue, rel=1e-12)
+        assert row["estimate"] == pytest.approx(np.median(wide[:, i] - wide[:, j]))
+    assert list(res.tidy().loc[res.tidy()["significant"], "agent_1"]) == ["A"]
+    assert "Wilcoxon signed-rank" in str(res) and "Wilcoxon signed-rank test" in res.report()
+
+
+def test_wilcoxon_posthoc_with_ties_and_zeros_matches_r_normal_approximation():
+    # RoundingTimes: zero differences and tied |d| -> normal approximation with continuity correction.
+    res = rlstats.skillings_mack(rounding_times(), "score ~ agent | task", posthoc="wilcoxon")
+    pairs = _pairs(res)
+    r_raw = {("NarrowAngle", "RoundOut"): 0.366520998798, ("NarrowAngle", "WideAngle"): 0.001928464303,
+             ("RoundOut", "WideAngle"): 0.01463184258}
+    r_holm = {("NarrowAngle", "RoundOut"): 0.366520998798, ("NarrowAngle", "WideAngle"): 0.005785392909,
+              ("RoundOut", "WideAngle"): 0.02926368517}
+    from scipy.stats import wilcoxon
+    wide = np.array(ROUNDING_TIMES)
+    for key, p in r_raw.items():
+        row = pairs[frozenset(key)]
+        assert row["p_value"] == pytest.approx(p, rel=1e-9)
+        assert row["p_adjusted"] == pytest.approx(r_holm[key], rel=1e-9)
+        i, j = (METHODS3.index(a) for a in key)
+        sp = wilcoxon(wide[:, i], wide[:, j], correction=True, method="approx")
+        assert row["p_value"] == pytest.approx(sp.pvalue, rel=1e-9)
+    assert pairs[frozenset(("NarrowAngle", "RoundOut"))]["statistic"] in (64.5, 18 * 19 / 2 - 64.5)  # R: V = 64.5
+
+
+def test_wilcoxon_posthoc_uses_cell_means_and_says_so():
+    res = rlstats.skillings_mack(niacin(), "score ~ agent | task", posthoc="wilcoxon")
+    assert any("mean of each agent's runs" in n for n in res.notes)
+    means = niacin().groupby(["task", "agent"])["score"].mean().unstack()
+    d = (means["Lab1"] - means["Lab2"]).to_numpy()
+    from rlstats.statistics import wilcoxon_signed_rank
+    assert _pairs(res)[frozenset(("Lab1", "Lab2"))]["p_value"] == wilcoxon_signed_rank(d)[1]
+    with pytest.raises(OptionError, match="adjustment='tukey' goes with the rank post hoc"):
+        rlstats.skillings_mack(niacin(), "score ~ agent | task", posthoc="wilcoxon", adjustment="tukey")
+    with pytest.raises(OptionError, match="posthoc"):
+        rlstats.skillings_mack(niacin(), "score ~ agent | task", posthoc="conover")
+
+
+def fmt_p(p):
+    from rlstats.format import format_pvalue
+    return format_pvalue(p)
 
 
 def test_monte_carlo_is_reproducible_and_recorded():
@@ -298,3 +425,70 @@ def test_two_agents_have_one_degree_of_freedom():
             t1 += ranks[design.agent[in_task] == 0].sum()
         expected = 12 * (t1 - 26 * seeds * (2 * seeds + 1) / 2) ** 2 / (26 * seeds**2 * (2 * seeds + 1))
         assert res.statistic == pytest.approx(expected, rel=1e-10)
+
+
+# ---- the automatic p-value (issue 16 item 2) -------------------------------------------------------
+
+def test_two_agents_eight_tasks_exact_p_is_the_default():
+    # Agent b wins 7 of 8 tasks: T = 6^2 / 8 = 4.5, chi-squared p = 0.0339, but the exact (sign test) p is
+    # P(|S| >= 6) for a sum S of 8 fair signs = 2 * (1 + 8) / 256 = 0.0703 (enumeration).
+    scores = [(1.0, 2.0)] * 7 + [(2.0, 1.0)]
+    df = pd.DataFrame([{"task": i, "agent": a, "score": x} for i, pair in enumerate(scores)
+                       for a, x in zip("ab", pair)])
+    res = rlstats.skillings_mack(df, "score ~ agent | task")
+    assert res.pvalue_method == "exact" and "two agents" in res.pvalue_rule
+    assert res.pvalue == pytest.approx(18 / 256, rel=1e-12)
+    assert res.pvalue_asymptotic == pytest.approx(0.033894853524689, rel=1e-9)
+    assert "did not reject" in res.report() and "exact permutation distribution" in res.report()
+    text = str(res)
+    assert "p-value = 0.03389" in text and "exact permutation p-value = 0.07031 (chosen automatically" in text
+    r = rlstats.skillings_mack(df, "score ~ agent | task", pvalue="asymptotic")
+    assert r.pvalue == r.pvalue_asymptotic and r.pvalue_rule is None and " rejected" in r.report()
+
+
+def test_auto_monte_carlo_draws_records_and_prints_a_seed():
+    df = rlstats.datasets.simulate(agents=3, tasks=10, seeds=1, rng=4)
+    res = rlstats.skillings_mack(df, "score ~ agent | task", n_resamples=500)
+    assert res.pvalue_method == "monte_carlo" and "three agents" in res.pvalue_rule
+    assert isinstance(res.seed, int) and f"seed {res.seed}" in str(res) and f"seed {res.seed}" in res.report()
+    again = rlstats.skillings_mack(df, "score ~ agent | task", n_resamples=500, rng=res.seed)
+    assert again.pvalue == res.pvalue
+    big = rlstats.datasets.simulate(agents=4, tasks=12, seeds=1, rng=4)
+    assert rlstats.skillings_mack(big, "score ~ agent | task").pvalue_method == "asymptotic"
+
+
+def _default_rejection_rate(k, n, c, n_sim, seed, ties=False):
+    rng = np.random.default_rng(seed)
+    design = rlstats.build(rlstats.datasets.simulate(agents=k, tasks=n, seeds=c, rng=0), "score ~ agent | task")
+    import dataclasses
+    rejected, methods = 0, set()
+    for _ in range(n_sim):
+        y = rng.normal(size=design.nobs)
+        if ties:
+            y = np.round(y)
+        res = rlstats.skillings_mack(dataclasses.replace(design, y=y), n_resamples=199, rng=rng)
+        rejected += res.pvalue <= 0.05
+        methods.add(res.pvalue_method)
+    return rejected / n_sim, methods
+
+
+# (agents, tasks, runs): the designs where the chi-squared size was worst (0.127, 0.072, 0.076, 0.072, 0.060)
+# and some where it holds.
+REDUCED_GRID = [(2, 4, 1), (2, 8, 1), (2, 16, 1), (3, 4, 1), (3, 16, 1), (2, 4, 3), (4, 3, 1), (5, 5, 2)]
+
+
+@pytest.mark.parametrize("k, n, c", REDUCED_GRID)
+def test_default_pvalue_size_at_most_alpha_reduced(k, n, c):
+    n_sim = 150
+    rate, _ = _default_rejection_rate(k, n, c, n_sim, 100 * k + 10 * n + c)
+    assert rate <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / n_sim)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("k", [2, 3, 4, 5])
+@pytest.mark.parametrize("c", [1, 2, 3])
+@pytest.mark.parametrize("n", [3, 4, 5, 6, 8, 10, 12, 16, 20])
+def test_default_pvalue_size_at_most_alpha_full(k, n, c):
+    n_sim = 1000
+    rate, _ = _default_rejection_rate(k, n, c, n_sim, 1000 * k + 10 * n + c, ties=(n % 4 == 0))
+    assert rate <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / n_sim)

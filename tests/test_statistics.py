@@ -56,3 +56,20 @@ def test_probability_of_improvement_by_definition_and_as_the_bootstrap_computes_
     lx, ly = layout(xs), layout(ys)
     point = bootstrap_kernels.improvement_point(bootstrap_kernels.pair_layout(lx, ly), lx, ly)
     assert point == pytest.approx(per_task.mean(), rel=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_wilcoxon_signed_rank_matches_scipy_with_r_defaults(seed):
+    from scipy.stats import wilcoxon
+    from rlstats.statistics import wilcoxon_signed_rank
+    rng = np.random.default_rng(seed)
+    n = [5, 12, 30, 49, 50, 80][seed]
+    d = rng.normal(0.3, 1, n)
+    v, p, used = wilcoxon_signed_rank(d)
+    ref = wilcoxon(d, method="exact" if n < 50 else "approx", correction=True)
+    assert used == n and p == pytest.approx(ref.pvalue, rel=1e-10)
+    assert min(v, n * (n + 1) / 2 - v) == ref.statistic
+    rounded = np.round(d, 1)  # ties and zeros: normal approximation, zeros dropped as R's zero_method
+    v, p, used = wilcoxon_signed_rank(rounded)
+    ref = wilcoxon(rounded, method="approx", correction=True, zero_method="wilcox")
+    assert used == np.count_nonzero(rounded) and p == pytest.approx(ref.pvalue, rel=1e-10)

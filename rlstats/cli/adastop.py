@@ -149,21 +149,30 @@ def _progress_text(seq):
 
 def run_update(args, out):
     from ._shared import read_table
-
+    from ..methods.adastop._incremental import state_lock
     path = Path(args.state)
     frame = read_table(args.batch)
-    if path.exists():
-        seq = _load(path)
-        _check_unchanged(seq, args, path)
-        created = False
-    else:
-        seq = _create(args, frame)
-        created = True
-    seq.update(frame)
     try:
-        seq.save(path)
+        lock = state_lock(path)
+        target = lock.__enter__()
     except OSError as exc:
-        raise _usage_error(f"cannot write the state {path}: {exc}") from exc
+        raise _usage_error(f"cannot lock the state {path}: {exc}") from exc
+    # The whole read-decide-write holds the lock: two updates at once run one after the other.
+    try:
+        if target.exists():
+            seq = _load(path)
+            _check_unchanged(seq, args, path)
+            created = False
+        else:
+            seq = _create(args, frame)
+            created = True
+        seq.update(frame)
+        try:
+            seq.save(path)
+        except OSError as exc:
+            raise _usage_error(f"cannot write the state {path}: {exc}") from exc
+    finally:
+        lock.__exit__(None, None, None)
     if created:
         state = seq.to_state()
         options = ", ".join(f"{k} = {v}" for k, v in state["options"].items() if v is not None)

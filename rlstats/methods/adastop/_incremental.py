@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import hashlib
 import json
 import os
+import stat
 import tempfile
+import time
+import warnings
 from dataclasses import asdict
 from pathlib import Path
 
@@ -166,9 +172,16 @@ class AdaStop:
                 raise DesignError(f"agent {a!r} has non-finite scores in this batch: {values.tolist()}")
         if not allow_repeat:
             for k, earlier in enumerate(self._batches, start=1):
-                if all(a in earlier and np.array_equal(np.asarray(earlier[a]), v) for a, v in scores.items()):
-                    raise DesignError(f"this batch repeats batch {k} exactly (same scores for every agent); "
+                if not all(a in earlier for a in scores):
+                    continue
+                pairs = [(np.sort(np.asarray(earlier[a], dtype=float)), np.sort(v)) for a, v in scores.items()]
+                if all(np.array_equal(e, v) for e, v in pairs):
+                    raise DesignError(f"this batch repeats batch {k} (the same runs for every agent, in any order); "
                                       "it was probably fed twice. Pass allow_repeat=True if it is genuine")
+                if all(np.allclose(e, v, rtol=1e-3, atol=1e-9 * max(1.0, float(np.abs(e).max()))) for e, v in pairs):
+                    warnings.warn(f"this batch is nearly identical to batch {k} (every agent's runs agree to 0.1% "
+                                  "after sorting); check that it is not the same runs rounded or re-exported",
+                                  UserWarning, stacklevel=4)
 
     def _advance(self, scores):
         k = self.interim + 1
@@ -215,18 +228,32 @@ class AdaStop:
                                                      "reference", "permutations")},
                 "seed": {"entropy": entropy if isinstance(entropy, int) else [int(e) for e in entropy],
                          "spawn_key": [int(s) for s in self._ss.spawn_key], "record": self._seed_record},
-                "batches": self._batches}
+                "batches": self._batches, "digests": [_batch_digest(b) for b in self._batches]}
 
     def save(self, path):
-        """Write the state as JSON atomically (a temporary file then ``os.replace``)."""
-        path = Path(path)
+        """Write the state as JSON atomically (a temporary file then ``os.replace``).
+
+        A symbolic link is followed (its target is replaced, the link kept), an
+        existing file keeps its permission bits, and temporary files that an
+        earlier, interrupted save left next to the state are removed.  Use
+        :func:`state_lock` around load-update-save when several processes may
+        update the same state.
+        """
+        path = Path(os.path.realpath(path))
         text = json.dumps(self.to_state(), indent=1)
-        handle, temporary = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".",
-                                             prefix=f".{path.name}.", suffix=".tmp")
+        _remove_stale_temporaries(path)
+        try:
+            mode = stat.S_IMODE(os.stat(path).st_mode)
+        except FileNotFoundError:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
         try:
             with os.fdopen(handle, "w", encoding="utf-8") as fh:
                 fh.write(text)
                 fh.flush()
+                os.fchmod(fh.fileno(), mode)
                 os.fsync(fh.fileno())
             os.replace(temporary, path)
         except BaseException:
@@ -242,6 +269,7 @@ class AdaStop:
         if state.get("version") != _STATE_VERSION:
             raise DesignError(f"AdaStop state version {state.get('version')!r} is not supported "
                               f"(this rlstats reads version {_STATE_VERSION})")
+        _check_state_shape(state)
         try:
             options = dict(state["options"])
             # states written before the option existed ran the old default, the paper's pairwise scheme
@@ -256,10 +284,19 @@ class AdaStop:
                 scores = {a: np.asarray(v, dtype=float) for a, v in batch.items()}
                 seq._check_batch(scores, allow_repeat=True)
                 seq._advance(scores)
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
             if isinstance(exc, RlstatsError):
                 raise DesignError(f"the AdaStop state is inconsistent: {exc}") from exc
             raise DesignError(f"the AdaStop state is damaged: {type(exc).__name__}: {exc}") from exc
+        digests = state.get("digests")
+        if digests is not None:
+            if not isinstance(digests, list) or len(digests) != len(state["batches"]):
+                raise DesignError("the AdaStop state is damaged: \"digests\" does not have one entry per batch")
+            for number, (batch, digest) in enumerate(zip(state["batches"], digests), start=1):
+                if _batch_digest(batch) != digest:
+                    raise DesignError(f"batch {number} of the AdaStop state does not match its recorded digest: the "
+                                      "state was edited by hand or corrupted; restore it from a copy, or start a new "
+                                      "test (the decisions depend on every batch as it was fed)")
         return seq
 
     @classmethod
@@ -272,7 +309,75 @@ class AdaStop:
             state = json.loads(path.read_text(encoding="utf-8"))
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise DesignError(f"cannot read the AdaStop state {path}: {exc}") from exc
+        except RecursionError:
+            raise DesignError(f"cannot read the AdaStop state {path}: it is nested too deeply to be a state "
+                              "written by rlstats") from None
         return cls.from_state(state)
+
+
+@contextlib.contextmanager
+def state_lock(path):
+    """Hold an exclusive advisory lock (``fcntl.flock``) for the state at ``path`` while the block runs.
+
+    The lock is taken on a companion file ``<state>.lock`` (the state itself is
+    replaced on every save, so it cannot carry the lock), waits for another
+    holder, and is released when the block ends or the process dies.
+    """
+    target = Path(os.path.realpath(path))
+    handle = os.open(target.with_name(target.name + ".lock"), os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield target
+    finally:
+        os.close(handle)  # closing releases the lock
+
+
+_STALE_SECONDS = 60.0
+
+
+def _remove_stale_temporaries(path):
+    """Delete ``.<state>.*.tmp`` files older than a minute: left by a save that was killed."""
+    now = time.time()
+    for leftover in path.parent.glob(f".{path.name}.*.tmp"):
+        with contextlib.suppress(OSError):
+            if now - leftover.stat().st_mtime > _STALE_SECONDS:
+                leftover.unlink()
+
+
+def _batch_digest(batch):
+    """SHA-256 of a batch's canonical JSON (agents sorted, scores as written)."""
+    text = json.dumps(batch, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _check_state_shape(state):
+    """One clear error for a state whose parts have the wrong types."""
+    def bad(what):
+        return DesignError(f"the AdaStop state is damaged: {what}; it was not written by rlstats (or was edited)")
+
+    if not isinstance(state.get("agents"), list) or not all(isinstance(a, str) for a in state["agents"]):
+        raise bad("\"agents\" must be a list of names")
+    if not isinstance(state.get("options"), dict):
+        raise bad("\"options\" must be an object")
+    for name, value in state["options"].items():
+        if name == "comparisons":
+            if value != "all" and not (isinstance(value, list) and all(
+                    isinstance(p, list) and len(p) == 2 and all(isinstance(x, str) for x in p) for p in value)):
+                raise bad("\"options.comparisons\" must be \"all\" or a list of pairs of names")
+        elif not (value is None or isinstance(value, (str, int, float))):
+            raise bad(f"\"options.{name}\" must be a number or a name")
+    seed = state.get("seed")
+    if not isinstance(seed, dict) or not isinstance(seed.get("spawn_key"), list) \
+            or not all(isinstance(x, int) for x in seed["spawn_key"]) \
+            or not (isinstance(seed.get("entropy"), int) or (isinstance(seed.get("entropy"), list)
+                                                            and all(isinstance(x, int) for x in seed["entropy"]))):
+        raise bad("\"seed\" must hold an integer entropy and spawn key")
+    batches = state.get("batches")
+    if not isinstance(batches, list) or not all(
+            isinstance(b, dict) and all(isinstance(v, list) and all(
+                isinstance(x, (int, float)) and not isinstance(x, bool) for x in v) for v in b.values())
+            for b in batches):
+        raise bad("\"batches\" must be a list of {agent: [scores]} objects")
 
 
 def _check_agents(agents):

@@ -31,24 +31,31 @@ from ...errors import DesignError, OptionError
 from ...options import check_bool, check_choice, check_fraction, check_int
 from ...progress import progress_bar
 from ...resampling import seed_sequence
+from ...statistics import doubled_midranks
 from . import _kernels as kernels
 from ._result import _TITLES, SkillingsMackResult
 
-VARIANTS = ("auto", "skillings_mack", "mack_skillings")
+VARIANTS = ("auto", "friedman", "skillings_mack", "mack_skillings")
+# The kernel statistic behind each variant: Friedman's is the Skillings-Mack (1981)
+# statistic on a complete design, with R's tie correction by default.
+_KERNEL_VARIANT = {"friedman": "skillings_mack", "skillings_mack": "skillings_mack",
+                   "mack_skillings": "mack_skillings"}
 WITHIN_CELL = (None, "mean", "median")
-PVALUE_METHODS = ("asymptotic", "monte_carlo", "exact")
+PVALUE_METHODS = ("auto", "asymptotic", "monte_carlo", "exact")
+POSTHOC = ("ranks", "wilcoxon")
 
 
 @dataclass(frozen=True)
 class SkillingsMackOptions:
     variant: str = "auto"
     within_cell: str | None = None
-    pvalue: str = "asymptotic"
+    pvalue: str = "auto"
     n_resamples: int = 10_000
-    tie_correction: bool = False
+    tie_correction: bool | None = None
     higher_is_better: bool = True
     alpha: float = 0.05
     adjustment: str = "auto"
+    posthoc: str = "ranks"
     na_action: str = "raise"
     progress: bool = False
 
@@ -63,10 +70,12 @@ class SkillingsMackOptions:
             within_cell=within,
             pvalue=check_choice("pvalue", options["pvalue"], PVALUE_METHODS),
             n_resamples=check_int("n_resamples", options["n_resamples"], minimum=1),
-            tie_correction=check_bool("tie_correction", options["tie_correction"]),
+            tie_correction=None if options["tie_correction"] is None
+            else check_bool("tie_correction", options["tie_correction"]),
             higher_is_better=check_bool("higher_is_better", options["higher_is_better"]),
             alpha=check_fraction("alpha", options["alpha"]),
             adjustment=check_choice("adjustment", options["adjustment"], kernels.ADJUSTMENTS),
+            posthoc=check_choice("posthoc", options["posthoc"], POSTHOC),
             na_action=options["na_action"],
             progress=check_bool("progress", options["progress"]),
         )
@@ -84,7 +93,14 @@ def _choose_variant(options, design):
     if options.variant == "auto":
         if options.within_cell is not None and replicated:
             return "skillings_mack"
-        return "mack_skillings" if replicated else "skillings_mack"
+        if replicated:
+            return "mack_skillings"
+        return "friedman" if design.is_complete else "skillings_mack"
+    if options.variant == "friedman" and (replicated or not design.is_complete):
+        raise DesignError(
+            "variant=\"friedman\" needs a complete design with one run per (agent, task) cell; this design "
+            + ("has several runs in some cells" if replicated else "has empty cells")
+            + ": use variant=\"auto\", which picks Skillings-Mack (missing cells) or Mack-Skillings (several runs)")
     if options.variant == "skillings_mack" and replicated and options.within_cell is None:
         raise DesignError(
             f"found up to {design.max_runs_per_cell} runs per (agent, task) cell; the Skillings-Mack (1981) "
@@ -93,9 +109,10 @@ def _choose_variant(options, design):
     return options.variant
 
 
-def skillings_mack(data, formula=None, *, variant="auto", within_cell=None, pvalue="asymptotic",
-                   n_resamples=10_000, tie_correction=False, higher_is_better=True, alpha=0.05,
-                   adjustment="auto", na_action="raise", rng=None, progress=False, eval_env=None):
+def skillings_mack(data, formula=None, *, variant="auto", within_cell=None, pvalue="auto",
+                   n_resamples=10_000, tie_correction=None, higher_is_better=True, alpha=0.05,
+                   adjustment="auto", posthoc="ranks", na_action="raise", rng=None, progress=False,
+                   eval_env=None):
     """Blocked rank test of whether agents differ across tasks (Skillings–Mack / Mack–Skillings).
 
     Parameters
@@ -104,33 +121,58 @@ def skillings_mack(data, formula=None, *, variant="auto", within_cell=None, pval
         Long format, one row per run; never modified.
     formula : str or Formula
         ``"score ~ agent | task"`` (or ``task/seed`` to name the seed column).
-    variant : {"auto", "skillings_mack", "mack_skillings"}
-        ``"auto"``: Skillings–Mack (1981) when every cell has at most one run,
-        Mack–Skillings (1980) on the raw runs when any cell has more.
+    variant : {"auto", "friedman", "skillings_mack", "mack_skillings"}
+        ``"auto"``: Friedman's test (R's ``friedman.test``) on a complete
+        design with one run per cell, Skillings–Mack (1981) when some cells
+        are empty and none has several runs, Mack–Skillings (1980) on the raw
+        runs when any cell has more.
     within_cell : {None, "mean", "median"}
         With ``variant="skillings_mack"`` on replicated data, aggregate each
         cell's runs first (stated in the result).
-    pvalue : {"asymptotic", "monte_carlo", "exact"}
-        Chi-squared with df = rank of the covariance (default); permutation
-        of the observed mid-ranks within tasks (``n_resamples``, ``rng``);
-        or the exact permutation distribution where enumeration is feasible.
+    pvalue : {"auto", "asymptotic", "monte_carlo", "exact"}
+        ``"asymptotic"``: chi-squared with df = rank of the covariance (R's
+        value); ``"monte_carlo"``: permutation of the observed mid-ranks
+        within tasks (``n_resamples``, ``rng``); ``"exact"``: the exact
+        permutation distribution where enumeration is feasible.  ``"auto"``
+        (default): exact when the null can be enumerated (or, for two agents,
+        convolved), Monte Carlo where the chi-squared approximation is known
+        to be liberal (two agents; three agents with one run per cell on fewer
+        than 40 tasks), chi-squared otherwise -- the rule and the simulation
+        behind it are in ``_kernels.auto_pvalue_method``.  The result's
+        ``pvalue_method`` and its print name the method used;
+        ``pvalue_asymptotic`` always holds the chi-squared value.
     n_resamples : int
         Permutations for ``pvalue="monte_carlo"``.
-    tie_correction : bool
-        Divide each task's null variance by the tie factor; reproduces R's
-        ``friedman.test`` on complete unreplicated designs.  Off by default,
-        as in every reference implementation of these tests.
+    tie_correction : bool or None
+        Divide each task's null variance by the tie factor.  None (default):
+        on for ``variant="friedman"``, which then equals R's ``friedman.test``
+        (statistic, df and chi-squared p), off for Skillings–Mack and
+        Mack–Skillings, as in every reference implementation of those tests
+        (``Skillings.Mack``, ``PMCMRplus``, ``NSM3``).  The result's
+        ``tie_correction`` records which was used.  The default post hoc
+        (Nemenyi's, as ``PMCMRplus::frdAllPairsNemenyiTest``) uses the
+        untied variance unless ``tie_correction=True`` is given.
     higher_is_better : bool
         Direction of the mean ranks and post-hoc signs (rank 1 = best).
     alpha : float
         Level of the post-hoc decisions and of the report's verdict.
     adjustment : {"auto", "tukey", "holm", "bonferroni"}
         Post-hoc multiplicity adjustment; ``"auto"``: Tukey (the critical
-        difference) on balanced complete designs, Holm otherwise.
+        difference) on balanced complete designs, Holm otherwise (always Holm
+        with ``posthoc="wilcoxon"``).
+    posthoc : {"ranks", "wilcoxon"}
+        ``"ranks"``: contrasts of mean within-task ranks (Nemenyi's test on
+        complete designs).  ``"wilcoxon"``: for each pair, the Wilcoxon
+        signed-rank test of the per-task scores over the tasks both agents ran
+        (R's ``pairwise.wilcox.test(paired = TRUE)``; Demšar 2006, Benavoli et
+        al. 2016); a task's score is the mean of its runs when a cell holds
+        several, and the result says so.
     na_action : {"raise", "drop"}
         Missing values: an error, or drop the rows and say so.
     rng : None, int or numpy.random.Generator
-        Seed of the permutations (recorded in the result).
+        Seed of the permutations (recorded in the result).  With None a seed
+        is drawn, recorded and printed, so the Monte Carlo p-value can be
+        repeated with ``rng=res.seed``.
     progress : bool
         Show a progress bar during the permutations.
     eval_env : patsy.EvalEnvironment, optional
@@ -158,12 +200,12 @@ def skillings_mack(data, formula=None, *, variant="auto", within_cell=None, pval
     >>> df = rlstats.datasets.simulate(agents=3, tasks=10, seeds=1, effect=2.0, rng=0)
     >>> res = rlstats.skillings_mack(df, "score ~ agent | task")
     >>> res.variant, res.df
-    ('skillings_mack', 2)
+    ('friedman', 2)
     """
     options = SkillingsMackOptions.checked(
         variant=variant, within_cell=within_cell, pvalue=pvalue, n_resamples=n_resamples,
         tie_correction=tie_correction, higher_is_better=higher_is_better, alpha=alpha, adjustment=adjustment,
-        na_action=na_action, progress=progress)
+        posthoc=posthoc, na_action=na_action, progress=progress)
     design = design_of(data, formula, na_action=na_action, eval_env=1 if eval_env is None else eval_env)
     if not design.has_blocks:
         raise DesignError(f"the blocked rank test needs blocks: write '{design.formula.text} | task'")
@@ -178,6 +220,10 @@ def batch_pvalues(design, responses, **options):
     Simulation studies (:func:`rlstats.power`) reach this through the registry
     (``rlstats.methods.OPERATIONS``).
 
+    Unless ``pvalue`` is given, this is the chi-squared p-value (not the
+    ``"auto"`` default of :func:`skillings_mack`), so a power study does not
+    pay an exact or Monte Carlo null per simulated data set.
+
     Returns None when the vectorised path does not apply -- a p-value other
     than the asymptotic one, cell summaries, tie correction, a design that is
     not balanced or not stored task by task, or options that
@@ -186,8 +232,11 @@ def batch_pvalues(design, responses, **options):
     """
     defaults = {name: p.default for name, p in inspect.signature(skillings_mack).parameters.items()
                 if p.kind is inspect.Parameter.KEYWORD_ONLY and name not in ("rng", "eval_env")}
+    # Simulation studies keep the chi-squared p-value unless a p-value method is asked for (pvalue="auto"
+    # would pay an exact or Monte Carlo null per simulated data set).
+    defaults["pvalue"] = "asymptotic"
     options = SkillingsMackOptions.checked(**{**defaults, **{k: v for k, v in options.items() if k in defaults}})
-    if options.pvalue != "asymptotic" or options.within_cell is not None or options.tie_correction \
+    if options.pvalue != "asymptotic" or options.within_cell is not None or options.tie_correction is True \
             or not design.is_balanced or np.any(np.diff(design.task) < 0):
         return None
     try:
@@ -196,10 +245,17 @@ def batch_pvalues(design, responses, **options):
         return None
     # The null covariance depends only on the counts (no tie correction): any responses will do.
     setup = kernels.build_setup(np.arange(design.nobs, dtype=float), design.agent, design.task, design.n_agents,
-                                design.n_tasks, variant=variant)
+                                design.n_tasks, variant=_KERNEL_VARIANT[variant])
     batch = responses.shape[0]
     ranks = stats.rankdata(responses.reshape(batch, design.n_tasks, -1), axis=-1).reshape(batch, -1)
     statistic = kernels.statistic(setup, ranks)
+    if variant == "friedman" and options.tie_correction is not False:
+        # R's correction on a complete design: divide by 1 - sum(t^3 - t) / (n k (k^2 - 1)).
+        k, n = design.n_agents, design.n_tasks
+        ordered = np.sort(responses.reshape(batch, n, -1), axis=-1)
+        for i in np.flatnonzero(np.any(np.diff(ordered, axis=-1) == 0, axis=(1, 2))):
+            tie_sum = doubled_midranks(responses[i], design.task, n)[1].sum()
+            statistic[i] /= 1.0 - tie_sum / (n * k * (k**2 - 1))
     return stats.chi2.sf(statistic, setup.df) if setup.df > 0 else np.ones(batch)
 
 
@@ -213,23 +269,45 @@ def _run(design, options, rng):
         y, agent, task = _cells_of(design, within)
         notes.append(f"{design.nobs} runs aggregated to {y.size} cell {within}s (within_cell=\"{within}\") "
                      "before ranking")
-    setup = kernels.build_setup(y, agent, task, design.n_agents, design.n_tasks, variant=variant,
-                                tie_correction=options.tie_correction)
+    corrected = (variant == "friedman") if options.tie_correction is None else options.tie_correction
+    setup = kernels.build_setup(y, agent, task, design.n_agents, design.n_tasks, variant=_KERNEL_VARIANT[variant],
+                                tie_correction=corrected)
+    # The default post hoc follows PMCMRplus::frdAllPairsNemenyiTest: untied variance, unless asked.
+    posthoc_setup = setup if not corrected or options.tie_correction else kernels.build_setup(
+        y, agent, task, design.n_agents, design.n_tasks, variant=_KERNEL_VARIANT[variant])
     statistic = kernels.observed_statistic(setup)
     p_asymptotic = kernels.asymptotic_pvalue(setup, statistic)
     p, mc_se, n_resamples, null, seed = p_asymptotic, None, None, None, None
-    if options.pvalue == "monte_carlo":
+    method, reason, exact = options.pvalue, None, None
+    if method == "auto":
+        method, reason, exact = kernels.auto_pvalue_method(setup)
+    if method == "monte_carlo":
         ss, seed = seed_sequence(rng)
         with progress_bar(options.n_resamples, options.progress, "permutations") as advance:
             mc = kernels.monte_carlo_test(setup, options.n_resamples, ss, progress=advance)
         p, mc_se, n_resamples, null = mc.pvalue, mc.standard_error, mc.n_resamples, mc.null_distribution
-    elif options.pvalue == "exact":
-        p = kernels.exact_pvalue(kernels.exact_null(setup), statistic)
-    if setup.has_ties and not options.tie_correction and options.pvalue == "asymptotic":
+    elif method == "exact":
+        p = kernels.exact_pvalue(exact if exact is not None else kernels.exact_null(setup), statistic)
+    if setup.has_ties and corrected:
+        notes.append("ties were given mid-ranks and the statistic was corrected for them as R's friedman.test does "
+                     "(divided by 1 - sum(t^3 - t) / (n k (k^2 - 1)))")
+    if setup.has_ties and not corrected and method == "asymptotic":
         notes.append("ties were given mid-ranks without tie correction, which makes the chi-squared p-value "
                      "conservative; pvalue=\"monte_carlo\" keeps the ties in its null distribution")
-    posthoc = kernels.pairwise(setup, higher_is_better=options.higher_is_better, adjustment=options.adjustment,
-                               alpha=options.alpha)
+    ranks_posthoc = kernels.pairwise(posthoc_setup, higher_is_better=options.higher_is_better,
+                                     adjustment="holm" if options.posthoc == "wilcoxon" else options.adjustment,
+                                     alpha=options.alpha)
+    if options.posthoc == "wilcoxon":
+        posthoc = kernels.pairwise_wilcoxon(design.cell_matrix("mean"), adjustment=options.adjustment,
+                                            alpha=options.alpha)
+        comparisons = _wilcoxon_frame(design.agents, posthoc)
+        if design.max_runs_per_cell > 1:
+            notes.append("the Wilcoxon post hoc compares per-task scores, the mean of each agent's runs on a task")
+        cd = None
+    else:
+        posthoc = ranks_posthoc
+        comparisons = _comparisons_frame(design.agents, posthoc)
+        cd = posthoc.cd_mean_rank
     untestable = int((posthoc.n_shared == 0).sum())
     if untestable:
         notes.append(f"{count(untestable, 'pair')} of agents never ran on a common task and are not compared post hoc")
@@ -237,12 +315,12 @@ def _run(design, options, rng):
         method=_TITLES[variant] + (f" on cell {within}s" if within else ""),
         formula=design.formula, data_name=design.data_name, nobs=design.nobs, notes=tuple(notes),
         options={**asdict(options), "variant_used": variant}, seed=seed,
-        statistic=statistic, df=setup.df, pvalue=p, pvalue_method=options.pvalue,
+        statistic=statistic, df=setup.df, pvalue=p, pvalue_method=method, pvalue_rule=reason,
         pvalue_asymptotic=p_asymptotic, pvalue_mc_se=mc_se, n_resamples=n_resamples, null_distribution=null,
-        variant=variant, within_cell=within, tie_correction=options.tie_correction, has_ties=setup.has_ties,
+        variant=variant, within_cell=within, tie_correction=corrected, has_ties=setup.has_ties,
         connected=setup.connected, agents=design.agents, tasks=design.tasks, counts=setup.counts,
-        mean_ranks=posthoc.mean_rank, comparisons=_comparisons_frame(design.agents, posthoc),
-        posthoc_adjustment=posthoc.adjustment, critical_difference=posthoc.cd_mean_rank, alpha=options.alpha)
+        mean_ranks=ranks_posthoc.mean_rank, comparisons=comparisons, posthoc=options.posthoc,
+        posthoc_adjustment=posthoc.adjustment, critical_difference=cd, alpha=options.alpha)
 
 
 def _comparisons_frame(agents, posthoc):
@@ -251,4 +329,13 @@ def _comparisons_frame(agents, posthoc):
         "agent_1": names[posthoc.agent_u], "agent_2": names[posthoc.agent_v],
         "n_shared_tasks": posthoc.n_shared, "estimate": posthoc.mean_rank_diff, "statistic": posthoc.z, "p_value": posthoc.pvalue,
         "p_adjusted": posthoc.pvalue_adjusted, "significant": posthoc.reject,
+    })
+
+
+def _wilcoxon_frame(agents, posthoc):
+    names = np.asarray(agents, dtype=object)
+    return pd.DataFrame({
+        "agent_1": names[posthoc.agent_u], "agent_2": names[posthoc.agent_v],
+        "n_shared_tasks": posthoc.n_shared, "estimate": posthoc.median_diff, "statistic": posthoc.statistic,
+        "p_value": posthoc.pvalue, "p_adjusted": posthoc.pvalue_adjusted, "significant": posthoc.reject,
     })

@@ -44,7 +44,8 @@ import numpy as np
 from scipy import signal, stats
 
 from ...errors import DesignError, OptionError
-from ...statistics import bonferroni, doubled_midranks, holm, monte_carlo_pvalue, monte_carlo_se
+from ...statistics import (bonferroni, doubled_midranks, holm, monte_carlo_pvalue, monte_carlo_se,
+                           wilcoxon_signed_rank)
 from ...resampling import block_layout, chunk_generators, permute_blocks
 
 VARIANTS = ("skillings_mack", "mack_skillings")
@@ -630,6 +631,61 @@ def exact_critical_value(null, alpha):
     return float(null.values[ok[0]]), float(tails[ok[0]])
 
 
+# --------------------------------------------------------------------------- automatic choice
+
+# Largest number of within-block arrangements the automatic choice enumerates.
+AUTO_EXACT_LIMIT = 20_000
+# Below this many informative tasks, three agents with one run per cell get a Monte Carlo p-value.
+AUTO_MC_TASKS_K3 = 40
+
+
+def _arrangements(setup, cap):
+    """Product over blocks of the multinomial numbers of arrangements, stopping once it exceeds ``cap``."""
+    total = 1
+    for i in range(setup.n):
+        c = setup.counts[i][setup.counts[i] > 0]
+        total *= _multinomial(c)
+        if total > cap:
+            break
+    return total
+
+
+def auto_pvalue_method(setup):
+    """The p-value method ``pvalue="auto"`` uses on this design, and why.
+
+    The rule, from the size of the chi-squared test measured by simulation
+    over 2-5 agents, 3-50 tasks and 1-3 runs per cell (20 000-40 000 null data
+    sets per design, ``tests/test_skillings_mack.py``):
+
+    1. the exact permutation distribution when it can be enumerated
+       (at most ``AUTO_EXACT_LIMIT`` arrangements) or, for two agents, convolved;
+    2. otherwise Monte Carlo when the chi-squared approximation is known to
+       be liberal: two agents (a lattice of few values; size 0.127 at 4 tasks,
+       0.072 at 8, 0.076 at 16, 0.065 at 50 with one run per cell), or three
+       agents with one run per cell on fewer than ``AUTO_MC_TASKS_K3`` tasks
+       (0.072 at 4 tasks, 0.057-0.060 at 9-16, 0.054 at 30);
+    3. otherwise the chi-squared p-value (size at most 0.0525 in every other
+       design of the grid; conservative with few tasks).
+
+    Returns
+    -------
+    (method, reason, null) : str, str, ExactNull or None
+    """
+    if setup.k == 2:
+        try:
+            return "exact", "two agents: the exact null is convolved", exact_null(setup, method="convolve")
+        except OptionError:
+            return "monte_carlo", "two agents: the chi-squared approximation is liberal", None
+    if _arrangements(setup, AUTO_EXACT_LIMIT) <= AUTO_EXACT_LIMIT:
+        return "exact", f"at most {AUTO_EXACT_LIMIT} arrangements: the exact null is enumerated", \
+            exact_null(setup, method="enumerate", limit=AUTO_EXACT_LIMIT)
+    informative = int(np.count_nonzero(setup.block_size > 1))
+    if setup.k == 3 and setup.counts.max() <= 1 and informative < AUTO_MC_TASKS_K3:
+        return "monte_carlo", (f"three agents on {informative} < {AUTO_MC_TASKS_K3} tasks with one run per cell: "
+                               "the chi-squared approximation is liberal"), None
+    return "asymptotic", "the chi-squared approximation holds for this design", None
+
+
 # --------------------------------------------------------------------------- post hoc
 
 
@@ -854,3 +910,97 @@ def pairwise(setup, *, higher_is_better=True, adjustment="auto", alpha=0.05):
 
 
 _ADJUST = {"holm": holm, "bonferroni": bonferroni}
+
+
+@dataclass(frozen=True)
+class WilcoxonComparisons:
+    """Pairwise Wilcoxon signed-rank tests on per-task scores.
+
+    Attributes
+    ----------
+    agent_u, agent_v : ndarray of intp
+        Agent codes of each pair (u < v).
+    n_shared : ndarray of int
+        Tasks where both agents have a score.
+    n_used : ndarray of int
+        Tasks with a non-zero difference (zeros are dropped, as in R).
+    median_diff : ndarray
+        Median over the shared tasks of u's score minus v's.
+    statistic : ndarray
+        V, the sum of the ranks of |u - v| over tasks where u scored higher.
+    pvalue, pvalue_adjusted : ndarray
+        Two-sided p-values (R's ``wilcox.test`` defaults) and their adjustment.
+    adjustment : str
+    alpha : float
+    reject : ndarray of bool
+    """
+
+    agent_u: np.ndarray
+    agent_v: np.ndarray
+    n_shared: np.ndarray
+    n_used: np.ndarray
+    median_diff: np.ndarray
+    statistic: np.ndarray
+    pvalue: np.ndarray
+    pvalue_adjusted: np.ndarray
+    adjustment: str
+    alpha: float
+    reject: np.ndarray
+
+
+def pairwise_wilcoxon(scores, *, adjustment="holm", alpha=0.05):
+    """Wilcoxon signed-rank test of every pair of agents across tasks, with Holm (or Bonferroni) adjustment.
+
+    The comparison Demšar (2006) and Benavoli et al. (2016) recommend after a
+    Friedman-type test, and what R's ``pairwise.wilcox.test(paired = TRUE)``
+    computes: for each pair, the paired differences of the per-task scores
+    over the tasks both agents ran.
+
+    Parameters
+    ----------
+    scores : ndarray, shape (n, k)
+        One score per task and agent (NaN for an empty cell).
+    adjustment : {"auto", "holm", "bonferroni"}
+        ``"auto"`` is Holm.
+    alpha : float
+
+    Returns
+    -------
+    WilcoxonComparisons
+
+    Raises
+    ------
+    OptionError
+        ``adjustment="tukey"``, which belongs to the rank contrasts.
+
+    References
+    ----------
+    Demšar, J. (2006), Statistical comparisons of classifiers over multiple
+    data sets, JMLR 7, 1-30, Section 3.1.3; Benavoli, A., Corani, G. and
+    Mangili, F. (2016), Should we really use post-hoc tests based on
+    mean-ranks?, JMLR 17(5), 1-10; Holm, S. (1979), Scand. J. Statist. 6, 65-70.
+    """
+    if adjustment == "auto":
+        adjustment = "holm"
+    if adjustment == "tukey":
+        raise OptionError("adjustment='tukey' goes with the rank post hoc; with posthoc='wilcoxon' use "
+                          "adjustment='holm' (the default) or 'bonferroni'")
+    k = scores.shape[1]
+    u, v = np.triu_indices(k, 1)
+    n_shared, n_used = np.zeros(u.size, dtype=int), np.zeros(u.size, dtype=int)
+    median, statistic, p = (np.full(u.size, np.nan) for _ in range(3))
+    for m, (a, b) in enumerate(zip(u, v)):
+        both = ~np.isnan(scores[:, a]) & ~np.isnan(scores[:, b])
+        n_shared[m] = both.sum()
+        if n_shared[m] == 0:
+            continue
+        d = scores[both, a] - scores[both, b]
+        median[m] = np.median(d)
+        statistic[m], p[m], n_used[m] = wilcoxon_signed_rank(d)
+    testable = ~np.isnan(p)
+    p_adj = np.full(u.size, np.nan)
+    p_adj[testable] = _ADJUST[adjustment](p[testable])
+    return WilcoxonComparisons(
+        agent_u=u, agent_v=v, n_shared=n_shared, n_used=n_used, median_diff=median, statistic=statistic,
+        pvalue=p, pvalue_adjusted=p_adj, adjustment=adjustment, alpha=alpha,
+        reject=np.nan_to_num(p_adj, nan=1.0) <= alpha)

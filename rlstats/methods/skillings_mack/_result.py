@@ -13,13 +13,15 @@ from ...results import Result, resultclass, sentences
 
 
 _TITLES = {
+    "friedman": "Friedman rank sum test",
     "skillings_mack": "Skillings-Mack test for incomplete blocks",
     "mack_skillings": "Mack-Skillings test for blocks with replicated runs",
 }
 
-_STATISTIC_NAMES = {"skillings_mack": "Skillings-Mack chi-squared", "mack_skillings": "Mack-Skillings chi-squared"}
+_STATISTIC_NAMES = {"friedman": "Friedman chi-squared","skillings_mack": "Skillings-Mack chi-squared", "mack_skillings": "Mack-Skillings chi-squared"}
 
 _REFERENCES = {
+    "friedman": "Friedman (1937)",
     "skillings_mack": "Skillings and Mack (1981)",
     "mack_skillings": "Mack and Skillings (1980)",
 }
@@ -45,7 +47,10 @@ class SkillingsMackResult(Result):
     pvalue : float
         The p-value of ``pvalue_method``.
     pvalue_method : str
-        ``"asymptotic"`` (chi-squared), ``"monte_carlo"`` or ``"exact"``.
+        The method used: ``"asymptotic"`` (chi-squared), ``"monte_carlo"`` or
+        ``"exact"``.
+    pvalue_rule : str or None
+        Why ``pvalue="auto"`` chose that method (None when it was asked for).
     pvalue_asymptotic : float
         The chi-squared p-value, always computed.
     pvalue_mc_se : float or None
@@ -55,8 +60,13 @@ class SkillingsMackResult(Result):
     null_distribution : ndarray or None
         Permutation statistics (Monte Carlo) or None.
     variant : str
-        ``"skillings_mack"`` (1981, one value per cell) or ``"mack_skillings"``
-        (1980, all runs ranked within task).
+        ``"friedman"`` (complete design, one run per cell; R's
+        ``friedman.test``), ``"skillings_mack"`` (1981, at most one value per
+        cell, missing cells) or ``"mack_skillings"`` (1980, all runs ranked
+        within task).
+    tie_correction : bool
+        Whether the statistic's null variance was corrected for ties (R's
+        ``friedman.test`` correction; the default for ``"friedman"`` only).
     within_cell : str or None
         How seeds were aggregated before the 1981 statistic, if they were.
     connected : bool
@@ -71,6 +81,11 @@ class SkillingsMackResult(Result):
         over the tasks both ran of agent_1's minus agent_2's mean rank),
         statistic (z against the exact permutation variance), p_value,
         p_adjusted, significant.
+        With ``posthoc="wilcoxon"``: estimate is the median over shared tasks
+        of agent_1's per-task score minus agent_2's, statistic is Wilcoxon's V.
+    posthoc : str
+        ``"ranks"`` (mean-rank contrasts; Nemenyi on complete designs) or
+        ``"wilcoxon"`` (signed-rank tests of per-task scores).
     posthoc_adjustment : str
         ``"tukey"``, ``"holm"`` or ``"bonferroni"``.
     critical_difference : float or None
@@ -82,6 +97,7 @@ class SkillingsMackResult(Result):
     df: int
     pvalue: float
     pvalue_method: str
+    pvalue_rule: str | None
     pvalue_asymptotic: float
     pvalue_mc_se: float | None
     n_resamples: int | None
@@ -96,6 +112,7 @@ class SkillingsMackResult(Result):
     counts: np.ndarray
     mean_ranks: np.ndarray
     comparisons: pd.DataFrame
+    posthoc: str
     posthoc_adjustment: str
     critical_difference: float | None
     alpha: float
@@ -129,11 +146,14 @@ class SkillingsMackResult(Result):
 
     def _extra_lines(self):
         lines = []
+        chosen = "" if self.pvalue_rule is None else f"; chosen automatically: {self.pvalue_rule}"
         if self.pvalue_method == "monte_carlo":
             lines.append(f"permutation {fmt.pvalue_phrase(self.pvalue)} ({self.n_resamples} permutations within "
-                         f"tasks, Monte Carlo SE {fmt.signif(self.pvalue_mc_se, 2)})")
+                         f"tasks, Monte Carlo SE {fmt.signif(self.pvalue_mc_se, 2)}, seed {self.seed}{chosen})")
         elif self.pvalue_method == "exact":
-            lines.append(f"exact permutation {fmt.pvalue_phrase(self.pvalue)}")
+            lines.append(f"exact permutation {fmt.pvalue_phrase(self.pvalue)}" + (f" ({chosen[2:]})" if chosen else ""))
+        elif chosen:
+            lines.append(f"the p-value above is the chi-squared one ({chosen[2:]})")
         names = list(self.agents)
         values = [fmt.signif(r, 4) for r in self.mean_ranks]
         widths = [max(len(n), len(v)) for n, v in zip(names, values)]
@@ -143,7 +163,8 @@ class SkillingsMackResult(Result):
         n_sig = int(self.comparisons["significant"].sum())
         cd = "" if self.critical_difference is None else \
             f", critical difference {fmt.signif(self.critical_difference, 4)} in mean rank"
-        lines.append(f"post hoc ({self.posthoc_adjustment}{cd}, alpha = {self.alpha}): "
+        kind = "Wilcoxon signed-rank on per-task scores, " if self.posthoc == "wilcoxon" else ""
+        lines.append(f"post hoc ({kind}{self.posthoc_adjustment}{cd}, alpha = {self.alpha}): "
                      f"{n_sig} of {len(self.comparisons)} pairs differ")
         return lines
 
@@ -153,7 +174,12 @@ class SkillingsMackResult(Result):
                               "n_runs": self.counts.sum(axis=0)})
         ranks = ranks.sort_values("mean_rank", kind="stable").reset_index(drop=True)
         return {"Mean ranks (1 = best)": ranks,
-                f"Pairwise comparisons ({_ADJUSTMENT_NAMES[self.posthoc_adjustment]})": self.tidy()}
+                f"Pairwise comparisons ({self._posthoc_name()})": self.tidy()}
+
+    def _posthoc_name(self):
+        if self.posthoc == "wilcoxon":
+            return f"Wilcoxon signed-rank tests on per-task scores, {self.posthoc_adjustment.capitalize()} adjustment"
+        return _ADJUSTMENT_NAMES[self.posthoc_adjustment]
 
     # ---- tidy output ------------------------------------------------------------------
     def tidy(self):
@@ -180,6 +206,9 @@ class SkillingsMackResult(Result):
         elif self.within_cell is not None:
             how = (f"on the {self.within_cell} of each agent's runs per task, ranked within task "
                    "(mid-ranks for ties), missing cells allowed")
+        elif self.variant == "friedman":
+            how = ("ranking the agents within each task (mid-ranks for ties"
+                   + (", with the tie correction of R's friedman.test)" if self.tie_correction else ")"))
         else:
             how = "ranking the agents within each task (mid-ranks for ties), missing cells allowed"
         per_cell = f"{runs.min()} run{'s' if runs.max() > 1 else ''} per agent and task" if runs.min() == runs.max() \
@@ -190,18 +219,22 @@ class SkillingsMackResult(Result):
         pv = fmt.format_pvalue(self.pvalue)
         p_text = f"p {pv}" if pv.startswith("<") else f"p = {pv}"
         how_p = {"asymptotic": "from the chi-squared distribution",
-                 "monte_carlo": f"from {self.n_resamples} permutations of the ranks within tasks",
+                 "monte_carlo": f"from {self.n_resamples} permutations of the ranks within tasks (seed {self.seed})",
                  "exact": "from the exact permutation distribution"}[self.pvalue_method]
         verdict = "rejected" if self.pvalue <= self.alpha else "did not reject"
         text = (f"We compared {design} with the {_REFERENCES[self.variant]} rank test, {how}. "
                 f"The test {verdict} the hypothesis that all agents perform alike at alpha = {self.alpha} "
                 f"(chi-squared = {fmt.signif(self.statistic)}, df = {self.df}, {p_text}, p-value {how_p}"
-                f"{', with tie correction' if self.tie_correction else ''}).")
+                f"{', with tie correction' if self.tie_correction and self.variant != 'friedman' else ''}).")
         order = np.argsort(self.mean_ranks, kind="stable")
         ranking = ", ".join(f"{self.agents[j]} ({fmt.signif(self.mean_ranks[j], 3)})" for j in order)
         text += f" Mean ranks (1 = best): {ranking}."
         sig = self.comparisons[self.comparisons["significant"]]
-        if self.critical_difference is not None:
+        if self.posthoc == "wilcoxon":
+            post = (f" Post hoc, each pair was compared with the Wilcoxon signed-rank test on its per-task scores "
+                    f"over the tasks both agents ran, with {self.posthoc_adjustment.capitalize()} adjustment at "
+                    f"alpha = {self.alpha}")
+        elif self.critical_difference is not None:
             post = (f" Post hoc, pairs whose mean ranks differ by at least the critical difference "
                     f"{fmt.signif(self.critical_difference, 3)} (Tukey single-step, alpha = {self.alpha}) differ")
         else:
