@@ -24,6 +24,9 @@ from ._version import __version__
 from .errors import OptionError
 
 
+REPORT_FORMATS = ("text", "latex")
+
+
 def _versions():
     import matplotlib
     import scipy
@@ -219,8 +222,25 @@ class Result:
     def glance(self):
         raise NotImplementedError
 
-    def report(self):
+    def _prose(self):
+        """The methods paragraph as plain text (a subclass writes it from its fields)."""
         raise NotImplementedError
+
+    def report(self, format="text"):
+        """A methods-section paragraph: what was tested or estimated, how, on what, and what was found.
+
+        Parameters
+        ----------
+        format : {"text", "latex"}
+            ``"latex"`` escapes everything LaTeX would read as markup (``_``, ``%``, ``<``, ``~``,
+            ...), so the paragraph compiles when pasted into a document.
+        """
+        if format not in REPORT_FORMATS:
+            raise OptionError(f"format={format!r} is not one of: {', '.join(map(repr, REPORT_FORMATS))}")
+        text = self._prose().rstrip()
+        seed = "" if self.seed is None else f", random seed {self.seed}"
+        text += f" Computed with rlstats {__version__}{seed}."
+        return fmt.latex_escape(text) if format == "latex" else text
 
     # ---- rendering ------------------------------------------------------------------
     def _header(self):

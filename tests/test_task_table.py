@@ -140,3 +140,20 @@ def test_latex_output_compiles(table, tmp_path):
     done = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "t.tex"], cwd=tmp_path,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout[-3000:]
+
+
+@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed (apt-get install "
+                    "texlive-latex-recommended)")
+def test_every_report_compiles_as_latex(tmp_path):
+    # pvalue="monte_carlo" in the prose used to stop pdflatex with "Missing $ inserted".
+    df = rlstats.datasets.simulate(agents=3, tasks=5, seeds=3, effect=1.0, rng=0)
+    reports = [rlstats.compare(df, "score ~ agent | task", pvalue="monte_carlo", n_resamples=200, rng=0),
+               rlstats.bootstrap(df, "score ~ agent | task", n_resamples=200, rng=0),
+               rlstats.task_table(df, FORMULA)]
+    body = "\n\n".join(r.report(format="latex") for r in reports)
+    assert "monte\\_carlo" in body or "Monte Carlo" in body
+    (tmp_path / "r.tex").write_text("\\documentclass{article}\\begin{document}\n" + body + "\n\\end{document}\n",
+                                    encoding="utf-8")
+    done = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "r.tex"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout[-2000:]

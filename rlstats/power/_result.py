@@ -204,7 +204,7 @@ class PowerResult(Result):
         out["conf_low"], out["conf_high"] = low, high
         return out
 
-    def report(self):
+    def _prose(self):
         """A methods-section paragraph: how the data were simulated, the rules, the rates."""
         if self.data_source == "simulate":
             s = self.simulation

@@ -184,7 +184,7 @@ class AdaStopResult(Result):
             "n_runs_used": int(self.runs_used["n_runs"].sum()), "n_obs": self.nobs,
         }])
 
-    def report(self):
+    def _prose(self):
         """A methods-section paragraph: the design of the test and its decisions."""
         text = (f"We compared {len(self.agents)} agents ({', '.join(self.agents)}) with AdaStop "
                 f"(Mathieu et al., 2023), a group-sequential permutation test with step-down multiple "
@@ -300,7 +300,7 @@ class PermutationResult(AdaStopResult):
             parts.append(f"n = {n} runs per agent, {how}")
         return "; ".join(parts) + _scheme_phrase(self, who="every agent")
 
-    def report(self):
+    def _prose(self):
         """A methods-section paragraph: the test, its level and its decisions."""
         text = (f"We compared {len(self.agents)} agents ({', '.join(self.agents)}) with a permutation test of "
                 f"the differences of their mean scores, {_family(self)}, with step-down multiple testing "

@@ -143,7 +143,7 @@ class BootstrapResult(Result):
             "n_tasks": self.n_tasks, "n_obs": self.nobs,
         }])
 
-    def report(self):
+    def _prose(self):
         """A methods-section paragraph: what was resampled, how intervals were formed, the estimates."""
         names = ", ".join(_METRIC_LABELS.get(m, m) for m in self.metrics)
         level = f"{fmt.signif(100 * self.confidence_level)}%"
@@ -288,7 +288,7 @@ class ProbabilityOfImprovementResult(Result):
             "n_agents": len(self.agents), "n_tasks": len(self.tasks), "n_obs": self.nobs,
         }])
 
-    def report(self):
+    def _prose(self):
         level = f"{fmt.signif(100 * self.confidence_level)}%"
         text = (f"For each pair of agents (X, Y) we estimated the probability of improvement, the chance that a run "
                 f"of X scores higher than a run of Y on the same task (ties counting one half), averaged over "
@@ -372,7 +372,7 @@ class PerformanceProfileResult(Result):
             "n_obs": self.nobs,
         }])
 
-    def report(self):
+    def _prose(self):
         what = ("the fraction of runs scoring above tau, averaged over tasks (score distribution)"
                 if self.kind == "runs" else "the fraction of tasks whose mean score is above tau")
         level = f"{fmt.signif(100 * self.confidence_level)}%"
@@ -467,7 +467,7 @@ class InferentialIntervalsResult(Result):
         return pd.DataFrame([{"method": self.method, "p_value": self.pvalue, "significant": self.significant,
                               "conf_level": self.confidence_level, "n_obs": self.nobs}])
 
-    def report(self):
+    def _prose(self):
         a, b = self.agents
         text = (f"To compare {a} and {b} by eye we rescaled their {fmt.signif(100 * self.confidence_level)}% "
                 f"bootstrap intervals into inferential confidence intervals (Casesa 2024, eq. 2.28, with the rule of "

@@ -184,7 +184,7 @@ class CurvesResult(Result):
             tables["curve comparisons (smallest adjusted p over steps)"] = pd.DataFrame(rows)
         return tables
 
-    def report(self):
+    def _prose(self):
         level = f"{fmt.signif(100 * self.confidence_level)}%"
         runs = self.counts[self.counts > 0]
         per_cell = f"{runs.min()}" if runs.min() == runs.max() else f"{runs.min()} to {runs.max()}"
@@ -202,8 +202,6 @@ class CurvesResult(Result):
                      f"whole runs within tasks ({self.n_resamples} relabellings; Westfall and Young, 1993), which "
                      f"keeps the probability of declaring any step different at most {self.alpha} when two agents "
                      "do not differ. " + sentences(s for _, s in self._verdicts()))
-        if self.seed is not None:
-            text += f" Random seed: {self.seed}."
         if self.notes:
             text += " " + sentences(self.notes)
         return text

@@ -199,7 +199,7 @@ class PercentilesResult(Result):
             "n_strategies": self.n_strategies, "n_resamples": self.n_resamples,
         }])
 
-    def report(self):
+    def _prose(self):
         """A methods-section paragraph describing the aggregation and its outcome."""
         runs = self.counts
         per_cell = (f"{runs.min()} runs per agent and task" if runs.min() == runs.max()

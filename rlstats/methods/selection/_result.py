@@ -313,7 +313,7 @@ class SelectionCheckResult(Result):
             "effect_measure": self.effect_measure, "n_obs": self.nobs,
         }])
 
-    def report(self):
+    def _prose(self):
         """A methods-section paragraph describing the check and its outcome."""
         effect = {"mean_diff": "the difference of the agents' mean scores",
                   "std_diff": "the difference of the agents' mean scores over the pooled within-task sd",

@@ -197,7 +197,7 @@ class SkillingsMackResult(Result):
             "n_resamples": self.n_resamples, "pvalue_mc_se": self.pvalue_mc_se,
         }])
 
-    def report(self):
+    def _prose(self):
         """A methods-section paragraph describing the test and its outcome."""
         runs = self.counts[self.counts > 0]
         if self.variant == "mack_skillings":

@@ -213,7 +213,7 @@ class TaskTableResult(Result):
                               "n_obs": self.nobs, "alpha": self.alpha, "adjustment": self.adjustment,
                               "conf_level": self.confidence_level}])
 
-    def report(self):
+    def _prose(self):
         wins = np.bincount(self.best, minlength=len(self.agents))
         parts = [f"{a} ({w})" for a, w in sorted(zip(self.agents, wins), key=lambda p: -p[1]) if w]
         text = (f"For each of {len(self.tasks)} tasks we marked the agent with the best {self.label} of its runs "
