@@ -15,6 +15,7 @@ import importlib
 import itertools
 import json
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -815,3 +816,14 @@ def test_plots_take_axes_and_scalings():
         profile.plot(scaling="log")
     _, ax = plt.subplots()
     assert poi.plot(ax=ax) is ax and ici.plot(ax=ax, metric="mean") is ax
+
+
+def test_raw_scales_across_tasks_are_warned_about():
+    df = rlstats.datasets.simulate(agents=2, tasks=4, seeds=5, heterogeneity=1.5, rng=0)
+    with pytest.warns(rlstats.RlstatsWarning, match="normalize="):
+        bootstrap(df, FORMULA, n_resamples=50, rng=0)
+    alike = rlstats.datasets.simulate(agents=2, tasks=4, seeds=5, heterogeneity=0.0, rng=0)
+    alike["score"] = alike["score"] + 10.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        bootstrap(alike, FORMULA, n_resamples=50, rng=0)

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import patsy
 
+from ... import format as fmt
 from ...design import NA_ACTIONS, design_of
 from ...errors import DesignError, OptionError, warn
 from ...options import check_bool, check_choice, check_fraction, check_int, check_pairs, check_confidence_level
@@ -127,6 +128,18 @@ class BootstrapOptions:
 def _prepared_design(data, formula, normalize, na_action, eval_env):
     design = design_of(data, formula, na_action=na_action, eval_env=eval_env, normalize=normalize)
     return design.require_complete(na_action, "aggregate metrics compare agents on the same tasks")
+
+
+def _warn_raw_scales(design, normalize):
+    """Aggregating raw scores of tasks whose scales differ tenfold lets the large tasks decide: say so."""
+    if normalize is not None or design.n_tasks < 2 or any("normalised" in note for note in design.notes):
+        return
+    scale = np.array([np.abs(design.y[design.task == t]).max(initial=0.0) for t in range(design.n_tasks)])
+    if scale.min() > 0 and scale.max() <= 10 * scale.min():
+        return
+    warn(f"scores of {design.n_tasks} tasks are aggregated on their own scales (largest scores from "
+         f"{fmt.signif(scale.min(), 3)} to {fmt.signif(scale.max(), 3)}), so the tasks with large scores decide the "
+         "result; normalise them first with normalize= (e.g. normalize='atari100k_reference' or a reference frame)")
 
 
 def _layouts(design):
@@ -314,6 +327,7 @@ def bootstrap(data, formula=None, *, metrics=DEFAULT_METRICS, n_resamples=10_000
         task_bootstrap=task_bootstrap, gamma=gamma, rliable_compat=rliable_compat, na_action=na_action,
         progress=progress)
     design = _prepared_design(data, formula, normalize, options.na_action, _eval_env(eval_env))
+    _warn_raw_scales(design, normalize)
     return _run_bootstrap(design, options, rng)
 
 
