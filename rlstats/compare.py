@@ -42,7 +42,7 @@ def compare(data, formula, method=None, *, subset=None, **options):
     >>> df = rlstats.datasets.simulate(agents=3, tasks=8, seeds=1, effect=1.0, rng=0)
     >>> res = rlstats.compare(df, "score ~ agent | task")
     >>> res.method
-    'Skillings-Mack test for incomplete blocks'
+    'Friedman rank sum test'
     """
     parsed = formula if isinstance(formula, formula_module.Formula) else formula_module.parse(formula)
     if method is None:
