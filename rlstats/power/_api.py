@@ -207,6 +207,10 @@ def _call_options(method, options, seeds, alpha):
         call.setdefault("confidence_level", 1 - alpha)
     elif method == "adastop":
         call["n"], call["K"] = _adastop_batches(options, seeds)
+    elif method == "skillings_mack":
+        # The rank test's default p-value is now automatic (exact or Monte Carlo on small designs); a
+        # planning study uses the chi-squared p, as its vectorised path does, unless pvalue= is given.
+        call.setdefault("pvalue", "asymptotic")
     return call
 
 
