@@ -26,20 +26,8 @@ RL_STATS = "flowersteam/rl_stats/d86bc5991c56743a7602b87afdd21d1de0155fac/data"
 AGENTS = ["DQN", "C51", "Rainbow", "IQN", "Quantile (JAX)", "DQN (Adam + MSE in JAX)"]
 
 
-@pytest.fixture
-def no_network(monkeypatch):
-    import pooch
-
-    def refuse(*args, **kwargs):
-        raise AssertionError(f"pooch.retrieve called with {args} {kwargs}")
-
-    monkeypatch.setattr(pooch, "retrieve", refuse)
 
 
-@pytest.fixture
-def mirror(shared_data, monkeypatch, no_network):
-    monkeypatch.setenv("RLSTATS_DATA_MIRROR", str(shared_data / "raw"))
-    return shared_data / "raw"
 
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"

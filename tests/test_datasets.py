@@ -42,22 +42,8 @@ CSV_OF = {
 # --------------------------------------------------------------------------
 
 
-@pytest.fixture
-def no_network(monkeypatch):
-    """Fail the test if pooch is asked to download anything."""
-    import pooch
-
-    def refuse(*args, **kwargs):
-        raise AssertionError(f"pooch.retrieve called with {args} {kwargs}")
-
-    monkeypatch.setattr(pooch, "retrieve", refuse)
 
 
-@pytest.fixture
-def mirror(shared_data, monkeypatch, no_network):
-    """RLSTATS_DATA_MIRROR pointed at ../shared/data/raw, downloads forbidden."""
-    monkeypatch.setenv("RLSTATS_DATA_MIRROR", str(shared_data / "raw"))
-    return shared_data / "raw"
 
 
 @pytest.fixture
