@@ -632,11 +632,18 @@ def _cell_label(design, i):
     return f"agent {design.agents[design.agent[i]]!r} on task {design.tasks[design.task[i]]!r}"
 
 
+def _repeats(*keys):
+    """Rows (of arrays sorted by these keys) equal to the row before in every key; length N - 1."""
+    same = np.ones(keys[0].size - 1, dtype=bool)
+    for key in keys:
+        same &= key[1:] == key[:-1]
+    return same
+
+
 def _check_one_row_per_step(design, column):
     """Learning curves: one row per (run, step)."""
     step = design.extra[column]
-    same = ((design.agent[1:] == design.agent[:-1]) & (design.task[1:] == design.task[:-1])
-            & (design.run[1:] == design.run[:-1]) & (step[1:] == step[:-1]))
+    same = _repeats(design.agent, design.task, design.run, step)
     if same.any():
         i = int(np.flatnonzero(same)[0])
         raise DesignError(
@@ -680,13 +687,12 @@ def _check_no_curves(design, data, step):
 
 
 def _check_unique_replicates(design):
-    same_cell = (design.agent[1:] == design.agent[:-1]) & (design.task[1:] == design.task[:-1])
-    duplicated = same_cell & (design.seeds[1:] == design.seeds[:-1])
+    duplicated = _repeats(design.agent, design.task, design.seeds)
     if duplicated.any():
         i = int(np.flatnonzero(duplicated)[0])
         raise DesignError(
-            f"replicate column '{design.formula.replicate}' repeats id {design.seeds[i]!r} within agent "
-            f"{design.agents[design.agent[i]]!r} on task {design.tasks[design.task[i]]!r} "
+            f"replicate column '{design.formula.replicate}' repeats id {design.seeds[i]!r} within "
+            f"{_cell_label(design, i)} "
             f"({int(duplicated.sum())} duplicate(s) in all); each run needs its own id within a cell, "
             f"or drop '/{design.formula.replicate}' from the formula to treat rows as replicates")
 

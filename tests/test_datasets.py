@@ -13,7 +13,6 @@ import threading
 import time
 
 import numpy as np
-import pandas as pd
 import pytest
 from pandas.testing import assert_frame_equal
 from scipy import stats
