@@ -91,7 +91,7 @@ def grid_sentence(grid, method, aligned):
             "missing, never extrapolated")
 
 
-def _check_grid(steps):
+def check_grid(steps):
     grid = np.asarray(steps, dtype=float).ravel()
     if grid.size == 0 or not np.isfinite(grid).all() or (np.diff(grid) <= 0).any():
         raise OptionError("steps= must be finite numbers in increasing order, e.g. steps=range(0, 1_000_001, 50_000)")
@@ -163,7 +163,7 @@ def align_steps(data, formula, *, step, steps=None, method="last", na_action="ra
     design = curves_design(data, formula, step, na_action, patsy.EvalEnvironment.capture(eval_env, reference=1))
     starts, stops = run_bounds(design)
     logged = design.extra[step].astype(float)
-    grid = default_grid(logged, starts, stops) if steps is None else _check_grid(steps)
+    grid = default_grid(logged, starts, stops) if steps is None else check_grid(steps)
     aligned = not (steps is None and shares_steps(logged, starts, stops))
     values = align(design.y, logged, starts, stops, grid, method)
     frame = _run_frame(design, np.repeat(starts, grid.size), values.ravel(), _value_name(design.formula),
@@ -239,7 +239,7 @@ def summarize_runs(data, formula, *, step, how="final", k=10, threshold=None, no
     logged = design.extra[step].astype(float)
     notes = []
     if steps is not None or (how in ("auc", "time_to_threshold") and not shares_steps(logged, starts, stops)):
-        grid = default_grid(logged, starts, stops) if steps is None else _check_grid(steps)
+        grid = default_grid(logged, starts, stops) if steps is None else check_grid(steps)
         matrix = align(design.y, logged, starts, stops, grid, method)
         notes.append(grid_sentence(grid, method, True))
         incomplete = np.isnan(matrix).any(axis=1)

@@ -249,7 +249,7 @@ def _run_curves(design, step, steps, options, rng):
     if (stops - starts == 1).all():
         raise DesignError(f"every run has a single logged step in column '{step}', so there are no curves; "
                           "compare the runs with rlstats.compare instead")
-    grid = runs.default_grid(logged, starts, stops) if steps is None else runs._check_grid(steps)
+    grid = runs.default_grid(logged, starts, stops) if steps is None else runs.check_grid(steps)
     aligned = not (steps is None and runs.shares_steps(logged, starts, stops))
     matrix = runs.align(design.y, logged, starts, stops, grid, options.align)
     notes = list(design.notes) + [runs.grid_sentence(grid, options.align, aligned)]
