@@ -29,7 +29,6 @@ import argparse
 import sys
 from pathlib import Path
 
-import pandas as pd
 
 import rlstats
 from rlstats.methods import selection

@@ -29,7 +29,6 @@ import argparse
 import sys
 from pathlib import Path
 
-import pandas as pd
 
 import rlstats
 from measure import best_time, peak_memory  # benchmarks/measure.py

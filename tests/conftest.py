@@ -41,8 +41,6 @@ def mirror(shared_data, monkeypatch, no_network):
 @pytest.fixture
 def atari(shared_data):
     """The Atari 100k scores as published (tidy CSV from ../shared/data)."""
-    import pandas as pd
-
     return read_csv(shared_data / "atari100k.csv")
 
 

@@ -8,7 +8,6 @@ phrase the message must contain. The command-line table below runs the same kind
 import subprocess
 import sys
 
-import numpy as np
 import pandas as pd
 import pytest
 

@@ -17,7 +17,6 @@ its format, following its source (stable-baselines3 2.x):
 import csv
 import io
 import json
-import warnings
 
 import numpy as np
 import pandas as pd
