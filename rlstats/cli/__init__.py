@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from pathlib import Path
 
 from ..errors import RlstatsError
@@ -149,13 +150,19 @@ def build_parser():
     return parser
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    sys.stderr.write(f"rlstats: warning: {message}\n")
+
+
 def main(argv=None, out=None):
     """Entry point of the ``rlstats`` command; returns the exit status."""
     out = sys.stdout if out is None else out
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.run(args, out)
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning  # one line, as errors are, not a source excerpt
+            return args.run(args, out)
     except (RlstatsError, UsageError) as exc:
         sys.stderr.write(f"rlstats: error: {exc}\n")
         return 2
