@@ -194,3 +194,13 @@ def test_every_all_name_exists(name):
     module = importlib.import_module(name)
     missing = [n for n in getattr(module, "__all__", ()) if not hasattr(module, n)]
     assert missing == []
+
+
+def test_importing_the_package_does_not_import_matplotlib():
+    # Plots import matplotlib when they draw, so `import rlstats` and the command line stay quick.
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", "import sys, rlstats; print('matplotlib' in sys.modules)"],
+                          capture_output=True, text=True, timeout=120, cwd=Path(__file__).resolve().parents[1])
+    assert done.stdout.strip() == "False", done.stderr

@@ -9,7 +9,6 @@ made several panels).
 from __future__ import annotations
 
 import numpy as np
-from matplotlib.ticker import MaxNLocator
 
 from ... import format as fmt
 from ...errors import OptionError
@@ -48,6 +47,8 @@ def plot_interval_estimates(result, *, ax=None, metrics=None, colors=None, **kwa
     missing = [m for m in metrics if m not in result.metrics]
     if missing:
         raise OptionError(f"metric(s) {missing} not in the result; metrics: {list(result.metrics)}")
+    from matplotlib.ticker import MaxNLocator
+
     k = len(result.agents)
     # Narrow panels (1.6 in each) so that four metrics fit a two-column page; 3.3 in per two.
     fig, axes = panels(ax, len(metrics), (1.6 * len(metrics) + 0.9, 0.7 + 0.3 * k), what="metrics")

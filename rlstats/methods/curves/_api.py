@@ -84,12 +84,16 @@ def _agent_runs(design, matrix, starts, agent):
     return matrix[mine], design.task[starts][mine]
 
 
+def _prepared(values, task_of, n_tasks, options):
+    """The sorted arrangement the built-in statistics read; None for a user's function, which gets the runs."""
+    return None if callable(options.statistic) else kernels.Prepared(values, task_of, n_tasks, options.gamma)
+
+
 def _estimate(values, task_of, n_tasks, options):
-    if callable(options.statistic):
-        return kernels.custom_statistic(values, task_of, n_tasks, np.arange(task_of.size)[None, :],
-                                        options.statistic)[0]
-    prepared = kernels.Prepared(values, task_of, n_tasks, options.gamma)
-    return kernels.weighted_statistic(prepared, np.ones((1, task_of.size)), options.statistic)[0]
+    """(steps,) statistic of the runs as observed: every run picked once."""
+    every_run = np.arange(task_of.size)[None, :]
+    return _statistic_of(_prepared(values, task_of, n_tasks, options), values, task_of, n_tasks, every_run,
+                         options)[0]
 
 
 def _statistic_of(prepared, values, task_of, n_tasks, indices, options):
@@ -109,7 +113,7 @@ def _statistic_of(prepared, values, task_of, n_tasks, indices, options):
 def _bootstrap(values, task_of, n_tasks, options, ss):
     """(B, steps) statistic over whole-run resamples; block b of RNG_BLOCK resamples uses the b-th child of ``ss``."""
     out = np.empty((options.n_resamples, values.shape[1]))
-    prepared = None if callable(options.statistic) else kernels.Prepared(values, task_of, n_tasks, options.gamma)
+    prepared = _prepared(values, task_of, n_tasks, options)
     for start, stop, generator in chunk_generators(ss, options.n_resamples, kernels.RNG_BLOCK):
         indices = kernels.bootstrap_indices(generator, task_of, n_tasks, stop - start)
         out[start:stop] = _statistic_of(prepared, values, task_of, n_tasks, indices, options)
@@ -130,7 +134,7 @@ def _permutation_null(first, second, n_tasks, options, ss):
     slot_position = np.arange(task_of.size) - starts[slot_task]
     first_slots = slot_position < n_first[slot_task]
     out = np.empty((options.n_resamples, pooled.shape[1]))
-    prepared = None if callable(options.statistic) else kernels.Prepared(pooled, task_of, n_tasks, options.gamma)
+    prepared = _prepared(pooled, task_of, n_tasks, options)
     for start, stop, generator in chunk_generators(ss, options.n_resamples, kernels.RNG_BLOCK):
         shuffled = kernels.shuffle_within_tasks(generator, task_of, n_tasks, stop - start)
         first, second = (_statistic_of(prepared, pooled, task_of[slots], n_tasks, shuffled[:, slots], options)

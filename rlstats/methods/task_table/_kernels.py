@@ -7,6 +7,7 @@ the agent compared with it; every function returns plain floats.
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 from scipy import stats
@@ -47,7 +48,7 @@ def permutation(x, y, generator, n_resamples):
     n, m = pooled.size, x.size
     observed = abs(x.mean() - y.mean())
     total = pooled.sum()
-    if _n_splits(n, m) <= EXACT_SPLITS:
+    if math.comb(n, m) <= EXACT_SPLITS:
         firsts = np.array(list(itertools.combinations(range(n), m)))
         sums = pooled[firsts].sum(axis=1)
         differences = np.abs(sums / m - (total - sums) / (n - m))
@@ -58,12 +59,6 @@ def permutation(x, y, generator, n_resamples):
     differences = np.abs(sums / m - (total - sums) / (n - m))
     hits = int(np.sum(differences >= observed * (1 - 1e-12)))
     return (hits + 1.0) / (n_resamples + 1.0), "monte_carlo"
-
-
-def _n_splits(n, m):
-    from math import comb
-
-    return comb(n, m)
 
 
 def a12(x, y):

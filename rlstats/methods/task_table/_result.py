@@ -9,29 +9,11 @@ import numpy as np
 import pandas as pd
 
 from ... import format as fmt
-from ...plotting import axes_or_new
 from ...results import Result, resultclass, sentences
+from . import plots
 
 DAGGER = "\u2020"
 _LABELS = {"mean": "mean", "median": "median", "iqm": "IQM"}
-
-
-def plot_table(result, *, ax=None, cmap="Greys", **kwargs):
-    """Each task's estimates scaled to its best (1 = best), as a heat map; best cells outlined."""
-    ax = axes_or_new(ax, (1.2 + 0.7 * len(result.agents), 0.8 + 0.25 * len(result.tasks)))
-    best = result.estimates[np.arange(len(result.tasks)), result.best][:, None]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        relative = result.estimates / best
-    style = {"cmap": cmap, "aspect": "auto"}
-    style.update(kwargs)
-    ax.imshow(relative, **style)
-    ax.set_xticks(range(len(result.agents)), result.agents, rotation=45, ha="right", fontsize=8)
-    ax.set_yticks(range(len(result.tasks)), result.tasks, fontsize=8)
-    for t, a in enumerate(result.best):
-        ax.add_patch(__import__("matplotlib.patches", fromlist=["Rectangle"]).Rectangle(
-            (a - 0.5, t - 0.5), 1, 1, fill=False, edgecolor="#D55E00", linewidth=1.5))
-    ax.set_title(f"{result.label} relative to each task's best (outlined)", fontsize=9)
-    return ax
 
 
 @resultclass
@@ -74,7 +56,7 @@ class TaskTableResult(Result):
     hedges_g: np.ndarray
     aggregate: dict | None
 
-    _plot_kinds: ClassVar[dict] = {"table": plot_table}
+    _plot_kinds: ClassVar[dict] = {"table": plots.plot_table}
 
     @property
     def label(self):
