@@ -23,7 +23,6 @@ import argparse
 import os
 import platform
 import sys
-import time
 
 import numpy as np
 import scipy
@@ -33,7 +32,7 @@ import rlstats
 from rlstats.methods.bootstrap import bootstrap, performance_profile, probability_of_improvement
 
 sys.path.insert(0, os.path.dirname(__file__))
-from measure import peak_memory  # noqa: E402  (benchmarks/measure.py)
+from measure import best_time, peak_memory  # noqa: E402  (benchmarks/measure.py)
 
 FORMULA = "score ~ agent | task"
 FIVE = ["CURL", "DER", "DrQ", "DrQ(eps)", "SPR"]
@@ -45,14 +44,6 @@ def load():
     with open("/proc/loadavg") as handle:
         return " ".join(handle.read().split()[:3])
 
-
-def best(function, repeat):
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def atari(agents):
@@ -115,30 +106,30 @@ def table(repeat, peer_repeat, poi_reps):
     library, metrics = peer if peer else (None, None)
 
     def rly(function):
-        return best(function, peer_repeat) if peer else None
+        return best_time(function, peer_repeat) if peer else None
 
     kw = dict(metrics=METRICS, n_resamples=2000, rng=0)
-    ours = best(lambda: bootstrap(df, FORMULA, **kw), repeat)
+    ours = best_time(lambda: bootstrap(df, FORMULA, **kw), repeat)
     theirs = rly(lambda: library.get_interval_estimates(scores, rliable_aggregate(metrics), reps=2000))
-    sp = best(lambda: scipy_bootstrap(scores, 2000), peer_repeat)
+    sp = best_time(lambda: scipy_bootstrap(scores, 2000), peer_repeat)
     row("four metrics, percentile", ours, [("rliable", theirs), ("scipy", sp)], ">= 20x rliable")
 
-    ours = best(lambda: bootstrap(df, FORMULA, rliable_compat=True, **kw), repeat)
+    ours = best_time(lambda: bootstrap(df, FORMULA, rliable_compat=True, **kw), repeat)
     theirs = rly(lambda: library.get_interval_estimates(scores, rliable_aggregate(metrics), reps=2000))
     row("same, rliable_compat=True", ours, [("rliable", theirs)], ">= 10x rliable")
 
-    ours = best(lambda: bootstrap(df, FORMULA, interval="bca", **kw), repeat)
+    ours = best_time(lambda: bootstrap(df, FORMULA, interval="bca", **kw), repeat)
     theirs = rly(lambda: library.get_interval_estimates(scores, rliable_aggregate(metrics), reps=2000, method="bca"))
-    sp = best(lambda: scipy_bootstrap(scores, 2000, "BCa"), 1)
+    sp = best_time(lambda: scipy_bootstrap(scores, 2000, "BCa"), 1)
     row("same, BCa", ours, [("rliable", theirs), ("scipy", sp)], ">= 15x rliable")
 
     tau = np.linspace(0.0, 8.0, 81)
-    ours = best(lambda: performance_profile(df, FORMULA, tau=tau, n_resamples=2000, rng=0), repeat)
+    ours = best_time(lambda: performance_profile(df, FORMULA, tau=tau, n_resamples=2000, rng=0), repeat)
     theirs = rly(lambda: library.create_performance_profile(scores, tau, reps=2000))
     row("performance profile with bands (81 points)", ours, [("rliable", theirs)], ">= 30x rliable")
 
     pair = [("SPR", "DrQ(eps)")]
-    ours = best(lambda: probability_of_improvement(df, FORMULA, pairs=pair, n_resamples=2000, rng=0), repeat)
+    ours = best_time(lambda: probability_of_improvement(df, FORMULA, pairs=pair, n_resamples=2000, rng=0), repeat)
     theirs = None
     if peer:
         pair_scores = {"SPR,DrQ(eps)": (scores["SPR"], scores["DrQ(eps)"])}
@@ -151,8 +142,8 @@ def table(repeat, peer_repeat, poi_reps):
 
     six = atari(SIX)
     six_scores = score_dict(six)
-    ours = best(lambda: bootstrap(six, FORMULA, metrics=METRICS, n_resamples=5000, rng=0), repeat)
-    sp = best(lambda: scipy_bootstrap(six_scores, 5000), peer_repeat)
+    ours = best_time(lambda: bootstrap(six, FORMULA, metrics=METRICS, n_resamples=5000, rng=0), repeat)
+    sp = best_time(lambda: scipy_bootstrap(six_scores, 5000), peer_repeat)
     row("6 agents x 26 x 100, 5,000 resamples", ours, [("scipy", sp)], "ahead of scipy")
     print(f"load average after: {load()}")
 
@@ -179,7 +170,7 @@ def scaling(repeat):
 
         def call():
             bootstrap(design, metrics=METRICS, n_resamples=reps, rng=0)
-        seconds = best(call, repeat)
+        seconds = best_time(call, repeat)
         peak = peak_memory(call) / 2**20
         print(f"{tasks:>6} {runs:>6} {reps:>9} {seconds:>8.3f} {seconds / (2 * tasks * runs * reps) * 1e9:>8.2f} "
               f"{peak:>8.1f}")

@@ -223,7 +223,7 @@ class Result:
         raise NotImplementedError
 
     def _prose(self):
-        """The methods paragraph as plain text (a subclass writes it from its fields)."""
+        """The methods paragraph as plain text, before the notes (a subclass writes it from its fields)."""
         raise NotImplementedError
 
     def report(self, format="text"):
@@ -238,6 +238,8 @@ class Result:
         if format not in REPORT_FORMATS:
             raise OptionError(f"format={format!r} is not one of: {', '.join(map(repr, REPORT_FORMATS))}")
         text = self._prose().rstrip()
+        if self.notes:  # what was dropped, aggregated or changed, in every report
+            text += " " + sentences(self.notes)
         seed = "" if self.seed is None else f", random seed {self.seed}"
         text += f" Computed with rlstats {__version__}{seed}."
         return fmt.latex_escape(text) if format == "latex" else text

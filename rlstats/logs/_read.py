@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..design import NOTES_ATTR
+from ..format import count
 from ..errors import LogReadError, OptionError, warn
 from ..options import check_bool, check_choice, check_int
 from ..progress import progress_bar
@@ -356,23 +357,19 @@ def read_logs(path, pattern=None, *, format=None, tags=None, step=None, keep="la
         notes.append("the step of a monitor.csv row is the cumulative episode length (SB3's timesteps), counted "
                      "over all monitor files of a run in time order")
     if duplicates:
-        notes.append(f"{_count(duplicates, 'value', 'values')} logged again at a step already logged in the "
+        notes.append(f"{count(duplicates, 'value')} logged again at a step already logged in the "
                      f"same run (a restart from a checkpoint); the one written {keep} was kept")
     if without_step:
-        notes.append(f"{_count(without_step, 'table row', 'table rows')} without a step left out")
+        notes.append(f"{count(without_step, 'table row')} without a step left out")
     if ignored:
-        notes.append(f"{_count(len(ignored), 'log file', 'log files')} did not match the pattern {pattern!r} and "
+        notes.append(f"{count(len(ignored), 'log file')} did not match the pattern {pattern!r} and "
                      "were not read")
     if problems:
-        notes.append(f"{_count(len(problems), 'file or run', 'files or runs')} could not be used and "
+        notes.append(f"{count(len(problems), 'file or run', 'files or runs')} could not be used and "
                      "were skipped (see attrs['read_log'])")
     frame.attrs[NOTES_ATTR] = tuple(notes)
     frame.attrs[READ_LOG_ATTR] = log
     return frame
-
-
-def _count(n, one, many):
-    return f"{n} {one if n == 1 else many}"
 
 
 def _fail_or_warn(problems, root, kind, on_error, *, total, fatal):

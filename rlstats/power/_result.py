@@ -10,7 +10,7 @@ import pandas as pd
 from .. import format as fmt
 from ..errors import OptionError
 from ..options import check_confidence_level
-from ..results import Result, resultclass, sentences
+from ..results import Result, resultclass
 from ..statistics import wilson_interval
 from . import plots
 
@@ -237,8 +237,6 @@ class PowerResult(Result):
                     f"{fmt.signif(r, 3)} of {s}" for s, r in zip(rows["seeds"], rows["mean_runs"])) + "."
         if self.target_power is not None:
             text += " " + _sample_size_sentence(self)
-        if self.notes:
-            text += " " + sentences(self.notes)
         return text
 
 

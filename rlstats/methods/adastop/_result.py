@@ -11,7 +11,7 @@ import pandas as pd
 from ... import format as fmt
 from . import plots as plots_adastop
 from ...errors import OptionError
-from ...results import Result, resultclass, sentences
+from ...results import Result, resultclass
 
 
 _SYMBOLS = {"larger": ">", "smaller": "<", "equal": "=", "continue": "?"}
@@ -207,8 +207,6 @@ class AdaStopResult(Result):
         if self.blocked and len(self.tasks) > 1:
             text += (" One test was run per task, so the error guarantee holds within each task; "
                      "nothing is aggregated across tasks.")
-        if self.notes:
-            text += " " + sentences(self.notes)
         return text
 
 
@@ -322,6 +320,4 @@ class PermutationResult(AdaStopResult):
                      (": " + "; ".join(found) + "." if found else "."))
         if self.blocked and len(self.tasks) > 1:
             text += " One test was run per task, so the error guarantee holds within each task."
-        if self.notes:
-            text += " " + sentences(self.notes)
         return text

@@ -14,7 +14,7 @@ from . import _kernels as kernels
 from . import plots
 from ...design import Design
 from ...options import check_confidence_level
-from ...results import Result, resultclass, sentences, to_jsonable, _versions
+from ...results import Result, resultclass, to_jsonable, _versions
 
 _METRIC_LABELS = {"iqm": "IQM", "mean": "mean", "median": "median", "optimality_gap": "optimality gap"}
 _REFERENCE = "Agarwal et al. (2021)"
@@ -164,8 +164,6 @@ class BootstrapResult(Result):
                  f"{fmt.signif(_max_se(self.interval_mc_se), 2)}.")
         if self.rliable_compat:
             text += f" Resamples were drawn exactly as rliable 1.2.0 draws them (seed {self.seed})."
-        if self.notes:
-            text += " " + sentences(self.notes)
         return text
 
     def to_dict(self):
@@ -298,8 +296,6 @@ class ProbabilityOfImprovementResult(Result):
         parts = [f"P({x} > {y}) = {fmt.signif(e, 3)} ({fmt.signif(lo, 3)} to {fmt.signif(hi, 3)})"
                  for (x, y), e, (lo, hi) in zip(self.pairs, self.estimates, self.intervals)]
         text += " " + "; ".join(parts) + "."
-        if self.notes:
-            text += " " + sentences(self.notes)
         return text
 
     def to_dict(self):
@@ -380,8 +376,6 @@ class PerformanceProfileResult(Result):
                 f"to {fmt.signif(self.tau.max(), 3)}, {what}, for {len(self.agents)} agents on {len(self.tasks)} "
                 f"tasks ({_runs_phrase(self.counts)}); pointwise {level} percentile bands come from "
                 f"{_bootstrap_phrase(self.n_resamples, self.task_bootstrap, len(self.tasks))}.")
-        if self.notes:
-            text += " " + sentences(self.notes)
         return text
 
 
@@ -477,6 +471,4 @@ class InferentialIntervalsResult(Result):
         parts = [f"{m}: epsilon = {fmt.signif(e, 3)} ({rule})"
                  for m, e, rule in zip(self.metrics, self.epsilon, self.branch)]
         text += " " + "; ".join(parts) + "."
-        if self.notes:
-            text += " " + sentences(self.notes)
         return text

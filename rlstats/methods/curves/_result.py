@@ -202,8 +202,6 @@ class CurvesResult(Result):
                      f"whole runs within tasks ({self.n_resamples} relabellings; Westfall and Young, 1993), which "
                      f"keeps the probability of declaring any step different at most {self.alpha} when two agents "
                      "do not differ. " + sentences(s for _, s in self._verdicts()))
-        if self.notes:
-            text += " " + sentences(self.notes)
         return text
 
     def to_dict(self):

@@ -10,7 +10,7 @@ import pandas as pd
 from ... import format as fmt
 from . import plots
 from ...errors import OptionError
-from ...results import Result, resultclass, sentences
+from ...results import Result, resultclass
 
 _INTERVAL_NAMES = {
     "pbp": "PBP (DKW bands and Anderson bounds propagated through the game)",
@@ -225,8 +225,6 @@ class PercentilesResult(Result):
         top = self.task_weights.sort_values("weight", ascending=False, kind="stable").head(3)
         weights = ", ".join(f"{t} ({fmt.signif(w, 2)})" for t, w in zip(top["task"], top["weight"]))
         text += f" The adversary weighted most the tasks {weights}."
-        if self.notes:
-            text += " " + sentences(self.notes)
         return text
 
     def _separation_sentence(self):

@@ -13,7 +13,7 @@ from ... import format as fmt
 from . import plots as plots_selection
 from ...errors import OptionError
 from ...options import check_confidence_level
-from ...results import ConfidenceInterval, Result, resultclass, sentences
+from ...results import ConfidenceInterval, Result, resultclass
 from ._planning import required_heldout
 
 _INSPECTOR_NAMES = {"permutation": "permutation test over task labels", "t": "pooled two-sample t test",
@@ -346,8 +346,6 @@ class SelectionCheckResult(Result):
             text += (f"; the conservative p-value, which assumes the best {self.n_reported} of {self.n_candidates} "
                      f"candidate tasks were reported, is {fmt.signif(self.pvalue_conservative, 3)}")
         text += f". Verdict at alpha = {self.alpha} (reporter) and beta = {self.beta} (inspector): {self.verdict_text}."
-        if self.notes:
-            text += " " + sentences(self.notes)
         return text
 
 

@@ -9,7 +9,7 @@ import pandas as pd
 
 from ... import format as fmt
 from . import plots
-from ...results import Result, resultclass, sentences
+from ...results import Result, resultclass
 
 
 _TITLES = {
@@ -245,6 +245,4 @@ class SkillingsMackResult(Result):
         text += post + (f": {pairs}." if len(sig) else ": no pair differs.")
         if not self.connected:
             text += " The design is not connected (some agents never share a task), so df < k - 1."
-        if self.notes:
-            text += " " + sentences(self.notes)
         return text

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ... import format as fmt
-from ...results import Result, resultclass, sentences
+from ...results import Result, resultclass
 from . import plots
 
 DAGGER = "\u2020"
@@ -207,8 +207,6 @@ class TaskTableResult(Result):
                 f"best are the Vargha-Delaney A12 (probability that a run of the best scores higher) with "
                 f"Brunner-Munzel intervals, Cliff's delta = 2 A12 - 1, and Hedges' g with normal intervals "
                 f"({fmt.signif(100 * self.confidence_level)}%).")
-        if self.notes:
-            text += " " + sentences(self.notes)
         return text
 
 
