@@ -163,6 +163,8 @@ def cite(result=None, *, data=None):
         if name == "SkillingsMackResult" and str(getattr(result, "method", "")).startswith("Friedman"):
             keys.append("friedman1937")
         keys += METHOD_ENTRIES[name]
+        if (getattr(result, "options", None) or {}).get("interval") == "expanded":
+            keys.append("hesterberg2015")
     names = [data] if isinstance(data, str) else list(data or ())
     unknown = [n for n in names if n not in DATA_ENTRIES]
     if unknown:

@@ -31,12 +31,14 @@ from ...options import check_bool, check_choice, check_fraction, check_int, chec
 from ...progress import progress_bar
 from ...resampling import seed_sequence
 from . import _kernels as kernels
-from ._result import (BootstrapResult, ProbabilityOfImprovementResult, PerformanceProfileResult,
+from . import _small_runs as small_runs
+from ._result import (_METRIC_LABELS, BootstrapResult, ProbabilityOfImprovementResult, PerformanceProfileResult,
                       InferentialIntervalsResult)
 
 DEFAULT_METRICS = ("iqm", "mean", "median", "optimality_gap")
-INTERVALS = ("percentile", "basic", "bca")
+INTERVALS = ("percentile", "basic", "bca", "expanded")
 COMPAT_INTERVALS = ("percentile", "basic")
+IMPROVEMENT_INTERVALS = ("percentile", "expanded")
 PROFILE_KINDS = ("runs", "tasks")
 DEFAULT_PROFILE_POINTS = 81
 
@@ -112,6 +114,10 @@ class BootstrapOptions:
                 f"rliable_compat=True reproduces interval='percentile' and 'basic' only, got {checked.interval!r}: "
                 "rliable's BCa goes through arch's unstratified jackknife, which rlstats does not copy; "
                 "use rliable_compat=False for BCa intervals")
+        if checked.interval == "expanded" and checked.task_bootstrap:
+            raise OptionError(
+                "interval='expanded' corrects for few runs within tasks, but task_bootstrap=True also resamples "
+                "tasks, whose spread it does not model; use interval='percentile' with task_bootstrap=True")
         return checked
 
     def record(self):
@@ -263,12 +269,21 @@ def bootstrap(data, formula=None, *, metrics=DEFAULT_METRICS, n_resamples=10_000
     n_resamples : int
         Bootstrap resamples (memory stays bounded: they are drawn in batches).
     confidence_level : float
-    interval : {"percentile", "basic", "bca"}
-        Percentile (rliable's default), basic (reflected percentile), or BCa
+    interval : {"percentile", "basic", "bca", "expanded"}
+        Percentile (rliable's default), basic (reflected percentile), BCa
         with z0 counting ties half and the acceleration from the jackknife
-        within tasks (Davison & Hinkley 1997, several samples); with
+        within tasks (Davison & Hinkley 1997, several samples; with
         ``task_bootstrap`` from leaving out whole tasks; for user metrics from
-        leaving out one run index of every task.
+        leaving out one run index of every task), or expanded percentile for
+        few runs per task: the percentile interval read at the level whose
+        normal quantile is sqrt(c / (c - 1)) t_df, c the agent's fewest runs
+        in a task and df the Welch-Satterthwaite degrees of freedom of its
+        mean over tasks (Hesterberg 2015).  With few runs the percentile,
+        basic and BCa intervals cover less than stated; the result then
+        quotes the coverage simulation measured for each metric (see
+        :mod:`rlstats.methods.bootstrap._small_runs`).  One run in every task
+        of an agent is an error (intervals of zero width) unless
+        ``task_bootstrap=True``.
     task_bootstrap : bool
         Also resample tasks with replacement (intervals for a population of tasks).
     normalize : DataFrame, str or dict, optional
@@ -311,6 +326,8 @@ def bootstrap(data, formula=None, *, metrics=DEFAULT_METRICS, n_resamples=10_000
     Efron, B. (1987), Better bootstrap confidence intervals, JASA 82(397), 171-185.
     Davison, A. C. and Hinkley, D. V. (1997), Bootstrap Methods and their
     Application, Cambridge University Press, Sections 3.2 and 5.3.
+    Hesterberg, T. C. (2015), What teachers should know about the bootstrap,
+    The American Statistician 69(4), 371-386 (the expanded percentile interval).
 
     Examples
     --------
@@ -329,6 +346,23 @@ def bootstrap(data, formula=None, *, metrics=DEFAULT_METRICS, n_resamples=10_000
     design = _prepared_design(data, formula, normalize, options.na_action, _eval_env(eval_env))
     _warn_raw_scales(design, normalize)
     return _run_bootstrap(design, options, rng)
+
+
+def _few_runs(design, options):
+    """Refuse intervals of zero width and note single-run tasks, before any resampling."""
+    if options.task_bootstrap:
+        return []
+    notes = small_runs.check_single_runs(design.counts, design.agents, "bootstrap intervals")
+    if notes and options.interval == "expanded":
+        raise DesignError("interval='expanded' needs at least 2 runs in every task of every agent (" +
+                          "; ".join(notes) + "); use interval='percentile' or add runs")
+    return notes
+
+
+def _welch_df(design):
+    """(K,) Welch-Satterthwaite degrees of freedom of each agent's mean over tasks (the expanded interval)."""
+    return np.array([small_runs.welch_df(design.y[design.agent == j], design.task[design.agent == j],
+                                         design.n_tasks) for j in range(design.n_agents)])
 
 
 def _compat_seed(rng):
@@ -361,6 +395,7 @@ def _agent_layout(design, j):
 
 
 def _run_bootstrap(design, options, rng):
+    _few_runs(design, options)
     if not options.rliable_compat and not any(callable(m) for m in options.metrics):
         return _run_builtin_bootstrap(design, options, rng)
     layouts = _layouts(design)
@@ -411,12 +446,15 @@ def _run_builtin_bootstrap(design, options, rng):
 
 def _bootstrap_result(design, options, seed, distribution, estimates, acceleration):
     z0 = None
-    notes = list(design.notes)
+    notes = list(design.notes) + _few_runs(design, options)
     if options.interval == "bca":
         z0 = kernels.bias_correction(distribution, estimates)
         notes += _bca_notes(design.agents, options.metric_names, z0)
-    bounds, se = kernels.metric_bounds(distribution, estimates, options.confidence_level, options.interval, z0, acceleration,
-                                options.rliable_compat)
+    df = _welch_df(design) if options.interval == "expanded" else None
+    bounds, se = small_runs.bootstrap_bounds(distribution, estimates, options.confidence_level, options.interval, z0,
+                                  acceleration, options.rliable_compat, design.counts.min(axis=0), df)
+    if not options.task_bootstrap:
+        notes += _coverage_notes(options.interval, options.metric_names, int(design.counts.min()))
     title = "Stratified bootstrap confidence intervals"
     if options.task_bootstrap:
         title += " (runs and tasks resampled)"
@@ -429,7 +467,12 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
         bootstrap_distribution=distribution, bias_correction=z0, acceleration=acceleration,
         n_resamples=options.n_resamples, confidence_level=options.confidence_level, interval=options.interval,
         task_bootstrap=options.task_bootstrap, gamma=options.gamma, rliable_compat=options.rliable_compat,
-        counts=design.counts, design=design)
+        counts=design.counts, degrees_of_freedom=df, design=design)
+
+
+def _coverage_notes(interval, metrics, fewest_runs):
+    notes = (small_runs.coverage_note(interval, _METRIC_LABELS.get(m, m), m, fewest_runs) for m in metrics)
+    return [note for note in notes if note]
 
 
 def _bca_notes(agents, metrics, z0):
@@ -446,7 +489,8 @@ def _bca_notes(agents, metrics, z0):
 
 
 def probability_of_improvement(data, formula=None, *, pairs=None, n_resamples=2_000, confidence_level=0.95,
-                               normalize=None, na_action="raise", rng=None, progress=False, eval_env=None):
+                               interval="percentile", normalize=None, na_action="raise", rng=None, progress=False,
+                               eval_env=None):
     """Probability that a run of X beats a run of Y on the same task, averaged over tasks, with intervals.
 
     For each task, P(X > Y) + P(X = Y) / 2 over all pairs of runs (the
@@ -463,6 +507,12 @@ def probability_of_improvement(data, formula=None, *, pairs=None, n_resamples=2_
     n_resamples : int
         2,000 by default, as rliable; the Monte Carlo SE of each bound is reported.
     confidence_level : float
+    interval : {"percentile", "expanded"}
+        Percentile (rliable's), or expanded for few runs per task: read at the
+        level whose normal quantile is sqrt(c / (c - 1)) t_df, c the fewest
+        runs of the pair in a task and df = sum over tasks of (c_x - 1) + (c_y - 1)
+        (Hesterberg 2015).  Results quote the simulated coverage when the runs
+        are too few for the interval asked for.
     normalize : DataFrame, str or dict, optional
         As in :func:`bootstrap` (the estimate does not change; scores are only compared within tasks).
     na_action : {"raise", "drop"}
@@ -490,10 +540,12 @@ def probability_of_improvement(data, formula=None, *, pairs=None, n_resamples=2_
     """
     n_resamples = check_int("n_resamples", n_resamples, minimum=2)
     confidence_level = check_confidence_level(confidence_level)
+    interval = check_choice("interval", interval, IMPROVEMENT_INTERVALS)
     na_action = check_choice("na_action", na_action, NA_ACTIONS)
     progress = check_bool("progress", progress)
     design = _prepared_design(data, formula, normalize, na_action, _eval_env(eval_env))
     pairs = check_pairs("pairs", pairs, design.agents)
+    notes = list(design.notes) + _pair_runs_notes(design, pairs, interval)
     layouts = dict(zip(design.agents, _layouts(design)))
     pair_layouts = [kernels.pair_layout(layouts[x], layouts[y]) for x, y in pairs]
     estimates = np.array([kernels.improvement_point(p, layouts[x], layouts[y])
@@ -512,15 +564,41 @@ def probability_of_improvement(data, formula=None, *, pairs=None, n_resamples=2_
                 distribution[i, start:stop] = kernels.improvement_batch(pair_layouts[i], layouts[x], layouts[y],
                                                                         draws[x], draws[y])
             advance(stop - start)
-    bounds, se = kernels.interval_bounds(distribution, estimates, confidence_level, "percentile")
+    fewest, df = _pair_runs(design, pairs)
+    if interval == "expanded":
+        bounds, se = small_runs.expanded_bounds(distribution, estimates, confidence_level, fewest, df)
+    else:
+        bounds, se = kernels.interval_bounds(distribution, estimates, confidence_level, "percentile")
+    note = small_runs.coverage_note(interval, "probability of improvement", "probability_of_improvement",
+                                    int(fewest.min()))
     return ProbabilityOfImprovementResult(
         method="Probability of improvement with stratified bootstrap intervals", formula=design.formula,
-        data_name=design.data_name, nobs=design.nobs, notes=design.notes,
-        options={"n_resamples": n_resamples, "confidence_level": confidence_level, "na_action": na_action,
-                 "pairs": [list(p) for p in pairs]},
+        data_name=design.data_name, nobs=design.nobs, notes=tuple(notes + ([note] if note else [])),
+        options={"n_resamples": n_resamples, "confidence_level": confidence_level, "interval": interval,
+                 "na_action": na_action, "pairs": [list(p) for p in pairs]},
         seed=seed, pairs=pairs, estimates=estimates, intervals=bounds, interval_mc_se=se,
         bootstrap_distribution=distribution, agents=design.agents, tasks=design.tasks, n_resamples=n_resamples,
         confidence_level=confidence_level, counts=design.counts)
+
+
+def _pair_runs(design, pairs):
+    """Per pair, the fewest runs of either agent in a task and the pooled degrees of freedom (expanded interval)."""
+    index = [(design.agents.index(x), design.agents.index(y)) for x, y in pairs]
+    fewest = np.array([design.counts[:, [i, j]].min() for i, j in index])
+    df = np.array([(design.counts[:, [i, j]] - 1).sum() for i, j in index], dtype=float)
+    return fewest, df
+
+
+def _pair_runs_notes(design, pairs, interval):
+    """Single-run tasks of the agents compared: an error when an agent has one run everywhere, else notes."""
+    involved = sorted({design.agents.index(a) for pair in pairs for a in pair})
+    counts = design.counts[:, involved]
+    names = [design.agents[i] for i in involved]
+    notes = small_runs.check_single_runs(counts, names, "probability of improvement intervals")
+    if notes and interval == "expanded":
+        raise DesignError("interval='expanded' needs at least 2 runs in every task of the agents compared (" +
+                          "; ".join(notes) + "); use interval='percentile' or add runs")
+    return notes
 
 
 # ----------------------------------------------------------------------------- performance_profile()
@@ -592,6 +670,9 @@ def performance_profile(data, formula=None, *, tau=None, kind="runs", n_resample
     progress = check_bool("progress", progress)
     design = _prepared_design(data, formula, normalize, na_action, _eval_env(eval_env))
     tau = _check_tau(tau, design)
+    notes = list(design.notes)
+    if not task_bootstrap:
+        notes += small_runs.check_single_runs(design.counts, design.agents, "performance profile bands")
     root, seed = seed_sequence(rng)
     layouts = _layouts(design)
     estimates = np.stack([kernels.profile_estimate(layout, tau, kind) for layout in layouts])
@@ -603,7 +684,7 @@ def performance_profile(data, formula=None, *, tau=None, kind="runs", n_resample
             bounds[i], se[i] = kernels.interval_bounds(stats.T, estimates[i], confidence_level, "percentile")
     return PerformanceProfileResult(
         method="Performance profiles with stratified bootstrap bands", formula=design.formula,
-        data_name=design.data_name, nobs=design.nobs, notes=design.notes,
+        data_name=design.data_name, nobs=design.nobs, notes=tuple(notes),
         options={"kind": kind, "n_resamples": n_resamples, "confidence_level": confidence_level,
                  "task_bootstrap": task_bootstrap, "na_action": na_action},
         seed=seed, agents=design.agents, tasks=design.tasks, tau=tau, kind=kind, estimates=estimates,

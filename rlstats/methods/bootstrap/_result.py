@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ... import format as fmt
-from . import _kernels as kernels
+from . import _small_runs as small_runs
 from . import plots
 from ...design import Design
 from ...options import check_confidence_level
@@ -73,7 +73,7 @@ class BootstrapResult(Result):
     n_resamples : int
     confidence_level : float
     interval : str
-        ``"percentile"``, ``"basic"`` or ``"bca"``.
+        ``"percentile"``, ``"basic"``, ``"bca"`` or ``"expanded"``.
     task_bootstrap : bool
         Whether tasks were resampled as well as runs.
     gamma : float
@@ -82,6 +82,9 @@ class BootstrapResult(Result):
         Whether rliable's legacy draws and operations were used.
     counts : ndarray, shape (n_tasks, n_agents)
         Runs per cell used.
+    degrees_of_freedom : ndarray, shape (n_agents,), or None
+        Welch-Satterthwaite degrees of freedom of each agent's mean over tasks
+        (``interval="expanded"`` only).
     design : Design
         The data analysed (used by :meth:`inferential_intervals`; not exported).
     """
@@ -102,6 +105,7 @@ class BootstrapResult(Result):
     gamma: float
     rliable_compat: bool
     counts: np.ndarray
+    degrees_of_freedom: np.ndarray | None = None
     design: Design | None = field(default=None, repr=False)
 
     _plot_kinds: ClassVar[dict] = {"interval_estimates": plots.plot_interval_estimates}
@@ -150,6 +154,12 @@ class BootstrapResult(Result):
         text = (f"We report {names} for {self.n_agents} agents on {self.n_tasks} task"
                 f"{'s' if self.n_tasks != 1 else ''} ({_runs_phrase(self.counts)}) with {level} {self.interval} "
                 f"confidence intervals from {_bootstrap_phrase(self.n_resamples, self.task_bootstrap, self.n_tasks)}.")
+        if self.interval == "expanded":
+            fewest = int(self.counts.min())
+            text += (f" Each percentile interval was expanded for few runs per task (Hesterberg 2015): read at the "
+                     f"level whose normal quantile is sqrt(c/(c - 1)) times the t quantile, with c = {fewest} the "
+                     "fewest runs in a task and the Welch-Satterthwaite degrees of freedom of the agent's mean "
+                     "over tasks.")
         if "iqm" in self.metrics:
             text += (" The IQM is the mean of the middle 50% of all runs pooled over tasks (floor(N/4) runs cut "
                      "from each end).")
@@ -174,8 +184,9 @@ class BootstrapResult(Result):
         """Intervals at another confidence level from the stored bootstrap distribution (tidy layout)."""
         level = self.confidence_level if confidence_level is None else \
             check_confidence_level(confidence_level)
-        bounds, _ = kernels.metric_bounds(self.bootstrap_distribution, self.estimates, level, self.interval,
-                                   self.bias_correction, self.acceleration, self.rliable_compat)
+        bounds, _ = small_runs.bootstrap_bounds(self.bootstrap_distribution, self.estimates, level, self.interval,
+                                                self.bias_correction, self.acceleration, self.rliable_compat,
+                                                self.counts.min(axis=0), self.degrees_of_freedom)
         out = self.tidy()
         out["conf_low"] = bounds[:, :, 0].T.ravel()
         out["conf_high"] = bounds[:, :, 1].T.ravel()
@@ -293,6 +304,10 @@ class ProbabilityOfImprovementResult(Result):
                 f"{len(self.tasks)} tasks ({_runs_phrase(self.counts)}), with {level} percentile intervals from "
                 f"{_bootstrap_phrase(self.n_resamples, False, len(self.tasks))}, each agent's runs resampled "
                 "independently.")
+        if self.options.get("interval") == "expanded":
+            text += (" Each interval was expanded for few runs per task (Hesterberg 2015): read at the level whose "
+                     "normal quantile is sqrt(c/(c - 1)) times the t quantile, with c the fewest runs of the pair in "
+                     "a task and the degrees of freedom summed over the pair's tasks.")
         parts = [f"P({x} > {y}) = {fmt.signif(e, 3)} ({fmt.signif(lo, 3)} to {fmt.signif(hi, 3)})"
                  for (x, y), e, (lo, hi) in zip(self.pairs, self.estimates, self.intervals)]
         text += " " + "; ".join(parts) + "."
