@@ -119,7 +119,8 @@ def plot_performance_profile(result, *, ax=None, scaling="linear", colors=None, 
     ax.set_ylabel("fraction of runs with score > tau" if result.kind == "runs"
                   else "fraction of tasks with mean score > tau")
     ax.set_ylim(-0.02, 1.02)
-    ax.legend(frameon=False)
+    # Profiles fall from the top left: their upper right corner is the empty one.
+    ax.legend(frameon=False, loc="upper right", fontsize=SMALL_FONT + 1)
     _tidy_spines(ax)
     return ax
 
