@@ -78,10 +78,14 @@ def figure_legend(fig, axes, *, extra=(), title=None, **kwargs):
     handles = list(seen.values()) + list(extra)
     if not handles:
         return None
-    options = {"loc": "outside upper center", "ncols": min(len(handles), 3), "fontsize": SMALL_FONT,
-               "frameon": False, "handlelength": 1.5, "columnspacing": 1.0, "title": title,
-               "title_fontsize": SMALL_FONT + 1}
+    options = {"loc": "outside upper center", "fontsize": SMALL_FONT, "frameon": False, "handlelength": 1.5,
+               "columnspacing": 1.0, "title": title, "title_fontsize": SMALL_FONT + 1}
     options.update(kwargs)
+    if "ncols" not in options:
+        # As many columns as the longest label allows across the figure (a character is ~0.6 em wide).
+        longest = max(len(h.get_label()) for h in handles)
+        column = (options["handlelength"] + 0.8 + options["columnspacing"] + 0.6 * longest) * options["fontsize"]
+        options["ncols"] = int(max(1, min(len(handles), 4, fig.get_figwidth() * 72 // column)))
     return fig.legend(handles=handles, **options)
 
 

@@ -165,7 +165,7 @@ def plot_boundaries(result, *, ax=None, task=None, **kwargs):
     A filled star marks a rejection, an open circle an "equal" decision.
     Keywords go to the solid lines (``Axes.plot``).
     """
-    return _per_task(result, task, ax, _draw_boundaries, (5.6, 3.6), (1.6, 1.3), _finish_boundaries, **kwargs)
+    return _per_task(result, task, ax, _draw_boundaries, (5.6, 3.6), (1.6, 1.4), _finish_boundaries, **kwargs)
 
 
 def _marker_sizes(compact):
@@ -216,6 +216,7 @@ def _draw_boundaries(result, task, ax, compact=False, **kwargs):
                     color=options["color"], linestyle="none")
     if len(history):
         ax.set_xticks(range(1, int(history["interim"].max()) + 1))
+    ax.margins(y=0.12)  # room for the stars and rings at the top and bottom
     if compact:
         return ax  # the grid says the axes and the legend once
     ax.set_xlabel("interim")

@@ -54,7 +54,7 @@ def plot_interval_estimates(result, *, ax=None, metrics=None, colors=None, width
 
     k = len(result.agents)
     # 1.5 in per panel: two metrics side by side in one column of a paper, four on a page's width.
-    fig, axes = panels(ax, len(metrics), (1.5, 0.55 + 0.17 * k), width=width, sharey=True, what="metric",
+    fig, axes = panels(ax, len(metrics), (1.5, 0.7 + 0.17 * k), width=width, sharey=True, what="metric",
                        hint=", or metrics= to draw fewer")
     style = {"height": 0.6, "alpha": 0.75}
     style.update(kwargs)

@@ -107,7 +107,7 @@ def plot_task_cdfs(result, *, tasks=None, agents=None, ax=None, quantile=False, 
                           f"agents: {', '.join(result.agents)}")
     several = len(tasks) > 1
     # The probability axis (0 to 1 on every task) is shared; the score axis has each task's own scale.
-    fig, axes = panels(ax, len(tasks), (1.5, 1.25) if several else (COLUMN_WIDTH, 2.4), width=width,
+    fig, axes = panels(ax, len(tasks), (1.5, 1.35) if several else (COLUMN_WIDTH, 2.4), width=width,
                        columns=ncols, sharex=quantile, sharey=not quantile, what="task",
                        hint=", or tasks= to choose fewer")
     score_label, probability_label = "score", "cumulative probability"
