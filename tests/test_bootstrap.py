@@ -625,8 +625,14 @@ def test_profiles_match_direct_fractions():
 def test_profile_default_grid_and_task_bootstrap():
     df = rlstats.datasets.simulate(agents=2, tasks=4, seeds=3, rng=6)
     res = performance_profile(df, FORMULA, n_resamples=100, task_bootstrap=True, rng=0)
-    assert res.tau.size == 81 and res.tau[0] == df["score"].min() and res.tau[-1] == df["score"].max()
-    assert (res.estimates[:, -1] == 0).all()
+    low, high = df["score"].min(), df["score"].max()
+    # From where every profile is still >= 0.95 (or the lowest score) to where every one is <= 0.05.
+    assert res.tau.size == 81 and low <= res.tau[0] < res.tau[-1] <= high
+    assert res.tau[0] == low or (res.estimates[:, 0] >= 0.95).all()
+    assert (res.estimates[:, -1] <= 0.05).all()
+    assert sum(note.startswith("thresholds tau span") and "pass tau=" in note for note in res.notes) == 1
+    chosen = performance_profile(df, FORMULA, tau=[0.0, 1.0], n_resamples=100, rng=0)
+    assert chosen.tau.tolist() == [0.0, 1.0] and not any("thresholds tau" in note for note in chosen.notes)
     with pytest.raises(OptionError, match="tau"):
         performance_profile(df, FORMULA, tau=[[1.0]])
     with pytest.raises(OptionError, match="kind"):

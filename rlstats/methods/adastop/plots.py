@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import OptionError
-from ...plotting import axes_or_new
+from ...plotting import SMALL_FONT, axes_or_new, figure_legend, palette, panels
 
 #: cell colours of the decision matrix, by decision of the row agent against the column agent
 DECISION_COLOURS = {
@@ -32,41 +32,30 @@ def _rows_of(result, frame, task):
     return frame if not result.blocked else frame[frame["task"] == task]
 
 
-def _per_task(result, task, ax, draw, panel_size, **kwargs):
-    """Draw one task on ``ax``, or every task on its own panel of a new Figure."""
+def _per_task(result, task, ax, draw, panel_size, grid_size, finish, **kwargs):
+    """Draw one task on ``ax``, or every task on its own panel of a grid; ``finish(fig, axes)`` labels the grid.
+
+    ``panel_size`` is a new figure's size for one task, ``grid_size`` one panel's in a grid, where
+    ``draw`` is called with ``compact=True``: smaller markers, labels said once for the figure.
+    """
     tasks = list(result.tasks)
     if task is not None and task not in tasks:
         raise OptionError(f"task={task!r} is not one of: {', '.join(tasks)}")
     if task is not None or len(tasks) == 1:
         chosen = task if task is not None else tasks[0]
         return draw(result, chosen, axes_or_new(ax, panel_size), **kwargs)
-    if isinstance(ax, (list, tuple, np.ndarray)):
-        # One Axes per task, as the multi-panel figure would make them.
-        axes = list(np.ravel(ax))
-        if len(axes) != len(tasks):
-            raise OptionError(f"ax= holds {len(axes)} Axes but the result has {len(tasks)} tasks; pass one "
-                              "Axes per task, or task= to draw one task")
-        for panel, name in zip(axes, tasks):
-            draw(result, name, panel, **kwargs)
-            panel.set_title(name)
-        return axes[0].figure
-    if ax is not None:
+    if ax is not None and not isinstance(ax, (list, tuple, np.ndarray)):
         # One Axes holds one task: draw the first and say how to choose another.
         draw(result, tasks[0], ax, **kwargs)
         ax.set_title(f"{tasks[0]} (task 1 of {len(tasks)}; pass task= for another)", fontsize=9)
         return ax
-    import matplotlib.pyplot as plt
-
-    columns = min(3, len(tasks))
-    rows = -(-len(tasks) // columns)
-    fig, axes = plt.subplots(rows, columns, figsize=(panel_size[0] * columns, panel_size[1] * rows),
-                             squeeze=False)
-    for panel, name in zip(axes.ravel(), tasks):
-        draw(result, name, panel, **kwargs)
-        panel.set_title(name)
-    for panel in axes.ravel()[len(tasks):]:
-        panel.set_axis_off()
-    fig.tight_layout()
+    fig, axes = panels(ax, len(tasks), grid_size, what="task",
+                       hint=", or task= to draw one task")
+    for panel, name in zip(axes, tasks):
+        draw(result, name, panel, compact=ax is None, **kwargs)  # the caller's Axes get full labels
+        panel.set_title(name, fontsize=SMALL_FONT + 1, pad=2)
+    if ax is None:
+        finish(fig, axes)
     return fig
 
 
@@ -89,10 +78,17 @@ def plot_decision_matrix(result, *, ax=None, task=None, **kwargs):
     agent"; the row labels give the runs each agent used.  Keywords go to
     ``Axes.imshow``.
     """
-    return _per_task(result, task, ax, _draw_decision_matrix, (4.8, 4.0), **kwargs)
+    return _per_task(result, task, ax, _draw_decision_matrix, (4.8, 4.0), (1.65, 1.7), _finish_decision_matrices, **kwargs)
 
 
-def _draw_decision_matrix(result, task, ax, **kwargs):
+_DECISION_KEY = "row agent is >, <, = or ? (undecided)\nthan column agent; (n): runs used"
+
+
+def _finish_decision_matrices(fig, axes):
+    fig.suptitle(_DECISION_KEY, fontsize=SMALL_FONT + 1)
+
+
+def _draw_decision_matrix(result, task, ax, compact=False, **kwargs):
     agents, runs = _agents_by_mean(result, task)
     index = {a: i for i, a in enumerate(agents)}
     size = len(agents)
@@ -110,15 +106,14 @@ def _draw_decision_matrix(result, task, ax, **kwargs):
     for i in range(size):
         for j in range(size):
             if i != j and cells[i][j]:
-                ax.text(j, i, _SYMBOL[cells[i][j]], ha="center", va="center", fontsize=13)
-    ax.set_xticks(range(size), agents, rotation=30, ha="right")
-    ax.set_yticks(range(size), [f"{a} ({runs[a]} runs)" for a in agents])
+                ax.text(j, i, _SYMBOL[cells[i][j]], ha="center", va="center", fontsize=9 if compact else 13)
+    ax.set_xticks(range(size), agents, rotation=45 if compact else 30, ha="right", rotation_mode="anchor")
+    ax.set_yticks(range(size), [f"{a} ({runs[a]})" for a in agents])
     ax.set_xticks(np.arange(size + 1) - 0.5, minor=True)
     ax.set_yticks(np.arange(size + 1) - 0.5, minor=True)
     ax.grid(which="minor", color="white", linewidth=2)
     ax.tick_params(which="minor", length=0)
-    title = "row is >, <, = or ? (undecided) than column"
-    ax.set_title(title if not result.blocked else f"{task}: {title}", fontsize=9)
+    ax.set_title(_DECISION_KEY if not result.blocked else f"{task}: {_DECISION_KEY}", fontsize=9)
     return ax
 
 
@@ -131,22 +126,32 @@ def plot_scores(result, *, ax=None, task=None, **kwargs):
 
     Keywords go to ``Axes.boxplot``.
     """
-    return _per_task(result, task, ax, _draw_scores, (5.0, 3.4), **kwargs)
+    return _per_task(result, task, ax, _draw_scores, (5.0, 3.4), (1.6, 1.45), _finish_scores, **kwargs)
 
 
-def _draw_scores(result, task, ax, **kwargs):
+def _finish_scores(fig, axes):
+    fig.supylabel("score of the runs used", fontsize=SMALL_FONT + 1)
+    fig.suptitle("(n): runs used; diamond: mean", fontsize=SMALL_FONT + 1)
+
+
+def _draw_scores(result, task, ax, compact=False, **kwargs):
     agents, runs = _agents_by_mean(result, task)
     scores = _rows_of(result, result.scores, task)
     values = [scores.loc[scores["agent"] == a, "score"].to_numpy() for a in agents]
     shown = [i for i, v in enumerate(values) if v.size]
     options = {"showmeans": True, "meanprops": {"marker": "D", "markerfacecolor": "black",
-                                                "markeredgecolor": "black", "markersize": 4},
-               "medianprops": {"color": "0.3"}}
+                                                "markeredgecolor": "black", "markersize": 3 if compact else 4},
+               "medianprops": {"color": "0.3"}, "flierprops": {"markersize": 3 if compact else 6}}
     options.update(kwargs)
     if shown:
         ax.boxplot([values[i] for i in shown], positions=[i + 1 for i in shown], **options)
-    ax.set_xticks(range(1, len(agents) + 1), [f"{a}\n({runs[a]} runs)" for a in agents])
-    ax.set_ylabel("score (runs used)")
+    if compact:
+        # One line per label, slanted: a grid's narrow panel has no room for two lines side by side.
+        ax.set_xticks(range(1, len(agents) + 1), [f"{a} ({runs[a]})" for a in agents], rotation=45, ha="right",
+                      rotation_mode="anchor")
+    else:
+        ax.set_xticks(range(1, len(agents) + 1), [f"{a}\n({runs[a]})" for a in agents])
+        ax.set_ylabel("score (n: runs used)")
     return ax
 
 
@@ -160,43 +165,63 @@ def plot_boundaries(result, *, ax=None, task=None, **kwargs):
     A filled star marks a rejection, an open circle an "equal" decision.
     Keywords go to the solid lines (``Axes.plot``).
     """
-    return _per_task(result, task, ax, _draw_boundaries, (5.6, 3.6), **kwargs)
+    return _per_task(result, task, ax, _draw_boundaries, (5.6, 3.6), (1.6, 1.4), _finish_boundaries, **kwargs)
 
 
-def _draw_boundaries(result, task, ax, **kwargs):
+def _marker_sizes(compact):
+    """Marker sizes of the statistic, boundary, rejection and "equal" marks (smaller on a grid's panels)."""
+    return (2, 6, 7, 5) if compact else (3, 10, 12, 9)
+
+
+def _boundary_key(compact=False):
+    """Legend entries explaining the markers, beside the comparisons' colours."""
+    from matplotlib.lines import Line2D
+
+    dot, dash, star, ring = _marker_sizes(compact)
+    return [Line2D([], [], color="0.3", marker="o", markersize=dot, label="statistic"),
+            Line2D([], [], color="0.3", linestyle="--", marker="_", markersize=dash, label="boundary"),
+            Line2D([], [], color="0.3", marker="*", markersize=star * 0.75, linestyle="none",
+                   label="rejected: differ"),
+            Line2D([], [], color="0.3", marker="o", markersize=ring * 0.75, markerfacecolor="none", linestyle="none",
+                   label="decided: equal")]
+
+
+def _finish_boundaries(fig, axes):
+    fig.supxlabel("interim", fontsize=SMALL_FONT + 1)
+    fig.supylabel("|mean difference|", fontsize=SMALL_FONT + 1)
+    figure_legend(fig, axes, extra=_boundary_key(compact=True), handlelength=1.2)
+
+
+def _draw_boundaries(result, task, ax, compact=False, **kwargs):
     history = _rows_of(result, result.history, task)
-    import matplotlib.pyplot as plt
-
-    cycle = plt.rcParams["axes.prop_cycle"].by_key().get("color", ["C0"])
+    # Colours follow the pair over the whole result, so a comparison keeps its colour on every task's panel.
+    every_pair = list(dict.fromkeys(zip(result.history["agent_1"], result.history["agent_2"])))
+    colour_of = dict(zip(every_pair, palette(len(every_pair))))
     pairs = list(dict.fromkeys(zip(history["agent_1"], history["agent_2"])))
-    for number, (a, b) in enumerate(pairs):
+    dot, dash, star, ring = _marker_sizes(compact)
+    for a, b in pairs:
         rows = history[(history["agent_1"] == a) & (history["agent_2"] == b)]
-        colour = cycle[number % len(cycle)]
-        options = {"color": colour, "marker": "o", "markersize": 3, "label": f"{a} vs {b}"}
+        options = {"color": colour_of[(a, b)], "marker": "o", "markersize": dot, "label": f"{a} vs {b}"}
         options.update(kwargs)
         ax.plot(rows["interim"], rows["statistic"], **options)
         finite = np.isfinite(rows["boundary"].to_numpy())
         ax.plot(rows["interim"][finite], rows["boundary"][finite], color=options["color"], linestyle="--",
-                linewidth=1, marker="_", markersize=10)
+                linewidth=1, marker="_", markersize=dash)
         last = rows.iloc[-1]
         if last["decision"] in ("larger", "smaller"):
-            ax.plot([last["interim"]], [last["statistic"]], marker="*", markersize=12, color=options["color"],
+            ax.plot([last["interim"]], [last["statistic"]], marker="*", markersize=star, color=options["color"],
                     linestyle="none")
         elif last["decision"] == "equal":
-            ax.plot([last["interim"]], [last["statistic"]], marker="o", markersize=9, markerfacecolor="none",
+            ax.plot([last["interim"]], [last["statistic"]], marker="o", markersize=ring, markerfacecolor="none",
                     color=options["color"], linestyle="none")
+    if len(history):
+        ax.set_xticks(range(1, int(history["interim"].max()) + 1))
+    ax.margins(y=0.12)  # room for the stars and rings at the top and bottom
+    if compact:
+        return ax  # the grid says the axes and the legend once
     ax.set_xlabel("interim")
     ax.set_ylabel("|mean difference|")
     if len(history):
-        from matplotlib.lines import Line2D
-
-        ax.set_xticks(range(1, int(history["interim"].max()) + 1))
-        # The markers explained once, beside the comparisons' colours.
-        key = [Line2D([], [], color="0.3", marker="o", markersize=3, label="statistic"),
-               Line2D([], [], color="0.3", linestyle="--", marker="_", markersize=10, label="boundary"),
-               Line2D([], [], color="0.3", marker="*", markersize=9, linestyle="none", label="rejected: differ"),
-               Line2D([], [], color="0.3", marker="o", markersize=7, markerfacecolor="none", linestyle="none",
-                      label="decided: equal")]
         handles, _ = ax.get_legend_handles_labels()
-        ax.legend(handles=handles + key, frameon=False, fontsize=7)
+        ax.legend(handles=handles + _boundary_key(), frameon=False, fontsize=7)
     return ax

@@ -41,6 +41,12 @@ COMPAT_INTERVALS = ("percentile", "basic")
 IMPROVEMENT_INTERVALS = ("percentile", "expanded")
 PROFILE_KINDS = ("runs", "tasks")
 DEFAULT_PROFILE_POINTS = 81
+#: Default thresholds run from where every profile is still >= 1 - PROFILE_EDGE to where every one is
+#: <= PROFILE_EDGE, widened by PROFILE_MARGIN of that span each side: the raw score range let one
+#: heavy-tailed task squeeze every curve against the left edge (Atari 100k: 17% of the axis showed a
+#: profile between 0.05 and 0.95; Dopamine's 200M-frame Atari: 4%).
+PROFILE_EDGE = 0.05
+PROFILE_MARGIN = 0.05
 
 
 # ----------------------------------------------------------------------------- options
@@ -604,9 +610,21 @@ def _pair_runs_notes(design, pairs, interval):
 # ----------------------------------------------------------------------------- performance_profile()
 
 
-def _check_tau(tau, design):
-    if tau is None:
-        return np.linspace(design.y.min(), design.y.max(), DEFAULT_PROFILE_POINTS)
+def _default_tau(design, layouts, kind):
+    """The default thresholds (where the profiles change) and the note that states them."""
+    low, high = kernels.profile_range(layouts, kind, design.y, PROFILE_EDGE, PROFILE_MARGIN)
+    below, above = int((design.y < low).sum()), int((design.y > high).sum())
+    outside = [f"{count} of {design.y.size} runs score {side} {fmt.signif(bound, 3)}"
+               for count, side, bound in ((below, "below", low), (above, "above", high)) if count]
+    note = (f"thresholds tau span {fmt.signif(low, 3)} to {fmt.signif(high, 3)}, where the profiles change (from "
+            f"every profile >= {1 - PROFILE_EDGE:g} to every profile <= {PROFILE_EDGE:g}, plus "
+            f"{100 * PROFILE_MARGIN:g}% each side); the scores span {fmt.signif(design.y.min(), 3)} to "
+            f"{fmt.signif(design.y.max(), 3)}" + (f" ({'; '.join(outside)})" if outside else "")
+            + "; pass tau= for other thresholds")
+    return np.linspace(low, high, DEFAULT_PROFILE_POINTS), note
+
+
+def _check_tau(tau):
     try:
         tau = np.asarray(tau, dtype=np.float64)
     except (TypeError, ValueError):
@@ -626,8 +644,12 @@ def performance_profile(data, formula=None, *, tau=None, kind="runs", n_resample
     data : pandas.DataFrame or Design
     formula : str or Formula
     tau : array, optional
-        Thresholds; default 81 evenly spaced points from the lowest to the
-        highest score in the data.
+        Thresholds.  By default 81 evenly spaced points over the range where
+        the profiles change: from the largest threshold at which every
+        agent's profile is still at least 0.95 to the smallest at which
+        every profile is at most 0.05, widened by 5% of that span on each
+        side (within the scores' range).  A note of the result states the
+        range and how many runs score outside it.
     kind : {"runs", "tasks"}
         ``"runs"``: fraction of runs scoring strictly above tau, averaged over
         tasks (rliable's score distribution; with equal runs, the fraction of
@@ -669,12 +691,16 @@ def performance_profile(data, formula=None, *, tau=None, kind="runs", n_resample
     na_action = check_choice("na_action", na_action, NA_ACTIONS)
     progress = check_bool("progress", progress)
     design = _prepared_design(data, formula, normalize, na_action, _eval_env(eval_env))
-    tau = _check_tau(tau, design)
     notes = list(design.notes)
     if not task_bootstrap:
         notes += small_runs.check_single_runs(design.counts, design.agents, "performance profile bands")
-    root, seed = seed_sequence(rng)
     layouts = _layouts(design)
+    if tau is None:
+        tau, note = _default_tau(design, layouts, kind)
+        notes.append(note)
+    else:
+        tau = _check_tau(tau)
+    root, seed = seed_sequence(rng)
     estimates = np.stack([kernels.profile_estimate(layout, tau, kind) for layout in layouts])
     bounds, se = np.empty(estimates.shape + (2,)), np.empty(estimates.shape + (2,))
     with progress_bar(design.n_agents * n_resamples, progress, "performance profiles") as advance:

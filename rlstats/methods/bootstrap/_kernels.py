@@ -654,6 +654,29 @@ def profile_estimate(layout, tau, kind):
     return ProfileStatistics(layout, tau, kind, 1)(np.ones((1, layout.n_runs), dtype=np.int64))[0]
 
 
+def profile_range(layouts, kind, pooled, edge, margin):
+    """(low, high): the thresholds over which the profiles change, from the data.
+
+    ``low`` is the largest threshold at which every agent's profile is still at least ``1 - edge``,
+    ``high`` the smallest at which every profile is at most ``edge``, both read on 2,001 quantiles of
+    the pooled scores (profiles only step at data values), then widened by ``margin`` of the span on
+    each side within the scores' range.  Between the two some profile is still changing; beyond them
+    a heavy tail would only stretch the axis (a human-normalised Atari score of 400 next to most
+    runs below 2).  Falls back to the scores' range when every profile drops at one value.
+    """
+    smallest, largest = float(pooled.min()), float(pooled.max())
+    candidates = np.unique(np.quantile(pooled, np.linspace(0.0, 1.0, 2001)))
+    profiles = np.stack([profile_estimate(layout, candidates, kind) for layout in layouts])
+    still_high = (profiles >= 1.0 - edge).all(axis=0)
+    fallen = (profiles <= edge).all(axis=0)  # true at least at the largest score
+    low = candidates[still_high].max() if still_high.any() else smallest
+    high = candidates[fallen].min()
+    if not high > low:
+        return smallest, largest
+    pad = margin * (high - low)
+    return max(smallest, low - pad), min(largest, high + pad)
+
+
 # ----------------------------------------------------------------------------- probability of improvement
 
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from ... import format as fmt
 from ...errors import OptionError
-from ...plotting import PALETTE, axes_or_new, palette, panels
+from ...plotting import PALETTE, SMALL_FONT, axes_or_new, palette, panels
 
 SCALINGS = ("linear", "nonlinear")
 
@@ -24,7 +24,7 @@ def _tidy_spines(ax):
         ax.spines[side].set_visible(False)
 
 
-def plot_interval_estimates(result, *, ax=None, metrics=None, colors=None, **kwargs):
+def plot_interval_estimates(result, *, ax=None, metrics=None, colors=None, width=None, **kwargs):
     """One panel per metric: each agent's interval as a bar, its point estimate as a tick.
 
     Parameters
@@ -36,6 +36,9 @@ def plot_interval_estimates(result, *, ax=None, metrics=None, colors=None, **kwa
         Metrics to show (default all).
     colors : sequence, optional
         One colour per agent (default: Okabe-Ito).
+    width : float, optional
+        Width in inches of a new figure (default 3.3, one column of a paper); the panels wrap into as
+        many columns as fit.
     **kwargs
         Passed to ``Axes.barh`` for the interval bars (e.g. ``height``, ``alpha``).
 
@@ -50,8 +53,9 @@ def plot_interval_estimates(result, *, ax=None, metrics=None, colors=None, **kwa
     from matplotlib.ticker import MaxNLocator
 
     k = len(result.agents)
-    # Narrow panels (1.6 in each) so that four metrics fit a two-column page; 3.3 in per two.
-    fig, axes = panels(ax, len(metrics), (1.6 * len(metrics) + 0.9, 0.7 + 0.3 * k), what="metrics")
+    # 1.5 in per panel: two metrics side by side in one column of a paper, four on a page's width.
+    fig, axes = panels(ax, len(metrics), (1.5, 0.7 + 0.17 * k), width=width, sharey=True, what="metric",
+                       hint=", or metrics= to draw fewer")
     style = {"height": 0.6, "alpha": 0.75}
     style.update(kwargs)
     positions = np.arange(k)[::-1]  # first agent on top
@@ -61,15 +65,17 @@ def plot_interval_estimates(result, *, ax=None, metrics=None, colors=None, **kwa
         panel.barh(positions, high - low, left=low, color=palette(k, colors), **style)
         panel.vlines(result.estimates[:, j], positions - 0.3, positions + 0.3, color="black", linewidth=1.5)
         panel.set_yticks(positions)
-        panel.set_yticklabels(list(result.agents) if p == 0 else [""] * k, fontsize=8)
-        panel.set_title(_METRIC_LABELS.get(metric, metric), fontsize=9)
+        # A new grid shares y and hides the inner labels itself; on the caller's Axes name agents once.
+        panel.set_yticklabels(list(result.agents) if ax is None or p == 0 else [""] * k, fontsize=SMALL_FONT + 1)
+        panel.set_title(_METRIC_LABELS.get(metric, metric), fontsize=SMALL_FONT + 1)
         panel.use_sticky_edges = False  # bars pin the x limits to their ends otherwise
         panel.margins(x=0.1)  # no interval touches the axis
-        panel.tick_params(axis="x", labelsize=7)
+        panel.tick_params(axis="x", labelsize=SMALL_FONT)
         panel.xaxis.set_major_locator(MaxNLocator(3))
         _tidy_spines(panel)
     score = str(result.formula.response) if result.formula is not None else "score"
-    fig.supxlabel(f"{score}: {fmt.signif(100 * result.confidence_level)}% {result.interval} intervals", fontsize=8)
+    fig.supxlabel(f"{score}: {fmt.signif(100 * result.confidence_level)}% {result.interval} intervals",
+                  fontsize=SMALL_FONT + 1)
     return fig if len(axes) > 1 else axes[0]
 
 
@@ -113,7 +119,8 @@ def plot_performance_profile(result, *, ax=None, scaling="linear", colors=None, 
     ax.set_ylabel("fraction of runs with score > tau" if result.kind == "runs"
                   else "fraction of tasks with mean score > tau")
     ax.set_ylim(-0.02, 1.02)
-    ax.legend(frameon=False)
+    # Profiles fall from the top left: their upper right corner is the empty one.
+    ax.legend(frameon=False, loc="upper right", fontsize=SMALL_FONT + 1)
     _tidy_spines(ax)
     return ax
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import OptionError
-from ...plotting import axes_or_new
+from ...plotting import COLUMN_WIDTH, SMALL_FONT, axes_or_new, figure_legend, palette, panels
 
 
 def plot_aggregate(result, *, ax=None, **kwargs):
@@ -49,7 +49,7 @@ def plot_aggregate(result, *, ax=None, **kwargs):
 
 
 def _panel(ax, frame, agents, low, high, quantile, band, kwargs):
-    for n, agent in enumerate(agents):
+    for agent, colour in zip(agents, palette(len(agents))):
         rows = frame[frame["agent"] == agent]
         score = rows["score"].to_numpy()
         # The ECDF is 0 left of the smallest score: start the steps at (low, 0).
@@ -57,7 +57,7 @@ def _panel(ax, frame, agents, low, high, quantile, band, kwargs):
         cdf = np.r_[0.0, rows["cdf"].to_numpy(), 1.0]
         lo = np.r_[0.0, rows["cdf_low"].to_numpy(), 1.0]
         hi = np.r_[0.0, rows["cdf_high"].to_numpy(), 1.0]
-        style = {"color": f"C{n % 10}", "linewidth": 1.2, "label": agent}
+        style = {"color": colour, "linewidth": 1.2, "label": agent}
         style.update(kwargs)
         if quantile:
             # The quantile function is the CDF with its axes swapped (probability on x, score on y).
@@ -70,7 +70,8 @@ def _panel(ax, frame, agents, low, high, quantile, band, kwargs):
                 ax.fill_between(x, lo, hi, step="post", color=style["color"], alpha=0.15, linewidth=0)
 
 
-def plot_task_cdfs(result, *, tasks=None, agents=None, ax=None, quantile=False, band=True, ncols=3, **kwargs):
+def plot_task_cdfs(result, *, tasks=None, agents=None, ax=None, quantile=False, band=True, ncols=None, width=None,
+                   **kwargs):
     """Empirical CDFs of every agent on each task, with DKW bands at delta' (paper Figure 3).
 
     Parameters
@@ -85,8 +86,10 @@ def plot_task_cdfs(result, *, tasks=None, agents=None, ax=None, quantile=False, 
         Draw quantile functions (probability on x, score on y; paper Figure 4).
     band : bool
         Shade the DKW band of each CDF.
-    ncols : int
-        Panels per row of a new figure.
+    ncols : int, optional
+        Panels per row of a new figure (default: as many as fit ``width``).
+    width : float, optional
+        Width in inches of a new figure (default 3.3, one column of a paper).
     **kwargs
         Passed to ``Axes.step``.
 
@@ -94,45 +97,41 @@ def plot_task_cdfs(result, *, tasks=None, agents=None, ax=None, quantile=False, 
     -------
     Axes when one task is drawn, else the Figure.
     """
+    from matplotlib.ticker import MaxNLocator
+
     tasks = list(result.tasks) if tasks is None else [str(t) for t in tasks]
     agents = list(result.agents) if agents is None else [str(a) for a in agents]
     unknown = [t for t in tasks if t not in result.tasks] + [a for a in agents if a not in result.agents]
     if unknown:
         raise OptionError(f"unknown task(s) or agent(s) {unknown}; tasks: {', '.join(result.tasks[:8])}..., "
                           f"agents: {', '.join(result.agents)}")
-    if ax is None:
-        import matplotlib.pyplot as plt
-
-        ncols = min(ncols, len(tasks))
-        nrows = -(-len(tasks) // ncols)
-        fig, grid = plt.subplots(nrows, ncols, figsize=(3.6 * ncols, 2.9 * nrows), squeeze=False)
-        axes = list(grid.ravel())
-        for extra in axes[len(tasks):]:
-            extra.set_visible(False)
-    else:
-        axes = [ax] if not isinstance(ax, (list, tuple, np.ndarray)) else list(np.ravel(ax))
-        if len(axes) < len(tasks):
-            raise OptionError(f"{len(tasks)} tasks need {len(tasks)} Axes, got {len(axes)}; pass tasks= to choose")
-        fig = axes[0].figure
+    several = len(tasks) > 1
+    # The probability axis (0 to 1 on every task) is shared; the score axis has each task's own scale.
+    fig, axes = panels(ax, len(tasks), (1.5, 1.35) if several else (COLUMN_WIDTH, 2.4), width=width,
+                       columns=ncols, sharex=quantile, sharey=not quantile, what="task",
+                       hint=", or tasks= to choose fewer")
+    score_label, probability_label = "score", "cumulative probability"
     for panel, task in zip(axes, tasks):
         j = result.tasks.index(task)
         frame = result.ecdf[result.ecdf["task"] == task]
         _panel(panel, frame, agents, result.support_low[j], result.support_high[j], quantile, band, kwargs)
-        panel.set_title(task, fontsize=9)
-        if quantile:
-            panel.set_xlabel("cumulative probability", fontsize=8)
-            panel.set_ylabel("score", fontsize=8)
-        else:
-            panel.set_xlabel("score", fontsize=8)
-            panel.set_ylabel("cumulative probability", fontsize=8)
-    axes[0].legend(fontsize=7, frameon=False)
-    if len(tasks) == 1:
+        panel.set_title(task, fontsize=SMALL_FONT + 1, pad=2)
+        (panel.yaxis if quantile else panel.xaxis).set_major_locator(MaxNLocator(3))
+        if ax is not None or not several:
+            panel.set_xlabel(probability_label if quantile else score_label, fontsize=SMALL_FONT + 1)
+            panel.set_ylabel(score_label if quantile else probability_label, fontsize=SMALL_FONT + 1)
+    if not several:
+        axes[0].legend(fontsize=SMALL_FONT, frameon=False)
         return axes[0]
     if ax is None:
+        # One set of axis labels and one legend for the grid: every panel draws the same agents.
+        fig.supxlabel(probability_label if quantile else score_label, fontsize=SMALL_FONT + 1)
+        fig.supylabel(score_label if quantile else probability_label, fontsize=SMALL_FONT + 1)
         level = 100 * (1 - result.delta_cell)
         what = "Quantile functions" if quantile else "Empirical CDFs"
-        fig.suptitle(f"{what} with DKW bands ({level:.4g}% per cell)", fontsize=10)
-        fig.tight_layout()
+        figure_legend(fig, axes, title=f"{what}, DKW bands at {level:.4g}% per cell")
+    else:
+        axes[0].legend(fontsize=SMALL_FONT, frameon=False)
     return fig
 
 
