@@ -28,7 +28,7 @@ from scipy import stats
 from ...design import design_of
 from ...format import count
 from ...errors import DesignError, OptionError
-from ...options import check_bool, check_choice, check_fraction, check_int
+from ...options import check_bool, check_choice, check_fraction, check_int, check_n_jobs
 from ...progress import progress_bar
 from ...resampling import seed_sequence
 from ...statistics import doubled_midranks
@@ -58,6 +58,7 @@ class SkillingsMackOptions:
     posthoc: str = "ranks"
     na_action: str = "raise"
     progress: bool = False
+    n_jobs: int = 1
 
     @classmethod
     def checked(cls, **options):
@@ -78,6 +79,7 @@ class SkillingsMackOptions:
             posthoc=check_choice("posthoc", options["posthoc"], POSTHOC),
             na_action=options["na_action"],
             progress=check_bool("progress", options["progress"]),
+            n_jobs=check_n_jobs(options["n_jobs"]),
         )
 
 
@@ -112,7 +114,7 @@ def _choose_variant(options, design):
 def skillings_mack(data, formula=None, *, variant="auto", within_cell=None, pvalue="auto",
                    n_resamples=10_000, tie_correction=None, higher_is_better=True, alpha=0.05,
                    adjustment="auto", posthoc="ranks", na_action="raise", rng=None, progress=False,
-                   eval_env=None):
+                   n_jobs=1, eval_env=None):
     """Blocked rank test of whether agents differ across tasks (Skillings–Mack / Mack–Skillings).
 
     Parameters
@@ -175,6 +177,9 @@ def skillings_mack(data, formula=None, *, variant="auto", within_cell=None, pval
         repeated with ``rng=res.seed``.
     progress : bool
         Show a progress bar during the permutations.
+    n_jobs : int
+        Threads computing the Monte Carlo permutations (-1: one per core);
+        the p-value and null distribution are identical whatever ``n_jobs``.
     eval_env : patsy.EvalEnvironment, optional
         Where the response expression's names are looked up; by default the
         caller's frame.
@@ -205,7 +210,7 @@ def skillings_mack(data, formula=None, *, variant="auto", within_cell=None, pval
     options = SkillingsMackOptions.checked(
         variant=variant, within_cell=within_cell, pvalue=pvalue, n_resamples=n_resamples,
         tie_correction=tie_correction, higher_is_better=higher_is_better, alpha=alpha, adjustment=adjustment,
-        posthoc=posthoc, na_action=na_action, progress=progress)
+        posthoc=posthoc, na_action=na_action, progress=progress, n_jobs=n_jobs)
     design = design_of(data, formula, na_action=na_action, eval_env=1 if eval_env is None else eval_env)
     if not design.has_blocks:
         raise DesignError(f"the blocked rank test needs blocks: write '{design.formula.text} | task'")
@@ -284,7 +289,7 @@ def _run(design, options, rng):
     if method == "monte_carlo":
         ss, seed = seed_sequence(rng)
         with progress_bar(options.n_resamples, options.progress, "permutations") as advance:
-            mc = kernels.monte_carlo_test(setup, options.n_resamples, ss, progress=advance)
+            mc = kernels.monte_carlo_test(setup, options.n_resamples, ss, progress=advance, n_jobs=options.n_jobs)
         p, mc_se, n_resamples, null = mc.pvalue, mc.standard_error, mc.n_resamples, mc.null_distribution
     elif method == "exact":
         p = kernels.exact_pvalue(exact if exact is not None else kernels.exact_null(setup), statistic)
