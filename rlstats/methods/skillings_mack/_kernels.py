@@ -216,9 +216,20 @@ def _agent_groups(counts):
     floating-point rank decision of ``matrix_rank`` (which can count a 5e-16
     eigenvalue as real and report df = 2 for two agents).
     """
+    present = (counts > 0).astype(np.int64)
+    return _components(present.tobytes(), present.shape)
+
+
+@functools.lru_cache(maxsize=64)
+def _components(present_bytes, shape):
+    """Graph components of the agents for one pattern of present cells, once per pattern.
+
+    scipy's graph validation costs about 1 ms a call, which a power study (one design, thousands of
+    simulated data sets) would otherwise pay for every data set.
+    """
     from scipy.sparse.csgraph import connected_components
 
-    present = (counts > 0).astype(np.int64)
+    present = np.frombuffer(present_bytes, dtype=np.int64).reshape(shape)
     return int(connected_components(present.T @ present > 0, directed=False)[0])
 
 
@@ -395,7 +406,9 @@ def _batches(seed_sequence, n_resamples, layout, per_batch):
         row = first
         while row < stop:
             rows = min(stop - row, per_batch - held)
-            batch.append((group_streams(layout, gen, stop - first, row - first), rows))
+            # A whole block drawn in one piece takes its generator as is (the same keys, no copies).
+            whole = rows == stop - first
+            batch.append((gen if whole else group_streams(layout, gen, stop - first, row - first), rows))
             held, row = held + rows, row + rows
             if held == per_batch:
                 yield start, batch
