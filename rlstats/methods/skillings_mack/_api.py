@@ -265,7 +265,7 @@ def batch_pvalues(design, responses, **options):
 
 @dataclass(frozen=True)
 class _Test:
-    """The test itself, before post hoc and tables: what both _run and pvalue() need."""
+    """The test itself, before post hoc and tables: what both _run and pvalue_only() need."""
 
     variant: str
     within: str | None
