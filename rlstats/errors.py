@@ -4,6 +4,8 @@ Every input problem raises a subclass of :class:`RlstatsError`, which is a
 ``ValueError`` so that generic ``except ValueError`` handlers keep working.
 """
 
+import functools
+
 
 class RlstatsError(ValueError):
     """Base class of every error rlstats raises for bad input."""
@@ -41,11 +43,17 @@ def warn(message):
     """
     import sys
     import warnings
-    from pathlib import Path
 
-    package = str(Path(__file__).resolve().parent)
     level, frame = 2, sys._getframe(1)  # stacklevel 2 is the frame that called warn()
-    while frame is not None and str(Path(frame.f_code.co_filename).resolve()).startswith(package):
+    while frame is not None and _inside_package(frame.f_code.co_filename):
         frame = frame.f_back
         level += 1
     warnings.warn(message, RlstatsWarning, stacklevel=level)
+
+
+@functools.lru_cache(maxsize=512)
+def _inside_package(filename):
+    """Whether a code file belongs to rlstats; resolving paths costs ~0.1 ms, paid per warning in power() loops."""
+    from pathlib import Path
+
+    return str(Path(filename).resolve()).startswith(str(Path(__file__).resolve().parent))

@@ -163,19 +163,59 @@ def block_layout(values, block):
     return BlockLayout(*(tuple(g) for g in groups))
 
 
-def permute_blocks(layout, generators, sizes):
+def group_streams(layout, generator, n_resamples, first=0):
+    """Per size group, a generator positioned at resample ``first`` of that group's keys in ``generator``'s stream.
+
+    The keys of ``n_resamples`` resamples are laid out in ``generator``'s
+    stream group by group (all resamples of the first size group, then of the
+    next), one 64-bit draw per key.  A copy of the generator advanced to each
+    group's first key lets :func:`permute_blocks` draw those resamples a few
+    rows at a time and still get exactly the keys of one call for all of
+    them, so peak memory need not grow with the resamples drawn from one
+    generator.
+
+    Parameters
+    ----------
+    layout : BlockLayout
+    generator : numpy.random.Generator
+        A fresh PCG64 generator (as :func:`chunk_generators` yields); not advanced.
+    n_resamples : int
+        Resamples this generator draws.
+    first : int
+        The first of them to be drawn from the returned generators.
+
+    Returns
+    -------
+    tuple of numpy.random.Generator
+        One per size group of ``layout``.
+    """
+    state = generator.bit_generator.state
+    streams, offset = [], 0
+    for vals in layout.values:
+        bits = np.random.PCG64()
+        bits.state = state
+        bits.advance(offset + first * vals.size)
+        streams.append(np.random.Generator(bits))
+        offset += n_resamples * vals.size
+    return tuple(streams)
+
+
+def permute_blocks(layout, streams, sizes):
     """Draw within-block permutations for several resamples at once.
 
     Parameters
     ----------
     layout : BlockLayout
         From :func:`block_layout`.
-    generators : sequence of numpy.random.Generator
-        One generator per consecutive run of resamples.
+    streams : sequence of numpy.random.Generator or of tuple of them
+        Per piece of work, one generator (which draws the keys of every size
+        group in turn) or the per-group generators of :func:`group_streams`,
+        which give the same keys.  Drawing advances them, so consecutive
+        calls with the same streams continue where the previous one stopped.
     sizes : sequence of int
-        How many resamples each generator draws.  Each generator's draws
-        depend only on its own stream, so grouping generators into one call
-        or several gives the same permutations.
+        How many resamples each piece draws.  Each resample's keys depend only
+        on its generator's stream and its position in it, so grouping or
+        splitting the resamples of a generator gives the same permutations.
 
     Returns
     -------
@@ -186,10 +226,10 @@ def permute_blocks(layout, generators, sizes):
     total = int(np.sum(sizes))
     bounds = np.concatenate([[0], np.cumsum(sizes)])
     out = []
-    for vals, bits in zip(layout.values, layout.value_bits):
+    for g, (vals, bits) in enumerate(zip(layout.values, layout.value_bits)):
         keys = np.empty((total,) + vals.shape)
-        for gen, lo, hi in zip(generators, bounds[:-1], bounds[1:]):
-            gen.random(out=keys[lo:hi])
+        for piece, lo, hi in zip(streams, bounds[:-1], bounds[1:]):
+            (piece[g] if isinstance(piece, tuple) else piece).random(out=keys[lo:hi])
         out.append(_sort_values_by_keys(keys, vals, bits))
     return tuple(out)
 

@@ -490,6 +490,67 @@ def test_monte_carlo_does_not_depend_on_batch_size():
     assert not np.array_equal(other.null_distribution, runs[0].null_distribution)
 
 
+def _rounded_simulation(**kw):
+    df = rlstats.datasets.simulate(effect=0.3, rng=1, **kw)
+    df["score"] = np.round(df["score"], 1)  # ties
+    return df
+
+
+def test_monte_carlo_identical_whatever_chunk_size_and_n_jobs():
+    # Missing cells give three block sizes, so each generator's stream holds three groups of keys
+    # that row chunks must pick up in the middle.
+    d = rlstats.build(_rounded_simulation(agents=4, tasks=9, seeds=3, missing=0.3), "score ~ agent | task")
+    s = br.build_setup(d.y, d.agent, d.task, d.n_agents, d.n_tasks, variant=MS)
+    assert len(br._cell_layout(s).blocks.values) == 3
+    ref = br.monte_carlo_test(s, 1234, np.random.SeedSequence(7))
+    for batch_size in (1, 7, 99, 100, 101, 333, 5000):
+        for n_jobs in (1, 2, 3):
+            r = br.monte_carlo_test(s, 1234, np.random.SeedSequence(7), batch_size=batch_size, n_jobs=n_jobs)
+            np.testing.assert_array_equal(r.null_distribution, ref.null_distribution)
+            assert r.pvalue == ref.pvalue and r.hits == ref.hits
+
+
+def test_monte_carlo_public_n_jobs_same_pvalue():
+    df = _rounded_simulation(agents=3, tasks=2, seeds=500)  # blocks of 1500 runs: keys are ranked, not packed
+    one = rlstats.skillings_mack(df, "score ~ agent | task", pvalue="monte_carlo", n_resamples=1234, rng=7)
+    two = rlstats.skillings_mack(df, "score ~ agent | task", pvalue="monte_carlo", n_resamples=1234, rng=7, n_jobs=2)
+    np.testing.assert_array_equal(two.null_distribution, one.null_distribution)
+    assert two.pvalue == one.pvalue == 0.0008097165991902834
+    with pytest.raises(OptionError):
+        rlstats.skillings_mack(df, "score ~ agent | task", n_jobs=0)
+
+
+@pytest.mark.parametrize("kw, pvalue, statistic, null", [
+    # Recorded from main at 9f8a053, before row chunks (issue 17): the permutations are the same; only
+    # the last bits of T* moved (sums of integer rank sums replace a float matmul).
+    (dict(agents=4, tasks=9, seeds=3, missing=0.3), 0.6072874493927125, 1.738398464929017,
+     [0.03452954650022849, 3.559334616970026, 3.5498177086943348, 3.205791785618834]),
+    (dict(agents=3, tasks=2, seeds=500), 0.0008097165991902834, 48.721714401066095,
+     [0.029728599600267823, 2.1552776149233814, 0.06276318187874681, 0.22459690339773744]),
+])
+def test_monte_carlo_same_permutations_as_before_row_chunks(kw, pvalue, statistic, null):
+    r = rlstats.skillings_mack(_rounded_simulation(**kw), "score ~ agent | task", pvalue="monte_carlo",
+                               n_resamples=1234, rng=7)
+    assert r.pvalue == pvalue
+    assert r.statistic == pytest.approx(statistic, rel=1e-13)
+    np.testing.assert_allclose(r.null_distribution[[0, 1, 617, 1233]], null, rtol=1e-12)
+
+
+def test_monte_carlo_memory_does_not_grow_with_a_generators_block():
+    # 60,000 runs: one generator's 100 permutations held at once would need 48 MB of keys.
+    import tracemalloc
+
+    d = rlstats.build(rlstats.datasets.simulate(agents=6, tasks=100, seeds=100, rng=0), "score ~ agent | task")
+    s = br.build_setup(d.y, d.agent, d.task, d.n_agents, d.n_tasks, variant=MS)
+    tracemalloc.start()
+    try:
+        br.monte_carlo_test(s, 200, np.random.SeedSequence(0))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 8e6
+
+
 def test_monte_carlo_pvalue_conventions_and_progress():
     s = setup_of(C, MS)
     done = []

@@ -537,3 +537,48 @@ def test_warnings_from_simulated_runs_are_reported_once():
     messages = [str(w.message) for w in caught if issubclass(w.category, RlstatsWarning)]
     assert len(messages) == 1 and "no level can be spent" in messages[0]
     assert caught[0].filename == __file__
+
+
+# --------------------------------------------------------------------------- the decision without the Result (issue 17)
+
+# n_rejections, mean_runs and level_spent of power() recorded on main at 9f8a053, before the simulations
+# stopped building each method's Result and tables.
+RECORDED_BEFORE_OUTCOMES = [
+    (dict(method="adastop", effect=0.5, seeds=[5, 10], tasks=3, n_sim=20, rng=0, n_resamples=2000),
+     [0, 12], [5.0, 9.7], [0.0, 0.04958024691358025]),
+    (dict(method="adastop", effect=0.8, seeds=[10], tasks=1, n_sim=20, rng=1, n_resamples=2000),
+     [7], [9.3], [0.04958024691358025]),
+    (dict(method="adastop", effect=0.5, seeds=[10], tasks=2, agents=3, n_sim=10, rng=2, n_resamples=1000,
+          permutations="pairwise"), [3], [9.933333333333334], [0.04958024691358025]),
+    (dict(method="permutation", effect=0.5, seeds=[5], tasks=3, agents=3, n_sim=20, rng=3, n_resamples=1000),
+     [8], [5.0], [0.05]),
+    (dict(method="skillings_mack", effect=0.5, seeds=[3], tasks=4, agents=3, n_sim=20, rng=4, pvalue="monte_carlo",
+          n_resamples=300), [3], [3.0], [math.nan]),
+    (dict(method="skillings_mack", effect=0.5, seeds=[1, 2], tasks=4, agents=3, n_sim=20, rng=5, pvalue="auto"),
+     [1, 3], [1.0, 2.0], [math.nan, math.nan]),
+    (dict(method="skillings_mack", effect=0.5, seeds=[2], tasks=3, n_sim=20, rng=6, pvalue="exact"),
+     [2], [2.0], [math.nan]),
+]
+
+
+@pytest.mark.parametrize("kwargs, rejections, mean_runs, level_spent", RECORDED_BEFORE_OUTCOMES)
+def test_outcomes_without_tables_give_the_numbers_recorded_before(kwargs, rejections, mean_runs, level_spent):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        table = power(**kwargs, **QUIET).table
+    assert table["n_rejections"].tolist() == rejections
+    assert table["mean_runs"].tolist() == mean_runs
+    np.testing.assert_array_equal(table["level_spent"].to_numpy(), level_spent)
+
+
+@pytest.mark.parametrize("method, extra", [("adastop", {"K": 2}), ("permutation", {}),
+                                           ("skillings_mack", {"pvalue": "monte_carlo", "n_resamples": 200})])
+def test_outcomes_without_tables_equal_the_results_decisions(halfcheetah, method, extra, monkeypatch):
+    # On a pilot (not simulate()) and without blocks for the sequential tests, so every branch of the
+    # decision is crossed; the slow path builds each Result and reads its tables.
+    formula = "score ~ agent" if method != "skillings_mack" else None
+    kwargs = dict(design=halfcheetah if formula else None, formula=formula, seeds=[6], effect=0.6, n_sim=15, rng=21,
+                  **({} if formula else {"tasks": 3}), **extra, **QUIET)
+    fast = power(method, **kwargs)
+    monkeypatch.setattr(power_module, "_DECIDE_OUTCOMES", {})
+    pd.testing.assert_frame_equal(fast.table, power(method, **kwargs).table)

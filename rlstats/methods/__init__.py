@@ -41,6 +41,12 @@ OPERATIONS = {
     # "<method>.batch_pvalues": (design, responses, **options) -> p-values of the method on each row of
     # responses, or None where no vectorised path applies; power() uses it when present.
     "skillings_mack.batch_pvalues": "rlstats.methods.skillings_mack._api:batch_pvalues",
+    # "<method>.outcomes": (design, *, rng, **options) -> what power() decides on, computed as the public
+    # function does but without its tables and Result: the p-value of the rank test; per task, whether a
+    # sequential test decided some comparison and the mean runs it used per agent.
+    "skillings_mack.outcomes": "rlstats.methods.skillings_mack._api:pvalue_only",
+    "adastop.outcomes": "rlstats.methods.adastop._api:adastop_outcomes",
+    "permutation.outcomes": "rlstats.methods.adastop._api:permutation_outcomes",
 }
 
 

@@ -247,6 +247,19 @@ _DECIDE = {"skillings_mack": _decide_rank, "bootstrap": _decide_bootstrap,
            "adastop": _decide_sequential, "permutation": _decide_sequential}
 
 
+def _decide_pvalue(pvalue, alpha, template, seeds):
+    return np.array([pvalue <= alpha]), np.array([float(seeds)])
+
+
+def _decide_task_outcomes(outcomes, alpha, template, seeds):
+    return outcomes
+
+
+# How to decide from a back end's "<method>.outcomes" operation (no Result, no tables), where it has one.
+_DECIDE_OUTCOMES = {"skillings_mack": _decide_pvalue, "adastop": _decide_task_outcomes,
+                    "permutation": _decide_task_outcomes}
+
+
 def _batch_pvalues(method):
     """The back end's vectorised p-values for a batch of data sets (from the registry), or None."""
     from ..methods import OPERATIONS, operation
@@ -255,20 +268,32 @@ def _batch_pvalues(method):
     return operation(key) if key in OPERATIONS else None
 
 
+def _outcomes_function(method):
+    """The back end's numbers-only run and how to decide from them (from the registry), or the public
+    function and the decision from its Result."""
+    from ..methods import OPERATIONS, operation
+
+    key = f"{method}.outcomes"
+    if key in OPERATIONS and method in _DECIDE_OUTCOMES:
+        return operation(key), _DECIDE_OUTCOMES[method]
+    return _public_function(method), _DECIDE[method]
+
+
 def _method_outcomes(method, call, template, responses, simulations, alpha, seeds):
     """(rejected, runs): arrays of shape (batch, units) for one method on a batch of data sets."""
     batch = _batch_pvalues(method)
     pvalues = None if batch is None else batch(template, responses, **call)
     if pvalues is not None:
         return (pvalues <= alpha)[:, None], np.full((len(simulations), 1), float(template.max_runs_per_cell))
-    function = _public_function(method)
+    # The dry run has built a full Result once; each simulated data set needs only the decision.
+    function, decide = _outcomes_function(method)
     units = _units(method, template)
     rejected = np.zeros((len(simulations), units), dtype=bool)
     runs = np.zeros((len(simulations), units))
     for i, simulation in enumerate(simulations):
-        result = function(dataclasses.replace(template, y=responses[i]), rng=_method_generator(simulation, method),
-                          **call)
-        rejected[i], runs[i] = _DECIDE[method](result, alpha, template, seeds)
+        outcome = function(dataclasses.replace(template, y=responses[i]), rng=_method_generator(simulation, method),
+                           **call)
+        rejected[i], runs[i] = decide(outcome, alpha, template, seeds)
     return rejected, runs
 
 

@@ -26,6 +26,7 @@ alpha (see :func:`adastop`'s Notes).  With two agents both are the same test.
 
 from __future__ import annotations
 
+import inspect
 import math
 from dataclasses import asdict, dataclass
 
@@ -614,7 +615,19 @@ def adastop(data, formula=None, *, n=5, K=None, n_resamples=10_000, alpha=0.05, 
     options = AdaStopOptions.checked(n=n, K=K, n_resamples=n_resamples, alpha=alpha, beta=beta,
                                      comparisons=comparisons, reference=reference, batch=batch,
                                      permutations=permutations, na_action=na_action, progress=progress)
-    design, order_column = _adastop_design(data, formula, options, _capture(eval_env))
+    design, order_column, task_data, max_interims, pairs, record, runs = _adastop_runs(
+        data, formula, options, _capture(eval_env), rng)
+    notes = list(design.notes) + _interim_notes(design, options, order_column, max_interims, task_data)
+    return _assemble(
+        AdaStopResult, runs, pairs, design.agents,
+        method="AdaStop sequential permutation test", formula=design.formula, data_name=design.data_name,
+        nobs=design.nobs, notes=notes, options={**asdict(options), "K": max_interims}, seed=record,
+        blocked=design.has_blocks)
+
+
+def _adastop_runs(data, formula, options, eval_env, rng):
+    """Everything :func:`adastop` computes before its tables: the design, the data, the finished tests."""
+    design, order_column = _adastop_design(data, formula, options, eval_env)
     task_data = _task_data(design, options.n, options.batch, order_column)
     max_interims = options.K or max(len(b) for t in task_data for b in t.blocks.values())
     pairs = _resolve_pairs(design.agents, options.comparisons, options.reference)
@@ -624,12 +637,39 @@ def adastop(data, formula=None, *, n=5, K=None, n_resamples=10_000, alpha=0.05, 
     with progress_bar(len(task_data) * max_interims, options.progress, "AdaStop interims") as advance:
         for t, data_t in enumerate(task_data):
             runs.append(_run_task(t, data_t, pairs, options, options.n, max_interims, ss, advance))
-    notes = list(design.notes) + _interim_notes(design, options, order_column, max_interims, task_data)
-    return _assemble(
-        AdaStopResult, runs, pairs, design.agents,
-        method="AdaStop sequential permutation test", formula=design.formula, data_name=design.data_name,
-        nobs=design.nobs, notes=notes, options={**asdict(options), "K": max_interims}, seed=record,
-        blocked=design.has_blocks)
+    return design, order_column, task_data, max_interims, pairs, record, runs
+
+
+def _task_outcomes(runs):
+    """Per task: whether some comparison was decided (larger or smaller), and the mean runs used per agent.
+
+    The numbers power() reads from ``decisions`` and ``runs_used``, without building those tables.
+    """
+    decided = [kernels.DECISION_NAMES.index(name) for name in ("larger", "smaller")]
+    rejected = np.array([bool(np.isin(run.test.decision, decided).any()) for run in runs])
+    used = np.array([sum(run.batches_used[a] * run.schedule.n for a in run.available) / max(len(run.available), 1)
+                     for run in runs], dtype=float)
+    return rejected, used
+
+
+def _simulation_options(function, options):
+    """``function``'s keyword defaults (not rng, eval_env) updated with ``options``."""
+    defaults = {name: p.default for name, p in inspect.signature(function).parameters.items()
+                if p.kind is inspect.Parameter.KEYWORD_ONLY and name not in ("rng", "eval_env")}
+    unknown = set(options) - set(defaults)
+    if unknown:
+        raise OptionError(f"{sorted(unknown)} are not options of {function.__name__}()")
+    return {**defaults, **options}
+
+
+def adastop_outcomes(design, *, rng=None, **options):
+    """Per task of ``design``: whether :func:`adastop` decides some comparison, and the mean runs it used per agent.
+
+    The same tests, random streams and warnings as :func:`adastop`, without its tables or Result:
+    for simulation studies (:func:`rlstats.power`, through ``rlstats.methods.OPERATIONS``).
+    """
+    options = AdaStopOptions.checked(**_simulation_options(adastop, options))
+    return _task_outcomes(_adastop_runs(design, None, options, None, rng)[-1])
 
 
 def permutation(data, formula=None, *, n_resamples=10_000, alpha=0.05, comparisons="all", reference=None,
@@ -688,10 +728,28 @@ def permutation(data, formula=None, *, n_resamples=10_000, alpha=0.05, compariso
     >>> len(res.tidy())
     3
     """
-    options = AdaStopOptions.checked(n=1, K=1, n_resamples=n_resamples, alpha=alpha, beta=0.0,
-                                     comparisons=comparisons, reference=reference, batch=None,
-                                     permutations=permutations, na_action=na_action, progress=progress)
-    design = _design(data, formula, options, _capture(eval_env))
+    options = _permutation_options(n_resamples=n_resamples, alpha=alpha, comparisons=comparisons,
+                                   reference=reference, permutations=permutations, na_action=na_action,
+                                   progress=progress)
+    design, pairs, record, runs = _permutation_runs(data, formula, options, _capture(eval_env), rng)
+    p_adjusted = np.concatenate([_stepdown_pvalues(run, pairs) for run in runs])
+    return _assemble(
+        PermutationResult, runs, pairs, design.agents,
+        method="Permutation test of mean differences with step-down", formula=design.formula,
+        data_name=design.data_name, nobs=design.nobs, notes=list(design.notes),
+        options={**asdict(options), "n": None}, seed=record, blocked=design.has_blocks,
+        extra={"p_adjusted": p_adjusted})
+
+
+def _permutation_options(*, n_resamples, alpha, comparisons, reference, permutations, na_action, progress):
+    return AdaStopOptions.checked(n=1, K=1, n_resamples=n_resamples, alpha=alpha, beta=0.0,
+                                  comparisons=comparisons, reference=reference, batch=None,
+                                  permutations=permutations, na_action=na_action, progress=progress)
+
+
+def _permutation_runs(data, formula, options, eval_env, rng):
+    """Everything :func:`permutation` computes before its tables: the design, the pairs, the finished tests."""
+    design = _design(data, formula, options, eval_env)
     pairs = _resolve_pairs(design.agents, options.comparisons, options.reference)
     ss, record = seed_sequence(rng)
     runs = []
@@ -703,13 +761,16 @@ def permutation(data, formula=None, *, n_resamples=10_000, alpha=0.05, compariso
             runs.append(_run_task(t, data_t, pairs, options, n_task, 1, ss, advance))
     for schedule in {id(r.schedule): r.schedule for r in runs}.values():
         _warn_if_powerless(schedule)
-    p_adjusted = np.concatenate([_stepdown_pvalues(run, pairs) for run in runs])
-    return _assemble(
-        PermutationResult, runs, pairs, design.agents,
-        method="Permutation test of mean differences with step-down", formula=design.formula,
-        data_name=design.data_name, nobs=design.nobs, notes=list(design.notes),
-        options={**asdict(options), "n": None}, seed=record, blocked=design.has_blocks,
-        extra={"p_adjusted": p_adjusted})
+    return design, pairs, record, runs
+
+
+def permutation_outcomes(design, *, rng=None, **options):
+    """Per task of ``design``: whether :func:`permutation` rejects some comparison, and the runs per agent.
+
+    The same tests, random streams and warnings as :func:`permutation`, without its tables or Result.
+    """
+    options = _permutation_options(**_simulation_options(permutation, options))
+    return _task_outcomes(_permutation_runs(design, None, options, None, rng)[-1])
 
 
 def _equal_runs(design, t, task):

@@ -28,7 +28,7 @@ from scipy import stats
 from ...design import design_of
 from ...format import count
 from ...errors import DesignError, OptionError
-from ...options import check_bool, check_choice, check_fraction, check_int
+from ...options import check_bool, check_choice, check_fraction, check_int, check_n_jobs
 from ...progress import progress_bar
 from ...resampling import seed_sequence
 from ...statistics import doubled_midranks
@@ -58,6 +58,7 @@ class SkillingsMackOptions:
     posthoc: str = "ranks"
     na_action: str = "raise"
     progress: bool = False
+    n_jobs: int = 1
 
     @classmethod
     def checked(cls, **options):
@@ -78,6 +79,7 @@ class SkillingsMackOptions:
             posthoc=check_choice("posthoc", options["posthoc"], POSTHOC),
             na_action=options["na_action"],
             progress=check_bool("progress", options["progress"]),
+            n_jobs=check_n_jobs(options["n_jobs"]),
         )
 
 
@@ -112,7 +114,7 @@ def _choose_variant(options, design):
 def skillings_mack(data, formula=None, *, variant="auto", within_cell=None, pvalue="auto",
                    n_resamples=10_000, tie_correction=None, higher_is_better=True, alpha=0.05,
                    adjustment="auto", posthoc="ranks", na_action="raise", rng=None, progress=False,
-                   eval_env=None):
+                   n_jobs=1, eval_env=None):
     """Blocked rank test of whether agents differ across tasks (Skillings–Mack / Mack–Skillings).
 
     Parameters
@@ -175,6 +177,9 @@ def skillings_mack(data, formula=None, *, variant="auto", within_cell=None, pval
         repeated with ``rng=res.seed``.
     progress : bool
         Show a progress bar during the permutations.
+    n_jobs : int
+        Threads computing the Monte Carlo permutations (-1: one per core);
+        the p-value and null distribution are identical whatever ``n_jobs``.
     eval_env : patsy.EvalEnvironment, optional
         Where the response expression's names are looked up; by default the
         caller's frame.
@@ -205,7 +210,7 @@ def skillings_mack(data, formula=None, *, variant="auto", within_cell=None, pval
     options = SkillingsMackOptions.checked(
         variant=variant, within_cell=within_cell, pvalue=pvalue, n_resamples=n_resamples,
         tie_correction=tie_correction, higher_is_better=higher_is_better, alpha=alpha, adjustment=adjustment,
-        posthoc=posthoc, na_action=na_action, progress=progress)
+        posthoc=posthoc, na_action=na_action, progress=progress, n_jobs=n_jobs)
     design = design_of(data, formula, na_action=na_action, eval_env=1 if eval_env is None else eval_env)
     if not design.has_blocks:
         raise DesignError(f"the blocked rank test needs blocks: write '{design.formula.text} | task'")
@@ -230,8 +235,7 @@ def batch_pvalues(design, responses, **options):
     :func:`skillings_mack` rejects on this design -- and the caller then runs
     :func:`skillings_mack` on each data set.
     """
-    defaults = {name: p.default for name, p in inspect.signature(skillings_mack).parameters.items()
-                if p.kind is inspect.Parameter.KEYWORD_ONLY and name not in ("rng", "eval_env")}
+    defaults = _default_options()
     # Simulation studies keep the chi-squared p-value unless a p-value method is asked for (pvalue="auto"
     # would pay an exact or Monte Carlo null per simulated data set).
     defaults["pvalue"] = "asymptotic"
@@ -259,35 +263,82 @@ def batch_pvalues(design, responses, **options):
     return stats.chi2.sf(statistic, setup.df) if setup.df > 0 else np.ones(batch)
 
 
-def _run(design, options, rng):
+@dataclass(frozen=True)
+class _Test:
+    """The test itself, before post hoc and tables: what both _run and pvalue_only() need."""
+
+    variant: str
+    within: str | None
+    cells: tuple        # (y, agent, task) ranked: the runs, or one summary per cell
+    corrected: bool
+    setup: object
+    statistic: float
+    pvalue: float
+    method: str
+    reason: str | None
+    mc: object          # kernels.MonteCarloResult or None
+    seed: object
+
+
+def _test(design, options, rng):
     variant = _choose_variant(options, design)
-    notes = list(design.notes)
     y, agent, task = design.y, design.agent, design.task
     within = None
     if variant == "skillings_mack" and design.max_runs_per_cell > 1:
         within = options.within_cell
         y, agent, task = _cells_of(design, within)
-        notes.append(f"{design.nobs} runs aggregated to {y.size} cell {within}s (within_cell=\"{within}\") "
-                     "before ranking")
     corrected = (variant == "friedman") if options.tie_correction is None else options.tie_correction
     setup = kernels.build_setup(y, agent, task, design.n_agents, design.n_tasks, variant=_KERNEL_VARIANT[variant],
                                 tie_correction=corrected)
-    # The default post hoc follows PMCMRplus::frdAllPairsNemenyiTest: untied variance, unless asked.
-    posthoc_setup = setup if not corrected or options.tie_correction else kernels.build_setup(
-        y, agent, task, design.n_agents, design.n_tasks, variant=_KERNEL_VARIANT[variant])
     statistic = kernels.observed_statistic(setup)
-    p_asymptotic = kernels.asymptotic_pvalue(setup, statistic)
-    p, mc_se, n_resamples, null, seed = p_asymptotic, None, None, None, None
+    p, mc, seed = None, None, None
     method, reason, exact = options.pvalue, None, None
     if method == "auto":
         method, reason, exact = kernels.auto_pvalue_method(setup)
     if method == "monte_carlo":
         ss, seed = seed_sequence(rng)
         with progress_bar(options.n_resamples, options.progress, "permutations") as advance:
-            mc = kernels.monte_carlo_test(setup, options.n_resamples, ss, progress=advance)
-        p, mc_se, n_resamples, null = mc.pvalue, mc.standard_error, mc.n_resamples, mc.null_distribution
+            mc = kernels.monte_carlo_test(setup, options.n_resamples, ss, progress=advance, n_jobs=options.n_jobs)
+        p = mc.pvalue
     elif method == "exact":
         p = kernels.exact_pvalue(exact if exact is not None else kernels.exact_null(setup), statistic)
+    else:
+        p = kernels.asymptotic_pvalue(setup, statistic)
+    return _Test(variant, within, (y, agent, task), corrected, setup, statistic, p, method, reason, mc, seed)
+
+
+def _default_options():
+    """The defaults of :func:`skillings_mack`'s options (not rng or eval_env), read from its signature."""
+    return {name: p.default for name, p in inspect.signature(skillings_mack).parameters.items()
+            if p.kind is inspect.Parameter.KEYWORD_ONLY and name not in ("rng", "eval_env")}
+
+
+def pvalue_only(design, *, rng=None, **options):
+    """The p-value :func:`skillings_mack` gives on ``design``, without its post hoc, tables or Result.
+
+    For simulation studies (:func:`rlstats.power`, through ``rlstats.methods.OPERATIONS``), which need
+    only the decision, thousands of times: the same options and checks, the same number, the same rng use.
+    """
+    options = SkillingsMackOptions.checked(**{**_default_options(), **options})
+    return _test(design, options, rng).pvalue
+
+
+def _run(design, options, rng):
+    test = _test(design, options, rng)
+    variant, within, corrected, setup, statistic = test.variant, test.within, test.corrected, test.setup, \
+        test.statistic
+    y, agent, task = test.cells
+    notes = list(design.notes)
+    if within is not None:
+        notes.append(f"{design.nobs} runs aggregated to {y.size} cell {within}s (within_cell=\"{within}\") "
+                     "before ranking")
+    # The default post hoc follows PMCMRplus::frdAllPairsNemenyiTest: untied variance, unless asked.
+    posthoc_setup = setup if not corrected or options.tie_correction else kernels.build_setup(
+        y, agent, task, design.n_agents, design.n_tasks, variant=_KERNEL_VARIANT[variant])
+    p_asymptotic = test.pvalue if test.method == "asymptotic" else kernels.asymptotic_pvalue(setup, statistic)
+    p, method, reason, seed = test.pvalue, test.method, test.reason, test.seed
+    mc_se, n_resamples, null = (None, None, None) if test.mc is None else \
+        (test.mc.standard_error, test.mc.n_resamples, test.mc.null_distribution)
     if setup.has_ties and corrected:
         notes.append("ties were given mid-ranks and the statistic was corrected for them as R's friedman.test does "
                      "(divided by 1 - sum(t^3 - t) / (n k (k^2 - 1)))")

@@ -38,6 +38,9 @@ from __future__ import annotations
 
 import functools
 import math
+import os
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -46,7 +49,7 @@ from scipy import signal, stats
 from ...errors import DesignError, OptionError
 from ...statistics import (bonferroni, doubled_midranks, holm, monte_carlo_pvalue, monte_carlo_se,
                            wilcoxon_signed_rank)
-from ...resampling import block_layout, chunk_generators, permute_blocks
+from ...resampling import block_layout, chunk_generators, group_streams, permute_blocks
 
 VARIANTS = ("skillings_mack", "mack_skillings")
 ADJUSTMENTS = ("auto", "tukey", "holm", "bonferroni")
@@ -54,8 +57,9 @@ ADJUSTMENTS = ("auto", "tukey", "holm", "bonferroni")
 # Resamples drawn from one spawned generator; fixed so that results never
 # depend on how many resamples are processed together.
 _RNG_BLOCK = 100
-# Elements (resamples x runs) processed at once by the Monte Carlo loop.
-_ELEMENT_BUDGET = 2**23
+# Elements (resamples x runs) processed at once by the Monte Carlo loop: 1 MB of sort keys stays in
+# cache through the fill, pack, sort and sums (2**23 took 45% longer on Atari) and bounds memory.
+_ELEMENT_BUDGET = 2**17
 # Exact enumeration: largest number of arrangements per block and in total.
 _ENUMERATION_LIMIT = 200_000
 # Exact convolution (k = 2): largest lattice and largest dynamic-programme work.
@@ -213,9 +217,20 @@ def _agent_groups(counts):
     floating-point rank decision of ``matrix_rank`` (which can count a 5e-16
     eigenvalue as real and report df = 2 for two agents).
     """
+    present = counts > 0
+    return _components(present.tobytes(), present.shape)
+
+
+@functools.lru_cache(maxsize=64)
+def _components(present_bytes, shape):
+    """Graph components of the agents for one pattern of present cells, once per pattern.
+
+    scipy's graph validation costs about 1 ms a call, which a power study (one design, thousands of
+    simulated data sets) would otherwise pay for every data set.
+    """
     from scipy.sparse.csgraph import connected_components
 
-    present = (counts > 0).astype(np.int64)
+    present = np.frombuffer(present_bytes, dtype=bool).reshape(shape).astype(np.int64)
     return int(connected_components(present.T @ present > 0, directed=False)[0])
 
 
@@ -251,9 +266,13 @@ def centred_sums(setup, ranks):
         For ``variant="skillings_mack"`` these are the adjusted treatment sums
         A_j of Skillings & Mack (1981) (spec Section 1, step 5).
     """
+    centred = np.asarray(ranks, dtype=np.float64) - setup.centre
+    if centred.ndim == 1:
+        # One arrangement (the observed one): no (N, k) matrix, which is 48 MB at a million runs.
+        return np.bincount(setup.agent, weights=centred * setup.weight, minlength=setup.k)
     onehot = np.zeros((setup.agent.size, setup.k))
     onehot[np.arange(setup.agent.size), setup.agent] = setup.weight
-    return (np.asarray(ranks, dtype=np.float64) - setup.centre) @ onehot
+    return centred @ onehot
 
 
 def quadratic_form(setup, d):
@@ -326,36 +345,97 @@ class _CellLayout:
 
     blocks: object  # BlockLayout of doubled ranks
     cell_starts: tuple  # per size group, starts of cells in the flattened group array
-    cell_weights: tuple  # per size group, (n_cells_g, k) matrix: w / 2 in the agent's column
+    cell_agents: tuple  # per size group, ((w / 2, (n_cells_g, k) int64 indicator of the agent), ...) by weight
 
 
 def _cell_layout(setup):
     order = np.lexsort((setup.agent, setup.block))
     layout = block_layout(setup.ranks2[order], setup.block[order])
-    starts, weights = [], []
+    agent_sorted, weight_sorted = setup.agent[order], setup.weight[order]
+    starts, agents = [], []
     for vals, slots in zip(layout.values, layout.slots):
         size = vals.shape[1]
-        agent = setup.agent[order][slots]
+        agent = agent_sorted[slots]
         new_cell = np.r_[True, agent[1:] != agent[:-1]] | (np.arange(agent.size) % size == 0)
         s = np.flatnonzero(new_cell)
-        w = np.zeros((s.size, setup.k))
-        w[np.arange(s.size), agent[s]] = setup.weight[order][slots][s] / 2.0
+        weight = weight_sorted[slots][s]
+        # One weight per block size in both variants (1 / q_i; sqrt(12 / (k_i + 1)) with k_i = q_i),
+        # but any number of weights works.
+        levels = []
+        for w in np.unique(weight):
+            indicator = np.zeros((s.size, setup.k), dtype=np.int64)
+            at = weight == w
+            indicator[np.flatnonzero(at), agent[s][at]] = 1
+            levels.append((w / 2.0, indicator))
         starts.append(s)
-        weights.append(w)
-    return _CellLayout(layout, tuple(starts), tuple(weights))
+        agents.append(tuple(levels))
+    return _CellLayout(layout, tuple(starts), tuple(agents))
 
 
-def _resampled_statistics(setup, cells, generators, sizes):
-    """T for the resamples drawn by ``generators`` (``sizes`` resamples each)."""
-    permuted = permute_blocks(cells.blocks, generators, sizes)
-    d = -setup.expected
-    for perm, starts, w in zip(permuted, cells.cell_starts, cells.cell_weights):
+def _resampled_statistics(setup, cells, streams, sizes):
+    """T for the resamples drawn from ``streams`` (``sizes`` resamples each, see ``permute_blocks``).
+
+    Every step is exact integer arithmetic or elementwise per resample, so a
+    resample's T does not depend on how many are computed together (a float
+    matmul would: BLAS rounds differently by shape).
+    """
+    permuted = permute_blocks(cells.blocks, streams, sizes)
+    d = np.repeat(-setup.expected[None, :], permuted[0].shape[0], axis=0)
+    for perm, starts, levels in zip(permuted, cells.cell_starts, cells.cell_agents):
         sums = np.add.reduceat(perm.reshape(perm.shape[0], -1), starts, axis=1)
-        d = d + sums @ w
-    return quadratic_form(setup, d)
+        for half_weight, indicator in levels:
+            d += half_weight * (sums @ indicator)
+    return _rowwise_quadratic_form(setup.cov_pinv, d)
 
 
-def monte_carlo_test(setup, n_resamples, seed_sequence, *, progress=None, batch_size=None):
+def _rowwise_quadratic_form(pinv, d):
+    """d' P d for each row of ``d``: elementwise products, then one sum along each contiguous row."""
+    terms = d[:, :, None] * d[:, None, :] * pinv
+    return terms.reshape(d.shape[0], -1).sum(axis=1)
+
+
+def _batches(seed_sequence, n_resamples, layout, per_batch):
+    """Yield ``(start, [(streams, rows), ...])`` holding ``per_batch`` resamples each (fewer at the end).
+
+    Generator blocks of _RNG_BLOCK resamples are grouped when several fit in a
+    batch and split into row chunks when one does not; either way every
+    resample gets the keys it gets in one call for its whole block.  Each
+    piece has streams of its own, so batches can be computed in any order.
+    """
+    batch, start, held = [], 0, 0
+    for first, stop, gen in chunk_generators(seed_sequence, n_resamples, _RNG_BLOCK):
+        row = first
+        while row < stop:
+            rows = min(stop - row, per_batch - held)
+            # A whole block drawn in one piece takes its generator as is (the same keys, no copies).
+            whole = rows == stop - first
+            batch.append((gen if whole else group_streams(layout, gen, stop - first, row - first), rows))
+            held, row = held + rows, row + rows
+            if held == per_batch:
+                yield start, batch
+                batch, start, held = [], start + held, 0
+    if batch:
+        yield start, batch
+
+
+def _map(function, items, n_jobs):
+    """``map`` in the caller's thread, or lazily over ``n_jobs`` threads (numpy's sort and fills release the GIL)."""
+    if n_jobs == 1:
+        yield from map(function, items)
+        return
+    workers = (os.cpu_count() or 1) if n_jobs == -1 else n_jobs
+    with ThreadPoolExecutor(workers) as pool:
+        pending = deque()
+        for item in items:
+            # A few batches in flight per worker: memory stays bounded whatever the number of resamples.
+            pending.append(pool.submit(function, item))
+            if len(pending) >= 2 * workers:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+
+
+def monte_carlo_test(setup, n_resamples, seed_sequence, *, progress=None, batch_size=None, n_jobs=1):
     """Permutation p-value: permute the observed mid-ranks within every block.
 
     Each resample permutes, independently in every block, the observed
@@ -369,14 +449,18 @@ def monte_carlo_test(setup, n_resamples, seed_sequence, *, progress=None, batch_
         B >= 1.
     seed_sequence : numpy.random.SeedSequence
         Split with :func:`rlstats.resampling.chunk_generators` into one
-        generator per 100 resamples, so the result does not depend on
-        ``batch_size``.
+        generator per 100 resamples; each resample's permutation depends only
+        on its generator and its place in it, so the result does not depend
+        on ``batch_size`` or ``n_jobs``.
     progress : callable, optional
         Called after each batch with the number of resamples that batch
         added (an increment, as ``tqdm.update`` expects).
     batch_size : int, optional
-        Resamples held in memory at once (rounded up to a multiple of 100);
-        by default about 2**23 run-slots.
+        Resamples held in memory at once (per worker), any number >= 1 (a
+        generator's 100 resamples are split when it is smaller); by default
+        about ``_ELEMENT_BUDGET`` run slots, at least one resample.
+    n_jobs : int
+        Threads computing batches (-1: one per core).
 
     Returns
     -------
@@ -391,17 +475,17 @@ def monte_carlo_test(setup, n_resamples, seed_sequence, *, progress=None, batch_
     """
     t_obs = observed_statistic(setup)
     cells = _cell_layout(setup)
-    per_batch = _blocks_per_batch(setup.agent.size, batch_size)
+    per_batch = batch_size if batch_size is not None else max(1, _ELEMENT_BUDGET // setup.agent.size)
     null = np.empty(n_resamples)
-    chunks = list(chunk_generators(seed_sequence, n_resamples, _RNG_BLOCK))
-    for b in range(0, len(chunks), per_batch):
-        batch = chunks[b : b + per_batch]
-        lo, hi = batch[0][0], batch[-1][1]
-        null[lo:hi] = _resampled_statistics(
-            setup, cells, [g for _, _, g in batch], [stop - start for start, stop, _ in batch]
-        )
+
+    def compute(item):
+        start, batch = item
+        return start, _resampled_statistics(setup, cells, *zip(*batch))
+
+    for start, values in _map(compute, _batches(seed_sequence, n_resamples, cells.blocks, per_batch), n_jobs):
+        null[start:start + values.size] = values
         if progress is not None:
-            progress(hi - lo)
+            progress(values.size)
     hits = int(np.count_nonzero(null >= t_obs - _relative_tol(t_obs)))
     p = monte_carlo_pvalue(hits, n_resamples)
     return MonteCarloResult(
@@ -409,13 +493,6 @@ def monte_carlo_test(setup, n_resamples, seed_sequence, *, progress=None, batch_
         n_resamples=n_resamples, standard_error=float(monte_carlo_se(p, n_resamples)),
         null_distribution=null,
     )
-
-
-def _blocks_per_batch(n_runs, batch_size):
-    """Number of generator blocks (of _RNG_BLOCK resamples) processed together."""
-    if batch_size is None:
-        return max(1, _ELEMENT_BUDGET // (n_runs * _RNG_BLOCK))
-    return -(-batch_size // _RNG_BLOCK)
 
 
 # --------------------------------------------------------------------------- exact null
