@@ -354,17 +354,6 @@ def bootstrap(data, formula=None, *, metrics=DEFAULT_METRICS, n_resamples=10_000
     return _run_bootstrap(design, options, rng)
 
 
-def _few_runs(design, options):
-    """Refuse intervals of zero width and note single-run tasks, before any resampling."""
-    if options.task_bootstrap:
-        return []
-    notes = small_runs.check_single_runs(design.counts, design.agents, "bootstrap intervals")
-    if notes and options.interval == "expanded":
-        raise DesignError("interval='expanded' needs at least 2 runs in every task of every agent (" +
-                          "; ".join(notes) + "); use interval='percentile' or add runs")
-    return notes
-
-
 def _welch_df(design):
     """(K,) Welch-Satterthwaite degrees of freedom of each agent's mean over tasks (the expanded interval)."""
     return np.array([small_runs.welch_df(design.y[design.agent == j], design.task[design.agent == j],
@@ -401,9 +390,11 @@ def _agent_layout(design, j):
 
 
 def _run_bootstrap(design, options, rng):
-    _few_runs(design, options)
+    # Before any resampling: one run in every task is an error, single-run tasks are notes.
+    notes = [] if options.task_bootstrap else small_runs.check_single_runs(
+        design.counts, design.agents, "bootstrap intervals", options.interval)
     if not options.rliable_compat and not any(callable(m) for m in options.metrics):
-        return _run_builtin_bootstrap(design, options, rng)
+        return _run_builtin_bootstrap(design, options, rng, notes)
     layouts = _layouts(design)
     if options.rliable_compat:
         _require_run_matrices(design, layouts, "rliable_compat=True")
@@ -428,10 +419,10 @@ def _run_bootstrap(design, options, rng):
                                   for layout in layouts])
     distribution = np.stack([s.T for s in stats])
     acceleration = _accelerations(layouts, options) if options.interval == "bca" else None
-    return _bootstrap_result(design, options, seed, distribution, estimates, acceleration)
+    return _bootstrap_result(design, options, seed, distribution, estimates, acceleration, notes)
 
 
-def _run_builtin_bootstrap(design, options, rng):
+def _run_builtin_bootstrap(design, options, rng, notes):
     """Built-in metrics: one agent's layout at a time, so memory holds one agent's runs, not all."""
     root, seed = seed_sequence(rng)
     distribution = np.empty((design.n_agents, len(options.metrics), options.n_resamples))
@@ -447,12 +438,12 @@ def _run_builtin_bootstrap(design, options, rng):
             if acceleration is not None:
                 acceleration[j] = _accelerations([layout], options)[0]
             del layout
-    return _bootstrap_result(design, options, seed, distribution, estimates, acceleration)
+    return _bootstrap_result(design, options, seed, distribution, estimates, acceleration, notes)
 
 
-def _bootstrap_result(design, options, seed, distribution, estimates, acceleration):
+def _bootstrap_result(design, options, seed, distribution, estimates, acceleration, run_notes):
     z0 = None
-    notes = list(design.notes) + _few_runs(design, options)
+    notes = list(design.notes) + run_notes
     if options.interval == "bca":
         z0 = kernels.bias_correction(distribution, estimates)
         notes += _bca_notes(design.agents, options.metric_names, z0)
@@ -551,7 +542,10 @@ def probability_of_improvement(data, formula=None, *, pairs=None, n_resamples=2_
     progress = check_bool("progress", progress)
     design = _prepared_design(data, formula, normalize, na_action, _eval_env(eval_env))
     pairs = check_pairs("pairs", pairs, design.agents)
-    notes = list(design.notes) + _pair_runs_notes(design, pairs, interval)
+    involved = sorted({design.agents.index(a) for pair in pairs for a in pair})
+    notes = list(design.notes) + small_runs.check_single_runs(
+        design.counts[:, involved], [design.agents[i] for i in involved], "probability of improvement intervals",
+        interval)
     layouts = dict(zip(design.agents, _layouts(design)))
     pair_layouts = [kernels.pair_layout(layouts[x], layouts[y]) for x, y in pairs]
     estimates = np.array([kernels.improvement_point(p, layouts[x], layouts[y])
@@ -593,18 +587,6 @@ def _pair_runs(design, pairs):
     fewest = np.array([design.counts[:, [i, j]].min() for i, j in index])
     df = np.array([(design.counts[:, [i, j]] - 1).sum() for i, j in index], dtype=float)
     return fewest, df
-
-
-def _pair_runs_notes(design, pairs, interval):
-    """Single-run tasks of the agents compared: an error when an agent has one run everywhere, else notes."""
-    involved = sorted({design.agents.index(a) for pair in pairs for a in pair})
-    counts = design.counts[:, involved]
-    names = [design.agents[i] for i in involved]
-    notes = small_runs.check_single_runs(counts, names, "probability of improvement intervals")
-    if notes and interval == "expanded":
-        raise DesignError("interval='expanded' needs at least 2 runs in every task of the agents compared (" +
-                          "; ".join(notes) + "); use interval='percentile' or add runs")
-    return notes
 
 
 # ----------------------------------------------------------------------------- performance_profile()
@@ -693,7 +675,8 @@ def performance_profile(data, formula=None, *, tau=None, kind="runs", n_resample
     design = _prepared_design(data, formula, normalize, na_action, _eval_env(eval_env))
     notes = list(design.notes)
     if not task_bootstrap:
-        notes += small_runs.check_single_runs(design.counts, design.agents, "performance profile bands")
+        notes += small_runs.check_single_runs(design.counts, design.agents, "performance profile bands",
+                                             "percentile")
     layouts = _layouts(design)
     if tau is None:
         tau, note = _default_tau(design, layouts, kind)

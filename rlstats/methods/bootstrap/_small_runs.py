@@ -70,11 +70,12 @@ def expanded_level(confidence_level, fewest_runs, df):
     return 1 - 2 * special.ndtr(-z)
 
 
-def check_single_runs(counts, names, what):
+def check_single_runs(counts, names, what, interval):
     """``counts`` (tasks, agents): an error when every task of some agent has one run, else notes for the rest.
 
     One run leaves nothing to resample in its task, so an agent with one run everywhere would get an
-    interval of zero width; with some single-run tasks, those tasks add no spread to the interval.
+    interval of zero width; with some single-run tasks, those tasks add no spread to the interval, and
+    the expanded interval, whose factor sqrt(c / (c - 1)) needs c >= 2, is refused.
     """
     single = counts == 1
     everywhere = [name for name, all_single in zip(names, single.all(axis=0)) if all_single]
@@ -83,8 +84,12 @@ def check_single_runs(counts, names, what):
             f"{what}: {', '.join(map(repr, everywhere))} {'has' if len(everywhere) == 1 else 'have'} one run in "
             "every task, so resampling runs within tasks gives intervals of zero width; add runs, or pass "
             "task_bootstrap=True (bootstrap, performance_profile) to resample tasks as well")
-    return [f"{name}: {n} of {counts.shape[0]} tasks have a single run, which adds no spread to the intervals"
-            for name, n in zip(names, single.sum(axis=0)) if n]
+    notes = [f"{name}: {n} of {counts.shape[0]} tasks have a single run, which adds no spread to the intervals"
+             for name, n in zip(names, single.sum(axis=0)) if n]
+    if notes and interval == "expanded":
+        raise DesignError(f"interval='expanded' needs at least 2 runs in every task of the agents compared "
+                          f"({'; '.join(notes)}); use interval='percentile' or add runs")
+    return notes
 
 
 def coverage_note(interval, metric_label, metric_key, fewest_runs):
