@@ -15,6 +15,16 @@ class UsageError(Exception):
     """A command-line problem: reported as one message with exit status 2."""
 
 
+def _parquet_magic(path):
+    """Whether the file starts and ends with Parquet's 4-byte marker."""
+    with open(path, "rb") as handle:
+        head = handle.read(4)
+        if handle.seek(0, 2) < 8:
+            return False
+        handle.seek(-4, 2)
+        return head == b"PAR1" and handle.read(4) == b"PAR1"
+
+
 def read_table(path, sep=None):
     """Read a CSV, TSV or Parquet file into a DataFrame, with errors that say what to do.
 
@@ -30,6 +40,10 @@ def read_table(path, sep=None):
         raise UsageError(f"file not found: {path}")
     suffix = path.suffix.lower()
     if suffix in (".parquet", ".pq"):
+        if not _parquet_magic(path):
+            # Checked here, not left to pyarrow: pyarrow 12 can abort the interpreter at exit after that error.
+            raise UsageError(f"{path} is not a readable Parquet file (it does not start and end with the "
+                             "Parquet marker PAR1); write it with DataFrame.to_parquet, or save a CSV and give that")
         try:
             return pd.read_parquet(path)
         except ImportError as exc:
