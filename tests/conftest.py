@@ -1,10 +1,11 @@
-"""Shared test fixtures: the location of the shared real data, and a clean matplotlib."""
+"""Shared test fixtures: the location of the shared real data, a clean matplotlib, and every plot of a result."""
 
 import os
 from pathlib import Path
 
 import matplotlib
 import pytest
+from rlstats.errors import OptionError
 from rlstats.tables import read_csv
 
 matplotlib.use("Agg")
@@ -55,3 +56,14 @@ def _close_figures():
 def pytest_report_header(config):
     mirror = os.environ.get("RLSTATS_DATA_MIRROR")
     return f"rlstats data mirror: {mirror or '(none)'}"
+
+
+def drawable_plots(result):
+    """(kind, drawn) for every plot kind ``result`` can draw; a kind that needs something the run did not
+    compute raises OptionError, which is its documented way of saying so, and is skipped."""
+    for kind in type(result)._plot_kinds:
+        try:
+            drawn = result.plot(kind=kind)
+        except OptionError:
+            continue
+        yield kind, drawn

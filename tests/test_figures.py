@@ -10,6 +10,7 @@ import pytest
 import rlstats
 from rlstats.methods import METHODS
 from rlstats.plotting import palette
+from conftest import drawable_plots
 from test_contract import CASES, CURVE_METHODS, simulated
 
 COLUMN_WIDTH = 3.3
@@ -80,11 +81,7 @@ def test_multi_panel_figures_keep_every_panel_readable_in_one_column(many):
             continue
         df = rlstats.datasets.simulate(agents=5, tasks=12, seeds=4, effect=1.0, rng=0) if many else simulated(method)
         result = rlstats.compare(df, formula, method=method, rng=1, **options)
-        for kind in type(result)._plot_kinds:
-            try:
-                drawn = result.plot(kind=kind)
-            except rlstats.OptionError:
-                continue
+        for kind, drawn in drawable_plots(result):
             if isinstance(drawn, matplotlib.figure.Figure):
                 checked.append(f"{method}-{kind}")
                 problems[f"{method}-{kind}"] = _check_panels(drawn)

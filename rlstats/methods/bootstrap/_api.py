@@ -356,8 +356,8 @@ def bootstrap(data, formula=None, *, metrics=DEFAULT_METRICS, n_resamples=10_000
 
 def _welch_df(design):
     """(K,) Welch-Satterthwaite degrees of freedom of each agent's mean over tasks (the expanded interval)."""
-    return np.array([small_runs.welch_df(design.y[design.agent == j], design.task[design.agent == j],
-                                         design.n_tasks) for j in range(design.n_agents)])
+    mine = [design.agent == j for j in range(design.n_agents)]
+    return np.array([small_runs.welch_df(design.y[m], design.task[m], design.n_tasks) for m in mine])
 
 
 def _compat_seed(rng):
