@@ -86,13 +86,17 @@ def scipy_bootstrap(scores, n_resamples, method="percentile"):
                         batch=100, rng=0)
 
 
-def row(label, ours, peers, goal=""):
+def row(label, ours, peers, goal="", threaded=None):
+    """One line: rlstats on one thread, each peer and its ratio to that, then rlstats with n_jobs=2 and its ratios."""
     cells = [f"{label:44s}", f"{ours:8.3f} s"]
     for name, seconds in peers:
         if seconds is None:
             cells.append(f"{name}: skipped")
         else:
             cells.append(f"{name} {seconds:7.2f} s ({seconds / ours:5.1f}x)")
+    if threaded is not None:
+        ratios = ", ".join(f"{seconds / threaded:.1f}x {name}" for name, seconds in peers if seconds is not None)
+        cells.append(f"n_jobs=2 {threaded:6.3f} s" + (f" ({ratios})" if ratios else ""))
     print(" | ".join(cells) + (f" | goal {goal}" if goal else ""))
 
 
@@ -108,43 +112,48 @@ def table(repeat, peer_repeat, poi_reps):
     def rly(function):
         return best_time(function, peer_repeat) if peer else None
 
+    def timed(function):
+        """rlstats on one thread and with n_jobs=2 (threads; identical results)."""
+        return best_time(lambda: function(1), repeat), best_time(lambda: function(2), repeat)
+
     kw = dict(metrics=METRICS, n_resamples=2000, rng=0)
-    ours = best_time(lambda: bootstrap(df, FORMULA, **kw), repeat)
+    ours, two = timed(lambda jobs: bootstrap(df, FORMULA, n_jobs=jobs, **kw))
     theirs = rly(lambda: library.get_interval_estimates(scores, rliable_aggregate(metrics), reps=2000))
     sp = best_time(lambda: scipy_bootstrap(scores, 2000), peer_repeat)
-    row("four metrics, percentile", ours, [("rliable", theirs), ("scipy", sp)], ">= 20x rliable")
+    row("four metrics, percentile", ours, [("rliable", theirs), ("scipy", sp)], ">= 20x rliable", two)
 
-    ours = best_time(lambda: bootstrap(df, FORMULA, rliable_compat=True, **kw), repeat)
+    ours, two = timed(lambda jobs: bootstrap(df, FORMULA, rliable_compat=True, n_jobs=jobs, **kw))
     theirs = rly(lambda: library.get_interval_estimates(scores, rliable_aggregate(metrics), reps=2000))
-    row("same, rliable_compat=True", ours, [("rliable", theirs)], ">= 10x rliable")
+    row("same, rliable_compat=True", ours, [("rliable", theirs)], ">= 10x rliable", two)
 
-    ours = best_time(lambda: bootstrap(df, FORMULA, interval="bca", **kw), repeat)
+    ours, two = timed(lambda jobs: bootstrap(df, FORMULA, interval="bca", n_jobs=jobs, **kw))
     theirs = rly(lambda: library.get_interval_estimates(scores, rliable_aggregate(metrics), reps=2000, method="bca"))
     sp = best_time(lambda: scipy_bootstrap(scores, 2000, "BCa"), 1)
-    row("same, BCa", ours, [("rliable", theirs), ("scipy", sp)], ">= 15x rliable")
+    row("same, BCa", ours, [("rliable", theirs), ("scipy", sp)], ">= 15x rliable", two)
 
     tau = np.linspace(0.0, 8.0, 81)
-    ours = best_time(lambda: performance_profile(df, FORMULA, tau=tau, n_resamples=2000, rng=0), repeat)
+    ours, two = timed(lambda jobs: performance_profile(df, FORMULA, tau=tau, n_resamples=2000, rng=0, n_jobs=jobs))
     theirs = rly(lambda: library.create_performance_profile(scores, tau, reps=2000))
-    row("performance profile with bands (81 points)", ours, [("rliable", theirs)], ">= 30x rliable")
+    row("performance profile with bands (81 points)", ours, [("rliable", theirs)], ">= 30x rliable", two)
 
     pair = [("SPR", "DrQ(eps)")]
-    ours = best_time(lambda: probability_of_improvement(df, FORMULA, pairs=pair, n_resamples=2000, rng=0), repeat)
+    ours, two = timed(lambda jobs: probability_of_improvement(df, FORMULA, pairs=pair, n_resamples=2000, rng=0,
+                                                              n_jobs=jobs))
     theirs = None
     if peer:
         pair_scores = {"SPR,DrQ(eps)": (scores["SPR"], scores["DrQ(eps)"])}
         theirs = rly(lambda: library.get_interval_estimates(pair_scores, metrics.probability_of_improvement,
                                                               reps=poi_reps)) * 2000 / poi_reps
     row(f"probability of improvement, one pair{'' if poi_reps == 2000 else ' *'}", ours, [("rliable", theirs)],
-        "keep (170x)")
+        "keep (170x)", two)
     if poi_reps != 2000:
         print(f"  * rliable timed at {poi_reps} resamples and scaled to 2,000 (its cost is linear in reps)")
 
     six = atari(SIX)
     six_scores = score_dict(six)
-    ours = best_time(lambda: bootstrap(six, FORMULA, metrics=METRICS, n_resamples=5000, rng=0), repeat)
+    ours, two = timed(lambda jobs: bootstrap(six, FORMULA, metrics=METRICS, n_resamples=5000, rng=0, n_jobs=jobs))
     sp = best_time(lambda: scipy_bootstrap(six_scores, 5000), peer_repeat)
-    row("6 agents x 26 x 100, 5,000 resamples", ours, [("scipy", sp)], "ahead of scipy")
+    row("6 agents x 26 x 100, 5,000 resamples", ours, [("scipy", sp)], "ahead of scipy", two)
     print(f"load average after: {load()}")
 
 

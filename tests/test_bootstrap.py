@@ -419,6 +419,65 @@ def test_results_do_not_depend_on_batch_size(task_bootstrap):
     assert np.array_equal(joined.slots, np.concatenate([p.slots for p in parts]))
 
 
+def _unequal_runs(seed=31):
+    """Three agents x four tasks with unequal runs per task (and one single-run task)."""
+    rng = np.random.default_rng(seed)
+    rows = [(a, t, s, float(np.round(rng.gamma(2.0, 0.5 + i / 4), 1)))
+            for i, a in enumerate("ABC") for t, c in zip("wxyz", (4, 9, 6, 1)) for s in range(c + (a == "B"))]
+    return pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
+
+
+@pytest.mark.parametrize("options", [
+    {}, {"interval": "bca"}, {"task_bootstrap": True},
+    {"metrics": {"iqm": "iqm", "top": lambda m: float(m.max())}},
+])
+def test_bootstrap_identical_whatever_n_jobs(options):
+    """Threads share out whole RNG blocks: every n_jobs gives the same bits, balanced or not."""
+    df = _unequal_runs()
+    if "metrics" in options:  # user metrics need a run matrix: equal runs
+        df = rlstats.datasets.simulate(agents=3, tasks=4, seeds=5, rng=2)
+    one = bootstrap(df, FORMULA, n_resamples=1050, rng=4, **options)
+    for n_jobs in (2, 3, -1):
+        other = bootstrap(df, FORMULA, n_resamples=1050, rng=4, n_jobs=n_jobs, **options)
+        assert np.array_equal(one.bootstrap_distribution, other.bootstrap_distribution)
+        assert np.array_equal(one.intervals, other.intervals, equal_nan=True)
+
+
+def test_rliable_compat_identical_whatever_n_jobs():
+    df = rlstats.datasets.simulate(agents=3, tasks=4, seeds=5, rng=2)
+    one = bootstrap(df, FORMULA, n_resamples=700, rng=9, rliable_compat=True)
+    two = bootstrap(df, FORMULA, n_resamples=700, rng=9, rliable_compat=True, n_jobs=2)
+    assert np.array_equal(one.bootstrap_distribution, two.bootstrap_distribution)
+
+
+def test_profiles_and_improvement_identical_whatever_n_jobs():
+    df = _unequal_runs()
+    for kind in ("runs", "tasks"):
+        one = performance_profile(df, FORMULA, kind=kind, n_resamples=650, rng=5)
+        two = performance_profile(df, FORMULA, kind=kind, n_resamples=650, rng=5, n_jobs=2)
+        assert np.array_equal(one.intervals, two.intervals)
+    one = probability_of_improvement(df, FORMULA, n_resamples=650, rng=5)
+    two = probability_of_improvement(df, FORMULA, n_resamples=650, rng=5, n_jobs=-1)
+    assert np.array_equal(one.bootstrap_distribution, two.bootstrap_distribution)
+
+
+@pytest.mark.parametrize("function", ["bootstrap", "performance_profile", "probability_of_improvement"])
+def test_bad_n_jobs_is_an_option_error(function):
+    df = rlstats.datasets.simulate(agents=2, tasks=3, seeds=3, rng=0)
+    with pytest.raises(OptionError, match="n_jobs must be"):
+        getattr(rlstats, function)(df, FORMULA, n_resamples=100, rng=0, n_jobs=0)
+
+
+def test_thread_work_items_cover_every_block_in_order():
+    blocks = K.agent_blocks(np.random.SeedSequence(1), 2050)
+    for n_runs in (5, 2600, 10**6):
+        for n_jobs in (1, 2, -1):
+            groups = K.block_groups(blocks, n_runs, n_jobs)
+            assert [b for g in groups for b in g] == blocks
+            if n_jobs != 1:
+                assert len(groups) >= min(len(blocks), 8)  # at least four items per thread where blocks allow
+
+
 @pytest.mark.parametrize("sizes", [[3, 7, 5, 1], [6, 6, 6, 6]])
 def test_count_kernel_equals_the_draw_path_and_ignores_chunking(sizes):
     """The counts-based default path reads the same draws as draw() + resample_from_draws()."""

@@ -27,9 +27,10 @@ import patsy
 from ... import format as fmt
 from ...design import NA_ACTIONS, design_of
 from ...errors import DesignError, OptionError, warn
-from ...options import check_bool, check_choice, check_fraction, check_int, check_pairs, check_confidence_level
+from ...options import (check_bool, check_choice, check_fraction, check_int, check_n_jobs, check_pairs,
+                       check_confidence_level)
 from ...progress import progress_bar
-from ...resampling import seed_sequence
+from ...resampling import parallel_map, seed_sequence
 from . import _kernels as kernels
 from . import _small_runs as small_runs
 from ._result import (_METRIC_LABELS, BootstrapResult, ProbabilityOfImprovementResult, PerformanceProfileResult,
@@ -100,6 +101,7 @@ class BootstrapOptions:
     rliable_compat: bool = False
     na_action: str = "raise"
     progress: bool = False
+    n_jobs: int = 1
 
     @classmethod
     def checked(cls, **options):
@@ -114,7 +116,8 @@ class BootstrapOptions:
             gamma=_check_real("gamma", options["gamma"]),
             rliable_compat=check_bool("rliable_compat", options["rliable_compat"]),
             na_action=check_choice("na_action", options["na_action"], NA_ACTIONS),
-            progress=check_bool("progress", options["progress"]))
+            progress=check_bool("progress", options["progress"]),
+            n_jobs=check_n_jobs(options["n_jobs"]))
         if checked.rliable_compat and checked.interval not in COMPAT_INTERVALS:
             raise OptionError(
                 f"rliable_compat=True reproduces interval='percentile' and 'basic' only, got {checked.interval!r}: "
@@ -254,7 +257,7 @@ def _inferential(result, a, b, test, alpha):
 
 def bootstrap(data, formula=None, *, metrics=DEFAULT_METRICS, n_resamples=10_000, confidence_level=0.95,
               interval="percentile", task_bootstrap=False, normalize=None, gamma=1.0, rliable_compat=False,
-              na_action="raise", rng=None, progress=False, eval_env=None):
+              na_action="raise", rng=None, progress=False, n_jobs=1, eval_env=None):
     """Aggregate metrics with stratified bootstrap confidence intervals (rliable's method, vectorised).
 
     Parameters
@@ -313,6 +316,12 @@ def bootstrap(data, formula=None, *, metrics=DEFAULT_METRICS, n_resamples=10_000
         by its label, so its intervals do not depend on the other agents.
     progress : bool
         Show a progress bar.
+    n_jobs : int
+        Threads computing the resamples (-1: one per core).  Every block of
+        100 resamples has its own generator, so the result is identical
+        whatever ``n_jobs``.  With ``rliable_compat`` the draws stay in one
+        thread, in rliable's order, and only the metrics are computed on
+        threads.  User metric functions are called from several threads at once.
     eval_env : patsy.EvalEnvironment, optional
         Where names in the response expression are looked up; by default the caller's frame.
 
@@ -348,7 +357,7 @@ def bootstrap(data, formula=None, *, metrics=DEFAULT_METRICS, n_resamples=10_000
     options = BootstrapOptions.checked(
         metrics=metrics, n_resamples=n_resamples, confidence_level=confidence_level, interval=interval,
         task_bootstrap=task_bootstrap, gamma=gamma, rliable_compat=rliable_compat, na_action=na_action,
-        progress=progress)
+        progress=progress, n_jobs=n_jobs)
     design = _prepared_design(data, formula, normalize, options.na_action, _eval_env(eval_env))
     _warn_raw_scales(design, normalize)
     return _run_bootstrap(design, options, rng)
@@ -406,14 +415,16 @@ def _run_bootstrap(design, options, rng):
             seed = _compat_seed(rng)
             matrices = [layout.run_matrix for layout in layouts]
             stats = kernels.rliable_bootstrap(matrices, options.metrics, options.gamma, options.n_resamples, seed,
-                                              task_bootstrap=options.task_bootstrap, advance=advance)
+                                              task_bootstrap=options.task_bootstrap, advance=advance,
+                                              n_jobs=options.n_jobs)
             estimates = np.stack([kernels.rliable_values(m[None], options.metrics, options.gamma)[0]
                                   for m in matrices])
         else:
             root, seed = seed_sequence(rng)
             stats = [kernels.bootstrap_agent(layout, options.metrics, options.gamma, options.n_resamples,
                                              kernels.agent_seed_sequence(root, name),
-                                             task_bootstrap=options.task_bootstrap, advance=advance)
+                                             task_bootstrap=options.task_bootstrap, advance=advance,
+                                             n_jobs=options.n_jobs)
                      for name, layout in zip(design.agents, layouts)]
             estimates = np.stack([kernels.point_estimates(layout, options.metrics, options.gamma)
                                   for layout in layouts])
@@ -433,7 +444,7 @@ def _run_builtin_bootstrap(design, options, rng, notes):
             layout = _agent_layout(design, j)
             distribution[j] = kernels.bootstrap_agent(
                 layout, options.metrics, options.gamma, options.n_resamples, kernels.agent_seed_sequence(root, name),
-                task_bootstrap=options.task_bootstrap, advance=advance).T
+                task_bootstrap=options.task_bootstrap, advance=advance, n_jobs=options.n_jobs).T
             estimates[j] = kernels.point_estimates(layout, options.metrics, options.gamma)
             if acceleration is not None:
                 acceleration[j] = _accelerations([layout], options)[0]
@@ -487,7 +498,7 @@ def _bca_notes(agents, metrics, z0):
 
 def probability_of_improvement(data, formula=None, *, pairs=None, n_resamples=2_000, confidence_level=0.95,
                                interval="percentile", normalize=None, na_action="raise", rng=None, progress=False,
-                               eval_env=None):
+                               n_jobs=1, eval_env=None):
     """Probability that a run of X beats a run of Y on the same task, averaged over tasks, with intervals.
 
     For each task, P(X > Y) + P(X = Y) / 2 over all pairs of runs (the
@@ -516,6 +527,10 @@ def probability_of_improvement(data, formula=None, *, pairs=None, n_resamples=2_
     rng : None, int or numpy.random.Generator
         Seed; each agent's resamples are those :func:`bootstrap` draws for it with the same seed.
     progress : bool
+    n_jobs : int
+        Threads computing the resamples (-1: one per core).  Every block of
+        100 resamples has its own generator, so the result is identical
+        whatever ``n_jobs``.
     eval_env : patsy.EvalEnvironment, optional
 
     Returns
@@ -540,6 +555,7 @@ def probability_of_improvement(data, formula=None, *, pairs=None, n_resamples=2_
     interval = check_choice("interval", interval, IMPROVEMENT_INTERVALS)
     na_action = check_choice("na_action", na_action, NA_ACTIONS)
     progress = check_bool("progress", progress)
+    n_jobs = check_n_jobs(n_jobs)
     design = _prepared_design(data, formula, normalize, na_action, _eval_env(eval_env))
     pairs = check_pairs("pairs", pairs, design.agents)
     involved = sorted({design.agents.index(a) for pair in pairs for a in pair})
@@ -556,14 +572,19 @@ def probability_of_improvement(data, formula=None, *, pairs=None, n_resamples=2_
     per_batch = min(kernels.batch_blocks(layouts[a].n_runs) for a in involved)
     distribution = np.empty((len(pairs), n_resamples))
     n_blocks = len(blocks[involved[0]])
+
+    def compute(first):  # one batch of blocks: the same draws of each agent as bootstrap() makes
+        group = {a: blocks[a][first:first + per_batch] for a in involved}
+        draws = {a: kernels.draw_blocks(group[a], layouts[a]) for a in involved}
+        start, stop = group[involved[0]][0][0], group[involved[0]][-1][1]
+        for i, (x, y) in enumerate(pairs):
+            distribution[i, start:stop] = kernels.improvement_batch(pair_layouts[i], layouts[x], layouts[y],
+                                                                    draws[x], draws[y])
+        return stop - start
+
     with progress_bar(n_resamples, progress, "probability of improvement") as advance:
-        for first in range(0, n_blocks, per_batch):
-            draws = {a: kernels.draw_blocks(blocks[a][first:first + per_batch], layouts[a]) for a in involved}
-            start, stop = blocks[involved[0]][first][0], blocks[involved[0]][min(first + per_batch, n_blocks) - 1][1]
-            for i, (x, y) in enumerate(pairs):
-                distribution[i, start:stop] = kernels.improvement_batch(pair_layouts[i], layouts[x], layouts[y],
-                                                                        draws[x], draws[y])
-            advance(stop - start)
+        for done in parallel_map(compute, range(0, n_blocks, per_batch), n_jobs):
+            advance(done)
     fewest, df = _pair_runs(design, pairs)
     if interval == "expanded":
         bounds, se = small_runs.expanded_bounds(distribution, estimates, confidence_level, fewest, df)
@@ -618,7 +639,7 @@ def _check_tau(tau):
 
 def performance_profile(data, formula=None, *, tau=None, kind="runs", n_resamples=2_000, confidence_level=0.95,
                         task_bootstrap=False, normalize=None, na_action="raise", rng=None, progress=False,
-                        eval_env=None):
+                        n_jobs=1, eval_env=None):
     """Performance profiles (score distributions) with pointwise stratified bootstrap bands.
 
     Parameters
@@ -647,6 +668,10 @@ def performance_profile(data, formula=None, *, tau=None, kind="runs", n_resample
     rng : None, int or numpy.random.Generator
         Seed; each agent's resamples are those :func:`bootstrap` draws for it with the same seed.
     progress : bool
+    n_jobs : int
+        Threads computing the resamples (-1: one per core).  Every block of
+        100 resamples has its own generator, so the result is identical
+        whatever ``n_jobs``.
     eval_env : patsy.EvalEnvironment, optional
 
     Returns
@@ -672,6 +697,7 @@ def performance_profile(data, formula=None, *, tau=None, kind="runs", n_resample
     task_bootstrap = check_bool("task_bootstrap", task_bootstrap)
     na_action = check_choice("na_action", na_action, NA_ACTIONS)
     progress = check_bool("progress", progress)
+    n_jobs = check_n_jobs(n_jobs)
     design = _prepared_design(data, formula, normalize, na_action, _eval_env(eval_env))
     notes = list(design.notes)
     if not task_bootstrap:
@@ -689,7 +715,7 @@ def performance_profile(data, formula=None, *, tau=None, kind="runs", n_resample
     with progress_bar(design.n_agents * n_resamples, progress, "performance profiles") as advance:
         for i, (name, layout) in enumerate(zip(design.agents, layouts)):
             stats = kernels.profile_agent(layout, tau, kind, n_resamples, kernels.agent_seed_sequence(root, name),
-                                          task_bootstrap=task_bootstrap, advance=advance)
+                                          task_bootstrap=task_bootstrap, advance=advance, n_jobs=n_jobs)
             bounds[i], se[i] = kernels.interval_bounds(stats.T, estimates[i], confidence_level, "percentile")
     return PerformanceProfileResult(
         method="Performance profiles with stratified bootstrap bands", formula=design.formula,

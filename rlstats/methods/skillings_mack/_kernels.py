@@ -38,9 +38,6 @@ from __future__ import annotations
 
 import functools
 import math
-import os
-from collections import deque
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -49,7 +46,7 @@ from scipy import signal, stats
 from ...errors import DesignError, OptionError
 from ...statistics import (bonferroni, doubled_midranks, holm, monte_carlo_pvalue, monte_carlo_se,
                            wilcoxon_signed_rank)
-from ...resampling import block_layout, chunk_generators, group_streams, permute_blocks
+from ...resampling import block_layout, chunk_generators, group_streams, parallel_map, permute_blocks
 
 VARIANTS = ("skillings_mack", "mack_skillings")
 ADJUSTMENTS = ("auto", "tukey", "holm", "bonferroni")
@@ -418,23 +415,6 @@ def _batches(seed_sequence, n_resamples, layout, per_batch):
         yield start, batch
 
 
-def _map(function, items, n_jobs):
-    """``map`` in the caller's thread, or lazily over ``n_jobs`` threads (numpy's sort and fills release the GIL)."""
-    if n_jobs == 1:
-        yield from map(function, items)
-        return
-    workers = (os.cpu_count() or 1) if n_jobs == -1 else n_jobs
-    with ThreadPoolExecutor(workers) as pool:
-        pending = deque()
-        for item in items:
-            # A few batches in flight per worker: memory stays bounded whatever the number of resamples.
-            pending.append(pool.submit(function, item))
-            if len(pending) >= 2 * workers:
-                yield pending.popleft().result()
-        while pending:
-            yield pending.popleft().result()
-
-
 def monte_carlo_test(setup, n_resamples, seed_sequence, *, progress=None, batch_size=None, n_jobs=1):
     """Permutation p-value: permute the observed mid-ranks within every block.
 
@@ -482,7 +462,7 @@ def monte_carlo_test(setup, n_resamples, seed_sequence, *, progress=None, batch_
         start, batch = item
         return start, _resampled_statistics(setup, cells, *zip(*batch))
 
-    for start, values in _map(compute, _batches(seed_sequence, n_resamples, cells.blocks, per_batch), n_jobs):
+    for start, values in parallel_map(compute, _batches(seed_sequence, n_resamples, cells.blocks, per_batch), n_jobs):
         null[start:start + values.size] = values
         if progress is not None:
             progress(values.size)
