@@ -188,15 +188,18 @@ def test_bca_single_stratum_matches_plain_jackknife_formula():
             np.testing.assert_allclose(res.intervals[i, j], expected, rtol=1e-10)
 
 
-def test_bca_stratified_acceleration_matches_within_task_jackknife():
+@pytest.mark.parametrize("sizes", [((4, 3, 5), (3, 3, 3)), ((4, 1, 5, 2), (3, 3, 1, 6))])
+def test_bca_stratified_acceleration_matches_within_task_jackknife(sizes):
     rng = np.random.default_rng(6)
-    data = ragged_data(rng, sizes=((4, 3, 5), (3, 3, 3)))
+    data = ragged_data(rng, sizes=sizes)
     res = bootstrap(long_frame(data), FORMULA, interval="bca", n_resamples=500, rng=0)
     for i, agent in enumerate(res.agents):
         groups = data[agent]
         for j, metric in enumerate(res.metrics):
             num = den = 0.0
             for t, runs in enumerate(groups):
+                if runs.size == 1:  # no within-task variation: skipped
+                    continue
                 loo = np.array([direct_metrics([np.delete(runs, k) if s == t else g for s, g in enumerate(groups)])
                                 [metric] for k in range(runs.size)])
                 influence = (runs.size - 1) * (loo.mean() - loo)

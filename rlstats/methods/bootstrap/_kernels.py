@@ -940,20 +940,32 @@ def acceleration_from_jackknife(values):
 
 
 def _median_with_replacement(sorted_means, rank, x):
-    """Median of ``sorted_means`` (T,) after the value at ``rank`` is replaced by ``x`` (vectorised over rank, x)."""
+    """Median of ``sorted_means`` (T,) after the value at ``rank`` is replaced by ``x`` (vectorised over rank, x).
+
+    Written for a million runs: a few arrays of len(x) at a time, no index array per order statistic.
+    """
     size = sorted_means.size
     # the other T - 1 means, in order: other[i] = sorted_means[i + (i >= rank)]
     below = np.searchsorted(sorted_means, x, side="left")
-    below = below - (sorted_means[rank] < x)  # the others strictly below x
+    below -= sorted_means[rank] < x  # the others strictly below x
 
-    def element(i):  # i-th smallest of the others with x inserted at position `below`
-        j = np.where(i > below, i - 1, i)
-        other = sorted_means[np.minimum(j + (j >= rank), size - 1)]
-        return np.where(i == below, x, other)
+    def element(i):  # the i-th smallest of the others with x inserted at position `below`
+        index = (below < i).astype(np.intp)
+        np.subtract(i, index, out=index)  # position among the others
+        index += index >= rank
+        np.minimum(index, size - 1, out=index)
+        value = sorted_means.take(index)
+        del index
+        inserted = below == i
+        value[inserted] = x[inserted]
+        return value
 
     if size % 2:
-        return element(np.full(x.shape, size // 2))
-    return 0.5 * (element(np.full(x.shape, size // 2 - 1)) + element(np.full(x.shape, size // 2)))
+        return element(size // 2)
+    value = element(size // 2 - 1)
+    value += element(size // 2)
+    value *= 0.5
+    return value
 
 
 def leave_one_out_values(layout, metrics, gamma):
@@ -1019,17 +1031,22 @@ def stratified_acceleration(layout, metrics, gamma):
     so the cost is that of a sort, not quadratic in the runs.
     """
     task, sizes = layout.task_of, layout.task_sizes
-    keep = sizes[task] > 1
-    task = task[keep]
-    c = sizes[task].astype(np.float64)
+    keep = None if (sizes > 1).all() else sizes[task] > 1  # copies only when some task has a single run
+    if keep is not None:
+        task = task[keep]
+    shrink = (sizes - 1) / np.maximum(sizes, 1)  # (c_t - 1) / c_t per task
     num, den = np.zeros(len(metrics)), np.zeros(len(metrics))
     for j, metric in enumerate(metrics):  # one metric at a time: a few arrays of n values at once
-        values = leave_one_out_values(layout, [metric], gamma)[keep, 0]
+        values = leave_one_out_values(layout, [metric], gamma)[:, 0]
+        if keep is not None:
+            values = values[keep]
         task_mean = np.bincount(task, weights=values, minlength=sizes.size) / np.maximum(sizes, 1)
-        influence = (c - 1) * (task_mean[task] - values)
-        influence /= c
-        num[j] = (influence**3).sum()
-        den[j] = (influence**2).sum()
+        influence = task_mean[task]
+        influence -= values
+        del values
+        influence *= shrink[task]
+        num[j] = np.einsum("i,i,i->", influence, influence, influence)
+        den[j] = np.einsum("i,i->", influence, influence)
     den = 6 * den**1.5
     return np.divide(num, den, out=np.zeros_like(num), where=den > 0)
 
