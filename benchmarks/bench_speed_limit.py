@@ -6,6 +6,7 @@ data reachable (``RLSTATS_DATA_MIRROR=/work/shared/data/raw`` offline)::
     python benchmarks/bench_speed_limit.py              # the table of issue 17 (peers in the same run)
     python benchmarks/bench_speed_limit.py --scaling    # tasks, runs and resamples, with peak memory
     python benchmarks/bench_speed_limit.py --memory     # peak memory at 10^5 and 10^6 runs per agent
+    python benchmarks/bench_speed_limit.py --threads    # numpy's own scaling on two threads; page faults per call
 
 rliable 1.2.0 imports only with pandas < 3 (arch 7.2's ``deprecate_kwarg`` breaks on pandas 3,
 spec anchors_ecosystem.md 1.1): run the script in an environment with ``pip install rliable
@@ -196,10 +197,53 @@ def memory():
             print(f"  {tasks * runs:>9,} runs, {interval:10s}: {peak:7.1f} MB")
 
 
+def threads(repeat):
+    """How numpy's own work scales on two threads here: the ceiling for n_jobs=2, and the page faults per call."""
+    import resource
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    def seconds(function, items, jobs):
+        best = float("inf")
+        for _ in range(repeat):
+            start = time.perf_counter()
+            if jobs == 1:
+                list(map(function, items))
+            else:
+                with ThreadPoolExecutor(jobs) as pool:
+                    list(pool.map(function, items))
+            best = min(best, time.perf_counter() - start)
+        return best
+
+    arrays = [np.random.default_rng(i).random(2**21) for i in range(8)]
+
+    def sort(x):
+        np.sort(x)
+
+    def draw(i):  # 40 work arrays of the counts path's size (50 x 2,600 bounded draws)
+        gen = np.random.default_rng(i)
+        for _ in range(40):
+            gen.integers(0, 100, size=(50, 2600))
+
+    print(f"load average before: {load()}")
+    for name, function, items in (("np.sort, 8 x 2^21 floats", sort, arrays), ("Generator.integers", draw, range(8))):
+        one, two = seconds(function, items, 1), seconds(function, items, 2)
+        print(f"{name:28s} 1 thread {one:6.3f} s, 2 threads {two:6.3f} s: {one / two:4.2f}x")
+    df = atari(FIVE)
+    for jobs in (1, 2):
+        one = best_time(lambda: bootstrap(df, FORMULA, metrics=METRICS, n_resamples=2000, rng=0, n_jobs=jobs), repeat)
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+        bootstrap(df, FORMULA, metrics=METRICS, n_resamples=2000, rng=0, n_jobs=jobs)
+        faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+        print(f"bootstrap, percentile, n_jobs={jobs}: {one:6.3f} s, {faults} minor page faults in one more call")
+    print(f"load average after: {load()}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scaling", action="store_true")
     parser.add_argument("--memory", action="store_true")
+    parser.add_argument("--threads", action="store_true", help="numpy's own scaling on two threads, page faults")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--peer-repeat", type=int, default=1)
     parser.add_argument("--poi-reps", type=int, default=200, help="rliable's resamples for the pair (scaled)")
@@ -210,6 +254,8 @@ def main():
         scaling(args.repeat)
     elif args.memory:
         memory()
+    elif args.threads:
+        threads(args.repeat)
     else:
         table(args.repeat, args.peer_repeat, args.poi_reps)
 

@@ -23,12 +23,10 @@ from .format import count
 from .errors import DesignError, OptionError
 from .normalize import normalize_response
 from .options import check_bool, check_choice
+from .provenance import NOTES_ATTR, add_note
 
 #: What to do with missing values: stop, or drop the rows and say so ("omit" is R's name for "drop").
 NA_ACTIONS = ("raise", "drop", "omit")
-#: Key of ``DataFrame.attrs`` with sentences about how the frame was made (e.g. by
-#: ``rlstats.summarize_runs``); ``build`` copies them into the notes every result prints.
-NOTES_ATTR = "rlstats_notes"
 #: Column names that hold a training step (or another position in time) in RL logs, compared in
 #: lower case. Such a column varying within a run's cell means the rows are one run's curve, not runs.
 STEP_NAMES = frozenset({
@@ -450,9 +448,7 @@ def subset_rows(data, subset):
         raise DesignError(f"subset={said} keeps no rows")
     kept = data.loc[mask]
     kept.attrs = dict(data.attrs)
-    kept.attrs[NOTES_ATTR] = tuple(data.attrs.get(NOTES_ATTR, ())) + (
-        f"subset={said} kept {int(mask.sum())} of {len(data)} rows",)
-    return kept
+    return add_note(kept, f"subset={said} kept {int(mask.sum())} of {len(data)} rows", source=data)
 
 
 def design_of(data, formula=None, *, eval_env=0, **options):

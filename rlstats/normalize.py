@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import DesignError, OptionError
+from .provenance import NOTES_ATTR, add_note
 
 __all__ = ["normalize"]
 
@@ -111,7 +112,9 @@ def normalize(df, reference, *, low="random", high="human", by="task", score="sc
     pandas.DataFrame
         A new frame, equal to ``df`` except that the ``score`` column holds
         the normalised (float) scores.  ``df`` itself is not modified.
-        Missing scores stay missing.
+        Missing scores stay missing.  A sentence saying how the scores were
+        normalised rides in the frame's ``attrs``, so results computed from it
+        print it (and do not warn that the tasks are on their own scales).
 
     Raises
     ------
@@ -158,7 +161,9 @@ def normalize(df, reference, *, low="random", high="human", by="task", score="sc
     values = df[score].to_numpy(dtype=float, na_value=np.nan)
     out = df.copy()
     out[score] = (values - lo[position]) / (hi[position] - lo[position])
-    return out
+    source = reference if isinstance(reference, str) else "the reference frame"
+    return add_note(out, f"'{score}' normalised per task as ({score} - {low}) / ({high} - {low}) with {low} and "
+                         f"{high} from {source}", source=df)
 
 
 def normalize_response(data, parsed, reference):
@@ -181,8 +186,5 @@ def normalize_response(data, parsed, reference):
     keywords = dict(reference) if isinstance(reference, Mapping) else {"reference": reference}
     if "reference" not in keywords:
         raise OptionError("normalize= as a dict must hold 'reference' (and optionally 'low', 'high')")
-    low, high = keywords.get("low", "random"), keywords.get("high", "human")
-    source = keywords["reference"] if isinstance(keywords["reference"], str) else "the reference frame"
-    note = (f"'{columns[0]}' normalised per task as ({columns[0]} - {low}) / ({high} - {low}) "
-            f"with {low} and {high} from {source}")
-    return normalize(data, score=columns[0], by=parsed.blocks, **keywords), note
+    out = normalize(data, score=columns[0], by=parsed.blocks, **keywords)
+    return out, out.attrs[NOTES_ATTR][-1]

@@ -159,3 +159,27 @@ def test_reference_by_dataset_name(shared_data, monkeypatch, tmp_path):
     # Human-normalised Pong score of a random policy is 0, of a human 1.
     one = pd.DataFrame({"task": ["Pong", "Pong"], "score": [-20.7, 14.6]})
     assert normalize(one, "atari100k_reference")["score"].tolist() == [0.0, 1.0]
+
+
+def test_the_frame_says_how_it_was_normalised(scores, reference):
+    """Results from a normalised frame print how, and do not warn that the tasks are on their own scales."""
+    import warnings
+
+    import rlstats
+    from rlstats.design import NOTES_ATTR
+
+    out = normalize(scores, reference)
+    assert out.attrs[NOTES_ATTR] == (
+        "'score' normalised per task as (score - random) / (human - random) with random and human from the "
+        "reference frame",)
+    assert scores.attrs == {}  # the caller's frame is untouched
+    big = pd.DataFrame({"agent": np.repeat(["A", "B"], 6), "task": np.tile(np.repeat(["Pong", "Boxing"], 3), 2),
+                        "score": [1.0, 2.0, 3.0, 100.0, 200.0, 300.0, 2.0, 3.0, 4.0, 150.0, 250.0, 350.0]})
+    with pytest.warns(rlstats.RlstatsWarning, match="on their own scales"):
+        rlstats.bootstrap(big, "score ~ agent | task", n_resamples=100, rng=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = rlstats.bootstrap(normalize(big, reference), "score ~ agent | task", n_resamples=100, rng=0)
+    assert out.attrs[NOTES_ATTR][0] in res.notes and out.attrs[NOTES_ATTR][0] in str(res)
+    twice = normalize(out, reference, low="random", high="human")  # earlier notes are kept, in order
+    assert len(twice.attrs[NOTES_ATTR]) == 2
