@@ -98,6 +98,11 @@ def keep_work_arrays_on_heap():
     np.empty(2**19)
 
 
+def worker_count(n_jobs):
+    """Threads that ``n_jobs`` asks for: -1 is one per core."""
+    return (os.cpu_count() or 1) if n_jobs == -1 else n_jobs
+
+
 def parallel_map(function, items, n_jobs):
     """``map(function, items)`` in order: in the caller's thread, or over ``n_jobs`` threads (-1: one per core).
 
@@ -110,7 +115,7 @@ def parallel_map(function, items, n_jobs):
     if n_jobs == 1:
         yield from map(function, items)
         return
-    workers = (os.cpu_count() or 1) if n_jobs == -1 else n_jobs
+    workers = worker_count(n_jobs)
     with ThreadPoolExecutor(workers) as pool:
         pending = deque()
         for item in items:

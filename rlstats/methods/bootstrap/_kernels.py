@@ -36,14 +36,14 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import os
 import threading
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import special
 
-from ...resampling import child_stream, chunk_generators, keep_work_arrays_on_heap, parallel_map
+from ...resampling import (child_stream, chunk_generators, keep_work_arrays_on_heap, parallel_map,
+                           worker_count)
 
 #: Resamples drawn from one spawned generator; fixed so results never depend on batching.
 RNG_BLOCK = 100
@@ -321,8 +321,7 @@ def block_groups(blocks, n_runs, n_jobs=1):
     """
     per_item = max(1, ITEM_BUDGET // max(1, RNG_BLOCK * n_runs))
     if n_jobs != 1:
-        workers = (os.cpu_count() or 1) if n_jobs == -1 else n_jobs
-        per_item = max(1, min(per_item, len(blocks) // (4 * workers)))
+        per_item = max(1, min(per_item, len(blocks) // (4 * worker_count(n_jobs))))
     return [blocks[first:first + per_item] for first in range(0, len(blocks), per_item)]
 
 
