@@ -13,7 +13,6 @@ import pathlib
 import warnings
 
 import numpy as np
-import pandas as pd
 import pytest
 from scipy import stats
 

@@ -18,7 +18,6 @@ import warnings
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 import rlstats
 
