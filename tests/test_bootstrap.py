@@ -473,12 +473,14 @@ def test_bad_n_jobs_is_an_option_error(function):
 
 def test_thread_work_items_cover_every_block_in_order():
     blocks = K.agent_blocks(np.random.SeedSequence(1), 2050)
-    for n_runs in (5, 2600, 10**6):
+    for per_item in (1, 4, 100):
         for n_jobs in (1, 2, -1):
-            groups = K.block_groups(blocks, n_runs, n_jobs)
+            groups = K.block_groups(blocks, per_item, n_jobs)
             assert [b for g in groups for b in g] == blocks
             if n_jobs != 1:
                 assert len(groups) >= min(len(blocks), 8)  # at least four items per thread where blocks allow
+            else:
+                assert all(len(g) == per_item for g in groups[:-1])
 
 
 @pytest.mark.parametrize("sizes", [[3, 7, 5, 1], [6, 6, 6, 6]])

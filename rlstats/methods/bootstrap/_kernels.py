@@ -231,15 +231,9 @@ def draw_blocks(blocks, layout, task_bootstrap=False):
     return Draws(slots=local)
 
 
-def batch_groups(blocks, n_runs, batch_size=None):
-    """The agent's RNG blocks in consecutive groups of about MEMORY_BUDGET elements (one batch of draws each)."""
-    per_batch = batch_blocks(n_runs, batch_size)
-    return [blocks[first:first + per_batch] for first in range(0, len(blocks), per_batch)]
-
-
 def stream_batches(ss, layout, n_resamples, task_bootstrap=False, batch_size=None):
     """Yield ``(start, stop, Draws)`` for one agent, batch by batch, from fixed RNG blocks."""
-    for group in batch_groups(agent_blocks(ss, n_resamples), layout.n_runs, batch_size):
+    for group in block_groups(agent_blocks(ss, n_resamples), batch_blocks(layout.n_runs, batch_size)):
         yield group[0][0], group[-1][1], draw_blocks(group, layout, task_bootstrap)
 
 
@@ -313,13 +307,12 @@ class CountDrawer:
 ITEM_BUDGET = 16 * COUNT_BUDGET
 
 
-def block_groups(blocks, n_runs, n_jobs=1):
-    """Consecutive RNG blocks grouped into items of work of about ITEM_BUDGET resampled runs.
+def block_groups(blocks, per_item, n_jobs=1):
+    """Consecutive RNG blocks in items of ``per_item`` blocks, the unit of work (and of progress).
 
     With threads, items are made smaller where needed so that there are at
     least four per thread (the last ones then keep every thread busy).
     """
-    per_item = max(1, ITEM_BUDGET // max(1, RNG_BLOCK * n_runs))
     if n_jobs != 1:
         per_item = max(1, min(per_item, len(blocks) // (4 * worker_count(n_jobs))))
     return [blocks[first:first + per_item] for first in range(0, len(blocks), per_item)]
@@ -366,7 +359,8 @@ def statistics_from_counts(ss, layout, n_resamples, width, factory, *, budget=No
             out[start:stop] = own(counts)
         return group
 
-    run_blocks(block_groups(agent_blocks(ss, n_resamples), layout.n_runs, n_jobs), compute, n_jobs, advance)
+    per_item = max(1, ITEM_BUDGET // max(1, RNG_BLOCK * layout.n_runs))
+    run_blocks(block_groups(agent_blocks(ss, n_resamples), per_item, n_jobs), compute, n_jobs, advance)
     return out
 
 
@@ -654,7 +648,8 @@ def bootstrap_agent(layout, metrics, gamma, n_resamples, ss, *, task_bootstrap=F
         out[group[0][0]:group[-1][1]] = metric_values(layout, resample_from_draws(layout, draws), metrics, gamma)
         return group
 
-    run_blocks(batch_groups(agent_blocks(ss, n_resamples), layout.n_runs, batch_size), compute, n_jobs, advance)
+    groups = block_groups(agent_blocks(ss, n_resamples), batch_blocks(layout.n_runs, batch_size), n_jobs)
+    run_blocks(groups, compute, n_jobs, advance)
     return out
 
 
@@ -730,7 +725,8 @@ def profile_agent(layout, tau, kind, n_resamples, ss, *, task_bootstrap=False, b
         out[group[0][0]:group[-1][1]] = profile_values(layout, resample_from_draws(layout, draws), tau, kind, table)
         return group
 
-    run_blocks(batch_groups(agent_blocks(ss, n_resamples), layout.n_runs, batch_size), compute, n_jobs, advance)
+    groups = block_groups(agent_blocks(ss, n_resamples), batch_blocks(layout.n_runs, batch_size), n_jobs)
+    run_blocks(groups, compute, n_jobs, advance)
     return out
 
 
