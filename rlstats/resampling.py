@@ -81,6 +81,86 @@ def chunk_generators(ss, n_total, chunk_size):
         yield start, min(start + chunk_size, n_total), np.random.Generator(np.random.PCG64(child))
 
 
+def multiply_shift16(u, high, threshold):
+    """Lemire's bounded integers on 16-bit values: ``(index, rejected)``.
+
+    ``index = (u * high) >> 16`` (uint32) and ``rejected`` (bool) where the low
+    half of ``u * high`` is below ``threshold = 65536 % high``.  For uniform
+    ``u`` the accepted indices are exactly uniform on ``[0, high)``: the low
+    halves of the ``u`` mapped to one index are one residue class modulo
+    ``high``, and ``[threshold, 65536)`` holds ``65536 // high`` members of
+    every class (Lemire 2019, ACM TOMACS 29(1), Section 4).  ``high`` and
+    ``threshold`` are uint16 (scalars or broadcast against ``u``).
+    """
+    rejected = np.less(np.multiply(u, high), threshold)  # uint16 arithmetic wraps: the low half
+    index = np.multiply(u, high, dtype=np.uint32)
+    index >>= 16
+    return index, rejected
+
+
+class UniformIndices:
+    """Exact uniform integers in ``[0, high)`` per column, drawn row by row from one block's stream.
+
+    ``Generator.integers`` spends about 3 ns on each bounded draw here (a
+    generic rejection loop around one 32-bit output), several times the cost
+    of the random bits a draw below 65,536 needs.  This draws 16 bits a
+    value, four values from each 64-bit output of the block's PCG64, with
+    whole-array operations (:func:`multiply_shift16`).  A rejected value
+    (probability ``(65536 % high) / 65536``, 0.05% at 100 runs) is replaced
+    by ``Generator.integers`` on a second stream of the block
+    (``child_stream(seed, 0)``, made on first use), in row-major order.
+
+    Row r always takes the next ``ceil(n / 4)`` outputs of the main stream and
+    replacements come in row-major order from their own stream, so drawing
+    a block's rows in several calls gives exactly the rows of one call (row
+    chunks never change results).  When some ``high`` exceeds 65,535 every
+    draw goes through ``Generator.integers`` on the main stream.
+
+    Parameters
+    ----------
+    seed : numpy.random.SeedSequence
+        The block's stream.
+    high : int or ndarray of int, shape (n,)
+        Exclusive upper bound of each column (>= 1).
+    n : int
+        Columns (values per row).
+    """
+
+    #: Largest ``high`` drawn 16 bits a value.
+    NARROW = 2**16 - 1
+
+    def __init__(self, seed, high, n):
+        self.seed, self.n = seed, int(n)
+        self.main = np.random.PCG64(seed)
+        self.high = high if np.ndim(high) else int(high)
+        self.narrow = int(np.max(high)) <= self.NARROW
+        if self.narrow:
+            self.high16 = np.asarray(high, dtype=np.uint16)
+            self.threshold = np.asarray(2**16 % np.asarray(high, dtype=np.int64), dtype=np.uint16)
+        self.words = -(-self.n // 4)
+        self._replacements = None
+
+    def rows(self, k, offsets=None):
+        """(k, n) int64 draws of the next k rows, plus ``offsets`` (broadcast to (k, n)) when given."""
+        if not self.narrow:
+            out = np.random.Generator(self.main).integers(0, self.high, size=(k, self.n))
+            return out if offsets is None else np.add(out, offsets, out=out)
+        u = self.main.random_raw(k * self.words).view(np.uint16).reshape(k, 4 * self.words)[:, :self.n]
+        index, rejected = multiply_shift16(u, self.high16, self.threshold)
+        rejected = np.flatnonzero(rejected)
+        if rejected.size:
+            high = self.high if not np.ndim(self.high) else self.high[rejected % self.n]
+            index.ravel()[rejected] = self._replacement_stream().integers(0, high, size=rejected.size)
+        if offsets is None:
+            return index.astype(np.int64)
+        return np.add(index, offsets, dtype=np.int64)
+
+    def _replacement_stream(self):
+        if self._replacements is None:
+            self._replacements = np.random.Generator(np.random.PCG64(child_stream(self.seed, 0)))
+        return self._replacements
+
+
 def keep_work_arrays_on_heap():
     """Let the C allocator reuse work arrays of a few MB instead of mapping fresh pages for each.
 

@@ -101,7 +101,7 @@ def test_kernel_metrics_on_resamples_match_explicit_resampled_values():
         y = np.round(rng.normal(size=task.size), 1)  # ties on purpose
         layout = K.agent_layout(y, task, np.concatenate([np.arange(c) for c in sizes]), 5)
         for task_bootstrap in (False, True):
-            draws = K.draw(np.random.default_rng(3), layout, 40, task_bootstrap)
+            draws = K.draw(np.random.SeedSequence(3), layout, 40, task_bootstrap)
             got = K.metric_values(layout, K.resample_from_draws(layout, draws), list(K.BUILTIN_METRICS), 0.5)
             for b in range(40):
                 if task_bootstrap:
@@ -232,8 +232,9 @@ def test_closed_form_jackknife_equals_refitting_without_each_run(sizes):
 
 
 def test_bca_undefined_gives_nan_and_warns():
-    # the data have 12 distinct runs; (almost) every resample repeats some, so all lie below the estimate
-    df = long_frame({a: np.arange(12.0).reshape(4, 3) + i for i, a in enumerate("AB")})
+    # 24 distinct runs, 6 per task: a resample draws every run once with probability (6! / 6^6)^4 = 6e-8,
+    # so all 200 resamples have fewer distinct values and lie below the estimate, whatever the seed
+    df = long_frame({a: np.arange(24.0).reshape(6, 4) + i for i, a in enumerate("AB")})
     with pytest.warns(RlstatsWarning, match="BCa is undefined"):
         res = bootstrap(df, FORMULA, metrics=["mean", distinct_values], interval="bca", n_resamples=200, rng=0)
     assert np.isnan(res.intervals[:, 1]).all() and np.isnan(res.interval_mc_se[:, 1]).all()
@@ -418,7 +419,7 @@ def test_results_do_not_depend_on_batch_size(task_bootstrap):
     blocks = K.agent_blocks(np.random.SeedSequence(6), 350)
     joined = K.draw_blocks(blocks, layout, task_bootstrap)
     again = K.agent_blocks(np.random.SeedSequence(6), 350)
-    parts = [K.draw(gen, layout, stop - start, task_bootstrap) for start, stop, gen in again]
+    parts = [K.draw(seed, layout, stop - start, task_bootstrap) for start, stop, seed in again]
     assert np.array_equal(joined.slots, np.concatenate([p.slots for p in parts]))
 
 

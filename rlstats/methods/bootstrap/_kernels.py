@@ -23,9 +23,10 @@ the draw path).  BCa's jackknife is in closed form (:func:`leave_one_out_values`
 
 Draws are made in a fixed *canonical* layout (task by task, runs sorted by
 score within a task), from a random stream keyed by the agent's label and
-split into fixed blocks of ``RNG_BLOCK`` resamples
-(:func:`rlstats.resampling.chunk_generators`), so results depend neither on
-the batch size nor on which other agents are analysed or in which order.
+split into fixed blocks of ``RNG_BLOCK`` resamples (:func:`agent_blocks`),
+each drawn 16 bits a value (:class:`rlstats.resampling.UniformIndices`), so
+results depend neither on the batch size nor on which other agents are
+analysed or in which order.
 
 The ``rliable_*`` functions reproduce rliable 1.2.0 bit for bit: its draw
 order with a legacy ``RandomState`` and its exact numpy/scipy operations
@@ -42,8 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from ...resampling import (child_stream, chunk_generators, keep_work_arrays_on_heap, parallel_map,
-                           worker_count)
+from ...resampling import UniformIndices, child_stream, keep_work_arrays_on_heap, parallel_map, worker_count
 
 #: Resamples drawn from one spawned generator; fixed so results never depend on batching.
 RNG_BLOCK = 100
@@ -187,19 +187,19 @@ class Draws:
         return self.slots.shape[0]
 
 
-def draw(rng, layout, size, task_bootstrap=False):
-    """Draw ``size`` stratified resamples of one agent from ``rng``.
+def draw(seed, layout, size, task_bootstrap=False):
+    """Draw ``size`` stratified resamples of one agent from the block stream ``seed`` (a SeedSequence).
 
     Without task resampling, each task's c_t runs are replaced by c_t draws
-    with replacement from that task.  With it, each of the T task positions
-    first draws a task uniformly with replacement, then that task's runs are
-    drawn with replacement (rliable's ``task_bootstrap``).
+    with replacement from that task (:class:`rlstats.resampling.UniformIndices`).
+    With it, each of the T task positions first draws a task uniformly with
+    replacement, then that task's runs are drawn with replacement (rliable's
+    ``task_bootstrap``), by ``Generator.integers``.
     """
     sizes = layout.task_sizes
     if not task_bootstrap:
-        high = sizes[0] if layout.balanced else np.repeat(sizes, sizes)
-        local = rng.integers(0, high, size=(size, layout.n_runs))
-        return Draws(slots=local + layout.slot_base)
+        return Draws(slots=UniformIndices(seed, run_bounds(layout), layout.n_runs).rows(size, layout.slot_base))
+    rng = np.random.Generator(np.random.PCG64(seed))
     chosen = rng.integers(0, layout.n_tasks, size=(size, layout.n_tasks))
     c_chosen = sizes[chosen]
     c_max = int(sizes.max())
@@ -213,22 +213,27 @@ def draw(rng, layout, size, task_bootstrap=False):
 
 
 def agent_blocks(ss, n_resamples):
-    """The agent's fixed RNG blocks: ``[(start, stop, Generator), ...]`` covering n_resamples."""
-    return list(chunk_generators(ss, n_resamples, RNG_BLOCK))
+    """The agent's fixed RNG blocks: ``[(start, stop, SeedSequence), ...]`` covering n_resamples.
+
+    Block b's stream is ``child_stream(ss, b)``: the b-th child ``ss.spawn`` would give, without mutating ``ss``.
+    """
+    return [(start, min(start + RNG_BLOCK, n_resamples), child_stream(ss, b))
+            for b, start in enumerate(range(0, n_resamples, RNG_BLOCK))]
+
+
+def run_bounds(layout):
+    """Exclusive bound of each run's draw: its task's size (one int when every task has the same)."""
+    sizes = layout.task_sizes
+    return int(sizes[0]) if layout.balanced else np.repeat(sizes, sizes)
 
 
 def draw_blocks(blocks, layout, task_bootstrap=False):
     """The draws of consecutive RNG blocks, concatenated into one batch."""
     if task_bootstrap:
-        return _concatenate([draw(gen, layout, stop - start, True) for start, stop, gen in blocks])
-    # Common case written straight into one buffer: the same draws as draw(), one pass fewer.
-    first = blocks[0][0]
-    local = np.empty((blocks[-1][1] - first, layout.n_runs), dtype=np.int64)
-    high = layout.task_sizes[0] if layout.balanced else np.repeat(layout.task_sizes, layout.task_sizes)
-    for start, stop, gen in blocks:
-        local[start - first:stop - first] = gen.integers(0, high, size=(stop - start, layout.n_runs))
-    local += layout.slot_base
-    return Draws(slots=local)
+        return _concatenate([draw(seed, layout, stop - start, True) for start, stop, seed in blocks])
+    high = run_bounds(layout)
+    return Draws(slots=np.concatenate([UniformIndices(seed, high, layout.n_runs).rows(stop - start, layout.slot_base)
+                                       for start, stop, seed in blocks]))
 
 
 def stream_batches(ss, layout, n_resamples, task_bootstrap=False, batch_size=None):
@@ -254,8 +259,8 @@ def chunk_rows(n_runs, budget=None):
 
     A block of RNG_BLOCK resamples is the unit of randomness; on very large
     designs it is split into row chunks drawn one after another from the
-    block's own generator, which gives exactly the block's draws (numpy's
-    bounded-integer stream continues across calls), so memory stays flat.
+    block's own stream, which gives exactly the block's draws
+    (:class:`rlstats.resampling.UniformIndices`), so memory stays flat.
     """
     budget = COUNT_BUDGET if budget is None else budget
     return max(1, min(RNG_BLOCK, int(budget) // max(1, n_runs)))
@@ -282,22 +287,22 @@ class CountDrawer:
     def __init__(self, layout, budget=None):
         n = layout.n_runs
         self.n, self.rows = n, chunk_rows(n, budget)
-        self.high = layout.task_sizes[0] if layout.balanced else np.repeat(layout.task_sizes, layout.task_sizes)
+        self.high = run_bounds(layout)
         self.offsets = layout.slot_base[None, :] + (np.arange(self.rows, dtype=np.intp) * n)[:, None]
 
     def chunks(self, blocks):
-        """Yield ``(start, stop, counts)`` for consecutive blocks ``[(start, stop, Generator), ...]``.
+        """Yield ``(start, stop, counts)`` for consecutive blocks ``[(start, stop, SeedSequence), ...]``.
 
         One generator over all the blocks, so the work arrays are freed and
         reallocated in the same order chunk after chunk (and reused from the
         heap, see :func:`rlstats.resampling.keep_work_arrays_on_heap`).
         """
         n, rows = self.n, self.rows
-        for start, stop, gen in blocks:
+        for start, stop, seed in blocks:
+            draws = UniformIndices(seed, self.high, n)
             for first in range(start, stop, rows):
                 k = min(rows, stop - first)
-                keys = gen.integers(0, self.high, size=(k, n))
-                keys += self.offsets[:k]
+                keys = draws.rows(k, self.offsets[:k])
                 counts = np.bincount(keys.ravel(), minlength=k * n).reshape(k, n)
                 yield first, first + k, counts
 

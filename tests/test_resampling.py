@@ -1,0 +1,64 @@
+"""The bootstrap's bounded draws (rlstats.resampling.UniformIndices): exact, chunk-free, equal in law to numpy's."""
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from rlstats.methods.bootstrap import _kernels as K
+from rlstats.resampling import UniformIndices, multiply_shift16
+
+HIGHS = (1, 2, 3, 7, 100, 1000, 12345, 40000, 65535)
+
+
+@pytest.mark.parametrize("high", HIGHS)
+def test_multiply_shift16_is_exactly_uniform_over_every_16_bit_value(high):
+    """Exhaustive: of the 65,536 values of u, every index keeps the same number after rejection."""
+    u = np.arange(2**16, dtype=np.uint64).astype(np.uint16)
+    index, rejected = multiply_shift16(u, np.uint16(high), np.uint16(2**16 % high))
+    assert index.max() < high
+    assert rejected.sum() == 2**16 % high
+    kept = np.bincount(index[~rejected], minlength=high)
+    assert (kept == 2**16 // high).all()
+
+
+@pytest.mark.parametrize("high", [100, np.array([3, 40000, 7, 65535, 1, 100]), 70000, np.array([5, 2**20])])
+def test_rows_drawn_in_chunks_equal_the_rows_of_one_call(high):
+    """Replacements (frequent at high = 40000) and the wide path keep chunking invisible."""
+    n = 6 if np.ndim(high) == 0 else np.size(high)
+    seed = np.random.SeedSequence(17)
+    whole = UniformIndices(seed, high, n).rows(100)
+    for sizes in ((1, 33, 66), (50, 50), (7,) * 14 + (2,)):
+        draws = UniformIndices(seed, high, n)
+        assert np.array_equal(np.concatenate([draws.rows(k) for k in sizes]), whole)
+    assert whole.dtype == np.int64 and (whole >= 0).all() and (whole < high).all()
+    offsets = np.arange(n) * 10
+    assert np.array_equal(UniformIndices(seed, high, n).rows(100, offsets), whole + offsets)
+
+
+def test_columns_are_uniform_and_independent_chi_square():
+    high = np.array([2, 3, 7, 100, 40000])
+    draws = UniformIndices(np.random.SeedSequence(3), high, high.size).rows(40_000)
+    for j, h in enumerate(high[:4]):  # each column uniform on [0, h)
+        counts = np.bincount(draws[:, j], minlength=h)
+        assert stats.chisquare(counts).pvalue > 1e-4
+    # the column with 39% rejections is uniform too (replacements in 10 bins of 4,000 values)
+    assert stats.chisquare(np.bincount(draws[:, 4] // 4000, minlength=10)).pvalue > 1e-4
+    # neighbouring columns independent: the pair (col 1, col 2) uniform on 3 x 7 cells
+    pairs = np.bincount(draws[:, 1] * 7 + draws[:, 2], minlength=21)
+    assert stats.chisquare(pairs).pvalue > 1e-4
+
+
+def test_bootstrap_distribution_equals_in_law_the_one_from_numpy_integers():
+    """The draws changed (issue 17): the metrics' bootstrap distributions are the same in law (two-sample KS)."""
+    rng = np.random.default_rng(8)
+    sizes = np.array([4, 9, 6, 5])
+    task = np.repeat(np.arange(sizes.size), sizes)
+    y = np.round(rng.gamma(2.0, 0.6, size=task.size), 1)
+    layout = K.agent_layout(y, task, np.concatenate([np.arange(c) for c in sizes]), sizes.size)
+    metrics = list(K.BUILTIN_METRICS)
+    ours = K.bootstrap_agent(layout, metrics, 1.0, 20_000, np.random.SeedSequence(1))
+    local = np.random.default_rng(2).integers(0, np.repeat(sizes, sizes), size=(20_000, layout.n_runs))
+    draws = K.Draws(slots=local + layout.slot_base)
+    numpy_draws = K.metric_values(layout, K.resample_from_draws(layout, draws), metrics, 1.0)
+    for j in range(len(metrics)):
+        assert stats.ks_2samp(ours[:, j], numpy_draws[:, j]).pvalue > 1e-3, metrics[j]
