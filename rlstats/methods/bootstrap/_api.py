@@ -314,6 +314,11 @@ def bootstrap(data, formula=None, *, metrics=DEFAULT_METRICS, n_resamples=10_000
     rng : None, int or numpy.random.Generator
         Seed (recorded in the result).  Each agent draws from a stream keyed
         by its label, so its intervals do not depend on the other agents.
+        Runs are drawn 16 bits a value (:class:`rlstats.resampling.UniformIndices`,
+        exactly uniform); before issue 17 they came from ``Generator.integers``,
+        so the same ``rng`` now gives other resamples than earlier versions did,
+        with the same distribution (tested).  Task resampling still draws
+        with ``Generator.integers``.
     progress : bool
         Show a progress bar.
     n_jobs : int
