@@ -527,13 +527,6 @@ def test_profile_count_kernel_equals_the_draw_path(sizes):
                                K.profile_values(layout, K.observed(layout), tau, "runs")[0], atol=1e-14)
 
 
-def test_row_chunks_of_a_block_draw_what_the_whole_block_draws():
-    whole = np.random.default_rng(4).integers(0, np.array([3, 7, 7, 5]), size=(100, 4))
-    gen = np.random.default_rng(4)
-    parts = [gen.integers(0, np.array([3, 7, 7, 5]), size=(k, 4)) for k in (1, 33, 66)]
-    assert np.array_equal(whole, np.concatenate(parts))
-
-
 def test_invariant_to_agent_order_rows_and_other_agents():
     df = rlstats.datasets.simulate(agents=4, tasks=5, seeds=4, effect=0.5, rng=1)
     base = bootstrap(df, FORMULA, n_resamples=500, rng=4).tidy().set_index(["metric", "agent"]).sort_index()
