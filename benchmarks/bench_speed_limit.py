@@ -31,6 +31,7 @@ from scipy import stats
 
 import rlstats
 from rlstats.methods.bootstrap import bootstrap, performance_profile, probability_of_improvement
+from rlstats.resampling import UniformIndices
 
 sys.path.insert(0, os.path.dirname(__file__))
 from measure import best_time, peak_memory  # noqa: E402  (benchmarks/measure.py)
@@ -221,13 +222,34 @@ def threads(repeat):
     def sort(x):
         np.sort(x)
 
-    def draw(i):  # 40 work arrays of the counts path's size (50 x 2,600 bounded draws)
+    shape = (50, 2600)  # one work array of the counts path at 26 x 100 runs; 40 of them an item
+
+    def draw(i):
         gen = np.random.default_rng(i)
         for _ in range(40):
-            gen.integers(0, 100, size=(50, 2600))
+            gen.integers(0, 100, size=shape)
+
+    def draw16(i):  # the bootstrap's own draws (issue 17)
+        draws = UniformIndices(np.random.SeedSequence(i), 100, shape[1])
+        for _ in range(40):
+            draws.rows(shape[0])
+
+    keys = (np.random.default_rng(0).integers(0, 100, size=shape) + np.arange(shape[0] * 26).repeat(100).reshape(
+        shape) * 100).ravel()
+    counts = np.bincount(keys, minlength=keys.size).reshape(shape)
+
+    def bincount(i):
+        for _ in range(40):
+            np.bincount(keys, minlength=keys.size)
+
+    def cumsum(i):  # the IQM's and the profiles' cumulative counts, row by row
+        for _ in range(40):
+            np.cumsum(counts, axis=1)
 
     print(f"load average before: {load()}")
-    for name, function, items in (("np.sort, 8 x 2^21 floats", sort, arrays), ("Generator.integers", draw, range(8))):
+    for name, function, items in (("np.sort, 8 x 2^21 floats", sort, arrays), ("Generator.integers", draw, range(8)),
+                                  ("UniformIndices.rows", draw16, range(8)), ("np.bincount", bincount, range(8)),
+                                  ("np.cumsum(axis=1)", cumsum, range(8))):
         one, two = seconds(function, items, 1), seconds(function, items, 2)
         print(f"{name:28s} 1 thread {one:6.3f} s, 2 threads {two:6.3f} s: {one / two:4.2f}x")
     df = atari(FIVE)
