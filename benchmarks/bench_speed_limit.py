@@ -7,6 +7,7 @@ data reachable (``RLSTATS_DATA_MIRROR=/work/shared/data/raw`` offline)::
     python benchmarks/bench_speed_limit.py --scaling    # tasks, runs and resamples, with peak memory
     python benchmarks/bench_speed_limit.py --memory     # peak memory at 10^5 and 10^6 runs per agent
     python benchmarks/bench_speed_limit.py --threads    # numpy's own scaling on two threads; page faults per call
+    python benchmarks/bench_speed_limit.py --draws 20   # the 16-bit draws against Generator.integers, alternating
 
 rliable 1.2.0 imports only with pandas < 3 (arch 7.2's ``deprecate_kwarg`` breaks on pandas 3,
 spec anchors_ecosystem.md 1.1): run the script in an environment with ``pip install rliable
@@ -262,11 +263,42 @@ def threads(repeat):
     print(f"load average after: {load()}")
 
 
+def numpy_rows(self, k, offsets=None):
+    """The draws before issue 17's last round: ``Generator.integers`` on the block's main stream."""
+    out = np.random.Generator(self.main).integers(0, self.high, size=(k, self.n))
+    return out if offsets is None else np.add(out, offsets, out=out)
+
+
+def draws(rounds):
+    """The bootstrap with its 16-bit draws against the same kernel on Generator.integers, in alternation."""
+    import time
+
+    import rlstats.resampling as resampling
+    ours = resampling.UniformIndices.rows
+    df = atari(FIVE)
+    times = {"Generator.integers": [], "UniformIndices": []}
+    print(f"load average before: {load()}")
+    try:
+        for _ in range(rounds):
+            for name, rows in (("Generator.integers", numpy_rows), ("UniformIndices", ours)):
+                resampling.UniformIndices.rows = rows
+                start = time.perf_counter()
+                bootstrap(df, FORMULA, metrics=METRICS, n_resamples=2000, rng=0)
+                times[name].append(time.perf_counter() - start)
+    finally:
+        resampling.UniformIndices.rows = ours
+    for name, seconds in times.items():
+        print(f"percentile, one thread, draws by {name:18s}: best {min(seconds):.3f} s, median "
+              f"{np.median(seconds):.3f} s over {rounds} alternating calls")
+    print(f"load average after: {load()}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scaling", action="store_true")
     parser.add_argument("--memory", action="store_true")
     parser.add_argument("--threads", action="store_true", help="numpy's own scaling on two threads, page faults")
+    parser.add_argument("--draws", type=int, metavar="ROUNDS", help="16-bit draws against Generator.integers")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--peer-repeat", type=int, default=1)
     parser.add_argument("--poi-reps", type=int, default=200, help="rliable's resamples for the pair (scaled)")
@@ -279,6 +311,8 @@ def main():
         memory()
     elif args.threads:
         threads(args.repeat)
+    elif args.draws:
+        draws(args.draws)
     else:
         table(args.repeat, args.peer_repeat, args.poi_reps)
 
