@@ -17,9 +17,9 @@ Since issue 17 the default path (built-in metrics, no task resampling) never
 materialises the resampled scores: each block's draws become canonical
 counts by one ``bincount`` (:func:`canonical_count_chunks`) and every
 statistic is read off them (:class:`CountStatistics`, :class:`ProfileStatistics`).
-The draws are the same as before, so intervals for a given ``rng`` are the
-same up to floating-point rounding of the sums (about 1e-15; tested against
-the draw path).  BCa's jackknife is in closed form (:func:`leave_one_out_values`).
+The draws are those of the draw path (:func:`draw`, used for user metrics),
+so the statistics agree with it up to floating-point rounding of the sums
+(about 1e-15; tested).  BCa's jackknife is in closed form (:func:`leave_one_out_values`).
 
 Draws are made in a fixed *canonical* layout (task by task, runs sorted by
 score within a task), from a random stream keyed by the agent's label and
