@@ -114,7 +114,10 @@ class UniformIndices:
     replacements come in row-major order from their own stream, so drawing
     a block's rows in several calls gives exactly the rows of one call (row
     chunks never change results).  When some ``high`` exceeds 65,535 every
-    draw goes through ``Generator.integers`` on the main stream.
+    draw goes through ``Generator.integers`` on the main stream.  The 16-bit
+    lanes of an output are read in the machine's byte order: a given seed
+    gives the same draws on every little-endian machine (all numpy's wheels
+    but s390x), other draws on a big-endian one.
 
     Parameters
     ----------
@@ -132,7 +135,7 @@ class UniformIndices:
     def __init__(self, seed, high, n):
         self.seed, self.n = seed, int(n)
         self.main = np.random.PCG64(seed)
-        self.high = high if np.ndim(high) else int(high)
+        self.high = np.asarray(high, dtype=np.int64) if np.ndim(high) else int(high)
         self.narrow = int(np.max(high)) <= self.NARROW
         if self.narrow:
             self.high16 = np.asarray(high, dtype=np.uint16)

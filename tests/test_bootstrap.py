@@ -233,7 +233,7 @@ def test_closed_form_jackknife_equals_refitting_without_each_run(sizes):
 
 def test_bca_undefined_gives_nan_and_warns():
     # 24 distinct runs, 6 per task: a resample draws every run once with probability (6! / 6^6)^4 = 6e-8,
-    # so all 200 resamples have fewer distinct values and lie below the estimate, whatever the seed
+    # so all 2 x 200 resamples have fewer distinct values and lie below the estimate (for a seed: 1 - 2e-5)
     df = long_frame({a: np.arange(24.0).reshape(6, 4) + i for i, a in enumerate("AB")})
     with pytest.warns(RlstatsWarning, match="BCa is undefined"):
         res = bootstrap(df, FORMULA, metrics=["mean", distinct_values], interval="bca", n_resamples=200, rng=0)
@@ -319,6 +319,22 @@ def test_rliable_compat_reproduces_the_recipe_bit_for_bit(task_bootstrap, scale)
             assert np.array_equal(res.intervals[i, j], np.percentile(values[:, j], [100 * alpha, 100 * (1 - alpha)]))
         # the spec's literal [2.5, 97.5] differs only in the last bits of the percentile level
         np.testing.assert_allclose(res.intervals[i].T, np.percentile(values, [2.5, 97.5], axis=0), rtol=1e-12)
+
+
+def test_rliable_compat_takes_user_metrics_that_cannot_be_hashed():
+    @dataclasses.dataclass  # eq=True: instances are unhashable
+    class Top:
+        scale: float = 1.0
+
+        def __call__(self, matrix):
+            return float(self.scale * matrix.max())
+
+    df = rlstats.datasets.simulate(agents=2, tasks=3, seeds=4, rng=1)
+    metrics = {"mean": "mean", "median": "median"}
+    ours = bootstrap(df, FORMULA, metrics={**metrics, "top": Top()}, rliable_compat=True, n_resamples=60, rng=3)
+    plain = bootstrap(df, FORMULA, metrics={**metrics, "top": lambda m: float(m.max())}, rliable_compat=True,
+                      n_resamples=60, rng=3)
+    assert np.array_equal(ours.bootstrap_distribution, plain.bootstrap_distribution)
 
 
 def test_rliable_compat_basic_and_run_order():

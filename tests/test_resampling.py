@@ -21,6 +21,41 @@ def test_multiply_shift16_is_exactly_uniform_over_every_16_bit_value(high):
     assert (kept == 2**16 // high).all()
 
 
+class EveryValue:
+    """A stand-in bit generator whose row r gives u = r in every 16-bit lane (rows 0..65535: every value once)."""
+
+    def __init__(self, words_per_row):
+        self.words, self.row = words_per_row, 0
+
+    def random_raw(self, count):
+        rows = np.arange(self.row, self.row + count // self.words, dtype=np.uint64)
+        self.row += rows.size
+        return np.repeat(rows * np.uint64(0x0001000100010001), self.words)
+
+
+class Marker:
+    """A stand-in replacement stream that marks every replaced position."""
+
+    def integers(self, low, high, size):
+        return np.full(size, MARK)
+
+
+MARK = 70_000  # above any 16-bit bound
+
+
+@pytest.mark.parametrize("high", [np.array([3, 40000, 7, 65535, 1, 100, 2, 65534, 12345]), 100, 4096])
+def test_rows_reject_exactly_the_values_lemire_rejects_in_each_column(high):
+    """Exhaustive, through UniformIndices itself: its own per-column thresholds, in chunks of rows."""
+    n = np.size(high) if np.ndim(high) else 5
+    draws = UniformIndices(np.random.SeedSequence(0), high, n)
+    draws.main, draws._replacements = EveryValue(draws.words), Marker()
+    out = np.concatenate([draws.rows(k) for k in (1000, 30000, 34536)])
+    for j, h in enumerate(np.broadcast_to(high, (n,))):
+        column = out[:, j]
+        assert (column == MARK).sum() == 2**16 % h
+        assert (np.bincount(column[column != MARK], minlength=h) == 2**16 // h).all()
+
+
 @pytest.mark.parametrize("high", [100, np.array([3, 40000, 7, 65535, 1, 100]), 70000, np.array([5, 2**20])])
 def test_rows_drawn_in_chunks_equal_the_rows_of_one_call(high):
     """Replacements (frequent at high = 40000) and the wide path keep chunking invisible."""

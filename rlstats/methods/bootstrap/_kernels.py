@@ -1103,7 +1103,8 @@ def rliable_metric(name, matrices, gamma, task_means=None):
 
 
 def rliable_values(matrices, metrics, gamma):
-    task_means = np.mean(matrices, axis=1) if {"mean", "median"} <= set(metrics) else None
+    names = [m for m in metrics if isinstance(m, str)]  # user metrics need not be hashable
+    task_means = np.mean(matrices, axis=1) if "mean" in names and "median" in names else None
     columns = [call_user_metric(m, matrices) if callable(m) else rliable_metric(m, matrices, gamma, task_means)
                for m in metrics]
     return np.column_stack(columns)
