@@ -7,7 +7,8 @@ data reachable (``RLSTATS_DATA_MIRROR=/work/shared/data/raw`` offline)::
     python benchmarks/bench_speed_limit.py --scaling    # tasks, runs and resamples, with peak memory
     python benchmarks/bench_speed_limit.py --memory     # peak memory at 10^5 and 10^6 runs per agent
     python benchmarks/bench_speed_limit.py --threads    # numpy's own scaling on two threads; page faults per call
-    python benchmarks/bench_speed_limit.py --draws 20   # the 16-bit draws against Generator.integers, alternating
+    python benchmarks/bench_speed_limit.py --alternating 20   # the last round's changes against the code before
+    python benchmarks/bench_speed_limit.py --passes     # each numpy pass of the kernel alone, and the whole loop
 
 rliable 1.2.0 imports only with pandas < 3 (arch 7.2's ``deprecate_kwarg`` breaks on pandas 3,
 spec anchors_ecosystem.md 1.1): run the script in an environment with ``pip install rliable
@@ -263,33 +264,95 @@ def threads(repeat):
     print(f"load average after: {load()}")
 
 
+def passes(repeat):
+    """Each numpy pass of the counts kernel timed alone on one chunk (26 tasks x 100 runs), then the whole loop."""
+    import time
+
+    from rlstats.methods.bootstrap import _kernels as kernels
+    rng = np.random.default_rng(0)
+    layout = kernels.agent_layout(rng.gamma(2.0, 0.5, 2600), np.repeat(np.arange(26), 100), np.tile(np.arange(100), 26),
+                                  26)
+    drawer = kernels.CountDrawer(layout)
+    b, n = drawer.rows, layout.n_runs
+    statistics = kernels.CountStatistics(layout, METRICS, 1.0, b)
+    draws = UniformIndices(np.random.SeedSequence(0), drawer.high, n)
+    keys = draws.rows(b, drawer.offsets)
+    counts = np.bincount(keys.ravel(), minlength=b * n).reshape(b, n)
+    as_float, cum, work = counts.astype(float), np.empty_like(counts), np.empty((b, n))
+
+    def per_value(function, calls=200):
+        function()
+        best = float("inf")
+        for _ in range(repeat):
+            start = time.perf_counter()
+            for _ in range(calls):
+                function()
+            best = min(best, (time.perf_counter() - start) / calls)
+        return best / (b * n) * 1e9
+
+    kernels.keep_work_arrays_on_heap()
+    rows = [("draws + offsets (UniformIndices.rows)", lambda: draws.rows(b, drawer.offsets)),
+            ("np.bincount", lambda: np.bincount(keys.ravel(), minlength=b * n)),
+            ("float conversion", lambda: as_float.__setitem__(Ellipsis, counts)),
+            ("task sums (einsum)", lambda: statistics.task_means(as_float)),
+            ("optimality gap (weighted sum)", lambda: kernels._rowdot(as_float, statistics.clipped)),
+            ("permutation to sorted order (np.take)", lambda: np.take(counts, statistics.order, axis=1, out=cum)),
+            ("cumulative sum (axis=1)", lambda: np.cumsum(cum, axis=1, out=cum)),
+            ("clip and convert", lambda: np.clip(cum, n // 4, n - n // 4, out=work)),
+            ("IQM (weighted sum)", lambda: kernels._rowdot(work[:, :-1], statistics.steps))]
+    print(f"load average before: {load()}")
+    print(f"one chunk of {b} resamples x {n} runs; ns per resampled run, best of {repeat}:")
+    total = 0.0
+    for label, function in rows:
+        value = per_value(function)
+        total += value
+        print(f"  {label:40s} {value:6.2f}")
+    print(f"  {'sum of the passes':40s} {total:6.2f}")
+    blocks = kernels.agent_blocks(np.random.SeedSequence(1), 2000)
+
+    def loop():
+        for _, _, chunk in drawer.chunks(blocks):
+            statistics(chunk)
+    print(f"  {'the whole loop (2,000 resamples)':40s} {per_value(loop, calls=2) * b / 2000:6.2f}")
+    print(f"load average after: {load()}")
+
+
 def numpy_rows(self, k, offsets=None):
     """The draws before issue 17's last round: ``Generator.integers`` on the block's main stream."""
     out = np.random.Generator(self.main).integers(0, self.high, size=(k, self.n))
     return out if offsets is None else np.add(out, offsets, out=out)
 
 
-def draws(rounds):
-    """The bootstrap with its 16-bit draws against the same kernel on Generator.integers, in alternation."""
+def alternating(rounds):
+    """Each change of issue 17's last round against the code before it, alternating calls in one process."""
     import time
 
     import rlstats.resampling as resampling
-    ours = resampling.UniformIndices.rows
+    from rlstats.methods.bootstrap import _kernels as kernels
+    ours, budget = resampling.UniformIndices.rows, kernels.COUNT_BUDGET
     df = atari(FIVE)
-    times = {"Generator.integers": [], "UniformIndices": []}
+    cases = {  # label: (setup, keyword arguments)
+        "percentile, draws by Generator.integers": (lambda: setattr(resampling.UniformIndices, "rows", numpy_rows), {}),
+        "percentile, draws by UniformIndices": (lambda: None, {}),
+        "rliable_compat, batches of 2^20 values": (lambda: setattr(kernels, "COUNT_BUDGET", kernels.MEMORY_BUDGET),
+                                                   {"rliable_compat": True}),
+        "rliable_compat, batches of 2^17 values": (lambda: None, {"rliable_compat": True}),
+    }
+    times = {label: [] for label in cases}
     print(f"load average before: {load()}")
     try:
         for _ in range(rounds):
-            for name, rows in (("Generator.integers", numpy_rows), ("UniformIndices", ours)):
-                resampling.UniformIndices.rows = rows
+            for label, (setup, options) in cases.items():
+                setup()
                 start = time.perf_counter()
-                bootstrap(df, FORMULA, metrics=METRICS, n_resamples=2000, rng=0)
-                times[name].append(time.perf_counter() - start)
+                bootstrap(df, FORMULA, metrics=METRICS, n_resamples=2000, rng=0, **options)
+                times[label].append(time.perf_counter() - start)
+                resampling.UniformIndices.rows, kernels.COUNT_BUDGET = ours, budget
     finally:
-        resampling.UniformIndices.rows = ours
-    for name, seconds in times.items():
-        print(f"percentile, one thread, draws by {name:18s}: best {min(seconds):.3f} s, median "
-              f"{np.median(seconds):.3f} s over {rounds} alternating calls")
+        resampling.UniformIndices.rows, kernels.COUNT_BUDGET = ours, budget
+    for label, seconds in times.items():
+        print(f"{label:40s} one thread: best {min(seconds):.3f} s, median {np.median(seconds):.3f} s "
+              f"over {rounds} alternating calls")
     print(f"load average after: {load()}")
 
 
@@ -298,7 +361,9 @@ def main():
     parser.add_argument("--scaling", action="store_true")
     parser.add_argument("--memory", action="store_true")
     parser.add_argument("--threads", action="store_true", help="numpy's own scaling on two threads, page faults")
-    parser.add_argument("--draws", type=int, metavar="ROUNDS", help="16-bit draws against Generator.integers")
+    parser.add_argument("--passes", action="store_true", help="each numpy pass of the kernel timed alone")
+    parser.add_argument("--alternating", type=int, metavar="ROUNDS",
+                        help="this round's changes against the code before them, alternating in one process")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--peer-repeat", type=int, default=1)
     parser.add_argument("--poi-reps", type=int, default=200, help="rliable's resamples for the pair (scaled)")
@@ -311,8 +376,10 @@ def main():
         memory()
     elif args.threads:
         threads(args.repeat)
-    elif args.draws:
-        draws(args.draws)
+    elif args.passes:
+        passes(args.repeat)
+    elif args.alternating:
+        alternating(args.alternating)
     else:
         table(args.repeat, args.peer_repeat, args.poi_reps)
 

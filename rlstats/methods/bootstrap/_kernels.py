@@ -51,7 +51,8 @@ RNG_BLOCK = 100
 MEMORY_BUDGET = 2**20
 #: Elements of one work array of the counts path and of ``rliable_compat``'s batches: 1 MB of int64, so that
 #: a chunk's arrays stay in the core's cache and below glibc's raised mmap threshold (measured: about 10-15%
-#: faster than 8 MB chunks at 26 x 100 runs; rliable_compat's gather 7.5 -> 2.3 ns a value); never changes results.
+#: faster than 8 MB chunks at 26 x 100 runs; rliable_compat about 8%, bench_speed_limit.py --alternating);
+#: never changes results.
 COUNT_BUDGET = 2**17
 
 
