@@ -307,7 +307,10 @@ def bootstrap(data, formula=None, *, metrics=DEFAULT_METRICS, n_resamples=10_000
         each agent in turn (agents in the design's order: use a Categorical
         to match a dict order), replicate by replicate, ``choice(R, (R, T))``
         with run r of a task being the r-th run of that (agent, task) in the
-        data (or by seed with ``task/seed``).  Percentile and basic intervals.
+        data (or by seed with ``task/seed``), and task t the t-th of the
+        design's tasks (sorted by name, or a Categorical's order): they must
+        be the columns of rliable's matrices in the same order ("t10" sorts
+        before "t2").  Percentile and basic intervals.
     na_action : {"raise", "drop"}
         Missing values and agent x task cells without runs: an error, or drop
         the rows / leave out the tasks where some agent has no runs, and say so.
