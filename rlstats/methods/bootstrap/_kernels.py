@@ -1085,14 +1085,13 @@ def run_jackknife_acceleration(run_matrix, func):
 # ----------------------------------------------------------------------------- rliable_compat
 
 
-def rliable_metric(name, matrices, gamma, task_means=None):
+def rliable_metric(name, matrices, gamma, task_means):
     """rliable's metric on (b, R, T) matrices with rliable's exact numpy/scipy operations.
 
-    ``task_means`` may pass ``np.mean(matrices, axis=1)`` computed once for mean and median (the same bits).
+    ``task_means`` is ``np.mean(matrices, axis=1)`` (for mean and median: computed once, the same bits).
     """
     b, runs, tasks = matrices.shape
     if name in ("mean", "median"):
-        task_means = np.mean(matrices, axis=1) if task_means is None else task_means
         return np.mean(task_means, axis=1) if name == "mean" else np.median(task_means, axis=1)
     flat = matrices.reshape(b, runs * tasks)
     if name == "iqm":
@@ -1104,8 +1103,8 @@ def rliable_metric(name, matrices, gamma, task_means=None):
 
 
 def rliable_values(matrices, metrics, gamma):
-    names = [m for m in metrics if isinstance(m, str)]  # user metrics need not be hashable
-    task_means = np.mean(matrices, axis=1) if "mean" in names and "median" in names else None
+    needed = any(isinstance(m, str) and m in ("mean", "median") for m in metrics)  # (user metrics may be unhashable)
+    task_means = np.mean(matrices, axis=1) if needed else None
     columns = [call_user_metric(m, matrices) if callable(m) else rliable_metric(m, matrices, gamma, task_means)
                for m in metrics]
     return np.column_stack(columns)
