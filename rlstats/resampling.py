@@ -67,18 +67,23 @@ def child_generator(ss, *key):
     return np.random.Generator(np.random.PCG64(child_stream(ss, *key)))
 
 
-def chunk_generators(ss, n_total, chunk_size):
-    """Yield ``(start, stop, Generator)`` covering ``range(n_total)`` in blocks.
+def chunk_seeds(ss, n_total, chunk_size):
+    """Yield ``(start, stop, SeedSequence)`` covering ``range(n_total)`` in blocks.
 
     Blocks have a fixed size that does not depend on the caller's memory
     budget, and block ``b`` always gets the ``b``-th spawned child of ``ss``,
     so the draws for a given replicate never depend on how work is batched.
     """
     n_blocks = -(-n_total // chunk_size)
-    children = ss.spawn(n_blocks)
-    for b, child in enumerate(children):
+    for b, child in enumerate(ss.spawn(n_blocks)):
         start = b * chunk_size
-        yield start, min(start + chunk_size, n_total), np.random.Generator(np.random.PCG64(child))
+        yield start, min(start + chunk_size, n_total), child
+
+
+def chunk_generators(ss, n_total, chunk_size):
+    """Yield ``(start, stop, Generator)``: the blocks of :func:`chunk_seeds`, each with a PCG64 Generator."""
+    for start, stop, child in chunk_seeds(ss, n_total, chunk_size):
+        yield start, stop, np.random.Generator(np.random.PCG64(child))
 
 
 def multiply_shift16(u, high, threshold):
@@ -189,9 +194,10 @@ def worker_count(n_jobs):
 def parallel_map(function, items, n_jobs):
     """``map(function, items)`` in order: in the caller's thread, or over ``n_jobs`` threads (-1: one per core).
 
-    Threads, not processes: the work is numpy's (draws, sorts, bincounts,
-    sums), which releases the GIL, and threads share the inputs without
-    copying them.  Items are taken lazily, a few per worker in flight, so
+    Threads, not processes: the work is numpy's (draws, sorts, sums), which
+    mostly releases the GIL, and threads share the inputs without copying
+    them.  (``np.bincount`` and a row-wise ``np.cumsum`` keep it: measured by
+    ``benchmarks/bench_speed_limit.py --threads``.)  Items are taken lazily, a few per worker in flight, so
     memory stays bounded whatever their number, and an ``items`` generator
     that draws from a sequential stream runs in the caller's thread, in order.
     """

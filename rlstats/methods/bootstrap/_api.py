@@ -581,17 +581,16 @@ def probability_of_improvement(data, formula=None, *, pairs=None, n_resamples=2_
     distribution = np.empty((len(pairs), n_resamples))
     n_blocks = len(blocks[involved[0]])
 
-    def compute(first):  # one batch of blocks: the same draws of each agent as bootstrap() makes
-        group = {a: blocks[a][first:first + per_batch] for a in involved}
-        draws = {a: kernels.draw_blocks(group[a], layouts[a]) for a in involved}
-        start, stop = group[involved[0]][0][0], group[involved[0]][-1][1]
+    def compute(indices):  # one group of blocks: the same draws of each agent as bootstrap() makes
+        draws = {a: kernels.draw_blocks([blocks[a][i] for i in indices], layouts[a]) for a in involved}
+        start, stop = blocks[involved[0]][indices[0]][0], blocks[involved[0]][indices[-1]][1]
         for i, (x, y) in enumerate(pairs):
             distribution[i, start:stop] = kernels.improvement_batch(pair_layouts[i], layouts[x], layouts[y],
                                                                     draws[x], draws[y])
         return stop - start
 
     with progress_bar(n_resamples, progress, "probability of improvement") as advance:
-        for done in parallel_map(compute, range(0, n_blocks, per_batch), n_jobs):
+        for done in parallel_map(compute, kernels.block_groups(list(range(n_blocks)), per_batch, n_jobs), n_jobs):
             advance(done)
     fewest, df = _pair_runs(design, pairs)
     if interval == "expanded":

@@ -43,7 +43,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from ...resampling import UniformIndices, child_stream, keep_work_arrays_on_heap, parallel_map, worker_count
+from ...resampling import (UniformIndices, child_stream, chunk_seeds, keep_work_arrays_on_heap, parallel_map,
+                           worker_count)
 
 #: Resamples drawn from one spawned generator; fixed so results never depend on batching.
 RNG_BLOCK = 100
@@ -215,12 +216,8 @@ def draw(seed, layout, size, task_bootstrap=False):
 
 
 def agent_blocks(ss, n_resamples):
-    """The agent's fixed RNG blocks: ``[(start, stop, SeedSequence), ...]`` covering n_resamples.
-
-    Block b's stream is ``child_stream(ss, b)``: the b-th child ``ss.spawn`` would give, without mutating ``ss``.
-    """
-    return [(start, min(start + RNG_BLOCK, n_resamples), child_stream(ss, b))
-            for b, start in enumerate(range(0, n_resamples, RNG_BLOCK))]
+    """The agent's fixed RNG blocks: ``[(start, stop, SeedSequence), ...]``, spawned from ``ss``."""
+    return list(chunk_seeds(ss, n_resamples, RNG_BLOCK))
 
 
 def run_bounds(layout):
