@@ -7,7 +7,7 @@ data reachable (``RLSTATS_DATA_MIRROR=/work/shared/data/raw`` offline)::
     python benchmarks/bench_speed_limit.py --scaling    # tasks, runs and resamples, with peak memory
     python benchmarks/bench_speed_limit.py --memory     # peak memory at 10^5 and 10^6 runs per agent
     python benchmarks/bench_speed_limit.py --threads    # numpy's own scaling on two threads; page faults per call
-    python benchmarks/bench_speed_limit.py --alternating 20   # the last round's changes against the code before
+    python benchmarks/bench_speed_limit.py --alternating 20   # the code with each recent change undone, in turn
     python benchmarks/bench_speed_limit.py --passes     # each numpy pass of the kernel alone, and the whole loop
 
 rliable 1.2.0 imports only with pandas < 3 (arch 7.2's ``deprecate_kwarg`` breaks on pandas 3,
@@ -296,10 +296,11 @@ def passes(repeat):
             ("float conversion", lambda: as_float.__setitem__(Ellipsis, counts)),
             ("task sums (einsum)", lambda: statistics.task_means(as_float)),
             ("optimality gap (weighted sum)", lambda: kernels._rowdot(as_float, statistics.clipped)),
-            ("permutation to sorted order (np.take)", lambda: np.take(counts, statistics.order, axis=1, out=cum)),
-            ("cumulative sum (axis=1)", lambda: np.cumsum(cum, axis=1, out=cum)),
-            ("clip and convert", lambda: np.clip(cum, n // 4, n - n // 4, out=work)),
-            ("IQM (weighted sum)", lambda: kernels._rowdot(work[:, :-1], statistics.steps))]
+            ("IQM in two windows (WindowedTrim)", lambda: statistics.windowed(counts, as_float, statistics.iqm))]
+    full_iqm = [("permutation to sorted order (np.take)", lambda: np.take(counts, statistics.order, axis=1, out=cum)),
+                ("cumulative sum (axis=1)", lambda: np.cumsum(cum, axis=1, out=cum)),
+                ("clip and convert", lambda: np.clip(cum, n // 4, n - n // 4, out=work)),
+                ("IQM (weighted sum)", lambda: kernels._rowdot(work[:, :-1], statistics.steps))]
     print(f"load average before: {load()}")
     print(f"one chunk of {b} resamples x {n} runs; ns per resampled run, best of {repeat}:")
     total = 0.0
@@ -308,6 +309,10 @@ def passes(repeat):
         total += value
         print(f"  {label:40s} {value:6.2f}")
     print(f"  {'sum of the passes':40s} {total:6.2f}")
+    print(f"  the IQM's windows are {statistics.windowed.windows[0][0].size + statistics.windowed.windows[1][0].size} "
+          f"of {n} runs; the full cumulative sum's passes (before issue 17's third round), not in the sum:")
+    for label, function in full_iqm:
+        print(f"  {label:40s} {per_value(function):6.2f}")
     blocks = kernels.agent_blocks(np.random.SeedSequence(1), 2000)
 
     def loop():
@@ -324,20 +329,26 @@ def numpy_rows(self, k, offsets=None):
 
 
 def alternating(rounds):
-    """Each change of issue 17's last round against the code before it, alternating calls in one process."""
+    """The code as it is, and with each recent change of issue 17 undone, called in turn in one process."""
     import time
 
     import rlstats.resampling as resampling
     from rlstats.methods.bootstrap import _kernels as kernels
-    ours, budget = resampling.UniformIndices.rows, kernels.COUNT_BUDGET
+    ours, budget, windows = resampling.UniformIndices.rows, kernels.COUNT_BUDGET, kernels.trim_windows
     df = atari(FIVE)
-    cases = {  # label: (setup, keyword arguments)
-        "percentile, draws by Generator.integers": (lambda: setattr(resampling.UniformIndices, "rows", numpy_rows), {}),
-        "percentile, draws by UniformIndices": (lambda: None, {}),
+    cases = {  # label: (setup, keyword arguments); each undoes one change of issue 17's last rounds
+        "percentile": (lambda: None, {}),
+        "percentile, IQM by full cumulative sums": (lambda: setattr(kernels, "trim_windows", lambda layout: None),
+                                                    {}),
+        "percentile, draws by Generator.integers": (lambda: setattr(resampling.UniformIndices, "rows", numpy_rows),
+                                                    {}),
+        "rliable_compat": (lambda: None, {"rliable_compat": True}),
         "rliable_compat, batches of 2^20 values": (lambda: setattr(kernels, "COUNT_BUDGET", kernels.MEMORY_BUDGET),
                                                    {"rliable_compat": True}),
-        "rliable_compat, batches of 2^17 values": (lambda: None, {"rliable_compat": True}),
     }
+
+    def restore():
+        resampling.UniformIndices.rows, kernels.COUNT_BUDGET, kernels.trim_windows = ours, budget, windows
     times = {label: [] for label in cases}
     print(f"load average before: {load()}")
     try:
@@ -347,11 +358,11 @@ def alternating(rounds):
                 start = time.perf_counter()
                 bootstrap(df, FORMULA, metrics=METRICS, n_resamples=2000, rng=0, **options)
                 times[label].append(time.perf_counter() - start)
-                resampling.UniformIndices.rows, kernels.COUNT_BUDGET = ours, budget
+                restore()
     finally:
-        resampling.UniformIndices.rows, kernels.COUNT_BUDGET = ours, budget
+        restore()
     for label, seconds in times.items():
-        print(f"{label:40s} one thread: best {min(seconds):.3f} s, median {np.median(seconds):.3f} s "
+        print(f"{label:42s} one thread: best {min(seconds):.3f} s, median {np.median(seconds):.3f} s "
               f"over {rounds} alternating calls")
     print(f"load average after: {load()}")
 
@@ -363,7 +374,7 @@ def main():
     parser.add_argument("--threads", action="store_true", help="numpy's own scaling on two threads, page faults")
     parser.add_argument("--passes", action="store_true", help="each numpy pass of the kernel timed alone")
     parser.add_argument("--alternating", type=int, metavar="ROUNDS",
-                        help="this round's changes against the code before them, alternating in one process")
+                        help="the code with each recent change undone, in turn in one process")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--peer-repeat", type=int, default=1)
     parser.add_argument("--poi-reps", type=int, default=200, help="rliable's resamples for the pair (scaled)")

@@ -525,6 +525,81 @@ def test_count_kernel_equals_the_draw_path_and_ignores_chunking(sizes):
                                                       batch_size=size))
 
 
+def test_cumulative_count_moments_by_enumeration():
+    """E and Var of the cumulative counts in pooled order, over all 27,648 equally likely resamples."""
+    sizes = [2, 3, 4]
+    task = np.repeat(np.arange(3), sizes)
+    y = np.array([0.5, 2.0, 0.5, 1.0, 3.0, 0.2, 1.0, 2.5, 4.0])  # ties across tasks
+    layout = K.agent_layout(y, task, np.concatenate([np.arange(c) for c in sizes]), 3)
+    per_task = [np.array([np.bincount(d, minlength=c) for d in itertools.product(range(c), repeat=c)])
+                for c in sizes]
+    grid = np.meshgrid(*[np.arange(len(p)) for p in per_task], indexing="ij")
+    canonical = np.concatenate([p[g.ravel()] for p, g in zip(per_task, grid)], axis=1)
+    cum = np.cumsum(canonical[:, K.pooled_slots(layout)], axis=1)
+    mean, variance = K.cumulative_count_moments(layout)
+    np.testing.assert_allclose(mean, cum.mean(axis=0), rtol=1e-13)
+    np.testing.assert_allclose(variance, cum.var(axis=0), rtol=1e-12, atol=1e-12)
+
+
+def windowed_design(seed=31, tasks=12, runs=40):
+    rng = np.random.default_rng(seed)
+    task = np.repeat(np.arange(tasks), runs)
+    y = np.round(rng.gamma(2.0, 0.5, size=task.size) + 0.1 * task, 3)  # a few ties
+    return K.agent_layout(y, task, np.tile(np.arange(runs), tasks), tasks)
+
+
+def drawn_and_extreme_counts(layout, n_resamples=300):
+    """Canonical counts of real draws, then rows far in the tails: every copy on a task's lowest, highest run."""
+    drawn = np.concatenate([c for _, _, c in K.canonical_count_chunks(np.random.SeedSequence(4), layout,
+                                                                       n_resamples)])
+    extremes = []
+    for pick in (0, -1):
+        row = np.zeros(layout.n_runs, dtype=np.int64)
+        row[layout.task_start + (pick % layout.task_sizes)] = layout.task_sizes
+        extremes.append(row)
+    return np.vstack([drawn, extremes])
+
+
+@pytest.mark.parametrize("windows", ["auto", "narrow", "from the edges"])
+def test_windowed_iqm_equals_the_full_cumulative_sum(windows):
+    layout = windowed_design()
+    n = layout.n_runs
+    low, high = n // 4, n - n // 4
+    counts = drawn_and_extreme_counts(layout)
+    chosen = {"auto": K.trim_windows(layout), "narrow": (low - 3, low + 3, high - 3, high + 3),
+              "from the edges": (0, low + 6, high - 6, n)}[windows]
+    assert chosen is not None
+    full = K.CountStatistics(layout, ["iqm"], 1.0, len(counts), windows=None)
+    windowed = K.CountStatistics(layout, ["iqm"], 1.0, len(counts), windows=chosen)
+    outside = []
+
+    def fallback(rows):
+        outside.append(len(rows))
+        return full.iqm(rows)
+    got = windowed.windowed(counts, counts.astype(float), fallback)
+    np.testing.assert_allclose(got, full.iqm(counts), rtol=1e-13)
+    np.testing.assert_allclose(windowed(counts)[:, 0], full(counts)[:, 0], rtol=1e-13)
+    if windows == "auto":  # real draws stay inside; the two extreme rows cannot
+        assert outside == [2]
+    else:
+        assert 2 < outside[0] < len(counts) - 20  # the fallback and the windows both at work
+
+
+def test_windowed_iqm_ignores_chunking_and_equals_the_draw_path():
+    layout = windowed_design(seed=32, tasks=10, runs=50)
+    assert K.trim_windows(layout) is not None
+    fast = K.bootstrap_agent(layout, ["iqm", "mean"], 1.0, 450, np.random.SeedSequence(9))
+    slow = np.empty_like(fast)
+    for start, stop, draws in K.stream_batches(np.random.SeedSequence(9), layout, 450):
+        slow[start:stop] = K.metric_values(layout, K.resample_from_draws(layout, draws), ["iqm", "mean"], 1.0)
+    np.testing.assert_allclose(fast, slow, rtol=1e-13)
+    for size in (1, 7, 1000):
+        assert np.array_equal(fast, K.bootstrap_agent(layout, ["iqm", "mean"], 1.0, 450, np.random.SeedSequence(9),
+                                                      batch_size=size))
+    assert np.array_equal(fast, K.bootstrap_agent(layout, ["iqm", "mean"], 1.0, 450, np.random.SeedSequence(9),
+                                                  n_jobs=2))
+
+
 @pytest.mark.parametrize("sizes", [[3, 7, 5, 1], [6, 6, 6, 6]])
 def test_profile_count_kernel_equals_the_draw_path(sizes):
     rng = np.random.default_rng(22)

@@ -8,7 +8,8 @@ a ``(n_resamples, n_runs)`` count matrix and nothing is sorted per resample:
 * per-task means are one matrix product with a (runs x tasks) table;
 * the interquartile mean is read off the cumulative counts (which resampled
   values fall between the floor(N/4)-th and the (N - floor(N/4))-th order
-  statistic) and one matrix-vector product;
+  statistic) and one matrix-vector product; on larger designs the cumulative
+  counts are needed only in two narrow windows around the cuts (:class:`WindowedTrim`);
 * a score distribution is one matrix product with a (runs x tau) table;
 * probability of improvement counts, for every X run, the resampled Y runs
   below it (cumulative counts on the two agents' merged sorted runs).
@@ -375,6 +376,105 @@ def pooled_slots(layout):
     return out
 
 
+#: Standard deviations of a cumulative count between a cut of the IQM and the edge of its window
+#: (:func:`trim_windows`).  Wider windows cost time; a row outside them is computed in full, so this
+#: never changes results.
+WINDOW_SD = 7.0
+
+
+def cumulative_count_moments(layout):
+    """Mean and variance of C_k, the copies a resample draws at pooled positions <= k, for every k.
+
+    C_k is a sum over tasks of independent binomials: task t contributes
+    Binomial(c_t, m_tk / c_t), m_tk of its c_t runs lying at or below k.  So
+    E[C_k] = k + 1 and Var[C_k] = sum_t m_tk (1 - m_tk / c_t), where
+    sum_t m_tk^2 / c_t grows by (2 m + 1) / c_t at each run (m: the runs of
+    its task already passed).
+    """
+    n, task = layout.n_runs, layout.task_of
+    passed = np.empty(n)
+    passed[np.argsort(task, kind="stable")] = np.arange(n) - np.repeat(layout.task_start, layout.task_sizes)
+    mean = np.arange(1.0, n + 1)
+    return mean, np.maximum(mean - np.cumsum((2 * passed + 1) / layout.task_sizes[task]), 0.0)
+
+
+def trim_windows(layout, sd=WINDOW_SD):
+    """Pooled positions ``(a1, b1, a2, b2)`` around the IQM's two cuts, or None where windows do not pay.
+
+    The window [a1, b1) of the lower cut L = floor(n/4) is the narrowest
+    with L at least ``sd`` standard deviations above E[C_(a1-1)] and below
+    E[C_(b1-1)] (:func:`cumulative_count_moments`); [a2, b2) likewise for
+    the upper cut n - L.  Used when the windows are disjoint and span at
+    most half the runs.
+    """
+    n = layout.n_runs
+    low, high = n // 4, n - n // 4
+    if low < 1:
+        return None
+    mean, variance = cumulative_count_moments(layout)
+    spread = sd * np.sqrt(variance)
+
+    def window(cut):
+        surely_at_most = np.flatnonzero(mean + spread <= cut)
+        surely_at_least = np.flatnonzero(mean - spread >= cut)
+        start = int(surely_at_most[-1]) + 1 if surely_at_most.size else 0
+        return start, max(start + 1, int(surely_at_least[0]) + 1 if surely_at_least.size else n)  # never empty
+
+    (a1, b1), (a2, b2) = window(low), window(high)
+    if b1 > a2 or (b1 - a1) + (b2 - a2) > n // 2:
+        return None
+    return a1, b1, a2, b2
+
+
+class WindowedTrim:
+    """The IQM's trimmed sum of canonical counts, with cumulative counts taken inside two windows only.
+
+    :func:`trimmed_sum` sums clip(C_k, L, H) (v_k - v_(k+1)) over every
+    pooled position k.  Below the first window C_k <= L and above the last
+    C_k >= H, so those terms are constants; between the windows L <= C_k <= H,
+    and sum_k C_k (v_k - v_(k+1)) there is, by parts, one weighted sum of the
+    counts; C at each window's start is one more weighted sum.  Only the
+    windows' counts are permuted and cumulated: a fraction of the work.
+    A row whose cumulative counts leave a window (rare by construction,
+    :func:`trim_windows`) is computed in full by ``fallback``.  Every row is
+    computed from its own counts alone, so chunking never changes results.
+    """
+
+    def __init__(self, layout, windows, order):
+        a1, b1, a2, b2 = windows
+        n = layout.n_runs
+        values = np.append(layout.values, layout.values[-1])  # v_n = v_(n-1): no step past the last run
+        steps = values[:-1] - values[1:]
+        position = layout.slot_to_pooled
+        self.low, self.high = n // 4, n - n // 4
+        # C at both windows' starts from one weighted sum: whole numbers below 2**53, so exact
+        self.base = float(2 ** (n.bit_length() + 1))
+        self.starts = (position < a1) + self.base * (position < a2)
+        first = np.maximum(position, b1)  # copies at position i count in C_k for b1 <= k < a2, k >= i
+        self.middle = np.where(first < a2, values[np.minimum(first, n)] - values[a2], 0.0)
+        self.constant = self.high * values[b2] - self.low * values[a1]
+        self.windows = ((order[a1:b1], steps[a1:b1]), (order[a2:b2], steps[a2:b2]))
+
+    def __call__(self, counts, as_float, fallback):
+        low, high = self.low, self.high
+        starts = _rowdot(as_float, self.starts)
+        at_second = np.floor(starts / self.base)
+        at_first = starts - self.base * at_second
+        total = _rowdot(as_float, self.middle) + self.constant
+        inside = (at_first <= low) & (at_second <= high)
+        for start, cut, (slots, steps) in zip((at_first, at_second), (low, high), self.windows):
+            cum = np.take(counts, slots, axis=1)
+            np.cumsum(cum, axis=1, out=cum)
+            cum += start.astype(np.int64)[:, None]
+            inside &= cum[:, -1] >= cut
+            total += _rowdot(np.clip(cum, low, high).astype(np.float64), steps)
+        out = total / (high - low)
+        outside = np.flatnonzero(~inside)
+        if outside.size:
+            out[outside] = fallback(counts[outside])
+        return out
+
+
 class CountStatistics:
     """Built-in statistics read off canonical counts, with work buffers reused chunk after chunk.
 
@@ -385,13 +485,14 @@ class CountStatistics:
     * per-task means: one weighted sum of each task's counts (for mean and median);
     * optimality gap: one counts-weighted sum of min(score, gamma);
     * IQM: the counts in pooled order, their integer cumulative sums clipped
-      to [floor(n/4), n - floor(n/4)] and one weighted sum (:func:`trimmed_sum`).
+      to [floor(n/4), n - floor(n/4)] and one weighted sum (:func:`trimmed_sum`);
+      on larger designs only inside windows around the two cuts (:class:`WindowedTrim`).
 
     Row sums use ``einsum`` (never BLAS), so a row's value does not depend on
     how many rows are computed together.
     """
 
-    def __init__(self, layout, metrics, gamma, rows):
+    def __init__(self, layout, metrics, gamma, rows, windows="auto"):
         self.layout, self.metrics, self.gamma = layout, tuple(metrics), gamma
         n = layout.n_runs
         self.order = pooled_slots(layout)
@@ -401,6 +502,9 @@ class CountStatistics:
         self.float_counts = np.empty((rows, n))
         self.int_work = np.empty((rows, n), dtype=np.int64)
         self.float_work = np.empty((rows, n))
+        if isinstance(windows, str):  # "auto"; None: the full cumulative sum; or (a1, b1, a2, b2)
+            windows = trim_windows(layout) if "iqm" in self.metrics else None
+        self.windowed = None if windows is None else WindowedTrim(layout, windows, self.order)
 
     def task_means(self, counts):
         layout = self.layout
@@ -438,8 +542,10 @@ class CountStatistics:
                 out[:, j] = means.mean(axis=1) if metric == "mean" else np.median(means, axis=1)
             elif metric == "optimality_gap":
                 out[:, j] = self.gamma - _rowdot(as_float, self.clipped) / n
-            else:
+            elif self.windowed is None:
                 out[:, j] = self.iqm(counts)
+            else:
+                out[:, j] = self.windowed(counts, as_float, self.iqm)
         return out
 
 
