@@ -529,7 +529,7 @@ def test_cumulative_count_moments_by_enumeration():
     """E and Var of the cumulative counts in pooled order, over all 27,648 equally likely resamples."""
     sizes = [2, 3, 4]
     task = np.repeat(np.arange(3), sizes)
-    y = np.array([0.5, 2.0, 0.5, 1.0, 3.0, 0.2, 1.0, 2.5, 4.0])  # ties across tasks
+    y = np.array([0.5, 2.0, 0.5, 1.0, 3.0, 0.2, 1.0, 1.0, 4.0])  # ties across tasks and within one
     layout = K.agent_layout(y, task, np.concatenate([np.arange(c) for c in sizes]), 3)
     per_task = [np.array([np.bincount(d, minlength=c) for d in itertools.product(range(c), repeat=c)])
                 for c in sizes]

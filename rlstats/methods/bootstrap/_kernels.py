@@ -389,13 +389,19 @@ def cumulative_count_moments(layout):
     Binomial(c_t, m_tk / c_t), m_tk of its c_t runs lying at or below k.  So
     E[C_k] = k + 1 and Var[C_k] = sum_t m_tk (1 - m_tk / c_t), where
     sum_t m_tk^2 / c_t grows by (2 m + 1) / c_t at each run (m: the runs of
-    its task already passed).
+    its task already passed: its rank within the task, as the pooled order
+    keeps each task's canonical order).  In place: a few arrays of n at most.
     """
-    n, task = layout.n_runs, layout.task_of
-    passed = np.empty(n)
-    passed[np.argsort(task, kind="stable")] = np.arange(n) - np.repeat(layout.task_start, layout.task_sizes)
+    n = layout.n_runs
+    variance = np.empty(n)
+    variance[layout.slot_to_pooled] = np.arange(n) - layout.slot_base  # m, then 2m + 1 over c_t, summed
+    variance *= 2
+    variance += 1
+    variance /= layout.task_sizes[layout.task_of]
+    np.cumsum(variance, out=variance)
     mean = np.arange(1.0, n + 1)
-    return mean, np.maximum(mean - np.cumsum((2 * passed + 1) / layout.task_sizes[task]), 0.0)
+    np.subtract(mean, variance, out=variance)
+    return mean, np.maximum(variance, 0.0, out=variance)
 
 
 def trim_windows(layout, sd=WINDOW_SD):
@@ -441,19 +447,23 @@ class WindowedTrim:
     """
 
     def __init__(self, layout, windows, order):
-        a1, b1, a2, b2 = windows
-        n = layout.n_runs
-        values = np.append(layout.values, layout.values[-1])  # v_n = v_(n-1): no step past the last run
-        steps = values[:-1] - values[1:]
-        position = layout.slot_to_pooled
+        a1, b1, a2, b2 = windows  # a2 <= n - n // 4 < n
+        n, values, position = layout.n_runs, layout.values, layout.slot_to_pooled
         self.low, self.high = n // 4, n - n // 4
         # C at both windows' starts from one weighted sum: whole numbers below 2**53, so exact
         self.base = float(2 ** (n.bit_length() + 1))
-        self.starts = (position < a1) + self.base * (position < a2)
-        first = np.maximum(position, b1)  # copies at position i count in C_k for b1 <= k < a2, k >= i
-        self.middle = np.where(first < a2, values[np.minimum(first, n)] - values[a2], 0.0)
-        self.constant = self.high * values[b2] - self.low * values[a1]
-        self.windows = ((order[a1:b1], steps[a1:b1]), (order[a2:b2], steps[a2:b2]))
+        self.starts = np.multiply(position < a2, self.base)
+        self.starts += position < a1
+        # copies at position p count in C_k for max(p, b1) <= k < a2: by parts, v_max(p, b1) - v_a2
+        self.middle = np.zeros(n)
+        before = position < a2
+        self.middle[before] = values[np.maximum(position[before], b1)] - values[a2]
+        self.constant = self.high * values[min(b2, n - 1)] - self.low * values[a1]  # v_n = v_(n-1)
+
+        def window(start, stop):  # the window's slots and steps v_k - v_(k+1), none past the last run
+            after = np.append(values[start + 1:stop + 1], values[-1])[:stop - start]
+            return order[start:stop].copy(), values[start:stop] - after
+        self.windows = (window(a1, b1), window(a2, b2))
 
     def __call__(self, counts, as_float, fallback):
         low, high = self.low, self.high
@@ -500,11 +510,11 @@ class CountStatistics:
         self.steps = layout.values[:-1] - layout.values[1:]
         self.cut = n // 4
         self.float_counts = np.empty((rows, n))
-        self.int_work = np.empty((rows, n), dtype=np.int64)
-        self.float_work = np.empty((rows, n))
         if isinstance(windows, str):  # "auto"; None: the full cumulative sum; or (a1, b1, a2, b2)
             windows = trim_windows(layout) if "iqm" in self.metrics else None
         self.windowed = None if windows is None else WindowedTrim(layout, windows, self.order)
+        # the full cumulative sum's buffers, reused chunk after chunk; with windows it sees a few rows only
+        self.buffers = None if self.windowed else (np.empty((rows, n), dtype=np.int64), np.empty((rows, n)))
 
     def task_means(self, counts):
         layout = self.layout
@@ -519,11 +529,11 @@ class CountStatistics:
 
     def iqm(self, counts):
         b, n = counts.shape
-        cum = self.int_work[:b]
-        np.take(counts, self.order, axis=1, out=cum)
+        buffers = self.buffers
+        cum = np.take(counts, self.order, axis=1, out=None if buffers is None else buffers[0][:b])
         np.cumsum(cum, axis=1, out=cum)
         low, high = self.cut, n - self.cut
-        work = self.float_work[:b]
+        work = np.empty(cum.shape) if buffers is None else buffers[1][:b]
         np.clip(cum, low, high, out=work)  # clipped and made float in one pass (exact: whole numbers)
         values = self.layout.values
         total = _rowdot(work[:, :-1], self.steps) + high * values[-1] - low * values[0]
