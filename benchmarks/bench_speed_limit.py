@@ -313,6 +313,12 @@ def passes(repeat):
           f"of {n} runs; the full cumulative sum's passes (before issue 17's third round), not in the sum:")
     for label, function in full_iqm:
         print(f"  {label:40s} {per_value(function):6.2f}")
+    for agent, runs in atari(FIVE).groupby("agent"):
+        games = runs["task"].astype("category").cat.codes.to_numpy()
+        windows = kernels.trim_windows(kernels.agent_layout(runs["score"].to_numpy(), games, runs["seed"].to_numpy(),
+                                                            26))
+        print(f"  Atari 100k, {agent}: windows {windows}, {windows[1] - windows[0] + windows[3] - windows[2]} of "
+              f"{len(runs)} runs")
     blocks = kernels.agent_blocks(np.random.SeedSequence(1), 2000)
 
     def loop():
