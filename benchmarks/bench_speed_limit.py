@@ -325,7 +325,40 @@ def passes(repeat):
         for _, _, chunk in drawer.chunks(blocks):
             statistics(chunk)
     print(f"  {'the whole loop (2,000 resamples)':40s} {per_value(loop, calls=2) * b / 2000:6.2f}")
+    compat_passes(per_value, b)
     print(f"load average after: {load()}")
+
+
+def compat_passes(per_value, b):
+    """rliable_compat's passes on one batch of b resamples of a 100 x 26 run matrix, as rliable makes them.
+
+    The legacy draws and ``np.partition`` are the calls rliable makes: any other
+    sequence of draws, or any other selection (whose middle comes out in
+    another order and so sums to other bits), would break bit-exactness.
+    """
+    runs, tasks = 100, 26
+    matrix = np.random.default_rng(0).gamma(2.0, 0.5, (runs, tasks))
+    state = np.random.RandomState(0)
+    flat = state.choice(runs, (b, runs, tasks)) * tasks + np.arange(tasks)
+    scores = matrix.ravel().take(flat)
+    pooled, n = scores.reshape(b, runs * tasks), runs * tasks
+    cut = int(0.25 * n)
+    task_means = np.mean(scores, axis=1)
+    rows = [("legacy draws (RandomState.choice)", lambda: state.choice(runs, (b, runs, tasks))),
+            ("flat positions", lambda: flat * tasks + np.arange(tasks)),
+            ("gather", lambda: matrix.ravel().take(flat)),
+            ("task means", lambda: np.mean(scores, axis=1)),
+            ("mean and median of task means", lambda: (np.mean(task_means, axis=1), np.median(task_means, axis=1))),
+            ("IQM: np.partition", lambda: np.partition(pooled, (cut, n - cut - 1), axis=1)),
+            ("IQM: mean of the middle", lambda: np.mean(pooled[:, cut:n - cut], axis=1)),
+            ("optimality gap", lambda: 1.0 - np.mean(np.minimum(pooled, 1.0), axis=1))]
+    print(f"rliable_compat's passes on one batch of {b} resamples x {n} runs; ns per resampled run:")
+    total = 0.0
+    for label, function in rows:
+        value = per_value(function, calls=50)
+        total += value
+        print(f"  {label:40s} {value:6.2f}")
+    print(f"  {'sum of the passes':40s} {total:6.2f}")
 
 
 def numpy_rows(self, k, offsets=None):
