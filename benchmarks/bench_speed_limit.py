@@ -373,12 +373,15 @@ def alternating(rounds):
 
     import rlstats.resampling as resampling
     from rlstats.methods.bootstrap import _kernels as kernels
-    ours, budget, windows = resampling.UniformIndices.rows, kernels.COUNT_BUDGET, kernels.trim_windows
+    ours, budget, windows, median = (resampling.UniformIndices.rows, kernels.COUNT_BUDGET, kernels.trim_windows,
+                                     kernels.median_of_rows)
     df = atari(FIVE)
     cases = {  # label: (setup, keyword arguments); each undoes one change of issue 17's last rounds
         "percentile": (lambda: None, {}),
         "percentile, IQM by full cumulative sums": (lambda: setattr(kernels, "trim_windows", lambda layout: None),
                                                     {}),
+        "percentile, median by np.median": (lambda: setattr(kernels, "median_of_rows",
+                                                             lambda x: np.median(x, axis=1)), {}),
         "percentile, draws by Generator.integers": (lambda: setattr(resampling.UniformIndices, "rows", numpy_rows),
                                                     {}),
         "rliable_compat": (lambda: None, {"rliable_compat": True}),
@@ -387,7 +390,8 @@ def alternating(rounds):
     }
 
     def restore():
-        resampling.UniformIndices.rows, kernels.COUNT_BUDGET, kernels.trim_windows = ours, budget, windows
+        resampling.UniformIndices.rows, kernels.COUNT_BUDGET = ours, budget
+        kernels.trim_windows, kernels.median_of_rows = windows, median
     times = {label: [] for label in cases}
     print(f"load average before: {load()}")
     try:

@@ -541,6 +541,14 @@ def test_cumulative_count_moments_by_enumeration():
     np.testing.assert_allclose(variance, cum.var(axis=0), rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("width", [1, 2, 5, 26])
+def test_median_of_rows_is_numpy_median_bit_for_bit(width):
+    rng = np.random.default_rng(width)
+    x = np.round(rng.normal(size=(300, width)), 1)  # ties
+    x[:50] = rng.normal(size=(50, width)) * 1e-308  # subnormal halves: (a + b) / 2 and a / 2 + b / 2 differ
+    assert np.array_equal(K.median_of_rows(x), np.median(x, axis=1))
+
+
 def windowed_design(seed=31, tasks=12, runs=40):
     rng = np.random.default_rng(seed)
     task = np.repeat(np.arange(tasks), runs)

@@ -549,7 +549,7 @@ class CountStatistics:
             if metric in ("mean", "median"):
                 if means is None:
                     means = self.task_means(as_float)
-                out[:, j] = means.mean(axis=1) if metric == "mean" else np.median(means, axis=1)
+                out[:, j] = means.mean(axis=1) if metric == "mean" else median_of_rows(means)
             elif metric == "optimality_gap":
                 out[:, j] = self.gamma - _rowdot(as_float, self.clipped) / n
             elif self.windowed is None:
@@ -652,6 +652,20 @@ def metric_mean(layout, r, gamma):
 def metric_median(layout, r, gamma):
     """Median over tasks of per-task means (rliable ``aggregate_median``)."""
     return np.median(r.task_means, axis=1)
+
+
+def median_of_rows(x):
+    """``np.median(x, axis=1)``, the same bits, for finite x: one partition, without np.median's fixed cost.
+
+    np.median spends about 50 us a call on a chunk's 50 x 26 task means (this,
+    about 10 us), paid once per chunk.  Task means are finite: the design
+    drops or refuses scores that are not.
+    """
+    half = x.shape[1] // 2
+    if x.shape[1] % 2:
+        return np.partition(x, half, axis=1)[:, half]
+    middle = np.partition(x, (half - 1, half), axis=1)
+    return (middle[:, half - 1] + middle[:, half]) / 2  # np.mean of the two: their sum over 2
 
 
 def metric_iqm(layout, r, gamma):
