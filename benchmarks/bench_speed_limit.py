@@ -248,10 +248,22 @@ def threads(repeat):
         for _ in range(40):
             np.cumsum(counts, axis=1)
 
+    pooled = np.random.default_rng(1).random(shape)
+
+    def partition(i):  # rliable_compat's IQM: rliable's own selection
+        for _ in range(40):
+            np.partition(pooled, (650, 1949), axis=1)
+
+    def legacy(i):  # rliable_compat's draws: rliable's own legacy stream
+        state = np.random.RandomState(i)
+        for _ in range(40):
+            state.choice(100, shape)
+
     print(f"load average before: {load()}")
     for name, function, items in (("np.sort, 8 x 2^21 floats", sort, arrays), ("Generator.integers", draw, range(8)),
                                   ("UniformIndices.rows", draw16, range(8)), ("np.bincount", bincount, range(8)),
-                                  ("np.cumsum(axis=1)", cumsum, range(8))):
+                                  ("np.cumsum(axis=1)", cumsum, range(8)), ("np.partition", partition, range(8)),
+                                  ("RandomState.choice", legacy, range(8))):
         one, two = seconds(function, items, 1), seconds(function, items, 2)
         print(f"{name:28s} 1 thread {one:6.3f} s, 2 threads {two:6.3f} s: {one / two:4.2f}x")
     df = atari(FIVE)
