@@ -546,7 +546,8 @@ def test_median_of_rows_is_numpy_median_bit_for_bit(width):
     rng = np.random.default_rng(width)
     x = np.round(rng.normal(size=(300, width)), 1)  # ties
     x[:50] = rng.normal(size=(50, width)) * 1e-308  # subnormal halves: (a + b) / 2 and a / 2 + b / 2 differ
-    assert np.array_equal(K.median_of_rows(x), np.median(x, axis=1))
+    x[50:80] = rng.choice([-0.0, 0.0, -1.0, 1.0], size=(30, width))  # signed zeros: np.median gives +0.0
+    assert np.array_equal(K.median_of_rows(x).view(np.int64), np.median(x, axis=1).view(np.int64))
 
 
 def windowed_design(seed=31, tasks=12, runs=40):
@@ -591,6 +592,31 @@ def test_windowed_iqm_equals_the_full_cumulative_sum(windows):
         assert outside == [2]
     else:
         assert 2 < outside[0] < len(counts) - 20  # the fallback and the windows both at work
+
+
+@pytest.mark.parametrize("sizes", [[1, 7, 30, 3, 19, 40], [120]])
+def test_windowed_iqm_on_random_windows_of_an_unbalanced_design(sizes):
+    """Any windows a1 < b1 <= a2 < b2 (adjacent ones, the edges) give the full sum, on a tie-heavy design."""
+    rng = np.random.default_rng(len(sizes))
+    sizes = np.array(sizes)
+    task = np.repeat(np.arange(sizes.size), sizes)
+    layout = K.agent_layout(np.round(rng.gamma(2.0, 0.5, size=task.size), 0), task,
+                            np.concatenate([np.arange(c) for c in sizes]), sizes.size)
+    n = layout.n_runs
+    counts = drawn_and_extreme_counts(layout, 200)
+    full = K.CountStatistics(layout, ["iqm"], 1.0, len(counts), windows=None)
+    expected = full.iqm(counts)
+    for _ in range(40):
+        a1, b1, a2, b2 = np.sort(rng.choice(n + 1, size=4, replace=False))
+        if rng.random() < 0.3:
+            b1 = a2  # adjacent windows
+        windowed = K.CountStatistics(layout, ["iqm"], 1.0, len(counts), windows=(a1, b1, a2, b2))
+        np.testing.assert_allclose(windowed(counts)[:, 0], expected, rtol=1e-13)
+
+
+def test_trim_windows_only_where_two_counts_pack_exactly_into_a_double():
+    assert 2 * 2 ** K.WINDOW_MAX_RUNS.bit_length() * K.WINDOW_MAX_RUNS < 2**53
+    assert K.trim_windows(dataclasses.replace(windowed_design(), values=np.broadcast_to(0.0, K.WINDOW_MAX_RUNS + 1))) is None
 
 
 def test_windowed_iqm_ignores_chunking_and_equals_the_draw_path():

@@ -378,8 +378,11 @@ def pooled_slots(layout):
 
 #: Standard deviations of a cumulative count between a cut of the IQM and the edge of its window
 #: (:func:`trim_windows`).  Wider windows cost time; a row outside them is computed in full, so this
-#: never changes results.
+#: changes which rows take the full sum (whose rounding differs in the last bits), never more.
 WINDOW_SD = 7.0
+#: Runs per agent up to which :class:`WindowedTrim` packs two counts into one double exactly
+#: (2 * 2**bit_length(n) * n < 2**53).
+WINDOW_MAX_RUNS = 2**26 - 1
 
 
 def cumulative_count_moments(layout):
@@ -404,19 +407,20 @@ def cumulative_count_moments(layout):
     return mean, np.maximum(variance, 0.0, out=variance)
 
 
-def trim_windows(layout, sd=WINDOW_SD):
+def trim_windows(layout, sd=None):
     """Pooled positions ``(a1, b1, a2, b2)`` around the IQM's two cuts, or None where windows do not pay.
 
     The window [a1, b1) of the lower cut L = floor(n/4) is the narrowest
     with L at least ``sd`` standard deviations above E[C_(a1-1)] and below
     E[C_(b1-1)] (:func:`cumulative_count_moments`); [a2, b2) likewise for
     the upper cut n - L.  Used when the windows are disjoint and span at
-    most half the runs.
+    most half the runs.  ``sd`` defaults to :data:`WINDOW_SD`.
     """
     n = layout.n_runs
     low, high = n // 4, n - n // 4
-    if low < 1:
+    if low < 1 or n > WINDOW_MAX_RUNS:
         return None
+    sd = WINDOW_SD if sd is None else sd
     mean, variance = cumulative_count_moments(layout)
     spread = sd * np.sqrt(variance)
 
@@ -514,7 +518,8 @@ class CountStatistics:
             windows = trim_windows(layout) if "iqm" in self.metrics else None
         self.windowed = None if windows is None else WindowedTrim(layout, windows, self.order)
         # the full cumulative sum's buffers, reused chunk after chunk; with windows it sees a few rows only
-        self.buffers = None if self.windowed else (np.empty((rows, n), dtype=np.int64), np.empty((rows, n)))
+        full_sum = "iqm" in self.metrics and self.windowed is None
+        self.buffers = (np.empty((rows, n), dtype=np.int64), np.empty((rows, n))) if full_sum else None
 
     def task_means(self, counts):
         layout = self.layout
@@ -662,10 +667,10 @@ def median_of_rows(x):
     drops or refuses scores that are not.
     """
     half = x.shape[1] // 2
-    if x.shape[1] % 2:
-        return np.partition(x, half, axis=1)[:, half]
+    if x.shape[1] % 2:  # + 0.0: np.mean's sum starts from +0.0, so a median of -0.0 comes out +0.0
+        return np.partition(x, half, axis=1)[:, half] + 0.0
     middle = np.partition(x, (half - 1, half), axis=1)
-    return (middle[:, half - 1] + middle[:, half]) / 2  # np.mean of the two: their sum over 2
+    return (middle[:, half - 1] + middle[:, half]) / 2 + 0.0  # np.mean of the two: their sum over 2
 
 
 def metric_iqm(layout, r, gamma):
