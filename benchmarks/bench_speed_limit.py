@@ -321,6 +321,9 @@ def passes(repeat):
         total += value
         print(f"  {label:40s} {value:6.2f}")
     print(f"  {'sum of the passes':40s} {total:6.2f}")
+    einsum = per_value(lambda: np.einsum("ij,j->i", as_float, statistics.clipped))
+    print(f"  {'a weighted sum by einsum (before)':40s} {einsum:6.2f}   (row sums by BLAS's dot: "
+          f"{kernels.ROWDOT_BY_BLAS})")
     print(f"  the IQM's windows are {statistics.windowed.windows[0][0].size + statistics.windowed.windows[1][0].size} "
           f"of {n} runs; the full cumulative sum's passes (before issue 17's third round), not in the sum:")
     for label, function in full_iqm:
@@ -385,11 +388,12 @@ def alternating(rounds):
 
     import rlstats.resampling as resampling
     from rlstats.methods.bootstrap import _kernels as kernels
-    ours, budget, windows, median = (resampling.UniformIndices.rows, kernels.COUNT_BUDGET, kernels.trim_windows,
-                                     kernels.median_of_rows)
+    ours, budget, windows, median, by_blas = (resampling.UniformIndices.rows, kernels.COUNT_BUDGET,
+                                              kernels.trim_windows, kernels.median_of_rows, kernels.ROWDOT_BY_BLAS)
     df = atari(FIVE)
     cases = {  # label: (setup, keyword arguments); each undoes one change of issue 17's last rounds
         "percentile": (lambda: None, {}),
+        "percentile, row sums by einsum": (lambda: setattr(kernels, "ROWDOT_BY_BLAS", False), {}),
         "percentile, IQM by full cumulative sums": (lambda: setattr(kernels, "trim_windows", lambda layout: None),
                                                     {}),
         "percentile, median by np.median": (lambda: setattr(kernels, "median_of_rows",
@@ -403,9 +407,9 @@ def alternating(rounds):
 
     def restore():
         resampling.UniformIndices.rows, kernels.COUNT_BUDGET = ours, budget
-        kernels.trim_windows, kernels.median_of_rows = windows, median
+        kernels.trim_windows, kernels.median_of_rows, kernels.ROWDOT_BY_BLAS = windows, median, by_blas
     times = {label: [] for label in cases}
-    print(f"load average before: {load()}")
+    print(f"load average before: {load()}; row sums by BLAS's dot: {by_blas}")
     try:
         for _ in range(rounds):
             for label, (setup, options) in cases.items():

@@ -15,6 +15,9 @@ import importlib
 import itertools
 import json
 import math
+import os
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -548,6 +551,45 @@ def test_median_of_rows_is_numpy_median_bit_for_bit(width):
     x[:50] = rng.normal(size=(50, width)) * 1e-308  # subnormal halves: (a + b) / 2 and a / 2 + b / 2 differ
     x[50:80] = rng.choice([-0.0, 0.0, -1.0, 1.0], size=(30, width))  # signed zeros: np.median gives +0.0
     assert np.array_equal(K.median_of_rows(x).view(np.int64), np.median(x, axis=1).view(np.int64))
+
+
+ROWDOT_LENGTHS = [1, 7, 2600, K.DOT_SEGMENT, K.DOT_SEGMENT + 1, 3 * K.DOT_SEGMENT + 5]
+
+
+@pytest.mark.parametrize("by_blas", [True, False])
+@pytest.mark.parametrize("n", ROWDOT_LENGTHS)
+def test_rowdot_is_each_rows_dot_whatever_the_other_rows_and_alignment(monkeypatch, by_blas, n):
+    if by_blas and not K.ROWDOT_BY_BLAS:
+        pytest.skip("numpy here does not link OpenBLAS: rows are summed by einsum")
+    monkeypatch.setattr(K, "ROWDOT_BY_BLAS", by_blas)
+    rng = np.random.default_rng(n)
+    matrix, vector = rng.normal(size=(9, n)), rng.normal(size=n)
+    together = K._rowdot(matrix, vector)
+    exact = [math.fsum(row * vector) for row in matrix]
+    np.testing.assert_allclose(together, exact, rtol=1e-12, atol=1e-12 * np.abs(matrix @ np.abs(vector)).max())
+    for i in range(matrix.shape[0]):
+        for shift in (0, 1, 3):  # the row alone, at another alignment, and inside a wider (strided) matrix
+            wide = np.zeros((2, n + 8))
+            wide[1, shift:shift + n] = matrix[i]
+            assert K._rowdot(wide[1:, shift:shift + n], vector)[0] == together[i]
+
+
+def test_rowdot_bits_do_not_depend_on_the_blas_thread_count(tmp_path):
+    """OpenBLAS sums dots of more than 10,000 values on several threads; rows are cut into shorter segments."""
+    if not K.ROWDOT_BY_BLAS:
+        pytest.skip("numpy here does not link OpenBLAS: rows are summed by einsum")
+    script = ("import sys, numpy as np\n"
+              "from rlstats.methods.bootstrap import _kernels as K\n"
+              "rng = np.random.default_rng(5)\n"
+              "m, v = rng.normal(size=(4, 3 * K.DOT_SEGMENT + 5)), rng.normal(size=3 * K.DOT_SEGMENT + 5)\n"
+              "np.save(sys.argv[1], K._rowdot(m, v))\n")
+    results = []
+    for threads in ("1", "4"):
+        out = tmp_path / f"threads{threads}.npy"
+        env = dict(os.environ, OPENBLAS_NUM_THREADS=threads)
+        subprocess.run([sys.executable, "-c", script, str(out)], check=True, env=env, timeout=120)
+        results.append(np.load(out))
+    assert np.array_equal(results[0], results[1])
 
 
 def windowed_design(seed=31, tasks=12, runs=40):
