@@ -553,7 +553,7 @@ def test_median_of_rows_is_numpy_median_bit_for_bit(width):
     assert np.array_equal(K.median_of_rows(x).view(np.int64), np.median(x, axis=1).view(np.int64))
 
 
-ROWDOT_LENGTHS = [1, 7, 2600, K.DOT_SEGMENT, K.DOT_SEGMENT + 1, 3 * K.DOT_SEGMENT + 5]
+ROWDOT_LENGTHS = [1, 7, 2600, 5000, K.DOT_SEGMENT, K.DOT_SEGMENT + 1, 3 * K.DOT_SEGMENT + 5]
 
 
 @pytest.mark.parametrize("by_blas", [True, False])

@@ -658,8 +658,8 @@ def _numpy_uses_openblas():
 #: values, across threads; tested).  Another BLAS may sum by alignment or by thread, so elsewhere einsum.
 ROWDOT_BY_BLAS = _numpy_uses_openblas()
 #: Values summed in one piece: longer rows are summed in fixed segments, because OpenBLAS sums more than
-#: 10,000 values on several threads (the bits would depend on the machine's thread count) and einsum
-#: buffers a strided operand 8,192 values at a time (the bits would depend on the matrix's layout).
+#: 10,000 values on several threads (the bits would depend on the machine's thread count) and einsum's
+#: iterator buffers 8,192 values at a time (a longer row's bits would depend on the rows around it).
 DOT_SEGMENT = 8192
 
 
