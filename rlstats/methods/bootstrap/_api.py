@@ -321,7 +321,11 @@ def bootstrap(data, formula=None, *, metrics=DEFAULT_METRICS, n_resamples=10_000
         exactly uniform); before issue 17 they came from ``Generator.integers``,
         so the same ``rng`` now gives other resamples than earlier versions did,
         with the same distribution (tested).  Task resampling still draws
-        with ``Generator.integers``.
+        with ``Generator.integers``.  The same ``rng`` gives the same
+        resamples on every little-endian machine; the statistics' sums go
+        through numpy's OpenBLAS where it has one, whose kernels differ
+        between processors, so their last bits (about 1e-15 relative) may
+        differ between machines.
     progress : bool
         Show a progress bar.
     n_jobs : int

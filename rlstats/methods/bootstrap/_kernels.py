@@ -648,12 +648,12 @@ def observed(layout):
 def _numpy_uses_openblas():
     try:
         blas = np.show_config(mode="dicts")["Build Dependencies"]["blas"]
-    except Exception:  # numpy < 1.26 (no dicts): einsum
+    except Exception:  # an older numpy, whose show_config cannot return its BLAS: einsum
         return False
     return "openblas" in str(blas.get("name", "")).lower()
 
 
-#: One BLAS dot per row where numpy links OpenBLAS (its wheels): about 3x faster than einsum, and each row's
+#: One BLAS dot per row where numpy links OpenBLAS (its wheels): 2-3x faster than einsum, and each row's
 #: value is a function of that row alone (OpenBLAS's dot neither splits by alignment nor, up to 10,000
 #: values, across threads; tested).  Another BLAS may sum by alignment or by thread, so elsewhere einsum.
 ROWDOT_BY_BLAS = _numpy_uses_openblas()
