@@ -280,6 +280,7 @@ def passes(repeat):
     """Each numpy pass of the counts kernel timed alone on one chunk (26 tasks x 100 runs), then the whole loop."""
     import time
 
+    import rlstats.resampling as resampling
     from rlstats.methods.bootstrap import _kernels as kernels
     rng = np.random.default_rng(0)
     layout = kernels.agent_layout(rng.gamma(2.0, 0.5, 2600), np.repeat(np.arange(26), 100), np.tile(np.arange(100), 26),
@@ -307,12 +308,12 @@ def passes(repeat):
             ("np.bincount", lambda: np.bincount(keys.ravel(), minlength=b * n)),
             ("float conversion", lambda: as_float.__setitem__(Ellipsis, counts)),
             ("task sums (einsum)", lambda: statistics.task_means(as_float)),
-            ("optimality gap (weighted sum)", lambda: kernels._rowdot(as_float, statistics.clipped)),
+            ("optimality gap (weighted sum)", lambda: resampling.fixed_dot(as_float, statistics.clipped)),
             ("IQM in two windows (WindowedTrim)", lambda: statistics.windowed(counts, as_float, statistics.iqm))]
     full_iqm = [("permutation to sorted order (np.take)", lambda: np.take(counts, statistics.order, axis=1, out=cum)),
                 ("cumulative sum (axis=1)", lambda: np.cumsum(cum, axis=1, out=cum)),
                 ("clip and convert", lambda: np.clip(cum, n // 4, n - n // 4, out=work)),
-                ("IQM (weighted sum)", lambda: kernels._rowdot(work[:, :-1], statistics.steps))]
+                ("IQM (weighted sum)", lambda: resampling.fixed_dot(work[:, :-1], statistics.steps))]
     print(f"load average before: {load()}")
     print(f"one chunk of {b} resamples x {n} runs; ns per resampled run, best of {repeat}:")
     total = 0.0
@@ -323,7 +324,7 @@ def passes(repeat):
     print(f"  {'sum of the passes':40s} {total:6.2f}")
     einsum = per_value(lambda: np.einsum("ij,j->i", as_float, statistics.clipped))
     print(f"  {'a weighted sum by einsum (before)':40s} {einsum:6.2f}   (row sums by BLAS's dot: "
-          f"{kernels.ROWDOT_BY_BLAS})")
+          f"{resampling.DOT_BY_BLAS})")
     print(f"  the IQM's windows are {statistics.windowed.windows[0][0].size + statistics.windowed.windows[1][0].size} "
           f"of {n} runs; the full cumulative sum's passes (before issue 17's third round), not in the sum:")
     for label, function in full_iqm:
@@ -389,11 +390,11 @@ def alternating(rounds):
     import rlstats.resampling as resampling
     from rlstats.methods.bootstrap import _kernels as kernels
     ours, budget, windows, median, by_blas = (resampling.UniformIndices.rows, kernels.COUNT_BUDGET,
-                                              kernels.trim_windows, kernels.median_of_rows, kernels.ROWDOT_BY_BLAS)
+                                              kernels.trim_windows, kernels.median_of_rows, resampling.DOT_BY_BLAS)
     df = atari(FIVE)
     cases = {  # label: (setup, keyword arguments); each undoes one change of issue 17's last rounds
         "percentile": (lambda: None, {}),
-        "percentile, row sums by einsum": (lambda: setattr(kernels, "ROWDOT_BY_BLAS", False), {}),
+        "percentile, row sums by einsum": (lambda: setattr(resampling, "DOT_BY_BLAS", False), {}),
         "percentile, IQM by full cumulative sums": (lambda: setattr(kernels, "trim_windows", lambda layout: None),
                                                     {}),
         "percentile, median by np.median": (lambda: setattr(kernels, "median_of_rows",
@@ -407,7 +408,7 @@ def alternating(rounds):
 
     def restore():
         resampling.UniformIndices.rows, kernels.COUNT_BUDGET = ours, budget
-        kernels.trim_windows, kernels.median_of_rows, kernels.ROWDOT_BY_BLAS = windows, median, by_blas
+        kernels.trim_windows, kernels.median_of_rows, resampling.DOT_BY_BLAS = windows, median, by_blas
     times = {label: [] for label in cases}
     print(f"load average before: {load()}; row sums by BLAS's dot: {by_blas}")
     try:

@@ -28,6 +28,7 @@ from scipy import integrate, optimize, special, stats
 import rlstats
 from rlstats.design import build
 from rlstats.errors import DesignError, OptionError, RlstatsWarning
+from rlstats import resampling
 from rlstats.methods.bootstrap import _kernels as K
 from rlstats.methods.bootstrap import (
     BootstrapResult,
@@ -489,6 +490,32 @@ def test_profiles_and_improvement_identical_whatever_n_jobs():
     assert np.array_equal(one.bootstrap_distribution, two.bootstrap_distribution)
 
 
+@pytest.mark.parametrize("sizes", [[3, 7, 5, 1], [6, 6, 6, 6]])
+def test_task_bootstrap_profile_is_the_mean_over_drawn_tasks_of_the_fraction_above(sizes):
+    rng = np.random.default_rng(23)
+    sizes = np.array(sizes)
+    task = np.repeat(np.arange(sizes.size), sizes)
+    layout = K.agent_layout(np.round(rng.gamma(2.0, 0.5, size=task.size), 1), task,
+                            np.concatenate([np.arange(c) for c in sizes]), sizes.size)
+    tau = np.linspace(-0.1, 3.0, 32)  # thresholds on data values included
+    draws = K.draw(np.random.SeedSequence(5), layout, 300, task_bootstrap=True)
+    scores = layout.canonical_values[draws.slots]  # (b, T, runs of the largest task)
+    valid = np.ones(scores.shape, dtype=bool) if draws.mask is None else draws.mask
+    above = ((scores[..., None] > tau) & valid[..., None]).sum(axis=2) / layout.task_sizes[draws.chosen][..., None]
+    np.testing.assert_allclose(K.profile_values(layout, K.resample_from_draws(layout, draws), tau, "runs"),
+                               above.mean(axis=1), rtol=1e-13, atol=1e-15)
+
+
+def test_task_bootstrap_profiles_identical_whatever_n_jobs_and_batches():
+    """The draw path's profile is one cumulative sum per row: a matrix product's row bits would follow the batch."""
+    df = rlstats.datasets.simulate(agents=2, tasks=26, seeds=100, rng=7)
+    tau = np.linspace(-2.0, 4.0, 81)
+    one = performance_profile(df, FORMULA, tau=tau, n_resamples=1000, rng=3, task_bootstrap=True)
+    for options in ({"n_jobs": 2}, {"n_jobs": -1}):
+        other = performance_profile(df, FORMULA, tau=tau, n_resamples=1000, rng=3, task_bootstrap=True, **options)
+        assert np.array_equal(one.intervals, other.intervals)
+
+
 @pytest.mark.parametrize("function", ["bootstrap", "performance_profile", "probability_of_improvement"])
 def test_bad_n_jobs_is_an_option_error(function):
     df = rlstats.datasets.simulate(agents=2, tasks=3, seeds=3, rng=0)
@@ -553,43 +580,45 @@ def test_median_of_rows_is_numpy_median_bit_for_bit(width):
     assert np.array_equal(K.median_of_rows(x).view(np.int64), np.median(x, axis=1).view(np.int64))
 
 
-ROWDOT_LENGTHS = [1, 7, 2600, 5000, K.DOT_SEGMENT, K.DOT_SEGMENT + 1, 3 * K.DOT_SEGMENT + 5]
+DOT_LENGTHS = [1, 7, 2600, 5000, resampling.DOT_SEGMENT, resampling.DOT_SEGMENT + 1, 3 * resampling.DOT_SEGMENT + 5]
 
 
 @pytest.mark.parametrize("by_blas", [True, False])
-@pytest.mark.parametrize("n", ROWDOT_LENGTHS)
-def test_rowdot_is_each_rows_dot_whatever_the_other_rows_and_alignment(monkeypatch, by_blas, n):
-    if by_blas and not K.ROWDOT_BY_BLAS:
+@pytest.mark.parametrize("n", DOT_LENGTHS)
+def test_fixed_dot_is_each_rows_dot_whatever_the_other_rows_and_alignment(monkeypatch, by_blas, n):
+    if by_blas and not resampling.DOT_BY_BLAS:
         pytest.skip("numpy here does not link OpenBLAS: rows are summed by einsum")
-    monkeypatch.setattr(K, "ROWDOT_BY_BLAS", by_blas)
+    monkeypatch.setattr(resampling, "DOT_BY_BLAS", by_blas)
     rng = np.random.default_rng(n)
     matrix, vector = rng.normal(size=(9, n)), rng.normal(size=n)
-    together = K._rowdot(matrix, vector)
+    together = resampling.fixed_dot(matrix, vector)
     exact = [math.fsum(row * vector) for row in matrix]
     np.testing.assert_allclose(together, exact, rtol=1e-12, atol=1e-12 * np.abs(matrix @ np.abs(vector)).max())
     for i in range(matrix.shape[0]):
         for shift in (0, 1, 3):  # the row alone, at another alignment, and inside a wider (strided) matrix
             wide = np.zeros((2, n + 8))
             wide[1, shift:shift + n] = matrix[i]
-            assert K._rowdot(wide[1:, shift:shift + n], vector)[0] == together[i]
+            assert resampling.fixed_dot(wide[1:, shift:shift + n], vector)[0] == together[i]
+    columns = rng.normal(size=(n, 4))  # broadcast: (rows, 1, n) against (4, n), each value its own dot
+    np.testing.assert_array_equal(resampling.fixed_dot(matrix[:, None, :], columns.T)[:, 1],
+                                  resampling.fixed_dot(matrix, np.ascontiguousarray(columns[:, 1])))
 
 
-def test_rowdot_bits_do_not_depend_on_the_blas_thread_count(tmp_path):
+def test_fixed_dot_bits_do_not_depend_on_the_blas_thread_count(tmp_path):
     """OpenBLAS sums dots of more than 10,000 values on several threads; rows are cut into shorter segments."""
-    if not K.ROWDOT_BY_BLAS:
-        pytest.skip("numpy here does not link OpenBLAS: rows are summed by einsum")
+    if not resampling.DOT_BY_BLAS or (os.cpu_count() or 1) < 2:
+        pytest.skip("numpy here does not link OpenBLAS, or one core: OpenBLAS would not thread")
+    rng = np.random.default_rng(5)
+    n = 3 * resampling.DOT_SEGMENT + 5
+    here = resampling.fixed_dot(rng.normal(size=(4, n)), rng.normal(size=n))  # OpenBLAS's default: one per core
     script = ("import sys, numpy as np\n"
-              "from rlstats.methods.bootstrap import _kernels as K\n"
+              "from rlstats.resampling import fixed_dot\n"
               "rng = np.random.default_rng(5)\n"
-              "m, v = rng.normal(size=(4, 3 * K.DOT_SEGMENT + 5)), rng.normal(size=3 * K.DOT_SEGMENT + 5)\n"
-              "np.save(sys.argv[1], K._rowdot(m, v))\n")
-    results = []
-    for threads in ("1", "4"):
-        out = tmp_path / f"threads{threads}.npy"
-        env = dict(os.environ, OPENBLAS_NUM_THREADS=threads)
-        subprocess.run([sys.executable, "-c", script, str(out)], check=True, env=env, timeout=120)
-        results.append(np.load(out))
-    assert np.array_equal(results[0], results[1])
+              f"np.save(sys.argv[1], fixed_dot(rng.normal(size=(4, {n})), rng.normal(size={n})))\n")
+    out = tmp_path / "one_thread.npy"
+    subprocess.run([sys.executable, "-c", script, str(out)], check=True, timeout=120,
+                   env=dict(os.environ, OPENBLAS_NUM_THREADS="1"))
+    assert np.array_equal(np.load(out), here)
 
 
 def windowed_design(seed=31, tasks=12, runs=40):

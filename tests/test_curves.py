@@ -188,6 +188,17 @@ def test_calibration_full():
     _check(1_000)
 
 
+def test_identical_with_two_jobs_where_blas_would_thread():
+    """Per-step sums big enough for OpenBLAS to use several threads here and one in joblib's workers.
+
+    With a matrix product for the optimality gap's sums, this design gave other bits with n_jobs=2.
+    """
+    data = simulate_curves(agents=2, tasks=20, seeds=20, steps=200, rng=4)
+    one = rlstats.curves(data, FORMULA, step="step", statistic="optimality_gap", n_resamples=100, rng=3)
+    two = rlstats.curves(data, FORMULA, step="step", statistic="optimality_gap", n_resamples=100, rng=3, n_jobs=2)
+    np.testing.assert_array_equal(one.bootstrap_distribution, two.bootstrap_distribution)
+
+
 def test_identical_with_two_jobs(data):
     one = rlstats.curves(data, FORMULA, step="step", n_resamples=200, rng=3, compare="all")
     two = rlstats.curves(data, FORMULA, step="step", n_resamples=200, rng=3, compare="all", n_jobs=2)

@@ -44,8 +44,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from ...resampling import (UniformIndices, child_stream, chunk_seeds, keep_work_arrays_on_heap, parallel_map,
-                           worker_count)
+from ...resampling import (UniformIndices, child_stream, chunk_seeds, fixed_dot, keep_work_arrays_on_heap,
+                           parallel_map, worker_count)
 
 #: Resamples drawn from one spawned generator; fixed so results never depend on batching.
 RNG_BLOCK = 100
@@ -471,17 +471,17 @@ class WindowedTrim:
 
     def __call__(self, counts, as_float, fallback):
         low, high = self.low, self.high
-        starts = _rowdot(as_float, self.starts)
+        starts = fixed_dot(as_float, self.starts)
         at_second = np.floor(starts / self.base)
         at_first = starts - self.base * at_second
-        total = _rowdot(as_float, self.middle) + self.constant
+        total = fixed_dot(as_float, self.middle) + self.constant
         inside = (at_first <= low) & (at_second <= high)
         for start, cut, (slots, steps) in zip((at_first, at_second), (low, high), self.windows):
             cum = np.take(counts, slots, axis=1)
             np.cumsum(cum, axis=1, out=cum)
             cum += start.astype(np.int64)[:, None]
             inside &= cum[:, -1] >= cut
-            total += _rowdot(np.clip(cum, low, high).astype(np.float64), steps)
+            total += fixed_dot(np.clip(cum, low, high).astype(np.float64), steps)
         out = total / (high - low)
         outside = np.flatnonzero(~inside)
         if outside.size:
@@ -502,7 +502,7 @@ class CountStatistics:
       to [floor(n/4), n - floor(n/4)] and one weighted sum (:func:`trimmed_sum`);
       on larger designs only inside windows around the two cuts (:class:`WindowedTrim`).
 
-    Row sums are taken row by row (:func:`_rowdot`, never a matrix-vector
+    Row sums are taken row by row (:func:`rlstats.resampling.fixed_dot`, never a matrix-vector
     product), so a row's value does not depend on how many rows are computed
     together.
     """
@@ -542,7 +542,7 @@ class CountStatistics:
         work = np.empty(cum.shape) if buffers is None else buffers[1][:b]
         np.clip(cum, low, high, out=work)  # clipped and made float in one pass (exact: whole numbers)
         values = self.layout.values
-        total = _rowdot(work[:, :-1], self.steps) + high * values[-1] - low * values[0]
+        total = fixed_dot(work[:, :-1], self.steps) + high * values[-1] - low * values[0]
         return total / (high - low)
 
     def __call__(self, counts):
@@ -557,7 +557,7 @@ class CountStatistics:
                     means = self.task_means(as_float)
                 out[:, j] = means.mean(axis=1) if metric == "mean" else median_of_rows(means)
             elif metric == "optimality_gap":
-                out[:, j] = self.gamma - _rowdot(as_float, self.clipped) / n
+                out[:, j] = self.gamma - fixed_dot(as_float, self.clipped) / n
             elif self.windowed is None:
                 out[:, j] = self.iqm(counts)
             else:
@@ -645,50 +645,6 @@ def observed(layout):
 # ----------------------------------------------------------------------------- built-in metrics
 
 
-def _numpy_uses_openblas():
-    try:
-        blas = np.show_config(mode="dicts")["Build Dependencies"]["blas"]
-    except Exception:  # an older numpy, whose show_config cannot return its BLAS: einsum
-        return False
-    return "openblas" in str(blas.get("name", "")).lower()
-
-
-#: One BLAS dot per row where numpy links OpenBLAS (its wheels): 2-3x faster than einsum, and each row's
-#: value is a function of that row alone (OpenBLAS's dot neither splits by alignment nor, up to 10,000
-#: values, across threads; tested).  Another BLAS may sum by alignment or by thread, so elsewhere einsum.
-ROWDOT_BY_BLAS = _numpy_uses_openblas()
-#: Values summed in one piece: longer rows are summed in fixed segments, because OpenBLAS sums more than
-#: 10,000 values on several threads (the bits would depend on the machine's thread count) and einsum's
-#: iterator buffers 8,192 values at a time (a longer row's bits would depend on the rows around it).
-DOT_SEGMENT = 8192
-
-
-def _segment_dot(matrix, vector):
-    if ROWDOT_BY_BLAS:  # numpy's matmul of a (1, n) row by an (n, 1) column is one BLAS dot
-        return np.matmul(matrix[..., None, :], vector[..., :, None])[..., 0, 0]
-    return np.einsum("...j,...j->...", matrix, vector)
-
-
-def _rowdot(matrix, vector):
-    """matrix @ vector (b, n) x (n,), each row's bits independent of the other rows and of the thread count.
-
-    Not a matrix-vector product: BLAS's gemv sums rows in groups, so a row's
-    bits would depend on how many rows are computed together (chunking).  One
-    dot per row and segment of :data:`DOT_SEGMENT` values, by BLAS where
-    numpy links OpenBLAS, otherwise by einsum (single-threaded).
-    """
-    b, n = matrix.shape
-    if n <= DOT_SEGMENT:
-        return _segment_dot(matrix, vector)
-    whole = n - n % DOT_SEGMENT
-    k = whole // DOT_SEGMENT
-    total = _segment_dot(matrix[:, :whole].reshape(b, k, DOT_SEGMENT), vector[:whole].reshape(k, DOT_SEGMENT))
-    total = total.sum(axis=1)
-    if whole < n:
-        total += _segment_dot(matrix[:, whole:], vector[whole:])
-    return total
-
-
 def metric_mean(layout, r, gamma):
     """Mean over tasks of per-task means (rliable ``aggregate_mean``)."""
     return r.task_means.mean(axis=1)
@@ -742,12 +698,12 @@ def trimmed_sum(counts, values, low, high):
     high = np.broadcast_to(np.asarray(high, dtype=np.float64), cum.shape[:1])
     np.clip(cum, low[:, None], high[:, None], out=cum)
     steps = values[:-1] - values[1:]
-    return _rowdot(cum[:, :-1], steps) + high * values[-1] - low * values[0]
+    return fixed_dot(cum[:, :-1], steps) + high * values[-1] - low * values[0]
 
 
 def metric_optimality_gap(layout, r, gamma):
     """gamma minus the mean of min(score, gamma) over all runs x tasks (rliable's definition)."""
-    return gamma - _rowdot(r.counts, np.minimum(layout.values, gamma)) / r.total
+    return gamma - fixed_dot(r.counts, np.minimum(layout.values, gamma)) / r.total
 
 
 BUILTIN_METRICS = {
@@ -835,17 +791,21 @@ def bootstrap_agent(layout, metrics, gamma, n_resamples, ss, *, task_bootstrap=F
 # ----------------------------------------------------------------------------- performance profiles
 
 
-def profile_tables(layout, tau):
-    """(n, n_tau) table A with counts @ A = mean over tasks of the fraction of runs above tau."""
-    above = layout.values[:, None] > tau[None, :]
-    return above / (layout.n_tasks * layout.task_sizes[layout.task_of])[:, None]
+def profile_values(layout, r, tau, kind):
+    """(b, n_tau) score distribution ("runs") or average-score distribution ("tasks").
 
-
-def profile_values(layout, r, tau, kind, table=None):
-    """(b, n_tau) score distribution ("runs") or average-score distribution ("tasks")."""
+    ``"runs"``: each resampled copy weighs 1 / (tasks x its task's runs); the
+    weight above tau is a suffix of the pooled (sorted) order, so one
+    cumulative sum per row read at ``searchsorted(values, tau, "right")``.
+    Not a matrix product with a (runs x tau) table: BLAS's row bits depend
+    on how many rows are multiplied together, hence on the batch and ``n_jobs``.
+    """
     if kind == "runs":
-        table = profile_tables(layout, tau) if table is None else table
-        return r.counts_float @ table
+        weighted = r.counts_float / (layout.n_tasks * layout.task_sizes[layout.task_of])
+        b, n = weighted.shape
+        above = np.zeros((b, n + 1))  # the weight of pooled positions >= i; none from n on
+        above[:, :n] = np.cumsum(weighted[:, ::-1], axis=1)[:, ::-1]
+        return above[:, np.searchsorted(layout.values, tau, side="right")]
     return (r.task_means[:, :, None] > tau[None, None, :]).mean(axis=1)
 
 
@@ -897,11 +857,10 @@ def profile_agent(layout, tau, kind, n_resamples, ss, *, task_bootstrap=False, b
                                       lambda rows: ProfileStatistics(layout, tau, kind, rows),
                                       budget=budget, n_jobs=n_jobs, advance=advance)
     out = np.empty((n_resamples, tau.size))
-    table = profile_tables(layout, tau) if kind == "runs" else None
 
     def compute(group):
         draws = draw_blocks(group, layout, task_bootstrap)
-        out[group[0][0]:group[-1][1]] = profile_values(layout, resample_from_draws(layout, draws), tau, kind, table)
+        out[group[0][0]:group[-1][1]] = profile_values(layout, resample_from_draws(layout, draws), tau, kind)
         return group
 
     groups = block_groups(agent_blocks(ss, n_resamples), batch_blocks(layout.n_runs, batch_size), n_jobs)
@@ -997,7 +956,7 @@ def improvement_from_counts(pair, x_counts, y_counts):
     np.cumsum(y_counts, axis=1, out=cum[:, 1:])
     wins = 0.5 * (cum[:, pair.y_below] + cum[:, pair.y_through]) - pair.y_before_task
     wins *= x_counts
-    return _rowdot(wins, pair.weight)
+    return fixed_dot(wins, pair.weight)
 
 
 def improvement_point(pair, x, y):

@@ -19,6 +19,8 @@ import warnings
 
 import numpy as np
 
+from ...resampling import fixed_dot
+
 #: Built-in per-step statistics.
 STATISTICS = ("iqm", "mean", "median", "optimality_gap")
 # Resamples drawn from one child generator: fixed, so results never depend on how work is sliced.
@@ -57,7 +59,9 @@ class Prepared:
         self.padded_valid = np.zeros(shape)
         self.padded_valid[self.position] = self.valid
         self.n_tasks = n_tasks
-        self.shortfall = np.where(self.valid, np.maximum(gamma - values, 0.0), 0.0)
+        # By step, runs contiguous: each resample's sum at a step is one dot (fixed_dot).
+        self.shortfall = np.where(self.valid, np.maximum(gamma - values, 0.0), 0.0).T.copy()
+        self.valid_by_step = self.valid.T.astype(np.float64)
         # A step counts only where every task has a value of this agent.
         self.complete = (self.padded_valid.reshape(n_tasks, self.slots, -1).sum(axis=1) > 0).all(axis=0)
 
@@ -68,8 +72,10 @@ def _task_means(prepared, weights):
     padded[:, prepared.position] = weights
     blocks = padded.reshape(weights.shape[0], prepared.n_tasks, prepared.slots).transpose(1, 0, 2)
     shape = (prepared.n_tasks, prepared.slots, -1)
-    sums = np.matmul(blocks, prepared.padded_values.reshape(shape))
-    counts = np.matmul(blocks, prepared.padded_valid.reshape(shape))
+    # einsum, not matmul: BLAS's bits depend on its thread count (1 in joblib's workers), so n_jobs would
+    # change them; the sums run over a task's few runs, where einsum costs about twice BLAS.
+    sums = np.einsum("tbj,tjs->tbs", blocks, prepared.padded_values.reshape(shape))
+    counts = np.einsum("tbj,tjs->tbs", blocks, prepared.padded_valid.reshape(shape))
     with np.errstate(invalid="ignore", divide="ignore"):
         return sums / counts
 
@@ -99,7 +105,8 @@ def _iqm(prepared, weights):
 
 def _optimality_gap(prepared, weights):
     with np.errstate(invalid="ignore", divide="ignore"):
-        return (weights @ prepared.shortfall) / (weights @ prepared.valid)
+        by_run = weights[:, None, :]  # a matrix product's bits would depend on BLAS's thread count
+        return fixed_dot(by_run, prepared.shortfall) / fixed_dot(by_run, prepared.valid_by_step)
 
 
 def weighted_statistic(prepared, weights, statistic):
