@@ -490,14 +490,19 @@ def test_profiles_and_improvement_identical_whatever_n_jobs():
     assert np.array_equal(one.bootstrap_distribution, two.bootstrap_distribution)
 
 
-@pytest.mark.parametrize("sizes", [[3, 7, 5, 1], [6, 6, 6, 6]])
-def test_task_bootstrap_profile_is_the_mean_over_drawn_tasks_of_the_fraction_above(sizes):
-    rng = np.random.default_rng(23)
+def profile_design(sizes, seed):
+    """One agent's layout with the given runs per task (scores with ties), and thresholds on data values."""
+    rng = np.random.default_rng(seed)
     sizes = np.array(sizes)
     task = np.repeat(np.arange(sizes.size), sizes)
     layout = K.agent_layout(np.round(rng.gamma(2.0, 0.5, size=task.size), 1), task,
                             np.concatenate([np.arange(c) for c in sizes]), sizes.size)
-    tau = np.linspace(-0.1, 3.0, 32)  # thresholds on data values included
+    return layout, np.linspace(-0.1, 3.0, 32)
+
+
+@pytest.mark.parametrize("sizes", [[3, 7, 5, 1], [6, 6, 6, 6]])
+def test_task_bootstrap_profile_is_the_mean_over_drawn_tasks_of_the_fraction_above(sizes):
+    layout, tau = profile_design(sizes, 23)
     draws = K.draw(np.random.SeedSequence(5), layout, 300, task_bootstrap=True)
     scores = layout.canonical_values[draws.slots]  # (b, T, runs of the largest task)
     valid = np.ones(scores.shape, dtype=bool) if draws.mask is None else draws.mask
@@ -708,12 +713,7 @@ def test_windowed_iqm_ignores_chunking_and_equals_the_draw_path():
 
 @pytest.mark.parametrize("sizes", [[3, 7, 5, 1], [6, 6, 6, 6]])
 def test_profile_count_kernel_equals_the_draw_path(sizes):
-    rng = np.random.default_rng(22)
-    sizes = np.array(sizes)
-    task = np.repeat(np.arange(sizes.size), sizes)
-    layout = K.agent_layout(np.round(rng.gamma(2.0, 0.5, size=task.size), 1), task,
-                            np.concatenate([np.arange(c) for c in sizes]), sizes.size)
-    tau = np.linspace(-0.1, 3.0, 32)  # thresholds on data values included
+    layout, tau = profile_design(sizes, 22)
     fast = K.profile_agent(layout, tau, "runs", 250, np.random.SeedSequence(3))
     slow = np.empty_like(fast)
     for start, stop, draws in K.stream_batches(np.random.SeedSequence(3), layout, 250):

@@ -5,12 +5,12 @@ was drawn.  Runs are stored once per agent in ascending order of score (the
 "pooled order"), so that every built-in statistic is a few linear passes over
 a ``(n_resamples, n_runs)`` count matrix and nothing is sorted per resample:
 
-* per-task means are one matrix product with a (runs x tasks) table;
+* per-task means are one weighted sum of each task's counts;
 * the interquartile mean is read off the cumulative counts (which resampled
   values fall between the floor(N/4)-th and the (N - floor(N/4))-th order
-  statistic) and one matrix-vector product; on larger designs the cumulative
+  statistic) and one weighted sum per row; on larger designs the cumulative
   counts are needed only in two narrow windows around the cuts (:class:`WindowedTrim`);
-* a score distribution is one matrix product with a (runs x tau) table;
+* a score distribution is one cumulative count read at each threshold;
 * probability of improvement counts, for every X run, the resampled Y runs
   below it (cumulative counts on the two agents' merged sorted runs).
 
@@ -108,18 +108,6 @@ class AgentLayout:
     @property
     def balanced(self):
         return bool((self.task_sizes == self.task_sizes[0]).all())
-
-    def task_sum_table(self):
-        """(n, T) table with each run's score in its task's column: counts @ table = task sums."""
-        table = np.zeros((self.n_runs, self.n_tasks))
-        table[np.arange(self.n_runs), self.task_of] = self.values
-        return table
-
-    def task_indicator(self):
-        """(n, T) 0/1 table of each run's task: counts @ table = runs per task."""
-        table = np.zeros((self.n_runs, self.n_tasks))
-        table[np.arange(self.n_runs), self.task_of] = 1.0
-        return table
 
 
 def agent_layout(y, task, run, n_tasks):
@@ -481,7 +469,7 @@ class WindowedTrim:
             np.cumsum(cum, axis=1, out=cum)
             cum += start.astype(np.int64)[:, None]
             inside &= cum[:, -1] >= cut
-            total += fixed_dot(np.clip(cum, low, high).astype(np.float64), steps)
+            total += fixed_dot(np.clip(cum, low, high), steps)  # (made float there)
         out = total / (high - low)
         outside = np.flatnonzero(~inside)
         if outside.size:
