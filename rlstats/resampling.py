@@ -179,7 +179,8 @@ def _numpy_uses_openblas():
 
 #: :func:`fixed_dot` by BLAS's dot where numpy links OpenBLAS (its wheels): 2-3x faster than einsum, and
 #: each value a function of its two vectors alone (OpenBLAS's dot neither splits by alignment nor, up to
-#: 10,000 values, across threads; tested).  Another BLAS may sum by alignment or by thread: einsum there.
+#: 10,000 values, across threads; tested on the machine that runs the tests).  Another BLAS may sum by
+#: alignment or by thread: einsum there.
 DOT_BY_BLAS = _numpy_uses_openblas()
 #: Values summed in one piece: longer vectors are summed in fixed segments, because OpenBLAS sums more
 #: than 10,000 values on several threads (the bits would depend on the machine's thread count) and
@@ -194,7 +195,7 @@ def _segment_dot(a, b):
 
 
 def fixed_dot(a, b):
-    """``(a * b).sum(axis=-1)`` with broadcasting, each value's bits a function of its own two vectors.
+    """``(a * b).sum(axis=-1)`` of (..., n) arrays (leading axes broadcast), each value from its two vectors alone.
 
     A matrix product (gemm, gemv) sums in blocks that depend on how many
     rows and columns are multiplied together and on BLAS's thread count, so

@@ -490,9 +490,9 @@ class CountStatistics:
       to [floor(n/4), n - floor(n/4)] and one weighted sum (:func:`trimmed_sum`);
       on larger designs only inside windows around the two cuts (:class:`WindowedTrim`).
 
-    Row sums are taken row by row (:func:`rlstats.resampling.fixed_dot`, never a matrix-vector
-    product), so a row's value does not depend on how many rows are computed
-    together.
+    No sum is a matrix product (weighted row sums by
+    :func:`rlstats.resampling.fixed_dot`, task sums by einsum), so a row's value
+    does not depend on how many rows are computed together.
     """
 
     def __init__(self, layout, metrics, gamma, rows, windows="auto"):
@@ -580,7 +580,7 @@ class Resample:
 
     @functools.cached_property
     def counts_float(self):
-        """The counts as float64, for matrix products (integer products do not use BLAS)."""
+        """The counts as float64, for weighted sums (BLAS sums floats only)."""
         return self.counts.astype(np.float64, copy=False)
 
     @functools.cached_property
@@ -691,7 +691,7 @@ def trimmed_sum(counts, values, low, high):
 
 def metric_optimality_gap(layout, r, gamma):
     """gamma minus the mean of min(score, gamma) over all runs x tasks (rliable's definition)."""
-    return gamma - fixed_dot(r.counts, np.minimum(layout.values, gamma)) / r.total
+    return gamma - fixed_dot(r.counts_float, np.minimum(layout.values, gamma)) / r.total
 
 
 BUILTIN_METRICS = {
@@ -792,7 +792,7 @@ def profile_values(layout, r, tau, kind):
         weighted = r.counts_float / (layout.n_tasks * layout.task_sizes[layout.task_of])
         b, n = weighted.shape
         above = np.zeros((b, n + 1))  # the weight of pooled positions >= i; none from n on
-        above[:, :n] = np.cumsum(weighted[:, ::-1], axis=1)[:, ::-1]
+        np.cumsum(weighted[:, ::-1], axis=1, out=above[:, n - 1::-1])
         return above[:, np.searchsorted(layout.values, tau, side="right")]
     return (r.task_means[:, :, None] > tau[None, None, :]).mean(axis=1)
 
