@@ -33,7 +33,7 @@ from scipy import stats
 
 import rlstats
 from rlstats.methods.bootstrap import bootstrap, performance_profile, probability_of_improvement
-from rlstats.resampling import UniformIndices
+from rlstats.resampling import UniformIndices, fixed_dot
 
 sys.path.insert(0, os.path.dirname(__file__))
 from measure import best_time, peak_memory  # noqa: E402  (benchmarks/measure.py)
@@ -249,6 +249,15 @@ def threads(repeat):
             np.cumsum(counts, axis=1)
 
     pooled = np.random.default_rng(1).random(shape)
+    weights = np.random.default_rng(2).random(shape[1])
+
+    def blas_dot(i):  # the counts path's weighted row sums: one BLAS dot per row, through np.matmul
+        for _ in range(40):
+            fixed_dot(pooled, weights)
+
+    def einsum_dot(i):  # the same sums by einsum (other bits; the path where numpy does not link OpenBLAS)
+        for _ in range(40):
+            np.einsum("ij,j->i", pooled, weights)
 
     def partition(i):  # rliable_compat's IQM: rliable's own selection
         for _ in range(40):
@@ -262,7 +271,9 @@ def threads(repeat):
     print(f"load average before: {load()}")
     for name, function, items in (("np.sort, 8 x 2^21 floats", sort, arrays), ("Generator.integers", draw, range(8)),
                                   ("UniformIndices.rows", draw16, range(8)), ("np.bincount", bincount, range(8)),
-                                  ("np.cumsum(axis=1)", cumsum, range(8)), ("np.partition", partition, range(8)),
+                                  ("np.cumsum(axis=1)", cumsum, range(8)),
+                                  ("fixed_dot (BLAS's dot)", blas_dot, range(8)),
+                                  ("einsum row sums", einsum_dot, range(8)), ("np.partition", partition, range(8)),
                                   ("RandomState.choice", legacy, range(8))):
         one, two = seconds(function, items, 1), seconds(function, items, 2)
         print(f"{name:28s} 1 thread {one:6.3f} s, 2 threads {two:6.3f} s: {one / two:4.2f}x")
@@ -325,7 +336,7 @@ def passes(repeat):
     einsum = per_value(lambda: np.einsum("ij,j->i", as_float, statistics.clipped))
     print(f"  {'a weighted sum by einsum (before)':40s} {einsum:6.2f}   (row sums by BLAS's dot: "
           f"{resampling.DOT_BY_BLAS})")
-    print(f"  the IQM's windows are {statistics.windowed.windows[0][0].size + statistics.windowed.windows[1][0].size} "
+    print(f"  the IQM's windows are {statistics.windowed.slots.size - 2} "
           f"of {n} runs; the full cumulative sum's passes (before issue 17's third round), not in the sum:")
     for label, function in full_iqm:
         print(f"  {label:40s} {per_value(function):6.2f}")

@@ -149,7 +149,11 @@ class UniformIndices:
         self._replacements = None
 
     def rows(self, k, offsets=None):
-        """(k, n) int64 draws of the next k rows, plus ``offsets`` (broadcast to (k, n)) when given."""
+        """(k, n) int64 draws of the next k rows, plus ``offsets`` (broadcast to (k, n)) when given.
+
+        uint32 ``offsets`` (the caller's promise that every sum stays below 2**32) are added in 32 bits
+        before one conversion to int64: faster than adding int64 offsets to the 32-bit indices.
+        """
         if not self.narrow:
             out = np.random.Generator(self.main).integers(0, self.high, size=(k, self.n))
             return out if offsets is None else np.add(out, offsets, out=out)
@@ -161,6 +165,8 @@ class UniformIndices:
             index.ravel()[rejected] = self._replacement_stream().integers(0, high, size=rejected.size)
         if offsets is None:
             return index.astype(np.int64)
+        if offsets.dtype == np.uint32:
+            return np.add(index, offsets, out=index).astype(np.int64)
         return np.add(index, offsets, dtype=np.int64)
 
     def _replacement_stream(self):
@@ -194,6 +200,11 @@ def _segment_dot(a, b):
     return np.einsum("...j,...j->...", a, b)
 
 
+def _contiguous_float(x):
+    x = np.asarray(x, dtype=np.float64)
+    return x if x.strides[-1] == x.itemsize else np.ascontiguousarray(x)
+
+
 def fixed_dot(a, b):
     """``(a * b).sum(axis=-1)`` of (..., n) arrays (leading axes broadcast), each value from its two vectors alone.
 
@@ -206,8 +217,7 @@ def fixed_dot(a, b):
     sum a strided vector in another order than a contiguous one, so the
     vectors are made contiguous first.
     """
-    a, b = (x if x.strides[-1] == x.itemsize else np.ascontiguousarray(x)
-            for x in (np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)))
+    a, b = _contiguous_float(a), _contiguous_float(b)
     n = a.shape[-1]
     if n <= DOT_SEGMENT:
         return _segment_dot(a, b)
@@ -247,7 +257,8 @@ def parallel_map(function, items, n_jobs):
 
     Threads, not processes: the work is numpy's (draws, sorts, sums), which
     mostly releases the GIL, and threads share the inputs without copying
-    them.  (``np.bincount`` and a row-wise ``np.cumsum`` keep it: measured by
+    them.  (``np.bincount`` partly, a row-wise ``np.cumsum`` and numpy's matmul, which
+    :func:`fixed_dot` calls for BLAS's dot, keep it: measured by
     ``benchmarks/bench_speed_limit.py --threads``.)  Items are taken lazily, a few per worker in flight, so
     memory stays bounded whatever their number, and an ``items`` generator
     that draws from a sequential stream runs in the caller's thread, in order.

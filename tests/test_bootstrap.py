@@ -585,6 +585,18 @@ def test_median_of_rows_is_numpy_median_bit_for_bit(width):
     assert np.array_equal(K.median_of_rows(x).view(np.int64), np.median(x, axis=1).view(np.int64))
 
 
+
+@pytest.mark.parametrize("sizes", [[100] * 26, [3, 7, 5, 1]])
+def test_count_statistics_mean_and_median_are_numpys_of_the_task_means_bit_for_bit(sizes):
+    """The counts path's mean and median of task means are np.mean's and np.median's bits (without their cost)."""
+    layout, _ = profile_design(sizes, 5)
+    counts = drawn_and_extreme_counts(layout, 200)
+    statistics = K.CountStatistics(layout, ["mean", "median"], 1.0, len(counts))
+    means = statistics.task_means(counts.astype(float))
+    got = statistics(counts)
+    assert np.array_equal(got[:, 0].view(np.int64), np.mean(means, axis=1).view(np.int64))
+    assert np.array_equal(got[:, 1].view(np.int64), np.median(means, axis=1).view(np.int64))
+
 DOT_LENGTHS = [1, 7, 2600, 5000, resampling.DOT_SEGMENT, resampling.DOT_SEGMENT + 1, 3 * resampling.DOT_SEGMENT + 5]
 
 

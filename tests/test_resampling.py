@@ -68,6 +68,11 @@ def test_rows_drawn_in_chunks_equal_the_rows_of_one_call(high):
     assert whole.dtype == np.int64 and (whole >= 0).all() and (whole < high).all()
     offsets = np.arange(n) * 10
     assert np.array_equal(UniformIndices(seed, high, n).rows(100, offsets), whole + offsets)
+    below = np.arange(100)[:, None] * n + offsets
+    near_the_top = (below + (2**32 - int(np.max(high)) - below.max())).astype(np.uint32)  # sums up to 2**32 - 1
+    added_in_32_bits = UniformIndices(seed, high, n).rows(100, near_the_top)
+    assert added_in_32_bits.dtype == np.int64
+    assert np.array_equal(added_in_32_bits, whole + near_the_top.astype(np.int64))
 
 
 def test_columns_are_uniform_and_independent_chi_square():

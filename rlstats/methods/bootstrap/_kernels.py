@@ -105,8 +105,8 @@ class AgentLayout:
     def n_tasks(self):
         return self.task_sizes.size
 
-    @property
-    def balanced(self):
+    @functools.cached_property
+    def balanced(self):  # cached: read once per chunk of the counts path
         return bool((self.task_sizes == self.task_sizes[0]).all())
 
 
@@ -277,6 +277,8 @@ class CountDrawer:
         self.n, self.rows = n, chunk_rows(n, budget)
         self.high = run_bounds(layout)
         self.offsets = layout.slot_base[None, :] + (np.arange(self.rows, dtype=np.intp) * n)[:, None]
+        if self.rows * n <= 2**32:  # keys below 2**32: offsets added in 32 bits (UniformIndices.rows)
+            self.offsets = self.offsets.astype(np.uint32)
 
     def chunks(self, blocks):
         """Yield ``(start, stop, counts)`` for consecutive blocks ``[(start, stop, SeedSequence), ...]``.
@@ -432,16 +434,19 @@ class WindowedTrim:
     C_k >= H, so those terms are constants; between the windows L <= C_k <= H,
     and sum_k C_k (v_k - v_(k+1)) there is, by parts, one weighted sum of the
     counts; C at each window's start is one more weighted sum.  Only the
-    windows' counts are permuted and cumulated: a fraction of the work.
+    windows' counts are permuted and cumulated, in one strip: C before the
+    first window, its counts, the copies between the windows, the second
+    window's counts, so one cumulative sum gives C at every position of both.
     A row whose cumulative counts leave a window (rare by construction,
     :func:`trim_windows`) is computed in full by ``fallback``.  Every row is
     computed from its own counts alone, so chunking never changes results.
+    Work buffers for ``rows`` resamples are reused call after call (one object per thread).
     """
 
-    def __init__(self, layout, windows, order):
+    def __init__(self, layout, windows, order, rows):
         a1, b1, a2, b2 = windows  # a2 <= n - n // 4 < n
         n, values, position = layout.n_runs, layout.values, layout.slot_to_pooled
-        self.low, self.high = n // 4, n - n // 4
+        self.low, self.high = np.int64(n // 4), np.int64(n - n // 4)
         # C at both windows' starts from one weighted sum: whole numbers below 2**53, so exact
         self.base = float(2 ** (n.bit_length() + 1))
         self.starts = np.multiply(position < a2, self.base)
@@ -452,29 +457,33 @@ class WindowedTrim:
         self.middle[before] = values[np.maximum(position[before], b1)] - values[a2]
         self.constant = self.high * values[min(b2, n - 1)] - self.low * values[a1]  # v_n = v_(n-1)
 
-        def window(start, stop):  # the window's slots and steps v_k - v_(k+1), none past the last run
-            after = np.append(values[start + 1:stop + 1], values[-1])[:stop - start]
-            return order[start:stop].copy(), values[start:stop] - after
-        self.windows = (window(a1, b1), window(a2, b2))
+        def steps(start, stop):  # the steps v_k - v_(k+1) of a window, none past the last run
+            return values[start:stop] - np.append(values[start + 1:stop + 1], values[-1])[:stop - start]
+        # the strip's columns 0 and `gap` are written per call (their slot 0 is a placeholder) and step 0
+        self.gap = 1 + (b1 - a1)
+        self.slots = np.concatenate(([0], order[a1:b1], [0], order[a2:b2])).astype(np.intp)
+        self.steps = np.concatenate(([0.0], steps(a1, b1), [0.0], steps(a2, b2)))
+        self.clipped = np.empty((rows, self.slots.size))
 
     def __call__(self, counts, as_float, fallback):
-        low, high = self.low, self.high
+        low, high, gap = self.low, self.high, self.gap
+        b = counts.shape[0]
         starts = fixed_dot(as_float, self.starts)
         at_second = np.floor(starts / self.base)
         at_first = starts - self.base * at_second
-        total = fixed_dot(as_float, self.middle) + self.constant
-        inside = (at_first <= low) & (at_second <= high)
-        for start, cut, (slots, steps) in zip((at_first, at_second), (low, high), self.windows):
-            cum = np.take(counts, slots, axis=1)
-            np.cumsum(cum, axis=1, out=cum)
-            cum += start.astype(np.int64)[:, None]
-            inside &= cum[:, -1] >= cut
-            total += fixed_dot(np.clip(cum, low, high), steps)  # (made float there)
-        out = total / (high - low)
-        outside = np.flatnonzero(~inside)
+        total = fixed_dot(as_float, self.middle)
+        total += self.constant
+        cum = counts[:, self.slots]  # (indexing gathers a few columns faster than np.take here)
+        cum[:, 0] = at_first
+        cum[:, gap] = at_second - at_first - cum[:, 1:gap].sum(axis=1)  # the copies between the windows
+        cum.cumsum(axis=1, out=cum)
+        inside = (at_first <= low) & (cum[:, gap - 1] >= low) & (at_second <= high) & (cum[:, -1] >= high)
+        total += fixed_dot(np.clip(cum, low, high, out=self.clipped[:b]), self.steps)  # clipped and made float
+        total /= high - low
+        outside = (~inside).nonzero()[0]
         if outside.size:
-            out[outside] = fallback(counts[outside])
-        return out
+            total[outside] = fallback(counts[outside])
+        return total
 
 
 class CountStatistics:
@@ -503,20 +512,19 @@ class CountStatistics:
         self.steps = layout.values[:-1] - layout.values[1:]
         self.cut = n // 4
         self.float_counts = np.empty((rows, n))
+        # balanced designs: the scores as (tasks, runs), for one einsum per chunk
+        self.by_task = layout.canonical_values.reshape(layout.n_tasks, -1) if layout.balanced else None
         if isinstance(windows, str):  # "auto"; None: the full cumulative sum; or (a1, b1, a2, b2)
             windows = trim_windows(layout) if "iqm" in self.metrics else None
-        self.windowed = None if windows is None else WindowedTrim(layout, windows, self.order)
+        self.windowed = None if windows is None else WindowedTrim(layout, windows, self.order, rows)
         # the full cumulative sum's buffers, reused chunk after chunk; with windows it sees a few rows only
         full_sum = "iqm" in self.metrics and self.windowed is None
         self.buffers = (np.empty((rows, n), dtype=np.int64), np.empty((rows, n))) if full_sum else None
 
     def task_means(self, counts):
         layout = self.layout
-        b = counts.shape[0]
-        if layout.balanced:
-            c = int(layout.task_sizes[0])
-            sums = np.einsum("btc,tc->bt", counts.reshape(b, layout.n_tasks, c),
-                             layout.canonical_values.reshape(layout.n_tasks, c))
+        if self.by_task is not None:
+            sums = np.einsum("btc,tc->bt", counts.reshape(counts.shape[0], *self.by_task.shape), self.by_task)
         else:
             sums = np.add.reduceat(counts * layout.canonical_values, layout.task_start, axis=1)
         return sums / layout.task_sizes
@@ -540,16 +548,15 @@ class CountStatistics:
         out = np.empty((b, len(self.metrics)))
         means = None
         for j, metric in enumerate(self.metrics):
-            if metric in ("mean", "median"):
-                if means is None:
-                    means = self.task_means(as_float)
-                out[:, j] = means.mean(axis=1) if metric == "mean" else median_of_rows(means)
+            if metric == "iqm":
+                out[:, j] = self.iqm(counts) if self.windowed is None else self.windowed(counts, as_float, self.iqm)
             elif metric == "optimality_gap":
                 out[:, j] = self.gamma - fixed_dot(as_float, self.clipped) / n
-            elif self.windowed is None:
-                out[:, j] = self.iqm(counts)
-            else:
-                out[:, j] = self.windowed(counts, as_float, self.iqm)
+            else:  # mean and median of the task means
+                if means is None:
+                    means = self.task_means(as_float)
+                # the mean as np.mean computes it (sum, then divided by the count), without its fixed cost
+                out[:, j] = np.add.reduce(means, axis=1) / means.shape[1] if metric == "mean" else median_of_rows(means)
         return out
 
 

@@ -1,0 +1,70 @@
+"""The issue-17 percentile call of this tree and of another checkout, alternating in one process.
+
+On a noisy machine two runs of the same code differ by up to 30%, so a change of a few percent
+shows only when old and new are called in turn, under the same conditions.  The other checkout is
+imported under another package name (rlstats' imports inside the package are relative)::
+
+    git worktree add /tmp/before HEAD~1
+    RLSTATS_DATA_MIRROR=/work/shared/data/raw python benchmarks/bench_against_checkout.py /tmp/before --rounds 20
+
+Prints each tree's best and median time and the median of the per-round ratios (before / now), and
+checks that the two give the same intervals to 1e-12 (relative).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(__file__))
+from bench_speed_limit import FIVE, FORMULA, METRICS, atari, load  # noqa: E402
+
+import rlstats  # noqa: E402
+
+
+def import_checkout(root, name="rlstats_before"):
+    """The ``rlstats`` package of another checkout, as module ``name``."""
+    spec = importlib.util.spec_from_file_location(name, os.path.join(root, "rlstats", "__init__.py"),
+                                                  submodule_search_locations=[os.path.join(root, "rlstats")])
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("checkout", help="root of the other checkout (holding rlstats/)")
+    parser.add_argument("--rounds", type=int, default=20)
+    args = parser.parse_args()
+    before = import_checkout(args.checkout)
+    df = atari(FIVE)
+    options = dict(metrics=METRICS, n_resamples=2000, rng=0)
+    calls = {"before": lambda: before.methods.bootstrap.bootstrap(df, FORMULA, **options),
+             "now": lambda: rlstats.methods.bootstrap.bootstrap(df, FORMULA, **options)}
+    tables = {label: call().tidy() for label, call in calls.items()}  # also the untimed first calls
+    columns = ["estimate", "conf_low", "conf_high"]
+    np.testing.assert_allclose(tables["now"][columns].to_numpy(float), tables["before"][columns].to_numpy(float),
+                               rtol=1e-12)
+    print(f"load average before: {load()}")
+    print(f"before: {before.__file__}\nnow:    {rlstats.__file__}")
+    times = {label: [] for label in calls}
+    for _ in range(args.rounds):
+        for label, call in calls.items():
+            start = time.perf_counter()
+            call()
+            times[label].append(time.perf_counter() - start)
+    for label, seconds in times.items():
+        print(f"{label:7s} best {min(seconds):.4f} s, median {np.median(seconds):.4f} s over {args.rounds} rounds")
+    ratio = np.median(np.array(times["before"]) / np.array(times["now"]))
+    print(f"median of the per-round ratios before / now: {ratio:.3f}; the same intervals to 1e-12")
+    print(f"load average after: {load()}")
+
+
+if __name__ == "__main__":
+    main()
