@@ -1,4 +1,4 @@
-"""The issue-17 percentile call of this tree and of another checkout, alternating in one process.
+"""An issue-17 call (percentile or rliable_compat) of this tree and of another checkout, alternating in one process.
 
 On a noisy machine two runs of the same code differ by up to 30%, so a change of a few percent
 shows only when old and new are called in turn, under the same conditions.  The other checkout is
@@ -6,6 +6,7 @@ imported under another package name (rlstats' imports inside the package are rel
 
     git worktree add /tmp/before HEAD~1
     RLSTATS_DATA_MIRROR=/work/shared/data/raw python benchmarks/bench_against_checkout.py /tmp/before --rounds 20
+    ... bench_against_checkout.py /tmp/before --compat   # rliable_compat=True (intervals then bit for bit)
 
 Prints each tree's best and median time and the median of the per-round ratios (before / now), and
 checks that the two give the same intervals to 1e-12 (relative).
@@ -41,10 +42,11 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("checkout", help="root of the other checkout (holding rlstats/)")
     parser.add_argument("--rounds", type=int, default=20)
+    parser.add_argument("--compat", action="store_true", help="time rliable_compat=True")
     args = parser.parse_args()
     before = import_checkout(args.checkout)
     df = atari(FIVE)
-    options = dict(metrics=METRICS, n_resamples=2000, rng=0)
+    options = dict(metrics=METRICS, n_resamples=2000, rng=0, rliable_compat=args.compat)
     calls = {"before": lambda: before.methods.bootstrap.bootstrap(df, FORMULA, **options),
              "now": lambda: rlstats.methods.bootstrap.bootstrap(df, FORMULA, **options)}
     tables = {label: call().tidy() for label, call in calls.items()}  # also the untimed first calls
@@ -53,6 +55,7 @@ def main():
                                rtol=1e-12)
     print(f"load average before: {load()}")
     print(f"before: {before.__file__}\nnow:    {rlstats.__file__}")
+    print(f"call: {'rliable_compat' if args.compat else 'percentile'}")
     times = {label: [] for label in calls}
     for _ in range(args.rounds):
         for label, call in calls.items():

@@ -325,6 +325,20 @@ def test_rliable_compat_reproduces_the_recipe_bit_for_bit(task_bootstrap, scale)
         np.testing.assert_allclose(res.intervals[i].T, np.percentile(values, [2.5, 97.5], axis=0), rtol=1e-12)
 
 
+def test_rliable_iqm_in_place_gives_np_partitions_bits_and_runs_after_every_other_metric():
+    rng = np.random.default_rng(12)
+    matrices = np.round(rng.gamma(2.0, size=(40, 9, 13)), 2)  # ties
+    first_score = lambda m: m[0, 0]  # noqa: E731 - reads the matrix in its order
+    metrics = ["iqm", first_score, "mean", "iqm", "optimality_gap"]
+    kept = K.rliable_values(matrices, metrics, 1.0)
+    scratch = matrices.copy()
+    reordered = K.rliable_values(scratch, metrics, 1.0, scratch=True)
+    assert np.array_equal(reordered.view(np.int64), kept.view(np.int64))
+    assert np.array_equal(kept[:, 1], matrices[:, 0, 0])
+    assert not np.array_equal(scratch, matrices)  # partitioned in place: the copy np.partition makes is saved
+    trim = [stats.trim_mean(m, 0.25, axis=None) for m in matrices]
+    assert np.array_equal(kept[:, 0], trim) and np.array_equal(kept[:, 3], trim)
+
 def test_rliable_compat_takes_user_metrics_that_cannot_be_hashed():
     @dataclasses.dataclass  # eq=True: instances are unhashable
     class Top:

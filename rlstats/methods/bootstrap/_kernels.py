@@ -1219,20 +1219,40 @@ def rliable_metric(name, matrices, gamma, task_means):
     b, runs, tasks = matrices.shape
     if name in ("mean", "median"):
         return np.mean(task_means, axis=1) if name == "mean" else np.median(task_means, axis=1)
-    flat = matrices.reshape(b, runs * tasks)
     if name == "iqm":
-        n = runs * tasks
-        cut = int(0.25 * n)
-        part = np.partition(flat, (cut, n - cut - 1), axis=1)
-        return np.mean(part[:, cut:n - cut], axis=1)
-    return gamma - np.mean(np.minimum(flat, gamma), axis=1)
+        return rliable_iqm(matrices)
+    return gamma - np.mean(np.minimum(matrices.reshape(b, runs * tasks), gamma), axis=1)
 
 
-def rliable_values(matrices, metrics, gamma):
-    needed = any(isinstance(m, str) and m in ("mean", "median") for m in metrics)  # (user metrics may be unhashable)
+def rliable_iqm(matrices, in_place=False):
+    """scipy's ``trim_mean(x, 0.25, axis=None)`` of each (R, T) matrix, as rliable computes it.
+
+    ``np.partition`` copies its input, then partitions the copy; ``in_place``
+    partitions ``matrices`` themselves (reordering them): the same algorithm
+    on the same values, so the same bits, without the copy.
+    """
+    b, runs, tasks = matrices.shape
+    n = runs * tasks
+    cut = int(0.25 * n)
+    flat = matrices.reshape(b, n)
+    if in_place:
+        flat.partition((cut, n - cut - 1), axis=1)
+    else:
+        flat = np.partition(flat, (cut, n - cut - 1), axis=1)
+    return np.mean(flat[:, cut:n - cut], axis=1)
+
+
+def rliable_values(matrices, metrics, gamma, scratch=False):
+    """(b, M) metrics of (b, R, T) matrices; ``scratch``: the matrices may be reordered (the IQM, last, in place)."""
+    is_iqm = [isinstance(m, str) and m == "iqm" for m in metrics]  # (user metrics may be unhashable: no `in`)
+    needed = any(isinstance(m, str) and m in ("mean", "median") for m in metrics)
     task_means = np.mean(matrices, axis=1) if needed else None
-    columns = [call_user_metric(m, matrices) if callable(m) else rliable_metric(m, matrices, gamma, task_means)
-               for m in metrics]
+    columns = [None if scratch and iqm else
+               call_user_metric(m, matrices) if callable(m) else rliable_metric(m, matrices, gamma, task_means)
+               for m, iqm in zip(metrics, is_iqm)]
+    if scratch and any(is_iqm):  # after every other metric has read the matrices in their order
+        iqm = rliable_iqm(matrices, in_place=True)
+        columns = [iqm if flag else column for flag, column in zip(is_iqm, columns)]
     return np.column_stack(columns)
 
 
@@ -1252,6 +1272,7 @@ def rliable_bootstrap(run_matrices, metrics, gamma, n_resamples, seed, *, task_b
     """
     state = np.random.RandomState(seed)
     out = [np.empty((n_resamples, len(metrics))) for _ in run_matrices]
+    keep_work_arrays_on_heap()  # batches of about 1 MB, allocated and freed again and again
 
     def batches():
         for agent, matrix in enumerate(run_matrices):
@@ -1274,7 +1295,8 @@ def rliable_bootstrap(run_matrices, metrics, gamma, n_resamples, seed, *, task_b
         agent, start, stop, run_idx, task_idx = batch
         run_idx *= run_matrices[agent].shape[1]
         run_idx += task_idx  # flat positions in the (R, T) matrix: one gather instead of two-array indexing
-        out[agent][start:stop] = rliable_values(run_matrices[agent].ravel().take(run_idx), metrics, gamma)
+        out[agent][start:stop] = rliable_values(run_matrices[agent].ravel().take(run_idx), metrics, gamma,
+                                                scratch=True)
         return stop - start
 
     for done in parallel_map(compute, batches(), n_jobs):
