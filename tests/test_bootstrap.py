@@ -882,6 +882,27 @@ def test_probability_of_improvement_resamples_and_symmetry():
         assert forward.bootstrap_distribution[0, b] == pytest.approx(direct_improvement(*groups), rel=1e-12)
 
 
+def test_probability_of_improvement_chunks_agents_of_different_sizes_alike():
+    """Agents of 2,400 and 60 runs: chunks of 54 resamples for both (not 100 for the smaller), blocks split in two."""
+    rng = np.random.default_rng(15)
+    data = {"A": [rng.gamma(2.0, size=120) for _ in range(20)], "B": [np.round(rng.gamma(2.0, size=3), 1)
+                                                                         for _ in range(20)]}
+    assert K.chunk_rows(2400) == 54 and K.chunk_rows(60) == K.RNG_BLOCK
+    df = long_frame(data)
+    res = probability_of_improvement(df, FORMULA, n_resamples=230, rng=4)
+    assert np.array_equal(res.bootstrap_distribution,
+                          probability_of_improvement(df, FORMULA, n_resamples=230, rng=4, n_jobs=2).bootstrap_distribution)
+    design = build(df, FORMULA)
+    layouts = [K.agent_layout(design.y[design.agent == j], design.task[design.agent == j],
+                              design.run[design.agent == j], design.n_tasks) for j in range(2)]
+    root = np.random.SeedSequence(4)
+    draws = [K.draw_blocks(K.agent_blocks(K.agent_seed_sequence(root, name), 230), layout)
+             for name, layout in zip(design.agents, layouts)]
+    for b in (0, 53, 54, 99, 100, 229):  # either side of the chunk and block edges
+        groups = [np.split(layout.canonical_values[d.slots[b]], np.cumsum(layout.task_sizes)[:-1])
+                  for layout, d in zip(layouts, draws)]
+        assert res.bootstrap_distribution[0, b] == pytest.approx(direct_improvement(*groups), rel=1e-12)
+
 def test_probability_of_improvement_pairs_errors():
     df = rlstats.datasets.simulate(agents=2, tasks=3, seeds=3, rng=0)
     for pairs, match in [([("agent_1", "nope")], "not in the data"), ([("agent_1", "agent_1")], "itself"),

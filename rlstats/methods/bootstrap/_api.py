@@ -30,7 +30,7 @@ from ...errors import DesignError, OptionError, warn
 from ...options import (check_bool, check_choice, check_fraction, check_int, check_n_jobs, check_pairs,
                        check_confidence_level)
 from ...progress import progress_bar
-from ...resampling import parallel_map, seed_sequence
+from ...resampling import seed_sequence
 from . import _kernels as kernels
 from . import _small_runs as small_runs
 from ._result import (_METRIC_LABELS, BootstrapResult, ProbabilityOfImprovementResult, PerformanceProfileResult,
@@ -581,21 +581,9 @@ def probability_of_improvement(data, formula=None, *, pairs=None, n_resamples=2_
     root, seed = seed_sequence(rng)
     involved = sorted({a for pair in pairs for a in pair}, key=design.agents.index)
     blocks = {a: kernels.agent_blocks(kernels.agent_seed_sequence(root, a), n_resamples) for a in involved}
-    per_batch = min(kernels.batch_blocks(layouts[a].n_runs) for a in involved)
-    distribution = np.empty((len(pairs), n_resamples))
-    n_blocks = len(blocks[involved[0]])
-
-    def compute(indices):  # one group of blocks: the same draws of each agent as bootstrap() makes
-        draws = {a: kernels.draw_blocks([blocks[a][i] for i in indices], layouts[a]) for a in involved}
-        start, stop = blocks[involved[0]][indices[0]][0], blocks[involved[0]][indices[-1]][1]
-        for i, (x, y) in enumerate(pairs):
-            distribution[i, start:stop] = kernels.improvement_batch(pair_layouts[i], layouts[x], layouts[y],
-                                                                    draws[x], draws[y])
-        return stop - start
-
     with progress_bar(n_resamples, progress, "probability of improvement") as advance:
-        for done in parallel_map(compute, kernels.block_groups(list(range(n_blocks)), per_batch, n_jobs), n_jobs):
-            advance(done)
+        distribution = kernels.improvement_distribution(pairs, pair_layouts, layouts, blocks, n_resamples,
+                                                        n_jobs=n_jobs, advance=advance)
     fewest, df = _pair_runs(design, pairs)
     if interval == "expanded":
         bounds, se = small_runs.expanded_bounds(distribution, estimates, confidence_level, fewest, df)

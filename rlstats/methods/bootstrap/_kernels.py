@@ -17,7 +17,8 @@ a ``(n_resamples, n_runs)`` count matrix and nothing is sorted per resample:
 Since issue 17 the default path (built-in metrics, no task resampling) never
 materialises the resampled scores: each block's draws become canonical
 counts by one ``bincount`` (:func:`canonical_count_chunks`) and every
-statistic is read off them (:class:`CountStatistics`, :class:`ProfileStatistics`).
+statistic is read off them (:class:`CountStatistics`, :class:`ProfileStatistics`,
+:func:`improvement_distribution`).
 The draws are those of the draw path (:func:`draw`, used for user metrics),
 so the statistics agree with it up to floating-point rounding of the sums
 (about 1e-15; tested).  BCa's jackknife is in closed form (:func:`leave_one_out_values`).
@@ -932,13 +933,6 @@ def pair_layout(x, y):
                       y_before_task=y.task_start[x_task].astype(np.float64), weight=weight)
 
 
-def slot_counts(slots, n_slots):
-    """(b, n_slots) times each canonical slot was drawn."""
-    b = slots.shape[0]
-    keys = (slots + np.arange(b, dtype=np.intp)[:, None] * n_slots).ravel()
-    return np.bincount(keys, minlength=b * n_slots).reshape(b, n_slots)
-
-
 def improvement_from_counts(pair, x_counts, y_counts):
     """(b,) mean over tasks of P(X > Y) + P(X = Y) / 2 from canonical slot counts.
 
@@ -948,7 +942,7 @@ def improvement_from_counts(pair, x_counts, y_counts):
     tasks.
     """
     cum = np.zeros((y_counts.shape[0], y_counts.shape[1] + 1))
-    np.cumsum(y_counts, axis=1, out=cum[:, 1:])
+    cum[:, 1:] = np.cumsum(y_counts, axis=1)  # in the counts' own type (whole numbers: exact), a few times faster
     wins = 0.5 * (cum[:, pair.y_below] + cum[:, pair.y_through]) - pair.y_before_task
     wins *= x_counts
     return fixed_dot(wins, pair.weight)
@@ -959,9 +953,31 @@ def improvement_point(pair, x, y):
     return float(improvement_from_counts(pair, np.ones((1, x.n_runs)), np.ones((1, y.n_runs)))[0])
 
 
-def improvement_batch(pair, x, y, x_draws, y_draws):
-    """(b,) probability of improvement for a batch of draws of both agents."""
-    return improvement_from_counts(pair, slot_counts(x_draws.slots, x.n_runs), slot_counts(y_draws.slots, y.n_runs))
+def improvement_distribution(pairs, pair_layouts, layouts, blocks, n_resamples, *, n_jobs=1, advance=None):
+    """(P, n_resamples) probability of improvement of each pair ``(x, y)``, read off canonical counts.
+
+    ``blocks`` maps each agent of the pairs to its RNG blocks (:func:`agent_blocks`): each agent is drawn once,
+    as :func:`bootstrap_agent` draws it (:class:`CountDrawer`), in row chunks of one size for every agent, and
+    every pair is read off the chunk's counts (:func:`improvement_from_counts`).  A value depends on its own
+    resample's counts alone, so chunks and threads never change results.
+    """
+    involved = list(blocks)
+    rows = min(chunk_rows(layouts[a].n_runs) for a in involved)
+    drawers = {a: CountDrawer(layouts[a], budget=rows * layouts[a].n_runs) for a in involved}
+    out = np.empty((len(pairs), n_resamples))
+
+    def compute(indices):
+        for parts in zip(*(drawers[a].chunks([blocks[a][i] for i in indices]) for a in involved)):
+            start, stop = parts[0][:2]
+            counts = {a: part[2] for a, part in zip(involved, parts)}
+            for i, (x, y) in enumerate(pairs):
+                out[i, start:stop] = improvement_from_counts(pair_layouts[i], counts[x], counts[y])
+        return [blocks[involved[0]][i] for i in indices]  # the group's (start, stop, seed) blocks, for progress
+
+    per_item = max(1, ITEM_BUDGET // (RNG_BLOCK * max(layouts[a].n_runs for a in involved)))
+    n_blocks = len(blocks[involved[0]])
+    run_blocks(block_groups(list(range(n_blocks)), per_item, n_jobs), compute, n_jobs, advance)
+    return out
 
 
 # ----------------------------------------------------------------------------- intervals
