@@ -890,8 +890,8 @@ def test_probability_of_improvement_chunks_agents_of_different_sizes_alike():
     assert K.chunk_rows(2400) == 54 and K.chunk_rows(60) == K.RNG_BLOCK
     df = long_frame(data)
     res = probability_of_improvement(df, FORMULA, n_resamples=230, rng=4)
-    assert np.array_equal(res.bootstrap_distribution,
-                          probability_of_improvement(df, FORMULA, n_resamples=230, rng=4, n_jobs=2).bootstrap_distribution)
+    threads = probability_of_improvement(df, FORMULA, n_resamples=230, rng=4, n_jobs=2)
+    assert np.array_equal(res.bootstrap_distribution, threads.bootstrap_distribution)
     design = build(df, FORMULA)
     layouts = [K.agent_layout(design.y[design.agent == j], design.task[design.agent == j],
                               design.run[design.agent == j], design.n_tasks) for j in range(2)]
