@@ -400,7 +400,7 @@ def alternating(rounds):
 
     import rlstats.resampling as resampling
     from rlstats.methods.bootstrap import _kernels as kernels
-    ours, budget, windows, median, by_blas = (resampling.UniformIndices.rows, kernels.COUNT_BUDGET,
+    ours, budget, windows, median, by_blas = (resampling.UniformIndices.rows, kernels.COMPAT_BUDGET,
                                               kernels.trim_windows, kernels.median_of_rows, resampling.DOT_BY_BLAS)
     df = atari(FIVE)
     cases = {  # label: (setup, keyword arguments); each undoes one change of issue 17's last rounds
@@ -413,12 +413,17 @@ def alternating(rounds):
         "percentile, draws by Generator.integers": (lambda: setattr(resampling.UniformIndices, "rows", numpy_rows),
                                                     {}),
         "rliable_compat": (lambda: None, {"rliable_compat": True}),
-        "rliable_compat, batches of 2^20 values": (lambda: setattr(kernels, "COUNT_BUDGET", kernels.MEMORY_BUDGET),
+        "rliable_compat, batches of 2^20 values": (lambda: setattr(kernels, "COMPAT_BUDGET", kernels.MEMORY_BUDGET),
                                                    {"rliable_compat": True}),
+        "rliable_compat, batches of 2^17 values": (lambda: setattr(kernels, "COMPAT_BUDGET", 2**17),
+                                                   {"rliable_compat": True}),
+        "rliable_compat, n_jobs=2": (lambda: None, {"rliable_compat": True, "n_jobs": 2}),
+        "rliable_compat, n_jobs=2, batches of 2^17": (lambda: setattr(kernels, "COMPAT_BUDGET", 2**17),
+                                                      {"rliable_compat": True, "n_jobs": 2}),
     }
 
     def restore():
-        resampling.UniformIndices.rows, kernels.COUNT_BUDGET = ours, budget
+        resampling.UniformIndices.rows, kernels.COMPAT_BUDGET = ours, budget
         kernels.trim_windows, kernels.median_of_rows, resampling.DOT_BY_BLAS = windows, median, by_blas
     times = {label: [] for label in cases}
     print(f"load average before: {load()}; row sums by BLAS's dot: {by_blas}")
@@ -433,7 +438,7 @@ def alternating(rounds):
     finally:
         restore()
     for label, seconds in times.items():
-        print(f"{label:42s} one thread: best {min(seconds):.3f} s, median {np.median(seconds):.3f} s "
+        print(f"{label:44s} best {min(seconds):.3f} s, median {np.median(seconds):.3f} s "
               f"over {rounds} alternating calls")
     print(f"load average after: {load()}")
 

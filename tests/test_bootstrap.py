@@ -299,13 +299,13 @@ def rliable_recipe(score_dict, seed, reps, gamma=1.0, task_bootstrap=False):
 
 @pytest.mark.parametrize("task_bootstrap,scale", [(False, 1), (True, 1), (False, 10)])
 def test_rliable_compat_reproduces_the_recipe_bit_for_bit(task_bootstrap, scale):
-    """At scale 10 (50-60 runs x 70 tasks) the draws span several batches of about COUNT_BUDGET values."""
+    """At scale 10 (50-60 runs x 70 tasks) the draws span several batches of about COMPAT_BUDGET values."""
     rng = np.random.default_rng(9)
     tasks = 7 * scale
     runs = (5, 3, 6) if scale == 1 else (55, 50, 60)
     score_dict = {name: rng.gamma(shape, size=(r, tasks)) for name, shape, r in zip(("DQN", "C51", "Apex"),
                                                                                   (1.5, 2.0, 1.0), runs)}
-    assert scale == 1 or K.COUNT_BUDGET // score_dict["DQN"].size < 300
+    assert scale == 1 or K.COMPAT_BUDGET // score_dict["DQN"].size < 300
     # task names sort in column order: the design orders tasks by name, and sums follow that order
     df = long_frame(score_dict, tasks=[f"t{t:03d}" for t in range(tasks)])
     df["agent"] = pd.Categorical(df["agent"], categories=list(score_dict))  # dict order = draw order

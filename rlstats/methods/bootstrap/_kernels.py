@@ -52,11 +52,14 @@ from ...resampling import (UniformIndices, child_stream, chunk_seeds, fixed_dot,
 RNG_BLOCK = 100
 #: Elements of one (resamples x runs) array held at once; bounds memory whatever n_resamples is.
 MEMORY_BUDGET = 2**20
-#: Elements of one work array of the counts path and of ``rliable_compat``'s batches: 1 MB of int64, so that
-#: a chunk's arrays stay in the core's cache and below glibc's raised mmap threshold (measured: about 10-15%
-#: faster than 8 MB chunks at 26 x 100 runs; rliable_compat about 8%, bench_speed_limit.py --alternating);
-#: never changes results.
+#: Elements of one work array of the counts path: 1 MB of int64, so that a chunk's arrays stay in the core's
+#: cache and below glibc's raised mmap threshold (measured: about 10-15% faster than 8 MB chunks at 26 x 100
+#: runs, bench_speed_limit.py --alternating; 2**16 and 2**18 slower too); never changes results.
 COUNT_BUDGET = 2**17
+#: Values in one of ``rliable_compat``'s batches: 2 MB of float64 (measured at 26 x 100 runs: about 7% faster
+#: than 2**17 with n_jobs=2 and no slower on one thread, 2**19 and 2**20 no faster; 8 MB batches were about 8%
+#: slower, bench_speed_limit.py --alternating); never changes results.
+COMPAT_BUDGET = 2**18
 
 
 # ----------------------------------------------------------------------------- layouts
@@ -1293,7 +1296,7 @@ def rliable_bootstrap(run_matrices, metrics, gamma, n_resamples, seed, *, task_b
     def batches():
         for agent, matrix in enumerate(run_matrices):
             runs, tasks = matrix.shape
-            per_batch = max(1, COUNT_BUDGET // matrix.size)  # arrays of about 1 MB: reused, cached (see COUNT_BUDGET)
+            per_batch = max(1, COMPAT_BUDGET // matrix.size)  # arrays of about 2 MB, reused (COMPAT_BUDGET)
             for start in range(0, n_resamples, per_batch):
                 stop = min(start + per_batch, n_resamples)
                 if task_bootstrap:
