@@ -6,7 +6,7 @@ imported under another package name (rlstats' imports inside the package are rel
 
     git worktree add /tmp/before HEAD~1
     RLSTATS_DATA_MIRROR=/work/shared/data/raw python benchmarks/bench_against_checkout.py /tmp/before --rounds 20
-    ... bench_against_checkout.py /tmp/before --compat   # rliable_compat=True (intervals then bit for bit)
+    ... bench_against_checkout.py /tmp/before --compat --n-jobs 2   # rliable_compat=True on two threads
 
 Prints each tree's best and median time and the median of the per-round ratios (before / now), and
 checks that the two give the same intervals to 1e-12 (relative).
@@ -43,10 +43,11 @@ def main():
     parser.add_argument("checkout", help="root of the other checkout (holding rlstats/)")
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--compat", action="store_true", help="time rliable_compat=True")
+    parser.add_argument("--n-jobs", type=int, default=1, help="threads of both calls")
     args = parser.parse_args()
     before = import_checkout(args.checkout)
     df = atari(FIVE)
-    options = dict(metrics=METRICS, n_resamples=2000, rng=0, rliable_compat=args.compat)
+    options = dict(metrics=METRICS, n_resamples=2000, rng=0, rliable_compat=args.compat, n_jobs=args.n_jobs)
     calls = {"before": lambda: before.methods.bootstrap.bootstrap(df, FORMULA, **options),
              "now": lambda: rlstats.methods.bootstrap.bootstrap(df, FORMULA, **options)}
     tables = {label: call().tidy() for label, call in calls.items()}  # also the untimed first calls
@@ -55,7 +56,7 @@ def main():
                                rtol=1e-12)
     print(f"load average before: {load()}")
     print(f"before: {before.__file__}\nnow:    {rlstats.__file__}")
-    print(f"call: {'rliable_compat' if args.compat else 'percentile'}")
+    print(f"call: {'rliable_compat' if args.compat else 'percentile'}, n_jobs={args.n_jobs}")
     times = {label: [] for label in calls}
     for _ in range(args.rounds):
         for label, call in calls.items():

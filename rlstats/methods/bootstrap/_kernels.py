@@ -1310,12 +1310,12 @@ def rliable_bootstrap(run_matrices, metrics, gamma, n_resamples, seed, *, task_b
                     task_idx = np.arange(tasks)[None, None, :]
                 yield agent, start, stop, run_idx, task_idx
 
+    by_task = [np.ascontiguousarray(matrix.T).ravel() for matrix in run_matrices]  # position t R + r: x[r, t]
+
     def compute(batch):  # on a thread: everything but the draws
         agent, start, stop, run_idx, task_idx = batch
-        run_idx *= run_matrices[agent].shape[1]
-        run_idx += task_idx  # flat positions in the (R, T) matrix: one gather instead of two-array indexing
-        out[agent][start:stop] = rliable_values(run_matrices[agent].ravel().take(run_idx), metrics, gamma,
-                                                scratch=True)
+        run_idx += task_idx * run_matrices[agent].shape[0]  # flat positions: one pass, then one gather
+        out[agent][start:stop] = rliable_values(by_task[agent].take(run_idx), metrics, gamma, scratch=True)
         return stop - start
 
     for done in parallel_map(compute, batches(), n_jobs):
