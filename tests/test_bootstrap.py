@@ -329,15 +329,20 @@ def test_rliable_iqm_in_place_gives_np_partitions_bits_and_runs_after_every_othe
     rng = np.random.default_rng(12)
     matrices = np.round(rng.gamma(2.0, size=(40, 9, 13)), 2)  # ties
     first_score = lambda m: m[0, 0]  # noqa: E731 - reads the matrix in its order
-    metrics = ["iqm", first_score, "mean", "iqm", "optimality_gap"]
+
+    def first_scores(m):  # vectorised, and returns a view of the matrices the IQM then reorders
+        return m[:, 0, 0]
+    first_scores.vectorized = True
+    metrics = ["iqm", first_score, "mean", "iqm", first_scores, "optimality_gap"]
     kept = K.rliable_values(matrices, metrics, 1.0)
     scratch = matrices.copy()
     reordered = K.rliable_values(scratch, metrics, 1.0, scratch=True)
     assert np.array_equal(reordered.view(np.int64), kept.view(np.int64))
-    assert np.array_equal(kept[:, 1], matrices[:, 0, 0])
+    assert np.array_equal(kept[:, 1], matrices[:, 0, 0]) and np.array_equal(kept[:, 4], matrices[:, 0, 0])
     assert not np.array_equal(scratch, matrices)  # partitioned in place: the copy np.partition makes is saved
     trim = [stats.trim_mean(m, 0.25, axis=None) for m in matrices]
     assert np.array_equal(kept[:, 0], trim) and np.array_equal(kept[:, 3], trim)
+
 
 def test_rliable_compat_takes_user_metrics_that_cannot_be_hashed():
     @dataclasses.dataclass  # eq=True: instances are unhashable
@@ -599,7 +604,6 @@ def test_median_of_rows_is_numpy_median_bit_for_bit(width):
     assert np.array_equal(K.median_of_rows(x).view(np.int64), np.median(x, axis=1).view(np.int64))
 
 
-
 @pytest.mark.parametrize("sizes", [[100] * 26, [3, 7, 5, 1]])
 def test_count_statistics_mean_and_median_are_numpys_of_the_task_means_bit_for_bit(sizes):
     """The counts path's mean and median of task means are np.mean's and np.median's bits (without their cost)."""
@@ -610,6 +614,7 @@ def test_count_statistics_mean_and_median_are_numpys_of_the_task_means_bit_for_b
     got = statistics(counts)
     assert np.array_equal(got[:, 0].view(np.int64), np.mean(means, axis=1).view(np.int64))
     assert np.array_equal(got[:, 1].view(np.int64), np.median(means, axis=1).view(np.int64))
+
 
 DOT_LENGTHS = [1, 7, 2600, 5000, resampling.DOT_SEGMENT, resampling.DOT_SEGMENT + 1, 3 * resampling.DOT_SEGMENT + 5]
 
@@ -883,25 +888,30 @@ def test_probability_of_improvement_resamples_and_symmetry():
 
 
 def test_probability_of_improvement_chunks_agents_of_different_sizes_alike():
-    """Agents of 2,400 and 60 runs: chunks of 54 resamples for both (not 100 for the smaller), blocks split in two."""
+    """Agents of 2,400, 60 and 600 runs: chunks of 54 resamples for all, blocks split; three pairs sharing agents."""
     rng = np.random.default_rng(15)
-    data = {"A": [rng.gamma(2.0, size=120) for _ in range(20)], "B": [np.round(rng.gamma(2.0, size=3), 1)
-                                                                         for _ in range(20)]}
-    assert K.chunk_rows(2400) == 54 and K.chunk_rows(60) == K.RNG_BLOCK
+    data = {"A": [rng.gamma(2.0, size=120) for _ in range(20)],
+            "B": [np.round(rng.gamma(2.0, size=3), 1) for _ in range(20)],
+            "C": [np.round(rng.gamma(2.2, size=30), 1) for _ in range(20)]}
+    assert K.chunk_rows(2400) == 54 and K.chunk_rows(60) == K.chunk_rows(600) == K.RNG_BLOCK
     df = long_frame(data)
     res = probability_of_improvement(df, FORMULA, n_resamples=230, rng=4)
+    assert res.pairs == (("A", "B"), ("A", "C"), ("B", "C"))
     threads = probability_of_improvement(df, FORMULA, n_resamples=230, rng=4, n_jobs=2)
     assert np.array_equal(res.bootstrap_distribution, threads.bootstrap_distribution)
     design = build(df, FORMULA)
     layouts = [K.agent_layout(design.y[design.agent == j], design.task[design.agent == j],
-                              design.run[design.agent == j], design.n_tasks) for j in range(2)]
+                              design.run[design.agent == j], design.n_tasks) for j in range(3)]
     root = np.random.SeedSequence(4)
     draws = [K.draw_blocks(K.agent_blocks(K.agent_seed_sequence(root, name), 230), layout)
              for name, layout in zip(design.agents, layouts)]
     for b in (0, 53, 54, 99, 100, 229):  # either side of the chunk and block edges
         groups = [np.split(layout.canonical_values[d.slots[b]], np.cumsum(layout.task_sizes)[:-1])
                   for layout, d in zip(layouts, draws)]
-        assert res.bootstrap_distribution[0, b] == pytest.approx(direct_improvement(*groups), rel=1e-12)
+        for i, (x, y) in enumerate(((0, 1), (0, 2), (1, 2))):
+            assert res.bootstrap_distribution[i, b] == pytest.approx(direct_improvement(groups[x], groups[y]),
+                                                                     rel=1e-12)
+
 
 def test_probability_of_improvement_pairs_errors():
     df = rlstats.datasets.simulate(agents=2, tasks=3, seeds=3, rng=0)

@@ -448,7 +448,7 @@ class WindowedTrim:
     """
 
     def __init__(self, layout, windows, order, rows):
-        a1, b1, a2, b2 = windows  # a2 <= n - n // 4 < n
+        a1, b1, a2, b2 = windows  # a2 < b2 <= n
         n, values, position = layout.n_runs, layout.values, layout.slot_to_pooled
         self.low, self.high = np.int64(n // 4), np.int64(n - n // 4)
         # C at both windows' starts from one weighted sum: whole numbers below 2**53, so exact
@@ -1266,13 +1266,14 @@ def rliable_values(matrices, metrics, gamma, scratch=False):
     is_iqm = [isinstance(m, str) and m == "iqm" for m in metrics]  # (user metrics may be unhashable: no `in`)
     needed = any(isinstance(m, str) and m in ("mean", "median") for m in metrics)
     task_means = np.mean(matrices, axis=1) if needed else None
-    columns = [None if scratch and iqm else
+    in_place = scratch and any(is_iqm)
+    columns = [np.zeros(matrices.shape[0]) if in_place and iqm else
                call_user_metric(m, matrices) if callable(m) else rliable_metric(m, matrices, gamma, task_means)
                for m, iqm in zip(metrics, is_iqm)]
-    if scratch and any(is_iqm):  # after every other metric has read the matrices in their order
-        iqm = rliable_iqm(matrices, in_place=True)
-        columns = [iqm if flag else column for flag, column in zip(is_iqm, columns)]
-    return np.column_stack(columns)
+    out = np.column_stack(columns)  # a copy: a user metric may have returned a view of the matrices
+    if in_place:  # after every other metric has read the matrices in their order
+        out[:, np.flatnonzero(is_iqm)] = rliable_iqm(matrices, in_place=True)[:, None]
+    return out
 
 
 def rliable_bootstrap(run_matrices, metrics, gamma, n_resamples, seed, *, task_bootstrap=False, advance=None,
@@ -1291,7 +1292,7 @@ def rliable_bootstrap(run_matrices, metrics, gamma, n_resamples, seed, *, task_b
     """
     state = np.random.RandomState(seed)
     out = [np.empty((n_resamples, len(metrics))) for _ in run_matrices]
-    keep_work_arrays_on_heap()  # batches of about 1 MB, allocated and freed again and again
+    keep_work_arrays_on_heap()  # batches of a few MB (COMPAT_BUDGET), allocated and freed again and again
 
     def batches():
         for agent, matrix in enumerate(run_matrices):
