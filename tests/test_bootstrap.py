@@ -875,16 +875,24 @@ def test_probability_of_improvement_resamples_and_symmetry():
     np.testing.assert_allclose(backward.bootstrap_distribution, 1 - forward.bootstrap_distribution, atol=1e-12)
     np.testing.assert_allclose(backward.intervals[0], 1 - forward.intervals[0, ::-1], atol=1e-12)
     # the resamples are each agent's bootstrap() resamples: check replicate-by-replicate on the kernels
+    groups = drawn_task_groups(df, 9, 500)
+    for b in range(0, 500, 50):
+        assert forward.bootstrap_distribution[0, b] == pytest.approx(direct_improvement(*groups(b)), rel=1e-12)
+
+
+def drawn_task_groups(df, seed, n_resamples):
+    """groups(b): each agent's scores in resample b, split by task, as bootstrap() draws them with ``rng=seed``."""
     design = build(df, FORMULA)
     layouts = [K.agent_layout(design.y[design.agent == j], design.task[design.agent == j],
-                              design.run[design.agent == j], design.n_tasks) for j in range(2)]
-    root = np.random.SeedSequence(9)
-    draws = [K.draw_blocks(K.agent_blocks(K.agent_seed_sequence(root, name), 500), layout)
+                              design.run[design.agent == j], design.n_tasks) for j in range(len(design.agents))]
+    root = np.random.SeedSequence(seed)
+    draws = [K.draw_blocks(K.agent_blocks(K.agent_seed_sequence(root, name), n_resamples), layout)
              for name, layout in zip(design.agents, layouts)]
-    for b in range(0, 500, 50):
-        groups = [np.split(layout.canonical_values[d.slots[b]], np.cumsum(layout.task_sizes)[:-1])
-                  for layout, d in zip(layouts, draws)]
-        assert forward.bootstrap_distribution[0, b] == pytest.approx(direct_improvement(*groups), rel=1e-12)
+
+    def groups(b):
+        return [np.split(layout.canonical_values[d.slots[b]], np.cumsum(layout.task_sizes)[:-1])
+                for layout, d in zip(layouts, draws)]
+    return groups
 
 
 def test_probability_of_improvement_chunks_agents_of_different_sizes_alike():
@@ -899,18 +907,11 @@ def test_probability_of_improvement_chunks_agents_of_different_sizes_alike():
     assert res.pairs == (("A", "B"), ("A", "C"), ("B", "C"))
     threads = probability_of_improvement(df, FORMULA, n_resamples=230, rng=4, n_jobs=2)
     assert np.array_equal(res.bootstrap_distribution, threads.bootstrap_distribution)
-    design = build(df, FORMULA)
-    layouts = [K.agent_layout(design.y[design.agent == j], design.task[design.agent == j],
-                              design.run[design.agent == j], design.n_tasks) for j in range(3)]
-    root = np.random.SeedSequence(4)
-    draws = [K.draw_blocks(K.agent_blocks(K.agent_seed_sequence(root, name), 230), layout)
-             for name, layout in zip(design.agents, layouts)]
+    groups = drawn_task_groups(df, 4, 230)
     for b in (0, 53, 54, 99, 100, 229):  # either side of the chunk and block edges
-        groups = [np.split(layout.canonical_values[d.slots[b]], np.cumsum(layout.task_sizes)[:-1])
-                  for layout, d in zip(layouts, draws)]
+        drawn = groups(b)
         for i, (x, y) in enumerate(((0, 1), (0, 2), (1, 2))):
-            assert res.bootstrap_distribution[i, b] == pytest.approx(direct_improvement(groups[x], groups[y]),
-                                                                     rel=1e-12)
+            assert res.bootstrap_distribution[i, b] == pytest.approx(direct_improvement(drawn[x], drawn[y]), rel=1e-12)
 
 
 def test_probability_of_improvement_pairs_errors():
