@@ -306,6 +306,11 @@ class CountDrawer:
 ITEM_BUDGET = 16 * COUNT_BUDGET
 
 
+def blocks_per_item(n_runs):
+    """RNG blocks in one item of work when a resample has ``n_runs`` runs (about ITEM_BUDGET resampled runs)."""
+    return max(1, ITEM_BUDGET // max(1, RNG_BLOCK * n_runs))
+
+
 def block_groups(blocks, per_item, n_jobs=1):
     """Consecutive RNG blocks in items of ``per_item`` blocks, the unit of work (and of progress).
 
@@ -358,8 +363,8 @@ def statistics_from_counts(ss, layout, n_resamples, width, factory, *, budget=No
             out[start:stop] = own(counts)
         return group
 
-    per_item = max(1, ITEM_BUDGET // max(1, RNG_BLOCK * layout.n_runs))
-    run_blocks(block_groups(agent_blocks(ss, n_resamples), per_item, n_jobs), compute, n_jobs, advance)
+    run_blocks(block_groups(agent_blocks(ss, n_resamples), blocks_per_item(layout.n_runs), n_jobs), compute, n_jobs,
+               advance)
     return out
 
 
@@ -593,11 +598,6 @@ class Resample:
     def counts_float(self):
         """The counts as float64, for weighted sums (BLAS sums floats only)."""
         return self.counts.astype(np.float64, copy=False)
-
-    @functools.cached_property
-    def counts_int(self):
-        """The counts as int64, for cumulative sums (integer accumulation is much faster)."""
-        return self.counts if self.counts.dtype == np.int64 else np.rint(self.counts).astype(np.int64)
 
 
 def resample_from_draws(layout, draws):
@@ -977,7 +977,7 @@ def improvement_distribution(pairs, pair_layouts, layouts, blocks, n_resamples, 
                 out[i, start:stop] = improvement_from_counts(pair_layouts[i], counts[x], counts[y])
         return [blocks[involved[0]][i] for i in indices]  # the group's (start, stop, seed) blocks, for progress
 
-    per_item = max(1, ITEM_BUDGET // (RNG_BLOCK * max(layouts[a].n_runs for a in involved)))
+    per_item = blocks_per_item(max(layouts[a].n_runs for a in involved))
     n_blocks = len(blocks[involved[0]])
     run_blocks(block_groups(list(range(n_blocks)), per_item, n_jobs), compute, n_jobs, advance)
     return out
