@@ -1,4 +1,5 @@
-"""An issue-17 call (percentile or rliable_compat) of this tree and of another checkout, alternating in one process.
+"""An issue-17 call (percentile, rliable_compat, one pair's probability of improvement, a profile) of this tree
+and of another checkout, alternating in one process.
 
 On a noisy machine two runs of the same code differ by up to 30%, so a change of a few percent
 shows only when old and new are called in turn, under the same conditions.  The other checkout is
@@ -7,6 +8,7 @@ imported under another package name (rlstats' imports inside the package are rel
     git worktree add /tmp/before HEAD~1
     RLSTATS_DATA_MIRROR=/work/shared/data/raw python benchmarks/bench_against_checkout.py /tmp/before --rounds 20
     ... bench_against_checkout.py /tmp/before --compat --n-jobs 2   # rliable_compat=True on two threads
+    ... bench_against_checkout.py /tmp/before --call improvement    # also: --call profile
 
 Prints each tree's best and median time and the median of the per-round ratios (before / now), and
 checks that the two give the same intervals to 1e-12 (relative).
@@ -25,6 +27,18 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(__file__))
 from bench_speed_limit import FIVE, FORMULA, METRICS, atari, load  # noqa: E402
 
+#: The table's workloads (bench_speed_limit.py): package -> the call's result, on ``df``.
+CALLS = {
+    "percentile": lambda m, df, jobs: m.methods.bootstrap.bootstrap(df, FORMULA, metrics=METRICS, n_resamples=2000,
+                                                                    rng=0, n_jobs=jobs),
+    "compat": lambda m, df, jobs: m.methods.bootstrap.bootstrap(df, FORMULA, metrics=METRICS, n_resamples=2000,
+                                                                rng=0, rliable_compat=True, n_jobs=jobs),
+    "improvement": lambda m, df, jobs: m.methods.bootstrap.probability_of_improvement(
+        df, FORMULA, pairs=[("SPR", "DrQ(eps)")], n_resamples=2000, rng=0, n_jobs=jobs),
+    "profile": lambda m, df, jobs: m.methods.bootstrap.performance_profile(
+        df, FORMULA, tau=np.linspace(0.0, 8.0, 81), n_resamples=2000, rng=0, n_jobs=jobs),
+}
+
 import rlstats  # noqa: E402
 
 
@@ -42,21 +56,21 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("checkout", help="root of the other checkout (holding rlstats/)")
     parser.add_argument("--rounds", type=int, default=20)
-    parser.add_argument("--compat", action="store_true", help="time rliable_compat=True")
+    parser.add_argument("--call", choices=sorted(CALLS), default="percentile")
+    parser.add_argument("--compat", action="store_true", help="the same as --call compat")
     parser.add_argument("--n-jobs", type=int, default=1, help="threads of both calls")
     args = parser.parse_args()
     before = import_checkout(args.checkout)
     df = atari(FIVE)
-    options = dict(metrics=METRICS, n_resamples=2000, rng=0, rliable_compat=args.compat, n_jobs=args.n_jobs)
-    calls = {"before": lambda: before.methods.bootstrap.bootstrap(df, FORMULA, **options),
-             "now": lambda: rlstats.methods.bootstrap.bootstrap(df, FORMULA, **options)}
+    workload = CALLS["compat" if args.compat else args.call]
+    calls = {"before": lambda: workload(before, df, args.n_jobs), "now": lambda: workload(rlstats, df, args.n_jobs)}
     tables = {label: call().tidy() for label, call in calls.items()}  # also the untimed first calls
     columns = ["estimate", "conf_low", "conf_high"]
     np.testing.assert_allclose(tables["now"][columns].to_numpy(float), tables["before"][columns].to_numpy(float),
                                rtol=1e-12)
     print(f"load average before: {load()}")
     print(f"before: {before.__file__}\nnow:    {rlstats.__file__}")
-    print(f"call: {'rliable_compat' if args.compat else 'percentile'}, n_jobs={args.n_jobs}")
+    print(f"call: {'compat' if args.compat else args.call}, n_jobs={args.n_jobs}")
     times = {label: [] for label in calls}
     for _ in range(args.rounds):
         for label, call in calls.items():
