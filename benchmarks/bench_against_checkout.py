@@ -7,8 +7,8 @@ imported under another package name (rlstats' imports inside the package are rel
 
     git worktree add /tmp/before HEAD~1
     RLSTATS_DATA_MIRROR=/work/shared/data/raw python benchmarks/bench_against_checkout.py /tmp/before --rounds 20
-    ... bench_against_checkout.py /tmp/before --compat --n-jobs 2   # rliable_compat=True on two threads
-    ... bench_against_checkout.py /tmp/before --call improvement    # also: --call profile
+    ... bench_against_checkout.py /tmp/before --call compat --n-jobs 2   # rliable_compat=True on two threads
+    ... bench_against_checkout.py /tmp/before --call improvement         # also: --call profile
 
 Prints each tree's best and median time and the median of the per-round ratios (before / now), and
 checks that the two give the same intervals to 1e-12 (relative).
@@ -57,12 +57,11 @@ def main():
     parser.add_argument("checkout", help="root of the other checkout (holding rlstats/)")
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--call", choices=sorted(CALLS), default="percentile")
-    parser.add_argument("--compat", action="store_true", help="the same as --call compat")
     parser.add_argument("--n-jobs", type=int, default=1, help="threads of both calls")
     args = parser.parse_args()
     before = import_checkout(args.checkout)
     df = atari(FIVE)
-    workload = CALLS["compat" if args.compat else args.call]
+    workload = CALLS[args.call]
     calls = {"before": lambda: workload(before, df, args.n_jobs), "now": lambda: workload(rlstats, df, args.n_jobs)}
     tables = {label: call().tidy() for label, call in calls.items()}  # also the untimed first calls
     columns = ["estimate", "conf_low", "conf_high"]
@@ -70,7 +69,7 @@ def main():
                                rtol=1e-12)
     print(f"load average before: {load()}")
     print(f"before: {before.__file__}\nnow:    {rlstats.__file__}")
-    print(f"call: {'compat' if args.compat else args.call}, n_jobs={args.n_jobs}")
+    print(f"call: {args.call}, n_jobs={args.n_jobs}")
     times = {label: [] for label in calls}
     for _ in range(args.rounds):
         for label, call in calls.items():

@@ -482,8 +482,8 @@ class WindowedTrim:
         at_first = starts - self.base * at_second
         total = fixed_dot(as_float, self.middle)
         total += self.constant
-        # np.take, not counts[:, slots]: indexing returns the strip in column order, and the row-wise
-        # cumulative sum and clip below take twice as long on it (benchmarks/bench_speed_limit.py --passes)
+        # np.take, not counts[:, slots]: indexing lays the strip out column by column, and the row-wise
+        # cumulative sum and clip below then take twice as long (benchmarks/README.md, issue 17's round six)
         cum = np.take(counts, self.slots, axis=1)
         cum[:, 0] = at_first
         cum[:, gap] = at_second - at_first - cum[:, 1:gap].sum(axis=1)  # the copies between the windows
