@@ -319,12 +319,12 @@ def passes(repeat):
             ("np.bincount", lambda: np.bincount(keys.ravel(), minlength=b * n)),
             ("float conversion", lambda: as_float.__setitem__(Ellipsis, counts)),
             ("task sums (einsum)", lambda: statistics.task_means(as_float)),
-            ("optimality gap (weighted sum)", lambda: resampling.fixed_dot(as_float, statistics.clipped)),
+            ("optimality gap (weighted sum)", lambda: fixed_dot(as_float, statistics.clipped)),
             ("IQM in two windows (WindowedTrim)", lambda: statistics.windowed(counts, as_float, statistics.iqm))]
     full_iqm = [("permutation to sorted order (np.take)", lambda: np.take(counts, statistics.order, axis=1, out=cum)),
                 ("cumulative sum (axis=1)", lambda: np.cumsum(cum, axis=1, out=cum)),
                 ("clip and convert", lambda: np.clip(cum, n // 4, n - n // 4, out=work)),
-                ("IQM (weighted sum)", lambda: resampling.fixed_dot(work[:, :-1], statistics.steps))]
+                ("IQM (weighted sum)", lambda: fixed_dot(work[:, :-1], statistics.steps))]
     print(f"load average before: {load()}")
     print(f"one chunk of {b} resamples x {n} runs; ns per resampled run, best of {repeat}:")
     total = 0.0

@@ -257,11 +257,13 @@ def parallel_map(function, items, n_jobs):
 
     Threads, not processes: the work is numpy's (draws, sorts, sums), which
     mostly releases the GIL, and threads share the inputs without copying
-    them.  (``np.bincount`` partly, a row-wise ``np.cumsum`` and numpy's matmul, which
-    :func:`fixed_dot` calls for BLAS's dot, keep it: measured by
-    ``benchmarks/bench_speed_limit.py --threads``.)  Items are taken lazily, a few per worker in flight, so
-    memory stays bounded whatever their number, and an ``items`` generator
-    that draws from a sequential stream runs in the caller's thread, in order.
+    them.  (A row-wise ``np.cumsum`` and numpy's matmul, which :func:`fixed_dot`
+    calls for BLAS's dot, keep it; ``np.bincount`` releases it but, like the
+    other passes that stream memory, gains little from a second thread:
+    ``benchmarks/bench_speed_limit.py --threads``, benchmarks/README.md.)
+    Items are taken lazily, a few per worker in flight, so memory stays
+    bounded whatever their number, and an ``items`` generator that draws
+    from a sequential stream runs in the caller's thread, in order.
     """
     if n_jobs == 1:
         yield from map(function, items)
