@@ -7,6 +7,7 @@ import inspect
 import patsy
 
 from . import formula as formula_module
+from .conditions import parse_condition
 from .design import subset_rows
 from .errors import OptionError
 from .methods import DEFAULTS, METHODS, backend
@@ -27,7 +28,9 @@ def compare(data, formula, method=None, *, subset=None, **options):
         test otherwise.
     subset : array of bool or str, optional
         Rows to use, as R's ``subset=``: a mask, or a condition on the columns such as
-        ``"task != 'Pong'"``; the result says how many rows it kept.
+        ``"task != 'Pong'"`` (evaluated by pandas; with ``eval_env=rlstats.formula.RESTRICTED``, as
+        the command line passes, by the restricted grammar of :mod:`rlstats.conditions`, which runs
+        no code); the result says how many rows it kept.
     **options
         Passed to the back end's own function (e.g. ``rng=``, ``pvalue=``).
 
@@ -54,6 +57,8 @@ def compare(data, formula, method=None, *, subset=None, **options):
     function = backend(method)
     _check_option_names(method, function, options)
     options.setdefault("eval_env", patsy.EvalEnvironment.capture(1))
+    if isinstance(subset, str) and isinstance(options["eval_env"], formula_module.RestrictedEnvironment):
+        subset = parse_condition(subset)  # untrusted text: the restricted grammar, never pandas' eval
     return function(subset_rows(data, subset), parsed, **options)
 
 
@@ -64,3 +69,9 @@ def _check_option_names(method, function, options):
     unknown = [name for name in options if name not in accepted and name != "eval_env"]
     if unknown:
         raise OptionError(f"method={method!r} has no option {unknown[0]!r}; its options are: {', '.join(accepted)}")
+    required = [name for name, p in inspect.signature(function).parameters.items()
+                if p.kind is inspect.Parameter.KEYWORD_ONLY and p.default is inspect.Parameter.empty
+                and name not in options]
+    if required:
+        raise OptionError(f"method={method!r} needs the option {required[0]}= (e.g. {required[0]}={required[0]!r}, "
+                          f"-o {required[0]}={required[0]} on the command line)")

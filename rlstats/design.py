@@ -19,6 +19,7 @@ import pandas as pd
 import patsy
 
 from . import formula as formula_module
+from .conditions import Condition
 from .format import count
 from .errors import DesignError, OptionError
 from .normalize import normalize_response
@@ -423,15 +424,19 @@ def build(data, formula, *, na_action="raise", eval_env=0, extra_columns=(), poo
 def subset_rows(data, subset):
     """The rows of ``data`` that ``subset`` keeps (R's ``subset=``), with a note saying how many.
 
-    ``subset`` is a boolean mask with one value per row, or a query string evaluated on the columns
-    as ``DataFrame.query`` does (``"task != 'Pong' and seed < 5"``). The caller's frame is not changed;
-    the note rides in ``attrs`` so that results state it.
+    ``subset`` is a boolean mask with one value per row, a query string evaluated on the columns
+    as ``DataFrame.query`` does (``"task != 'Pong' and seed < 5"``), or a
+    :class:`~rlstats.conditions.Condition` (the restricted grammar the command line uses, which
+    runs no code). The caller's frame is not changed; the note rides in ``attrs`` so that results
+    state it.
     """
     if subset is None:
         return data
     if isinstance(data, Design):
         raise OptionError("subset= needs the DataFrame; select the rows before building the Design")
-    if isinstance(subset, str):
+    if isinstance(subset, Condition):
+        mask, said = subset.mask(data), repr(subset.text)
+    elif isinstance(subset, str):
         try:
             mask = data.eval(subset)
         except Exception as exc:  # pandas raises many types for a bad expression

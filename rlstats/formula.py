@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 import patsy
 
+from .conditions import ast_depth
 from .errors import DesignError, FormulaError
 from .options import check_choice
 
@@ -53,10 +54,15 @@ _R_NAMES = {"log": np.log, "log1p": np.log1p, "log2": np.log2, "log10": np.log10
             "I": _identity, "np": np, "numpy": np}
 
 
+#: The longest formula accepted, in characters: a response of a few functions is tens of characters.
+MAX_LENGTH = 5000
+#: How deeply a response may nest: Python's compiler recurses once a level.
+MAX_DEPTH = 100
+
 #: What a restricted response (typed on the command line) may call: R's names, no module, no builtin.
 RESTRICTED_FUNCTIONS = {name: f for name, f in _R_NAMES.items() if name not in ("np", "numpy")}
 _RESTRICTED_NODES = (ast.Expression, ast.BinOp, ast.UnaryOp, ast.Name, ast.Load, ast.Call, ast.Constant,
-                     ast.operator, ast.unaryop)
+                     ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.USub, ast.UAdd)
 
 
 class RestrictedEnvironment(patsy.EvalEnvironment):
@@ -367,15 +373,22 @@ def _response(text, end, backticks):
 
 def _parse_expression(text, code, where):
     """ast-parse the response code; a SyntaxError becomes a FormulaError with a caret."""
-    span = (where[0], where[len(code)])
+    span, problem, tree = (where[0], where[len(code)]), None, None
     if keyword.iskeyword(code):
         _fail(text, *span, f"'{code}' is a Python keyword; back-quote the column: `{code}`")
     if re.fullmatch(r"\w+(\s+\w+)+", code):
         _fail(text, *span, f"column names that contain spaces must be back-quoted, e.g. `{text[slice(*span)]}`")
     try:
-        return ast.parse(code, mode="eval")
+        tree = ast.parse(code, mode="eval")
     except (SyntaxError, ValueError) as err:  # ValueError: a null byte
         problem = err
+    except (RecursionError, MemoryError):  # nesting deeper than Python's parser goes
+        tree = None
+    if problem is None:
+        if tree is None or ast_depth(tree) > MAX_DEPTH:
+            _fail(text, *span, f"the response nests more than {MAX_DEPTH} levels deep (terms, calls, parentheses); "
+                               "compute it as a column of the data first")
+        return tree
     start, stop = _syntax_error_span(problem, code)
     _fail(text, where[start], max(where[stop], where[start] + 1),
           f"the response is not a valid Python expression ({getattr(problem, 'msg', problem)}); "
@@ -503,6 +516,9 @@ def _blocks(text, tokens, bar):
 @functools.lru_cache(maxsize=256)
 def _structure(text):
     """Parse a formula string into its Formula and the details evaluation needs."""
+    if len(text) > MAX_LENGTH:
+        raise FormulaError(f"the formula is {len(text):,} characters long, more than the {MAX_LENGTH:,} a formula "
+                           f"may have ({text[:60]!r}...); compute a long response as a column of the data first")
     if not text.strip():
         _fail(text, 0, max(len(text), 1), "formula is empty; write e.g. 'score ~ agent | task'")
     tildes, bars, backticks = _scan(text)
@@ -706,12 +722,26 @@ def _nonfinite_message(parts, values, bad, data):
             "RL scores can be <= 0: consider log1p(), an offset, or normalising first")
 
 
+class _FloatConstants(ast.NodeTransformer):
+    """Numbers as floats: Python folds integer constants at compile time, and ``9**9**9**9`` never ends."""
+
+    def visit_Constant(self, node):
+        if isinstance(node.value, int) and not isinstance(node.value, bool):
+            value = float(node.value) if abs(node.value) < 2**1023 else float("inf")
+            return ast.copy_location(ast.Constant(value), node)
+        return node
+
+
 def _check_restricted(formula, parts):
-    """A restricted response holds only names, numbers, arithmetic and calls of the R-style functions."""
+    """A restricted response holds only names, numbers, arithmetic and calls of the R-style functions.
+
+    Returns the code to evaluate, with every number a float (None where the text does not parse:
+    the ordinary path reports that).
+    """
     try:
         tree = ast.parse(parts.code.strip(), mode="eval")
-    except SyntaxError:
-        return  # the ordinary path reports syntax errors
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
     allowed = ", ".join(sorted(RESTRICTED_FUNCTIONS))
     for node in ast.walk(tree):
         bad = None
@@ -727,8 +757,10 @@ def _check_restricted(formula, parts):
             bad = "calls of anything but " + allowed
         if bad:
             raise FormulaError(_caret(formula.text, *parts.response_span,
-                                      f"the command line evaluates column names, numbers, arithmetic and {allowed} "
-                                      f"only, not {bad}; pass --allow-python to evaluate it as Python"))
+                                      f"the command line evaluates column names, numbers, arithmetic (+ - * / // % "
+                                      f"**) and {allowed} only, not {bad}; pass --allow-python to evaluate it as "
+                                      "Python"))
+    return compile(ast.fix_missing_locations(_FloatConstants().visit(tree)), "<response>", "eval")
 
 
 def evaluate_response(formula: Formula, data: pd.DataFrame, eval_env=0, *, on_nonfinite="raise") -> Response:
@@ -778,7 +810,7 @@ def evaluate_response(formula: Formula, data: pd.DataFrame, eval_env=0, *, on_no
     caller = patsy.EvalEnvironment.capture(eval_env, reference=1)
     restricted = isinstance(caller, RestrictedEnvironment)
     if restricted:
-        _check_restricted(formula, parts)
+        code = _check_restricted(formula, parts)
         env = patsy.EvalEnvironment([RESTRICTED_FUNCTIONS], 0)
     else:
         env = patsy.EvalEnvironment([_R_NAMES], caller.flags).with_outer_namespace(caller.namespace)
@@ -789,7 +821,8 @@ def evaluate_response(formula: Formula, data: pd.DataFrame, eval_env=0, *, on_no
             if restricted:  # no builtins at all, on top of the node check
                 names = dict(RESTRICTED_FUNCTIONS)
                 names.update({key: _DataColumns(data, parts.lookups)[key] for key, _ in parts.lookups})
-                raw = eval(compile(parts.code, "<response>", "eval"), {"__builtins__": {}}, names)  # noqa: S307
+                code = code or compile(parts.code, "<response>", "eval")
+                raw = eval(code, {"__builtins__": {}}, names)  # noqa: S307
             else:
                 raw = env.eval(parts.code, source_name="<response>",
                                inner_namespace=_DataColumns(data, parts.lookups))

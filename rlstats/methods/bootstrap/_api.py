@@ -27,8 +27,8 @@ import patsy
 from ... import format as fmt
 from ...design import NA_ACTIONS, design_of
 from ...errors import DesignError, OptionError, warn
-from ...options import (check_bool, check_choice, check_fraction, check_int, check_n_jobs, check_pairs,
-                       check_confidence_level)
+from ...options import (check_bool, check_choice, check_confidence_level, check_fraction, check_n_jobs, check_pairs,
+                       check_resamples)
 from ...progress import progress_bar
 from ...resampling import seed_sequence
 from . import _kernels as kernels
@@ -109,7 +109,7 @@ class BootstrapOptions:
         names, specs = _check_metrics(options["metrics"])
         checked = cls(
             metric_names=names, metrics=specs,
-            n_resamples=check_int("n_resamples", options["n_resamples"], minimum=2),
+            n_resamples=check_resamples(options["n_resamples"], minimum=2),
             confidence_level=check_confidence_level(options["confidence_level"]),
             interval=check_choice("interval", options["interval"], INTERVALS),
             task_bootstrap=check_bool("task_bootstrap", options["task_bootstrap"]),
@@ -562,7 +562,7 @@ def probability_of_improvement(data, formula=None, *, pairs=None, n_resamples=2_
     >>> res.tidy().columns.tolist()
     ['agent_1', 'agent_2', 'estimate', 'conf_low', 'conf_high']
     """
-    n_resamples = check_int("n_resamples", n_resamples, minimum=2)
+    n_resamples = check_resamples(n_resamples, minimum=2)
     confidence_level = check_confidence_level(confidence_level)
     interval = check_choice("interval", interval, IMPROVEMENT_INTERVALS)
     na_action = check_choice("na_action", na_action, NA_ACTIONS)
@@ -691,7 +691,7 @@ def performance_profile(data, formula=None, *, tau=None, kind="runs", n_resample
     (81, ['agent', 'tau', 'estimate', 'conf_low', 'conf_high'])
     """
     kind = check_choice("kind", kind, PROFILE_KINDS)
-    n_resamples = check_int("n_resamples", n_resamples, minimum=2)
+    n_resamples = check_resamples(n_resamples, minimum=2)
     confidence_level = check_confidence_level(confidence_level)
     task_bootstrap = check_bool("task_bootstrap", task_bootstrap)
     na_action = check_choice("na_action", na_action, NA_ACTIONS)

@@ -14,7 +14,8 @@ from ... import runs
 from ...design import NA_ACTIONS, build
 from ...format import count
 from ...errors import DesignError, OptionError
-from ...options import check_bool, check_choice, check_fraction, check_int, check_n_jobs, check_confidence_level
+from ...options import (check_bool, check_choice, check_confidence_level, check_fraction, check_n_jobs,
+                       check_resamples)
 from ...progress import progress_bar
 from ...resampling import chunk_generators, seed_sequence
 from . import _kernels as kernels
@@ -240,7 +241,7 @@ def curves(data, formula=None, *, step, statistic="iqm", steps=None, align="last
                         normalize=normalize)
     options = CurvesOptions(
         statistic=fn, statistic_name=name, align=align, pairs=_pairs(compare, design.agents),
-        n_resamples=check_int("n_resamples", n_resamples, minimum=20),
+        n_resamples=check_resamples(n_resamples, minimum=20),
         confidence_level=check_confidence_level(confidence_level),
         alpha=check_fraction("alpha", alpha), gamma=_check_gamma(gamma), na_action=na_action,
         progress=check_bool("progress", progress), n_jobs=check_n_jobs(n_jobs))

@@ -30,7 +30,7 @@ import pandas as pd
 
 from ...design import NA_ACTIONS, design_of
 from ...errors import DesignError, OptionError, warn
-from ...options import check_bool, check_choice, check_fraction, check_int, check_n_jobs
+from ...options import check_bool, check_choice, check_fraction, check_n_jobs, check_resamples
 from ...progress import progress_bar
 from ...resampling import seed_sequence
 from . import _kernels as kernels
@@ -111,7 +111,7 @@ class PercentilesOptions:
                               "delta is the total error probability, e.g. 0.05 for 95% simultaneous intervals")
         return cls(
             interval=interval, delta=delta,
-            n_resamples=check_int("n_resamples", options["n_resamples"], minimum=2),
+            n_resamples=check_resamples(options["n_resamples"], minimum=2),
             ties=check_choice("ties", options["ties"], TIES),
             self_payoff=check_fraction("self_payoff", options["self_payoff"], open_interval=False),
             bounds=_check_bounds(options["bounds"]),

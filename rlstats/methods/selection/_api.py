@@ -33,12 +33,11 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from ...design import Design, build, design_of
 from ...format import count
 from ...errors import DesignError, OptionError
-from ...options import check_bool, check_choice, check_fraction, check_int
+from ...options import check_bool, check_choice, check_fraction, check_int, check_resamples
 from ...resampling import seed_sequence
 from . import _kernels as kernels
 from ._planning import CONSERVATIVE_RESAMPLES
@@ -100,7 +99,7 @@ class SelectionOptions:
                    n_candidates=n_candidates, sigma=sigma, alpha=check_fraction("alpha", options["alpha"]),
                    beta=check_fraction("beta", options["beta"]),
                    higher_is_better=check_bool("higher_is_better", options["higher_is_better"]),
-                   n_resamples=check_int("n_resamples", options["n_resamples"], minimum=1),
+                   n_resamples=check_resamples(options["n_resamples"], minimum=1),
                    na_action=options["na_action"])
 
     @property
@@ -415,6 +414,7 @@ def _requirements(n_p, n_i, options):
 
 
 def _group_summary(v_p, v_i):
+    from scipy import stats
     rows = []
     for name, v in (("reported", v_p), ("heldout", v_i)):
         n = v.size
@@ -429,6 +429,7 @@ def _group_summary(v_p, v_i):
 
 def _reporter_interval(reporter, v_p, sigma, group_summary, level=CONF_LEVEL):
     """Standard error, ``level`` interval and p-value method of the reported mean under the reporter's test."""
+    from scipy import stats
     if reporter == "z":
         se = sigma / np.sqrt(v_p.size)
         half = stats.norm.ppf(1 - (1 - level) / 2) * se
@@ -473,6 +474,7 @@ def _difference(v_p, v_i, options, sigma):
     The permutation inspector has none of its own: Welch's interval when both
     sets have 2 tasks, else the pooled one, else none.
     """
+    from scipy import stats
     n_p, n_i = v_p.size, v_i.size
     kind = options.inspector
     if kind == "permutation":

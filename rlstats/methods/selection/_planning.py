@@ -16,7 +16,7 @@ import pandas as pd
 
 from ... import format as fmt
 from ...errors import OptionError
-from ...options import check_choice, check_fraction, check_int
+from ...options import check_choice, check_fraction, check_int, check_resamples
 from ...resampling import seed_sequence
 from . import _kernels as kernels
 
@@ -110,7 +110,7 @@ def conservative_pvalue(mean_reported, n_reported, n_candidates, *, n_resamples=
     n_reported = check_int("n_reported", n_reported, minimum=1)
     n_candidates = check_int("n_candidates", n_candidates, minimum=n_reported)
     ss, _ = seed_sequence(rng)
-    null = kernels.top_mean_null(n_reported, n_candidates, check_int("n_resamples", n_resamples, minimum=1), ss)
+    null = kernels.top_mean_null(n_reported, n_candidates, check_resamples(n_resamples, minimum=1), ss)
     p, se = kernels.conservative_pvalue(null, np.asarray(mean_reported, dtype=float))
     return (float(p), float(se)) if np.ndim(p) == 0 else (p, se)
 
@@ -130,7 +130,7 @@ def top_mean_null(n_reported, n_candidates, *, n_resamples=CONSERVATIVE_RESAMPLE
     n_reported = check_int("n_reported", n_reported, minimum=1)
     n_candidates = check_int("n_candidates", n_candidates, minimum=n_reported)
     ss, _ = seed_sequence(rng)
-    return kernels.top_mean_null(n_reported, n_candidates, check_int("n_resamples", n_resamples, minimum=1), ss)
+    return kernels.top_mean_null(n_reported, n_candidates, check_resamples(n_resamples, minimum=1), ss)
 
 
 @dataclass(frozen=True)
@@ -283,7 +283,7 @@ def simulate(n_candidates, n_reported, n_heldout=None, *, mu=0.0, mu_gap=0.0, re
         n_candidates=n_candidates, n_reported=n_reported, n_heldout=n_heldout, mu=float(mu), mu_gap=float(mu_gap),
         reporter=check_choice("reporter", reporter, ("top", "random")), variance=variance, heldout=heldout,
         inspector=inspector, alpha=check_fraction("alpha", alpha), beta=check_fraction("beta", beta),
-        n_resamples=check_int("n_resamples", n_resamples, minimum=1))
+        n_resamples=check_resamples(n_resamples, minimum=1))
     n_trials = check_int("n_trials", n_trials, minimum=1)
     ss, seed = seed_sequence(rng)
     counts = kernels.simulate_counts(setting, n_trials, ss)

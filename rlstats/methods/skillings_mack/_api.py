@@ -23,12 +23,11 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from ...design import design_of
 from ...format import count
 from ...errors import DesignError, OptionError
-from ...options import check_bool, check_choice, check_fraction, check_int, check_n_jobs
+from ...options import check_bool, check_choice, check_fraction, check_n_jobs, check_resamples
 from ...progress import progress_bar
 from ...resampling import seed_sequence
 from ...statistics import doubled_midranks
@@ -70,7 +69,7 @@ class SkillingsMackOptions:
             variant=check_choice("variant", options["variant"], VARIANTS),
             within_cell=within,
             pvalue=check_choice("pvalue", options["pvalue"], PVALUE_METHODS),
-            n_resamples=check_int("n_resamples", options["n_resamples"], minimum=1),
+            n_resamples=check_resamples(options["n_resamples"], minimum=1),
             tie_correction=None if options["tie_correction"] is None
             else check_bool("tie_correction", options["tie_correction"]),
             higher_is_better=check_bool("higher_is_better", options["higher_is_better"]),
@@ -235,6 +234,7 @@ def batch_pvalues(design, responses, **options):
     :func:`skillings_mack` rejects on this design -- and the caller then runs
     :func:`skillings_mack` on each data set.
     """
+    from scipy import stats
     defaults = _default_options()
     # Simulation studies keep the chi-squared p-value unless a p-value method is asked for (pvalue="auto"
     # would pay an exact or Monte Carlo null per simulated data set).

@@ -8,7 +8,7 @@ import patsy
 from ...design import design_of
 from ...format import count
 from ...errors import DesignError, OptionError
-from ...options import check_bool, check_choice, check_fraction, check_int, check_confidence_level
+from ...options import check_bool, check_choice, check_confidence_level, check_fraction, check_resamples
 from ...resampling import chunk_generators, seed_sequence
 from ...statistics import bonferroni, holm
 from . import _kernels as kernels
@@ -93,7 +93,7 @@ def task_table(data, formula=None, *, statistic="mean", test="welch", alpha=0.05
     higher = check_bool("higher_is_better", higher_is_better)
     if aggregate not in AGGREGATES:
         raise OptionError(f"aggregate= must be None or 'bootstrap', got {aggregate!r}")
-    n_resamples = check_int("n_resamples", n_resamples, minimum=100)
+    n_resamples = check_resamples(n_resamples, minimum=100)
     env = patsy.EvalEnvironment.capture(1) if eval_env is None else eval_env
     design = design_of(data, formula, na_action=na_action, eval_env=env, normalize=normalize)
     if not design.has_blocks:

@@ -1,0 +1,295 @@
+"""Row conditions from an untrusted source: ``subset=`` typed on the command line or read from a file.
+
+The grammar is small and is interpreted here, never handed to ``eval``, ``DataFrame.eval`` or
+``DataFrame.query``::
+
+    condition  := condition ("|" | "or") condition
+                | condition ("&" | "and") condition
+                | ("~" | "not") condition
+                | "(" condition ")"
+                | comparison
+    comparison := operand op operand [op operand ...]        # chained as in Python: 1 < seed <= 5
+                | operand ("in" | "not in") "[" literal, ... "]"
+    op         := "==" | "!=" | "<" | "<=" | ">" | ">="
+    operand    := column name | `back-quoted column name` | literal
+    literal    := number | 'string' | "string" | True | False
+
+``&``, ``|`` and ``~`` bind as ``and``, ``or`` and ``not`` do (as in ``DataFrame.query``), so
+``task == 'Pong' | seed < 3`` means what it says. Numbers are plain literals (no arithmetic), so no
+input can ask for a large computation; the text itself is bounded by :data:`MAX_LENGTH`.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import operator
+
+import numpy as np
+
+from .errors import OptionError
+
+__all__ = ["Condition", "parse_condition", "ast_depth", "MAX_LENGTH"]
+
+#: The longest condition accepted, in characters (a condition over a few columns is tens of characters).
+MAX_LENGTH = 2000
+#: How deeply conditions may nest (parentheses, not, and/or): the interpreter recurses that deep.
+MAX_DEPTH = 50
+
+_COMPARISONS = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+                ast.Gt: operator.gt, ast.GtE: operator.ge}
+_GRAMMAR = ("comparisons of columns with numbers and strings (==, !=, <, <=, >, >=), 'in [...]' lists, "
+            "&, |, ~ (or and, or, not) and parentheses")
+_PLACEHOLDER = "_rlstats_column_{}_"
+_PLACEHOLDERS = tuple(_PLACEHOLDER.format(i) for i in range(MAX_LENGTH // 2))
+_SYMBOLS = {"&": " and ", "|": " or ", "~": " not "}
+
+
+def _fail(text, message):
+    shown = text if len(text) <= 120 else text[:100] + f"... ({len(text):,} characters)"
+    return OptionError(f"subset={shown!r}: {message}; a condition may use {_GRAMMAR}, e.g. "
+                       "\"task != 'Pong' & seed < 5\" (--allow-python evaluates it as pandas instead)")
+
+
+def _rewrite(text):
+    """Back-quoted names to placeholders and &, |, ~ to their keywords, outside quoted strings."""
+    pieces, names, i = [], [], 0
+    while i < len(text):
+        char = text[i]
+        if char in "'\"":
+            end = i + 1
+            while end < len(text) and text[end] != char:
+                end += 2 if text[end] == "\\" else 1
+            if end >= len(text):
+                raise _fail(text, f"the string starting at character {i + 1} is not closed")
+            pieces.append(text[i:end + 1])
+            i = end + 1
+        elif char == "`":
+            end = text.find("`", i + 1)
+            if end < 0:
+                raise _fail(text, f"the back-quoted name starting at character {i + 1} is not closed")
+            names.append(text[i + 1:end])
+            pieces.append(_PLACEHOLDER.format(len(names) - 1))
+            i = end + 1
+        else:
+            pieces.append(_SYMBOLS.get(char, char))
+            i += 1
+    return "".join(pieces), names
+
+
+@dataclasses.dataclass(frozen=True)
+class Condition:
+    """A parsed row condition: ``mask(frame)`` gives one bool per row; ``str()`` gives the text."""
+
+    text: str
+    source: str = dataclasses.field(repr=False, compare=False)  # the text as parsed: names replaced
+    tree: object = dataclasses.field(repr=False, compare=False)
+    names: tuple = dataclasses.field(repr=False, compare=False)  # back-quoted names, by placeholder number
+
+    def __str__(self):
+        return self.text
+
+    @property
+    def columns(self):
+        """The column names the condition reads, in order of appearance."""
+        found = []
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Name) and self._column(node.id) not in found:
+                found.append(self._column(node.id))
+        return tuple(found)
+
+    def _column(self, identifier):
+        return self.names[_PLACEHOLDERS.index(identifier)] if identifier in _PLACEHOLDERS[:len(self.names)] \
+            else identifier
+
+    def mask(self, data):
+        """One True/False per row of ``data`` (a DataFrame), as a numpy array."""
+        missing = [c for c in self.columns if c not in data.columns]
+        if missing:
+            raise OptionError(f"subset={self.text!r} names column {missing[0]!r}, which the data do not have; "
+                              f"columns: {', '.join(map(str, data.columns))}")
+        result = self._truth(self.tree.body, data)
+        if result.ndim == 0:
+            raise _fail(self.text, "it does not read any column")
+        return result
+
+    def _value(self, node, data):
+        if isinstance(node, ast.BoolOp):
+            combine = np.logical_and if isinstance(node.op, ast.And) else np.logical_or
+            values = [self._truth(v, data) for v in node.values]
+            out = values[0]
+            for value in values[1:]:
+                out = combine(out, value)
+            return out
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            return np.logical_not(self._truth(node.operand, data))
+        if isinstance(node, ast.Compare):
+            return self._compare(node, data)
+        if isinstance(node, ast.Name):
+            return self._series(node.id, data)
+        return _literal(node)
+
+    def _series(self, identifier, data):
+        return data[self._column(identifier)].to_numpy()
+
+    def _truth(self, node, data):
+        value = self._value(node, data)
+        array = np.asarray(value)
+        if array.dtype != bool:
+            said = ast.get_source_segment(self.source, node) or "a part"
+            raise _fail(self.text, f"{said!r} is not a condition (a True/False value); compare it, e.g. "
+                                   f"{said} == 1")
+        return array
+
+    def _compare(self, node, data):
+        out, left = None, self._value(node.left, data)
+        for op, right_node in zip(node.ops, node.comparators):
+            if isinstance(op, (ast.In, ast.NotIn)):
+                right = [_literal(e) for e in right_node.elts]
+                found = _isin(left, right)
+                step = np.logical_not(found) if isinstance(op, ast.NotIn) else found
+            else:
+                right = self._value(right_node, data)
+                step = _apply(_COMPARISONS[type(op)], left, right, self.text)
+            out = step if out is None else np.logical_and(out, step)
+            left = right
+        return out
+
+
+def _isin(left, values):
+    import pandas as pd
+
+    return pd.Series(np.asarray(left, dtype=object) if np.ndim(left) else [left]).isin(values).to_numpy()
+
+
+def _apply(compare, left, right, text):
+    with np.errstate(invalid="ignore"):
+        try:
+            result = compare(left, right)
+        except TypeError:
+            raise _fail(text, f"cannot compare {_kind(left)} with {_kind(right)}") from None
+    if result is NotImplemented or np.ndim(result) == 0 and np.ndim(left) + np.ndim(right) > 0:
+        raise _fail(text, f"cannot compare {_kind(left)} with {_kind(right)}")  # numpy gives up element-wise
+    return np.asarray(result, dtype=bool)
+
+
+def _kind(value):
+    if np.ndim(value) == 0:
+        return f"the value {value!r}"
+    return f"a column of {np.asarray(value).dtype} values"
+
+
+def _literal(node):
+    """A number, string or True/False written in the condition (a leading minus allowed on numbers)."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        value = _literal(node.operand)
+        return -value if isinstance(node.op, ast.USub) else value
+    value = node.value
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 2**63:
+        # Beyond 64 bits an integer compares as the float it rounds to (inf past float's range).
+        return float(value) if abs(value) < 2**1023 else float("inf") * (1 if value > 0 else -1)
+    return value
+
+
+def ast_depth(tree):
+    """How deeply an ast tree nests, counted without recursion (Python's compiler recurses that deep)."""
+    deepest, stack = 0, [(tree, 1)]
+    while stack:
+        node, level = stack.pop()
+        deepest = max(deepest, level)
+        stack.extend((child, level + 1) for child in ast.iter_child_nodes(node))
+    return deepest
+
+
+def _check(text, tree):
+    """Every node is one the grammar allows, nested at most :data:`MAX_DEPTH` deep."""
+    if ast_depth(tree) > MAX_DEPTH:
+        raise _fail(text, f"it nests more than {MAX_DEPTH} levels deep")
+    for node in ast.walk(tree):
+        bad = None
+        if isinstance(node, (ast.Expression, ast.Load, ast.Name, ast.And, ast.Or, ast.Not, ast.USub, ast.UAdd,
+                             ast.In, ast.NotIn, ast.BoolOp)) or type(node) in _COMPARISONS:
+            continue
+        if isinstance(node, ast.UnaryOp):
+            if not isinstance(node.op, (ast.Not, ast.USub, ast.UAdd)):
+                bad = "an operator other than not and a minus sign"
+            elif not isinstance(node.op, ast.Not) and not _is_number(node.operand):
+                bad = "a sign before something other than a number"
+        elif isinstance(node, ast.Constant):
+            if not isinstance(node.value, (bool, int, float, str)):
+                bad = f"the constant {node.value!r}"
+        elif isinstance(node, ast.Compare):
+            for op, right in zip(node.ops, node.comparators):
+                if isinstance(op, (ast.In, ast.NotIn)) and not (
+                        isinstance(right, (ast.List, ast.Tuple)) and all(_is_literal(e) for e in right.elts)):
+                    bad = "'in' followed by anything but a list of numbers or strings"
+        elif isinstance(node, (ast.List, ast.Tuple)):
+            if not all(_is_literal(e) for e in node.elts):
+                bad = "a list holding anything but numbers and strings"
+        elif isinstance(node, ast.BinOp):
+            bad = "arithmetic"
+        elif isinstance(node, ast.Call):
+            bad = "calls"
+        elif isinstance(node, ast.Attribute):
+            bad = f"attributes ('.{node.attr}')"
+        else:
+            bad = f"{type(node).__name__.lower()} expressions"
+        if bad:
+            raise _fail(text, f"it uses {bad}, which a condition cannot")
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.List, ast.Tuple)) and not _inside_in(tree, node):
+            raise _fail(text, "a list may only follow 'in' or 'not in'")
+
+
+def _inside_in(tree, target):
+    return any(isinstance(node, ast.Compare) and any(isinstance(op, (ast.In, ast.NotIn)) and right is target
+                                                     for op, right in zip(node.ops, node.comparators))
+               for node in ast.walk(tree))
+
+
+def _is_number(node):
+    return isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value,
+                                                                                                     bool)
+
+
+def _is_literal(node):
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        return _is_number(node.operand)
+    return isinstance(node, ast.Constant) and isinstance(node.value, (bool, int, float, str))
+
+
+def parse_condition(text) -> Condition:
+    """Parse a ``subset=`` condition of the restricted grammar (module docstring) into a :class:`Condition`.
+
+    Raises
+    ------
+    OptionError
+        Text that is too long, does not parse, or uses anything outside the grammar; the
+        message quotes the condition, says what is not allowed and what is.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"task": ["Pong", "Breakout", "Pong"], "seed": [0, 1, 7]})
+    >>> parse_condition("task == 'Pong' & seed < 5").mask(df)
+    array([ True, False, False])
+    >>> parse_condition("task in ['Breakout'] | not seed != 7").mask(df)
+    array([False,  True,  True])
+    """
+    if isinstance(text, Condition):
+        return text
+    if not isinstance(text, str):
+        raise OptionError(f"subset= must be a condition in text, got {type(text).__name__}")
+    if len(text) > MAX_LENGTH:
+        raise OptionError(f"subset= is {len(text):,} characters long, more than the {MAX_LENGTH:,} a condition may "
+                          "have; select the rows in a file first")
+    if not text.strip():
+        raise _fail(text, "it is empty")
+    source, names = _rewrite(text)
+    source = source.strip()
+    try:
+        tree = ast.parse(source, mode="eval")
+    except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
+        raise _fail(text, f"it does not parse ({getattr(exc, 'msg', None) or type(exc).__name__})") from None
+    _check(text, tree)
+    return Condition(text, source, tree, tuple(names))

@@ -1,0 +1,125 @@
+"""The restricted grammar of subset= conditions: the same rows as pandas' query, and nothing else runs."""
+
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from rlstats.conditions import MAX_DEPTH, MAX_LENGTH, parse_condition
+from rlstats.errors import OptionError
+
+
+@pytest.fixture(scope="module")
+def frame():
+    rng = np.random.default_rng(0)
+    return pd.DataFrame({
+        "task": pd.Categorical(rng.choice(["Pong", "Breakout", "Qbert"], 40)),
+        "agent": rng.choice(["DQN", "C51"], 40),
+        "seed": rng.integers(0, 10, 40),
+        "score": np.where(rng.random(40) < 0.1, np.nan, rng.normal(size=40)),
+        "done": rng.random(40) < 0.5,
+        "my col": rng.integers(0, 3, 40),
+    })
+
+
+# Each condition is written once for the grammar and once for pandas' query (the reference).
+SAME_AS_QUERY = [
+    ("task == 'Pong'", None),
+    ("task != 'Pong' & seed < 5", None),
+    ("task == 'Pong' | seed < 3", None),  # & and | bind as and/or, as in query
+    ("not seed >= 5 and agent == \"DQN\"", None),
+    ("~(task == 'Pong') | ~done", None),
+    ("1 < seed <= 7", None),
+    ("seed in [1, 3, 5]", None),
+    ("task not in ('Pong', 'Qbert')", None),
+    ("score > -0.5", None),
+    ("score > 1e-1 or score < -1.5", None),
+    ("done", None),
+    ("`my col` >= 1 & done", "`my col` >= 1 & done"),
+    ("seed == 3.0", None),
+    ("agent == 'C51' and (seed < 2 or seed > 8)", None),
+]
+
+
+@pytest.mark.parametrize("text, query", SAME_AS_QUERY, ids=[c[0] for c in SAME_AS_QUERY])
+def test_same_rows_as_pandas_query(frame, text, query):
+    expected = frame.eval(query or text).to_numpy()
+    got = parse_condition(text).mask(frame)
+    assert got.dtype == bool and got.shape == (len(frame),)
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_missing_values_fail_every_comparison(frame):
+    mask = parse_condition("score > -100 | score <= -100").mask(frame)
+    np.testing.assert_array_equal(mask, frame["score"].notna().to_numpy())
+
+
+def test_quotes_and_escapes_inside_strings():
+    df = pd.DataFrame({"task": ["it's", "a|b", "x & y"]})
+    assert parse_condition("task == 'it\\'s'").mask(df).tolist() == [True, False, False]
+    assert parse_condition("task == 'a|b' | task == \"x & y\"").mask(df).tolist() == [False, True, True]
+
+
+def test_huge_integers_compare_as_floats():
+    df = pd.DataFrame({"seed": [0, 2**62]})
+    assert parse_condition("seed < " + "9" * 1990).mask(df).tolist() == [True, True]
+    assert parse_condition("seed > -" + "9" * 400).mask(df).tolist() == [True, True]
+    assert parse_condition("seed < 18446744073709551616").mask(df).tolist() == [True, True]
+
+
+REFUSED = [
+    # (id, condition, phrase in the message)
+    ("code via @ locals", "(@pd.io.common.os.system('id') == 0) | (seed >= 0)", "does not parse"),
+    ("dunder import", "__import__('os').system('id') == 0", "calls"),
+    ("method call", "seed.abs() > 1", "calls"),
+    ("attribute", "task.str == 'x'", "attributes ('.str')"),
+    ("class walk", "().__class__ == 1", "attributes"),
+    ("lambda", "(lambda: 1)() == 1", "calls"),
+    ("arithmetic", "seed * 2 > 3", "arithmetic"),
+    ("power tower", "seed < 9**9**9**9", "arithmetic"),
+    ("shift", "seed < 1 << 100", "arithmetic"),
+    ("subscript", "task[0] == 'P'", "subscript"),
+    ("walrus", "(x := 1) == seed", "namedexpr"),
+    ("comprehension", "seed in [s for s in range(9)]", "'in' followed by"),
+    ("name after in", "seed in other", "'in' followed by"),
+    ("list outside in", "[1, 2] == seed", "a list may only follow 'in'"),
+    ("sign on a column", "-seed > 1", "a sign before something other than a number"),
+    ("None", "seed == None", "the constant None"),
+    ("f-string", "task == f'{seed}'", "joinedstr"),
+    ("not a condition", "seed", "'seed' is not a condition"),
+    ("constant condition", "3 > 2", "does not read any column"),
+    ("empty", "  ", "it is empty"),
+    ("open string", "task == 'Pong", "string starting at character 9 is not closed"),
+    ("open back-quote", "`my col > 1", "back-quoted name starting at character 1 is not closed"),
+    ("string order", "seed < 'a'", "cannot compare a column of int64 values with the value 'a'"),
+    ("too deep", "~" * 60 + "(seed > 1)", f"nests more than {MAX_DEPTH} levels deep"),
+    ("too long", "seed > 1 & " * 200 + "seed > 1", f"more than the {MAX_LENGTH:,} a condition may have"),
+    ("long list", "seed in [" + ",".join(["1"] * 1001) + "]", f"more than the {MAX_LENGTH:,} a condition may have"),
+    ("unknown column", "nope > 1", "names column 'nope', which the data do not have"),
+]
+
+
+@pytest.mark.parametrize("text, phrase", [c[1:] for c in REFUSED], ids=[c[0] for c in REFUSED])
+def test_refused_with_a_message_that_names_the_problem(frame, text, phrase):
+    start = time.perf_counter()
+    with pytest.raises(OptionError) as info:
+        parse_condition(text).mask(frame)
+    assert phrase in str(info.value)
+    assert "subset=" in str(info.value)
+    assert time.perf_counter() - start < 1.0
+
+
+def test_messages_quote_long_conditions_shortened(frame):
+    text = "seed > 1 & " * 150 + "seed >> 1"
+    with pytest.raises(OptionError) as info:
+        parse_condition(text)
+    assert len(str(info.value)) < 600 and f"({len(text):,} characters)" in str(info.value)
+
+
+def test_a_condition_object_passes_through_and_prints_its_text():
+    condition = parse_condition("seed < 3")
+    assert parse_condition(condition) is condition
+    assert str(condition) == "seed < 3" and condition.columns == ("seed",)
+    with pytest.raises(OptionError, match="must be a condition in text"):
+        parse_condition(3)
