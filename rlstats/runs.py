@@ -30,6 +30,9 @@ from .options import check_choice, check_int
 
 ALIGN_METHODS = ("last", "linear")
 SUMMARIES = ("final", "last_k_mean", "auc", "max", "time_to_threshold")
+#: The most steps a grid may have: every run gets a value at each (and curves keeps each resample's), so
+#: one run logged at step 10**9 among runs logged every step must not ask for 10**9 of them.
+MAX_GRID_STEPS = 100_000
 
 
 def run_bounds(design):
@@ -61,12 +64,29 @@ def default_grid(steps, starts, stops):
     if gaps.size == 0:
         raise DesignError("every run has a single logged step, so there is no curve to align; "
                           "compare the runs directly instead")
-    interval = float(np.median(gaps))
-    digits = 1 - int(np.floor(np.log10(interval)))
-    interval = round(interval, digits) or interval
+    interval = _two_digits(float(np.median(gaps)))
     low, high = float(steps[starts].min()), float(steps[stops - 1].max())
     first = np.ceil(low / interval - 1e-9) * interval + 0.0  # + 0.0 turns -0.0 into 0.0
+    size = np.floor((high - first) / interval + 1e-9) + 1  # counted before np.arange allocates it
+    if not size <= MAX_GRID_STEPS:
+        raise DesignError(f"the default grid of steps= (from {format_step(first)} to {format_step(high)} at the runs' "
+                          f"median logging interval, {format_step(interval)}) would have {size:,.0f} steps, more than "
+                          f"the {MAX_GRID_STEPS:,} a grid may have; pass steps= with a coarser grid, "
+                          f"e.g. {_coarser_grid(first, high, interval)}")
     return np.arange(first, high + interval * 1e-9, interval)
+
+
+def _coarser_grid(first, last, interval):
+    """``steps=...`` text of a grid of about a thousand steps from ``first`` to ``last``."""
+    coarse = _two_digits(max((last - first) / 1000, interval))
+    if all(float(b).is_integer() for b in (first, last, coarse)):
+        return f"steps=range({int(first):_d}, {int(last) + 1:_d}, {int(coarse):_d})"
+    return f"steps=np.linspace({first:g}, {last:g}, 1001)"
+
+
+def _two_digits(interval):
+    """A positive interval rounded to two significant digits (5,003 -> 5,000)."""
+    return round(interval, 1 - int(np.floor(np.log10(interval)))) or interval
 
 
 def align(y, steps, starts, stops, grid, method):
@@ -92,7 +112,17 @@ def grid_sentence(grid, method, aligned):
 
 
 def check_grid(steps):
-    grid = np.asarray(steps, dtype=float).ravel()
+    """``steps=`` as a float array: finite, increasing, at most MAX_GRID_STEPS (counted before converting)."""
+    size = len(steps) if hasattr(steps, "__len__") else 0  # range(10**12) is small until converted
+    if size <= MAX_GRID_STEPS:
+        try:
+            grid = np.asarray(steps, dtype=float).ravel()
+        except (TypeError, ValueError):
+            grid = np.zeros(0)
+        size = grid.size
+    if size > MAX_GRID_STEPS:
+        raise OptionError(f"steps= has {size:,} steps, more than the {MAX_GRID_STEPS:,} a grid may have; pass a "
+                          "coarser grid, e.g. steps=range(0, 1_000_001, 10_000)")
     if grid.size == 0 or not np.isfinite(grid).all() or (np.diff(grid) <= 0).any():
         raise OptionError("steps= must be finite numbers in increasing order, e.g. steps=range(0, 1_000_001, 50_000)")
     return grid
@@ -137,7 +167,8 @@ def align_steps(data, formula, *, step, steps=None, method="last", na_action="ra
     steps : array-like, optional
         The grid. By default the steps every run shares, or, when runs are logged at different
         steps, an even grid at the runs' median logging interval (rounded to two digits) from the
-        earliest to the latest logged step.
+        earliest to the latest logged step. A grid of more than 100,000 steps (``MAX_GRID_STEPS``),
+        given or made, is an error that proposes a coarser one, before any of it is allocated.
     method : {"last", "linear"}
         ``"last"``: the value at the last logged step at or before each grid step; ``"linear"``:
         linear interpolation between the logged steps around it. Grid steps before a run's first

@@ -138,6 +138,29 @@ def test_errors(data):
         rlstats.curves(data, "score ~ agent | task", step="step")
 
 
+def test_grids_and_kept_resamples_are_bounded_before_they_are_allocated(data, monkeypatch):
+    import tracemalloc
+
+    far = data.copy()
+    far["step"] = far["step"] // 100_000  # logged every step, 0 to 7 ...
+    far.loc[far.index[-1], "step"] = 10**9  # ... but one run's last step is 10**9: a grid of 10**9 steps at 1 apart
+    tracemalloc.start()
+    with pytest.raises(DesignError, match=r"would have 1,000,000,001 steps, more than the 100,000 a grid may have; "
+                                          r"pass steps= with a coarser grid, e.g. steps=range\(0, 1_000_000_001, "):
+        rlstats.curves(far, FORMULA, step="step", n_resamples=50)  # 7.45 GiB asked for before
+    assert tracemalloc.get_traced_memory()[1] < 50e6
+    tracemalloc.stop()
+    assert rlstats.curves(far, FORMULA, step="step", steps=range(0, 10**9 + 1, 10**8), n_resamples=50,
+                          rng=0).steps.size == 11  # the way out the message names
+    with pytest.raises(OptionError, match="steps= has 1,000,000,000,000 steps, more than the 100,000"):
+        rlstats.curves(data, FORMULA, step="step", steps=range(10**12))
+    with pytest.raises(OptionError, match=r"curves would keep 9,600,000,000 resampled values \(3 agents and 3 "
+                                          r"comparisons x n_resamples=10,000,000 x 160 grid steps.*more than the "
+                                          r"250,000,000 allowed"):
+        rlstats.curves(data, FORMULA, step="step", steps=range(0, 1_600_000, 10_000), n_resamples=10**7,
+                       compare="all")
+
+
 def test_through_compare(data):
     res = rlstats.compare(data, FORMULA, method="curves", step="step", n_resamples=50, rng=0)
     assert isinstance(res, rlstats.CurvesResult) and res.tidy().shape == (3 * 8, 8)

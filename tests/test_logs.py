@@ -180,7 +180,7 @@ def test_fast_decoding_equals_the_protobuf_class(tmp_path):
     assert fast.step.tolist()[-4:] == [2**40 + 2, 9, 10, 10] and fast.value.tolist()[-3:] == [7.5, 1.5, 2.5]
 
 
-def test_checksums_match_tensorboards_own():
+def test_checksums_match_tensorboards_own(monkeypatch):
     from tensorboard.compat.tensorflow_stub.pywrap_tensorflow import masked_crc32c as reference
 
     from rlstats.logs._tensorboard import masked_crc32c
@@ -191,6 +191,26 @@ def test_checksums_match_tensorboards_own():
     starts = np.cumsum([0] + [len(b) for b in blobs[:-1]])
     ours = masked_crc32c(np.frombuffer(data, dtype=np.uint8), starts, [len(b) for b in blobs])
     assert ours.tolist() == [reference(b) for b in blobs]
+    for block in (1, 5, 64):  # gathered a few columns at a time: the same checksums
+        monkeypatch.setattr("rlstats.logs._tensorboard.CRC_BLOCK_BYTES", block)
+        again = masked_crc32c(np.frombuffer(data, dtype=np.uint8), starts, [len(b) for b in blobs])
+        assert again.tolist() == ours.tolist()
+
+
+def test_one_long_record_among_many_short_ones_reads_in_bounded_memory(tmp_path):
+    import tracemalloc
+
+    writer = tensorboardX.SummaryWriter(str(tmp_path / "a" / "t" / "1"))
+    for step in range(2_000):
+        writer.add_scalar("eval/return", float(step), global_step=step)
+    writer.add_text("notes", "x" * 20_000, global_step=0)  # one record of 20 kB: a (2,001 x 20 kB) matrix before
+    writer.close()
+    tracemalloc.start()
+    frame = rlstats.read_logs(tmp_path, "{agent}/{task}/{seed}", progress=False)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert frame["eval/return"].tolist() == [float(s) for s in range(2_000)]
+    assert peak < 60e6  # 680 MB before, for a file of 120 kB
 
 
 def _damage(tb_runs):
@@ -281,6 +301,62 @@ def test_pattern_errors(tb_runs):
             rlstats.read_logs(tb_runs, bad, progress=False)
     with pytest.raises(LogReadError, match="none of the 8 TensorBoard event files .* matches the pattern"):
         rlstats.read_logs(tb_runs, "{agent}/{task}/run_{seed}", progress=False)
+
+
+def test_a_field_runs_to_the_first_occurrence_of_the_literal_after_it():
+    from rlstats.logs._layout import compile_pattern
+
+    assert compile_pattern("{agent}-{task}-seed{seed}").match("ppo-Hopper-v4-seed1/x") == \
+        {"agent": "ppo", "task": "Hopper-v4", "seed": "1"}  # the whole of '-seed', not its '-'
+    assert compile_pattern("{agent}_{task}_{seed}").match("sac_Ant_v4_3") == \
+        {"agent": "sac", "task": "Ant", "seed": "v4_3"}  # the last field runs to the '/' or the end
+    assert compile_pattern("*_{seed}").match("ppo_x_1") == {"seed": "x_1"}  # '*' also stops at the first '_'
+    assert compile_pattern("{agent}/**/seed_{seed}").match("ppo/a/seed_2") == {"agent": "ppo", "seed": "2"}
+    assert compile_pattern("{agent}/*/seed_{seed}").match("ppo//seed_2") == {"agent": "ppo", "seed": "2"}
+    for name in ("ppo/x/seed_", "/x/seed_1", "ppo/x/y/seed_1", "ppo/x/run_1", "ppo/xseed_1"):
+        assert compile_pattern("{agent}/*/seed_{seed}").match(name) is None, name
+    assert compile_pattern("{agent}/{task}").match("ppo/hopper/seed_0/events") == {"agent": "ppo", "task": "hopper"}
+    assert compile_pattern("{agent}_{task}x").match("p_qxrx") is None  # first 'x' only: no backtracking
+
+
+PATHOLOGICAL_PATTERNS = """
+import time
+from rlstats.logs._layout import compile_pattern
+cases = [("_".join("{f%d}" % i for i in range(6)) + "_x", "a_" * 100),     # over 60 s with backtracking
+         ("{a}-{b}-{c}-{d}-{e}-{f}-z", "-" * 200),
+         ("_".join("{f%d}" % i for i in range(32)) + "_x", "a_" * 100_000),
+         ("{agent}-{task}-seed{seed}/x", "a-" * 100_000 + "seed"),
+         ("*-" * 16 + "{a}", "-" * 100_000)]
+start = time.perf_counter()
+for pattern, name in cases:
+    compile_pattern(pattern).match(name)
+print(time.perf_counter() - start)
+"""
+
+
+def test_pattern_matching_takes_linear_time_on_pathological_names():
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", PATHOLOGICAL_PATTERNS], capture_output=True, text=True,
+                          timeout=60)  # a backtracking matcher takes minutes here
+    assert done.returncode == 0, done.stderr
+    assert float(done.stdout) < 2.0
+
+
+def test_adjacent_fields_and_oversized_patterns_are_refused(tb_runs):
+    with pytest.raises(OptionError, match=r"puts \{task\} right after \{agent\}.*put a separator between them, "
+                                          r"e.g. '\{agent\}_\{task\}'"):
+        rlstats.read_logs(tb_runs, "{agent}{task}/seed_{seed}", progress=False)
+    with pytest.raises(OptionError, match=r"puts \* right after \{agent\}"):
+        rlstats.read_logs(tb_runs, "{agent}*/seed_{seed}", progress=False)
+    nine = "".join("{f%d}" % i for i in range(9)) + "x"  # 12-47 s on a 40-character name with backtracking
+    with pytest.raises(OptionError, match=r"puts \{f1\} right after \{f0\}"):
+        rlstats.read_logs(tb_runs, nine, progress=False)
+    with pytest.raises(OptionError, match="has 33 fields and '\\*', more than the 32 allowed"):
+        rlstats.read_logs(tb_runs, "_".join("{f%d}" % i for i in range(33)), progress=False)
+    with pytest.raises(OptionError, match="has 4,097 characters, more than the 4,096"):
+        rlstats.read_logs(tb_runs, "{agent}/" + "x" * 4089, progress=False)
 
 
 def test_missing_folder_and_no_logs(tmp_path):
@@ -463,6 +539,56 @@ def test_json_lines(tmp_path):
         rlstats.read_logs(tmp_path, "{agent}/{task}/{seed}", progress=False)
 
 
+def test_deeply_nested_json_is_an_error_naming_the_file_the_line_and_the_bound(tmp_path):
+    path = tmp_path / "a" / "t" / "0" / "metrics.jsonl"
+    path.parent.mkdir(parents=True)
+    nested = {"step": 1, "eval/return": 2.0, "extra": json.loads("[" * 64 + "]" * 64)}  # 65 levels: the bound + 1
+    path.write_text(json.dumps({"step": 0, "eval/return": 1.0}) + "\n" + json.dumps(nested) + "\n")
+    with pytest.raises(LogReadError, match=r"a/t/0/metrics.jsonl: corrupt: line 2 nests JSON 65 levels deep, "
+                                           r"more than the 64"):
+        rlstats.read_logs(tmp_path, "{agent}/{task}/{seed}", progress=False)
+    path.write_text(json.dumps({"step": 0, "eval/return": 1.0}) + "\n" + "[" * 200_000 + "]" * 200_000 + "\n")
+    with pytest.raises(LogReadError, match="line 2 nests JSON 200,000 levels deep"):  # a RecursionError before
+        rlstats.read_logs(tmp_path, "{agent}/{task}/{seed}", progress=False)
+    strings = {"step": 0, "eval/return": 1.0, "note": "[" * 500 + '\\"{' * 100}  # brackets in a string are text
+    path.write_text(json.dumps(strings) + "\n")
+    assert rlstats.read_logs(tmp_path, "{agent}/{task}/{seed}", progress=False)["eval/return"].tolist() == [1.0]
+    monitor = tmp_path / "b" / "1" / "monitor.csv"
+    monitor.parent.mkdir(parents=True)
+    monitor.write_text("#" + "[" * 5000 + "]" * 5000 + "\nr,l,t\n1,2,3\n")
+    with pytest.raises(LogReadError, match="the '#{json}' header line nests JSON 5,000 levels deep"):
+        rlstats.read_logs(tmp_path / "b", "{agent}/{seed}", progress=False)
+    monitor.write_text('#[1, 2]\nr,l,t\n1,2,3\n')
+    with pytest.raises(LogReadError, match="header line is not a JSON object"):
+        rlstats.read_logs(tmp_path / "b", "{agent}/{seed}", progress=False)
+
+
+def test_a_column_without_a_value_is_no_tag_and_a_bad_t_start_is_corrupt(tmp_path):
+    path = tmp_path / "a" / "t" / "1" / "log.csv"
+    path.parent.mkdir(parents=True)
+    path.write_text("global_step,score,other\n1,,2\n2,,3\n")  # an IndexError before
+    with pytest.raises(OptionError, match="no run logs 'score'; pass tags= naming logged tags: 'other'"):
+        rlstats.read_logs(tmp_path, "{agent}/{task}/{seed}", tags="score", progress=False)
+    (tmp_path / "a" / "t" / "2").mkdir()
+    (tmp_path / "a" / "t" / "2" / "log.csv").write_text("global_step,score\n1,5\n")
+    with pytest.raises(LogReadError, match="a/t/1/log.csv: missing tag: no 'score'; it logs 'other'"):
+        rlstats.read_logs(tmp_path, "{agent}/{task}/{seed}", tags="score", progress=False)
+    monitor = tmp_path / "b" / "1" / "monitor.csv"
+    monitor.parent.mkdir(parents=True)
+    monitor.write_text('#{"t_start": "soon", "env_id": "X-v0"}\nr,l,t\n1,2,3\n')  # a ValueError before
+    with pytest.raises(LogReadError, match="corrupt: the '#{json}' header's t_start is 'soon', not a number"):
+        rlstats.read_logs(tmp_path / "b", "{agent}/{seed}", progress=False)
+
+
+def test_json_lines_with_a_new_key_on_every_line_are_refused_before_the_table(tmp_path):
+    path = tmp_path / "a" / "t" / "0" / "metrics.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_text("".join(json.dumps({"step": i, f"k{i}": 1.0}) + "\n" for i in range(4_000)))  # 16M cells
+    with pytest.raises(LogReadError, match="4,000 records use 4,001 different keys, a table of 16,004,000 cells "
+                                           "for 8,000 values"):
+        rlstats.read_logs(tmp_path, "{agent}/{task}/{seed}", tags="k1", progress=False)
+
+
 def test_wandb_chart_export(tmp_path):
     """The web UI's 'Export CSV' of a line chart: Step, then '<run> - <metric>' with __MIN/__MAX."""
     text = ("\"Step\",\"ppo_hopper_s1 - eval/return\",\"ppo_hopper_s1 - eval/return__MIN\","
@@ -477,6 +603,18 @@ def test_wandb_chart_export(tmp_path):
     assert set(frame["source"]) == {"export.csv"}
     by_name = rlstats.read_logs(tmp_path / "export.csv", progress=False)
     assert sorted(set(by_name["run"])) == ["ppo_hopper_s1", "sac_hopper_s2"]
+
+
+def test_a_column_name_with_a_line_break_is_not_tried_as_a_wandb_column(tmp_path):
+    import time
+
+    path = tmp_path / "a" / "t" / "1" / "log.csv"
+    path.parent.mkdir(parents=True)
+    name = " - " * 20_000 + "\nx"  # the W&B column pattern tried every ' - ' against every end: ~40 s
+    path.write_text(f'Step,"{name}",score\n1,3,2.5\n')
+    start = time.perf_counter()
+    frame = rlstats.read_logs(tmp_path, "{agent}/{task}/{seed}", tags="score", step="Step", progress=False)
+    assert time.perf_counter() - start < 2 and frame["score"].tolist() == [2.5]
 
 
 # ---------------------------------------------------------------- into the statistics
@@ -559,6 +697,78 @@ def test_cli_advice_names_the_command_options(tb_runs, tmp_path, capsys):
                         "skip", "-o", str(tmp_path / "x.csv"))
     assert status == 2 and "name the one to read with --tags, e.g. --tags 'eval/mean_reward'" in \
         capsys.readouterr().err
+
+
+def test_cli_refuses_to_write_over_what_it_reads(tb_runs, capsys):
+    first = event_files(tb_runs)[0]
+    before = first.read_bytes()
+    for folder in (tb_runs, first):  # a file of the folder read, or the one file read
+        status, text = run_cli(str(folder), "--pattern", "{agent}/{task}/seed_{seed}", "--no-progress", "-o",
+                               str(first.with_name(first.name)))
+        err = capsys.readouterr().err
+        assert status == 2 and text == "" and first.read_bytes() == before
+        assert err.startswith("rlstats: error: -o ") and err.count("\n") == 1
+        assert "writing it would overwrite the data: give another path" in err
+    monitor = tb_runs / "ppo" / "hopper" / "seed_0" / "0.monitor.csv"  # overwritten with exit 0 before
+    sb3_monitor_csv(monitor, [(1.0, 5, 0.1)], 0.0, "X-v0")
+    status, _ = run_cli(str(tb_runs), "--format", "sb3_monitor", "--pattern", "{agent}/{task}/seed_{seed}",
+                        "--no-progress", "-o", str(monitor))
+    assert status == 2 and "one of the files read" in capsys.readouterr().err and monitor.read_text().startswith("#")
+
+
+def test_cli_writes_csv_to_standard_output_and_the_summary_to_standard_error(tb_runs, capsys):
+    status, text = run_cli(str(tb_runs), "--pattern", "{agent}/{task}/seed_{seed}", "--tags",
+                           "eval/mean_reward=score", "--no-progress", "-o", "-")
+    err = capsys.readouterr().err
+    assert status == 0 and "32 rows of 8 runs written to standard output" in err
+    assert "tag 'eval/mean_reward' as 'score'" in err and "written" not in text
+    direct = rlstats.read_logs(tb_runs, "{agent}/{task}/seed_{seed}", tags={"eval/mean_reward": "score"},
+                               progress=False)
+    pd.testing.assert_frame_equal(pd.read_csv(io.StringIO(text)), direct, check_dtype=False)
+
+
+@pytest.mark.parametrize("arguments, phrase", [
+    (["--pattern", "{agent}{task}/seed_{seed}"], "--pattern '{agent}{task}/seed_{seed}' puts {task} right after "
+                                                 "{agent}"),
+    (["--pattern", "{agent}/" + "x" * 5000], "--pattern has 5,008 characters, more than the 4,096"),
+    (["--tags", "=score"], "--tags item '=score' names no tag; write TAG or TAG=COLUMN"),
+    (["--tags", ",".join(f"t{i}" for i in range(1001))], "--tags names more than the 1,000 scalars"),
+    (["--tags", "nope"], "no run logs 'nope'; pass --tags naming logged tags: 'eval/mean_reward', "),
+    (["--jobs", "1000000"], "--jobs 1,000,000 is more than the"),
+    (["--format", "sb3_monitor"], "no training logs under"),
+    (["-o", "/proc/runs.csv"], "-o /proc/runs.csv: cannot write under /proc"),
+    (["-o", "/nowhere/runs.csv"], "-o /nowhere/runs.csv: folder /nowhere does not exist"),
+    (["-o", "{tmp}/runs.xlsx"], "-o {tmp}/runs.xlsx must end in .csv, .tsv or .parquet, or be - for CSV on "
+                                "standard output"),
+])
+def test_cli_mistakes_are_one_line_and_status_2(tb_runs, tmp_path, capsys, arguments, phrase):
+    options = {"--pattern": "{agent}/{task}/seed_{seed}", "-o": str(tmp_path / "runs.csv")}
+    given = dict(zip(arguments[::2], (a.replace("{tmp}", str(tmp_path)) for a in arguments[1::2])))
+    phrase = phrase.replace("{tmp}", str(tmp_path))
+    argv = [str(tb_runs), "--no-progress"] + [x for item in {**options, **given}.items() for x in item]
+    status, text = run_cli(*argv)
+    err = capsys.readouterr().err
+    assert status == 2 and text == "" and err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith("rlstats: error: ") and phrase in err, err
+    assert not (tmp_path / "runs.csv").exists()
+
+
+def test_cli_lists_bad_files_on_one_line(tb_runs, tmp_path, capsys):
+    _damage(tb_runs)
+    (tb_runs / "dqn" / "hopper" / "seed_0" / "events.out.tfevents.2.latin1").write_bytes(b"")
+    status, _ = run_cli(str(tb_runs), "--pattern", "{agent}/{task}/seed_{seed}", "--tags", "eval/mean_reward",
+                        "--no-progress", "-o", str(tmp_path / "x.csv"))
+    err = capsys.readouterr().err
+    assert status == 2 and err.count("\n") == 1
+    assert "(pass --on-error skip to read the others): " in err and err.count("; ") >= 3
+    latin = tmp_path / "latin" / "a" / "t" / "s1" / "log.csv"
+    latin.parent.mkdir(parents=True)
+    latin.write_bytes("step,scor\xe9\n1,2\n".encode("latin1"))
+    status, _ = run_cli(str(tmp_path / "latin"), "--pattern", "{agent}/{task}/s{seed}", "--no-progress", "-o",
+                        str(tmp_path / "y.csv"))
+    err = capsys.readouterr().err
+    assert status == 2 and err.count("\n") == 1
+    assert "not UTF-8 text (byte b'\\xe9' at position 9); save it as UTF-8" in err
 
 
 # ---------------------------------------------------------------- W&B public API (stubbed: no network here)

@@ -174,6 +174,25 @@ def test_default_grid_at_the_median_interval(curves):
     assert "grid of 6 steps from 0 to 1M" in got.attrs["rlstats_notes"][-1]
 
 
+def test_a_default_grid_of_more_than_the_bound_is_refused_before_it_is_made(curves):
+    far = curves.assign(step=curves["step"] // 200_000)  # steps 0 to 5, one apart
+    far.loc[far.index[-1], "step"] = 10**9
+    for call in (lambda: rlstats.align_steps(far, FORMULA, step="step"),
+                 lambda: rlstats.summarize_runs(far, FORMULA, step="step", how="auc")):
+        with pytest.raises(DesignError, match=r"the default grid of steps= \(from 0 to 1G at the runs' median logging "
+                                              r"interval, 1\) would have 1,000,000,001 steps, more than the 100,000"):
+            call()
+    assert rlstats.runs.MAX_GRID_STEPS == 100_000
+    fine = far.assign(step=np.where(far["step"] == 10**9, 99_999, far["step"]))  # 100,000 steps: allowed
+    assert rlstats.align_steps(fine, FORMULA, step="step")["step"].nunique() == 100_000
+    with pytest.raises(OptionError, match="steps= has 100,001 steps, more than the 100,000"):
+        rlstats.align_steps(curves, FORMULA, step="step", steps=np.arange(100_001))
+    with pytest.raises(OptionError, match="finite numbers in increasing order"):
+        rlstats.align_steps(curves, FORMULA, step="step", steps=(s for s in range(3)))
+    grid = rlstats.align_steps(far, FORMULA, step="step", steps=range(0, 1_000_000_001, 1_000_000))
+    assert grid["step"].nunique() == 1001
+
+
 def test_shared_steps_need_no_alignment(curves):
     got = rlstats.align_steps(curves, FORMULA, step="step")
     assert "every run is logged at the same 6 steps" in got.attrs["rlstats_notes"][-1]

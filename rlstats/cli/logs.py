@@ -5,21 +5,30 @@
     rlstats read-logs runs/ --pattern "{agent}/{task}/seed_{seed}" -o runs.csv
     rlstats read-logs runs/ --pattern "{agent}/{task}/seed_{seed}" --tags eval/mean_reward=score -o runs.parquet
     rlstats read-logs logs/ppo --format sb3_monitor --pattern "{agent}/{task}_{seed}" --on-error skip -o ppo.csv
+    rlstats read-logs runs/ --pattern "{agent}/{task}/seed_{seed}" --tags eval/mean_reward=score -o - |
+        rlstats compare - "score ~ agent | task/seed" --method curves -o step=step
 
-The file it writes is what every other subcommand reads. Errors print one line and exit with status 2.
+The file it writes is what every other subcommand reads (``-o -``: CSV on standard output, and the
+summary on standard error). Errors print one line and exit with status 2; the output path is checked
+before any log is read, and is never one of the files read.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+import re
+import sys
 
 from ..errors import RlstatsError
+from ._shared import UsageError
 
 #: read_logs' advice names Python keywords; the command names its options.
 OPTION_WORDS = (("on_error='skip'", "--on-error skip"), ("with tags=, e.g. tags=", "with --tags, e.g. --tags "),
                 ("with tags=", "with --tags"), ("pass tags=", "pass --tags"), ("with format=, e.g. format=",
                                                                                  "with --format, e.g. --format "),
-                ("pass format=", "pass --format"), ("pass step=", "pass --step "), ("step=", "--step "))
+                ("pass format=", "pass --format"), ("pass step=", "pass --step "), ("tags=", "--tags "),
+                ("pattern=", "--pattern "), ("n_jobs=", "--jobs "), ("step=", "--step "))
+#: Suffixes of the file written: CSV, TSV or Parquet.
+OUTPUT_SUFFIXES = (".csv", ".tsv", ".parquet", ".pq")
 
 
 def add_read_logs_command(subparsers):
@@ -44,38 +53,51 @@ def add_read_logs_command(subparsers):
     command.add_argument("--jobs", type=int, default=1, help="files read in parallel (-1: all cores)")
     command.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     command.add_argument("-o", "--output", required=True, metavar="FILE",
-                         help="where to write the frame: .csv, .tsv or .parquet")
+                         help="where to write the frame: .csv, .tsv or .parquet, or - for CSV on standard output")
     command.set_defaults(run=run_read_logs)
     return command
 
 
 def _tags(text):
+    """``--tags a=x,b`` -> {"a": "x", "b": "b"}; a clear error for an item without a tag."""
     if text is None:
         return None
     mapping = {}
     for item in filter(None, (part.strip() for part in text.split(","))):
         tag, _, column = item.partition("=")
+        if not tag.strip():
+            raise UsageError(f"--tags item {item[:60]!r} names no tag; write TAG or TAG=COLUMN, "
+                             "e.g. --tags eval/mean_reward=score")
         mapping[tag.strip()] = column.strip() or tag.strip()
     return mapping
 
 
+def _in_command_words(message):
+    """read_logs' message as one line naming the command's options (its list of files joined by ';')."""
+    first, *listed = message.splitlines()
+    message = " ".join([first, "; ".join(line.strip() for line in listed)]).strip()
+    if message.startswith("pattern "):
+        message = "--" + message
+    for python, shell in OPTION_WORDS:
+        message = message.replace(python, shell)
+    return re.sub(r"(--[a-z-]+)  ", r"\1 ", message)
+
+
 def run_read_logs(args, out):
-    from ._shared import UsageError
+    from ._shared import STREAM, check_output_path, write_output
     from ..design import NOTES_ATTR
     from ..logs import read_logs
 
-    output = Path(args.output)
-    suffix = output.suffix.lower()
-    if suffix not in (".csv", ".tsv", ".parquet", ".pq"):
-        raise UsageError(f"--output {output} must end in .csv, .tsv or .parquet")
+    output = check_output_path(args.output, option="-o", inputs=[args.folder])
+    suffix = ".csv" if output == STREAM else output.suffix.lower()
+    if suffix not in OUTPUT_SUFFIXES:
+        raise UsageError(f"-o {output} must end in .csv, .tsv or .parquet, or be - for CSV on standard output")
+    tags = _tags(args.tags)
     try:
-        frame = read_logs(args.folder, args.pattern, format=args.format, tags=_tags(args.tags), step=args.step,
+        frame = read_logs(args.folder, args.pattern, format=args.format, tags=tags, step=args.step,
                           keep=args.keep, on_error=args.on_error, progress=not args.no_progress, n_jobs=args.jobs)
     except RlstatsError as exc:  # the same advice, in the command's words
-        message = str(exc)
-        for python, shell in OPTION_WORDS:
-            message = message.replace(python, shell)
-        raise type(exc)(message) from exc
+        raise type(exc)(_in_command_words(str(exc))) from exc
     notes = tuple(frame.attrs.get(NOTES_ATTR, ()))
     written = frame.copy(deep=False)
     written.attrs = {NOTES_ATTR: list(notes)}  # Parquet keeps these (pandas stores attrs); the read log stays here
@@ -84,11 +106,15 @@ def run_read_logs(args, out):
             written.to_parquet(output, index=False)
         except ImportError as exc:
             raise UsageError(f"writing {output} needs pyarrow: pip install 'rlstats[parquet]' ({exc})") from exc
+        except OSError as exc:
+            raise UsageError(f"-o {output}: cannot write it ({exc.strerror or exc}); give another path") from None
     else:
-        written.to_csv(output, index=False, sep="\t" if suffix == ".tsv" else ",")
+        write_output(output, written.to_csv(index=False, sep="\t" if suffix == ".tsv" else ","), out, option="-o")
     fields = list(frame.columns[:frame.columns.get_loc("step")])
     n_runs = frame.groupby(fields, sort=False).ngroups
-    out.write(f"{len(frame):,} rows of {n_runs} runs written to {output}\n")
+    summary = sys.stderr if output == STREAM else out  # standard output holds the CSV alone
+    summary.write(f"{len(frame):,} rows of {n_runs} runs written to "
+                  f"{'standard output' if output == STREAM else output}\n")
     for note in notes:
-        out.write(f"  {note}\n")
+        summary.write(f"  {note}\n")
     return 0

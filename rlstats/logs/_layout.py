@@ -3,9 +3,16 @@
 A *pattern* such as ``"{agent}/{task}/seed_{seed}"`` is matched against the start of each log
 file's path relative to the folder, up to a ``/`` or the end: ``ppo/hopper/seed_3/events.out...``
 gives ``agent="ppo"``, ``task="hopper"``, ``seed="3"``. A field matches one or more characters
-other than ``/``; ``*`` matches any characters other than ``/``; everything else is literal.
-Every file under the same match belongs to one run (a run restarted from a checkpoint often
-writes a second event file beside the first).
+other than ``/``; ``*`` matches any characters other than ``/`` (none too); everything else is
+literal. Every file under the same match belongs to one run (a run restarted from a checkpoint
+often writes a second event file beside the first).
+
+Matching reads the name once, left to right, without backtracking, so its time is linear in the
+name whatever the pattern: a field (or ``*``) runs up to the *first* occurrence of the literal
+text that follows it (all of that text, however many characters: in ``{agent}-{task}-seed{seed}``
+the task of ``ppo-Hopper-v4-seed1`` is ``Hopper-v4``), or, at the end of the pattern, up to the
+next ``/`` or the end of the name. Two fields (or a field and a ``*``) with no literal text
+between them could split a name in many ways, so they are an error that asks for a separator.
 """
 
 from __future__ import annotations
@@ -17,7 +24,11 @@ from pathlib import Path
 
 from ..errors import LogReadError, OptionError
 
-FIELD = re.compile(r"\{([A-Za-z_]\w*)\}")
+#: A ``{field}`` or a ``*`` (runs of ``*`` count as one).
+WILDCARD = re.compile(r"\{([A-Za-z_]\w*)\}|\*+")
+#: Bounds of a text pattern: its length (the longest path Linux accepts) and its fields and ``*``.
+MAX_PATTERN_LENGTH = 4096
+MAX_FIELDS = 32
 
 #: Format name -> what the reader reads (for messages and notes).
 FORMAT_LABELS = {
@@ -52,11 +63,16 @@ def file_format(name):
 
 @dataclasses.dataclass(frozen=True)
 class Pattern:
-    """A compiled directory pattern: ``match(relative_path)`` -> dict of fields, or None."""
+    """A compiled directory pattern: ``match(relative_path)`` -> dict of fields, or None.
+
+    ``head`` is the literal text the name starts with; ``pieces`` holds, for each field in order,
+    its name (None for ``*``) and the literal text after it (empty only for the last).
+    """
 
     text: object
     fields: tuple
-    regex: object = None
+    head: str = ""
+    pieces: tuple = ()
 
     def match(self, relative):
         if self.text is None:
@@ -69,38 +85,87 @@ class Pattern:
                 raise OptionError(f"pattern= callable must return a dict of fields (or None to skip the file); "
                                   f"for {relative!r} it returned {found!r}")
             return {str(k): v for k, v in found.items()}
-        m = self.regex.match(relative)
-        return None if m is None else m.groupdict()
+        return _match(self.head, self.pieces, relative)
+
+
+def _match(head, pieces, name):
+    """The fields of ``name``, read once from left to right (rules in the module docstring), or None.
+
+    Each search starts where the previous one ended, so the time is linear in ``len(name)``.
+
+    >>> pattern = compile_pattern("{agent}-{task}-seed{seed}")
+    >>> pattern.match("ppo-Hopper-v4-seed1/events.out.tfevents.1")
+    {'agent': 'ppo', 'task': 'Hopper-v4', 'seed': '1'}
+    >>> compile_pattern("{agent}/*/seed_{seed}").match("ppo/hopper/seed_3")
+    {'agent': 'ppo', 'seed': '3'}
+    >>> print(compile_pattern("{agent}/seed_{seed}").match("ppo/hopper/seed_3"))
+    None
+    """
+    if not name.startswith(head):
+        return None
+    position, found = len(head), {}
+    for field, literal in pieces:
+        at_least = 0 if field is None else 1  # a field holds one character or more, * may be empty
+        end = name.find(literal or "/", position + at_least)
+        if end < 0:
+            if literal:
+                return None
+            end = len(name)
+        value = name[position:end]
+        if len(value) < at_least or "/" in value:
+            return None
+        if field is not None:
+            found[field] = value
+        position = end + len(literal)
+    if position < len(name) and name[position] != "/":
+        return None
+    return found
 
 
 def compile_pattern(pattern):
-    """``"{agent}/{task}/seed_{seed}"``, a callable, or None -> :class:`Pattern`."""
+    """``"{agent}/{task}/seed_{seed}"``, a callable, or None -> :class:`Pattern`.
+
+    Raises OptionError for a pattern that is not text, longer than :data:`MAX_PATTERN_LENGTH`
+    characters, with more than :data:`MAX_FIELDS` fields and ``*``, with no field, with a field
+    named twice, a stray brace, or two fields (or a field and ``*``) with nothing between them.
+    """
     if pattern is None or callable(pattern):
         return Pattern(pattern, ())
     if not isinstance(pattern, str) or not pattern.strip("/"):
         raise OptionError(f"pattern= must be text such as '{{agent}}/{{task}}/seed_{{seed}}' or a callable; "
                           f"got {pattern!r}")
-    parts, names, position = [], [], 0
+    if len(pattern) > MAX_PATTERN_LENGTH:
+        raise OptionError(f"pattern= has {len(pattern):,} characters, more than the {MAX_PATTERN_LENGTH:,} a path "
+                          "may have; write the part of the path that names the run, e.g. "
+                          "'{agent}/{task}/seed_{seed}'")
     text = pattern.strip("/")
-    for m in FIELD.finditer(text):
-        parts.append(_literal(text[position:m.start()]))
-        name = m.group(1)
-        if name in names:
-            raise OptionError(f"pattern {pattern!r} names the field {{{name}}} twice")
-        names.append(name)
-        parts.append(f"(?P<{name}>[^/]+?)")
-        position = m.end()
-    parts.append(_literal(text[position:]))
+    wildcards = list(WILDCARD.finditer(text))
+    if len(wildcards) > MAX_FIELDS:
+        raise OptionError(f"pattern {_short(pattern)} has {len(wildcards)} fields and '*', more than the "
+                          f"{MAX_FIELDS} allowed; name only the parts of the path that tell runs apart")
+    names = [m.group(1) for m in wildcards if m.group(1)]
     if not names:
-        raise OptionError(f"pattern {pattern!r} has no {{field}}; write e.g. '{{agent}}/{{task}}/seed_{{seed}}'")
-    return Pattern(pattern, tuple(names), re.compile("^" + "".join(parts) + "(?:/|$)"))
+        raise OptionError(f"pattern {_short(pattern)} has no {{field}}; write e.g. '{{agent}}/{{task}}/seed_{{seed}}'")
+    twice = next((name for i, name in enumerate(names) if name in names[:i]), None)
+    if twice is not None:
+        raise OptionError(f"pattern {_short(pattern)} names the field {{{twice}}} twice")
+    literals = [text[a.end():b.start()] for a, b in zip(wildcards, wildcards[1:])] + [text[wildcards[-1].end():]]
+    for literal in [text[:wildcards[0].start()]] + literals:
+        if "{" in literal or "}" in literal:
+            raise OptionError(f"pattern part {_short(literal)} has a brace that is not a {{field}}; fields are names "
+                              "such as {agent}")
+    for before, after, literal in zip(wildcards, wildcards[1:], literals):
+        if not literal:
+            raise OptionError(f"pattern {_short(pattern)} puts {after.group(0)} right after {before.group(0)}, so "
+                              "a name could be split between them in many ways; put a separator between them, "
+                              f"e.g. '{before.group(0)}_{after.group(0)}'")
+    pieces = tuple((m.group(1), literal) for m, literal in zip(wildcards, literals))
+    return Pattern(pattern, tuple(names), text[:wildcards[0].start()], pieces)
 
 
-def _literal(text):
-    if "{" in text or "}" in text:
-        raise OptionError(f"pattern part {text!r} has a brace that is not a {{field}}; fields are names "
-                          "such as {agent}")
-    return "[^/]*".join(re.escape(piece) for piece in text.split("*"))
+def _short(text, limit=80):
+    """``repr(text)``, cut to ``limit`` characters for a message."""
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text):,} characters)"
 
 
 def discover(root, format):
@@ -117,7 +182,7 @@ def discover(root, format):
                                f"(one of {', '.join(FORMATS)})")
         return root.parent, {kind: [root.name]}
     if not root.is_dir():
-        raise LogReadError(f"no such folder: {root}; read_logs reads a folder of runs (or one log file)")
+        raise LogReadError(f"no such folder: {root}; give the folder of runs (or one log file)")
     found = {}
     for folder, subfolders, names in os.walk(root):
         subfolders.sort()

@@ -39,7 +39,8 @@ class Piece:
 
 def from_columns(step, columns, *, wall_time=None, time_elapsed=None, meta=None, name=None):
     """A Piece from a wide table: ``columns`` maps tag -> float array aligned with ``step``; NaN cells
-    are values not logged at that row and make no record."""
+    are values not logged at that row and make no record, and a column of NaN alone is no tag."""
+    columns = {tag: values for tag, values in columns.items() if not np.isnan(np.asarray(values, dtype=float)).all()}
     tags = tuple(columns)
     step = np.asarray(step)
     if not tags:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import collections
 import dataclasses
+import itertools
+import os
 import re
 from pathlib import Path
 
@@ -21,6 +24,10 @@ from ._tensorboard import read_events
 
 KEEP = ("last", "first")
 ON_ERROR = ("raise", "skip")
+#: Most worker processes of n_jobs, per core (reading waits on the disk, so a few per core can help).
+JOBS_PER_CORE = 4
+#: Most scalars ``tags=`` may name (each becomes a column).
+MAX_TAGS = 1_000
 #: Key of ``DataFrame.attrs`` holding the :class:`ReadLog` of the files read.
 READ_LOG_ATTR = "read_log"
 #: Fields a log may state itself (a monitor header's env_id is the task), used when the pattern has none.
@@ -109,15 +116,34 @@ def choose_return_tag(available):
     """
     returns = [t for t in available if _words(t) & _RETURN_WORDS and not _words(t) & _SPREAD_WORDS]
     evaluations = [t for t in returns if _words(t) & _EVAL_WORDS]
-    listed = ", ".join(repr(t) for t in available)
+    listed = _listed(available)
     for candidates, why in ((evaluations, "the one evaluation return"), (returns, "the one return")):
         if len(candidates) == 1:
             return candidates[0], f"chosen as {why} among the logged tags"
         if len(candidates) > 1:
-            raise OptionError(f"several tags look like the evaluation return ({', '.join(map(repr, candidates))}); "
+            raise OptionError(f"several tags look like the evaluation return ({_listed(candidates)}); "
                               f"name the one to read with tags=, e.g. tags={candidates[0]!r}. Logged tags: {listed}")
     raise OptionError(f"no logged tag looks like a return or reward; name the scalars to read with tags=. "
                       f"Logged tags: {listed}")
+
+
+def tag_mapping(tags, option):
+    """``tags=`` (a name, a list of names, or a dict name -> column) as a dict name -> column, of at most
+    MAX_TAGS names (a generator is read no further)."""
+    if isinstance(tags, str):
+        return {tags: tags}
+    try:
+        pairs = tags.items() if isinstance(tags, dict) else ((t, t) for t in tags)
+        mapping = {str(k): str(v) for k, v in itertools.islice(pairs, MAX_TAGS + 1)}
+    except TypeError:
+        raise OptionError(f"{option}= must be a name, a list of them or a dict name -> column, e.g. "
+                          f"{option}={{'eval/return': 'score'}}; got {type(tags).__name__}") from None
+    if not mapping:
+        raise OptionError(f"{option}= is empty; name at least one scalar to read")
+    if len(mapping) > MAX_TAGS:
+        raise OptionError(f"{option}= names more than the {MAX_TAGS:,} scalars a frame may have as columns; name "
+                          "the ones to compare")
+    return mapping
 
 
 def _resolve_tags(tags, available, kind):
@@ -127,27 +153,22 @@ def _resolve_tags(tags, available, kind):
             return {"r": "r"}, "column 'r' (the episode return, SB3's default)"
         tag, why = choose_return_tag(available)
         return {tag: tag}, f"tag {tag!r} ({why}; pass tags= to choose)"
-    if isinstance(tags, str):
-        mapping = {tags: tags}
-    elif isinstance(tags, dict):
-        mapping = {str(k): str(v) for k, v in tags.items()}
-    else:
-        try:
-            mapping = {str(t): str(t) for t in tags}
-        except TypeError:
-            raise OptionError(f"tags= must be a tag name, a list of them or a dict tag -> column; "
-                              f"got {tags!r}") from None
-    if not mapping:
-        raise OptionError("tags= is empty; name at least one scalar to read")
+    mapping = tag_mapping(tags, "tags")
     unknown = [t for t in mapping if t not in available]
     if unknown:
-        raise OptionError(f"no run logs {', '.join(map(repr, unknown))}; logged tags: "
-                          f"{', '.join(repr(t) for t in available)}")
+        raise OptionError(f"no run logs {_listed(unknown)}; pass tags= naming logged tags: {_listed(available)}")
     names = list(mapping.values())
-    if len(set(names)) < len(names):
-        raise OptionError(f"tags= gives two tags the same column name: {mapping}")
+    twice = sorted(name for name, times in collections.Counter(names).items() if times > 1)
+    if twice:
+        raise OptionError(f"tags= gives two tags the same column name {_listed(twice)}; give each its own")
     listed = ", ".join(repr(t) if t == c else f"{t!r} as {c!r}" for t, c in mapping.items())
     return mapping, ("tag " if len(mapping) == 1 else "tags ") + listed
+
+
+def _listed(items, limit=20):
+    """``'a', 'b', ... and 3 more``: the first ``limit`` of ``items`` for a message."""
+    shown = ", ".join(repr(item) for item in items[:limit])
+    return shown if len(items) <= limit else f"{shown} and {len(items) - limit:,} more"
 
 
 def _seed_values(values):
@@ -167,12 +188,15 @@ def read_logs(path, pattern=None, *, format=None, tags=None, step=None, keep="la
         A folder of runs (searched recursively), or one log file.
     pattern : str or callable, optional
         Where agent, task and seed come from: ``"{agent}/{task}/seed_{seed}"`` is matched against
-        the start of each file's path relative to ``path`` (a field is one or more characters
-        other than ``/``; ``*`` matches any characters other than ``/``). Any field names may be
-        used; each becomes a column. For a W&B export, the pattern is matched against each run's
-        name. A callable receives the relative path (or run name) and returns a dict of fields,
-        or None to leave the file out. Files the pattern does not match are not read (they are
-        counted in the notes and listed in the read log). Without a pattern, a column ``run``
+        the start of each file's path relative to ``path``. A field is one or more characters
+        other than ``/``, up to the first occurrence of the text that follows it in the pattern
+        (``{task}-seed{seed}`` reads ``Hopper-v4-seed1`` as task ``Hopper-v4``); ``*`` is the same
+        without a name and may be empty. Fields need text between them (``{agent}{task}`` is an
+        error), so matching takes time linear in the path; at most 32 fields, 4,096 characters.
+        Any field names may be used; each becomes a column. For a W&B export, the pattern is
+        matched against each run's name. A callable receives the relative path (or run name) and
+        returns a dict of fields, or None to leave the file out. Files the pattern does not match
+        are not read (they are counted in the notes and listed in the read log). Without a pattern, a column ``run``
         holds the file's folder (or the run's name). Fields the pattern lacks are taken from the
         log where it states them (a monitor.csv header's ``env_id`` gives ``task``).
     format : str, optional
@@ -218,7 +242,8 @@ def read_logs(path, pattern=None, *, format=None, tags=None, step=None, keep="la
     LogReadError
         No logs found, several formats found, or (by default) files that could not be read.
     OptionError
-        An unknown option value, or ``tags=`` that is ambiguous or names no logged scalar.
+        An unknown option value, a pattern with fields side by side or beyond its bounds, ``n_jobs``
+        above four per core, or ``tags=`` that is ambiguous, names no logged scalar or more than 1,000.
 
     Examples
     --------
@@ -247,7 +272,10 @@ def read_logs(path, pattern=None, *, format=None, tags=None, step=None, keep="la
     keep = check_choice("keep", keep, KEEP)
     on_error = check_choice("on_error", on_error, ON_ERROR)
     progress = check_bool("progress", progress)
-    n_jobs = check_int("n_jobs", n_jobs, minimum=-1)
+    cores = os.cpu_count() or 1
+    n_jobs = check_int("n_jobs", n_jobs, minimum=-1, maximum=JOBS_PER_CORE * cores,
+                       why=f" ({JOBS_PER_CORE} worker processes for each of this machine's {cores} cores); "
+                           "pass -1 for one per core")
     if n_jobs == 0:
         raise OptionError("n_jobs=0 reads nothing; use 1 (default), a number of workers, or -1 for every core")
     if step is not None and not isinstance(step, str):
@@ -291,7 +319,8 @@ def read_logs(path, pattern=None, *, format=None, tags=None, step=None, keep="la
             from joblib import Parallel, delayed
 
             outcomes = []
-            for outcome in Parallel(n_jobs=n_jobs, return_as="generator", batch_size=16)(
+            workers = min(cores if n_jobs == -1 else n_jobs, len(to_read))  # joblib starts every worker at once
+            for outcome in Parallel(n_jobs=workers, return_as="generator", batch_size=16)(
                     delayed(_read_file)(kind, root / relative, step) for relative in to_read):
                 outcomes.append(outcome)
                 advance(1)
@@ -342,8 +371,8 @@ def read_logs(path, pattern=None, *, format=None, tags=None, step=None, keep="la
         missing = [t for t in mapping if t not in logged]
         if missing:
             sources = ", ".join(to_read[i] for i, _ in pieces)
-            problems.append(ReadProblem(sources, "missing tag", f"no {', '.join(map(repr, missing))}; it logs "
-                                        f"{', '.join(map(repr, sorted(logged)))}"))
+            problems.append(ReadProblem(sources, "missing tag", f"no {_listed(missing)}; it logs "
+                                        f"{_listed(sorted(logged)) or 'no column of numbers'}"))
         else:
             complete[key] = (fields, pieces)
     log = ReadLog(str(root), kind, tuple(files), tuple(problems), tuple(ignored), skipped=on_error == "skip")

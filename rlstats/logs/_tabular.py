@@ -35,13 +35,23 @@ STEP_COLUMNS = ("time/total_timesteps", "TotalEnvInteracts", "global_step", "ste
 WALL_TIME_COLUMNS = ("wall_time", "_timestamp", "timestamp")
 ELAPSED_COLUMNS = ("time/time_elapsed", "Time", "_runtime", "time_elapsed")
 WANDB_COLUMN = re.compile(r"^(?P<run>.+) - (?P<metric>.+?)(?P<bound>__MIN|__MAX)?$")
+#: Deepest nesting of ``[`` and ``{`` a JSON log record may have (the json module recurses once per level).
+MAX_JSON_DEPTH = 64
+#: A JSON-lines file becomes a table of rows x distinct keys; beyond this many cells, that table must hold
+#: at least one value in every JSON_SPARSITY cells (a file of one new key per line would ask for rows**2).
+MAX_SPARSE_CELLS = 10_000_000
+JSON_SPARSITY = 100
 
 
 def _text(path):
     try:
         text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise FileProblem("unreadable", str(exc)) from exc
+    except OSError as exc:
+        raise FileProblem("unreadable", exc.strerror or str(exc)) from exc
+    except UnicodeDecodeError as exc:
+        raise FileProblem("unreadable", f"not UTF-8 text (byte {exc.object[exc.start:exc.start + 1]!r} at "
+                                        f"position {exc.start}); save it as UTF-8, e.g. with iconv -f latin1 "
+                                        "-t utf-8") from exc
     if not text.strip():
         raise FileProblem("empty", "the file has no content")
     return text
@@ -139,12 +149,41 @@ def read_table_log(path, kind, step=None):
     return [_pieces_from_frame(frame, step)]
 
 
+def json_depth(text):
+    """The deepest nesting of ``[`` and ``{`` in JSON ``text``, outside strings; counted, never recursing.
+
+    >>> json_depth('{"a": [1, [2]], "b": "[[[["}'), json_depth("3")
+    (3, 0)
+    """
+    raw = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+    position = np.arange(raw.size)
+    plain = np.maximum.accumulate(np.where(raw != ord("\\"), position, -1))  # last byte at or before i not a backslash
+    escaped = np.zeros(raw.size, dtype=bool)
+    escaped[1:] = (position[:-1] - plain[:-1]) % 2 == 1  # after an odd run of backslashes
+    outside = np.cumsum((raw == ord('"')) & ~escaped) % 2 == 0
+    opens = outside & ((raw == ord("[")) | (raw == ord("{")))
+    closes = outside & ((raw == ord("]")) | (raw == ord("}")))
+    return int(np.cumsum(opens.astype(np.int64) - closes).max(initial=0))
+
+
+def _check_depth(text, where):
+    """FileProblem before json reads ``text`` when it nests deeper than MAX_JSON_DEPTH."""
+    if text.count("[") + text.count("{") <= MAX_JSON_DEPTH:
+        return
+    depth = json_depth(text)
+    if depth > MAX_JSON_DEPTH:
+        raise FileProblem("corrupt", f"{where} nests JSON {depth:,} levels deep, more than the {MAX_JSON_DEPTH} "
+                                     "a log record may have; a logger writes flat records of numbers, so this "
+                                     "line was not written by one")
+
+
 def _json_lines(text):
-    rows = []
+    rows, keys, values = [], set(), 0
     lines = text.splitlines()
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
+        _check_depth(line, f"line {number}")
         try:
             row = json.loads(line)
         except json.JSONDecodeError as exc:
@@ -153,8 +192,16 @@ def _json_lines(text):
         if not isinstance(row, dict):
             raise FileProblem("corrupt", f"line {number} is not a JSON object: {line[:60]!r}")
         rows.append(row)
+        keys.update(row)
+        values += len(row)
     if not rows:
         raise FileProblem("empty", "no JSON records")
+    cells = len(rows) * len(keys)
+    if cells > MAX_SPARSE_CELLS and cells > JSON_SPARSITY * values:
+        raise FileProblem("unreadable", f"its {len(rows):,} records use {len(keys):,} different keys, a table of "
+                                        f"{cells:,} cells for {values:,} values (more than {MAX_SPARSE_CELLS:,} "
+                                        f"cells, under one value in {JSON_SPARSITY}); a logger writes the same few "
+                                        "keys on every line, so split the file by key or leave it out")
     return pd.DataFrame.from_records(rows)
 
 
@@ -165,10 +212,13 @@ def read_monitor(path):
     if not first.startswith("#"):
         raise FileProblem("unreadable", "the first line is not SB3's '#{json}' header; "
                                         f"it reads {first[:60]!r}")
+    _check_depth(first[1:], "the '#{json}' header line")
     try:
         header = json.loads(first[1:])
     except json.JSONDecodeError as exc:
         raise FileProblem("corrupt", f"the '#{{json}}' header line is not JSON ({exc.msg})") from exc
+    if not isinstance(header, dict):
+        raise FileProblem("corrupt", f"the '#{{json}}' header line is not a JSON object: {first[:60]!r}")
     if not rest.strip():
         raise FileProblem("empty", "the header line but no column names")
     _check_complete(rest, ",", strict=True)
@@ -185,6 +235,9 @@ def read_monitor(path):
             if numbers.notna().sum() == frame[column].notna().sum():
                 values[column] = numbers.to_numpy(dtype=float)
     t_start = header.get("t_start")
+    if t_start is not None and (isinstance(t_start, bool) or not isinstance(t_start, (int, float))):
+        raise FileProblem("corrupt", f"the '#{{json}}' header's t_start is {str(t_start)[:60]!r}, not a number of "
+                                     "seconds since the epoch")
     meta = {"episodes": frame.shape[0]}
     if header.get("env_id") not in (None, "", "None"):  # SB3 writes str(None) when the env has no spec
         meta["task"] = str(header["env_id"])
@@ -230,7 +283,8 @@ def looks_like_wandb_export(path):
 
 def _is_wandb_export(columns):
     others = [c for c in columns if c != "Step"]
-    return "Step" in columns and bool(others) and all(WANDB_COLUMN.match(c) for c in others)
+    # A name with a line break is not W&B's, and would make the pattern try every ' - ' against every end.
+    return "Step" in columns and bool(others) and all("\n" not in c and WANDB_COLUMN.match(c) for c in others)
 
 
 def _wandb_export(frame, step):

@@ -35,13 +35,17 @@ def _crc_table():
 
 
 _TABLE = _crc_table()
+#: Bytes of records gathered at once by :func:`masked_crc32c` (a block of columns of the record matrix), so
+#: that one long record (an image summary) among many short ones never asks for records x longest bytes.
+CRC_BLOCK_BYTES = 1 << 20
 
 
 def masked_crc32c(buffer, starts, lengths):
     """Masked CRC-32C (TFRecord's checksum) of ``buffer[starts[i]:starts[i] + lengths[i]]`` for every i.
 
     One pass over the columns of a matrix of all records at once: records sorted longest first and
-    right-aligned, so at column j the records already started are the leading rows.
+    right-aligned, so at column j the records already started are the leading rows. The matrix is
+    gathered a block of columns at a time, at most about CRC_BLOCK_BYTES bytes.
     """
     lengths = np.asarray(lengths, dtype=np.int64)
     if not lengths.size:
@@ -50,13 +54,15 @@ def masked_crc32c(buffer, starts, lengths):
     lengths = lengths[order]
     width = int(lengths[0])
     first = width - lengths  # column at which each record starts
-    index = (np.asarray(starts, dtype=np.int64)[order] - first)[:, None] + np.arange(width)
-    matrix = buffer[np.clip(index, 0, buffer.size - 1)]
-    started = np.searchsorted(first, np.arange(width), side="right")  # rows started by column j
+    base = np.asarray(starts, dtype=np.int64)[order] - first  # byte of column j of row i: base[i] + j
     crc = np.full(lengths.size, 0xFFFFFFFF, dtype=np.uint32)
-    for j in range(width):
-        k = started[j]
-        crc[:k] = _TABLE[(crc[:k] ^ matrix[:k, j]) & 0xFF] ^ (crc[:k] >> 8)
+    block = max(1, CRC_BLOCK_BYTES // lengths.size)
+    for low in range(0, width, block):
+        columns = np.arange(low, min(low + block, width))
+        started = np.searchsorted(first, columns, side="right")  # rows started by each column
+        matrix = buffer[np.clip(base[:started[-1], None] + columns, 0, buffer.size - 1)]
+        for j, k in enumerate(started.tolist()):
+            crc[:k] = _TABLE[(crc[:k] ^ matrix[:k, j]) & 0xFF] ^ (crc[:k] >> 8)
     crc = (crc ^ np.uint32(0xFFFFFFFF)).astype(np.uint64)
     masked = ((((crc >> 15) | (crc << 17)) & 0xFFFFFFFF) + 0xA282EAD8) & 0xFFFFFFFF
     out = np.empty_like(masked)

@@ -17,7 +17,7 @@ from ..options import check_bool, check_choice
 from ..progress import progress_bar
 from ._layout import compile_pattern
 from ._pieces import Piece
-from ._read import KEEP, ON_ERROR, READ_LOG_ATTR, ReadLog, ReadProblem, _assemble, _fail_or_warn
+from ._read import KEEP, ON_ERROR, READ_LOG_ATTR, ReadLog, ReadProblem, _assemble, _fail_or_warn, tag_mapping
 
 RUN_ATTRIBUTES = ("name", "id", "group")
 
@@ -89,14 +89,7 @@ def read_wandb(path, *, keys, filters=None, fields=None, pattern=None, step="_st
     keep = check_choice("keep", keep, KEEP)
     on_error = check_choice("on_error", on_error, ON_ERROR)
     progress = check_bool("progress", progress)
-    if isinstance(keys, str):
-        mapping = {keys: keys}
-    elif isinstance(keys, dict):
-        mapping = {str(k): str(v) for k, v in keys.items()}
-    else:
-        mapping = {str(k): str(k) for k in (keys or ())}
-    if not mapping:
-        raise OptionError("keys= names the metrics to read, e.g. keys=['eval/return']")
+    mapping = tag_mapping(keys, "keys")
     if fields is not None and not isinstance(fields, dict):
         raise OptionError(f"fields= maps columns to run attributes or config keys, e.g. "
                           f"{{'task': 'env_id', 'seed': 'seed'}}; got {fields!r}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import numbers
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,6 +22,8 @@ from ...resampling import chunk_generators, seed_sequence
 from . import _kernels as kernels
 from ._result import CurvesResult
 
+#: The most resampled values curves() keeps: n_resamples x grid steps for every agent and comparison (2 GB).
+MAX_RESAMPLED_VALUES = 250_000_000
 
 
 @dataclass(frozen=True)
@@ -60,6 +63,8 @@ def _pairs(compare, agents):
         if compare != "all":
             raise OptionError(f"compare= must be 'all', None or a list of (agent, agent) pairs, got {compare!r}")
         return tuple(itertools.combinations(agents, 2))
+    if not isinstance(compare, Iterable):
+        raise OptionError(f"compare= must be 'all', None or a list of (agent, agent) pairs, got {compare!r}")
     pairs = []
     for pair in compare:
         if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
@@ -187,7 +192,8 @@ def curves(data, formula=None, *, step, statistic="iqm", steps=None, align="last
         statistic over the last two axes.
     steps : array-like, optional
         Grid to align the runs on; see :func:`rlstats.align_steps` (by default the steps every
-        run shares, else an even grid).
+        run shares, else an even grid; at most 100,000 steps, and at most 250,000,000 resampled
+        values kept over agents, comparisons, resamples and steps).
     align : {"last", "linear"}
         How runs logged at other steps are put on the grid.
     compare : None, "all" or list of pairs
@@ -255,6 +261,12 @@ def _run_curves(design, step, steps, options, rng):
         raise DesignError(f"every run has a single logged step in column '{step}', so there are no curves; "
                           "compare the runs with rlstats.compare instead")
     grid = runs.default_grid(logged, starts, stops) if steps is None else runs.check_grid(steps)
+    kept = (design.n_agents + len(options.pairs)) * options.n_resamples * grid.size
+    if kept > MAX_RESAMPLED_VALUES:
+        raise OptionError(f"curves would keep {kept:,} resampled values ({design.n_agents} agents and "
+                          f"{len(options.pairs)} comparisons x n_resamples={options.n_resamples:,} x {grid.size:,} "
+                          f"grid steps, {kept * 8 / 2**30:.1f} GiB), more than the {MAX_RESAMPLED_VALUES:,} allowed; "
+                          "pass steps= with fewer steps, a smaller n_resamples, or fewer pairs to compare=")
     aligned = not (steps is None and runs.shares_steps(logged, starts, stops))
     matrix = runs.align(design.y, logged, starts, stops, grid, options.align)
     notes = list(design.notes) + [runs.grid_sentence(grid, options.align, aligned)]
@@ -314,7 +326,8 @@ def _run_jobs(jobs, n_jobs, advance):
     from joblib import Parallel, delayed
 
     results = []
-    for result in Parallel(n_jobs=n_jobs, return_as="generator")(delayed(f)(*a) for f, a in jobs):
+    workers = n_jobs if n_jobs == -1 else min(n_jobs, len(jobs))  # joblib starts every worker at once
+    for result in Parallel(n_jobs=workers, return_as="generator")(delayed(f)(*a) for f, a in jobs):
         results.append(result)
         advance(1)
     return results
