@@ -8,6 +8,8 @@ wording: the option's name, the value given and what is allowed.
 from __future__ import annotations
 
 import numbers
+import os
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -85,6 +87,8 @@ def check_pairs(name, pairs, agents):
     """
     if pairs is None:
         return tuple((a, b) for i, a in enumerate(agents) for b in agents[i + 1:])
+    if not isinstance(pairs, Iterable) or isinstance(pairs, str):
+        raise OptionError(f"{name} must be a list of (agent_1, agent_2) tuples, or None for every pair; got {pairs!r}")
     checked, seen = [], set()
     for pair in pairs:
         if isinstance(pair, str) or len(pair) != 2:
@@ -105,8 +109,33 @@ def check_pairs(name, pairs, agents):
     return tuple(checked)
 
 
-def check_n_jobs(n_jobs):
-    """Worker count for joblib: a positive whole number, or -1 for every core."""
+#: Workers per core that n_jobs may ask for on this machine: each is a thread or a process started at once.
+JOBS_PER_CORE = 4
+
+
+def check_n_jobs(n_jobs, *, local=True):
+    """Worker count: a positive whole number, or -1 for every core.
+
+    On this machine (``local``) at most :data:`JOBS_PER_CORE` per core: more only queue, and a
+    million threads or processes would exhaust it. A cluster backend (Dask) takes any count.
+    """
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or (n_jobs < 1 and n_jobs != -1):
         raise OptionError(f"n_jobs must be a positive whole number or -1 (all cores), got {n_jobs!r}")
+    cores = os.cpu_count() or 1
+    if local and n_jobs > JOBS_PER_CORE * cores:
+        raise OptionError(f"n_jobs={n_jobs:,} is more than {JOBS_PER_CORE} workers per core of this machine "
+                          f"({cores} cores); pass n_jobs=-1 for one per core")
     return int(n_jobs)
+
+
+def check_at_most(name, value, bound, what, advice):
+    """Return ``value`` if it is at most ``bound``: sizes are bounded before anything is allocated.
+
+    The error names the option, the value, the bound (``what`` says what is counted) and ``advice``.
+
+    >>> check_at_most("K", 6, 1000, "interims", "pass a smaller K")
+    6
+    """
+    if value > bound:
+        raise OptionError(f"{name}={value} is more than {bound:,} {what}, the most rlstats takes; {advice}")
+    return value

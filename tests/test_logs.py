@@ -734,7 +734,7 @@ def test_cli_writes_csv_to_standard_output_and_the_summary_to_standard_error(tb_
     (["--tags", "=score"], "--tags item '=score' names no tag; write TAG or TAG=COLUMN"),
     (["--tags", ",".join(f"t{i}" for i in range(1001))], "--tags names more than the 1,000 scalars"),
     (["--tags", "nope"], "no run logs 'nope'; pass --tags naming logged tags: 'eval/mean_reward', "),
-    (["--jobs", "1000000"], "--jobs 1,000,000 is more than the"),
+    (["--jobs", "1000000"], "--jobs 1,000,000 is more than 4 workers per core"),
     (["--format", "sb3_monitor"], "no training logs under"),
     (["-o", "/proc/runs.csv"], "-o /proc/runs.csv: cannot write under /proc"),
     (["-o", "/nowhere/runs.csv"], "-o /nowhere/runs.csv: folder /nowhere does not exist"),

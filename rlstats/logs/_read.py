@@ -5,7 +5,6 @@ from __future__ import annotations
 import collections
 import dataclasses
 import itertools
-import os
 import re
 from pathlib import Path
 
@@ -15,7 +14,7 @@ import pandas as pd
 from ..design import NOTES_ATTR
 from ..format import count
 from ..errors import LogReadError, OptionError, warn
-from ..options import check_bool, check_choice, check_int
+from ..options import check_bool, check_choice, check_n_jobs
 from ..progress import progress_bar
 from ._layout import FORMAT_LABELS, FORMATS, compile_pattern, discover
 from ._pieces import FileProblem
@@ -24,8 +23,6 @@ from ._tensorboard import read_events
 
 KEEP = ("last", "first")
 ON_ERROR = ("raise", "skip")
-#: Most worker processes of n_jobs, per core (reading waits on the disk, so a few per core can help).
-JOBS_PER_CORE = 4
 #: Most scalars ``tags=`` may name (each becomes a column).
 MAX_TAGS = 1_000
 #: Key of ``DataFrame.attrs`` holding the :class:`ReadLog` of the files read.
@@ -243,7 +240,8 @@ def read_logs(path, pattern=None, *, format=None, tags=None, step=None, keep="la
         No logs found, several formats found, or (by default) files that could not be read.
     OptionError
         An unknown option value, a pattern with fields side by side or beyond its bounds, ``n_jobs``
-        above four per core, or ``tags=`` that is ambiguous, names no logged scalar or more than 1,000.
+        above four per core (:data:`rlstats.options.JOBS_PER_CORE`), or ``tags=`` that is ambiguous,
+        names no logged scalar or more than 1,000.
 
     Examples
     --------
@@ -272,12 +270,7 @@ def read_logs(path, pattern=None, *, format=None, tags=None, step=None, keep="la
     keep = check_choice("keep", keep, KEEP)
     on_error = check_choice("on_error", on_error, ON_ERROR)
     progress = check_bool("progress", progress)
-    cores = os.cpu_count() or 1
-    n_jobs = check_int("n_jobs", n_jobs, minimum=-1, maximum=JOBS_PER_CORE * cores,
-                       why=f" ({JOBS_PER_CORE} worker processes for each of this machine's {cores} cores); "
-                           "pass -1 for one per core")
-    if n_jobs == 0:
-        raise OptionError("n_jobs=0 reads nothing; use 1 (default), a number of workers, or -1 for every core")
+    n_jobs = check_n_jobs(n_jobs)
     if step is not None and not isinstance(step, str):
         raise OptionError(f"step= names the step column of a table, e.g. step='global_step'; got {step!r}")
     compiled = compile_pattern(pattern)
