@@ -753,6 +753,14 @@ def test_cli_mistakes_are_one_line_and_status_2(tb_runs, tmp_path, capsys, argum
     assert not (tmp_path / "runs.csv").exists()
 
 
+def test_cli_writes_no_new_log_into_the_folder_it_reads(tb_runs, tmp_path, capsys):
+    inside = tb_runs / "frame.csv"  # a CSV there would be read as a training log next time
+    status, text = run_cli(str(tb_runs), "--pattern", "{agent}/{task}/seed_{seed}", "--no-progress", "-o", str(inside))
+    assert status == 2 and text == "" and "where the next read-logs would take it for a training log" in \
+        capsys.readouterr().err
+    assert not inside.exists()
+
+
 def test_cli_lists_bad_files_on_one_line(tb_runs, tmp_path, capsys):
     _damage(tb_runs)
     (tb_runs / "dqn" / "hopper" / "seed_0" / "events.out.tfevents.2.latin1").write_bytes(b"")

@@ -19,7 +19,7 @@ import re
 import sys
 
 from ..errors import RlstatsError
-from ._shared import UsageError
+from ._shared import STREAM, UsageError
 
 #: read_logs' advice names Python keywords; the command names its options.
 OPTION_WORDS = (("on_error='skip'", "--on-error skip"), ("with tags=, e.g. tags=", "with --tags, e.g. --tags "),
@@ -83,8 +83,22 @@ def _in_command_words(message):
     return re.sub(r"(--[a-z-]+)  ", r"\1 ", message)
 
 
+def _check_not_read_next_time(output, folder):
+    """A new file in the folder read, of a kind read_logs reads, would be taken for a log on the next read."""
+    from pathlib import Path
+
+    from ..logs._layout import file_format
+
+    if output == STREAM or not Path(folder).is_dir():
+        return
+    inside = Path(output).resolve().is_relative_to(Path(folder).resolve())
+    if inside and file_format(Path(output).name) is not None:
+        raise UsageError(f"-o {output} is inside the folder read ({folder}), where the next read-logs would take it "
+                         "for a training log; write it outside that folder")
+
+
 def run_read_logs(args, out):
-    from ._shared import STREAM, check_output_path, write_output
+    from ._shared import check_output_path, write_output
     from ..design import NOTES_ATTR
     from ..logs import read_logs
 
@@ -92,6 +106,7 @@ def run_read_logs(args, out):
     suffix = ".csv" if output == STREAM else output.suffix.lower()
     if suffix not in OUTPUT_SUFFIXES:
         raise UsageError(f"-o {output} must end in .csv, .tsv or .parquet, or be - for CSV on standard output")
+    _check_not_read_next_time(output, args.folder)
     tags = _tags(args.tags)
     try:
         frame = read_logs(args.folder, args.pattern, format=args.format, tags=tags, step=args.step,
