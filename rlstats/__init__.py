@@ -5,29 +5,49 @@
 >>> res = rlstats.compare(df, "score ~ agent | task")
 """
 
-from ._version import __version__
+import sys
+import types
 
-from . import datasets
-from .citations import cite
-from .compare import compare
-from .design import Design, build
+from ._lazy import lazy_names
+from ._version import __version__
 from .errors import (DataUnavailableError, DesignError, FormulaError, LogReadError, OptionError, RlstatsError,
                      RlstatsWarning)
-from .formula import Formula, parse
-from .methods.curves import CurvesResult, curves
-from .methods.task_table import TaskTableResult, task_table
-from .runs import align_steps, summarize_runs
-from .methods.adastop import AdaStop, AdaStopResult, PermutationResult, adastop, permutation
-from .logs import read_logs, read_wandb
-from .methods.bootstrap import (BootstrapResult, InferentialIntervalsResult, PerformanceProfileResult,
-                                ProbabilityOfImprovementResult, bootstrap, performance_profile,
-                                probability_of_improvement)
-from .methods import selection
-from .methods.percentiles import PercentilesResult, percentiles
-from .methods.skillings_mack import SkillingsMackResult, skillings_mack
-from .methods.selection import SelectionCheckResult, selection_check
-from .normalize import normalize
-from .power import PowerResult, power, sample_size
+
+# The public names load on first use, so that `import rlstats` and the `rlstats` command (`--version`,
+# `--help`) do not pay for pandas, scipy and every back end before they need them. rlstats.datasets and
+# the other submodules load on first use too.
+__getattr__, __dir__ = lazy_names(__name__, {
+    ".citations": ("cite",),
+    ".compare": ("compare",),
+    ".design": ("Design", "build"),
+    ".formula": ("Formula", "parse"),
+    ".methods": ("selection",),
+    ".methods.curves": ("CurvesResult", "curves"),
+    ".methods.task_table": ("TaskTableResult", "task_table"),
+    ".runs": ("align_steps", "summarize_runs"),
+    ".methods.adastop": ("AdaStop", "AdaStopResult", "PermutationResult", "adastop", "permutation"),
+    ".logs": ("read_logs", "read_wandb"),
+    ".methods.bootstrap": ("BootstrapResult", "InferentialIntervalsResult", "PerformanceProfileResult",
+                           "ProbabilityOfImprovementResult", "bootstrap", "performance_profile",
+                           "probability_of_improvement"),
+    ".methods.percentiles": ("PercentilesResult", "percentiles"),
+    ".methods.skillings_mack": ("SkillingsMackResult", "skillings_mack"),
+    ".methods.selection": ("SelectionCheckResult", "selection_check"),
+    ".normalize": ("normalize",),
+    ".power": ("PowerResult", "power", "sample_size"),
+}, submodules=True)
+
+
+class _Package(types.ModuleType):
+    # Importing a submodule binds it to its name on the package; rlstats.compare, rlstats.power and
+    # rlstats.normalize are the functions of those modules' names, which must win (as the eager import did).
+    def __setattr__(self, name, value):
+        if name in ("compare", "power", "normalize") and isinstance(value, types.ModuleType):
+            value = getattr(value, name)
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
 
 __all__ = [
     "compare", "skillings_mack", "SkillingsMackResult", "normalize", "datasets",

@@ -52,6 +52,18 @@ def seed_sequence(rng):
     )
 
 
+def check_rng(rng):
+    """``rng`` unchanged when :func:`seed_sequence` takes it, else its OptionError; draws nothing.
+
+    For a procedure that turns out to need no random numbers: a bad ``rng`` is still an error, never ignored.
+    """
+    valid_int = isinstance(rng, numbers.Integral) and not isinstance(rng, (bool, np.bool_)) and rng >= 0
+    if rng is None or valid_int or isinstance(rng, (np.random.SeedSequence, np.random.Generator)):
+        return rng
+    seed_sequence(rng)  # every other value raises there, with its message
+    return rng
+
+
 def child_stream(ss, *key):
     """The SeedSequence below ``ss`` at ``key`` (ints), built from the key alone.
 

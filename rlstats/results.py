@@ -13,6 +13,7 @@ import dataclasses
 import json
 import math
 import platform
+import sys
 from dataclasses import dataclass
 from typing import ClassVar, NamedTuple
 
@@ -28,12 +29,20 @@ REPORT_FORMATS = ("text", "latex")
 
 
 def _versions():
-    import matplotlib
-    import scipy
-
-    return {"rlstats": __version__, "numpy": np.__version__, "scipy": scipy.__version__,
-            "pandas": pd.__version__, "matplotlib": matplotlib.__version__,
+    return {"rlstats": __version__, "numpy": np.__version__, "scipy": _installed_version("scipy"),
+            "pandas": pd.__version__, "matplotlib": _installed_version("matplotlib"),
             "python": platform.python_version()}
+
+
+def _installed_version(name):
+    # Read from the installed metadata unless the package is already imported: `rlstats compare --format
+    # json` would otherwise import matplotlib (about 0.1 s) only to print its version.
+    module = sys.modules.get(name)
+    if module is not None:
+        return module.__version__
+    from importlib.metadata import version
+
+    return version(name)
 
 
 class ConfidenceInterval(NamedTuple):
@@ -126,6 +135,10 @@ class Summary:
         headers are readable labels, p-values never read 0, Monte Carlo standard errors are left
         out unless ``mc_se=True``, and wide tables are scaled to the column width (graphicx).
         """
+        if label is not None and not isinstance(label, str):
+            raise OptionError(f"label must be text for \\label{{...}}, e.g. label='tab:results', got {label!r}")
+        if not isinstance(mc_se, bool):
+            raise OptionError(f"mc_se must be True or False, got {mc_se!r}")
         blocks = []
         for i, (name, table) in enumerate(self.tables.items()):
             table_label = f"{label}:{i}" if label else None
@@ -312,4 +325,18 @@ class Result:
         kind = next(iter(kinds)) if kind is None else kind
         if kind not in kinds:
             raise OptionError(f"kind={kind!r} is not one of the allowed values: {', '.join(map(repr, kinds))}")
+        if ax is not None and not _all_axes(ax):
+            raise OptionError(f"ax= must be a matplotlib Axes (or a sequence of them, one per panel), got "
+                              f"{type(ax).__name__}: {ax!r:.60}")
         return kinds[kind](self, ax=ax, **kwargs)
+
+
+def _all_axes(ax):
+    """Whether ``ax`` is a matplotlib Axes or a (nested) sequence of them."""
+    from matplotlib.axes import Axes
+
+    if isinstance(ax, Axes):
+        return True
+    if isinstance(ax, (list, tuple, np.ndarray)):
+        return len(ax) > 0 and all(_all_axes(a) for a in ax)
+    return False

@@ -1017,6 +1017,11 @@ def test_constructor_and_state_errors(tmp_path):
     seq.update({"a": [1.0, 2.0], "b": [3.0, 4.0]})
     state = seq.to_state()
     state["batches"][0]["a"] = [1.0]
+    with pytest.raises(DesignError, match="batch 1 of the AdaStop state does not match its recorded digest"):
+        AdaStop.from_state(state)  # digests are checked before anything is replayed
+    from rlstats.methods.adastop._incremental import _batch_digest
+
+    state["digests"] = [_batch_digest(b) for b in state["batches"]]
     with pytest.raises(DesignError, match="inconsistent"):
         AdaStop.from_state(state)
 
@@ -1027,3 +1032,106 @@ def test_incremental_result_before_any_batch():
     assert (res.decisions["decision"] == "continue").all() and (res.decisions["interim"] == 0).all()
     assert seq.agents_to_run == ("a", "b", "c") and not seq.done
     assert "next: a, b, c" in repr(seq)
+
+
+# ---------------------------------------------------------------------------
+# sizes bounded before anything is allocated (issue 27)
+# ---------------------------------------------------------------------------
+
+import time
+import tracemalloc
+
+from rlstats.methods.adastop import _api as adastop_api
+
+
+@pytest.mark.parametrize("options, match", [
+    ({"n": 10**9}, r"n=1000000000 is more than 10,000 runs per agent per batch.*pass a smaller n"),
+    ({"K": 10**9}, r"K=1000000000 is more than 1,000 interims.*pass a smaller K"),
+    ({"n_resamples": 10**12}, r"n_resamples=1000000000000 is more than 10,000,000 permutation paths"),
+    ({"n_resamples": 10**7, "K": 1000}, r"this AdaStop would need about \d+\.\d GiB .*K = 1000 interims x "
+                                        r"n_resamples = 10,000,000 paths.* more than the 2 GiB rlstats allows"),
+])
+def test_sizes_are_bounded_in_every_entry_point(options, match):
+    # K = 10**9 or n = 10**9 in a state used to hang from_state; n_resamples = 10**12 was a MemoryError
+    start = time.perf_counter()
+    with pytest.raises(OptionError, match=match):
+        AdaStop(["a", "b"], **{"n": 2, "K": 6, **options})
+    df = rlstats.datasets.simulate(agents=2, tasks=1, seeds=10, rng=0)
+    with pytest.raises(OptionError, match=match):
+        adastop(df, "score ~ agent", **{"n": 2, **options})
+    seq = AdaStop(["a", "b"], n=2, K=4, n_resamples=200, rng=0)
+    seq.update({"a": [1.0, 2.0], "b": [3.0, 4.0]})
+    state = seq.to_state()
+    state["options"].update(options)
+    with pytest.raises(DesignError, match="the AdaStop state is inconsistent: " + match):
+        AdaStop.from_state(state)
+    assert time.perf_counter() - start < 10
+
+
+def test_sizes_at_their_bounds_are_accepted():
+    assert AdaStopOptions.checked(n=adastop_api.MAX_N, K=adastop_api.MAX_K, n_resamples=adastop_api.MAX_RESAMPLES,
+                                  alpha=0.05, beta=0.0, comparisons="all", reference=None, batch=None,
+                                  na_action="raise", progress=False).K == 1000
+    seq = AdaStop(["a", "b"], n=3, K=adastop_api.MAX_K, n_resamples=50, rng=0)
+    assert seq.K == 1000 and len(seq._schedule.n_paths) == 1000
+    # the schedule of the largest n and K is quick: the exact tree stops growing once it no longer fits
+    start = time.perf_counter()
+    schedule = kernels.make_schedule(adastop_api.MAX_N, adastop_api.MAX_K, 10_000, 0.05)
+    assert schedule.n_paths == (10_000,) * 1000 and time.perf_counter() - start < 5
+    assert kernels.assignment_count(10) == math.comb(20, 10)
+    assert kernels.assignment_count(10**6) == kernels.assignment_count(65) > 10**37  # a stand-in, instantly
+
+
+def test_comparisons_and_agents_are_bounded_before_pairs_are_listed():
+    names = [f"x{i}" for i in range(40)]
+    with pytest.raises(OptionError, match="40 agents make 780 comparisons with all pairs, more than 500"):
+        AdaStop(names)
+    assert len(AdaStop(names, reference="x0", n_resamples=100).decisions) == 39
+    with pytest.raises(OptionError, match="1,001 agents, more than 1000"):
+        AdaStop([f"x{i}" for i in range(1001)], comparisons=[("x0", "x1")])
+    pairs = [(f"x{i}", f"y{i}") for i in range(501)]
+    with pytest.raises(OptionError, match="comparisons lists 501 pairs, more than 500"):
+        AdaStop(names, comparisons=pairs)
+    df = rlstats.datasets.simulate(agents=40, tasks=1, seeds=5, rng=0)
+    with pytest.raises(OptionError, match="40 agents make 780 comparisons"):
+        adastop(df, "score ~ agent", n=5)
+    with pytest.raises(OptionError, match="40 agents make 780 comparisons"):
+        permutation(df, "score ~ agent")
+
+
+def test_k_from_the_data_is_bounded():
+    df = rlstats.datasets.simulate(agents=2, tasks=1, seeds=1002, rng=0)
+    with pytest.raises(OptionError, match=r"K=1002 is more than 1,000 interims \(the batches of n = 1 runs the data "
+                                          r"hold\).*pass K= the interims planned, or a larger n"):
+        adastop(df, "score ~ agent", n=1)
+
+
+def test_permutation_of_many_runs_is_refused_by_its_memory_not_run():
+    df = rlstats.datasets.simulate(agents=2, tasks=1, seeds=200_000, rng=0)
+    start = time.perf_counter()
+    with pytest.raises(OptionError, match=r"this permutation test would need about \d+\.\d GiB \(n_resamples = "
+                                          r"10,000 paths x 1 comparisons, n = 200000 runs per agent\)"):
+        permutation(df, "score ~ agent")
+    assert time.perf_counter() - start < 10
+    assert len(permutation(df, "score ~ agent", n_resamples=20, rng=0).tidy()) == 1  # fits with fewer paths
+
+
+@pytest.mark.parametrize("agents, n, K, n_resamples, permutations", [
+    (3, 5, 3, 20_000, "joint"),         # joint relabelling of the pooled block
+    (2, 12, 3, 20_000, "pairwise"),     # C(24, 12) > TABLE_LIMIT: slots drawn per path
+    (3, 4, 3, 20_000, "pairwise"),      # exact tree at the first two interims, then the table
+])
+def test_memory_estimate_bounds_what_the_run_takes(agents, n, K, n_resamples, permutations):
+    names = [f"a{i}" for i in range(agents)]
+    pairs = agents * (agents - 1) // 2
+    estimate = kernels.memory_estimate(n, K, n_resamples, pairs, agents, joint=permutations == "joint")
+    gen = np.random.default_rng(0)
+    tracemalloc.start()
+    try:
+        seq = AdaStop(names, n=n, K=K, n_resamples=n_resamples, permutations=permutations, rng=0)
+        while not seq.done:
+            seq.update({a: gen.normal(size=n) for a in seq.agents_to_run})
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert seq.interim == K and peak <= estimate

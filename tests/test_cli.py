@@ -5,6 +5,7 @@ import json
 import subprocess
 import sys
 
+import pandas as pd
 import pytest
 
 import rlstats
@@ -98,3 +99,109 @@ def test_python_dash_m_works_the_same(runs_csv):
     proc = subprocess.run([sys.executable, "-m", "rlstats", "compare", str(path), "score ~ agnet | task"],
                           capture_output=True, text=True)
     assert proc.returncode == 2 and "did you mean" in proc.stderr and "Traceback" not in proc.stderr
+
+
+# ----------------------------------------------------------------------------- streams, formats, subset=
+
+
+def test_dash_reads_the_table_from_standard_input(runs_csv, monkeypatch):
+    path, df = runs_csv
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(path.read_bytes())))
+    status, text = run(["compare", "-", "score ~ agent | task", "--seed", "3"])
+    assert status == 0 and text == str(rlstats.compare(read_csv(path), "score ~ agent | task", rng=3))
+
+
+def test_dash_with_nothing_piped_in_says_so(monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"")))
+    assert run(["compare", "-", "score ~ agent | task"]) == (2, "")
+    assert "standard input is empty" in capsys.readouterr().err
+
+
+def test_csv_format_is_the_tidy_frame(runs_csv):
+    path, df = runs_csv
+    status, text = run(["compare", str(path), "score ~ agent | task", "--format", "csv", "--seed", "1"])
+    expected = rlstats.compare(read_csv(path), "score ~ agent | task", rng=1).tidy()
+    pd.testing.assert_frame_equal(read_csv(io.StringIO(text)), expected, check_dtype=False)
+    assert status == 0 and len(expected) == 3  # three pairs of three agents
+
+
+def test_subset_on_the_command_line_uses_the_restricted_grammar(runs_csv):
+    path, df = runs_csv
+    status, text = run(["compare", str(path), "score ~ agent | task", "-o", "subset=task != 'task_01' & seed < 5"])
+    assert status == 0 and "subset=\"task != 'task_01' & seed < 5\" kept 15 of 18 rows" in text
+    kept = df[df["task"] != "task_01"]
+    assert f"= {rlstats.compare(kept, 'score ~ agent | task').statistic:.5g}" in text
+
+
+def test_subset_that_would_run_code_runs_nothing(runs_csv, tmp_path, capsys):
+    path, _ = runs_csv
+    marker = tmp_path / "PWNED"
+    payload = f"subset=(@pd.io.common.os.system('touch {marker}') == 0) | (seed >= 0)"
+    for method in ("skillings_mack", "bootstrap"):
+        assert run(["compare", str(path), "score ~ agent | task", "--method", method, "-o", payload]) == (2, "")
+        assert "does not parse" in capsys.readouterr().err and not marker.exists()
+
+
+def test_allow_python_hands_subset_to_pandas(runs_csv):
+    path, _ = runs_csv
+    status, text = run(["compare", str(path), "score ~ agent | task", "--allow-python",
+                        "-o", "subset=seed.between(0, 4)"])
+    assert status == 0 and "kept 18 of 18 rows" in text
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["-o", "method=bootstrap"], "-o method=... cannot be set as an option; give it with --method"),
+    (["-o", "formula=x"], "give it with the FORMULA argument"),
+    (["-o", "data=x"], "give it with the FILE argument"),
+    (["-o", "eval_env=1"], "give it with --allow-python"),
+    (["-o", "rng=1"], "give it with --seed"),
+    (["-o", "n_resamples=10", "-o", "n_resamples=20"], "-o n_resamples is given twice"),
+    (["--method", "curves"], "method='curves' needs the option step= (e.g. step='step', -o step=step"),
+    (["--method", "bootstrap", "-o", "n_resamples=10000000000000"], "more than the 10,000,000 allowed"),
+    (["--sep", ""], "--sep '' is not one character"),
+    (["--sep", ";;"], "--sep ';;' is not one character"),
+    (["--plot", "/proc/x.png"], "cannot write under /proc"),
+    (["--plot", "{tmp}/no/such/x.png"], "folder {tmp}/no/such does not exist"),
+    (["--plot", "{tmp}"], "is a folder; give a file name inside it"),
+    (["--plot", "{csv}"], "is the input"),
+    (["--plot", "-"], "would mix the figure with the text on standard output"),
+    (["--plot", "{tmp}/x.nope"], "cannot save a figure as 'x.nope'"),
+])
+def test_misuse_is_one_line_and_nothing_on_stdout(runs_csv, tmp_path, capsys, extra, message):
+    path, _ = runs_csv
+    extra = [a.replace("{tmp}", str(tmp_path)).replace("{csv}", str(path)) for a in extra]
+    message = message.replace("{tmp}", str(tmp_path))
+    assert run(["compare", str(path), "score ~ agent | task", *extra]) == (2, "")
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("rlstats: error: ") and message in err, err
+
+
+def test_tab_separator_spelled_out(tmp_path, runs_csv):
+    _, df = runs_csv
+    path = tmp_path / "runs.txt"
+    df.to_csv(path, sep="\t", index=False)
+    assert run(["compare", str(path), "score ~ agent | task", "--sep", "\\t"])[0] == 0
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda tmp: tmp.joinpath("file").write_text("x") and tmp / "file", "is a file, not a folder"),
+    (lambda tmp: "/proc/rlstats-demo", "cannot write under /proc"),
+    (lambda tmp: tmp.joinpath("file").write_text("x") and tmp / "file" / "sub", "cannot create the folder"),
+])
+def test_demo_out_that_cannot_be_a_folder(tmp_path, capsys, make, message):
+    assert run(["demo", "--out", str(make(tmp_path))]) == (2, "")
+    assert message in capsys.readouterr().err
+
+
+def test_a_formula_too_long_to_be_real(runs_csv, capsys):
+    path, _ = runs_csv
+    assert run(["compare", str(path), "score ~ agent | task" + " " * 96_000]) == (2, "")
+    assert "more than the 5,000 a formula may have" in capsys.readouterr().err
+
+
+def test_a_latin1_byte_deep_in_a_file_is_placed_exactly(tmp_path, capsys):
+    path = tmp_path / "runs.csv"
+    text = "agent,task,score\n" + "a,t,1\n" * 200_000 + "b,t\u00e9,2\n"  # beyond pandas' first chunk
+    path.write_bytes(text.encode("latin-1"))
+    assert run(["compare", str(path), "score ~ agent | task"]) == (2, "")
+    assert f"(byte b'\\xe9' at position {text.index(chr(0xe9))})" in capsys.readouterr().err

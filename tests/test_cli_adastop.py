@@ -261,9 +261,40 @@ def test_hand_edited_state_is_detected(tmp_path):
     path.write_text(json.dumps(state))
     with pytest.raises(DesignError, match="batch 2 of the AdaStop state does not match its recorded digest"):
         AdaStop.load(path)
-    del state["digests"]  # a state written before digests existed still loads
+    del state["digests"]  # removing the digests hides nothing: a version 2 state always has them
     path.write_text(json.dumps(state))
-    assert AdaStop.load(path).interim == 2
+    with pytest.raises(DesignError, match="has no \"digests\": a version 2 state always records one per batch"):
+        AdaStop.load(path)
+
+
+def test_state_from_before_digests_loads_with_a_warning(tmp_path, capsys):
+    # Version 1 was written both before digests existed and after: without them it loads, and says so.
+    seq = AdaStop(["a", "b"], n=2, K=4, n_resamples=200, rng=0)
+    seq.update({"a": [1.0, 2.0], "b": [3.0, 4.0]})
+    state = seq.to_state()
+    assert state["version"] == 2
+    state["version"] = 1
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(state))
+    assert AdaStop.load(path).interim == 1  # version 1 with digests: verified, silently
+    state["batches"][0]["a"] = [1.0, 2.5]
+    path.write_text(json.dumps(state))
+    with pytest.raises(DesignError, match="does not match its recorded digest"):
+        AdaStop.load(path)
+    del state["digests"]
+    path.write_text(json.dumps(state))
+    with pytest.warns(rlstats.RlstatsWarning, match="recorded no digests .* cannot be verified"):
+        old = AdaStop.load(path)
+    assert old.interim == 1 and any("cannot be verified" in note for note in old.result().notes)
+    status, text = run("adastop", "status", str(path))
+    assert status == 0 and "after batch 1" in text
+    assert "rlstats: warning: the AdaStop state was written by an rlstats that recorded no digests" in \
+        capsys.readouterr().err
+    for version in (0, 3, "2", True):
+        state["version"] = version
+        path.write_text(json.dumps(state))
+        with pytest.raises(DesignError, match="is not supported .*reads versions 1, 2"):
+            AdaStop.load(path)
 
 
 def test_save_keeps_mode_and_symlink_and_removes_stale_temporaries(tmp_path):
@@ -314,3 +345,162 @@ def test_deeply_nested_state_is_one_clear_error(tmp_path, capsys):
         AdaStop.load(path)
     assert run("adastop", "status", str(path))[0] == 2
     assert "nested too deeply" in capsys.readouterr().err
+
+
+# ---- sizes, the lock, and one line for every mistake (issue 27) --------------------------------------
+
+import fcntl
+import time
+
+from rlstats.errors import OptionError
+from rlstats.methods.adastop._incremental import state_lock
+
+
+def _saved_state(tmp_path, **changes):
+    seq = AdaStop(["a", "b"], n=2, K=4, n_resamples=200, rng=0)
+    seq.update({"a": [1.0, 2.0], "b": [3.0, 4.0]})
+    state = seq.to_state()
+    state["options"].update(changes)
+    path = tmp_path / "state.json"
+    path.write_text(json.dumps(state))
+    return path
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"K": 10**9}, "K=1000000000 is more than 1,000 interims"),
+    ({"n": 10**9}, "n=1000000000 is more than 10,000 runs per agent per batch"),
+    ({"n_resamples": 10**12}, "n_resamples=1000000000000 is more than 10,000,000 permutation paths"),
+])
+def test_state_asking_for_huge_sizes_is_one_line_within_seconds(tmp_path, changes, message):
+    # adastop status used to hang on K = 10**9 or n = 10**9 and raise MemoryError on n_resamples = 10**12
+    path = _saved_state(tmp_path, **changes)
+    start = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "rlstats", "adastop", "status", str(path)], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 2 and done.stdout == "" and time.monotonic() - start < 60
+    assert done.stderr.startswith("rlstats: error: the AdaStop state is inconsistent: ") and message in done.stderr
+    assert done.stderr.count("\n") == 1
+
+
+def test_state_with_more_batches_than_K_or_too_many_agents_is_refused(tmp_path):
+    path = _saved_state(tmp_path, K=1)
+    state = json.loads(path.read_text())
+    state["batches"] *= 2
+    state["digests"] *= 2
+    path.write_text(json.dumps(state))
+    with pytest.raises(DesignError, match="holds 2 batches but K = 1"):
+        AdaStop.load(path)
+    state = json.loads(_saved_state(tmp_path).read_text())
+    state["agents"] = [f"x{i}" for i in range(100_000)]
+    with pytest.raises(DesignError, match="lists 100,000 agents, more than 1000"):
+        AdaStop.from_state(state)
+
+
+def _hold_lock(path):
+    """A second process that takes the state's lock and keeps it until killed; returns it once it holds it."""
+    code = ("import sys, time\n"
+            "from rlstats.methods.adastop._incremental import state_lock\n"
+            f"with state_lock({str(path)!r}):\n"
+            "    print('held', flush=True)\n"
+            "    time.sleep(120)\n")
+    holder = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == "held"
+    return holder
+
+
+def test_update_gives_up_on_a_held_lock_and_names_the_holder(tmp_path):
+    first, second = tmp_path / "b1.csv", tmp_path / "b2.csv"
+    _long_batch(first, 0)
+    _long_batch(second, 1)
+    state = tmp_path / "state.json"
+    assert run("adastop", "update", str(state), str(first), "--seed", "0")[0] == 0
+    before = state.read_text()
+    holder = _hold_lock(state)
+    try:
+        start = time.monotonic()
+        done = subprocess.run([sys.executable, "-m", "rlstats", "adastop", "update", str(state), str(second),
+                               "--lock-timeout", "0.5"], capture_output=True, text=True, timeout=120)
+        waited = time.monotonic() - start
+    finally:
+        holder.kill()
+        holder.wait()
+    assert done.returncode == 2 and done.stdout == "" and done.stderr.count("\n") == 1
+    assert f"its lock {state}.lock was not released within 0.5 s" in done.stderr
+    assert f"process {holder.pid}" in done.stderr and "--lock-timeout" in done.stderr
+    assert waited < 60 and state.read_text() == before
+    # the holder gone, the same update goes through
+    assert run("adastop", "update", str(state), str(second), "--lock-timeout", "5")[0] == 0
+
+
+def test_state_lock_times_out_against_another_open_file_description(tmp_path):
+    # flock locks belong to an open file description: one opened and locked here blocks state_lock's own
+    state = tmp_path / "s.json"
+    handle = os.open(f"{state}.lock", os.O_RDWR | os.O_CREAT)
+    fcntl.flock(handle, fcntl.LOCK_EX)
+    try:
+        start = time.monotonic()
+        with pytest.raises(DesignError, match=rf"lock {state}\.lock was not released within 0\.2 s") as caught:
+            with state_lock(state, timeout=0.2):
+                pass
+        assert 0.2 <= time.monotonic() - start < 5
+        assert f"process {os.getpid()}" in str(caught.value)  # /proc/locks (Linux) names this process
+    finally:
+        os.close(handle)
+    with state_lock(state, timeout=0.2) as target:
+        assert target == state and (tmp_path / "s.json.lock").read_text() == f"{os.getpid()}\n"
+    assert (tmp_path / "s.json.lock").read_text() == ""  # released: no stale process id
+    for bad in (-1, float("nan"), float("inf"), "5", True):
+        with pytest.raises(OptionError, match="lock timeout must be a number of seconds"):
+            with state_lock(state, timeout=bad):
+                pass
+
+
+def test_separator_option_and_batch_from_standard_input(tmp_path, monkeypatch, capsys):
+    semicolon = tmp_path / "b1.csv"
+    semicolon.write_text("agent;score\na;1\na;2\na;3.5\nb;4\nb;5\nb;6.5\n")
+    state = tmp_path / "s.json"
+    # the advice names an option adastop update has
+    assert run("adastop", "update", str(state), str(semicolon))[0] == 2
+    assert "pass --sep ';'" in capsys.readouterr().err and not state.exists()
+    status, text = run("adastop", "update", str(state), str(semicolon), "--sep", ";", "--seed", "0")
+    assert status == 0 and "created" in text
+    piped = io.TextIOWrapper(io.BytesIO(b"agent,score\na,7\na,8\na,9.5\nb,1\nb,0\nb,2.5\n"))
+    monkeypatch.setattr(sys, "stdin", piped)
+    status, text = run("adastop", "update", str(state), "-")
+    assert status == 0 and "after batch 2" in text
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(state.read_bytes())))
+    status, text = run("adastop", "status", "-")
+    assert status == 0 and "after batch 2" in text and "runs used: a 6, b 6" in text
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["update", "{state}", "{state}"], "STATE {state} is the input"),
+    (["update", "{tmp}/missing/s.json", "{batch}"], "folder {tmp}/missing does not exist"),
+    (["update", "/proc/s.json", "{batch}"], "cannot write under /proc"),
+    (["update", "{tmp}", "{batch}"], "is a folder"),
+    (["update", "-", "{batch}"], "cannot be - (standard input)"),
+    (["update", "{tmp}/new.json", "{batch}", "--K", "1000000000"], "K=1000000000 is more than 1,000 interims"),
+    (["update", "{tmp}/new.json", "{batch}", "--lock-timeout", "-1"], "--lock-timeout -1 is not a number of seconds"),
+    (["update", "{tmp}/new.json", "{batch}", "--sep", ""], "--sep '' is not one character"),
+    (["status", "{tmp}"], "is a folder; give the JSON state file"),
+    (["status", "{tmp}/junk.bin"], "cannot read the AdaStop state {tmp}/junk.bin: 'utf-8' codec"),
+    (["update", "{state}", "{tmp}/junk.bin"], "{tmp}/junk.bin is not UTF-8 text"),
+    (["plot", "{state}", "{state}"], "OUT {state} is the input"),
+    (["plot", "{state}", "/proc/x.png"], "cannot write under /proc"),
+    (["plot", "{state}", "{tmp}/missing/x.png"], "folder {tmp}/missing does not exist"),
+    (["plot", "{state}", "{tmp}/x.txt"], "cannot save a figure as 'x.txt'"),
+])
+def test_every_mistake_is_one_line_before_any_output(tmp_path, capsys, argv, message):
+    batch = tmp_path / "b1.csv"
+    _long_batch(batch, 0)
+    state = tmp_path / "state.json"
+    assert run("adastop", "update", str(state), str(batch), "--seed", "0")[0] == 0
+    (tmp_path / "junk.bin").write_bytes(b"\xff\xfe\x00agent,score")
+    before = sorted(p.name for p in tmp_path.iterdir()), state.read_text()
+    capsys.readouterr()
+    names = {"state": state, "tmp": tmp_path, "batch": batch}
+    status, text = run("adastop", *[a.format(**names) for a in argv])
+    err = capsys.readouterr().err
+    assert status == 2 and text == "" and err.startswith("rlstats: error: ") and err.count("\n") == 1
+    assert message.format(**names) in err
+    assert (sorted(p.name for p in tmp_path.iterdir()), state.read_text()) == before  # nothing made or changed

@@ -2,11 +2,13 @@
 
 import io
 import json
+import sys
 
 import pytest
 
 import rlstats.cli as cli
 from rlstats.power import power, sample_size
+from rlstats.tables import read_csv
 
 
 def run(*argv):
@@ -72,3 +74,55 @@ def test_errors_print_one_line_and_exit_2(argv, message, capsys):
     err = capsys.readouterr().err
     assert status == 2
     assert message in err and "Traceback" not in err and err.count("\n") == 1
+
+
+# ---- one line for every mistake, checked before the simulations (issue 27) ----------------------------
+
+@pytest.mark.parametrize("argv, message", [
+    # --plot under /proc used to print the result, then a traceback
+    (["--plot", "/proc/x.png"], "--plot /proc/x.png: cannot write under /proc"),
+    (["--plot", "{tmp}/missing/x.png"], "folder {tmp}/missing does not exist"),
+    (["--plot", "{tmp}/x.txt"], "cannot save a figure as 'x.txt'"),
+    (["--plot", "{pilot}", "--pilot", "{pilot}", "--formula", "score ~ agent"], "--plot {pilot} is the input"),
+    (["--seeds", "1000000000"], "seeds=1000000000 is more than 10,000 runs per agent and task"),
+    (["--n-sim", "1000000000"], "n_sim=1000000000 is more than 1,000,000"),
+    (["--tasks", "1000000000"], "tasks=1000000000 is more than 10,000 tasks"),
+    (["--seeds", "5000", "--tasks", "200"], "makes 2,000,000 runs per simulated data set, more than 1,000,000"),
+    (["--target-power", "0.8", "--effect", "1", "--max-seeds", "1000000"], "max_seeds=1000000 is more than 10,000"),
+    (["--sep", ";"], "--sep goes with --pilot"),
+    (["--pilot", "{semicolon}", "--formula", "score ~ agent"], "pass --sep ';'"),
+    (["--format", "csv", "-o", "n_resamples=10000000000000", "--seeds", "5"], "n_resamples=10000000000000 is more"),
+])
+def test_mistakes_are_one_line_and_nothing_is_printed(tmp_path, shared_data, capsys, argv, message):
+    semicolon = tmp_path / "pilot.csv"
+    read_csv(shared_data / "halfcheetah_sac_td3.csv").to_csv(semicolon, sep=";", index=False)
+    names = {"tmp": tmp_path, "pilot": shared_data / "halfcheetah_sac_td3.csv", "semicolon": semicolon}
+    method = "permutation" if "n_resamples" in " ".join(argv) else "skillings_mack"
+    status, text = run(method, "--n-sim", "5", "--no-progress", *[a.format(**names) for a in argv])
+    err = capsys.readouterr().err
+    assert status == 2 and text == "" and err.startswith("rlstats: error: ") and err.count("\n") == 1
+    assert message.format(**names) in err
+
+
+def test_pilot_with_a_separator_or_on_standard_input_and_csv_output(shared_data, tmp_path, monkeypatch):
+    pilot = shared_data / "halfcheetah_sac_td3.csv"
+    semicolon = tmp_path / "pilot.csv"
+    read_csv(pilot).to_csv(semicolon, sep=";", index=False)
+    args = ("--formula", "score ~ agent", "--seeds", "5", "--n-sim", "10", "--seed", "0", "--no-progress",
+            "--format", "csv")
+    status, text = run("permutation", "--pilot", str(semicolon), "--sep", ";", *args)
+    assert status == 0 and text.splitlines()[0].startswith("method,seeds,power,")
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(pilot.read_bytes())))
+    assert run("permutation", "--pilot", "-", *args) == (status, text)
+
+
+def test_figure_is_written_before_the_result_is_printed(tmp_path, monkeypatch, capsys):
+    from rlstats.cli import _shared
+
+    def full_disk(result, path):
+        raise _shared.UsageError(f"cannot write the figure {path}: No space left on device; give another path")
+
+    monkeypatch.setattr(_shared, "save_plot", full_disk)
+    status, text = run("skillings_mack", "--seeds", "3", "--tasks", "3", "--n-sim", "5", "--no-progress",
+                       "--plot", str(tmp_path / "p.png"))
+    assert status == 2 and text == "" and "No space left" in capsys.readouterr().err

@@ -486,6 +486,54 @@ def test_bad_options_raise_clear_errors(kwargs, match):
         power(**{"n_sim": 5, **QUIET, **kwargs})
 
 
+@pytest.mark.parametrize("function, kwargs, match", [
+    # seeds=[10**9] asked for 149 GiB; each size is refused before anything is drawn, naming the bound
+    (power, {"seeds": [10**9]}, r"seeds=1000000000 is more than 10,000 runs per agent and task"),
+    (power, {"seeds": list(range(1, 102))}, "seeds lists 101 numbers of seeds, more than 100"),
+    (power, {"n_sim": 10**9}, "n_sim=1000000000 is more than 1,000,000 data sets"),
+    (power, {"tasks": 10**9}, "tasks=1000000000 is more than 10,000 tasks"),
+    (power, {"agents": 10**8}, "agents=100000000 is more than 1,000 agents"),
+    (power, {"seeds": [10_000], "tasks": 51}, r"seeds=10000 with 51 task\(s\) x 2 agents makes 1,020,000 runs .*"
+                                              r"more than 1,000,000"),
+    (sample_size, {"effect": 1.0, "max_seeds": 10**9}, "max_seeds=1000000000 is more than 10,000"),
+    (sample_size, {"effect": 1.0, "max_seeds": 2000, "tasks": 300}, "max_seeds=2000 with 300 task"),
+])
+def test_sizes_are_bounded_before_anything_is_drawn(function, kwargs, match, monkeypatch):
+    def no_drawing(*args, **kwargs):
+        raise AssertionError("data were drawn before the sizes were checked")
+
+    monkeypatch.setattr(power_module, "_evaluate", no_drawing)
+    with pytest.raises(OptionError, match=match):
+        function("skillings_mack", n_sim=kwargs.pop("n_sim", 5), **QUIET, **kwargs)
+
+
+def test_sizes_at_their_bounds_are_accepted(monkeypatch):
+    class Reached(Exception):
+        pass
+
+    def reached(study, seeds_list, n_sim, *args):
+        raise Reached(seeds_list, n_sim, study.source.cells * max(seeds_list))
+
+    monkeypatch.setattr(power_module, "_evaluate", reached)
+    # 50 tasks x 2 agents x 10,000 seeds: exactly MAX_RUNS runs per data set
+    with pytest.raises(Reached) as caught:
+        power("skillings_mack", seeds=[power_module.MAX_SEEDS], tasks=50, n_sim=power_module.MAX_SIMULATIONS,
+              **QUIET)
+    assert caught.value.args == ((10_000,), 1_000_000, power_module.MAX_RUNS)
+
+
+def test_pilot_with_missing_scores_says_what_to_pass_and_that_works(halfcheetah):
+    # power(design=..., na_action="drop") used to answer "pass na_action='drop'": the pilot was built without it
+    pilot = halfcheetah.copy()
+    pilot.loc[pilot.index[:2], "score"] = np.nan
+    with pytest.raises(DesignError, match="2 missing value.*pass na_action=\"drop\""):
+        power("permutation", design=pilot, formula="score ~ agent", seeds=[5], n_sim=5, **QUIET)
+    res = power("permutation", design=pilot, formula="score ~ agent", seeds=[5], n_sim=5, rng=0,
+                na_action="drop", **QUIET)
+    assert any(note.startswith("pilot: 2 of") and "dropped" in note for note in res.notes)
+    assert sum(sum(row.values()) for row in res.simulation["pilot_runs"].values()) == len(pilot) - 2
+
+
 def test_dask_backend_without_a_client_says_what_to_do():
     distributed = pytest.importorskip("distributed", reason="dask.distributed is not installed")
     try:

@@ -73,3 +73,40 @@ def test_wilcoxon_signed_rank_matches_scipy_with_r_defaults(seed):
     v, p, used = wilcoxon_signed_rank(rounded)
     ref = wilcoxon(rounded, method="approx", correction=True, zero_method="wilcox")
     assert used == np.count_nonzero(rounded) and p == pytest.approx(ref.pvalue, rel=1e-10)
+
+
+# --------------------------------------------------------------------------- tails computed without scipy
+
+
+def test_normal_and_chi2_tails_match_scipy():
+    from scipy import stats
+
+    z = np.array([-40.0, -5, -1, 0, 1e-9, 1, 5, 30, 37, np.inf, -np.inf, np.nan])
+    np.testing.assert_allclose(statistics.normal_sf(z), stats.norm.sf(z), rtol=1e-13, atol=0)
+    x = np.array([-1.0, 0, 1e-300, 1e-6, 0.1, 1, 2.5, 5.6, 10, 50, 100, 300, 700, 1300, 1480, 3000, np.inf, np.nan])
+    for df in range(1, 80):
+        # relative error grows like x * eps in exp(-x / 2): 1e-13 at x = 1480, where the p-value is 1e-300
+        np.testing.assert_allclose(statistics.chi2_sf(x, df), stats.chi2.sf(x, df), rtol=2e-13, atol=1e-300,
+                                   err_msg=f"df = {df}")
+    assert isinstance(float(statistics.chi2_sf(5.6, 2)), float)
+
+
+@pytest.mark.parametrize("k", [2, 3, 4, 7, 26, 100])
+def test_studentized_range_matches_scipy_at_infinite_df(k):
+    from scipy import stats
+
+    q = np.concatenate([[-1.0, 0.0, np.inf, np.nan], np.linspace(0.01, 9, 120)])
+    # scipy's upper tail is 1 - cdf: equal to about 1e-14 in absolute terms, not relatively in far tails
+    np.testing.assert_allclose(statistics.studentized_range_sf(q, k), stats.studentized_range.sf(q, k, np.inf),
+                               rtol=1e-12, atol=5e-14)
+    for alpha in (0.1, 0.05, 0.01):
+        assert statistics.studentized_range_isf(alpha, k) == pytest.approx(
+            stats.studentized_range.ppf(1 - alpha, k, np.inf), rel=1e-13)
+
+
+def test_studentized_range_far_tail_keeps_its_digits():
+    # k = 2: the range of two standard normals is |X - Y|, sqrt(2) |N(0, 1)|, so P(R > q) = 2 Q(q / sqrt(2)).
+    from scipy import special
+
+    q = np.array([10.0, 20.0, 30.0])
+    np.testing.assert_allclose(statistics.studentized_range_sf(q, 2), 2 * special.ndtr(-q / np.sqrt(2)), rtol=1e-12)

@@ -11,15 +11,12 @@ from __future__ import annotations
 import argparse
 import sys
 import warnings
-from pathlib import Path
 
 from ..errors import RlstatsError
-from ._shared import UsageError, check_figure_path, parse_option, read_table, render, save_plot
+from ._shared import (FORMATS, UsageError, check_figure_path, make_output_folder, parse_option, read_table,
+                      render, save_plot)
 
 __all__ = ["main", "build_parser", "UsageError", "read_table", "parse_option", "render", "save_plot"]
-
-FORMATS = ("text", "summary", "markdown", "latex", "json")
-
 
 def demo_runs(data):
     """What the demo runs: method -> options of compare(data, "score ~ agent | task", method=...).
@@ -44,22 +41,46 @@ def demo_runs(data):
     }
 
 
-def run_compare(args, out):
-    from ..compare import compare
+#: compare()'s own arguments, which -o cannot set: where each comes from instead.
+_RESERVED_OPTIONS = {"data": "the FILE argument", "formula": "the FORMULA argument", "method": "--method",
+                     "rng": "--seed", "eval_env": "--allow-python"}
+
+
+def compare_options(args):
+    """The keyword options of ``compare`` from -o, --seed and --allow-python; a clear error for misuse."""
+    from ..conditions import parse_condition
     from ..formula import RESTRICTED
 
-    if args.plot:
-        check_figure_path(args.plot)
-    data = read_table(args.file, sep=args.sep)
-    options = dict(parse_option(o) for o in args.option)
+    options = {}
+    for text in args.option:
+        name, value = parse_option(text)
+        if name in _RESERVED_OPTIONS:
+            raise UsageError(f"-o {name}=... cannot be set as an option; give it with {_RESERVED_OPTIONS[name]}")
+        if name in options:
+            raise UsageError(f"-o {name} is given twice; give it once")
+        options[name] = value
     if args.seed is not None:
         options["rng"] = args.seed
-    if not args.allow_python:  # a formula typed on the command line runs no code
+    if not args.allow_python:  # nothing typed on the command line runs code
         options["eval_env"] = RESTRICTED
-    result = compare(data, args.formula, method=args.method, **options)
-    out.write(render(result, args.format))
+        if "subset" in options:
+            options["subset"] = parse_condition(str(options["subset"]))
+    return options
+
+
+def run_compare(args, out):
+    from ..compare import compare
+
+    options = compare_options(args)
     if args.plot:
+        check_figure_path(args.plot, inputs=[args.file])
+    data = read_table(args.file, sep=args.sep)
+    result = compare(data, args.formula, method=args.method, **options)
+    text = render(result, args.format)
+    if args.plot:  # before the text, so that a figure that fails leaves nothing half-said on stdout
         save_plot(result, args.plot)
+    out.write(text)
+    if args.plot:
         sys.stderr.write(f"figure written to {args.plot}\n")  # stdout stays parseable (--format json)
     return 0
 
@@ -68,9 +89,10 @@ def run_demo(args, out):
     from .. import datasets
     from ..compare import compare
     from ..methods import METHODS
+    from ..resampling import check_rng
 
-    folder = Path(args.out)
-    folder.mkdir(parents=True, exist_ok=True)
+    check_rng(args.seed)  # a bad --seed is an error before the folder is made
+    folder = make_output_folder(args.out, option="--out")
     data = datasets.simulate(agents=5, tasks=12, seeds=10, effect=[0.0, 0.2, 0.4, 0.9, 1.2], missing=0.05,
                              rng=args.seed)
     data.to_csv(folder / "demo_data.csv", index=False)

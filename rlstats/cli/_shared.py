@@ -8,6 +8,8 @@ the package that imports them.
 from __future__ import annotations
 
 import ast
+import os
+import sys
 from pathlib import Path
 
 
@@ -25,62 +27,233 @@ def _parquet_magic(path):
         return head == b"PAR1" and handle.read(4) == b"PAR1"
 
 
+#: Folders whose "files" are the kernel's or devices: never an output of ours.
+_SYSTEM_FOLDERS = (Path("/proc"), Path("/sys"), Path("/dev"))
+#: Where a path of "-" reads or writes: the standard streams.
+STREAM = "-"
+
+
+def check_sep(sep):
+    """The separator of a text file: one character (``\\t`` spelled out means a tab), or None for the default.
+
+    pandas treats a longer separator as a regular expression (slow, and a pattern from the command
+    line would be matched against every line), so only single characters are taken.
+    """
+    if sep is None:
+        return None
+    if sep in ("\\t", "tab", "TAB"):
+        return "\t"
+    if len(sep) != 1 or sep in ('"', "\n", "\r"):
+        raise UsageError(f"--sep {sep!r} is not one character; give the single character between columns, "
+                         "e.g. --sep ';' or --sep '\\t' for a tab")
+    return sep
+
+
+def _stdin_table(separator):
+    """The table piped in on standard input: Parquet when it starts with its marker, else delimited text."""
+    import io
+
+    from ..tables import read_csv
+
+    raw = sys.stdin.buffer.read()
+    if not raw:
+        raise UsageError("standard input is empty; pipe a CSV into '-' (e.g. cat runs.csv | rlstats ... -) "
+                         "or give a file name")
+    if raw[:4] == b"PAR1" and raw[-4:] == b"PAR1":
+        return _parquet(io.BytesIO(raw), "standard input")
+    text = _decoded(raw, "standard input")
+    return _delimited(lambda: read_csv(io.StringIO(text), sep=separator), "standard input", separator)
+
+
+def _parquet(source, where):
+    import pandas as pd
+
+    try:
+        return pd.read_parquet(source)
+    except ImportError as exc:
+        raise UsageError(f"reading {where} needs pyarrow: pip install 'rlstats[parquet]' ({exc})") from None
+    except Exception as exc:  # pyarrow's own error types
+        raise UsageError(f"{where} is not a readable Parquet file ({type(exc).__name__}: "
+                         f"{str(exc).splitlines()[0][:200]}); write it with DataFrame.to_parquet, or save a CSV "
+                         "and give that") from None
+
+
+def _not_utf8(where, exc, offset=0):
+    """The error for text that is not UTF-8, naming the first bad byte and where it is in the file."""
+    return UsageError(f"{where} is not UTF-8 text (byte {exc.object[exc.start:exc.start + 1]!r} at position "
+                      f"{offset + exc.start}); save it as UTF-8, e.g. iconv -f latin1 -t utf-8 FILE > utf8.csv")
+
+
+def _decoded(raw, where):
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise _not_utf8(where, exc) from None
+
+
+def _first_bad_byte(path):
+    """The decoding error at the file's first byte that is not UTF-8, and the file offset its positions count from.
+
+    pandas reports a position within the chunk it was decoding; this reads the file again to place it.
+    """
+    import codecs
+
+    decoder, offset = codecs.getincrementaldecoder("utf-8")(), 0
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            pending = len(decoder.getstate()[0])  # bytes of a character split across chunks come first
+            try:
+                decoder.decode(chunk)
+            except UnicodeDecodeError as exc:
+                return exc, offset - pending
+            offset += len(chunk)
+    return None, 0
+
+
+def _delimited(read, where, separator, path=None):
+    import pandas as pd
+
+    try:
+        return read()
+    except UnicodeDecodeError as exc:
+        found, offset = _first_bad_byte(path) if path is not None else (None, 0)
+        raise _not_utf8(where, found or exc, offset) from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
+        first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
+        raise UsageError(f"cannot read {where} as a table separated by {separator!r}: {first}; "
+                         "check the file, or pass --sep with its separator") from None
+    except OSError as exc:  # a device or /proc file that refuses reads, a disk error
+        raise UsageError(f"cannot read {where}: {exc.strerror or exc}; give a table file (CSV, TSV or "
+                         "Parquet)") from None
+
+
 def read_table(path, sep=None):
-    """Read a CSV, TSV or Parquet file into a DataFrame, with errors that say what to do.
+    """Read a CSV, TSV or Parquet file (``-``: standard input) into a DataFrame, with errors that say what to do.
 
     ``sep`` overrides the separator (default: tab for .tsv/.tab, else comma). Floats are read
     exactly (:func:`rlstats.tables.read_csv`).
     """
-    import pandas as pd
-
     from ..tables import read_csv
 
+    sep = check_sep(sep)
+    if str(path) == STREAM:
+        return _check_one_column(_stdin_table(sep or ","), "standard input", sep or ",", sep)
     path = Path(path)
+    if path.is_dir():
+        raise UsageError(f"{path} is a folder; give the table file inside it (CSV, TSV or Parquet)")
     if not path.is_file():
         raise UsageError(f"file not found: {path}")
+    if not os.access(path, os.R_OK):
+        raise UsageError(f"cannot read {path}: permission denied")
     suffix = path.suffix.lower()
     if suffix in (".parquet", ".pq"):
         if not _parquet_magic(path):
             # Checked here, not left to pyarrow: pyarrow 12 can abort the interpreter at exit after that error.
             raise UsageError(f"{path} is not a readable Parquet file (it does not start and end with the "
                              "Parquet marker PAR1); write it with DataFrame.to_parquet, or save a CSV and give that")
-        try:
-            return pd.read_parquet(path)
-        except ImportError as exc:
-            raise UsageError(f"reading {path} needs pyarrow: pip install 'rlstats[parquet]' ({exc})") from None
-        except Exception as exc:  # pyarrow's own error types
-            raise UsageError(f"{path} is not a readable Parquet file ({type(exc).__name__}: "
-                             f"{str(exc).splitlines()[0][:200]}); write it with DataFrame.to_parquet, or save a CSV "
-                             "and give that") from None
+        return _parquet(path, str(path))
     separator = sep if sep is not None else ("\t" if suffix in (".tsv", ".tab") else ",")
-    try:
-        frame = read_csv(path, sep=separator)
-    except UnicodeDecodeError as exc:
-        raise UsageError(f"{path} is not UTF-8 text (byte {exc.object[exc.start:exc.start + 1]!r} at position "
-                         f"{exc.start}); save it as UTF-8, e.g. iconv -f latin1 -t utf-8 {path.name} > utf8.csv") from None
-    except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-        raise UsageError(f"cannot read {path} as a table separated by {separator!r}: {exc}") from None
+    frame = _delimited(lambda: read_csv(path, sep=separator), str(path), separator, path)
+    return _check_one_column(frame, str(path), separator, sep)
+
+
+def _check_one_column(frame, where, separator, sep):
+    """A table read as one column whose header holds another separator was read with the wrong one."""
     if frame.shape[1] == 1 and sep is None:
         header = str(frame.columns[0])
         other = next((c for c in (";", "\t", "|", ",") if c != separator and c in header), None)
         if other is not None:
-            raise UsageError(f"{path} has one column {header!r} when read with {separator!r} as separator; it "
+            raise UsageError(f"{where} has one column {header!r} when read with {separator!r} as separator; it "
                              f"looks separated by {other!r}: pass --sep {other!r}")
     return frame
 
 
-def check_figure_path(path):
+def _under(path, folder):
+    try:
+        path.relative_to(folder)
+        return True
+    except ValueError:
+        return False
+
+
+def check_output_path(path, *, option, inputs=()):
+    """Where a command may write: ``path`` as a Path, or ``"-"`` for standard output.
+
+    Refused, with one message naming ``option``: a folder, a path whose folder is missing or not
+    writable, a file that cannot be written, anything under /proc, /sys or /dev, and any of
+    ``inputs`` (files the command reads; for an input folder, any file that already exists in
+    it), so that no command overwrites what it reads.
+    """
+    if str(path) == STREAM:
+        return STREAM
+    path = Path(path)
+    resolved = path.resolve()
+    system = next((folder for folder in _SYSTEM_FOLDERS if _under(resolved, folder)), None)
+    if system is not None:
+        raise UsageError(f"{option} {path}: cannot write under {system} (the system's, not a folder for "
+                         "results); give a path in an ordinary folder")
+    if path.is_dir():
+        raise UsageError(f"{option} {path} is a folder; give a file name inside it")
+    for source in inputs:
+        if str(source) == STREAM:
+            continue
+        source = Path(source).resolve()
+        same = resolved == source or (resolved.exists() and source.exists() and os.path.samefile(resolved, source))
+        inside = source.is_dir() and resolved.is_file() and _under(resolved, source)
+        if same or inside:
+            raise UsageError(f"{option} {path} is {'one of the files read' if inside else 'the input'} "
+                             f"({source}); writing it would overwrite the data: give another path")
+    folder = resolved.parent
+    if not folder.is_dir():
+        raise UsageError(f"{option} {path}: folder {path.parent} does not exist; create it first, or give "
+                         "another path")
+    if not os.access(folder, os.W_OK | os.X_OK) or (resolved.exists() and not os.access(resolved, os.W_OK)):
+        raise UsageError(f"{option} {path}: permission denied; give a path you can write")
+    return path
+
+
+def make_output_folder(path, *, option):
+    """Create the folder a command writes its files to (it may exist); a clear error where it cannot be."""
+    path = Path(path)
+    system = next((folder for folder in _SYSTEM_FOLDERS if _under(path.resolve(), folder)), None)
+    if system is not None:
+        raise UsageError(f"{option} {path}: cannot write under {system}; give a folder of your own")
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"{option} {path} is a file, not a folder; give a folder name (it is created if missing)")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"{option} {path}: cannot create the folder ({exc.strerror or exc}); give another") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise UsageError(f"{option} {path}: permission denied; give a folder you can write")
+    return path
+
+
+def write_output(path, text, out, *, option):
+    """Write ``text`` to ``path`` (checked by :func:`check_output_path`), or to ``out`` for ``"-"``."""
+    if path == STREAM:
+        out.write(text)
+        return
+    try:
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"{option} {path}: cannot write it ({exc.strerror or exc}); give another path") from None
+
+
+def check_figure_path(path, *, option="--plot", inputs=()):
     """An error before any work when a figure cannot be written to ``path``."""
     from matplotlib.figure import Figure
 
-    path = Path(path)
+    if str(path) == STREAM:
+        raise UsageError(f"{option} - would mix the figure with the text on standard output; give a file name "
+                         "such as figure.png")
+    path = check_output_path(path, option=option, inputs=inputs)
     formats = Figure().canvas.get_supported_filetypes()
     suffix = path.suffix.lower().lstrip(".")
     if suffix not in formats:
         raise UsageError(f"cannot save a figure as {path.name!r}: use one of the suffixes "
                          f"{', '.join('.' + f for f in sorted(formats))}")
-    if not path.parent.resolve().is_dir():
-        raise UsageError(f"folder {path.parent} does not exist; create it first, or give another --plot path")
+    return path
 
 
 def parse_option(text):
@@ -90,25 +263,30 @@ def parse_option(text):
     name, value = text.split("=", 1)
     try:
         value = ast.literal_eval(value)
-    except (ValueError, SyntaxError):
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):  # plain text, or nothing literal
         pass
     return name.strip().replace("-", "_"), value
 
 
+#: What ``--format`` turns a result into; csv is the tidy frame, one row per comparison or term.
+_RENDERERS = {
+    "text": str,
+    "summary": lambda result: str(result.summary()),
+    "markdown": lambda result: result.to_markdown(),
+    "latex": lambda result: result.to_latex(),
+    "json": lambda result: result.to_json(indent=2) + "\n",
+    "csv": lambda result: result.tidy().to_csv(index=False),
+}
+FORMATS = tuple(_RENDERERS)
+
+
 def render(result, output_format):
-    """The text the command prints for ``result`` in ``output_format``."""
-    if output_format == "text":
-        return str(result)
-    if output_format == "summary":
-        return str(result.summary())
-    if output_format == "markdown":
-        return result.to_markdown()
-    if output_format == "latex":
-        return result.to_latex()
-    return result.to_json(indent=2) + "\n"
+    """The text the command prints for ``result`` in ``output_format`` (one of :data:`FORMATS`)."""
+    return _RENDERERS[output_format](result)
 
 
 def save_plot(result, path):
+    """Draw ``result``'s standard figure into ``path`` (checked first by :func:`check_figure_path`)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -116,5 +294,9 @@ def save_plot(result, path):
 
     ax = result.plot()
     figure = ax.figure if hasattr(ax, "figure") else ax
-    figure.savefig(path, bbox_inches="tight", dpi=150)
-    plt.close(figure)
+    try:
+        figure.savefig(path, bbox_inches="tight", dpi=150)
+    except OSError as exc:  # the folder vanished or filled up after the check
+        raise UsageError(f"cannot write the figure {path}: {exc.strerror or exc}; give another path") from None
+    finally:
+        plt.close(figure)

@@ -9,7 +9,10 @@ calls), with the state in a JSON file the user names::
     rlstats adastop plot state.json decisions.png
 
 A batch file is either long (columns ``agent`` and ``score``) or wide (one
-column per agent, one row per run, as the reference tool writes them).
+column per agent, one row per run, as the reference tool writes them); ``-``
+reads it (or, for ``status`` and ``plot``, the state) from standard input.
+An update waits for another update of the same state to finish, at most
+``--lock-timeout`` seconds.
 Options apply when the state is created; giving a different value later is
 an error rather than being ignored.  Errors print one line and exit with
 status 2.
@@ -22,11 +25,12 @@ is resumed as pairwise.
 
 from __future__ import annotations
 
+import math
 import sys
-
 from pathlib import Path
 
 from ..methods.adastop import DEFAULT_K
+from ..methods.adastop._defaults import LOCK_TIMEOUT
 
 #: options that apply when the state is created (AdaStop keywords; dashes on the command line)
 _OPTIONS = ("n", "K", "n_resamples", "alpha", "beta", "reference", "permutations")
@@ -40,7 +44,13 @@ def add_adastop_commands(subparsers):
 
     update = commands.add_parser("update", help="feed the next batch (creates the state on the first call)")
     update.add_argument("state", help="JSON state file (created when missing)")
-    update.add_argument("batch", help="CSV/TSV/Parquet file: columns agent and score, or one column per agent")
+    update.add_argument("batch", help="CSV/TSV/Parquet file: columns agent and score, or one column per agent "
+                                      "(- reads standard input)")
+    update.add_argument("--sep", default=None, help="column separator of a text batch file (default: comma; tab "
+                                                    "for .tsv)")
+    update.add_argument("--lock-timeout", type=float, default=LOCK_TIMEOUT, metavar="SECONDS",
+                        help="how long to wait for another update of the same state to finish "
+                             f"(default: {LOCK_TIMEOUT:g})")
     update.add_argument("--n", type=int, default=None,
                         help="runs per agent per batch (default: the runs per agent in the first batch)")
     update.add_argument("--K", type=int, default=None, help=f"maximum number of batches (default: {DEFAULT_K})")
@@ -56,11 +66,11 @@ def add_adastop_commands(subparsers):
     update.set_defaults(run=run_update)
 
     status = commands.add_parser("status", help="print the decisions so far and what to run next")
-    status.add_argument("state", help="JSON state file")
+    status.add_argument("state", help="JSON state file (- reads standard input)")
     status.set_defaults(run=run_status)
 
     plot = commands.add_parser("plot", help="draw the decisions (or another figure) into an image file")
-    plot.add_argument("state", help="JSON state file")
+    plot.add_argument("state", help="JSON state file (- reads standard input)")
     plot.add_argument("out", help="image file; the format follows the suffix (.png, .pdf, .svg)")
     plot.add_argument("--kind", choices=("decisions", "scores", "boundaries"), default="decisions",
                       help="which figure (default: decisions)")
@@ -124,8 +134,19 @@ def _check_unchanged(seq, args, path):
 
 def _load(path):
     from ..methods.adastop import AdaStop
+    from ._shared import STREAM
 
+    if str(path) == STREAM:
+        try:
+            text = sys.stdin.buffer.read().decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise _usage_error(f"standard input is not UTF-8 text (byte {exc.object[exc.start:exc.start + 1]!r} at "
+                               f"position {exc.start}); pipe the JSON state that rlstats adastop update wrote"
+                               ) from None
+        return AdaStop._from_json(text, "from standard input")
     path = Path(path)
+    if path.is_dir():
+        raise _usage_error(f"{path} is a folder; give the JSON state file written by rlstats adastop update")
     if not path.is_file():
         raise _usage_error(f"no AdaStop state at {path}; create it with: rlstats adastop update {path} BATCH.csv")
     return AdaStop.load(path)
@@ -148,12 +169,21 @@ def _progress_text(seq):
 
 
 def run_update(args, out):
-    from ._shared import read_table
+    from ._shared import STREAM, check_output_path, read_table
     from ..methods.adastop._incremental import state_lock
-    path = Path(args.state)
-    frame = read_table(args.batch)
+
+    if args.state == STREAM:
+        raise _usage_error("the state of adastop update is read and written back, so it cannot be - (standard "
+                           "input); give a file name such as state.json")
+    if not 0 <= args.lock_timeout < math.inf:
+        raise _usage_error(f"--lock-timeout {args.lock_timeout:g} is not a number of seconds, 0 or more (default "
+                           f"{LOCK_TIMEOUT:g})")
+    path = check_output_path(args.state, option="STATE", inputs=(args.batch,))
+    frame = read_table(args.batch, sep=args.sep)
+    # a new state's options are checked before any file (the state or its lock) is made
+    fresh = None if path.exists() else _create(args, frame)
     try:
-        lock = state_lock(path)
+        lock = state_lock(path, timeout=args.lock_timeout)
         target = lock.__enter__()
     except OSError as exc:
         raise _usage_error(f"cannot lock the state {path}: {exc}") from exc
@@ -164,7 +194,7 @@ def run_update(args, out):
             _check_unchanged(seq, args, path)
             created = False
         else:
-            seq = _create(args, frame)
+            seq = fresh if fresh is not None else _create(args, frame)
             created = True
         seq.update(frame)
         try:
@@ -197,6 +227,9 @@ def run_plot(args, out):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from ._shared import check_figure_path
+
+    check_figure_path(args.out, option="OUT", inputs=(args.state,))
     seq = _load(args.state)
     drawn = seq.result().plot(kind=args.kind)
     figure = drawn.figure if hasattr(drawn, "figure") else drawn

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import sys
 
-FORMATS = ("text", "summary", "markdown", "latex", "json")
+from ._shared import FORMATS
 
 
 def add_power_commands(subparsers):
@@ -26,7 +26,10 @@ def add_power_commands(subparsers):
     power.add_argument("method", help="skillings_mack, bootstrap, adastop or permutation; several separated "
                                       "by commas run on the same simulated data")
     power.add_argument("--pilot", default=None, metavar="FILE",
-                       help="CSV/TSV/Parquet file of real runs to resample (default: simulated data)")
+                       help="CSV/TSV/Parquet file of real runs to resample, - for standard input (default: "
+                            "simulated data)")
+    power.add_argument("--sep", default=None, help="column separator of a text pilot file (default: comma; tab "
+                                                   "for .tsv)")
     power.add_argument("--formula", default=None, help="the pilot's formula, e.g. 'score ~ agent | task'")
     power.add_argument("--allow-python", action="store_true",
                        help="evaluate the formula's response as Python (only for formulas you trust)")
@@ -104,13 +107,15 @@ def _arguments(args):
             raise _usage_error("--pilot needs --formula, e.g. --formula 'score ~ agent | task'")
         from ..formula import RESTRICTED
 
-        kwargs.update(design=read_table(args.pilot), formula=args.formula, resample=args.resample,
+        kwargs.update(design=read_table(args.pilot, sep=args.sep), formula=args.formula, resample=args.resample,
                       shifted_agent=args.shifted_agent)
         if not args.allow_python:  # a formula typed on the command line runs no code
             kwargs["eval_env"] = RESTRICTED
     else:
         if args.formula is not None:
             raise _usage_error("--formula goes with --pilot FILE; simulated data use 'score ~ agent | task'")
+        if args.sep is not None:
+            raise _usage_error("--sep goes with --pilot FILE (the separator of its columns); simulated data need none")
         kwargs.update(distribution=args.distribution, heterogeneity=args.heterogeneity)
     return methods, kwargs
 
@@ -119,21 +124,24 @@ def run_power(args, out):
     from ..power import power, sample_size
     from ._shared import check_figure_path, render, save_plot
 
+    # Every mistake that can be seen before the simulations is reported before them, and nothing is
+    # printed until the figure (if any) is written: an error never follows a printed result.
     if args.plot:
-        check_figure_path(args.plot)
+        check_figure_path(args.plot, inputs=() if args.pilot is None else (args.pilot,))
+    if args.target_power is not None and args.seeds is not None:
+        raise _usage_error("--target-power searches the number of seeds itself: drop --seeds "
+                           "(use --max-seeds to bound the search)")
+    seeds = None if args.seeds is None else _int_list(args.seeds, "--seeds")
     methods, kwargs = _arguments(args)
     if args.target_power is not None:
         if len(methods) != 1:
             raise _usage_error("--target-power searches one method at a time; name a single method")
-        if args.seeds is not None:
-            raise _usage_error("--target-power searches the number of seeds itself: drop --seeds "
-                               "(use --max-seeds to bound the search)")
         result = sample_size(methods[0], args.target_power, max_seeds=args.max_seeds, **kwargs)
     else:
-        seeds = None if args.seeds is None else _int_list(args.seeds, "--seeds")
         result = power(methods if len(methods) > 1 else methods[0], seeds=seeds, **kwargs)
-    out.write(render(result, args.format))
+    text = render(result, args.format)
     if args.plot:
         save_plot(result, args.plot)
         sys.stderr.write(f"figure written to {args.plot}\n")
+    out.write(text)
     return 0

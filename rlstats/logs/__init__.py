@@ -7,7 +7,10 @@ per scalar, ``source``), ready for :func:`rlstats.curves`, :func:`rlstats.summar
 back end. Reading event files needs the tensorboard package: ``pip install "rlstats[logs]"``.
 """
 
-from ._read import ReadLog, ReadProblem, choose_return_tag, read_logs
-from ._wandb import read_wandb
+from .._lazy import lazy_names
+
+# loaded on first use: the command line reads the format names from _layout without pandas
+__getattr__, __dir__ = lazy_names(__name__, {"._read": ("ReadLog", "ReadProblem", "choose_return_tag", "read_logs"),
+                                             "._wandb": ("read_wandb",)})
 
 __all__ = ["read_logs", "read_wandb", "ReadLog", "ReadProblem", "choose_return_tag"]

@@ -46,7 +46,7 @@ import patsy
 from .. import format as fmt
 from ..design import Design
 from ..errors import OptionError, warn
-from ..options import check_bool, check_choice, check_fraction, check_int, check_n_jobs
+from ..options import check_at_most, check_bool, check_choice, check_fraction, check_int, check_n_jobs
 from ..progress import progress_bar
 from ..resampling import child_generator, seed_sequence
 from ..statistics import wilson_interval
@@ -59,6 +59,20 @@ __all__ = ["power", "sample_size", "PowerResult"]
 METHODS = ("skillings_mack", "bootstrap", "adastop", "permutation")
 #: numbers of seeds (runs per agent and task) tried by default
 DEFAULT_SEEDS = (3, 5, 10, 20)
+
+# Sizes a call can ask for, bounded before anything is drawn (seeds=[10**9] asked for 149 GiB).
+#: runs per agent and task: planning studies ask about 3 to 100 seeds
+MAX_SEEDS = 10_000
+#: numbers of seeds tried in one call, each a study of n_sim data sets
+MAX_SEED_VALUES = 100
+#: data sets per number of seeds: at 10**6 the Monte Carlo error of a power near 0.5 is 0.0005
+MAX_SIMULATIONS = 1_000_000
+#: simulated agents and tasks (benchmarks have up to a few hundred tasks: Atari 57, Procgen 16)
+MAX_AGENTS = 1_000
+MAX_TASKS = 10_000
+#: runs in one simulated data set (cells x seeds): a block of _BLOCK data sets is drawn at once, so at most
+#: 50 x 10**6 floats (400 MB); 57 tasks x 10 agents x 1,000 seeds fit
+MAX_RUNS = 1_000_000
 
 # Simulations per unit of parallel work.  Streams are keyed per simulation,
 # so results never depend on this number; it only sets the granularity.
@@ -460,8 +474,27 @@ def _check_seeds(seeds):
         seeds = [seeds]
     if isinstance(seeds, str) or not isinstance(seeds, (Sequence, np.ndarray)) or len(seeds) == 0:
         raise OptionError(f"seeds must be a list of numbers of runs per agent and task, e.g. [3, 5, 10], got {seeds!r}")
-    checked = sorted({check_int("seeds", s, minimum=1) for s in seeds})
+    if len(seeds) > MAX_SEED_VALUES:
+        raise OptionError(f"seeds lists {len(seeds):,} numbers of seeds, more than {MAX_SEED_VALUES}, the most one "
+                          "power() call tries (each is a study of n_sim data sets); give fewer")
+    checked = sorted({check_at_most("seeds", check_int("seeds", s, minimum=1), MAX_SEEDS, "runs per agent and task",
+                                    "ask about fewer seeds") for s in seeds})
     return tuple(checked)
+
+
+def _check_count(name, value, bound, what):
+    """A number of simulated agents or tasks at most ``bound`` (names are counted by the simulation)."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        check_at_most(name, value, bound, what, f"simulate fewer {what}")
+
+
+def _check_runs(source, seeds, option):
+    """An OptionError when a data set of ``seeds`` runs per cell would exceed MAX_RUNS runs."""
+    runs = source.cells * seeds
+    if runs > MAX_RUNS:
+        raise OptionError(f"{option}={seeds} with {len(source.tasks)} task(s) x {len(source.agents)} agents makes "
+                          f"{runs:,} runs per simulated data set, more than {MAX_RUNS:,}, the most power() draws; "
+                          "ask about fewer seeds, tasks or agents")
 
 
 def _default_seeds(plans):
@@ -479,7 +512,8 @@ def _prepare(method, design, formula, effect, tasks, agents, distribution, heter
     methods = _check_methods(method)
     plans = _split_options(methods, method_options)
     alpha = check_fraction("alpha", alpha)
-    n_sim = check_int("n_sim", n_sim, minimum=1)
+    n_sim = check_at_most("n_sim", check_int("n_sim", n_sim, minimum=1), MAX_SIMULATIONS, "data sets per number "
+                          "of seeds", "a smaller n_sim is enough (the Monte Carlo error is about 0.5 / sqrt(n_sim))")
     n_jobs = check_n_jobs(n_jobs)
     backend = _check_backend(backend)
     progress = check_bool("progress", progress)
@@ -490,6 +524,8 @@ def _prepare(method, design, formula, effect, tasks, agents, distribution, heter
         if resample != "agents" or shifted_agent is not None:
             raise OptionError("resample= and shifted_agent= apply to a pilot (design= a DataFrame); simulated "
                               "data shift the agents by effect= (a number spreads 0..effect over the agents)")
+        _check_count("agents", agents, MAX_AGENTS, "agents")
+        _check_count("tasks", tasks, MAX_TASKS, "tasks")
         source = _simulated_source(agents, tasks, _check_effect(effect, pilot=False), distribution, heterogeneity)
         effect = float(effect) if isinstance(effect, numbers.Real) else tuple(float(e) for e in effect)
     elif isinstance(design, (pd.DataFrame, Design)):
@@ -499,7 +535,9 @@ def _prepare(method, design, formula, effect, tasks, agents, distribution, heter
         # reference=2: the frame that called power() or sample_size() (which called this function).
         env = eval_env if isinstance(eval_env, patsy.EvalEnvironment) else patsy.EvalEnvironment.capture(
             0 if eval_env is None else eval_env, reference=2)
-        source = _pilot_source(design, formula, agents, tasks, effect, resample, shifted_agent, env)
+        # na_action= given to every method also reads the pilot (the simulated data sets have no missing values)
+        source = _pilot_source(design, formula, agents, tasks, effect, resample, shifted_agent, env,
+                               method_options.get("na_action", "raise"))
         effect = float(effect)
     else:
         raise OptionError(f"design must be None (simulated data) or a pilot DataFrame of runs, got "
@@ -541,6 +579,8 @@ def _notes(study, effect):
     if "bootstrap" in methods:
         notes.append("bootstrap interval separation is conservative: two intervals can overlap although the "
                      "difference is significant, so expect a rejection rate below alpha when nothing differs")
+    if study.source.kind == "pilot":
+        notes.extend(f"pilot: {note}" for note in study.source.notes)
     if study.source.kind == "pilot" and study.source.resample == "agents" and effect == 0:
         notes.append("the pilot's agents were resampled from their own runs with no shift: this is the power at "
                      "the differences the pilot shows, not a type-I error")
@@ -696,6 +736,7 @@ def power(method, *, design=None, formula=None, effect=0.0, seeds=None, tasks=No
         method, design, formula, effect, tasks, agents, distribution, heterogeneity, resample, shifted_agent,
         alpha, n_sim, rng, n_jobs, backend, progress, eval_env, method_options)
     seeds_list = _default_seeds(study.methods) if seeds is None else _check_seeds(seeds)
+    _check_runs(study.source, max(seeds_list), "seeds")
     rows, messages = _evaluate(study, seeds_list, n_sim, engine)
     return _result(study, rows, effect, n_sim, record, engine, "Simulation-based power analysis", messages)
 
@@ -772,6 +813,7 @@ def sample_size(method, target_power=0.8, *, design=None, formula=None, effect=0
         options = dict(study.methods)["adastop"]
         unit = options.get("n") or options.get("K") or DEFAULT_K
     low_units, high_units = _search_range(min_seeds, max_seeds, unit)
+    _check_runs(study.source, high_units * unit, "max_seeds")
     search = _Search(study, n_sim, engine, unit, target)
     found = search.run(low_units, high_units)
     rows = [search.rows[u] for u in sorted(search.rows)]
@@ -785,7 +827,8 @@ def sample_size(method, target_power=0.8, *, design=None, formula=None, effect=0
 
 
 def _search_range(min_seeds, max_seeds, unit):
-    max_seeds = check_int("max_seeds", max_seeds, minimum=1)
+    max_seeds = check_at_most("max_seeds", check_int("max_seeds", max_seeds, minimum=1), MAX_SEEDS,
+                              "runs per agent and task", "search up to fewer seeds")
     if min_seeds is None:
         min_seeds = unit if unit > 1 else 2
     min_seeds = check_int("min_seeds", min_seeds, minimum=1)

@@ -45,6 +45,11 @@ class _SimulatedSource:
 
     kind: ClassVar[str] = "simulate"
 
+    @property
+    def cells(self):
+        """Agent-task cells of a data set (each gets ``seeds`` runs)."""
+        return len(self.tasks) * len(self.agents)
+
     def template(self, seeds):
         return Design.from_counts(self.formula, self.agents, self.tasks,
                          np.full((len(self.tasks), len(self.agents)), seeds))
@@ -88,8 +93,14 @@ class _PilotSource:
     pilot_counts: np.ndarray
     task_sd: np.ndarray
     shifted_agent: str
+    notes: tuple              # what building the pilot did (rows dropped by na_action="drop")
 
     kind: ClassVar[str] = "pilot"
+
+    @property
+    def cells(self):
+        """Agent-task cells of a data set: those with runs in the pilot (each gets ``seeds`` runs)."""
+        return int(self.present.sum())
 
     def template(self, seeds):
         return Design.from_counts(self.formula, self.agents, self.tasks, self.present.astype(np.int64) * seeds)
@@ -170,13 +181,13 @@ def _within_cell_sd(design):
         return np.where(dof > 0, np.sqrt(total / np.where(dof > 0, dof, 1)), np.nan)
 
 
-def _pilot_source(data, formula, agents, tasks, effect, resample, shifted_agent, eval_env):
+def _pilot_source(data, formula, agents, tasks, effect, resample, shifted_agent, eval_env, na_action="raise"):
     if isinstance(data, Design):
         design = data
     else:
         if formula is None:
             raise OptionError("formula is required with a pilot DataFrame, e.g. formula='score ~ agent | task'")
-        design = build(data, formula, eval_env=eval_env)
+        design = build(data, formula, na_action=na_action, eval_env=eval_env)
     design = _subset(design, agents, tasks)
     effect = _check_effect(effect, pilot=True)
     shifted = design.agents[-1] if shifted_agent is None else shifted_agent
@@ -199,7 +210,8 @@ def _pilot_source(data, formula, agents, tasks, effect, resample, shifted_agent,
     return _PilotSource(formula=design.formula, agents=design.agents, tasks=design.tasks,
                         present=design.counts > 0, pools=pools, task_pools=task_pools, shift=shift,
                         resample=check_choice("resample", resample, RESAMPLE), pilot_name=design.data_name,
-                        pilot_counts=design.counts.copy(), task_sd=sd, shifted_agent=shifted)
+                        pilot_counts=design.counts.copy(), task_sd=sd, shifted_agent=shifted,
+                        notes=tuple(design.notes))
 
 
 def _check_effect(effect, pilot):

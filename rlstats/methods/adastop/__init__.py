@@ -1,7 +1,11 @@
 """AdaStop (adaptive sequential permutation tests) and the one-interim permutation test of ``score ~ agent``."""
 
-from ._api import DEFAULT_K, AdaStopOptions, adastop, permutation
-from ._incremental import AdaStop
-from ._result import AdaStopResult, PermutationResult
+from ..._lazy import lazy_names
+from ._defaults import DEFAULT_K
+
+# loaded on first use: `rlstats adastop --help` shows DEFAULT_K without pandas
+__getattr__, __dir__ = lazy_names(__name__, {"._api": ("AdaStopOptions", "adastop", "permutation"),
+                                             "._incremental": ("AdaStop",),
+                                             "._result": ("AdaStopResult", "PermutationResult")})
 
 __all__ = ["adastop", "permutation", "AdaStop", "AdaStopResult", "PermutationResult", "AdaStopOptions"]

@@ -36,20 +36,37 @@ import patsy
 
 from ...design import Design, design_of
 from ...errors import DesignError, OptionError, warn
-from ...options import check_bool, check_choice, check_fraction, check_int, check_pairs
+from ...options import check_at_most, check_bool, check_choice, check_fraction, check_int, check_pairs
 from ...progress import progress_bar
 from ...resampling import child_generator, seed_sequence
 from . import _kernels as kernels
 from ._result import AdaStopResult, PermutationResult
+from ._defaults import DEFAULT_K
 
 __all__ = ["adastop", "permutation", "AdaStopOptions", "DEFAULT_K"]
 
-#: the maximum number of interims of the incremental :class:`AdaStop` (and of ``rlstats adastop``) when
-#: none is given; :func:`adastop` on collected runs uses every batch it finds instead
-DEFAULT_K = 6
 #: how a permutation path acts on the data: one relabelling of the pooled block of every running agent
 #: (the default), or one slot choice per pooled pair (the paper)
 PERMUTATIONS = ("joint", "pairwise")
+
+# Sizes an option or a state file can ask for, checked before anything is allocated (a state with
+# K = 10**9 used to loop for ever, one with n_resamples = 10**12 to ask for terabytes).  Each bound is far
+# above what a study uses; the memory estimate below decides how they may combine.
+#: runs per agent per batch: RL studies use n = 5 to 20; a path draws 2n (or n per agent) slots
+MAX_N = 10_000
+#: interims: the paper's designs use K <= 10; every path keeps one cumulative sum per interim
+MAX_K = 1_000
+#: permutation paths: 1000 times the default; the exact tree of three interims of n = 5 (8 million paths) fits
+MAX_RESAMPLES = 10_000_000
+#: comparisons: all pairs of 32 agents (496) or one reference against 500 others.  The step-down recomputes
+#: the boundaries of every interim each time it decides one, so its time grows as their square (20 agents,
+#: 190 pairs: 3 s for K = 6; 50 agents, 1225 pairs: 3.5 minutes)
+MAX_COMPARISONS = 500
+#: agents of the incremental AdaStop: more than two per comparison could never all be compared
+MAX_AGENTS = 2 * MAX_COMPARISONS
+#: memory the stored paths and one interim's temporaries may take, estimated from the sizes
+#: (:func:`~rlstats.methods.adastop._kernels.memory_estimate`) before the test starts
+MEMORY_LIMIT = 2 * 1024 ** 3
 
 
 # ---------------------------------------------------------------------------
@@ -83,9 +100,15 @@ class AdaStopOptions:
         reference = options["reference"]
         if reference is not None and not isinstance(reference, str):
             raise OptionError(f"reference must name an agent (a string), got {reference!r}")
-        return cls(n=check_int("n", options["n"], minimum=1),
-                   K=None if K is None else check_int("K", K, minimum=1),
-                   n_resamples=check_int("n_resamples", options["n_resamples"], minimum=1),
+        n = check_int("n", options["n"], minimum=1)
+        K = None if K is None else check_int("K", K, minimum=1)
+        n_resamples = check_int("n_resamples", options["n_resamples"], minimum=1)
+        return cls(n=check_at_most("n", n, MAX_N, "runs per agent per batch",
+                                   "RL studies use 5 to 20; pass a smaller n"),
+                   K=None if K is None else check_at_most("K", K, MAX_K, "interims",
+                                                          "pass a smaller K (the paper's designs use at most 10)"),
+                   n_resamples=check_at_most("n_resamples", n_resamples, MAX_RESAMPLES, "permutation paths",
+                                             "pass a smaller n_resamples (the default is 10,000)"),
                    alpha=check_fraction("alpha", options["alpha"]), beta=beta,
                    comparisons=_check_comparisons_option(options["comparisons"], reference),
                    reference=reference, batch=batch,
@@ -109,6 +132,9 @@ def _check_comparisons_option(comparisons, reference):
                           f"got {comparisons!r}") from None
     if not pairs:
         raise OptionError("comparisons is an empty list; name at least one (agent_1, agent_2) pair")
+    if len(pairs) > MAX_COMPARISONS:
+        raise OptionError(f"comparisons lists {len(pairs):,} pairs, more than {MAX_COMPARISONS}, the most AdaStop "
+                          "takes; compare fewer pairs, or split them into several tests")
     bad = [p for p in pairs if len(p) != 2 or not all(isinstance(a, str) for a in p)]
     if bad:
         raise OptionError(f"each comparison must be a pair of agent names, got {bad[0]!r}")
@@ -116,7 +142,14 @@ def _check_comparisons_option(comparisons, reference):
 
 
 def _resolve_pairs(agents, comparisons, reference):
-    """Agent-code pairs of the comparisons, checked against the agents."""
+    """Agent-code pairs of the comparisons, checked against the agents (and counted before they are listed)."""
+    if reference is not None or comparisons == "all":
+        count = len(agents) - 1 if reference is not None else len(agents) * (len(agents) - 1) // 2
+        if count > MAX_COMPARISONS:
+            kind = f"reference={reference!r} against every other agent" if reference is not None else "all pairs"
+            raise OptionError(f"{len(agents)} agents make {count:,} comparisons with {kind}, more than "
+                              f"{MAX_COMPARISONS} comparisons, the most AdaStop takes; pass comparisons= the pairs "
+                              "that matter, or compare fewer agents")
     index = {a: i for i, a in enumerate(agents)}
     if reference is not None:
         if reference not in index:
@@ -248,8 +281,29 @@ class _TaskRun:
         return self.test.schedule
 
 
-def _schedule(options, n, max_interims, family):
-    """The schedule of one test and whether it relabels jointly (only with three agents or more)."""
+def _check_memory(options, n, max_interims, pairs, tests=1, sequential=True):
+    """An OptionError before any path is drawn when ``tests`` tests of these sizes would exceed MEMORY_LIMIT."""
+    n_agents = len({a for p in pairs for a in p})
+    joint = options.permutations == "joint" and n_agents >= 3
+    need = kernels.memory_estimate(n, max_interims, options.n_resamples, len(pairs), n_agents, joint=joint,
+                                   tests=tests)
+    if need > MEMORY_LIMIT:
+        each = f"{tests} tests (one per task), each of " if tests > 1 else ""
+        interims = f"K = {max_interims} interims x " if sequential else ""
+        per = "per agent per batch" if sequential else "per agent"
+        raise OptionError(f"this {'AdaStop' if sequential else 'permutation test'} would need about "
+                          f"{need / 1024 ** 3:.1f} GiB ({each}{interims}n_resamples = {options.n_resamples:,} "
+                          f"paths x {len(pairs)} comparisons, n = {n} runs {per}), more than the "
+                          f"{MEMORY_LIMIT // 1024 ** 3} GiB rlstats allows; pass a smaller n_resamples (the default "
+                          f"is 10,000){', K' if sequential else ''} or fewer comparisons")
+
+
+def _schedule(options, n, max_interims, family, tests=1):
+    """The schedule of one test and whether it relabels jointly (only with three agents or more).
+
+    Checks first that ``tests`` such tests fit in memory (:func:`_check_memory`).
+    """
+    _check_memory(options, n, max_interims, list(zip(family[::2], family[1::2])), tests)
     joint = options.permutations == "joint" and len(set(family)) >= 3
     schedule = kernels.make_schedule(n, max_interims, options.n_resamples, options.alpha, options.beta,
                                      enumerate_paths=not joint)
@@ -629,9 +683,12 @@ def _adastop_runs(data, formula, options, eval_env, rng):
     """Everything :func:`adastop` computes before its tables: the design, the data, the finished tests."""
     design, order_column = _adastop_design(data, formula, options, eval_env)
     task_data = _task_data(design, options.n, options.batch, order_column)
-    max_interims = options.K or max(len(b) for t in task_data for b in t.blocks.values())
+    max_interims = options.K or check_at_most(
+        "K", max(len(b) for t in task_data for b in t.blocks.values()), MAX_K, "interims (the batches of n = "
+        f"{options.n} runs the data hold)", "pass K= the interims planned, or a larger n")
     pairs = _resolve_pairs(design.agents, options.comparisons, options.reference)
-    _warn_if_powerless(_schedule(options, options.n, max_interims, [a for p in pairs for a in p])[0])
+    _warn_if_powerless(_schedule(options, options.n, max_interims, [a for p in pairs for a in p],
+                                 tests=len(task_data))[0])
     ss, record = seed_sequence(rng)
     runs = []
     with progress_bar(len(task_data) * max_interims, options.progress, "AdaStop interims") as advance:
@@ -751,6 +808,7 @@ def _permutation_runs(data, formula, options, eval_env, rng):
     """Everything :func:`permutation` computes before its tables: the design, the pairs, the finished tests."""
     design = _design(data, formula, options, eval_env)
     pairs = _resolve_pairs(design.agents, options.comparisons, options.reference)
+    _check_memory(options, int(design.counts.max()), 1, pairs, tests=design.n_tasks, sequential=False)
     ss, record = seed_sequence(rng)
     runs = []
     with progress_bar(design.n_tasks, options.progress, "permutation tests") as advance:

@@ -6,6 +6,7 @@ import contextlib
 import fcntl
 import hashlib
 import json
+import math
 import os
 import stat
 import tempfile
@@ -17,17 +18,25 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ...errors import DesignError, OptionError, RlstatsError
+from ...errors import DesignError, OptionError, RlstatsError, warn
 from ...options import check_bool
 from ...resampling import seed_sequence
 from . import _kernels as kernels
-from ._api import (DEFAULT_K, AdaStopOptions, _assemble, _decision_rows, _interim_generator, _resolve_pairs, _schedule,
-                   _TaskRun, _warn_if_powerless)
+from ._defaults import LOCK_TIMEOUT
+from ._api import (DEFAULT_K, MAX_AGENTS, MAX_COMPARISONS, AdaStopOptions, _assemble, _decision_rows,
+                   _interim_generator, _resolve_pairs, _schedule, _TaskRun, _warn_if_powerless)
 from ._result import AdaStopResult
 
 
 _STATE_FORMAT = "rlstats.AdaStop"
-_STATE_VERSION = 1
+# Version 2 states always carry one SHA-256 digest per batch and are refused without them.  Version 1 was
+# written both before digests existed (until fcc6f46) and after, so a version 1 state without digests
+# loads, with a warning that its batches cannot be verified.
+_STATE_VERSION = 2
+_READ_VERSIONS = (1, 2)
+_FIRST_VERSION_WITH_DIGESTS = 2
+_UNVERIFIED = ("the AdaStop state was written by an rlstats that recorded no digests of its batches (version 1), "
+               "so they cannot be verified against hand edits; the next save records them")
 
 
 class AdaStop:
@@ -77,6 +86,7 @@ class AdaStop:
         self._ss, self._seed_record = seed_sequence(rng)
         self._test = kernels.SequentialTest(self._pairs, self._schedule, joint=joint)
         self._batches = []  # one {agent: list of floats} per interim fed
+        self._unverified = False  # loaded from a state too old to carry digests of its batches
 
     # ---- what the user asks --------------------------------------------------------
     @property
@@ -208,6 +218,8 @@ class AdaStop:
         run = self._task_run()
         nobs = sum(len(v) for batch in self._batches for v in batch.values())
         notes = [f"incremental AdaStop: {self.interim} batch(es) fed"]
+        if self._unverified:
+            notes.append(_UNVERIFIED)
         if not self.done:
             notes.append(f"the test is still running: next batch needs {', '.join(self.agents_to_run)}")
         return _assemble(
@@ -263,13 +275,30 @@ class AdaStop:
 
     @classmethod
     def from_state(cls, state):
-        """Rebuild an AdaStop from :meth:`to_state` output by replaying its batches."""
+        """Rebuild an AdaStop from :meth:`to_state` output by replaying its batches.
+
+        Every batch is checked against its recorded SHA-256 digest before it is replayed; a state
+        without digests is refused, except one of version 1 (written before digests existed),
+        which loads with a warning and a note in :meth:`result` that it cannot be verified.  Sizes
+        (``n``, ``K``, ``n_resamples``, agents, comparisons, batches) are checked before anything
+        is allocated.
+        """
         if not isinstance(state, dict) or state.get("format") != _STATE_FORMAT:
             raise DesignError("this is not an rlstats AdaStop state (missing \"format\": \"rlstats.AdaStop\")")
-        if state.get("version") != _STATE_VERSION:
-            raise DesignError(f"AdaStop state version {state.get('version')!r} is not supported "
-                              f"(this rlstats reads version {_STATE_VERSION})")
+        version = state.get("version")
+        if isinstance(version, bool) or version not in _READ_VERSIONS:
+            raise DesignError(f"AdaStop state version {version!r} is not supported (this rlstats reads versions "
+                              f"{', '.join(map(str, _READ_VERSIONS))}); it was written by another rlstats: "
+                              "continue the test with that one")
         _check_state_shape(state)
+        _check_state_sizes(state)
+        digests = state.get("digests")
+        if digests is None and version >= _FIRST_VERSION_WITH_DIGESTS:
+            raise DesignError(f"the AdaStop state has no \"digests\": a version {version} state always records "
+                              "one per batch, so it was edited by hand or corrupted; restore it from a copy, or "
+                              "start a new test")
+        if digests is not None:
+            _check_digests(state["batches"], digests)
         try:
             options = dict(state["options"])
             # states written before the option existed ran the old default, the paper's pairwise scheme
@@ -288,48 +317,128 @@ class AdaStop:
             if isinstance(exc, RlstatsError):
                 raise DesignError(f"the AdaStop state is inconsistent: {exc}") from exc
             raise DesignError(f"the AdaStop state is damaged: {type(exc).__name__}: {exc}") from exc
-        digests = state.get("digests")
-        if digests is not None:
-            if not isinstance(digests, list) or len(digests) != len(state["batches"]):
-                raise DesignError("the AdaStop state is damaged: \"digests\" does not have one entry per batch")
-            for number, (batch, digest) in enumerate(zip(state["batches"], digests), start=1):
-                if _batch_digest(batch) != digest:
-                    raise DesignError(f"batch {number} of the AdaStop state does not match its recorded digest: the "
-                                      "state was edited by hand or corrupted; restore it from a copy, or start a new "
-                                      "test (the decisions depend on every batch as it was fed)")
+        if digests is None:
+            seq._unverified = True
+            warn(_UNVERIFIED)
         return seq
 
     @classmethod
     def load(cls, path):
         """Read a state written by :meth:`save`."""
         path = Path(path)
+        if path.is_dir():
+            raise DesignError(f"{path} is a folder, not an AdaStop state file")
         if not path.is_file():
             raise DesignError(f"no AdaStop state at {path}")
         try:
-            state = json.loads(path.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise DesignError(f"cannot read the AdaStop state {path}: {exc}") from exc
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise DesignError(f"cannot read the AdaStop state {path}: {exc}; give the JSON file AdaStop.save (or "
+                              "rlstats adastop update) wrote") from exc
+        except OSError as exc:
+            raise DesignError(f"cannot read the AdaStop state {path}: {exc.strerror or exc}") from None
+        return cls._from_json(text, str(path))
+
+    @classmethod
+    def _from_json(cls, text, where):
+        """The AdaStop of a state's JSON text; errors name ``where`` it came from."""
+        try:
+            state = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise DesignError(f"cannot read the AdaStop state {where}: {exc}; give the JSON file AdaStop.save (or "
+                              "rlstats adastop update) wrote, or restore it from a copy") from exc
         except RecursionError:
-            raise DesignError(f"cannot read the AdaStop state {path}: it is nested too deeply to be a state "
+            raise DesignError(f"cannot read the AdaStop state {where}: it is nested too deeply to be a state "
                               "written by rlstats") from None
         return cls.from_state(state)
 
 
 @contextlib.contextmanager
-def state_lock(path):
+def state_lock(path, timeout=LOCK_TIMEOUT):
     """Hold an exclusive advisory lock (``fcntl.flock``) for the state at ``path`` while the block runs.
 
     The lock is taken on a companion file ``<state>.lock`` (the state itself is
-    replaced on every save, so it cannot carry the lock), waits for another
-    holder, and is released when the block ends or the process dies.
+    replaced on every save, so it cannot carry the lock), waits up to ``timeout``
+    seconds for another holder, and is released when the block ends or the
+    process dies.  The holder writes its process id into the lock file, so a
+    wait that times out can name it.
+
+    Raises
+    ------
+    DesignError
+        Another process held the lock for ``timeout`` seconds; the message names
+        the lock file and, where the platform says, that process.
     """
+    timeout = _check_timeout(timeout)
     target = Path(os.path.realpath(path))
-    handle = os.open(target.with_name(target.name + ".lock"), os.O_RDWR | os.O_CREAT, 0o666)
+    lock_path = target.with_name(target.name + ".lock")
+    handle = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o666)
     try:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        yield target
+        _acquire(handle, lock_path, target, timeout)
+        with contextlib.suppress(OSError):
+            os.ftruncate(handle, 0)
+            os.pwrite(handle, f"{os.getpid()}\n".encode(), 0)
+        try:
+            yield target
+        finally:
+            with contextlib.suppress(OSError):
+                os.ftruncate(handle, 0)  # no stale process id once released
     finally:
         os.close(handle)  # closing releases the lock
+
+
+def _check_timeout(timeout):
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 <= timeout < math.inf:
+        raise OptionError(f"lock timeout must be a number of seconds, 0 or more, got {timeout!r}")
+    return float(timeout)
+
+
+def _acquire(handle, lock_path, target, timeout):
+    """Take the lock, polling with growing pauses until ``timeout`` seconds have passed."""
+    deadline = time.monotonic() + timeout
+    pause = 0.005
+    while True:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            pass
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise DesignError(f"the AdaStop state {target} is being updated by another process "
+                              f"({_lock_holder(handle, lock_path)}) and its lock {lock_path} was not released "
+                              f"within {timeout:g} s; wait for that update to finish and retry, or allow a longer "
+                              "wait (--lock-timeout SECONDS)")
+        time.sleep(min(pause, left))
+        pause = min(2 * pause, 0.25)
+
+
+def _lock_holder(handle, lock_path):
+    """Who holds the lock: from /proc/locks where there is one, else the process id the holder wrote."""
+    pid = _proc_locks_holder(handle)
+    if pid is None:
+        with contextlib.suppress(OSError, ValueError):
+            pid = int(lock_path.read_text(encoding="ascii").strip())
+    if pid is None:
+        return "a process this platform does not name"
+    with contextlib.suppress(OSError):
+        command = " ".join(Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").replace("\0", " ")
+                           .split())  # one line, whatever the arguments hold
+        if command:
+            return f"process {pid}: {command[:200]}"
+    return f"process {pid}"
+
+
+def _proc_locks_holder(handle):
+    """The process id that /proc/locks (Linux) gives for a FLOCK held on this file, or None."""
+    info = os.fstat(handle)
+    key = f"{os.major(info.st_dev):02x}:{os.minor(info.st_dev):02x}:{info.st_ino}"
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        for line in Path("/proc/locks").read_text().splitlines():
+            fields = line.split()
+            if fields[1] == "FLOCK" and fields[5] == key:  # "-> FLOCK" lines are waiters
+                return int(fields[4])
+    return None
 
 
 _STALE_SECONDS = 60.0
@@ -348,6 +457,17 @@ def _batch_digest(batch):
     """SHA-256 of a batch's canonical JSON (agents sorted, scores as written)."""
     text = json.dumps(batch, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _check_digests(batches, digests):
+    """Each batch as it was fed: its digest must be the one recorded when it was saved."""
+    if not isinstance(digests, list) or len(digests) != len(batches):
+        raise DesignError("the AdaStop state is damaged: \"digests\" does not have one entry per batch")
+    for number, (batch, digest) in enumerate(zip(batches, digests), start=1):
+        if _batch_digest(batch) != digest:
+            raise DesignError(f"batch {number} of the AdaStop state does not match its recorded digest: the state "
+                              "was edited by hand or corrupted; restore it from a copy, or start a new test (the "
+                              "decisions depend on every batch as it was fed)")
 
 
 def _check_state_shape(state):
@@ -380,10 +500,30 @@ def _check_state_shape(state):
         raise bad("\"batches\" must be a list of {agent: [scores]} objects")
 
 
+def _check_state_sizes(state):
+    """More batches than K, or more agents than AdaStop takes: refused before anything is replayed."""
+    K = state["options"].get("K")
+    if isinstance(K, int) and not isinstance(K, bool) and len(state["batches"]) > K:
+        raise DesignError(f"the AdaStop state holds {len(state['batches'])} batches but K = {K}: a test takes at "
+                          "most K; it was edited by hand or corrupted")
+    if len(state["agents"]) > MAX_AGENTS:
+        raise DesignError(f"the AdaStop state lists {len(state['agents']):,} agents, more than {MAX_AGENTS}, the most "
+                          "AdaStop takes; it was not written by rlstats (or was edited)")
+
+
+def _check_agent_count(count):
+    if count > MAX_AGENTS:
+        raise OptionError(f"agents lists {count:,} agents, more than {MAX_AGENTS}, the most AdaStop takes (twice "
+                          f"its {MAX_COMPARISONS} comparisons); compare fewer agents")
+
+
 def _check_agents(agents):
     if isinstance(agents, str) or not hasattr(agents, "__iter__"):
         raise OptionError(f"agents must be a list of agent names, got {agents!r}")
+    if hasattr(agents, "__len__"):
+        _check_agent_count(len(agents))
     agents = tuple(agents)
+    _check_agent_count(len(agents))
     bad = [a for a in agents if not isinstance(a, str) or not a]
     if bad:
         raise OptionError(f"agent names must be non-empty strings, got {bad[0]!r}")

@@ -98,6 +98,43 @@ def block_assignments(n):
 #: differences (one gather per path); above it each path draws its own slots.
 TABLE_LIMIT = 50_000
 
+# C(2n, n) is only ever compared with path counts and TABLE_LIMIT, all far below C(128, 64) ~ 2.4e37, so
+# beyond n = 64 that number stands in for it: math.comb(2n, n) itself takes 0.7 s at n = 10**5 and 40 s
+# at n = 10**6 (a permutation test's n is the runs per agent of the data).
+_COUNT_CAP_N = 64
+
+
+@lru_cache(maxsize=64)
+def assignment_count(n):
+    """``C(2n, n)``, the assignments of one block of ``2n`` slots; ``C(128, 64) + 1`` for every ``n > 64``.
+
+    >>> assignment_count(5), assignment_count(10**6) == assignment_count(65)
+    (252, True)
+    """
+    m = min(n, _COUNT_CAP_N)
+    return math.comb(2 * m, m) if n == m else math.comb(2 * m, m) + 1
+
+
+def memory_estimate(n, max_interims, n_resamples, n_pairs, n_agents, *, joint, tests=1):
+    """Bytes an AdaStop run of ``tests`` tests asks for, from its sizes alone (an upper estimate).
+
+    Each test stores, per interim, the cumulative sums of its ``m_k <= n_resamples`` paths for every
+    comparison and a parent index; one interim adds its temporaries: the relabelled pooled block
+    (labels, cell indices and weights of ``n_agents * n`` slots per path) with ``joint``, else the
+    slots drawn per path, their gathered scores per comparison, the difference table of up to
+    ``TABLE_LIMIT`` assignments, or the exact tree's masks (at most ``2 n_resamples`` rows of ``2n``).
+
+    >>> memory_estimate(5, 6, 10_000, 3, 3, joint=True) < 2**23
+    True
+    """
+    stored = tests * max_interims * n_resamples * (n_pairs + 1)
+    if joint:
+        interim = n_resamples * (3 * n_agents * n + n_agents + 2 * n_pairs)
+    else:
+        table = min(assignment_count(n), TABLE_LIMIT) * n_pairs
+        interim = n_resamples * (max(2 * n + n * n_pairs, 4 * n) + 2 * n_pairs) + table
+    return 8 * (stored + interim)
+
 
 def random_slots(gen, size, n):
     """``size`` uniform random choices of ``n`` slots among ``2n`` as slot indices; row 0 is the identity.
@@ -144,8 +181,8 @@ class Schedule:
 
     @property
     def assignments(self):
-        """``C(2n, n)``, the number of assignments of one block."""
-        return math.comb(2 * self.n, self.n)
+        """``C(2n, n)``, the number of assignments of one block (capped: see :func:`assignment_count`)."""
+        return assignment_count(self.n)
 
     @property
     def reject_level(self):
@@ -164,15 +201,16 @@ def _cumulative(counts, n_paths):
 
 def path_counts(n, max_interims, n_resamples, enumerate_paths=True):
     """``(m_k, exact_k)`` for k = 1..K: the half exact tree while it fits, then ``n_resamples`` paths."""
-    per_block = math.comb(2 * n, n)
+    per_block = assignment_count(n)
     counts, exact = [], []
     tree = Fraction(per_block, 2)
+    fits = enumerate_paths
     for _ in range(max_interims):
-        fits = bool(exact[-1]) if exact else enumerate_paths
         fits = fits and tree <= n_resamples
         counts.append(int(tree) if fits else n_resamples)
         exact.append(fits)
-        tree *= per_block
+        if fits:  # once the tree is too large it stays so: never grow a number of K * log C(2n, n) digits
+            tree *= per_block
     return tuple(counts), tuple(exact)
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -65,6 +65,9 @@ def _check_metrics(metrics):
     """(names, specs): each spec is a built-in metric name or a callable."""
     if isinstance(metrics, str) or callable(metrics):
         metrics = (metrics,)
+    if not isinstance(metrics, Iterable):
+        raise OptionError(f"metrics must be a metric name, a function, or a list or dict of them, e.g. "
+                          f"metrics=['iqm', 'mean'], got {metrics!r}")
     items = list(metrics.items()) if isinstance(metrics, Mapping) else [
         (m if isinstance(m, str) else _metric_name(m), m) for m in metrics]
     if not items:

@@ -43,7 +43,6 @@ import threading
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
 
 from ...resampling import (UniformIndices, child_stream, chunk_seeds, fixed_dot, keep_work_arrays_on_heap,
                            parallel_map, worker_count)
@@ -1042,6 +1041,7 @@ def _quantiles(sorted_stats, levels):
 
 def bias_correction(stats, estimate):
     """z0 = Phi^-1 of the share of replicates below the estimate, ties counted half (as scipy does)."""
+    from scipy import special
     below = (stats < estimate[..., None]).mean(axis=-1)
     equal = (stats == estimate[..., None]).mean(axis=-1)
     return special.ndtri(below + 0.5 * equal)
@@ -1064,6 +1064,7 @@ def interval_bounds(stats, estimate, confidence_level, kind, z0=None, accelerati
     bounds, mc_se : ndarray, shape (..., 2)
         Lower and upper bound; NaN where BCa is undefined (z0 infinite).
     """
+    from scipy import special
     sorted_stats = np.sort(stats, axis=-1)
     lo_pct, hi_pct = percentile_levels(confidence_level)
     levels = np.stack(np.broadcast_arrays(np.full(estimate.shape, lo_pct / 100), np.full(estimate.shape, hi_pct / 100)),

@@ -16,7 +16,6 @@ results quote it when the runs per task are too few for the interval asked for.
 from __future__ import annotations
 
 import numpy as np
-from scipy import special, stats
 
 from ...errors import DesignError
 from . import _kernels as kernels
@@ -65,6 +64,7 @@ def welch_df(y, task, n_tasks):
 
 def expanded_level(confidence_level, fewest_runs, df):
     """The level at which the percentile interval spans sqrt(c / (c - 1)) t_df standard errors (arrays broadcast)."""
+    from scipy import special, stats
     fewest_runs = np.asarray(fewest_runs, dtype=float)
     z = np.sqrt(fewest_runs / (fewest_runs - 1)) * stats.t.ppf((1 + confidence_level) / 2, df)
     return 1 - 2 * special.ndtr(-z)

@@ -22,7 +22,7 @@ heuristic).  The numbers come from :mod:`rlstats.methods.percentiles._kernels`.
 from __future__ import annotations
 
 import numbers
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -77,9 +77,11 @@ def _check_pair(name, pair):
 def _check_identical(identical):
     if identical is None:
         return None
+    if not isinstance(identical, Iterable) or isinstance(identical, str):
+        raise OptionError(f"identical must be a list of (agent_a, agent_b, task) triples, got {identical!r}")
     triples = []
     for item in identical:
-        if isinstance(item, str) or len(item) != 3:
+        if not isinstance(item, (list, tuple)) or len(item) != 3:
             raise OptionError(f"identical must be a list of (agent_a, agent_b, task) triples, got {item!r}")
         triples.append(tuple(str(x) for x in item))
     return tuple(triples)

@@ -32,7 +32,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from ...errors import OptionError
 from ...resampling import chunk_generators
@@ -794,6 +793,7 @@ def pbp_t_payoff_bounds(layout, delta_cell, ties="le", self_payoff=0.5, identica
 
     Z = mu -/+ sd / sqrt(T) t_{1 - delta'/2, T - 1} over z_t = F_k(x_{i,t}).
     """
+    from scipy import stats
     n_a, n_e = layout.n_agents, layout.n_tasks
     _, z = payoff_tensor(layout, ties=ties)
     sizes = np.diff(layout.cell_start)

@@ -10,6 +10,7 @@ import pandas as pd
 from ... import format as fmt
 from . import plots
 from ...errors import OptionError
+from ...options import check_confidence_level
 from ...results import Result, resultclass
 
 _INTERVAL_NAMES = {
@@ -133,6 +134,8 @@ class PercentilesResult(Result):
         """
         if self.interval is None:
             raise OptionError("no interval was computed; rerun with interval=\"pbp\", \"pbp_t\" or \"bootstrap\"")
+        if confidence_level is not None:
+            confidence_level = check_confidence_level(confidence_level)
         if confidence_level is not None and not np.isclose(confidence_level, self.conf_level):
             raise OptionError(f"the intervals were computed at confidence level {self.conf_level}; rerun "
                               f"percentiles(..., delta={1 - confidence_level:g}) for level {confidence_level}")

@@ -38,7 +38,7 @@ from ...design import Design, build, design_of
 from ...format import count
 from ...errors import DesignError, OptionError
 from ...options import check_bool, check_choice, check_fraction, check_int, check_resamples
-from ...resampling import seed_sequence
+from ...resampling import check_rng, seed_sequence
 from . import _kernels as kernels
 from ._planning import CONSERVATIVE_RESAMPLES
 from ._result import _INSPECTOR_NAMES, _REPORTER_NAMES, CONF_LEVEL, SelectionCheckResult
@@ -531,7 +531,7 @@ def _run(design, fresh, treatment, baseline, reported_names, heldout, options, r
     # Two independent streams: the inspector's permutations and the conservative null.
     random_needed = options.n_candidates is not None or (
         options.inspector == "permutation" and not kernels.is_exact(n_p + n_i, n_p, options.n_resamples))
-    ss, seed = seed_sequence(rng) if random_needed else (np.random.SeedSequence(0), None)
+    ss, seed = seed_sequence(rng) if random_needed else (np.random.SeedSequence(0), check_rng(rng) and None)
     permutation_ss, conservative_ss = ss.spawn(2)
     inspector = _inspect(v_p, v_i, options, sigma, permutation_ss)
     reporter = _reporter_tests(v_p, options, sigma, conservative_ss)

@@ -21,7 +21,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from ...resampling import chunk_generators
 from ...statistics import monte_carlo_pvalue, monte_carlo_se, probability_of_improvement
@@ -121,6 +120,7 @@ def _mean_sd(v):
 
 
 def _reporter_z(v, mu0, sigma):
+    from scipy import stats
     n = v.shape[-1]
     statistic = (v.mean(axis=-1) - mu0) * np.sqrt(n) / sigma
     return statistic, np.full(statistic.shape, np.nan), stats.norm.sf(statistic)
@@ -128,6 +128,7 @@ def _reporter_z(v, mu0, sigma):
 
 def _reporter_t(v, mu0, sigma):
     # Centred, ddof = 1 variance (the paper's section 6.1 prints an uncentred one: erratum 4).
+    from scipy import stats
     n = v.shape[-1]
     mean, sd = _mean_sd(v)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -136,6 +137,7 @@ def _reporter_t(v, mu0, sigma):
 
 
 def _reporter_wilcoxon(v, mu0, sigma):
+    from scipy import stats
     result = stats.wilcoxon(v - mu0, alternative="greater", axis=-1)
     statistic = np.asarray(result.statistic, dtype=float)
     return statistic, np.full(statistic.shape, np.nan), np.asarray(result.pvalue, dtype=float)
@@ -198,6 +200,7 @@ def difference(v_reported, v_heldout, kind, sigma=None):
 
 def upper_tail(statistic, df):
     """P(T >= statistic) under N(0, 1) where df is NaN, Student t with df otherwise."""
+    from scipy import stats
     statistic, df = np.broadcast_arrays(np.asarray(statistic, dtype=float), np.asarray(df, dtype=float))
     normal = np.isnan(df)
     out = np.empty(statistic.shape)
@@ -372,6 +375,7 @@ def detection_probability(mean_reported, n_reported, n_heldout, beta=0.05, mu0=0
     (spec section 2.5; the exact form of the paper's Theorem 5).
     Vectorised over every argument.
     """
+    from scipy import stats
     n_heldout = np.asarray(n_heldout, dtype=float)
     z_beta = stats.norm.isf(beta)
     margin = mean_reported - mu0 - z_beta * np.sqrt(1 / n_reported + 1 / n_heldout)
@@ -391,6 +395,7 @@ def theorem5_gap(n_reported, alpha=0.05, beta=0.05, delta=0.05):
     The printed theorem has a sign slip and a missing ``1/sqrt(N_P)`` in its
     proof (spec section 2.5, erratum 5).
     """
+    from scipy import stats
     z = stats.norm.isf
     return (np.sqrt(2) * z(beta) - z(alpha) + z(delta)) / np.sqrt(n_reported)
 

@@ -7,7 +7,6 @@ from typing import ClassVar
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from ... import format as fmt
 from . import plots as plots_selection
@@ -181,6 +180,7 @@ class SelectionCheckResult(Result):
         Returns a :class:`~rlstats.results.ConfidenceInterval` ``(low, high)``;
         ``confidence_level=None`` is ``conf_level`` (the level of ``conf_int``).
         """
+        from scipy import stats
         level = self.conf_level if confidence_level is None else check_confidence_level(confidence_level)
         if self.std_error is None:
             return ConfidenceInterval(np.nan, np.nan)

@@ -41,11 +41,10 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import signal, stats
 
 from ...errors import DesignError, OptionError
-from ...statistics import (bonferroni, doubled_midranks, holm, monte_carlo_pvalue, monte_carlo_se,
-                           wilcoxon_signed_rank)
+from ...statistics import (bonferroni, chi2_sf, doubled_midranks, holm, monte_carlo_pvalue, monte_carlo_se,
+                           normal_sf, studentized_range_isf, studentized_range_sf, wilcoxon_signed_rank)
 from ...resampling import block_layout, chunk_generators, group_streams, parallel_map, permute_blocks
 
 VARIANTS = ("skillings_mack", "mack_skillings")
@@ -222,13 +221,23 @@ def _agent_groups(counts):
 def _components(present_bytes, shape):
     """Graph components of the agents for one pattern of present cells, once per pattern.
 
-    scipy's graph validation costs about 1 ms a call, which a power study (one design, thousands of
-    simulated data sets) would otherwise pay for every data set.
+    A power study asks for the same design's pattern with every simulated data set. Agents are linked
+    when they share a block; each search spreads from an agent not reached yet to all it links to.
     """
-    from scipy.sparse.csgraph import connected_components
-
     present = np.frombuffer(present_bytes, dtype=bool).reshape(shape).astype(np.int64)
-    return int(connected_components(present.T @ present > 0, directed=False)[0])
+    linked = present.T @ present > 0
+    reached = np.zeros(linked.shape[0], dtype=bool)
+    groups = 0
+    for start in range(linked.shape[0]):
+        if reached[start]:
+            continue
+        groups += 1
+        frontier = np.zeros_like(reached)
+        frontier[start] = True
+        while frontier.any():
+            reached |= frontier
+            frontier = linked[frontier].any(axis=0) & ~reached
+    return groups
 
 
 def _pseudo_inverse(cov, df):
@@ -299,7 +308,7 @@ def observed_statistic(setup):
 
 def asymptotic_pvalue(setup, t):
     """P(chi2_df >= t) with df = rank of the covariance (1.0 when df = 0)."""
-    return float(stats.chi2.sf(t, setup.df)) if setup.df > 0 else 1.0
+    return float(chi2_sf(t, setup.df)) if setup.df > 0 else 1.0
 
 
 # --------------------------------------------------------------------------- Monte Carlo
@@ -625,6 +634,7 @@ def _lattice_multipliers(setup):
 
 
 def _convolve_null(setup, limit):
+    from scipy import signal
     if setup.k != 2:
         raise OptionError(f"method='convolve' needs exactly 2 agents, the design has {setup.k}")
     a, unit = _lattice_multipliers(setup)
@@ -856,14 +866,14 @@ def critical_difference(k, n, c, alpha=0.05):
 def studentized_range_quantile(k, alpha):
     """Upper-alpha quantile of the range of k standard normals, computed once per (k, alpha).
 
-    scipy integrates it numerically (about half of a small test's time); power
+    It is integrated numerically (:func:`rlstats.statistics.studentized_range_isf`); power
     simulations ask for the same few values thousands of times.
     """
-    return float(stats.studentized_range.ppf(1 - alpha, k, np.inf))
+    return studentized_range_isf(float(alpha), int(k))
 
 
 def _tukey(z, k):
-    return stats.studentized_range.sf(np.sqrt(2.0) * np.abs(z), k, np.inf)
+    return studentized_range_sf(np.sqrt(2.0) * np.abs(z), k)
 
 
 def _cell_mean_ranks(setup, higher_is_better):
@@ -949,7 +959,7 @@ def pairwise(setup, *, higher_is_better=True, adjustment="auto", alpha=0.05):
     se = np.sqrt(np.maximum(var, 0.0))
     z = np.full(u.size, np.nan)
     z[testable] = diff[testable] / se[testable]
-    p = 2 * stats.norm.sf(np.abs(z))
+    p = 2 * normal_sf(np.abs(z))
     p_adj = np.full(u.size, np.nan)
     if adjustment == "tukey":
         p_adj[testable] = _tukey(z[testable], setup.k)

@@ -1,0 +1,120 @@
+"""What the command and the package import before they need it (issue 27: a command line that starts fast).
+
+Each check runs a fresh interpreter and lists the heavy libraries it loaded: ``rlstats --version`` and every
+``--help`` load none of pandas, scipy and matplotlib; ``import rlstats`` loads none; the default
+``rlstats compare`` and ``rlstats adastop update`` load no scipy and no matplotlib.  The timings are in
+``benchmarks/bench_startup.py``, not here.
+"""
+
+import argparse
+import json
+import subprocess
+import sys
+
+import pytest
+
+import rlstats
+from rlstats.cli import build_parser
+
+HEAVY = ("pandas", "scipy", "matplotlib")
+
+# Runs `python -m rlstats ARGS` as the console script does, then reports the heavy modules it imported
+# on the last line of stderr (the command's own output and exit status are kept).
+PROBE = """
+import json, runpy, sys
+sys.argv = ["rlstats"] + sys.argv[1:]
+status = 0
+try:
+    runpy.run_module("rlstats", run_name="__main__", alter_sys=True)
+except SystemExit as exc:
+    status = exc.code
+loaded = sorted(name for name in sys.modules if name.split(".")[0] in {heavy!r})
+sys.stderr.write("\\n" + json.dumps(loaded) + "\\n")
+sys.exit(status)
+""".format(heavy=set(HEAVY))
+
+
+def loaded_by_command(args, cwd):
+    done = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, timeout=300,
+                          cwd=cwd)
+    assert done.returncode == 0, done.stderr
+    return done.stdout, json.loads(done.stderr.strip().splitlines()[-1])
+
+
+def loaded_by_code(code, cwd):
+    report = f"import json, sys; print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in {set(HEAVY)!r})))"
+    done = subprocess.run([sys.executable, "-c", f"{code}\n{report}"], capture_output=True, text=True, timeout=300,
+                          cwd=cwd)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def commands(parser, prefix=()):
+    """Every command path of the parser: ('compare',), ('adastop',), ('adastop', 'update'), ..."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield prefix + (name,)
+                yield from commands(sub, prefix + (name,))
+
+
+COMMANDS = sorted(commands(build_parser()))
+
+
+def test_the_walk_finds_the_commands():
+    assert {("compare",), ("demo",), ("adastop", "update"), ("read-logs",)} <= set(COMMANDS)
+
+
+def test_version_imports_no_heavy_library(tmp_path):
+    out, loaded = loaded_by_command(["--version"], tmp_path)
+    assert out.strip() == f"rlstats {rlstats.__version__}"
+    assert loaded == []
+
+
+@pytest.mark.parametrize("command", [()] + COMMANDS, ids=lambda c: " ".join(c) or "rlstats")
+def test_help_imports_no_heavy_library(command, tmp_path):
+    out, loaded = loaded_by_command([*command, "--help"], tmp_path)
+    assert out.startswith("usage: rlstats")
+    assert loaded == []
+
+
+def test_import_rlstats_imports_no_heavy_library(tmp_path):
+    assert loaded_by_code("import rlstats", tmp_path) == []
+
+
+def test_public_names_load_on_first_use_without_scipy_or_matplotlib(tmp_path):
+    # Every public name (the back ends, power, logs) imports pandas but leaves scipy and matplotlib to the
+    # functions that use them.
+    loaded = loaded_by_code("from rlstats import *", tmp_path)
+    assert "pandas" in loaded
+    assert [m for m in loaded if m.split(".")[0] != "pandas"] == []
+
+
+def test_the_lazy_face_keeps_every_public_name(tmp_path):
+    code = ("import rlstats, rlstats.compare, rlstats.power._api, rlstats.normalize\n"
+            "assert callable(rlstats.compare) and callable(rlstats.power) and callable(rlstats.normalize)\n"
+            "assert set(rlstats.__all__) <= set(dir(rlstats))\n"
+            "assert all(getattr(rlstats, name) is not None for name in rlstats.__all__)\n"
+            "assert rlstats.selection.__name__ == 'rlstats.methods.selection'\n"
+            "assert rlstats.methods.METHODS and rlstats.results.Result")
+    loaded_by_code(code, tmp_path)
+    with pytest.raises(AttributeError, match="no attribute 'no_such_name'"):
+        rlstats.no_such_name  # noqa: B018
+
+
+def test_default_compare_imports_no_scipy_and_no_matplotlib(tmp_path):
+    rlstats.datasets.simulate(agents=3, tasks=10, seeds=1, effect=1.0, rng=0).to_csv(tmp_path / "small.csv",
+                                                                                     index=False)
+    for extra in ([], ["-o", "pvalue=asymptotic"], ["--format", "json"]):
+        out, loaded = loaded_by_command(["compare", "small.csv", "score ~ agent | task", *extra], tmp_path)
+        assert "Friedman" in out or '"statistic"' in out
+        assert [m for m in loaded if m.split(".")[0] != "pandas"] == [], extra
+
+
+def test_adastop_update_imports_no_scipy_and_no_matplotlib(tmp_path):
+    lines = ["agent,score"] + [f"{agent},{score}" for agent in ("a", "b") for score in (0.1, 0.5, 0.9, 1.3, 1.7)]
+    (tmp_path / "batch.csv").write_text("\n".join(lines) + "\n")
+    out, loaded = loaded_by_command(["adastop", "update", "state.json", "batch.csv", "--K", "3", "--n-resamples",
+                                     "500", "--seed", "0"], tmp_path)
+    assert "after batch 1" in out
+    assert [m for m in loaded if m.split(".")[0] != "pandas"] == []
