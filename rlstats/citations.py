@@ -165,8 +165,11 @@ def cite(result=None, *, data=None):
         keys += METHOD_ENTRIES[name]
         if (getattr(result, "options", None) or {}).get("interval") == "expanded":
             keys.append("hesterberg2015")
+    if data is not None and not isinstance(data, (str, list, tuple)):
+        raise OptionError(f"data= names datasets, e.g. data='atari100k' or data=['atari100k'], got "
+                          f"{type(data).__name__}: {data!r}")
     names = [data] if isinstance(data, str) else list(data or ())
-    unknown = [n for n in names if n not in DATA_ENTRIES]
+    unknown = [n for n in names if not isinstance(n, str) or n not in DATA_ENTRIES]
     if unknown:
         raise OptionError(f"data={unknown[0]!r} is not a dataset rlstats knows; known: {', '.join(sorted(DATA_ENTRIES))}")
     for n in names:

@@ -22,6 +22,7 @@ import csv
 import hashlib
 import json
 import logging
+import math
 import numbers
 import os
 import re
@@ -60,13 +61,26 @@ FAMILIES = ("normal", "lognormal", "t", "beta", "mixture")
 #: Families given to tasks in turn by ``distribution="mixed"``.
 MIXED_CYCLE = ("lognormal", "t", "mixture", "beta", "normal")
 
+#: The most scores simulate() and simulate_curves() draw, one row each (10**7 rows are about 300 MB).
+MAX_VALUES = 10**7
+
+
+def _check_size(function, sizes):
+    """Refuse, before drawing anything, a simulation of more than :data:`MAX_VALUES` scores."""
+    total = math.prod(sizes.values())
+    if total > MAX_VALUES:
+        shown = " x ".join(f"{n:,} {name}" for name, n in sizes.items())
+        raise OptionError(f"{function}() would draw {shown} = {total:,} scores, more than the {MAX_VALUES:,} "
+                          "allowed (one row each); ask for fewer")
+
+
 def _names(value, what, prefix, pad):
     """Names for ``agents``/``tasks``: generated from a count, or checked if given.
 
     Generated numbers are zero-padded to at least two digits when ``pad``.
     """
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-        n = check_int(what, value, minimum=1)
+        n = check_int(what, value, minimum=1, maximum=MAX_VALUES, why=" (one row each at the least)")
         width = max(2, len(str(n))) if pad else 1
         return tuple(f"{prefix}{i:0{width}d}" for i in range(1, n + 1))
     if isinstance(value, str) or not isinstance(value, Sequence):
@@ -259,6 +273,7 @@ def simulate(
     agent_names = _names(agents, "agents", "agent_", pad=False)
     task_names = _names(tasks, "tasks", "task_", pad=True)
     n_seeds = check_int("seeds", seeds, minimum=1)
+    _check_size("simulate", {"agents": len(agent_names), "tasks": len(task_names), "seeds": n_seeds})
     shifts = _shifts(effect, len(agent_names))
     distribution = check_choice("distribution", distribution, ("mixed",) + FAMILIES)
     heterogeneity = _heterogeneity(heterogeneity)
@@ -346,6 +361,8 @@ def simulate_curves(
     task_names = _names(tasks, "tasks", "task_", pad=True)
     n_seeds = check_int("seeds", seeds, minimum=1)
     n_steps = check_int("steps", steps, minimum=1)
+    _check_size("simulate_curves", {"agents": len(agent_names), "tasks": len(task_names), "seeds": n_seeds,
+                                    "steps": n_steps})
     shifts = _shifts(effect, len(agent_names))
     heterogeneity = _heterogeneity(heterogeneity)
     rho = check_fraction("rho", rho, open_interval=False)

@@ -306,13 +306,18 @@ def build(data, formula, *, na_action="raise", eval_env=0, extra_columns=(), poo
         are points of learning curves (a step column varying within a cell).
     """
     na_action = check_choice("na_action", na_action, NA_ACTIONS)
+    if not isinstance(data, pd.DataFrame):
+        raise DesignError(f"data must be a pandas DataFrame in long format (one row per run), "
+                          f"got {type(data).__name__}")
     if step is not None and step not in data.columns:
         raise DesignError(f"step column '{step}' not found in data; available: {list(data.columns)}")
 
     pool_tasks = check_bool("pool_tasks", pool_tasks)
-    if not isinstance(data, pd.DataFrame):
-        raise DesignError(f"data must be a pandas DataFrame in long format (one row per run), "
-                          f"got {type(data).__name__}")
+    curves = check_bool("curves", curves)
+    if isinstance(extra_columns, str):
+        extra_columns = (extra_columns,)
+    if not isinstance(extra_columns, (list, tuple)):
+        raise OptionError(f"extra_columns must be a list of column names, got {extra_columns!r}")
     if len(data) == 0:
         raise DesignError("data has no rows; pass a DataFrame with one row per run")
     if not isinstance(formula, formula_module.Formula):
@@ -327,8 +332,7 @@ def build(data, formula, *, na_action="raise", eval_env=0, extra_columns=(), poo
     if normalize is not None:
         data, note = normalize_response(data, formula, normalize)
         notes.append(note)
-    if not isinstance(eval_env, patsy.EvalEnvironment):
-        eval_env = patsy.EvalEnvironment.capture(eval_env, reference=1)
+    eval_env = capture_environment(eval_env)
     formula_module.check_columns(formula, data.columns, eval_env)
     missing_extra = [c for c in extra_columns if c not in data.columns]
     if missing_extra:
@@ -479,9 +483,25 @@ def design_of(data, formula=None, *, eval_env=0, **options):
         return data
     if formula is None:
         raise OptionError("formula is required, e.g. 'score ~ agent | task'")
-    if not isinstance(eval_env, patsy.EvalEnvironment):
-        eval_env = patsy.EvalEnvironment.capture(eval_env, reference=1)
-    return build(data, formula, eval_env=eval_env, **options)
+    return build(data, formula, eval_env=capture_environment(eval_env), **options)
+
+
+def capture_environment(eval_env, reference=1):
+    """``eval_env`` as an EvalEnvironment: given, or that many frames above the caller of the function calling this.
+
+    ``reference`` counts further frames up (1: the caller of the function that calls this one, as a
+    public function does to reach its own caller). A bad value is an OptionError, not patsy's TypeError.
+    """
+    if isinstance(eval_env, patsy.EvalEnvironment):
+        return eval_env
+    if isinstance(eval_env, bool) or not isinstance(eval_env, int) or eval_env < 0:
+        raise OptionError(f"eval_env must be a patsy.EvalEnvironment or a number of frames above the caller (0, 1, "
+                          f"...), got {eval_env!r}")
+    try:
+        return patsy.EvalEnvironment.capture(eval_env, reference=reference + 1)
+    except ValueError:  # patsy: the call stack is not that deep
+        raise OptionError(f"eval_env={eval_env} counts more frames than the call stack holds; pass 0 for the "
+                          "caller's own names") from None
 
 
 def _roles(formula):
@@ -647,9 +667,11 @@ def _check_one_row_per_step(design, column):
     same = _repeats(design.agent, design.task, design.run, step)
     if same.any():
         i = int(np.flatnonzero(same)[0])
+        end = i + int(np.argmin(np.append(same[i:], False)))  # the repeats of row i follow it
+        at = step[i].item() if isinstance(step[i], np.generic) else step[i]
         raise DesignError(
-            f"run {design.seeds[i]!r} of {_cell_label(design, i)} has {int(same.sum()) + 1} rows at step "
-            f"{step[i]!r} ({int(same.sum())} duplicate (run, step) row(s) in all); keep one row per run and step, "
+            f"run {design.seeds[i]!r} of {_cell_label(design, i)} has {end - i + 1} rows at step "
+            f"{at!r} ({int(same.sum())} duplicate (run, step) row(s) in all); keep one row per run and step, "
             f"e.g. the last logged: df.drop_duplicates(['{design.formula.groups}', '{design.formula.blocks}', "
             f"'{design.formula.replicate}', '{column}'], keep='last')")
 

@@ -43,6 +43,10 @@ def _require_columns(frame, columns, what):
         raise DesignError(
             f"{what} has no column {_show(missing)}; its columns are {_show(frame.columns)}"
         )
+    repeated = [c for c in dict.fromkeys(columns) if (frame.columns == c).sum() > 1]
+    if repeated:
+        raise DesignError(f"{what} has {(frame.columns == repeated[0]).sum()} columns named {repeated[0]!r}; "
+                          "give columns unique names")
 
 
 def _check_names(low, high, by, score):
@@ -143,6 +147,9 @@ def normalize(df, reference, *, low="random", high="human", by="task", score="sc
     2     B    Pong  1.004249
     """
     _check_names(low, high, by, score)
+    if not isinstance(df, pd.DataFrame):
+        raise DesignError(f"df must be a pandas DataFrame with a {by!r} and a {score!r} column, got "
+                          f"{type(df).__name__}")
     ref = _reference_frame(reference)
     _require_columns(df, [by, score], "the data")
     _require_columns(ref, [by, low, high], "the reference")

@@ -21,12 +21,11 @@ import re
 
 import numpy as np
 import pandas as pd
-import patsy
 
-from .design import NOTES_ATTR, build
+from .design import NOTES_ATTR, build, capture_environment
 from .format import count, format_step
 from .errors import DesignError, OptionError
-from .options import check_choice, check_int
+from .options import check_bool, check_choice, check_int
 
 ALIGN_METHODS = ("last", "linear")
 SUMMARIES = ("final", "last_k_mean", "auc", "max", "time_to_threshold")
@@ -191,7 +190,7 @@ def align_steps(data, formula, *, step, steps=None, method="last", na_action="ra
     [0.0, 4.0, 10.0, 0.0, 1.0, 2.0]
     """
     method = check_choice("method", method, ALIGN_METHODS)
-    design = curves_design(data, formula, step, na_action, patsy.EvalEnvironment.capture(eval_env, reference=1))
+    design = curves_design(data, formula, step, na_action, capture_environment(eval_env))
     starts, stops = run_bounds(design)
     logged = design.extra[step].astype(float)
     grid = default_grid(logged, starts, stops) if steps is None else check_grid(steps)
@@ -206,13 +205,22 @@ def align_steps(data, formula, *, step, steps=None, method="last", na_action="ra
 def _threshold_of(threshold, design):
     """Threshold per task: a number for every task, or a mapping task -> number covering them all."""
     if isinstance(threshold, numbers.Real) and not isinstance(threshold, bool):
-        return np.full(design.n_tasks, float(threshold)), f"{float(threshold):g}"
-    if isinstance(threshold, (dict, pd.Series)):
+        values, said = np.full(design.n_tasks, float(threshold)), f"{float(threshold):g}"
+    elif isinstance(threshold, (dict, pd.Series)):
         missing = [t for t in design.tasks if t not in threshold]
         if missing:
             raise OptionError(f"threshold= has no value for task(s) {missing[:5]}; give one per task or a single number")
-        return np.array([float(threshold[t]) for t in design.tasks]), "a threshold per task"
-    raise OptionError("time_to_threshold needs threshold=: a number, or a dict {task: number}")
+        try:
+            values, said = np.array([float(threshold[t]) for t in design.tasks]), "a threshold per task"
+        except (TypeError, ValueError):
+            raise OptionError("threshold= must give a number for every task") from None
+    else:
+        raise OptionError("time_to_threshold needs threshold=: a number, or a dict {task: number}")
+    if not np.isfinite(values).all():
+        task = design.tasks[int(np.flatnonzero(~np.isfinite(values))[0])]
+        raise OptionError(f"threshold= must be a finite number; it is {values[~np.isfinite(values)][0]} for task "
+                          f"{task!r}, which no score can reach or every score reaches")
+    return values, said
 
 
 def summarize_runs(data, formula, *, step, how="final", k=10, threshold=None, normalize_auc=False,
@@ -264,7 +272,8 @@ def summarize_runs(data, formula, *, step, how="final", k=10, threshold=None, no
     """
     how = check_choice("how", how, SUMMARIES)
     method = check_choice("method", method, ALIGN_METHODS)
-    design = curves_design(data, formula, step, na_action, patsy.EvalEnvironment.capture(eval_env, reference=1))
+    normalize_auc = check_bool("normalize_auc", normalize_auc)
+    design = curves_design(data, formula, step, na_action, capture_environment(eval_env))
     name = _value_name(design.formula)
     starts, stops = run_bounds(design)
     logged = design.extra[step].astype(float)
@@ -283,6 +292,12 @@ def summarize_runs(data, formula, *, step, how="final", k=10, threshold=None, no
                 "so their areas are not comparable; pass steps= covering a range every run reached")
         runs = [row[~np.isnan(row)] for row in matrix]
         run_steps = [grid[~np.isnan(row)] for row in matrix]
+        empty = [i for i, r in enumerate(runs) if r.size == 0]
+        if empty:
+            i = starts[empty[0]]
+            raise DesignError(f"{len(empty)} run(s) have no value at any of the steps= given (e.g. run "
+                              f"{design.seeds[i]!r} of agent {design.agents[design.agent[i]]!r}, logged from step "
+                              f"{format_step(logged[i])}); pass steps= within the logged range")
     else:
         runs = [design.y[a:b] for a, b in zip(starts, stops)]
         run_steps = [logged[a:b] for a, b in zip(starts, stops)]

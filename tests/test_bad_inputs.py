@@ -1,18 +1,30 @@
-"""A catalogue of bad or awkward inputs: each is a clear rlstats error naming what is wrong.
+"""A catalogue of bad or awkward inputs: each is a clear rlstats error naming what is wrong, or a result whose
+printed notes say what was changed.
 
-Each row: what the input is, how to make it from a clean frame, the call, the error class and a
-phrase the message must contain. The command-line table below runs the same kind of input through
-``rlstats compare`` and expects exit status 2, one message and no traceback.
+Every public function and every subcommand of the ``rlstats`` command is here. A row of a table is one input:
+how to make it from a small clean frame, the call, the error class and a phrase the message must contain (the
+column, value, option or formula part at fault). Every call is checked to leave the caller's frames as they were
+(:func:`unchanged`). The command line runs in-process (``rlstats.cli.main``): exit status 2, one
+``rlstats: error:`` line on stderr, nothing on stdout, no file written; a few cases run it as the shell does.
 """
 
+import contextlib
+import copy
+import inspect
+import io
+import json
 import subprocess
 import sys
+import types
 
+import numpy as np
 import pandas as pd
 import pytest
 
 import rlstats
-from rlstats.errors import DesignError, OptionError
+from rlstats.cli import main
+from rlstats.errors import (DataUnavailableError, DesignError, FormulaError, LogReadError, OptionError, RlstatsError,
+                            RlstatsWarning)
 
 
 def _atari_like():
@@ -80,8 +92,7 @@ CLI_CASES = [
 def test_command_line(name, make, formula, phrase, tmp_path):
     path = tmp_path / "runs.csv"
     make().to_csv(path, index=False)
-    done = subprocess.run([sys.executable, "-m", "rlstats", "compare", str(path), formula],
-                          capture_output=True, text=True, timeout=120)
+    done = _cli("compare", path, formula)
     assert done.returncode == 2
     assert phrase in done.stderr and "Traceback" not in done.stderr
 
@@ -122,11 +133,6 @@ def _written(path, content):
     return path
 
 
-def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "rlstats", *map(str, args)], capture_output=True, text=True,
-                          timeout=120)
-
-
 @pytest.mark.parametrize("make, extra, phrase", [
     (lambda p: _runs_csv(p, sep=";"), [], "looks separated by ';': pass --sep ';'"),
     (lambda p: _written(p / "runs.parquet", b"agent,task\n"), [], "not a readable Parquet"),
@@ -155,8 +161,6 @@ def test_a_formula_on_the_command_line_runs_no_code(tmp_path, formula):
 
 
 def test_allow_python_restores_python_and_json_stays_parseable(tmp_path):
-    import json
-
     done = _cli("compare", _runs_csv(tmp_path), "np.log1p(score - score.min()) ~ agent | task", "--allow-python",
                 "--format", "json", "--plot", tmp_path / "cd.png")
     assert done.returncode == 0, done.stderr
@@ -175,3 +179,1476 @@ def test_two_atari_agents_with_a_game_column_are_not_pooled(atari):
     pair = atari[atari["agent"].isin(["SPR", "DrQ(eps)"])].rename(columns={"task": "game"})
     with pytest.raises(DesignError, match=r"26 levels \(column 'game'\).*'score ~ agent \| game'"):
         rlstats.compare(pair, "score ~ agent")
+
+
+# ============================================================================= the catalogue (issue 27)
+#
+# Shared frames, built once: two agents, three tasks, three seeds (18 runs); one task with five seeds (10 runs,
+# enough for a permutation test at 0.05); learning curves of 2 agents, 3 tasks and 3 seeds at 5 steps (90 rows);
+# a normalisation reference for the three tasks.
+
+TINY = rlstats.datasets.simulate(agents=2, tasks=3, seeds=3, rng=0)
+ONE_TASK = rlstats.datasets.simulate(agents=2, tasks=1, seeds=5, rng=0).drop(columns="task")
+CURVES = rlstats.datasets.simulate_curves(agents=2, tasks=3, seeds=3, steps=5, rng=0)
+REFERENCE = pd.DataFrame({"task": ["task_01", "task_02", "task_03"], "random": 0.0, "human": 10.0})
+
+
+@contextlib.contextmanager
+def unchanged(*values):
+    """The DataFrames among ``values`` hold the same cells, dtypes and attrs after the block as before it."""
+    frames = [v for v in values if isinstance(v, pd.DataFrame)]
+    before = [(frame.copy(deep=True), copy.deepcopy(frame.attrs)) for frame in frames]
+    yield
+    for frame, (cells, attrs) in zip(frames, before):
+        pd.testing.assert_frame_equal(frame, cells)
+        assert frame.attrs == attrs
+
+
+def fails(error, phrases, call, *args, **kwargs):
+    """``call(*args, **kwargs)`` raises ``error`` whose message holds every phrase; the frames passed are unchanged."""
+    assert issubclass(error, RlstatsError)
+    with unchanged(*args, *kwargs.values()), pytest.raises(error) as info:
+        call(*args, **kwargs)
+    message = str(info.value)
+    for phrase in [phrases] if isinstance(phrases, str) else phrases:
+        assert phrase in message, message
+    return message
+
+
+def noted(phrases, call, *args, **kwargs):
+    """``call(...)`` returns a result one of whose printed notes holds every phrase; the frames passed are unchanged."""
+    with unchanged(*args, *kwargs.values()):
+        result = call(*args, **kwargs)
+    notes = [line for line in str(result).splitlines() if line.startswith("Note: ")]
+    phrases = [phrases] if isinstance(phrases, str) else phrases
+    assert any(all(phrase in note for phrase in phrases) for note in notes), notes
+    return result
+
+
+#: back end -> (function, data, formula, options that make a quick call succeed on that data)
+BACKENDS = {
+    "skillings_mack": (rlstats.skillings_mack, TINY, "score ~ agent | task",
+                       {"pvalue": "monte_carlo", "n_resamples": 200, "rng": 0}),
+    "bootstrap": (rlstats.bootstrap, TINY, "score ~ agent | task", {"n_resamples": 200, "rng": 0}),
+    "probability_of_improvement": (rlstats.probability_of_improvement, TINY, "score ~ agent | task",
+                                   {"n_resamples": 200, "rng": 0}),
+    "performance_profile": (rlstats.performance_profile, TINY, "score ~ agent | task",
+                            {"n_resamples": 200, "rng": 0}),
+    "percentiles": (rlstats.percentiles, TINY, "score ~ agent | task",
+                    {"interval": "bootstrap", "n_resamples": 240, "rng": 0}),
+    "adastop": (rlstats.adastop, ONE_TASK, "score ~ agent", {"n": 5, "K": 1, "n_resamples": 200, "rng": 0}),
+    "permutation": (rlstats.permutation, ONE_TASK, "score ~ agent", {"n_resamples": 200, "rng": 0}),
+    "selection_check": (rlstats.selection_check, TINY, "score ~ agent | task",
+                        {"treatment": "agent_2", "baseline": "agent_1", "reported": ["task_01", "task_02"],
+                         "n_resamples": 200, "rng": 0}),
+    "task_table": (rlstats.task_table, TINY, "score ~ agent | task", {"n_resamples": 200, "rng": 0}),
+    "curves": (rlstats.curves, CURVES, "score ~ agent | task/seed", {"step": "step", "n_resamples": 200, "rng": 0}),
+}
+
+
+def _accepts(name, option):
+    return option in inspect.signature(BACKENDS[name][0]).parameters
+
+
+@pytest.mark.parametrize("name", BACKENDS)
+def test_every_back_end_runs_on_the_tiny_frames(name):
+    function, data, formula, options = BACKENDS[name]
+    with unchanged(data):
+        result = function(data, formula, **options)
+    assert result.nobs == (len(data) if name != "curves" else 18)  # curves: one number per run
+    assert str(result).startswith("\n\t")
+
+
+# ----------------------------------------------------------------------------- options shared by the back ends
+
+#: (option, bad value, error, phrases of the message)
+SHARED_OPTIONS = [
+    ("n_resamples", 0, OptionError, "n_resamples must be at least"),
+    ("n_resamples", -1, OptionError, "n_resamples must be at least"),
+    ("n_resamples", 2.5, OptionError, "n_resamples must be a whole number, got 2.5"),
+    ("n_resamples", "many", OptionError, "n_resamples must be a whole number, got 'many'"),
+    ("n_resamples", True, OptionError, "n_resamples must be a whole number, got True"),
+    ("n_resamples", 10**13, OptionError, ("n_resamples=", "more than", "10,000,000")),
+    ("confidence_level", 0, OptionError, "confidence_level must be strictly between 0 and 1, got 0"),
+    ("confidence_level", 1, OptionError, "confidence_level must be strictly between 0 and 1, got 1"),
+    ("confidence_level", 1.5, OptionError, "confidence_level must be strictly between 0 and 1, got 1.5"),
+    ("confidence_level", 0.05, OptionError, "pass confidence_level=0.95"),
+    ("confidence_level", float("nan"), OptionError, "confidence_level must be a number between 0 and 1, got nan"),
+    ("confidence_level", "x", OptionError, "confidence_level must be a number between 0 and 1, got 'x'"),
+    ("alpha", 0, OptionError, "alpha must be strictly between 0 and 1"),
+    ("alpha", 1.5, OptionError, "alpha must be strictly between 0 and 1"),
+    ("alpha", float("nan"), OptionError, "alpha must be a number between 0 and 1, got nan"),
+    ("alpha", "x", OptionError, "alpha must be a number between 0 and 1, got 'x'"),
+    ("na_action", "ignore", OptionError, "na_action='ignore' is not one of the allowed values: 'raise', 'drop'"),
+    ("na_action", None, OptionError, "na_action=None is not one of the allowed values"),
+    ("rng", "abc", OptionError, "rng must be None, an int or a numpy.random.Generator, got str"),
+    ("rng", -1, OptionError, "rng must be a non-negative int, got -1"),
+    ("rng", 1.5, OptionError, "rng must be None, an int or a numpy.random.Generator, got float"),
+    ("rng", True, OptionError, "got True"),
+    ("rng", np.random.RandomState(0), OptionError, "the legacy np.random.RandomState"),
+    ("n_jobs", 0, OptionError, "n_jobs must be a positive whole number or -1 (all cores), got 0"),
+    ("n_jobs", -2, OptionError, "n_jobs must be a positive whole number or -1 (all cores), got -2"),
+    ("n_jobs", 1.5, OptionError, "n_jobs must be a positive whole number or -1 (all cores), got 1.5"),
+    ("n_jobs", 10**6, OptionError, "n_jobs=1,000,000 is more than"),
+    ("progress", "yes", OptionError, "progress must be True or False, got 'yes'"),
+    ("higher_is_better", "yes", OptionError, "higher_is_better must be True or False, got 'yes'"),
+    ("normalize", "no_such_reference", OptionError, "'no_such_reference' is not one of the allowed values"),
+    ("normalize", 3, OptionError, "reference must be a DataFrame with a task column"),
+    ("normalize", {"low": "random"}, OptionError, "normalize= as a dict must hold 'reference'"),
+    ("normalize", REFERENCE.iloc[:2], DesignError, "missing from the reference's 'task' column: 'task_03'"),
+    ("normalize", REFERENCE.assign(human=0.0), DesignError, "the reference's range is zero or negative"),
+    ("eval_env", "x", OptionError, "eval_env must be a patsy.EvalEnvironment or a number of frames"),
+    ("eval_env", 10**6, OptionError, "eval_env=1000000 counts more frames than the call stack holds"),
+]
+
+
+def _shown(value):
+    """A short readable id for a value in a test id."""
+    if isinstance(value, pd.DataFrame):
+        return f"a frame of {len(value)} rows"
+    return repr(value)[:24]
+
+
+def _shared_option_cases():
+    for name in BACKENDS:
+        for option, value, error, phrases in SHARED_OPTIONS:
+            if _accepts(name, option):
+                yield pytest.param(name, option, value, error, phrases, id=f"{name}-{option}={_shown(value)}")
+
+
+@pytest.mark.parametrize("name, option, value, error, phrases", list(_shared_option_cases()))
+def test_a_bad_value_of_a_shared_option(name, option, value, error, phrases):
+    function, data, formula, options = BACKENDS[name]
+    fails(error, phrases, function, data, formula, **{**options, option: value})
+
+
+#: (back end, option, bad value, error, phrases): the options each back end has of its own
+OWN_OPTIONS = [
+    ("skillings_mack", "variant", "kruskal", OptionError, "variant='kruskal' is not one of the allowed values"),
+    ("skillings_mack", "within_cell", "max", OptionError, "within_cell='max' is not one of the allowed values"),
+    ("skillings_mack", "pvalue", "exactly", OptionError, "pvalue='exactly' is not one of the allowed values"),
+    ("skillings_mack", "adjustment", "fdr", OptionError, "adjustment='fdr' is not one of the allowed values"),
+    ("skillings_mack", "posthoc", "nemenyi", OptionError, "posthoc='nemenyi' is not one of the allowed values"),
+    ("skillings_mack", "tie_correction", "yes", OptionError, "tie_correction must be True or False"),
+    ("bootstrap", "metrics", "trimmed", OptionError, "metric 'trimmed' is not one of the built-in metrics"),
+    ("bootstrap", "metrics", -1, OptionError, "metrics must be a metric name, a function, or a list"),
+    ("bootstrap", "metrics", [], OptionError, "metrics is empty"),
+    ("bootstrap", "metrics", ["iqm", "iqm"], OptionError, "metric name(s) ['iqm'] appear more than once"),
+    ("bootstrap", "interval", "studentized", OptionError, "interval='studentized' is not one of the allowed values"),
+    ("bootstrap", "task_bootstrap", "yes", OptionError, "task_bootstrap must be True or False"),
+    ("bootstrap", "rliable_compat", 1, OptionError, "rliable_compat must be True or False, got 1"),
+    ("bootstrap", "gamma", "x", OptionError, "gamma must be a finite number, got 'x'"),
+    ("bootstrap", "gamma", float("inf"), OptionError, "gamma must be a finite number, got inf"),
+    ("probability_of_improvement", "pairs", -1, OptionError, "pairs must be a list of (agent_1, agent_2) tuples"),
+    ("probability_of_improvement", "pairs", "agent_1", OptionError, "pairs must be a list of (agent_1, agent_2)"),
+    ("probability_of_improvement", "pairs", [("agent_1", "agent_1")], OptionError, "compares an agent with itself"),
+    ("probability_of_improvement", "pairs", [("agent_1", "nobody")], OptionError, "agent 'nobody' in pairs="),
+    ("probability_of_improvement", "pairs", [], OptionError, "pairs is empty; pass None for all pairs"),
+    ("probability_of_improvement", "interval", "bca", OptionError, "interval='bca' is not one of the allowed"),
+    ("performance_profile", "kind", "agents", OptionError, "kind='agents' is not one of the allowed values"),
+    ("performance_profile", "tau", "x", OptionError, "tau must be a sequence of numbers, got 'x'"),
+    ("performance_profile", "tau", -1, OptionError, "tau must be a non-empty 1-D array of finite thresholds"),
+    ("performance_profile", "tau", [0.0, float("nan")], OptionError, "tau must be"),
+    ("percentiles", "interval", "normal", OptionError, "interval='normal' is not one of the allowed values"),
+    ("percentiles", "ties", "high", OptionError, "ties='high' is not one of the allowed values"),
+    ("percentiles", "delta", 0, OptionError, "delta must be strictly between 0 and 1"),
+    ("percentiles", "delta", 1.5, OptionError, "delta must be strictly between 0 and 1"),
+    ("percentiles", "self_payoff", -1, OptionError, "self_payoff must be between 0 and 1, got -1"),
+    ("percentiles", "bounds", "nosuch", OptionError, "bounds must be a (low, high) pair of numbers"),
+    ("percentiles", "bounds", (5, 1), OptionError, "low must be smaller than high"),
+    ("percentiles", "identical", -1, OptionError, "identical must be a list of (agent_a, agent_b, task) triples"),
+    ("percentiles", "identical", "agent_1", OptionError, "identical must be a list of (agent_a, agent_b, task)"),
+    ("adastop", "n", 0, OptionError, "n must be at least 1, got 0"),
+    ("adastop", "n", 2.5, OptionError, "n must be a whole number, got 2.5"),
+    ("adastop", "n", 10**9, OptionError, "n=1000000000 is more than"),
+    ("adastop", "K", 0, OptionError, "K must be at least 1, got 0"),
+    ("adastop", "K", 10**9, OptionError, "K=1000000000 is more than"),
+    ("adastop", "beta", -1, OptionError, "beta must be between 0 and 1"),
+    ("adastop", "beta", 1.5, OptionError, "beta must be between 0 and 1"),
+    ("adastop", "comparisons", "some", OptionError, "comparisons='some' is not allowed"),
+    ("adastop", "comparisons", -1, OptionError, "comparisons must be \"all\" or a list of (agent_1, agent_2)"),
+    ("adastop", "reference", "nobody", OptionError, "reference='nobody' is not an agent"),
+    ("adastop", "reference", -1, OptionError, "reference must name an agent (a string), got -1"),
+    ("adastop", "batch", "nosuch", DesignError, "column(s) ['nosuch'] not found in data"),
+    ("adastop", "batch", -1, OptionError, "batch must name a column (a string), got -1"),
+    ("adastop", "permutations", "random", OptionError, "permutations='random' is not one of the allowed values"),
+    ("permutation", "comparisons", "some", OptionError, "comparisons='some' is not allowed"),
+    ("permutation", "reference", "nobody", OptionError, "reference='nobody' is not an agent"),
+    ("permutation", "permutations", "random", OptionError, "permutations='random' is not one of the allowed"),
+    ("selection_check", "treatment", "nobody", OptionError, "treatment='nobody' is not an agent in column 'agent'"),
+    ("selection_check", "baseline", "nobody", OptionError, "baseline='nobody' is not an agent in column 'agent'"),
+    ("selection_check", "reported", -1, OptionError, "reported= must be a list of task names, got -1"),
+    ("selection_check", "reported", "nosuch", OptionError, "reported='nosuch' is not a column of the data"),
+    ("selection_check", "reported", ["task_1"], OptionError, "reported= names 1 unknown task(s) in column 'task'"),
+    ("selection_check", "heldout", "nosuch", OptionError, "heldout= must be a list of task names, got 'nosuch'"),
+    ("selection_check", "effect", "ratio", OptionError, "effect='ratio' is not one of the allowed values"),
+    ("selection_check", "inspector", "oracle", OptionError, "inspector='oracle' is not one of the allowed"),
+    ("selection_check", "reporter", "oracle", OptionError, "reporter='oracle' is not one of the allowed values"),
+    ("selection_check", "mu_gap", -1, OptionError, "mu_gap must be >= 0"),
+    ("selection_check", "sigma", -1, OptionError, "sigma must be None (unknown sd), \"pooled\" or a positive"),
+    ("selection_check", "beta", 1.5, OptionError, "beta must be strictly between 0 and 1"),
+    ("task_table", "statistic", "max", OptionError, "statistic='max' is not one of the allowed values"),
+    ("task_table", "test", "ttest", OptionError, "test='ttest' is not one of the allowed values"),
+    ("task_table", "adjustment", "fdr", OptionError, "adjustment='fdr' is not one of the allowed values"),
+    ("task_table", "aggregate", "mean", OptionError, "aggregate= must be None or 'bootstrap', got 'mean'"),
+    ("curves", "step", "nosuch", DesignError, "step column 'nosuch' not found in data"),
+    ("curves", "step", -1, OptionError, "step= names the step column, e.g. step='step'; got -1"),
+    ("curves", "statistic", "max", OptionError, "statistic='max' is not one of the allowed values"),
+    ("curves", "align", "nearest", OptionError, "align='nearest' is not one of the allowed values"),
+    ("curves", "compare", "some", OptionError, "compare= must be 'all', None or a list of (agent, agent) pairs"),
+    ("curves", "compare", -1, OptionError, "compare= must be 'all', None or a list of (agent, agent) pairs"),
+    ("curves", "compare", [("agent_1", "agent_1")], OptionError, "compares an agent with itself"),
+    ("curves", "compare", [("agent_1", "nobody")], OptionError, "compare= names agent(s) ['nobody'] not in the data"),
+    ("curves", "steps", "x", OptionError, "steps= must be finite numbers in increasing order"),
+    ("curves", "steps", [3, 1], OptionError, "steps= must be finite numbers in increasing order"),
+    ("curves", "steps", range(0, 10**7), OptionError, "more than the 100,000 a grid may have"),
+    ("curves", "gamma", "x", OptionError, "gamma must be a finite number, got 'x'"),
+]
+
+
+@pytest.mark.parametrize("name, option, value, error, phrases", OWN_OPTIONS,
+                         ids=[f"{c[0]}-{c[1]}={_shown(c[2])}" for c in OWN_OPTIONS])
+def test_a_bad_value_of_a_back_end_option(name, option, value, error, phrases):
+    function, data, formula, options = BACKENDS[name]
+    fails(error, phrases, function, data, formula, **{**options, option: value})
+
+
+@pytest.mark.parametrize("method", sorted(rlstats.methods.METHODS))
+@pytest.mark.parametrize("option", ["nosuch", "seed", "confidence", "n_boot"])
+def test_an_option_compare_does_not_know_names_it_and_lists_the_others(method, option):
+    _, data, formula, _ = BACKENDS["selection_check" if method == "selection" else method]
+    message = fails(OptionError, f"method={method!r} has no option {option!r}; its options are: ", rlstats.compare,
+                    data, formula, method=method, **{option: 1})
+    assert "n_resamples" in message or "alpha" in message
+
+
+@pytest.mark.parametrize("method, phrase", [
+    ("nosuch", "method='nosuch' is not one of the available methods: adastop, bootstrap"),
+    (3, "method=3 is not one of the available methods"),
+    ("Bootstrap", "method='Bootstrap' is not one of the available methods"),
+])
+def test_compare_with_an_unknown_method(method, phrase):
+    fails(OptionError, phrase, rlstats.compare, TINY, "score ~ agent | task", method=method)
+
+
+@pytest.mark.parametrize("subset, error, phrase", [
+    ("nosuch > 0", OptionError, "subset='nosuch > 0' could not be evaluated on the columns"),
+    ("seed >", OptionError, "subset='seed >' could not be evaluated"),
+    ("seed > 99", DesignError, "subset='seed > 99' keeps no rows"),
+    (np.ones(5, bool), OptionError, "subset= must give one True/False per row (18)"),
+    (np.ones(18), OptionError, "got an array of dtype float64"),
+    (3, OptionError, "subset= must give one True/False per row (18)"),
+    (np.zeros(18, bool), DesignError, "subset=a boolean mask keeps no rows"),
+], ids=["unknown column", "not a condition", "keeps nothing", "short mask", "float mask", "a number", "all False"])
+def test_compare_with_a_bad_subset(subset, error, phrase):
+    fails(error, phrase, rlstats.compare, TINY, "score ~ agent | task", subset=subset, pvalue="asymptotic")
+
+
+# ----------------------------------------------------------------------------- data and formulas, every back end
+
+
+def _set(column, value, rows=slice(None)):
+    def make(data):
+        data = data.copy()
+        data[column] = data[column].astype(object) if value is None else data[column]
+        data.loc[data.index[rows], column] = value
+        return data
+    return make
+
+
+#: (what, how to make it from the back end's clean frame, error, phrases)
+BAD_DATA = [
+    ("all scores NaN", _set("score", np.nan), DesignError, ("column 'score' has", "missing value(s)")),
+    ("one score NaN", _set("score", np.nan, [0]), DesignError, "pass na_action=\"drop\" to drop those rows"),
+    ("an inf score", _set("score", np.inf, [0]), FormulaError, "column 'score' contains 1 non-finite value (1 inf"),
+    ("a -inf score", _set("score", -np.inf, [1]), FormulaError, "(1 -inf; first rows: [1])"),
+    ("scores as text", lambda d: d.assign(score=d["score"].astype(str) + "pts"), FormulaError,
+     ("column 'score' has dtype", "the response must be numeric", "pd.to_numeric")),
+    ("numbers stored as objects", lambda d: d.assign(score=d["score"].astype(object)), FormulaError,
+     "column 'score' has dtype object"),
+    ("scores that overflow", lambda d: d.assign(score=d["score"] * 1e306), DesignError,
+     ("'score' reaches", "overflow to inf")),
+    ("a missing agent", _set("agent", None, [0]), DesignError, "column 'agent' has 1 missing value(s)"),
+    ("one agent", lambda d: d[d["agent"] == "agent_1"], DesignError, "two agents"),
+    ("no rows", lambda d: d.iloc[:0], DesignError, "data has no rows"),
+    ("the score column twice", lambda d: pd.concat([d, d[["score"]]], axis=1), DesignError,
+     "column 'score' appears 2 times in the data; give columns unique names"),
+    ("no score column", lambda d: d.rename(columns={"score": "return"}), FormulaError,
+     "unknown name 'score' in response"),
+    ("no agent column", lambda d: d.rename(columns={"agent": "algo"}), FormulaError,
+     "unknown column 'agent' in the grouping term"),
+    ("every row twice", lambda d: pd.concat([d, d]), DesignError,
+     lambda name: "duplicate (run, step) row(s)" if name == "curves" else "row(s) repeat another row in every column"),
+    ("a dict", lambda d: d.to_dict(), DesignError, lambda name: _not_a_frame(name, "dict")),
+    ("a file name", lambda d: "runs.csv", DesignError, lambda name: _not_a_frame(name, "str")),
+    ("a numpy array", lambda d: d.to_numpy(), DesignError, lambda name: _not_a_frame(name, "ndarray")),
+]
+
+
+def _not_a_frame(name, kind):
+    if name == "curves":
+        return "curves() needs the DataFrame of learning curves (one row per run and step)"
+    return f"data must be a pandas DataFrame in long format (one row per run), got {kind}"
+
+
+@pytest.mark.parametrize("name", BACKENDS)
+@pytest.mark.parametrize("what, make, error, phrases", BAD_DATA, ids=[c[0] for c in BAD_DATA])
+def test_bad_data(name, what, make, error, phrases):
+    function, data, formula, options = BACKENDS[name]
+    fails(error, phrases(name) if callable(phrases) else phrases, function, make(data), formula, **options)
+
+
+def _edit(old, new):
+    return lambda formula: formula.replace(old, new, 1)
+
+
+#: (what, how to make it from the back end's formula, error, phrases)
+BAD_FORMULAS = [
+    ("misspelt response", _edit("score", "scor"), FormulaError, "unknown name 'scor' in response; did you mean"),
+    ("misspelt groups", _edit("agent", "agnt"), FormulaError, "unknown column 'agnt' in the grouping term"),
+    ("unknown function", lambda f: f.replace("score", "nosuch(score)", 1), FormulaError,
+     "name 'nosuch' is not defined"),
+    ("a response that turns scores into NaN", lambda f: f.replace("score", "log(score - 1000)", 1), FormulaError,
+     ("response 'log(score - 1000)' produced", "non-finite values")),
+    ("no tilde", _edit("~", ""), FormulaError, "formula must contain exactly one '~'"),
+    ("two tildes", lambda f: f + " ~ x", FormulaError, "formula must contain exactly one '~'"),
+    ("an unclosed bracket", lambda f: "log(" + f, FormulaError, "'(' is never closed; add ')'"),
+    ("empty", lambda f: "", FormulaError, "formula is empty"),
+    ("two grouping columns", _edit("agent", "agent + seed"), FormulaError, "the grouping term must be one factor"),
+    ("an expression as groups", _edit("agent", "log(agent)"), FormulaError,
+     "the grouping term must be a column name, not an expression"),
+    ("a number", lambda f: 3, FormulaError, "formula must be a string such as 'score ~ agent | task', got int: 3"),
+    ("bytes", lambda f: f.encode(), FormulaError, "formula must be a string such as 'score ~ agent | task', got bytes"),
+    ("too long", lambda f: f.replace("score", "score" + " " * 6000, 1), FormulaError,
+     "more than the 5,000 a formula may have"),
+    ("nested too deep", lambda f: f.replace("score", "-" * 150 + "score", 1), FormulaError,
+     "nests more than 100 levels deep"),
+]
+BAD_BLOCKS = [  # only where the formula has blocks
+    ("misspelt blocks", _edit("task", "tsk"), FormulaError, "unknown column 'tsk' in the blocking term"),
+    ("two bars", lambda f: f + " | seed", FormulaError, "only one '|' is allowed"),
+    ("a sum as blocks", _edit("task", "task + seed"), FormulaError, "'+' is not allowed in the blocking term"),
+    ("blocks nested twice", lambda f: f.split("|")[0] + "| task/seed/agent", FormulaError,
+     "a replicate can be nested only one level deep"),
+    ("the same column twice", _edit("task", "agent"), FormulaError, "column 'agent' is used twice"),
+]
+
+
+def _formula_cases():
+    for name, (_, _, formula, _) in BACKENDS.items():
+        for what, make, error, phrases in BAD_FORMULAS + (BAD_BLOCKS if "|" in formula else []):
+            yield pytest.param(name, make(formula), error, phrases, id=f"{name}-{what}")
+
+
+@pytest.mark.parametrize("name, formula, error, phrases", list(_formula_cases()))
+def test_bad_formula(name, formula, error, phrases):
+    function, data, _, options = BACKENDS[name]
+    fails(error, phrases, function, data, formula, **options)
+
+
+@pytest.mark.parametrize("name", BACKENDS)
+def test_no_formula(name):
+    function, data, _, options = BACKENDS[name]
+    error, phrase = (FormulaError, "got NoneType: None") if name == "curves" else (OptionError, "formula is required")
+    fails(error, phrase, function, data, None, **options)
+
+
+@pytest.mark.parametrize("name", [n for n in BACKENDS if n != "curves"])
+def test_a_design_built_with_another_formula(name):
+    function, data, formula, options = BACKENDS[name]
+    design = rlstats.build(data, formula)
+    other = formula.replace("score", "log1p(score - score.min())", 1)
+    fails(OptionError, ("differs from the one the Design was built with", "pass formula=None"), function, design,
+          other, **options)
+
+
+def test_curves_of_a_ready_design_ask_for_the_frame():
+    design = rlstats.build(CURVES, "score ~ agent | task/seed", step="step", curves=True)
+    fails(DesignError, "curves() needs the DataFrame of learning curves", rlstats.curves, design,
+          "score ~ agent | task/seed", step="step")
+
+
+def _one_missing_per_agent(data):
+    """A NaN score in the first run of each agent: every agent keeps the same number of runs."""
+    data = data.copy()
+    first = data.groupby("agent", observed=True).head(1).index
+    data.loc[first, "score"] = np.nan
+    return data
+
+
+@pytest.mark.parametrize("na_action", ["drop", "omit"])
+@pytest.mark.parametrize("name", BACKENDS)
+def test_dropping_missing_scores_is_stated(name, na_action):
+    function, data, formula, options = BACKENDS[name]
+    options = {**options, "n": 4} if name == "adastop" else options  # four runs per agent are left
+    noted(("rows dropped (na_action=", "2 with missing values"), function, _one_missing_per_agent(data), formula,
+          **options, na_action=na_action)
+
+
+@pytest.mark.parametrize("name", [n for n in BACKENDS if _accepts(n, "normalize")])
+def test_normalising_is_stated(name):
+    function, data, formula, options = BACKENDS[name]
+    noted("normalised per task as (score - random) / (human - random)", function, data, formula, **options,
+          normalize=REFERENCE)
+
+
+@pytest.mark.parametrize("method", sorted(rlstats.methods.METHODS))
+def test_a_subset_is_stated(method):
+    _, data, formula, options = BACKENDS["selection_check" if method == "selection" else method]
+    kept = len(data) if data is ONE_TASK else len(data) * 2 // 3
+    condition = "seed >= 0" if data is ONE_TASK else "seed < 2"
+    noted(f"subset={condition!r} kept {kept} of {len(data)} rows", rlstats.compare, data, formula, method=method,
+          subset=condition, **options)
+
+
+# ----------------------------------------------------------------------------- normalize
+
+NORMALIZE_CASES = [
+    ("reference a number", (TINY, 3), {}, OptionError, "reference must be a DataFrame with a task column"),
+    ("unknown reference name", (TINY, "no_such_reference"), {}, OptionError,
+     "name='no_such_reference' is not one of the allowed values"),
+    ("reference lacks a task", (TINY, REFERENCE.iloc[:2]), {}, DesignError,
+     "1 task(s) of the data are missing from the reference's 'task' column: 'task_03'"),
+    ("reference lists a task twice", (TINY, pd.concat([REFERENCE, REFERENCE.iloc[:1]])), {}, DesignError,
+     "the reference lists task 'task_01' more than once in 'task'"),
+    ("reference NaN", (TINY, REFERENCE.assign(human=[10.0, np.nan, 10.0])), {}, DesignError,
+     "the reference has a missing (NaN) 'random' or 'human' score for task 'task_02'"),
+    ("empty range", (TINY, REFERENCE.assign(human=0.0)), {}, DesignError, "the reference's range is zero or negative"),
+    ("reference text", (TINY, REFERENCE.assign(human="ten")), {}, DesignError,
+     "the reference's 'random' and 'human' columns must hold numbers"),
+    ("reference without a task column", (TINY, REFERENCE.rename(columns={"task": "game"})), {}, DesignError,
+     "the reference has no column 'task'"),
+    ("reference with a column twice", (TINY, pd.concat([REFERENCE, REFERENCE[["human"]]], axis=1)), {},
+     DesignError, "the reference has 2 columns named 'human'"),
+    ("low a number", (TINY, REFERENCE), {"low": 3}, OptionError, "low must be a column name (a string), got 3"),
+    ("low equals high", (TINY, REFERENCE), {"low": "human"}, OptionError, "low and high name the same column 'human'"),
+    ("low not in the reference", (TINY, REFERENCE), {"low": "rnd"}, DesignError, "the reference has no column 'rnd'"),
+    ("by not in the data", (TINY, REFERENCE), {"by": "game"}, DesignError, "the data has no column 'game'"),
+    ("score not in the data", (TINY, REFERENCE), {"score": "return"}, DesignError, "the data has no column 'return'"),
+    ("scores as text", (TINY.assign(score="1"), REFERENCE), {}, DesignError,
+     "the data's 'score' column must be numeric"),
+    ("a missing task", (_set("task", None, [0])(TINY), REFERENCE), {}, DesignError,
+     "the data's 'task' column is missing for 1 row(s)"),
+    ("data a list", ([1, 2], REFERENCE), {}, DesignError, "df must be a pandas DataFrame with a 'task' and a 'score'"),
+    ("data with a column twice", (pd.concat([TINY, TINY[["score"]]], axis=1), REFERENCE), {}, DesignError,
+     "the data has 2 columns named 'score'; give columns unique names"),
+]
+
+
+@pytest.mark.parametrize("what, args, options, error, phrase", NORMALIZE_CASES, ids=[c[0] for c in NORMALIZE_CASES])
+def test_normalize(what, args, options, error, phrase):
+    fails(error, phrase, rlstats.normalize, *args, **options)
+
+
+def test_normalized_scores_say_so_in_every_result():
+    from rlstats.design import NOTES_ATTR
+
+    with unchanged(TINY):
+        scaled = rlstats.normalize(TINY, REFERENCE)
+    assert scaled["score"].tolist() == pytest.approx((TINY["score"] / 10.0).tolist())
+    assert "normalised per task" in scaled.attrs[NOTES_ATTR][0]
+    noted("'score' normalised per task as (score - random) / (human - random)", rlstats.skillings_mack, scaled,
+          "score ~ agent | task")
+
+
+# ----------------------------------------------------------------------------- power and sample_size
+
+POWER_QUICK = {"effect": 0.5, "seeds": [3], "tasks": 3, "n_sim": 4, "progress": False, "rng": 0}
+PILOT = {"design": TINY, "formula": "score ~ agent | task", "seeds": [3], "n_sim": 4, "progress": False, "rng": 0}
+
+POWER_CASES = [  # (what, method, options on top of POWER_QUICK, error, phrases)
+    ("unknown method", "nosuch", {}, OptionError, "method='nosuch' is not one of the allowed values"),
+    ("method a number", 3, {}, OptionError, "method must be one of 'skillings_mack'"),
+    ("no seeds", "skillings_mack", {"seeds": [0]}, OptionError, "seeds must be at least 1, got 0"),
+    ("fractional seeds", "skillings_mack", {"seeds": [2.5]}, OptionError, "seeds must be a whole number, got 2.5"),
+    ("seeds as text", "skillings_mack", {"seeds": "3"}, OptionError, "seeds must be a list of numbers of runs"),
+    ("empty seeds", "skillings_mack", {"seeds": []}, OptionError, "seeds must be a list of numbers of runs"),
+    ("10**9 seeds", "skillings_mack", {"seeds": [10**9]}, OptionError, ("seeds=1000000000 is more than", "10,000")),
+    ("no tasks", "skillings_mack", {"tasks": 0}, OptionError, "tasks must be at least 1, got 0"),
+    ("fractional tasks", "skillings_mack", {"tasks": 2.5}, OptionError, "tasks must be a count or a sequence"),
+    ("10**9 tasks", "skillings_mack", {"tasks": 10**9}, OptionError, "tasks=1000000000 is more than"),
+    ("one agent", "skillings_mack", {"agents": 1}, OptionError, "agents=1: a comparison needs at least two agents"),
+    ("10**9 agents", "skillings_mack", {"agents": 10**9}, OptionError, "agents=1000000000 is more than"),
+    ("runs beyond the bound", "skillings_mack", {"seeds": [10**4], "tasks": 10**4}, OptionError,
+     "runs per simulated data set, more than"),
+    ("effect NaN", "skillings_mack", {"effect": float("nan")}, OptionError, "effect must be finite, got nan"),
+    ("effect inf", "skillings_mack", {"effect": float("inf")}, OptionError, "effect must be finite, got inf"),
+    ("effect text", "skillings_mack", {"effect": "big"}, OptionError, "effect must be a number or one number per"),
+    ("alpha 0", "skillings_mack", {"alpha": 0}, OptionError, "alpha must be strictly between 0 and 1"),
+    ("alpha text", "skillings_mack", {"alpha": "x"}, OptionError, "alpha must be a number between 0 and 1, got 'x'"),
+    ("no simulations", "skillings_mack", {"n_sim": 0}, OptionError, "n_sim must be at least 1, got 0"),
+    ("fractional simulations", "skillings_mack", {"n_sim": 2.5}, OptionError, "n_sim must be a whole number"),
+    ("10**13 simulations", "skillings_mack", {"n_sim": 10**13}, OptionError, "n_sim=10000000000000 is more than"),
+    ("unknown distribution", "skillings_mack", {"distribution": "cauchy"}, OptionError,
+     "distribution='cauchy' is not one of the allowed values"),
+    ("negative heterogeneity", "skillings_mack", {"heterogeneity": -1}, OptionError, "heterogeneity must be >= 0"),
+    ("rng text", "skillings_mack", {"rng": "abc"}, OptionError, "rng must be None, an int or a numpy.random"),
+    ("no workers", "skillings_mack", {"n_jobs": 0}, OptionError, "n_jobs must be a positive whole number or -1"),
+    ("unknown joblib backend", "skillings_mack", {"backend": "nosuch"}, OptionError,
+     "backend='nosuch' is not a joblib backend rlstats can use"),
+    ("an option the method lacks", "skillings_mack", {"nosuch": 1}, OptionError,
+     "nosuch=1 is not an option of skillings_mack; its options are"),
+    ("a bad option of the method", "skillings_mack", {"n_resamples": 0}, OptionError, "n_resamples must be at least"),
+    ("a bad option of adastop", "adastop", {"K": 0}, OptionError, "K must be at least 1, got 0"),
+    ("formula without a pilot", "skillings_mack", {"formula": "score ~ agent | task"}, OptionError,
+     "formula= goes with a pilot (design= a DataFrame)"),
+    ("resample without a pilot", "skillings_mack", {"resample": "pooled"}, OptionError,
+     "resample= and shifted_agent= apply to a pilot"),
+    ("design a list", "skillings_mack", {"design": [1, 2]}, OptionError,
+     "design must be None (simulated data) or a pilot DataFrame of runs, got list"),
+]
+
+
+@pytest.mark.parametrize("what, method, options, error, phrases", POWER_CASES, ids=[c[0] for c in POWER_CASES])
+def test_power(what, method, options, error, phrases):
+    fails(error, phrases, rlstats.power, method, **{**POWER_QUICK, **options})
+
+
+PILOT_CASES = [  # (what, options on top of PILOT, error, phrases)
+    ("misspelt formula", {"formula": "score ~ agnt | task"}, FormulaError, "unknown column 'agnt' in the grouping"),
+    ("no formula", {"formula": None}, OptionError, "formula is required with a pilot DataFrame"),
+    ("all scores NaN", {"design": TINY.assign(score=np.nan)}, DesignError, "column 'score' has 18 missing value(s)"),
+    ("no rows", {"design": TINY.iloc[:0]}, DesignError, "data has no rows"),
+    ("shifted agent unknown", {"shifted_agent": "nobody"}, OptionError, "shifted_agent='nobody' is not an agent"),
+    ("resample unknown", {"resample": "tasks"}, OptionError, "resample='tasks' is not one of the allowed values"),
+    ("tasks not in the pilot", {"tasks": ["nosuch"]}, OptionError, "tasks=['nosuch'] names 'nosuch', which is not"),
+    ("agents not in the pilot", {"agents": ["nobody"]}, OptionError, "agents=['nobody'] names 'nobody'"),
+    ("a formula of code", {"formula": "__import__('os').getpid() ~ agent | task",
+                           "eval_env": rlstats.formula.RESTRICTED}, FormulaError, "pass --allow-python"),
+]
+
+
+@pytest.mark.parametrize("what, options, error, phrases", PILOT_CASES, ids=[c[0] for c in PILOT_CASES])
+def test_power_from_a_pilot(what, options, error, phrases):
+    fails(error, phrases, rlstats.power, "skillings_mack", **{**PILOT, **options})
+
+
+def test_power_drops_missing_pilot_runs_when_asked_and_says_so():
+    pilot = _set("score", np.nan, [0])(TINY)
+    message = fails(DesignError, "pass na_action=\"drop\"", rlstats.power, "skillings_mack",
+                    **{**PILOT, "design": pilot})
+    assert "column 'score' has 1 missing value(s)" in message
+    noted("1 of 18 rows dropped (na_action=\"drop\")", rlstats.power, "skillings_mack",
+          **{**PILOT, "design": pilot}, na_action="drop")
+
+
+SAMPLE_SIZE_CASES = [  # (what, arguments, error, phrases)
+    ("target 0", {"target_power": 0}, OptionError, "target_power must be strictly between 0 and 1"),
+    ("target 1.5", {"target_power": 1.5}, OptionError, "target_power must be strictly between 0 and 1"),
+    ("target text", {"target_power": "high"}, OptionError, "target_power must be a number between 0 and 1"),
+    ("no seeds to search", {"max_seeds": 0}, OptionError, "max_seeds must be at least 1, got 0"),
+    ("10**9 seeds to search", {"max_seeds": 10**9}, OptionError, "max_seeds=1000000000 is more than"),
+    ("min above max", {"min_seeds": 10, "max_seeds": 5}, OptionError, "min_seeds <= max_seeds"),
+    ("negative min", {"min_seeds": -1}, OptionError, "min_seeds must be at least 1, got -1"),
+    ("no effect", {"effect": 0}, OptionError, "effect=0 is the null hypothesis"),
+    ("unknown method", {"method": "nosuch"}, OptionError, "method='nosuch' is not one of the allowed values"),
+]
+
+
+@pytest.mark.parametrize("what, arguments, error, phrases", SAMPLE_SIZE_CASES,
+                         ids=[c[0] for c in SAMPLE_SIZE_CASES])
+def test_sample_size(what, arguments, error, phrases):
+    arguments = {"method": "skillings_mack", "target_power": 0.8, "effect": 2.0, "tasks": 3, "max_seeds": 5,
+                 "n_sim": 4, "progress": False, **arguments}
+    fails(error, phrases, rlstats.sample_size, arguments.pop("method"), arguments.pop("target_power"), **arguments)
+
+
+# ----------------------------------------------------------------------------- cite, build, parse, datasets
+
+@pytest.mark.parametrize("result, data, phrase", [
+    (3, None, "no citation is known for int; cite the package: rlstats.cite()"),
+    ("bootstrap", None, "no citation is known for str"),
+    (None, "nosuch", "data='nosuch' is not a dataset rlstats knows; known: atari100k"),
+    (None, 3, "data= names datasets, e.g. data='atari100k'"),
+    (None, [3], "data=3 is not a dataset rlstats knows"),
+    (None, {"atari100k": 1}, "data= names datasets"),
+], ids=["a number", "a method name", "unknown data", "data a number", "data a list of numbers", "data a dict"])
+def test_cite(result, data, phrase):
+    fails(OptionError, phrase, rlstats.cite, result, data=data)
+
+
+BUILD_CASES = [  # (what, data, formula, options, error, phrase)
+    ("na_action unknown", TINY, "score ~ agent | task", {"na_action": "x"}, OptionError, "na_action='x' is not one of"),
+    ("eval_env text", TINY, "score ~ agent | task", {"eval_env": "x"}, OptionError, "eval_env must be a patsy"),
+    ("eval_env negative", TINY, "score ~ agent | task", {"eval_env": -1}, OptionError, "got -1"),
+    ("extra column missing", TINY, "score ~ agent | task", {"extra_columns": ["nosuch"]}, DesignError,
+     "column(s) ['nosuch'] not found in data"),
+    ("extra columns a number", TINY, "score ~ agent | task", {"extra_columns": 3}, OptionError,
+     "extra_columns must be a list of column names, got 3"),
+    ("pool_tasks text", TINY, "score ~ agent | task", {"pool_tasks": "yes"}, OptionError,
+     "pool_tasks must be True or False, got 'yes'"),
+    ("curves text", TINY, "score ~ agent | task", {"curves": "yes"}, OptionError, "curves must be True or False"),
+    ("step missing", TINY, "score ~ agent | task", {"step": "nosuch"}, DesignError, "step column 'nosuch' not found"),
+    ("curves without a run column", CURVES, "score ~ agent | task", {"curves": True, "step": "step"}, DesignError,
+     "learning curves need the step column (step=) and the run column in the formula"),
+    ("steps as runs", CURVES, "score ~ agent | task", {}, DesignError, "column 'step' takes 5 values"),
+    ("seed as a step", TINY, "score ~ agent | task", {"step": "seed"}, DesignError, "column 'seed' takes 3 values"),
+    ("a file name", "runs.csv", "score ~ agent | task", {}, DesignError, "data must be a pandas DataFrame"),
+    ("formula a list", TINY, ["score", "agent"], {}, FormulaError, "formula must be a string"),
+    ("normalize a number", TINY, "score ~ agent | task", {"normalize": 3}, OptionError,
+     "reference must be a DataFrame"),
+]
+
+
+@pytest.mark.parametrize("what, data, formula, options, error, phrase", BUILD_CASES, ids=[c[0] for c in BUILD_CASES])
+def test_build(what, data, formula, options, error, phrase):
+    fails(error, phrase, rlstats.build, data, formula, **options)
+
+
+PARSE_CASES = [  # (formula, phrase); every one is a FormulaError
+    ("", "formula is empty"),
+    ("~", "missing response on the left of '~'"),
+    ("score ~", "missing grouping factor after '~'"),
+    ("score ~ agent |", "missing blocking factor after '|'"),
+    ("score ~ agent | task/", "missing column name after '/'"),
+    ("score ~ agent | /seed", "missing column name before '/'"),
+    ("`score ~ agent", "unclosed back-quote"),
+    ("score ~ `` | task", "empty back-quoted name"),
+    ("score ~~ agent", "formula must contain exactly one '~'"),
+    ("score ~ agent agent", "column names that contain spaces must be back-quoted"),
+    ("score ~ 3", "'3' is not a Python identifier"),
+    ("score ~ agent | lambda", "'lambda' is a Python keyword"),
+    ("score ~ agent | task.x", "the blocking term must be a column name, not an expression"),
+    ("score ~ agent | task*seed", "'*' is not allowed in the blocking term"),
+    ("score ~ agent | -task", "'-' is not allowed in the blocking term"),
+    ("score ~ agent | task # note", "'#' is not allowed in the blocking term"),
+    ("sc'ore ~ agent", "unclosed quote '"),
+    ("score) ~ agent", "')' has no matching opening bracket"),
+    ("score ~ agent\x00 | task", "the grouping term must be one factor column"),
+    (None, "formula must be a string such as 'score ~ agent | task', got NoneType"),
+    (b"score ~ agent", "got bytes"),
+    ("x" * 6000 + " ~ agent", "the formula is 6,008 characters long, more than the 5,000 a formula may have"),
+    ("+".join(["score"] * 2400) + " ~ agent | task", "more than the 5,000 a formula may have"),
+]
+
+
+@pytest.mark.parametrize("text, phrase", PARSE_CASES, ids=[repr(c[0])[:30] for c in PARSE_CASES])
+def test_parse(text, phrase):
+    fails(FormulaError, phrase, rlstats.parse, text)
+
+
+SIMULATE_CASES = [  # (function, options, phrase); every one is an OptionError
+    ("simulate", {"agents": 0}, "agents must be at least 1, got 0"),
+    ("simulate", {"agents": 2.5}, "agents must be a count or a sequence of names, got 2.5"),
+    ("simulate", {"agents": "3"}, "agents must be a count or a sequence of names, got '3'"),
+    ("simulate", {"agents": ["a", "a"]}, "agents names must be unique; repeated: a"),
+    ("simulate", {"agents": ["a", ""]}, "agents names must be non-empty strings"),
+    ("simulate", {"tasks": 0}, "tasks must be at least 1, got 0"),
+    ("simulate", {"tasks": []}, "tasks must name at least one task"),
+    ("simulate", {"seeds": 0}, "seeds must be at least 1, got 0"),
+    ("simulate", {"seeds": 2.5}, "seeds must be a whole number, got 2.5"),
+    ("simulate", {"effect": "x"}, "effect must be a number or one number per agent, got 'x'"),
+    ("simulate", {"effect": [1, 2, 3]}, "effect gives 3 shifts for 4 agents"),
+    ("simulate", {"effect": float("nan")}, "effect must be finite, got nan"),
+    ("simulate", {"distribution": "cauchy"}, "distribution='cauchy' is not one of the allowed values"),
+    ("simulate", {"heterogeneity": -1}, "heterogeneity must be >= 0, got -1"),
+    ("simulate", {"missing": 1.5}, "missing must be between 0 and 1, got 1.5"),
+    ("simulate", {"missing": 1.0}, "missing=1.0 asks to remove 40 of 40 agent x task cells"),
+    ("simulate", {"rng": "abc"}, "rng must be None, an int or a numpy.random.Generator"),
+    ("simulate", {"agents": 10**9}, "agents=1,000,000,000 is more than the 10,000,000 allowed"),
+    ("simulate", {"seeds": 10**9}, "simulate() would draw 4 agents x 10 tasks x 1,000,000,000 seeds"),
+    ("simulate_curves", {"steps": 0}, "steps must be at least 1, got 0"),
+    ("simulate_curves", {"steps": 10**9}, "simulate_curves() would draw 2 agents x 5 tasks x 5 seeds x"),
+    ("simulate_curves", {"max_step": 0}, "max_step must be a positive number, got 0"),
+    ("simulate_curves", {"noise": -1}, "noise must be a number >= 0, got -1"),
+    ("simulate_curves", {"rho": 1.5}, "rho must be between 0 and 1, got 1.5"),
+    ("simulate_curves", {"seeds": 0}, "seeds must be at least 1, got 0"),
+    ("simulate_curves", {"rng": -1}, "rng must be a non-negative int, got -1"),
+    ("simulate_curves", {"heterogeneity": "x"}, "heterogeneity must be a finite number >= 0, got 'x'"),
+]
+
+
+@pytest.mark.parametrize("function, options, phrase", SIMULATE_CASES,
+                         ids=[f"{c[0]}-{next(iter(c[1].items()))}"[:50] for c in SIMULATE_CASES])
+def test_simulate(function, options, phrase):
+    fails(OptionError, phrase, getattr(rlstats.datasets, function), **options)
+
+
+@pytest.mark.parametrize("name", ["nosuch", 3, None, "", "../../etc/passwd", "ATARI100K"])
+def test_load_of_an_unknown_dataset(name, no_network):
+    message = fails(OptionError, f"name={name!r} is not one of the allowed values: 'atari100k'", rlstats.datasets.load,
+                    name)
+    assert all(repr(known) in message for known in rlstats.datasets.list()["name"])  # every dataset list() describes
+
+
+DER = "RLE-Foundation/rllte/929347a6e9cfaa81ff37186d35fa531ee3d45b5d/hsuanwu/evaluation/atari_100k/DER.json"
+
+
+@pytest.mark.parametrize("content, phrase", [
+    (None, f"file {DER} is missing from the mirror"),
+    (b'{"DER": [1.0]}', "does not match its pinned SHA-256"),
+], ids=["a file missing from the mirror", "a file that fails its checksum"])
+def test_load_from_a_mirror_that_lacks_or_alters_a_file(tmp_path, monkeypatch, no_network, content, phrase):
+    if content is not None:
+        _write(tmp_path / "mirror" / DER, content)
+    (tmp_path / "mirror").mkdir(exist_ok=True)
+    monkeypatch.setenv("RLSTATS_DATA_MIRROR", str(tmp_path / "mirror"))
+    fails(DataUnavailableError, phrase, rlstats.datasets.load, "atari100k", cache_dir=tmp_path / "cache")
+
+
+
+# ----------------------------------------------------------------------------- learning curves: summarize, align
+
+CURVES_FORMULA = "score ~ agent | task/seed"
+
+
+def _one_run_logged_late():
+    """Runs logged at every step from 0 to 19 but one, whose last point is at step 1e9."""
+    data = rlstats.datasets.simulate_curves(agents=2, tasks=2, seeds=2, steps=20, max_step=19, rng=0)
+    data.loc[data.index[-1], "step"] = 10**9
+    return data
+
+
+RUN_CASES = [  # (what, data, options, error, phrases); each run through summarize_runs and align_steps
+    ("step column missing", CURVES, {"step": "nosuch"}, DesignError, "step column 'nosuch' not found in data"),
+    ("step a number", CURVES, {"step": 3}, OptionError, "step= names the step column, e.g. step='step'; got 3"),
+    ("step None", CURVES, {"step": None}, OptionError, "step= names the step column, e.g. step='step'; got None"),
+    ("method unknown", CURVES, {"method": "nearest"}, OptionError, "method='nearest' is not one of the allowed"),
+    ("na_action unknown", CURVES, {"na_action": "skip"}, OptionError, "na_action='skip' is not one of the allowed"),
+    ("steps empty", CURVES, {"steps": []}, OptionError, "steps= must be finite numbers in increasing order"),
+    ("steps text", CURVES, {"steps": "x"}, OptionError, "steps= must be finite numbers in increasing order"),
+    ("steps NaN", CURVES, {"steps": [float("nan")]}, OptionError, "steps= must be finite numbers"),
+    ("steps decreasing", CURVES, {"steps": [10, 5]}, OptionError, "steps= must be finite numbers in increasing order"),
+    ("steps 10**7", CURVES, {"steps": range(10**7)}, OptionError, "more than the 100,000 a grid may have"),
+    ("eval_env text", CURVES, {"eval_env": "x"}, OptionError, "eval_env"),
+    ("steps as text", CURVES.assign(step=CURVES["step"].astype(str)), {}, DesignError,
+     "step column 'step' holds object values"),
+    ("a missing step", _set("step", np.nan, [0])(CURVES), {}, DesignError, "column 'step' has 1 missing value(s)"),
+    ("an infinite step", _set("step", np.inf, [0])(CURVES.assign(step=CURVES["step"].astype(float))), {},
+     DesignError, "step column 'step' has 1 missing or infinite value(s)"),
+    ("no rows", CURVES.iloc[:0], {}, DesignError, "data has no rows"),
+    ("all scores NaN", CURVES.assign(score=np.nan), {}, DesignError, "column 'score' has 90 missing value(s)"),
+    ("every row twice", pd.concat([CURVES, CURVES]), {}, DesignError,
+     "run '0' of agent 'agent_1' on task 'task_01' has 2 rows at step 0"),
+    ("a list", [1, 2], {}, DesignError, "DataFrame"),
+]
+
+
+@pytest.mark.parametrize("function", ["summarize_runs", "align_steps"])
+@pytest.mark.parametrize("what, data, options, error, phrases", RUN_CASES, ids=[c[0] for c in RUN_CASES])
+def test_summarize_and_align_runs(function, what, data, options, error, phrases):
+    fails(error, phrases, getattr(rlstats, function), data, CURVES_FORMULA, **{"step": "step", **options})
+
+
+@pytest.mark.parametrize("function, options", [("align_steps", {}), ("summarize_runs", {"how": "auc"}),
+                                               ("curves", {"n_resamples": 200})])
+def test_one_run_logged_at_step_1e9_asks_for_a_coarser_grid(function, options):
+    fails(DesignError, ("would have 1,000,000,001 steps, more than the 100,000 a grid may have", "pass steps="),
+          getattr(rlstats, function), _one_run_logged_late(), CURVES_FORMULA, step="step", **options)
+
+
+def test_the_final_value_of_runs_logged_at_different_ends_needs_no_grid_and_says_so():
+    noted("runs end between steps 19 and 1G", rlstats.skillings_mack,
+          rlstats.summarize_runs(_one_run_logged_late(), CURVES_FORMULA, step="step"), "score ~ agent | task",
+          pvalue="asymptotic")
+
+
+@pytest.mark.parametrize("function", ["summarize_runs", "align_steps"])
+def test_runs_without_a_run_column(function):
+    fails(DesignError, "learning curves need the step column (step=) and the run column in the formula",
+          getattr(rlstats, function), CURVES, "score ~ agent | task", step="step")
+
+
+SUMMARY_CASES = [  # (what, options, error, phrases)
+    ("how unknown", {"how": "mean"}, OptionError, "how='mean' is not one of the allowed values: 'final'"),
+    ("k zero", {"how": "last_k_mean", "k": 0}, OptionError, "k must be at least 1, got 0"),
+    ("k fractional", {"how": "last_k_mean", "k": 2.5}, OptionError, "k must be a whole number, got 2.5"),
+    ("k beyond the runs", {"how": "last_k_mean", "k": 10**9}, DesignError,
+     "18 run(s) have fewer than k=1000000000 logged values; lower k"),
+    ("no threshold", {"how": "time_to_threshold"}, OptionError, "time_to_threshold needs threshold="),
+    ("threshold text", {"how": "time_to_threshold", "threshold": "x"}, OptionError, "needs threshold=: a number"),
+    ("threshold NaN", {"how": "time_to_threshold", "threshold": float("nan")}, OptionError, "threshold"),
+    ("threshold for one task", {"how": "time_to_threshold", "threshold": {"task_01": 1.0}}, OptionError,
+     "threshold= has no value for task(s) ['task_02', 'task_03']"),
+    ("normalize_auc text", {"how": "auc", "normalize_auc": "yes"}, OptionError, "normalize_auc must be True or False"),
+    ("steps outside the logs", {"steps": [-5, 10**12]}, RlstatsError, "steps="),
+]
+
+
+@pytest.mark.parametrize("what, options, error, phrases", SUMMARY_CASES, ids=[c[0] for c in SUMMARY_CASES])
+def test_summarize_runs(what, options, error, phrases):
+    fails(error, phrases, rlstats.summarize_runs, CURVES, CURVES_FORMULA, step="step", **options)
+
+
+@pytest.mark.parametrize("how, phrase", [
+    ("final", "score: the value at each run's last logged step (every run ends at step 1M)"),
+    ("auc", "score: the area under the curve over steps 0 to 1M (trapezoidal rule)"),
+])
+def test_a_summary_of_runs_is_stated_in_the_result(how, phrase):
+    with unchanged(CURVES):
+        summary = rlstats.summarize_runs(CURVES, CURVES_FORMULA, step="step", how=how)
+    noted(phrase, rlstats.skillings_mack, summary, "score ~ agent | task", pvalue="asymptotic")
+
+
+# ----------------------------------------------------------------------------- AdaStop, batch by batch
+
+ADASTOP_CASES = [  # (what, agents, options, phrase); every one is an OptionError
+    ("one agent", ["a"], {}, "AdaStop compares at least two agents, got ['a']"),
+    ("no agents", [], {}, "AdaStop compares at least two agents, got []"),
+    ("the same agent twice", ["a", "a"], {}, "agent names must be unique, got ['a', 'a']"),
+    ("agents a string", "ab", {}, "agents must be a list of agent names, got 'ab'"),
+    ("agents a number", 3, {}, "agents must be a list of agent names, got 3"),
+    ("an empty name", ["a", ""], {}, "agent names must be non-empty strings, got ''"),
+    ("a name None", ["a", None], {}, "agent names must be non-empty strings, got None"),
+    ("n zero", ["a", "b"], {"n": 0}, "n must be at least 1, got 0"),
+    ("n fractional", ["a", "b"], {"n": 2.5}, "n must be a whole number, got 2.5"),
+    ("n 10**9", ["a", "b"], {"n": 10**9}, "n=1000000000 is more than 10,000 runs per agent per batch"),
+    ("K zero", ["a", "b"], {"K": 0}, "K must be at least 1, got 0"),
+    ("K 10**9", ["a", "b"], {"K": 10**9}, "K=1000000000 is more than 1,000 interims"),
+    ("K None", ["a", "b"], {"K": None}, "K (the maximum number of batches) must be fixed before the first batch"),
+    ("n_resamples 0", ["a", "b"], {"n_resamples": 0}, "n_resamples must be at least 1, got 0"),
+    ("n_resamples 10**13", ["a", "b"], {"n_resamples": 10**13}, "is more than 10,000,000 permutation paths"),
+    ("alpha 0", ["a", "b"], {"alpha": 0}, "alpha must be strictly between 0 and 1"),
+    ("beta 1.5", ["a", "b"], {"beta": 1.5}, "beta must be between 0 and 1, got 1.5"),
+    ("comparisons unknown", ["a", "b"], {"comparisons": "x"}, "comparisons='x' is not allowed"),
+    ("comparisons with a stranger", ["a", "b"], {"comparisons": [("a", "c")]}, "agent 'c' in comparisons="),
+    ("reference a stranger", ["a", "b"], {"reference": "c"}, "reference='c' is not an agent; agents: a, b"),
+    ("permutations unknown", ["a", "b"], {"permutations": "x"}, "permutations='x' is not one of the allowed"),
+    ("rng text", ["a", "b"], {"rng": "abc"}, "rng must be None, an int or a numpy.random.Generator"),
+    ("a thousand agents", [f"a{i}" for i in range(1000)], {}, "1000 agents make 499,500 comparisons"),
+]
+
+
+@pytest.mark.parametrize("what, agents, options, phrase", ADASTOP_CASES, ids=[c[0] for c in ADASTOP_CASES])
+def test_adastop_constructor(what, agents, options, phrase):
+    fails(OptionError, phrase, rlstats.AdaStop, agents, **{"n": 3, "K": 2, "n_resamples": 200, **options})
+
+
+BATCH = pd.DataFrame({"agent": ["a"] * 3 + ["b"] * 3, "score": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]})
+
+UPDATE_CASES = [  # (what, batch, options, error, phrase)
+    ("an agent missing", BATCH[BATCH["agent"] == "a"], {}, DesignError, "the batch lacks agent(s) b"),
+    ("an agent too many", pd.concat([BATCH, BATCH.assign(agent="c")]), {}, DesignError,
+     "unknown agent(s) c in the batch; this test compares a, b"),
+    ("too few runs", BATCH.iloc[[0, 1, 3, 4, 5]], {}, DesignError,
+     "agent 'a' has 2 runs in this batch; every batch needs exactly n = 3"),
+    ("a NaN score", BATCH.assign(score=[np.nan, 2, 3, 4, 5, 6]), {}, DesignError,
+     "agent 'a' has non-finite scores in this batch: [nan, 2.0, 3.0]"),
+    ("an inf score", BATCH.assign(score=[np.inf, 2, 3, 4, 5, 6]), {}, DesignError, "agent 'a' has non-finite scores"),
+    ("scores as text", BATCH.assign(score=list("abcdef")), {}, DesignError,
+     "scores of agent 'a' are not numbers: ['a', 'b', 'c']"),
+    ("no score column", BATCH.rename(columns={"score": "return"}), {}, DesignError,
+     "expected long format with columns 'agent' and 'score', or one column per agent (a, b)"),
+    ("agent= not a column", BATCH, {"agent": "who"}, DesignError, "expected long format with columns 'who' and"),
+    ("no rows", BATCH.iloc[:0], {}, DesignError, "the batch lacks agent(s) a, b"),
+    ("a list", [1, 2], {}, DesignError, "a batch must be a DataFrame or a mapping {agent: scores}, got list"),
+    ("a short mapping", {"a": [1.0, 2.0], "b": [4.0, 5.0, 6.0]}, {}, DesignError, "agent 'a' has 2 runs"),
+    ("allow_repeat text", BATCH, {"allow_repeat": "yes"}, OptionError, "allow_repeat must be True or False"),
+]
+
+
+@pytest.mark.parametrize("what, batch, options, error, phrase", UPDATE_CASES, ids=[c[0] for c in UPDATE_CASES])
+def test_adastop_update(what, batch, options, error, phrase):
+    sequence = rlstats.AdaStop(["a", "b"], n=3, K=2, n_resamples=200, rng=0)
+    fails(error, phrase, sequence.update, batch, **options)
+    assert sequence.interim == 0  # nothing was fed
+
+
+def test_adastop_update_refuses_the_same_batch_twice_and_a_finished_test():
+    with pytest.warns(RlstatsWarning, match="no level can be spent .* the test can never reject"):
+        sequence = rlstats.AdaStop(["a", "b"], n=3, K=1, n_resamples=200, rng=0)
+    sequence.update(BATCH)
+    fails(DesignError, "the test is finished after 1 batch(es)", sequence.update,
+          BATCH.assign(score=BATCH["score"] + 1))
+    running = rlstats.AdaStop(["a", "b"], n=3, K=3, n_resamples=200, rng=0)
+    running.update(BATCH)
+    fails(DesignError, "this batch repeats batch 1 (the same runs for every agent, in any order)", running.update,
+          BATCH.iloc[::-1])
+    noted("incremental AdaStop: 1 batch(es) fed", running.result)
+
+
+def _state():
+    sequence = rlstats.AdaStop(["a", "b"], n=3, K=2, n_resamples=200, rng=0)
+    sequence.update(BATCH)
+    return sequence.to_state()
+
+
+def _edited(**edits):
+    state = _state()
+    for path, value in edits.items():
+        *keys, last = path.split("__")
+        target = state
+        for key in keys:
+            target = target[int(key)] if isinstance(target, list) else target[key]
+        if value is KeyError:
+            del target[last]
+        else:
+            target[last] = value
+    return state
+
+
+FROM_STATE_CASES = [  # (what, state, phrase); every one is a DesignError
+    ("without digests", _edited(digests=KeyError), "the AdaStop state has no \"digests\""),
+    ("a batch edited", _edited(batches__0__a=[9.0, 9.0, 9.0]), "batch 1 of the AdaStop state does not match its"),
+    ("digests not one per batch", _edited(digests=[]), "\"digests\" does not have one entry per batch"),
+    ("n_resamples 1e12", _edited(options__n_resamples=10**12), "n_resamples=1000000000000 is more than 10,000,000"),
+    ("K 1e9", _edited(options__K=10**9), "K=1000000000 is more than 1,000 interims"),
+    ("n 1e9", _edited(options__n=10**9), "n=1000000000 is more than 10,000 runs per agent per batch"),
+    ("n text", _edited(options__n="x"), "n must be a whole number, got 'x'"),
+    ("alpha 2", _edited(options__alpha=2), "alpha must be strictly between 0 and 1, got 2.0"),
+    ("no format", _edited(format=KeyError), "this is not an rlstats AdaStop state (missing \"format\""),
+    ("version 99", _edited(version=99), "AdaStop state version 99 is not supported"),
+    ("batches text", _edited(batches="x"), "\"batches\" must be a list of {agent: [scores]} objects"),
+    ("agents a number", _edited(agents=3), "\"agents\" must be a list of names"),
+    ("seed text", _edited(seed="x"), "\"seed\" must hold an integer entropy and spawn key"),
+    ("no options", _edited(options=KeyError), "\"options\" must be an object"),
+    ("a list", [1], "this is not an rlstats AdaStop state"),
+    ("None", None, "this is not an rlstats AdaStop state"),
+]
+
+
+@pytest.mark.parametrize("what, state, phrase", FROM_STATE_CASES, ids=[c[0] for c in FROM_STATE_CASES])
+def test_adastop_from_state(what, state, phrase):
+    fails(DesignError, phrase, rlstats.AdaStop.from_state, state)
+
+
+@pytest.mark.parametrize("content, phrase", [
+    ("", "cannot read the AdaStop state"),
+    ("[1]", "this is not an rlstats AdaStop state"),
+    ("[" * 100_000 + "]" * 100_000, "it is nested too deeply to be a state written by rlstats"),
+    (b"\xe9\xe9", "cannot read the AdaStop state"),
+    (None, "no AdaStop state at"),
+], ids=["empty", "a list", "nested 100,000 deep", "latin-1 bytes", "missing"])
+def test_adastop_load(tmp_path, content, phrase):
+    path = tmp_path / "state.json"
+    if content is not None:
+        path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    fails(DesignError, phrase, rlstats.AdaStop.load, path)
+    fails(DesignError, "is a folder, not an AdaStop state file", rlstats.AdaStop.load, tmp_path)
+
+
+# ----------------------------------------------------------------------------- training logs
+
+LOG_PATTERN = "{agent}/{task}/seed_{seed}"
+
+
+def _write(path, content):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    return path
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory):
+    """A folder of runs (2 agents x 1 task x 2 seeds of SB3 progress.csv) and one-file logs that are broken."""
+    root = tmp_path_factory.mktemp("logs")
+    for agent in ("dqn", "ppo"):
+        for seed in (0, 1):
+            _write(root / "runs" / agent / "hopper" / f"seed_{seed}" / "progress.csv",
+                   "step,eval/return\n0,1.0\n10,2.0\n20,3.0\n")
+    _write(root / "binary.bin", bytes(range(256)) * 4)
+    _write(root / "empty" / "progress.csv", "")
+    _write(root / "latin" / "progress.csv", "step,eval/return\n0,1.0\n1,\xe9\n".encode("latin-1"))
+    _write(root / "nested" / "log.jsonl", '{"a": ' * 100_000 + "1" + "}" * 100_000 + "\n")
+    _write(root / "badjson" / "log.jsonl", '{"step": 1, "return": 2}\n{not json\n')
+    _write(root / "tb" / "events.out.tfevents.1.host", b"\x00\xff" * 50)
+    _write(root / "textstep" / "progress.csv", "step,eval/return\nx,1.0\n1,2.0\n")
+    (root / "nothing").mkdir()
+    return root
+
+
+READ_LOGS_CASES = [  # (what, path under the folder, pattern, options, error, phrases)
+    ("format unknown", "runs", LOG_PATTERN, {"format": "excel"}, OptionError, "format='excel' is not one of the"),
+    ("keep unknown", "runs", LOG_PATTERN, {"keep": "max"}, OptionError, "keep='max' is not one of the allowed values"),
+    ("on_error unknown", "runs", LOG_PATTERN, {"on_error": "ignore"}, OptionError, "on_error='ignore' is not one"),
+    ("no workers", "runs", LOG_PATTERN, {"n_jobs": 0}, OptionError, "n_jobs must be a positive whole number"),
+    ("fractional workers", "runs", LOG_PATTERN, {"n_jobs": 1.5}, OptionError, "n_jobs must be a positive whole"),
+    ("a million workers", "runs", LOG_PATTERN, {"n_jobs": 10**6}, OptionError, "n_jobs=1,000,000 is more than"),
+    ("progress text", "runs", LOG_PATTERN, {"progress": "yes"}, OptionError, "progress must be True or False"),
+    ("tags a number", "runs", LOG_PATTERN, {"tags": 3}, OptionError, "tags= must be a name, a list of them or a dict"),
+    ("tags empty", "runs", LOG_PATTERN, {"tags": []}, OptionError, "tags= is empty"),
+    ("a tag nobody logs", "runs", LOG_PATTERN, {"tags": ["nosuch"]}, OptionError, "no run logs 'nosuch'"),
+    ("step a number", "runs", LOG_PATTERN, {"step": 3}, OptionError, "step= names the step column of a table"),
+    ("step not a column", "runs", LOG_PATTERN, {"step": "nosuch"}, LogReadError, "step='nosuch' names no column"),
+    ("no file of that format", "runs", LOG_PATTERN, {"format": "tensorboard"}, LogReadError,
+     "no training logs under"),
+    ("adjacent fields", "runs", "{agent}{task}/seed_{seed}", {}, OptionError,
+     "puts {task} right after {agent}, so a name could be split between them in many ways"),
+    ("an unclosed field", "runs", "{agent/{task}", {}, OptionError, "has a brace that is not a {field}"),
+    ("an empty field", "runs", "{}/{task}/seed_{seed}", {}, OptionError, "has a brace that is not a {field}"),
+    ("a field twice", "runs", "{agent}/{agent}/seed_{seed}", {}, OptionError, "names the field {agent} twice"),
+    ("a format spec", "runs", "{agent}/{task}/seed_{seed:d}", {}, OptionError, "has a brace that is not a {field}"),
+    ("an empty pattern", "runs", "", {}, OptionError, "pattern= must be text such as '{agent}/{task}/seed_{seed}'"),
+    ("a pattern that is a number", "runs", 3, {}, OptionError, "pattern= must be text such as"),
+    ("no field", "runs", "*a*b", {}, OptionError, "has no {field}"),
+    ("150 fields", "runs", LOG_PATTERN * 50, {}, OptionError, "more than the 32 allowed"),
+    ("a pattern no file matches", "runs", "[a-z]+/{task}/seed_{seed}", {}, LogReadError,
+     "matches the pattern '[a-z]+/{task}/seed_{seed}'"),
+    ("missing folder", "nosuch", LOG_PATTERN, {}, LogReadError, "no such folder"),
+    ("a folder without logs", "nothing", LOG_PATTERN, {}, LogReadError, "no training logs under"),
+    ("binary garbage", "binary.bin", None, {}, LogReadError, "is not a log file rlstats knows; pass format="),
+    ("an empty log", "empty/progress.csv", None, {}, LogReadError, "empty: the file has no content"),
+    ("latin-1 bytes", "latin/progress.csv", None, {}, LogReadError, "not UTF-8 text (byte b'\\xe9'"),
+    ("JSON nested 100,000 deep", "nested/log.jsonl", None, {}, LogReadError,
+     "line 1 nests JSON 100,000 levels deep, more than the 64 a log record may have"),
+    ("a line that is not JSON", "badjson/log.jsonl", None, {}, LogReadError, "line 2 is not JSON"),
+    ("a corrupt event file", "tb/events.out.tfevents.1.host", None, {}, LogReadError, "fails its checksum"),
+    ("a step that is text", "textstep/progress.csv", None, {}, LogReadError, "column 'step' holds 'x' in data row 1"),
+]
+
+
+@pytest.mark.parametrize("what, where, pattern, options, error, phrases", READ_LOGS_CASES,
+                         ids=[c[0] for c in READ_LOGS_CASES])
+def test_read_logs(logs, what, where, pattern, options, error, phrases):
+    fails(error, phrases, rlstats.read_logs, logs / where, pattern, **{"progress": False, **options})
+
+
+def test_read_logs_of_a_path_that_is_not_text():
+    fails(OptionError, "3", rlstats.read_logs, 3, LOG_PATTERN, progress=False)
+
+
+def test_read_logs_says_what_it_chose(logs):
+    frame = rlstats.read_logs(logs / "runs", LOG_PATTERN, progress=False)
+    assert len(frame) == 12 and list(frame.columns[:4]) == ["agent", "task", "seed", "step"]
+    noted("tag 'eval/return' (chosen as the one evaluation return among the logged tags", rlstats.curves, frame,
+          "`eval/return` ~ agent | task/seed", step="step", n_resamples=200)
+
+
+class _WandbRun:
+    """What read_wandb reads of a W&B run: id, name, config, group and scan_history(keys=...)."""
+
+    def __init__(self, number):
+        self.id, self.name, self.group = f"id{number}", f"ppo_hopper_{number}", "ppo"
+        self.config = {"env_id": "Hopper-v4", "seed": number}
+        self._rows = [{"_step": step, "_timestamp": 100.0 + step, "eval/return": float(step + number)}
+                      for step in range(3)]
+
+    def scan_history(self, keys=None, page_size=1000, min_step=None, max_step=None):
+        for row in self._rows:
+            if keys is None or all(k in row for k in keys):
+                yield {k: row[k] for k in keys or row} | {"_timestamp": row["_timestamp"]}
+
+
+class _WandbApi:
+    def __init__(self, runs):
+        self._runs = runs
+
+    def runs(self, path, filters=None, order="+created_at", per_page=50):
+        return iter(self._runs)
+
+
+WANDB_CASES = [  # (what, options, error, phrases)
+    ("keys a number", {"keys": 3}, OptionError, "keys= must be a name, a list of them or a dict"),
+    ("keys empty", {"keys": []}, OptionError, "keys= is empty"),
+    ("a key nobody logs", {"keys": "nosuch"}, LogReadError, "run 'ppo_hopper_1' logs no 'nosuch'"),
+    ("keep unknown", {"keep": "max"}, OptionError, "keep='max' is not one of the allowed values"),
+    ("on_error unknown", {"on_error": "ignore"}, OptionError, "on_error='ignore' is not one of the allowed values"),
+    ("fields a number", {"fields": 3}, OptionError, "fields= maps columns to run attributes or config keys"),
+    ("adjacent fields", {"pattern": "{agent}{task}"}, OptionError, "puts {task} right after {agent}"),
+    ("progress text", {"progress": "yes"}, OptionError, "progress must be True or False"),
+    ("an api without runs()", {"api": 3}, LogReadError, "cannot list the runs of W&B project 'me/proj'"),
+    ("a project without runs", {"api": _WandbApi([])}, LogReadError, "the W&B project 'me/proj' has no runs"),
+]
+
+
+@pytest.mark.parametrize("what, options, error, phrases", WANDB_CASES, ids=[c[0] for c in WANDB_CASES])
+def test_read_wandb_through_a_stub(what, options, error, phrases):
+    options = {"keys": "eval/return", "api": _WandbApi([_WandbRun(1), _WandbRun(2)]), "progress": False, **options}
+    fails(error, phrases, rlstats.read_wandb, "me/proj", **options)
+
+
+# ----------------------------------------------------------------------------- methods of the results
+
+
+@pytest.fixture(scope="module")
+def results():
+    """One result of every back end on the tiny frames, and a power study."""
+    made = {name: function(data, formula, **options) for name, (function, data, formula, options) in BACKENDS.items()}
+    made["power"] = rlstats.power("skillings_mack", **POWER_QUICK)
+    return made
+
+
+RESULTS = [*BACKENDS, "power"]
+
+
+@pytest.mark.parametrize("name", RESULTS)
+@pytest.mark.parametrize("kind", ["nosuch", 3, ""])
+def test_plot_of_an_unknown_kind(results, name, kind):
+    fails(OptionError, f"kind={kind!r} is not one of the allowed values", results[name].plot, kind=kind)
+
+
+@pytest.mark.parametrize("name", RESULTS)
+@pytest.mark.parametrize("ax", [3, "left", []], ids=["a number", "text", "an empty list"])
+def test_plot_on_something_that_is_not_axes(results, name, ax):
+    fails(OptionError, "ax= must be a matplotlib Axes (or a sequence of them, one per panel)", results[name].plot,
+          ax=ax)
+
+
+INTERVAL_LEVELS = [
+    (0, "confidence_level must be strictly between 0 and 1"),
+    (1, "confidence_level must be strictly between 0 and 1"),
+    (1.5, "confidence_level must be strictly between 0 and 1"),
+    (0.05, "pass confidence_level=0.95"),
+    (float("nan"), "confidence_level must be a number between 0 and 1, got nan"),
+    ("x", "confidence_level must be a number between 0 and 1, got 'x'"),
+]
+WITH_INTERVALS = ["bootstrap", "percentiles", "selection_check", "power"]
+
+
+@pytest.mark.parametrize("name", WITH_INTERVALS)
+@pytest.mark.parametrize("level, phrase", INTERVAL_LEVELS, ids=[repr(c[0]) for c in INTERVAL_LEVELS])
+def test_confidence_interval_at_a_bad_level(results, name, level, phrase):
+    fails(OptionError, phrase, results[name].confidence_interval, confidence_level=level)
+
+
+def test_percentile_intervals_at_another_level_say_how_to_get_them(results):
+    fails(OptionError, "rerun percentiles(..., delta=0.1) for level 0.9", results["percentiles"].confidence_interval,
+          confidence_level=0.9)
+
+
+RENDERING = [  # (method, options, phrase)
+    ("report", {"format": "html"}, "format='html' is not one of: 'text', 'latex'"),
+    ("to_latex", {"label": 3}, "label must be text"),
+    ("to_latex", {"mc_se": "yes"}, "mc_se must be True or False, got 'yes'"),
+]
+
+
+@pytest.mark.parametrize("name, method, options, phrase", [
+    pytest.param(name, *case, id=f"{name}-{case[0]}-{next(iter(case[1]))}") for name in RESULTS for case in RENDERING
+    if not (name == "task_table" and case[0] == "to_latex")])  # task_table's to_latex is a table of its own
+def test_rendering_options(results, name, method, options, phrase):
+    fails(OptionError, phrase, getattr(results[name], method), **options)
+
+
+@pytest.mark.parametrize("a, b, options, phrase", [
+    ("nobody", "agent_2", {}, "agent 'nobody' is not in the result; agents: 'agent_1', 'agent_2'"),
+    ("agent_1", "agent_1", {}, "inferential intervals compare two different agents"),
+    ("agent_1", "agent_2", {"test": "welch"}, "test must be a test result with a pvalue attribute, got str"),
+    ("agent_1", "agent_2", {"alpha": 2}, "alpha must be strictly between 0 and 1, got 2.0"),
+], ids=["unknown agent", "one agent twice", "a test by name", "alpha 2"])
+def test_inferential_intervals(results, a, b, options, phrase):
+    fails(OptionError, phrase, results["bootstrap"].inferential_intervals, a, b, **options)
+
+
+# ----------------------------------------------------------------------------- every subcommand of the command line
+
+
+@pytest.fixture(scope="module")
+def cli_dir(tmp_path_factory):
+    """Inputs good and bad for the command line, made once: tables, AdaStop states and a folder of logs."""
+    folder = tmp_path_factory.mktemp("cli")
+    TINY.to_csv(folder / "runs.csv", index=False)
+    TINY.to_csv(folder / "semi.csv", index=False, sep=";")
+    CURVES.to_csv(folder / "curves.csv", index=False)
+    BATCH.to_csv(folder / "batch.csv", index=False)
+    BATCH[BATCH["agent"] == "a"].to_csv(folder / "batch_a.csv", index=False)
+    _write(folder / "empty.csv", "")
+    _write(folder / "header.csv", "agent,task,seed,score\n")
+    _write(folder / "garbage.csv", bytes(range(128, 256)) * 4)
+    _write(folder / "latin.csv", "agent,task,seed,score\nB\xe9b\xe9,t,1,1\n".encode("latin-1"))
+    _write(folder / "garbage.parquet", b"agent,task\n")
+    _write(folder / "exists", "a file")
+    (folder / "folder").mkdir()
+    _write(folder / "state.json", json.dumps(_state()))
+    _write(folder / "nodigests.json", json.dumps(_edited(digests=KeyError)))
+    _write(folder / "hugeK.json", json.dumps(_edited(options__K=10**9)))
+    _write(folder / "deep.json", "[" * 100_000 + "]" * 100_000)
+    for agent in ("dqn", "ppo"):
+        for seed in (0, 1):
+            _write(folder / "logs" / agent / "hopper" / f"seed_{seed}" / "progress.csv",
+                   "step,eval/return\n0,1.0\n10,2.0\n")
+    _write(folder / "nested" / "log.jsonl", '{"a": ' * 100_000 + "1" + "}" * 100_000 + "\n")
+    return folder
+
+
+def _cli(*args):
+    """``rlstats ARGS`` in-process: what the shell would see (returncode, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            status = main([str(a) for a in args], out=out)
+        except SystemExit as exc:  # argparse: --help, --version and usage errors
+            status = exc.code
+    return types.SimpleNamespace(returncode=status, stdout=out.getvalue(), stderr=err.getvalue())
+
+
+def _listing(folder):
+    """Every file (with its size) and folder under ``folder``; an AdaStop state's companion lock file, which
+    an update takes before it reads the state, is not counted."""
+    return sorted((str(p.relative_to(folder)), None if p.is_dir() else p.stat().st_size) for p in folder.rglob("*")
+                  if not p.name.endswith(".json.lock"))
+
+
+def cli_fails(folder, argv, phrases):
+    """The command exits 2 with one 'rlstats: error:' line holding every phrase, prints nothing on stdout, writes
+    nothing in ``folder``; only a formula error adds the formula and a caret line under it."""
+    before = _listing(folder)
+    argv = [a.replace("{d}", str(folder)) for a in argv]
+    done = _cli(*argv)
+    lines = done.stderr.splitlines()
+    assert done.returncode == 2 and done.stdout == "" and "Traceback" not in done.stderr, done
+    assert lines and lines[0].startswith("rlstats: error: "), done.stderr
+    for phrase in [phrases] if isinstance(phrases, str) else phrases:
+        assert phrase.replace("{d}", str(folder)) in done.stderr, done.stderr
+    assert len(lines) == 1 or (len(lines) == 3 and set(lines[2].strip()) == {"^"}), done.stderr
+    assert _listing(folder) == before
+
+
+F = "score ~ agent | task"
+NO_PROGRESS = "--no-progress"
+
+
+def _compare(*extra):
+    return ["compare", "{d}/runs.csv", F, *extra]
+
+
+def _power(*extra):
+    return ["power", "skillings_mack", *extra, NO_PROGRESS]
+
+
+def _read_logs(*extra):
+    return ["read-logs", "{d}/logs", *extra, "-o", "{d}/out.csv", NO_PROGRESS]
+
+
+COMMAND_LINE_CASES = [  # (id, argv with {d} for the folder of inputs, phrase)
+    ("compare-missing file", ["compare", "{d}/nosuch.csv", F], "file not found: {d}/nosuch.csv"),
+    ("compare-a folder", ["compare", "{d}/folder", F], "is a folder; give the table file inside it"),
+    ("compare-empty file", ["compare", "{d}/empty.csv", F], "cannot read {d}/empty.csv as a table separated by ','"),
+    ("compare-binary garbage", ["compare", "{d}/garbage.csv", F], "is not UTF-8 text"),
+    ("compare-latin-1", ["compare", "{d}/latin.csv", F], "is not UTF-8 text (byte b'\\xe9' at position"),
+    ("compare-wrong separator", ["compare", "{d}/semi.csv", F], "looks separated by ';': pass --sep ';'"),
+    ("compare-header only", ["compare", "{d}/header.csv", F], "data has no rows"),
+    ("compare-not Parquet", ["compare", "{d}/garbage.parquet", F], "is not a readable Parquet file"),
+    ("compare-a file that refuses reads", ["compare", "/proc/self/mem", F], "cannot read /proc/self/mem"),
+    ("compare-sep empty", _compare("--sep", ""), "--sep '' is not one character"),
+    ("compare-sep two characters", _compare("--sep", ";;"), "--sep ';;' is not one character"),
+    ("compare-n_resamples 0", _compare("-o", "n_resamples=0"), "n_resamples must be at least"),
+    ("compare-n_resamples 10**13", _compare("-o", "n_resamples=10000000000000"),
+     "n_resamples=10,000,000,000,000 is more than the 10,000,000 allowed"),
+    ("compare-o method", _compare("-o", "method=x"), "-o method=... cannot be set as an option; give it with --method"),
+    ("compare-o formula", _compare("-o", "formula=x"), "give it with the FORMULA argument"),
+    ("compare-o data", _compare("-o", "data=x"), "give it with the FILE argument"),
+    ("compare-o rng", _compare("-o", "rng=__import__('os')"), "give it with --seed"),
+    ("compare-o eval_env", _compare("-o", "eval_env=1"), "give it with --allow-python"),
+    ("compare-o unknown", _compare("-o", "nosuch=1"),
+     "method='skillings_mack' has no option 'nosuch'; its options are"),
+    ("compare-o pvalue unknown", _compare("-o", "pvalue=x"), "pvalue='x' is not one of the"),
+    ("compare-o na_action unknown", _compare("-o", "na_action=x"), "na_action='x' is not one"),
+    ("compare-o normalize unknown", _compare("--method", "bootstrap", "-o", "normalize=nosuch"),
+     "name='nosuch' is not one of the allowed values"),
+    ("compare-o without =", _compare("-o", "n_resamples"), "option 'n_resamples' must look like NAME=VALUE"),
+    ("compare-o twice", _compare("-o", "n_resamples=10", "-o", "n_resamples=20"), "-o n_resamples is given twice"),
+    ("compare-subset call", _compare("-o", "subset=len(task) > 0"), "it uses calls"),
+    ("compare-subset attribute", _compare("-o", "subset=task.str.len() > 0"), "it uses calls"),
+    ("compare-subset arithmetic", _compare("-o", "subset=seed + 1 > 0"), "it uses arithmetic"),
+    ("compare-subset local", _compare("-o", "subset=seed > @x"), "it does not parse"),
+    ("compare-subset unknown column", _compare("-o", "subset=game == 'Pong'"),
+     "subset=\"game == 'Pong'\" names column 'game', which the data do not have"),
+    ("compare-subset keeps nothing", _compare("-o", "subset=seed > 99"), "subset='seed > 99' keeps no rows"),
+    ("compare-subset too long", _compare("-o", "subset=" + " | ".join(["seed == 1"] * 200)),
+     "more than the 2,000 a condition may have"),
+    ("compare-subset nested too deep", _compare("-o", "subset=" + "not " * 60 + "seed == 1"),
+     "it nests more than 50 levels deep"),
+    ("compare-subset with bootstrap", _compare("--method", "bootstrap", "-o",
+                                       "subset=__import__('os').getpid() > 0"), "it uses calls"),
+    ("compare-plot under /proc", _compare("--plot", "/proc/x.png"), "cannot write under /proc"),
+    ("compare-plot under /dev", _compare("--plot", "/dev/null.png"), "cannot write under /dev"),
+    ("compare-plot in a missing folder", _compare("--plot", "{d}/missing/x.png"), "folder {d}/missing does not exist"),
+    ("compare-plot a folder", _compare("--plot", "{d}/folder"), "is a folder; give a file name"),
+    ("compare-plot the input", _compare("--plot", "{d}/runs.csv"),
+     "is the input ({d}/runs.csv); writing it would overwrite the data"),
+    ("compare-plot an unknown format", _compare("--plot", "{d}/x.docx"), "cannot save a figure as 'x.docx'"),
+    ("compare-plot to stdout", _compare("--plot", "-"), "would mix the figure with the text"),
+    ("compare-curves without step", ["compare", "{d}/curves.csv", "score ~ agent | task/seed", "--method", "curves"],
+     "method='curves' needs the option step= (e.g. step='step', -o step=step"),
+    ("compare-unknown method", _compare("--method", "nosuch"), "method='nosuch' is not one of the available methods"),
+    ("compare-96,000-character formula", ["compare", "{d}/runs.csv", F + " " * 96_000],
+     "the formula is 96,020 characters long, more than the 5,000 a formula may have"),
+    ("compare-misspelt response", ["compare", "{d}/runs.csv", "scor ~ agent | task"],
+     "unknown name 'scor' in response; did you mean 'score'?"),
+    ("compare-formula of code", ["compare", "{d}/runs.csv", "__import__('os').getpid() ~ agent | task"],
+     "pass --allow-python to evaluate it as Python"),
+    ("demo-out an existing file", ["demo", "--out", "{d}/exists"], "--out {d}/exists is a file, not a folder"),
+    ("demo-out under /proc", ["demo", "--out", "/proc/rlstats-demo"], "cannot write under /proc"),
+    ("demo-out below a file", ["demo", "--out", "{d}/exists/sub"], "cannot create the folder"),
+    ("demo-seed negative", ["demo", "--seed", "-1", "--out", "{d}/new-demo"], "rng must be a non-negative int"),
+    ("update-missing batch", ["adastop", "update", "{d}/new.json", "{d}/nosuch.csv"], "file not found"),
+    ("update-batch a folder", ["adastop", "update", "{d}/new.json", "{d}/folder"], "is a folder"),
+    ("update-empty batch", ["adastop", "update", "{d}/new.json", "{d}/empty.csv"], "cannot read {d}/empty.csv"),
+    ("update-binary batch", ["adastop", "update", "{d}/new.json", "{d}/garbage.csv"], "is not UTF-8 text"),
+    ("update-latin-1 batch", ["adastop", "update", "{d}/new.json", "{d}/latin.csv"], "is not UTF-8 text"),
+    ("update-wrong separator", ["adastop", "update", "{d}/new.json", "{d}/semi.csv"], "pass --sep ';'"),
+    ("update-sep empty", ["adastop", "update", "{d}/new.json", "{d}/batch.csv", "--sep", ""],
+     "--sep '' is not one character"),
+    ("update-sep two characters", ["adastop", "update", "{d}/new.json", "{d}/batch.csv", "--sep", ";;"],
+     "--sep ';;' is not one character"),
+    ("update-n 0", ["adastop", "update", "{d}/new.json", "{d}/batch.csv", "--n", "0"], "n must be at least 1, got 0"),
+    ("update-K 10**9", ["adastop", "update", "{d}/new.json", "{d}/batch.csv", "--K", "1000000000"],
+     "K=1000000000 is more than 1,000 interims"),
+    ("update-n_resamples 10**13", ["adastop", "update", "{d}/new.json", "{d}/batch.csv", "--n-resamples",
+                                   "10000000000000"], "is more than 10,000,000 permutation paths"),
+    ("update-alpha 2", ["adastop", "update", "{d}/new.json", "{d}/batch.csv", "--alpha", "2"],
+     "alpha must be strictly between 0 and 1"),
+    ("update-beta 2", ["adastop", "update", "{d}/new.json", "{d}/batch.csv", "--beta", "2"],
+     "beta must be between 0 and 1"),
+    ("update-reference unknown", ["adastop", "update", "{d}/new.json", "{d}/batch.csv", "--reference", "nobody"],
+     "reference='nobody' is not an agent"),
+    ("update-lock timeout negative", ["adastop", "update", "{d}/new.json", "{d}/batch.csv", "--lock-timeout", "-1"],
+     "--lock-timeout -1 is not a number of seconds"),
+    ("update-state a folder", ["adastop", "update", "{d}/folder", "{d}/batch.csv"], "is a folder"),
+    ("update-state under /proc", ["adastop", "update", "/proc/x.json", "{d}/batch.csv"], "cannot write under /proc"),
+    ("update-state is the batch", ["adastop", "update", "{d}/batch.csv", "{d}/batch.csv"], "is the input"),
+    ("update-state in a missing folder", ["adastop", "update", "{d}/missing/state.json", "{d}/batch.csv"],
+     "folder {d}/missing does not exist"),
+    ("update-option changed", ["adastop", "update", "{d}/state.json", "{d}/batch.csv", "--n", "5"],
+     "already holds a test with n = 3; --n 5 only applies when the state is created"),
+    ("update-seed changed", ["adastop", "update", "{d}/state.json", "{d}/batch.csv", "--seed", "9"],
+     "already holds a test seeded with 0"),
+    ("update-an agent missing", ["adastop", "update", "{d}/state.json", "{d}/batch_a.csv"],
+     "the batch lacks agent(s) b"),
+    ("update-a state without digests", ["adastop", "update", "{d}/nodigests.json", "{d}/batch.csv"],
+     "the AdaStop state has no \"digests\""),
+    ("status-missing state", ["adastop", "status", "{d}/nosuch.json"], "no AdaStop state at {d}/nosuch.json"),
+    ("status-a folder", ["adastop", "status", "{d}/folder"], "is a folder"),
+    ("status-empty file", ["adastop", "status", "{d}/empty.csv"], "cannot read the AdaStop state"),
+    ("status-binary garbage", ["adastop", "status", "{d}/garbage.csv"], "cannot read the AdaStop state"),
+    ("status-latin-1", ["adastop", "status", "{d}/latin.csv"], "cannot read the AdaStop state"),
+    ("status-a CSV", ["adastop", "status", "{d}/runs.csv"], "cannot read the AdaStop state"),
+    ("status-nested JSON", ["adastop", "status", "{d}/deep.json"], "nested too deeply to be a state"),
+    ("status-without digests", ["adastop", "status", "{d}/nodigests.json"], "the AdaStop state has no \"digests\""),
+    ("status-K 10**9", ["adastop", "status", "{d}/hugeK.json"], "K=1000000000 is more than 1,000 interims"),
+    ("plot-missing state", ["adastop", "plot", "{d}/nosuch.json", "{d}/x.png"], "no AdaStop state at"),
+    ("plot-under /proc", ["adastop", "plot", "{d}/state.json", "/proc/x.png"], "cannot write under /proc"),
+    ("plot-in a missing folder", ["adastop", "plot", "{d}/state.json", "{d}/missing/x.png"], "does not exist"),
+    ("plot-a folder", ["adastop", "plot", "{d}/state.json", "{d}/folder"], "is a folder"),
+    ("plot-over the state", ["adastop", "plot", "{d}/state.json", "{d}/state.json"], "is the input"),
+    ("plot-unknown format", ["adastop", "plot", "{d}/state.json", "{d}/x.docx"], "cannot save a figure as 'x.docx'"),
+    ("plot-to stdout", ["adastop", "plot", "{d}/state.json", "-"], "would mix the figure with the text"),
+    ("power-unknown method", ["power", "nosuch", NO_PROGRESS], "method='nosuch' is not one of the allowed values"),
+    ("power-seeds text", _power("--seeds", "x"), "--seeds takes whole numbers separated by commas"),
+    ("power-seeds empty", _power("--seeds", ","), "--seeds is empty"),
+    ("power-seeds 10**9", _power("--seeds", "1000000000"), "seeds=1000000000 is more than"),
+    ("power-n-sim 0", _power("--n-sim", "0"), "n_sim must be at least 1, got 0"),
+    ("power-n-sim 10**11", _power("--n-sim", "100000000000"), "n_sim=100000000000 is more than"),
+    ("power-o unknown", _power("-o", "nosuch=1"), "nosuch=1 is not an option of skillings_mack"),
+    ("power-o n_resamples 0", _power("-o", "n_resamples=0"), "n_resamples must be at least"),
+    ("power-o rng", _power("-o", "rng=1"), ("-o rng=", "--seed")),
+    ("power-o method", _power("-o", "method=bootstrap"), ("-o method=",)),
+    ("power-o seeds", _power("-o", "seeds=3"), ("-o seeds=", "--seeds")),
+    ("power-o n_sim", _power("-o", "n_sim=3"), ("-o n_sim=", "--n-sim")),
+    ("power-o effect", _power("-o", "effect=1"), ("-o effect=", "--effect")),
+    ("power-o formula", _power("-o", "formula=x"), "formula= goes with a pilot"),
+    ("power-o data", _power("-o", "data=x"), "data= cannot be given to skillings_mack"),
+    ("power-sep empty", _power("--pilot", "{d}/runs.csv", "--formula", F, "--sep", ""),
+     "--sep '' is not one character"),
+    ("power-sep two characters", _power("--pilot", "{d}/runs.csv", "--formula", F, "--sep", ";;"),
+     "--sep ';;' is not one character"),
+    ("power-96,000-character formula", _power("--pilot", "{d}/runs.csv", "--formula", F + " " * 96_000),
+     "the formula is 96,020 characters long"),
+    ("power-plot under /proc", _power("--plot", "/proc/x.png"), "cannot write under /proc"),
+    ("power-plot in a missing folder", _power("--plot", "{d}/missing/x.png"), "does not exist"),
+    ("power-plot a folder", _power("--plot", "{d}/folder"), "is a folder"),
+    ("power-plot over the pilot", _power("--pilot", "{d}/runs.csv", "--formula", F, "--plot",
+                                   "{d}/runs.csv"), "is the input"),
+    ("power-missing pilot", _power("--pilot", "{d}/nosuch.csv", "--formula", F), "file not found"),
+    ("power-empty pilot", _power("--pilot", "{d}/empty.csv", "--formula", F), "cannot read {d}/empty.csv"),
+    ("power-binary pilot", _power("--pilot", "{d}/garbage.csv", "--formula", F), "is not UTF-8 text"),
+    ("power-latin-1 pilot", _power("--pilot", "{d}/latin.csv", "--formula", F), "is not UTF-8 text"),
+    ("power-pilot wrong separator", ["power", "skillings_mack", "--pilot", "{d}/semi.csv", "--formula", F,
+                                     NO_PROGRESS], "pass --sep ';'"),
+    ("power-pilot a folder", _power("--pilot", "{d}/folder", "--formula", F), "is a folder"),
+    ("power-pilot without formula", _power("--pilot", "{d}/runs.csv"), "--pilot needs --formula"),
+    ("power-formula without pilot", _power("--formula", F), "--formula goes with --pilot FILE"),
+    ("power-pilot formula of code", _power("--pilot", "{d}/runs.csv", "--formula",
+                                     "__import__('os').getpid() ~ agent | task"), "--allow-python"),
+    ("power-tasks 0", _power("--tasks", "0"), "tasks must be at least 1, got 0"),
+    ("power-one agent", _power("--agents", "1"), "agents=1: a comparison needs"),
+    ("power-jobs 0", _power("--jobs", "0"), "n_jobs must be a positive whole"),
+    ("power-backend unknown", _power("--backend", "nosuch"), "backend='nosuch' is not a joblib backend"),
+    ("power-alpha 2", _power("--alpha", "2"), "alpha must be strictly between"),
+    ("power-distribution unknown", _power("--distribution", "cauchy"),
+     "distribution='cauchy' is not one of the allowed values"),
+    ("power-target 2", _power("--target-power", "2", "--effect", "1"), "target_power must be strictly between 0 and 1"),
+    ("power-target with two methods", ["power", "skillings_mack,bootstrap", "--target-power", "0.8", NO_PROGRESS],
+     "--target-power searches one method at a time"),
+    ("power-target with seeds", _power("--target-power", "0.8", "--seeds", "3"), "drop --seeds"),
+    ("power-max-seeds 10**9", _power("--target-power", "0.8", "--effect", "1", "--max-seeds",
+                               "1000000000"), "max_seeds=1000000000 is more than"),
+    ("read-logs-missing folder", ["read-logs", "{d}/nosuch", "-o", "{d}/out.csv", NO_PROGRESS], "no such folder"),
+    ("read-logs-empty file", ["read-logs", "{d}/empty.csv", "-o", "{d}/out.csv", NO_PROGRESS],
+     "empty: the file has no content"),
+    ("read-logs-binary garbage", ["read-logs", "{d}/garbage.csv", "-o", "{d}/out.csv", NO_PROGRESS], "not UTF-8 text"),
+    ("read-logs-latin-1", ["read-logs", "{d}/latin.csv", "-o", "{d}/out.csv", NO_PROGRESS], "not UTF-8 text"),
+    ("read-logs-no logs", ["read-logs", "{d}/folder", "-o", "{d}/out.csv", NO_PROGRESS], "no training logs under"),
+    ("read-logs-nested JSON", ["read-logs", "{d}/nested", "-o", "{d}/out.csv", NO_PROGRESS],
+     "nests JSON 100,000 levels deep"),
+    ("read-logs-out under /proc", ["read-logs", "{d}/logs", "-o", "/proc/x.csv", NO_PROGRESS],
+     "cannot write under /proc"),
+    ("read-logs-out in a missing folder", ["read-logs", "{d}/logs", "-o", "{d}/missing/x.csv", NO_PROGRESS],
+     "does not exist"),
+    ("read-logs-out a folder", ["read-logs", "{d}/logs", "-o", "{d}/folder", NO_PROGRESS], "is a folder"),
+    ("read-logs-out over an input", ["read-logs", "{d}/logs", "-o", "{d}/logs/ppo/hopper/seed_0/progress.csv",
+                                     NO_PROGRESS], "is one of the files read"),
+    ("read-logs-out an unknown format", ["read-logs", "{d}/logs", "-o", "{d}/x.xlsx", NO_PROGRESS],
+     "must end in .csv, .tsv or .parquet"),
+    ("read-logs-adjacent fields", ["read-logs", "{d}/logs", "--pattern", "{agent}{task}", "-o", "{d}/out.csv",
+                                   NO_PROGRESS], "puts {task} right after {agent}"),
+    ("read-logs-an unclosed field", ["read-logs", "{d}/logs", "--pattern", "{agent/", "-o", "{d}/out.csv",
+                                     NO_PROGRESS], "has no {field}"),
+    ("read-logs-jobs 0", _read_logs("--jobs", "0"), "--jobs"),
+    ("read-logs-a tag nobody logs", _read_logs("--tags", "nosuch"), "no run logs 'nosuch'; pass --tags"),
+    ("read-logs-step not a column", _read_logs("--step", "nosuch"), "--step 'nosuch' names no column"),
+]
+
+
+@pytest.mark.parametrize("argv, phrase", [c[1:] for c in COMMAND_LINE_CASES],
+                         ids=[c[0] for c in COMMAND_LINE_CASES])
+def test_command_line_mistake(cli_dir, argv, phrase):
+    cli_fails(cli_dir, argv, phrase)
+
+
+USAGE_CASES = [  # (id, argv, phrase of argparse's last line)
+    ("no subcommand", [], "the following arguments are required: command"),
+    ("unknown subcommand", ["nosuch"], "invalid choice: 'nosuch'"),
+    ("compare-no formula", ["compare", "runs.csv"], "the following arguments are required: formula"),
+    ("compare-format unknown", ["compare", "runs.csv", F, "--format", "xml"], "argument --format: invalid choice"),
+    ("compare-seed text", ["compare", "runs.csv", F, "--seed", "x"], "argument --seed: invalid int value: 'x'"),
+    ("demo-seed text", ["demo", "--seed", "x"], "argument --seed: invalid int value: 'x'"),
+    ("adastop-no subcommand", ["adastop"], "the following arguments are required"),
+    ("update-n text", ["adastop", "update", "s.json", "b.csv", "--n", "x"], "argument --n: invalid int value"),
+    ("update-permutations unknown", ["adastop", "update", "s.json", "b.csv", "--permutations", "all"],
+     "argument --permutations: invalid choice"),
+    ("status-an extra argument", ["adastop", "status", "s.json", "x"], "unrecognized arguments: x"),
+    ("plot-kind unknown", ["adastop", "plot", "s.json", "x.png", "--kind", "pie"], "argument --kind: invalid choice"),
+    ("power-n-sim text", ["power", "skillings_mack", "--n-sim", "many"], "argument --n-sim: invalid int value"),
+    ("power-effect text", ["power", "skillings_mack", "--effect", "big"], "argument --effect: invalid float value"),
+    ("read-logs-no output", ["read-logs", "logs"], "the following arguments are required: -o/--output"),
+    ("read-logs-format unknown", ["read-logs", "logs", "-o", "x.csv", "--format", "xml"],
+     "argument --format: invalid choice"),
+]
+
+
+@pytest.mark.parametrize("argv, phrase", [c[1:] for c in USAGE_CASES], ids=[c[0] for c in USAGE_CASES])
+def test_command_line_usage_error(argv, phrase):
+    done = _cli(*argv)
+    assert done.returncode == 2 and done.stdout == "" and "Traceback" not in done.stderr
+    last = done.stderr.splitlines()[-1]
+    assert last.startswith("rlstats") and ": error: " in last and phrase in last, done.stderr
+
+
+SHELL_CASES = {  # subcommand -> argv: the exit status and stderr as the shell sees them, one process each
+    "compare": ["compare", "{d}/runs.csv", F, "--sep", ""],
+    "demo": ["demo", "--out", "/proc/rlstats-demo"],
+    "adastop": ["adastop", "status", "{d}/nodigests.json"],
+    "power": ["power", "skillings_mack", "--n-sim", "0"],
+    "read-logs": ["read-logs", "{d}/nosuch", "-o", "{d}/out.csv"],
+}
+
+
+def test_each_subcommand_exits_2_in_the_shell(cli_dir):
+    # One test for all five, started at once: each process pays the interpreter's start-up, so they overlap.
+    started = {}
+    for name, argv in SHELL_CASES.items():
+        argv = [a.replace("{d}", str(cli_dir)) for a in argv]
+        started[name] = subprocess.Popen([sys.executable, "-m", "rlstats", *argv], stdout=subprocess.PIPE,
+                                         stderr=subprocess.PIPE, text=True)
+    try:
+        for name, process in started.items():
+            out, err = process.communicate(timeout=120)
+            assert process.returncode == 2 and out == "" and "Traceback" not in err, (name, err)
+            assert err.startswith("rlstats: error: ") and err.count("\n") == 1, (name, err)
+    finally:
+        for process in started.values():
+            if process.poll() is None:
+                process.kill()
+                process.wait()

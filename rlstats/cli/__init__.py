@@ -13,10 +13,10 @@ import sys
 import warnings
 
 from ..errors import RlstatsError
-from ._shared import (FORMATS, UsageError, check_figure_path, make_output_folder, parse_option, read_table,
+from ._shared import (FORMATS, UsageError, check_figure_path, make_output_folder, parse_options, read_table,
                       render, save_plot)
 
-__all__ = ["main", "build_parser", "UsageError", "read_table", "parse_option", "render", "save_plot"]
+__all__ = ["main", "build_parser", "UsageError", "read_table", "parse_options", "render", "save_plot"]
 
 def demo_runs(data):
     """What the demo runs: method -> options of compare(data, "score ~ agent | task", method=...).
@@ -51,14 +51,7 @@ def compare_options(args):
     from ..conditions import parse_condition
     from ..formula import RESTRICTED
 
-    options = {}
-    for text in args.option:
-        name, value = parse_option(text)
-        if name in _RESERVED_OPTIONS:
-            raise UsageError(f"-o {name}=... cannot be set as an option; give it with {_RESERVED_OPTIONS[name]}")
-        if name in options:
-            raise UsageError(f"-o {name} is given twice; give it once")
-        options[name] = value
+    options = parse_options(args.option, _RESERVED_OPTIONS)
     if args.seed is not None:
         options["rng"] = args.seed
     if not args.allow_python:  # nothing typed on the command line runs code

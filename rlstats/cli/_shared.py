@@ -256,6 +256,20 @@ def check_figure_path(path, *, option="--plot", inputs=()):
     return path
 
 
+def parse_options(texts, reserved):
+    """``-o NAME=VALUE`` items as a dict; a name the command sets itself (``reserved``: name -> where it
+    comes from instead) or a name given twice is a UsageError."""
+    options = {}
+    for text in texts:
+        name, value = parse_option(text)
+        if name in reserved:
+            raise UsageError(f"-o {name}=... cannot be set as an option; give it with {reserved[name]}")
+        if name in options:
+            raise UsageError(f"-o {name} is given twice; give it once")
+        options[name] = value
+    return options
+
+
 def parse_option(text):
     """``"n_resamples=2000"`` -> ("n_resamples", 2000); values are Python literals or plain strings."""
     if "=" not in text:

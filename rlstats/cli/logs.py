@@ -26,7 +26,8 @@ OPTION_WORDS = (("on_error='skip'", "--on-error skip"), ("with tags=, e.g. tags=
                 ("with tags=", "with --tags"), ("pass tags=", "pass --tags"), ("with format=, e.g. format=",
                                                                                  "with --format, e.g. --format "),
                 ("pass format=", "pass --format"), ("pass step=", "pass --step "), ("tags=", "--tags "),
-                ("pattern=", "--pattern "), ("n_jobs=", "--jobs "), ("step=", "--step "))
+                ("pattern=", "--pattern "), ("n_jobs=", "--jobs "), ("n_jobs must", "--jobs must"),
+                ("step=", "--step "))
 #: Suffixes of the file written: CSV, TSV or Parquet.
 OUTPUT_SUFFIXES = (".csv", ".tsv", ".parquet", ".pq")
 

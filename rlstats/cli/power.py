@@ -94,11 +94,20 @@ def _count_or_names(text, flag):
     return names
 
 
+#: power()'s arguments that the command's own flags set: -o cannot set them too.
+_RESERVED_OPTIONS = {"rng": "--seed", "method": "the METHOD argument", "seeds": "--seeds", "n_sim": "--n-sim",
+                     "effect": "--effect", "n_jobs": "--jobs", "backend": "--backend", "alpha": "--alpha",
+                     "tasks": "--tasks", "agents": "--agents", "progress": "--no-progress",
+                     "eval_env": "--allow-python", "design": "--pilot", "distribution": "--distribution",
+                     "heterogeneity": "--heterogeneity", "resample": "--resample", "shifted_agent": "--shifted-agent",
+                     "target_power": "--target-power", "max_seeds": "--max-seeds"}
+
+
 def _arguments(args):
-    from ._shared import parse_option, read_table
+    from ._shared import parse_options, read_table
 
     methods = [m.strip() for m in args.method.split(",") if m.strip()]
-    options = dict(parse_option(o) for o in args.option)
+    options = parse_options(args.option, _RESERVED_OPTIONS)
     kwargs = dict(effect=args.effect, n_sim=args.n_sim, n_jobs=args.jobs, backend=args.backend, alpha=args.alpha,
                   tasks=_count_or_names(args.tasks, "--tasks"), agents=_count_or_names(args.agents, "--agents"),
                   rng=args.seed, progress=not args.no_progress, **options)

@@ -174,6 +174,9 @@ def discover(root, format):
     ``format`` narrows the search to one format; files are listed in sorted order, which for
     TensorBoard event files (named by their creation time) is the order they were written.
     """
+    if not isinstance(root, (str, os.PathLike)):
+        raise OptionError(f"path= must be a folder or file name (text or a Path), got {type(root).__name__} "
+                          f"{root!r:.60}")
     root = Path(root)
     if root.is_file():
         kind = format or file_format(root.name)

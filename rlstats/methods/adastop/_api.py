@@ -32,9 +32,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 import pandas as pd
-import patsy
 
-from ...design import Design, design_of
+from ...design import Design, capture_environment, design_of
 from ...errors import DesignError, OptionError, warn
 from ...options import check_at_most, check_bool, check_choice, check_fraction, check_int, check_pairs
 from ...progress import progress_bar
@@ -499,9 +498,7 @@ def _order_column(formula, data):
 
 def _capture(eval_env):
     """The caller's namespace, captured in the public function (ints count frames above it)."""
-    if isinstance(eval_env, patsy.EvalEnvironment):
-        return eval_env
-    return patsy.EvalEnvironment.capture(1 if eval_env is None else eval_env, reference=1)
+    return capture_environment(1 if eval_env is None else eval_env, reference=1)
 
 
 def _design(data, formula, options, eval_env, extra=()):
@@ -514,7 +511,7 @@ def _adastop_design(data, formula, options, eval_env):
     if isinstance(data, Design):
         extra = [options.batch] if options.batch is not None else []
         order = _order_column(data.formula, None)
-        return _design(data, None, options, eval_env, extra), order if order in data.extra else None
+        return _design(data, formula, options, eval_env, extra), order if order in data.extra else None
     if formula is None:
         raise OptionError("formula is required, e.g. 'score ~ agent' or 'score ~ agent | task'")
     from ...formula import parse
