@@ -504,3 +504,29 @@ def test_every_mistake_is_one_line_before_any_output(tmp_path, capsys, argv, mes
     assert status == 2 and text == "" and err.startswith("rlstats: error: ") and err.count("\n") == 1
     assert message.format(**names) in err
     assert (sorted(p.name for p in tmp_path.iterdir()), state.read_text()) == before  # nothing made or changed
+
+
+def test_plot_to_standard_output_is_a_png_and_a_closed_pipe_is_quiet(tmp_path):
+    state = tmp_path / "state.json"
+    _long_batch(tmp_path / "b1.csv", 0)
+    assert run("adastop", "update", str(state), str(tmp_path / "b1.csv"), "--n", "3", "--K", "3")[0] == 0
+    env = {**os.environ, "MPLBACKEND": "Agg"}
+    done = subprocess.run([sys.executable, "-m", "rlstats", "adastop", "plot", str(state), "-"], capture_output=True,
+                          env=env, timeout=120)
+    assert done.returncode == 0 and done.stdout[:8] == b"\x89PNG\r\n\x1a\n" and b"standard output (PNG)" in done.stderr
+
+
+class _ClosedPipe(io.StringIO):
+    def write(self, text):
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+def test_a_reader_that_went_away_ends_the_command_quietly(walker, tmp_path, monkeypatch, capsys):
+    _, batches = walker
+    state = tmp_path / "state.json"
+    assert run("adastop", "update", str(state), str(batches[0]))[0] == 0
+    capsys.readouterr()
+    with open(tmp_path / "stdout", "w") as stdout:  # a real descriptor, which main points at /dev/null
+        monkeypatch.setattr("sys.stdout", stdout)
+        assert cli.main(["adastop", "status", str(state)], out=_ClosedPipe()) == 1
+    assert capsys.readouterr().err == ""

@@ -9,6 +9,7 @@ prints one message and exits with status 2, without a traceback.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import warnings
 
@@ -181,6 +182,9 @@ def main(argv=None, out=None):
     except (RlstatsError, UsageError) as exc:
         sys.stderr.write(f"rlstats: error: {exc}\n")
         return 2
+    except BrokenPipeError:  # the reader went away (| head): stop quietly, as other commands do
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":  # pragma: no cover

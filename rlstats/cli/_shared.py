@@ -240,11 +240,16 @@ def write_output(path, text, out, *, option):
         raise UsageError(f"{option} {path}: cannot write it ({exc.strerror or exc}); give another path") from None
 
 
-def check_figure_path(path, *, option="--plot", inputs=()):
-    """An error before any work when a figure cannot be written to ``path``."""
+def check_figure_path(path, *, option="--plot", inputs=(), stream_ok=False):
+    """An error before any work when a figure cannot be written to ``path``.
+
+    ``-`` (a PNG on standard output) only where the command prints nothing else there (``stream_ok``).
+    """
     from matplotlib.figure import Figure
 
     if str(path) == STREAM:
+        if stream_ok:
+            return STREAM
         raise UsageError(f"{option} - would mix the figure with the text on standard output; give a file name "
                          "such as figure.png")
     path = check_output_path(path, option=option, inputs=inputs)
@@ -299,17 +304,21 @@ def render(result, output_format):
     return _RENDERERS[output_format](result)
 
 
-def save_plot(result, path):
-    """Draw ``result``'s standard figure into ``path`` (checked first by :func:`check_figure_path`)."""
+def save_plot(result, path, kind=None):
+    """Draw ``result``'s figure (``kind``: its default) into ``path``, checked first by :func:`check_figure_path`;
+    ``-`` writes a PNG to standard output."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    ax = result.plot()
+    ax = result.plot() if kind is None else result.plot(kind=kind)
     figure = ax.figure if hasattr(ax, "figure") else ax
     try:
-        figure.savefig(path, bbox_inches="tight", dpi=150)
+        if str(path) == STREAM:
+            figure.savefig(sys.stdout.buffer, format="png", bbox_inches="tight", dpi=150)
+        else:
+            figure.savefig(path, bbox_inches="tight", dpi=150)
     except OSError as exc:  # the folder vanished or filled up after the check
         raise UsageError(f"cannot write the figure {path}: {exc.strerror or exc}; give another path") from None
     finally:

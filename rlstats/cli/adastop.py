@@ -71,7 +71,7 @@ def add_adastop_commands(subparsers):
 
     plot = commands.add_parser("plot", help="draw the decisions (or another figure) into an image file")
     plot.add_argument("state", help="JSON state file (- reads standard input)")
-    plot.add_argument("out", help="image file; the format follows the suffix (.png, .pdf, .svg)")
+    plot.add_argument("out", help="image file, the format following its suffix (.png, .pdf, .svg), or - for a PNG on standard output")
     plot.add_argument("--kind", choices=("decisions", "scores", "boundaries"), default="decisions",
                       help="which figure (default: decisions)")
     plot.set_defaults(run=run_plot)
@@ -222,22 +222,10 @@ def run_status(args, out):
 
 
 def run_plot(args, out):
-    import matplotlib
+    from ._shared import STREAM, check_figure_path, save_plot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from ._shared import check_figure_path
-
-    check_figure_path(args.out, option="OUT", inputs=(args.state,))
+    out_path = check_figure_path(args.out, option="OUT", inputs=(args.state,), stream_ok=True)
     seq = _load(args.state)
-    drawn = seq.result().plot(kind=args.kind)
-    figure = drawn.figure if hasattr(drawn, "figure") else drawn
-    try:
-        figure.savefig(args.out, bbox_inches="tight", dpi=150)
-    except (OSError, ValueError) as exc:
-        raise _usage_error(f"cannot write the figure {args.out}: {exc}") from exc
-    finally:
-        plt.close(figure)
-    sys.stderr.write(f"figure written to {args.out}\n")
+    save_plot(seq.result(), out_path, kind=args.kind)
+    sys.stderr.write("figure written to " + ("standard output (PNG)" if out_path == STREAM else str(args.out)) + "\n")
     return 0
