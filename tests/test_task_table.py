@@ -1,18 +1,31 @@
-"""rlstats.task_table: the per-task table, checked against scipy, statsmodels, enumeration and simulation."""
+"""rlstats.task_table: the per-task table, checked against scipy, statsmodels, enumeration and simulation.
+
+The possibly-best mark is a confidence set for the best agent of each task (issue 28): the rule on hand-made data,
+each one-sided test against scipy (exact nulls, permutation_test with ties), and the set's coverage re-measured on
+a few grid points of ``tests/reference/coverage_possibly_best.py`` (the whole grid under ``-m slow``).
+"""
 
 import itertools
+import pathlib
+import runpy
 import shutil
 import subprocess
+import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 
 import rlstats
 from rlstats.errors import DesignError, OptionError
+from rlstats.methods.task_table import _calibration as calibration
 from rlstats.methods.task_table import _kernels
+from rlstats.vocabulary import unknown_columns
 
 FORMULA = "score ~ agent | task/seed"
+# The script that writes the calibration table: its grid and its measurement of one grid point.
+COVERAGE = runpy.run_path(str(pathlib.Path(__file__).parent / "reference" / "coverage_possibly_best.py"))
 
 
 @pytest.fixture(scope="module")
@@ -29,21 +42,81 @@ def _cell(data, task, agent):
     return data[(data["task"] == task) & (data["agent"] == agent)]["score"].to_numpy()
 
 
-def test_best_and_welch_holm_match_scipy_and_statsmodels(data, table):
+def _frame(cells):
+    """Long frame from {(task, agent): runs}."""
+    rows = [(task, agent, seed, value) for (task, agent), values in cells.items() for seed, value in enumerate(values)]
+    return pd.DataFrame(rows, columns=["task", "agent", "seed", "score"])
+
+
+def _enumerated(x, y, statistic):
+    """Exact one-sided permutation p-value of "x is better than y": the share of splits at least as extreme."""
+    pooled = np.concatenate([x, y])
+    observed = statistic(x, y)
+    hits = [statistic(pooled[list(c)], np.delete(pooled, list(c))) >= observed - 1e-12
+            for c in itertools.combinations(range(pooled.size), x.size)]
+    return np.mean(hits)
+
+
+def _mean_difference(x, y):
+    return x.mean() - y.mean()
+
+
+def test_the_set_rule_on_hand_made_data():
+    # 3 agents x 5 runs, exact permutation test (252 splits): every ordered pair one-sided, Holm over the 6.
+    from statsmodels.stats.multitest import multipletests
+
+    cells = {("t", "A"): [10, 11, 12, 13, 14], ("t", "B"): [0, 1, 2, 3, 4], ("t", "C"): [9, 10.5, 11.5, 13.5, 15]}
+    res = rlstats.task_table(_frame(cells), FORMULA, test="permutation")
+    runs = {a: np.asarray(v, dtype=float) for (_, a), v in cells.items()}
+    ordered = list(itertools.permutations("ABC", 2))
+    raw = {(j, a): _enumerated(runs[j], runs[a], _mean_difference) for j, a in ordered}
+    adjusted = dict(zip(ordered, multipletests([raw[p] for p in ordered], method="holm")[1]))
+    for a in "ABC":
+        i = res.agents.index(a)
+        p_adjusted = min(adjusted[(j, a)] for j in "ABC" if j != a)
+        assert res.p_adjusted[0, i] == pytest.approx(p_adjusted, rel=1e-12)
+        assert res.possibly_best[0, i] == (p_adjusted > 0.05)
+        for j in "ABC":
+            if j != a:
+                assert res.p_pairwise[0, res.agents.index(j), i] == pytest.approx(raw[(j, a)], rel=1e-12)
+    # A (mean 12) is the best; B is beaten by A and C at p = 1/252 each: Holm's 6/252 and 5/252, both <= 0.05.
+    assert res.agents[res.best[0]] == "A" and res.p_values[0, 1] == pytest.approx(1 / 252)
+    assert res.p_adjusted[0, 1] == pytest.approx(6 / 252) and res.possibly_best[0].tolist() == [True, False, True]
+    tidy = res.tidy()
+    assert tidy["possibly_best"].tolist() == [True, False, True]
+    assert tidy["significant"].tolist() == [False, True, False]
+
+
+def test_the_set_with_welch_matches_scipy_and_statsmodels(data, table):
     from statsmodels.stats.multitest import multipletests
 
     for t, task in enumerate(table.tasks):
         means = {a: _cell(data, task, a).mean() for a in table.agents}
         best = max(means, key=means.get)
         assert table.agents[table.best[t]] == best
-        others = [a for a in table.agents if a != best]
-        p = [stats.ttest_ind(_cell(data, task, best), _cell(data, task, a), equal_var=False).pvalue for a in others]
-        adjusted = multipletests(p, method="holm")[1]
-        for a, raw, adj in zip(others, p, adjusted):
-            j = table.agents.index(a)
-            assert table.p_values[t, j] == pytest.approx(raw, rel=1e-12)
-            assert table.p_adjusted[t, j] == pytest.approx(adj, rel=1e-12)
-            assert table.not_worse[t, j] == (adj > 0.05)
+        ordered = list(itertools.permutations(table.agents, 2))
+        raw = [stats.ttest_ind(_cell(data, task, j), _cell(data, task, a), equal_var=False,
+                               alternative="greater").pvalue for j, a in ordered]
+        adjusted = dict(zip(ordered, multipletests(raw, method="holm")[1]))
+        for a in table.agents:
+            i = table.agents.index(a)
+            p_adjusted = min(adjusted[(j, a)] for j in table.agents if j != a)
+            assert table.p_adjusted[t, i] == pytest.approx(p_adjusted, rel=1e-10)
+            assert table.possibly_best[t, i] == (p_adjusted > 0.05)
+            if a != best:
+                assert table.p_values[t, i] == pytest.approx(dict(zip(ordered, raw))[(best, a)], rel=1e-10)
+    assert (~table.possibly_best).any()  # the fixture separates some agents
+
+
+def test_lower_is_better_flips_every_direction(data):
+    flipped = data.assign(score=-data["score"])
+    high = rlstats.task_table(data, FORMULA, test="mannwhitney")
+    low = rlstats.task_table(flipped, FORMULA, test="mannwhitney", higher_is_better=False)
+    np.testing.assert_array_equal(high.best, low.best)
+    np.testing.assert_array_equal(high.possibly_best, low.possibly_best)
+    np.testing.assert_allclose(high.p_pairwise, low.p_pairwise, equal_nan=True)
+    np.testing.assert_allclose(high.hedges_g, low.hedges_g, equal_nan=True)
+    np.testing.assert_allclose(high.welch, low.welch, equal_nan=True)
 
 
 def test_effect_sizes_match_their_definitions(data, table):
@@ -67,25 +140,177 @@ def test_effect_sizes_match_their_definitions(data, table):
             assert row["hedges_g_low"] < row["hedges_g"] < row["hedges_g_high"]
 
 
-def test_other_tests_match_scipy(data):
-    for test, reference in [("mannwhitney", lambda x, y: stats.mannwhitneyu(x, y, alternative="two-sided").pvalue),
-                            ("brunnermunzel", lambda x, y: stats.brunnermunzel(x, y).pvalue)]:
-        res = rlstats.task_table(data, FORMULA, test=test, adjustment="none")
-        for t, task in enumerate(res.tasks):
-            x = _cell(data, task, res.agents[res.best[t]])
-            for j, a in enumerate(res.agents):
-                if j != res.best[t]:
-                    assert res.p_values[t, j] == pytest.approx(reference(x, _cell(data, task, a)), rel=1e-10)
+def test_welch_columns_match_scipy_t_test(data, table):
+    tidy = table.tidy().set_index(["task", "agent"])
+    for t, task in enumerate(table.tasks):
+        x = _cell(data, task, table.agents[table.best[t]])
+        for j, a in enumerate(table.agents):
+            if j == table.best[t]:
+                assert np.isnan(tidy.loc[(task, a), "welch_t"])
+                continue
+            reference = stats.ttest_ind(x, _cell(data, task, a), equal_var=False)
+            low, high = reference.confidence_interval(0.95)
+            row = tidy.loc[(task, a)]
+            assert row["welch_t"] == pytest.approx(reference.statistic, rel=1e-12)
+            assert row["welch_df"] == pytest.approx(reference.df, rel=1e-12)
+            assert row["diff_low"] == pytest.approx(low, rel=1e-10)
+            assert row["diff_high"] == pytest.approx(high, rel=1e-10)
+
+
+def test_one_sided_tests_match_scipy():
+    rng = np.random.default_rng(3)
+    x, y = rng.normal(0.8, 1.0, (5, 6)), rng.normal(0.0, 1.0, (5, 7))
+    greater, less, how = _kernels.one_sided("welch", x, y, None, 1000)
+    assert how == "t"
+    np.testing.assert_allclose(greater, stats.ttest_ind(x, y, axis=1, equal_var=False, alternative="greater").pvalue,
+                               rtol=1e-12)
+    np.testing.assert_allclose(less, stats.ttest_ind(x, y, axis=1, equal_var=False, alternative="less").pvalue,
+                               rtol=1e-12)
+    # Mann-Whitney without ties: scipy's exact null of U (C(13, 6) = 1716 splits enumerated here)
+    greater, less, how = _kernels.one_sided("mannwhitney", x, y, None, 1000)
+    assert how == "exact"
+    for i in range(5):
+        assert greater[i] == pytest.approx(stats.mannwhitneyu(x[i], y[i], method="exact", alternative="greater").pvalue,
+                                           rel=1e-12)
+        assert less[i] == pytest.approx(stats.mannwhitneyu(x[i], y[i], method="exact", alternative="less").pvalue,
+                                        rel=1e-12)
+
+
+def _rank_sum(x, y, axis=-1):
+    return stats.rankdata(np.concatenate([x, y], axis=axis), axis=axis)[..., :x.shape[axis]].sum(axis=axis)
+
+
+def _brunner_munzel(x, y, axis=-1):
+    with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # scipy's p-value at zero variance, not used here
+        return stats.brunnermunzel(y, x, axis=axis).statistic  # W^BF of "x is better", +-inf at a separation
+
+
+@pytest.mark.parametrize("test, statistic", [("mannwhitney", _rank_sum), ("brunnermunzel", _brunner_munzel),
+                                             ("permutation", lambda x, y, axis=-1: x.mean(axis) - y.mean(axis))])
+def test_permutation_type_tests_with_ties_match_scipy_permutation_test(test, statistic):
+    rng = np.random.default_rng(5)
+    x, y = rng.integers(0, 4, (4, 5)).astype(float), rng.integers(0, 4, (4, 6)).astype(float)
+    greater, less, how = _kernels.one_sided(test, x, y, None, 1000)
+    assert how == "exact"
+    for i in range(4):
+        for alternative, got in [("greater", greater[i]), ("less", less[i])]:
+            reference = stats.permutation_test((x[i], y[i]), statistic, permutation_type="independent",
+                                               alternative=alternative, n_resamples=np.inf, vectorized=True)
+            assert got == pytest.approx(reference.pvalue, rel=1e-12)
+
+
+def test_monte_carlo_splits_above_the_enumeration_limit():
+    # C(24, 12) = 2.7 million splits: random ones, (1 + hits) / (B + 1), the same for every pair of those run counts
+    rng = np.random.default_rng(6)
+    x, y = rng.normal(0.5, 1.0, (3, 12)), rng.normal(0.0, 1.0, (3, 12))
+    greater, less, how = _kernels.one_sided("permutation", x, y, np.random.default_rng(0), 4000)
+    assert how == "monte_carlo" and _kernels.smallest_pvalue("permutation", 12, 12, 4000) == 1 / 4001
+    exact = stats.permutation_test((x[0], y[0]), lambda a, b, axis: a.mean(axis) - b.mean(axis), alternative="greater",
+                                   permutation_type="independent", n_resamples=200_000, rng=1).pvalue
+    assert abs(greater[0] - exact) < 4 * np.sqrt(exact * (1 - exact) / 4000) + 1e-3
+    assert np.all(greater * 4001 == np.round(greater * 4001)) and np.all(greater + less >= 1)
+
+
+def test_brunner_munzel_permutation_is_close_to_its_t_version_at_20_runs():
+    rng = np.random.default_rng(7)
+    x, y = rng.normal(0.6, 1.0, (6, 20)), rng.normal(0.0, 1.3, (6, 20))
+    greater, _, how = _kernels.one_sided("brunnermunzel", x, y, np.random.default_rng(1), 20_000)
+    t_version = stats.brunnermunzel(x, y, axis=1, alternative="greater").pvalue
+    assert how == "monte_carlo"
+    np.testing.assert_allclose(greater, t_version, atol=0.01)
+
+
+def test_complete_separation_is_significant_with_brunner_munzel():
+    # Every run of A beats every run of B: scipy's t version gives NaN; the permutation p is 1 / C(8, 4) = 1/70,
+    # Holm over the 2 ordered pairs 2/70 <= 0.05.
+    res = rlstats.task_table(_frame({("t", "A"): [5, 6, 7, 8], ("t", "B"): [1, 2, 3, 4]}), FORMULA,
+                             test="brunnermunzel")
+    assert res.p_values[0, 1] == pytest.approx(1 / 70) and res.p_adjusted[0, 1] == pytest.approx(2 / 70)
+    assert res.possibly_best[0].tolist() == [True, False] and bool(res.tidy()["significant"][1])
+    assert np.isnan(res.a12[0, 1, 1]) and any("A12 interval is undefined in 1 cell (t/B)" in n for n in res.notes)
+
+
+def test_the_point_best_stays_in_the_set_when_a_rank_test_overrules_it():
+    # A has the best mean through one outlier, but B's runs rank above 7 of A's 8: U = 56 of 64, p = 0.0040.
+    data = _frame({("t", "A"): [0.0] * 7 + [1000.0], ("t", "B"): list(np.arange(1.0, 9.0))})
+    res = rlstats.task_table(data, FORMULA, test="mannwhitney")
+    assert res.agents[res.best[0]] == "A" and res.p_adjusted[0, 0] == pytest.approx(2 * res.p_pairwise[0, 1, 0])
+    assert res.p_adjusted[0, 0] <= 0.05 and res.possibly_best[0].all()
+    assert ("the Mann-Whitney U test finds another agent significantly better than the best by mean in 1 cell (t/A); "
+            "as the point best it stays in the set") in res.notes
+
+
+@pytest.mark.parametrize("test", _kernels.TESTS)
+def test_capped_ties_keep_the_mark(test):
+    # Two agents at the cap on every seed (CartPole's 500): tied best, both bold, both possibly best.
+    data = _frame({("cartpole", "A"): [500.0] * 5, ("cartpole", "B"): [500.0] * 5,
+                   ("cartpole", "C"): [300.0, 310.0, 320.0, 330.0, 340.0]})
+    res = rlstats.task_table(data, FORMULA, test=test)
+    assert res.tied_best[0].tolist() == [True, True, False] and res.possibly_best[0, :2].all()
+    assert res.p_pairwise[0, 0, 1] == 1.0 and res.p_pairwise[0, 1, 0] == 1.0
+    assert not res.possibly_best[0, 2]  # below both at 1 / C(10, 5) (or p = 0 for Welch)
+    assert "*500 \u00b1 0*" in res.display().iloc[0, 1]
+    assert "Hedges' g is undefined in 1 cell (cartpole/B): neither agent's runs vary" in res.notes
+
+
+def test_welch_orders_different_constants():
+    greater, less = _kernels.welch(np.array([[500.0, 500.0]]), np.array([[480.0, 480.0]]))
+    assert (greater[0], less[0]) == (0.0, 1.0)
+    # np.mean of equal floats can differ in the last bit (3 x 0.1 vs 5 x 0.1): still a tie
+    greater, less = _kernels.welch(np.full((1, 3), 0.1), np.full((1, 5), 0.1))
+    assert (greater[0], less[0]) == (1.0, 1.0)
+
+
+def test_notes_say_when_nothing_can_be_rejected():
+    far_apart = rlstats.datasets.simulate(agents=3, tasks=4, seeds=3, effect=30, rng=0)
+    res = rlstats.task_table(far_apart, FORMULA, test="mannwhitney")
+    assert res.possibly_best.all()
+    assert ("the Mann-Whitney U test cannot reject at 3 runs per agent: its smallest one-sided p-value is 0.05, above "
+            "Holm's first threshold 0.0083 (alpha / 6 ordered pairs); every agent stays possibly best in every task"
+            ) in res.notes
+    # Welch can: p = 0 is attainable, so nothing is said
+    assert not any("cannot reject" in n for n in rlstats.task_table(far_apart, FORMULA).notes)
+    one_run = _frame({("t", "A"): [5.0], ("t", "B"): [1.0]})
+    notes = rlstats.task_table(one_run, FORMULA, test="permutation").notes
+    assert any("cannot reject at 1 run per agent: its smallest one-sided p-value is 0.5" in n for n in notes)
+    assert any("could not be compared (the Welch t test needs 2 runs" in n
+               for n in rlstats.task_table(one_run, FORMULA).notes)
+
+
+def test_unadjusted_marks_say_they_are_not_a_confidence_set(data):
+    res = rlstats.task_table(data, FORMULA, adjustment="none")
+    assert any("not a confidence set" in n for n in res.notes) and "not a confidence set" in res.caption()
+    holm = rlstats.task_table(data, FORMULA)
+    assert (res.possibly_best <= holm.possibly_best).all()  # unadjusted tests reject more
+
+
+def test_hedges_g_noncentral_t_interval_reproduces_the_issue_example():
+    # 5 + 5 runs with g = 1.9092: normal interval [0.414, 3.405], noncentral-t interval [0.426, 3.324] (issue 28)
+    y = np.array([0.0, 1.0, 2.0, 3.0, 4.0])
+    _, hedges, _ = _kernels.effect_sizes([(y + 3.3424, y)], 0.95)
+    g, low, high = hedges[0]
+    se = np.sqrt(10 / 25 + g * g / 20)
+    assert np.round([g - 1.959964 * se, g + 1.959964 * se], 3).tolist() == [0.414, 3.405]
+    assert np.round([low, high], 3).tolist() == [0.426, 3.324]
+
+
+@pytest.mark.parametrize("t, df", [(0.0, 38.0), (3.34, 8.0), (-2.5, 4.0), (12.0, 18.0), (40.0, 198.0), (50.0, 2.0)])
+def test_noncentral_t_limits_match_root_finding(t, df):
+    from scipy.optimize import brentq
+
+    low, high = _kernels.noncentral_t_limits(np.array([t]), np.array([df]), 0.9)
+    for limit, target in [(low[0], 0.95), (high[0], 0.05)]:
+        root = brentq(lambda ncp: stats.nct.cdf(t, df, ncp) - target, limit - 5, limit + 5, xtol=1e-13)
+        assert limit == pytest.approx(root, rel=1e-9, abs=1e-9)
 
 
 def test_permutation_is_exact_enumeration():
     x, y = np.array([3.0, 5.0, 4.0, 6.0]), np.array([1.0, 2.0, 2.5, 4.5])
-    p, how = _kernels.permutation(x, y, np.random.default_rng(0), 1000)
-    pooled = np.concatenate([x, y])
-    observed = abs(x.mean() - y.mean())
-    splits = [abs(pooled[list(c)].mean() - np.delete(pooled, list(c)).mean()) >= observed - 1e-12
-              for c in itertools.combinations(range(8), 4)]
-    assert how == "exact" and p == pytest.approx(np.mean(splits))
+    greater, less, how = _kernels.one_sided("permutation", x[None], y[None], None, 1000)
+    assert how == "exact"
+    assert greater[0] == pytest.approx(_enumerated(x, y, _mean_difference))
+    assert less[0] == pytest.approx(_enumerated(y, x, _mean_difference))
 
 
 @pytest.mark.parametrize("interval", ["a12", "hedges_g"])
@@ -93,20 +318,79 @@ def test_effect_size_intervals_cover(interval):
     # Normal runs, 10 per agent, shift 0.8: true A12 = Phi(0.8 / sqrt 2), true g = 0.8 (reduced: 400 samples).
     rng = np.random.default_rng(1)
     truth = stats.norm.cdf(0.8 / np.sqrt(2)) if interval == "a12" else 0.8
-    hits = 0
-    for _ in range(400):
-        x, y = rng.normal(0.8, 1.0, 10), rng.normal(0.0, 1.0, 10)
-        _, low, high = (_kernels.a12_interval if interval == "a12" else _kernels.hedges_g)(x, y, 0.95)
-        hits += low <= truth <= high
+    pairs = [(rng.normal(0.8, 1.0, 10), rng.normal(0.0, 1.0, 10)) for _ in range(400)]
+    a12, hedges, _ = _kernels.effect_sizes(pairs, 0.95)
+    bounds = a12 if interval == "a12" else hedges
+    hits = np.sum((bounds[:, 1] <= truth) & (truth <= bounds[:, 2]))
     assert abs(hits / 400 - 0.95) < 3 * np.sqrt(0.95 * 0.05 / 400)
+
+
+# Grid points re-measured in the default suite: the approximate test on skewed scores at few runs, a Monte Carlo
+# rank test, and the mean's exact permutation test on capped scores (all agents equal: the least favourable).
+QUICK_POINTS = [("welch", 5, 3, "skewed", "all_equal"), ("brunnermunzel", 3, 10, "normal", "all_equal"),
+                ("permutation", 5, 5, "capped", "all_equal")]
+
+
+def _calibration_row(test, agents, runs, distribution, configuration):
+    rows = [r for r in calibration.rows() if (r["test"], int(r["agents"]), int(r["runs"]), r["distribution"],
+                                              r["configuration"]) == (test, agents, runs, distribution, configuration)]
+    assert len(rows) == 1, "the calibration table lacks this grid point"
+    return rows[0]
+
+
+def _check_coverage(point, n_sim, n_resamples=10_000):
+    measured = COVERAGE["measure"](*point, n_sim, n_resamples=n_resamples, seed=99)
+    row = _calibration_row(*point)
+    quoted = calibration.shortfall(point[0], point[1], point[2], 0.05, "holm") is not None
+    bound = 0.95 - 3 * np.sqrt(0.05 * 0.95 / n_sim)
+    assert measured["coverage"] >= bound or quoted, (point, measured["coverage"])
+    # the table agrees with the re-measure within their joint Monte Carlo error
+    tabled, n_tabled = float(row["coverage"]), int(row["n_sim"])
+    joint = np.sqrt(0.05 * 0.95 * (1 / n_sim + 1 / n_tabled))
+    assert abs(measured["coverage"] - tabled) <= 4 * joint, (point, measured["coverage"], tabled)
+
+
+@pytest.mark.parametrize("point", QUICK_POINTS, ids=lambda point: "-".join(map(str, point)))
+def test_possibly_best_set_keeps_the_best_quick(point):
+    _check_coverage(point, n_sim=600)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("point", COVERAGE["grid"](), ids=lambda point: "-".join(map(str, point)))
+def test_possibly_best_set_keeps_the_best(point):
+    _check_coverage(point, n_sim=800)
+
+
+def test_results_quote_a_measured_shortfall(monkeypatch):
+    rows = ({"test": "welch", "agents": "3", "runs": "3", "distribution": "skewed", "configuration": "all_equal",
+             "n_sim": "800", "n_resamples": "10000", "coverage": "0.9", "se": "0.0106", "set_size": "2.9"},)
+    monkeypatch.setattr(calibration, "rows", lambda: rows)
+    res = rlstats.task_table(rlstats.datasets.simulate(agents=3, tasks=2, seeds=3, rng=0), FORMULA)
+    assert any(n.startswith("measured coverage of the possibly-best set for the Welch t test with 3 agents and 3 "
+                            "runs per agent: 0.900 (skewed scores, all equal; 800 simulations), below 0.95") for n in
+               res.notes)
+    assert not any("measured coverage" in n for n in rlstats.task_table(
+        rlstats.datasets.simulate(agents=3, tasks=2, seeds=3, rng=0), FORMULA, alpha=0.1).notes)
+
+
+def test_calibration_table_ships_with_the_package():
+    import configparser
+
+    config = configparser.ConfigParser()
+    config.read(pathlib.Path(__file__).resolve().parents[1] / "setup.cfg")
+    assert "calibration.csv" in config.get("options.package_data", "rlstats.methods.task_table")
+    assert calibration.PATH.is_file() and len(calibration.rows()) == len(COVERAGE["grid"]())
 
 
 def test_outputs_render(table):
     latex = table.to_latex()
     assert r"\textbf{" in latex and r"$^\dagger$" in latex and r"\toprule" in latex
-    assert "Welch t test" in latex and "Holm" in latex and "alpha = 0.05" in latex and "6 runs" in latex
+    assert "Welch t test" in latex and "Holm" in latex and r"95\% confidence set" in latex and "6 runs" in latex
     assert "**" in table.to_markdown() and "<b>" in table._repr_html_()
-    assert table.tidy().shape == (12, 16) and len(table.glance()) == 1
+    assert table.tidy().shape == (12, 21) and len(table.glance()) == 1
+    assert unknown_columns(table.tidy().columns) == []
+    assert "possibly best (the bold and marked agents form a 95% confidence set" in table.caption()
+    assert "95% confidence set for the task's best agent" in table.report()
     assert "Welch t test" in str(table) and "Best per task" in table.report()
 
 

@@ -1,16 +1,20 @@
-"""task_table(): the per-task table of a paper, each agent tested against the task's best."""
+"""task_table(): the per-task table of a paper, with the best agent of each task and its confidence set."""
 
 from __future__ import annotations
+
+import itertools
 
 import numpy as np
 import patsy
 
+from ... import format as fmt
 from ...design import design_of
 from ...format import count
 from ...errors import DesignError, OptionError
 from ...options import check_bool, check_choice, check_confidence_level, check_fraction, check_resamples
-from ...resampling import chunk_generators, seed_sequence
+from ...resampling import child_generator, seed_sequence
 from ...statistics import bonferroni, holm
+from . import _calibration as calibration
 from . import _kernels as kernels
 from ._result import TaskTableResult
 
@@ -18,22 +22,32 @@ ADJUST = {"holm": holm, "bonferroni": bonferroni, "none": lambda p: p}
 ADJUSTMENTS = tuple(ADJUST)
 AGGREGATES = (None, "bootstrap")
 _TEST_NAMES = {"welch": "Welch t test", "mannwhitney": "Mann-Whitney U test",
-               "brunnermunzel": "Brunner-Munzel test", "permutation": "permutation test of the mean difference"}
+               "brunnermunzel": "Brunner-Munzel permutation test",
+               "permutation": "permutation test of the mean difference"}
 
 
 def task_table(data, formula=None, *, statistic="mean", test="welch", alpha=0.05, adjustment="holm",
                confidence_level=0.95, higher_is_better=True, aggregate=None, normalize=None, n_resamples=10_000,
                na_action="raise", rng=None, eval_env=None):
-    """The task x agent table with the best agent of each task and those not significantly worse.
+    """The task x agent table with the best agent of each task and the agents that are possibly best.
 
-    For every task, the agent with the best ``statistic`` of its runs is marked, and every other
-    agent is tested against it on that task's runs (seeds are the replicates) with ``test``;
-    p-values are adjusted within the task (Holm by default), and an agent whose adjusted p-value
-    exceeds ``alpha`` is "not significantly worse than the best". Effect sizes against the best
-    come with intervals: Vargha-Delaney A12 (the probability that a run of the best beats a run of
-    the other; Brunner-Munzel interval), Cliff's delta = 2 A12 - 1, and Hedges' g (normal
-    interval). ``aggregate="bootstrap"`` adds a row with each agent's aggregate over tasks and
-    its stratified bootstrap interval (normalise the scores first with ``normalize=``).
+    For every task, the agent with the best ``statistic`` of its runs is in bold (all of them when tied), and a
+    dagger marks the agents that are *possibly best*: together with the bold ones they form a confidence set that
+    holds every truly best agent of the task (all of them, when several tie at the top) with probability at least
+    ``1 - alpha``. In each task, for every ordered pair (j, a) of agents, the hypothesis "j is not better than a"
+    is tested one-sided with ``test`` on that task's runs (seeds are the replicates), and the family-wise error over
+    all k(k - 1) ordered pairs is controlled with ``adjustment`` (Holm by default); an agent is possibly best when
+    no other agent is significantly better than it. If no true hypothesis is rejected, which happens with
+    probability at least 1 - alpha, every truly best agent is in the set: the confidence set for the best of
+    Mogstad, Romano, Shaikh and Wilhelm (2024), with Holm's step-down in place of their bootstrap of the maximum
+    statistic, because Holm needs nothing but valid p-values: it holds for each test below, including the exact
+    permutation tests, at the 2 to 5 runs per agent where a normal approximation to a maximum cannot be trusted.
+    The best agent by ``statistic`` is always in the set (a rank test can find another agent significantly higher;
+    a note says so). Effect sizes are against the best: the Vargha-Delaney A12 (the probability that a run of the
+    best beats a run of the other; Brunner-Munzel interval), Cliff's delta = 2 A12 - 1, Hedges' g (noncentral-t
+    interval) and Welch's t with the interval of the difference of means. ``aggregate="bootstrap"`` adds a row
+    with each agent's aggregate over tasks and its stratified bootstrap interval (normalise the scores first with
+    ``normalize=``).
 
     Parameters
     ----------
@@ -44,13 +58,23 @@ def task_table(data, formula=None, *, statistic="mean", test="welch", alpha=0.05
     statistic : {"mean", "median", "iqm"}
         What a cell shows and what decides the best agent.
     test : {"welch", "mannwhitney", "brunnermunzel", "permutation"}
-        Welch's t (default: what papers report, valid for means from 2 runs up but sensitive to
-        skew at few runs); Mann-Whitney's U and Brunner-Munzel's test (rank-based; with 3 runs
-        each, no p-value goes below 0.1, so nothing can be called worse at 0.05); the permutation
-        test of the mean difference (exact enumeration when there are at most 20,000 splits).
+        The one-sided test of each ordered pair. Welch's t (default: what papers report; it needs 2 runs per
+        agent and leans on normality at few runs; a capped score on every seed is handled: equal values tie,
+        different ones are ordered with p = 0); Mann-Whitney's rank-sum test, exact (conditional on ties, with
+        mid-ranks) by enumerating the splits of the two agents' runs; the studentized permutation test of the
+        Brunner-Munzel statistic (Neubert and Brunner 2007), which is exact when the two agents' runs are
+        exchangeable and asymptotically valid when their spreads differ, and gives a complete separation the
+        smallest p-value its run counts allow; the permutation test of the difference of means. The permutation
+        tests enumerate all splits up to 20,000 of them and draw ``n_resamples`` random ones beyond. Their
+        smallest p-value is 1 / C(2r, r) at r runs per agent (1/20 at 3 runs, 1/70 at 4, 1/252 at 5), while Holm's
+        first threshold is alpha / (k(k - 1)) (0.0083 for 3 agents, 0.0025 for 5): with 5 agents and 5 runs they
+        cannot exclude any agent, where Welch's t can. A note says when a test cannot reject at the design's run
+        counts.
     alpha : float
+        One minus the confidence level of the set.
     adjustment : {"holm", "bonferroni", "none"}
-        Multiple-comparison adjustment within each task.
+        Family-wise error control over the k(k - 1) ordered pairs of each task. With "none" each pair is tested at
+        ``alpha`` on its own and the marked agents are not a confidence set (a note says so).
     confidence_level : float
         Of the effect-size intervals.
     higher_is_better : bool
@@ -58,24 +82,32 @@ def task_table(data, formula=None, *, statistic="mean", test="welch", alpha=0.05
     normalize : DataFrame, str or dict, optional
         Per-task normalisation first (see :func:`rlstats.normalize`).
     n_resamples : int
-        Monte Carlo splits of the permutation test when enumeration is too large, and the
-        aggregate row's bootstrap resamples.
+        Random splits of the permutation-type tests when there are too many to enumerate, and the aggregate row's
+        bootstrap resamples.
     rng : None, int or numpy.random.Generator
 
     Returns
     -------
     TaskTableResult
-        ``to_latex()`` gives the booktabs table (best in bold, a dagger on agents not
-        significantly worse, the test in the caption); ``to_markdown()``, HTML in notebooks,
-        ``tidy()`` one row per task and agent.
+        ``to_latex()`` gives the booktabs table (best in bold, a dagger on the other possibly best agents, the
+        rule in the caption); ``to_markdown()``, HTML in notebooks, ``tidy()`` one row per task and agent with
+        ``possibly_best``. Notes quote the measured coverage of the set where the calibration table
+        (``calibration.csv`` beside this module, written by ``tests/reference/coverage_possibly_best.py``) shows
+        it below 1 - alpha by more than 3 Monte Carlo standard errors at the design's test, agents and runs.
 
     References
     ----------
-    Vargha, A. and Delaney, H. D. (2000), A critique and improvement of the CL common language
-    effect size statistics of McGraw and Wong, J. Educational and Behavioral Statistics 25(2).
-    Brunner, E. and Munzel, U. (2000), The nonparametric Behrens-Fisher problem, Biometrical J. 42(1).
-    Hedges, L. V. and Olkin, I. (1985), Statistical Methods for Meta-Analysis, Academic Press.
+    Mogstad, M., Romano, J. P., Shaikh, A. M. and Wilhelm, D. (2024), Inference for ranks with applications to
+    mobility across neighbourhoods and academic achievement across countries, Review of Economic Studies 91(1).
     Holm, S. (1979), A simple sequentially rejective multiple test procedure, Scand. J. Statistics 6.
+    Neubert, K. and Brunner, E. (2007), A studentized permutation test for the non-parametric Behrens-Fisher
+    problem, Computational Statistics & Data Analysis 51(10).
+    Brunner, E. and Munzel, U. (2000), The nonparametric Behrens-Fisher problem, Biometrical J. 42(1).
+    Vargha, A. and Delaney, H. D. (2000), A critique and improvement of the CL common language effect size
+    statistics of McGraw and Wong, J. Educational and Behavioral Statistics 25(2).
+    Hedges, L. V. and Olkin, I. (1985), Statistical Methods for Meta-Analysis, Academic Press.
+    Steiger, J. H. and Fouladi, R. T. (1997), Noncentrality interval estimation and the evaluation of statistical
+    models, in What If There Were No Significance Tests?, Erlbaum.
 
     Examples
     --------
@@ -84,6 +116,8 @@ def task_table(data, formula=None, *, statistic="mean", test="welch", alpha=0.05
     >>> table = rlstats.task_table(df, "score ~ agent | task/seed")
     >>> table.tidy().columns[:4].tolist()
     ['task', 'agent', 'estimate', 'std_dev']
+    >>> bool(table.possibly_best[range(4), table.best].all())
+    True
     """
     summary = check_choice("statistic", statistic, tuple(kernels.SUMMARIES))
     test = check_choice("test", test, kernels.TESTS)
@@ -101,49 +135,52 @@ def task_table(data, formula=None, *, statistic="mean", test="welch", alpha=0.05
 
     ss, seed_record = seed_sequence(rng)
     k, n = design.n_agents, design.n_tasks
-    estimates, spreads = np.full((n, k), np.nan), np.full((n, k), np.nan)
-    best = np.full(n, -1)
-    p_values, p_adjusted = np.full((n, k), np.nan), np.full((n, k), np.nan)
-    a12 = np.full((n, k, 3), np.nan)
-    hedges = np.full((n, k, 3), np.nan)
-    how = set()
+    sign = 1.0 if higher else -1.0
     cell = design.task * k + design.agent
-    runs = {c: design.y[cell == c] for c in np.unique(cell)}
-    generators = (g for _, _, g in chunk_generators(ss, n * k, 1))
-    for t in range(n):
-        present = [a for a in range(k) if (t * k + a) in runs]
-        for a in present:
-            values = runs[t * k + a]
-            estimates[t, a] = kernels.SUMMARIES[summary](values)
-            spreads[t, a] = np.std(values, ddof=1) if values.size > 1 else np.nan
-        sign = 1.0 if higher else -1.0
-        best[t] = max(present, key=lambda a: (sign * estimates[t, a], -a))
-        x = runs[t * k + best[t]]
-        others = [a for a in present if a != best[t]]
-        for a in others:
-            y = runs[t * k + a]
-            generator = next(generators)
-            if test == "permutation":
-                p, method = kernels.permutation(x, y, generator, n_resamples)
-                how.add(method)
-            else:
-                p = getattr(kernels, test)(x, y)
-            p_values[t, a] = p
-            first, second = (x, y) if higher else (y, x)
-            a12[t, a] = kernels.a12_interval(first, second, level)
-            hedges[t, a] = kernels.hedges_g(first, second, level)
-        tested = [a for a in others if np.isfinite(p_values[t, a])]
-        if tested:
-            p_adjusted[t, tested] = ADJUST[adjustment](p_values[t, tested])
+    order = np.argsort(cell, kind="stable")
+    cells, starts = np.unique(cell[order], return_index=True)
+    runs = dict(zip(cells.tolist(), np.split(design.y[order], starts[1:])))
+    estimates, spreads = np.full((n, k), np.nan), np.full((n, k), np.nan)
+    for c, values in runs.items():
+        estimates[c // k, c % k] = kernels.SUMMARIES[summary](values)
+        spreads[c // k, c % k] = np.std(values, ddof=1) if values.size > 1 else np.nan
+    present = ~np.isnan(estimates)
+    oriented = np.where(present, sign * estimates, -np.inf)
+    tied_best = present & (oriented == oriented.max(axis=1, keepdims=True))
+    best = np.argmax(tied_best, axis=1)
 
-    notes = list(design.notes)
-    untested = np.isnan(p_values) & ~np.isnan(estimates) & (np.arange(k)[None, :] != best[:, None])
-    if untested.any():
-        notes.append(f"{count(untested.sum(), 'agent-task cell')} could not be tested against the best (fewer than "
-                     f"2 runs, or no spread for the {_TEST_NAMES[test]}); they are not marked either way")
+    pairwise, smallest, how = _pairwise_pvalues(runs, present, sign, test, n_resamples, ss)
+    adjusted = np.full_like(pairwise, np.nan)
+    for t in range(n):
+        tested = np.isfinite(pairwise[t])
+        if tested.any():
+            adjusted[t][tested] = ADJUST[adjustment](pairwise[t][tested])
+    p_adjusted = np.fmin.reduce(adjusted, axis=1)  # the smallest adjusted p of "j is better than a" over j
+    rejected = present & (p_adjusted <= alpha)
+    possibly_best = present & ~rejected | tied_best
+    p_values = np.full((n, k), np.nan)
+    others = present & ~(np.arange(k)[None, :] == best[:, None])
+    tasks_of, agents_of = np.nonzero(others)
+    p_values[tasks_of, agents_of] = pairwise[tasks_of, best[tasks_of], agents_of]
+    a12, hedges, welch = (np.full((n, k, w), np.nan) for w in (3, 3, 4))
+    pairs = [(sign * runs[t * k + best[t]], sign * runs[t * k + a]) for t, a in zip(tasks_of, agents_of)]
+    a12[tasks_of, agents_of], hedges[tasks_of, agents_of], welch[tasks_of, agents_of] = \
+        kernels.effect_sizes(pairs, level)
+
+    notes = list(design.notes) + _set_notes(design, test, alpha, adjustment, present, pairwise, smallest,
+                                            tied_best & rejected, summary)
     if "monte_carlo" in how:
-        notes.append(f"permutation p-values from {n_resamples} random splits where the splits were too many to "
-                     "enumerate")
+        notes.append(f"{_TEST_NAMES[test]} p-values from {n_resamples} random splits where the splits were too many "
+                     "to enumerate")
+    degenerate = others & (design.counts >= 2) & np.isnan(a12[..., 1])
+    degenerate &= (design.counts >= 2)[np.arange(n), best][:, None]
+    if degenerate.any():
+        notes.append(f"the A12 interval is undefined in {_cells_phrase(design, degenerate)}: the Brunner-Munzel "
+                     "variance is zero there (every run of one agent beats every run of the other, or all runs "
+                     "tie), and no standard interval replaces it")
+    flat = degenerate & np.isnan(hedges[..., 0])
+    if flat.any():
+        notes.append(f"Hedges' g is undefined in {_cells_phrase(design, flat)}: neither agent's runs vary")
     aggregate_row = None
     if aggregate == "bootstrap":
         aggregate_row = _bootstrap_row(design, summary, level, n_resamples, ss.spawn(1)[0])
@@ -152,15 +189,118 @@ def task_table(data, formula=None, *, statistic="mean", test="welch", alpha=0.05
                          "(e.g. normalize='atari100k_reference') to put them on one scale first")
 
     return TaskTableResult(
-        method=f"Per-task comparison with the best agent ({_TEST_NAMES[test]}, {_adjust_name(adjustment)})",
+        method=f"Possibly best agents of each task (one-sided {_TEST_NAMES[test]} of every ordered pair, "
+               f"{_adjust_name(adjustment)})",
         formula=design.formula, data_name=design.data_name, nobs=design.nobs, notes=tuple(notes),
         options={"statistic": summary, "test": test, "alpha": alpha, "adjustment": adjustment,
                  "confidence_level": level, "higher_is_better": higher, "aggregate": aggregate,
                  "n_resamples": n_resamples},
         seed=seed_record, agents=design.agents, tasks=design.tasks, statistic=summary, test=test,
         test_name=_TEST_NAMES[test], adjustment=adjustment, alpha=alpha, confidence_level=level,
-        estimates=estimates, std_dev=spreads, counts=design.counts, best=best, p_values=p_values,
-        p_adjusted=p_adjusted, a12=a12, hedges_g=hedges, aggregate=aggregate_row)
+        estimates=estimates, std_dev=spreads, counts=design.counts, best=best, tied_best=tied_best,
+        possibly_best=possibly_best, p_values=p_values, p_adjusted=np.where(present, p_adjusted, np.nan),
+        p_pairwise=pairwise, a12=a12, hedges_g=hedges, welch=welch, aggregate=aggregate_row)
+
+
+def _pairwise_pvalues(runs, present, sign, test, n_resamples, ss):
+    """One-sided p[t, j, a] of "agent j is better than agent a" on task t, and the smallest p each pair can reach.
+
+    Pairs with the same run counts, in every task, are tested together and share one set of random splits
+    (each p-value stays valid on its own, which is all Holm needs); the splits of run counts (n, m) come from
+    their own stream, so they do not depend on the other pairs.
+    """
+    n_tasks, k = present.shape
+    pairwise, smallest = np.full((n_tasks, k, k), np.nan), np.full((n_tasks, k, k), np.nan)
+    groups = {}
+    for t in range(n_tasks):
+        for i, j in itertools.combinations(np.flatnonzero(present[t]), 2):
+            first, second = (i, j) if runs[t * k + i].size <= runs[t * k + j].size else (j, i)
+            key = (runs[t * k + first].size, runs[t * k + second].size)
+            groups.setdefault(key, []).append((t, first, second))
+    how = set()
+    for (n_first, n_second), members in groups.items():
+        t, first, second = np.array(members).T
+        x = np.stack([sign * runs[c] for c in t * k + first])
+        y = np.stack([sign * runs[c] for c in t * k + second])
+        generator = child_generator(ss, 1, n_first, n_second)
+        greater, less, method = kernels.one_sided(test, x, y, generator, n_resamples)
+        pairwise[t, first, second], pairwise[t, second, first] = greater, less
+        smallest[t, first, second] = smallest[t, second, first] = kernels.smallest_pvalue(
+            test, n_first, n_second, n_resamples)
+        how.add(method)
+    return pairwise, smallest, how
+
+
+def _set_notes(design, test, alpha, adjustment, present, pairwise, smallest, overruled, summary):
+    """What the reader of the marks needs: untested pairs, tasks where nothing can be rejected, and the level."""
+    notes = []
+    name = _TEST_NAMES[test]
+    off_diagonal = present[:, :, None] & present[:, None, :] & ~np.eye(present.shape[1], dtype=bool)
+    untested = off_diagonal & np.isnan(pairwise)
+    if untested.any():
+        notes.append(f"{count(untested.sum(), 'ordered pair')} of agents could not be compared (the {name} needs 2 "
+                     "runs per agent); they count as not rejected, so they exclude no agent from the set")
+    blocked = {}
+    for t in range(present.shape[0]):
+        tested = np.isfinite(pairwise[t])
+        if not tested.any():
+            continue
+        threshold = alpha if adjustment == "none" else alpha / tested.sum()
+        reach = float(np.min(smallest[t][tested]))
+        if reach > threshold:
+            counts = design.counts[t][present[t]]
+            runs = (count(counts.min(), "run") if counts.min() == counts.max()
+                    else f"{counts.min()} to {counts.max()} runs")
+            blocked.setdefault((runs, reach, threshold, int(tested.sum())), []).append(design.tasks[t])
+    for (runs, reach, threshold, family), tasks in blocked.items():
+        bound = {"holm": f"Holm's first threshold {fmt.signif(threshold, 2)} (alpha / {family} ordered pairs)",
+                 "bonferroni": f"the Bonferroni threshold {fmt.signif(threshold, 2)} (alpha / {family} ordered "
+                               "pairs)",
+                 "none": f"alpha = {fmt.signif(threshold, 2)}"}[adjustment]
+        where = ("in every task" if len(tasks) == design.n_tasks
+                 else f"in {count(len(tasks), 'task')} ({_names(tasks)})")
+        notes.append(f"the {name} cannot reject at {runs} per agent: its smallest one-sided p-value is "
+                     f"{fmt.signif(reach, 3)}, above {bound}; every agent stays possibly best {where}")
+    if overruled.any():
+        notes.append(f"the {name} finds another agent significantly better than the best by {summary} in "
+                     f"{_cells_phrase(design, overruled)}; as the point best it stays in the set")
+    if adjustment == "none":
+        notes.append(f"with adjustment='none' each ordered pair is tested at alpha = {fmt.signif(alpha)} on its own, "
+                     "so the marked agents are not a confidence set for the best")
+    else:
+        notes += _calibration_notes(design, test, alpha, adjustment, present)
+    return notes
+
+
+def _calibration_notes(design, test, alpha, adjustment, present):
+    """The measured coverage of the set where the calibration table shows it short of its level at this design."""
+    found = {}
+    for t in range(present.shape[0]):
+        counts = design.counts[t][present[t]]
+        if counts.size > 1 and counts.min() == counts.max():
+            row = calibration.shortfall(test, counts.size, int(counts[0]), alpha, adjustment)
+            if row is not None:
+                found.setdefault(tuple(row.items()), []).append(design.tasks[t])
+    notes = []
+    for items, tasks in found.items():
+        row = dict(items)
+        notes.append(f"measured coverage of the possibly-best set for the {_TEST_NAMES[test]} with {row['agents']} "
+                     f"agents and {row['runs']} runs per agent: {float(row['coverage']):.3f} "
+                     f"({row['distribution']} scores, {row['configuration'].replace('_', ' ')}; "
+                     f"{row['n_sim']} simulations), below {fmt.signif(1 - alpha)} by more than 3 Monte Carlo "
+                     f"standard errors ({_names(tasks)})")
+    return notes
+
+
+def _names(items, limit=5):
+    shown = ", ".join(str(i) for i in items[:limit])
+    return shown if len(items) <= limit else f"{shown} and {len(items) - limit} more"
+
+
+def _cells_phrase(design, mask):
+    tasks_of, agents_of = np.nonzero(mask)
+    cells = [f"{design.tasks[t]}/{design.agents[a]}" for t, a in zip(tasks_of, agents_of)]
+    return f"{count(len(cells), 'cell')} ({_names(cells)})"
 
 
 def _adjust_name(adjustment):

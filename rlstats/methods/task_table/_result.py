@@ -1,4 +1,4 @@
-"""TaskTableResult: the per-task table with the best marked, as text, LaTeX, Markdown and HTML."""
+"""TaskTableResult: the per-task table with the best and the possibly best marked, as text, LaTeX, Markdown, HTML."""
 
 from __future__ import annotations
 
@@ -29,11 +29,24 @@ class TaskTableResult(Result):
         The statistic of each cell's runs and their standard deviation (NaN for empty cells).
     counts : ndarray, shape (n_tasks, n_agents)
     best : ndarray of int, shape (n_tasks,)
-        The best agent of each task.
-    p_values, p_adjusted : ndarray, shape (n_tasks, n_agents)
-        Test of each agent against the task's best (NaN for the best and untested cells).
+        The best agent of each task (the first of them when several tie), against which effect sizes are given.
+    tied_best : ndarray of bool, shape (n_tasks, n_agents)
+        The agents whose statistic equals the best one (all in bold).
+    possibly_best : ndarray of bool, shape (n_tasks, n_agents)
+        The confidence set for the best agent of each task: no other agent is significantly better (the tied best
+        are always in it). False for empty cells.
+    p_values : ndarray, shape (n_tasks, n_agents)
+        One-sided p-value of "the best is better than the agent" (NaN for the best, empty and untested cells).
+    p_adjusted : ndarray, shape (n_tasks, n_agents)
+        The evidence that the agent is not best: the smallest family-adjusted p-value of "j is better than the
+        agent" over the other agents j; possibly best when above alpha (NaN: nothing could be tested).
+    p_pairwise : ndarray, shape (n_tasks, n_agents, n_agents)
+        Unadjusted one-sided p-value of "the row agent is better than the column agent" in each task.
     a12, hedges_g : ndarray, shape (n_tasks, n_agents, 3)
         Estimate, lower and upper bound of each effect size of the best against the agent.
+    welch : ndarray, shape (n_tasks, n_agents, 4)
+        Welch's t of the best against the agent, its df and the interval of the difference of means (oriented so
+        that positive favours the best).
     aggregate : dict or None
         ``metric``, ``estimates`` and ``intervals`` of the aggregate row.
     """
@@ -50,10 +63,14 @@ class TaskTableResult(Result):
     std_dev: np.ndarray
     counts: np.ndarray
     best: np.ndarray
+    tied_best: np.ndarray
+    possibly_best: np.ndarray
     p_values: np.ndarray
     p_adjusted: np.ndarray
+    p_pairwise: np.ndarray
     a12: np.ndarray
     hedges_g: np.ndarray
+    welch: np.ndarray
     aggregate: dict | None
 
     _plot_kinds: ClassVar[dict] = {"table": plots.plot_table}
@@ -62,18 +79,12 @@ class TaskTableResult(Result):
     def label(self):
         return _LABELS[self.statistic]
 
-    @property
-    def not_worse(self):
-        """(n_tasks, n_agents) bool: tested against the best and not significantly worse."""
-        with np.errstate(invalid="ignore"):
-            return np.isfinite(self.p_adjusted) & (self.p_adjusted > self.alpha)
-
     def _runs_phrase(self):
         runs = self.counts[self.counts > 0]
         return f"{runs.min()}" if runs.min() == runs.max() else f"{runs.min()} to {runs.max()}"
 
     def _cell_texts(self, digits, bold, mark):
-        """(n_tasks, n_agents) strings 'm ± sd' with the best bolded and the indistinguishable marked."""
+        """(n_tasks, n_agents) strings 'm ± sd' with the best bolded and the other possibly best marked."""
         out = []
         for t in range(len(self.tasks)):
             row = []
@@ -84,9 +95,9 @@ class TaskTableResult(Result):
                 text = fmt.signif(self.estimates[t, a], digits)
                 if np.isfinite(self.std_dev[t, a]):
                     text += f" \u00b1 {fmt.signif(self.std_dev[t, a], 2)}"
-                if a == self.best[t]:
+                if self.tied_best[t, a]:
                     text = bold(text)
-                elif self.not_worse[t, a]:
+                elif self.possibly_best[t, a]:
                     text = mark(text)
                 row.append(text)
             out.append(row)
@@ -109,19 +120,28 @@ class TaskTableResult(Result):
         frame.index.name = "task"
         return frame
 
+    def mark_sentence(self):
+        """What the dagger means, in one sentence."""
+        if self.adjustment == "none":
+            return (f"{DAGGER}: no other agent is significantly better (every ordered pair of agents tested one-sided "
+                    f"with the {self.test_name} at alpha = {fmt.signif(self.alpha)}, unadjusted: not a confidence "
+                    "set).")
+        return (f"{DAGGER}: possibly best (the bold and marked agents form a {fmt.signif(100 * (1 - self.alpha))}% "
+                f"confidence set for the best agent of the task: every ordered pair of agents tested one-sided with "
+                f"the {self.test_name}, {self.adjustment.capitalize()} over the k(k-1) pairs).")
+
     def caption(self):
         level = f"{fmt.signif(100 * self.confidence_level)}%"
-        text = (f"{self.label[0].upper() + self.label[1:]} \u00b1 standard deviation over {self._runs_phrase()} runs (seeds) per "
-                f"agent and task. Bold: the best agent of each task; {DAGGER}: not significantly worse than the "
-                f"best ({self.test_name} on the task's runs, {self.adjustment.capitalize() if self.adjustment != 'none' else 'no'} "
-                f"adjustment within each task, alpha = {fmt.signif(self.alpha)}).")
+        text = (f"{self.label[0].upper() + self.label[1:]} \u00b1 standard deviation over {self._runs_phrase()} runs "
+                f"(seeds) per agent and task. Bold: the best {self.label} of each task; {self.mark_sentence()}")
         if self.aggregate is not None:
-            text += (f" Aggregate: {_LABELS.get(self.aggregate['metric'], self.aggregate['metric'])} over tasks with {level} stratified bootstrap intervals "
+            metric = _LABELS.get(self.aggregate["metric"], self.aggregate["metric"])
+            text += (f" Aggregate: {metric} over tasks with {level} stratified bootstrap intervals "
                      f"({self.aggregate['n_resamples']} resamples).")
         return text
 
     def to_latex(self, label=None, digits=3, resize=None):
-        """A booktabs table: best in \\textbf, a dagger on agents not significantly worse, the test in the caption.
+        """A booktabs table: best in \\textbf, a dagger on the other possibly best agents, the rule in the caption.
 
         ``resize`` wraps the tabular in ``\\resizebox{\\columnwidth}{!}{...}`` (needs graphicx);
         by default when there are more than four agents, so that a wide table fits a column.
@@ -142,7 +162,8 @@ class TaskTableResult(Result):
         if self.aggregate is not None:
             texts = self._aggregate_texts(digits, lambda s: rf"\textbf{{{escape(s)}}}")
             texts = [t if t.startswith(r"\textbf") else escape(t) for t in texts]
-            lines += [r"\midrule", escape(f"Aggregate {_LABELS.get(self.aggregate['metric'], self.aggregate['metric'])}") + " & " + " & ".join(texts) + r" \\"]
+            metric = _LABELS.get(self.aggregate["metric"], self.aggregate["metric"])
+            lines += [r"\midrule", escape(f"Aggregate {metric}") + " & " + " & ".join(texts) + r" \\"]
         lines += [r"\bottomrule", r"\end{tabular}"]
         if resize:
             lines.append("}")
@@ -161,29 +182,35 @@ class TaskTableResult(Result):
         return f"<table>{head}{body}</table><p>{html.escape(self.caption())}</p>"
 
     def _statistic_line(self):
-        n_best = len(self.tasks)
-        n_tied = int(self.not_worse.sum())
-        return (f"tasks = {n_best}, runs per cell = {self._runs_phrase()}, alpha = {fmt.signif(self.alpha)}, "
-                f"{fmt.count(n_tied, 'agent-task cell')} not significantly worse than the best")
+        marked = int((self.possibly_best & ~self.tied_best).sum())
+        return (f"tasks = {len(self.tasks)}, runs per cell = {self._runs_phrase()}, alpha = {fmt.signif(self.alpha)}, "
+                f"{fmt.count(marked, 'agent-task cell')} possibly best besides the best")
 
     def _extra_lines(self):
-        return fmt.table_text(self.display().reset_index()).split("\n") + [f"({DAGGER}: not significantly worse "
-                                                                          "than the best)"]
+        return fmt.table_text(self.display().reset_index()).split("\n") + [f"(*bold*: best; {self.mark_sentence()})"]
 
     def _summary_tables(self):
         return {"table": self.display().reset_index(), "comparisons with the best": self.tidy()}
 
     def tidy(self):
-        """One row per task and agent: estimate, spread, test against the best and effect sizes."""
+        """One row per task and agent: estimate, spread, the set, the test against the best and effect sizes.
+
+        ``possibly_best`` is the confidence set and ``significant`` its complement among the agents with runs;
+        ``p_value`` is the one-sided p-value of the best against the agent, ``p_adjusted`` the smallest adjusted
+        p-value of another agent against it; ``welch_t``, ``welch_df``, ``diff_low`` and ``diff_high`` are R's
+        ``t.test(best, agent)`` (oriented so that positive favours the best).
+        """
         n, k = self.estimates.shape
-        best = np.zeros((n, k), dtype=bool)
-        best[np.arange(n), self.best] = True
+        present = self.counts > 0
         return pd.DataFrame({
             "task": np.repeat(np.asarray(self.tasks, dtype=object), k),
             "agent": np.tile(np.asarray(self.agents, dtype=object), n),
             "estimate": self.estimates.ravel(), "std_dev": self.std_dev.ravel(), "n_runs": self.counts.ravel(),
-            "best": best.ravel(), "p_value": self.p_values.ravel(), "p_adjusted": self.p_adjusted.ravel(),
-            "significant": (np.isfinite(self.p_adjusted) & (self.p_adjusted <= self.alpha)).ravel(),
+            "best": self.tied_best.ravel(), "possibly_best": self.possibly_best.ravel(),
+            "p_value": self.p_values.ravel(), "p_adjusted": self.p_adjusted.ravel(),
+            "significant": (present & ~self.possibly_best).ravel(),
+            "welch_t": self.welch[..., 0].ravel(), "welch_df": self.welch[..., 1].ravel(),
+            "diff_low": self.welch[..., 2].ravel(), "diff_high": self.welch[..., 3].ravel(),
             "a12": self.a12[..., 0].ravel(), "a12_low": self.a12[..., 1].ravel(), "a12_high": self.a12[..., 2].ravel(),
             "cliffs_delta": (2 * self.a12[..., 0] - 1).ravel(),
             "hedges_g": self.hedges_g[..., 0].ravel(), "hedges_g_low": self.hedges_g[..., 1].ravel(),
@@ -198,15 +225,23 @@ class TaskTableResult(Result):
     def _prose(self):
         wins = np.bincount(self.best, minlength=len(self.agents))
         parts = [f"{a} ({w})" for a, w in sorted(zip(self.agents, wins), key=lambda p: -p[1]) if w]
+        marked = int((self.possibly_best & ~self.tied_best).sum())
+        if self.adjustment == "none":
+            rule = (f"marked an agent when no other agent was significantly better at alpha = "
+                    f"{fmt.signif(self.alpha)} without adjustment (the marked agents are not a confidence set)")
+        else:
+            rule = (f"marked as possibly best the agents no other agent was significantly better than, "
+                    f"{self.adjustment.capitalize()}'s procedure controlling the family-wise error over the k(k-1) "
+                    f"ordered pairs at alpha = {fmt.signif(self.alpha)}, so that the marked agents form a "
+                    f"{fmt.signif(100 * (1 - self.alpha))}% confidence set for the task's best agent (Mogstad et al. "
+                    "2024)")
         text = (f"For each of {len(self.tasks)} tasks we marked the agent with the best {self.label} of its runs "
-                f"({self._runs_phrase()} runs per agent and task) and tested every other agent against it with the "
-                f"{self.test_name} on that task's runs, adjusting within each task "
-                f"({self.adjustment.capitalize() if self.adjustment != 'none' else 'no adjustment'}) at alpha = "
-                f"{fmt.signif(self.alpha)}. Best per task: {', '.join(parts)}. In {int(self.not_worse.sum())} "
-                f"agent-task cells the agent was not significantly worse than the best. Effect sizes against the "
-                f"best are the Vargha-Delaney A12 (probability that a run of the best scores higher) with "
-                f"Brunner-Munzel intervals, Cliff's delta = 2 A12 - 1, and Hedges' g with normal intervals "
-                f"({fmt.signif(100 * self.confidence_level)}%).")
+                f"({self._runs_phrase()} runs per agent and task), tested every ordered pair of agents one-sided "
+                f"with the {self.test_name} on that task's runs, and {rule}. Best per task: {', '.join(parts)}. In "
+                f"{marked} further agent-task cells the agent was possibly best. Effect sizes against the best are "
+                f"the Vargha-Delaney A12 (probability that a run of the best scores higher) with Brunner-Munzel "
+                f"intervals, Cliff's delta = 2 A12 - 1, Hedges' g with noncentral-t intervals and Welch's t with "
+                f"the interval of the difference of means ({fmt.signif(100 * self.confidence_level)}%).")
         return text
 
 

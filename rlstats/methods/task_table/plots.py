@@ -8,7 +8,7 @@ from ...plotting import axes_or_new
 
 
 def plot_table(result, *, ax=None, cmap="Greys", **kwargs):
-    """Each task's estimates relative to its best (1 = best) as a heat map; the best cells outlined."""
+    """Each task's estimates relative to its best (1 = best) as a heat map; best outlined, the possibly best marked."""
     from matplotlib.patches import Rectangle
 
     ax = axes_or_new(ax, (1.2 + 0.7 * len(result.agents), 0.8 + 0.25 * len(result.tasks)))
@@ -20,7 +20,9 @@ def plot_table(result, *, ax=None, cmap="Greys", **kwargs):
     ax.imshow(relative, **style)
     ax.set_xticks(range(len(result.agents)), result.agents, rotation=45, ha="right", fontsize=8)
     ax.set_yticks(range(len(result.tasks)), result.tasks, fontsize=8)
-    for t, a in enumerate(result.best):
+    for t, a in np.argwhere(result.tied_best):
         ax.add_patch(Rectangle((a - 0.5, t - 0.5), 1, 1, fill=False, edgecolor="#D55E00", linewidth=1.5))
-    ax.set_title(f"{result.label} relative to each task's best (outlined)", fontsize=9)
+    for t, a in np.argwhere(result.possibly_best & ~result.tied_best):
+        ax.text(a, t, "\u2020", ha="center", va="center", fontsize=9, color="#D55E00")
+    ax.set_title(f"{result.label} relative to each task's best (outlined; \u2020 possibly best)", fontsize=9)
     return ax
