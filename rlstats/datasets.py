@@ -36,7 +36,7 @@ import pandas as pd
 from . import _atari_reference
 from ._registry_data import ADASTOP, DOPAMINE, IRIS, RL_STATS, RLLTE, SHA256
 from .errors import DataUnavailableError, OptionError
-from .options import check_choice, check_fraction, check_int
+from .options import check_at_most, check_choice, check_fraction, check_int
 from .resampling import seed_sequence
 from .simulation import noise, task_locations
 
@@ -80,7 +80,8 @@ def _names(value, what, prefix, pad):
     Generated numbers are zero-padded to at least two digits when ``pad``.
     """
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-        n = check_int(what, value, minimum=1, maximum=MAX_VALUES, why=" (one row each at the least)")
+        n = check_at_most(what, check_int(what, value, minimum=1), MAX_VALUES, what,
+                          "each takes a row at the least; simulate fewer")
         width = max(2, len(str(n))) if pad else 1
         return tuple(f"{prefix}{i:0{width}d}" for i in range(1, n + 1))
     if isinstance(value, str) or not isinstance(value, Sequence):

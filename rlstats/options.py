@@ -24,18 +24,13 @@ def check_choice(name, value, allowed):
     raise OptionError(f"{name}={value!r} is not one of the allowed values: {choices}")
 
 
-def check_int(name, value, *, minimum=None, maximum=None, why=""):
-    """Return ``value`` as an int, checking that it is integral and within [minimum, maximum].
-
-    ``why`` follows the message of a value above ``maximum`` (what the bound protects, what to do).
-    """
+def check_int(name, value, *, minimum=None):
+    """Return ``value`` as an int, checking that it is integral and >= minimum (bounds above: :func:`check_at_most`)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise OptionError(f"{name} must be a whole number, got {value!r}")
     value = int(value)
     if minimum is not None and value < minimum:
         raise OptionError(f"{name} must be at least {minimum}, got {value}")
-    if maximum is not None and value > maximum:
-        raise OptionError(f"{name}={value:,} is more than the {maximum:,} allowed{why}")
     return value
 
 
@@ -46,9 +41,9 @@ MAX_RESAMPLES = 10**7
 
 def check_resamples(value, *, minimum=1, name="n_resamples"):
     """``n_resamples`` (or another count of random draws) as an int in [minimum, MAX_RESAMPLES]."""
-    return check_int(name, value, minimum=minimum, maximum=MAX_RESAMPLES,
-                     why=" (every resample is kept in memory); 10,000 to 100,000 give Monte Carlo errors well "
-                         "below the differences that matter")
+    return check_at_most(name, check_int(name, value, minimum=minimum), MAX_RESAMPLES, "resamples",
+                         "every resample is kept in memory, and 10,000 to 100,000 give Monte Carlo errors well below "
+                         "the differences that matter")
 
 
 def check_fraction(name, value, *, open_interval=True):

@@ -157,7 +157,7 @@ def test_allow_python_hands_subset_to_pandas(runs_csv):
     (["-o", "rng=1"], "give it with --seed"),
     (["-o", "n_resamples=10", "-o", "n_resamples=20"], "-o n_resamples is given twice"),
     (["--method", "curves"], "method='curves' needs the option step= (e.g. step='step', -o step=step"),
-    (["--method", "bootstrap", "-o", "n_resamples=10000000000000"], "more than the 10,000,000 allowed"),
+    (["--method", "bootstrap", "-o", "n_resamples=10000000000000"], "is more than 10,000,000 resamples, the most rlstats takes"),
     (["--sep", ""], "--sep '' is not one character"),
     (["--sep", ";;"], "--sep ';;' is not one character"),
     (["--plot", "/proc/x.png"], "cannot write under /proc"),
