@@ -89,6 +89,24 @@ ENTRIES = {
   title = {The nonparametric {Behrens-Fisher} problem: asymptotic theory and a small-sample approximation},
   journal = {Biometrical Journal}, volume = {42}, number = {1}, pages = {17--25}, year = {2000}
 }""",
+    "mogstad2024": """@article{mogstad2024,
+  author = {Mogstad, Magne and Romano, Joseph P. and Shaikh, Azeem M. and Wilhelm, Daniel},
+  title = {Inference for ranks with applications to mobility across neighbourhoods and academic achievement
+           across countries},
+  journal = {The Review of Economic Studies}, volume = {91}, number = {1}, pages = {476--518}, year = {2024}
+}""",
+    "neubert2007": """@article{neubert2007,
+  author = {Neubert, Karin and Brunner, Edgar},
+  title = {A studentized permutation test for the non-parametric {Behrens-Fisher} problem},
+  journal = {Computational Statistics \\& Data Analysis}, volume = {51}, number = {10}, pages = {5192--5204},
+  year = {2007}
+}""",
+    "steiger1997": """@incollection{steiger1997,
+  author = {Steiger, James H. and Fouladi, Rachel T.},
+  title = {Noncentrality interval estimation and the evaluation of statistical models},
+  booktitle = {What If There Were No Significance Tests?}, editor = {Harlow, Lisa L. and Mulaik, Stanley A. and
+               Steiger, James H.}, publisher = {Lawrence Erlbaum}, pages = {221--257}, year = {1997}
+}""",
     "holm1979": """@article{holm1979,
   author = {Holm, Sture},
   title = {A simple sequentially rejective multiple test procedure},
@@ -118,7 +136,7 @@ METHOD_ENTRIES = {
     "PercentilesResult": ("jordan2020",),
     "SelectionCheckResult": ("komiyama2018",),
     "CurvesResult": ("agarwal2021", "montielolea2019", "westfall1993", "hesterberg2015"),
-    "TaskTableResult": ("vargha2000", "brunner2000", "holm1979"),
+    "TaskTableResult": ("mogstad2024", "holm1979", "neubert2007", "brunner2000", "vargha2000", "steiger1997"),
     "PowerResult": (),
 }
 
