@@ -198,3 +198,25 @@ def count(n, word, plural=None):
     """``count(1, "task")`` -> "1 task", ``count(3, "task")`` -> "3 tasks": prose without "task(s)"."""
     n = int(n)
     return f"{n} {word if n == 1 else (plural or word + 's')}"
+
+
+def cannot_reject(test, smallest, level, where=None, level_name="alpha"):
+    """The note of a test whose smallest attainable p-value is above its level: no data can make it reject.
+
+    ``where`` says what limits it, with its preposition ("at 3 runs per agent", "with 9 permutations").
+
+    >>> cannot_reject("permutation test", 0.1, 0.05, "at 3 runs per agent")
+    'the permutation test cannot reject at 3 runs per agent: its smallest attainable p-value is 0.1, above alpha = 0.05'
+    """
+    at = f" {where}" if where else ""
+    return (f"the {test} cannot reject{at}: its smallest attainable p-value is {signif(smallest, 3)}, above "
+            f"{level_name} = {signif(level)}")
+
+
+def returned_nan(statistic, where, consequence=None):
+    """The note naming a user statistic that returned NaN, and where: a NaN result is never left unexplained.
+
+    >>> returned_nan("metric 'spiky'", ["12 of 1,000 resamples of A"], "A's interval is NaN")
+    "the metric 'spiky' returned NaN for 12 of 1,000 resamples of A: A's interval is NaN"
+    """
+    return f"the {statistic} returned NaN for {'; '.join(where)}" + (f": {consequence}" if consequence else "")

@@ -36,6 +36,8 @@ _TERMS = [
     ("p_adjusted", None, "adj. p-value", "p-value adjusted for multiple comparisons"),
     ("adjustment", None, "adjustment", "multiple-comparison adjustment used for p_adjusted"),
     ("significant", None, "significant", "whether the comparison is significant at alpha"),
+    ("withheld", None, "withheld",
+     "whether the comparison's decision was withheld because the omnibus test did not reject (p-values kept)"),
     ("conf_low", None, "lower", "lower bound of the confidence interval"),
     ("conf_high", None, "upper", "upper bound of the confidence interval"),
     ("conf_level", None, "confidence level", "confidence level of the interval"),

@@ -1135,3 +1135,27 @@ def test_memory_estimate_bounds_what_the_run_takes(agents, n, K, n_resamples, pe
     finally:
         tracemalloc.stop()
     assert seq.interim == K and peak <= estimate
+
+
+def test_permutation_test_that_cannot_reach_alpha_says_so_in_its_notes():
+    one = pd.DataFrame({"agent": ["A", "B"], "score": [1.0, 5.0]})
+    before = one.copy()
+    with pytest.warns(RlstatsWarning, match="can never reject"):
+        res = permutation(one, "score ~ agent", rng=0)
+    pd.testing.assert_frame_equal(one, before)
+    assert res.notes == ("the permutation test cannot reject at 1 run per agent: its smallest attainable p-value is "
+                         "1, above alpha = 0.05",)
+    assert "The permutation test cannot reject at 1 run per agent" in res.report()
+    # Blocked, with the run counts differing by task: the note names the tasks that cannot reach alpha.
+    rows = [{"task": t, "agent": a, "score": float(r + 10 * (a == "B"))}
+            for t, n in (("t1", 2), ("t2", 6), ("t3", 2)) for a in "AB" for r in range(n)]
+    with pytest.warns(RlstatsWarning, match="can never reject"):
+        res = permutation(pd.DataFrame(rows), "score ~ agent | task", rng=0)
+    assert res.notes == ("the permutation test cannot reject at 2 runs per agent (2 tasks: t1, t3): its smallest "
+                         "attainable p-value is 0.333, above alpha = 0.05",)
+    # Three agents, random paths: 1 / n_resamples is the floor.
+    df = rlstats.datasets.simulate(agents=3, tasks=1, seeds=8, effect=[0.0, 0.0, 2.0], rng=0)
+    with pytest.warns(RlstatsWarning, match="can never reject"):
+        res = permutation(df, "score ~ agent", rng=0, n_resamples=10)
+    assert any("smallest attainable p-value is 0.1, above alpha = 0.05" in n for n in res.notes)
+    assert not any("cannot reject" in n for n in permutation(df, "score ~ agent", rng=0).notes)

@@ -1152,3 +1152,34 @@ def test_raw_scales_across_tasks_are_warned_about():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         bootstrap(alike, FORMULA, n_resamples=50, rng=0)
+
+
+# Issue 28: a user metric that returns NaN is named in a note, with its resample counts per agent.
+def test_user_metric_returning_nan_is_named_and_its_intervals_are_nan():
+    df = rlstats.datasets.simulate(agents=2, tasks=3, seeds=4, effect=1.0, rng=0)
+    before = df.copy()
+
+    def spiky(m):
+        return np.nan if m[0, 0] > 0.9 else float(np.mean(m))
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = rlstats.bootstrap(df, "score ~ agent | task", metrics=[spiky, "iqm"], n_resamples=300, rng=0)
+    pd.testing.assert_frame_equal(df, before)
+    bad = np.isnan(res.bootstrap_distribution[:, 0]).sum(axis=-1)
+    assert 0 < bad[0] < 300 and bad[1] == 300  # the note's counts are the distribution's
+    assert res.notes[0] == (f"the metric 'spiky' returned NaN for {bad[0]} of 300 resamples and the point estimate "
+                            "of agent_1; 300 of 300 resamples and the point estimate of agent_2: those intervals are "
+                            "NaN")
+    tidy = res.tidy()
+    assert tidy.loc[tidy["metric"] == "spiky", ["conf_low", "conf_high"]].isna().all().all()
+    assert tidy.loc[tidy["metric"] == "iqm", ["conf_low", "conf_high"]].notna().all().all()
+    other = res.confidence_interval(0.9)
+    assert other.loc[other["metric"] == "spiky", ["conf_low", "conf_high"]].isna().all().all()
+    assert "The metric 'spiky' returned NaN" in res.report()
+
+    def finite(m):
+        return float(np.mean(m))
+
+    assert not any("NaN" in n for n in rlstats.bootstrap(df, "score ~ agent | task", metrics=[finite],
+                                                          n_resamples=50, rng=0).notes)

@@ -643,3 +643,45 @@ def test_result_contract_through_compare(monkeypatch, capsys):
     assert res.confidence_interval().shape == (3, 3)
     with pytest.raises(OptionError, match="delta"):
         res.confidence_interval(confidence_level=0.9)
+
+
+# Issue 28: tied scores print as ties, never as "rank 1 (best 3, worst 3)".
+def tied_frame(score=None):
+    rows = [{"agent": a, "task": f"t{t}", "score": float(r) if score is None else score}
+            for t in range(2) for a in "ABC" for r in range(5)]
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("interval", ["pbp", "pbp_t", "bootstrap"])
+def test_constant_scores_tie_at_rank_one(interval):
+    frame = tied_frame(500.0)  # a capped return: every run of every agent scores 500
+    before = frame.copy()
+    res = rlstats.percentiles(frame, "score ~ agent | task", interval=interval, rng=0, n_resamples=2000)
+    pd.testing.assert_frame_equal(frame, before)
+    assert res.rank.tolist() == [1, 1, 1]
+    assert res.rank_best.tolist() == [1, 1, 1] and res.rank_worst.tolist() == [1, 1, 1]
+    lines = str(res).splitlines()
+    assert lines[4].startswith("top agents = A, B, C (tied)")
+    assert "  A  0.8333 (0.8333, 0.8333)  rank 1 (tied with B, C; best 1, worst 1)" in lines
+    assert "A, B and C tie at rank 1" in res.report()
+    assert "no pair is resolved" in res.report()
+
+
+def test_tied_estimates_with_wide_intervals_span_the_ranks_and_print_the_tie():
+    res = rlstats.percentiles(tied_frame(), "score ~ agent | task")
+    assert res.rank.tolist() == [1, 1, 1] and res.rank_worst.tolist() == [3, 3, 3]
+    assert "  B  0.5667 (0.02164, 0.9784)  rank 1 (tied with A, C; best 1, worst 3)" in str(res).splitlines()
+    untied = rlstats.percentiles(simulated(), "score ~ agent | task")
+    assert "tied" not in str(untied) and " tie at rank" not in untied.report()
+
+
+def test_rank_range_ties_follow_the_min_convention():
+    # Identical zero-width intervals: one shared rank (the published rule gave best = worst = 3).
+    best, worst = kernels.rank_range([0.5, 0.5, 0.5 + 1e-16], [0.5, 0.5, 0.5 + 1e-16])
+    assert best.tolist() == [1, 1, 1] and worst.tolist() == [1, 1, 1]
+    assert kernels.competition_rank([0.5, 0.5 - 1e-16, 0.2]).tolist() == [1, 1, 3]
+    # Touching intervals: the upper agent is not surely better (a tie is possible), nor can the lower one beat it.
+    best, worst = kernels.rank_range([0.2, 0.4], [0.4, 0.6])
+    assert best.tolist() == [1, 1] and worst.tolist() == [2, 1]
+    best, worst = kernels.rank_range([0.2, 0.41], [0.4, 0.6])
+    assert best.tolist() == [2, 1] and worst.tolist() == [2, 1]

@@ -624,3 +624,40 @@ def test_normalize_option_matches_normalising_first():
     np.testing.assert_allclose(direct.effects["effect"], first.effects["effect"])
     assert direct.pvalue == first.pvalue
     assert any("normalised per task" in n for n in direct.notes)
+
+
+# Issue 28: an inspector that cannot reach beta says so; a user effect that returns NaN is named.
+def _normal_suite(tasks):
+    return rlstats.datasets.simulate(agents=2, tasks=tasks, seeds=3, distribution="normal", heterogeneity=0.0,
+                                     rng=0)
+
+
+def test_permutation_inspector_that_cannot_reach_beta_says_so():
+    check = dict(treatment="agent_2", baseline="agent_1", reported=["task_01", "task_02"], rng=0)
+    res = selection_check(_normal_suite(4), "score ~ agent | task", **check)
+    assert res.pvalue_method == "exact"
+    assert ("the permutation inspector cannot reject with 2 reported and 2 held-out tasks: its smallest attainable "
+            "p-value is 0.167, above beta = 0.05") in res.notes
+    suite = _normal_suite(12)
+    few = selection_check(suite, "score ~ agent | task", n_resamples=10, **check)
+    assert few.pvalue_method == "monte_carlo"
+    assert any(n.startswith("the permutation inspector cannot reject with 10 permutations: its smallest "
+                            "attainable p-value is 0.0909") for n in few.notes)
+    assert not any("cannot reject" in n for n in selection_check(suite, "score ~ agent | task", **check).notes)
+
+
+def test_effect_function_returning_nan_is_named():
+    def capped(treatment, baseline):
+        gap = treatment.mean() - baseline.mean()
+        return np.nan if gap > 0.5 else gap
+
+    suite = _normal_suite(8)
+    before = suite.copy()
+    res = selection_check(suite, "score ~ agent | task", treatment="agent_2", baseline="agent_1",
+                          reported=["task_03", "task_05"], effect=capped, rng=0)
+    pd.testing.assert_frame_equal(suite, before)
+    assert ("the effect function 'capped' returned NaN for 4 tasks (task_01, task_02, task_04, task_07): those "
+            "tasks are left out") in res.notes
+    with pytest.raises(DesignError, match="the effect function 'capped' returned NaN or an infinity"):
+        selection_check(suite, "score ~ agent | task", treatment="agent_2", baseline="agent_1",
+                        reported=["task_01", "task_02"], effect=capped, rng=0)

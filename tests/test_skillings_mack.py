@@ -492,3 +492,100 @@ def test_default_pvalue_size_at_most_alpha_full(k, n, c):
     n_sim = 1000
     rate, _ = _default_rejection_rate(k, n, c, n_sim, 1000 * k + 10 * n + c, ties=(n % 4 == 0))
     assert rate <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / n_sim)
+
+
+# Issue 28: the post hoc follows the omnibus test.
+def _agreement(res):
+    """The printed post hoc line, the report and tidy() agree with the omnibus decision."""
+    rejected = res.pvalue <= res.alpha
+    tidy = res.tidy()
+    report = res.report()
+    assert ("The test rejected" if rejected else "The test did not reject") in report
+    if not rejected:
+        assert not tidy["significant"].any() and " vs " not in report.split("Mean ranks")[1]
+    return tidy, report, str(res).splitlines()[-1]
+
+
+def test_two_agents_posthoc_is_the_exact_omnibus_test():
+    # 2 agents x 8 tasks x 1 run, A better on 7 tasks: exact p = 2 * 9 / 256, chi-squared p = 0.0339.
+    frame = pd.DataFrame({"agent": ["A"] * 8 + ["B"] * 8, "task": list(range(8)) * 2,
+                          "score": [1, 2, 3, 4, 5, 6, 7, 8, 0, 1, 2, 3, 4, 5, 6, 9]})
+    before = frame.copy()
+    res = rlstats.skillings_mack(frame, "score ~ agent | task")
+    pd.testing.assert_frame_equal(frame, before)
+    assert res.pvalue_method == "exact" and res.pvalue == pytest.approx(18 / 256, rel=1e-12)
+    assert res.pvalue_asymptotic == pytest.approx(0.03389485, rel=1e-6)
+    tidy, report, line = _agreement(res)
+    assert tidy["p_value"].iloc[0] == tidy["p_adjusted"].iloc[0] == res.pvalue
+    assert not tidy["significant"].iloc[0] and not tidy["withheld"].iloc[0] and not res.posthoc_withheld
+    assert res.critical_difference is None
+    assert "A and B are not declared different" in report and "A vs B" not in report
+    assert line == ("post hoc: with two agents the pair's test is the omnibus test (exact p-value, alpha = 0.05): "
+                    "0 of 1 pairs differ")
+    # At alpha = 0.1 both reject: the pair differs.
+    res = rlstats.skillings_mack(frame, "score ~ agent | task", alpha=0.1)
+    tidy, report, line = _agreement(res)
+    assert tidy["significant"].iloc[0] and "A and B are declared different" in report
+    assert line.endswith("1 of 1 pairs differ")
+
+
+def test_two_agents_monte_carlo_posthoc_is_the_monte_carlo_omnibus():
+    frame = pd.DataFrame({"agent": ["A"] * 8 + ["B"] * 8, "task": list(range(8)) * 2,
+                          "score": [1, 2, 3, 4, 5, 6, 7, 8, 0, 1, 2, 3, 4, 5, 6, 9]})
+    res = rlstats.skillings_mack(frame, "score ~ agent | task", pvalue="monte_carlo", n_resamples=999, rng=1)
+    assert res.tidy()["p_value"].iloc[0] == res.pvalue and "Monte Carlo p-value" in str(res)
+
+
+@pytest.mark.parametrize("k, n, seed", [(3, 8, 127), (4, 4, 34), (5, 4, 42)])
+def test_posthoc_withheld_when_the_omnibus_does_not_reject(k, n, seed):
+    # Designs where the omnibus p is just above 0.05 while the Nemenyi post hoc alone finds a pair (p_adj < 0.05).
+    df = rlstats.datasets.simulate(agents=k, tasks=n, seeds=1, effect=0.8, rng=seed)
+    res = rlstats.skillings_mack(df, "score ~ agent | task", rng=0, n_resamples=2000)
+    assert 0.05 < res.pvalue < 0.06 and res.posthoc_withheld
+    tidy, report, line = _agreement(res)
+    assert (tidy["p_adjusted"] <= 0.05).any()  # the numbers stay, marked withheld
+    assert tidy["withheld"].all() and not tidy["significant"].any() and not res.significance_matrix().any()
+    assert "no pair of agents is declared different" in report
+    assert "withheld, as the omnibus test did not reject" in line
+    # The same data at alpha = 0.1: the omnibus rejects, so the post hoc decides (and is not withheld).
+    res = rlstats.skillings_mack(df, "score ~ agent | task", rng=0, n_resamples=2000, alpha=0.1)
+    tidy, report, line = _agreement(res)
+    assert not res.posthoc_withheld and not tidy["withheld"].any()
+    assert list(tidy["significant"]) == list(tidy["p_adjusted"] <= 0.1)
+    assert "withheld" not in line
+
+
+def test_posthoc_after_an_exact_or_monte_carlo_rejection_says_its_pvalues_are_normal():
+    df = rlstats.datasets.simulate(agents=3, tasks=12, seeds=1, effect=1.5, rng=0)
+    res = rlstats.skillings_mack(df, "score ~ agent | task", rng=0)
+    assert res.pvalue_method == "monte_carlo" and res.pvalue <= 0.05
+    tidy, report, line = _agreement(res)
+    assert line.endswith("1 of 3 pairs differ (the pairs' p-values are normal approximations)")
+    assert "normal approximation, after the omnibus rejection" in report
+
+
+def test_wilcoxon_posthoc_is_withheld_too():
+    df = rlstats.datasets.simulate(agents=4, tasks=4, seeds=1, effect=0.8, rng=34)
+    res = rlstats.skillings_mack(df, "score ~ agent | task", posthoc="wilcoxon")
+    assert res.pvalue > 0.05 and res.posthoc_withheld and res.tidy()["withheld"].all()
+    _agreement(res)
+
+
+def test_exact_and_monte_carlo_tests_that_cannot_reach_alpha_say_so():
+    frame = pd.DataFrame({"agent": ["A"] * 4 + ["B"] * 4, "task": list(range(4)) * 2,
+                          "score": [1, 2, 3, 4, 0, 1, 2, 3]})
+    res = rlstats.skillings_mack(frame, "score ~ agent | task")
+    assert res.pvalue == pytest.approx(0.125) and res.pvalue_method == "exact"
+    assert ("the exact permutation test cannot reject on 2 agents and 4 tasks: its smallest attainable p-value is "
+            "0.125, above alpha = 0.05") in res.notes
+    assert "Note: the exact permutation test cannot reject" in str(res)
+    assert "The exact permutation test cannot reject" in res.report()
+    assert not any("cannot reject" in n for n in rlstats.skillings_mack(frame, "score ~ agent | task",
+                                                                         alpha=0.2).notes)
+    df = rlstats.datasets.simulate(agents=3, tasks=12, seeds=1, effect=1.5, rng=0)
+    few = rlstats.skillings_mack(df, "score ~ agent | task", rng=0, n_resamples=9)
+    assert ("the Monte Carlo permutation test cannot reject with 9 permutations: its smallest attainable p-value is "
+            "0.1, above alpha = 0.05") in few.notes
+    assert not any("cannot reject" in n for n in rlstats.skillings_mack(df, "score ~ agent | task", rng=0).notes)
+    assert not any("cannot reject" in n for n in rlstats.skillings_mack(df, "score ~ agent | task",
+                                                                         pvalue="asymptotic").notes)

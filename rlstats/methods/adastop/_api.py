@@ -33,6 +33,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
+from ... import format as fmt
 from ...design import Design, capture_environment, design_of
 from ...errors import DesignError, OptionError, warn
 from ...options import check_at_most, check_bool, check_choice, check_fraction, check_int, check_pairs
@@ -790,9 +791,30 @@ def permutation(data, formula=None, *, n_resamples=10_000, alpha=0.05, compariso
     return _assemble(
         PermutationResult, runs, pairs, design.agents,
         method="Permutation test of mean differences with step-down", formula=design.formula,
-        data_name=design.data_name, nobs=design.nobs, notes=list(design.notes),
+        data_name=design.data_name, nobs=design.nobs, notes=list(design.notes) + _unreachable_notes(design, runs),
         options={**asdict(options), "n": None}, seed=record, blocked=design.has_blocks,
         extra={"p_adjusted": p_adjusted})
+
+
+def _unreachable_notes(design, runs):
+    """Notes naming the run counts (and tasks) at which the permutation test cannot reject at alpha.
+
+    A step-down p-value counts the identity path, so the smallest attainable one is 1 / (paths); the
+    test cannot reject where no level can be spent on its grid.
+    """
+    blocked = {}
+    for run in runs:
+        schedule = run.schedule
+        if run.pair_ids and schedule.reject_level[-1] == 0:
+            blocked.setdefault((schedule.n, 1 / schedule.n_paths[0], schedule.alpha), []).append(run.name)
+    notes = []
+    for (n, smallest, alpha), tasks in blocked.items():
+        where = f"at {fmt.count(n, 'run')} per agent"
+        if design.has_blocks:
+            where += (" (every task)" if len(tasks) == design.n_tasks
+                      else f" ({fmt.count(len(tasks), 'task')}: {', '.join(map(str, tasks))})")
+        notes.append(fmt.cannot_reject("permutation test", smallest, alpha, where))
+    return notes
 
 
 def _permutation_options(*, n_resamples, alpha, comparisons, reference, permutations, na_action, progress):

@@ -470,9 +470,11 @@ def _run_builtin_bootstrap(design, options, rng, notes):
 def _bootstrap_result(design, options, seed, distribution, estimates, acceleration, run_notes):
     z0 = None
     notes = list(design.notes) + run_notes
+    undefined = np.isnan(distribution).any(axis=-1) | np.isnan(estimates)
+    notes += _nan_notes(design.agents, options, distribution, estimates)
     if options.interval == "bca":
         z0 = kernels.bias_correction(distribution, estimates)
-        notes += _bca_notes(design.agents, options.metric_names, z0)
+        notes += _bca_notes(design.agents, options.metric_names, np.where(undefined, 0.0, z0))
     df = _welch_df(design) if options.interval == "expanded" else None
     bounds, se = small_runs.bootstrap_bounds(distribution, estimates, options.confidence_level, options.interval, z0,
                                   acceleration, options.rliable_compat, design.counts.min(axis=0), df)
@@ -496,6 +498,25 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
 def _coverage_notes(interval, metrics, fewest_runs):
     notes = (small_runs.coverage_note(interval, _METRIC_LABELS.get(m, m), m, fewest_runs) for m in metrics)
     return [note for note in notes if note]
+
+
+def _nan_notes(agents, options, distribution, estimates):
+    """One note per user metric that returned NaN: how many resamples of which agents, which estimates."""
+    notes = []
+    for j, (name, metric) in enumerate(zip(options.metric_names, options.metrics)):
+        if not callable(metric):
+            continue
+        where = []
+        for i, agent in enumerate(agents):
+            bad = int(np.isnan(distribution[i, j]).sum())
+            parts = ([f"{bad:,} of {options.n_resamples:,} resamples"] if bad else []) + \
+                (["the point estimate"] if np.isnan(estimates[i, j]) else [])
+            if parts:
+                where.append(f"{' and '.join(parts)} of {agent}")
+        if where:
+            notes.append(fmt.returned_nan(f"metric {name!r}", where,
+                                          "those intervals are NaN"))
+    return notes
 
 
 def _bca_notes(agents, metrics, z0):

@@ -121,7 +121,17 @@ def expanded_bounds(distribution, estimates, confidence_level, fewest_runs, df):
 
 
 def bootstrap_bounds(distribution, estimates, level, interval, z0, acceleration, compat, fewest_runs, df):
-    """(bounds, mc_se) of shape (K, M, 2) for any interval kind (the expanded one needs fewest runs and df per agent)."""
+    """(bounds, mc_se) of shape (K, M, 2) for any interval kind (the expanded one needs fewest runs and df per agent).
+
+    Where a user metric returned NaN for the estimate or any resample the bounds are NaN: a quantile of
+    resamples with NaN among them (NaN sorts last) is no interval.
+    """
     if interval == "expanded":
-        return expanded_bounds(distribution, estimates, level, fewest_runs, df)
-    return kernels.metric_bounds(distribution, estimates, level, interval, z0, acceleration, compat)
+        bounds, se = expanded_bounds(distribution, estimates, level, fewest_runs, df)
+    else:
+        bounds, se = kernels.metric_bounds(distribution, estimates, level, interval, z0, acceleration, compat)
+    undefined = np.isnan(distribution).any(axis=-1) | np.isnan(estimates)
+    if undefined.any():
+        bounds = bounds.copy()
+        bounds[undefined] = np.nan
+    return bounds, se

@@ -931,20 +931,38 @@ def propagate_bounds(z_lo, z_hi, *, dense_limit=DENSE_LIMIT):
 # ----------------------------------------------------------------------------- ranks
 
 
+# Values closer than this (relative to max(1, |value|)) are tied: the game's linear solves leave agents with
+# identical scores 1e-16 apart, which must not rank them.
+TIE_TOLERANCE = 1e-10
+
+
+def above(a, b):
+    """a > b by more than the tie tolerance, elementwise with broadcasting."""
+    scale = np.maximum(1.0, np.maximum(np.abs(a), np.abs(b)))
+    return a > b + TIE_TOLERANCE * scale
+
+
 def competition_rank(estimate):
-    """1 + number of agents with a strictly larger estimate ("min" ranking, spec 5.5)."""
+    """1 + number of agents with a larger estimate ("min" ranking, spec 5.5): tied agents share the best rank.
+
+    Estimates within the tie tolerance are tied, as R's ``rank(-x, ties.method = "min")`` on exact ties.
+    """
     estimate = np.asarray(estimate, dtype=float)
-    return 1 + (estimate[None, :] > estimate[:, None]).sum(axis=1)
+    return 1 + above(estimate[None, :], estimate[:, None]).sum(axis=1)
 
 
 def rank_range(low, high):
-    """(best, worst) ranks consistent with simultaneous intervals (spec 5.5, k = i excluded).
+    """(best, worst) competition ranks consistent with simultaneous intervals (k = i excluded).
 
-    best_i = 1 + #{k != i: low_k >= high_i};  worst_i = n - #{k != i: low_i > high_k}.
+    best_i = 1 + #{k != i: low_k > high_i} (agents surely better);  worst_i = 1 + #{k != i: high_k > low_i}
+    (agents possibly better).  Comparisons are strict beyond the tie tolerance, so every rank of the
+    "min" convention consistent with the intervals lies in [best_i, worst_i], and agents whose intervals
+    are one tied point share one rank.  Spec 5.5 (the published code) counts low_k >= high_i and
+    low_i > high_k instead, which puts identical zero-width intervals at best = worst = n.
     """
     low, high = np.asarray(low, dtype=float), np.asarray(high, dtype=float)
     n = low.size
     off = ~np.eye(n, dtype=bool)
-    best = 1 + ((low[None, :] >= high[:, None]) & off).sum(axis=1)
-    worst = n - ((low[:, None] > high[None, :]) & off).sum(axis=1)
+    best = 1 + (above(low[None, :], high[:, None]) & off).sum(axis=1)
+    worst = 1 + (above(high[None, :], low[:, None]) & off).sum(axis=1)
     return best, worst

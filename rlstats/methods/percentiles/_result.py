@@ -9,6 +9,7 @@ import pandas as pd
 
 from ... import format as fmt
 from . import plots
+from ._kernels import above
 from ...errors import OptionError
 from ...options import check_confidence_level
 from ...results import Result, resultclass
@@ -38,9 +39,12 @@ class PercentilesResult(Result):
     conf_low, conf_high : ndarray or None
         Simultaneous (1 - delta) interval of each aggregate (None without an interval).
     rank : ndarray of int
-        Competition rank of ``estimate`` (1 = best).
+        Competition rank of ``estimate`` (1 = best): tied agents (estimates
+        equal within 1e-10) share the best rank of the tie, as R's
+        ``rank(-x, ties.method = "min")``; print and report name the ties.
     rank_best, rank_worst : ndarray of int or None
-        Rank range consistent with the intervals.
+        Range of competition ranks consistent with the intervals (agents
+        surely better, agents possibly better).
     interval : str or None
         ``"pbp"``, ``"pbp_t"``, ``"bootstrap"`` or None.
     delta, delta_cell : float
@@ -142,12 +146,30 @@ class PercentilesResult(Result):
         return pd.DataFrame({"agent": list(self.agents), "conf_low": self.conf_low, "conf_high": self.conf_high})
 
     def _order(self):
-        return np.lexsort((np.arange(self.n_agents), -self.estimate))
+        return np.lexsort((np.arange(self.n_agents), self.rank))
+
+    def _tied_with(self, i):
+        """The other agents sharing agent i's rank (estimates equal within the tie tolerance)."""
+        return [self.agents[k] for k in self._order() if k != i and self.rank[k] == self.rank[i]]
+
+    def _tie_sentence(self):
+        groups = {}
+        for i in self._order():
+            groups.setdefault(int(self.rank[i]), []).append(str(self.agents[i]))
+        ties = [(r, names) for r, names in groups.items() if len(names) > 1]
+        if not ties:
+            return ""
+        listed = "; ".join(f"{', '.join(names[:-1])} and {names[-1]} tie at rank {r}" for r, names in ties)
+        return (f" {listed} (tied agents share the best rank of the tie, as R's rank(ties.method = \"min\") "
+                "ranks them).")
 
     # ---- printing -------------------------------------------------------------------
     def _statistic_line(self):
         top = int(self._order()[0])
-        return (f"top agent = {self.agents[top]}, aggregate = {fmt.signif(self.estimate[top])}, "
+        tied = self._tied_with(top)
+        name = (f"top agents = {', '.join([self.agents[top]] + tied)} (tied)" if tied
+                else f"top agent = {self.agents[top]}")
+        return (f"{name}, aggregate = {fmt.signif(self.estimate[top])}, "
                 f"agents = {self.n_agents}, tasks = {self.n_tasks}, joint strategies = {self.n_strategies}")
 
     def _extra_lines(self):
@@ -156,16 +178,19 @@ class PercentilesResult(Result):
         else:
             lines = [f"{fmt.signif(100 * self.conf_level)} percent simultaneous intervals "
                      f"({_SHORT_NAMES[self.interval]}, delta' = {fmt.signif(self.delta_cell, 3)} per cell):"]
-        table = self.tidy().iloc[self._order()]
+        order = self._order()
+        table = self.tidy().iloc[order]
         names = [str(a) for a in table["agent"]]
         width = max(len(n) for n in names)
-        for name, row in zip(names, table.itertuples(index=False)):
+        for i, name, row in zip(order, names, table.itertuples(index=False)):
             text = f"  {name.ljust(width)}  {fmt.signif(row.estimate, 4)}"
+            tied = self._tied_with(i)
+            tie = f"tied with {', '.join(map(str, tied))}" if tied else ""
             if self.interval is not None:
                 text += (f" ({fmt.signif(row.conf_low, 4)}, {fmt.signif(row.conf_high, 4)})  rank {row.rank} "
-                         f"(best {row.rank_best}, worst {row.rank_worst})")
+                         f"({tie + '; ' if tie else ''}best {row.rank_best}, worst {row.rank_worst})")
             else:
-                text += f"  rank {row.rank}"
+                text += f"  rank {row.rank}" + (f" ({tie})" if tie else "")
             lines.append(text)
         return lines
 
@@ -217,6 +242,7 @@ class PercentilesResult(Result):
         order = self._order()
         ranking = ", ".join(f"{self.agents[i]} {fmt.signif(self.estimate[i], 3)}" for i in order)
         text += f" Aggregate scores (0 to 1; the best agent typically scores near 0.5): {ranking}."
+        text += self._tie_sentence()
         if self.interval is not None:
             how = {"pbp": "performance bound propagation (PBP), valid for bounded scores",
                    "pbp_t": "PBP-t, with Student-t payoff intervals (a heuristic)",
@@ -232,7 +258,7 @@ class PercentilesResult(Result):
 
     def _separation_sentence(self):
         beats = [(self.agents[i], self.agents[k]) for i in range(self.n_agents) for k in range(self.n_agents)
-                 if i != k and self.conf_low[i] > self.conf_high[k]]
+                 if i != k and above(self.conf_low[i], self.conf_high[k])]
         if not beats:
             return "No agent's interval lies above another's, so no pair is resolved."
         n_pairs = self.n_agents * (self.n_agents - 1) // 2

@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from ...design import Design, build, design_of
-from ...format import count
+from ...format import cannot_reject, count, returned_nan
 from ...errors import DesignError, OptionError
 from ...options import check_bool, check_choice, check_fraction, check_int, check_resamples
 from ...resampling import check_rng, seed_sequence
@@ -220,6 +220,17 @@ def _one_number(measure):
     return effect
 
 
+def _nan_effect_notes(frame, unusable, options):
+    """The note naming a user effect function that returned NaN on tasks where both agents have runs."""
+    if not callable(options.effect):
+        return []
+    nan = unusable & np.isnan(frame["effect"]) & (frame["n_treatment"] > 0) & (frame["n_baseline"] > 0)
+    if not nan.any():
+        return []
+    tasks = f"{count(nan.sum(), 'task')} ({', '.join(map(str, frame.loc[nan, 'task']))})"
+    return [returned_nan(f"effect function {options.effect_name!r}", [tasks], "those tasks are left out")]
+
+
 def _check_effects(frame, where, options):
     """Explicitly named tasks must give a finite effect; say why not."""
     no_runs = frame[(frame["n_treatment"] == 0) | (frame["n_baseline"] == 0)]
@@ -233,7 +244,9 @@ def _check_effects(frame, where, options):
                               f"{', '.join(map(repr, few['task']))} have fewer; use effect=\"mean_diff\" or \"poi\"")
     bad = frame[~np.isfinite(frame["effect"])]
     if len(bad):
-        why = (" (zero spread of the runs)" if options.effect == "std_diff" else "")
+        why = (" (zero spread of the runs)" if options.effect == "std_diff" else
+               f" (the effect function {options.effect_name!r} returned NaN or an infinity)" if callable(options.effect)
+               else "")
         raise DesignError(f"the effect is not finite on {where} task(s) {', '.join(map(repr, bad['task']))}{why}; "
                           "choose another effect=")
 
@@ -365,6 +378,7 @@ def _split_tasks(design, fresh, treatment, baseline, reported_names, heldout, op
         held = _effects_of(fresh, treatment, baseline, options)
         notes += [f"held-out data: {n}" for n in fresh.notes]
         unusable = ~np.isfinite(held["effect"])
+        notes += _nan_effect_notes(held, unusable, options)
         if unusable.any():
             notes.append(f"{count(unusable.sum(), 'held-out task')} without a finite effect left out: "
                          f"{', '.join(held.loc[unusable, 'task'])}")
@@ -377,6 +391,7 @@ def _split_tasks(design, fresh, treatment, baseline, reported_names, heldout, op
     if heldout is None:
         rest = frame["set"] != "reported"
         unusable = rest & ~np.isfinite(frame["effect"])
+        notes += _nan_effect_notes(frame, unusable, options)
         frame.loc[rest, "set"] = np.where(unusable[rest], "dropped", "heldout")
         if unusable.any():
             notes.append(f"{count(unusable.sum(), 'task')} without runs of both agents (or a finite effect) left out "
@@ -468,6 +483,23 @@ def _inspect(v_p, v_i, options, sigma, ss):
             "n_resamples": None, "null_distribution": None}
 
 
+def _unreachable_note(inspector, beta, n_p, n_i):
+    """The note of a permutation inspector whose smallest attainable p-value is above beta (none otherwise)."""
+    null = inspector["null_distribution"]
+    if null is None:
+        return []
+    if inspector["pvalue_method"] == "exact":
+        top = null.max()
+        smallest = np.count_nonzero(null >= top - 1e-9 * max(1.0, abs(top))) / null.size
+    else:
+        smallest = 1 / (inspector["n_resamples"] + 1)
+    if smallest <= beta:
+        return []
+    where = f"with {n_p} reported and {n_i} held-out tasks" if inspector["pvalue_method"] == "exact" else \
+        f"with {inspector['n_resamples']} permutations"
+    return [cannot_reject("permutation inspector", smallest, beta, where, level_name="beta")]
+
+
 def _difference(v_p, v_i, options, sigma):
     """mean(reported) - mean(held-out) with its 95 % interval, under the inspector's reference distribution.
 
@@ -534,6 +566,7 @@ def _run(design, fresh, treatment, baseline, reported_names, heldout, options, r
     ss, seed = seed_sequence(rng) if random_needed else (np.random.SeedSequence(0), check_rng(rng) and None)
     permutation_ss, conservative_ss = ss.spawn(2)
     inspector = _inspect(v_p, v_i, options, sigma, permutation_ss)
+    notes += _unreachable_note(inspector, options.beta, n_p, n_i)
     reporter = _reporter_tests(v_p, options, sigma, conservative_ss)
     if not np.isfinite(reporter["pvalue_reporter"]):
         notes.append(f"the reporter's {_REPORTER_NAMES[options.reporter]} is undefined (the reported effects have no "

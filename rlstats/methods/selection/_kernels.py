@@ -152,7 +152,9 @@ def reporter_test(v, test, mu0=0.0, sigma=None):
     ``"z"``: ``(mean - mu0) sqrt(N_P) / sigma`` against N(0, 1) (paper Def. 1
     and section 5.1); ``"t"``: the one-sample t with the centred ddof = 1 sd
     and N_P - 1 df (section 6.1, corrected); ``"wilcoxon"``: the signed-rank
-    statistic W+ of ``v - mu0`` (exact for small N_P, as scipy chooses).
+    statistic W+ of ``v - mu0`` with scipy's default ``method="auto"``: the
+    exact null distribution up to 50 reported tasks, the normal approximation
+    above; with tied or zero differences scipy's "exact" p-value is not exact.
 
     Returns ``(statistic, df, pvalue)``, arrays of shape ``v.shape[:-1]``;
     df is NaN for z and Wilcoxon.

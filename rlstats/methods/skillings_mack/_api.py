@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ...design import design_of
-from ...format import count
+from ...format import cannot_reject, count
 from ...errors import DesignError, OptionError
 from ...options import check_bool, check_choice, check_fraction, check_n_jobs, check_resamples
 from ...progress import progress_bar
@@ -167,7 +167,13 @@ def skillings_mack(data, formula=None, *, variant="auto", within_cell=None, pval
         signed-rank test of the per-task scores over the tasks both agents ran
         (R's ``pairwise.wilcox.test(paired = TRUE)``; Demšar 2006, Benavoli et
         al. 2016); a task's score is the mean of its runs when a cell holds
-        several, and the result says so.
+        several, and the result says so.  The post hoc follows the omnibus
+        test: with two agents the rank post hoc's p-value is the omnibus one
+        (exact, Monte Carlo or chi-squared, whichever ``pvalue`` chose); with
+        more, no pair is declared different unless the omnibus test rejected
+        at ``alpha`` (the decisions are withheld, the p-values kept and marked
+        in ``tidy()["withheld"]``).  The pairs' p-values of the rank post hoc
+        are the normal approximation whatever ``pvalue`` is.
     na_action : {"raise", "drop"}
         Missing values: an error, or drop the rows and say so.
     rng : None, int or numpy.random.Generator
@@ -278,6 +284,7 @@ class _Test:
     reason: str | None
     mc: object          # kernels.MonteCarloResult or None
     seed: object
+    smallest: float     # smallest p-value the method can give on this design (0 for chi-squared)
 
 
 def _test(design, options, rng):
@@ -291,7 +298,7 @@ def _test(design, options, rng):
     setup = kernels.build_setup(y, agent, task, design.n_agents, design.n_tasks, variant=_KERNEL_VARIANT[variant],
                                 tie_correction=corrected)
     statistic = kernels.observed_statistic(setup)
-    p, mc, seed = None, None, None
+    p, mc, seed, smallest = None, None, None, 0.0
     method, reason, exact = options.pvalue, None, None
     if method == "auto":
         method, reason, exact = kernels.auto_pvalue_method(setup)
@@ -299,12 +306,14 @@ def _test(design, options, rng):
         ss, seed = seed_sequence(rng)
         with progress_bar(options.n_resamples, options.progress, "permutations") as advance:
             mc = kernels.monte_carlo_test(setup, options.n_resamples, ss, progress=advance, n_jobs=options.n_jobs)
-        p = mc.pvalue
+        p, smallest = mc.pvalue, 1 / (options.n_resamples + 1)
     elif method == "exact":
-        p = kernels.exact_pvalue(exact if exact is not None else kernels.exact_null(setup), statistic)
+        exact = exact if exact is not None else kernels.exact_null(setup)
+        p, smallest = kernels.exact_pvalue(exact, statistic), float(exact.probabilities[-1])
     else:
         p = kernels.asymptotic_pvalue(setup, statistic)
-    return _Test(variant, within, (y, agent, task), corrected, setup, statistic, p, method, reason, mc, seed)
+    return _Test(variant, within, (y, agent, task), corrected, setup, statistic, p, method, reason, mc, seed,
+                 smallest)
 
 
 def _default_options():
@@ -359,6 +368,12 @@ def _run(design, options, rng):
         posthoc = ranks_posthoc
         comparisons = _comparisons_frame(design.agents, posthoc)
         cd = posthoc.cd_mean_rank
+    comparisons, cd = _follow_omnibus(comparisons, cd, p, options, design.n_agents)
+    if test.smallest > options.alpha:
+        where = (f"with {options.n_resamples} permutations" if method == "monte_carlo" else
+                 f"on {design.n_agents} agents and {count(design.n_tasks, 'task')}")
+        test_name = "exact permutation test" if method == "exact" else "Monte Carlo permutation test"
+        notes.append(cannot_reject(test_name, test.smallest, options.alpha, where))
     untestable = int((posthoc.n_shared == 0).sum())
     if untestable:
         notes.append(f"{count(untestable, 'pair')} of agents never ran on a common task and are not compared post hoc")
@@ -371,7 +386,31 @@ def _run(design, options, rng):
         variant=variant, within_cell=within, tie_correction=corrected, has_ties=setup.has_ties,
         connected=setup.connected, agents=design.agents, tasks=design.tasks, counts=setup.counts,
         mean_ranks=ranks_posthoc.mean_rank, comparisons=comparisons, posthoc=options.posthoc,
-        posthoc_adjustment=posthoc.adjustment, critical_difference=cd, alpha=options.alpha)
+        posthoc_adjustment=posthoc.adjustment, critical_difference=cd, alpha=options.alpha,
+        posthoc_withheld=bool(comparisons["withheld"].any()))
+
+
+def _follow_omnibus(comparisons, cd, pvalue, options, n_agents):
+    """The post hoc decisions made to agree with the omnibus test; returns (comparisons, critical difference).
+
+    Two agents with the rank post hoc: the pair's test is the omnibus test, so the pair gets the omnibus
+    p-value (exact, Monte Carlo or chi-squared, as the omnibus chose) instead of the normal approximation of
+    its z, and no critical difference (it belongs to that approximation).  Otherwise the decisions are
+    protected (Fisher's LSD rule; Demsar 2006, Section 3.2.2, runs the post hoc only after Friedman's test
+    rejects): when the omnibus test did not reject at alpha, no pair is declared different and the rows are
+    marked ``withheld``, keeping their p-values.  A pair declared different then is one the adjusted post hoc
+    declares different on its own, so the family-wise error stays at most the post hoc's.
+    """
+    if n_agents == 2 and options.posthoc == "ranks":
+        comparisons["p_value"] = comparisons["p_adjusted"] = pvalue
+        comparisons["significant"] = pvalue <= options.alpha
+        comparisons["withheld"] = False
+        return comparisons, None
+    withheld = not pvalue <= options.alpha
+    comparisons["withheld"] = withheld
+    if withheld:
+        comparisons["significant"] = False
+    return comparisons, cd
 
 
 def _comparisons_frame(agents, posthoc):

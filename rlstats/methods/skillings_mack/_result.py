@@ -26,6 +26,8 @@ _REFERENCES = {
     "mack_skillings": "Mack and Skillings (1980)",
 }
 
+_PVALUE_KINDS = {"exact": "exact", "monte_carlo": "Monte Carlo", "asymptotic": "chi-squared"}
+
 _ADJUSTMENT_NAMES = {
     "tukey": "Tukey single-step (studentized range, df = Inf; the critical difference)",
     "holm": "Holm step-down on mean-rank differences over shared tasks",
@@ -83,14 +85,21 @@ class SkillingsMackResult(Result):
         p_adjusted, significant.
         With ``posthoc="wilcoxon"``: estimate is the median over shared tasks
         of agent_1's per-task score minus agent_2's, statistic is Wilcoxon's V.
+        With two agents and the rank post hoc, p_value and p_adjusted are the
+        omnibus ``pvalue``.  withheld: True when the omnibus test did not
+        reject, so the row's decision was withheld (significant is False).
     posthoc : str
         ``"ranks"`` (mean-rank contrasts; Nemenyi on complete designs) or
         ``"wilcoxon"`` (signed-rank tests of per-task scores).
     posthoc_adjustment : str
         ``"tukey"``, ``"holm"`` or ``"bonferroni"``.
     critical_difference : float or None
-        Smallest significant difference of mean ranks (tukey, balanced only).
+        Smallest significant difference of mean ranks (tukey, balanced only;
+        None for two agents, whose pair is decided by the omnibus p-value).
     alpha : float
+    posthoc_withheld : bool
+        Whether the post hoc decisions were withheld because the omnibus test
+        did not reject at ``alpha`` (never with two agents and the rank post hoc).
     """
 
     statistic: float
@@ -116,6 +125,7 @@ class SkillingsMackResult(Result):
     posthoc_adjustment: str
     critical_difference: float | None
     alpha: float
+    posthoc_withheld: bool
 
     _plot_kinds: ClassVar[dict] = {
         "critical_difference": plots.plot_critical_difference,
@@ -161,12 +171,26 @@ class SkillingsMackResult(Result):
         lines.append(" ".join(n.rjust(w) for n, w in zip(names, widths)))
         lines.append(" ".join(v.rjust(w) for v, w in zip(values, widths)))
         n_sig = int(self.comparisons["significant"].sum())
+        if self._pair_is_omnibus():
+            lines.append(f"post hoc: with two agents the pair's test is the omnibus test "
+                         f"({_PVALUE_KINDS[self.pvalue_method]} p-value, alpha = {self.alpha}): "
+                         f"{n_sig} of 1 pairs differ")
+            return lines
         cd = "" if self.critical_difference is None else \
             f", critical difference {fmt.signif(self.critical_difference, 4)} in mean rank"
         kind = "Wilcoxon signed-rank on per-task scores, " if self.posthoc == "wilcoxon" else ""
-        lines.append(f"post hoc ({kind}{self.posthoc_adjustment}{cd}, alpha = {self.alpha}): "
-                     f"{n_sig} of {len(self.comparisons)} pairs differ")
+        if self.posthoc_withheld:
+            outcome = "withheld, as the omnibus test did not reject: no pair is declared different (p-values in tidy())"
+        else:
+            outcome = f"{n_sig} of {len(self.comparisons)} pairs differ"
+            if self.posthoc == "ranks" and self.pvalue_method != "asymptotic":
+                outcome += " (the pairs' p-values are normal approximations)"
+        lines.append(f"post hoc ({kind}{self.posthoc_adjustment}{cd}, alpha = {self.alpha}): {outcome}")
         return lines
+
+    def _pair_is_omnibus(self):
+        """Two agents and the rank post hoc: the pair is decided by the omnibus p-value."""
+        return self.n_agents == 2 and self.posthoc == "ranks"
 
     def _summary_tables(self):
         ranks = pd.DataFrame({"agent": list(self.agents), "mean_rank": self.mean_ranks,
@@ -230,6 +254,14 @@ class SkillingsMackResult(Result):
         ranking = ", ".join(f"{self.agents[j]} ({fmt.signif(self.mean_ranks[j], 3)})" for j in order)
         text += f" Mean ranks (1 = best): {ranking}."
         sig = self.comparisons[self.comparisons["significant"]]
+        if self._pair_is_omnibus():
+            text += (f" With two agents the pair's comparison is the omnibus test itself, so {self.agents[0]} and "
+                     f"{self.agents[1]} are {'' if len(sig) else 'not '}declared different.")
+            return text + self._connection_sentence()
+        if self.posthoc_withheld:
+            text += (" Because the omnibus test did not reject, no pair of agents is declared different (post hoc "
+                     "decisions are made only after an omnibus rejection).")
+            return text + self._connection_sentence()
         if self.posthoc == "wilcoxon":
             post = (f" Post hoc, each pair was compared with the Wilcoxon signed-rank test on its per-task scores "
                     f"over the tasks both agents ran, with {self.posthoc_adjustment.capitalize()} adjustment at "
@@ -241,8 +273,14 @@ class SkillingsMackResult(Result):
             post = (f" Post hoc, each pair's difference of mean ranks over the tasks both agents ran was tested "
                     f"against its exact permutation variance with {self.posthoc_adjustment.capitalize()} "
                     f"adjustment at alpha = {self.alpha}")
+        if self.posthoc == "ranks" and self.pvalue_method != "asymptotic":
+            post += " (the pairs' p-values from the normal approximation, after the omnibus rejection)"
         pairs = "; ".join(f"{a} vs {b}" for a, b in zip(sig["agent_1"], sig["agent_2"]))
-        text += post + (f": {pairs}." if len(sig) else ": no pair differs.")
-        if not self.connected:
-            text += " The design is not connected (some agents never share a task), so df < k - 1."
-        return text
+        text += post + (f": {pairs}." if len(sig) else
+                        ": no pair differs, so the omnibus rejection is not traced to a single pair at this level.")
+        return text + self._connection_sentence()
+
+    def _connection_sentence(self):
+        if self.connected:
+            return ""
+        return " The design is not connected (some agents never share a task), so df < k - 1."

@@ -78,7 +78,9 @@ def plot_critical_difference(result, *, ax=None, **kwargs):
         ax.hlines(y, ranks[order[first]] - 0.03, ranks[order[last]] + 0.03, color=style["color"], linewidth=3)
 
     cd = getattr(result, "critical_difference", None)
-    if cd is not None and np.isfinite(cd):
+    if result.posthoc_withheld:
+        title = "Mean ranks (1 = best); one bar: the omnibus test did not reject, no pair is declared different"
+    elif cd is not None and np.isfinite(cd):
         ax.hlines(1.3, lo, lo + cd, **style)
         ax.text(lo + cd / 2, 1.4, f"CD = {cd:.3g}", ha="center", va="bottom", fontsize=8)
         title = "Mean ranks (1 = best); bars join agents within the critical difference"
