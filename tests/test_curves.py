@@ -6,6 +6,9 @@ family-wise error by simulation from curves with a known truth (AR(1) run deviat
 """
 
 import itertools
+import math
+import pathlib
+import runpy
 
 import numpy as np
 import pytest
@@ -14,9 +17,10 @@ from scipy import stats
 import rlstats
 from rlstats.datasets import simulate_curves
 from rlstats.errors import DesignError, OptionError
-from rlstats.methods.curves import _kernels
+from rlstats.methods.curves import _api, _kernels
 
 FORMULA = "score ~ agent | task/seed"
+COVERAGE = runpy.run_path(str(pathlib.Path(__file__).parent / "reference" / "coverage_curves_bands.py"))
 
 
 @pytest.fixture(scope="module")
@@ -227,3 +231,157 @@ def test_identical_with_two_jobs(data):
     two = rlstats.curves(data, FORMULA, step="step", n_resamples=200, rng=3, compare="all", n_jobs=2)
     np.testing.assert_array_equal(one.bootstrap_distribution, two.bootstrap_distribution)
     np.testing.assert_array_equal(one.difference_pvalues, two.difference_pvalues)
+    for field in ("df", "pointwise", "simultaneous", "difference_bands"):
+        np.testing.assert_array_equal(getattr(one, field), getattr(two, field))
+
+
+# ----------------------------------------------------------------------------- small-sample widening
+
+
+def test_effective_df_is_n_minus_one_for_one_task_and_follows_the_variance_over_tasks():
+    one = simulate_curves(agents=2, tasks=1, seeds=5, steps=4, rng=0)
+    res = rlstats.curves(one, FORMULA, step="step", statistic="mean", n_resamples=500, rng=0)
+    np.testing.assert_allclose(res.df, 4.0, rtol=1e-9)
+    alike = simulate_curves(agents=2, tasks=6, seeds=5, steps=4, heterogeneity=0.0, rng=0)
+    res = rlstats.curves(alike, FORMULA, step="step", statistic="mean", n_resamples=2_000, rng=0)
+    assert (res.df > 12).all() and (res.df <= 24 + 1e-9).all(), res.df  # 6 x 4 when the tasks' variances agree
+    loud = alike.assign(score=np.where(alike["task"] == "task_01", 100.0, 1.0) * alike["score"])
+    res = rlstats.curves(loud, FORMULA, step="step", statistic="mean", n_resamples=2_000, rng=0)
+    assert (res.df < 4.5).all(), res.df  # one task carries the variance: its n - 1
+
+
+def test_bands_are_t_intervals_for_the_mean_of_one_task():
+    # One task: the bootstrap SE widened by sqrt(n/(n - 1)) is s / sqrt(n), and the pointwise band's half-widths
+    # are the percentile's scaled by t_(n-1) / z; the simultaneous band's multiplier is a t_(n-1) quantile.
+    one = simulate_curves(agents=2, tasks=1, seeds=6, steps=5, rng=1)
+    res = rlstats.curves(one, FORMULA, step="step", statistic="mean", n_resamples=4_000, rng=0)
+    runs = one[one["agent"] == "agent_1"].pivot_table(index="seed", columns="step", values="score",
+                                                       observed=True).to_numpy()
+    np.testing.assert_allclose(res.std_error[0], runs.std(axis=0, ddof=1) / np.sqrt(6), rtol=0.05)
+    ratio = stats.t.isf(0.025, 5) / stats.norm.isf(0.025)
+    raw = _kernels.percentile_bounds(res.bootstrap_distribution[0], res.estimates[0], 0.95)
+    np.testing.assert_allclose(res.pointwise[0] - res.estimates[0][:, None],
+                               ratio * (raw - res.estimates[0][:, None]), rtol=1e-12)
+    tail = stats.t.sf(res.critical_value[0], 5)
+    np.testing.assert_allclose(tail, tail[0], rtol=1e-9)
+    assert res.critical_value[0, 0] > stats.t.isf(0.025, 5)  # wider than pointwise
+
+
+# ----------------------------------------------------------------------------- difference band and max-T
+
+
+def test_max_t_band_excludes_zero_exactly_where_p_is_at_most_alpha():
+    rng = np.random.default_rng(0)
+    null = rng.normal(size=(199, 5)) * np.array([1.0, 2.0, 1.0, 0.5, 3.0])
+    observed = np.array([0.0, 5.0, -2.9, 1.4, 0.2])
+    p, se = _kernels.max_t_pvalues(observed, null)
+    band, c = _kernels.max_t_band(observed, null, 0.05)
+    t_max = np.max(np.abs(null) / se, axis=1)
+    # the threshold is the 10th largest max |t|: 1 + 9 hits of 200 relabellings is p = 0.05, 1 + 10 is above
+    assert np.sum(t_max > c * (1 - 1e-12)) == 9 and np.sum(t_max >= c * (1 - 1e-12)) == 10
+    excludes = (band[:, 0] > 0) | (band[:, 1] < 0)
+    np.testing.assert_array_equal(excludes, p <= 0.05)
+    assert excludes.any() and not excludes.all()
+    for t in (c * (1 - 1e-9), c * (1 + 1e-9)):  # either side of the threshold
+        at = np.array([t * se[0], 0, 0, 0, 0])
+        assert (_kernels.max_t_pvalues(at, null)[0][0] <= 0.05) == (_kernels.max_t_band(at, null, 0.05)[0][0, 0] > 0)
+    band, c = _kernels.max_t_band(observed, null[:15], 0.05)  # 15 relabellings cannot reach p <= 0.05
+    assert c == np.inf and np.isinf(band).all()
+
+
+def test_difference_band_agrees_with_the_decision_on_an_example():
+    df = simulate_curves(agents=2, tasks=3, seeds=5, steps=10, effect=[0.0, 0.6], noise=0.3, rng=3)
+    res = rlstats.curves(df, FORMULA, step="step", statistic="mean", n_resamples=999, rng=0, compare="all")
+    table = res.difference("agent_2", "agent_1")
+    excludes = (table["conf_low"] > 0) | (table["conf_high"] < 0)
+    np.testing.assert_array_equal(excludes, table["significant"])
+    assert 0 < table["significant"].sum() < len(table)  # step 0 (no progress yet) does not differ
+    assert "excludes 0 exactly where a step is declared different" in res.report()
+
+
+def test_difference_band_holds_zero_as_often_as_max_t_and_at_level():
+    """Null curves: the band excludes 0 somewhere exactly when max-T rejects, at rate <= alpha (200 data sets)."""
+    excludes = rejects = 0
+    for e in range(200):
+        df = simulate_curves(agents=2, tasks=3, seeds=4, steps=8, rho=0.7, heterogeneity=1.0, rng=500 + e)
+        res = rlstats.curves(df, FORMULA, step="step", statistic="iqm", n_resamples=199, rng=e, compare="all")
+        band, p = res.difference_bands[0], res.difference_pvalues[0]
+        step_excludes = (band[:, 0] > 0) | (band[:, 1] < 0)
+        np.testing.assert_array_equal(step_excludes, p <= 0.05)
+        excludes += step_excludes.any()
+        rejects += (p <= 0.05).any()
+    assert excludes == rejects
+    assert rejects / 200 <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / 200), rejects
+
+
+# ----------------------------------------------------------------------------- measured coverage
+
+
+CALIBRATION = pathlib.Path(_api.CALIBRATION)
+QUICK_POINTS = [("mean", 5, 5, "normal", 2), ("iqm", 5, 5, "skewed", 2)]
+
+
+def _calibration_row(statistic, runs, tasks, distribution, agents, band):
+    from rlstats import calibration
+
+    rows = [r for r in calibration.read(CALIBRATION) if (r["statistic"], int(r["runs"]), int(r["tasks"]),
+            r["distribution"], int(r["agents"]), r["band"]) == (statistic, runs, tasks, distribution, agents, band)]
+    assert len(rows) == 1, "the calibration table lacks this grid point"
+    return rows[0]
+
+
+def _check_coverage(point, n_sim, n_resamples):
+    """Re-measured coverage holds the level within 3 SE or is quoted, and agrees with the table."""
+    quoted = _api._calibration_notes
+    for row in COVERAGE["measure"](*point, n_sim, n_resamples=n_resamples, seed=99):
+        if row["band"] == "max_t":
+            continue
+        bound = 0.95 - 3 * math.sqrt(0.05 * 0.95 / row["n_sim"])
+        statistic, runs, tasks = point[:3]
+        options = _api.CurvesOptions(statistic=statistic, statistic_name=statistic,
+                                                            pairs=(("a0", "a1"),))
+        noted = any(f"the {row['band']} band" in n or (row["band"] == "difference" and "holds 0" in n)
+                    for n in quoted(options, runs, tasks))
+        assert row["coverage"] >= bound or noted, (point, row)
+        tabled = _calibration_row(*point, row["band"])
+        joint = math.sqrt(0.05 * 0.95 * (1 / row["n_sim"] + 1 / int(tabled["n_sim"])))
+        assert abs(row["coverage"] - float(tabled["coverage"])) <= 4 * joint, (point, row, tabled["coverage"])
+
+
+@pytest.mark.parametrize("point", QUICK_POINTS, ids=lambda point: "-".join(map(str, point)))
+def test_bands_hold_their_level_quick(point):
+    _check_coverage(point, n_sim=100, n_resamples=300)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("point", COVERAGE["grid"](), ids=lambda point: "-".join(map(str, point)))
+def test_bands_hold_their_level(point):
+    _check_coverage(point, n_sim=150, n_resamples=500)
+
+
+def test_results_quote_a_measured_shortfall(monkeypatch):
+    from rlstats import calibration
+
+    rows = ({"statistic": "iqm", "band": "simultaneous", "runs": "3", "tasks": "5", "distribution": "capped",
+             "agents": "2", "n_sim": "150", "n_resamples": "500", "coverage": "0.88", "se": "0.019"},)
+    monkeypatch.setattr(calibration, "read", lambda path: rows)
+    df = simulate_curves(agents=2, tasks=4, seeds=4, steps=5, rng=0)
+    res = rlstats.curves(df, FORMULA, step="step", n_resamples=50, rng=0)
+    assert ("measured coverage of the simultaneous band of the IQM with 3 runs per task and 5 tasks: 0.880 "
+            "(capped scores, 150 simulated curves), below 0.95 by more than 3 Monte Carlo standard errors"
+            in res.notes)
+    assert not any("measured" in n for n in rlstats.curves(df, FORMULA, step="step", n_resamples=50, rng=0,
+                                                            confidence_level=0.9).notes)
+    assert not any("measured" in n for n in rlstats.curves(df[df["seed"] < 2], FORMULA, step="step",
+                                                            n_resamples=50, rng=0).notes)  # 2 runs: not on file
+
+
+def test_calibration_table_ships_with_the_package():
+    import configparser
+
+    from rlstats import calibration
+
+    config = configparser.ConfigParser()
+    config.read(pathlib.Path(__file__).resolve().parents[1] / "setup.cfg")
+    assert "calibration.csv" in config.get("options.package_data", "rlstats.methods.curves")
+    assert CALIBRATION.is_file() and len(calibration.read(CALIBRATION)) == 4 * len(COVERAGE["grid"]())

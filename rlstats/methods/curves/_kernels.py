@@ -163,31 +163,109 @@ def shuffle_within_tasks(generator, task_of, n_tasks, n_permutations):
     return np.argsort(keys, axis=1, kind="stable")
 
 
-def percentile_bounds(replicates, level):
-    """(steps, 2) percentile interval of each column of (B, steps) replicates; NaN where a step has none."""
+def effective_df(replicates, weights, task_of, n_tasks):
+    """(steps,) Welch-Satterthwaite degrees of freedom of a stratified statistic, read from its bootstrap.
+
+    A run's empirical influence at a step is estimated by the covariance over resamples of how often it was
+    drawn with the statistic (the counts of a task's n runs have covariance I - J/n, the identity on influences
+    that sum to zero within the task, so no matrix is inverted). Task t's share of the variance is the sum of
+    its runs' squared influences, v_t, and df = (sum v_t)^2 / sum(v_t^2 / (n_t - 1)): n - 1 for one task,
+    the sum of n_t - 1 when tasks weigh alike, near n - 1 when one task carries the variance (as the median
+    of task means does). ``weights`` (B, runs) are the resampling counts; steps without spread give NaN.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        centred = np.nan_to_num(replicates - np.nanmean(replicates, axis=0))
+    influence = (weights - 1.0).T @ centred / replicates.shape[0]  # (runs, steps)
+    shares = np.zeros((n_tasks, replicates.shape[1]))
+    np.add.at(shares, task_of, influence ** 2)
+    sizes = np.bincount(task_of, minlength=n_tasks)
+    shares, sizes = shares[sizes > 1], sizes[sizes > 1]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return shares.sum(axis=0) ** 2 / (shares ** 2 / (sizes[:, None] - 1.0)).sum(axis=0)
+
+
+def t_quantile_ratio(df, level):
+    """(steps,) t quantile over normal quantile at two-sided ``level``: 1 where df is not finite."""
+    from scipy import stats
+
+    tail = (1.0 - level) / 2.0
+    finite = np.isfinite(df) & (df > 0)
+    out = np.ones(df.shape)
+    out[finite] = stats.t.isf(tail, df[finite]) / stats.norm.isf(tail)
+    return out
+
+
+def percentile_bounds(replicates, estimate, level, df=None):
+    """(steps, 2) percentile interval of each column of (B, steps) replicates; NaN where a step has none.
+
+    With ``df`` (steps,), each end's distance from the estimate is widened by the t quantile at ``df`` over
+    the normal quantile, as a t interval would be with the bootstrap's standard error.
+    """
     tail = (1.0 - level) / 2.0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN steps give NaN bounds, as they should
-        return np.stack([np.nanquantile(replicates, tail, axis=0),
-                         np.nanquantile(replicates, 1.0 - tail, axis=0)], axis=-1)
+        bounds = np.stack([np.nanquantile(replicates, tail, axis=0),
+                           np.nanquantile(replicates, 1.0 - tail, axis=0)], axis=-1)
+    if df is None:
+        return bounds
+    ratio = t_quantile_ratio(df, level)[:, None]
+    return estimate[:, None] + ratio * (bounds - estimate[:, None])
 
 
-def sup_t_band(replicates, estimate, level):
-    """Simultaneous band: estimate +- c * se, c the level-quantile of the max studentised deviation.
+def sup_t_band(replicates, estimate, level, df=None):
+    """Simultaneous band: estimate +- c * se, c from the level-quantile of the max studentised deviation.
 
-    Returns (band (steps, 2), se (steps,), c). Steps with no spread (se = 0) or no estimate are
-    left out of the maximum; their band is the estimate itself.
+    Returns (band (steps, 2), se (steps,), c (steps,)). Without ``df``, c is that quantile at every step.
+    With ``df``, c at a step is the t quantile at its df with the same two-sided tail as the bootstrap's
+    quantile has under the normal: the steps' joint behaviour from the bootstrap, each step's studentised
+    deviation t-distributed rather than normal, as a standard error from few runs makes it. Steps with no
+    spread (se = 0) or no estimate are left out of the maximum; their band is the estimate itself.
     """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         se = np.nanstd(replicates, axis=0, ddof=1)
     usable = np.isfinite(estimate) & np.isfinite(se) & (se > 0)
+    c = np.full(estimate.shape, np.nan)
     if not usable.any():
-        return np.stack([estimate, estimate], axis=-1), se, float("nan")
+        return np.stack([estimate, estimate], axis=-1), se, c
     deviation = np.abs(replicates[:, usable] - estimate[usable]) / se[usable]
-    c = float(np.quantile(np.nanmax(deviation, axis=1), level))
+    c[:] = np.quantile(np.nanmax(deviation, axis=1), level)
+    if df is not None:
+        from scipy import stats
+
+        tail = stats.norm.sf(c[0])
+        finite = usable & np.isfinite(df) & (df > 0)
+        c[finite] = stats.t.isf(tail, df[finite])
     half = np.where(usable, c * se, 0.0)
     return np.stack([estimate - half, estimate + half], axis=-1), se, c
+
+
+def _max_t(observed, null):
+    """(usable steps, se, |t| observed at usable steps, max |t| of each relabelling) of a max-T test."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        se = np.nanstd(null, axis=0, ddof=1)
+    usable = np.isfinite(observed) & np.isfinite(se) & (se > 0)
+    if not usable.any():
+        return usable, se, np.empty(0), np.empty(0)
+    return (usable, se, np.abs(observed[usable]) / se[usable],
+            np.nanmax(np.abs(null[:, usable]) / se[usable], axis=1))
+
+
+def max_t_band(observed, null, alpha):
+    """(steps, 2) band observed +- c * se of the max-T test: it excludes 0 at a step where p_adjusted <= alpha.
+
+    se is the null's standard deviation at each step and c the largest of the relabellings' max |t| that
+    keeps p <= alpha (the ceil(alpha (B + 1))-th largest), so that |observed| / se > c exactly when
+    :func:`max_t_pvalues` gives p <= alpha. The band is infinite when B relabellings cannot reach alpha,
+    and NaN where the p-value is (the null has no spread there).
+    """
+    usable, se, _, t_max = _max_t(observed, null)
+    allowed = int(np.floor(alpha * (null.shape[0] + 1.0) - 1.0 + 1e-9))  # relabellings at or above a rejection
+    c = np.inf if allowed < 0 or not usable.any() else np.sort(t_max)[::-1][allowed] / (1 - 1e-12)
+    half = np.where(usable, c * se, np.nan)
+    return np.stack([observed - half, observed + half], axis=-1), c
 
 
 def max_t_pvalues(observed, null):
@@ -197,15 +275,10 @@ def max_t_pvalues(observed, null):
     null's standard deviation there, and a step's p-value is the share of relabellings whose
     largest |t| over all steps reaches its |t| (with the observed labelling counted).
     """
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        se = np.nanstd(null, axis=0, ddof=1)
-    usable = np.isfinite(observed) & np.isfinite(se) & (se > 0)
+    usable, se, t_observed, t_max = _max_t(observed, null)
     p = np.full(observed.size, np.nan)
     if not usable.any():
         return p, se
-    t_observed = np.abs(observed[usable]) / se[usable]
-    t_max = np.nanmax(np.abs(null[:, usable]) / se[usable], axis=1)
     hits = (t_max[:, None] >= t_observed[None, :] * (1 - 1e-12)).sum(axis=0)
     p[usable] = (1.0 + hits) / (null.shape[0] + 1.0)
     return p, se

@@ -51,8 +51,11 @@ class CurvesResult(Result):
         Band covering the whole curve at ``confidence_level`` (sup-t).
     std_error : ndarray, shape (n_agents, n_steps)
         Bootstrap standard error at each step.
-    critical_value : ndarray, shape (n_agents,)
-        Multiplier of the standard error in the simultaneous band.
+    critical_value : ndarray, shape (n_agents, n_steps)
+        Multiplier of the standard error in the simultaneous band at each step.
+    df : ndarray, shape (n_agents, n_steps)
+        Effective degrees of freedom of the statistic at each step (Welch-Satterthwaite over tasks,
+        from the bootstrap's empirical influence of each run), which widen both bands as t quantiles.
     bootstrap_distribution : ndarray, shape (n_agents, n_resamples, n_steps)
         The statistic on every resample, its deviation from the estimate widened by
         sqrt(n/(n - 1)) (not exported by ``to_dict``).
@@ -65,7 +68,8 @@ class CurvesResult(Result):
     differences : ndarray, shape (n_pairs, n_steps)
         First agent minus second, per step.
     difference_bands : ndarray, shape (n_pairs, n_steps, 2)
-        Simultaneous bootstrap band of each difference.
+        Band of each difference from the max-T relabellings at level 1 - ``alpha``: it excludes 0
+        at the steps where ``difference_pvalues <= alpha``.
     difference_pvalues : ndarray, shape (n_pairs, n_steps)
         Max-T permutation p-values, adjusted over all steps.
     """
@@ -80,6 +84,7 @@ class CurvesResult(Result):
     simultaneous: np.ndarray
     std_error: np.ndarray
     critical_value: np.ndarray
+    df: np.ndarray
     bootstrap_distribution: np.ndarray
     n_resamples: int
     confidence_level: float
@@ -106,10 +111,11 @@ class CurvesResult(Result):
                           f"{', '.join(f'{p[0]}-{p[1]}' for p in self.pairs) or 'none'} (rerun with compare=[({a!r}, {b!r})])")
 
     def difference(self, a, b):
-        """Per-step difference a - b with its simultaneous band, adjusted p-value and decision.
+        """Per-step difference a - b with its max-T band, adjusted p-value and decision.
 
-        Columns: step, estimate, conf_low, conf_high, p_adjusted (max-T over all steps),
-        significant (p_adjusted <= alpha).
+        Columns: step, estimate, conf_low, conf_high (the band at level 1 - alpha from the same
+        relabellings as the test, so it excludes 0 where the step is significant), p_adjusted
+        (max-T over all steps), significant (p_adjusted <= alpha).
         """
         i, sign = self._pair_index(a, b)
         band = self.difference_bands[i] * sign
@@ -194,14 +200,16 @@ class CurvesResult(Result):
                 f"{self.n_resamples} stratified bootstrap resamples that draw whole runs within each task, so "
                 "that every resampled curve is made of whole runs (Agarwal et al., 2021); the simultaneous band "
                 "is the estimate plus or minus the quantile of the largest studentised deviation over steps "
-                "(sup-t), and covers the whole curve at the stated level. Bootstrap deviations were widened by "
+                "(sup-t), meant to cover the whole curve at the stated level. Bootstrap deviations were widened by "
                 "sqrt(n/(n - 1)), n being the runs per task, since resampling n runs reproduces (n - 1)/n of "
-                "their variance (Hesterberg, 2015).")
+                "their variance (Hesterberg, 2015), and both bands use t quantiles at each step's effective "
+                "degrees of freedom (Welch-Satterthwaite over tasks; Satterthwaite, 1946) in place of normal ones.")
         if self.pairs:
             text += (f" Curves were compared pair by pair with a max-T permutation test over steps, relabelling "
                      f"whole runs within tasks ({self.n_resamples} relabellings; Westfall and Young, 1993), which "
                      f"keeps the probability of declaring any step different at most {self.alpha} when two agents "
-                     "do not differ. " + sentences(s for _, s in self._verdicts()))
+                     "do not differ; the band of each difference comes from the same relabellings and excludes 0 "
+                     "exactly where a step is declared different. " + sentences(s for _, s in self._verdicts()))
         return text
 
     def to_dict(self):

@@ -73,7 +73,10 @@ def plot_curves(result, *, ax=None, band="simultaneous", agents=None, colors=Non
 
 
 def plot_difference(result, *, ax=None, pair=None, color="#0072B2", **kwargs):
-    """The difference of two agents' curves with its simultaneous band; steps that differ are marked.
+    """The difference of two agents' curves with its max-T band; steps that differ are marked.
+
+    The band comes from the relabellings of the max-T test, at level 1 - alpha: it leaves 0 exactly
+    at the marked steps.
 
     Parameters
     ----------
@@ -89,7 +92,7 @@ def plot_difference(result, *, ax=None, pair=None, color="#0072B2", **kwargs):
     style.update(kwargs)
     ax.axhline(0.0, color="0.5", linewidth=0.8)
     ax.fill_between(table["step"], table["conf_low"], table["conf_high"], color=style["color"], alpha=0.2,
-                    linewidth=0, label=f"{100 * result.confidence_level:g}% simultaneous band")
+                    linewidth=0, label=f"{100 * (1 - result.alpha):g}% simultaneous band (max-T)")
     ax.plot(table["step"], table["estimate"], **style)
     differs = table["significant"].to_numpy()
     if differs.any():

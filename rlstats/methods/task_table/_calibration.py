@@ -7,23 +7,19 @@ best agent (Holm at alpha = 0.05, the defaults).
 
 from __future__ import annotations
 
-import csv
-import functools
 import math
 import pathlib
+
+from ... import calibration
 
 PATH = pathlib.Path(__file__).with_name("calibration.csv")
 #: the level and adjustment the table was measured at
 ALPHA, ADJUSTMENT = 0.05, "holm"
 
 
-@functools.lru_cache(maxsize=1)
 def rows():
     """The table's rows as dicts of strings (none when the file is absent)."""
-    if not PATH.exists():
-        return ()
-    with PATH.open(newline="", encoding="utf-8") as handle:
-        return tuple(csv.DictReader(handle))
+    return calibration.read(PATH)
 
 
 def shortfall(test, agents, runs, alpha, adjustment):
@@ -35,7 +31,4 @@ def shortfall(test, agents, runs, alpha, adjustment):
     """
     if adjustment != ADJUSTMENT or not math.isclose(alpha, ALPHA):
         return None
-    short = [row for row in rows() if row["test"] == test and int(row["agents"]) == agents
-             and int(row["runs"]) == runs
-             and float(row["coverage"]) < 1 - alpha - 3 * math.sqrt(alpha * (1 - alpha) / int(row["n_sim"]))]
-    return min(short, key=lambda row: float(row["coverage"])) if short else None
+    return calibration.shortfall(rows(), 1 - alpha, test=test, agents=agents, runs=runs)
