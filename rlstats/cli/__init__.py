@@ -121,8 +121,10 @@ def _methods_epilog():
 
     return (f"methods: {', '.join(sorted(METHODS))} (default: {DEFAULTS[True]} with '| task', {DEFAULTS[False]} "
             "without). Options of the method go with -o, e.g. -o n_resamples=5000 -o pvalue=monte_carlo "
-            "-o normalize=atari100k_reference. The response may use column names, numbers, arithmetic and log, "
-            "log1p, sqrt, exp, I(); --allow-python evaluates it as Python instead.")
+            "-o normalize=atari100k_reference, -o \"subset=task != 'Pong' & seed < 5\". The response may use "
+            "column names, numbers, arithmetic and log, log1p, sqrt, exp, I(); subset= comparisons of columns with "
+            "numbers and strings, in [...] lists, &, |, ~ and parentheses; --allow-python evaluates both as Python "
+            "instead.")
 
 
 def build_parser():
@@ -134,7 +136,7 @@ def build_parser():
 
     cmp = commands.add_parser("compare", help="compare agents in a file of runs (one row per run)",
                               epilog=_methods_epilog())
-    cmp.add_argument("file", help="CSV, TSV or Parquet file in long format")
+    cmp.add_argument("file", help="CSV, TSV or Parquet file in long format (-: standard input)")
     cmp.add_argument("formula", help="e.g. 'score ~ agent | task'")
     cmp.add_argument("--method", default=None, help="back end (default: by the formula)")
     cmp.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
@@ -144,7 +146,8 @@ def build_parser():
                      help="further option of the back end, e.g. -o pvalue=monte_carlo (repeatable)")
     cmp.add_argument("--sep", default=None, help="column separator of a text file (default: comma; tab for .tsv)")
     cmp.add_argument("--allow-python", action="store_true",
-                     help="evaluate the response as Python (it can then run any code: only for formulas you trust)")
+                     help="evaluate the response and -o subset= as Python (they can then run any code: only for "
+                          "text you trust)")
     cmp.set_defaults(run=run_compare)
 
     demo = commands.add_parser("demo", help="simulate a benchmark and run every available back end on it")
