@@ -1,8 +1,30 @@
-"""Measured coverage tables that ship with the package, and the row a result quotes where its level is missed.
+"""The measured level of every default claim, from one table that ships with the package.
 
-Each table is a CSV beside the back end it measures, written by a script under ``tests/reference/``: one row per
-grid point, with at least the columns ``coverage`` (share of simulations whose interval, band or set held the
-truth) and ``n_sim`` (simulations behind it), plus the design columns the back end looks rows up by.
+``calibration.csv`` beside this module is written by ``tests/reference/calibrate.py`` (rerun it to regenerate any
+part: ``--only PROCEDURE``). One row per procedure and grid point:
+
+``procedure``
+    What was measured, as ``backend.claim``: ``task_table.possibly_best`` (the possibly-best set holds every truly
+    best agent), ``curves.band`` (a band holds the true curve; for ``band=difference`` and ``band=max_t``, two alike
+    agents are not declared different anywhere), ``skillings_mack.size`` (the default rank test does not reject
+    under the null), ...
+design columns
+    ``test``, ``statistic``, ``band``, ``interval``, ``metric``, ``agents``, ``tasks``, ``runs``,
+    ``distribution``, ``configuration``: the design the row was simulated at; empty where a procedure has no such
+    choice.
+``level``
+    The nominal level of the claim: the confidence level of an interval, band or set, 1 - alpha for a test.
+``coverage``
+    The share of simulations in which the claim held: the interval, band or set held the truth, or, for a test
+    under its null, the test did not reject (so a test's size is 1 - coverage). It holds its level when
+    ``coverage >= level``, as an interval does.
+``n_sim``, ``se``
+    The simulations behind the row and the binomial standard error of ``coverage``.
+``n_resamples``, ``set_size``
+    Resamples or permutations each simulated result used, and (possibly-best set) its mean size.
+
+A result quotes a row (:func:`shortfall`) where its design is one at which the level was missed by more than 3
+Monte Carlo standard errors.
 """
 
 from __future__ import annotations
@@ -10,15 +32,29 @@ from __future__ import annotations
 import csv
 import functools
 import math
+import pathlib
+
+PATH = pathlib.Path(__file__).with_name("calibration.csv")
 
 
 @functools.lru_cache(maxsize=None)
-def read(path):
+def read(path=PATH):
     """The rows of the table at ``path`` as dicts of strings (none when the file is absent)."""
+    path = pathlib.Path(path)
     if not path.exists():
         return ()
     with path.open(newline="", encoding="utf-8") as handle:
         return tuple(csv.DictReader(handle))
+
+
+def rows(procedure):
+    """The package table's rows measuring ``procedure`` (e.g. ``"curves.band"``)."""
+    return tuple(row for row in read() if row["procedure"] == procedure)
+
+
+def procedures():
+    """The procedures the package table has rows for."""
+    return sorted({row["procedure"] for row in read()})
 
 
 def shortfall(rows, level, **design):

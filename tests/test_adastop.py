@@ -719,7 +719,8 @@ def test_beta_zero_changes_nothing_and_beta_accepts_early():
         row = early.decisions.iloc[0]
         assert (row.agent_1, row.agent_2, row.decision, row.interim) == ("agent_1", "agent_2", "equal", 1)
         accept = early.steps[early.steps["action"] == "accept"].iloc[0]
-        assert accept["min_statistic"] == 0.0 < accept["accept_boundary"]
+        # zero up to the last bits of a sum, whose order differs between numpy versions (numpy 1.24: 5.7e-15)
+        assert abs(accept["min_statistic"]) < 1e-12 < accept["accept_boundary"]
         assert early.runs_used["n_runs"].tolist() == [5, 5, 5]
         assert early.spending["accept_level"].iloc[-1] <= 0.9 + 1e-12
 

@@ -317,14 +317,13 @@ def test_difference_band_holds_zero_as_often_as_max_t_and_at_level():
 # ----------------------------------------------------------------------------- measured coverage
 
 
-CALIBRATION = pathlib.Path(_api.CALIBRATION)
 QUICK_POINTS = [("mean", 5, 5, "normal", 2), ("iqm", 5, 5, "skewed", 2)]
 
 
 def _calibration_row(statistic, runs, tasks, distribution, agents, band):
     from rlstats import calibration
 
-    rows = [r for r in calibration.read(CALIBRATION) if (r["statistic"], int(r["runs"]), int(r["tasks"]),
+    rows = [r for r in calibration.rows(_api.CALIBRATION) if (r["statistic"], int(r["runs"]), int(r["tasks"]),
             r["distribution"], int(r["agents"]), r["band"]) == (statistic, runs, tasks, distribution, agents, band)]
     assert len(rows) == 1, "the calibration table lacks this grid point"
     return rows[0]
@@ -364,7 +363,7 @@ def test_results_quote_a_measured_shortfall(monkeypatch):
 
     rows = ({"statistic": "iqm", "band": "simultaneous", "runs": "3", "tasks": "5", "distribution": "capped",
              "agents": "2", "n_sim": "150", "n_resamples": "500", "coverage": "0.88", "se": "0.019"},)
-    monkeypatch.setattr(calibration, "read", lambda path: rows)
+    monkeypatch.setattr(calibration, "rows", lambda procedure: rows if procedure == "curves.band" else ())
     df = simulate_curves(agents=2, tasks=4, seeds=4, steps=5, rng=0)
     res = rlstats.curves(df, FORMULA, step="step", n_resamples=50, rng=0)
     assert ("measured coverage of the simultaneous band of the IQM with 3 runs per task and 5 tasks: 0.880 "
@@ -383,5 +382,5 @@ def test_calibration_table_ships_with_the_package():
 
     config = configparser.ConfigParser()
     config.read(pathlib.Path(__file__).resolve().parents[1] / "setup.cfg")
-    assert "calibration.csv" in config.get("options.package_data", "rlstats.methods.curves")
-    assert CALIBRATION.is_file() and len(calibration.read(CALIBRATION)) == 4 * len(COVERAGE["grid"]())
+    assert "calibration.csv" in config.get("options.package_data", "rlstats")
+    assert calibration.PATH.is_file() and len(calibration.rows(_api.CALIBRATION)) == 4 * len(COVERAGE["grid"]())

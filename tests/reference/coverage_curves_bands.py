@@ -1,29 +1,27 @@
-"""Coverage of the bands of ``rlstats.curves``: the source of ``rlstats/methods/curves/calibration.csv``.
+"""Coverage of the bands of ``rlstats.curves``: the ``curves.band`` rows of ``rlstats/calibration.csv``.
 
-    PYTHONPATH=. python tests/reference/coverage_curves_bands.py [--simulations 200] [--n-jobs 2] [--out PATH]
+    PYTHONPATH=. python tests/reference/calibrate.py --only curves.band [--jobs 2] [--quick]
 
-For each statistic (mean, IQM, median), runs per task (2, 3, 5, 10, 20), number of tasks (1, 5, 26) and score
-distribution (normal; skewed: a standardised lognormal with sigma 0.8, skewness about 3; capped: normal scores cut
-at 80% of the task's range, so that late in training half of the runs sit at the cap), it simulates learning
-curves of alike agents with a known truth and runs ``rlstats.curves`` on them with its defaults (95% bands,
-``compare="all"``, alpha = 0.05; ``--n-resamples`` resamples). A run's deviations follow a stationary Gaussian AR(1)
-over 10 logged steps (lag-one correlation 0.8) before the skewing or the cap; tasks differ in offset and scale
-(lognormal spread), as normalised scores of real suites do. It counts how often the simultaneous band holds the
-whole true curve, how often the pointwise band holds the truth (averaged over steps), how often the band of a
-difference of two alike agents excludes 0 somewhere and how often the max-T test rejects. It prints the lowest
-coverage per statistic, band and runs and writes one row per grid point and band (with the binomial standard
-error) to ``--out``; a result quotes a row where its coverage is below 0.95 by more than 3 standard errors at the
-nominal level. The truth of each statistic is computed from 100,000 stratified quantiles of each task's score
-distribution at each step.
+(or this script with the same options). For each statistic (mean, IQM, median), runs per task (2, 3, 5, 10, 20),
+number of tasks (1, 5, 26) and score distribution (normal; skewed: a standardised lognormal with sigma 0.8, skewness
+about 3; capped: normal scores cut at 80% of the task's range, so that late in training half of the runs sit at the
+cap), it simulates learning curves of alike agents with a known truth and runs ``rlstats.curves`` on them with its
+defaults (95% bands, ``compare="all"``, alpha = 0.05; 500 resamples, 300 with --quick). A run's deviations follow a
+stationary Gaussian AR(1) over 10 logged steps (lag-one correlation 0.8) before the skewing or the cap; tasks differ
+in offset and scale (lognormal spread), as normalised scores of real suites do. It counts how often the simultaneous
+band holds the whole true curve, how often the pointwise band holds the truth (averaged over steps), how often the
+band of a difference of two alike agents excludes 0 somewhere and how often the max-T test rejects. It gives one row
+per grid point and band (with the binomial standard error); a result quotes a row where its coverage is below 0.95
+by more than 3 standard errors at the nominal level. The truth of each statistic is computed from 100,000 stratified
+quantiles of each task's score distribution at each step.
 """
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import math
 import pathlib
-import time
+import runpy
 
 import numpy as np
 import pandas as pd
@@ -35,8 +33,6 @@ RUNS = (2, 3, 5, 10, 20)
 TASKS = (1, 5, 26)
 DISTRIBUTIONS = ("normal", "skewed", "capped")
 STEPS, RHO, NOISE, SIGMA, CAP = 10, 0.8, 0.5, 0.8, 0.8
-OUT = pathlib.Path(__file__).resolve().parents[2] / "rlstats" / "methods" / "curves" / "calibration.csv"
-COLUMNS = ["statistic", "band", "runs", "tasks", "distribution", "agents", "n_sim", "n_resamples", "coverage", "se"]
 
 
 def progress_curve():
@@ -108,46 +104,28 @@ def measure(statistic, runs, tasks, distribution, agents, n_sim, n_resamples=1_0
              "se": math.sqrt(coverage * (1 - coverage) / n)} for band, (coverage, n) in measured.items()]
 
 
-def grid(statistics=STATISTICS, runs=RUNS, tasks=TASKS, distributions=DISTRIBUTIONS):
-    """Every (statistic, runs, tasks, distribution) with 2 agents; 5 agents at 5 runs of 5 tasks."""
+def grid(quick=False, statistics=STATISTICS, runs=RUNS, tasks=TASKS, distributions=DISTRIBUTIONS):
+    """Every (statistic, runs, tasks, distribution) with 2 agents; 5 agents at 5 runs of 5 tasks.
+
+    --quick: the mean and the IQM at 3 and 10 runs of 5 tasks.
+    """
+    if quick:
+        statistics, runs, tasks = ("mean", "iqm"), (3, 10), (5,)
     points = [(stat, r, t, dist, 2) for stat, r, t, dist in itertools.product(statistics, runs, tasks, distributions)
               if not (stat == "median" and t == 1)]  # the median of one task's mean is the mean
     return points + [(stat, 5, 5, dist, 5) for stat, dist in itertools.product(statistics, distributions)
                      if 5 in runs and 5 in tasks]
 
 
-def main():
-    from joblib import Parallel, delayed
-    from tqdm.auto import tqdm
+PROCEDURE, LEVEL = "curves.band", 0.95
+#: simulated data sets per grid point: the table's, and --quick's
+SIMULATIONS = (150, 60)
 
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--simulations", type=int, default=200, help="simulated data sets per grid point")
-    parser.add_argument("--n-jobs", type=int, default=1)
-    parser.add_argument("--statistics", default=",".join(STATISTICS))
-    parser.add_argument("--runs", default=",".join(map(str, RUNS)))
-    parser.add_argument("--tasks", default=",".join(map(str, TASKS)))
-    parser.add_argument("--n-resamples", type=int, default=1_000)
-    parser.add_argument("--out", type=pathlib.Path, default=OUT)
-    args = parser.parse_args()
-    points = grid(tuple(args.statistics.split(",")), tuple(int(r) for r in args.runs.split(",")),
-                  tuple(int(t) for t in args.tasks.split(",")))
-    start = time.time()
-    jobs = (delayed(measure)(*point, args.simulations, args.n_resamples) for point in points)
-    rows = [row for rows in tqdm(Parallel(n_jobs=args.n_jobs, return_as="generator")(jobs), total=len(points),
-                                 desc="grid points") for row in rows]
-    table = pd.DataFrame(rows, columns=COLUMNS).sort_values(["statistic", "band", "runs", "tasks", "distribution",
-                                                             "agents"])
-    table.to_csv(args.out, index=False, float_format="%.6g")
-    lowest = table.loc[table.groupby(["statistic", "band", "runs"])["coverage"].idxmin()]
-    short = lowest["coverage"] < 0.95 - 3 * np.sqrt(0.05 * 0.95 / lowest["n_sim"])
-    print(f"# lowest coverage over tasks, distributions and agents (for the difference band and max-T: 1 - the rate "
-          f"of excluding 0 under no difference); {args.simulations} data sets per point, '<' where below 0.95 by "
-          f"more than 3 SE; {time.time() - start:.0f} s")
-    shown = lowest.assign(short=np.where(short, "<", ""))[["statistic", "band", "runs", "coverage", "tasks",
-                                                           "distribution", "agents", "short"]]
-    print(shown.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
-    print(f"# wrote {args.out}")
+
+def table_rows(point, n_sim, quick=False):
+    """The rows of one grid point for the package table (``tests/reference/calibrate.py``)."""
+    return measure(*point, n_sim, n_resamples=300 if quick else 500)
 
 
 if __name__ == "__main__":
-    main()
+    runpy.run_path(str(pathlib.Path(__file__).with_name("calibrate.py")))["run_alone"](PROCEDURE)

@@ -1,25 +1,23 @@
-"""Coverage of task_table's possibly-best set: the source of ``rlstats/methods/task_table/calibration.csv``.
+"""Coverage of task_table's possibly-best set: the ``task_table.possibly_best`` rows of ``rlstats/calibration.csv``.
 
-    PYTHONPATH=. python tests/reference/coverage_possibly_best.py [--simulations 400] [--n-jobs 1] [--out PATH]
+    PYTHONPATH=. python tests/reference/calibrate.py --only task_table.possibly_best [--jobs 2] [--quick]
 
-For each test, number of agents (2, 3, 5, 8), runs per agent (2, 3, 5, 10, 20), score distribution (normal;
-skewed: a shifted Exp(1), skewness 2; capped: normal scores cut at the best agents' mean, so half of their runs
-tie at the cap) and configuration of the true means (all equal, the least favourable; one best with the others
-spread from 0.5 to 1 SD lower; two tied best with the others spread from 0.5 to 1 SD lower), it simulates one data
-set whose tasks are the independent replicates, runs ``rlstats.task_table`` on it with its defaults (Holm,
-alpha = 0.05, n_resamples = 10,000) and counts the tasks whose set holds every truly best agent. It prints the
-lowest coverage per test, agents and runs, and writes one row per grid point (with the binomial standard error
-and the mean size of the set) to ``--out``; the result quotes a row where its coverage is below 0.95 by more than
-3 standard errors at the nominal level.
+(or this script with the same options). For each test, number of agents (2, 3, 5, 8), runs per agent (2, 3, 5, 10,
+20), score distribution (normal; skewed: a shifted Exp(1), skewness 2; capped: normal scores cut at the best agents'
+mean, so half of their runs tie at the cap) and configuration of the true means (all equal, the least favourable;
+one best with the others spread from 0.5 to 1 SD lower; two tied best with the others spread from 0.5 to 1 SD
+lower), it simulates one data set whose tasks are the independent replicates, runs ``rlstats.task_table`` on it with
+its defaults (Holm, alpha = 0.05, n_resamples = 10,000) and counts the tasks whose set holds every truly best agent,
+one row per grid point (with the binomial standard error and the mean size of the set); the result quotes a row
+where its coverage is below 0.95 by more than 3 standard errors at the nominal level.
 """
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import math
 import pathlib
-import time
+import runpy
 
 import numpy as np
 import pandas as pd
@@ -31,9 +29,6 @@ AGENTS = (2, 3, 5, 8)
 RUNS = (2, 3, 5, 10, 20)
 DISTRIBUTIONS = ("normal", "skewed", "capped")
 CONFIGURATIONS = ("all_equal", "one_best", "two_best")
-OUT = pathlib.Path(__file__).resolve().parents[2] / "rlstats" / "methods" / "task_table" / "calibration.csv"
-COLUMNS = ["test", "agents", "runs", "distribution", "configuration", "n_sim", "n_resamples", "coverage", "se",
-           "set_size"]
 
 
 def true_means(agents, configuration):
@@ -71,41 +66,24 @@ def measure(test, agents, runs, distribution, configuration, n_sim, n_resamples=
             "set_size": float(res.possibly_best.sum(axis=1).mean())}
 
 
-def grid(tests=TESTS, agents=AGENTS, runs=RUNS):
+def grid(quick=False, tests=TESTS, agents=AGENTS, runs=RUNS):
+    """Every test, agents, runs, distribution and configuration; --quick: 2 and 5 agents at 3 and 10 runs."""
+    if quick:
+        agents, runs = (2, 5), (3, 10)
     return [(test, k, r, dist, config) for test, k, r, dist, config
             in itertools.product(tests, agents, runs, DISTRIBUTIONS, CONFIGURATIONS)
             if not (config == "two_best" and k == 2)]
 
 
-def main():
-    from joblib import Parallel, delayed
-    from tqdm.auto import tqdm
+PROCEDURE, LEVEL = "task_table.possibly_best", 0.95
+#: simulated tasks per grid point: the table's, and --quick's
+SIMULATIONS = (800, 200)
 
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--simulations", type=int, default=400, help="simulated tasks per grid point")
-    parser.add_argument("--n-jobs", type=int, default=1)
-    parser.add_argument("--tests", default=",".join(TESTS))
-    parser.add_argument("--n-resamples", type=int, default=10_000)
-    parser.add_argument("--out", type=pathlib.Path, default=OUT)
-    args = parser.parse_args()
-    points = grid(tests=tuple(args.tests.split(",")))
-    start = time.time()
-    jobs = (delayed(measure)(*point, args.simulations, args.n_resamples) for point in points)
-    rows = list(tqdm(Parallel(n_jobs=args.n_jobs, return_as="generator")(jobs), total=len(points),
-                     desc="grid points"))
-    table = pd.DataFrame(rows, columns=COLUMNS).sort_values(["test", "agents", "runs", "distribution",
-                                                             "configuration"])
-    table.to_csv(args.out, index=False, float_format="%.6g")
-    lowest = table.loc[table.groupby(["test", "agents", "runs"])["coverage"].idxmin()]
-    threshold = 0.95 - 3 * math.sqrt(0.05 * 0.95 / args.simulations)
-    print(f"# lowest coverage over distributions and configurations ({args.simulations} simulated tasks per point, "
-          f"flagged below {threshold:.3f}); {time.time() - start:.0f} s")
-    for _, row in lowest.iterrows():
-        flag = " <" if row["coverage"] < threshold else ""
-        print(f"{row['test']:14s} agents {row['agents']}  runs {row['runs']:2d}  {row['coverage']:.3f} "
-              f"({row['distribution']}, {row['configuration']}){flag}")
-    print(f"# wrote {args.out}")
+
+def table_rows(point, n_sim, quick=False):
+    """The rows of one grid point for the package table (``tests/reference/calibrate.py``)."""
+    return [measure(*point, n_sim, n_resamples=2_000 if quick else 10_000)]
 
 
 if __name__ == "__main__":
-    main()
+    runpy.run_path(str(pathlib.Path(__file__).with_name("calibrate.py")))["run_alone"](PROCEDURE)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import itertools
 import math
 import numbers
-import pathlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -26,8 +25,9 @@ from ._result import CurvesResult
 
 #: The most resampled values curves() keeps: n_resamples x grid steps for every agent and comparison (2 GB).
 MAX_RESAMPLED_VALUES = 250_000_000
-#: Measured coverage of the bands (tests/reference/coverage_curves_bands.py), at 95% bands and alpha = 0.05.
-CALIBRATION = pathlib.Path(__file__).with_name("calibration.csv")
+#: The bands' procedure in the package table (rlstats/calibration.csv, tests/reference/calibrate.py), measured at
+#: 95% bands and alpha = 0.05.
+CALIBRATION = "curves.band"
 CALIBRATION_LEVEL = 0.95
 
 
@@ -195,7 +195,7 @@ def curves(data, formula=None, *, step, statistic="iqm", steps=None, align="last
     ceiling; the pointwise band 0.94-0.96 with normal scores, 0.89-0.95 otherwise. With one task
     or 2-3 runs per task the simultaneous band falls far short (0.1-0.85). Where a design misses
     the level by more than 3 SE, the result's notes quote the lowest measured coverage
-    (``calibration.csv`` beside this module).
+    (the ``curves.band`` rows of ``rlstats/calibration.csv``).
 
     Curves of two agents are compared with a max-T permutation test over steps (whole runs
     relabelled within tasks; Westfall and Young's single-step adjustment), so the chance of
@@ -375,7 +375,7 @@ def _calibration_notes(options, runs_per_task, n_tasks):
     The design is read as the table's largest run count at most ``runs_per_task`` (coverage grows with runs)
     and its number of tasks nearest to ``n_tasks``; the lowest row over score distributions is quoted.
     """
-    rows = [row for row in calibration.read(CALIBRATION) if row["statistic"] == options.statistic_name]
+    rows = [row for row in calibration.rows(CALIBRATION) if row["statistic"] == options.statistic_name]
     if not rows:
         return [] if callable(options.statistic) else [
             f"the bands of the {_label(options.statistic_name)} have not been measured by simulation"]

@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
+from ... import calibration
 from ...design import design_of
 from ...format import cannot_reject, count
 from ...errors import DesignError, OptionError
@@ -34,6 +35,8 @@ from ...statistics import chi2_sf, doubled_midranks
 from . import _kernels as kernels
 from ._result import _TITLES, SkillingsMackResult
 
+#: The default test's measured size in the package table (rlstats/calibration.csv, tests/reference/calibrate.py).
+SIZE_PROCEDURE = "skillings_mack.size"
 VARIANTS = ("auto", "friedman", "skillings_mack", "mack_skillings")
 # The kernel statistic behind each variant: Friedman's is the Skillings-Mack (1981)
 # statistic on a complete design, with R's tie correction by default.
@@ -374,6 +377,7 @@ def _run(design, options, rng):
                  f"on {design.n_agents} agents and {count(design.n_tasks, 'task')}")
         test_name = "exact permutation test" if method == "exact" else "Monte Carlo permutation test"
         notes.append(cannot_reject(test_name, test.smallest, options.alpha, where))
+    notes += _size_notes(design, options, variant)
     untestable = int((posthoc.n_shared == 0).sum())
     if untestable:
         notes.append(f"{count(untestable, 'pair')} of agents never ran on a common task and are not compared post hoc")
@@ -388,6 +392,28 @@ def _run(design, options, rng):
         mean_ranks=ranks_posthoc.mean_rank, comparisons=comparisons, posthoc=options.posthoc,
         posthoc_adjustment=posthoc.adjustment, critical_difference=cd, alpha=options.alpha,
         posthoc_withheld=bool(comparisons["withheld"].any()))
+
+
+def _size_notes(design, options, variant):
+    """The measured size of the default test where the calibration table shows it above alpha by over 3 SE.
+
+    The table (the ``skillings_mack.size`` rows of ``rlstats/calibration.csv``, written by
+    ``tests/reference/calibrate.py``) holds balanced designs with the default options at alpha = 0.05; a design off
+    its grid, or other options, get no note.
+    """
+    defaults = _default_options()
+    changed = any(getattr(options, name) != defaults[name] for name in ("variant", "within_cell", "pvalue",
+                                                                        "tie_correction"))
+    if changed or not np.isclose(options.alpha, defaults["alpha"]) or not design.is_balanced:
+        return []
+    row = calibration.shortfall(calibration.rows(SIZE_PROCEDURE), 1 - options.alpha, agents=design.n_agents,
+                                tasks=design.n_tasks, runs=design.max_runs_per_cell)
+    if row is None:
+        return []
+    runs = count(design.max_runs_per_cell, "run")
+    return [f"measured size of the {_TITLES[variant]} with {row['agents']} agents, {count(design.n_tasks, 'task')} "
+            f"and {runs} per cell: {1 - float(row['coverage']):.3f} ({row['distribution']} scores, {row['n_sim']} "
+            f"null data sets), above alpha = {options.alpha:g} by more than 3 Monte Carlo standard errors"]
 
 
 def _follow_omnibus(comparisons, cd, pvalue, options, n_agents):

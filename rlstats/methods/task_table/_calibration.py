@@ -1,6 +1,7 @@
-"""The measured coverage of the possibly-best set, read from ``calibration.csv`` beside this module.
+"""The measured coverage of the possibly-best set: the ``task_table.possibly_best`` rows of the package table.
 
-The table is written by ``tests/reference/coverage_possibly_best.py``: for each test, number of agents, runs per
+The rows (``rlstats/calibration.csv``) are written by ``tests/reference/calibrate.py --only
+task_table.possibly_best`` (its module ``coverage_possibly_best.py``): for each test, number of agents, runs per
 agent, score distribution and configuration of true means, the share of simulated tasks whose set held every truly
 best agent (Holm at alpha = 0.05, the defaults).
 """
@@ -8,18 +9,19 @@ best agent (Holm at alpha = 0.05, the defaults).
 from __future__ import annotations
 
 import math
-import pathlib
 
 from ... import calibration
 
-PATH = pathlib.Path(__file__).with_name("calibration.csv")
+PROCEDURE = "task_table.possibly_best"
+#: the effect sizes' intervals against the point best (``coverage_effect_sizes.py``), at a 95% level
+EFFECT_SIZE_PROCEDURE, EFFECT_SIZE_LEVEL = "task_table.effect_size", 0.95
 #: the level and adjustment the table was measured at
 ALPHA, ADJUSTMENT = 0.05, "holm"
 
 
 def rows():
-    """The table's rows as dicts of strings (none when the file is absent)."""
-    return calibration.read(PATH)
+    """The table's rows of the possibly-best set as dicts of strings (none when the table is absent)."""
+    return calibration.rows(PROCEDURE)
 
 
 def shortfall(test, agents, runs, alpha, adjustment):
@@ -32,3 +34,12 @@ def shortfall(test, agents, runs, alpha, adjustment):
     if adjustment != ADJUSTMENT or not math.isclose(alpha, ALPHA):
         return None
     return calibration.shortfall(rows(), 1 - alpha, test=test, agents=agents, runs=runs)
+
+
+def effect_size_shortfall(metric, agents, runs, level):
+    """The lowest-coverage row of ``metric``'s interval ("a12" or "hedges_g") at this design when it misses
+    ``level`` by more than 3 Monte Carlo SE; None off the grid or at another level than the table's."""
+    if not math.isclose(level, EFFECT_SIZE_LEVEL):
+        return None
+    return calibration.shortfall(calibration.rows(EFFECT_SIZE_PROCEDURE), level, metric=metric, agents=agents,
+                                 runs=runs)

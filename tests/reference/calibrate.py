@@ -1,0 +1,116 @@
+"""The measured level of every default claim of rlstats: the source of the package table ``rlstats/calibration.csv``.
+
+    PYTHONPATH=. python tests/reference/calibrate.py [--jobs 2] [--quick] [--only PROCEDURE,...] [--out PATH]
+
+Each procedure is measured by a module beside this script (``MODULES``), which gives its grid of designs
+(``grid(quick)``), the simulations per grid point (``SIMULATIONS``: full, quick), the nominal level (``LEVEL``) and
+the table rows of one grid point (``table_rows(point, n_sim, quick)``). This script runs the grid points of the
+procedures asked for in parallel (joblib, ``--jobs``; a progress bar over grid points), replaces those procedures'
+rows in the table and keeps the others, so ``--only`` re-measures one procedure without re-running the rest. The
+columns and the convention (``coverage`` is the share of simulations in which the claim held; for a test, the share
+that did not reject under the null) are described in ``rlstats/calibration.py``. ``--quick`` runs a reduced grid
+with fewer simulations and, unless ``--out`` is given, writes ``calibration-quick.csv`` in the working directory
+rather than the package table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import pathlib
+import runpy
+import sys
+import time
+
+HERE = pathlib.Path(__file__).resolve().parent
+OUT = HERE.parents[1] / "rlstats" / "calibration.csv"
+MODULES = {"task_table.possibly_best": "coverage_possibly_best", "curves.band": "coverage_curves_bands",
+           "skillings_mack.size": "size_rank_test", "task_table.effect_size": "coverage_effect_sizes"}
+COLUMNS = ["procedure", "test", "statistic", "band", "interval", "metric", "agents", "tasks", "runs", "distribution",
+           "configuration", "level", "n_sim", "n_resamples", "coverage", "se", "set_size"]
+
+
+def load(procedure):
+    """The namespace of the module that measures ``procedure`` (run from its path, so joblib ships it by value)."""
+    return runpy.run_path(str(HERE / f"{MODULES[procedure]}.py"))
+
+
+def measure(procedure, point, n_sim, quick):
+    """The table rows of one grid point, with their procedure and level (numbers to 6 significant digits).
+
+    The module is loaded here, in the worker, rather than shipped to it: its namespace holds modules (the lazy
+    ``rlstats`` package among them) that cannot be pickled.
+    """
+    module = load(procedure)
+    return [{"procedure": procedure, "level": module["LEVEL"],
+             **{key: f"{value:.6g}" if isinstance(value, float) else value for key, value in row.items()}}
+            for row in module["table_rows"](point, n_sim, quick)]
+
+
+def merged(table, rows, procedures):
+    """``table`` with the rows of ``procedures`` replaced by ``rows``, in the table's column order."""
+    import pandas as pd
+
+    kept = table[~table["procedure"].isin(procedures)] if len(table) else table
+    fresh = pd.DataFrame(rows).reindex(columns=COLUMNS)
+    out = pd.concat([kept.astype(object), fresh.astype(object)], ignore_index=True).reindex(columns=COLUMNS)
+    return out.sort_values("procedure", kind="stable")
+
+
+def shortfalls(table):
+    """The rows whose coverage is below their level by more than 3 binomial SE at the level."""
+    level, coverage, n_sim = (table[c].astype(float) for c in ("level", "coverage", "n_sim"))
+    return table[coverage < level - 3 * (level * (1 - level) / n_sim) ** 0.5]
+
+
+def summary(table):
+    """Lines: per procedure, its rows, how many miss the level by more than 3 SE, and the lowest coverage."""
+    lines = []
+    short = shortfalls(table)
+    for procedure, rows in table.groupby("procedure", sort=True):
+        lowest = rows.loc[rows["coverage"].astype(float).idxmin()]
+        design = ", ".join(f"{c} {lowest[c]}" for c in COLUMNS[1:11] if str(lowest[c]) not in ("", "nan"))
+        lines.append(f"{procedure}: {len(rows)} rows, {int((short['procedure'] == procedure).sum())} below their "
+                     f"level by more than 3 SE; lowest coverage {float(lowest['coverage']):.3f} at {design}")
+    return lines
+
+
+def main(argv=None):
+    import pandas as pd
+    from joblib import Parallel, delayed
+    from tqdm.auto import tqdm
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes (joblib)")
+    parser.add_argument("--quick", action="store_true", help="reduced grid, fewer simulations")
+    parser.add_argument("--only", default=",".join(MODULES), help="comma-separated procedures")
+    parser.add_argument("--simulations", type=int, help="simulations per grid point (default: the module's)")
+    parser.add_argument("--out", type=pathlib.Path)
+    args = parser.parse_args(argv)
+    procedures = args.only.split(",")
+    unknown = [p for p in procedures if p not in MODULES]
+    if unknown:
+        parser.error(f"unknown procedure {', '.join(unknown)}; known: {', '.join(MODULES)}")
+    out = args.out or (pathlib.Path("calibration-quick.csv") if args.quick else OUT)
+    jobs = []
+    for procedure in procedures:
+        module = load(procedure)
+        n_sim = args.simulations or module["SIMULATIONS"][args.quick]
+        jobs += [delayed(measure)(procedure, point, n_sim, args.quick) for point in module["grid"](args.quick)]
+    start = time.time()
+    results = Parallel(n_jobs=args.jobs, return_as="generator")(jobs)
+    rows = [row for result in tqdm(results, total=len(jobs), desc="grid points") for row in result]
+    table = pd.read_csv(out, dtype=str, keep_default_na=False) if out.exists() else pd.DataFrame(columns=COLUMNS)
+    table = merged(table, rows, procedures)
+    table.to_csv(out, index=False)
+    fresh = table[table["procedure"].isin(procedures)]
+    print(f"# {len(jobs)} grid points in {time.time() - start:.0f} s; wrote {out}")
+    print("\n".join(summary(fresh)))
+
+
+def run_alone(procedure):
+    """What a per-procedure module does when run as a script: this script with ``--only procedure``."""
+    main(["--only", procedure] + sys.argv[1:])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,92 @@
+"""Size of the default rank test under the null: the ``skillings_mack.size`` rows of ``rlstats/calibration.csv``.
+
+    PYTHONPATH=. python tests/reference/calibrate.py --only skillings_mack.size [--jobs 2] [--quick]
+
+(or this script with the same options). ``rlstats.compare(df, "score ~ agent | task")`` (one run per cell: Friedman)
+and ``"score ~ agent | task/seed"`` (several runs per cell: Mack-Skillings) with the defaults, among them the
+automatic choice of an exact, Monte Carlo or chi-squared p-value, on every balanced design of agents (2, 3, 5, 8),
+tasks (1 with several runs per cell, 3, 5, 10, 26) and runs per cell (1, 2, 3, 5), with every run drawn from one
+distribution (normal; skewed: Exp(1); capped: normal scores cut at their median, so half of the runs tie at the
+cap). A row's ``coverage`` is the share of null data sets the test did not reject at alpha = 0.05, so its size is
+1 - coverage and it holds its level when coverage >= 0.95. Monte Carlo p-values use 999 permutations in place of
+the default 10,000: (1 + b) / (1 + B) is a valid p-value at any B, so this changes the size only by the Monte Carlo
+error of a single p-value near alpha. Each data set runs only the test (``skillings_mack._api.pvalue_only``, the
+numbers ``compare`` gives without its post hoc and tables).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+import pathlib
+import runpy
+
+import numpy as np
+import pandas as pd
+
+AGENTS = (2, 3, 5, 8)
+TASKS = (1, 3, 5, 10, 26)
+RUNS = (1, 2, 3, 5)
+DISTRIBUTIONS = ("normal", "skewed", "capped")
+ALPHA, N_RESAMPLES = 0.05, 999
+PROCEDURE, LEVEL = "skillings_mack.size", 1 - ALPHA
+#: null data sets per grid point: the table's, and --quick's
+SIMULATIONS = (1000, 300)
+
+
+def design(agents, tasks, runs):
+    """The balanced design (every agent ``runs`` times on every task), as the default formula reads it."""
+    from rlstats.design import design_of
+
+    task, agent, seed = np.meshgrid(np.arange(tasks), np.arange(agents), np.arange(runs), indexing="ij")
+    frame = pd.DataFrame({"task": [f"t{t:02d}" for t in task.ravel()], "agent": [f"a{a}" for a in agent.ravel()],
+                          "seed": seed.ravel(), "score": 0.0})
+    return design_of(frame, "score ~ agent | task" + ("/seed" if runs > 1 else ""))
+
+
+def draw(distribution, size, rng):
+    """``size`` independent scores from one distribution (the null: every agent alike)."""
+    if distribution == "skewed":
+        return rng.exponential(1.0, size)
+    scores = rng.normal(0.0, 1.0, size)
+    return np.minimum(scores, 0.0) if distribution == "capped" else scores
+
+
+def measure(agents, tasks, runs, distribution, n_sim, seed=0):
+    """One grid point: the share of ``n_sim`` null data sets on which the default rank test does not reject."""
+    from rlstats.methods.skillings_mack._api import _choose_variant, _default_options, SkillingsMackOptions
+    from rlstats.methods.skillings_mack._api import pvalue_only
+
+    template = design(agents, tasks, runs)
+    key = [seed, agents, tasks, runs, DISTRIBUTIONS.index(distribution)]
+    data_seed, test_seed = np.random.SeedSequence(key).spawn(2)
+    rng = np.random.default_rng(data_seed)
+    held = 0
+    for child in test_seed.spawn(n_sim):
+        y = draw(distribution, template.y.size, rng)
+        held += pvalue_only(dataclasses.replace(template, y=y), rng=child, n_resamples=N_RESAMPLES) > ALPHA
+    coverage = held / n_sim
+    variant = _choose_variant(SkillingsMackOptions.checked(**_default_options()), template)
+    return {"test": variant, "agents": agents, "tasks": tasks, "runs": runs, "distribution": distribution,
+            "n_sim": n_sim, "n_resamples": N_RESAMPLES, "coverage": coverage,
+            "se": math.sqrt(coverage * (1 - coverage) / n_sim)}
+
+
+def grid(quick=False):
+    """Every agents, tasks, runs and distribution (one task only with several runs per cell, where a test exists).
+
+    --quick: 2 and 5 agents on 3 and 10 tasks with 1 and 3 runs per cell.
+    """
+    agents, tasks, runs = ((2, 5), (3, 10), (1, 3)) if quick else (AGENTS, TASKS, RUNS)
+    return [(k, n, c, dist) for k, n, c, dist in itertools.product(agents, tasks, runs, DISTRIBUTIONS)
+            if not (n == 1 and c == 1)]
+
+
+def table_rows(point, n_sim, quick=False):
+    """The rows of one grid point for the package table (``tests/reference/calibrate.py``)."""
+    return [measure(*point, n_sim)]
+
+
+if __name__ == "__main__":
+    runpy.run_path(str(pathlib.Path(__file__).with_name("calibrate.py")))["run_alone"](PROCEDURE)

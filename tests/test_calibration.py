@@ -1,0 +1,137 @@
+"""The package's calibration table (``rlstats/calibration.csv``): its schema, the script that writes it, the rank
+test's size re-measured at a few grid points (the whole grid under ``-m slow``) and the notes that quote it.
+
+The other procedures' rows are re-measured by the test files of their back ends (``tests/test_task_table.py``,
+``tests/test_curves.py``).
+"""
+
+import dataclasses
+import math
+import pathlib
+import runpy
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rlstats
+from rlstats import calibration
+
+REFERENCE = pathlib.Path(__file__).parent / "reference"
+CALIBRATE = runpy.run_path(str(REFERENCE / "calibrate.py"))
+SIZE = runpy.run_path(str(REFERENCE / "size_rank_test.py"))
+
+
+def test_table_has_one_schema_and_binomial_errors():
+    table = pd.read_csv(calibration.PATH, dtype=str, keep_default_na=False)
+    assert list(table.columns) == CALIBRATE["COLUMNS"]
+    coverage, n_sim, se = (table[c].astype(float) for c in ("coverage", "n_sim", "se"))
+    assert ((coverage >= 0) & (coverage <= 1)).all() and (n_sim > 0).all()
+    np.testing.assert_allclose(se, np.sqrt(coverage * (1 - coverage) / n_sim), atol=1e-5)
+    assert set(table["level"].astype(float)) == {0.95}
+
+
+def test_every_procedure_quoted_has_rows_for_its_whole_grid():
+    from rlstats.methods.curves import _api as curves_api
+    from rlstats.methods.skillings_mack import _api as skillings_mack_api
+    from rlstats.methods.task_table import _calibration as task_table_calibration
+
+    quoted = {curves_api.CALIBRATION, skillings_mack_api.SIZE_PROCEDURE, task_table_calibration.PROCEDURE}
+    assert quoted <= set(calibration.procedures()) == set(CALIBRATE["MODULES"])
+    for procedure in CALIBRATE["MODULES"]:
+        module = CALIBRATE["load"](procedure)
+        rows = calibration.rows(procedure)
+        assert len(rows) % len(module["grid"]()) == 0 and rows, procedure
+
+
+def test_only_replaces_the_procedures_measured(tmp_path):
+    out = tmp_path / "table.csv"
+    pd.DataFrame([{"procedure": "curves.band", "statistic": "mean", "level": "0.95", "coverage": "0.9",
+                   "n_sim": "10", "se": "0.0948683"}]).reindex(columns=CALIBRATE["COLUMNS"]).to_csv(out, index=False)
+    CALIBRATE["main"](["--quick", "--only", "skillings_mack.size", "--simulations", "20", "--out", str(out)])
+    table = pd.read_csv(out, dtype=str, keep_default_na=False)
+    assert list(table.columns) == CALIBRATE["COLUMNS"]
+    assert (table["procedure"] == "curves.band").sum() == 1
+    size = table[table["procedure"] == "skillings_mack.size"]
+    assert len(size) == len(SIZE["grid"](quick=True)) and (size["n_sim"] == "20").all()
+    assert set(size["test"]) == {"friedman", "mack_skillings"}
+
+
+# Grid points re-measured in the default suite: Friedman with a Monte Carlo p-value on tied (capped) scores, and
+# Mack-Skillings with replicates on skewed scores.
+QUICK_POINTS = [(3, 5, 1, "capped"), (5, 10, 3, "skewed")]
+
+
+def _size_row(agents, tasks, runs, distribution):
+    rows = [r for r in calibration.rows(SIZE["PROCEDURE"])
+            if (int(r["agents"]), int(r["tasks"]), int(r["runs"]), r["distribution"]) == (agents, tasks, runs,
+                                                                                              distribution)]
+    assert len(rows) == 1, "the calibration table lacks this grid point"
+    return rows[0]
+
+
+def _check_size(point, n_sim):
+    """Re-measured: at level within 3 SE or quoted by the result, and within 4 joint SE of the table."""
+    measured = SIZE["measure"](*point, n_sim, seed=99)
+    row = _size_row(*point)
+    agents, tasks, runs, _ = point
+    design = SIZE["design"](agents, tasks, runs)
+    data = dataclasses.replace(design, y=np.random.default_rng(0).normal(size=design.y.size))
+    res = rlstats.compare(data, data.formula, rng=0, n_resamples=999)
+    quoted = any(n.startswith("measured size") for n in res.notes)
+    assert measured["coverage"] >= 0.95 - 3 * math.sqrt(0.05 * 0.95 / n_sim) or quoted, (point, measured)
+    joint = math.sqrt(0.05 * 0.95 * (1 / n_sim + 1 / int(row["n_sim"])))
+    assert abs(measured["coverage"] - float(row["coverage"])) <= 4 * joint, (point, measured, row["coverage"])
+
+
+def grid_points(quick, grid, n_quick, n_full):
+    """(point, n_sim) parameters: the quick points in the default suite, the whole grid under ``-m slow``."""
+    name = "-".join
+    return ([pytest.param(point, n_quick, id="quick-" + name(map(str, point))) for point in quick]
+            + [pytest.param(point, n_full, id=name(map(str, point)), marks=pytest.mark.slow) for point in grid])
+
+
+@pytest.mark.parametrize("point, n_sim", grid_points(QUICK_POINTS, SIZE["grid"](), 400, 1000))
+def test_rank_test_size(point, n_sim):
+    _check_size(point, n_sim)
+
+
+def test_rank_test_quotes_a_measured_size(monkeypatch):
+    rows = ({"procedure": "skillings_mack.size", "test": "friedman", "agents": "3", "tasks": "8", "runs": "1",
+             "distribution": "capped", "level": "0.95", "n_sim": "1000", "n_resamples": "999", "coverage": "0.92",
+             "se": "0.0086"},)
+    monkeypatch.setattr(calibration, "rows", lambda procedure: rows if procedure == "skillings_mack.size" else ())
+    df = rlstats.datasets.simulate(agents=3, tasks=8, seeds=1, rng=0)
+    notes = rlstats.compare(df, "score ~ agent | task").notes
+    assert ("measured size of the Friedman rank sum test with 3 agents, 8 tasks and 1 run per cell: 0.080 (capped "
+            "scores, 1000 null data sets), above alpha = 0.05 by more than 3 Monte Carlo standard errors" in notes)
+    for options in ({"pvalue": "asymptotic"}, {"alpha": 0.1}):
+        assert not any("measured size" in n for n in rlstats.compare(df, "score ~ agent | task", **options).notes)
+    assert not any("measured size" in n for n in rlstats.compare(df[df["task"] != df["task"].iloc[0]],
+                                                                 "score ~ agent | task").notes)
+
+
+EFFECTS = runpy.run_path(str(REFERENCE / "coverage_effect_sizes.py"))
+
+
+def _check_effects(point, n_sim):
+    """Re-measured coverage of the A12 and Hedges' g intervals agrees with the table; Hedges' g of two agents (no
+    selection among several) holds its level."""
+    for measured in EFFECTS["measure"](*point, n_sim, seed=99):
+        rows = [r for r in calibration.rows(EFFECTS["PROCEDURE"]) if (r["metric"], int(r["agents"]), int(r["runs"]),
+                r["distribution"], r["configuration"]) == (measured["metric"], *point)]
+        assert len(rows) == 1, "the calibration table lacks this grid point"
+        # the agents - 1 pairs of a task share the best's runs: count tasks, not pairs, and use the binomial
+        # variance at the table's coverage (far from the level where the interval misses)
+        tabled, pairs_per_task = float(rows[0]["coverage"]), point[0] - 1
+        inverse_tasks = pairs_per_task * (1 / measured["n_sim"] + 1 / int(rows[0]["n_sim"]))
+        joint = math.sqrt(max(tabled * (1 - tabled), 0.05 * 0.95) * inverse_tasks)
+        assert abs(measured["coverage"] - tabled) <= 4 * joint, (point, measured, rows[0])
+        if measured["metric"] == "hedges_g" and point[0] == 2:
+            assert measured["coverage"] >= 0.95 - 3 * math.sqrt(0.05 * 0.95 / measured["n_sim"]), measured
+
+
+@pytest.mark.parametrize("point, n_sim", grid_points([(2, 3, "normal", "one_best"), (2, 10, "skewed", "all_equal")],
+                                                    EFFECTS["grid"](), 300, 400))
+def test_effect_size_intervals(point, n_sim):
+    _check_effects(point, n_sim)
