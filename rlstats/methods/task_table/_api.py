@@ -289,15 +289,8 @@ def _calibration_notes(design, test, alpha, adjustment, present):
     """The measured coverage of the set where the calibration table shows it short of its level at this design."""
     found = _shortfalls(design, present, lambda agents, runs: calibration.shortfall(test, agents, runs, alpha,
                                                                                      adjustment))
-    notes = []
-    for items, tasks in found.items():
-        row = dict(items)
-        notes.append(f"measured coverage of the possibly-best set for the {_TEST_NAMES[test]} with {row['agents']} "
-                     f"agents and {row['runs']} runs per agent: {float(row['coverage']):.3f} "
-                     f"({row['distribution']} scores, {row['configuration'].replace('_', ' ')}; "
-                     f"{row['n_sim']} simulations), below {fmt.signif(1 - alpha)} by more than 3 Monte Carlo "
-                     f"standard errors ({_names(tasks)})")
-    return notes
+    return [_shortfall_sentence(f"the possibly-best set for the {_TEST_NAMES[test]}", dict(items), tasks,
+                                "simulations", fmt.signif(1 - alpha)) for items, tasks in found.items()]
 
 
 _EFFECT_LABELS = {"a12": "Vargha-Delaney A12 interval (Brunner-Munzel)", "hedges_g": "Hedges' g interval (noncentral t)"}
@@ -309,14 +302,16 @@ def _effect_size_notes(design, level, present):
     for metric, label in _EFFECT_LABELS.items():
         found = _shortfalls(design, present, lambda agents, runs: calibration.effect_size_shortfall(
             metric, agents, runs, level))
-        for items, tasks in found.items():
-            row = dict(items)
-            notes.append(f"measured coverage of the {fmt.signif(100 * level)}% {label} against the best with "
-                         f"{row['agents']} agents and {row['runs']} runs per agent: {float(row['coverage']):.3f} "
-                         f"({row['distribution']} scores, {row['configuration'].replace('_', ' ')}; {row['n_sim']} "
-                         f"simulated pairs), below the level by more than 3 Monte Carlo standard errors "
-                         f"({_names(tasks)})")
+        notes += [_shortfall_sentence(f"the {fmt.signif(100 * level)}% {label} against the best", dict(items), tasks,
+                                      "simulated pairs", "the level") for items, tasks in found.items()]
     return notes
+
+
+def _shortfall_sentence(what, row, tasks, counted, level):
+    """'measured coverage of <what> with ... below <level> by more than 3 Monte Carlo standard errors (tasks)'."""
+    return (f"measured coverage of {what} with {row['agents']} agents and {row['runs']} runs per agent: "
+            f"{float(row['coverage']):.3f} ({row['distribution']} scores, {row['configuration'].replace('_', ' ')}; "
+            f"{row['n_sim']} {counted}), below {level} by more than 3 Monte Carlo standard errors ({_names(tasks)})")
 
 
 def _names(items, limit=5):
