@@ -1,5 +1,6 @@
 """The package's calibration table (``rlstats/calibration.csv``): its schema, the script that writes it, the rank
-test's size re-measured at a few grid points (the whole grid under ``-m slow``) and the notes that quote it.
+test's size, the effect-size intervals and the bootstrap's intervals at few runs re-measured at a few grid points (the
+whole grid under ``-m slow``) and the notes that quote it.
 
 The other procedures' rows are re-measured by the test files of their back ends (``tests/test_task_table.py``,
 ``tests/test_curves.py``).
@@ -32,11 +33,13 @@ def test_table_has_one_schema_and_binomial_errors():
 
 
 def test_every_procedure_quoted_has_rows_for_its_whole_grid():
+    from rlstats.methods.bootstrap import _small_runs as small_runs
     from rlstats.methods.curves import _api as curves_api
     from rlstats.methods.skillings_mack import _api as skillings_mack_api
     from rlstats.methods.task_table import _calibration as task_table_calibration
 
-    quoted = {curves_api.CALIBRATION, skillings_mack_api.SIZE_PROCEDURE, task_table_calibration.PROCEDURE}
+    quoted = {curves_api.CALIBRATION, skillings_mack_api.SIZE_PROCEDURE, task_table_calibration.PROCEDURE,
+              small_runs.PROCEDURE}
     assert quoted <= set(calibration.procedures()) == set(CALIBRATE["MODULES"])
     for procedure in CALIBRATE["MODULES"]:
         module = CALIBRATE["load"](procedure)
@@ -135,3 +138,29 @@ def _check_effects(point, n_sim):
                                                     EFFECTS["grid"](), 300, 400))
 def test_effect_size_intervals(point, n_sim):
     _check_effects(point, n_sim)
+
+
+INTERVALS = runpy.run_path(str(REFERENCE / "coverage_small_runs.py"))
+
+
+def _check_intervals(point, n_sim):
+    """Re-measured coverage of every bootstrap interval kind and metric within 4 joint SE of the table (binomial
+    variance at the table's coverage, or at the level where that is nearer 1/2)."""
+    distribution, tasks, runs = point
+    tabled = {(r["interval"], r["metric"]): r for r in calibration.rows(INTERVALS["PROCEDURE"])
+              if (r["distribution"], int(r["tasks"]), int(r["runs"])) == point}
+    measured = INTERVALS["measure"](distribution, tasks, runs, n_sim, seed=99, n_resamples=500)
+    assert {(r["interval"], r["metric"]) for r in measured} == set(tabled), "the table lacks this grid point"
+    for row in measured:
+        table_row = tabled[row["interval"], row["metric"]]
+        coverage = float(table_row["coverage"])
+        inverse = 1 / row["n_sim"] + 1 / int(table_row["n_sim"])
+        joint = math.sqrt(max(coverage * (1 - coverage), 0.05 * 0.95) * inverse)
+        assert abs(row["coverage"] - coverage) <= 4 * joint, (point, row, coverage)
+
+
+@pytest.mark.filterwarnings("ignore")  # the raw-scale warning: the simulated tasks share one scale on purpose
+@pytest.mark.parametrize("point, n_sim", grid_points([("normal", 5, 3), ("exponential", 26, 10)], INTERVALS["grid"](),
+                                                    40, 150))
+def test_bootstrap_intervals_at_few_runs(point, n_sim):
+    _check_intervals(point, n_sim)

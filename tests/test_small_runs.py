@@ -3,8 +3,9 @@
 Checked against closed forms (the expanded level, Welch-Satterthwaite degrees of
 freedom), against the percentile interval read at the expanded level from the
 same resamples, and by simulation: coverage of nominal 95% intervals at 3 runs
-per task (reduced here, the full table under ``-m slow``), compared with the
-table the results quote (``tests/reference/coverage_small_runs.py``).
+per task (reduced here, more data sets under ``-m slow``).  The table the results
+quote, the ``bootstrap.interval`` rows of the calibration table
+(``tests/reference/coverage_small_runs.py``), is re-measured by ``tests/test_calibration.py``.
 """
 
 import importlib.util
@@ -17,6 +18,7 @@ import pytest
 from scipy import stats
 
 import rlstats
+from rlstats import calibration
 from rlstats.errors import DesignError, OptionError
 from rlstats.methods.bootstrap import _kernels as kernels
 from rlstats.methods.bootstrap import _small_runs as small_runs
@@ -170,8 +172,8 @@ def test_notes_quote_the_measured_coverage():
         warnings.simplefilter("ignore")
         few = rlstats.bootstrap(simulated(seeds=3), FORMULA, n_resamples=200, rng=0)
         many = rlstats.bootstrap(simulated(seeds=30), FORMULA, n_resamples=200, rng=0)
-    low, high = small_runs.COVERAGE[("percentile", "iqm")][3]
-    better = small_runs.COVERAGE[("expanded", "iqm")][3]
+    low, high = small_runs.measured_coverage("percentile", "iqm")[3]
+    better = small_runs.measured_coverage("expanded", "iqm")[3]
     expected = (f"3 runs per task are few for percentile intervals of the IQM: in simulations with 3 runs per "
                 f"task, nominal 95% intervals covered {low:.2f} to {high:.2f}; interval=\"expanded\" covered "
                 f"{better[0]:.2f} to {better[1]:.2f}")
@@ -184,47 +186,41 @@ def test_notes_quote_the_measured_coverage():
 
 
 def test_coverage_table_is_complete_and_ordered():
-    for interval in ("percentile", "basic", "bca", "expanded"):
-        for metric in ("iqm", "mean", "median", "optimality_gap"):
-            table = small_runs.COVERAGE[(interval, metric)]
-            assert sorted(table) == [2, 3, 5, 10, 20]
+    metrics = {"percentile": 5, "basic": 4, "bca": 4, "expanded": 5}  # the probability of improvement: 2 kinds
+    rows = calibration.rows(small_runs.PROCEDURE)
+    assert len(rows) == sum(metrics.values()) * 5 * 4  # five runs counts, four settings
+    for interval in metrics:
+        for metric in ("iqm", "mean", "median", "optimality_gap", "probability_of_improvement")[:metrics[interval]]:
+            table = small_runs.measured_coverage(interval, metric)
+            assert sorted(table) == [2, 3, 5, 10, 20], (interval, metric)
             assert all(0 < low <= high <= 1 for low, high in table.values())
-    for interval in ("percentile", "expanded"):
-        assert sorted(small_runs.COVERAGE[(interval, "probability_of_improvement")]) == [2, 3, 5, 10, 20]
 
 
 # ----------------------------------------------------------------------------- simulation
 
 
-def check_against_table(measured, n_intervals, keys):
-    se = math.sqrt(0.95 * 0.05 / n_intervals)
-    for key in keys:
-        low, high = small_runs.COVERAGE[key][3]
-        assert low - 4 * se - 0.01 <= measured[key] <= high + 4 * se + 0.01, (key, measured[key], low, high)
+def measured_at(dist, tasks, runs, **options):
+    """{(interval, metric): coverage} re-measured at one setting of the table's simulation."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rows = reference_script().measure(dist, tasks, runs, **options)
+    return {(row["interval"], row["metric"]): row["coverage"] for row in rows}
 
 
 def test_coverage_at_three_runs_reduced():
-    module = reference_script()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        measured = module.measure("normal", 5, 3, n_datasets=40, seed=7, n_resamples=500,
-                                  intervals=("percentile", "expanded"))
+    measured = measured_at("normal", 5, 3, n_datasets=40, seed=7, n_resamples=500,
+                           intervals=("percentile", "expanded"))
     se = math.sqrt(0.95 * 0.05 / 160)
     for metric in ("iqm", "mean"):
         assert measured[("percentile", metric)] < 0.93, metric  # the shortfall the notes quote
         assert measured[("expanded", metric)] >= 0.95 - 3 * se, metric
     assert measured[("expanded", "probability_of_improvement")] >= 0.95 - 3 * math.sqrt(0.95 * 0.05 / 80)
-    check_against_table(measured, 160, [("percentile", "iqm"), ("percentile", "mean"), ("expanded", "iqm")])
 
 
 @pytest.mark.slow
 def test_coverage_at_three_runs_full():
-    module = reference_script()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        measured = module.measure("normal", 26, 3, n_datasets=300, seed=11)
+    measured = measured_at("normal", 26, 3, n_datasets=300, seed=11)
     se = math.sqrt(0.95 * 0.05 / 1200)
     for metric in ("iqm", "mean"):
         assert measured[("expanded", metric)] >= 0.95 - 3 * se, metric
     assert measured[("expanded", "probability_of_improvement")] >= 0.95 - 3 * math.sqrt(0.95 * 0.05 / 600)
-    check_against_table(measured, 1200, [(i, m) for i in module.INTERVALS for m in module.METRICS])

@@ -1,19 +1,22 @@
-"""Coverage of the bootstrap back end's intervals at few runs per task: the source of ``_small_runs.COVERAGE``.
+"""Coverage of the bootstrap back end's intervals at few runs per task: the ``bootstrap.interval`` rows of
+``rlstats/calibration.csv``.
 
-    PYTHONPATH=. python tests/reference/coverage_small_runs.py [--datasets 300]
+    PYTHONPATH=. python tests/reference/calibrate.py --only bootstrap.interval [--jobs 2] [--quick]
 
-For each setting (normal or exponential scores; 5 or 26 tasks whose means
-spread from 0 to 4; c runs per task) it simulates data sets of four agents,
-forms nominal 95% intervals with each interval kind, and counts how often they
-hold the true value of the metric (computed on 400,000 runs per task).  It
-prints, per (interval, metric) and c, the lowest and highest coverage over the
-four settings, as the Python literal ``_small_runs.COVERAGE`` holds.
+(or this script with the same options). For each setting (normal or exponential scores; 5 or 26 tasks whose means
+spread from 0 to 4; c runs per task) it simulates data sets of four agents, forms nominal 95% intervals with each
+interval kind, and counts how often they hold the true value of the metric (computed on 400,000 runs per task). A
+row's ``n_sim`` counts intervals: four agents per data set for the metrics, two pairs per data set for the
+probability of improvement, all drawn independently. An interval that could not be formed (NaN) counts as not
+holding. Results quote, per (interval, metric) and c, the lowest and highest coverage over the four settings
+(``rlstats.methods.bootstrap._small_runs.coverage_note``). ``grid`` lists the settings, ``--quick`` one of them.
 """
 
 from __future__ import annotations
 
-import argparse
-import time
+import math
+import pathlib
+import runpy
 import warnings
 
 import numpy as np
@@ -21,6 +24,11 @@ import pandas as pd
 
 import rlstats
 
+HERE = pathlib.Path(__file__).resolve().parent
+PROCEDURE, LEVEL = "bootstrap.interval", 0.95
+#: data sets per grid point: the table's, and --quick's
+SIMULATIONS = (150, 30)
+N_RESAMPLES = 1000
 AGENTS = "ABCD"
 METRICS = ("iqm", "mean", "median", "optimality_gap")
 INTERVALS = ("percentile", "basic", "bca", "expanded")
@@ -59,8 +67,8 @@ def frame(data):
     return pd.concat(parts, ignore_index=True)
 
 
-def measure(dist, tasks, runs, n_datasets, seed=0, n_resamples=1000, intervals=INTERVALS):
-    """{(interval, metric): coverage} of nominal 95% intervals over ``n_datasets`` simulated data sets."""
+def measure(dist, tasks, runs, n_datasets, seed=0, n_resamples=N_RESAMPLES, intervals=INTERVALS):
+    """One setting: a row per (interval, metric) for nominal 95% intervals over ``n_datasets`` simulated data sets."""
     means = np.linspace(0.0, 4.0, tasks)
     truth = truths(dist, means)
     rng = np.random.default_rng(seed)
@@ -82,7 +90,10 @@ def measure(dist, tasks, runs, n_datasets, seed=0, n_resamples=1000, intervals=I
             target = truth["probability_of_improvement"]
             hits.setdefault((interval, "probability_of_improvement"), []).extend(
                 (res.intervals[:, 0] <= target) & (target <= res.intervals[:, 1]))
-    return {key: float(np.mean(value)) for key, value in hits.items()}
+    return [{"interval": interval, "metric": metric, "tasks": tasks, "runs": runs, "distribution": dist,
+             "n_sim": len(held), "n_resamples": n_resamples, "coverage": float(np.mean(held)),
+             "se": math.sqrt(np.mean(held) * (1 - np.mean(held)) / len(held))}
+            for (interval, metric), held in sorted(hits.items())]
 
 
 _SHIFTED = {}
@@ -95,24 +106,20 @@ def _shifted_truth(dist, means, metric, truth):
     return _SHIFTED[key][metric]
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--datasets", type=int, default=300)
-    args = parser.parse_args()
-    warnings.simplefilter("ignore")  # the raw-scale warning: these simulated tasks share one scale on purpose
-    table = {}
-    for runs in RUNS:
-        for dist, tasks in SETTINGS:
-            start = time.time()
-            for key, value in measure(dist, tasks, runs, args.datasets, seed=runs * 100 + tasks).items():
-                table.setdefault(key, {}).setdefault(runs, []).append(value)
-            print(f"# {dist}, {tasks} tasks, {runs} runs: {time.time() - start:.0f} s", flush=True)
-    print("COVERAGE = {")
-    for key in sorted(table):
-        cells = ", ".join(f"{runs}: ({min(v):.3f}, {max(v):.3f})" for runs, v in sorted(table[key].items()))
-        print(f"    {key!r}: {{{cells}}},")
-    print("}")
+def grid(quick=False):
+    """(distribution, tasks, runs): every setting at every runs count; --quick: normal scores, 5 tasks, 3 runs."""
+    if quick:
+        return [("normal", 5, 3)]
+    return [(dist, tasks, runs) for runs in RUNS for dist, tasks in SETTINGS]
+
+
+def table_rows(point, n_sim, quick=False):
+    """The rows of one grid point for the package table (``tests/reference/calibrate.py``)."""
+    dist, tasks, runs = point
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the raw-scale warning: these simulated tasks share one scale on purpose
+        return measure(dist, tasks, runs, n_sim, seed=runs * 100 + tasks)
 
 
 if __name__ == "__main__":
-    main()
+    runpy.run_path(str(HERE / "calibrate.py"))["run_alone"](PROCEDURE)

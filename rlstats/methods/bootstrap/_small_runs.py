@@ -8,44 +8,26 @@ carried over to strata: the percentile interval read at the level whose normal
 quantile is sqrt(c / (c - 1)) t_{df}, with c the fewest runs in a task and df
 the Welch-Satterthwaite degrees of freedom of the mean over tasks.
 
-``COVERAGE`` holds the coverage that ``tests/reference/coverage_small_runs.py``
-measured for nominal 95% intervals (normal and skewed scores, 5 and 26 tasks);
-results quote it when the runs per task are too few for the interval asked for.
+The ``bootstrap.interval`` rows of the package calibration table
+(:mod:`rlstats.calibration`, written by ``tests/reference/coverage_small_runs.py``)
+hold the coverage simulation measured for nominal 95% intervals (normal and
+skewed scores, 5 and 26 tasks); results quote it when the runs per task are too
+few for the interval asked for.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ... import calibration
 from ...errors import DesignError
 from . import _kernels as kernels
 
 # Coverage below this (at nominal 0.95) is worth a line in the result.
 SHORTFALL = 0.94
 
-# (interval, metric) -> {fewest runs per task: (lowest, highest) coverage of nominal 95% intervals}
-# over normal and exponential scores with 5 and 26 tasks, 150 data sets of 4 agents each (600 intervals, Monte
-# Carlo SE about 0.009), measured 2026-11-23 by tests/reference/coverage_small_runs.py --datasets 150.
-COVERAGE = {
-    ('basic', 'iqm'): {2: (0.665, 0.812), 3: (0.813, 0.868), 5: (0.865, 0.923), 10: (0.917, 0.925), 20: (0.932, 0.950)},
-    ('basic', 'mean'): {2: (0.717, 0.817), 3: (0.810, 0.892), 5: (0.863, 0.928), 10: (0.910, 0.932), 20: (0.928, 0.962)},
-    ('basic', 'median'): {2: (0.418, 0.670), 3: (0.567, 0.740), 5: (0.668, 0.818), 10: (0.755, 0.870), 20: (0.833, 0.892)},
-    ('basic', 'optimality_gap'): {2: (0.598, 0.787), 3: (0.758, 0.850), 5: (0.833, 0.895), 10: (0.878, 0.937), 20: (0.923, 0.942)},
-    ('bca', 'iqm'): {2: (0.678, 0.820), 3: (0.812, 0.877), 5: (0.897, 0.933), 10: (0.922, 0.942), 20: (0.938, 0.945)},
-    ('bca', 'mean'): {2: (0.712, 0.815), 3: (0.828, 0.890), 5: (0.885, 0.935), 10: (0.923, 0.938), 20: (0.932, 0.960)},
-    ('bca', 'median'): {2: (0.552, 0.735), 3: (0.692, 0.768), 5: (0.767, 0.835), 10: (0.773, 0.885), 20: (0.850, 0.907)},
-    ('bca', 'optimality_gap'): {2: (0.598, 0.780), 3: (0.793, 0.867), 5: (0.863, 0.917), 10: (0.908, 0.945), 20: (0.938, 0.950)},
-    ('expanded', 'iqm'): {2: (0.723, 0.945), 3: (0.928, 0.955), 5: (0.942, 0.957), 10: (0.938, 0.955), 20: (0.943, 0.955)},
-    ('expanded', 'mean'): {2: (0.813, 0.955), 3: (0.918, 0.953), 5: (0.933, 0.957), 10: (0.940, 0.947), 20: (0.938, 0.970)},
-    ('expanded', 'median'): {2: (0.555, 0.953), 3: (0.793, 0.978), 5: (0.915, 0.997), 10: (0.928, 0.982), 20: (0.905, 0.987)},
-    ('expanded', 'optimality_gap'): {2: (0.598, 0.895), 3: (0.838, 0.937), 5: (0.895, 0.947), 10: (0.908, 0.960), 20: (0.940, 0.950)},
-    ('expanded', 'probability_of_improvement'): {2: (0.893, 0.980), 3: (0.963, 0.987), 5: (0.937, 0.980), 10: (0.943, 0.967), 20: (0.950, 0.960)},
-    ('percentile', 'iqm'): {2: (0.678, 0.827), 3: (0.832, 0.875), 5: (0.902, 0.932), 10: (0.923, 0.930), 20: (0.942, 0.947)},
-    ('percentile', 'mean'): {2: (0.717, 0.815), 3: (0.828, 0.893), 5: (0.872, 0.930), 10: (0.920, 0.935), 20: (0.932, 0.963)},
-    ('percentile', 'median'): {2: (0.555, 0.868), 3: (0.777, 0.935), 5: (0.863, 0.983), 10: (0.912, 0.977), 20: (0.893, 0.983)},
-    ('percentile', 'optimality_gap'): {2: (0.598, 0.783), 3: (0.782, 0.855), 5: (0.848, 0.903), 10: (0.890, 0.947), 20: (0.930, 0.945)},
-    ('percentile', 'probability_of_improvement'): {2: (0.843, 0.903), 3: (0.913, 0.957), 5: (0.917, 0.953), 10: (0.920, 0.957), 20: (0.940, 0.960)},
-}
+# The calibration table's procedure measuring these intervals.
+PROCEDURE = "bootstrap.interval"
 
 
 def welch_df(y, task, n_tasks):
@@ -92,10 +74,20 @@ def check_single_runs(counts, names, what, interval):
     return notes
 
 
+def measured_coverage(interval, metric_key):
+    """{runs per task: (lowest, highest) coverage over the simulated settings} of nominal 95% ``interval``
+    intervals of ``metric_key``, from the calibration table (empty when it has no rows for them)."""
+    spans = {}
+    for row in calibration.rows(PROCEDURE):
+        if (row["interval"], row["metric"]) == (interval, metric_key):
+            spans.setdefault(int(row["runs"]), []).append(float(row["coverage"]))
+    return {runs: (min(values), max(values)) for runs, values in spans.items()}
+
+
 def coverage_note(interval, metric_label, metric_key, fewest_runs):
     """A line quoting the simulated coverage when ``fewest_runs`` are too few for ``interval``, else None."""
-    table = COVERAGE.get((interval, metric_key))
-    measured = [c for c in (table or ()) if c <= fewest_runs]
+    table = measured_coverage(interval, metric_key)
+    measured = [c for c in table if c <= fewest_runs]
     if not measured or fewest_runs > max(table):
         return None  # beyond the simulated run counts nothing is claimed
     runs = max(measured)
@@ -104,7 +96,7 @@ def coverage_note(interval, metric_label, metric_key, fewest_runs):
         return None
     text = (f"{fewest_runs} runs per task are few for {interval} intervals of the {metric_label}: in simulations "
             f"with {runs} runs per task, nominal 95% intervals covered {low:.2f} to {high:.2f}")
-    better = COVERAGE.get(("expanded", metric_key), {}).get(runs)
+    better = measured_coverage("expanded", metric_key).get(runs)
     if interval == "expanded":
         return text + "; more runs are needed for the stated level"
     if better is not None:
