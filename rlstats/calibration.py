@@ -7,7 +7,8 @@ part: ``--only PROCEDURE``). One row per procedure and grid point:
     What was measured, as ``backend.claim``: ``task_table.possibly_best`` (the possibly-best set holds every truly
     best agent), ``curves.band`` (a band holds the true curve; for ``band=difference`` and ``band=max_t``, two alike
     agents are not declared different anywhere), ``skillings_mack.size`` (the default rank test does not reject
-    under the null), ``bootstrap.interval`` (a bootstrap interval at few runs per task holds the true metric), ...
+    under the null), ``bootstrap.interval`` (a bootstrap interval at few runs per task holds the true metric),
+    ``percentiles.interval`` (the performance percentiles' simultaneous intervals all hold their true values), ...
 design columns
     ``test``, ``statistic``, ``band``, ``interval``, ``metric``, ``agents``, ``tasks``, ``runs``,
     ``distribution``, ``configuration``: the design the row was simulated at; empty where a procedure has no such

@@ -1,6 +1,6 @@
 """The package's calibration table (``rlstats/calibration.csv``): its schema, the script that writes it, the rank
-test's size, the effect-size intervals and the bootstrap's intervals at few runs re-measured at a few grid points (the
-whole grid under ``-m slow``) and the notes that quote it.
+test's size, the effect-size intervals, the bootstrap's intervals at few runs and the performance percentiles'
+intervals re-measured at a few grid points (the whole grid under ``-m slow``) and the notes that quote it.
 
 The other procedures' rows are re-measured by the test files of their back ends (``tests/test_task_table.py``,
 ``tests/test_curves.py``).
@@ -35,11 +35,12 @@ def test_table_has_one_schema_and_binomial_errors():
 def test_every_procedure_quoted_has_rows_for_its_whole_grid():
     from rlstats.methods.bootstrap import _small_runs as small_runs
     from rlstats.methods.curves import _api as curves_api
+    from rlstats.methods.percentiles import _api as percentiles_api
     from rlstats.methods.skillings_mack import _api as skillings_mack_api
     from rlstats.methods.task_table import _calibration as task_table_calibration
 
     quoted = {curves_api.CALIBRATION, skillings_mack_api.SIZE_PROCEDURE, task_table_calibration.PROCEDURE,
-              small_runs.PROCEDURE}
+              small_runs.PROCEDURE, percentiles_api.CALIBRATION}
     assert quoted <= set(calibration.procedures()) == set(CALIBRATE["MODULES"])
     for procedure in CALIBRATE["MODULES"]:
         module = CALIBRATE["load"](procedure)
@@ -164,3 +165,47 @@ def _check_intervals(point, n_sim):
                                                     40, 150))
 def test_bootstrap_intervals_at_few_runs(point, n_sim):
     _check_intervals(point, n_sim)
+
+
+PERCENTILES = runpy.run_path(str(REFERENCE / "coverage_percentiles.py"))
+
+
+def _check_percentiles(point, n_sim):
+    """Re-measured simultaneous coverage within 4 joint SE of the table (binomial variance at the table's coverage,
+    or at the level where that is nearer 1/2), and at the level within 3 SE or quoted by the result."""
+    from rlstats.methods.percentiles import _api
+
+    interval, runs = point
+    rows = [r for r in calibration.rows(PERCENTILES["PROCEDURE"]) if (r["interval"], int(r["runs"])) == point]
+    assert len(rows) == 1, "the calibration table lacks this grid point"
+    measured = PERCENTILES["table_rows"](point, n_sim)[0]["coverage"]
+    tabled = float(rows[0]["coverage"])
+    joint = math.sqrt(max(tabled * (1 - tabled), 0.05 * 0.95) * (1 / n_sim + 1 / int(rows[0]["n_sim"])))
+    assert abs(measured - tabled) <= 4 * joint, (point, measured, tabled)
+    quoted = _api._coverage_note(interval, runs) is not None
+    assert measured >= 0.95 - 3 * math.sqrt(0.05 * 0.95 / n_sim) or quoted, (point, measured)
+
+
+@pytest.mark.parametrize("point, n_sim", grid_points([("pbp_t", 3), ("bootstrap", 5)], PERCENTILES["grid"](), 40, 200))
+def test_percentiles_intervals(point, n_sim):
+    _check_percentiles(point, n_sim)
+
+
+def test_percentiles_quote_a_measured_coverage(monkeypatch):
+    def row(interval, runs, coverage):
+        return {"procedure": "percentiles.interval", "interval": interval, "runs": str(runs), "level": "0.95",
+                "n_sim": "1000", "coverage": str(coverage)}
+
+    rows = (row("pbp", 3, 0.99), row("pbp_t", 3, 0.85), row("pbp_t", 10, 0.95), row("bootstrap", 3, 0.935))
+    monkeypatch.setattr(calibration, "rows", lambda procedure: rows if procedure == "percentiles.interval" else ())
+    df = rlstats.datasets.simulate(agents=3, tasks=2, seeds=4, rng=0)
+    notes = rlstats.percentiles(df, "score ~ agent | task", interval="pbp_t").notes
+    assert ("4 runs in the smallest cell are few for Student-t payoff intervals: in simulations with 3 runs per cell, "
+            'nominal 95% simultaneous intervals held every true value in 0.85 of data sets; interval="pbp" keeps its '
+            "level" in notes)
+    # within 3 SE of the level, but below the bootstrap's floor
+    notes = rlstats.percentiles(df, "score ~ agent | task", interval="bootstrap", n_resamples=500, rng=0).notes
+    assert any(n.startswith("4 runs in the smallest cell are few for the percentile bootstrap") for n in notes)
+    assert not any("are few" in n for n in rlstats.percentiles(df, "score ~ agent | task", interval="pbp").notes)
+    more = rlstats.datasets.simulate(agents=3, tasks=2, seeds=10, rng=0)  # 10 runs: pbp_t holds its level
+    assert not any("are few" in n for n in rlstats.percentiles(more, "score ~ agent | task", interval="pbp_t").notes)

@@ -28,6 +28,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
+from ... import calibration
 from ...design import NA_ACTIONS, design_of
 from ...errors import DesignError, OptionError, warn
 from ...options import check_bool, check_choice, check_fraction, check_n_jobs, check_resamples
@@ -37,9 +38,13 @@ from . import _kernels as kernels
 from ._result import _REFERENCE, _SHORT_NAMES, PercentilesResult
 
 INTERVALS = ("pbp", "pbp_t", "bootstrap")
-# Runs per cell -> simultaneous coverage of nominal 95% bootstrap intervals, measured on 3 agents x 2 tasks of
-# Beta scores (200 replications each) by tests/reference/coverage_percentiles_bootstrap.py.
-BOOTSTRAP_COVERAGE = {3: 0.710, 5: 0.845, 10: 0.905, 20: 0.985}
+#: The intervals' procedure in the package table (rlstats/calibration.csv, tests/reference/calibrate.py): the
+#: simultaneous coverage of nominal 95% intervals on 3 agents x 2 tasks of Beta scores, per interval and runs per cell.
+CALIBRATION = "percentiles.interval"
+CALIBRATION_LEVEL = 0.95
+#: Measured coverage below which an interval is quoted even within 3 Monte Carlo SE of the level.
+COVERAGE_FLOOR = {"bootstrap": 0.94}
+_INTERVAL_NAMES = {"pbp": "PBP", "pbp_t": "Student-t payoff intervals", "bootstrap": "the percentile bootstrap"}
 TIES = ("le", "mid")
 
 
@@ -380,26 +385,42 @@ def _caveats(design, options, layout, delta_cell, source):
                          "as in the reference code); pass bounds= when the scores have known limits")
     if options.interval == "bootstrap":
         notes += _bootstrap_caveats(design)
+    coverage = _coverage_note(options.interval, int(design.counts.min()))
+    notes += [coverage] if coverage else []
     if not options.higher_is_better:
         notes.append("scores were negated (higher_is_better=False), so lower scores rank higher")
     return notes
 
 
 def _bootstrap_caveats(design):
-    """The bootstrap interval falls short of its level with few runs per cell: say by how much, from simulation."""
-    notes = []
+    """Cells with a single run add no spread to the bootstrap intervals."""
     single = int((design.counts == 1).sum())
-    if single:
-        notes.append(f"{single} cell{'s have' if single > 1 else ' has'} a single run, which adds no spread to the "
-                     "bootstrap intervals")
-    smallest = int(design.counts.min())
-    measured = [runs for runs in BOOTSTRAP_COVERAGE if runs <= smallest]
-    runs = max(measured) if measured else min(BOOTSTRAP_COVERAGE)
-    if BOOTSTRAP_COVERAGE[runs] < 0.94:
-        notes.append(f"{smallest} runs in the smallest cell are few for the percentile bootstrap: in simulations "
-                     f"with {runs} runs per cell, nominal 95% simultaneous intervals held every true value in "
-                     f"{BOOTSTRAP_COVERAGE[runs]:.2f} of data sets; interval=\"pbp\" keeps its level")
-    return notes
+    if not single:
+        return []
+    return [f"{single} cell{'s have' if single > 1 else ' has'} a single run, which adds no spread to the bootstrap "
+            "intervals"]
+
+
+def _coverage_note(interval, smallest):
+    """The measured simultaneous coverage of ``interval`` where the calibration table shows it short of 95%, else None.
+
+    The row is the one at the largest measured runs count up to ``smallest`` (the smallest count when ``smallest``
+    is below them all); it is quoted when its coverage misses the level by more than 3 Monte Carlo standard errors
+    or falls below the interval's ``COVERAGE_FLOOR``.
+    """
+    rows = [row for row in calibration.rows(CALIBRATION) if row["interval"] == interval]
+    if not rows:
+        return None
+    runs = max((int(row["runs"]) for row in rows if int(row["runs"]) <= smallest),
+               default=min(int(row["runs"]) for row in rows))
+    row = next(row for row in rows if int(row["runs"]) == runs)
+    coverage = float(row["coverage"])
+    if coverage >= COVERAGE_FLOOR.get(interval, 0.0) and calibration.shortfall([row], CALIBRATION_LEVEL) is None:
+        return None
+    note = (f"{smallest} runs in the smallest cell are few for {_INTERVAL_NAMES[interval]}: in simulations with "
+            f"{runs} runs per cell, nominal 95% simultaneous intervals held every true value in {coverage:.2f} of "
+            "data sets")
+    return note if interval == "pbp" or _coverage_note("pbp", smallest) else note + '; interval="pbp" keeps its level'
 
 
 # ----------------------------------------------------------------------------- tidy frames
