@@ -73,3 +73,11 @@ def test_oldest_constraints_pin_the_lower_bounds():
     assert set(bounds) <= set(pins), f"pin the lower bound of {sorted(set(bounds) - set(pins))}"
     for name, bound in bounds.items():
         assert pins[name] == bound or pins[name].startswith(bound + "."), (name, bound, pins[name])
+
+
+def test_the_license_file_carries_the_declared_license():
+    config = configparser.ConfigParser()
+    config.read(ROOT / "setup.cfg")
+    assert config["metadata"]["license"] == "BSD-3-Clause" and config["metadata"]["license_files"] == "LICENSE"
+    text = (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert text.startswith("BSD 3-Clause License") and "Neither the name of the copyright holder" in text
