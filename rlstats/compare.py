@@ -7,7 +7,6 @@ import inspect
 import patsy
 
 from . import formula as formula_module
-from .conditions import parse_condition
 from .design import subset_rows
 from .errors import OptionError
 from .methods import DEFAULTS, METHODS, backend
@@ -28,9 +27,9 @@ def compare(data, formula, method=None, *, subset=None, **options):
         test otherwise.
     subset : array of bool or str, optional
         Rows to use, as R's ``subset=``: a mask, or a condition on the columns such as
-        ``"task != 'Pong'"`` (evaluated by pandas; with ``eval_env=rlstats.formula.RESTRICTED``, as
-        the command line passes, by the restricted grammar of :mod:`rlstats.conditions`, which runs
-        no code); the result says how many rows it kept.
+        ``"task != 'Pong' & seed < 5"`` in the restricted grammar of :mod:`rlstats.conditions`
+        (comparisons, ``in [...]``, ``&``/``and``, ``|``/``or``, ``~``/``not``, parentheses; never
+        evaluated as code); the result says how many rows it kept.
     **options
         Passed to the back end's own function (e.g. ``rng=``, ``pvalue=``).
 
@@ -57,8 +56,6 @@ def compare(data, formula, method=None, *, subset=None, **options):
     function = backend(method)
     _check_option_names(method, function, options)
     options.setdefault("eval_env", patsy.EvalEnvironment.capture(1))
-    if isinstance(subset, str) and isinstance(options["eval_env"], formula_module.RestrictedEnvironment):
-        subset = parse_condition(subset)  # untrusted text: the restricted grammar, never pandas' eval
     return function(subset_rows(data, subset), parsed, **options)
 
 

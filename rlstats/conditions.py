@@ -1,4 +1,4 @@
-"""Row conditions from an untrusted source: ``subset=`` typed on the command line or read from a file.
+"""Row conditions: what ``subset=`` text means, whether typed in Python, on the command line or read from a file.
 
 The grammar is small and is interpreted here, never handed to ``eval``, ``DataFrame.eval`` or
 ``DataFrame.query``::

@@ -19,7 +19,7 @@ import pandas as pd
 import patsy
 
 from . import formula as formula_module
-from .conditions import Condition
+from .conditions import Condition, parse_condition
 from .format import count
 from .errors import DesignError, OptionError
 from .normalize import normalize_response
@@ -428,25 +428,20 @@ def build(data, formula, *, na_action="raise", eval_env=0, extra_columns=(), poo
 def subset_rows(data, subset):
     """The rows of ``data`` that ``subset`` keeps (R's ``subset=``), with a note saying how many.
 
-    ``subset`` is a boolean mask with one value per row, a query string evaluated on the columns
-    as ``DataFrame.query`` does (``"task != 'Pong' and seed < 5"``), or a
-    :class:`~rlstats.conditions.Condition` (the restricted grammar the command line uses, which
-    runs no code). The caller's frame is not changed; the note rides in ``attrs`` so that results
+    ``subset`` is a boolean mask with one value per row, or a condition on the columns in the
+    restricted grammar of :mod:`rlstats.conditions` (``"task != 'Pong' and seed < 5"``; text or a
+    parsed :class:`~rlstats.conditions.Condition`), which is interpreted and never evaluated as
+    code, whether it comes from Python, the command line or a file; for anything else, compute the
+    mask in pandas. The caller's frame is not changed; the note rides in ``attrs`` so that results
     state it.
     """
     if subset is None:
         return data
     if isinstance(data, Design):
         raise OptionError("subset= needs the DataFrame; select the rows before building the Design")
-    if isinstance(subset, Condition):
-        mask, said = subset.mask(data), repr(subset.text)
-    elif isinstance(subset, str):
-        try:
-            mask = data.eval(subset)
-        except Exception as exc:  # pandas raises many types for a bad expression
-            raise OptionError(f"subset={subset!r} could not be evaluated on the columns ({type(exc).__name__}: "
-                              f"{exc}); write a condition such as \"task != 'Pong'\"") from None
-        said = repr(subset)
+    if isinstance(subset, (str, Condition)):
+        condition = parse_condition(subset)
+        mask, said = condition.mask(data), repr(condition.text)
     else:
         mask, said = subset, "a boolean mask"
     mask = np.asarray(mask)

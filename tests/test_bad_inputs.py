@@ -432,14 +432,16 @@ def test_compare_with_an_unknown_method(method, phrase):
 
 
 @pytest.mark.parametrize("subset, error, phrase", [
-    ("nosuch > 0", OptionError, "subset='nosuch > 0' could not be evaluated on the columns"),
-    ("seed >", OptionError, "subset='seed >' could not be evaluated"),
+    ("nosuch > 0", OptionError, "subset='nosuch > 0' names column 'nosuch', which the data do not have"),
+    ("seed >", OptionError, "subset='seed >': it does not parse"),
+    ("seed.between(0, 1)", OptionError, "subset='seed.between(0, 1)': it uses calls, which a condition cannot"),
     ("seed > 99", DesignError, "subset='seed > 99' keeps no rows"),
     (np.ones(5, bool), OptionError, "subset= must give one True/False per row (18)"),
     (np.ones(18), OptionError, "got an array of dtype float64"),
     (3, OptionError, "subset= must give one True/False per row (18)"),
     (np.zeros(18, bool), DesignError, "subset=a boolean mask keeps no rows"),
-], ids=["unknown column", "not a condition", "keeps nothing", "short mask", "float mask", "a number", "all False"])
+], ids=["unknown column", "not a condition", "a method call", "keeps nothing", "short mask", "float mask", "a number",
+       "all False"])
 def test_compare_with_a_bad_subset(subset, error, phrase):
     fails(error, phrase, rlstats.compare, TINY, "score ~ agent | task", subset=subset, pvalue="asymptotic")
 

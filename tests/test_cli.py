@@ -142,11 +142,14 @@ def test_subset_that_would_run_code_runs_nothing(runs_csv, tmp_path, capsys):
         assert "does not parse" in capsys.readouterr().err and not marker.exists()
 
 
-def test_allow_python_hands_subset_to_pandas(runs_csv):
+def test_allow_python_opens_the_response_but_never_subset(runs_csv, capsys):
     path, _ = runs_csv
-    status, text = run(["compare", str(path), "score ~ agent | task", "--allow-python",
-                        "-o", "subset=seed.between(0, 4)"])
+    status, text = run(["compare", str(path), "np.log1p(score) ~ agent | task", "--allow-python",
+                        "-o", "subset=seed < 5"])
     assert status == 0 and "kept 18 of 18 rows" in text
+    assert run(["compare", str(path), "score ~ agent | task", "--allow-python",
+                "-o", "subset=seed.between(0, 4)"]) == (2, "")
+    assert "it uses calls, which a condition cannot" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("extra, message", [

@@ -243,8 +243,10 @@ def test_subset_by_mask_or_query_is_stated():
     assert "subset=\"task != 'task_01'\" kept 24 of 30 rows" in str(by_query)
     with pytest.raises(OptionError, match="one True/False per row"):
         rlstats.compare(df, "score ~ agent | task", subset=[True, False])
-    with pytest.raises(OptionError, match="could not be evaluated"):
+    with pytest.raises(OptionError, match="names column 'nosuchcolumn', which the data do not have"):
         rlstats.compare(df, "score ~ agent | task", subset="nosuchcolumn > 1")
+    with pytest.raises(OptionError, match="it uses calls, which a condition cannot"):  # text is never code
+        rlstats.compare(df, "score ~ agent | task", subset="seed.between(0, 1)")
 
 
 def test_na_action_omit_is_r_s_name_for_drop():

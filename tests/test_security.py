@@ -83,10 +83,9 @@ def test_subset_runs_no_code(sandbox, method, condition, phrase):
     attempt(sandbox, argv, phrase)
 
 
-def test_subset_through_allow_python_is_the_explicit_opt_out(sandbox):
-    done = attempt(sandbox, ["compare", "runs.csv", F, "--allow-python", "-o", "subset=seed.between(0, 1)", "--method",
-                             "bootstrap", "-o", "n_resamples=200"], "", written=[])
-    assert "subset='seed.between(0, 1)' kept 12 of 18 rows" in done.stdout
+def test_allow_python_does_not_open_subset(sandbox):
+    attempt(sandbox, ["compare", "runs.csv", F, "--allow-python", "-o",
+                      "subset=(@pd.io.common.os.system('touch {m}') == 0) | (seed >= 0)"], "it does not parse")
 
 
 # ----------------------------------------------------------------------------- code in formulas and option values

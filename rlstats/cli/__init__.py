@@ -55,10 +55,10 @@ def compare_options(args):
     options = parse_options(args.option, _RESERVED_OPTIONS)
     if args.seed is not None:
         options["rng"] = args.seed
-    if not args.allow_python:  # nothing typed on the command line runs code
+    if "subset" in options:  # parsed now, so that a bad condition is reported before the file is read
+        options["subset"] = parse_condition(str(options["subset"]))
+    if not args.allow_python:  # a response typed on the command line runs no code
         options["eval_env"] = RESTRICTED
-        if "subset" in options:
-            options["subset"] = parse_condition(str(options["subset"]))
     return options
 
 
@@ -123,8 +123,8 @@ def _methods_epilog():
             "without). Options of the method go with -o, e.g. -o n_resamples=5000 -o pvalue=monte_carlo "
             "-o normalize=atari100k_reference, -o \"subset=task != 'Pong' & seed < 5\". The response may use "
             "column names, numbers, arithmetic and log, log1p, sqrt, exp, I(); subset= comparisons of columns with "
-            "numbers and strings, in [...] lists, &, |, ~ and parentheses; --allow-python evaluates both as Python "
-            "instead.")
+            "numbers and strings, in [...] lists, &, |, ~ and parentheses; --allow-python evaluates the response as "
+            "Python instead (subset= is never code).")
 
 
 def build_parser():
@@ -146,8 +146,8 @@ def build_parser():
                      help="further option of the back end, e.g. -o pvalue=monte_carlo (repeatable)")
     cmp.add_argument("--sep", default=None, help="column separator of a text file (default: comma; tab for .tsv)")
     cmp.add_argument("--allow-python", action="store_true",
-                     help="evaluate the response and -o subset= as Python (they can then run any code: only for "
-                          "text you trust)")
+                     help="evaluate the response as Python (it can then run any code: only for formulas you trust; "
+                          "-o subset= keeps its grammar)")
     cmp.set_defaults(run=run_compare)
 
     demo = commands.add_parser("demo", help="simulate a benchmark and run every available back end on it")
