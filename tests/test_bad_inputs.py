@@ -13,6 +13,7 @@ import copy
 import inspect
 import io
 import json
+import os
 import subprocess
 import sys
 import types
@@ -1654,3 +1655,11 @@ def test_each_subcommand_exits_2_in_the_shell(cli_dir):
             if process.poll() is None:
                 process.kill()
                 process.wait()
+
+
+def test_worker_counts_are_bounded_on_this_machine_only():
+    from rlstats.options import JOBS_PER_CORE, check_n_jobs
+
+    many = JOBS_PER_CORE * (os.cpu_count() or 1) + 1
+    fails(OptionError, f"n_jobs={many:,} is more than {JOBS_PER_CORE} workers per core", check_n_jobs, many)
+    assert check_n_jobs(many, local=False) == many  # a Dask cluster may have more workers than this machine's cores

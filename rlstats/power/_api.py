@@ -514,8 +514,8 @@ def _prepare(method, design, formula, effect, tasks, agents, distribution, heter
     alpha = check_fraction("alpha", alpha)
     n_sim = check_at_most("n_sim", check_int("n_sim", n_sim, minimum=1), MAX_SIMULATIONS, "data sets per number "
                           "of seeds", "a smaller n_sim is enough (the Monte Carlo error is about 0.5 / sqrt(n_sim))")
-    n_jobs = check_n_jobs(n_jobs)
     backend = _check_backend(backend)
+    n_jobs = check_n_jobs(n_jobs, local=backend != "dask")  # a Dask cluster may have more workers than our cores
     progress = check_bool("progress", progress)
     if design is None:
         if formula is not None:
