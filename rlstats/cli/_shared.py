@@ -168,12 +168,11 @@ def _check_one_column(frame, where, separator, sep):
     return frame
 
 
-def _under(path, folder):
-    try:
-        path.relative_to(folder)
-        return True
-    except ValueError:
-        return False
+def _check_not_system(path, resolved, option):
+    system = next((folder for folder in _SYSTEM_FOLDERS if resolved.is_relative_to(folder)), None)
+    if system is not None:
+        raise UsageError(f"{option} {path}: cannot write under {system} (the system's, not a place for results); "
+                         "give a path in a folder of your own")
 
 
 def check_output_path(path, *, option, inputs=()):
@@ -188,10 +187,7 @@ def check_output_path(path, *, option, inputs=()):
         return STREAM
     path = Path(path)
     resolved = path.resolve()
-    system = next((folder for folder in _SYSTEM_FOLDERS if _under(resolved, folder)), None)
-    if system is not None:
-        raise UsageError(f"{option} {path}: cannot write under {system} (the system's, not a folder for "
-                         "results); give a path in an ordinary folder")
+    _check_not_system(path, resolved, option)
     if path.is_dir():
         raise UsageError(f"{option} {path} is a folder; give a file name inside it")
     for source in inputs:
@@ -199,7 +195,7 @@ def check_output_path(path, *, option, inputs=()):
             continue
         source = Path(source).resolve()
         same = resolved == source or (resolved.exists() and source.exists() and os.path.samefile(resolved, source))
-        inside = source.is_dir() and resolved.is_file() and _under(resolved, source)
+        inside = source.is_dir() and resolved.is_file() and resolved.is_relative_to(source)
         if same or inside:
             raise UsageError(f"{option} {path} is {'one of the files read' if inside else 'the input'} "
                              f"({source}); writing it would overwrite the data: give another path")
@@ -215,9 +211,7 @@ def check_output_path(path, *, option, inputs=()):
 def make_output_folder(path, *, option):
     """Create the folder a command writes its files to (it may exist); a clear error where it cannot be."""
     path = Path(path)
-    system = next((folder for folder in _SYSTEM_FOLDERS if _under(path.resolve(), folder)), None)
-    if system is not None:
-        raise UsageError(f"{option} {path}: cannot write under {system}; give a folder of your own")
+    _check_not_system(path, path.resolve(), option)
     if path.exists() and not path.is_dir():
         raise UsageError(f"{option} {path} is a file, not a folder; give a folder name (it is created if missing)")
     try:
