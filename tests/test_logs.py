@@ -17,6 +17,7 @@ its format, following its source (stable-baselines3 2.x):
 import csv
 import io
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -30,9 +31,10 @@ from rlstats.logs import choose_return_tag
 tensorboardX = pytest.importorskip("tensorboardX")
 
 
-def write_tb(folder, scalars, walltime0=1_700_000_000.0):
-    """Write {tag: [(step, value), ...]} with tensorboardX; wall time = walltime0 + step / 1000."""
-    writer = tensorboardX.SummaryWriter(str(folder))
+def write_tb(folder, scalars, walltime0=1_700_000_000.0, suffix=""):
+    """Write {tag: [(step, value), ...]} with tensorboardX; wall time = walltime0 + step / 1000. A second file in
+    one folder within the same second needs a ``suffix`` (the name holds the time in seconds and the host)."""
+    writer = tensorboardX.SummaryWriter(str(folder), filename_suffix=suffix)
     for tag, points in scalars.items():
         for step, value in points:
             writer.add_scalar(tag, value, global_step=step, walltime=walltime0 + step / 1000)
@@ -122,24 +124,30 @@ def test_tensor_scalars_written_by_the_tensorboard_package(tmp_path):
     assert frame["wall_time"].tolist() == [100.0, 5100.0, 10100.0]
 
 
-def test_restart_duplicates_keep_last_or_first(tmp_path):
+def test_a_restart_in_the_same_folder_supersedes_and_keep_resolves_repeats_within_a_file(tmp_path):
     run = tmp_path / "ppo" / "hopper" / "seed_0"
-    write_tb(run, {"eval/return": [(0, 0.0), (100, 1.0), (200, 2.0), (300, 3.0)]})
+    write_tb(run, {"eval/return": [(0, 0.0), (100, 1.0), (200, 2.0), (300, 3.0), (300, 3.5)]})
     (first,) = event_files(tmp_path)
-    # The restart from the checkpoint at step 100 writes a second file, named later.
-    writer = tensorboardX.SummaryWriter(str(run), filename_suffix=".restart")
-    for step, value in [(200, 20.0), (300, 30.0), (400, 40.0)]:
-        writer.add_scalar("eval/return", value, step, walltime=1.0)
-    writer.close()
+    # The restart from the checkpoint at step 200 writes a second file, later (wall time 1,700,001,000 on).
+    write_tb(run, {"eval/return": [(200, 20.0), (300, 30.0), (400, 40.0)]}, walltime0=1_700_001_000.0,
+             suffix=".restart")
     second = [f for f in event_files(tmp_path) if f != first][0]
-    assert first.name < second.name or first.name.split(".")[3] <= second.name.split(".")[3]
-    frame = rlstats.read_logs(tmp_path, "{agent}/{task}/seed_{seed}", progress=False)
-    assert frame["step"].tolist() == [0, 100, 200, 300, 400]
-    assert frame["eval/return"].tolist() == [0.0, 1.0, 20.0, 30.0, 40.0]
-    assert frame["source"].tolist()[1:3] == [f"ppo/hopper/seed_0/{first.name}", f"ppo/hopper/seed_0/{second.name}"]
-    assert any("2 values logged again" in n and "written last was kept" in n for n in frame.attrs[NOTES_ATTR])
-    first_kept = rlstats.read_logs(tmp_path, "{agent}/{task}/seed_{seed}", progress=False, keep="first")
-    assert first_kept["eval/return"].tolist() == [0.0, 1.0, 2.0, 3.0, 40.0]
+    for keep in ("last", "first"):
+        frame = rlstats.read_logs(tmp_path, "{agent}/{task}/seed_{seed}", progress=False, keep=keep)
+        assert frame["step"].tolist() == [0, 100, 200, 300, 400]
+        assert frame["eval/return"].tolist() == [0.0, 1.0, 20.0, 30.0, 40.0]  # superseded whatever keep
+        assert frame["source"].tolist()[1:3] == [f"ppo/hopper/seed_0/{first.name}",
+                                                 f"ppo/hopper/seed_0/{second.name}"]
+        notes = " ".join(frame.attrs[NOTES_ATTR])
+        assert f"{second.name} (steps 200 to 400, restarts: 3 values before it at steps 200 to 300 dropped)" in notes
+        assert "logged again" not in notes  # the first file's two values at 300 were superseded
+    # Without the restart, keep= picks between the two values the first file logged at step 300.
+    second.unlink()
+    for keep, at_300 in (("last", 3.5), ("first", 3.0)):
+        frame = rlstats.read_logs(tmp_path, "{agent}/{task}/seed_{seed}", progress=False, keep=keep)
+        assert frame["eval/return"].tolist() == [0.0, 1.0, 2.0, at_300]
+        assert (f"1 value logged again at a step already logged for the same run and tag in one file; the one "
+                f"written {keep} was kept") in frame.attrs[NOTES_ATTR]
 
 
 def test_fast_decoding_equals_the_protobuf_class(tmp_path):
@@ -288,8 +296,10 @@ def test_patterns_callable_unmatched_and_string_seeds(tb_runs):
     named = rlstats.read_logs(tb_runs, fields, progress=False)
     assert set(named["agent"]) == {"DQN", "PPO"} and set(named["seed"]) == {"seed_0", "seed_1"}
     glob = rlstats.read_logs(tb_runs, "{agent}/*/seed_{seed}", progress=False)
-    assert list(glob.columns[:3]) == ["agent", "seed", "step"]  # both tasks in one run: duplicates, stated
-    assert "values logged again" in " ".join(glob.attrs[NOTES_ATTR])
+    # Both tasks of one seed fall in one run: the second starts again at step 0, a rerun, read apart and stated.
+    assert list(glob.columns[:4]) == ["agent", "seed", "attempt", "step"]
+    assert sorted(set(glob["attempt"])) == ["hopper/seed_0", "hopper/seed_1", "walker/seed_0", "walker/seed_1"]
+    assert "4 runs started again from their first step (a rerun, not a restart)" in " ".join(glob.attrs[NOTES_ATTR])
     no_pattern = rlstats.read_logs(tb_runs / "dqn", progress=False)
     assert list(no_pattern.columns[:2]) == ["run", "step"]
     assert sorted(set(no_pattern["run"])) == ["hopper/seed_0", "hopper/seed_1", "walker/seed_0", "walker/seed_1"]
@@ -846,3 +856,261 @@ def test_read_wandb_missing_key_and_no_package(monkeypatch):
     monkeypatch.setitem(__import__("sys").modules, "wandb", None)
     with pytest.raises(LogReadError, match="needs the wandb package.*format='wandb_csv'"):
         rlstats.read_wandb("me/proj", keys="eval/return")
+
+
+# ---------------------------------------------------------------- every run accounted for (issue 29)
+
+SB3_PATTERN = "{agent}/{task}/seed_{seed}"
+
+
+def test_the_median_of_the_others_equals_numpys_on_each_run_left_out():
+    from rlstats.logs._read import _median_of_others
+
+    rng = np.random.default_rng(0)
+    for n in range(2, 12):
+        values = rng.integers(0, 6, size=n).astype(float)  # ties included
+        expected = [np.median(np.delete(values, i)) for i in range(n)]
+        assert _median_of_others(values).tolist() == expected
+
+
+def test_a_run_ending_well_before_its_siblings_is_named_with_its_last_step(tmp_path):
+    # seed 3 is killed at 800 of 1,000; agent sac has one run (no sibling) and stops at 200; on walker, 899 is under
+    # 0.9 x 1,000 (the median of 1,000, 1,000 and 900) and named, 900 is not (its others' median is 1,000 too).
+    for seed, last in ((0, 1000), (1, 1000), (2, 1000), (3, 800)):
+        write_tb(tmp_path / "ppo" / "hopper" / f"seed_{seed}",
+                 {"eval/return": [(s, 1.0) for s in range(0, last + 1, 100)]})
+    for seed, last in ((0, 1000), (1, 1000), (2, 900), (3, 899)):
+        write_tb(tmp_path / "ppo" / "walker" / f"seed_{seed}", {"eval/return": [(0, 1.0), (last, 2.0)]})
+    write_tb(tmp_path / "sac" / "hopper" / "seed_0", {"eval/return": [(0, 1.0), (200, 2.0)]})
+    frame = rlstats.read_logs(tmp_path, SB3_PATTERN, progress=False)
+    early = frame.attrs["read_log"].ended_early
+    assert [(e.run, e.last_step, e.siblings, e.siblings_median) for e in early] == [
+        ({"agent": "ppo", "task": "hopper", "seed": 3}, 800, 3, 1000.0),
+        ({"agent": "ppo", "task": "walker", "seed": 3}, 899, 3, 1000.0)]
+    assert ("2 runs end well before the other runs with the same agent and task (last logged step under 90% of "
+            "their median: killed, or still running?), so a value at the last step would compare different steps: "
+            "agent=ppo task=hopper seed=3 ends at step 800 (its 3 siblings: median 1,000); agent=ppo task=walker "
+            "seed=3 ends at step 899 (its 3 siblings: median 1,000)") in frame.attrs[NOTES_ATTR]
+    assert "ends early: agent=ppo task=hopper seed=3 ends at step 800" in str(frame.attrs["read_log"])
+    # The frame's own last steps, computed again by pandas.
+    assert frame.groupby(["agent", "task", "seed"])["step"].max().loc[("ppo", "hopper", 3)] == 800
+
+
+def test_files_of_a_run_continue_restart_rerun_or_run_alongside(tmp_path):
+    def run(seed, name):
+        return tmp_path / "ppo" / "hopper" / f"seed_{seed}" / "tb" / name
+
+    # seed 0: PPO_2 restarts at 500 (inside 0..1,000) and logs 500..800: PPO_1's 500..1,000 are dropped, 900 and
+    # 1,000 too; seed 1: PPO_2 starts again at 0 (a rerun); seed 2: PPO_2 continues at 1,100; seed 3 has train/
+    # and eval/ files side by side (other tags). Wall times put each PPO_2 after its PPO_1.
+    for seed in range(4):
+        write_tb(run(seed, "PPO_1"), {"eval/return": [(s, s / 100) for s in range(0, 1001, 100)]})
+        write_tb(run(seed, "PPO_1") / "train", {"train/loss": [(s, 0.5) for s in range(0, 1001, 100)]})
+    write_tb(run(0, "PPO_2"), {"eval/return": [(s, -s / 100) for s in range(500, 801, 100)]}, 1_700_100_000.0)
+    write_tb(run(1, "PPO_2"), {"eval/return": [(s, -s / 100) for s in range(0, 1001, 100)]}, 1_700_100_000.0)
+    write_tb(run(2, "PPO_2"), {"eval/return": [(s, -s / 100) for s in range(1100, 1201, 100)]}, 1_700_100_000.0)
+    frame = rlstats.read_logs(tmp_path, SB3_PATTERN, tags=["eval/return", "train/loss"], progress=False)
+    assert list(frame.columns[:5]) == ["agent", "task", "seed", "attempt", "step"]
+    by_run = {key: part for key, part in frame.groupby(["seed", "attempt"])}
+    assert sorted(by_run) == [(0, "PPO_1"), (1, "PPO_1"), (1, "PPO_2"), (2, "PPO_1"), (3, "PPO_1")]
+    # The restart supersedes both files of the abandoned training from step 500 on.
+    assert by_run[0, "PPO_1"]["step"].tolist() == list(range(0, 801, 100))
+    assert by_run[0, "PPO_1"]["eval/return"].tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, -5.0, -6.0, -7.0, -8.0]
+    assert by_run[0, "PPO_1"]["train/loss"].tolist()[:5] == [0.5] * 5
+    assert by_run[0, "PPO_1"]["train/loss"].iloc[5:].isna().all()
+    assert by_run[1, "PPO_2"]["eval/return"].tolist() == [-s / 100 for s in range(0, 1001, 100)]
+    assert by_run[1, "PPO_2"]["train/loss"].isna().all()
+    assert by_run[1, "PPO_1"]["eval/return"].tolist() == [s / 100 for s in range(0, 1001, 100)]
+    assert by_run[2, "PPO_1"]["step"].tolist() == list(range(0, 1201, 100))
+    assert by_run[3, "PPO_1"]["train/loss"].tolist() == [0.5] * 11
+    assert by_run[3, "PPO_1"]["eval/return"].tolist() == [s / 100 for s in range(0, 1001, 100)]
+    segments = [(s.run["seed"], s.run["attempt"], s.source.split("/tb/")[1].rsplit("/", 1)[0], s.first_step,
+                 s.last_step, s.joins, s.dropped, s.dropped_steps) for s in frame.attrs["read_log"].segments]
+    assert segments == [(0, "PPO_1", "PPO_1", 0, 1000, "first", 0, None),
+                        (0, "PPO_1", "PPO_1/train", 0, 1000, "alongside", 0, None),
+                        (0, "PPO_1", "PPO_2", 500, 800, "restarts", 12, (500, 1000)),
+                        (1, "PPO_1", "PPO_1", 0, 1000, "first", 0, None),
+                        (1, "PPO_1", "PPO_1/train", 0, 1000, "alongside", 0, None),
+                        (1, "PPO_2", "PPO_2", 0, 1000, "reruns", 0, None),
+                        (2, "PPO_1", "PPO_1", 0, 1000, "first", 0, None),
+                        (2, "PPO_1", "PPO_1/train", 0, 1000, "alongside", 0, None),
+                        (2, "PPO_1", "PPO_2", 1100, 1200, "continues", 0, None),
+                        (3, "PPO_1", "PPO_1", 0, 1000, "first", 0, None),
+                        (3, "PPO_1", "PPO_1/train", 0, 1000, "alongside", 0, None)]
+    notes = frame.attrs[NOTES_ATTR]
+    assert notes[0].startswith("read 5 runs from 11 TensorBoard event files")
+    assert notes[1].startswith(
+        "4 runs read from several files, in the order written (attrs['read_log'].segments); a file that restarts "
+        "inside the steps of the ones before it (from a checkpoint) supersedes their values from its first step on: "
+        "agent=ppo task=hopper seed=0: PPO_1 (steps 0 to 1,000), PPO_1/train (steps 0 to 1,000), PPO_2 (steps 500 "
+        "to 800, restarts: 12 values before it at steps 500 to 1,000 dropped); agent=ppo task=hopper seed=1: PPO_1 "
+        "(steps 0 to 1,000), PPO_1/train (steps 0 to 1,000), PPO_2 (steps 0 to 1,000, a rerun from the start); "
+        "agent=ppo task=hopper seed=2: PPO_1 (steps 0 to 1,000), PPO_1/train (steps 0 to 1,000), PPO_2 (steps 1,100 "
+        "to 1,200, continues); agent=ppo task=hopper seed=3: events.out.tfevents.")
+    assert notes[2] == ("1 run started again from its first step (a rerun, not a restart): each attempt is read as a "
+                        "run of its own, told apart by the column 'attempt' (the folder it began in; rlstats refuses "
+                        "two runs with one seed), so keep the one you mean, e.g. subset=\"attempt == 'PPO_2'\": "
+                        "agent=ppo task=hopper seed=1 ('PPO_1', 'PPO_2')")
+    assert notes[3].endswith(": agent=ppo task=hopper seed=0 attempt=PPO_1 ends at step 800 (its 4 siblings: "
+                             "median 1,000)")
+    # The rerun is never averaged as another seed: a back end identifying runs by seed refuses it.
+    with pytest.raises(rlstats.errors.DesignError, match="has 2 rows at step 0"):
+        rlstats.curves(frame, "`eval/return` ~ agent | task/seed", step="step", n_resamples=50, rng=0)
+
+
+def test_segments_without_wall_times_go_in_path_order_with_numbers_read_as_numbers(tmp_path):
+    # progress.csv has no wall time: PPO_10 comes after PPO_9 (not after PPO_1) and restarts at 400.
+    folder = tmp_path / "a2c" / "pendulum" / "1"
+    for number, steps in ((1, range(0, 301, 100)), (9, range(300, 601, 100)), (10, range(400, 501, 100))):
+        sb3_progress_csv(folder / f"PPO_{number}" / "progress.csv",
+                         [{"time/total_timesteps": s, "eval/mean_reward": number * 1000 + s} for s in steps])
+    frame = rlstats.read_logs(tmp_path, "{agent}/{task}/{seed}", progress=False)
+    assert frame["step"].tolist() == [0, 100, 200, 300, 400, 500]
+    assert frame["eval/mean_reward"].tolist() == [1000.0, 1100.0, 1200.0, 9300.0, 10400.0, 10500.0]
+    assert [(s.joins, s.dropped, s.dropped_steps) for s in frame.attrs["read_log"].segments] == [
+        ("first", 0, None), ("restarts", 1, (300, 300)), ("restarts", 3, (400, 600))]
+
+
+def test_fields_and_columns_that_would_overwrite_each_other_are_errors(tb_runs, tmp_path):
+    for field in ("step", "wall_time", "source", "time_elapsed", "attempt"):
+        with pytest.raises(OptionError, match=f"gives a field '{field}', the name of the frame's own column "
+                                              f"'{field}'.*name the field otherwise, e.g. {{run_{field}}}"):
+            rlstats.read_logs(tb_runs, "{agent}/{task}/seed_{%s}" % field, progress=False)
+    with pytest.raises(OptionError, match="gives a field 'step'"):
+        rlstats.read_logs(tb_runs, lambda path: {"agent": path.split("/")[0], "step": path}, progress=False)
+    for column, what in (("agent", "the run field 'agent' \\(from pattern=\\)"),
+                         ("step", "the frame's own column 'step' \\(the logged step\\)"),
+                         ("source", "the frame's own column 'source'")):
+        with pytest.raises(OptionError, match=f"the scalar 'eval/mean_reward' would be read into a column named "
+                                              f"'{column}', {what}.*tags={{'eval/mean_reward': 'score'}}"):
+            rlstats.read_logs(tb_runs, SB3_PATTERN, tags={"eval/mean_reward": column}, progress=False)
+    # The default column of monitor.csv ('r') against a field named r.
+    sb3_monitor_csv(tmp_path / "m" / "ppo" / "1" / "0.monitor.csv", [(1.0, 10, 0.5)], 100.0, "X-v0")
+    with pytest.raises(OptionError, match="the scalar 'r' would be read into a column named 'r', the run field 'r'"):
+        rlstats.read_logs(tmp_path / "m", "{agent}/{r}", progress=False)
+
+
+def test_a_duplicated_csv_column_and_a_negative_episode_length_are_errors_naming_them(tmp_path):
+    (tmp_path / "csv" / "ppo" / "1").mkdir(parents=True)
+    (tmp_path / "csv" / "ppo" / "1" / "log.csv").write_text("step,score,loss,score\n0,1.0,0.5,2.0\n")
+    with pytest.raises(LogReadError, match="ppo/1/log.csv: unreadable: the header names the column 'score' twice"):
+        rlstats.read_logs(tmp_path / "csv", "{agent}/{seed}", progress=False)
+    path = tmp_path / "mon" / "ppo" / "1" / "0.monitor.csv"
+    sb3_monitor_csv(path, [(1.0, 10, 0.5), (2.0, -3, 0.7), (3.0, 4, 0.9)], 100.0, "X-v0")
+    with pytest.raises(LogReadError, match=r"ppo/1/0.monitor.csv: corrupt: column 'l' \(the episode length\) holds -3 "
+                                           r"in data row 2 \(line 4 of the file\), not a length of 0 or more"):
+        rlstats.read_logs(tmp_path / "mon", "{agent}/{seed}", progress=False)
+    assert path.read_text().splitlines()[3] == "2.0,-3,0.7"  # line 4 is the row named
+
+
+def test_fields_keep_the_types_a_callable_gives_and_seeds_become_integers_only_without_loss(tmp_path):
+    for name in ("lr_0.1_seed_007", "lr_0.2_seed_7", "lr_0.2_seed_8"):
+        write_tb(tmp_path / name, {"eval/return": [(0, 1.0)]})
+
+    def fields(path):
+        lr, seed = path.split("/")[0].split("_")[1::2]
+        return {"agent": "ppo", "lr": float(lr), "seed": int(seed)}
+
+    typed = rlstats.read_logs(tmp_path, fields, progress=False)
+    assert typed["lr"].dtype == np.float64 and typed["lr"].tolist() == [0.1, 0.2, 0.2]
+    assert typed["seed"].dtype == np.int64 and typed["seed"].tolist() == [7, 7, 8]
+    text = rlstats.read_logs(tmp_path, "lr_{lr}_seed_{seed}", progress=False)
+    assert text["seed"].tolist() == ["007", "7", "8"]  # as integers, '007' and '7' would become one seed
+    assert text["lr"].tolist() == ["0.1", "0.2", "0.2"]  # text from a path stays text
+
+
+def test_every_core_reads_the_same_frame(tb_runs):
+    one = rlstats.read_logs(tb_runs, SB3_PATTERN, progress=False)
+    pd.testing.assert_frame_equal(rlstats.read_logs(tb_runs, SB3_PATTERN, progress=False, n_jobs=-1), one)
+
+
+# The real Stable-Baselines3 logs of ../shared/data/logs/sb3_classic (PPO, A2C, DQN; 3 seeds), copied and damaged.
+
+@pytest.fixture
+def sb3_logs(shared_data, tmp_path):
+    import shutil
+
+    source = shared_data / "logs" / "sb3_classic"
+    if not source.is_dir():
+        pytest.skip(f"the SB3 logs are not at {source}")
+    return Path(shutil.copytree(source, tmp_path / "sb3_classic"))
+
+
+def event_steps(path):
+    """(byte offset, step) of every record of an event file, decoded by the tensorboard package."""
+    from tensorboard.compat.proto import event_pb2
+
+    from rlstats.logs._tensorboard import frame_records
+
+    data = path.read_bytes()
+    offsets, lengths = frame_records(data)
+    return [(int(o), event_pb2.Event.FromString(data[o + 12:o + 12 + n]).step) for o, n in zip(offsets, lengths)]
+
+
+def test_real_sb3_logs_a_killed_run_is_named(sb3_logs):
+    # PPO on CartPole, seed 1, killed after step 8,192: its event file ends at the record boundary before the first
+    # record past 8,192 (what a killed process leaves, every record flushed whole), and its monitor files end there too.
+    run = sb3_logs / "PPO" / "CartPole-v1" / "seed_1"
+    (events,) = (run / "tb" / "PPO_1").glob("events.out.tfevents.*")
+    cut = next(offset for offset, step in event_steps(events) if step > 8192)
+    events.write_bytes(events.read_bytes()[:cut])
+    frame = rlstats.read_logs(sb3_logs, SB3_PATTERN, format="tensorboard", progress=False)
+    assert frame.attrs[NOTES_ATTR][0].startswith("read 15 runs from 15 TensorBoard event files")
+    (early,) = frame.attrs["read_log"].ended_early
+    assert (early.run, early.last_step, early.siblings, early.siblings_median) == (
+        {"agent": "PPO", "task": "CartPole-v1", "seed": 1}, 5000, 2, 30000.0)
+    assert "agent=PPO task=CartPole-v1 seed=1 ends at step 5,000 (its 2 siblings: median 30,000)" in \
+        frame.attrs[NOTES_ATTR][-1]
+    assert not frame.attrs["read_log"].segments
+    # monitor.csv: every episode that ended by the time the 8,192nd step was taken, as SB3's load_results counts.
+    t_cut = {}
+    for path in sorted(run.glob("*.monitor.csv")):
+        episodes = pd.read_csv(path, skiprows=1)
+        t_cut[path] = episodes
+    merged = pd.concat(t_cut.values()).sort_values("t", kind="stable")
+    stop = merged["t"].to_numpy()[np.searchsorted(merged["l"].cumsum().to_numpy(), 8192)]
+    for path, episodes in t_cut.items():
+        header = path.read_text().splitlines()[0]
+        path.write_text(header + "\n" + episodes[episodes["t"] < stop].to_csv(index=False, lineterminator="\r\n"))
+    expected_last = int(merged.loc[merged["t"] < stop, "l"].sum())
+    monitors = rlstats.read_logs(sb3_logs, SB3_PATTERN, format="sb3_monitor", progress=False)
+    (early,) = monitors.attrs["read_log"].ended_early
+    assert early.run == {"agent": "PPO", "task": "CartPole-v1", "seed": 1} and early.last_step == expected_last
+    assert 7000 < expected_last <= 8192 and early.siblings_median == pytest.approx((32278 + 32531) / 2)
+
+
+def test_real_sb3_logs_a_rerun_and_a_restart_are_named(sb3_logs):
+    def latest_wall_time(folder):
+        (events,) = folder.glob("events.out.tfevents.*")
+        return float(rlstats.read_logs(events, tags="eval/mean_reward", progress=False)["wall_time"].max())
+
+    # A2C on CartPole, seed 0, started again from scratch in tb/A2C_2 and stopped after two evaluations.
+    rerun = sb3_logs / "A2C" / "CartPole-v1" / "seed_0" / "tb"
+    write_tb(rerun / "A2C_2", {"eval/mean_reward": [(5000, 11.0), (10000, 12.0)], "time/fps": [(2000, 900.0)]},
+             walltime0=latest_wall_time(rerun / "A2C_1") + 60)
+    # A2C on Acrobot, seed 2, restarted from its checkpoint at 12,000 in tb/A2C_2 (reset_num_timesteps=False), then
+    # killed again after one evaluation: the abandoned evaluations at 15,000 and 20,000 go, 20,000 never re-logged.
+    restart = sb3_logs / "A2C" / "Acrobot-v1" / "seed_2" / "tb"
+    write_tb(restart / "A2C_2", {"time/fps": [(12000, 800.0)], "eval/mean_reward": [(15000, -77.0)]},
+             walltime0=latest_wall_time(restart / "A2C_1") + 60)
+    original = rlstats.read_logs(restart / "A2C_1", tags="eval/mean_reward", progress=False)
+    assert original["step"].tolist() == [5000, 10000, 15000, 20000]
+
+    frame = rlstats.read_logs(sb3_logs, SB3_PATTERN, format="tensorboard", progress=False)
+    notes = frame.attrs[NOTES_ATTR]
+    assert notes[0].startswith("read 16 runs from 17 TensorBoard event files")
+    assert sorted(set(frame["attempt"])) == ["A2C_1", "A2C_2", "DQN_1", "PPO_1"]
+    runs = frame.groupby(["agent", "task", "seed", "attempt"])
+    assert runs["eval/mean_reward"].apply(list).loc[("A2C", "CartPole-v1", 0, "A2C_2")] == [11.0, 12.0]
+    acrobot = runs["step"].apply(list).loc[("A2C", "Acrobot-v1", 2, "A2C_1")]
+    assert acrobot == [5000, 10000, 15000]
+    assert frame.loc[(frame["task"] == "Acrobot-v1") & (frame["seed"] == 2) & (frame["agent"] == "A2C"),
+                     "eval/mean_reward"].tolist() == original["eval/mean_reward"].tolist()[:2] + [-77.0]
+    assert ("agent=A2C task=Acrobot-v1 seed=2: A2C_1 (steps 5,000 to 20,000), A2C_2 (steps 15,000 to 15,000, "
+            "restarts: 2 values before it at steps 15,000 to 20,000 dropped)") in notes[1]
+    assert ("agent=A2C task=CartPole-v1 seed=0: A2C_1 (steps 5,000 to 30,000), A2C_2 (steps 5,000 to 10,000, a "
+            "rerun from the start)") in notes[1]
+    assert "agent=A2C task=CartPole-v1 seed=0 ('A2C_1', 'A2C_2')" in notes[2]
+    early = {(e.run["task"], e.run["seed"], e.run["attempt"]): (e.last_step, e.siblings_median)
+             for e in frame.attrs["read_log"].ended_early}
+    assert early == {("CartPole-v1", 0, "A2C_2"): (10000, 30000.0), ("Acrobot-v1", 2, "A2C_1"): (15000, 20000.0)}

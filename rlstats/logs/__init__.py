@@ -1,6 +1,6 @@
-"""From training logs to one long frame: TensorBoard event files, Stable-Baselines3's monitor.csv and
-progress.csv, CSV / JSON-lines loggers, Spinning Up's progress.txt, and W&B (CSV exports, or the
-public API through :func:`read_wandb`).
+"""From training logs to one long frame: TensorBoard event files, Stable-Baselines3's monitor.csv,
+progress.csv and EvalCallback's evaluations.npz, CSV / JSON-lines loggers, Spinning Up's progress.txt,
+marl-eval's JSON, and W&B (CSV exports, or the public API through :func:`read_wandb`).
 
 The frame has one row per run and logged step (``agent``, ``task``, ``seed``, ``step``, one column
 per scalar, ``source``), ready for :func:`rlstats.curves`, :func:`rlstats.summarize_runs` and every
@@ -10,7 +10,8 @@ back end. Reading event files needs the tensorboard package: ``pip install "rlst
 from .._lazy import lazy_names
 
 # loaded on first use: the command line reads the format names from _layout without pandas
-__getattr__, __dir__ = lazy_names(__name__, {"._read": ("ReadLog", "ReadProblem", "choose_return_tag", "read_logs"),
+__getattr__, __dir__ = lazy_names(__name__, {"._read": ("EarlyEnd", "ReadLog", "ReadProblem", "Segment",
+                                                        "choose_return_tag", "read_logs"),
                                              "._wandb": ("read_wandb",)})
 
-__all__ = ["read_logs", "read_wandb", "ReadLog", "ReadProblem", "choose_return_tag"]
+__all__ = ["read_logs", "read_wandb", "ReadLog", "ReadProblem", "EarlyEnd", "Segment", "choose_return_tag"]

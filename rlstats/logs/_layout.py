@@ -39,7 +39,11 @@ FORMAT_LABELS = {
     "csv": "CSV files",
     "jsonl": "JSON-lines files",
     "wandb_csv": "W&B CSV exports",
+    "sb3_eval": "Stable-Baselines3 EvalCallback evaluations.npz files",
+    "marl_eval": "marl-eval JSON files",
 }
+#: Formats whose files go by any name ending so when format= names them (by default, only the name their writer uses).
+ANY_NAME = {"sb3_eval": ".npz", "marl_eval": ".json"}
 FORMATS = tuple(FORMAT_LABELS)
 FORMAT_LABELS["wandb"] = "W&B runs"  # read_wandb, through the public API
 
@@ -58,6 +62,10 @@ def file_format(name):
         return "jsonl"
     if name.endswith(".csv"):
         return "csv"
+    if name == "evaluations.npz":
+        return "sb3_eval"
+    if name == "metrics.json":  # marl-eval's JsonLogger and concatenate_json_files
+        return "marl_eval"
     return None
 
 
@@ -192,6 +200,8 @@ def discover(root, format):
         relative = Path(folder).relative_to(root).as_posix()
         for name in sorted(names):
             kind = file_format(name)
+            if kind is None and name.endswith(ANY_NAME.get(format, "\0")):
+                kind = format
             if kind is None:
                 continue
             if format is not None and not (kind == format or (format == "wandb_csv" and kind == "csv")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import collections
+import csv
 import dataclasses
 
 import numpy as np
@@ -50,3 +52,10 @@ def from_columns(step, columns, *, wall_time=None, time_elapsed=None, meta=None,
     pick = (lambda a: None if a is None else np.asarray(a, dtype=float)[rows])
     return Piece(tags, step[rows], cols.astype(np.intp), matrix[rows, cols], pick(wall_time), pick(time_elapsed),
                  meta or {}, name)
+
+
+def repeated_names(header, separator):
+    """Column names a table's header line gives more than once, in order (pandas would rename the
+    second ``score`` to ``score.1`` and read it as another scalar)."""
+    names = [name.strip() for name in next(csv.reader([header], delimiter=separator), [])]
+    return [name for name, times in collections.Counter(names).items() if times > 1 and name]  # '' is no name

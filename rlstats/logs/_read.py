@@ -5,6 +5,9 @@ from __future__ import annotations
 import collections
 import dataclasses
 import itertools
+import numbers
+import os
+import posixpath
 import re
 from pathlib import Path
 
@@ -20,6 +23,8 @@ from ._layout import FORMAT_LABELS, FORMATS, compile_pattern, discover
 from ._pieces import FileProblem
 from ._tabular import combine_monitors, looks_like_wandb_export, read_table_log
 from ._tensorboard import read_events
+from . import _marl_eval, _npz
+from ._smooth import check_smooth, smooth_frame
 
 KEEP = ("last", "first")
 ON_ERROR = ("raise", "skip")
@@ -28,11 +33,27 @@ MAX_TAGS = 1_000
 #: Key of ``DataFrame.attrs`` holding the :class:`ReadLog` of the files read.
 READ_LOG_ATTR = "read_log"
 #: Fields a log may state itself (a monitor header's env_id is the task), used when the pattern has none.
-META_FIELDS = ("agent", "task", "seed")
+META_FIELDS = ("agent", "task", "seed", "environment")
+#: Formats read by a module of their own: its read(path) -> pieces, default_tags(available) and NOTE.
+FORMAT_MODULES = {"sb3_eval": _npz, "marl_eval": _marl_eval}
 STANDARD_FIELDS = ("agent", "task", "seed")
 _RETURN_WORDS = {"return", "returns", "ret", "reward", "rewards", "rew", "score"}
 _EVAL_WORDS = {"eval", "evaluation", "test", "evaluate"}
 _SPREAD_WORDS = {"std", "min", "max", "var", "stddev", "sem", "median", "count"}
+#: Column that tells apart the attempts of a run started again from its first step in the same folder.
+ATTEMPT = "attempt"
+#: The frame's own columns (what each holds): a pattern field or a tag's column of that name would overwrite it.
+OWN_COLUMNS = {"step": "the logged step", "wall_time": "the time each row was logged",
+               "time_elapsed": "the seconds since the run started", "source": "the file each row came from",
+               ATTEMPT: "the folder where a rerun began"}
+#: Fields that tell replicate runs apart: runs equal in every other field (agent, task, ...) are siblings.
+REPLICATE_FIELDS = ("seed", "run", ATTEMPT)
+#: A run ends early when its last logged step is under this fraction of the median last step of its siblings:
+#: well past the spread of run lengths a budget gives (SB3 stops at the first whole rollout past it; a
+#: monitor.csv's last step misses each environment's unfinished episode, under 7% of a budget on the test logs).
+EARLY_END_FRACTION = 0.9
+#: Runs named one by one in a note (the read log lists them all).
+MAX_NAMED_RUNS = 10
 
 
 @dataclasses.dataclass(frozen=True)
@@ -45,6 +66,55 @@ class ReadProblem:
 
     def __str__(self):
         return f"{self.source}: {self.kind}: {self.detail}"
+
+
+@dataclasses.dataclass(frozen=True)
+class EarlyEnd:
+    """A run whose last logged step is under :data:`EARLY_END_FRACTION` of its siblings' median (a run
+    killed, or still running): ``run`` holds its fields as in the frame; ``siblings`` counts the runs it
+    was compared with (the same fields but seed, run and attempt), ``siblings_median`` their median last step."""
+
+    run: dict
+    last_step: float
+    siblings: int
+    siblings_median: float
+
+    def __str__(self):
+        return (f"{run_label(self.run)} ends at step {step_text(self.last_step)} (its {self.siblings} siblings: "
+                f"median {step_text(self.siblings_median)})")
+
+
+@dataclasses.dataclass(frozen=True)
+class Segment:
+    """One file of a run read from several, in the order they were written.
+
+    ``joins`` says how it follows the files before it that log the same tags: ``"first"``; ``"continues"``
+    (it starts after their last step); ``"restarts"`` (it starts inside their steps, as a restart from a
+    checkpoint: it supersedes them from its first step on, and their ``dropped`` values at ``dropped_steps``
+    (first, last) are left out); ``"reruns"`` (it starts again at their first step: a separate run, told apart by
+    the ``attempt`` column); ``"alongside"`` (it logs other tags only). ``first_step`` and ``last_step`` are
+    its steps with values of the requested tags, as logged.
+    """
+
+    run: dict
+    source: str
+    first_step: float
+    last_step: float
+    joins: str
+    dropped: int = 0
+    dropped_steps: tuple | None = None
+
+    def __str__(self):
+        return self.describe(self.source)
+
+    def describe(self, name):
+        """``PPO_2 (steps 15,000 to 20,000, restarts: 4 values before it at steps 15,000 to 30,000 dropped)``."""
+        how = {"continues": ", continues", "restarts": ", restarts",
+               "reruns": ", a rerun from the start"}.get(self.joins, "")
+        if self.dropped:
+            how += (f": {count(self.dropped, 'value')} before it at steps {step_text(self.dropped_steps[0])} to "
+                    f"{step_text(self.dropped_steps[1])} dropped")
+        return f"{name} (steps {step_text(self.first_step)} to {step_text(self.last_step)}{how})"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,6 +135,11 @@ class ReadLog:
         Files that did not match the pattern and were not read.
     skipped : bool
         True when the problems were skipped (``on_error="skip"``).
+    ended_early : tuple of EarlyEnd
+        Runs whose last logged step is well before their siblings' (killed, or still running).
+    segments : tuple of Segment
+        The files of every run read from several files (TensorBoard's ``PPO_1``, ``PPO_2``, ...), with
+        their steps and how each follows the ones before: continues, restarts (superseding) or reruns.
     """
 
     root: str
@@ -73,6 +148,8 @@ class ReadLog:
     problems: tuple = ()
     ignored: tuple = ()
     skipped: bool = False
+    ended_early: tuple = ()
+    segments: tuple = ()
 
     @property
     def ok(self):
@@ -86,6 +163,8 @@ class ReadLog:
         lines = [f"read_logs: {len(self.files)} {FORMAT_LABELS.get(self.format, self.format)} under {self.root}, "
                  f"{len(self.problems)} with problems, {len(self.ignored)} not matching the pattern"]
         lines += [f"  {p}" for p in self.problems]
+        lines += [f"  ends early: {e}" for e in self.ended_early]
+        lines += [f"  {run_label(s.run)}: {s}" for s in self.segments]
         return "\n".join(lines)
 
 
@@ -93,6 +172,8 @@ def _read_file(kind, path, step):
     try:
         if kind == "tensorboard":
             return read_events(path)
+        if kind in FORMAT_MODULES:
+            return FORMAT_MODULES[kind].read(path)
         return read_table_log(path, kind, step)
     except FileProblem as problem:
         return problem
@@ -148,6 +229,8 @@ def _resolve_tags(tags, available, kind):
     if tags is None:
         if kind == "sb3_monitor":
             return {"r": "r"}, "column 'r' (the episode return, SB3's default)"
+        if kind in FORMAT_MODULES:
+            return FORMAT_MODULES[kind].default_tags(available)
         tag, why = choose_return_tag(available)
         return {tag: tag}, f"tag {tag!r} ({why}; pass tags= to choose)"
     mapping = tag_mapping(tags, "tags")
@@ -168,15 +251,172 @@ def _listed(items, limit=20):
     return shown if len(items) <= limit else f"{shown} and {len(items) - limit:,} more"
 
 
-def _seed_values(values):
-    """Seeds as given; integers when every seed is written in digits."""
-    if all(isinstance(v, str) and v.isdigit() for v in values):
-        return np.asarray([int(v) for v in values], dtype=np.int64)
-    return np.asarray(values, dtype=object)
+def _field_values(field_rows, names):
+    """Each field's column, one value per run: numbers a pattern callable returned stay numbers of their
+    type; seeds written in digits become integers (only when that loses nothing: '007' stays text);
+    anything else is text (None where a run has no value)."""
+    columns = {}
+    for name in names:
+        raw = [fields.get(name) for fields in field_rows]
+        if all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in raw):
+            columns[name] = np.asarray(raw)
+        elif name == "seed" and all(isinstance(v, str) and v.isdigit() and str(int(v)) == v for v in raw):
+            columns[name] = np.asarray([int(v) for v in raw], dtype=np.int64)
+        else:
+            columns[name] = np.asarray([None if v is None else str(v) for v in raw], dtype=object)
+    return columns
+
+
+def step_text(step):
+    """A step for a note, exactly: 8,192 or 12.5."""
+    return f"{int(step):,}" if float(step).is_integer() else f"{float(step):g}"
+
+
+def run_label(run):
+    """``agent=PPO task=CartPole-v1 seed=1``: a run's fields for a note."""
+    return " ".join(f"{name}={value}" for name, value in run.items())
+
+
+def check_columns(fields, mapping, *, option="tags", where="pattern="):
+    """OptionError when a run field has the name of one of the frame's own columns, or a scalar's column has
+    the name of a field or of an own column: either would overwrite the other without a word."""
+    for name in fields:
+        if name in OWN_COLUMNS:
+            raise OptionError(f"{where} gives a field {name!r}, the name of the frame's own column {name!r} "
+                              f"({OWN_COLUMNS[name]}), which it would replace; name the field otherwise, "
+                              f"e.g. {{run_{name}}}")
+    for tag, column in mapping.items():
+        if column in fields or column in OWN_COLUMNS:
+            what = (f"the run field {column!r} (from {where})" if column in fields else
+                    f"the frame's own column {column!r} ({OWN_COLUMNS[column]})")
+            raise OptionError(f"the scalar {tag!r} would be read into a column named {column!r}, {what}, and one "
+                              f"would overwrite the other; name its column with {option}=, e.g. "
+                              f"{option}={{{tag!r}: 'score'}}")
+
+
+def _natural(path):
+    """Sort key reading runs of digits as numbers: PPO_2 before PPO_10."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", path)]
+
+
+def _first_time(piece):
+    """When a file began, by its first logged wall time (None when it has none)."""
+    if piece.wall_time is None or not np.isfinite(piece.wall_time).any():
+        return None
+    return float(np.nanmin(piece.wall_time))
+
+
+def _without(piece, gone):
+    """The piece without the records ``gone`` marks."""
+    keep = ~gone
+    pick = (lambda a: None if a is None else a[keep])
+    return dataclasses.replace(piece, step=piece.step[keep], tag=piece.tag[keep], value=piece.value[keep],
+                               wall_time=pick(piece.wall_time), time_elapsed=pick(piece.time_elapsed))
+
+
+def _split_attempts(pieces, mapping, sources):
+    """One run's files in the order written (first wall time, else path with numbers read as numbers),
+    split where a file starts again at its predecessors' first step (a rerun: a new attempt); a file
+    starting inside their steps (a restart from a checkpoint) supersedes the attempt's earlier files from
+    its first step on, whether or not it logs those steps again (the abandoned training logged them, in
+    every file). Files that log none of the same tags are alongside (a train/ and an eval/ folder). A
+    file's first step counts all its tags (the restart point); predecessors are the earlier files of
+    the attempt that log one of its requested tags.
+
+    Returns (attempts, segments): lists of (file index, piece), and per file with values of the
+    requested tags (file index, attempt, first, last, joins, dropped, dropped steps).
+    """
+    order = sorted(pieces, key=lambda entry: _natural(sources[entry[0]]))
+    times = [_first_time(piece) for _, piece in order]
+    if all(t is not None for t in times):
+        order = [order[i] for i in sorted(range(len(order)), key=times.__getitem__)]  # stable: ties by path
+    attempts, segments = [], []
+    for index, piece in order:
+        wanted = np.isin(piece.tag, [k for k, t in enumerate(piece.tags) if t in mapping])
+        if not wanted.any():
+            continue  # none of the requested tags: no row comes from it
+        tags = {piece.tags[k] for k in np.unique(piece.tag[wanted]).tolist()}
+        start, stop = piece.step.min(), piece.step.max()
+        placed = attempts[-1] if attempts else []
+        related = [entry for entry in placed if entry[2] & tags]
+        dropped, low, high = 0, None, None
+        if not related:
+            joins = "alongside" if placed else "first"
+        elif start <= min(entry[3] for entry in related):
+            joins = "reruns"
+        elif start > max(entry[4] for entry in related):
+            joins = "continues"
+        else:
+            joins = "restarts"
+            for entry in placed:  # what the abandoned training logged from here on, in any of its files
+                earlier = entry[1]
+                requested = np.isin(earlier.tag, [k for k, t in enumerate(earlier.tags) if t in mapping])
+                gone = requested & (earlier.step >= start)
+                if gone.any():
+                    steps = earlier.step[gone]
+                    dropped += int(gone.sum())
+                    low = steps.min() if low is None else min(low, steps.min())
+                    high = steps.max() if high is None else max(high, steps.max())
+                    entry[1] = _without(earlier, gone)
+        if joins in ("first", "reruns"):
+            attempts.append([])
+        attempts[-1].append([index, piece, tags, start, stop])
+        segments.append((index, len(attempts) - 1, piece.step[wanted].min(), piece.step[wanted].max(), joins,
+                         dropped, None if low is None else (low, high)))
+    return [[(entry[0], entry[1]) for entry in attempt] for attempt in attempts], segments
+
+
+def _attempt_labels(first_sources):
+    """Names of a run's attempts from the file each began with: its folder (``PPO_2``), relative to the
+    folder the attempts share, or the file when two began in one folder."""
+    folders = [posixpath.dirname(source) for source in first_sources]
+    if len(folders) == 1:
+        return [posixpath.basename(folders[0]) or "."]
+    common = posixpath.commonpath(folders)
+    labels = [posixpath.relpath(folder, common or ".") for folder in folders]
+    if len(set(labels)) < len(labels) or "." in labels:
+        labels = [posixpath.relpath(source, common or ".") for source in first_sources]
+    return labels
+
+
+def _median_of_others(values):
+    """For each value, the median of all the others (vectorised over the sorted values)."""
+    n = values.size
+    order = np.argsort(values, kind="stable")
+    rank = np.empty(n, dtype=np.intp)
+    rank[order] = np.arange(n)
+    ordered = values[order]
+    low, high = (n - 2) // 2, (n - 1) // 2  # middle positions among the n - 1 others
+    pick = (lambda j: ordered[j + (j >= rank)])  # others' position j skips the value itself
+    return (pick(low) + pick(high)) / 2
+
+
+def _early_ends(runs, last_steps):
+    """EarlyEnds among ``runs`` (field dicts as in the frame) with their last steps: siblings share every
+    field but seed, run and attempt; at least one sibling is needed."""
+    groups = {}
+    for i, run in enumerate(runs):
+        key = tuple((k, str(v)) for k, v in run.items() if k not in REPLICATE_FIELDS)
+        groups.setdefault(key, []).append(i)
+    found = []
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        last = np.asarray([last_steps[i] for i in members], dtype=float)
+        median = _median_of_others(last)
+        for i, step, other in zip(members, last, median):
+            if step < EARLY_END_FRACTION * other:
+                found.append(EarlyEnd(runs[i], last_steps[i], len(members) - 1, float(other)))
+    return tuple(found)
+
+
+def _listed_runs(items):
+    shown = "; ".join(str(item) for item in items[:MAX_NAMED_RUNS])
+    return shown if len(items) <= MAX_NAMED_RUNS else f"{shown}; and {len(items) - MAX_NAMED_RUNS} more"
 
 
 def read_logs(path, pattern=None, *, format=None, tags=None, step=None, keep="last", on_error="raise",
-              progress=True, n_jobs=1):
+              progress=True, n_jobs=1, smooth=None, smooth_over="episodes"):
     """Read a folder of training logs into one long frame: one row per run and logged step.
 
     Parameters
@@ -190,7 +430,8 @@ def read_logs(path, pattern=None, *, format=None, tags=None, step=None, keep="la
         (``{task}-seed{seed}`` reads ``Hopper-v4-seed1`` as task ``Hopper-v4``); ``*`` is the same
         without a name and may be empty. Fields need text between them (``{agent}{task}`` is an
         error), so matching takes time linear in the path; at most 32 fields, 4,096 characters.
-        Any field names may be used; each becomes a column. For a W&B export, the pattern is
+        Any field names may be used but the frame's own columns (``step``, ``wall_time``,
+        ``time_elapsed``, ``source``, ``attempt``); each becomes a column. For a W&B export, the pattern is
         matched against each run's name. A callable receives the relative path (or run name) and
         returns a dict of fields, or None to leave the file out. Files the pattern does not match
         are not read (they are counted in the notes and listed in the read log). Without a pattern, a column ``run``
@@ -199,22 +440,37 @@ def read_logs(path, pattern=None, *, format=None, tags=None, step=None, keep="la
     format : str, optional
         One of ``"tensorboard"`` (``events.out.tfevents.*``), ``"sb3_monitor"`` (``*monitor.csv``),
         ``"sb3_progress"`` (``progress.csv``), ``"spinup"`` (``progress.txt``), ``"csv"``,
-        ``"jsonl"`` (``*.jsonl``, ``progress.json``) or ``"wandb_csv"`` (a chart's CSV export).
-        By default, the one format found; finding several is an error that counts them.
+        ``"jsonl"`` (``*.jsonl``, ``progress.json``), ``"wandb_csv"`` (a chart's CSV export),
+        ``"sb3_eval"`` (SB3 EvalCallback's ``evaluations.npz``; any ``*.npz`` when named here) or
+        ``"marl_eval"`` (marl-eval's ``metrics.json``; any ``*.json`` when named here).
+        By default, the one format found; finding several is an error that counts them (an SB3
+        run folder often holds monitor.csv, event files and evaluations.npz: choose one).
+
+        ``evaluations.npz`` gives one row per evaluation: ``eval/mean_reward`` (the mean return over
+        its episodes, as EvalCallback logs it to TensorBoard), ``eval/episodes`` (their number), and
+        on request ``eval/mean_ep_length`` and ``eval/success_rate``. It is read without unpickling
+        (an array of Python objects is refused) and its arrays are bounded at 256 MiB.
+        A marl-eval file (``{environment: {task: {algorithm: {run: {"step_1": {"step_count": n,
+        metric: [values]}, ..., "absolute_metrics": {...}}}}}}``) holds its runs' fields: columns
+        ``agent`` (the algorithm), ``task``, ``seed`` (the run key, without a leading ``seed_``)
+        and ``environment``, with no ``run`` column when there is no pattern. Each metric is the mean
+        of the values logged at an evaluation (all metrics by default); ``absolute_metrics/<metric>``
+        (the absolute metrics, at each run's last step) are read when named in ``tags=``. At most
+        512 MiB and 64 levels of nesting.
     tags : str, list of str or dict, optional
         The scalars to read (tags of event files, columns of tables); a dict maps each to its
         column name, e.g. ``{"eval/mean_reward": "score"}``. By default the one scalar that looks
         like an evaluation return (see :func:`choose_return_tag`; for monitor.csv, ``r``), stated
-        in the notes; when several or none do, an error lists the logged tags.
+        in the notes; when several or none do, an error lists the logged tags. A column named like
+        a field or one of the frame's own columns is an error.
     step : str, optional
         The step column of a table (default: the first of ``time/total_timesteps``,
         ``TotalEnvInteracts``, ``global_step``, ``step``, ``Step``, ``_step``, ...). Event files
         carry their own step; a monitor.csv's step is the cumulative episode length.
     keep : {"last", "first"}
-        Which value to keep when a run logs the same tag at the same step more than once (a run
-        restarted from a checkpoint logs the steps after the checkpoint again): ``"last"`` keeps
-        the one written last (files in name order, which for event files is creation order, then
-        the order within the file). Their number is stated in the notes.
+        Which value to keep when one file logs a tag at the same step more than once: ``"last"``
+        keeps the one written last. Their number is stated in the notes. (A restart's file
+        supersedes the files before it from its first step on, whatever ``keep``; see Notes.)
     on_error : {"raise", "skip"}
         A file that is unreadable, truncated mid-record, corrupt or empty, and a run missing a
         requested tag, is recorded in the read log; ``"raise"`` then raises a LogReadError listing
@@ -223,6 +479,16 @@ def read_logs(path, pattern=None, *, format=None, tags=None, step=None, keep="la
         Show a progress bar over the files on stderr.
     n_jobs : int
         Files read in parallel by joblib (-1: all cores); the frame is the same whatever ``n_jobs``.
+    smooth : int, optional
+        Replace each scalar by a trailing rolling mean over a window of this many episodes or steps
+        (``smooth_over``), within each run: a monitor.csv's jagged episode returns become the curve
+        SB3's ``plot_results`` draws (``smooth=100``). Rows at the start of a run average the fewer
+        values logged so far; no row is dropped. Stated in the notes. A window of at least the
+        longest run is an error.
+    smooth_over : {"episodes", "steps"}
+        ``"episodes"``: the window counts the run's logged values (episodes in a monitor.csv,
+        evaluations in an evaluations.npz); ``"steps"``: it holds the values logged at steps in
+        ``(step - smooth, step]``.
 
     Returns
     -------
@@ -230,9 +496,10 @@ def read_logs(path, pattern=None, *, format=None, tags=None, step=None, keep="la
         The pattern's fields (``agent``, ``task``, ``seed`` first, or ``run``), ``step``, one column
         per scalar, ``wall_time`` (seconds since the epoch) or ``time_elapsed`` (seconds since the
         run started) where the log records time, and ``source`` (the file each row came from,
-        relative to ``path``), sorted by run and step. ``attrs["rlstats_notes"]`` says what was read
-        and how; results built from the frame repeat it. ``attrs["read_log"]`` is a
-        :class:`ReadLog`.
+        relative to ``path``), sorted by run and step; ``attempt`` when a run was started again
+        from its first step (see Notes). ``attrs["rlstats_notes"]`` says what was read and how;
+        results built from the frame repeat it. ``attrs["read_log"]`` is a :class:`ReadLog`,
+        which lists the files with problems, the runs that end early and every run's files.
 
     Raises
     ------
@@ -241,7 +508,32 @@ def read_logs(path, pattern=None, *, format=None, tags=None, step=None, keep="la
     OptionError
         An unknown option value, a pattern with fields side by side or beyond its bounds, ``n_jobs``
         above four per core (:data:`rlstats.options.JOBS_PER_CORE`), or ``tags=`` that is ambiguous,
-        names no logged scalar or more than 1,000.
+        names no logged scalar or more than 1,000; ``smooth=`` that is not a positive whole number,
+        is above 10**12 or spans every run; a pattern field or a tag's column that would overwrite
+        another column.
+
+    Notes
+    -----
+    Every run is accounted for in the notes and the read log:
+
+    - *Runs that end early.* A run whose last logged step is under 90% of the median last step
+      of its siblings (the other runs with the same fields but ``seed``, ``run`` and ``attempt``:
+      the same agent and task) is named with its last step: a run killed, or still running, whose
+      final value would be compared with others' at a later step.
+    - *Runs read from several files* (Stable-Baselines3 writes ``tb/PPO_1``, then ``tb/PPO_2``
+      when a run is started again in its folder) are named with each file's steps. The files of
+      a run are taken in the order written (their first wall time; else their paths, numbers read
+      as numbers) and each is compared with the earlier files logging the same tags: a file
+      starting after their last step *continues* the run; one starting inside their steps
+      *restarts* it from a checkpoint and supersedes the run's earlier files from its first step
+      on (its first step of any tag), so their values at or after it are dropped even where the
+      restart never logged those steps again (the count and the steps are stated); one starting
+      again at or before their first step is a *rerun*: each attempt becomes a run of its own, told apart by the column ``attempt`` (the
+      folder it began in, e.g. ``PPO_2``). A rerun is neither merged (its values would mix two
+      trainings) nor dropped (which attempt is meant is the caller's choice, e.g.
+      ``subset="attempt == 'PPO_2'"``); back ends refuse two runs with one seed, so it cannot pass
+      as another seed unnoticed. Files logging none of the same tags run alongside (a ``train/``
+      and an ``eval/`` folder); a VecEnv's monitor.csv files run side by side, never in turn.
 
     Examples
     --------
@@ -271,21 +563,25 @@ def read_logs(path, pattern=None, *, format=None, tags=None, step=None, keep="la
     on_error = check_choice("on_error", on_error, ON_ERROR)
     progress = check_bool("progress", progress)
     n_jobs = check_n_jobs(n_jobs)
+    smoothing = check_smooth(smooth, smooth_over)
     if step is not None and not isinstance(step, str):
         raise OptionError(f"step= names the step column of a table, e.g. step='global_step'; got {step!r}")
     compiled = compile_pattern(pattern)
+    check_columns(compiled.fields, {})  # before any file is read
     root, found = discover(path, format)
     if not found:
-        looked = FORMAT_LABELS[format] if format else "event files, monitor.csv, progress.csv/.txt, CSV or JSON lines"
+        looked = FORMAT_LABELS[format] if format else (
+            "event files, monitor.csv, progress.csv/.txt, CSV or JSON lines, evaluations.npz, marl-eval metrics.json")
         raise LogReadError(f"no training logs under {path} (looked for {looked})")
     if len(found) > 1:
         counts = ", ".join(f"{len(files)} {FORMAT_LABELS[kind]}" for kind, files in found.items())
         raise LogReadError(f"found several kinds of logs under {path}: {counts}; choose one with format=, "
                            f"e.g. format={next(iter(found))!r}")
     (kind, files), = found.items()
-    if step is not None and kind in ("tensorboard", "sb3_monitor"):
+    if step is not None and kind in ("tensorboard", "sb3_monitor", *FORMAT_MODULES):
         raise OptionError(f"step= names the step column of a table; {FORMAT_LABELS[kind]} carry their own step "
-                          "(event files: each event's step; monitor.csv: the cumulative episode length)")
+                          "(event files: each event's step; monitor.csv: the cumulative episode length; "
+                          "evaluations.npz: timesteps; marl-eval: step_count)")
     multi_run = kind in ("csv", "wandb_csv")  # a W&B export holds several runs, matched by name after reading
 
     # Which run each file belongs to (before reading, so unmatched files are never opened).
@@ -312,6 +608,7 @@ def read_logs(path, pattern=None, *, format=None, tags=None, step=None, keep="la
             from joblib import Parallel, delayed
 
             outcomes = []
+            cores = os.cpu_count() or 1
             workers = min(cores if n_jobs == -1 else n_jobs, len(to_read))  # joblib starts every worker at once
             for outcome in Parallel(n_jobs=workers, return_as="generator", batch_size=16)(
                     delayed(_read_file)(kind, root / relative, step) for relative in to_read):
@@ -327,8 +624,8 @@ def read_logs(path, pattern=None, *, format=None, tags=None, step=None, keep="la
         for piece in outcome:
             identity = piece.name if piece.name is not None else (Path(relative).parent.as_posix() if
                                                                    compiled.text is None else relative)
-            if compiled.text is None:
-                fields = {"run": identity}
+            if compiled.text is None:  # a log naming agent, task and seed itself (marl-eval) needs no run column
+                fields = {} if all(n in piece.meta for n in STANDARD_FIELDS) else {"run": identity}
             elif multi_run:
                 fields = compiled.match(identity if piece.name is not None else relative)
                 if fields is None:
@@ -356,6 +653,7 @@ def read_logs(path, pattern=None, *, format=None, tags=None, step=None, keep="la
         raise LogReadError(f"none of the {len(files)} {FORMAT_LABELS[kind]} under {path} matches the pattern "
                            f"{pattern!r}; e.g. {files[0]!r}")
     mapping, tag_sentence = _resolve_tags(tags, available, kind)
+    check_columns(field_names, mapping)  # fields a callable or a log gave, and the tags' columns
 
     # Runs missing a requested tag.
     complete = {}
@@ -371,16 +669,28 @@ def read_logs(path, pattern=None, *, format=None, tags=None, step=None, keep="la
     log = ReadLog(str(root), kind, tuple(files), tuple(problems), tuple(ignored), skipped=on_error == "skip")
     if problems:
         _fail_or_warn(problems, root, kind, on_error, total=len(to_read), fatal=not complete)
-    frame, duplicates, without_step = _assemble(complete, field_names, mapping, to_read, keep)
+    runs, segments, reruns = _runs_of_segments(complete, field_names, mapping, to_read,
+                                               split=kind != "sb3_monitor")  # a VecEnv's monitor files run side by side
+    ended_early = _early_ends(*_last_steps(runs, field_names, mapping))  # before _assemble lets the pieces go
+    frame, duplicates, without_step = _assemble(runs, field_names, mapping, to_read, keep)
+    log = dataclasses.replace(log, ended_early=ended_early, segments=segments)
 
-    notes = [f"read {len(complete)} runs from {len(to_read) - len([p for p in problems if p.kind != 'missing tag'])} "
-             f"{FORMAT_LABELS[kind]}, {tag_sentence}"]
+    files_read = len(to_read) - len([p for p in problems if p.kind != "missing tag"])
+    notes = [f"read {count(len(runs), 'run')} from {files_read} {FORMAT_LABELS[kind]}, {tag_sentence}"]
     if kind == "sb3_monitor":
         notes.append("the step of a monitor.csv row is the cumulative episode length (SB3's timesteps), counted "
                      "over all monitor files of a run in time order")
+    if kind in FORMAT_MODULES:
+        notes.append(FORMAT_MODULES[kind].NOTE)
+    if smoothing:
+        frame, sentence = smooth_frame(frame, list(mapping.values()), *smoothing, kind)
+        notes.append(sentence)
+    notes += _segment_notes(segments, reruns)
+    if ended_early:
+        notes.append(_early_note(ended_early, field_names))
     if duplicates:
-        notes.append(f"{count(duplicates, 'value')} logged again at a step already logged in the "
-                     f"same run (a restart from a checkpoint); the one written {keep} was kept")
+        notes.append(f"{count(duplicates, 'value')} logged again at a step already logged for the same run and tag "
+                     f"in one file; the one written {keep} was kept")
     if without_step:
         notes.append(f"{count(without_step, 'table row')} without a step left out")
     if ignored:
@@ -392,6 +702,100 @@ def read_logs(path, pattern=None, *, format=None, tags=None, step=None, keep="la
     frame.attrs[NOTES_ATTR] = tuple(notes)
     frame.attrs[READ_LOG_ATTR] = log
     return frame
+
+
+def _runs_of_segments(complete, field_names, mapping, sources, *, split):
+    """Each run's files as attempts (:func:`_split_attempts`) -> (runs for _assemble, Segments, reruns).
+
+    A run started again from its first step becomes one run per attempt, told apart by an ``attempt`` field
+    (then every run has one: the folder it began in); ``reruns`` lists the runs split so, with their labels.
+    """
+    per_run = []
+    for key, (fields, pieces) in complete.items():
+        attempts, segments = (_split_attempts(pieces, mapping, sources) if split and len(pieces) > 1
+                              and all(p.name is None for _, p in pieces) else ([pieces], []))
+        per_run.append((key, fields, attempts or [pieces], segments))
+    labelled = any(len(attempts) > 1 for _, _, attempts, _ in per_run)
+    if labelled:
+        field_names.append(ATTEMPT)
+    runs, reruns, placed = {}, [], []
+    for key, fields, attempts, segments in per_run:
+        labels = _attempt_labels([sources[attempt[0][0]] for attempt in attempts]) if labelled else [None]
+        keys = []
+        for attempt, label in zip(attempts, labels):
+            keys.append(key if label is None else key + ((ATTEMPT, label),))
+            runs[keys[-1]] = (fields if label is None else {**fields, ATTEMPT: label}, attempt)
+        if len(attempts) > 1:
+            reruns.append((keys[0], labels))
+        if len(segments) > 1:
+            placed.append((keys, segments))
+    position = {key: i for i, key in enumerate(runs)}
+    frame_runs = _frame_runs(runs, field_names)
+    found = tuple(Segment(frame_runs[position[keys[attempt]]], sources[index], _number(first), _number(last), joins,
+                          dropped, None if steps is None else tuple(map(_number, steps)))
+                  for keys, segments in placed for index, attempt, first, last, joins, dropped, steps in segments)
+    return runs, found, [(frame_runs[position[key]], labels) for key, labels in reruns]
+
+
+def _number(value):
+    """A numpy scalar as a Python number (for attrs and messages)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _ordered_fields(field_names):
+    return [f for f in STANDARD_FIELDS if f in field_names] + [f for f in field_names if f not in STANDARD_FIELDS]
+
+
+def _frame_runs(runs, field_names):
+    """Each run's fields as the frame holds them: {field: value}, in the frame's column order."""
+    names = _ordered_fields(field_names)
+    columns = _field_values([fields for fields, _ in runs.values()], names)
+    return [{name: _number(columns[name][i]) for name in names} for i in range(len(runs))]
+
+
+def _last_steps(runs, field_names, mapping):
+    """(each run's fields as in the frame, its last step with a value of a requested tag)."""
+    last = []
+    for _, pieces in runs.values():
+        ends = [piece.step[np.isin(piece.tag, [k for k, t in enumerate(piece.tags) if t in mapping])]
+                for _, piece in pieces]
+        last.append(_number(max(e.max() for e in ends if e.size)))
+    return _frame_runs(runs, field_names), last
+
+
+def _segment_notes(segments, reruns):
+    """Notes naming runs read from several files (each file's steps and how it joins) and reruns."""
+    notes = []
+    if segments:
+        by_run = {}
+        for segment in segments:
+            by_run.setdefault(run_label({k: v for k, v in segment.run.items() if k != ATTEMPT}), []).append(segment)
+        described = []
+        for label, parts in by_run.items():
+            names = _attempt_labels([part.source for part in parts])
+            described.append(f"{label}: " + ", ".join(part.describe(name) for part, name in zip(parts, names)))
+        rule = ("; a file that restarts inside the steps of the ones before it (from a checkpoint) supersedes "
+                "their values from its first step on" if any(part.joins == "restarts" for part in segments) else "")
+        notes.append(f"{count(len(by_run), 'run')} read from several files, in the order written "
+                     f"(attrs['read_log'].segments){rule}: " + _listed_runs(described))
+    if reruns:
+        shown = [f"{run_label({k: v for k, v in run.items() if k != ATTEMPT})} ({', '.join(map(repr, labels))})"
+                 for run, labels in reruns]
+        example = reruns[0][1][-1]
+        notes.append(f"{count(len(reruns), 'run')} started again from {'its' if len(reruns) == 1 else 'their'} "
+                     f"first step (a rerun, not a restart): each attempt is read as a run of its "
+                     f"own, told apart by the column {ATTEMPT!r} (the folder it began in; rlstats refuses two runs "
+                     f"with one seed), so keep the one you mean, e.g. subset=\"{ATTEMPT} == '{example}'\": "
+                     + _listed_runs(shown))
+    return notes
+
+
+def _early_note(ended_early, field_names):
+    same = [f for f in _ordered_fields(field_names) if f not in REPLICATE_FIELDS]
+    siblings = f"the other runs with the same {' and '.join(same)}" if same else "the other runs"
+    return (f"{count(len(ended_early), 'run')} {'ends' if len(ended_early) == 1 else 'end'} well before "
+            f"{siblings} (last logged step under {EARLY_END_FRACTION:.0%} of their median: killed, or still "
+            f"running?), so a value at the last step would compare different steps: " + _listed_runs(ended_early))
 
 
 def _fail_or_warn(problems, root, kind, on_error, *, total, fatal):
@@ -406,77 +810,103 @@ def _fail_or_warn(problems, root, kind, on_error, *, total, fatal):
 
 
 def _assemble(runs, field_names, mapping, sources, keep):
-    """The long frame from the runs' pieces: duplicates resolved by ``keep``, tags as columns."""
+    """The long frame from the runs' pieces, one run at a time, no sort of every record at once: duplicates
+    resolved by ``keep``, tags as columns. Each run's records are let go once its rows are made (the pieces'
+    arrays become None), so that the records and the frame never all live at once."""
     tag_order = list(mapping)
-    run_ids, files, positions, steps, tags, values, walls, elapsed = [], [], [], [], [], [], [], []
-    has_wall = has_elapsed = False
-    without_step = 0
-    for run_id, (fields, pieces) in enumerate(runs.values()):
-        for file_index, piece in pieces:
-            without_step += piece.meta.get("rows_without_step", 0)
-            lookup = np.array([tag_order.index(t) if t in mapping else -1 for t in piece.tags], dtype=np.intp)
-            codes = lookup[piece.tag] if piece.tags else piece.tag
-            chosen = codes >= 0
-            n = int(chosen.sum())
-            run_ids.append(np.full(n, run_id, dtype=np.int64))
-            files.append(np.full(n, file_index, dtype=np.int64))
-            positions.append(np.flatnonzero(chosen))
-            steps.append(np.asarray(piece.step)[chosen])
-            tags.append(codes[chosen])
-            values.append(piece.value[chosen])
-            has_wall |= piece.wall_time is not None
-            has_elapsed |= piece.time_elapsed is not None
-            walls.append(piece.wall_time[chosen] if piece.wall_time is not None else np.full(n, np.nan))
-            elapsed.append(piece.time_elapsed[chosen] if piece.time_elapsed is not None else np.full(n, np.nan))
-    run_id, file_id, position = (np.concatenate(a) for a in (run_ids, files, positions))
-    step = np.concatenate(steps)
-    tag, value, wall, spent = (np.concatenate(a) for a in (tags, values, walls, elapsed))
-    # Sort by run, tag, step, then the order written; keep the first or last of each (run, tag, step).
-    order = np.lexsort((position, file_id, step, tag, run_id))
-    columns = (run_id, file_id, step, tag, value, wall, spent)
-    run_id, file_id, step, tag, value, wall, spent = (a[order] for a in columns)
-    same = (run_id[1:] == run_id[:-1]) & (tag[1:] == tag[:-1]) & (step[1:] == step[:-1])
-    keep_mask = np.r_[~same, True] if keep == "last" else np.r_[True, ~same]
-    duplicates = int(same.sum())
-    run_id, file_id, step, tag, value, wall, spent = (a[keep_mask] for a in
-                                                      (run_id, file_id, step, tag, value, wall, spent))
-    # One row per (run, step).
-    row_order = np.lexsort((file_id, step, run_id))
-    rs, ss = run_id[row_order], step[row_order]
-    new_row = np.r_[True, (rs[1:] != rs[:-1]) | (ss[1:] != ss[:-1])]
-    row_of_sorted = np.cumsum(new_row) - 1
-    row = np.empty_like(row_of_sorted)
-    row[row_order] = row_of_sorted
-    n_rows = int(new_row.sum())
-    table = np.full((n_rows, len(tag_order)), np.nan)
-    table[row, tag] = value
-    last = np.r_[new_row[1:], True]  # the record of each row written last (largest file index)
-    row_run = rs[new_row]
-    row_step = ss[new_row]
-    row_file = file_id[row_order][last]
-    row_wall = np.full(n_rows, np.nan)
-    np.fmax.at(row_wall, row, wall)
-    row_spent = np.full(n_rows, np.nan)
-    np.fmax.at(row_spent, row, spent)
+    parts, duplicates, without_step = [], 0, 0
+    for fields, pieces in runs.values():
+        without_step += sum(piece.meta.get("rows_without_step", 0) for _, piece in pieces)
+        *part, dropped = _run_rows(pieces, tag_order, keep)
+        parts.append(part)
+        duplicates += dropped
+        for _, piece in pieces:
+            piece.step = piece.tag = piece.value = piece.wall_time = piece.time_elapsed = None
+    sizes = [part[0].size for part in parts]
 
-    columns = {}
-    field_rows = [fields for fields, _ in runs.values()]
-    ordered = [f for f in STANDARD_FIELDS if f in field_names] + [f for f in field_names if f not in STANDARD_FIELDS]
-    for name in ordered:
-        per_run = [str(f[name]) if name in f and f[name] is not None else None for f in field_rows]
-        if name == "seed" and all(v is not None for v in per_run):
-            column = _seed_values(per_run)
-        else:
-            column = np.asarray(per_run, dtype=object)
-        columns[name] = column[row_run]
+    def joined(i):
+        """Item ``i`` of every run's rows as one column (NaN where a run has none), each run's copy released."""
+        column = np.concatenate([np.full(n, np.nan) if part[i] is None else part[i] for part, n in zip(parts, sizes)])
+        for part in parts:
+            part[i] = None
+        return column
+
+    row_run = np.repeat(np.arange(len(parts)), sizes)
+    columns = {name: _repeat(values, row_run) for name, values in
+               _field_values([fields for fields, _ in runs.values()], _ordered_fields(field_names)).items()}
+    row_step = joined(0)
     if np.issubdtype(row_step.dtype, np.floating) and np.all(row_step == np.round(row_step)):
         row_step = row_step.astype(np.int64)
     columns["step"] = row_step
     for j, t in enumerate(tag_order):
-        columns[mapping[t]] = table[:, j]
-    if has_wall:
-        columns["wall_time"] = row_wall
-    if has_elapsed and not np.isnan(row_spent).all():
-        columns["time_elapsed"] = row_spent
-    columns["source"] = np.asarray(sources, dtype=object)[row_file]
-    return pd.DataFrame(columns), duplicates, without_step
+        columns[mapping[t]] = joined(4 + j)
+    if any(part[1] is not None for part in parts):
+        columns["wall_time"] = joined(1)
+    if any(part[2] is not None for part in parts):
+        row_spent = joined(2)
+        if not np.isnan(row_spent).all():
+            columns["time_elapsed"] = row_spent
+    columns["source"] = _repeat(np.asarray(sources, dtype=object), joined(3))
+    return pd.DataFrame(columns, copy=False), duplicates, without_step
+
+
+def _repeat(values, rows):
+    """``values[rows]``; text as the frame holds it (pandas' string type) without a Python object per row."""
+    if values.dtype != object:
+        return values[rows]
+    return pd.Series(values).array.take(rows)
+
+
+def _run_rows(pieces, tag_order, keep):
+    """One run's rows: steps, wall time and time elapsed (None when no file has them), the file of each row,
+    one column per tag, and the number of values dropped as logged twice. A record's place is its file,
+    then its position in the file; of a (step, tag) logged more than once the first or the last is kept; a
+    row's wall time is its latest, its file the last one written."""
+    files, positions, steps, tags, values, walls, spent = [], [], [], [], [], [], []
+    has_wall = any(piece.wall_time is not None for _, piece in pieces)
+    has_spent = any(piece.time_elapsed is not None for _, piece in pieces)
+    for file_index, piece in sorted(pieces, key=lambda entry: entry[0]):
+        lookup = np.array([tag_order.index(t) if t in tag_order else -1 for t in piece.tags], dtype=np.intp)
+        codes = lookup[piece.tag] if piece.tags else piece.tag
+        chosen = np.flatnonzero(codes >= 0)
+        files.append(np.full(chosen.size, file_index, dtype=np.intp))
+        positions.append(chosen)
+        steps.append(np.asarray(piece.step)[chosen])
+        tags.append(codes[chosen])
+        values.append(piece.value[chosen])
+        for wanted, kept, times in ((has_wall, walls, piece.wall_time), (has_spent, spent, piece.time_elapsed)):
+            if wanted:
+                kept.append(np.full(chosen.size, np.nan) if times is None else times[chosen])
+    one = (lambda arrays: arrays[0] if len(arrays) == 1 else np.concatenate(arrays))
+    file_id, position, step, tag, value = map(one, (files, positions, steps, tags, values))
+    wall = one(walls) if has_wall else None
+    elapsed = one(spent) if has_spent else None
+    dropped, row = 0, np.zeros(0, dtype=np.intp)
+    if step.size:
+        new_row = np.r_[True, step[1:] != step[:-1]]
+        row = np.cumsum(new_row) - 1
+        # Logged in step order and once per (step, tag), as a single file or files one after another are: no sort.
+        in_order = len({index for index, _ in pieces}) == len(pieces) and bool(np.all(step[1:] >= step[:-1]))
+        if in_order:
+            filled = np.zeros((int(row[-1]) + 1, len(tag_order)), dtype=bool)
+            filled[row, tag] = True
+            in_order = int(filled.sum()) == step.size
+        if not in_order:
+            order = np.lexsort((position, file_id, tag, step))
+            same = (step[order][1:] == step[order][:-1]) & (tag[order][1:] == tag[order][:-1])
+            order = order[np.r_[~same, True] if keep == "last" else np.r_[True, ~same]]
+            dropped = int(same.sum())
+            file_id, step, tag, value = (a[order] for a in (file_id, step, tag, value))
+            wall, elapsed = (None if a is None else a[order] for a in (wall, elapsed))
+            new_row = np.r_[True, step[1:] != step[:-1]]
+            row = np.cumsum(new_row) - 1
+        starts = np.flatnonzero(new_row)
+        latest = (lambda a: None if a is None else np.fmax.reduceat(a, starts))
+        step, wall, elapsed, file_id = step[starts], latest(wall), latest(elapsed), np.maximum.reduceat(file_id, starts)
+    columns = []
+    for j in range(len(tag_order)):
+        column = np.full(step.size, np.nan)
+        mine = tag == j
+        column[row[mine]] = value[mine]
+        columns.append(column)
+    return step, wall, elapsed, file_id, *columns, dropped

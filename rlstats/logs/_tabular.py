@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ..tables import read_csv
-from ._pieces import FileProblem, from_columns
+from ._pieces import FileProblem, from_columns, repeated_names
 
 #: Step columns tried in order when ``step=`` is not given (exact names, then lower-cased names).
 STEP_COLUMNS = ("time/total_timesteps", "TotalEnvInteracts", "global_step", "step", "Step", "_step",
@@ -72,6 +72,10 @@ def _check_complete(text, separator, strict):
 
 
 def _table(text, separator, skip=0):
+    twice = repeated_names(text.split("\n", skip + 1)[skip].rstrip("\r"), separator)
+    if twice:  # pandas would read the second copy as 'name.1', a scalar nobody logged
+        raise FileProblem("unreadable", f"the header names the column {', '.join(map(repr, twice))} twice; "
+                                        "rename one (or leave one out) so each scalar has one column")
     try:
         frame = read_csv(io.StringIO(text), sep=separator, skiprows=skip, skipinitialspace=separator == "\t")
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
@@ -83,6 +87,8 @@ def _table(text, separator, skip=0):
 
 
 def _numeric(frame, column):
+    if frame[column].dtype.kind in "fiu":  # parsed as numbers already (empty cells are NaN): nothing to check
+        return frame[column].to_numpy(dtype=float)
     values = pd.to_numeric(frame[column], errors="coerce")
     bad = values.isna() & frame[column].notna()
     if bad.any():
@@ -227,6 +233,12 @@ def read_monitor(path):
     if missing:
         raise FileProblem("unreadable", f"no column {', '.join(map(repr, missing))} (SB3 writes r, l, t)")
     lengths = _numeric(frame, "l")
+    bad = np.flatnonzero(~(lengths >= 0))
+    if bad.size:  # the step is the cumulative length: it would run backwards
+        row = int(bad[0])
+        shown = "no value" if np.isnan(lengths[row]) else f"{lengths[row]:g}"
+        raise FileProblem("corrupt", f"column 'l' (the episode length) holds {shown} in data row {row + 1} (line "
+                                     f"{row + 3} of the file), not a length of 0 or more")
     elapsed = _numeric(frame, "t")
     values = {"r": _numeric(frame, "r"), "l": lengths}
     for column in frame.columns:

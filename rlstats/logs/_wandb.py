@@ -17,7 +17,8 @@ from ..options import check_bool, check_choice
 from ..progress import progress_bar
 from ._layout import compile_pattern
 from ._pieces import Piece
-from ._read import KEEP, ON_ERROR, READ_LOG_ATTR, ReadLog, ReadProblem, _assemble, _fail_or_warn, tag_mapping
+from ._read import (KEEP, ON_ERROR, READ_LOG_ATTR, ReadLog, ReadProblem, _assemble, _fail_or_warn, check_columns,
+                    tag_mapping)
 
 RUN_ATTRIBUTES = ("name", "id", "group")
 
@@ -104,6 +105,7 @@ def read_wandb(path, *, keys, filters=None, fields=None, pattern=None, step="_st
 
     problems, ignored, grouped, sources = [], [], {}, []
     field_names = list(compiled.fields) + [f for f in (fields or {}) if f not in compiled.fields]
+    check_columns(field_names, mapping, option="keys", where="pattern= or fields=")
     with progress_bar(len(runs), progress, "reading W&B runs") as advance:
         for run in runs:
             source = f"wandb:{path}/{getattr(run, 'id', '?')}"

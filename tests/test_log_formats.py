@@ -1,0 +1,242 @@
+"""The formats researchers have: SB3 EvalCallback's evaluations.npz, marl-eval's JSON, and smooth= for
+episode curves. Every number is checked against one computed here another way: plain Python means of
+the arrays or JSON lists, pandas' rolling windows, and on the real SB3 logs (../shared) the TensorBoard
+rows SB3 wrote at the same evaluations.
+
+evaluations.npz is written here as ``stable_baselines3.common.callbacks.EvalCallback._on_step`` writes
+it (stable-baselines3 2.x): ``np.savez(log_path, timesteps=..., results=..., ep_lengths=...)`` with lists
+of per-evaluation lists, plus ``successes=`` when the environment reports ``is_success``.
+"""
+
+import json
+import statistics
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rlstats
+from rlstats.design import NOTES_ATTR
+from rlstats.errors import LogReadError
+
+SB3_PATTERN = "{agent}/{task}/seed_{seed}"
+MARL_EVAL_MOCK = ("raw/instadeepai/marl-eval/5675ad67e8eeb7450bbbe827883849a938b27d80/tests/mock_data_test.json")
+
+
+def write_evaluations(folder, timesteps, results, lengths, successes=None, name="evaluations.npz"):
+    folder.mkdir(parents=True, exist_ok=True)
+    extra = {} if successes is None else {"successes": successes}
+    np.savez(folder / name, timesteps=timesteps, results=results, ep_lengths=lengths, **extra)
+    return folder / name
+
+
+def write_monitor(path, returns, lengths, t_start=1_700_000_000.0):
+    """A monitor.csv as SB3's ResultsWriter writes it; episode i ends at t = i + 1 seconds."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    rows = "".join(f"{r},{l},{i + 1}\r\n" for i, (r, l) in enumerate(zip(returns, lengths)))
+    path.write_text(f'#{{"t_start": {t_start}, "env_id": "CartPole-v1"}}\nr,l,t\r\n{rows}')
+
+
+# ----------------------------------------------------------------------------- evaluations.npz
+
+def test_evaluations_one_row_per_evaluation_with_means_and_counts(tmp_path):
+    results = {0: [[10.0, 20.0, 30.0], [40.0, 41.0, 45.0]], 1: [[1.0, 2.0, 4.0], [8.0, 8.5, 9.0]]}
+    lengths = {0: [[100, 200, 300], [400, 410, 450]], 1: [[10, 20, 40], [80, 85, 90]]}
+    for seed in (0, 1):
+        write_evaluations(tmp_path / "ppo" / "hopper" / f"seed_{seed}", [5000, 10000], results[seed], lengths[seed],
+                          successes=[[True, False, True], [True, True, True]])
+    frame = rlstats.read_logs(tmp_path, SB3_PATTERN, progress=False)
+    assert list(frame.columns) == ["agent", "task", "seed", "step", "eval/mean_reward", "eval/episodes", "source"]
+    assert frame["seed"].tolist() == [0, 0, 1, 1] and frame["step"].tolist() == [5000, 10000] * 2
+    expected = [statistics.fmean(row) for seed in (0, 1) for row in results[seed]]
+    assert frame["eval/mean_reward"].tolist() == expected == [20.0, 42.0, 7 / 3, 8.5]
+    assert frame["eval/episodes"].tolist() == [3.0] * 4
+    assert frame["source"].iloc[0] == "ppo/hopper/seed_0/evaluations.npz"
+    notes = frame.attrs[NOTES_ATTR]
+    assert notes[0].startswith("read 2 runs from 2 Stable-Baselines3 EvalCallback evaluations.npz files, tags "
+                               "'eval/mean_reward' (each evaluation's mean return over its episodes) and "
+                               "'eval/episodes' (their number); pass tags= for 'eval/mean_ep_length' or "
+                               "'eval/success_rate'")
+    assert any("mean return over that evaluation's episodes" in note for note in notes)
+
+    asked = rlstats.read_logs(tmp_path, SB3_PATTERN, progress=False,
+                              tags={"eval/mean_ep_length": "length", "eval/success_rate": "success"})
+    assert asked["length"].tolist() == [statistics.fmean(r) for s in (0, 1) for r in lengths[s]]
+    assert asked["success"].tolist() == [2 / 3, 1.0, 2 / 3, 1.0]
+
+
+def test_evaluations_under_another_name_when_the_format_is_named(tmp_path):
+    write_evaluations(tmp_path / "ppo" / "hopper" / "seed_0", [1, 2], [[1.0], [3.0]], [[5], [6]], name="eval_ppo.npz")
+    with pytest.raises(LogReadError, match="no training logs under"):
+        rlstats.read_logs(tmp_path, SB3_PATTERN, progress=False)
+    frame = rlstats.read_logs(tmp_path, SB3_PATTERN, format="sb3_eval", progress=False)
+    assert frame["eval/mean_reward"].tolist() == [1.0, 3.0]
+
+
+def test_evaluations_equal_the_tensorboard_eval_rows_of_the_real_logs(shared_data):
+    """SB3 wrote eval/mean_reward = float(np.mean(episode_rewards)) to TensorBoard (as float32) at the step it
+    saved the same episodes to evaluations.npz: every row of the one equals the other."""
+    pytest.importorskip("tensorboard")
+    root = shared_data / "logs" / "sb3_classic"
+    if not root.is_dir():
+        pytest.skip(f"the SB3 logs are not at {root}")
+    keys = ["agent", "task", "seed", "step"]
+    evaluations = rlstats.read_logs(root, SB3_PATTERN, format="sb3_eval", tags=["eval/mean_reward",
+                                                                                "eval/mean_ep_length"], progress=False)
+    events = rlstats.read_logs(root, SB3_PATTERN, format="tensorboard", tags=["eval/mean_reward",
+                                                                             "eval/mean_ep_length"], progress=False)
+    both = evaluations.merge(events, on=keys, how="outer", suffixes=("_npz", "_tb"), indicator=True)
+    assert len(evaluations) == len(events) == len(both) == 72 and (both["_merge"] == "both").all()
+    for tag in ("eval/mean_reward", "eval/mean_ep_length"):
+        assert np.array_equal(both[f"{tag}_npz"].astype(np.float32), both[f"{tag}_tb"])
+    # one run by hand: PPO on CartPole, seed 0
+    with np.load(root / "PPO" / "CartPole-v1" / "seed_0" / "evaluations.npz", allow_pickle=False) as archive:
+        by_hand = [statistics.fmean(row) for row in archive["results"].tolist()]
+        steps = archive["timesteps"].tolist()
+    run = evaluations.query("agent == 'PPO' and task == 'CartPole-v1' and seed == 0")
+    assert run["step"].tolist() == steps and run["eval/mean_reward"].tolist() == by_hand
+    assert by_hand[0] == 332.6
+
+
+def test_a_run_folder_with_three_formats_asks_which(shared_data):
+    root = shared_data / "logs" / "sb3_classic"
+    if not root.is_dir():
+        pytest.skip(f"the SB3 logs are not at {root}")
+    with pytest.raises(LogReadError) as info:
+        rlstats.read_logs(root, SB3_PATTERN, progress=False)
+    assert ("75 Stable-Baselines3 monitor.csv files, 15 Stable-Baselines3 EvalCallback evaluations.npz files, "
+            "15 TensorBoard event files; choose one with format=") in str(info.value)
+
+
+# ----------------------------------------------------------------------------- marl-eval JSON
+
+def _marl_eval_by_hand(data):
+    """{(environment, task, algorithm, seed, step_count): {metric: mean}} walking the JSON with plain Python."""
+    out = {}
+    for environment, tasks in data.items():
+        for task, algorithms in tasks.items():
+            for algorithm, runs in algorithms.items():
+                for run, steps in runs.items():
+                    for key, logged in steps.items():
+                        if key == "absolute_metrics":
+                            continue
+                        out[environment, task, algorithm, int(run), logged["step_count"]] = {
+                            metric: statistics.fmean(values) for metric, values in logged.items()
+                            if metric != "step_count"}
+    return out
+
+
+def test_marl_eval_mock_file_against_the_json_by_hand(shared_data):
+    path = shared_data / MARL_EVAL_MOCK
+    data = json.loads(path.read_text())
+    frame = rlstats.read_logs(path, format="marl_eval", progress=False)
+    assert list(frame.columns) == ["agent", "task", "seed", "environment", "step", "return", "win_rate", "source"]
+    by_hand = _marl_eval_by_hand(data)
+    assert len(frame) == len(by_hand) == 54
+    for row in frame.itertuples(index=False):
+        expected = by_hand[row.environment, row.task, row.agent, row.seed, row.step]
+        assert (row[5], row.win_rate) == (expected["return"], expected["win_rate"])
+    first = frame.iloc[0]
+    assert (first["agent"], first["task"], first["seed"], first["step"], first["return"]) == \
+        ("algo_1", "task_1", 43289, 10006, 2.5)  # [1, 2, 3, 4] at STEP_1
+    assert frame["seed"].dtype == np.int64 and sorted(set(frame["seed"])) == [42, 43289]
+    assert frame.attrs[NOTES_ATTR][0] == (
+        "read 18 runs from 1 marl-eval JSON files, metrics 'return', 'win_rate' (each the mean of the values logged "
+        "at an evaluation); pass tags= for the absolute metrics 'absolute_metrics/return', "
+        "'absolute_metrics/win_rate'")
+
+    absolute = rlstats.read_logs(path, format="marl_eval", tags={"absolute_metrics/return": "absolute"},
+                                 progress=False)
+    assert len(absolute) == 18 and (absolute["step"] == 30000).all()
+    run = data["env_1"]["task_1"]["algo_1"]["43289"]
+    assert absolute["absolute"].iloc[0] == statistics.fmean(run["absolute_metrics"]["return"]) == 3.625
+
+
+def test_marl_eval_as_its_json_logger_writes_it(tmp_path):
+    """JsonLogger writes <path>/metrics.json: runs named seed_<seed>, evaluations step_<i> with elapsed_time and
+    one value per metric; a folder of such files (one per experiment) is found without format=."""
+    for seed, returns in ((1, [[1.0, 3.0], [5.0, 6.0]]), (2, [[2.0, 2.0], [4.0, 9.0]])):
+        run = {"absolute_metrics": {"episode_return": [7.0 + seed]}}
+        for i, values in enumerate(returns):
+            run[f"step_{i}"] = {"step_count": 1000 * (i + 1), "elapsed_time": 10.0 * i, "episode_return": values,
+                                "win_rate": [0.5 * i]}
+        folder = tmp_path / f"experiment_{seed}"
+        folder.mkdir()
+        (folder / "metrics.json").write_text(json.dumps({"SMAX": {"2s3z": {"IPPO": {f"seed_{seed}": run}}}}))
+    frame = rlstats.read_logs(tmp_path, progress=False)
+    assert frame[["agent", "task", "seed", "environment", "step"]].values.tolist() == [
+        ["IPPO", "2s3z", 1, "SMAX", 1000], ["IPPO", "2s3z", 1, "SMAX", 2000],
+        ["IPPO", "2s3z", 2, "SMAX", 1000], ["IPPO", "2s3z", 2, "SMAX", 2000]]
+    assert frame["episode_return"].tolist() == [2.0, 5.5, 2.0, 6.5]
+    assert frame["win_rate"].tolist() == [0.0, 0.5, 0.0, 0.5]
+    assert frame["time_elapsed"].tolist() == [0.0, 10.0] * 2
+    # a pattern over the files' folders adds its fields to the ones the JSON states
+    named = rlstats.read_logs(tmp_path, "{experiment}", progress=False, tags="absolute_metrics/episode_return")
+    assert named[["experiment", "seed", "step", "absolute_metrics/episode_return"]].values.tolist() == [
+        ["experiment_1", 1, 2000, 8.0], ["experiment_2", 2, 2000, 9.0]]
+
+
+# ----------------------------------------------------------------------------- smooth=
+
+def _rolling_by_pandas(frame, column, window, unit):
+    """The trailing mean per run computed by pandas: a window of rows, or of steps as a time-based window."""
+    out = []
+    for _, run in frame.groupby(["agent", "task", "seed"], sort=False):
+        values = run[column].dropna()
+        if unit == "episodes":
+            smoothed = values.rolling(window, min_periods=1).mean()
+        else:  # steps as nanoseconds: pandas' window "<n>ns" holds (t - n, t]
+            timed = pd.Series(values.to_numpy(), index=pd.to_timedelta(run.loc[values.index, "step"], unit="ns"))
+            smoothed = pd.Series(timed.rolling(f"{window}ns").mean().to_numpy(), index=values.index)
+        out.append(smoothed.reindex(run.index))
+    return pd.concat(out).to_numpy()
+
+
+@pytest.fixture
+def monitor_runs(tmp_path):
+    """2 agents x 2 seeds of one monitor.csv each, 40 to 52 episodes of lengths 5 to 44."""
+    gen = np.random.default_rng(0)
+    for agent in ("a2c", "ppo"):
+        for seed in (0, 1):
+            n = int(gen.integers(40, 53))
+            write_monitor(tmp_path / agent / "CartPole-v1" / f"seed_{seed}" / "0.monitor.csv",
+                          np.round(gen.normal(100, 30, n), 6), gen.integers(5, 45, n))
+    return tmp_path
+
+
+@pytest.mark.parametrize("window, unit", [(1, "episodes"), (7, "episodes"), (30, "steps"), (500, "steps")])
+def test_smooth_equals_pandas_rolling(monitor_runs, window, unit):
+    raw = rlstats.read_logs(monitor_runs, SB3_PATTERN, progress=False)
+    smoothed = rlstats.read_logs(monitor_runs, SB3_PATTERN, progress=False, smooth=window, smooth_over=unit)
+    pd.testing.assert_frame_equal(smoothed.drop(columns="r"), raw.drop(columns="r"))  # nothing else changes
+    np.testing.assert_allclose(smoothed["r"], _rolling_by_pandas(raw, "r", window, unit), rtol=1e-12)
+    word = "episodes" if unit == "episodes" else "steps"
+    said = f"'r' smoothed: each value is the mean of its run's values logged over the last {window} {word}"
+    assert any(note.startswith(said) for note in smoothed.attrs[NOTES_ATTR])
+
+
+def test_smooth_by_hand_and_in_the_result(tmp_path):
+    write_monitor(tmp_path / "a2c" / "CartPole-v1" / "seed_0" / "0.monitor.csv", [1, 2, 3, 10, 20], [14] * 5)
+    write_monitor(tmp_path / "ppo" / "CartPole-v1" / "seed_0" / "0.monitor.csv", [5, 7, 9, 11, 13], [10, 20, 30, 5, 5])
+    frame = rlstats.read_logs(tmp_path, SB3_PATTERN, progress=False, smooth=2)
+    assert frame["r"].tolist() == [1, 1.5, 2.5, 6.5, 15, 5, 6, 8, 10, 12]
+    steps = rlstats.read_logs(tmp_path, SB3_PATTERN, progress=False, smooth=20, smooth_over="steps")
+    # ppo ends episodes at steps 10, 30, 60, 65, 70: windows (s - 20, s] hold 1, 1, 1, 2 and 3 episodes
+    assert steps["r"].tolist()[5:] == [5, 7, 9, 10, 11]
+    result = rlstats.summarize_runs(frame, "r ~ agent | task/seed", step="step")
+    assert result["r"].tolist() == [15.0, 12.0]
+    assert any("smoothed: each value is the mean" in note for note in result.attrs[NOTES_ATTR])
+
+
+def test_smooth_each_column_over_the_rows_it_was_logged_at(tmp_path):
+    """Two scalars logged at different steps: each is smoothed over its own logged values, gaps stay gaps."""
+    for seed in (0, 1):
+        lines = ['{"step": 0, "eval/return": 1.0, "train/loss": 4.0}', '{"step": 1, "train/loss": 2.0}',
+                 f'{{"step": 2, "eval/return": {3.0 + seed}, "train/loss": 0.0}}']
+        path = tmp_path / "ppo" / "hopper" / f"seed_{seed}" / "log.jsonl"
+        path.parent.mkdir(parents=True)
+        path.write_text("\n".join(lines) + "\n")
+    frame = rlstats.read_logs(tmp_path, SB3_PATTERN, progress=False, tags=["eval/return", "train/loss"], smooth=2)
+    values = frame["eval/return"].to_numpy()
+    assert values[[0, 2, 3, 5]].tolist() == [1.0, 2.0, 1.0, 2.5] and np.isnan(values[[1, 4]]).all()
+    assert frame["train/loss"].tolist()[:3] == [4.0, 3.0, 1.0]
