@@ -253,7 +253,7 @@ def _drop_unused(codes, labels, what):
 
 
 def build(data, formula, *, na_action="raise", eval_env=0, extra_columns=(), pool_tasks=False, normalize=None,
-          step=None, curves=False):
+          step=None, curves=False, min_agents=2):
     """Validate ``data`` against ``formula`` and return the :class:`Design`.
 
     Parameters
@@ -278,7 +278,8 @@ def build(data, formula, *, na_action="raise", eval_env=0, extra_columns=(), poo
     normalize : DataFrame, str or dict, optional
         Normalise the response column per task first, as :func:`rlstats.normalize`
         does (a reference frame, a dataset name such as ``"atari100k_reference"``,
-        or a dict of its keywords); stated in the notes.
+        or a dict of its keywords); stated in the notes. ``False`` says the scores are already on
+        one scale: nothing is done, and no function warns that tasks are on their own scales.
     step : str, optional
         The column holding the training step. Any column with a step-like name
         (:data:`STEP_NAMES`) is checked too: if it varies within one run's cell,
@@ -290,6 +291,11 @@ def build(data, formula, *, na_action="raise", eval_env=0, extra_columns=(), poo
         task, seed) combination holding one row per step, ``Design.run`` and
         ``Design.counts`` count runs, and ``Design.extra[step]`` holds the steps.
         Used by :func:`rlstats.curves` and :func:`rlstats.summarize_runs`.
+    min_agents : {2, 1}
+        2 for a comparison: tasks where fewer than two agents have runs are kept out (stated).
+        1 for functions that describe each agent on its own (``curves``, ``bootstrap``): one
+        agent is enough and no task is kept out here (they check that every agent has runs on
+        every task themselves, :meth:`Design.require_complete`).
 
     Returns
     -------
@@ -313,6 +319,9 @@ def build(data, formula, *, na_action="raise", eval_env=0, extra_columns=(), poo
         raise DesignError(f"step column '{step}' not found in data; available: {list(data.columns)}")
 
     pool_tasks = check_bool("pool_tasks", pool_tasks)
+    if isinstance(min_agents, bool) or min_agents not in (1, 2):
+        raise OptionError(f"min_agents must be 1 (each agent described on its own) or 2 (a comparison), "
+                          f"got {min_agents!r}")
     curves = check_bool("curves", curves)
     if isinstance(extra_columns, str):
         extra_columns = (extra_columns,)
@@ -329,7 +338,7 @@ def build(data, formula, *, na_action="raise", eval_env=0, extra_columns=(), poo
                               "so that each run's steps stay together")
         extra_columns = tuple(extra_columns) + ((step,) if step not in extra_columns else ())
     notes = list(data.attrs.get(NOTES_ATTR, ()))
-    if normalize is not None:
+    if normalize is not None and normalize is not False:  # False: the scores are on one scale already
         data, note = normalize_response(data, formula, normalize)
         notes.append(note)
     eval_env = capture_environment(eval_env)
@@ -418,8 +427,9 @@ def build(data, formula, *, na_action="raise", eval_env=0, extra_columns=(), poo
         _check_no_curves(design, data, step)
         if seeds is not None:
             _check_unique_replicates(design)
-    design = _drop_uninformative_tasks(design, notes)
-    if design.n_agents < 2:
+    if min_agents > 1:  # an agent described on its own needs no other agent on its tasks
+        design = _drop_uninformative_tasks(design, notes)
+    if design.n_agents < min_agents:
         raise DesignError(f"at least two agents are needed in column '{formula.groups}', found "
                           f"{design.n_agents} ({', '.join(design.agents)}) with usable runs")
     return dataclasses.replace(design, notes=tuple(notes))
@@ -463,7 +473,7 @@ def design_of(data, formula=None, *, eval_env=0, **options):
     error with a ready Design, and so are ``extra_columns`` it was built without.
     """
     if isinstance(data, Design):
-        if options.get("normalize") is not None:
+        if options.get("normalize") is not None and options.get("normalize") is not False:
             raise OptionError("normalize= needs the DataFrame; normalise before building the Design")
         if formula is not None:
             given = formula if isinstance(formula, formula_module.Formula) else formula_module.parse(formula)

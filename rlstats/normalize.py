@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .errors import DesignError, OptionError
+from .errors import DesignError, OptionError, warn
+from .format import signif
 from .provenance import NOTES_ATTR, add_note
 
 __all__ = ["normalize"]
@@ -186,6 +187,10 @@ def normalize_response(data, parsed, reference):
     """
     from collections.abc import Mapping
 
+    if reference is True:
+        raise OptionError("normalize=True does not say how to normalise; pass a reference frame or a dataset name "
+                          "(e.g. normalize='atari100k_reference'), or normalize=False if the scores are already on "
+                          "one scale")
     columns = [c for c in parsed.response_columns if c in data.columns]
     if len(columns) != 1 or parsed.blocks is None:
         raise OptionError(f"normalize= needs a formula whose response reads one data column and that names the "
@@ -195,3 +200,20 @@ def normalize_response(data, parsed, reference):
         raise OptionError("normalize= as a dict must hold 'reference' (and optionally 'low', 'high')")
     out = normalize(data, score=columns[0], by=parsed.blocks, **keywords)
     return out, out.attrs[NOTES_ATTR][-1]
+
+
+def warn_raw_scales(design, normalize):
+    """Aggregating raw scores of tasks whose scales differ tenfold lets the large tasks decide: say so.
+
+    Silent when the scores were normalised (``normalize=`` or a frame from :func:`normalize`) or the
+    caller says they are on one scale already (``normalize=False``).
+    """
+    if normalize is not None or design.n_tasks < 2 or any("normalised" in note for note in design.notes):
+        return
+    scale = np.array([np.abs(design.y[design.task == t]).max(initial=0.0) for t in range(design.n_tasks)])
+    if scale.min() > 0 and scale.max() <= 10 * scale.min():
+        return
+    warn(f"scores of {design.n_tasks} tasks are aggregated on their own scales (largest scores from "
+         f"{signif(scale.min(), 3)} to {signif(scale.max(), 3)}), so the tasks with large scores decide the "
+         "result; normalise them first with normalize= (e.g. normalize='atari100k_reference' or a reference frame), "
+         "or pass normalize=False if they are on one scale already")

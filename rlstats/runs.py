@@ -3,15 +3,15 @@
 A learning-curve frame has one row per (agent, task, run, step). Two public functions turn it into
 something every back end can test without counting steps as runs:
 
-- :func:`align_steps` puts runs logged at different steps on one grid, by the last value at or
-  before each grid step or by linear interpolation, never outside a run's own range;
+- :func:`align_steps` puts runs logged at different steps on one grid per task, by the last value at
+  or before each grid step or by linear interpolation, never outside a run's own range;
 - :func:`summarize_runs` reduces each run to one number (final value, mean of the last ``k``
-  values, area under the curve, maximum, or the first step reaching a threshold).
+  values, area under the curve, maximum, or the first logged step reaching a threshold).
 
 Both return a new DataFrame whose ``attrs["rlstats_notes"]`` says what was done; ``design.build``
 copies those sentences into every result's notes, so print and ``report()`` state the rule.
-The array functions here (:func:`run_bounds`, :func:`default_grid`, :func:`align`) are shared
-with the learning-curves back end.
+The array functions here (:func:`run_bounds`, :func:`snap_steps`, :func:`task_ranges`,
+:func:`default_grid`, :func:`align`, ...) are shared with the learning-curves back end.
 """
 
 from __future__ import annotations
@@ -32,6 +32,8 @@ SUMMARIES = ("final", "last_k_mean", "auc", "max", "time_to_threshold")
 #: The most steps a grid may have: every run gets a value at each (and curves keeps each resample's), so
 #: one run logged at step 10**9 among runs logged every step must not ask for 10**9 of them.
 MAX_GRID_STEPS = 100_000
+#: Logged float steps closer than this share of the largest step are one step (float jitter, not two steps).
+STEP_TOLERANCE = 1e-9
 
 
 def run_bounds(design):
@@ -51,20 +53,93 @@ def shares_steps(steps, starts, stops):
     return bool((steps.reshape(-1, lengths[0]) == first).all())
 
 
-def default_grid(steps, starts, stops):
-    """The steps every run shares, else an even grid at the runs' median logging interval.
+def snap_steps(steps, starts):
+    """The logged steps as floats, float jitter removed: steps closer than STEP_TOLERANCE of the largest are one.
 
-    The interval is rounded to two significant digits (5,003 -> 5,000) and the grid runs from the
-    earliest first step to the latest last step; each run is missing outside its own range.
+    A run logged at 29999.999999999996 where its siblings log 30000 then shares their grid instead of
+    losing its last evaluation; the value most rows hold stands for its group. Integer steps have no
+    jitter. Steps stay as logged where merging would give one run two rows at one step.
     """
-    if shares_steps(steps, starts, stops):
-        return steps[starts[0]:stops[0]].astype(float)
-    gaps = np.concatenate([np.diff(steps[a:b]) for a, b in zip(starts, stops) if b - a > 1] or [np.array([])])
+    values = np.asarray(steps, dtype=float)
+    if np.issubdtype(np.asarray(steps).dtype, np.integer) or values.size < 2:
+        return values
+    unique, index, counts = np.unique(values, return_inverse=True, return_counts=True)
+    close = np.diff(unique) <= STEP_TOLERANCE * np.abs(unique).max()
+    if not close.any():
+        return values
+    group = np.r_[0, np.cumsum(~close)]
+    order = np.lexsort((-counts, group))  # by group, the value held by most rows first
+    leaders = order[np.r_[True, group[order][1:] != group[order][:-1]]]
+    snapped = unique[leaders][group[index.ravel()]]
+    new_run = np.zeros(values.size, dtype=bool)
+    new_run[starts] = True
+    if ((snapped[1:] == snapped[:-1]) & ~new_run[1:]).any():
+        return values
+    return snapped
+
+
+def as_steps(values, like):
+    """``values`` in the dtype of the step column ``like`` where they hold it exactly (5000, not 5000.0)."""
+    values = np.asarray(values, dtype=float)
+    dtype = np.asarray(like).dtype
+    if np.issubdtype(dtype, np.integer):
+        info = np.iinfo(dtype)
+        if np.isfinite(values).all() and (values >= info.min).all() and (values <= info.max).all():
+            converted = values.astype(dtype)
+            if (converted == values).all():
+                return converted
+    elif np.issubdtype(dtype, np.floating):
+        return values.astype(dtype)
+    return values
+
+
+def run_label(design, start):
+    return (f"run {design.seeds[start]!r} of agent {design.agents[design.agent[start]]!r} on task "
+            f"{design.tasks[design.task[start]]!r}")
+
+
+def task_ranges(design, steps, starts, stops):
+    """Per task, the steps every agent with runs there reaches: arrays (low, high) over tasks.
+
+    An agent reaches a step when one of its runs is logged there or beyond, so one short run does not cut
+    everyone's range (it is missing past its end, and said); the range runs from the latest of the agents'
+    first logged steps to the earliest of their last. Agents whose ranges do not meet are an error.
+    """
+    k, n = design.n_agents, design.n_tasks
+    cell = design.task[starts] * k + design.agent[starts]
+    first, last = np.full(n * k, np.inf), np.full(n * k, -np.inf)
+    np.minimum.at(first, cell, steps[starts])
+    np.maximum.at(last, cell, steps[stops - 1])
+    first, last = first.reshape(n, k), last.reshape(n, k)
+    present = np.isfinite(first)  # agents without runs on a task do not limit it
+    low = np.where(present, first, -np.inf).max(axis=1)
+    high = np.where(present, last, np.inf).min(axis=1)
+    for t in np.flatnonzero(low > high):
+        spans = [f"{design.agents[j]} {format_step(first[t, j])} to {format_step(last[t, j])}"
+                 for j in np.flatnonzero(present[t])]
+        raise DesignError(f"on task {design.tasks[t]!r} no step is reached by every agent ({'; '.join(spans)}), so "
+                          "their curves have no step in common; pass steps= with the grid to use")
+    return low, high
+
+
+def default_grid(steps, starts, stops, low=None, high=None):
+    """(grid, shared): the steps every run logs within [low, high], else an even grid at their median interval.
+
+    ``shared`` is True when the runs all log the same steps there. The interval is rounded to two
+    significant digits (5,003 -> 5,000); the even grid runs over [low, high] (by default from the
+    earliest first step to the latest last step) and each run is missing outside its own range.
+    """
+    low = float(steps[starts].min()) if low is None else float(low)
+    high = float(steps[stops - 1].max()) if high is None else float(high)
+    inside = (steps >= low) & (steps <= high)
+    kept = [steps[a:b][inside[a:b]] for a, b in zip(starts, stops)]
+    if kept[0].size and all(s.size == kept[0].size and (s == kept[0]).all() for s in kept[1:]):
+        return kept[0].copy(), True
+    gaps = np.concatenate([np.diff(steps[a:b]) for a, b in zip(starts, stops)])
     if gaps.size == 0:
         raise DesignError("every run has a single logged step, so there is no curve to align; "
                           "compare the runs directly instead")
     interval = _two_digits(float(np.median(gaps)))
-    low, high = float(steps[starts].min()), float(steps[stops - 1].max())
     first = np.ceil(low / interval - 1e-9) * interval + 0.0  # + 0.0 turns -0.0 into 0.0
     size = np.floor((high - first) / interval + 1e-9) + 1  # counted before np.arange allocates it
     if not size <= MAX_GRID_STEPS:
@@ -72,7 +147,72 @@ def default_grid(steps, starts, stops):
                           f"median logging interval, {format_step(interval)}) would have {size:,.0f} steps, more than "
                           f"the {MAX_GRID_STEPS:,} a grid may have; pass steps= with a coarser grid, "
                           f"e.g. {_coarser_grid(first, high, interval)}")
-    return np.arange(first, high + interval * 1e-9, interval)
+    grid = np.arange(first, high + interval * 1e-9, interval)
+    return (grid if grid.size else np.array([low])), False
+
+
+def _longest(design, steps, starts, stops):
+    """(n_tasks, n_agents) last step of each agent's longest run on each task (-inf where it has none)."""
+    longest = np.full(design.n_tasks * design.n_agents, -np.inf)
+    np.maximum.at(longest, design.task[starts] * design.n_agents + design.agent[starts], steps[stops - 1])
+    return longest.reshape(design.n_tasks, design.n_agents)
+
+
+def _logged_beyond(design, steps, starts, stops, grids):
+    """'task (a to b)' for each task logged more than a grid interval beyond its grid ([] when none is)."""
+    run_task = design.task[starts]
+    out = []
+    for t, grid in enumerate(grids):
+        low, high = steps[starts[run_task == t]].min(), steps[stops[run_task == t] - 1].max()
+        interval = float(np.median(np.diff(grid))) if grid.size > 1 else 0.0
+        if low < grid[0] - interval or high > grid[-1] + interval:
+            out.append(f"{design.tasks[t]} ({format_step(low)} to {format_step(high)})")
+    return out
+
+
+def _stopping(design, longest, ends):
+    """'A on t, B on t' : the agents whose longest run on a task stops at that task's end in ``ends``."""
+    pairs = np.argwhere(longest == np.asarray(ends, dtype=float)[:, None])
+    return ", ".join(f"{design.agents[j]} on {design.tasks[t]}" for t, j in pairs[:4]) + (
+        ", ..." if len(pairs) > 4 else "")
+
+
+def task_grids(design, steps, starts, stops):
+    """The default grid of each task, within the steps every agent reaches there: (grids, shared, note or None).
+
+    The note names the tasks logged beyond their grid and the agents whose runs stop where it ends.
+    """
+    low, high = task_ranges(design, steps, starts, stops)
+    run_task = design.task[starts]
+    made = [default_grid(steps, starts[run_task == t], stops[run_task == t], low[t], high[t])
+            for t in range(design.n_tasks)]
+    grids = [g for g, _ in made]
+    beyond = _logged_beyond(design, steps, starts, stops, grids)
+    note = None if not beyond else (
+        f"each task's grid stays within the steps every agent reaches there (the runs of "
+        f"{_stopping(design, _longest(design, steps, starts, stops), high)} stop where their task's grid ends); "
+        f"steps logged beyond are left out: {', '.join(beyond)}; pass steps= for other steps")
+    return grids, all(s for _, s in made), note
+
+
+def common_grid(design, steps, starts, stops):
+    """One grid for every task: the steps every agent reaches on every task. Returns (grid, shared, note or None)."""
+    low, high = task_ranges(design, steps, starts, stops)
+    start, end = low.max(), high.min()
+    if start > end:
+        spans = "; ".join(f"{t} {format_step(a)} to {format_step(b)}" for t, a, b in zip(design.tasks, low, high))
+        raise DesignError(f"no step is reached on every task ({spans}), so curves aggregated over tasks have no "
+                          "step in common; pass subset= with the tasks to aggregate, or steps= with the grid to use")
+    grid, shared = default_grid(steps, starts, stops, start, end)
+    beyond = _logged_beyond(design, steps, starts, stops, [grid] * design.n_tasks)
+    if not beyond:
+        return grid, shared, None
+    said = _stopping(design, _longest(design, steps, starts, stops), [end] * design.n_tasks)
+    return grid, shared, (
+        f"curves cover steps {format_step(grid[0])} to {format_step(grid[-1])}, within the steps every agent reaches "
+        f"on every task (the runs of {said} stop at {format_step(end)}), so that each step aggregates every task at "
+        f"the same point of training; logged beyond them: {', '.join(beyond)}; pass subset= to see one task over "
+        "its whole range, or steps= for other steps")
 
 
 def _coarser_grid(first, last, interval):
@@ -101,13 +241,30 @@ def align(y, steps, starts, stops, grid, method):
     return out
 
 
+def _span(grid):
+    return f"{grid.size} steps from {format_step(grid[0])} to {format_step(grid[-1])}"
+
+
+def _rule(method):
+    return "the last value at or before each step" if method == "last" else "linear interpolation"
+
+
 def grid_sentence(grid, method, aligned):
-    span = f"{grid.size} steps from {format_step(grid[0])} to {format_step(grid[-1])}"
     if not aligned:
-        return f"every run is logged at the same {span}"
-    rule = ("the last value at or before each step" if method == "last" else "linear interpolation")
-    return (f"runs aligned to a grid of {span} by {rule}; grid steps outside a run's logged range are "
-            "missing, never extrapolated")
+        return f"every run is logged at the same {_span(grid)}"
+    return (f"runs aligned to a grid of {_span(grid)} by {_rule(method)}; grid steps outside a run's logged range "
+            "are missing, never extrapolated")
+
+
+def grids_sentence(tasks, grids, method, aligned):
+    """:func:`grid_sentence` for one grid per task: one sentence, each task's grid named where they differ."""
+    if all(g.size == grids[0].size and (g == grids[0]).all() for g in grids):
+        return grid_sentence(grids[0], method, aligned)
+    each = "; ".join(f"{task}: {_span(g)}" for task, g in zip(tasks, grids))
+    if not aligned:
+        return f"every run of a task is logged at the same steps, each task over the steps every agent reaches ({each})"
+    return (f"runs aligned by {_rule(method)} to a grid per task, over the steps every agent reaches there ({each}); "
+            "grid steps outside a run's logged range are missing, never extrapolated")
 
 
 def check_grid(steps):
@@ -139,21 +296,20 @@ def _value_name(formula):
     return formula.response if re.fullmatch(r"[A-Za-z_]\w*", formula.response) else "value"
 
 
-def _run_frame(design, starts, values, name, notes):
-    """One row per run (agent, task, seed) with ``values``; notes ride in attrs."""
+def _run_frame(data, design, starts, values, name, notes):
+    """One row per run (agent, task, seed) with ``values``; the identity columns keep the caller's dtypes
+    (integer seeds stay integers, so the frame merges back on them); notes ride in attrs."""
     f = design.formula
-    frame = pd.DataFrame({
-        f.groups: np.asarray(design.agents, dtype=object)[design.agent[starts]],
-        f.blocks: np.asarray(design.tasks, dtype=object)[design.task[starts]],
-        f.replicate: design.seeds[starts],
-        name: values,
-    })
+    rows = design.row_position[starts]
+    frame = pd.DataFrame({column: data[column].iloc[rows].reset_index(drop=True)
+                          for column in (f.groups, f.blocks, f.replicate)})
+    frame[name] = values
     frame.attrs[NOTES_ATTR] = tuple(design.notes) + tuple(notes)
     return frame
 
 
 def align_steps(data, formula, *, step, steps=None, method="last", na_action="raise", eval_env=0):
-    """Put every run's learning curve on one grid of steps.
+    """Put every run's learning curve on a grid of steps.
 
     Parameters
     ----------
@@ -164,10 +320,14 @@ def align_steps(data, formula, *, step, steps=None, method="last", na_action="ra
     step : str
         The column holding the training step (numbers).
     steps : array-like, optional
-        The grid. By default the steps every run shares, or, when runs are logged at different
-        steps, an even grid at the runs' median logging interval (rounded to two digits) from the
-        earliest to the latest logged step. A grid of more than 100,000 steps (``MAX_GRID_STEPS``),
-        given or made, is an error that proposes a coarser one, before any of it is allocated.
+        One grid for every task. By default each task has its own, over the steps every agent with
+        runs there reaches (from the latest of the agents' first logged steps to the earliest of
+        their last; an agent reaches a step when one of its runs does), so tasks trained for
+        different budgets keep their own range: the steps every run of the task logs there, or,
+        when runs are logged at different steps, an even grid at their median logging interval
+        (rounded to two digits). Logged float steps closer than a billionth of the largest step are
+        one step (jitter). A grid of more than 100,000 steps (``MAX_GRID_STEPS``), given or made,
+        is an error that proposes a coarser one, before any of it is allocated.
     method : {"last", "linear"}
         ``"last"``: the value at the last logged step at or before each grid step; ``"linear"``:
         linear interpolation between the logged steps around it. Grid steps before a run's first
@@ -176,8 +336,9 @@ def align_steps(data, formula, *, step, steps=None, method="last", na_action="ra
     Returns
     -------
     pandas.DataFrame
-        Columns agent, task, run, step and the response (named as its column, or ``value`` for an
-        expression), one row per run and grid step; ``attrs["rlstats_notes"]`` states the grid
+        Columns agent, task, run (with the caller's dtypes), step (the step column's dtype where the
+        grid holds it exactly) and the response (named as its column, or ``value`` for an
+        expression), one row per run and grid step; ``attrs["rlstats_notes"]`` states the grids
         and the rule.
 
     Examples
@@ -186,19 +347,27 @@ def align_steps(data, formula, *, step, steps=None, method="last", na_action="ra
     >>> df = pd.DataFrame({"agent": ["a"] * 3 + ["b"] * 3, "task": "t", "seed": 0,
     ...                    "step": [0, 4, 10, 0, 5, 10], "score": [0.0, 4.0, 10.0, 0.0, 1.0, 2.0]})
     >>> aligned = align_steps(df, "score ~ agent | task/seed", step="step", steps=[0, 5, 10])
-    >>> aligned["score"].tolist()
-    [0.0, 4.0, 10.0, 0.0, 1.0, 2.0]
+    >>> aligned["score"].tolist(), aligned["step"].tolist()[:3]
+    ([0.0, 4.0, 10.0, 0.0, 1.0, 2.0], [0, 5, 10])
     """
     method = check_choice("method", method, ALIGN_METHODS)
     design = curves_design(data, formula, step, na_action, capture_environment(eval_env))
     starts, stops = run_bounds(design)
-    logged = design.extra[step].astype(float)
-    grid = default_grid(logged, starts, stops) if steps is None else check_grid(steps)
-    aligned = not (steps is None and shares_steps(logged, starts, stops))
-    values = align(design.y, logged, starts, stops, grid, method)
-    frame = _run_frame(design, np.repeat(starts, grid.size), values.ravel(), _value_name(design.formula),
-                       [grid_sentence(grid, method, aligned)])
-    frame.insert(3, step, np.tile(grid, starts.size))
+    logged = snap_steps(design.extra[step], starts)
+    if steps is None:
+        grids, shared, cut = task_grids(design, logged, starts, stops)
+        sentences = [grids_sentence(design.tasks, grids, method, not shared)] + ([cut] if cut else [])
+    else:
+        grids = [check_grid(steps)] * design.n_tasks
+        sentences = [grid_sentence(grids[0], method, True)]
+    run_task = design.task[starts]
+    # Runs are sorted by task, so aligning task by task keeps their order; each task keeps its own grid.
+    values = [align(design.y, logged, starts[run_task == t], stops[run_task == t], grid, method).ravel()
+              for t, grid in enumerate(grids)]
+    sizes = np.array([grids[t].size for t in run_task])
+    frame = _run_frame(data, design, np.repeat(starts, sizes), np.concatenate(values),
+                       _value_name(design.formula), sentences)
+    frame.insert(3, step, as_steps(np.concatenate([grids[t] for t in run_task]), design.extra[step]))
     return frame
 
 
@@ -223,7 +392,48 @@ def _threshold_of(threshold, design):
     return values, said
 
 
-def summarize_runs(data, formula, *, step, how="final", k=10, threshold=None, normalize_auc=False,
+def _check_summary_options(how, k, threshold, normalize_auc):
+    """Options that only one ``how`` reads: given with another, they would be ignored, so they are an error."""
+    normalize_auc = check_bool("normalize_auc", normalize_auc)
+    readers = {"k": (k is not None, "last_k_mean"), "threshold": (threshold is not None, "time_to_threshold"),
+               "normalize_auc": (normalize_auc, "auc")}
+    for option, (given, reader) in readers.items():
+        if given and how != reader:
+            raise OptionError(f"{option}= is read only by how={reader!r}, but how={how!r}; drop {option}= or pass "
+                              f"how={reader!r}")
+    return (10 if k is None else check_int("k", k, minimum=1)), normalize_auc
+
+
+def _ends(design, starts, run_steps):
+    """The sentence saying where the runs end, and whether some end well before the others of their task.
+
+    A run ends early when its last step is more than one logging interval (its task's median) before
+    the latest end in its task: its summary is then taken earlier in training than its siblings'.
+    """
+    last = np.array([s[-1] for s in run_steps])
+    if (last == last[0]).all():
+        return f"every run ends at step {format_step(last[0])}"
+    run_task = design.task[starts]
+    early, ends = [], []
+    for t in range(design.n_tasks):
+        mine = np.flatnonzero(run_task == t)
+        gaps = np.concatenate([np.diff(run_steps[i]) for i in mine] + [np.zeros(0)])
+        interval = float(np.median(gaps)) if gaps.size else 0.0
+        top = last[mine].max()
+        ends.append(f"{format_step(top)} on {design.tasks[t]}")
+        early += [(i, top) for i in mine if last[i] < top - interval]
+    text = f"runs end between steps {format_step(last.min())} and {format_step(last.max())}"
+    if not early:
+        return text + f" (at {', '.join(ends)})"
+    shown = "; ".join(f"{run_label(design, starts[i])} at {format_step(last[i])}, its task's runs reaching "
+                      f"{format_step(top)}" for i, top in early[:3]) + ("; ..." if len(early) > 3 else "")
+    return (f"{text}; {count(len(early), 'run')} end{'s' if len(early) == 1 else ''} more than one logging interval before the last run of "
+            f"{'its' if len(early) == 1 else 'their'} task, so {'its value comes' if len(early) == 1 else 'their values come'} "
+            f"from earlier in training ({shown}); to summarise every run at one step, pass steps= ending at a step "
+            "every run reaches, or leave the short runs out")
+
+
+def summarize_runs(data, formula, *, step, how="final", k=None, threshold=None, normalize_auc=False,
                    steps=None, method="last", na_action="raise", eval_env=0):
     """One row per run: each learning curve reduced to the number a back end compares.
 
@@ -238,29 +448,41 @@ def summarize_runs(data, formula, *, step, how="final", k=10, threshold=None, no
     how : {"final", "last_k_mean", "auc", "max", "time_to_threshold"}
         ``final``: the value at the run's last logged step. ``last_k_mean``: the mean of its last
         ``k`` logged values. ``auc``: the area under the curve by the trapezoidal rule over the
-        steps (divided by the step range with ``normalize_auc=True``: the curve's average height).
-        ``max``: the largest value. ``time_to_threshold``: the first logged step whose value is at
-        least ``threshold`` (a number, or a dict per task); runs that never reach it are
-        censored: they get the step after the end of training (the last grid step plus one
-        logging interval), rank after every run that reached it, and are counted in the notes.
+        steps (divided by the task's step range with ``normalize_auc=True``: the curve's average
+        height); the runs of a task must cover the same range (tasks may differ). ``max``: the
+        largest value. ``time_to_threshold``: the first step, among the run's own logged steps,
+        whose value is at least ``threshold`` (a number, or a dict per task); runs that never reach
+        it are censored: they get the step after the end of training (the last logged step plus
+        one logging interval), rank after every run that reached it, and are counted in the notes.
+        Where runs end at different steps, the notes say where, and name the runs that end more
+        than one logging interval before the others of their task (their summaries come from
+        earlier in training).
     k : int
-        Values averaged by ``last_k_mean``.
+        Values averaged by ``last_k_mean`` (default 10).
+    threshold : float or dict
+        The score ``time_to_threshold`` waits for; finite.
+    normalize_auc : bool
+        Divide ``auc`` by the step range.
     steps, method
-        Align the runs first, as :func:`align_steps` does (needed when runs are logged at
-        different steps and ``how`` is ``auc`` or ``time_to_threshold``).
+        Align the runs on this grid first, as :func:`align_steps` does; ``auc`` of runs logged at
+        different steps aligns them on each task's default grid.
+
+    Options read by one ``how`` only (``k``, ``threshold``, ``normalize_auc``) are an error with another.
 
     Returns
     -------
     pandas.DataFrame
-        Columns agent, task, run and the summary (named as the response column); for
-        ``time_to_threshold`` also a boolean ``censored`` column. ``attrs["rlstats_notes"]``
-        carries the rule, which every result built from this frame prints and reports.
+        Columns agent, task, run (with the caller's dtypes, so the frame merges back on them) and the
+        summary (named as the response column; for ``time_to_threshold``, in the step column's
+        dtype where the steps hold it exactly, and a boolean ``censored`` column).
+        ``attrs["rlstats_notes"]`` carries the rule, which every result built from this frame
+        prints and reports.
 
     Raises
     ------
     DesignError
-        Runs cover different step ranges where the summary needs a common one (``auc``), runs
-        with a single step for ``auc``, or fewer than ``k`` logged values for ``last_k_mean``.
+        Runs of a task cover different step ranges where the summary needs a common one (``auc``),
+        runs with a single step for ``auc``, or fewer than ``k`` logged values for ``last_k_mean``.
 
     Examples
     --------
@@ -272,84 +494,109 @@ def summarize_runs(data, formula, *, step, how="final", k=10, threshold=None, no
     """
     how = check_choice("how", how, SUMMARIES)
     method = check_choice("method", method, ALIGN_METHODS)
-    normalize_auc = check_bool("normalize_auc", normalize_auc)
+    k, normalize_auc = _check_summary_options(how, k, threshold, normalize_auc)
     design = curves_design(data, formula, step, na_action, capture_environment(eval_env))
     name = _value_name(design.formula)
     starts, stops = run_bounds(design)
-    logged = design.extra[step].astype(float)
+    logged = snap_steps(design.extra[step], starts)
+    run_task = design.task[starts]
     notes = []
-    if steps is not None or (how in ("auc", "time_to_threshold") and not shares_steps(logged, starts, stops)):
-        grid = default_grid(logged, starts, stops) if steps is None else check_grid(steps)
-        matrix = align(design.y, logged, starts, stops, grid, method)
-        notes.append(grid_sentence(grid, method, True))
-        incomplete = np.isnan(matrix).any(axis=1)
-        if how == "auc" and incomplete.any():
-            i = int(np.flatnonzero(incomplete)[0])
-            raise DesignError(
-                f"{int(incomplete.sum())} run(s) do not cover the steps {format_step(grid[0])} to "
-                f"{format_step(grid[-1])} (e.g. run {design.seeds[starts[i]]!r} of agent "
-                f"{design.agents[design.agent[starts[i]]]!r} on task {design.tasks[design.task[starts[i]]]!r}), "
-                "so their areas are not comparable; pass steps= covering a range every run reached")
-        runs = [row[~np.isnan(row)] for row in matrix]
-        run_steps = [grid[~np.isnan(row)] for row in matrix]
+    if steps is not None or (how == "auc" and not shares_steps(logged, starts, stops)):
+        if steps is None:
+            grids, shared, cut = task_grids(design, logged, starts, stops)
+            notes += [grids_sentence(design.tasks, grids, method, not shared)] + ([cut] if cut else [])
+        else:
+            grids = [check_grid(steps)] * design.n_tasks
+            notes.append(grid_sentence(grids[0], method, True))
+        runs, run_steps = [None] * starts.size, [None] * starts.size
+        for t, grid in enumerate(grids):
+            mine = np.flatnonzero(run_task == t)
+            matrix = align(design.y, logged, starts[mine], stops[mine], grid, method)
+            incomplete = np.isnan(matrix).any(axis=1)
+            if how == "auc" and incomplete.any():
+                raise DesignError(
+                    f"{int(incomplete.sum())} run(s) do not cover the steps {format_step(grid[0])} to "
+                    f"{format_step(grid[-1])} of task {design.tasks[t]!r} (e.g. "
+                    f"{run_label(design, starts[mine[np.argmax(incomplete)]])}), so their areas are not "
+                    "comparable; pass steps= covering a range every run reached")
+            for i, row in zip(mine, matrix):
+                runs[i], run_steps[i] = row[~np.isnan(row)], grid[~np.isnan(row)]
         empty = [i for i, r in enumerate(runs) if r.size == 0]
         if empty:
             i = starts[empty[0]]
-            raise DesignError(f"{len(empty)} run(s) have no value at any of the steps= given (e.g. run "
-                              f"{design.seeds[i]!r} of agent {design.agents[design.agent[i]]!r}, logged from step "
-                              f"{format_step(logged[i])}); pass steps= within the logged range")
+            raise DesignError(f"{len(empty)} run(s) have no value at any of the steps= given (e.g. "
+                              f"{run_label(design, i)}, logged from step {format_step(logged[i])}); pass steps= "
+                              "within the logged range")
     else:
         runs = [design.y[a:b] for a, b in zip(starts, stops)]
         run_steps = [logged[a:b] for a, b in zip(starts, stops)]
     first = np.array([s[0] for s in run_steps])
     last = np.array([s[-1] for s in run_steps])
     span = f"steps {format_step(first.min())} to {format_step(last.max())}"
+    ends = _ends(design, starts, run_steps)
     extra_columns = {}
     if how == "final":
         values = np.array([r[-1] for r in runs])
-        ends = (f"every run ends at step {format_step(last[0])}" if (last == last[0]).all() else
-                f"runs end between steps {format_step(last.min())} and {format_step(last.max())}")
         notes.append(f"{name}: the value at each run's last logged step ({ends})")
     elif how == "last_k_mean":
-        k = check_int("k", k, minimum=1)
         short = np.array([r.size < k for r in runs])
         if short.any():
             raise DesignError(f"{int(short.sum())} run(s) have fewer than k={k} logged values; lower k")
         values = np.array([r[-k:].mean() for r in runs])
-        notes.append(f"{name}: the mean of each run's last {k} logged values ({span})")
+        notes.append(f"{name}: the mean of each run's last {k} logged values, a window ending at the run's last "
+                     f"logged step ({ends})")
     elif how == "max":
         values = np.array([r.max() for r in runs])
-        notes.append(f"{name}: the largest value of each run ({span})")
+        notes.append(f"{name}: the largest value of each run ({span}; {ends})")
     elif how == "auc":
-        if (first != first[0]).any() or (last != last[0]).any():
-            raise DesignError(f"runs cover different step ranges ({format_step(first.min())}-"
-                              f"{format_step(first.max())} to {format_step(last.min())}-{format_step(last.max())}), "
-                              "so their areas are not comparable; pass steps= with a range every run covers")
-        if any(r.size < 2 for r in runs):
-            raise DesignError("a run has a single logged step, so it has no area under its curve")
-        values = np.array([np.trapezoid(r, s) if hasattr(np, "trapezoid") else np.trapz(r, s)
-                           for r, s in zip(runs, run_steps)])
-        if normalize_auc:
-            values = values / (last[0] - first[0])
-            notes.append(f"{name}: the area under the curve over {span}, divided by the step range "
-                         "(the curve's average height, trapezoidal rule)")
-        else:
-            notes.append(f"{name}: the area under the curve over {span} (trapezoidal rule)")
+        values, note = _auc(design, run_task, runs, run_steps, first, last, normalize_auc, name)
+        notes.append(note)
     else:
         per_task, said = _threshold_of(threshold, design)
-        targets = per_task[design.task[starts]]
+        targets = per_task[run_task]
         reached = [np.flatnonzero(r >= t) for r, t in zip(runs, targets)]
         censored = np.array([hit.size == 0 for hit in reached])
-        interval = float(np.median(np.concatenate([np.diff(s) for s in run_steps if s.size > 1]) if
-                                   any(s.size > 1 for s in run_steps) else [1.0]))
-        after_end = float(last.max()) + interval
-        values = np.array([s[hit[0]] if hit.size else after_end for s, hit in zip(run_steps, reached)])
+        gaps = np.concatenate([np.diff(s) for s in run_steps] + [np.zeros(0)])
+        raw = design.extra[step]  # the crossing is reported as logged, jitter and all
+        after_end = float(last.max()) + (float(np.median(gaps)) if gaps.size else 1.0)
+        if np.issubdtype(raw.dtype, np.integer):
+            after_end = float(np.ceil(after_end))  # integer steps stay integers
+        if steps is None:
+            values = np.array([raw[a + hit[0]] if hit.size else after_end for a, hit in zip(starts, reached)],
+                              dtype=float)
+        else:
+            values = np.array([s[hit[0]] if hit.size else after_end for s, hit in zip(run_steps, reached)])
+        values = as_steps(values, raw)
         extra_columns["censored"] = censored
-        notes.append(f"{name}: the first logged step at which each run reached {said} ({span}); "
+        where = "each run's own logged steps" if steps is None else "the grid's steps"
+        notes.append(f"{name}: the first of {where} at which the run reached {said} ({span}; {ends}); "
                      f"{int(censored.sum())} of {count(censored.size, 'run')} never reached it and are censored at step "
                      f"{format_step(after_end)}, after the end of training (ranked after every run that reached "
                      "it); smaller is better here, so 'best' in rankings, which favour larger values, reads reversed")
-    frame = _run_frame(design, starts, values, name, notes)
+    frame = _run_frame(data, design, starts, values, name, notes)
     for column, content in extra_columns.items():
         frame[column] = content
     return frame
+
+
+def _auc(design, run_task, runs, run_steps, first, last, normalize_auc, name):
+    """Areas under the runs' curves and the note; the runs of each task must cover one range (tasks may differ)."""
+    ranges = []
+    for t, task in enumerate(design.tasks):
+        mine = run_task == t
+        low, high = first[mine], last[mine]
+        if (low != low[0]).any() or (high != high[0]).any():
+            raise DesignError(f"runs of task {task!r} cover different step ranges ({format_step(low.min())}-"
+                              f"{format_step(low.max())} to {format_step(high.min())}-{format_step(high.max())}), "
+                              "so their areas are not comparable; pass steps= with a range every run covers")
+        ranges.append(f"{format_step(low[0])} to {format_step(high[0])}")
+    if any(r.size < 2 for r in runs):
+        raise DesignError("a run has a single logged step, so it has no area under its curve")
+    trapezoid = getattr(np, "trapezoid", None) or np.trapz
+    values = np.array([trapezoid(r, s) for r, s in zip(runs, run_steps)])
+    over = (f"steps {ranges[0]}" if len(set(ranges)) == 1 else
+            "steps " + ", ".join(f"{r} on {task}" for r, task in zip(ranges, design.tasks)))
+    if normalize_auc:
+        return values / (last - first), (f"{name}: the area under the curve over {over}, divided by the step range "
+                                          "(the curve's average height, trapezoidal rule)")
+    return values, f"{name}: the area under the curve over {over} (trapezoidal rule)"

@@ -298,6 +298,7 @@ SHARED_OPTIONS = [
     ("normalize", {"low": "random"}, OptionError, "normalize= as a dict must hold 'reference'"),
     ("normalize", REFERENCE.iloc[:2], DesignError, "missing from the reference's 'task' column: 'task_03'"),
     ("normalize", REFERENCE.assign(human=0.0), DesignError, "the reference's range is zero or negative"),
+    ("normalize", True, OptionError, ("normalize=True does not say how to normalise", "normalize=False")),
     ("eval_env", "x", OptionError, "eval_env must be a patsy.EvalEnvironment or a number of frames"),
     ("eval_env", 10**6, OptionError, "eval_env=1000000 counts more frames than the call stack holds"),
 ]
@@ -404,6 +405,12 @@ OWN_OPTIONS = [
     ("curves", "steps", [3, 1], OptionError, "steps= must be finite numbers in increasing order"),
     ("curves", "steps", range(0, 10**7), OptionError, "more than the 100,000 a grid may have"),
     ("curves", "gamma", "x", OptionError, "gamma must be a finite number, got 'x'"),
+    ("curves", "subset", "nosuch > 0", OptionError, "subset='nosuch > 0' names column 'nosuch'"),
+    ("curves", "subset", "seed.between(0, 1)", OptionError, "it uses calls, which a condition cannot"),
+    ("curves", "subset", "seed > 99", DesignError, "subset='seed > 99' keeps no rows"),
+    ("curves", "subset", np.ones(5, bool), OptionError, "subset= must give one True/False per row (90)"),
+    ("curves", "subset", "task != 'task_01' or agent != 'agent_1'", DesignError,
+     ("agent 'agent_1' on task 'task_01'", "subset=\"agent != 'agent_1'\" leaves that agent out")),
 ]
 
 
@@ -494,9 +501,15 @@ def _not_a_frame(name, kind):
     return f"data must be a pandas DataFrame in long format (one row per run), got {kind}"
 
 
+#: Back ends that describe each agent on its own: one agent is enough (issue 29; test_one_agent_is_enough).
+ONE_AGENT_ENOUGH = ("bootstrap", "curves")
+
+
 @pytest.mark.parametrize("name", BACKENDS)
 @pytest.mark.parametrize("what, make, error, phrases", BAD_DATA, ids=[c[0] for c in BAD_DATA])
 def test_bad_data(name, what, make, error, phrases):
+    if what == "one agent" and name in ONE_AGENT_ENOUGH:
+        pytest.skip(f"one agent is enough for {name}: see test_one_agent_is_enough")
     function, data, formula, options = BACKENDS[name]
     fails(error, phrases(name) if callable(phrases) else phrases, function, make(data), formula, **options)
 
@@ -790,6 +803,11 @@ BUILD_CASES = [  # (what, data, formula, options, error, phrase)
     ("formula a list", TINY, ["score", "agent"], {}, FormulaError, "formula must be a string"),
     ("normalize a number", TINY, "score ~ agent | task", {"normalize": 3}, OptionError,
      "reference must be a DataFrame"),
+    ("min_agents 3", TINY, "score ~ agent | task", {"min_agents": 3}, OptionError,
+     "min_agents must be 1 (each agent described on its own) or 2 (a comparison), got 3"),
+    ("min_agents True", TINY, "score ~ agent | task", {"min_agents": True}, OptionError, "got True"),
+    ("one agent for a comparison", TINY[TINY["agent"] == "agent_1"], "score ~ agent | task", {}, DesignError,
+     "no task has runs of at least two agents, so no comparison is possible"),
 ]
 
 
@@ -896,9 +914,12 @@ CURVES_FORMULA = "score ~ agent | task/seed"
 
 
 def _one_run_logged_late():
-    """Runs logged at every step from 0 to 19 but one, whose last point is at step 1e9."""
+    """Runs logged at every step from 0 to 19 but one of each agent on each task, whose last point is at step 1e9.
+
+    Every agent reaches 1e9 on every task, so the default grids (the steps every agent reaches) run to 1e9.
+    """
     data = rlstats.datasets.simulate_curves(agents=2, tasks=2, seeds=2, steps=20, max_step=19, rng=0)
-    data.loc[data.index[-1], "step"] = 10**9
+    data.loc[data.groupby(["agent", "task"], observed=True)["step"].idxmax(), "step"] = 10**9
     return data
 
 
@@ -964,6 +985,17 @@ SUMMARY_CASES = [  # (what, options, error, phrases)
     ("threshold for one task", {"how": "time_to_threshold", "threshold": {"task_01": 1.0}}, OptionError,
      "threshold= has no value for task(s) ['task_02', 'task_03']"),
     ("normalize_auc text", {"how": "auc", "normalize_auc": "yes"}, OptionError, "normalize_auc must be True or False"),
+    ("normalize_auc 'no'", {"how": "auc", "normalize_auc": "no"}, OptionError,
+     "normalize_auc must be True or False, got 'no'"),
+    ("normalize_auc with final", {"normalize_auc": True}, OptionError,
+     "normalize_auc= is read only by how='auc', but how='final'; drop normalize_auc= or pass how='auc'"),
+    ("threshold with final", {"threshold": 3.0}, OptionError,
+     "threshold= is read only by how='time_to_threshold', but how='final'"),
+    ("threshold NaN with max", {"how": "max", "threshold": float("nan")}, OptionError,
+     "threshold= is read only by how='time_to_threshold', but how='max'"),
+    ("threshold inf", {"how": "time_to_threshold", "threshold": float("inf")}, OptionError,
+     "threshold= must be a finite number; it is inf for task 'task_01'"),
+    ("k with auc", {"how": "auc", "k": 3}, OptionError, "k= is read only by how='last_k_mean', but how='auc'"),
     ("steps outside the logs", {"steps": [-5, 10**12]}, RlstatsError, "steps="),
 ]
 
@@ -981,6 +1013,58 @@ def test_a_summary_of_runs_is_stated_in_the_result(how, phrase):
     with unchanged(CURVES):
         summary = rlstats.summarize_runs(CURVES, CURVES_FORMULA, step="step", how=how)
     noted(phrase, rlstats.skillings_mack, summary, "score ~ agent | task", pvalue="asymptotic")
+
+
+def _ranges_apart():
+    """Agent 1 logged at steps 0-4, agent 2 at steps 10-14 on task_01: no step both reach."""
+    data = CURVES.copy()
+    data["step"] = data["step"] // 250_000  # 0 to 4
+    late = (data["agent"] == "agent_2") & (data["task"] == "task_01")
+    data.loc[late, "step"] += 10
+    return data
+
+
+@pytest.mark.parametrize("function, options", [("align_steps", {}), ("curves", {"n_resamples": 200})])
+def test_agents_whose_steps_never_meet(function, options):
+    fails(DesignError, ("on task 'task_01' no step is reached by every agent (agent_1 0 to 4; agent_2 10 to 14)",
+                        "pass steps="), getattr(rlstats, function), _ranges_apart(), CURVES_FORMULA, step="step",
+          **options)
+
+
+def test_tasks_whose_steps_never_meet():
+    data = CURVES.assign(step=CURVES["step"] // 250_000 + np.where(CURVES["task"] == "task_03", 10, 0))
+    fails(DesignError, ("no step is reached on every task (task_01 0 to 4; task_02 0 to 4; task_03 10 to 14)",
+                        "pass subset= with the tasks to aggregate"),
+          rlstats.curves, data, CURVES_FORMULA, step="step", n_resamples=200)
+
+
+def test_an_agent_missing_from_a_task_in_curves_is_named_or_dropped_and_stated():
+    gap = CURVES[~((CURVES["agent"] == "agent_2") & (CURVES["task"] == "task_02"))]
+    fails(DesignError, ("1 agent x task cell(s) have no runs (agent 'agent_2' on task 'task_02')",
+                        "na_action=\"drop\""), rlstats.curves, gap, CURVES_FORMULA, step="step", n_resamples=200)
+    noted(("1 task left out because some agent has no runs there", "task_02"), rlstats.curves, gap, CURVES_FORMULA,
+          step="step", n_resamples=200, rng=0, na_action="drop")
+
+
+@pytest.mark.parametrize("name", ONE_AGENT_ENOUGH)
+def test_one_agent_is_enough(name):
+    function, data, formula, options = BACKENDS[name]
+    with unchanged(data):
+        result = function(data[data["agent"] == "agent_1"], formula, **options)
+    assert result.agents == ("agent_1",) and np.isfinite(result.estimates).all()
+
+
+def test_normalize_false_says_the_scores_are_on_one_scale():
+    apart = TINY.assign(score=np.where(TINY["task"] == "task_01", 1000.0, 1.0) * (TINY["score"] + 5))
+    with pytest.warns(RlstatsWarning, match="or pass normalize=False if they are on one scale already"):
+        rlstats.bootstrap(apart, "score ~ agent | task", n_resamples=200, rng=0)
+    import warnings
+
+    with warnings.catch_warnings(), unchanged(apart):
+        warnings.simplefilter("error")
+        rlstats.bootstrap(apart, "score ~ agent | task", n_resamples=200, rng=0, normalize=False)
+        design = rlstats.build(apart, "score ~ agent | task")
+        rlstats.bootstrap(design, n_resamples=200, rng=0, normalize=False)  # a ready Design takes it too
 
 
 # ----------------------------------------------------------------------------- AdaStop, batch by batch
@@ -1146,6 +1230,8 @@ def logs(tmp_path_factory):
     _write(root / "badjson" / "log.jsonl", '{"step": 1, "return": 2}\n{not json\n')
     _write(root / "tb" / "events.out.tfevents.1.host", b"\x00\xff" * 50)
     _write(root / "textstep" / "progress.csv", "step,eval/return\nx,1.0\n1,2.0\n")
+    _write(root / "twice" / "progress.csv", "step,score,loss,score\n0,1.0,0.5,2.0\n")
+    _write(root / "negative" / "0.monitor.csv", '#{"t_start": 0.0, "env_id": "X-v0"}\nr,l,t\n1.0,10,0.5\n2.0,-3,0.7\n')
     (root / "nothing").mkdir()
     return root
 
@@ -1187,6 +1273,38 @@ READ_LOGS_CASES = [  # (what, path under the folder, pattern, options, error, ph
     ("a line that is not JSON", "badjson/log.jsonl", None, {}, LogReadError, "line 2 is not JSON"),
     ("a corrupt event file", "tb/events.out.tfevents.1.host", None, {}, LogReadError, "fails its checksum"),
     ("a step that is text", "textstep/progress.csv", None, {}, LogReadError, "column 'step' holds 'x' in data row 1"),
+    ("a field named step", "runs", "{agent}/{task}/seed_{step}", {}, OptionError,
+     "gives a field 'step', the name of the frame's own column 'step' (the logged step), which it would replace"),
+    ("a field named wall_time", "runs", "{agent}/{wall_time}/seed_{seed}", {}, OptionError,
+     "the name of the frame's own column 'wall_time'"),
+    ("a field named source", "runs", "{source}/{task}/seed_{seed}", {}, OptionError,
+     "the name of the frame's own column 'source' (the file each row came from)"),
+    ("a callable's field named step", "runs", lambda path: {"agent": path, "step": 1}, {}, OptionError,
+     "gives a field 'step'"),
+    ("a tag renamed to a field", "runs", LOG_PATTERN, {"tags": {"eval/return": "agent"}}, OptionError,
+     "the scalar 'eval/return' would be read into a column named 'agent', the run field 'agent'"),
+    ("a tag renamed to step", "runs", LOG_PATTERN, {"tags": {"eval/return": "step"}}, OptionError,
+     "a column named 'step', the frame's own column 'step'"),
+    ("a tag renamed to source", "runs", LOG_PATTERN, {"tags": {"eval/return": "source"}}, OptionError,
+     "a column named 'source', the frame's own column 'source'"),
+    ("a CSV column twice", "twice/progress.csv", None, {}, LogReadError, "the header names the column 'score' twice"),
+    ("a negative episode length", "negative/0.monitor.csv", None, {}, LogReadError,
+     "0.monitor.csv: corrupt: column 'l' (the episode length) holds -3 in data row 2 (line 4 of the file)"),
+    ("smooth 0", "runs", LOG_PATTERN, {"smooth": 0}, OptionError, "smooth must be at least 1, got 0"),
+    ("smooth negative", "runs", LOG_PATTERN, {"smooth": -5}, OptionError, "smooth must be at least 1, got -5"),
+    ("smooth a fraction", "runs", LOG_PATTERN, {"smooth": 1.5}, OptionError, "smooth must be a whole number, got 1.5"),
+    ("smooth text", "runs", LOG_PATTERN, {"smooth": "100"}, OptionError, "smooth must be a whole number, got '100'"),
+    ("smooth True", "runs", LOG_PATTERN, {"smooth": True}, OptionError, "smooth must be a whole number, got True"),
+    ("smooth 10**13", "runs", LOG_PATTERN, {"smooth": 10**13}, OptionError,
+     "smooth=10000000000000 is more than 1,000,000,000,000 episodes"),
+    ("smooth_over unknown", "runs", LOG_PATTERN, {"smooth": 2, "smooth_over": "frames"}, OptionError,
+     "smooth_over='frames' is not one of the allowed values: 'episodes', 'steps'"),
+    ("smooth_over without smooth", "runs", LOG_PATTERN, {"smooth_over": "steps"}, OptionError,
+     "smooth_over='steps' sets the unit of smooth=, which is not given"),
+    ("smooth over whole runs", "runs", LOG_PATTERN, {"smooth": 3}, OptionError,
+     ["smooth=3 logged values is at least as long as every run (the longest spans 3 logged values)", "smooth=1"]),
+    ("smooth over all their steps", "runs", LOG_PATTERN, {"smooth": 21, "smooth_over": "steps"}, OptionError,
+     "smooth=21 steps is at least as long as every run (the longest spans 21 steps)"),
 ]
 
 
@@ -1241,6 +1359,10 @@ WANDB_CASES = [  # (what, options, error, phrases)
     ("progress text", {"progress": "yes"}, OptionError, "progress must be True or False"),
     ("an api without runs()", {"api": 3}, LogReadError, "cannot list the runs of W&B project 'me/proj'"),
     ("a project without runs", {"api": _WandbApi([])}, LogReadError, "the W&B project 'me/proj' has no runs"),
+    ("a field named step", {"fields": {"step": "seed"}}, OptionError,
+     "pattern= or fields= gives a field 'step', the name of the frame's own column 'step'"),
+    ("a key renamed to a field", {"keys": {"eval/return": "seed"}, "fields": {"seed": "seed"}}, OptionError,
+     "the scalar 'eval/return' would be read into a column named 'seed', the run field 'seed'"),
 ]
 
 
@@ -1248,6 +1370,138 @@ WANDB_CASES = [  # (what, options, error, phrases)
 def test_read_wandb_through_a_stub(what, options, error, phrases):
     options = {"keys": "eval/return", "api": _WandbApi([_WandbRun(1), _WandbRun(2)]), "progress": False, **options}
     fails(error, phrases, rlstats.read_wandb, "me/proj", **options)
+
+
+@pytest.fixture(scope="module")
+def format_logs(tmp_path_factory):
+    """Broken evaluations.npz (SB3 EvalCallback) and marl-eval JSON files, one per folder."""
+    import pickle
+    import zipfile
+
+    root = tmp_path_factory.mktemp("formats")
+
+    def npz(name, **arrays):
+        (root / name).mkdir()
+        np.savez(root / name / "evaluations.npz", **arrays)  # np.savez pickles object arrays
+
+    good = {"timesteps": [1, 2], "results": [[1.0, 2.0], [3.0, 4.0]], "ep_lengths": [[5, 6], [7, 8]]}
+    npz("one_dimensional", **{**good, "results": [1.5, 3.5]})
+    npz("lengths_shape", **{**good, "ep_lengths": [[5], [7]]})
+    npz("fewer_rows", **{**good, "timesteps": [1, 2, 3]})
+    npz("objects", **{**good, "results": np.array([[1.0], [2.0, 3.0]], dtype=object)})
+    npz("missing", timesteps=[1, 2], results=good["results"])
+    npz("negative", **{**good, "timesteps": [-1, 2]})
+    npz("fractional", **{**good, "timesteps": [0.5, 2.0]})
+    npz("nan", **{**good, "results": [[1.0, 2.0], [np.nan, 4.0]]})
+    npz("text", **{**good, "results": [["a", "b"], ["c", "d"]]})
+    _write(root / "cut_npz" / "evaluations.npz", (root / "nan" / "evaluations.npz").read_bytes()[:200])
+    _write(root / "empty_npz" / "evaluations.npz", b"")
+    _write(root / "pickle" / "evaluations.npz", pickle.dumps({"timesteps": [1]}))
+    header = io.BytesIO()  # a .npy header declaring a trillion steps, followed by 16 bytes
+    np.lib.format.write_array_header_1_0(header, {"descr": "<i8", "fortran_order": False, "shape": (10**12,)})
+    (root / "huge_header").mkdir()
+    with zipfile.ZipFile(root / "huge_header" / "evaluations.npz", "w") as archive:
+        archive.writestr("timesteps.npy", header.getvalue() + bytes(16))
+
+    def marl(name, content):
+        _write(root / name / "metrics.json", content if isinstance(content, str) else json.dumps(content))
+
+    def run(logged):
+        return {"SMAX": {"2s3z": {"IPPO": {"seed_1": logged}}}}
+
+    step = {"step_count": 100, "return": [1.0, 2.0]}
+    marl("list", "[1]")
+    marl("run_number", {"SMAX": {"2s3z": {"IPPO": {"seed_1": 3}}}})
+    marl("no_step_count", run({"step_1": {"return": [1.0]}}))
+    marl("text_metric", run({"step_1": {**step, "return": "high"}}))
+    marl("empty_list", run({"step_1": {**step, "return": []}}))
+    marl("ragged", run({"step_1": {**step, "return": [[1.0], [2.0, 3.0]]}}))
+    marl("bool_step", run({"step_1": {**step, "step_count": True}}))
+    marl("fractional_step", run({"step_1": {**step, "step_count": 10.5}}))
+    marl("nan_value", '{"SMAX": {"2s3z": {"IPPO": {"seed_1": {"step_1": {"step_count": 1, "return": [NaN]}}}}}}')
+    marl("deep", "[" * 100 + "]" * 100)
+    marl("cut", json.dumps(run({"step_1": step}))[:-5])
+    marl("nothing", {})
+    marl("absolute_only", run({"absolute_metrics": {"return": [1.0]}}))
+    _write(root / "named" / "results.json", json.dumps(run({"step_1": step})))
+    return root
+
+
+FORMAT_CASES = [  # (what, folder, options, error, phrases)
+    ("npz results of one dimension", "one_dimensional", {}, LogReadError,
+     "'results' is an array of float64 with shape (2,); EvalCallback writes numbers of shape (evaluations, episodes)"),
+    ("npz lengths of another shape", "lengths_shape", {}, LogReadError,
+     "'ep_lengths' has shape (2, 1) and 'results' (2, 2)"),
+    ("npz more steps than results", "fewer_rows", {}, LogReadError, "one row per entry of 'timesteps'"),
+    ("npz pickled objects", "objects", {}, LogReadError, ["array 'results' holds Python objects", "never unpickles"]),
+    ("npz missing ep_lengths", "missing", {}, LogReadError, "no array 'ep_lengths' (EvalCallback writes timesteps"),
+    ("npz negative step", "negative", {}, LogReadError, "'timesteps' holds a negative value (-1)"),
+    ("npz fractional step", "fractional", {}, LogReadError, "'timesteps' holds values that are not whole numbers"),
+    ("npz NaN return", "nan", {}, LogReadError, "'results' holds a value that is not finite in evaluation 2 (step 2)"),
+    ("npz text returns", "text", {}, LogReadError, "'results' is an array of <U1 with shape (2, 2)"),
+    ("npz cut off", "cut_npz", {}, LogReadError, ["corrupt: not a readable zip archive", "cut off"]),
+    ("npz no bytes", "empty_npz", {}, LogReadError, "empty: the file has no bytes"),
+    ("npz a pickle", "pickle", {}, LogReadError, "not an .npz archive (a zip of .npy arrays"),
+    ("npz header beyond its data", "huge_header", {}, LogReadError,
+     "array 'timesteps' declares shape (1000000000000,) of int64, more than its"),
+    ("marl-eval a list", "list", {}, LogReadError, "the file is a list, not an object of environments"),
+    ("marl-eval a run that is a number", "run_number", {}, LogReadError,
+     "SMAX/2s3z/IPPO/seed_1 is the int 3, not an object of evaluations; marl-eval's layout is"),
+    ("marl-eval no step_count", "no_step_count", {}, LogReadError, "SMAX/2s3z/IPPO/seed_1/step_1 has no step_count"),
+    ("marl-eval a metric in words", "text_metric", {}, LogReadError,
+     "SMAX/2s3z/IPPO/seed_1/step_1/return is text, not a number or a list of numbers"),
+    ("marl-eval an empty list", "empty_list", {}, LogReadError, "step_1/return is a list, not a number or a list of "
+                                                                "numbers (one per episode) (it is empty)"),
+    ("marl-eval lists in a list", "ragged", {}, LogReadError, "step_1/return is a list, not a number or a list"),
+    ("marl-eval step_count true", "bool_step", {}, LogReadError, "step_1's step_count is 'True', not a whole number"),
+    ("marl-eval step_count 10.5", "fractional_step", {}, LogReadError, "step_count is '10.5', not a whole number"),
+    ("marl-eval NaN", "nan_value", {}, LogReadError, "step_1/return holds a value that is not finite"),
+    ("marl-eval nested 100 deep", "deep", {}, LogReadError, "the file nests JSON 100 levels deep, more than the 64"),
+    ("marl-eval cut off", "cut", {}, LogReadError, "truncated: the file ends inside its JSON"),
+    ("marl-eval no run", "nothing", {}, LogReadError, "empty: no run in marl-eval's layout"),
+    ("marl-eval absolute metrics alone", "absolute_only", {}, LogReadError,
+     "has no evaluation with a step_count, only absolute metrics"),
+    ("marl-eval under another name", "named/results.json", {}, LogReadError,
+     "is not a log file rlstats knows; pass format= (one of tensorboard"),
+    ("marl-eval step= given", "nothing", {"step": "step_count"}, OptionError,
+     "step= names the step column of a table; marl-eval JSON files carry their own step"),
+]
+
+
+@pytest.mark.parametrize("what, where, options, error, phrases", FORMAT_CASES, ids=[c[0] for c in FORMAT_CASES])
+def test_read_logs_of_broken_npz_and_marl_eval(format_logs, what, where, options, error, phrases):
+    fails(error, phrases, rlstats.read_logs, format_logs / where, **{"progress": False, **options})
+
+
+def test_read_logs_never_unpickles_an_npz(tmp_path):
+    """An object array that would create a file when unpickled is refused, and the file is never created."""
+    marker = tmp_path / "unpickled"
+
+    class Payload:
+        def __reduce__(self):
+            return open, (str(marker), "w")
+
+    results = np.empty((1, 1), dtype=object)
+    results[0, 0] = Payload()
+    (tmp_path / "run").mkdir()
+    np.savez(tmp_path / "run" / "evaluations.npz", timesteps=[1], results=results, ep_lengths=[[1]])
+    fails(LogReadError, "holds Python objects", rlstats.read_logs, tmp_path, progress=False)
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("module, bound, write, phrase", [
+    ("_npz", "MAX_NPZ_BYTES", lambda p: np.savez(p / "evaluations.npz", timesteps=np.arange(100),
+                                                 results=np.zeros((100, 1)), ep_lengths=np.ones((100, 1), int)),
+     "more than the 1,000 an evaluations.npz may have"),
+    ("_marl_eval", "MAX_JSON_BYTES", lambda p: _write(p / "metrics.json", " " * 2000 + "{}"),
+     "more than the 1,000 a marl-eval file may have"),
+], ids=["npz", "marl-eval"])
+def test_read_logs_bounds_npz_and_marl_eval_sizes(tmp_path, monkeypatch, module, bound, write, phrase):
+    import importlib
+
+    monkeypatch.setattr(importlib.import_module(f"rlstats.logs.{module}"), bound, 1_000)
+    write(tmp_path)
+    fails(LogReadError, phrase, rlstats.read_logs, tmp_path, progress=False)
 
 
 # ----------------------------------------------------------------------------- methods of the results
@@ -1303,14 +1557,23 @@ RENDERING = [  # (method, options, phrase)
     ("report", {"format": "html"}, "format='html' is not one of: 'text', 'latex'"),
     ("to_latex", {"label": 3}, "label must be text"),
     ("to_latex", {"mc_se": "yes"}, "mc_se must be True or False, got 'yes'"),
+    ("to_latex", {"environment": "figure"},
+     "environment must be None (chosen by width), 'table' or 'table*', got 'figure'"),
+    ("to_latex", {"resize": "auto"}, "resize must be None (only when nothing else fits), True or False, got 'auto'"),
 ]
 
 
 @pytest.mark.parametrize("name, method, options, phrase", [
     pytest.param(name, *case, id=f"{name}-{case[0]}-{next(iter(case[1]))}") for name in RESULTS for case in RENDERING
-    if not (name == "task_table" and case[0] == "to_latex")])  # task_table's to_latex is a table of its own
+    if not (name == "task_table" and "mc_se" in case[1])])  # task_table's to_latex is a table of its own
 def test_rendering_options(results, name, method, options, phrase):
     fails(OptionError, phrase, getattr(results[name], method), **options)
+
+
+@pytest.mark.parametrize("digits", [0, 2.5, True, "3"])
+def test_task_table_latex_digits(results, digits):
+    fails(OptionError, f"digits must be a whole number of significant digits from 1 to 15, got {digits!r}",
+          results["task_table"].to_latex, digits=digits)
 
 
 @pytest.mark.parametrize("a, b, options, phrase", [

@@ -11,6 +11,7 @@ import pathlib
 import runpy
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 
@@ -147,7 +148,8 @@ def test_grids_and_kept_resamples_are_bounded_before_they_are_allocated(data, mo
 
     far = data.copy()
     far["step"] = far["step"] // 100_000  # logged every step, 0 to 7 ...
-    far.loc[far.index[-1], "step"] = 10**9  # ... but one run's last step is 10**9: a grid of 10**9 steps at 1 apart
+    # ... but one run of every agent on every task ends at 10**9: every agent reaches it, a grid of 10**9 steps
+    far.loc[far.groupby(["agent", "task"], observed=True)["step"].idxmax(), "step"] = 10**9
     tracemalloc.start()
     with pytest.raises(DesignError, match=r"would have 1,000,000,001 steps, more than the 100,000 a grid may have; "
                                           r"pass steps= with a coarser grid, e.g. steps=range\(0, 1_000_000_001, "):
@@ -366,8 +368,9 @@ def test_results_quote_a_measured_shortfall(monkeypatch):
     monkeypatch.setattr(calibration, "rows", lambda procedure: rows if procedure == "curves.band" else ())
     df = simulate_curves(agents=2, tasks=4, seeds=4, steps=5, rng=0)
     res = rlstats.curves(df, FORMULA, step="step", n_resamples=50, rng=0)
-    assert ("measured coverage of the simultaneous band of the IQM with 3 runs per task and 5 tasks: 0.880 "
-            "(capped scores, 150 simulated curves), below 0.95 by more than 3 Monte Carlo standard errors"
+    assert ("measured coverage of the simultaneous band of the IQM at the nearest simulated design (3 runs per task, "
+            "5 tasks): 0.880 (capped scores, 150 simulated curves), below 0.95 by more than 3 Monte Carlo standard "
+            "errors"
             in res.notes)
     assert not any("measured" in n for n in rlstats.curves(df, FORMULA, step="step", n_resamples=50, rng=0,
                                                             confidence_level=0.9).notes)
@@ -384,3 +387,132 @@ def test_calibration_table_ships_with_the_package():
     config.read(pathlib.Path(__file__).resolve().parents[1] / "setup.cfg")
     assert "calibration.csv" in config.get("options.package_data", "rlstats")
     assert calibration.PATH.is_file() and len(calibration.rows(_api.CALIBRATION)) == 4 * len(COVERAGE["grid"]())
+
+
+# ----------------------------------------------------------------------------- budgets, missing agents, scales (issue 29)
+
+
+def _budgets(scale=1.0):
+    """Two agents on a 30k task and a 20k task (3 seeds, evaluations every 5k) and a third agent on the 30k task
+    only, for 20k, as in the SB3 logs; ``scale`` multiplies the 20k task's scores."""
+    rng = np.random.default_rng(0)
+    rows = []
+    for agent, tasks in (("A2C", ("CartPole-v1", "Acrobot-v1")), ("PPO", ("CartPole-v1", "Acrobot-v1")),
+                         ("DQN", ("CartPole-v1",))):
+        for task in tasks:
+            end = 20_000 if agent == "DQN" or task == "Acrobot-v1" else 30_000
+            for seed in range(3):
+                for step in range(5_000, end + 1, 5_000):
+                    value = step / 1_000 + rng.normal()
+                    rows.append((agent, task, seed, step, value * (scale if task == "Acrobot-v1" else 1.0)))
+    return pd.DataFrame(rows, columns=["agent", "task", "seed", "step", "score"])
+
+
+def test_an_agent_without_runs_on_a_task_is_named_unless_dropped():
+    data = _budgets()
+    with pytest.raises(DesignError) as error:
+        rlstats.curves(data, FORMULA, step="step", n_resamples=50, rng=0)
+    for phrase in ("agent 'DQN' on task 'Acrobot-v1'", "subset=\"agent != 'DQN'\" leaves that agent out",
+                   "na_action=\"drop\""):
+        assert phrase in str(error.value)
+    dropped = rlstats.curves(data, FORMULA, step="step", n_resamples=50, rng=0, na_action="drop")
+    assert dropped.tasks == ("CartPole-v1",) and "1 task left out because some agent has no runs there" in str(dropped)
+
+
+def test_tasks_with_different_budgets_are_aggregated_where_every_task_has_data():
+    data = _budgets()
+    res = rlstats.curves(data, FORMULA, step="step", subset="agent != 'DQN'", n_resamples=50, rng=0)
+    assert res.steps.dtype == np.int64 and res.steps.tolist() == [5_000, 10_000, 15_000, 20_000]
+    assert np.isfinite(res.estimates).all() and np.isfinite(res.simultaneous).all()
+    for j, agent in enumerate(res.agents):  # IQM of the 6 runs of both tasks at each step (scipy)
+        for s, step in enumerate(res.steps):
+            cell = data[(data["agent"] == agent) & (data["step"] == step)]["score"]
+            assert res.estimates[j, s] == pytest.approx(stats.trim_mean(cell, 0.25), rel=1e-12)
+    text = str(res)
+    assert "steps = 4 (5k to 20k)" in text and "IQM at the last step (20k)" in text
+    assert ("curves cover steps 5k to 20k, within the steps every agent reaches on every task (the runs of A2C on "
+            "Acrobot-v1, PPO on Acrobot-v1 stop at 20k)") in text
+    assert "logged beyond them: CartPole-v1 (5k to 30k); pass subset= to see one task" in text
+    assert "subset=\"agent != 'DQN'\" kept 60 of 72 rows" in text
+    one_task = rlstats.curves(data, FORMULA, step="step", subset="task == 'CartPole-v1' and agent != 'DQN'",
+                              n_resamples=50, rng=0)
+    assert one_task.steps.tolist() == [5_000, 10_000, 15_000, 20_000, 25_000, 30_000]
+    assert not any("logged beyond" in note for note in one_task.notes)
+
+
+def test_subset_works_as_in_compare(data):
+    mask = (data["task"] != "task_01").to_numpy()
+    by_text = rlstats.curves(data, FORMULA, step="step", subset="task != 'task_01'", n_resamples=50, rng=0)
+    by_mask = rlstats.curves(data, FORMULA, step="step", subset=mask, n_resamples=50, rng=0)
+    through_compare = rlstats.compare(data, FORMULA, method="curves", step="step", subset="task != 'task_01'",
+                                      n_resamples=50, rng=0)
+    np.testing.assert_array_equal(by_text.bootstrap_distribution, by_mask.bootstrap_distribution)
+    np.testing.assert_array_equal(by_text.bootstrap_distribution, through_compare.bootstrap_distribution)
+    assert by_text.tasks == ("task_02", "task_03", "task_04")
+    assert "subset=\"task != 'task_01'\" kept 432 of 576 rows" in str(by_text)
+    assert "subset=a boolean mask kept 432 of 576 rows" in str(by_mask)
+
+
+def test_one_agent_is_enough_for_curves_and_bootstrap(data):
+    alone = data[data["agent"] == "agent_2"]
+    res = rlstats.curves(alone, FORMULA, step="step", n_resamples=200, rng=0)
+    assert res.agents == ("agent_2",) and res.tasks == ("task_01", "task_02", "task_03", "task_04")
+    both = rlstats.curves(data, FORMULA, step="step", n_resamples=200, rng=0)
+    np.testing.assert_array_equal(res.estimates[0], both.estimates[1])
+    band = res.simultaneous[0]
+    assert (band[:, 0] < res.estimates[0]).all() and (res.estimates[0] < band[:, 1]).all()
+    assert res.plot() is not None
+    last = alone[alone["step"] == alone["step"].max()]
+    boot = rlstats.bootstrap(last, "score ~ agent | task", metrics=["iqm"], n_resamples=200, rng=0)
+    assert boot.estimates[0, 0] == pytest.approx(stats.trim_mean(last["score"], 0.25), rel=1e-12)
+    pair = rlstats.bootstrap(data[data["step"] == data["step"].max()], "score ~ agent | task", metrics=["iqm"],
+                             n_resamples=200, rng=0)
+    np.testing.assert_array_equal(boot.intervals[0], pair.intervals[1])  # each agent draws from its own stream
+
+
+def test_scales_apart_warn_unless_said_to_be_one_scale():
+    import warnings
+
+    apart = _budgets(scale=1_000.0)
+    options = dict(step="step", subset="agent != 'DQN'", n_resamples=50, rng=0)
+    with pytest.warns(rlstats.RlstatsWarning, match=r"scores of 2 tasks are aggregated on their own scales .* "
+                                                    r"or pass normalize=False if they are on one scale already"):
+        rlstats.curves(apart, FORMULA, **options)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        plain = rlstats.curves(apart, FORMULA, normalize=False, **options)
+        rlstats.curves(_budgets(), FORMULA, **options)  # the same scale: no warning
+        final = apart[(apart["step"] == 20_000) & (apart["agent"] != "DQN")]
+        rlstats.bootstrap(final, "score ~ agent | task", normalize=False, n_resamples=50, rng=0)
+    with pytest.warns(rlstats.RlstatsWarning, match="on their own scales"):
+        rlstats.bootstrap(final, "score ~ agent | task", n_resamples=50, rng=0)
+    assert plain.estimates.shape == (2, 4)
+    with pytest.raises(OptionError, match="normalize=True does not say how to normalise"):
+        rlstats.curves(apart, FORMULA, normalize=True, **options)
+
+
+@pytest.fixture
+def sb3(shared_data):
+    folder = shared_data / "logs" / "sb3_classic"
+    if not folder.is_dir():
+        pytest.skip(f"the SB3 logs are not at {folder}")
+    return rlstats.read_logs(folder, "{agent}/{task}/seed_{seed}", format="tensorboard",
+                             tags={"eval/mean_reward": "score"}, progress=False)
+
+
+def test_real_sb3_logs(sb3):
+    with pytest.raises(DesignError, match="agent 'DQN' on task 'Acrobot-v1'"):
+        rlstats.curves(sb3, FORMULA, step="step", n_resamples=200, rng=0)
+    res = rlstats.curves(sb3, FORMULA, step="step", n_resamples=200, rng=0, na_action="drop")
+    assert res.agents == ("A2C", "DQN", "PPO") and res.steps.tolist() == [5_000, 10_000, 15_000, 20_000]
+    assert np.isfinite(res.estimates).all() and "NaN" not in str(res)
+    at_20k = sb3[(sb3["step"] == 20_000) & (sb3["task"] == "CartPole-v1")]
+    for j, agent in enumerate(res.agents):
+        assert res.estimates[j, -1] == pytest.approx(
+            stats.trim_mean(at_20k[at_20k["agent"] == agent]["score"], 0.25), rel=1e-6)
+    assert "the runs of DQN on CartPole-v1 stop at 20k" in str(res)
+    others = rlstats.curves(sb3, FORMULA, step="step", n_resamples=200, rng=0, subset="agent != 'DQN'")
+    assert np.isfinite(others.estimates).all() and others.steps[-1] == 20_000
+    ppo = rlstats.curves(sb3, FORMULA, step="step", n_resamples=200, rng=0,
+                         subset="agent == 'PPO' and task == 'CartPole-v1'")
+    assert ppo.steps.tolist() == list(range(5_000, 30_001, 5_000)) and np.isfinite(ppo.simultaneous).all()

@@ -77,12 +77,12 @@ def _independent(curves, how, k=3):
 @pytest.mark.parametrize("how", ["final", "last_k_mean", "max", "auc"])
 def test_summaries_match_an_independent_computation(curves, how):
     shuffled = curves.sample(frac=1.0, random_state=0)  # row order does not matter
-    runs = rlstats.summarize_runs(shuffled, FORMULA, step="step", how=how, k=3)
+    runs = rlstats.summarize_runs(shuffled, FORMULA, step="step", how=how, **({"k": 3} if how == "last_k_mean" else {}))
     expected = _independent(curves, how)
     got = runs.set_index(["agent", "task", "seed"])["score"]
     assert len(runs) == 24
     for key, value in expected.items():
-        assert got.loc[(str(key[0]), str(key[1]), str(key[2]))] == pytest.approx(value, rel=1e-12)
+        assert got.loc[key] == pytest.approx(value, rel=1e-12)
 
 
 def test_normalised_auc_is_the_average_height(curves):
@@ -109,7 +109,7 @@ def test_time_to_threshold_censors_and_says_so(curves):
     assert runs["censored"].sum() == (~reached).sum() > 0
     got = runs.set_index(["agent", "task", "seed"])
     for key, step in first.items():
-        row = got.loc[(str(key[0]), str(key[1]), str(key[2]))]
+        row = got.loc[key]
         assert row["score"] == (step if reached[key] else 1_000_000 + 200_000)  # one logging interval after
     note = runs.attrs["rlstats_notes"][-1]
     assert f"{(~reached).sum()} of 24 runs never reached it" in note and "censored" in note
@@ -176,7 +176,8 @@ def test_default_grid_at_the_median_interval(curves):
 
 def test_a_default_grid_of_more_than_the_bound_is_refused_before_it_is_made(curves):
     far = curves.assign(step=curves["step"] // 200_000)  # steps 0 to 5, one apart
-    far.loc[far.index[-1], "step"] = 10**9
+    # The last step of one run of every agent on every task is 10**9: every agent reaches it.
+    far.loc[far.groupby(["agent", "task"], observed=True)["step"].idxmax(), "step"] = 10**9
     for call in (lambda: rlstats.align_steps(far, FORMULA, step="step"),
                  lambda: rlstats.summarize_runs(far, FORMULA, step="step", how="auc")):
         with pytest.raises(DesignError, match=r"the default grid of steps= \(from 0 to 1G at the runs' median logging "
@@ -223,3 +224,186 @@ def test_missing_scores_can_be_dropped_and_are_counted(curves):
     holed = curves.assign(score=curves["score"].where(curves.index != 5))
     runs = rlstats.summarize_runs(holed, FORMULA, step="step", how="max", na_action="drop")
     assert "1 of 144 rows dropped" in runs.attrs["rlstats_notes"][0]
+
+
+# ----------------------------------------------------------------------------- budgets, dtypes and jitter (issue 29)
+
+
+def _budgets(jitter=0.0, killed=False, dqn=True):
+    """The shape of the SB3 logs: two agents on a 30k task and a 20k task, a third agent on the 30k task
+    only at 20k, 3 seeds, evaluations every 5k (integer steps); scores are known functions of them."""
+    rows = []
+    for agent, offset in (("A2C", 0.0), ("PPO", 1.0), ("DQN", 2.0)):
+        for task, budget in (("CartPole-v1", 30_000), ("Acrobot-v1", 20_000)):
+            if agent == "DQN" and (task == "Acrobot-v1" or not dqn):
+                continue
+            end = 20_000 if agent == "DQN" else budget
+            for seed in range(3):
+                stop = 5_000 if (killed and agent == "PPO" and task == "CartPole-v1" and seed == 0) else end
+                for step in range(5_000, stop + 1, 5_000):
+                    rows.append((agent, task, seed, step, offset + seed + step / 1_000))
+    frame = pd.DataFrame(rows, columns=["agent", "task", "seed", "step", "score"])
+    if jitter:
+        frame["step"] = frame["step"].astype(float)
+    return frame
+
+
+def test_tasks_keep_their_own_range_and_steps_their_dtype():
+    got = rlstats.align_steps(_budgets(dqn=False), FORMULA, step="step")
+    assert got["step"].dtype == np.int64 and got["seed"].dtype == np.int64
+    steps = got.groupby("task")["step"].agg(["min", "max", "nunique"])
+    assert steps.loc["CartPole-v1"].tolist() == [5_000, 30_000, 6] and steps.loc["Acrobot-v1"].tolist() == [5_000,
+                                                                                                           20_000, 4]
+    assert not got["score"].isna().any()
+    np.testing.assert_array_equal(got["score"], got["seed"] + (got["agent"] == "PPO") + got["step"] / 1_000)
+    assert ("every run of a task is logged at the same steps, each task over the steps every agent reaches "
+            "(Acrobot-v1: 4 steps from 5k to 20k; CartPole-v1: 6 steps from 5k to 30k)") in got.attrs["rlstats_notes"][-1]
+
+
+def test_an_agent_with_a_shorter_budget_sets_its_task_range_and_one_short_run_does_not():
+    got = rlstats.align_steps(_budgets(killed=True), FORMULA, step="step")
+    cart = got[got["task"] == "CartPole-v1"]
+    assert cart["step"].max() == 20_000  # DQN stops at 20k there
+    killed = cart[(cart["agent"] == "PPO") & (cart["seed"] == 0)]
+    assert killed["score"].notna().tolist() == [True, False, False, False]  # missing past its end, never made up
+    grid, cut = got.attrs["rlstats_notes"][-2:]
+    assert grid.startswith("runs aligned to a grid of 4 steps from 5k to 20k by the last value at or before each step")
+    assert cut == ("each task's grid stays within the steps every agent reaches there (the runs of A2C on Acrobot-v1, "
+                   "PPO on Acrobot-v1, DQN on CartPole-v1 stop where their task's grid ends); steps logged beyond are "
+                   "left out: CartPole-v1 (5k to 30k); pass steps= for other steps")
+
+
+def test_float_jitter_does_not_rebuild_the_grid():
+    clean = _budgets(jitter=True, dqn=False)
+    jittered = clean.copy()
+    last = jittered.index[(jittered["agent"] == "PPO") & (jittered["seed"] == 1) & (jittered["step"] == 30_000)]
+    jittered.loc[last, "step"] = np.nextafter(30_000.0, 0.0)  # 30000 - 3.6e-12
+    jittered.loc[jittered.index[2], "step"] += 1e-12
+    a = rlstats.align_steps(clean, FORMULA, step="step")
+    b = rlstats.align_steps(jittered, FORMULA, step="step")
+    pd.testing.assert_frame_equal(a, b)
+    assert b["step"].dtype == np.float64 and b["score"].notna().all()
+    assert "is logged at the same steps" in b.attrs["rlstats_notes"][-1]
+    res = rlstats.curves(jittered, FORMULA, step="step", n_resamples=50, rng=0)
+    assert res.steps.tolist() == [5_000.0, 10_000.0, 15_000.0, 20_000.0] and np.isfinite(res.estimates).all()
+
+
+def test_summaries_keep_the_callers_dtypes_and_merge_back():
+    data = _budgets(dqn=False)
+    runs = rlstats.summarize_runs(data, FORMULA, step="step")
+    assert runs.dtypes.to_dict() == {"agent": data["agent"].dtype, "task": data["task"].dtype, "seed": np.int64,
+                                     "score": np.float64}
+    merged = data.merge(runs, on=["agent", "task", "seed"], suffixes=("", "_final"))
+    assert len(merged) == len(data)
+    last = data.groupby(["agent", "task", "seed"])["score"].transform("last")
+    np.testing.assert_array_equal(merged["score_final"], last)
+    categorical = data.astype({"agent": "category"})
+    assert rlstats.summarize_runs(categorical, FORMULA, step="step")["agent"].dtype == "category"
+
+
+def test_summaries_name_runs_that_end_before_their_task():
+    data = _budgets(killed=True, dqn=False)
+    for how, phrase in [("final", "score: the value at each run's last logged step (runs end between steps 5k and "
+                                  "30k; 1 run ends more than one logging interval before the last run of its task"),
+                        ("last_k_mean", "score: the mean of each run's last 1 logged values, a window ending at the "
+                                        "run's last logged step (runs end between steps 5k and 30k; 1 run ends"),
+                        ("max", "score: the largest value of each run (steps 5k to 30k; runs end between")]:
+        runs = rlstats.summarize_runs(data, FORMULA, step="step", how=how, **({"k": 1} if how == "last_k_mean" else {}))
+        note = runs.attrs["rlstats_notes"][-1]
+        assert phrase in note, note
+        assert "run '0' of agent 'PPO' on task 'CartPole-v1' at 5k, its task's runs reaching 30k" in note
+        assert "pass steps= ending at a step every run reaches" in note
+    # Tasks with different budgets are not early runs: each task's end is stated.
+    note = rlstats.summarize_runs(_budgets(dqn=False), FORMULA, step="step").attrs["rlstats_notes"][-1]
+    assert note.endswith("(runs end between steps 20k and 30k (at 20k on Acrobot-v1, 30k on CartPole-v1))")
+    # A common grid summarises every run at one step.
+    common = rlstats.summarize_runs(data, FORMULA, step="step", steps=[5_000])
+    assert "every run ends at step 5k" in common.attrs["rlstats_notes"][-1]
+    np.testing.assert_array_equal(common["score"], common["seed"] + (common["agent"] == "PPO") + 5.0)
+
+
+def _first_crossings(data, threshold):
+    """Independent: the first logged step at or above ``threshold`` of each run, NaN if none (pandas)."""
+    return data.groupby(["agent", "task", "seed"]).apply(
+        lambda g: g.loc[g["score"] >= threshold, "step"].min(), include_groups=False)
+
+
+def test_time_to_threshold_reads_each_runs_own_logged_steps():
+    rng = np.random.default_rng(4)
+    for design in range(12):  # runs logged at their own irregular steps, as monitor.csv logs episodes
+        rows = []
+        for agent in ("a", "b"):
+            for seed in range(3):
+                steps = np.cumsum(rng.integers(100, 3_000, size=rng.integers(5, 15)))
+                rows += [(agent, "t", seed, int(s), float(v)) for s, v in zip(steps, rng.normal(size=steps.size)
+                                                                             .cumsum())]
+        data = pd.DataFrame(rows, columns=["agent", "task", "seed", "step", "score"])
+        threshold = float(data.groupby(["agent", "seed"])["score"].max().median())
+        got = rlstats.summarize_runs(data, FORMULA, step="step", how="time_to_threshold", threshold=threshold)
+        expected = _first_crossings(data, threshold)
+        got = got.set_index(["agent", "task", "seed"])
+        assert got["score"].dtype == np.int64
+        assert (got["censored"] == expected.isna()).all()
+        np.testing.assert_array_equal(got.loc[expected.notna(), "score"], expected.dropna().astype(np.int64))
+        assert "the first of each run's own logged steps at which the run reached" in \
+            rlstats.summarize_runs(data, FORMULA, step="step", how="time_to_threshold",
+                                   threshold=threshold).attrs["rlstats_notes"][-1]
+    # A run that reaches the threshold at its last logged step reached it.
+    last = pd.DataFrame({"agent": ["a"] * 3 + ["b"] * 2, "task": "t", "seed": 0, "step": [10, 20, 30, 7, 31],
+                         "score": [0.0, 0.0, 1.0, 0.0, 0.0]})
+    got = rlstats.summarize_runs(last, FORMULA, step="step", how="time_to_threshold", threshold=1.0)
+    assert got["score"].tolist() == [30, 41] and got["censored"].tolist() == [False, True]
+
+
+def test_auc_over_each_tasks_own_budget():
+    data = _budgets(dqn=False)
+    runs = rlstats.summarize_runs(data, FORMULA, step="step", how="auc")
+    expected = data.groupby(["agent", "task", "seed"]).apply(
+        lambda g: integrate.trapezoid(g["score"], g["step"]), include_groups=False)
+    np.testing.assert_allclose(runs.set_index(["agent", "task", "seed"])["score"], expected.loc[
+        list(runs.set_index(["agent", "task", "seed"]).index)], rtol=1e-12)
+    assert ("area under the curve over steps 5k to 20k on Acrobot-v1, 5k to 30k on CartPole-v1"
+            in runs.attrs["rlstats_notes"][-1])
+    height = rlstats.summarize_runs(data, FORMULA, step="step", how="auc", normalize_auc=True)
+    width = np.where(runs["task"] == "CartPole-v1", 25_000, 15_000)
+    np.testing.assert_allclose(height["score"], runs["score"] / width, rtol=1e-12)
+
+
+@pytest.mark.parametrize("options, phrase", [
+    ({"how": "final", "threshold": 1.0}, "threshold= is read only by how='time_to_threshold', but how='final'"),
+    ({"how": "max", "threshold": float("nan")}, "threshold= is read only by how='time_to_threshold'"),
+    ({"how": "final", "normalize_auc": True}, "normalize_auc= is read only by how='auc', but how='final'"),
+    ({"how": "auc", "k": 3}, "k= is read only by how='last_k_mean', but how='auc'"),
+    ({"how": "auc", "normalize_auc": "no"}, "normalize_auc must be True or False, got 'no'"),
+    ({"how": "time_to_threshold", "threshold": float("nan")}, "threshold= must be a finite number; it is nan"),
+])
+def test_summary_options_are_checked(curves, options, phrase):
+    with pytest.raises(OptionError) as error:
+        rlstats.summarize_runs(curves, FORMULA, step="step", **options)
+    assert phrase in str(error.value)
+
+
+# ----------------------------------------------------------------------------- the real SB3 logs
+
+
+@pytest.fixture
+def sb3(shared_data):
+    folder = shared_data / "logs" / "sb3_classic"
+    if not folder.is_dir():
+        pytest.skip(f"the SB3 logs are not at {folder}")
+    return rlstats.read_logs(folder, "{agent}/{task}/seed_{seed}", format="tensorboard",
+                             tags={"eval/mean_reward": "score"}, progress=False)
+
+
+def test_real_sb3_logs_align_per_task_and_summarise_with_their_dtypes(sb3):
+    aligned = rlstats.align_steps(sb3, FORMULA, step="step")
+    assert aligned["step"].dtype == np.int64 and aligned["seed"].dtype == np.int64
+    ends = aligned.groupby("task")["step"].max()
+    assert ends.to_dict() == {"Acrobot-v1": 20_000, "CartPole-v1": 20_000}  # DQN stops at 20k on CartPole
+    assert aligned["score"].notna().all()
+    final = rlstats.summarize_runs(sb3, FORMULA, step="step")
+    expected = sb3.groupby(["agent", "task", "seed"])["score"].last()
+    assert final.set_index(["agent", "task", "seed"])["score"].to_dict() == expected.to_dict()
+    assert len(sb3.merge(final, on=["agent", "task", "seed"])) == len(sb3)
+    note = final.attrs["rlstats_notes"][-1]
+    assert "runs end between steps 20k and 30k" in note and "DQN" in note  # DQN's 20k among 30k runs is named

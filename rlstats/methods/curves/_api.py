@@ -13,9 +13,10 @@ import pandas as pd
 import patsy
 
 from ... import calibration, runs
-from ...design import NA_ACTIONS, build
-from ...format import count
+from ...design import NA_ACTIONS, build, subset_rows
+from ...format import count, format_step
 from ...errors import DesignError, OptionError
+from ...normalize import warn_raw_scales
 from ...options import (check_bool, check_choice, check_confidence_level, check_fraction, check_n_jobs,
                        check_resamples)
 from ...progress import progress_bar
@@ -170,7 +171,7 @@ def _expansion(counts):
 
 
 def curves(data, formula=None, *, step, statistic="iqm", steps=None, align="last", compare=None,
-           n_resamples=2_000, confidence_level=0.95, alpha=0.05, normalize=None, gamma=1.0,
+           n_resamples=2_000, confidence_level=0.95, alpha=0.05, normalize=None, gamma=1.0, subset=None,
            na_action="raise", rng=None, progress=False, n_jobs=1, eval_env=None):
     """Aggregate learning curves step by step, with bands that keep each run's trajectory together.
 
@@ -220,9 +221,15 @@ def curves(data, formula=None, *, step, statistic="iqm", steps=None, align="last
         shape (..., runs, tasks), NaN-padded where a task has fewer runs, and returns the
         statistic over the last two axes.
     steps : array-like, optional
-        Grid to align the runs on; see :func:`rlstats.align_steps` (by default the steps every
-        run shares, else an even grid; at most 100,000 steps, and at most 250,000,000 resampled
-        values kept over agents, comparisons, resamples and steps).
+        Grid to align the runs on. By default the steps every agent reaches on every task (an
+        agent reaches a step when one of its runs is logged there or beyond): tasks trained for
+        different budgets are aggregated where all of them have data, so that each step combines
+        every task at the same point of training, and the print names the tasks logged beyond
+        (``subset=`` one task shows its whole range). Within that range, the steps every run
+        logs, else an even grid at the runs' median logging interval; float jitter in the logged
+        steps is ignored (see :func:`rlstats.align_steps`). ``steps`` keeps the step column's
+        dtype. At most 100,000 steps, and at most 250,000,000 resampled values kept over agents,
+        comparisons, resamples and steps.
     align : {"last", "linear"}
         How runs logged at other steps are put on the grid.
     compare : None, "all" or list of pairs
@@ -233,8 +240,17 @@ def curves(data, formula=None, *, step, statistic="iqm", steps=None, align="last
     confidence_level, alpha : float
         Level of each agent's bands; family-wise error of each curve comparison over all steps
         (its band is at level 1 - ``alpha``).
-    normalize : DataFrame, str or dict, optional
-        Per-task normalisation of the response first, as :func:`rlstats.normalize`.
+    normalize : DataFrame, str, dict or False, optional
+        Per-task normalisation of the response first, as :func:`rlstats.normalize`. Raw scores of
+        tasks whose largest scores differ more than tenfold are aggregated with a warning, as in
+        :func:`rlstats.bootstrap`; ``False`` says they are on one scale already (no warning).
+    subset : array of bool or str, optional
+        Rows to use, as in :func:`rlstats.compare`: a mask, or a condition in the restricted
+        grammar of :mod:`rlstats.conditions` (``"task == 'CartPole-v1'"``); stated in the result.
+    na_action : {"raise", "drop", "omit"}
+        Missing values, and agents without runs on some task: an error naming them (default),
+        or drop those rows and leave out the tasks where some agent has no runs, stated in the
+        result. One agent alone is enough (its curve with its band).
     rng : None, int or numpy.random.Generator
         Seed (recorded). Each agent's resamples and each comparison's relabellings come from
         their own child stream, so results do not depend on ``n_jobs``.
@@ -272,6 +288,7 @@ def curves(data, formula=None, *, step, statistic="iqm", steps=None, align="last
     """
     if not isinstance(data, pd.DataFrame):
         raise DesignError("curves() needs the DataFrame of learning curves (one row per run and step)")
+    data = subset_rows(data, subset)
     fn, name = _statistic(statistic)
     align = check_choice("align", align, runs.ALIGN_METHODS)
     na_action = check_choice("na_action", na_action, NA_ACTIONS)
@@ -279,7 +296,12 @@ def curves(data, formula=None, *, step, statistic="iqm", steps=None, align="last
     if not isinstance(step, str):
         raise OptionError(f"step= names the step column, e.g. step='step'; got {step!r}")
     design = build(data, formula, na_action=na_action, eval_env=env, step=step, curves=True,
-                        normalize=normalize)
+                   normalize=normalize, min_agents=1)
+    empty = np.argwhere(design.counts == 0)
+    leave_out = (f" (subset=\"{design.formula.groups} != '{design.agents[empty[0, 1]]}'\" leaves that agent out)"
+                 if empty.size else "")
+    design = design.require_complete(na_action, "curves aggregate every agent over the same tasks" + leave_out)
+    warn_raw_scales(design, normalize)
     options = CurvesOptions(
         statistic=fn, statistic_name=name, align=align, pairs=_pairs(compare, design.agents),
         n_resamples=check_resamples(n_resamples, minimum=20),
@@ -291,23 +313,30 @@ def curves(data, formula=None, *, step, statistic="iqm", steps=None, align="last
 
 def _run_curves(design, step, steps, options, rng):
     starts, stops = runs.run_bounds(design)
-    logged = design.extra[step].astype(float)
+    logged = runs.snap_steps(design.extra[step], starts)
     if (stops - starts == 1).all():
         raise DesignError(f"every run has a single logged step in column '{step}', so there are no curves; "
                           "compare the runs with rlstats.compare instead")
-    grid = runs.default_grid(logged, starts, stops) if steps is None else runs.check_grid(steps)
+    if steps is None:
+        grid, shared, range_note = runs.common_grid(design, logged, starts, stops)
+    else:
+        grid, shared, range_note = runs.check_grid(steps), False, None
     kept = (design.n_agents + len(options.pairs)) * options.n_resamples * grid.size
     if kept > MAX_RESAMPLED_VALUES:
         raise OptionError(f"curves would keep {kept:,} resampled values ({design.n_agents} agents and "
                           f"{len(options.pairs)} comparisons x n_resamples={options.n_resamples:,} x {grid.size:,} "
                           f"grid steps, {kept * 8 / 2**30:.1f} GiB), more than the {MAX_RESAMPLED_VALUES:,} allowed; "
                           "pass steps= with fewer steps, a smaller n_resamples, or fewer pairs to compare=")
-    aligned = not (steps is None and runs.shares_steps(logged, starts, stops))
     matrix = runs.align(design.y, logged, starts, stops, grid, options.align)
-    notes = list(design.notes) + [runs.grid_sentence(grid, options.align, aligned)]
-    if np.isnan(matrix).any():
-        notes.append(f"{count(np.isnan(matrix).any(axis=1).sum(), 'run')} miss some grid steps; at each step an "
-                     "agent's aggregate uses the runs logged there, and is missing where a task has none")
+    notes = list(design.notes) + [runs.grid_sentence(grid, options.align, not shared)]
+    notes += [range_note] if range_note else []
+    missing = np.flatnonzero(np.isnan(matrix).any(axis=1))
+    if missing.size:
+        named = "; ".join(f"{runs.run_label(design, starts[i])}, logged from {format_step(logged[starts[i]])} to "
+                          f"{format_step(logged[stops[i] - 1])}" for i in missing[:3])
+        notes.append(f"{count(missing.size, 'run')} miss{'es' if missing.size == 1 else ''} some grid steps ({named}"
+                     f"{'; ...' if missing.size > 3 else ''}); at each step an agent's aggregate uses the runs logged "
+                     "there, and is missing where a task has none")
     expansion, fewest = _expansion(design.counts)
     notes.append(f"bootstrap deviations widened by sqrt(n/(n - 1)) with n = {fewest.min()} runs per task"
                  + ("" if (fewest == fewest[0]).all() else " (each agent's fewest)")
@@ -345,7 +374,7 @@ def _run_curves(design, step, steps, options, rng):
         method=f"Learning curves: per-step {_label(options.statistic_name)} with whole-run bootstrap bands",
         formula=design.formula, data_name=f"{design.data_name} over {step}", nobs=int(starts.size),
         notes=tuple(notes), options=options.record(), seed=seed_record,
-        agents=design.agents, tasks=design.tasks, step_column=step, steps=grid,
+        agents=design.agents, tasks=design.tasks, step_column=step, steps=runs.as_steps(grid, design.extra[step]),
         statistic=options.statistic_name, estimates=estimates, pointwise=pointwise,
         simultaneous=np.stack([b[0] for b in bands]), std_error=np.stack([b[1] for b in bands]),
         critical_value=np.stack([b[2] for b in bands]), df=df, bootstrap_distribution=replicates,
@@ -394,8 +423,8 @@ def _calibration_notes(options, runs_per_task, n_tasks):
         if row is not None:
             what = {"difference": "rate at which the difference band holds 0 under no difference"}.get(
                 band, f"coverage of the {band} band")
-            notes.append(f"measured {what} of the {_label(options.statistic_name)} with {row['runs']} runs per task "
-                         f"and {row['tasks']} task{'s' if row['tasks'] != '1' else ''}: "
+            notes.append(f"measured {what} of the {_label(options.statistic_name)} at the nearest simulated design "
+                         f"({row['runs']} runs per task, {row['tasks']} task{'s' if row['tasks'] != '1' else ''}): "
                          f"{float(row['coverage']):.3f} ({row['distribution']} scores, {row['n_sim']} simulated "
                          f"curves), below {level:g} by more than 3 Monte Carlo standard errors")
     return notes
