@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from . import vocabulary
+from .errors import OptionError
 from .vocabulary import label
 
 #: R's .Machine$double.eps: p-values below it print as "< 2.2e-16".
@@ -88,9 +89,16 @@ def format_cell(value, digits=5):
 
 
 def _formatted(frame, digits):
-    """The frame as a list of header strings and rows of cell strings."""
+    """The frame as a list of header strings and rows of cell strings, p-values by :func:`paper_pvalue`.
+
+    Every format (text, Markdown, LaTeX, HTML) renders these strings, so all show the same digits.
+    """
     header = [str(c) for c in frame.columns]
     rows = [[format_cell(v, digits) for v in row] for row in frame.itertuples(index=False)]
+    for j, column in enumerate(header):
+        if _PVALUE_COLUMN.match(column):
+            for row, value in zip(rows, frame.iloc[:, j]):
+                row[j] = paper_pvalue(value)
     return header, rows
 
 
@@ -123,22 +131,127 @@ def table_markdown(frame, digits=5):
 
 _LATEX_SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
                   "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}",
-                  "<": r"$<$", ">": r"$>$"}
+                  "<": r"$<$", ">": r"$>$", "\u00b1": r"$\pm$", "\u2020": r"$^\dagger$", "\u00d7": r"$\times$",
+                  "\u2212": "$-$", "\u2264": r"$\leq$", "\u2265": r"$\geq$", "<=": r"$\leq$", ">=": r"$\geq$"}
+_LATEX_TOKEN = re.compile(r"<=|>=|.", re.S)  # a character, or a two-character comparison written as one sign
 
 
 def latex_escape(text):
-    """Escape LaTeX special characters in ``text``."""
-    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text))
+    r"""Escape LaTeX special characters in ``text`` (and write the symbols pdflatex has no glyph for as math).
+
+    >>> print(latex_escape("95% of agent_1 < 2 ± 1, p >= 0.05"))
+    95\% of agent\_1 $<$ 2 $\pm$ 1, p $\geq$ 0.05
+    """
+    return "".join(_LATEX_SPECIAL.get(token, token) for token in _LATEX_TOKEN.findall(str(text)))
 
 
-# Columns holding p-values: in a paper table they read "< 1e-16", never "0".
+# Columns holding p-values: in every format they read "< 1e-16", never "0", with 3 significant digits.
 _PVALUE_COLUMN = re.compile(r"^p_(value|adjusted)(_\w+)?$|^pvalue")
-# Tables wider than this many columns are scaled to the column width (needs graphicx).
-WIDE_TABLE = 6
+
+#: Widths in TeX points that a LaTeX table is laid out for: one column of a two-column paper (the
+#: ``\columnwidth`` of ``\documentclass[twocolumn]{article}``; ICML's is 234.8, IEEEtran's 252) and the
+#: ``\textwidth`` that ``table*`` spans.
+COLUMN_WIDTH = 229.5
+TEXT_WIDTH = 469.0
+_TABCOLSEP = 6.0  # LaTeX's default \tabcolsep, on each side of every column
+#: Body rows per float: about what a page of a two-column paper holds under a caption (550 pt of text, 12 pt
+#: a row); a longer table is split into floats of this many rows.
+ROWS_PER_FLOAT = 30
+# Character widths of Computer Modern at 10 pt (cmr10, measured with pdflatex, rounded to groups); anything
+# else counts 5 pt, a space after a full stop, colon, ! or ? 1.1 pt more (TeX's end-of-sentence space), and
+# bold text 13% more. Only used to guess a table's width before LaTeX lays it out.
+_CMR10 = {2.78: "il!',.:;[]`", 3.06: "fj", 3.33: "- ", 3.6: "_I", 3.9: "t()rs", 4.45: "cez?", 5.55: "bdhnpuSJ",
+          6.5: "ZLFEP", 7.4: "BwCTRAHNUVXYDKOQ&+<=>@G\u00b1", 8.35: "m#%", 9.7: "MW|", 4.2: "\u2020"}
+_CHAR_WIDTH = {ch: width for width, chars in _CMR10.items() for ch in chars}
+_SENTENCE_SPACE = re.compile(r"[.:!?] ")
+
+
+def text_width(text, bold=False):
+    """Roughly how wide ``text`` (before LaTeX escaping) sets in 10 pt Computer Modern, in points.
+
+    >>> round(text_width("agent_1"), 1), round(text_width("0.5"), 1)
+    (32.5, 12.8)
+    """
+    text = str(text)
+    width = sum(_CHAR_WIDTH.get(ch, 5.0) for ch in text) + 1.1 * len(_SENTENCE_SPACE.findall(text))
+    return width * (1.13 if bold else 1.0)
+
+
+def tabular_width(columns):
+    """Roughly how wide a tabular of these columns (each a list of ``(text, bold)`` cells) sets, in points."""
+    return sum(max((text_width(t, b) for t, b in cells), default=0.0) + 2 * _TABCOLSEP for cells in columns)
+
+
+# The guess of text_width is within 1% of the width pdflatex sets (tests/test_paper_output.py): a table is
+# laid out as if that much wider.
+_GUESS_ERROR = 1.01
+
+
+def _fits(width):
+    """0 when a table this wide fits a column, 1 when it fits the page (table*), 2 when nothing holds it."""
+    width *= _GUESS_ERROR
+    return 0 if width <= COLUMN_WIDTH else 1 if width <= TEXT_WIDTH else 2
+
+
+def latex_float(spec, header, rows, width, caption=None, label=None, environment=None, resize=None, how_to_fit=""):
+    """A booktabs tabular (``spec``, escaped ``header`` and body ``rows``) in a ``table`` that fits its column, or a
+    ``table*``, saying which and why.
+
+    The one home of the layout of every LaTeX table: ``environment=None`` takes ``table`` when the tabular
+    (about ``width`` points wide) fits one column of a two-column paper (:data:`COLUMN_WIDTH`), else
+    ``table*``, which spans both columns (in a one-column document it is a plain table). ``resize=True``
+    shrinks the tabular to the float's width when it is wider (``\\resizebox``, graphicx, never enlarging);
+    None does so only when nothing else holds it (wider than :data:`TEXT_WIDTH`). More than
+    :data:`ROWS_PER_FLOAT` rows are split into floats of that many, numbered as one table. A first comment
+    line names the packages the table needs, its estimated width and, when it is wider than a column, how to
+    make it fit one (``how_to_fit`` adds the table's own ways).
+    """
+    if environment is None:
+        environment = "table" if _fits(width) == 0 else "table*"
+    room = COLUMN_WIDTH if environment == "table" else TEXT_WIDTH
+    resize = _fits(width) == 2 if resize is None else resize
+    packages = r"\usepackage{booktabs}" + (r" and \usepackage{graphicx}" if resize else "")
+    comment = f"% rlstats: needs {packages}; about {width:.0f} pt wide"
+    if _fits(width) == 0:
+        comment += f", fits one column of a two-column paper ({COLUMN_WIDTH:g} pt)"
+    else:
+        comment += (f", more than one column of a two-column paper ({COLUMN_WIDTH:g} pt)"
+                    + (", so table* spans both columns" if environment == "table*" else "")
+                    + f"; to fit one column: environment='table', resize=True (shrinks it to "
+                      f"{100 * COLUMN_WIDTH / width:.0f}%, graphicx)" + (f", or {how_to_fit}" if how_to_fit else ""))
+    if resize and width * _GUESS_ERROR > room:
+        comment += f"; shrunk to the {'column' if environment == 'table' else 'page'} ({100 * room / width:.0f}%)"
+    parts = [rows[i:i + ROWS_PER_FLOAT] for i in range(0, len(rows), ROWS_PER_FLOAT)] or [[]]
+    if len(parts) > 1:
+        comment += (f"; {len(rows)} rows, more than a page holds, so split into {len(parts)} floats of at most "
+                    f"{ROWS_PER_FLOAT} numbered as one table")
+    lines = [comment]
+    for i, part in enumerate(parts):
+        lines += [rf"\begin{{{environment}}}[{'ht' if environment == 'table' else 't'}]", r"\centering"]
+        if i:  # the continuation keeps the table's number
+            lines += [r"\addtocounter{table}{-1}", rf"\caption{{(continued, part {i + 1} of {len(parts)})}}"]
+        elif caption:
+            lines.append(rf"\caption{{{caption}}}")
+        if label and not i:
+            lines.append(rf"\label{{{label}}}")
+        if resize:  # \width is the tabular's natural width: shrink only, never enlarge
+            lines.append(r"\resizebox{\ifdim\width>\linewidth\linewidth\else\width\fi}{!}{%")
+        lines += [rf"\begin{{tabular}}{{{spec}}}", r"\toprule", header + r" \\", r"\midrule"]
+        lines += [row + r" \\" for row in part]
+        lines += [r"\bottomrule", r"\end{tabular}"] + (["}"] if resize else []) + [rf"\end{{{environment}}}"]
+    return "\n".join(lines)
+
+
+def check_layout(environment, resize):
+    """The LaTeX layout options shared by every ``to_latex``: OptionError naming the allowed values."""
+    if environment not in (None, "table", "table*"):
+        raise OptionError(f"environment must be None (chosen by width), 'table' or 'table*', got {environment!r}")
+    if resize not in (None, True, False):
+        raise OptionError(f"resize must be None (only when nothing else fits), True or False, got {resize!r}")
 
 
 def paper_pvalue(p, digits=3):
-    """A p-value for a paper: ``"< 1e-16"`` below 1e-16 (0 included), else ``digits`` significant digits."""
+    """A p-value for a table: ``"< 1e-16"`` below 1e-16 (0 included), else ``digits`` significant digits."""
     if not isinstance(p, (int, float, np.integer, np.floating)) or isinstance(p, bool):
         return format_cell(p)  # a column that also holds words ("NA", a method name)
     if math.isnan(p):
@@ -146,35 +259,50 @@ def paper_pvalue(p, digits=3):
     return "< 1e-16" if p < 1e-16 else signif(p, digits)
 
 
-def table_latex(frame, digits=5, caption=None, label=None, mc_se=False):
+def _width(header, rows):
+    return tabular_width([[(h, False)] + [(r[j], False) for r in rows] for j, h in enumerate(header)])
+
+
+def _constant_columns(frame):
+    """Names of the columns holding one value in every row (of a table of two rows or more)."""
+    if len(frame) < 2:
+        return []
+    return [c for c in frame.columns if frame[c].astype(object).map(repr).nunique() == 1]
+
+
+def table_latex(frame, digits=5, caption=None, label=None, mc_se=False, environment=None, resize=None):
     """A booktabs LaTeX table (``\\toprule``, ``\\midrule``, ``\\bottomrule``) for a paper.
 
     Headers are the vocabulary's printed labels (``p_adjusted`` -> "adj. p-value"); p-values below
-    1e-16 read "< 1e-16"; Monte Carlo standard-error columns are left out unless ``mc_se``; tables
-    of more than :data:`WIDE_TABLE` columns are scaled to the column width (``\\resizebox``).
+    1e-16 read "< 1e-16"; Monte Carlo standard-error columns are left out unless ``mc_se``; a column
+    holding one value in every row is stated once in the caption instead. A table wider than a column
+    whose transpose fits one is transposed (one row per column); otherwise :func:`latex_float` picks
+    ``table`` or ``table*`` (``environment``, ``resize``).
     """
     if not mc_se:
         frame = frame[[c for c in frame.columns if not str(c).endswith("mc_se")]]
+    names = {c: vocabulary.label(c) if c in vocabulary.VOCABULARY else str(c) for c in frame.columns}
+    constant = _constant_columns(frame)
+    if constant and len(constant) < len(frame.columns):
+        fixed = [f"{names[c]}: {_formatted(frame[[c]].head(1), digits)[1][0][0] or 'NA'}" for c in constant]
+        caption = (f"{caption} " if caption else "") + "In every row, " + "; ".join(fixed) + "."
+        frame = frame.drop(columns=constant)
     header, rows = _formatted(frame, digits)
-    for j, column in enumerate(frame.columns):
-        if _PVALUE_COLUMN.match(str(column)):
-            for row, value in zip(rows, frame.iloc[:, j]):
-                row[j] = paper_pvalue(value)
-    header = [vocabulary.label(h) if h in vocabulary.VOCABULARY else h for h in header]
-    spec = "".join("r" if _is_numeric(frame, j) else "l" for j in range(len(header)))
-    body = [r"\begin{table}[ht]", r"\centering"]
-    if caption:
-        body.append(rf"\caption{{{latex_escape(caption)}}}")
-    if label:
-        body.append(rf"\label{{{label}}}")
-    wide = len(header) > WIDE_TABLE
-    if wide:
-        body.append(r"\resizebox{\columnwidth}{!}{%")
-    body += [rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
-             " & ".join(latex_escape(h) for h in header) + r" \\", r"\midrule"]
-    body += [" & ".join(latex_escape(c) for c in r) + r" \\" for r in rows]
-    body += [r"\bottomrule", r"\end{tabular}"] + (["}"] if wide else []) + [r"\end{table}"]
-    return "\n".join(body)
+    header = [names[c] for c in frame.columns]
+    numeric = [_is_numeric(frame, j) for j in range(len(header))]
+    width = _width(header, rows)
+    if environment is None and 0 < len(rows) < len(header):
+        # A short, wide table (a few rows of many columns) reads as well one row per column, named by the
+        # first column's values: transposed when that fits where the table does not.
+        flipped = [header[0]] + [r[0] for r in rows], [[h] + [r[j] for r in rows] for j, h in enumerate(header)][1:]
+        if _fits(_width(*flipped)) < _fits(width):
+            (header, rows), width = flipped, _width(*flipped)
+            numeric = [False] + [True] * (len(header) - 1)
+    spec = "".join("r" if num else "l" for num in numeric)
+    return latex_float(spec, " & ".join(latex_escape(h) for h in header),
+                       [" & ".join(latex_escape(c) for c in r) for r in rows], width,
+                       caption=latex_escape(caption) if caption else None, label=label, environment=environment,
+                       resize=resize)
 
 
 def table_html(frame, digits=5):
@@ -192,6 +320,21 @@ def format_step(value):
         if abs(value) >= size:
             return f"{value / size:.4g}{suffix}"
     return f"{value:.4g}"
+
+
+def short_seed(seed):
+    """A seed as printed: as given up to 20 digits (any seed a person types), else its first 8 digits and "...".
+
+    With ``rng=None`` NumPy draws a 128-bit seed (39 digits); the result keeps all of it in ``seed`` and
+    ``to_dict()``, and the printed prefix is enough to tell runs apart. A list (several results) prints each.
+
+    >>> short_seed(42), short_seed(83347948792856298933354720534609293813), short_seed("Generator")
+    ('42', '83347948...', 'Generator')
+    """
+    if isinstance(seed, (list, tuple)):
+        return ", ".join(dict.fromkeys(short_seed(s) for s in seed))
+    text = str(seed)
+    return f"{text[:8]}..." if text.isdigit() and len(text) > 20 else text
 
 
 def count(n, word, plural=None):

@@ -128,22 +128,29 @@ class Summary:
             lines += [""] + [f"- {n}" for n in self.notes]
         return "\n".join(lines) + "\n"
 
-    def to_latex(self, label=None, mc_se=False):
+    def to_latex(self, label=None, mc_se=False, environment=None, resize=None):
         """The summary's tables as booktabs LaTeX tables for a paper.
 
         Each caption names the method, the table and the test's line (statistic, df, p-value);
         headers are readable labels, p-values never read 0, Monte Carlo standard errors are left
-        out unless ``mc_se=True``, and wide tables are scaled to the column width (graphicx).
+        out unless ``mc_se=True``, and a column holding one value in every row is stated in the caption.
+        Each table is a ``table`` when it fits one column of a two-column paper (about 230 pt), else a
+        ``table*`` spanning both (``environment=`` "table" or "table*" chooses); ``resize=True`` shrinks
+        a table to its float's width (graphicx), which None does only for a table wider than the page.
+        A comment line above each table names the packages it needs (booktabs; graphicx when resized)
+        and its width; see :func:`rlstats.format.table_latex`.
         """
         if label is not None and not isinstance(label, str):
             raise OptionError(f"label must be text for \\label{{...}}, e.g. label='tab:results', got {label!r}")
         if not isinstance(mc_se, bool):
             raise OptionError(f"mc_se must be True or False, got {mc_se!r}")
+        fmt.check_layout(environment, resize)
         blocks = []
         for i, (name, table) in enumerate(self.tables.items()):
             table_label = f"{label}:{i}" if label else None
             caption = f"{self.title}: {name}." + (f" {self.statistic_line.strip()}." if self.statistic_line else "")
-            blocks.append(fmt.table_latex(table, self.digits, caption=caption, label=table_label, mc_se=mc_se))
+            blocks.append(fmt.table_latex(table, self.digits, caption=caption, label=table_label, mc_se=mc_se,
+                                          environment=environment, resize=resize))
         return "\n\n".join(blocks) + "\n"
 
     def _repr_html_(self):
@@ -239,22 +246,29 @@ class Result:
         """The methods paragraph as plain text, before the notes (a subclass writes it from its fields)."""
         raise NotImplementedError
 
-    def report(self, format="text"):
+    def report(self, format="latex"):
         """A methods-section paragraph: what was tested or estimated, how, on what, and what was found.
 
         Parameters
         ----------
-        format : {"text", "latex"}
-            ``"latex"`` escapes everything LaTeX would read as markup (``_``, ``%``, ``<``, ``~``,
-            ...), so the paragraph compiles when pasted into a document.
+        format : {"latex", "text"}
+            ``"latex"`` (the default) escapes everything LaTeX would read as markup (``_``, ``%``, ``&``,
+            ``<``, ``~``, ...), so the paragraph compiles as it is when pasted into a paper: agent names
+            such as ``agent_1`` and the notes carry characters that stop pdflatex, and ``95%`` would start
+            a comment that silently drops the rest of the paragraph. ``\\_``, ``\\%``, ``\\&`` and ``\\#`` are
+            also Markdown's escapes, so names and percentages read right in Markdown too. ``"text"`` gives
+            the paragraph unescaped, for a terminal or a word processor.
+
+        A seed drawn by NumPy (``rng=None``, 39 digits) is printed by its first 8 digits; ``seed`` and
+        ``to_dict()`` keep all of it.
         """
         if format not in REPORT_FORMATS:
             raise OptionError(f"format={format!r} is not one of: {', '.join(map(repr, REPORT_FORMATS))}")
         text = self._prose().rstrip()
         if self.notes:  # what was dropped, aggregated or changed, in every report
             text += " " + sentences(self.notes)
-        seed = "" if self.seed is None else f", random seed {self.seed}"
-        text += f" Computed with rlstats {__version__}{seed}."
+        seed = "" if self.seed is None else f", random seed {fmt.short_seed(self.seed)}"
+        text += f" Computed with rlstats {__version__}{seed}" + ("" if seed.endswith("...") else ".")
         return fmt.latex_escape(text) if format == "latex" else text
 
     # ---- rendering ------------------------------------------------------------------
@@ -279,9 +293,9 @@ class Result:
     def _repr_html_(self):
         return self.summary()._repr_html_()
 
-    def to_latex(self, label=None, mc_se=False):
+    def to_latex(self, label=None, mc_se=False, environment=None, resize=None):
         """The summary tables as booktabs LaTeX for a paper; see :meth:`Summary.to_latex`."""
-        return self.summary().to_latex(label=label, mc_se=mc_se)
+        return self.summary().to_latex(label=label, mc_se=mc_se, environment=environment, resize=resize)
 
     def to_markdown(self):
         """The summary as Markdown; see :meth:`Summary.to_markdown`."""

@@ -1,5 +1,6 @@
 """R-style number formatting and the table renderers."""
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -46,5 +47,9 @@ def test_paper_tables_read_well():
     assert "$<$ 1e-16 & $<$ 1e-16" in latex and " 0 &" not in latex
     assert "p $<$ 0.05" in latex  # '<' in text would print as an inverted exclamation mark
     assert "mc" not in table_latex(frame).lower() and "MC SE" in table_latex(frame, mc_se=True)
-    wide = pd.DataFrame({f"c{i}": [1.0] for i in range(8)})
-    assert r"\resizebox{\columnwidth}" in table_latex(wide)
+    narrow = pd.DataFrame({f"c{i}": [1.0] for i in range(8)})  # 8 short columns fit a column: never shrunk
+    assert r"\begin{table}[ht]" in table_latex(narrow) and "resizebox" not in table_latex(narrow)
+    wide = pd.DataFrame({f"column_{i}": np.arange(12) + 0.123 for i in range(8)})  # too wide for a column
+    assert r"\begin{table*}[t]" in table_latex(wide) and "resizebox" not in table_latex(wide)
+    assert r"\begin{table}[ht]" in table_latex(wide, resize=True, environment="table")
+    assert r"\resizebox{\ifdim\width>\linewidth\linewidth\else\width\fi}{!}{%" in table_latex(wide, resize=True)

@@ -169,7 +169,7 @@ def test_notes_quote_the_measured_coverage():
                 f"task, nominal 95% intervals covered {low:.2f} to {high:.2f}; interval=\"expanded\" covered "
                 f"{better[0]:.2f} to {better[1]:.2f}")
     assert expected in few.notes
-    assert expected in few.report()
+    assert expected in few.report(format="text")
     assert not any("runs per task are few" in n for n in many.notes)
     poi = rlstats.probability_of_improvement(simulated(seeds=3), FORMULA, n_resamples=200, rng=0)
     assert any(n.startswith("3 runs per task are few for percentile intervals of the probability of improvement")

@@ -405,13 +405,17 @@ def test_outputs_render(table):
     assert table.tidy().shape == (12, 21) and len(table.glance()) == 1
     assert unknown_columns(table.tidy().columns) == []
     assert "possibly best (the bold and marked agents form a 95% confidence set" in table.caption()
-    assert "95% confidence set for the task's best agent" in table.report()
+    assert r"95\% confidence set for the task's best agent" in table.report()  # LaTeX text by default
+    assert "95% confidence set for the task's best agent" in table.report(format="text")
     assert "Welch t test" in str(table) and "Best per task" in table.report()
 
 
-def test_wide_tables_are_resized():
-    wide = rlstats.datasets.simulate(agents=6, tasks=2, seeds=3, rng=0)
-    assert r"\resizebox{\columnwidth}" in rlstats.task_table(wide, FORMULA).to_latex()
+def test_wide_tables_span_the_page_or_shrink_on_request():
+    wide = rlstats.task_table(rlstats.datasets.simulate(agents=5, tasks=2, seeds=3, rng=0), FORMULA)
+    assert r"\begin{table*}[t]" in wide.to_latex() and "resizebox" not in wide.to_latex()
+    shrunk = wide.to_latex(environment="table", resize=True)
+    assert r"\begin{table}[ht]" in shrunk and r"\resizebox{\ifdim\width>\linewidth" in shrunk
+    assert "needs \\usepackage{booktabs} and \\usepackage{graphicx}" in shrunk
 
 
 def test_aggregate_row_comes_from_the_bootstrap(data):

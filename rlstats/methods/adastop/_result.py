@@ -195,7 +195,7 @@ class AdaStopResult(Result):
                 f"comparisons and extend from one interim to the next, and paths that crossed an earlier "
                 f"boundary are discounted (conditioning on non-rejection).")
         if self.seed is not None and not self.spending["exact"].all():
-            text += f" Random permutation paths used seed {self.seed}."
+            text += f" Random permutation paths used seed {fmt.short_seed(self.seed)}."
         if self.level_spent == 0:
             text += " With these n and K no level can be spent, so the test could not reject anything."
         for task in self.tasks:
@@ -308,7 +308,7 @@ class PermutationResult(AdaStopResult):
                 f"{fmt.signif(self.level_spent, 4)}. Adjusted p-values follow the same step-down (Westfall "
                 f"and Young, 1993).")
         if self.seed is not None and not self.spending["exact"].all():
-            text += f" Random permutations used seed {self.seed}."
+            text += f" Random permutations used seed {fmt.short_seed(self.seed)}."
         for task in self.tasks:
             rows = self.tidy() if not self.blocked else self.tidy()[self.tidy()["task"] == task]
             found = [f"{a} {'>' if d == 'larger' else '<'} {b} (mean difference {fmt.signif(e, 4)}, adjusted "

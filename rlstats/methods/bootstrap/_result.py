@@ -173,7 +173,8 @@ class BootstrapResult(Result):
         text += (f" The largest Monte Carlo standard error of a bound is "
                  f"{fmt.signif(_max_se(self.interval_mc_se), 2)}.")
         if self.rliable_compat:
-            text += f" Resamples were drawn exactly as rliable 1.2.0 draws them (seed {self.seed})."
+            text += (f" Resamples were drawn exactly as rliable 1.2.0 draws them "
+                     f"(seed {fmt.short_seed(self.seed)}).")
         return text
 
     def to_dict(self):

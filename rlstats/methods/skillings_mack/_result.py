@@ -159,7 +159,8 @@ class SkillingsMackResult(Result):
         chosen = "" if self.pvalue_rule is None else f"; chosen automatically: {self.pvalue_rule}"
         if self.pvalue_method == "monte_carlo":
             lines.append(f"permutation {fmt.pvalue_phrase(self.pvalue)} ({self.n_resamples} permutations within "
-                         f"tasks, Monte Carlo SE {fmt.signif(self.pvalue_mc_se, 2)}, seed {self.seed}{chosen})")
+                         f"tasks, Monte Carlo SE {fmt.signif(self.pvalue_mc_se, 2)}, seed "
+                         f"{fmt.short_seed(self.seed)}{chosen})")
         elif self.pvalue_method == "exact":
             lines.append(f"exact permutation {fmt.pvalue_phrase(self.pvalue)}" + (f" ({chosen[2:]})" if chosen else ""))
         elif chosen:
@@ -243,7 +244,8 @@ class SkillingsMackResult(Result):
         pv = fmt.format_pvalue(self.pvalue)
         p_text = f"p {pv}" if pv.startswith("<") else f"p = {pv}"
         how_p = {"asymptotic": "from the chi-squared distribution",
-                 "monte_carlo": f"from {self.n_resamples} permutations of the ranks within tasks (seed {self.seed})",
+                 "monte_carlo": f"from {self.n_resamples} permutations of the ranks within tasks "
+                                f"(seed {fmt.short_seed(self.seed)})",
                  "exact": "from the exact permutation distribution"}[self.pvalue_method]
         verdict = "rejected" if self.pvalue <= self.alpha else "did not reject"
         text = (f"We compared {design} with the {_REFERENCES[self.variant]} rank test, {how}. "

@@ -9,10 +9,13 @@ import numpy as np
 import pandas as pd
 
 from ... import format as fmt
+from ...errors import OptionError
 from ...results import Result, resultclass
 from . import plots
 
 DAGGER = "\u2020"
+#: Significant digits of the cells in every format (print, LaTeX, Markdown, HTML), so that all show the same.
+DIGITS = 3
 _LABELS = {"mean": "mean", "median": "median", "iqm": "IQM"}
 
 
@@ -83,8 +86,9 @@ class TaskTableResult(Result):
         runs = self.counts[self.counts > 0]
         return f"{runs.min()}" if runs.min() == runs.max() else f"{runs.min()} to {runs.max()}"
 
-    def _cell_texts(self, digits, bold, mark):
-        """(n_tasks, n_agents) strings 'm ± sd' with the best bolded and the other possibly best marked."""
+    def _cell_texts(self, digits, bold, mark, plain=str):
+        """(n_tasks, n_agents) strings 'm ± sd' (through ``plain``) with the best bolded and the other possibly best
+        marked."""
         out = []
         for t in range(len(self.tasks)):
             row = []
@@ -95,6 +99,7 @@ class TaskTableResult(Result):
                 text = fmt.signif(self.estimates[t, a], digits)
                 if np.isfinite(self.std_dev[t, a]):
                     text += f" \u00b1 {fmt.signif(self.std_dev[t, a], 2)}"
+                text = plain(text)
                 if self.tied_best[t, a]:
                     text = bold(text)
                 elif self.possibly_best[t, a]:
@@ -103,15 +108,15 @@ class TaskTableResult(Result):
             out.append(row)
         return out
 
-    def _aggregate_texts(self, digits, bold):
+    def _aggregate_texts(self, digits, bold, plain=str):
         agg = self.aggregate
         best = int(np.nanargmax(agg["estimates"]))
-        texts = [f"{fmt.signif(e, digits)} [{fmt.signif(lo, 3)}, {fmt.signif(hi, 3)}]"
+        texts = [plain(f"{fmt.signif(e, digits)} [{fmt.signif(lo, 3)}, {fmt.signif(hi, 3)}]")
                  for e, (lo, hi) in zip(agg["estimates"], agg["intervals"])]
         texts[best] = bold(texts[best])
         return texts
 
-    def display(self, digits=4, bold=lambda s: f"*{s}*", mark=lambda s: f"{s} {DAGGER}"):
+    def display(self, digits=DIGITS, bold=lambda s: f"*{s}*", mark=lambda s: f"{s} {DAGGER}"):
         """The table as a DataFrame of strings: tasks as rows, agents as columns (and the aggregate row)."""
         frame = pd.DataFrame(self._cell_texts(digits, bold, mark), index=list(self.tasks), columns=list(self.agents))
         if self.aggregate is not None:
@@ -140,42 +145,51 @@ class TaskTableResult(Result):
                      f"({self.aggregate['n_resamples']} resamples).")
         return text
 
-    def to_latex(self, label=None, digits=3, resize=None):
+    def to_latex(self, label=None, digits=DIGITS, environment=None, resize=None):
         """A booktabs table: best in \\textbf, a dagger on the other possibly best agents, the rule in the caption.
 
-        ``resize`` wraps the tabular in ``\\resizebox{\\columnwidth}{!}{...}`` (needs graphicx);
-        by default when there are more than four agents, so that a wide table fits a column.
+        A ``table`` when it fits one column of a two-column paper (about 230 pt: three or four agents of
+        "mean ± sd"; five need about 235 pt even at one digit), else a ``table*`` spanning both columns;
+        ``environment=`` "table" or "table*" chooses, and ``resize=True`` shrinks the table to its float's width
+        (``\\resizebox``, graphicx), which None does only for a table wider than the page. The first line, a
+        LaTeX comment, names the packages it needs (booktabs; graphicx when resized), its width and how to make it
+        fit a column.
         """
+        if label is not None and not isinstance(label, str):
+            raise OptionError(f"label must be text for \\label{{...}}, e.g. label='tab:results', got {label!r}")
+        if isinstance(digits, bool) or not isinstance(digits, (int, np.integer)) or not 1 <= digits <= 15:
+            raise OptionError(f"digits must be a whole number of significant digits from 1 to 15, got {digits!r}")
+        fmt.check_layout(environment, resize)
         escape = fmt.latex_escape
-        cells = self._cell_texts(digits, lambda s: rf"\textbf{{{escape(s)}}}",
-                                 lambda s: escape(s) + r"$^\dagger$")
-        cells = [[c.replace("\u00b1", r"$\pm$") for c in row] for row in cells]
-        lines = [r"\begin{table}[ht]", r"\centering", rf"\caption{{{_latex_caption(self.caption())}}}"]
-        if label:
-            lines.append(rf"\label{{{label}}}")
-        resize = len(self.agents) > 4 if resize is None else resize
-        if resize:
-            lines.append(r"\resizebox{\columnwidth}{!}{%")
-        lines += [r"\begin{tabular}{l" + "r" * len(self.agents) + "}", r"\toprule",
-                  "Task & " + " & ".join(escape(a) for a in self.agents) + r" \\", r"\midrule"]
-        lines += [escape(task) + " & " + " & ".join(row) + r" \\" for task, row in zip(self.tasks, cells)]
+        cells = self._cell_texts(digits, lambda s: rf"\textbf{{{s}}}", lambda s: s + r"$^\dagger$", plain=escape)
+        rows = [escape(task) + " & " + " & ".join(row) for task, row in zip(self.tasks, cells)]
+        # the width LaTeX will set it at, from the unescaped texts: a column per agent, headed by its name
+        plain = self._cell_texts(digits, str, lambda s: s + DAGGER)
+        columns = [[(a, False)] + [(row[j], bool(self.tied_best[t, j])) for t, row in enumerate(plain)]
+                   for j, a in enumerate(self.agents)]
+        first = [("Task", False)] + [(t, False) for t in self.tasks]
         if self.aggregate is not None:
-            texts = self._aggregate_texts(digits, lambda s: rf"\textbf{{{escape(s)}}}")
-            texts = [t if t.startswith(r"\textbf") else escape(t) for t in texts]
+            texts = self._aggregate_texts(digits, lambda s: rf"\textbf{{{s}}}", plain=escape)
             metric = _LABELS.get(self.aggregate["metric"], self.aggregate["metric"])
-            lines += [r"\midrule", escape(f"Aggregate {metric}") + " & " + " & ".join(texts) + r" \\"]
-        lines += [r"\bottomrule", r"\end{tabular}"]
-        if resize:
-            lines.append("}")
-        lines.append(r"\end{table}")
-        return "\n".join(lines) + "\n"
+            rows.append("\\midrule\n" + escape(f"Aggregate {metric}") + " & " + " & ".join(texts))
+            best = int(np.nanargmax(self.aggregate["estimates"]))
+            for j, text in enumerate(self._aggregate_texts(digits, str)):
+                columns[j].append((text, j == best))
+            first.append((f"Aggregate {metric}", False))
+        named = any(fmt.text_width(a) > max(fmt.text_width(t, b) for t, b in column[1:]) for a, column in
+                    zip(self.agents, columns))  # a name wider than its numbers widens the table
+        return fmt.latex_float("l" + "r" * len(self.agents), "Task & " + " & ".join(escape(a) for a in self.agents),
+                               rows, fmt.tabular_width([first] + columns), caption=escape(self.caption()),
+                               label=label, environment=environment, resize=resize,
+                               how_to_fit="shorter agent names (they head the columns)" if named else "") + "\n"
 
-    def to_markdown(self, digits=4):
+    def to_markdown(self, digits=DIGITS):
         frame = self.display(digits, bold=lambda s: f"**{s}**")
         return fmt.table_markdown(frame.reset_index(), digits) + f"\n\n{self.caption()}\n"
 
     def _repr_html_(self):
-        frame = self.display(4, bold=lambda s: f"<b>{html.escape(s)}</b>", mark=lambda s: f"{html.escape(s)} {DAGGER}")
+        frame = self.display(DIGITS, bold=lambda s: f"<b>{html.escape(s)}</b>",
+                             mark=lambda s: f"{html.escape(s)} {DAGGER}")
         body = "".join("<tr><th>" + html.escape(str(task)) + "</th>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>"
                        for task, row in zip(frame.index, frame.to_numpy()))
         head = "<tr><th>task</th>" + "".join(f"<th>{html.escape(a)}</th>" for a in frame.columns) + "</tr>"
@@ -244,7 +258,3 @@ class TaskTableResult(Result):
                 f"the interval of the difference of means ({fmt.signif(100 * self.confidence_level)}%).")
         return text
 
-
-def _latex_caption(text):
-    return fmt.latex_escape(text).replace(fmt.latex_escape(DAGGER), r"$^\dagger$").replace(
-        DAGGER, r"$^\dagger$").replace("\u00b1", r"$\pm$")
