@@ -99,7 +99,7 @@ def run_demo(args, out):
         result = compare(data, formula, method=method, rng=args.seed, **options)
         out.write(f"\n===== {method}: compare(data, {formula!r}, method={method!r}) =====\n")
         out.write(str(result))
-        out.write("\n" + result.report() + "\n")
+        out.write("\n" + result.report(format="text") + "\n")
         figure_path = folder / f"{method}.png"
         save_plot(result, figure_path)
         out.write(f"figure: {figure_path}\n")
@@ -109,7 +109,7 @@ def run_demo(args, out):
                      n_resamples=1000, rng=args.seed)
     out.write("\n===== curves: learning curves (rlstats.datasets.simulate_curves, 3 agents x 6 tasks x 5 seeds x "
               "30 steps), compare(curves, 'score ~ agent | task/seed', method='curves', step='step') =====\n")
-    out.write(str(result) + "\n" + result.report() + "\n")
+    out.write(str(result) + "\n" + result.report(format="text") + "\n")
     save_plot(result, folder / "curves.png")
     out.write(f"figure: {folder / 'curves.png'}\n")
     out.write(f"\nAll figures are in {folder.resolve()}; in Python, result.summary() gives the full tables.\n")
