@@ -242,6 +242,8 @@ def align(y, steps, starts, stops, grid, method):
 
 
 def _span(grid):
+    if grid.size == 1:
+        return f"1 step, {format_step(grid[0])}"
     return f"{grid.size} steps from {format_step(grid[0])} to {format_step(grid[-1])}"
 
 

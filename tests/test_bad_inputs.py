@@ -1854,6 +1854,22 @@ COMMAND_LINE_CASES = [  # (id, argv with {d} for the folder of inputs, phrase)
     ("read-logs-jobs 0", _read_logs("--jobs", "0"), "--jobs"),
     ("read-logs-a tag nobody logs", _read_logs("--tags", "nosuch"), "no run logs 'nosuch'; pass --tags"),
     ("read-logs-step not a column", _read_logs("--step", "nosuch"), "--step 'nosuch' names no column"),
+    ("read-logs-smooth 0", _read_logs("--smooth", "0"), "--smooth must be at least 1, got 0"),
+    ("read-logs-smooth negative", _read_logs("--smooth", "-5"), "--smooth must be at least 1, got -5"),
+    ("read-logs-smooth text", _read_logs("--smooth", "many"),
+     "--smooth takes a whole number of episodes (or of steps, with --smooth-over steps), e.g. --smooth 100; "
+     "got 'many'"),
+    ("read-logs-smooth a fraction", _read_logs("--smooth", "1.5"), "--smooth takes a whole number"),
+    ("read-logs-smooth empty", _read_logs("--smooth", ""), "--smooth takes a whole number"),
+    ("read-logs-smooth 10**13", _read_logs("--smooth", "10000000000000"),
+     "--smooth 10000000000000 is more than 1,000,000,000,000 episodes"),
+    ("read-logs-smooth over whole runs", _read_logs("--smooth", "2"),
+     ("--smooth 2 logged values is at least as long as every run", "e.g. --smooth 1")),
+    ("read-logs-smooth over all their steps", _read_logs("--smooth", "11", "--smooth-over", "steps"),
+     "--smooth 11 steps is at least as long as every run (the longest spans 11 steps)"),
+    ("read-logs-smooth-over without smooth", _read_logs("--smooth-over", "steps"),
+     "--smooth-over steps sets what --smooth counts, and --smooth is not given; pass the window too, e.g. "
+     "--smooth 10000 --smooth-over steps"),
 ]
 
 
@@ -1881,6 +1897,10 @@ USAGE_CASES = [  # (id, argv, phrase of argparse's last line)
     ("read-logs-no output", ["read-logs", "logs"], "the following arguments are required: -o/--output"),
     ("read-logs-format unknown", ["read-logs", "logs", "-o", "x.csv", "--format", "xml"],
      "argument --format: invalid choice"),
+    ("read-logs-smooth-over unknown", ["read-logs", "logs", "-o", "x.csv", "--smooth", "5", "--smooth-over", "frames"],
+     "argument --smooth-over: invalid choice: 'frames'"),
+    ("read-logs-smooth without a value", ["read-logs", "logs", "-o", "x.csv", "--smooth"],
+     "argument --smooth: expected one argument"),
 ]
 
 

@@ -208,3 +208,40 @@ def test_a_latin1_byte_deep_in_a_file_is_placed_exactly(tmp_path, capsys):
     path.write_bytes(text.encode("latin-1"))
     assert run(["compare", str(path), "score ~ agent | task"]) == (2, "")
     assert f"(byte b'\\xe9' at position {text.index(chr(0xe9))})" in capsys.readouterr().err
+
+
+def test_read_logs_smooth_is_passed_through(tmp_path):
+    """--smooth N [--smooth-over steps] writes what read_logs(smooth=N, smooth_over=...) returns, and says so."""
+    from test_log_formats import SB3_PATTERN, write_monitor
+
+    logs = tmp_path / "logs"
+    write_monitor(logs / "a2c" / "CartPole-v1" / "seed_0" / "0.monitor.csv", [1, 2, 3, 10, 20], [14] * 5)
+    write_monitor(logs / "ppo" / "CartPole-v1" / "seed_0" / "0.monitor.csv", [5, 7, 9, 11, 13], [10, 20, 30, 5, 5])
+    expected = {("2", "episodes"): [1, 1.5, 2.5, 6.5, 15, 5, 6, 8, 10, 12],  # the last 2 episodes, by hand
+                # windows (s - 20, s]: a2c ends episodes every 14 steps, so each holds its last 2 (1 at first);
+                # ppo ends them at steps 10, 30, 60, 65, 70: 1, 1, 1, 2 and 3 episodes
+                ("20", "steps"): [1, 1.5, 2.5, 6.5, 15, 5, 7, 9, 10, 11]}
+    for (window, unit), values in expected.items():
+        output = tmp_path / f"smooth_{unit}.csv"
+        status, text = run(["read-logs", str(logs), "--pattern", SB3_PATTERN, "--smooth", window, "--smooth-over",
+                            unit, "--no-progress", "-o", str(output)])
+        assert status == 0
+        assert f"'r' smoothed: each value is the mean of its run's values logged over the last {window} {unit}" in text
+        written = read_csv(output)
+        assert written["r"].tolist() == values
+        direct = rlstats.read_logs(logs, SB3_PATTERN, progress=False, smooth=int(window), smooth_over=unit)
+        pd.testing.assert_frame_equal(written, direct, check_dtype=False)
+    status, _ = run(["read-logs", str(logs), "--pattern", SB3_PATTERN, "--smooth", "2", "--no-progress", "-o",
+                     str(tmp_path / "default_unit.csv")])
+    assert status == 0 and read_csv(tmp_path / "default_unit.csv")["r"].tolist() == expected[("2", "episodes")]
+    raw = tmp_path / "raw.csv"
+    assert run(["read-logs", str(logs), "--pattern", SB3_PATTERN, "--no-progress", "-o", str(raw)])[0] == 0
+    assert read_csv(raw)["r"].tolist() == [1, 2, 3, 10, 20, 5, 7, 9, 11, 13]  # no --smooth: the raw returns
+
+
+def test_read_logs_help_names_smooth(capsys):
+    with pytest.raises(SystemExit):
+        main(["read-logs", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--smooth N" in text and "trailing rolling mean over the last N episodes" in text
+    assert "--smooth-over {episodes,steps}" in text

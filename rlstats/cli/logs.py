@@ -5,6 +5,7 @@
     rlstats read-logs runs/ --pattern "{agent}/{task}/seed_{seed}" -o runs.csv
     rlstats read-logs runs/ --pattern "{agent}/{task}/seed_{seed}" --tags eval/mean_reward=score -o runs.parquet
     rlstats read-logs logs/ppo --format sb3_monitor --pattern "{agent}/{task}_{seed}" --on-error skip -o ppo.csv
+    rlstats read-logs runs/ --format sb3_monitor --pattern "{agent}/{task}/seed_{seed}" --smooth 100 -o episodes.csv
     rlstats read-logs runs/ --pattern "{agent}/{task}/seed_{seed}" --tags eval/mean_reward=score -o - |
         rlstats compare - "score ~ agent | task/seed" --method curves -o step=step
 
@@ -27,7 +28,8 @@ OPTION_WORDS = (("on_error='skip'", "--on-error skip"), ("with tags=, e.g. tags=
                                                                                  "with --format, e.g. --format "),
                 ("pass format=", "pass --format"), ("pass step=", "pass --step "), ("tags=", "--tags "),
                 ("pattern=", "--pattern "), ("n_jobs=", "--jobs "), ("n_jobs must", "--jobs must"),
-                ("step=", "--step "))
+                ("step=", "--step "), ("smooth_over=", "--smooth-over "), ("smooth=", "--smooth "),
+                ("smooth must", "--smooth must"))
 #: Suffixes of the file written: CSV, TSV or Parquet.
 OUTPUT_SUFFIXES = (".csv", ".tsv", ".parquet", ".pq")
 
@@ -51,6 +53,12 @@ def add_read_logs_command(subparsers):
                          help="value kept when a run logs a step twice (default: last)")
     command.add_argument("--on-error", choices=("raise", "skip"), default="raise",
                          help="unreadable, truncated or incomplete runs: stop (default) or skip them")
+    command.add_argument("--smooth", default=None, metavar="N",
+                         help="replace each scalar by its run's trailing rolling mean over the last N episodes "
+                              "(or steps, with --smooth-over steps), as SB3's plot_results draws monitor.csv returns, "
+                              "e.g. --smooth 100; stated in the notes (default: raw values)")
+    command.add_argument("--smooth-over", choices=("episodes", "steps"), default=None,
+                         help="what --smooth counts: logged values (episodes of a monitor.csv; the default) or steps")
     command.add_argument("--jobs", type=int, default=1, help="files read in parallel (-1: all cores)")
     command.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     command.add_argument("-o", "--output", required=True, metavar="FILE",
@@ -71,6 +79,20 @@ def _tags(text):
                              "e.g. --tags eval/mean_reward=score")
         mapping[tag.strip()] = column.strip() or tag.strip()
     return mapping
+
+
+def _smooth(text, over):
+    """``--smooth N`` as a whole number (read_logs checks its range), and its unit; one line for anything else."""
+    if text is None:
+        if over is not None:
+            raise UsageError(f"--smooth-over {over} sets what --smooth counts, and --smooth is not given; pass the "
+                             f"window too, e.g. --smooth {10_000 if over == 'steps' else 100} --smooth-over {over}")
+        return None, "episodes"
+    try:
+        return int(text), over or "episodes"
+    except ValueError:
+        raise UsageError(f"--smooth takes a whole number of episodes (or of steps, with --smooth-over steps), e.g. "
+                         f"--smooth 100; got {text[:60]!r}") from None
 
 
 def _in_command_words(message):
@@ -109,9 +131,11 @@ def run_read_logs(args, out):
         raise UsageError(f"-o {output} must end in .csv, .tsv or .parquet, or be - for CSV on standard output")
     _check_not_read_next_time(output, args.folder)
     tags = _tags(args.tags)
+    smooth, smooth_over = _smooth(args.smooth, args.smooth_over)
     try:
         frame = read_logs(args.folder, args.pattern, format=args.format, tags=tags, step=args.step,
-                          keep=args.keep, on_error=args.on_error, progress=not args.no_progress, n_jobs=args.jobs)
+                          keep=args.keep, on_error=args.on_error, progress=not args.no_progress, n_jobs=args.jobs,
+                          smooth=smooth, smooth_over=smooth_over)
     except RlstatsError as exc:  # the same advice, in the command's words
         raise type(exc)(_in_command_words(str(exc))) from exc
     notes = tuple(frame.attrs.get(NOTES_ATTR, ()))

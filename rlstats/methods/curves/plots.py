@@ -10,9 +10,11 @@ import numpy as np
 
 from ...errors import OptionError
 from ...format import format_step
-from ...plotting import axes_or_new, palette
+from ...plotting import SMALL_FONT, axes_or_new, palette
 
 BANDS = ("simultaneous", "pointwise", "none")
+#: Most logged steps that each get a tick (more would crowd a column-wide figure's labels).
+MAX_STEP_TICKS = 6
 
 
 def _new_axes(ax):
@@ -24,17 +26,48 @@ def _new_axes(ax):
     return ax
 
 
-def _step_axis(ax, result):
-    from matplotlib.ticker import FuncFormatter
+def _step_axis(ax, result, steps):
+    """Compact step labels (5k, 1.2M); a tick at each logged step when there are few, else round ticks never
+    closer than the logging interval, so that the axis does not suggest steps that were not logged."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter, MaxNLocator
 
     ax.set_xlabel(result.step_column)
+    steps = np.unique(np.asarray(steps, dtype=float))
+    if steps.size <= MAX_STEP_TICKS:
+        ax.xaxis.set_major_locator(FixedLocator(steps))
+    else:
+        # Fewer bins than steps: the ticks' spacing is at least the range over MAX_STEP_TICKS - 1 bins.
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=MAX_STEP_TICKS - 1, steps=[1, 2, 5, 10]))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _: format_step(value)))
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
 
 
+def _legend_above(ax, title=None):
+    """The legend in rows above the Axes, clear of the curves and bands (inside, it hid them wherever it sat).
+
+    As many columns as the Axes' width holds (at most 4); a layout engine (``layout="constrained"``, or
+    ``bbox_inches="tight"`` when saving) keeps its room.
+    """
+    handles, labels = ax.get_legend_handles_labels()
+    if not handles:
+        return None
+    longest = max(len(label) for label in labels)
+    # One column: the handle, its gap, the spacing and the label (a character is about 0.6 em wide), in points.
+    column = (1.5 + 0.8 + 1.0 + 0.6 * longest) * SMALL_FONT
+    width = ax.get_position().width * ax.figure.get_figwidth() * 72
+    columns = int(max(1, min(len(handles), 4, width // column)))
+    return ax.legend(handles, labels, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=columns, frameon=False,
+                     fontsize=SMALL_FONT + 1, handlelength=1.5, columnspacing=1.0, borderaxespad=0.2, title=title,
+                     title_fontsize=SMALL_FONT + 1)
+
+
 def plot_curves(result, *, ax=None, band="simultaneous", agents=None, colors=None, **kwargs):
     """Each agent's per-step aggregate with a shaded band (the sample-efficiency figure).
+
+    The legend sits above the Axes, titled with the band drawn; the step axis has a tick at each
+    logged step when there are at most six (``MAX_STEP_TICKS``), else round ticks no closer than
+    the logging interval, labelled 5k, 1.2M.
 
     Parameters
     ----------
@@ -65,10 +98,8 @@ def plot_curves(result, *, ax=None, band="simultaneous", agents=None, colors=Non
             ax.fill_between(result.steps, bounds[:, 0], bounds[:, 1], color=style["color"], alpha=0.2, linewidth=0)
     level = f"{100 * result.confidence_level:g}%"
     ax.set_ylabel(result.label)
-    if band != "none":
-        ax.set_title(f"{result.label} per step, {level} {band} bands", fontsize=9)
-    _step_axis(ax, result)
-    ax.legend(frameon=False, fontsize=8)
+    _step_axis(ax, result, result.steps)
+    _legend_above(ax, None if band == "none" else f"{result.label} per step, {level} {band} bands")
     return ax
 
 
@@ -100,6 +131,6 @@ def plot_difference(result, *, ax=None, pair=None, color="#0072B2", **kwargs):
         ax.plot(table["step"][differs], np.full(differs.sum(), low), "|", color="black", markersize=6,
                 label=f"differs (max-T, alpha = {result.alpha:g})")
     ax.set_ylabel(f"{result.label}: {a} - {b}")
-    _step_axis(ax, result)
-    ax.legend(frameon=False, fontsize=8)
+    _step_axis(ax, result, table["step"])
+    _legend_above(ax)
     return ax
