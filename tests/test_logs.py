@@ -1114,3 +1114,157 @@ def test_real_sb3_logs_a_rerun_and_a_restart_are_named(sb3_logs):
     early = {(e.run["task"], e.run["seed"], e.run["attempt"]): (e.last_step, e.siblings_median)
              for e in frame.attrs["read_log"].ended_early}
     assert early == {("CartPole-v1", 0, "A2C_2"): (10000, 30000.0), ("Acrobot-v1", 2, "A2C_1"): (15000, 20000.0)}
+
+
+# ---------------------------------------------------------------- reading that scales (issue 29)
+
+def _reference_rows(runs, mapping, keep):
+    """read_logs' rows record by record in plain Python, the rules as documented: records in the order written
+    (file, then position in it); of a (step, tag) logged twice the first or last kept; one row per step, its
+    wall time and time elapsed the latest of its records, its source the last file."""
+    rows, dropped = [], 0
+    for fields, pieces in runs:
+        records = sorted(((index, position, piece.step[position], piece.tags[piece.tag[position]],
+                           piece.value[position], None if piece.wall_time is None else piece.wall_time[position],
+                           None if piece.time_elapsed is None else piece.time_elapsed[position])
+                          for index, piece in pieces for position in range(piece.step.size)
+                          if piece.tags[piece.tag[position]] in mapping), key=lambda r: (r[0], r[1]))
+        kept = {}
+        for record in records:
+            key = (record[2], record[3])
+            dropped += key in kept
+            if keep == "last" or key not in kept:
+                kept[key] = record
+        for step in sorted({step for step, _ in kept}):
+            mine = [r for (s, _), r in kept.items() if s == step]
+            latest = (lambda i: max((r[i] for r in mine if r[i] is not None and not np.isnan(r[i])), default=np.nan))
+            rows.append({**fields, "step": step, **{mapping[r[3]]: r[4] for r in mine}, "wall_time": latest(5),
+                         "time_elapsed": latest(6), "file": max(r[0] for r in mine)})
+    return rows, dropped
+
+
+def test_rows_are_made_run_by_run_exactly_as_record_by_record():
+    """_assemble (one run at a time, sorting only runs not already in order) against the plain-Python rules,
+    on 400 random sets of runs: duplicates within and across files, files out of order, one file holding
+    several pieces of a run (as W&B's API gives one per key), float steps, tags missing, times absent or NaN."""
+    from rlstats.logs._pieces import Piece
+    from rlstats.logs._read import _assemble
+
+    rng = np.random.default_rng(29)
+    for case in range(400):
+        keep = ("last", "first")[case % 2]
+        mapping = dict(zip(rng.permutation(["a", "b", "c"])[:rng.integers(1, 4)], ["x", "y", "z"]))
+        sources = [f"f{i}" for i in range(5)]
+        floats = case % 7 == 0
+        spec = []
+        for run in range(rng.integers(1, 4)):
+            pieces = []
+            for _ in range(rng.integers(1, 4)):
+                n, tags = int(rng.integers(1, 12)), tuple(rng.permutation(["a", "b", "c", "d"])[:rng.integers(1, 5)])
+                step = np.sort(rng.integers(0, 8, n)) if rng.random() < 0.6 else rng.integers(0, 8, n)
+                step = step + 0.5 * rng.integers(0, 2, n) if floats else step
+                wall = None if rng.random() < 0.3 else np.where(rng.random(n) < 0.2, np.nan, rng.random(n))
+                spent = None if rng.random() < 0.7 else rng.random(n)
+                pieces.append((int(rng.integers(0, 5)), tags, step, rng.integers(0, len(tags), n), rng.normal(size=n),
+                               wall, spent))
+            spec.append(({"agent": f"g{run % 2}", "seed": str(run)}, pieces))
+        if not any(t in mapping for _, pieces in spec for _, tags, *_ in pieces for t in tags):
+            continue
+        build = (lambda: [(fields, [(i, Piece(tags, s, t, v, w, e)) for i, tags, s, t, v, w, e in pieces])
+                          for fields, pieces in spec])
+        expected, dropped = _reference_rows(build(), mapping, keep)
+        frame, duplicates, _ = _assemble({k: run for k, run in enumerate(build())}, ["agent", "seed"], mapping,
+                                         sources, keep)
+        assert duplicates == dropped, case
+        want = pd.DataFrame(expected, columns=["agent", "seed", "step", *mapping.values(), "wall_time",
+                                               "time_elapsed", "file"])
+        assert frame["agent"].tolist() == want["agent"].tolist(), case
+        assert frame["seed"].tolist() == want["seed"].astype(int).tolist(), case
+        np.testing.assert_array_equal(frame["step"], want["step"].to_numpy(dtype=float), err_msg=str(case))
+        assert frame["step"].dtype == (np.float64 if floats and not np.all(want["step"] % 1 == 0) else np.int64)
+        for column in mapping.values():
+            np.testing.assert_array_equal(frame[column], want[column].to_numpy(dtype=float), err_msg=str(case))
+        has_wall = any(w is not None for _, pieces in spec for *_, w, _ in pieces)
+        assert ("wall_time" in frame) == has_wall, case
+        if has_wall:
+            np.testing.assert_array_equal(frame["wall_time"], want["wall_time"].to_numpy(dtype=float))
+        if "time_elapsed" in frame:
+            np.testing.assert_array_equal(frame["time_elapsed"], want["time_elapsed"].to_numpy(dtype=float))
+        assert frame["source"].tolist() == [sources[i] for i in want["file"]], case
+
+
+def test_rows_are_released_run_by_run_and_the_frame_holds_strings_as_pandas_would():
+    from rlstats.logs._pieces import Piece
+    from rlstats.logs._read import _assemble
+
+    pieces = [(0, Piece(("r",), np.arange(3), np.zeros(3, np.intp), np.ones(3))),
+              (1, Piece(("r",), np.arange(2), np.zeros(2, np.intp), np.ones(2)))]
+    runs = {0: ({"agent": "ppo", "task": None}, pieces[:1]), 1: ({"agent": "dqn", "task": "x"}, pieces[1:])}
+    frame, _, _ = _assemble(runs, ["agent", "task"], {"r": "score"}, ["a/f", "b/f"], "last")
+    assert all(piece.step is None and piece.value is None for _, piece in pieces)  # let go once its rows were made
+    like = pd.DataFrame({"agent": np.array(["ppo"] * 3 + ["dqn"] * 2, dtype=object),
+                         "task": np.array([None] * 3 + ["x"] * 2, dtype=object),
+                         "source": np.array(["a/f"] * 3 + ["b/f"] * 2, dtype=object)})
+    for column in like:  # the type pandas gives those values (str on pandas 3, object before), without per-row objects
+        assert frame[column].dtype == like[column].dtype
+        pd.testing.assert_series_equal(frame[column], like[column])
+
+
+def test_checksums_two_bytes_at_a_time_at_every_offset_and_length():
+    from tensorboard.compat.tensorflow_stub.pywrap_tensorflow import masked_crc32c as reference
+
+    from rlstats.logs._tensorboard import masked_crc32c
+
+    rng = np.random.default_rng(3)
+    lengths = list(range(0, 41)) + [255, 256, 1001]
+    for lead in range(3):  # records starting at even and odd bytes
+        blobs = [rng.integers(0, 256, size=n, dtype=np.uint8).tobytes() for n in rng.permutation(lengths)]
+        data = bytes(lead) + b"".join(blobs)
+        starts = lead + np.cumsum([0] + [len(b) for b in blobs[:-1]])
+        ours = masked_crc32c(np.frombuffer(data, dtype=np.uint8), starts, [len(b) for b in blobs])
+        assert ours.tolist() == [reference(b) for b in blobs]
+
+
+@pytest.mark.parametrize("line_end", ["\r\n", "\n", "\r"])
+def test_monitor_csv_reads_the_same_whatever_its_line_ends(tmp_path, line_end):
+    text = ('#{"t_start": 100.5, "env_id": "X-v0"}\n' + "r,l,t\n" + "1.5,10,0.25\n" + "-2.25,7,0.5\n"
+            + "3,5,1.125\n").replace("\n", line_end)
+    path = tmp_path / "ppo" / "1" / "monitor.csv"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(text.encode())
+    frame = rlstats.read_logs(tmp_path, "{agent}/{seed}", tags=["r", "l"], progress=False)
+    assert frame["step"].tolist() == [10, 17, 22] and frame["r"].tolist() == [1.5, -2.25, 3.0]
+    assert frame["wall_time"].tolist() == [100.75, 101.0, 101.625] and frame["task"].tolist() == ["X-v0"] * 3
+    path.write_bytes(text.encode()[:-len(line_end) - 3])  # cut off in the last row
+    with pytest.raises(LogReadError, match="truncated: the last line has no line end"):
+        rlstats.read_logs(tmp_path, "{agent}/{seed}", progress=False)
+
+
+def test_a_frame_of_many_scalars_is_not_fragmented(recwarn):
+    from rlstats.logs._pieces import Piece
+    from rlstats.logs._read import _assemble
+
+    tags = tuple(f"t{i}" for i in range(120))
+    piece = Piece(tags, np.repeat(np.arange(2), 120), np.tile(np.arange(120), 2), np.arange(240.0))
+    frame, _, _ = _assemble({0: ({"run": "a"}, [(0, piece)])}, ["run"], {t: t for t in tags}, ["f"], "last")
+    frame["added"] = 1.0  # pandas warns on a frame of over 100 blocks
+    assert not [w for w in recwarn if "fragmented" in str(w.message)]
+    assert frame["t119"].tolist() == [119.0, 239.0]
+
+
+@pytest.mark.slow
+def test_reading_event_files_takes_memory_in_proportion_to_them(tmp_path):
+    """Issue 29's goal, on 50 and 100 runs x 3 tags x 10,000 steps (83 and 165 MB of events): the peak memory of
+    read_logs above its imports stays under twice the files' size (benchmarks/bench_logs.py, one process each)."""
+    import pathlib
+    import subprocess
+    import sys
+
+    script = pathlib.Path(__file__).parents[1] / "benchmarks" / "bench_logs.py"
+    out = subprocess.run([sys.executable, str(script), "tensorboard", "--runs", "50", "100", "--no-peer",
+                          "--repeat", "1", "--folder", str(tmp_path)], capture_output=True, text=True, check=True)
+    rows = [parts for parts in map(str.split, out.stdout.splitlines()) if parts[2:3] == ["rlstats"]]
+    assert [int(r[0]) for r in rows] == [50, 100]
+    for runs, _, _, rows_read, *_, per_disk in rows:
+        assert int(rows_read.replace(",", "")) == int(runs) * 10_000
+        assert float(per_disk) < 2.0, out.stdout

@@ -48,7 +48,14 @@ def from_columns(step, columns, *, wall_time=None, time_elapsed=None, meta=None,
     if not tags:
         return Piece((), step[:0], np.zeros(0, np.intp), np.zeros(0), meta=meta or {}, name=name)
     matrix = np.column_stack([np.asarray(columns[t], dtype=float) for t in tags])
-    rows, cols = np.nonzero(~np.isnan(matrix))  # row-major: the order written
+    logged = ~np.isnan(matrix)
+    if logged.all():  # every cell logged: the records are the matrix read row by row, no search needed
+        k = len(tags)
+        repeat = (lambda a: None if a is None else np.repeat(np.asarray(a, dtype=float), k))
+        codes = np.arange(k, dtype=np.min_scalar_type(k))  # a byte a record for up to 255 tags
+        return Piece(tags, np.repeat(step, k), np.tile(codes, len(step)), matrix.ravel(),
+                     repeat(wall_time), repeat(time_elapsed), meta or {}, name)
+    rows, cols = np.nonzero(logged)  # row-major: the order written
     pick = (lambda a: None if a is None else np.asarray(a, dtype=float)[rows])
     return Piece(tags, step[rows], cols.astype(np.intp), matrix[rows, cols], pick(wall_time), pick(time_elapsed),
                  meta or {}, name)

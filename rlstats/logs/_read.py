@@ -476,7 +476,9 @@ def read_logs(path, pattern=None, *, format=None, tags=None, step=None, keep="la
         requested tag, is recorded in the read log; ``"raise"`` then raises a LogReadError listing
         them, ``"skip"`` leaves them out with a warning that counts them.
     progress : bool
-        Show a progress bar over the files on stderr.
+        Show a progress bar over the files where someone sees it: on stderr when it is a terminal, as a
+        widget in a notebook with ipywidgets; elsewhere (a pipe, a log, a notebook without ipywidgets)
+        nothing is shown.
     n_jobs : int
         Files read in parallel by joblib (-1: all cores); the frame is the same whatever ``n_jobs``.
     smooth : int, optional
@@ -847,7 +849,9 @@ def _assemble(runs, field_names, mapping, sources, keep):
         if not np.isnan(row_spent).all():
             columns["time_elapsed"] = row_spent
     columns["source"] = _repeat(np.asarray(sources, dtype=object), joined(3))
-    return pd.DataFrame(columns, copy=False), duplicates, without_step
+    # No copy (it would double the frame at its peak), but blocks merged when pandas would call the frame
+    # fragmented (over 100 blocks: a warning on every column a caller adds).
+    return pd.DataFrame(columns, copy=len(columns) > 100), duplicates, without_step
 
 
 def _repeat(values, rows):
@@ -883,7 +887,7 @@ def _run_rows(pieces, tag_order, keep):
     elapsed = one(spent) if has_spent else None
     dropped, row = 0, np.zeros(0, dtype=np.intp)
     if step.size:
-        new_row = np.r_[True, step[1:] != step[:-1]]
+        new_row = np.concatenate([[True], step[1:] != step[:-1]])
         row = np.cumsum(new_row) - 1
         # Logged in step order and once per (step, tag), as a single file or files one after another are: no sort.
         in_order = len({index for index, _ in pieces}) == len(pieces) and bool(np.all(step[1:] >= step[:-1]))
@@ -898,11 +902,13 @@ def _run_rows(pieces, tag_order, keep):
             dropped = int(same.sum())
             file_id, step, tag, value = (a[order] for a in (file_id, step, tag, value))
             wall, elapsed = (None if a is None else a[order] for a in (wall, elapsed))
-            new_row = np.r_[True, step[1:] != step[:-1]]
+            new_row = np.concatenate([[True], step[1:] != step[:-1]])
             row = np.cumsum(new_row) - 1
-        starts = np.flatnonzero(new_row)
-        latest = (lambda a: None if a is None else np.fmax.reduceat(a, starts))
-        step, wall, elapsed, file_id = step[starts], latest(wall), latest(elapsed), np.maximum.reduceat(file_id, starts)
+        if not new_row.all():  # rows of several records: the row's latest time and last file
+            starts = np.flatnonzero(new_row)
+            latest = (lambda a: None if a is None else np.fmax.reduceat(a, starts))
+            step, wall, elapsed, file_id = (step[starts], latest(wall), latest(elapsed),
+                                            np.maximum.reduceat(file_id, starts))
     columns = []
     for j in range(len(tag_order)):
         column = np.full(step.size, np.nan)

@@ -34,6 +34,7 @@ STEP_COLUMNS = ("time/total_timesteps", "TotalEnvInteracts", "global_step", "ste
                 "trainer/global_step", "iteration", "epoch", "Epoch")
 WALL_TIME_COLUMNS = ("wall_time", "_timestamp", "timestamp")
 ELAPSED_COLUMNS = ("time/time_elapsed", "Time", "_runtime", "time_elapsed")
+_LINE_END = re.compile(r"\r\n|\r|\n")
 WANDB_COLUMN = re.compile(r"^(?P<run>.+) - (?P<metric>.+?)(?P<bound>__MIN|__MAX)?$")
 #: Deepest nesting of ``[`` and ``{`` a JSON log record may have (the json module recurses once per level).
 MAX_JSON_DEPTH = 64
@@ -43,16 +44,20 @@ MAX_SPARSE_CELLS = 10_000_000
 JSON_SPARSITY = 100
 
 
-def _text(path):
+def _text(path, translate=True):
+    """The file's text; line ends translated to ``\\n`` as text mode reads them, unless ``translate`` is False
+    (the caller reads any line end: translating SB3's ``\\r\\n`` costs as much as pandas' whole parse)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_bytes().decode("utf-8")
     except OSError as exc:
         raise FileProblem("unreadable", exc.strerror or str(exc)) from exc
     except UnicodeDecodeError as exc:
         raise FileProblem("unreadable", f"not UTF-8 text (byte {exc.object[exc.start:exc.start + 1]!r} at "
                                         f"position {exc.start}); save it as UTF-8, e.g. with iconv -f latin1 "
                                         "-t utf-8") from exc
-    if not text.strip():
+    if translate and "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if not text or text.isspace():
         raise FileProblem("empty", "the file has no content")
     return text
 
@@ -60,7 +65,7 @@ def _text(path):
 def _check_complete(text, separator, strict):
     """A last line cut off mid-record is an error: with ``strict`` (a logger that ends every record
     with a newline) any last line without one, else one with fewer fields than the header."""
-    if text.endswith("\n"):
+    if text.endswith(("\n", "\r")):
         return
     lines = text.splitlines()
     if strict and len(lines) > 1:
@@ -72,28 +77,32 @@ def _check_complete(text, separator, strict):
 
 
 def _table(text, separator, skip=0):
-    twice = repeated_names(text.split("\n", skip + 1)[skip].rstrip("\r"), separator)
+    twice = repeated_names(_LINE_END.split(text, maxsplit=skip + 1)[skip], separator)
     if twice:  # pandas would read the second copy as 'name.1', a scalar nobody logged
         raise FileProblem("unreadable", f"the header names the column {', '.join(map(repr, twice))} twice; "
                                         "rename one (or leave one out) so each scalar has one column")
     try:
-        frame = read_csv(io.StringIO(text), sep=separator, skiprows=skip, skipinitialspace=separator == "\t")
+        frame = read_csv(io.BytesIO(text.encode("utf-8")), sep=separator, skiprows=skip,  # bytes parse faster
+                         skipinitialspace=separator == "\t")
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
         raise FileProblem("unreadable", str(exc).strip().splitlines()[-1]) from exc
-    frame.columns = [str(c).strip() for c in frame.columns]
+    names = [str(c).strip() for c in frame.columns]
+    if names != list(frame.columns):
+        frame.columns = names
     if frame.empty:
         raise FileProblem("empty", f"a header ({', '.join(map(str, frame.columns[:6]))}) but no rows")
     return frame
 
 
 def _numeric(frame, column):
-    if frame[column].dtype.kind in "fiu":  # parsed as numbers already (empty cells are NaN): nothing to check
-        return frame[column].to_numpy(dtype=float)
-    values = pd.to_numeric(frame[column], errors="coerce")
-    bad = values.isna() & frame[column].notna()
+    cells = frame[column]
+    if cells.dtype.kind in "fiu":  # parsed as numbers already (empty cells are NaN): nothing to check
+        return cells.to_numpy(dtype=float)
+    values = pd.to_numeric(cells, errors="coerce")
+    bad = values.isna() & cells.notna()
     if bad.any():
         row = int(np.flatnonzero(bad.to_numpy())[0])
-        raise FileProblem("corrupt", f"column {column!r} holds {frame[column].iloc[row]!r} in data row {row + 1}, "
+        raise FileProblem("corrupt", f"column {column!r} holds {cells.iloc[row]!r} in data row {row + 1}, "
                                      "not a number")
     return values.to_numpy(dtype=float)
 
@@ -213,8 +222,7 @@ def _json_lines(text):
 
 def read_monitor(path):
     """A Stable-Baselines3 ``monitor.csv`` (format in the module docstring)."""
-    text = _text(path)
-    first, _, rest = text.partition("\n")
+    first, rest = (_LINE_END.split(_text(path, translate=False), maxsplit=1) + [""])[:2]
     if not first.startswith("#"):
         raise FileProblem("unreadable", "the first line is not SB3's '#{json}' header; "
                                         f"it reads {first[:60]!r}")
@@ -225,23 +233,28 @@ def read_monitor(path):
         raise FileProblem("corrupt", f"the '#{{json}}' header line is not JSON ({exc.msg})") from exc
     if not isinstance(header, dict):
         raise FileProblem("corrupt", f"the '#{{json}}' header line is not a JSON object: {first[:60]!r}")
-    if not rest.strip():
+    if not rest or rest.isspace():
         raise FileProblem("empty", "the header line but no column names")
     _check_complete(rest, ",", strict=True)
     frame = _table(rest, ",")
-    missing = [c for c in ("r", "l", "t") if c not in frame.columns]
+    names = list(frame.columns)  # `in` on a plain list: pandas' Index costs more than the rest of a check
+    missing = [c for c in ("r", "l", "t") if c not in names]
     if missing:
         raise FileProblem("unreadable", f"no column {', '.join(map(repr, missing))} (SB3 writes r, l, t)")
-    lengths = _numeric(frame, "l")
+    if all(dtype.kind in "fiu" for dtype in frame.dtypes):  # numbers only: one conversion, nothing to check
+        number = dict(zip(names, frame.to_numpy(dtype=float).T)).__getitem__
+    else:
+        number = (lambda column: _numeric(frame, column))
+    lengths = number("l")
     bad = np.flatnonzero(~(lengths >= 0))
     if bad.size:  # the step is the cumulative length: it would run backwards
         row = int(bad[0])
         shown = "no value" if np.isnan(lengths[row]) else f"{lengths[row]:g}"
         raise FileProblem("corrupt", f"column 'l' (the episode length) holds {shown} in data row {row + 1} (line "
                                      f"{row + 3} of the file), not a length of 0 or more")
-    elapsed = _numeric(frame, "t")
-    values = {"r": _numeric(frame, "r"), "l": lengths}
-    for column in frame.columns:
+    elapsed = number("t")
+    values = {"r": number("r"), "l": lengths}
+    for column in names:
         if column not in ("r", "l", "t"):
             numbers = pd.to_numeric(frame[column], errors="coerce")
             if numbers.notna().sum() == frame[column].notna().sum():
@@ -253,12 +266,13 @@ def read_monitor(path):
     meta = {"episodes": frame.shape[0]}
     if header.get("env_id") not in (None, "", "None"):  # SB3 writes str(None) when the env has no spec
         meta["task"] = str(header["env_id"])
+    meta["monitor"] = (values, t_start, elapsed)  # for combine_monitors
+    return monitor_piece(np.cumsum(lengths).astype(np.int64), values, t_start, elapsed, meta)
+
+
+def monitor_piece(steps, values, t_start, elapsed, meta):
+    """Records with the wall time ``t_start + t`` (made here, not kept), or the time elapsed without a t_start."""
     wall = None if t_start is None else float(t_start) + elapsed
-    meta["monitor"] = (values, wall, elapsed)
-    return monitor_piece(np.cumsum(lengths).astype(np.int64), values, wall, elapsed, meta)
-
-
-def monitor_piece(steps, values, wall, elapsed, meta):
     return from_columns(steps, values, wall_time=wall, time_elapsed=None if wall is not None else elapsed, meta=meta)
 
 
@@ -268,8 +282,8 @@ def combine_monitors(pieces):
     Returns one Piece per file again, so each row still names its file."""
     times, lengths, owner = [], [], []
     for i, piece in enumerate(pieces):
-        values, wall, elapsed = piece.meta["monitor"]
-        times.append(wall if wall is not None else elapsed)
+        values, t_start, elapsed = piece.meta["monitor"]
+        times.append(elapsed if t_start is None else float(t_start) + elapsed)
         lengths.append(values["l"])
         owner.append(np.full(values["l"].size, i))
     times, lengths, owner = (np.concatenate(a) for a in (times, lengths, owner))
@@ -278,8 +292,8 @@ def combine_monitors(pieces):
     steps[order] = np.cumsum(lengths[order]).astype(np.int64)
     combined = []
     for i, piece in enumerate(pieces):
-        values, wall, elapsed = piece.meta["monitor"]
-        combined.append(monitor_piece(steps[owner == i], values, wall, elapsed, piece.meta))
+        values, t_start, elapsed = piece.meta["monitor"]
+        combined.append(monitor_piece(steps[owner == i], values, t_start, elapsed, piece.meta))
     return combined
 
 

@@ -257,9 +257,14 @@ def read_events(path, fast=True):
     record = np.concatenate([fast_order, slow[0]])
     if not record.size:
         raise FileProblem("empty", f"no scalar summaries in {len(offsets)} records")
-    order = np.argsort(record, kind="stable")  # the order written (one record may hold several values)
-    pick = (lambda fast_part, slow_part, dtype: np.concatenate([np.asarray(fast_part, dtype=dtype),
-                                                                 np.asarray(slow_part, dtype=dtype)])[order])
+    # The order written (one record may hold several values); numpy's scalars alone are in it already.
+    order = np.argsort(record, kind="stable") if records else None
+
+    def pick(fast_part, slow_part, dtype):
+        if order is None:
+            return np.asarray(fast_part, dtype=dtype)
+        return np.concatenate([np.asarray(fast_part, dtype=dtype), np.asarray(slow_part, dtype=dtype)])[order]
+
     if fast_order.size:
         fast_columns = (step[ok], codes, value[ok], wall[ok])
     else:
