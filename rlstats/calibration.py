@@ -8,7 +8,10 @@ part: ``--only PROCEDURE``). One row per procedure and grid point:
     best agent), ``curves.band`` (a band holds the true curve; for ``band=difference`` and ``band=max_t``, two alike
     agents are not declared different anywhere), ``skillings_mack.size`` (the default rank test does not reject
     under the null), ``bootstrap.interval`` (a bootstrap interval at few runs per task holds the true metric),
-    ``percentiles.interval`` (the performance percentiles' simultaneous intervals all hold their true values), ...
+    ``percentiles.interval`` (the performance percentiles' simultaneous intervals all hold their true values),
+    ``bootstrap.profile`` (a performance profile's pointwise band holds the true profile at one threshold),
+    ``selection.size`` (the selection check's inspector and reporter tests do not reject under their null),
+    ``adastop.fwe`` (AdaStop and the one-shot permutation test reject no comparison under the global null), ...
 design columns
     ``test``, ``statistic``, ``band``, ``interval``, ``metric``, ``agents``, ``tasks``, ``runs``,
     ``distribution``, ``configuration``: the design the row was simulated at; empty where a procedure has no such

@@ -16,6 +16,8 @@ import itertools
 import json
 import math
 import os
+import pathlib
+import runpy
 import subprocess
 import sys
 import warnings
@@ -26,6 +28,7 @@ import pytest
 from scipy import integrate, optimize, special, stats
 
 import rlstats
+from rlstats import calibration
 from rlstats.design import build
 from rlstats.errors import DesignError, OptionError, RlstatsWarning
 from rlstats import resampling
@@ -559,6 +562,12 @@ def test_thread_work_items_cover_every_block_in_order():
                 assert all(len(g) == per_item for g in groups[:-1])
 
 
+def block_draws(ss, layout, n_resamples):
+    """The draw path one RNG block at a time: ``(start, stop, Draws)`` from :func:`draw`."""
+    for start, stop, seed in K.agent_blocks(ss, n_resamples):
+        yield start, stop, K.draw(seed, layout, stop - start)
+
+
 @pytest.mark.parametrize("sizes", [[3, 7, 5, 1], [6, 6, 6, 6]])
 def test_count_kernel_equals_the_draw_path_and_ignores_chunking(sizes):
     """The counts-based default path reads the same draws as draw() + resample_from_draws()."""
@@ -570,7 +579,7 @@ def test_count_kernel_equals_the_draw_path_and_ignores_chunking(sizes):
     metrics = list(K.BUILTIN_METRICS)
     fast = K.bootstrap_agent(layout, metrics, 1.0, 450, np.random.SeedSequence(9))
     slow = np.empty_like(fast)
-    for start, stop, draws in K.stream_batches(np.random.SeedSequence(9), layout, 450):
+    for start, stop, draws in block_draws(np.random.SeedSequence(9), layout, 450):
         slow[start:stop] = K.metric_values(layout, K.resample_from_draws(layout, draws), metrics, 1.0)
     np.testing.assert_allclose(fast, slow, rtol=1e-13, atol=1e-13)
     # row chunks inside a block of RNG_BLOCK resamples (batch_size=1: one resample at a time)
@@ -667,8 +676,8 @@ def windowed_design(seed=31, tasks=12, runs=40):
 
 def drawn_and_extreme_counts(layout, n_resamples=300):
     """Canonical counts of real draws, then rows far in the tails: every copy on a task's lowest, highest run."""
-    drawn = np.concatenate([c for _, _, c in K.canonical_count_chunks(np.random.SeedSequence(4), layout,
-                                                                       n_resamples)])
+    drawn = np.concatenate([np.apply_along_axis(np.bincount, 1, draws.slots, minlength=layout.n_runs)
+                            for _, _, draws in block_draws(np.random.SeedSequence(4), layout, n_resamples)])
     extremes = []
     for pick in (0, -1):
         row = np.zeros(layout.n_runs, dtype=np.int64)
@@ -733,7 +742,7 @@ def test_windowed_iqm_ignores_chunking_and_equals_the_draw_path():
     assert K.trim_windows(layout) is not None
     fast = K.bootstrap_agent(layout, ["iqm", "mean"], 1.0, 450, np.random.SeedSequence(9))
     slow = np.empty_like(fast)
-    for start, stop, draws in K.stream_batches(np.random.SeedSequence(9), layout, 450):
+    for start, stop, draws in block_draws(np.random.SeedSequence(9), layout, 450):
         slow[start:stop] = K.metric_values(layout, K.resample_from_draws(layout, draws), ["iqm", "mean"], 1.0)
     np.testing.assert_allclose(fast, slow, rtol=1e-13)
     for size in (1, 7, 1000):
@@ -748,7 +757,7 @@ def test_profile_count_kernel_equals_the_draw_path(sizes):
     layout, tau = profile_design(sizes, 22)
     fast = K.profile_agent(layout, tau, "runs", 250, np.random.SeedSequence(3))
     slow = np.empty_like(fast)
-    for start, stop, draws in K.stream_batches(np.random.SeedSequence(3), layout, 250):
+    for start, stop, draws in block_draws(np.random.SeedSequence(3), layout, 250):
         slow[start:stop] = K.profile_values(layout, K.resample_from_draws(layout, draws), tau, "runs")
     np.testing.assert_allclose(fast, slow, rtol=1e-13, atol=1e-14)
     assert np.array_equal(fast, K.profile_agent(layout, tau, "runs", 250, np.random.SeedSequence(3), batch_size=1))
@@ -1183,3 +1192,125 @@ def test_user_metric_returning_nan_is_named_and_its_intervals_are_nan():
 
     assert not any("NaN" in n for n in rlstats.bootstrap(df, "score ~ agent | task", metrics=[finite],
                                                           n_resamples=50, rng=0).notes)
+
+
+# ----------------------------------------------------------------------------- the profile band's measured coverage
+# Issue 28: the default band's pointwise coverage in the package table (``bootstrap.profile`` rows, written by
+# tests/reference/coverage_profiles.py through calibrate.py), checked against closed forms and re-measured.
+
+PROFILES = runpy.run_path(str(pathlib.Path(__file__).parent / "reference" / "coverage_profiles.py"))
+
+
+def test_true_profile_closed_form_matches_scipy_and_monte_carlo():
+    """The thresholds sit where the true profile takes its nominal values; the profile there agrees with scipy's
+    survival functions and with the fraction of 100,000 fresh draws per task above tau (within 4 SE)."""
+    rng = np.random.default_rng(2)
+    draws = 100_000
+    for distribution, tasks in itertools.product(PROFILES["DISTRIBUTIONS"], PROFILES["TASKS"]):
+        tau = PROFILES["thresholds"](distribution, tasks)
+        values = np.array(PROFILES["PROFILE_VALUES"])
+        np.testing.assert_allclose(PROFILES["true_profile"](distribution, tasks, tau), values, atol=1e-9)
+        means = np.linspace(0.0, 4.0, tasks) if tasks > 1 else np.zeros(1)
+        sf = stats.norm.sf if distribution == "normal" else (lambda x: stats.expon.sf(x + 1.0))
+        np.testing.assert_allclose(sf(tau[:, None] - means).mean(axis=1), values, atol=1e-9)
+        noise = rng.standard_normal((draws, tasks)) if distribution == "normal" else \
+            rng.exponential(1.0, (draws, tasks)) - 1.0
+        direct = np.array([((means + noise) > t).mean() for t in tau])
+        assert np.all(np.abs(direct - values) <= 4 * np.sqrt(values * (1 - values) / draws)), (distribution, tasks)
+
+
+def binomial_band_coverage(runs, p, level=0.95, resamples=2000):
+    """Coverage at one task of the percentile band, by enumeration; and how far finite resampling can move it.
+
+    ``above`` of the runs lie above tau, Binomial(runs, p); a resample's fraction above is Binomial(runs, above /
+    runs) / runs, and with unlimited resamples the band spans its (1 - level) / 2 and (1 + level) / 2 quantiles.
+    With ``resamples`` of them a band end can land anywhere between counts j and j + 1 when the CDF at j is within
+    4 binomial SE of its level: the probability of the counts ``above`` for which p lies there is returned as slack.
+    """
+    k = np.arange(runs + 1)
+    near = 4 * math.sqrt(0.025 * 0.975 / resamples)
+    covered = slack = 0.0
+    for above in k:
+        cdf = stats.binom.cdf(k, runs, above / runs)
+        low, high = (k[np.argmax(cdf >= q)] / runs for q in ((1 - level) / 2, (1 + level) / 2))
+        weight = stats.binom.pmf(above, runs, p)
+        covered += weight * (low <= p <= high)
+        unsure = [j for q in ((1 - level) / 2, (1 + level) / 2) for j in k[:-1] if abs(cdf[j] - q) < near]
+        slack += weight * any(j / runs < p < (j + 1) / runs for j in unsure)
+    return covered, slack
+
+
+def test_one_task_profile_rows_match_the_binomial_enumeration():
+    """With one task only the count of runs above tau matters, whatever the distribution: every one-task row of the
+    table agrees with the enumeration within 4 SE (binomial, at the enumerated coverage or the level's variance) plus
+    the slack of finite resampling."""
+    rows = [row for row in calibration.rows(PROFILES["PROCEDURE"]) if row["tasks"] == "1"]
+    assert len(rows) == len(PROFILES["DISTRIBUTIONS"]) * len(PROFILES["RUNS"]) * len(PROFILES["PROFILE_VALUES"])
+    for row in rows:
+        exact, slack = binomial_band_coverage(int(row["runs"]), float(row["configuration"].split()[1]),
+                                              resamples=int(row["n_resamples"]))
+        se = math.sqrt(max(exact * (1 - exact), 0.05 * 0.95) / int(row["n_sim"]))
+        assert abs(float(row["coverage"]) - exact) <= 4 * se + slack, (row, exact, slack)
+    # the enumeration itself: 2 runs cover only when one is above tau, 2 p (1 - p); 5 runs at p = 0.501 miss only
+    # when all runs fall on one side of tau (with 1 to 4 above, the band spans at least 0.4 to 0.6)
+    assert binomial_band_coverage(2, 0.251)[0] == pytest.approx(2 * 0.251 * 0.749, abs=1e-12)
+    assert binomial_band_coverage(5, 0.501)[0] == pytest.approx(1 - 0.501**5 - 0.499**5, abs=1e-12)
+
+
+def _check_profile_coverage(point, n_sim):
+    """Re-measured coverage at every profile value within 4 joint SE of the table (binomial variance at the table's
+    coverage, or at the level where that is nearer 1/2), and at the level within 3 SE or quoted by the result."""
+    distribution, tasks, runs = point
+    tabled = {row["configuration"]: row for row in calibration.rows(PROFILES["PROCEDURE"])
+              if (row["distribution"], int(row["tasks"]), int(row["runs"])) == point}
+    measured = PROFILES["measure"](*point, n_sim, seed=99)
+    assert {row["configuration"] for row in measured} == set(tabled), "the table lacks this grid point"
+    quoted = any("profile bands from" in note for note in
+                 performance_profile(PROFILES["template"](tasks, runs), tau=[0.0], n_resamples=20, rng=0).notes)
+    for row in measured:
+        coverage = float(tabled[row["configuration"]]["coverage"])
+        joint = math.sqrt(max(coverage * (1 - coverage), 0.05 * 0.95)
+                          * (1 / row["n_sim"] + 1 / int(tabled[row["configuration"]]["n_sim"])))
+        assert abs(row["coverage"] - coverage) <= 4 * joint, (point, row, coverage)
+        assert row["coverage"] >= 0.95 - 3 * math.sqrt(0.05 * 0.95 / row["n_sim"]) or quoted, (point, row)
+
+
+@pytest.mark.parametrize("point, n_sim", [pytest.param(point, n, id="-".join(map(str, point)), marks=marks)
+                                          for point, n, marks in
+                                          [(("normal", 5, 3), 40, ()), (("skewed", 26, 3), 30, ())]
+                                          + [(point, 200, pytest.mark.slow) for point in PROFILES["grid"]()]])
+def test_profile_band_coverage(point, n_sim):
+    _check_profile_coverage(point, n_sim)
+
+
+def test_profile_band_quotes_its_measured_coverage(monkeypatch):
+    def row(tasks, runs, distribution, value, coverage):
+        return {"procedure": "bootstrap.profile", "band": "pointwise", "interval": "percentile", "metric": "runs",
+                "tasks": str(tasks), "runs": str(runs), "distribution": distribution,
+                "configuration": f"profile {value}", "level": "0.95", "n_sim": "6000", "coverage": str(coverage)}
+
+    # the package table: 3 runs per task on 5 tasks fall short; the lowest row is quoted
+    lowest = min((r for r in calibration.rows("bootstrap.profile") if (r["tasks"], r["runs"]) == ("5", "3")),
+                 key=lambda r: float(r["coverage"]))
+    df = rlstats.datasets.simulate(agents=2, tasks=5, seeds=3, rng=0)
+    assert any(n.startswith("pointwise 95% profile bands from 3 runs per task: in simulations with 3 runs per task on "
+                            f"5 tasks, a band held the true profile at a threshold where it is "
+                            f"{float(lowest['configuration'].split()[1]):.2f} in {float(lowest['coverage']):.2f} of "
+                            f"{lowest['n_sim']} simulated bands ({lowest['distribution']} scores)")
+               for n in performance_profile(df, FORMULA, n_resamples=100, rng=0).notes)
+
+    rows = (row(5, 3, "normal", 0.051, 0.45), row(5, 3, "normal", 0.501, 0.88), row(5, 3, "skewed", 0.051, 0.5),
+            row(1, 3, "normal", 0.051, 0.1), row(5, 10, "normal", 0.501, 0.95))
+    monkeypatch.setattr(calibration, "rows", lambda procedure: rows if procedure == "bootstrap.profile" else ())
+    df = rlstats.datasets.simulate(agents=2, tasks=4, seeds=4, rng=0)  # 4 runs read as 3; 4 tasks nearest 5
+    notes = performance_profile(df, FORMULA, n_resamples=100, rng=0).notes
+    assert ("pointwise 95% profile bands from 4 runs per task: in simulations with 3 runs per task on 5 tasks, a band "
+            "held the true profile at a threshold where it is 0.05 in 0.45 of 6000 simulated bands (normal scores); "
+            "0.88 where it is 0.5; more runs per task are needed for the stated level") in notes
+    for options in ({"kind": "tasks"}, {"task_bootstrap": True}, {"confidence_level": 0.9}):
+        assert not any("profile bands from" in n for n in performance_profile(df, FORMULA, n_resamples=100, rng=0,
+                                                                              **options).notes), options
+    for seeds in (12, 25):  # a run count whose row holds its level; more runs than were measured
+        more = rlstats.datasets.simulate(agents=2, tasks=4, seeds=seeds, rng=0)
+        assert not any("profile bands from" in n for n in performance_profile(more, FORMULA, n_resamples=100,
+                                                                              rng=0).notes), seeds

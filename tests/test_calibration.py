@@ -33,14 +33,18 @@ def test_table_has_one_schema_and_binomial_errors():
 
 
 def test_every_procedure_quoted_has_rows_for_its_whole_grid():
+    from rlstats.methods.adastop import _api as adastop_api
+    from rlstats.methods.bootstrap import _api as bootstrap_api
     from rlstats.methods.bootstrap import _small_runs as small_runs
     from rlstats.methods.curves import _api as curves_api
     from rlstats.methods.percentiles import _api as percentiles_api
+    from rlstats.methods.selection import _api as selection_api
     from rlstats.methods.skillings_mack import _api as skillings_mack_api
     from rlstats.methods.task_table import _calibration as task_table_calibration
 
     quoted = {curves_api.CALIBRATION, skillings_mack_api.SIZE_PROCEDURE, task_table_calibration.PROCEDURE,
-              small_runs.PROCEDURE, percentiles_api.CALIBRATION}
+              small_runs.PROCEDURE, percentiles_api.CALIBRATION, bootstrap_api.PROFILE_CALIBRATION,
+              selection_api.SIZE_PROCEDURE, adastop_api.FWE_PROCEDURE}
     assert quoted <= set(calibration.procedures()) == set(CALIBRATE["MODULES"])
     for procedure in CALIBRATE["MODULES"]:
         module = CALIBRATE["load"](procedure)

@@ -12,6 +12,9 @@ sizes run under ``pytest -m slow``.
 import dataclasses
 import itertools
 import json
+import math
+import pathlib
+import runpy
 
 import matplotlib.axes
 import numpy as np
@@ -20,6 +23,7 @@ import pytest
 from scipy import stats
 
 import rlstats
+from rlstats import calibration
 from rlstats.errors import DesignError, OptionError, RlstatsError
 from rlstats.methods.selection import _kernels as kernels
 from rlstats.methods import selection
@@ -190,11 +194,17 @@ def test_resampled_heldout_variant_of_section_7_2():
     assert sim.detection_rate_given_claim == pytest.approx(0.9055, abs=0.012)
 
 
+def theorem5_gap(n_reported, alpha=0.05, beta=0.05, delta=0.05):
+    """Theorem 5's sufficient gap as re-derived (spec section 2.5, erratum 5): the sign slip and 1/sqrt(N_P) fixed."""
+    z = stats.norm.isf
+    return (np.sqrt(2) * z(beta) - z(alpha) + z(delta)) / np.sqrt(n_reported)
+
+
 def test_theorem5_rederived_gap_is_sufficient():
     expected = {(5, 0.10): 0.878, (10, 0.10): 0.621, (10, 0.05): 0.736, (20, 0.10): 0.439, (50, 0.10): 0.278}
     for (n, delta), value in expected.items():
-        assert kernels.theorem5_gap(n, delta=delta) == pytest.approx(value, abs=1e-3)
-    sim = selection.simulate(30, 10, mu_gap=kernels.theorem5_gap(10, delta=0.05), n_trials=40_000, rng=4)
+        assert theorem5_gap(n, delta=delta) == pytest.approx(value, abs=1e-3)
+    sim = selection.simulate(30, 10, mu_gap=theorem5_gap(10, delta=0.05), n_trials=40_000, rng=4)
     assert sim.detection_rate_given_claim >= 0.95
 
 
@@ -661,3 +671,138 @@ def test_effect_function_returning_nan_is_named():
     with pytest.raises(DesignError, match="the effect function 'capped' returned NaN or an infinity"):
         selection_check(suite, "score ~ agent | task", treatment="agent_2", baseline="agent_1",
                         reported=["task_01", "task_02"], effect=capped, rng=0)
+
+
+# =========================================================================== measured size (issue 28)
+# The ``selection.size`` rows of the package table (tests/reference/size_selection.py through calibrate.py): what
+# the simulation computes, closed forms for the rows that have one, re-measured grid points, and the notes.
+
+SIZE = runpy.run_path(str(pathlib.Path(__file__).parent / "reference" / "size_selection.py"))
+
+
+def _null_suite(reported, heldout, runs, distribution, seed):
+    """One null data set of the size simulation as a long frame, with its per-task effects."""
+    treatment, baseline = SIZE["draw_runs"](distribution, 1, reported + heldout, runs, np.random.default_rng(seed))
+    tasks = [f"t{t:02d}" for t in range(reported + heldout)]
+    frame = pd.concat([pd.DataFrame({"agent": agent, "task": np.repeat(tasks, runs), "score": scores[0].ravel()})
+                       for agent, scores in (("new", treatment), ("old", baseline))], ignore_index=True)
+    return frame, treatment[0].mean(axis=-1) - baseline[0].mean(axis=-1), tasks[:reported]
+
+
+@pytest.mark.parametrize("design", [(3, 3, 2, "skewed_left"), (2, 8, 5, "skewed"), (5, 21, 3, "normal")])
+def test_size_simulation_computes_what_selection_check_returns(design):
+    """The simulation's batch of kernels gives selection_check's effects and p-values (the same numbers with every
+    subset enumerated; within 4 Monte Carlo SE where both draw 9,999 random subsets from different streams)."""
+    reported, heldout = design[:2]
+    for seed in range(3):
+        frame, v, names = _null_suite(*design, seed)
+        batch = SIZE["pvalues"](v[None, :reported], v[None, reported:], np.random.default_rng(seed))
+        for inspector in SIZE["INSPECTORS"]:
+            res = selection_check(frame, FORMULA, treatment="new", baseline="old", reported=names,
+                                  inspector=inspector, rng=seed)
+            np.testing.assert_allclose(res.effects["effect"], v, rtol=1e-12, atol=1e-12)
+            expected = batch["inspector", inspector][0]
+            if res.pvalue_method == "monte_carlo":
+                assert abs(res.pvalue - expected) <= 4 * np.sqrt(2 * expected * (1 - expected) / 9_999), inspector
+            else:
+                assert res.pvalue == pytest.approx(expected, rel=1e-10), inspector
+            assert res.pvalue_reporter == pytest.approx(batch["reporter", "t"][0], rel=1e-10)
+
+
+def _exact_size(row):
+    """The size a row must have in closed form, or None: the permutation inspector's p-value is uniform on its
+    attainable values under the null (continuous effects, exchangeable tasks), so it rejects floor(C / 20) of C
+    enumerated subsets, or 500 of 10,000 ranks with 9,999 random subsets; with normal effects the pooled t inspector
+    and the reporter's t test are exact."""
+    n_p, n = int(row["configuration"].split()[0]), int(row["tasks"])
+    if row["test"] == "permutation":
+        subsets = math.comb(n, n_p)
+        return subsets // 20 / subsets if subsets <= 9_999 else 500 / 10_000
+    if row["test"] == "t" and row["distribution"] == "normal":
+        return 0.05
+    return None
+
+
+def test_table_sizes_match_their_closed_forms():
+    rows = calibration.rows(SIZE["PROCEDURE"])
+    assert len(rows) == 4 * len(SIZE["grid"]())
+    checked = 0
+    for row in rows:
+        size = _exact_size(row)
+        if size is not None:
+            se = math.sqrt(max(size * (1 - size), 0.05 * 0.95) / int(row["n_sim"]))
+            assert abs(1 - float(row["coverage"]) - size) <= 4 * se, (row, size)
+            checked += 1
+    assert checked == len(SIZE["grid"]()) * (1 + 2 / len(SIZE["DISTRIBUTIONS"]))
+
+
+def _check_size(point, n_sim):
+    """Re-measured size of each test within 4 joint SE of the table (binomial variance at the level or the table's
+    size, whichever is nearer 1/2), and at most 0.05 + 3 SE unless selection_check quotes it for that design."""
+    reported, heldout, runs, distribution = point
+    tabled = {(row["statistic"], row["test"]): row for row in calibration.rows(SIZE["PROCEDURE"])
+              if (row["configuration"], int(row["tasks"]), int(row["runs"]), row["distribution"])
+              == (f"{reported} reported", reported + heldout, runs, distribution)}
+    measured = SIZE["measure"](*point, n_sim, seed=99)
+    assert {(row["statistic"], row["test"]) for row in measured} == set(tabled), "the table lacks this grid point"
+    frame, _, names = _null_suite(reported, heldout, runs, distribution, 0)
+    notes = {inspector: selection_check(frame, FORMULA, treatment="new", baseline="old", reported=names,
+                                        inspector=inspector, rng=0).notes for inspector in SIZE["INSPECTORS"]}
+    for row in measured:
+        table_row = tabled[row["statistic"], row["test"]]
+        coverage = float(table_row["coverage"])
+        joint = math.sqrt(max(coverage * (1 - coverage), 0.05 * 0.95) * (1 / n_sim + 1 / int(table_row["n_sim"])))
+        assert abs(row["coverage"] - coverage) <= 4 * joint, (point, row, coverage)
+        quoted = any(n.startswith(f"measured size of the {row['statistic']}'s")
+                     for n in notes[row["test"] if row["statistic"] == "inspector" else "permutation"])
+        assert row["coverage"] >= 0.95 - 3 * math.sqrt(0.05 * 0.95 / n_sim) or quoted, (point, row)
+
+
+@pytest.mark.parametrize("point, n_sim", [pytest.param(point, n, id="-".join(map(str, point)), marks=marks)
+                                          for point, n, marks in
+                                          [((3, 3, 2, "skewed_left"), 3000, ()), ((2, 8, 3, "skewed"), 3000, ()),
+                                           ((5, 21, 2, "skewed_left"), 500, ())]
+                                          + [(point, 2000, pytest.mark.slow) for point in SIZE["grid"]()]])
+def test_selection_check_size(point, n_sim):
+    _check_size(point, n_sim)
+
+
+def test_selection_check_quotes_a_measured_size(monkeypatch):
+    # the package table: Welch's inspector with 2 reported tasks and 2 runs misses beta; its highest size is quoted
+    highest = min((r for r in calibration.rows("selection.size") if (r["test"], r["configuration"], r["tasks"],
+                   r["runs"]) == ("welch", "2 reported", "10", "2")), key=lambda r: float(r["coverage"]))
+    frame, _, names = _null_suite(2, 8, 2, "normal", 0)
+    res = selection_check(frame, FORMULA, treatment="new", baseline="old", reported=names, inspector="welch", rng=0)
+    assert (f"measured size of the inspector's Welch two-sample t test with 2 reported and 8 held-out tasks and 2 "
+            f"runs of each agent per task: {1 - float(highest['coverage']):.3f} ({highest['distribution']} scores, "
+            "8000 null data sets), above beta = 0.05 by more than 3 Monte Carlo standard errors") in res.notes
+
+    def row(statistic, test, runs, coverage, distribution="skewed_left"):
+        return {"procedure": "selection.size", "test": test, "statistic": statistic, "agents": "2", "tasks": "10",
+                "runs": str(runs), "distribution": distribution, "configuration": "2 reported", "level": "0.95",
+                "n_sim": "8000", "coverage": str(coverage)}
+
+    rows = (row("inspector", "welch", 2, 0.92), row("inspector", "welch", 2, 0.93, "skewed"),
+            row("reporter", "t", 2, 0.935), row("inspector", "permutation", 2, 0.95),
+            row("inspector", "welch", 5, 0.95))
+    monkeypatch.setattr(calibration, "rows", lambda procedure: rows if procedure == "selection.size" else ())
+    frame, _, names = _null_suite(2, 8, 3, "normal", 0)  # 3 runs read as the table's 2
+    res = selection_check(frame, FORMULA, treatment="new", baseline="old", reported=names, inspector="welch", rng=0)
+    assert ("measured size of the inspector's Welch two-sample t test with 2 reported and 8 held-out tasks and 2 runs "
+            "of each agent per task: 0.080 (skewed_left scores, 8000 null data sets), above beta = 0.05 by more than "
+            "3 Monte Carlo standard errors") in res.notes
+    reporter = ("measured size of the reporter's one-sample t test with 2 reported and 8 held-out tasks and 2 runs of "
+                "each agent per task: 0.065 (skewed_left scores, 8000 null data sets), above alpha = 0.05 by more "
+                "than 3 Monte Carlo standard errors")
+    assert reporter in res.notes
+
+    def quoted(data=frame, reported=names, **options):
+        return [n for n in selection_check(data, FORMULA, treatment="new", baseline="old", reported=reported, rng=0,
+                                           **options).notes if n.startswith("measured size")]
+
+    assert quoted() == [reporter]  # the permutation inspector holds its level: the reporter's line only
+    assert quoted(inspector="welch", beta=0.1) == [reporter]
+    assert quoted(alpha=0.1) == [] and quoted(effect="poi") == []
+    assert quoted(reported=names + ["t02"]) == []  # 3 reported: off the table's grid
+    more = _null_suite(2, 8, 6, "normal", 0)[0]  # 6 runs: more than the table's largest count, 5
+    assert quoted(more, inspector="welch") == []

@@ -25,7 +25,8 @@ HERE = pathlib.Path(__file__).resolve().parent
 OUT = HERE.parents[1] / "rlstats" / "calibration.csv"
 MODULES = {"task_table.possibly_best": "coverage_possibly_best", "curves.band": "coverage_curves_bands",
            "skillings_mack.size": "size_rank_test", "task_table.effect_size": "coverage_effect_sizes",
-           "bootstrap.interval": "coverage_small_runs", "percentiles.interval": "coverage_percentiles"}
+           "bootstrap.interval": "coverage_small_runs", "percentiles.interval": "coverage_percentiles",
+           "adastop.fwe": "size_adastop", "bootstrap.profile": "coverage_profiles", "selection.size": "size_selection"}
 COLUMNS = ["procedure", "test", "statistic", "band", "interval", "metric", "agents", "tasks", "runs", "distribution",
            "configuration", "level", "n_sim", "n_resamples", "coverage", "se", "set_size"]
 

@@ -24,9 +24,11 @@ from dataclasses import dataclass
 import numpy as np
 import patsy
 
+from ... import calibration
 from ... import format as fmt
 from ...design import NA_ACTIONS, design_of
 from ...errors import DesignError, OptionError, warn
+from ...normalize import warn_raw_scales
 from ...options import (check_bool, check_choice, check_confidence_level, check_fraction, check_n_jobs, check_pairs,
                        check_resamples)
 from ...progress import progress_bar
@@ -143,21 +145,10 @@ class BootstrapOptions:
 # ----------------------------------------------------------------------------- design preparation
 
 
-def _prepared_design(data, formula, normalize, na_action, eval_env):
-    design = design_of(data, formula, na_action=na_action, eval_env=eval_env, normalize=normalize)
+def _prepared_design(data, formula, normalize, na_action, eval_env, min_agents=2):
+    design = design_of(data, formula, na_action=na_action, eval_env=eval_env, normalize=normalize,
+                       min_agents=min_agents)
     return design.require_complete(na_action, "aggregate metrics compare agents on the same tasks")
-
-
-def _warn_raw_scales(design, normalize):
-    """Aggregating raw scores of tasks whose scales differ tenfold lets the large tasks decide: say so."""
-    if normalize is not None or design.n_tasks < 2 or any("normalised" in note for note in design.notes):
-        return
-    scale = np.array([np.abs(design.y[design.task == t]).max(initial=0.0) for t in range(design.n_tasks)])
-    if scale.min() > 0 and scale.max() <= 10 * scale.min():
-        return
-    warn(f"scores of {design.n_tasks} tasks are aggregated on their own scales (largest scores from "
-         f"{fmt.signif(scale.min(), 3)} to {fmt.signif(scale.max(), 3)}), so the tasks with large scores decide the "
-         "result; normalise them first with normalize= (e.g. normalize='atari100k_reference' or a reference frame)")
 
 
 def _layouts(design):
@@ -301,7 +292,9 @@ def bootstrap(data, formula=None, *, metrics=DEFAULT_METRICS, n_resamples=10_000
     normalize : DataFrame, str or dict, optional
         Normalise the response column per task first with
         :func:`rlstats.normalize`: a reference frame, a dataset name such as
-        ``"atari100k_reference"``, or a dict of its keyword arguments.
+        ``"atari100k_reference"``, or a dict of its keyword arguments.  Raw scores of
+        tasks whose largest scores differ more than tenfold are aggregated with a warning;
+        ``False`` says they are on one scale already (no warning).
     gamma : float
         Threshold of the optimality gap.
     rliable_compat : bool
@@ -373,8 +366,9 @@ def bootstrap(data, formula=None, *, metrics=DEFAULT_METRICS, n_resamples=10_000
         metrics=metrics, n_resamples=n_resamples, confidence_level=confidence_level, interval=interval,
         task_bootstrap=task_bootstrap, gamma=gamma, rliable_compat=rliable_compat, na_action=na_action,
         progress=progress, n_jobs=n_jobs)
-    design = _prepared_design(data, formula, normalize, options.na_action, _eval_env(eval_env))
-    _warn_raw_scales(design, normalize)
+    # One agent is enough: its intervals describe it on its own.
+    design = _prepared_design(data, formula, normalize, options.na_action, _eval_env(eval_env), min_agents=1)
+    warn_raw_scales(design, normalize)
     return _run_bootstrap(design, options, rng)
 
 
@@ -660,6 +654,40 @@ def _check_tau(tau):
     return tau
 
 
+#: The default band's measured pointwise coverage in the package table (rlstats/calibration.csv, written by
+#: tests/reference/calibrate.py): kind="runs", 95%, runs resampled within tasks; 1, 5 and 26 tasks, 2 to 20 runs.
+PROFILE_CALIBRATION = "bootstrap.profile"
+
+
+def _profile_coverage_notes(design, kind, confidence_level, task_bootstrap):
+    """The measured pointwise coverage where the table shows the default band short of 95% at this design.
+
+    The design is read as the table's largest run count at most the fewest runs per task (its smallest when there
+    are fewer; none beyond its largest: nothing was measured there) and its number of tasks nearest on a log scale;
+    the lowest row over score distributions and thresholds is quoted, with the middle of the profile beside it.
+    """
+    rows = calibration.rows(PROFILE_CALIBRATION)
+    if kind != "runs" or task_bootstrap or not np.isclose(confidence_level, 0.95) or not rows:
+        return []
+    fewest = int(design.counts.min())
+    measured = sorted({int(row["runs"]) for row in rows})
+    if fewest > measured[-1]:
+        return []
+    runs = max((c for c in measured if c <= fewest), default=measured[0])
+    tasks = min({int(row["tasks"]) for row in rows}, key=lambda t: abs(np.log(t) - np.log(design.n_tasks)))
+    row = calibration.shortfall(rows, 0.95, runs=runs, tasks=tasks)
+    if row is None:
+        return []
+    middle = [float(r["coverage"]) for r in rows if (r["runs"], r["tasks"], r["distribution"], r["configuration"])
+              == (row["runs"], row["tasks"], row["distribution"], "profile 0.501")]
+    beside = f"; {middle[0]:.2f} where it is 0.5" if middle else ""
+    where = float(row["configuration"].split()[-1])
+    return [f"pointwise 95% profile bands from {fmt.count(fewest, 'run')} per task: in "
+            f"simulations with {runs} runs per task on {fmt.count(tasks, 'task')}, a band held the true profile at a "
+            f"threshold where it is {where:.2f} in {float(row['coverage']):.2f} of {row['n_sim']} simulated bands "
+            f"({row['distribution']} scores){beside}; more runs per task are needed for the stated level"]
+
+
 def performance_profile(data, formula=None, *, tau=None, kind="runs", n_resamples=2_000, confidence_level=0.95,
                         task_bootstrap=False, normalize=None, na_action="raise", rng=None, progress=False,
                         n_jobs=1, eval_env=None):
@@ -683,6 +711,11 @@ def performance_profile(data, formula=None, *, tau=None, kind="runs", n_resample
     n_resamples : int
         2,000 by default, as rliable.
     confidence_level : float
+        Pointwise: at each tau the band holds the true profile with this
+        probability.  Where simulation measured less for the default band
+        (``kind="runs"``, 95%) at this design's runs per task, a note quotes
+        the measured coverage (``bootstrap.profile`` rows of
+        :mod:`rlstats.calibration`).
     task_bootstrap : bool
         Also resample tasks.
     normalize : DataFrame, str or dict, optional
@@ -726,6 +759,7 @@ def performance_profile(data, formula=None, *, tau=None, kind="runs", n_resample
     if not task_bootstrap:
         notes += small_runs.check_single_runs(design.counts, design.agents, "performance profile bands",
                                              "percentile")
+    notes += _profile_coverage_notes(design, kind, confidence_level, task_bootstrap)
     layouts = _layouts(design)
     if tau is None:
         tau, note = _default_tau(design, layouts, kind)

@@ -34,6 +34,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
+from ... import calibration
 from ...design import Design, build, design_of
 from ...format import cannot_reject, count, returned_nan
 from ...errors import DesignError, OptionError
@@ -50,6 +51,9 @@ INSPECTORS = ("permutation", "t", "welch", "z")
 REPORTERS = tuple(kernels.REPORTERS)
 
 METHOD_TITLE = "Post-reporting selection check (Komiyama and Maehara, 2018)"
+#: The tests' measured size in the package table (rlstats/calibration.csv, written by tests/reference/calibrate.py):
+#: the default effect at alpha = beta = 0.05, on designs of 2 to 8 reported tasks with 2 to 20 runs.
+SIZE_PROCEDURE = "selection.size"
 
 
 # =========================================================================== options
@@ -298,7 +302,9 @@ def selection_check(data, formula=None, *, treatment=None, baseline=None, report
         reported and held-out tasks (the paper's convention); needed by the
         z tests and the conservative p-value.
     alpha, beta : float
-        Levels of the reporter's and of the inspector's tests.
+        Levels of the reporter's and of the inspector's tests.  At 0.05, where
+        simulation measured a larger size of the test chosen at this design
+        (``selection.size`` rows of :mod:`rlstats.calibration`), a note quotes it.
     higher_is_better : bool
         False flips the sign of every effect, so positive means better.
     n_resamples : int
@@ -543,6 +549,40 @@ def _reporter_tests(v_p, options, sigma, ss):
     return fields
 
 
+def _size_notes(frame, n_p, n_i, options):
+    """The measured size of the inspector's and the reporter's tests where the table shows it above their level.
+
+    The table (the ``selection.size`` rows of ``rlstats/calibration.csv``, written by ``tests/reference/calibrate.py``)
+    holds the default effect at alpha = beta = 0.05 on a grid of (reported, held-out) tasks; a design off that grid,
+    another effect or level, or more runs than the table's largest count get no note. The runs are read as the table's
+    largest count at most the fewest runs of an arm in a task used (its smallest when there are fewer), and the
+    highest size over score distributions is quoted.
+    """
+    rows = calibration.rows(SIZE_PROCEDURE)
+    if options.effect != "mean_diff" or not rows:
+        return []
+    used = frame.loc[frame["set"].isin(["reported", "heldout"]), ["n_treatment", "n_baseline"]]
+    fewest = int(used.to_numpy().min())
+    measured = sorted({int(row["runs"]) for row in rows})
+    if fewest > measured[-1]:
+        return []
+    runs = max((c for c in measured if c <= fewest), default=measured[0])
+    notes = []
+    tests = (("inspector", options.inspector, options.beta, "beta", _INSPECTOR_NAMES),
+             ("reporter", options.reporter, options.alpha, "alpha", _REPORTER_NAMES))
+    for statistic, test, level, name, names in tests:
+        if not np.isclose(level, 0.05):
+            continue
+        row = calibration.shortfall(rows, 0.95, statistic=statistic, test=test, tasks=n_p + n_i, runs=runs,
+                                    configuration=f"{n_p} reported")
+        if row is not None:
+            notes.append(f"measured size of the {statistic}'s {names[test]} with {n_p} reported and {n_i} held-out "
+                         f"tasks and {count(runs, 'run')} of each agent per task: {1 - float(row['coverage']):.3f} "
+                         f"({row['distribution']} scores, {row['n_sim']} null data sets), above {name} = 0.05 by "
+                         "more than 3 Monte Carlo standard errors")
+    return notes
+
+
 def _verdict(reporter, pvalue, options):
     """Spec section 3: a claim (gap test when mu_gap > 0, else naive) that the inspector does or does not flag."""
     claim_p = reporter["pvalue_gap"] if reporter["pvalue_gap"] is not None else reporter["pvalue_reporter"]
@@ -567,6 +607,7 @@ def _run(design, fresh, treatment, baseline, reported_names, heldout, options, r
     permutation_ss, conservative_ss = ss.spawn(2)
     inspector = _inspect(v_p, v_i, options, sigma, permutation_ss)
     notes += _unreachable_note(inspector, options.beta, n_p, n_i)
+    notes += _size_notes(frame, n_p, n_i, options)
     reporter = _reporter_tests(v_p, options, sigma, conservative_ss)
     if not np.isfinite(reporter["pvalue_reporter"]):
         notes.append(f"the reporter's {_REPORTER_NAMES[options.reporter]} is undefined (the reported effects have no "
