@@ -8,6 +8,7 @@
 import sys
 import types
 
+from . import methods as _methods
 from ._lazy import lazy_names
 from ._version import __version__
 from .errors import (DataUnavailableError, DesignError, FormulaError, LogReadError, OptionError, RlstatsError,
@@ -15,27 +16,22 @@ from .errors import (DataUnavailableError, DesignError, FormulaError, LogReadErr
 
 # The public names load on first use, so that `import rlstats` and the `rlstats` command (`--version`,
 # `--help`) do not pay for pandas, scipy and every back end before they need them. rlstats.datasets and
-# the other submodules load on first use too.
-__getattr__, __dir__ = lazy_names(__name__, {
+# the other submodules load on first use too. The back ends' names come from their declarations.
+_SOURCES = {
     ".citations": ("cite",),
     ".compare": ("compare",),
     ".design": ("Design", "build"),
     ".formula": ("Formula", "parse"),
-    ".methods": ("selection",),
-    ".methods.curves": ("CurvesResult", "curves"),
-    ".methods.task_table": ("TaskTableResult", "task_table"),
     ".runs": ("align_steps", "summarize_runs"),
-    ".methods.adastop": ("AdaStop", "AdaStopResult", "PermutationResult", "adastop", "permutation"),
     ".logs": ("read_logs", "read_wandb"),
-    ".methods.bootstrap": ("BootstrapResult", "InferentialIntervalsResult", "PerformanceProfileResult",
-                           "ProbabilityOfImprovementResult", "bootstrap", "performance_profile",
-                           "probability_of_improvement"),
-    ".methods.percentiles": ("PercentilesResult", "percentiles"),
-    ".methods.skillings_mack": ("SkillingsMackResult", "skillings_mack"),
-    ".methods.selection": ("SelectionCheckResult", "selection_check"),
     ".normalize": ("normalize",),
     ".power": ("PowerResult", "power", "sample_size"),
-}, submodules=True)
+}
+for _name, _path in _methods.PUBLIC.items():
+    _module = _path.partition(":")[0]
+    _SOURCES[_module] = (*_SOURCES.get(_module, ()), _name)
+del _name, _path, _module
+__getattr__, __dir__ = lazy_names(__name__, _SOURCES, submodules=True)
 
 
 class _Package(types.ModuleType):
@@ -50,13 +46,8 @@ class _Package(types.ModuleType):
 sys.modules[__name__].__class__ = _Package
 
 __all__ = [
-    "compare", "skillings_mack", "SkillingsMackResult", "normalize", "datasets",
-    "bootstrap", "probability_of_improvement", "performance_profile", "BootstrapResult",
-    "ProbabilityOfImprovementResult", "PerformanceProfileResult", "InferentialIntervalsResult",
-    "selection_check", "SelectionCheckResult", "selection", "percentiles", "PercentilesResult",
-    "adastop", "permutation", "AdaStop", "AdaStopResult", "PermutationResult", "power", "sample_size", "PowerResult",
-    "cite", "curves", "CurvesResult", "task_table", "TaskTableResult", "summarize_runs", "align_steps",
-    "read_logs", "read_wandb",
+    "compare", "normalize", "datasets", *_methods.PUBLIC, "power", "sample_size", "PowerResult", "cite",
+    "summarize_runs", "align_steps", "read_logs", "read_wandb",
     "build", "Design", "parse", "Formula",
     "RlstatsError", "FormulaError", "DesignError", "OptionError", "DataUnavailableError", "LogReadError",
     "RlstatsWarning",

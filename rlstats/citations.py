@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ._version import __version__
 from .errors import OptionError
+from .methods import citations_of
 
 ENTRIES = {
     "rlstats": """@software{rlstats,
@@ -124,21 +125,9 @@ ENTRIES = {
 }""",
 }
 
-#: Result class -> the papers of its method.
-METHOD_ENTRIES = {
-    "SkillingsMackResult": ("skillings1981", "mack1980", "casesa2024"),
-    "AdaStopResult": ("mathieu2023",),
-    "PermutationResult": ("mathieu2023",),
-    "BootstrapResult": ("agarwal2021", "efron1987"),
-    "ProbabilityOfImprovementResult": ("agarwal2021",),
-    "PerformanceProfileResult": ("agarwal2021",),
-    "InferentialIntervalsResult": ("casesa2024", "agarwal2021"),
-    "PercentilesResult": ("jordan2020",),
-    "SelectionCheckResult": ("komiyama2018",),
-    "CurvesResult": ("agarwal2021", "montielolea2019", "westfall1993", "hesterberg2015"),
-    "TaskTableResult": ("mogstad2024", "holm1979", "neubert2007", "brunner2000", "vargha2000", "steiger1997"),
-    "PowerResult": (),
-}
+#: Results that are no back end's, and the papers of their method (a back end declares its own citations in
+#: its folder's ``_backend.py``; :data:`rlstats.methods.CITATIONS` collects them).
+OTHER_RESULTS = {"PowerResult": ()}
 
 #: Dataset name (rlstats.datasets.load) -> the papers its scores come from.
 DATA_ENTRIES = {
@@ -176,13 +165,10 @@ def cite(result=None, *, data=None):
     keys = []
     if result is not None:
         name = type(result).__name__
-        if name not in METHOD_ENTRIES:
+        method_keys = OTHER_RESULTS[name] if name in OTHER_RESULTS else citations_of(result)
+        if method_keys is None:
             raise OptionError(f"no citation is known for {name}; cite the package: rlstats.cite()")
-        if name == "SkillingsMackResult" and str(getattr(result, "method", "")).startswith("Friedman"):
-            keys.append("friedman1937")
-        keys += METHOD_ENTRIES[name]
-        if (getattr(result, "options", None) or {}).get("interval") == "expanded":
-            keys.append("hesterberg2015")
+        keys += method_keys
     if data is not None and not isinstance(data, (str, list, tuple)):
         raise OptionError(f"data= names datasets, e.g. data='atari100k' or data=['atari100k'], got "
                           f"{type(data).__name__}: {data!r}")

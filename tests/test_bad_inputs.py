@@ -675,6 +675,8 @@ PILOT = {"design": TINY, "formula": "score ~ agent | task", "seeds": [3], "n_sim
 POWER_CASES = [  # (what, method, options on top of POWER_QUICK, error, phrases)
     ("unknown method", "nosuch", {}, OptionError, "method='nosuch' is not one of the allowed values"),
     ("method a number", 3, {}, OptionError, "method must be one of 'skillings_mack'"),
+    ("method without a power rule", "curves", {}, OptionError,
+     ("power() cannot simulate method='curves': it compares learning curves step by step", "it simulates")),
     ("no seeds", "skillings_mack", {"seeds": [0]}, OptionError, "seeds must be at least 1, got 0"),
     ("fractional seeds", "skillings_mack", {"seeds": [2.5]}, OptionError, "seeds must be a whole number, got 2.5"),
     ("seeds as text", "skillings_mack", {"seeds": "3"}, OptionError, "seeds must be a list of numbers of runs"),

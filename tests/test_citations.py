@@ -7,13 +7,35 @@ import subprocess
 import pytest
 
 import rlstats
-from rlstats import citations, datasets
+from rlstats import citations, datasets, methods
 
 
 def test_every_method_and_dataset_has_entries():
-    for keys in list(citations.METHOD_ENTRIES.values()) + list(citations.DATA_ENTRIES.values()):
+    # The back ends' citations are declared in their folders and collected by the registry.
+    for keys in list(methods.CITATIONS.values()) + list(citations.OTHER_RESULTS.values()) + \
+            list(citations.DATA_ENTRIES.values()):
         assert set(keys) <= set(citations.ENTRIES)
+    assert {d.result_name for d in methods.DECLARATIONS.values()} <= set(methods.CITATIONS)
     assert set(citations.DATA_ENTRIES) == set(datasets._DATASETS)
+
+
+def test_citations_that_depend_on_the_result():
+    # Friedman (1937) for a Friedman test, Hesterberg (2015) for expanded intervals: declared by their back ends.
+    one_run = rlstats.datasets.simulate(agents=3, tasks=8, seeds=1, effect=1.0, rng=0)
+    assert _keys(rlstats.cite(rlstats.compare(one_run, "score ~ agent | task"))) == [
+        "friedman1937", "skillings1981", "mack1980", "casesa2024", "rlstats"]
+    df = rlstats.datasets.simulate(agents=3, tasks=6, seeds=4, effect=1.0, rng=0)
+    expanded = rlstats.bootstrap(df, "score ~ agent | task", n_resamples=100, interval="expanded", rng=0)
+    assert _keys(rlstats.cite(expanded)) == ["agarwal2021", "efron1987", "hesterberg2015", "rlstats"]
+    assert _keys(rlstats.cite(expanded.inferential_intervals("agent_1", "agent_2"))) == [
+        "casesa2024", "agarwal2021", "rlstats"]
+    table = rlstats.compare(df, "score ~ agent | task", method="task_table", rng=0)
+    assert _keys(table.cite()) == ["mogstad2024", "holm1979", "neubert2007", "brunner2000", "vargha2000",
+                                   "steiger1997", "rlstats"]
+
+
+def _keys(text):
+    return re.findall(r"^@\w+\{(\w+),", text, flags=re.M)
 
 
 def test_result_cites_method_package_and_data():

@@ -10,26 +10,16 @@ import pandas as pd
 import pytest
 
 import rlstats
-from rlstats.methods import METHODS
+from rlstats import citations
+from rlstats.methods import DECLARATIONS, METHODS, Backend, PowerRule
 from rlstats.vocabulary import unknown_columns
 
 from conftest import drawable_plots
 
-# How to call each back end on simulated blocked data; every registered method needs an entry.
-CASES = {
-    "skillings_mack": ("score ~ agent | task", {}),
-    "bootstrap": ("score ~ agent | task", {"n_resamples": 200}),
-    "probability_of_improvement": ("score ~ agent | task", {"n_resamples": 200}),
-    "performance_profile": ("score ~ agent | task", {"n_resamples": 200}),
-    "percentiles": ("score ~ agent | task", {"interval": "pbp_t"}),
-    "adastop": ("score ~ agent | task", {"n": 2, "n_resamples": 200, "alpha": 0.2}),
-    "permutation": ("score ~ agent | task", {"n_resamples": 200}),
-    "selection": ("score ~ agent | task", {"treatment": "agent_3", "baseline": "agent_1",
-                                           "reported": ["task_01", "task_02", "task_03"]}),
-    "curves": ("score ~ agent | task/seed", {"step": "step", "n_resamples": 100, "compare": "all"}),
-}
+# How to call each back end on simulated data: its declared contract case (formula, options).
+CASES = {name: declared.contract for name, declared in DECLARATIONS.items()}
 # Back ends that read learning curves (one row per run and step) rather than one row per run.
-CURVE_METHODS = {"curves"}
+CURVE_METHODS = {name for name, declared in DECLARATIONS.items() if declared.reads_curves}
 
 
 def simulated(method=None):
@@ -38,8 +28,48 @@ def simulated(method=None):
     return rlstats.datasets.simulate(agents=3, tasks=6, seeds=4, effect=1.0, rng=0)
 
 
-def test_every_method_has_a_contract_case():
-    assert set(METHODS) <= set(CASES), f"add a CASES entry for {set(METHODS) - set(CASES)}"
+def test_every_back_end_declares_every_part():
+    # Everything the registry, compare, power, cite, the demo and these tests read comes from the declarations.
+    assert set(METHODS) == set(DECLARATIONS)
+    problems = {name: declared.problems(citations.ENTRIES) for name, declared in DECLARATIONS.items()}
+    assert problems == {name: [] for name in DECLARATIONS}
+
+
+def test_a_declaration_with_a_part_missing_fails():
+    here = "rlstats.methods.skillings_mack"
+    complete = DECLARATIONS["skillings_mack"]
+    assert complete.problems(citations.ENTRIES) == []
+    broken = Backend(name="new", function=f"{here}._api:no_such_function", result=f"{here}._result:NoSuchResult",
+                     citations=("no_such_paper",), contract=("score ~ agent | task",), options=f"{here}._api:Nope",
+                     no_options="and a reason too", demo=None,
+                     power=PowerRule(key=99, label="new", decide=f"{here}._power:nope", sentence=f"{here}.nope:f",
+                                     outcomes=f"{here}._api:pvalue_only", per_task=True))
+    problems = broken.problems(citations.ENTRIES)
+    assert problems == [
+        "function 'rlstats.methods.skillings_mack._api:no_such_function' does not import",
+        "result 'rlstats.methods.skillings_mack._result:NoSuchResult' does not import",
+        "options 'rlstats.methods.skillings_mack._api:Nope' does not import",
+        "options: give it or the reason it is missing (no_options), not both or neither",
+        "demo: give it or the reason it is missing (no_demo), not both or neither",
+        "citations ('no_such_paper',): each must be a key of rlstats.citations.ENTRIES",
+        "contract must be (formula, options)",
+        "power: outcomes and decide_outcomes go together",
+        "power: a per-task rule needs called= (how a sentence names it)",
+        "'rlstats.methods.skillings_mack._power:nope' does not import",
+        "'rlstats.methods.skillings_mack.nope:f' does not import",
+    ]
+    no_rule = Backend(name="new", function=complete.function, result=complete.result, citations=complete.citations,
+                      contract=complete.contract, options=complete.options, demo=complete.demo)
+    assert no_rule.problems(citations.ENTRIES) == [
+        "power: give it or the reason it is missing (no_power), not both or neither"]
+
+
+def test_compare_reaches_every_declared_back_end_and_its_result():
+    for name, declared in sorted(DECLARATIONS.items()):
+        formula, options = declared.contract
+        res = rlstats.compare(simulated(name), formula, method=name, rng=1, **options)
+        assert f"{type(res).__module__}:{type(res).__name__}" == declared.result, name
+        assert rlstats.cite(res).startswith("@"), name
 
 
 @pytest.fixture(params=sorted(METHODS))

@@ -78,8 +78,10 @@ GRAPH = import_graph()
 
 
 def _backend(name):
+    """The back-end folder a module belongs to (``rlstats.methods.<folder>...``), or None."""
     parts = name.split(".")
-    return parts[2] if len(parts) > 2 and parts[1] == "methods" else None
+    folder = ".".join(parts[:3])
+    return parts[2] if len(parts) > 2 and parts[1] == "methods" and _is_package(folder) else None
 
 
 def _cycle(graph):
@@ -132,10 +134,94 @@ def test_no_back_end_imports_another():
     assert offenders == [], f"back ends reach each other directly (go through rlstats.methods.backend): {offenders}"
 
 
-def test_power_and_compare_reach_back_ends_only_through_the_registry():
+# The modules that read the back ends' declarations (rlstats.methods._declaration) instead of knowing them.
+READERS = ("rlstats", "rlstats.methods", "rlstats.methods._declaration", "rlstats.compare", "rlstats.citations",
+           "rlstats.cli", "rlstats.power", "rlstats.power._api", "rlstats.power._result", "rlstats.power._sources",
+           "rlstats.power.plots")
+
+
+def test_readers_reach_back_ends_only_through_the_registry():
+    assert set(READERS) <= set(MODULES) and {n for n in MODULES if n.startswith("rlstats.power")} <= set(READERS)
     offenders = sorted((name, target) for name, edges in GRAPH.items() for target in edges
-                       if name.startswith(("rlstats.power", "rlstats.compare")) and _backend(target))
-    assert offenders == [], f"use rlstats.methods.backend / OPERATIONS instead: {offenders}"
+                       if name in READERS and _backend(target))
+    assert offenders == [], f"use rlstats.methods.backend / DECLARATIONS instead: {offenders}"
+
+
+def _back_end_names():
+    """Every name a back end goes by: its folder, its method names and its public functions' names."""
+    from rlstats.methods import DECLARATIONS, FOLDERS
+
+    names = set(FOLDERS) | set(DECLARATIONS) | {declared.function_name for declared in DECLARATIONS.values()}
+    return re.compile(r"\b(" + "|".join(sorted(names, key=len, reverse=True)) + r")\b", re.IGNORECASE)
+
+
+def _code_words(tree):
+    """(line, text) of every identifier and string constant of the code, docstrings left out."""
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                  and node.body and isinstance(node.body[0], ast.Expr)
+                  and isinstance(node.body[0].value, ast.Constant) and isinstance(node.body[0].value.value, str)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            yield node.lineno, node.value
+        elif isinstance(node, ast.Name):
+            yield node.lineno, node.id
+        elif isinstance(node, ast.Attribute):
+            yield node.lineno, node.attr
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)):
+            yield node.lineno, node.name
+        elif isinstance(node, ast.arg):
+            yield node.lineno, node.arg
+        elif isinstance(node, ast.keyword) and node.arg:
+            yield node.value.lineno, node.arg
+        elif isinstance(node, ast.alias):
+            yield node.lineno if hasattr(node, "lineno") else 0, node.asname or node.name
+
+
+def test_a_back_end_is_named_outside_its_folder_only_in_its_registry_line():
+    # Scope: the modules that read the declarations (READERS): their code (identifiers and strings, not
+    # docstrings or comments, which may show examples) names no back end. The registry names each folder
+    # once, in FOLDERS. Other back ends may call one by name through rlstats.methods.backend(); words such as
+    # "bootstrap" in resampling.py or design.py are the statistics' names, and cli/adastop.py and cli/power.py
+    # are commands of their own (out of scope).
+    pattern = _back_end_names()
+    found = []
+    for name in READERS:
+        tree = ast.parse(MODULES[name].read_text(encoding="utf-8"))
+        # a BibTeX entry (citations.ENTRIES) is a paper's title, not a back end's name
+        found += [(name, line, text) for line, text in _code_words(tree) if pattern.search(text)
+                  and not text.startswith("@")]
+    from rlstats.methods import FOLDERS
+
+    registry_lines = [(name, line, text) for name, line, text in found if name == "rlstats.methods"]
+    assert sorted(text for _, _, text in registry_lines) == sorted(FOLDERS)
+    assert len({line for _, line, _ in registry_lines}) == len(FOLDERS)  # one line each
+    assert [hit for hit in found if hit[0] != "rlstats.methods"] == []
+
+
+def test_the_name_check_sees_what_it_must():
+    pattern = _back_end_names()
+    tree = ast.parse('"""A docstring may name skillings_mack."""\nif method == "adastop":\n    x = {"permutation": 1}\n'
+                     'label = "AdaStop and the permutation test"\nf(bootstrap=2, reads_curves=True)\n')
+    assert sorted((line, text) for line, text in _code_words(tree) if pattern.search(text)) == [
+        (2, "adastop"), (3, "permutation"), (4, "AdaStop and the permutation test"), (5, "bootstrap")]
+
+
+def test_power_has_no_per_method_branches():
+    # A branch on the method's name (`if method == ...`, `m in (...)`) in power/: what differs between methods
+    # is a field or hook of their PowerRule, declared in their folders.
+    names = {"method", "methods", "m", "name"}
+    offenders = []
+    for module in (n for n in READERS if n.startswith("rlstats.power")):
+        for node in ast.walk(ast.parse(MODULES[module].read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Compare):
+                operands = [node.left, *node.comparators]
+                named = any(isinstance(o, ast.Name) and o.id in names for o in operands)
+                literal = any(isinstance(o, ast.Constant) and isinstance(o.value, str)
+                              or isinstance(o, (ast.Tuple, ast.List, ast.Set)) for o in operands)
+                if named and literal:
+                    offenders.append((module, node.lineno))
+    assert offenders == []
 
 
 @pytest.mark.parametrize("name", sorted(n for n in MODULES if n.endswith("._kernels")))

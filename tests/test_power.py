@@ -23,6 +23,7 @@ marked slow.
 
 import dataclasses
 import math
+import sys
 import warnings
 
 import numpy as np
@@ -33,6 +34,7 @@ import importlib
 
 import rlstats
 from rlstats.errors import DesignError, OptionError, RlstatsWarning
+from rlstats.methods import DECLARATIONS, POWER_METHODS
 from rlstats.power import PowerResult, power, sample_size
 from rlstats.vocabulary import unknown_columns
 from rlstats.tables import read_csv
@@ -436,7 +438,8 @@ def test_result_renders(result, capsys):
     assert captured.out == "" and captured.err == ""
 
 
-def test_progress_bar_goes_to_stderr_and_can_be_switched_off(capsys):
+def test_progress_bar_goes_to_stderr_and_can_be_switched_off(capsys, monkeypatch):
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)  # a bar is drawn where a terminal shows it
     power("skillings_mack", effect=0.5, seeds=[3], tasks=2, n_sim=20, rng=0, progress=True)
     assert capsys.readouterr().err != ""
     power("skillings_mack", effect=0.5, seeds=[3], tasks=2, n_sim=20, rng=0, progress=False)
@@ -628,5 +631,47 @@ def test_outcomes_without_tables_equal_the_results_decisions(halfcheetah, method
     kwargs = dict(design=halfcheetah if formula else None, formula=formula, seeds=[6], effect=0.6, n_sim=15, rng=21,
                   **({} if formula else {"tasks": 3}), **extra, **QUIET)
     fast = power(method, **kwargs)
-    monkeypatch.setattr(power_module, "_DECIDE_OUTCOMES", {})
+    monkeypatch.setattr(power_module, "_outcomes_function",  # the Result's tables, decided by the rule's decide()
+                        lambda m: (power_module._public_function(m), power_module._hook(m, "decide")))
     pd.testing.assert_frame_equal(fast.table, power(method, **kwargs).table)
+
+
+# --------------------------------------------------------------------------- the rules declared by the back ends (issue 30)
+
+# Stream keys of the power rules: fixed once given, so a seeded study keeps its numbers.
+RECORDED_KEYS = {"skillings_mack": 11, "bootstrap": 12, "adastop": 13, "permutation": 14}
+
+
+def test_each_power_rule_keeps_its_own_stream():
+    keys = {m: DECLARATIONS[m].power.key for m in POWER_METHODS}
+    assert {m: keys[m] for m in RECORDED_KEYS} == RECORDED_KEYS
+    assert len(set(keys.values())) == len(keys) and not set(keys.values()) & {0, 1, 2}  # simulate() uses 0, 1, 2
+
+
+@pytest.mark.filterwarnings("ignore:with n = .* no level can be spent")  # AdaStop at few seeds: expected
+def test_declared_power_rules_give_the_outputs_recorded_before():
+    # Recorded on main at 72debe6, when power/ kept its own tables and branches per method.
+    res = power(list(RECORDED_KEYS), effect=0.8, seeds=[4, 6], tasks=3, n_sim=30, rng=9, n_resamples=200,
+                adastop={"K": 2}, **QUIET)
+    assert res.table["n_rejections"].tolist() == [15, 24, 5, 13, 0, 24, 11, 26]
+    assert res.method_labels == {"skillings_mack": "blocked rank test", "bootstrap": "bootstrap interval separation",
+                                 "adastop": "AdaStop", "permutation": "permutation test"}
+    assert res.notes == (
+        "AdaStop and the permutation test run one test per task: their rates are per task and simulation (3 tasks), "
+        "with Wilson intervals over all tests (conservative when tasks differ in power)",
+        "bootstrap interval separation is conservative: two intervals can overlap although the difference is "
+        "significant, so expect a rejection rate below alpha when nothing differs")
+    report = res.report(format="text")
+    for sentence in ("rejected when the 95% stratified-bootstrap intervals (200 resamples) of the iqm of two agents",
+                     "AdaStop (K = 2 interims of n = seeds / K runs, one test per task) counted as rejecting",
+                     "The permutation test of mean differences (one test per task, step-down over comparisons)",
+                     "The blocked rank test (Mack-Skillings 1980", "Mean runs used per agent: 4 of 4, 6 of 6."):
+        assert sentence in report
+    default = power(["skillings_mack", "adastop"], effect=0.8, tasks=2, n_sim=10, rng=3, n_resamples=100, **QUIET)
+    assert default.seeds == (5, 10, 20, 30)  # AdaStop's K = 5: multiples of 5
+    assert default.table["n_rejections"].tolist() == [6, 10, 10, 10, 0, 6, 13, 18]
+    np.testing.assert_allclose(default.table["mean_runs"], [5, 10, 20, 30, 5, 9.2, 14.4, 23.4])
+    found = sample_size("adastop", 0.8, effect=1.5, tasks=2, n_sim=20, rng=0, n_resamples=200, max_seeds=30, **QUIET)
+    assert (found.sample_size, found.sample_size_low, found.sample_size_high) == (10, 10, 15)
+    assert found.table["n_rejections"].tolist() == [0, 33, 37, 38]
+

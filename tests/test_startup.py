@@ -82,6 +82,17 @@ def test_import_rlstats_imports_no_heavy_library(tmp_path):
     assert loaded_by_code("import rlstats", tmp_path) == []
 
 
+def test_the_registry_and_the_back_end_folders_import_no_heavy_library(tmp_path):
+    # The declarations are read at `import rlstats` and by `--help`: each folder's package and _backend load
+    # their modules on first use.
+    code = ("from rlstats.methods import DECLARATIONS, FOLDERS, POWER_METHODS\n"
+            "import importlib\n"
+            "for folder in FOLDERS:\n"
+            "    importlib.import_module(f'rlstats.methods.{folder}')\n"
+            "assert DECLARATIONS and POWER_METHODS")
+    assert loaded_by_code(code, tmp_path) == []
+
+
 def test_public_names_load_on_first_use_without_scipy_or_matplotlib(tmp_path):
     # Every public name (the back ends, power, logs) imports pandas but leaves scipy and matplotlib to the
     # functions that use them.

@@ -19,27 +19,19 @@ from ._shared import (FORMATS, UsageError, check_figure_path, make_output_folder
 
 __all__ = ["main", "build_parser", "UsageError", "read_table", "parse_options", "render", "save_plot"]
 
-def demo_runs(data):
-    """What the demo runs: method -> options of compare(data, "score ~ agent | task", method=...).
+def demo_runs(data, learning_curves):
+    """What the demo runs, from the back ends' declarations: method -> (frame, formula, options) of
+    ``compare(frame, formula, method=method, **options)``; back ends that read learning curves get those."""
+    from ..methods import DECLARATIONS, load
 
-    Aggregate metrics need every agent on every task, so those back ends drop
-    the demo's missing cells (and say so).  The cherry-picking check reports
-    the four tasks where the best agent beats the first one most -- exactly
-    the selection it is meant to catch.
-    """
-    means = data.groupby(["task", "agent"], observed=True)["score"].mean().unstack()
-    gap = (means["agent_5"] - means["agent_1"]).dropna().sort_values(ascending=False)
-    return {
-        "skillings_mack": {},
-        "adastop": {"n": 5},
-        "permutation": {"n_resamples": 2000},
-        "bootstrap": {"n_resamples": 2000, "na_action": "drop"},
-        "probability_of_improvement": {"n_resamples": 500, "na_action": "drop"},
-        "performance_profile": {"n_resamples": 500, "na_action": "drop"},
-        "percentiles": {"interval": "bootstrap", "n_resamples": 2000, "na_action": "drop"},
-        "selection": {"treatment": "agent_5", "baseline": "agent_1", "reported": list(gap.index[:4]),
-                      "na_action": "drop"},
-    }
+    runs = {}
+    for name, declared in DECLARATIONS.items():
+        if declared.demo is None:
+            continue
+        frame = learning_curves if declared.reads_curves else data
+        formula, options = declared.demo
+        runs[name] = (frame, formula, load(options)(frame) if isinstance(options, str) else dict(options))
+    return runs
 
 
 #: compare()'s own arguments, which -o cannot set: where each comes from instead.
@@ -82,7 +74,6 @@ def run_compare(args, out):
 def run_demo(args, out):
     from .. import datasets
     from ..compare import compare
-    from ..methods import METHODS
     from ..resampling import check_rng
 
     check_rng(args.seed)  # a bad --seed is an error before the folder is made
@@ -92,26 +83,19 @@ def run_demo(args, out):
     data.to_csv(folder / "demo_data.csv", index=False)
     out.write(f"Simulated benchmark: 5 agents x 12 tasks x 10 seeds with a few missing cells "
               f"(rlstats.datasets.simulate, rng={args.seed}); written to {folder / 'demo_data.csv'}\n")
-    formula = "score ~ agent | task"
-    for method, options in demo_runs(data).items():
-        if method not in METHODS:
-            continue
-        result = compare(data, formula, method=method, rng=args.seed, **options)
-        out.write(f"\n===== {method}: compare(data, {formula!r}, method={method!r}) =====\n")
+    learning_curves = datasets.simulate_curves(agents=3, tasks=6, seeds=5, steps=30, effect=0.3, rng=args.seed)
+    learning_curves.to_csv(folder / "demo_curves.csv", index=False)
+    out.write(f"Simulated learning-curve runs: 3 agents x 6 tasks x 5 seeds x 30 steps "
+              f"(rlstats.datasets.simulate_curves, rng={args.seed}); written to {folder / 'demo_curves.csv'}\n")
+    for method, (frame, formula, options) in demo_runs(data, learning_curves).items():
+        result = compare(frame, formula, method=method, rng=args.seed, **options)
+        source = "learning_curves" if frame is learning_curves else "data"
+        out.write(f"\n===== {method}: compare({source}, {formula!r}, method={method!r}) =====\n")
         out.write(str(result))
         out.write("\n" + result.report(format="text") + "\n")
         figure_path = folder / f"{method}.png"
         save_plot(result, figure_path)
         out.write(f"figure: {figure_path}\n")
-    curves = datasets.simulate_curves(agents=3, tasks=6, seeds=5, steps=30, effect=0.3, rng=args.seed)
-    curves.to_csv(folder / "demo_curves.csv", index=False)
-    result = compare(curves, "score ~ agent | task/seed", method="curves", step="step", compare="all",
-                     n_resamples=1000, rng=args.seed)
-    out.write("\n===== curves: learning curves (rlstats.datasets.simulate_curves, 3 agents x 6 tasks x 5 seeds x "
-              "30 steps), compare(curves, 'score ~ agent | task/seed', method='curves', step='step') =====\n")
-    out.write(str(result) + "\n" + result.report(format="text") + "\n")
-    save_plot(result, folder / "curves.png")
-    out.write(f"figure: {folder / 'curves.png'}\n")
     out.write(f"\nAll figures are in {folder.resolve()}; in Python, result.summary() gives the full tables.\n")
     return 0
 

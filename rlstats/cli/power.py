@@ -23,8 +23,10 @@ def add_power_commands(subparsers):
     power = subparsers.add_parser(
         "power", help="power (or sample size) of a method by simulation: how many seeds do I need?",
         description=__doc__.split("\n\n")[0])
-    power.add_argument("method", help="skillings_mack, bootstrap, adastop or permutation; several separated "
-                                      "by commas run on the same simulated data")
+    from ..methods import POWER_METHODS  # the back ends that declare a power rule
+
+    power.add_argument("method", help=f"{', '.join(POWER_METHODS[:-1])} or {POWER_METHODS[-1]}; several "
+                                      "separated by commas run on the same simulated data")
     power.add_argument("--pilot", default=None, metavar="FILE",
                        help="CSV/TSV/Parquet file of real runs to resample, - for standard input (default: "
                             "simulated data)")

@@ -1,13 +1,18 @@
-"""The registry of back ends: method name -> public function, and the defaults.
+"""The registry of back ends: one line per folder; each folder declares its back ends itself.
 
-Each back end lives in its own subpackage, named after its public function:
-``skillings_mack`` (the blocked rank tests), ``adastop`` (with the permutation
-test), ``bootstrap``, ``percentiles``, ``selection``.  Each has the same layers: ``_api.py`` (options and
-the public function), ``_kernels.py`` (arrays in, arrays out), ``_result.py``
-(the Result class) and ``plots.py`` (drawing only).  Code that needs another
-back end -- :func:`rlstats.compare`, :func:`rlstats.power`, a cross-method
-feature such as inferential intervals -- reaches it through :func:`backend`, so
-no back end imports another.
+Each back end lives in its own subpackage ``methods/<folder>/``: ``_api.py`` (options and the public function),
+``_kernels.py`` (arrays in, arrays out), ``_result.py`` (the Result class), ``plots.py`` (drawing only), and
+``_backend.py``, its declaration: public function, result, options, citations, what :func:`rlstats.power`
+decides on (its ``_power.py``) or why it cannot, its ``rlstats demo`` call and its contract-test case
+(:class:`Backend`, :class:`PowerRule`).  The folders are ``skillings_mack`` (the blocked rank tests),
+``adastop`` (with the permutation test), ``bootstrap`` (with probability of improvement and performance
+profiles), ``percentiles``, ``selection``, ``task_table`` and ``curves``.
+
+:func:`rlstats.compare`, :func:`rlstats.power`, :func:`rlstats.cite`, the package face, the command line and the
+contract tests read :data:`DECLARATIONS`; code that needs another back end reaches it through :func:`backend`,
+so no back end imports another.  Adding a back end is its folder, its tests and one line in :data:`FOLDERS`.
+Reading the declarations imports no back end's modules (each folder's package loads its names on first use),
+so ``rlstats --help`` lists the methods without pandas or scipy.
 """
 
 from __future__ import annotations
@@ -15,50 +20,81 @@ from __future__ import annotations
 import importlib
 
 from ..errors import OptionError
+from ._declaration import Backend, PowerRule, load
+
+#: the back-end folders, one line each; ``<folder>/_backend.py`` declares what each offers
+FOLDERS = (
+    "skillings_mack",
+    "adastop",
+    "bootstrap",
+    "percentiles",
+    "selection",
+    "task_table",
+    "curves",
+)
+
+_DECLARED = [importlib.import_module(f"{__name__}.{folder}._backend") for folder in FOLDERS]
+
+#: method name -> its :class:`Backend` declaration, in the order of :data:`FOLDERS`
+DECLARATIONS = {declared.name: declared for module in _DECLARED for declared in module.BACKENDS}
 
 #: method name -> "module:function" of its public function, which takes
 #: (data, formula, *, eval_env=None, **options) and returns a Result.
-METHODS = {
-    "skillings_mack": "rlstats.methods.skillings_mack:skillings_mack",
-    "adastop": "rlstats.methods.adastop:adastop",
-    "permutation": "rlstats.methods.adastop:permutation",
-    "bootstrap": "rlstats.methods.bootstrap:bootstrap",
-    "probability_of_improvement": "rlstats.methods.bootstrap:probability_of_improvement",
-    "performance_profile": "rlstats.methods.bootstrap:performance_profile",
-    "percentiles": "rlstats.methods.percentiles:percentiles",
-    "selection": "rlstats.methods.selection:selection_check",
-    "curves": "rlstats.methods.curves:curves",
-}
+METHODS = {name: declared.function for name, declared in DECLARATIONS.items()}
 
 #: the back end used when method=None, by whether the formula has blocks.
-DEFAULTS = {True: "skillings_mack", False: "permutation"}
+DEFAULTS = {declared.default_for == "with blocks": name for name, declared in DECLARATIONS.items()
+            if declared.default_for}
 
 #: operations that run at a back end's api layer and that others reach by name: name -> "module:function".
-#: A result method that needs another back end (inferential intervals) and power()'s vectorised paths find
-#: them here, so no ``_result`` module imports an ``_api`` and nothing imports another back end's modules.
+#: A result method that needs its api layer (inferential intervals) finds it here, so no ``_result`` module
+#: imports an ``_api``; "<method>.outcomes" and "<method>.batch_pvalues" are the numbers-only paths of the
+#: power rules (:class:`PowerRule`).
 OPERATIONS = {
-    "inferential_intervals": "rlstats.methods.bootstrap._api:inferential_intervals",
-    # "<method>.batch_pvalues": (design, responses, **options) -> p-values of the method on each row of
-    # responses, or None where no vectorised path applies; power() uses it when present.
-    "skillings_mack.batch_pvalues": "rlstats.methods.skillings_mack._api:batch_pvalues",
-    # "<method>.outcomes": (design, *, rng, **options) -> what power() decides on, computed as the public
-    # function does but without its tables and Result: the p-value of the rank test; per task, whether a
-    # sequential test decided some comparison and the mean runs it used per agent.
-    "skillings_mack.outcomes": "rlstats.methods.skillings_mack._api:pvalue_only",
-    "adastop.outcomes": "rlstats.methods.adastop._api:adastop_outcomes",
-    "permutation.outcomes": "rlstats.methods.adastop._api:permutation_outcomes",
+    **{name: path for declared in DECLARATIONS.values() for name, path in declared.operations},
+    **{f"{name}.{part}": getattr(declared.power, part) for name, declared in DECLARATIONS.items()
+       for part in ("outcomes", "batch_pvalues") if declared.power and getattr(declared.power, part)},
 }
+
+#: names the package face exports: the back ends' functions and results, and the folders' other public names
+PUBLIC = {
+    **{declared.function_name: declared.function for declared in DECLARATIONS.values()},
+    **{declared.result_name: declared.result for declared in DECLARATIONS.values()},
+    **{name: path for module in _DECLARED for name, path in getattr(module, "PUBLIC", {}).items()},
+}
+
+#: result class name -> the papers of its method (keys of ``rlstats.citations.ENTRIES``), before any
+#: declared ``cite`` hook adapts them to one result
+CITATIONS = {
+    **{declared.result_name: declared.citations for declared in DECLARATIONS.values()},
+    **{name: keys for module in _DECLARED for name, keys in getattr(module, "CITATIONS", {}).items()},
+}
+
+#: the methods power() can simulate (those with a power rule), in registry order
+POWER_METHODS = tuple(name for name, declared in DECLARATIONS.items() if declared.power is not None)
 
 
 def backend(name):
     """The public function of the back end called ``name``."""
-    if name not in METHODS:
+    if not isinstance(name, str) or name not in METHODS:
         raise OptionError(f"method={name!r} is not one of the available methods: {', '.join(sorted(METHODS))}")
-    module, function = METHODS[name].split(":")
-    return getattr(importlib.import_module(module), function)
+    return load(METHODS[name])
 
 
 def operation(name):
     """The function registered in :data:`OPERATIONS` as ``name``."""
-    module, function = OPERATIONS[name].split(":")
-    return getattr(importlib.import_module(module), function)
+    return load(OPERATIONS[name])
+
+
+def citations_of(result):
+    """Keys of ``rlstats.citations.ENTRIES`` for the method of ``result``, or None for a result no folder
+    declares."""
+    name = type(result).__name__
+    if name not in CITATIONS:
+        return None
+    hooks = [d.cite for d in DECLARATIONS.values() if d.result_name == name and d.cite]
+    return load(hooks[0])(result, CITATIONS[name]) if hooks else list(CITATIONS[name])
+
+
+__all__ = ["Backend", "PowerRule", "FOLDERS", "DECLARATIONS", "METHODS", "DEFAULTS", "OPERATIONS", "PUBLIC",
+           "CITATIONS", "POWER_METHODS", "backend", "operation", "load", "citations_of"]

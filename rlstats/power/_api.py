@@ -9,7 +9,8 @@ DataFrame of real runs, resampled with replacement with a shift added to one
 agent (the protocol of Mathieu et al. 2023, Section 5.2, and of the thesis,
 Chapter 3).
 
-What "rejects" means for each method:
+What "rejects" means for each method is its back end's power rule, declared in its folder
+(``rlstats.methods.<folder>._backend`` and ``_power``; ``rlstats.methods.POWER_METHODS`` lists them):
 
 * ``"skillings_mack"``: the blocked rank test's p-value is at most ``alpha``;
 * ``"bootstrap"``: the stratified-bootstrap intervals of the chosen metric
@@ -19,6 +20,9 @@ What "rejects" means for each method:
   (one test per task); the expected number of runs it used is reported too;
 * ``"permutation"``: the permutation test with step-down rejects a
   comparison (one test per task).
+
+Nothing here depends on which method it is: every difference is a field or hook of its
+:class:`rlstats.methods.PowerRule`.
 
 Simulations are split into fixed blocks whose random streams are keyed by
 (number of seeds, simulation index), so results are identical whatever
@@ -45,18 +49,17 @@ import patsy
 
 from .. import format as fmt
 from ..design import Design
+from ..methods import DECLARATIONS, POWER_METHODS, backend as _backend, load
 from ..errors import OptionError, warn
 from ..options import check_at_most, check_bool, check_choice, check_fraction, check_int, check_n_jobs
 from ..progress import progress_bar
 from ..resampling import child_generator, seed_sequence
 from ..statistics import wilson_interval
-from ._result import DEFAULT_K, DEFAULT_BOOTSTRAP_RESAMPLES, PowerResult, _null_simulation
+from ._result import PowerResult, _null_simulation
 from ._sources import SIMULATED_FORMULA, _simulation_seed, _simulated_source, _pilot_source, _check_effect
 
 __all__ = ["power", "sample_size", "PowerResult"]
 
-#: the methods power() can simulate, in the order tables list them
-METHODS = ("skillings_mack", "bootstrap", "adastop", "permutation")
 #: numbers of seeds (runs per agent and task) tried by default
 DEFAULT_SEEDS = (3, 5, 10, 20)
 
@@ -77,19 +80,10 @@ MAX_RUNS = 1_000_000
 # Simulations per unit of parallel work.  Streams are keyed per simulation,
 # so results never depend on this number; it only sets the granularity.
 _BLOCK = 50
-# Stream keys below a simulation's SeedSequence: simulate() uses 0, 1, 2 for
-# the task parameters, the noise and the missing cells; methods use these.
-_METHOD_KEYS = {"skillings_mack": 11, "bootstrap": 12, "adastop": 13, "permutation": 14}
 # Options power() sets itself, so a method must not be given them.
 _RESERVED = {"data": "the simulated data", "formula": "formula= of power()", "rng": "rng= of power()",
              "progress": "progress= of power()", "eval_env": "eval_env= of power()",
              "alpha": "alpha= of power()"}
-# Options power() adds to a method's own, and options it replaces.
-_EXTRA_OPTIONS = {"bootstrap": ("metric",)}
-_REPLACED_OPTIONS = {"bootstrap": {"metrics": "metric= (one metric: the rule compares its intervals)"}}
-_DECIDED = ("larger", "smaller")
-# A method whose tests run per task: its rate is per (simulation, task).
-_PER_TASK = {"skillings_mack": False, "bootstrap": False, "adastop": True, "permutation": True}
 
 
 # warnings.catch_warnings changes process-wide state; blocks that run on
@@ -103,7 +97,8 @@ _WARNINGS_LOCK = threading.Lock()
 
 
 def _method_generator(simulation, method):
-    return child_generator(simulation, _METHOD_KEYS[method])
+    # below a simulation's SeedSequence, simulate() uses keys 0, 1, 2; each method its rule's key
+    return child_generator(simulation, _rule(method).key)
 
 
 # ---------------------------------------------------------------------------
@@ -115,16 +110,28 @@ def _method_generator(simulation, method):
 # Methods: options, one call, its decision
 # ---------------------------------------------------------------------------
 
-def _public_function(method):
-    from ..methods import backend
+def _rule(method):
+    return DECLARATIONS[method].power
 
-    return backend(method)
+
+def _hook(method, part):
+    """The function a method's power rule names for ``part``, or None."""
+    path = getattr(_rule(method), part)
+    return None if path is None else load(path)
+
+
+def _public_function(method):
+    return _backend(method)
+
+
+def _replaced(method):
+    return dict(_rule(method).replaced_options)
 
 
 def _accepted_options(method):
     parameters = inspect.signature(_public_function(method)).parameters
     own = [p for p in parameters if p not in _RESERVED and p != "data"]
-    return tuple(own) + _EXTRA_OPTIONS.get(method, ())
+    return tuple(own) + _rule(method).extra_options
 
 
 def _check_methods(method):
@@ -133,11 +140,15 @@ def _check_methods(method):
     elif isinstance(method, Sequence):
         names = list(method)
     else:
-        raise OptionError(f"method must be one of {', '.join(map(repr, METHODS))} or a list of them, got {method!r}")
+        raise OptionError(f"method must be one of {', '.join(map(repr, POWER_METHODS))} or a list of them, got "
+                          f"{method!r}")
     if not names:
-        raise OptionError("method is an empty list; name at least one of " + ", ".join(map(repr, METHODS)))
+        raise OptionError("method is an empty list; name at least one of " + ", ".join(map(repr, POWER_METHODS)))
     for name in names:
-        check_choice("method", name, METHODS)
+        if isinstance(name, str) and name in DECLARATIONS and name not in POWER_METHODS:
+            raise OptionError(f"power() cannot simulate method={name!r}: {DECLARATIONS[name].no_power}; it "
+                              f"simulates {', '.join(map(repr, POWER_METHODS))}")
+        check_choice("method", name, POWER_METHODS)
     if len(set(names)) != len(names):
         raise OptionError(f"method={method!r} lists a method twice")
     return tuple(names)
@@ -146,8 +157,8 @@ def _check_methods(method):
 def _check_one_option(method, name, value):
     if name in _RESERVED:
         raise OptionError(f"{name}= cannot be given to {method}: power() sets it from {_RESERVED[name]}")
-    if name in _REPLACED_OPTIONS.get(method, {}):
-        raise OptionError(f"{name}= is not available for {method} in power(); use {_REPLACED_OPTIONS[method][name]}")
+    if name in _replaced(method):
+        raise OptionError(f"{name}= is not available for {method} in power(); use {_replaced(method)[name]}")
     if name not in _accepted_options(method):
         raise OptionError(f"{name}={value!r} is not an option of {method}; its options are: "
                           f"{', '.join(_accepted_options(method))}")
@@ -155,11 +166,11 @@ def _check_one_option(method, name, value):
 
 def _split_options(methods, method_options):
     """Options per method: shared keywords go to every method that takes them; ``method={...}`` to one."""
-    shared = {k: v for k, v in method_options.items() if k not in METHODS}
-    per_method = {k: v for k, v in method_options.items() if k in METHODS}
+    shared = {k: v for k, v in method_options.items() if k not in POWER_METHODS}
+    per_method = {k: v for k, v in method_options.items() if k in POWER_METHODS}
     plans = {m: {} for m in methods}
     for name, value in shared.items():
-        takers = [m for m in methods if name in _accepted_options(m) and name not in _REPLACED_OPTIONS.get(m, {})]
+        takers = [m for m in methods if name in _accepted_options(m) and name not in _replaced(m)]
         if name in _RESERVED or not takers:
             for m in methods:
                 _check_one_option(m, name, value)  # raises, naming the method's options
@@ -175,122 +186,33 @@ def _split_options(methods, method_options):
             _check_one_option(m, name, value)
             plans[m][name] = value
     for m in methods:
-        _check_structural_options(m, plans[m])
+        check = _hook(m, "check")  # options power() reads itself are checked here, once
+        if check is not None:
+            check(plans[m])
     return tuple((m, dict(plans[m])) for m in methods)
-
-
-def _check_structural_options(method, options):
-    """Options power() reads itself are checked here, once."""
-    if method == "adastop":
-        if options.get("n") is not None and options.get("K") is not None:
-            raise OptionError("give AdaStop either n= (runs per interim) or K= (interims), not both: the number "
-                              "of seeds is the budget n * K, which fixes the other")
-        for name in ("n", "K"):
-            if options.get(name) is not None:
-                check_int(name, options[name], minimum=1)
-    if method == "bootstrap" and "metric" in options:
-        metric = options["metric"]
-        if not (isinstance(metric, str) or callable(metric)):
-            raise OptionError(f"metric must be one metric name (e.g. 'iqm') or a function, got {metric!r}")
-
-
-def _adastop_batches(options, seeds):
-    """(n, K) with n * K == seeds: from K (default 5) or from n."""
-    n, K = options.get("n"), options.get("K")
-    if n is not None:
-        if seeds % n:
-            raise OptionError(f"seeds={seeds} is not a multiple of AdaStop's n={n}: the number of seeds is the "
-                              "budget n * K; give seeds that are multiples of n")
-        return n, seeds // n
-    K = DEFAULT_K if K is None else K
-    if seeds % K:
-        raise OptionError(f"seeds={seeds} is not a multiple of AdaStop's K={K}: the number of seeds is the "
-                          f"budget n * K runs per agent; give seeds that are multiples of {K}, or pass K= "
-                          "(interims) or n= (runs per interim) to AdaStop, e.g. adastop={'K': 2}")
-    return seeds // K, K
 
 
 def _call_options(method, options, seeds, alpha):
     """Keyword arguments of the method's public function for data with ``seeds`` runs per cell."""
-    call = {k: v for k, v in options.items() if k not in ("metric", "n", "K")}
-    call["alpha"] = alpha
-    if method == "bootstrap":
-        del call["alpha"]
-        call["metrics"] = [options.get("metric", "iqm")]
-        call.setdefault("n_resamples", DEFAULT_BOOTSTRAP_RESAMPLES)
-        call.setdefault("confidence_level", 1 - alpha)
-    elif method == "adastop":
-        call["n"], call["K"] = _adastop_batches(options, seeds)
-    elif method == "skillings_mack":
-        # The rank test's default p-value is now automatic (exact or Monte Carlo on small designs); a
-        # planning study uses the chi-squared p, as its vectorised path does, unless pvalue= is given.
-        call.setdefault("pvalue", "asymptotic")
-    return call
+    call = _hook(method, "call")
+    return {**options, "alpha": alpha} if call is None else call(options, seeds, alpha)
 
 
 def _units(method, template):
-    return template.n_tasks if _PER_TASK[method] and template.has_blocks else 1
-
-
-def _decide_rank(result, alpha, template, seeds):
-    return np.array([result.pvalue <= alpha]), np.array([float(seeds)])
-
-
-def _decide_bootstrap(result, alpha, template, seeds):
-    low, high = result.intervals[:, 0, 0], result.intervals[:, 0, 1]
-    # Some pair is disjoint exactly when the highest lower bound exceeds the lowest upper bound;
-    # a NaN bound (undefined BCa) compares False: no rejection, and bootstrap() warns.
-    return np.array([bool(np.max(low) > np.min(high))]), np.array([float(seeds)])
-
-
-def _decide_sequential(result, alpha, template, seeds):
-    decided = result.decisions["decision"].isin(_DECIDED).to_numpy()
-    used = result.runs_used
-    if not result.blocked:
-        return np.array([bool(decided.any())]), np.array([float(used["n_runs"].mean())])
-    index = {t: i for i, t in enumerate(template.tasks)}
-    n = template.n_tasks
-    rows = result.decisions["task"].map(index).to_numpy()
-    rejected = np.bincount(rows, weights=decided, minlength=n) > 0
-    used_rows = used["task"].map(index).to_numpy()
-    runs = np.bincount(used_rows, weights=used["n_runs"].to_numpy(dtype=float), minlength=n)
-    return rejected, runs / np.maximum(np.bincount(used_rows, minlength=n), 1)
-
-
-_DECIDE = {"skillings_mack": _decide_rank, "bootstrap": _decide_bootstrap,
-           "adastop": _decide_sequential, "permutation": _decide_sequential}
-
-
-def _decide_pvalue(pvalue, alpha, template, seeds):
-    return np.array([pvalue <= alpha]), np.array([float(seeds)])
-
-
-def _decide_task_outcomes(outcomes, alpha, template, seeds):
-    return outcomes
-
-
-# How to decide from a back end's "<method>.outcomes" operation (no Result, no tables), where it has one.
-_DECIDE_OUTCOMES = {"skillings_mack": _decide_pvalue, "adastop": _decide_task_outcomes,
-                    "permutation": _decide_task_outcomes}
+    return template.n_tasks if _rule(method).per_task and template.has_blocks else 1
 
 
 def _batch_pvalues(method):
-    """The back end's vectorised p-values for a batch of data sets (from the registry), or None."""
-    from ..methods import OPERATIONS, operation
-
-    key = f"{method}.batch_pvalues"
-    return operation(key) if key in OPERATIONS else None
+    """The back end's vectorised p-values for a batch of data sets (from its power rule), or None."""
+    return _hook(method, "batch_pvalues")
 
 
 def _outcomes_function(method):
-    """The back end's numbers-only run and how to decide from them (from the registry), or the public
+    """The back end's numbers-only run and how to decide from them (from its power rule), or the public
     function and the decision from its Result."""
-    from ..methods import OPERATIONS, operation
-
-    key = f"{method}.outcomes"
-    if key in OPERATIONS and method in _DECIDE_OUTCOMES:
-        return operation(key), _DECIDE_OUTCOMES[method]
-    return _public_function(method), _DECIDE[method]
+    if _rule(method).outcomes is not None:
+        return _hook(method, "outcomes"), _hook(method, "decide_outcomes")
+    return _public_function(method), _hook(method, "decide")
 
 
 def _method_outcomes(method, call, template, responses, simulations, alpha, seeds):
@@ -497,12 +419,19 @@ def _check_runs(source, seeds, option):
                           "ask about fewer seeds, tasks or agents")
 
 
+def _seed_unit(method, options):
+    """(unit, why): the method's numbers of seeds are multiples of unit (1: any number)."""
+    unit = _hook(method, "seed_unit")
+    return (1, None) if unit is None else unit(options)
+
+
 def _default_seeds(plans):
-    """(3, 5, 10, 20); with AdaStop, multiples of its K (or n) so the budget n * K is whole."""
-    options = dict(plans).get("adastop")
-    if options is None:
+    """(3, 5, 10, 20); with a method whose seeds are multiples of a unit (AdaStop's K or n, so that its budget
+    n * K is whole), multiples of the units."""
+    units = [_seed_unit(method, options)[0] for method, options in plans]
+    if all(unit == 1 for unit in units):
         return DEFAULT_SEEDS
-    unit = options.get("n") or options.get("K") or DEFAULT_K
+    unit = math.lcm(*units)
     return tuple(unit * m for m in (1, 2, 4, 6))
 
 
@@ -569,16 +498,14 @@ def _notes(study, effect):
     notes = []
     methods = [m for m, _ in study.methods]
     template = study.source.template(2)
-    per_task = [m for m in methods if _PER_TASK[m]]
+    per_task = [m for m in methods if _rule(m).per_task]
     if per_task and template.has_blocks and template.n_tasks > 1:
-        names = " and ".join({"adastop": "AdaStop", "permutation": "the permutation test"}[m] for m in per_task)
+        names = " and ".join(_rule(m).called for m in per_task)
         names = names[:1].upper() + names[1:]
         verb, their = ("run", "their rates are") if len(per_task) > 1 else ("runs", "its rate is")
         notes.append(f"{names} {verb} one test per task: {their} per task and simulation ({template.n_tasks} "
                      "tasks), with Wilson intervals over all tests (conservative when tasks differ in power)")
-    if "bootstrap" in methods:
-        notes.append("bootstrap interval separation is conservative: two intervals can overlap although the "
-                     "difference is significant, so expect a rejection rate below alpha when nothing differs")
+    notes += [_rule(m).note for m in methods if _rule(m).note]
     if study.source.kind == "pilot":
         notes.extend(f"pilot: {note}" for note in study.source.notes)
     if study.source.kind == "pilot" and study.source.resample == "agents" and effect == 0:
@@ -808,11 +735,8 @@ def sample_size(method, target_power=0.8, *, design=None, formula=None, effect=0
     if _null_simulation(study.source.describe()):
         raise OptionError("effect=0 is the null hypothesis: power stays at about alpha whatever the number of "
                           "seeds; give the effect to detect, e.g. effect=0.5")
-    unit = 1
-    if method == "adastop":
-        options = dict(study.methods)["adastop"]
-        unit = options.get("n") or options.get("K") or DEFAULT_K
-    low_units, high_units = _search_range(min_seeds, max_seeds, unit)
+    unit, why = _seed_unit(method, dict(study.methods)[method])
+    low_units, high_units = _search_range(min_seeds, max_seeds, unit, why)
     _check_runs(study.source, high_units * unit, "max_seeds")
     search = _Search(study, n_sim, engine, unit, target)
     found = search.run(low_units, high_units)
@@ -826,15 +750,16 @@ def sample_size(method, target_power=0.8, *, design=None, formula=None, effect=0
     return result
 
 
-def _search_range(min_seeds, max_seeds, unit):
+def _search_range(min_seeds, max_seeds, unit, why):
     max_seeds = check_at_most("max_seeds", check_int("max_seeds", max_seeds, minimum=1), MAX_SEEDS,
                               "runs per agent and task", "search up to fewer seeds")
     if min_seeds is None:
         min_seeds = unit if unit > 1 else 2
     min_seeds = check_int("min_seeds", min_seeds, minimum=1)
     if min_seeds % unit or max_seeds < min_seeds:
-        raise OptionError(f"the search needs multiples of {unit} (AdaStop's n * K budget) with "
-                          f"min_seeds <= max_seeds; got min_seeds={min_seeds}, max_seeds={max_seeds}")
+        multiples = f"multiples of {unit} ({why}) with " if unit > 1 else ""
+        raise OptionError(f"the search needs {multiples}min_seeds <= max_seeds; got min_seeds={min_seeds}, "
+                          f"max_seeds={max_seeds}")
     return min_seeds // unit, max_seeds // unit
 
 

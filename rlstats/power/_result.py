@@ -9,6 +9,7 @@ import pandas as pd
 
 from .. import format as fmt
 from ..errors import OptionError
+from ..methods import DECLARATIONS, load
 from ..options import check_confidence_level
 from ..results import Result, resultclass
 from ..statistics import wilson_interval
@@ -18,18 +19,10 @@ from . import plots
 #: level of the Monte Carlo (Wilson) interval around each rejection rate
 MC_CONFIDENCE_LEVEL = 0.95
 
-#: AdaStop's number of interims when neither n nor K is given (the paper's toy examples)
-DEFAULT_K = 5
 
-#: bootstrap resamples per simulated data set unless n_resamples is given
-DEFAULT_BOOTSTRAP_RESAMPLES = 1_000
-
-_LABELS = {
-    "skillings_mack": "blocked rank test",
-    "bootstrap": "bootstrap interval separation",
-    "adastop": "AdaStop",
-    "permutation": "permutation test",
-}
+def _rule(method):
+    """The method's power rule: its label, the sentence stating it (both declared in its back end's folder)."""
+    return DECLARATIONS[method].power
 
 
 @resultclass
@@ -153,7 +146,7 @@ class PowerResult(Result):
     @property
     def method_labels(self):
         """method -> the name figures and prose give it (e.g. 'blocked rank test')."""
-        return {method: _LABELS[method] for method in self.methods}
+        return {method: _rule(method).label for method in self.methods}
 
     @property
     def effect_text(self):
@@ -224,15 +217,16 @@ class PowerResult(Result):
             source = (f"We estimated the power of each method by resampling a pilot ({s['pilot']}): "
                       f"{self._simulations} data sets per number of seeds, {how}{shift}")
         text = source + f". Every method analysed the same data sets at alpha = {self.alpha}. "
-        text += " ".join(_RULES[m](self) for m in self.methods)
+        text += " ".join(load(_rule(m).sentence)(self) for m in self.methods)
         text += (f" Rates are given with {fmt.signif(100 * self.conf_level)}% Wilson intervals for the Monte Carlo "
                  "error.")
         for method in self.methods:
             rows = self.table[self.table["method"] == method]
             parts = [f"{s} seeds {fmt.signif(p, 3)} ({fmt.signif(lo, 3)} to {fmt.signif(hi, 3)})"
                      for s, p, lo, hi in zip(rows["seeds"], rows["power"], rows["conf_low"], rows["conf_high"])]
-            text += f" {_LABELS[method][:1].upper() + _LABELS[method][1:]}: {'; '.join(parts)}."
-            if method == "adastop":
+            label = _rule(method).label
+            text += f" {label[:1].upper() + label[1:]}: {'; '.join(parts)}."
+            if _rule(method).reports_runs:
                 text += " Mean runs used per agent: " + ", ".join(
                     f"{fmt.signif(r, 3)} of {s}" for s, r in zip(rows["seeds"], rows["mean_runs"])) + "."
         if self.target_power is not None:
@@ -269,7 +263,7 @@ def _setting_text(value):
 
 
 def _sample_size_sentence(result):
-    method = _LABELS[result.methods[0]]
+    method = _rule(result.methods[0]).label
     target = fmt.signif(result.target_power)
     if result.sample_size is None:
         return (f"The {method} did not reach power {target} with up to {max(result.seeds)} seeds "
@@ -285,40 +279,3 @@ def _sample_size_sentence(result):
         return text + "the Monte Carlo error does not change it."
     return text + (f"given the Monte Carlo error the sample size lies between {result.sample_size_low} and "
                    f"{result.sample_size_high} seeds.")
-
-
-def _rule_rank(result):
-    return ("The blocked rank test (Mack-Skillings 1980 on all runs with several seeds, Skillings-Mack 1981 with "
-            "one) rejected when its p-value was at most alpha.")
-
-
-def _rule_bootstrap(result):
-    options = result.method_options.get("bootstrap", {})
-    metric = options.get("metric", "iqm")
-    metric = getattr(metric, "__name__", metric)
-    level = options.get("confidence_level", 1 - result.alpha)
-    resamples = options.get("n_resamples", DEFAULT_BOOTSTRAP_RESAMPLES)
-    return (f"Bootstrap interval separation (thesis Section 3.1) rejected when the {fmt.signif(100 * level)}% "
-            f"stratified-bootstrap intervals ({resamples} resamples) of the {metric} of two agents did not overlap; "
-            "non-overlap of two intervals is a conservative test, so its rejection rate under no difference is "
-            "expected well below alpha.")
-
-
-def _rule_adastop(result):
-    options = result.method_options.get("adastop", {})
-    if options.get("n") is not None:
-        design = f"n = {options['n']} runs per interim and K = seeds / n interims"
-    else:
-        design = f"K = {options.get('K', DEFAULT_K)} interims of n = seeds / K runs"
-    return (f"AdaStop ({design}, one test per task) counted as rejecting when it decided 'larger' or 'smaller' "
-            "for a comparison; its rate is per task and simulation, and its mean number of runs used per agent "
-            "is reported.")
-
-
-def _rule_permutation(result):
-    return ("The permutation test of mean differences (one test per task, step-down over comparisons) counted as "
-            "rejecting when it rejected any comparison.")
-
-
-_RULES = {"skillings_mack": _rule_rank, "bootstrap": _rule_bootstrap, "adastop": _rule_adastop,
-          "permutation": _rule_permutation}

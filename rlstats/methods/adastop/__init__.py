@@ -1,11 +1,11 @@
 """AdaStop (adaptive sequential permutation tests) and the one-interim permutation test of ``score ~ agent``."""
 
 from ..._lazy import lazy_names
-from ._defaults import DEFAULT_K
+from ._defaults import DEFAULT_K, LOCK_TIMEOUT
 
 # loaded on first use: `rlstats adastop --help` shows DEFAULT_K without pandas
 __getattr__, __dir__ = lazy_names(__name__, {"._api": ("AdaStopOptions", "adastop", "permutation"),
-                                             "._incremental": ("AdaStop",),
+                                             "._incremental": ("AdaStop", "INDEX_COLUMNS", "state_lock"),
                                              "._result": ("AdaStopResult", "PermutationResult")})
 
 __all__ = ["adastop", "permutation", "AdaStop", "AdaStopResult", "PermutationResult", "AdaStopOptions"]

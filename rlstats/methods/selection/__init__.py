@@ -5,11 +5,14 @@ vocabularies (``EFFECT_MEASURES``, ``INSPECTORS``, ``REPORTERS``, ``VERDICTS``) 
 ``CONSERVATIVE_RESAMPLES`` that the old ``rlstats.methods.selection`` module had.
 """
 
-from ._api import EFFECT_MEASURES, INSPECTORS, REPORTERS, SelectionOptions, selection_check  # noqa: F401
-from ._planning import CONSERVATIVE_RESAMPLES  # noqa: F401
-from ._planning import (SelectionSimulation, conservative_pvalue, detection_probability, required_heldout, simulate,
-                        top_mean_null)
-from ._result import VERDICTS, SelectionCheckResult  # noqa: F401
+from ..._lazy import lazy_names
+
+# loaded on first use, so the registry reads this folder's declaration without pandas
+__getattr__, __dir__ = lazy_names(__name__, {
+    "._api": ("EFFECT_MEASURES", "INSPECTORS", "REPORTERS", "SelectionOptions", "selection_check"),
+    "._planning": ("CONSERVATIVE_RESAMPLES", "SelectionSimulation", "conservative_pvalue", "detection_probability",
+                   "required_heldout", "simulate", "top_mean_null"),
+    "._result": ("VERDICTS", "SelectionCheckResult")})
 
 __all__ = ["selection_check", "SelectionCheckResult", "simulate", "SelectionSimulation",
            "detection_probability", "required_heldout", "conservative_pvalue", "top_mean_null"]

@@ -1,0 +1,147 @@
+"""What a back end declares about itself, once, in its folder's ``_backend.py``.
+
+A folder's ``_backend.py`` holds ``BACKENDS``, a tuple of :class:`Backend`, and optionally ``PUBLIC`` (more
+names the package face exports from the folder: name -> ``"module:attribute"``) and ``CITATIONS`` (papers of the
+folder's other results: class name -> keys of ``rlstats.citations.ENTRIES``).  The registry
+(:mod:`rlstats.methods`) collects them; ``compare``, ``power``, ``cite``, the command line and the contract tests
+read them.  Functions and classes are named by ``"module:attribute"`` paths and imported on first use, so reading
+the declarations imports no pandas or scipy (``rlstats --help`` lists the methods).
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+
+
+def load(path):
+    """The object a ``"module:attribute"`` path names, importing its module."""
+    module, _, attribute = path.partition(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+@dataclass(frozen=True)
+class PowerRule:
+    """How :func:`rlstats.power` simulates a back end: what it decides on and how it calls it.
+
+    Hooks are ``"module:function"`` paths:
+
+    * ``decide(result, alpha, template, seeds) -> (rejected, runs)``: arrays of one value per unit (the data set,
+      or each task when ``per_task``) from the public function's Result;
+    * ``sentence(power_result) -> str``: the rule, in the methods paragraph of a PowerResult;
+    * ``call(options, seeds, alpha) -> dict``: the public function's keywords for data with ``seeds`` runs per
+      cell (default: the options and ``alpha``);
+    * ``outcomes(design, *, rng, **call)`` and ``decide_outcomes(outcomes, alpha, template, seeds)``: the same
+      decision from numbers only, without tables or Result (optional, both or neither);
+    * ``batch_pvalues(design, responses, **call)``: p-values of a batch of data sets at once, or None where no
+      vectorised path applies (optional; a test that rejects when ``p <= alpha``);
+    * ``check(options)``: options power() reads itself (``extra_options``), checked once;
+    * ``seed_unit(options) -> (unit, why)``: numbers of seeds must be multiples of ``unit`` (``why`` says so).
+    """
+
+    #: stream key below each simulation's SeedSequence (simulate() uses 0, 1, 2); fixed once given, so a
+    #: seeded study gives the same numbers whatever other methods it simulates
+    key: int
+    #: what tables, figures and prose call the method ("blocked rank test")
+    label: str
+    decide: str
+    sentence: str
+    call: str | None = None
+    outcomes: str | None = None
+    decide_outcomes: str | None = None
+    batch_pvalues: str | None = None
+    check: str | None = None
+    seed_unit: str | None = None
+    #: one test per task: the rate is per (simulation, task); ``called`` names it in that note ("AdaStop")
+    per_task: bool = False
+    called: str | None = None
+    #: options power() adds to the public function's, and ((option, what to give instead), ...) it replaces
+    extra_options: tuple = ()
+    replaced_options: tuple = ()
+    #: a note every study of the method carries
+    note: str | None = None
+    #: it may stop before using every run: the prose reports the mean runs used
+    reports_runs: bool = False
+
+
+@dataclass(frozen=True)
+class Backend:
+    """One back end: a name of ``compare(method=...)`` and everything the package needs to know about it.
+
+    A part it lacks is None with the reason beside it (``no_options``, ``no_power``, ``no_demo``);
+    ``tests/test_contract.py`` fails on a declaration with a part missing and no reason.
+    """
+
+    #: ``method=`` of compare() (and of power() when it has a power rule)
+    name: str
+    #: "module:function" of the public function, (data, formula, *, eval_env=None, **options) -> Result
+    function: str
+    #: "module:Class" of the Result it returns
+    result: str
+    #: keys of ``rlstats.citations.ENTRIES``: the papers of the method, in the order cite() gives them
+    citations: tuple
+    #: (formula, options) of the contract and figure tests on simulated data (tests/test_contract.py)
+    contract: tuple
+    #: "module:Class" of its options object, or None and why
+    options: str | None = None
+    no_options: str | None = None
+    #: what power() decides on, or None and why
+    power: PowerRule | None = None
+    no_power: str | None = None
+    #: (formula, options) of ``rlstats demo``, options a dict or "module:function(data) -> dict"; or None and why
+    demo: tuple | None = None
+    no_demo: str | None = None
+    #: "module:function(result, keys) -> keys": the citations of one result, when they depend on it
+    cite: str | None = None
+    #: it reads learning curves (one row per run and step) rather than one row per run
+    reads_curves: bool = False
+    #: the default of compare() for formulas "with blocks" or "without blocks"
+    default_for: str | None = None
+    #: functions others reach by name (``rlstats.methods.operation``): name -> "module:function"
+    operations: tuple = ()
+
+    @property
+    def function_name(self):
+        return self.function.partition(":")[2]
+
+    @property
+    def result_name(self):
+        return self.result.partition(":")[2]
+
+    def problems(self, citation_keys):
+        """What this declaration lacks, as sentences (empty when it is complete); imports what it names."""
+        found = []
+        for part, path in (("function", self.function), ("result", self.result), ("options", self.options)):
+            if path is not None and not _loads(path):
+                found.append(f"{part} {path!r} does not import")
+        for part, value, reason in (("options", self.options, self.no_options),
+                                    ("power", self.power, self.no_power), ("demo", self.demo, self.no_demo)):
+            if (value is None) == (reason is None):
+                found.append(f"{part}: give it or the reason it is missing (no_{part}), not both or neither")
+        if not self.citations or set(self.citations) - set(citation_keys):
+            found.append(f"citations {self.citations!r}: each must be a key of rlstats.citations.ENTRIES")
+        if len(self.contract) != 2 or not isinstance(self.contract[1], dict):
+            found.append("contract must be (formula, options)")
+        hooks = [self.cite, *(path for _, path in self.operations)]
+        if self.power is not None:
+            rule = self.power
+            hooks += [rule.decide, rule.sentence, rule.call, rule.outcomes, rule.decide_outcomes, rule.batch_pvalues,
+                      rule.check, rule.seed_unit]
+            if (rule.outcomes is None) != (rule.decide_outcomes is None):
+                found.append("power: outcomes and decide_outcomes go together")
+            if rule.per_task and not rule.called:
+                found.append("power: a per-task rule needs called= (how a sentence names it)")
+        if self.demo is not None and isinstance(self.demo[1], str):
+            hooks.append(self.demo[1])
+        found += [f"{path!r} does not import" for path in hooks if path is not None and not _loads(path)]
+        if self.default_for not in (None, "with blocks", "without blocks"):
+            found.append("default_for must be None, 'with blocks' or 'without blocks'")
+        return found
+
+
+def _loads(path):
+    try:
+        load(path)
+    except (ImportError, AttributeError):
+        return False
+    return True

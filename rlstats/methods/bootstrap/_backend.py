@@ -1,0 +1,62 @@
+"""Declarations of the stratified bootstrap, probability of improvement and performance profiles."""
+
+from .._declaration import Backend, PowerRule
+
+_HERE = "rlstats.methods.bootstrap"
+_FORMULA = "score ~ agent | task"
+_NO_OPTIONS = "its keywords are checked in its function (issue 30, item 2, gives it an Options class)"
+
+
+def citations(result, keys):
+    """Hesterberg (2015) after the method's papers when the interval is the expanded one."""
+    expanded = (getattr(result, "options", None) or {}).get("interval") == "expanded"
+    return [*keys, "hesterberg2015"] if expanded else list(keys)
+
+
+BACKENDS = (
+    Backend(
+        name="bootstrap",
+        function=f"{_HERE}._api:bootstrap",
+        result=f"{_HERE}._result:BootstrapResult",
+        options=f"{_HERE}._api:BootstrapOptions",
+        citations=("agarwal2021", "efron1987"),
+        cite=f"{_HERE}._backend:citations",
+        contract=(_FORMULA, {"n_resamples": 200}),
+        # aggregates need every agent on every task: the demo drops its missing cells (and says so)
+        demo=(_FORMULA, {"n_resamples": 2000, "na_action": "drop"}),
+        operations=(("inferential_intervals", f"{_HERE}._api:inferential_intervals"),),
+        power=PowerRule(
+            key=12, label="bootstrap interval separation", decide=f"{_HERE}._power:decide",
+            sentence=f"{_HERE}._power:sentence", call=f"{_HERE}._power:call_options", check=f"{_HERE}._power:check",
+            extra_options=("metric",),
+            replaced_options=(("metrics", "metric= (one metric: the rule compares its intervals)"),),
+            note="bootstrap interval separation is conservative: two intervals can overlap although the difference "
+                 "is significant, so expect a rejection rate below alpha when nothing differs"),
+    ),
+    Backend(
+        name="probability_of_improvement",
+        function=f"{_HERE}._api:probability_of_improvement",
+        result=f"{_HERE}._result:ProbabilityOfImprovementResult",
+        no_options=_NO_OPTIONS,
+        citations=("agarwal2021",),
+        cite=f"{_HERE}._backend:citations",
+        contract=(_FORMULA, {"n_resamples": 200}),
+        demo=(_FORMULA, {"n_resamples": 500, "na_action": "drop"}),
+        no_power="it estimates P(X > Y) with an interval and makes no decision for power() to count",
+    ),
+    Backend(
+        name="performance_profile",
+        function=f"{_HERE}._api:performance_profile",
+        result=f"{_HERE}._result:PerformanceProfileResult",
+        no_options=_NO_OPTIONS,
+        citations=("agarwal2021",),
+        cite=f"{_HERE}._backend:citations",
+        contract=(_FORMULA, {"n_resamples": 200}),
+        demo=(_FORMULA, {"n_resamples": 500, "na_action": "drop"}),
+        no_power="a performance profile is a curve with pointwise bands, not a test: there is no decision to count",
+    ),
+)
+
+#: a result method's interval (InferentialIntervalsResult), public beside the back ends, with its papers
+PUBLIC = {"InferentialIntervalsResult": f"{_HERE}._result:InferentialIntervalsResult"}
+CITATIONS = {"InferentialIntervalsResult": ("casesa2024", "agarwal2021")}
