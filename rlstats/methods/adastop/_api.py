@@ -33,6 +33,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
+from ... import calibration
 from ... import format as fmt
 from ...design import Design, capture_environment, design_of
 from ...errors import DesignError, OptionError, warn
@@ -48,6 +49,9 @@ __all__ = ["adastop", "permutation", "AdaStopOptions", "DEFAULT_K"]
 #: how a permutation path acts on the data: one relabelling of the pooled block of every running agent
 #: (the default), or one slot choice per pooled pair (the paper)
 PERMUTATIONS = ("joint", "pairwise")
+#: the default tests' measured family-wise error in the package table (rlstats/calibration.csv, written by
+#: tests/reference/calibrate.py)
+FWE_PROCEDURE = "adastop.fwe"
 
 # Sizes an option or a state file can ask for, checked before anything is allocated (a state with
 # K = 10**9 used to loop for ever, one with n_resamples = 10**12 to ask for terabytes).  Each bound is far
@@ -669,7 +673,8 @@ def adastop(data, formula=None, *, n=5, K=None, n_resamples=10_000, alpha=0.05, 
                                      permutations=permutations, na_action=na_action, progress=progress)
     design, order_column, task_data, max_interims, pairs, record, runs = _adastop_runs(
         data, formula, options, _capture(eval_env), rng)
-    notes = list(design.notes) + _interim_notes(design, options, order_column, max_interims, task_data)
+    notes = (list(design.notes) + _interim_notes(design, options, order_column, max_interims, task_data)
+             + _calibration_notes("adastop", runs, options))
     return _assemble(
         AdaStopResult, runs, pairs, design.agents,
         method="AdaStop sequential permutation test", formula=design.formula, data_name=design.data_name,
@@ -791,22 +796,42 @@ def permutation(data, formula=None, *, n_resamples=10_000, alpha=0.05, compariso
     return _assemble(
         PermutationResult, runs, pairs, design.agents,
         method="Permutation test of mean differences with step-down", formula=design.formula,
-        data_name=design.data_name, nobs=design.nobs, notes=list(design.notes) + _unreachable_notes(design, runs),
+        data_name=design.data_name, nobs=design.nobs,
+        notes=list(design.notes) + _unreachable_notes(design, runs) + _calibration_notes("permutation", runs, options),
         options={**asdict(options), "n": None}, seed=record, blocked=design.has_blocks,
         extra={"p_adjusted": p_adjusted})
+
+
+def _smallest_pvalue(run):
+    """The smallest p-value the one-interim test of ``run`` can attain.
+
+    A step-down p-value counts the identity path, so it is never below 1 / (paths).  Joint relabelling draws
+    random paths, whose grid always has a level to spend, but its first step's statistic, the largest absolute
+    difference over the comparisons F of L agents with n runs each, is largest when a compared pair holds the n
+    lowest and the n highest runs, which 2 |F| (n!)^2 ((L - 2) n)! of the (L n)! / (n!)^L relabellings do: no
+    exact permutation p-value is below that share (1 at one run per agent with every pair compared, 1/15 at 3
+    agents x 2 runs; the Monte Carlo p-value estimates it).
+    """
+    smallest = 1 / run.schedule.n_paths[0]
+    if run.joint:
+        n, n_agents, n_pairs = run.schedule.n, len(np.unique(run.test.pairs)), len(run.test.pairs)
+        log_share = (math.log(2 * n_pairs) + 2 * math.lgamma(n + 1) + math.lgamma((n_agents - 2) * n + 1)
+                     - math.lgamma(n_agents * n + 1))
+        smallest = max(smallest, min(1.0, math.exp(log_share)))
+    return smallest
 
 
 def _unreachable_notes(design, runs):
     """Notes naming the run counts (and tasks) at which the permutation test cannot reject at alpha.
 
-    A step-down p-value counts the identity path, so the smallest attainable one is 1 / (paths); the
-    test cannot reject where no level can be spent on its grid.
+    It cannot where no level can be spent on its grid of paths, or where its smallest attainable p-value
+    (:func:`_smallest_pvalue`) is above alpha.
     """
     blocked = {}
-    for run in runs:
-        schedule = run.schedule
-        if run.pair_ids and schedule.reject_level[-1] == 0:
-            blocked.setdefault((schedule.n, 1 / schedule.n_paths[0], schedule.alpha), []).append(run.name)
+    for run in (run for run in runs if run.pair_ids):
+        schedule, smallest = run.schedule, _smallest_pvalue(run)
+        if schedule.reject_level[-1] == 0 or smallest > schedule.alpha:
+            blocked.setdefault((schedule.n, smallest, schedule.alpha), []).append(run.name)
     notes = []
     for (n, smallest, alpha), tasks in blocked.items():
         where = f"at {fmt.count(n, 'run')} per agent"
@@ -814,6 +839,34 @@ def _unreachable_notes(design, runs):
             where += (" (every task)" if len(tasks) == design.n_tasks
                       else f" ({fmt.count(len(tasks), 'task')}: {', '.join(map(str, tasks))})")
         notes.append(fmt.cannot_reject("permutation test", smallest, alpha, where))
+    return notes
+
+
+def _calibration_notes(test, runs, options):
+    """The measured family-wise error where the calibration table shows it above alpha by more than 3 SE here.
+
+    The table (the ``adastop.fwe`` rows of ``rlstats/calibration.csv``, written by ``tests/reference/calibrate.py``)
+    holds the default options at alpha = 0.05: every pair compared, joint relabelling, no early accept, matched by
+    the agents of a task's test and its runs per agent (per interim, and the interims, for AdaStop). Other options
+    get no note.  The level holds within each task, so the tasks do not enter the match.
+    """
+    if (options.comparisons != "all" or options.reference is not None or options.permutations != "joint"
+            or options.beta != 0 or not math.isclose(options.alpha, 0.05)):
+        return []
+    designs = dict.fromkeys((len(np.unique(run.test.pairs)), run.schedule.n, run.schedule.max_interims)
+                            for run in runs if run.pair_ids)
+    notes = []
+    for agents, n, K in designs:
+        match = {"configuration": f"K={K}"} if test == "adastop" else {}
+        row = calibration.shortfall(calibration.rows(FWE_PROCEDURE), 1 - options.alpha, test=test, agents=agents,
+                                    runs=n, **match)
+        if row is None:
+            continue
+        what = (f"AdaStop with {agents} agents, n = {n} runs per interim and K = {K} interims" if test == "adastop"
+                else f"the permutation test with {agents} agents and {fmt.count(n, 'run')} per agent")
+        notes.append(f"measured family-wise error of {what}: {1 - float(row['coverage']):.3f} ({row['distribution']} "
+                     f"scores, {row['n_sim']} null tests), above alpha = {options.alpha:g} by more than 3 Monte "
+                     "Carlo standard errors")
     return notes
 
 

@@ -1,0 +1,127 @@
+"""Family-wise error of AdaStop and of the one-shot permutation test under the global null: the ``adastop.fwe`` rows
+of ``rlstats/calibration.csv``.
+
+    PYTHONPATH=. python tests/reference/calibrate.py --only adastop.fwe [--jobs 2] [--quick]
+
+(or this script with the same options). Every agent draws its runs from one distribution (normal; skewed: Exp(1);
+capped: normal scores cut at their median, so half of the runs tie at the cap; the draws of
+``size_rank_test.py``), and each data set runs exactly what the default call computes, through the numbers-only
+entry points (``adastop_outcomes``, ``permutation_outcomes`` of ``rlstats.methods.adastop._api``: the same tests and
+random streams as the public functions, without their tables):
+
+* ``test = "adastop"``: ``rlstats.adastop(df, "score ~ agent")`` with its defaults (comparisons "all", alpha = 0.05,
+  joint relabelling, no early accept) on ``DEFAULT_K`` = 6 batches of ``n`` runs per agent, so K defaults to 6;
+  ``runs`` is ``n``, the runs per agent per interim (3, 5, 10), and ``configuration`` reads ``K=6``;
+* ``test = "permutation"``: ``rlstats.permutation(df, "score ~ agent")`` (comparisons "all") with ``runs`` runs per
+  agent (2, 3, 5, 10, 20).
+
+Agents 2, 3, 5, 8 (all pairs: up to 28 comparisons); tasks 1 and 3 (``score ~ agent | task``). With several tasks
+each task runs its own test and the package claims the level within each task, not across tasks, so a row's
+``coverage`` is the share of per-task tests that rejected no comparison and its ``n_sim`` counts those tests (a grid
+point of 3 tasks simulates a third as many data sets). The family-wise error is 1 - coverage; the level holds when
+coverage >= 0.95.
+
+Permutation paths. Two agents run the default ``n_resamples`` = 10,000: how many interims their exact tree covers,
+and so how the level is spent, depends on it (and they are cheap). From three agents on, the default joint relabelling draws
+random paths from the first interim on, and here 2,000 paths stand in for the default 10,000: under the global null
+the identity path is exchangeable with the random relabellings, so the chance that it is rejected is the mean share
+of paths rejected, at most the level spent, Q_K; and Q_K = 0.05 exactly at both numbers of paths (500 of 10,000 or
+100 of 2,000 paths beyond the boundaries). With continuous scores no two paths tie, exactly Q_K of the paths are
+rejected and the error equals 0.05 at any number of paths; only ties (capped scores) can leave it below, by a share
+that ``tests/test_adastop.py`` checks does not move with the number of paths beyond Monte Carlo error. This cuts the
+grid's time by about 5.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+import pathlib
+import runpy
+import warnings
+
+import numpy as np
+import pandas as pd
+
+HERE = pathlib.Path(__file__).resolve().parent
+TESTS = ("adastop", "permutation")
+AGENTS = (2, 3, 5, 8)
+TASKS = (1, 3)
+RUNS = {"adastop": (3, 5, 10), "permutation": (2, 3, 5, 10, 20)}
+DISTRIBUTIONS = ("normal", "skewed", "capped")
+ALPHA, K = 0.05, 6
+#: paths of the joint relabelling (three agents or more); two agents keep the default (see above)
+N_RESAMPLES, DEFAULT_RESAMPLES = 2000, 10_000
+PROCEDURE, LEVEL = "adastop.fwe", 1 - ALPHA
+#: per-task tests per grid point: the table's, and --quick's (multiples of 3, the tasks of the blocked points)
+SIMULATIONS = (900, 150)
+# the null scores of the rank test's calibration (run from its path: tests/ need not be importable)
+draw = runpy.run_path(str(HERE / "size_rank_test.py"))["draw"]
+
+
+def design(agents, tasks, runs):
+    """Every agent ``runs`` times on every task, read by ``score ~ agent`` (one task) or ``score ~ agent | task``."""
+    from rlstats.design import design_of
+
+    task, agent, seed = np.meshgrid(np.arange(tasks), np.arange(agents), np.arange(runs), indexing="ij")
+    frame = pd.DataFrame({"task": [f"t{t:02d}" for t in task.ravel()], "agent": [f"a{a}" for a in agent.ravel()],
+                          "seed": seed.ravel(), "score": 0.0})
+    return design_of(frame, "score ~ agent" + (" | task" if tasks > 1 else ""))
+
+
+def n_resamples(agents):
+    """Paths per test: the default for two agents, ``N_RESAMPLES`` for the joint relabelling of three or more."""
+    return DEFAULT_RESAMPLES if agents == 2 else N_RESAMPLES
+
+
+def measure(test, agents, tasks, runs, distribution, n_sim, seed=0, resamples=None):
+    """One grid point: the share of ``n_sim`` per-task null tests that rejected no comparison (a row of the table).
+
+    ``resamples`` overrides the paths per test (default: :func:`n_resamples`).
+    """
+    from rlstats.methods.adastop._api import adastop_outcomes, permutation_outcomes
+
+    resamples = resamples or n_resamples(agents)
+    if test == "adastop":
+        template, outcomes, options = design(agents, tasks, runs * K), adastop_outcomes, {"n": runs}
+    else:
+        template, outcomes, options = design(agents, tasks, runs), permutation_outcomes, {}
+    key = [seed, TESTS.index(test), agents, tasks, runs, DISTRIBUTIONS.index(distribution)]
+    data_seed, test_seed = np.random.SeedSequence(key).spawn(2)
+    rng = np.random.default_rng(data_seed)
+    data_sets = -(-n_sim // tasks)
+    rejected = 0
+    with warnings.catch_warnings():
+        # designs whose test cannot reject (2 agents x 2 or 3 runs) warn at every call; their rows say it (FWE 0)
+        warnings.filterwarnings("ignore", message=".*can never reject")
+        for child in test_seed.spawn(data_sets):
+            y = draw(distribution, template.y.size, rng)
+            rejected += int(outcomes(dataclasses.replace(template, y=y), rng=child, n_resamples=resamples,
+                                     **options)[0].sum())
+    tests = data_sets * tasks
+    coverage = 1 - rejected / tests
+    return {"test": test, "agents": agents, "tasks": tasks, "runs": runs, "distribution": distribution,
+            "configuration": f"K={K}" if test == "adastop" else "", "n_sim": tests, "n_resamples": resamples,
+            "coverage": coverage, "se": math.sqrt(coverage * (1 - coverage) / tests)}
+
+
+def grid(quick=False):
+    """(test, agents, tasks, runs, distribution): both tests at every agents, tasks, runs and distribution.
+
+    --quick: 2 and 5 agents on one task, AdaStop at n = 3 and the permutation test at 5 runs per agent.
+    """
+    if quick:
+        return [(test, agents, 1, runs, dist) for test, runs in (("adastop", 3), ("permutation", 5))
+                for agents in (2, 5) for dist in DISTRIBUTIONS]
+    return [(test, agents, tasks, runs, dist) for test in TESTS
+            for agents, tasks, runs, dist in itertools.product(AGENTS, TASKS, RUNS[test], DISTRIBUTIONS)]
+
+
+def table_rows(point, n_sim, quick=False):
+    """The rows of one grid point for the package table (``tests/reference/calibrate.py``)."""
+    return [measure(*point, n_sim)]
+
+
+if __name__ == "__main__":
+    runpy.run_path(str(HERE / "calibrate.py"))["run_alone"](PROCEDURE)
