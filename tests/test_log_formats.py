@@ -17,7 +17,7 @@ import pytest
 
 import rlstats
 from rlstats.design import NOTES_ATTR
-from rlstats.errors import LogReadError
+from rlstats.errors import LogReadError, OptionError
 
 SB3_PATTERN = "{agent}/{task}/seed_{seed}"
 MARL_EVAL_MOCK = ("raw/instadeepai/marl-eval/5675ad67e8eeb7450bbbe827883849a938b27d80/tests/mock_data_test.json")
@@ -240,3 +240,102 @@ def test_smooth_each_column_over_the_rows_it_was_logged_at(tmp_path):
     values = frame["eval/return"].to_numpy()
     assert values[[0, 2, 3, 5]].tolist() == [1.0, 2.0, 1.0, 2.5] and np.isnan(values[[1, 4]]).all()
     assert frame["train/loss"].tolist()[:3] == [4.0, 3.0, 1.0]
+
+
+# ----------------------------------------------------------------------------- the table of formats
+
+def _write_events(path):
+    tensorboardX = pytest.importorskip("tensorboardX")
+    with tensorboardX.SummaryWriter(str(path.parent)) as writer:
+        for step, value in ((100, 1.5), (200, 2.5)):
+            writer.add_scalar("eval/return", value, step)
+
+
+def _write_text(text):
+    return lambda path: path.write_text(text)
+
+
+MARL_EVAL_SAMPLE = {"env": {"task": {"algo": {"seed_0": {"step_0": {"step_count": 100, "return": [1.0, 2.0]},
+                                                         "step_1": {"step_count": 200, "return": [2.0, 3.0]}}}}}}
+#: format -> (file name, writer, column): a file of one run logging 1.5 at step 100 and 2.5 at step 200.
+SAMPLES = {
+    "tensorboard": ("events.out.tfevents.1.host", _write_events, "eval/return"),
+    "sb3_monitor": ("0.monitor.csv", lambda path: write_monitor(path, [1.5, 2.5], [100, 100]), "r"),
+    "sb3_progress": ("progress.csv", _write_text("time/total_timesteps,eval/mean_reward\n100,1.5\n200,2.5\n"),
+                     "eval/mean_reward"),
+    "spinup": ("progress.txt", _write_text("Epoch\tAverageTestEpRet\tTotalEnvInteracts\n0\t1.5\t100\n1\t2.5\t200\n"),
+               "AverageTestEpRet"),
+    "csv": ("log.csv", _write_text("global_step,charts/episodic_return\n100,1.5\n200,2.5\n"), "charts/episodic_return"),
+    "jsonl": ("log.jsonl", _write_text('{"step": 100, "eval/return": 1.5}\n{"step": 200, "eval/return": 2.5}\n'),
+              "eval/return"),
+    "wandb_csv": ("export.csv", _write_text('"Step","run - eval/return","run - eval/return__MIN"\n'
+                                            '100,1.5,1\n200,2.5,2\n'), "eval/return"),
+    "sb3_eval": ("evaluations.npz", lambda path: write_evaluations(path.parent, [100, 200], [[1.0, 2.0], [2.0, 3.0]],
+                                                                    [[5, 5], [5, 5]]), "eval/mean_reward"),
+    "marl_eval": ("metrics.json", _write_text(json.dumps(MARL_EVAL_SAMPLE)), "return"),
+}
+
+
+def test_every_format_record_is_complete_and_reachable(tmp_path):
+    from rlstats.cli import build_parser
+    from rlstats.logs import FORMATS, file_format
+    from rlstats.logs._formats import load
+
+    assert set(SAMPLES) == set(FORMATS)  # every format is read below
+    with pytest.raises(OptionError, match="format='nope' is not one of the allowed values: " +
+                                          ", ".join(repr(name) for name in FORMATS) + "$"):
+        rlstats.read_logs(".", format="nope")
+    with pytest.raises(LogReadError, match=r"\(looked for events\.out\.tfevents\.\*, \*monitor\.csv, progress\.csv, "
+                                           r"progress\.txt, \*\.csv, \*\.jsonl, progress\.json, evaluations\.npz, "
+                                           r"metrics\.json\)$"):  # the names the records recognise
+        rlstats.read_logs(tmp_path)
+    command = build_parser()._subparsers._group_actions[0].choices["read-logs"]
+    assert list(next(a for a in command._actions if a.dest == "format").choices) == list(FORMATS)
+    assert len({record.label for record in FORMATS.values()}) == len(FORMATS)
+    for name, record in FORMATS.items():
+        assert record.name == name and record.label
+        assert load(record.reader).__module__.startswith("rlstats.logs._")
+        for hook in (record.default_tags, record.runs_inside, record.combine):
+            assert hook is None or callable(load(hook))
+        assert set(record.also_reads) <= set(FORMATS) - {name}
+        # Reachable: its own names announce it (no record before it takes them), or format= names it.
+        names = [*record.file_names, *(f"x{e}" for e in record.name_endings),
+                 *(f"{b}x" for b in record.name_beginnings)]
+        assert [file_format(n) for n in names] == [name] * len(names) and (names or record.also_reads)
+        assert record.reads(SAMPLES[name][0])
+
+
+@pytest.mark.parametrize("name", list(SAMPLES))
+def test_every_format_reads_its_sample_with_and_without_format(tmp_path, name):
+    from rlstats.logs import FORMATS, file_format
+
+    file_name, write, column = SAMPLES[name]
+    (tmp_path / "run").mkdir()
+    write(tmp_path / "run" / file_name)
+    frame = rlstats.read_logs(tmp_path, format=name, progress=False)
+    assert frame["step"].tolist() == [100, 200] and frame[column].tolist() == [1.5, 2.5]
+    assert frame.attrs[NOTES_ATTR][0].startswith(f"read 1 run from 1 {FORMATS[name].label}, ")
+    assert (FORMATS[name].note in frame.attrs[NOTES_ATTR]) if FORMATS[name].note else len(frame.attrs[NOTES_ATTR]) == 1
+    found = rlstats.read_logs(tmp_path, progress=False)  # a W&B export is found as a CSV file, read the same
+    assert found.attrs["read_log"].format == file_format(file_name) == (name if name != "wandb_csv" else "csv")
+    pd.testing.assert_frame_equal(found, frame)
+
+
+def test_no_format_is_named_outside_its_record():
+    """The readers and read_logs ask the records, never ``if format == "..."``: no code string names a format."""
+    import ast
+    from pathlib import Path
+
+    from rlstats.logs import FORMATS
+
+    package = Path(rlstats.__file__).parent
+    for path in [*sorted((package / "logs").glob("*.py")), package / "cli" / "logs.py"]:
+        if path.name == "_formats.py":
+            continue
+        tree = ast.parse(path.read_text())
+        docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                      if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef)) and node.body
+                      and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+        named = [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant)
+                 and node.value in FORMATS and id(node) not in docstrings]
+        assert not named, f"{path.name} names the formats {named}"

@@ -36,7 +36,7 @@ OUTPUT_SUFFIXES = (".csv", ".tsv", ".parquet", ".pq")
 
 def add_read_logs_command(subparsers):
     """Register ``read-logs`` on the ``rlstats`` command's subparsers."""
-    from ..logs._layout import FORMATS
+    from ..logs import FORMATS
 
     command = subparsers.add_parser(
         "read-logs", help="read a folder of training logs (TensorBoard, SB3, CSV, W&B exports) into one file",
@@ -110,7 +110,7 @@ def _check_not_read_next_time(output, folder):
     """A new file in the folder read, of a kind read_logs reads, would be taken for a log on the next read."""
     from pathlib import Path
 
-    from ..logs._layout import file_format
+    from ..logs import file_format
 
     if output == STREAM or not Path(folder).is_dir():
         return

@@ -9,9 +9,11 @@ back end. Reading event files needs the tensorboard package: ``pip install "rlst
 
 from .._lazy import lazy_names
 
-# loaded on first use: the command line reads the format names from _layout without pandas
+# loaded on first use: the command line reads the format names from _formats without pandas
 __getattr__, __dir__ = lazy_names(__name__, {"._read": ("EarlyEnd", "ReadLog", "ReadProblem", "Segment",
                                                         "choose_return_tag", "read_logs"),
-                                             "._wandb": ("read_wandb",)})
+                                             "._wandb": ("read_wandb",),
+                                             # the formats' table; the one a file name announces
+                                             "._formats": ("FORMATS", "file_format")})
 
 __all__ = ["read_logs", "read_wandb", "ReadLog", "ReadProblem", "EarlyEnd", "Segment", "choose_return_tag"]

@@ -23,50 +23,13 @@ import re
 from pathlib import Path
 
 from ..errors import LogReadError, OptionError
+from ._formats import FORMATS, file_format
 
 #: A ``{field}`` or a ``*`` (runs of ``*`` count as one).
 WILDCARD = re.compile(r"\{([A-Za-z_]\w*)\}|\*+")
 #: Bounds of a text pattern: its length (the longest path Linux accepts) and its fields and ``*``.
 MAX_PATTERN_LENGTH = 4096
 MAX_FIELDS = 32
-
-#: Format name -> what the reader reads (for messages and notes).
-FORMAT_LABELS = {
-    "tensorboard": "TensorBoard event files",
-    "sb3_monitor": "Stable-Baselines3 monitor.csv files",
-    "sb3_progress": "Stable-Baselines3 logger progress.csv files",
-    "spinup": "Spinning Up progress.txt files",
-    "csv": "CSV files",
-    "jsonl": "JSON-lines files",
-    "wandb_csv": "W&B CSV exports",
-    "sb3_eval": "Stable-Baselines3 EvalCallback evaluations.npz files",
-    "marl_eval": "marl-eval JSON files",
-}
-#: Formats whose files go by any name ending so when format= names them (by default, only the name their writer uses).
-ANY_NAME = {"sb3_eval": ".npz", "marl_eval": ".json"}
-FORMATS = tuple(FORMAT_LABELS)
-FORMAT_LABELS["wandb"] = "W&B runs"  # read_wandb, through the public API
-
-
-def file_format(name):
-    """The format a file name announces, or None (``wandb_csv`` is told from ``csv`` by its header)."""
-    if name.startswith("events.out.tfevents."):
-        return "tensorboard"
-    if name.endswith("monitor.csv"):
-        return "sb3_monitor"
-    if name == "progress.csv":
-        return "sb3_progress"
-    if name == "progress.txt":
-        return "spinup"
-    if name.endswith(".jsonl") or name == "progress.json":
-        return "jsonl"
-    if name.endswith(".csv"):
-        return "csv"
-    if name == "evaluations.npz":
-        return "sb3_eval"
-    if name == "metrics.json":  # marl-eval's JsonLogger and concatenate_json_files
-        return "marl_eval"
-    return None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -179,8 +142,9 @@ def _short(text, limit=80):
 def discover(root, format):
     """Log files under ``root`` (a folder or one file) by format: {format: [relative posix paths]}.
 
-    ``format`` narrows the search to one format; files are listed in sorted order, which for
-    TensorBoard event files (named by their creation time) is the order they were written.
+    ``format`` narrows the search to one format (and reads the files its record says it reads); files are
+    listed in sorted order, which for TensorBoard event files (named by their creation time) is the order
+    they were written.
     """
     if not isinstance(root, (str, os.PathLike)):
         raise OptionError(f"path= must be a folder or file name (text or a Path), got {type(root).__name__} "
@@ -199,14 +163,7 @@ def discover(root, format):
         subfolders.sort()
         relative = Path(folder).relative_to(root).as_posix()
         for name in sorted(names):
-            kind = file_format(name)
-            if kind is None and name.endswith(ANY_NAME.get(format, "\0")):
-                kind = format
-            if kind is None:
-                continue
-            if format is not None and not (kind == format or (format == "wandb_csv" and kind == "csv")
-                                           or (format == "csv" and kind in ("sb3_progress", "sb3_monitor"))):
-                continue
-            path = name if relative == "." else f"{relative}/{name}"
-            found.setdefault(format or kind, []).append(path)
+            kind = file_format(name) if format is None else format if FORMATS[format].reads(name) else None
+            if kind is not None:
+                found.setdefault(kind, []).append(name if relative == "." else f"{relative}/{name}")
     return root, found

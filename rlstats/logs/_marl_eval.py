@@ -34,8 +34,6 @@ from ._tabular import _check_depth, _text
 MAX_JSON_BYTES = 1 << 29
 ABSOLUTE = "absolute_metrics/"
 LAYOUT = "{environment: {task: {algorithm: {run: {step: {'step_count': n, metric: [values]}}}}}}"
-NOTE = ("a marl-eval row's metrics are the means of the values logged at that evaluation (marl-eval's mean_<metric>); "
-        f"'{ABSOLUTE}<metric>' is the run's absolute metric, placed at its last step")
 _SEED = re.compile(r"seed_?(\d+)", re.IGNORECASE)
 
 

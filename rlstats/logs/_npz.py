@@ -26,8 +26,6 @@ from ._pieces import FileProblem, from_columns
 #: 10 episodes is 80 MB a member).
 MAX_NPZ_BYTES = 1 << 28
 SCORE, LENGTH, EPISODES, SUCCESS = "eval/mean_reward", "eval/mean_ep_length", "eval/episodes", "eval/success_rate"
-NOTE = ("the score of an evaluations.npz row is the mean return over that evaluation's episodes (as EvalCallback "
-        f"logs {SCORE!r}); {EPISODES!r} counts them")
 _ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
 #: The arrays read (EvalCallback's, and ``successes`` when it writes them); other members are never opened.
 ARRAYS = ("timesteps", "results", "ep_lengths", "successes")

@@ -1,4 +1,9 @@
-"""``read_logs``: a folder of training logs -> one long frame, with a record of every file."""
+"""``read_logs``: a folder of training logs -> one long frame, with a record of every file.
+
+Three steps, each asking the format's record (:mod:`._formats`) what differs between formats:
+:func:`find_runs` (discover the files and the run each belongs to), :func:`read_runs` (read each file,
+group its pieces by run) and :func:`assemble_runs` (the frame, made run by run, with its notes).
+"""
 
 from __future__ import annotations
 
@@ -19,11 +24,9 @@ from ..format import count
 from ..errors import LogReadError, OptionError, warn
 from ..options import check_bool, check_choice, check_n_jobs
 from ..progress import progress_bar
-from ._layout import FORMAT_LABELS, FORMATS, compile_pattern, discover
+from ._formats import FORMATS, LABELS, STANDARD_FIELDS, LogFormat, file_patterns, load
+from ._layout import Pattern, compile_pattern, discover
 from ._pieces import FileProblem
-from ._tabular import combine_monitors, looks_like_wandb_export, read_table_log
-from ._tensorboard import read_events
-from . import _marl_eval, _npz
 from ._smooth import check_smooth, smooth_frame
 
 KEEP = ("last", "first")
@@ -32,11 +35,6 @@ ON_ERROR = ("raise", "skip")
 MAX_TAGS = 1_000
 #: Key of ``DataFrame.attrs`` holding the :class:`ReadLog` of the files read.
 READ_LOG_ATTR = "read_log"
-#: Fields a log may state itself (a monitor header's env_id is the task), used when the pattern has none.
-META_FIELDS = ("agent", "task", "seed", "environment")
-#: Formats read by a module of their own: its read(path) -> pieces, default_tags(available) and NOTE.
-FORMAT_MODULES = {"sb3_eval": _npz, "marl_eval": _marl_eval}
-STANDARD_FIELDS = ("agent", "task", "seed")
 _RETURN_WORDS = {"return", "returns", "ret", "reward", "rewards", "rew", "score"}
 _EVAL_WORDS = {"eval", "evaluation", "test", "evaluate"}
 _SPREAD_WORDS = {"std", "min", "max", "var", "stddev", "sem", "median", "count"}
@@ -160,23 +158,12 @@ class ReadLog:
         return pd.DataFrame([dataclasses.asdict(p) for p in self.problems], columns=["source", "kind", "detail"])
 
     def __str__(self):
-        lines = [f"read_logs: {len(self.files)} {FORMAT_LABELS.get(self.format, self.format)} under {self.root}, "
+        lines = [f"read_logs: {len(self.files)} {LABELS.get(self.format, self.format)} under {self.root}, "
                  f"{len(self.problems)} with problems, {len(self.ignored)} not matching the pattern"]
         lines += [f"  {p}" for p in self.problems]
         lines += [f"  ends early: {e}" for e in self.ended_early]
         lines += [f"  {run_label(s.run)}: {s}" for s in self.segments]
         return "\n".join(lines)
-
-
-def _read_file(kind, path, step):
-    try:
-        if kind == "tensorboard":
-            return read_events(path)
-        if kind in FORMAT_MODULES:
-            return FORMAT_MODULES[kind].read(path)
-        return read_table_log(path, kind, step)
-    except FileProblem as problem:
-        return problem
 
 
 def _words(tag):
@@ -224,13 +211,11 @@ def tag_mapping(tags, option):
     return mapping
 
 
-def _resolve_tags(tags, available, kind):
-    """(tag -> column name, sentence)."""
+def _resolve_tags(tags, available, record):
+    """(tag -> column name, sentence): ``tags=``, or the format's default."""
     if tags is None:
-        if kind == "sb3_monitor":
-            return {"r": "r"}, "column 'r' (the episode return, SB3's default)"
-        if kind in FORMAT_MODULES:
-            return FORMAT_MODULES[kind].default_tags(available)
+        if record.default_tags:
+            return load(record.default_tags)(available)
         tag, why = choose_return_tag(available)
         return {tag: tag}, f"tag {tag!r} ({why}; pass tags= to choose)"
     mapping = tag_mapping(tags, "tags")
@@ -559,150 +544,222 @@ def read_logs(path, pattern=None, *, format=None, tags=None, step=None, keep="la
     read 2 runs from 2 TensorBoard event files, tag 'eval/mean_reward' (chosen as the one evaluation
     return among the logged tags; pass tags= to choose)
     """
-    if format is not None:
-        check_choice("format", format, FORMATS)
-    keep = check_choice("keep", keep, KEEP)
-    on_error = check_choice("on_error", on_error, ON_ERROR)
-    progress = check_bool("progress", progress)
-    n_jobs = check_n_jobs(n_jobs)
-    smoothing = check_smooth(smooth, smooth_over)
-    if step is not None and not isinstance(step, str):
-        raise OptionError(f"step= names the step column of a table, e.g. step='global_step'; got {step!r}")
+    options = ReadOptions.checked(format, step, keep, on_error, progress, n_jobs, smooth, smooth_over)
     compiled = compile_pattern(pattern)
     check_columns(compiled.fields, {})  # before any file is read
-    root, found = discover(path, format)
-    if not found:
-        looked = FORMAT_LABELS[format] if format else (
-            "event files, monitor.csv, progress.csv/.txt, CSV or JSON lines, evaluations.npz, marl-eval metrics.json")
+    found = find_runs(path, compiled, options)
+    runs, field_names = read_runs(found, options)
+    label, total = found.record.label, len(found.to_read)
+    if not runs:
+        if found.problems:
+            _fail_or_warn(found.problems, found.root, label, options.on_error, total=total, fatal=True)
+        raise LogReadError(f"none of the {len(found.files)} {label} under {path} matches the pattern {pattern!r}; "
+                           f"e.g. {found.files[0]!r}")
+    available = sorted({t for _, pieces in runs.values() for _, p in pieces for t in p.tags})
+    mapping, tag_sentence = _resolve_tags(tags, available, found.record)
+    check_columns(field_names, mapping)  # fields a callable or a log gave, and the tags' columns
+    complete = _complete_runs(runs, mapping, found)
+    if found.problems:
+        _fail_or_warn(found.problems, found.root, label, options.on_error, total=total, fatal=not complete)
+    return assemble_runs(complete, field_names, mapping, tag_sentence, found, options)
+
+
+@dataclasses.dataclass(frozen=True)
+class ReadOptions:
+    """read_logs' options, checked once (``smoothing``: (window, unit), or None)."""
+
+    format: str | None
+    step: str | None
+    keep: str
+    on_error: str
+    progress: bool
+    n_jobs: int
+    smoothing: tuple | None
+
+    @classmethod
+    def checked(cls, format, step, keep, on_error, progress, n_jobs, smooth, smooth_over):
+        if format is not None:
+            check_choice("format", format, tuple(FORMATS))
+        keep = check_choice("keep", keep, KEEP)
+        on_error = check_choice("on_error", on_error, ON_ERROR)
+        progress = check_bool("progress", progress)
+        n_jobs = check_n_jobs(n_jobs)
+        smoothing = check_smooth(smooth, smooth_over)
+        if step is not None and not isinstance(step, str):
+            raise OptionError(f"step= names the step column of a table, e.g. step='global_step'; got {step!r}")
+        return cls(format, step, keep, on_error, progress, n_jobs, smoothing)
+
+
+@dataclasses.dataclass
+class Found:
+    """What a read found: the format, the folder, every log file, the pattern, the files to read with the fields
+    each path gives (None without a pattern, or for a file holding several runs, matched by their names once
+    read), what the pattern left out and the problems met (both grow as the files are read)."""
+
+    record: LogFormat
+    root: Path
+    files: list
+    pattern: Pattern
+    to_read: list
+    fields: list
+    ignored: list
+    problems: list = dataclasses.field(default_factory=list)
+
+
+def find_runs(path, compiled, options):
+    """Discover the logs under ``path`` (of one format) and which run each file belongs to, before reading any
+    (files the pattern does not match are never opened). LogReadError when there are none or several formats;
+    OptionError for ``step=`` with a format that states its step."""
+    root, by_format = discover(path, options.format)
+    if not by_format:
+        looked = FORMATS[options.format].label if options.format else file_patterns()
         raise LogReadError(f"no training logs under {path} (looked for {looked})")
-    if len(found) > 1:
-        counts = ", ".join(f"{len(files)} {FORMAT_LABELS[kind]}" for kind, files in found.items())
+    if len(by_format) > 1:
+        counts = ", ".join(f"{len(files)} {FORMATS[kind].label}" for kind, files in by_format.items())
         raise LogReadError(f"found several kinds of logs under {path}: {counts}; choose one with format=, "
-                           f"e.g. format={next(iter(found))!r}")
-    (kind, files), = found.items()
-    if step is not None and kind in ("tensorboard", "sb3_monitor", *FORMAT_MODULES):
-        raise OptionError(f"step= names the step column of a table; {FORMAT_LABELS[kind]} carry their own step "
-                          "(event files: each event's step; monitor.csv: the cumulative episode length; "
-                          "evaluations.npz: timesteps; marl-eval: step_count)")
-    multi_run = kind in ("csv", "wandb_csv")  # a W&B export holds several runs, matched by name after reading
-
-    # Which run each file belongs to (before reading, so unmatched files are never opened).
-    file_fields, ignored = {}, []
+                           f"e.g. format={next(iter(by_format))!r}")
+    (kind, files), = by_format.items()
+    record = FORMATS[kind]
+    if options.step is not None and record.own_step:
+        stated = "; ".join(other.own_step for other in FORMATS.values() if other.own_step)
+        raise OptionError(f"step= names the step column of a table; {record.label} carry their own step ({stated})")
+    found = Found(record, root, files, compiled, [], [], [])
     for relative in files:
-        if compiled.text is None or (multi_run and (compiled.match(relative) is not None
-                                                   or looks_like_wandb_export(root / relative))):
-            file_fields[relative] = None
+        fields = compiled.match(relative)  # None without a pattern
+        if compiled.text is not None and record.runs_inside and (
+                fields is not None or load(record.runs_inside)(root / relative)):
+            fields = None  # a file that may hold several runs: matched by their names once read
+        elif compiled.text is not None and fields is None:
+            found.ignored.append(relative)
             continue
-        fields = compiled.match(relative)
-        if fields is None:
-            ignored.append(relative)
-        else:
-            file_fields[relative] = fields
-    to_read = list(file_fields)
+        found.to_read.append(relative)
+        found.fields.append(fields)
+    return found
 
-    with progress_bar(len(to_read), progress, "reading logs") as advance:
-        if n_jobs == 1 or len(to_read) < 2:
-            outcomes = []
-            for relative in to_read:
-                outcomes.append(_read_file(kind, root / relative, step))
-                advance(1)
+
+def read_runs(found, options):
+    """Read each run: every file of ``found`` (files it cannot use become its problems), the pieces grouped by
+    run, the files of one run combined where the format says so.
+
+    Returns ({run key: (fields, [(file index, piece), ...])}, the field names in the order first met).
+    """
+    runs, field_names = {}, list(found.pattern.fields)
+    for index, outcome in enumerate(_read_files(found, options)):
+        if isinstance(outcome, FileProblem):
+            found.problems.append(ReadProblem(found.to_read[index], outcome.kind, outcome.detail))
+            continue
+        for piece in outcome:
+            fields = _run_fields(found, index, piece)
+            if fields is None:
+                continue
+            field_names.extend(name for name in fields if name not in field_names)
+            key = tuple(sorted((k, str(v)) for k, v in fields.items()))
+            runs.setdefault(key, (fields, []))[1].append((index, piece))
+    if found.record.combine:
+        combine = load(found.record.combine)
+        for fields, pieces in runs.values():
+            if len(pieces) > 1:
+                pieces[:] = [(i, p) for (i, _), p in zip(pieces, combine([p for _, p in pieces]))]
+    return runs, field_names
+
+
+def _read_file(record, path, step):
+    """A file's pieces, or the FileProblem that kept it from being read."""
+    try:
+        return record.read(path, step)
+    except FileProblem as problem:
+        return problem
+
+
+def _read_files(found, options):
+    """Each file's pieces (or problem), in the order of ``found.to_read``, on ``options.n_jobs`` processes."""
+    paths = [found.root / relative for relative in found.to_read]
+    outcomes = []
+    with progress_bar(len(paths), options.progress, "reading logs") as advance:
+        if options.n_jobs == 1 or len(paths) < 2:
+            read = (_read_file(found.record, path, options.step) for path in paths)
         else:
             from joblib import Parallel, delayed
 
-            outcomes = []
             cores = os.cpu_count() or 1
-            workers = min(cores if n_jobs == -1 else n_jobs, len(to_read))  # joblib starts every worker at once
-            for outcome in Parallel(n_jobs=workers, return_as="generator", batch_size=16)(
-                    delayed(_read_file)(kind, root / relative, step) for relative in to_read):
-                outcomes.append(outcome)
-                advance(1)
+            workers = min(cores if options.n_jobs == -1 else options.n_jobs, len(paths))  # joblib starts them all
+            read = Parallel(n_jobs=workers, return_as="generator", batch_size=16)(
+                delayed(_read_file)(found.record, path, options.step) for path in paths)
+        for outcome in read:
+            outcomes.append(outcome)
+            advance(1)
+    return outcomes
 
-    problems, runs = [], {}  # runs: key -> list of (file index, piece)
-    field_names = list(compiled.fields)
-    for index, (relative, outcome) in enumerate(zip(to_read, outcomes)):
-        if isinstance(outcome, FileProblem):
-            problems.append(ReadProblem(relative, outcome.kind, outcome.detail))
-            continue
-        for piece in outcome:
-            identity = piece.name if piece.name is not None else (Path(relative).parent.as_posix() if
-                                                                   compiled.text is None else relative)
-            if compiled.text is None:  # a log naming agent, task and seed itself (marl-eval) needs no run column
-                fields = {} if all(n in piece.meta for n in STANDARD_FIELDS) else {"run": identity}
-            elif multi_run:
-                fields = compiled.match(identity if piece.name is not None else relative)
-                if fields is None:
-                    ignored.append(identity if piece.name is None else f"{relative}: run {identity!r}")
-                    continue
-            else:
-                fields = dict(file_fields[relative])
-            for name in META_FIELDS:
-                if name not in fields and name in piece.meta:
-                    fields[name] = piece.meta[name]
-            for name in fields:
-                if name not in field_names:
-                    field_names.append(name)
-            key = tuple(sorted((k, str(v)) for k, v in fields.items()))
-            runs.setdefault(key, (fields, []))[1].append((index, piece))
 
-    if kind == "sb3_monitor":
-        for fields, pieces in runs.values():
-            if len(pieces) > 1:
-                pieces[:] = [(i, p) for (i, _), p in zip(pieces, combine_monitors([p for _, p in pieces]))]
-    available = sorted({t for _, pieces in runs.values() for _, p in pieces for t in p.tags})
-    if not runs:
-        if problems:
-            _fail_or_warn(problems, root, kind, on_error, total=len(to_read), fatal=True)
-        raise LogReadError(f"none of the {len(files)} {FORMAT_LABELS[kind]} under {path} matches the pattern "
-                           f"{pattern!r}; e.g. {files[0]!r}")
-    mapping, tag_sentence = _resolve_tags(tags, available, kind)
-    check_columns(field_names, mapping)  # fields a callable or a log gave, and the tags' columns
+def _run_fields(found, index, piece):
+    """The fields of the run ``piece`` (of file ``index``) belongs to, or None when the pattern leaves it out
+    (recorded in ``found.ignored``): the pattern's, else a ``run`` column naming its folder (or its name in the
+    file), and the fields the log states itself where these have none."""
+    relative, pattern = found.to_read[index], found.pattern
+    identity = piece.name if piece.name is not None else (Path(relative).parent.as_posix() if
+                                                           pattern.text is None else relative)
+    if pattern.text is None:  # a log naming agent, task and seed itself (marl-eval) needs no run column
+        fields = {} if found.record.names_runs else {"run": identity}
+    elif found.fields[index] is None:  # a file that may hold several runs: matched by each run's name
+        fields = pattern.match(identity if piece.name is not None else relative)
+        if fields is None:
+            found.ignored.append(identity if piece.name is None else f"{relative}: run {identity!r}")
+            return None
+    else:
+        fields = dict(found.fields[index])
+    for name in found.record.states:
+        if name not in fields and name in piece.meta:
+            fields[name] = piece.meta[name]
+    return fields
 
-    # Runs missing a requested tag.
+
+def _complete_runs(runs, mapping, found):
+    """The runs logging every requested tag; each other run becomes a problem of ``found``."""
     complete = {}
     for key, (fields, pieces) in runs.items():
         logged = {t for _, p in pieces for t in p.tags}
         missing = [t for t in mapping if t not in logged]
         if missing:
-            sources = ", ".join(to_read[i] for i, _ in pieces)
-            problems.append(ReadProblem(sources, "missing tag", f"no {_listed(missing)}; it logs "
-                                        f"{_listed(sorted(logged)) or 'no column of numbers'}"))
+            sources = ", ".join(found.to_read[i] for i, _ in pieces)
+            found.problems.append(ReadProblem(sources, "missing tag", f"no {_listed(missing)}; it logs "
+                                              f"{_listed(sorted(logged)) or 'no column of numbers'}"))
         else:
             complete[key] = (fields, pieces)
-    log = ReadLog(str(root), kind, tuple(files), tuple(problems), tuple(ignored), skipped=on_error == "skip")
-    if problems:
-        _fail_or_warn(problems, root, kind, on_error, total=len(to_read), fatal=not complete)
-    runs, segments, reruns = _runs_of_segments(complete, field_names, mapping, to_read,
-                                               split=kind != "sb3_monitor")  # a VecEnv's monitor files run side by side
-    ended_early = _early_ends(*_last_steps(runs, field_names, mapping))  # before _assemble lets the pieces go
-    frame, duplicates, without_step = _assemble(runs, field_names, mapping, to_read, keep)
-    log = dataclasses.replace(log, ended_early=ended_early, segments=segments)
+    return complete
 
-    files_read = len(to_read) - len([p for p in problems if p.kind != "missing tag"])
-    notes = [f"read {count(len(runs), 'run')} from {files_read} {FORMAT_LABELS[kind]}, {tag_sentence}"]
-    if kind == "sb3_monitor":
-        notes.append("the step of a monitor.csv row is the cumulative episode length (SB3's timesteps), counted "
-                     "over all monitor files of a run in time order")
-    if kind in FORMAT_MODULES:
-        notes.append(FORMAT_MODULES[kind].NOTE)
-    if smoothing:
-        frame, sentence = smooth_frame(frame, list(mapping.values()), *smoothing, kind)
+
+def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
+    """Assemble the frame of the complete runs, with its notes and read log in its attrs: each run's files in the
+    order written where the format writes them in turn (restarts, reruns), runs ending early found, then the
+    rows made run by run and smoothed on request."""
+    runs, segments, reruns = _runs_of_segments(runs, field_names, mapping, found.to_read,
+                                               split=found.record.in_turn)
+    ended_early = _early_ends(*_last_steps(runs, field_names, mapping))  # before _assemble lets the pieces go
+    frame, duplicates, without_step = _assemble(runs, field_names, mapping, found.to_read, options.keep)
+    files_read = len(found.to_read) - len([p for p in found.problems if p.kind != "missing tag"])
+    notes = [f"read {count(len(runs), 'run')} from {files_read} {found.record.label}, {tag_sentence}"]
+    notes += [found.record.note] if found.record.note else []
+    if options.smoothing:
+        frame, sentence = smooth_frame(frame, list(mapping.values()), *options.smoothing, found.record.values)
         notes.append(sentence)
     notes += _segment_notes(segments, reruns)
-    if ended_early:
-        notes.append(_early_note(ended_early, field_names))
+    notes += [_early_note(ended_early, field_names)] if ended_early else []
     if duplicates:
         notes.append(f"{count(duplicates, 'value')} logged again at a step already logged for the same run and tag "
-                     f"in one file; the one written {keep} was kept")
+                     f"in one file; the one written {options.keep} was kept")
     if without_step:
         notes.append(f"{count(without_step, 'table row')} without a step left out")
-    if ignored:
-        notes.append(f"{count(len(ignored), 'log file')} did not match the pattern {pattern!r} and "
+    if found.ignored:
+        notes.append(f"{count(len(found.ignored), 'log file')} did not match the pattern {found.pattern.text!r} and "
                      "were not read")
-    if problems:
-        notes.append(f"{count(len(problems), 'file or run', 'files or runs')} could not be used and "
+    if found.problems:
+        notes.append(f"{count(len(found.problems), 'file or run', 'files or runs')} could not be used and "
                      "were skipped (see attrs['read_log'])")
     frame.attrs[NOTES_ATTR] = tuple(notes)
-    frame.attrs[READ_LOG_ATTR] = log
+    frame.attrs[READ_LOG_ATTR] = ReadLog(str(found.root), found.record.name, tuple(found.files),
+                                         tuple(found.problems), tuple(found.ignored),
+                                         skipped=options.on_error == "skip", ended_early=ended_early,
+                                         segments=segments)
     return frame
 
 
@@ -800,14 +857,14 @@ def _early_note(ended_early, field_names):
             f"running?), so a value at the last step would compare different steps: " + _listed_runs(ended_early))
 
 
-def _fail_or_warn(problems, root, kind, on_error, *, total, fatal):
+def _fail_or_warn(problems, root, label, on_error, *, total, fatal):
     shown = "\n".join(f"  {p}" for p in problems[:10])
     more = f"\n  ... and {len(problems) - 10} more" if len(problems) > 10 else ""
     if on_error == "raise" or fatal:
         advice = ("pass on_error='skip' to read the others" if not fatal else "no run could be read")
-        raise LogReadError(f"{len(problems)} of {total} {FORMAT_LABELS[kind]} under {root} could not be used "
+        raise LogReadError(f"{len(problems)} of {total} {label} under {root} could not be used "
                            f"({advice}):\n{shown}{more}")
-    warn(f"skipped {len(problems)} of {total} {FORMAT_LABELS[kind]} that could not be used "
+    warn(f"skipped {len(problems)} of {total} {label} that could not be used "
          f"(frame.attrs['read_log'] lists them):\n{shown}{more}")
 
 
@@ -882,24 +939,21 @@ def _run_rows(pieces, tag_order, keep):
             if wanted:
                 kept.append(np.full(chosen.size, np.nan) if times is None else times[chosen])
     one = (lambda arrays: arrays[0] if len(arrays) == 1 else np.concatenate(arrays))
-    file_id, position, step, tag, value = map(one, (files, positions, steps, tags, values))
-    wall = one(walls) if has_wall else None
-    elapsed = one(spent) if has_spent else None
+    # The rows are made while these lists still hold the records: freed first, the allocator's reuse of memory
+    # raised the resident peak of 50 TensorBoard runs by 2 MB (benchmarks/bench_logs.py).
+    return _rows(pieces, *map(one, (files, positions, steps, tags, values)), one(walls) if has_wall else None,
+                 one(spent) if has_spent else None, n_tags=len(tag_order), keep=keep)
+
+
+def _rows(pieces, file_id, position, step, tag, value, wall, elapsed, *, n_tags, keep):
+    """:func:`_run_rows` from one run's records of the requested tags, files in order: (file, position in it,
+    step, tag code, value, wall time, time elapsed)."""
     dropped, row = 0, np.zeros(0, dtype=np.intp)
     if step.size:
         new_row = np.concatenate([[True], step[1:] != step[:-1]])
         row = np.cumsum(new_row) - 1
-        # Logged in step order and once per (step, tag), as a single file or files one after another are: no sort.
-        in_order = len({index for index, _ in pieces}) == len(pieces) and bool(np.all(step[1:] >= step[:-1]))
-        if in_order:
-            filled = np.zeros((int(row[-1]) + 1, len(tag_order)), dtype=bool)
-            filled[row, tag] = True
-            in_order = int(filled.sum()) == step.size
-        if not in_order:
-            order = np.lexsort((position, file_id, tag, step))
-            same = (step[order][1:] == step[order][:-1]) & (tag[order][1:] == tag[order][:-1])
-            order = order[np.r_[~same, True] if keep == "last" else np.r_[True, ~same]]
-            dropped = int(same.sum())
+        if not _in_order(pieces, step, tag, row, n_tags):
+            order, dropped = _kept_order(step, tag, file_id, position, keep)
             file_id, step, tag, value = (a[order] for a in (file_id, step, tag, value))
             wall, elapsed = (None if a is None else a[order] for a in (wall, elapsed))
             new_row = np.concatenate([[True], step[1:] != step[:-1]])
@@ -910,9 +964,27 @@ def _run_rows(pieces, tag_order, keep):
             step, wall, elapsed, file_id = (step[starts], latest(wall), latest(elapsed),
                                             np.maximum.reduceat(file_id, starts))
     columns = []
-    for j in range(len(tag_order)):
+    for j in range(n_tags):
         column = np.full(step.size, np.nan)
         mine = tag == j
         column[row[mine]] = value[mine]
         columns.append(column)
     return step, wall, elapsed, file_id, *columns, dropped
+
+
+def _in_order(pieces, step, tag, row, n_tags):
+    """Whether a run's records (``row``: the row of each) are in step order and once per (step, tag), as a single
+    file or files one after another log them: then no sort is needed."""
+    if len({index for index, _ in pieces}) != len(pieces) or not np.all(step[1:] >= step[:-1]):
+        return False
+    filled = np.zeros((int(row[-1]) + 1, n_tags), dtype=bool)
+    filled[row, tag] = True
+    return int(filled.sum()) == step.size
+
+
+def _kept_order(step, tag, file_id, position, keep):
+    """The order of a run's records by step and tag, keeping one record per (step, tag): the first or the last
+    written (by file, then position in it); and the number of records dropped."""
+    order = np.lexsort((position, file_id, tag, step))
+    same = (step[order][1:] == step[order][:-1]) & (tag[order][1:] == tag[order][:-1])
+    return order[np.r_[~same, True] if keep == "last" else np.r_[True, ~same]], int(same.sum())

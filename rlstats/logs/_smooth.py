@@ -19,8 +19,6 @@ from ..options import check_at_most, check_choice, check_int
 UNITS = ("episodes", "steps")
 #: The longest window: far beyond any run (10**12 steps), so that it only refuses numbers given by mistake.
 MAX_WINDOW = 10**12
-#: How the note names the values a window of "episodes" counts, by log format.
-_VALUES = {"sb3_monitor": "episodes", "sb3_eval": "evaluations"}
 
 
 def check_smooth(smooth, smooth_over):
@@ -54,8 +52,9 @@ def rolling_mean(values, steps, starts, stops, window, unit):
     return out
 
 
-def smooth_frame(frame, columns, window, unit, kind):
-    """``frame`` (sorted by run then step; run fields before ``step``) with ``columns`` smoothed, and the note.
+def smooth_frame(frame, columns, window, unit, logged_values):
+    """``frame`` (sorted by run then step; run fields before ``step``) with ``columns`` smoothed, and the note
+    (``logged_values`` names what a window of "episodes" counts: "episodes" in a monitor.csv).
 
     OptionError when the window is longer than every run, so that every value would be the run's running mean.
     """
@@ -79,7 +78,7 @@ def smooth_frame(frame, columns, window, unit, kind):
         smoothed = values.copy()
         smoothed[logged] = rolling_mean(values[logged], steps[logged], starts, stops, window, unit)
         out[name] = smoothed
-    word = _VALUES.get(kind, "logged values") if unit == "episodes" else "steps"
+    word = logged_values if unit == "episodes" else "steps"
     if window >= longest:
         raise OptionError(f"smooth={window:,} {word} is at least as long as every run (the longest spans "
                           f"{format_step(longest) if unit == 'steps' else f'{longest:,.0f}'} {word}), so every value "

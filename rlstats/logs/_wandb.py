@@ -15,6 +15,7 @@ from ..design import NOTES_ATTR
 from ..errors import LogReadError, OptionError
 from ..options import check_bool, check_choice
 from ..progress import progress_bar
+from ._formats import LABELS
 from ._layout import compile_pattern
 from ._pieces import Piece
 from ._read import (KEEP, ON_ERROR, READ_LOG_ATTR, ReadLog, ReadProblem, _assemble, _fail_or_warn, check_columns,
@@ -148,7 +149,7 @@ def read_wandb(path, *, keys, filters=None, fields=None, pattern=None, step="_st
     log = ReadLog(f"wandb:{path}", "wandb", tuple(f"wandb:{path}/{getattr(r, 'id', '?')}" for r in runs),
                   tuple(problems), tuple(ignored), skipped=on_error == "skip")
     if problems:
-        _fail_or_warn(problems, f"wandb:{path}", "wandb", on_error, total=len(runs), fatal=not grouped)
+        _fail_or_warn(problems, f"wandb:{path}", LABELS["wandb"], on_error, total=len(runs), fatal=not grouped)
     if not grouped:
         raise LogReadError(f"none of the {len(runs)} runs of W&B project {path!r} matches the pattern {pattern!r}")
     frame, duplicates, _ = _assemble(grouped, field_names, mapping, sources, keep)
