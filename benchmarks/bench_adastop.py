@@ -11,10 +11,15 @@ that no comparison is decided and all 6 interims run with all 6 comparisons
 (the slowest case of a replay).  Timed three ways, median of ``--repeat``
 runs:
 
-* the engine alone (``SequentialTest.run_interim`` per interim);
+* the tests alone, from a ready Design: AdaStop's numbers-only path, the one
+  :func:`rlstats.power` takes (``rlstats.methods.operation("adastop.outcomes")``:
+  the same tests and random streams as ``adastop()``, without tables or Result);
 * the incremental ``AdaStop``: one ``update()`` per batch, then ``result()``;
 * the one-shot ``adastop()`` from a DataFrame (formula, design, batches,
   result tables).
+
+Every call is a public or documented one, so the options (the permutation scheme, and
+whether it is joint) are chosen by the package as a user's call would have them.
 
 The default scheme (joint relabelling of the pooled runs, random paths from
 the first interim) is timed throughout.  Further settings give the scaling:
@@ -33,7 +38,8 @@ import argparse
 import numpy as np
 import pandas as pd
 
-from rlstats.methods.adastop import _kernels as kernels
+import rlstats
+from rlstats.methods import operation
 from rlstats.methods.adastop import AdaStop, adastop
 from measure import median_time, peak_memory  # benchmarks/measure.py
 
@@ -51,17 +57,15 @@ def long_frame(data):
     return pd.DataFrame({"agent": agent, "seed": seed, "score": data.reshape(-1)})
 
 
-def run_engine(data, n_resamples, permutations="joint"):
-    n_agents, max_interims, n = data.shape
-    pairs = [(a, b) for a in range(n_agents) for b in range(a + 1, n_agents)]
-    joint = permutations == "joint" and n_agents > 2  # as adastop(): both schemes agree for two agents
-    sched = kernels.make_schedule(n, max_interims, n_resamples, 0.05, enumerate_paths=not joint)
-    test = kernels.SequentialTest(pairs, sched, joint=joint)
-    for k in range(max_interims):
-        if test.done:
-            break
-        test.run_interim(data[:, k], np.random.default_rng(k))
-    return test
+def ready_design(data):
+    """The Design of ``score ~ agent`` on the long frame (batches in row order), built once, untimed."""
+    return rlstats.build(long_frame(data), "score ~ agent")
+
+
+def run_tests(design, n, max_interims, n_resamples, permutations="joint"):
+    """Per task: whether a comparison was decided, and the mean runs used per agent (adastop's tests only)."""
+    return operation("adastop.outcomes")(design, rng=0, n=n, K=max_interims, n_resamples=n_resamples,
+                                         permutations=permutations)
 
 
 def run_incremental(data, n_resamples):
@@ -94,10 +98,6 @@ def run_package(data, n_resamples):
     return comparator
 
 
-
-
-
-
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=10, help="timed runs per setting (median reported)")
@@ -107,21 +107,21 @@ def main(argv=None):
 
     print(f"numpy {np.__version__}, pandas {pd.__version__}; B = {b}, alpha = 0.05, median of {args.repeat} runs\n")
     headline = scores(4, 5, 6, 0.0)
-    frame = long_frame(headline)
+    frame, design = long_frame(headline), ready_design(headline)
     rows = [
-        ("engine alone", lambda: run_engine(headline, b)),
+        ("the tests alone, from a ready Design", lambda: run_tests(design, 5, 6, b)),
         ("incremental AdaStop (update per batch + result)", lambda: run_incremental(headline, b)),
         ("one-shot adastop() from a DataFrame", lambda: run_one_shot(frame, 5, 6, b)),
     ]
     print("Headline: 4 agents, K = 6, n = 5, all equal (6 interims x 6 comparisons), target < 50 ms")
     for label, function in rows:
         print(f"  {label:<50s} {1e3 * median_time(function, args.repeat):8.1f} ms")
-    engine = run_engine(headline, b)
-    assert engine.interim == 6 and not np.isin(engine.decision, (1, 2)).any(), "the headline must run every interim"
+    decided, runs_used = run_tests(design, 5, 6, b)
+    assert not decided.any() and runs_used[0] == 6 * 5, "the headline must run every interim"
     peak = peak_memory(lambda: run_incremental(headline, b))
     print(f"  peak memory (tracemalloc), incremental run       {peak / 2**20:8.1f} MB")
 
-    print("\nScaling (engine alone):")
+    print("\nScaling (the tests alone, from a ready Design):")
     settings = [
         ("4 agents, n = 5, shifts of 0.5 sd", scores(4, 5, 6, 0.5), "joint"),
         ("8 agents (28 comparisons), n = 5, all equal", scores(8, 5, 6, 0.0), "joint"),
@@ -131,8 +131,9 @@ def main(argv=None):
         ("pairwise (paper): 4 agents, n = 3 (exact tree to 4000)", scores(4, 3, 6, 0.0), "pairwise"),
     ]
     for label, data, scheme in settings:
-        seconds = median_time(lambda data=data, scheme=scheme: run_engine(data, b, scheme), args.repeat)
-        peak = peak_memory(lambda data=data, scheme=scheme: run_engine(data, b, scheme))
+        ready, n = ready_design(data), data.shape[2]
+        seconds = median_time(lambda d=ready, n=n, scheme=scheme: run_tests(d, n, 6, b, scheme), args.repeat)
+        peak = peak_memory(lambda d=ready, n=n, scheme=scheme: run_tests(d, n, 6, b, scheme))
         print(f"  {label:<55s} {1e3 * seconds:8.1f} ms   peak {peak / 2**20:6.1f} MB")
 
     try:
@@ -142,8 +143,9 @@ def main(argv=None):
         return 0
     five = scores(4, 5, 5, 0.0)
     theirs = median_time(lambda: run_package(five, b), max(3, args.repeat // 5))
+    ready = ready_design(five)
     for scheme in ("joint", "pairwise"):
-        ours = median_time(lambda scheme=scheme: run_engine(five, b, scheme), args.repeat)
+        ours = median_time(lambda scheme=scheme: run_tests(ready, 5, 5, b, scheme), args.repeat)
         print(f"\nK = 5, 4 equal agents ({scheme}): rlstats {1e3 * ours:.1f} ms, adastop {package.__version__} "
               f"{1e3 * theirs:.1f} ms, ratio {theirs / ours:.0f}x")
     return 0

@@ -7,8 +7,13 @@ data reachable (``RLSTATS_DATA_MIRROR=/work/shared/data/raw`` offline)::
     python benchmarks/bench_speed_limit.py --scaling    # tasks, runs and resamples, with peak memory
     python benchmarks/bench_speed_limit.py --memory     # peak memory at 10^5 and 10^6 runs per agent
     python benchmarks/bench_speed_limit.py --threads    # numpy's own scaling on two threads; page faults per call
-    python benchmarks/bench_speed_limit.py --alternating 20   # the code with each recent change undone, in turn
+    python benchmarks/bench_speed_limit.py --alternating 20   # the public call's variants, in turn in one process
     python benchmarks/bench_speed_limit.py --passes     # each numpy pass of the kernel alone, and the whole loop
+
+The script calls the public functions and, for ``--passes``, the kernels' documented interface
+(``methods/bootstrap/_kernels.py``: ``CountDrawer``, ``CountStatistics`` and their documented
+attributes); it never replaces package code.  To time the code with a change undone, run
+``bench_against_checkout.py`` against a checkout of the commit before it.
 
 rliable 1.2.0 imports only with pandas < 3 (arch 7.2's ``deprecate_kwarg`` breaks on pandas 3,
 spec anchors_ecosystem.md 1.1): run the script in an environment with ``pip install rliable
@@ -33,7 +38,7 @@ from scipy import stats
 
 import rlstats
 from rlstats.methods.bootstrap import bootstrap, performance_profile, probability_of_improvement
-from rlstats.resampling import UniformIndices, fixed_dot
+from rlstats.resampling import DOT_BY_BLAS, UniformIndices, fixed_dot
 
 sys.path.insert(0, os.path.dirname(__file__))
 from measure import best_time, peak_memory  # noqa: E402  (benchmarks/measure.py)
@@ -314,7 +319,7 @@ def passes(repeat):
             best = min(best, (time.perf_counter() - start) / calls)
         return best / (b * n) * 1e9
 
-    kernels.keep_work_arrays_on_heap()
+    resampling.keep_work_arrays_on_heap()
     rows = [("draws + offsets (UniformIndices.rows)", lambda: draws.rows(b, drawer.offsets)),
             ("np.bincount", lambda: np.bincount(keys.ravel(), minlength=b * n)),
             ("float conversion", lambda: as_float.__setitem__(Ellipsis, counts)),
@@ -336,9 +341,19 @@ def passes(repeat):
     einsum = per_value(lambda: np.einsum("ij,j->i", as_float, statistics.clipped))
     print(f"  {'a weighted sum by einsum (before)':40s} {einsum:6.2f}   (row sums by BLAS's dot: "
           f"{resampling.DOT_BY_BLAS})")
-    print(f"  the IQM's windows are {statistics.windowed.slots.size - 2} "
+    a1, b1, a2, b2 = kernels.trim_windows(layout)
+    print(f"  the IQM's windows are {b1 - a1 + b2 - a2} "
           f"of {n} runs; the full cumulative sum's passes (before issue 17's third round), not in the sum:")
     for label, function in full_iqm:
+        print(f"  {label:40s} {per_value(function):6.2f}")
+    # what the kernel replaced, timed on the same chunk
+    integers = np.random.default_rng(0)
+    means = statistics.task_means(as_float)
+    print("  the passes replaced, beside the ones that replaced them:")
+    for label, function in (("draws by Generator.integers + offsets",
+                             lambda: np.add(integers.integers(0, drawer.high, size=(b, n)), drawer.offsets)),
+                            ("median of task means (median_of_rows)", lambda: kernels.median_of_rows(means)),
+                            ("median of task means (np.median)", lambda: np.median(means, axis=1))):
         print(f"  {label:40s} {per_value(function):6.2f}")
     for agent, runs in atari(FIVE).groupby("agent"):
         games = runs["task"].astype("category").cat.codes.to_numpy()
@@ -348,10 +363,13 @@ def passes(repeat):
               f"{len(runs)} runs")
     blocks = kernels.agent_blocks(np.random.SeedSequence(1), 2000)
 
-    def loop():
+    full = kernels.CountStatistics(layout, METRICS, 1.0, b, windows=None)  # the IQM by full cumulative sums
+
+    def loop(counted=statistics):
         for _, _, chunk in drawer.chunks(blocks):
-            statistics(chunk)
+            counted(chunk)
     print(f"  {'the whole loop (2,000 resamples)':40s} {per_value(loop, calls=2) * b / 2000:6.2f}")
+    print(f"  {'same, IQM by full cumulative sums':40s} {per_value(lambda: loop(full), calls=2) * b / 2000:6.2f}")
     compat_passes(per_value, b)
     print(f"load average after: {load()}")
 
@@ -388,58 +406,34 @@ def compat_passes(per_value, b):
     print(f"  {'sum of the passes':40s} {total:6.2f}")
 
 
-def numpy_rows(self, k, offsets=None):
-    """The draws before issue 17's last round: ``Generator.integers`` on the block's main stream."""
-    out = np.random.Generator(self.main).integers(0, self.high, size=(k, self.n))
-    return out if offsets is None else np.add(out, offsets, out=out)
+#: The public call's variants that --alternating times in turn: label -> keyword arguments of bootstrap().
+VARIANTS = {
+    "percentile": {},
+    "percentile, n_jobs=2": {"n_jobs": 2},
+    "BCa": {"interval": "bca"},
+    "rliable_compat": {"rliable_compat": True},
+    "rliable_compat, n_jobs=2": {"rliable_compat": True, "n_jobs": 2},
+}
 
 
-def alternating(rounds):
-    """The code as it is, and with each recent change of issue 17 undone, called in turn in one process."""
+def alternating(rounds, n_resamples=2000):
+    """The public call in each of its variants, called in turn in one process (ratios under the same load).
+
+    Timing the code with a change undone is bench_against_checkout.py's job (this tree against another checkout).
+    """
     import time
 
-    import rlstats.resampling as resampling
-    from rlstats.methods.bootstrap import _kernels as kernels
-    ours, budget, windows, median, by_blas = (resampling.UniformIndices.rows, kernels.COMPAT_BUDGET,
-                                              kernels.trim_windows, kernels.median_of_rows, resampling.DOT_BY_BLAS)
     df = atari(FIVE)
-    cases = {  # label: (setup, keyword arguments); each undoes one change of issue 17's last rounds
-        "percentile": (lambda: None, {}),
-        "percentile, row sums by einsum": (lambda: setattr(resampling, "DOT_BY_BLAS", False), {}),
-        "percentile, IQM by full cumulative sums": (lambda: setattr(kernels, "trim_windows", lambda layout: None),
-                                                    {}),
-        "percentile, median by np.median": (lambda: setattr(kernels, "median_of_rows",
-                                                             lambda x: np.median(x, axis=1)), {}),
-        "percentile, draws by Generator.integers": (lambda: setattr(resampling.UniformIndices, "rows", numpy_rows),
-                                                    {}),
-        "rliable_compat": (lambda: None, {"rliable_compat": True}),
-        "rliable_compat, batches of 2^20 values": (lambda: setattr(kernels, "COMPAT_BUDGET", kernels.MEMORY_BUDGET),
-                                                   {"rliable_compat": True}),
-        "rliable_compat, batches of 2^17 values": (lambda: setattr(kernels, "COMPAT_BUDGET", 2**17),
-                                                   {"rliable_compat": True}),
-        "rliable_compat, n_jobs=2": (lambda: None, {"rliable_compat": True, "n_jobs": 2}),
-        "rliable_compat, n_jobs=2, batches of 2^17": (lambda: setattr(kernels, "COMPAT_BUDGET", 2**17),
-                                                      {"rliable_compat": True, "n_jobs": 2}),
-    }
-
-    def restore():
-        resampling.UniformIndices.rows, kernels.COMPAT_BUDGET = ours, budget
-        kernels.trim_windows, kernels.median_of_rows, resampling.DOT_BY_BLAS = windows, median, by_blas
-    times = {label: [] for label in cases}
-    print(f"load average before: {load()}; row sums by BLAS's dot: {by_blas}")
-    try:
-        for _ in range(rounds):
-            for label, (setup, options) in cases.items():
-                setup()
-                start = time.perf_counter()
-                bootstrap(df, FORMULA, metrics=METRICS, n_resamples=2000, rng=0, **options)
-                times[label].append(time.perf_counter() - start)
-                restore()
-    finally:
-        restore()
+    times = {label: [] for label in VARIANTS}
+    print(f"load average before: {load()}; row sums by BLAS's dot: {DOT_BY_BLAS}")
+    for _ in range(rounds):
+        for label, options in VARIANTS.items():
+            start = time.perf_counter()
+            bootstrap(df, FORMULA, metrics=METRICS, n_resamples=n_resamples, rng=0, **options)
+            times[label].append(time.perf_counter() - start)
     for label, seconds in times.items():
         print(f"{label:44s} best {min(seconds):.3f} s, median {np.median(seconds):.3f} s "
-              f"over {rounds} alternating calls")
+              f"over {rounds} alternating calls of {n_resamples:,} resamples")
     print(f"load average after: {load()}")
 
 
@@ -450,7 +444,8 @@ def main():
     parser.add_argument("--threads", action="store_true", help="numpy's own scaling on two threads, page faults")
     parser.add_argument("--passes", action="store_true", help="each numpy pass of the kernel timed alone")
     parser.add_argument("--alternating", type=int, metavar="ROUNDS",
-                        help="the code with each recent change undone, in turn in one process")
+                        help="the public call's variants (n_jobs, BCa, rliable_compat), in turn in one process")
+    parser.add_argument("--n-resamples", type=int, default=2000, help="resamples of each --alternating call")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--peer-repeat", type=int, default=1)
     parser.add_argument("--poi-reps", type=int, default=200, help="rliable's resamples for the pair (scaled)")
@@ -466,7 +461,7 @@ def main():
     elif args.passes:
         passes(args.repeat)
     elif args.alternating:
-        alternating(args.alternating)
+        alternating(args.alternating, args.n_resamples)
     else:
         table(args.repeat, args.peer_repeat, args.poi_reps)
 

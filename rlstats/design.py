@@ -121,10 +121,6 @@ class Design:
         """Complete, with the same number of runs in every cell."""
         return bool((self.counts == self.counts.flat[0]).all())
 
-    def with_notes(self, *lines):
-        """A copy with further notes (a back end's own record of what it did)."""
-        return dataclasses.replace(self, notes=self.notes + tuple(lines))
-
     @classmethod
     def from_counts(cls, formula, agents, tasks, counts):
         """A Design with ``counts[t, a]`` runs in each cell, stored task by task, responses all 0.

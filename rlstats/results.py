@@ -28,7 +28,8 @@ from .errors import OptionError
 REPORT_FORMATS = ("text", "latex")
 
 
-def _versions():
+def package_versions():
+    """The versions of rlstats, its dependencies and Python that every exported result records."""
     return {"rlstats": __version__, "numpy": np.__version__, "scipy": _installed_version("scipy"),
             "pandas": pd.__version__, "matplotlib": _installed_version("matplotlib"),
             "python": platform.python_version()}
@@ -306,7 +307,7 @@ class Result:
         out = {"result": type(self).__name__}
         for f in dataclasses.fields(self):
             out[f.name] = to_jsonable(getattr(self, f.name))
-        out["versions"] = _versions()
+        out["versions"] = package_versions()
         return out
 
     def to_json(self, **kwargs):

@@ -891,7 +891,7 @@ def test_simulate(function, options, phrase):
 def test_load_of_an_unknown_dataset(name, no_network):
     message = fails(OptionError, f"name={name!r} is not one of the allowed values: 'atari100k'", rlstats.datasets.load,
                     name)
-    assert all(repr(known) in message for known in rlstats.datasets.list()["name"])  # every dataset list() describes
+    assert all(repr(known) in message for known in rlstats.datasets.available()["name"])  # all available() lists
 
 
 DER = "RLE-Foundation/rllte/929347a6e9cfaa81ff37186d35fa531ee3d45b5d/hsuanwu/evaluation/atari_100k/DER.json"
@@ -1204,6 +1204,18 @@ def test_adastop_load(tmp_path, content, phrase):
         path.write_bytes(content if isinstance(content, bytes) else content.encode())
     fails(DesignError, phrase, rlstats.AdaStop.load, path)
     fails(DesignError, "is a folder, not an AdaStop state file", rlstats.AdaStop.load, tmp_path)
+
+
+@pytest.mark.parametrize("timeout", [-1, float("nan"), float("inf"), "5", True, None])
+def test_state_lock_timeout(tmp_path, timeout):
+    # rlstats.methods.adastop.state_lock, public since issue 30 (the command line and AdaStop.save's advice use it)
+    from rlstats.methods.adastop import state_lock
+
+    def hold(path, timeout):
+        with state_lock(path, timeout=timeout):
+            pass
+    fails(OptionError, f"lock timeout must be a number of seconds, 0 or more, got {timeout!r}", hold,
+          tmp_path / "state.json", timeout)
 
 
 # ----------------------------------------------------------------------------- training logs

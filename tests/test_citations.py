@@ -16,7 +16,7 @@ def test_every_method_and_dataset_has_entries():
             list(citations.DATA_ENTRIES.values()):
         assert set(keys) <= set(citations.ENTRIES)
     assert {d.result_name for d in methods.DECLARATIONS.values()} <= set(methods.CITATIONS)
-    assert set(citations.DATA_ENTRIES) == set(datasets._DATASETS)
+    assert set(citations.DATA_ENTRIES) == set(datasets.available()["name"])
 
 
 def test_citations_that_depend_on_the_result():

@@ -353,7 +353,7 @@ import fcntl
 import time
 
 from rlstats.errors import OptionError
-from rlstats.methods.adastop._incremental import state_lock
+from rlstats.methods.adastop import state_lock
 
 
 def _saved_state(tmp_path, **changes):
@@ -399,7 +399,7 @@ def test_state_with_more_batches_than_K_or_too_many_agents_is_refused(tmp_path):
 def _hold_lock(path):
     """A second process that takes the state's lock and keeps it until killed; returns it once it holds it."""
     code = ("import sys, time\n"
-            "from rlstats.methods.adastop._incremental import state_lock\n"
+            "from rlstats.methods.adastop import state_lock\n"
             f"with state_lock({str(path)!r}):\n"
             "    print('held', flush=True)\n"
             "    time.sleep(120)\n")

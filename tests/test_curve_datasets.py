@@ -16,7 +16,8 @@ import pytest
 from scipy import stats
 
 from rlstats import datasets
-from rlstats._atari_reference import WITHOUT_REFERENCE
+from rlstats.datasets import _published as published
+from rlstats.datasets._atari_reference import WITHOUT_REFERENCE
 from rlstats.datasets import load
 from rlstats.errors import DataUnavailableError, DesignError
 from rlstats.normalize import normalize
@@ -113,14 +114,14 @@ def test_dopamine_a_few_cells_by_hand(dopamine):
 
 
 def test_dopamine_broken_run_layout_names_game_and_agent(shared_data, tmp_path):
-    key = datasets._dopamine_file("Pong")
+    key = published._dopamine_file("Pong")
     records = json.loads((shared_data / "raw" / DOPAMINE / "pong.json").read_text())
     rainbow = [i for i, r in enumerate(records) if r["Agent"] == "Rainbow"]
     del records[rainbow[300]]  # one iteration missing from Rainbow's second run
     broken = tmp_path / "pong.json"
     broken.write_text(json.dumps(records))
     with pytest.raises(DataUnavailableError) as info:
-        datasets._dopamine_game({key: broken}, "Pong")
+        published._dopamine_game({key: broken}, "Pong")
     text = str(info.value)
     assert "'Rainbow'" in text and "Pong" in text and "pong.json" in text
     assert "[199, 198, 199, 199, 199]" in text
@@ -128,13 +129,13 @@ def test_dopamine_broken_run_layout_names_game_and_agent(shared_data, tmp_path):
     other = [dict(r, Agent="PPO") if r["Agent"] == "IQN" else r for r in records]
     broken.write_text(json.dumps(other))
     with pytest.raises(DataUnavailableError, match="found .*'PPO'"):
-        datasets._dopamine_game({key: broken}, "Pong")
+        published._dopamine_game({key: broken}, "Pong")
 
 
 def test_dopamine_checksum_and_missing_file_errors(shared_data, tmp_path, monkeypatch, no_network):
     mirror = tmp_path / "mirror"
     for game in datasets.DOPAMINE_GAMES[:3]:
-        _copy(shared_data / "raw" / datasets._dopamine_file(game), mirror / datasets._dopamine_file(game))
+        _copy(shared_data / "raw" / published._dopamine_file(game), mirror / published._dopamine_file(game))
     monkeypatch.setenv("RLSTATS_DATA_MIRROR", str(mirror))
     with pytest.raises(DataUnavailableError) as info:
         load("dopamine_atari")
@@ -142,7 +143,7 @@ def test_dopamine_checksum_and_missing_file_errors(shared_data, tmp_path, monkey
     assert f"https://raw.githubusercontent.com/{DOPAMINE}/assault.json" in str(info.value)
 
     bogus = b'[{"Iteration": 0, "Value": 1.0, "Agent": "DQN"}]'
-    (mirror / datasets._dopamine_file("Alien")).write_bytes(bogus)
+    (mirror / published._dopamine_file("Alien")).write_bytes(bogus)
     with pytest.raises(DataUnavailableError) as info:
         load("dopamine_atari")
     text = str(info.value)

@@ -1,4 +1,4 @@
-"""Tests of rlstats.datasets: simulate(), load() and list().
+"""Tests of rlstats.datasets: simulate(), load() and available().
 
 load() is checked against the tidy CSVs in ../shared/data (bit for bit), through
 the offline mirror ../shared/data/raw, and through pooch against a throw-away
@@ -18,6 +18,7 @@ from pandas.testing import assert_frame_equal
 from scipy import stats
 
 from rlstats import datasets
+from rlstats.datasets import _fetch as fetching, _registry as registry
 from rlstats.datasets import load, simulate
 from rlstats.errors import DataUnavailableError, OptionError, RlstatsError
 from rlstats.tables import read_csv
@@ -73,7 +74,7 @@ def local_host(monkeypatch, online):
     def start(root):
         server, base = _serve(root)
         servers.append(server)
-        monkeypatch.setattr(datasets, "URL_ROOT", base)
+        monkeypatch.setattr(fetching, "URL_ROOT", base)
         return server
 
     yield start
@@ -134,7 +135,7 @@ def test_mujoco_runs_per_agent_match_the_adaptive_design(mirror, tmp_path):
 
 
 def test_registry_agrees_with_the_shared_checksum_list(shared_data):
-    from rlstats._registry_data import SHA256
+    from rlstats.datasets._pins import SHA256
 
     listed = {}
     for line in (shared_data / "raw" / "SHA256SUMS").read_text().splitlines():
@@ -147,7 +148,7 @@ def test_registry_agrees_with_the_shared_checksum_list(shared_data):
     unpinned = sorted(set(listed) - set(SHA256))
     not_yet_read = ("sfujim/TD3/", "ADA-research/combined_hpo_and_reward_shaping/", "instadeepai/marl-eval/")
     assert unpinned and all(key.startswith(not_yet_read) for key in unpinned), unpinned
-    used = [key for d in datasets._DATASETS.values() for key in d.files]
+    used = [key for d in registry._DATASETS.values() for key in d.files]
     assert sorted(used) == sorted(SHA256), "every pinned file is used by exactly one dataset"
     curve_files = [key for key in listed if key.startswith(("google/dopamine/", "flowersteam/rl_stats/"))]
     assert len(curve_files) == 60 + 4 and set(curve_files) <= set(used)
@@ -218,7 +219,7 @@ def _closed_port():
 
 def test_network_failure_names_file_url_and_what_to_do(online, monkeypatch, tmp_path):
     base = f"http://127.0.0.1:{_closed_port()}"
-    monkeypatch.setattr(datasets, "URL_ROOT", base)
+    monkeypatch.setattr(fetching, "URL_ROOT", base)
     with pytest.raises(DataUnavailableError) as info:
         load("halfcheetah_sac_td3", cache_dir=tmp_path)
     text = str(info.value)
@@ -230,7 +231,7 @@ def test_network_failure_names_file_url_and_what_to_do(online, monkeypatch, tmp_
 def test_offline_failure_is_one_short_error(online, monkeypatch, tmp_path):
     """No network, no mirror: one rlstats error, no chained traceback, naming URL, cache and mirror."""
     base = f"http://127.0.0.1:{_closed_port()}"
-    monkeypatch.setattr(datasets, "URL_ROOT", base)
+    monkeypatch.setattr(fetching, "URL_ROOT", base)
     with pytest.raises(DataUnavailableError) as info:
         load("atari100k_reference", cache_dir=tmp_path / "cache")
     error = info.value
@@ -247,8 +248,8 @@ def test_silent_server_times_out_quickly(online, monkeypatch, tmp_path):
     with socket.socket() as listener:  # listens but never accepts: the request waits for bytes
         listener.bind(("127.0.0.1", 0))
         listener.listen(8)
-        monkeypatch.setattr(datasets, "URL_ROOT", f"http://127.0.0.1:{listener.getsockname()[1]}")
-        monkeypatch.setattr(datasets, "CONNECT_TIMEOUT", (0.5, 0.5))
+        monkeypatch.setattr(fetching, "URL_ROOT", f"http://127.0.0.1:{listener.getsockname()[1]}")
+        monkeypatch.setattr(fetching, "CONNECT_TIMEOUT", (0.5, 0.5))
         start = time.monotonic()
         with pytest.raises(DataUnavailableError, match="could not download"):
             load("atari100k_reference", cache_dir=tmp_path)
@@ -309,7 +310,7 @@ def test_other_pooch_failures_become_data_errors(online, monkeypatch, tmp_path, 
 
 def test_mirror_is_used_instead_of_network(mirror, monkeypatch, tmp_path):
     # URL pointing nowhere and pooch forbidden: only the mirror can answer.
-    monkeypatch.setattr(datasets, "URL_ROOT", f"http://127.0.0.1:{_closed_port()}")
+    monkeypatch.setattr(fetching, "URL_ROOT", f"http://127.0.0.1:{_closed_port()}")
     assert len(load("atari100k_reference", cache_dir=tmp_path)) == 26
 
 
@@ -318,12 +319,12 @@ def test_errors_are_rlstats_errors():
 
 
 # --------------------------------------------------------------------------
-# list()
+# available(), and the package's modules
 # --------------------------------------------------------------------------
 
 
-def test_list_describes_every_dataset():
-    table = datasets.list()
+def test_available_describes_every_dataset():
+    table = datasets.available()
     assert table["name"].tolist() == [
         "atari100k",
         "atari100k_reference",
@@ -345,11 +346,29 @@ def test_list_describes_every_dataset():
     assert table.loc[~with_files, "url_base"].tolist() == ["none: the table is part of rlstats"]
 
 
-def test_list_shapes_match_the_loaded_data(mirror, tmp_path):
-    for row in datasets.list().itertuples():
+def test_available_shapes_match_the_loaded_data(mirror, tmp_path):
+    for row in datasets.available().itertuples():
         df = load(row.name, cache_dir=tmp_path)
         assert len(df) == row.rows
         assert ", ".join(df.columns) == row.columns
+
+
+def test_list_was_renamed_available_and_says_so():
+    # ``list`` hid Python's builtin inside the module; no alias is kept, the error names the new function.
+    with pytest.raises(AttributeError, match=r"rlstats.datasets.available\(\)"):
+        datasets.list  # noqa: B018
+    assert "list" not in vars(datasets) and "list" not in datasets.__all__
+
+
+def test_one_module_per_job_behind_the_same_names():
+    from rlstats.datasets import (ATARI_GAMES, CACHE_ENV, DOPAMINE_GAMES, FAMILIES, MIRROR_ENV, available,
+                                  simulate_curves)
+
+    jobs = {f.__name__: f.__module__.rpartition(".")[2] for f in (simulate, simulate_curves, load, available)}
+    assert jobs == {"simulate": "_simulated", "simulate_curves": "_simulated", "load": "_registry",
+                    "available": "_registry"}
+    assert fetching.MIRROR_ENV == MIRROR_ENV == "RLSTATS_DATA_MIRROR" and CACHE_ENV == "RLSTATS_DATA_DIR"
+    assert len(ATARI_GAMES) == 26 and len(DOPAMINE_GAMES) == 60 and "mixture" in FAMILIES
 
 
 # --------------------------------------------------------------------------

@@ -268,7 +268,7 @@ def _simulate_10_9(folder):
 
 
 def _held_lock(folder):
-    from rlstats.methods.adastop._incremental import state_lock
+    from rlstats.methods.adastop import state_lock
 
     with state_lock(folder / "locked.json"):  # another holder, through another open file description
         return _cli("adastop", "update", folder / "locked.json", folder / "batch.csv", "--lock-timeout", "0.5")

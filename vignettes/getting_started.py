@@ -49,7 +49,7 @@ pd.set_option("display.width", 120)
 # `rlstats.datasets.load("atari100k")` downloads the scores published with Agarwal et al.
 # (2021), *Deep Reinforcement Learning at the Edge of the Statistical Precipice*, from files
 # pinned by commit and checked by SHA-256, and caches them. (Offline, set the environment
-# variable `RLSTATS_DATA_MIRROR` to a local copy; `rlstats.datasets.list()` describes every
+# variable `RLSTATS_DATA_MIRROR` to a local copy; `rlstats.datasets.available()` describes every
 # dataset.)
 #
 # Each row is the final score of one **run**: one agent trained once on one game (a **task**)

@@ -29,8 +29,7 @@ import math
 import sys
 from pathlib import Path
 
-from ..methods.adastop import DEFAULT_K
-from ..methods.adastop._defaults import LOCK_TIMEOUT
+from ..methods.adastop import DEFAULT_K, LOCK_TIMEOUT
 
 #: options that apply when the state is created (AdaStop keywords; dashes on the command line)
 _OPTIONS = ("n", "K", "n_resamples", "alpha", "beta", "reference", "permutations")
@@ -86,11 +85,11 @@ def _usage_error(message):
 
 def _agents_in(frame):
     """Agent names of a batch file, in order of appearance (long) or of the columns (wide)."""
-    from ..methods.adastop._incremental import _INDEX_COLUMNS
+    from ..methods.adastop import INDEX_COLUMNS
 
     if "agent" in frame.columns and "score" in frame.columns:
         return list(dict.fromkeys(frame["agent"].astype(str)))
-    return [str(c) for c in frame.columns if str(c) not in _INDEX_COLUMNS]
+    return [str(c) for c in frame.columns if str(c) not in INDEX_COLUMNS]
 
 
 def _runs_per_agent(frame, agents):
@@ -170,7 +169,7 @@ def _progress_text(seq):
 
 def run_update(args, out):
     from ._shared import STREAM, check_output_path, read_table
-    from ..methods.adastop._incremental import state_lock
+    from ..methods.adastop import state_lock
 
     if args.state == STREAM:
         raise _usage_error("the state of adastop update is read and written back, so it cannot be - (standard "

@@ -248,7 +248,7 @@ class AdaStop:
         A symbolic link is followed (its target is replaced, the link kept), an
         existing file keeps its permission bits, and temporary files that an
         earlier, interrupted save left next to the state are removed.  Use
-        :func:`state_lock` around load-update-save when several processes may
+        :func:`rlstats.methods.adastop.state_lock` around load-update-save when several processes may
         update the same state.
         """
         path = Path(os.path.realpath(path))
@@ -534,7 +534,8 @@ def _check_agents(agents):
     return agents
 
 
-_INDEX_COLUMNS = ("", "Unnamed: 0", "index")
+#: columns of a wide batch that hold a written index, not an agent
+INDEX_COLUMNS = ("", "Unnamed: 0", "index")
 
 
 def _batch_scores(batch, agent, score, agents):
@@ -545,7 +546,7 @@ def _batch_scores(batch, agent, score, agents):
             for name, values in batch.groupby(batch[agent].astype(str), sort=False)[score]:
                 out[name] = _as_scores(values.to_numpy(), name)
         else:
-            columns = [c for c in batch.columns if str(c) not in _INDEX_COLUMNS]
+            columns = [c for c in batch.columns if str(c) not in INDEX_COLUMNS]
             if not columns or any(str(c) not in agents for c in columns):
                 raise DesignError(
                     f"cannot read the batch: expected long format with columns '{agent}' and '{score}', or one "

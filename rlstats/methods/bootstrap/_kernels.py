@@ -16,7 +16,7 @@ a ``(n_resamples, n_runs)`` count matrix and nothing is sorted per resample:
 
 Since issue 17 the default path (built-in metrics, no task resampling) never
 materialises the resampled scores: each block's draws become canonical
-counts by one ``bincount`` (:func:`canonical_count_chunks`) and every
+counts by one ``bincount`` (:class:`CountDrawer`) and every
 statistic is read off them (:class:`CountStatistics`, :class:`ProfileStatistics`,
 :func:`improvement_distribution`).
 The draws are those of the draw path (:func:`draw`, used for user metrics),
@@ -227,12 +227,6 @@ def draw_blocks(blocks, layout, task_bootstrap=False):
                                        for start, stop, seed in blocks]))
 
 
-def stream_batches(ss, layout, n_resamples, task_bootstrap=False, batch_size=None):
-    """Yield ``(start, stop, Draws)`` for one agent, batch by batch, from fixed RNG blocks."""
-    for group in block_groups(agent_blocks(ss, n_resamples), batch_blocks(layout.n_runs, batch_size)):
-        yield group[0][0], group[-1][1], draw_blocks(group, layout, task_bootstrap)
-
-
 def _concatenate(parts):
     if len(parts) == 1:
         return parts[0]
@@ -257,22 +251,24 @@ def chunk_rows(n_runs, budget=None):
     return max(1, min(RNG_BLOCK, int(budget) // max(1, n_runs)))
 
 
-def canonical_count_chunks(ss, layout, n_resamples, budget=None):
-    """Yield ``(start, stop, counts)``: int64 (rows, n) times each canonical slot was drawn.
+class CountDrawer:
+    """Draws RNG blocks' resamples as canonical counts, in row chunks.
 
     The draws are those of :func:`draw` (without task resampling) block by
     block, so every statistic computed from them equals the one computed from
     :func:`resample_from_draws`; they are turned into counts by one bincount
     per chunk with precomputed slot-and-row offsets, and never gathered into
-    scores.
-    """
-    yield from CountDrawer(layout, budget).chunks(agent_blocks(ss, n_resamples))
+    scores.  The bounds and the offsets are made once per agent and only read,
+    so threads may share it.
 
-
-class CountDrawer:
-    """Draws RNG blocks' resamples as canonical counts, in row chunks (:func:`canonical_count_chunks`).
-
-    The bounds and the slot-and-row offsets are made once per agent and only read, so threads may share it.
+    Attributes
+    ----------
+    rows : int
+        Resamples per chunk (:func:`chunk_rows`).
+    high : int or ndarray
+        Exclusive bound of each run's draw (:func:`run_bounds`).
+    offsets : ndarray, shape (rows, n)
+        Added to a chunk's draws to make the bincount keys: slot base plus row times n.
     """
 
     def __init__(self, layout, budget=None):
@@ -499,7 +495,7 @@ class WindowedTrim:
 class CountStatistics:
     """Built-in statistics read off canonical counts, with work buffers reused chunk after chunk.
 
-    Calling it on integer counts (rows, n) from :func:`canonical_count_chunks`
+    Calling it on integer counts (rows, n) from :class:`CountDrawer`
     gives (rows, M) statistics equal to :func:`metric_values` on the same
     draws up to floating-point rounding (sums are taken in another order):
 
@@ -512,6 +508,17 @@ class CountStatistics:
     No sum is a matrix product (weighted row sums by
     :func:`rlstats.resampling.fixed_dot`, task sums by einsum), so a row's value
     does not depend on how many rows are computed together.
+
+    Attributes
+    ----------
+    order : ndarray
+        Canonical slots in pooled (sorted) order (:func:`pooled_slots`).
+    clipped : ndarray
+        min(score, gamma) of each canonical slot, the optimality gap's weights.
+    steps : ndarray
+        ``v_k - v_(k+1)`` of the pooled values, the IQM's weights.
+    windowed : WindowedTrim or None
+        The IQM inside two windows; None when it is the full cumulative sum (``windows=None``).
     """
 
     def __init__(self, layout, metrics, gamma, rows, windows="auto"):
@@ -766,7 +773,7 @@ def bootstrap_agent(layout, metrics, gamma, n_resamples, ss, *, task_bootstrap=F
     """(n_resamples, M) bootstrap distribution of the metrics for one agent.
 
     Built-in metrics without task resampling are read off canonical counts
-    (:func:`canonical_count_chunks`); user metrics and task resampling go
+    (:class:`CountDrawer`); user metrics and task resampling go
     through the draws.  ``batch_size`` bounds the elements held at once
     (about ``batch_size`` x runs per thread); neither it nor ``n_jobs``
     changes the draws or the result.

@@ -14,7 +14,7 @@ from . import _small_runs as small_runs
 from . import plots
 from ...design import Design
 from ...options import check_confidence_level
-from ...results import Result, resultclass, to_jsonable, _versions
+from ...results import Result, package_versions, resultclass, to_jsonable
 
 _METRIC_LABELS = {"iqm": "IQM", "mean": "mean", "median": "median", "optimality_gap": "optimality gap"}
 _REFERENCE = "Agarwal et al. (2021)"
@@ -26,7 +26,7 @@ def _export(result, skip):
     for f in dataclasses.fields(result):
         if f.name not in skip:
             out[f.name] = to_jsonable(getattr(result, f.name))
-    out["versions"] = _versions()
+    out["versions"] = package_versions()
     return out
 
 

@@ -20,6 +20,7 @@ import warnings
 import numpy as np
 
 from ...resampling import fixed_dot
+from ...statistics import monte_carlo_pvalue
 
 #: Built-in per-step statistics.
 STATISTICS = ("iqm", "mean", "median", "optimality_gap")
@@ -280,5 +281,5 @@ def max_t_pvalues(observed, null):
     if not usable.any():
         return p, se
     hits = (t_max[:, None] >= t_observed[None, :] * (1 - 1e-12)).sum(axis=0)
-    p[usable] = (1.0 + hits) / (null.shape[0] + 1.0)
+    p[usable] = monte_carlo_pvalue(hits, null.shape[0])
     return p, se

@@ -391,17 +391,6 @@ def required_heldout(mean_reported, n_reported, beta=0.05, power=0.95, mu0=0.0, 
     return int(candidates[reached[0]]) if reached.size else None
 
 
-def theorem5_gap(n_reported, alpha=0.05, beta=0.05, delta=0.05):
-    """Sufficient minimum innovation of Theorem 5 as re-derived: ``(sqrt(2) z_beta - z_alpha + z_delta) / sqrt(N_P)``.
-
-    The printed theorem has a sign slip and a missing ``1/sqrt(N_P)`` in its
-    proof (spec section 2.5, erratum 5).
-    """
-    from scipy import stats
-    z = stats.norm.isf
-    return (np.sqrt(2) * z(beta) - z(alpha) + z(delta)) / np.sqrt(n_reported)
-
-
 # --------------------------------------------------------------------------- simulation of the paper's setting
 
 #: Trials per block of a simulation; each block draws from its own spawned stream.

@@ -31,7 +31,7 @@ from ...errors import DesignError, OptionError
 from ...options import check_bool, check_choice, check_fraction, check_n_jobs, check_resamples
 from ...progress import progress_bar
 from ...resampling import seed_sequence
-from ...statistics import chi2_sf, doubled_midranks
+from ...statistics import chi2_sf, doubled_midranks, monte_carlo_pvalue
 from . import _kernels as kernels
 from ._result import _TITLES, SkillingsMackResult
 
@@ -309,7 +309,7 @@ def _test(design, options, rng):
         ss, seed = seed_sequence(rng)
         with progress_bar(options.n_resamples, options.progress, "permutations") as advance:
             mc = kernels.monte_carlo_test(setup, options.n_resamples, ss, progress=advance, n_jobs=options.n_jobs)
-        p, smallest = mc.pvalue, 1 / (options.n_resamples + 1)
+        p, smallest = mc.pvalue, monte_carlo_pvalue(0, options.n_resamples)
     elif method == "exact":
         exact = exact if exact is not None else kernels.exact_null(setup)
         p, smallest = kernels.exact_pvalue(exact, statistic), float(exact.probabilities[-1])

@@ -677,27 +677,6 @@ def exact_pvalue(null, t):
     return tail_probability(null, t)
 
 
-def exact_critical_value(null, alpha):
-    """Smallest attainable v with P0(T >= v) <= alpha, and that attained level.
-
-    Parameters
-    ----------
-    null : ExactNull
-    alpha : float in (0, 1)
-
-    Returns
-    -------
-    (float, float) or None
-        ``(v, P0(T >= v))``; None when no attainable level is <= alpha (spec
-        Section 5.4 "none"): then the test can never reject at ``alpha``.
-    """
-    tails = np.cumsum(null.probabilities[::-1])[::-1]
-    ok = np.flatnonzero(tails <= alpha * (1 + 1e-10))
-    if ok.size == 0:
-        return None
-    return float(null.values[ok[0]]), float(tails[ok[0]])
-
-
 # --------------------------------------------------------------------------- automatic choice
 
 # Largest number of within-block arrangements the automatic choice enumerates.

@@ -142,13 +142,6 @@ class SkillingsMackResult(Result):
             matrix[index[a], index[b]] = matrix[index[b], index[a]] = bool(sig)
         return matrix
 
-    def pvalue_matrix(self):
-        """Square DataFrame of adjusted pairwise p-values (diagonal 1), as scikit-posthocs shows them."""
-        matrix = pd.DataFrame(1.0, index=list(self.agents), columns=list(self.agents))
-        for a, b, p in zip(self.comparisons["agent_1"], self.comparisons["agent_2"], self.comparisons["p_adjusted"]):
-            matrix.loc[a, b] = matrix.loc[b, a] = p
-        return matrix
-
     # ---- printing -------------------------------------------------------------------
     def _statistic_line(self):
         return (f"{_STATISTIC_NAMES[self.variant]} = {fmt.signif(self.statistic)}, df = {self.df}, "

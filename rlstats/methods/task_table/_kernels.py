@@ -16,6 +16,8 @@ import math
 
 import numpy as np
 
+from ...statistics import monte_carlo_pvalue
+
 TESTS = ("welch", "mannwhitney", "brunnermunzel", "permutation")
 #: exact enumeration of the permutation-type tests up to this many splits; Monte Carlo above
 EXACT_SPLITS = 20_000
@@ -44,7 +46,7 @@ def smallest_pvalue(test, n, m, n_resamples):
     if test == "welch":
         return 0.0
     total, exact = split_count(n, m, n_resamples)
-    return 1.0 / total if exact else 1.0 / (total + 1.0)
+    return 1.0 / total if exact else monte_carlo_pvalue(0, total)
 
 
 def one_sided(test, x, y, generator, n_resamples):
@@ -254,7 +256,7 @@ def _permutation(statistic, slack, x, y, generator, n_resamples):
     total, exact = split_count(n, m, n_resamples)
     if exact:
         return above / total, below / total, "exact"
-    return (1.0 + above) / (total + 1.0), (1.0 + below) / (total + 1.0), "monte_carlo"
+    return monte_carlo_pvalue(above, total), monte_carlo_pvalue(below, total), "monte_carlo"
 
 
 def a12(x, y):

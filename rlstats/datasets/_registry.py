@@ -1,0 +1,300 @@
+"""The registry of published datasets: what each is, where its files come from, how it is read.
+
+:func:`load` reads one (its pinned files through :mod:`._fetch`, parsed by :mod:`._published`);
+:func:`available` describes them all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from ..options import check_choice
+from . import _atari_reference
+from ._fetch import _fetch, _url
+from ._published import (_ATARI_AGENT_FILES, _CURL_FILES, _HALFCHEETAH_FILES, _IRIS_DATA, _SPINNINGUP_FILES,
+                         DOPAMINE_AGENTS, DOPAMINE_GAMES, DOPAMINE_ITERATIONS, DOPAMINE_RUNS, MUJOCO_BATCHES,
+                         SPINNINGUP_EVALUATIONS, _dopamine_file, _mujoco_file, _parse_atari100k,
+                         _parse_atari100k_reference, _parse_atari_reference, _parse_dopamine_atari,
+                         _parse_halfcheetah_sac_td3, _parse_mujoco_adastop, _parse_spinningup_halfcheetah)
+
+_ATARI_LICENCE = (
+    "Scores published with Agarwal et al. (2021). rllte's LICENSE file is the MIT License "
+    "(seen at a later commit than the pinned one); no licence file was found for "
+    "eloialonso/iris. See the source repositories before redistributing."
+)
+
+
+@dataclass(frozen=True)
+class _Dataset:
+    name: str
+    description: str
+    source_paper: str
+    licence: str
+    columns: tuple
+    rows: int
+    files: tuple
+    parse: object
+
+    def url_bases(self):
+        if not self.files:
+            return "none: the table is part of rlstats"
+        bases = dict.fromkeys(_url(key.rsplit("/", 1)[0]) + "/" for key in self.files)
+        return "; ".join(bases)
+
+
+_DATASETS = {
+    d.name: d
+    for d in (
+        _Dataset(
+            name="atari100k",
+            description=(
+                "Atari 100k, 26 games: final raw game score of every run of CURL, DER, DrQ, "
+                "DrQ(eps), OTRainbow, SPR (100 runs per game), PlayVirtual (15), IRIS and "
+                "SimPLe (5). seed is the run's index within agent and game."
+            ),
+            source_paper=(
+                "Agarwal et al. (2021), Deep Reinforcement Learning at the Edge of the "
+                "Statistical Precipice, NeurIPS; IRIS: Micheli, Alonso and Fleuret (2023), "
+                "Transformers are Sample-Efficient World Models, ICLR"
+            ),
+            licence=_ATARI_LICENCE,
+            columns=("agent", "task", "seed", "score"),
+            rows=16250,
+            files=tuple(k for k in _ATARI_AGENT_FILES.values() if k is not None)
+            + tuple(_CURL_FILES.values()),
+            parse=_parse_atari100k,
+        ),
+        _Dataset(
+            name="atari100k_reference",
+            description=(
+                "Atari 100k, 26 games: score of a random policy and of a human player, the "
+                "usual normalisers: (score - random) / (human - random)."
+            ),
+            source_paper=(
+                "Agarwal et al. (2021), Deep Reinforcement Learning at the Edge of the "
+                "Statistical Precipice, NeurIPS"
+            ),
+            licence="No licence file was found for eloialonso/iris; see the source repository.",
+            columns=("task", "random", "human"),
+            rows=26,
+            files=(f"{_IRIS_DATA}/HUMAN.json", f"{_IRIS_DATA}/RANDOM.json"),
+            parse=_parse_atari100k_reference,
+        ),
+        _Dataset(
+            name="mujoco_adastop",
+            description=(
+                "MuJoCo ant, halfcheetah, hopper, humanoid, walker; PPO, SAC, DDPG, TRPO "
+                "evaluated adaptively in batches of 5 runs (batch 1..6) until every comparison "
+                "was decided (n=5, K=6, B=10000, alpha=0.05), so 5 to 30 runs per agent. seed "
+                "is the run's index within agent and task, not the training seed."
+            ),
+            source_paper=(
+                "Mathieu et al. (2023), AdaStop: adaptive statistical testing for sound "
+                "comparisons of Deep RL agents, arXiv:2306.10882"
+            ),
+            licence="No licence file was found; see the source repository.",
+            columns=("task", "agent", "batch", "seed", "score"),
+            rows=415,
+            files=tuple(
+                _mujoco_file(task, b)
+                for task, n in MUJOCO_BATCHES.items()
+                for b in range(1, n + 1)
+            ),
+            parse=_parse_mujoco_adastop,
+        ),
+        _Dataset(
+            name="halfcheetah_sac_td3",
+            description=(
+                "HalfCheetah-v2, final evaluation score of independent runs of SAC (192) and "
+                "TD3 (193 lines in the published file, which its README calls 192 runs). Not the "
+                "last evaluations of the spinningup_halfcheetah curves: apparently a separate measure "
+                "of the same runs in the same order (rank correlation with the last evaluation "
+                "0.88 for TD3, 0.54 for SAC once its unfinished curve 0 is skipped)."
+            ),
+            source_paper=(
+                "Colas, Sigaud and Oudeyer (2019), A Hitchhiker's Guide to Statistical "
+                "Comparisons of Reinforcement Learning Algorithms, arXiv:1904.06979"
+            ),
+            licence="No licence file was found; see the source repository.",
+            columns=("agent", "task", "seed", "score"),
+            rows=385,
+            files=tuple(_HALFCHEETAH_FILES.values()),
+            parse=_parse_halfcheetah_sac_td3,
+        ),
+        _Dataset(
+            name="dopamine_atari",
+            description=(
+                "Learning curves of the Dopamine Atari baselines, 60 games (sticky actions): "
+                "DQN, C51, Rainbow, IQN, Quantile (JAX) and DQN (Adam + MSE in JAX), 5 runs "
+                "each, 199 iterations. step is the iteration (0..198); one iteration is 250,000 "
+                "agent steps of 4 frames, so frames = (step + 1) * 1,000,000 is the number of "
+                "frames seen by the end of the iteration; score is the mean return of the "
+                "training episodes of that iteration. Runs are not labelled in the files: seed "
+                "is the run's position in the file (records come run after run), not the "
+                "training seed."
+            ),
+            source_paper=(
+                "Castro et al. (2018), Dopamine: A Research Framework for Deep Reinforcement "
+                "Learning, arXiv:1812.06110"
+            ),
+            licence=(
+                "google/dopamine's LICENSE file is the Apache License 2.0 (seen at a later commit "
+                "than the pinned one); see the source repository before redistributing."
+            ),
+            columns=("agent", "task", "seed", "step", "frames", "score"),
+            rows=len(DOPAMINE_AGENTS) * len(DOPAMINE_GAMES) * DOPAMINE_RUNS * DOPAMINE_ITERATIONS,
+            files=tuple(_dopamine_file(game) for game in DOPAMINE_GAMES),
+            parse=_parse_dopamine_atari,
+        ),
+        _Dataset(
+            name="atari_reference",
+            description=(
+                "57 Atari games: score of a random policy and of a human player, the usual "
+                "normalisers (score - random) / (human - random); the source column names "
+                "where the numbers were taken from. Covers 55 of the 60 dopamine_atari games; "
+                "AirRaid, Carnival, ElevatorAction, JourneyEscape and Pooyan have no values."
+            ),
+            source_paper=(
+                "Random and human (no-op starts) scores as tabulated in DQN Zoo (Quan and "
+                "Ostrovski 2020) and rliable (Agarwal et al. 2021); random scores of 49 games from "
+                "Mnih et al. (2015), Human-level control through deep reinforcement learning, Nature"
+            ),
+            licence="Published numbers, typed into rlstats; no file is read.",
+            columns=("task", "random", "human", "source"),
+            rows=len(_atari_reference.SCORES),
+            files=(),
+            parse=_parse_atari_reference,
+        ),
+        _Dataset(
+            name="spinningup_halfcheetah",
+            description=(
+                "Learning curves on HalfCheetah-v2 of SAC and TD3 (Spinning Up implementations), "
+                "193 runs each (the files have 193 columns; their README says 192), evaluated "
+                "every 5,000 environment steps: step = 5,000, 10,000, ..., 2,000,000 (400 "
+                "evaluations). SAC run 0 stops after 397 evaluations: its last 3 scores are "
+                "NaN in the file and kept as NaN. seed is the run's column in the file, not the "
+                "training seed. The final scores in halfcheetah_sac_td3 are not the last "
+                "evaluations of these curves."
+            ),
+            source_paper=(
+                "Colas, Sigaud and Oudeyer (2019), A Hitchhiker's Guide to Statistical "
+                "Comparisons of Reinforcement Learning Algorithms, arXiv:1904.06979"
+            ),
+            licence="No licence file was found; see the source repository.",
+            columns=("agent", "task", "seed", "step", "score"),
+            rows=2 * 193 * SPINNINGUP_EVALUATIONS,
+            files=tuple(_SPINNINGUP_FILES.values()),
+            parse=_parse_spinningup_halfcheetah,
+        ),
+    )
+}
+
+
+def load(name, *, cache_dir=None):
+    """Load a published dataset of RL scores as a tidy DataFrame.
+
+    Every file behind a dataset is pinned by a commit in its URL and by its
+    SHA-256, which is checked on every read.  Files are downloaded with pooch
+    into a cache, or read from an offline mirror:
+
+    - with the environment variable ``RLSTATS_DATA_MIRROR`` set, the file
+      ``https://raw.githubusercontent.com/<owner>/<repo>/<commit>/<path>``
+      is read from ``$RLSTATS_DATA_MIRROR/<owner>/<repo>/<commit>/<path>``
+      and nothing is downloaded;
+    - otherwise it is downloaded once into ``cache_dir``, else
+      ``$RLSTATS_DATA_DIR``, else ``pooch.os_cache("rlstats")``.
+
+    Parameters
+    ----------
+    name : str
+        One of the names :func:`available` shows: final scores ``"atari100k"``,
+        ``"mujoco_adastop"``, ``"halfcheetah_sac_td3"``; learning curves
+        ``"dopamine_atari"`` and ``"spinningup_halfcheetah"`` (one row per
+        agent, task, run and evaluation ``step``); normalisers
+        ``"atari100k_reference"`` and ``"atari_reference"`` (57 games, no
+        file to read; see :func:`rlstats.normalize`).
+    cache_dir : str or path-like, optional
+        Download cache; overrides ``RLSTATS_DATA_DIR``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A new frame on every call, with the columns and dtypes
+        ``pandas.read_csv`` gives for a CSV of the same table (string
+        columns for names, int64 for ``seed``, ``batch``, ``step`` and
+        ``frames``, float64 for scores), rows in the published order; the
+        learning curves are sorted by agent (in file order), task, run and
+        step.
+
+    Raises
+    ------
+    OptionError
+        For an unknown ``name``.
+    DataUnavailableError
+        When a file cannot be downloaded, is missing from the mirror or does
+        not match its pinned SHA-256; the message names the file, the URL
+        and what to do.
+
+    Examples
+    --------
+    Needs the network or a mirror, so not run as a doctest:
+
+    >>> from rlstats import datasets
+    >>> datasets.load("atari100k").shape  # doctest: +SKIP
+    (16250, 4)
+    >>> curves = datasets.load("dopamine_atari")  # doctest: +SKIP
+    >>> curves.columns.tolist()  # doctest: +SKIP
+    ['agent', 'task', 'seed', 'step', 'frames', 'score']
+
+    The Atari normalisers need no file:
+
+    >>> datasets.load("atari_reference").head(2)[["task", "random", "human"]]
+         task  random   human
+    0   Alien   227.8  7127.7
+    1  Amidar     5.8  1719.5
+    """
+    dataset = _DATASETS[check_choice("name", name, tuple(_DATASETS))]
+    paths = {key: _fetch(key, cache_dir) for key in dataset.files}
+    return dataset.parse(paths)
+
+
+def available():
+    """Describe the datasets :func:`load` can read.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per dataset with columns ``name``, ``description``,
+        ``source_paper``, ``url_base`` (the pinned directories the files
+        come from, ``"; "``-separated; a table built into rlstats has
+        none), ``licence`` (what the source repositories state, as far as
+        known), ``rows``, ``columns`` (the column names, comma-separated)
+        and ``files`` (how many pinned files).
+
+    Examples
+    --------
+    >>> from rlstats import datasets
+    >>> datasets.available()[["name", "rows", "files"]]
+                         name    rows  files
+    0               atari100k   16250     34
+    1     atari100k_reference      26      2
+    2          mujoco_adastop     415     24
+    3     halfcheetah_sac_td3     385      2
+    4          dopamine_atari  358200     60
+    5         atari_reference      57      0
+    6  spinningup_halfcheetah  154400      2
+    """
+    return pd.DataFrame(
+        {
+            "name": [d.name for d in _DATASETS.values()],
+            "description": [d.description for d in _DATASETS.values()],
+            "source_paper": [d.source_paper for d in _DATASETS.values()],
+            "url_base": [d.url_bases() for d in _DATASETS.values()],
+            "licence": [d.licence for d in _DATASETS.values()],
+            "rows": [d.rows for d in _DATASETS.values()],
+            "columns": [", ".join(d.columns) for d in _DATASETS.values()],
+            "files": [len(d.files) for d in _DATASETS.values()],
+        }
+    )
