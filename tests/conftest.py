@@ -22,6 +22,18 @@ def shared_data():
 
 
 @pytest.fixture
+def sb3(shared_data):
+    """The shared Stable-Baselines3 logs' evaluation returns (TensorBoard), as column score; skips when absent."""
+    import rlstats
+
+    folder = shared_data / "logs" / "sb3_classic"
+    if not folder.is_dir():
+        pytest.skip(f"the SB3 logs are not at {folder}")
+    return rlstats.read_logs(folder, "{agent}/{task}/seed_{seed}", format="tensorboard",
+                             tags={"eval/mean_reward": "score"}, progress=False)
+
+
+@pytest.fixture
 def no_network(monkeypatch):
     """Fail the test if pooch is asked to download anything."""
     import pooch

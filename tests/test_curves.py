@@ -491,14 +491,6 @@ def test_scales_apart_warn_unless_said_to_be_one_scale():
         rlstats.curves(apart, FORMULA, normalize=True, **options)
 
 
-@pytest.fixture
-def sb3(shared_data):
-    folder = shared_data / "logs" / "sb3_classic"
-    if not folder.is_dir():
-        pytest.skip(f"the SB3 logs are not at {folder}")
-    return rlstats.read_logs(folder, "{agent}/{task}/seed_{seed}", format="tensorboard",
-                             tags={"eval/mean_reward": "score"}, progress=False)
-
 
 def test_real_sb3_logs(sb3):
     with pytest.raises(DesignError, match="agent 'DQN' on task 'Acrobot-v1'"):

@@ -386,14 +386,6 @@ def test_summary_options_are_checked(curves, options, phrase):
 # ----------------------------------------------------------------------------- the real SB3 logs
 
 
-@pytest.fixture
-def sb3(shared_data):
-    folder = shared_data / "logs" / "sb3_classic"
-    if not folder.is_dir():
-        pytest.skip(f"the SB3 logs are not at {folder}")
-    return rlstats.read_logs(folder, "{agent}/{task}/seed_{seed}", format="tensorboard",
-                             tags={"eval/mean_reward": "score"}, progress=False)
-
 
 def test_real_sb3_logs_align_per_task_and_summarise_with_their_dtypes(sb3):
     aligned = rlstats.align_steps(sb3, FORMULA, step="step")
