@@ -491,7 +491,6 @@ def test_scales_apart_warn_unless_said_to_be_one_scale():
         rlstats.curves(apart, FORMULA, normalize=True, **options)
 
 
-
 def test_real_sb3_logs(sb3):
     with pytest.raises(DesignError, match="agent 'DQN' on task 'Acrobot-v1'"):
         rlstats.curves(sb3, FORMULA, step="step", n_resamples=200, rng=0)

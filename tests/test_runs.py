@@ -386,7 +386,6 @@ def test_summary_options_are_checked(curves, options, phrase):
 # ----------------------------------------------------------------------------- the real SB3 logs
 
 
-
 def test_real_sb3_logs_align_per_task_and_summarise_with_their_dtypes(sb3):
     aligned = rlstats.align_steps(sb3, FORMULA, step="step")
     assert aligned["step"].dtype == np.int64 and aligned["seed"].dtype == np.int64
