@@ -5,6 +5,7 @@
 >>> res = rlstats.compare(df, "score ~ agent | task")
 """
 
+import importlib
 import sys
 import types
 
@@ -30,6 +31,9 @@ _SOURCES = {
 for _name, _path in _methods.PUBLIC.items():
     _module = _path.partition(":")[0]
     _SOURCES[_module] = (*_SOURCES.get(_module, ()), _name)
+    # A back end's public subpackage (rlstats.selection) imports under its public name too; its __init__ is lazy.
+    if _module == _methods.__name__:
+        sys.modules.setdefault(f"{__name__}.{_name}", importlib.import_module(f"{_module}.{_path.partition(':')[2]}"))
 del _name, _path, _module
 __getattr__, __dir__ = lazy_names(__name__, _SOURCES, submodules=True)
 

@@ -82,6 +82,16 @@ def test_import_rlstats_imports_no_heavy_library(tmp_path):
     assert loaded_by_code("import rlstats", tmp_path) == []
 
 
+def test_a_public_subpackage_imports_under_its_public_name(tmp_path):
+    # rlstats.selection's docstring calls it public: `import rlstats.selection` works, lazily, and is the
+    # same module as the attribute.
+    code = ("import rlstats.selection, rlstats\n"
+            "from rlstats.selection import simulate as _\n"
+            "assert rlstats.selection is __import__('sys').modules['rlstats.methods.selection']")
+    assert "pandas" in loaded_by_code(code, tmp_path)
+    assert loaded_by_code("import rlstats.selection", tmp_path) == []
+
+
 def test_the_registry_and_the_back_end_folders_import_no_heavy_library(tmp_path):
     # The declarations are read at `import rlstats` and by `--help`: each folder's package and _backend load
     # their modules on first use.
