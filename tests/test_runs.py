@@ -324,8 +324,8 @@ def test_summaries_name_runs_that_end_before_their_task():
 
 def _first_crossings(data, threshold):
     """Independent: the first logged step at or above ``threshold`` of each run, NaN if none (pandas)."""
-    return data.groupby(["agent", "task", "seed"]).apply(
-        lambda g: g.loc[g["score"] >= threshold, "step"].min(), include_groups=False)
+    return data.groupby(["agent", "task", "seed"])[["score", "step"]].apply(  # the oldest pandas lacks include_groups
+        lambda g: g.loc[g["score"] >= threshold, "step"].min())
 
 
 def test_time_to_threshold_reads_each_runs_own_logged_steps():
@@ -358,8 +358,8 @@ def test_time_to_threshold_reads_each_runs_own_logged_steps():
 def test_auc_over_each_tasks_own_budget():
     data = _budgets(dqn=False)
     runs = rlstats.summarize_runs(data, FORMULA, step="step", how="auc")
-    expected = data.groupby(["agent", "task", "seed"]).apply(
-        lambda g: integrate.trapezoid(g["score"], g["step"]), include_groups=False)
+    expected = data.groupby(["agent", "task", "seed"])[["score", "step"]].apply(
+        lambda g: integrate.trapezoid(g["score"], g["step"]))
     np.testing.assert_allclose(runs.set_index(["agent", "task", "seed"])["score"], expected.loc[
         list(runs.set_index(["agent", "task", "seed"]).index)], rtol=1e-12)
     assert ("area under the curve over steps 5k to 20k on Acrobot-v1, 5k to 30k on CartPole-v1"
