@@ -28,9 +28,9 @@ import importlib
 import time
 import warnings
 
-from rlstats.power import power
+from rlstats.planning import power
 
-power_module = importlib.import_module("rlstats.power._api")  # the planning internals
+power_module = importlib.import_module("rlstats.planning._api")  # the planning internals
 
 METHODS = ("skillings_mack", "bootstrap", "adastop", "permutation")
 

@@ -7,7 +7,6 @@
 
 import importlib
 import sys
-import types
 
 from . import methods as _methods
 from ._lazy import lazy_names
@@ -20,13 +19,13 @@ from .errors import (DataUnavailableError, DesignError, FormulaError, LogReadErr
 # the other submodules load on first use too. The back ends' names come from their declarations.
 _SOURCES = {
     ".citations": ("cite",),
-    ".compare": ("compare",),
+    ".comparison": ("compare",),
     ".design": ("Design", "build"),
     ".formula": ("Formula", "parse"),
     ".runs": ("align_steps", "summarize_runs"),
     ".logs": ("read_logs", "read_wandb"),
-    ".normalize": ("normalize",),
-    ".power": ("PowerResult", "power", "sample_size"),
+    ".normalization": ("normalize",),
+    ".planning": ("PowerResult", "power", "sample_size"),
 }
 for _name, _path in _methods.PUBLIC.items():
     _module = _path.partition(":")[0]
@@ -37,17 +36,6 @@ for _name, _path in _methods.PUBLIC.items():
 del _name, _path, _module
 __getattr__, __dir__ = lazy_names(__name__, _SOURCES, submodules=True)
 
-
-class _Package(types.ModuleType):
-    # Importing a submodule binds it to its name on the package; rlstats.compare, rlstats.power and
-    # rlstats.normalize are the functions of those modules' names, which must win (as the eager import did).
-    def __setattr__(self, name, value):
-        if name in ("compare", "power", "normalize") and isinstance(value, types.ModuleType):
-            value = getattr(value, name)
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
 
 __all__ = [
     "compare", "normalize", "datasets", *_methods.PUBLIC, "power", "sample_size", "PowerResult", "cite",

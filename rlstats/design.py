@@ -22,7 +22,8 @@ from . import formula as formula_module
 from .conditions import Condition, parse_condition
 from .format import count
 from .errors import DesignError, OptionError
-from .normalize import normalize_response
+from .formula import capture_environment
+from .normalization import load_reference, normalize_response
 from .options import check_bool, check_choice
 from .provenance import NOTES_ATTR, add_note
 
@@ -249,7 +250,7 @@ def _drop_unused(codes, labels, what):
 
 
 def build(data, formula, *, na_action="raise", eval_env=0, extra_columns=(), pool_tasks=False, normalize=None,
-          step=None, curves=False, min_agents=2):
+          step=None, curves=False, min_agents=2, optional_columns=()):
     """Validate ``data`` against ``formula`` and return the :class:`Design`.
 
     Parameters
@@ -268,6 +269,9 @@ def build(data, formula, *, na_action="raise", eval_env=0, extra_columns=(), poo
     extra_columns : sequence of str
         Further columns a back end needs (e.g. a ``batch`` column); they must
         exist and have no missing values, and are returned in ``Design.extra``.
+    optional_columns : sequence of str
+        Columns kept like ``extra_columns`` when the data have them (e.g. the ``seed``
+        column whose order forms AdaStop's interims), so no back end reads the frame itself.
     pool_tasks : bool
         Allow ``score ~ agent`` on data whose ``task`` column has several
         tasks, pooling them into one comparison (stated in the result).
@@ -307,6 +311,7 @@ def build(data, formula, *, na_action="raise", eval_env=0, extra_columns=(), poo
         ids within a cell, several tasks without a blocking term, rows that
         are points of learning curves (a step column varying within a cell).
     """
+    normalize = load_reference(normalize)  # a dataset named here is read now, never during validation
     na_action = check_choice("na_action", na_action, NA_ACTIONS)
     if not isinstance(data, pd.DataFrame):
         raise DesignError(f"data must be a pandas DataFrame in long format (one row per run), "
@@ -333,6 +338,8 @@ def build(data, formula, *, na_action="raise", eval_env=0, extra_columns=(), poo
                               f"e.g. '{formula.response} ~ {formula.groups} | {formula.blocks or 'task'}/seed', "
                               "so that each run's steps stay together")
         extra_columns = tuple(extra_columns) + ((step,) if step not in extra_columns else ())
+    extra_columns = tuple(extra_columns) + tuple(c for c in optional_columns
+                                                  if c in data.columns and c not in extra_columns)
     notes = list(data.attrs.get(NOTES_ATTR, ()))
     if normalize is not None and normalize is not False:  # False: the scores are on one scale already
         data, note = normalize_response(data, formula, normalize)
@@ -461,18 +468,23 @@ def subset_rows(data, subset):
     return add_note(kept, f"subset={said} kept {int(mask.sum())} of {len(data)} rows", source=data)
 
 
-def design_of(data, formula=None, *, eval_env=0, **options):
-    """The Design a public function works on: ``data`` itself when it already is one, else ``build(...)``.
+def design_of(data, formula=None, *, subset=None, eval_env=None, **options):
+    """The front door every public function takes: ``(data, formula, subset, options)`` into a Design.
 
-    ``eval_env`` counts frames above the caller of this function, as in
-    :func:`build`.  Options that need the DataFrame (``normalize=``) are an
-    error with a ready Design, and so are ``extra_columns`` it was built without.
+    ``data`` that already is a Design is returned as it is (nothing parsed or built; options that need
+    the DataFrame, ``subset=`` and ``normalize=``, are an error, and so are ``extra_columns`` it was
+    built without). Otherwise ``subset=`` selects rows (:func:`subset_rows`), the formula is parsed
+    once (a parsed :class:`~rlstats.formula.Formula` is taken as it is) and :func:`build` validates.
+    Call it from the public function itself: ``eval_env`` (None: 0) counts frames above that
+    function's caller, whose names the response may use; an EvalEnvironment is used as given.
     """
     if isinstance(data, Design):
+        if subset is not None:
+            raise OptionError("subset= needs the DataFrame; select the rows before building the Design")
         if options.get("normalize") is not None and options.get("normalize") is not False:
             raise OptionError("normalize= needs the DataFrame; normalise before building the Design")
         if formula is not None:
-            given = formula if isinstance(formula, formula_module.Formula) else formula_module.parse(formula)
+            given = formula_module.parse(formula)
             if _roles(given) != _roles(data.formula):
                 raise OptionError(f"the formula '{given.text}' differs from the one the Design was built with "
                                   f"('{data.formula.text}'); pass formula=None with a ready Design, or build it anew")
@@ -484,25 +496,9 @@ def design_of(data, formula=None, *, eval_env=0, **options):
         return data
     if formula is None:
         raise OptionError("formula is required, e.g. 'score ~ agent | task'")
-    return build(data, formula, eval_env=capture_environment(eval_env), **options)
-
-
-def capture_environment(eval_env, reference=1):
-    """``eval_env`` as an EvalEnvironment: given, or that many frames above the caller of the function calling this.
-
-    ``reference`` counts further frames up (1: the caller of the function that calls this one, as a
-    public function does to reach its own caller). A bad value is an OptionError, not patsy's TypeError.
-    """
-    if isinstance(eval_env, patsy.EvalEnvironment):
-        return eval_env
-    if isinstance(eval_env, bool) or not isinstance(eval_env, int) or eval_env < 0:
-        raise OptionError(f"eval_env must be a patsy.EvalEnvironment or a number of frames above the caller (0, 1, "
-                          f"...), got {eval_env!r}")
-    try:
-        return patsy.EvalEnvironment.capture(eval_env, reference=reference + 1)
-    except ValueError:  # patsy: the call stack is not that deep
-        raise OptionError(f"eval_env={eval_env} counts more frames than the call stack holds; pass 0 for the "
-                          "caller's own names") from None
+    # reference=2: the frame above the public function that called this one
+    env = capture_environment(0 if eval_env is None else eval_env, reference=2)
+    return build(subset_rows(data, subset), formula_module.parse(formula), eval_env=env, **options)
 
 
 def _roles(formula):

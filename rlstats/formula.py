@@ -31,7 +31,7 @@ import pandas as pd
 import patsy
 
 from .conditions import ast_depth
-from .errors import DesignError, FormulaError
+from .errors import DesignError, FormulaError, OptionError
 from .options import check_choice
 
 __all__ = ["Formula", "Response", "parse", "check_columns", "evaluate_response"]
@@ -620,11 +620,30 @@ def check_columns(formula: Formula, columns, eval_env=None) -> None:
         For the first unknown name, with a caret under it and "did you mean"
         when a column has a close spelling.
     """
-    namespace = None if eval_env is None else patsy.EvalEnvironment.capture(eval_env, reference=1).namespace
+    namespace = None if eval_env is None else capture_environment(eval_env, reference=1).namespace
     _check_names(_structure(formula.text), list(columns), namespace, set(_ROLES))
 
 
 # ---------------------------------------------------------------- evaluation
+
+def capture_environment(eval_env, reference=1):
+    """``eval_env`` as an EvalEnvironment: given, or that many frames above the caller of the function calling this.
+
+    The one place the caller's environment is captured (a move to another formula library changes this
+    function only). ``reference`` counts further frames up (1: the caller of the function that calls this
+    one). A bad value is an OptionError, not patsy's TypeError.
+    """
+    if isinstance(eval_env, patsy.EvalEnvironment):
+        return eval_env
+    if isinstance(eval_env, bool) or not isinstance(eval_env, int) or eval_env < 0:
+        raise OptionError(f"eval_env must be a patsy.EvalEnvironment or a number of frames above the caller (0, 1, "
+                          f"...), got {eval_env!r}")
+    try:
+        return patsy.EvalEnvironment.capture(eval_env, reference=reference + 1)
+    except ValueError:  # patsy: the call stack is not that deep
+        raise OptionError(f"eval_env={eval_env} counts more frames than the call stack holds; pass 0 for the "
+                          "caller's own names") from None
+
 
 class _DataColumns(Mapping):
     """The response's columns, converted to numpy only when the expression reads them."""
@@ -807,7 +826,7 @@ def evaluate_response(formula: Formula, data: pd.DataFrame, eval_env=0, *, on_no
     if not isinstance(data, pd.DataFrame):
         raise DesignError(f"data must be a pandas DataFrame, got {type(data).__name__}")
     parts = _structure(formula.text)
-    caller = patsy.EvalEnvironment.capture(eval_env, reference=1)
+    caller = capture_environment(eval_env, reference=1)
     restricted = isinstance(caller, RestrictedEnvironment)
     if restricted:
         code = _check_restricted(formula, parts)

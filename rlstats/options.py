@@ -16,10 +16,16 @@ import numpy as np
 from .errors import OptionError
 
 
-def check_choice(name, value, allowed):
-    """Return ``value`` if it is one of ``allowed``; raise OptionError otherwise."""
+def check_choice(name, value, allowed, *, renamed=None):
+    """Return ``value`` if it is one of ``allowed``; raise OptionError otherwise.
+
+    ``renamed`` maps an old value to ``(new value, why)``: the error names the new one.
+    """
     if isinstance(value, str) and value in allowed:
         return value
+    if isinstance(value, str) and value in (renamed or {}):
+        new, why = renamed[value]
+        raise OptionError(f"{name}={value!r} is now called {new!r} ({why}); pass {name}={new!r}")
     choices = ", ".join(repr(a) for a in allowed)
     raise OptionError(f"{name}={value!r} is not one of the allowed values: {choices}")
 

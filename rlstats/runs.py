@@ -22,7 +22,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from .design import NOTES_ATTR, build, capture_environment
+from .design import NOTES_ATTR, design_of
 from .format import count, format_step
 from .errors import DesignError, OptionError
 from .options import check_bool, check_choice, check_int
@@ -286,11 +286,14 @@ def check_grid(steps):
     return grid
 
 
-def curves_design(data, formula, step, na_action, eval_env):
-    """The curves Design; ``eval_env`` is an EvalEnvironment (the public function captured it)."""
+def curves_options(data, step, na_action):
+    """What a function of learning curves asks of the front door (:func:`rlstats.design.design_of`)."""
     if not isinstance(step, str):
         raise OptionError(f"step= names the step column, e.g. step='step'; got {step!r}")
-    return build(data, formula, na_action=na_action, eval_env=eval_env, step=step, curves=True)
+    if not isinstance(data, pd.DataFrame):  # a ready Design has no step column to align on
+        raise DesignError(f"data must be a pandas DataFrame of learning curves (one row per run and step), "
+                          f"got {type(data).__name__}")
+    return dict(na_action=na_action, step=step, curves=True)
 
 
 def _value_name(formula):
@@ -353,7 +356,7 @@ def align_steps(data, formula, *, step, steps=None, method="last", na_action="ra
     ([0.0, 4.0, 10.0, 0.0, 1.0, 2.0], [0, 5, 10])
     """
     method = check_choice("method", method, ALIGN_METHODS)
-    design = curves_design(data, formula, step, na_action, capture_environment(eval_env))
+    design = design_of(data, formula, eval_env=eval_env, **curves_options(data, step, na_action))
     starts, stops = run_bounds(design)
     logged = snap_steps(design.extra[step], starts)
     if steps is None:
@@ -497,7 +500,7 @@ def summarize_runs(data, formula, *, step, how="final", k=None, threshold=None, 
     how = check_choice("how", how, SUMMARIES)
     method = check_choice("method", method, ALIGN_METHODS)
     k, normalize_auc = _check_summary_options(how, k, threshold, normalize_auc)
-    design = curves_design(data, formula, step, na_action, capture_environment(eval_env))
+    design = design_of(data, formula, eval_env=eval_env, **curves_options(data, step, na_action))
     name = _value_name(design.formula)
     starts, stops = run_bounds(design)
     logged = snap_steps(design.extra[step], starts)

@@ -107,7 +107,7 @@ _TERMS = [
     ("descriptive_high", None, "descriptive upper", "upper bound of the descriptive interval an inferential one rescales"),
     # selection check (cherry-picking, Komiyama and Maehara 2018)
     ("verdict", "verdict", "verdict", "outcome of a selection check: survives, selection_bias or no_claim"),
-    ("inspector", "inspector", "inspector", "test comparing reported with held-out tasks (permutation, t, welch, z)"),
+    ("inspector", "inspector", "inspector", "test comparing reported with held-out tasks (fisher_pitman, t, welch, z)"),
     ("reporter", "reporter", "reporter", "the reporter's test of a positive mean effect on the reported tasks"),
     ("p_value_reporter", "pvalue_reporter", "reporter p-value",
      "the reporter's naive p-value: mean effect over the reported tasks > 0"),

@@ -385,12 +385,16 @@ OWN_OPTIONS = [
     ("selection_check", "heldout", "nosuch", OptionError, "heldout= must be a list of task names, got 'nosuch'"),
     ("selection_check", "effect", "ratio", OptionError, "effect='ratio' is not one of the allowed values"),
     ("selection_check", "inspector", "oracle", OptionError, "inspector='oracle' is not one of the allowed"),
+    ("selection_check", "inspector", "permutation", OptionError,
+     ("inspector='permutation' is now called 'fisher_pitman'", "pass inspector='fisher_pitman'")),
     ("selection_check", "reporter", "oracle", OptionError, "reporter='oracle' is not one of the allowed values"),
     ("selection_check", "mu_gap", -1, OptionError, "mu_gap must be >= 0"),
     ("selection_check", "sigma", -1, OptionError, "sigma must be None (unknown sd), \"pooled\" or a positive"),
     ("selection_check", "beta", 1.5, OptionError, "beta must be strictly between 0 and 1"),
     ("task_table", "statistic", "max", OptionError, "statistic='max' is not one of the allowed values"),
     ("task_table", "test", "ttest", OptionError, "test='ttest' is not one of the allowed values"),
+    ("task_table", "test", "permutation", OptionError,
+     ("test='permutation' is now called 'fisher_pitman'", "names the step-down back end", "pass test='fisher_pitman'")),
     ("task_table", "adjustment", "fdr", OptionError, "adjustment='fdr' is not one of the allowed values"),
     ("task_table", "aggregate", "mean", OptionError, "aggregate= must be None or 'bootstrap', got 'mean'"),
     ("curves", "step", "nosuch", DesignError, "step column 'nosuch' not found in data"),
@@ -419,6 +423,14 @@ OWN_OPTIONS = [
 def test_a_bad_value_of_a_back_end_option(name, option, value, error, phrases):
     function, data, formula, options = BACKENDS[name]
     fails(error, phrases, function, data, formula, **{**options, option: value})
+
+
+def test_the_selection_simulation_names_the_renamed_inspector():
+    # "permutation" is the step-down back end; the permutation test of the mean difference is "fisher_pitman".
+    fails(OptionError, ("inspector='permutation' is now called 'fisher_pitman'", "pass inspector='fisher_pitman'"),
+          rlstats.selection.simulate, 12, 4, inspector="permutation", n_trials=10, rng=0)
+    fails(OptionError, "inspector='oracle' is not one of the allowed values: 'fisher_pitman', 't', 'welch', 'z'",
+          rlstats.selection.simulate, 12, 4, inspector="oracle", n_trials=10, rng=0)
 
 
 @pytest.mark.parametrize("method", sorted(rlstats.methods.METHODS))
@@ -565,8 +577,7 @@ def test_bad_formula(name, formula, error, phrases):
 @pytest.mark.parametrize("name", BACKENDS)
 def test_no_formula(name):
     function, data, _, options = BACKENDS[name]
-    error, phrase = (FormulaError, "got NoneType: None") if name == "curves" else (OptionError, "formula is required")
-    fails(error, phrase, function, data, None, **options)
+    fails(OptionError, "formula is required", function, data, None, **options)  # one front door, one message
 
 
 @pytest.mark.parametrize("name", [n for n in BACKENDS if n != "curves"])

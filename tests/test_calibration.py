@@ -139,10 +139,39 @@ def _check_effects(point, n_sim):
             assert measured["coverage"] >= 0.95 - 3 * math.sqrt(0.05 * 0.95 / measured["n_sim"]), measured
 
 
-@pytest.mark.parametrize("point, n_sim", grid_points([(2, 3, "normal", "one_best"), (2, 10, "skewed", "all_equal")],
-                                                    EFFECTS["grid"](), 300, 400))
+@pytest.mark.parametrize("point, n_sim", grid_points([(2, 3, "normal", "one_best"), (2, 10, "skewed", "all_equal"),
+                                                     (3, 2, "skewed", "one_best")], EFFECTS["grid"](), 300, 400))
 def test_effect_size_intervals(point, n_sim):
     _check_effects(point, n_sim)
+
+
+def test_effect_size_notes_read_the_nearest_measured_design(monkeypatch):
+    from rlstats.methods.task_table import _calibration as task_table_calibration
+
+    shortfall = task_table_calibration.effect_size_shortfall
+    # the real table: 3 and 8 agents and 2 runs per agent are on its grid and read as they are
+    for agents, runs in [(3, 3), (8, 20), (3, 2), (8, 2)]:
+        row = shortfall("a12", agents, runs, 0.95)
+        assert (row["agents"], row["runs"]) == (str(agents), str(runs))
+        assert float(row["coverage"]) < 0.95 - 3 * math.sqrt(0.05 * 0.95 / int(row["n_sim"]))
+    df = rlstats.datasets.simulate(agents=8, tasks=2, seeds=3, effect=1.0, rng=0)
+    quoted = shortfall("a12", 8, 3, 0.95)
+    assert any(n.startswith("measured coverage of the 95% Vargha-Delaney A12 interval (Brunner-Munzel) against the "
+                            f"best with 8 agents and 3 runs per agent: {float(quoted['coverage']):.3f}")
+               for n in rlstats.task_table(df, "score ~ agent | task/seed").notes)
+
+    # a made-up table: agents nearest on a log scale (the more on a tie), runs the largest measured up to the design's
+    def row(agents, runs, coverage):
+        return {"procedure": "task_table.effect_size", "metric": "a12", "agents": str(agents), "runs": str(runs),
+                "n_sim": "1000", "coverage": str(coverage)}
+
+    rows = tuple(row(a, r, 0.5 + a / 100 + r / 1000) for a in (2, 8) for r in (3, 10))
+    monkeypatch.setattr(calibration, "rows", lambda procedure: rows if procedure == "task_table.effect_size" else ())
+    for (agents, runs), near in {(2, 3): (2, 3), (3, 9): (2, 3), (4, 10): (8, 10), (5, 2): (8, 3),
+                                 (7, 50): (8, 10)}.items():
+        found = shortfall("a12", agents, runs, 0.95)
+        assert (int(found["agents"]), int(found["runs"])) == near, (agents, runs)
+    assert shortfall("hedges_g", 4, 3, 0.95) is None and shortfall("a12", 4, 3, 0.9) is None
 
 
 INTERVALS = runpy.run_path(str(REFERENCE / "coverage_small_runs.py"))
@@ -179,37 +208,81 @@ def _check_percentiles(point, n_sim):
     or at the level where that is nearer 1/2), and at the level within 3 SE or quoted by the result."""
     from rlstats.methods.percentiles import _api
 
-    interval, runs = point
-    rows = [r for r in calibration.rows(PERCENTILES["PROCEDURE"]) if (r["interval"], int(r["runs"])) == point]
+    interval, agents, tasks, runs = point
+    rows = [r for r in calibration.rows(PERCENTILES["PROCEDURE"])
+            if (r["interval"], int(r["agents"]), int(r["tasks"]), int(r["runs"])) == point]
     assert len(rows) == 1, "the calibration table lacks this grid point"
-    measured = PERCENTILES["table_rows"](point, n_sim)[0]["coverage"]
+    measured = PERCENTILES["table_rows"](point, n_sim)[0]  # at most the design's planned data sets
+    coverage, n_measured = measured["coverage"], measured["n_sim"]
     tabled = float(rows[0]["coverage"])
-    joint = math.sqrt(max(tabled * (1 - tabled), 0.05 * 0.95) * (1 / n_sim + 1 / int(rows[0]["n_sim"])))
-    assert abs(measured - tabled) <= 4 * joint, (point, measured, tabled)
-    quoted = _api._coverage_note(interval, runs) is not None
-    assert measured >= 0.95 - 3 * math.sqrt(0.05 * 0.95 / n_sim) or quoted, (point, measured)
+    joint = math.sqrt(max(tabled * (1 - tabled), 0.05 * 0.95) * (1 / n_measured + 1 / int(rows[0]["n_sim"])))
+    assert abs(coverage - tabled) <= 4 * joint, (point, coverage, tabled)
+    quoted = _api._coverage_note(interval, runs, agents, tasks) is not None
+    assert coverage >= 0.95 - 3 * math.sqrt(0.05 * 0.95 / n_measured) or quoted, (point, coverage)
 
 
-@pytest.mark.parametrize("point, n_sim", grid_points([("pbp_t", 3), ("bootstrap", 5)], PERCENTILES["grid"](), 40, 200))
+@pytest.mark.parametrize("point, n_sim", grid_points([("pbp_t", 3, 2, 3), ("bootstrap", 3, 2, 5), ("pbp_t", 2, 1, 3)],
+                                                    PERCENTILES["grid"](), 40, 200))
 def test_percentiles_intervals(point, n_sim):
     _check_percentiles(point, n_sim)
 
 
-def test_percentiles_quote_a_measured_coverage(monkeypatch):
-    def row(interval, runs, coverage):
-        return {"procedure": "percentiles.interval", "interval": interval, "runs": str(runs), "level": "0.95",
-                "n_sim": "1000", "coverage": str(coverage)}
+def test_percentiles_truth_of_a_drawn_design():
+    # the truth of a drawn 5 x 5 design in its two steps: quadrature payoffs against the payoffs of 2,000 runs per
+    # cell (within 4 SE at most), and the test file's naive game solver, here at 5 agents x 5 tasks, against the
+    # package's aggregate of those estimated payoffs
+    params = PERCENTILES["beta_params"](5, 5)
+    payoffs = PERCENTILES["true_payoffs"](params, 5, 5)
+    res = rlstats.percentiles(PERCENTILES["simulate"](params, 2000, np.random.default_rng(0)), "score ~ agent | task",
+                              interval=None)
+    np.testing.assert_allclose(res.payoff, payoffs, atol=4 * 0.5 / math.sqrt(2 * 2000))
+    np.testing.assert_allclose(PERCENTILES["TESTS"]["naive_solution"](res.payoff)[1], res.estimate, atol=1e-9)
 
-    rows = (row("pbp", 3, 0.99), row("pbp_t", 3, 0.85), row("pbp_t", 10, 0.95), row("bootstrap", 3, 0.935))
+
+def test_percentiles_quote_the_nearest_measured_design(monkeypatch):
+    from rlstats.methods.percentiles import _api
+
+    # the real table: a measured design quotes its own row, or nothing where the row holds its level
+    for row in calibration.rows(PERCENTILES["PROCEDURE"]):
+        design = int(row["agents"]), int(row["tasks"])
+        note = _api._coverage_note(row["interval"], int(row["runs"]), *design)
+        short = (calibration.shortfall([row], 0.95) is not None
+                 or float(row["coverage"]) < _api.COVERAGE_FLOOR.get(row["interval"], 0.0))
+        assert (note is not None) == short, row
+        assert note is None or (f"in simulations of {row['agents']} agents x {row['tasks']} task" in note
+                                and f"with {row['runs']} runs per cell" in note
+                                and f"{float(row['coverage']):.2f} of {row['n_sim']} data sets" in note), (note, row)
+
+    def row(interval, agents, tasks, runs, coverage):
+        return {"procedure": "percentiles.interval", "interval": interval, "agents": str(agents), "tasks": str(tasks),
+                "runs": str(runs), "level": "0.95", "n_sim": "1000", "coverage": str(coverage)}
+
+    rows = (row("pbp", 3, 2, 3, 0.99), row("pbp_t", 3, 2, 3, 0.85), row("pbp_t", 3, 2, 10, 0.95),
+            row("bootstrap", 3, 2, 3, 0.935), row("pbp_t", 8, 5, 3, 0.5), row("pbp_t", 8, 5, 5, 0.6),
+            row("pbp_t", 2, 1, 5, 0.7), row("pbp_t", 4, 8, 3, 0.8), row("pbp_t", 4, 2, 3, 0.75),
+            row("pbp_t", 8, 2, 3, 0.9))
     monkeypatch.setattr(calibration, "rows", lambda procedure: rows if procedure == "percentiles.interval" else ())
     df = rlstats.datasets.simulate(agents=3, tasks=2, seeds=4, rng=0)
     notes = rlstats.percentiles(df, "score ~ agent | task", interval="pbp_t").notes
-    assert ("4 runs in the smallest cell are few for Student-t payoff intervals: in simulations with 3 runs per cell, "
-            'nominal 95% simultaneous intervals held every true value in 0.85 of data sets; interval="pbp" keeps its '
-            "level" in notes)
+    assert ("4 runs in the smallest cell are few for Student-t payoff intervals: in simulations of 3 agents x 2 tasks "
+            "with 3 runs per cell, nominal 95% simultaneous intervals held every true value in 0.85 of 1000 data sets; "
+            'interval="pbp" keeps its level' in notes)
     # within 3 SE of the level, but below the bootstrap's floor
     notes = rlstats.percentiles(df, "score ~ agent | task", interval="bootstrap", n_resamples=500, rng=0).notes
     assert any(n.startswith("4 runs in the smallest cell are few for the percentile bootstrap") for n in notes)
     assert not any("are few" in n for n in rlstats.percentiles(df, "score ~ agent | task", interval="pbp").notes)
     more = rlstats.datasets.simulate(agents=3, tasks=2, seeds=10, rng=0)  # 10 runs: pbp_t holds its level
     assert not any("are few" in n for n in rlstats.percentiles(more, "score ~ agent | task", interval="pbp_t").notes)
+
+    # off the grid: the design nearest on a log scale among those measured at most at the smallest cell's runs
+    def quoted(agents, tasks, smallest):
+        note = _api._coverage_note("pbp_t", smallest, agents, tasks)
+        return note and note.split("in simulations of ")[1].split(", nominal")[0]
+
+    assert quoted(8, 5, 7) == "8 agents x 5 tasks with 5 runs per cell"
+    assert quoted(8, 5, 4) == "8 agents x 5 tasks with 3 runs per cell"
+    assert quoted(7, 6, 2) == "8 agents x 5 tasks with 3 runs per cell"  # fewer runs than measured: the smallest
+    assert quoted(2, 1, 4) == "3 agents x 2 tasks with 3 runs per cell"  # 2 x 1 was measured at 5 runs only
+    assert quoted(2, 1, 6) == "2 agents x 1 task with 5 runs per cell"
+    assert quoted(4, 4, 3) == "4 agents x 8 tasks with 3 runs per cell"  # a tie with 4 x 2: the larger design
+    assert quoted(3, 3, 20) is None  # 3 x 2 at 10 runs holds its level

@@ -7,7 +7,7 @@ import sys
 import pytest
 
 import rlstats.cli as cli
-from rlstats.power import power, sample_size
+from rlstats.planning import power, sample_size
 from rlstats.tables import read_csv
 
 

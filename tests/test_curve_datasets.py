@@ -20,7 +20,7 @@ from rlstats.datasets import _published as published
 from rlstats.datasets._atari_reference import WITHOUT_REFERENCE
 from rlstats.datasets import load
 from rlstats.errors import DataUnavailableError, DesignError
-from rlstats.normalize import normalize
+from rlstats.normalization import normalize
 
 DOPAMINE = "google/dopamine/5873f5494ee0c2d7c016d0ab2ad530354fec59d0/baselines/atari/data"
 RL_STATS = "flowersteam/rl_stats/d86bc5991c56743a7602b87afdd21d1de0155fac/data"

@@ -223,13 +223,38 @@ def test_design_of_passes_a_design_through_and_builds_otherwise():
     def squash(x):
         return x / 100.0
 
-    built = design_of(small_frame(), "squash(score) ~ agent | task")  # names resolve in this frame
+    def public(data, formula=None, **options):  # the front door is called by a public function
+        return design_of(data, formula, **options)
+
+    built = public(small_frame(), "squash(score) ~ agent | task")  # names resolve in the public caller's frame
     assert design_of(built) is built
     np.testing.assert_allclose(built.y, small_frame()["score"].to_numpy()[built.row_position] / 100.0)
     with pytest.raises(OptionError, match="normalize= needs the DataFrame"):
         design_of(built, normalize="atari100k_reference")
     with pytest.raises(OptionError, match="formula is required"):
         design_of(small_frame())
+    with pytest.raises(OptionError, match="subset= needs the DataFrame"):
+        design_of(built, subset="seed < 2")
+
+
+def test_design_with_a_ready_reference_frame_loads_no_dataset(monkeypatch):
+    import rlstats.datasets
+    from rlstats.design import design_of
+
+    def no_load(*args, **kwargs):
+        raise AssertionError("a dataset was loaded while building a Design")
+
+    monkeypatch.setattr(rlstats.datasets, "load", no_load)
+    frame = small_frame()
+    reference = pd.DataFrame({"task": sorted(frame["task"].unique()), "random": 0.0, "human": 10.0})
+    design = design_of(frame, "score ~ agent | task", normalize=reference)
+    np.testing.assert_allclose(design.y, frame["score"].to_numpy()[design.row_position] / 10.0)
+    assert any("normalised per task" in note for note in design.notes)
+    # a dataset name is read once, by load_reference, before any validation
+    monkeypatch.setattr(rlstats.datasets, "load", lambda name: reference)
+    named = design_of(frame, "score ~ agent | task", normalize="atari100k_reference")
+    np.testing.assert_array_equal(named.y, design.y)
+    assert any("from atari100k_reference" in note for note in named.notes)
 
 
 def test_subset_by_mask_or_query_is_stated():

@@ -8,8 +8,11 @@ Code that needs another back end goes through the registry, ``rlstats.methods``.
 """
 
 import ast
+import functools
 import importlib
 import re
+import subprocess
+import sys
 import types
 from pathlib import Path
 
@@ -112,7 +115,7 @@ def _cycle(graph):
 
 def test_the_walk_sees_the_layout():
     for name in ("rlstats", "rlstats.methods", "rlstats.methods.skillings_mack._kernels", "rlstats.methods.adastop._api",
-                 "rlstats.cli", "rlstats.power", "rlstats.statistics", "rlstats.resampling"):
+                 "rlstats.cli", "rlstats.planning", "rlstats.statistics", "rlstats.resampling"):
         assert name in MODULES
     assert "rlstats.methods.skillings_mack._kernels" in GRAPH["rlstats.methods.skillings_mack._api"]
     assert "rlstats.format" in GRAPH["rlstats.results"]
@@ -135,13 +138,13 @@ def test_no_back_end_imports_another():
 
 
 # The modules that read the back ends' declarations (rlstats.methods._declaration) instead of knowing them.
-READERS = ("rlstats", "rlstats.methods", "rlstats.methods._declaration", "rlstats.compare", "rlstats.citations",
-           "rlstats.cli", "rlstats.power", "rlstats.power._api", "rlstats.power._result", "rlstats.power._sources",
-           "rlstats.power.plots")
+READERS = ("rlstats", "rlstats.methods", "rlstats.methods._declaration", "rlstats.comparison", "rlstats.citations",
+           "rlstats.cli", "rlstats.planning", "rlstats.planning._api", "rlstats.planning._result",
+           "rlstats.planning._sources", "rlstats.planning.plots")
 
 
 def test_readers_reach_back_ends_only_through_the_registry():
-    assert set(READERS) <= set(MODULES) and {n for n in MODULES if n.startswith("rlstats.power")} <= set(READERS)
+    assert set(READERS) <= set(MODULES) and {n for n in MODULES if n.startswith("rlstats.planning")} <= set(READERS)
     offenders = sorted((name, target) for name, edges in GRAPH.items() for target in edges
                        if name in READERS and _backend(target))
     assert offenders == [], f"use rlstats.methods.backend / DECLARATIONS instead: {offenders}"
@@ -208,11 +211,11 @@ def test_the_name_check_sees_what_it_must():
 
 
 def test_power_has_no_per_method_branches():
-    # A branch on the method's name (`if method == ...`, `m in (...)`) in power/: what differs between methods
+    # A branch on the method's name (`if method == ...`, `m in (...)`) in planning/: what differs between methods
     # is a field or hook of their PowerRule, declared in their folders.
     names = {"method", "methods", "m", "name"}
     offenders = []
-    for module in (n for n in READERS if n.startswith("rlstats.power")):
+    for module in (n for n in READERS if n.startswith("rlstats.planning")):
         for node in ast.walk(ast.parse(MODULES[module].read_text(encoding="utf-8"))):
             if isinstance(node, ast.Compare):
                 operands = [node.left, *node.comparators]
@@ -222,6 +225,37 @@ def test_power_has_no_per_method_branches():
                 if named and literal:
                     offenders.append((module, node.lineno))
     assert offenders == []
+
+
+def _functions_with(predicate):
+    """(module, enclosing function) of every AST node the predicate accepts, over the whole package."""
+    found = []
+    for module, path in MODULES.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for function in [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef))] + [tree]:
+            body = function.body if function is not tree else [n for n in tree.body if not isinstance(
+                n, (ast.FunctionDef, ast.ClassDef))]
+            for node in (n for statement in body for n in ast.walk(statement)):
+                if predicate(node):
+                    found.append((module, getattr(function, "name", "<module>")))
+    return found
+
+
+def test_one_capture_site():
+    # The caller's environment is captured in one helper (formula.capture_environment), so a move to another
+    # formula library changes one function; patsy's EvalEnvironment is named nowhere but in formula.py, and
+    # only the front door (design.design_of), the public build() and the two callers that add a frame before it
+    # capture.
+    captures = _functions_with(lambda n: isinstance(n, ast.Attribute) and n.attr == "capture")
+    assert sorted(set(captures)) == [("rlstats.formula", "capture_environment")]
+    patsy_names = _functions_with(lambda n: isinstance(n, ast.Attribute) and n.attr == "EvalEnvironment")
+    assert {module for module, _ in patsy_names} == {"rlstats.formula"}
+    callers = _functions_with(lambda n: isinstance(n, ast.Call) and getattr(n.func, "attr", getattr(
+        n.func, "id", None)) == "capture_environment")
+    assert sorted(set(callers)) == [("rlstats.comparison", "compare"), ("rlstats.design", "build"),
+                                    ("rlstats.design", "design_of"),
+                                    ("rlstats.formula", "check_columns"), ("rlstats.formula", "evaluate_response"),
+                                    ("rlstats.planning._api", "_prepare")]
 
 
 @pytest.mark.parametrize("name", sorted(n for n in MODULES if n.endswith("._kernels")))
@@ -269,8 +303,7 @@ def _resolves(dotted):
 
 
 def test_documented_attribute_paths_resolve():
-    # A function that shadows a module of the same name (rlstats.compare, rlstats.power) must not be
-    # documented as if it were the module: ``rlstats.compare.METHODS`` would raise AttributeError.
+    # A documented dotted name is reachable by attribute access: ``rlstats.selection.simulate`` and the like.
     broken = [(where, dotted) for where, dotted in _documented_paths() if not _resolves(dotted)]
     assert broken == []
 
@@ -290,3 +323,51 @@ def test_importing_the_package_does_not_import_matplotlib():
     done = subprocess.run([sys.executable, "-c", "import sys, rlstats; print('matplotlib' in sys.modules)"],
                           capture_output=True, text=True, timeout=120, cwd=Path(__file__).resolve().parents[1])
     assert done.stdout.strip() == "False", done.stderr
+
+
+_IMPORT_LINE = re.compile(r"^\s*(?:>>> )?((?:from rlstats(?:\.\w+)* import [\w, ]+)|(?:import rlstats(?:\.\w+)*))\s*$",
+                          re.MULTILINE)
+
+
+def _documented_imports():
+    """Every ``import rlstats.x`` / ``from rlstats.x import y`` line of the READMEs, vignettes and docstrings."""
+    files = (README, PACKAGE / "README.md", *sorted((PACKAGE.parent / "vignettes").glob("*.py")))
+    texts = [p.read_text(encoding="utf-8") for p in files if p.exists()]
+    texts += [doc for path in MODULES.values() for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+              if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef)) and (doc := ast.get_docstring(node))]
+    return sorted({line for text in texts for line in _IMPORT_LINE.findall(text)})
+
+
+def test_the_walk_finds_the_documented_imports():
+    found = _documented_imports()
+    assert {"from rlstats.planning import power", "from rlstats.normalization import normalize"} <= set(found)
+
+
+def test_documented_import_paths_resolve():
+    # Each documented import runs, and a documented module path imports as the very object attribute access gives.
+    for line in _documented_imports():
+        exec(line, {})  # noqa: S102 (the lines come from our own docs)
+    modules = {d for _, d in _documented_paths() if isinstance(_value(d), types.ModuleType)} | {"rlstats.selection"}
+    assert all(importlib.import_module(d) is _value(d) for d in sorted(modules)), sorted(modules)
+
+
+def _value(dotted):
+    if not _resolves(dotted):
+        return None
+    return functools.reduce(getattr, dotted.split(".")[1:], importlib.import_module("rlstats"))
+
+
+def test_no_public_name_hides_a_module_of_the_same_name():
+    # ``import rlstats.X`` and ``rlstats.X`` agree: a package's public name that is also its submodule is that
+    # submodule, read in a fresh interpreter before the submodule is imported (importing it would rebind the name).
+    pairs = [(n.rpartition(".")[0], n.rpartition(".")[2]) for n in MODULES if n.count(".") and "__" not in n]
+    code = ("import importlib, types\n"
+            f"for package, name in {pairs!r}:\n"
+            "    face = importlib.import_module(package)\n"
+            "    if name in dir(face):\n"
+            "        value = getattr(face, name)\n"
+            "        assert value is importlib.import_module(package + '.' + name), (package, name, value)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          cwd=PACKAGE.parent)
+    assert done.returncode == 0, done.stderr
+

@@ -1,4 +1,4 @@
-"""Tests of rlstats.normalize.normalize against hand-computed values."""
+"""Tests of rlstats.normalization.normalize against hand-computed values."""
 
 import numpy as np
 import pandas as pd
@@ -6,7 +6,7 @@ import pytest
 from pandas.testing import assert_frame_equal
 
 from rlstats.errors import DesignError, OptionError
-from rlstats.normalize import normalize
+from rlstats.normalization import normalize
 from rlstats.tables import read_csv
 
 

@@ -35,13 +35,13 @@ import importlib
 import rlstats
 from rlstats.errors import DesignError, OptionError, RlstatsWarning
 from rlstats.methods import DECLARATIONS, POWER_METHODS
-from rlstats.power import PowerResult, power, sample_size
+from rlstats.planning import PowerResult, power, sample_size
 from rlstats.vocabulary import unknown_columns
 from rlstats.tables import read_csv
 
-# The planning internals (``rlstats.power`` is also the name of the function the package exports).
-power_module = importlib.import_module("rlstats.power._api")
-sources = importlib.import_module("rlstats.power._sources")
+# The planning internals.
+power_module = importlib.import_module("rlstats.planning._api")
+sources = importlib.import_module("rlstats.planning._sources")
 QUIET = {"progress": False}
 
 

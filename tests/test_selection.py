@@ -221,7 +221,7 @@ def test_parametric_inspectors_are_calibrated_for_an_honest_reporter(inspector, 
 @pytest.mark.parametrize("n_resamples, n_trials", [(9_999, 20_000), (199, 6_000)])
 def test_permutation_inspector_is_calibrated(n_resamples, n_trials):
     # C(15, 5) = 3003 subsets: enumerated with 9999 resamples, Monte Carlo with 199.
-    sim = selection.simulate(15, 5, reporter="random", heldout="complement", inspector="permutation",
+    sim = selection.simulate(15, 5, reporter="random", heldout="complement", inspector="fisher_pitman",
                              n_resamples=n_resamples, n_trials=n_trials, rng=8)
     assert 0.04 <= sim.detection_rate <= 0.06  # MC se <= 0.0028
 
@@ -349,9 +349,9 @@ def test_exact_check_uses_no_randomness():
 
 
 def test_simulation_is_deterministic():
-    a = selection.simulate(12, 4, n_trials=5_000, rng=1, inspector="permutation", heldout="complement",
+    a = selection.simulate(12, 4, n_trials=5_000, rng=1, inspector="fisher_pitman", heldout="complement",
                            reporter="random", n_resamples=99)
-    b = selection.simulate(12, 4, n_trials=5_000, rng=1, inspector="permutation", heldout="complement",
+    b = selection.simulate(12, 4, n_trials=5_000, rng=1, inspector="fisher_pitman", heldout="complement",
                            reporter="random", n_resamples=99)
     assert a == b
 
@@ -517,7 +517,7 @@ def test_std_diff_needs_two_runs_per_arm():
 
 
 def test_zero_spread_is_loud():
-    with pytest.raises(DesignError, match="inspector=\"permutation\""):
+    with pytest.raises(DesignError, match="inspector=\"fisher_pitman\""):
         check(np.ones(6), range(2), inspector="t")
 
 
@@ -577,7 +577,7 @@ def test_plots_draw_on_a_given_axes(atari_like):
     import matplotlib.pyplot as plt
 
     df, best = atari_like
-    for inspector in ("permutation", "t"):
+    for inspector in ("fisher_pitman", "t"):
         res = selection_check(df, FORMULA, treatment="agent_3", baseline="agent_1", reported=best,
                               inspector=inspector, rng=0)
         fig, axes = plt.subplots(1, 2)
@@ -715,7 +715,7 @@ def _exact_size(row):
     enumerated subsets, or 500 of 10,000 ranks with 9,999 random subsets; with normal effects the pooled t inspector
     and the reporter's t test are exact."""
     n_p, n = int(row["configuration"].split()[0]), int(row["tasks"])
-    if row["test"] == "permutation":
+    if row["test"] == "fisher_pitman":
         subsets = math.comb(n, n_p)
         return subsets // 20 / subsets if subsets <= 9_999 else 500 / 10_000
     if row["test"] == "t" and row["distribution"] == "normal":
@@ -754,7 +754,7 @@ def _check_size(point, n_sim):
         joint = math.sqrt(max(coverage * (1 - coverage), 0.05 * 0.95) * (1 / n_sim + 1 / int(table_row["n_sim"])))
         assert abs(row["coverage"] - coverage) <= 4 * joint, (point, row, coverage)
         quoted = any(n.startswith(f"measured size of the {row['statistic']}'s")
-                     for n in notes[row["test"] if row["statistic"] == "inspector" else "permutation"])
+                     for n in notes[row["test"] if row["statistic"] == "inspector" else "fisher_pitman"])
         assert row["coverage"] >= 0.95 - 3 * math.sqrt(0.05 * 0.95 / n_sim) or quoted, (point, row)
 
 
@@ -783,7 +783,7 @@ def test_selection_check_quotes_a_measured_size(monkeypatch):
                 "n_sim": "8000", "coverage": str(coverage)}
 
     rows = (row("inspector", "welch", 2, 0.92), row("inspector", "welch", 2, 0.93, "skewed"),
-            row("reporter", "t", 2, 0.935), row("inspector", "permutation", 2, 0.95),
+            row("reporter", "t", 2, 0.935), row("inspector", "fisher_pitman", 2, 0.95),
             row("inspector", "welch", 5, 0.95))
     monkeypatch.setattr(calibration, "rows", lambda procedure: rows if procedure == "selection.size" else ())
     frame, _, names = _null_suite(2, 8, 3, "normal", 0)  # 3 runs read as the table's 2

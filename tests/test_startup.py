@@ -112,7 +112,7 @@ def test_public_names_load_on_first_use_without_scipy_or_matplotlib(tmp_path):
 
 
 def test_the_lazy_face_keeps_every_public_name(tmp_path):
-    code = ("import rlstats, rlstats.compare, rlstats.power._api, rlstats.normalize\n"
+    code = ("import rlstats, rlstats.comparison, rlstats.planning._api, rlstats.normalization\n"
             "assert callable(rlstats.compare) and callable(rlstats.power) and callable(rlstats.normalize)\n"
             "assert set(rlstats.__all__) <= set(dir(rlstats))\n"
             "assert all(getattr(rlstats, name) is not None for name in rlstats.__all__)\n"

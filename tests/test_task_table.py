@@ -67,7 +67,7 @@ def test_the_set_rule_on_hand_made_data():
     from statsmodels.stats.multitest import multipletests
 
     cells = {("t", "A"): [10, 11, 12, 13, 14], ("t", "B"): [0, 1, 2, 3, 4], ("t", "C"): [9, 10.5, 11.5, 13.5, 15]}
-    res = rlstats.task_table(_frame(cells), FORMULA, test="permutation")
+    res = rlstats.task_table(_frame(cells), FORMULA, test="fisher_pitman")
     runs = {a: np.asarray(v, dtype=float) for (_, a), v in cells.items()}
     ordered = list(itertools.permutations("ABC", 2))
     raw = {(j, a): _enumerated(runs[j], runs[a], _mean_difference) for j, a in ordered}
@@ -198,7 +198,7 @@ def _brunner_munzel(x, y, axis=-1):
 
 
 @pytest.mark.parametrize("test, statistic", [("mannwhitney", _rank_sum), ("brunnermunzel", _brunner_munzel),
-                                             ("permutation", lambda x, y, axis=-1: x.mean(axis) - y.mean(axis))])
+                                             ("fisher_pitman", lambda x, y, axis=-1: x.mean(axis) - y.mean(axis))])
 def test_permutation_type_tests_with_ties_match_scipy_permutation_test(test, statistic):
     rng = np.random.default_rng(5)
     x, y = rng.integers(0, 4, (4, 5)).astype(float), rng.integers(0, 4, (4, 6)).astype(float)
@@ -215,8 +215,8 @@ def test_monte_carlo_splits_above_the_enumeration_limit():
     # C(24, 12) = 2.7 million splits: random ones, (1 + hits) / (B + 1), the same for every pair of those run counts
     rng = np.random.default_rng(6)
     x, y = rng.normal(0.5, 1.0, (3, 12)), rng.normal(0.0, 1.0, (3, 12))
-    greater, less, how = _kernels.one_sided("permutation", x, y, np.random.default_rng(0), 4000)
-    assert how == "monte_carlo" and _kernels.smallest_pvalue("permutation", 12, 12, 4000) == 1 / 4001
+    greater, less, how = _kernels.one_sided("fisher_pitman", x, y, np.random.default_rng(0), 4000)
+    assert how == "monte_carlo" and _kernels.smallest_pvalue("fisher_pitman", 12, 12, 4000) == 1 / 4001
     seed = {"rng": 1} if "rng" in inspect.signature(stats.permutation_test).parameters else {"random_state": 1}
     exact = stats.permutation_test((x[0], y[0]), lambda a, b, axis: a.mean(axis) - b.mean(axis), alternative="greater",
                                    permutation_type="independent", n_resamples=200_000, **seed).pvalue
@@ -284,7 +284,7 @@ def test_notes_say_when_nothing_can_be_rejected():
     # Welch can: p = 0 is attainable, so nothing is said
     assert not any("cannot reject" in n for n in rlstats.task_table(far_apart, FORMULA).notes)
     one_run = _frame({("t", "A"): [5.0], ("t", "B"): [1.0]})
-    notes = rlstats.task_table(one_run, FORMULA, test="permutation").notes
+    notes = rlstats.task_table(one_run, FORMULA, test="fisher_pitman").notes
     assert any("cannot reject at 1 run per agent: its smallest one-sided p-value is 0.5" in n for n in notes)
     assert any("could not be compared (the Welch t test needs 2 runs" in n
                for n in rlstats.task_table(one_run, FORMULA).notes)
@@ -320,7 +320,7 @@ def test_noncentral_t_limits_match_root_finding(t, df):
 
 def test_permutation_is_exact_enumeration():
     x, y = np.array([3.0, 5.0, 4.0, 6.0]), np.array([1.0, 2.0, 2.5, 4.5])
-    greater, less, how = _kernels.one_sided("permutation", x[None], y[None], None, 1000)
+    greater, less, how = _kernels.one_sided("fisher_pitman", x[None], y[None], None, 1000)
     assert how == "exact"
     assert greater[0] == pytest.approx(_enumerated(x, y, _mean_difference))
     assert less[0] == pytest.approx(_enumerated(y, x, _mean_difference))
@@ -341,7 +341,7 @@ def test_effect_size_intervals_cover(interval):
 # Grid points re-measured in the default suite: the approximate test on skewed scores at few runs, a Monte Carlo
 # rank test, and the mean's exact permutation test on capped scores (all agents equal: the least favourable).
 QUICK_POINTS = [("welch", 5, 3, "skewed", "all_equal"), ("brunnermunzel", 3, 10, "normal", "all_equal"),
-                ("permutation", 5, 5, "capped", "all_equal")]
+                ("fisher_pitman", 5, 5, "capped", "all_equal")]
 
 
 def _calibration_row(test, agents, runs, distribution, configuration):
@@ -382,7 +382,7 @@ def test_results_quote_a_measured_shortfall(monkeypatch):
     assert any(n.startswith("measured coverage of the possibly-best set for the Welch t test with 3 agents and 3 "
                             "runs per agent: 0.900 (skewed scores, all equal; 800 simulations), below 0.95") for n in
                res.notes)
-    assert not any("measured coverage" in n for n in rlstats.task_table(
+    assert not any("measured coverage of the possibly-best set" in n for n in rlstats.task_table(
         rlstats.datasets.simulate(agents=3, tasks=2, seeds=3, rng=0), FORMULA, alpha=0.1).notes)
 
 

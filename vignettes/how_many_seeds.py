@@ -54,7 +54,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 import rlstats
-from rlstats.power import PowerResult, power, sample_size
+from rlstats.planning import PowerResult, power, sample_size
 from _size import SIZE, Counts  # vignettes/_size.py: RLSTATS_VIGNETTE_FAST=1 (smoke), default, RLSTATS_VIGNETTE_FULL=1
 
 COUNTS = Counts(N_SIM=(20, 100, 1_000),                    # (fast, default, full) data sets per point

@@ -45,7 +45,7 @@ import numpy as np
 import pandas as pd
 
 import rlstats
-from rlstats.power import power
+from rlstats.planning import power
 from _size import SIZE, Counts  # vignettes/_size.py: RLSTATS_VIGNETTE_FAST=1 (smoke), default, RLSTATS_VIGNETTE_FULL=1
 
 COUNTS = Counts(N_SIM_ADASTOP=(15, 40, 1_000),      # (fast, default, full); the paper used 1,000 per cell

@@ -55,7 +55,7 @@ def compare_options(args):
 
 
 def run_compare(args, out):
-    from ..compare import compare
+    from ..comparison import compare
 
     options = compare_options(args)
     if args.plot:
@@ -73,7 +73,7 @@ def run_compare(args, out):
 
 def run_demo(args, out):
     from .. import datasets
-    from ..compare import compare
+    from ..comparison import compare
     from ..resampling import check_rng
 
     check_rng(args.seed)  # a bad --seed is an error before the folder is made

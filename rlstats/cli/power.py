@@ -132,7 +132,7 @@ def _arguments(args):
 
 
 def run_power(args, out):
-    from ..power import power, sample_size
+    from ..planning import power, sample_size
     from ._shared import check_figure_path, render, save_plot
 
     # Every mistake that can be seen before the simulations is reported before them, and nothing is

@@ -24,7 +24,7 @@ import pandas as pd
 
 import rlstats
 
-TESTS = ("welch", "mannwhitney", "brunnermunzel", "permutation")
+TESTS = ("welch", "mannwhitney", "brunnermunzel", "fisher_pitman")
 AGENTS = (2, 3, 5, 8)
 RUNS = (2, 3, 5, 10, 20)
 DISTRIBUTIONS = ("normal", "skewed", "capped")

@@ -14,8 +14,8 @@ now and then far worse), so the default effect ``mean_diff`` is skewed at few ru
 their level. As the tasks are drawn independently and the reported ones at random, held-out tasks that are the rest
 of the suite, a listed set or fresh runs have one and the same distribution here: one measurement serves them all.
 
-A row per test (``statistic``: ``inspector`` or ``reporter``; ``test``: ``permutation``, ``t``, ``welch``, or the
-reporter's ``t``) gives the share of null data sets not rejected at 0.05 (beta for the inspector, alpha for the
+A row per test (``statistic``: ``inspector`` or ``reporter``; ``test``: ``fisher_pitman`` (the permutation test),
+``t``, ``welch``, or the reporter's ``t``) gives the share of null data sets not rejected at 0.05 (beta for the inspector, alpha for the
 reporter), so its size is 1 - coverage. The p-values come from the kernels ``selection_check`` calls, on a batch of
 data sets at once (``tests/test_selection.py`` checks that they equal the public function's); the permutation
 inspector uses the default 9,999 random subsets where there are more subsets than that, otherwise it enumerates
@@ -41,7 +41,7 @@ SIMULATIONS = (8000, 400)
 DESIGNS = ((2, 8), (3, 3), (3, 23), (5, 5), (5, 21), (8, 18))
 RUNS = (2, 3, 5, 10, 20)
 DISTRIBUTIONS = ("normal", "skewed", "skewed_left")
-INSPECTORS = ("permutation", "t", "welch")
+INSPECTORS = ("fisher_pitman", "t", "welch")
 
 
 def draw_runs(distribution, n_sim, tasks, runs, rng):
@@ -57,7 +57,7 @@ def pvalues(v_reported, v_heldout, rng):
     """{(statistic, test): p-values of each row}, as ``selection_check`` computes them with its defaults."""
     from rlstats.methods.selection import _kernels as kernels
 
-    out = {("inspector", "permutation"): kernels.permutation_pvalues(v_reported, v_heldout, N_RESAMPLES, rng)}
+    out = {("inspector", "fisher_pitman"): kernels.permutation_pvalues(v_reported, v_heldout, N_RESAMPLES, rng)}
     for kind in INSPECTORS[1:]:
         out["inspector", kind] = kernels.parametric_inspector(v_reported, v_heldout, kind)[2]
     out["reporter", "t"] = kernels.reporter_test(v_reported, "t")[2]
@@ -77,7 +77,7 @@ def measure(reported, heldout, runs, distribution, n_sim, seed=0):
         coverage = float(np.mean(p > ALPHA))
         rows.append({"test": test, "statistic": statistic, "agents": 2, "tasks": reported + heldout, "runs": runs,
                      "distribution": distribution, "configuration": f"{reported} reported", "n_sim": n_sim,
-                     "n_resamples": permutations if test == "permutation" else "", "coverage": coverage,
+                     "n_resamples": permutations if test == "fisher_pitman" else "", "coverage": coverage,
                      "se": math.sqrt(coverage * (1 - coverage) / n_sim)})
     return rows
 

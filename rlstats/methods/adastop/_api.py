@@ -35,7 +35,7 @@ import pandas as pd
 
 from ... import calibration
 from ... import format as fmt
-from ...design import Design, capture_environment, design_of
+from ...design import design_of
 from ...errors import DesignError, OptionError, warn
 from ...options import check_at_most, check_bool, check_choice, check_fraction, check_int, check_pairs
 from ...progress import progress_bar
@@ -255,7 +255,7 @@ def _task_data(design, n, batch, order_column):
                 blocks[a] = _blocks_from_batches(design, rows, design.extra[batch][rows], task_levels, n,
                                                  agent, task, batch)
             else:
-                values = None if order_column is None else design.extra[order_column]
+                values = None if order_column is None else design.extra.get(order_column)
                 name = f"order of column '{order_column}'" if order_column else "row order"
                 blocks[a] = _blocks_from_order(design, rows, values, n, agent, task, name)
         out.append(_TaskData(task, blocks))
@@ -492,39 +492,22 @@ def _assemble(cls, runs, pairs, agents, *, method, formula, data_name, nobs, not
         scores=_score_rows(runs, agents, blocked), **(extra or {}))
 
 
-def _order_column(formula, data):
-    """The column whose order forms the interims when no batch column is given (None: row order)."""
-    if formula.replicate is not None:
-        return formula.replicate
-    if isinstance(data, pd.DataFrame) and "seed" in data.columns and formula.groups != "seed":
-        return "seed"
-    return None
+def _order_column(design, options):
+    """The column whose order forms the interims when no batch column is given (None: row order).
+
+    The replicate column's order is the Design's own (its rows are sorted by it within each cell).
+    """
+    if options.batch is not None:
+        return None
+    if design.formula.replicate is not None:
+        return design.formula.replicate
+    return "seed" if "seed" in design.extra and design.formula.groups != "seed" else None
 
 
-def _capture(eval_env):
-    """The caller's namespace, captured in the public function (ints count frames above it)."""
-    return capture_environment(1 if eval_env is None else eval_env, reference=1)
-
-
-def _design(data, formula, options, eval_env, extra=()):
-    """The Design: ``data`` itself when it is one, else built once from the DataFrame."""
-    return design_of(data, formula, na_action=options.na_action, eval_env=eval_env, extra_columns=tuple(extra))
-
-
-def _adastop_design(data, formula, options, eval_env):
-    """The Design with the column that orders the interims, and that column's name (None: given order)."""
-    if isinstance(data, Design):
-        extra = [options.batch] if options.batch is not None else []
-        order = _order_column(data.formula, None)
-        return _design(data, formula, options, eval_env, extra), order if order in data.extra else None
-    if formula is None:
-        raise OptionError("formula is required, e.g. 'score ~ agent' or 'score ~ agent | task'")
-    from ...formula import parse
-
-    parsed = parse(formula)
-    order = None if options.batch is not None else _order_column(parsed, data)
-    extra = [options.batch] if options.batch is not None else ([order] if order else [])
-    return _design(data, parsed, options, eval_env, extra), order
+def _design_options(options):
+    """What :func:`adastop` asks of the front door: its batch column, else the seed column when there is one."""
+    return dict(na_action=options.na_action, extra_columns=() if options.batch is None else (options.batch,),
+                optional_columns=("seed",) if options.batch is None else ())
 
 
 def _interim_notes(design, options, order_column, K, task_data):
@@ -671,8 +654,8 @@ def adastop(data, formula=None, *, n=5, K=None, n_resamples=10_000, alpha=0.05, 
     options = AdaStopOptions.checked(n=n, K=K, n_resamples=n_resamples, alpha=alpha, beta=beta,
                                      comparisons=comparisons, reference=reference, batch=batch,
                                      permutations=permutations, na_action=na_action, progress=progress)
-    design, order_column, task_data, max_interims, pairs, record, runs = _adastop_runs(
-        data, formula, options, _capture(eval_env), rng)
+    design = design_of(data, formula, eval_env=eval_env, **_design_options(options))
+    order_column, task_data, max_interims, pairs, record, runs = _adastop_runs(design, options, rng)
     notes = (list(design.notes) + _interim_notes(design, options, order_column, max_interims, task_data)
              + _calibration_notes("adastop", runs, options))
     return _assemble(
@@ -682,9 +665,9 @@ def adastop(data, formula=None, *, n=5, K=None, n_resamples=10_000, alpha=0.05, 
         blocked=design.has_blocks)
 
 
-def _adastop_runs(data, formula, options, eval_env, rng):
-    """Everything :func:`adastop` computes before its tables: the design, the data, the finished tests."""
-    design, order_column = _adastop_design(data, formula, options, eval_env)
+def _adastop_runs(design, options, rng):
+    """Everything :func:`adastop` computes before its tables: the data, the finished tests."""
+    order_column = _order_column(design, options)
     task_data = _task_data(design, options.n, options.batch, order_column)
     max_interims = options.K or check_at_most(
         "K", max(len(b) for t in task_data for b in t.blocks.values()), MAX_K, "interims (the batches of n = "
@@ -697,7 +680,7 @@ def _adastop_runs(data, formula, options, eval_env, rng):
     with progress_bar(len(task_data) * max_interims, options.progress, "AdaStop interims") as advance:
         for t, data_t in enumerate(task_data):
             runs.append(_run_task(t, data_t, pairs, options, options.n, max_interims, ss, advance))
-    return design, order_column, task_data, max_interims, pairs, record, runs
+    return order_column, task_data, max_interims, pairs, record, runs
 
 
 def _task_outcomes(runs):
@@ -729,7 +712,7 @@ def adastop_outcomes(design, *, rng=None, **options):
     for simulation studies (:func:`rlstats.power`, through ``rlstats.methods.OPERATIONS``).
     """
     options = AdaStopOptions.checked(**_simulation_options(adastop, options))
-    return _task_outcomes(_adastop_runs(design, None, options, None, rng)[-1])
+    return _task_outcomes(_adastop_runs(design_of(design, **_design_options(options)), options, rng)[-1])
 
 
 def permutation(data, formula=None, *, n_resamples=10_000, alpha=0.05, comparisons="all", reference=None,
@@ -791,7 +774,8 @@ def permutation(data, formula=None, *, n_resamples=10_000, alpha=0.05, compariso
     options = _permutation_options(n_resamples=n_resamples, alpha=alpha, comparisons=comparisons,
                                    reference=reference, permutations=permutations, na_action=na_action,
                                    progress=progress)
-    design, pairs, record, runs = _permutation_runs(data, formula, options, _capture(eval_env), rng)
+    design = design_of(data, formula, na_action=options.na_action, eval_env=eval_env)
+    pairs, record, runs = _permutation_runs(design, options, rng)
     p_adjusted = np.concatenate([_stepdown_pvalues(run, pairs) for run in runs])
     return _assemble(
         PermutationResult, runs, pairs, design.agents,
@@ -876,9 +860,8 @@ def _permutation_options(*, n_resamples, alpha, comparisons, reference, permutat
                                   permutations=permutations, na_action=na_action, progress=progress)
 
 
-def _permutation_runs(data, formula, options, eval_env, rng):
-    """Everything :func:`permutation` computes before its tables: the design, the pairs, the finished tests."""
-    design = _design(data, formula, options, eval_env)
+def _permutation_runs(design, options, rng):
+    """Everything :func:`permutation` computes before its tables: the pairs, the finished tests."""
     pairs = _resolve_pairs(design.agents, options.comparisons, options.reference)
     _check_memory(options, int(design.counts.max()), 1, pairs, tests=design.n_tasks, sequential=False)
     ss, record = seed_sequence(rng)
@@ -891,7 +874,7 @@ def _permutation_runs(data, formula, options, eval_env, rng):
             runs.append(_run_task(t, data_t, pairs, options, n_task, 1, ss, advance))
     for schedule in {id(r.schedule): r.schedule for r in runs}.values():
         _warn_if_powerless(schedule)
-    return design, pairs, record, runs
+    return pairs, record, runs
 
 
 def permutation_outcomes(design, *, rng=None, **options):
@@ -900,7 +883,7 @@ def permutation_outcomes(design, *, rng=None, **options):
     The same tests, random streams and warnings as :func:`permutation`, without its tables or Result.
     """
     options = _permutation_options(**_simulation_options(permutation, options))
-    return _task_outcomes(_permutation_runs(design, None, options, None, rng)[-1])
+    return _task_outcomes(_permutation_runs(design_of(design), options, rng)[-1])
 
 
 def _equal_runs(design, t, task):

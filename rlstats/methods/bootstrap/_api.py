@@ -22,13 +22,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
-import patsy
 
 from ... import calibration
 from ... import format as fmt
 from ...design import NA_ACTIONS, design_of
 from ...errors import DesignError, OptionError, warn
-from ...normalize import warn_raw_scales
+from ...normalization import warn_raw_scales
 from ...options import (check_bool, check_choice, check_confidence_level, check_fraction, check_n_jobs, check_pairs,
                        check_resamples)
 from ...progress import progress_bar
@@ -145,9 +144,7 @@ class BootstrapOptions:
 # ----------------------------------------------------------------------------- design preparation
 
 
-def _prepared_design(data, formula, normalize, na_action, eval_env, min_agents=2):
-    design = design_of(data, formula, na_action=na_action, eval_env=eval_env, normalize=normalize,
-                       min_agents=min_agents)
+def _prepared_design(design, na_action):
     return design.require_complete(na_action, "aggregate metrics compare agents on the same tasks")
 
 
@@ -168,10 +165,6 @@ def _require_run_matrices(design, layouts, why):
                 f"{why} needs each agent's runs as a (runs x tasks) matrix, but agent {name!r} has "
                 f"{sizes.min()} to {sizes.max()} runs per task; use the built-in metrics with "
                 "rliable_compat=False (they allow unequal runs), or drop runs to balance the agent")
-
-
-def _eval_env(eval_env):
-    return patsy.EvalEnvironment.capture(2) if eval_env is None else eval_env
 
 
 # ----------------------------------------------------------------------------- shared result helpers
@@ -367,7 +360,8 @@ def bootstrap(data, formula=None, *, metrics=DEFAULT_METRICS, n_resamples=10_000
         task_bootstrap=task_bootstrap, gamma=gamma, rliable_compat=rliable_compat, na_action=na_action,
         progress=progress, n_jobs=n_jobs)
     # One agent is enough: its intervals describe it on its own.
-    design = _prepared_design(data, formula, normalize, options.na_action, _eval_env(eval_env), min_agents=1)
+    design = _prepared_design(design_of(data, formula, na_action=options.na_action, eval_env=eval_env,
+                                        normalize=normalize, min_agents=1), options.na_action)
     warn_raw_scales(design, normalize)
     return _run_bootstrap(design, options, rng)
 
@@ -586,7 +580,8 @@ def probability_of_improvement(data, formula=None, *, pairs=None, n_resamples=2_
     na_action = check_choice("na_action", na_action, NA_ACTIONS)
     progress = check_bool("progress", progress)
     n_jobs = check_n_jobs(n_jobs)
-    design = _prepared_design(data, formula, normalize, na_action, _eval_env(eval_env))
+    design = _prepared_design(design_of(data, formula, na_action=na_action, eval_env=eval_env, normalize=normalize),
+                              na_action)
     pairs = check_pairs("pairs", pairs, design.agents)
     involved = sorted({design.agents.index(a) for pair in pairs for a in pair})
     notes = list(design.notes) + small_runs.check_single_runs(
@@ -754,7 +749,8 @@ def performance_profile(data, formula=None, *, tau=None, kind="runs", n_resample
     na_action = check_choice("na_action", na_action, NA_ACTIONS)
     progress = check_bool("progress", progress)
     n_jobs = check_n_jobs(n_jobs)
-    design = _prepared_design(data, formula, normalize, na_action, _eval_env(eval_env))
+    design = _prepared_design(design_of(data, formula, na_action=na_action, eval_env=eval_env, normalize=normalize),
+                              na_action)
     notes = list(design.notes)
     if not task_bootstrap:
         notes += small_runs.check_single_runs(design.counts, design.agents, "performance profile bands",

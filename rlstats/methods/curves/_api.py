@@ -10,13 +10,12 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-import patsy
 
 from ... import calibration, runs
-from ...design import NA_ACTIONS, build, subset_rows
+from ...design import NA_ACTIONS, design_of
 from ...format import count, format_step
 from ...errors import DesignError, OptionError
-from ...normalize import warn_raw_scales
+from ...normalization import warn_raw_scales
 from ...options import (check_bool, check_choice, check_confidence_level, check_fraction, check_n_jobs,
                        check_resamples)
 from ...progress import progress_bar
@@ -288,15 +287,13 @@ def curves(data, formula=None, *, step, statistic="iqm", steps=None, align="last
     """
     if not isinstance(data, pd.DataFrame):
         raise DesignError("curves() needs the DataFrame of learning curves (one row per run and step)")
-    data = subset_rows(data, subset)
     fn, name = _statistic(statistic)
     align = check_choice("align", align, runs.ALIGN_METHODS)
     na_action = check_choice("na_action", na_action, NA_ACTIONS)
-    env = patsy.EvalEnvironment.capture(1) if eval_env is None else eval_env
     if not isinstance(step, str):
         raise OptionError(f"step= names the step column, e.g. step='step'; got {step!r}")
-    design = build(data, formula, na_action=na_action, eval_env=env, step=step, curves=True,
-                   normalize=normalize, min_agents=1)
+    design = design_of(data, formula, subset=subset, na_action=na_action, eval_env=eval_env, step=step, curves=True,
+                       normalize=normalize, min_agents=1)
     empty = np.argwhere(design.counts == 0)
     leave_out = (f" (subset=\"{design.formula.groups} != '{design.agents[empty[0, 1]]}'\" leaves that agent out)"
                  if empty.size else "")

@@ -31,6 +31,7 @@ import pandas as pd
 from ... import calibration
 from ...design import NA_ACTIONS, design_of
 from ...errors import DesignError, OptionError, warn
+from ...format import count
 from ...options import check_bool, check_choice, check_fraction, check_n_jobs, check_resamples
 from ...progress import progress_bar
 from ...resampling import seed_sequence
@@ -39,7 +40,8 @@ from ._result import _REFERENCE, _SHORT_NAMES, PercentilesResult
 
 INTERVALS = ("pbp", "pbp_t", "bootstrap")
 #: The intervals' procedure in the package table (rlstats/calibration.csv, tests/reference/calibrate.py): the
-#: simultaneous coverage of nominal 95% intervals on 3 agents x 2 tasks of Beta scores, per interval and runs per cell.
+#: simultaneous coverage of nominal 95% intervals on designs of k agents x T tasks of Beta scores, per interval and
+#: runs per cell.
 CALIBRATION = "percentiles.interval"
 CALIBRATION_LEVEL = 0.95
 #: Measured coverage below which an interval is quoted even within 3 Monte Carlo SE of the level.
@@ -177,8 +179,7 @@ def _identical_mask(design, identical):
     return mask
 
 
-def _prepared_design(data, formula, options, eval_env):
-    design = design_of(data, formula, na_action=options.na_action, eval_env=1 if eval_env is None else eval_env)
+def _prepared_design(design, options):
     design = design.require_complete(
         options.na_action, "performance percentiles compare every agent against every other on every task")
     if options.interval == "pbp_t" and design.counts.min() < 2:
@@ -290,7 +291,7 @@ def percentiles(data, formula=None, *, interval="pbp", delta=0.05, n_resamples=1
         interval=interval, delta=delta, n_resamples=n_resamples, ties=ties, self_payoff=self_payoff,
         bounds=bounds, identical=identical, higher_is_better=higher_is_better, na_action=na_action,
         n_jobs=n_jobs, progress=progress)
-    design = _prepared_design(data, formula, options, eval_env)
+    design = _prepared_design(design_of(data, formula, na_action=options.na_action, eval_env=eval_env), options)
     return _run(design, options, rng)
 
 
@@ -385,7 +386,7 @@ def _caveats(design, options, layout, delta_cell, source):
                          "as in the reference code); pass bounds= when the scores have known limits")
     if options.interval == "bootstrap":
         notes += _bootstrap_caveats(design)
-    coverage = _coverage_note(options.interval, int(design.counts.min()))
+    coverage = _coverage_note(options.interval, int(design.counts.min()), design.n_agents, design.n_tasks)
     notes += [coverage] if coverage else []
     if not options.higher_is_better:
         notes.append("scores were negated (higher_is_better=False), so lower scores rank higher")
@@ -401,26 +402,34 @@ def _bootstrap_caveats(design):
             "intervals"]
 
 
-def _coverage_note(interval, smallest):
+def _coverage_note(interval, smallest, agents, tasks):
     """The measured simultaneous coverage of ``interval`` where the calibration table shows it short of 95%, else None.
 
-    The row is the one at the largest measured runs count up to ``smallest`` (the smallest count when ``smallest``
-    is below them all); it is quoted when its coverage misses the level by more than 3 Monte Carlo standard errors
-    or falls below the interval's ``COVERAGE_FLOOR``.
+    The row is read at the measured runs counts up to ``smallest`` (the smallest count when ``smallest`` is below them
+    all), from the design nearest to ``agents`` x ``tasks`` on a log scale (the larger on a tie: more intervals held
+    at once), at its largest runs count; it is quoted when its coverage misses the level by more than 3 Monte Carlo
+    standard errors or falls below the interval's ``COVERAGE_FLOOR``.
     """
     rows = [row for row in calibration.rows(CALIBRATION) if row["interval"] == interval]
     if not rows:
         return None
-    runs = max((int(row["runs"]) for row in rows if int(row["runs"]) <= smallest),
-               default=min(int(row["runs"]) for row in rows))
-    row = next(row for row in rows if int(row["runs"]) == runs)
-    coverage = float(row["coverage"])
+    fewest = min(int(row["runs"]) for row in rows)
+    rows = [row for row in rows if int(row["runs"]) <= max(smallest, fewest)]
+
+    def distance(row):
+        a, t = int(row["agents"]), int(row["tasks"])
+        return float(np.hypot(np.log(a / agents), np.log(t / tasks))), -a * t, -int(row["runs"])
+
+    row = min(rows, key=distance)
+    runs, coverage = int(row["runs"]), float(row["coverage"])
     if coverage >= COVERAGE_FLOOR.get(interval, 0.0) and calibration.shortfall([row], CALIBRATION_LEVEL) is None:
         return None
-    note = (f"{smallest} runs in the smallest cell are few for {_INTERVAL_NAMES[interval]}: in simulations with "
-            f"{runs} runs per cell, nominal 95% simultaneous intervals held every true value in {coverage:.2f} of "
-            "data sets")
-    return note if interval == "pbp" or _coverage_note("pbp", smallest) else note + '; interval="pbp" keeps its level'
+    note = (f"{smallest} runs in the smallest cell are few for {_INTERVAL_NAMES[interval]}: in simulations of "
+            f"{row['agents']} agents x {count(row['tasks'], 'task')} with {runs} runs per cell, nominal 95% "
+            f"simultaneous intervals held every true value in {coverage:.2f} of {row['n_sim']} data sets")
+    if interval == "pbp" or _coverage_note("pbp", smallest, agents, tasks):
+        return note
+    return note + '; interval="pbp" keeps its level'
 
 
 # ----------------------------------------------------------------------------- tidy frames

@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from ... import calibration
-from ...design import Design, build, design_of
+from ...design import design_of
 from ...format import cannot_reject, count, returned_nan
 from ...errors import DesignError, OptionError
 from ...options import check_bool, check_choice, check_fraction, check_int, check_resamples
@@ -47,7 +47,7 @@ from ._result import _INSPECTOR_NAMES, _REPORTER_NAMES, CONF_LEVEL, SelectionChe
 __all__ = ["selection_check", "SelectionOptions"]
 
 EFFECT_MEASURES = tuple(kernels.EFFECTS)
-INSPECTORS = ("permutation", "t", "welch", "z")
+INSPECTORS = kernels.INSPECTORS
 REPORTERS = tuple(kernels.REPORTERS)
 
 METHOD_TITLE = "Post-reporting selection check (Komiyama and Maehara, 2018)"
@@ -61,7 +61,7 @@ SIZE_PROCEDURE = "selection.size"
 @dataclass(frozen=True)
 class SelectionOptions:
     effect: object = "mean_diff"
-    inspector: str = "permutation"
+    inspector: str = "fisher_pitman"
     reporter: str = "t"
     mu_gap: float = 0.0
     n_candidates: int | None = None
@@ -88,7 +88,7 @@ class SelectionOptions:
         if n_candidates is not None:
             n_candidates = check_int("n_candidates", n_candidates, minimum=1)
         sigma = _checked_sigma(options["sigma"])
-        inspector = check_choice("inspector", options["inspector"], INSPECTORS)
+        inspector = check_choice("inspector", options["inspector"], INSPECTORS, renamed=kernels.RENAMED_INSPECTORS)
         reporter = check_choice("reporter", options["reporter"], REPORTERS)
         for name, value in (("inspector", inspector), ("reporter", reporter)):
             if value == "z" and sigma is None:
@@ -258,7 +258,7 @@ def _check_effects(frame, where, options):
 # =========================================================================== the public function
 
 def selection_check(data, formula=None, *, treatment=None, baseline=None, reported=None, heldout=None,
-                    effect="mean_diff", inspector="permutation", reporter="t", mu_gap=0.0, n_candidates=None,
+                    effect="mean_diff", inspector="fisher_pitman", reporter="t", mu_gap=0.0, n_candidates=None,
                     sigma=None, alpha=0.05, beta=0.05, higher_is_better=True, n_resamples=9_999,
                     normalize=None, na_action="raise", rng=None, eval_env=None):
     """Check whether the reported tasks of a claimed improvement are representative.
@@ -284,7 +284,7 @@ def selection_check(data, formula=None, *, treatment=None, baseline=None, report
         (normalise scores across tasks first); that difference over the
         pooled within-task sd (needs 2 runs per agent); the probability of
         improvement minus 0.5; or ``f(treatment_runs, baseline_runs) -> float``.
-    inspector : {"permutation", "t", "welch", "z"}
+    inspector : {"fisher_pitman", "t", "welch", "z"}
         Test of ``mean(reported) > mean(held-out)``: permutation over task
         labels (exact for "reported is a random subset"; enumerated when at
         most ``n_resamples`` subsets exist), pooled t (paper section 6.1),
@@ -353,10 +353,9 @@ def selection_check(data, formula=None, *, treatment=None, baseline=None, report
         effect=effect, inspector=inspector, reporter=reporter, mu_gap=mu_gap, n_candidates=n_candidates,
         sigma=sigma, alpha=alpha, beta=beta, higher_is_better=higher_is_better, n_resamples=n_resamples,
         na_action=na_action)
-    env = 1 if eval_env is None else eval_env
-    extra = (reported,) if isinstance(reported, str) and not isinstance(data, Design) and reported in data.columns \
-        else ()
-    design = design_of(data, formula, na_action=na_action, eval_env=env, extra_columns=extra, normalize=normalize)
+    # reported= may name a column of the data (kept in the Design when the data have it)
+    design = design_of(data, formula, na_action=na_action, eval_env=eval_env, normalize=normalize,
+                       optional_columns=(reported,) if isinstance(reported, str) else ())
     if not design.has_blocks:
         raise DesignError(f"the selection check compares tasks: write '{design.formula.text} | task'")
     treatment = _check_agent("treatment", treatment, design)
@@ -366,7 +365,7 @@ def selection_check(data, formula=None, *, treatment=None, baseline=None, report
     reported_names = _resolve_reported(reported, design)
     fresh = None
     if isinstance(heldout, pd.DataFrame):
-        fresh = build(heldout, design.formula, na_action=na_action, eval_env=env, normalize=normalize)
+        fresh = design_of(heldout, design.formula, na_action=na_action, eval_env=eval_env, normalize=normalize)
     return _run(design, fresh, treatment, baseline, reported_names, heldout, options, rng)
 
 
@@ -428,7 +427,7 @@ def _requirements(n_p, n_i, options):
         raise DesignError(f"inspector=\"t\" needs at least 3 tasks in all, got {n_p} reported and {n_i} held out")
     if options.inspector == "welch" and min(n_p, n_i) < 2:
         raise DesignError(f"inspector=\"welch\" needs at least 2 reported and 2 held-out tasks, got {n_p} and "
-                          f"{n_i}; use inspector=\"permutation\" or \"t\"")
+                          f"{n_i}; use inspector=\"fisher_pitman\" or \"t\"")
     if options.n_candidates is not None and options.n_candidates < n_p:
         raise OptionError(f"n_candidates={options.n_candidates} is smaller than the {n_p} reported tasks; it counts "
                           "every task the reporter could have chosen from (N_A >= N_P)")
@@ -475,7 +474,7 @@ def _sigma_of(options, pooled_sd):
 
 def _inspect(v_p, v_i, options, sigma, ss):
     """The inspector's test of mean(reported) > mean(held-out), as result fields."""
-    if options.inspector == "permutation":
+    if options.inspector == "fisher_pitman":
         found = kernels.permutation_inspector(v_p, v_i, options.n_resamples, ss)
         return {"statistic": found.statistic, "df": None, "pvalue": found.pvalue,
                 "pvalue_method": "exact" if found.exact else "monte_carlo", "pvalue_mc_se": found.mc_se,
@@ -483,7 +482,7 @@ def _inspect(v_p, v_i, options, sigma, ss):
     statistic, df, p, diff = kernels.parametric_inspector(v_p[None], v_i[None], options.inspector, sigma)
     if not np.isfinite(diff.std_error[0]) or diff.std_error[0] == 0:
         raise DesignError(f"the per-task effects have no spread, so the {_INSPECTOR_NAMES[options.inspector]} is "
-                          "undefined; use inspector=\"permutation\"")
+                          "undefined; use inspector=\"fisher_pitman\"")
     return {"statistic": float(statistic[0]), "df": None if np.isnan(df[0]) else float(df[0]), "pvalue": float(p[0]),
             "pvalue_method": "normal" if options.inspector == "z" else "t", "pvalue_mc_se": None,
             "n_resamples": None, "null_distribution": None}
@@ -515,7 +514,7 @@ def _difference(v_p, v_i, options, sigma):
     from scipy import stats
     n_p, n_i = v_p.size, v_i.size
     kind = options.inspector
-    if kind == "permutation":
+    if kind == "fisher_pitman":
         kind = "welch" if min(n_p, n_i) >= 2 else ("t" if n_p + n_i >= 3 else None)
     estimate = float(v_p.mean() - v_i.mean())
     fields = {"estimate": estimate, "std_error": None, "conf_int": (np.nan, np.nan), "interval_method": None,
@@ -602,7 +601,7 @@ def _run(design, fresh, treatment, baseline, reported_names, heldout, options, r
 
     # Two independent streams: the inspector's permutations and the conservative null.
     random_needed = options.n_candidates is not None or (
-        options.inspector == "permutation" and not kernels.is_exact(n_p + n_i, n_p, options.n_resamples))
+        options.inspector == "fisher_pitman" and not kernels.is_exact(n_p + n_i, n_p, options.n_resamples))
     ss, seed = seed_sequence(rng) if random_needed else (np.random.SeedSequence(0), check_rng(rng) and None)
     permutation_ss, conservative_ss = ss.spawn(2)
     inspector = _inspect(v_p, v_i, options, sigma, permutation_ss)
@@ -612,7 +611,7 @@ def _run(design, fresh, treatment, baseline, reported_names, heldout, options, r
     if not np.isfinite(reporter["pvalue_reporter"]):
         notes.append(f"the reporter's {_REPORTER_NAMES[options.reporter]} is undefined (the reported effects have no "
                      "spread or are all zero), so no claim is counted")
-    if heldout_design == "complement" and options.inspector != "permutation":
+    if heldout_design == "complement" and options.inspector != "fisher_pitman":
         notes.append(f"the held-out tasks are the rest of the same suite, not an independent sample; the "
                      f"{_INSPECTOR_NAMES[options.inspector]} is approximate there, the permutation inspector is exact "
                      "for 'the reported tasks are a random subset'")

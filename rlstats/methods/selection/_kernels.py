@@ -144,6 +144,12 @@ def _reporter_wilcoxon(v, mu0, sigma):
 
 
 REPORTERS = {"z": _reporter_z, "t": _reporter_t, "wilcoxon": _reporter_wilcoxon}
+#: the inspector's tests; fisher_pitman is the permutation test over task labels
+INSPECTORS = ("fisher_pitman", "t", "welch", "z")
+#: a former name of an inspector: "permutation" is the step-down back end (method="permutation")
+RENAMED_INSPECTORS = {"permutation": ("fisher_pitman", "the permutation test of the mean difference over task "
+                                      "labels, as in R's coin::oneway_test; \"permutation\" names the step-down "
+                                      "back end")}
 
 
 def reporter_test(v, test, mu0=0.0, sigma=None):
@@ -409,7 +415,7 @@ class SimulationSetting:
     reporter: str      # "top" (Scenario 2, cherry-picking) or "random" (Scenario 1, honest)
     variance: str      # "known" (z tests, sigma = 1) or "unknown" (t tests)
     heldout: str       # "fresh", "complement" or "resample"
-    inspector: str     # "z", "t", "welch" or "permutation"
+    inspector: str     # "z", "t", "welch" or "fisher_pitman"
     alpha: float
     beta: float
     n_resamples: int
@@ -441,7 +447,7 @@ def _trial_outcomes(gen, rows, s, null_top):
     claim_gap = reporter_test(reported, test, s.mu_gap, 1.0)[2] <= s.alpha if s.mu_gap > 0 else claim_naive
     means = reported.mean(axis=1)
     claim_con = conservative_pvalue(null_top, means)[0] <= s.alpha if null_top is not None else None
-    if s.inspector == "permutation":
+    if s.inspector == "fisher_pitman":
         p_inspector = permutation_pvalues(reported, heldout, s.n_resamples, gen)
     else:
         p_inspector = parametric_inspector(reported, heldout, s.inspector, 1.0)[2]

@@ -224,12 +224,12 @@ def simulate(n_candidates, n_reported, n_heldout=None, *, mu=0.0, mu_gap=0.0, re
     heldout : {"fresh", "complement", "resample"}
         New draws (footnote 4), the candidates not reported, or N_I drawn
         uniformly from all candidates, reported ones included (section 7.2).
-    inspector : {"z", "t", "welch", "permutation"}, optional
+    inspector : {"z", "t", "welch", "fisher_pitman"}, optional
         Default z with known variance, pooled t otherwise.
     alpha, beta : float
     n_trials : int
     n_resamples : int
-        Random subsets per trial of the permutation inspector (exact
+        Random subsets per trial of the fisher_pitman inspector (exact
         enumeration when there are no more subsets than this).
     rng : None, int or numpy.random.Generator
 
@@ -267,7 +267,7 @@ def simulate(n_candidates, n_reported, n_heldout=None, *, mu=0.0, mu_gap=0.0, re
     if heldout == "resample" and n_heldout > n_candidates:
         raise OptionError(f"n_heldout={n_heldout} exceeds the {n_candidates} candidates it is drawn from")
     inspector = ("z" if variance == "known" else "t") if inspector is None else inspector
-    inspector = check_choice("inspector", inspector, ("z", "t", "welch", "permutation"))
+    inspector = check_choice("inspector", inspector, kernels.INSPECTORS, renamed=kernels.RENAMED_INSPECTORS)
     if inspector == "welch" and min(n_reported, n_heldout) < 2:
         raise OptionError("inspector=\"welch\" needs at least 2 reported and 2 held-out tasks")
     if inspector == "t" and n_reported + n_heldout < 3:

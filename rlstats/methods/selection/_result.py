@@ -15,7 +15,7 @@ from ...options import check_confidence_level
 from ...results import ConfidenceInterval, Result, resultclass
 from ._planning import required_heldout
 
-_INSPECTOR_NAMES = {"permutation": "permutation test over task labels", "t": "pooled two-sample t test",
+_INSPECTOR_NAMES = {"fisher_pitman": "permutation test over task labels", "t": "pooled two-sample t test",
                     "welch": "Welch two-sample t test", "z": "two-sample z test with known sd"}
 _INTERVAL_NAMES = {"welch": "Welch t", "t": "pooled t", "z": "normal, known sd"}
 _REPORTER_NAMES = {"t": "one-sample t test", "z": "one-sample z test with known sd",
@@ -49,7 +49,7 @@ class SelectionCheckResult(Result):
     df : float or None
         Degrees of freedom of the inspector's t reference distribution.
     inspector : str
-        ``"permutation"``, ``"t"`` (pooled), ``"welch"`` or ``"z"``.
+        ``"fisher_pitman"`` (permutation over task labels), ``"t"`` (pooled), ``"welch"`` or ``"z"``.
     pvalue_method : str
         ``"exact"`` (every subset enumerated), ``"monte_carlo"``, ``"t"`` or ``"normal"``.
     pvalue_mc_se : float or None
@@ -205,8 +205,8 @@ class SelectionCheckResult(Result):
 
     # ---- printing ----------------------------------------------------------------------
     def _statistic_line(self):
-        if self.inspector == "permutation":
-            return (f"inspector ({_INSPECTOR_NAMES['permutation']}): mean(reported) - mean(held-out) = "
+        if self.inspector == "fisher_pitman":
+            return (f"inspector ({_INSPECTOR_NAMES['fisher_pitman']}): mean(reported) - mean(held-out) = "
                     f"{fmt.signif(self.estimate)}, {fmt.pvalue_phrase(self.pvalue)}")
         df = "" if self.df is None else f", df = {fmt.signif(self.df)}"
         return (f"inspector ({_INSPECTOR_NAMES[self.inspector]}): {_STATISTIC_SYMBOL[self.inspector]} = "
@@ -214,7 +214,7 @@ class SelectionCheckResult(Result):
 
     def _extra_lines(self):
         lines = ["alternative hypothesis: reported tasks have a larger mean effect than held-out tasks"]
-        if self.inspector == "permutation":
+        if self.inspector == "fisher_pitman":
             how = (f"exact, all {self.n_resamples} subsets" if self.pvalue_method == "exact" else
                    f"{self.n_resamples} random subsets, Monte Carlo SE {fmt.signif(self.pvalue_mc_se, 2)}")
             if self.heldout_design == "fresh":
@@ -328,7 +328,7 @@ class SelectionCheckResult(Result):
                 f"the mean effect is {fmt.signif(self.mean_reported, 4)} on the reported tasks and "
                 f"{fmt.signif(self.mean_heldout, 4)} on {self.n_heldout} held-out tasks ({design}).")
         p_inspector = _p_text(self.pvalue)
-        if self.inspector == "permutation":
+        if self.inspector == "fisher_pitman":
             how = ("enumerating every subset" if self.pvalue_method == "exact"
                    else f"from {self.n_resamples} random subsets")
             text += (f" A one-sided permutation test of the hypothesis that the reported tasks are a uniformly random "

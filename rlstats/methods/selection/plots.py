@@ -60,7 +60,7 @@ def plot_null_distribution(result, *, ax=None, bins=40, **kwargs):
 
     ax = axes_or_new(ax, (6.4, 3.2))
     observed = result.statistic
-    if result.inspector == "permutation":
+    if result.inspector == "fisher_pitman":
         if result.null_distribution is None:
             raise OptionError("this result kept no permutation null distribution")
         style = {"color": "0.6", "density": True}

@@ -219,7 +219,7 @@ def skillings_mack(data, formula=None, *, variant="auto", within_cell=None, pval
         variant=variant, within_cell=within_cell, pvalue=pvalue, n_resamples=n_resamples,
         tie_correction=tie_correction, higher_is_better=higher_is_better, alpha=alpha, adjustment=adjustment,
         posthoc=posthoc, na_action=na_action, progress=progress, n_jobs=n_jobs)
-    design = design_of(data, formula, na_action=na_action, eval_env=1 if eval_env is None else eval_env)
+    design = design_of(data, formula, na_action=na_action, eval_env=eval_env)
     if not design.has_blocks:
         raise DesignError(f"the blocked rank test needs blocks: write '{design.formula.text} | task'")
     return _run(design, options, rng)

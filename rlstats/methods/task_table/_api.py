@@ -5,7 +5,6 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
-import patsy
 
 from ... import format as fmt
 from ...design import design_of
@@ -23,7 +22,7 @@ ADJUSTMENTS = tuple(ADJUST)
 AGGREGATES = (None, "bootstrap")
 _TEST_NAMES = {"welch": "Welch t test", "mannwhitney": "Mann-Whitney U test",
                "brunnermunzel": "Brunner-Munzel permutation test",
-               "permutation": "permutation test of the mean difference"}
+               "fisher_pitman": "permutation test of the mean difference"}
 
 
 def task_table(data, formula=None, *, statistic="mean", test="welch", alpha=0.05, adjustment="holm",
@@ -57,15 +56,15 @@ def task_table(data, formula=None, *, statistic="mean", test="welch", alpha=0.05
         ``"score ~ agent | task/seed"`` (or ``| task``).
     statistic : {"mean", "median", "iqm"}
         What a cell shows and what decides the best agent.
-    test : {"welch", "mannwhitney", "brunnermunzel", "permutation"}
+    test : {"welch", "mannwhitney", "brunnermunzel", "fisher_pitman"}
         The one-sided test of each ordered pair. Welch's t (default: what papers report; it needs 2 runs per
         agent and leans on normality at few runs; a capped score on every seed is handled: equal values tie,
         different ones are ordered with p = 0); Mann-Whitney's rank-sum test, exact (conditional on ties, with
         mid-ranks) by enumerating the splits of the two agents' runs; the studentized permutation test of the
         Brunner-Munzel statistic (Neubert and Brunner 2007), which is exact when the two agents' runs are
         exchangeable and asymptotically valid when their spreads differ, and gives a complete separation the
-        smallest p-value its run counts allow; the permutation test of the difference of means. The permutation
-        tests enumerate all splits up to 20,000 of them and draw ``n_resamples`` random ones beyond. Their
+        smallest p-value its run counts allow; Fisher-Pitman's permutation test of the difference of means. The
+        permutation tests enumerate all splits up to 20,000 of them and draw ``n_resamples`` random ones beyond. Their
         smallest p-value is 1 / C(2r, r) at r runs per agent (1/20 at 3 runs, 1/70 at 4, 1/252 at 5), while Holm's
         first threshold is alpha / (k(k - 1)) (0.0083 for 3 agents, 0.0025 for 5): with 5 agents and 5 runs they
         cannot exclude any agent, where Welch's t can. A note says when a test cannot reject at the design's run
@@ -121,7 +120,7 @@ def task_table(data, formula=None, *, statistic="mean", test="welch", alpha=0.05
     True
     """
     summary = check_choice("statistic", statistic, tuple(kernels.SUMMARIES))
-    test = check_choice("test", test, kernels.TESTS)
+    test = check_choice("test", test, kernels.TESTS, renamed=kernels.RENAMED)
     adjustment = check_choice("adjustment", adjustment, ADJUSTMENTS)
     alpha = check_fraction("alpha", alpha)
     level = check_confidence_level(confidence_level)
@@ -129,8 +128,7 @@ def task_table(data, formula=None, *, statistic="mean", test="welch", alpha=0.05
     if aggregate not in AGGREGATES:
         raise OptionError(f"aggregate= must be None or 'bootstrap', got {aggregate!r}")
     n_resamples = check_resamples(n_resamples, minimum=100)
-    env = patsy.EvalEnvironment.capture(1) if eval_env is None else eval_env
-    design = design_of(data, formula, na_action=na_action, eval_env=env, normalize=normalize)
+    design = design_of(data, formula, na_action=na_action, eval_env=eval_env, normalize=normalize)
     if not design.has_blocks:
         raise DesignError("a task table needs tasks: write the formula as 'score ~ agent | task/seed'")
 

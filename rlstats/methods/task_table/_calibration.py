@@ -37,9 +37,17 @@ def shortfall(test, agents, runs, alpha, adjustment):
 
 
 def effect_size_shortfall(metric, agents, runs, level):
-    """The lowest-coverage row of ``metric``'s interval ("a12" or "hedges_g") at this design when it misses
-    ``level`` by more than 3 Monte Carlo SE; None off the grid or at another level than the table's."""
-    if not math.isclose(level, EFFECT_SIZE_LEVEL):
+    """The lowest-coverage row of ``metric``'s interval ("a12" or "hedges_g") at the table's design nearest this one
+    when it misses ``level`` by more than 3 Monte Carlo SE; None at another level than the table's.
+
+    The nearest design has the measured agents nearest ``agents`` on a log scale (the more on a tie: more pairs to
+    select the best from, lower coverage) and the largest measured runs per agent up to ``runs`` (the smallest when
+    ``runs`` is below them all); the row names it, so a quote never passes one design off as another.
+    """
+    rows = calibration.rows(EFFECT_SIZE_PROCEDURE)
+    if not math.isclose(level, EFFECT_SIZE_LEVEL) or not rows:
         return None
-    return calibration.shortfall(calibration.rows(EFFECT_SIZE_PROCEDURE), level, metric=metric, agents=agents,
-                                 runs=runs)
+    measured_runs = {int(row["runs"]) for row in rows}
+    nearest = min({int(row["agents"]) for row in rows}, key=lambda a: (abs(math.log(a / agents)), -a))
+    below = max((r for r in measured_runs if r <= runs), default=min(measured_runs))
+    return calibration.shortfall(rows, level, metric=metric, agents=nearest, runs=below)

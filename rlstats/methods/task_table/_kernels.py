@@ -18,7 +18,10 @@ import numpy as np
 
 from ...statistics import monte_carlo_pvalue
 
-TESTS = ("welch", "mannwhitney", "brunnermunzel", "permutation")
+TESTS = ("welch", "mannwhitney", "brunnermunzel", "fisher_pitman")
+#: a former name of a test: "permutation" is the step-down back end (method="permutation")
+RENAMED = {"permutation": ("fisher_pitman", "the permutation test of the mean difference, as in R's coin::oneway_test; "
+                           "\"permutation\" names the step-down back end")}
 #: exact enumeration of the permutation-type tests up to this many splits; Monte Carlo above
 EXACT_SPLITS = 20_000
 #: rows of a block of splits; a constant, so the random splits never depend on how the pairs are batched
@@ -220,7 +223,7 @@ def _ratio_slack(observed, values):
     return np.where(np.isfinite(observed), 1e-9 * np.maximum(1.0, np.abs(observed)), 0.0)
 
 
-_STATISTICS = {"permutation": (_mean_sum, _relative_slack), "mannwhitney": (_rank_sum, _no_slack),
+_STATISTICS = {"fisher_pitman": (_mean_sum, _relative_slack), "mannwhitney": (_rank_sum, _no_slack),
                "brunnermunzel": (_brunner_munzel, _ratio_slack)}
 
 

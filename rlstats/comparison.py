@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import inspect
 
-import patsy
-
 from . import formula as formula_module
 from .design import subset_rows
 from .errors import OptionError
@@ -46,7 +44,7 @@ def compare(data, formula, method=None, *, subset=None, **options):
     >>> res.method
     'Friedman rank sum test'
     """
-    parsed = formula if isinstance(formula, formula_module.Formula) else formula_module.parse(formula)
+    parsed = formula_module.parse(formula)  # parsed here once; the back end's front door takes it as it is
     if method is None:
         method = DEFAULTS[parsed.blocks is not None]
         if method not in METHODS:
@@ -55,7 +53,8 @@ def compare(data, formula, method=None, *, subset=None, **options):
                 f"version; add a blocking term ('| task') or pass method= one of: {', '.join(sorted(METHODS))}")
     function = backend(method)
     _check_option_names(method, function, options)
-    options.setdefault("eval_env", patsy.EvalEnvironment.capture(1))
+    # the names of compare()'s caller (an int counts frames above it), captured before the back end adds a frame
+    options["eval_env"] = formula_module.capture_environment(options.get("eval_env", 0), reference=1)
     return function(subset_rows(data, subset), parsed, **options)
 
 

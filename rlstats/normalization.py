@@ -136,7 +136,7 @@ def normalize(df, reference, *, low="random", high="human", by="task", score="sc
     Examples
     --------
     >>> import pandas as pd
-    >>> from rlstats.normalize import normalize
+    >>> from rlstats.normalization import normalize
     >>> scores = pd.DataFrame({"agent": ["A", "A", "B"], "task": ["Pong", "Boxing", "Pong"],
     ...                        "score": [0.0, 6.1, 14.75]})
     >>> reference = pd.DataFrame({"task": ["Boxing", "Pong"], "random": [0.1, -20.7],
@@ -151,7 +151,13 @@ def normalize(df, reference, *, low="random", high="human", by="task", score="sc
     if not isinstance(df, pd.DataFrame):
         raise DesignError(f"df must be a pandas DataFrame with a {by!r} and a {score!r} column, got "
                           f"{type(df).__name__}")
-    ref = _reference_frame(reference)
+    return _normalized(df, _reference_frame(reference), reference if isinstance(reference, str) else None,
+                       low=low, high=high, by=by, score=score)
+
+
+def _normalized(df, ref, name, *, low="random", high="human", by="task", score="score"):
+    """:func:`normalize` with the reference frame already loaded; ``name`` is its dataset's (None: a frame)."""
+    _check_names(low, high, by, score)
     _require_columns(df, [by, score], "the data")
     _require_columns(ref, [by, low, high], "the reference")
     keys = df[by].astype(object)
@@ -169,9 +175,24 @@ def normalize(df, reference, *, low="random", high="human", by="task", score="sc
     values = df[score].to_numpy(dtype=float, na_value=np.nan)
     out = df.copy()
     out[score] = (values - lo[position]) / (hi[position] - lo[position])
-    source = reference if isinstance(reference, str) else "the reference frame"
+    source = name or "the reference frame"
     return add_note(out, f"'{score}' normalised per task as ({score} - {low}) / ({high} - {low}) with {low} and "
                          f"{high} from {source}", source=df)
+
+
+def load_reference(option):
+    """The ``normalize=`` option with a dataset name read into its frame: the one place a back end loads one.
+
+    Returns ``option`` unchanged unless it names a dataset (``"atari100k_reference"``, alone or as a
+    dict's ``reference``): then a dict ``{"reference": frame, "name": name, ...}``. Validation
+    (:func:`normalize_response`) never loads anything.
+    """
+    from collections.abc import Mapping
+
+    keywords = dict(option) if isinstance(option, Mapping) else {"reference": option}
+    if not isinstance(keywords.get("reference"), str) or isinstance(option, bool):
+        return option
+    return {**keywords, "reference": _reference_frame(keywords["reference"]), "name": keywords["reference"]}
 
 
 def normalize_response(data, parsed, reference):
@@ -180,8 +201,9 @@ def normalize_response(data, parsed, reference):
     ``parsed`` is the :class:`~rlstats.formula.Formula` that :func:`rlstats.design.build`
     has already parsed (it is not parsed again here).
 
-    ``reference`` is what :func:`normalize` takes (a frame or a dataset name),
-    or a dict of its keywords (``{"reference": ..., "low": ..., "high": ...}``).
+    ``reference`` is a reference frame, or a dict of :func:`normalize`'s keywords
+    (``{"reference": ..., "low": ..., "high": ...}``) as :func:`load_reference` returns it: a dataset
+    is loaded before validation, never here.
     The response must read one data column and the formula must name the task
     column after ``|``; that column is normalised per task.
     """
@@ -198,7 +220,12 @@ def normalize_response(data, parsed, reference):
     keywords = dict(reference) if isinstance(reference, Mapping) else {"reference": reference}
     if "reference" not in keywords:
         raise OptionError("normalize= as a dict must hold 'reference' (and optionally 'low', 'high')")
-    out = normalize(data, score=columns[0], by=parsed.blocks, **keywords)
+    frame, name = keywords.pop("reference"), keywords.pop("name", None)
+    if not isinstance(frame, pd.DataFrame):
+        _reference_frame(frame)  # the error for a reference of the wrong type
+        raise OptionError("normalize= names a dataset that was not loaded; pass the option through "
+                          "rlstats.normalization.load_reference first")
+    out = _normalized(data, frame, name, score=columns[0], by=parsed.blocks, **keywords)
     return out, out.attrs[NOTES_ATTR][-1]
 
 

@@ -14,7 +14,7 @@ from .. import datasets as datasets_module
 from ..resampling import child_stream
 from ..simulation import noise, task_locations
 from .. import format as fmt
-from ..design import Design, build
+from ..design import Design, design_of
 from ..errors import DesignError, OptionError
 from ..formula import Formula, parse
 from ..options import check_choice
@@ -182,12 +182,10 @@ def _within_cell_sd(design):
 
 
 def _pilot_source(data, formula, agents, tasks, effect, resample, shifted_agent, eval_env, na_action="raise"):
-    if isinstance(data, Design):
-        design = data
-    else:
-        if formula is None:
-            raise OptionError("formula is required with a pilot DataFrame, e.g. formula='score ~ agent | task'")
-        design = build(data, formula, na_action=na_action, eval_env=eval_env)
+    if formula is None and not isinstance(data, Design):
+        raise OptionError("formula is required with a pilot DataFrame, e.g. formula='score ~ agent | task'")
+    # a ready pilot Design is used as it is (formula= ignored, as before); eval_env was captured by power()
+    design = design_of(data, None if isinstance(data, Design) else formula, na_action=na_action, eval_env=eval_env)
     design = _subset(design, agents, tasks)
     effect = _check_effect(effect, pilot=True)
     shifted = design.agents[-1] if shifted_agent is None else shifted_agent

@@ -45,10 +45,10 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-import patsy
 
 from .. import format as fmt
 from ..design import Design
+from ..formula import capture_environment
 from ..methods import DECLARATIONS, POWER_METHODS, backend as _backend, load
 from ..errors import OptionError, warn
 from ..options import check_at_most, check_bool, check_choice, check_fraction, check_int, check_n_jobs
@@ -462,8 +462,7 @@ def _prepare(method, design, formula, effect, tasks, agents, distribution, heter
             raise OptionError("distribution= and heterogeneity= describe simulated data; with a pilot the runs "
                               "are resampled as they are")
         # reference=2: the frame that called power() or sample_size() (which called this function).
-        env = eval_env if isinstance(eval_env, patsy.EvalEnvironment) else patsy.EvalEnvironment.capture(
-            0 if eval_env is None else eval_env, reference=2)
+        env = capture_environment(0 if eval_env is None else eval_env, reference=2)
         # na_action= given to every method also reads the pilot (the simulated data sets have no missing values)
         source = _pilot_source(design, formula, agents, tasks, effect, resample, shifted_agent, env,
                                method_options.get("na_action", "raise"))
@@ -654,7 +653,7 @@ def power(method, *, design=None, formula=None, effect=0.0, seeds=None, tasks=No
 
     Examples
     --------
-    >>> from rlstats.power import power
+    >>> from rlstats.planning import power
     >>> res = power("skillings_mack", effect=1.0, seeds=[2, 5], tasks=5, n_sim=200, rng=0, progress=False)
     >>> res.tidy()[["method", "seeds", "power"]].round(3).values.tolist()
     [['skillings_mack', 2, 0.6], ['skillings_mack', 5, 0.95]]
@@ -720,7 +719,7 @@ def sample_size(method, target_power=0.8, *, design=None, formula=None, effect=0
 
     Examples
     --------
-    >>> from rlstats.power import sample_size
+    >>> from rlstats.planning import sample_size
     >>> res = sample_size("skillings_mack", 0.8, effect=1.0, tasks=5, n_sim=100, rng=0, progress=False)
     >>> res.sample_size, res.sample_size_low, res.sample_size_high
     (5, 3, 5)

@@ -96,7 +96,7 @@ class PowerResult(Result):
 
         Examples
         --------
-        >>> from rlstats.power import PowerResult, power
+        >>> from rlstats.planning import PowerResult, power
         >>> a = power("skillings_mack", effect=1.0, seeds=[2, 4], tasks=3, n_sim=20, rng=0, progress=False)
         >>> b = power("bootstrap", effect=1.0, seeds=[2, 4], tasks=3, n_sim=20, rng=0, progress=False,
         ...           n_resamples=200)
