@@ -14,10 +14,12 @@ game compares lie within sampling error of each other (in the drawn 5 x 5 design
 and there the aggregate jumps: at 20,000 runs per cell two of three estimates still missed the truth by 0.025. The
 measured coverage includes this.
 
-What is measured where (``PLANS``) follows the cost of one call, measured on 2 shared cores: at 2 x 1 and 3 x 2 every
-interval costs at most ~0.1 s, so 1,000 data sets; at 5 x 5, PBP 0.05-5 s (more at fewer runs), PBP-t 0.1-0.8 s and
-the bootstrap (2,000 resamples) 7 s at 10 runs and 18 s at 5 runs, so fewer data sets (``n_sim``), and the bootstrap
-at 10 runs only; at 8 agents x 26 tasks one PBP-t call at 3 runs takes 40 s, which no grid here can afford.
+What is measured where (``PLANS``) follows the CPU cost of one call (2 shared cores; the cost depends on the design's
+near-ties as much as on its size): at 2 x 1, 3 x 2 and 3 x 10, PBP and PBP-t cost ~0.02 s on average and the bootstrap
+(2,000 resamples) 0.05-0.6 s, so 1,000 data sets (200-300 at 3 x 10); at 5 x 5, PBP 0.2-0.5 s on average (up to 5.6
+s), PBP-t 0.2-1.2 s (up to 8 s) and the bootstrap 5-7 s, so 250 data sets and 60 for the bootstrap at 10 runs only;
+at 8 x 5 every interval 0.3-1.3 s, so 100 data sets. At 8 agents x 26 tasks one call takes 7 s (PBP, 3 runs) to 17
+s (PBP at 10 runs, PBP-t at 5), which 100 data sets at three run counts would turn into hours: not measured.
 ``grid`` lists (interval, agents, tasks, runs); ``--quick`` two of them.
 """
 
@@ -44,7 +46,7 @@ PLANS = [(INTERVALS, 3, 2, (3, 5, 10, 20), 1000),
          (INTERVALS, 2, 1, (3, 5, 10, 20), 1000),
          (("pbp", "pbp_t"), 3, 10, (3, 5, 10), 300), (("bootstrap",), 3, 10, (3, 5, 10), 200),
          (("pbp", "pbp_t"), 5, 5, (3, 5, 10), 250), (("bootstrap",), 5, 5, (10,), 60),
-         (("pbp", "pbp_t"), 8, 5, (3, 5, 10), 100)]
+         (INTERVALS, 8, 5, (3, 5, 10), 100)]
 CAPS = {(interval, agents, tasks): cap for intervals, agents, tasks, _, cap in PLANS for interval in intervals}
 # The 3 x 2 design and the game solver, from the test file (run from its path: tests/ need not be importable).
 TESTS = runpy.run_path(str(HERE.parent / "test_percentiles.py"))
