@@ -1,0 +1,48 @@
+"""The linear mixed model's declaration (read by the registry, :mod:`rlstats.methods`).
+
+When to use
+-----------
+When normalised scores allow a linear model and you want agent effects with standard errors and degrees of freedom as
+lme4 with lmerTest or pbkrtest give them (Satterthwaite or Kenward-Roger), estimated marginal means and adjusted
+pairwise contrasts as emmeans prints them. It assumes roughly normal, equal-variance residuals (``plot(kind=
+"diagnostics")`` shows them); with skewed or capped scores, or tasks on different scales, prefer the blocked rank test.
+"""
+
+from .._declaration import Backend
+
+_HERE = "rlstats.methods.mixed"
+
+
+def citations(result, keys):
+    """The paper of the df method the result used, not the other's."""
+    other = "kenward1997" if getattr(result, "ddf", None) == "satterthwaite" else "satterthwaite1946"
+    return [key for key in keys if key != other]
+
+BACKENDS = (
+    Backend(
+        name="mixed",
+        function=f"{_HERE}._api:mixed",
+        result=f"{_HERE}._result:MixedResult",
+        options=f"{_HERE}._api:MixedOptions",
+        citations=("bates2015", "kuznetsova2017", "satterthwaite1946", "kenward1997"),
+        cite=f"{_HERE}._backend:citations",
+        contract=("score ~ agent | task/seed", {}),
+        demo=("score ~ agent | task/seed", {}),
+        no_power=("a power study would refit the model by REML and recompute the df for every simulated data "
+                  "set; no vectorised path exists yet, and the rank test's power rule answers the planning "
+                  "question for the same designs"),
+    ),
+)
+
+#: the mixed model's own tidy and glance columns: (column, attribute, printed label, description), read by
+#: rlstats.vocabulary through the registry
+VOCABULARY = (
+    ("den_df", "den_df", "den. df", "denominator degrees of freedom of an F test (Satterthwaite or Kenward-Roger)"),
+    ("ddf_method", "ddf", "df method", "how the degrees of freedom were computed: satterthwaite or kenward-roger"),
+    ("sigma", "sigma", "sigma", "residual standard deviation of a mixed model"),
+    ("sd_task", None, "sd(task)", "standard deviation of the random task intercepts"),
+    ("sd_task_agent", None, "sd(task:agent)", "standard deviation of the random task x agent intercepts"),
+    ("reml_criterion", "reml_criterion", "REML criterion", "minus twice the restricted log-likelihood at the fit"),
+    ("singular", "singular", "singular", "whether a variance component was estimated at (or next to) zero"),
+    ("converged", "converged", "converged", "whether the optimiser reached a stationary point of the criterion"),
+)

@@ -1,0 +1,525 @@
+"""The linear mixed model's numbers: REML fit, Satterthwaite and Kenward-Roger degrees of freedom, contrasts.
+
+Model: ``y = X beta + Z_task u_task [+ Z_cell u_cell] + e`` with treatment-coded agents in ``X`` (the first agent is
+the intercept, as R's ``contr.treatment``), independent normal random intercepts per task (and per agent x task
+cell when cells hold several runs) and normal errors.  Every column of ``X`` and ``Z`` is constant within a cell,
+so the model reduces exactly to the cell means: in the orthonormal basis ``sqrt(n_c) * 1_cell`` of the cell
+indicators, the covariance is ``sigma^2 (I + sum_i theta_i^2 G_i)`` on that r-dimensional space (``G_i = z_i z_i'``,
+``z_i`` the scaled indicator columns) and ``sigma^2 I`` on its (N - r)-dimensional complement, where the data
+enter only through the within-cell sum of squares.  Every quantity below (REML criterion, its gradient, the
+covariance of ``beta`` and its derivatives, pbkrtest's traces) is the full-data one computed in r dimensions, so
+a fit of 15,600 runs in 156 cells costs as much as one of 156.
+
+Arrays in, arrays out; no pandas; trusts its input.
+
+References: Bates, Maechler, Bolker and Walker (2015), J. Stat. Softw. 67(1), Section 3 (the profiled REML
+criterion); Kuznetsova, Brockhoff and Christensen (2017), J. Stat. Softw. 82(13), Section 3 (Satterthwaite's
+df from the Hessian of the deviance in (theta, sigma) and the Jacobian of cov(beta)); Kenward and Roger (1997),
+Biometrics 53(3), 983-997 (adjusted covariance, eqs. 2-4, and df, Section 4) as pbkrtest computes them
+(Halekoh and Hojsgaard 2014); Satterthwaite (1946), Biometrics Bulletin 2(6), 110-114.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import numpy as np
+
+#: lme4's threshold for a singular fit: a relative standard deviation (theta) below it
+SINGULAR_TOL = 1e-4
+#: lmerTest's tolerance on the eigenvalues of the deviance's Hessian
+HESSIAN_TOL = 1e-8
+
+
+@dataclass(frozen=True, eq=False)
+class Model:
+    """The reduced problem: cell-level design, scaled by sqrt(cell size)."""
+
+    x: np.ndarray            # (r, p) scaled fixed-effects design
+    y: np.ndarray            # (r,) scaled cell means
+    g: tuple                 # (G_task, [G_cell]) each (r, r)
+    z_task: np.ndarray       # (r, n_tasks) scaled task indicators
+    cell_n: np.ndarray       # (r,) runs per cell
+    cell_agent: np.ndarray   # (r,)
+    cell_task: np.ndarray    # (r,)
+    row_cell: np.ndarray     # (N,) cell of each run
+    rss_within: float        # sum of squares of runs about their cell means
+    nobs: int
+    same_task: np.ndarray    # (r, r) whether two cells share their task
+
+    @property
+    def p(self):
+        return self.x.shape[1]
+
+    @property
+    def r(self):
+        return self.y.size
+
+
+def model(y, agent, task, n_agents, n_tasks, interaction):
+    """The reduced model of runs ``y`` with agent and task codes; ``interaction`` adds task x agent intercepts."""
+    key = task * n_agents + agent
+    cells, row_cell = np.unique(key, return_inverse=True)
+    n = np.bincount(row_cell).astype(float)
+    means = np.bincount(row_cell, weights=y) / n
+    rss = float(np.sum((y - means[row_cell]) ** 2))
+    cell_task, cell_agent = cells // n_agents, cells % n_agents
+    root = np.sqrt(n)
+    x = np.zeros((cells.size, n_agents))
+    x[:, 0] = 1.0
+    x[np.arange(cells.size), cell_agent] = 1.0  # agent 0 is the intercept (treatment coding)
+    x *= root[:, None]
+    z_task = np.zeros((cells.size, n_tasks))
+    z_task[np.arange(cells.size), cell_task] = root
+    g = (z_task @ z_task.T,) + ((np.diag(n),) if interaction else ())
+    return Model(x, root * means, g, z_task, n, cell_agent, cell_task, row_cell, rss, int(y.size),
+                 cell_task[:, None] == cell_task[None, :])
+
+
+@dataclass(frozen=True, eq=False)
+class _Pieces:
+    """What one covariance (sigma = 1) gives: V^{-1}, V^{-1} X, (X'V^{-1}X)^{-1}, beta, residual terms."""
+
+    vinv: np.ndarray
+    vx: np.ndarray
+    phi: np.ndarray
+    beta: np.ndarray
+    ve: np.ndarray
+    pwrss: float
+    logdet_v: float
+    logdet_xvx: float
+
+
+def _pieces(m, theta):
+    # V = diag(d) + theta_task^2 sum_tasks s s' (s = sqrt(n) on the task's cells): block diagonal by task, each
+    # block a diagonal plus rank one, inverted in closed form (Sherman-Morrison) rather than by LAPACK.
+    d = 1.0 + (theta[1] ** 2 * m.cell_n if len(theta) > 1 else 0.0)
+    root = np.sqrt(m.cell_n)
+    u = root / d
+    per_task = np.bincount(m.cell_task, weights=root * u, minlength=m.z_task.shape[1])
+    c = theta[0] ** 2 / (1.0 + theta[0] ** 2 * per_task)
+    vinv = -(c[m.cell_task][:, None] * u[:, None] * u[None, :]) * m.same_task
+    vinv[np.diag_indices(m.r)] += 1.0 / d
+    logdet_v = float(np.log(d).sum() + np.log1p(theta[0] ** 2 * per_task).sum())
+    vx = vinv @ m.x
+    xvx = m.x.T @ vx
+    phi = np.linalg.inv(xvx)
+    phi = (phi + phi.T) / 2
+    beta = phi @ (vx.T @ m.y)
+    e = m.y - m.x @ beta
+    ve = vinv @ e
+    return _Pieces(vinv, vx, phi, beta, ve, float(e @ ve) + m.rss_within, logdet_v, float(np.linalg.slogdet(xvx)[1]))
+
+
+def _traces(m, pieces, g):
+    """tr(V^{-1} G) - tr(Phi X'V^{-1} G V^{-1} X) and e'V^{-1} G V^{-1} e: the derivative's parts for one G."""
+    return (float(np.sum(pieces.vinv * g)) - float(np.sum(pieces.phi * (pieces.vx.T @ g @ pieces.vx))),
+            float(pieces.ve @ g @ pieces.ve))
+
+
+def profiled_deviance(m, phi):
+    """lme4's REML criterion with sigma profiled out, at ``theta = sqrt(phi)``, and its gradient in phi.
+
+    The fit runs in ``phi = theta^2``: in theta the gradient vanishes at 0 whatever the data, so an optimiser
+    that reaches the bound would stop there even when the optimum is inside.
+    """
+    phi = np.asarray(phi, dtype=float)
+    pc = _pieces(m, np.sqrt(np.maximum(phi, 0.0)))
+    df = m.nobs - m.p
+    value = pc.logdet_v + pc.logdet_xvx + df * (1.0 + np.log(2.0 * np.pi * pc.pwrss / df))
+    grad = np.empty(phi.size)
+    for i, g in enumerate(m.g):
+        trace, quad = _traces(m, pc, g)
+        grad[i] = trace - df * quad / pc.pwrss
+    return value, grad
+
+
+@dataclass(frozen=True, eq=False)
+class Fit:
+    theta: np.ndarray      # relative standard deviations of the random effects (task, [task:agent])
+    sigma: float           # residual standard deviation
+    beta: np.ndarray
+    vcov: np.ndarray       # cov(beta) at the estimates
+    reml: float            # REML criterion (lme4's REMLcrit)
+    converged: bool
+    message: str
+    gradient: np.ndarray   # of the profiled criterion in theta^2 at the estimates (projected on the bounds)
+
+
+def fit(m):
+    """The REML fit: minimise the profiled criterion over theta >= 0 from theta = 1 (lme4's start)."""
+    from scipy.optimize import minimize
+
+    k = len(m.g)
+    res = minimize(lambda phi: profiled_deviance(m, phi), np.ones(k), jac=True, method="L-BFGS-B",
+                   bounds=[(0.0, None)] * k, options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 2000})
+    # Polish: Newton steps on the free coordinates (L-BFGS-B stops on its line search near the optimum).
+    phi = _polish(m, np.maximum(res.x, 0.0))
+    value, grad = profiled_deviance(m, phi)
+    projected = np.where((phi <= 0) & (grad > 0), 0.0, grad)
+    theta = np.sqrt(phi)
+    pc = _pieces(m, theta)
+    sigma = float(np.sqrt(pc.pwrss / (m.nobs - m.p)))
+    # lme4 warns at a scaled gradient above 2e-3; here the gradient in theta^2, scaled by the criterion's size
+    converged = bool(np.all(np.isfinite(phi)) and np.max(np.abs(projected) * np.maximum(phi, 1.0), initial=0.0) < 2e-3)
+    return Fit(theta, sigma, pc.beta, sigma**2 * pc.phi, float(value), converged, str(res.message), projected)
+
+
+def _polish(m, phi, steps=10):
+    """Newton's method on the coordinates away from the bound, with a numerical Hessian of the gradient."""
+    for _ in range(steps):
+        value, grad = profiled_deviance(m, phi)
+        free = ~((phi <= 0) & (grad >= 0))
+        if not free.any() or np.max(np.abs(grad[free])) < 1e-12:
+            break
+
+        def sub_gradient(x, free=free):
+            full = phi.copy()
+            full[free] = x
+            return profiled_deviance(m, full)[1][free]
+
+        hess = _jacobian(sub_gradient, phi[free])
+        hess = (hess + hess.T) / 2
+        if np.any(np.linalg.eigvalsh(hess) <= 0):
+            break
+        candidate = phi.copy()
+        candidate[free] = np.maximum(phi[free] - np.linalg.solve(hess, grad[free]), 0.0)
+        if profiled_deviance(m, candidate)[0] > value:
+            break
+        phi = candidate
+    return phi
+
+
+def _jacobian(f, x, base_step=1e-3, levels=4):
+    """Jacobian of f at x by central differences with Richardson extrapolation (steps halved ``levels`` times)."""
+    x = np.asarray(x, dtype=float)
+    columns = []
+    for j in range(x.size):
+        h = base_step * max(abs(x[j]), 1e-1)
+        table = []
+        for level in range(levels):
+            step = np.zeros_like(x)
+            step[j] = h / 2**level
+            table.append((np.asarray(f(x + step)) - np.asarray(f(x - step))) / (2 * step[j]))
+        for order in range(1, levels):  # each pass removes the next even power of h
+            factor = 4.0**order
+            table = [(factor * table[i + 1] - table[i]) / (factor - 1) for i in range(len(table) - 1)]
+        columns.append(table[0])
+    return np.column_stack(columns)
+
+
+# ---------------------------------------------------------------- Satterthwaite (lmerTest)
+
+def deviance_score(m, varpar):
+    """Gradient of the REML deviance in (theta, sigma), beta profiled (lmerTest's ``devfun_vp``)."""
+    theta, sigma = np.asarray(varpar[:-1], dtype=float), float(varpar[-1])
+    pc = _pieces(m, theta)
+    out = np.empty(theta.size + 1)
+    for i, (t, g) in enumerate(zip(theta, m.g)):
+        trace, quad = _traces(m, pc, g)
+        out[i] = 2.0 * t * (trace - quad / sigma**2)
+    out[-1] = 2.0 * (m.nobs - m.p) / sigma - 2.0 * pc.pwrss / sigma**3
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class Satterthwaite:
+    varpar: np.ndarray       # (theta, sigma)
+    vcov_varpar: np.ndarray  # 2 H^+ (H: Hessian of the deviance)
+    jacobian: np.ndarray     # (n_varpar, p, p): d cov(beta) / d varpar
+    hessian_eigenvalues: np.ndarray
+
+
+def satterthwaite_setup(m, fitted):
+    """The asymptotic covariance of (theta, sigma) and the derivatives of cov(beta), as lmerTest forms them."""
+    varpar = np.append(fitted.theta, fitted.sigma)
+    hess = _jacobian(lambda v: deviance_score(m, v), varpar)
+    hess = (hess + hess.T) / 2
+    values, vectors = np.linalg.eigh(hess)
+    keep = values > HESSIAN_TOL
+    vcov_varpar = 2.0 * (vectors[:, keep] / values[keep]) @ vectors[:, keep].T
+    pc = _pieces(m, fitted.theta)
+    sigma = fitted.sigma
+    jac = []
+    for t, g in zip(fitted.theta, m.g):
+        jac.append(sigma**2 * pc.phi @ (pc.vx.T @ (2.0 * t * g) @ pc.vx) @ pc.phi)
+    jac.append(2.0 * sigma * pc.phi)
+    return Satterthwaite(varpar, vcov_varpar, np.array(jac), values)
+
+
+def satterthwaite_t(setup, vcov, contrasts):
+    """Variance and Satterthwaite df of each row of ``contrasts`` (k, p)."""
+    variance = np.einsum("kp,pq,kq->k", contrasts, vcov, contrasts)
+    grad = np.einsum("kp,jpq,kq->kj", contrasts, setup.jacobian, contrasts)
+    denom = np.einsum("kj,jl,kl->k", grad, setup.vcov_varpar, grad)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        df = np.where(denom > 0, 2.0 * variance**2 / denom, np.inf)
+    return variance, df
+
+
+def satterthwaite_f(setup, vcov, beta, contrasts):
+    """lmerTest's F test of ``contrasts @ beta = 0``: (F, numerator df, denominator df)."""
+    vl = contrasts @ vcov @ contrasts.T
+    values, vectors = np.linalg.eigh((vl + vl.T) / 2)
+    order = np.argsort(values)[::-1]
+    values, vectors = values[order], vectors[:, order]
+    keep = values > max(np.sqrt(np.finfo(float).eps) * values[0], 0.0)
+    q = int(keep.sum())
+    rotated = (vectors.T @ contrasts)[:q]
+    statistic = float(np.sum((rotated @ beta) ** 2 / values[:q]) / q)
+    _, nu = satterthwaite_t(setup, vcov, rotated)
+    return statistic, q, _fstat_ddf(nu)
+
+
+def agent_hypothesis(m):
+    """lmerTest's contrast rows for the agent term (its type I = type III with one factor): the agent rows of
+    the transposed Doolittle factor of X'X (X'X = L U, L unit lower triangular), entries below 1e-6 set to 0."""
+    xtx = m.x.T @ m.x
+    chol = np.linalg.cholesky(xtx)
+    factor = (chol / np.diag(chol)).T          # L' with unit diagonal: X'X = L D L'
+    factor[np.abs(factor) < 1e-6] = 0.0
+    return factor[1:]
+
+
+def _fstat_ddf(nu):
+    """lmerTest's denominator df of an F from the per-direction t df (Kuznetsova et al. 2017, eq. 8)."""
+    if nu.size == 1:
+        return float(nu[0])
+    if np.all(np.abs(np.diff(nu)) < 1e-8):
+        return float(nu.mean())
+    if np.any(nu <= 2):
+        return 2.0
+    e = np.sum(nu / (nu - 2.0))
+    return float(2.0 * e / (e - nu.size))
+
+
+# ---------------------------------------------------------------- Kenward-Roger (pbkrtest)
+
+@dataclass(frozen=True, eq=False)
+class KenwardRoger:
+    vcov: np.ndarray        # Phi, the unadjusted cov(beta)
+    vcov_adjusted: np.ndarray
+    p_list: np.ndarray      # (n_gamma, p, p): P_i = -X'S^{-1} G_i S^{-1} X
+    w: np.ndarray           # 2 x inverse expected information of the variance components
+
+
+def kenward_roger_setup(m, fitted):
+    """pbkrtest's adjusted covariance of beta (``vcovAdj``) for components (task, [task:agent], residual)."""
+    sigma2 = fitted.sigma**2
+    pc = _pieces(m, fitted.theta)
+    sinv = pc.vinv / sigma2                       # Sigma^{-1} on the cells' space
+    gs = list(m.g) + [np.eye(m.r)]                # the residual's G is the identity
+    tt = sinv @ m.x
+    oo = [g @ tt for g in gs]
+    pp = np.array([-(o.T @ tt) for o in oo])
+    pp = (pp + np.transpose(pp, (0, 2, 1))) / 2
+    hh = [g @ sinv for g in gs]
+    n = len(gs)
+    qq = [[oo[i].T @ sinv @ oo[j] for j in range(n)] for i in range(n)]
+    phi = sigma2 * pc.phi
+    ie2 = np.empty((n, n))
+    for i in range(n):
+        for j in range(n):
+            trace = float(np.sum(hh[i].T * hh[j]))
+            if i == j == n - 1:  # the identity's part on the complement of the cells' space
+                trace += (m.nobs - m.r) / sigma2**2
+            ie2[i, j] = trace - 2.0 * float(np.sum(phi * qq[i][j])) + float(np.trace(phi @ pp[i] @ phi @ pp[j]))
+    ie2 = (ie2 + ie2.T) / 2
+    if np.min(np.abs(np.linalg.eigvalsh(ie2))) > 1e-10:
+        w = 2.0 * np.linalg.inv(ie2)
+    else:
+        w = 2.0 * np.linalg.pinv(ie2)
+    u = np.zeros_like(phi)
+    for i in range(n):
+        for j in range(n):
+            u += w[i, j] * (qq[i][j] - pp[i] @ phi @ pp[j])
+    adjusted = phi + 2.0 * phi @ u @ phi
+    return KenwardRoger(phi, (adjusted + adjusted.T) / 2, pp, w)
+
+
+def _kr_a(setup, contrasts):
+    """A1 and A2 of Kenward and Roger (1997) for the hypothesis ``contrasts @ beta = 0``."""
+    phi = setup.vcov
+    theta = contrasts.T @ np.linalg.solve(contrasts @ phi @ contrasts.T, contrasts)
+    u = [theta @ phi @ p @ phi for p in setup.p_list]
+    traces = np.array([np.trace(a) for a in u])
+    a1 = float(traces @ setup.w @ traces)
+    a2 = float(sum(setup.w[i, j] * np.sum(u[i] * u[j].T) for i in range(len(u)) for j in range(len(u))))
+    return a1, a2
+
+
+def _kr_ddf(a1, a2, q):
+    """pbkrtest's denominator df and F scaling from A1, A2 and the number of constraints q."""
+    b = (a1 + 6.0 * a2) / (2.0 * q)
+    g = ((q + 1.0) * a1 - (q + 4.0) * a2) / ((q + 2.0) * a2)
+    denom = 3.0 * q + 2.0 * (1.0 - g)
+    c1, c2, c3 = g / denom, (q - g) / denom, (q + 2.0 - g) / denom
+    v0 = 1.0 + c1 * b
+    v0 = 0.0 if abs(v0) < 1e-10 else v0
+    v1, v2 = 1.0 - c2 * b, 1.0 - c3 * b
+    x = 1.0 - a2 / q
+    ratio = 1.0 if abs(x) < 1e-14 and abs(v1) < 1e-14 else x / v1
+    rho = ratio**2 * v0 / v2 / q
+    ddf = 4.0 + (q + 2.0) / (q * rho - 1.0)
+    scaling = 1.0 if abs(ddf - 2.0) < 0.01 else ddf * (1.0 - a2 / q) / (ddf - 2.0)
+    return ddf, scaling
+
+
+def kenward_roger_t(setup, contrasts):
+    """Adjusted variance and Kenward-Roger df of each row of ``contrasts`` (k, p)."""
+    variance = np.einsum("kp,pq,kq->k", contrasts, setup.vcov_adjusted, contrasts)
+    df = np.array([_kr_ddf(*_kr_a(setup, row[None, :]), 1)[0] for row in contrasts])
+    return variance, df
+
+
+def kenward_roger_f(setup, beta, contrasts):
+    """pbkrtest's scaled F test of ``contrasts @ beta = 0``: (F, numerator df, denominator df)."""
+    q = int(np.linalg.matrix_rank(contrasts))
+    ddf, scaling = _kr_ddf(*_kr_a(setup, contrasts), q)
+    lb = contrasts @ beta
+    wald = float(lb @ np.linalg.solve(contrasts @ setup.vcov_adjusted @ contrasts.T, lb))
+    return scaling * wald / q, q, ddf
+
+
+# ---------------------------------------------------------------- what the result shows
+
+def random_effects(m, fitted):
+    """Conditional modes (BLUPs) of the task intercepts and, with the interaction, of the cell intercepts."""
+    pc = _pieces(m, fitted.theta)
+    task = fitted.theta[0] ** 2 * (m.z_task.T @ pc.ve)
+    cell = fitted.theta[1] ** 2 * np.sqrt(m.cell_n) * pc.ve if len(m.g) > 1 else np.zeros(m.r)
+    return task, cell
+
+
+def fitted_values(m, fitted, agent, task):
+    """Fitted values (fixed part plus predicted random intercepts) of each run."""
+    u_task, u_cell = random_effects(m, fitted)
+    fixed = fitted.beta[0] + np.where(agent > 0, fitted.beta[np.maximum(agent, 0)], 0.0)
+    return fixed + u_task[task] + u_cell[m.row_cell]
+
+
+def agent_contrasts(n_agents):
+    """Rows of the agents' marginal means ([1, e_a]) and of every pair i < j (mean_i - mean_j), with the pairs."""
+    means = np.zeros((n_agents, n_agents))
+    means[:, 0] = 1.0
+    means[np.arange(1, n_agents), np.arange(1, n_agents)] = 1.0
+    first, second = np.triu_indices(n_agents, k=1)
+    return means, means[first] - means[second], first, second
+
+
+@functools.lru_cache(maxsize=4)
+def _legendre(nodes):
+    return np.polynomial.legendre.leggauss(nodes)
+
+
+def _gauss_legendre(lo, hi, panels, nodes=10):
+    """Nodes and weights of composite Gauss-Legendre rules on [lo, hi] (arrays broadcast: shape (..., panels*nodes))."""
+    x, w = _legendre(nodes)
+    lo, hi = np.asarray(lo, dtype=float)[..., None], np.asarray(hi, dtype=float)[..., None]
+    edges = lo + (hi - lo) * np.linspace(0.0, 1.0, panels + 1)
+    half = (edges[..., 1:] - edges[..., :-1]) / 2
+    mid = (edges[..., 1:] + edges[..., :-1]) / 2
+    points = (mid[..., :, None] + half[..., :, None] * x).reshape(*mid.shape[:-1], -1)
+    weights = (half[..., :, None] * w).reshape(*mid.shape[:-1], -1)
+    return points, weights
+
+
+#: R's ptukey (and so emmeans) treats more df than this as infinite; so do we, to give R's numbers
+LARGE_DF = 25_000
+#: panels of 10 Gauss-Legendre nodes over each part of log s and over z (tests/test_mixed.py checks the result
+#: against scipy's adaptive quadrature: within 1e-6 relative for df >= 2 where p > 1e-6)
+S_PANELS, Z_PANELS = 8, 10
+
+
+def studentized_range_sf(q, k, df):
+    """P(Q > q) for the studentized range of ``k`` normal means with ``df`` degrees of freedom (arrays of q, df).
+
+    ``P(Q > q) = E_s[1 - W(q s)]`` with ``s = sqrt(chi2_df / df)`` and ``W`` the range's CDF of k standard normals,
+    ``1 - W(w) = k int phi(z) (Phi(z)^(k-1) - (Phi(z) - Phi(z - w))^(k-1)) dz``, both integrals by composite
+    Gauss-Legendre rules (in log s, where the density is near-normal with sd 1/sqrt(2 df)); the difference of
+    powers is formed as an expm1 so that small tail probabilities keep their relative precision.  Vectorised
+    over rows: scipy's ``studentized_range`` integrates adaptively one value at a time (0.2 s per quantile).
+    """
+    from scipy.special import gammaln, log_ndtr, ndtr
+
+    q, df = np.broadcast_arrays(np.asarray(q, dtype=float), np.asarray(df, dtype=float))
+    shape = q.shape
+    q, df = q.ravel(), df.ravel()
+    df = np.where(df > LARGE_DF, np.inf, df)
+    finite = np.where(np.isfinite(df), df, 1e12)
+    spread = 1.0 / np.sqrt(2.0 * finite)
+    # the bulk of log s within 9 sd of 0, and its long left tail (density ~ exp(df t)) down to where
+    # df (-t - (1 - exp(2t)) / 2) > 40, so that p-values far below 1e-12 keep their digits
+    inner = np.maximum(9.0 * spread, 1e-12)
+    outer = np.minimum(-(40.0 / finite + 0.5), -inner)
+    t_tail, w_tail = _gauss_legendre(outer, -inner, S_PANELS)
+    t_bulk, w_bulk = _gauss_legendre(-inner, inner, S_PANELS)
+    t, wt = np.concatenate([t_tail, t_bulk], axis=-1), np.concatenate([w_tail, w_bulk], axis=-1)
+    log_density = (finite[:, None] / 2 * np.log(finite[:, None]) - gammaln(finite[:, None] / 2)
+                   - (finite[:, None] / 2 - 1) * np.log(2.0) + finite[:, None] * t
+                   - finite[:, None] * np.exp(2 * t) / 2)
+    weight_s = wt * np.exp(log_density)
+    weight_s[~np.isfinite(df)] = 0.0
+    z, wz = _gauss_legendre(-8.5, 8.5, Z_PANELS)
+    w = q[:, None] * np.exp(t)                                  # (rows, s nodes)
+    w[~np.isfinite(df)] = q[~np.isfinite(df), None]
+    log_a = log_ndtr(z)                                         # log Phi(z)
+    ratio = ndtr(z[None, None, :] - w[..., None]) / np.exp(log_a)  # Phi(z - w) / Phi(z), in [0, 1]
+    with np.errstate(divide="ignore"):  # ratio 1 (w = 0): log1p(-1) = -inf, expm1(-inf) = -1, as it should
+        tail = -np.exp((k - 1) * log_a) * np.expm1((k - 1) * np.log1p(-np.minimum(ratio, 1.0)))
+    phi = np.exp(-z**2 / 2) / np.sqrt(2 * np.pi)
+    one_minus_w = k * (tail * (phi * wz)).sum(axis=-1)          # (rows, s nodes)
+    infinite = ~np.isfinite(df)
+    out = (one_minus_w * weight_s).sum(axis=-1)
+    out[infinite] = one_minus_w[infinite, 0]
+    return np.clip(out, 0.0, 1.0).reshape(shape)
+
+
+def studentized_range_isf(alpha, k, df):
+    """The q with ``studentized_range_sf(q, k, df) = alpha`` (vectorised over df), by the Illinois variant of
+    regula falsi on log p, which converges in about ten evaluations."""
+    df = np.atleast_1d(np.asarray(df, dtype=float))
+    target = np.log(alpha)
+
+    def gap(q):
+        return np.log(np.maximum(studentized_range_sf(q, k, df), 1e-300)) - target
+
+    lo, hi = np.full(df.shape, 1e-3), np.full(df.shape, 8.0)
+    f_lo, f_hi = gap(lo), gap(hi)
+    while np.any(grow := f_hi > 0):
+        hi = np.where(grow, 2 * hi, hi)
+        f_hi = gap(hi)
+    side = np.zeros(df.shape)
+    for _ in range(60):
+        q = hi - f_hi * (hi - lo) / (f_hi - f_lo)
+        f = gap(q)
+        if np.all(np.abs(f) < 1e-13) or np.all(hi - lo < 1e-12 * hi):
+            break
+        left = f > 0  # q still gives a larger p: the root is above q
+        # keep the bracket; halve the stale end's value when the same end stays twice (Illinois)
+        f_hi = np.where(left & (side == 1), f_hi / 2, f_hi)
+        f_lo = np.where(~left & (side == -1), f_lo / 2, f_lo)
+        lo, f_lo = np.where(left, q, lo), np.where(left, f, f_lo)
+        hi, f_hi = np.where(left, hi, q), np.where(left, f_hi, f)
+        side = np.where(left, 1, -1)
+    return q
+
+
+def tukey_pvalues(t, df, n_means):
+    """Tukey's single-step p-values, ``P(Q > sqrt(2) |t|)`` for the studentized range of ``n_means`` with df."""
+    from scipy.stats import t as student
+
+    if n_means == 2:  # the range of two means is one |t|: the exact two-sided t p-value
+        return 2.0 * student.sf(np.abs(t), df)
+    return studentized_range_sf(np.sqrt(2.0) * np.abs(t), n_means, df)
+
+
+def tukey_quantiles(confidence_level, df, n_means):
+    """Half-width multipliers of Tukey's simultaneous intervals: q(level; n_means, df) / sqrt(2)."""
+    from scipy.stats import t as student
+
+    if n_means == 2:
+        return student.ppf(0.5 + confidence_level / 2, df)
+    distinct, where = np.unique(np.asarray(df, dtype=float), return_inverse=True)  # balanced: one df for all
+    return studentized_range_isf(1.0 - confidence_level, n_means, distinct)[where.ravel()] / np.sqrt(2.0)

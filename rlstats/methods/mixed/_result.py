@@ -1,0 +1,211 @@
+"""The linear mixed model's result: fields, tables and prose (reads fields, computes nothing)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+
+from ... import format as fmt
+from ...errors import OptionError
+from ...results import Result, resultclass
+from . import plots
+
+_DDF_NAMES = {"satterthwaite": "Satterthwaite", "kenward-roger": "Kenward-Roger"}
+_ADJUST_NAMES = {"tukey": "Tukey (studentized range)", "holm": "Holm", "none": "no"}
+
+
+@resultclass
+class MixedResult(Result):
+    """Result of :func:`mixed`.
+
+    Attributes
+    ----------
+    statistic, num_df, den_df, pvalue : float, int, float, float
+        The omnibus F test that all agents' means are equal, as lmerTest's ``anova()`` gives it (type III,
+        Satterthwaite's or Kenward-Roger's denominator df; Kenward-Roger's F is scaled as pbkrtest's).
+    df : tuple
+        ``(num_df, den_df)``, the F's degrees of freedom (R's ``parameter``).
+    ddf : str
+        ``"satterthwaite"`` or ``"kenward-roger"``: the df of every t and F.
+    adjust : str
+        Adjustment of the pairwise comparisons: ``"tukey"``, ``"holm"`` or ``"none"``.
+    confidence_level : float
+    agents, tasks : tuple of str
+    counts : ndarray, shape (n_tasks, n_agents)
+        Runs per cell.
+    random_terms : tuple of str
+        ``("task",)`` or ``("task", "task:agent")``: the random intercepts fitted.
+    variance_sd : ndarray
+        Standard deviations of the random intercepts (in ``random_terms`` order), then the residual's.
+    sigma : float
+        Residual standard deviation.
+    theta : ndarray
+        The random intercepts' standard deviations relative to ``sigma`` (lme4's theta, in ``random_terms``
+        order).
+    reml_criterion : float
+        lme4's ``REMLcrit``: minus twice the restricted log-likelihood at the fit.
+    converged, singular : bool
+        Whether the optimiser reached a stationary point; whether a variance component is at (or within
+        1e-4 relative of) zero (lme4's ``isSingular``).
+    optimizer_message : str
+    coefficients : DataFrame
+        The fixed effects as lmerTest's summary shows them (treatment coding: the intercept is the first
+        agent's mean, each other row that agent minus the first): term, estimate, std_error, df, statistic,
+        p_value.
+    vcov : ndarray
+        Covariance of the fixed effects used for the t tests (Kenward-Roger's adjusted one with that ddf).
+    emmeans : DataFrame
+        Each agent's estimated marginal mean: agent, estimate, std_error, df, statistic, p_value, conf_low,
+        conf_high (emmeans).
+    comparisons : DataFrame
+        Every pair i < j in the agents' order, estimate = mean of agent_1 minus mean of agent_2: std_error,
+        df, statistic (t), p_value (unadjusted), p_adjusted, adjustment, conf_low and conf_high (simultaneous:
+        Tukey's, or Bonferroni's with Holm), significant (p_adjusted at most 1 - confidence_level).
+    task_effects : ndarray
+        Predicted random task intercepts (conditional modes, lme4's ``ranef``), in ``tasks`` order.
+    cell_effects : ndarray or None
+        Predicted task x agent intercepts of the non-empty cells (task by task, agents in order).
+    fitted_values, residuals : ndarray
+        Per run, in the design's order: fixed part plus predicted intercepts, and the run minus it.
+    residual_normal_scores, task_normal_scores : ndarray
+        Normal quantiles at the plotting positions of each residual and task effect (R's ``qqnorm``).
+    """
+
+    statistic: float
+    num_df: int
+    den_df: float
+    pvalue: float
+    ddf: str
+    adjust: str
+    confidence_level: float
+    agents: tuple
+    tasks: tuple
+    counts: np.ndarray
+    random_terms: tuple
+    variance_sd: np.ndarray
+    sigma: float
+    theta: np.ndarray
+    reml_criterion: float
+    converged: bool
+    singular: bool
+    optimizer_message: str
+    coefficients: pd.DataFrame
+    vcov: np.ndarray
+    emmeans: pd.DataFrame
+    comparisons: pd.DataFrame
+    task_effects: np.ndarray
+    cell_effects: np.ndarray | None
+    fitted_values: np.ndarray
+    residuals: np.ndarray
+    residual_normal_scores: np.ndarray
+    task_normal_scores: np.ndarray
+
+    _plot_kinds: ClassVar[dict] = {
+        "contrasts": plots.plot_contrasts,
+        "diagnostics": plots.plot_diagnostics,
+    }
+
+    @property
+    def df(self):
+        """The F test's ``(num_df, den_df)``."""
+        return (self.num_df, self.den_df)
+
+    def confidence_interval(self, confidence_level=None):
+        """Simultaneous intervals of the pairwise differences (``tidy()``'s rows) at the level computed."""
+        if confidence_level is not None and not np.isclose(confidence_level, self.confidence_level):
+            raise OptionError(f"the intervals were computed at confidence_level={self.confidence_level}; rerun "
+                              f"rlstats.mixed(..., confidence_level={confidence_level})")
+        return self.comparisons[["agent_1", "agent_2", "conf_low", "conf_high"]].copy()
+
+    # ---- printing -------------------------------------------------------------------
+    def _statistic_line(self):
+        return (f"F = {fmt.signif(self.statistic)}, num df = {self.num_df}, denom df = {fmt.signif(self.den_df)}, "
+                f"{fmt.pvalue_phrase(self.pvalue)}")
+
+    def _variance_table(self):
+        groups = [*self.random_terms[::-1], "Residual"]
+        sds = [*self.variance_sd[:-1][::-1], self.variance_sd[-1]]
+        return pd.DataFrame({"group": groups, "variance": np.square(sds), "std_dev": sds})
+
+    def _extra_lines(self):
+        lines = [f"REML criterion at convergence: {fmt.signif(self.reml_criterion, 6)}", "", "Random effects:"]
+        table = self._variance_table().rename(columns={"group": "Groups", "variance": "Variance",
+                                                       "std_dev": "Std.Dev."})
+        lines += ["  " + line for line in fmt.table_text(table, 4).splitlines()]
+        levels = {self.random_terms[0]: self.n_tasks}
+        if len(self.random_terms) > 1:
+            levels[self.random_terms[1]] = int((self.counts > 0).sum())
+        groups = "; ".join(f"{term}, {levels[term]}" for term in self.random_terms[::-1])
+        lines += [f"Number of obs: {self.nobs}, groups: {groups}", "",
+                  f"Fixed effects ({_DDF_NAMES[self.ddf]}'s df):"]
+        coef = self.coefficients.rename(columns={"estimate": "Estimate", "std_error": "Std. Error",
+                                                 "statistic": "t value", "p_value": "Pr(>|t|)"})
+        lines += ["  " + line for line in fmt.table_text(coef, 5).splitlines()]
+        lines += ["", f"Pairwise differences of estimated marginal means ({_DDF_NAMES[self.ddf]}'s df):"]
+        pairs = self.comparisons
+        shown = pd.DataFrame({"contrast": pairs["agent_1"] + " - " + pairs["agent_2"],
+                              "estimate": pairs["estimate"], "SE": pairs["std_error"], "df": pairs["df"],
+                              "t.ratio": pairs["statistic"], "p.value": pairs["p_adjusted"]})
+        lines += ["  " + line for line in fmt.table_text(shown, 5).splitlines()]
+        lines.append(self._adjustment_sentence())
+        return lines
+
+    def _adjustment_sentence(self):
+        if self.adjust == "tukey":
+            return f"P value adjustment: tukey method for comparing a family of {self.n_agents} estimates"
+        if self.adjust == "holm":
+            return f"P value adjustment: holm method for {len(self.comparisons)} tests"
+        return "P values are not adjusted for multiple comparisons"
+
+    def _summary_tables(self):
+        # the printed block above them already holds the variance components and the fixed effects
+        return {"Estimated marginal means": self.emmeans,
+                f"Pairwise differences ({_ADJUST_NAMES[self.adjust]} adjustment)": self.tidy()}
+
+    # ---- tidy output ------------------------------------------------------------------
+    def tidy(self):
+        """One row per pair of agents: the difference of their estimated marginal means (agent_1 - agent_2)."""
+        return self.comparisons.copy()
+
+    def glance(self):
+        """The fit and the omnibus F test in one row."""
+        sds = dict(zip(("sd_task", "sd_task_agent"), self.variance_sd[:-1]))
+        return pd.DataFrame([{
+            "statistic": self.statistic, "df": self.num_df, "den_df": self.den_df, "p_value": self.pvalue,
+            "ddf_method": self.ddf, "method": self.method, "sigma": self.sigma,
+            "sd_task": sds.get("sd_task"), "sd_task_agent": sds.get("sd_task_agent", np.nan),
+            "reml_criterion": self.reml_criterion, "singular": self.singular, "converged": self.converged,
+            "n_agents": self.n_agents, "n_tasks": self.n_tasks, "n_obs": self.nobs,
+        }])
+
+    def _prose(self):
+        runs = self.counts[self.counts > 0]
+        per_cell = (f"{runs.min()} run{'s' if runs.max() > 1 else ''} per agent and task" if runs.min() == runs.max()
+                    else f"{runs.min()} to {runs.max()} runs per agent and task")
+        random = "random task intercepts" + (" and random task x agent intercepts" if len(self.random_terms) > 1
+                                             else "")
+        text = (f"We fitted a linear mixed model by REML to {self.n_agents} agents on {self.n_tasks} tasks "
+                f"({per_cell}, {self.nobs} runs), with fixed agent effects and {random} (Bates et al., 2015). "
+                f"The estimated standard deviations were "
+                + ", ".join(f"{fmt.signif(sd, 3)} ({term})" for term, sd in zip(self.random_terms,
+                                                                                self.variance_sd))
+                + f" and {fmt.signif(self.sigma, 3)} (residual). ")
+        df_how = ("Satterthwaite's method (Kuznetsova et al., 2017)" if self.ddf == "satterthwaite" else
+                  "Kenward and Roger's method, with their adjusted covariance of the fixed effects")
+        verdict = "differ" if self.pvalue <= 1 - self.confidence_level else "were not shown to differ"
+        pv = fmt.format_pvalue(self.pvalue)
+        text += (f"Degrees of freedom came from {df_how}. The agents {verdict} (F = {fmt.signif(self.statistic, 4)} "
+                 f"on {self.num_df} and {fmt.signif(self.den_df, 4)} df, p {pv if pv.startswith('<') else '= ' + pv}).")
+        order = np.argsort(-self.emmeans["estimate"].to_numpy(), kind="stable")
+        text += " Estimated marginal means: " + ", ".join(
+            f"{self.agents[j]} {fmt.signif(self.emmeans['estimate'].iloc[j], 3)}" for j in order) + "."
+        sig = self.comparisons[self.comparisons["significant"]]
+        adjust = {"tukey": "Tukey's adjustment", "holm": "Holm's adjustment", "none": "no adjustment"}[self.adjust]
+        if len(sig):
+            text += (f" Pairs differing with {adjust} at level {fmt.signif(1 - self.confidence_level, 3)}: "
+                     + "; ".join(f"{a} vs {b}" for a, b in zip(sig["agent_1"], sig["agent_2"])) + ".")
+        else:
+            text += f" No pair differs with {adjust} at level {fmt.signif(1 - self.confidence_level, 3)}."
+        return text

@@ -1,0 +1,65 @@
+"""Drawings of the mixed model's result: the pairwise differences, and the residual diagnostics.
+
+Plots draw, never compute: every function reads a result's fields, takes ``ax=`` (a new figure only when it is
+None), lets user keywords win over the defaults, changes no global style and returns the Axes (the Figure for
+the three-panel diagnostics).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...plotting import SMALL_FONT, axes_or_new, panels
+
+
+def plot_contrasts(result, *, ax=None, **kwargs):
+    """Each pair's difference of estimated marginal means with its simultaneous interval; 0 marked."""
+    pairs = result.comparisons
+    n = len(pairs)
+    ax = axes_or_new(ax, (5.0, 0.9 + 0.32 * n))
+    y = np.arange(n)[::-1]
+    style = {"color": "black", "fmt": "o", "markersize": 4, "capsize": 2, "linewidth": 1.0}
+    style.update(kwargs)
+    estimate = pairs["estimate"].to_numpy()
+    error = np.vstack([estimate - pairs["conf_low"].to_numpy(), pairs["conf_high"].to_numpy() - estimate])
+    ax.errorbar(estimate, y, xerr=error, **style)
+    significant = pairs["significant"].to_numpy()
+    if significant.any():
+        ax.plot(estimate[significant], y[significant], "o", color=style["color"], markersize=7, fillstyle="none")
+    ax.axvline(0.0, color="0.6", linewidth=0.8, linestyle="--")
+    ax.set_yticks(y)
+    ax.set_yticklabels([f"{a} - {b}" for a, b in zip(pairs["agent_1"], pairs["agent_2"])], fontsize=SMALL_FONT + 1)
+    how = {"tukey": "Tukey", "holm": "Bonferroni (Holm p-values)", "none": "unadjusted"}[result.adjust]
+    ax.set_xlabel(f"difference of estimated marginal means ({result.confidence_level:.0%} {how} intervals; "
+                  "circled: adjusted p below the level)", fontsize=SMALL_FONT + 1)
+    ax.set_title(f"{result.method}", fontsize=SMALL_FONT + 1)
+    return ax
+
+
+def plot_diagnostics(result, *, ax=None, width=None, **kwargs):
+    """Three panels: residuals against fitted values, normal QQ of the residuals and of the task effects.
+
+    A new figure is a column wide (two panels a row); ``width=7`` (inches) puts the three in one row.
+    """
+    fig, axes = panels(ax, 3, (1.65, 1.6), width=width, what="diagnostic panel")
+    style = {"color": "0.2", "s": 6, "alpha": 0.6, "linewidths": 0}
+    style.update(kwargs)
+    first, second, third = axes
+    first.scatter(result.fitted_values, result.residuals, **style)
+    first.axhline(0.0, color="0.6", linewidth=0.8, linestyle="--")
+    first.set_xlabel("fitted value", fontsize=SMALL_FONT + 1)
+    first.set_ylabel("residual", fontsize=SMALL_FONT + 1)
+    first.set_title("residuals vs fitted", fontsize=SMALL_FONT + 1)
+    for panel, x, values, what in ((second, result.residual_normal_scores, result.residuals, "residuals"),
+                                   (third, result.task_normal_scores, result.task_effects, "task effects")):
+        panel.scatter(x, values, **style)
+        if len(values) >= 4:  # R's qqline: through the quartiles of the points and of the normal (+-0.6745)
+            q = np.quantile(values, [0.25, 0.75])
+            panel.axline((0.0, q.mean()), slope=(q[1] - q[0]) / (2 * 0.6745), color="0.6", linewidth=0.8,
+                         linestyle="--")
+        panel.set_xlabel("normal quantile", fontsize=SMALL_FONT + 1)
+        panel.set_ylabel(what, fontsize=SMALL_FONT + 1)
+        panel.set_title(f"normal QQ: {what}", fontsize=SMALL_FONT + 1)
+    for panel in axes:
+        panel.tick_params(labelsize=SMALL_FONT)
+    return fig

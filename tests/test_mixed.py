@@ -1,0 +1,279 @@
+"""rlstats.mixed against R: lme4's REML fit, lmerTest's Satterthwaite df and anova(), pbkrtest's Kenward-Roger
+df and adjusted covariance, emmeans' marginal means and Tukey/Holm pairwise comparisons.
+
+The reference numbers are in tests/reference/mixed_r.json, written by tests/reference/mixed_r.R from the data
+of tests/reference/mixed_data.py (rebuilt here from the same seeds); R's fits there use tight optimiser
+tolerances, so both sides sit at the REML optimum.  Tolerances (issue 31): estimates and standard errors 1e-5
+relative, df 1e-3, p-values 1e-4.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rlstats
+from rlstats.methods.mixed import _kernels as kernels
+
+REFERENCE = Path(__file__).parent / "reference"
+R = json.loads((REFERENCE / "mixed_r.json").read_text())["designs"]
+_spec = importlib.util.spec_from_file_location("mixed_data", REFERENCE / "mixed_data.py")
+mixed_data = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(mixed_data)
+
+EST, SE, DF, P = 1e-5, 1e-5, 1e-3, 1e-4
+
+
+def _data(name):
+    """A design's frame and formula; the Atari ones need the ``mirror`` fixture (../shared/data/raw, offline)."""
+    if name in mixed_data.DESIGNS:
+        return mixed_data.simulated(name), mixed_data.DESIGNS[name][0]
+    return mixed_data.atari(name), mixed_data.ATARI[name][0]
+
+
+def _close(actual, expected, rtol, what):
+    np.testing.assert_allclose(np.asarray(actual, dtype=float), np.asarray(expected, dtype=float), rtol=rtol,
+                               atol=0, err_msg=what)
+
+
+def _check(name, ddf):
+    df, formula = _data(name)
+    ref = R[name]
+    res = rlstats.mixed(df, formula, ddf=ddf)
+    key = "satterthwaite" if ddf == "satterthwaite" else "kenward_roger"
+    coef = ref["coef_satterthwaite"] if ddf == "satterthwaite" else ref["coef_kenward_roger"]
+    table = res.coefficients
+    _close(table["estimate"], coef["estimate"], EST, "fixed effects")
+    _close(table["std_error"], coef["std_error"], SE, "fixed effects' SE")
+    _close(table["df"], coef["df"], DF, "fixed effects' df")
+    _close(table["p_value"], coef["p_value"], P, "fixed effects' p")
+    # lme4 orders random terms by their number of levels: task:agent before task
+    order = np.argsort([-len(t) for t in res.random_terms], kind="stable")
+    # a component at its boundary: lme4 stops within ~1e-8 of 0, rlstats at 0
+    np.testing.assert_allclose(np.append(res.variance_sd[:-1][order], res.sigma), ref["vc_sd"], rtol=SE,
+                               atol=1e-6 * res.sigma, err_msg="standard deviations")
+    _close(res.reml_criterion, ref["reml"], 1e-9, "REML criterion")
+    assert res.singular == ref["singular"]
+    emm = ref[key]["emmeans"]
+    assert list(res.emmeans["agent"]) == emm["agent"]
+    for column in ("estimate", "std_error", "conf_low", "conf_high"):
+        _close(res.emmeans[column], emm[column], SE, f"emmeans {column}")
+    _close(res.emmeans["df"], emm["df"], DF, "emmeans df")
+    pairs, ref_pairs = res.comparisons, ref[key]["contrasts"]
+    _close(pairs["estimate"], ref_pairs["estimate"], EST, "contrasts")
+    _close(pairs["std_error"], ref_pairs["std_error"], SE, "contrasts' SE")
+    _close(pairs["df"], ref_pairs["df"], DF, "contrasts' df")
+    _close(pairs["statistic"], ref_pairs["statistic"], SE, "contrasts' t")
+    _close(pairs["p_value"], ref_pairs["p_none"], P, "contrasts' p")
+    _close(pairs["p_adjusted"], ref_pairs["p_tukey"], P, "Tukey p")
+    _close(pairs[["conf_low", "conf_high"]].to_numpy().T, [ref_pairs["tukey_low"], ref_pairs["tukey_high"]], SE,
+           "Tukey intervals")
+    anova = ref[key]["anova"]
+    assert res.num_df == anova["num_df"]
+    _close(res.statistic, anova["statistic"], SE, "F")
+    _close(res.den_df, anova["den_df"], DF, "F's df")
+    _close(res.pvalue, anova["p_value"], P, "F's p")
+    return res
+
+
+SIMULATED = sorted(mixed_data.DESIGNS)
+
+
+@pytest.mark.parametrize("name", SIMULATED)
+def test_satterthwaite_matches_lmertest_and_emmeans(name):
+    _check(name, "satterthwaite")
+
+
+@pytest.mark.parametrize("name", SIMULATED)
+def test_kenward_roger_matches_pbkrtest_and_emmeans(name):
+    _check(name, "kenward-roger")
+
+
+def test_atari_five_games_ten_seeds_matches_r(mirror):
+    # the issue's few-task case: lmerTest's df 8 where a Wald z would claim infinite df
+    for ddf in ("satterthwaite", "kenward-roger"):
+        _check("atari_5x3x10", ddf)
+
+
+@pytest.mark.slow
+def test_atari_full_matches_r(mirror):
+    res = _check("atari_full", "satterthwaite")
+    assert res.nobs == 15_600
+
+
+def test_holm_and_bonferroni_intervals_match_emmeans():
+    name = "unbalanced_seeds_26x5"  # ten pairs with ten different df
+    df, formula = _data(name)
+    ref = R[name]["satterthwaite"]["contrasts"]
+    res = rlstats.mixed(df, formula, adjust="holm")
+    _close(res.comparisons["p_adjusted"], ref["p_holm"], P, "Holm p")
+    _close(res.comparisons[["conf_low", "conf_high"]].to_numpy().T, [ref["holm_low"], ref["holm_high"]], SE,
+           "Bonferroni intervals")
+    none = rlstats.mixed(df, formula, adjust="none")
+    np.testing.assert_array_equal(none.comparisons["p_adjusted"], none.comparisons["p_value"])
+
+
+def test_lme4_spelling_means_the_same():
+    df = mixed_data.simulated("balanced_seeds_8x3x5")
+    bar = rlstats.mixed(df, "score ~ agent | task/seed")
+    both = rlstats.compare(df, "score ~ agent + (1 | task) + (1 | task:agent)", method="mixed")
+    swapped = rlstats.mixed(df, "score ~ (1 | task) + agent + (1 | agent:task)")
+    for other in (both, swapped):
+        pd.testing.assert_frame_equal(other.comparisons, bar.comparisons)
+        assert other.random_terms == bar.random_terms == ("task", "task:agent")
+    # (1 | task) alone on replicated cells: the interaction is added, and a note says so
+    alone = rlstats.mixed(df, "score ~ agent + (1 | task)")
+    pd.testing.assert_frame_equal(alone.comparisons, bar.comparisons)
+    assert any("task:agent intercepts were added" in note for note in alone.notes)
+    single = mixed_data.simulated("balanced_5x4")
+    assert rlstats.mixed(single, "score ~ agent + (1 | task)").random_terms == ("task",)
+
+
+def test_reduction_to_cells_equals_the_dense_full_data_criterion():
+    # Independent check of the cell reduction: the REML criterion from the N x N covariance, written out.
+    df = mixed_data.simulated("unbalanced_seeds_26x5").iloc[:120]
+    res = rlstats.mixed(df, "score ~ agent | task/seed")
+    design = rlstats.design.build(df, rlstats.formula.parse("score ~ agent | task/seed"))
+    y, agent, task = design.y, design.agent, design.task
+    n = y.size
+    x = np.zeros((n, design.n_agents))
+    x[:, 0] = 1
+    x[np.arange(n), agent] = 1
+    cell = task * design.n_agents + agent
+    s2 = res.sigma**2
+    v = s2 * (np.eye(n) + res.theta[0]**2 * (task[:, None] == task[None, :])
+              + res.theta[1]**2 * (cell[:, None] == cell[None, :]))
+    vinv = np.linalg.inv(v)
+    xvx = x.T @ vinv @ x
+    beta = np.linalg.solve(xvx, x.T @ vinv @ y)
+    e = y - x @ beta
+    reml = (np.linalg.slogdet(v)[1] + np.linalg.slogdet(xvx)[1] + e @ vinv @ e + (n - x.shape[1]) * np.log(2 * np.pi))
+    np.testing.assert_allclose(res.reml_criterion, reml, rtol=1e-10)
+    np.testing.assert_allclose(res.coefficients["estimate"], beta, rtol=1e-9)
+    np.testing.assert_allclose(np.sqrt(np.diag(res.vcov)), np.sqrt(np.diag(np.linalg.inv(xvx))), rtol=1e-9)
+
+
+def test_fit_agrees_with_statsmodels_mixedlm():
+    # A second, independent REML implementation: statsmodels' MixedLM with tasks as groups and the cells as a
+    # variance component (its optimiser is looser, so 1e-4).
+    sm = pytest.importorskip("statsmodels.formula.api")
+    df = mixed_data.simulated("seeds_5x3x10")  # not singular: statsmodels' optimiser handles a boundary less well
+    df = df.assign(agent=df["agent"].astype(str), task=df["task"].astype(str))
+    fit = sm.mixedlm("score ~ agent", df, groups="task", re_formula="1",
+                     vc_formula={"cell": "0 + C(agent)"}).fit(reml=True)
+    res = rlstats.mixed(df, "score ~ agent | task/seed")
+    np.testing.assert_allclose(res.coefficients["estimate"], fit.fe_params, rtol=1e-4)
+    np.testing.assert_allclose(res.sigma**2, fit.scale, rtol=1e-4)
+    np.testing.assert_allclose(res.variance_sd[:2]**2, [fit.cov_re.iloc[0, 0], fit.vcomp[0]], rtol=1e-3)
+
+
+def test_satterthwaite_df_is_exact_in_a_balanced_design():
+    # Balanced, one run per cell: the agent contrasts' Satterthwaite df are the two-way ANOVA's (a-1)(t-1).
+    res = rlstats.mixed(mixed_data.simulated("balanced_5x4"), "score ~ agent | task")
+    np.testing.assert_allclose(res.comparisons["df"], 4 * 3, rtol=1e-8)
+    np.testing.assert_allclose(res.den_df, 12, rtol=1e-8)
+
+
+def test_singular_fit_is_noted():
+    # its numbers are checked against lme4's with the other designs
+    res = rlstats.mixed(mixed_data.simulated("singular_6x3x3"), "score ~ agent | task/seed")
+    assert res.singular and any(note.startswith("singular fit") for note in res.notes)
+    assert "random task intercepts" in next(note for note in res.notes if note.startswith("singular fit"))
+
+
+def test_print_reads_like_lmertest_then_emmeans():
+    res = rlstats.mixed(mixed_data.simulated("seeds_5x3x10"), "score ~ agent | task/seed")
+    text = str(res)
+    for piece in ("REML criterion at convergence:", "Random effects:", "Fixed effects (Satterthwaite's df):",
+                  "agent_1 - agent_2", "P value adjustment: tukey method for comparing a family of 3 estimates",
+                  "Number of obs: 150, groups: task:agent, 15; task, 5"):
+        assert piece in text
+    assert res.df == (res.num_df, res.den_df)
+    assert res.glance().loc[0, "den_df"] == res.den_df
+
+
+def test_plots_draw_on_given_axes(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    res = rlstats.mixed(mixed_data.simulated("seeds_5x3x10"), "score ~ agent | task/seed")
+    fig, ax = plt.subplots()
+    assert res.plot(ax=ax) is ax
+    assert len(ax.get_yticklabels()) == 3
+    fig2, axes = plt.subplots(1, 3)
+    assert res.plot(ax=axes, kind="diagnostics") is fig2
+    # residuals against fitted values, and the QQ panels' points
+    assert len(axes[0].collections[0].get_offsets()) == res.nobs
+    assert len(axes[2].collections[0].get_offsets()) == res.n_tasks
+    drawn = res.plot(kind="diagnostics")
+    drawn.savefig(tmp_path / "diagnostics.png")
+    plt.close("all")
+
+
+def test_fitted_values_and_task_effects_are_lme4s_conditional_modes():
+    # Independent: the BLUPs from Henderson's equations on the full data, written out.
+    df = mixed_data.simulated("unbalanced_12x4")
+    res = rlstats.mixed(df, "score ~ agent | task")
+    design = rlstats.design.build(df, rlstats.formula.parse("score ~ agent | task"))
+    n = design.nobs
+    z = np.zeros((n, design.n_tasks))
+    z[np.arange(n), design.task] = 1
+    x = np.zeros((n, design.n_agents))
+    x[:, 0] = 1
+    x[np.arange(n), design.agent] = 1
+    v = res.sigma**2 * np.eye(n) + (res.sigma * res.theta[0])**2 * z @ z.T
+    beta = res.coefficients["estimate"].to_numpy()
+    u = (res.sigma * res.theta[0])**2 * z.T @ np.linalg.solve(v, design.y - x @ beta)
+    np.testing.assert_allclose(res.task_effects, u, rtol=1e-8, atol=1e-12)
+    np.testing.assert_allclose(res.fitted_values, x @ beta + u[design.task], rtol=1e-10)
+
+
+def test_tukey_pvalue_of_two_agents_is_the_t_test():
+    t, df = np.array([2.3]), np.array([7.5])
+    from scipy import stats
+
+    np.testing.assert_allclose(kernels.tukey_pvalues(t, df, 2), 2 * stats.t.sf(2.3, 7.5), rtol=1e-12)
+    np.testing.assert_allclose(kernels.tukey_pvalues(t, df, 3)[0],
+                               stats.studentized_range.sf(np.sqrt(2) * 2.3, 3, 7.5), rtol=1e-12)
+
+
+def test_studentized_range_matches_scipy():
+    # The vectorised quadrature against scipy's adaptive one (one value at a time), where p > 1e-6.
+    from scipy import stats
+
+    for k in (3, 6):
+        for df in (2.0, 8.0, 40.0, 361.9):
+            for q in (2.0, 4.5):
+                np.testing.assert_allclose(kernels.studentized_range_sf(q, k, df),
+                                           stats.studentized_range.sf(q, k, df), rtol=1e-6)
+    df = np.array([3.5, 14.3, 125.0])
+    np.testing.assert_allclose(kernels.studentized_range_sf(kernels.studentized_range_isf(0.05, 4, df), 4, df), 0.05,
+                               rtol=1e-9)
+    # more df than R's ptukey resolves are infinite, as there
+    assert kernels.studentized_range_sf(3.0, 4, 30_000.0) == kernels.studentized_range_sf(3.0, 4, np.inf)
+
+
+def test_a_fit_that_did_not_converge_says_so():
+    fitted = kernels.Fit(theta=np.array([0.5, 0.0]), sigma=1.0, beta=np.zeros(2), vcov=np.eye(2), reml=1.0,
+                         converged=False, message="ABNORMAL", gradient=np.array([0.3, 0.0]))
+    from rlstats.methods.mixed._api import _fit_notes
+
+    notes = _fit_notes(fitted, ("task", "task:agent"))
+    assert any("did not" not in n and "stopped away from a stationary point (gradient 0.3" in n for n in notes)
+    assert any(n.startswith("singular fit") and "task:agent" in n for n in notes)
+
+
+def test_cite_names_the_df_method_used():
+    df = mixed_data.simulated("balanced_5x4")
+    satterthwaite = rlstats.cite(rlstats.mixed(df, "score ~ agent | task"))
+    kenward_roger = rlstats.cite(rlstats.mixed(df, "score ~ agent | task", ddf="kenward-roger"))
+    assert "@article{bates2015" in satterthwaite and "satterthwaite1946" in satterthwaite
+    assert "kenward1997" not in satterthwaite
+    assert "kenward1997" in kenward_roger and "satterthwaite1946" not in kenward_roger
