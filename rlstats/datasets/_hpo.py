@@ -1,0 +1,63 @@
+"""The ADA-research files of Dierkes et al. (RLC 2024): PPO landscapes on LunarLander and the tuning experiments.
+
+Each ``_parse_<dataset>(paths)`` reads ``{pinned key: local path}`` and returns the dataset's frame; a file without
+the expected columns is a :class:`DataUnavailableError` naming it.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ..errors import DataUnavailableError
+from ._pins import HPO, HPO_LANDSCAPES
+
+_RESULTS = f"{HPO}/experimental_results"
+LANDSCAPE_FILES = {name: f"{_RESULTS}/landscape_analysis/{name}.csv" for name in HPO_LANDSCAPES}
+EVALUATION_FILE = f"{_RESULTS}/optimisation_experiments/optimisation_evaluation_results.csv"
+LANDSCAPE_COLUMNS = ("task", "landscape", "config", "hyperparameter", "reward_weight", "seed", "score")
+OPTIMISATION_COLUMNS = ("algorithm", "suite", "task", "procedure", "hpo", "rpo", "objective", "tuning_run", "seed",
+                        "score", "score_std", "default_reward_score", "config")
+
+
+def _read(key, path, columns):
+    frame = pd.read_csv(path)
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise DataUnavailableError(f"file {key} lacks column(s) {missing}; it does not have the pinned layout")
+    return frame
+
+
+def _parse_hpo_landscapes(paths):
+    """One row per configuration and training seed: the 10 seeds' final returns of each row of each file."""
+    frames = []
+    for name, key in LANDSCAPE_FILES.items():
+        raw = pd.read_csv(paths[key])
+        if raw.shape[1] != 3 or raw.columns[2] != "final_mean_return":
+            raise DataUnavailableError(f"file {key} does not have the pinned layout (hyperparameter, reward weight, "
+                                       "final_mean_return)")
+        returns = raw["final_mean_return"].str.strip("[]").str.split(",", expand=True).astype(float)
+        n_seeds = returns.shape[1]
+        frames.append(pd.DataFrame({
+            "task": "LunarLander", "landscape": name,
+            "config": pd.RangeIndex(len(raw)).repeat(n_seeds),
+            "hyperparameter": raw.iloc[:, 0].to_numpy().repeat(n_seeds),
+            "reward_weight": raw.iloc[:, 1].to_numpy().repeat(n_seeds),
+            "seed": list(range(n_seeds)) * len(raw),
+            "score": returns.to_numpy().ravel()}))
+    out = pd.concat(frames, ignore_index=True)
+    return out.astype({"config": "int64", "seed": "int64"})
+
+
+def _parse_hpo_optimisation(paths):
+    """One row per evaluation run of the configuration each tuning run found (baselines: no tuning run)."""
+    raw = _read(EVALUATION_FILE, paths[EVALUATION_FILE],
+                ("algorithm", "suite", "environment", "single_obj", "hpo", "rpo", "optimisation_seed",
+                 "evaluation_seed", "final_mean_return", "final_std_return", "def_rew_mean_return", "config"))
+    objective = raw["single_obj"].map({True: "return", False: "return+stability"})
+    return pd.DataFrame({
+        "algorithm": raw["algorithm"], "suite": raw["suite"], "task": raw["environment"],
+        "procedure": "hpo=" + raw["hpo"] + ", rpo=" + raw["rpo"] + ", " + objective,
+        "hpo": raw["hpo"], "rpo": raw["rpo"], "objective": objective,
+        "tuning_run": raw["optimisation_seed"].fillna(0).astype("int64"), "seed": raw["evaluation_seed"].astype("int64"),
+        "score": raw["final_mean_return"].astype(float), "score_std": raw["final_std_return"].astype(float),
+        "default_reward_score": raw["def_rew_mean_return"].astype(float), "config": raw["config"]})

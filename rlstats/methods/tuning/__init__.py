@@ -1,0 +1,8 @@
+"""Tuning-aware evaluation: expected max over budgets, the best set, the complete algorithm, sensitivity."""
+
+from ..._lazy import lazy_names
+
+# loaded on first use, so the registry reads this folder's declaration without pandas
+__getattr__, __dir__ = lazy_names(__name__, {"._api": ("tuning",), "._result": ("TuningResult",)})
+
+__all__ = ["tuning", "TuningResult"]

@@ -1,0 +1,555 @@
+"""tuning(): what an algorithm is worth once its hyperparameters are part of the claim."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import pandas as pd
+
+from ... import format as fmt
+from ... import formula as formula_module
+from ...design import Design, design_of
+from ...interop import as_pandas
+from ...errors import DesignError, OptionError
+from ...options import check_bool, check_confidence_level, check_fraction, check_resamples
+from ...resampling import child_generator, child_stream, seed_sequence
+from . import _kernels as kernels
+from ._result import TuningResult
+
+VIEWS = ("expected_max", "best_set", "complete", "sensitivity")
+TUNED = "tuning run"
+
+
+def tuning(data, formula=None, *, config=None, weights=None, holdout=None, views=VIEWS, higher_is_better=True,
+           threshold=0.05, confidence_level=0.95, n_resamples=2000, budgets=None, percentiles=(5.0, 95.0),
+           fraction=0.95, normalize=None, na_action="raise", rng=None, eval_env=None):
+    """Tuning-aware evaluation of a hyperparameter sweep: expected best score, best set, complete algorithm.
+
+    Each agent was run on each task with several *configurations* (the ``config=`` columns), each with several
+    seeds (the formula's replicate column, ``| task/seed``). The configuration is the unit: seeds are nested in it
+    and are resampled only within it. Four views, each a tidy frame (``res.expected_max()``, ``res.best_set()``,
+    ``res.complete()``, ``res.sensitivity()``), a section of the printed result and a plot kind:
+
+    * ``expected_max``: the expected best score after tuning with a budget of k configurations, k = 1 .. N, per
+      agent and task, from the configurations' mean scores (Dodge et al. 2019's order-statistic formula, drawing
+      configurations without replacement, and with replacement); the mean over tasks at budgets every agent has;
+      pointwise bands from resampling seeds within configurations, each resampled mean's deviation widened by
+      sqrt(n / (n - 1)) so that its variance is the unbiased one (the percentile band shifted so that the
+      resamples' mean sits at the estimate: resampling adds seed noise to means that already carry it, which biases
+      a resampled maximum upward; coverage in ``rlstats/calibration.csv``, procedure ``tuning.expected_max_band``).
+      The estimand is the expected best of k configurations' n-seed mean scores, the sweep's configurations given.
+    * ``best_set``: each configuration's probability of being the best when the whole selection is bootstrapped
+      (seeds resampled within every configuration, the arg-max taken; ties share), the configurations above
+      ``threshold`` (Patterson et al. 2024's set), and an interval for the tuned score that accounts for the
+      selection: the estimate is the winner's mean less the bootstrap estimate of the optimism of
+      select-then-report; the interval runs from the winner's mean less the optimism's upper quantile less Student's
+      t times the winner's standard error, to the winner's mean plus that margin (coverage of the selected
+      configuration's true mean in
+      ``rlstats/calibration.csv``, procedure ``tuning.best_interval``). With ``holdout=`` (a boolean column, True for
+      runs kept out of tuning) the selection uses the other runs and the honest estimate is the selected
+      configuration's held-out runs, with Student's t interval.
+    * ``complete``: Jordan et al. (2020)'s complete algorithm, whose hyperparameters are drawn from the sweep
+      (uniformly, or by the ``weights=`` column): its expected score and a two-stage bootstrap interval
+      (configurations, then seeds within them, widened by sqrt(n / (n - 1)) as above). ``res.complete()`` is a long frame with the complete algorithm as
+      an agent, one row per configuration (its mean score; ``seed`` names the configuration), which
+      :func:`rlstats.bootstrap`, :func:`rlstats.percentiles` and :func:`rlstats.task_table` read like any agent.
+    * ``sensitivity``: Adkins, Bowling and White (2024)'s hyperparameter sensitivity, per-task tuned minus
+      cross-task tuned score on percentile-normalised scores (each task's scores over all agents, configurations
+      and seeds mapped so that its ``percentiles`` go to 0 and 1), and the effective hyperparameter
+      dimensionality: the fewest ``config`` columns that, tuned per task with the others fixed across tasks, reach
+      ``fraction`` of the per-task tuned score. Needs two tasks and the same configurations on every task.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        One row per run; never modified.
+    formula : str
+        ``"score ~ agent | task/seed"``: the replicate column names the seeds within a configuration.
+        ``"score ~ agent | task/tuning_run/seed"`` says that seeds are nested in tuning runs: the tuning run is then
+        the configuration and the unit, as ``config="tuning_run"`` (a note says so).
+    config : str or list of str, optional
+        The hyperparameter columns; each distinct combination is one configuration. None: each agent is one
+        configuration (no tuning; a note says so). For tuning *procedures* (one configuration found per tuning run,
+        then evaluated on several seeds) name the tuning-run column: the tuning run is then the unit.
+    weights : str, optional
+        A column of non-negative probabilities of each configuration under the complete algorithm (constant within a
+        configuration); uniform when None.
+    holdout : str, optional
+        A boolean column: True for evaluation runs kept out of the selection.
+    views : sequence of str
+        The views to compute (all by default).
+    higher_is_better : bool
+    threshold : float
+        Smallest probability of being best for a configuration to enter the best set.
+    confidence_level : float
+    n_resamples : int
+        Bootstrap resamples of every view.
+    budgets : sequence of int, optional
+        The budgets of the expected-max curves (default: every k up to 100, then about 100 log-spaced up to N).
+    percentiles : (float, float)
+        The percentiles mapped to 0 and 1 by the sensitivity view's normalisation.
+    fraction : float
+        Share of the per-task tuned score that the effective dimensionality asks for.
+    normalize : DataFrame, str or dict, optional
+        Per-task normalisation of the scores first (see :func:`rlstats.normalize`).
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    TuningResult
+
+    See Also
+    --------
+    rlstats.bootstrap : Aggregate metrics when each agent has one configuration.
+    rlstats.task_table : Per-task table of the tuned runs.
+
+    References
+    ----------
+    Dodge, J., Gururangan, S., Card, D., Schwartz, R. and Smith, N. A. (2019), Show your work: improved reporting of
+    experimental results, EMNLP (Section 3, the expected maximum).
+    Jordan, S. M., Chandak, Y., Cohen, D., Zhang, M. and Thomas, P. S. (2020), Evaluating the performance of
+    reinforcement learning algorithms, ICML (Section 3, the complete algorithm).
+    Patterson, A., Neumann, S., White, M. and White, A. (2024), Empirical design in reinforcement learning, JMLR 25.
+    Adkins, J., Bowling, M. and White, A. (2024), A method for evaluating hyperparameter sensitivity in
+    reinforcement learning, NeurIPS.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, rlstats
+    >>> rng = np.random.default_rng(0)
+    >>> df = pd.DataFrame([(a, t, lr, s, (lr == 0.01) + rng.normal()) for a in ("ppo", "sac")
+    ...                    for t in ("ant", "hopper") for lr in (0.001, 0.01, 0.1) for s in range(5)],
+    ...                   columns=["agent", "task", "lr", "seed", "score"])
+    >>> res = rlstats.tuning(df, "score ~ agent | task/seed", config="lr", rng=0)
+    >>> sorted(res.best_set().columns)[:3]
+    ['agent', 'config', 'estimate']
+    """
+    opts = TuningOptions.checked(
+        views=views, higher_is_better=higher_is_better, threshold=threshold, confidence_level=confidence_level,
+        n_resamples=n_resamples, budgets=budgets, percentiles=percentiles, fraction=fraction)
+    views, higher, threshold, level = opts.views, opts.higher_is_better, opts.threshold, opts.confidence_level
+    n_resamples, budgets, percentiles, fraction = opts.n_resamples, opts.budgets, opts.percentiles, opts.fraction
+    data = as_pandas(data)  # a polars or pyarrow table: converted once, stated
+    if isinstance(data, Design):
+        raise DesignError("tuning() needs the DataFrame (one row per run), not a Design: its configuration "
+                          "columns are read with the formula")
+    if not isinstance(data, pd.DataFrame):
+        raise DesignError(f"data must be a pandas DataFrame in long format (one row per run), got "
+                          f"{type(data).__name__}")
+    if formula is None:
+        raise OptionError("formula is required, e.g. 'score ~ agent | task/seed'")
+    formula, config, nested_note = _nested_level(formula, config)
+    parsed = formula_module.parse(formula)
+    if parsed.replicate is None or parsed.blocks is None:
+        raise DesignError(f"tuning needs the task and the seed column in the formula: write "
+                          f"'{parsed.response} ~ {parsed.groups} | {parsed.blocks or 'task'}/seed', since seeds are "
+                          "resampled within each configuration")
+    config = _check_columns("config", config, data, parsed)
+    for name, column in (("weights", weights), ("holdout", holdout)):
+        if column is not None:
+            _check_columns(name, column, data, parsed, single=True)
+    extra = tuple(dict.fromkeys((*config, parsed.replicate, *(c for c in (weights, holdout) if c is not None))))
+    # Seeds repeat across configurations, so the Design is built without the replicate role; its uniqueness within
+    # a configuration is checked below.
+    design = design_of(data, dataclasses.replace(parsed, replicate=None), extra_columns=extra, na_action=na_action,
+                       eval_env=eval_env, normalize=normalize, min_agents=1)
+    notes = list(design.notes) + ([nested_note] if nested_note else [])
+    sweeps, labels = _sweeps(design, parsed, config, weights, holdout, higher)
+    if not config:
+        notes.append("no config= columns: each agent is one configuration (nothing was tuned)")
+    unit = f"configuration ({', '.join(config)})" if config else "agent"
+    notes.append(f"the unit is the {unit}: seeds ('{parsed.replicate}') are nested in it and resampled only "
+                 "within it")
+    ss, seed_record = seed_sequence(rng)
+    sign = 1.0 if higher else -1.0
+    tables = {}
+    if "best_set" in views:
+        tables["best_set"], tables["tuned"] = _best_set(design, sweeps, labels, ss, n_resamples, threshold, level,
+                                                       sign, holdout is not None, notes)
+    if "expected_max" in views or "complete" in views:
+        em, complete, runs = _resampled_views(design, sweeps, labels, ss, n_resamples, level, sign, budgets, views,
+                                              notes, weights is not None, parsed)
+        tables.update({"expected_max": em, "complete": complete, "complete_runs": runs})
+    if "sensitivity" in views:
+        tables["sensitivity"], tables["dimensions"] = _sensitivity(design, sweeps, config, percentiles, fraction,
+                                                                    sign, notes)
+    notes += _calibration_notes(sweeps, views, level)
+    n_configs = np.zeros((design.n_tasks, design.n_agents), dtype=np.intp)
+    for (t, a), sweep in sweeps.items():
+        n_configs[t, a] = sweep["sizes"].size
+    return TuningResult(
+        method="Tuning-aware evaluation of a hyperparameter sweep",
+        formula=parsed, data_name=parsed.data_name, nobs=design.nobs, notes=tuple(notes),
+        options={"config": list(config), "weights": weights, "holdout": holdout, **opts.record()},
+        seed=seed_record, agents=design.agents, tasks=design.tasks, config_columns=tuple(config), unit=unit,
+        views=tuple(views), n_configs=n_configs, confidence_level=level, threshold=threshold,
+        n_resamples=n_resamples, tables=tables,
+    )
+
+
+@dataclass(frozen=True)
+class TuningOptions:
+    """The keywords of :func:`tuning` that need no data, checked once."""
+
+    views: tuple = VIEWS
+    higher_is_better: bool = True
+    threshold: float = 0.05
+    confidence_level: float = 0.95
+    n_resamples: int = 2000
+    budgets: tuple | None = None
+    percentiles: tuple = (5.0, 95.0)
+    fraction: float = 0.95
+
+    @classmethod
+    def checked(cls, **options):
+        """Validate every option once; raises OptionError naming the bad one."""
+        return cls(views=_check_views(options["views"]),
+                   higher_is_better=check_bool("higher_is_better", options["higher_is_better"]),
+                   threshold=check_fraction("threshold", options["threshold"]),
+                   confidence_level=check_confidence_level(options["confidence_level"]),
+                   n_resamples=check_resamples(options["n_resamples"], minimum=100),
+                   budgets=_check_budgets(options["budgets"]),
+                   percentiles=_check_percentiles(options["percentiles"]),
+                   fraction=check_fraction("fraction", options["fraction"], open_interval=False))
+
+    def record(self):
+        """The options as stored in the result."""
+        out = asdict(self)
+        out.update(views=list(self.views), percentiles=list(self.percentiles),
+                   budgets=None if self.budgets is None else list(self.budgets))
+        return out
+
+
+def _check_budgets(budgets):
+    if budgets is None:
+        return None
+    values = np.asarray(budgets)
+    if values.ndim != 1 or values.size == 0 or not np.issubdtype(values.dtype, np.integer) or (values < 1).any():
+        raise OptionError(f"budgets= must be a list of positive integers, got {budgets!r}")
+    return tuple(sorted(set(int(v) for v in values)))
+
+
+_NAME = r"(?:[A-Za-z_][A-Za-z0-9_.]*|`[^`]+`)"
+_NESTED = re.compile(rf"^(?P<head>.*\|\s*)(?P<task>{_NAME})\s*/\s*(?P<unit>{_NAME})\s*/\s*(?P<seed>{_NAME})\s*$",
+                     re.DOTALL)
+
+
+def _nested_level(formula, config):
+    """``| task/tuning_run/seed``: seeds nested in tuning runs; the tuning run becomes the configuration (the unit).
+
+    Returns ``(formula for the rest, config, note)``; another formula passes unchanged.
+    """
+    match = _NESTED.match(formula) if isinstance(formula, str) else None
+    if match is None:
+        return formula, config, None
+    unit = match["unit"].strip("`")
+    if config is not None:
+        raise OptionError(f"the formula nests seeds in '{unit}' ('| {match['task']}/{match['unit']}/{match['seed']}'),"
+                          f" which names the configuration; drop config={config!r}, or write "
+                          f"'| {match['task']}/{match['seed']}' with config=")
+    return (f"{match['head']}{match['task']}/{match['seed']}", unit,
+            f"'| {match['task']}/{match['unit']}/{match['seed']}': seeds are nested in '{unit}', which is the unit "
+            f"(as config='{unit}')")
+
+
+#: view -> (calibration procedure, what it measured)
+CALIBRATED = {"best_set": ("tuning.best_interval", "the tuned-score interval's coverage of the selected "
+                                                   "configuration's true mean"),
+              "expected_max": ("tuning.expected_max_band", "the expected-max band's pointwise coverage")}
+
+
+def _calibration_notes(sweeps, views, level):
+    """The measured shortfalls (calibration.csv) at the grid designs nearest to this data's sweeps."""
+    from ... import calibration
+
+    notes = []
+    for view, (procedure, what) in CALIBRATED.items():
+        rows = calibration.rows(procedure)
+        if view not in views or not rows or level != 0.95:
+            continue
+        grid_n = sorted({int(r["configuration"].split()[0]) for r in rows})
+        grid_runs = sorted({int(r["runs"]) for r in rows})
+        nearest = {(min(grid_n, key=lambda g: abs(math.log(g / s["sizes"].size))),
+                    min(grid_runs, key=lambda g: abs(g - int(np.median(s["sizes"]))))) for s in sweeps.values()}
+        short = [calibration.shortfall(rows, 0.95, configuration=f"{n} configurations", runs=runs)
+                 for n, runs in sorted(nearest)]
+        short = [row for row in short if row is not None]
+        if short:
+            row = min(short, key=lambda r: float(r["coverage"]))
+            notes.append(f"{what} was measured at {float(row['coverage']):.3f} for a 95% claim at the nearest "
+                         f"simulated design ({row['configuration']}, {row['runs']} seeds, {row['distribution']} "
+                         f"scores; rlstats/calibration.csv, {procedure})")
+    return notes
+
+
+def _check_views(views):
+    if isinstance(views, str):
+        views = (views,)
+    if not isinstance(views, (list, tuple)) or not views:
+        raise OptionError(f"views= must be a non-empty list of {', '.join(map(repr, VIEWS))}, got {views!r}")
+    unknown = [v for v in views if v not in VIEWS]
+    if unknown:
+        raise OptionError(f"views={unknown!r}: each must be one of {', '.join(map(repr, VIEWS))}")
+    return tuple(v for v in VIEWS if v in views)
+
+
+def _check_percentiles(percentiles):
+    try:
+        low, high = (float(p) for p in percentiles)
+    except (TypeError, ValueError):
+        raise OptionError(f"percentiles= must be two numbers (low, high) in [0, 100], got {percentiles!r}") from None
+    if not 0 <= low < high <= 100:
+        raise OptionError(f"percentiles=({low}, {high}) must satisfy 0 <= low < high <= 100")
+    return low, high
+
+
+def _check_columns(name, columns, data, parsed, single=False):
+    if columns is None:
+        return ()
+    listed = (columns,) if isinstance(columns, str) else columns
+    if not isinstance(listed, (list, tuple)) or (single and len(listed) != 1) or \
+            not all(isinstance(c, str) for c in listed):
+        what = "a column name" if single else "a column name or a list of them"
+        raise OptionError(f"{name}= must be {what}, got {columns!r}")
+    missing = [c for c in listed if c not in data.columns]
+    if missing:
+        raise DesignError(f"{name}= column(s) {missing} not found in data; available: {list(data.columns)}")
+    roles = {parsed.groups: "the agents", parsed.blocks: "the tasks", parsed.replicate: "the seeds"}
+    clash = [c for c in listed if c in roles or c in parsed.response_columns]
+    if clash:
+        c = clash[0]
+        raise OptionError(f"{name}= column '{c}' is already in the formula ({roles.get(c, 'the response')}); "
+                          f"name the hyperparameter columns only")
+    return tuple(listed)
+
+
+def _sweeps(design, parsed, config, weights, holdout, higher):
+    """Per (task, agent): the runs sorted by configuration, oriented so that higher is better."""
+    if config:
+        keys = pd.MultiIndex.from_arrays([pd.Series(design.extra[c]).astype(str).to_numpy() for c in config])
+        codes, uniques = pd.factorize(keys, sort=True)
+        labels = tuple(", ".join(f"{c}={v}" for c, v in zip(config, u)) for u in uniques)
+        levels = [pd.factorize(pd.Series(design.extra[c]).astype(str), sort=True)[0] for c in config]
+    else:
+        codes, labels = design.agent.astype(np.intp), tuple(design.agents)
+        levels = []
+    seeds = pd.Series(design.extra[parsed.replicate]).astype(str).to_numpy()
+    frame = pd.DataFrame({"t": design.task, "a": design.agent, "c": codes, "s": seeds})
+    repeated = frame.duplicated(keep=False).to_numpy()
+    if repeated.any():
+        i = int(np.flatnonzero(repeated)[0])
+        raise DesignError(f"seed {seeds[i]!r} appears more than once for agent '{design.agents[design.agent[i]]}' "
+                          f"on task '{design.tasks[design.task[i]]}' with configuration {labels[codes[i]]!r} "
+                          f"({int(repeated.sum())} such rows); each run needs its own seed within a configuration")
+    held = np.zeros(design.nobs, dtype=bool)
+    if holdout is not None:
+        raw = pd.Series(design.extra[holdout])
+        if not (pd.api.types.is_bool_dtype(raw) or set(pd.unique(raw)) <= {0, 1}):
+            raise DesignError(f"holdout= column '{holdout}' must be True/False (True for evaluation runs kept out "
+                              f"of tuning), got values {list(pd.unique(raw))[:5]}")
+        held = raw.astype(bool).to_numpy()
+    w = None
+    if weights is not None:
+        w = pd.to_numeric(pd.Series(design.extra[weights]), errors="coerce").to_numpy(dtype=float)
+        if not np.isfinite(w).all() or (w < 0).any():
+            raise DesignError(f"weights= column '{weights}' must hold finite non-negative numbers")
+    y = design.y if higher else -design.y
+    sweeps = {}
+    for (t, a) in sorted(set(zip(design.task.tolist(), design.agent.tolist()))):
+        here = np.flatnonzero((design.task == t) & (design.agent == a))
+        order = here[np.lexsort((seeds[here], codes[here]))]
+        tune, evaluate = order[~held[order]], order[held[order]]
+        if tune.size == 0:
+            raise DesignError(f"agent '{design.agents[a]}' on task '{design.tasks[t]}' has no tuning runs "
+                              f"(every run has {holdout}=True)")
+        ids, starts, sizes = np.unique(codes[tune], return_index=True, return_counts=True)
+        sweep = {"values": y[tune].astype(float), "starts": starts, "sizes": sizes, "ids": ids,
+                 "levels": np.array([lv[tune][starts] for lv in levels]).T.reshape(len(ids), len(levels))}
+        if w is not None:
+            first = w[tune][starts]
+            if not np.allclose(np.add.reduceat(w[tune], starts) / sizes, first):
+                raise DesignError(f"weights= column '{weights}' varies within a configuration (agent "
+                                  f"'{design.agents[a]}', task '{design.tasks[t]}'); give one weight per configuration")
+            sweep["weights"] = first
+        if evaluate.size:
+            sweep["held_out"] = {int(c): y[evaluate][codes[evaluate] == c] for c in np.unique(codes[evaluate])}
+        sweeps[t, a] = sweep
+    return sweeps, labels
+
+
+def _spread(sweep):
+    """Standard deviation of each configuration's runs (NaN with one run)."""
+    v, starts, sizes = sweep["values"], sweep["starts"], sweep["sizes"]
+    means = kernels.config_means(v, starts, sizes)
+    squares = np.add.reduceat((v - np.repeat(means, sizes)) ** 2, starts)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return means, np.where(sizes > 1, np.sqrt(squares / np.maximum(sizes - 1, 1)), np.nan)
+
+
+def _best_set(design, sweeps, labels, ss, n_resamples, threshold, level, sign, has_holdout, notes):
+    from scipy.stats import t as student
+
+    rows, tuned = [], []
+    for (t, a), sweep in sweeps.items():
+        means, spread = _spread(sweep)
+        probability, best_resampled, winner = kernels.best_set(sweep["values"], sweep["starts"], sweep["sizes"],
+                                                               child_stream(ss, 0, t, a), n_resamples)
+        selected = int(np.argmax(means))
+        corrected, low, high, optimism = kernels.tuned_interval(means, sweep["sizes"], spread, selected,
+                                                                best_resampled, winner, level)
+        in_set = probability >= threshold
+        for g in np.flatnonzero((probability > 0) | (np.arange(means.size) == selected)):
+            rows.append((design.agents[a], design.tasks[t], labels[sweep["ids"][g]], sign * means[g],
+                         spread[g], int(sweep["sizes"][g]), probability[g], bool(in_set[g]), g == selected))
+        row = {"agent": design.agents[a], "task": design.tasks[t], "config": labels[sweep["ids"][selected]],
+               "n_configs": int(means.size), "n_runs": int(sweep["sizes"][selected]),
+               "mean_selected": sign * means[selected], "optimism": optimism}
+        row["estimate"] = sign * corrected
+        row["conf_low"], row["conf_high"] = _ordered(sign * low, sign * high)
+        row["n_best_set"] = int(in_set.sum())
+        if has_holdout:
+            held = sweep.get("held_out", {}).get(int(sweep["ids"][selected]))
+            if held is None or held.size == 0:
+                notes.append(f"{design.agents[a]} on {design.tasks[t]}: the selected configuration has no held-out "
+                             "runs, so no honest estimate")
+                row.update(heldout_estimate=np.nan, heldout_low=np.nan, heldout_high=np.nan, heldout_runs=0)
+            else:
+                m = float(held.mean())
+                half = (student.ppf(0.5 + level / 2, held.size - 1) * held.std(ddof=1) / math.sqrt(held.size)
+                        if held.size > 1 else np.nan)
+                row.update(heldout_estimate=sign * m, heldout_runs=int(held.size),
+                           **dict(zip(("heldout_low", "heldout_high"), _ordered(sign * (m - half), sign * (m + half)))))
+        tuned.append(row)
+    columns = ["agent", "task", "config", "estimate", "std_dev", "n_runs", "probability_best", "in_best_set",
+               "selected"]
+    best = pd.DataFrame(rows, columns=columns).sort_values(["task", "agent", "probability_best"],
+                                                          ascending=[True, True, False], kind="stable")
+    single = [r for r in tuned if r["n_runs"] < 2]
+    if single:
+        notes.append(f"{fmt.count(len(single), 'selected configuration')} with one run: no interval for the tuned "
+                     "score there")
+    return best.reset_index(drop=True), pd.DataFrame(tuned)
+
+
+def _ordered(low, high):
+    return [min(low, high), max(low, high)] if np.isfinite(low) and np.isfinite(high) else [low, high]
+
+
+def _resampled_views(design, sweeps, labels, ss, n_resamples, level, sign, budgets, views, notes, weighted, parsed):
+    """Expected-max curves and the complete algorithm from one set of seed resamples per sweep."""
+    tail = (1 - level) / 2
+    n_min = min(s["sizes"].size for s in sweeps.values())
+    if budgets is not None:
+        budgets = np.asarray(budgets)
+        too_many = int(budgets.max())
+        if too_many > n_min:
+            raise OptionError(f"budgets= goes up to {too_many} configurations, but a sweep has only {n_min}; "
+                              f"give budgets of at most {n_min}")
+    em_rows, curves, complete_rows, runs = [], {}, [], []
+    common = kernels.budget_grid(n_min, budgets)  # the budgets every sweep allows: the mean over tasks
+    for (t, a), sweep in sweeps.items():
+        v, starts, sizes = sweep["values"], sweep["starts"], sweep["sizes"]
+        means = kernels.config_means(v, starts, sizes)
+        resampled = kernels.all_resampled_means(v, starts, sizes, child_stream(ss, 1, t, a), n_resamples)
+        # resampled means vary by (n - 1) / n of a mean's variance: widen their deviations to the unbiased one
+        # (at 3 seeds a plain bootstrap band is sqrt(2/3) as wide as it should be)
+        resampled = means + (resampled - means) * np.sqrt(sizes / np.maximum(sizes - 1, 1))
+        agent, task = design.agents[a], design.tasks[t]
+        if "expected_max" in views:
+            ks = kernels.budget_grid(sizes.size, budgets)
+            for replace, name in ((False, "without replacement"), (True, "with replacement")):
+                point = kernels.expected_max(means, ks, replace)
+                low, high = kernels.centred_band(point, kernels.expected_max(resampled, ks, replace), tail)
+                curves[t, a, replace] = (kernels.expected_max(means, common, replace),
+                                         kernels.expected_max(resampled, common, replace))
+                em_rows += [(agent, task, int(k), name, sign * p, *_ordered(sign * lo, sign * hi))
+                            for k, p, lo, hi in zip(ks, point, low, high)]
+        if "complete" in views:
+            w = sweep.get("weights", np.ones(sizes.size))
+            if w.sum() == 0:
+                raise DesignError(f"weights= are all 0 for agent '{agent}' on task '{task}'")
+            stat = kernels.complete_bootstrap(resampled, w, child_generator(ss, 2, t, a))
+            low, high = np.nanquantile(stat, [tail, 1 - tail])
+            complete_rows.append((agent, task, sign * float(w @ means / w.sum()), *_ordered(sign * low, sign * high),
+                                  int(sizes.size), int(sizes.sum())))
+            runs += [(f"{agent} (complete)", task, labels[sweep["ids"][g]], sign * means[g], w[g] / w.sum())
+                     for g in range(sizes.size)]
+    em = None
+    if "expected_max" in views:
+        em = pd.DataFrame(em_rows, columns=["agent", "task", "budget", "sampling", "estimate", "conf_low",
+                                            "conf_high"])
+        if design.n_tasks > 1:
+            em = pd.concat([em, _mean_over_tasks(design, curves, common, tail, sign)],
+                           ignore_index=True)
+    complete = runs_frame = None
+    if "complete" in views:
+        complete = pd.DataFrame(complete_rows, columns=["agent", "task", "estimate", "conf_low", "conf_high",
+                                                        "n_configs", "n_runs"])
+        runs_frame = pd.DataFrame(runs, columns=[parsed.groups, parsed.blocks, parsed.replicate,
+                                                 parsed.response if parsed.is_simple_response else "score",
+                                                 "weight"])
+        if weighted:
+            notes.append("complete(): with weights= the rows of the complete algorithm are not equally likely; the "
+                         "'weight' column says how likely each is, which other back ends do not read")
+    return em, complete, runs_frame
+
+
+def _mean_over_tasks(design, curves, ks, tail, sign):
+    """Each agent's expected max averaged over tasks, at the budgets every sweep allows; bands resample each task."""
+    rows = []
+    for replace, name in ((False, "without replacement"), (True, "with replacement")):
+        for a, agent in enumerate(design.agents):
+            here = [t for t in range(design.n_tasks) if (t, a, replace) in curves]
+            if len(here) < design.n_tasks:
+                continue  # an agent missing from a task has no mean over tasks
+            point = np.mean([curves[t, a, replace][0] for t in here], axis=0)
+            band = np.mean([curves[t, a, replace][1] for t in here], axis=0)
+            low, high = kernels.centred_band(point, band, tail)
+            rows += [(agent, "(mean over tasks)", int(k), name, sign * p, *_ordered(sign * lo, sign * hi))
+                     for k, p, lo, hi in zip(ks, point, low, high)]
+    return pd.DataFrame(rows, columns=["agent", "task", "budget", "sampling", "estimate", "conf_low", "conf_high"])
+
+
+def _sensitivity(design, sweeps, config, percentiles, fraction, sign, notes):
+    if design.n_tasks < 2 or not config:
+        notes.append("sensitivity() needs config= columns and at least two tasks; not computed")
+        return None, None
+    y = np.concatenate([s["values"] for s in sweeps.values()])
+    task = np.concatenate([np.full(s["values"].size, t) for (t, _), s in sweeps.items()])
+    normalised, _ = kernels.percentile_normalise(y, task, design.n_tasks, percentiles)
+    rows, subsets = [], []
+    offset = 0
+    per_agent = {}
+    for (t, a), sweep in sweeps.items():
+        n = sweep["values"].size
+        g = kernels.config_means(normalised[offset:offset + n], sweep["starts"], sweep["sizes"])
+        offset += n
+        per_agent.setdefault(a, {})[t] = dict(zip(sweep["ids"].tolist(), zip(g, map(tuple, sweep["levels"]))))
+    for a, by_task in per_agent.items():
+        if len(by_task) < design.n_tasks:
+            notes.append(f"sensitivity: agent '{design.agents[a]}' lacks runs on some task; left out")
+            continue
+        shared = sorted(set.intersection(*(set(d) for d in by_task.values())))
+        dropped = max(len(d) for d in by_task.values()) - len(shared)
+        if not shared:
+            notes.append(f"sensitivity: agent '{design.agents[a]}' has no configuration run on every task; left out")
+            continue
+        if dropped:
+            notes.append(f"sensitivity: {fmt.count(dropped, 'configuration')} of agent '{design.agents[a]}' not run "
+                         "on every task left out")
+        gamma = np.array([[by_task[t][c][0] for c in shared] for t in range(design.n_tasks)])
+        factors = np.array([by_task[0][c][1] for c in shared]).reshape(len(shared), len(config))
+        per_task, cross_task, scores, dimension = kernels.sensitivity(gamma, factors, fraction)
+        rows.append((design.agents[a], per_task - cross_task, per_task, cross_task, dimension, len(shared)))
+        subsets += [(design.agents[a], ", ".join(config[j] for j in S) or "(none)", len(S), score)
+                    for S, score in scores]
+    if sign < 0:
+        notes.append("sensitivity: scores were negated first (higher_is_better=False), so the normalised scale "
+                     "has 1 for the best")
+    return (pd.DataFrame(rows, columns=["agent", "sensitivity", "per_task_tuned", "cross_task_tuned",
+                                        "effective_dimension", "n_configs"]),
+            pd.DataFrame(subsets, columns=["agent", "tuned_per_task", "n_tuned", "estimate"]))

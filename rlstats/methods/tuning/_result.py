@@ -1,0 +1,213 @@
+"""TuningResult: the four views of a hyperparameter sweep, as tables, print sections and plots."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+
+from ... import format as fmt
+from ...errors import OptionError
+from ...results import Result, resultclass
+from . import plots
+
+#: lines of each printed section at most (the tables hold everything)
+SHOWN = 8
+
+
+@resultclass
+class TuningResult(Result):
+    """Result of :func:`rlstats.tuning`.
+
+    Attributes
+    ----------
+    agents, tasks : tuple of str
+    config_columns : tuple of str
+        The hyperparameter columns; each distinct combination is a configuration.
+    unit : str
+        What the unit of resampling is (the configuration; seeds are nested in it).
+    views : tuple of str
+        The views computed.
+    n_configs : ndarray of int, shape (n_tasks, n_agents)
+        Configurations in each sweep.
+    confidence_level, threshold : float
+    n_resamples : int
+    tables : dict of str -> DataFrame or None
+        ``best_set`` (one row per configuration with a chance of being best, and the selected one), ``tuned`` (one
+        row per agent and task: the selected configuration, the tuned score corrected for selection and its
+        interval, the held-out estimate), ``expected_max``, ``complete``, ``complete_runs``, ``sensitivity``,
+        ``dimensions``; read them through the view methods.
+    """
+
+    agents: tuple
+    tasks: tuple
+    config_columns: tuple
+    unit: str
+    views: tuple
+    n_configs: np.ndarray
+    confidence_level: float
+    threshold: float
+    n_resamples: int
+    tables: dict
+
+    _plot_kinds: ClassVar[dict] = {"best_set": plots.plot_best_set, "expected_max": plots.plot_expected_max,
+                                   "complete": plots.plot_complete, "sensitivity": plots.plot_sensitivity}
+
+    def _table(self, name, view):
+        table = self.tables.get(name)
+        if table is None:
+            raise OptionError(f"the {view} view was not computed here (views={list(self.views)}); run "
+                              f"rlstats.tuning(..., views=[{view!r}, ...]) (sensitivity also needs config= columns "
+                              "and two tasks)")
+        return table.copy()
+
+    @property
+    def estimates(self):
+        """(n_tasks, n_agents) tuned scores corrected for selection (the complete algorithm's without best_set)."""
+        table = self.tables.get("tuned")
+        table = self.tables.get("complete") if table is None else table
+        out = np.full((len(self.tasks), len(self.agents)), np.nan)
+        if table is not None:
+            out[[self.tasks.index(t) for t in table["task"]], [self.agents.index(a) for a in table["agent"]]] = \
+                table["estimate"].to_numpy()
+        return out
+
+    # ---- the views ---------------------------------------------------------------------------------------------
+    def expected_max(self):
+        """Expected best score after tuning with ``budget`` configurations, per agent and task (and the mean over
+        tasks), without and with replacement, with pointwise bootstrap bands."""
+        return self._table("expected_max", "expected_max")
+
+    def best_set(self):
+        """Each configuration's probability of being best under the bootstrap of the selection (those above 0 and
+        the selected one), whether it is in the best set and whether it was selected."""
+        return self._table("best_set", "best_set")
+
+    def tuned(self):
+        """Per agent and task: the selected configuration, the tuned score corrected for the selection with its
+        interval, the optimism removed, the size of the best set and, with held-out runs, the honest estimate."""
+        return self._table("tuned", "best_set")
+
+    def complete(self):
+        """The complete algorithm as an agent: one row per configuration (its mean score, ``seed`` naming it), which
+        rlstats.bootstrap, percentiles and task_table read like any agent; ``weight`` is its probability."""
+        return self._table("complete_runs", "complete")
+
+    def complete_summary(self):
+        """The complete algorithm's expected score per agent and task, with its two-stage bootstrap interval."""
+        return self._table("complete", "complete")
+
+    def sensitivity(self):
+        """Per agent: hyperparameter sensitivity, the per-task and cross-task tuned scores (percentile-normalised)
+        and the effective hyperparameter dimensionality."""
+        return self._table("sensitivity", "sensitivity")
+
+    def dimensions(self):
+        """Per agent and subset of hyperparameters tuned per task (the others fixed across tasks): its score."""
+        return self._table("dimensions", "sensitivity")
+
+    # ---- the result face ---------------------------------------------------------------------------------------
+    def _statistic_line(self):
+        n = self.n_configs[self.n_configs > 0]
+        configs = f"{n.min()}" if n.min() == n.max() else f"{n.min()} to {n.max()}"
+        return (f"configurations = {configs}, agents = {len(self.agents)}, tasks = {len(self.tasks)}, "
+                f"resamples = {self.n_resamples}")
+
+    def _extra_lines(self):
+        level = f"{fmt.signif(100 * self.confidence_level)}%"
+        lines = [f"unit: {self.unit}"]
+        tuned = self.tables.get("tuned")
+        if tuned is not None:
+            lines += ["", f"best set (probability of being best >= {fmt.signif(self.threshold)}) and the tuned score "
+                      f"corrected for selection, {level} interval:"]
+            for row in tuned.head(SHOWN).itertuples():
+                text = (f"  {row.agent} on {row.task}: {row.config} selected of {row.n_configs}, best set of "
+                        f"{row.n_best_set}; tuned score {fmt.signif(row.estimate)} [{fmt.signif(row.conf_low)}, "
+                        f"{fmt.signif(row.conf_high)}] (its own mean {fmt.signif(row.mean_selected)})")
+                if "heldout_estimate" in tuned.columns:
+                    text += f"; held out {fmt.signif(row.heldout_estimate)} over {row.heldout_runs} runs"
+                lines.append(text)
+            lines += _more(len(tuned))
+        em = self.tables.get("expected_max")
+        if em is not None:
+            rows = em[(em["sampling"] == "without replacement")]
+            aggregate = rows[rows["task"] == "(mean over tasks)"]
+            rows = aggregate if len(aggregate) else rows
+            lines += ["", f"expected best score after tuning k configurations (without replacement), {level} band:"]
+            for (agent, task), curve in list(rows.groupby(["agent", "task"], sort=False))[:SHOWN]:
+                picks = curve.iloc[sorted({0, min(4, len(curve) - 1), min(9, len(curve) - 1), len(curve) - 1})]
+                lines.append(f"  {agent} on {task}: " + ", ".join(
+                    f"k={r.budget}: {fmt.signif(r.estimate, 4)} [{fmt.signif(r.conf_low, 3)}, "
+                    f"{fmt.signif(r.conf_high, 3)}]" for r in picks.itertuples()))
+        complete = self.tables.get("complete")
+        if complete is not None:
+            lines += ["", f"complete algorithm (configurations drawn from the sweep), {level} two-stage bootstrap:"]
+            lines += [f"  {r.agent} on {r.task}: {fmt.signif(r.estimate)} [{fmt.signif(r.conf_low)}, "
+                      f"{fmt.signif(r.conf_high)}] over {r.n_configs} configurations"
+                      for r in complete.head(SHOWN).itertuples()]
+            lines += _more(len(complete))
+        sens = self.tables.get("sensitivity")
+        if sens is not None:
+            lines += ["", "hyperparameter sensitivity (percentile-normalised) and effective dimensionality:"]
+            lines += [f"  {r.agent}: sensitivity {fmt.signif(r.sensitivity, 3)} (per-task tuned "
+                      f"{fmt.signif(r.per_task_tuned, 3)}, cross-task {fmt.signif(r.cross_task_tuned, 3)}), "
+                      f"effective dimension {r.effective_dimension} of {len(self.config_columns)}"
+                      for r in sens.itertuples()]
+        return lines
+
+    def _summary_tables(self):
+        names = {"tuned": "tuned score", "best_set": "best set", "complete": "complete algorithm",
+                 "sensitivity": "sensitivity", "expected_max": "expected max"}
+        return {label: self.tables[key] for key, label in names.items() if self.tables.get(key) is not None}
+
+    def tidy(self):
+        """One row per agent and task and term: ``tuned score`` (corrected for selection) and ``complete``."""
+        frames = []
+        tuned = self.tables.get("tuned")
+        if tuned is not None:
+            frames.append(tuned[["agent", "task", "config", "estimate", "conf_low", "conf_high", "n_runs",
+                                 "n_configs"]].assign(term="tuned score"))
+        complete = self.tables.get("complete")
+        if complete is not None:
+            frames.append(complete[["agent", "task", "estimate", "conf_low", "conf_high", "n_runs", "n_configs"]]
+                          .assign(term="complete algorithm", config=""))
+        if not frames:
+            return pd.DataFrame(columns=["term", "agent", "task", "config", "estimate", "conf_low", "conf_high",
+                                         "conf_level", "n_runs", "n_configs"])
+        out = pd.concat(frames, ignore_index=True).assign(conf_level=self.confidence_level)
+        return out[["term", "agent", "task", "config", "estimate", "conf_low", "conf_high", "conf_level", "n_runs",
+                    "n_configs"]]
+
+    def glance(self):
+        return pd.DataFrame([{"method": self.method, "n_agents": len(self.agents), "n_tasks": len(self.tasks),
+                              "n_configs": int(self.n_configs.sum()), "n_obs": self.nobs,
+                              "n_resamples": self.n_resamples}])
+
+    def _prose(self):
+        level = f"{fmt.signif(100 * self.confidence_level)}%"
+        text = (f"We evaluated {fmt.count(len(self.agents), 'agent')} on {fmt.count(len(self.tasks), 'task')} over "
+                f"a sweep of {int(self.n_configs.sum())} configurations in all, taking the {self.unit} as the unit "
+                f"and resampling seeds only within configurations ({self.n_resamples} bootstrap resamples).")
+        if "best_set" in self.views:
+            text += (f" The best configuration was selected by its mean; each configuration's probability of being "
+                     f"best was estimated by bootstrapping the whole selection, configurations with probability at "
+                     f"least {fmt.signif(self.threshold)} form the best set (Patterson et al. 2024), and the tuned "
+                     f"score is the winner's mean less the bootstrap estimate of the optimism of select-then-report; "
+                     f"its {level} interval is the winner's Student-t interval with the lower end lowered by the "
+                     f"optimism's upper bootstrap quantile.")
+        if "expected_max" in self.views:
+            text += (" Expected best scores after tuning k configurations follow Dodge et al. (2019)'s "
+                     "order-statistic formula, with pointwise bootstrap bands (percentile bands centred at the "
+                     "estimate).")
+        if "complete" in self.views:
+            text += (" The complete algorithm draws its configuration from the sweep (Jordan et al. 2020); its "
+                     f"{level} interval comes from a two-stage bootstrap over configurations, then seeds.")
+        if "sensitivity" in self.views and self.tables.get("sensitivity") is not None:
+            text += (" Hyperparameter sensitivity and effective dimensionality follow Adkins et al. (2024) on "
+                     "percentile-normalised scores.")
+        return text
+
+
+def _more(n):
+    return [f"  ... {n - SHOWN} more rows in the view's table"] if n > SHOWN else []

@@ -1,0 +1,82 @@
+"""Drawing of a tuning result: drawing only, ``ax=`` in, Axes out."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import OptionError
+from ...plotting import axes_or_new, palette
+
+
+def _table(result, name, view):
+    table = result.tables.get(name)
+    if table is None:
+        raise OptionError(f"the {view} view was not computed (views={list(result.views)}); nothing to draw")
+    return table
+
+
+def plot_expected_max(result, *, ax=None, task=None, sampling="without replacement", **kwargs):
+    """Expected best score against the tuning budget k, one line and band per agent (the mean over tasks when there
+    are several tasks, else ``task``)."""
+    em = _table(result, "expected_max", "expected_max")
+    em = em[em["sampling"] == sampling]
+    if task is None:
+        task = "(mean over tasks)" if (em["task"] == "(mean over tasks)").any() else em["task"].iloc[0]
+    em = em[em["task"] == task]
+    ax = axes_or_new(ax, (4.5, 3.2))
+    for (agent, curve), color in zip(em.groupby("agent", sort=False), palette(em["agent"].nunique())):
+        ax.fill_between(curve["budget"], curve["conf_low"], curve["conf_high"], color=color, alpha=0.2, linewidth=0)
+        ax.plot(curve["budget"], curve["estimate"], color=color, label=agent, **kwargs)
+    ax.set_xscale("log")
+    ax.set_xlabel("tuning budget k (configurations)")
+    ax.set_ylabel("expected best score")
+    ax.set_title(f"{task}, {sampling}", fontsize=9)
+    ax.legend(fontsize=8, frameon=False)
+    return ax
+
+
+def plot_best_set(result, *, ax=None, **kwargs):
+    """Probability of being best of the configurations with a chance, per agent and task (the best set above the
+    threshold line)."""
+    best = _table(result, "best_set", "best_set")
+    best = best[best["probability_best"] > 0].head(30)
+    ax = axes_or_new(ax, (5.0, 0.8 + 0.22 * len(best)))
+    labels = [f"{r.agent} / {r.task}: {r.config}" for r in best.itertuples()]
+    colors = np.where(best["in_best_set"], "#0072B2", "#BBBBBB")
+    style = {"color": colors}
+    style.update(kwargs)
+    ax.barh(range(len(best)), best["probability_best"], **style)
+    ax.set_yticks(range(len(best)), labels, fontsize=7)
+    ax.invert_yaxis()
+    ax.axvline(result.threshold, color="#D55E00", linewidth=1, linestyle="--")
+    ax.set_xlabel("probability of being best (bootstrap of the selection)")
+    return ax
+
+
+def plot_complete(result, *, ax=None, **kwargs):
+    """The complete algorithm's expected score and two-stage bootstrap interval per agent and task."""
+    complete = _table(result, "complete", "complete")
+    ax = axes_or_new(ax, (4.5, 0.8 + 0.3 * len(complete)))
+    y = np.arange(len(complete))
+    ax.errorbar(complete["estimate"], y, xerr=[complete["estimate"] - complete["conf_low"],
+                                               complete["conf_high"] - complete["estimate"]],
+                fmt="o", color="#0072B2", **kwargs)
+    ax.set_yticks(y, [f"{r.agent} / {r.task}" for r in complete.itertuples()], fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel("complete algorithm: expected score")
+    return ax
+
+
+def plot_sensitivity(result, *, ax=None, **kwargs):
+    """Per-task tuned against cross-task tuned score per agent (sensitivity is the vertical gap to the diagonal)."""
+    sens = _table(result, "sensitivity", "sensitivity")
+    ax = axes_or_new(ax, (3.8, 3.5))
+    for row, color in zip(sens.itertuples(), palette(len(sens))):
+        ax.scatter(row.cross_task_tuned, row.per_task_tuned, color=color, label=row.agent, **kwargs)
+    low = min(sens["cross_task_tuned"].min(), sens["per_task_tuned"].min())
+    high = max(sens["cross_task_tuned"].max(), sens["per_task_tuned"].max())
+    ax.plot([low, high], [low, high], color="#888888", linewidth=0.8)
+    ax.set_xlabel("cross-task tuned (normalised)")
+    ax.set_ylabel("per-task tuned (normalised)")
+    ax.legend(fontsize=8, frameon=False)
+    return ax

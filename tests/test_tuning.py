@@ -1,0 +1,416 @@
+"""rlstats.tuning: every view checked against an independent value (enumeration, brute force, rlevaluation,
+closed-form bootstrap variances, a direct implementation of the sensitivity definitions)."""
+
+import itertools
+import math
+import os
+import pathlib
+import runpy
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import rlstats
+from rlstats.methods.tuning import _kernels as kernels
+
+HERE = pathlib.Path(__file__).resolve().parent
+
+
+def sweep_frame(values, agent="ppo", task="ant"):
+    """One sweep: values[c] are the runs of configuration c (seeds 0..n-1)."""
+    return pd.DataFrame([(agent, task, c, s, float(v)) for c, runs in enumerate(values) for s, v in enumerate(runs)],
+                        columns=["agent", "task", "lr", "seed", "score"])
+
+
+def enumerated_best(values):
+    """P(configuration c has the largest bootstrap mean), every joint resample enumerated (ties share)."""
+    per_config = [np.array([np.mean(np.asarray(runs)[list(idx)])
+                            for idx in itertools.product(range(len(runs)), repeat=len(runs))]) for runs in values]
+    probability = np.zeros(len(values))
+    total = 0
+    for joint in itertools.product(*per_config):
+        joint = np.array(joint)
+        best = joint == joint.max()
+        probability += best / best.sum()
+        total += 1
+    return probability / total
+
+
+# ------------------------------------------------------------------------------------------------ best set
+def test_best_set_probabilities_match_exhaustive_enumeration():
+    values = [[1.0, 2.0, 4.0], [2.5, 2.0, 1.0], [0.0, 3.5, 1.5]]
+    exact = enumerated_best(values)
+    n = 20_000
+    res = rlstats.tuning(sweep_frame(values), "score ~ agent | task/seed", config="lr", views=["best_set"],
+                         n_resamples=n, rng=1)
+    best = res.best_set().set_index("config")["probability_best"]
+    got = np.array([best.get(f"lr={c}", 0.0) for c in range(3)])
+    se = np.sqrt(exact * (1 - exact) / n)
+    assert np.all(np.abs(got - exact) <= 4 * se + 1e-12), (got, exact)
+    assert got.sum() == pytest.approx(1.0)
+
+
+def test_best_set_with_unequal_seeds_matches_enumeration():
+    values = [[1.0, 3.0], [2.5, 2.0, 0.5, 1.5], [0.0, 3.0, 1.0]]
+    exact = enumerated_best(values)
+    n = 20_000
+    res = rlstats.tuning(sweep_frame(values), "score ~ agent | task/seed", config="lr", views=["best_set"],
+                         n_resamples=n, rng=2)
+    best = res.best_set().set_index("config")["probability_best"]
+    got = np.array([best.get(f"lr={c}", 0.0) for c in range(3)])
+    assert np.all(np.abs(got - exact) <= 4 * np.sqrt(exact * (1 - exact) / n) + 1e-12), (got, exact)
+    assert res.best_set().set_index("config").loc["lr=1", "n_runs"] == 4
+
+
+def test_ties_share_the_credit_exactly():
+    # two configurations that always score the same: each is best half the time, whatever the draws
+    values = [[5.0, 5.0], [5.0, 5.0], [1.0, 2.0]]
+    res = rlstats.tuning(sweep_frame(values), "score ~ agent | task/seed", config="lr", views=["best_set"],
+                         n_resamples=500, rng=0)
+    best = res.best_set().set_index("config")["probability_best"]
+    assert best["lr=0"] == best["lr=1"] == 0.5 and "lr=2" not in best.index
+
+
+def test_pruning_changes_nothing():
+    rng = np.random.default_rng(3)
+    means = rng.normal(0, 1, 300)
+    y = (means[:, None] + rng.normal(0, 1, (300, 4))).ravel()
+    starts, sizes = np.arange(300) * 4, np.full(300, 4)
+    seed = np.random.SeedSequence(5)
+    pruned = kernels.best_set(y, starts, sizes, seed, 1000)
+    full = kernels.best_set(y, starts, sizes, seed, 1000, prune=False)
+    for a, b in zip(pruned, full):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.slow  # numba compiles rlevaluation's kernel for about a minute
+def test_best_set_agrees_with_rlevaluation():
+    rlev = pytest.importorskip("rlevaluation.hypers.simulation")
+    List = pytest.importorskip("numba.typed").List  # rlevaluation's own dependency, not declared by rlstats
+    Statistic = pytest.importorskip("rlevaluation.statistics").Statistic
+
+    rng = np.random.default_rng(0)
+    values = [rng.normal(mu, 1.0, 5) for mu in (0.0, 0.3, 0.5, 0.6, -1.0)]
+    n = 20_000
+    theirs = rlev.bootstrap_hyper_selection(np.random.default_rng(0), List(values), Statistic.mean.value, "high",
+                                            0.01, n)
+    res = rlstats.tuning(sweep_frame(values), "score ~ agent | task/seed", config="lr", views=["best_set"],
+                         n_resamples=n, threshold=0.01, rng=0)
+    ours = res.best_set().set_index("config")["probability_best"]
+    assert sorted(f"lr={i}" for i in theirs.uncertainty_set_idxs) == sorted(ours.index[ours >= 0.01])
+    for idx, p in zip(theirs.uncertainty_set_idxs, theirs.uncertainty_set_probs):
+        q = ours[f"lr={idx}"]
+        assert abs(p - q) <= 4 * math.sqrt(2 * p * (1 - p) / n) + 1e-9, (idx, p, q)
+    assert res.tuned()["config"].iloc[0] == f"lr={theirs.best_idx}"
+    assert res.tuned()["mean_selected"].iloc[0] == pytest.approx(theirs.best_score)
+
+
+def test_tuned_interval_is_the_winner_less_its_optimism_with_student_t():
+    rng = np.random.default_rng(2)
+    values = [rng.normal(mu, 1.0, 4) for mu in (0.0, 0.2, 0.4, 0.1)]
+    res = rlstats.tuning(sweep_frame(values), "score ~ agent | task/seed", config="lr", views=["best_set"],
+                         n_resamples=4000, rng=0)
+    row = res.tuned().iloc[0]
+    winner = int(np.argmax([v.mean() for v in values]))
+    assert row["config"] == f"lr={winner}" and row["mean_selected"] == pytest.approx(values[winner].mean())
+    assert row["estimate"] == pytest.approx(row["mean_selected"] - row["optimism"])
+    half = stats.t.ppf(0.975, 3) * values[winner].std(ddof=1) / 2
+    assert row["conf_high"] - row["mean_selected"] == pytest.approx(half)
+    assert row["conf_low"] <= row["estimate"] - half
+    # the optimism of select-then-report is positive when near-equal configurations compete
+    assert row["optimism"] > 0
+
+
+def test_held_out_runs_give_the_honest_estimate():
+    rng = np.random.default_rng(4)
+    values = [rng.normal(mu, 1.0, 8) for mu in (0.0, 0.5, 0.2)]
+    df = sweep_frame(values)
+    df["evaluation"] = df["seed"] >= 5
+    res = rlstats.tuning(df, "score ~ agent | task/seed", config="lr", holdout="evaluation", views=["best_set"],
+                         n_resamples=500, rng=0)
+    row = res.tuned().iloc[0]
+    tuned_means = [v[:5].mean() for v in values]
+    winner = int(np.argmax(tuned_means))
+    held = values[winner][5:]
+    assert row["config"] == f"lr={winner}" and row["mean_selected"] == pytest.approx(tuned_means[winner])
+    assert row["heldout_estimate"] == pytest.approx(held.mean()) and row["heldout_runs"] == 3
+    low, high = stats.t.interval(0.95, 2, loc=held.mean(), scale=stats.sem(held))
+    assert (row["heldout_low"], row["heldout_high"]) == pytest.approx((low, high))
+
+
+def test_lower_is_better_flips_the_selection():
+    values = [[1.0, 1.2, 0.9], [3.0, 3.1, 2.9]]
+    res = rlstats.tuning(sweep_frame(values), "score ~ agent | task/seed", config="lr", views=["best_set"],
+                         higher_is_better=False, n_resamples=200, rng=0)
+    row = res.tuned().iloc[0]
+    assert row["config"] == "lr=0" and row["mean_selected"] == pytest.approx(np.mean(values[0]))
+    assert row["conf_low"] <= row["estimate"] <= row["conf_high"]
+
+
+# ------------------------------------------------------------------------------------------------ expected max
+def test_expected_max_matches_brute_force_over_subsets_and_tuples():
+    rng = np.random.default_rng(5)
+    values = [rng.normal(mu, 1.0, 3) for mu in rng.normal(0, 1, 7)]
+    means = np.array([v.mean() for v in values])
+    res = rlstats.tuning(sweep_frame(values), "score ~ agent | task/seed", config="lr", views=["expected_max"],
+                         n_resamples=200, rng=0)
+    em = res.expected_max().set_index(["sampling", "budget"])["estimate"]
+    for k in range(1, 8):
+        without = np.mean([means[list(c)].max() for c in itertools.combinations(range(7), k)])
+        assert em["without replacement", k] == pytest.approx(without, rel=1e-12)
+        if k <= 4:
+            with_ = np.mean([means[list(c)].max() for c in itertools.product(range(7), repeat=k)])
+            assert em["with replacement", k] == pytest.approx(with_, rel=1e-12)
+    assert em["without replacement", 1] == pytest.approx(means.mean())
+    assert em["without replacement", 7] == pytest.approx(means.max())
+
+
+def test_expected_max_weights_are_distributions_with_ties_and_large_n():
+    for n in (1, 2, 50, 10_000):
+        ks = kernels.budget_grid(n)
+        for replace in (False, True):
+            w = kernels.expected_max_weights(n, ks, replace)
+            np.testing.assert_allclose(w.sum(axis=1), 1.0, rtol=1e-9)
+            assert (w >= -1e-15).all()
+    # ties: the expected max of equal values is that value
+    assert kernels.expected_max(np.full(6, 2.5), [1, 3, 6], False) == pytest.approx([2.5] * 3)
+
+
+def test_expected_max_band_at_budget_one_has_the_bootstrap_spread():
+    # at k = 1 the expected max is the mean of the configurations' means; its bootstrap variance over seeds
+    # resampled within configurations (widened by n / (n - 1)) is sum(unbiased variance / n) / N^2
+    rng = np.random.default_rng(6)
+    values = [rng.normal(mu, sd, 6) for mu, sd in zip(rng.normal(0, 1, 12), rng.uniform(0.5, 2, 12))]
+    res = rlstats.tuning(sweep_frame(values), "score ~ agent | task/seed", config="lr", views=["expected_max"],
+                         n_resamples=20_000, rng=0)
+    row = res.expected_max().query("sampling == 'without replacement' and budget == 1").iloc[0]
+    sd = math.sqrt(sum(np.var(v, ddof=1) / v.size for v in values)) / len(values)
+    assert (row["conf_high"] - row["conf_low"]) / (2 * stats.norm.ppf(0.975) * sd) == pytest.approx(1.0, abs=0.05)
+
+
+def test_expected_max_mean_over_tasks_at_equal_budget():
+    rng = np.random.default_rng(7)
+    frames = [sweep_frame([rng.normal(0, 1, 3) for _ in range(n)], agent=a, task=t)
+              for a in ("ppo", "sac") for t, n in (("ant", 5), ("hopper", 8))]
+    df = pd.concat(frames, ignore_index=True)
+    res = rlstats.tuning(df, "score ~ agent | task/seed", config="lr", views=["expected_max"], n_resamples=200,
+                         rng=0)
+    em = res.expected_max()
+    mean = em[em["task"] == "(mean over tasks)"]
+    assert sorted(mean["budget"].unique()) == [1, 2, 3, 4, 5]  # the budgets every sweep allows
+    per_task = em[(em["task"] != "(mean over tasks)") & (em["budget"] <= 5)]
+    expected = per_task.groupby(["agent", "sampling", "budget"])["estimate"].mean()
+    got = mean.set_index(["agent", "sampling", "budget"])["estimate"]
+    pd.testing.assert_series_equal(got.sort_index(), expected.sort_index(), check_names=False)
+
+
+# ------------------------------------------------------------------------------------------------ complete
+def test_complete_algorithm_estimate_and_two_stage_bootstrap_spread():
+    rng = np.random.default_rng(8)
+    values = [rng.normal(mu, 1.0, 5) for mu in rng.normal(0, 2, 15)]
+    res = rlstats.tuning(sweep_frame(values), "score ~ agent | task/seed", config="lr", views=["complete"],
+                         n_resamples=20_000, rng=0)
+    row = res.complete_summary().iloc[0]
+    means = np.array([v.mean() for v in values])
+    N = means.size
+    assert row["estimate"] == pytest.approx(means.mean())
+    # Var* = plug-in variance of the means / N + (2 - 1/N) / N^2 * sum(unbiased variance_c / n_c)
+    var = np.var(means) / N + (2 - 1 / N) / N**2 * sum(np.var(v, ddof=1) / v.size for v in values)
+    width = row["conf_high"] - row["conf_low"]
+    assert width / (2 * stats.norm.ppf(0.975) * math.sqrt(var)) == pytest.approx(1.0, abs=0.05)
+    frame = res.complete()
+    assert (frame["agent"] == "ppo (complete)").all() and len(frame) == N
+    np.testing.assert_allclose(np.sort(frame["score"]), np.sort(means))
+    # the complete algorithm feeds the other back ends like any agent
+    boot = rlstats.bootstrap(frame, "score ~ agent | task/seed", metrics="mean", n_resamples=500, rng=0)
+    assert boot.estimates.ravel()[0] == pytest.approx(means.mean())
+
+
+def test_the_complete_algorithm_feeds_percentiles_and_the_task_table():
+    rng = np.random.default_rng(12)
+    df = pd.concat([sweep_frame([rng.normal(mu, 1, 3) for mu in rng.normal(shift, 1, 6)], agent=a, task=t)
+                    for a, shift in (("ppo", 0.0), ("sac", 1.0)) for t in ("ant", "hopper")], ignore_index=True)
+    frame = rlstats.tuning(df, "score ~ agent | task/seed", config="lr", views=["complete"], n_resamples=200,
+                           rng=0).complete()
+    table = rlstats.task_table(frame, "score ~ agent | task/seed", rng=0)
+    means = df.groupby(["task", "agent", "lr"])["score"].mean().groupby(["task", "agent"]).mean()
+    np.testing.assert_allclose(table.estimates, means.unstack().to_numpy())
+    assert table.agents == ("ppo (complete)", "sac (complete)")
+    res = rlstats.percentiles(frame, "score ~ agent | task/seed", rng=0)
+    assert res.agents == table.agents
+
+
+def test_complete_algorithm_with_weights():
+    values = [[1.0, 2.0], [3.0, 5.0], [10.0, 12.0]]
+    df = sweep_frame(values)
+    df["p"] = df["lr"].map({0: 0.5, 1: 0.5, 2: 0.0})
+    res = rlstats.tuning(df, "score ~ agent | task/seed", config="lr", weights="p", views=["complete"],
+                         n_resamples=500, rng=0)
+    row = res.complete_summary().iloc[0]
+    assert row["estimate"] == pytest.approx(0.5 * 1.5 + 0.5 * 4.0)
+    assert row["conf_high"] < 6.0  # the weight-0 configuration (mean 11) never counts
+    assert "not equally likely" in str(res)
+
+
+# ------------------------------------------------------------------------------------------------ sensitivity
+def sensitivity_directly(df, fraction=0.95):
+    """Adkins et al. (2024) from the definitions, with pandas: percentile-normalise per task, then tune."""
+    df = df.copy()
+    q = df.groupby("task")["score"].quantile([0.05, 0.95]).unstack()
+    df["z"] = (df["score"] - df["task"].map(q[0.05])) / (df["task"].map(q[0.95]) - df["task"].map(q[0.05]))
+    gamma = df.groupby(["agent", "task", "lr", "gamma"])["z"].mean().reset_index()
+    out = {}
+    for agent, g in gamma.groupby("agent"):
+        per_task = g.groupby("task")["z"].max().mean()
+        cross = g.groupby(["lr", "gamma"])["z"].mean().max()
+        scores = {(): cross, ("lr", "gamma"): per_task,
+                  ("lr",): g.groupby(["gamma", "task"])["z"].max().groupby("gamma").mean().max(),
+                  ("gamma",): g.groupby(["lr", "task"])["z"].max().groupby("lr").mean().max()}
+        dimension = min(len(s) for s, v in scores.items() if v >= fraction * per_task - 1e-12)
+        out[agent] = (per_task - cross, per_task, cross, dimension, scores)
+    return out
+
+
+def test_sensitivity_matches_a_direct_implementation():
+    rng = np.random.default_rng(9)
+    rows = []
+    for agent, effect in (("ppo", 1.0), ("sac", 0.2)):
+        for t, task in enumerate(("ant", "hopper", "walker")):
+            for lr in (0.1, 0.01, 0.001):
+                for gamma in (0.9, 0.99):
+                    # the best learning rate depends on the task for ppo: it gains from per-task tuning
+                    mu = effect * (lr == (0.1, 0.01, 0.001)[t]) + 0.3 * (gamma == 0.99) + 10 * t
+                    rows += [(agent, task, lr, gamma, s, mu + rng.normal(0, 0.3)) for s in range(4)]
+    df = pd.DataFrame(rows, columns=["agent", "task", "lr", "gamma", "seed", "score"])
+    res = rlstats.tuning(df, "score ~ agent | task/seed", config=["lr", "gamma"], views=["sensitivity"], rng=0)
+    direct = sensitivity_directly(df)
+    sens = res.sensitivity().set_index("agent")
+    for agent, (s, per_task, cross, dimension, scores) in direct.items():
+        assert sens.loc[agent, "sensitivity"] == pytest.approx(s)
+        assert sens.loc[agent, "per_task_tuned"] == pytest.approx(per_task)
+        assert sens.loc[agent, "cross_task_tuned"] == pytest.approx(cross)
+        assert sens.loc[agent, "effective_dimension"] == dimension
+        dims = res.dimensions().query("agent == @agent").set_index("tuned_per_task")["estimate"]
+        assert dims["lr"] == pytest.approx(scores[("lr",)]) and dims["gamma"] == pytest.approx(scores[("gamma",)])
+    assert sens.loc["ppo", "sensitivity"] > sens.loc["sac", "sensitivity"]
+
+
+def test_sensitivity_needs_two_tasks():
+    res = rlstats.tuning(sweep_frame([[1.0, 2.0], [2.0, 3.0]]), "score ~ agent | task/seed", config="lr",
+                         views=["sensitivity", "complete"], n_resamples=200, rng=0)
+    assert "sensitivity() needs config= columns and at least two tasks" in str(res)
+    with pytest.raises(rlstats.errors.OptionError, match="the sensitivity view was not computed"):
+        res.sensitivity()
+
+
+# ------------------------------------------------------------------------------------------------ the face
+def test_the_result_face_and_reproducibility():
+    rng = np.random.default_rng(10)
+    df = pd.concat([sweep_frame([rng.normal(0, 1, 3) for _ in range(6)], agent=a, task=t)
+                    for a in ("ppo", "sac") for t in ("ant", "hopper")], ignore_index=True)
+    before = df.copy()
+    res = rlstats.tuning(df, "score ~ agent | task/seed", config="lr", n_resamples=300, rng=3)
+    pd.testing.assert_frame_equal(df, before)
+    again = rlstats.tuning(df, "score ~ agent | task/seed", config="lr", n_resamples=300, rng=3)
+    pd.testing.assert_frame_equal(res.tidy(), again.tidy())
+    text = str(res)
+    for section in ("best set", "expected best score", "complete algorithm", "unit: configuration (lr)"):
+        assert section in text
+    assert set(res.tidy()["term"]) == {"tuned score", "complete algorithm"}
+    from rlstats.vocabulary import unknown_columns
+
+    for view in (res.expected_max, res.best_set, res.tuned, res.complete_summary):  # complete() is data
+        assert unknown_columns(view().columns) == [], view.__name__
+    import matplotlib.pyplot as plt
+
+    for kind in ("best_set", "expected_max", "complete"):
+        assert res.plot(kind=kind) is not None
+    plt.close("all")
+
+
+def test_nested_seeds_in_the_formula_make_the_middle_level_the_unit():
+    rng = np.random.default_rng(11)
+    df = pd.DataFrame([("dehb", "ant", r, s, r + rng.normal()) for r in range(4) for s in range(5)],
+                      columns=["procedure", "task", "tuning_run", "seed", "score"])
+    nested = rlstats.tuning(df, "score ~ procedure | task/tuning_run/seed", views=["complete", "best_set"],
+                            n_resamples=300, rng=0)
+    given = rlstats.tuning(df, "score ~ procedure | task/seed", config="tuning_run", views=["complete", "best_set"],
+                           n_resamples=300, rng=0)
+    pd.testing.assert_frame_equal(nested.tidy(), given.tidy())
+    assert "seeds are nested in 'tuning_run', which is the unit" in str(nested)
+    # treating the 20 runs as independent seeds of one configuration would be the pooled analysis: the complete
+    # algorithm's interval over tuning runs is wider than the pooled mean's t interval here
+    pooled = stats.t.interval(0.95, 19, loc=df["score"].mean(), scale=stats.sem(df["score"]))
+    row = nested.complete_summary().iloc[0]
+    assert row["conf_high"] - row["conf_low"] > pooled[1] - pooled[0]
+
+
+# ------------------------------------------------------------------------------------------------ calibration
+CALIBRATION = runpy.run_path(str(HERE / "reference" / "coverage_tuning.py"))
+
+
+def test_the_tuned_interval_covers_at_a_reduced_grid_point():
+    # a reduced point of the calibration grid: 10 configurations x 3 seeds, near-ties, 150 data sets
+    rows = CALIBRATION["table_rows"]((10, 3, "near_ties"), 150, True)
+    coverage = rows[0]["coverage"]
+    assert coverage >= 0.93 - 3 * math.sqrt(0.95 * 0.05 / 150)
+    tabled = [r for r in rlstats.calibration.rows("tuning.best_interval")
+              if (r["configuration"], r["runs"], r["distribution"]) == ("10 configurations", "3", "near_ties")]
+    assert len(tabled) == 1 and float(tabled[0]["coverage"]) >= 0.93
+
+
+def test_the_expected_max_band_covers_at_a_reduced_grid_point():
+    bands = runpy.run_path(str(HERE / "reference" / "coverage_tuning_expected_max.py"))
+    rows = bands["table_rows"]((10, 5, "near_ties"), 80, True)
+    assert [r["statistic"] for r in rows] == ["k=1", "k=2", "k=5", "k=10"]
+    for row in rows:
+        assert row["coverage"] >= 0.95 - 3 * math.sqrt(0.95 * 0.05 / 80), row
+    tabled = {r["statistic"]: float(r["coverage"]) for r in rlstats.calibration.rows("tuning.expected_max_band")
+              if (r["configuration"], r["runs"], r["distribution"]) == ("10 configurations", "5", "near_ties")}
+    assert len(tabled) == 4 and min(tabled.values()) >= 0.93
+
+
+def test_results_quote_the_measured_shortfall_at_the_nearest_design(monkeypatch):
+    row = {"procedure": "tuning.best_interval", "configuration": "10 configurations", "runs": "3",
+           "distribution": "skewed", "coverage": "0.8", "n_sim": "1000", "level": "0.95"}
+    monkeypatch.setattr(rlstats.calibration, "rows", lambda procedure: (row,) if procedure == row["procedure"] else ())
+    values = [[0.0, 1.0, 2.0]] * 12  # 12 configurations x 3 seeds: nearest grid design 10 x 3
+    res = rlstats.tuning(sweep_frame(values), "score ~ agent | task/seed", config="lr", views=["best_set"],
+                         n_resamples=200, rng=0)
+    assert "was measured at 0.800 for a 95% claim at the nearest simulated design (10 configurations, 3 seeds, " \
+           "skewed scores" in str(res)
+    res = rlstats.tuning(sweep_frame(values), "score ~ agent | task/seed", config="lr", views=["best_set"],
+                         confidence_level=0.9, n_resamples=200, rng=0)  # measured at 95% only
+    assert "was measured at" not in str(res)
+
+
+@pytest.mark.slow
+def test_the_tuned_interval_covers_over_the_grid_with_normal_noise():
+    # the goal (>= 0.93) holds with normal noise; skewed noise falls short (quoted by the results)
+    for point in CALIBRATION["grid"](False):
+        if point[2] != "skewed":
+            row = CALIBRATION["table_rows"](point, 400, False)[0]
+            assert row["coverage"] >= 0.93 - 3 * row["se"], (point, row)
+
+
+# ------------------------------------------------------------------------------------------------ datasets
+MIRROR = pathlib.Path(os.environ.get("RLSTATS_DATA_MIRROR", HERE.parents[1] / "shared" / "data" / "raw"))
+needs_data = pytest.mark.skipif(not (MIRROR / "ADA-research").is_dir(),
+                                reason="the ADA-research files are not mirrored here (set RLSTATS_DATA_MIRROR)")
+
+
+@needs_data
+def test_hpo_datasets_load_and_read_as_published(monkeypatch):
+    monkeypatch.setenv("RLSTATS_DATA_MIRROR", str(MIRROR))
+    land = rlstats.datasets.load("hpo_landscapes")
+    assert land.shape == (9 * 10_000 * 10, 7)
+    one = land[(land["landscape"] == "gamma_distance-weight") & (land["config"] == 0)]
+    assert one["score"].iloc[0] == 213.1875 and one["score"].iloc[9] == 213.6484375
+    opt = rlstats.datasets.load("hpo_optimisation")
+    assert len(opt) == 2670
+    first = opt.iloc[0]
+    assert (first["algorithm"], first["task"], first["procedure"], first["tuning_run"], first["seed"]) == \
+        ("ppo", "ant", "hpo=dehb, rpo=rs, return", 5, 19)
+    assert first["score"] == pytest.approx(8239.9287109375)
