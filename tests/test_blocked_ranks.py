@@ -274,7 +274,7 @@ def test_unknown_variant_is_an_option_error():
     # Options are validated once, by the public function's options object; the kernels trust them.
     df = rlstats.datasets.simulate(agents=3, tasks=4, seeds=1, rng=0)
     with pytest.raises(OptionError, match="variant"):
-        rlstats.skillings_mack(df, "score ~ agent | task", variant="quade")
+        rlstats.skillings_mack(df, "score ~ agent | task", variant="kruskal")
 
 
 # ----------------------------------------------------------------------------- mid-ranks
@@ -863,3 +863,113 @@ def test_pairs_without_shared_tasks_are_not_tested():
     assert untestable.sum() == 4
     assert np.isnan(ph.z[untestable]).all() and not ph.reject[untestable].any()
     assert np.isfinite(ph.pvalue_adjusted[~untestable]).all()
+
+
+# ----------------------------------------------------------------------------- issue 31: exact rank-sum differences
+
+def _enumerated_difference_counts(k, n):
+    """Counts of D = R_0 - R_1 over all (k!)^n rank assignments (every block a permutation of 1..k)."""
+    import itertools
+    from collections import Counter
+
+    per_block = Counter(p[0] - p[1] for p in itertools.permutations(range(1, k + 1)))
+    counts = Counter({0: 1})
+    for _ in range(n):  # each block independent: all (k!)^n assignments, grouped by their D
+        grown = Counter()
+        for d, c in counts.items():
+            for e, m in per_block.items():
+                grown[d + e] += c * m
+        counts = grown
+    return counts
+
+
+def _brute_force_difference_counts(k, n):
+    """The same counts by listing every one of the (k!)^n assignments (tiny designs only)."""
+    import itertools
+    from collections import Counter
+
+    blocks = list(itertools.permutations(range(1, k + 1)))
+    return Counter(sum(b[0] - b[1] for b in combo) for combo in itertools.product(blocks, repeat=n))
+
+
+def _eisinga_upper(d, k, n):
+    """Eisinga et al. (2017), eq. 5, P(D >= d) two-sided, in exact rational arithmetic."""
+    from fractions import Fraction
+    from math import comb
+
+    if d == 0:
+        return Fraction(1)
+    total = Fraction(0)
+    for h in range(n + 1):
+        inner = sum((-1) ** s * comb(2 * h, h + s) * comb(k * s - d + h, k * s - d - h)
+                    for s in range(h + 1) if k * s - d - h >= 0)
+        total += Fraction(comb(n, h), k**h * (1 - k) ** n) * inner
+    return 2 * total
+
+
+@pytest.mark.parametrize("k, n", [(3, 4), (4, 3), (2, 5), (5, 2)])
+def test_rank_sum_difference_null_equals_enumeration_of_all_assignments(k, n):
+    counts = _brute_force_difference_counts(k, n)
+    total = sum(counts.values())
+    assert total == __import__("math").factorial(k) ** n
+    upper = br.rank_sum_difference_null(k, n)
+    assert upper.size == n * (k - 1) + 1
+    for d in range(upper.size):
+        expected = sum(c for value, c in counts.items() if abs(value) >= d) / total
+        assert upper[d] == pytest.approx(expected, rel=1e-13, abs=0)
+        assert upper[d] == pytest.approx(float(_eisinga_upper(d, k, n)), rel=1e-13)
+
+
+@pytest.mark.parametrize("k, n", [(5, 5), (10, 10), (6, 26)])
+def test_rank_sum_difference_null_equals_eisinga_closed_form(k, n):
+    # Larger designs: the grouped enumeration and the closed form (exact rationals), including the far tail.
+    counts = _enumerated_difference_counts(k, n)
+    total = sum(counts.values())
+    assert total == __import__("math").factorial(k) ** n
+    upper = br.rank_sum_difference_null(k, n)
+    for d in list(range(0, upper.size, max(1, upper.size // 12))) + [upper.size - 1]:
+        exact = _eisinga_upper(d, k, n)
+        assert upper[d] == pytest.approx(float(exact), rel=1e-12)
+        assert sum(c for value, c in counts.items() if abs(value) >= d) == exact * total
+    # Eisinga et al. (2017), Table 4: k = n = 5, d = 10 has p = 0.0804 (to the 4 digits printed there);
+    # the closed form's own value is the check of record.
+    if (k, n) == (5, 5):
+        assert upper[10] == pytest.approx(float(_eisinga_upper(10, 5, 5)), rel=1e-13)
+
+
+def test_exact_pvalues_round_half_integer_differences_up():
+    upper = br.rank_sum_difference_null(3, 4)
+    np.testing.assert_array_equal(br.exact_rank_sum_pvalues([0, 2, -2, 2.5, 3], 3, 4),
+                                  [upper[0], upper[2], upper[2], upper[3], upper[3]])
+
+
+def test_quade_kernel_closed_form_on_a_hand_computed_design():
+    # 3 blocks x 3 agents, by hand (Conover 1999, Section 5.8):
+    # ranges 2, 6, 1 -> Q = 2, 3, 1; ranks (ascending) rows (1,2,3), (3,1,2), (2,1,3) minus 2:
+    # S_ij = Q_i (R_ij - 2): (-2, 0, 2), (3, -3, 0), (0, -1, 1); A = 4+4+9+9+1+1 = 28, S = (1, -4, 3),
+    # B = (1 + 16 + 9) / 3 = 26/3, F = 2 * B / (A - B) = (52/3) / (58/3) = 52/58.
+    scores = np.array([[1.0, 2.0, 3.0], [9.0, 3.0, 6.0], [5.0, 4.0, 5.5]])
+    q = br.quade_test(scores, higher_is_better=False)
+    assert q.statistic == pytest.approx(52 / 58, rel=1e-14)
+    assert (q.df, q.df_denominator) == (2, 4)
+    assert q.pvalue == pytest.approx(stats.f.sf(52 / 58, 2, 4), rel=1e-14)
+    np.testing.assert_allclose(q.sums, [1, -4, 3])
+    assert q.residual == pytest.approx(28 - 26 / 3)
+    # Conover's t for (0, 2): (S_0 - S_2) / sqrt(2 b (A - B) / ((b - 1)(k - 1))) = -2 / sqrt(6 * 58/3 / 4).
+    estimate, t, p = br.quade_pairs(q, np.array([0]), np.array([2]))
+    assert t[0] == pytest.approx(-2 / np.sqrt(6 * (58 / 3) / 4), rel=1e-14)
+    assert p[0] == pytest.approx(2 * stats.t.sf(abs(t[0]), 4), rel=1e-14)
+    # weighted mean ranks: sum_i Q_i R_ij / sum Q = (2*1 + 3*3 + 1*2, 2*2 + 3*1 + 1*1, 2*3 + 3*2 + 1*3) / 6
+    np.testing.assert_allclose(q.weighted_mean_ranks, np.array([13, 8, 15]) / 6)
+    assert estimate[0] == pytest.approx((13 - 15) / 6)
+    # The direction flips the sums and mean ranks, never F.
+    flipped = br.quade_test(scores, higher_is_better=True)
+    assert flipped.statistic == q.statistic
+    np.testing.assert_allclose(flipped.sums, -q.sums)
+
+
+def test_quade_kernel_all_blocks_alike_is_nan_with_r_pvalue():
+    # A = B needs every block to order the agents alike with tied ranges (then all Q_i are equal).
+    scores = np.tile([1.0, 2.0, 3.0], (4, 1)) + 10.0 * np.arange(4)[:, None]
+    q = br.quade_test(scores)
+    assert np.isnan(q.statistic) and q.pvalue == pytest.approx(6.0 ** -3)  # R: (k!)^(1 - b)

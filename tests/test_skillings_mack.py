@@ -591,3 +591,177 @@ def test_exact_and_monte_carlo_tests_that_cannot_reach_alpha_say_so():
     assert not any("cannot reject" in n for n in rlstats.skillings_mack(df, "score ~ agent | task", rng=0).notes)
     assert not any("cannot reject" in n for n in rlstats.skillings_mack(df, "score ~ agent | task",
                                                                          pvalue="asymptotic").notes)
+
+
+# ----------------------------------------------------------------------------- issue 31: Quade, exact, control
+# R reference values: tests/reference/quade_posthoc.R -> quade_posthoc.csv (R 4.2.2; PMCMRplus's formulas in base R).
+
+def _reference():
+    from pathlib import Path
+    ref = pd.read_csv(Path(__file__).parent / "reference" / "quade_posthoc.csv", keep_default_na=False)
+    return {(r.case, r.quantity, r.agent_1, r.agent_2): float(r.value) for r in ref.itertuples()}
+
+
+REF = _reference()
+# Sachs (1997, p. 675), PMCMRplus::quadeAllPairsTest's example: 6 persons (rows) x diuretics A-F (R fills by column).
+SACHS = np.array([3.88, 5.64, 5.76, 4.25, 5.91, 4.33, 30.58, 30.14, 16.92, 23.19, 26.74, 10.91, 25.24, 33.52,
+                  25.45, 18.85, 20.45, 26.67, 4.44, 7.94, 4.04, 4.4, 4.23, 4.36, 29.41, 30.72, 32.92, 28.23,
+                  23.35, 12, 38.87, 33.12, 39.15, 28.06, 38.23, 26.65]).reshape(6, 6).T
+
+
+def sachs():
+    return pd.DataFrame([{"task": f"p{i + 1}", "agent": "ABCDEF"[j], "score": SACHS[i, j]}
+                         for i in range(6) for j in range(6)])
+
+
+def atari_means(shared_data):
+    df = pd.read_csv(shared_data / "atari100k.csv").merge(pd.read_csv(shared_data / "atari100k_reference.csv"),
+                                                          on="task")
+    df["hns"] = (df["score"] - df["random"]) / (df["human"] - df["random"])
+    return df.groupby(["agent", "task"], as_index=False)["hns"].mean()
+
+
+def _check_quade(res, case):
+    assert res.method == "Quade test" and res.variant == "quade"
+    assert res.statistic == pytest.approx(REF[case, "F", "", ""], rel=1e-12)
+    assert (res.df, res.df_denominator) == (REF[case, "df1", "", ""], REF[case, "df2", "", ""])
+    assert res.pvalue == pytest.approx(REF[case, "p", "", ""], rel=1e-10)
+    for row in res.tidy().itertuples():
+        key = (row.agent_1, row.agent_2)
+        if (case, "quade_t") + key not in REF:
+            key = key[::-1]
+        # R's S uses ascending ranks; ours are 1 = best, so t changes sign when the pair is listed the same way.
+        sign = -1 if key == (row.agent_1, row.agent_2) else 1
+        assert row.statistic == pytest.approx(sign * REF[(case, "quade_t") + key], rel=1e-10)
+        assert row.p_value == pytest.approx(REF[(case, "quade_p") + key], rel=1e-10)
+        assert row.p_adjusted == pytest.approx(REF[(case, "quade_p_holm") + key], rel=1e-10)
+
+
+def test_quade_matches_r_on_atari_means(shared_data):
+    res = rlstats.skillings_mack(atari_means(shared_data), "hns ~ agent | task", variant="quade")
+    _check_quade(res, "atari")
+    assert res.statistic == pytest.approx(13.301, abs=5e-4) and res.pvalue == pytest.approx(2.327e-15, rel=1e-3)
+    assert str(res).splitlines()[4] == "Quade F = 13.301, num df = 8, denom df = 200, p-value = 2.327e-15"
+    assert res.posthoc_adjustment == "holm" and res.critical_difference is None
+    assert res["parameter"] == {"num df": 8, "denom df": 200}
+
+
+def test_quade_matches_r_on_sachs_and_ties():
+    _check_quade(rlstats.skillings_mack(sachs(), "score ~ agent | task", variant="quade"), "sachs")
+    res = rlstats.skillings_mack(rounding_times(), "score ~ agent | task", variant="quade")
+    _check_quade(res, "rounding")
+    # adjustment="none" is PMCMRplus's p.adjust.method = "none": the raw p-values.
+    raw = rlstats.skillings_mack(sachs(), "score ~ agent | task", variant="quade", adjustment="none")
+    np.testing.assert_array_equal(raw.tidy()["p_adjusted"], raw.tidy()["p_value"])
+    assert "F distribution" in raw.report() and "Quade (1979)" in raw.report()
+
+
+def test_quade_with_seeds_needs_within_cell_and_says_so():
+    with pytest.raises(DesignError, match="within_cell=\"mean\" to give Quade's test one value per cell"):
+        rlstats.skillings_mack(niacin(), "score ~ agent | task", variant="quade")
+    res = rlstats.skillings_mack(niacin(), "score ~ agent | task", variant="quade", within_cell="mean")
+    means = niacin().groupby(["task", "agent"], as_index=False)["score"].mean()
+    plain = rlstats.skillings_mack(means, "score ~ agent | task", variant="quade")
+    assert res.statistic == plain.statistic and any("aggregated" in n for n in res.notes)
+
+
+def test_exact_all_pairs_and_many_to_one_match_the_closed_form_in_r():
+    res = rlstats.skillings_mack(sachs(), "score ~ agent | task", posthoc="exact")
+    assert res.posthoc_adjustment == "holm"
+    for row in res.tidy().itertuples():
+        key = ("sachs", "exact_all_p", row.agent_1, row.agent_2)
+        assert row.p_value == pytest.approx(REF[key], rel=1e-9)
+        assert row.p_adjusted == pytest.approx(REF["sachs", "exact_all_p_holm", row.agent_1, row.agent_2], rel=1e-9)
+    one = rlstats.skillings_mack(sachs(), "score ~ agent | task", posthoc="exact", control="C")
+    tidy = one.tidy()
+    assert list(tidy["agent_2"]) == ["C"] * 5 and list(tidy["agent_1"]) == list("ABDEF") and one.control == "C"
+    for row in tidy.itertuples():
+        assert row.statistic == REF["sachs", "exact_d", row.agent_1, "C"]
+        assert row.p_value == pytest.approx(REF["sachs", "exact_p", row.agent_1, "C"], rel=1e-9)
+        assert row.p_adjusted == pytest.approx(REF["sachs", "exact_p_holm", row.agent_1, "C"], rel=1e-9)
+    assert "against the control C" in str(one) and "each agent and the control C" in one.report()
+
+
+def test_many_to_one_normal_is_demsar_bonferroni_dunn():
+    res = rlstats.skillings_mack(sachs(), "score ~ agent | task", control="C")
+    assert res.posthoc_adjustment == "holm" and res.critical_difference is None
+    for row in res.tidy().itertuples():
+        assert row.statistic == pytest.approx(REF["sachs", "dunn_z", row.agent_1, "C"], rel=1e-10)
+        assert row.p_value == pytest.approx(REF["sachs", "dunn_p", row.agent_1, "C"], rel=1e-10)
+        assert row.p_adjusted == pytest.approx(REF["sachs", "dunn_p_holm", row.agent_1, "C"], rel=1e-10)
+    bonferroni = rlstats.skillings_mack(sachs(), "score ~ agent | task", control="C", adjustment="bonferroni")
+    np.testing.assert_allclose(bonferroni.tidy()["p_adjusted"], np.minimum(1, 5 * res.tidy()["p_value"]))
+
+
+def test_many_to_one_on_atari_normal_and_wilcoxon_match_r(shared_data):
+    means = atari_means(shared_data)
+    res = rlstats.skillings_mack(means, "hns ~ agent | task", control="SPR")
+    for row in res.tidy().itertuples():
+        assert row.statistic == pytest.approx(REF["atari", "dunn_z", row.agent_1, "SPR"], rel=1e-10)
+        assert row.p_adjusted == pytest.approx(REF["atari", "dunn_p_holm", row.agent_1, "SPR"], rel=1e-10)
+    wil = rlstats.skillings_mack(means, "hns ~ agent | task", posthoc="wilcoxon", control="SPR")
+    for row in wil.tidy().itertuples():
+        # V as R's wilcox.test(x = agent_1, y = agent_2, paired = TRUE) reports it
+        assert row.statistic == REF["atari", "wilcox_V", row.agent_1, "SPR"]
+        assert row.p_value == pytest.approx(REF["atari", "wilcox_p", row.agent_1, "SPR"], rel=1e-10)
+        # rank-biserial r = (V - V') / (V + V'), V + V' = 26 * 27 / 2 (no zero differences here)
+        assert row.rank_biserial == pytest.approx((2 * row.statistic - 351) / 351, rel=1e-14)
+    der = wil.tidy().set_index("agent_1").loc["DER"]
+    assert der["statistic"] == 42 and REF["atari", "wilcox_V_reversed", "SPR", "DER"] == 351 - 42
+
+
+def test_rank_biserial_closed_form_with_ties_and_zeros():
+    # RoundingTimes NarrowAngle vs RoundOut: R's V = 64.5 over 18 non-zero differences (4 zeros dropped).
+    res = rlstats.skillings_mack(rounding_times(), "score ~ agent | task", posthoc="wilcoxon")
+    row = _pairs(res)[frozenset(("NarrowAngle", "RoundOut"))]
+    wide = np.array(ROUNDING_TIMES)
+    i, j = METHODS3.index(row["agent_1"]), METHODS3.index(row["agent_2"])
+    d = wide[:, i] - wide[:, j]
+    d = d[d != 0]
+    from scipy.stats import rankdata
+    r = rankdata(np.abs(d))
+    assert row["statistic"] == r[d > 0].sum()
+    assert row["rank_biserial"] == pytest.approx((r[d > 0].sum() - r[d < 0].sum()) / r.sum(), rel=1e-14)
+    assert {row["statistic"], 171 - row["statistic"]} == {64.5, 171 - 64.5}  # R: V = 64.5 for NarrowAngle - RoundOut
+
+
+def test_control_and_quade_bad_inputs():
+    with pytest.raises(OptionError, match="control='DQN' is not an agent in the data; the agents are: 'A'"):
+        rlstats.skillings_mack(sachs(), "score ~ agent | task", control="DQN")
+    with pytest.raises(OptionError, match="control= names one agent, e.g. control='DQN'; got int"):
+        rlstats.skillings_mack(sachs(), "score ~ agent | task", control=3)
+    with pytest.raises(OptionError, match="adjustment='tukey' is the studentized range .* comparisons with a control"):
+        rlstats.skillings_mack(sachs(), "score ~ agent | task", control="C", adjustment="tukey")
+    with pytest.raises(DesignError, match="variant=\"quade\" needs a complete design"):
+        rlstats.skillings_mack(long_table(TABLE1), "score ~ agent | task", variant="quade")
+    with pytest.raises(OptionError, match="variant=\"quade\" has R's F p-value only"):
+        rlstats.skillings_mack(sachs(), "score ~ agent | task", variant="quade", pvalue="exact")
+    with pytest.raises(DesignError, match="posthoc=\"exact\" gives exact p-values of differences of Friedman"):
+        rlstats.skillings_mack(long_table(TABLE1), "score ~ agent | task", posthoc="exact")
+
+
+@pytest.mark.parametrize("options", [{"variant": "quade"}, {"posthoc": "exact", "control": "C"},
+                                     {"control": "C"}, {"posthoc": "wilcoxon", "control": "C"}])
+def test_critical_difference_figure_marks_the_control(options, tmp_path):
+    res = rlstats.skillings_mack(sachs(), "score ~ agent | task", **options)
+    ax = res.plot()
+    labels = [t.get_text() for t in ax.texts]
+    if "control" in options:
+        assert "control" in labels and any(label.startswith("C (") for label in labels)
+        assert "control" in ax.get_title()
+    else:
+        assert "Quade" in ax.get_title()
+    ax.figure.savefig(tmp_path / "cd.png", dpi=100)
+
+
+def test_new_columns_are_in_the_vocabulary_and_cited():
+    from rlstats.vocabulary import unknown_columns
+    quade = rlstats.skillings_mack(sachs(), "score ~ agent | task", variant="quade", control="C")
+    wilcoxon = rlstats.skillings_mack(sachs(), "score ~ agent | task", posthoc="wilcoxon")
+    exact = rlstats.skillings_mack(sachs(), "score ~ agent | task", posthoc="exact")
+    for res in (quade, wilcoxon, exact):
+        assert unknown_columns(res.tidy().columns) == [] and unknown_columns(res.glance().columns) == []
+    assert "df_denominator" in quade.glance() and "rank_biserial" in wilcoxon.tidy()
+    keys = lambda res: [line.split("{")[1].rstrip(",") for line in res.cite().splitlines() if line.startswith("@")]
+    assert keys(quade)[:2] == ["quade1979", "conover1999"] and "demsar2006" in keys(quade)
+    assert "eisinga2017" in keys(exact) and "kerby2014" in keys(wilcoxon)

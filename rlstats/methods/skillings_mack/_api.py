@@ -34,17 +34,18 @@ from ...resampling import seed_sequence
 from ...statistics import chi2_sf, doubled_midranks, monte_carlo_pvalue
 from . import _kernels as kernels
 from ._result import _TITLES, SkillingsMackResult
+from ..._typing import Data, EvalEnv, FormulaLike, Seed
 
 #: The default test's measured size in the package table (rlstats/calibration.csv, tests/reference/calibrate.py).
 SIZE_PROCEDURE = "skillings_mack.size"
-VARIANTS = ("auto", "friedman", "skillings_mack", "mack_skillings")
+VARIANTS = ("auto", "friedman", "skillings_mack", "mack_skillings", "quade")
 # The kernel statistic behind each variant: Friedman's is the Skillings-Mack (1981)
 # statistic on a complete design, with R's tie correction by default.
 _KERNEL_VARIANT = {"friedman": "skillings_mack", "skillings_mack": "skillings_mack",
-                   "mack_skillings": "mack_skillings"}
+                   "mack_skillings": "mack_skillings", "quade": "skillings_mack"}
 WITHIN_CELL = (None, "mean", "median")
 PVALUE_METHODS = ("auto", "asymptotic", "monte_carlo", "exact")
-POSTHOC = ("ranks", "wilcoxon")
+POSTHOC = ("ranks", "wilcoxon", "exact")
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,7 @@ class SkillingsMackOptions:
     alpha: float = 0.05
     adjustment: str = "auto"
     posthoc: str = "ranks"
+    control: str | None = None
     na_action: str = "raise"
     progress: bool = False
     n_jobs: int = 1
@@ -65,7 +67,9 @@ class SkillingsMackOptions:
     @classmethod
     def checked(cls, **options):
         """Validate every option once; raises OptionError naming the bad one."""
-        within = options["within_cell"]
+        within, control = options["within_cell"], options.get("control")
+        if control is not None and not isinstance(control, str):
+            raise OptionError(f"control= names one agent, e.g. control='DQN'; got {type(control).__name__}")
         if within not in WITHIN_CELL:
             raise OptionError(f"within_cell={within!r} is not one of the allowed values: None, 'mean', 'median'")
         return cls(
@@ -79,10 +83,18 @@ class SkillingsMackOptions:
             alpha=check_fraction("alpha", options["alpha"]),
             adjustment=check_choice("adjustment", options["adjustment"], kernels.ADJUSTMENTS),
             posthoc=check_choice("posthoc", options["posthoc"], POSTHOC),
+            control=control,
             na_action=options["na_action"],
             progress=check_bool("progress", options["progress"]),
             n_jobs=check_n_jobs(options["n_jobs"]),
         )
+
+
+def _cell_scores(y, agent, task, design):
+    """The (n_tasks, n_agents) matrix of a complete design's one value per cell."""
+    scores = np.empty((design.n_tasks, design.n_agents))
+    scores[task, agent] = y
+    return scores
 
 
 def _cells_of(design, summary):
@@ -100,11 +112,15 @@ def _choose_variant(options, design):
         if replicated:
             return "mack_skillings"
         return "friedman" if design.is_complete else "skillings_mack"
-    if options.variant == "friedman" and (replicated or not design.is_complete):
+    if options.variant == "quade" and replicated and options.within_cell is not None and design.is_complete:
+        return "quade"
+    if options.variant in ("friedman", "quade") and (replicated or not design.is_complete):
         raise DesignError(
-            "variant=\"friedman\" needs a complete design with one run per (agent, task) cell; this design "
-            + ("has several runs in some cells" if replicated else "has empty cells")
-            + ": use variant=\"auto\", which picks Skillings-Mack (missing cells) or Mack-Skillings (several runs)")
+            f"variant=\"{options.variant}\" needs a complete design with one run per (agent, task) cell; this "
+            "design " + ("has several runs in some cells" if replicated else "has empty cells")
+            + ": use variant=\"auto\", which picks Skillings-Mack (missing cells) or Mack-Skillings (several runs)"
+            + (", or within_cell=\"mean\" to give Quade's test one value per cell"
+               if options.variant == "quade" and replicated and design.is_complete else ""))
     if options.variant == "skillings_mack" and replicated and options.within_cell is None:
         raise DesignError(
             f"found up to {design.max_runs_per_cell} runs per (agent, task) cell; the Skillings-Mack (1981) "
@@ -113,10 +129,12 @@ def _choose_variant(options, design):
     return options.variant
 
 
-def skillings_mack(data, formula=None, *, variant="auto", within_cell=None, pvalue="auto",
-                   n_resamples=10_000, tie_correction=None, higher_is_better=True, alpha=0.05,
-                   adjustment="auto", posthoc="ranks", na_action="raise", rng=None, progress=False,
-                   n_jobs=1, eval_env=None):
+def skillings_mack(data: Data, formula: FormulaLike | None = None, *, variant: str = "auto",
+                   within_cell: str | None = None, pvalue: str = "auto", n_resamples: int = 10_000,
+                   tie_correction: bool | None = None, higher_is_better: bool = True, alpha: float = 0.05,
+                   adjustment: str = "auto", posthoc: str = "ranks", control: str | None = None,
+                   na_action: str = "raise", rng: Seed = None, progress: bool = False, n_jobs: int = 1,
+                   eval_env: EvalEnv = None) -> SkillingsMackResult:
     """Blocked rank test of whether agents differ across tasks (Skillings–Mack / Mack–Skillings).
 
     Parameters
@@ -125,14 +143,17 @@ def skillings_mack(data, formula=None, *, variant="auto", within_cell=None, pval
         Long format, one row per run; never modified.
     formula : str or Formula
         ``"score ~ agent | task"`` (or ``task/seed`` to name the seed column).
-    variant : {"auto", "friedman", "skillings_mack", "mack_skillings"}
+    variant : {"auto", "friedman", "skillings_mack", "mack_skillings", "quade"}
         ``"auto"``: Friedman's test (R's ``friedman.test``) on a complete
         design with one run per cell, Skillings–Mack (1981) when some cells
         are empty and none has several runs, Mack–Skillings (1980) on the raw
-        runs when any cell has more.
+        runs when any cell has more.  ``"quade"``: Quade's (1979) F test (R's
+        ``quade.test``), which weights each task by the rank of its range of
+        scores; complete designs with one value per cell (``within_cell``
+        aggregates seeds first); its p-value is the F distribution's.
     within_cell : {None, "mean", "median"}
-        With ``variant="skillings_mack"`` on replicated data, aggregate each
-        cell's runs first (stated in the result).
+        With ``variant="skillings_mack"`` or ``"quade"`` on replicated data,
+        aggregate each cell's runs first (stated in the result).
     pvalue : {"auto", "asymptotic", "monte_carlo", "exact"}
         ``"asymptotic"``: chi-squared with df = rank of the covariance (R's
         value); ``"monte_carlo"``: permutation of the observed mid-ranks
@@ -160,13 +181,21 @@ def skillings_mack(data, formula=None, *, variant="auto", within_cell=None, pval
         Direction of the mean ranks and post-hoc signs (rank 1 = best).
     alpha : float
         Level of the post-hoc decisions and of the report's verdict.
-    adjustment : {"auto", "tukey", "holm", "bonferroni"}
+    adjustment : {"auto", "tukey", "holm", "bonferroni", "none"}
         Post-hoc multiplicity adjustment; ``"auto"``: Tukey (the critical
-        difference) on balanced complete designs, Holm otherwise (always Holm
-        with ``posthoc="wilcoxon"``).
-    posthoc : {"ranks", "wilcoxon"}
+        difference) for the rank post hoc of all pairs on balanced designs,
+        Holm otherwise (always Holm with ``posthoc="wilcoxon"`` or
+        ``"exact"``, with Quade's test and against a ``control``).
+    posthoc : {"ranks", "wilcoxon", "exact"}
         ``"ranks"``: contrasts of mean within-task ranks (Nemenyi's test on
-        complete designs).  ``"wilcoxon"``: for each pair, the Wilcoxon
+        complete designs; with ``control=``, Demšar's many-to-one z test,
+        Bonferroni-Dunn with ``adjustment="bonferroni"``, as
+        ``PMCMRplus::frdManyOneDemsarTest``); with ``variant="quade"``,
+        Conover's t of the Quade sums (``PMCMRplus::quadeAllPairsTest``).
+        ``"exact"``: the exact p-value of each difference of Friedman rank
+        sums (Eisinga et al. 2017; ``PMCMRplus::frdAllPairsExactTest``, and
+        ``frdManyOneExactTest`` with ``control=``), complete designs with one
+        run per cell.  ``"wilcoxon"``: for each pair, the Wilcoxon
         signed-rank test of the per-task scores over the tasks both agents ran
         (R's ``pairwise.wilcox.test(paired = TRUE)``; Demšar 2006, Benavoli et
         al. 2016); a task's score is the mean of its runs when a cell holds
@@ -176,7 +205,13 @@ def skillings_mack(data, formula=None, *, variant="auto", within_cell=None, pval
         more, no pair is declared different unless the omnibus test rejected
         at ``alpha`` (the decisions are withheld, the p-values kept and marked
         in ``tidy()["withheld"]``).  The pairs' p-values of the rank post hoc
-        are the normal approximation whatever ``pvalue`` is.
+        are the normal approximation whatever ``pvalue`` is.  Each Wilcoxon
+        row carries the matched-pairs rank-biserial correlation (Kerby 2014).
+    control : str, optional
+        An agent to compare every other agent with (many-to-one, k - 1
+        comparisons, Holm by default) instead of all pairs; rows read
+        ``agent_1`` = the other agent, ``agent_2`` = the control, as
+        PMCMRplus's "j - control".
     na_action : {"raise", "drop"}
         Missing values: an error, or drop the rows and say so.
     rng : None, int or numpy.random.Generator
@@ -200,10 +235,22 @@ def skillings_mack(data, formula=None, *, variant="auto", within_cell=None, pval
     ------
     FormulaError, DesignError, OptionError
 
+    See Also
+    --------
+    rlstats.compare : Picks this test for formulas with blocks.
+    rlstats.task_table : Per-task table with the possibly best agents and effect sizes.
+    rlstats.bootstrap : How large the differences are, with intervals.
+    rlstats.power : Power of this test for a number of seeds.
+
     References
     ----------
     Skillings, J. H. and Mack, G. A. (1981), Technometrics 23(2), 171-177.
     Mack, G. A. and Skillings, J. H. (1980), JASA 75(372), 947-951.
+    Quade, D. (1979), JASA 74(367), 680-683; Conover, W. J. (1999), Practical
+    Nonparametric Statistics, 3rd ed., Section 5.8.
+    Eisinga, R., Heskes, T., Pelzer, B. and Te Grotenhuis, M. (2017), BMC
+    Bioinformatics 18:68 (exact p-values of rank-sum differences).
+    Demšar, J. (2006), JMLR 7, 1-30 (many-to-one comparisons with a control).
     Casesa, R. (2024), Statistical Methods for Reinforcement Learning Policy
     Comparison, PhD thesis, eqs. 2.13-2.23 (eq. 2.17 with the sign corrected).
 
@@ -214,11 +261,14 @@ def skillings_mack(data, formula=None, *, variant="auto", within_cell=None, pval
     >>> res = rlstats.skillings_mack(df, "score ~ agent | task")
     >>> res.variant, res.df
     ('friedman', 2)
+    >>> quade = rlstats.skillings_mack(df, "score ~ agent | task", variant="quade", control="agent_1")
+    >>> quade["parameter"], quade.tidy()["agent_2"].unique().tolist()
+    ({'num df': 2, 'denom df': 18}, ['agent_1'])
     """
     options = SkillingsMackOptions.checked(
         variant=variant, within_cell=within_cell, pvalue=pvalue, n_resamples=n_resamples,
         tie_correction=tie_correction, higher_is_better=higher_is_better, alpha=alpha, adjustment=adjustment,
-        posthoc=posthoc, na_action=na_action, progress=progress, n_jobs=n_jobs)
+        posthoc=posthoc, control=control, na_action=na_action, progress=progress, n_jobs=n_jobs)
     design = design_of(data, formula, na_action=na_action, eval_env=eval_env)
     if not design.has_blocks:
         raise DesignError(f"the blocked rank test needs blocks: write '{design.formula.text} | task'")
@@ -256,6 +306,8 @@ def batch_pvalues(design, responses, **options):
         variant = _choose_variant(options, design)
     except DesignError:
         return None
+    if variant == "quade":  # an F test of its own: skillings_mack() per data set
+        return None
     # The null covariance depends only on the counts (no tie correction): any responses will do.
     setup = kernels.build_setup(np.arange(design.nobs, dtype=float), design.agent, design.task, design.n_agents,
                                 design.n_tasks, variant=_KERNEL_VARIANT[variant])
@@ -288,18 +340,27 @@ class _Test:
     mc: object          # kernels.MonteCarloResult or None
     seed: object
     smallest: float     # smallest p-value the method can give on this design (0 for chi-squared)
+    quade: object = None  # kernels.QuadeTest for variant="quade"
 
 
 def _test(design, options, rng):
     variant = _choose_variant(options, design)
     y, agent, task = design.y, design.agent, design.task
     within = None
-    if variant == "skillings_mack" and design.max_runs_per_cell > 1:
+    if variant in ("skillings_mack", "quade") and design.max_runs_per_cell > 1:
         within = options.within_cell
         y, agent, task = _cells_of(design, within)
     corrected = (variant == "friedman") if options.tie_correction is None else options.tie_correction
     setup = kernels.build_setup(y, agent, task, design.n_agents, design.n_tasks, variant=_KERNEL_VARIANT[variant],
                                 tie_correction=corrected)
+    if variant == "quade":
+        if options.pvalue not in ("auto", "asymptotic") or options.tie_correction:
+            raise OptionError(f"variant=\"quade\" has R's F p-value only, with mid-ranks for ties; drop "
+                              + ("tie_correction=True" if options.tie_correction else f"pvalue={options.pvalue!r}")
+                              + " or use variant=\"friedman\"")
+        quade = kernels.quade_test(_cell_scores(y, agent, task, design), higher_is_better=options.higher_is_better)
+        return _Test(variant, within, (y, agent, task), False, setup, quade.statistic, quade.pvalue, "asymptotic",
+                     None, None, None, 0.0, quade)
     statistic = kernels.observed_statistic(setup)
     p, mc, seed, smallest = None, None, None, 0.0
     method, reason, exact = options.pvalue, None, None
@@ -335,6 +396,33 @@ def pvalue_only(design, *, rng=None, **options):
     return _test(design, options, rng).pvalue
 
 
+def _adjustment(options, variant):
+    """The post hoc's adjustment: "auto" is Tukey only for the all-pairs rank post hoc (then on balanced designs)."""
+    all_pairs_ranks = options.control is None and options.posthoc == "ranks" and variant != "quade"
+    if options.adjustment == "tukey" and not all_pairs_ranks:
+        what = ("comparisons with a control" if options.control is not None else
+                "Quade's post hoc" if variant == "quade" and options.posthoc == "ranks" else
+                f"posthoc={options.posthoc!r}")
+        if options.posthoc != "wilcoxon" or options.control is not None:
+            raise OptionError(f"adjustment='tukey' is the studentized range of all-pairs mean-rank contrasts; for "
+                              f"{what} use adjustment='holm' (the default), 'bonferroni' or 'none'")
+    if options.adjustment != "auto":
+        return options.adjustment
+    return "auto" if all_pairs_ranks else "holm"
+
+
+def _pairs(design, options):
+    """Agent codes (u, v) of the post hoc's comparisons: every pair u < v, or each agent against the control."""
+    if options.control is None:
+        return np.triu_indices(design.n_agents, 1)
+    if options.control not in design.agents:
+        raise OptionError(f"control={options.control!r} is not an agent in the data; the agents are: "
+                          + ", ".join(map(repr, design.agents)))
+    c = design.agents.index(options.control)
+    others = np.array([j for j in range(design.n_agents) if j != c], dtype=np.intp)
+    return others, np.full(others.size, c, dtype=np.intp)
+
+
 def _run(design, options, rng):
     test = _test(design, options, rng)
     variant, within, corrected, setup, statistic = test.variant, test.within, test.corrected, test.setup, \
@@ -344,6 +432,8 @@ def _run(design, options, rng):
     if within is not None:
         notes.append(f"{design.nobs} runs aggregated to {y.size} cell {within}s (within_cell=\"{within}\") "
                      "before ranking")
+    adjustment = _adjustment(options, variant)
+    pairs = _pairs(design, options)
     # The default post hoc follows PMCMRplus::frdAllPairsNemenyiTest: untied variance, unless asked.
     posthoc_setup = setup if not corrected or options.tie_correction else kernels.build_setup(
         y, agent, task, design.n_agents, design.n_tasks, variant=_KERNEL_VARIANT[variant])
@@ -354,23 +444,13 @@ def _run(design, options, rng):
     if setup.has_ties and corrected:
         notes.append("ties were given mid-ranks and the statistic was corrected for them as R's friedman.test does "
                      "(divided by 1 - sum(t^3 - t) / (n k (k^2 - 1)))")
-    if setup.has_ties and not corrected and method == "asymptotic":
+    if setup.has_ties and not corrected and method == "asymptotic" and variant != "quade":
         notes.append("ties were given mid-ranks without tie correction, which makes the chi-squared p-value "
                      "conservative; pvalue=\"monte_carlo\" keeps the ties in its null distribution")
-    ranks_posthoc = kernels.pairwise(posthoc_setup, higher_is_better=options.higher_is_better,
-                                     adjustment="holm" if options.posthoc == "wilcoxon" else options.adjustment,
-                                     alpha=options.alpha)
-    if options.posthoc == "wilcoxon":
-        posthoc = kernels.pairwise_wilcoxon(design.cell_matrix("mean"), adjustment=options.adjustment,
-                                            alpha=options.alpha)
-        comparisons = _wilcoxon_frame(design.agents, posthoc)
-        if design.max_runs_per_cell > 1:
-            notes.append("the Wilcoxon post hoc compares per-task scores, the mean of each agent's runs on a task")
-        cd = None
-    else:
-        posthoc = ranks_posthoc
-        comparisons = _comparisons_frame(design.agents, posthoc)
-        cd = posthoc.cd_mean_rank
+    mean_ranks = kernels.mean_ranks(setup, higher_is_better=options.higher_is_better) if test.quade is None \
+        else test.quade.weighted_mean_ranks
+    comparisons, cd, n_shared, adjustment = _POSTHOCS[options.posthoc](design, options, test, posthoc_setup, adjustment, pairs,
+                                                           notes)
     comparisons, cd = _follow_omnibus(comparisons, cd, p, options, design.n_agents)
     if test.smallest > options.alpha:
         where = (f"with {options.n_resamples} permutations" if method == "monte_carlo" else
@@ -378,20 +458,79 @@ def _run(design, options, rng):
         test_name = "exact permutation test" if method == "exact" else "Monte Carlo permutation test"
         notes.append(cannot_reject(test_name, test.smallest, options.alpha, where))
     notes += _size_notes(design, options, variant)
-    untestable = int((posthoc.n_shared == 0).sum())
+    untestable = int((n_shared == 0).sum())
     if untestable:
         notes.append(f"{count(untestable, 'pair')} of agents never ran on a common task and are not compared post hoc")
     return SkillingsMackResult(
         method=_TITLES[variant] + (f" on cell {within}s" if within else ""),
         formula=design.formula, data_name=design.data_name, nobs=design.nobs, notes=tuple(notes),
         options={**asdict(options), "variant_used": variant}, seed=seed,
-        statistic=statistic, df=setup.df, pvalue=p, pvalue_method=method, pvalue_rule=reason,
-        pvalue_asymptotic=p_asymptotic, pvalue_mc_se=mc_se, n_resamples=n_resamples, null_distribution=null,
-        variant=variant, within_cell=within, tie_correction=corrected, has_ties=setup.has_ties,
-        connected=setup.connected, agents=design.agents, tasks=design.tasks, counts=setup.counts,
-        mean_ranks=ranks_posthoc.mean_rank, comparisons=comparisons, posthoc=options.posthoc,
-        posthoc_adjustment=posthoc.adjustment, critical_difference=cd, alpha=options.alpha,
+        statistic=statistic, df=setup.df if test.quade is None else test.quade.df,
+        df_denominator=None if test.quade is None else test.quade.df_denominator, pvalue=p, pvalue_method=method,
+        pvalue_rule=reason, pvalue_asymptotic=p_asymptotic, pvalue_mc_se=mc_se, n_resamples=n_resamples,
+        null_distribution=null, variant=variant, within_cell=within, tie_correction=corrected,
+        has_ties=setup.has_ties, connected=setup.connected, agents=design.agents, tasks=design.tasks,
+        counts=setup.counts, mean_ranks=mean_ranks, comparisons=comparisons, posthoc=options.posthoc,
+        posthoc_adjustment=adjustment,
+        control=options.control, critical_difference=cd, alpha=options.alpha,
         posthoc_withheld=bool(comparisons["withheld"].any()))
+
+
+def _ranks_posthoc(design, options, test, setup, adjustment, pairs, notes):
+    """Mean-rank contrasts (Nemenyi, Demsar's many-to-one), or Conover's t after Quade's test."""
+    if test.quade is not None:
+        estimate, t, p = kernels.quade_pairs(test.quade, *pairs)
+        n_shared = np.full(pairs[0].size, design.n_tasks)
+        return _frame(design.agents, pairs, n_shared, estimate, t, p, kernels.adjust(p, adjustment),
+                      options.alpha), None, n_shared, adjustment
+    posthoc = kernels.pairwise(setup, higher_is_better=options.higher_is_better, adjustment=adjustment,
+                               alpha=options.alpha, pairs=pairs)
+    return _frame(design.agents, pairs, posthoc.n_shared, posthoc.mean_rank_diff, posthoc.z, posthoc.pvalue,
+                  posthoc.pvalue_adjusted, options.alpha), posthoc.cd_mean_rank, posthoc.n_shared, posthoc.adjustment
+
+
+def _exact_posthoc(design, options, test, setup, adjustment, pairs, notes):
+    """Exact p-values of differences of Friedman rank sums (Eisinga et al. 2017)."""
+    if test.variant != "friedman":
+        raise DesignError(
+            "posthoc=\"exact\" gives exact p-values of differences of Friedman rank sums, which need a complete "
+            "design with one run per (agent, task) cell and variant=\"auto\" or \"friedman\"; this is the "
+            f"{_TITLES[test.variant]}: use posthoc=\"ranks\" or \"wilcoxon\"")
+    y, agent, task = test.cells
+    sums, tied = kernels.rank_sums(_cell_scores(y, agent, task, design), higher_is_better=options.higher_is_better)
+    u, v = pairs
+    difference = sums[u] - sums[v]
+    p = kernels.exact_rank_sum_pvalues(difference, design.n_agents, design.n_tasks)
+    if tied:
+        notes.append("the exact p-values of rank-sum differences assume no ties; tied scores got mid-ranks and "
+                     "a half-integer difference was rounded up")
+    n_shared = np.full(u.size, design.n_tasks)
+    return _frame(design.agents, pairs, n_shared, difference / design.n_tasks, difference, p,
+                  kernels.adjust(p, adjustment), options.alpha), None, n_shared, adjustment
+
+
+def _wilcoxon_posthoc(design, options, test, setup, adjustment, pairs, notes):
+    """Wilcoxon signed-rank tests of per-task scores (R's pairwise.wilcox.test(paired = TRUE))."""
+    posthoc = kernels.pairwise_wilcoxon(design.cell_matrix("mean"), adjustment=adjustment, alpha=options.alpha,
+                                        pairs=pairs)
+    if design.max_runs_per_cell > 1:
+        notes.append("the Wilcoxon post hoc compares per-task scores, the mean of each agent's runs on a task")
+    frame = _frame(design.agents, pairs, posthoc.n_shared, posthoc.median_diff, posthoc.statistic, posthoc.pvalue,
+                   posthoc.pvalue_adjusted, options.alpha)
+    frame.insert(frame.columns.get_loc("statistic") + 1, "rank_biserial", posthoc.rank_biserial)
+    return frame, None, posthoc.n_shared, posthoc.adjustment
+
+
+_POSTHOCS = {"ranks": _ranks_posthoc, "exact": _exact_posthoc, "wilcoxon": _wilcoxon_posthoc}
+
+
+def _frame(agents, pairs, n_shared, estimate, statistic, p, p_adjusted, alpha):
+    names = np.asarray(agents, dtype=object)
+    return pd.DataFrame({
+        "agent_1": names[pairs[0]], "agent_2": names[pairs[1]], "n_shared_tasks": n_shared, "estimate": estimate,
+        "statistic": statistic, "p_value": p, "p_adjusted": p_adjusted,
+        "significant": np.nan_to_num(p_adjusted, nan=1.0) <= alpha,
+    })
 
 
 def _size_notes(design, options, variant):
@@ -437,21 +576,3 @@ def _follow_omnibus(comparisons, cd, pvalue, options, n_agents):
     if withheld:
         comparisons["significant"] = False
     return comparisons, cd
-
-
-def _comparisons_frame(agents, posthoc):
-    names = np.asarray(agents, dtype=object)
-    return pd.DataFrame({
-        "agent_1": names[posthoc.agent_u], "agent_2": names[posthoc.agent_v],
-        "n_shared_tasks": posthoc.n_shared, "estimate": posthoc.mean_rank_diff, "statistic": posthoc.z, "p_value": posthoc.pvalue,
-        "p_adjusted": posthoc.pvalue_adjusted, "significant": posthoc.reject,
-    })
-
-
-def _wilcoxon_frame(agents, posthoc):
-    names = np.asarray(agents, dtype=object)
-    return pd.DataFrame({
-        "agent_1": names[posthoc.agent_u], "agent_2": names[posthoc.agent_v],
-        "n_shared_tasks": posthoc.n_shared, "estimate": posthoc.median_diff, "statistic": posthoc.statistic,
-        "p_value": posthoc.pvalue, "p_adjusted": posthoc.pvalue_adjusted, "significant": posthoc.reject,
-    })

@@ -48,7 +48,7 @@ from ...statistics import (bonferroni, chi2_sf, doubled_midranks, holm, monte_ca
 from ...resampling import block_layout, chunk_generators, group_streams, parallel_map, permute_blocks
 
 VARIANTS = ("skillings_mack", "mack_skillings")
-ADJUSTMENTS = ("auto", "tukey", "holm", "bonferroni")
+ADJUSTMENTS = ("auto", "tukey", "holm", "bonferroni", "none")
 
 # Resamples drawn from one spawned generator; fixed so that results never
 # depend on how many resamples are processed together.
@@ -899,7 +899,7 @@ def shared_task_contrasts(setup, *, higher_is_better=True):
     return diff, var, present.T @ present
 
 
-def pairwise(setup, *, higher_is_better=True, adjustment="auto", alpha=0.05):
+def pairwise(setup, *, higher_is_better=True, adjustment="auto", alpha=0.05, pairs=None):
     """Post-hoc comparisons of every pair of agents on the tasks they share.
 
     z = sum_i D_i / sqrt(sum_i Var0 D_i) from :func:`shared_task_contrasts`:
@@ -914,7 +914,9 @@ def pairwise(setup, *, higher_is_better=True, adjustment="auto", alpha=0.05):
     and ``"bonferroni"`` use the two-sided normal p-values and hold in any
     design; ``"auto"``: tukey when balanced, else holm.  Pairs that share no
     task get NaN and are never declared different.  The procedures beyond the
-    balanced case extend the sources (spec Section 6).
+    balanced case extend the sources (spec Section 6).  ``pairs=(u, v)`` (agent
+    code arrays) compares those pairs only, e.g. every agent against a control
+    (Bonferroni-Dunn with ``"bonferroni"``; Demsar 2006, Section 3.2.2).
 
     Returns
     -------
@@ -932,7 +934,7 @@ def pairwise(setup, *, higher_is_better=True, adjustment="auto", alpha=0.05):
             "adjustment='tukey' needs every agent-task cell to hold the same number of runs; "
             "use adjustment='holm' for this design"
         )
-    u, v = np.triu_indices(setup.k, 1)
+    u, v = np.triu_indices(setup.k, 1) if pairs is None else pairs
     diff, var, shared = (m[u, v] for m in shared_task_contrasts(setup, higher_is_better=higher_is_better))
     testable = (shared > 0) & (var > 0)
     se = np.sqrt(np.maximum(var, 0.0))
@@ -955,7 +957,7 @@ def pairwise(setup, *, higher_is_better=True, adjustment="auto", alpha=0.05):
     )
 
 
-_ADJUST = {"holm": holm, "bonferroni": bonferroni}
+_ADJUST = {"holm": holm, "bonferroni": bonferroni, "none": np.copy}
 
 
 @dataclass(frozen=True)
@@ -973,7 +975,12 @@ class WilcoxonComparisons:
     median_diff : ndarray
         Median over the shared tasks of u's score minus v's.
     statistic : ndarray
-        V, the sum of the ranks of |u - v| over tasks where u scored higher.
+        V, the sum of the ranks of |u - v| over tasks where u scored higher: R's
+        ``wilcox.test(x = u, y = v, paired = TRUE)$statistic``.
+    rank_biserial : ndarray
+        Matched-pairs rank-biserial correlation (Kerby 2014), (V - V') / (V + V')
+        with V' the rank sum of the tasks where v scored higher: from -1 (v higher
+        on every task) to 1 (u higher on every task).
     pvalue, pvalue_adjusted : ndarray
         Two-sided p-values (R's ``wilcox.test`` defaults) and their adjustment.
     adjustment : str
@@ -987,6 +994,7 @@ class WilcoxonComparisons:
     n_used: np.ndarray
     median_diff: np.ndarray
     statistic: np.ndarray
+    rank_biserial: np.ndarray
     pvalue: np.ndarray
     pvalue_adjusted: np.ndarray
     adjustment: str
@@ -994,7 +1002,7 @@ class WilcoxonComparisons:
     reject: np.ndarray
 
 
-def pairwise_wilcoxon(scores, *, adjustment="holm", alpha=0.05):
+def pairwise_wilcoxon(scores, *, adjustment="holm", alpha=0.05, pairs=None):
     """Wilcoxon signed-rank test of every pair of agents across tasks, with Holm (or Bonferroni) adjustment.
 
     The comparison Demšar (2006) and Benavoli et al. (2016) recommend after a
@@ -1006,9 +1014,11 @@ def pairwise_wilcoxon(scores, *, adjustment="holm", alpha=0.05):
     ----------
     scores : ndarray, shape (n, k)
         One score per task and agent (NaN for an empty cell).
-    adjustment : {"auto", "holm", "bonferroni"}
+    adjustment : {"auto", "holm", "bonferroni", "none"}
         ``"auto"`` is Holm.
     alpha : float
+    pairs : (ndarray, ndarray), optional
+        Agent codes (u, v) of the pairs to compare; every pair u < v by default.
 
     Returns
     -------
@@ -1024,7 +1034,8 @@ def pairwise_wilcoxon(scores, *, adjustment="holm", alpha=0.05):
     Demšar, J. (2006), Statistical comparisons of classifiers over multiple
     data sets, JMLR 7, 1-30, Section 3.1.3; Benavoli, A., Corani, G. and
     Mangili, F. (2016), Should we really use post-hoc tests based on
-    mean-ranks?, JMLR 17(5), 1-10; Holm, S. (1979), Scand. J. Statist. 6, 65-70.
+    mean-ranks?, JMLR 17(5), 1-10; Holm, S. (1979), Scand. J. Statist. 6, 65-70;
+    Kerby, D. S. (2014), The simple difference formula, Comprehensive Psychology 3, 11.IT.3.1.
     """
     if adjustment == "auto":
         adjustment = "holm"
@@ -1032,7 +1043,7 @@ def pairwise_wilcoxon(scores, *, adjustment="holm", alpha=0.05):
         raise OptionError("adjustment='tukey' goes with the rank post hoc; with posthoc='wilcoxon' use "
                           "adjustment='holm' (the default) or 'bonferroni'")
     k = scores.shape[1]
-    u, v = np.triu_indices(k, 1)
+    u, v = np.triu_indices(k, 1) if pairs is None else pairs
     n_shared, n_used = np.zeros(u.size, dtype=int), np.zeros(u.size, dtype=int)
     median, statistic, p = (np.full(u.size, np.nan) for _ in range(3))
     for m, (a, b) in enumerate(zip(u, v)):
@@ -1046,7 +1057,171 @@ def pairwise_wilcoxon(scores, *, adjustment="holm", alpha=0.05):
     testable = ~np.isnan(p)
     p_adj = np.full(u.size, np.nan)
     p_adj[testable] = _ADJUST[adjustment](p[testable])
+    # V + V' = n (n + 1) / 2 over the non-zero differences (mid-ranks keep the total), so r = 2 V / total - 1.
+    total = n_used * (n_used + 1) / 2.0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        biserial = np.where(n_used > 0, 2.0 * statistic / total - 1.0, np.nan)
     return WilcoxonComparisons(
         agent_u=u, agent_v=v, n_shared=n_shared, n_used=n_used, median_diff=median, statistic=statistic,
-        pvalue=p, pvalue_adjusted=p_adj, adjustment=adjustment, alpha=alpha,
+        rank_biserial=biserial, pvalue=p, pvalue_adjusted=p_adj, adjustment=adjustment, alpha=alpha,
         reject=np.nan_to_num(p_adj, nan=1.0) <= alpha)
+
+
+# --------------------------------------------------------------------------- Quade (1979)
+
+
+@dataclass(frozen=True)
+class QuadeTest:
+    """Quade's test of a complete design with one score per cell, and what its post hoc needs.
+
+    Attributes
+    ----------
+    statistic : float
+        F = (b - 1) B / (A - B); NaN when A = B (every block ranks the agents alike), as in R.
+    df : int
+        k - 1 (numerator degrees of freedom).
+    df_denominator : int
+        (b - 1)(k - 1).
+    pvalue : float
+        P(F > statistic); (k!)^(1 - b) when A = B (R's value).
+    sums : ndarray, shape (k,)
+        S_j = sum_i Q_i (R_ij - (k + 1) / 2) on the 1 = best scale of ``higher_is_better``.
+    residual : float
+        A - B, the within-block sum of squares of the weighted ranks minus the between-agent part.
+    weighted_mean_ranks : ndarray, shape (k,)
+        sum_i Q_i R_ij / sum_i Q_i, the mean rank with blocks weighted by the rank of their range (1 = best).
+    n : int
+        Blocks b.
+    """
+
+    statistic: float
+    df: int
+    df_denominator: int
+    pvalue: float
+    sums: np.ndarray
+    residual: float
+    weighted_mean_ranks: np.ndarray
+    n: int
+
+
+def quade_test(scores, *, higher_is_better=True):
+    """Quade's (1979) F test on an (n, k) matrix of scores (complete, one per cell), as R's ``quade.test``.
+
+    Within each block the agents get mid-ranks R_ij; the blocks get mid-ranks Q_i of their ranges
+    max - min; S_ij = Q_i (R_ij - (k + 1) / 2), A = sum S_ij**2, B = sum_j S_j**2 / b and
+    F = (b - 1) B / (A - B) on (k - 1, (b - 1)(k - 1)) degrees of freedom.  The direction of the ranks
+    (``higher_is_better``) changes the signs of ``sums`` only, never F.
+
+    References
+    ----------
+    Quade, D. (1979), JASA 74(367), 680-683; Conover, W. J. (1999), Practical Nonparametric Statistics,
+    3rd ed., Section 5.8 (Quade test), eqs. 3-5; R's ``stats::quade.test``.
+    """
+    from scipy import stats
+
+    n, k = scores.shape
+    ranks = stats.rankdata(scores, axis=1)
+    if higher_is_better:
+        ranks = k + 1 - ranks
+    q = stats.rankdata(scores.max(axis=1) - scores.min(axis=1))
+    s = q[:, None] * (ranks - (k + 1) / 2.0)
+    a = float((s**2).sum())
+    sums = s.sum(axis=0)
+    b = float((sums**2).sum() / n)
+    df, df_den = k - 1, (n - 1) * (k - 1)
+    # A = B exactly (R's test) when every block orders the agents alike; the values are multiples of 1/4.
+    if a - b <= 1e-12 * max(a, 1.0):
+        statistic, pvalue = float("nan"), float(math.factorial(k)) ** (1 - n)
+    else:
+        statistic = (n - 1) * b / (a - b)
+        pvalue = float(stats.f.sf(statistic, df, df_den))
+    return QuadeTest(statistic=statistic, df=df, df_denominator=df_den, pvalue=pvalue, sums=sums,
+                     residual=a - b, weighted_mean_ranks=(q[:, None] * ranks).sum(axis=0) / q.sum(), n=n)
+
+
+def quade_pairs(test, u, v):
+    """Conover's t for pairs (u, v) after Quade's test: t = (S_u - S_v) / sqrt(2 b (A - B) / ((b-1)(k-1))).
+
+    Two-sided p-values from Student's t on (b - 1)(k - 1) df, unadjusted (PMCMRplus's
+    ``quadeAllPairsTest`` with ``dist = "TDist"``).  NaN when A = B.
+
+    Returns
+    -------
+    (estimate, t, pvalue) : difference of weighted mean ranks (u minus v), t and p, one per pair.
+
+    References
+    ----------
+    Conover (1999), Section 5.8, eq. 6 (multiple comparisons after the Quade test).
+    """
+    from scipy import stats
+
+    with np.errstate(invalid="ignore", divide="ignore"):
+        denominator = math.sqrt(2 * test.n * test.residual / test.df_denominator) if test.residual > 0 else 0.0
+        t = (test.sums[u] - test.sums[v]) / denominator
+    p = 2 * stats.t.sf(np.abs(t), test.df_denominator)
+    estimate = test.weighted_mean_ranks[u] - test.weighted_mean_ranks[v]
+    return estimate, t, p
+
+
+# --------------------------------------------------------------------------- exact rank-sum differences
+
+
+@functools.lru_cache(maxsize=64)
+def rank_sum_difference_null(k, n):
+    """Null distribution of D = R_u - R_v, the difference of two Friedman rank sums (k agents, n blocks).
+
+    In one block without ties the ranks of two agents are a random ordered pair of distinct values of
+    1..k, so d = r_u - r_v has P(d) = (k - |d|) / (k (k - 1)) for 0 < |d| < k; blocks are independent
+    and D is the n-fold convolution.  This is the distribution whose closed form Eisinga et al. (2017,
+    eq. 5) give; the convolution of non-negative terms keeps the relative precision of the far tail
+    (the closed form's alternating sums need multiple-precision arithmetic).
+
+    Returns
+    -------
+    upper : ndarray, shape (n (k - 1) + 1,)
+        upper[d] = P(|D| >= d) for d = 0..n(k - 1).
+
+    References
+    ----------
+    Eisinga, R., Heskes, T., Pelzer, B. and Te Grotenhuis, M. (2017), Exact p-values for pairwise
+    comparison of Friedman rank sums, with application to comparing classifiers, BMC Bioinformatics 18:68.
+    """
+    d = np.arange(-(k - 1), k)
+    block = (k - np.abs(d)) / float(k * (k - 1))
+    block[k - 1] = 0.0  # d = 0 is impossible without ties
+    pmf = np.ones(1)
+    for _ in range(n):
+        pmf = np.convolve(pmf, block)
+    centre = n * (k - 1)
+    folded = pmf[centre:].copy()   # P(D = d), d >= 0
+    folded[1:] += pmf[:centre][::-1]  # plus P(D = -d)
+    upper = np.cumsum(folded[::-1])[::-1]
+    upper.setflags(write=False)
+    return np.minimum(upper, 1.0)
+
+
+def exact_rank_sum_pvalues(differences, k, n):
+    """Two-sided exact p-values P(|D| >= |d|) of rank-sum differences (Eisinga et al. 2017).
+
+    Mid-ranks can make |d| a half-integer; it is then rounded up (the next value D can take).
+    """
+    upper = rank_sum_difference_null(int(k), int(n))
+    at = np.ceil(np.abs(np.asarray(differences, dtype=float)) - 1e-9).astype(int)
+    return upper[np.minimum(at, upper.size - 1)]
+
+
+def rank_sums(scores, *, higher_is_better=True):
+    """Friedman's rank sums R_j over the blocks of an (n, k) complete matrix (mid-ranks, 1 = best)."""
+    from scipy import stats
+
+    ranks = stats.rankdata(-scores if higher_is_better else scores, axis=1)
+    return ranks.sum(axis=0), bool(np.any(np.diff(np.sort(scores, axis=1), axis=1) == 0))
+
+
+def adjust(pvalues, adjustment):
+    """Holm, Bonferroni or no adjustment of the finite p-values (NaN stays NaN)."""
+    out = np.full(pvalues.shape, np.nan)
+    finite = ~np.isnan(pvalues)
+    out[finite] = _ADJUST[adjustment](pvalues[finite])
+    return out
+

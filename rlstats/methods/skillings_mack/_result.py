@@ -16,14 +16,17 @@ _TITLES = {
     "friedman": "Friedman rank sum test",
     "skillings_mack": "Skillings-Mack test for incomplete blocks",
     "mack_skillings": "Mack-Skillings test for blocks with replicated runs",
+    "quade": "Quade test",
 }
 
-_STATISTIC_NAMES = {"friedman": "Friedman chi-squared","skillings_mack": "Skillings-Mack chi-squared", "mack_skillings": "Mack-Skillings chi-squared"}
+_STATISTIC_NAMES = {"friedman": "Friedman chi-squared", "skillings_mack": "Skillings-Mack chi-squared",
+                    "mack_skillings": "Mack-Skillings chi-squared", "quade": "Quade F"}
 
 _REFERENCES = {
     "friedman": "Friedman (1937)",
     "skillings_mack": "Skillings and Mack (1981)",
     "mack_skillings": "Mack and Skillings (1980)",
+    "quade": "Quade (1979)",
 }
 
 _PVALUE_KINDS = {"exact": "exact", "monte_carlo": "Monte Carlo", "asymptotic": "chi-squared"}
@@ -32,7 +35,12 @@ _ADJUSTMENT_NAMES = {
     "tukey": "Tukey single-step (studentized range, df = Inf; the critical difference)",
     "holm": "Holm step-down on mean-rank differences over shared tasks",
     "bonferroni": "Bonferroni on mean-rank differences over shared tasks",
+    "none": "no adjustment, mean-rank differences over shared tasks",
 }
+# The post hoc other than the mean-rank contrasts, by (posthoc, variant): how the pairs were tested.
+_POSTHOC_KINDS = {"wilcoxon": "Wilcoxon signed-rank tests on per-task scores",
+                  "exact": "exact p-values of rank-sum differences (Eisinga et al. 2017)",
+                  "quade": "Conover's t on Quade's weighted rank sums"}
 
 
 @resultclass
@@ -42,10 +50,13 @@ class SkillingsMackResult(Result):
     Attributes
     ----------
     statistic : float
-        The Skillings–Mack or Mack–Skillings chi-squared statistic.
+        The Friedman, Skillings–Mack or Mack–Skillings chi-squared statistic, or
+        Quade's F (NaN when every task ranks the agents alike, as in R).
     df : int
         Degrees of freedom: the rank of the null covariance (k - 1 when the
-        design is connected).
+        design is connected); Quade's test: the numerator df, k - 1.
+    df_denominator : int or None
+        Quade's test: the denominator df (b - 1)(k - 1); None otherwise.
     pvalue : float
         The p-value of ``pvalue_method``.
     pvalue_method : str
@@ -77,22 +88,32 @@ class SkillingsMackResult(Result):
     counts : ndarray, shape (n_tasks, n_agents)
         Runs per cell used by the test.
     mean_ranks : ndarray, shape (n_agents,)
-        Mean within-task rank on the 1..k scale, 1 = best.
+        Mean within-task rank on the 1..k scale, 1 = best; Quade's test: the
+        mean weighted by the rank of each task's range of scores.
     comparisons : DataFrame
         One row per pair: agent_1, agent_2, n_shared_tasks, estimate (mean
         over the tasks both ran of agent_1's minus agent_2's mean rank),
         statistic (z against the exact permutation variance), p_value,
         p_adjusted, significant.
         With ``posthoc="wilcoxon"``: estimate is the median over shared tasks
-        of agent_1's per-task score minus agent_2's, statistic is Wilcoxon's V.
+        of agent_1's per-task score minus agent_2's, statistic is Wilcoxon's V
+        (R's ``wilcox.test(agent_1, agent_2, paired = TRUE)``), rank_biserial
+        the matched-pairs rank-biserial correlation.  With ``posthoc="exact"``:
+        statistic is the difference of rank sums (1 = best).  With
+        ``variant="quade"``: estimate is the difference of weighted mean ranks,
+        statistic Conover's t.
         With two agents and the rank post hoc, p_value and p_adjusted are the
         omnibus ``pvalue``.  withheld: True when the omnibus test did not
         reject, so the row's decision was withheld (significant is False).
     posthoc : str
-        ``"ranks"`` (mean-rank contrasts; Nemenyi on complete designs) or
+        ``"ranks"`` (mean-rank contrasts; Nemenyi on complete designs; Conover's
+        t after Quade's test), ``"exact"`` (exact rank-sum differences) or
         ``"wilcoxon"`` (signed-rank tests of per-task scores).
     posthoc_adjustment : str
-        ``"tukey"``, ``"holm"`` or ``"bonferroni"``.
+        ``"tukey"``, ``"holm"``, ``"bonferroni"`` or ``"none"``.
+    control : str or None
+        The agent every other one was compared with (many-to-one), or None
+        for all pairs.
     critical_difference : float or None
         Smallest significant difference of mean ranks (tukey, balanced only;
         None for two agents, whose pair is decided by the omnibus p-value).
@@ -104,6 +125,7 @@ class SkillingsMackResult(Result):
 
     statistic: float
     df: int
+    df_denominator: int | None
     pvalue: float
     pvalue_method: str
     pvalue_rule: str | None
@@ -123,6 +145,7 @@ class SkillingsMackResult(Result):
     comparisons: pd.DataFrame
     posthoc: str
     posthoc_adjustment: str
+    control: str | None
     critical_difference: float | None
     alpha: float
     posthoc_withheld: bool
@@ -144,8 +167,17 @@ class SkillingsMackResult(Result):
 
     # ---- printing -------------------------------------------------------------------
     def _statistic_line(self):
+        if self.df_denominator is not None:  # Quade's F, as R prints it
+            return (f"{_STATISTIC_NAMES[self.variant]} = {fmt.signif(self.statistic)}, num df = {self.df}, "
+                    f"denom df = {self.df_denominator}, {fmt.pvalue_phrase(self.pvalue)}")
         return (f"{_STATISTIC_NAMES[self.variant]} = {fmt.signif(self.statistic)}, df = {self.df}, "
                 f"{fmt.pvalue_phrase(self.pvalue_asymptotic)}")
+
+    def _htest_parameter(self):
+        """R's ``parameter``: df, or Quade's (num df, denom df)."""
+        if self.df_denominator is not None:
+            return {"num df": self.df, "denom df": self.df_denominator}
+        return self.df
 
     def _extra_lines(self):
         lines = []
@@ -161,7 +193,7 @@ class SkillingsMackResult(Result):
         names = list(self.agents)
         values = [fmt.signif(r, 4) for r in self.mean_ranks]
         widths = [max(len(n), len(v)) for n, v in zip(names, values)]
-        lines.append("mean ranks (1 = best):")
+        lines.append(f"{self._ranks_name().replace('Mean', 'mean')} (1 = best):")
         lines.append(" ".join(n.rjust(w) for n, w in zip(names, widths)))
         lines.append(" ".join(v.rjust(w) for v, w in zip(values, widths)))
         n_sig = int(self.comparisons["significant"].sum())
@@ -172,15 +204,26 @@ class SkillingsMackResult(Result):
             return lines
         cd = "" if self.critical_difference is None else \
             f", critical difference {fmt.signif(self.critical_difference, 4)} in mean rank"
-        kind = "Wilcoxon signed-rank on per-task scores, " if self.posthoc == "wilcoxon" else ""
+        kind = "" if self._posthoc_kind() is None else _POSTHOC_KINDS[self._posthoc_kind()] + ", "
+        if self.control is not None:
+            kind = f"against the control {self.control}, " + kind
         if self.posthoc_withheld:
             outcome = "withheld, as the omnibus test did not reject: no pair is declared different (p-values in tidy())"
         else:
             outcome = f"{n_sig} of {len(self.comparisons)} pairs differ"
-            if self.posthoc == "ranks" and self.pvalue_method != "asymptotic":
+            if self.posthoc == "ranks" and self.pvalue_method != "asymptotic" and self.variant != "quade":
                 outcome += " (the pairs' p-values are normal approximations)"
         lines.append(f"post hoc ({kind}{self.posthoc_adjustment}{cd}, alpha = {self.alpha}): {outcome}")
         return lines
+
+    def _ranks_name(self):
+        return "Quade-weighted mean ranks" if self.variant == "quade" else "Mean ranks"
+
+    def _posthoc_kind(self):
+        """Key of _POSTHOC_KINDS, None for the mean-rank contrasts."""
+        if self.posthoc == "ranks":
+            return "quade" if self.variant == "quade" else None
+        return self.posthoc
 
     def _pair_is_omnibus(self):
         """Two agents and the rank post hoc: the pair is decided by the omnibus p-value."""
@@ -191,13 +234,15 @@ class SkillingsMackResult(Result):
                               "n_tasks_present": (self.counts > 0).sum(axis=0),
                               "n_runs": self.counts.sum(axis=0)})
         ranks = ranks.sort_values("mean_rank", kind="stable").reset_index(drop=True)
-        return {"Mean ranks (1 = best)": ranks,
+        return {f"{self._ranks_name()} (1 = best)": ranks,
                 f"Pairwise comparisons ({self._posthoc_name()})": self.tidy()}
 
     def _posthoc_name(self):
-        if self.posthoc == "wilcoxon":
-            return f"Wilcoxon signed-rank tests on per-task scores, {self.posthoc_adjustment.capitalize()} adjustment"
-        return _ADJUSTMENT_NAMES[self.posthoc_adjustment]
+        control = "" if self.control is None else f", each agent against {self.control}"
+        if self._posthoc_kind() is not None:
+            return (f"{_POSTHOC_KINDS[self._posthoc_kind()]}, {self.posthoc_adjustment.capitalize()} adjustment"
+                    + control)
+        return _ADJUSTMENT_NAMES[self.posthoc_adjustment] + control
 
     # ---- tidy output ------------------------------------------------------------------
     def tidy(self):
@@ -209,7 +254,9 @@ class SkillingsMackResult(Result):
     def glance(self):
         """The omnibus test in one row."""
         return pd.DataFrame([{
-            "statistic": self.statistic, "df": self.df, "p_value": self.pvalue, "pvalue_method": self.pvalue_method,
+            "statistic": self.statistic, "df": self.df, **({} if self.df_denominator is None else
+                                                           {"df_denominator": self.df_denominator}),
+            "p_value": self.pvalue, "pvalue_method": self.pvalue_method,
             "method": self.method, "variant": self.variant, "connected": self.connected,
             "n_agents": self.n_agents, "n_tasks": self.n_tasks, "n_obs": self.nobs,
             "n_resamples": self.n_resamples, "pvalue_mc_se": self.pvalue_mc_se,
@@ -224,6 +271,9 @@ class SkillingsMackResult(Result):
         elif self.within_cell is not None:
             how = (f"on the {self.within_cell} of each agent's runs per task, ranked within task "
                    "(mid-ranks for ties), missing cells allowed")
+        elif self.variant == "quade":
+            how = ("ranking the agents within each task (mid-ranks for ties) and weighting each task by the rank "
+                   "of its range of scores")
         elif self.variant == "friedman":
             how = ("ranking the agents within each task (mid-ranks for ties"
                    + (", with the tie correction of R's friedman.test)" if self.tie_correction else ")"))
@@ -236,18 +286,19 @@ class SkillingsMackResult(Result):
         design += f", {missing} empty cell{'s' if missing != 1 else ''})" if missing else ")"
         pv = fmt.format_pvalue(self.pvalue)
         p_text = f"p {pv}" if pv.startswith("<") else f"p = {pv}"
-        how_p = {"asymptotic": "from the chi-squared distribution",
+        how_p = {"asymptotic": "from the F distribution" if self.variant == "quade" else
+                 "from the chi-squared distribution",
                  "monte_carlo": f"from {self.n_resamples} permutations of the ranks within tasks "
                                 f"(seed {fmt.short_seed(self.seed)})",
                  "exact": "from the exact permutation distribution"}[self.pvalue_method]
         verdict = "rejected" if self.pvalue <= self.alpha else "did not reject"
         text = (f"We compared {design} with the {_REFERENCES[self.variant]} rank test, {how}. "
                 f"The test {verdict} the hypothesis that all agents perform alike at alpha = {self.alpha} "
-                f"(chi-squared = {fmt.signif(self.statistic)}, df = {self.df}, {p_text}, p-value {how_p}"
+                f"({self._statistic_phrase()}, {p_text}, p-value {how_p}"
                 f"{', with tie correction' if self.tie_correction and self.variant != 'friedman' else ''}).")
         order = np.argsort(self.mean_ranks, kind="stable")
         ranking = ", ".join(f"{self.agents[j]} ({fmt.signif(self.mean_ranks[j], 3)})" for j in order)
-        text += f" Mean ranks (1 = best): {ranking}."
+        text += f" {self._ranks_name()} (1 = best): {ranking}."
         sig = self.comparisons[self.comparisons["significant"]]
         if self._pair_is_omnibus():
             text += (f" With two agents the pair's comparison is the omnibus test itself, so {self.agents[0]} and "
@@ -257,23 +308,33 @@ class SkillingsMackResult(Result):
             text += (" Because the omnibus test did not reject, no pair of agents is declared different (post hoc "
                      "decisions are made only after an omnibus rejection).")
             return text + self._connection_sentence()
+        pairs_of = "each pair" if self.control is None else f"each agent and the control {self.control}"
         if self.posthoc == "wilcoxon":
-            post = (f" Post hoc, each pair was compared with the Wilcoxon signed-rank test on its per-task scores "
+            post = (f" Post hoc, {pairs_of} was compared with the Wilcoxon signed-rank test on its per-task scores "
                     f"over the tasks both agents ran, with {self.posthoc_adjustment.capitalize()} adjustment at "
                     f"alpha = {self.alpha}")
+        elif self._posthoc_kind() is not None:
+            post = (f" Post hoc, {pairs_of} was compared with {_POSTHOC_KINDS[self._posthoc_kind()]}, with "
+                    f"{self.posthoc_adjustment.capitalize()} adjustment at alpha = {self.alpha}")
         elif self.critical_difference is not None:
             post = (f" Post hoc, pairs whose mean ranks differ by at least the critical difference "
                     f"{fmt.signif(self.critical_difference, 3)} (Tukey single-step, alpha = {self.alpha}) differ")
         else:
-            post = (f" Post hoc, each pair's difference of mean ranks over the tasks both agents ran was tested "
+            whose = "each pair's" if self.control is None else f"each agent's (against the control {self.control})"
+            post = (f" Post hoc, {whose} difference of mean ranks over the tasks both agents ran was tested "
                     f"against its exact permutation variance with {self.posthoc_adjustment.capitalize()} "
                     f"adjustment at alpha = {self.alpha}")
-        if self.posthoc == "ranks" and self.pvalue_method != "asymptotic":
+        if self.posthoc == "ranks" and self.pvalue_method != "asymptotic" and self.variant != "quade":
             post += " (the pairs' p-values from the normal approximation, after the omnibus rejection)"
         pairs = "; ".join(f"{a} vs {b}" for a, b in zip(sig["agent_1"], sig["agent_2"]))
         text += post + (f": {pairs}." if len(sig) else
                         ": no pair differs, so the omnibus rejection is not traced to a single pair at this level.")
         return text + self._connection_sentence()
+
+    def _statistic_phrase(self):
+        if self.df_denominator is not None:
+            return f"F = {fmt.signif(self.statistic)}, df = {self.df} and {self.df_denominator}"
+        return f"chi-squared = {fmt.signif(self.statistic)}, df = {self.df}"
 
     def _connection_sentence(self):
         if self.connected:

@@ -44,13 +44,17 @@ def plot_critical_difference(result, *, ax=None, **kwargs):
     Rank 1 (best) is drawn on the right, as in Demsar (2006).  When the
     design is balanced the critical difference is drawn as a bar above the
     axis; otherwise the joining bars come from the Holm-adjusted pairwise
-    tests, which the title says.
+    tests, which the title says.  With a ``control`` (many-to-one comparisons)
+    the control is marked and one bar joins it with the agents not different
+    from it (no other pair was tested); after Quade's test the positions are
+    the Quade-weighted mean ranks.
     """
     names = list(result.agents)
     ranks = np.asarray(result.mean_ranks, dtype=float)
     significant = result.significance_matrix()
     k = len(names)
     order = list(np.argsort(ranks, kind="stable"))
+    control = getattr(result, "control", None)
     style = {"color": "black", "linewidth": 1.0}
     style.update(kwargs)
     ax = axes_or_new(ax, (6.4, 1.6 + 0.3 * ((k + 1) // 2)))
@@ -69,23 +73,39 @@ def plot_critical_difference(result, *, ax=None, **kwargs):
         right = position < half
         level = -(position + 1) if right else -(k - position)
         edge = lo - 0.2 if right else hi + 0.2
-        ax.plot([ranks[j], ranks[j], edge], [0, level, level], **style)
+        marked = names[j] == control
+        line = {**style, "color": "tab:red", "linewidth": 2.0} if marked else style
+        ax.plot([ranks[j], ranks[j], edge], [0, level, level], **line)
         ax.text(edge + (-0.05 if right else 0.05), level, f"{names[j]} ({ranks[j]:.2f})",
-                ha="left" if right else "right", va="center", fontsize=9)
+                ha="left" if right else "right", va="center", fontsize=9, fontweight="bold" if marked else "normal",
+                color=line["color"])
+        if marked:  # under its name, so the label is no wider than the others
+            ax.text(edge + (-0.05 if right else 0.05), level - 0.42, "control", ha="left" if right else "right",
+                    va="center", fontsize=7, color=line["color"])
 
-    for bar, (first, last) in enumerate(nonsignificant_groups(order, significant)):
-        y = -0.35 - 0.25 * bar
-        ax.hlines(y, ranks[order[first]] - 0.03, ranks[order[last]] + 0.03, color=style["color"], linewidth=3)
+    if control is not None:
+        # only the control's pairs were tested: one bar from the control over the agents not different from it
+        c = names.index(control)
+        alike = [c] + [j for j in range(k) if j != c and not significant[c, j]]
+        if len(alike) > 1:
+            ax.hlines(-0.35, ranks[alike].min() - 0.03, ranks[alike].max() + 0.03, color="tab:red", linewidth=3)
+    else:
+        for bar, (first, last) in enumerate(nonsignificant_groups(order, significant)):
+            y = -0.35 - 0.25 * bar
+            ax.hlines(y, ranks[order[first]] - 0.03, ranks[order[last]] + 0.03, color=style["color"], linewidth=3)
 
     cd = getattr(result, "critical_difference", None)
+    what = "Quade-weighted mean ranks" if getattr(result, "variant", None) == "quade" else "Mean ranks"
     if result.posthoc_withheld:
-        title = "Mean ranks (1 = best); one bar: the omnibus test did not reject, no pair is declared different"
+        title = f"{what} (1 = best); one bar: the omnibus test did not reject, no pair is declared different"
+    elif control is not None:
+        title = f"{what} (1 = best); red bar: agents not different from the control {control} ({result.posthoc_adjustment})"
     elif cd is not None and np.isfinite(cd):
         ax.hlines(1.3, lo, lo + cd, **style)
         ax.text(lo + cd / 2, 1.4, f"CD = {cd:.3g}", ha="center", va="bottom", fontsize=8)
         title = "Mean ranks (1 = best); bars join agents within the critical difference"
     else:
-        title = f"Mean ranks (1 = best); bars join agents not different ({result.posthoc_adjustment}-adjusted)"
+        title = f"{what} (1 = best); bars join agents not different ({result.posthoc_adjustment}-adjusted)"
     ax.set_title(title, fontsize=9)
     ax.set_axis_off()
     return ax
