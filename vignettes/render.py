@@ -94,10 +94,21 @@ def check_kernel(name):
 
 
 def render(path, timeout, kernel, quiet):
-    import jupytext
     import nbformat
-    from nbclient import NotebookClient
     from nbconvert import HTMLExporter
+
+    notebook = execute(path, timeout, kernel, quiet)
+    nbformat.write(notebook, BUILD / f"{path.stem}.ipynb")
+    html, _ = HTMLExporter().from_notebook_node(notebook)
+    out = BUILD / f"{path.stem}.html"
+    out.write_text(html, encoding="utf-8")
+    return out
+
+
+def execute(path, timeout, kernel, quiet):
+    """The vignette at ``path`` as an executed notebook (the documentation site's gallery calls this too)."""
+    import jupytext
+    from nbclient import NotebookClient
 
     notebook = jupytext.read(path)
     notebook.metadata["kernelspec"] = {"name": kernel or "python3", "display_name": "Python 3",
@@ -113,11 +124,7 @@ def render(path, timeout, kernel, quiet):
     options = {} if kernel else {"kernel_manager_class": this_interpreter()}
     NotebookClient(notebook, kernel_name=kernel or "python3", timeout=timeout, on_cell_start=cell_started,
                    resources={"metadata": {"path": str(HERE)}}, **options).execute()
-    nbformat.write(notebook, BUILD / f"{path.stem}.ipynb")
-    html, _ = HTMLExporter().from_notebook_node(notebook)
-    out = BUILD / f"{path.stem}.html"
-    out.write_text(html, encoding="utf-8")
-    return out
+    return notebook
 
 
 def main(argv=None):

@@ -1,0 +1,99 @@
+"""The documentation site's promises that need no Sphinx (the site itself is built by .ci/run with -W).
+
+Every public function documents its neighbours (a numpydoc See Also whose names resolve) and has Examples;
+the examples themselves run as doctests in the default suite (pyproject's ``--doctest-modules`` over
+``rlstats/``), on simulated data. Every back-end folder says when to use it, the API page lists every public
+name, and the code of the hand-written pages (R habits, migrating from rliable) runs.
+"""
+
+import importlib
+import importlib.util
+import inspect
+import re
+from pathlib import Path
+
+import pytest
+
+import rlstats
+import rlstats.datasets
+from rlstats import methods
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+# docs/_generate.py writes the pages that follow the package; it is a file of the site, not a module of ours
+_spec = importlib.util.spec_from_file_location("rlstats_docs_generate", DOCS / "_generate.py")
+_generate = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_generate)
+
+
+def public_functions():
+    """(name, function) of every public function of the package face and of rlstats.datasets."""
+    found = [(f"rlstats.{n}", getattr(rlstats, n)) for n in rlstats.__all__]
+    found += [(f"rlstats.datasets.{n}", getattr(rlstats.datasets, n)) for n in rlstats.datasets.__all__]
+    return [(name, obj) for name, obj in found if inspect.isfunction(obj)]
+
+
+def section(doc, title):
+    """The body of a numpydoc section of ``doc`` (dedented), or None."""
+    found = re.search(rf"^{title}\n-{{{len(title)}}}\n(.*?)(?=^\S[^\n]*\n-{{3,}}\n|\Z)", doc, re.S | re.M)
+    return found.group(1) if found else None
+
+
+def resolve(dotted):
+    """The object a dotted name of the package names (attribute by attribute, as the docs link it)."""
+    parts = dotted.split(".")
+    obj = importlib.import_module(parts[0])
+    for part in parts[1:]:
+        obj = getattr(obj, part)
+    return obj
+
+
+@pytest.mark.parametrize("name, function", public_functions(), ids=lambda value: value if isinstance(value, str)
+                         else "")
+def test_public_function_has_see_also_and_examples(name, function):
+    doc = inspect.getdoc(function)
+    see_also = section(doc, "See Also")
+    assert see_also, f"{name}: no See Also section"
+    targets = re.findall(r"^([\w.]+)(?: :|$)", see_also, re.M)
+    assert targets, f"{name}: See Also names nothing"
+    for target in targets:
+        assert target != name, f"{name}: See Also names itself"
+        resolve(target)  # raises when the name does not exist
+    examples = section(doc, "Examples")
+    assert examples and ">>> " in examples, f"{name}: no Examples with code"
+
+
+def test_every_backend_folder_says_when_to_use_it():
+    for folder in methods.FOLDERS:
+        text = _generate.when_to_use(folder)
+        assert text and len(text.split()) >= 20, (
+            f"rlstats/methods/{folder}/_backend.py: its docstring needs a 'When to use' section (a heading "
+            f"'When to use' underlined with 11 dashes, then a paragraph); the site's back-end page shows it")
+
+
+def test_api_page_lists_every_public_name_once():
+    listed = [name for names in _generate.api_sections().values() for name in names]
+    assert len(listed) == len(set(listed))
+    expected = {f"rlstats.{n}" for n in rlstats.__all__ if n != "datasets"}
+    expected |= {f"rlstats.datasets.{n}" for n in rlstats.datasets.__all__}
+    assert set(listed) == expected
+    for name in listed:
+        resolve(name)
+
+
+def test_backend_page_is_generated_from_the_declarations():
+    page = _generate.backend_page("skillings_mack")
+    assert ":func:`rlstats.skillings_mack`" in page and "the default with blocks" in page
+    assert "When to use" in page and "Friedman" in page
+
+
+@pytest.mark.parametrize("page", ["r_users.md", "rliable.md"])
+def test_code_of_hand_written_pages_runs(page, monkeypatch):
+    import matplotlib.pyplot as plt
+
+    monkeypatch.setattr(plt, "show", lambda *a, **k: None)
+    code = "\n".join(re.findall(r"```python\n(.*?)```", (DOCS / page).read_text(encoding="utf-8"), re.S))
+    assert code
+    try:
+        exec(compile(code, str(DOCS / page), "exec"), {"__name__": "docs"})  # noqa: S102 (our own pages)
+    finally:
+        plt.close("all")
