@@ -1,0 +1,196 @@
+"""Frames people have: polars and pyarrow tables, and rliable's ``{agent: runs x tasks}`` dicts, as pandas.
+
+:func:`as_pandas` is called once at the front door (:func:`rlstats.design.subset_rows`, which
+:func:`~rlstats.design.design_of` and :func:`rlstats.compare` go through) and by the few public functions that
+read a frame before it; a converted frame carries a note saying so, which every result prints. Neither polars
+nor pyarrow is imported unless the caller's object comes from it, so neither is a dependency.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .errors import DesignError, OptionError
+from .provenance import add_note
+
+__all__ = ["as_pandas", "from_rliable"]
+
+
+def _library(data: Any) -> str | None:
+    """'polars', 'pyarrow' or None: where ``data``'s class comes from (without importing either)."""
+    root = type(data).__module__.partition(".")[0]
+    return root if root in ("polars", "pyarrow") else None
+
+
+def as_pandas(data: Any) -> Any:
+    """``data`` as a pandas DataFrame when it is a polars DataFrame or a pyarrow Table/RecordBatch, else unchanged.
+
+    The conversion is stated in the frame's notes (``attrs``), so results print it. Column order, names and
+    values are kept: polars ``Enum`` columns become pandas categoricals with the same level order,
+    ``Categorical`` ones pandas categoricals with sorted levels, other polars columns NumPy arrays (missing
+    values as NaN or None); pyarrow uses its own ``to_pandas``.
+
+    Raises
+    ------
+    DesignError
+        For a polars LazyFrame (collect it first) or another polars/pyarrow object that is not a table.
+    """
+    library = _library(data)
+    if library is None:
+        return data
+    kind = type(data).__name__
+    if library == "polars" and kind == "DataFrame":
+        frame = _from_polars(data)
+    elif library == "pyarrow" and kind in ("Table", "RecordBatch"):
+        frame = data.to_pandas()
+    elif kind == "LazyFrame":
+        raise DesignError("data is a polars LazyFrame; call .collect() on it first and pass the DataFrame")
+    else:
+        raise DesignError(f"data must be a table (a pandas or polars DataFrame or a pyarrow Table) in long format "
+                          f"(one row per run), got {library}.{kind}")
+    return add_note(frame, f"data converted from a {library} {kind} to a pandas DataFrame ({len(frame)} rows)")
+
+
+def _from_polars(data: Any) -> pd.DataFrame:
+    import polars as pl
+
+    columns = {}
+    for series in data.get_columns():
+        if isinstance(series.dtype, pl.Enum):  # keep the declared level order, as a pandas categorical does
+            columns[series.name] = pd.Categorical(series.cast(pl.String).to_numpy(),
+                                                  categories=series.dtype.categories.to_list())
+        elif isinstance(series.dtype, pl.Categorical):  # its order is not a declared one: pandas' sorted levels
+            columns[series.name] = pd.Categorical(series.cast(pl.String).to_numpy())
+        else:
+            columns[series.name] = series.to_numpy()
+    return pd.DataFrame(columns)
+
+
+def from_rliable(scores: Mapping[Any, Any], tasks: Sequence[Any] | None = None, *,
+                 steps: Sequence[Any] | None = None) -> pd.DataFrame:
+    """rliable's score dict as rlstats' long frame: one row per agent, task and run.
+
+    rliable holds scores as ``{agent: array of shape (runs, tasks)}`` (final scores) or
+    ``(runs, tasks, points)`` (learning curves); this gives the frame every rlstats function reads,
+    so ``rly.get_interval_estimates(scores, ...)`` becomes
+    ``rlstats.bootstrap(rlstats.from_rliable(scores, tasks=games), "score ~ agent | task/seed")``.
+
+    Parameters
+    ----------
+    scores : dict
+        ``{agent name: array}``, every array with the same number of tasks (its second axis); agents
+        may have different numbers of runs.
+    tasks : sequence of str, optional
+        The task names in the order of the arrays' second axis (rliable keeps them in a separate list).
+        None names them by their position, 0, 1, ... (stated in the frame's notes).
+    steps : sequence of numbers, optional
+        For 3-D arrays (learning curves), the step of each point along the third axis; None numbers
+        the points 0, 1, ...
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``agent``, ``task``, ``seed``, ``score`` (and ``step`` between ``seed`` and ``score`` for
+        curves): ``agent`` and ``task`` are categoricals in the dict's and ``tasks``' order, ``seed`` is
+        the run's row in its agent's array (0, 1, ...), ``score`` float. Missing scores (NaN) stay missing.
+
+    Raises
+    ------
+    OptionError
+        For a ``scores`` that is not a non-empty dict, or ``tasks``/``steps`` of the wrong length or repeating a name.
+    DesignError
+        For an array that is not 2-D (or 3-D), not numeric, or whose number of tasks (or points) differs from
+        the first agent's.
+
+    See Also
+    --------
+    rlstats.bootstrap : rliable's intervals, from the frame this returns.
+    rlstats.performance_profile : rliable's performance profiles.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import rlstats
+    >>> scores = {"DQN": np.array([[1.0, 2.0], [3.0, 4.0]]), "C51": np.array([[5.0, 6.0]])}
+    >>> rlstats.from_rliable(scores, tasks=["Pong", "Breakout"])
+      agent      task  seed  score
+    0   DQN      Pong     0    1.0
+    1   DQN  Breakout     0    2.0
+    2   DQN      Pong     1    3.0
+    3   DQN  Breakout     1    4.0
+    4   C51      Pong     0    5.0
+    5   C51  Breakout     0    6.0
+    """
+    if not isinstance(scores, Mapping) or not scores:
+        raise OptionError(f"scores must be a non-empty dict {{agent: array of runs x tasks}}, as rliable uses, "
+                          f"got {type(scores).__name__}{' (empty)' if isinstance(scores, Mapping) else ''}")
+    arrays = {agent: _scores_array(agent, values) for agent, values in scores.items()}
+    first_agent, first = next(iter(arrays.items()))
+    for agent, values in arrays.items():
+        if values.shape[1:] != first.shape[1:]:
+            same = "tasks and points" if first.ndim == 3 else "tasks"
+            raise DesignError(f"scores[{agent!r}] has shape {values.shape}, but scores[{first_agent!r}] has "
+                              f"{first.shape}: every agent needs the same {same} (runs may differ)")
+    n_tasks = first.shape[1]
+    task_names = _names("tasks", tasks, n_tasks, "the arrays' second axis (tasks)")
+    curves = first.ndim == 3
+    if steps is not None and not curves:
+        raise OptionError("steps= is for learning curves, arrays of shape (runs, tasks, points); these are 2-D")
+    step_values = _names("steps", steps, first.shape[2], "the arrays' third axis (points)") if curves else None
+
+    agents = [str(a) for a in arrays]
+    if len(set(agents)) != len(agents):
+        raise OptionError(f"scores has agent names that print the same: {agents}; give distinct names")
+    parts: dict[str, list] = {"agent": [], "task": [], "seed": []} | ({"step": []} if curves else {}) | {"score": []}
+    for code, values in enumerate(arrays.values()):
+        # rows run-major, then task (then step): the order of the arrays' C layout
+        index = np.indices(values.shape).reshape(values.ndim, -1)
+        parts["agent"].append(np.full(values.size, code))
+        parts["seed"].append(index[0])
+        parts["task"].append(index[1])
+        if curves:
+            parts["step"].append(index[2])
+        parts["score"].append(values.ravel())
+    joined = {key: np.concatenate(value) for key, value in parts.items()}
+    frame = pd.DataFrame({
+        "agent": pd.Categorical.from_codes(joined["agent"], categories=agents),
+        "task": pd.Categorical.from_codes(joined["task"], categories=task_names) if tasks is not None
+        else joined["task"],
+        "seed": joined["seed"].astype(np.int64),
+        **({"step": np.asarray(step_values)[joined["step"]]} if curves else {}),
+        "score": joined["score"],
+    })
+    if tasks is None:
+        add_note(frame, f"tasks named by their position in the rliable arrays, 0 to {n_tasks - 1} (tasks= names them)")
+    return frame
+
+
+def _scores_array(agent: Any, values: Any) -> np.ndarray:
+    try:
+        array = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise DesignError(f"scores[{agent!r}] must be a numeric array of shape (runs, tasks), got "
+                          f"{type(values).__name__}") from None
+    if array.ndim not in (2, 3) or 0 in array.shape:
+        raise DesignError(f"scores[{agent!r}] has shape {array.shape}; rliable's layout is (runs, tasks) for final "
+                          "scores or (runs, tasks, points) for learning curves, with no empty axis "
+                          "(one task: reshape to (runs, 1))")
+    return array
+
+
+def _names(option: str, names: Sequence[Any] | None, length: int, axis: str) -> list:
+    if names is None:
+        return list(range(length))
+    if isinstance(names, str):
+        raise OptionError(f"{option}= must be a list with one entry per position of {axis}, got the string {names!r}")
+    names = list(names)
+    if len(names) != length:
+        raise OptionError(f"{option}= has {len(names)} entries but {axis} has {length}")
+    if len(set(names)) != len(names):
+        repeated = sorted({str(n) for n in names if names.count(n) > 1})
+        raise OptionError(f"{option}= repeats {', '.join(repeated)}; each position needs its own name")
+    return names
