@@ -1,0 +1,77 @@
+"""Every public call gives the numbers it gave before issue 30's refactoring (recorded at commit 44b039b).
+
+``tests/reference/record_outputs.py`` holds the calls and wrote ``tests/reference/recorded_outputs.json`` from
+that commit; here the same calls run on today's package. Numbers agree to rtol 1e-12 (text exactly); a number
+that changed on purpose since is listed in CHANGED with the commit that changed it and its value today.
+"""
+
+import json
+import math
+import runpy
+from pathlib import Path
+
+import pytest
+
+import rlstats
+
+# run from its path, as the other reference scripts are: tests/ need not be importable
+record_outputs = runpy.run_path(str(Path(__file__).parent / "reference" / "record_outputs.py"))
+RECORDED = json.loads(record_outputs["OUT"].read_text(encoding="utf-8"))["outputs"]
+
+# What changed on purpose since the recording: (call, part, column) -> (commit, why, today's values).
+_RENAMED = ("ab3ea4a", "inspector='permutation' was renamed 'fisher_pitman' (issue 30, item 4: 'permutation' names "
+            "the step-down back end)", ["fisher_pitman"])
+CHANGED = {
+    ("compare/selection", "glance", "inspector"): _RENAMED,
+    ("selection_check/fisher_pitman", "glance", "inspector"): _RENAMED,
+}
+
+
+def _differences(recorded, today, where=""):
+    """Paths at which two JSON values differ: numbers beyond rtol 1e-12, text, None or lengths exactly."""
+    if isinstance(recorded, dict) and isinstance(today, dict):
+        found = [f"{where}/{key}: missing today" for key in recorded if key not in today]
+        return found + [d for key in recorded if key in today
+                        for d in _differences(recorded[key], today[key], f"{where}/{key}")]
+    if isinstance(recorded, list) and isinstance(today, list):
+        if len(recorded) != len(today):
+            return [f"{where}: {len(recorded)} values recorded, {len(today)} today"]
+        return [d for i, (r, t) in enumerate(zip(recorded, today)) for d in _differences(r, t, f"{where}[{i}]")]
+    numbers = (int, float)
+    if isinstance(recorded, numbers) and isinstance(today, numbers) and not isinstance(recorded, bool) \
+            and not isinstance(today, bool):
+        close = math.isclose(recorded, today, rel_tol=1e-12, abs_tol=0.0)
+        return [] if close else [f"{where}: {recorded!r} -> {today!r}"]
+    return [] if recorded == today else [f"{where}: {recorded!r} -> {today!r}"]
+
+
+@pytest.fixture(scope="module")
+def today():
+    return record_outputs["outputs"](rlstats)
+
+
+def test_every_recorded_call_runs_today(today):
+    assert sorted(today) == sorted(RECORDED)
+
+
+@pytest.mark.parametrize("call", sorted(RECORDED))
+def test_the_numbers_are_those_recorded(call, today):
+    found = []
+    for part, recorded in RECORDED[call].items():
+        columns = recorded.items() if part in ("tidy", "glance", "frame") else [(None, recorded)]
+        for column, values in columns:
+            now = today[call].get(part, {}).get(column) if column is not None else today[call].get(part)
+            if (call, part, column) in CHANGED:
+                values = CHANGED[call, part, column][2]
+            if now is None and values is not None:
+                found.append(f"{part}/{column}: missing today")
+                continue
+            found += [f"{part}/{column}{d}" for d in _differences(values, now)]
+    assert found == []
+
+
+def test_the_comparison_sees_a_change():
+    assert _differences({"a": [1.0, None, "x"]}, {"a": [1.0 + 1e-13, None, "x"]}) == []
+    assert _differences({"a": [1.0]}, {"a": [1.0 + 1e-10]}) == ["/a[0]: 1.0 -> 1.0000000001"]
+    assert _differences({"a": [1.0, 2.0]}, {"a": [1.0]}) == ["/a: 2 values recorded, 1 today"]
+    assert _differences({"a": "x", "b": 1}, {"a": "y"}) == ["/b: missing today", "/a: 'x' -> 'y'"]
