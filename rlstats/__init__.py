@@ -25,6 +25,7 @@ _SOURCES = {
     ".runs": ("align_steps", "summarize_runs"),
     ".logs": ("read_logs", "read_wandb"),
     ".normalization": ("normalize",),
+    ".interop": ("from_rliable",),
     ".planning": ("PowerResult", "power", "sample_size"),
 }
 for _name, _path in _methods.PUBLIC.items():
@@ -39,7 +40,7 @@ __getattr__, __dir__ = lazy_names(__name__, _SOURCES, submodules=True)
 
 __all__ = [
     "compare", "normalize", "datasets", *_methods.PUBLIC, "power", "sample_size", "PowerResult", "cite",
-    "summarize_runs", "align_steps", "read_logs", "read_wandb",
+    "summarize_runs", "align_steps", "read_logs", "read_wandb", "from_rliable",
     "build", "Design", "parse", "Formula",
     "RlstatsError", "FormulaError", "DesignError", "OptionError", "DataUnavailableError", "LogReadError",
     "RlstatsWarning",

@@ -6,8 +6,10 @@ file; ``data="atari100k"`` adds the source of a dataset loaded with :func:`rlsta
 
 from __future__ import annotations
 
+from typing import Any, Sequence
+
 from ._version import __version__
-from .errors import OptionError
+from .errors import OptionError, shown
 from .methods import citations_of
 
 ENTRIES = {
@@ -38,6 +40,32 @@ ENTRIES = {
   author = {Casesa, R.},
   title = {Statistical Methods for Reinforcement Learning Policy Comparison},
   school = {Universit\\`a degli Studi di Brescia}, year = {2024}
+}""",
+    "quade1979": """@article{quade1979,
+  author = {Quade, Dana},
+  title = {Using weighted rankings in the analysis of complete blocks with additive block effects},
+  journal = {Journal of the American Statistical Association},
+  volume = {74}, number = {367}, pages = {680--683}, year = {1979}
+}""",
+    "conover1999": """@book{conover1999,
+  author = {Conover, W. J.},
+  title = {Practical Nonparametric Statistics},
+  edition = {3}, publisher = {Wiley}, year = {1999}
+}""",
+    "eisinga2017": """@article{eisinga2017,
+  author = {Eisinga, Rob and Heskes, Tom and Pelzer, Ben and Te Grotenhuis, Manfred},
+  title = {Exact p-values for pairwise comparison of {Friedman} rank sums, with application to comparing classifiers},
+  journal = {BMC Bioinformatics}, volume = {18}, pages = {68}, year = {2017}
+}""",
+    "demsar2006": """@article{demsar2006,
+  author = {Dem{\\v{s}}ar, Janez},
+  title = {Statistical comparisons of classifiers over multiple data sets},
+  journal = {Journal of Machine Learning Research}, volume = {7}, pages = {1--30}, year = {2006}
+}""",
+    "kerby2014": """@article{kerby2014,
+  author = {Kerby, Dave S.},
+  title = {The simple difference formula: an approach to teaching nonparametric correlation},
+  journal = {Comprehensive Psychology}, volume = {3}, pages = {11.IT.3.1}, year = {2014}
 }""",
     "agarwal2021": """@inproceedings{agarwal2021,
   author = {Agarwal, Rishabh and Schwarzer, Max and Castro, Pablo Samuel and Courville, Aaron and Bellemare, Marc G.},
@@ -123,6 +151,51 @@ ENTRIES = {
   title = {A hitchhiker's guide to statistical comparisons of reinforcement learning algorithms},
   year = {2019}, note = {arXiv:1904.06979}
 }""",
+    "dodge2019": """@inproceedings{dodge2019,
+  author = {Dodge, Jesse and Gururangan, Suchin and Card, Dallas and Schwartz, Roy and Smith, Noah A.},
+  title = {Show your work: improved reporting of experimental results},
+  booktitle = {Proceedings of EMNLP-IJCNLP}, pages = {2185--2194}, year = {2019}
+}""",
+    "patterson2024": """@article{patterson2024,
+  author = {Patterson, Andrew and Neumann, Samuel and White, Martha and White, Adam},
+  title = {Empirical design in reinforcement learning},
+  journal = {Journal of Machine Learning Research}, volume = {25}, number = {318}, pages = {1--63}, year = {2024}
+}""",
+    "adkins2024": """@inproceedings{adkins2024,
+  author = {Adkins, Jacob and Bowling, Michael and White, Adam},
+  title = {A method for evaluating hyperparameter sensitivity in reinforcement learning},
+  booktitle = {Advances in Neural Information Processing Systems}, year = {2024}
+}""",
+    "dierkes2024": """@inproceedings{dierkes2024,
+  author = {Dierkes, Julian and Cramer, Emma and Hoos, Holger H. and Trimpe, Sebastian},
+  title = {Combining automated optimisation of hyperparameters and reward shape},
+  booktitle = {Reinforcement Learning Conference}, year = {2024}
+}""",
+    "fu2020": """@article{fu2020,
+  author = {Fu, Justin and Kumar, Aviral and Nachum, Ofir and Tucker, George and Levine, Sergey},
+  title = {{D4RL}: Datasets for Deep Data-Driven Reinforcement Learning},
+  journal = {arXiv preprint arXiv:2004.07219}, year = {2020}
+}""",
+    "bates2015": """@article{bates2015,
+  author = {Bates, Douglas and M{\\"a}chler, Martin and Bolker, Ben and Walker, Steve},
+  title = {Fitting linear mixed-effects models using {lme4}},
+  journal = {Journal of Statistical Software}, volume = {67}, number = {1}, pages = {1--48}, year = {2015}
+}""",
+    "kuznetsova2017": """@article{kuznetsova2017,
+  author = {Kuznetsova, Alexandra and Brockhoff, Per B. and Christensen, Rune H. B.},
+  title = {{lmerTest} package: tests in linear mixed effects models},
+  journal = {Journal of Statistical Software}, volume = {82}, number = {13}, pages = {1--26}, year = {2017}
+}""",
+    "kenward1997": """@article{kenward1997,
+  author = {Kenward, Michael G. and Roger, James H.},
+  title = {Small sample inference for fixed effects from restricted maximum likelihood},
+  journal = {Biometrics}, volume = {53}, number = {3}, pages = {983--997}, year = {1997}
+}""",
+    "satterthwaite1946": """@article{satterthwaite1946,
+  author = {Satterthwaite, F. E.},
+  title = {An approximate distribution of estimates of variance components},
+  journal = {Biometrics Bulletin}, volume = {2}, number = {6}, pages = {110--114}, year = {1946}
+}""",
 }
 
 #: Results that are no back end's, and the papers of their method (a back end declares its own citations in
@@ -138,10 +211,13 @@ DATA_ENTRIES = {
     "spinningup_halfcheetah": ("colas2019",),
     "halfcheetah_sac_td3": ("colas2019",),
     "mujoco_adastop": ("mathieu2023",),
+    "hpo_landscapes": ("dierkes2024",),
+    "hpo_optimisation": ("dierkes2024",),
+    "d4rl_reference": ("fu2020",),
 }
 
 
-def cite(result=None, *, data=None):
+def cite(result: Any = None, *, data: str | Sequence[str] | None = None) -> str:
     """BibTeX entries for a result's method, the package and (``data=``) a dataset.
 
     Parameters
@@ -156,13 +232,17 @@ def cite(result=None, *, data=None):
     str
         The entries, separated by blank lines.
 
+    See Also
+    --------
+    rlstats.compare : Results whose method this cites.
+
     Examples
     --------
     >>> import rlstats
     >>> print(rlstats.cite(data="atari100k").splitlines()[0])
     @inproceedings{agarwal2021,
     """
-    keys = []
+    keys: list[str] = []
     if result is not None:
         name = type(result).__name__
         method_keys = OTHER_RESULTS[name] if name in OTHER_RESULTS else citations_of(result)
@@ -171,7 +251,7 @@ def cite(result=None, *, data=None):
         keys += method_keys
     if data is not None and not isinstance(data, (str, list, tuple)):
         raise OptionError(f"data= names datasets, e.g. data='atari100k' or data=['atari100k'], got "
-                          f"{type(data).__name__}: {data!r}")
+                          f"{type(data).__name__}: {shown(data)}")
     names = [data] if isinstance(data, str) else list(data or ())
     unknown = [n for n in names if not isinstance(n, str) or n not in DATA_ENTRIES]
     if unknown:

@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import inspect
+from typing import TYPE_CHECKING, Any
 
 from . import formula as formula_module
-from .design import subset_rows
+from .design import data_and_formula, subset_rows
 from .errors import OptionError
 from .methods import DEFAULTS, METHODS, backend
+from ._typing import Data, FormulaLike, Subset
+
+if TYPE_CHECKING:
+    from .results import Result
 
 
-def compare(data, formula, method=None, *, subset=None, **options):
+def compare(data: Data, formula: FormulaLike, method: str | None = None, *, subset: Subset = None,
+            **options: Any) -> Result:
     """Compare agents with the statistical back end named by ``method``.
 
     Parameters
@@ -36,6 +42,13 @@ def compare(data, formula, method=None, *, subset=None, **options):
     Result
         The back end's result object.
 
+    See Also
+    --------
+    rlstats.skillings_mack : The blocked rank test, the default with blocks.
+    rlstats.permutation : The permutation test, the default without blocks.
+    rlstats.bootstrap : Aggregate metrics with stratified bootstrap intervals.
+    rlstats.power : How many seeds a comparison needs.
+
     Examples
     --------
     >>> import rlstats
@@ -44,6 +57,7 @@ def compare(data, formula, method=None, *, subset=None, **options):
     >>> res.method
     'Friedman rank sum test'
     """
+    data, formula = data_and_formula(data, formula)  # R's order, compare("score ~ agent | task", df), too
     parsed = formula_module.parse(formula)  # parsed here once; the back end's front door takes it as it is
     if method is None:
         method = DEFAULTS[parsed.blocks is not None]

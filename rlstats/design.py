@@ -21,8 +21,9 @@ import patsy
 from . import formula as formula_module
 from .conditions import Condition, parse_condition
 from .format import count
-from .errors import DesignError, OptionError
+from .errors import DesignError, OptionError, shown
 from .formula import capture_environment
+from .interop import as_pandas
 from .normalization import load_reference, normalize_response
 from .options import check_bool, check_choice
 from .provenance import NOTES_ATTR, add_note
@@ -228,7 +229,7 @@ def _levels(column, values, what):
     if len(set(labels)) != len(labels):
         raise DesignError(f"column '{column}' ({what}) has distinct values that print the same "
                           f"({labels[:6]}...); convert it to strings first")
-    codes = codes.astype(np.intp)
+    codes = codes.astype(np.intp, copy=False)  # factorize's int64 codes are intp already: no copy
     return codes, labels, codes < 0
 
 
@@ -310,6 +311,20 @@ def build(data, formula, *, na_action="raise", eval_env=0, extra_columns=(), poo
         ``na_action="raise"``, fewer than two agents, duplicated replicate
         ids within a cell, several tasks without a blocking term, rows that
         are points of learning curves (a step column varying within a cell).
+
+    See Also
+    --------
+    rlstats.parse : The formula this reads.
+    rlstats.compare : Accepts the Design this returns.
+
+    Examples
+    --------
+    >>> import rlstats
+    >>> df = rlstats.datasets.simulate(agents=3, tasks=4, seeds=2, rng=0)
+    >>> design = rlstats.build(df, "score ~ agent | task")
+    >>> design.agents, design.n_tasks, design.nobs
+    (('agent_1', 'agent_2', 'agent_3'), 4, 24)
+    >>> res = rlstats.skillings_mack(design)  # a ready Design skips parsing and validation
     """
     normalize = load_reference(normalize)  # a dataset named here is read now, never during validation
     na_action = check_choice("na_action", na_action, NA_ACTIONS)
@@ -322,12 +337,12 @@ def build(data, formula, *, na_action="raise", eval_env=0, extra_columns=(), poo
     pool_tasks = check_bool("pool_tasks", pool_tasks)
     if isinstance(min_agents, bool) or min_agents not in (1, 2):
         raise OptionError(f"min_agents must be 1 (each agent described on its own) or 2 (a comparison), "
-                          f"got {min_agents!r}")
+                          f"got {shown(min_agents)}")
     curves = check_bool("curves", curves)
     if isinstance(extra_columns, str):
         extra_columns = (extra_columns,)
     if not isinstance(extra_columns, (list, tuple)):
-        raise OptionError(f"extra_columns must be a list of column names, got {extra_columns!r}")
+        raise OptionError(f"extra_columns must be a list of column names, got {shown(extra_columns)}")
     if len(data) == 0:
         raise DesignError("data has no rows; pass a DataFrame with one row per run")
     if not isinstance(formula, formula_module.Formula):
@@ -353,6 +368,7 @@ def build(data, formula, *, na_action="raise", eval_env=0, extra_columns=(), poo
     on_nonfinite = "raise" if na_action == "raise" else "return"
     response = formula_module.evaluate_response(formula, data, eval_env, on_nonfinite=on_nonfinite)
     y, missing_input, produced = response.values, response.missing_in_input, response.produced_nonfinite
+    del response  # y is replaced by its sorted copy below: nothing else may hold the unsorted one
     if missing_input.any() and na_action == "raise":
         _missing_error(data, formula.response, missing_input)
 
@@ -406,24 +422,40 @@ def build(data, formula, *, na_action="raise", eval_env=0, extra_columns=(), poo
         if not keep.any():
             raise DesignError("no rows are left after dropping missing values")
 
-    position = np.flatnonzero(keep)
-    agent, task, y = codes["agent"][keep], codes["task"][keep], y[keep]
+    # Nothing dropped (the usual case): no copies selecting every row, and row i is the caller's row i.
+    position = np.flatnonzero(keep) if n_dropped else None
+    agent, task = codes.pop("agent"), codes.pop("task")
+    if n_dropped:
+        agent, task, y = agent[keep], task[keep], y[keep]
     _check_magnitude(y, formula)
     agent, agent_labels, note = _drop_unused(agent, labels["agent"], "agent")
     notes += [note] if note else []
     task, task_labels, note = _drop_unused(task, labels["task"], "task")
     notes += [note] if note else []
-    seed_codes = None if seeds is None else seeds[0][keep]
+    seed_codes = None if seeds is None else seeds[0][keep] if n_dropped else seeds[0]
 
     # Sort by task, then agent, then (seed or) original order (and step for curves); lexsort is stable.
     keys = [agent, task] if seeds is None else [seed_codes, agent, task]
     if curves:
-        keys = [_step_values(data[step].to_numpy()[position], step)] + keys
+        steps = data[step].to_numpy()
+        keys = [_step_values(steps if position is None else steps[position], step)] + keys
     order = np.lexsort(keys)
-    design = _assemble(formula, y[order], agent[order], task[order], agent_labels, task_labels,
-                       position[order], None if seeds is None else seeds[1][seed_codes[order]],
-                       {c: data[c].to_numpy()[position[order]] for c in extra_columns}, n_dropped,
-                       runs_of=None if not curves else seed_codes[order])
+    del keys
+    rows = order if position is None else position[order]
+    # One sorted copy at a time, each replacing its unsorted array (the build's peak memory, issue 33).
+    y = y[order]
+    agent = agent[order]
+    task = task[order]
+    seed_labels = None
+    if seeds is not None:
+        seed_codes = seed_codes[order]
+        seeds = seeds[1]  # the labels alone: the unsorted codes go
+        seed_labels = seeds[seed_codes]
+        seed_codes = seed_codes if curves else None  # only curves read them on
+    design = _assemble(formula, y, agent, task, agent_labels, task_labels, rows, seed_labels,
+                       {c: data[c].to_numpy()[rows] for c in extra_columns}, n_dropped,
+                       runs_of=seed_codes if curves else None)
+    del y, agent, task, order, rows, seed_codes, seed_labels
     if curves:
         _check_one_row_per_step(design, step)
     else:
@@ -446,12 +478,16 @@ def subset_rows(data, subset):
     parsed :class:`~rlstats.conditions.Condition`), which is interpreted and never evaluated as
     code, whether it comes from Python, the command line or a file; for anything else, compute the
     mask in pandas. The caller's frame is not changed; the note rides in ``attrs`` so that results
-    state it.
+    state it. A polars DataFrame or a pyarrow Table is converted to pandas first, once, and the
+    result says so (:func:`rlstats.interop.as_pandas`), so every public function taking a frame takes these.
     """
+    if isinstance(data, Design):
+        if subset is not None:
+            raise OptionError("subset= needs the DataFrame; select the rows before building the Design")
+        return data
+    data = as_pandas(data)  # polars and pyarrow tables become pandas here, once, with a note
     if subset is None:
         return data
-    if isinstance(data, Design):
-        raise OptionError("subset= needs the DataFrame; select the rows before building the Design")
     if isinstance(subset, (str, Condition)):
         condition = parse_condition(subset)
         mask, said = condition.mask(data), repr(condition.text)
@@ -468,6 +504,18 @@ def subset_rows(data, subset):
     return add_note(kept, f"subset={said} kept {int(mask.sum())} of {len(data)} rows", source=data)
 
 
+def data_and_formula(data, formula):
+    """``(data, formula)`` whichever order they came in: R's ``f(formula, data)`` habit works as ``f(data, formula)``.
+
+    A formula (text or parsed) and a DataFrame or Design cannot be mistaken for one another, so the swap is
+    safe; every public function reaches it through :func:`design_of` (``compare`` calls it before parsing).
+    """
+    formula_like = (str, formula_module.Formula)
+    if isinstance(data, formula_like) and formula is not None and not isinstance(formula, formula_like):
+        return formula, data  # a frame (pandas, polars, pyarrow) or a Design second: R's order
+    return data, formula
+
+
 def design_of(data, formula=None, *, subset=None, eval_env=None, **options):
     """The front door every public function takes: ``(data, formula, subset, options)`` into a Design.
 
@@ -477,7 +525,9 @@ def design_of(data, formula=None, *, subset=None, eval_env=None, **options):
     once (a parsed :class:`~rlstats.formula.Formula` is taken as it is) and :func:`build` validates.
     Call it from the public function itself: ``eval_env`` (None: 0) counts frames above that
     function's caller, whose names the response may use; an EvalEnvironment is used as given.
+    The formula may come first, as in R (:func:`data_and_formula`).
     """
+    data, formula = data_and_formula(data, formula)
     if isinstance(data, Design):
         if subset is not None:
             raise OptionError("subset= needs the DataFrame; select the rows before building the Design")
@@ -600,9 +650,15 @@ def _check_duplicate_rows(data, formula, y):
     if not named:
         return  # without a run id, equal rows can be distinct runs with tied scores
     # Only rows whose response value repeats can be whole-row repeats: compare those alone (cheap on real scores).
-    candidates = np.flatnonzero(pd.Series(y).duplicated(keep=False).to_numpy())
-    if candidates.size == 0:
+    # Found by sorting one copy (a hash table of every value held about 5 copies of y at 10^6 runs; issue 33).
+    ordered = np.sort(y)
+    nan = np.isnan(ordered)
+    same = ordered[1:] == ordered[:-1]
+    same |= nan[1:] & nan[:-1]  # missing values repeat each other, as pandas' duplicated() has it
+    if not same.any():
         return
+    candidates = np.flatnonzero(np.isin(y, ordered[1:][same]) | (np.isnan(y) if same[nan[1:]].any() else False))
+    del ordered, nan, same
     try:
         repeated = data.iloc[candidates].duplicated(keep="first").to_numpy()
     except TypeError:  # unhashable cells: nothing to compare
@@ -619,18 +675,30 @@ def _check_duplicate_rows(data, formula, y):
 def _assemble(formula, y, agent, task, agent_labels, task_labels, position, seeds, extra, n_dropped, runs_of=None):
     """The Design of sorted arrays; ``runs_of`` (seed codes) makes a run of all rows sharing a seed in a cell."""
     k, n = len(agent_labels), len(task_labels)
-    cell = task * k + agent
-    starts = np.flatnonzero(np.r_[True, cell[1:] != cell[:-1]])
+    # Rows are sorted by cell, so a cell starts where task or agent changes (no N-long cell index: memory).
+    new_cell = np.empty(y.size, dtype=bool)
+    new_cell[0] = True
+    np.not_equal(task[1:], task[:-1], out=new_cell[1:])
+    new_cell[1:] |= agent[1:] != agent[:-1]
+    starts = np.flatnonzero(new_cell)
+    sizes = np.diff(np.r_[starts, y.size])
     if runs_of is None:
-        counts = np.bincount(cell, minlength=n * k).reshape(n, k)
-        run = np.arange(y.size) - np.repeat(starts, np.diff(np.r_[starts, y.size]))
+        counts = np.zeros(n * k, dtype=np.intp)
+        counts[task[starts] * k + agent[starts]] = sizes
+        # 0, 1, ... within each cell as one running sum that steps back at each cell's start (one N-long array)
+        run = np.ones(y.size, dtype=np.intp)
+        run[0] = 0
+        run[starts[1:]] = 1 - sizes[:-1]
+        np.cumsum(run, out=run)
     else:
-        new_run = np.r_[True, (cell[1:] != cell[:-1]) | (runs_of[1:] != runs_of[:-1])]
-        run_id = np.cumsum(new_run) - 1
-        counts = np.bincount(cell[new_run], minlength=n * k).reshape(n, k)
-        run = run_id - np.repeat(run_id[starts], np.diff(np.r_[starts, y.size]))
+        new_run = new_cell
+        new_run[1:] |= runs_of[1:] != runs_of[:-1]
+        run = np.cumsum(new_run, dtype=np.intp)
+        run -= 1
+        counts = np.bincount(task[new_run] * k + agent[new_run], minlength=n * k).reshape(n, k)
+        run -= np.repeat(run[starts], sizes)
     return Design(formula=formula, y=np.ascontiguousarray(y, dtype=np.float64), agent=agent, task=task,
-                  run=run.astype(np.intp), agents=tuple(agent_labels), tasks=tuple(task_labels), counts=counts,
+                  run=run, agents=tuple(agent_labels), tasks=tuple(task_labels), counts=counts.reshape(n, k),
                   row_position=position, seeds=seeds, extra=extra, n_dropped_rows=n_dropped)
 
 

@@ -35,6 +35,18 @@ class RlstatsWarning(UserWarning):
     """Warnings about the data or the method that do not stop the analysis."""
 
 
+def shown(value):
+    """A value as an error message may quote it: a frame, array or table by its type and shape, never its cells.
+
+    Anything else is its repr, cut at 200 characters, so no message ever dumps a data set.
+    """
+    shape = getattr(value, "shape", None)
+    if isinstance(shape, tuple) and len(shape) > 0:
+        return f"a {type(value).__name__} of shape {shape}"
+    text = repr(value)
+    return text if len(text) <= 200 else text[:200] + "..."
+
+
 def warn(message):
     """Issue a RlstatsWarning attributed to the first caller outside rlstats.
 

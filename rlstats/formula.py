@@ -8,6 +8,7 @@ column of arms being compared and, optionally, the blocking column::
     score ~ agent | task/seed     # the same, naming the replicate column
     score ~ agent | task:seed     # each task-seed pair is a block
     log(score) ~ agent | task     # a transformed response
+    score ~ agent + (1 | task)    # lme4's spelling of '| task' (rlstats.mixed), also '+ (1 | task:agent)'
 
 The text is split by a small scanner that tracks brackets, quotes and
 back-quotes, so only top-level ``~`` and ``|`` count: ``I(a | b) ~ agent``
@@ -31,7 +32,7 @@ import pandas as pd
 import patsy
 
 from .conditions import ast_depth
-from .errors import DesignError, FormulaError, OptionError
+from .errors import DesignError, FormulaError, OptionError, shown
 from .options import check_choice
 
 __all__ = ["Formula", "Response", "parse", "check_columns", "evaluate_response"]
@@ -99,6 +100,9 @@ class Formula:
         Replicate column named by ``task/seed``, else None.
     crossed : tuple of str
         Extra columns of a crossed block ``task:seed``, else ``()``.
+    random : tuple of str
+        The random intercepts of lme4's spelling ``score ~ agent + (1 | task) + (1 | task:agent)``, as
+        written: ``("task",)`` or ``("task", "task:agent")``; ``()`` for ``| task``, which means the same.
     """
 
     text: str
@@ -107,6 +111,7 @@ class Formula:
     blocks: str | None
     replicate: str | None
     crossed: tuple[str, ...] = ()
+    random: tuple[str, ...] = ()
 
     @property
     def response_columns(self) -> tuple[str, ...]:
@@ -525,10 +530,16 @@ def _structure(text):
     tilde, bar = _split(text, tildes, bars)
     code, span, simple, columns, lookups, spans = _response(text, tilde, backticks)
     end = len(text) if bar is None else bar
-    group = _groups(text, _tokens(text, tilde + 1, end, backticks), tilde)
-    roles = [("groups", group)]
+    right = _tokens(text, tilde + 1, end, backticks)
+    random, random_roles = (), []
+    if bar is None and any(t.kind == "op" and t.value == "|" for t in right):  # lme4: agent + (1 | task)
+        right, random, random_roles = _lme4_terms(text, right)
+    group = _groups(text, right, tilde)
+    roles = [("groups", group)] + random_roles
     blocks = replicate = None
     crossed = ()
+    if random:
+        blocks = random_roles[0][1].value
     if bar is not None:
         names, op = _blocks(text, _tokens(text, bar + 1, len(text), backticks), bar)
         blocks = names[0].value
@@ -544,8 +555,63 @@ def _structure(text):
         seen.add(token.value)
     spans += tuple((role, t.value, t.start, t.end) for role, t in roles)
     response = text[span[0]:span[1]]
-    formula = Formula(text, response, group.value, blocks, replicate, crossed)
+    formula = Formula(text, response, group.value, blocks, replicate, crossed, random)
     return _Parts(formula, code, span, simple, columns, lookups, spans)
+
+
+def _lme4_terms(text, tokens):
+    """Split lme4's ``agent + (1 | task) [+ (1 | task:agent)]`` into the fixed term's tokens and the random terms.
+
+    Returns (fixed tokens, random terms as written, [("blocks", task token)]); anything else is an error saying
+    what is accepted.
+    """
+    parts, current, depth = [], [], 0
+    for token in tokens:
+        if token.kind == "op" and token.value == "+" and depth == 0:
+            parts.append(current)
+            current = []
+            continue
+        depth += (token.kind == "op" and token.value == "(") - (token.kind == "op" and token.value == ")")
+        current.append(token)
+    parts.append(current)
+    accepted = ("lme4's spelling is accepted with random intercepts only: 'score ~ agent + (1 | task)' or "
+                "'score ~ agent + (1 | task) + (1 | task:agent)', the same model as 'score ~ agent | task'")
+    fixed, intercepts = [], []
+    for part in parts:
+        if not part:
+            _fail(text, tokens[0].start, tokens[-1].end, f"a term is missing around '+'; {accepted}")
+        if not (part[0].kind == "op" and part[0].value == "("):
+            fixed.extend(part)
+            continue
+        values = [t.value for t in part]
+        shape_ok = (len(part) in (5, 7) and values[1] == "1" and values[2] == "|" and values[-1] == ")"
+                    and part[3].kind == "name" and (len(part) == 5 or (values[4] == ":" and part[5].kind == "name")))
+        if not shape_ok:
+            _fail(text, part[0].start, part[-1].end, f"this random term is not supported; {accepted}")
+        intercepts.append((part[3], part[5] if len(part) == 7 else None, part))
+    if not fixed:
+        _fail(text, tokens[0].start, tokens[-1].end, f"the fixed term (the agent column) is missing; {accepted}")
+    if len(fixed) != 1 or fixed[0].kind != "name":
+        _fail(text, fixed[0].start, fixed[-1].end, f"the fixed part must be one column, the agent; {accepted}")
+    agent = fixed[0].value
+    plain = [i for i in intercepts if i[1] is None]
+    nested = [i for i in intercepts if i[1] is not None]
+    if len(plain) != 1 or len(nested) > 1:
+        where = (plain[1] if len(plain) > 1 else nested[1] if len(nested) > 1 else intercepts[0])[2] if intercepts \
+            else fixed
+        _fail(text, where[0].start, where[-1].end, f"give one (1 | task) term and at most one (1 | task:agent); "
+                                                   f"{accepted}")
+    task = plain[0][0]
+    if task.value == agent:
+        _fail(text, task.start, task.end, f"the random intercepts belong to the task, not the agent; {accepted}")
+    random = (task.value,)
+    if nested:
+        first, second, part = nested[0]
+        if {first.value, second.value} != {task.value, agent}:
+            _fail(text, part[0].start, part[-1].end,
+                  f"the nested term must join the task and the agent: (1 | {task.value}:{agent}); {accepted}")
+        random += (f"{task.value}:{agent}",)
+    return fixed, random, [("blocks", task)]
 
 
 def parse(text: str | Formula) -> Formula:
@@ -569,6 +635,11 @@ def parse(text: str | Formula) -> Formula:
         If the text does not follow the grammar; the message shows the
         formula, a caret under the offending part and what to write instead.
 
+    See Also
+    --------
+    rlstats.build : Validates a frame against a formula.
+    rlstats.compare : Takes the formula's text.
+
     Examples
     --------
     >>> f = parse("log(score) ~ agent | task/seed")
@@ -579,7 +650,7 @@ def parse(text: str | Formula) -> Formula:
         return text
     if not isinstance(text, str):
         raise FormulaError(f"formula must be a string such as 'score ~ agent | task', "
-                           f"got {type(text).__name__}: {text!r:.80}")
+                           f"got {type(text).__name__}: {shown(text)}")
     return _structure(text).formula
 
 
@@ -825,7 +896,7 @@ def evaluate_response(formula: Formula, data: pd.DataFrame, eval_env=0, *, on_no
     check_choice("on_nonfinite", on_nonfinite, ("raise", "return"))
     if not isinstance(data, pd.DataFrame):
         raise DesignError(f"data must be a pandas DataFrame, got {type(data).__name__}")
-    parts = _structure(formula.text)
+    parts: _Parts = _structure(formula.text)
     caller = capture_environment(eval_env, reference=1)
     restricted = isinstance(caller, RestrictedEnvironment)
     if restricted:

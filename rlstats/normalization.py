@@ -2,7 +2,9 @@
 
 The usual case is Atari's human-normalised score, with a random policy's
 score as ``low`` and a human player's as ``high`` (the defaults, matching
-the columns of ``rlstats.datasets.load("atari100k_reference")``).
+the columns of ``rlstats.datasets.load("atari100k_reference")``). Named
+tables (:data:`TABLE_BOUNDS`) and two rules computed from the data
+(:data:`RULES`: ``"minmax"``, ``"dm_control"``) cover other benchmarks.
 """
 
 from __future__ import annotations
@@ -12,9 +14,24 @@ import pandas as pd
 
 from .errors import DesignError, OptionError, warn
 from .format import signif
+from .interop import as_pandas
 from .provenance import NOTES_ATTR, add_note
+from ._typing import Table
 
 __all__ = ["normalize"]
+
+#: The low and high columns of each named reference table (any other table or frame: random and human).
+TABLE_BOUNDS = {"d4rl_reference": ("random", "expert")}
+
+#: Normalisers computed from the data rather than read from a table: name -> how its bounds are found.
+RULES = {
+    "minmax": "the smallest and the largest score of each task in the data",
+    # Every reward of the Control Suite lies in [0, 1] (dm_control/suite/suite_test.py checks it) and every
+    # domain's default episode is 1000 control steps (time limit / control timestep, e.g. walker 25 s / 0.025 s,
+    # cartpole 10 s / 0.01 s: all 16 domains of google-deepmind/dm_control@985d094), so returns lie in [0, 1000].
+    "dm_control": "0 and 1000 for every task (DeepMind Control Suite: rewards in [0, 1], 1000-step episodes; "
+                  "Tassa et al. 2018)",
+}
 
 
 def _show(values, limit=10):
@@ -28,14 +45,49 @@ def _reference_frame(reference):
     """The reference as a DataFrame: given, or loaded by dataset name."""
     if isinstance(reference, pd.DataFrame):
         return reference
+    if isinstance(reference, str) and reference in RULES:
+        return reference  # bounds from the data: made by _rule_frame once the data are known
     if isinstance(reference, str):
         from . import datasets
 
         return datasets.load(reference)
     raise OptionError(
-        "reference must be a DataFrame with a task column and low/high columns, or a dataset "
-        f"name such as 'atari100k_reference'; got {type(reference).__name__}"
+        "reference must be a DataFrame with a task column and low/high columns, a dataset "
+        f"name such as 'atari100k_reference', or one of the rules {', '.join(map(repr, RULES))}; "
+        f"got {type(reference).__name__}"
     )
+
+
+def _default_bounds(name, low, high):
+    """``low``/``high`` as given, or the named table's own columns (random and human for any other)."""
+    default = TABLE_BOUNDS.get(name, ("random", "human"))
+    return default[0] if low is None else low, default[1] if high is None else high
+
+
+def _rule_frame(rule, df, by, score, low, high):
+    """The reference a rule makes from the data: one row per task with columns ``by``, 'min' and 'max'."""
+    if low is not None or high is not None:
+        raise OptionError(f"low= and high= name columns of a reference table; the rule {rule!r} has none "
+                          f"(its bounds: {RULES[rule]})")
+    keys = df[by].astype(object)
+    tasks = [*dict.fromkeys(keys)]
+    if rule == "dm_control":
+        return pd.DataFrame({by: tasks, "min": 0.0, "max": 1000.0})
+    values = pd.Series(df[score].to_numpy(dtype=float, na_value=np.nan), index=df.index)
+    grouped = values.groupby(keys.to_numpy(), sort=False)
+    table = pd.DataFrame({by: tasks, "min": grouped.min().reindex(tasks).to_numpy(),
+                          "max": grouped.max().reindex(tasks).to_numpy()})
+    flat = [t for t, a, b in zip(tasks, table["min"], table["max"]) if not b > a]
+    if flat:
+        raise DesignError(f"min-max normalisation needs two different scores in every task; task {_show(flat)} "
+                          "has one value only (or none that is not missing), so its range is zero")
+    return table
+
+
+def _bounds_phrase(table, by, limit=10):
+    """'Pong -20.7 to 14.6, Boxing 0.1 to 12.1, ...' (5 significant digits, the first ``limit`` tasks)."""
+    parts = [f"{t} {signif(a, 5)} to {signif(b, 5)}" for t, a, b in zip(table[by], table["min"], table["max"])]
+    return ", ".join(parts[:limit]) + (f" and {len(parts) - limit} more" if len(parts) > limit else "")
 
 
 def _require_columns(frame, columns, what):
@@ -52,9 +104,9 @@ def _require_columns(frame, columns, what):
 
 def _check_names(low, high, by, score):
     for option, value in (("low", low), ("high", high), ("by", by), ("score", score)):
-        if not isinstance(value, str):
+        if not isinstance(value, str) and not (value is None and option in ("low", "high")):
             raise OptionError(f"{option} must be a column name (a string), got {value!r}")
-    if low == high:
+    if low == high and low is not None:
         raise OptionError(f"low and high name the same column {low!r}; give two columns")
 
 
@@ -93,20 +145,44 @@ def _bounds(ref, tasks, by, low, high):
     return lo, hi
 
 
-def normalize(df, reference, *, low="random", high="human", by="task", score="score"):
+def normalize(df: Table, reference: Table | str, *, low: str | None = None, high: str | None = None, by: str = "task",
+              score: str = "score") -> pd.DataFrame:
     """Normalise scores per task: ``(score - low) / (high - low)``.
 
     Parameters
     ----------
-    df : pandas.DataFrame
+    df : pandas.DataFrame (or a polars DataFrame or pyarrow Table)
         Long data with a task column (``by``) and a score column (``score``).
     reference : pandas.DataFrame or str
         One row per task with the task column ``by`` and the columns ``low``
-        and ``high``, or the name of a dataset that has them, such as
-        ``"atari100k_reference"`` (read with :func:`rlstats.datasets.load`).
-    low, high : str
-        Reference columns mapped to 0 and 1; the defaults give the
-        human-normalised score.
+        and ``high``; or the name of a table that has them (read with
+        :func:`rlstats.datasets.load`, which lists them with their sources in
+        :func:`rlstats.datasets.available`); or a rule computed from the data.
+        The named normalisers, their sources and known conflicting copies:
+
+        - ``"atari_reference"`` (57 games) and ``"atari100k_reference"`` (26):
+          random and human scores, as tabulated by DQN Zoo and rliable; Mnih
+          et al. (2015) print other human scores (Pong 9.3, Breakout 31.8 against
+          14.6 and 30.5 here): use one table throughout a study.
+        - ``"d4rl_reference"``: D4RL's ``ref_min_score`` (random) and
+          ``ref_max_score`` (expert) per dataset and version (``task`` is e.g.
+          ``"hopper-medium-v2"``), typed from ``d4rl/infos.py`` of the D4RL
+          release (Farama-Foundation/D4RL@89141a6). Conflicting copies circulate:
+          hopper random -19.5 (release: -20.272305), walker2d random -0.48
+          (release: 1.629008), halfcheetah random -278.6 (release: -280.178953).
+        - ``"dm_control"``: 0 and 1000 for every task, the DeepMind Control
+          Suite's range (rewards in [0, 1], 1000-step episodes; Tassa et al. 2018),
+          so the score is divided by 1000.
+        - ``"minmax"``: the smallest and the largest score of each task in
+          ``df`` itself (all agents and runs); the note states the bounds used.
+          Such scores change when an agent is added: prefer a published table.
+
+        Procgen's R_min/R_max (Cobbe et al. 2020) are not included: their table
+        could not be checked against the paper here.
+    low, high : str, optional
+        Reference columns mapped to 0 and 1. By default a named table's own
+        (``"d4rl_reference"``: random and expert), else ``"random"`` and
+        ``"human"``, the human-normalised score. Rules take neither.
     by : str
         Name of the task column, in both ``df`` and ``reference``.
     score : str
@@ -130,8 +206,13 @@ def normalize(df, reference, *, low="random", high="human", by="task", score="sc
         data, the reference has NaN or ``high <= low``.  Reference rows for
         tasks that are not in the data are not used and not checked.
     OptionError
-        When ``reference`` is neither a DataFrame nor a dataset name, or a
-        column option is not a string.
+        When ``reference`` is neither a DataFrame nor a dataset or rule name, a
+        column option is not a string, or ``low``/``high`` are given with a rule.
+
+    See Also
+    --------
+    rlstats.datasets.available : The reference tables and data sets, with their sources.
+    rlstats.bootstrap : Takes ``normalize=`` to normalise before resampling.
 
     Examples
     --------
@@ -146,8 +227,19 @@ def normalize(df, reference, *, low="random", high="human", by="task", score="sc
     0     A    Pong  0.586402
     1     A  Boxing  0.500000
     2     B    Pong  1.004249
+
+    Min-max normalisation from the data, which states the bounds it used:
+
+    >>> runs = pd.DataFrame({"agent": ["A", "B", "A", "B"], "task": ["Pong", "Pong", "Boxing", "Boxing"],
+    ...                      "score": [-20.0, 10.0, 2.0, 6.5]})
+    >>> out = normalize(runs, "minmax")
+    >>> out["score"].tolist()
+    [0.0, 1.0, 0.0, 1.0]
+    >>> out.attrs["rlstats_notes"][-1].split("in the data: ")[1]  # the note states the bounds
+    'Pong -20 to 10, Boxing 2 to 6.5'
     """
     _check_names(low, high, by, score)
+    df = as_pandas(df)  # a polars or pyarrow table: converted once, stated in the notes
     if not isinstance(df, pd.DataFrame):
         raise DesignError(f"df must be a pandas DataFrame with a {by!r} and a {score!r} column, got "
                           f"{type(df).__name__}")
@@ -155,11 +247,16 @@ def normalize(df, reference, *, low="random", high="human", by="task", score="sc
                        low=low, high=high, by=by, score=score)
 
 
-def _normalized(df, ref, name, *, low="random", high="human", by="task", score="score"):
-    """:func:`normalize` with the reference frame already loaded; ``name`` is its dataset's (None: a frame)."""
+def _normalized(df, ref, name, *, low=None, high=None, by="task", score="score"):
+    """:func:`normalize` with the reference frame already loaded (or a rule's name); ``name`` is its dataset's
+    (None: a frame)."""
     _check_names(low, high, by, score)
     _require_columns(df, [by, score], "the data")
-    _require_columns(ref, [by, low, high], "the reference")
+    rule = ref if isinstance(ref, str) else None
+    if rule is None:
+        low, high = _default_bounds(name, low, high)
+        _check_names(low, high, by, score)  # e.g. low="human" with the default high
+        _require_columns(ref, [by, low, high], "the reference")
     keys = df[by].astype(object)
     if keys.isna().any():
         rows = df.index[keys.isna()]
@@ -170,14 +267,27 @@ def _normalized(df, ref, name, *, low="random", high="human", by="task", score="
     if not pd.api.types.is_numeric_dtype(df[score]) or pd.api.types.is_bool_dtype(df[score]):
         raise DesignError(f"the data's {score!r} column must be numeric, got {df[score].dtype}")
     tasks = [*dict.fromkeys(keys)]
+    if rule is not None:
+        ref = _rule_frame(rule, df, by, score, low, high)
+        low, high = "min", "max"
     lo, hi = _bounds(ref, tasks, by, low, high)
     position = pd.Index(tasks).get_indexer(keys)
     values = df[score].to_numpy(dtype=float, na_value=np.nan)
     out = df.copy()
     out[score] = (values - lo[position]) / (hi[position] - lo[position])
-    source = name or "the reference frame"
-    return add_note(out, f"'{score}' normalised per task as ({score} - {low}) / ({high} - {low}) with {low} and "
-                         f"{high} from {source}", source=df)
+    if rule == "minmax":
+        note = (f"'{score}' normalised per task as ({score} - min) / (max - min) with min and max the smallest and "
+                f"largest score of each task in the data: {_bounds_phrase(ref, by)}")
+    elif rule == "dm_control":
+        note = (f"'{score}' normalised as {score} / 1000, the DeepMind Control Suite's range [0, 1000] "
+                "(rewards in [0, 1], 1000-step episodes)")
+    else:
+        note = (f"'{score}' normalised per task as ({score} - {low}) / ({high} - {low}) with {low} and {high} from "
+                f"{name or 'the reference frame'}")
+        if "source" in ref.columns:  # a named table says where its numbers come from
+            used = ref[ref[by].astype(object).isin(tasks)]["source"].dropna().astype(str).unique()
+            note += f" ({'; '.join(used)})" if len(used) else ""
+    return add_note(out, note, source=df)
 
 
 def load_reference(option):
@@ -221,7 +331,7 @@ def normalize_response(data, parsed, reference):
     if "reference" not in keywords:
         raise OptionError("normalize= as a dict must hold 'reference' (and optionally 'low', 'high')")
     frame, name = keywords.pop("reference"), keywords.pop("name", None)
-    if not isinstance(frame, pd.DataFrame):
+    if not isinstance(frame, pd.DataFrame) and not (isinstance(frame, str) and frame in RULES):
         _reference_frame(frame)  # the error for a reference of the wrong type
         raise OptionError("normalize= names a dataset that was not loaded; pass the option through "
                           "rlstats.normalization.load_reference first")

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from .errors import OptionError
+from .errors import OptionError, shown
 
 
 def check_choice(name, value, allowed, *, renamed=None):
@@ -27,13 +27,13 @@ def check_choice(name, value, allowed, *, renamed=None):
         new, why = renamed[value]
         raise OptionError(f"{name}={value!r} is now called {new!r} ({why}); pass {name}={new!r}")
     choices = ", ".join(repr(a) for a in allowed)
-    raise OptionError(f"{name}={value!r} is not one of the allowed values: {choices}")
+    raise OptionError(f"{name}={shown(value)} is not one of the allowed values: {choices}")
 
 
 def check_int(name, value, *, minimum=None):
     """Return ``value`` as an int, checking that it is integral and >= minimum (bounds above: :func:`check_at_most`)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise OptionError(f"{name} must be a whole number, got {value!r}")
+        raise OptionError(f"{name} must be a whole number, got {shown(value)}")
     value = int(value)
     if minimum is not None and value < minimum:
         raise OptionError(f"{name} must be at least {minimum}, got {value}")
@@ -55,7 +55,7 @@ def check_resamples(value, *, minimum=1, name="n_resamples"):
 def check_fraction(name, value, *, open_interval=True):
     """Return ``value`` as a float strictly between 0 and 1 (or within [0, 1])."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
-        raise OptionError(f"{name} must be a number between 0 and 1, got {value!r}")
+        raise OptionError(f"{name} must be a number between 0 and 1, got {shown(value)}")
     value = float(value)
     inside = 0.0 < value < 1.0 if open_interval else 0.0 <= value <= 1.0
     if not inside:
@@ -77,7 +77,7 @@ def check_bool(name, value):
     """Return ``value`` if it is a bool; raise OptionError otherwise."""
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
-    raise OptionError(f"{name} must be True or False, got {value!r}")
+    raise OptionError(f"{name} must be True or False, got {shown(value)}")
 
 
 def check_pairs(name, pairs, agents):

@@ -10,12 +10,19 @@ fields, and nothing here recomputes a statistic.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import math
 import platform
 import sys
 from dataclasses import dataclass
-from typing import ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Sequence
+
+if TYPE_CHECKING:  # tells type checkers that @resultclass makes a frozen dataclass (PEP 681)
+    from typing_extensions import dataclass_transform
+else:
+    def dataclass_transform(**kwargs):
+        return lambda decorator: decorator
 
 import numpy as np
 import pandas as pd
@@ -26,6 +33,30 @@ from .errors import OptionError
 
 
 REPORT_FORMATS = ("text", "latex")
+#: R's htest components -> the result attribute holding each (``res["p.value"]`` as ``res$p.value`` in R)
+HTEST_COMPONENTS = {"statistic": "statistic", "parameter": "df", "p.value": "pvalue", "estimate": "estimate",
+                    "null.value": "null_value", "alternative": "alternative", "method": "method",
+                    "data.name": "data_name"}
+
+
+def _column_names(method):
+    """Give a subclass's ``tidy``/``glance`` the ``names=`` keyword: ``"broom"`` renames the columns once, here."""
+    @functools.wraps(method)
+    def with_names(self, *args, names="rlstats", **kwargs):
+        from .vocabulary import COLUMN_NAMES, broom_names
+
+        if not isinstance(names, str) or names not in COLUMN_NAMES:
+            raise OptionError(f"names={names!r:.40} is not one of the allowed values: "
+                              + ", ".join(map(repr, COLUMN_NAMES)))
+        frame = method(self, *args, **kwargs)
+        if names == "rlstats":
+            return frame
+        frame = frame.copy()
+        frame.columns = broom_names(frame.columns)
+        return frame
+
+    with_names.names_keyword = True
+    return with_names
 
 
 def package_versions():
@@ -120,7 +151,7 @@ class Summary:
 
     __repr__ = __str__
 
-    def to_markdown(self):
+    def to_markdown(self) -> str:
         """The summary as Markdown: the test line, one table per section, notes as a list."""
         lines = [f"**{self.title}**", "", "```", self.header.strip("\n"), "```"]
         for name, table in self.tables.items():
@@ -129,7 +160,8 @@ class Summary:
             lines += [""] + [f"- {n}" for n in self.notes]
         return "\n".join(lines) + "\n"
 
-    def to_latex(self, label=None, mc_se=False, environment=None, resize=None):
+    def to_latex(self, label: str | None = None, mc_se: bool = False, environment: str | None = None,
+                 resize: bool | None = None) -> str:
         """The summary's tables as booktabs LaTeX tables for a paper.
 
         Each caption names the method, the table and the test's line (statistic, df, p-value);
@@ -155,9 +187,21 @@ class Summary:
         return "\n\n".join(blocks) + "\n"
 
     def _repr_html_(self):
+        """Jupyter's view: the test block as a table (method as its caption), then each table, then the notes."""
         import html
 
-        parts = [f"<pre>{html.escape(self.header.strip(chr(10)))}</pre>"]
+        lines = [line.strip("\t") for line in self.header.strip("\n").split("\n")]
+        rows = []
+        for line in lines[1:]:
+            label, said, value = line.partition(":  ")  # R's "data:  score and agent and task"
+            if said and label == "data":
+                rows.append(f"<tr><th style=\"text-align:left\">data</th><td style=\"text-align:left\">"
+                            f"{html.escape(value)}</td></tr>")
+            elif line.strip():  # statistic and extra lines keep their spacing (aligned intervals)
+                rows.append(f"<tr><td colspan=\"2\" style=\"text-align:left; white-space:pre; "
+                            f"font-family:monospace\">{html.escape(line)}</td></tr>")
+        title = lines[0] if lines else self.title
+        parts = [f"<table><caption>{html.escape(title)}</caption><tbody>{''.join(rows)}</tbody></table>"]
         for name, table in self.tables.items():
             parts.append(f"<p><b>{html.escape(name)}</b></p>{fmt.table_html(table, self.digits)}")
         if self.notes:
@@ -165,6 +209,7 @@ class Summary:
         return "\n".join(parts)
 
 
+@dataclass_transform(frozen_default=True, eq_default=False)
 def resultclass(cls):
     """Decorator for Result subclasses: a frozen dataclass that keeps the R-style ``repr``."""
     return dataclass(frozen=True, eq=False, repr=False)(cls)
@@ -203,6 +248,37 @@ class Result:
     #: plot kind -> function(result, ax=None, **kwargs); the first is the default.
     _plot_kinds: ClassVar[dict] = {}
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        for name in ("tidy", "glance"):
+            method = cls.__dict__.get(name)
+            if callable(method) and not getattr(method, "names_keyword", False):
+                setattr(cls, name, _column_names(method))
+
+    def __getitem__(self, key):
+        """R's htest components: ``res["p.value"]``, ``res["statistic"]``, ``res["parameter"]`` (df), ...
+
+        A KeyError names the components this result has.
+        """
+        components = self._htest()
+        if key not in components:
+            raise KeyError(f"{key!r:.40} is not a component of this {type(self).__name__}; it has: "
+                           + ", ".join(map(repr, components)) + " (R's htest names; or use the attributes)")
+        return components[key]
+
+    def _htest(self):
+        """The htest components this result has (attribute present and not None)."""
+        out = {}
+        for component, attribute in HTEST_COMPONENTS.items():
+            value = self._htest_parameter() if component == "parameter" else getattr(self, attribute, None)
+            if value is not None and not callable(value):
+                out[component] = value
+        return out
+
+    def _htest_parameter(self):
+        """R's ``parameter``: the degrees of freedom (a subclass with two returns them named)."""
+        return getattr(self, "df", None)
+
     @property
     def n_agents(self):
         """Number of agents compared (results that have ``agents``)."""
@@ -213,7 +289,7 @@ class Result:
         """Number of tasks used (results that have ``tasks``)."""
         return len(self.tasks)
 
-    def cite(self, data=None):
+    def cite(self, data: str | Sequence[str] | None = None) -> str:
         """BibTeX for this result's method, the package and (``data=``) the datasets used; see :func:`rlstats.cite`."""
         from .citations import cite
 
@@ -237,17 +313,17 @@ class Result:
         """Named DataFrames shown by summary()."""
         return {}
 
-    def tidy(self):
+    def tidy(self) -> pd.DataFrame:
         raise NotImplementedError
 
-    def glance(self):
+    def glance(self) -> pd.DataFrame:
         raise NotImplementedError
 
     def _prose(self):
         """The methods paragraph as plain text, before the notes (a subclass writes it from its fields)."""
         raise NotImplementedError
 
-    def report(self, format="latex"):
+    def report(self, format: str = "latex") -> str:
         """A methods-section paragraph: what was tested or estimated, how, on what, and what was found.
 
         Parameters
@@ -286,7 +362,7 @@ class Result:
 
     __repr__ = __str__
 
-    def summary(self):
+    def summary(self) -> Summary:
         """The full tables (with ``to_latex()``, ``to_markdown()`` and HTML in notebooks)."""
         return Summary(self.method, self._header(), self._summary_tables(), self.notes,
                        statistic_line=self._statistic_line())
@@ -294,15 +370,16 @@ class Result:
     def _repr_html_(self):
         return self.summary()._repr_html_()
 
-    def to_latex(self, label=None, mc_se=False, environment=None, resize=None):
+    def to_latex(self, label: str | None = None, mc_se: bool = False, environment: str | None = None,
+                 resize: bool | None = None) -> str:
         """The summary tables as booktabs LaTeX for a paper; see :meth:`Summary.to_latex`."""
         return self.summary().to_latex(label=label, mc_se=mc_se, environment=environment, resize=resize)
 
-    def to_markdown(self):
+    def to_markdown(self) -> str:
         """The summary as Markdown; see :meth:`Summary.to_markdown`."""
         return self.summary().to_markdown()
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         """Every field as JSON-serialisable data, with the class name and package versions."""
         out = {"result": type(self).__name__}
         for f in dataclasses.fields(self):
@@ -310,11 +387,11 @@ class Result:
         out["versions"] = package_versions()
         return out
 
-    def to_json(self, **kwargs):
+    def to_json(self, **kwargs: Any) -> str:
         """``json.dumps(self.to_dict())``."""
         return json.dumps(self.to_dict(), **kwargs)
 
-    def plot(self, ax=None, kind=None, **kwargs):
+    def plot(self, ax: Any = None, kind: str | None = None, **kwargs: Any) -> Any:
         """Draw the method's standard figure.
 
         Parameters

@@ -18,14 +18,20 @@ from __future__ import annotations
 
 import numbers
 import re
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
-from .design import NOTES_ATTR, design_of
+from .design import NOTES_ATTR, data_and_formula, design_of
+from .interop import as_pandas
 from .format import count, format_step
 from .errors import DesignError, OptionError
 from .options import check_bool, check_choice, check_int
+from ._typing import EvalEnv, FormulaLike, Table
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 ALIGN_METHODS = ("last", "linear")
 SUMMARIES = ("final", "last_k_mean", "auc", "max", "time_to_threshold")
@@ -313,7 +319,8 @@ def _run_frame(data, design, starts, values, name, notes):
     return frame
 
 
-def align_steps(data, formula, *, step, steps=None, method="last", na_action="raise", eval_env=0):
+def align_steps(data: Table, formula: FormulaLike, *, step: str, steps: ArrayLike | None = None, method: str = "last",
+                na_action: str = "raise", eval_env: EvalEnv = 0) -> pd.DataFrame:
     """Put every run's learning curve on a grid of steps.
 
     Parameters
@@ -346,6 +353,11 @@ def align_steps(data, formula, *, step, steps=None, method="last", na_action="ra
         expression), one row per run and grid step; ``attrs["rlstats_notes"]`` states the grids
         and the rule.
 
+    See Also
+    --------
+    rlstats.summarize_runs : One number per run.
+    rlstats.curves : Aggregate curves with bands.
+
     Examples
     --------
     >>> import pandas as pd
@@ -356,6 +368,8 @@ def align_steps(data, formula, *, step, steps=None, method="last", na_action="ra
     ([0.0, 4.0, 10.0, 0.0, 1.0, 2.0], [0, 5, 10])
     """
     method = check_choice("method", method, ALIGN_METHODS)
+    data, formula = data_and_formula(data, formula)  # R's order too
+    data = as_pandas(data)  # a polars or pyarrow table, converted once (stated); read again below
     design = design_of(data, formula, eval_env=eval_env, **curves_options(data, step, na_action))
     starts, stops = run_bounds(design)
     logged = snap_steps(design.extra[step], starts)
@@ -438,8 +452,10 @@ def _ends(design, starts, run_steps):
             "every run reaches, or leave the short runs out")
 
 
-def summarize_runs(data, formula, *, step, how="final", k=None, threshold=None, normalize_auc=False,
-                   steps=None, method="last", na_action="raise", eval_env=0):
+def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: str = "final", k: int | None = None,
+                   threshold: float | dict[str, float] | None = None, normalize_auc: bool = False,
+                   steps: ArrayLike | None = None, method: str = "last", na_action: str = "raise",
+                   eval_env: EvalEnv = 0) -> pd.DataFrame:
     """One row per run: each learning curve reduced to the number a back end compares.
 
     Parameters
@@ -489,6 +505,11 @@ def summarize_runs(data, formula, *, step, how="final", k=None, threshold=None, 
         Runs of a task cover different step ranges where the summary needs a common one (``auc``),
         runs with a single step for ``auc``, or fewer than ``k`` logged values for ``last_k_mean``.
 
+    See Also
+    --------
+    rlstats.curves : Compare the whole curves step by step instead.
+    rlstats.align_steps : Put runs on a common grid of steps.
+
     Examples
     --------
     >>> import rlstats
@@ -500,6 +521,8 @@ def summarize_runs(data, formula, *, step, how="final", k=None, threshold=None, 
     how = check_choice("how", how, SUMMARIES)
     method = check_choice("method", method, ALIGN_METHODS)
     k, normalize_auc = _check_summary_options(how, k, threshold, normalize_auc)
+    data, formula = data_and_formula(data, formula)  # R's order too
+    data = as_pandas(data)  # a polars or pyarrow table, converted once (stated); read again below
     design = design_of(data, formula, eval_env=eval_env, **curves_options(data, step, na_action))
     name = _value_name(design.formula)
     starts, stops = run_bounds(design)
@@ -513,7 +536,8 @@ def summarize_runs(data, formula, *, step, how="final", k=None, threshold=None, 
         else:
             grids = [check_grid(steps)] * design.n_tasks
             notes.append(grid_sentence(grids[0], method, True))
-        runs, run_steps = [None] * starts.size, [None] * starts.size
+        runs: list[Any] = [None] * starts.size
+        run_steps: list[Any] = [None] * starts.size
         for t, grid in enumerate(grids):
             mine = np.flatnonzero(run_task == t)
             matrix = align(design.y, logged, starts[mine], stops[mine], grid, method)

@@ -192,6 +192,8 @@ TINY = rlstats.datasets.simulate(agents=2, tasks=3, seeds=3, rng=0)
 ONE_TASK = rlstats.datasets.simulate(agents=2, tasks=1, seeds=5, rng=0).drop(columns="task")
 CURVES = rlstats.datasets.simulate_curves(agents=2, tasks=3, seeds=3, steps=5, rng=0)
 REFERENCE = pd.DataFrame({"task": ["task_01", "task_02", "task_03"], "random": 0.0, "human": 10.0})
+#: TINY swept over two learning rates (a hyperparameter column), for rlstats.tuning
+SWEEP = pd.concat([TINY.assign(lr=0.1), TINY.assign(lr=0.01, score=TINY["score"] + 1.0)], ignore_index=True)
 
 
 @contextlib.contextmanager
@@ -244,6 +246,8 @@ BACKENDS = {
                          "n_resamples": 200, "rng": 0}),
     "task_table": (rlstats.task_table, TINY, "score ~ agent | task", {"n_resamples": 200, "rng": 0}),
     "curves": (rlstats.curves, CURVES, "score ~ agent | task/seed", {"step": "step", "n_resamples": 200, "rng": 0}),
+    "tuning": (rlstats.tuning, SWEEP, "score ~ agent | task/seed", {"config": "lr", "n_resamples": 200, "rng": 0}),
+    "mixed": (rlstats.mixed, TINY, "score ~ agent | task", {"rng": 0}),
 }
 
 
@@ -332,6 +336,14 @@ OWN_OPTIONS = [
     ("skillings_mack", "adjustment", "fdr", OptionError, "adjustment='fdr' is not one of the allowed values"),
     ("skillings_mack", "posthoc", "nemenyi", OptionError, "posthoc='nemenyi' is not one of the allowed values"),
     ("skillings_mack", "tie_correction", "yes", OptionError, "tie_correction must be True or False"),
+    ("skillings_mack", "control", "DQN", OptionError,
+     ("control='DQN' is not an agent in the data", "the agents are: 'agent_1', 'agent_2'")),
+    ("skillings_mack", "control", 3, OptionError, "control= names one agent, e.g. control='DQN'; got int"),
+    ("skillings_mack", "control", ["agent_1"], OptionError, "control= names one agent, e.g. control='DQN'; got list"),
+    ("skillings_mack", "variant", "quade", DesignError,
+     ("variant=\"quade\" needs a complete design with one run per (agent, task) cell", "within_cell=\"mean\"")),
+    ("skillings_mack", "posthoc", "exact", DesignError,
+     ("posthoc=\"exact\" gives exact p-values of differences of Friedman rank sums", "use posthoc=\"ranks\"")),
     ("bootstrap", "metrics", "trimmed", OptionError, "metric 'trimmed' is not one of the built-in metrics"),
     ("bootstrap", "metrics", -1, OptionError, "metrics must be a metric name, a function, or a list"),
     ("bootstrap", "metrics", [], OptionError, "metrics is empty"),
@@ -351,6 +363,10 @@ OWN_OPTIONS = [
     ("performance_profile", "tau", "x", OptionError, "tau must be a sequence of numbers, got 'x'"),
     ("performance_profile", "tau", -1, OptionError, "tau must be a non-empty 1-D array of finite thresholds"),
     ("performance_profile", "tau", [0.0, float("nan")], OptionError, "tau must be"),
+    ("performance_profile", "tau", [[0.0, 1.0]], OptionError, "tau must be a non-empty 1-D array of finite thresholds, got shape (1, 2)"),
+    ("performance_profile", "task_bootstrap", "yes", OptionError, "task_bootstrap must be True or False, got 'yes'"),
+    ("probability_of_improvement", "pairs", [("agent_1", "agent_2"), ("agent_2", "agent_1")], OptionError,
+     "is listed twice (in some order)"),
     ("percentiles", "interval", "normal", OptionError, "interval='normal' is not one of the allowed values"),
     ("percentiles", "ties", "high", OptionError, "ties='high' is not one of the allowed values"),
     ("percentiles", "delta", 0, OptionError, "delta must be strictly between 0 and 1"),
@@ -397,6 +413,28 @@ OWN_OPTIONS = [
      ("test='permutation' is now called 'fisher_pitman'", "names the step-down back end", "pass test='fisher_pitman'")),
     ("task_table", "adjustment", "fdr", OptionError, "adjustment='fdr' is not one of the allowed values"),
     ("task_table", "aggregate", "mean", OptionError, "aggregate= must be None or 'bootstrap', got 'mean'"),
+    ("task_table", "n_resamples", 50, OptionError, "n_resamples must be at least 100, got 50"),
+    ("curves", "n_resamples", 10, OptionError, "n_resamples must be at least 20, got 10"),
+    ("curves", "statistic", lambda x: x, OptionError, "a statistic function needs a name for the tables"),
+    ("curves", "compare", [("agent_1",)], OptionError, "compare= takes pairs of agents such as"),
+    ("tuning", "config", "nosuch", DesignError, "config= column(s) ['nosuch'] not found in data"),
+    ("tuning", "config", 3, OptionError, "config= must be a column name or a list of them, got 3"),
+    ("tuning", "config", "agent", OptionError, "config= column 'agent' is already in the formula (the agents)"),
+    ("tuning", "config", "seed", OptionError, "config= column 'seed' is already in the formula (the seeds)"),
+    ("tuning", "config", None, DesignError, "seed '0' appears more than once for agent 'agent_1'"),
+    ("tuning", "weights", "nosuch", DesignError, "weights= column(s) ['nosuch'] not found"),
+    ("tuning", "weights", ["lr", "seed"], OptionError, "weights= must be a column name"),
+    ("tuning", "weights", "seed", OptionError, "weights= column 'seed' is already in the formula"),
+    ("tuning", "holdout", "lr", DesignError, "holdout= column 'lr' must be True/False"),
+    ("tuning", "views", "best", OptionError, "views=['best']: each must be one of"),
+    ("tuning", "views", [], OptionError, "views= must be a non-empty list"),
+    ("tuning", "threshold", 1.5, OptionError, "threshold must be strictly between 0 and 1"),
+    ("tuning", "budgets", [0, 1], OptionError, "budgets= must be a list of positive integers"),
+    ("tuning", "budgets", [1.5], OptionError, "budgets= must be a list of positive integers"),
+    ("tuning", "budgets", [5], OptionError, "budgets= goes up to 5 configurations, but a sweep has only 2"),
+    ("tuning", "percentiles", (95, 5), OptionError, "percentiles=(95.0, 5.0) must satisfy 0 <= low < high <= 100"),
+    ("tuning", "percentiles", "x", OptionError, "percentiles= must be two numbers"),
+    ("tuning", "fraction", 2, OptionError, "fraction must be"),
     ("curves", "step", "nosuch", DesignError, "step column 'nosuch' not found in data"),
     ("curves", "step", -1, OptionError, "step= names the step column, e.g. step='step'; got -1"),
     ("curves", "statistic", "max", OptionError, "statistic='max' is not one of the allowed values"),
@@ -415,6 +453,8 @@ OWN_OPTIONS = [
     ("curves", "subset", np.ones(5, bool), OptionError, "subset= must give one True/False per row (90)"),
     ("curves", "subset", "task != 'task_01' or agent != 'agent_1'", DesignError,
      ("agent 'agent_1' on task 'task_01'", "subset=\"agent != 'agent_1'\" leaves that agent out")),
+    ("mixed", "ddf", "kr", OptionError, "ddf='kr' is not one of the allowed values: 'satterthwaite', 'kenward-roger'"),
+    ("mixed", "adjust", "bonferroni", OptionError, "adjust='bonferroni' is not one of the allowed values"),
 ]
 
 
@@ -423,6 +463,29 @@ OWN_OPTIONS = [
 def test_a_bad_value_of_a_back_end_option(name, option, value, error, phrases):
     function, data, formula, options = BACKENDS[name]
     fails(error, phrases, function, data, formula, **{**options, option: value})
+
+
+@pytest.mark.parametrize("make, formula, error, phrases", [
+    (lambda: TINY, "score ~ agent + (1 | task) + (1 | seed)", FormulaError,
+     ("give one (1 | task) term and at most one (1 | task:agent)", "(1 | seed)")),
+    (lambda: TINY, "score ~ agent + (agent | task)", FormulaError, "random intercepts only"),
+    (lambda: TINY, "score ~ agent + (1 | task:agent)", FormulaError, "give one (1 | task) term"),
+    (lambda: TINY, "score ~ agent + (1 | task) + (1 | task:seed)", FormulaError,
+     "the nested term must join the task and the agent: (1 | task:agent)"),
+    (lambda: TINY, "score ~ agent + (1 | agent)", FormulaError, "the random intercepts belong to the task"),
+    (lambda: TINY[TINY["seed"] == 0], "score ~ agent + (1 | task) + (1 | task:agent)", DesignError,
+     ("random task:agent intercepts", "every (agent, task) cell holds one run", "drop '+ (1 | task:agent)'")),
+    (lambda: TINY[TINY["task"] == "task_01"], "score ~ agent | task", DesignError, "needs at least 2 tasks"),
+    (lambda: ONE_TASK, "score ~ agent", DesignError, "write 'score ~ agent | task'"),
+], ids=["a random term of another column", "random slopes", "the interaction alone", "a nested term of another column",
+        "random agent intercepts", "interaction without replicates", "one task", "no blocks"])
+def test_mixed_model_formulas_and_designs(make, formula, error, phrases):
+    fails(error, phrases, rlstats.mixed, make(), formula)
+
+
+def test_mixed_notes_the_interaction_lme4s_formula_left_out():
+    noted(("random task:agent intercepts were added to the formula's (1 | task)", "up to 3 runs"), rlstats.mixed,
+          TINY, "score ~ agent + (1 | task)")
 
 
 def test_the_selection_simulation_names_the_renamed_inspector():
@@ -439,7 +502,7 @@ def test_an_option_compare_does_not_know_names_it_and_lists_the_others(method, o
     _, data, formula, _ = BACKENDS["selection_check" if method == "selection" else method]
     message = fails(OptionError, f"method={method!r} has no option {option!r}; its options are: ", rlstats.compare,
                     data, formula, method=method, **{option: 1})
-    assert "n_resamples" in message or "alpha" in message
+    assert "n_resamples" in message or "alpha" in message or "confidence_level" in message
 
 
 @pytest.mark.parametrize("method, phrase", [
@@ -514,7 +577,7 @@ def _not_a_frame(name, kind):
 
 
 #: Back ends that describe each agent on its own: one agent is enough (issue 29; test_one_agent_is_enough).
-ONE_AGENT_ENOUGH = ("bootstrap", "curves")
+ONE_AGENT_ENOUGH = ("bootstrap", "curves", "tuning")
 
 
 @pytest.mark.parametrize("name", BACKENDS)
@@ -565,6 +628,10 @@ BAD_BLOCKS = [  # only where the formula has blocks
 def _formula_cases():
     for name, (_, _, formula, _) in BACKENDS.items():
         for what, make, error, phrases in BAD_FORMULAS + (BAD_BLOCKS if "|" in formula else []):
+            if (name, what) == ("tuning", "blocks nested twice"):
+                # tuning reads '| task/tuning_run/seed' (seeds nested in tuning runs): see
+                # test_tuning_with_nested_seeds_and_config_names_both
+                error, phrases = OptionError, "the formula nests seeds in 'seed' ('| task/seed/agent')"
             yield pytest.param(name, make(formula), error, phrases, id=f"{name}-{what}")
 
 
@@ -580,13 +647,25 @@ def test_no_formula(name):
     fails(OptionError, "formula is required", function, data, None, **options)  # one front door, one message
 
 
-@pytest.mark.parametrize("name", [n for n in BACKENDS if n != "curves"])
+@pytest.mark.parametrize("name", [n for n in BACKENDS if n not in ("curves", "tuning")])
 def test_a_design_built_with_another_formula(name):
     function, data, formula, options = BACKENDS[name]
     design = rlstats.build(data, formula)
     other = formula.replace("score", "log1p(score - score.min())", 1)
     fails(OptionError, ("differs from the one the Design was built with", "pass formula=None"), function, design,
           other, **options)
+
+
+def test_tuning_with_nested_seeds_and_config_names_both():
+    fails(OptionError, "the formula nests seeds in 'lr' ('| task/lr/seed'), which names the configuration; drop "
+          "config='lr'", rlstats.tuning, SWEEP, "score ~ agent | task/lr/seed", config="lr")
+    fails(DesignError, "tuning needs the task and the seed column in the formula", rlstats.tuning, SWEEP,
+          "score ~ agent | task", config="lr")
+
+
+def test_tuning_of_a_ready_design_asks_for_the_frame():
+    design = rlstats.build(TINY, "score ~ agent | task/seed")
+    fails(DesignError, "tuning() needs the DataFrame", rlstats.tuning, design, "score ~ agent | task/seed")
 
 
 def test_curves_of_a_ready_design_ask_for_the_frame():
@@ -659,6 +738,14 @@ NORMALIZE_CASES = [
     ("data a list", ([1, 2], REFERENCE), {}, DesignError, "df must be a pandas DataFrame with a 'task' and a 'score'"),
     ("data with a column twice", (pd.concat([TINY, TINY[["score"]]], axis=1), REFERENCE), {}, DesignError,
      "the data has 2 columns named 'score'; give columns unique names"),
+    ("minmax with low=", (TINY, "minmax"), {"low": "random"}, OptionError,
+     "low= and high= name columns of a reference table; the rule 'minmax' has none"),
+    ("dm_control with high=", (TINY, "dm_control"), {"high": "expert"}, OptionError,
+     "the rule 'dm_control' has none (its bounds: 0 and 1000 for every task"),
+    ("minmax on equal scores", (TINY.assign(score=1.0), "minmax"), {}, DesignError,
+     "min-max normalisation needs two different scores in every task; task 'task_01', 'task_02'"),
+    ("d4rl with the Atari default", (TINY, "d4rl_reference"), {"high": "human"}, DesignError,
+     "the reference has no column 'human'"),
 ]
 
 
@@ -1971,3 +2058,54 @@ def test_worker_counts_are_bounded_on_this_machine_only():
     many = JOBS_PER_CORE * (os.cpu_count() or 1) + 1
     fails(OptionError, f"n_jobs={many:,} is more than {JOBS_PER_CORE} workers per core", check_n_jobs, many)
     assert check_n_jobs(many, local=False) == many  # a Dask cluster may have more workers than this machine's cores
+
+
+# ----------------------------------------------------------------------------- frames from polars, pyarrow, rliable
+
+RLIABLE_CASES = [
+    ("not a dict", ([[1.0]],), {}, OptionError, "scores must be a non-empty dict {agent: array of runs x tasks}"),
+    ("empty dict", ({},), {}, OptionError, "got dict (empty)"),
+    ("1-D array", ({"A": [1.0, 2.0]},), {}, DesignError,
+     ("scores['A'] has shape (2,)", "(runs, tasks)", "reshape to (runs, 1)")),
+    ("text scores", ({"A": [["a"]]},), {}, DesignError, "scores['A'] must be a numeric array of shape (runs, tasks)"),
+    ("tasks differ", ({"A": np.ones((2, 3)), "B": np.ones((2, 2))},), {}, DesignError,
+     "scores['B'] has shape (2, 2), but scores['A'] has (2, 3): every agent needs the same tasks"),
+    ("too few task names", ({"A": np.ones((2, 3))},), {"tasks": ["x", "y"]}, OptionError,
+     "tasks= has 2 entries but the arrays' second axis (tasks) has 3"),
+    ("a task named twice", ({"A": np.ones((2, 2))},), {"tasks": ["x", "x"]}, OptionError, "tasks= repeats x"),
+    ("tasks a string", ({"A": np.ones((2, 2))},), {"tasks": "xy"}, OptionError, "got the string 'xy'"),
+    ("steps for final scores", ({"A": np.ones((2, 2))},), {"steps": [0, 1]}, OptionError,
+     "steps= is for learning curves"),
+    ("agents that print alike", ({1: np.ones((1, 1)), "1": np.ones((1, 1))},), {}, OptionError,
+     "agent names that print the same"),
+]
+
+
+@pytest.mark.parametrize("what, args, options, error, phrase", RLIABLE_CASES, ids=[c[0] for c in RLIABLE_CASES])
+def test_from_rliable(what, args, options, error, phrase):
+    fails(error, phrase, rlstats.from_rliable, *args, **options)
+
+
+def test_polars_lazy_frames_and_other_objects_say_what_to_pass():
+    pl = pytest.importorskip("polars", reason="polars is not installed (optional: the polars input path)")
+    fails(DesignError, "data is a polars LazyFrame; call .collect() on it first", rlstats.compare,
+          pl.from_pandas(TINY).lazy(), "score ~ agent | task")
+    fails(DesignError, "got polars.Series", rlstats.compare, pl.Series([1.0]), "score ~ agent | task")
+
+
+def test_r_habits_bad_inputs():
+    """Issue 31: tidy/glance names=, htest indexing, Quade's and the control's option clashes."""
+    function, data, formula, options = BACKENDS["skillings_mack"]
+    res = function(data, formula, **options)
+    fails(OptionError, "names='R' is not one of the allowed values: 'rlstats', 'broom'", res.tidy, names="R")
+    fails(OptionError, "names=3 is not one of the allowed values", res.glance, names=3)
+    with pytest.raises(KeyError, match="'p_value' is not a component of this SkillingsMackResult; it has: "):
+        res["p_value"]
+    means = data.groupby(["agent", "task"], as_index=False)["score"].mean()
+    fails(OptionError, "variant=\"quade\" has R's F p-value only", function, means, formula, variant="quade",
+          pvalue="monte_carlo")
+    fails(OptionError, ("adjustment='tukey' is the studentized range", "comparisons with a control"), function,
+          means, formula, control="agent_1", adjustment="tukey")
+    missing = rlstats.datasets.simulate(agents=3, tasks=4, seeds=1, rng=0).iloc[1:]
+    fails(DesignError, ("variant=\"quade\" needs a complete design", "has empty cells"), function,
+          missing, formula, variant="quade")

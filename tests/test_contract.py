@@ -41,7 +41,7 @@ def test_a_declaration_with_a_part_missing_fails():
     assert complete.problems(citations.ENTRIES) == []
     broken = Backend(name="new", function=f"{here}._api:no_such_function", result=f"{here}._result:NoSuchResult",
                      citations=("no_such_paper",), contract=("score ~ agent | task",), options=f"{here}._api:Nope",
-                     no_options="and a reason too", demo=None,
+                     demo=None,
                      power=PowerRule(key=99, label="new", decide=f"{here}._power:nope", sentence=f"{here}.nope:f",
                                      outcomes=f"{here}._api:pvalue_only", per_task=True))
     problems = broken.problems(citations.ENTRIES)
@@ -49,7 +49,6 @@ def test_a_declaration_with_a_part_missing_fails():
         "function 'rlstats.methods.skillings_mack._api:no_such_function' does not import",
         "result 'rlstats.methods.skillings_mack._result:NoSuchResult' does not import",
         "options 'rlstats.methods.skillings_mack._api:Nope' does not import",
-        "options: give it or the reason it is missing (no_options), not both or neither",
         "demo: give it or the reason it is missing (no_demo), not both or neither",
         "citations ('no_such_paper',): each must be a key of rlstats.citations.ENTRIES",
         "contract must be (formula, options)",
@@ -62,6 +61,32 @@ def test_a_declaration_with_a_part_missing_fails():
                       contract=complete.contract, options=complete.options, demo=complete.demo)
     assert no_rule.problems(citations.ENTRIES) == [
         "power: give it or the reason it is missing (no_power), not both or neither"]
+
+
+def test_every_back_end_has_an_options_class_that_checks_itself():
+    # No back end validates its keywords inline: each names a frozen dataclass with checked(); one without
+    # options, or with a class that is not one, fails.
+    complete = DECLARATIONS["skillings_mack"]
+    for declared in DECLARATIONS.values():
+        options = rlstats.methods.load(declared.options)
+        assert options.__dataclass_params__.frozen and callable(options.checked), declared.name
+    parts = dict(name="new", function=complete.function, result=complete.result, citations=complete.citations,
+                 contract=complete.contract, demo=complete.demo, power=complete.power)
+    assert Backend(**parts).problems(citations.ENTRIES) == [
+        "options: every back end checks its keywords in an options class (give its path)"]
+    assert Backend(**parts, options="rlstats.methods.skillings_mack._api:SkillingsMackResult").problems(
+        citations.ENTRIES) == ["options 'rlstats.methods.skillings_mack._api:SkillingsMackResult' must be a frozen "
+                               "dataclass with a checked() classmethod"]
+
+
+def test_every_tidy_column_is_declared_once():
+    # A column only one folder reports lives in its _backend.py (VOCABULARY); the shared ones in rlstats.vocabulary.
+    from rlstats import vocabulary
+
+    columns = [row[0] for row in (*vocabulary._TERMS, *rlstats.methods.VOCABULARY)]
+    assert sorted({c for c in columns if columns.count(c) > 1}) == []
+    assert all(len(row) == 4 for row in rlstats.methods.VOCABULARY)
+    assert set(vocabulary.VOCABULARY) == set(columns)
 
 
 def test_compare_reaches_every_declared_back_end_and_its_result():

@@ -183,3 +183,85 @@ def test_the_frame_says_how_it_was_normalised(scores, reference):
     assert out.attrs[NOTES_ATTR][0] in res.notes and out.attrs[NOTES_ATTR][0] in str(res)
     twice = normalize(out, reference, low="random", high="human")  # earlier notes are kept, in order
     assert len(twice.attrs[NOTES_ATTR]) == 2
+
+
+# ------------------------------------------------------------------------------ named normalisers and rules
+
+# D4RL's reference scores as published in the D4RL release: d4rl/infos.py (REF_MIN_SCORE, REF_MAX_SCORE) of
+# Farama-Foundation/D4RL at commit 89141a689b0353b0dac3da5cba60da4b1b16254d; the Gym-MuJoCo pairs are also
+# d4rl/gym_mujoco/__init__.py's HOPPER_RANDOM_SCORE = -20.272305, HOPPER_EXPERT_SCORE = 3234.3, ... (Fu et al.
+# 2020, arXiv:2004.07219). Typed here from that file, independently of the module's table.
+D4RL_RELEASE = {
+    "halfcheetah-random-v0": (-280.178953, 12135.0), "halfcheetah-medium-expert-v2": (-280.178953, 12135.0),
+    "hopper-random-v0": (-20.272305, 3234.3), "hopper-medium-v2": (-20.272305, 3234.3),
+    "hopper-full-replay-v1": (-20.272305, 3234.3),
+    "walker2d-random-v0": (1.629008, 4592.3), "walker2d-medium-replay-v2": (1.629008, 4592.3),
+    "ant-random-v0": (-325.6, 3879.7), "ant-expert-v2": (-325.6, 3879.7),
+    "pen-human-v0": (96.262799, 3076.8331017826877), "pen-cloned-v1": (96.262799, 3076.8331017826877),
+    "hammer-expert-v1": (-274.856578, 12794.134825156867), "relocate-human-v0": (-6.425911, 4233.877797728884),
+    "door-cloned-v0": (-56.512833, 2880.5693087298737),
+    "antmaze-umaze-v0": (0.0, 1.0), "antmaze-large-diverse-v2": (0.0, 1.0),
+    "kitchen-complete-v0": (0.0, 4.0), "kitchen-mixed-v0": (0.0, 4.0),
+    "maze2d-open-v0": (0.01, 20.66), "maze2d-umaze-v1": (23.85, 161.86), "maze2d-medium-v1": (13.13, 277.39),
+    "maze2d-large-v1": (6.7, 273.99), "maze2d-open-dense-v0": (11.17817, 27.166538620695782),
+    "maze2d-umaze-dense-v1": (68.537689, 193.66285642381482),
+    "maze2d-medium-dense-v1": (44.264742, 297.4552547777125),
+    "maze2d-large-dense-v1": (30.569041, 303.4857382709002),
+}
+
+
+def test_d4rl_table_matches_the_release():
+    from rlstats import datasets
+
+    table = datasets.load("d4rl_reference").set_index("task")
+    assert len(table) == 115 and table.index.is_unique
+    for name, (low, high) in D4RL_RELEASE.items():
+        assert (table.loc[name, "random"], table.loc[name, "expert"]) == (low, high), name
+        assert table.loc[name, "version"] == name.rsplit("-", 1)[1]
+    # 4 Gym-MuJoCo environments x (5 datasets in v0, 6 with full-replay in v1 and v2), Adroit 4 x 3 x (v0, v1),
+    # AntMaze 6 x (v0, v2), Kitchen 3, Maze2D 8
+    versions = table["version"].value_counts().to_dict()
+    assert versions == {"v0": 20 + 12 + 6 + 3 + 2, "v1": 24 + 12 + 6, "v2": 24 + 6}
+    assert table["source"].str.contains("Farama-Foundation/D4RL@89141a6").all()
+    # the circulating copies are not these numbers, and available() names them
+    assert table.loc["hopper-medium-v2", "random"] != -19.5 and table.loc["walker2d-medium-v2", "random"] != -0.48
+    described = datasets.available().set_index("name").loc["d4rl_reference", "description"]
+    assert "hopper ref_min_score -19.5 instead of -20.272305" in described
+    assert "walker2d ref_min_score -0.48 instead of 1.629008" in described
+
+
+def test_d4rl_normalised_score_by_hand():
+    runs = pd.DataFrame({"agent": ["A", "B", "A", "B"],
+                         "task": ["hopper-medium-v2", "hopper-medium-v2", "walker2d-medium-v2", "walker2d-medium-v2"],
+                         "score": [1000.0, 3234.3, 1.629008, 2300.0]})
+    out = normalize(runs, "d4rl_reference")  # random and expert, D4RL's own, by default
+    expected = [(1000.0 + 20.272305) / (3234.3 + 20.272305), 1.0, 0.0, (2300.0 - 1.629008) / (4592.3 - 1.629008)]
+    np.testing.assert_allclose(out["score"], expected, rtol=1e-15)
+    assert out.attrs["rlstats_notes"][-1] == (
+        "'score' normalised per task as (score - random) / (expert - random) with random and expert from "
+        "d4rl_reference (D4RL release, d4rl/infos.py (Farama-Foundation/D4RL@89141a6))")
+
+
+def test_dm_control_divides_by_1000():
+    # Control Suite rewards lie in [0, 1] per step over 1000-step episodes (Tassa et al. 2018, dm_control's
+    # suite_test.py checks the reward range): returns lie in [0, 1000].
+    runs = pd.DataFrame({"agent": ["A", "B", "A"], "task": ["walker-walk", "walker-walk", "cheetah-run"],
+                         "score": [0.0, 1000.0, 437.5]})
+    out = normalize(runs, "dm_control")
+    assert out["score"].tolist() == [0.0, 1.0, 0.4375]
+    assert "score / 1000" in out.attrs["rlstats_notes"][-1]
+
+
+def test_minmax_uses_each_tasks_range_in_the_data_and_states_it(scores):
+    many = pd.DataFrame({"task": np.repeat([f"t{i:02d}" for i in range(12)], 2),
+                         "score": np.arange(24, dtype=float) ** 2})
+    out = normalize(many, "minmax")
+    np.testing.assert_array_equal(out["score"], np.tile([0.0, 1.0], 12))
+    note = out.attrs["rlstats_notes"][-1]
+    assert note.endswith("in the data: t00 0 to 1, t01 4 to 9, t02 16 to 25, t03 36 to 49, t04 64 to 81, "
+                         "t05 100 to 121, t06 144 to 169, t07 196 to 225, t08 256 to 289, t09 324 to 361 and 2 more")
+    # a missing score is left out of the bounds and stays missing
+    gappy = pd.concat([scores, pd.DataFrame({"agent": ["C"], "task": ["Pong"], "seed": [0], "score": [np.nan]})])
+    out = normalize(gappy, "minmax")
+    np.testing.assert_allclose(out["score"], [0.0, (6.1 + 2.0) / 8.1, 1.0, 0.0, np.nan], rtol=1e-15)
+    assert out.attrs["rlstats_notes"][-1].endswith("in the data: Pong 0 to 14.75, Boxing -2 to 6.1")

@@ -81,3 +81,36 @@ def test_the_license_file_carries_the_declared_license():
     assert config["metadata"]["license"] == "BSD-3-Clause" and config["metadata"]["license_files"] == "LICENSE"
     text = (ROOT / "LICENSE").read_text(encoding="utf-8")
     assert text.startswith("BSD 3-Clause License") and "Neither the name of the copyright holder" in text
+
+
+def _citation_fields():
+    """The top-level ``key: value`` lines of CITATION.cff (a flat YAML read without a YAML library)."""
+    fields = {}
+    for line in (ROOT / "CITATION.cff").read_text(encoding="utf-8").splitlines():
+        found = re.fullmatch(r"([a-z-]+):\s*(.+)", line)
+        if found:
+            fields[found[1]] = found[2].strip().strip('"')
+    return fields
+
+
+def test_citation_file_agrees_with_cite_the_version_and_the_license():
+    import rlstats
+    from rlstats._version import __version__
+
+    fields = _citation_fields()
+    config = configparser.ConfigParser()
+    config.read(ROOT / "setup.cfg")
+    assert fields["cff-version"] == "1.2.0" and fields["type"] == "software"
+    assert fields["version"] == __version__ == config["metadata"]["version"]
+    assert fields["license"] == config["metadata"]["license"] == "BSD-3-Clause"
+    entry = rlstats.cite()
+    assert re.search(r"title = \{(.*)\}", entry)[1] == fields["title"]
+    assert re.search(r"version = \{(.*)\}", entry)[1] == fields["version"]
+    assert "The rlstats developers" in (ROOT / "CITATION.cff").read_text(encoding="utf-8")
+
+
+def test_the_changelog_starts_from_this_release():
+    text = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    from rlstats._version import __version__
+
+    assert text.startswith("# Changelog") and f"## {__version__}" in text and "## Unreleased" in text

@@ -263,3 +263,21 @@ SHA256 = {
     f"{RL_STATS}/data/td3_hc_all_perfs.txt":
         "2cfc0594a1cdca2b8a8fc07a27d00483ab6c928b68ba0a7417fce389fa71f99f",
 }
+
+# Dierkes et al. (RLC 2024): the PPO landscapes on LunarLander (one file each) and the tuning experiments
+HPO = "ADA-research/combined_hpo_and_reward_shaping/0012b924873a42c3b9a9d0c9766f0b0f92d767aa"
+#: landscape (file stem) -> SHA-256; learning-rate_angle-weight and learning-rate_distance-weight are one file
+HPO_LANDSCAPES = {
+    "gae-lambda_angle_weight": "10294a3fe899d00afbeec53614a1ef4947cd87c4cbaf1cad9d1dae3191f1ebed",
+    "gae-lambda_distance-weight": "9be47cdaed0be6cdf1b3dbe4cf1dd4dfa480e444caa386a0acd0f0db7c791a9c",
+    "gae-lambda_velocity-weight": "b7277ade9ebf7830bdc3fb0f7944b4a986ec9d43770f8eff3d6c5cd73b3363ef",
+    "gamma_angle-weight": "3209c8c62f368bd781329adf6b96332326d20de84375178fafc1c9a2de4a3dea",
+    "gamma_distance-weight": "d26611549bdf6f5dd7024689c202170c9b54d11b07f8bf209cc9834e046143e7",
+    "gamma_velocity-weight": "1aa43177889699ef17bd9d35d58ccd6284f33e7e7292e0d6451b230d3cfdfbf5",
+    "learning-rate_angle-weight": "0bc5fe5db5f21bfb27fa044405af7c9e508050eaa4b94d2acef9fbadb19a8b1c",
+    "learning-rate_distance-weight": "0bc5fe5db5f21bfb27fa044405af7c9e508050eaa4b94d2acef9fbadb19a8b1c",
+    "learning-rate_velocity-weight": "23c8cee047f6cf6e2cb9f3040684cbd4ef4c8f646dbf8591384c9538314d4ef0",
+}
+SHA256.update({f"{HPO}/experimental_results/landscape_analysis/{name}.csv": sha for name, sha in HPO_LANDSCAPES.items()})
+SHA256[f"{HPO}/experimental_results/optimisation_experiments/optimisation_evaluation_results.csv"] = \
+    "7d4a26926e97a677a3fd3e99f1648b2c718247b479d4cc862273f1c120879140"

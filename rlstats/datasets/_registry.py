@@ -7,17 +7,23 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable
 
 import pandas as pd
 
 from ..options import check_choice
-from . import _atari_reference
+from . import _atari_reference, _d4rl_reference
 from ._fetch import _fetch, _url
+from ._hpo import (EVALUATION_FILE, LANDSCAPE_COLUMNS, LANDSCAPE_FILES, OPTIMISATION_COLUMNS, _parse_hpo_landscapes,
+                   _parse_hpo_optimisation)
 from ._published import (_ATARI_AGENT_FILES, _CURL_FILES, _HALFCHEETAH_FILES, _IRIS_DATA, _SPINNINGUP_FILES,
                          DOPAMINE_AGENTS, DOPAMINE_GAMES, DOPAMINE_ITERATIONS, DOPAMINE_RUNS, MUJOCO_BATCHES,
                          SPINNINGUP_EVALUATIONS, _dopamine_file, _mujoco_file, _parse_atari100k,
                          _parse_atari100k_reference, _parse_atari_reference, _parse_dopamine_atari,
                          _parse_halfcheetah_sac_td3, _parse_mujoco_adastop, _parse_spinningup_halfcheetah)
+
+if TYPE_CHECKING:
+    import os
 
 _ATARI_LICENCE = (
     "Scores published with Agarwal et al. (2021). rllte's LICENSE file is the MIT License "
@@ -35,7 +41,7 @@ class _Dataset:
     columns: tuple
     rows: int
     files: tuple
-    parse: object
+    parse: Callable[..., Any]
 
     def url_bases(self):
         if not self.files:
@@ -188,11 +194,67 @@ _DATASETS = {
             files=tuple(_SPINNINGUP_FILES.values()),
             parse=_parse_spinningup_halfcheetah,
         ),
+        _Dataset(
+            name="hpo_landscapes",
+            description=(
+                "PPO on Gymnasium LunarLander, 9 landscapes of one hyperparameter (learning rate, gamma or GAE "
+                "lambda) x one reward weight (angle, distance or velocity): 10,000 sampled configurations each "
+                "(config is the row of the file; values repeat, a sample of the grid), 10 training seeds each, "
+                "final mean return. hyperparameter and reward_weight hold the values, landscape names the pair. "
+                "The published learning-rate_angle-weight and learning-rate_distance-weight files are byte-identical "
+                "(one SHA-256), so those two landscapes are the same numbers."
+            ),
+            source_paper=("Dierkes, Cramer, Hoos and Trimpe (2024), Combining automated optimisation of "
+                          "hyperparameters and reward shape, Reinforcement Learning Conference (arXiv:2406.18293)"),
+            licence="The repository states no licence; the files are read from their pinned URLs, never copied.",
+            columns=LANDSCAPE_COLUMNS,
+            rows=9 * 10_000 * 10,
+            files=tuple(LANDSCAPE_FILES.values()),
+            parse=_parse_hpo_landscapes,
+        ),
+        _Dataset(
+            name="hpo_optimisation",
+            description=(
+                "Tuning procedures for PPO and SAC on Brax ant and humanoid, Gym lunar(lander) and Robosuite wipe: "
+                "hpo and rpo are the optimiser of the hyperparameters and of the reward weights (base = defaults, "
+                "rs = random search, dehb), objective return or return+stability; procedure names the "
+                "combination. Each procedure ran 5 times (tuning_run) and the configuration each run found was "
+                "trained again with 10 evaluation seeds (seed): score is its final mean return, "
+                "default_reward_score the return under the default reward. Baselines (base/base) have no tuning "
+                "run: tuning_run is 0 there. The tuning run, not the evaluation seed, is the unit of replication. The "
+                "published file repeats 5 rows in every column (PPO ant twice, PPO humanoid, SAC wipe twice); they "
+                "are kept as published: drop them (drop_duplicates()) before an analysis, which refuses to count a "
+                "run twice."
+            ),
+            source_paper=("Dierkes, Cramer, Hoos and Trimpe (2024), Combining automated optimisation of "
+                          "hyperparameters and reward shape, Reinforcement Learning Conference (arXiv:2406.18293)"),
+            licence="The repository states no licence; the files are read from their pinned URLs, never copied.",
+            columns=OPTIMISATION_COLUMNS,
+            rows=2670,
+            files=(EVALUATION_FILE,),
+            parse=_parse_hpo_optimisation,
+        ),
+        _Dataset(
+            name="d4rl_reference",
+            description=(
+                "D4RL, 115 datasets (Gym-MuJoCo v0/v1/v2, Adroit v0/v1, AntMaze v0/v2, Kitchen, Maze2D): each "
+                "dataset's ref_min_score (random) and ref_max_score (expert), the normalisers of D4RL's score "
+                "100 * (score - random) / (expert - random); task is the dataset name with its version "
+                "(e.g. hopper-medium-v2), version and source columns say which release. "
+                + _d4rl_reference.conflicts_sentence()
+            ),
+            source_paper=_d4rl_reference.PAPER,
+            licence="Published numbers, typed into rlstats; no file is read.",
+            columns=("task", "random", "expert", "version", "source"),
+            rows=len(_d4rl_reference.SCORES),
+            files=(),
+            parse=_d4rl_reference.frame,
+        ),
     )
 }
 
 
-def load(name, *, cache_dir=None):
+def load(name: str, *, cache_dir: str | os.PathLike[str] | None = None) -> pd.DataFrame:
     """Load a published dataset of RL scores as a tidy DataFrame.
 
     Every file behind a dataset is pinned by a commit in its URL and by its
@@ -213,8 +275,9 @@ def load(name, *, cache_dir=None):
         ``"mujoco_adastop"``, ``"halfcheetah_sac_td3"``; learning curves
         ``"dopamine_atari"`` and ``"spinningup_halfcheetah"`` (one row per
         agent, task, run and evaluation ``step``); normalisers
-        ``"atari100k_reference"`` and ``"atari_reference"`` (57 games, no
-        file to read; see :func:`rlstats.normalize`).
+        ``"atari100k_reference"``, ``"atari_reference"`` (57 games) and
+        ``"d4rl_reference"`` (D4RL's reference scores per dataset and version),
+        the last two with no file to read; see :func:`rlstats.normalize`.
     cache_dir : str or path-like, optional
         Download cache; overrides ``RLSTATS_DATA_DIR``.
 
@@ -236,6 +299,11 @@ def load(name, *, cache_dir=None):
         When a file cannot be downloaded, is missing from the mirror or does
         not match its pinned SHA-256; the message names the file, the URL
         and what to do.
+
+    See Also
+    --------
+    rlstats.datasets.available : What each data set is, with its source.
+    rlstats.normalize : Human-normalised scores.
 
     Examples
     --------
@@ -260,7 +328,7 @@ def load(name, *, cache_dir=None):
     return dataset.parse(paths)
 
 
-def available():
+def available() -> pd.DataFrame:
     """Describe the datasets :func:`load` can read.
 
     Returns
@@ -272,6 +340,10 @@ def available():
         none), ``licence`` (what the source repositories state, as far as
         known), ``rows``, ``columns`` (the column names, comma-separated)
         and ``files`` (how many pinned files).
+
+    See Also
+    --------
+    rlstats.datasets.load : Load one of them.
 
     Examples
     --------
@@ -285,6 +357,9 @@ def available():
     4          dopamine_atari  358200     60
     5         atari_reference      57      0
     6  spinningup_halfcheetah  154400      2
+    7          hpo_landscapes  900000      9
+    8        hpo_optimisation    2670      1
+    9          d4rl_reference     115      0
     """
     return pd.DataFrame(
         {

@@ -17,6 +17,7 @@ from ..errors import OptionError
 from ..options import check_at_most, check_choice, check_fraction, check_int
 from ..resampling import seed_sequence
 from ..simulation import noise, task_locations
+from .._typing import Seed
 
 #: Score families, each drawn standardised to mean 0 and variance 1.
 FAMILIES = ("normal", "lognormal", "t", "beta", "mixture")
@@ -138,17 +139,9 @@ def _long_frame(scores, removed, agent_names, task_names):
     )
 
 
-def simulate(
-    agents=4,
-    tasks=10,
-    seeds=5,
-    effect=0.0,
-    *,
-    distribution="mixed",
-    heterogeneity=1.0,
-    missing=0.0,
-    rng=None,
-):
+def simulate(agents: int | Sequence[str] = 4, tasks: int | Sequence[str] = 10, seeds: int = 5,
+             effect: float | Sequence[float] = 0.0, *, distribution: str = "mixed", heterogeneity: float = 1.0,
+             missing: float = 0.0, rng: Seed = None) -> pd.DataFrame:
     """Draw benchmark-like scores: agents x tasks x runs, in long form.
 
     Every run of agent ``a`` on task ``t`` scores::
@@ -217,6 +210,11 @@ def simulate(
         For a bad count, name, effect, distribution, heterogeneity or
         missing fraction.
 
+    See Also
+    --------
+    rlstats.datasets.simulate_curves : Learning curves instead of final scores.
+    rlstats.power : Power by simulation from this model.
+
     Examples
     --------
     >>> from rlstats.datasets import simulate
@@ -261,19 +259,9 @@ def simulate(
     return df
 
 
-def simulate_curves(
-    agents=2,
-    tasks=5,
-    seeds=5,
-    steps=20,
-    effect=0.0,
-    *,
-    max_step=1_000_000,
-    noise=0.3,
-    rho=0.8,
-    heterogeneity=1.0,
-    rng=None,
-):
+def simulate_curves(agents: int | Sequence[str] = 2, tasks: int | Sequence[str] = 5, seeds: int = 5, steps: int = 20,
+                    effect: float | Sequence[float] = 0.0, *, max_step: int = 1_000_000, noise: float = 0.3,
+                    rho: float = 0.8, heterogeneity: float = 1.0, rng: Seed = None) -> pd.DataFrame:
     """Draw learning curves: agents x tasks x runs x steps, in long form.
 
     Run ``r`` of agent ``a`` on task ``t`` at step ``s`` scores::
@@ -312,6 +300,11 @@ def simulate_curves(
         ``score``, sorted by agent, task, seed and step. ``attrs["simulate_curves"]`` holds the
         truth: ``steps``, ``progress``, and each task's ``offset`` and ``scale`` and each agent's
         ``effect``.
+
+    See Also
+    --------
+    rlstats.datasets.simulate : One score per run.
+    rlstats.curves : Aggregate the curves this draws.
 
     Examples
     --------

@@ -15,6 +15,7 @@ import os
 import posixpath
 import re
 from pathlib import Path
+from typing import Any, Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -400,8 +401,10 @@ def _listed_runs(items):
     return shown if len(items) <= MAX_NAMED_RUNS else f"{shown}; and {len(items) - MAX_NAMED_RUNS} more"
 
 
-def read_logs(path, pattern=None, *, format=None, tags=None, step=None, keep="last", on_error="raise",
-              progress=True, n_jobs=1, smooth=None, smooth_over="episodes"):
+def read_logs(path: str | os.PathLike[str], pattern: str | Callable[..., Any] | None = None, *,
+              format: str | None = None, tags: str | Sequence[str] | dict[str, str] | None = None,
+              step: str | None = None, keep: str = "last", on_error: str = "raise", progress: bool = True,
+              n_jobs: int = 1, smooth: int | None = None, smooth_over: str = "episodes") -> pd.DataFrame:
     """Read a folder of training logs into one long frame: one row per run and logged step.
 
     Parameters
@@ -498,6 +501,12 @@ def read_logs(path, pattern=None, *, format=None, tags=None, step=None, keep="la
         names no logged scalar or more than 1,000; ``smooth=`` that is not a positive whole number,
         is above 10**12 or spans every run; a pattern field or a tag's column that would overwrite
         another column.
+
+    See Also
+    --------
+    rlstats.read_wandb : Runs of a W&B project through its API.
+    rlstats.curves : Aggregate learning curves with bands.
+    rlstats.summarize_runs : One number per run for any back end.
 
     Notes
     -----

@@ -9,6 +9,8 @@ the runs' charts as CSV from the web UI and read them with ``read_logs(..., form
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
 import numpy as np
 
 from ..design import NOTES_ATTR
@@ -20,6 +22,9 @@ from ._layout import compile_pattern
 from ._pieces import Piece
 from ._read import (KEEP, ON_ERROR, READ_LOG_ATTR, ReadLog, ReadProblem, _assemble, _fail_or_warn, check_columns,
                     tag_mapping)
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 RUN_ATTRIBUTES = ("name", "id", "group")
 
@@ -54,8 +59,10 @@ def _lookup(run, where):
     return value
 
 
-def read_wandb(path, *, keys, filters=None, fields=None, pattern=None, step="_step", keep="last",
-               on_error="raise", progress=True, api=None):
+def read_wandb(path: str, *, keys: str | Sequence[str] | dict[str, str], filters: dict[str, Any] | None = None,
+               fields: dict[str, str] | None = None, pattern: str | Callable[..., Any] | None = None,
+               step: str = "_step", keep: str = "last", on_error: str = "raise", progress: bool = True,
+               api: Any = None) -> pd.DataFrame:
     """Read the runs of a W&B project into the long frame of :func:`rlstats.read_logs`.
 
     Parameters
@@ -87,6 +94,30 @@ def read_wandb(path, *, keys, filters=None, fields=None, pattern=None, step="_st
     pandas.DataFrame
         As :func:`read_logs`: the fields, ``step``, one column per key, ``wall_time`` (from
         ``_timestamp``) and ``source`` (``wandb:entity/project/<run id>``).
+
+    See Also
+    --------
+    rlstats.read_logs : The same long frame from log files on disk.
+
+    Examples
+    --------
+    W&B needs network access; any object with ``wandb.Api``'s ``runs`` method stands in for it here:
+
+    >>> from types import SimpleNamespace
+    >>> import rlstats
+    >>> def run(name, seed):
+    ...     history = [{"_step": s, "_timestamp": 1e9 + s, "return": seed + s} for s in (0, 1)]
+    ...     return SimpleNamespace(id=name, name=name, group="PPO", config={"env_id": "CartPole-v1", "seed": seed},
+    ...                            scan_history=lambda keys=None, **_: iter(history))
+    >>> api = SimpleNamespace(runs=lambda path, filters=None, **_: [run("a", 0), run("b", 1)])
+    >>> df = rlstats.read_wandb("me/project", keys={"return": "score"}, api=api, progress=False,
+    ...                         fields={"agent": "group", "task": "env_id", "seed": "seed"})
+    >>> df[["agent", "task", "seed", "step", "score"]]
+      agent         task  seed  step  score
+    0   PPO  CartPole-v1     0     0    0.0
+    1   PPO  CartPole-v1     0     1    1.0
+    2   PPO  CartPole-v1     1     0    1.0
+    3   PPO  CartPole-v1     1     1    2.0
     """
     keep = check_choice("keep", keep, KEEP)
     on_error = check_choice("on_error", on_error, ON_ERROR)
@@ -104,7 +135,8 @@ def read_wandb(path, *, keys, filters=None, fields=None, pattern=None, step="_st
     if not runs:
         raise LogReadError(f"the W&B project {path!r} has no runs{' matching the filters' if filters else ''}")
 
-    problems, ignored, grouped, sources = [], [], {}, []
+    problems, ignored, sources = [], [], []
+    grouped: dict[Any, Any] = {}
     field_names = list(compiled.fields) + [f for f in (fields or {}) if f not in compiled.fields]
     check_columns(field_names, mapping, option="keys", where="pattern= or fields=")
     with progress_bar(len(runs), progress, "reading W&B runs") as advance:

@@ -6,7 +6,7 @@ Each back end lives in its own subpackage ``methods/<folder>/``: ``_api.py`` (op
 decides on (its ``_power.py``) or why it cannot, its ``rlstats demo`` call and its contract-test case
 (:class:`Backend`, :class:`PowerRule`).  The folders are ``skillings_mack`` (the blocked rank tests),
 ``adastop`` (with the permutation test), ``bootstrap`` (with probability of improvement and performance
-profiles), ``percentiles``, ``selection``, ``task_table`` and ``curves``.
+profiles), ``percentiles``, ``selection``, ``task_table``, ``curves`` and ``mixed`` (the linear mixed model).
 
 :func:`rlstats.compare`, :func:`rlstats.power`, :func:`rlstats.cite`, the package face, the command line and the
 contract tests read :data:`DECLARATIONS`; code that needs another back end reaches it through :func:`backend`,
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import importlib
 
-from ..errors import OptionError
+from ..errors import OptionError, shown
 from ._declaration import Backend, PowerRule, load
 
 #: the back-end folders, one line each; ``<folder>/_backend.py`` declares what each offers
@@ -31,6 +31,8 @@ FOLDERS = (
     "selection",
     "task_table",
     "curves",
+    "tuning",
+    "mixed",
 )
 
 _DECLARED = [importlib.import_module(f"{__name__}.{folder}._backend") for folder in FOLDERS]
@@ -70,6 +72,10 @@ CITATIONS = {
     **{name: keys for module in _DECLARED for name, keys in getattr(module, "CITATIONS", {}).items()},
 }
 
+#: the tidy and glance columns only one folder reports, (column, attribute, label, description) each, in the order of
+#: :data:`FOLDERS`; :mod:`rlstats.vocabulary` adds them to the shared ones
+VOCABULARY = tuple(row for module in _DECLARED for row in getattr(module, "VOCABULARY", ()))
+
 #: the methods power() can simulate (those with a power rule), in registry order
 POWER_METHODS = tuple(name for name, declared in DECLARATIONS.items() if declared.power is not None)
 
@@ -77,7 +83,7 @@ POWER_METHODS = tuple(name for name, declared in DECLARATIONS.items() if declare
 def backend(name):
     """The public function of the back end called ``name``."""
     if not isinstance(name, str) or name not in METHODS:
-        raise OptionError(f"method={name!r} is not one of the available methods: {', '.join(sorted(METHODS))}")
+        raise OptionError(f"method={shown(name)} is not one of the available methods: {', '.join(sorted(METHODS))}")
     return load(METHODS[name])
 
 
@@ -97,4 +103,4 @@ def citations_of(result):
 
 
 __all__ = ["Backend", "PowerRule", "FOLDERS", "DECLARATIONS", "METHODS", "DEFAULTS", "OPERATIONS", "PUBLIC",
-           "CITATIONS", "POWER_METHODS", "backend", "operation", "load", "citations_of"]
+           "CITATIONS", "VOCABULARY", "POWER_METHODS", "backend", "operation", "load", "citations_of"]

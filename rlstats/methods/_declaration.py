@@ -1,8 +1,10 @@
 """What a back end declares about itself, once, in its folder's ``_backend.py``.
 
 A folder's ``_backend.py`` holds ``BACKENDS``, a tuple of :class:`Backend`, and optionally ``PUBLIC`` (more
-names the package face exports from the folder: name -> ``"module:attribute"``) and ``CITATIONS`` (papers of the
-folder's other results: class name -> keys of ``rlstats.citations.ENTRIES``).  The registry
+names the package face exports from the folder: name -> ``"module:attribute"``), ``CITATIONS`` (papers of the
+folder's other results: class name -> keys of ``rlstats.citations.ENTRIES``) and ``VOCABULARY`` (the tidy and
+glance columns only its results report: ``(column, attribute, printed label, description)`` rows, which
+:mod:`rlstats.vocabulary` adds to the shared ones).  The registry
 (:mod:`rlstats.methods`) collects them; ``compare``, ``power``, ``cite``, the command line and the contract tests
 read them.  Functions and classes are named by ``"module:attribute"`` paths and imported on first use, so reading
 the declarations imports no pandas or scipy (``rlstats --help`` lists the methods).
@@ -68,8 +70,8 @@ class PowerRule:
 class Backend:
     """One back end: a name of ``compare(method=...)`` and everything the package needs to know about it.
 
-    A part it lacks is None with the reason beside it (``no_options``, ``no_power``, ``no_demo``);
-    ``tests/test_contract.py`` fails on a declaration with a part missing and no reason.
+    A part it lacks is None with the reason beside it (``no_power``, ``no_demo``); every back end has its
+    options class.  ``tests/test_contract.py`` fails on a declaration with a part missing and no reason.
     """
 
     #: ``method=`` of compare() (and of power() when it has a power rule)
@@ -82,9 +84,9 @@ class Backend:
     citations: tuple
     #: (formula, options) of the contract and figure tests on simulated data (tests/test_contract.py)
     contract: tuple
-    #: "module:Class" of its options object, or None and why
+    #: "module:Class" of its options object: a frozen dataclass whose ``checked(**keywords)`` validates the
+    #: public function's keywords once and raises OptionError naming the bad one (``SkillingsMackOptions``)
     options: str | None = None
-    no_options: str | None = None
     #: what power() decides on, or None and why
     power: PowerRule | None = None
     no_power: str | None = None
@@ -114,8 +116,11 @@ class Backend:
         for part, path in (("function", self.function), ("result", self.result), ("options", self.options)):
             if path is not None and not _loads(path):
                 found.append(f"{part} {path!r} does not import")
-        for part, value, reason in (("options", self.options, self.no_options),
-                                    ("power", self.power, self.no_power), ("demo", self.demo, self.no_demo)):
+        if self.options is None:
+            found.append("options: every back end checks its keywords in an options class (give its path)")
+        elif _loads(self.options) and not _checks_itself(load(self.options)):
+            found.append(f"options {self.options!r} must be a frozen dataclass with a checked() classmethod")
+        for part, value, reason in (("power", self.power, self.no_power), ("demo", self.demo, self.no_demo)):
             if (value is None) == (reason is None):
                 found.append(f"{part}: give it or the reason it is missing (no_{part}), not both or neither")
         if not self.citations or set(self.citations) - set(citation_keys):
@@ -137,6 +142,13 @@ class Backend:
         if self.default_for not in (None, "with blocks", "without blocks"):
             found.append("default_for must be None, 'with blocks' or 'without blocks'")
         return found
+
+
+def _checks_itself(options):
+    """An options class as the back ends write them: a frozen dataclass with ``checked``."""
+    parameters = getattr(options, "__dataclass_params__", None)
+    return isinstance(options, type) and parameters is not None and parameters.frozen \
+        and callable(getattr(options, "checked", None))
 
 
 def _loads(path):

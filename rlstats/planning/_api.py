@@ -42,6 +42,7 @@ import threading
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -57,6 +58,7 @@ from ..resampling import child_generator, seed_sequence
 from ..statistics import wilson_interval
 from ._result import PowerResult, _null_simulation
 from ._sources import SIMULATED_FORMULA, _simulation_seed, _simulated_source, _pilot_source, _check_effect
+from .._typing import Data, EvalEnv, FormulaLike, Seed
 
 __all__ = ["power", "sample_size", "PowerResult"]
 
@@ -527,9 +529,13 @@ def _result(study, rows, effect, n_sim, record, engine, title, messages, **searc
         simulation=study.source.describe(), method_options={m: dict(o) for m, o in study.methods}, **search)
 
 
-def power(method, *, design=None, formula=None, effect=0.0, seeds=None, tasks=None, agents=None,
-          distribution="mixed", heterogeneity=1.0, resample="agents", shifted_agent=None, alpha=0.05, n_sim=1_000,
-          rng=None, n_jobs=1, backend=None, progress=True, eval_env=None, **method_options):
+def power(method: str | Sequence[str], *, design: Data | None = None, formula: FormulaLike | None = None,
+          effect: float | Sequence[float] = 0.0, seeds: int | Sequence[int] | None = None,
+          tasks: int | Sequence[str] | None = None, agents: int | Sequence[str] | None = None,
+          distribution: str = "mixed", heterogeneity: float = 1.0, resample: str = "agents",
+          shifted_agent: str | None = None, alpha: float = 0.05, n_sim: int = 1_000, rng: Seed = None,
+          n_jobs: int = 1, backend: str | None = None, progress: bool = True, eval_env: EvalEnv = None,
+          **method_options: Any) -> PowerResult:
     """Power of one or several methods by simulation: rejection rate against the number of seeds.
 
     For each number of seeds, ``n_sim`` data sets are drawn and every method
@@ -624,6 +630,11 @@ def power(method, *, design=None, formula=None, effect=0.0, seeds=None, tasks=No
     DesignError, FormulaError
         A pilot that does not fit its formula.
 
+    See Also
+    --------
+    rlstats.sample_size : The smallest number of seeds reaching a target power.
+    rlstats.datasets.simulate : The simulated benchmarks power draws from.
+
     Notes
     -----
     AdaStop and the permutation test run one test per task, so with several
@@ -667,10 +678,13 @@ def power(method, *, design=None, formula=None, effect=0.0, seeds=None, tasks=No
     return _result(study, rows, effect, n_sim, record, engine, "Simulation-based power analysis", messages)
 
 
-def sample_size(method, target_power=0.8, *, design=None, formula=None, effect=0.0, min_seeds=None, max_seeds=100,
-                tasks=None, agents=None, distribution="mixed", heterogeneity=1.0, resample="agents",
-                shifted_agent=None, alpha=0.05, n_sim=1_000, rng=None, n_jobs=1, backend=None, progress=True,
-                eval_env=None, **method_options):
+def sample_size(method: str, target_power: float = 0.8, *, design: Data | None = None,
+                formula: FormulaLike | None = None, effect: float | Sequence[float] = 0.0,
+                min_seeds: int | None = None, max_seeds: int = 100, tasks: int | Sequence[str] | None = None,
+                agents: int | Sequence[str] | None = None, distribution: str = "mixed", heterogeneity: float = 1.0,
+                resample: str = "agents", shifted_agent: str | None = None, alpha: float = 0.05, n_sim: int = 1_000,
+                rng: Seed = None, n_jobs: int = 1, backend: str | None = None, progress: bool = True,
+                eval_env: EvalEnv = None, **method_options: Any) -> PowerResult:
     """Smallest number of seeds whose simulated power reaches ``target_power``.
 
     Power is estimated as in :func:`power` at numbers of seeds chosen by a
@@ -706,6 +720,10 @@ def sample_size(method, target_power=0.8, *, design=None, formula=None, effect=0
     OptionError
         As :func:`power`; a list of methods (search one at a time); a null
         effect on simulated data (power stays at alpha).
+
+    See Also
+    --------
+    rlstats.power : Power at given numbers of seeds.
 
     Notes
     -----

@@ -105,7 +105,8 @@ def measure(statistic, runs, tasks, distribution, agents, n_sim, n_resamples=1_0
 
 
 def grid(quick=False, statistics=STATISTICS, runs=RUNS, tasks=TASKS, distributions=DISTRIBUTIONS):
-    """Every (statistic, runs, tasks, distribution) with 2 agents; 5 agents at 5 runs of 5 tasks.
+    """Every (statistic, runs, tasks, distribution) with 2 agents; 5 agents at 5 runs of 5 tasks; 8 agents at 3, 5
+    and 10 runs of 5 tasks (28 pairs of alike agents: where multiplicity across pairs would show).
 
     --quick: the mean and the IQM at 3 and 10 runs of 5 tasks.
     """
@@ -113,8 +114,10 @@ def grid(quick=False, statistics=STATISTICS, runs=RUNS, tasks=TASKS, distributio
         statistics, runs, tasks = ("mean", "iqm"), (3, 10), (5,)
     points = [(stat, r, t, dist, 2) for stat, r, t, dist in itertools.product(statistics, runs, tasks, distributions)
               if not (stat == "median" and t == 1)]  # the median of one task's mean is the mean
-    return points + [(stat, 5, 5, dist, 5) for stat, dist in itertools.product(statistics, distributions)
-                     if 5 in runs and 5 in tasks]
+    points += [(stat, 5, 5, dist, 5) for stat, dist in itertools.product(statistics, distributions)
+               if 5 in runs and 5 in tasks]
+    return points + [(stat, r, 5, dist, 8) for stat, r, dist in itertools.product(statistics, (3, 5, 10), distributions)
+                     if r in runs and 5 in tasks and not quick]
 
 
 PROCEDURE, LEVEL = "curves.band", 0.95

@@ -29,6 +29,7 @@ from __future__ import annotations
 import inspect
 import math
 from dataclasses import asdict, dataclass
+from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -43,6 +44,7 @@ from ...resampling import child_generator, seed_sequence
 from . import _kernels as kernels
 from ._result import AdaStopResult, PermutationResult
 from ._defaults import DEFAULT_K
+from ..._typing import Data, EvalEnv, FormulaLike, Seed
 
 __all__ = ["adastop", "permutation", "AdaStopOptions", "DEFAULT_K"]
 
@@ -531,9 +533,11 @@ def _interim_notes(design, options, order_column, K, task_data):
     return notes
 
 
-def adastop(data, formula=None, *, n=5, K=None, n_resamples=10_000, alpha=0.05, beta=0.0, comparisons="all",
-            reference=None, batch=None, permutations="joint", na_action="raise", rng=None, progress=False,
-            eval_env=None):
+def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: int | None = None,
+            n_resamples: int = 10_000, alpha: float = 0.05, beta: float = 0.0,
+            comparisons: str | Sequence[tuple[str, str]] = "all", reference: str | None = None,
+            batch: str | None = None, permutations: str = "joint", na_action: str = "raise", rng: Seed = None,
+            progress: bool = False, eval_env: EvalEnv = None) -> AdaStopResult:
     """AdaStop: adaptive sequential comparison of agents with a family-wise error below alpha.
 
     Runs the AdaStop test of Mathieu et al. (2023) on runs already
@@ -606,6 +610,12 @@ def adastop(data, formula=None, *, n=5, K=None, n_resamples=10_000, alpha=0.05, 
     Raises
     ------
     FormulaError, DesignError, OptionError
+
+    See Also
+    --------
+    rlstats.AdaStop : The same test run batch by batch while experiments run.
+    rlstats.permutation : The same test with a single interim.
+    rlstats.power : How many runs AdaStop uses on simulated data.
 
     Notes
     -----
@@ -715,8 +725,10 @@ def adastop_outcomes(design, *, rng=None, **options):
     return _task_outcomes(_adastop_runs(design_of(design, **_design_options(options)), options, rng)[-1])
 
 
-def permutation(data, formula=None, *, n_resamples=10_000, alpha=0.05, comparisons="all", reference=None,
-                permutations="joint", na_action="raise", rng=None, progress=False, eval_env=None):
+def permutation(data: Data, formula: FormulaLike | None = None, *, n_resamples: int = 10_000, alpha: float = 0.05,
+                comparisons: str | Sequence[tuple[str, str]] = "all", reference: str | None = None,
+                permutations: str = "joint", na_action: str = "raise", rng: Seed = None, progress: bool = False,
+                eval_env: EvalEnv = None) -> PermutationResult:
     """Permutation test of mean differences between agents, with step-down multiple comparisons.
 
     AdaStop's machinery with a single interim: the statistic of each pair is
@@ -754,6 +766,11 @@ def permutation(data, formula=None, *, n_resamples=10_000, alpha=0.05, compariso
     -------
     PermutationResult
         With step-down adjusted p-values in ``tidy()["p_adjusted"]``.
+
+    See Also
+    --------
+    rlstats.adastop : The sequential version: decides batch after batch.
+    rlstats.skillings_mack : A rank test across tasks on different scales.
 
     References
     ----------

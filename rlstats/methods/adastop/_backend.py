@@ -1,4 +1,14 @@
-"""AdaStop's and the permutation test's declarations (read by the registry, :mod:`rlstats.methods`)."""
+"""AdaStop's and the permutation test's declarations (read by the registry, :mod:`rlstats.methods`).
+
+When to use
+-----------
+``adastop`` while runs are still being made and seeds are expensive: after each batch of ``n`` runs per agent it
+decides which comparisons are settled and which agents need more runs, keeping the family-wise error below
+``alpha`` over at most ``K`` batches (:class:`rlstats.AdaStop` keeps the state between batches, and
+``rlstats adastop update`` drives it from the command line). ``permutation`` is the same test with one interim,
+for runs already made, and ``compare()``'s default without blocks (``score ~ agent`` on one task). Both compare
+mean scores task by task; to rank agents across many tasks on different scales, use the blocked rank test.
+"""
 
 from .._declaration import Backend, PowerRule
 
@@ -38,3 +48,19 @@ BACKENDS = (
 
 #: the incremental AdaStop, public beside the back ends
 PUBLIC = {"AdaStop": f"{_HERE}._incremental:AdaStop"}
+
+#: the tidy and glance columns only this folder's results report: (column, attribute, printed label,
+#: description) rows, which rlstats.vocabulary reads through the registry
+VOCABULARY = (
+    ("decision", None, "decision",
+     "sequential decision: agent_1 is larger / smaller / equal than agent_2, or continue (undecided)"),
+    ("interim", None, "interim", "interim (batch) at which a sequential decision was taken, or the last one tested"),
+    ("n_1", None, "runs 1", "runs of agent_1 used by the comparison"),
+    ("n_2", None, "runs 2", "runs of agent_2 used by the comparison"),
+    ("n_rejected", None, "rejected", "number of comparisons rejected (larger or smaller)"),
+    ("n_equal", None, "equal", "number of comparisons decided equal"),
+    ("n_undecided", None, "undecided", "number of comparisons left undecided"),
+    ("batch_size", "batch_size", "batch size", "runs per agent per interim of a sequential test"),
+    ("max_interims", "max_interims", "max. interims", "maximum number of interims (K) of a sequential test"),
+    ("n_runs_used", None, "runs used", "number of runs a sequential test used"),
+)

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ...errors import DesignError, OptionError, RlstatsError, warn
+from ...interop import as_pandas
 from ...options import check_bool
 from ...resampling import seed_sequence
 from . import _kernels as kernels
@@ -539,7 +540,8 @@ INDEX_COLUMNS = ("", "Unnamed: 0", "index")
 
 
 def _batch_scores(batch, agent, score, agents):
-    """{agent: float array} from a long or wide DataFrame or a mapping."""
+    """{agent: float array} from a long or wide DataFrame (pandas, polars or pyarrow) or a mapping."""
+    batch = as_pandas(batch)
     if isinstance(batch, pd.DataFrame):
         if agent in batch.columns and score in batch.columns:
             out = {}

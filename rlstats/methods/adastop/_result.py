@@ -256,7 +256,7 @@ class PermutationResult(AdaStopResult):
     Attributes
     ----------
     p_adjusted : ndarray
-        Step-down (Westfall-Young max-|T|) adjusted p-value of each row of
+        Step-down (Westfall-Young max-``|T|``) adjusted p-value of each row of
         ``decisions``; ``p_adjusted <= alpha`` exactly when the comparison is
         rejected.
     statistic : ndarray
@@ -265,7 +265,7 @@ class PermutationResult(AdaStopResult):
         The same as ``p_adjusted``: the test's p-value of each comparison.
     """
 
-    p_adjusted: np.ndarray = None
+    p_adjusted: np.ndarray | None = None
 
     @property
     def statistic(self):

@@ -20,6 +20,7 @@ import dataclasses
 import numbers
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
@@ -36,6 +37,10 @@ from . import _kernels as kernels
 from . import _small_runs as small_runs
 from ._result import (_METRIC_LABELS, BootstrapResult, ProbabilityOfImprovementResult, PerformanceProfileResult,
                       InferentialIntervalsResult)
+from ..._typing import Data, EvalEnv, FormulaLike, Normalizer, Seed
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 DEFAULT_METRICS = ("iqm", "mean", "median", "optimality_gap")
 INTERVALS = ("percentile", "basic", "bca", "expanded")
@@ -93,6 +98,16 @@ def _check_real(name, value):
     return float(value)
 
 
+def _check_tau(tau):
+    try:
+        tau = np.asarray(tau, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise OptionError(f"tau must be a sequence of numbers, got {tau!r}") from None
+    if tau.ndim != 1 or tau.size == 0 or not np.isfinite(tau).all():
+        raise OptionError(f"tau must be a non-empty 1-D array of finite thresholds, got shape {tau.shape}")
+    return tau
+
+
 @dataclass(frozen=True)
 class BootstrapOptions:
     metric_names: tuple = DEFAULT_METRICS
@@ -139,6 +154,70 @@ class BootstrapOptions:
         out["metrics"] = list(self.metric_names)
         del out["metric_names"]
         return out
+
+
+@dataclass(frozen=True)
+class ProbabilityOfImprovementOptions:
+    #: as given until :meth:`for_agents` checks them against the design's agents (None: every pair)
+    pairs: object = None
+    n_resamples: int = 2_000
+    confidence_level: float = 0.95
+    interval: str = "percentile"
+    na_action: str = "raise"
+    progress: bool = False
+    n_jobs: int = 1
+
+    @classmethod
+    def checked(cls, **options):
+        """Validate every option once (``pairs`` needs the agents: :meth:`for_agents`); raises OptionError."""
+        return cls(
+            pairs=options["pairs"],
+            n_resamples=check_resamples(options["n_resamples"], minimum=2),
+            confidence_level=check_confidence_level(options["confidence_level"]),
+            interval=check_choice("interval", options["interval"], IMPROVEMENT_INTERVALS),
+            na_action=check_choice("na_action", options["na_action"], NA_ACTIONS),
+            progress=check_bool("progress", options["progress"]),
+            n_jobs=check_n_jobs(options["n_jobs"]))
+
+    def for_agents(self, agents):
+        """The options with ``pairs`` checked against ``agents``: a tuple of (X, Y) names."""
+        return dataclasses.replace(self, pairs=check_pairs("pairs", self.pairs, agents))
+
+    def record(self):
+        """The options as stored in the result."""
+        return {"n_resamples": self.n_resamples, "confidence_level": self.confidence_level,
+                "interval": self.interval, "na_action": self.na_action, "pairs": [list(p) for p in self.pairs]}
+
+
+@dataclass(frozen=True)
+class PerformanceProfileOptions:
+    #: the thresholds, or None for the default range (chosen from the data)
+    tau: np.ndarray | None = None
+    kind: str = "runs"
+    n_resamples: int = 2_000
+    confidence_level: float = 0.95
+    task_bootstrap: bool = False
+    na_action: str = "raise"
+    progress: bool = False
+    n_jobs: int = 1
+
+    @classmethod
+    def checked(cls, **options):
+        """Validate every option once; raises OptionError naming the bad one."""
+        return cls(
+            kind=check_choice("kind", options["kind"], PROFILE_KINDS),
+            n_resamples=check_resamples(options["n_resamples"], minimum=2),
+            confidence_level=check_confidence_level(options["confidence_level"]),
+            task_bootstrap=check_bool("task_bootstrap", options["task_bootstrap"]),
+            na_action=check_choice("na_action", options["na_action"], NA_ACTIONS),
+            progress=check_bool("progress", options["progress"]),
+            n_jobs=check_n_jobs(options["n_jobs"]),
+            tau=None if options["tau"] is None else _check_tau(options["tau"]))
+
+    def record(self):
+        """The options as stored in the result."""
+        return {"kind": self.kind, "n_resamples": self.n_resamples, "confidence_level": self.confidence_level,
+                "task_bootstrap": self.task_bootstrap, "na_action": self.na_action}
 
 
 # ----------------------------------------------------------------------------- design preparation
@@ -242,9 +321,12 @@ def _inferential(result, a, b, test, alpha):
 # ----------------------------------------------------------------------------- bootstrap()
 
 
-def bootstrap(data, formula=None, *, metrics=DEFAULT_METRICS, n_resamples=10_000, confidence_level=0.95,
-              interval="percentile", task_bootstrap=False, normalize=None, gamma=1.0, rliable_compat=False,
-              na_action="raise", rng=None, progress=False, n_jobs=1, eval_env=None):
+def bootstrap(data: Data, formula: FormulaLike | None = None, *,
+              metrics: Sequence[Any] | dict[str, Any] = DEFAULT_METRICS, n_resamples: int = 10_000,
+              confidence_level: float = 0.95, interval: str = "percentile", task_bootstrap: bool = False,
+              normalize: Normalizer = None, gamma: float = 1.0, rliable_compat: bool = False,
+              na_action: str = "raise", rng: Seed = None, progress: bool = False, n_jobs: int = 1,
+              eval_env: EvalEnv = None) -> BootstrapResult:
     """Aggregate metrics with stratified bootstrap confidence intervals (rliable's method, vectorised).
 
     Parameters
@@ -333,6 +415,13 @@ def bootstrap(data, formula=None, *, metrics=DEFAULT_METRICS, n_resamples=10_000
     Raises
     ------
     FormulaError, DesignError, OptionError
+
+    See Also
+    --------
+    rlstats.probability_of_improvement : P(X > Y) from the same resampling scheme.
+    rlstats.performance_profile : Score distributions with bands.
+    rlstats.task_table : Per-task table with an aggregate row from this bootstrap.
+    rlstats.normalize : Scores on a common scale before aggregating.
 
     References
     ----------
@@ -520,9 +609,12 @@ def _bca_notes(agents, metrics, z0):
 # ----------------------------------------------------------------------------- probability_of_improvement()
 
 
-def probability_of_improvement(data, formula=None, *, pairs=None, n_resamples=2_000, confidence_level=0.95,
-                               interval="percentile", normalize=None, na_action="raise", rng=None, progress=False,
-                               n_jobs=1, eval_env=None):
+def probability_of_improvement(data: Data, formula: FormulaLike | None = None, *,
+                               pairs: Sequence[tuple[str, str]] | None = None, n_resamples: int = 2_000,
+                               confidence_level: float = 0.95, interval: str = "percentile",
+                               normalize: Normalizer = None, na_action: str = "raise", rng: Seed = None,
+                               progress: bool = False, n_jobs: int = 1,
+                               eval_env: EvalEnv = None) -> ProbabilityOfImprovementResult:
     """Probability that a run of X beats a run of Y on the same task, averaged over tasks, with intervals.
 
     For each task, P(X > Y) + P(X = Y) / 2 over all pairs of runs (the
@@ -561,6 +653,11 @@ def probability_of_improvement(data, formula=None, *, pairs=None, n_resamples=2_
     -------
     ProbabilityOfImprovementResult
 
+    See Also
+    --------
+    rlstats.bootstrap : Aggregate metrics with stratified bootstrap intervals.
+    rlstats.performance_profile : Score distributions with bands.
+
     References
     ----------
     Agarwal et al. (2021), NeurIPS 34, Section 4 (average probability of improvement).
@@ -574,15 +671,14 @@ def probability_of_improvement(data, formula=None, *, pairs=None, n_resamples=2_
     >>> res.tidy().columns.tolist()
     ['agent_1', 'agent_2', 'estimate', 'conf_low', 'conf_high']
     """
-    n_resamples = check_resamples(n_resamples, minimum=2)
-    confidence_level = check_confidence_level(confidence_level)
-    interval = check_choice("interval", interval, IMPROVEMENT_INTERVALS)
-    na_action = check_choice("na_action", na_action, NA_ACTIONS)
-    progress = check_bool("progress", progress)
-    n_jobs = check_n_jobs(n_jobs)
-    design = _prepared_design(design_of(data, formula, na_action=na_action, eval_env=eval_env, normalize=normalize),
-                              na_action)
-    pairs = check_pairs("pairs", pairs, design.agents)
+    options = ProbabilityOfImprovementOptions.checked(
+        pairs=pairs, n_resamples=n_resamples, confidence_level=confidence_level, interval=interval,
+        na_action=na_action, progress=progress, n_jobs=n_jobs)
+    design = _prepared_design(design_of(data, formula, na_action=options.na_action, eval_env=eval_env,
+                                        normalize=normalize), options.na_action)
+    options = options.for_agents(design.agents)
+    pairs, n_resamples, confidence_level, interval = (options.pairs, options.n_resamples, options.confidence_level,
+                                                      options.interval)
     involved = sorted({design.agents.index(a) for pair in pairs for a in pair})
     notes = list(design.notes) + small_runs.check_single_runs(
         design.counts[:, involved], [design.agents[i] for i in involved], "probability of improvement intervals",
@@ -594,9 +690,9 @@ def probability_of_improvement(data, formula=None, *, pairs=None, n_resamples=2_
     root, seed = seed_sequence(rng)
     involved = sorted({a for pair in pairs for a in pair}, key=design.agents.index)
     blocks = {a: kernels.agent_blocks(kernels.agent_seed_sequence(root, a), n_resamples) for a in involved}
-    with progress_bar(n_resamples, progress, "probability of improvement") as advance:
+    with progress_bar(n_resamples, options.progress, "probability of improvement") as advance:
         distribution = kernels.improvement_distribution(pairs, pair_layouts, layouts, blocks, n_resamples,
-                                                        n_jobs=n_jobs, advance=advance)
+                                                        n_jobs=options.n_jobs, advance=advance)
     fewest, df = _pair_runs(design, pairs)
     if interval == "expanded":
         bounds, se = small_runs.expanded_bounds(distribution, estimates, confidence_level, fewest, df)
@@ -607,9 +703,8 @@ def probability_of_improvement(data, formula=None, *, pairs=None, n_resamples=2_
     return ProbabilityOfImprovementResult(
         method="Probability of improvement with stratified bootstrap intervals", formula=design.formula,
         data_name=design.data_name, nobs=design.nobs, notes=tuple(notes + ([note] if note else [])),
-        options={"n_resamples": n_resamples, "confidence_level": confidence_level, "interval": interval,
-                 "na_action": na_action, "pairs": [list(p) for p in pairs]},
-        seed=seed, pairs=pairs, estimates=estimates, intervals=bounds, interval_mc_se=se,
+        options=options.record(),
+        seed=seed, pairs=options.pairs, estimates=estimates, intervals=bounds, interval_mc_se=se,
         bootstrap_distribution=distribution, agents=design.agents, tasks=design.tasks, n_resamples=n_resamples,
         confidence_level=confidence_level, counts=design.counts)
 
@@ -637,16 +732,6 @@ def _default_tau(design, layouts, kind):
             f"{fmt.signif(design.y.max(), 3)}" + (f" ({'; '.join(outside)})" if outside else "")
             + "; pass tau= for other thresholds")
     return np.linspace(low, high, DEFAULT_PROFILE_POINTS), note
-
-
-def _check_tau(tau):
-    try:
-        tau = np.asarray(tau, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise OptionError(f"tau must be a sequence of numbers, got {tau!r}") from None
-    if tau.ndim != 1 or tau.size == 0 or not np.isfinite(tau).all():
-        raise OptionError(f"tau must be a non-empty 1-D array of finite thresholds, got shape {tau.shape}")
-    return tau
 
 
 #: The default band's measured pointwise coverage in the package table (rlstats/calibration.csv, written by
@@ -683,9 +768,11 @@ def _profile_coverage_notes(design, kind, confidence_level, task_bootstrap):
             f"({row['distribution']} scores){beside}; more runs per task are needed for the stated level"]
 
 
-def performance_profile(data, formula=None, *, tau=None, kind="runs", n_resamples=2_000, confidence_level=0.95,
-                        task_bootstrap=False, normalize=None, na_action="raise", rng=None, progress=False,
-                        n_jobs=1, eval_env=None):
+def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: ArrayLike | None = None,
+                        kind: str = "runs", n_resamples: int = 2_000, confidence_level: float = 0.95,
+                        task_bootstrap: bool = False, normalize: Normalizer = None, na_action: str = "raise",
+                        rng: Seed = None, progress: bool = False, n_jobs: int = 1,
+                        eval_env: EvalEnv = None) -> PerformanceProfileResult:
     """Performance profiles (score distributions) with pointwise stratified bootstrap bands.
 
     Parameters
@@ -729,6 +816,11 @@ def performance_profile(data, formula=None, *, tau=None, kind="runs", n_resample
     -------
     PerformanceProfileResult
 
+    See Also
+    --------
+    rlstats.bootstrap : Aggregate metrics with stratified bootstrap intervals.
+    rlstats.probability_of_improvement : P(X > Y) averaged over tasks.
+
     References
     ----------
     Agarwal et al. (2021), NeurIPS 34, Section 4 (performance profiles).
@@ -742,39 +834,35 @@ def performance_profile(data, formula=None, *, tau=None, kind="runs", n_resample
     >>> res.tau.size, res.tidy().columns.tolist()
     (81, ['agent', 'tau', 'estimate', 'conf_low', 'conf_high'])
     """
-    kind = check_choice("kind", kind, PROFILE_KINDS)
-    n_resamples = check_resamples(n_resamples, minimum=2)
-    confidence_level = check_confidence_level(confidence_level)
-    task_bootstrap = check_bool("task_bootstrap", task_bootstrap)
-    na_action = check_choice("na_action", na_action, NA_ACTIONS)
-    progress = check_bool("progress", progress)
-    n_jobs = check_n_jobs(n_jobs)
-    design = _prepared_design(design_of(data, formula, na_action=na_action, eval_env=eval_env, normalize=normalize),
-                              na_action)
+    options = PerformanceProfileOptions.checked(
+        tau=tau, kind=kind, n_resamples=n_resamples, confidence_level=confidence_level,
+        task_bootstrap=task_bootstrap, na_action=na_action, progress=progress, n_jobs=n_jobs)
+    kind, n_resamples, confidence_level, task_bootstrap = (options.kind, options.n_resamples,
+                                                           options.confidence_level, options.task_bootstrap)
+    design = _prepared_design(design_of(data, formula, na_action=options.na_action, eval_env=eval_env,
+                                        normalize=normalize), options.na_action)
     notes = list(design.notes)
     if not task_bootstrap:
         notes += small_runs.check_single_runs(design.counts, design.agents, "performance profile bands",
                                              "percentile")
     notes += _profile_coverage_notes(design, kind, confidence_level, task_bootstrap)
     layouts = _layouts(design)
+    tau = options.tau
     if tau is None:
         tau, note = _default_tau(design, layouts, kind)
         notes.append(note)
-    else:
-        tau = _check_tau(tau)
     root, seed = seed_sequence(rng)
     estimates = np.stack([kernels.profile_estimate(layout, tau, kind) for layout in layouts])
     bounds, se = np.empty(estimates.shape + (2,)), np.empty(estimates.shape + (2,))
-    with progress_bar(design.n_agents * n_resamples, progress, "performance profiles") as advance:
+    with progress_bar(design.n_agents * n_resamples, options.progress, "performance profiles") as advance:
         for i, (name, layout) in enumerate(zip(design.agents, layouts)):
             stats = kernels.profile_agent(layout, tau, kind, n_resamples, kernels.agent_seed_sequence(root, name),
-                                          task_bootstrap=task_bootstrap, advance=advance, n_jobs=n_jobs)
+                                          task_bootstrap=task_bootstrap, advance=advance, n_jobs=options.n_jobs)
             bounds[i], se[i] = kernels.interval_bounds(stats.T, estimates[i], confidence_level, "percentile")
     return PerformanceProfileResult(
         method="Performance profiles with stratified bootstrap bands", formula=design.formula,
         data_name=design.data_name, nobs=design.nobs, notes=tuple(notes),
-        options={"kind": kind, "n_resamples": n_resamples, "confidence_level": confidence_level,
-                 "task_bootstrap": task_bootstrap, "na_action": na_action},
-        seed=seed, agents=design.agents, tasks=design.tasks, tau=tau, kind=kind, estimates=estimates,
+        options=options.record(),
+        seed=seed, agents=design.agents, tasks=design.tasks, tau=np.asarray(tau), kind=kind, estimates=estimates,
         intervals=bounds, interval_mc_se=se, n_resamples=n_resamples, confidence_level=confidence_level,
         task_bootstrap=task_bootstrap, counts=design.counts)

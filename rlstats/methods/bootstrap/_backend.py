@@ -1,10 +1,20 @@
-"""Declarations of the stratified bootstrap, probability of improvement and performance profiles."""
+"""Declarations of the stratified bootstrap, probability of improvement and performance profiles.
+
+When to use
+-----------
+To report how well each agent does across a benchmark, with uncertainty: the interquartile mean, mean, median and
+optimality gap of normalised scores with stratified bootstrap intervals (rliable's method; ``rliable_compat=True``
+reproduces its numbers), the probability that a run of one agent beats a run of another, and performance profiles
+(the distribution of scores). Scores must be on a common scale across tasks (``normalize=``). With 3 to 5 runs
+per task the percentile intervals cover less than their level (the result says by how much):
+``interval="expanded"`` corrects it. Intervals that merely overlap are not a test; for a decision use the blocked
+rank test, or ``res.inferential_intervals(a, b)``.
+"""
 
 from .._declaration import Backend, PowerRule
 
 _HERE = "rlstats.methods.bootstrap"
 _FORMULA = "score ~ agent | task"
-_NO_OPTIONS = "its keywords are checked in its function (issue 30, item 2, gives it an Options class)"
 
 
 def citations(result, keys):
@@ -37,7 +47,7 @@ BACKENDS = (
         name="probability_of_improvement",
         function=f"{_HERE}._api:probability_of_improvement",
         result=f"{_HERE}._result:ProbabilityOfImprovementResult",
-        no_options=_NO_OPTIONS,
+        options=f"{_HERE}._api:ProbabilityOfImprovementOptions",
         citations=("agarwal2021",),
         cite=f"{_HERE}._backend:citations",
         contract=(_FORMULA, {"n_resamples": 200}),
@@ -48,7 +58,7 @@ BACKENDS = (
         name="performance_profile",
         function=f"{_HERE}._api:performance_profile",
         result=f"{_HERE}._result:PerformanceProfileResult",
-        no_options=_NO_OPTIONS,
+        options=f"{_HERE}._api:PerformanceProfileOptions",
         citations=("agarwal2021",),
         cite=f"{_HERE}._backend:citations",
         contract=(_FORMULA, {"n_resamples": 200}),
@@ -60,3 +70,17 @@ BACKENDS = (
 #: a result method's interval (InferentialIntervalsResult), public beside the back ends, with its papers
 PUBLIC = {"InferentialIntervalsResult": f"{_HERE}._result:InferentialIntervalsResult"}
 CITATIONS = {"InferentialIntervalsResult": ("casesa2024", "agarwal2021")}
+
+#: the tidy and glance columns only this folder's results report: (column, attribute, printed label,
+#: description) rows, which rlstats.vocabulary reads through the registry
+VOCABULARY = (
+    ("tau", "tau", "tau", "score threshold of a performance profile"),
+    ("conf_low_mc_se", None, "lower MC SE", "Monte Carlo standard error of the lower confidence bound"),
+    ("conf_high_mc_se", None, "upper MC SE", "Monte Carlo standard error of the upper confidence bound"),
+    ("task_bootstrap", "task_bootstrap", "tasks resampled", "whether tasks were resampled as well as runs"),
+    ("epsilon", "epsilon", "epsilon", "correction factor turning a descriptive into an inferential interval"),
+    ("descriptive_low", None, "descriptive lower",
+     "lower bound of the descriptive interval an inferential one rescales"),
+    ("descriptive_high", None, "descriptive upper",
+     "upper bound of the descriptive interval an inferential one rescales"),
+)

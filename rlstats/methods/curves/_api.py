@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import numbers
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 import pandas as pd
 
 from ... import calibration, runs
-from ...design import NA_ACTIONS, design_of
+from ...design import NA_ACTIONS, data_and_formula, design_of
+from ...interop import as_pandas
 from ...format import count, format_step
 from ...errors import DesignError, OptionError
 from ...normalization import warn_raw_scales
@@ -22,6 +25,10 @@ from ...progress import progress_bar
 from ...resampling import chunk_generators, seed_sequence
 from . import _kernels as kernels
 from ._result import CurvesResult
+from ..._typing import EvalEnv, FormulaLike, Normalizer, Seed, Subset, Table
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 #: The most resampled values curves() keeps: n_resamples x grid steps for every agent and comparison (2 GB).
 MAX_RESAMPLED_VALUES = 250_000_000
@@ -36,7 +43,8 @@ class CurvesOptions:
     statistic: object = "iqm"
     statistic_name: str = "iqm"
     align: str = "last"
-    pairs: tuple = ()
+    #: ``compare=`` as given until :meth:`for_agents` checks it against the design's agents: (agent, agent) pairs
+    pairs: object = ()
     n_resamples: int = 2_000
     confidence_level: float = 0.95
     alpha: float = 0.05
@@ -44,6 +52,25 @@ class CurvesOptions:
     na_action: str = "raise"
     progress: bool = False
     n_jobs: int = 1
+
+    @classmethod
+    def checked(cls, **options):
+        """Validate every option once (``compare`` needs the agents: :meth:`for_agents`); raises OptionError."""
+        step = options["step"]
+        if not isinstance(step, str):
+            raise OptionError(f"step= names the step column, e.g. step='step'; got {step!r}")
+        fn, name = _statistic(options["statistic"])
+        return cls(
+            statistic=fn, statistic_name=name, align=check_choice("align", options["align"], runs.ALIGN_METHODS),
+            na_action=check_choice("na_action", options["na_action"], NA_ACTIONS), pairs=options["compare"],
+            n_resamples=check_resamples(options["n_resamples"], minimum=20),
+            confidence_level=check_confidence_level(options["confidence_level"]),
+            alpha=check_fraction("alpha", options["alpha"]), gamma=_check_gamma(options["gamma"]),
+            progress=check_bool("progress", options["progress"]), n_jobs=check_n_jobs(options["n_jobs"]))
+
+    def for_agents(self, agents):
+        """The options with the pairs to compare checked against ``agents``."""
+        return dataclasses.replace(self, pairs=_pairs(self.pairs, agents))
 
     def record(self):
         out = {name: getattr(self, name) for name in self.__dataclass_fields__ if name != "statistic"}
@@ -169,9 +196,12 @@ def _expansion(counts):
     return np.sqrt(fewest / (fewest - 1.0)), fewest
 
 
-def curves(data, formula=None, *, step, statistic="iqm", steps=None, align="last", compare=None,
-           n_resamples=2_000, confidence_level=0.95, alpha=0.05, normalize=None, gamma=1.0, subset=None,
-           na_action="raise", rng=None, progress=False, n_jobs=1, eval_env=None):
+def curves(data: Table, formula: FormulaLike | None = None, *, step: str, statistic: str | Callable[..., Any] = "iqm",
+           steps: ArrayLike | None = None, align: str = "last",
+           compare: str | Sequence[tuple[str, str]] | None = None, n_resamples: int = 2_000,
+           confidence_level: float = 0.95, alpha: float = 0.05, normalize: Normalizer = None, gamma: float = 1.0,
+           subset: Subset = None, na_action: str = "raise", rng: Seed = None, progress: bool = False, n_jobs: int = 1,
+           eval_env: EvalEnv = None) -> CurvesResult:
     """Aggregate learning curves step by step, with bands that keep each run's trajectory together.
 
     At every step the chosen statistic aggregates each agent's runs over tasks (after
@@ -262,6 +292,12 @@ def curves(data, formula=None, *, step, statistic="iqm", steps=None, align="last
     -------
     CurvesResult
 
+    See Also
+    --------
+    rlstats.summarize_runs : One number per run (final score, area under the curve) for any back end.
+    rlstats.align_steps : Runs logged at different steps on one grid.
+    rlstats.read_logs : Training logs into the long frame this reads.
+
     References
     ----------
     Agarwal et al. (2021), Deep reinforcement learning at the edge of the statistical
@@ -285,27 +321,22 @@ def curves(data, formula=None, *, step, statistic="iqm", steps=None, align="last
     >>> res.estimates.shape, res.tidy().columns[:3].tolist()
     ((2, 6), ['agent', 'step', 'estimate'])
     """
+    data, formula = data_and_formula(data, formula)  # R's order too
+    data = as_pandas(data)  # a polars or pyarrow table: converted once, stated
     if not isinstance(data, pd.DataFrame):
         raise DesignError("curves() needs the DataFrame of learning curves (one row per run and step)")
-    fn, name = _statistic(statistic)
-    align = check_choice("align", align, runs.ALIGN_METHODS)
-    na_action = check_choice("na_action", na_action, NA_ACTIONS)
-    if not isinstance(step, str):
-        raise OptionError(f"step= names the step column, e.g. step='step'; got {step!r}")
-    design = design_of(data, formula, subset=subset, na_action=na_action, eval_env=eval_env, step=step, curves=True,
-                       normalize=normalize, min_agents=1)
+    options = CurvesOptions.checked(
+        step=step, statistic=statistic, align=align, compare=compare, n_resamples=n_resamples,
+        confidence_level=confidence_level, alpha=alpha, gamma=gamma, na_action=na_action, progress=progress,
+        n_jobs=n_jobs)
+    design = design_of(data, formula, subset=subset, na_action=options.na_action, eval_env=eval_env, step=step,
+                       curves=True, normalize=normalize, min_agents=1)
     empty = np.argwhere(design.counts == 0)
     leave_out = (f" (subset=\"{design.formula.groups} != '{design.agents[empty[0, 1]]}'\" leaves that agent out)"
                  if empty.size else "")
-    design = design.require_complete(na_action, "curves aggregate every agent over the same tasks" + leave_out)
+    design = design.require_complete(options.na_action, "curves aggregate every agent over the same tasks" + leave_out)
     warn_raw_scales(design, normalize)
-    options = CurvesOptions(
-        statistic=fn, statistic_name=name, align=align, pairs=_pairs(compare, design.agents),
-        n_resamples=check_resamples(n_resamples, minimum=20),
-        confidence_level=check_confidence_level(confidence_level),
-        alpha=check_fraction("alpha", alpha), gamma=_check_gamma(gamma), na_action=na_action,
-        progress=check_bool("progress", progress), n_jobs=check_n_jobs(n_jobs))
-    return _run_curves(design, step, steps, options, rng)
+    return _run_curves(design, step, steps, options.for_agents(design.agents), rng)
 
 
 def _run_curves(design, step, steps, options, rng):

@@ -1,4 +1,13 @@
-"""The learning curves' declaration (read by the registry, :mod:`rlstats.methods`)."""
+"""The learning curves' declaration (read by the registry, :mod:`rlstats.methods`).
+
+When to use
+-----------
+For data with one row per run and step (training logs, :func:`rlstats.read_logs`): the sample-efficiency figure,
+an aggregate (IQM by default) of each agent at every step with pointwise and simultaneous bands from resampling
+whole runs, and where two agents differ over the steps with a permutation test that controls the error over all
+steps. To test one number per run instead (the final score, the area under the curve), reduce the curves with
+:func:`rlstats.summarize_runs` and use any other back end.
+"""
 
 from .._declaration import Backend
 
@@ -16,4 +25,16 @@ BACKENDS = (
         demo=("score ~ agent | task/seed", {"step": "step", "compare": "all", "n_resamples": 1000}),
         no_power="it compares learning curves step by step, and power() simulates one score per run",
     ),
+)
+
+#: the tidy and glance columns only this folder's results report: (column, attribute, printed label,
+#: description) rows, which rlstats.vocabulary reads through the registry
+VOCABULARY = (
+    ("conf_low_simultaneous", None, "lower (simultaneous)",
+     "lower bound of a band covering a whole curve at the confidence level"),
+    ("conf_high_simultaneous", None, "upper (simultaneous)",
+     "upper bound of a band covering a whole curve at the confidence level"),
+    ("n_steps", None, "steps", "number of steps of the curves"),
+    ("n_steps_different", None, "steps different",
+     "number of steps at which two curves differ, the error controlled over all steps"),
 )

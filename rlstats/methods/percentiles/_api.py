@@ -24,6 +24,7 @@ from __future__ import annotations
 import numbers
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
@@ -37,6 +38,7 @@ from ...progress import progress_bar
 from ...resampling import seed_sequence
 from . import _kernels as kernels
 from ._result import _REFERENCE, _SHORT_NAMES, PercentilesResult
+from ..._typing import Data, EvalEnv, FormulaLike, Seed
 
 INTERVALS = ("pbp", "pbp_t", "bootstrap")
 #: The intervals' procedure in the package table (rlstats/calibration.csv, tests/reference/calibrate.py): the
@@ -197,9 +199,12 @@ def _prepared_design(design, options):
 # ----------------------------------------------------------------------------- public function
 
 
-def percentiles(data, formula=None, *, interval="pbp", delta=0.05, n_resamples=10_000, ties="le",
-                self_payoff=0.5, bounds=None, identical=None, higher_is_better=True, na_action="raise",
-                rng=None, n_jobs=1, progress=False, eval_env=None):
+def percentiles(data: Data, formula: FormulaLike | None = None, *, interval: str | None = "pbp", delta: float = 0.05,
+                n_resamples: int = 10_000, ties: str = "le", self_payoff: float = 0.5,
+                bounds: str | tuple[float, float] | dict[str, Any] | None = None,
+                identical: Sequence[tuple[str, str, str]] | None = None, higher_is_better: bool = True,
+                na_action: str = "raise", rng: Seed = None, n_jobs: int = 1, progress: bool = False,
+                eval_env: EvalEnv = None) -> PercentilesResult:
     """Aggregate agents across tasks with performance percentiles and a game (Jordan et al. 2020).
 
     Parameters
@@ -261,6 +266,11 @@ def percentiles(data, formula=None, *, interval="pbp", delta=0.05, n_resamples=1
     Raises
     ------
     FormulaError, DesignError, OptionError
+
+    See Also
+    --------
+    rlstats.bootstrap : Aggregates of normalised scores instead of percentiles.
+    rlstats.skillings_mack : A rank test of whether agents differ across tasks.
 
     Notes
     -----

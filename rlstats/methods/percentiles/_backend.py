@@ -1,4 +1,14 @@
-"""The performance percentiles' declaration (read by the registry, :mod:`rlstats.methods`)."""
+"""The performance percentiles' declaration (read by the registry, :mod:`rlstats.methods`).
+
+When to use
+-----------
+To aggregate agents over tasks whose scores have no common scale and no reference scores to normalise by:
+performance percentiles (Jordan et al. 2020) place each run in the distribution of all agents' runs on its task,
+and a game weights the tasks so that no agent is favoured by the choice of tasks. It gives each agent's aggregate
+with simultaneous intervals and the range of ranks it may hold. Prefer it to averaging raw scores; prefer the
+bootstrap when accepted normalisers exist (Atari's human scores), since its numbers are easier to compare with
+published ones.
+"""
 
 from .._declaration import Backend
 
@@ -16,4 +26,16 @@ BACKENDS = (
         no_power="its simultaneous intervals of the agents' percentiles are estimates, not a test: there is no "
                  "decision for power() to count",
     ),
+)
+
+#: the tidy and glance columns only this folder's results report: (column, attribute, printed label,
+#: description) rows, which rlstats.vocabulary reads through the registry
+VOCABULARY = (
+    ("rank", "rank", "rank", "competition rank of the estimate (1 = best; tied agents share the best rank)"),
+    ("rank_best", "rank_best", "best rank", "best rank consistent with the simultaneous confidence intervals"),
+    ("rank_worst", "rank_worst", "worst rank", "worst rank consistent with the simultaneous confidence intervals"),
+    ("reference", None, "reference", "the reference agent whose score distribution normalises a payoff"),
+    ("percentile", None, "percentile",
+     "performance percentile on one task against the game's reference mixture of agents"),
+    ("n_strategies", "n_strategies", "joint strategies", "number of joint pure strategies of a game"),
 )

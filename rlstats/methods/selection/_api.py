@@ -30,19 +30,23 @@ from __future__ import annotations
 import difflib
 import numbers
 from dataclasses import asdict, dataclass
+from typing import Any, Callable, Sequence
 
 import numpy as np
 import pandas as pd
 
 from ... import calibration
 from ...design import design_of
+from ...interop import as_pandas
 from ...format import cannot_reject, count, returned_nan
 from ...errors import DesignError, OptionError
 from ...options import check_bool, check_choice, check_fraction, check_int, check_resamples
 from ...resampling import check_rng, seed_sequence
+from ...statistics import monte_carlo_pvalue
 from . import _kernels as kernels
 from ._planning import CONSERVATIVE_RESAMPLES
 from ._result import _INSPECTOR_NAMES, _REPORTER_NAMES, CONF_LEVEL, SelectionCheckResult
+from ..._typing import Data, EvalEnv, FormulaLike, Normalizer, Seed, Table
 
 __all__ = ["selection_check", "SelectionOptions"]
 
@@ -257,10 +261,14 @@ def _check_effects(frame, where, options):
 
 # =========================================================================== the public function
 
-def selection_check(data, formula=None, *, treatment=None, baseline=None, reported=None, heldout=None,
-                    effect="mean_diff", inspector="fisher_pitman", reporter="t", mu_gap=0.0, n_candidates=None,
-                    sigma=None, alpha=0.05, beta=0.05, higher_is_better=True, n_resamples=9_999,
-                    normalize=None, na_action="raise", rng=None, eval_env=None):
+def selection_check(data: Data, formula: FormulaLike | None = None, *, treatment: str | None = None,
+                    baseline: str | None = None, reported: str | Sequence[str] | None = None,
+                    heldout: Sequence[str] | Table | None = None, effect: str | Callable[..., Any] = "mean_diff",
+                    inspector: str = "fisher_pitman", reporter: str = "t", mu_gap: float = 0.0,
+                    n_candidates: int | None = None, sigma: str | float | None = None, alpha: float = 0.05,
+                    beta: float = 0.05, higher_is_better: bool = True, n_resamples: int = 9_999,
+                    normalize: Normalizer = None, na_action: str = "raise", rng: Seed = None,
+                    eval_env: EvalEnv = None) -> SelectionCheckResult:
     """Check whether the reported tasks of a claimed improvement are representative.
 
     Parameters
@@ -331,6 +339,11 @@ def selection_check(data, formula=None, *, treatment=None, baseline=None, report
         Among others: no held-out task, a task both reported and held out,
         unknown task names (with suggestions), ``mu_gap < 0``.
 
+    See Also
+    --------
+    rlstats.selection.required_heldout : How many held-out tasks an inspector needs.
+    rlstats.selection.detection_probability : How likely the check is to detect a selection.
+
     References
     ----------
     Komiyama, J. and Maehara, T. (2018), A simple way to deal with
@@ -364,6 +377,7 @@ def selection_check(data, formula=None, *, treatment=None, baseline=None, report
         raise OptionError(f"treatment and baseline are both {treatment!r}; name two different agents")
     reported_names = _resolve_reported(reported, design)
     fresh = None
+    heldout = as_pandas(heldout)  # a polars or pyarrow table: converted once, stated
     if isinstance(heldout, pd.DataFrame):
         fresh = design_of(heldout, design.formula, na_action=na_action, eval_env=eval_env, normalize=normalize)
     return _run(design, fresh, treatment, baseline, reported_names, heldout, options, rng)
@@ -497,7 +511,7 @@ def _unreachable_note(inspector, beta, n_p, n_i):
         top = null.max()
         smallest = np.count_nonzero(null >= top - 1e-9 * max(1.0, abs(top))) / null.size
     else:
-        smallest = 1 / (inspector["n_resamples"] + 1)
+        smallest = monte_carlo_pvalue(0, inspector["n_resamples"])
     if smallest <= beta:
         return []
     where = f"with {n_p} reported and {n_i} held-out tasks" if inspector["pvalue_method"] == "exact" else \

@@ -1,4 +1,12 @@
-"""The selection check's declaration (read by the registry, :mod:`rlstats.methods`)."""
+"""The selection check's declaration (read by the registry, :mod:`rlstats.methods`).
+
+When to use
+-----------
+To check a claimed improvement reported on a subset of tasks: are the reported tasks representative of the others,
+or picked where the new agent happened to win (Komiyama and Maehara)? It compares the treatment's effect on the
+reported tasks with its effect on held-out tasks. Use it when reviewing a result, or before publishing one on a
+few tasks; :func:`rlstats.selection.required_heldout` says how many held-out tasks an inspector needs.
+"""
 
 from .._declaration import Backend
 
@@ -31,3 +39,27 @@ BACKENDS = (
 
 #: the folder itself is public as ``rlstats.selection`` (its planning helpers)
 PUBLIC = {"selection": "rlstats.methods:selection"}
+
+#: the tidy and glance columns only this folder's results report: (column, attribute, printed label,
+#: description) rows, which rlstats.vocabulary reads through the registry
+VOCABULARY = (
+    ("verdict", "verdict", "verdict", "outcome of a selection check: survives, selection_bias or no_claim"),
+    ("inspector", "inspector", "inspector", "test comparing reported with held-out tasks (fisher_pitman, t, welch, z)"),
+    ("reporter", "reporter", "reporter", "the reporter's test of a positive mean effect on the reported tasks"),
+    ("p_value_reporter", "pvalue_reporter", "reporter p-value",
+     "the reporter's naive p-value: mean effect over the reported tasks > 0"),
+    ("p_value_gap", "pvalue_gap", "gap p-value", "the reporter's p-value against a minimum improvement mu_gap"),
+    ("p_value_conservative", "pvalue_conservative", "conservative p-value",
+     "p-value assuming the best of n_candidates null tasks were reported"),
+    ("mean_reported", "mean_reported", "mean (reported)", "mean per-task effect over the reported tasks"),
+    ("mean_heldout", "mean_heldout", "mean (held-out)", "mean per-task effect over the held-out tasks"),
+    ("n_reported", "n_reported", "reported tasks", "number of reported tasks"),
+    ("n_heldout", "n_heldout", "held-out tasks", "number of held-out tasks"),
+    ("n_candidates", "n_candidates", "candidate tasks", "number of tasks the reporter could have chosen from (N_A)"),
+    ("mu_gap", "mu_gap", "mu_gap", "minimum improvement required by the reporter's gap test"),
+    ("detection_probability", "detection_probability", "P(detect)",
+     "probability that the inspector flags the report if the true mean effect were 0"),
+    ("heldout_design", "heldout_design", "held-out design",
+     "origin of the held-out tasks: complement, listed or fresh"),
+    ("effect_measure", "effect_measure", "effect", "per-task effect of a selection check (mean_diff, std_diff, poi)"),
+)

@@ -148,7 +148,7 @@ class SelectionCheckResult(Result):
     alpha: float
     beta: float
     verdict: str
-    reporter_interval: dict = None
+    reporter_interval: dict | None = None
     conf_level: float = CONF_LEVEL
 
     _plot_kinds: ClassVar[dict] = {

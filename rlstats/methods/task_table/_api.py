@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from dataclasses import asdict, dataclass
 
 import numpy as np
 
@@ -16,6 +17,7 @@ from ...statistics import bonferroni, holm
 from . import _calibration as calibration
 from . import _kernels as kernels
 from ._result import TaskTableResult
+from ..._typing import Data, EvalEnv, FormulaLike, Normalizer, Seed
 
 ADJUST = {"holm": holm, "bonferroni": bonferroni, "none": lambda p: p}
 ADJUSTMENTS = tuple(ADJUST)
@@ -25,9 +27,43 @@ _TEST_NAMES = {"welch": "Welch t test", "mannwhitney": "Mann-Whitney U test",
                "fisher_pitman": "permutation test of the mean difference"}
 
 
-def task_table(data, formula=None, *, statistic="mean", test="welch", alpha=0.05, adjustment="holm",
-               confidence_level=0.95, higher_is_better=True, aggregate=None, normalize=None, n_resamples=10_000,
-               na_action="raise", rng=None, eval_env=None):
+@dataclass(frozen=True)
+class TaskTableOptions:
+    statistic: str = "mean"
+    test: str = "welch"
+    alpha: float = 0.05
+    adjustment: str = "holm"
+    confidence_level: float = 0.95
+    higher_is_better: bool = True
+    aggregate: str | None = None
+    n_resamples: int = 10_000
+
+    @classmethod
+    def checked(cls, **options):
+        """Validate every option once; raises OptionError naming the bad one."""
+        aggregate = options["aggregate"]
+        if aggregate not in AGGREGATES:
+            raise OptionError(f"aggregate= must be None or 'bootstrap', got {aggregate!r}")
+        return cls(
+            statistic=check_choice("statistic", options["statistic"], tuple(kernels.SUMMARIES)),
+            test=check_choice("test", options["test"], kernels.TESTS, renamed=kernels.RENAMED),
+            alpha=check_fraction("alpha", options["alpha"]),
+            adjustment=check_choice("adjustment", options["adjustment"], ADJUSTMENTS),
+            confidence_level=check_confidence_level(options["confidence_level"]),
+            higher_is_better=check_bool("higher_is_better", options["higher_is_better"]),
+            aggregate=aggregate,
+            n_resamples=check_resamples(options["n_resamples"], minimum=100))
+
+    def record(self):
+        """The options as stored in the result."""
+        return asdict(self)
+
+
+def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: str = "mean", test: str = "welch",
+               alpha: float = 0.05, adjustment: str = "holm", confidence_level: float = 0.95,
+               higher_is_better: bool = True, aggregate: str | None = None, normalize: Normalizer = None,
+               n_resamples: int = 10_000, na_action: str = "raise", rng: Seed = None,
+               eval_env: EvalEnv = None) -> TaskTableResult:
     """The task x agent table with the best agent of each task and the agents that are possibly best.
 
     For every task, the agent with the best ``statistic`` of its runs is in bold (all of them when tied), and a
@@ -95,6 +131,11 @@ def task_table(data, formula=None, *, statistic="mean", test="welch", alpha=0.05
         ``tests/reference/calibrate.py``) shows it below its level by more than 3 Monte Carlo standard
         errors at the design's test, agents and runs.
 
+    See Also
+    --------
+    rlstats.skillings_mack : Whether agents differ across all tasks.
+    rlstats.bootstrap : The aggregate row's stratified bootstrap.
+
     References
     ----------
     Mogstad, M., Romano, J. P., Shaikh, A. M. and Wilhelm, D. (2024), Inference for ranks with applications to
@@ -119,15 +160,12 @@ def task_table(data, formula=None, *, statistic="mean", test="welch", alpha=0.05
     >>> bool(table.possibly_best[range(4), table.best].all())
     True
     """
-    summary = check_choice("statistic", statistic, tuple(kernels.SUMMARIES))
-    test = check_choice("test", test, kernels.TESTS, renamed=kernels.RENAMED)
-    adjustment = check_choice("adjustment", adjustment, ADJUSTMENTS)
-    alpha = check_fraction("alpha", alpha)
-    level = check_confidence_level(confidence_level)
-    higher = check_bool("higher_is_better", higher_is_better)
-    if aggregate not in AGGREGATES:
-        raise OptionError(f"aggregate= must be None or 'bootstrap', got {aggregate!r}")
-    n_resamples = check_resamples(n_resamples, minimum=100)
+    options = TaskTableOptions.checked(
+        statistic=statistic, test=test, alpha=alpha, adjustment=adjustment, confidence_level=confidence_level,
+        higher_is_better=higher_is_better, aggregate=aggregate, n_resamples=n_resamples)
+    summary, test, adjustment, alpha = options.statistic, options.test, options.adjustment, options.alpha
+    level, higher, aggregate, n_resamples = (options.confidence_level, options.higher_is_better, options.aggregate,
+                                             options.n_resamples)
     design = design_of(data, formula, na_action=na_action, eval_env=eval_env, normalize=normalize)
     if not design.has_blocks:
         raise DesignError("a task table needs tasks: write the formula as 'score ~ agent | task/seed'")
@@ -191,9 +229,7 @@ def task_table(data, formula=None, *, statistic="mean", test="welch", alpha=0.05
         method=f"Possibly best agents of each task (one-sided {_TEST_NAMES[test]} of every ordered pair, "
                f"{_adjust_name(adjustment)})",
         formula=design.formula, data_name=design.data_name, nobs=design.nobs, notes=tuple(notes),
-        options={"statistic": summary, "test": test, "alpha": alpha, "adjustment": adjustment,
-                 "confidence_level": level, "higher_is_better": higher, "aggregate": aggregate,
-                 "n_resamples": n_resamples},
+        options=options.record(),
         seed=seed_record, agents=design.agents, tasks=design.tasks, statistic=summary, test=test,
         test_name=_TEST_NAMES[test], adjustment=adjustment, alpha=alpha, confidence_level=level,
         estimates=estimates, std_dev=spreads, counts=design.counts, best=best, tied_best=tied_best,

@@ -1,4 +1,13 @@
-"""The per-task table's declaration (read by the registry, :mod:`rlstats.methods`)."""
+"""The per-task table's declaration (read by the registry, :mod:`rlstats.methods`).
+
+When to use
+-----------
+For the per-task table of a paper: each task's best agent in bold and a dagger on the agents that may also be the
+best (together a confidence set for the best agent of each task, with its coverage measured in the calibration
+table), effect sizes against the best, and, with ``aggregate="bootstrap"``, an aggregate row over tasks.
+``to_latex()`` writes the table for a paper. It answers "which agents could be best on this task", not whether
+agents differ overall: the blocked rank test answers that.
+"""
 
 from .._declaration import Backend
 
@@ -9,11 +18,30 @@ BACKENDS = (
         name="task_table",
         function=f"{_HERE}._api:task_table",
         result=f"{_HERE}._result:TaskTableResult",
-        no_options="its keywords are checked in its function (issue 30, item 2, gives it an Options class)",
+        options=f"{_HERE}._api:TaskTableOptions",
         citations=("mogstad2024", "holm1979", "neubert2007", "brunner2000", "vargha2000", "steiger1997"),
         contract=("score ~ agent | task", {}),
         demo=("score ~ agent | task", {}),
         no_power="its possibly-best sets and effect sizes are confidence statements per task, whose coverage "
                  "calibration.csv measures; there is no one decision for power() to count",
     ),
+)
+
+#: the tidy and glance columns only this folder's results report: (column, attribute, printed label,
+#: description) rows, which rlstats.vocabulary reads through the registry
+VOCABULARY = (
+    ("best", None, "best", "whether the agent is the best of the task by the table's statistic (all tied ones)"),
+    ("possibly_best", None, "possibly best",
+     "whether the agent is in the task's confidence set for the best agent (no other agent significantly better)"),
+    ("welch_t", None, "Welch t", "Welch's t of the best against the agent (positive when the best is better)"),
+    ("welch_df", None, "Welch df", "Welch-Satterthwaite degrees of freedom of welch_t"),
+    ("diff_low", None, "diff. lower", "lower bound of Welch's interval of the mean difference, best minus agent"),
+    ("diff_high", None, "diff. upper", "upper bound of Welch's interval of the mean difference, best minus agent"),
+    ("a12", None, "A12", "Vargha-Delaney A12: probability that a run of the best beats a run of the agent (ties half)"),
+    ("a12_low", None, "A12 lower", "lower bound of the A12 interval (Brunner-Munzel)"),
+    ("a12_high", None, "A12 upper", "upper bound of the A12 interval (Brunner-Munzel)"),
+    ("cliffs_delta", None, "Cliff's delta", "Cliff's delta = 2 A12 - 1"),
+    ("hedges_g", None, "Hedges' g", "bias-corrected standardised mean difference of the best minus the agent"),
+    ("hedges_g_low", None, "g lower", "lower bound of Hedges' g interval (noncentral t)"),
+    ("hedges_g_high", None, "g upper", "upper bound of Hedges' g interval (noncentral t)"),
 )

@@ -387,4 +387,4 @@ def iqm(x):
     return float(stats.trim_mean(x, 0.25))
 
 
-SUMMARIES = {"mean": np.mean, "median": np.median, "iqm": iqm}
+SUMMARIES: dict = {"mean": np.mean, "median": np.median, "iqm": iqm}

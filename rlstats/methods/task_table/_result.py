@@ -193,7 +193,9 @@ class TaskTableResult(Result):
         body = "".join("<tr><th>" + html.escape(str(task)) + "</th>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>"
                        for task, row in zip(frame.index, frame.to_numpy()))
         head = "<tr><th>task</th>" + "".join(f"<th>{html.escape(a)}</th>" for a in frame.columns) + "</tr>"
-        return f"<table>{head}{body}</table><p>{html.escape(self.caption())}</p>"
+        notes = "".join(f"<li>{html.escape(n)}</li>" for n in self.notes)  # what was dropped or changed, as printed
+        notes = f"<ul>{notes}</ul>" if notes else ""
+        return f"<table>{head}{body}</table><p>{html.escape(self.caption())}</p>{notes}"
 
     def _statistic_line(self):
         marked = int((self.possibly_best & ~self.tied_best).sum())
