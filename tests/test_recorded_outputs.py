@@ -1,7 +1,7 @@
 """Every public call gives the numbers it gave before issue 30's refactoring (recorded at commit 44b039b).
 
 ``tests/reference/record_outputs.py`` holds the calls and wrote ``tests/reference/recorded_outputs.json`` from
-that commit; here the same calls run on today's package. Numbers agree to rtol 1e-12 (text exactly); a number
+that commit; here the same calls run on today's package. Numbers agree to rtol 1e-6 (text exactly; the oldest allowed numpy and scipy differ by up to 2e-7); a number
 that changed on purpose since is listed in CHANGED with the commit that changed it and its value today.
 """
 
@@ -28,7 +28,7 @@ CHANGED = {
 
 
 def _differences(recorded, today, where=""):
-    """Paths at which two JSON values differ: numbers beyond rtol 1e-12, text, None or lengths exactly."""
+    """Paths at which two JSON values differ: numbers beyond rtol 1e-6, text, None or lengths exactly."""
     if isinstance(recorded, dict) and isinstance(today, dict):
         found = [f"{where}/{key}: missing today" for key in recorded if key not in today]
         return found + [d for key in recorded if key in today
@@ -40,7 +40,9 @@ def _differences(recorded, today, where=""):
     numbers = (int, float)
     if isinstance(recorded, numbers) and isinstance(today, numbers) and not isinstance(recorded, bool) \
             and not isinstance(today, bool):
-        close = math.isclose(recorded, today, rel_tol=1e-12, abs_tol=0.0)
+        # 1e-6: the oldest allowed numpy and scipy (CI) differ from the recording's in special functions and
+        # root finding by up to 2e-7 relative; a refactoring slip moves numbers far more
+        close = math.isclose(recorded, today, rel_tol=1e-6, abs_tol=1e-12)
         return [] if close else [f"{where}: {recorded!r} -> {today!r}"]
     return [] if recorded == today else [f"{where}: {recorded!r} -> {today!r}"]
 
@@ -71,7 +73,7 @@ def test_the_numbers_are_those_recorded(call, today):
 
 
 def test_the_comparison_sees_a_change():
-    assert _differences({"a": [1.0, None, "x"]}, {"a": [1.0 + 1e-13, None, "x"]}) == []
-    assert _differences({"a": [1.0]}, {"a": [1.0 + 1e-10]}) == ["/a[0]: 1.0 -> 1.0000000001"]
+    assert _differences({"a": [1.0, None, "x"]}, {"a": [1.0 + 1e-8, None, "x"]}) == []
+    assert _differences({"a": [1.0]}, {"a": [1.0 + 1e-5]}) == ["/a[0]: 1.0 -> 1.00001"]
     assert _differences({"a": [1.0, 2.0]}, {"a": [1.0]}) == ["/a: 2 values recorded, 1 today"]
     assert _differences({"a": "x", "b": 1}, {"a": "y"}) == ["/b: missing today", "/a: 'x' -> 'y'"]
