@@ -548,11 +548,55 @@ def design_of(data, formula=None, *, subset=None, eval_env=None, **options):
         raise OptionError("formula is required, e.g. 'score ~ agent | task'")
     # reference=2: the frame above the public function that called this one
     env = capture_environment(0 if eval_env is None else eval_env, reference=2)
-    return build(subset_rows(data, subset), formula_module.parse(formula), eval_env=env, **options)
+    data, parsed = subset_rows(data, subset), formula_module.parse(formula)
+    if parsed.outer is None:
+        return build(data, parsed, eval_env=env, **options)
+    data, parsed, note = _average_nested(data, parsed, env, options)
+    design = build(data, parsed, eval_env=env, **options)
+    return dataclasses.replace(design, notes=(note, *design.notes))
+
+
+def _average_nested(data, formula, env, options):
+    """``| task/run/seed``: each agent x task x run's seeds averaged, so that the run is the replicate.
+
+    Seeds of one run share its randomness (a tuning run's configuration, say); resampling or ranking them as
+    independent runs overstates the evidence. Returns the averaged frame, the formula ``| task/run`` on it and
+    the note. A back end that reads the nesting itself passes the formula without ``outer``.
+    """
+    outer, seed = formula.outer, formula.replicate
+    for option in ("step", "extra_columns"):
+        if options.get(option):
+            raise OptionError(f"{option}= cannot be combined with the nested replicates '| {formula.blocks}/{outer}/"
+                              f"{seed}' (the seeds are averaged before the design is built); average the seeds of "
+                              f"each '{outer}' first and write '| {formula.blocks}/{outer}'")
+    formula_module.check_columns(formula, data.columns, env)
+    keys = [formula.groups, formula.blocks, outer]
+    for column in (*keys, seed):
+        missing = data[column].isna().to_numpy(dtype=bool)
+        if missing.any():
+            _missing_error(data, column, missing)
+    y = formula_module.evaluate_response(formula, data, env).values
+    name = formula.response_columns[0] if formula.is_simple_response else formula.response
+    frame = pd.DataFrame({k: data[k].to_numpy() for k in keys})
+    frame[name] = y
+    grouped = frame.groupby(keys, sort=False, observed=True)[name]
+    means = grouped.mean().reset_index() if not np.isnan(y).any() else \
+        grouped.agg(lambda v: v.mean(skipna=False)).reset_index()  # a missing seed leaves its run missing
+    seeds = grouped.size()
+    runs = seeds.groupby(level=[0, 1], sort=False).size()
+    span = lambda s: f"{s.min()}" if s.min() == s.max() else f"{s.min()}-{s.max()}"  # noqa: E731
+    note = (f"seeds ('{seed}') averaged within each {outer}: the {outer} is the unit, {span(runs)} {outer}s of "
+            f"{span(seeds)} seeds per {formula.groups} and {formula.blocks}")
+    if seeds.min() != seeds.max():
+        note += f" (unequal: each {outer}'s mean counts as one, whatever its number of seeds)"
+    quoted = lambda c: f"`{c}`"  # noqa: E731
+    text = f"{quoted(name)} ~ {quoted(formula.groups)} | {quoted(formula.blocks)}/{quoted(outer)}"
+    return means, formula_module.parse(text), note
 
 
 def _roles(formula):
-    return (formula.response.replace(" ", ""), formula.groups, formula.blocks, formula.replicate, formula.crossed)
+    return (formula.response.replace(" ", ""), formula.groups, formula.blocks, formula.replicate, formula.crossed,
+            formula.outer)
 
 
 def _crossed_blocks(data, formula, task_codes, task_labels, drop, na_action):

@@ -6,6 +6,8 @@ column of arms being compared and, optionally, the blocking column::
     score ~ agent                 # one task: arms compared over seeds
     score ~ agent | task          # rows sharing (agent, task) are replicates
     score ~ agent | task/seed     # the same, naming the replicate column
+    score ~ agent | task/run/seed # seeds nested in runs (tuning runs, say): each run's seeds are averaged
+                                  # and the run is the replicate; '| task/seed' treats every seed as independent
     score ~ agent | task:seed     # each task-seed pair is a block
     log(score) ~ agent | task     # a transformed response
     score ~ agent + (1 | task)    # lme4's spelling of '| task' (rlstats.mixed), also '+ (1 | task:agent)'
@@ -41,7 +43,7 @@ _CLOSING = {"(": ")", "[": "]", "{": "}"}
 _EXPRESSION_CHARS = set("()[]{}.,'\"")  # any of these makes a right-hand part an expression
 _PLACEHOLDER = "_rlstats_column_{}"
 _ROLES = {"response": "response", "groups": "the grouping term", "blocks": "the blocking term",
-          "replicate": "the replicate term", "crossed": "the blocking term"}
+          "replicate": "the replicate term", "crossed": "the blocking term", "outer": "the outer replicate term"}
 
 
 def _identity(x):
@@ -100,6 +102,9 @@ class Formula:
         Replicate column named by ``task/seed``, else None.
     crossed : tuple of str
         Extra columns of a crossed block ``task:seed``, else ``()``.
+    outer : str or None
+        The outer replicate column of ``task/run/seed`` (seeds nested in runs), else None; ``replicate`` is
+        then the seed column.
     random : tuple of str
         The random intercepts of lme4's spelling ``score ~ agent + (1 | task) + (1 | task:agent)``, as
         written: ``("task",)`` or ``("task", "task:agent")``; ``()`` for ``| task``, which means the same.
@@ -112,6 +117,7 @@ class Formula:
     replicate: str | None
     crossed: tuple[str, ...] = ()
     random: tuple[str, ...] = ()
+    outer: str | None = None
 
     @property
     def response_columns(self) -> tuple[str, ...]:
@@ -134,14 +140,14 @@ class Formula:
         response = self.response_columns[0] if self.is_simple_response else self.response
         names = [response, self.groups]
         if self.blocks is not None:
-            replicate = f"/{self.replicate}" if self.replicate else ""
+            replicate = "".join(f"/{c}" for c in (self.outer, self.replicate) if c)
             names.append(self.blocks + replicate + "".join(f":{c}" for c in self.crossed))
         return " and ".join(names)
 
     @property
     def columns(self) -> tuple[str, ...]:
         """Every column the formula needs: response names, groups, blocks, replicate, crossed."""
-        names = (*self.response_columns, self.groups, self.blocks, self.replicate, *self.crossed)
+        names = (*self.response_columns, self.groups, self.blocks, self.outer, self.replicate, *self.crossed)
         return tuple(dict.fromkeys(n for n in names if n is not None))
 
 
@@ -510,11 +516,11 @@ def _blocks(text, tokens, bar):
         _fail(text, mixed.start, mixed.end,
               "'/' and ':' cannot be mixed; write '| task/seed' (seed names the replicates) "
               "or '| task:seed' (each task-seed pair is a block)")
-    if ops and ops[0].value == "/" and len(ops) > 1:
-        a, b, c = (t.value for t in names[:3])
-        _fail(text, ops[1].start, ops[1].end,
-              f"a replicate can be nested only one level deep ('| {a}/{b}'); combine the columns first, "
-              f"e.g. df['run'] = df['{b}'].astype(str) + '-' + df['{c}'].astype(str), then write '| {a}/run'")
+    if ops and ops[0].value == "/" and len(ops) > 2:
+        written = "/".join(t.value for t in names)
+        _fail(text, ops[2].start, ops[2].end,
+              f"'| {written}' nests {len(ops)} levels; at most two are allowed ('| task/run/seed': seeds nested in "
+              f"runs); combine the extra levels into one column first, then write '| {names[0].value}/run/seed'")
     return names, (ops[0].value if ops else None)
 
 
@@ -536,17 +542,18 @@ def _structure(text):
         right, random, random_roles = _lme4_terms(text, right)
     group = _groups(text, right, tilde)
     roles = [("groups", group)] + random_roles
-    blocks = replicate = None
+    blocks = replicate = outer = None
     crossed = ()
     if random:
         blocks = random_roles[0][1].value
     if bar is not None:
         names, op = _blocks(text, _tokens(text, bar + 1, len(text), backticks), bar)
         blocks = names[0].value
-        replicate = names[1].value if op == "/" else None
+        replicate = names[-1].value if op == "/" else None
+        outer = names[1].value if op == "/" and len(names) == 3 else None
         crossed = tuple(t.value for t in names[1:]) if op == ":" else ()
-        extra = "replicate" if op == "/" else "crossed"
-        roles += [("blocks", names[0])] + [(extra, t) for t in names[1:]]
+        extra = ["outer", "replicate"][-(len(names) - 1):] if op == "/" else ["crossed"] * (len(names) - 1)
+        roles += [("blocks", names[0])] + list(zip(extra, names[1:]))
     seen = set()
     for role, token in roles:
         if token.value in seen:
@@ -555,7 +562,7 @@ def _structure(text):
         seen.add(token.value)
     spans += tuple((role, t.value, t.start, t.end) for role, t in roles)
     response = text[span[0]:span[1]]
-    formula = Formula(text, response, group.value, blocks, replicate, crossed, random)
+    formula = Formula(text, response, group.value, blocks, replicate, crossed, random, outer)
     return _Parts(formula, code, span, simple, columns, lookups, spans)
 
 
@@ -621,8 +628,9 @@ def parse(text: str | Formula) -> Formula:
     ----------
     text : str or Formula
         The formula, e.g. ``"log(score) ~ agent | task"`` (a Formula is returned as it is). Blocks may be
-        ``task``, ``task/seed`` (names the replicate column) or ``task:seed``
-        (each task-seed pair is a block). Column names that are not Python
+        ``task``, ``task/seed`` (names the replicate column), ``task/run/seed`` (seeds nested in runs:
+        the front door averages each run's seeds and the run is the replicate; ``task/seed`` on such data
+        treats every seed as an independent run) or ``task:seed`` (each task-seed pair is a block). Column names that are not Python
         identifiers are back-quoted: ```my score` ~ agent``.
 
     Returns

@@ -619,8 +619,8 @@ BAD_BLOCKS = [  # only where the formula has blocks
     ("misspelt blocks", _edit("task", "tsk"), FormulaError, "unknown column 'tsk' in the blocking term"),
     ("two bars", lambda f: f + " | seed", FormulaError, "only one '|' is allowed"),
     ("a sum as blocks", _edit("task", "task + seed"), FormulaError, "'+' is not allowed in the blocking term"),
-    ("blocks nested twice", lambda f: f.split("|")[0] + "| task/seed/agent", FormulaError,
-     "a replicate can be nested only one level deep"),
+    ("blocks nested three times", lambda f: f.split("|")[0] + "| task/seed/agent/step", FormulaError,
+     "nests 3 levels; at most two are allowed"),
     ("the same column twice", _edit("task", "agent"), FormulaError, "column 'agent' is used twice"),
 ]
 
@@ -628,10 +628,6 @@ BAD_BLOCKS = [  # only where the formula has blocks
 def _formula_cases():
     for name, (_, _, formula, _) in BACKENDS.items():
         for what, make, error, phrases in BAD_FORMULAS + (BAD_BLOCKS if "|" in formula else []):
-            if (name, what) == ("tuning", "blocks nested twice"):
-                # tuning reads '| task/tuning_run/seed' (seeds nested in tuning runs): see
-                # test_tuning_with_nested_seeds_and_config_names_both
-                error, phrases = OptionError, "the formula nests seeds in 'seed' ('| task/seed/agent')"
             yield pytest.param(name, make(formula), error, phrases, id=f"{name}-{what}")
 
 
@@ -2109,3 +2105,16 @@ def test_r_habits_bad_inputs():
     missing = rlstats.datasets.simulate(agents=3, tasks=4, seeds=1, rng=0).iloc[1:]
     fails(DesignError, ("variant=\"quade\" needs a complete design", "has empty cells"), function,
           missing, formula, variant="quade")
+
+
+def test_nested_replicates():
+    """Issue 32 item 2: '| task/run/seed' — too many levels, the outer column missing or incomplete, seed = run."""
+    data = rlstats.datasets.simulate(agents=3, tasks=2, seeds=4, rng=0).assign(run=lambda d: d["seed"] % 2)
+    fails(FormulaError, ("nests 3 levels", "at most two are allowed"), rlstats.compare, data,
+          "score ~ agent | task/run/seed/step")
+    fails(FormulaError, "unknown column 'tuning_run' in the outer replicate term", rlstats.compare, data,
+          "score ~ agent | task/tuning_run/seed")
+    holes = data.astype({"run": float})
+    holes.loc[3, "run"] = np.nan
+    fails(DesignError, "'run'", rlstats.compare, holes, "score ~ agent | task/run/seed")
+    fails(FormulaError, "column 'run' is used twice", rlstats.compare, data, "score ~ agent | task/run/run")

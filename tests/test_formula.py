@@ -130,7 +130,7 @@ CATALOGUE = [
     ("score agent | task", "score agent | task", 0, ["exactly one '~'", "response ~ groups | blocks"]),
     ("score ~ agent ~ task", "~", 7, ["exactly one '~'", "I(~x)"]),
     ("score | task ~ agent", "|", 0, ["right of '~'", "I(a | b)"]),
-    ("score ~ agent | task/seed/run", "/", 21, ["nested only one level deep", "then write '| task/run'"]),
+    ("score ~ agent | task/seed/run/x", "/", 29, ["nests 3 levels", "then write '| task/run/seed'"]),
     ("score ~ agent | task:seed/run", "/", 0, ["'/' and ':' cannot be mixed", "'| task/seed'"]),
     ("score ~ agent | /seed", "/", 0, ["missing column name before '/'"]),
     ("score ~ agent | task/", "/", 0, ["missing column name after '/'", "'| task/seed'"]),
