@@ -176,6 +176,11 @@ ENTRIES = {
   title = {{D4RL}: Datasets for Deep Data-Driven Reinforcement Learning},
   journal = {arXiv preprint arXiv:2004.07219}, year = {2020}
 }""",
+    "cobbe2020": """@inproceedings{cobbe2020,
+  author = {Cobbe, Karl and Hesse, Christopher and Hilton, Jacob and Schulman, John},
+  title = {Leveraging Procedural Generation to Benchmark Reinforcement Learning},
+  booktitle = {International Conference on Machine Learning}, year = {2020}
+}""",
     "bates2015": """@article{bates2015,
   author = {Bates, Douglas and M{\\"a}chler, Martin and Bolker, Ben and Walker, Steve},
   title = {Fitting linear mixed-effects models using {lme4}},
@@ -214,6 +219,8 @@ DATA_ENTRIES = {
     "hpo_landscapes": ("dierkes2024",),
     "hpo_optimisation": ("dierkes2024",),
     "d4rl_reference": ("fu2020",),
+    "procgen_easy_reference": ("cobbe2020",),
+    "procgen_hard_reference": ("cobbe2020",),
 }
 
 

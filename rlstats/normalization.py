@@ -21,7 +21,8 @@ from ._typing import Table
 __all__ = ["normalize"]
 
 #: The low and high columns of each named reference table (any other table or frame: random and human).
-TABLE_BOUNDS = {"d4rl_reference": ("random", "expert")}
+TABLE_BOUNDS = {"d4rl_reference": ("random", "expert"), "procgen_easy_reference": ("r_min", "r_max"),
+                "procgen_hard_reference": ("r_min", "r_max")}
 
 #: Normalisers computed from the data rather than read from a table: name -> how its bounds are found.
 RULES = {
@@ -120,8 +121,8 @@ def _bounds(ref, tasks, by, low, high):
     if absent:
         raise DesignError(
             f"{len(absent)} task(s) of the data are missing from the reference's {by!r} "
-            f"column: {_show(absent)}; add their {low!r} and {high!r} scores to the reference "
-            "or drop them from the data"
+            f"column: {_show(absent)} (it has {_show(keys.unique(), 5)}); add their {low!r} and {high!r} "
+            "scores to the reference or drop them from the data"
         )
     table = ref.assign(**{by: keys}).set_index(by).loc[tasks, [low, high]]
     try:
@@ -177,11 +178,14 @@ def normalize(df: Table, reference: Table | str, *, low: str | None = None, high
           ``df`` itself (all agents and runs); the note states the bounds used.
           Such scores change when an agent is added: prefer a published table.
 
-        Procgen's R_min/R_max (Cobbe et al. 2020) are not included: their table
-        could not be checked against the paper here.
+        - ``"procgen_easy_reference"`` and ``"procgen_hard_reference"``: Procgen's
+          R_min and R_max per game (``task`` is the ``env_name``, e.g.
+          ``"coinrun"``) for each distribution mode, from Cobbe et al. (2020)'s
+          table of normalisation constants. Copies that mix the modes (an easy
+          table with the hard jumper and leaper) or use (0, R_max) circulate.
     low, high : str, optional
         Reference columns mapped to 0 and 1. By default a named table's own
-        (``"d4rl_reference"``: random and expert), else ``"random"`` and
+        (``"d4rl_reference"``: random and expert; Procgen's: r_min and r_max), else ``"random"`` and
         ``"human"``, the human-normalised score. Rules take neither.
     by : str
         Name of the task column, in both ``df`` and ``reference``.

@@ -742,6 +742,9 @@ NORMALIZE_CASES = [
      "min-max normalisation needs two different scores in every task; task 'task_01', 'task_02'"),
     ("d4rl with the Atari default", (TINY, "d4rl_reference"), {"high": "human"}, DesignError,
      "the reference has no column 'human'"),
+    ("procgen with other task names", (TINY, "procgen_easy_reference"), {}, DesignError,
+     "3 task(s) of the data are missing from the reference's 'task' column: 'task_01', 'task_02', 'task_03' "
+     "(it has 'bigfish', 'bossfight', 'caveflyer', 'chaser', 'climber' and 11 more)"),
 ]
 
 

@@ -336,12 +336,14 @@ def test_available_describes_every_dataset():
         "hpo_landscapes",
         "hpo_optimisation",
         "d4rl_reference",
+        "procgen_easy_reference",
+        "procgen_hard_reference",
     ]
     assert {"description", "source_paper", "url_base", "licence", "rows", "columns"} <= set(
         table.columns
     )
-    assert table["rows"].tolist() == [16250, 26, 415, 385, 358200, 57, 154400, 900000, 2670, 115]
-    assert table["files"].tolist() == [34, 2, 24, 2, 60, 0, 2, 9, 1, 0]
+    assert table["rows"].tolist() == [16250, 26, 415, 385, 358200, 57, 154400, 900000, 2670, 115, 16, 16]
+    assert table["files"].tolist() == [34, 2, 24, 2, 60, 0, 2, 9, 1, 0, 0, 0]
     for text in ("description", "source_paper", "licence", "url_base"):
         assert table[text].str.len().min() > 10
     with_files = table["files"] > 0

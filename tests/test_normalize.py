@@ -93,7 +93,9 @@ def test_tasks_missing_from_reference_are_all_listed(scores, reference):
     with pytest.raises(DesignError) as info:
         normalize(df, reference)
     text = str(info.value)
-    assert "Qbert" in text and "Seaquest" in text and "Pong" not in text
+    missing, has = text.split("(it has ")
+    assert "Qbert" in missing and "Seaquest" in missing and "Pong" not in missing
+    assert "Pong" in has  # the reference's own names, to spot a spelling difference
 
 
 def test_zero_and_negative_ranges_are_named(scores):
@@ -240,6 +242,58 @@ def test_d4rl_normalised_score_by_hand():
     assert out.attrs["rlstats_notes"][-1] == (
         "'score' normalised per task as (score - random) / (expert - random) with random and expert from "
         "d4rl_reference (D4RL release, d4rl/infos.py (Farama-Foundation/D4RL@89141a6))")
+
+
+# Procgen's normalisation constants, Cobbe et al. (2020, arXiv:1912.01588), appendix table, typed here again in
+# the paper's order (game: hard R_min, R_max; easy R_min, R_max), independently of the module's table.
+PROCGEN_PAPER = """
+CoinRun 5 10 5 10
+StarPilot 1.5 35 2.5 64
+CaveFlyer 2 13.4 3.5 12
+Dodgeball 1.5 19 1.5 19
+FruitBot -.5 27.2 -1.5 32.4
+Chaser .5 14.2 .5 13
+Miner 1.5 20 1.5 13
+Jumper 1 10 3 10
+Leaper 1.5 10 3 10
+Maze 4 10 5 10
+BigFish 0 40 1 40
+Heist 2 10 3.5 10
+Climber 1 12.6 2 12.6
+Plunder 3 30 4.5 30
+Ninja 2 10 3.5 10
+BossFight .5 13 .5 13
+"""
+
+
+def test_procgen_tables_match_the_paper():
+    from rlstats import datasets
+
+    rows = [line.split() for line in PROCGEN_PAPER.strip().splitlines()]
+    for mode, (lo, hi) in (("hard", (1, 2)), ("easy", (3, 4))):
+        table = datasets.load(f"procgen_{mode}_reference").set_index("task")
+        assert len(table) == 16 and table.index.is_unique and (table["mode"] == mode).all()
+        for row in rows:
+            game = row[0].lower()
+            assert (table.loc[game, "r_min"], table.loc[game, "r_max"]) == (float(row[lo]), float(row[hi])), game
+        assert table["source"].str.contains("arXiv:1912.01588").all()
+    described = datasets.available().set_index("name")["description"]
+    assert "jumper (1, 10) and leaper (1.5, 10) instead of (3, 10)" in described["procgen_easy_reference"]
+    assert "(0, R_max) instead of (R_min, R_max)" in described["procgen_hard_reference"]
+
+
+def test_procgen_normalised_score_by_hand():
+    runs = pd.DataFrame({"agent": ["A", "B", "A"], "task": ["fruitbot", "fruitbot", "starpilot"],
+                         "score": [10.0, 27.2, 20.0]})
+    hard = normalize(runs, "procgen_hard_reference")  # r_min and r_max by default
+    np.testing.assert_allclose(hard["score"], [(10 + 0.5) / 27.7, 1.0, (20 - 1.5) / 33.5], rtol=1e-15)
+    easy = normalize(runs, "procgen_easy_reference")
+    np.testing.assert_allclose(easy["score"], [(10 + 1.5) / 33.9, (27.2 + 1.5) / 33.9, 17.5 / 61.5], rtol=1e-15)
+    assert easy.attrs["rlstats_notes"][-1].startswith(
+        "'score' normalised per task as (score - r_min) / (r_max - r_min) with r_min and r_max from "
+        "procgen_easy_reference (Cobbe et al. (2020)")
+    with pytest.raises(DesignError, match="missing from the reference's 'task' column: 'procgen-coinrun-v0'"):
+        normalize(runs.assign(task="procgen-coinrun-v0"), "procgen_easy_reference")
 
 
 def test_dm_control_divides_by_1000():

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import pandas as pd
 
 from ..options import check_choice
-from . import _atari_reference, _d4rl_reference
+from . import _atari_reference, _d4rl_reference, _procgen_reference
 from ._fetch import _fetch, _url
 from ._hpo import (EVALUATION_FILE, LANDSCAPE_COLUMNS, LANDSCAPE_FILES, OPTIMISATION_COLUMNS, _parse_hpo_landscapes,
                    _parse_hpo_optimisation)
@@ -250,6 +250,23 @@ _DATASETS = {
             files=(),
             parse=_d4rl_reference.frame,
         ),
+        *(
+            _Dataset(
+                name=f"procgen_{mode}_reference",
+                description=(
+                    f"Procgen, {mode} distribution mode, 16 games: each game's R_min and R_max, the normalisers of "
+                    "Procgen's score (score - r_min) / (r_max - r_min); task is the game's env_name "
+                    "(e.g. coinrun). " + _procgen_reference.conflicts_sentence()
+                ),
+                source_paper=_procgen_reference.PAPER,
+                licence="Published numbers, typed into rlstats; no file is read.",
+                columns=("task", "r_min", "r_max", "mode", "source"),
+                rows=16,
+                files=(),
+                parse=parse,
+            )
+            for mode, parse in (("easy", _procgen_reference.easy_frame), ("hard", _procgen_reference.hard_frame))
+        ),
     )
 }
 
@@ -349,17 +366,19 @@ def available() -> pd.DataFrame:
     --------
     >>> from rlstats import datasets
     >>> datasets.available()[["name", "rows", "files"]]
-                         name    rows  files
-    0               atari100k   16250     34
-    1     atari100k_reference      26      2
-    2          mujoco_adastop     415     24
-    3     halfcheetah_sac_td3     385      2
-    4          dopamine_atari  358200     60
-    5         atari_reference      57      0
-    6  spinningup_halfcheetah  154400      2
-    7          hpo_landscapes  900000      9
-    8        hpo_optimisation    2670      1
-    9          d4rl_reference     115      0
+                          name    rows  files
+    0                atari100k   16250     34
+    1      atari100k_reference      26      2
+    2           mujoco_adastop     415     24
+    3      halfcheetah_sac_td3     385      2
+    4           dopamine_atari  358200     60
+    5          atari_reference      57      0
+    6   spinningup_halfcheetah  154400      2
+    7           hpo_landscapes  900000      9
+    8         hpo_optimisation    2670      1
+    9           d4rl_reference     115      0
+    10  procgen_easy_reference      16      0
+    11  procgen_hard_reference      16      0
     """
     return pd.DataFrame(
         {
