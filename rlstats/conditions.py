@@ -24,10 +24,14 @@ from __future__ import annotations
 import ast
 import dataclasses
 import operator
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .errors import OptionError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["Condition", "parse_condition", "ast_depth", "MAX_LENGTH"]
 
@@ -83,14 +87,14 @@ class Condition:
 
     text: str
     source: str = dataclasses.field(repr=False, compare=False)  # the text as parsed: names replaced
-    tree: object = dataclasses.field(repr=False, compare=False)
-    names: tuple = dataclasses.field(repr=False, compare=False)  # back-quoted names, by placeholder number
+    tree: ast.Expression = dataclasses.field(repr=False, compare=False)
+    names: tuple[str, ...] = dataclasses.field(repr=False, compare=False)  # back-quoted names, by placeholder number
 
     def __str__(self):
         return self.text
 
     @property
-    def columns(self):
+    def columns(self) -> tuple[str, ...]:
         """The column names the condition reads, in order of appearance."""
         found = []
         for node in ast.walk(self.tree):
@@ -102,7 +106,7 @@ class Condition:
         return self.names[_PLACEHOLDERS.index(identifier)] if identifier in _PLACEHOLDERS[:len(self.names)] \
             else identifier
 
-    def mask(self, data):
+    def mask(self, data: pd.DataFrame) -> np.ndarray:
         """One True/False per row of ``data`` (a DataFrame), as a numpy array."""
         missing = [c for c in self.columns if c not in data.columns]
         if missing:
@@ -191,7 +195,7 @@ def _literal(node):
     return value
 
 
-def ast_depth(tree):
+def ast_depth(tree: ast.AST) -> int:
     """How deeply an ast tree nests, counted without recursion (Python's compiler recurses that deep)."""
     deepest, stack = 0, [(tree, 1)]
     while stack:
@@ -258,7 +262,7 @@ def _is_literal(node):
     return isinstance(node, ast.Constant) and isinstance(node.value, (bool, int, float, str))
 
 
-def parse_condition(text) -> Condition:
+def parse_condition(text: str) -> Condition:
     """Parse a ``subset=`` condition of the restricted grammar (module docstring) into a :class:`Condition`.
 
     Raises

@@ -26,7 +26,7 @@ import difflib
 import functools
 import keyword
 import re
-from collections.abc import Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -680,7 +680,8 @@ def _check_names(parts, columns, namespace, roles):
         _unknown(parts.formula.text, role, name, start, end, columns)
 
 
-def check_columns(formula: Formula, columns, eval_env=None) -> None:
+def check_columns(formula: Formula, columns: Iterable[Hashable],
+                  eval_env: int | patsy.EvalEnvironment | None = None) -> None:
     """Check that every name in the formula is a data column (or, in the response, a known name).
 
     Parameters
@@ -861,7 +862,8 @@ def _check_restricted(formula, parts):
     return compile(ast.fix_missing_locations(_FloatConstants().visit(tree)), "<response>", "eval")
 
 
-def evaluate_response(formula: Formula, data: pd.DataFrame, eval_env=0, *, on_nonfinite="raise") -> Response:
+def evaluate_response(formula: Formula, data: pd.DataFrame, eval_env: int | patsy.EvalEnvironment | None = 0, *,
+                      on_nonfinite: str = "raise") -> Response:
     """Evaluate the response expression on the data, one float per row.
 
     Names resolve, in order, to data columns, R-style names (``log, log1p,

@@ -16,12 +16,17 @@ import math
 import platform
 import sys
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Mapping, NamedTuple, Sequence, TypeVar
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:  # tells type checkers that @resultclass makes a frozen dataclass (PEP 681)
     from typing_extensions import dataclass_transform
+
+    from ._typing import ColumnNames
+    from .formula import Formula
 else:
-    def dataclass_transform(**kwargs):
+    def dataclass_transform(**kwargs: Any) -> Callable[[T], T]:
         return lambda decorator: decorator
 
 import numpy as np
@@ -59,7 +64,7 @@ def _column_names(method):
     return with_names
 
 
-def package_versions():
+def package_versions() -> dict[str, str]:
     """The versions of rlstats, its dependencies and Python that every exported result records."""
     return {"rlstats": __version__, "numpy": np.__version__, "scipy": _installed_version("scipy"),
             "pandas": pd.__version__, "matplotlib": _installed_version("matplotlib"),
@@ -91,12 +96,12 @@ class ConfidenceInterval(NamedTuple):
     high: float
 
 
-def sentences(notes):
+def sentences(notes: Iterable[str]) -> str:
     """Notes as prose: each starts with a capital and ends with a full stop, joined by spaces ("" for none)."""
     return " ".join(note[0].upper() + note[1:] + ("" if note.endswith(".") else ".") for note in notes if note)
 
 
-def to_jsonable(value):
+def to_jsonable(value: Any) -> Any:
     """Convert numpy, pandas and dataclass values into JSON-serialisable Python objects."""
     if isinstance(value, pd.DataFrame):
         return {"columns": [str(c) for c in value.columns],
@@ -133,7 +138,15 @@ class Summary:
     DataFrames at full precision.
     """
 
-    def __init__(self, title, header, tables, notes=(), digits=5, statistic_line=None):
+    title: str
+    statistic_line: str | None
+    header: str
+    tables: dict[str, pd.DataFrame]
+    notes: tuple[str, ...]
+    digits: int
+
+    def __init__(self, title: str, header: str, tables: Mapping[str, pd.DataFrame], notes: Iterable[str] = (),
+                 digits: int = 5, statistic_line: str | None = None) -> None:
         self.title = title
         self.statistic_line = statistic_line
         self.header = header
@@ -210,7 +223,7 @@ class Summary:
 
 
 @dataclass_transform(frozen_default=True, eq_default=False)
-def resultclass(cls):
+def resultclass(cls: type[T]) -> type[T]:
     """Decorator for Result subclasses: a frozen dataclass that keeps the R-style ``repr``."""
     return dataclass(frozen=True, eq=False, repr=False)(cls)
 
@@ -238,11 +251,11 @@ class Result:
     """
 
     method: str
-    formula: object
+    formula: Formula | None
     data_name: str
     nobs: int
-    notes: tuple
-    options: dict
+    notes: tuple[str, ...]
+    options: dict[str, Any]
     seed: object
 
     #: plot kind -> function(result, ax=None, **kwargs); the first is the default.
@@ -255,7 +268,7 @@ class Result:
             if callable(method) and not getattr(method, "names_keyword", False):
                 setattr(cls, name, _column_names(method))
 
-    def __getitem__(self, key):
+    def __getitem__(self, key: str) -> Any:
         """R's htest components: ``res["p.value"]``, ``res["statistic"]``, ``res["parameter"]`` (df), ...
 
         A KeyError names the components this result has.
@@ -280,14 +293,14 @@ class Result:
         return getattr(self, "df", None)
 
     @property
-    def n_agents(self):
+    def n_agents(self) -> int:
         """Number of agents compared (results that have ``agents``)."""
-        return len(self.agents)
+        return len(self.agents)  # type: ignore[attr-defined]  # a field of the subclasses with agents
 
     @property
-    def n_tasks(self):
+    def n_tasks(self) -> int:
         """Number of tasks used (results that have ``tasks``)."""
-        return len(self.tasks)
+        return len(self.tasks)  # type: ignore[attr-defined]  # a field of the subclasses with tasks
 
     def cite(self, data: str | Sequence[str] | None = None) -> str:
         """BibTeX for this result's method, the package and (``data=``) the datasets used; see :func:`rlstats.cite`."""
@@ -296,9 +309,9 @@ class Result:
         return cite(self, data=data)
 
     @property
-    def p_value(self):
+    def p_value(self) -> float | np.ndarray:  # an array where a result has one per comparison
         """``pvalue`` under the spelling of R (``p.value``) and broom's ``p_value`` column, for results of a test."""
-        return self.pvalue
+        return self.pvalue  # type: ignore[attr-defined]  # a field of the subclasses that test
 
     # ---- hooks a subclass provides ------------------------------------------------
     def _statistic_line(self):
@@ -313,10 +326,11 @@ class Result:
         """Named DataFrames shown by summary()."""
         return {}
 
-    def tidy(self) -> pd.DataFrame:
+    # names= ("broom": broom's column names) is applied around every subclass's tidy and glance by _column_names
+    def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
         raise NotImplementedError
 
-    def glance(self) -> pd.DataFrame:
+    def glance(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
         raise NotImplementedError
 
     def _prose(self):
@@ -381,7 +395,7 @@ class Result:
 
     def to_dict(self) -> dict[str, Any]:
         """Every field as JSON-serialisable data, with the class name and package versions."""
-        out = {"result": type(self).__name__}
+        out: dict[str, Any] = {"result": type(self).__name__}
         for f in dataclasses.fields(self):
             out[f.name] = to_jsonable(getattr(self, f.name))
         out["versions"] = package_versions()

@@ -7,6 +7,8 @@ per scalar, ``source``), ready for :func:`rlstats.curves`, :func:`rlstats.summar
 back end. Reading event files needs the tensorboard package: ``pip install "rlstats[logs]"``.
 """
 
+from typing import TYPE_CHECKING
+
 from .._lazy import lazy_names
 
 # loaded on first use: the command line reads the format names from _formats without pandas
@@ -15,5 +17,9 @@ __getattr__, __dir__ = lazy_names(__name__, {"._read": ("EarlyEnd", "ReadLog", "
                                              "._wandb": ("read_wandb",),
                                              # the formats' table; the one a file name announces
                                              "._formats": ("FORMATS", "file_format")})
+
+if TYPE_CHECKING:  # what a type checker sees of the lazy names
+    from ._read import EarlyEnd, ReadLog, ReadProblem, Segment, choose_return_tag, read_logs
+    from ._wandb import read_wandb
 
 __all__ = ["read_logs", "read_wandb", "ReadLog", "ReadProblem", "EarlyEnd", "Segment", "choose_return_tag"]

@@ -15,7 +15,7 @@ import os
 import posixpath
 import re
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Collection, Sequence
 
 import numpy as np
 import pandas as pd
@@ -73,7 +73,7 @@ class EarlyEnd:
     killed, or still running): ``run`` holds its fields as in the frame; ``siblings`` counts the runs it
     was compared with (the same fields but seed, run and attempt), ``siblings_median`` their median last step."""
 
-    run: dict
+    run: dict[str, Any]
     last_step: float
     siblings: int
     siblings_median: float
@@ -95,22 +95,22 @@ class Segment:
     its steps with values of the requested tags, as logged.
     """
 
-    run: dict
+    run: dict[str, Any]
     source: str
     first_step: float
     last_step: float
     joins: str
     dropped: int = 0
-    dropped_steps: tuple | None = None
+    dropped_steps: tuple[float, float] | None = None
 
     def __str__(self):
         return self.describe(self.source)
 
-    def describe(self, name):
+    def describe(self, name: str) -> str:
         """``PPO_2 (steps 15,000 to 20,000, restarts: 4 values before it at steps 15,000 to 30,000 dropped)``."""
         how = {"continues": ", continues", "restarts": ", restarts",
                "reruns": ", a rerun from the start"}.get(self.joins, "")
-        if self.dropped:
+        if self.dropped and self.dropped_steps is not None:  # set together
             how += (f": {count(self.dropped, 'value')} before it at steps {step_text(self.dropped_steps[0])} to "
                     f"{step_text(self.dropped_steps[1])} dropped")
         return f"{name} (steps {step_text(self.first_step)} to {step_text(self.last_step)}{how})"
@@ -143,18 +143,18 @@ class ReadLog:
 
     root: str
     format: str
-    files: tuple
-    problems: tuple = ()
-    ignored: tuple = ()
+    files: tuple[str, ...]
+    problems: tuple[ReadProblem, ...] = ()
+    ignored: tuple[str, ...] = ()
     skipped: bool = False
-    ended_early: tuple = ()
-    segments: tuple = ()
+    ended_early: tuple[EarlyEnd, ...] = ()
+    segments: tuple[Segment, ...] = ()
 
     @property
-    def ok(self):
+    def ok(self) -> bool:
         return not self.problems
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """One row per problem: source, kind, detail."""
         return pd.DataFrame([dataclasses.asdict(p) for p in self.problems], columns=["source", "kind", "detail"])
 
@@ -172,7 +172,7 @@ def _words(tag):
     return set(re.split(r"[^A-Za-z0-9]+", spaced.lower())) - {""}
 
 
-def choose_return_tag(available):
+def choose_return_tag(available: Collection[str]) -> tuple[str, str]:
     """The tag that looks like an evaluation return, with the reason; OptionError when ambiguous.
 
     Tags are split into words (``eval/mean_reward`` -> eval, mean, reward; ``AverageTestEpRet`` ->

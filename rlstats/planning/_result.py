@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -11,6 +11,7 @@ from .. import format as fmt
 from ..errors import OptionError
 from ..methods import DECLARATIONS, load
 from ..options import check_confidence_level
+from .._typing import ColumnNames
 from ..results import Result, resultclass
 from ..statistics import wilson_interval
 from . import plots
@@ -69,15 +70,15 @@ class PowerResult(Result):
         is between them, given the simulation error.
     """
 
-    methods: tuple
-    seeds: tuple
-    effect: object
+    methods: tuple[str, ...]
+    seeds: tuple[int, ...]
+    effect: float | tuple[float, ...]
     alpha: float
     n_sim: int
     table: pd.DataFrame
     data_source: str
-    simulation: dict
-    method_options: dict
+    simulation: dict[str, Any]
+    method_options: dict[str, Any]
     conf_level: float = MC_CONFIDENCE_LEVEL
     target_power: float | None = None
     sample_size: int | None = None
@@ -88,7 +89,7 @@ class PowerResult(Result):
 
     # ---- combining ------------------------------------------------------------------
     @classmethod
-    def combine(cls, *results):
+    def combine(cls, *results: PowerResult) -> PowerResult:
         """One result holding the rows of several (e.g. one method each), to tabulate and plot together.
 
         The results must describe the same data (source, effect and alpha);
@@ -144,12 +145,12 @@ class PowerResult(Result):
         return str(low) if low == high else f"{low} to {high}"
 
     @property
-    def method_labels(self):
+    def method_labels(self) -> dict[str, str]:
         """method -> the name figures and prose give it (e.g. 'blocked rank test')."""
         return {method: _rule(method).label for method in self.methods}
 
     @property
-    def effect_text(self):
+    def effect_text(self) -> str:
         """The effect as printed: '0.5', or '(0, 0.5)' for one shift per agent."""
         return _effect_text(self.effect)
 
@@ -172,12 +173,12 @@ class PowerResult(Result):
         return {"Rejection rates": self.table, "Data-generating settings": settings}
 
     # ---- tidy output ------------------------------------------------------------------
-    def tidy(self):
+    def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
         """One row per method and number of seeds: method, seeds, power, std_error, conf_low, conf_high,
         mean_runs, mean_runs_se, level_spent, n_sim, n_tests."""
         return self.table.drop(columns="n_rejections").copy()
 
-    def glance(self):
+    def glance(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
         """The study in one row."""
         return pd.DataFrame([{
             "method": ", ".join(self.methods), "effect": _effect_text(self.effect), "alpha": self.alpha,
@@ -186,7 +187,7 @@ class PowerResult(Result):
             "sample_size_high": self.sample_size_high,
         }])
 
-    def confidence_interval(self, confidence_level=None):
+    def confidence_interval(self, confidence_level: float | None = None) -> pd.DataFrame:
         """The tidy table with Wilson intervals of the rejection rates (``conf_low``, ``conf_high``) at another level.
 
         ``confidence_level=None`` is ``conf_level``, the level of the table's intervals.

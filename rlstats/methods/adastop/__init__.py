@@ -1,5 +1,7 @@
 """AdaStop (adaptive sequential permutation tests) and the one-interim permutation test of ``score ~ agent``."""
 
+from typing import TYPE_CHECKING
+
 from ..._lazy import lazy_names
 from ._defaults import DEFAULT_K, LOCK_TIMEOUT
 
@@ -7,5 +9,10 @@ from ._defaults import DEFAULT_K, LOCK_TIMEOUT
 __getattr__, __dir__ = lazy_names(__name__, {"._api": ("AdaStopOptions", "adastop", "permutation"),
                                              "._incremental": ("AdaStop", "INDEX_COLUMNS", "state_lock"),
                                              "._result": ("AdaStopResult", "PermutationResult")})
+
+if TYPE_CHECKING:  # what a type checker sees of the lazy names
+    from ._api import AdaStopOptions, adastop, permutation
+    from ._incremental import AdaStop, INDEX_COLUMNS, state_lock
+    from ._result import AdaStopResult, PermutationResult
 
 __all__ = ["adastop", "permutation", "AdaStop", "AdaStopResult", "PermutationResult", "AdaStopOptions"]

@@ -29,7 +29,7 @@ from __future__ import annotations
 import inspect
 import math
 from dataclasses import asdict, dataclass
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
@@ -94,7 +94,7 @@ class AdaStopOptions:
     progress: bool = False
 
     @classmethod
-    def checked(cls, **options):
+    def checked(cls, **options: Any) -> AdaStopOptions:
         """Validate every option once; raises OptionError naming the bad one."""
         K = options["K"]
         beta = check_fraction("beta", options["beta"], open_interval=False)

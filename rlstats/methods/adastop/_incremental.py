@@ -14,6 +14,7 @@ import time
 import warnings
 from dataclasses import asdict
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -27,6 +28,11 @@ from ._defaults import LOCK_TIMEOUT
 from ._api import (DEFAULT_K, MAX_AGENTS, MAX_COMPARISONS, AdaStopOptions, _assemble, _decision_rows,
                    _interim_generator, _resolve_pairs, _schedule, _TaskRun, _warn_if_powerless)
 from ._result import AdaStopResult
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from ..._typing import Seed, Table
 
 
 _STATE_FORMAT = "rlstats.AdaStop"
@@ -71,54 +77,56 @@ class AdaStop:
     ['smaller']
     """
 
-    def __init__(self, agents, n=5, K=DEFAULT_K, *, n_resamples=10_000, alpha=0.05, beta=0.0, comparisons="all",
-                 reference=None, permutations="joint", rng=None):
+    def __init__(self, agents: Iterable[str], n: int = 5, K: int = DEFAULT_K, *, n_resamples: int = 10_000,
+                 alpha: float = 0.05, beta: float = 0.0, comparisons: str | Sequence[tuple[str, str]] = "all",
+                 reference: str | None = None, permutations: str = "joint",
+                 rng: Seed | np.random.SeedSequence = None) -> None:
         agents = _check_agents(agents)
         if K is None:
             raise OptionError("K (the maximum number of batches) must be fixed before the first batch")
         self._options = AdaStopOptions.checked(n=n, K=K, n_resamples=n_resamples, alpha=alpha, beta=beta,
                                                comparisons=comparisons, reference=reference, batch=None,
                                                permutations=permutations, na_action="raise", progress=False)
-        self._agents = agents
+        self._agents: tuple[str, ...] = tuple(agents)  # already a tuple (_check_agents)
         self._pairs = _resolve_pairs(agents, self._options.comparisons, self._options.reference)
         self._schedule, joint = _schedule(self._options, self._options.n, self._options.K,
                                           [a for p in self._pairs for a in p])
         _warn_if_powerless(self._schedule)
         self._ss, self._seed_record = seed_sequence(rng)
         self._test = kernels.SequentialTest(self._pairs, self._schedule, joint=joint)
-        self._batches = []  # one {agent: list of floats} per interim fed
+        self._batches: list[dict[str, list[float]]] = []  # one {agent: list of floats} per interim fed
         self._unverified = False  # loaded from a state too old to carry digests of its batches
 
     # ---- what the user asks --------------------------------------------------------
     @property
-    def agents(self):
+    def agents(self) -> tuple[str, ...]:
         return self._agents
 
     @property
-    def n(self):
+    def n(self) -> int:
         return self._options.n
 
     @property
-    def K(self):
-        return self._options.K
+    def K(self) -> int:
+        return self._options.K  # type: ignore[return-value]  # never None here (checked at construction)
 
     @property
-    def interim(self):
+    def interim(self) -> int:
         """Number of batches fed so far."""
         return self._test.interim
 
     @property
-    def done(self):
+    def done(self) -> bool:
         """No comparison is left undecided (at the latest after K batches)."""
         return self._test.done
 
     @property
-    def agents_to_run(self):
+    def agents_to_run(self) -> tuple[str, ...]:
         """Agents that must provide the next batch: those in an undecided comparison (empty when done)."""
         return tuple(self._agents[a] for a in self._test.active_agents())
 
     @property
-    def decisions(self):
+    def decisions(self) -> pd.DataFrame:
         """The decisions so far, one row per comparison (as in :meth:`result`)."""
         run = self._task_run()
         return _decision_rows([run], self._pairs, self._agents, lambda _: self.n, blocked=False)
@@ -129,7 +137,8 @@ class AdaStop:
                 f"{self.K}, {state})")
 
     # ---- feeding batches --------------------------------------------------------------
-    def update(self, batch, *, agent="agent", score="score", allow_repeat=False):
+    def update(self, batch: Table | Mapping[str, ArrayLike], *, agent: str = "agent", score: str = "score",
+               allow_repeat: bool = False) -> pd.DataFrame:
         """Feed the next batch: ``n`` new runs of every agent in :attr:`agents_to_run`.
 
         Parameters
@@ -214,7 +223,7 @@ class AdaStop:
         return _TaskRun("(all runs)", self._test, list(range(len(self._pairs))), {}, used, dict(used), blocks,
                         None, self._test.joint)
 
-    def result(self):
+    def result(self) -> AdaStopResult:
         """The :class:`AdaStopResult` of the batches fed so far (as :func:`adastop` on the same data)."""
         run = self._task_run()
         nobs = sum(len(v) for batch in self._batches for v in batch.values())
@@ -230,7 +239,7 @@ class AdaStop:
             options={**asdict(self._options), "batch": None}, seed=self._seed_record, blocked=False)
 
     # ---- persistence --------------------------------------------------------------------
-    def to_state(self):
+    def to_state(self) -> dict[str, Any]:
         """The JSON-serialisable state: options, seed and every batch fed (no pickle)."""
         options = asdict(self._options)
         options["comparisons"] = options["comparisons"] if options["comparisons"] == "all" \
@@ -243,7 +252,7 @@ class AdaStop:
                          "spawn_key": [int(s) for s in self._ss.spawn_key], "record": self._seed_record},
                 "batches": self._batches, "digests": [_batch_digest(b) for b in self._batches]}
 
-    def save(self, path):
+    def save(self, path: str | os.PathLike[str]) -> Path:
         """Write the state as JSON atomically (a temporary file then ``os.replace``).
 
         A symbolic link is followed (its target is replaced, the link kept), an
@@ -275,7 +284,7 @@ class AdaStop:
         return path
 
     @classmethod
-    def from_state(cls, state):
+    def from_state(cls, state: dict[str, Any]) -> AdaStop:
         """Rebuild an AdaStop from :meth:`to_state` output by replaying its batches.
 
         Every batch is checked against its recorded SHA-256 digest before it is replayed; a state
@@ -324,7 +333,7 @@ class AdaStop:
         return seq
 
     @classmethod
-    def load(cls, path):
+    def load(cls, path: str | os.PathLike[str]) -> AdaStop:
         """Read a state written by :meth:`save`."""
         path = Path(path)
         if path.is_dir():

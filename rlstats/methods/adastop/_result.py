@@ -11,6 +11,7 @@ import pandas as pd
 from ... import format as fmt
 from . import plots as plots_adastop
 from ...errors import OptionError
+from ..._typing import ColumnNames
 from ...results import Result, resultclass
 
 
@@ -59,8 +60,8 @@ class AdaStopResult(Result):
         per-interim levels (at most ``alpha``; the smallest over tasks).
     """
 
-    agents: tuple
-    tasks: tuple
+    agents: tuple[str, ...]
+    tasks: tuple[str, ...]
     blocked: bool
     batch_size: int | None
     max_interims: int
@@ -86,15 +87,15 @@ class AdaStopResult(Result):
         return int(self.decisions["decision"].isin(names).sum())
 
     @property
-    def n_comparisons(self):
+    def n_comparisons(self) -> int:
         return len(self.decisions)
 
     @property
-    def done(self):
+    def done(self) -> bool:
         """Every comparison is decided."""
         return self._count("continue") == 0
 
-    def decision_matrix(self, task=None):
+    def decision_matrix(self, task: str | None = None) -> pd.DataFrame:
         """Square DataFrame of decisions: cell (row, column) reads "row is ... than column".
 
         Symbols: ``>`` larger, ``<`` smaller, ``=`` equal, ``?`` undecided,
@@ -169,11 +170,11 @@ class AdaStopResult(Result):
                 "Level spent per interim": self.spending}
 
     # ---- tidy output ----------------------------------------------------------------
-    def tidy(self):
+    def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
         """One row per comparison (and task): decision, interim, estimate, runs used, reason."""
         return self.decisions.copy()
 
-    def glance(self):
+    def glance(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
         """The whole test in one row."""
         return pd.DataFrame([{
             "method": self.method, "n_agents": len(self.agents), "n_tasks": len(self.tasks),
@@ -268,12 +269,12 @@ class PermutationResult(AdaStopResult):
     p_adjusted: np.ndarray | None = None
 
     @property
-    def statistic(self):
+    def statistic(self) -> np.ndarray:
         """The mean difference (agent_1 - agent_2) of each comparison, in the order of ``decisions``."""
         return self.decisions["estimate"].to_numpy(dtype=float)
 
     @property
-    def pvalue(self):
+    def pvalue(self) -> np.ndarray | None:
         """The test's p-value of each comparison: the step-down adjusted ``p_adjusted`` (scipy's name)."""
         return self.p_adjusted
 
@@ -283,7 +284,7 @@ class PermutationResult(AdaStopResult):
                 f"smallest adjusted {fmt.pvalue_phrase(smallest)}, level spent = "
                 f"{fmt.signif(self.level_spent, 4)} (alpha = {self.alpha})")
 
-    def tidy(self):
+    def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
         """One row per comparison: decision, estimate, runs, and the step-down adjusted p-value."""
         out = self.decisions.copy()
         out["p_adjusted"] = self.p_adjusted

@@ -42,6 +42,8 @@ from ..._typing import Data, EvalEnv, FormulaLike, Normalizer, Seed
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
+    from ...results import Result
+
 DEFAULT_METRICS = ("iqm", "mean", "median", "optimality_gap")
 INTERVALS = ("percentile", "basic", "bca", "expanded")
 COMPAT_INTERVALS = ("percentile", "basic")
@@ -123,7 +125,7 @@ class BootstrapOptions:
     n_jobs: int = 1
 
     @classmethod
-    def checked(cls, **options):
+    def checked(cls, **options: Any) -> BootstrapOptions:
         """Validate every option once; raises OptionError naming the bad one."""
         names, specs = _check_metrics(options["metrics"])
         checked = cls(
@@ -148,7 +150,7 @@ class BootstrapOptions:
                 "tasks, whose spread it does not model; use interval='percentile' with task_bootstrap=True")
         return checked
 
-    def record(self):
+    def record(self) -> dict[str, Any]:
         """The options as stored in the result (metric functions by name)."""
         out = dataclasses.asdict(self)
         out["metrics"] = list(self.metric_names)
@@ -159,7 +161,7 @@ class BootstrapOptions:
 @dataclass(frozen=True)
 class ProbabilityOfImprovementOptions:
     #: as given until :meth:`for_agents` checks them against the design's agents (None: every pair)
-    pairs: object = None
+    pairs: Any = None
     n_resamples: int = 2_000
     confidence_level: float = 0.95
     interval: str = "percentile"
@@ -168,7 +170,7 @@ class ProbabilityOfImprovementOptions:
     n_jobs: int = 1
 
     @classmethod
-    def checked(cls, **options):
+    def checked(cls, **options: Any) -> ProbabilityOfImprovementOptions:
         """Validate every option once (``pairs`` needs the agents: :meth:`for_agents`); raises OptionError."""
         return cls(
             pairs=options["pairs"],
@@ -183,7 +185,7 @@ class ProbabilityOfImprovementOptions:
         """The options with ``pairs`` checked against ``agents``: a tuple of (X, Y) names."""
         return dataclasses.replace(self, pairs=check_pairs("pairs", self.pairs, agents))
 
-    def record(self):
+    def record(self) -> dict[str, Any]:
         """The options as stored in the result."""
         return {"n_resamples": self.n_resamples, "confidence_level": self.confidence_level,
                 "interval": self.interval, "na_action": self.na_action, "pairs": [list(p) for p in self.pairs]}
@@ -202,7 +204,7 @@ class PerformanceProfileOptions:
     n_jobs: int = 1
 
     @classmethod
-    def checked(cls, **options):
+    def checked(cls, **options: Any) -> PerformanceProfileOptions:
         """Validate every option once; raises OptionError naming the bad one."""
         return cls(
             kind=check_choice("kind", options["kind"], PROFILE_KINDS),
@@ -214,7 +216,7 @@ class PerformanceProfileOptions:
             n_jobs=check_n_jobs(options["n_jobs"]),
             tau=None if options["tau"] is None else _check_tau(options["tau"]))
 
-    def record(self):
+    def record(self) -> dict[str, Any]:
         """The options as stored in the result."""
         return {"kind": self.kind, "n_resamples": self.n_resamples, "confidence_level": self.confidence_level,
                 "task_bootstrap": self.task_bootstrap, "na_action": self.na_action}
@@ -252,7 +254,8 @@ def _require_run_matrices(design, layouts, why):
 # ----------------------------------------------------------------------------- results
 
 
-def inferential_intervals(result, a, b, test=None, *, alpha=None):
+def inferential_intervals(result: BootstrapResult, a: str, b: str, test: Result | None = None, *,
+                          alpha: float | None = None) -> InferentialIntervalsResult:
     """What :meth:`BootstrapResult.inferential_intervals` returns (see there).
 
     The blocked rank test, when ``test`` is None, is reached through the

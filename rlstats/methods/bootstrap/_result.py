@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import field
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -14,6 +14,7 @@ from . import _small_runs as small_runs
 from . import plots
 from ...design import Design
 from ...options import check_confidence_level
+from ..._typing import ColumnNames
 from ...results import Result, package_versions, resultclass, to_jsonable
 
 _METRIC_LABELS = {"iqm": "IQM", "mean": "mean", "median": "median", "optimality_gap": "optimality gap"}
@@ -89,9 +90,9 @@ class BootstrapResult(Result):
         The data analysed (used by :meth:`inferential_intervals`; not exported).
     """
 
-    agents: tuple
-    tasks: tuple
-    metrics: tuple
+    agents: tuple[str, ...]
+    tasks: tuple[str, ...]
+    metrics: tuple[str, ...]
     estimates: np.ndarray
     intervals: np.ndarray
     interval_mc_se: np.ndarray
@@ -128,7 +129,7 @@ class BootstrapResult(Result):
         level = f"{fmt.signif(100 * self.confidence_level)}%"
         return {f"{level} {self.interval} intervals ({self.n_resamples} resamples)": table}
 
-    def tidy(self):
+    def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
         """One row per metric and agent: agent, metric, estimate, conf_low, conf_high."""
         k, m = self.estimates.shape
         return pd.DataFrame({
@@ -139,7 +140,7 @@ class BootstrapResult(Result):
             "conf_high": self.intervals[:, :, 1].T.ravel(),
         })
 
-    def glance(self):
+    def glance(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
         """The procedure in one row."""
         return pd.DataFrame([{
             "method": self.method, "interval_method": self.interval, "conf_level": self.confidence_level,
@@ -177,11 +178,11 @@ class BootstrapResult(Result):
                      f"(seed {fmt.short_seed(self.seed)}).")
         return text
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         """Every field as JSON data, except the bootstrap distribution and the design."""
         return _export(self, {"bootstrap_distribution", "design"})
 
-    def confidence_interval(self, confidence_level=None):
+    def confidence_interval(self, confidence_level: float | None = None) -> pd.DataFrame:
         """Intervals at another confidence level from the stored bootstrap distribution (tidy layout)."""
         level = self.confidence_level if confidence_level is None else \
             check_confidence_level(confidence_level)
@@ -193,7 +194,8 @@ class BootstrapResult(Result):
         out["conf_high"] = bounds[:, :, 1].T.ravel()
         return out
 
-    def inferential_intervals(self, a, b, test=None, *, alpha=None):
+    def inferential_intervals(self, a: str, b: str, test: Result | None = None, *,
+                              alpha: float | None = None) -> InferentialIntervalsResult:
         """Inferential confidence intervals of two agents: they overlap exactly when the test does not reject.
 
         Each agent's interval [t - g_low, t + g_up] becomes
@@ -259,13 +261,13 @@ class ProbabilityOfImprovementResult(Result):
     counts : ndarray, shape (n_tasks, n_agents)
     """
 
-    pairs: tuple
+    pairs: tuple[tuple[str, str], ...]
     estimates: np.ndarray
     intervals: np.ndarray
     interval_mc_se: np.ndarray
     bootstrap_distribution: np.ndarray
-    agents: tuple
-    tasks: tuple
+    agents: tuple[str, ...]
+    tasks: tuple[str, ...]
     n_resamples: int
     confidence_level: float
     counts: np.ndarray
@@ -285,14 +287,14 @@ class ProbabilityOfImprovementResult(Result):
         table["conf_high_mc_se"] = self.interval_mc_se[:, 1]
         return {"P(agent_1 > agent_2), averaged over tasks": table}
 
-    def tidy(self):
+    def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
         """One row per pair: agent_1, agent_2, estimate = P(agent_1 > agent_2), conf_low, conf_high."""
         return pd.DataFrame({
             "agent_1": [x for x, _ in self.pairs], "agent_2": [y for _, y in self.pairs],
             "estimate": self.estimates, "conf_low": self.intervals[:, 0], "conf_high": self.intervals[:, 1],
         })
 
-    def glance(self):
+    def glance(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
         return pd.DataFrame([{
             "method": self.method, "conf_level": self.confidence_level, "n_resamples": self.n_resamples,
             "n_agents": len(self.agents), "n_tasks": len(self.tasks), "n_obs": self.nobs,
@@ -314,7 +316,7 @@ class ProbabilityOfImprovementResult(Result):
         text += " " + "; ".join(parts) + "."
         return text
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         return _export(self, {"bootstrap_distribution"})
 
 
@@ -339,8 +341,8 @@ class PerformanceProfileResult(Result):
     counts : ndarray, shape (n_tasks, n_agents)
     """
 
-    agents: tuple
-    tasks: tuple
+    agents: tuple[str, ...]
+    tasks: tuple[str, ...]
     tau: np.ndarray
     kind: str
     estimates: np.ndarray
@@ -368,7 +370,7 @@ class PerformanceProfileResult(Result):
         table["conf_high_mc_se"] = self.interval_mc_se[:, :, 1].ravel()
         return {"Performance profiles": table}
 
-    def tidy(self):
+    def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
         """One row per agent and threshold: agent, tau, estimate, conf_low, conf_high."""
         k, n = self.estimates.shape
         return pd.DataFrame({
@@ -377,7 +379,7 @@ class PerformanceProfileResult(Result):
             "conf_high": self.intervals[:, :, 1].ravel(),
         })
 
-    def glance(self):
+    def glance(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
         return pd.DataFrame([{
             "method": self.method, "conf_level": self.confidence_level, "n_resamples": self.n_resamples,
             "task_bootstrap": self.task_bootstrap, "n_agents": len(self.agents), "n_tasks": len(self.tasks),
@@ -425,13 +427,13 @@ class InferentialIntervalsResult(Result):
     confidence_level : float
     """
 
-    agents: tuple
-    metrics: tuple
+    agents: tuple[str, ...]
+    metrics: tuple[str, ...]
     estimates: np.ndarray
     descriptive: np.ndarray
     inferential: np.ndarray
     epsilon: np.ndarray
-    branch: tuple
+    branch: tuple[str, ...]
     pvalue: float
     alpha: float
     significant: bool
@@ -444,7 +446,7 @@ class InferentialIntervalsResult(Result):
     _plot_kinds: ClassVar[dict] = {"inferential_intervals": plots.plot_inferential_intervals}
 
     @property
-    def statistic(self):
+    def statistic(self) -> float | None:
         """The test's statistic (``test_statistic``): with ``pvalue``, the test these intervals agree with."""
         return self.test_statistic
 
@@ -463,7 +465,7 @@ class InferentialIntervalsResult(Result):
         table.insert(6, "descriptive_high", self.descriptive[:, :, 1].T.ravel())
         return {"Inferential intervals": table}
 
-    def tidy(self):
+    def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
         """One row per metric and agent: the inferential bounds, epsilon, the test's p-value and decision."""
         m = len(self.metrics)
         return pd.DataFrame({
@@ -473,7 +475,7 @@ class InferentialIntervalsResult(Result):
             "p_value": self.pvalue, "significant": self.significant,
         })
 
-    def glance(self):
+    def glance(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
         return pd.DataFrame([{"method": self.method, "p_value": self.pvalue, "significant": self.significant,
                               "conf_level": self.confidence_level, "n_obs": self.nobs}])
 

@@ -44,7 +44,7 @@ class CurvesOptions:
     statistic_name: str = "iqm"
     align: str = "last"
     #: ``compare=`` as given until :meth:`for_agents` checks it against the design's agents: (agent, agent) pairs
-    pairs: object = ()
+    pairs: Any = ()
     n_resamples: int = 2_000
     confidence_level: float = 0.95
     alpha: float = 0.05
@@ -54,7 +54,7 @@ class CurvesOptions:
     n_jobs: int = 1
 
     @classmethod
-    def checked(cls, **options):
+    def checked(cls, **options: Any) -> CurvesOptions:
         """Validate every option once (``compare`` needs the agents: :meth:`for_agents`); raises OptionError."""
         step = options["step"]
         if not isinstance(step, str):
@@ -72,7 +72,7 @@ class CurvesOptions:
         """The options with the pairs to compare checked against ``agents``."""
         return dataclasses.replace(self, pairs=_pairs(self.pairs, agents))
 
-    def record(self):
+    def record(self) -> dict[str, Any]:
         out = {name: getattr(self, name) for name in self.__dataclass_fields__ if name != "statistic"}
         out["pairs"] = [list(p) for p in self.pairs]
         return out

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
 from ... import format as fmt
 from ...errors import OptionError
+from ..._typing import ColumnNames
 from ...results import Result, resultclass, sentences
 from . import plots
 
@@ -74,8 +75,8 @@ class CurvesResult(Result):
         Max-T permutation p-values, adjusted over all steps.
     """
 
-    agents: tuple
-    tasks: tuple
+    agents: tuple[str, ...]
+    tasks: tuple[str, ...]
     step_column: str
     steps: np.ndarray
     statistic: str
@@ -90,7 +91,7 @@ class CurvesResult(Result):
     confidence_level: float
     alpha: float
     counts: np.ndarray
-    pairs: tuple
+    pairs: tuple[tuple[str, str], ...]
     differences: np.ndarray
     difference_bands: np.ndarray
     difference_pvalues: np.ndarray
@@ -98,7 +99,7 @@ class CurvesResult(Result):
     _plot_kinds: ClassVar[dict] = {"curves": plots.plot_curves, "difference": plots.plot_difference}
 
     @property
-    def label(self):
+    def label(self) -> str:
         return _LABELS.get(self.statistic, self.statistic)
 
     def _pair_index(self, a, b):
@@ -110,7 +111,7 @@ class CurvesResult(Result):
         raise OptionError(f"no comparison of {a!r} and {b!r} was made; compared pairs: "
                           f"{', '.join(f'{p[0]}-{p[1]}' for p in self.pairs) or 'none'} (rerun with compare=[({a!r}, {b!r})])")
 
-    def difference(self, a, b):
+    def difference(self, a: str, b: str) -> pd.DataFrame:
         """Per-step difference a - b with its max-T band, adjusted p-value and decision.
 
         Columns: step, estimate, conf_low, conf_high (the band at level 1 - alpha from the same
@@ -156,7 +157,7 @@ class CurvesResult(Result):
             lines += [f"  {sentence}" for _, sentence in self._verdicts()]
         return lines
 
-    def tidy(self):
+    def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
         """One row per (agent, step): estimate, std_error, pointwise and simultaneous bounds."""
         k, s = self.estimates.shape
         return pd.DataFrame({
@@ -170,7 +171,7 @@ class CurvesResult(Result):
             "conf_high_simultaneous": self.simultaneous[:, :, 1].ravel(),
         })
 
-    def glance(self):
+    def glance(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
         return pd.DataFrame([{
             "method": self.method, "metric": self.statistic, "conf_level": self.confidence_level,
             "n_resamples": self.n_resamples, "n_agents": self.n_agents, "n_tasks": self.n_tasks,
@@ -212,7 +213,7 @@ class CurvesResult(Result):
                      "exactly where a step is declared different. " + sentences(s for _, s in self._verdicts()))
         return text
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         out = super().to_dict()
         del out["bootstrap_distribution"]
         return out

@@ -111,7 +111,7 @@ class PercentilesOptions:
     progress: bool = False
 
     @classmethod
-    def checked(cls, **options):
+    def checked(cls, **options: Any) -> PercentilesOptions:
         """Validate every option once; raises OptionError naming the bad one."""
         interval = options["interval"]
         if interval is not None:

@@ -12,6 +12,7 @@ from . import plots
 from ._kernels import above
 from ...errors import OptionError
 from ...options import check_confidence_level
+from ..._typing import ColumnNames
 from ...results import Result, resultclass
 
 _INTERVAL_NAMES = {
@@ -87,8 +88,8 @@ class PercentilesResult(Result):
     higher_is_better : bool
     """
 
-    agents: tuple
-    tasks: tuple
+    agents: tuple[str, ...]
+    tasks: tuple[str, ...]
     counts: np.ndarray
     estimate: np.ndarray
     conf_low: np.ndarray | None
@@ -127,10 +128,10 @@ class PercentilesResult(Result):
     }
 
     @property
-    def conf_level(self):
+    def conf_level(self) -> float:
         return 1.0 - self.delta
 
-    def confidence_interval(self, confidence_level=None):
+    def confidence_interval(self, confidence_level: float | None = None) -> pd.DataFrame:
         """The simultaneous intervals as a DataFrame (agent, conf_low, conf_high).
 
         The level is fixed when the result is computed (``delta=``); asking for
@@ -203,7 +204,7 @@ class PercentilesResult(Result):
                 f"Per-task means (Anderson interval at delta' = {fmt.signif(self.delta_cell, 3)})": self.per_task}
 
     # ---- tidy output ------------------------------------------------------------------
-    def tidy(self):
+    def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
         """One row per agent: aggregate estimate, simultaneous interval, rank and rank range."""
         missing = np.full(self.n_agents, np.nan)
         return pd.DataFrame({
@@ -218,7 +219,7 @@ class PercentilesResult(Result):
                                    dtype="Int64"),
         })
 
-    def glance(self):
+    def glance(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
         """The analysis in one row."""
         return pd.DataFrame([{
             "method": self.method, "interval_method": self.interval,

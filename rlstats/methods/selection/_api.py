@@ -77,13 +77,14 @@ class SelectionOptions:
     na_action: str = "raise"
 
     @classmethod
-    def checked(cls, **options):
+    def checked(cls, **options: Any) -> SelectionOptions:
         """Validate every option once; raises OptionError naming the bad one."""
         effect = options["effect"]
         if not callable(effect):
             effect = check_choice("effect", effect, EFFECT_MEASURES)
         mu_gap = options["mu_gap"]
-        if isinstance(mu_gap, bool) or not isinstance(mu_gap, numbers.Real) or not np.isfinite(mu_gap):
+        if (isinstance(mu_gap, bool) or not isinstance(mu_gap, numbers.Real)
+                or not np.isfinite(mu_gap)):  # type: ignore[call-overload]  # numpy's stubs take no numbers.Real
             raise OptionError(f"mu_gap must be a finite number >= 0, got {mu_gap!r}")
         if mu_gap < 0:
             raise OptionError(f"mu_gap must be >= 0 (the minimum improvement a claim must exceed, in the units "

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -20,10 +21,16 @@ from ...options import check_choice, check_fraction, check_int, check_resamples
 from ...resampling import seed_sequence
 from . import _kernels as kernels
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from ..._typing import Seed
+
 CONSERVATIVE_RESAMPLES = kernels.CONSERVATIVE_RESAMPLES
 
 
-def detection_probability(mean_reported, n_reported, n_heldout, *, beta=0.05, mu0=0.0):
+def detection_probability(mean_reported: ArrayLike, n_reported: ArrayLike, n_heldout: ArrayLike, *,
+                          beta: float = 0.05, mu0: float = 0.0) -> float | np.ndarray:
     """Probability that the z inspector flags a report, given its mean and the number of fresh tasks.
 
     ``Phi(sqrt(N_I) (mean_reported - mu0 - z_beta sqrt(1/N_P + 1/N_I)))``, with
@@ -64,7 +71,8 @@ def detection_probability(mean_reported, n_reported, n_heldout, *, beta=0.05, mu
     return float(result) if np.ndim(result) == 0 else result
 
 
-def required_heldout(mean_reported, n_reported, *, beta=0.05, power=0.95, mu0=0.0, max_heldout=1_000_000):
+def required_heldout(mean_reported: float, n_reported: int, *, beta: float = 0.05, power: float = 0.95,
+                     mu0: float = 0.0, max_heldout: int = 1_000_000) -> int | None:
     """Fewest fresh tasks with which the z inspector flags the report with probability ``power``.
 
     Same units as :func:`detection_probability`.  Returns None when no N_I up
@@ -83,7 +91,9 @@ def required_heldout(mean_reported, n_reported, *, beta=0.05, power=0.95, mu0=0.
                                     check_int("max_heldout", max_heldout, minimum=1))
 
 
-def conservative_pvalue(mean_reported, n_reported, n_candidates, *, n_resamples=CONSERVATIVE_RESAMPLES, rng=None):
+def conservative_pvalue(mean_reported: ArrayLike, n_reported: int, n_candidates: int, *,
+                        n_resamples: int = CONSERVATIVE_RESAMPLES,
+                        rng: Seed = None) -> tuple[float, float] | tuple[np.ndarray, np.ndarray]:
     """Conservative p-value: how often the best ``n_reported`` of ``n_candidates`` null tasks do as well.
 
     ``P[mean of the top N_P of N_A i.i.d. N(0, 1) >= mean_reported]``, with
@@ -115,7 +125,8 @@ def conservative_pvalue(mean_reported, n_reported, n_candidates, *, n_resamples=
     return (float(p), float(se)) if np.ndim(p) == 0 else (p, se)
 
 
-def top_mean_null(n_reported, n_candidates, *, n_resamples=CONSERVATIVE_RESAMPLES, rng=None):
+def top_mean_null(n_reported: int, n_candidates: int, *, n_resamples: int = CONSERVATIVE_RESAMPLES,
+                  rng: Seed = None) -> np.ndarray:
     """Sorted draws of the mean of the best ``n_reported`` of ``n_candidates`` i.i.d. N(0, 1) (read-only array).
 
     The null distribution of :func:`conservative_pvalue`; its 1 - alpha
@@ -167,10 +178,10 @@ class SelectionSimulation:
     mean_reported: float
     n_trials: int
     n_claims: int
-    setting: dict
+    setting: dict[str, Any]
     seed: object
 
-    def standard_error(self, name):
+    def standard_error(self, name: str) -> float | None:
         """Monte Carlo standard error of one of the rates."""
         rate = getattr(self, name)
         if rate is None:
@@ -178,7 +189,7 @@ class SelectionSimulation:
         n = self.n_claims if name == "detection_rate_given_claim" else self.n_trials
         return float(np.sqrt(rate * (1 - rate) / n)) if n else np.nan
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """The rates as a DataFrame: quantity, estimate, std_error."""
         names = ["claim_rate", "claim_rate_gap", "claim_rate_conservative", "detection_rate",
                  "detection_rate_given_claim", "undetected_claim_rate"]
@@ -196,8 +207,13 @@ class SelectionSimulation:
 _SIMULATION_HELDOUT = ("fresh", "complement", "resample")
 
 
-def simulate(n_candidates, n_reported, n_heldout=None, *, mu=0.0, mu_gap=0.0, reporter="top", variance="known",
-             heldout="fresh", inspector=None, alpha=0.05, beta=0.05, n_trials=10_000, n_resamples=999, rng=None):
+def simulate(n_candidates: int, n_reported: int, n_heldout: int | None = None, *, mu: float = 0.0,
+             mu_gap: float = 0.0, reporter: Literal["top", "random"] = "top",
+             variance: Literal["known", "unknown"] = "known",
+             heldout: Literal["fresh", "complement", "resample"] = "fresh",
+             inspector: Literal["z", "t", "welch", "fisher_pitman"] | None = None, alpha: float = 0.05,
+             beta: float = 0.05, n_trials: int = 10_000, n_resamples: int = 999,
+             rng: Seed = None) -> SelectionSimulation:
     """Simulate the paper's synthetic experiments: how often a reporter claims and an inspector detects.
 
     Each trial draws ``n_candidates`` per-task effects i.i.d. N(mu, 1); the

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import textwrap
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -12,6 +12,7 @@ from ... import format as fmt
 from . import plots as plots_selection
 from ...errors import OptionError
 from ...options import check_confidence_level
+from ..._typing import ColumnNames
 from ...results import ConfidenceInterval, Result, resultclass
 from ._planning import required_heldout
 
@@ -116,7 +117,7 @@ class SelectionCheckResult(Result):
     null_distribution: np.ndarray | None
     estimate: float
     std_error: float | None
-    conf_int: tuple
+    conf_int: tuple[float, float]
     interval_method: str | None
     difference_df: float | None
     reporter: str
@@ -140,15 +141,15 @@ class SelectionCheckResult(Result):
     higher_is_better: bool
     effects: pd.DataFrame
     group_summary: pd.DataFrame
-    reported_tasks: tuple
-    heldout_tasks: tuple
+    reported_tasks: tuple[str, ...]
+    heldout_tasks: tuple[str, ...]
     heldout_design: str
     mean_reported: float
     mean_heldout: float
     alpha: float
     beta: float
     verdict: str
-    reporter_interval: dict | None = None
+    reporter_interval: dict[str, Any] | None = None
     conf_level: float = CONF_LEVEL
 
     _plot_kinds: ClassVar[dict] = {
@@ -157,24 +158,24 @@ class SelectionCheckResult(Result):
     }
 
     @property
-    def n_reported(self):
+    def n_reported(self) -> int:
         return len(self.reported_tasks)
 
     @property
-    def n_heldout(self):
+    def n_heldout(self) -> int:
         return len(self.heldout_tasks)
 
     @property
-    def verdict_text(self):
+    def verdict_text(self) -> str:
         """The verdict as a sentence."""
         return VERDICTS[self.verdict]
 
     @property
-    def claim_pvalue(self):
+    def claim_pvalue(self) -> float:
         """The reporter's p-value that decides the claim: the gap test when ``mu_gap > 0``, else the naive one."""
         return self.pvalue_gap if self.pvalue_gap is not None else self.pvalue_reporter
 
-    def confidence_interval(self, confidence_level=None):
+    def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
         """Two-sided interval of ``mean(reported) - mean(held-out)`` under ``interval_method``.
 
         Returns a :class:`~rlstats.results.ConfidenceInterval` ``(low, high)``;
@@ -189,7 +190,7 @@ class SelectionCheckResult(Result):
         return ConfidenceInterval(self.estimate - quantile * self.std_error,
                                   self.estimate + quantile * self.std_error)
 
-    def required_heldout(self, power=0.95, mu0=0.0):
+    def required_heldout(self, power: float = 0.95, mu0: float = 0.0) -> int | None:
         """Fewest fresh held-out tasks for the z inspector to flag this report with probability ``power``.
 
         Uses :func:`required_heldout` with this report's standardised mean
@@ -261,7 +262,7 @@ class SelectionCheckResult(Result):
                 "Tests": self.tidy()}
 
     # ---- tidy output ---------------------------------------------------------------------
-    def tidy(self):
+    def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
         """One row per test: the inspector, the reporter's naive test, and the gap and conservative tests when run."""
         low, high = self.conf_int
         rows = [{"term": "inspector", "estimate": self.estimate, "std_error": self.std_error,
@@ -279,6 +280,7 @@ class SelectionCheckResult(Result):
                          "p_value": self.pvalue_gap, "null_value": self.mu_gap,
                          "significant": bool(self.pvalue_gap <= self.alpha)})
         if self.pvalue_conservative is not None:
+            assert self.sigma is not None  # the conservative test is run with a known sigma
             rows.append({"term": "reporter_conservative", "estimate": self.mean_reported,
                          "statistic": self.mean_reported / self.sigma, "p_value": self.pvalue_conservative,
                          "method": f"conservative (best {self.n_reported} of {self.n_candidates})",
@@ -299,7 +301,7 @@ class SelectionCheckResult(Result):
         """Standard error, interval and p-value method of the reported mean under the reporter's test (fields)."""
         return dict(self.reporter_interval)
 
-    def glance(self):
+    def glance(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
         """The check in one row: the inspector's test, the reporter's p-values, the verdict."""
         return pd.DataFrame([{
             "method": self.method, "verdict": self.verdict, "inspector": self.inspector, "reporter": self.reporter,

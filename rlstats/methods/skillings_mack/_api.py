@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -65,7 +66,7 @@ class SkillingsMackOptions:
     n_jobs: int = 1
 
     @classmethod
-    def checked(cls, **options):
+    def checked(cls, **options: Any) -> SkillingsMackOptions:
         """Validate every option once; raises OptionError naming the bad one."""
         within, control = options["within_cell"], options.get("control")
         if control is not None and not isinstance(control, str):

@@ -9,6 +9,7 @@ import pandas as pd
 
 from ... import format as fmt
 from . import plots
+from ..._typing import ColumnNames
 from ...results import Result, resultclass
 
 
@@ -138,8 +139,8 @@ class SkillingsMackResult(Result):
     tie_correction: bool
     has_ties: bool
     connected: bool
-    agents: tuple
-    tasks: tuple
+    agents: tuple[str, ...]
+    tasks: tuple[str, ...]
     counts: np.ndarray
     mean_ranks: np.ndarray
     comparisons: pd.DataFrame
@@ -156,7 +157,7 @@ class SkillingsMackResult(Result):
         "null_distribution": plots.plot_null_distribution,
     }
 
-    def significance_matrix(self):
+    def significance_matrix(self) -> np.ndarray:
         """Symmetric (k, k) boolean matrix: True where a pair differs after adjustment."""
         index = {a: i for i, a in enumerate(self.agents)}
         matrix = np.zeros((self.n_agents, self.n_agents), dtype=bool)
@@ -245,13 +246,13 @@ class SkillingsMackResult(Result):
         return _ADJUSTMENT_NAMES[self.posthoc_adjustment] + control
 
     # ---- tidy output ------------------------------------------------------------------
-    def tidy(self):
+    def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
         """One row per pair of agents: estimate = difference of mean ranks (agent_1 - agent_2, negative: agent_1 better)."""
         out = self.comparisons.copy()
         out["adjustment"] = self.posthoc_adjustment
         return out
 
-    def glance(self):
+    def glance(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
         """The omnibus test in one row."""
         return pd.DataFrame([{
             "statistic": self.statistic, "df": self.df, **({} if self.df_denominator is None else

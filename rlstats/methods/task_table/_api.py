@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 
@@ -39,7 +40,7 @@ class TaskTableOptions:
     n_resamples: int = 10_000
 
     @classmethod
-    def checked(cls, **options):
+    def checked(cls, **options: Any) -> TaskTableOptions:
         """Validate every option once; raises OptionError naming the bad one."""
         aggregate = options["aggregate"]
         if aggregate not in AGGREGATES:
@@ -54,7 +55,7 @@ class TaskTableOptions:
             aggregate=aggregate,
             n_resamples=check_resamples(options["n_resamples"], minimum=100))
 
-    def record(self):
+    def record(self) -> dict[str, Any]:
         """The options as stored in the result."""
         return asdict(self)
 

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import html
-from typing import ClassVar
+from typing import Any, Callable, ClassVar
 
 import numpy as np
 import pandas as pd
 
 from ... import format as fmt
 from ...errors import OptionError
+from ..._typing import ColumnNames
 from ...results import Result, resultclass
 from . import plots
 
@@ -54,8 +55,8 @@ class TaskTableResult(Result):
         ``metric``, ``estimates`` and ``intervals`` of the aggregate row.
     """
 
-    agents: tuple
-    tasks: tuple
+    agents: tuple[str, ...]
+    tasks: tuple[str, ...]
     statistic: str
     test: str
     test_name: str
@@ -74,12 +75,12 @@ class TaskTableResult(Result):
     a12: np.ndarray
     hedges_g: np.ndarray
     welch: np.ndarray
-    aggregate: dict | None
+    aggregate: dict[str, Any] | None
 
     _plot_kinds: ClassVar[dict] = {"table": plots.plot_table}
 
     @property
-    def label(self):
+    def label(self) -> str:
         return _LABELS[self.statistic]
 
     def _runs_phrase(self):
@@ -116,7 +117,8 @@ class TaskTableResult(Result):
         texts[best] = bold(texts[best])
         return texts
 
-    def display(self, digits=DIGITS, bold=lambda s: f"*{s}*", mark=lambda s: f"{s} {DAGGER}"):
+    def display(self, digits: int = DIGITS, bold: Callable[[str], str] = lambda s: f"*{s}*",
+                mark: Callable[[str], str] = lambda s: f"{s} {DAGGER}") -> pd.DataFrame:
         """The table as a DataFrame of strings: tasks as rows, agents as columns (and the aggregate row)."""
         frame = pd.DataFrame(self._cell_texts(digits, bold, mark), index=list(self.tasks), columns=list(self.agents))
         if self.aggregate is not None:
@@ -125,7 +127,7 @@ class TaskTableResult(Result):
         frame.index.name = "task"
         return frame
 
-    def mark_sentence(self):
+    def mark_sentence(self) -> str:
         """What the dagger means, in one sentence."""
         if self.adjustment == "none":
             return (f"{DAGGER}: no other agent is significantly better (every ordered pair of agents tested one-sided "
@@ -135,7 +137,7 @@ class TaskTableResult(Result):
                 f"confidence set for the best agent of the task: every ordered pair of agents tested one-sided with "
                 f"the {self.test_name}, {self.adjustment.capitalize()} over the k(k-1) pairs).")
 
-    def caption(self):
+    def caption(self) -> str:
         level = f"{fmt.signif(100 * self.confidence_level)}%"
         text = (f"{self.label[0].upper() + self.label[1:]} \u00b1 standard deviation over {self._runs_phrase()} runs "
                 f"(seeds) per agent and task. Bold: the best {self.label} of each task; {self.mark_sentence()}")
@@ -145,7 +147,8 @@ class TaskTableResult(Result):
                      f"({self.aggregate['n_resamples']} resamples).")
         return text
 
-    def to_latex(self, label=None, digits=DIGITS, environment=None, resize=None):
+    def to_latex(self, label: str | None = None, digits: int = DIGITS,
+                 environment: str | None = None, resize: bool | None = None) -> str:
         """A booktabs table: best in \\textbf, a dagger on the other possibly best agents, the rule in the caption.
 
         A ``table`` when it fits one column of a two-column paper (about 230 pt: three or four agents of
@@ -183,7 +186,7 @@ class TaskTableResult(Result):
                                label=label, environment=environment, resize=resize,
                                how_to_fit="shorter agent names (they head the columns)" if named else "") + "\n"
 
-    def to_markdown(self, digits=DIGITS):
+    def to_markdown(self, digits: int = DIGITS) -> str:
         frame = self.display(digits, bold=lambda s: f"**{s}**")
         return fmt.table_markdown(frame.reset_index(), digits) + f"\n\n{self.caption()}\n"
 
@@ -208,7 +211,7 @@ class TaskTableResult(Result):
     def _summary_tables(self):
         return {"table": self.display().reset_index(), "comparisons with the best": self.tidy()}
 
-    def tidy(self):
+    def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
         """One row per task and agent: estimate, spread, the set, the test against the best and effect sizes.
 
         ``possibly_best`` is the confidence set and ``significant`` its complement among the agents with runs;
@@ -233,7 +236,7 @@ class TaskTableResult(Result):
             "hedges_g_high": self.hedges_g[..., 2].ravel(),
         })
 
-    def glance(self):
+    def glance(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
         return pd.DataFrame([{"method": self.method, "n_agents": self.n_agents, "n_tasks": self.n_tasks,
                               "n_obs": self.nobs, "alpha": self.alpha, "adjustment": self.adjustment,
                               "conf_level": self.confidence_level}])

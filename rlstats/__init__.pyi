@@ -1,0 +1,37 @@
+# What type checkers see of the package face. rlstats/__init__.py loads its public names on first use (PEP 562)
+# and takes the back ends' from the registry at run time, so a checker reading it would see every name as Any.
+# This stub names them where they live; tests/test_typing_coverage.py keeps it equal to rlstats.__all__ (a new
+# public name, or a new back end in rlstats.methods.FOLDERS, is a line here too).
+
+from . import datasets as datasets
+from ._version import __version__ as __version__
+from .citations import cite as cite
+from .comparison import compare as compare
+from .design import Design as Design, build as build
+from .errors import (DataUnavailableError as DataUnavailableError, DesignError as DesignError,
+                     FormulaError as FormulaError, LogReadError as LogReadError, OptionError as OptionError,
+                     RlstatsError as RlstatsError, RlstatsWarning as RlstatsWarning)
+from .formula import Formula as Formula, parse as parse
+from .interop import from_rliable as from_rliable
+from .logs import read_logs as read_logs, read_wandb as read_wandb
+from .methods import selection as selection
+from .methods.adastop import (AdaStop as AdaStop, AdaStopResult as AdaStopResult, PermutationResult as PermutationResult,
+                              adastop as adastop, permutation as permutation)
+from .methods.bootstrap import (BootstrapResult as BootstrapResult,
+                                InferentialIntervalsResult as InferentialIntervalsResult,
+                                PerformanceProfileResult as PerformanceProfileResult,
+                                ProbabilityOfImprovementResult as ProbabilityOfImprovementResult,
+                                bootstrap as bootstrap, performance_profile as performance_profile,
+                                probability_of_improvement as probability_of_improvement)
+from .methods.curves import CurvesResult as CurvesResult, curves as curves
+from .methods.mixed import MixedResult as MixedResult, mixed as mixed
+from .methods.percentiles import PercentilesResult as PercentilesResult, percentiles as percentiles
+from .methods.selection import SelectionCheckResult as SelectionCheckResult, selection_check as selection_check
+from .methods.skillings_mack import SkillingsMackResult as SkillingsMackResult, skillings_mack as skillings_mack
+from .methods.task_table import TaskTableResult as TaskTableResult, task_table as task_table
+from .methods.tuning import TuningResult as TuningResult, tuning as tuning
+from .normalization import normalize as normalize
+from .planning import PowerResult as PowerResult, power as power, sample_size as sample_size
+from .runs import align_steps as align_steps, summarize_runs as summarize_runs
+
+__all__: list[str]
