@@ -11,7 +11,10 @@ part: ``--only PROCEDURE``). One row per procedure and grid point:
     ``percentiles.interval`` (the performance percentiles' simultaneous intervals all hold their true values),
     ``bootstrap.profile`` (a performance profile's pointwise band holds the true profile at one threshold),
     ``selection.size`` (the selection check's inspector and reporter tests do not reject under their null),
-    ``adastop.fwe`` (AdaStop and the one-shot permutation test reject no comparison under the global null), ...
+    ``adastop.fwe`` (AdaStop and the one-shot permutation test reject no comparison under the global null),
+    ``mixed.contrast`` (the mixed model's Tukey or Bonferroni simultaneous intervals of the pairwise differences,
+    with Satterthwaite's or Kenward-Roger's df in ``test`` and the adjustment in ``interval``, hold every true
+    difference; under agents alike, no pair is declared different), ...
 design columns
     ``test``, ``statistic``, ``band``, ``interval``, ``metric``, ``agents``, ``tasks``, ``runs``,
     ``distribution``, ``configuration``: the design the row was simulated at; empty where a procedure has no such
@@ -37,12 +40,13 @@ import csv
 import functools
 import math
 import pathlib
+from typing import Iterable
 
 PATH = pathlib.Path(__file__).with_name("calibration.csv")
 
 
 @functools.lru_cache(maxsize=None)
-def read(path=PATH):
+def read(path: str | pathlib.Path = PATH) -> tuple[dict[str, str], ...]:
     """The rows of the table at ``path`` as dicts of strings (none when the file is absent)."""
     path = pathlib.Path(path)
     if not path.exists():
@@ -51,17 +55,17 @@ def read(path=PATH):
         return tuple(csv.DictReader(handle))
 
 
-def rows(procedure):
+def rows(procedure: str) -> tuple[dict[str, str], ...]:
     """The package table's rows measuring ``procedure`` (e.g. ``"curves.band"``)."""
     return tuple(row for row in read() if row["procedure"] == procedure)
 
 
-def procedures():
+def procedures() -> list[str]:
     """The procedures the package table has rows for."""
     return sorted({row["procedure"] for row in read()})
 
 
-def shortfall(rows, level, **design):
+def shortfall(rows: Iterable[dict[str, str]], level: float, **design: object) -> dict[str, str] | None:
     """The row with the lowest coverage among ``rows`` matching ``design`` that miss ``level`` by over 3 SE.
 
     A row matches when each named column reads as the given value (compared as text, so ``runs=5`` matches

@@ -477,8 +477,10 @@ def test_a_bad_value_of_a_back_end_option(name, option, value, error, phrases):
      ("random task:agent intercepts", "every (agent, task) cell holds one run", "drop '+ (1 | task:agent)'")),
     (lambda: TINY[TINY["task"] == "task_01"], "score ~ agent | task", DesignError, "needs at least 2 tasks"),
     (lambda: ONE_TASK, "score ~ agent", DesignError, "write 'score ~ agent | task'"),
+    (lambda: TINY.assign(score=TINY["agent"].eq(TINY["agent"].iloc[0]) * 1.0), "score ~ agent | task", DesignError,
+     ("every run of each agent has the same score", "rlstats.skillings_mack")),
 ], ids=["a random term of another column", "random slopes", "the interaction alone", "a nested term of another column",
-        "random agent intercepts", "interaction without replicates", "one task", "no blocks"])
+        "random agent intercepts", "interaction without replicates", "one task", "no blocks", "no variation left"])
 def test_mixed_model_formulas_and_designs(make, formula, error, phrases):
     fails(error, phrases, rlstats.mixed, make(), formula)
 

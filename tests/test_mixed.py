@@ -207,14 +207,36 @@ def test_plots_draw_on_given_axes(tmp_path):
     fig, ax = plt.subplots()
     assert res.plot(ax=ax) is ax
     assert len(ax.get_yticklabels()) == 3
-    fig2, axes = plt.subplots(1, 3)
+    fig2, axes = plt.subplots(1, 4)
     assert res.plot(ax=axes, kind="diagnostics") is fig2
-    # residuals against fitted values, and the QQ panels' points
+    # residuals against fitted values, and the QQ panels' points: residuals, task and task x agent effects
     assert len(axes[0].collections[0].get_offsets()) == res.nobs
     assert len(axes[2].collections[0].get_offsets()) == res.n_tasks
+    assert len(axes[3].collections[0].get_offsets()) == res.cell_effects.size == 15
+    with pytest.raises(rlstats.errors.OptionError, match="this plot has 4 panel"):
+        res.plot(ax=axes[:3], kind="diagnostics")
     drawn = res.plot(kind="diagnostics")
     drawn.savefig(tmp_path / "diagnostics.png")
+    without_cells = rlstats.mixed(mixed_data.simulated("unbalanced_12x4"), "score ~ agent | task")
+    assert len(without_cells.plot(kind="diagnostics").axes) == 3 and without_cells.cell_normal_scores is None
+    # the contrasts figure keeps its two-line label and the pair names inside the saved image
+    contrasts = res.plot(kind="contrasts").figure
+    contrasts.savefig(tmp_path / "contrasts.png")
+    renderer = contrasts.canvas.get_renderer()
+    box = contrasts.bbox
+    for text in [contrasts.axes[0].xaxis.label, *contrasts.axes[0].get_yticklabels()]:
+        extent = text.get_window_extent(renderer)
+        assert box.x0 - 1 <= extent.x0 and extent.x1 <= box.x1 + 1, text.get_text()
     plt.close("all")
+
+
+def test_fitted_values_and_residuals_follow_the_data_rows():
+    # R's fitted() and residuals() are in the data's row order, whatever order the rows come in
+    df = mixed_data.simulated("seeds_5x3x10").sample(frac=1.0, random_state=0)
+    res = rlstats.mixed(df, "score ~ agent | task/seed")
+    np.testing.assert_allclose(res.fitted_values + res.residuals, df["score"].to_numpy(), rtol=1e-12)
+    in_order = rlstats.mixed(df.sort_index(), "score ~ agent | task/seed")
+    np.testing.assert_allclose(res.residuals, in_order.residuals[np.argsort(np.argsort(df.index))], rtol=1e-9)
 
 
 def test_fitted_values_and_task_effects_are_lme4s_conditional_modes():
@@ -232,7 +254,25 @@ def test_fitted_values_and_task_effects_are_lme4s_conditional_modes():
     beta = res.coefficients["estimate"].to_numpy()
     u = (res.sigma * res.theta[0])**2 * z.T @ np.linalg.solve(v, design.y - x @ beta)
     np.testing.assert_allclose(res.task_effects, u, rtol=1e-8, atol=1e-12)
-    np.testing.assert_allclose(res.fitted_values, x @ beta + u[design.task], rtol=1e-10)
+    in_data_order = np.argsort(design.row_position)
+    np.testing.assert_allclose(res.fitted_values, (x @ beta + u[design.task])[in_data_order], rtol=1e-10)
+
+
+def test_kenward_roger_with_every_variance_component_at_zero():
+    # both intercept variances at 0 can make pbkrtest's V2 exactly 0: R divides to rho = Inf and df 4 (here it raised
+    # ZeroDivisionError on about 1 in 12 null data sets of 2 agents x 3 tasks x 2 runs)
+    assert kernels._kr_ddf(0.5, 0.5, 1) == (4.0, 1.0)
+    # equal task means and cell means equal to the agents' means: lme4 puts both SDs at 0; R 4 (lme4, pbkrtest,
+    # emmeans) gives these SEs and df (4 for the intercept and the means, 2 for the difference)
+    rows = [(f"t{t}", f"a{a}", s, (1.0 if s == 0 else -1.0) * (1 + 0.5 * a) + a)
+            for t in range(3) for a in range(2) for s in range(2)]
+    res = rlstats.mixed(pd.DataFrame(rows, columns=["task", "agent", "seed", "score"]), "score ~ agent | task/seed",
+                        ddf="kenward-roger")
+    assert res.singular and np.all(res.theta == 0)
+    np.testing.assert_allclose(res.coefficients[["std_error", "df"]], [[0.5700877, 4], [0.8062258, 2]], rtol=1e-6)
+    np.testing.assert_allclose(res.emmeans["df"], [4, 4], rtol=1e-9)
+    np.testing.assert_allclose(res.comparisons[["estimate", "std_error", "df", "p_adjusted"]],
+                               [[-1, 0.8062258, 2, 0.3406195]], rtol=1e-6)
 
 
 def test_tukey_pvalue_of_two_agents_is_the_t_test():

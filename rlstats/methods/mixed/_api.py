@@ -16,10 +16,12 @@ Holm, as emmeans does; the omnibus F for the agents is lmerTest's ``anova()``.  
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ... import calibration
 from ..._typing import Data, EvalEnv, FormulaLike, Normalizer, Seed
 from ...design import design_of
 from ...errors import DesignError
@@ -33,6 +35,8 @@ from ._result import MixedResult
 
 DDF = ("satterthwaite", "kenward-roger")      # the keys of _DF_METHODS
 ADJUST = ("tukey", "holm", "none")            # the keys of _ADJUSTMENTS
+#: the calibration table's rows for the pairs' simultaneous intervals (tests/reference/coverage_mixed.py)
+CALIBRATION = "mixed.contrast"
 
 
 @dataclass(frozen=True)
@@ -43,7 +47,7 @@ class MixedOptions:
     na_action: str = "raise"
 
     @classmethod
-    def checked(cls, **options):
+    def checked(cls, **options: Any) -> MixedOptions:
         """Validate every option once; raises OptionError naming the bad one."""
         return cls(ddf=check_choice("ddf", options["ddf"], DDF),
                    adjust=check_choice("adjust", options["adjust"], ADJUST),
@@ -109,7 +113,10 @@ def mixed(data: Data, formula: FormulaLike | None = None, *, ddf: str = "sattert
     use them for the variance components; and Tukey p-values for more than 25,000 df use infinite df, as R's
     ``ptukey`` does.  Variance components are estimated at the REML optimum (lme4 stops its optimiser a little
     earlier, which moves standard errors by up to ~1e-5 relative).  A singular fit (a standard deviation at 0)
-    and a fit that did not converge are stated in the notes.
+    and a fit that did not converge are stated in the notes.  The simultaneous intervals' coverage was measured by
+    simulation (``mixed.contrast`` rows of ``rlstats/calibration.csv``, ``tests/reference/coverage_mixed.py``);
+    where a balanced design on that grid fell short of 95% by more than 3 Monte Carlo standard errors, a note quotes
+    the lowest coverage measured there.
 
     References
     ----------
@@ -164,6 +171,14 @@ def _run(design, options):
     if design.n_tasks < 2:
         raise DesignError(f"the mixed model estimates the spread of task intercepts, which needs at least 2 tasks; "
                           f"the data hold {count(design.n_tasks, 'task')}")
+    low, high = np.full(design.n_agents, np.inf), np.full(design.n_agents, -np.inf)
+    np.minimum.at(low, design.agent, design.y)
+    np.maximum.at(high, design.agent, design.y)
+    if np.all(low == high):
+        # the agents' means fit every run exactly: no residual variance to estimate (REML divides by it)
+        raise DesignError(f"every run of each agent has the same {design.formula.response} (e.g. all at a score "
+                          "cap), so the model has no variation left to fit; compare these agents without a model of "
+                          "the scores (rlstats.skillings_mack) or check the score column")
     m = kernels.model(design.y, design.agent, design.task, design.n_agents, design.n_tasks, len(terms) == 2)
     fitted = kernels.fit(m)
     means_rows, pair_rows, first, second = kernels.agent_contrasts(design.n_agents)
@@ -183,10 +198,13 @@ def _run(design, options):
     means.insert(0, "agent", list(design.agents))
     pairs = _pairs_table(design.agents, first, second, pair_rows @ fitted.beta, pair_var, pair_df, options)
     u_task, u_cell = kernels.random_effects(m, fitted)
-    fitted_values = kernels.fitted_values(m, fitted, design.agent, design.task)
+    # per run in the data's row order (R's fitted() and residuals()), not the design's sorted order
+    in_data_order = np.argsort(design.row_position, kind="stable")
+    fitted_values = kernels.fitted_values(m, fitted, design.agent, design.task)[in_data_order]
+    residuals = design.y[in_data_order] - fitted_values
     sds = fitted.theta * fitted.sigma
     singular = bool(np.any(fitted.theta < kernels.SINGULAR_TOL))
-    notes += _fit_notes(fitted, terms)
+    notes += _fit_notes(fitted, terms) + _coverage_notes(design, options)
     return MixedResult(
         method="Linear mixed model fit by REML (" + ("Satterthwaite's" if options.ddf == "satterthwaite"
                                                      else "Kenward-Roger's") + " degrees of freedom)",
@@ -198,9 +216,10 @@ def _run(design, options):
         random_terms=terms, variance_sd=np.append(sds, fitted.sigma), sigma=fitted.sigma, theta=fitted.theta,
         reml_criterion=fitted.reml, converged=fitted.converged, singular=singular, optimizer_message=fitted.message,
         coefficients=coefficients, vcov=vcov, emmeans=means, comparisons=pairs,
-        task_effects=u_task, fitted_values=fitted_values, residuals=design.y - fitted_values,
+        task_effects=u_task, fitted_values=fitted_values, residuals=residuals,
         cell_effects=u_cell if len(terms) == 2 else None,
-        residual_normal_scores=_normal_scores(design.y - fitted_values), task_normal_scores=_normal_scores(u_task))
+        residual_normal_scores=_normal_scores(residuals), task_normal_scores=_normal_scores(u_task),
+        cell_normal_scores=_normal_scores(u_cell) if len(terms) == 2 else None)
 
 
 def _normal_scores(values):
@@ -276,6 +295,30 @@ def _pairs_table(agents, first, second, estimate, variance, df, options):
     table["conf_low"], table["conf_high"] = estimate - half, estimate + half
     table["significant"] = adjusted <= 1 - options.confidence_level
     return table
+
+
+#: how the calibration table's configurations read in a note
+_SIMULATED = {"all_equal": "agents alike", "all_equal, task:agent sd 0.5": "agents alike on average, task x agent "
+              "sd 0.5", "spread 0 to 1": "agent means 0 to 1"}
+_DDF_NOTE = {"satterthwaite": "Satterthwaite's", "kenward-roger": "Kenward-Roger's"}
+
+
+def _coverage_notes(design, options):
+    """The measured coverage of the pairs' simultaneous intervals where the calibration table shows it below the
+    level by more than 3 Monte Carlo SE at this design (balanced, on the table's grid, at the 95% level it measured).
+    """
+    if options.adjust == "none" or not np.isclose(options.confidence_level, 0.95) or not design.is_balanced:
+        return []
+    row = calibration.shortfall(calibration.rows(CALIBRATION), 0.95, test=options.ddf, interval=options.adjust,
+                                agents=design.n_agents, tasks=design.n_tasks, runs=design.max_runs_per_cell)
+    if row is None:
+        return []
+    family = "Tukey" if options.adjust == "tukey" else "Bonferroni (beside Holm's p-values)"
+    return [f"measured coverage of the 95% {family} simultaneous intervals with {_DDF_NOTE[options.ddf]} df at "
+            f"{row['agents']} agents, {count(design.n_tasks, 'task')} and {count(design.max_runs_per_cell, 'run')} "
+            f"per cell: {float(row['coverage']):.3f} ({row['distribution']} scores, "
+            f"{_SIMULATED.get(row['configuration'], row['configuration'])}; {row['n_sim']} simulated data sets), "
+            "below 0.95 by more than 3 Monte Carlo standard errors"]
 
 
 def _fit_notes(fitted, terms):

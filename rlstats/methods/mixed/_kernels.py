@@ -359,9 +359,11 @@ def _kr_ddf(a1, a2, q):
     v0 = 0.0 if abs(v0) < 1e-10 else v0
     v1, v2 = 1.0 - c2 * b, 1.0 - c3 * b
     x = 1.0 - a2 / q
-    ratio = 1.0 if abs(x) < 1e-14 and abs(v1) < 1e-14 else x / v1
-    rho = ratio**2 * v0 / v2 / q
-    ddf = 4.0 + (q + 2.0) / (q * rho - 1.0)
+    # IEEE division as R's: with every variance component at 0, v2 can be exactly 0, so rho = inf and ddf = 4
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = 1.0 if abs(x) < 1e-14 and abs(v1) < 1e-14 else np.float64(x) / v1
+        rho = ratio**2 * v0 / np.float64(v2) / q
+        ddf = float(4.0 + (q + 2.0) / (q * rho - 1.0))
     scaling = 1.0 if abs(ddf - 2.0) < 0.01 else ddf * (1.0 - a2 / q) / (ddf - 2.0)
     return ddf, scaling
 

@@ -9,6 +9,7 @@ import pandas as pd
 
 from ... import format as fmt
 from ...errors import OptionError
+from ..._typing import ColumnNames
 from ...results import Result, resultclass
 from . import plots
 
@@ -68,9 +69,11 @@ class MixedResult(Result):
     cell_effects : ndarray or None
         Predicted task x agent intercepts of the non-empty cells (task by task, agents in order).
     fitted_values, residuals : ndarray
-        Per run, in the design's order: fixed part plus predicted intercepts, and the run minus it.
-    residual_normal_scores, task_normal_scores : ndarray
-        Normal quantiles at the plotting positions of each residual and task effect (R's ``qqnorm``).
+        Per run, in the order of the data's rows (those used, as R's ``fitted()`` and ``residuals()``): fixed
+        part plus predicted intercepts, and the run minus it.
+    residual_normal_scores, task_normal_scores, cell_normal_scores : ndarray
+        Normal quantiles at the plotting positions of each residual, task effect and task x agent effect (None
+        without that term) (R's ``qqnorm``).
     """
 
     statistic: float
@@ -80,10 +83,10 @@ class MixedResult(Result):
     ddf: str
     adjust: str
     confidence_level: float
-    agents: tuple
-    tasks: tuple
+    agents: tuple[str, ...]
+    tasks: tuple[str, ...]
     counts: np.ndarray
-    random_terms: tuple
+    random_terms: tuple[str, ...]
     variance_sd: np.ndarray
     sigma: float
     theta: np.ndarray
@@ -101,6 +104,7 @@ class MixedResult(Result):
     residuals: np.ndarray
     residual_normal_scores: np.ndarray
     task_normal_scores: np.ndarray
+    cell_normal_scores: np.ndarray | None
 
     _plot_kinds: ClassVar[dict] = {
         "contrasts": plots.plot_contrasts,
@@ -108,11 +112,11 @@ class MixedResult(Result):
     }
 
     @property
-    def df(self):
+    def df(self) -> tuple[int, float]:
         """The F test's ``(num_df, den_df)``."""
         return (self.num_df, self.den_df)
 
-    def confidence_interval(self, confidence_level=None):
+    def confidence_interval(self, confidence_level: float | None = None) -> pd.DataFrame:
         """Simultaneous intervals of the pairwise differences (``tidy()``'s rows) at the level computed."""
         if confidence_level is not None and not np.isclose(confidence_level, self.confidence_level):
             raise OptionError(f"the intervals were computed at confidence_level={self.confidence_level}; rerun "
@@ -165,11 +169,11 @@ class MixedResult(Result):
                 f"Pairwise differences ({_ADJUST_NAMES[self.adjust]} adjustment)": self.tidy()}
 
     # ---- tidy output ------------------------------------------------------------------
-    def tidy(self):
+    def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
         """One row per pair of agents: the difference of their estimated marginal means (agent_1 - agent_2)."""
         return self.comparisons.copy()
 
-    def glance(self):
+    def glance(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
         """The fit and the omnibus F test in one row."""
         sds = dict(zip(("sd_task", "sd_task_agent"), self.variance_sd[:-1]))
         return pd.DataFrame([{

@@ -2,21 +2,21 @@
 
 Plots draw, never compute: every function reads a result's fields, takes ``ax=`` (a new figure only when it is
 None), lets user keywords win over the defaults, changes no global style and returns the Axes (the Figure for
-the three-panel diagnostics).
+the diagnostics' panels).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ...plotting import SMALL_FONT, axes_or_new, panels
+from ...plotting import SMALL_FONT, panels
 
 
 def plot_contrasts(result, *, ax=None, **kwargs):
     """Each pair's difference of estimated marginal means with its simultaneous interval; 0 marked."""
     pairs = result.comparisons
     n = len(pairs)
-    ax = axes_or_new(ax, (5.0, 0.9 + 0.32 * n))
+    _, (ax,) = panels(ax, 1, (5.0, 1.1 + 0.32 * n), width=5.0, what="figure")
     y = np.arange(n)[::-1]
     style = {"color": "black", "fmt": "o", "markersize": 4, "capsize": 2, "linewidth": 1.0}
     style.update(kwargs)
@@ -30,28 +30,34 @@ def plot_contrasts(result, *, ax=None, **kwargs):
     ax.set_yticks(y)
     ax.set_yticklabels([f"{a} - {b}" for a, b in zip(pairs["agent_1"], pairs["agent_2"])], fontsize=SMALL_FONT + 1)
     how = {"tukey": "Tukey", "holm": "Bonferroni (Holm p-values)", "none": "unadjusted"}[result.adjust]
-    ax.set_xlabel(f"difference of estimated marginal means ({result.confidence_level:.0%} {how} intervals; "
+    ax.set_xlabel(f"difference of estimated marginal means\n({result.confidence_level:.0%} {how} intervals; "
                   "circled: adjusted p below the level)", fontsize=SMALL_FONT + 1)
-    ax.set_title(f"{result.method}", fontsize=SMALL_FONT + 1)
+    ddf = {"satterthwaite": "Satterthwaite", "kenward-roger": "Kenward-Roger"}.get(result.ddf, result.ddf)
+    ax.set_title(f"linear mixed model (REML), {ddf} df", fontsize=SMALL_FONT + 1)
     return ax
 
 
 def plot_diagnostics(result, *, ax=None, width=None, **kwargs):
-    """Three panels: residuals against fitted values, normal QQ of the residuals and of the task effects.
+    """Residuals against fitted values, normal QQ of the residuals and of the task effects, and of the task x agent
+    effects when the model has them (four panels; the contrasts' standard errors rest on those).
 
-    A new figure is a column wide (two panels a row); ``width=7`` (inches) puts the three in one row.
+    A new figure is a column wide (two panels a row); ``width=7`` (inches) puts them in one row.
     """
-    fig, axes = panels(ax, 3, (1.65, 1.6), width=width, what="diagnostic panel")
+    qq = [(result.residual_normal_scores, result.residuals, "residuals"),
+          (result.task_normal_scores, result.task_effects, "task effects")]
+    if result.cell_effects is not None:
+        qq.append((result.cell_normal_scores, result.cell_effects, "task x agent"))
+    fig, axes = panels(ax, 1 + len(qq), (1.65, 1.6), width=width, what="diagnostic panel",
+                       hint=" (three without a task x agent term, else four)")
     style = {"color": "0.2", "s": 6, "alpha": 0.6, "linewidths": 0}
     style.update(kwargs)
-    first, second, third = axes
+    first = axes[0]
     first.scatter(result.fitted_values, result.residuals, **style)
     first.axhline(0.0, color="0.6", linewidth=0.8, linestyle="--")
     first.set_xlabel("fitted value", fontsize=SMALL_FONT + 1)
     first.set_ylabel("residual", fontsize=SMALL_FONT + 1)
     first.set_title("residuals vs fitted", fontsize=SMALL_FONT + 1)
-    for panel, x, values, what in ((second, result.residual_normal_scores, result.residuals, "residuals"),
-                                   (third, result.task_normal_scores, result.task_effects, "task effects")):
+    for panel, (x, values, what) in zip(axes[1:], qq):
         panel.scatter(x, values, **style)
         if len(values) >= 4:  # R's qqline: through the quartiles of the points and of the normal (+-0.6745)
             q = np.quantile(values, [0.25, 0.75])
@@ -59,7 +65,7 @@ def plot_diagnostics(result, *, ax=None, width=None, **kwargs):
                          linestyle="--")
         panel.set_xlabel("normal quantile", fontsize=SMALL_FONT + 1)
         panel.set_ylabel(what, fontsize=SMALL_FONT + 1)
-        panel.set_title(f"normal QQ: {what}", fontsize=SMALL_FONT + 1)
+        panel.set_title(f"QQ: {what}", fontsize=SMALL_FONT + 1)
     for panel in axes:
         panel.tick_params(labelsize=SMALL_FONT)
     return fig
