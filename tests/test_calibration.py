@@ -37,6 +37,7 @@ def test_every_procedure_quoted_has_rows_for_its_whole_grid():
     from rlstats.methods.bootstrap import _api as bootstrap_api
     from rlstats.methods.bootstrap import _small_runs as small_runs
     from rlstats.methods.curves import _api as curves_api
+    from rlstats.methods.mixed import _api as mixed_api
     from rlstats.methods.percentiles import _api as percentiles_api
     from rlstats.methods.selection import _api as selection_api
     from rlstats.methods.skillings_mack import _api as skillings_mack_api
@@ -44,7 +45,7 @@ def test_every_procedure_quoted_has_rows_for_its_whole_grid():
 
     quoted = {curves_api.CALIBRATION, skillings_mack_api.SIZE_PROCEDURE, task_table_calibration.PROCEDURE,
               small_runs.PROCEDURE, percentiles_api.CALIBRATION, bootstrap_api.PROFILE_CALIBRATION,
-              selection_api.SIZE_PROCEDURE, adastop_api.FWE_PROCEDURE}
+              selection_api.SIZE_PROCEDURE, adastop_api.FWE_PROCEDURE, mixed_api.CALIBRATION}
     assert quoted <= set(calibration.procedures()) == set(CALIBRATE["MODULES"])
     for procedure in CALIBRATE["MODULES"]:
         module = CALIBRATE["load"](procedure)
@@ -286,3 +287,120 @@ def test_percentiles_quote_the_nearest_measured_design(monkeypatch):
     assert quoted(2, 1, 6) == "2 agents x 1 task with 5 runs per cell"
     assert quoted(4, 4, 3) == "4 agents x 8 tasks with 3 runs per cell"  # a tie with 4 x 2: the larger design
     assert quoted(3, 3, 20) is None  # 3 x 2 at 10 runs holds its level
+
+
+MIXED = runpy.run_path(str(REFERENCE / "coverage_mixed.py"))
+
+
+def _mixed_data(agents, tasks, runs, seed=0):
+    design = MIXED["template"](agents, tasks, runs)
+    rng = np.random.default_rng(seed)
+    return dataclasses.replace(design, y=rng.normal(size=design.y.size) + rng.normal(size=tasks)[design.task])
+
+
+def _check_mixed(point, n_sim):
+    """Re-measured coverage of every df method and adjustment within 4 joint SE of the table (binomial variance at
+    the table's coverage, or at the level where that is nearer 1/2), and at the level within 3 SE or quoted by a
+    result at that design."""
+    agents, tasks, runs, _, _ = point
+    tabled = {(r["test"], r["interval"]): r for r in calibration.rows(MIXED["PROCEDURE"])
+              if (int(r["agents"]), int(r["tasks"]), int(r["runs"]), r["distribution"], r["configuration"]) == point}
+    measured = MIXED["measure"](*point, n_sim, seed=99)
+    assert {(r["test"], r["interval"]) for r in measured} == set(tabled), "the table lacks this grid point"
+    for row in measured:
+        table_row = tabled[row["test"], row["interval"]]
+        coverage = float(table_row["coverage"])
+        joint = math.sqrt(max(coverage * (1 - coverage), 0.05 * 0.95) * (1 / n_sim + 1 / int(table_row["n_sim"])))
+        assert abs(row["coverage"] - coverage) <= 4 * joint, (point, row, coverage)
+        if row["coverage"] < 0.95 - 3 * math.sqrt(0.05 * 0.95 / n_sim):
+            notes = rlstats.mixed(_mixed_data(agents, tasks, runs), ddf=row["test"], adjust=row["interval"]).notes
+            assert any(n.startswith("measured coverage of the 95%") for n in notes), (point, row)
+
+
+@pytest.mark.parametrize("point, n_sim", grid_points([(3, 5, 3, "normal", "all_equal"),
+                                                     (2, 3, 2, "capped", "spread 0 to 1")], MIXED["grid"](), 60, 200))
+def test_mixed_contrast_intervals(point, n_sim):
+    _check_mixed(point, n_sim)
+
+
+@pytest.mark.filterwarnings("ignore")  # the raw-scale warning: simulate()'s tasks differ in scale on purpose
+def test_mixed_coverage_decision_is_the_intervals_own():
+    # the calibration's route (its fit of the pairs, then the p-value of estimate - truth against 0.05, or the
+    # Bonferroni bound) decides as the intervals rlstats.mixed prints do, with truths placed just inside (0.99 of
+    # the half-width) or one pair just outside (1.01); the unbalanced frame gives pairs different df
+    balanced = _mixed_data(4, 5, 2, seed=3)
+    unbalanced = rlstats.datasets.simulate(agents=4, tasks=6, seeds=3, effect=0.5, missing=0.2, rng=1)
+    for data, formula in ((balanced, None), (unbalanced, "score ~ agent | task/seed")):
+        fitted = MIXED["pairs"](data, data.y) if formula is None else None
+        for ddf in MIXED["DDF"]:
+            for adjust in MIXED["ADJUST"]:
+                pairs = rlstats.mixed(data, formula, ddf=ddf, adjust=adjust).comparisons
+                estimate, se, df = (pairs[c].to_numpy() for c in ("estimate", "std_error", "df"))
+                if fitted is not None:
+                    np.testing.assert_allclose(np.vstack(fitted[ddf]), [estimate, se**2, df], rtol=1e-10)
+                half = (pairs["conf_high"] - pairs["estimate"]).to_numpy()
+                for outside in (None, 0, 5):
+                    factor = np.full(estimate.size, 0.99)
+                    if outside is not None:
+                        factor[outside] = 1.01
+                    truth = estimate - half * factor * np.where(np.arange(estimate.size) % 2, 1, -1)
+                    held = MIXED["held"](estimate, se**2, df, truth, 4)[adjust]
+                    assert held == (outside is None), (ddf, adjust, outside)
+
+
+def test_mixed_intervals_move_with_the_agents_effects():
+    # the equivariance that lets the table measure true differences with normal and skewed scores on the data sets
+    # of agents alike: adding agent effects moves each estimate by its true difference, SE and df unchanged
+    data = _mixed_data(3, 5, 3, seed=4)
+    shifted = dataclasses.replace(data, y=data.y + np.array([0.0, 0.5, 1.0])[data.agent])
+    for ddf in MIXED["DDF"]:
+        before, after = (rlstats.mixed(d, ddf=ddf).comparisons for d in (data, shifted))
+        np.testing.assert_allclose(after["estimate"] - before["estimate"], [-0.5, -1.0, -0.5], atol=1e-10)
+        np.testing.assert_allclose(after[["std_error", "df"]], before[["std_error", "df"]], rtol=1e-7)
+        np.testing.assert_allclose(after["conf_low"] - before["conf_low"], [-0.5, -1.0, -0.5], atol=1e-6)
+
+
+def test_mixed_capped_truth_is_the_mean_capped_score():
+    # E min(mu + X, 0) for X ~ N(0, 2) (no task x agent variance), closed form against 2 million draws
+    x = np.random.default_rng(0).normal(0.0, math.sqrt(2.0), 2_000_000)
+    mu = np.array([0.0, 0.5, 1.0])
+    expected = [np.minimum(m + x, 0.0).mean() for m in mu]
+    np.testing.assert_allclose(MIXED["true_means"]("capped", mu, 0.0), expected, atol=4 * 1.0 / math.sqrt(2e6))
+
+
+def test_mixed_quotes_a_measured_coverage(monkeypatch):
+    rows = ({"procedure": "mixed.contrast", "test": "satterthwaite", "interval": "tukey", "agents": "3", "tasks": "5",
+             "runs": "2", "distribution": "capped", "configuration": "spread 0 to 1", "level": "0.95", "n_sim": "600",
+             "coverage": "0.9", "se": "0.0122"},)
+    monkeypatch.setattr(calibration, "rows", lambda procedure: rows if procedure == "mixed.contrast" else ())
+    data = _mixed_data(3, 5, 2)
+    res = rlstats.mixed(data)
+    note = ("measured coverage of the 95% Tukey simultaneous intervals with Satterthwaite's df at 3 agents, 5 tasks "
+            "and 2 runs per cell: 0.900 (capped scores, agent means 0 to 1; 600 simulated data sets), below 0.95 by "
+            "more than 3 Monte Carlo standard errors")
+    assert note in res.notes and "measured coverage of the 95% Tukey" in str(res)
+    for options in ({"ddf": "kenward-roger"}, {"adjust": "holm"}, {"adjust": "none"}, {"confidence_level": 0.9}):
+        assert not any("measured coverage" in n for n in rlstats.mixed(data, **options).notes), options
+    frame = pd.DataFrame({"task": data.task, "agent": data.agent, "seed": np.tile([0, 1], data.y.size // 2),
+                          "score": data.y})
+    assert note in rlstats.mixed(frame, "score ~ agent | task/seed").notes
+    unbalanced = frame.iloc[1:]  # one cell with one run: off the table's balanced grid
+    assert not any("measured coverage" in n for n in rlstats.mixed(unbalanced, "score ~ agent | task/seed").notes)
+
+
+def test_mixed_notes_follow_the_table():
+    # the real table: a design quotes its lowest row short by more than 3 SE, and nothing where every row holds
+    rows = calibration.rows(MIXED["PROCEDURE"])
+    designs = {(r["test"], r["interval"], int(r["agents"]), int(r["tasks"]), int(r["runs"])) for r in rows}
+    short = sorted(d for d in designs if calibration.shortfall(rows, 0.95, test=d[0], interval=d[1], agents=d[2],
+                                                               tasks=d[3], runs=d[4]))
+    holding = sorted(designs - set(short))
+    assert short and holding
+    for ddf, adjust, agents, tasks, runs in (short[0], short[-1], holding[0], holding[-1]):
+        if agents * tasks * runs > 600:
+            continue  # keep the default run quick
+        row = calibration.shortfall(rows, 0.95, test=ddf, interval=adjust, agents=agents, tasks=tasks, runs=runs)
+        notes = [n for n in rlstats.mixed(_mixed_data(agents, tasks, runs), ddf=ddf, adjust=adjust).notes
+                 if n.startswith("measured coverage")]
+        assert len(notes) == (row is not None), (ddf, adjust, agents, tasks, runs)
+        assert not notes or f": {float(row['coverage']):.3f} ({row['distribution']} scores" in notes[0]

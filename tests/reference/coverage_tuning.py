@@ -7,7 +7,7 @@
 configuration c's runs are its true mean mu_c plus noise of standard deviation 1. The procedure selects the
 configuration with the best mean and reports the tuned score with its 95% interval (from the winner's mean less the
 97.5% bootstrap quantile of the optimism of select-then-report less Student's t times the winner's standard error, to
-the winner's mean plus that t times standard error). The claim measured: the interval holds the true mean of the configuration that was selected (what the
+the winner's mean plus t times the larger of the winner's and the sweep's pooled standard deviation over sqrt(n)). The claim measured: the interval holds the true mean of the configuration that was selected (what the
 tuned algorithm delivers when deployed). Landscapes (``distribution``):
 
 * ``identical``: every mu_c = 0: the selection is pure noise and the optimism is largest;
