@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal, Sequence
 
 import numpy as np
 import pandas as pd
@@ -27,6 +28,11 @@ from .interop import as_pandas
 from .normalization import load_reference, normalize_response
 from .options import check_bool, check_choice
 from .provenance import NOTES_ATTR, add_note
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from ._typing import EvalEnv, FormulaLike, Normalizer
 
 #: What to do with missing values: stop, or drop the rows and say so ("omit" is R's name for "drop").
 NA_ACTIONS = ("raise", "drop", "omit")
@@ -79,52 +85,53 @@ class Design:
     agent: np.ndarray
     task: np.ndarray
     run: np.ndarray
-    agents: tuple
-    tasks: tuple
+    agents: tuple[str, ...]
+    tasks: tuple[str, ...]
     counts: np.ndarray
     row_position: np.ndarray
     seeds: np.ndarray | None = None
-    extra: dict = field(default_factory=dict)
-    notes: tuple = ()
-    dropped_tasks: tuple = ()
+    extra: dict[str, np.ndarray] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+    dropped_tasks: tuple[str, ...] = ()
     n_dropped_rows: int = 0
 
     @property
-    def n_agents(self):
+    def n_agents(self) -> int:
         return len(self.agents)
 
     @property
-    def n_tasks(self):
+    def n_tasks(self) -> int:
         return len(self.tasks)
 
     @property
-    def nobs(self):
+    def nobs(self) -> int:
         return int(self.y.size)
 
     @property
-    def has_blocks(self):
+    def has_blocks(self) -> bool:
         return self.formula.blocks is not None
 
     @property
-    def data_name(self):
+    def data_name(self) -> str:
         return self.formula.data_name
 
     @property
-    def max_runs_per_cell(self):
+    def max_runs_per_cell(self) -> int:
         return int(self.counts.max())
 
     @property
-    def is_complete(self):
+    def is_complete(self) -> bool:
         """Every agent has at least one run on every task."""
         return bool((self.counts > 0).all())
 
     @property
-    def is_balanced(self):
+    def is_balanced(self) -> bool:
         """Complete, with the same number of runs in every cell."""
         return bool((self.counts == self.counts.flat[0]).all())
 
     @classmethod
-    def from_counts(cls, formula, agents, tasks, counts):
+    def from_counts(cls, formula: formula_module.Formula, agents: Sequence[str], tasks: Sequence[str],
+                    counts: ArrayLike) -> Design:
         """A Design with ``counts[t, a]`` runs in each cell, stored task by task, responses all 0.
 
         Simulation studies fill in the responses (``dataclasses.replace(design, y=...)``).
@@ -138,7 +145,7 @@ class Design:
         return cls(formula=formula, y=np.zeros(task.size), agent=agent, task=task, run=run, agents=tuple(agents),
                    tasks=tuple(tasks), counts=counts, row_position=np.arange(task.size))
 
-    def select_agents(self, names):
+    def select_agents(self, names: Sequence[str]) -> Design:
         """A copy restricted to the named agents (in the given order), for pairwise sub-designs."""
         codes = [self.agents.index(name) for name in names]
         remap = np.full(self.n_agents, -1, dtype=np.intp)
@@ -153,7 +160,7 @@ class Design:
             seeds=None if self.seeds is None else self.seeds[rows],
             extra={k: v[rows] for k, v in self.extra.items()})
 
-    def select_tasks(self, names):
+    def select_tasks(self, names: Sequence[str]) -> Design:
         """A copy restricted to the named tasks (in the given order); the others are not recorded as dropped."""
         codes = np.asarray([self.tasks.index(name) for name in names], dtype=np.intp)
         remap = np.full(self.n_tasks, -1, dtype=np.intp)
@@ -168,7 +175,7 @@ class Design:
             seeds=None if self.seeds is None else self.seeds[rows],
             extra={k: v[rows] for k, v in self.extra.items()})
 
-    def require_complete(self, na_action, why):
+    def require_complete(self, na_action: str, why: str) -> Design:
         """Every agent must have runs on every task: an error, or (na_action="drop") leave out incomplete tasks.
 
         ``why`` completes the error message ("<why>: add those runs, ...") for
@@ -194,7 +201,7 @@ class Design:
         kept = self.select_tasks([t for t, bad in zip(self.tasks, incomplete) if not bad])
         return dataclasses.replace(kept, notes=self.notes + (note,), dropped_tasks=self.dropped_tasks + gone)
 
-    def cell_matrix(self, summary="mean"):
+    def cell_matrix(self, summary: Literal["mean", "median"] = "mean") -> np.ndarray:
         """The (n_tasks, n_agents) matrix of per-cell means or medians; NaN for empty cells."""
         cell = self.task * self.n_agents + self.agent
         out = np.full(self.n_tasks * self.n_agents, np.nan)
@@ -250,8 +257,10 @@ def _drop_unused(codes, labels, what):
     return remap[codes].astype(np.intp), [lab for lab, u in zip(labels, used) if u], note
 
 
-def build(data, formula, *, na_action="raise", eval_env=0, extra_columns=(), pool_tasks=False, normalize=None,
-          step=None, curves=False, min_agents=2, optional_columns=()):
+def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: str = "raise", eval_env: EvalEnv = 0,
+          extra_columns: Sequence[str] = (), pool_tasks: bool = False, normalize: Normalizer = None,
+          step: str | None = None, curves: bool = False, min_agents: Literal[1, 2] = 2,
+          optional_columns: Sequence[str] = ()) -> Design:
     """Validate ``data`` against ``formula`` and return the :class:`Design`.
 
     Parameters
@@ -448,8 +457,8 @@ def build(data, formula, *, na_action="raise", eval_env=0, extra_columns=(), poo
     task = task[order]
     seed_labels = None
     if seeds is not None:
-        seed_codes = seed_codes[order]
-        seeds = seeds[1]  # the labels alone: the unsorted codes go
+        seed_codes = seed_codes[order]  # type: ignore[index]  # not None when seeds is not
+        seeds = seeds[1]  # type: ignore[assignment]  # the labels alone: the unsorted codes go
         seed_labels = seeds[seed_codes]
         seed_codes = seed_codes if curves else None  # only curves read them on
     design = _assemble(formula, y, agent, task, agent_labels, task_labels, rows, seed_labels,
@@ -516,7 +525,7 @@ def data_and_formula(data, formula):
     return data, formula
 
 
-def design_of(data, formula=None, *, subset=None, eval_env=None, **options):
+def design_of(data, formula=None, *, subset=None, eval_env=None, reads_nesting=False, **options):
     """The front door every public function takes: ``(data, formula, subset, options)`` into a Design.
 
     ``data`` that already is a Design is returned as it is (nothing parsed or built; options that need
@@ -525,7 +534,10 @@ def design_of(data, formula=None, *, subset=None, eval_env=None, **options):
     once (a parsed :class:`~rlstats.formula.Formula` is taken as it is) and :func:`build` validates.
     Call it from the public function itself: ``eval_env`` (None: 0) counts frames above that
     function's caller, whose names the response may use; an EvalEnvironment is used as given.
-    The formula may come first, as in R (:func:`data_and_formula`).
+    The formula may come first, as in R (:func:`data_and_formula`). ``| task/run/seed`` (seeds nested in
+    runs) is averaged to one row per run (:func:`_average_nested`), unless the caller is a back end that reads the
+    replicate levels itself (its declaration's ``reads_nesting``): ``reads_nesting=True`` builds one row per seed as
+    ``| task``, the run and seed columns kept as extra columns for the caller to check.
     """
     data, formula = data_and_formula(data, formula)
     if isinstance(data, Design):
@@ -549,6 +561,10 @@ def design_of(data, formula=None, *, subset=None, eval_env=None, **options):
     # reference=2: the frame above the public function that called this one
     env = capture_environment(0 if eval_env is None else eval_env, reference=2)
     data, parsed = subset_rows(data, subset), formula_module.parse(formula)
+    if reads_nesting:
+        levels = tuple(c for c in (parsed.outer, parsed.replicate) if c is not None)
+        options["extra_columns"] = tuple(dict.fromkeys((*options.get("extra_columns", ()), *levels)))
+        return build(data, dataclasses.replace(parsed, outer=None, replicate=None), eval_env=env, **options)
     if parsed.outer is None:
         return build(data, parsed, eval_env=env, **options)
     data, parsed, note = _average_nested(data, parsed, env, options)
@@ -561,7 +577,7 @@ def _average_nested(data, formula, env, options):
 
     Seeds of one run share its randomness (a tuning run's configuration, say); resampling or ranking them as
     independent runs overstates the evidence. Returns the averaged frame, the formula ``| task/run`` on it and
-    the note. A back end that reads the nesting itself passes the formula without ``outer``.
+    the note. A back end that reads the nesting itself declares ``reads_nesting`` and never gets here.
     """
     outer, seed = formula.outer, formula.replicate
     for option in ("step", "extra_columns"):

@@ -97,6 +97,9 @@ class Backend:
     cite: str | None = None
     #: it reads learning curves (one row per run and step) rather than one row per run
     reads_curves: bool = False
+    #: it reads the replicate levels itself (``| task/seed``, and ``| task/run/seed`` with seeds nested in runs): its
+    #: public function calls ``design_of(..., reads_nesting=True)``, which keeps one row per seed and averages nothing
+    reads_nesting: bool = False
     #: the default of compare() for formulas "with blocks" or "without blocks"
     default_for: str | None = None
     #: functions others reach by name (``rlstats.methods.operation``): name -> "module:function"
@@ -139,6 +142,12 @@ class Backend:
         if self.demo is not None and isinstance(self.demo[1], str):
             hooks.append(self.demo[1])
         found += [f"{path!r} does not import" for path in hooks if path is not None and not _loads(path)]
+        for flag in ("reads_curves", "reads_nesting"):
+            if not isinstance(getattr(self, flag), bool):
+                found.append(f"{flag} must be True or False")
+        if self.reads_nesting is True and self.reads_curves is True:
+            found.append("reads_nesting and reads_curves exclude each other: step= refuses nested replicates "
+                         "('| task/run/seed')")
         if self.default_for not in (None, "with blocks", "without blocks"):
             found.append("default_for must be None, 'with blocks' or 'without blocks'")
         return found

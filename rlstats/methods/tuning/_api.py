@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import dataclasses
 import math
-import re
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 import pandas as pd
@@ -18,15 +17,25 @@ from ...errors import DesignError, OptionError
 from ...options import check_bool, check_confidence_level, check_fraction, check_resamples
 from ...resampling import child_generator, child_stream, seed_sequence
 from . import _kernels as kernels
+from ._backend import BACKENDS
 from ._result import TuningResult
+
+if TYPE_CHECKING:
+    from ..._typing import Data, EvalEnv, FormulaLike, Normalizer, Seed
 
 VIEWS = ("expected_max", "best_set", "complete", "sensitivity")
 TUNED = "tuning run"
+#: tuning reads '| task/seed' and '| task/tuning_run/seed' itself, as its declaration says: the front door keeps every
+#: seed's row (design_of(reads_nesting=True)) instead of averaging seeds per run
+READS_NESTING = BACKENDS[0].reads_nesting
 
 
-def tuning(data, formula=None, *, config=None, weights=None, holdout=None, views=VIEWS, higher_is_better=True,
-           threshold=0.05, confidence_level=0.95, n_resamples=2000, budgets=None, percentiles=(5.0, 95.0),
-           fraction=0.95, normalize=None, na_action="raise", rng=None, eval_env=None):
+def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequence[str] | None = None,
+           weights: str | None = None, holdout: str | None = None, views: Sequence[str] = VIEWS,
+           higher_is_better: bool = True, threshold: float = 0.05, confidence_level: float = 0.95,
+           n_resamples: int = 2000, budgets: Sequence[int] | None = None,
+           percentiles: tuple[float, float] | None = (5.0, 95.0), fraction: float = 0.95, normalize: Normalizer = None,
+           na_action: str = "raise", rng: Seed = None, eval_env: EvalEnv = None) -> TuningResult:
     """Tuning-aware evaluation of a hyperparameter sweep: expected best score, best set, complete algorithm.
 
     Each agent was run on each task with several *configurations* (the ``config=`` columns), each with several
@@ -47,8 +56,9 @@ def tuning(data, formula=None, *, config=None, weights=None, holdout=None, views
       ``threshold`` (Patterson et al. 2024's set), and an interval for the tuned score that accounts for the
       selection: the estimate is the winner's mean less the bootstrap estimate of the optimism of
       select-then-report; the interval runs from the winner's mean less the optimism's upper quantile less Student's
-      t times the winner's standard error, to the winner's mean plus that margin (coverage of the selected
-      configuration's true mean in
+      t times the winner's standard error, to the winner's mean plus t times the larger of the winner's standard
+      deviation and the sweep's pooled one over sqrt(n) (a few seeds of skewed scores often miss the rare high
+      ones, which the other configurations' seeds show; coverage of the selected configuration's true mean in
       ``rlstats/calibration.csv``, procedure ``tuning.best_interval``). With ``holdout=`` (a boolean column, True for
       runs kept out of tuning) the selection uses the other runs and the honest estimate is the selected
       configuration's held-out runs, with Student's t interval.
@@ -60,8 +70,9 @@ def tuning(data, formula=None, *, config=None, weights=None, holdout=None, views
     * ``sensitivity``: Adkins, Bowling and White (2024)'s hyperparameter sensitivity, per-task tuned minus
       cross-task tuned score on percentile-normalised scores (each task's scores over all agents, configurations
       and seeds mapped so that its ``percentiles`` go to 0 and 1), and the effective hyperparameter
-      dimensionality: the fewest ``config`` columns that, tuned per task with the others fixed across tasks, reach
-      ``fraction`` of the per-task tuned score. Needs two tasks and the same configurations on every task.
+      dimensionality: the fewest ``config`` columns that, tuned per task with the others fixed at the cross-task
+      tuned configuration's levels, reach ``fraction`` of the per-task tuned score. Needs two tasks; the cross-task
+      scores use the configurations run on every task, per-task tuning every configuration run on the task.
 
     Parameters
     ----------
@@ -90,8 +101,9 @@ def tuning(data, formula=None, *, config=None, weights=None, holdout=None, views
         Bootstrap resamples of every view.
     budgets : sequence of int, optional
         The budgets of the expected-max curves (default: every k up to 100, then about 100 log-spaced up to N).
-    percentiles : (float, float)
-        The percentiles mapped to 0 and 1 by the sensitivity view's normalisation.
+    percentiles : (float, float) or None
+        The percentiles mapped to 0 and 1 by the sensitivity view's normalisation; ``None`` uses the scores as
+        given (already on one scale, e.g. percentile-normalised by the caller).
     fraction : float
         Share of the per-task tuned score that the effective dimensionality asks for.
     normalize : DataFrame, str or dict, optional
@@ -142,8 +154,8 @@ def tuning(data, formula=None, *, config=None, weights=None, holdout=None, views
                           f"{type(data).__name__}")
     if formula is None:
         raise OptionError("formula is required, e.g. 'score ~ agent | task/seed'")
-    formula, config, nested_note = _nested_level(formula, config)
-    parsed = formula_module.parse(formula)
+    parsed = formula_module.parse(formula)  # the shared parse: '| task/tuning_run/seed' gives parsed.outer
+    config, nested_note = _nested_level(parsed, config)
     if parsed.replicate is None or parsed.blocks is None:
         raise DesignError(f"tuning needs the task and the seed column in the formula: write "
                           f"'{parsed.response} ~ {parsed.groups} | {parsed.blocks or 'task'}/seed', since seeds are "
@@ -153,10 +165,10 @@ def tuning(data, formula=None, *, config=None, weights=None, holdout=None, views
         if column is not None:
             _check_columns(name, column, data, parsed, single=True)
     extra = tuple(dict.fromkeys((*config, parsed.replicate, *(c for c in (weights, holdout) if c is not None))))
-    # Seeds repeat across configurations, so the Design is built without the replicate role; its uniqueness within
-    # a configuration is checked below.
-    design = design_of(data, dataclasses.replace(parsed, replicate=None), extra_columns=extra, na_action=na_action,
-                       eval_env=eval_env, normalize=normalize, min_agents=1)
+    # Seeds repeat across configurations (and tuning runs), so the Design keeps one row per seed without the
+    # replicate roles (READS_NESTING, as declared); a seed's uniqueness within a configuration is checked below.
+    design = design_of(data, parsed, extra_columns=extra, na_action=na_action, eval_env=eval_env,
+                       normalize=normalize, min_agents=1, reads_nesting=READS_NESTING)
     notes = list(design.notes) + ([nested_note] if nested_note else [])
     sweeps, labels = _sweeps(design, parsed, config, weights, holdout, higher)
     if not config:
@@ -201,11 +213,11 @@ class TuningOptions:
     confidence_level: float = 0.95
     n_resamples: int = 2000
     budgets: tuple | None = None
-    percentiles: tuple = (5.0, 95.0)
+    percentiles: tuple | None = (5.0, 95.0)
     fraction: float = 0.95
 
     @classmethod
-    def checked(cls, **options):
+    def checked(cls, **options: Any) -> TuningOptions:
         """Validate every option once; raises OptionError naming the bad one."""
         return cls(views=_check_views(options["views"]),
                    higher_is_better=check_bool("higher_is_better", options["higher_is_better"]),
@@ -216,10 +228,10 @@ class TuningOptions:
                    percentiles=_check_percentiles(options["percentiles"]),
                    fraction=check_fraction("fraction", options["fraction"], open_interval=False))
 
-    def record(self):
+    def record(self) -> dict[str, Any]:
         """The options as stored in the result."""
         out = asdict(self)
-        out.update(views=list(self.views), percentiles=list(self.percentiles),
+        out.update(views=list(self.views), percentiles=None if self.percentiles is None else list(self.percentiles),
                    budgets=None if self.budgets is None else list(self.budgets))
         return out
 
@@ -233,27 +245,17 @@ def _check_budgets(budgets):
     return tuple(sorted(set(int(v) for v in values)))
 
 
-_NAME = r"(?:[A-Za-z_][A-Za-z0-9_.]*|`[^`]+`)"
-_NESTED = re.compile(rf"^(?P<head>.*\|\s*)(?P<task>{_NAME})\s*/\s*(?P<unit>{_NAME})\s*/\s*(?P<seed>{_NAME})\s*$",
-                     re.DOTALL)
-
-
-def _nested_level(formula, config):
-    """``| task/tuning_run/seed``: seeds nested in tuning runs; the tuning run becomes the configuration (the unit).
-
-    Returns ``(formula for the rest, config, note)``; another formula passes unchanged.
+def _nested_level(parsed, config):
+    """``| task/tuning_run/seed`` (``parsed.outer``): seeds nested in tuning runs; the tuning run becomes the
+    configuration (the unit). Returns ``(config, note)``; a formula without nesting leaves ``config`` as given.
     """
-    match = _NESTED.match(formula) if isinstance(formula, str) else None
-    if match is None:
-        return formula, config, None
-    unit = match["unit"].strip("`")
+    if parsed.outer is None:
+        return config, None
+    task, unit, seed = parsed.blocks, parsed.outer, parsed.replicate
     if config is not None:
-        raise OptionError(f"the formula nests seeds in '{unit}' ('| {match['task']}/{match['unit']}/{match['seed']}'),"
-                          f" which names the configuration; drop config={config!r}, or write "
-                          f"'| {match['task']}/{match['seed']}' with config=")
-    return (f"{match['head']}{match['task']}/{match['seed']}", unit,
-            f"'| {match['task']}/{match['unit']}/{match['seed']}': seeds are nested in '{unit}', which is the unit "
-            f"(as config='{unit}')")
+        raise OptionError(f"the formula nests seeds in '{unit}' ('| {task}/{unit}/{seed}'), which names the "
+                          f"configuration; drop config={config!r}, or write '| {task}/{seed}' with config=")
+    return unit, f"'| {task}/{unit}/{seed}': seeds are nested in '{unit}', which is the unit (as config='{unit}')"
 
 
 #: view -> (calibration procedure, what it measured)
@@ -298,10 +300,13 @@ def _check_views(views):
 
 
 def _check_percentiles(percentiles):
+    if percentiles is None:
+        return None
     try:
         low, high = (float(p) for p in percentiles)
     except (TypeError, ValueError):
-        raise OptionError(f"percentiles= must be two numbers (low, high) in [0, 100], got {percentiles!r}") from None
+        raise OptionError(f"percentiles= must be two numbers (low, high) in [0, 100], or None for scores already on "
+                          f"one scale, got {percentiles!r}") from None
     if not 0 <= low < high <= 100:
         raise OptionError(f"percentiles=({low}, {high}) must satisfy 0 <= low < high <= 100")
     return low, high
@@ -391,7 +396,7 @@ def _spread(sweep):
 
 
 def _best_set(design, sweeps, labels, ss, n_resamples, threshold, level, sign, has_holdout, notes):
-    from scipy.stats import t as student
+    from scipy.special import stdtrit  # Student's t quantile, without scipy.stats' import time
 
     rows, tuned = [], []
     for (t, a), sweep in sweeps.items():
@@ -419,7 +424,7 @@ def _best_set(design, sweeps, labels, ss, n_resamples, threshold, level, sign, h
                 row.update(heldout_estimate=np.nan, heldout_low=np.nan, heldout_high=np.nan, heldout_runs=0)
             else:
                 m = float(held.mean())
-                half = (student.ppf(0.5 + level / 2, held.size - 1) * held.std(ddof=1) / math.sqrt(held.size)
+                half = (stdtrit(held.size - 1, 0.5 + level / 2) * held.std(ddof=1) / math.sqrt(held.size)
                         if held.size > 1 else np.nan)
                 row.update(heldout_estimate=sign * m, heldout_runs=int(held.size),
                            **dict(zip(("heldout_low", "heldout_high"), _ordered(sign * (m - half), sign * (m + half)))))
@@ -520,7 +525,11 @@ def _sensitivity(design, sweeps, config, percentiles, fraction, sign, notes):
         return None, None
     y = np.concatenate([s["values"] for s in sweeps.values()])
     task = np.concatenate([np.full(s["values"].size, t) for (t, _), s in sweeps.items()])
-    normalised, _ = kernels.percentile_normalise(y, task, design.n_tasks, percentiles)
+    if percentiles is None:
+        normalised = y  # the caller's scores are on one scale already
+        notes.append("sensitivity: the scores were used as given (percentiles=None), not percentile-normalised")
+    else:
+        normalised, _ = kernels.percentile_normalise(y, task, design.n_tasks, percentiles)
     rows, subsets = [], []
     offset = 0
     per_agent = {}
@@ -540,10 +549,12 @@ def _sensitivity(design, sweeps, config, percentiles, fraction, sign, notes):
             continue
         if dropped:
             notes.append(f"sensitivity: {fmt.count(dropped, 'configuration')} of agent '{design.agents[a]}' not run "
-                         "on every task left out")
+                         "on every task: they count for the per-task tuned score only")
         gamma = np.array([[by_task[t][c][0] for c in shared] for t in range(design.n_tasks)])
         factors = np.array([by_task[0][c][1] for c in shared]).reshape(len(shared), len(config))
-        per_task, cross_task, scores, dimension = kernels.sensitivity(gamma, factors, fraction)
+        # per-task tuning picks from every configuration run on the task, those missing elsewhere too (Adkins et al.)
+        task_best = [max(score for score, _ in by_task[t].values()) for t in range(design.n_tasks)]
+        per_task, cross_task, scores, dimension = kernels.sensitivity(gamma, factors, fraction, task_best)
         rows.append((design.agents[a], per_task - cross_task, per_task, cross_task, dimension, len(shared)))
         subsets += [(design.agents[a], ", ".join(config[j] for j in S) or "(none)", len(S), score)
                     for S, score in scores]

@@ -22,6 +22,8 @@ BACKENDS = (
         citations=("dodge2019", "jordan2020", "patterson2024", "adkins2024"),
         # the contract data have no hyperparameter column: each agent is one configuration there
         contract=("score ~ agent | task/seed", {"n_resamples": 200}),
+        # seeds stay nested in their configuration or tuning run ('| task/tuning_run/seed'): never averaged first
+        reads_nesting=True,
         no_demo="it needs hyperparameter columns (config=), which the demo's simulated data do not have; see "
                 "vignettes/tuning_procedures.py",
         no_power="its views are estimates with intervals, not one decision for power() to count; the tuned-score "

@@ -17,8 +17,8 @@ import numpy as np
 
 from ...resampling import UniformIndices, child_stream
 
-#: resamples drawn at once (rows of one chunk); a chunk of 64 configurations x 10 runs is ~5 MB
-CHUNK = 2048
+#: draws per chunk (rows x columns): a chunk is ~10 MB of int64 indices whatever the number of configurations
+CELLS = 2048 * 640
 #: configurations per block of the best-set search (each block has its own stream)
 BLOCK = 64
 
@@ -27,26 +27,82 @@ def config_means(values, starts, sizes):
     return np.add.reduceat(values, starts) / sizes
 
 
+class LiveIndices(UniformIndices):
+    """:class:`~rlstats.resampling.UniformIndices` whose rows can be finished for some of them only.
+
+    ``rows(k, offsets, live)`` equals ``UniformIndices.rows(k, offsets)[live]``: every row's random bits and every
+    rejection (with its replacement, in row-major order) are drawn, so the stream advances as ever, but only the
+    ``live`` rows are turned into indices, which is most of the work when few rows are live.
+    """
+
+    def rows(self, k, offsets=None, live=None):
+        if live is None or not self.narrow:
+            out = super().rows(k, offsets)
+            return out if live is None else out[live]
+        u = self.main.random_raw(k * self.words).view(np.uint16).reshape(k, 4 * self.words)[:, :self.n]
+        rejected = np.flatnonzero(np.less(np.multiply(u, self.high16), self.threshold))  # low halves, as ever
+        if rejected.size:
+            high = self.high if not np.ndim(self.high) else self.high[rejected % self.n]
+            replacement = self._replacement_stream().integers(0, high, size=rejected.size)
+        index = np.multiply(u[live], self.high16, dtype=np.uint32)  # multiply_shift16's index: the high half
+        index >>= 16
+        if rejected.size:
+            row, column = np.divmod(rejected, self.n)
+            kept = live[row]
+            index[(np.cumsum(live) - 1)[row[kept]], column[kept]] = replacement[kept]
+        return np.add(index, offsets, dtype=np.int64) if offsets is not None else index.astype(np.int64)
+
+
+#: configurations with at most this many runs draw them two at a time (a table of n * n pair sums each)
+PAIRED = 16
+
+
 class SeedResampler:
     """Bootstrap means of a set of configurations of one sweep, rows = resamples, from one stream.
 
-    ``rows(k)`` gives the next k resamples as a (k, G) array; drawing a stream's rows in several calls gives the
-    rows of one call, so results do not depend on the chunk size.
+    A configuration with at most :data:`PAIRED` runs draws them two at a time: one uniform draw among its n * n
+    ordered pairs of runs is two independent uniform draws among its runs, and a table of the pairs' sums turns it
+    into their sum with one look-up (half the draws and look-ups); an odd run out, or every run of a larger
+    configuration, is drawn alone. A row holds ``width * G`` slots, slot-major: column ``j * G + g`` is slot j of
+    configuration g, so that a row's means are a sum of ``width`` contiguous slabs (each mean a function of its own
+    draws alone); a configuration with fewer slots than ``width`` fills the rest with a 0.0 (a bound of 1: never
+    rejected). ``rows(k)`` gives the next k resamples as a (k, G) array; drawing a stream's rows in several calls
+    gives the rows of one call, so results do not depend on the chunk size.
     """
 
     def __init__(self, values, starts, sizes, ids, seed):
         ids = np.asarray(ids, dtype=np.intp)
-        self.sizes = sizes[ids].astype(np.float64)
-        lengths = sizes[ids]
-        self.local_starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.intp)
-        # absolute position of each column's configuration start, and each column's bound
-        self.offsets = np.repeat(starts[ids], lengths).astype(np.uint32)
-        self.values = values
-        self.draws = UniformIndices(seed, np.repeat(lengths, lengths), int(lengths.sum()))
+        n = sizes[ids]
+        pairs = np.where(n <= PAIRED, n // 2, 0)
+        slots = n - pairs
+        self.width, self.G = int(slots.max()), ids.size
+        self.sizes = n.astype(np.float64)
+        high = np.ones((self.width, self.G), dtype=np.int64)
+        offsets = np.zeros((self.width, self.G), dtype=np.int64)
+        tables, used = [], 0
+        for m in np.unique(n).tolist():  # one pass per distinct number of runs
+            here = np.flatnonzero(n == m)
+            runs = values[starts[ids[here]][:, None] + np.arange(m)]
+            p = m // 2 if m <= PAIRED else 0
+            if p:
+                tables.append((runs[:, :, None] + runs[:, None, :]).ravel())  # pair (i, j) at i * m + j
+                high[:p, here], offsets[:p, here] = m * m, used + np.arange(here.size) * m * m
+                used += here.size * m * m
+            if m > 2 * p:
+                tables.append(runs.ravel())
+                high[p:m - p, here], offsets[p:m - p, here] = m, used + np.arange(here.size) * m
+                used += runs.size
+        offsets[np.arange(self.width)[:, None] >= slots[None, :]] = used  # spare slots read the 0.0
+        self.table = np.concatenate(tables + [np.zeros(1)])
+        # uint32 offsets: UniformIndices adds them in 32 bits (a table of 2**32 entries is out of reach)
+        self.offsets = offsets.ravel().astype(np.uint32)
+        self.draws = LiveIndices(seed, high.ravel(), self.width * self.G)
 
-    def rows(self, k):
-        index = self.draws.rows(k, self.offsets)
-        return np.add.reduceat(self.values[index], self.local_starts, axis=1) / self.sizes
+    def rows(self, k, live=None):
+        """The next k resamples' means, (k, G); with ``live`` (k booleans) only those rows' (the stream still
+        advances by k rows, so which rows are computed never changes their values)."""
+        index = self.draws.rows(k, self.offsets, live)
+        return self.table[index].reshape(-1, self.width, self.G).sum(axis=1) / self.sizes
 
 
 def all_resampled_means(values, starts, sizes, seed, n_resamples):
@@ -59,48 +115,56 @@ def best_set(values, starts, sizes, seed, n_resamples, prune=True):
 
     Returns ``(probability (G,), best_resampled (B,), winner (B,))``: the largest bootstrap mean of each resample and
     the configuration reaching it (the first such in search order). Exact pruning: a bootstrap mean never exceeds
-    its configuration's largest run, so once the smallest running maximum over resamples exceeds a configuration's
-    largest run it can win no resample. The configurations with the best means come first (block 0), the others by
-    their largest run, in blocks of :data:`BLOCK` each drawn from its own stream (``child_stream(seed, block)``).
+    its configuration's largest run, so a configuration whose largest run is below a resample's running maximum
+    can neither win nor tie that resample. The configurations with the best means come first (block 0), the others
+    by their largest run, in blocks of :data:`BLOCK` each drawn from its own stream (``child_stream(seed, block)``);
+    a block's means are computed only for the resamples it can still reach, and the search stops at the first block
+    that reaches none. Ties are kept as they are found (each block's (resample, configuration) pairs at the running
+    maximum), so no block is drawn twice.
     """
     means = config_means(values, starts, sizes)
-    G = sizes.size
+    G, B = sizes.size, n_resamples
     top = np.argsort(-means, kind="stable")[:BLOCK]
     largest = np.maximum.reduceat(values, starts)
+    # the bound, loosened by rounding: a sum of n copies of the largest run, over n, can come out a few ulps above it
+    bound = largest + 1e-12 * np.maximum(1.0, np.abs(largest))
     rest = np.setdiff1d(np.arange(G), top)
     rest = rest[np.argsort(-largest[rest], kind="stable")]
     blocks = [top] + [rest[i:i + BLOCK] for i in range(0, rest.size, BLOCK)]
-    running = np.full(n_resamples, -np.inf)
-    winner = np.zeros(n_resamples, dtype=np.intp)
-    block_maxima = []  # (B,) per block: the block means themselves are drawn again below, not kept
+    running = np.full(B, -np.inf)
+    winner = np.zeros(B, dtype=np.intp)
+    found = []  # (resamples, configurations, values): pairs at the running maximum when their block was drawn
     for b, ids in enumerate(blocks):
-        if prune and b > 0 and largest[ids[0]] < running.min():
-            break  # blocks after 0 are in decreasing order of their largest run: no later one can win
-        block_means = _block_means(values, starts, sizes, ids, child_stream(seed, b), n_resamples)
+        live = None
+        if prune and b > 0:
+            live = running <= bound[ids[0]]  # blocks after 0 are in decreasing order of their largest run
+            if not live.any():
+                break  # no later block can win or tie any resample
+        block_means = _block_means(values, starts, sizes, ids, child_stream(seed, b), B, live)
+        rows = np.arange(B) if live is None else np.flatnonzero(live)
         at = block_means.argmax(axis=1)
-        best = block_means[np.arange(n_resamples), at]
-        better = best > running
-        winner[better] = ids[at[better]]
-        running = np.maximum(running, best)
-        block_maxima.append(best)
-    # second pass over the blocks holding a resample's maximum: credit every configuration reaching it (ties share)
-    reaching = [b for b, best in enumerate(block_maxima) if (best == running).any()]
-    hits = {b: _block_means(values, starts, sizes, blocks[b], child_stream(seed, b), n_resamples) == running[:, None]
-            for b in reaching}
-    ties = sum(hit.sum(axis=1) for hit in hits.values())
-    probability = np.zeros(G)
-    for b, hit in hits.items():
-        probability[blocks[b]] += (hit / ties[:, None]).sum(axis=0)
-    return probability / n_resamples, running, winner
+        best = block_means[np.arange(rows.size), at]
+        better = best > running[rows]
+        winner[rows[better]] = ids[at[better]]
+        running[rows] = np.maximum(running[rows], best)
+        reach = np.flatnonzero(best == running[rows])
+        r, c = np.nonzero(block_means[reach] == best[reach, None])
+        found.append((rows[reach[r]], ids[c], best[reach[r]]))
+    rows, configs, reached = (np.concatenate(parts) for parts in zip(*found))
+    final = reached == running[rows]  # a later block may have raised the maximum
+    rows, configs = rows[final], configs[final]
+    ties = np.bincount(rows, minlength=B)
+    probability = np.bincount(configs, weights=1.0 / ties[rows], minlength=G)
+    return probability / B, running, winner
 
 
-def _block_means(values, starts, sizes, ids, seed, n_resamples):
+def _block_means(values, starts, sizes, ids, seed, n_resamples, live=None):
+    """(n_resamples, len(ids)) bootstrap means, or only the ``live`` rows', drawn in chunks of rows."""
     sampler = SeedResampler(values, starts, sizes, ids, seed)
-    out = np.empty((n_resamples, len(ids)))
-    for lo in range(0, n_resamples, CHUNK):
-        hi = min(lo + CHUNK, n_resamples)
-        out[lo:hi] = sampler.rows(hi - lo)
-    return out
+    chunk = max(1, CELLS // (sampler.width * sampler.G))
+    parts = [sampler.rows(min(lo + chunk, n_resamples) - lo, None if live is None else live[lo:lo + chunk])
+             for lo in range(0, n_resamples, chunk)]
+    return np.concatenate(parts) if len(parts) > 1 else parts[0]
 
 
 def tuned_interval(means, sizes, spread, selected, best_resampled, winner, level):
@@ -110,23 +174,31 @@ def tuned_interval(means, sizes, spread, selected, best_resampled, winner, level
     b the selection picks ``winner[b]`` and reports ``best_resampled[b]``, which overstates that configuration's
     mean in the data by ``best_resampled[b] - means[winner[b]]``. The estimate is the winner's mean less the mean
     optimism; the interval runs from the winner's mean less the optimism's ``0.5 + level / 2`` quantile less
-    Student's t (n - 1 df) times the winner's standard error, to the winner's mean plus that t times standard
-    error. Returns ``(corrected, low, high, optimism)`` (NaN bounds with one run).
+    Student's t (n - 1 df) times the winner's standard error, to the winner's mean plus t times the larger of the
+    winner's standard deviation and the sweep's pooled one (``spread``'s, weighted by degrees of freedom), over
+    sqrt(n). Returns ``(corrected, low, high, optimism)`` (NaN bounds with one run).
     """
-    from scipy.stats import t as student
+    from scipy.special import stdtrit  # Student's t quantile, without scipy.stats' import time
 
     optimism = float(np.mean(best_resampled - means[winner]))
     corrected = means[selected] - optimism
     n = sizes[selected]
     if n < 2:
         return corrected, np.nan, np.nan, optimism
-    half = student.ppf(0.5 + level / 2, n - 1) * spread[selected] / math.sqrt(n)
+    t = stdtrit(n - 1, 0.5 + level / 2)
+    half = t * spread[selected] / math.sqrt(n)
     # the optimism only lowers the lower bound: when the bootstrap overstates it (a skewed winner whose resamples
     # swing widely), moving the upper bound down would miss the truth from above
     # the lower end takes the optimism's upper quantile rather than its mean: the bootstrap world separates the
     # configurations more than the truth does, so the mean optimism understates it where configurations nearly tie
     worst = float(np.quantile(best_resampled - means[winner], 0.5 + level / 2))
-    return corrected, means[selected] - worst - half, means[selected] + half, optimism
+    # the upper end uses the sweep's pooled spread when it is larger: a few seeds of skewed scores often miss the rare
+    # high ones, so the winner's own spread understates it and its true mean lies above its t interval (every miss
+    # of the calibration grid's skewed landscape was from above; 0.83-0.92 coverage with the winner's spread alone)
+    df = np.maximum(sizes - 1, 0)
+    pooled = math.sqrt(np.nansum(df * spread ** 2) / df.sum())
+    upper = t * max(spread[selected], pooled) / math.sqrt(n)
+    return corrected, means[selected] - worst - half, means[selected] + upper, optimism
 
 
 def expected_max_weights(n, budgets, replace):
@@ -200,37 +272,41 @@ def percentile_normalise(values, task, n_tasks, percentiles):
     return out, low_high
 
 
-def sensitivity(gamma, factors, fraction):
-    """Hyperparameter sensitivity and effective dimensionality of one agent.
+def sensitivity(gamma, factors, fraction, task_best=None):
+    """Hyperparameter sensitivity and effective dimensionality of one agent, as Adkins et al. (2024) define them
+    (and as their code, jadkins99/hyperparameter_sensitivity, computes them).
 
     ``gamma`` (T, C): the normalised mean score of each configuration on each task (configurations present on every
-    task); ``factors`` (C, d): each configuration's level code of each hyperparameter.
+    task); ``factors`` (C, d): each configuration's level code of each hyperparameter; ``task_best`` (T,): each
+    task's best normalised score over every configuration run there, those missing elsewhere included (default:
+    over ``gamma``'s).
 
-    * per-task tuned score: mean over tasks of the best configuration of each task;
-    * cross-task tuned score: the best configuration's mean over tasks (one configuration for all tasks);
+    * per-task tuned score: mean over tasks of each task's best configuration;
+    * cross-task tuned score: the best configuration's mean over tasks (one configuration for all tasks, the
+      "default");
     * sensitivity = per-task tuned - cross-task tuned;
-    * for each subset S of the hyperparameters, the score when S is tuned per task and the others are fixed across
-      tasks: max over the others' levels of the mean over tasks of the max over S's levels;
+    * for each subset S of the hyperparameters, the score when S is tuned per task and the others stay at the
+      default's levels: the mean over tasks of the best configuration that agrees with the default outside S
+      (all of S: the per-task tuned score; none: the cross-task one);
     * effective dimensionality: the size of the smallest S whose score reaches ``fraction`` of the per-task tuned
       score (on the normalised scale).
 
     Returns ``(per_task, cross_task, subsets [(S, score)], dimension)``.
     """
-    T, C = gamma.shape
     d = factors.shape[1]
-    per_task = float(gamma.max(axis=1).mean())
-    cross_task = float(gamma.mean(axis=0).max())
+    task_best = gamma.max(axis=1) if task_best is None else np.asarray(task_best, dtype=float)
+    per_task = float(task_best.mean())
+    across = gamma.mean(axis=0)
+    default = int(np.argmax(across))
+    cross_task = float(across[default])
     subsets = []
     for size in range(d + 1):
         for S in itertools.combinations(range(d), size):
+            if size == d:
+                subsets.append((S, per_task))
+                continue
             others = [j for j in range(d) if j not in S]
-            if others:
-                _, group = np.unique(factors[:, others], axis=0, return_inverse=True)
-                group = np.asarray(group).ravel()
-            else:
-                group = np.zeros(C, dtype=np.intp)
-            best = np.full((T, group.max() + 1), -np.inf)
-            np.maximum.at(best, (slice(None), group), gamma)
-            subsets.append((S, float(best.mean(axis=0).max())))
+            agree = (factors[:, others] == factors[default, others]).all(axis=1)
+            subsets.append((S, float(gamma[:, agree].max(axis=1).mean())))
     dimension = min(len(S) for S, score in subsets if score >= fraction * per_task - 1e-12)
     return per_task, cross_task, subsets, dimension

@@ -9,6 +9,7 @@ import pandas as pd
 
 from ... import format as fmt
 from ...errors import OptionError
+from ..._typing import ColumnNames
 from ...results import Result, resultclass
 from . import plots
 
@@ -40,16 +41,16 @@ class TuningResult(Result):
         ``dimensions``; read them through the view methods.
     """
 
-    agents: tuple
-    tasks: tuple
-    config_columns: tuple
+    agents: tuple[str, ...]
+    tasks: tuple[str, ...]
+    config_columns: tuple[str, ...]
     unit: str
-    views: tuple
+    views: tuple[str, ...]
     n_configs: np.ndarray
     confidence_level: float
     threshold: float
     n_resamples: int
-    tables: dict
+    tables: dict[str, pd.DataFrame]
 
     _plot_kinds: ClassVar[dict] = {"best_set": plots.plot_best_set, "expected_max": plots.plot_expected_max,
                                    "complete": plots.plot_complete, "sensitivity": plots.plot_sensitivity}
@@ -63,7 +64,7 @@ class TuningResult(Result):
         return table.copy()
 
     @property
-    def estimates(self):
+    def estimates(self) -> np.ndarray:
         """(n_tasks, n_agents) tuned scores corrected for selection (the complete algorithm's without best_set)."""
         table = self.tables.get("tuned")
         table = self.tables.get("complete") if table is None else table
@@ -74,36 +75,36 @@ class TuningResult(Result):
         return out
 
     # ---- the views ---------------------------------------------------------------------------------------------
-    def expected_max(self):
+    def expected_max(self) -> pd.DataFrame:
         """Expected best score after tuning with ``budget`` configurations, per agent and task (and the mean over
         tasks), without and with replacement, with pointwise bootstrap bands."""
         return self._table("expected_max", "expected_max")
 
-    def best_set(self):
+    def best_set(self) -> pd.DataFrame:
         """Each configuration's probability of being best under the bootstrap of the selection (those above 0 and
         the selected one), whether it is in the best set and whether it was selected."""
         return self._table("best_set", "best_set")
 
-    def tuned(self):
+    def tuned(self) -> pd.DataFrame:
         """Per agent and task: the selected configuration, the tuned score corrected for the selection with its
         interval, the optimism removed, the size of the best set and, with held-out runs, the honest estimate."""
         return self._table("tuned", "best_set")
 
-    def complete(self):
+    def complete(self) -> pd.DataFrame:
         """The complete algorithm as an agent: one row per configuration (its mean score, ``seed`` naming it), which
         rlstats.bootstrap, percentiles and task_table read like any agent; ``weight`` is its probability."""
         return self._table("complete_runs", "complete")
 
-    def complete_summary(self):
+    def complete_summary(self) -> pd.DataFrame:
         """The complete algorithm's expected score per agent and task, with its two-stage bootstrap interval."""
         return self._table("complete", "complete")
 
-    def sensitivity(self):
+    def sensitivity(self) -> pd.DataFrame:
         """Per agent: hyperparameter sensitivity, the per-task and cross-task tuned scores (percentile-normalised)
         and the effective hyperparameter dimensionality."""
         return self._table("sensitivity", "sensitivity")
 
-    def dimensions(self):
+    def dimensions(self) -> pd.DataFrame:
         """Per agent and subset of hyperparameters tuned per task (the others fixed across tasks): its score."""
         return self._table("dimensions", "sensitivity")
 
@@ -149,7 +150,8 @@ class TuningResult(Result):
             lines += _more(len(complete))
         sens = self.tables.get("sensitivity")
         if sens is not None:
-            lines += ["", "hyperparameter sensitivity (percentile-normalised) and effective dimensionality:"]
+            scale = "as given" if self.options.get("percentiles", ()) is None else "percentile-normalised"
+            lines += ["", f"hyperparameter sensitivity ({scale}) and effective dimensionality:"]
             lines += [f"  {r.agent}: sensitivity {fmt.signif(r.sensitivity, 3)} (per-task tuned "
                       f"{fmt.signif(r.per_task_tuned, 3)}, cross-task {fmt.signif(r.cross_task_tuned, 3)}), "
                       f"effective dimension {r.effective_dimension} of {len(self.config_columns)}"
@@ -161,7 +163,7 @@ class TuningResult(Result):
                  "sensitivity": "sensitivity", "expected_max": "expected max"}
         return {label: self.tables[key] for key, label in names.items() if self.tables.get(key) is not None}
 
-    def tidy(self):
+    def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
         """One row per agent and task and term: ``tuned score`` (corrected for selection) and ``complete``."""
         frames = []
         tuned = self.tables.get("tuned")
@@ -179,7 +181,7 @@ class TuningResult(Result):
         return out[["term", "agent", "task", "config", "estimate", "conf_low", "conf_high", "conf_level", "n_runs",
                     "n_configs"]]
 
-    def glance(self):
+    def glance(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
         return pd.DataFrame([{"method": self.method, "n_agents": len(self.agents), "n_tasks": len(self.tasks),
                               "n_configs": int(self.n_configs.sum()), "n_obs": self.nobs,
                               "n_resamples": self.n_resamples}])
@@ -195,7 +197,8 @@ class TuningResult(Result):
                      f"least {fmt.signif(self.threshold)} form the best set (Patterson et al. 2024), and the tuned "
                      f"score is the winner's mean less the bootstrap estimate of the optimism of select-then-report; "
                      f"its {level} interval is the winner's Student-t interval with the lower end lowered by the "
-                     f"optimism's upper bootstrap quantile.")
+                     f"optimism's upper bootstrap quantile and the upper end taken from the larger of the winner's "
+                     f"and the sweep's pooled standard deviation.")
         if "expected_max" in self.views:
             text += (" Expected best scores after tuning k configurations follow Dodge et al. (2019)'s "
                      "order-statistic formula, with pointwise bootstrap bands (percentile bands centred at the "
@@ -204,8 +207,9 @@ class TuningResult(Result):
             text += (" The complete algorithm draws its configuration from the sweep (Jordan et al. 2020); its "
                      f"{level} interval comes from a two-stage bootstrap over configurations, then seeds.")
         if "sensitivity" in self.views and self.tables.get("sensitivity") is not None:
-            text += (" Hyperparameter sensitivity and effective dimensionality follow Adkins et al. (2024) on "
-                     "percentile-normalised scores.")
+            scale = ("scores on the caller's scale" if self.options.get("percentiles", ()) is None
+                     else "percentile-normalised scores")
+            text += f" Hyperparameter sensitivity and effective dimensionality follow Adkins et al. (2024) on {scale}."
         return text
 
 
