@@ -36,6 +36,11 @@ if TYPE_CHECKING:
 
 #: What to do with missing values: stop, or drop the rows and say so ("omit" is R's name for "drop").
 NA_ACTIONS = ("raise", "drop", "omit")
+
+#: The Design's agent, task and run codes: 4 bytes, half of intp, for a lean build (issue 33). Row counts and
+#: agent x task cells are checked against its range in build.
+CODE = np.int32
+CODE_LIMIT = int(np.iinfo(CODE).max)
 #: Column names that hold a training step (or another position in time) in RL logs, compared in
 #: lower case. Such a column varying within a run's cell means the rows are one run's curve, not runs.
 STEP_NAMES = frozenset({
@@ -56,9 +61,9 @@ class Design:
         The parsed formula.
     y : ndarray of float64, shape (N,)
         Response values, sorted by task, then agent, then original row order.
-    agent, task : ndarray of intp, shape (N,)
+    agent, task : ndarray of int32, shape (N,)
         Integer codes into ``agents`` and ``tasks``.
-    run : ndarray of intp, shape (N,)
+    run : ndarray of int32, shape (N,)
         Index of the run within its (agent, task) cell, 0..c_ij - 1 (by seed
         when the formula names the replicate column, else by row order).
     agents, tasks : tuple of str
@@ -139,16 +144,16 @@ class Design:
         counts = np.asarray(counts, dtype=np.int64)
         cell_task, cell_agent = np.nonzero(counts)
         reps = counts[cell_task, cell_agent]
-        task = np.repeat(cell_task, reps).astype(np.intp)
-        agent = np.repeat(cell_agent, reps).astype(np.intp)
-        run = (np.arange(task.size) - np.repeat(np.cumsum(reps) - reps, reps)).astype(np.intp)
+        task = np.repeat(cell_task, reps).astype(CODE)
+        agent = np.repeat(cell_agent, reps).astype(CODE)
+        run = (np.arange(task.size) - np.repeat(np.cumsum(reps) - reps, reps)).astype(CODE)
         return cls(formula=formula, y=np.zeros(task.size), agent=agent, task=task, run=run, agents=tuple(agents),
                    tasks=tuple(tasks), counts=counts, row_position=np.arange(task.size))
 
     def select_agents(self, names: Sequence[str]) -> Design:
         """A copy restricted to the named agents (in the given order), for pairwise sub-designs."""
         codes = [self.agents.index(name) for name in names]
-        remap = np.full(self.n_agents, -1, dtype=np.intp)
+        remap = np.full(self.n_agents, -1, dtype=CODE)
         remap[codes] = np.arange(len(codes))
         agent = remap[self.agent]
         # Keep the sort order by task, then (new) agent, then run.
@@ -163,7 +168,7 @@ class Design:
     def select_tasks(self, names: Sequence[str]) -> Design:
         """A copy restricted to the named tasks (in the given order); the others are not recorded as dropped."""
         codes = np.asarray([self.tasks.index(name) for name in names], dtype=np.intp)
-        remap = np.full(self.n_tasks, -1, dtype=np.intp)
+        remap = np.full(self.n_tasks, -1, dtype=CODE)
         remap[codes] = np.arange(codes.size)
         task = remap[self.task]
         # Keep the sort order by (new) task, then agent, then run.
@@ -224,7 +229,7 @@ def _first_rows(data, mask, limit=5):
 def _levels(column, values, what):
     """Integer codes, labels in level order, and the missing mask of a factor column."""
     if isinstance(values.dtype, pd.CategoricalDtype):
-        codes = values.cat.codes.to_numpy().astype(np.intp)
+        codes = values.cat.codes.to_numpy().astype(CODE)
         labels = [str(c) for c in values.cat.categories]
         return codes, labels, codes < 0
     try:
@@ -236,7 +241,7 @@ def _levels(column, values, what):
     if len(set(labels)) != len(labels):
         raise DesignError(f"column '{column}' ({what}) has distinct values that print the same "
                           f"({labels[:6]}...); convert it to strings first")
-    codes = codes.astype(np.intp, copy=False)  # factorize's int64 codes are intp already: no copy
+    codes = codes.astype(CODE)
     return codes, labels, codes < 0
 
 
@@ -254,7 +259,7 @@ def _drop_unused(codes, labels, what):
     unused = [lab for lab, u in zip(labels, used) if not u]
     remap = np.cumsum(used) - 1
     note = f"{count(len(unused), what + ' level')} with no runs left out: {', '.join(unused)}"
-    return remap[codes].astype(np.intp), [lab for lab, u in zip(labels, used) if u], note
+    return remap[codes].astype(CODE), [lab for lab, u in zip(labels, used) if u], note
 
 
 def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: str = "raise", eval_env: EvalEnv = 0,
@@ -354,6 +359,9 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: str = "raise",
         raise OptionError(f"extra_columns must be a list of column names, got {shown(extra_columns)}")
     if len(data) == 0:
         raise DesignError("data has no rows; pass a DataFrame with one row per run")
+    if len(data) > CODE_LIMIT:
+        raise DesignError(f"data has {len(data):,} rows, more than one analysis takes ({CODE_LIMIT:,}); "
+                          "summarise the runs first (e.g. one row per run) or analyse subsets")
     if not isinstance(formula, formula_module.Formula):
         formula = formula_module.parse(formula)
     if curves:
@@ -410,7 +418,7 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: str = "raise",
         drop |= extra_missing
 
     if formula.blocks is None:
-        codes["task"], labels["task"] = np.zeros(len(data), dtype=np.intp), ["(all runs)"]
+        codes["task"], labels["task"] = np.zeros(len(data), dtype=CODE), ["(all runs)"]
         _check_single_task(data, formula, pool_tasks, notes, extra_columns)
     _check_nesting(formula)
     if not curves and formula.replicate is None:
@@ -441,6 +449,10 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: str = "raise",
     notes += [note] if note else []
     task, task_labels, note = _drop_unused(task, labels["task"], "task")
     notes += [note] if note else []
+    if len(agent_labels) * len(task_labels) > CODE_LIMIT:
+        raise DesignError(f"{len(agent_labels):,} agents x {len(task_labels):,} tasks is more agent x task cells "
+                          f"than one analysis takes ({CODE_LIMIT:,}); check that '{formula.groups}' and "
+                          f"'{formula.blocks}' are the agent and task columns")
     seed_codes = None if seeds is None else seeds[0][keep] if n_dropped else seeds[0]
 
     # Sort by task, then agent, then (seed or) original order (and step for curves); lexsort is stable.
@@ -627,7 +639,7 @@ def _crossed_blocks(data, formula, task_codes, task_labels, drop, na_action):
         parts.append(values.astype(str).to_numpy())
     combined = pd.Series(parts[0], dtype=object).str.cat([pd.Series(p, dtype=object) for p in parts[1:]], sep=":")
     codes, uniques = pd.factorize(combined, sort=True)
-    return codes.astype(np.intp), [str(u) for u in uniques], drop | (task_codes < 0)
+    return codes.astype(CODE), [str(u) for u in uniques], drop | (task_codes < 0)
 
 
 #: Columns that identify runs or batches within a comparison, never blocks.
@@ -746,14 +758,14 @@ def _assemble(formula, y, agent, task, agent_labels, task_labels, position, seed
         counts = np.zeros(n * k, dtype=np.intp)
         counts[task[starts] * k + agent[starts]] = sizes
         # 0, 1, ... within each cell as one running sum that steps back at each cell's start (one N-long array)
-        run = np.ones(y.size, dtype=np.intp)
+        run = np.ones(y.size, dtype=CODE)
         run[0] = 0
         run[starts[1:]] = 1 - sizes[:-1]
         np.cumsum(run, out=run)
     else:
         new_run = new_cell
         new_run[1:] |= runs_of[1:] != runs_of[:-1]
-        run = np.cumsum(new_run, dtype=np.intp)
+        run = np.cumsum(new_run, dtype=CODE)
         run -= 1
         counts = np.bincount(task[new_run] * k + agent[new_run], minlength=n * k).reshape(n, k)
         run -= np.repeat(run[starts], sizes)
@@ -811,7 +823,7 @@ def _check_no_curves(design, data, step):
     cell = design.task * design.n_agents + design.agent
     if design.seeds is not None:  # the cell of one run
         seed_code, seed_levels = pd.factorize(design.seeds)
-        cell = cell * len(seed_levels) + seed_code
+        cell = cell.astype(np.int64) * len(seed_levels) + seed_code  # cells x seeds may pass int32
     for column in candidates:
         values = pd.Series(data[column].to_numpy()[design.row_position])
         per_cell = values.groupby(cell).nunique()

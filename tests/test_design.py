@@ -289,3 +289,19 @@ def test_p_value_spelling():
 
     res = rlstats.compare(rlstats.datasets.simulate(agents=3, tasks=5, seeds=2, rng=0), "score ~ agent | task")
     assert res.p_value == res.pvalue
+
+
+def test_codes_are_four_bytes_and_their_range_is_checked(monkeypatch):
+    from rlstats import design as design_module
+
+    df = rlstats.datasets.simulate(agents=3, tasks=4, seeds=2, rng=0)
+    built = rlstats.build(df, "score ~ agent | task/seed")
+    assert built.agent.dtype == built.task.dtype == built.run.dtype == np.int32
+    # every agent and task once: 46,341 x 46,341 cells pass int32's range, from a frame of 46,341 rows
+    n = 46_341
+    wide = pd.DataFrame({"agent": np.arange(n), "task": np.arange(n), "score": np.zeros(n)})
+    with pytest.raises(rlstats.errors.DesignError, match="46,341 agents x 46,341 tasks is more agent x task cells"):
+        rlstats.build(wide, "score ~ agent | task")
+    monkeypatch.setattr(design_module, "CODE_LIMIT", 10)
+    with pytest.raises(rlstats.errors.DesignError, match="data has 24 rows, more than one analysis takes"):
+        rlstats.build(df, "score ~ agent | task")
