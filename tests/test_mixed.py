@@ -288,16 +288,20 @@ def test_studentized_range_matches_scipy():
     # The vectorised quadrature against scipy's adaptive one (one value at a time), where p > 1e-6.
     from scipy import stats
 
+    from rlstats.statistics import studentized_range_isf, studentized_range_sf
+
     for k in (3, 6):
         for df in (2.0, 8.0, 40.0, 361.9):
             for q in (2.0, 4.5):
-                np.testing.assert_allclose(kernels.studentized_range_sf(q, k, df),
-                                           stats.studentized_range.sf(q, k, df), rtol=1e-6)
+                np.testing.assert_allclose(studentized_range_sf(q, k, df), stats.studentized_range.sf(q, k, df),
+                                           rtol=1e-6)
     df = np.array([3.5, 14.3, 125.0])
-    np.testing.assert_allclose(kernels.studentized_range_sf(kernels.studentized_range_isf(0.05, 4, df), 4, df), 0.05,
-                               rtol=1e-9)
+    np.testing.assert_allclose(studentized_range_sf(studentized_range_isf(0.05, 4, df), 4, df), 0.05, rtol=1e-9)
+    np.testing.assert_allclose(studentized_range_isf(0.05, 4, df), stats.studentized_range.ppf(0.95, 4, df),
+                               rtol=1e-6)
     # more df than R's ptukey resolves are infinite, as there
-    assert kernels.studentized_range_sf(3.0, 4, 30_000.0) == kernels.studentized_range_sf(3.0, 4, np.inf)
+    assert studentized_range_sf(3.0, 4, 30_000.0) == studentized_range_sf(3.0, 4, np.inf)
+    assert studentized_range_isf(0.05, 4, 30_000.0) == studentized_range_isf(0.05, 4)
 
 
 def test_a_fit_that_did_not_converge_says_so():

@@ -21,10 +21,11 @@ Biometrics 53(3), 983-997 (adjusted covariance, eqs. 2-4, and df, Section 4) as 
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 import numpy as np
+
+from ...statistics import studentized_range_isf, studentized_range_sf
 
 #: lme4's threshold for a singular fit: a relative standard deviation (theta) below it
 SINGULAR_TOL = 1e-4
@@ -408,104 +409,6 @@ def agent_contrasts(n_agents):
     means[np.arange(1, n_agents), np.arange(1, n_agents)] = 1.0
     first, second = np.triu_indices(n_agents, k=1)
     return means, means[first] - means[second], first, second
-
-
-@functools.lru_cache(maxsize=4)
-def _legendre(nodes):
-    return np.polynomial.legendre.leggauss(nodes)
-
-
-def _gauss_legendre(lo, hi, panels, nodes=10):
-    """Nodes and weights of composite Gauss-Legendre rules on [lo, hi] (arrays broadcast: shape (..., panels*nodes))."""
-    x, w = _legendre(nodes)
-    lo, hi = np.asarray(lo, dtype=float)[..., None], np.asarray(hi, dtype=float)[..., None]
-    edges = lo + (hi - lo) * np.linspace(0.0, 1.0, panels + 1)
-    half = (edges[..., 1:] - edges[..., :-1]) / 2
-    mid = (edges[..., 1:] + edges[..., :-1]) / 2
-    points = (mid[..., :, None] + half[..., :, None] * x).reshape(*mid.shape[:-1], -1)
-    weights = (half[..., :, None] * w).reshape(*mid.shape[:-1], -1)
-    return points, weights
-
-
-#: R's ptukey (and so emmeans) treats more df than this as infinite; so do we, to give R's numbers
-LARGE_DF = 25_000
-#: panels of 10 Gauss-Legendre nodes over each part of log s and over z (tests/test_mixed.py checks the result
-#: against scipy's adaptive quadrature: within 1e-6 relative for df >= 2 where p > 1e-6)
-S_PANELS, Z_PANELS = 8, 10
-
-
-def studentized_range_sf(q, k, df):
-    """P(Q > q) for the studentized range of ``k`` normal means with ``df`` degrees of freedom (arrays of q, df).
-
-    ``P(Q > q) = E_s[1 - W(q s)]`` with ``s = sqrt(chi2_df / df)`` and ``W`` the range's CDF of k standard normals,
-    ``1 - W(w) = k int phi(z) (Phi(z)^(k-1) - (Phi(z) - Phi(z - w))^(k-1)) dz``, both integrals by composite
-    Gauss-Legendre rules (in log s, where the density is near-normal with sd 1/sqrt(2 df)); the difference of
-    powers is formed as an expm1 so that small tail probabilities keep their relative precision.  Vectorised
-    over rows: scipy's ``studentized_range`` integrates adaptively one value at a time (0.2 s per quantile).
-    """
-    from scipy.special import gammaln, log_ndtr, ndtr
-
-    q, df = np.broadcast_arrays(np.asarray(q, dtype=float), np.asarray(df, dtype=float))
-    shape = q.shape
-    q, df = q.ravel(), df.ravel()
-    df = np.where(df > LARGE_DF, np.inf, df)
-    finite = np.where(np.isfinite(df), df, 1e12)
-    spread = 1.0 / np.sqrt(2.0 * finite)
-    # the bulk of log s within 9 sd of 0, and its long left tail (density ~ exp(df t)) down to where
-    # df (-t - (1 - exp(2t)) / 2) > 40, so that p-values far below 1e-12 keep their digits
-    inner = np.maximum(9.0 * spread, 1e-12)
-    outer = np.minimum(-(40.0 / finite + 0.5), -inner)
-    t_tail, w_tail = _gauss_legendre(outer, -inner, S_PANELS)
-    t_bulk, w_bulk = _gauss_legendre(-inner, inner, S_PANELS)
-    t, wt = np.concatenate([t_tail, t_bulk], axis=-1), np.concatenate([w_tail, w_bulk], axis=-1)
-    log_density = (finite[:, None] / 2 * np.log(finite[:, None]) - gammaln(finite[:, None] / 2)
-                   - (finite[:, None] / 2 - 1) * np.log(2.0) + finite[:, None] * t
-                   - finite[:, None] * np.exp(2 * t) / 2)
-    weight_s = wt * np.exp(log_density)
-    weight_s[~np.isfinite(df)] = 0.0
-    z, wz = _gauss_legendre(-8.5, 8.5, Z_PANELS)
-    w = q[:, None] * np.exp(t)                                  # (rows, s nodes)
-    w[~np.isfinite(df)] = q[~np.isfinite(df), None]
-    log_a = log_ndtr(z)                                         # log Phi(z)
-    ratio = ndtr(z[None, None, :] - w[..., None]) / np.exp(log_a)  # Phi(z - w) / Phi(z), in [0, 1]
-    with np.errstate(divide="ignore"):  # ratio 1 (w = 0): log1p(-1) = -inf, expm1(-inf) = -1, as it should
-        tail = -np.exp((k - 1) * log_a) * np.expm1((k - 1) * np.log1p(-np.minimum(ratio, 1.0)))
-    phi = np.exp(-z**2 / 2) / np.sqrt(2 * np.pi)
-    one_minus_w = k * (tail * (phi * wz)).sum(axis=-1)          # (rows, s nodes)
-    infinite = ~np.isfinite(df)
-    out = (one_minus_w * weight_s).sum(axis=-1)
-    out[infinite] = one_minus_w[infinite, 0]
-    return np.clip(out, 0.0, 1.0).reshape(shape)
-
-
-def studentized_range_isf(alpha, k, df):
-    """The q with ``studentized_range_sf(q, k, df) = alpha`` (vectorised over df), by the Illinois variant of
-    regula falsi on log p, which converges in about ten evaluations."""
-    df = np.atleast_1d(np.asarray(df, dtype=float))
-    target = np.log(alpha)
-
-    def gap(q):
-        return np.log(np.maximum(studentized_range_sf(q, k, df), 1e-300)) - target
-
-    lo, hi = np.full(df.shape, 1e-3), np.full(df.shape, 8.0)
-    f_lo, f_hi = gap(lo), gap(hi)
-    while np.any(grow := f_hi > 0):
-        hi = np.where(grow, 2 * hi, hi)
-        f_hi = gap(hi)
-    side = np.zeros(df.shape)
-    for _ in range(60):
-        q = hi - f_hi * (hi - lo) / (f_hi - f_lo)
-        f = gap(q)
-        if np.all(np.abs(f) < 1e-13) or np.all(hi - lo < 1e-12 * hi):
-            break
-        left = f > 0  # q still gives a larger p: the root is above q
-        # keep the bracket; halve the stale end's value when the same end stays twice (Illinois)
-        f_hi = np.where(left & (side == 1), f_hi / 2, f_hi)
-        f_lo = np.where(~left & (side == -1), f_lo / 2, f_lo)
-        lo, f_lo = np.where(left, q, lo), np.where(left, f, f_lo)
-        hi, f_hi = np.where(left, hi, q), np.where(left, f_hi, f)
-        side = np.where(left, 1, -1)
-    return q
 
 
 def tukey_pvalues(t, df, n_means):
