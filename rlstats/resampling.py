@@ -160,12 +160,17 @@ class UniformIndices:
         self.words = -(-self.n // 4)
         self._replacements = None
 
-    def rows(self, k, offsets=None):
+    def rows(self, k, offsets=None, live=None):
         """(k, n) int64 draws of the next k rows, plus ``offsets`` (broadcast to (k, n)) when given.
 
         uint32 ``offsets`` (the caller's promise that every sum stays below 2**32) are added in 32 bits
         before one conversion to int64: faster than adding int64 offsets to the 32-bit indices.
+        ``live`` (a boolean mask of the k rows) keeps those rows only, ``rows(k, offsets)[live]``: every row's
+        bits and rejections are still drawn, so the stream advances as ever, but only the live rows become
+        indices, most of the work when few rows are live (``offsets`` then broadcast to (live rows, n)).
         """
+        if live is not None:
+            return self._live_rows(k, offsets, live) if self.narrow else self.rows(k, offsets)[live]
         if not self.narrow:
             out = np.random.Generator(self.main).integers(0, self.high, size=(k, self.n))
             return out if offsets is None else np.add(out, offsets, out=out)
@@ -180,6 +185,20 @@ class UniformIndices:
         if offsets.dtype == np.uint32:
             return np.add(index, offsets, out=index).astype(np.int64)
         return np.add(index, offsets, dtype=np.int64)
+
+    def _live_rows(self, k, offsets, live):
+        u = self.main.random_raw(k * self.words).view(np.uint16).reshape(k, 4 * self.words)[:, :self.n]
+        rejected = np.flatnonzero(np.less(np.multiply(u, self.high16), self.threshold))  # as multiply_shift16
+        if rejected.size:
+            high = self.high if not np.ndim(self.high) else self.high[rejected % self.n]
+            replacement = self._replacement_stream().integers(0, high, size=rejected.size)
+        index = np.multiply(u[live], self.high16, dtype=np.uint32)  # multiply_shift16's index: the high half
+        index >>= 16
+        if rejected.size:
+            row, column = np.divmod(rejected, self.n)
+            kept = live[row]
+            index[(np.cumsum(live) - 1)[row[kept]], column[kept]] = replacement[kept]
+        return np.add(index, offsets, dtype=np.int64) if offsets is not None else index.astype(np.int64)
 
     def _replacement_stream(self):
         if self._replacements is None:

@@ -85,21 +85,6 @@ def test_pruning_changes_nothing():
         np.testing.assert_array_equal(a, b)
 
 
-@pytest.mark.parametrize("high", [np.array([10] * 6 + [1, 3, 40_000, 65_535]), 40_000, np.array([70_000, 4])])
-def test_live_rows_are_the_rows_of_the_whole_draw(high):
-    # 40,000 rejects 39% of the 16-bit draws: the replacements must land where the whole draw puts them; 70,000
-    # takes the wide path
-    from rlstats.resampling import UniformIndices
-
-    n = np.size(high) if np.ndim(high) else 7
-    offsets = np.arange(n, dtype=np.uint32) * 3
-    live_draws = kernels.LiveIndices(np.random.SeedSequence(9), high, n)
-    whole_draws = UniformIndices(np.random.SeedSequence(9), high, n)
-    for k in (500, 1, 333):
-        live = np.random.default_rng(k).random(k) < 0.4
-        np.testing.assert_array_equal(live_draws.rows(k, offsets, live), whole_draws.rows(k, offsets)[live])
-
-
 def test_chunks_change_nothing(monkeypatch):
     rng = np.random.default_rng(4)
     sizes = rng.integers(2, 6, 150)

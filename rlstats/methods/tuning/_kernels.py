@@ -27,32 +27,6 @@ def config_means(values, starts, sizes):
     return np.add.reduceat(values, starts) / sizes
 
 
-class LiveIndices(UniformIndices):
-    """:class:`~rlstats.resampling.UniformIndices` whose rows can be finished for some of them only.
-
-    ``rows(k, offsets, live)`` equals ``UniformIndices.rows(k, offsets)[live]``: every row's random bits and every
-    rejection (with its replacement, in row-major order) are drawn, so the stream advances as ever, but only the
-    ``live`` rows are turned into indices, which is most of the work when few rows are live.
-    """
-
-    def rows(self, k, offsets=None, live=None):
-        if live is None or not self.narrow:
-            out = super().rows(k, offsets)
-            return out if live is None else out[live]
-        u = self.main.random_raw(k * self.words).view(np.uint16).reshape(k, 4 * self.words)[:, :self.n]
-        rejected = np.flatnonzero(np.less(np.multiply(u, self.high16), self.threshold))  # low halves, as ever
-        if rejected.size:
-            high = self.high if not np.ndim(self.high) else self.high[rejected % self.n]
-            replacement = self._replacement_stream().integers(0, high, size=rejected.size)
-        index = np.multiply(u[live], self.high16, dtype=np.uint32)  # multiply_shift16's index: the high half
-        index >>= 16
-        if rejected.size:
-            row, column = np.divmod(rejected, self.n)
-            kept = live[row]
-            index[(np.cumsum(live) - 1)[row[kept]], column[kept]] = replacement[kept]
-        return np.add(index, offsets, dtype=np.int64) if offsets is not None else index.astype(np.int64)
-
-
 #: configurations with at most this many runs draw them two at a time (a table of n * n pair sums each)
 PAIRED = 16
 
@@ -96,7 +70,7 @@ class SeedResampler:
         self.table = np.concatenate(tables + [np.zeros(1)])
         # uint32 offsets: UniformIndices adds them in 32 bits (a table of 2**32 entries is out of reach)
         self.offsets = offsets.ravel().astype(np.uint32)
-        self.draws = LiveIndices(seed, high.ravel(), self.width * self.G)
+        self.draws = UniformIndices(seed, high.ravel(), self.width * self.G)
 
     def rows(self, k, live=None):
         """The next k resamples' means, (k, G); with ``live`` (k booleans) only those rows' (the stream still
