@@ -39,29 +39,20 @@ def enumerated_best(values):
 
 
 # ------------------------------------------------------------------------------------------------ best set
-def test_best_set_probabilities_match_exhaustive_enumeration():
-    values = [[1.0, 2.0, 4.0], [2.5, 2.0, 1.0], [0.0, 3.5, 1.5]]
+@pytest.mark.parametrize("values, rng", [([[1.0, 2.0, 4.0], [2.5, 2.0, 1.0], [0.0, 3.5, 1.5]], 1),
+                                         ([[1.0, 3.0], [2.5, 2.0, 0.5, 1.5], [0.0, 3.0, 1.0]], 2)],
+                         ids=["equal seeds", "unequal seeds"])
+def test_best_set_probabilities_match_exhaustive_enumeration(values, rng):
     exact = enumerated_best(values)
     n = 20_000
     res = rlstats.tuning(sweep_frame(values), "score ~ agent | task/seed", config="lr", views=["best_set"],
-                         n_resamples=n, rng=1)
-    best = res.best_set().set_index("config")["probability_best"]
-    got = np.array([best.get(f"lr={c}", 0.0) for c in range(3)])
-    se = np.sqrt(exact * (1 - exact) / n)
-    assert np.all(np.abs(got - exact) <= 4 * se + 1e-12), (got, exact)
-    assert got.sum() == pytest.approx(1.0)
-
-
-def test_best_set_with_unequal_seeds_matches_enumeration():
-    values = [[1.0, 3.0], [2.5, 2.0, 0.5, 1.5], [0.0, 3.0, 1.0]]
-    exact = enumerated_best(values)
-    n = 20_000
-    res = rlstats.tuning(sweep_frame(values), "score ~ agent | task/seed", config="lr", views=["best_set"],
-                         n_resamples=n, rng=2)
-    best = res.best_set().set_index("config")["probability_best"]
-    got = np.array([best.get(f"lr={c}", 0.0) for c in range(3)])
+                         n_resamples=n, rng=rng)
+    table = res.best_set().set_index("config")
+    got = np.array([table["probability_best"].get(f"lr={c}", 0.0) for c in range(3)])
     assert np.all(np.abs(got - exact) <= 4 * np.sqrt(exact * (1 - exact) / n) + 1e-12), (got, exact)
-    assert res.best_set().set_index("config").loc["lr=1", "n_runs"] == 4
+    assert got.sum() == pytest.approx(1.0)
+    assert [table.loc[f"lr={c}", "n_runs"] for c in range(3) if f"lr={c}" in table.index] == [
+        len(v) for c, v in enumerate(values) if f"lr={c}" in table.index]
 
 
 def test_ties_share_the_credit_exactly():

@@ -529,7 +529,7 @@ def _sensitivity(design, sweeps, config, percentiles, fraction, sign, notes):
         normalised = y  # the caller's scores are on one scale already
         notes.append("sensitivity: the scores were used as given (percentiles=None), not percentile-normalised")
     else:
-        normalised, _ = kernels.percentile_normalise(y, task, design.n_tasks, percentiles)
+        normalised = kernels.percentile_normalise(y, task, design.n_tasks, percentiles)
     rows, subsets = [], []
     offset = 0
     per_agent = {}

@@ -237,13 +237,11 @@ def complete_bootstrap(resampled_means, weights, generator):
 def percentile_normalise(values, task, n_tasks, percentiles):
     """(y - q_low) / (q_high - q_low) per task, the quantiles of all the task's runs (Adkins et al. 2024)."""
     out = np.empty_like(values)
-    low_high = np.empty((n_tasks, 2))
     for t in range(n_tasks):
         here = task == t
         low, high = np.percentile(values[here], percentiles)
-        low_high[t] = low, high
         out[here] = (values[here] - low) / (high - low) if high > low else 0.0
-    return out, low_high
+    return out
 
 
 def sensitivity(gamma, factors, fraction, task_best=None):
