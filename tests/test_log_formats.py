@@ -65,6 +65,70 @@ def test_evaluations_one_row_per_evaluation_with_means_and_counts(tmp_path):
     assert asked["success"].tolist() == [2 / 3, 1.0, 2 / 3, 1.0]
 
 
+def _sb3_1_0_results(returns):
+    """``results`` as EvalCallback saved them in SB3 before 1.1 with no Monitor on the evaluation environment:
+    evaluate_policy added each step's reward, a float32 array of shape (1,) from the DummyVecEnv EvalCallback wraps
+    the environment in, to an episode's return 0.0 (stable_baselines3/common/evaluation.py at v1.0; fixed by
+    DLR-RM/stable-baselines3#447 in 1.1.0), so np.savez stacks lists of (1,) arrays to (evaluations, episodes, 1)."""
+    evaluations = []
+    for episodes in returns:
+        kept = []
+        for rewards in episodes:
+            episode_reward = 0.0
+            for reward in rewards:
+                episode_reward += np.array([reward], dtype=np.float32)  # DummyVecEnv's buf_rews
+            kept.append(episode_reward)
+        evaluations.append(kept)
+    return evaluations
+
+
+def test_evaluations_of_sb3_before_1_1_with_a_trailing_axis_are_read(tmp_path):
+    rewards = [[[1.0, 0.5, 0.25], [1.0, 1.0]], [[2.0, 2.0, 2.0, 0.1], [0.3]]]  # 2 evaluations of 2 episodes
+    results = _sb3_1_0_results(rewards)
+    write_evaluations(tmp_path / "ppo" / "hopper" / "seed_0", [1000, 2000], results, [[3, 2], [4, 1]])
+    with np.load(tmp_path / "ppo" / "hopper" / "seed_0" / "evaluations.npz") as archive:
+        assert archive["results"].shape == (2, 2, 1) and archive["results"].dtype == np.float32
+    frame = rlstats.read_logs(tmp_path, SB3_PATTERN, progress=False, tags=["eval/mean_reward", "eval/episodes",
+                                                                           "eval/mean_ep_length"])
+    # each episode's float32 return, then the mean over the evaluation's episodes in float64
+    by_hand = [statistics.fmean(float(np.float32(0.0) + sum(np.float32(r) for r in episode)) for episode in ev)
+               for ev in rewards]
+    assert frame["eval/mean_reward"].tolist() == by_hand and by_hand[0] == 1.875 and abs(by_hand[1] - 3.2) < 1e-6
+    assert frame["eval/episodes"].tolist() == [2.0, 2.0] and frame["eval/mean_ep_length"].tolist() == [2.5, 2.5]
+
+
+def test_evaluations_with_a_trailing_axis_equal_the_real_sb3_files(shared_data, tmp_path):
+    """Every real evaluations.npz of the SB3 logs, its per-episode arrays given a trailing axis of length 1 (the
+    shape SB3 before 1.1 wrote), reads to the same frame but for the source column."""
+    root = shared_data / "logs" / "sb3_classic"
+    if not root.is_dir():
+        pytest.skip(f"the SB3 logs are not at {root}")
+    for path in sorted(root.rglob("evaluations.npz")):
+        with np.load(path, allow_pickle=False) as archive:
+            arrays = {name: archive[name] for name in archive.files}
+        target = tmp_path / path.parent.relative_to(root) / "evaluations.npz"
+        target.parent.mkdir(parents=True)
+        np.savez(target, timesteps=arrays["timesteps"], results=arrays["results"][..., None],
+                 ep_lengths=arrays["ep_lengths"][..., None])
+    tags = ["eval/mean_reward", "eval/mean_ep_length", "eval/episodes"]
+    as_written = rlstats.read_logs(root, SB3_PATTERN, format="sb3_eval", tags=tags, progress=False)
+    with_axis = rlstats.read_logs(tmp_path, SB3_PATTERN, tags=tags, progress=False)
+    assert len(with_axis) == 72
+    pd.testing.assert_frame_equal(with_axis, as_written)
+
+
+@pytest.mark.parametrize("name, shape", [("results", (2, 2, 2)), ("results", (2, 1, 2)), ("ep_lengths", (2, 2, 3)),
+                                         ("results", (2, 2, 1, 1))])
+def test_evaluations_of_other_shapes_stay_errors_naming_the_shape(tmp_path, name, shape):
+    arrays = {"timesteps": [1, 2], "results": np.ones((2, 2)), "ep_lengths": np.ones((2, 2), dtype=int)}
+    arrays[name] = np.ones(shape, dtype=arrays[name].dtype)
+    write_evaluations(tmp_path / "a", arrays["timesteps"], arrays["results"], arrays["ep_lengths"])
+    with pytest.raises(LogReadError) as info:
+        rlstats.read_logs(tmp_path, "{agent}", progress=False)
+    dtype = "float64" if name == "results" else "int64"
+    assert f"corrupt: '{name}' is an array of {dtype} with shape {shape}; EvalCallback writes" in str(info.value)
+
+
 def test_evaluations_under_another_name_when_the_format_is_named(tmp_path):
     write_evaluations(tmp_path / "ppo" / "hopper" / "seed_0", [1, 2], [[1.0], [3.0]], [[5], [6]], name="eval_ppo.npz")
     with pytest.raises(LogReadError, match="no training logs under"):

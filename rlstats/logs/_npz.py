@@ -8,6 +8,14 @@ evaluation episode, ``successes`` the same shape of booleans. An evaluation's ro
 over its episodes under the tags SB3 logs them as in TensorBoard (``eval/mean_reward``,
 ``eval/mean_ep_length``, ``eval/success_rate``) and the number of episodes (``eval/episodes``).
 
+SB3 before 1.1 wrote ``results`` of shape (evaluations, episodes, 1) when the evaluation environment
+had no ``Monitor`` (before 0.11, always): ``evaluate_policy`` added each step's reward, an array of
+shape (1,) from the ``DummyVecEnv`` EvalCallback wraps the environment in, to an episode's return
+``0.0`` (stable_baselines3/common/evaluation.py at v1.0), until "Added support for vector envs in
+evaluation" (DLR-RM/stable-baselines3#447, commit a038044d, in 1.1.0) kept one number per episode.
+A trailing axis of length 1 of a per-episode array is read away (no value changes); any other shape
+is an error naming it.
+
 The archive is a zip of ``.npy`` files. It is opened without unpickling (``allow_pickle=False``:
 unpickling can run code, so an array of Python objects is refused), and the sizes its directory
 declares are bounded before any array is read (zipfile never inflates a member beyond its declared
@@ -29,6 +37,8 @@ SCORE, LENGTH, EPISODES, SUCCESS = "eval/mean_reward", "eval/mean_ep_length", "e
 _ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
 #: The arrays read (EvalCallback's, and ``successes`` when it writes them); other members are never opened.
 ARRAYS = ("timesteps", "results", "ep_lengths", "successes")
+#: The arrays of one value per evaluation episode: (evaluations, episodes), or (evaluations, episodes, 1).
+PER_EPISODE = ARRAYS[1:]
 
 
 def default_tags(available):
@@ -120,12 +130,16 @@ def read(path):
             arrays = {name: archive[name] for name in ARRAYS if name in headers}
     except (ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:  # data shorter than its header, a bad CRC
         raise FileProblem("corrupt", f"an array cannot be read ({type(exc).__name__}: {exc})") from exc
+    for name in PER_EPISODE:
+        if name in arrays and arrays[name].ndim == 3 and arrays[name].shape[2] == 1:
+            arrays[name] = arrays[name][:, :, 0]  # (evaluations, episodes, 1): SB3 < 1.1 (module docstring)
     steps = _integral("timesteps", arrays["timesteps"], 1)
     results = arrays["results"]
     if results.ndim != 2 or results.shape[0] != steps.size or results.dtype.kind not in "iuf":
         raise FileProblem("corrupt", f"'results' is an array of {results.dtype} with shape {results.shape}; "
                                      f"EvalCallback writes numbers of shape (evaluations, episodes) = "
-                                     f"({steps.size}, episodes), one row per entry of 'timesteps'")
+                                     f"({steps.size}, episodes) (SB3 before 1.1: (evaluations, episodes, 1)), one "
+                                     "row per entry of 'timesteps'")
     if results.size == 0:
         raise FileProblem("empty", f"'results' has shape {results.shape}: no evaluation episode")
     if not np.isfinite(results).all():
@@ -136,7 +150,7 @@ def read(path):
     if lengths.shape != results.shape:
         raise FileProblem("corrupt", f"'ep_lengths' has shape {lengths.shape} and 'results' {results.shape}; "
                                      "EvalCallback writes one length per episode")
-    columns = {SCORE: results.mean(axis=1), LENGTH: lengths.mean(axis=1),
+    columns = {SCORE: results.astype(float).mean(axis=1), LENGTH: lengths.mean(axis=1),  # float32 summed in float64
                EPISODES: np.full(steps.size, float(results.shape[1]))}
     if "successes" in arrays:
         successes = arrays["successes"]
