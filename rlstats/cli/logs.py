@@ -11,7 +11,7 @@
 
 The file it writes is what every other subcommand reads (``-o -``: CSV on standard output, and the
 summary on standard error). Errors print one line and exit with status 2; the output path is checked
-before any log is read, and is never one of the files read.
+before any log is read, and is never one of the files read, whatever path names it (a hard link, a symlink).
 """
 
 from __future__ import annotations
@@ -120,6 +120,44 @@ def _check_not_read_next_time(output, folder):
                          "for a training log; write it outside that folder")
 
 
+def _check_not_an_input(output, folder):
+    """-o naming, by another path, a file under the folder read: a hard link to it (the same inode), a symlink to
+    it, or the target of a symlink in the folder. check_output_path compares paths, so these would pass it, and
+    writing would replace a log in place. The folder is walked as read_logs walks it (symlinked folders are not
+    entered); the inode of each entry comes with the listing, so only a match costs a stat."""
+    import os
+    from pathlib import Path
+
+    if output == STREAM or not Path(folder).is_dir():  # one file read: check_output_path compares inodes
+        return
+    try:
+        written = os.stat(output)
+    except OSError:
+        written = None  # nothing there yet: only a symlink in the folder can point at it
+    target = os.path.realpath(output)
+    pending = [os.fspath(folder)]
+    while pending:
+        try:
+            entries = list(os.scandir(pending.pop()))
+        except OSError:
+            continue  # a folder read_logs cannot list either
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                pending.append(entry.path)
+                continue
+            link = entry.is_symlink()
+            try:
+                same = written is not None and (link or entry.inode() == written.st_ino) and os.path.samestat(
+                    written, entry.stat())
+            except OSError:  # a dangling symlink
+                same = False
+            if same or (link and os.path.realpath(entry.path) == target):
+                how = ("a symlink to it" if os.path.islink(output) else f"{entry.name} is a symlink to it" if link
+                       else "a hard link to it")
+                raise UsageError(f"-o {output} is, by another path, the file {entry.path} under the folder read "
+                                 f"({how}); writing it would replace that file: give another path")
+
+
 def run_read_logs(args, out):
     from ._shared import check_output_path, write_output
     from ..design import NOTES_ATTR
@@ -130,6 +168,7 @@ def run_read_logs(args, out):
     if suffix not in OUTPUT_SUFFIXES:
         raise UsageError(f"-o {output} must end in .csv, .tsv or .parquet, or be - for CSV on standard output")
     _check_not_read_next_time(output, args.folder)
+    _check_not_an_input(output, args.folder)
     tags = _tags(args.tags)
     smooth, smooth_over = _smooth(args.smooth, args.smooth_over)
     try:
