@@ -1537,6 +1537,9 @@ def format_logs(tmp_path_factory):
     marl("nothing", {})
     marl("absolute_only", run({"absolute_metrics": {"return": [1.0]}}))
     _write(root / "named" / "results.json", json.dumps(run({"step_1": step})))
+    # issue 39 item 5: a pattern field against a marl-eval file's own names; an npz with a trailing axis of 2
+    marl("clash/mava", run({"step_1": step}))
+    npz("trailing_two", **{**good, "results": [[[1.0, 1.5], [2.0, 2.5]], [[3.0, 3.5], [4.0, 4.5]]]})
     return root
 
 
@@ -1578,12 +1581,40 @@ FORMAT_CASES = [  # (what, folder, options, error, phrases)
      "is not a log file rlstats knows; pass format= (one of tensorboard"),
     ("marl-eval step= given", "nothing", {"step": "step_count"}, OptionError,
      "step= names the step column of a table; marl-eval JSON files carry their own step"),
+    # issue 39 item 5: a file's own names against the pattern; npz shapes
+    ("marl-eval algorithm renamed by {agent}", "clash", {"pattern": "{agent}"}, OptionError,
+     ["pattern= gives agent='mava' for mava/metrics.json (run SMAX/2s3z/IPPO/seed_1), but the file states "
+      "agent='IPPO' (the algorithm key)", "Drop {agent} from the pattern", "e.g. {path_agent}"]),
+    ("marl-eval seed renamed by a callable", "clash", {"pattern": lambda path: {"seed": 3}}, OptionError,
+     "pattern= gives seed='3' for mava/metrics.json (run SMAX/2s3z/IPPO/seed_1), but the file states seed='1'"),
+    ("npz results with a trailing axis of 2", "trailing_two", {}, LogReadError,
+     "'results' is an array of float64 with shape (2, 2, 2); EvalCallback writes numbers of shape (evaluations, "
+     "episodes) = (2, episodes) (SB3 before 1.1: (evaluations, episodes, 1))"),
 ]
 
 
 @pytest.mark.parametrize("what, where, options, error, phrases", FORMAT_CASES, ids=[c[0] for c in FORMAT_CASES])
 def test_read_logs_of_broken_npz_and_marl_eval(format_logs, what, where, options, error, phrases):
     fails(error, phrases, rlstats.read_logs, format_logs / where, **{"progress": False, **options})
+
+
+def test_read_logs_of_names_and_shapes_other_than_expected(tmp_path):
+    """issue 39 item 5, handled: a monitor header's env_id other than the path's task is a note, in the frame and
+    in a result; an evaluations.npz of SB3 before 1.1, (evaluations, episodes, 1), is read (no value changes)."""
+    for agent in ("ppo", "sac"):
+        for seed in (0, 1):
+            _write(tmp_path / "monitor" / agent / "Pendulum-v1" / f"seed_{seed}" / "0.monitor.csv",
+                   '#{"t_start": 0.0, "env_id": "%s"}\nr,l,t\n%d.5,200,1.0\n' % (
+                       "Pendulum-v0" if agent == "sac" else "Pendulum-v1", seed))
+    frame = rlstats.read_logs(tmp_path / "monitor", "{agent}/{task}/seed_{seed}", progress=False)
+    runs = rlstats.summarize_runs(frame, "r ~ agent | task/seed", step="step")
+    noted(["2 files read name a run otherwise than its path, whose name is kept: task 'Pendulum-v1' in the path, "
+           "'Pendulum-v0' in the header's env_id (2 files, e.g. sac/Pendulum-v1/seed_0/0.monitor.csv)"],
+          rlstats.compare, runs, "r ~ agent | task/seed", n_resamples=99, rng=0)
+    (tmp_path / "npz" / "a").mkdir(parents=True)
+    np.savez(tmp_path / "npz" / "a" / "evaluations.npz", timesteps=[1, 2], results=np.ones((2, 3, 1), np.float32),
+             ep_lengths=[[5, 5, 5], [6, 6, 6]])
+    assert rlstats.read_logs(tmp_path / "npz", "{agent}", progress=False)["eval/mean_reward"].tolist() == [1.0, 1.0]
 
 
 def test_read_logs_never_unpickles_an_npz(tmp_path):
@@ -1727,6 +1758,11 @@ def cli_dir(tmp_path_factory):
             _write(folder / "logs" / agent / "hopper" / f"seed_{seed}" / "progress.csv",
                    "step,eval/return\n0,1.0\n10,2.0\n")
     _write(folder / "nested" / "log.jsonl", '{"a": ' * 100_000 + "1" + "}" * 100_000 + "\n")
+    # issue 39 item 5: a log under another path (a hard link), a file a symlink in the folder read points to
+    os.link(folder / "logs" / "ppo" / "hopper" / "seed_0" / "progress.csv", folder / "linked.csv")
+    _write(folder / "outside.csv", "a file a symlink among the logs points to")
+    os.symlink(folder / "outside.csv", folder / "logs" / "ppo" / "hopper" / "seed_0" / "notes.txt")
+    os.symlink(folder / "logs" / "ppo" / "hopper" / "seed_0" / "progress.csv", folder / "pointer.csv")
     return folder
 
 
@@ -1983,6 +2019,15 @@ COMMAND_LINE_CASES = [  # (id, argv with {d} for the folder of inputs, phrase)
     ("read-logs-smooth-over without smooth", _read_logs("--smooth-over", "steps"),
      "--smooth-over steps sets what --smooth counts, and --smooth is not given; pass the window too, e.g. "
      "--smooth 10000 --smooth-over steps"),
+    # issue 39 item 5: an input log named by another path
+    ("read-logs-out a hard link of an input", ["read-logs", "{d}/logs", "-o", "{d}/linked.csv", NO_PROGRESS],
+     "-o {d}/linked.csv is, by another path, the file {d}/logs/ppo/hopper/seed_0/progress.csv under the folder "
+     "read (a hard link to it); writing it would replace that file: give another path"),
+    ("read-logs-out a symlink's target", ["read-logs", "{d}/logs", "-o", "{d}/outside.csv", NO_PROGRESS],
+     "-o {d}/outside.csv is, by another path, the file {d}/logs/ppo/hopper/seed_0/notes.txt under the folder "
+     "read (notes.txt is a symlink to it)"),
+    ("read-logs-out a symlink to an input", ["read-logs", "{d}/logs", "-o", "{d}/pointer.csv", NO_PROGRESS],
+     "-o {d}/pointer.csv is one of the files read ({d}/logs); writing it would overwrite the data"),
 ]
 
 

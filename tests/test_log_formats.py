@@ -240,6 +240,50 @@ def test_marl_eval_as_its_json_logger_writes_it(tmp_path):
         ["experiment_1", 1, 2000, 8.0], ["experiment_2", 2, 2000, 9.0]]
 
 
+def test_a_pattern_field_that_renames_a_marl_eval_algorithm_is_an_error(shared_data, tmp_path):
+    """The mock file's three algorithms under a folder 'mava' read with {agent}: the path's 'mava' would replace
+    algo_1, algo_2 and algo_3 and merge their runs; an error names the file, the field, both values and the way on."""
+    (tmp_path / "mava").mkdir()
+    (tmp_path / "mava" / "metrics.json").write_bytes((shared_data / MARL_EVAL_MOCK).read_bytes())
+    with pytest.raises(OptionError) as info:
+        rlstats.read_logs(tmp_path, "{agent}", progress=False)
+    assert str(info.value) == (
+        "pattern= gives agent='mava' for mava/metrics.json (run env_1/task_1/algo_1/43289), but the file states "
+        "agent='algo_1' (the algorithm key); the pattern's value would replace the file's, so runs the file tells "
+        "apart could merge. Drop {agent} from the pattern (the file names it), or name that part of the path "
+        "otherwise, e.g. {path_agent}, to keep both")
+    (tmp_path / "runs" / "seed_1").mkdir(parents=True)
+    (tmp_path / "runs" / "seed_1" / "metrics.json").write_text(json.dumps(
+        {"SMAX": {"2s3z": {"IPPO": {"seed_7": {"step_1": {"step_count": 1, "return": [1.0]}}}}}}))
+    with pytest.raises(OptionError, match=r"gives seed='1' for seed_1/metrics.json \(run SMAX/2s3z/IPPO/seed_7\), "
+                                          r"but the file states seed='7' \(the run key, less a leading 'seed_'\)"):
+        rlstats.read_logs(tmp_path / "runs", "seed_{seed}", progress=False)
+    with pytest.raises(OptionError, match="gives task='3m' for seed_1/metrics.json .*, but the file states "
+                                          "task='2s3z'"):
+        rlstats.read_logs(tmp_path / "runs", lambda path: {"task": "3m"}, progress=False)
+    # the path's part named otherwise: both are kept
+    renamed = rlstats.read_logs(tmp_path, "{path_agent}/metrics.json", progress=False)
+    assert renamed.groupby("agent").ngroups == 3 and set(renamed["path_agent"]) == {"mava"}
+
+
+def test_a_pattern_that_agrees_with_a_marl_eval_file_adds_nothing_but_its_note(tmp_path):
+    for seed in (1, 2):
+        folder = tmp_path / "IPPO" / f"seed_{seed}"
+        folder.mkdir(parents=True)
+        (folder / "metrics.json").write_text(json.dumps(
+            {"SMAX": {"2s3z": {"IPPO": {f"seed_{seed}": {"step_1": {"step_count": 10, "return": [1.0, seed]}}}}}}))
+    frame = rlstats.read_logs(tmp_path, "{agent}/seed_{seed}", progress=False)
+    assert frame[["agent", "task", "seed", "environment", "return"]].values.tolist() == [
+        ["IPPO", "2s3z", 1, "SMAX", 1.0], ["IPPO", "2s3z", 2, "SMAX", 1.5]]
+    assert frame.attrs[NOTES_ATTR][2] == ("columns 'task' (the task key), 'environment' (the environment key) from "
+                                          "the logs, as the pattern '{agent}/seed_{seed}' gives no {task} or "
+                                          "{environment}")
+    bare = rlstats.read_logs(tmp_path, progress=False)
+    assert bare.attrs[NOTES_ATTR][2] == (
+        "columns 'agent' (the algorithm key), 'task' (the task key), 'seed' (the run key, less a leading 'seed_'), "
+        "'environment' (the environment key) from the logs, as there is no pattern")
+
+
 # ----------------------------------------------------------------------------- smooth=
 
 def _rolling_by_pandas(frame, column, window, unit):

@@ -435,6 +435,40 @@ def test_sb3_monitor_csv(tmp_path):
     assert both["task"].tolist() == ["CartPole-v1"] * 4 and both["l"].tolist() == [10, 20, 31, 12]
 
 
+def test_a_monitor_env_id_other_than_the_path_is_a_note_through_to_results(tmp_path):
+    """A run trained on Pendulum-v0 filed under Pendulum-v1: the path's task is kept (a folder may name a task in
+    its own words, e.g. 'hopper' for Hopper-v4), and a note names both, in the frame and in a result."""
+    episodes = [(-1200.5, 200, 1.0), (-900.25, 200, 2.0)]
+    for agent in ("ppo", "sac"):
+        for seed in (0, 1, 2):
+            env_id = "Pendulum-v0" if (agent, seed) == ("sac", 1) else "Pendulum-v1"
+            for worker in (0, 1):
+                sb3_monitor_csv(tmp_path / agent / "Pendulum-v1" / f"seed_{seed}" / f"{worker}.monitor.csv",
+                                [(r + seed + worker, l, t) for r, l, t in episodes], 1_700_000_000.0, env_id)
+    frame = rlstats.read_logs(tmp_path, "{agent}/{task}/seed_{seed}", progress=False)
+    assert set(frame["task"]) == {"Pendulum-v1"}
+    note = ("2 files read name a run otherwise than its path, whose name is kept: task 'Pendulum-v1' in the path, "
+            "'Pendulum-v0' in the header's env_id (2 files, e.g. sac/Pendulum-v1/seed_1/0.monitor.csv)")
+    assert note in frame.attrs[NOTES_ATTR]
+    assert not any("from the logs" in n for n in frame.attrs[NOTES_ATTR])  # the pattern gives every task
+    runs = rlstats.summarize_runs(frame, "r ~ agent | task/seed", step="step")
+    result = rlstats.compare(runs, "r ~ agent | task/seed", n_resamples=99, rng=0)
+    assert f"Note: {note}" in str(result).splitlines()
+
+
+def test_a_monitor_env_id_names_the_task_where_the_pattern_has_none(tmp_path):
+    sb3_monitor_csv(tmp_path / "ppo" / "run_1" / "0.monitor.csv", [(1.0, 5, 0.5)], 100.0, "Hopper-v4")
+    sb3_monitor_csv(tmp_path / "ppo" / "run_2" / "0.monitor.csv", [(2.0, 5, 0.5)], 100.0, "None")  # no spec
+    frame = rlstats.read_logs(tmp_path, "{agent}/run_{seed}", progress=False)
+    assert frame[["agent", "seed"]].values.tolist() == [["ppo", 1], ["ppo", 2]]
+    assert frame["task"].iloc[0] == "Hopper-v4" and pd.isna(frame["task"].iloc[1])  # SB3 writes "None": no env_id
+    assert frame.attrs[NOTES_ATTR][2] == ("column 'task' (the header's env_id) from the logs, as the pattern "
+                                          "'{agent}/run_{seed}' gives no {task}")
+    bare = rlstats.read_logs(tmp_path / "ppo" / "run_1", progress=False)
+    assert bare[["run", "task"]].values.tolist() == [[".", "Hopper-v4"]]
+    assert "column 'task' (the header's env_id) from the logs, as there is no pattern" in bare.attrs[NOTES_ATTR]
+
+
 def test_sb3_monitor_files_of_a_vecenv_count_every_environment(tmp_path):
     run = tmp_path / "ppo" / "1"
     sb3_monitor_csv(run / "0.monitor.csv", [(1.0, 10, 0.5), (2.0, 10, 1.5)], 100.0, "X-v0")

@@ -40,8 +40,15 @@ class LogFormat:
     default_tags: str | None = None
     #: a note every frame read from it carries
     note: str | None = None
-    #: run fields the log may state itself (used where the pattern gives none), in column order
+    #: run fields the log may state itself (used where the pattern gives none), in column order, and where the log
+    #: states each (for notes and messages). A pattern field that names one otherwise is an error naming both, but for
+    #: the fields in ``renamable``: a name the path may give in its own words (a monitor header's env_id
+    #: 'Hopper-v4' under a folder 'hopper'), kept with a note. Formats stating none: TensorBoard event files (a run
+    #: is its folder), evaluations.npz, progress.csv, progress.txt, CSV and JSON lines (a text column such as a run
+    #: name is not read), W&B CSV exports (their run names are what the pattern is matched against).
     states: tuple = ()
+    stated_as: tuple = ()
+    renamable: tuple = ()
     #: "module:function" (path) -> whether a file holds several runs named inside, matched by name after reading
     runs_inside: str | None = None
     #: "module:function" (the pieces of one run's files, written side by side) -> the pieces read together; None:
@@ -65,6 +72,10 @@ class LogFormat:
     def read(self, path, step=None):
         """The file's Pieces (FileProblem when it cannot be used)."""
         return load(self.reader)(path) if self.own_step else load(self.reader)(path, step)
+
+    def where_stated(self, field):
+        """Where the log states ``field``: ``"the header's env_id"``."""
+        return dict(zip(self.states, self.stated_as)).get(field, f"its {field}")
 
     @property
     def names_runs(self):
@@ -91,7 +102,8 @@ FORMATS = {record.name: record for record in (
               name_beginnings=("events.out.tfevents.",), own_step="event files: each event's step"),
     LogFormat("sb3_monitor", "Stable-Baselines3 monitor.csv files", _TABLES + "read_monitor",
               name_endings=("monitor.csv",), own_step="monitor.csv: the cumulative episode length",
-              default_tags=_TABLES + "monitor_tags", states=("task",), combine=_TABLES + "combine_monitors",
+              default_tags=_TABLES + "monitor_tags", states=("task",), stated_as=("the header's env_id",),
+              renamable=("task",), combine=_TABLES + "combine_monitors",
               note="the step of a monitor.csv row is the cumulative episode length (SB3's timesteps), counted over "
                    "all monitor files of a run in time order", values="episodes"),
     LogFormat("sb3_progress", "Stable-Baselines3 logger progress.csv files", _TABLES + "read_progress",
@@ -111,6 +123,8 @@ FORMATS = {record.name: record for record in (
     LogFormat("marl_eval", "marl-eval JSON files", "._marl_eval:read", file_names=("metrics.json",),
               any_name_ending=".json", own_step="marl-eval: step_count", default_tags="._marl_eval:default_tags",
               states=(*STANDARD_FIELDS, "environment"),
+              stated_as=("the algorithm key", "the task key", "the run key, less a leading 'seed_'",
+                         "the environment key"),
               note="a marl-eval row's metrics are the means of the values logged at that evaluation (marl-eval's "
                    "mean_<metric>); 'absolute_metrics/<metric>' is the run's absolute metric, placed at its last step"),
 )}

@@ -23,6 +23,7 @@ import re
 from pathlib import Path
 
 from ..errors import LogReadError, OptionError
+from ..format import count
 from ._formats import FORMATS, file_format
 
 #: A ``{field}`` or a ``*`` (runs of ``*`` count as one).
@@ -167,3 +168,77 @@ def discover(root, format):
             if kind is not None:
                 found.setdefault(kind, []).append(name if relative == "." else f"{relative}/{name}")
     return root, found
+
+
+@dataclasses.dataclass(frozen=True)
+class Renamed:
+    """A run field the path gives in other words than its log states it (kept: the path's), in the file ``source``."""
+
+    field: str
+    path_value: str
+    stated: str
+    source: str
+
+
+def with_stated(fields, meta, record, source, run=None):
+    """``fields`` (the path's) completed by the run fields the log states (``meta``) where the path gives none.
+
+    Returns (fields, the names filled from the log, [Renamed]). A field the path gives otherwise than the log
+    states it would silently replace the log's own name (two algorithms of one marl-eval file read as one agent,
+    their values then dropped as logged twice): an OptionError naming the file, the field and both values, but for
+    a field the format lets a path name in its own words (``record.renamable``), which is kept and returned.
+
+    >>> from rlstats.logs._formats import FORMATS
+    >>> with_stated({"agent": "ppo"}, {"task": "Hopper-v4"}, FORMATS["sb3_monitor"], "ppo/0.monitor.csv")
+    ({'agent': 'ppo', 'task': 'Hopper-v4'}, ['task'], [])
+    >>> with_stated({"task": "hopper"}, {"task": "Hopper-v4"}, FORMATS["sb3_monitor"], "a/0.monitor.csv")[2]
+    [Renamed(field='task', path_value='hopper', stated='Hopper-v4', source='a/0.monitor.csv')]
+    """
+    fields, filled, renamed = dict(fields), [], []
+    for name in record.states:
+        if name not in meta:
+            continue
+        if name not in fields:
+            fields[name] = meta[name]
+            filled.append(name)
+        elif str(fields[name]) != str(meta[name]):
+            if name in record.renamable:
+                renamed.append(Renamed(name, str(fields[name]), str(meta[name]), source))
+                continue
+            where = f"{source}{'' if run is None else f' (run {run})'}"
+            raise OptionError(
+                f"pattern= gives {name}={str(fields[name])!r} for {where}, but the file states {name}="
+                f"{str(meta[name])!r} ({record.where_stated(name)}); the pattern's value would replace the file's, "
+                f"so runs the file tells apart could merge. Drop {{{name}}} from the pattern (the file names it), "
+                f"or name that part of the path otherwise, e.g. {{path_{name}}}, to keep both")
+    return fields, filled, renamed
+
+
+def stated_notes(record, filled, renamed, pattern_text, limit=10):
+    """Notes on the run fields taken from the logs (``filled``: their names) and on the ones the path names in
+    other words than its log (``renamed``: Renamed, the path's kept)."""
+    notes = []
+    if filled:
+        names = [name for name in record.states if name in filled]
+        pattern = "the pattern= callable" if callable(pattern_text) else f"the pattern {pattern_text!r}"
+        lacking = "there is no pattern" if pattern_text is None else (
+            f"{pattern} gives no " + _either([f"{{{name}}}" for name in names]))
+        notes.append(f"{'column' if len(names) == 1 else 'columns'} "
+                     + ", ".join(f"{name!r} ({record.where_stated(name)})" for name in names)
+                     + f" from the logs, as {lacking}")
+    if renamed:
+        pairs = {}
+        for item in renamed:
+            pairs.setdefault((item.field, item.path_value, item.stated), []).append(item.source)
+        shown = [f"{field} {path!r} in the path, {stated!r} in {record.where_stated(field)} ("
+                 + (files[0] if len(files) == 1 else f"{len(files)} files, e.g. {files[0]}") + ")"
+                 for (field, path, stated), files in list(pairs.items())[:limit]]
+        more = f"; and {len(pairs) - limit} more" if len(pairs) > limit else ""
+        notes.append(f"{count(len(renamed), 'file')} read {'names' if len(renamed) == 1 else 'name'} a run "
+                     f"otherwise than its path, whose name is kept: " + "; ".join(shown) + more)
+    return notes
+
+
+def _either(items):
+    """``a``, ``a or b``, ``a, b or c``."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " or " + items[-1]

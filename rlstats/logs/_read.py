@@ -26,7 +26,7 @@ from ..errors import LogReadError, OptionError, warn
 from ..options import check_bool, check_choice, check_n_jobs
 from ..progress import progress_bar
 from ._formats import FORMATS, LABELS, STANDARD_FIELDS, LogFormat, file_patterns, load
-from ._layout import Pattern, compile_pattern, discover
+from ._layout import Pattern, compile_pattern, discover, stated_notes, with_stated
 from ._pieces import FileProblem
 from ._smooth import check_smooth, smooth_frame
 
@@ -603,7 +603,8 @@ class ReadOptions:
 class Found:
     """What a read found: the format, the folder, every log file, the pattern, the files to read with the fields
     each path gives (None without a pattern, or for a file holding several runs, matched by their names once
-    read), what the pattern left out and the problems met (both grow as the files are read)."""
+    read), what the pattern left out, the problems met, the run fields taken from the logs and the files naming a
+    run otherwise than their path (these grow as the files are read)."""
 
     record: LogFormat
     root: Path
@@ -613,6 +614,9 @@ class Found:
     fields: list
     ignored: list
     problems: list = dataclasses.field(default_factory=list)
+    #: run fields taken from the logs, and the files naming a run otherwise than their path (Renamed)
+    filled: set = dataclasses.field(default_factory=set)
+    renamed: list = dataclasses.field(default_factory=list)
 
 
 def find_runs(path, compiled, options):
@@ -716,9 +720,9 @@ def _run_fields(found, index, piece):
             return None
     else:
         fields = dict(found.fields[index])
-    for name in found.record.states:
-        if name not in fields and name in piece.meta:
-            fields[name] = piece.meta[name]
+    fields, filled, renamed = with_stated(fields, piece.meta, found.record, relative, piece.name)
+    found.filled.update(filled)
+    found.renamed.extend(renamed)
     return fields
 
 
@@ -748,6 +752,7 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
     files_read = len(found.to_read) - len([p for p in found.problems if p.kind != "missing tag"])
     notes = [f"read {count(len(runs), 'run')} from {files_read} {found.record.label}, {tag_sentence}"]
     notes += [found.record.note] if found.record.note else []
+    notes += stated_notes(found.record, found.filled, found.renamed, found.pattern.text)
     if options.smoothing:
         frame, sentence = smooth_frame(frame, list(mapping.values()), *options.smoothing, found.record.values)
         notes.append(sentence)
