@@ -1476,6 +1476,10 @@ WANDB_CASES = [  # (what, options, error, phrases)
      "pattern= or fields= gives a field 'step', the name of the frame's own column 'step'"),
     ("a key renamed to a field", {"keys": {"eval/return": "seed"}, "fields": {"seed": "seed"}}, OptionError,
      "the scalar 'eval/return' would be read into a column named 'seed', the run field 'seed'"),
+    # issue 39 item 5: a run's name read by the pattern against its config read by fields=
+    ("pattern and fields disagree", {"pattern": "{agent}_{task}_{seed}", "fields": {"task": "env_id"}}, OptionError,
+     "pattern= gives task='hopper' for run 'ppo_hopper_1' (wandb:me/proj/id1), but fields= takes task='Hopper-v4' "
+     "from its 'env_id'; give 'task' one source"),
 ]
 
 

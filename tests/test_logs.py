@@ -958,6 +958,16 @@ def test_read_wandb_through_a_stub_of_the_public_api():
                                progress=False)
     assert named[["agent", "task", "seed"]].drop_duplicates().values.tolist() == [["ppo", "hopper", 1],
                                                                                  ["ppo", "hopper", 2]]
+    # the pattern and fields= may both give a column where they agree on every run; where not, an error
+    both = rlstats.read_wandb("me/proj", keys="eval/return", pattern="{agent}_{task}_{seed}",
+                              fields={"seed": "seed", "agent": "group"}, api=api, progress=False)
+    pd.testing.assert_frame_equal(both, named)
+    with pytest.raises(OptionError, match="pattern= gives task='hopper' for run 'ppo_hopper_1' "
+                                          r"\(wandb:me/proj/id1\), but fields= takes task='Hopper-v4' from its "
+                                          "'env_id'; give 'task' one source: drop {task} from the pattern or 'task' "
+                                          "from fields=, or name one of them otherwise"):
+        rlstats.read_wandb("me/proj", keys="eval/return", pattern="{agent}_{task}_{seed}", fields={"task": "env_id"},
+                           api=api, progress=False)
 
 
 def test_read_wandb_missing_key_and_no_package(monkeypatch):

@@ -424,7 +424,12 @@ def read_logs(path: str | os.PathLike[str], pattern: str | Callable[..., Any] | 
         returns a dict of fields, or None to leave the file out. Files the pattern does not match
         are not read (they are counted in the notes and listed in the read log). Without a pattern, a column ``run``
         holds the file's folder (or the run's name). Fields the pattern lacks are taken from the
-        log where it states them (a monitor.csv header's ``env_id`` gives ``task``).
+        log where it states them (a monitor.csv header's ``env_id`` gives ``task``; a marl-eval
+        file's keys give ``agent``, ``task``, ``seed`` and ``environment``), stated in the notes. A
+        field the pattern gives otherwise than the log states it is an OptionError naming both
+        (drop the field from the pattern, or name it otherwise); only a monitor.csv's ``env_id``
+        may differ from the path's ``task`` (a folder ``hopper`` for ``Hopper-v4``): the path's is
+        kept and a note names both.
     format : str, optional
         One of ``"tensorboard"`` (``events.out.tfevents.*``), ``"sb3_monitor"`` (``*monitor.csv``),
         ``"sb3_progress"`` (``progress.csv``), ``"spinup"`` (``progress.txt``), ``"csv"``,
@@ -437,7 +442,8 @@ def read_logs(path: str | os.PathLike[str], pattern: str | Callable[..., Any] | 
         ``evaluations.npz`` gives one row per evaluation: ``eval/mean_reward`` (the mean return over
         its episodes, as EvalCallback logs it to TensorBoard), ``eval/episodes`` (their number), and
         on request ``eval/mean_ep_length`` and ``eval/success_rate``. It is read without unpickling
-        (an array of Python objects is refused) and its arrays are bounded at 256 MiB.
+        (an array of Python objects is refused) and its arrays are bounded at 256 MiB. The shape
+        (evaluations, episodes, 1) that SB3 before 1.1 wrote is read as (evaluations, episodes).
         A marl-eval file (``{environment: {task: {algorithm: {run: {"step_1": {"step_count": n,
         metric: [values]}, ..., "absolute_metrics": {...}}}}}}``) holds its runs' fields: columns
         ``agent`` (the algorithm), ``task``, ``seed`` (the run key, without a leading ``seed_``)
@@ -500,7 +506,7 @@ def read_logs(path: str | os.PathLike[str], pattern: str | Callable[..., Any] | 
         above four per core (:data:`rlstats.options.JOBS_PER_CORE`), or ``tags=`` that is ambiguous,
         names no logged scalar or more than 1,000; ``smooth=`` that is not a positive whole number,
         is above 10**12 or spans every run; a pattern field or a tag's column that would overwrite
-        another column.
+        another column, or that names a run otherwise than its log states it.
 
     See Also
     --------

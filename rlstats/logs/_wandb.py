@@ -80,7 +80,8 @@ def read_wandb(path: str, *, keys: str | Sequence[str] | dict[str, str], filters
     pattern : str or callable, optional
         Matched against each run's name, as in :func:`read_logs` (``"{agent}_{task}_{seed}"``);
         runs it does not match are left out and counted.
-        Without ``fields`` and ``pattern``, a column ``run`` holds each run's name.
+        Without ``fields`` and ``pattern``, a column ``run`` holds each run's name. A column both
+        give must agree on every run (else an OptionError names both values).
     step : str
         The history key of the step (default ``_step``, W&B's own counter).
     keep, on_error, progress
@@ -152,7 +153,13 @@ def read_wandb(path: str, *, keys: str | Sequence[str] | dict[str, str], filters
                     continue
                 found.update(matched)
             for column, where in (fields or {}).items():
-                found[column] = _lookup(run, where)
+                value = _lookup(run, where)
+                if column in found and str(found[column]) != str(value):  # else one would replace the other unsaid
+                    raise OptionError(f"pattern= gives {column}={str(found[column])!r} for run {name!r} ({source}), "
+                                      f"but fields= takes {column}={str(value)!r} from its {where!r}; give "
+                                      f"{column!r} one source: drop {{{column}}} from the pattern or {column!r} from "
+                                      f"fields=, or name one of them otherwise")
+                found[column] = value
             if not found:
                 found = {"run": name}
                 if "run" not in field_names:
