@@ -101,6 +101,23 @@ def test_ties_across_blocks_share_the_credit():
     assert (res.tuned()["config"] == "lr=0").all()
 
 
+def test_the_optimism_breaks_ties_towards_the_larger_data_mean():
+    # lr=0 ties lr=1's constant 5 in a quarter of the resamples (both draws its 5); lr=0 comes first in label order,
+    # but the tie-break credits the tied configuration with the larger mean in the data (lr=1, mean 5), so every
+    # resample's optimism is 5 - 5 = 0 exactly; crediting lr=0 there would add 1/4 x (5 - (-47.5)) = 13.125
+    values = [[5.0, -100.0], [5.0, 5.0], [0.0, 0.1]]
+    res = rlstats.tuning(sweep_frame(values), "score ~ agent | task/seed", config="lr", views=["best_set"],
+                         n_resamples=4000, rng=0)
+    row = res.tuned().iloc[0]
+    assert row["config"] == "lr=1" and row["optimism"] == 0.0 and row["estimate"] == 5.0
+    best = res.best_set().set_index("config")["probability_best"]
+    assert 0 < best["lr=0"] < 0.25 and best["lr=0"] + best["lr=1"] == pytest.approx(1.0)  # the credit is shared
+    # equal data means: the first configuration in label order is selected
+    equal = rlstats.tuning(sweep_frame([[1.0, 3.0], [3.0, 1.0]]), "score ~ agent | task/seed", config="lr",
+                           views=["best_set"], n_resamples=200, rng=0)
+    assert equal.tuned()["config"].iloc[0] == "lr=0"
+
+
 @pytest.mark.slow  # numba compiles rlevaluation's kernel for about a minute
 def test_best_set_agrees_with_rlevaluation():
     rlev = pytest.importorskip("rlevaluation.hypers.simulation")

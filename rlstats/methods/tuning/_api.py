@@ -59,7 +59,11 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
       t times the winner's standard error, to the winner's mean plus t times the larger of the winner's standard
       deviation and the sweep's pooled one over sqrt(n) (a few seeds of skewed scores often miss the rare high
       ones, which the other configurations' seeds show; coverage of the selected configuration's true mean in
-      ``rlstats/calibration.csv``, procedure ``tuning.best_interval``). With ``holdout=`` (a boolean column, True for
+      ``rlstats/calibration.csv``, procedure ``tuning.best_interval``). Ties: the selected configuration is the first
+      with the largest mean in configuration order; in a resample where configurations tie for the best bootstrap
+      mean, the optimism is measured from the tied configuration with the largest mean in the data (the smallest
+      optimism of the tied ones; beyond 64 configurations, see ``_kernels.tuned_interval``), while the probability
+      of being best is shared among them. With ``holdout=`` (a boolean column, True for
       runs kept out of tuning) the selection uses the other runs and the honest estimate is the selected
       configuration's held-out runs, with Student's t interval.
     * ``complete``: Jordan et al. (2020)'s complete algorithm, whose hyperparameters are drawn from the sweep
