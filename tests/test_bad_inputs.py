@@ -747,6 +747,18 @@ NORMALIZE_CASES = [
     ("procgen with other task names", (TINY, "procgen_easy_reference"), {}, DesignError,
      "3 task(s) of the data are missing from the reference's 'task' column: 'task_01', 'task_02', 'task_03' "
      "(it has 'bigfish', 'bossfight', 'caveflyer', 'chaser', 'climber' and 11 more)"),
+    # issue 39 item 5: scores a normaliser cannot take, named by row
+    ("minmax with one +inf", (_set("score", np.inf, [4])(TINY), "minmax"), {}, DesignError,
+     ("min-max normalisation needs finite scores", "row 4 (agent 'agent_1', task 'task_02', score inf)",
+      "every other score of the task would become 0")),
+    ("minmax with -inf", (_set("score", -np.inf, [0, 9])(TINY), "minmax"), {}, DesignError,
+     ("2 row(s) hold an infinite 'score'", "row 0 (agent 'agent_1', task 'task_01', score -inf), row 9")),
+    ("dm_control above 1000", (TINY.assign(score=TINY["score"] * 100 + 990), "dm_control"), {}, DesignError,
+     ("returns lie in [0, 1000] by construction", "lie outside it: row")),
+    ("dm_control below 0", (_set("score", -0.5, [3])(TINY.assign(score=500.0)), "dm_control"), {}, DesignError,
+     ("1 row(s) of 'score' lie outside it: row 3 (agent 'agent_1', task 'task_02', score -0.5)")),
+    ("dm_control +inf", (_set("score", np.inf, [3])(TINY.assign(score=500.0)), "dm_control"), {}, DesignError,
+     "row 3 (agent 'agent_1', task 'task_02', score inf)"),
 ]
 
 
