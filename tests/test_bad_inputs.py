@@ -661,6 +661,29 @@ def test_tuning_with_nested_seeds_and_config_names_both():
           "score ~ agent | task", config="lr")
 
 
+# issue 39 item 5: sensitivity over a replicate level (the tuning run numbers runs; lr is constant within each)
+RUN_SWEEP = SWEEP.assign(tuning_run=lambda d: (d["lr"] == 0.1).astype(int), run_id=lambda d: d["tuning_run"])
+SENSITIVITY_CASES = [  # (what, formula, options, phrases): each an OptionError when the view is asked for
+    ("nested tuning run", "score ~ agent | task/tuning_run/seed", {},
+     ("cannot run over 'tuning_run', which is a replicate level (nested in the formula, it numbers runs)",
+      "could be its hyperparameters: 'lr'")),
+    ("tuning run as config", "score ~ agent | task/seed", {"config": "tuning_run"},
+     ("cannot run over 'tuning_run', which is a replicate level (it numbers runs)", "'lr'")),
+    ("run_id among the config columns", "score ~ agent | task/seed", {"config": ["lr", "run_id"]},
+     ("cannot run over 'run_id'", "Drop 'sensitivity' from views=")),
+]
+
+
+@pytest.mark.parametrize("what, formula, options, phrases", SENSITIVITY_CASES, ids=[c[0] for c in SENSITIVITY_CASES])
+def test_sensitivity_over_a_replicate_level(what, formula, options, phrases):
+    fails(OptionError, phrases, rlstats.tuning, RUN_SWEEP, formula, **options, views=["sensitivity"],
+          n_resamples=200, rng=0)
+    # with the default views the other three are computed and the note says why sensitivity is not
+    res = noted(("sensitivity not computed:", "is a replicate level"), rlstats.tuning, RUN_SWEEP, formula,
+                **options, n_resamples=200, rng=0)
+    assert res.views == ("expected_max", "best_set", "complete")
+
+
 def test_tuning_of_a_ready_design_asks_for_the_frame():
     design = rlstats.build(TINY, "score ~ agent | task/seed")
     fails(DesignError, "tuning() needs the DataFrame", rlstats.tuning, design, "score ~ agent | task/seed")

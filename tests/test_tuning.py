@@ -551,3 +551,37 @@ def test_hpo_datasets_load_and_read_as_published(monkeypatch):
     assert (first["algorithm"], first["task"], first["procedure"], first["tuning_run"], first["seed"]) == \
         ("ppo", "ant", "hpo=dehb, rpo=rs, return", 5, 19)
     assert first["score"] == pytest.approx(8239.9287109375)
+
+
+# ---- issue 39 item 5: sensitivity runs over hyperparameters only
+def test_which_config_names_are_replicate_levels():
+    from rlstats.formula import parse
+    from rlstats.methods.tuning._api import _replicate_levels
+
+    flat = parse("score ~ agent | task/seed")
+    names = ["tuning_run", "run", "run_id", "Seed", "trial", "hpo_replicate", "lr", "n_runs", "runtime", "rep_id",
+             "prune", "seeding"]
+    assert _replicate_levels(names, flat) == ["tuning_run", "run", "run_id", "Seed", "trial", "hpo_replicate", "rep_id"]
+    assert _replicate_levels([], parse("score ~ agent | task/tuning_run/seed")) == ["tuning_run"]
+
+
+@needs_data
+def test_sensitivity_is_refused_over_the_tuning_runs_of_the_published_procedures(monkeypatch):
+    monkeypatch.setenv("RLSTATS_DATA_MIRROR", str(MIRROR))
+    opt = rlstats.datasets.load("hpo_optimisation").drop_duplicates()
+    ppo = opt[(opt["algorithm"] == "ppo") & (opt["objective"] == "return") & (opt["hpo"] + opt["rpo"] != "basebase")]
+    # each tuning run found its own configuration (the 'config' text even holds the evaluation seed), so no column is
+    # a hyperparameter shared across tasks
+    with pytest.raises(rlstats.errors.OptionError, match="no column of the data is constant within each 'tuning_run'"):
+        rlstats.tuning(ppo, "score ~ procedure | task/tuning_run/seed", views=["sensitivity"], n_resamples=100, rng=0)
+    res = rlstats.tuning(ppo, "score ~ procedure | task/tuning_run/seed", n_resamples=100, rng=0)
+    assert res.views == ("expected_max", "best_set", "complete") and "sensitivity not computed" in str(res)
+
+
+def test_default_views_keep_sensitivity_over_hyperparameters():
+    rng = np.random.default_rng(5)
+    df = pd.DataFrame([("ppo", t, lr, s, lr * 10 + rng.normal()) for t in ("a", "b") for lr in (0.1, 0.2)
+                       for s in range(3)], columns=["agent", "task", "lr", "seed", "score"])
+    res = rlstats.tuning(df, "score ~ agent | task/seed", config="lr", n_resamples=100, rng=0)
+    assert res.views == ("expected_max", "best_set", "complete", "sensitivity")
+    assert res.sensitivity()["effective_dimension"].tolist() == [0]  # lr=0.2 is best on both tasks: nothing to tune
