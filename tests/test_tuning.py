@@ -585,3 +585,37 @@ def test_default_views_keep_sensitivity_over_hyperparameters():
     res = rlstats.tuning(df, "score ~ agent | task/seed", config="lr", n_resamples=100, rng=0)
     assert res.views == ("expected_max", "best_set", "complete", "sensitivity")
     assert res.sensitivity()["effective_dimension"].tolist() == [0]  # lr=0.2 is best on both tasks: nothing to tune
+
+
+# ---- issue 39 item 5: a score with known bounds never gets an interval outside them
+def test_bounds_clip_every_interval_of_a_capped_sweep_and_nothing_else():
+    # a landscape capped at 1000: the winner's t interval reaches above the cap
+    values = [[1000.0, 1000.0, 940.0, 1000.0], [1000.0, 905.0, 1000.0, 990.0], [700.0, 820.0, 760.0, 800.0]]
+    df = sweep_frame(values)
+    options = {"config": "lr", "views": ["best_set", "expected_max", "complete"], "n_resamples": 500, "rng": 0}
+    free = rlstats.tuning(df, "score ~ agent | task/seed", **options)
+    capped = rlstats.tuning(df, "score ~ agent | task/seed", bounds=(0, 1000), **options)
+    row, clipped = free.tuned().iloc[0], capped.tuned().iloc[0]
+    assert row["conf_high"] > 1000 and clipped["conf_high"] == 1000.0
+    for column in ("estimate", "conf_low", "mean_selected", "optimism"):
+        assert clipped[column] == row[column]  # the same draws: only the end past the cap moves
+    for view in ("expected_max", "complete_summary"):
+        a, b = getattr(free, view)(), getattr(capped, view)()
+        for column in ("estimate", "conf_low", "conf_high"):
+            np.testing.assert_array_equal(b[column], np.clip(a[column], 0, 1000))
+    assert (free.expected_max()["conf_high"] > 1000).any()
+    note = [n for n in capped.notes if n.startswith("1 end(s) of the tuned scores")]
+    assert note == ["1 end(s) of the tuned scores and their intervals clipped to [0, 1000], the score's bounds "
+                    "(bounds=(0, 1000)): the true value lies within them, so clipping keeps the coverage"]
+    assert capped.options["bounds"] == [0.0, 1000.0]
+    # lower is better: clipped on the score's own scale too
+    low = rlstats.tuning(df.assign(score=-df["score"]), "score ~ agent | task/seed", higher_is_better=False,
+                         bounds=(-1000, None), **options)
+    assert low.tuned()["conf_low"].iloc[0] == -1000.0 and low.tuned()["conf_high"].iloc[0] == -row["conf_low"]
+
+
+def test_a_run_above_the_bound_is_an_error_naming_it():
+    df = sweep_frame([[1000.0, 1000.5], [990.0, 980.0]])
+    with pytest.raises(rlstats.errors.DesignError, match=r"1 row\(s\) of 'score' lie outside the bounds \(-inf, "
+                       r"1000\] \(bounds=\(None, 1000\)\): row 1 \(agent 'ppo', task 'ant', value 1000.5\)"):
+        rlstats.tuning(df, "score ~ agent | task/seed", config="lr", bounds=(None, 1000), n_resamples=100, rng=0)

@@ -12,6 +12,7 @@ import pandas as pd
 
 from ... import format as fmt
 from ... import formula as formula_module
+from ...bounds import check_bounds, clip_columns
 from ...design import Design, design_of
 from ...interop import as_pandas
 from ...errors import DesignError, OptionError
@@ -36,7 +37,8 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
            higher_is_better: bool = True, threshold: float = 0.05, confidence_level: float = 0.95,
            n_resamples: int = 2000, budgets: Sequence[int] | None = None,
            percentiles: tuple[float, float] | None = (5.0, 95.0), fraction: float = 0.95, normalize: Normalizer = None,
-           na_action: str = "raise", rng: Seed = None, eval_env: EvalEnv = None) -> TuningResult:
+           bounds: tuple[float | None, float | None] | None = None, na_action: str = "raise", rng: Seed = None,
+           eval_env: EvalEnv = None) -> TuningResult:
     """Tuning-aware evaluation of a hyperparameter sweep: expected best score, best set, complete algorithm.
 
     Each agent was run on each task with several *configurations* (the ``config=`` columns), each with several
@@ -118,6 +120,12 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
         Share of the per-task tuned score that the effective dimensionality asks for.
     normalize : DataFrame, str or dict, optional
         Per-task normalisation of the scores first (see :func:`rlstats.normalize`).
+    bounds : (low, high), optional
+        Known limits of the score (None for a side without one; ``normalize="dm_control"`` implies [0, 1]): a run
+        outside them is an error naming it, and every estimate, interval and band of the tuned score, the expected
+        maximum and the complete algorithm is clipped to them, which keeps coverage since the true value lies
+        within them (the notes say where an end was clipped). Without them a tuned score near a cap can get an
+        interval above it.
     rng : None, int or numpy.random.Generator
 
     Returns
@@ -153,7 +161,7 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
     asked = views  # None: every view that applies (sensitivity only over hyperparameters)
     opts = TuningOptions.checked(
         views=VIEWS if views is None else views, higher_is_better=higher_is_better, threshold=threshold, confidence_level=confidence_level,
-        n_resamples=n_resamples, budgets=budgets, percentiles=percentiles, fraction=fraction)
+        n_resamples=n_resamples, budgets=budgets, percentiles=percentiles, fraction=fraction, bounds=bounds)
     higher, threshold, level = opts.higher_is_better, opts.threshold, opts.confidence_level
     n_resamples, budgets, percentiles, fraction = opts.n_resamples, opts.budgets, opts.percentiles, opts.fraction
     data = as_pandas(data)  # a polars or pyarrow table: converted once, stated
@@ -180,7 +188,7 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
     # Seeds repeat across configurations (and tuning runs), so the Design keeps one row per seed without the
     # replicate roles (READS_NESTING, as declared); a seed's uniqueness within a configuration is checked below.
     design = design_of(data, parsed, extra_columns=extra, na_action=na_action, eval_env=eval_env,
-                       normalize=normalize, min_agents=1, reads_nesting=READS_NESTING)
+                       normalize=normalize, min_agents=1, reads_nesting=READS_NESTING, bounds=opts.bounds)
     notes = list(design.notes) + ([nested_note] if nested_note else []) + ([dropped_view] if dropped_view else [])
     sweeps, labels = _sweeps(design, parsed, config, weights, holdout, higher)
     if not config:
@@ -201,6 +209,7 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
     if "sensitivity" in views:
         tables["sensitivity"], tables["dimensions"] = _sensitivity(design, sweeps, config, percentiles, fraction,
                                                                     sign, notes)
+    _clip_to_bounds(tables, design.bounds, notes)
     notes += _calibration_notes(sweeps, views, level)
     n_configs = np.zeros((design.n_tasks, design.n_agents), dtype=np.intp)
     for (t, a), sweep in sweeps.items():
@@ -227,6 +236,7 @@ class TuningOptions:
     budgets: tuple | None = None
     percentiles: tuple | None = (5.0, 95.0)
     fraction: float = 0.95
+    bounds: tuple | None = None
 
     @classmethod
     def checked(cls, **options: Any) -> TuningOptions:
@@ -236,7 +246,7 @@ class TuningOptions:
                    threshold=check_fraction("threshold", options["threshold"]),
                    confidence_level=check_confidence_level(options["confidence_level"]),
                    n_resamples=check_resamples(options["n_resamples"], minimum=100),
-                   budgets=_check_budgets(options["budgets"]),
+                   budgets=_check_budgets(options["budgets"]), bounds=check_bounds(options.get("bounds")),
                    percentiles=_check_percentiles(options["percentiles"]),
                    fraction=check_fraction("fraction", options["fraction"], open_interval=False))
 
@@ -244,8 +254,23 @@ class TuningOptions:
         """The options as stored in the result."""
         out = asdict(self)
         out.update(views=list(self.views), percentiles=None if self.percentiles is None else list(self.percentiles),
+                   bounds=None if self.bounds is None else list(self.bounds),
                    budgets=None if self.budgets is None else list(self.budgets))
         return out
+
+
+#: table -> (columns on the score's scale, what the note calls them)
+_BOUNDED = {"tuned": (("estimate", "conf_low", "conf_high", "heldout_estimate", "heldout_low", "heldout_high"),
+                      "the tuned scores and their intervals"),
+            "expected_max": (("estimate", "conf_low", "conf_high"), "the expected-max curves and bands"),
+            "complete": (("estimate", "conf_low", "conf_high"), "the complete algorithm's intervals")}
+
+
+def _clip_to_bounds(tables, bounds, notes):
+    """Every score-scale estimate, interval and band of ``tables`` within the score's known bounds (in place)."""
+    for name, (columns, what) in _BOUNDED.items():
+        if tables.get(name) is not None:
+            tables[name] = clip_columns(tables[name], bounds, columns, what, notes=notes)
 
 
 def _check_budgets(budgets):
