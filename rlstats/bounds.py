@@ -160,11 +160,13 @@ def clip(values: np.ndarray, limits: tuple[float, float]) -> tuple[np.ndarray, i
     return (np.clip(values, low, high) if moved else values), moved
 
 
-def clipped_note(moved: int, what: str, bounds: Bounds, kind: str = "score", gamma: float | None = None) -> str | None:
-    """The note for ``moved`` ends of ``what`` clipped to the limits of ``kind`` under ``bounds`` (None: none moved)."""
+def clipped_note(moved: int, what: str, bounds: Bounds, kind: str = "score", gamma: float | None = None,
+                 limits: tuple[float, float] | None = None) -> str | None:
+    """The note for ``moved`` ends of ``what`` clipped to the limits of ``kind`` under ``bounds``, or to ``limits``
+    when given (a difference of optimality gaps, say); None when none moved."""
     if not moved:
         return None
-    low, high = bounds.limits(kind, gamma)
+    low, high = bounds.limits(kind, gamma) if limits is None else limits
     where = Bounds(low, high, "").text
     scale = {"score": "the score's bounds", "difference": "the largest difference the bounds allow",
              "optimality_gap": "the optimality gap's range under the bounds"}[kind]
