@@ -305,6 +305,19 @@ SHARED_OPTIONS = [
     ("normalize", True, OptionError, ("normalize=True does not say how to normalise", "normalize=False")),
     ("eval_env", "x", OptionError, "eval_env must be a patsy.EvalEnvironment or a number of frames"),
     ("eval_env", 10**6, OptionError, "eval_env=1000000 counts more frames than the call stack holds"),
+    # issue 39 item 5: malformed bounds=, and runs outside them (the tiny frames' scores reach 20)
+    ("bounds", "nosuch", OptionError, "bounds must be a (low, high) pair of numbers"),
+    ("bounds", (0, 1, 2), OptionError, "bounds must be a (low, high) pair of numbers"),
+    ("bounds", 5, OptionError, "bounds must be a (low, high) pair of numbers"),
+    ("bounds", (5, 1), OptionError, "bounds = (5.0, 1.0): low must be smaller than high"),
+    ("bounds", (1, 1), OptionError, "low must be smaller than high"),
+    ("bounds", (0, float("nan")), OptionError, "bounds high must be a finite number or None, got nan"),
+    ("bounds", ("a", 1), OptionError, "bounds low must be a finite number or None, got 'a'"),
+    ("bounds", (True, 1), OptionError, "bounds low must be a finite number or None, got True"),
+    ("bounds", (None, None), OptionError, "bounds=(None, None) bounds nothing"),
+    ("bounds", (0, 1), DesignError, ("lie outside the bounds [0, 1] (bounds=(0, 1)): row ", "(agent 'agent_",
+                                     "give bounds that hold every score")),
+    ("bounds", (None, 10), DesignError, "lie outside the bounds (-inf, 10] (bounds=(None, 10)): row "),
 ]
 
 
@@ -682,6 +695,21 @@ def test_sensitivity_over_a_replicate_level(what, formula, options, phrases):
     res = noted(("sensitivity not computed:", "is a replicate level"), rlstats.tuning, RUN_SWEEP, formula,
                 **options, n_resamples=200, rng=0)
     assert res.views == ("expected_max", "best_set", "complete")
+
+
+# issue 39 item 5: bounds that a normaliser implies, a ready Design's, and an interval past a cap (a handled case)
+def test_bounds_with_a_normaliser_and_a_ready_design():
+    in_range = TINY.assign(score=TINY["score"] * 10 + 300)  # Control Suite returns
+    fails(OptionError, ("bounds=(2, 3) leaves nothing of the normalised range [0, 1]",
+                        "normalize='dm_control': its range [0, 1000] is a bound"),
+          rlstats.bootstrap, in_range, "score ~ agent | task", normalize="dm_control", bounds=(2, 3), n_resamples=200)
+    design = rlstats.build(TINY, "score ~ agent | task", bounds=(-10, None))
+    fails(DesignError, "lie outside the bounds [-10, 10] (bounds=(None, 10) and bounds=(-10, None)): row ",
+          rlstats.task_table, design, bounds=(None, 10), n_resamples=200)
+    capped = SWEEP.assign(score=np.minimum(SWEEP["score"], 15.0))
+    noted(("end(s) of the tuned scores and their intervals clipped to (-inf, 15]", "so clipping keeps the coverage"),
+          rlstats.tuning, capped, "score ~ agent | task/seed", config="lr", views=["best_set"], bounds=(None, 15),
+          n_resamples=200, rng=0)
 
 
 def test_tuning_of_a_ready_design_asks_for_the_frame():
