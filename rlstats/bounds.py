@@ -16,14 +16,22 @@ normalised scale (``"dm_control"``: [0, 1]) when the response is the normalised 
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
 from .errors import DesignError, OptionError
 from .format import signif
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from .design import Design
+    from .formula import Formula
 
 #: the built-in statistics of the back ends and where their values lie: within the scores' range, or the
 #: optimality gap's (a user's function: unknown, never clipped)
@@ -58,7 +66,8 @@ class Bounds:
         if kind == "difference":
             return -self.width, self.width
         if kind == "optimality_gap":
-            return max(gamma - self.high, 0.0), max(gamma - self.low, 0.0)
+            threshold = 1.0 if gamma is None else gamma
+            return max(threshold - self.high, 0.0), max(threshold - self.low, 0.0)
         raise ValueError(kind)
 
     def record(self) -> list[float | None]:
@@ -70,22 +79,21 @@ def check_bounds(bounds: object) -> tuple[float | None, float | None] | None:
     """The ``bounds=`` option checked: None, or ``(low, high)`` with None (or an infinity) for a missing side."""
     if bounds is None:
         return None
-    if isinstance(bounds, (str, bytes, Mapping)):
-        pair = None
-    else:
+    pair: tuple | None = None
+    if not isinstance(bounds, (str, bytes, Mapping)):
         try:
-            pair = tuple(bounds)  # type: ignore[call-overload]
+            pair = tuple(bounds)  # type: ignore[arg-type]  # anything iterable; TypeError otherwise
         except TypeError:
             pair = None
     if pair is None or len(pair) != 2:
         raise OptionError(f"bounds must be a (low, high) pair of numbers (None for a side without a bound), e.g. "
                           f"bounds=(0, 1000), got {bounds!r}")
-    out = []
+    out: list[float | None] = []
     for side, value, infinite in (("low", pair[0], -np.inf), ("high", pair[1], np.inf)):
         if value is None or (isinstance(value, numbers.Real) and not isinstance(value, bool) and value == infinite):
             out.append(None)
             continue
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or not np.isfinite(value):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or not math.isfinite(value):
             raise OptionError(f"bounds {side} must be a finite number or None, got {value!r}")
         out.append(float(value))
     low, high = out
@@ -108,7 +116,7 @@ def _implied(normalize, formula):
 
 
 def score_bounds(bounds: tuple[float | None, float | None] | None, normalize: object,
-                 formula: object) -> Bounds | None:
+                 formula: Formula) -> Bounds | None:
     """The Design's bounds: those given (``bounds=``, checked by :func:`check_bounds`) and those ``normalize=``
     implies, intersected (both hold)."""
     implied = _implied(normalize, formula)
@@ -127,7 +135,7 @@ def score_bounds(bounds: tuple[float | None, float | None] | None, normalize: ob
     return Bounds(low, high, f"{given.source} and {implied.source}")
 
 
-def check_within(bounds: Bounds | None, y: np.ndarray, data: object, formula: object) -> None:
+def check_within(bounds: Bounds | None, y: np.ndarray, data: pd.DataFrame, formula: Formula) -> None:
     """Rows whose response lies outside ``bounds``: an error naming them (index label, agent, task, value)."""
     if bounds is None:
         return
@@ -139,10 +147,10 @@ def check_within(bounds: Bounds | None, y: np.ndarray, data: object, formula: ob
     parts = []
     for i in rows[:3]:
         who = [f"{role} {_plain(data[column].iloc[i])}" for role, column in
-               (("agent", formula.groups), ("task", formula.blocks)) if column is not None]  # type: ignore[attr-defined]
-        parts.append(f"row {_plain(data.index[i])} ({', '.join(who + [f'value {_plain(y[i])}'])})")  # type: ignore[attr-defined]
+               (("agent", formula.groups), ("task", formula.blocks)) if column is not None]
+        parts.append(f"row {_plain(data.index[i])} ({', '.join(who + [f'value {_plain(y[i])}'])})")
     more = f" and {rows.size - 3} more" if rows.size > 3 else ""
-    raise DesignError(f"{rows.size} row(s) of '{formula.response}' lie outside the bounds {bounds.text} "  # type: ignore[attr-defined]
+    raise DesignError(f"{rows.size} row(s) of '{formula.response}' lie outside the bounds {bounds.text} "
                       f"({bounds.source}): {', '.join(parts)}{more}; fix those rows, or give bounds that hold every "
                       "score")
 
@@ -174,7 +182,7 @@ def clipped_note(moved: int, what: str, bounds: Bounds, kind: str = "score", gam
             "them, so clipping keeps the coverage")
 
 
-def with_bounds(design, bounds):
+def with_bounds(design: Design, bounds: object) -> Design:
     """A ready Design with ``bounds=`` given as well: checked against its responses, and the tighter of those and
     the ones it carries kept (both hold)."""
     if bounds is None:
@@ -184,6 +192,8 @@ def with_bounds(design, bounds):
     import pandas as pd
 
     known = score_bounds(check_bounds(bounds), None, design.formula)
+    if known is None:  # not reached: given bounds always make bounds
+        return design
     if design.bounds is not None:
         low, high = max(known.low, design.bounds.low), min(known.high, design.bounds.high)
         if not low < high:
@@ -198,7 +208,8 @@ def with_bounds(design, bounds):
     return dataclasses.replace(design, bounds=known)
 
 
-def clip_columns(frame, bounds: Bounds | None, columns, what: str, kind: str = "score", notes: list | None = None):
+def clip_columns(frame: pd.DataFrame | None, bounds: Bounds | None, columns: Sequence[str], what: str,
+                 kind: str = "score", notes: list[str] | None = None) -> pd.DataFrame | None:
     """``frame`` (a DataFrame, copied when changed) with ``columns`` clipped to the limits of ``kind`` under
     ``bounds``; the note, if any end moved, appended to ``notes``. Returns the frame."""
     if bounds is None or frame is None:
