@@ -20,7 +20,7 @@ import math
 import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
@@ -30,7 +30,6 @@ from .format import signif
 if TYPE_CHECKING:
     import pandas as pd
 
-    from .design import Design
     from .formula import Formula
 
 #: the built-in statistics of the back ends and where their values lie: within the scores' range, or the
@@ -182,9 +181,9 @@ def clipped_note(moved: int, what: str, bounds: Bounds, kind: str = "score", gam
             "them, so clipping keeps the coverage")
 
 
-def with_bounds(design: Design, bounds: object) -> Design:
+def with_bounds(design: Any, bounds: object) -> Any:
     """A ready Design with ``bounds=`` given as well: checked against its responses, and the tighter of those and
-    the ones it carries kept (both hold)."""
+    the ones it carries kept (both hold). (Typed Any: rlstats.design imports this module.)"""
     if bounds is None:
         return design
     import dataclasses
