@@ -1338,3 +1338,21 @@ def test_bounds_clip_the_basic_interval_at_the_cap_and_leave_the_draws_alone():
     assert rlstats.bootstrap(df, "score ~ agent | task", metrics=[spread], bounds=(0, 1), **options).intervals.max() > 1
     with pytest.raises(rlstats.errors.DesignError, match=r"row 0 \(agent 'A', task 't1', value 1.0\)"):
         rlstats.bootstrap(df, "score ~ agent | task", bounds=(0, 0.95), **options)
+
+
+def test_bounds_clip_widened_inferential_intervals_and_keep_their_overlap():
+    import types
+
+    import pandas as pd
+
+    values = {"A": [1.0, 1.0, 0.9], "B": [0.5, 0.55, 0.52]}
+    df = pd.DataFrame([(a, t, s, values[a][(s + i) % 3]) for a in "AB" for i, t in enumerate(("t1", "t2"))
+                       for s in range(3)], columns=["agent", "task", "seed", "score"])
+    options = {"n_resamples": 500, "rng": 0, "metrics": ["mean"]}
+    test = types.SimpleNamespace(pvalue=0.9, method="a test that does not reject", statistic=None)
+    free = rlstats.bootstrap(df, "score ~ agent | task", **options).inferential_intervals("A", "B", test)
+    capped = rlstats.bootstrap(df, "score ~ agent | task", bounds=(0, 1), **options).inferential_intervals("A", "B",
+                                                                                                          test)
+    assert free.branch == ("widened",) and free.inferential[0, 0, 1] > 1.5  # widened until they overlap
+    np.testing.assert_array_equal(capped.inferential, np.clip(free.inferential, 0.0, 1.0))
+    assert capped.overlap.tolist() == free.overlap.tolist() == [True] and capped.agrees.all()

@@ -304,6 +304,13 @@ def _inferential(result, a, b, test, alpha):
     scale = np.where(np.isnan(eps), 1.0, eps)
     centre = estimates[:, :, None]
     inferential = centre + scale[None, :, None] * (descriptive - centre)
+    known = getattr(result.design, "bounds", None)
+    for j, metric in enumerate(result.metrics if known is not None else ()):
+        # widening can pass a bound; clipping keeps which pairs overlap (both estimates lie within the bounds)
+        if KINDS.get(metric) is not None:
+            inferential[:, j], moved = clip(inferential[:, j], known.limits(KINDS[metric], result.gamma))
+            note = clipped_note(moved, f"the inferential intervals of {metric!r}", known, KINDS[metric], result.gamma)
+            notes += [note] if note else []
     significant = pvalue <= alpha
     overlap = kernels.overlaps(inferential)
     agrees = overlap != significant
