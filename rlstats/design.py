@@ -615,6 +615,8 @@ def _average_nested(data, formula, env, options):
         if missing.any():
             _missing_error(data, column, missing)
     y = formula_module.evaluate_response(formula, data, env).values
+    if options.get("normalize") is None or options.get("normalize") is False:  # each seed, not only their mean
+        check_within(score_bounds(check_bounds(options.get("bounds")), None, formula), y, data, formula)
     name = formula.response_columns[0] if formula.is_simple_response else formula.response
     frame = pd.DataFrame({k: data[k].to_numpy() for k in keys})
     frame[name] = y

@@ -706,6 +706,11 @@ def test_bounds_with_a_normaliser_and_a_ready_design():
     design = rlstats.build(TINY, "score ~ agent | task", bounds=(-10, None))
     fails(DesignError, "lie outside the bounds [-10, 10] (bounds=(None, 10) and bounds=(-10, None)): row ",
           rlstats.task_table, design, bounds=(None, 10), n_resamples=200)
+    # seeds averaged within runs ('| task/run/seed'): each seed is checked, not only the run's mean
+    seeds = pd.DataFrame([(a, t, r, s, 999.0 if s else 1001.0) for a in ("A", "B") for t in ("x", "y")
+                          for r in range(2) for s in range(2)], columns=["agent", "task", "run", "seed", "score"])
+    fails(DesignError, "8 row(s) of 'score' lie outside the bounds [0, 1000] (bounds=(0, 1000)): row 0 (agent 'A', "
+          "task 'x', value 1001.0)", rlstats.bootstrap, seeds, "score ~ agent | task/run/seed", bounds=(0, 1000))
     capped = SWEEP.assign(score=np.minimum(SWEEP["score"], 15.0))
     noted(("end(s) of the tuned scores and their intervals clipped to (-inf, 15]", "so clipping keeps the coverage"),
           rlstats.tuning, capped, "score ~ agent | task/seed", config="lr", views=["best_set"], bounds=(None, 15),
