@@ -717,6 +717,16 @@ def test_bounds_with_a_normaliser_and_a_ready_design():
           n_resamples=200, rng=0)
 
 
+@pytest.mark.parametrize("name", [n for n in BACKENDS if _accepts(n, "normalize")])
+def test_a_return_above_1000_under_dm_control_is_named(name):
+    # issue 39 item 5: through every back end's normalize=, the row is named with the formula's agent column
+    function, data, formula, options = BACKENDS[name]
+    fails(DesignError, ("returns lie in [0, 1000] by construction", "1 row(s) of 'score' lie outside it: row 0 "
+                        "(agent 'agent_1', task 'task_01', score 1200.0)"),
+          function, _set("score", 1200.0, [0])(data.assign(score=data["score"].abs())), formula, **options,
+          normalize="dm_control")
+
+
 def test_tuning_of_a_ready_design_asks_for_the_frame():
     design = rlstats.build(TINY, "score ~ agent | task/seed")
     fails(DesignError, "tuning() needs the DataFrame", rlstats.tuning, design, "score ~ agent | task/seed")
