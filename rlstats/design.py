@@ -20,6 +20,7 @@ import pandas as pd
 import patsy
 
 from . import formula as formula_module
+from .bounds import Bounds, check_bounds, check_within, score_bounds, with_bounds
 from .conditions import Condition, parse_condition
 from .format import count
 from .errors import DesignError, OptionError, shown
@@ -83,6 +84,9 @@ class Design:
         Tasks kept out because fewer than two agents have runs there.
     n_dropped_rows : int
         Rows removed by ``na_action="drop"``.
+    bounds : Bounds or None
+        Known limits of the response (``bounds=``, or a normaliser's hard range), which every row respects and
+        no interval a back end reports leaves (:mod:`rlstats.bounds`).
     """
 
     formula: formula_module.Formula
@@ -99,6 +103,7 @@ class Design:
     notes: tuple[str, ...] = ()
     dropped_tasks: tuple[str, ...] = ()
     n_dropped_rows: int = 0
+    bounds: Bounds | None = None
 
     @property
     def n_agents(self) -> int:
@@ -265,7 +270,7 @@ def _drop_unused(codes, labels, what):
 def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: str = "raise", eval_env: EvalEnv = 0,
           extra_columns: Sequence[str] = (), pool_tasks: bool = False, normalize: Normalizer = None,
           step: str | None = None, curves: bool = False, min_agents: Literal[1, 2] = 2,
-          optional_columns: Sequence[str] = ()) -> Design:
+          optional_columns: Sequence[str] = (), bounds: tuple[float | None, float | None] | None = None) -> Design:
     """Validate ``data`` against ``formula`` and return the :class:`Design`.
 
     Parameters
@@ -311,6 +316,10 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: str = "raise",
         1 for functions that describe each agent on its own (``curves``, ``bootstrap``): one
         agent is enough and no task is kept out here (they check that every agent has runs on
         every task themselves, :meth:`Design.require_complete`).
+    bounds : (low, high), optional
+        Known limits of the response as analysed (after ``normalize=`` and the formula's expression; None for a
+        side without one): a row outside them is an error naming it, and back ends clip their intervals to them
+        (:mod:`rlstats.bounds`). A normaliser whose range is a hard bound (``"dm_control"``) implies them.
 
     Returns
     -------
@@ -364,6 +373,7 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: str = "raise",
                           "summarise the runs first (e.g. one row per run) or analyse subsets")
     if not isinstance(formula, formula_module.Formula):
         formula = formula_module.parse(formula)
+    known = score_bounds(check_bounds(bounds), normalize, formula)  # one home: rlstats.bounds
     if curves:
         if step is None or formula.replicate is None:
             raise DesignError(f"learning curves need the step column (step=) and the run column in the formula, "
@@ -385,6 +395,7 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: str = "raise",
     on_nonfinite = "raise" if na_action == "raise" else "return"
     response = formula_module.evaluate_response(formula, data, eval_env, on_nonfinite=on_nonfinite)
     y, missing_input, produced = response.values, response.missing_in_input, response.produced_nonfinite
+    check_within(known, y, data, formula)
     del response  # y is replaced by its sorted copy below: nothing else may hold the unsorted one
     if missing_input.any() and na_action == "raise":
         _missing_error(data, formula.response, missing_input)
@@ -488,7 +499,7 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: str = "raise",
     if design.n_agents < min_agents:
         raise DesignError(f"at least two agents are needed in column '{formula.groups}', found "
                           f"{design.n_agents} ({', '.join(design.agents)}) with usable runs")
-    return dataclasses.replace(design, notes=tuple(notes))
+    return dataclasses.replace(design, notes=tuple(notes), bounds=known)
 
 
 def subset_rows(data, subset):
@@ -567,7 +578,7 @@ def design_of(data, formula=None, *, subset=None, eval_env=None, reads_nesting=F
         if missing:
             raise DesignError(f"the Design was built without column(s) {missing}; build it with "
                               f"extra_columns={extra}")
-        return data
+        return with_bounds(data, options.get("bounds"))
     if formula is None:
         raise OptionError("formula is required, e.g. 'score ~ agent | task'")
     # reference=2: the frame above the public function that called this one
@@ -604,6 +615,8 @@ def _average_nested(data, formula, env, options):
         if missing.any():
             _missing_error(data, column, missing)
     y = formula_module.evaluate_response(formula, data, env).values
+    if options.get("normalize") is None or options.get("normalize") is False:  # each seed, not only their mean
+        check_within(score_bounds(check_bounds(options.get("bounds")), None, formula), y, data, formula)
     name = formula.response_columns[0] if formula.is_simple_response else formula.response
     frame = pd.DataFrame({k: data[k].to_numpy() for k in keys})
     frame[name] = y

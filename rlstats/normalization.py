@@ -35,6 +35,68 @@ RULES = {
 }
 
 
+#: What each named normaliser's range is, decided per reference: a hard bound (a score outside it is no score of that
+#: benchmark: an error naming the rows) or a convention (a score outside it is possible: a note counts them). The
+#: others (Atari's random and human, D4RL's random and expert) are reference points, not a range: scores beyond them
+#: (superhuman, better than the expert, worse than random) are expected and meaningful, so nothing is said.
+RANGES = {
+    # every reward in [0, 1] and 1000 control steps an episode: a return outside [0, 1000] is not a Control Suite
+    # return at its default episode length
+    "dm_control": "bound",
+    # Cobbe et al.'s R_min is not the least possible score (a coinrun agent failing every level scores 0, below its
+    # R_min of 5) and R_max is not reached or is passed in some games: constants chosen for the plots, not limits
+    "procgen_easy_reference": "convention",
+    "procgen_hard_reference": "convention",
+}
+
+
+def _rows_phrase(df, mask, by, score, agent=None, limit=3):
+    """'row 7 (agent 'ppo', task 'Pong', score inf), ... and 2 more': the caller's index labels of ``mask``'s rows."""
+    def plain(value):  # numpy scalars as Python's: 'inf', not 'np.float64(inf)'
+        return repr(value.item() if isinstance(value, np.generic) else value)
+
+    positions = np.flatnonzero(mask)
+    parts = []
+    for i in positions[:limit]:
+        who = f"agent {plain(df[agent].iloc[i])}, " if agent is not None and agent in df.columns else ""
+        parts.append(f"row {plain(df.index[i])} ({who}{by} {plain(df[by].iloc[i])}, {score} "
+                     f"{plain(df[score].iloc[i])})")
+    more = f" and {positions.size - limit} more" if positions.size > limit else ""
+    return ", ".join(parts) + more
+
+
+def _check_range(rule_or_name, df, values, lo, hi, by, score, agent):
+    """Scores a rule cannot normalise (an error naming the rows), or outside a convention's range (a sentence for
+    the note; '' when none)."""
+    finite = np.isfinite(values)
+    if rule_or_name == "minmax":
+        infinite = np.isinf(values)  # NaN is a missing score, which stays missing
+        if infinite.any():
+            raise DesignError(
+                f"min-max normalisation needs finite scores, but {int(infinite.sum())} row(s) hold an infinite "
+                f"'{score}': {_rows_phrase(df, infinite, by, score, agent)}; the task's range would be infinite and "
+                f"every other score of the task would become 0 or NaN. Fix or drop those rows (e.g. "
+                f"df[np.isfinite(df['{score}'])]), or normalise with a reference table of known bounds")
+        return ""
+    kind = RANGES.get(rule_or_name)
+    if kind is None:
+        return ""
+    with np.errstate(invalid="ignore"):
+        outside = ~np.isnan(values) & (~finite | (values < lo) | (values > hi))
+    if not outside.any():
+        return ""
+    rows = _rows_phrase(df, outside, by, score, agent)
+    if kind == "bound":
+        raise DesignError(
+            f"the DeepMind Control Suite's returns lie in [0, 1000] by construction (rewards in [0, 1], 1000-step "
+            f"episodes), but {int(outside.sum())} row(s) of '{score}' lie outside it: {rows}; these are not Control "
+            "Suite returns at the default episode length (another time limit, summed or shaped rewards?): check "
+            "them, or normalise with a reference frame that states their range")
+    return (f"; {int(outside.sum())} score(s) lie outside the table's [low, high] range of their task "
+            f"(first: {rows}), which is a convention rather than a bound, so they are kept (normalised below 0 or "
+            "above 1)")
+
+
 def _show(values, limit=10):
     """Comma-separated ``repr`` of the first ``limit`` values, with a count of the rest."""
     values = [*values]
@@ -173,16 +235,26 @@ def normalize(df: Table, reference: Table | str, *, low: str | None = None, high
           (release: 1.629008), halfcheetah random -278.6 (release: -280.178953).
         - ``"dm_control"``: 0 and 1000 for every task, the DeepMind Control
           Suite's range (rewards in [0, 1], 1000-step episodes; Tassa et al. 2018),
-          so the score is divided by 1000.
+          so the score is divided by 1000. The range is a bound by construction:
+          a score outside [0, 1000] is an error naming its rows.
         - ``"minmax"``: the smallest and the largest score of each task in
           ``df`` itself (all agents and runs); the note states the bounds used.
           Such scores change when an agent is added: prefer a published table.
+          An infinite score is an error naming its row (it would make the range
+          infinite and every other score of its task 0); a missing one stays missing.
 
         - ``"procgen_easy_reference"`` and ``"procgen_hard_reference"``: Procgen's
           R_min and R_max per game (``task`` is the ``env_name``, e.g.
           ``"coinrun"``) for each distribution mode, from Cobbe et al. (2020)'s
           table of normalisation constants. Copies that mix the modes (an easy
           table with the hard jumper and leaper) or use (0, R_max) circulate.
+          These constants are a convention, not bounds (a coinrun agent failing
+          every level scores 0, below its R_min of 5): scores outside them are
+          kept and the note counts them.
+
+        Atari's and D4RL's tables hold reference points (a random policy, a human
+        or an expert), not a range: scores beyond them are expected and nothing is
+        said about them.
     low, high : str, optional
         Reference columns mapped to 0 and 1. By default a named table's own
         (``"d4rl_reference"``: random and expert; Procgen's: r_min and r_max), else ``"random"`` and
@@ -208,7 +280,9 @@ def normalize(df: Table, reference: Table | str, *, low: str | None = None, high
         lacks (all such tasks are listed), a task is missing from the data's
         task column, the reference lists a task twice, or, for a task of the
         data, the reference has NaN or ``high <= low``.  Reference rows for
-        tasks that are not in the data are not used and not checked.
+        tasks that are not in the data are not used and not checked. With
+        ``"minmax"``, a score is infinite; with ``"dm_control"``, a score lies
+        outside [0, 1000] (the message names the rows: index label, agent, task).
     OptionError
         When ``reference`` is neither a DataFrame nor a dataset or rule name, a
         column option is not a string, or ``low``/``high`` are given with a rule.
@@ -251,9 +325,10 @@ def normalize(df: Table, reference: Table | str, *, low: str | None = None, high
                        low=low, high=high, by=by, score=score)
 
 
-def _normalized(df, ref, name, *, low=None, high=None, by="task", score="score"):
+def _normalized(df, ref, name, *, low=None, high=None, by="task", score="score", agent=None):
     """:func:`normalize` with the reference frame already loaded (or a rule's name); ``name`` is its dataset's
-    (None: a frame)."""
+    (None: a frame); ``agent`` names the agent column for messages about rows (None: an 'agent' column if any)."""
+    agent = "agent" if agent is None else agent
     _check_names(low, high, by, score)
     _require_columns(df, [by, score], "the data")
     rule = ref if isinstance(ref, str) else None
@@ -271,12 +346,15 @@ def _normalized(df, ref, name, *, low=None, high=None, by="task", score="score")
     if not pd.api.types.is_numeric_dtype(df[score]) or pd.api.types.is_bool_dtype(df[score]):
         raise DesignError(f"the data's {score!r} column must be numeric, got {df[score].dtype}")
     tasks = [*dict.fromkeys(keys)]
+    values = df[score].to_numpy(dtype=float, na_value=np.nan)
+    if rule == "minmax":  # before the bounds are taken from the data: one inf would make its task's range infinite
+        _check_range("minmax", df, values, None, None, by, score, agent)
     if rule is not None:
         ref = _rule_frame(rule, df, by, score, low, high)
         low, high = "min", "max"
     lo, hi = _bounds(ref, tasks, by, low, high)
     position = pd.Index(tasks).get_indexer(keys)
-    values = df[score].to_numpy(dtype=float, na_value=np.nan)
+    outside = _check_range(rule or name, df, values, lo[position], hi[position], by, score, agent)
     out = df.copy()
     out[score] = (values - lo[position]) / (hi[position] - lo[position])
     if rule == "minmax":
@@ -291,6 +369,7 @@ def _normalized(df, ref, name, *, low=None, high=None, by="task", score="score")
         if "source" in ref.columns:  # a named table says where its numbers come from
             used = ref[ref[by].astype(object).isin(tasks)]["source"].dropna().astype(str).unique()
             note += f" ({'; '.join(used)})" if len(used) else ""
+    note += outside.replace("[low, high]", f"[{low}, {high}]")
     return add_note(out, note, source=df)
 
 
@@ -339,7 +418,7 @@ def normalize_response(data, parsed, reference):
         _reference_frame(frame)  # the error for a reference of the wrong type
         raise OptionError("normalize= names a dataset that was not loaded; pass the option through "
                           "rlstats.normalization.load_reference first")
-    out = _normalized(data, frame, name, score=columns[0], by=parsed.blocks, **keywords)
+    out = _normalized(data, frame, name, score=columns[0], by=parsed.blocks, agent=parsed.groups, **keywords)
     return out, out.attrs[NOTES_ATTR][-1]
 
 

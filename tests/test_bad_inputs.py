@@ -305,6 +305,19 @@ SHARED_OPTIONS = [
     ("normalize", True, OptionError, ("normalize=True does not say how to normalise", "normalize=False")),
     ("eval_env", "x", OptionError, "eval_env must be a patsy.EvalEnvironment or a number of frames"),
     ("eval_env", 10**6, OptionError, "eval_env=1000000 counts more frames than the call stack holds"),
+    # issue 39 item 5: malformed bounds=, and runs outside them (the tiny frames' scores reach 20)
+    ("bounds", "nosuch", OptionError, "bounds must be a (low, high) pair of numbers"),
+    ("bounds", (0, 1, 2), OptionError, "bounds must be a (low, high) pair of numbers"),
+    ("bounds", 5, OptionError, "bounds must be a (low, high) pair of numbers"),
+    ("bounds", (5, 1), OptionError, "bounds = (5.0, 1.0): low must be smaller than high"),
+    ("bounds", (1, 1), OptionError, "low must be smaller than high"),
+    ("bounds", (0, float("nan")), OptionError, "bounds high must be a finite number or None, got nan"),
+    ("bounds", ("a", 1), OptionError, "bounds low must be a finite number or None, got 'a'"),
+    ("bounds", (True, 1), OptionError, "bounds low must be a finite number or None, got True"),
+    ("bounds", (None, None), OptionError, "bounds=(None, None) bounds nothing"),
+    ("bounds", (0, 1), DesignError, ("lie outside the bounds [0, 1] (bounds=(0, 1)): row ", "(agent 'agent_",
+                                     "give bounds that hold every score")),
+    ("bounds", (None, 10), DesignError, "lie outside the bounds (-inf, 10] (bounds=(None, 10)): row "),
 ]
 
 
@@ -661,6 +674,59 @@ def test_tuning_with_nested_seeds_and_config_names_both():
           "score ~ agent | task", config="lr")
 
 
+# issue 39 item 5: sensitivity over a replicate level (the tuning run numbers runs; lr is constant within each)
+RUN_SWEEP = SWEEP.assign(tuning_run=lambda d: (d["lr"] == 0.1).astype(int), run_id=lambda d: d["tuning_run"])
+SENSITIVITY_CASES = [  # (what, formula, options, phrases): each an OptionError when the view is asked for
+    ("nested tuning run", "score ~ agent | task/tuning_run/seed", {},
+     ("cannot run over 'tuning_run', which is a replicate level (nested in the formula, it numbers runs)",
+      "could be its hyperparameters: 'lr'")),
+    ("tuning run as config", "score ~ agent | task/seed", {"config": "tuning_run"},
+     ("cannot run over 'tuning_run', which is a replicate level (it numbers runs)", "'lr'")),
+    ("run_id among the config columns", "score ~ agent | task/seed", {"config": ["lr", "run_id"]},
+     ("cannot run over 'run_id'", "Drop 'sensitivity' from views=")),
+]
+
+
+@pytest.mark.parametrize("what, formula, options, phrases", SENSITIVITY_CASES, ids=[c[0] for c in SENSITIVITY_CASES])
+def test_sensitivity_over_a_replicate_level(what, formula, options, phrases):
+    fails(OptionError, phrases, rlstats.tuning, RUN_SWEEP, formula, **options, views=["sensitivity"],
+          n_resamples=200, rng=0)
+    # with the default views the other three are computed and the note says why sensitivity is not
+    res = noted(("sensitivity not computed:", "is a replicate level"), rlstats.tuning, RUN_SWEEP, formula,
+                **options, n_resamples=200, rng=0)
+    assert res.views == ("expected_max", "best_set", "complete")
+
+
+# issue 39 item 5: bounds that a normaliser implies, a ready Design's, and an interval past a cap (a handled case)
+def test_bounds_with_a_normaliser_and_a_ready_design():
+    in_range = TINY.assign(score=TINY["score"] * 10 + 300)  # Control Suite returns
+    fails(OptionError, ("bounds=(2, 3) leaves nothing of the normalised range [0, 1]",
+                        "normalize='dm_control': its range [0, 1000] is a bound"),
+          rlstats.bootstrap, in_range, "score ~ agent | task", normalize="dm_control", bounds=(2, 3), n_resamples=200)
+    design = rlstats.build(TINY, "score ~ agent | task", bounds=(-10, None))
+    fails(DesignError, "lie outside the bounds [-10, 10] (bounds=(None, 10) and bounds=(-10, None)): row ",
+          rlstats.task_table, design, bounds=(None, 10), n_resamples=200)
+    # seeds averaged within runs ('| task/run/seed'): each seed is checked, not only the run's mean
+    seeds = pd.DataFrame([(a, t, r, s, 999.0 if s else 1001.0) for a in ("A", "B") for t in ("x", "y")
+                          for r in range(2) for s in range(2)], columns=["agent", "task", "run", "seed", "score"])
+    fails(DesignError, "8 row(s) of 'score' lie outside the bounds [0, 1000] (bounds=(0, 1000)): row 0 (agent 'A', "
+          "task 'x', value 1001.0)", rlstats.bootstrap, seeds, "score ~ agent | task/run/seed", bounds=(0, 1000))
+    capped = SWEEP.assign(score=np.minimum(SWEEP["score"], 15.0))
+    noted(("end(s) of the tuned scores and their intervals clipped to (-inf, 15]", "so clipping keeps the coverage"),
+          rlstats.tuning, capped, "score ~ agent | task/seed", config="lr", views=["best_set"], bounds=(None, 15),
+          n_resamples=200, rng=0)
+
+
+@pytest.mark.parametrize("name", [n for n in BACKENDS if _accepts(n, "normalize")])
+def test_a_return_above_1000_under_dm_control_is_named(name):
+    # issue 39 item 5: through every back end's normalize=, the row is named with the formula's agent column
+    function, data, formula, options = BACKENDS[name]
+    fails(DesignError, ("returns lie in [0, 1000] by construction", "1 row(s) of 'score' lie outside it: row 0 "
+                        "(agent 'agent_1', task 'task_01', score 1200.0)"),
+          function, _set("score", 1200.0, [0])(data.assign(score=data["score"].abs())), formula, **options,
+          normalize="dm_control")
+
+
 def test_tuning_of_a_ready_design_asks_for_the_frame():
     design = rlstats.build(TINY, "score ~ agent | task/seed")
     fails(DesignError, "tuning() needs the DataFrame", rlstats.tuning, design, "score ~ agent | task/seed")
@@ -747,6 +813,18 @@ NORMALIZE_CASES = [
     ("procgen with other task names", (TINY, "procgen_easy_reference"), {}, DesignError,
      "3 task(s) of the data are missing from the reference's 'task' column: 'task_01', 'task_02', 'task_03' "
      "(it has 'bigfish', 'bossfight', 'caveflyer', 'chaser', 'climber' and 11 more)"),
+    # issue 39 item 5: scores a normaliser cannot take, named by row
+    ("minmax with one +inf", (_set("score", np.inf, [4])(TINY), "minmax"), {}, DesignError,
+     ("min-max normalisation needs finite scores", "row 4 (agent 'agent_1', task 'task_02', score inf)",
+      "every other score of the task would become 0")),
+    ("minmax with -inf", (_set("score", -np.inf, [0, 9])(TINY), "minmax"), {}, DesignError,
+     ("2 row(s) hold an infinite 'score'", "row 0 (agent 'agent_1', task 'task_01', score -inf), row 9")),
+    ("dm_control above 1000", (TINY.assign(score=TINY["score"] * 100 + 990), "dm_control"), {}, DesignError,
+     ("returns lie in [0, 1000] by construction", "lie outside it: row")),
+    ("dm_control below 0", (_set("score", -0.5, [3])(TINY.assign(score=500.0)), "dm_control"), {}, DesignError,
+     ("1 row(s) of 'score' lie outside it: row 3 (agent 'agent_1', task 'task_02', score -0.5)")),
+    ("dm_control +inf", (_set("score", np.inf, [3])(TINY.assign(score=500.0)), "dm_control"), {}, DesignError,
+     "row 3 (agent 'agent_1', task 'task_02', score inf)"),
 ]
 
 

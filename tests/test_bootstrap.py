@@ -1314,3 +1314,45 @@ def test_profile_band_quotes_its_measured_coverage(monkeypatch):
         more = rlstats.datasets.simulate(agents=2, tasks=4, seeds=seeds, rng=0)
         assert not any("profile bands from" in n for n in performance_profile(more, FORMULA, n_resamples=100,
                                                                               rng=0).notes), seeds
+
+
+# ---- issue 39 item 5: a score with known bounds never gets an interval outside them
+def test_bounds_clip_the_basic_interval_at_the_cap_and_leave_the_draws_alone():
+    import pandas as pd
+
+    values = {"A": [1.0, 1.0, 0.6], "B": [0.2, 0.5, 0.9]}
+    df = pd.DataFrame([(a, t, s, values[a][(s + i) % 3]) for a in "AB" for i, t in enumerate(("t1", "t2", "t3"))
+                       for s in range(3)], columns=["agent", "task", "seed", "score"])
+    options = {"interval": "basic", "n_resamples": 500, "rng": 0}
+    free = rlstats.bootstrap(df, "score ~ agent | task", **options)
+    capped = rlstats.bootstrap(df, "score ~ agent | task", bounds=(0, 1), **options)
+    assert free.intervals[0, 0, 1] == pytest.approx(1.16)  # A's IQM is 0.92; the basic interval reflects past 1
+    np.testing.assert_array_equal(capped.intervals, np.clip(free.intervals, 0.0, 1.0))  # gap range [0, 1] too
+    np.testing.assert_array_equal(capped.bootstrap_distribution, free.bootstrap_distribution)
+    assert "1 end(s) of the IQM intervals clipped to [0, 1], the score's bounds (bounds=(0, 1)): the true value " \
+           "lies within them, so clipping keeps the coverage" in capped.notes
+    # a metric function is on a scale the bounds say nothing about: never clipped
+    def spread(matrix):
+        return float(matrix.max() - matrix.min()) * 10
+
+    assert rlstats.bootstrap(df, "score ~ agent | task", metrics=[spread], bounds=(0, 1), **options).intervals.max() > 1
+    with pytest.raises(rlstats.errors.DesignError, match=r"row 0 \(agent 'A', task 't1', value 1.0\)"):
+        rlstats.bootstrap(df, "score ~ agent | task", bounds=(0, 0.95), **options)
+
+
+def test_bounds_clip_widened_inferential_intervals_and_keep_their_overlap():
+    import types
+
+    import pandas as pd
+
+    values = {"A": [1.0, 1.0, 0.9], "B": [0.5, 0.55, 0.52]}
+    df = pd.DataFrame([(a, t, s, values[a][(s + i) % 3]) for a in "AB" for i, t in enumerate(("t1", "t2"))
+                       for s in range(3)], columns=["agent", "task", "seed", "score"])
+    options = {"n_resamples": 500, "rng": 0, "metrics": ["mean"]}
+    test = types.SimpleNamespace(pvalue=0.9, method="a test that does not reject", statistic=None)
+    free = rlstats.bootstrap(df, "score ~ agent | task", **options).inferential_intervals("A", "B", test)
+    capped = rlstats.bootstrap(df, "score ~ agent | task", bounds=(0, 1), **options).inferential_intervals("A", "B",
+                                                                                                          test)
+    assert free.branch == ("widened",) and free.inferential[0, 0, 1] > 1.5  # widened until they overlap
+    np.testing.assert_array_equal(capped.inferential, np.clip(free.inferential, 0.0, 1.0))
+    assert capped.overlap.tolist() == free.overlap.tolist() == [True] and capped.agrees.all()

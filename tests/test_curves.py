@@ -507,3 +507,23 @@ def test_real_sb3_logs(sb3):
     ppo = rlstats.curves(sb3, FORMULA, step="step", n_resamples=200, rng=0,
                          subset="agent == 'PPO' and task == 'CartPole-v1'")
     assert ppo.steps.tolist() == list(range(5_000, 30_001, 5_000)) and np.isfinite(ppo.simultaneous).all()
+
+
+# ---- issue 39 item 5: a score with known bounds never gets a band outside them
+def test_bounds_clip_the_bands_at_the_cap():
+    df = rlstats.datasets.simulate_curves(agents=2, tasks=1, seeds=4, steps=5, rng=0)
+    cap = float(df["score"].quantile(0.6))
+    df["score"] = np.minimum(df["score"], cap)  # a return capped where most runs reach it
+    options = {"step": "step", "n_resamples": 200, "rng": 0, "compare": "all", "statistic": "mean"}
+    free = rlstats.curves(df, "score ~ agent | task/seed", **options)
+    capped = rlstats.curves(df, "score ~ agent | task/seed", bounds=(None, cap), **options)
+    assert free.simultaneous.max() > cap and free.pointwise.max() > cap
+    np.testing.assert_array_equal(capped.simultaneous, np.minimum(free.simultaneous, cap))
+    np.testing.assert_array_equal(capped.pointwise, np.minimum(free.pointwise, cap))
+    np.testing.assert_array_equal(capped.estimates, free.estimates)
+    moved = int((free.simultaneous > cap).sum())
+    assert any(note.startswith(f"{moved} end(s) of the simultaneous bands of the mean clipped to (-inf, ")
+               for note in capped.notes)
+    # the difference of two means lies within plus or minus the bounds' width: (0, cap) leaves the bands as they are
+    both = rlstats.curves(df, "score ~ agent | task/seed", bounds=(0, cap), **options)
+    np.testing.assert_array_equal(both.difference_bands, np.clip(free.difference_bands, -cap, cap))

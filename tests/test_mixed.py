@@ -321,3 +321,24 @@ def test_cite_names_the_df_method_used():
     assert "@article{bates2015" in satterthwaite and "satterthwaite1946" in satterthwaite
     assert "kenward1997" not in satterthwaite
     assert "kenward1997" in kenward_roger and "satterthwaite1946" not in kenward_roger
+
+
+# ---- issue 39 item 5: a score with known bounds never gets an interval outside them
+def test_dm_controls_range_clips_the_means_and_bounds_the_differences():
+    df = rlstats.datasets.simulate(agents=3, tasks=4, seeds=2, effect=1.0, distribution="normal", rng=0)
+    df["score"] = np.clip(960.0 + 15.0 * df["score"], 0.0, 1000.0)  # Control Suite returns near the cap
+    free = rlstats.mixed(df.assign(score=df["score"] / 1000), "score ~ agent | task/seed", normalize=False)
+    capped = rlstats.mixed(df, "score ~ agent | task/seed", normalize="dm_control")  # implies [0, 1]
+    assert free.emmeans["conf_high"].max() > 1
+    columns = ["estimate", "conf_low", "conf_high"]
+    np.testing.assert_allclose(capped.emmeans[columns], np.clip(free.emmeans[columns], 0.0, 1.0), rtol=1e-12)
+    np.testing.assert_allclose(capped.comparisons[columns], np.clip(free.comparisons[columns], -1.0, 1.0),
+                               rtol=1e-12)
+    moved = int((free.emmeans[columns].to_numpy() > 1).sum())
+    assert f"{moved} end(s) of the agents' means clipped to [0, 1], the score's bounds (normalize='dm_control': " \
+           "its range [0, 1000] is a bound, [0, 1] once normalised): the true value lies within them, so " \
+           "clipping keeps the coverage" in capped.notes
+    # bounds= on the analysed scale: a difference lies within plus or minus high - low
+    narrow = rlstats.mixed(df, "score ~ agent | task/seed", normalize="dm_control", bounds=(0.9, None))
+    np.testing.assert_allclose(narrow.comparisons[columns], np.clip(free.comparisons[columns], -0.1, 0.1),
+                               rtol=1e-12)

@@ -560,11 +560,15 @@ def test_errors_name_the_problem():
         percentiles(single, FORMULA, interval="pbp_t")
     for bad, message in [({"interval": "bca"}, "interval"), ({"delta": 0.7}, "at most 0.5"),
                          ({"ties": "half"}, "ties"), ({"self_payoff": 2}, "self_payoff"),
-                         ({"bounds": (0, 1)}, "contain every score"), ({"bounds": {"nope": (0, 1)}}, "nope"),
+                         ({"bounds": {"task_01": (0, 1)}}, "contain every score"),
+                         ({"bounds": {"nope": (0, 1)}}, "nope"),
                          ({"identical": [("agent_1", "ghost", "task_01")]}, "ghost"),
                          ({"n_jobs": 0}, "n_jobs"), ({"n_resamples": 1}, "n_resamples")]:
         with pytest.raises(OptionError, match=message):
             percentiles(df, FORMULA, **bad)
+    # one pair for every task is the Design's bounds (rlstats.bounds): a run outside them is named (issue 39)
+    with pytest.raises(DesignError, match=r"lie outside the bounds \[0, 1\] \(bounds=\(0, 1\)\): row 0 \(agent"):
+        percentiles(df, FORMULA, bounds=(0, 1))
 
 
 def test_na_drop_is_stated():
@@ -685,3 +689,20 @@ def test_rank_range_ties_follow_the_min_convention():
     assert best.tolist() == [1, 1] and worst.tolist() == [2, 1]
     best, worst = kernels.rank_range([0.2, 0.41], [0.4, 0.6])
     assert best.tolist() == [2, 1] and worst.tolist() == [2, 1]
+
+
+def test_a_one_sided_pair_and_a_designs_bounds_are_the_support():
+    # issue 39 item 5: bounds=(None, high) keeps the observed lower end; a ready Design's bounds are used as given
+    df = simulated(agents=2, tasks=3, seeds=4)
+    observed_low = df.groupby("task", observed=True)["score"].min().to_numpy()
+    res = percentiles(df, FORMULA, interval="pbp", bounds=(None, 100.0))
+    np.testing.assert_array_equal(res.support_high, 100.0)
+    np.testing.assert_array_equal(res.support_low, observed_low)
+    assert res.bounds_source == "mixed"
+    design = rlstats.build(df, FORMULA, bounds=(-100.0, 100.0))
+    ready = percentiles(design, interval="pbp")
+    np.testing.assert_array_equal(ready.support_low, -100.0)
+    assert ready.bounds_source == "given"
+    flipped = percentiles(df, FORMULA, interval="pbp", bounds=(None, 100.0), higher_is_better=False)
+    np.testing.assert_array_equal(flipped.support_high, 100.0)
+    np.testing.assert_array_equal(flipped.support_low, observed_low)

@@ -806,3 +806,25 @@ def test_selection_check_quotes_a_measured_size(monkeypatch):
     assert quoted(reported=names + ["t02"]) == []  # 3 reported: off the table's grid
     more = _null_suite(2, 8, 6, "normal", 0)[0]  # 6 runs: more than the table's largest count, 5
     assert quoted(more, inspector="welch") == []
+
+
+# ---- issue 39 item 5: a score with known bounds never gets an interval outside what they allow
+def test_bounds_clip_the_mean_effects_interval_to_the_bounds_width():
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    top = [1.0, 0.9, 1.0]  # success rates: the new agent solves the reported tasks, the old one never does
+    rows = [(agent, f"t{t}", s, (top[t] if agent == "new" else 0.0) if t < 3 else rng.uniform(0.3, 1.0)
+             - (0.3 if agent == "old" else 0.0)) for t in range(8) for s in range(3) for agent in ("new", "old")]
+    df = pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
+    options = {"treatment": "new", "baseline": "old", "reported": ["t0", "t1", "t2"], "rng": 0}
+    free = rlstats.selection_check(df, "score ~ agent | task", **options)
+    capped = rlstats.selection_check(df, "score ~ agent | task", bounds=(0, 1), **options)
+    half = stats.t.ppf(0.975, 2) * np.std(top, ddof=1) / np.sqrt(3)  # the reported mean effect's t interval
+    assert free.reporter_interval["conf_high"] == pytest.approx(np.mean(top) + half, rel=1e-12)
+    assert np.mean(top) + half > 1 and capped.reporter_interval["conf_high"] == 1.0
+    assert capped.reporter_interval["conf_low"] == free.reporter_interval["conf_low"]
+    assert capped.group_summary["conf_high"].tolist() == [1.0, free.group_summary["conf_high"].iloc[1]]
+    assert capped.pvalue == free.pvalue and capped.conf_int == pytest.approx(free.conf_int, rel=0, abs=0)
+    assert "1 end(s) of the reporter's interval clipped to [-1, 1], the largest difference the bounds allow " \
+           "(bounds=(0, 1)): the true value lies within them, so clipping keeps the coverage" in capped.notes

@@ -472,3 +472,29 @@ def test_effect_size_intervals_quote_their_measured_coverage_where_short():
                             f"best with 2 agents and 3 runs per agent: {float(row['coverage']):.3f}") for n in res.notes)
     off_level = rlstats.task_table(df, FORMULA, confidence_level=0.9)  # the table was measured at 95% only
     assert not any("Vargha-Delaney A12 interval" in n for n in off_level.notes)
+
+
+# ---- issue 39 item 5: a score with known bounds never gets an interval outside them
+def test_bounds_clip_welchs_interval_of_a_difference_to_the_bounds_width():
+    import pandas as pd
+
+    values = {"A": [1.0, 0.98, 0.2], "B": [0.0, 0.02, 0.9]}  # success rates in [0, 1]
+    df = pd.DataFrame([(a, "t1", s, values[a][s]) for a in "AB" for s in range(3)],
+                      columns=["agent", "task", "seed", "score"])
+    free = rlstats.task_table(df, "score ~ agent | task/seed", n_resamples=200, rng=0)
+    capped = rlstats.task_table(df, "score ~ agent | task/seed", bounds=(0, 1), n_resamples=200, rng=0)
+    a, b = np.array(values["A"]), np.array(values["B"])  # Welch's interval of A's mean less B's, by hand
+    difference = a.mean() - b.mean()
+    se2 = a.var(ddof=1) / 3 + b.var(ddof=1) / 3
+    df_w = se2 ** 2 / ((a.var(ddof=1) / 3) ** 2 / 2 + (b.var(ddof=1) / 3) ** 2 / 2)
+    from scipy import stats
+
+    half = stats.t.ppf(0.975, df_w) * np.sqrt(se2)
+    assert free.welch[0, 1, 2:] == pytest.approx([difference - half, difference + half], rel=1e-12)
+    assert free.welch[0, 1, 0] == pytest.approx(difference / np.sqrt(se2), rel=1e-12) and difference + half > 1
+    assert capped.welch[0, 1, 2:] == pytest.approx([difference - half, 1.0], rel=1e-12)
+    assert capped.welch[0, 1, 3] == 1.0
+    assert "1 end(s) of Welch's intervals of the differences of means clipped to [-1, 1], the largest difference " \
+           "the bounds allow (bounds=(0, 1)): the true value lies within them, so clipping keeps the coverage" \
+           in capped.notes
+    np.testing.assert_array_equal(capped.p_values, free.p_values)

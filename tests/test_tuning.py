@@ -101,6 +101,23 @@ def test_ties_across_blocks_share_the_credit():
     assert (res.tuned()["config"] == "lr=0").all()
 
 
+def test_the_optimism_breaks_ties_towards_the_larger_data_mean():
+    # lr=0 ties lr=1's constant 5 in a quarter of the resamples (both draws its 5); lr=0 comes first in label order,
+    # but the tie-break credits the tied configuration with the larger mean in the data (lr=1, mean 5), so every
+    # resample's optimism is 5 - 5 = 0 exactly; crediting lr=0 there would add 1/4 x (5 - (-47.5)) = 13.125
+    values = [[5.0, -100.0], [5.0, 5.0], [0.0, 0.1]]
+    res = rlstats.tuning(sweep_frame(values), "score ~ agent | task/seed", config="lr", views=["best_set"],
+                         n_resamples=4000, rng=0)
+    row = res.tuned().iloc[0]
+    assert row["config"] == "lr=1" and row["optimism"] == 0.0 and row["estimate"] == 5.0
+    best = res.best_set().set_index("config")["probability_best"]
+    assert 0 < best["lr=0"] < 0.25 and best["lr=0"] + best["lr=1"] == pytest.approx(1.0)  # the credit is shared
+    # equal data means: the first configuration in label order is selected
+    equal = rlstats.tuning(sweep_frame([[1.0, 3.0], [3.0, 1.0]]), "score ~ agent | task/seed", config="lr",
+                           views=["best_set"], n_resamples=200, rng=0)
+    assert equal.tuned()["config"].iloc[0] == "lr=0"
+
+
 @pytest.mark.slow  # numba compiles rlevaluation's kernel for about a minute
 def test_best_set_agrees_with_rlevaluation():
     rlev = pytest.importorskip("rlevaluation.hypers.simulation")
@@ -534,3 +551,71 @@ def test_hpo_datasets_load_and_read_as_published(monkeypatch):
     assert (first["algorithm"], first["task"], first["procedure"], first["tuning_run"], first["seed"]) == \
         ("ppo", "ant", "hpo=dehb, rpo=rs, return", 5, 19)
     assert first["score"] == pytest.approx(8239.9287109375)
+
+
+# ---- issue 39 item 5: sensitivity runs over hyperparameters only
+def test_which_config_names_are_replicate_levels():
+    from rlstats.formula import parse
+    from rlstats.methods.tuning._api import _replicate_levels
+
+    flat = parse("score ~ agent | task/seed")
+    names = ["tuning_run", "run", "run_id", "Seed", "trial", "hpo_replicate", "lr", "n_runs", "runtime", "rep_id",
+             "prune", "seeding"]
+    assert _replicate_levels(names, flat) == ["tuning_run", "run", "run_id", "Seed", "trial", "hpo_replicate", "rep_id"]
+    assert _replicate_levels([], parse("score ~ agent | task/tuning_run/seed")) == ["tuning_run"]
+
+
+@needs_data
+def test_sensitivity_is_refused_over_the_tuning_runs_of_the_published_procedures(monkeypatch):
+    monkeypatch.setenv("RLSTATS_DATA_MIRROR", str(MIRROR))
+    opt = rlstats.datasets.load("hpo_optimisation").drop_duplicates()
+    ppo = opt[(opt["algorithm"] == "ppo") & (opt["objective"] == "return") & (opt["hpo"] + opt["rpo"] != "basebase")]
+    # each tuning run found its own configuration (the 'config' text even holds the evaluation seed), so no column is
+    # a hyperparameter shared across tasks
+    with pytest.raises(rlstats.errors.OptionError, match="no column of the data is constant within each 'tuning_run'"):
+        rlstats.tuning(ppo, "score ~ procedure | task/tuning_run/seed", views=["sensitivity"], n_resamples=100, rng=0)
+    res = rlstats.tuning(ppo, "score ~ procedure | task/tuning_run/seed", n_resamples=100, rng=0)
+    assert res.views == ("expected_max", "best_set", "complete") and "sensitivity not computed" in str(res)
+
+
+def test_default_views_keep_sensitivity_over_hyperparameters():
+    rng = np.random.default_rng(5)
+    df = pd.DataFrame([("ppo", t, lr, s, lr * 10 + rng.normal()) for t in ("a", "b") for lr in (0.1, 0.2)
+                       for s in range(3)], columns=["agent", "task", "lr", "seed", "score"])
+    res = rlstats.tuning(df, "score ~ agent | task/seed", config="lr", n_resamples=100, rng=0)
+    assert res.views == ("expected_max", "best_set", "complete", "sensitivity")
+    assert res.sensitivity()["effective_dimension"].tolist() == [0]  # lr=0.2 is best on both tasks: nothing to tune
+
+
+# ---- issue 39 item 5: a score with known bounds never gets an interval outside them
+def test_bounds_clip_every_interval_of_a_capped_sweep_and_nothing_else():
+    # a landscape capped at 1000: the winner's t interval reaches above the cap
+    values = [[1000.0, 1000.0, 940.0, 1000.0], [1000.0, 905.0, 1000.0, 990.0], [700.0, 820.0, 760.0, 800.0]]
+    df = sweep_frame(values)
+    options = {"config": "lr", "views": ["best_set", "expected_max", "complete"], "n_resamples": 500, "rng": 0}
+    free = rlstats.tuning(df, "score ~ agent | task/seed", **options)
+    capped = rlstats.tuning(df, "score ~ agent | task/seed", bounds=(0, 1000), **options)
+    row, clipped = free.tuned().iloc[0], capped.tuned().iloc[0]
+    assert row["conf_high"] > 1000 and clipped["conf_high"] == 1000.0
+    for column in ("estimate", "conf_low", "mean_selected", "optimism"):
+        assert clipped[column] == row[column]  # the same draws: only the end past the cap moves
+    for view in ("expected_max", "complete_summary"):
+        a, b = getattr(free, view)(), getattr(capped, view)()
+        for column in ("estimate", "conf_low", "conf_high"):
+            np.testing.assert_array_equal(b[column], np.clip(a[column], 0, 1000))
+    assert (free.expected_max()["conf_high"] > 1000).any()
+    note = [n for n in capped.notes if n.startswith("1 end(s) of the tuned scores")]
+    assert note == ["1 end(s) of the tuned scores and their intervals clipped to [0, 1000], the score's bounds "
+                    "(bounds=(0, 1000)): the true value lies within them, so clipping keeps the coverage"]
+    assert capped.options["bounds"] == [0.0, 1000.0]
+    # lower is better: clipped on the score's own scale too
+    low = rlstats.tuning(df.assign(score=-df["score"]), "score ~ agent | task/seed", higher_is_better=False,
+                         bounds=(-1000, None), **options)
+    assert low.tuned()["conf_low"].iloc[0] == -1000.0 and low.tuned()["conf_high"].iloc[0] == -row["conf_low"]
+
+
+def test_a_run_above_the_bound_is_an_error_naming_it():
+    df = sweep_frame([[1000.0, 1000.5], [990.0, 980.0]])
+    with pytest.raises(rlstats.errors.DesignError, match=r"1 row\(s\) of 'score' lie outside the bounds \(-inf, "
+                       r"1000\] \(bounds=\(None, 1000\)\): row 1 \(agent 'ppo', task 'ant', value 1000.5\)"):
+        rlstats.tuning(df, "score ~ agent | task/seed", config="lr", bounds=(None, 1000), n_resamples=100, rng=0)

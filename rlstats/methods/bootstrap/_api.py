@@ -26,6 +26,7 @@ import numpy as np
 
 from ... import calibration
 from ... import format as fmt
+from ...bounds import KINDS, check_bounds, clip, clipped_note
 from ...design import NA_ACTIONS, design_of
 from ...errors import DesignError, OptionError, warn
 from ...normalization import warn_raw_scales
@@ -123,6 +124,7 @@ class BootstrapOptions:
     na_action: str = "raise"
     progress: bool = False
     n_jobs: int = 1
+    bounds: tuple | None = None
 
     @classmethod
     def checked(cls, **options: Any) -> BootstrapOptions:
@@ -138,7 +140,7 @@ class BootstrapOptions:
             rliable_compat=check_bool("rliable_compat", options["rliable_compat"]),
             na_action=check_choice("na_action", options["na_action"], NA_ACTIONS),
             progress=check_bool("progress", options["progress"]),
-            n_jobs=check_n_jobs(options["n_jobs"]))
+            n_jobs=check_n_jobs(options["n_jobs"]), bounds=check_bounds(options.get("bounds")))
         if checked.rliable_compat and checked.interval not in COMPAT_INTERVALS:
             raise OptionError(
                 f"rliable_compat=True reproduces interval='percentile' and 'basic' only, got {checked.interval!r}: "
@@ -302,6 +304,13 @@ def _inferential(result, a, b, test, alpha):
     scale = np.where(np.isnan(eps), 1.0, eps)
     centre = estimates[:, :, None]
     inferential = centre + scale[None, :, None] * (descriptive - centre)
+    known = getattr(result.design, "bounds", None)
+    for j, metric in enumerate(result.metrics if known is not None else ()):
+        # widening can pass a bound; clipping keeps which pairs overlap (both estimates lie within the bounds)
+        if KINDS.get(metric) is not None:
+            inferential[:, j], moved = clip(inferential[:, j], known.limits(KINDS[metric], result.gamma))
+            note = clipped_note(moved, f"the inferential intervals of {metric!r}", known, KINDS[metric], result.gamma)
+            notes += [note] if note else []
     significant = pvalue <= alpha
     overlap = kernels.overlaps(inferential)
     agrees = overlap != significant
@@ -328,8 +337,8 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
               metrics: Sequence[Any] | dict[str, Any] = DEFAULT_METRICS, n_resamples: int = 10_000,
               confidence_level: float = 0.95, interval: str = "percentile", task_bootstrap: bool = False,
               normalize: Normalizer = None, gamma: float = 1.0, rliable_compat: bool = False,
-              na_action: str = "raise", rng: Seed = None, progress: bool = False, n_jobs: int = 1,
-              eval_env: EvalEnv = None) -> BootstrapResult:
+              bounds: tuple[float | None, float | None] | None = None, na_action: str = "raise", rng: Seed = None,
+              progress: bool = False, n_jobs: int = 1, eval_env: EvalEnv = None) -> BootstrapResult:
     """Aggregate metrics with stratified bootstrap confidence intervals (rliable's method, vectorised).
 
     Parameters
@@ -375,6 +384,12 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
         ``False`` says they are on one scale already (no warning).
     gamma : float
         Threshold of the optimality gap.
+    bounds : (low, high), optional
+        Known limits of the score (None for a side without one; ``normalize="dm_control"`` implies [0, 1]): a run
+        outside them is an error naming it, and interval ends of the built-in metrics outside their range under
+        the bounds (IQM, mean, median: [low, high]; optimality gap: [max(gamma - high, 0), max(gamma - low, 0)])
+        are clipped to it, which keeps coverage since the true value lies within it; the notes say where.
+        Percentile and BCa ends never leave it; basic and expanded ends can. A metric function is not clipped.
     rliable_compat : bool
         Reproduce rliable 1.2.0 bit for bit: ``rng`` must be the int given to
         ``np.random.seed``; our own legacy ``RandomState(rng)`` then draws for
@@ -450,10 +465,10 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
     options = BootstrapOptions.checked(
         metrics=metrics, n_resamples=n_resamples, confidence_level=confidence_level, interval=interval,
         task_bootstrap=task_bootstrap, gamma=gamma, rliable_compat=rliable_compat, na_action=na_action,
-        progress=progress, n_jobs=n_jobs)
+        progress=progress, n_jobs=n_jobs, bounds=bounds)
     # One agent is enough: its intervals describe it on its own.
     design = _prepared_design(design_of(data, formula, na_action=options.na_action, eval_env=eval_env,
-                                        normalize=normalize, min_agents=1), options.na_action)
+                                        normalize=normalize, min_agents=1, bounds=options.bounds), options.na_action)
     warn_raw_scales(design, normalize)
     return _run_bootstrap(design, options, rng)
 
@@ -558,6 +573,7 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
     df = _welch_df(design) if options.interval == "expanded" else None
     bounds, se = small_runs.bootstrap_bounds(distribution, estimates, options.confidence_level, options.interval, z0,
                                   acceleration, options.rliable_compat, design.counts.min(axis=0), df)
+    bounds = _clipped(bounds, design.bounds, options, notes)
     if not options.task_bootstrap:
         notes += _coverage_notes(options.interval, options.metric_names, int(design.counts.min()))
     title = "Stratified bootstrap confidence intervals"
@@ -573,6 +589,20 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
         n_resamples=options.n_resamples, confidence_level=options.confidence_level, interval=options.interval,
         task_bootstrap=options.task_bootstrap, gamma=options.gamma, rliable_compat=options.rliable_compat,
         counts=design.counts, degrees_of_freedom=df, design=design)
+
+
+def _clipped(intervals, known, options, notes):
+    """(K, M, 2) intervals with each built-in metric's ends within its range under the score's known bounds."""
+    if known is None:
+        return intervals
+    intervals = intervals.copy()
+    for j, (name, spec) in enumerate(zip(options.metric_names, options.metrics)):
+        kind = None if callable(spec) else KINDS.get(spec)
+        if kind is not None:
+            intervals[:, j], moved = clip(intervals[:, j], known.limits(kind, options.gamma))
+            note = clipped_note(moved, f"the {_METRIC_LABELS.get(name, name)} intervals", known, kind, options.gamma)
+            notes += [note] if note else []
+    return intervals
 
 
 def _coverage_notes(interval, metrics, fewest_runs):

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ... import calibration, runs
+from ...bounds import KINDS, check_bounds, clip, clipped_note
 from ...design import NA_ACTIONS, data_and_formula, design_of
 from ...interop import as_pandas
 from ...format import count, format_step
@@ -52,6 +53,7 @@ class CurvesOptions:
     na_action: str = "raise"
     progress: bool = False
     n_jobs: int = 1
+    bounds: tuple | None = None
 
     @classmethod
     def checked(cls, **options: Any) -> CurvesOptions:
@@ -66,7 +68,8 @@ class CurvesOptions:
             n_resamples=check_resamples(options["n_resamples"], minimum=20),
             confidence_level=check_confidence_level(options["confidence_level"]),
             alpha=check_fraction("alpha", options["alpha"]), gamma=_check_gamma(options["gamma"]),
-            progress=check_bool("progress", options["progress"]), n_jobs=check_n_jobs(options["n_jobs"]))
+            progress=check_bool("progress", options["progress"]), n_jobs=check_n_jobs(options["n_jobs"]),
+            bounds=check_bounds(options.get("bounds")))
 
     def for_agents(self, agents):
         """The options with the pairs to compare checked against ``agents``."""
@@ -200,7 +203,8 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str, statis
            steps: ArrayLike | None = None, align: str = "last",
            compare: str | Sequence[tuple[str, str]] | None = None, n_resamples: int = 2_000,
            confidence_level: float = 0.95, alpha: float = 0.05, normalize: Normalizer = None, gamma: float = 1.0,
-           subset: Subset = None, na_action: str = "raise", rng: Seed = None, progress: bool = False, n_jobs: int = 1,
+           bounds: tuple[float | None, float | None] | None = None, subset: Subset = None, na_action: str = "raise",
+           rng: Seed = None, progress: bool = False, n_jobs: int = 1,
            eval_env: EvalEnv = None) -> CurvesResult:
     """Aggregate learning curves step by step, with bands that keep each run's trajectory together.
 
@@ -273,6 +277,13 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str, statis
         Per-task normalisation of the response first, as :func:`rlstats.normalize`. Raw scores of
         tasks whose largest scores differ more than tenfold are aggregated with a warning, as in
         :func:`rlstats.bootstrap`; ``False`` says they are on one scale already (no warning).
+    bounds : (low, high), optional
+        Known limits of the score (None for a side without one; ``normalize="dm_control"`` implies [0, 1]): a
+        logged value outside them is an error naming its row, and band ends of a built-in statistic outside its
+        range under the bounds (IQM, mean, median: [low, high]; optimality gap: [max(gamma - high, 0),
+        max(gamma - low, 0)]; a difference of two: within plus or minus that range's width) are clipped to it,
+        which keeps coverage since the true curve lies within it; the notes say where. A statistic function's
+        bands are not clipped.
     subset : array of bool or str, optional
         Rows to use, as in :func:`rlstats.compare`: a mask, or a condition in the restricted
         grammar of :mod:`rlstats.conditions` (``"task == 'CartPole-v1'"``); stated in the result.
@@ -328,9 +339,9 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str, statis
     options = CurvesOptions.checked(
         step=step, statistic=statistic, align=align, compare=compare, n_resamples=n_resamples,
         confidence_level=confidence_level, alpha=alpha, gamma=gamma, na_action=na_action, progress=progress,
-        n_jobs=n_jobs)
+        n_jobs=n_jobs, bounds=bounds)
     design = design_of(data, formula, subset=subset, na_action=options.na_action, eval_env=eval_env, step=step,
-                       curves=True, normalize=normalize, min_agents=1)
+                       curves=True, normalize=normalize, min_agents=1, bounds=options.bounds)
     empty = np.argwhere(design.counts == 0)
     leave_out = (f" (subset=\"{design.formula.groups} != '{design.agents[empty[0, 1]]}'\" leaves that agent out)"
                  if empty.size else "")
@@ -397,6 +408,9 @@ def _run_curves(design, step, steps, options, rng):
         pvalues, _ = kernels.max_t_pvalues(difference, null)
         band, _ = kernels.max_t_band(difference, null, options.alpha)
         comparisons.append((difference, band, pvalues))
+    pointwise, simultaneous, difference_bands = _clipped(
+        design.bounds, options, notes, pointwise, np.stack([b[0] for b in bands]),
+        np.array([c[1] for c in comparisons]).reshape(len(comparisons), grid.size, 2))
 
     return CurvesResult(
         method=f"Learning curves: per-step {_label(options.statistic_name)} with whole-run bootstrap bands",
@@ -404,13 +418,33 @@ def _run_curves(design, step, steps, options, rng):
         notes=tuple(notes), options=options.record(), seed=seed_record,
         agents=design.agents, tasks=design.tasks, step_column=step, steps=runs.as_steps(grid, design.extra[step]),
         statistic=options.statistic_name, estimates=estimates, pointwise=pointwise,
-        simultaneous=np.stack([b[0] for b in bands]), std_error=np.stack([b[1] for b in bands]),
+        simultaneous=simultaneous, std_error=np.stack([b[1] for b in bands]),
         critical_value=np.stack([b[2] for b in bands]), df=df, bootstrap_distribution=replicates,
         n_resamples=options.n_resamples, confidence_level=options.confidence_level, alpha=options.alpha,
         counts=design.counts, pairs=options.pairs,
         differences=np.array([c[0] for c in comparisons]).reshape(len(comparisons), grid.size),
-        difference_bands=np.array([c[1] for c in comparisons]).reshape(len(comparisons), grid.size, 2),
+        difference_bands=difference_bands,
         difference_pvalues=np.array([c[2] for c in comparisons]).reshape(len(comparisons), grid.size))
+
+
+def _clipped(known, options, notes, pointwise, simultaneous, differences):
+    """The bands with their ends within the statistic's range under the score's known bounds (a difference band:
+    within plus or minus that range's width); unchanged for a statistic function or without bounds."""
+    kind = None if known is None or callable(options.statistic) else KINDS.get(options.statistic_name)
+    if kind is None:
+        return pointwise, simultaneous, differences
+    low, high = known.limits(kind, options.gamma)
+    label = _label(options.statistic_name)
+    out = []
+    for bands, scale, limits, what in (
+            (pointwise, kind, (low, high), f"the pointwise bands of the {label}"),
+            (simultaneous, kind, (low, high), f"the simultaneous bands of the {label}"),
+            (differences, "difference", (low - high, high - low), f"the difference bands of the {label}")):
+        bands, moved = clip(bands, limits)
+        out.append(bands)
+        note = clipped_note(moved, what, known, scale, limits=limits)
+        notes += [note] if note else []
+    return tuple(out)
 
 
 def _df_range(df):

@@ -23,6 +23,7 @@ import pandas as pd
 
 from ... import calibration
 from ..._typing import Data, EvalEnv, FormulaLike, Normalizer, Seed
+from ...bounds import check_bounds, clip_columns
 from ...design import design_of
 from ...errors import DesignError
 from ...format import count
@@ -45,6 +46,7 @@ class MixedOptions:
     adjust: str = "tukey"
     confidence_level: float = 0.95
     na_action: str = "raise"
+    bounds: tuple | None = None
 
     @classmethod
     def checked(cls, **options: Any) -> MixedOptions:
@@ -52,11 +54,12 @@ class MixedOptions:
         return cls(ddf=check_choice("ddf", options["ddf"], DDF),
                    adjust=check_choice("adjust", options["adjust"], ADJUST),
                    confidence_level=check_confidence_level(options["confidence_level"]),
-                   na_action=options["na_action"])
+                   na_action=options["na_action"], bounds=check_bounds(options.get("bounds")))
 
 
 def mixed(data: Data, formula: FormulaLike | None = None, *, ddf: str = "satterthwaite", adjust: str = "tukey",
-          confidence_level: float = 0.95, normalize: Normalizer = None, na_action: str = "raise", rng: Seed = None,
+          confidence_level: float = 0.95, normalize: Normalizer = None,
+          bounds: tuple[float | None, float | None] | None = None, na_action: str = "raise", rng: Seed = None,
           eval_env: EvalEnv = None) -> MixedResult:
     """Linear mixed model of scores: agents as fixed effects, tasks (and task x agent cells) as random intercepts.
 
@@ -83,6 +86,11 @@ def mixed(data: Data, formula: FormulaLike | None = None, *, ddf: str = "sattert
         Per-task normalisation first (see :func:`rlstats.normalize`; e.g. ``"atari100k_reference"``), stated in
         the notes.  The model assumes one residual variance for every task: scores on scales that differ by
         orders of magnitude break that, so normalise raw scores first.
+    bounds : (low, high), optional
+        Known limits of the score (None for a side without one; ``normalize="dm_control"`` implies [0, 1]): a run
+        outside them is an error naming it, the agents' estimated means and their intervals are clipped to them
+        and the pairwise differences and their intervals to plus or minus ``high - low``, which keeps coverage
+        since the true values lie within them; the notes say where.
     na_action : {"raise", "drop", "omit"}
         Missing values: an error, or drop those rows and say so.
     rng : None, int or numpy.random.Generator
@@ -134,9 +142,11 @@ def mixed(data: Data, formula: FormulaLike | None = None, *, ddf: str = "sattert
     >>> res.random_terms, res.num_df
     (('task', 'task:agent'), 2)
     """
-    options = MixedOptions.checked(ddf=ddf, adjust=adjust, confidence_level=confidence_level, na_action=na_action)
+    options = MixedOptions.checked(ddf=ddf, adjust=adjust, confidence_level=confidence_level, na_action=na_action,
+                                   bounds=bounds)
     check_rng(rng)
-    design = design_of(data, formula, na_action=na_action, eval_env=eval_env, normalize=normalize)
+    design = design_of(data, formula, na_action=na_action, eval_env=eval_env, normalize=normalize,
+                       bounds=options.bounds)
     if not design.has_blocks:
         raise DesignError(f"the mixed model needs the task column for its random intercepts: write "
                           f"'{design.formula.text} | task'")
@@ -205,6 +215,9 @@ def _run(design, options):
     sds = fitted.theta * fitted.sigma
     singular = bool(np.any(fitted.theta < kernels.SINGULAR_TOL))
     notes += _fit_notes(fitted, terms) + _coverage_notes(design, options)
+    means = clip_columns(means, design.bounds, ("estimate", "conf_low", "conf_high"), "the agents' means", notes=notes)
+    pairs = clip_columns(pairs, design.bounds, ("estimate", "conf_low", "conf_high"), "the pairwise differences",
+                         "difference", notes)
     return MixedResult(
         method="Linear mixed model fit by REML (" + ("Satterthwaite's" if options.ddf == "satterthwaite"
                                                      else "Kenward-Roger's") + " degrees of freedom)",

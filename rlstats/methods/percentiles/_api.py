@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from ... import calibration
+from ...bounds import check_bounds
 from ...design import NA_ACTIONS, design_of
 from ...errors import DesignError, OptionError, warn
 from ...format import count
@@ -63,12 +64,16 @@ def _check_real(name, value):
 
 
 def _check_bounds(bounds):
-    """None, a (low, high) pair for every task, or a dict task -> (low, high)."""
+    """None, a (low, high) pair for every task (None for a side: the observed one; rlstats.bounds checks it, and
+    the Design carries it), or a dict task -> (low, high)."""
     if bounds is None or (isinstance(bounds, str) and bounds == "observed"):
         return None
     if isinstance(bounds, Mapping):
         return {str(task): _check_pair(f"bounds[{task!r}]", pair) for task, pair in bounds.items()}
-    return _check_pair("bounds", bounds)
+    try:
+        return check_bounds(bounds)
+    except OptionError as error:
+        raise OptionError(f"{error} (or \"observed\", or a dict {{task: (low, high)}})") from None
 
 
 def _check_pair(name, pair):
@@ -143,6 +148,18 @@ def _support(design, layout, bounds, higher_is_better):
     """Score bounds [a_j, b_j] per task (on the internal, higher-is-better scale) and their source."""
     low = np.minimum.reduceat(layout.values, layout.slot_start[:-1])
     high = np.maximum.reduceat(layout.values, layout.slot_start[:-1])
+    if bounds is None and design.bounds is not None:  # a ready Design's, or a normaliser's
+        bounds = design.bounds.record()
+    if isinstance(bounds, (tuple, list)):  # one pair for every task; a missing side is the observed one
+        given = {task: bounds for task in design.tasks}
+        pairs = [(low[j] if bounds[0] is None else bounds[0], high[j] if bounds[1] is None else bounds[1])
+                 if higher_is_better else
+                 (-high[j] if bounds[0] is None else bounds[0], -low[j] if bounds[1] is None else bounds[1])
+                 for j in range(design.n_tasks)]
+        bounds = dict(zip(design.tasks, pairs))
+        source = "given" if None not in given[design.tasks[0]] else "mixed"
+        low, high, _ = _support(design, layout, bounds, higher_is_better)
+        return low, high, source
     if bounds is None:
         return low, high, "observed"
     given = {task: bounds for task in design.tasks} if isinstance(bounds, tuple) else bounds
@@ -301,7 +318,9 @@ def percentiles(data: Data, formula: FormulaLike | None = None, *, interval: str
         interval=interval, delta=delta, n_resamples=n_resamples, ties=ties, self_payoff=self_payoff,
         bounds=bounds, identical=identical, higher_is_better=higher_is_better, na_action=na_action,
         n_jobs=n_jobs, progress=progress)
-    design = _prepared_design(design_of(data, formula, na_action=options.na_action, eval_env=eval_env), options)
+    pair = options.bounds if isinstance(options.bounds, tuple) else None  # checked, with the rows, by the Design
+    design = _prepared_design(design_of(data, formula, na_action=options.na_action, eval_env=eval_env, bounds=pair),
+                              options)
     return _run(design, options, rng)
 
 

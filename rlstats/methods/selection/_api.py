@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from ... import calibration
+from ...bounds import check_bounds, clip, clip_columns, clipped_note
 from ...design import design_of
 from ...interop import as_pandas
 from ...format import cannot_reject, count, returned_nan
@@ -75,6 +76,7 @@ class SelectionOptions:
     higher_is_better: bool = True
     n_resamples: int = 9_999
     na_action: str = "raise"
+    bounds: tuple | None = None
 
     @classmethod
     def checked(cls, **options: Any) -> SelectionOptions:
@@ -109,7 +111,7 @@ class SelectionOptions:
                    beta=check_fraction("beta", options["beta"]),
                    higher_is_better=check_bool("higher_is_better", options["higher_is_better"]),
                    n_resamples=check_resamples(options["n_resamples"], minimum=1),
-                   na_action=options["na_action"])
+                   na_action=options["na_action"], bounds=check_bounds(options.get("bounds")))
 
     @property
     def effect_name(self):
@@ -268,8 +270,8 @@ def selection_check(data: Data, formula: FormulaLike | None = None, *, treatment
                     inspector: str = "fisher_pitman", reporter: str = "t", mu_gap: float = 0.0,
                     n_candidates: int | None = None, sigma: str | float | None = None, alpha: float = 0.05,
                     beta: float = 0.05, higher_is_better: bool = True, n_resamples: int = 9_999,
-                    normalize: Normalizer = None, na_action: str = "raise", rng: Seed = None,
-                    eval_env: EvalEnv = None) -> SelectionCheckResult:
+                    normalize: Normalizer = None, bounds: tuple[float | None, float | None] | None = None,
+                    na_action: str = "raise", rng: Seed = None, eval_env: EvalEnv = None) -> SelectionCheckResult:
     """Check whether the reported tasks of a claimed improvement are representative.
 
     Parameters
@@ -323,6 +325,11 @@ def selection_check(data: Data, formula: FormulaLike | None = None, *, treatment
         :func:`rlstats.normalize` does (e.g. ``"atari100k_reference"`` for
         human-normalised Atari scores); a fresh held-out frame is normalised
         the same way.  Stated in the result.
+    bounds : (low, high), optional
+        Known limits of the score (None for a side without one; ``normalize="dm_control"`` implies [0, 1]): a run
+        outside them (in either frame) is an error naming it; with ``effect="mean_diff"`` each per-task effect lies
+        within plus or minus ``high - low``, so the intervals of the mean effects are clipped to that and the
+        interval of reported less held-out to twice it, which keeps coverage (the notes say where).
     na_action : {"raise", "drop"}
         Missing values: an error, or drop the rows and say so.
     rng : None, int or numpy.random.Generator
@@ -366,10 +373,10 @@ def selection_check(data: Data, formula: FormulaLike | None = None, *, treatment
     options = SelectionOptions.checked(
         effect=effect, inspector=inspector, reporter=reporter, mu_gap=mu_gap, n_candidates=n_candidates,
         sigma=sigma, alpha=alpha, beta=beta, higher_is_better=higher_is_better, n_resamples=n_resamples,
-        na_action=na_action)
+        na_action=na_action, bounds=bounds)
     # reported= may name a column of the data (kept in the Design when the data have it)
     design = design_of(data, formula, na_action=na_action, eval_env=eval_env, normalize=normalize,
-                       optional_columns=(reported,) if isinstance(reported, str) else ())
+                       optional_columns=(reported,) if isinstance(reported, str) else (), bounds=options.bounds)
     if not design.has_blocks:
         raise DesignError(f"the selection check compares tasks: write '{design.formula.text} | task'")
     treatment = _check_agent("treatment", treatment, design)
@@ -380,7 +387,8 @@ def selection_check(data: Data, formula: FormulaLike | None = None, *, treatment
     fresh = None
     heldout = as_pandas(heldout)  # a polars or pyarrow table: converted once, stated
     if isinstance(heldout, pd.DataFrame):
-        fresh = design_of(heldout, design.formula, na_action=na_action, eval_env=eval_env, normalize=normalize)
+        fresh = design_of(heldout, design.formula, na_action=na_action, eval_env=eval_env, normalize=normalize,
+                          bounds=options.bounds)
     return _run(design, fresh, treatment, baseline, reported_names, heldout, options, rng)
 
 
@@ -520,6 +528,24 @@ def _unreachable_note(inspector, beta, n_p, n_i):
     return [cannot_reject("permutation inspector", smallest, beta, where, level_name="beta")]
 
 
+def _clipped(known, group_summary, reporter_interval, difference, notes):
+    """The intervals with their ends where a mean of per-task differences of means can be (plus or minus the
+    bounds' width) and a difference of two such means (twice that)."""
+    width = known.width
+    group_summary = clip_columns(group_summary, known, ("conf_low", "conf_high"), "the mean effects' intervals",
+                                 "difference", notes)
+    ends = [reporter_interval.get("conf_low", np.nan), reporter_interval.get("conf_high", np.nan)]
+    ends, moved = clip(np.array(ends, dtype=float), (-width, width))
+    if "conf_low" in reporter_interval:
+        reporter_interval = {**reporter_interval, "conf_low": float(ends[0]), "conf_high": float(ends[1])}
+    note = clipped_note(moved, "the reporter's interval", known, "difference")
+    gap, moved = clip(np.array(difference["conf_int"], dtype=float), (-2 * width, 2 * width))
+    note2 = clipped_note(moved, "the interval of reported less held-out", known, "difference",
+                         limits=(-2 * width, 2 * width))
+    notes += [n for n in (note, note2) if n]
+    return group_summary, reporter_interval, {**difference, "conf_int": (float(gap[0]), float(gap[1]))}
+
+
 def _difference(v_p, v_i, options, sigma):
     """mean(reported) - mean(held-out) with its 95 % interval, under the inspector's reference distribution.
 
@@ -639,12 +665,17 @@ def _run(design, fresh, treatment, baseline, reported_names, heldout, options, r
                  + (" (fresh runs)" if heldout_design == "fresh" else ""))
     used = frame["set"].isin(["reported", "heldout"])
     group_summary = _group_summary(v_p, v_i)
+    difference = _difference(v_p, v_i, options, sigma)
+    reporter_interval = _reporter_interval(options.reporter, v_p, sigma, group_summary)
+    if design.bounds is not None and options.effect == "mean_diff":  # the other effects are not on the score's scale
+        group_summary, reporter_interval, difference = _clipped(design.bounds, group_summary, reporter_interval,
+                                                                difference, notes)
     return SelectionCheckResult(
         method=METHOD_TITLE, formula=design.formula, data_name=data_name,
         nobs=int(frame.loc[used, ["n_treatment", "n_baseline"]].to_numpy().sum()),
         notes=tuple(design.notes) + tuple(notes),
         options={**asdict(options), "effect": options.effect_name, "n_resamples_conservative": CONSERVATIVE_RESAMPLES},
-        seed=seed, inspector=options.inspector, **inspector, **_difference(v_p, v_i, options, sigma),
+        seed=seed, inspector=options.inspector, **inspector, **difference,
         reporter=options.reporter, **reporter, n_candidates=options.n_candidates, mu_gap=options.mu_gap,
         sigma=sigma, sigma_source=sigma_source, detection_probability=detection, detection_sigma=detection_sigma,
         treatment=treatment, baseline=baseline, effect_measure=options.effect_name,
@@ -654,4 +685,4 @@ def _run(design, fresh, treatment, baseline, reported_names, heldout, options, r
         heldout_tasks=tuple(frame.loc[frame["set"] == "heldout", "task"]), heldout_design=heldout_design,
         mean_reported=float(v_p.mean()), mean_heldout=float(v_i.mean()), alpha=options.alpha, beta=options.beta,
         verdict=_verdict(reporter, inspector["pvalue"], options),
-        reporter_interval=_reporter_interval(options.reporter, v_p, sigma, group_summary), conf_level=CONF_LEVEL)
+        reporter_interval=reporter_interval, conf_level=CONF_LEVEL)

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from ... import format as fmt
+from ...bounds import check_bounds, clip, clipped_note
 from ...design import design_of
 from ...format import count
 from ...errors import DesignError, OptionError
@@ -38,6 +39,7 @@ class TaskTableOptions:
     higher_is_better: bool = True
     aggregate: str | None = None
     n_resamples: int = 10_000
+    bounds: tuple | None = None
 
     @classmethod
     def checked(cls, **options: Any) -> TaskTableOptions:
@@ -53,7 +55,8 @@ class TaskTableOptions:
             confidence_level=check_confidence_level(options["confidence_level"]),
             higher_is_better=check_bool("higher_is_better", options["higher_is_better"]),
             aggregate=aggregate,
-            n_resamples=check_resamples(options["n_resamples"], minimum=100))
+            n_resamples=check_resamples(options["n_resamples"], minimum=100),
+            bounds=check_bounds(options.get("bounds")))
 
     def record(self) -> dict[str, Any]:
         """The options as stored in the result."""
@@ -63,6 +66,7 @@ class TaskTableOptions:
 def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: str = "mean", test: str = "welch",
                alpha: float = 0.05, adjustment: str = "holm", confidence_level: float = 0.95,
                higher_is_better: bool = True, aggregate: str | None = None, normalize: Normalizer = None,
+               bounds: tuple[float | None, float | None] | None = None,
                n_resamples: int = 10_000, na_action: str = "raise", rng: Seed = None,
                eval_env: EvalEnv = None) -> TaskTableResult:
     """The task x agent table with the best agent of each task and the agents that are possibly best.
@@ -117,6 +121,12 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: str
     aggregate : None or "bootstrap"
     normalize : DataFrame, str or dict, optional
         Per-task normalisation first (see :func:`rlstats.normalize`).
+    bounds : (low, high), optional
+        Known limits of the score (None for a side without one; ``normalize="dm_control"`` implies [0, 1]): a run
+        outside them is an error naming it, Welch's interval of a difference of means is clipped to plus or minus
+        ``high - low`` and the aggregate row's interval to the bounds, which keeps coverage since the true values
+        lie within them (the notes say where). The printed ``m ± sd`` describes the runs' spread, not an interval
+        for the mean, and is left as it is.
     n_resamples : int
         Random splits of the permutation-type tests when there are too many to enumerate, and the aggregate row's
         bootstrap resamples.
@@ -163,11 +173,12 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: str
     """
     options = TaskTableOptions.checked(
         statistic=statistic, test=test, alpha=alpha, adjustment=adjustment, confidence_level=confidence_level,
-        higher_is_better=higher_is_better, aggregate=aggregate, n_resamples=n_resamples)
+        higher_is_better=higher_is_better, aggregate=aggregate, n_resamples=n_resamples, bounds=bounds)
     summary, test, adjustment, alpha = options.statistic, options.test, options.adjustment, options.alpha
     level, higher, aggregate, n_resamples = (options.confidence_level, options.higher_is_better, options.aggregate,
                                              options.n_resamples)
-    design = design_of(data, formula, na_action=na_action, eval_env=eval_env, normalize=normalize)
+    design = design_of(data, formula, na_action=na_action, eval_env=eval_env, normalize=normalize,
+                       bounds=options.bounds)
     if not design.has_blocks:
         raise DesignError("a task table needs tasks: write the formula as 'score ~ agent | task/seed'")
 
@@ -205,7 +216,11 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: str
     a12[tasks_of, agents_of], hedges[tasks_of, agents_of], welch[tasks_of, agents_of] = \
         kernels.effect_sizes(pairs, level)
 
-    notes = list(design.notes) + _set_notes(design, test, alpha, adjustment, present, pairwise, smallest,
+    clipped = []
+    if design.bounds is not None:  # a difference of two means lies within plus or minus the bounds' width
+        welch[..., 2:4], moved = clip(welch[..., 2:4], design.bounds.limits("difference"))
+        clipped = [clipped_note(moved, "Welch's intervals of the differences of means", design.bounds, "difference")]
+    notes = list(design.notes) + [n for n in clipped if n] + _set_notes(design, test, alpha, adjustment, present, pairwise, smallest,
                                             tied_best & rejected, summary) + _effect_size_notes(design, level, present)
     if "monte_carlo" in how:
         notes.append(f"{_TEST_NAMES[test]} p-values from {n_resamples} random splits where the splits were too many "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Sequence
 
@@ -11,6 +12,7 @@ import pandas as pd
 
 from ... import format as fmt
 from ... import formula as formula_module
+from ...bounds import check_bounds, clip_columns
 from ...design import Design, design_of
 from ...interop import as_pandas
 from ...errors import DesignError, OptionError
@@ -31,11 +33,12 @@ READS_NESTING = BACKENDS[0].reads_nesting
 
 
 def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequence[str] | None = None,
-           weights: str | None = None, holdout: str | None = None, views: Sequence[str] = VIEWS,
+           weights: str | None = None, holdout: str | None = None, views: Sequence[str] | None = None,
            higher_is_better: bool = True, threshold: float = 0.05, confidence_level: float = 0.95,
            n_resamples: int = 2000, budgets: Sequence[int] | None = None,
            percentiles: tuple[float, float] | None = (5.0, 95.0), fraction: float = 0.95, normalize: Normalizer = None,
-           na_action: str = "raise", rng: Seed = None, eval_env: EvalEnv = None) -> TuningResult:
+           bounds: tuple[float | None, float | None] | None = None, na_action: str = "raise", rng: Seed = None,
+           eval_env: EvalEnv = None) -> TuningResult:
     """Tuning-aware evaluation of a hyperparameter sweep: expected best score, best set, complete algorithm.
 
     Each agent was run on each task with several *configurations* (the ``config=`` columns), each with several
@@ -59,7 +62,11 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
       t times the winner's standard error, to the winner's mean plus t times the larger of the winner's standard
       deviation and the sweep's pooled one over sqrt(n) (a few seeds of skewed scores often miss the rare high
       ones, which the other configurations' seeds show; coverage of the selected configuration's true mean in
-      ``rlstats/calibration.csv``, procedure ``tuning.best_interval``). With ``holdout=`` (a boolean column, True for
+      ``rlstats/calibration.csv``, procedure ``tuning.best_interval``). Ties: the selected configuration is the first
+      with the largest mean in configuration order; in a resample where configurations tie for the best bootstrap
+      mean, the optimism is measured from the tied configuration with the largest mean in the data (the smallest
+      optimism of the tied ones; beyond 64 configurations, see ``_kernels.tuned_interval``), while the probability
+      of being best is shared among them. With ``holdout=`` (a boolean column, True for
       runs kept out of tuning) the selection uses the other runs and the honest estimate is the selected
       configuration's held-out runs, with Student's t interval.
     * ``complete``: Jordan et al. (2020)'s complete algorithm, whose hyperparameters are drawn from the sweep
@@ -91,8 +98,13 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
         configuration); uniform when None.
     holdout : str, optional
         A boolean column: True for evaluation runs kept out of the selection.
-    views : sequence of str
-        The views to compute (all by default).
+    views : sequence of str, optional
+        The views to compute. None: all four, except ``sensitivity`` where ``config`` holds no hyperparameter (a
+        note says why). The sensitivity view varies hyperparameters across tasks, so a configuration must mean the
+        same on every task: a replicate level is refused (asked for by name, an OptionError naming it and the columns
+        that could serve): the tuning run nested in the formula (``| task/tuning_run/seed``), or a ``config`` column
+        named as one numbering runs or seeds (``run``, ``run_id``, ``tuning_run``, ``trial``, ``replicate``, ...;
+        rename a hyperparameter so called).
     higher_is_better : bool
     threshold : float
         Smallest probability of being best for a configuration to enter the best set.
@@ -108,6 +120,12 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
         Share of the per-task tuned score that the effective dimensionality asks for.
     normalize : DataFrame, str or dict, optional
         Per-task normalisation of the scores first (see :func:`rlstats.normalize`).
+    bounds : (low, high), optional
+        Known limits of the score (None for a side without one; ``normalize="dm_control"`` implies [0, 1]): a run
+        outside them is an error naming it, and every estimate, interval and band of the tuned score, the expected
+        maximum and the complete algorithm is clipped to them, which keeps coverage since the true value lies
+        within them (the notes say where an end was clipped). Without them a tuned score near a cap can get an
+        interval above it.
     rng : None, int or numpy.random.Generator
 
     Returns
@@ -140,10 +158,11 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
     >>> sorted(res.best_set().columns)[:3]
     ['agent', 'config', 'estimate']
     """
+    asked = views  # None: every view that applies (sensitivity only over hyperparameters)
     opts = TuningOptions.checked(
-        views=views, higher_is_better=higher_is_better, threshold=threshold, confidence_level=confidence_level,
-        n_resamples=n_resamples, budgets=budgets, percentiles=percentiles, fraction=fraction)
-    views, higher, threshold, level = opts.views, opts.higher_is_better, opts.threshold, opts.confidence_level
+        views=VIEWS if views is None else views, higher_is_better=higher_is_better, threshold=threshold, confidence_level=confidence_level,
+        n_resamples=n_resamples, budgets=budgets, percentiles=percentiles, fraction=fraction, bounds=bounds)
+    higher, threshold, level = opts.higher_is_better, opts.threshold, opts.confidence_level
     n_resamples, budgets, percentiles, fraction = opts.n_resamples, opts.budgets, opts.percentiles, opts.fraction
     data = as_pandas(data)  # a polars or pyarrow table: converted once, stated
     if isinstance(data, Design):
@@ -161,6 +180,7 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
                           f"'{parsed.response} ~ {parsed.groups} | {parsed.blocks or 'task'}/seed', since seeds are "
                           "resampled within each configuration")
     config = _check_columns("config", config, data, parsed)
+    views, dropped_view = _sensitivity_view(opts.views, asked is None, config, parsed, data)
     for name, column in (("weights", weights), ("holdout", holdout)):
         if column is not None:
             _check_columns(name, column, data, parsed, single=True)
@@ -168,8 +188,8 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
     # Seeds repeat across configurations (and tuning runs), so the Design keeps one row per seed without the
     # replicate roles (READS_NESTING, as declared); a seed's uniqueness within a configuration is checked below.
     design = design_of(data, parsed, extra_columns=extra, na_action=na_action, eval_env=eval_env,
-                       normalize=normalize, min_agents=1, reads_nesting=READS_NESTING)
-    notes = list(design.notes) + ([nested_note] if nested_note else [])
+                       normalize=normalize, min_agents=1, reads_nesting=READS_NESTING, bounds=opts.bounds)
+    notes = list(design.notes) + ([nested_note] if nested_note else []) + ([dropped_view] if dropped_view else [])
     sweeps, labels = _sweeps(design, parsed, config, weights, holdout, higher)
     if not config:
         notes.append("no config= columns: each agent is one configuration (nothing was tuned)")
@@ -189,6 +209,7 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
     if "sensitivity" in views:
         tables["sensitivity"], tables["dimensions"] = _sensitivity(design, sweeps, config, percentiles, fraction,
                                                                     sign, notes)
+    _clip_to_bounds(tables, design.bounds, notes)
     notes += _calibration_notes(sweeps, views, level)
     n_configs = np.zeros((design.n_tasks, design.n_agents), dtype=np.intp)
     for (t, a), sweep in sweeps.items():
@@ -215,6 +236,7 @@ class TuningOptions:
     budgets: tuple | None = None
     percentiles: tuple | None = (5.0, 95.0)
     fraction: float = 0.95
+    bounds: tuple | None = None
 
     @classmethod
     def checked(cls, **options: Any) -> TuningOptions:
@@ -224,7 +246,7 @@ class TuningOptions:
                    threshold=check_fraction("threshold", options["threshold"]),
                    confidence_level=check_confidence_level(options["confidence_level"]),
                    n_resamples=check_resamples(options["n_resamples"], minimum=100),
-                   budgets=_check_budgets(options["budgets"]),
+                   budgets=_check_budgets(options["budgets"]), bounds=check_bounds(options.get("bounds")),
                    percentiles=_check_percentiles(options["percentiles"]),
                    fraction=check_fraction("fraction", options["fraction"], open_interval=False))
 
@@ -232,8 +254,23 @@ class TuningOptions:
         """The options as stored in the result."""
         out = asdict(self)
         out.update(views=list(self.views), percentiles=None if self.percentiles is None else list(self.percentiles),
+                   bounds=None if self.bounds is None else list(self.bounds),
                    budgets=None if self.budgets is None else list(self.budgets))
         return out
+
+
+#: table -> (columns on the score's scale, what the note calls them)
+_BOUNDED = {"tuned": (("estimate", "conf_low", "conf_high", "heldout_estimate", "heldout_low", "heldout_high"),
+                      "the tuned scores and their intervals"),
+            "expected_max": (("estimate", "conf_low", "conf_high"), "the expected-max curves and bands"),
+            "complete": (("estimate", "conf_low", "conf_high"), "the complete algorithm's intervals")}
+
+
+def _clip_to_bounds(tables, bounds, notes):
+    """Every score-scale estimate, interval and band of ``tables`` within the score's known bounds (in place)."""
+    for name, (columns, what) in _BOUNDED.items():
+        if tables.get(name) is not None:
+            tables[name] = clip_columns(tables[name], bounds, columns, what, notes=notes)
 
 
 def _check_budgets(budgets):
@@ -286,6 +323,63 @@ def _calibration_notes(sweeps, views, level):
                          f"simulated design ({row['configuration']}, {row['runs']} seeds, {row['distribution']} "
                          f"scores; rlstats/calibration.csv, {procedure})")
     return notes
+
+
+#: words that name a column numbering runs or seeds (a replicate level), alone or as the last word of a name
+#: ('tuning_run', 'run_id', 'trial'): such a column is never a hyperparameter
+REPLICATE_WORDS = ("run", "seed", "trial", "replicate", "repetition", "rep")
+_REPLICATE_NAME = re.compile(rf"(^|[_\W])({'|'.join(REPLICATE_WORDS)})(_?id)?$", re.IGNORECASE)
+
+
+def _replicate_levels(config, parsed):
+    """The ``config`` columns that are replicate levels, not hyperparameters: the formula's nested level, or a column
+    whose name says that it numbers runs or seeds."""
+    if parsed.outer is not None:
+        return [parsed.outer]
+    return [c for c in config if _REPLICATE_NAME.search(c)]
+
+
+def _hyperparameter_candidates(data, parsed, config):
+    """Columns that could be hyperparameters of the configurations ``config`` defines: outside the formula, constant
+    within every configuration of each agent and task, and varying between the configurations of some sweep."""
+    keys = [parsed.groups, parsed.blocks, *config]
+    skip = {*keys, parsed.replicate, *parsed.response_columns}
+    out = []
+    for column in data.columns:
+        if not isinstance(column, str) or column in skip:
+            continue
+        try:
+            within = data.groupby(keys, observed=True, sort=False)[column].nunique(dropna=False)
+            between = data.groupby(keys[:2], observed=True, sort=False)[column].nunique(dropna=False)
+        except TypeError:  # unhashable cells (dicts of settings): not a column to tune over
+            continue
+        if within.max() == 1 and between.max() > 1:
+            out.append(column)
+    return out
+
+
+def _sensitivity_view(views, by_default, config, parsed, data):
+    """``views`` without ``sensitivity`` when ``config`` holds a replicate level: refused when the view was asked for
+    by name, left out with a note when it came with the default views. Returns ``(views, note or None)``."""
+    levels = _replicate_levels(config, parsed) if "sensitivity" in views else []
+    if not levels:
+        return views, None
+    level = levels[0]
+    nested = parsed.outer is not None
+    why = (f"a replicate level ({'nested in the formula, ' if nested else ''}it numbers runs), not a "
+           f"hyperparameter: its level on one task has nothing to do with the same level on another, and sensitivity "
+           f"compares configurations across tasks")
+    if by_default:
+        return tuple(v for v in views if v != "sensitivity"), f"sensitivity not computed: '{level}' is {why}"
+    candidates = _hyperparameter_candidates(data, parsed, [level])
+    could = (f"the data's columns constant within each '{level}' that vary between them, which could be its "
+             f"hyperparameters: {', '.join(map(repr, candidates))} (config=[...] with '| {parsed.blocks}/"
+             f"{parsed.replicate}')" if candidates else
+             f"no column of the data is constant within each '{level}' and varies between them, so the data hold "
+             f"no hyperparameter for this view")
+    raise OptionError(f"the sensitivity view (views=) cannot run over '{level}', which is {why}; {could}. Drop 'sensitivity' from "
+                      "views=, or name the hyperparameter columns with config= (rename a hyperparameter whose name "
+                      "says it numbers runs)")
 
 
 def _check_views(views):

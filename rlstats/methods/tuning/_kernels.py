@@ -151,6 +151,17 @@ def tuned_interval(means, sizes, spread, selected, best_resampled, winner, level
     Student's t (n - 1 df) times the winner's standard error, to the winner's mean plus t times the larger of the
     winner's standard deviation and the sweep's pooled one (``spread``'s, weighted by degrees of freedom), over
     sqrt(n). Returns ``(corrected, low, high, optimism)`` (NaN bounds with one run).
+
+    Ties. ``selected`` is the first configuration with the largest mean (``np.argmax``: configurations in their
+    sorted label order). In a resample where several configurations tie for the largest bootstrap mean,
+    ``winner[b]`` is the tied one that comes first in :func:`best_set`'s search order: the :data:`BLOCK`
+    configurations with the largest means first, by decreasing mean (equal means: label order), then the others by
+    decreasing largest run. Whenever one of the tied configurations is among those :data:`BLOCK` (always, with at
+    most :data:`BLOCK` configurations), that is the tied configuration with the largest mean in the data, so the
+    optimism counted for the resample, ``best_resampled[b]`` less its mean, is the smallest of the tied ones: two
+    configurations that always score alike add an optimism of exactly 0, where crediting the worse of them would
+    count the gap between their means as optimism. (The probability of being best is shared among tied
+    configurations instead; see :func:`best_set`.)
     """
     from scipy.special import stdtrit  # Student's t quantile, without scipy.stats' import time
 

@@ -1,0 +1,229 @@
+"""Known bounds of the score: the ``bounds=`` option and the range a normaliser implies, in one place.
+
+A score that cannot leave [low, high] (a success rate in [0, 1], a Control Suite return in [0, 1000], a landscape
+capped at 1000) bounds every estimand on its scale: a mean, median, IQM, expected maximum or tuned score lies in
+[low, high], an optimality gap in [max(gamma - high, 0), max(gamma - low, 0)], a difference of two such quantities in
+[-(high - low), high - low]. An interval or band end outside those limits is clipped to them. Clipping keeps
+coverage: the estimand lies within the limits, so an interval that held it before clipping still holds it after
+(clipping removes only values the estimand cannot take), and the clipped interval is never wider. Where an end was
+clipped the result's notes say so.
+
+The bounds are checked once, at the front door (:func:`rlstats.design.build`, which stores them in
+``Design.bounds``): a row outside them is an error naming it. They apply to the response as analysed, after
+``normalize=`` and the formula's expression; a normaliser whose range is a hard bound implies them on the
+normalised scale (``"dm_control"``: [0, 1]) when the response is the normalised column itself.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Sequence
+
+import numpy as np
+
+from .errors import DesignError, OptionError
+from .format import signif
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from .formula import Formula
+
+#: the built-in statistics of the back ends and where their values lie: within the scores' range, or the
+#: optimality gap's (a user's function: unknown, never clipped)
+KINDS = {"mean": "score", "median": "score", "iqm": "score", "optimality_gap": "optimality_gap"}
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """Known limits of the analysed response: ``low`` (-inf: none) and ``high`` (inf: none), and where they come
+    from (``source``, as the notes quote it)."""
+
+    low: float
+    high: float
+    source: str
+
+    @property
+    def width(self) -> float:
+        return self.high - self.low
+
+    @property
+    def text(self) -> str:
+        """'[0, 1000]', '(-inf, 1000]'."""
+        left = "(-inf" if np.isinf(self.low) else f"[{signif(self.low, 6)}"
+        right = "inf)" if np.isinf(self.high) else f"{signif(self.high, 6)}]"
+        return f"{left}, {right}"
+
+    def limits(self, kind: str = "score", gamma: float | None = None) -> tuple[float, float]:
+        """Where a quantity of ``kind`` lies: ``"score"`` (a mean, median, quantile, ... of the scores),
+        ``"difference"`` (of two such) or ``"optimality_gap"`` (mean of max(gamma - score, 0))."""
+        if kind == "score":
+            return self.low, self.high
+        if kind == "difference":
+            return -self.width, self.width
+        if kind == "optimality_gap":
+            threshold = 1.0 if gamma is None else gamma
+            return max(threshold - self.high, 0.0), max(threshold - self.low, 0.0)
+        raise ValueError(kind)
+
+    def record(self) -> list[float | None]:
+        """``[low, high]`` for a result's JSON record (None for a missing side)."""
+        return [None if np.isinf(self.low) else self.low, None if np.isinf(self.high) else self.high]
+
+
+def check_bounds(bounds: object) -> tuple[float | None, float | None] | None:
+    """The ``bounds=`` option checked: None, or ``(low, high)`` with None (or an infinity) for a missing side."""
+    if bounds is None:
+        return None
+    pair: tuple | None = None
+    if not isinstance(bounds, (str, bytes, Mapping)):
+        try:
+            pair = tuple(bounds)  # type: ignore[arg-type]  # anything iterable; TypeError otherwise
+        except TypeError:
+            pair = None
+    if pair is None or len(pair) != 2:
+        raise OptionError(f"bounds must be a (low, high) pair of numbers (None for a side without a bound), e.g. "
+                          f"bounds=(0, 1000), got {bounds!r}")
+    out: list[float | None] = []
+    for side, value, infinite in (("low", pair[0], -np.inf), ("high", pair[1], np.inf)):
+        if value is None or (isinstance(value, numbers.Real) and not isinstance(value, bool) and value == infinite):
+            out.append(None)
+            continue
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+            raise OptionError(f"bounds {side} must be a finite number or None, got {value!r}")
+        out.append(float(value))
+    low, high = out
+    if low is None and high is None:
+        raise OptionError("bounds=(None, None) bounds nothing; give at least one finite end, or pass bounds=None")
+    if low is not None and high is not None and not low < high:
+        raise OptionError(f"bounds = ({low}, {high}): low must be smaller than high")
+    return low, high
+
+
+def _implied(normalize, formula):
+    """The bounds a normaliser implies on the normalised scale, when it has hard bounds and the response is the
+    normalised column itself (None otherwise)."""
+    from .normalization import RANGES
+
+    reference = normalize.get("reference") if isinstance(normalize, Mapping) else normalize
+    if not isinstance(reference, str) or RANGES.get(reference) != "bound" or not formula.is_simple_response:
+        return None
+    return Bounds(0.0, 1.0, f"normalize={reference!r}: its range [0, 1000] is a bound, [0, 1] once normalised")
+
+
+def score_bounds(bounds: tuple[float | None, float | None] | None, normalize: object,
+                 formula: Formula) -> Bounds | None:
+    """The Design's bounds: those given (``bounds=``, checked by :func:`check_bounds`) and those ``normalize=``
+    implies, intersected (both hold)."""
+    implied = _implied(normalize, formula)
+    if bounds is None:
+        return implied
+    low = -np.inf if bounds[0] is None else bounds[0]
+    high = np.inf if bounds[1] is None else bounds[1]
+    shown = ", ".join("None" if v is None else signif(v, 6) for v in bounds)
+    given = Bounds(low, high, f"bounds=({shown})")
+    if implied is None:
+        return given
+    low, high = max(low, implied.low), min(high, implied.high)
+    if not low < high:
+        raise OptionError(f"{given.source} leaves nothing of the normalised range [0, 1] ({implied.source}); give "
+                          "bounds on the normalised scale, or drop bounds=")
+    return Bounds(low, high, f"{given.source} and {implied.source}")
+
+
+def check_within(bounds: Bounds | None, y: np.ndarray, data: pd.DataFrame, formula: Formula) -> None:
+    """Rows whose response lies outside ``bounds``: an error naming them (index label, agent, task, value)."""
+    if bounds is None:
+        return
+    with np.errstate(invalid="ignore"):
+        outside = (y < bounds.low) | (y > bounds.high)
+    if not outside.any():
+        return
+    rows = np.flatnonzero(outside)
+    parts = []
+    for i in rows[:3]:
+        who = [f"{role} {_plain(data[column].iloc[i])}" for role, column in
+               (("agent", formula.groups), ("task", formula.blocks)) if column is not None]
+        parts.append(f"row {_plain(data.index[i])} ({', '.join(who + [f'value {_plain(y[i])}'])})")
+    more = f" and {rows.size - 3} more" if rows.size > 3 else ""
+    raise DesignError(f"{rows.size} row(s) of '{formula.response}' lie outside the bounds {bounds.text} "
+                      f"({bounds.source}): {', '.join(parts)}{more}; fix those rows, or give bounds that hold every "
+                      "score")
+
+
+def _plain(value):
+    return repr(value.item() if isinstance(value, np.generic) else value)
+
+
+def clip(values: np.ndarray, limits: tuple[float, float]) -> tuple[np.ndarray, int]:
+    """``values`` clipped to ``limits`` and the number of finite values it moved (NaN stays NaN)."""
+    values = np.asarray(values, dtype=float)
+    low, high = limits
+    with np.errstate(invalid="ignore"):
+        moved = int(((values < low) | (values > high)).sum())
+    return (np.clip(values, low, high) if moved else values), moved
+
+
+def clipped_note(moved: int, what: str, bounds: Bounds, kind: str = "score", gamma: float | None = None,
+                 limits: tuple[float, float] | None = None) -> str | None:
+    """The note for ``moved`` ends of ``what`` clipped to the limits of ``kind`` under ``bounds``, or to ``limits``
+    when given (a difference of optimality gaps, say); None when none moved."""
+    if not moved:
+        return None
+    low, high = bounds.limits(kind, gamma) if limits is None else limits
+    where = Bounds(low, high, "").text
+    scale = {"score": "the score's bounds", "difference": "the largest difference the bounds allow",
+             "optimality_gap": "the optimality gap's range under the bounds"}[kind]
+    return (f"{moved} end(s) of {what} clipped to {where}, {scale} ({bounds.source}): the true value lies within "
+            "them, so clipping keeps the coverage")
+
+
+def with_bounds(design: Any, bounds: object) -> Any:
+    """A ready Design with ``bounds=`` given as well: checked against its responses, and the tighter of those and
+    the ones it carries kept (both hold). (Typed Any: rlstats.design imports this module.)"""
+    if bounds is None:
+        return design
+    import dataclasses
+
+    import pandas as pd
+
+    known = score_bounds(check_bounds(bounds), None, design.formula)
+    if known is None:  # not reached: given bounds always make bounds
+        return design
+    if design.bounds is not None:
+        low, high = max(known.low, design.bounds.low), min(known.high, design.bounds.high)
+        if not low < high:
+            raise OptionError(f"{known.source} leaves nothing of the Design's bounds {design.bounds.text} "
+                              f"({design.bounds.source})")
+        known = Bounds(low, high, f"{known.source} and {design.bounds.source}")
+    f = design.formula
+    rows = pd.DataFrame({f.groups: np.asarray(design.agents, dtype=object)[design.agent]}, index=design.row_position)
+    if f.blocks is not None:
+        rows[f.blocks] = np.asarray(design.tasks, dtype=object)[design.task]
+    check_within(known, design.y, rows, f)
+    return dataclasses.replace(design, bounds=known)
+
+
+def clip_columns(frame: pd.DataFrame | None, bounds: Bounds | None, columns: Sequence[str], what: str,
+                 kind: str = "score", notes: list[str] | None = None) -> pd.DataFrame | None:
+    """``frame`` (a DataFrame, copied when changed) with ``columns`` clipped to the limits of ``kind`` under
+    ``bounds``; the note, if any end moved, appended to ``notes``. Returns the frame."""
+    if bounds is None or frame is None:
+        return frame
+    limits = bounds.limits(kind)
+    present = [c for c in columns if c in frame.columns]
+    moved = 0
+    out = frame
+    for column in present:
+        values, n = clip(frame[column].to_numpy(dtype=float), limits)
+        if n:
+            out = out.copy() if out is frame else out
+            out[column] = values
+            moved += n
+    note = clipped_note(moved, what, bounds, kind)
+    if note and notes is not None:
+        notes.append(note)
+    return out
