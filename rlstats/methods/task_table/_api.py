@@ -128,8 +128,13 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: str
     TaskTableResult
         ``to_latex()`` gives the booktabs table (best in bold, a dagger on the other possibly best agents, the
         rule in the caption); ``to_markdown()``, HTML in notebooks, ``tidy()`` one row per task and agent with
-        ``possibly_best``. Notes quote the measured coverage of the set, and of the 95% effect-size
-        intervals, where the calibration table (``rlstats/calibration.csv``, written by
+        ``possibly_best``. Each output rests on the replication the back end declares (``Need`` in its
+        ``_backend.py``): a cell with fewer than 2 runs gets no mark and no ± sd, a comparison with the best needs
+        2 runs on both sides, and the aggregate row's bootstrap an agent with 2 runs in some task; below it the
+        output is withheld (``withheld``: NaN values, missing ``possibly_best`` in ``tidy()``), the notes and the
+        caption say so in one sentence with the way on (more runs, or a rank test across tasks), and only tests
+        between cells with the runs they need enter the set. Notes quote the measured coverage of the set, and of
+        the 95% effect-size intervals, for the tasks where they are printed, where the calibration table (``rlstats/calibration.csv``, written by
         ``tests/reference/calibrate.py``) shows it below its level by more than 3 Monte Carlo standard
         errors at the design's test, agents and runs.
 

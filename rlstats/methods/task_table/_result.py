@@ -272,9 +272,9 @@ class TaskTableResult(Result):
             "agent": np.tile(np.asarray(self.agents, dtype=object), n),
             "estimate": self.estimates.ravel(), "std_dev": self.std_dev.ravel(), "n_runs": self.counts.ravel(),
             "best": self.tied_best.ravel(),
-            "possibly_best": pd.array(np.where(unmarked, None, self.possibly_best).ravel(), dtype="boolean"),
+            "possibly_best": _missing_where(self.possibly_best, unmarked),
             "p_value": self.p_values.ravel(), "p_adjusted": self.p_adjusted.ravel(),
-            "significant": pd.array(np.where(unmarked, None, present & ~self.possibly_best).ravel(), dtype="boolean"),
+            "significant": _missing_where(present & ~self.possibly_best, unmarked),
             "welch_t": self.welch[..., 0].ravel(), "welch_df": self.welch[..., 1].ravel(),
             "diff_low": self.welch[..., 2].ravel(), "diff_high": self.welch[..., 3].ravel(),
             "a12": self.a12[..., 0].ravel(), "a12_low": self.a12[..., 1].ravel(), "a12_high": self.a12[..., 2].ravel(),
@@ -321,3 +321,10 @@ class TaskTableResult(Result):
                 f"noncentral-t intervals and Welch's t with the interval of the difference of means "
                 f"({fmt.signif(100 * self.confidence_level)}%).")
         return text
+
+
+def _missing_where(values, withheld):
+    """A nullable boolean column of ``values`` (raveled), missing (<NA>) where ``withheld``."""
+    column = pd.array(np.asarray(values, dtype=bool).ravel(), dtype="boolean")
+    column[np.asarray(withheld, dtype=bool).ravel()] = pd.NA
+    return column
