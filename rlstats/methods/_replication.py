@@ -42,10 +42,6 @@ class Verdict:
         """The sentences, in declaration order, each once (a result's notes)."""
         return list(dict.fromkeys(self.sentences.values()))
 
-    def need(self, output: str) -> Need | None:
-        """The declared need of ``output`` that applies to this design, or None."""
-        return next((n for n in self.needs if n.output == output), None)
-
     def mask(self, output: str, shape: Sequence[int]) -> np.ndarray:
         """Where ``output`` is withheld, broadcast to ``shape`` (all False when no need of it applies)."""
         found = self.withheld.get(output)
@@ -60,10 +56,6 @@ class Verdict:
         """Whether ``output`` is withheld wherever it applies."""
         found = self.withheld.get(output)
         return found is not None and bool(np.all(found))
-
-    def sentence(self, output: str) -> str | None:
-        """The sentence about ``output``, or None when it is shown everywhere."""
-        return self.sentences.get(output)
 
 
 def declared(method: str) -> tuple[Need, ...]:
