@@ -1145,14 +1145,17 @@ def test_memory_estimate_bounds_what_the_run_takes(agents, n, K, n_resamples, pe
 
 
 def test_permutation_test_that_cannot_reach_alpha_says_so_in_its_notes():
+    # One run per agent everywhere: no comparison can be decided, which the declared replication refuses (issue 39
+    # item 3), with the way on
     one = pd.DataFrame({"agent": ["A", "B"], "score": [1.0, 5.0]})
     before = one.copy()
-    with pytest.warns(RlstatsWarning, match="can never reject"):
-        res = permutation(one, "score ~ agent", rng=0)
+    for test in (permutation, adastop):
+        with pytest.raises(DesignError, match=r"per-task comparisons of agents cannot be computed: they need at least 2 "
+                                              r"runs per agent and task, and every cell has one run; a permutation "
+                                              r"test with one run per agent has p = 1 whatever the scores; add runs, "
+                                              r"or compare the agents across tasks with a rank test"):
+            test(one, "score ~ agent", rng=0, **({"n": 1} if test is adastop else {}))
     pd.testing.assert_frame_equal(one, before)
-    assert res.notes == ("the permutation test cannot reject at 1 run per agent: its smallest attainable p-value is "
-                         "1, above alpha = 0.05",)
-    assert "The permutation test cannot reject at 1 run per agent" in res.report()
     # Blocked, with the run counts differing by task: the note names the tasks that cannot reach alpha.
     rows = [{"task": t, "agent": a, "score": float(r + 10 * (a == "B"))}
             for t, n in (("t1", 2), ("t2", 6), ("t3", 2)) for a in "AB" for r in range(n)]
@@ -1272,6 +1275,11 @@ def test_joint_permutation_test_says_when_its_runs_cannot_reach_alpha(agents, ru
     floor = np.mean(np.asarray(stats) >= max(stats) - 1e-12)
     # the sorted scores in agent order are that extreme relabelling: a0 holds the lowest runs, the last the highest
     df = pd.DataFrame({"agent": np.repeat([f"a{a}" for a in range(agents)], runs), "score": scores})
+    if runs == 1:  # below the declared replication of the per-task comparisons (issue 39 item 3)
+        assert floor > 0.05
+        with pytest.raises(DesignError, match="per-task comparisons of agents cannot be computed"):
+            permutation(df, "score ~ agent", reference=reference, rng=0)
+        return
     res = permutation(df, "score ~ agent", reference=reference, rng=0)
     note = fmt.cannot_reject("permutation test", floor, 0.05, f"at {fmt.count(runs, 'run')} per agent")
     assert res.notes == ((note,) if floor > 0.05 else ())

@@ -2250,3 +2250,69 @@ def test_nested_replicates():
     holes.loc[3, "run"] = np.nan
     fails(DesignError, "'run'", rlstats.compare, holes, "score ~ agent | task/run/seed")
     fails(FormulaError, "column 'run' is used twice", rlstats.compare, data, "score ~ agent | task/run/run")
+
+
+# ----------------------------------------------------------------------------- issue 39 item 3: replication per output
+# issue 39 item 3: outputs that need replication, below their declared need (Need in each _backend.py): a clear error
+# where nothing would survive, else a handled result whose notes say what is withheld and the way on
+
+def _one_run_apart(agents=4, tasks=6):
+    """One run per agent and task, agents on different task sets (the public SB3 collection's layout)."""
+    gen = np.random.default_rng(0)
+    return pd.DataFrame([{"agent": f"algo{a}", "task": f"Env{t}", "seed": 0, "score": float(gen.normal(a + t, 1))}
+                         for a in range(agents) for t in range(tasks) if (a + t) % 3])
+
+
+ONE_RUN = rlstats.datasets.simulate(agents=3, tasks=4, seeds=1, rng=0)
+MIXED_RUNS = TINY[(TINY["task"] != "task_01") | (TINY["seed"] == 0)]  # task_01 with one run per agent
+ONE_RUN_CURVES = CURVES[CURVES["seed"] == 0]
+
+REPLICATION_CASES = [  # (what, function, data, formula, options, error or None (handled: a note), phrases)
+    ("task_table, one run per cell, agents on different task sets", rlstats.task_table, _one_run_apart(),
+     "score ~ agent | task", {}, None,
+     ("possibly-best marks and comparisons with the best (tests, effect-size intervals) are withheld",
+      "every cell has one run", 'rlstats.compare(df, "score ~ agent | task")')),
+    ("task_table, one task of single runs", rlstats.task_table, MIXED_RUNS, "score ~ agent | task", {}, None,
+     ("possibly-best marks are withheld in 2 cells (task_01/agent_1, task_01/agent_2)", "those have one run")),
+    ("task_table aggregate row from one run", rlstats.task_table, ONE_RUN, "score ~ agent | task",
+     {"aggregate": "bootstrap", "n_resamples": 200}, None,
+     ("aggregate-row intervals are withheld for every agent", "task_bootstrap=True", "it is left out")),
+    ("bootstrap from one run", rlstats.bootstrap, ONE_RUN, "score ~ agent | task", {"n_resamples": 200},
+     DesignError, ("bootstrap intervals cannot be computed for every agent", "pass task_bootstrap=True")),
+    ("expanded bootstrap with a task of single runs", rlstats.bootstrap, MIXED_RUNS, "score ~ agent | task",
+     {"interval": "expanded", "n_resamples": 200}, DesignError,
+     ("interval='expanded' bootstrap intervals cannot be computed in 2 cells", "use interval='percentile'")),
+    ("probability of improvement from one run", rlstats.probability_of_improvement, ONE_RUN, "score ~ agent | task",
+     {"n_resamples": 200}, DesignError, "probability of improvement intervals cannot be computed for every agent"),
+    ("performance profile from one run", rlstats.performance_profile, ONE_RUN, "score ~ agent | task",
+     {"n_resamples": 200}, DesignError, ("performance profile bands cannot be computed", "task_bootstrap=True")),
+    ("curves from one run per cell", rlstats.curves, ONE_RUN_CURVES, "score ~ agent | task/seed",
+     {"step": "step", "n_resamples": 200}, DesignError,
+     ("bootstrap bands of the curves cannot be computed in every cell", "add runs")),
+    ("pbp_t percentiles from one run", rlstats.percentiles, ONE_RUN, "score ~ agent | task", {"interval": "pbp_t"},
+     DesignError, ('interval="pbp_t" intervals cannot be computed in every cell', 'use interval="pbp"')),
+    ("bootstrap percentiles from one run", rlstats.percentiles, ONE_RUN, "score ~ agent | task",
+     {"interval": "bootstrap", "n_resamples": 240}, DesignError,
+     ('interval="bootstrap" intervals cannot be computed', "zero width")),
+    ("std_diff selection from one run", rlstats.selection_check, ONE_RUN, "score ~ agent | task",
+     {"treatment": "agent_2", "baseline": "agent_1", "reported": ["task_01", "task_02"], "effect": "std_diff"},
+     DesignError, ('effect="std_diff" effects cannot be computed', 'use effect="mean_diff"')),
+    ("permutation test from one run", rlstats.permutation, ONE_RUN, "score ~ agent | task", {"n_resamples": 200},
+     DesignError, ("per-task comparisons of agents cannot be computed", "p = 1 whatever the scores",
+                   "a rank test")),
+    ("AdaStop from one run", rlstats.adastop, ONE_RUN, "score ~ agent | task", {"n": 1, "n_resamples": 200},
+     DesignError, "per-task comparisons of agents cannot be computed"),
+    ("tuning from one seed per configuration", rlstats.tuning, SWEEP[SWEEP["seed"] == 0], "score ~ agent | task/seed",
+     {"config": "lr", "n_resamples": 200}, None,
+     ("tuned-score intervals are withheld in every sweep", "add seeds to the selected configuration")),
+]
+
+
+@pytest.mark.filterwarnings("ignore::rlstats.errors.RlstatsWarning")
+@pytest.mark.parametrize("what, function, data, formula, options, error, phrases", REPLICATION_CASES,
+                         ids=[c[0] for c in REPLICATION_CASES])
+def test_outputs_below_their_declared_replication(what, function, data, formula, options, error, phrases):
+    if error is None:  # tests/test_replication.py checks the withheld values, captions and calibration notes
+        noted(phrases, function, data, formula, rng=0, **options)
+    else:
+        fails(error, phrases, function, data, formula, rng=0, **options)

@@ -56,9 +56,12 @@ def test_a_declaration_with_a_part_missing_fails():
         "power: a per-task rule needs called= (how a sentence names it)",
         "'rlstats.methods.skillings_mack._power:nope' does not import",
         "'rlstats.methods.skillings_mack.nope:f' does not import",
+        "replication: give the outputs that need replication (Need) or the reason none does (no_replication), not "
+        "both or neither",
     ]
     no_rule = Backend(name="new", function=complete.function, result=complete.result, citations=complete.citations,
-                      contract=complete.contract, options=complete.options, demo=complete.demo)
+                      contract=complete.contract, options=complete.options, demo=complete.demo,
+                      no_replication=complete.no_replication)
     assert no_rule.problems(citations.ENTRIES) == [
         "power: give it or the reason it is missing (no_power), not both or neither"]
 
@@ -71,12 +74,42 @@ def test_every_back_end_has_an_options_class_that_checks_itself():
         options = rlstats.methods.load(declared.options)
         assert options.__dataclass_params__.frozen and callable(options.checked), declared.name
     parts = dict(name="new", function=complete.function, result=complete.result, citations=complete.citations,
-                 contract=complete.contract, demo=complete.demo, power=complete.power)
+                 contract=complete.contract, demo=complete.demo, power=complete.power,
+                 no_replication=complete.no_replication)
     assert Backend(**parts).problems(citations.ENTRIES) == [
         "options: every back end checks its keywords in an options class (give its path)"]
     assert Backend(**parts, options="rlstats.methods.skillings_mack._api:SkillingsMackResult").problems(
         citations.ENTRIES) == ["options 'rlstats.methods.skillings_mack._api:SkillingsMackResult' must be a frozen "
                                "dataclass with a checked() classmethod"]
+
+
+def test_every_back_end_declares_the_replication_its_outputs_need():
+    # issue 39 item 3: each output that rests on replication states its need (or the back end says why none does),
+    # and a malformed need is named
+    from rlstats.methods._declaration import Need
+
+    for declared in DECLARATIONS.values():
+        assert (declared.replication is None) != (declared.no_replication is None), declared.name
+    needs = {name: {n.output for n in d.replication} for name, d in DECLARATIONS.items() if d.replication}
+    assert needs == {"adastop": {"decisions"}, "permutation": {"decisions"}, "bootstrap": {"intervals"},
+                     "probability_of_improvement": {"intervals"}, "performance_profile": {"intervals"},
+                     "percentiles": {"intervals"}, "selection": {"effects"},
+                     "task_table": {"possibly_best", "std_dev", "comparisons", "aggregate"}, "curves": {"bands"},
+                     "tuning": {"tuned_interval", "expected_max", "complete"}}
+    assert {n for n, d in DECLARATIONS.items() if d.no_replication} == {"skillings_mack", "mixed"}
+    complete = DECLARATIONS["task_table"]
+    parts = dict(name="new", function=complete.function, result=complete.result, citations=complete.citations,
+                 contract=complete.contract, demo=complete.demo, no_power=complete.no_power, options=complete.options)
+    bad = Need("marks", "", runs=0, per="row", below="ignore", way_on="")
+    assert Backend(**parts, replication=(bad,)).problems(citations.ENTRIES) == [
+        "replication 'marks': per= must be one of ('cell', 'pair', 'agent', 'design') and below= one of "
+        "('withhold', 'refuse')",
+        "replication 'marks': runs and tasks must be whole numbers of at least 1",
+        "replication 'marks': say what it is (what=) and the way on (way_on=)"]
+    both = Backend(**parts, replication=complete.replication, no_replication="none")
+    assert both.problems(citations.ENTRIES) == [
+        "replication: give the outputs that need replication (Need) or the reason none does (no_replication), not "
+        "both or neither"]
 
 
 def test_every_tidy_column_is_declared_once():

@@ -556,7 +556,8 @@ def test_errors_name_the_problem():
     with pytest.raises(DesignError, match="score"):
         percentiles(with_nan, FORMULA)
     single = df.groupby(["agent", "task"]).head(1)
-    with pytest.raises(DesignError, match="at least 2 runs per cell"):
+    with pytest.raises(DesignError, match='interval="pbp_t" intervals cannot be computed in every cell: they need at '
+                                          'least 2 runs per agent and task'):
         percentiles(single, FORMULA, interval="pbp_t")
     for bad, message in [({"interval": "bca"}, "interval"), ({"delta": 0.7}, "at most 0.5"),
                          ({"ties": "half"}, "ties"), ({"self_payoff": 2}, "self_payoff"),

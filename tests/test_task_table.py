@@ -283,11 +283,14 @@ def test_notes_say_when_nothing_can_be_rejected():
             ) in res.notes
     # Welch can: p = 0 is attainable, so nothing is said
     assert not any("cannot reject" in n for n in rlstats.task_table(far_apart, FORMULA).notes)
+    # one run per agent: the marks are withheld (issue 39 item 3), whatever the test, so nothing is said of a test
+    # that was not run
     one_run = _frame({("t", "A"): [5.0], ("t", "B"): [1.0]})
-    notes = rlstats.task_table(one_run, FORMULA, test="fisher_pitman").notes
-    assert any("cannot reject at 1 run per agent: its smallest one-sided p-value is 0.5" in n for n in notes)
-    assert any("could not be compared (the Welch t test needs 2 runs" in n
-               for n in rlstats.task_table(one_run, FORMULA).notes)
+    for test in ("fisher_pitman", "welch"):
+        notes = rlstats.task_table(one_run, FORMULA, test=test).notes
+        assert not any("cannot reject" in n or "could not be compared" in n for n in notes)
+        assert any(n.startswith("possibly-best marks and comparisons with the best (tests, effect-size intervals) "
+                                "are withheld: they need at least 2 runs per agent and task") for n in notes)
 
 
 def test_unadjusted_marks_say_they_are_not_a_confidence_set(data):

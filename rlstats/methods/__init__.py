@@ -3,7 +3,8 @@
 Each back end lives in its own subpackage ``methods/<folder>/``: ``_api.py`` (options and the public function),
 ``_kernels.py`` (arrays in, arrays out), ``_result.py`` (the Result class), ``plots.py`` (drawing only), and
 ``_backend.py``, its declaration: public function, result, options, citations, what :func:`rlstats.power`
-decides on (its ``_power.py``) or why it cannot, its ``rlstats demo`` call and its contract-test case
+decides on (its ``_power.py``) or why it cannot, the replication each output needs (:class:`Need`, read by the one
+rule in ``_replication.py``) or why none does, its ``rlstats demo`` call and its contract-test case
 (:class:`Backend`, :class:`PowerRule`).  The folders are ``skillings_mack`` (the blocked rank tests),
 ``adastop`` (with the permutation test), ``bootstrap`` (with probability of improvement and performance
 profiles), ``percentiles``, ``selection``, ``task_table``, ``curves`` and ``mixed`` (the linear mixed model).
@@ -20,7 +21,7 @@ from __future__ import annotations
 import importlib
 
 from ..errors import OptionError, shown
-from ._declaration import Backend, PowerRule, load
+from ._declaration import Backend, Need, PowerRule, load
 
 #: the back-end folders, one line each; ``<folder>/_backend.py`` declares what each offers
 FOLDERS = (
@@ -102,5 +103,5 @@ def citations_of(result):
     return load(hooks[0])(result, CITATIONS[name]) if hooks else list(CITATIONS[name])
 
 
-__all__ = ["Backend", "PowerRule", "FOLDERS", "DECLARATIONS", "METHODS", "DEFAULTS", "OPERATIONS", "PUBLIC",
+__all__ = ["Backend", "Need", "PowerRule", "FOLDERS", "DECLARATIONS", "METHODS", "DEFAULTS", "OPERATIONS", "PUBLIC",
            "CITATIONS", "VOCABULARY", "POWER_METHODS", "backend", "operation", "load", "citations_of"]

@@ -67,6 +67,44 @@ class PowerRule:
 
 
 @dataclass(frozen=True)
+class Need:
+    """An output that rests on replication, and the least replication it needs (issue 39, item 3).
+
+    :func:`rlstats.methods._replication.verdict` reads a back end's needs against the Design's cell counts: below
+    the need the output is withheld (``below="withhold"``: None or NaN fields, no marks, a sentence saying why and
+    the way on) or the back end refuses the design (``below="refuse"``: DesignError with the same sentence).
+    """
+
+    #: the result field or tidy column it fills ("possibly_best", "intervals")
+    output: str
+    #: how a sentence names it, plural ("possibly-best marks", "effect-size intervals against the best")
+    what: str
+    #: least runs in each agent x task cell it rests on
+    runs: int = 2
+    #: where the need is read: "cell" (each agent x task cell on its own), "pair" (a cell and the reference cell of
+    #: its task, such as the task's best), "agent" (an agent's output over tasks: withheld when none of its cells
+    #: has ``runs``), "design" (one output over all cells: withheld when no cell has ``runs``)
+    per: str = "cell"
+    #: least tasks (with the cells above) the output needs
+    tasks: int = 1
+    #: one clause: how to get the output anyway ("add runs, or pass task_bootstrap=True")
+    way_on: str = "add runs"
+    #: what ``runs`` counts, after the number ("runs per agent and task"; tuning: "seeds in each configuration"),
+    #: and what a sentence calls the unit it counts them in ("cell"; tuning: "sweep")
+    counted: str = "runs per agent and task"
+    cell: str = "cell"
+    #: "withhold" the output where the need is not met, or "refuse" the design (DesignError)
+    below: str = "withhold"
+    #: ((option, value), ...): the need applies only when every named option of the result has that value
+    when: tuple = ()
+
+
+#: the values of :attr:`Need.per` and :attr:`Need.below`
+NEED_UNITS = ("cell", "pair", "agent", "design")
+NEED_ACTIONS = ("withhold", "refuse")
+
+
+@dataclass(frozen=True)
 class Backend:
     """One back end: a name of ``compare(method=...)`` and everything the package needs to know about it.
 
@@ -104,6 +142,9 @@ class Backend:
     default_for: str | None = None
     #: functions others reach by name (``rlstats.methods.operation``): name -> "module:function"
     operations: tuple = ()
+    #: the outputs that rest on replication (:class:`Need`), or None and why none does (``no_replication``)
+    replication: tuple | None = None
+    no_replication: str | None = None
 
     @property
     def function_name(self):
@@ -148,9 +189,30 @@ class Backend:
         if self.reads_nesting is True and self.reads_curves is True:
             found.append("reads_nesting and reads_curves exclude each other: step= refuses nested replicates "
                          "('| task/run/seed')")
+        found += _need_problems(self.replication, self.no_replication)
         if self.default_for not in (None, "with blocks", "without blocks"):
             found.append("default_for must be None, 'with blocks' or 'without blocks'")
         return found
+
+
+def _need_problems(needs, reason):
+    """What a declaration's replication needs lack, as sentences."""
+    if (needs is None) == (reason is None) or needs == ():
+        return ["replication: give the outputs that need replication (Need) or the reason none does "
+                "(no_replication), not both or neither"]
+    found = []
+    for need in needs or ():
+        if not isinstance(need, Need):
+            found.append(f"replication: {need!r} is not a Need")
+            continue
+        if need.per not in NEED_UNITS or need.below not in NEED_ACTIONS:
+            found.append(f"replication {need.output!r}: per= must be one of {NEED_UNITS} and below= one of "
+                         f"{NEED_ACTIONS}")
+        if not (isinstance(need.runs, int) and need.runs >= 1 and isinstance(need.tasks, int) and need.tasks >= 1):
+            found.append(f"replication {need.output!r}: runs and tasks must be whole numbers of at least 1")
+        if not need.what or not need.way_on:
+            found.append(f"replication {need.output!r}: say what it is (what=) and the way on (way_on=)")
+    return found
 
 
 def _checks_itself(options):

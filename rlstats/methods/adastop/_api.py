@@ -34,6 +34,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from .._replication import verdict
 from ... import calibration
 from ... import format as fmt
 from ...design import design_of
@@ -665,6 +666,7 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
                                      comparisons=comparisons, reference=reference, batch=batch,
                                      permutations=permutations, na_action=na_action, progress=progress)
     design = design_of(data, formula, eval_env=eval_env, **_design_options(options))
+    verdict("adastop", design.counts, options=options, agents=design.agents, tasks=design.tasks)
     order_column, task_data, max_interims, pairs, record, runs = _adastop_runs(design, options, rng)
     notes = (list(design.notes) + _interim_notes(design, options, order_column, max_interims, task_data)
              + _calibration_notes("adastop", runs, options))
@@ -792,6 +794,7 @@ def permutation(data: Data, formula: FormulaLike | None = None, *, n_resamples: 
                                    reference=reference, permutations=permutations, na_action=na_action,
                                    progress=progress)
     design = design_of(data, formula, na_action=options.na_action, eval_env=eval_env)
+    verdict("permutation", design.counts, options=options, agents=design.agents, tasks=design.tasks)
     pairs, record, runs = _permutation_runs(design, options, rng)
     p_adjusted = np.concatenate([_stepdown_pvalues(run, pairs) for run in runs])
     return _assemble(

@@ -10,10 +10,15 @@ for runs already made, and ``compare()``'s default without blocks (``score ~ age
 mean scores task by task; to rank agents across many tasks on different scales, use the blocked rank test.
 """
 
-from .._declaration import Backend, PowerRule
+from .._declaration import Backend, Need, PowerRule
 
 _HERE = "rlstats.methods.adastop"
 _FORMULA = "score ~ agent | task"
+#: both compare agents' runs within a task: with one run each every relabelling is the same split, p = 1
+_WITHIN_TASK = (Need("decisions", "per-task comparisons of agents", runs=2, per="design", below="refuse",
+                     way_on="a permutation test with one run per agent has p = 1 whatever the scores; "
+                            "add runs, or compare the agents across tasks with a rank test: "
+                            "rlstats.compare(df, \"score ~ agent | task\")"),)
 
 BACKENDS = (
     Backend(
@@ -22,6 +27,7 @@ BACKENDS = (
         result=f"{_HERE}._result:AdaStopResult",
         options=f"{_HERE}._api:AdaStopOptions",
         citations=("mathieu2023",),
+        replication=_WITHIN_TASK,
         contract=(_FORMULA, {"n": 2, "n_resamples": 200, "alpha": 0.2}),
         demo=(_FORMULA, {"n": 5}),
         power=PowerRule(
@@ -36,6 +42,7 @@ BACKENDS = (
         result=f"{_HERE}._result:PermutationResult",
         options=f"{_HERE}._api:AdaStopOptions",
         citations=("mathieu2023",),
+        replication=_WITHIN_TASK,
         default_for="without blocks",
         contract=(_FORMULA, {"n_resamples": 200}),
         demo=(_FORMULA, {"n_resamples": 2000}),

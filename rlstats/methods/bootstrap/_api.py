@@ -511,7 +511,7 @@ def _agent_layout(design, j):
 def _run_bootstrap(design, options, rng):
     # Before any resampling: one run in every task is an error, single-run tasks are notes.
     notes = [] if options.task_bootstrap else small_runs.check_single_runs(
-        design.counts, design.agents, "bootstrap intervals", options.interval)
+        "bootstrap", design.counts, design.agents, options, design.tasks)
     if not options.rliable_compat and not any(callable(m) for m in options.metrics):
         return _run_builtin_bootstrap(design, options, rng, notes)
     layouts = _layouts(design)
@@ -714,8 +714,8 @@ def probability_of_improvement(data: Data, formula: FormulaLike | None = None, *
                                                       options.interval)
     involved = sorted({design.agents.index(a) for pair in pairs for a in pair})
     notes = list(design.notes) + small_runs.check_single_runs(
-        design.counts[:, involved], [design.agents[i] for i in involved], "probability of improvement intervals",
-        interval)
+        "probability_of_improvement", design.counts[:, involved], [design.agents[i] for i in involved],
+        {"interval": interval}, design.tasks)
     layouts = dict(zip(design.agents, _layouts(design)))
     pair_layouts = [kernels.pair_layout(layouts[x], layouts[y]) for x, y in pairs]
     estimates = np.array([kernels.improvement_point(p, layouts[x], layouts[y])
@@ -876,8 +876,8 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
                                         normalize=normalize), options.na_action)
     notes = list(design.notes)
     if not task_bootstrap:
-        notes += small_runs.check_single_runs(design.counts, design.agents, "performance profile bands",
-                                             "percentile")
+        notes += small_runs.check_single_runs("performance_profile", design.counts, design.agents, options,
+                                              design.tasks)
     notes += _profile_coverage_notes(design, kind, confidence_level, task_bootstrap)
     layouts = _layouts(design)
     tau = options.tau

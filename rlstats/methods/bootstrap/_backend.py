@@ -11,7 +11,7 @@ per task the percentile intervals cover less than their level (the result says b
 rank test, or ``res.inferential_intervals(a, b)``.
 """
 
-from .._declaration import Backend, PowerRule
+from .._declaration import Backend, Need, PowerRule
 
 _HERE = "rlstats.methods.bootstrap"
 _FORMULA = "score ~ agent | task"
@@ -23,6 +23,17 @@ def citations(result, keys):
     return [*keys, "hesterberg2015"] if expanded else list(keys)
 
 
+def _resampled(what, tasks_too=True):
+    """Resampling runs within tasks needs a task with 2 runs for each agent (every task, for the expanded interval,
+    whose factor sqrt(c / (c - 1)) needs c >= 2); task_bootstrap=True, where the option exists, lifts the need."""
+    lifted = (("task_bootstrap", False),) if tasks_too else ()
+    way_on = ("add runs, or pass task_bootstrap=True to resample tasks as well" if tasks_too else "add runs")
+    return (Need("intervals", what, runs=2, per="agent", below="refuse", when=lifted,
+                 way_on=f"resampling runs within tasks gives intervals of zero width; {way_on}"),
+            Need("intervals", f"interval='expanded' {what}", runs=2, per="cell", below="refuse",
+                 when=(("interval", "expanded"), *lifted), way_on="use interval='percentile' or add runs"))
+
+
 BACKENDS = (
     Backend(
         name="bootstrap",
@@ -31,6 +42,7 @@ BACKENDS = (
         options=f"{_HERE}._api:BootstrapOptions",
         citations=("agarwal2021", "efron1987"),
         cite=f"{_HERE}._backend:citations",
+        replication=_resampled("bootstrap intervals"),
         contract=(_FORMULA, {"n_resamples": 200}),
         # aggregates need every agent on every task: the demo drops its missing cells (and says so)
         demo=(_FORMULA, {"n_resamples": 2000, "na_action": "drop"}),
@@ -50,6 +62,7 @@ BACKENDS = (
         options=f"{_HERE}._api:ProbabilityOfImprovementOptions",
         citations=("agarwal2021",),
         cite=f"{_HERE}._backend:citations",
+        replication=_resampled("probability of improvement intervals", tasks_too=False),
         contract=(_FORMULA, {"n_resamples": 200}),
         demo=(_FORMULA, {"n_resamples": 500, "na_action": "drop"}),
         no_power="it estimates P(X > Y) with an interval and makes no decision for power() to count",
@@ -61,6 +74,7 @@ BACKENDS = (
         options=f"{_HERE}._api:PerformanceProfileOptions",
         citations=("agarwal2021",),
         cite=f"{_HERE}._backend:citations",
+        replication=_resampled("performance profile bands")[:1],
         contract=(_FORMULA, {"n_resamples": 200}),
         demo=(_FORMULA, {"n_resamples": 500, "na_action": "drop"}),
         no_power="a performance profile is a curve with pointwise bands, not a test: there is no decision to count",

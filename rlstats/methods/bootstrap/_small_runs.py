@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import calibration
-from ...errors import DesignError
+from .._replication import verdict
 from . import _kernels as kernels
 
 # Coverage below this (at nominal 0.95) is worth a line in the result.
@@ -52,26 +52,18 @@ def expanded_level(confidence_level, fewest_runs, df):
     return 1 - 2 * special.ndtr(-z)
 
 
-def check_single_runs(counts, names, what, interval):
-    """``counts`` (tasks, agents): an error when every task of some agent has one run, else notes for the rest.
+def check_single_runs(method, counts, names, options, tasks=()):
+    """``counts`` (tasks, agents): an error when the declared replication of ``method``'s intervals is not met (an
+    agent with one run in every task; for the expanded interval, any single-run task), else notes for the rest.
 
     One run leaves nothing to resample in its task, so an agent with one run everywhere would get an
     interval of zero width; with some single-run tasks, those tasks add no spread to the interval, and
     the expanded interval, whose factor sqrt(c / (c - 1)) needs c >= 2, is refused.
     """
+    verdict(method, counts, options=options, agents=names, tasks=tasks)  # raises below the declared need
     single = counts == 1
-    everywhere = [name for name, all_single in zip(names, single.all(axis=0)) if all_single]
-    if everywhere:
-        raise DesignError(
-            f"{what}: {', '.join(map(repr, everywhere))} {'has' if len(everywhere) == 1 else 'have'} one run in "
-            "every task, so resampling runs within tasks gives intervals of zero width; add runs, or pass "
-            "task_bootstrap=True (bootstrap, performance_profile) to resample tasks as well")
-    notes = [f"{name}: {n} of {counts.shape[0]} tasks have a single run, which adds no spread to the intervals"
-             for name, n in zip(names, single.sum(axis=0)) if n]
-    if notes and interval == "expanded":
-        raise DesignError(f"interval='expanded' needs at least 2 runs in every task of the agents compared "
-                          f"({'; '.join(notes)}); use interval='percentile' or add runs")
-    return notes
+    return [f"{name}: {n} of {counts.shape[0]} tasks have a single run, which adds no spread to the intervals"
+            for name, n in zip(names, single.sum(axis=0)) if n]
 
 
 def measured_coverage(interval, metric_key):

@@ -19,6 +19,7 @@ from ...design import NA_ACTIONS, data_and_formula, design_of
 from ...interop import as_pandas
 from ...format import count, format_step
 from ...errors import DesignError, OptionError
+from .._replication import verdict
 from ...normalization import warn_raw_scales
 from ...options import (check_bool, check_choice, check_confidence_level, check_fraction, check_n_jobs,
                        check_resamples)
@@ -189,13 +190,12 @@ def _permutation_null(first, second, n_tasks, options, ss):
     return out
 
 
-def _expansion(counts):
-    """Per agent, sqrt(n / (n - 1)) for its fewest runs in a task: the bootstrap's variance is (n - 1)/n."""
+def _expansion(counts, agents=(), tasks=()):
+    """Per agent, sqrt(n / (n - 1)) for its fewest runs in a task: the bootstrap's variance is (n - 1)/n.
+
+    Below the declared replication of the bands (2 runs per agent and task) the design is refused."""
+    verdict("curves", counts, agents=agents, tasks=tasks)
     fewest = np.where(counts > 0, counts, np.iinfo(np.int64).max).min(axis=0)
-    if (fewest < 2).any():
-        raise DesignError("an agent has a single run on some task, so the bootstrap cannot see run-to-run "
-                          "variation and every band would have zero width; curves need at least 2 runs per "
-                          "agent and task")
     return np.sqrt(fewest / (fewest - 1.0)), fewest
 
 
@@ -376,7 +376,7 @@ def _run_curves(design, step, steps, options, rng):
         notes.append(f"{count(missing.size, 'run')} miss{'es' if missing.size == 1 else ''} some grid steps ({named}"
                      f"{'; ...' if missing.size > 3 else ''}); at each step an agent's aggregate uses the runs logged "
                      "there, and is missing where a task has none")
-    expansion, fewest = _expansion(design.counts)
+    expansion, fewest = _expansion(design.counts, design.agents, design.tasks)
     notes.append(f"bootstrap deviations widened by sqrt(n/(n - 1)) with n = {fewest.min()} runs per task"
                  + ("" if (fewest == fewest[0]).all() else " (each agent's fewest)")
                  + ", because resampling n runs sees only (n - 1)/n of their variance (Hesterberg, 2015)")

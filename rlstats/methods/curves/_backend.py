@@ -9,7 +9,7 @@ steps. To test one number per run instead (the final score, the area under the c
 :func:`rlstats.summarize_runs` and use any other back end.
 """
 
-from .._declaration import Backend
+from .._declaration import Backend, Need
 
 _HERE = "rlstats.methods.curves"
 
@@ -21,6 +21,9 @@ BACKENDS = (
         options=f"{_HERE}._api:CurvesOptions",
         citations=("agarwal2021", "montielolea2019", "westfall1993", "hesterberg2015"),
         reads_curves=True,
+        # its bands resample each agent's runs within a task, expanded by sqrt(n / (n - 1)): a single run has none
+        replication=(Need("bands", "bootstrap bands of the curves", runs=2, per="cell", below="refuse",
+                          way_on="resampling one run gives bands of zero width; add runs"),),
         contract=("score ~ agent | task/seed", {"step": "step", "n_resamples": 100, "compare": "all"}),
         demo=("score ~ agent | task/seed", {"step": "step", "compare": "all", "n_resamples": 1000}),
         no_power="it compares learning curves step by step, and power() simulates one score per run",

@@ -28,6 +28,8 @@ BACKENDS = (
         cite=f"{_HERE}._backend:citations",
         contract=("score ~ agent | task/seed", {}),
         demo=("score ~ agent | task/seed", {}),
+        no_replication="its contrasts rest on the model's residual across tasks: with one run per cell it fits agent + "
+                       "(1 | task), whose residual is the agent x task interaction, and it has no output per cell",
         no_power=("a power study would refit the model by REML and recompute the df for every simulated data "
                   "set; no vectorised path exists yet, and the rank test's power rule answers the planning "
                   "question for the same designs"),

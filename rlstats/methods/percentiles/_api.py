@@ -32,6 +32,7 @@ import pandas as pd
 from ... import calibration
 from ...bounds import check_bounds
 from ...design import NA_ACTIONS, design_of
+from .._replication import verdict
 from ...errors import DesignError, OptionError, warn
 from ...format import count
 from ...options import check_bool, check_choice, check_fraction, check_n_jobs, check_resamples
@@ -201,15 +202,8 @@ def _identical_mask(design, identical):
 def _prepared_design(design, options):
     design = design.require_complete(
         options.na_action, "performance percentiles compare every agent against every other on every task")
-    if options.interval == "pbp_t" and design.counts.min() < 2:
-        j, i = np.argwhere(design.counts < 2)[0]
-        raise DesignError(f"interval=\"pbp_t\" needs at least 2 runs per cell (a standard deviation); agent "
-                          f"{design.agents[i]!r} has {design.counts[j, i]} on task {design.tasks[j]!r}; use "
-                          "interval=\"pbp\" or \"bootstrap\", or add runs")
-    if options.interval == "bootstrap" and (design.counts == 1).all():
-        raise DesignError("interval=\"bootstrap\" resamples the runs of each cell, but every cell has a single run, "
-                          "so its intervals would have zero width; use interval=\"pbp\" (valid with any number of "
-                          "runs), or add runs")
+    # the declared replication of the interval asked for: below it the design is refused
+    verdict("percentiles", design.counts, options=options, agents=design.agents, tasks=design.tasks)
     return design
 
 

@@ -10,7 +10,7 @@ bootstrap when accepted normalisers exist (Atari's human scores), since its numb
 published ones.
 """
 
-from .._declaration import Backend
+from .._declaration import Backend, Need
 
 _HERE = "rlstats.methods.percentiles"
 
@@ -21,6 +21,16 @@ BACKENDS = (
         result=f"{_HERE}._result:PercentilesResult",
         options=f"{_HERE}._api:PercentilesOptions",
         citations=("jordan2020",),
+        # PBP is valid with any number of runs; its t variant needs a standard deviation in every cell, and the
+        # bootstrap needs some cell with runs to resample
+        replication=(
+            Need("intervals", 'interval="pbp_t" intervals', runs=2, per="cell", below="refuse",
+                 when=(("interval", "pbp_t"),), way_on='use interval="pbp" or "bootstrap", or add runs'),
+            Need("intervals", 'interval="bootstrap" intervals', runs=2, per="design", below="refuse",
+                 when=(("interval", "bootstrap"),),
+                 way_on='resampling single runs gives intervals of zero width; use interval="pbp" (valid with any '
+                        'number of runs), or add runs'),
+        ),
         contract=("score ~ agent | task", {"interval": "pbp_t"}),
         demo=("score ~ agent | task", {"interval": "bootstrap", "n_resamples": 2000, "na_action": "drop"}),
         no_power="its simultaneous intervals of the agents' percentiles are estimates, not a test: there is no "

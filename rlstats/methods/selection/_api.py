@@ -40,6 +40,7 @@ from ...bounds import check_bounds, clip, clip_columns, clipped_note
 from ...design import design_of
 from ...interop import as_pandas
 from ...format import cannot_reject, count, returned_nan
+from .._replication import verdict
 from ...errors import DesignError, OptionError
 from ...options import check_bool, check_choice, check_fraction, check_int, check_resamples
 from ...resampling import check_rng, seed_sequence
@@ -249,10 +250,9 @@ def _check_effects(frame, where, options):
         raise DesignError(f"{where} task(s) {', '.join(map(repr, no_runs['task']))} lack runs of the treatment or "
                           "the baseline, so their effect cannot be computed")
     if options.effect == "std_diff":
-        few = frame[(frame["n_treatment"] < 2) | (frame["n_baseline"] < 2)]
-        if len(few):
-            raise DesignError(f"effect=\"std_diff\" needs at least 2 runs of each agent per task; {where} task(s) "
-                              f"{', '.join(map(repr, few['task']))} have fewer; use effect=\"mean_diff\" or \"poi\"")
+        # the declared replication of the effect, read against the treatment's and the baseline's runs
+        verdict("selection", frame[["n_treatment", "n_baseline"]].to_numpy(), options=options,
+                agents=("treatment", "baseline"), tasks=[f"{where} task {t!r}" for t in frame["task"]])
     bad = frame[~np.isfinite(frame["effect"])]
     if len(bad):
         why = (" (zero spread of the runs)" if options.effect == "std_diff" else

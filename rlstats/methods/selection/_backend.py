@@ -8,7 +8,7 @@ reported tasks with its effect on held-out tasks. Use it when reviewing a result
 few tasks; :func:`rlstats.selection.required_heldout` says how many held-out tasks an inspector needs.
 """
 
-from .._declaration import Backend
+from .._declaration import Backend, Need
 
 _HERE = "rlstats.methods.selection"
 
@@ -29,6 +29,9 @@ BACKENDS = (
         result=f"{_HERE}._result:SelectionCheckResult",
         options=f"{_HERE}._api:SelectionOptions",
         citations=("komiyama2018",),
+        # a standardised difference divides by the runs' pooled standard deviation; the other effects need one run
+        replication=(Need("effects", 'effect="std_diff" effects', runs=2, per="cell", below="refuse",
+                          when=(("effect", "std_diff"),), way_on='use effect="mean_diff" or "poi", or add runs'),),
         contract=("score ~ agent | task", {"treatment": "agent_3", "baseline": "agent_1",
                                            "reported": ["task_01", "task_02", "task_03"]}),
         demo=("score ~ agent | task", f"{_HERE}._backend:demo_options"),

@@ -36,6 +36,8 @@ BACKENDS = (
         default_for="with blocks",
         contract=("score ~ agent | task", {}),
         demo=("score ~ agent | task", {}),
+        no_replication="it ranks agents within each task and tests across tasks: one run per agent and task is its "
+                       "design (Friedman's test), and it has no output per cell",
         power=PowerRule(
             key=11, label="blocked rank test", decide=f"{_HERE}._power:decide", sentence=f"{_HERE}._power:sentence",
             call=f"{_HERE}._power:call_options", outcomes=f"{_HERE}._api:pvalue_only",

@@ -16,6 +16,7 @@ from ...errors import DesignError, OptionError
 from ...options import check_bool, check_choice, check_confidence_level, check_fraction, check_resamples
 from ...resampling import child_generator, seed_sequence
 from ...statistics import bonferroni, holm
+from .._replication import verdict
 from . import _calibration as calibration
 from . import _kernels as kernels
 from ._result import TaskTableResult
@@ -137,8 +138,13 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: str
     TaskTableResult
         ``to_latex()`` gives the booktabs table (best in bold, a dagger on the other possibly best agents, the
         rule in the caption); ``to_markdown()``, HTML in notebooks, ``tidy()`` one row per task and agent with
-        ``possibly_best``. Notes quote the measured coverage of the set, and of the 95% effect-size
-        intervals, where the calibration table (``rlstats/calibration.csv``, written by
+        ``possibly_best``. Each output rests on the replication the back end declares (``Need`` in its
+        ``_backend.py``): a cell with fewer than 2 runs gets no mark and no ± sd, a comparison with the best needs
+        2 runs on both sides, and the aggregate row's bootstrap an agent with 2 runs in some task; below it the
+        output is withheld (``withheld``: NaN values, missing ``possibly_best`` in ``tidy()``), the notes and the
+        caption say so in one sentence with the way on (more runs, or a rank test across tasks), and only tests
+        between cells with the runs they need enter the set. Notes quote the measured coverage of the set, and of
+        the 95% effect-size intervals, for the tasks where they are printed, where the calibration table (``rlstats/calibration.csv``, written by
         ``tests/reference/calibrate.py``) shows it below its level by more than 3 Monte Carlo standard
         errors at the design's test, agents and runs.
 
@@ -198,15 +204,21 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: str
     tied_best = present & (oriented == oriented.max(axis=1, keepdims=True))
     best = np.argmax(tied_best, axis=1)
 
-    pairwise, smallest, how = _pairwise_pvalues(runs, present, sign, test, n_resamples, ss)
+    # the declared replication: below it a cell's mark, and a pair's test and intervals, are withheld (issue 39)
+    needs = verdict("task_table", design.counts, options=options.record(), reference=best, agents=design.agents,
+                    tasks=design.tasks)
+    unmarked = needs.mask("possibly_best", (n, k))
+    # a pair is tested only where both cells have the runs the marks need, whatever the test
+    pairwise, smallest, how = _pairwise_pvalues(runs, present & ~unmarked, sign, test, n_resamples, ss)
     adjusted = np.full_like(pairwise, np.nan)
     for t in range(n):
         tested = np.isfinite(pairwise[t])
         if tested.any():
             adjusted[t][tested] = ADJUST[adjustment](pairwise[t][tested])
     p_adjusted = np.fmin.reduce(adjusted, axis=1)  # the smallest adjusted p of "j is better than a" over j
+    p_adjusted[unmarked] = np.nan
     rejected = present & (p_adjusted <= alpha)
-    possibly_best = present & ~rejected | tied_best
+    possibly_best = (present & ~rejected | tied_best) & ~unmarked
     p_values = np.full((n, k), np.nan)
     others = present & ~(np.arange(k)[None, :] == best[:, None])
     tasks_of, agents_of = np.nonzero(others)
@@ -215,13 +227,20 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: str
     pairs = [(sign * runs[t * k + best[t]], sign * runs[t * k + a]) for t, a in zip(tasks_of, agents_of)]
     a12[tasks_of, agents_of], hedges[tasks_of, agents_of], welch[tasks_of, agents_of] = \
         kernels.effect_sizes(pairs, level)
+    # A12 and Cliff's delta count wins and are defined from one run a side; the rest reads both agents' spreads
+    compared = needs.mask("comparisons", (n, k))
+    p_values[compared], a12[compared, 1:], hedges[compared], welch[compared] = np.nan, np.nan, np.nan, np.nan
+    spreads[needs.mask("std_dev", (n, k))] = np.nan
 
     clipped = []
     if design.bounds is not None:  # a difference of two means lies within plus or minus the bounds' width
         welch[..., 2:4], moved = clip(welch[..., 2:4], design.bounds.limits("difference"))
         clipped = [clipped_note(moved, "Welch's intervals of the differences of means", design.bounds, "difference")]
-    notes = list(design.notes) + [n for n in clipped if n] + _set_notes(design, test, alpha, adjustment, present, pairwise, smallest,
-                                            tied_best & rejected, summary) + _effect_size_notes(design, level, present)
+    notes = list(design.notes) + [n for n in clipped if n]
+    notes += list(dict.fromkeys(needs.sentences[o] for o in ("possibly_best", "comparisons") if o in needs.sentences))
+    notes += _set_notes(design, test, alpha, adjustment, present & ~unmarked, pairwise, smallest,
+                        tied_best & rejected, summary)
+    notes += _effect_size_notes(design, level, present, ~needs.mask("comparisons", (n, k)))
     if "monte_carlo" in how:
         notes.append(f"{_TEST_NAMES[test]} p-values from {n_resamples} random splits where the splits were too many "
                      "to enumerate")
@@ -235,7 +254,9 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: str
     if flat.any():
         notes.append(f"Hedges' g is undefined in {_cells_phrase(design, flat)}: neither agent's runs vary")
     aggregate_row = None
-    if aggregate == "bootstrap":
+    if aggregate == "bootstrap" and "aggregate" in needs.sentences:
+        notes.append(needs.sentences["aggregate"] + " (the aggregate row compares every agent, so it is left out)")
+    elif aggregate == "bootstrap":
         aggregate_row = _bootstrap_row(design, summary, level, n_resamples, ss.spawn(1)[0])
         if normalize is None and design.n_tasks > 1:
             notes.append("the aggregate row pools raw scores of tasks on different scales; pass normalize= "
@@ -250,7 +271,9 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: str
         test_name=_TEST_NAMES[test], adjustment=adjustment, alpha=alpha, confidence_level=level,
         estimates=estimates, std_dev=spreads, counts=design.counts, best=best, tied_best=tied_best,
         possibly_best=possibly_best, p_values=p_values, p_adjusted=np.where(present, p_adjusted, np.nan),
-        p_pairwise=pairwise, a12=a12, hedges_g=hedges, welch=welch, aggregate=aggregate_row)
+        p_pairwise=pairwise, a12=a12, hedges_g=hedges, welch=welch, aggregate=aggregate_row,
+        withheld={output: np.array(mask) for output, mask in needs.withheld.items()},
+        withheld_reasons=dict(needs.sentences))
 
 
 def _pairwise_pvalues(runs, present, sign, test, n_resamples, ss):
@@ -289,8 +312,13 @@ def _set_notes(design, test, alpha, adjustment, present, pairwise, smallest, ove
     off_diagonal = present[:, :, None] & present[:, None, :] & ~np.eye(present.shape[1], dtype=bool)
     untested = off_diagonal & np.isnan(pairwise)
     if untested.any():
-        notes.append(f"{count(untested.sum(), 'ordered pair')} of agents could not be compared (the {name} needs 2 "
-                     "runs per agent); they count as not rejected, so they exclude no agent from the set")
+        notes.append(f"{count(untested.sum(), 'ordered pair')} of agents could not be compared by the {name}; they "
+                     "count as not rejected, so they exclude no agent from the set")
+    beside = [design.tasks[t] for t in range(present.shape[0])
+              if present[t].any() and (design.counts[t] > 0).sum() > present[t].sum()]
+    if beside:
+        notes.append(f"in {count(len(beside), 'task')} ({_names(beside)}) the marks compare only the agents with "
+                     "the runs they need: an agent with fewer excludes no other agent from the set")
     blocked = {}
     for t in range(present.shape[0]):
         tested = np.isfinite(pairwise[t])
@@ -346,11 +374,12 @@ def _calibration_notes(design, test, alpha, adjustment, present):
 _EFFECT_LABELS = {"a12": "Vargha-Delaney A12 interval (Brunner-Munzel)", "hedges_g": "Hedges' g interval (noncentral t)"}
 
 
-def _effect_size_notes(design, level, present):
-    """The measured coverage of the effect-size intervals where the table shows them short at this design."""
+def _effect_size_notes(design, level, present, shown):
+    """The measured coverage of the effect-size intervals where the table shows them short at this design; only
+    tasks where the intervals are shown (``shown``: the cells whose comparison with the best is printed) count."""
     notes = []
     for metric, label in _EFFECT_LABELS.items():
-        found = _shortfalls(design, present, lambda agents, runs: calibration.effect_size_shortfall(
+        found = _shortfalls(design, present & shown, lambda agents, runs: calibration.effect_size_shortfall(
             metric, agents, runs, level))
         notes += [_shortfall_sentence(f"the {fmt.signif(100 * level)}% {label} against the best", dict(items), tasks,
                                       "simulated pairs", "the level") for items, tasks in found.items()]

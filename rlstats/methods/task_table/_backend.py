@@ -9,9 +9,12 @@ table), effect sizes against the best, and, with ``aggregate="bootstrap"``, an a
 agents differ overall: the blocked rank test answers that.
 """
 
-from .._declaration import Backend
+from .._declaration import Backend, Need
 
 _HERE = "rlstats.methods.task_table"
+#: the way on when runs are too few to compare agents within a task
+_ACROSS = ("add runs, or compare the agents across tasks with a rank test: "
+           "rlstats.compare(df, \"score ~ agent | task\")")
 
 BACKENDS = (
     Backend(
@@ -22,6 +25,19 @@ BACKENDS = (
         citations=("mogstad2024", "holm1979", "neubert2007", "brunner2000", "vargha2000", "steiger1997"),
         contract=("score ~ agent | task", {}),
         demo=("score ~ agent | task", {}),
+        replication=(
+            # a one-sided test of an ordered pair needs a spread on both sides: an agent with one run in a task can be
+            # neither excluded nor shown to be possibly best there (its mark would count untested pairs)
+            Need("possibly_best", "possibly-best marks", runs=2, per="cell", way_on=_ACROSS),
+            Need("std_dev", "standard deviations (\u00b1 sd)", runs=2, per="cell", way_on="add runs"),
+            # Welch's t, Hedges' g and the intervals of A12 and of the difference read both agents' spreads
+            Need("comparisons", "comparisons with the best (tests, effect-size intervals)", runs=2, per="pair",
+                 way_on=_ACROSS),
+            # rlstats.bootstrap's own need: an agent with one run in every task has nothing to resample
+            Need("aggregate", "aggregate-row intervals", runs=2, per="agent", when=(("aggregate", "bootstrap"),),
+                 way_on="add runs, or resample tasks as well: rlstats.bootstrap(df, \"score ~ agent | task\", "
+                        "task_bootstrap=True)"),
+        ),
         no_power="its possibly-best sets and effect sizes are confidence statements per task, whose coverage "
                  "calibration.csv measures; there is no one decision for power() to count",
     ),

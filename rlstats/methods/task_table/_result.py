@@ -52,7 +52,15 @@ class TaskTableResult(Result):
         Welch's t of the best against the agent, its df and the interval of the difference of means (oriented so
         that positive favours the best).
     aggregate : dict or None
-        ``metric``, ``estimates`` and ``intervals`` of the aggregate row.
+        ``metric``, ``estimates`` and ``intervals`` of the aggregate row (None when not asked for, or withheld).
+    withheld : dict of str to ndarray of bool
+        Where each output that rests on replication is withheld, by the needs the back end declares
+        (:mod:`rlstats.methods._replication`): ``"possibly_best"`` and ``"std_dev"`` per cell, ``"comparisons"`` (the
+        test and the effect-size intervals against the best) per cell against its task's best, ``"aggregate"`` per
+        agent. A withheld cell has no mark (``possibly_best`` False, ``p_adjusted`` NaN, and ``possibly_best`` and
+        ``significant`` missing in ``tidy()``), no ± sd, and NaN tests and intervals.
+    withheld_reasons : dict of str to str
+        For each output withheld somewhere, the sentence that says why and the way on (also among the notes).
     """
 
     agents: tuple[str, ...]
@@ -76,12 +84,22 @@ class TaskTableResult(Result):
     hedges_g: np.ndarray
     welch: np.ndarray
     aggregate: dict[str, Any] | None
+    withheld: dict[str, np.ndarray]
+    withheld_reasons: dict[str, str]
 
     _plot_kinds: ClassVar[dict] = {"table": plots.plot_table}
 
     @property
     def label(self) -> str:
         return _LABELS[self.statistic]
+
+    def _unmarked(self):
+        """(n_tasks, n_agents): cells whose possibly-best mark is withheld for want of runs."""
+        mask = self.withheld.get("possibly_best")
+        return np.zeros(self.counts.shape, dtype=bool) if mask is None else np.asarray(mask, dtype=bool)
+
+    def _marks_shown(self):
+        return bool((~self._unmarked() & (self.counts > 0)).any())
 
     def _runs_phrase(self):
         runs = self.counts[self.counts > 0]
@@ -137,10 +155,31 @@ class TaskTableResult(Result):
                 f"confidence set for the best agent of the task: every ordered pair of agents tested one-sided with "
                 f"the {self.test_name}, {self.adjustment.capitalize()} over the k(k-1) pairs).")
 
+    def withheld_sentence(self) -> str:
+        """Why marks are missing, in one sentence with the way on ("" when nothing is withheld)."""
+        reason = self.withheld_reasons.get("possibly_best", "")
+        return reason[:1].upper() + reason[1:] + "." if reason else ""
+
+    @staticmethod
+    def _phrase(values):
+        return f"{values.min()}" if values.min() == values.max() else f"{values.min()} to {values.max()}"
+
     def caption(self) -> str:
         level = f"{fmt.signif(100 * self.confidence_level)}%"
-        text = (f"{self.label[0].upper() + self.label[1:]} \u00b1 standard deviation over {self._runs_phrase()} runs "
-                f"(seeds) per agent and task. Bold: the best {self.label} of each task; {self.mark_sentence()}")
+        name = self.label[0].upper() + self.label[1:]
+        present = self.counts > 0
+        bare = present & np.asarray(self.withheld.get("std_dev", np.zeros(self.counts.shape, dtype=bool)))
+        if bare.all() or not present.any() or bare[present].all():  # no cell has a standard deviation
+            runs = self._runs_phrase()
+            text = f"{name} of {runs} {'run (seed)' if runs == '1' else 'runs (seeds)'} per agent and task. "
+        else:
+            alone = f" ({fmt.count(int(bare.sum()), 'cell')} without: too few runs)" if bare.any() else ""
+            text = (f"{name} \u00b1 standard deviation over {self._phrase(self.counts[present & ~bare])} runs (seeds) "
+                    f"per agent and task{alone}. ")
+        text += f"Bold: the best {self.label} of each task"
+        text += f"; {self.mark_sentence()}" if self._marks_shown() else "."
+        if self.withheld_sentence():
+            text += " " + self.withheld_sentence()
         if self.aggregate is not None:
             metric = _LABELS.get(self.aggregate["metric"], self.aggregate["metric"])
             text += (f" Aggregate: {metric} over tasks with {level} stratified bootstrap intervals "
@@ -202,11 +241,16 @@ class TaskTableResult(Result):
 
     def _statistic_line(self):
         marked = int((self.possibly_best & ~self.tied_best).sum())
-        return (f"tasks = {len(self.tasks)}, runs per cell = {self._runs_phrase()}, alpha = {fmt.signif(self.alpha)}, "
-                f"{fmt.count(marked, 'agent-task cell')} possibly best besides the best")
+        line = f"tasks = {len(self.tasks)}, runs per cell = {self._runs_phrase()}, alpha = {fmt.signif(self.alpha)}, "
+        if not self._marks_shown():
+            return line + "possibly-best marks withheld (too few runs)"
+        unmarked = int((self._unmarked() & (self.counts > 0)).sum())
+        return (line + f"{fmt.count(marked, 'agent-task cell')} possibly best besides the best"
+                + (f" ({fmt.count(unmarked, 'cell')} withheld: too few runs)" if unmarked else ""))
 
     def _extra_lines(self):
-        return fmt.table_text(self.display().reset_index()).split("\n") + [f"(*bold*: best; {self.mark_sentence()})"]
+        key = f"(*bold*: best; {self.mark_sentence()})" if self._marks_shown() else "(*bold*: best)"
+        return fmt.table_text(self.display().reset_index()).split("\n") + [key]
 
     def _summary_tables(self):
         return {"table": self.display().reset_index(), "comparisons with the best": self.tidy()}
@@ -214,20 +258,23 @@ class TaskTableResult(Result):
     def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
         """One row per task and agent: estimate, spread, the set, the test against the best and effect sizes.
 
-        ``possibly_best`` is the confidence set and ``significant`` its complement among the agents with runs;
+        ``possibly_best`` is the confidence set and ``significant`` its complement among the agents with runs (both
+        missing, ``<NA>``, where the mark is withheld for want of runs: see ``withheld``);
         ``p_value`` is the one-sided p-value of the best against the agent, ``p_adjusted`` the smallest adjusted
         p-value of another agent against it; ``welch_t``, ``welch_df``, ``diff_low`` and ``diff_high`` are R's
         ``t.test(best, agent)`` (oriented so that positive favours the best).
         """
         n, k = self.estimates.shape
         present = self.counts > 0
+        unmarked = self._unmarked() & present
         return pd.DataFrame({
             "task": np.repeat(np.asarray(self.tasks, dtype=object), k),
             "agent": np.tile(np.asarray(self.agents, dtype=object), n),
             "estimate": self.estimates.ravel(), "std_dev": self.std_dev.ravel(), "n_runs": self.counts.ravel(),
-            "best": self.tied_best.ravel(), "possibly_best": self.possibly_best.ravel(),
+            "best": self.tied_best.ravel(),
+            "possibly_best": _missing_where(self.possibly_best, unmarked),
             "p_value": self.p_values.ravel(), "p_adjusted": self.p_adjusted.ravel(),
-            "significant": (present & ~self.possibly_best).ravel(),
+            "significant": _missing_where(present & ~self.possibly_best, unmarked),
             "welch_t": self.welch[..., 0].ravel(), "welch_df": self.welch[..., 1].ravel(),
             "diff_low": self.welch[..., 2].ravel(), "diff_high": self.welch[..., 3].ravel(),
             "a12": self.a12[..., 0].ravel(), "a12_low": self.a12[..., 1].ravel(), "a12_high": self.a12[..., 2].ravel(),
@@ -245,21 +292,39 @@ class TaskTableResult(Result):
         wins = np.bincount(self.best, minlength=len(self.agents))
         parts = [f"{a} ({w})" for a, w in sorted(zip(self.agents, wins), key=lambda p: -p[1]) if w]
         marked = int((self.possibly_best & ~self.tied_best).sum())
+        runs = self._runs_phrase()
+        best = (f"For each of {len(self.tasks)} tasks we marked the agent with the best {self.label} of its runs "
+                f"({runs} {'run' if runs == '1' else 'runs'} per agent and task)")
+        compared = np.asarray(self.withheld.get("comparisons", np.zeros(self.counts.shape, dtype=bool)))
+        others = (self.counts > 0) & ~(np.arange(len(self.agents))[None, :] == self.best[:, None])
+        if not self._marks_shown():
+            # nothing was tested: say only what the table shows; the notes say why and the way on
+            return (f"{best}. Best per task: {', '.join(parts)}. No possibly-best set, test or effect-size interval "
+                    f"is given" + (": only the Vargha-Delaney A12 against the best (the share of pairs of runs the "
+                                   "best wins, ties half) and Cliff's delta = 2 A12 - 1" if others.any() else "")
+                    + ".")
+        among = (" among the agents with the runs a test needs" if (self._unmarked() & (self.counts > 0)).any()
+                 else "")
         if self.adjustment == "none":
-            rule = (f"marked an agent when no other agent was significantly better at alpha = "
+            rule = (f"marked an agent when no other agent{among} was significantly better at alpha = "
                     f"{fmt.signif(self.alpha)} without adjustment (the marked agents are not a confidence set)")
         else:
-            rule = (f"marked as possibly best the agents no other agent was significantly better than, "
+            rule = (f"marked as possibly best the agents no other agent was significantly better than{among}, "
                     f"{self.adjustment.capitalize()}'s procedure controlling the family-wise error over the k(k-1) "
                     f"ordered pairs at alpha = {fmt.signif(self.alpha)}, so that the marked agents form a "
                     f"{fmt.signif(100 * (1 - self.alpha))}% confidence set for the task's best agent (Mogstad et al. "
                     "2024)")
-        text = (f"For each of {len(self.tasks)} tasks we marked the agent with the best {self.label} of its runs "
-                f"({self._runs_phrase()} runs per agent and task), tested every ordered pair of agents one-sided "
-                f"with the {self.test_name} on that task's runs, and {rule}. Best per task: {', '.join(parts)}. In "
-                f"{marked} further agent-task cells the agent was possibly best. Effect sizes against the best are "
-                f"the Vargha-Delaney A12 (probability that a run of the best scores higher) with Brunner-Munzel "
-                f"intervals, Cliff's delta = 2 A12 - 1, Hedges' g with noncentral-t intervals and Welch's t with "
-                f"the interval of the difference of means ({fmt.signif(100 * self.confidence_level)}%).")
+        text = (f"{best}, tested every ordered pair of agents one-sided with the {self.test_name} on that task's "
+                f"runs, and {rule}. Best per task: {', '.join(parts)}. In {marked} further agent-task cells the agent "
+                f"was possibly best. Effect sizes against the best are the Vargha-Delaney A12 (probability that a run "
+                f"of the best scores higher) with Brunner-Munzel intervals, Cliff's delta = 2 A12 - 1, Hedges' g with "
+                f"noncentral-t intervals and Welch's t with the interval of the difference of means "
+                f"({fmt.signif(100 * self.confidence_level)}%).")
         return text
 
+
+def _missing_where(values, withheld):
+    """A nullable boolean column of ``values`` (raveled), missing (<NA>) where ``withheld``."""
+    column = pd.array(np.asarray(values, dtype=bool).ravel(), dtype="boolean")
+    column[np.asarray(withheld, dtype=bool).ravel()] = pd.NA
+    return column

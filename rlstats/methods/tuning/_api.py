@@ -18,6 +18,7 @@ from ...interop import as_pandas
 from ...errors import DesignError, OptionError
 from ...options import check_bool, check_confidence_level, check_fraction, check_resamples
 from ...resampling import child_generator, child_stream, seed_sequence
+from .._replication import verdict
 from . import _kernels as kernels
 from ._backend import BACKENDS
 from ._result import TuningResult
@@ -210,7 +211,7 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
         tables["sensitivity"], tables["dimensions"] = _sensitivity(design, sweeps, config, percentiles, fraction,
                                                                     sign, notes)
     _clip_to_bounds(tables, design.bounds, notes)
-    notes += _calibration_notes(sweeps, views, level)
+    notes += _calibration_notes(sweeps, views, level, tables)
     n_configs = np.zeros((design.n_tasks, design.n_agents), dtype=np.intp)
     for (t, a), sweep in sweeps.items():
         n_configs[t, a] = sweep["sizes"].size
@@ -301,14 +302,17 @@ CALIBRATED = {"best_set": ("tuning.best_interval", "the tuned-score interval's c
               "expected_max": ("tuning.expected_max_band", "the expected-max band's pointwise coverage")}
 
 
-def _calibration_notes(sweeps, views, level):
-    """The measured shortfalls (calibration.csv) at the grid designs nearest to this data's sweeps."""
+def _calibration_notes(sweeps, views, level, tables):
+    """The measured shortfalls (calibration.csv) at the grid designs nearest to this data's sweeps; none for a view
+    whose intervals are all withheld (a row is never quoted for a value that is not printed)."""
     from ... import calibration
 
     notes = []
+    shown = {"best_set": tables.get("tuned"), "expected_max": tables.get("expected_max")}
     for view, (procedure, what) in CALIBRATED.items():
         rows = calibration.rows(procedure)
-        if view not in views or not rows or level != 0.95:
+        if view not in views or not rows or level != 0.95 or shown[view] is None \
+                or not np.isfinite(shown[view]["conf_low"].to_numpy(dtype=float)).any():
             continue
         grid_n = sorted({int(r["configuration"].split()[0]) for r in rows})
         grid_runs = sorted({int(r["runs"]) for r in rows})
@@ -527,11 +531,17 @@ def _best_set(design, sweeps, labels, ss, n_resamples, threshold, level, sign, h
                "selected"]
     best = pd.DataFrame(rows, columns=columns).sort_values(["task", "agent", "probability_best"],
                                                           ascending=[True, True, False], kind="stable")
-    single = [r for r in tuned if r["n_runs"] < 2]
-    if single:
-        notes.append(f"{fmt.count(len(single), 'selected configuration')} with one run: no interval for the tuned "
-                     "score there")
-    return best.reset_index(drop=True), pd.DataFrame(tuned)
+    selected_runs = np.zeros((design.n_tasks, design.n_agents), dtype=np.intp)
+    for row in tuned:
+        selected_runs[design.tasks.index(row["task"]), design.agents.index(row["agent"])] = row["n_runs"]
+    needs = verdict("tuning", selected_runs, outputs=["tuned_interval"], agents=design.agents, tasks=design.tasks)
+    notes += needs.lines
+    tuned = pd.DataFrame(tuned)
+    short = needs.mask("tuned_interval", selected_runs.shape)
+    for column in ("conf_low", "conf_high"):
+        tuned.loc[[bool(short[design.tasks.index(t), design.agents.index(a)])
+                   for t, a in zip(tuned["task"], tuned["agent"])], column] = np.nan
+    return best.reset_index(drop=True), tuned
 
 
 def _ordered(low, high):
@@ -550,6 +560,15 @@ def _resampled_views(design, sweeps, labels, ss, n_resamples, level, sign, budge
                               f"give budgets of at most {n_min}")
     em_rows, curves, complete_rows, runs = [], {}, [], []
     common = kernels.budget_grid(n_min, budgets)  # the budgets every sweep allows: the mean over tasks
+    fewest, total = (np.zeros((design.n_tasks, design.n_agents), dtype=np.intp) for _ in range(2))
+    for (t, a), sweep in sweeps.items():
+        fewest[t, a], total[t, a] = sweep["sizes"].min(), sweep["sizes"].sum()
+    banded = verdict("tuning", fewest, outputs=[v for v in ("expected_max",) if v in views], agents=design.agents,
+                     tasks=design.tasks)
+    spread = verdict("tuning", total, outputs=[v for v in ("complete",) if v in views], agents=design.agents,
+                     tasks=design.tasks)
+    notes += banded.lines + spread.lines
+    no_band, no_complete = banded.mask("expected_max", fewest.shape), spread.mask("complete", total.shape)
     for (t, a), sweep in sweeps.items():
         v, starts, sizes = sweep["values"], sweep["starts"], sweep["sizes"]
         means = kernels.config_means(v, starts, sizes)
@@ -565,6 +584,8 @@ def _resampled_views(design, sweeps, labels, ss, n_resamples, level, sign, budge
                 low, high = kernels.centred_band(point, kernels.expected_max(resampled, ks, replace), tail)
                 curves[t, a, replace] = (kernels.expected_max(means, common, replace),
                                          kernels.expected_max(resampled, common, replace))
+                if no_band[t, a]:
+                    low, high = np.full_like(point, np.nan), np.full_like(point, np.nan)
                 em_rows += [(agent, task, int(k), name, sign * p, *_ordered(sign * lo, sign * hi))
                             for k, p, lo, hi in zip(ks, point, low, high)]
         if "complete" in views:
@@ -572,7 +593,7 @@ def _resampled_views(design, sweeps, labels, ss, n_resamples, level, sign, budge
             if w.sum() == 0:
                 raise DesignError(f"weights= are all 0 for agent '{agent}' on task '{task}'")
             stat = kernels.complete_bootstrap(resampled, w, child_generator(ss, 2, t, a))
-            low, high = np.nanquantile(stat, [tail, 1 - tail])
+            low, high = np.nanquantile(stat, [tail, 1 - tail]) if not no_complete[t, a] else (np.nan, np.nan)
             complete_rows.append((agent, task, sign * float(w @ means / w.sum()), *_ordered(sign * low, sign * high),
                                   int(sizes.size), int(sizes.sum())))
             runs += [(f"{agent} (complete)", task, labels[sweep["ids"][g]], sign * means[g], w[g] / w.sum())
@@ -582,7 +603,7 @@ def _resampled_views(design, sweeps, labels, ss, n_resamples, level, sign, budge
         em = pd.DataFrame(em_rows, columns=["agent", "task", "budget", "sampling", "estimate", "conf_low",
                                             "conf_high"])
         if design.n_tasks > 1:
-            em = pd.concat([em, _mean_over_tasks(design, curves, common, tail, sign)],
+            em = pd.concat([em, _mean_over_tasks(design, curves, common, tail, sign, no_band)],
                            ignore_index=True)
     complete = runs_frame = None
     if "complete" in views:
@@ -597,8 +618,9 @@ def _resampled_views(design, sweeps, labels, ss, n_resamples, level, sign, budge
     return em, complete, runs_frame
 
 
-def _mean_over_tasks(design, curves, ks, tail, sign):
-    """Each agent's expected max averaged over tasks, at the budgets every sweep allows; bands resample each task."""
+def _mean_over_tasks(design, curves, ks, tail, sign, no_band):
+    """Each agent's expected max averaged over tasks, at the budgets every sweep allows; bands resample each task
+    (none for an agent whose band is withheld on some task)."""
     rows = []
     for replace, name in ((False, "without replacement"), (True, "with replacement")):
         for a, agent in enumerate(design.agents):
@@ -608,6 +630,8 @@ def _mean_over_tasks(design, curves, ks, tail, sign):
             point = np.mean([curves[t, a, replace][0] for t in here], axis=0)
             band = np.mean([curves[t, a, replace][1] for t in here], axis=0)
             low, high = kernels.centred_band(point, band, tail)
+            if no_band[:, a].any():
+                low, high = np.full_like(point, np.nan), np.full_like(point, np.nan)
             rows += [(agent, "(mean over tasks)", int(k), name, sign * p, *_ordered(sign * lo, sign * hi))
                      for k, p, lo, hi in zip(ks, point, low, high)]
     return pd.DataFrame(rows, columns=["agent", "task", "budget", "sampling", "estimate", "conf_low", "conf_high"])

@@ -9,7 +9,7 @@ drawn from the sweep) and hyperparameter sensitivity. Seeds stay nested in their
 the unit. With one configuration per agent, use the bootstrap or the blocked rank test.
 """
 
-from .._declaration import Backend
+from .._declaration import Backend, Need
 
 _HERE = "rlstats.methods.tuning"
 
@@ -24,6 +24,20 @@ BACKENDS = (
         contract=("score ~ agent | task/seed", {"n_resamples": 200}),
         # seeds stay nested in their configuration or tuning run ('| task/tuning_run/seed'): never averaged first
         reads_nesting=True,
+        # its cell is an agent's sweep on a task, and its intervals resample seeds within a configuration: the runs
+        # each need reads are the selected configuration's seeds, the fewest seeds of a configuration of the sweep,
+        # and the sweep's runs
+        replication=(
+            Need("tuned_interval", "tuned-score intervals", runs=2, per="cell", counted="seeds in the selected "
+                 "configuration", cell="sweep",
+                 way_on="add seeds to the selected configuration"),
+            Need("expected_max", "expected-max bands", runs=2, per="cell", counted="seeds in each configuration",
+                 cell="sweep",
+                 way_on="the bands resample seeds within each configuration; add seeds"),
+            Need("complete", "complete-algorithm intervals", runs=2, per="cell", counted="runs in the sweep",
+                 cell="sweep",
+                 way_on="add seeds or configurations"),
+        ),
         no_demo="it needs hyperparameter columns (config=), which the demo's simulated data do not have; see "
                 "vignettes/tuning_procedures.py",
         no_power="its views are estimates with intervals, not one decision for power() to count; the tuned-score "

@@ -124,8 +124,8 @@ class TuningResult(Result):
                       f"corrected for selection, {level} interval:"]
             for row in tuned.head(SHOWN).itertuples():
                 text = (f"  {row.agent} on {row.task}: {row.config} selected of {row.n_configs}, best set of "
-                        f"{row.n_best_set}; tuned score {fmt.signif(row.estimate)} [{fmt.signif(row.conf_low)}, "
-                        f"{fmt.signif(row.conf_high)}] (its own mean {fmt.signif(row.mean_selected)})")
+                        f"{row.n_best_set}; tuned score {fmt.signif(row.estimate)} "
+                        f"{_interval(row.conf_low, row.conf_high)} (its own mean {fmt.signif(row.mean_selected)})")
                 if "heldout_estimate" in tuned.columns:
                     text += f"; held out {fmt.signif(row.heldout_estimate)} over {row.heldout_runs} runs"
                 lines.append(text)
@@ -139,13 +139,13 @@ class TuningResult(Result):
             for (agent, task), curve in list(rows.groupby(["agent", "task"], sort=False))[:SHOWN]:
                 picks = curve.iloc[sorted({0, min(4, len(curve) - 1), min(9, len(curve) - 1), len(curve) - 1})]
                 lines.append(f"  {agent} on {task}: " + ", ".join(
-                    f"k={r.budget}: {fmt.signif(r.estimate, 4)} [{fmt.signif(r.conf_low, 3)}, "
-                    f"{fmt.signif(r.conf_high, 3)}]" for r in picks.itertuples()))
+                    f"k={r.budget}: {fmt.signif(r.estimate, 4)} {_interval(r.conf_low, r.conf_high, 3)}"
+                    for r in picks.itertuples()))
         complete = self.tables.get("complete")
         if complete is not None:
             lines += ["", f"complete algorithm (configurations drawn from the sweep), {level} two-stage bootstrap:"]
-            lines += [f"  {r.agent} on {r.task}: {fmt.signif(r.estimate)} [{fmt.signif(r.conf_low)}, "
-                      f"{fmt.signif(r.conf_high)}] over {r.n_configs} configurations"
+            lines += [f"  {r.agent} on {r.task}: {fmt.signif(r.estimate)} {_interval(r.conf_low, r.conf_high)} over "
+                      f"{r.n_configs} configurations"
                       for r in complete.head(SHOWN).itertuples()]
             lines += _more(len(complete))
         sens = self.tables.get("sensitivity")
@@ -211,6 +211,13 @@ class TuningResult(Result):
                      else "percentile-normalised scores")
             text += f" Hyperparameter sensitivity and effective dimensionality follow Adkins et al. (2024) on {scale}."
         return text
+
+
+def _interval(low, high, digits=5):
+    """'[low, high]', or what stands for an interval withheld for want of seeds (the notes say why)."""
+    if np.isnan(low) and np.isnan(high):
+        return "(no interval: too few seeds)"
+    return f"[{fmt.signif(low, digits)}, {fmt.signif(high, digits)}]"
 
 
 def _more(n):

@@ -1,0 +1,199 @@
+"""The one rule for outputs that rest on replication: which are withheld on a design, and the sentence that says why.
+
+Each back end declares, in its ``_backend.py``, the outputs that need replication (:class:`~._declaration.Need`: a
+possibly-best mark, an effect-size interval, a band, a per-task test, ...) and the least runs per agent and task,
+or tasks, each needs.  :func:`verdict` reads those needs against a Design's cell counts: where a need is not met,
+the output is withheld (the back end leaves its fields None or NaN and draws no mark) and the result says so in one
+sentence with the way on; a need declared ``below="refuse"`` makes the design a DesignError with the same sentence.
+Results quote no calibration row for a withheld value (:meth:`Verdict.shown`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from ..errors import DesignError
+from ..format import count
+from ._declaration import Need
+
+#: cells or agents a sentence names before "and N more"
+_NAMED = 4
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Where each declared output of one back end is withheld on one design.
+
+    ``withheld`` maps an output to a mask: (tasks, agents) for ``per="cell"`` and ``"pair"``, (agents,) for
+    ``"agent"``, a 0-d array for ``"design"``; True where the output is withheld.  ``sentences`` maps each output
+    withheld somewhere to the sentence that says why, in declaration order.
+    """
+
+    method: str
+    needs: tuple[Need, ...]
+    withheld: Mapping[str, np.ndarray] = field(default_factory=dict)
+    sentences: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def lines(self) -> list[str]:
+        """The sentences, in declaration order, each once (a result's notes)."""
+        return list(dict.fromkeys(self.sentences.values()))
+
+    def mask(self, output: str, shape: Sequence[int]) -> np.ndarray:
+        """Where ``output`` is withheld, broadcast to ``shape`` (all False when no need of it applies)."""
+        found = self.withheld.get(output)
+        return np.zeros(shape, dtype=bool) if found is None else np.broadcast_to(found, shape)
+
+    def shown(self, output: str) -> bool:
+        """Whether ``output`` is printed anywhere (so a calibration row may be quoted for it)."""
+        found = self.withheld.get(output)
+        return found is None or not bool(np.all(found))
+
+    def everywhere(self, output: str) -> bool:
+        """Whether ``output`` is withheld wherever it applies."""
+        found = self.withheld.get(output)
+        return found is not None and bool(np.all(found))
+
+
+def declared(method: str) -> tuple[Need, ...]:
+    """The replication needs ``method`` declares (an empty tuple when it declares none)."""
+    from . import DECLARATIONS  # the registry imports every folder's declaration, which imports this module's peers
+
+    return tuple(DECLARATIONS[method].replication or ())
+
+
+def applies(need: Need, options: Any) -> bool:
+    """Whether ``need`` applies under ``options`` (a mapping or an options object): each ``when`` pair holds."""
+    def value(option):
+        return options.get(option) if isinstance(options, Mapping) else getattr(options, option, None)
+    return all(value(option) == wanted for option, wanted in need.when)
+
+
+def verdict(method: str, counts: np.ndarray, *, options: Any = None,
+            reference: np.ndarray | None = None, agents: Sequence[str] = (), tasks: Sequence[str] = (),
+            outputs: Sequence[str] | None = None) -> Verdict:
+    """Which of ``method``'s declared outputs are withheld on a design with these cell counts.
+
+    Parameters
+    ----------
+    method : str
+        The back end's name in the registry; its declaration's ``replication`` is read.
+    counts : ndarray of int, shape (n_tasks, n_agents)
+        Runs per task and agent (0: the agent did not run the task).
+    options : mapping or options object, optional
+        The options, against which each need's ``when`` is read.
+    reference : ndarray of int, shape (n_tasks,), optional
+        For ``per="pair"``: the agent each task's cells are compared with (the task's best).
+    agents, tasks : sequence of str
+        Names for the sentences.
+    outputs : sequence of str, optional
+        Only these outputs (default: every declared one).
+
+    Raises
+    ------
+    DesignError
+        When a need declared ``below="refuse"`` is not met; the message is the sentence a result would print.
+    """
+    counts = np.asarray(counts)
+    needs = tuple(n for n in declared(method) if applies(n, options) and (outputs is None or n.output in outputs))
+    withheld, sentences = {}, {}
+    for need in needs:
+        mask = _mask(need, counts, reference)
+        withheld[need.output] = mask
+        if mask.any():
+            text = _sentence(need, counts, mask, agents, tasks, reference)
+            if need.below == "refuse":
+                raise DesignError(text)
+            sentences[need.output] = text
+    _merge_everywhere(needs, withheld, sentences, counts)
+    return Verdict(method=method, needs=needs, withheld=withheld, sentences=sentences)
+
+
+def _merge_everywhere(needs, withheld, sentences, counts):
+    """Outputs withheld wherever they apply, for the same runs and the same way on, share one sentence."""
+    groups = {}
+    for need in needs:
+        if need.output in sentences and need.per in ("cell", "pair") and withheld[need.output].sum() == \
+                (counts > 0).sum() - (counts.shape[0] if need.per == "pair" else 0):
+            groups.setdefault((need.runs, need.way_on), []).append(need)
+    for (runs, way_on), group in groups.items():
+        if len(group) > 1:
+            present = counts[counts > 0]
+            what = ", ".join(n.what for n in group[:-1]) + " and " + group[-1].what
+            text = (f"{what} are withheld: they need at least {runs} {group[0].counted}, and every "
+                    f"{group[0].cell} has {_have(present, group[0].counted.split()[0])}; {way_on}")
+            sentences.update({n.output: text for n in group})
+
+
+def _mask(need, counts, reference):
+    present = counts > 0
+    short = present & (counts < need.runs)
+    if need.per == "cell":
+        return short
+    if need.per == "pair":
+        if reference is None:
+            raise ValueError(f"the need of {need.output!r} is per pair: pass reference=")
+        rows = np.arange(counts.shape[0])
+        mask = present & (short | short[rows, reference][:, None])
+        mask[rows, reference] = False  # the reference has no pair with itself
+        return mask
+    met = present & ~short
+    if need.per == "agent":
+        return met.sum(axis=0) < need.tasks if need.tasks > 1 else ~met.any(axis=0)
+    return np.asarray(met.any(axis=1).sum() < need.tasks or not met.any())
+
+
+def _sentence(need, counts, mask, agents, tasks, reference):
+    """'<what> are withheld <where>: they need ...; <way on>.'"""
+    runs = f"at least {need.runs} {need.counted}"
+    noun = need.counted.split()[0]
+    present = counts > 0
+    if need.per == "design":
+        met = int((present & (counts >= need.runs)).any(axis=1).sum())
+        fewer = (f"every {need.cell} has {_have(counts[present], noun)}" if need.tasks == 1 else
+                 f"{count(met, 'task')} {'has' if met == 1 else 'have'} them")
+        needs = runs if need.tasks == 1 else f"{runs} in at least {count(need.tasks, 'task')}"
+        return f"{need.what} {_verb(need)}: they need {needs}, and {fewer}; {need.way_on}"
+    if need.per == "agent":
+        names = [agents[i] if i < len(agents) else str(i) for i in np.flatnonzero(mask)]
+        where = "for every agent" if mask.all() else f"for {_listed(names)}"
+        in_tasks = "some task" if need.tasks == 1 else f"at least {count(need.tasks, 'task')}"
+        return (f"{need.what} {_verb(need)} {where}: they need at least {need.runs} {noun} in {in_tasks} "
+                f"of each agent, and {'each has' if mask.sum() > 1 else 'it has'} "
+                f"{_have(counts[:, mask][present[:, mask]], noun)} in every task; {need.way_on}")
+    both = " (of both agents of the pair)" if need.per == "pair" else ""
+    if mask.sum() == (present.sum() - (counts.shape[0] if need.per == "pair" else 0)):
+        where, which = ((f"in every {need.cell}", f"every {need.cell} has") if need.per == "cell" else
+                        ("in every task", "each pair's shorter side has"))
+    else:
+        cells = [f"{tasks[t] if t < len(tasks) else t}/{agents[a] if a < len(agents) else a}"
+                 for t, a in zip(*np.nonzero(mask))]
+        where = f"in {count(len(cells), need.cell)} ({_listed(cells)})"
+        which = "those have" if need.per == "cell" else "their shorter side has"
+    rows, columns = np.nonzero(mask)
+    short = counts[rows, columns] if need.per == "cell" else np.minimum(counts[rows, columns],
+                                                                         counts[rows, reference[rows]])
+    return (f"{need.what} {_verb(need)} {where}: they need {runs}{both}, and {which} {_have(short, noun)}; "
+            f"{need.way_on}")
+
+
+def _verb(need):
+    return "are withheld" if need.below == "withhold" else "cannot be computed"
+
+
+def _have(values, noun="runs"):
+    """'one run', '3 runs', '1 to 3 runs' (``noun`` plural)."""
+    values = np.asarray(values)
+    low, high = int(values.min()), int(values.max())
+    single = noun[:-1] if noun.endswith("s") else noun
+    if low != high:
+        return f"{low} to {high} {noun}"
+    return f"one {single}" if low == 1 else f"{low} {noun}"
+
+
+def _listed(names):
+    shown = ", ".join(map(str, names[:_NAMED]))
+    return shown if len(names) <= _NAMED else f"{shown} and {len(names) - _NAMED} more"

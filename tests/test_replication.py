@@ -1,0 +1,300 @@
+"""Minimum replication per output, declared (issue 39 item 3): rlstats/methods/_replication.py and its readers.
+
+Each back end declares the replication its outputs need (``Need`` in its ``_backend.py``); below it an output is
+withheld (task_table, tuning) or the design is refused (bootstrap, curves, percentiles, selection, the permutation
+tests). Checked here on a design laid out like the public SB3 agent collection (one run per agent and environment,
+agents on different task sets), on mixed replication (cells of one run beside cells of five) and at the boundary
+(exactly the declared minimum).
+"""
+
+import dataclasses
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import rlstats
+from rlstats.errors import DesignError
+from rlstats.methods import DECLARATIONS
+from rlstats.methods import _replication as replication
+from rlstats.methods._declaration import Need
+from rlstats.methods.task_table import _calibration as table_calibration
+
+FORMULA = "score ~ agent | task/seed"
+ACROSS = 'add runs, or compare the agents across tasks with a rank test: rlstats.compare(df, "score ~ agent | task")'
+
+
+def sb3_like(agents=6, tasks=10, runs=1, rng=0):
+    """One run per agent and environment, each agent on its own subset of the environments (as the SB3 zoo)."""
+    gen = np.random.default_rng(rng)
+    rows = []
+    for a in range(agents):
+        for t in sorted(gen.choice(tasks, size=tasks - 3, replace=False)):
+            rows += [{"agent": f"algo{a}", "task": f"Env{t}-v1", "seed": s, "score": float(gen.normal(a + t, 1.0))}
+                     for s in range(runs)]
+    return pd.DataFrame(rows)
+
+
+def cells_frame(plan, rng=0):
+    """Long frame from {(task, agent): runs}, normal scores shifted by the agent's index."""
+    gen = np.random.default_rng(rng)
+    agents = sorted({a for _, a in plan})
+    return pd.DataFrame([{"task": t, "agent": a, "seed": s, "score": float(gen.normal(3 * agents.index(a), 1))}
+                         for (t, a), n in plan.items() for s in range(n)])
+
+
+# ----------------------------------------------------------------------------- the rule itself
+
+def test_the_rule_reads_each_unit_as_declared(monkeypatch):
+    counts = np.array([[1, 1, 0, 5],
+                       [2, 2, 2, 2],
+                       [1, 5, 5, 5]])
+    needs = (Need("mark", "marks", per="cell", way_on="add runs"),
+             Need("pair", "comparisons", per="pair", way_on="add runs"),
+             Need("agent", "intervals", per="agent", way_on="add runs"),
+             Need("all", "tests", per="design", runs=6, way_on="add runs"),
+             Need("odd", "odd ones", when=(("interval", "odd"),), way_on="add runs"))
+    monkeypatch.setitem(DECLARATIONS, "task_table", dataclasses.replace(DECLARATIONS["task_table"],
+                                                                         replication=needs))
+    verdict = replication.verdict("task_table", counts, reference=np.array([3, 0, 1]), options={"interval": "x"},
+                                  agents="ABCD", tasks=("t0", "t1", "t2"))
+    # by hand: cells present with fewer than 2 runs; a pair is short when either side is; an agent when none of
+    # its cells has 2 runs; the design when no cell has 6
+    np.testing.assert_array_equal(verdict.withheld["mark"], [[1, 1, 0, 0], [0, 0, 0, 0], [1, 0, 0, 0]])
+    np.testing.assert_array_equal(verdict.withheld["pair"], [[1, 1, 0, 0], [0, 0, 0, 0], [1, 0, 0, 0]])
+    np.testing.assert_array_equal(verdict.withheld["agent"], [False, False, False, False])
+    assert bool(verdict.withheld["all"]) and "odd" not in verdict.withheld
+    assert verdict.sentences["mark"] == ("marks are withheld in 3 cells (t0/A, t0/B, t2/A): they need at least 2 "
+                                         "runs per agent and task, and those have one run; add runs")
+    assert verdict.sentences["all"] == ("tests are withheld: they need at least 6 runs per agent and task, and every "
+                                        "cell has 1 to 5 runs; add runs")
+    assert verdict.shown("mark") and not verdict.shown("all") and verdict.everywhere("all")
+    # the reference of a pair with one run withholds its whole task; a need declared below="refuse" raises
+    pair = replication.verdict("task_table", np.array([[1, 5, 5]]), reference=np.array([0]), agents="ABC",
+                               tasks=("t",))
+    np.testing.assert_array_equal(pair.withheld["pair"], [[0, 1, 1]])
+    refused = (dataclasses.replace(needs[2], below="refuse"),)
+    monkeypatch.setitem(DECLARATIONS, "task_table", dataclasses.replace(DECLARATIONS["task_table"],
+                                                                         replication=refused))
+    with pytest.raises(DesignError, match=r"^intervals cannot be computed for B: they need at least 2 runs in some "
+                                          r"task of each agent, and it has one run in every task; add runs$"):
+        replication.verdict("task_table", np.array([[2, 1], [5, 1]]), agents="AB")
+
+
+@pytest.mark.filterwarnings("ignore:with n = 2 runs per batch:rlstats.errors.RlstatsWarning")
+def test_back_ends_read_their_need_from_the_declaration(monkeypatch):
+    # raising a declared need to 3 runs makes 2 runs too few, in every back end that refuses below it
+    df = rlstats.datasets.simulate(agents=2, tasks=3, seeds=2, rng=0)
+    for name, call in (("bootstrap", lambda: rlstats.bootstrap(df, "score ~ agent | task", n_resamples=100)),
+                       ("percentiles", lambda: rlstats.percentiles(df, "score ~ agent | task", interval="pbp_t")),
+                       ("permutation", lambda: rlstats.permutation(df, "score ~ agent | task", n_resamples=100))):
+        declared = DECLARATIONS[name]
+        raised = tuple(dataclasses.replace(n, runs=3) for n in declared.replication)
+        monkeypatch.setitem(DECLARATIONS, name, dataclasses.replace(declared, replication=raised))
+        with pytest.raises(DesignError, match="they need at least 3 runs"):
+            call()
+        monkeypatch.setitem(DECLARATIONS, name, declared)
+        call()  # at the declared 2 runs: no error
+
+
+# ----------------------------------------------------------------------------- task_table: one run per cell
+
+@pytest.fixture(scope="module")
+def one_run():
+    df = sb3_like()
+    return df, rlstats.task_table(df, "score ~ agent | task", rng=0)
+
+
+def test_one_run_per_cell_prints_no_mark_and_says_why(one_run):
+    df, res = one_run
+    text = str(res)
+    assert "\u2020" not in text and "\u00b1" not in text
+    assert "possibly-best marks withheld (too few runs)" in text
+    assert "(*bold*: best)" in text and "confidence set" not in text
+    why = ("possibly-best marks and comparisons with the best (tests, effect-size intervals) are withheld: they need "
+           f"at least 2 runs per agent and task, and every cell has one run; {ACROSS}")
+    assert res.notes[-1] == why and f"Note: {why}" in text
+    assert not any("measured coverage" in n or "could not be compared" in n or "cannot reject" in n
+                   for n in res.notes)
+    assert res.withheld_reasons == {"possibly_best": why, "comparisons": why, "std_dev": (
+        "standard deviations (\u00b1 sd) are withheld in every cell: they need at least 2 runs per agent and task, "
+        "and every cell has one run; add runs")}
+
+
+def test_one_run_per_cell_tidy_leaves_the_withheld_values_missing(one_run):
+    df, res = one_run
+    tidy = res.tidy()
+    present = tidy[tidy["n_runs"] > 0]
+    # the environment only one agent ran is kept out (a note says so); every other run is a cell
+    assert len(present) == len(df) - 1 == 41 and res.notes[0].startswith("1 task kept out")
+    assert present["possibly_best"].isna().all() and present["significant"].isna().all()
+    for column in ("std_dev", "p_value", "p_adjusted", "welch_t", "welch_df", "diff_low", "diff_high", "a12_low",
+                   "a12_high", "hedges_g", "hedges_g_low", "hedges_g_high"):
+        assert present[column].isna().all(), column
+    assert not res.possibly_best.any() and res.withheld["possibly_best"][res.counts > 0].all()
+    # the point estimates stay: each cell's score, the best in bold, and A12 = whether the best's run is higher
+    means = df.set_index(["task", "agent"])["score"]
+    np.testing.assert_array_equal(present.set_index(["task", "agent"])["estimate"], means.loc[present.set_index(
+        ["task", "agent"]).index])
+    best = present.loc[present["best"]].set_index("task")["estimate"]
+    others = present[~present["best"]]
+    np.testing.assert_array_equal(others["a12"], (best.loc[others["task"]].to_numpy() > others["estimate"]) * 1.0)
+    assert present.groupby("task")["best"].sum().eq(1).all()
+
+
+def test_one_run_per_cell_report_latex_and_figure(one_run, tmp_path):
+    df, res = one_run
+    report = res.report()
+    assert "No possibly-best set, test or effect-size interval is given" in report
+    assert "confidence set" not in report and "Mogstad" not in report
+    assert "(1 run per agent and task)" in report
+    assert "Possibly-best marks and comparisons with the best (tests, effect-size intervals) are withheld" in report
+    latex = res.to_latex()
+    caption = re.search(r"\\caption\{(.*)\}\n", latex).group(1)
+    assert caption.startswith("Mean of 1 run (seed) per agent and task. Bold: the best mean of each task. "
+                              "Possibly-best marks and comparisons with the best")
+    assert r"\dagger" not in latex and r"\pm" not in latex and "standard deviation" not in caption
+    assert "\u2020" not in res.to_markdown() and "\u2020" not in res._repr_html_()
+    ax = res.plot()
+    assert "withheld" in ax.get_title() and not [t for t in ax.texts if t.get_text() == "\u2020"]
+    ax.figure.savefig(tmp_path / "one_run.png")
+
+
+def test_the_aggregate_row_is_withheld_with_the_way_on():
+    df = rlstats.datasets.simulate(agents=3, tasks=4, seeds=1, rng=0)
+    res = rlstats.task_table(df, FORMULA, aggregate="bootstrap", n_resamples=200, rng=0)
+    assert res.aggregate is None and "Aggregate" not in res.to_latex()
+    assert ("aggregate-row intervals are withheld for every agent: they need at least 2 runs in some task of each "
+            "agent, and each has one run in every task; add runs, or resample tasks as well: rlstats.bootstrap(df, "
+            "\"score ~ agent | task\", task_bootstrap=True) (the aggregate row compares every agent, so it is left "
+            "out)") in res.notes
+
+
+# ----------------------------------------------------------------------------- task_table: mixed replication
+
+PLAN = {("T0", "A"): 5, ("T0", "B"): 5, ("T0", "C"): 1,
+        ("T1", "A"): 1, ("T1", "B"): 1, ("T1", "C"): 1,
+        ("T2", "A"): 5, ("T2", "B"): 5, ("T2", "C"): 5,
+        ("T3", "A"): 1, ("T3", "B"): 5, ("T3", "C"): 5}
+
+
+def test_mixed_replication_withholds_per_cell():
+    df = cells_frame(PLAN, rng=3)
+    res = rlstats.task_table(df, FORMULA, rng=0)
+    tidy = res.tidy().set_index(["task", "agent"])
+    single = [cell for cell, n in PLAN.items() if n == 1]
+    assert tidy.loc[single, "possibly_best"].isna().all()
+    assert tidy.loc[[c for c in PLAN if PLAN[c] > 1], "possibly_best"].notna().all()
+    assert tidy.loc[single, "std_dev"].isna().all() and tidy.loc[[c for c in PLAN if PLAN[c] > 1], "std_dev"].notna().all()
+    # the comparison with the best (C by construction) is withheld where either side has one run
+    best = {t: res.agents[b] for t, b in zip(res.tasks, res.best)}
+    assert best == {"T0": "C", "T1": "C", "T2": "C", "T3": "C"}
+    for (t, a), n in PLAN.items():
+        if a == best[t]:
+            continue
+        row = tidy.loc[(t, a)]
+        if n == 1 or PLAN[(t, best[t])] == 1:
+            assert np.isnan(row["welch_t"]) and np.isnan(row["a12_low"]) and np.isnan(row["p_value"])
+        else:  # Welch's t of the best against the agent, as scipy computes it
+            x = df[(df.task == t) & (df.agent == best[t])]["score"]
+            y = df[(df.task == t) & (df.agent == a)]["score"]
+            expected = stats.ttest_ind(x, y, equal_var=False, alternative="greater")
+            assert row["welch_t"] == pytest.approx(expected.statistic, rel=1e-12)
+            assert row["p_value"] == pytest.approx(expected.pvalue, rel=1e-9)
+    assert ("possibly-best marks are withheld in 5 cells (T0/C, T1/A, T1/B, T1/C and 1 more): they need at least 2 "
+            f"runs per agent and task, and those have one run; {ACROSS}") in res.notes
+    assert ("in 2 tasks (T0, T3) the marks compare only the agents with the runs they need: an agent with fewer "
+            "excludes no other agent from the set") in res.notes
+    caption = res.caption()
+    assert caption.startswith("Mean \u00b1 standard deviation over 5 runs (seeds) per agent and task (5 cells "
+                              "without: too few runs). Bold: the best mean of each task; \u2020: possibly best")
+    assert "Possibly-best marks are withheld in 5 cells" in caption
+    assert "(5 cells withheld: too few runs)" in str(res)
+
+
+def test_a_withheld_cell_changes_no_other_mark():
+    # The marks of the replicated cells are those of the table without the single-run cells: an independent run
+    df = cells_frame(PLAN, rng=3)
+    res = rlstats.task_table(df, FORMULA, rng=0)
+    replicated = df.groupby(["task", "agent"])["score"].transform("size") > 1
+    alone = rlstats.task_table(df[replicated], FORMULA, rng=0)
+    full = res.tidy().set_index(["task", "agent"])
+    part = alone.tidy().set_index(["task", "agent"])
+    part = part[part["n_runs"] > 0]
+    mine = full.loc[part.index]
+    np.testing.assert_array_equal(mine["p_adjusted"], part["p_adjusted"])
+    # the set of the replicated cells is the same (T0's point best is C, of one run, in the full table and B
+    # without it: B is in the set either way, as no agent is significantly better)
+    assert (mine["possibly_best"].astype(bool) == part["possibly_best"].astype(bool)).all()
+    assert mine["possibly_best"].astype(bool).tolist() == [False, True, False, False, True, False, True]
+
+
+# ----------------------------------------------------------------------------- task_table: the boundary
+
+def test_exactly_the_declared_minimum_shows_everything_and_quotes_calibration():
+    df = rlstats.datasets.simulate(agents=5, tasks=3, seeds=2, effect=1.0, rng=0)
+    res = rlstats.task_table(df, FORMULA, rng=0)
+    need = {n.output: n.runs for n in DECLARATIONS["task_table"].replication}
+    assert need["possibly_best"] == need["comparisons"] == need["std_dev"] == 2
+    assert not any(mask.any() for mask in res.withheld.values()) and res.withheld_reasons == {}
+    tidy = res.tidy()
+    assert tidy["possibly_best"].notna().all() and tidy["std_dev"].notna().all()
+    assert "withheld" not in str(res) and "withheld" not in res.to_latex()
+    assert "\u00b1 standard deviation over 2 runs (seeds) per agent and task. Bold" in res.caption()
+    assert "form a 95% confidence set" in res.caption()
+    # the effect-size calibration rows at 5 agents x 2 runs are quoted, because the intervals are printed
+    row = table_calibration.effect_size_shortfall("a12", 5, 2, 0.95)
+    assert row is not None and float(row["coverage"]) < 0.9
+    assert any(n.startswith("measured coverage of the 95% Vargha-Delaney A12 interval") and
+               f"{float(row['coverage']):.3f}" in n for n in res.notes)
+    # one run fewer: the same design quotes nothing
+    one = rlstats.task_table(df[df["seed"] == 0], FORMULA, rng=0)
+    assert not any("measured coverage" in n for n in one.notes)
+
+
+# ----------------------------------------------------------------------------- the other back ends
+
+@pytest.mark.filterwarnings("ignore:with n_resamples = 100:rlstats.errors.RlstatsWarning")
+@pytest.mark.parametrize("call, phrase", [
+    (lambda d: rlstats.bootstrap(d, "score ~ agent | task", n_resamples=100),
+     "bootstrap intervals cannot be computed for every agent"),
+    (lambda d: rlstats.performance_profile(d, "score ~ agent | task", n_resamples=100),
+     "performance profile bands cannot be computed for every agent"),
+    (lambda d: rlstats.percentiles(d, "score ~ agent | task", interval="bootstrap", n_resamples=100),
+     'interval="bootstrap" intervals cannot be computed: they need at least 2 runs per agent and task, and every '
+     'cell has one run'),
+    (lambda d: rlstats.permutation(d, "score ~ agent | task", n_resamples=100),
+     "per-task comparisons of agents cannot be computed"),
+    (lambda d: rlstats.adastop(d, "score ~ agent | task", n=1, n_resamples=100),
+     "per-task comparisons of agents cannot be computed"),
+])
+def test_back_ends_that_refuse_one_run_per_cell(call, phrase):
+    df = rlstats.datasets.simulate(agents=3, tasks=4, seeds=1, rng=0)
+    with pytest.raises(DesignError, match=re.escape(phrase)):
+        call(df)
+    call(rlstats.datasets.simulate(agents=3, tasks=4, seeds=2, rng=0))  # the boundary: 2 runs
+
+
+def test_rank_tests_and_the_mixed_model_need_no_replication():
+    df = sb3_like(agents=4, tasks=8)
+    assert DECLARATIONS["skillings_mack"].no_replication and DECLARATIONS["mixed"].no_replication
+    res = rlstats.compare(df, "score ~ agent | task")
+    assert not any("withheld" in n for n in res.notes)
+
+
+def test_tuning_withholds_intervals_from_one_seed():
+    df = rlstats.datasets.simulate(agents=3, tasks=3, seeds=1, effect=1.0, rng=0)
+    res = rlstats.tuning(df, FORMULA, n_resamples=200, rng=0)
+    for table in ("tuned", "expected_max", "complete"):
+        assert res.tables[table][["conf_low", "conf_high"]].isna().all().all(), table
+    assert ("tuned-score intervals are withheld in every sweep: they need at least 2 seeds in the selected "
+            "configuration, and every sweep has one seed; add seeds to the selected configuration") in res.notes
+    assert "[NaN" not in str(res) and "(no interval: too few seeds)" in str(res)
+    assert not any("measured at" in n for n in res.notes)  # no calibration row for a band that is not printed
+    two = rlstats.tuning(rlstats.datasets.simulate(agents=3, tasks=3, seeds=2, effect=1.0, rng=0), FORMULA,
+                         n_resamples=200, rng=0)
+    for table in ("tuned", "expected_max", "complete"):
+        assert two.tables[table][["conf_low", "conf_high"]].notna().all().all(), table
+    assert not any("withheld" in n for n in two.notes)
