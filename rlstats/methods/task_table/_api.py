@@ -205,7 +205,7 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: str
     a12[tasks_of, agents_of], hedges[tasks_of, agents_of], welch[tasks_of, agents_of] = \
         kernels.effect_sizes(pairs, level)
 
-    notes = list(design.notes) + _set_notes(design, test, alpha, adjustment, present, pairwise, smallest,
+    notes = list(design.notes) + _group_notes(design) + _set_notes(design, test, alpha, adjustment, present, pairwise, smallest,
                                             tied_best & rejected, summary) + _effect_size_notes(design, level, present)
     if "monte_carlo" in how:
         notes.append(f"{_TEST_NAMES[test]} p-values from {n_resamples} random splits where the splits were too many "
@@ -265,6 +265,16 @@ def _pairwise_pvalues(runs, present, sign, test, n_resamples, ss):
             test, n_first, n_second, n_resamples)
         how.add(method)
     return pairwise, smallest, how
+
+
+def _group_notes(design):
+    """Agents in groups that never share a task: the per-task marks stand, but nothing compares the groups."""
+    graph = design.graph
+    if graph.connected:
+        return []
+    groups = " | ".join(", ".join(g) for g in graph.groups)
+    return [f"the agents fall into {graph.n_groups} groups that never ran on a common task ({groups}): each task's "
+            "marks compare the agents that ran it, and the counts of tasks won are not a ranking across groups"]
 
 
 def _set_notes(design, test, alpha, adjustment, present, pairwise, smallest, overruled, summary):
