@@ -49,8 +49,8 @@ def plot_critical_difference(result, *, ax=None, **kwargs):
     design is balanced the critical difference is drawn as a bar above the
     axis; otherwise the joining bars come from the Holm-adjusted pairwise
     tests, which the title says.  With a ``control`` (many-to-one comparisons)
-    the control is marked and one bar joins it with the agents not different
-    from it (no other pair was tested); after Quade's test the positions are
+    the control is marked and one bar joins it with the agents next to it in
+    rank order that are not different from it (no other pair was tested); after Quade's test the positions are
     the Quade-weighted mean ranks.  A bar never joins two agents that did not
     run on a common task (``result.met_matrix()``); when such pairs exist, a
     line under the diagram names them.  The joining bars carry the artist id
@@ -93,8 +93,16 @@ def plot_critical_difference(result, *, ax=None, **kwargs):
 
     if control is not None:
         # only the control's pairs were tested: one bar from the control over the agents not different from it
+        # from the control outwards in rank order while the next agent met it and does not differ, so that no
+        # agent under the bar differs from the control or never met it
         c = names.index(control)
-        alike = [c] + [j for j in range(k) if j != c and met[c, j] and not significant[c, j]]
+        at = order.index(c)
+        first, last = at, at
+        while first > 0 and met[c, order[first - 1]] and not significant[c, order[first - 1]]:
+            first -= 1
+        while last + 1 < k and met[c, order[last + 1]] and not significant[c, order[last + 1]]:
+            last += 1
+        alike = order[first:last + 1]
         if len(alike) > 1:
             ax.hlines(-0.35, ranks[alike].min() - 0.03, ranks[alike].max() + 0.03, color="tab:red", linewidth=3,
                       gid="cd_bar")
@@ -124,7 +132,8 @@ def plot_critical_difference(result, *, ax=None, **kwargs):
         ax.text(lo + cd / 2, 1.4, f"CD = {cd:.3g}", ha="center", va="bottom", fontsize=8)
         title = f"Mean ranks (1 = best)\nbars join agents{met_all} within the critical difference"
     else:
-        title = f"{what} (1 = best)\nbars join agents{met_all} not different ({result.posthoc_adjustment}-adjusted)"
+        alike = "not different" if not never else "and do not differ"
+        title = f"{what} (1 = best)\nbars join agents{met_all} {alike} ({result.posthoc_adjustment}-adjusted)"
     ax.set_title(title, fontsize=9)
     ax.set_axis_off()
     return ax
