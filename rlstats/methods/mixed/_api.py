@@ -98,6 +98,10 @@ def mixed(data: Data, formula: FormulaLike | None = None, *, ddf: str = "sattert
     Raises
     ------
     FormulaError, DesignError, OptionError
+        A DesignError when the agents fall into groups that never ran on a common task (a contrast across groups
+        would rest on the random task intercepts alone); the message lists each group with the ``subset=`` of
+        :func:`rlstats.compare` that selects it.  Within one group, the contrast of a pair that never ran on a
+        common task is kept but marked indirect (``n_shared_tasks`` = 0; the notes say what it rests on).
 
     See Also
     --------

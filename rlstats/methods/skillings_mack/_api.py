@@ -235,6 +235,10 @@ def skillings_mack(data: Data, formula: FormulaLike | None = None, *, variant: s
     Raises
     ------
     FormulaError, DesignError, OptionError
+        A DesignError when the agents fall into groups that never ran on a common task: ranks of agents in
+        different groups rest on no common task, so the message lists each group with the ``subset=`` of
+        :func:`rlstats.compare` that selects it.  Within one group, pairs that never met are named in the notes,
+        left out of the post hoc (``n_shared_tasks`` = 0) and never joined by a critical-difference bar.
 
     See Also
     --------
