@@ -156,18 +156,18 @@ class ComparisonGraph:
         what : str
             What the back end would do across groups ("the rank test ranks every agent against every other").
         """
-        lines = []
+        parts = []  # one line, as every rlstats error (the command line prints it after 'rlstats: error:')
         for i, (agents, tasks, subset) in enumerate(zip(self.groups, self.group_tasks, self.subsets(column))):
             if i == _SHOWN_GROUPS:
-                lines.append(f"  ... and {self.n_groups - _SHOWN_GROUPS} more groups")
+                parts.append(f"... and {self.n_groups - _SHOWN_GROUPS} more groups")
                 break
-            lines.append(f"  group {i + 1}: {_names(list(agents))} (on {count(len(tasks), 'task')}: "
-                         f"{_names(list(tasks), 5)}); subset={subset!r}")
+            parts.append(f"group {i + 1}: {_names(list(agents))} (on {count(len(tasks), 'task')}: "
+                         f"{_names(list(tasks), 5)}), subset={subset!r}")
         return DesignError(
             f"the agents fall into {self.n_groups} groups that never ran on a common task, so agents of different "
-            f"groups cannot be compared ({what}):\n" + "\n".join(lines)
-            + "\nanalyse one group at a time: pass its condition as rlstats.compare(..., subset=...) (the same text "
-              "selects the rows with DataFrame.query), or add runs that link the groups")
+            f"groups cannot be compared ({what}): " + "; ".join(parts)
+            + "; analyse one group at a time by passing its subset= to rlstats.compare (or -o on the command line; "
+              "DataFrame.query reads the same text), or add runs that link the groups")
 
     def require_connected(self, column: str, what: str) -> None:
         """Raise :meth:`refusal` unless the agents form one group."""

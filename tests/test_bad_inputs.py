@@ -727,7 +727,7 @@ def _linked(data):
 APART, LINKED = _apart(_FOUR), _linked(_FOUR)
 _SWEEPS = {name: pd.concat([d.assign(lr=0.1), d.assign(lr=0.01, score=d["score"] + 1.0)], ignore_index=True)
            for name, d in (("apart", APART), ("linked", LINKED))}
-_GROUPS = ("2 groups that never ran on a common task", "group 1: agent_1, agent_2 (on 2 tasks: task_01, task_02); "
+_GROUPS = ("2 groups that never ran on a common task", "group 1: agent_1, agent_2 (on 2 tasks: task_01, task_02), "
            "subset=\"agent in ['agent_1', 'agent_2']\"")
 _CELLS = "agent x task cell(s) have no runs"
 _QUICK = {"n_resamples": 200, "rng": 0}
@@ -788,6 +788,13 @@ def test_agents_that_never_met(name, layout, call, expected, phrases):
             assert phrases in call(data).report()
     else:
         fails(expected, phrases, call, data)
+
+
+def test_agents_that_never_met_on_the_command_line(tmp_path):
+    APART.to_csv(tmp_path / "apart.csv", index=False)
+    cli_fails(tmp_path, ["compare", "{d}/apart.csv", "score ~ agent | task"], _GROUPS)
+    done = _cli("compare", tmp_path / "apart.csv", "score ~ agent | task", "-o", "subset=agent in ['agent_1', 'agent_2']")
+    assert done.returncode == 0 and "Note: subset=\"agent in ['agent_1', 'agent_2']\" kept 12 of 24 rows" in done.stdout
 
 
 # ----------------------------------------------------------------------------- normalize

@@ -324,7 +324,7 @@ def test_disconnected_design_is_refused_and_its_statistic_has_rank_df():
     df = pd.DataFrame(rows)
     with pytest.raises(DesignError, match=r"2 groups that never ran on a common task") as info:
         rlstats.skillings_mack(df, "score ~ agent | task")
-    assert "group 1: A, B (on 3 tasks: t1, t2, t3); subset=\"agent in ['A', 'B']\"" in str(info.value)
+    assert "group 1: A, B (on 3 tasks: t1, t2, t3), subset=\"agent in ['A', 'B']\"" in str(info.value)
     design = rlstats.build(df, "score ~ agent | task")
     setup = br.build_setup(design.y, design.agent, design.task, 4, 6, variant="skillings_mack")
     assert setup.df == 2 and not setup.connected
