@@ -217,7 +217,7 @@ class SkillingsMackResult(Result):
         names = list(self.agents)
         values = [fmt.signif(r, 4) for r in self.mean_ranks]
         widths = [max(len(n), len(v)) for n, v in zip(names, values)]
-        lines.append(f"{self._ranks_name().replace('Mean', 'mean')} (1 = best):")
+        lines.append(f"{self._ranks_name().replace('Mean', 'mean')} (1 = best{self._among()}):")
         lines.append(" ".join(n.rjust(w) for n, w in zip(names, widths)))
         lines.append(" ".join(v.rjust(w) for v, w in zip(values, widths)))
         n_sig = int(self.comparisons["significant"].sum())
@@ -242,6 +242,10 @@ class SkillingsMackResult(Result):
                 outcome += " (the pairs' p-values are normal approximations)"
         lines.append(f"post hoc ({kind}{self.posthoc_adjustment}{cd}, alpha = {self.alpha}): {outcome}")
         return lines
+
+    def _among(self):
+        """Where agents ran on different task sets, whom each mean rank is taken among (the same scale otherwise)."""
+        return "" if (self.counts > 0).all() else ", among the agents present on each task"
 
     def _ranks_name(self):
         return "Quade-weighted mean ranks" if self.variant == "quade" else "Mean ranks"
@@ -325,7 +329,7 @@ class SkillingsMackResult(Result):
                 f"{', with tie correction' if self.tie_correction and self.variant != 'friedman' else ''}).")
         order = np.argsort(self.mean_ranks, kind="stable")
         ranking = ", ".join(f"{self.agents[j]} ({fmt.signif(self.mean_ranks[j], 3)})" for j in order)
-        text += f" {self._ranks_name()} (1 = best): {ranking}."
+        text += f" {self._ranks_name()} (1 = best{self._among()}): {ranking}."
         sig = self.comparisons[self.comparisons["significant"]]
         if self._pair_is_omnibus():
             text += (f" With two agents the pair's comparison is the omnibus test itself, so {self.agents[0]} and "
