@@ -119,11 +119,12 @@ def plot_critical_difference(result, *, ax=None, **kwargs):
 
     cd = getattr(result, "critical_difference", None)
     what = "Quade-weighted mean ranks" if getattr(result, "variant", None) == "quade" else "Mean ranks"
+    if not (np.asarray(result.counts) > 0).all():  # agents on different task sets: as the print says
+        what += " among each task's agents"
     # two lines, so that the diagram keeps its width at a paper column's size
     met_all = "" if not never else " that met"
     if result.posthoc_withheld:
-        bars = "one bar" if not never else "bars"
-        title = f"{what} (1 = best)\n{bars}: the omnibus test did not reject, no pair is declared different"
+        title = f"{what} (1 = best)\nno pair declared different (omnibus not rejected)"
     elif control is not None:
         title = (f"{what} (1 = best)\nred bar: agents{met_all} not different from the control {control} "
                  f"({result.posthoc_adjustment})")
@@ -132,8 +133,8 @@ def plot_critical_difference(result, *, ax=None, **kwargs):
         ax.text(lo + cd / 2, 1.4, f"CD = {cd:.3g}", ha="center", va="bottom", fontsize=8)
         title = f"Mean ranks (1 = best)\nbars join agents{met_all} within the critical difference"
     else:
-        alike = "not different" if not never else "and do not differ"
-        title = f"{what} (1 = best)\nbars join agents{met_all} {alike} ({result.posthoc_adjustment}-adjusted)"
+        adjusted = f"{result.posthoc_adjustment}-adjusted" if not never else result.posthoc_adjustment
+        title = f"{what} (1 = best)\nbars join agents{met_all and ' that met,'} not different ({adjusted})"
     ax.set_title(title, fontsize=9)
     ax.set_axis_off()
     return ax
