@@ -71,6 +71,8 @@ def test_components_follow_chains_and_number_groups_by_their_first_agent():
                         [0, 0, 0, 0, 0, 1]], dtype=bool)
     assert components(present).tolist() == [0, 1, 1, 0, 0, 2]
     assert components(np.ones((1, 3), dtype=bool)).tolist() == [0, 0, 0]
+    # no informative task at all (the rank kernel's view when every task tied): each agent is its own group
+    assert components(np.zeros((0, 3), dtype=bool)).tolist() == [0, 1, 2]
     graph = comparison_graph(present.astype(int), tuple("abcdef"), ("w", "x", "y", "z"))
     assert graph.groups == (("a", "d", "e"), ("b", "c"), ("f",)) and graph.task_group.tolist() == [0, 0, 1, 2]
 
@@ -188,6 +190,15 @@ def test_the_rank_test_names_the_pairs_that_never_met(ranks):
     assert NOTE in ranks.report().replace("\\", "")
     matrix = ranks.met_matrix()
     assert [(ranks.agents[i], ranks.agents[j]) for i, j in zip(*np.nonzero(np.triu(~matrix)))] == NEVER_MET
+
+
+def test_the_wilcoxon_post_hoc_leaves_out_the_pairs_that_never_met_too():
+    res = rlstats.skillings_mack(frame(CONNECTED), "score ~ agent | task", posthoc="wilcoxon")
+    tidy = res.tidy()
+    never = tidy["n_shared_tasks"] == 0
+    assert list(zip(tidy.loc[never, "agent_1"], tidy.loc[never, "agent_2"])) == NEVER_MET
+    assert tidy.loc[never, ["estimate", "p_value", "p_adjusted"]].isna().all().all()
+    assert tidy.loc[~never, "p_value"].notna().all() and NOTE in res.notes
 
 
 def _bars(ax, result):
