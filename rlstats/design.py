@@ -22,6 +22,7 @@ import patsy
 from . import formula as formula_module
 from .bounds import Bounds, check_bounds, check_within, score_bounds, with_bounds
 from .conditions import Condition, parse_condition
+from .connectivity import ComparisonGraph, comparison_graph
 from .format import count
 from .errors import DesignError, OptionError, shown
 from .formula import capture_environment
@@ -139,6 +140,11 @@ class Design:
         """Complete, with the same number of runs in every cell."""
         return bool((self.counts == self.counts.flat[0]).all())
 
+    @property
+    def graph(self) -> ComparisonGraph:
+        """Which agents met on which tasks, and the groups that never share a task (:mod:`rlstats.connectivity`)."""
+        return comparison_graph(self.counts, self.agents, self.tasks)
+
     @classmethod
     def from_counts(cls, formula: formula_module.Formula, agents: Sequence[str], tasks: Sequence[str],
                     counts: ArrayLike) -> Design:
@@ -194,6 +200,8 @@ class Design:
         empty = self.counts == 0
         if not empty.any():
             return self
+        # agents that never share a task: no choice of tasks makes the design complete, so name the groups
+        self.graph.require_connected(self.formula.groups, why)
         cells = [f"agent {self.agents[j]!r} on task {self.tasks[t]!r}" for t, j in zip(*np.nonzero(empty))]
         incomplete = empty.any(axis=1)
         if na_action == "raise":

@@ -58,6 +58,8 @@ _TERMS = [
     ("n_tasks", "n_tasks", "tasks", "number of tasks (blocks) used by the test"),
     ("n_obs", "nobs", "observations", "number of runs used by the test"),
     ("reason", None, "reason", "why a comparison stayed undecided"),
+    ("n_shared_tasks", None, "shared tasks",
+     "number of tasks in which both agents of a pair have runs (0: they never met; rlstats.connectivity)"),
     ("n_comparisons", "n_comparisons", "comparisons", "number of comparisons tested"),
     ("alpha", "alpha", "alpha", "family-wise error level"),
     ("beta", "beta", "beta", "a second level: early acceptance of a sequential test (0: off), or the selection inspector's level"),

@@ -771,6 +771,98 @@ def test_a_subset_is_stated(method):
           subset=condition, **options)
 
 
+# issue 39 item 2: agents that never met (rlstats.connectivity). Every back end that takes tasks, on two groups of
+# agents that never share a task (APART) and on one group in which a pair never met (LINKED): a clear error naming
+# the groups (or the cells), or a result whose notes (or report) say what it did.
+_FOUR = rlstats.datasets.simulate(agents=4, tasks=4, seeds=3, rng=0)
+_FOUR_CURVES = rlstats.datasets.simulate_curves(agents=4, tasks=4, seeds=3, steps=5, rng=0)
+
+
+def _apart(data):
+    """agent_1 and agent_2 on task_01-02, agent_3 and agent_4 on task_03-04."""
+    return data[data["agent"].isin(["agent_1", "agent_2"]) == data["task"].isin(["task_01", "task_02"])]
+
+
+def _linked(data):
+    """agent_1 and agent_2 on task_01-02, agent_2 and agent_3 on task_03-04: agent_1 and agent_3 never met."""
+    first = data["agent"].isin(["agent_1", "agent_2"]) & data["task"].isin(["task_01", "task_02"])
+    second = data["agent"].isin(["agent_2", "agent_3"]) & data["task"].isin(["task_03", "task_04"])
+    return data[first | second]
+
+
+APART, LINKED = _apart(_FOUR), _linked(_FOUR)
+_SWEEPS = {name: pd.concat([d.assign(lr=0.1), d.assign(lr=0.01, score=d["score"] + 1.0)], ignore_index=True)
+           for name, d in (("apart", APART), ("linked", LINKED))}
+_GROUPS = ("2 groups that never ran on a common task", "group 1: agent_1, agent_2 (on 2 tasks: task_01, task_02), "
+           "subset=\"agent in ['agent_1', 'agent_2']\"")
+_CELLS = "agent x task cell(s) have no runs"
+_QUICK = {"n_resamples": 200, "rng": 0}
+#: (back end, layout, call, expected: DesignError or "note" or "report", phrases)
+GRAPH_CASES = [
+    ("skillings_mack", "apart", lambda d: rlstats.skillings_mack(d, "score ~ agent | task"), DesignError, _GROUPS),
+    ("skillings_mack", "linked", lambda d: rlstats.skillings_mack(d, "score ~ agent | task"), "note",
+     "1 pair of agents never ran on a common task (agent_1-agent_3): they are not compared post hoc and no "
+     "critical-difference bar joins them"),
+    ("mixed", "apart", lambda d: rlstats.mixed(d, "score ~ agent | task"), DesignError, _GROUPS),
+    ("mixed", "linked", lambda d: rlstats.mixed(d, "score ~ agent | task"), "note",
+     "1 pair of agents never ran on a common task (agent_1-agent_3): their contrasts are indirect"),
+    *[(name, layout, lambda d, f=function: f(d, "score ~ agent | task", **_QUICK), DesignError,
+       _GROUPS if layout == "apart" else _CELLS)
+      for name, function in (("bootstrap", rlstats.bootstrap),
+                             ("probability_of_improvement", rlstats.probability_of_improvement),
+                             ("performance_profile", rlstats.performance_profile))
+      for layout in ("apart", "linked")],
+    ("percentiles", "apart", lambda d: rlstats.percentiles(d, "score ~ agent | task", rng=0), DesignError, _GROUPS),
+    ("percentiles", "linked", lambda d: rlstats.percentiles(d, "score ~ agent | task", rng=0), DesignError, _CELLS),
+    ("task_table", "apart", lambda d: rlstats.task_table(d, "score ~ agent | task/seed", **_QUICK), "note",
+     "the agents fall into 2 groups that never ran on a common task (agent_1, agent_2 | agent_3, agent_4)"),
+    ("task_table", "linked", lambda d: rlstats.task_table(d, "score ~ agent | task/seed", **_QUICK), "report",
+     "Best per task: agent\\_2 (4 of the 4 it ran)"),
+    ("task_table aggregate", "apart", lambda d: rlstats.task_table(d, "score ~ agent | task/seed",
+                                                                   aggregate="bootstrap", **_QUICK),
+     DesignError, _GROUPS),
+    ("selection_check", "apart", lambda d: rlstats.selection_check(
+        d, "score ~ agent | task", treatment="agent_3", baseline="agent_1", reported=["task_01"], **_QUICK),
+     DesignError, "treatment 'agent_3' and baseline 'agent_1' never ran on a common task"),
+    ("selection_check", "linked", lambda d: rlstats.selection_check(
+        d, "score ~ agent | task", treatment="agent_3", baseline="agent_1", reported=["task_03"], **_QUICK),
+     DesignError, "name a baseline that shares tasks with the treatment: 'agent_2'"),
+    # one AdaStop per task compares only the agents of that task: nothing crosses tasks
+    ("adastop", "apart", lambda d: rlstats.adastop(d, "score ~ agent | task", n=3, K=1, **_QUICK), "note",
+     "one AdaStop per task: the family-wise error is controlled within each task"),
+    ("adastop", "linked", lambda d: rlstats.adastop(d, "score ~ agent | task", n=3, K=1, **_QUICK), "note",
+     "one AdaStop per task: the family-wise error is controlled within each task"),
+    ("curves", "apart", lambda d: rlstats.curves(_apart(_FOUR_CURVES), "score ~ agent | task/seed", step="step",
+                                                 **_QUICK), DesignError, _GROUPS),
+    ("curves", "linked", lambda d: rlstats.curves(_linked(_FOUR_CURVES), "score ~ agent | task/seed", step="step",
+                                                  **_QUICK), DesignError, _CELLS),
+    # tuning describes each agent on its own tasks; its sensitivity, which pools tasks, leaves out such agents
+    *[("tuning", layout, lambda d, s=_SWEEPS[layout]: rlstats.tuning(s, "score ~ agent | task/seed", config="lr",
+                                                                     **_QUICK),
+       "note", "lacks runs on some task; left out") for layout in ("apart", "linked")],
+]
+
+
+@pytest.mark.parametrize("name, layout, call, expected, phrases", GRAPH_CASES,
+                         ids=[f"{c[0]}-{c[1]}" for c in GRAPH_CASES])
+def test_agents_that_never_met(name, layout, call, expected, phrases):
+    data = APART if layout == "apart" else LINKED
+    if expected == "note":
+        noted(phrases, call, data)
+    elif expected == "report":
+        with unchanged(data):
+            assert phrases in call(data).report()
+    else:
+        fails(expected, phrases, call, data)
+
+
+def test_agents_that_never_met_on_the_command_line(tmp_path):
+    APART.to_csv(tmp_path / "apart.csv", index=False)
+    cli_fails(tmp_path, ["compare", "{d}/apart.csv", "score ~ agent | task"], _GROUPS)
+    done = _cli("compare", tmp_path / "apart.csv", "score ~ agent | task", "-o", "subset=agent in ['agent_1', 'agent_2']")
+    assert done.returncode == 0 and "Note: subset=\"agent in ['agent_1', 'agent_2']\" kept 12 of 24 rows" in done.stdout
+
+
 # ----------------------------------------------------------------------------- normalize
 
 NORMALIZE_CASES = [

@@ -6,6 +6,7 @@ import pytest
 
 import rlstats
 from rlstats.errors import DesignError, OptionError
+from rlstats.methods.skillings_mack import _kernels as br
 
 # Skillings & Mack (1981) Table 1 (spec skillings_mack.md §10.2 a1); None = missing cell.
 TABLE1 = {
@@ -314,14 +315,19 @@ def test_accepts_a_ready_design():
     assert rlstats.skillings_mack(design).statistic == pytest.approx(15.4930487975, abs=1e-8)
 
 
-def test_disconnected_design_reports_rank_df():
+def test_disconnected_design_is_refused_and_its_statistic_has_rank_df():
+    # issue 39 item 2: across groups that never share a task nothing is ranked; the kernel's df stays the rank
     rows = []
     for t, pair in [("t1", "AB"), ("t2", "AB"), ("t3", "AB"), ("t4", "CD"), ("t5", "CD"), ("t6", "CD")]:
         for j, a in enumerate(pair):
             rows.append({"task": t, "agent": a, "score": float(j + (t in ("t2", "t5")))})
-    res = rlstats.skillings_mack(pd.DataFrame(rows), "score ~ agent | task")
-    assert res.df == 2 and not res.connected
-    assert "not connected" in res.report()
+    df = pd.DataFrame(rows)
+    with pytest.raises(DesignError, match=r"2 groups that never ran on a common task") as info:
+        rlstats.skillings_mack(df, "score ~ agent | task")
+    assert "group 1: A, B (on 3 tasks: t1, t2, t3), subset=\"agent in ['A', 'B']\"" in str(info.value)
+    design = rlstats.build(df, "score ~ agent | task")
+    setup = br.build_setup(design.y, design.agent, design.task, 4, 6, variant="skillings_mack")
+    assert setup.df == 2 and not setup.connected
 
 
 def test_report_names_test_design_and_outcome():

@@ -342,10 +342,12 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str, statis
         n_jobs=n_jobs, bounds=bounds)
     design = design_of(data, formula, subset=subset, na_action=options.na_action, eval_env=eval_env, step=step,
                        curves=True, normalize=normalize, min_agents=1, bounds=options.bounds)
+    why = "curves aggregate every agent over the same tasks"
+    design.graph.require_connected(design.formula.groups, why)  # groups apart: name them, not one agent to drop
     empty = np.argwhere(design.counts == 0)
     leave_out = (f" (subset=\"{design.formula.groups} != '{design.agents[empty[0, 1]]}'\" leaves that agent out)"
                  if empty.size else "")
-    design = design.require_complete(options.na_action, "curves aggregate every agent over the same tasks" + leave_out)
+    design = design.require_complete(options.na_action, why + leave_out)
     warn_raw_scales(design, normalize)
     return _run_curves(design, step, steps, options.for_agents(design.agents), rng)
 

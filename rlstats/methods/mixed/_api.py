@@ -106,6 +106,10 @@ def mixed(data: Data, formula: FormulaLike | None = None, *, ddf: str = "sattert
     Raises
     ------
     FormulaError, DesignError, OptionError
+        A DesignError when the agents fall into groups that never ran on a common task (a contrast across groups
+        would rest on the random task intercepts alone); the message lists each group with the ``subset=`` of
+        :func:`rlstats.compare` that selects it.  Within one group, the contrast of a pair that never ran on a
+        common task is kept but marked indirect (``n_shared_tasks`` = 0; the notes say what it rests on).
 
     See Also
     --------
@@ -173,7 +177,16 @@ def _random_terms(design, notes):
     return (task, f"{task}:{agent}") if replicated else (task,)
 
 
+#: What the mixed model would do across groups of agents that never share a task (connectivity's refusal).
+_ACROSS_GROUPS = ("the mixed model would contrast them through its random task intercepts alone, assuming the "
+                  "groups' tasks alike on average")
+
+
 def _run(design, options):
+    # Refused rather than fitted: a contrast across groups has no task behind it, and the omnibus F and Tukey's
+    # family would mix such contrasts in; one fit per group is the user's subset= away.
+    graph = design.graph
+    graph.require_connected(design.formula.groups, _ACROSS_GROUPS)
     notes = list(design.notes)
     terms = _random_terms(design, notes)
     if design.n_agents < 2:
@@ -207,6 +220,8 @@ def _run(design, options):
     means["conf_low"], means["conf_high"] = means["estimate"] - half, means["estimate"] + half
     means.insert(0, "agent", list(design.agents))
     pairs = _pairs_table(design.agents, first, second, pair_rows @ fitted.beta, pair_var, pair_df, options)
+    pairs.insert(2, "n_shared_tasks", graph.shared[first, second])
+    notes += _indirect_notes(graph, pairs, options)
     u_task, u_cell = kernels.random_effects(m, fitted)
     # per run in the data's row order (R's fitted() and residuals()), not the design's sorted order
     in_data_order = np.argsort(design.row_position, kind="stable")
@@ -308,6 +323,27 @@ def _pairs_table(agents, first, second, estimate, variance, df, options):
     table["conf_low"], table["conf_high"] = estimate - half, estimate + half
     table["significant"] = adjusted <= 1 - options.confidence_level
     return table
+
+
+def _indirect_notes(graph, pairs, options):
+    """The contrasts of pairs that never ran on a common task: kept, marked, and what they rest on.
+
+    In a connected design every difference of agent effects is estimable from within-task comparisons chained
+    through the agents that link the pair (and from the random task intercepts), so the contrast exists and is kept
+    in the adjustment's family (Tukey's over all k agents, as the print says); but it rests on the model's
+    additivity -- an agent's advantage the same on every task -- rather than on any task where both ran, so it
+    is marked (``n_shared_tasks`` = 0 in tidy(), 'indirect' in the print and the figure), not withheld.
+    """
+    never = pairs["n_shared_tasks"].to_numpy() == 0
+    if not never.any():
+        return []
+    names = list(zip(pairs["agent_1"][never], pairs["agent_2"][never]))
+    family = (f"Tukey's family of all {len(pairs)} pairs" if options.adjust == "tukey" else
+              f"Holm's family of all {len(pairs)} pairs" if options.adjust == "holm" else "the table")
+    return [f"{count(len(names), 'pair')} of agents never ran on a common task ({graph.pairs_phrase(names)}): their "
+            "contrasts are indirect, resting on the model (each agent's effect the same on every task, carried "
+            "through the agents that link the pair, and the random task intercepts) rather than on a task where "
+            f"both ran; tidy() gives them 0 shared tasks, and they stay in {family}"]
 
 
 #: how the calibration table's configurations read in a note

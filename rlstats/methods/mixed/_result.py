@@ -61,7 +61,8 @@ class MixedResult(Result):
         Each agent's estimated marginal mean: agent, estimate, std_error, df, statistic, p_value, conf_low,
         conf_high (emmeans).
     comparisons : DataFrame
-        Every pair i < j in the agents' order, estimate = mean of agent_1 minus mean of agent_2: std_error,
+        Every pair i < j in the agents' order, estimate = mean of agent_1 minus mean of agent_2: n_shared_tasks
+        (tasks where both ran; 0 marks an indirect contrast, resting on the model rather than on a common task), std_error,
         df, statistic (t), p_value (unadjusted), p_adjusted, adjustment, conf_low and conf_high (simultaneous:
         Tukey's, or Bonferroni's with Holm), significant (p_adjusted at most 1 - confidence_level).
     task_effects : ndarray
@@ -149,12 +150,21 @@ class MixedResult(Result):
         lines += ["  " + line for line in fmt.table_text(coef, 5).splitlines()]
         lines += ["", f"Pairwise differences of estimated marginal means ({_DDF_NAMES[self.ddf]}'s df):"]
         pairs = self.comparisons
-        shown = pd.DataFrame({"contrast": pairs["agent_1"] + " - " + pairs["agent_2"],
+        indirect = self._indirect()
+        shown = pd.DataFrame({"contrast": pairs["agent_1"] + " - " + pairs["agent_2"]
+                              + np.where(indirect, " (indirect)", ""),
                               "estimate": pairs["estimate"], "SE": pairs["std_error"], "df": pairs["df"],
                               "t.ratio": pairs["statistic"], "p.value": pairs["p_adjusted"]})
         lines += ["  " + line for line in fmt.table_text(shown, 5).splitlines()]
         lines.append(self._adjustment_sentence())
+        if indirect.any():
+            lines.append("(indirect): the pair never ran on a common task; its contrast rests on the model (see the "
+                         "notes)")
         return lines
+
+    def _indirect(self):
+        """Per pair: it never ran on a common task (n_shared_tasks = 0), so its contrast is the model's."""
+        return self.comparisons["n_shared_tasks"].to_numpy() == 0
 
     def _adjustment_sentence(self):
         if self.adjust == "tukey":
@@ -207,9 +217,11 @@ class MixedResult(Result):
             f"{self.agents[j]} {fmt.signif(self.emmeans['estimate'].iloc[j], 3)}" for j in order) + "."
         sig = self.comparisons[self.comparisons["significant"]]
         adjust = {"tukey": "Tukey's adjustment", "holm": "Holm's adjustment", "none": "no adjustment"}[self.adjust]
+        indirect = self._indirect()[self.comparisons["significant"].to_numpy()]
         if len(sig):
             text += (f" Pairs differing with {adjust} at level {fmt.signif(1 - self.confidence_level, 3)}: "
-                     + "; ".join(f"{a} vs {b}" for a, b in zip(sig["agent_1"], sig["agent_2"])) + ".")
+                     + "; ".join(f"{a} vs {b}" + (" (indirect: never on a common task)" if far else "")
+                                 for a, b, far in zip(sig["agent_1"], sig["agent_2"], indirect)) + ".")
         else:
             text += f" No pair differs with {adjust} at level {fmt.signif(1 - self.confidence_level, 3)}."
         return text

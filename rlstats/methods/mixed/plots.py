@@ -13,7 +13,11 @@ from ...plotting import SMALL_FONT, panels
 
 
 def plot_contrasts(result, *, ax=None, **kwargs):
-    """Each pair's difference of estimated marginal means with its simultaneous interval; 0 marked."""
+    """Each pair's difference of estimated marginal means with its simultaneous interval; 0 marked.
+
+    A pair that never ran on a common task (``n_shared_tasks`` = 0: its contrast rests on the model) is drawn in
+    grey and labelled "(indirect)".
+    """
     pairs = result.comparisons
     n = len(pairs)
     _, (ax,) = panels(ax, 1, (5.0, 1.1 + 0.32 * n), width=5.0, what="figure")
@@ -22,16 +26,21 @@ def plot_contrasts(result, *, ax=None, **kwargs):
     style.update(kwargs)
     estimate = pairs["estimate"].to_numpy()
     error = np.vstack([estimate - pairs["conf_low"].to_numpy(), pairs["conf_high"].to_numpy() - estimate])
-    ax.errorbar(estimate, y, xerr=error, **style)
+    indirect = pairs["n_shared_tasks"].to_numpy() == 0
+    ax.errorbar(estimate[~indirect], y[~indirect], xerr=error[:, ~indirect], **style)
+    if indirect.any():
+        ax.errorbar(estimate[indirect], y[indirect], xerr=error[:, indirect], **{**style, "color": "0.55"})
     significant = pairs["significant"].to_numpy()
     if significant.any():
         ax.plot(estimate[significant], y[significant], "o", color=style["color"], markersize=7, fillstyle="none")
     ax.axvline(0.0, color="0.6", linewidth=0.8, linestyle="--")
     ax.set_yticks(y)
-    ax.set_yticklabels([f"{a} - {b}" for a, b in zip(pairs["agent_1"], pairs["agent_2"])], fontsize=SMALL_FONT + 1)
+    ax.set_yticklabels([f"{a} - {b}" + (" (indirect)" if far else "")
+                        for a, b, far in zip(pairs["agent_1"], pairs["agent_2"], indirect)], fontsize=SMALL_FONT + 1)
     how = {"tukey": "Tukey", "holm": "Bonferroni (Holm p-values)", "none": "unadjusted"}[result.adjust]
     ax.set_xlabel(f"difference of estimated marginal means\n({result.confidence_level:.0%} {how} intervals; "
-                  "circled: adjusted p below the level)", fontsize=SMALL_FONT + 1)
+                  "circled: adjusted p below the level"
+                  + ("; grey: never on a common task)" if indirect.any() else ")"), fontsize=SMALL_FONT + 1)
     ddf = {"satterthwaite": "Satterthwaite", "kenward-roger": "Kenward-Roger"}.get(result.ddf, result.ddf)
     ax.set_title(f"linear mixed model (REML), {ddf} df", fontsize=SMALL_FONT + 1)
     return ax

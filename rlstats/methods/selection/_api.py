@@ -148,6 +148,19 @@ def _check_agent(role, name, design):
     return str(name)
 
 
+def _check_met(design, treatment, baseline):
+    """The two arms must share a task: the check compares them task by task, and no other agent enters it (so a
+    design whose other agents fall into groups apart is fine; rlstats.connectivity)."""
+    graph = design.graph
+    t, b = design.agents.index(treatment), design.agents.index(baseline)
+    if graph.shared[t, b] > 0:
+        return
+    partners = [a for a, met in zip(design.agents, graph.met()[t]) if met and a != treatment]
+    raise DesignError(f"treatment {treatment!r} and baseline {baseline!r} never ran on a common task, so no task "
+                      "has an effect to check; name a baseline that shares tasks with the treatment"
+                      + (f": {', '.join(map(repr, partners))}" if partners else ""))
+
+
 def _task_list(role, names, design):
     """Validate a list of task names given as ``reported=`` or ``heldout=``; returns them as strings."""
     if isinstance(names, (str, bytes)) or not hasattr(names, "__iter__"):
@@ -383,6 +396,7 @@ def selection_check(data: Data, formula: FormulaLike | None = None, *, treatment
     baseline = _check_agent("baseline", baseline, design)
     if treatment == baseline:
         raise OptionError(f"treatment and baseline are both {treatment!r}; name two different agents")
+    _check_met(design, treatment, baseline)
     reported_names = _resolve_reported(reported, design)
     fresh = None
     heldout = as_pandas(heldout)  # a polars or pyarrow table: converted once, stated

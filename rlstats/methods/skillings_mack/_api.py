@@ -235,6 +235,10 @@ def skillings_mack(data: Data, formula: FormulaLike | None = None, *, variant: s
     Raises
     ------
     FormulaError, DesignError, OptionError
+        A DesignError when the agents fall into groups that never ran on a common task: ranks of agents in
+        different groups rest on no common task, so the message lists each group with the ``subset=`` of
+        :func:`rlstats.compare` that selects it.  Within one group, pairs that never met are named in the notes,
+        left out of the post hoc (``n_shared_tasks`` = 0) and never joined by a critical-difference bar.
 
     See Also
     --------
@@ -344,7 +348,14 @@ class _Test:
     quade: object = None  # kernels.QuadeTest for variant="quade"
 
 
+#: What the rank test would do across groups of agents that never share a task (connectivity's refusal).
+_ACROSS_GROUPS = "the rank test's mean ranks and post hoc would set side by side agents that no task compared"
+
+
 def _test(design, options, rng):
+    # Refused rather than tested within each group: the omnibus test, its mean ranks and the post hoc are one
+    # family over all agents, and a per-group analysis is the user's subset= away.
+    design.graph.require_connected(design.formula.groups, _ACROSS_GROUPS)
     variant = _choose_variant(options, design)
     y, agent, task = design.y, design.agent, design.task
     within = None
@@ -459,9 +470,7 @@ def _run(design, options, rng):
         test_name = "exact permutation test" if method == "exact" else "Monte Carlo permutation test"
         notes.append(cannot_reject(test_name, test.smallest, options.alpha, where))
     notes += _size_notes(design, options, variant)
-    untestable = int((n_shared == 0).sum())
-    if untestable:
-        notes.append(f"{count(untestable, 'pair')} of agents never ran on a common task and are not compared post hoc")
+    notes += _never_met_notes(design, pairs, n_shared)
     return SkillingsMackResult(
         method=_TITLES[variant] + (f" on cell {within}s" if within else ""),
         formula=design.formula, data_name=design.data_name, nobs=design.nobs, notes=tuple(notes),
@@ -475,6 +484,23 @@ def _run(design, options, rng):
         posthoc_adjustment=adjustment,
         control=options.control, critical_difference=cd, alpha=options.alpha,
         posthoc_withheld=bool(comparisons["withheld"].any()))
+
+
+def _never_met_notes(design, pairs, n_shared):
+    """The pairs of the post hoc that share no task, and whom each mean rank was taken among."""
+    untested = n_shared == 0
+    if not untested.any():
+        return []
+    graph = design.graph
+    names = [(design.agents[u], design.agents[v]) for u, v in zip(pairs[0][untested], pairs[1][untested])]
+    met = graph.met().sum(axis=1) - 1  # the other agents each one shares a task with
+    fewest = [j for j in np.argsort(met, kind="stable")[:3] if met[j] < design.n_agents - 1]
+    among = "; ".join(f"{design.agents[j]} met only "
+                      + ", ".join(a for a, ok in zip(design.agents, graph.met()[j]) if ok and a != design.agents[j])
+                      for j in fewest)
+    return [f"{count(len(names), 'pair')} of agents never ran on a common task ({graph.pairs_phrase(names)}): they "
+            "are not compared post hoc and no critical-difference bar joins them; a mean rank is taken within each "
+            f"task among the agents that ran there, so it places an agent among the agents it met only ({among})"]
 
 
 def _ranks_posthoc(design, options, test, setup, adjustment, pairs, notes):

@@ -53,7 +53,6 @@ VOCABULARY = (
     ("mean_rank", "mean_ranks", "mean rank", "mean within-task rank on the 1..k scale (1 = best)"),
     ("rank_sum", None, "rank sum", "sum over tasks of the within-task mean rank of the agent's runs"),
     ("n_tasks_present", None, "tasks", "number of tasks in which the agent has runs"),
-    ("n_shared_tasks", None, "shared tasks", "number of tasks in which both agents of a pair have runs"),
     ("critical_difference", "critical_difference", "critical difference",
      "smallest difference of mean ranks declared significant (balanced designs)"),
     ("variant", "variant", "variant", "which statistic of a family was computed"),

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...connectivity import components
 from ...errors import DesignError, OptionError
 from ...statistics import (bonferroni, chi2_sf, doubled_midranks, holm, monte_carlo_pvalue, monte_carlo_se,
                            normal_sf, studentized_range_isf, studentized_range_sf, wilcoxon_signed_rank)
@@ -213,31 +214,8 @@ def _agent_groups(counts):
     floating-point rank decision of ``matrix_rank`` (which can count a 5e-16
     eigenvalue as real and report df = 2 for two agents).
     """
-    present = counts > 0
-    return _components(present.tobytes(), present.shape)
-
-
-@functools.lru_cache(maxsize=64)
-def _components(present_bytes, shape):
-    """Graph components of the agents for one pattern of present cells, once per pattern.
-
-    A power study asks for the same design's pattern with every simulated data set. Agents are linked
-    when they share a block; each search spreads from an agent not reached yet to all it links to.
-    """
-    present = np.frombuffer(present_bytes, dtype=bool).reshape(shape).astype(np.int64)
-    linked = present.T @ present > 0
-    reached = np.zeros(linked.shape[0], dtype=bool)
-    groups = 0
-    for start in range(linked.shape[0]):
-        if reached[start]:
-            continue
-        groups += 1
-        frontier = np.zeros_like(reached)
-        frontier[start] = True
-        while frontier.any():
-            reached |= frontier
-            frontier = linked[frontier].any(axis=0) & ~reached
-    return groups
+    groups = components(counts > 0)  # the package's one home of the agent graph (rlstats.connectivity)
+    return int(groups.max()) + 1 if groups.size else 0
 
 
 def _pseudo_inverse(cov, df):

@@ -166,6 +166,29 @@ class SkillingsMackResult(Result):
             matrix[index[a], index[b]] = matrix[index[b], index[a]] = bool(sig)
         return matrix
 
+    def met_matrix(self) -> np.ndarray:
+        """Symmetric (k, k) boolean matrix: True where the post hoc compared a pair on at least one shared task.
+
+        False for a pair that never ran on a common task (and for pairs the post hoc did not compare, such as two
+        agents other than the ``control``); the diagonal is True.  No critical-difference bar joins a False pair.
+        """
+        index = {a: i for i, a in enumerate(self.agents)}
+        matrix = np.eye(self.n_agents, dtype=bool)
+        for a, b, shared in zip(self.comparisons["agent_1"], self.comparisons["agent_2"],
+                                self.comparisons["n_shared_tasks"]):
+            matrix[index[a], index[b]] = matrix[index[b], index[a]] = shared > 0
+        return matrix
+
+    def never_met(self) -> list[tuple[str, str]]:
+        """The post hoc's pairs that never ran on a common task (not compared; no bar joins them)."""
+        rows = self.comparisons[self.comparisons["n_shared_tasks"] == 0]
+        return list(zip(rows["agent_1"], rows["agent_2"]))
+
+    def _never_met_phrase(self):
+        named = [f"{a}-{b}" for a, b in self.never_met()]
+        shown = ", ".join(named[:8]) + (f" and {len(named) - 8} more" if len(named) > 8 else "")
+        return f"{fmt.count(len(named), 'pair')} never ran on a common task ({shown})"
+
     # ---- printing -------------------------------------------------------------------
     def _statistic_line(self):
         if self.df_denominator is not None:  # Quade's F, as R prints it
@@ -194,7 +217,7 @@ class SkillingsMackResult(Result):
         names = list(self.agents)
         values = [fmt.signif(r, 4) for r in self.mean_ranks]
         widths = [max(len(n), len(v)) for n, v in zip(names, values)]
-        lines.append(f"{self._ranks_name().replace('Mean', 'mean')} (1 = best):")
+        lines.append(f"{self._ranks_name().replace('Mean', 'mean')} (1 = best{self._among()}):")
         lines.append(" ".join(n.rjust(w) for n, w in zip(names, widths)))
         lines.append(" ".join(v.rjust(w) for v, w in zip(values, widths)))
         n_sig = int(self.comparisons["significant"].sum())
@@ -211,11 +234,18 @@ class SkillingsMackResult(Result):
         if self.posthoc_withheld:
             outcome = "withheld, as the omnibus test did not reject: no pair is declared different (p-values in tidy())"
         else:
-            outcome = f"{n_sig} of {len(self.comparisons)} pairs differ"
+            never = len(self.never_met())
+            outcome = f"{n_sig} of {len(self.comparisons) - never} pairs{' compared' if never else ''} differ"
+            if never:
+                outcome += f"; {self._never_met_phrase()}: not compared"
             if self.posthoc == "ranks" and self.pvalue_method != "asymptotic" and self.variant != "quade":
                 outcome += " (the pairs' p-values are normal approximations)"
         lines.append(f"post hoc ({kind}{self.posthoc_adjustment}{cd}, alpha = {self.alpha}): {outcome}")
         return lines
+
+    def _among(self):
+        """Where agents ran on different task sets, whom each mean rank is taken among (the same scale otherwise)."""
+        return "" if (self.counts > 0).all() else ", among the agents present on each task"
 
     def _ranks_name(self):
         return "Quade-weighted mean ranks" if self.variant == "quade" else "Mean ranks"
@@ -299,7 +329,7 @@ class SkillingsMackResult(Result):
                 f"{', with tie correction' if self.tie_correction and self.variant != 'friedman' else ''}).")
         order = np.argsort(self.mean_ranks, kind="stable")
         ranking = ", ".join(f"{self.agents[j]} ({fmt.signif(self.mean_ranks[j], 3)})" for j in order)
-        text += f" {self._ranks_name()} (1 = best): {ranking}."
+        text += f" {self._ranks_name()} (1 = best{self._among()}): {ranking}."
         sig = self.comparisons[self.comparisons["significant"]]
         if self._pair_is_omnibus():
             text += (f" With two agents the pair's comparison is the omnibus test itself, so {self.agents[0]} and "
@@ -338,6 +368,10 @@ class SkillingsMackResult(Result):
         return f"chi-squared = {fmt.signif(self.statistic)}, df = {self.df}"
 
     def _connection_sentence(self):
-        if self.connected:
-            return ""
-        return " The design is not connected (some agents never share a task), so df < k - 1."
+        text = ""  # pairs that never met are named in the notes, which follow this paragraph
+        if not self.connected:
+            # every pair is linked by shared tasks (the design is refused otherwise), but tasks on which every
+            # run tied carry no information once corrected for ties, which can split the agents
+            text += (" Once tasks where every run tied are set aside (tie correction), the agents are not linked "
+                     "through shared tasks, so df < k - 1.")
+        return text

@@ -13,8 +13,8 @@ from ...errors import OptionError
 from ...plotting import axes_or_new
 
 
-def nonsignificant_groups(order, significant):
-    """Maximal runs of agents (in rank order) with no significant difference between any two.
+def nonsignificant_groups(order, significant, met=None):
+    """Maximal runs of agents (in rank order) in which every two met and none differ significantly.
 
     Parameters
     ----------
@@ -22,16 +22,20 @@ def nonsignificant_groups(order, significant):
         Agent indices sorted by mean rank.
     significant : ndarray of bool, shape (k, k)
         Symmetric matrix of pairwise decisions.
+    met : ndarray of bool, shape (k, k), optional
+        Symmetric matrix: True where the pair was compared on a shared task.  A pair that never met is no
+        evidence of being alike, so no run holds it (None: every pair met).
 
     Returns
     -------
     list of (first, last) positions into ``order``, each joining two or more agents.
     """
+    apart = significant if met is None else significant | ~met
     groups = []
     k = len(order)
     for start in range(k):
         stop = start
-        while stop + 1 < k and not any(significant[order[i], order[stop + 1]] for i in range(start, stop + 1)):
+        while stop + 1 < k and not any(apart[order[i], order[stop + 1]] for i in range(start, stop + 1)):
             stop += 1
         if stop > start and not any(g[0] <= start and stop <= g[1] for g in groups):
             groups.append((start, stop))
@@ -45,13 +49,17 @@ def plot_critical_difference(result, *, ax=None, **kwargs):
     design is balanced the critical difference is drawn as a bar above the
     axis; otherwise the joining bars come from the Holm-adjusted pairwise
     tests, which the title says.  With a ``control`` (many-to-one comparisons)
-    the control is marked and one bar joins it with the agents not different
-    from it (no other pair was tested); after Quade's test the positions are
-    the Quade-weighted mean ranks.
+    the control is marked and one bar joins it with the agents next to it in
+    rank order that are not different from it (no other pair was tested); after Quade's test the positions are
+    the Quade-weighted mean ranks.  A bar never joins two agents that did not
+    run on a common task (``result.met_matrix()``); when such pairs exist, a
+    line under the diagram names them.  The joining bars carry the artist id
+    (``gid``) ``"cd_bar"``.
     """
     names = list(result.agents)
     ranks = np.asarray(result.mean_ranks, dtype=float)
     significant = result.significance_matrix()
+    met = result.met_matrix()
     k = len(names)
     order = list(np.argsort(ranks, kind="stable"))
     control = getattr(result, "control", None)
@@ -85,27 +93,48 @@ def plot_critical_difference(result, *, ax=None, **kwargs):
 
     if control is not None:
         # only the control's pairs were tested: one bar from the control over the agents not different from it
+        # from the control outwards in rank order while the next agent met it and does not differ, so that no
+        # agent under the bar differs from the control or never met it
         c = names.index(control)
-        alike = [c] + [j for j in range(k) if j != c and not significant[c, j]]
+        at = order.index(c)
+        first, last = at, at
+        while first > 0 and met[c, order[first - 1]] and not significant[c, order[first - 1]]:
+            first -= 1
+        while last + 1 < k and met[c, order[last + 1]] and not significant[c, order[last + 1]]:
+            last += 1
+        alike = order[first:last + 1]
         if len(alike) > 1:
-            ax.hlines(-0.35, ranks[alike].min() - 0.03, ranks[alike].max() + 0.03, color="tab:red", linewidth=3)
+            ax.hlines(-0.35, ranks[alike].min() - 0.03, ranks[alike].max() + 0.03, color="tab:red", linewidth=3,
+                      gid="cd_bar")
     else:
-        for bar, (first, last) in enumerate(nonsignificant_groups(order, significant)):
+        for bar, (first, last) in enumerate(nonsignificant_groups(order, significant, met)):
             y = -0.35 - 0.25 * bar
-            ax.hlines(y, ranks[order[first]] - 0.03, ranks[order[last]] + 0.03, color=style["color"], linewidth=3)
+            ax.hlines(y, ranks[order[first]] - 0.03, ranks[order[last]] + 0.03, color=style["color"], linewidth=3,
+                      gid="cd_bar")
+    never = result.never_met()
+    if never:
+        named = ", ".join(f"{a}-{b}" for a, b in never[:6]) + (f" and {len(never) - 6} more" if len(never) > 6 else "")
+        ax.text(0.5, 0.0, f"never on a common task, so not compared\nand under no common bar: {named}",
+                transform=ax.transAxes, ha="center", va="top", fontsize=7, color="0.3")
 
     cd = getattr(result, "critical_difference", None)
     what = "Quade-weighted mean ranks" if getattr(result, "variant", None) == "quade" else "Mean ranks"
+    if not (np.asarray(result.counts) > 0).all():  # agents on different task sets: as the print says
+        what += " among each task's agents"
+    # two lines, so that the diagram keeps its width at a paper column's size
+    met_all = "" if not never else " that met"
     if result.posthoc_withheld:
-        title = f"{what} (1 = best); one bar: the omnibus test did not reject, no pair is declared different"
+        title = f"{what} (1 = best)\nno pair declared different (omnibus not rejected)"
     elif control is not None:
-        title = f"{what} (1 = best); red bar: agents not different from the control {control} ({result.posthoc_adjustment})"
+        title = (f"{what} (1 = best)\nred bar: agents{met_all} not different from the control {control} "
+                 f"({result.posthoc_adjustment})")
     elif cd is not None and np.isfinite(cd):
         ax.hlines(1.3, lo, lo + cd, **style)
         ax.text(lo + cd / 2, 1.4, f"CD = {cd:.3g}", ha="center", va="bottom", fontsize=8)
-        title = "Mean ranks (1 = best); bars join agents within the critical difference"
+        title = f"Mean ranks (1 = best)\nbars join agents{met_all} within the critical difference"
     else:
-        title = f"{what} (1 = best); bars join agents not different ({result.posthoc_adjustment}-adjusted)"
+        adjusted = f"{result.posthoc_adjustment}-adjusted" if not never else result.posthoc_adjustment
+        title = f"{what} (1 = best)\nbars join agents{met_all and ' that met,'} not different ({adjusted})"
     ax.set_title(title, fontsize=9)
     ax.set_axis_off()
     return ax

@@ -236,7 +236,7 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: str
     if design.bounds is not None:  # a difference of two means lies within plus or minus the bounds' width
         welch[..., 2:4], moved = clip(welch[..., 2:4], design.bounds.limits("difference"))
         clipped = [clipped_note(moved, "Welch's intervals of the differences of means", design.bounds, "difference")]
-    notes = list(design.notes) + [n for n in clipped if n]
+    notes = list(design.notes) + _group_notes(design) + [n for n in clipped if n]
     notes += list(dict.fromkeys(needs.sentences[o] for o in ("possibly_best", "comparisons") if o in needs.sentences))
     notes += _set_notes(design, test, alpha, adjustment, present & ~unmarked, pairwise, smallest,
                         tied_best & rejected, summary)
@@ -303,6 +303,16 @@ def _pairwise_pvalues(runs, present, sign, test, n_resamples, ss):
             test, n_first, n_second, n_resamples)
         how.add(method)
     return pairwise, smallest, how
+
+
+def _group_notes(design):
+    """Agents in groups that never share a task: the per-task marks stand, but nothing compares the groups."""
+    graph = design.graph
+    if graph.connected:
+        return []
+    groups = " | ".join(", ".join(g) for g in graph.groups)
+    return [f"the agents fall into {graph.n_groups} groups that never ran on a common task ({groups}): each task's "
+            "marks compare the agents that ran it, and the counts of tasks won are not a ranking across groups"]
 
 
 def _set_notes(design, test, alpha, adjustment, present, pairwise, smallest, overruled, summary):

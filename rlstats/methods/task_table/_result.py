@@ -290,7 +290,10 @@ class TaskTableResult(Result):
 
     def _prose(self):
         wins = np.bincount(self.best, minlength=len(self.agents))
-        parts = [f"{a} ({w})" for a, w in sorted(zip(self.agents, wins), key=lambda p: -p[1]) if w]
+        ran = (self.counts > 0).sum(axis=0)
+        # agents on different task sets: each count of wins with the tasks the agent ran, its only denominator
+        won = (lambda w, n: f"{w}") if (ran == len(self.tasks)).all() else (lambda w, n: f"{w} of the {n} it ran")
+        parts = [f"{a} ({won(w, n)})" for a, w, n in sorted(zip(self.agents, wins, ran), key=lambda p: -p[1]) if w]
         marked = int((self.possibly_best & ~self.tied_best).sum())
         runs = self._runs_phrase()
         best = (f"For each of {len(self.tasks)} tasks we marked the agent with the best {self.label} of its runs "

@@ -1,0 +1,197 @@
+"""Which agents met on which tasks: the comparison graph of a design.
+
+Two agents *met* when both have runs on at least one common task.  The agent graph has an edge for each pair
+that met; its connected components are the groups of agents that a comparison across tasks can link at all.
+Across two groups there is no task on which to compare, so nothing may rank or contrast their agents: every back
+end that compares agents across tasks reads :func:`comparison_graph` (through ``Design.graph``) and either refuses
+a design of several groups (:meth:`ComparisonGraph.refusal`, which lists the groups and the ``subset=`` selecting
+each) or compares within groups; within a group, a pair that never met is named (:meth:`ComparisonGraph.pairs_phrase`)
+wherever a result would otherwise join or contrast it.
+
+The graph is read from the cell counts alone (arrays in, a frozen record out); it imports nothing of the package
+but its errors and formatting, so that ``design.py`` and the back ends' kernels can both use it.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import DesignError
+from .format import count
+
+__all__ = ["ComparisonGraph", "comparison_graph", "components", "subset_selecting"]
+
+#: How many groups, and how many names per group, a refusal spells out before "...".
+_SHOWN_GROUPS = 6
+_SHOWN_NAMES = 12
+
+
+def components(present: np.ndarray) -> np.ndarray:
+    """The group code of each agent: agents are linked when they share a task (a row of ``present``).
+
+    Parameters
+    ----------
+    present : ndarray of bool, shape (n_tasks, n_agents)
+        Whether each agent has runs on each task.
+
+    Returns
+    -------
+    ndarray of intp, shape (n_agents,)
+        Groups numbered 0, 1, ... in the order of their first agent.
+    """
+    present = np.asarray(present, dtype=bool)
+    return np.frombuffer(_components(present.tobytes(), present.shape), dtype=np.intp).copy()
+
+
+@functools.lru_cache(maxsize=64)
+def _components(present_bytes: bytes, shape: tuple[int, int]) -> bytes:
+    # Once per pattern of present cells: a power study asks for the same design's pattern with every data set.
+    present = np.frombuffer(present_bytes, dtype=bool).reshape(shape).astype(np.int64)
+    linked = present.T @ present > 0
+    label = np.full(linked.shape[0], -1, dtype=np.intp)
+    groups = 0
+    for start in range(linked.shape[0]):
+        if label[start] >= 0:
+            continue
+        frontier = np.zeros(linked.shape[0], dtype=bool)
+        frontier[start] = True
+        while frontier.any():  # spread from an agent not reached yet to every agent it is linked to
+            label[frontier] = groups
+            frontier = linked[frontier].any(axis=0) & (label < 0)
+        groups += 1
+    return label.tobytes()
+
+
+def subset_selecting(column: str, names: tuple[str, ...], others: tuple[str, ...] = ()) -> str:
+    """A ``subset=`` condition keeping the rows of the agents ``names`` (or dropping ``others``, if shorter).
+
+    Written in the grammar of :mod:`rlstats.conditions` (string literals: agent labels as the design holds
+    them), so that it can be pasted into any public function's ``subset=``.
+    """
+    name = column if column.isidentifier() else f"`{column}`"
+    keep = f"{name} in [{', '.join(map(repr, names))}]"
+    drop = f"{name} not in [{', '.join(map(repr, others))}]"
+    return drop if others and len(drop) < len(keep) else keep
+
+
+def _names(names, limit=_SHOWN_NAMES):
+    shown = ", ".join(names[:limit])
+    return shown if len(names) <= limit else f"{shown} and {len(names) - limit} more"
+
+
+@dataclass(frozen=True)
+class ComparisonGraph:
+    """Which agents met on which tasks.
+
+    Attributes
+    ----------
+    agents, tasks : tuple of str
+    shared : ndarray of int, shape (n_agents, n_agents)
+        Tasks on which both agents have runs (the diagonal: the agent's own tasks).
+    group : ndarray of intp, shape (n_agents,)
+        The connected component of each agent, numbered in the order of their first agent.
+    task_group : ndarray of intp, shape (n_tasks,)
+        The component of the agents of each task (-1 for a task without runs).
+    """
+
+    agents: tuple[str, ...]
+    tasks: tuple[str, ...]
+    shared: np.ndarray
+    group: np.ndarray
+    task_group: np.ndarray
+
+    @property
+    def n_groups(self) -> int:
+        """Number of connected components."""
+        return int(self.group.max()) + 1 if self.group.size else 0
+
+    @property
+    def connected(self) -> bool:
+        """Every pair of agents is linked through a chain of shared tasks."""
+        return self.n_groups <= 1
+
+    @property
+    def groups(self) -> tuple[tuple[str, ...], ...]:
+        """The agents of each component, in the agents' order."""
+        return tuple(tuple(a for a, g in zip(self.agents, self.group) if g == i) for i in range(self.n_groups))
+
+    @property
+    def group_tasks(self) -> tuple[tuple[str, ...], ...]:
+        """The tasks of each component."""
+        return tuple(tuple(t for t, g in zip(self.tasks, self.task_group) if g == i) for i in range(self.n_groups))
+
+    def met(self) -> np.ndarray:
+        """(k, k) bool: True where the two agents share at least one task (and on the diagonal)."""
+        return self.shared > 0
+
+    def never_met(self) -> list[tuple[str, str]]:
+        """Pairs (in the agents' order) that share no task, within and across groups."""
+        u, v = np.nonzero(np.triu(self.shared == 0, 1))
+        return [(self.agents[i], self.agents[j]) for i, j in zip(u, v)]
+
+    def pairs_phrase(self, pairs: list[tuple[str, str]] | None = None, limit: int = 8) -> str:
+        """'A-D, A-E and B-E' (the never-met pairs unless given), at most ``limit`` named."""
+        pairs = self.never_met() if pairs is None else pairs
+        named = [f"{a}-{b}" for a, b in pairs]
+        if len(named) > limit:
+            return ", ".join(named[:limit]) + f" and {len(named) - limit} more"
+        return named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
+
+    def subsets(self, column: str) -> tuple[str, ...]:
+        """One ``subset=`` condition per group, selecting that group's agents."""
+        groups = self.groups
+        return tuple(subset_selecting(column, g, tuple(a for other in groups if other is not g for a in other))
+                     for g in groups)
+
+    def refusal(self, column: str, what: str) -> DesignError:
+        """The error of a back end that cannot compare agents of different groups.
+
+        Parameters
+        ----------
+        column : str
+            The agent column (the formula's groups), used in the ``subset=`` suggestions.
+        what : str
+            What the back end would do across groups ("the rank test ranks every agent against every other").
+        """
+        parts = []  # one line, as every rlstats error (the command line prints it after 'rlstats: error:')
+        for i, (agents, tasks, subset) in enumerate(zip(self.groups, self.group_tasks, self.subsets(column))):
+            if i == _SHOWN_GROUPS:
+                parts.append(f"... and {self.n_groups - _SHOWN_GROUPS} more groups")
+                break
+            parts.append(f"group {i + 1}: {_names(list(agents))} (on {count(len(tasks), 'task')}: "
+                         f"{_names(list(tasks), 5)}), subset={subset!r}")
+        return DesignError(
+            f"the agents fall into {self.n_groups} groups that never ran on a common task, so agents of different "
+            f"groups cannot be compared ({what}): " + "; ".join(parts)
+            + "; analyse one group at a time by passing its subset= to rlstats.compare (or -o on the command line; "
+              "DataFrame.query reads the same text), or add runs that link the groups")
+
+    def require_connected(self, column: str, what: str) -> None:
+        """Raise :meth:`refusal` unless the agents form one group."""
+        if not self.connected:
+            raise self.refusal(column, what)
+
+
+def comparison_graph(counts: np.ndarray, agents: tuple[str, ...], tasks: tuple[str, ...]) -> ComparisonGraph:
+    """The comparison graph of a design's (n_tasks, n_agents) run counts.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> counts = np.array([[1, 1, 0, 0], [0, 1, 1, 0], [0, 0, 0, 2], [0, 0, 0, 0]])
+    >>> g = comparison_graph(counts, ("A", "B", "C", "D"), ("t1", "t2", "t3", "t4"))
+    >>> g.groups, g.group_tasks, g.connected
+    ((('A', 'B', 'C'), ('D',)), (('t1', 't2'), ('t3',)), False)
+    >>> g.pairs_phrase([p for p in g.never_met() if "D" not in p])
+    'A-C'
+    """
+    present = np.asarray(counts) > 0
+    as_int = present.astype(np.int64)
+    group = components(present)
+    first = np.argmax(present, axis=1)  # any agent of the task gives its group
+    task_group = np.where(present.any(axis=1), group[first] if group.size else -1, -1).astype(np.intp)
+    return ComparisonGraph(agents=tuple(agents), tasks=tuple(tasks), shared=as_int.T @ as_int, group=group,
+                           task_group=task_group)
