@@ -29,7 +29,7 @@ from .formula import capture_environment
 from .interop import as_pandas
 from .normalization import load_reference, normalize_response
 from .options import check_bool, check_choice
-from .provenance import NOTES_ATTR, add_note
+from .provenance import NOTES_ATTR, Note, add_note, notes_for
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -390,7 +390,7 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: str = "raise",
         extra_columns = tuple(extra_columns) + ((step,) if step not in extra_columns else ())
     extra_columns = tuple(extra_columns) + tuple(c for c in optional_columns
                                                   if c in data.columns and c not in extra_columns)
-    notes = list(data.attrs.get(NOTES_ATTR, ()))
+    notes = list(notes_for(data))  # the frame's notes true of these rows (provenance.carried)
     if normalize is not None and normalize is not False:  # False: the scores are on one scale already
         data, note = normalize_response(data, formula, normalize)
         notes.append(note)
@@ -541,7 +541,8 @@ def subset_rows(data, subset):
         raise DesignError(f"subset={said} keeps no rows")
     kept = data.loc[mask]
     kept.attrs = dict(data.attrs)
-    return add_note(kept, f"subset={said} kept {int(mask.sum())} of {len(data)} rows", source=data)
+    said = f"subset={said} kept {int(mask.sum())} of {len(data)} rows"
+    return add_note(kept, Note(said, scope="frame"), source=data)  # true of these rows as they are: a frame note
 
 
 def data_and_formula(data, formula):
@@ -640,6 +641,7 @@ def _average_nested(data, formula, env, options):
         note += f" (unequal: each {outer}'s mean counts as one, whatever its number of seeds)"
     quoted = lambda c: f"`{c}`"  # noqa: E731
     text = f"{quoted(name)} ~ {quoted(formula.groups)} | {quoted(formula.blocks)}/{quoted(outer)}"
+    means.attrs[NOTES_ATTR] = notes_for(data)  # the notes true of the rows averaged ride on (provenance.carried)
     return means, formula_module.parse(text), note
 
 

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import DesignError, OptionError
-from .provenance import add_note
+from .provenance import Note, add_note
 
 __all__ = ["as_pandas", "from_rliable"]
 
@@ -52,7 +52,9 @@ def as_pandas(data: Any) -> Any:
     else:
         raise DesignError(f"data must be a table (a pandas or polars DataFrame or a pyarrow Table) in long format "
                           f"(one row per run), got {library}.{kind}")
-    return add_note(frame, f"data converted from a {library} {kind} to a pandas DataFrame ({len(frame)} rows)")
+    said = f"data converted from a {library} {kind} to a pandas DataFrame"
+    return add_note(frame, Note(f"{said} ({len(frame)} rows)", scope="rows", word="rlstats.provenance:counted",
+                                data=(said + " ({n})", "row")))
 
 
 def _from_polars(data: Any) -> pd.DataFrame:
@@ -164,9 +166,16 @@ def from_rliable(scores: Mapping[Any, Any], tasks: Sequence[Any] | None = None, 
         **({"step": np.asarray(step_values)[joined["step"]]} if curves else {}),
         "score": joined["score"],
     })
-    if tasks is None:
-        add_note(frame, f"tasks named by their position in the rliable arrays, 0 to {n_tasks - 1} (tasks= names them)")
+    if tasks is None:  # bound to the tasks: a result names the positions of those it analyses
+        add_note(frame, Note(f"tasks named by their position in the rliable arrays, 0 to {n_tasks - 1} (tasks= names "
+                             "them)", scope="rows", keys=("task",), items=tuple(((t,), t) for t in range(n_tasks)),
+                             word="rlstats.interop:_reword_positions"))
     return frame
+
+
+def _reword_positions(note: Note, items: tuple, n_rows: int) -> str:
+    shown = ", ".join(str(position) for _, position in items[:10]) + (", ..." if len(items) > 10 else "")
+    return f"tasks named by their position in the rliable arrays, {shown} here (tasks= names them)"
 
 
 def _scores_array(agent: Any, values: Any) -> np.ndarray:

@@ -15,7 +15,7 @@ import pandas as pd
 from .errors import DesignError, OptionError, warn
 from .format import signif
 from .interop import as_pandas
-from .provenance import NOTES_ATTR, add_note
+from .provenance import NOTES_ATTR, Note, add_note
 from ._typing import Table
 
 __all__ = ["normalize"]
@@ -357,20 +357,48 @@ def _normalized(df, ref, name, *, low=None, high=None, by="task", score="score",
     outside = _check_range(rule or name, df, values, lo[position], hi[position], by, score, agent)
     out = df.copy()
     out[score] = (values - lo[position]) / (hi[position] - lo[position])
-    if rule == "minmax":
-        note = (f"'{score}' normalised per task as ({score} - min) / (max - min) with min and max the smallest and "
-                f"largest score of each task in the data: {_bounds_phrase(ref, by)}")
+    if rule == "minmax":  # the bounds of each task, bound to it: a result names those of the tasks it analyses
+        items = tuple(((t,), (t, float(a), float(b))) for t, a, b in zip(ref[by], ref["min"], ref["max"]))
+        note = Note(_minmax_text(score, [payload for _, payload in items], "in the data"), scope="rows", keys=(by,),
+                    items=items, word="rlstats.normalization:_reword_minmax", data=score)
     elif rule == "dm_control":
-        note = (f"'{score}' normalised as {score} / 1000, the DeepMind Control Suite's range [0, 1000] "
-                "(rewards in [0, 1], 1000-step episodes)")
+        note = Note(f"'{score}' normalised as {score} / 1000, the DeepMind Control Suite's range [0, 1000] "
+                    "(rewards in [0, 1], 1000-step episodes)")
     else:
-        note = (f"'{score}' normalised per task as ({score} - {low}) / ({high} - {low}) with {low} and {high} from "
+        said = (f"'{score}' normalised per task as ({score} - {low}) / ({high} - {low}) with {low} and {high} from "
                 f"{name or 'the reference frame'}")
-        if "source" in ref.columns:  # a named table says where its numbers come from
-            used = ref[ref[by].astype(object).isin(tasks)]["source"].dropna().astype(str).unique()
-            note += f" ({'; '.join(used)})" if len(used) else ""
-    note += outside.replace("[low, high]", f"[{low}, {high}]")
-    return add_note(out, note, source=df)
+        note = Note(said)
+        if "source" in ref.columns:  # a named table says where its numbers come from: those of the tasks present
+            used = ref[ref[by].astype(object).isin(tasks)][[by, "source"]].dropna()
+            items = tuple(((t,), str(source)) for t, source in zip(used[by].astype(object), used["source"]))
+            note = Note(_sources_text(said, [source for _, source in items]), scope="rows", keys=(by,), items=items,
+                        word="rlstats.normalization:_reword_sources", data=said)
+    out = add_note(out, note, source=df)
+    if outside:  # names rows of this frame: said of this frame only
+        out = add_note(out, Note(f"'{score}' normalised with {name}" + outside.replace("[low, high]", f"[{low}, {high}]"),
+                                 scope="frame"))
+    return out
+
+
+def _minmax_text(score, bounds, where):
+    table = pd.DataFrame(bounds, columns=["task", "min", "max"])
+    return (f"'{score}' normalised per task as ({score} - min) / (max - min) with min and max the smallest and "
+            f"largest score of each task {where}: {_bounds_phrase(table, 'task')}")
+
+
+def _reword_minmax(note, items, n_rows):
+    """The min-max note naming the bounds of the tasks present, found in the frame normalised (more rows)."""
+    return _minmax_text(note.data, [payload for _, payload in items], "in the frame normalised (before these rows "
+                        "were selected)")
+
+
+def _sources_text(said, sources):
+    used = list(dict.fromkeys(sources))
+    return said + (f" ({'; '.join(used)})" if used else "")
+
+
+def _reword_sources(note, items, n_rows):
+    return _sources_text(note.data, [source for _, source in items])
 
 
 def load_reference(option):

@@ -1,17 +1,433 @@
-"""How a frame was made: sentences carried in ``DataFrame.attrs`` into every result's notes.
+"""How a frame was made: notes bound to the rows they describe, carried in ``DataFrame.attrs`` into results.
 
-Functions that return a changed frame (normalising, summarising runs, reading logs)
-append a sentence here; :func:`rlstats.design.build` copies them into the notes that
-results print, so a number in a paper can always say what was done to the data.
+Functions that return a changed frame (reading logs, summarising runs, normalising) record what they did as
+:class:`Note` records in ``attrs[PROVENANCE_ATTR]`` (a :class:`Provenance`), with their sentences in
+``attrs[NOTES_ATTR]`` for readers. A note has a scope:
+
+- ``"operation"``: true of every row the operation touched ("scores normalised with X"); it stays whatever rows
+  are analysed. :func:`add_note` writes these, for callers that only have a sentence;
+- ``"frame"``: a fact about the frame as a whole ("1 task kept out", "3 files not read"); it stays only while the
+  rows are those it was written for (in any order);
+- ``"rows"``: facts about particular runs or tasks, bound to their values in the ``keys`` columns, with the numbers
+  needed to word them again (:attr:`Note.word` names the function that does).
+
+pandas keeps ``attrs`` through a subset, a reorder or a copy, so a result may receive rows the notes were not
+written for. :func:`carried`, at the front door (``design.build``), checks the rows against the frame the notes
+were written for (its row count and an order-free hash of the key columns, :func:`fingerprint`): the same rows
+keep every note; other rows keep the operation notes, the row notes re-worded for the keys present, and one line
+saying that notes about rows not in these data were left out. ``pandas.concat`` keeps ``attrs`` only when every
+frame's are equal (pandas >= 2.1; pandas 2.0 never does), so the frames the package makes are also remembered
+here (the last :data:`REMEMBER_FRAMES`, by a hash of each row), and rows arriving without notes are matched
+against them: each frame's notes then apply to its own rows.
 """
 
-#: Key of ``DataFrame.attrs`` with sentences about how the frame was made (e.g. by
-#: ``rlstats.summarize_runs``); ``build`` copies them into the notes every result prints.
+from __future__ import annotations
+
+import collections
+import dataclasses
+import importlib
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+#: Key of ``DataFrame.attrs`` with the sentences about how the frame was made (what results print).
 NOTES_ATTR = "rlstats_notes"
+#: Key of ``DataFrame.attrs`` with the :class:`Provenance`: the same notes, bound to the rows they describe.
+PROVENANCE_ATTR = "rlstats_provenance"
+SCOPES = ("operation", "frame", "rows")
+#: Frames made by the package remembered for the rows that reach the front door without attrs (a concat).
+REMEMBER_FRAMES = 16
+#: Rows remembered in all (8 bytes each); a larger frame is not remembered, so its concat loses its notes.
+REMEMBER_ROWS = 2_000_000
+#: Rows hashed at a time (the hashes of a million-row frame are made without a copy of its columns).
+HASH_BLOCK = 1 << 16
+#: ``Note.word`` of the line that says notes about other rows were left out (it adds up over subsets).
+LEFT_OUT = "left out"
+#: ``Note.word`` of a count (:func:`counted`).
+COUNTED = "rlstats.provenance:counted"
 
 
-def add_note(frame, note, source=None):
-    """Set ``frame``'s notes to those of ``source`` (default: its own) followed by ``note``; returns ``frame``."""
-    prior = (frame if source is None else source).attrs.get(NOTES_ATTR, ())
-    frame.attrs[NOTES_ATTR] = tuple(prior) + (note,)
+@dataclasses.dataclass(frozen=True)
+class Note:
+    """One note about a frame.
+
+    Attributes
+    ----------
+    text : str
+        The sentence, as written for the rows it describes now.
+    scope : {"operation", "frame", "rows"}
+        What it is true of (see the module's docstring).
+    keys : tuple of str
+        The columns whose values bind it: a ``"rows"`` note's items, a ``"frame"`` note's fingerprint.
+    items : tuple
+        ``(key values, payload)`` per run or task a ``"rows"`` note describes; the payload holds its numbers.
+    word : str or None
+        ``"module:function"`` that words a ``"rows"`` note again: ``function(note, items, n_rows)`` returns the
+        sentence for the items present (a tuple like ``items``) among ``n_rows`` rows, or None when nothing of it
+        applies. Without ``keys``, the sentence depends on the number of rows alone.
+    data : object
+        What the wording needs besides the items (a template, the tasks' order, ...).
+    """
+
+    text: str
+    scope: str = "operation"
+    keys: tuple[str, ...] = ()
+    items: tuple[tuple[tuple[Any, ...], Any], ...] = ()
+    word: str | None = None
+    data: Any = None
+
+    def __post_init__(self):
+        if self.scope not in SCOPES:
+            raise ValueError(f"scope must be one of {SCOPES}, got {self.scope!r}")
+
+
+class Provenance(dict):
+    """The notes of a frame and the frame they were written for: its row count and :func:`fingerprint`.
+
+    A dict of JSON values (``notes``: one dict per :class:`Note`, ``n_rows``, ``columns``, ``digest``), so that
+    pandas can write the frame's ``attrs`` to Parquet (it stores them as JSON) and read them back
+    (:func:`provenance_of` takes the plain dict then). Shared, never copied (pandas deep-copies ``attrs`` on every
+    operation; this is never changed): equal provenances compare equal in ``attrs``, so ``pandas.concat`` of parts
+    of one frame keeps it (pandas >= 2.1).
+    """
+
+    def __init__(self, notes: Iterable[Note], n_rows: int, columns: Sequence[str], digest: int):
+        self._notes = tuple(notes)
+        super().__init__(notes=[dataclasses.asdict(note) for note in self._notes], n_rows=int(n_rows),
+                         columns=list(columns), digest=int(digest))
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __copy__(self):
+        return self
+
+    def __reduce__(self):
+        return Provenance, (self._notes, self.n_rows, self.columns, self.digest)
+
+    @classmethod
+    def from_json(cls, value: dict) -> Provenance:
+        """The Provenance of a dict read back from JSON (lists where tuples were)."""
+        notes = [Note(text=n["text"], scope=n["scope"], keys=tuple(n["keys"]),
+                      items=tuple((tuple(key), payload) for key, payload in n["items"]), word=n["word"],
+                      data=n["data"]) for n in value["notes"]]
+        return cls(notes, value["n_rows"], value["columns"], value["digest"])
+
+    @property
+    def notes(self) -> tuple[Note, ...]:
+        return self._notes
+
+    @property
+    def n_rows(self) -> int:
+        return self["n_rows"]
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return tuple(self["columns"])
+
+    @property
+    def digest(self) -> int:
+        return self["digest"]
+
+    @property
+    def texts(self) -> tuple[str, ...]:
+        return tuple(note.text for note in self._notes)
+
+
+def provenance_of(frame: pd.DataFrame) -> Provenance | None:
+    """``frame``'s Provenance, also when read back from a Parquet file as a plain dict (None when it has none)."""
+    value = frame.attrs.get(PROVENANCE_ATTR)
+    if isinstance(value, Provenance) or value is None:
+        return value
+    try:
+        return Provenance.from_json(value)
+    except (TypeError, KeyError, ValueError, AttributeError):
+        return None  # not one of ours: its sentences, if any, are kept as they are
+
+
+def fingerprint(frame: pd.DataFrame, columns: Sequence[str]) -> int:
+    """An order-free hash of the rows of ``frame[columns]``: the sum of pandas' row hashes modulo 2**64."""
+    if not columns or len(frame) == 0:
+        return 0
+    return int(_row_hashes(frame, columns).sum(dtype=np.uint64))
+
+
+def _row_hashes(frame, columns):
+    """pandas' hash of each row of ``frame[columns]``, made a block of rows at a time (a bounded transient)."""
+    out = np.empty(len(frame), dtype=np.uint64)
+    columns = list(columns)
+    for start in range(0, len(frame), HASH_BLOCK):
+        block = frame.iloc[start:start + HASH_BLOCK]
+        out[start:start + len(block)] = pd.util.hash_pandas_object(block[columns], index=False).to_numpy()
+    return out
+
+
+def _columns_of(notes, extra=()):
+    seen = dict.fromkeys(extra)
+    for note in notes:
+        if note.scope != "operation":
+            seen.update(dict.fromkeys(note.keys))
+    return tuple(seen)
+
+
+def _made_for(provenance, frame):
+    """True when ``frame`` holds the rows the notes were written for (in any order)."""
+    if len(frame) != provenance.n_rows or any(c not in frame.columns for c in provenance.columns):
+        return False
+    return fingerprint(frame, provenance.columns) == provenance.digest
+
+
+def _wording(note):
+    module, _, name = (note.word or "").partition(":")
+    if not module.startswith("rlstats.") and module != "rlstats":
+        raise ValueError(f"a note's wording must come from rlstats, got {note.word!r}")
+    return getattr(importlib.import_module(module), name)
+
+
+def _said_again(note, items, n_rows):
+    """The note worded for ``items`` among ``n_rows`` rows, or None when it cannot be (it is then left out, and the
+    line says so: never a sentence about other rows)."""
+    try:
+        return _wording(note)(note, items, n_rows)
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError, ImportError):  # e.g. edited attrs
+        return None
+
+
+class _Present:
+    """The key values present in some rows, per set of key columns (computed once each)."""
+
+    def __init__(self, frame):
+        self.frame = frame
+        self.cache = {}
+
+    def __call__(self, keys):
+        have = tuple(k for k in keys if k in self.frame.columns)
+        if have not in self.cache:
+            unique = self.frame[list(have)].drop_duplicates() if have else None
+            self.cache[have] = None if unique is None else set(zip(*(unique[c].tolist() for c in have)))
+        return [keys.index(k) for k in have], self.cache[have]
+
+
+def _restrict(note, present, n_rows):
+    """(the note as true of rows whose keys ``present`` gives, or None; whether part of it was left out)."""
+    if note.scope == "operation":
+        return note, False
+    if note.scope == "frame":
+        return None, True
+    if not note.keys:
+        text = _said_again(note, (), n_rows)
+        return (None if text is None else dataclasses.replace(note, text=text)), text is None
+    where, values = present(note.keys)
+    if values is None:
+        return None, True
+    kept = tuple(item for item in note.items if tuple(item[0][i] for i in where) in values)
+    if len(kept) == len(note.items):
+        return note, False
+    if not kept:
+        return None, True
+    text = _said_again(note, kept, n_rows)
+    # A count said again of fewer runs leaves nothing out; any other note that says less of fewer items does.
+    lost = text is None or (text != note.text and note.word != COUNTED)
+    return (None if text is None else dataclasses.replace(note, text=text, items=kept)), lost
+
+
+def _settle(notes, rows, n_other):
+    """(the notes true of ``rows``, the line saying what was left out or None): ``n_other`` rows of the frame
+    they were written for are not among ``rows``, besides those an earlier such line counted."""
+    present = _Present(rows)
+    kept, left_out, earlier = [], False, None
+    for note in notes:
+        if note.word == LEFT_OUT:
+            earlier = note
+            continue
+        restricted, lost = _restrict(note, present, len(rows))
+        left_out |= lost
+        if restricted is not None:
+            kept.append(restricted)
+    if not left_out and (earlier is None or earlier.data is None):
+        return kept, earlier
+    # The rows of the frame the notes were written for that are not here (an earlier line counted those it lost).
+    return kept, left_out_note(max(n_other, 0) + (earlier.data or 0 if earlier is not None else 0))
+
+
+def left_out_note(n_rows: int) -> Note:
+    """The one line saying that notes about rows not in these data were left out."""
+    if n_rows > 0:
+        text = f"notes about {n_rows:,} row{'' if n_rows == 1 else 's'} not in these data were left out"
+    else:  # every row is here, but among others (a concat) or under other column names: notes that name them fail
+        text = "notes of the frame these rows came from that no longer hold for them were left out"
+    return Note(text, scope="operation", word=LEFT_OUT, data=int(n_rows))
+
+
+def _legacy(frame, provenance):
+    """Sentences in ``attrs[NOTES_ATTR]`` that no Note holds (a frame's notes set by hand, or read back from a
+    file): operation notes, kept as they are."""
+    sentences = frame.attrs.get(NOTES_ATTR, ())
+    if isinstance(sentences, str):
+        sentences = (sentences,)
+    known = collections.Counter(() if provenance is None else provenance.texts)
+    out = []
+    for sentence in sentences:
+        if known[sentence] > 0:
+            known[sentence] -= 1
+        else:
+            out.append(Note(str(sentence)))
+    return out
+
+
+def carried(frame: pd.DataFrame, source: pd.DataFrame | None = None) -> tuple[Note, ...]:
+    """The notes of ``source``'s attrs (default: ``frame``'s) that are true of ``frame``'s rows.
+
+    The rows the notes were written for (any order) keep every note. Other rows keep the operation notes and
+    the row notes re-worded for the keys they hold, and get one line saying that notes about rows not in these
+    data were left out. Rows without notes are matched with the frames the package made (a ``pandas.concat``
+    drops ``attrs`` that differ), each frame's notes then re-derived for its own rows.
+    """
+    attrs = (frame if source is None else source).attrs
+    provenance = provenance_of(frame if source is None else source)
+    legacy = _legacy(frame if source is None else source, provenance)
+    if provenance is not None:
+        if _made_for(provenance, frame):
+            return provenance.notes + tuple(legacy)
+        notes, line = _settle(provenance.notes, frame, provenance.n_rows - len(frame))
+        return tuple(notes) + tuple(legacy) + ((line,) if line else ())
+    if legacy or attrs:  # a frame with attrs of its own was not made by a pandas.concat of annotated frames
+        return tuple(legacy)
+    return _recalled(frame)
+
+
+# ----------------------------------------------------------------------------------------------- remembered frames
+
+_REMEMBERED: collections.OrderedDict[int, tuple[Provenance, tuple[str, ...], np.ndarray]] = collections.OrderedDict()
+
+
+def remember(frame: pd.DataFrame) -> pd.DataFrame:
+    """Keep ``frame``'s notes with a hash of each of its rows, for its rows reaching the front door without attrs
+    (a ``pandas.concat`` of frames whose notes differ); returns ``frame``."""
+    provenance = provenance_of(frame)
+    if provenance is None or len(frame) > REMEMBER_ROWS or len(frame) == 0:
+        return frame
+    columns = tuple(c for c in frame.columns if isinstance(c, str))
+    try:
+        hashes = _row_hashes(frame, columns)
+    except TypeError:  # unhashable cells
+        return frame
+    hashes.sort()  # in place: np.isin on sorted values, no second copy
+    _REMEMBERED[id(provenance)] = (provenance, columns, hashes)
+    _REMEMBERED.move_to_end(id(provenance))
+    while len(_REMEMBERED) > REMEMBER_FRAMES or sum(h.size for _, _, h in _REMEMBERED.values()) > REMEMBER_ROWS:
+        _REMEMBERED.popitem(last=False)
     return frame
+
+
+def _recalled(frame):
+    """The notes of the remembered frames whose rows ``frame`` holds, each re-derived for its own rows."""
+    if not _REMEMBERED or len(frame) == 0:
+        return ()
+    matches = []
+    names, hashed = {c for c in frame.columns if isinstance(c, str)}, {}
+    for provenance, columns, hashes in reversed(_REMEMBERED.values()):  # the latest frame first
+        if set(columns) != names:  # a frame of other columns (a summary's rows are not its curves' rows)
+            continue
+        if columns not in hashed:
+            try:
+                hashed[columns] = _row_hashes(frame, columns)
+            except TypeError:
+                continue
+        mine = np.isin(hashed[columns], hashes)
+        if mine.any():
+            matches.append((provenance, mine))
+    # Rows held by several remembered frames (the same file read twice) go to the frame holding most of these rows.
+    claimed, found = np.zeros(len(frame), dtype=bool), []
+    while matches:
+        best = max(range(len(matches)), key=lambda i: int((matches[i][1] & ~claimed).sum()))  # ties: the latest
+        provenance, mine = matches.pop(best)
+        mine = mine & ~claimed
+        if not mine.any():
+            break
+        claimed |= mine
+        found.append((int(np.argmax(mine)), provenance, mine))
+    notes, lines = [], []
+    for _, provenance, mine in sorted(found, key=lambda entry: entry[0]):  # in the order of the rows
+        if mine.all() and provenance.n_rows == len(frame):
+            kept, line = list(provenance.notes), None
+        else:
+            kept, line = _settle(provenance.notes, frame[mine], provenance.n_rows - int(mine.sum()))
+        lines += [line] if line else []
+        notes += [note for note in kept if note.text not in {n.text for n in notes}]
+    if lines:
+        notes.append(left_out_note(sum(line.data for line in lines)))
+    return tuple(notes)
+
+
+# ------------------------------------------------------------------------------------------------------ writing
+
+def set_notes(frame: pd.DataFrame, notes: Iterable[Note], *, columns: Sequence[str] = (),
+              remembered: bool = False) -> pd.DataFrame:
+    """Make ``notes`` the provenance of ``frame`` (the frame they were written for); returns ``frame``.
+
+    ``columns`` are fingerprinted besides the notes' keys (a frame note without keys is then bound to them).
+    ``remembered``: keep them for ``frame``'s rows after a concat (:func:`remember`).
+    """
+    notes = tuple(notes)
+    present = [c for c in _columns_of(notes, columns) if c in frame.columns]
+    provenance = Provenance(notes, len(frame), tuple(present), fingerprint(frame, present))
+    frame.attrs[PROVENANCE_ATTR] = provenance
+    frame.attrs[NOTES_ATTR] = provenance.texts
+    return remember(frame) if remembered else frame
+
+
+def add_note(frame: pd.DataFrame, note: str | Note, source: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Set ``frame``'s notes to those of ``source`` (default: its own) true of its rows, followed by ``note``.
+
+    A sentence is an operation note: true of every row, it stays whatever rows are analysed. Returns ``frame``.
+    """
+    inherited = carried(frame, source)
+    previous = provenance_of(frame if source is None else source)
+    columns = previous.columns if previous is not None else ()
+    return set_notes(frame, inherited + (note if isinstance(note, Note) else Note(str(note)),), columns=columns)
+
+
+def notes_for(frame: pd.DataFrame) -> tuple[str, ...]:
+    """The sentences of :func:`carried`: what a result built from ``frame`` prints about how it was made."""
+    return tuple(note.text for note in carried(frame))
+
+
+def rebind(notes: Iterable[Note], frame: pd.DataFrame) -> list[Note]:
+    """``notes`` of another frame carried onto ``frame``, which was made from its rows (a summary of its runs):
+    row notes keep the keys ``frame`` has and the items it holds (no line for the others: the maker states what
+    it left out); row notes binding none of its columns, and frame notes, become frame notes of ``frame``."""
+    present, out = _Present(frame), []
+    for note in notes:
+        if note.scope == "rows" and not note.keys:  # a count of the other frame's rows: true of it as it was
+            note = dataclasses.replace(note, scope="frame", word=None, data=None)
+        elif note.scope == "rows":
+            where, values = present(note.keys)
+            if not where:
+                out.append(dataclasses.replace(note, scope="frame", keys=(), items=(), word=None))
+                continue
+            keys = tuple(note.keys[i] for i in where)
+            items = tuple((tuple(key[i] for i in where), payload) for key, payload in note.items)
+            note, _ = _restrict(dataclasses.replace(note, keys=keys, items=items), present, len(frame))
+            if note is None:
+                continue
+        elif note.scope == "frame":
+            note = dataclasses.replace(note, keys=())
+        elif note.word == LEFT_OUT:  # its count is of the other frame's rows: not added to this one's
+            note = dataclasses.replace(note, data=None)
+        out.append(note)
+    return out
+
+
+def key_values(frame: pd.DataFrame, columns: Sequence[str]) -> list[tuple[Any, ...]]:
+    """Each row's values in ``columns`` as Python scalars (how items' keys are stored and compared)."""
+    return list(zip(*(frame[c].tolist() for c in columns))) if columns else [()] * len(frame)
+
+
+def counted(note: Note, items: tuple, n_rows: int) -> str:
+    """Wording of a count: ``note.data`` is ``(template, unit)``, ``{n}`` in the template replaced by the count of
+    the items present (or of the rows, for a note without keys)."""
+    template, unit = note.data
+    n = len(items) if note.keys else n_rows
+    return template.replace("{n}", f"{n:,} {unit if n == 1 else unit + 's'}")

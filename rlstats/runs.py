@@ -8,14 +8,16 @@ something every back end can test without counting steps as runs:
 - :func:`summarize_runs` reduces each run to one number (final value, mean of the last ``k``
   values, area under the curve, maximum, or the first logged step reaching a threshold).
 
-Both return a new DataFrame whose ``attrs["rlstats_notes"]`` says what was done; ``design.build``
-copies those sentences into every result's notes, so print and ``report()`` state the rule.
+Both return a new DataFrame whose ``attrs["rlstats_notes"]`` says what was done, bound to the runs and tasks
+each note names (:mod:`rlstats.provenance`); ``design.build`` puts those true of the rows it receives into every
+result's notes, so print and ``report()`` state the rule, after a pandas subset too.
 The array functions here (:func:`run_bounds`, :func:`snap_steps`, :func:`task_ranges`,
 :func:`default_grid`, :func:`align`, ...) are shared with the learning-curves back end.
 """
 
 from __future__ import annotations
 
+import collections
 import numbers
 import re
 from typing import TYPE_CHECKING, Any
@@ -23,11 +25,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from .design import NOTES_ATTR, data_and_formula, design_of
+from .design import data_and_formula, design_of
 from .interop import as_pandas
 from .format import count, format_step
 from .errors import DesignError, OptionError
 from .options import check_bool, check_choice, check_int
+from .provenance import Note, carried, key_values, rebind, set_notes
 from ._typing import EvalEnv, FormulaLike, Table
 
 if TYPE_CHECKING:
@@ -266,13 +269,38 @@ def grid_sentence(grid, method, aligned):
 
 def grids_sentence(tasks, grids, method, aligned):
     """:func:`grid_sentence` for one grid per task: one sentence, each task's grid named where they differ."""
-    if all(g.size == grids[0].size and (g == grids[0]).all() for g in grids):
-        return grid_sentence(grids[0], method, aligned)
-    each = "; ".join(f"{task}: {_span(g)}" for task, g in zip(tasks, grids))
+    return _grids_text(tasks, [_span(g) for g in grids], method, aligned)
+
+
+def _grids_text(tasks, spans, method, aligned):
+    if all(span == spans[0] for span in spans):
+        if not aligned:
+            return f"every run is logged at the same {spans[0]}"
+        return (f"runs aligned to a grid of {spans[0]} by {_rule(method)}; grid steps outside a run's logged range "
+                "are missing, never extrapolated")
+    each = "; ".join(f"{task}: {span}" for task, span in zip(tasks, spans))
     if not aligned:
         return f"every run of a task is logged at the same steps, each task over the steps every agent reaches ({each})"
     return (f"runs aligned by {_rule(method)} to a grid per task, over the steps every agent reaches there ({each}); "
             "grid steps outside a run's logged range are missing, never extrapolated")
+
+
+def _grids_note(design, frame, grids, aligned, method):
+    """:func:`grids_sentence` as a note bound to the tasks of ``frame`` (each task's grid), re-worded for those
+    present; one grid for every task is true of every run."""
+    text = grids_sentence(design.tasks, grids, method, aligned)
+    if all(g.size == grids[0].size and (g == grids[0]).all() for g in grids):
+        return Note(text)
+    task = design.formula.blocks
+    label = {str(v): v for v in frame[task].drop_duplicates().tolist()}  # the frame's values, by their labels
+    items = tuple(((label[t],), (t, _span(g))) for t, g in zip(design.tasks, grids) if t in label)
+    return Note(text, scope="rows", keys=(task,), items=items, word="rlstats.runs:_reword_grids",
+                data=(method, aligned))
+
+
+def _reword_grids(note, items, n_rows):
+    method, aligned = note.data
+    return _grids_text([t for _, (t, _) in items], [span for _, (_, span) in items], method, aligned)
 
 
 def check_grid(steps):
@@ -307,15 +335,15 @@ def _value_name(formula):
     return formula.response if re.fullmatch(r"[A-Za-z_]\w*", formula.response) else "value"
 
 
-def _run_frame(data, design, starts, values, name, notes):
+def _run_frame(data, design, starts, values, name):
     """One row per run (agent, task, seed) with ``values``; the identity columns keep the caller's dtypes
-    (integer seeds stay integers, so the frame merges back on them); notes ride in attrs."""
+    (integer seeds stay integers, so the frame merges back on them)."""
     f = design.formula
     rows = design.row_position[starts]
     frame = pd.DataFrame({column: data[column].iloc[rows].reset_index(drop=True)
                           for column in (f.groups, f.blocks, f.replicate)})
     frame[name] = values
-    frame.attrs[NOTES_ATTR] = tuple(design.notes) + tuple(notes)
+    frame.attrs = {}  # the notes are set by _annotate
     return frame
 
 
@@ -375,19 +403,18 @@ def align_steps(data: Table, formula: FormulaLike, *, step: str, steps: ArrayLik
     logged = snap_steps(design.extra[step], starts)
     if steps is None:
         grids, shared, cut = task_grids(design, logged, starts, stops)
-        sentences = [grids_sentence(design.tasks, grids, method, not shared)] + ([cut] if cut else [])
+        aligned, cut_notes = not shared, [Note(cut, scope="frame")] if cut else []
     else:
-        grids = [check_grid(steps)] * design.n_tasks
-        sentences = [grid_sentence(grids[0], method, True)]
+        grids, aligned, cut_notes = [check_grid(steps)] * design.n_tasks, True, []
     run_task = design.task[starts]
     # Runs are sorted by task, so aligning task by task keeps their order; each task keeps its own grid.
     values = [align(design.y, logged, starts[run_task == t], stops[run_task == t], grid, method).ravel()
               for t, grid in enumerate(grids)]
     sizes = np.array([grids[t].size for t in run_task])
-    frame = _run_frame(data, design, np.repeat(starts, sizes), np.concatenate(values),
-                       _value_name(design.formula), sentences)
+    frame = _run_frame(data, design, np.repeat(starts, sizes), np.concatenate(values), _value_name(design.formula))
     frame.insert(3, step, as_steps(np.concatenate([grids[t] for t in run_task]), design.extra[step]))
-    return frame
+    return _annotate(frame, data, design, [_grids_note(design, frame, grids, aligned, method)] + cut_notes,
+                     _run_keys(design) + (step,))
 
 
 def _threshold_of(threshold, design):
@@ -423,33 +450,101 @@ def _check_summary_options(how, k, threshold, normalize_auc):
     return (10 if k is None else check_int("k", k, minimum=1)), normalize_auc
 
 
-def _ends(design, starts, run_steps):
+def _facts(design, starts, run_steps, censored):
+    """Per run, what the summary's note says of it: (task code, label, first step, last step, logging intervals
+    (values, counts), censored); kept in the note so that it can be said again of some of the runs."""
+    facts = []
+    for i, steps in enumerate(run_steps):
+        gaps, times = np.unique(np.diff(steps), return_counts=True)
+        facts.append((int(design.task[starts[i]]), run_label(design, starts[i]), _number(steps[0]),
+                      _number(steps[-1]), tuple(map(_number, gaps)), tuple(map(int, times)),
+                      bool(censored is not None and censored[i])))
+    return facts
+
+
+def _number(value):
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _median_of_counts(values, counts):
+    """The median of values each repeated ``counts`` times (np.median's, without the repeats); 0 for none."""
+    values, counts = np.asarray(values, dtype=float), np.asarray(counts, dtype=np.int64)
+    if counts.sum() == 0:
+        return 0.0
+    order = np.argsort(values, kind="stable")
+    values, total = values[order], np.cumsum(counts[order])
+    n = int(total[-1])
+    low, high = (values[np.searchsorted(total, p, side="right")] for p in ((n - 1) // 2, n // 2))
+    return float((low + high) / 2)
+
+
+def _ends(tasks, facts):
     """The sentence saying where the runs end, and whether some end well before the others of their task.
 
     A run ends early when its last step is more than one logging interval (its task's median) before
     the latest end in its task: its summary is then taken earlier in training than its siblings'.
     """
-    last = np.array([s[-1] for s in run_steps])
+    last = np.array([f[3] for f in facts], dtype=float)
     if (last == last[0]).all():
         return f"every run ends at step {format_step(last[0])}"
-    run_task = design.task[starts]
+    run_task = np.array([f[0] for f in facts])
     early, ends = [], []
-    for t in range(design.n_tasks):
+    for t in np.unique(run_task):
         mine = np.flatnonzero(run_task == t)
-        gaps = np.concatenate([np.diff(run_steps[i]) for i in mine] + [np.zeros(0)])
-        interval = float(np.median(gaps)) if gaps.size else 0.0
+        interval = _median_of_counts([g for i in mine for g in facts[i][4]], [c for i in mine for c in facts[i][5]])
         top = last[mine].max()
-        ends.append(f"{format_step(top)} on {design.tasks[t]}")
+        ends.append(f"{format_step(top)} on {tasks[t]}")
         early += [(i, top) for i in mine if last[i] < top - interval]
     text = f"runs end between steps {format_step(last.min())} and {format_step(last.max())}"
     if not early:
         return text + f" (at {', '.join(ends)})"
-    shown = "; ".join(f"{run_label(design, starts[i])} at {format_step(last[i])}, its task's runs reaching "
+    shown = "; ".join(f"{facts[i][1]} at {format_step(last[i])}, its task's runs reaching "
                       f"{format_step(top)}" for i, top in early[:3]) + ("; ..." if len(early) > 3 else "")
     return (f"{text}; {count(len(early), 'run')} end{'s' if len(early) == 1 else ''} more than one logging interval before the last run of "
             f"{'its' if len(early) == 1 else 'their'} task, so {'its value comes' if len(early) == 1 else 'their values come'} "
             f"from earlier in training ({shown}); to summarise every run at one step, pass steps= ending at a step "
             "every run reaches, or leave the short runs out")
+
+
+def _summary_text(spec, facts):
+    """The note of ``summarize_runs(how=...)`` about the runs ``facts`` describes (:func:`_facts`)."""
+    how, name, tasks = spec["how"], spec["name"], spec["tasks"]
+    first = min(f[2] for f in facts)
+    last = max(f[3] for f in facts)
+    span = f"steps {format_step(first)} to {format_step(last)}"
+    if how == "auc":
+        return _auc_text(name, tasks, facts, spec["normalize_auc"])
+    ends = _ends(tasks, facts)
+    if how == "final":
+        return f"{name}: the value at each run's last logged step ({ends})"
+    if how == "last_k_mean":
+        return (f"{name}: the mean of each run's last {spec['k']} logged values, a window ending at the run's last "
+                f"logged step ({ends})")
+    if how == "max":
+        return f"{name}: the largest value of each run ({span}; {ends})"
+    censored = sum(f[6] for f in facts)
+    return (f"{name}: the first of {spec['where']} at which the run reached {spec['said']} ({span}; {ends}); "
+            f"{censored} of {count(len(facts), 'run')} never reached it and are censored at step "
+            f"{format_step(spec['after_end'])}, after the end of training (ranked after every run that reached "
+            "it); smaller is better here, so 'best' in rankings, which favour larger values, reads reversed")
+
+
+def _reword_summary(note, items, n_rows):
+    return _summary_text(note.data, [fact for _, fact in items])
+
+
+def _annotate(frame, data, design, notes, columns):
+    """``frame``'s notes: those of ``data`` carried onto its runs (:func:`rlstats.provenance.rebind`), what the
+    front door said of ``data`` (a note of the frame as a whole), then ``notes``; the frame is remembered."""
+    inherited = carried(data)  # what build put first in design.notes
+    said = collections.Counter(note.text for note in inherited)
+    own = []
+    for sentence in design.notes:
+        if said[sentence] > 0:
+            said[sentence] -= 1
+        else:
+            own.append(Note(sentence, scope="frame"))
+    return set_notes(frame, rebind(inherited, frame) + own + list(notes), columns=columns, remembered=True)
 
 
 def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: str = "final", k: int | None = None,
@@ -528,14 +623,14 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: str = "
     starts, stops = run_bounds(design)
     logged = snap_steps(design.extra[step], starts)
     run_task = design.task[starts]
-    notes = []
+    grid_notes: list[Any] = []  # (grids, aligned) and the note on steps left out, once the frame is made
     if steps is not None or (how == "auc" and not shares_steps(logged, starts, stops)):
         if steps is None:
             grids, shared, cut = task_grids(design, logged, starts, stops)
-            notes += [grids_sentence(design.tasks, grids, method, not shared)] + ([cut] if cut else [])
+            grid_notes += [(grids, not shared)] + ([Note(cut, scope="frame")] if cut else [])
         else:
             grids = [check_grid(steps)] * design.n_tasks
-            notes.append(grid_sentence(grids[0], method, True))
+            grid_notes.append((grids, True))
         runs: list[Any] = [None] * starts.size
         run_steps: list[Any] = [None] * starts.size
         for t, grid in enumerate(grids):
@@ -561,25 +656,22 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: str = "
         run_steps = [logged[a:b] for a, b in zip(starts, stops)]
     first = np.array([s[0] for s in run_steps])
     last = np.array([s[-1] for s in run_steps])
-    span = f"steps {format_step(first.min())} to {format_step(last.max())}"
-    ends = _ends(design, starts, run_steps)
     extra_columns = {}
+    spec: dict[str, Any] = {"how": how, "name": name, "tasks": design.tasks}
+    censored = None
     if how == "final":
         values = np.array([r[-1] for r in runs])
-        notes.append(f"{name}: the value at each run's last logged step ({ends})")
     elif how == "last_k_mean":
         short = np.array([r.size < k for r in runs])
         if short.any():
             raise DesignError(f"{int(short.sum())} run(s) have fewer than k={k} logged values; lower k")
         values = np.array([r[-k:].mean() for r in runs])
-        notes.append(f"{name}: the mean of each run's last {k} logged values, a window ending at the run's last "
-                     f"logged step ({ends})")
+        spec["k"] = k
     elif how == "max":
         values = np.array([r.max() for r in runs])
-        notes.append(f"{name}: the largest value of each run ({span}; {ends})")
     elif how == "auc":
-        values, note = _auc(design, run_task, runs, run_steps, first, last, normalize_auc, name)
-        notes.append(note)
+        values = _auc(design, run_task, runs, run_steps, first, last, normalize_auc)
+        spec["normalize_auc"] = normalize_auc
     else:
         per_task, said = _threshold_of(threshold, design)
         targets = per_task[run_task]
@@ -597,20 +689,29 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: str = "
             values = np.array([s[hit[0]] if hit.size else after_end for s, hit in zip(run_steps, reached)])
         values = as_steps(values, raw)
         extra_columns["censored"] = censored
-        where = "each run's own logged steps" if steps is None else "the grid's steps"
-        notes.append(f"{name}: the first of {where} at which the run reached {said} ({span}; {ends}); "
-                     f"{int(censored.sum())} of {count(censored.size, 'run')} never reached it and are censored at step "
-                     f"{format_step(after_end)}, after the end of training (ranked after every run that reached "
-                     "it); smaller is better here, so 'best' in rankings, which favour larger values, reads reversed")
-    frame = _run_frame(data, design, starts, values, name, notes)
+        spec.update(where="each run's own logged steps" if steps is None else "the grid's steps", said=said,
+                    after_end=after_end)
+    frame = _run_frame(data, design, starts, values, name)
     for column, content in extra_columns.items():
         frame[column] = content
-    return frame
+    keys = _run_keys(design)
+    facts = _facts(design, starts, run_steps, censored)
+    notes = [_grids_note(design, frame, entry[0], entry[1], method) if isinstance(entry, tuple) else entry
+             for entry in grid_notes]
+    notes.append(Note(_summary_text(spec, facts), scope="rows", keys=keys,
+                      items=tuple(zip(key_values(frame, keys), facts)), word="rlstats.runs:_reword_summary",
+                      data=spec))
+    return _annotate(frame, data, design, notes, keys)
 
 
-def _auc(design, run_task, runs, run_steps, first, last, normalize_auc, name):
-    """Areas under the runs' curves and the note; the runs of each task must cover one range (tasks may differ)."""
-    ranges = []
+def _run_keys(design):
+    """The columns naming a run in the frames made here: agent, task, run."""
+    f = design.formula
+    return tuple(dict.fromkeys(c for c in (f.groups, f.blocks, f.replicate) if c is not None))
+
+
+def _auc(design, run_task, runs, run_steps, first, last, normalize_auc):
+    """Areas under the runs' curves; the runs of each task must cover one range (tasks may differ)."""
     for t, task in enumerate(design.tasks):
         mine = run_task == t
         low, high = first[mine], last[mine]
@@ -618,14 +719,21 @@ def _auc(design, run_task, runs, run_steps, first, last, normalize_auc, name):
             raise DesignError(f"runs of task {task!r} cover different step ranges ({format_step(low.min())}-"
                               f"{format_step(low.max())} to {format_step(high.min())}-{format_step(high.max())}), "
                               "so their areas are not comparable; pass steps= with a range every run covers")
-        ranges.append(f"{format_step(low[0])} to {format_step(high[0])}")
     if any(r.size < 2 for r in runs):
         raise DesignError("a run has a single logged step, so it has no area under its curve")
     trapezoid = getattr(np, "trapezoid", None) or np.trapz
     values = np.array([trapezoid(r, s) for r, s in zip(runs, run_steps)])
-    over = (f"steps {ranges[0]}" if len(set(ranges)) == 1 else
-            "steps " + ", ".join(f"{r} on {task}" for r, task in zip(ranges, design.tasks)))
+    return values / (last - first) if normalize_auc else values
+
+
+def _auc_text(name, tasks, facts, normalize_auc):
+    """The note of ``how="auc"``: each task's step range (one range when they agree)."""
+    ranges = {}
+    for task, _, low, high, *_ in facts:  # the runs of a task share their range (checked by _auc)
+        ranges.setdefault(task, f"{format_step(low)} to {format_step(high)}")
+    over = (f"steps {next(iter(ranges.values()))}" if len(set(ranges.values())) == 1 else
+            "steps " + ", ".join(f"{r} on {tasks[t]}" for t, r in sorted(ranges.items())))
     if normalize_auc:
-        return values / (last - first), (f"{name}: the area under the curve over {over}, divided by the step range "
-                                          "(the curve's average height, trapezoidal rule)")
-    return values, f"{name}: the area under the curve over {over} (trapezoidal rule)"
+        return (f"{name}: the area under the curve over {over}, divided by the step range "
+                "(the curve's average height, trapezoidal rule)")
+    return f"{name}: the area under the curve over {over} (trapezoidal rule)"

@@ -1286,6 +1286,44 @@ def test_a_summary_of_runs_is_stated_in_the_result(how, phrase):
     noted(phrase, rlstats.skillings_mack, summary, "score ~ agent | task", pvalue="asymptotic")
 
 
+# issue 39 item 1: notes bound to the rows they describe; handled, each result saying only what is true of its rows
+def _killed():
+    """CURVES with run 0 of agent_1 on task_03 stopped at 500k of 1M: the summary's notes name it."""
+    early = ((CURVES["agent"] == "agent_1") & (CURVES["task"] == "task_03") & (CURVES["seed"] == 0)
+             & (CURVES["step"] > 500_000))
+    return rlstats.summarize_runs(CURVES[~early], CURVES_FORMULA, step="step")
+
+
+def _two_annotated():
+    """Two summaries with notes of their own (the killed run's task; the others' scores + 1), joined by pandas."""
+    runs = _killed()
+    other = rlstats.summarize_runs(CURVES[CURVES["task"] != "task_03"].assign(
+        score=lambda d: d["score"] + 1, task=lambda d: d["task"].cat.remove_unused_categories()),
+        CURVES_FORMULA, step="step")
+    return pd.concat([runs[runs["task"] == "task_03"], other], ignore_index=True)
+
+
+KILLED = ("run '0' of agent 'agent_1' on task 'task_03' at 500k", "its task's runs reaching 1M")
+PROVENANCE_CASES = [  # (what, data, phrases of one printed note each, phrases no printed note holds)
+    ("subset frame with stale notes", lambda: _killed().query("task != 'task_03'"),
+     [("score: the value at each run's last logged step (every run ends at step 1M)",),
+      ("notes about 6 rows not in these data were left out",)], ["500k", "task_03'"]),
+    ("concat of two annotated frames", _two_annotated,
+     [KILLED, ("score: the value at each run's last logged step (every run ends at step 1M)",)],
+     ["not in these data"]),
+    ("reordered frame", lambda: _killed().iloc[::-1], [KILLED], ["not in these data"]),
+]
+
+
+@pytest.mark.parametrize("what, make, notes, absent", PROVENANCE_CASES, ids=[c[0] for c in PROVENANCE_CASES])
+def test_notes_follow_the_rows(what, make, notes, absent):
+    data = make()
+    for phrases in notes:
+        result = noted(phrases, rlstats.skillings_mack, data, "score ~ agent | task", pvalue="asymptotic")
+    printed = [line for line in str(result).splitlines() if line.startswith("Note: ")]
+    assert not [line for line in printed if any(phrase in line for phrase in absent)], printed
+
+
 def _ranges_apart():
     """Agent 1 logged at steps 0-4, agent 2 at steps 10-14 on task_01: no step both reach."""
     data = CURVES.copy()

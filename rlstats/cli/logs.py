@@ -161,6 +161,7 @@ def _check_not_an_input(output, folder):
 def run_read_logs(args, out):
     from ._shared import check_output_path, write_output
     from ..design import NOTES_ATTR
+    from ..provenance import PROVENANCE_ATTR
     from ..logs import read_logs
 
     output = check_output_path(args.output, option="-o", inputs=[args.folder])
@@ -179,7 +180,9 @@ def run_read_logs(args, out):
         raise type(exc)(_in_command_words(str(exc))) from exc
     notes = tuple(frame.attrs.get(NOTES_ATTR, ()))
     written = frame.copy(deep=False)
-    written.attrs = {NOTES_ATTR: list(notes)}  # Parquet keeps these (pandas stores attrs); the read log stays here
+    # Parquet keeps these (pandas stores attrs as JSON), the notes bound to their runs too; the read log stays here
+    written.attrs = {NOTES_ATTR: list(notes), **({PROVENANCE_ATTR: frame.attrs[PROVENANCE_ATTR]}
+                                                 if PROVENANCE_ATTR in frame.attrs else {})}
     if suffix in (".parquet", ".pq"):
         try:
             written.to_parquet(output, index=False)

@@ -20,7 +20,7 @@ from typing import Any, Callable, Collection, Sequence
 import numpy as np
 import pandas as pd
 
-from ..design import NOTES_ATTR
+from ..provenance import Note, set_notes
 from ..format import count
 from ..errors import LogReadError, OptionError, warn
 from ..options import check_bool, check_choice, check_n_jobs
@@ -753,29 +753,40 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
     rows made run by run and smoothed on request."""
     runs, segments, reruns = _runs_of_segments(runs, field_names, mapping, found.to_read,
                                                split=found.record.in_turn)
-    ended_early = _early_ends(*_last_steps(runs, field_names, mapping))  # before _assemble lets the pieces go
+    frame_runs, last_steps = _last_steps(runs, field_names, mapping)  # before _assemble lets the pieces go
+    ended_early = _early_ends(frame_runs, last_steps)
     frame, duplicates, without_step = _assemble(runs, field_names, mapping, found.to_read, options.keep)
     files_read = len(found.to_read) - len([p for p in found.problems if p.kind != "missing tag"])
-    notes = [f"read {count(len(runs), 'run')} from {files_read} {found.record.label}, {tag_sentence}"]
-    notes += [found.record.note] if found.record.note else []
-    notes += stated_notes(found.record, found.filled, found.renamed, found.pattern.text)
+    keys = tuple(_ordered_fields(field_names))
+    run_keys = tuple((tuple(run[f] for f in keys), None) for run in frame_runs)
+    # Notes bound to the runs they name (re-worded for the runs a result receives), or to this frame as a whole.
+    notes = [Note(f"read {count(len(runs), 'run')} from {files_read} {found.record.label}, {tag_sentence}",
+                  scope="rows", keys=keys, items=run_keys, word="rlstats.provenance:counted",
+                  data=(f"read {{n}} from {found.record.label}, {tag_sentence}", "run"))]
+    notes += [Note(found.record.note)] if found.record.note else []
+    # where the run names came from holds of any rows; the files that name a run otherwise, of this frame only
+    notes += [Note(s) for s in stated_notes(found.record, found.filled, (), found.pattern.text)]
+    notes += [Note(s, scope="frame") for s in stated_notes(found.record, (), found.renamed, found.pattern.text)]
     if options.smoothing:
         frame, sentence = smooth_frame(frame, list(mapping.values()), *options.smoothing, found.record.values)
-        notes.append(sentence)
-    notes += _segment_notes(segments, reruns)
-    notes += [_early_note(ended_early, field_names)] if ended_early else []
+        notes.append(Note(sentence))
+    notes += _segment_notes(segments, reruns, keys)
+    if ended_early:
+        notes.append(Note(_early_note(ended_early, field_names), scope="rows", keys=keys,
+                          items=tuple((key, last) for (key, _), last in zip(run_keys, last_steps)),
+                          word="rlstats.logs._read:_reword_early", data=tuple(field_names)))
     if duplicates:
-        notes.append(f"{count(duplicates, 'value')} logged again at a step already logged for the same run and tag "
-                     f"in one file; the one written {options.keep} was kept")
+        notes.append(Note(f"{count(duplicates, 'value')} logged again at a step already logged for the same run and "
+                          f"tag in one file; the one written {options.keep} was kept", scope="frame"))
     if without_step:
-        notes.append(f"{count(without_step, 'table row')} without a step left out")
+        notes.append(Note(f"{count(without_step, 'table row')} without a step left out", scope="frame"))
     if found.ignored:
-        notes.append(f"{count(len(found.ignored), 'log file')} did not match the pattern {found.pattern.text!r} and "
-                     "were not read")
+        notes.append(Note(f"{count(len(found.ignored), 'log file')} did not match the pattern "
+                          f"{found.pattern.text!r} and were not read", scope="frame"))
     if found.problems:
-        notes.append(f"{count(len(found.problems), 'file or run', 'files or runs')} could not be used and "
-                     "were skipped (see attrs['read_log'])")
-    frame.attrs[NOTES_ATTR] = tuple(notes)
+        notes.append(Note(f"{count(len(found.problems), 'file or run', 'files or runs')} could not be used and "
+                          "were skipped (see attrs['read_log'])", scope="frame"))
+    set_notes(frame, notes, columns=(*keys, "step"), remembered=True)
     frame.attrs[READ_LOG_ATTR] = ReadLog(str(found.root), found.record.name, tuple(found.files),
                                          tuple(found.problems), tuple(found.ignored),
                                          skipped=options.on_error == "skip", ended_early=ended_early,
@@ -842,31 +853,64 @@ def _last_steps(runs, field_names, mapping):
     return _frame_runs(runs, field_names), last
 
 
-def _segment_notes(segments, reruns):
-    """Notes naming runs read from several files (each file's steps and how it joins) and reruns."""
+def _segment_notes(segments, reruns, fields):
+    """Notes naming runs read from several files (each file's steps and how it joins) and reruns, bound to the
+    runs (their fields but ``attempt``) in ``fields``."""
+    keys = tuple(f for f in fields if f != ATTEMPT)
+    key = (lambda run: tuple(run.get(f) for f in keys))  # noqa: E731
     notes = []
     if segments:
         by_run = {}
         for segment in segments:
             by_run.setdefault(run_label({k: v for k, v in segment.run.items() if k != ATTEMPT}), []).append(segment)
-        described = []
+        items = []
         for label, parts in by_run.items():
             names = _attempt_labels([part.source for part in parts])
-            described.append(f"{label}: " + ", ".join(part.describe(name) for part, name in zip(parts, names)))
-        rule = ("; a file that restarts inside the steps of the ones before it (from a checkpoint) supersedes "
-                "their values from its first step on" if any(part.joins == "restarts" for part in segments) else "")
-        notes.append(f"{count(len(by_run), 'run')} read from several files, in the order written "
-                     f"(attrs['read_log'].segments){rule}: " + _listed_runs(described))
+            items += [(key(part.run), (label, part.describe(name), part.joins == "restarts"))
+                      for part, name in zip(parts, names)]
+        notes.append(Note(_segments_text([payload for _, payload in items]), scope="rows", keys=keys,
+                          items=tuple(items), word="rlstats.logs._read:_reword_segments"))
     if reruns:
-        shown = [f"{run_label({k: v for k, v in run.items() if k != ATTEMPT})} ({', '.join(map(repr, labels))})"
-                 for run, labels in reruns]
-        example = reruns[0][1][-1]
-        notes.append(f"{count(len(reruns), 'run')} started again from {'its' if len(reruns) == 1 else 'their'} "
-                     f"first step (a rerun, not a restart): each attempt is read as a run of its "
-                     f"own, told apart by the column {ATTEMPT!r} (the folder it began in; rlstats refuses two runs "
-                     f"with one seed), so keep the one you mean, e.g. subset=\"{ATTEMPT} == '{example}'\": "
-                     + _listed_runs(shown))
+        items = tuple((key(run), (f"{run_label({k: v for k, v in run.items() if k != ATTEMPT})} "
+                                  f"({', '.join(map(repr, labels))})", labels[-1])) for run, labels in reruns)
+        notes.append(Note(_reruns_text([payload for _, payload in items]), scope="rows", keys=keys, items=items,
+                          word="rlstats.logs._read:_reword_reruns"))
     return notes
+
+
+def _segments_text(parts):
+    """The note on runs read from several files, from (run label, file described, restarts) per file."""
+    by_run = {}
+    for label, described, _ in parts:
+        by_run.setdefault(label, []).append(described)
+    rule = ("; a file that restarts inside the steps of the ones before it (from a checkpoint) supersedes "
+            "their values from its first step on" if any(restarts for _, _, restarts in parts) else "")
+    return (f"{count(len(by_run), 'run')} read from several files, in the order written "
+            f"(attrs['read_log'].segments){rule}: "
+            + _listed_runs([f"{label}: " + ", ".join(described) for label, described in by_run.items()]))
+
+
+def _reruns_text(reruns):
+    """The note on runs started again from their first step, from (run and its attempts, last attempt) per run."""
+    return (f"{count(len(reruns), 'run')} started again from {'its' if len(reruns) == 1 else 'their'} "
+            f"first step (a rerun, not a restart): each attempt is read as a run of its "
+            f"own, told apart by the column {ATTEMPT!r} (the folder it began in; rlstats refuses two runs "
+            f"with one seed), so keep the one you mean, e.g. subset=\"{ATTEMPT} == '{reruns[0][1]}'\": "
+            + _listed_runs([shown for shown, _ in reruns]))
+
+
+def _reword_segments(note, items, n_rows):
+    return _segments_text([payload for _, payload in items])
+
+
+def _reword_reruns(note, items, n_rows):
+    return _reruns_text([payload for _, payload in items])
+
+
+def _reword_early(note, items, n_rows):
+    """The early-end note among the runs present: each compared with its siblings present."""
+    ended = _early_ends([dict(zip(note.keys, key)) for key, _ in items], [last for _, last in items])
+    return _early_note(ended, list(note.data)) if ended else None
 
 
 def _early_note(ended_early, field_names):

@@ -13,14 +13,15 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 
-from ..design import NOTES_ATTR
+from ..provenance import Note, set_notes
 from ..errors import LogReadError, OptionError
 from ..options import check_bool, check_choice
 from ..progress import progress_bar
 from ._formats import LABELS
 from ._layout import compile_pattern
 from ._pieces import Piece
-from ._read import (KEEP, ON_ERROR, READ_LOG_ATTR, ReadLog, ReadProblem, _assemble, _fail_or_warn, check_columns,
+from ._read import (KEEP, ON_ERROR, READ_LOG_ATTR, ReadLog, ReadProblem, _assemble, _fail_or_warn, _frame_runs,
+                    _ordered_fields, check_columns,
                     tag_mapping)
 
 if TYPE_CHECKING:
@@ -191,16 +192,23 @@ def read_wandb(path: str, *, keys: str | Sequence[str] | dict[str, str], filters
         _fail_or_warn(problems, f"wandb:{path}", LABELS["wandb"], on_error, total=len(runs), fatal=not grouped)
     if not grouped:
         raise LogReadError(f"none of the {len(runs)} runs of W&B project {path!r} matches the pattern {pattern!r}")
+    keys = tuple(_ordered_fields(field_names))
+    items = tuple((tuple(run[f] for f in keys), None) for run in _frame_runs(grouped, field_names))
     frame, duplicates, _ = _assemble(grouped, field_names, mapping, sources, keep)
     listed = ", ".join(repr(k) if k == c else f"{k!r} as {c!r}" for k, c in mapping.items())
-    notes = [f"read {len(grouped)} runs of W&B project {path!r} through the public API (full history), {listed}"]
+    said = f"of W&B project {path!r} through the public API (full history), {listed}"
+    # The runs read, bound to their fields (re-counted for the runs a result receives); the rest is this frame's.
+    notes = [Note(f"read {len(grouped)} runs {said}", scope="rows", keys=keys, items=items,
+                  word="rlstats.provenance:counted", data=(f"read {{n}} {said}", "run"))]
     if duplicates:
-        notes.append(f"{duplicates} values logged again at a step already logged in the same run; the one "
-                     f"written {keep} was kept")
+        notes.append(Note(f"{duplicates} values logged again at a step already logged in the same run; the one "
+                          f"written {keep} was kept", scope="frame"))
     if ignored:
-        notes.append(f"{len(ignored)} runs did not match the pattern {pattern!r} and were not read")
+        notes.append(Note(f"{len(ignored)} runs did not match the pattern {pattern!r} and were not read",
+                          scope="frame"))
     if problems:
-        notes.append(f"{len(problems)} runs could not be used and were skipped (see attrs['read_log'])")
-    frame.attrs[NOTES_ATTR] = tuple(notes)
+        notes.append(Note(f"{len(problems)} runs could not be used and were skipped (see attrs['read_log'])",
+                          scope="frame"))
+    set_notes(frame, notes, columns=(*keys, "step"), remembered=True)
     frame.attrs[READ_LOG_ATTR] = log
     return frame
