@@ -411,3 +411,16 @@ def test_a_polars_frame_summarised_says_its_conversion_of_the_curves_only_of_the
         "notes about 8 rows not in these data were left out")
     frame = rlstats.interop.as_pandas(pl.from_pandas(curves))  # at the front door: the rows analysed, counted
     assert notes_for(frame[frame["step"] > 0]) == (f"{converted} ({int((curves['step'] > 0).sum()):,} rows)",)
+
+
+def test_a_notes_wording_read_back_from_a_file_is_never_a_name_to_import():
+    """Parquet keeps attrs: a note whose wording names anything but rlstats' own functions is left out, not run."""
+    import rlstats.provenance as provenance
+
+    frame = pd.DataFrame({"agent": ["A", "B"], "task": ["t", "t"], "score": [1.0, 2.0]})
+    note = provenance.Note("2 runs", scope="rows", keys=("agent",), items=((("A",), None), (("B",), None)),
+                           word="rlstats.cli:main", data=("{n}", "run"))
+    provenance.set_notes(frame, (note,), columns=("agent",))
+    assert "rlstats.cli:main" not in provenance.WORDINGS
+    assert provenance._said_again(note, note.items[:1], 1) is None  # refused, so the note is left out
+    assert all(callable(provenance._wording(provenance.Note("x", word=w))) for w in provenance.WORDINGS)
