@@ -7,6 +7,8 @@ defaults, changes no global style and returns the Axes.
 
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 
 from ...errors import OptionError
@@ -65,7 +67,10 @@ def plot_critical_difference(result, *, ax=None, **kwargs):
     control = getattr(result, "control", None)
     style = {"color": "black", "linewidth": 1.0}
     style.update(kwargs)
+    new = ax is None
     ax = axes_or_new(ax, (6.4, 1.6 + 0.3 * ((k + 1) // 2)))
+    if new:  # the labels and the two-line title sit outside the (invisible) axes: give them room
+        ax.figure.set_layout_engine("constrained")
 
     lo, hi = 1, max(k, int(np.ceil(ranks.max())))
     half = (k + 1) // 2
@@ -114,7 +119,9 @@ def plot_critical_difference(result, *, ax=None, **kwargs):
     never = result.never_met()
     if never:
         named = ", ".join(f"{a}-{b}" for a, b in never[:6]) + (f" and {len(never) - 6} more" if len(never) > 6 else "")
-        ax.text(0.5, 0.0, f"never on a common task, so not compared\nand under no common bar: {named}",
+        said = textwrap.fill(f"never on a common task, so not compared and under no common bar: {named}", 56,
+                              break_on_hyphens=False)
+        ax.text(0.5, 0.0, said,  # wrapped: a paper column holds about 56 characters at 7 points
                 transform=ax.transAxes, ha="center", va="top", fontsize=7, color="0.3")
 
     cd = getattr(result, "critical_difference", None)
