@@ -44,7 +44,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...resampling import (UniformIndices, child_stream, chunk_seeds, fixed_dot, keep_work_arrays_on_heap,
+from ...resampling import (UniformIndices, canonical_order, child_stream, chunk_seeds, fixed_dot, keep_work_arrays_on_heap,
                            parallel_map, worker_count)
 
 #: Resamples drawn from one spawned generator; fixed so results never depend on batching.
@@ -126,7 +126,7 @@ def agent_layout(y, task, run, n_tasks):
     y = np.asarray(y, dtype=np.float64)
     task = np.asarray(task, dtype=np.intp)
     sizes = np.bincount(task, minlength=n_tasks).astype(np.intp)
-    canonical = np.lexsort((y, task))  # task, then score (stable: ties keep run order)
+    canonical = canonical_order(y, task)  # task, then score (stable: ties keep run order)
     c_values, c_task = y[canonical], task[canonical]
     start = np.r_[0, np.cumsum(sizes)[:-1]].astype(np.intp)
     pooled = np.argsort(c_values, kind="stable")
