@@ -777,3 +777,100 @@ def test_new_columns_are_in_the_vocabulary_and_cited():
     keys = lambda res: [line.split("{")[1].rstrip(",") for line in res.cite().splitlines() if line.startswith("@")]
     assert keys(quade)[:2] == ["quade1979", "conover1999"] and "demsar2006" in keys(quade)
     assert "eisinga2017" in keys(exact) and "kerby2014" in keys(wilcoxon)
+
+
+# ---------------------------------------------------------------- issue 39 item 4: all tied, one task, noise ties
+
+def _matrix_frame(matrix, runs=1):
+    return pd.DataFrame([(f"t{i}", f"a{j}", s, value) for i, row in enumerate(matrix) for j, value in enumerate(row)
+                         for s in range(runs)], columns=["task", "agent", "seed", "score"])
+
+
+ALL_TIED_NOTE = "every task ties all its"
+
+
+@pytest.mark.parametrize("options", [{}, {"variant": "quade"}, {"variant": "skillings_mack"},
+                                     {"pvalue": "monte_carlo", "n_resamples": 99}, {"pvalue": "asymptotic"},
+                                     {"posthoc": "wilcoxon"}, {"posthoc": "exact"}, {"control": "a0"}])
+def test_every_task_tied_gives_p_one_with_a_note(options):
+    # every agent at a cap on 5 tasks: no ranking was observed, so no relabelling changes a rank (exact p = 1).
+    # R: friedman.test gives NaN and NA; quade.test F = NaN and p = (3!)^(1 - 5) = 7.7e-4, which rlstats printed.
+    res = rlstats.skillings_mack(_matrix_frame([[1000.0] * 3] * 5), "score ~ agent | task", rng=0, **options)
+    assert res.pvalue == 1.0
+    assert any(note.startswith(ALL_TIED_NOTE) for note in res.notes)
+    np.testing.assert_array_equal(res.comparisons["p_value"], 1.0)
+    assert not res.comparisons["significant"].any() and not any("cannot reject" in n for n in res.notes)
+    if options.get("variant") == "quade":
+        assert np.isnan(res.statistic) and "R's quade.test prints (k!)^(1 - b)" in str(res.notes)
+    if options.get("posthoc") == "wilcoxon":
+        assert any(n.startswith("3 pairs of agents tie on every shared task: Wilcoxon p = 1") for n in res.notes)
+
+
+def test_every_task_tied_with_runs_and_its_noise():
+    runs = _matrix_frame([[1000.0] * 3] * 4, runs=3)
+    res = rlstats.skillings_mack(runs, "score ~ agent | task/seed")
+    assert res.variant == "mack_skillings" and res.pvalue == 1.0
+    assert any(note.startswith("every task ties all its runs") for note in res.notes)
+    assert not any("conservative" in note for note in res.notes)
+    # the cap reached through different sums: 1000 - i 3e-13 are one score (9 distinct runs per task, 4 tasks:
+    # 4 x 9 x 8 / 2 = 144 pairs joined)
+    noisy = runs.assign(score=1000.0 - 3e-13 * np.arange(len(runs)))
+    res = rlstats.skillings_mack(noisy, "score ~ agent | task/seed")
+    assert res.pvalue == 1.0 and any(note.startswith(ALL_TIED_NOTE) for note in res.notes)
+    assert any(note.startswith("144 pairs of scores of one task within 1e-12") for note in res.notes)
+
+
+def test_quade_is_r_where_the_blocks_agree_but_not_where_every_block_ties():
+    # A = B with the same ranking and equal ranges in every block: R's (k!)^(1 - b), a real observation
+    agree = rlstats.skillings_mack(_matrix_frame([[1.0, 2.0, 3.0]] * 4), "score ~ agent | task", variant="quade")
+    assert np.isnan(agree.statistic) and agree.pvalue == pytest.approx(6.0 ** -3, rel=1e-12)
+    assert not any(note.startswith(ALL_TIED_NOTE) for note in agree.notes)
+
+
+@pytest.mark.parametrize("options", [{}, {"variant": "quade"}, {"variant": "skillings_mack"},
+                                     {"variant": "mack_skillings"}, {"posthoc": "wilcoxon"}])
+def test_one_task_with_one_value_per_agent_is_an_error(options):
+    # one ranking of the agents: every relabelling gives the same statistic (R's tests stop on one block too)
+    with pytest.raises(DesignError, match=r"the data hold 1 task \('t0'\) with one value per agent: every relabelling"):
+        rlstats.skillings_mack(_matrix_frame([[1.0, 2.0, 3.0]]), "score ~ agent | task", **options)
+    # several runs per agent on the one task: Mack-Skillings ranks the runs, a test with a null distribution
+    runs = _matrix_frame([[1.0, 2.0, 3.0]], runs=3)
+    runs["score"] += 0.1 * runs["seed"]
+    res = rlstats.skillings_mack(runs, "score ~ agent | task/seed")
+    assert res.variant == "mack_skillings" and 0 < res.pvalue < 0.05
+
+
+@pytest.mark.parametrize("options", [{}, {"variant": "quade"}, {"variant": "skillings_mack"}, {"posthoc": "wilcoxon"},
+                                     {"posthoc": "exact"}, {"pvalue": "asymptotic"}])
+def test_noise_at_one_part_in_1e12_is_a_tie_with_a_note(options):
+    # issue 39: scores 0 and -7e-15 beside a third agent's scores of size 1 were a strict win on every task.
+    third = np.random.default_rng(0).normal(size=10)
+    noisy = _matrix_frame([[0.0, -7e-15, x] for x in third])
+    exact = _matrix_frame([[0.0, 0.0, x] for x in third])
+    res = rlstats.skillings_mack(noisy, "score ~ agent | task", rng=0, **options)
+    true_tie = rlstats.skillings_mack(exact, "score ~ agent | task", rng=0, **options)
+    assert res.pvalue == true_tie.pvalue and (res.statistic == true_tie.statistic or np.isnan(res.statistic))
+    pd.testing.assert_frame_equal(res.comparisons, true_tie.comparisons)
+    note = ("10 pairs of scores of one task within 1e-12 of each other (relative to the task's largest |score|) were "
+            "treated as ties in the ranks")
+    assert any(n.startswith(note) for n in res.notes) and not any(n.startswith(note) for n in true_tie.notes)
+    # before: a0 beat a1 on all 10 tasks (Friedman on that pair alone, p = 2 / 2^10)
+    pair = rlstats.skillings_mack(noisy[noisy["agent"] != "a2"].assign(score=lambda d: d["score"] + 1.0),
+                                  "score ~ agent | task")
+    assert pair.pvalue == 1.0  # 1 - 7e-15 is 1 to 1e-12 of the task's scale: all ten tasks tie
+    # the units do not matter: the tolerance is relative to each task's largest |score|
+    for factor in (1e-150, 1e-12, 1e12, 1e140):
+        scaled = rlstats.skillings_mack(noisy.assign(score=noisy["score"] * factor), "score ~ agent | task", rng=0,
+                                        **options)
+        assert scaled.pvalue == res.pvalue and scaled.notes == res.notes
+
+
+def test_wilcoxon_post_hoc_ties_noise_in_cell_means():
+    # runs whose means differ by noise only (the same runs summed in another order)
+    rows = [(f"t{t}", agent, s, value) for t in range(6) for s in range(3)
+            for agent, value in (("a", 0.1 * (s + 1) + t), ("b", 0.1 * (3 - s) + t), ("c", 5.0 + t + s))]
+    df = pd.DataFrame(rows, columns=["task", "agent", "seed", "score"])
+    res = rlstats.skillings_mack(df, "score ~ agent | task/seed", posthoc="wilcoxon")
+    pair = res.comparisons.set_index(["agent_1", "agent_2"]).loc[("a", "b")]
+    assert pair["p_value"] == 1.0 and pair["n_shared_tasks"] == 6
+    assert any("tie on every shared task" in n for n in res.notes)
