@@ -32,7 +32,7 @@ _erfc = np.frompyfunc(math.erfc, 1, 1)
 TIE_TOLERANCE = 1e-12
 
 
-def near_ties(y, block):
+def near_ties(y, block, scale=None):
     """Scores with near-equal scores of their block made equal, and how many pairs that joined.
 
     Within each block, the sorted scores are split where consecutive ones differ by more than
@@ -46,6 +46,8 @@ def near_ties(y, block):
         Finite scores (NaN is left alone and never joins a group).
     block : array_like of int, shape (N,)
         Block code of each score.
+    scale : array_like of float, optional
+        Each block's largest |score| when ``y`` holds only some of its scores (one pair of agents of a task).
 
     Returns
     -------
@@ -65,9 +67,11 @@ def near_ties(y, block):
         return y.copy(), 0
     order = np.lexsort((y, block))
     ys, bs = y[order], block[order]
-    scale = np.zeros(int(bs.max()) + 1)
-    finite = np.isfinite(ys)
-    np.maximum.at(scale, bs[finite], np.abs(ys[finite]))
+    if scale is None:
+        scale = np.zeros(int(bs.max()) + 1)
+        finite = np.isfinite(ys)
+        np.maximum.at(scale, bs[finite], np.abs(ys[finite]))
+    scale = np.asarray(scale, dtype=np.float64)
     new_block = np.r_[True, bs[1:] != bs[:-1]]
     with np.errstate(invalid="ignore"):
         apart = np.r_[True, ~(ys[1:] - ys[:-1] <= TIE_TOLERANCE * scale[bs[1:]])]

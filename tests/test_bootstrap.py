@@ -1314,3 +1314,23 @@ def test_profile_band_quotes_its_measured_coverage(monkeypatch):
         more = rlstats.datasets.simulate(agents=2, tasks=4, seeds=seeds, rng=0)
         assert not any("profile bands from" in n for n in performance_profile(more, FORMULA, n_resamples=100,
                                                                               rng=0).notes), seeds
+
+
+# ---------------------------------------------------------------- issue 39 item 4: ties at floating-point noise
+
+def test_probability_of_improvement_reads_noise_as_ties_and_says_so():
+    # b's runs equal a's up to 1e-15 (a sum in another order): P(a > b) is 0.5, as with exact ties, not 0 or 1
+    rows = []
+    for t in range(6):
+        for s in range(4):
+            rows += [(f"t{t}", "a", s, float(s)), (f"t{t}", "b", s, float(s) - 7e-15 * (s == 0) + 1e-15 * s),
+                     (f"t{t}", "c", s, 10.0 + s)]
+    noisy = pd.DataFrame(rows, columns=["task", "agent", "seed", "score"])
+    exact = noisy.assign(score=noisy["score"].round(6))
+    res = rlstats.probability_of_improvement(noisy, "score ~ agent | task", n_resamples=300, rng=0)
+    ties = rlstats.probability_of_improvement(exact, "score ~ agent | task", n_resamples=300, rng=0)
+    np.testing.assert_allclose(res.estimates, [0.5, 0.0, 0.0], rtol=1e-15, atol=0)
+    np.testing.assert_array_equal(res.estimates, ties.estimates)
+    np.testing.assert_array_equal(res.bootstrap_distribution, ties.bootstrap_distribution)
+    assert res.notes[0].startswith("24 pairs of scores of one task within 1e-12 of each other")
+    assert not any("within 1e-12" in note for note in ties.notes)

@@ -113,7 +113,9 @@ def mixed(data: Data, formula: FormulaLike | None = None, *, ddf: str = "sattert
     use them for the variance components; and Tukey p-values for more than 25,000 df use infinite df, as R's
     ``ptukey`` does.  Variance components are estimated at the REML optimum (lme4 stops its optimiser a little
     earlier, which moves standard errors by up to ~1e-5 relative).  A singular fit (a standard deviation at 0)
-    and a fit that did not converge are stated in the notes.  The simultaneous intervals' coverage was measured by
+    and a fit that did not converge are stated in the notes.  Units do not matter: the fit runs on the scores divided
+    by a power of two near their spread, so theta, df, t, F and p are the same for scores in any units from 1e-150
+    to 1e148 (to ~1e-11 relative) and estimates and standard errors scale with them.  The simultaneous intervals' coverage was measured by
     simulation (``mixed.contrast`` rows of ``rlstats/calibration.csv``, ``tests/reference/coverage_mixed.py``);
     where a balanced design on that grid fell short of 95% by more than 3 Monte Carlo standard errors, a note quotes
     the lowest coverage measured there.

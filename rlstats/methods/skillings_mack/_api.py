@@ -244,6 +244,16 @@ def skillings_mack(data: Data, formula: FormulaLike | None = None, *, variant: s
     rlstats.bootstrap : How large the differences are, with intervals.
     rlstats.power : Power of this test for a number of seeds.
 
+    Notes
+    -----
+    Ties: scores of one task within 1e-12 of the task's largest |score| of each other are ties in every rank
+    (``rlstats.statistics.TIE_TOLERANCE``; floating-point noise such as 0 and -7e-15, or 186.1 and
+    186.10000000000002), and a note counts the pairs joined; R's ``rank()`` keeps them apart.  When every task ties
+    all its agents (every score at a cap), no relabelling changes a rank: p = 1 with a note, for every variant and
+    post hoc (R's ``friedman.test`` gives NA, ``quade.test`` (k!)^(1 - b)).  One task with one value per agent is a
+    DesignError: its statistic is the same under every relabelling (R's tests stop too); with several runs per
+    agent on the task, Mack-Skillings ranks the runs and is a test.
+
     References
     ----------
     Skillings, J. H. and Mack, G. A. (1981), Technometrics 23(2), 171-177.

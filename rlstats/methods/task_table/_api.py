@@ -14,11 +14,14 @@ from ...format import count
 from ...errors import DesignError, OptionError
 from ...options import check_bool, check_choice, check_confidence_level, check_fraction, check_resamples
 from ...resampling import child_generator, seed_sequence
-from ...statistics import bonferroni, holm
+from ...statistics import bonferroni, holm, near_tie_note, near_ties
 from . import _calibration as calibration
 from . import _kernels as kernels
 from ._result import TaskTableResult
 from ..._typing import Data, EvalEnv, FormulaLike, Normalizer, Seed
+
+#: the tests that read ranks: they see noise-level differences within a task as ties (statistics.near_ties)
+RANK_TESTS = ("mannwhitney", "brunnermunzel")
 
 ADJUST = {"holm": holm, "bonferroni": bonferroni, "none": lambda p: p}
 ADJUSTMENTS = tuple(ADJUST)
@@ -178,6 +181,9 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: str
     order = np.argsort(cell, kind="stable")
     cells, starts = np.unique(cell[order], return_index=True)
     runs = dict(zip(cells.tolist(), np.split(design.y[order], starts[1:])))
+    # the ranks (rank tests, A12) read noise-level differences within a task as ties; means and sds do not
+    ranked_y, n_near = near_ties(design.y, design.task)
+    ranked = dict(zip(cells.tolist(), np.split(ranked_y[order], starts[1:])))
     estimates, spreads = np.full((n, k), np.nan), np.full((n, k), np.nan)
     for c, values in runs.items():
         estimates[c // k, c % k] = kernels.SUMMARIES[summary](values)
@@ -187,7 +193,8 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: str
     tied_best = present & (oriented == oriented.max(axis=1, keepdims=True))
     best = np.argmax(tied_best, axis=1)
 
-    pairwise, smallest, how = _pairwise_pvalues(runs, present, sign, test, n_resamples, ss)
+    pairwise, smallest, how = _pairwise_pvalues(ranked if test in RANK_TESTS else runs, present, sign, test,
+                                                n_resamples, ss)
     adjusted = np.full_like(pairwise, np.nan)
     for t in range(n):
         tested = np.isfinite(pairwise[t])
@@ -202,11 +209,13 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: str
     p_values[tasks_of, agents_of] = pairwise[tasks_of, best[tasks_of], agents_of]
     a12, hedges, welch = (np.full((n, k, w), np.nan) for w in (3, 3, 4))
     pairs = [(sign * runs[t * k + best[t]], sign * runs[t * k + a]) for t, a in zip(tasks_of, agents_of)]
+    ranked_pairs = [(sign * ranked[t * k + best[t]], sign * ranked[t * k + a]) for t, a in zip(tasks_of, agents_of)]
     a12[tasks_of, agents_of], hedges[tasks_of, agents_of], welch[tasks_of, agents_of] = \
-        kernels.effect_sizes(pairs, level)
+        kernels.effect_sizes(pairs, level, ranked_pairs)
 
     notes = list(design.notes) + _set_notes(design, test, alpha, adjustment, present, pairwise, smallest,
                                             tied_best & rejected, summary) + _effect_size_notes(design, level, present)
+    notes += [note for note in (near_tie_note(n_near),) if note]
     if "monte_carlo" in how:
         notes.append(f"{_TEST_NAMES[test]} p-values from {n_resamples} random splits where the splits were too many "
                      "to enumerate")
