@@ -2226,3 +2226,9 @@ def test_noise_level_ties_outside_the_rank_tests(function, options):
     # handled with a note: 9 pairs (a, b) of runs 1e-15 apart on the three odd tasks are ties in the ranks
     noted(("9 pairs of scores of one task within 1e-12", "treated as ties"), function, _noise_runs(),
           "score ~ agent | task/seed", **options)
+
+
+def test_mixed_on_scores_whose_squares_underflow_is_an_error():
+    # below 1e-150 the standard errors in the score's units would underflow to 0 (a crash in ptukey at 1e-200)
+    fails(DesignError, ("'score' varies by at most 4.17e-200", "squares below the smallest double",
+                        "I(score * 1e100)"), rlstats.mixed, _scaled_mixed(1e-200), "score ~ agent | task")

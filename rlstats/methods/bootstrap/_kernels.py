@@ -45,8 +45,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...statistics import near_ties
-from ...resampling import (UniformIndices, canonical_order, child_stream, chunk_seeds, fixed_dot, keep_work_arrays_on_heap,
-                           parallel_map, worker_count)
+from ...resampling import (UniformIndices, canonical_order, child_stream, chunk_seeds, fixed_dot,
+                           keep_work_arrays_on_heap, parallel_map, worker_count)
 
 #: Resamples drawn from one spawned generator; fixed so results never depend on batching.
 RNG_BLOCK = 100

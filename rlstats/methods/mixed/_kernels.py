@@ -35,6 +35,8 @@ from ...statistics import studentized_range_isf, studentized_range_sf
 
 #: lme4's threshold for a singular fit: a relative standard deviation (theta) below it
 SINGULAR_TOL = 1e-4
+#: below this largest deviation from the mean, the covariances in the score's units underflow (squares of 1e-154)
+SMALLEST_SPREAD = 1e-150
 #: lmerTest's tolerance on the eigenvalues of the deviance's Hessian (here of unit-size data)
 HESSIAN_TOL = 1e-8
 
