@@ -874,3 +874,14 @@ def test_wilcoxon_post_hoc_ties_noise_in_cell_means():
     pair = res.comparisons.set_index(["agent_1", "agent_2"]).loc[("a", "b")]
     assert pair["p_value"] == 1.0 and pair["n_shared_tasks"] == 6
     assert any("tie on every shared task" in n for n in res.notes)
+
+
+def test_monte_carlo_pvalue_does_not_depend_on_the_order_of_the_rows():
+    # Mack-Skillings permutes the ranks of a task's runs by position: each cell's runs are put in score order first
+    # (resampling.canonical_order), so shuffled rows draw the same permutations (before issue 39: 0.748 and 0.711)
+    df = rlstats.datasets.simulate(agents=3, tasks=4, seeds=4, effect=0.4, rng=3)
+    shuffled = df.sample(frac=1.0, random_state=5)
+    base = rlstats.skillings_mack(df, "score ~ agent | task", pvalue="monte_carlo", n_resamples=300, rng=1)
+    other = rlstats.skillings_mack(shuffled, "score ~ agent | task", pvalue="monte_carlo", n_resamples=300, rng=1)
+    assert base.variant == "mack_skillings" and base.pvalue == other.pvalue
+    np.testing.assert_array_equal(base.null_distribution, other.null_distribution)

@@ -31,7 +31,7 @@ from ...format import cannot_reject, count
 from ...errors import DesignError, OptionError
 from ...options import check_bool, check_choice, check_fraction, check_n_jobs, check_resamples
 from ...progress import progress_bar
-from ...resampling import seed_sequence
+from ...resampling import canonical_order, seed_sequence
 from ...statistics import (TIE_TOLERANCE, chi2_sf, doubled_midranks, monte_carlo_pvalue, near_tie_note,
                            near_ties)
 from . import _kernels as kernels
@@ -372,6 +372,9 @@ def _test(design, options, rng):
         y, agent, task = _cells_of(design, within)
     _check_more_than_one_ranking(design, agent, task, variant)
     y, n_near = near_ties(y, task)  # ranks only: floating-point noise within a task is a tie (issue 39)
+    # the Monte Carlo permutations pick positions: each cell's runs in score order, so a row shuffle draws the same
+    order = canonical_order(y, task, agent)
+    y, agent, task = y[order], agent[order], task[order]
     corrected = (variant == "friedman") if options.tie_correction is None else options.tie_correction
     setup = kernels.build_setup(y, agent, task, design.n_agents, design.n_tasks, variant=_KERNEL_VARIANT[variant],
                                 tie_correction=corrected)
