@@ -363,6 +363,33 @@ class BlockLayout:
     value_bits: tuple
 
 
+def canonical_order(values, *keys):
+    """Positions that sort rows by ``keys`` (the first outermost), then by value: the order random draws act on.
+
+    A random stream picks positions.  Where the rows within a key are exchangeable (the runs of one agent on one
+    task, or of one batch), putting them in this order before drawing makes a shuffle of the caller's rows draw
+    the same resamples and give the same result with the same ``rng`` (issue 39).  Equal values keep their
+    relative order, which cannot matter: they are the same number.
+
+    Parameters
+    ----------
+    values : array_like, shape (N,)
+        The scores.
+    *keys : array_like, shape (N,)
+        Codes of the groups the rows belong to, outermost first (e.g. task, agent).
+
+    Returns
+    -------
+    ndarray of intp, shape (N,)
+
+    Examples
+    --------
+    >>> canonical_order([3.0, 1.0, 2.0, 0.5], [1, 1, 0, 0])
+    array([3, 2, 1, 0])
+    """
+    return np.lexsort((np.asarray(values),) + tuple(np.asarray(key) for key in reversed(keys)))
+
+
 def block_layout(values, block):
     """Group slots into equal-size blocks.
 

@@ -1,6 +1,8 @@
 """Small statistics shared by several back ends.
 
-Mid-ranks, the probability of improvement P(X > Y) + P(X = Y) / 2 from them,
+Mid-ranks (scores of one block within ``TIE_TOLERANCE`` of each other, relative
+to the block's largest |score|, tie: :func:`near_ties`, the one home of that
+rule), the probability of improvement P(X > Y) + P(X = Y) / 2 from them,
 the Monte Carlo p-value ``(1 + hits) / (B + 1)`` and its standard error,
 Holm and Bonferroni adjustments, and the Wilson interval of a proportion.
 The tails the default rank test prints (normal, chi-squared with whole
@@ -21,14 +23,88 @@ import numpy as np
 
 _erfc = np.frompyfunc(math.erfc, 1, 1)
 
+#: Two scores of one block (task) closer than this times the block's largest |score| are tied in every rank.
+#: Double precision resolves 2.2e-16 relative; a score summed or averaged over thousands of terms (an episode's
+#: return, a normalised mean) carries round-off up to ~1e-12 of its size, far below any difference an RL
+#: comparison can mean, so the rule ties floating-point noise (0 and -7e-15 beside scores of size 1) and nothing
+#: else.  Relative to the block's own scale, so the ranks do not depend on the score's units; a block whose every
+#: score is at noise level around 0 has no scale to judge noise by and keeps its exact values.
+TIE_TOLERANCE = 1e-12
+
+
+def near_ties(y, block, scale=None):
+    """Scores with near-equal scores of their block made equal, and how many pairs that joined.
+
+    Within each block, the sorted scores are split where consecutive ones differ by more than
+    ``TIE_TOLERANCE`` times the block's largest |score|; every score of a group is replaced by the group's
+    smallest (so a chain of steps below the tolerance joins one group).  Only ranks may read the result: the
+    means and differences of the scores stay those of ``y``.
+
+    Parameters
+    ----------
+    y : array_like of float, shape (N,)
+        Finite scores (NaN is left alone and never joins a group).
+    block : array_like of int, shape (N,)
+        Block code of each score.
+    scale : array_like of float, optional
+        Each block's largest |score| when ``y`` holds only some of its scores (one pair of agents of a task).
+
+    Returns
+    -------
+    snapped : ndarray of float, shape (N,)
+    n_pairs : int
+        Pairs of scores of one block that differ in ``y`` but are equal in ``snapped`` (the note's count).
+
+    Examples
+    --------
+    >>> snapped, n_pairs = near_ties([0.0, -7e-15, 1.0, 2.0, 1.0], [0, 0, 0, 1, 1])
+    >>> snapped.tolist(), n_pairs
+    ([-7e-15, -7e-15, 1.0, 2.0, 1.0], 1)
+    """
+    y = np.asarray(y, dtype=np.float64)
+    block = np.asarray(block, dtype=np.intp)
+    if y.size == 0:
+        return y.copy(), 0
+    order = np.lexsort((y, block))
+    ys, bs = y[order], block[order]
+    if scale is None:
+        scale = np.zeros(int(bs.max()) + 1)
+        finite = np.isfinite(ys)
+        np.maximum.at(scale, bs[finite], np.abs(ys[finite]))
+    scale = np.asarray(scale, dtype=np.float64)
+    new_block = np.r_[True, bs[1:] != bs[:-1]]
+    with np.errstate(invalid="ignore"):
+        apart = np.r_[True, ~(ys[1:] - ys[:-1] <= TIE_TOLERANCE * scale[bs[1:]])]
+    new_group = new_block | apart
+    first = np.flatnonzero(new_group)
+    group = np.cumsum(new_group) - 1
+    snapped = np.empty_like(y)
+    snapped[order] = ys[first[group]]
+    # pairs joined: the pairs of each group minus those already exactly equal
+    sizes = np.bincount(group).astype(np.int64)
+    exact = np.r_[True, new_group[1:] | (ys[1:] != ys[:-1])]
+    exact_sizes = np.diff(np.r_[np.flatnonzero(exact), ys.size]).astype(np.int64)
+    n_pairs = int((sizes * (sizes - 1) // 2).sum() - (exact_sizes * (exact_sizes - 1) // 2).sum())
+    return snapped, n_pairs
+
+
+def near_tie_note(n_pairs):
+    """The note of a result whose ranks joined ``n_pairs`` near-equal pairs (None when there are none)."""
+    if not n_pairs:
+        return None
+    pairs = "1 pair of scores" if n_pairs == 1 else f"{n_pairs} pairs of scores"
+    return (f"{pairs} of one task within {TIE_TOLERANCE:g} of each other (relative to the task's largest |score|) "
+            f"{'was' if n_pairs == 1 else 'were'} treated as ties in the ranks: floating-point noise, not a win")
+
 
 def doubled_midranks(y, block, n_blocks):
     """Twice the within-block mid-ranks (integers) and sum(t**3 - t) of ties per block.
 
-    Ties are exact floating-point equality, as in R's ``rank()``.
+    Ties are scores equal after :func:`near_ties` (exact equality, as R's ``rank()``, plus differences below
+    ``TIE_TOLERANCE`` of the block's largest |score|).
     """
-    y = np.asarray(y, dtype=np.float64)
     block = np.asarray(block, dtype=np.intp)
+    y = near_ties(y, block)[0]
     order = np.lexsort((y, block))
     ys, bs = y[order], block[order]
     idx = np.arange(y.size)
@@ -59,8 +135,9 @@ def midranks(y, block):
     -------
     ndarray of float, shape (N,)
         Rank of each response among the responses of its block, 1 = smallest,
-        ties (exact floating-point equality, never rounded) sharing the mean
-        of their ranks, as R's ``rank(ties.method = "average")``.
+        ties sharing the mean of their ranks, as R's ``rank(ties.method =
+        "average")``; scores within ``TIE_TOLERANCE`` of the block's largest
+        |score| of each other are ties (:func:`near_ties`).
     """
     block = np.asarray(block, dtype=np.intp)
     n_blocks = int(block.max()) + 1 if block.size else 0

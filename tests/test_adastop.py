@@ -1284,3 +1284,31 @@ def test_joint_permutation_test_says_when_its_runs_cannot_reach_alpha(agents, ru
     note = fmt.cannot_reject("permutation test", floor, 0.05, f"at {fmt.count(runs, 'run')} per agent")
     assert res.notes == ((note,) if floor > 0.05 else ())
     assert res.tidy()["p_adjusted"].min() == pytest.approx(floor, abs=mc_bound(floor, 10_000))
+
+
+# ---------------------------------------------------------------- issue 39 item 4: row order
+
+def test_permutation_pvalues_do_not_depend_on_the_order_of_the_rows():
+    # The random relabellings pick positions: before issue 39 they picked the caller's row order within a cell, so
+    # a shuffle of the rows changed the step-down p-values with the same rng.  Three agents draw at random (joint).
+    df = rlstats.datasets.simulate(agents=3, tasks=2, seeds=6, effect=[0.0, 0.3, 0.8], rng=4)
+    shuffled = df.sample(frac=1.0, random_state=9)
+    for formula in ("score ~ agent | task", "score ~ agent | task/seed"):
+        base = permutation(df, formula, n_resamples=999, rng=5)
+        other = permutation(shuffled, formula, n_resamples=999, rng=5)
+        np.testing.assert_array_equal(other.tidy()["p_adjusted"], base.tidy()["p_adjusted"])
+        assert 0.001 < base.tidy()["p_adjusted"].min() < 1  # drawn at random, so the order had been able to matter
+    one_task = df[df["task"] == df["task"].iloc[0]]
+    np.testing.assert_array_equal(permutation(one_task.iloc[::-1], "score ~ agent", n_resamples=999, rng=5).p_adjusted,
+                                  permutation(one_task, "score ~ agent", n_resamples=999, rng=5).p_adjusted)
+
+
+def test_adastop_runs_within_a_batch_are_taken_in_score_order():
+    # the order of batches is the order of the experiment; within one batch the runs are exchangeable
+    df = rlstats.datasets.simulate(agents=3, tasks=1, seeds=10, effect=[0.0, 0.5, 1.0], rng=6)
+    df = df.assign(batch=df["seed"] // 5)
+    shuffled = df.sample(frac=1.0, random_state=2)
+    base = adastop(df, "score ~ agent", n=5, K=2, batch="batch", rng=3, n_resamples=500)
+    other = adastop(shuffled, "score ~ agent", n=5, K=2, batch="batch", rng=3, n_resamples=500)
+    for name, table in base.summary().tables.items():  # before issue 39 the boundaries and decisions differed
+        pd.testing.assert_frame_equal(other.summary().tables[name], table)

@@ -2446,3 +2446,112 @@ def test_outputs_below_their_declared_replication(what, function, data, formula,
         noted(phrases, function, data, formula, rng=0, **options)
     else:
         fails(error, phrases, function, data, formula, rng=0, **options)
+
+
+# issue 39 items 4 and 7: units, row order, ties at floating-point noise, every task tied, one task
+def _capped(tasks=5, agents=3, runs=1, noise=0.0):
+    """Every agent at the cap of 1000 on every task (runs i apart by ``noise`` each)."""
+    rows = [(f"t{t}", f"a{a}", s, 1000.0) for t in range(tasks) for a in range(agents) for s in range(runs)]
+    df = pd.DataFrame(rows, columns=["task", "agent", "seed", "score"])
+    return df.assign(score=df["score"] - noise * np.arange(len(df)))
+
+
+def _noise_wins():
+    """a0 at 0 and a1 at -7e-15 on 10 tasks, beside a2's scores of size 1: noise, not 10 wins."""
+    rows = [(f"t{t}", a, value) for t, x in enumerate(np.random.default_rng(0).normal(size=10))
+            for a, value in (("a0", 0.0), ("a1", -7e-15), ("a2", x))]
+    return pd.DataFrame(rows, columns=["task", "agent", "score"])
+
+
+NUMERIC_CASES = [  # (what, make data, formula, options of skillings_mack, error or None, phrases of it or of a note)
+    ("Friedman, every agent at a cap", _capped, "score ~ agent | task", {}, None,
+     ("every task ties all its agents", "p = 1")),
+    ("Quade, every agent at a cap", _capped, "score ~ agent | task", {"variant": "quade"}, None,
+     ("every task ties all its agents", "R's quade.test prints (k!)^(1 - b)")),
+    ("Skillings-Mack, every agent at a cap", _capped, "score ~ agent | task", {"variant": "skillings_mack"}, None,
+     "every task ties all its agents"),
+    ("Mack-Skillings, every run at a cap", lambda: _capped(runs=3), "score ~ agent | task/seed", {}, None,
+     "every task ties all its runs"),
+    ("Wilcoxon post hoc, every agent at a cap", _capped, "score ~ agent | task", {"posthoc": "wilcoxon"}, None,
+     "3 pairs of agents tie on every shared task: Wilcoxon p = 1"),
+    ("every run at a cap reached through different sums", lambda: _capped(runs=3, noise=3e-13),
+     "score ~ agent | task/seed", {}, None, ("180 pairs of scores of one task within 1e-12", "treated as ties")),
+    ("0 and -7e-15 beside scores of size 1", _noise_wins, "score ~ agent | task", {}, None,
+     ("10 pairs of scores of one task within 1e-12 of each other", "treated as ties in the ranks")),
+    ("Quade, 0 and -7e-15", _noise_wins, "score ~ agent | task", {"variant": "quade"}, None,
+     "10 pairs of scores of one task within 1e-12"),
+    ("Friedman, one task", lambda: _capped(tasks=1).assign(score=[1.0, 2.0, 3.0]), "score ~ agent | task", {},
+     DesignError, ("the data hold 1 task ('t0') with one value per agent", "Add tasks")),
+    ("Quade, one task", lambda: _capped(tasks=1).assign(score=[1.0, 2.0, 3.0]), "score ~ agent | task",
+     {"variant": "quade"}, DesignError, ("Quade test ranks the agents within each task", "1 task ('t0')")),
+    ("Skillings-Mack, one task", lambda: _capped(tasks=1).assign(score=[1.0, 2.0, 3.0]), "score ~ agent | task",
+     {"variant": "skillings_mack"}, DesignError, "every relabelling gives the same statistic"),
+]
+
+
+@pytest.mark.parametrize("what, make, formula, options, error, phrases", NUMERIC_CASES,
+                         ids=[c[0] for c in NUMERIC_CASES])
+def test_rank_tests_on_ties_and_one_task(what, make, formula, options, error, phrases):
+    if error is not None:
+        fails(error, phrases, rlstats.skillings_mack, make(), formula, **options)
+    else:
+        assert noted(phrases, rlstats.skillings_mack, make(), formula, **options).pvalue <= 1.0
+
+
+def _scaled_mixed(factor):
+    df = rlstats.datasets.simulate(agents=4, tasks=5, seeds=1, effect=1.0, distribution="normal", heterogeneity=0.3,
+                                   rng=11)
+    return df.assign(score=df["score"] * factor)
+
+
+@pytest.mark.parametrize("factor", [1e-150, 1e-8, 1e-5, 1e5, 1e12, 1e148])
+def test_mixed_in_tiny_or_huge_units_is_the_same_model(factor):
+    # handled, nothing changed in the data so no note: df were 3370 at 1e-5, 1.4e-5 at 1e-8, ZeroDivisionError at
+    # 1e-150 (Satterthwaite's difference step was 1e-4 in the score's units)
+    with unchanged(data := _scaled_mixed(factor)):
+        res = rlstats.mixed(data, "score ~ agent | task")
+    base = rlstats.mixed(_scaled_mixed(1.0), "score ~ agent | task")
+    np.testing.assert_allclose([res.den_df, res.statistic, res.pvalue], [base.den_df, base.statistic, base.pvalue],
+                               rtol=1e-9)
+    np.testing.assert_allclose(res.comparisons["std_error"] / factor, base.comparisons["std_error"], rtol=1e-9)
+    assert res.notes == base.notes
+
+
+def test_permutation_test_of_shuffled_rows_is_the_same_test():
+    # handled, no note: the same rng gave other step-down p-values when the rows came in another order
+    df = rlstats.datasets.simulate(agents=3, tasks=2, seeds=6, effect=[0.0, 0.3, 0.8], rng=4)
+    shuffled = df.sample(frac=1.0, random_state=1)
+    with unchanged(shuffled):
+        res = rlstats.permutation(shuffled, "score ~ agent | task", n_resamples=500, rng=2)
+    np.testing.assert_array_equal(res.p_adjusted,
+                                  rlstats.permutation(df, "score ~ agent | task", n_resamples=500, rng=2).p_adjusted)
+
+
+def _noise_runs():
+    """b's runs equal a's up to 1e-15 on odd tasks, a leads by 0.6 on even ones; c well above both."""
+    rows = []
+    for t in range(6):
+        for s in range(3):
+            gap = 1e-15 * (s + 1) if t % 2 else 0.6
+            rows += [(f"task_{t:02d}", "a", s, float(s) + t), (f"task_{t:02d}", "b", s, float(s) + t - gap),
+                     (f"task_{t:02d}", "c", s, 20.0 + s + t)]
+    return pd.DataFrame(rows, columns=["task", "agent", "seed", "score"])
+
+
+@pytest.mark.parametrize("function, options", [
+    (rlstats.probability_of_improvement, {"n_resamples": 200, "rng": 0}),
+    (rlstats.task_table, {"test": "mannwhitney", "rng": 0}),
+    (rlstats.task_table, {"test": "brunnermunzel", "rng": 0}),
+    (rlstats.selection_check, {"treatment": "a", "baseline": "b", "reported": ["task_00", "task_01"],
+                               "effect": "poi", "inspector": "t", "rng": 0}),
+], ids=["probability_of_improvement", "task_table mannwhitney", "task_table brunnermunzel", "selection_check poi"])
+def test_noise_level_ties_outside_the_rank_tests(function, options):
+    # handled with a note: 9 pairs (a, b) of runs 1e-15 apart on the three odd tasks are ties in the ranks
+    noted(("9 pairs of scores of one task within 1e-12", "treated as ties"), function, _noise_runs(),
+          "score ~ agent | task/seed", **options)
+
+
+def test_mixed_on_scores_whose_squares_underflow_is_an_error():
+    # below 1e-150 the standard errors in the score's units would underflow to 0 (a crash in ptukey at 1e-200)
+    fails(DesignError, ("'score' varies by at most 4.17e-200", "squares below the smallest double",
+                        "I(score * 1e100)"), rlstats.mixed, _scaled_mixed(1e-200), "score ~ agent | task")

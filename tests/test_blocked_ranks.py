@@ -289,10 +289,13 @@ def test_midranks_match_scipy_within_blocks_with_ties_and_unsorted_rows():
         np.testing.assert_array_equal(r[block == b], stats.rankdata(y[block == b]))
 
 
-def test_midranks_never_merge_nearly_equal_values():
+def test_midranks_tie_floating_point_noise_and_nothing_more():
+    # issue 39: within 1e-12 of the block's largest |score| is a tie (0 and -7.1e-15 beside 5), before it was a win
     y = np.array([0.0, -7.1e-15, 0.0, 5.0])
-    np.testing.assert_array_equal(midranks(y, np.zeros(4, int)), [2.5, 1.0, 2.5, 4.0])
-    # float32-derived scores differ from their float64 neighbours: they are not ties.
+    np.testing.assert_array_equal(midranks(y, np.zeros(4, int)), [2.0, 2.0, 2.0, 4.0])
+    # alone in their block, the same two numbers have no larger scale to be noise of: units of 1e-15 are units
+    np.testing.assert_array_equal(midranks(np.array([0.0, -7.1e-15]), np.zeros(2, int)), [2.0, 1.0])
+    # float32-derived scores differ from their float64 neighbours by ~1e-8 relative: they are not ties.
     # (float32(0.1) = 0.10000000149, float32(0.3) = 0.30000001192)
     y = np.array([0.1, float(np.float32(0.1)), 0.3, float(np.float32(0.3)), 0.1])
     np.testing.assert_array_equal(midranks(y, np.zeros(5, int)), [1.5, 3.0, 4.0, 5.0, 1.5])

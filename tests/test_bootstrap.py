@@ -1356,3 +1356,23 @@ def test_bounds_clip_widened_inferential_intervals_and_keep_their_overlap():
     assert free.branch == ("widened",) and free.inferential[0, 0, 1] > 1.5  # widened until they overlap
     np.testing.assert_array_equal(capped.inferential, np.clip(free.inferential, 0.0, 1.0))
     assert capped.overlap.tolist() == free.overlap.tolist() == [True] and capped.agrees.all()
+
+
+# ---------------------------------------------------------------- issue 39 item 4: ties at floating-point noise
+
+def test_probability_of_improvement_reads_noise_as_ties_and_says_so():
+    # b's runs equal a's up to 1e-15 (a sum in another order): P(a > b) is 0.5, as with exact ties, not 0 or 1
+    rows = []
+    for t in range(6):
+        for s in range(4):
+            rows += [(f"t{t}", "a", s, float(s)), (f"t{t}", "b", s, float(s) - 7e-15 * (s == 0) + 1e-15 * s),
+                     (f"t{t}", "c", s, 10.0 + s)]
+    noisy = pd.DataFrame(rows, columns=["task", "agent", "seed", "score"])
+    exact = noisy.assign(score=noisy["score"].round(6))
+    res = rlstats.probability_of_improvement(noisy, "score ~ agent | task", n_resamples=300, rng=0)
+    ties = rlstats.probability_of_improvement(exact, "score ~ agent | task", n_resamples=300, rng=0)
+    np.testing.assert_allclose(res.estimates, [0.5, 0.0, 0.0], rtol=1e-15, atol=0)
+    np.testing.assert_array_equal(res.estimates, ties.estimates)
+    np.testing.assert_array_equal(res.bootstrap_distribution, ties.bootstrap_distribution)
+    assert res.notes[0].startswith("24 pairs of scores of one task within 1e-12 of each other")
+    assert not any("within 1e-12" in note for note in ties.notes)

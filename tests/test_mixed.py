@@ -342,3 +342,101 @@ def test_dm_controls_range_clips_the_means_and_bounds_the_differences():
     narrow = rlstats.mixed(df, "score ~ agent | task/seed", normalize="dm_control", bounds=(0.9, None))
     np.testing.assert_allclose(narrow.comparisons[columns], np.clip(free.comparisons[columns], -0.1, 0.1),
                                rtol=1e-12)
+
+
+# ---------------------------------------------------------------- issue 39 items 4 and 7: units and the optimum
+
+def _balanced_reml(y):
+    """The closed-form REML optimum of a balanced design ``y[task, agent, run]`` (random task and, with runs,
+    task x agent intercepts): the ANOVA estimates of the variance components (REML's when they are positive),
+    the SE and df of a difference of agents and of an agent's mean (Satterthwaite's combination of mean squares)
+    and the F test of the agents."""
+    t, a, n = y.shape
+    grand, cells = y.mean(), y.mean(axis=2)
+    task, agent = cells.mean(axis=1), cells.mean(axis=0)
+    ms_task = a * n * np.sum((task - grand) ** 2) / (t - 1)
+    ms_agent = n * t * np.sum((agent - grand) ** 2) / (a - 1)
+    ms_cell = n * np.sum((cells - agent[None] - task[:, None] + grand) ** 2) / ((a - 1) * (t - 1))
+    if n == 1:
+        sigma2, components = ms_cell, [(ms_task - ms_cell) / a]
+    else:
+        sigma2 = np.sum((y - cells[..., None]) ** 2) / (a * t * (n - 1))
+        components = [(ms_task - ms_cell) / (a * n), (ms_cell - sigma2) / n]
+    mean_var = (ms_task + (a - 1) * ms_cell) / (a * n * t)
+    mean_df = (ms_task + (a - 1) * ms_cell) ** 2 / (ms_task**2 / (t - 1) + (a - 1) * ms_cell**2 / (t - 1))
+    return {"theta": np.sqrt(np.array(components) / sigma2), "sigma": np.sqrt(sigma2), "mean": agent,
+            "diff_se": np.sqrt(2 * ms_cell / (n * t)), "diff_df": (a - 1) * (t - 1), "mean_se": np.sqrt(mean_var),
+            "mean_df": mean_df, "F": ms_agent / ms_cell}
+
+
+def _balanced(seed, tasks, agents, runs):
+    rng = np.random.default_rng(seed)
+    y = (rng.normal(size=(tasks, agents, runs)) + 2.0 * rng.normal(size=(tasks, 1, 1))
+         + (0.7 * rng.normal(size=(tasks, agents, 1)) if runs > 1 else 0.0) + 0.3 * np.arange(agents)[None, :, None])
+    t, a, s = np.meshgrid(np.arange(tasks), np.arange(agents), np.arange(runs), indexing="ij")
+    frame = pd.DataFrame({"task": [f"t{i}" for i in t.ravel()], "agent": [f"a{i}" for i in a.ravel()],
+                          "seed": s.ravel(), "score": y.ravel()})
+    return y, frame, "score ~ agent | task/seed" if runs > 1 else "score ~ agent | task"
+
+
+# (seed, tasks, agents, runs): before issue 39 the first was 2e-9 off, the last 2e-8 (theta) and 5e-8 (df); all have
+# positive ANOVA estimates, so REML's optimum is inside and equals them
+BALANCED = [(0, 8, 4, 1), (1, 5, 4, 1), (4, 7, 5, 1), (2, 8, 3, 3), (6, 5, 4, 3), (10, 7, 5, 3), (7, 8, 4, 5)]
+
+
+@pytest.mark.parametrize("ddf", ["satterthwaite", "kenward-roger"])
+@pytest.mark.parametrize("seed,tasks,agents,runs", BALANCED)
+def test_balanced_designs_reach_the_closed_form_reml_optimum(seed, tasks, agents, runs, ddf):
+    # issue 39 item 7: the last Newton steps are kept, so the fit sits at the optimum to round-off, not 1e-7
+    y, frame, formula = _balanced(seed, tasks, agents, runs)
+    exact = _balanced_reml(y)
+    assert np.all(exact["theta"] > 0)
+    res = rlstats.mixed(frame, formula, ddf=ddf)
+    close = dict(rtol=1e-9, atol=0)
+    np.testing.assert_allclose(res.theta, exact["theta"], **close)
+    np.testing.assert_allclose(res.sigma, exact["sigma"], **close)
+    np.testing.assert_allclose(res.emmeans["estimate"], exact["mean"], **close)
+    np.testing.assert_allclose(res.comparisons["std_error"], exact["diff_se"], **close)
+    np.testing.assert_allclose(res.comparisons["df"], exact["diff_df"], **close)
+    np.testing.assert_allclose(res.statistic, exact["F"], **close)
+    np.testing.assert_allclose(res.den_df, exact["diff_df"], **close)
+    if ddf == "satterthwaite":  # Kenward-Roger adjusts the means' covariance; its differences are exact
+        np.testing.assert_allclose(res.emmeans["std_error"], exact["mean_se"], **close)
+        np.testing.assert_allclose(res.emmeans["df"], exact["mean_df"], **close)
+
+
+def _unit_free(res):
+    return {"theta": res.theta, "F": res.statistic, "den_df": res.den_df, "p": res.pvalue,
+            "t": res.comparisons["statistic"], "df": res.comparisons["df"], "p_adjusted": res.comparisons["p_adjusted"],
+            "means_df": res.emmeans["df"], "coef_df": res.coefficients["df"]}
+
+
+def _in_units(res, factor):
+    """The result's quantities with units, divided by ``factor``."""
+    return {"estimate": res.comparisons["estimate"] / factor, "se": res.comparisons["std_error"] / factor,
+            "means": res.emmeans["estimate"] / factor, "means_se": res.emmeans["std_error"] / factor,
+            "sd": res.variance_sd / factor, "vcov": res.vcov / factor / factor, "tasks": res.task_effects / factor,
+            "fitted": res.fitted_values / factor, "residuals": res.residuals / factor,
+            "reml": res.reml_criterion - (res.nobs - res.n_agents) * np.log(factor**2)}
+
+
+@pytest.mark.parametrize("ddf", ["satterthwaite", "kenward-roger"])
+@pytest.mark.parametrize("name", ["balanced_5x4", "unbalanced_seeds_26x5", "singular_6x3x3"])
+def test_every_statistic_is_free_of_the_scores_units(name, ddf):
+    # issue 39 item 4: Satterthwaite's df were 15.26, 3.54, 0.043 at 1e-5 ... 1e-7 units and 1e-150 raised
+    # ZeroDivisionError; now unit-free numbers agree to 1e-9 and the others scale (1e148: the design refuses values
+    # from 1e150 on, since other back ends square them)
+    df, formula = _data(name)
+    base = rlstats.mixed(df, formula, ddf=ddf)
+    for factor in (1e-150, 1e-12, 1e-8, 1e-7, 1e-6, 1e-5, 3.0, 1e5, 1e12, 1e148):
+        res = rlstats.mixed(df.assign(score=df["score"] * factor), formula, ddf=ddf)
+        for key, value in _unit_free(res).items():
+            np.testing.assert_allclose(value, _unit_free(base)[key], rtol=1e-9, atol=1e-300, err_msg=f"{key} {factor}")
+        for key, value in _in_units(res, factor).items():
+            np.testing.assert_allclose(value, _in_units(base, 1.0)[key], rtol=1e-9, atol=1e-12 * base.sigma,
+                                       err_msg=f"{key} {factor}")
+        assert res.singular == base.singular and res.converged
+    # a power of two changes no bit: the fit runs on the same unit-size numbers
+    doubled = rlstats.mixed(df.assign(score=df["score"] * 2.0**-40), formula, ddf=ddf)
+    assert doubled.den_df == base.den_df and np.array_equal(doubled.comparisons["df"], base.comparisons["df"])
+    assert np.array_equal(doubled.comparisons["std_error"], base.comparisons["std_error"] * 2.0**-40)

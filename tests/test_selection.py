@@ -828,3 +828,22 @@ def test_bounds_clip_the_mean_effects_interval_to_the_bounds_width():
     assert capped.pvalue == free.pvalue and capped.conf_int == pytest.approx(free.conf_int, rel=0, abs=0)
     assert "1 end(s) of the reporter's interval clipped to [-1, 1], the largest difference the bounds allow " \
            "(bounds=(0, 1)): the true value lies within them, so clipping keeps the coverage" in capped.notes
+
+
+# ---------------------------------------------------------------- issue 39 item 4: ties at floating-point noise
+
+def test_probability_of_improvement_effect_reads_noise_as_ties_and_says_so():
+    # on odd tasks b's runs equal a's up to 1e-15 (P = 0.5, as exact ties), on even tasks a leads by 0.6 (P = 2/3)
+    rows = []
+    for t in range(10):
+        for s in range(3):
+            gap = 1e-15 * (s + 1) if t % 2 else 0.6
+            rows += [(f"task_{t:02d}", "a", s, float(s) + t), (f"task_{t:02d}", "b", s, float(s) + t - gap)]
+    noisy = pd.DataFrame(rows, columns=["task", "agent", "seed", "score"])
+    exact = noisy.assign(score=noisy["score"].round(6))
+    options = dict(treatment="a", baseline="b", reported=["task_00", "task_01", "task_02"], effect="poi",
+                   inspector="t", rng=0)
+    res = rlstats.selection_check(noisy, "score ~ agent | task", **options)
+    pd.testing.assert_frame_equal(res.tidy(), rlstats.selection_check(exact, "score ~ agent | task", **options).tidy())
+    assert res.tidy().loc[1, "estimate"] == pytest.approx((2 / 3 + 0.5 + 2 / 3) / 3 - 0.5, rel=1e-12)
+    assert any(note.startswith("15 pairs of scores of one task within 1e-12") for note in res.notes)

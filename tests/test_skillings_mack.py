@@ -187,15 +187,18 @@ def test_wilcoxon_posthoc_matches_r_pairwise_wilcox_test_exact():
 
 
 def test_wilcoxon_posthoc_with_ties_and_zeros_matches_r_normal_approximation():
-    # RoundingTimes: zero differences and tied |d| -> normal approximation with continuity correction.
+    # RoundingTimes: zero differences and tied |d| -> normal approximation with continuity correction.  R 4.2.2's
+    # wilcox.test on the data in hundredths (integers), where differences such as 5.55 - 5.40 and 5.60 - 5.45 tie
+    # as they do in the data; on the binary fractions R splits them 1e-16 apart (p 0.3665, 0.001928, 0.01463), and
+    # rlstats ties them (issue 39: differences within 1e-12 of the scale are ties).
     res = rlstats.skillings_mack(rounding_times(), "score ~ agent | task", posthoc="wilcoxon")
     pairs = _pairs(res)
-    r_raw = {("NarrowAngle", "RoundOut"): 0.366520998798, ("NarrowAngle", "WideAngle"): 0.001928464303,
-             ("RoundOut", "WideAngle"): 0.01463184258}
-    r_holm = {("NarrowAngle", "RoundOut"): 0.366520998798, ("NarrowAngle", "WideAngle"): 0.005785392909,
-              ("RoundOut", "WideAngle"): 0.02926368517}
+    r_raw = {("NarrowAngle", "RoundOut"): 0.448962218571282, ("NarrowAngle", "WideAngle"): 0.00170654358003479,
+             ("RoundOut", "WideAngle"): 0.0187131395384343}
+    r_holm = {("NarrowAngle", "RoundOut"): 0.44896221857128171, ("NarrowAngle", "WideAngle"): 0.00511963074010436,
+              ("RoundOut", "WideAngle"): 0.03742627907686868}
     from scipy.stats import wilcoxon
-    wide = np.array(ROUNDING_TIMES)
+    wide = np.round(np.array(ROUNDING_TIMES) * 100)
     for key, p in r_raw.items():
         row = pairs[frozenset(key)]
         assert row["p_value"] == pytest.approx(p, rel=1e-9)
@@ -203,7 +206,7 @@ def test_wilcoxon_posthoc_with_ties_and_zeros_matches_r_normal_approximation():
         i, j = (METHODS3.index(a) for a in key)
         sp = wilcoxon(wide[:, i], wide[:, j], correction=True, method="approx")
         assert row["p_value"] == pytest.approx(sp.pvalue, rel=1e-9)
-    assert pairs[frozenset(("NarrowAngle", "RoundOut"))]["statistic"] in (64.5, 18 * 19 / 2 - 64.5)  # R: V = 64.5
+    assert pairs[frozenset(("NarrowAngle", "RoundOut"))]["statistic"] in (68, 18 * 19 / 2 - 68)  # R: V = 68
 
 
 def test_wilcoxon_posthoc_uses_cell_means_and_says_so():
@@ -341,18 +344,27 @@ def test_report_names_test_design_and_outcome():
 SIX = ["CURL", "DER", "DrQ", "DrQ(eps)", "OTRainbow", "SPR"]
 
 
+def _ten_digits(df):
+    """The scores rounded to 10 significant digits: noise such as 186.10000000000002 for 186.1 becomes exact ties."""
+    return df.assign(score=[float(f"{x:.10g}") for x in df["score"]])
+
+
 def test_atari_mack_skillings_six_agents(atari):
+    # 2977.307 before issue 39, from R-style exact ranks that split 18,978 pairs of means 1e-16 apart (186.1 and
+    # 186.10000000000002); they are ties now, as they are on the same scores rounded to 10 significant digits
     six = atari[atari["agent"].isin(SIX)]
     res = rlstats.compare(six, "score ~ agent | task")
     assert res.variant == "mack_skillings" and res.df == 5 and res.nobs == 15600
-    assert res.statistic == pytest.approx(2977.307, abs=5e-4)
-    assert "p-value < 2.2e-16" in str(res)
+    assert res.statistic == pytest.approx(3070.4459, abs=5e-4)
+    assert res.statistic == rlstats.compare(_ten_digits(six), "score ~ agent | task").statistic
+    assert "p-value < 2.2e-16" in str(res) and any(note.startswith("18978 pairs of scores") for note in res.notes)
 
 
 def test_atari_spr_vs_drq_eps(atari):
     pair = atari[atari["agent"].isin(["SPR", "DrQ(eps)"])]
     res = rlstats.compare(pair, "score ~ agent | task")
-    assert res.statistic == pytest.approx(212.528, abs=5e-4) and res.df == 1
+    assert res.statistic == pytest.approx(222.7779, abs=5e-4) and res.df == 1  # 212.528 with noise as wins
+    assert res.statistic == rlstats.compare(_ten_digits(pair), "score ~ agent | task").statistic
 
 
 def test_atari_skillings_mack_on_cell_means(atari):
@@ -362,17 +374,17 @@ def test_atari_skillings_mack_on_cell_means(atari):
     assert res.pvalue == pytest.approx(1.738e-10, rel=1e-3)
 
 
-def test_atari_near_ties_are_not_merged(atari):
-    # DrQ(eps) has a Kangaroo run at -7.1e-15 while others score exactly 0.0: R's rank() keeps them apart.
+def test_atari_noise_ties_are_ties(atari):
+    # DrQ(eps) has a Kangaroo run at -7.1e-15 while others score exactly 0.0 (scores up to 1,000s): R's rank() keeps
+    # them apart, rlstats ties them (issue 39: within 1e-12 of the task's largest |score|).
     kangaroo = atari[(atari["task"] == "Kangaroo") & atari["agent"].isin(SIX)]
     tiny = kangaroo["score"].between(-1e-12, -1e-16)
     assert tiny.sum() == 1
     from rlstats.statistics import midranks
     values = kangaroo["score"].to_numpy()
     ranks = midranks(values, np.zeros(values.size, dtype=np.intp))
-    # Sorted, the task starts -7.1e-15, 0.0, 2.0, ...: the two smallest get ranks 1 and 2, not 1.5 each.
-    assert ranks[tiny.to_numpy()][0] == 1.0
-    assert ranks[values == 0.0][0] == 2.0
+    zeros = int((values == 0.0).sum())
+    assert ranks[tiny.to_numpy()][0] == ranks[values == 0.0][0] == (1 + zeros + 1) / 2
 
 
 def test_all_nine_atari_agents_with_unequal_runs(atari):
@@ -717,10 +729,10 @@ def test_many_to_one_on_atari_normal_and_wilcoxon_match_r(shared_data):
 
 
 def test_rank_biserial_closed_form_with_ties_and_zeros():
-    # RoundingTimes NarrowAngle vs RoundOut: R's V = 64.5 over 18 non-zero differences (4 zeros dropped).
+    # RoundingTimes NarrowAngle vs RoundOut: R's V = 68 over 18 non-zero differences (4 zeros dropped), in hundredths
     res = rlstats.skillings_mack(rounding_times(), "score ~ agent | task", posthoc="wilcoxon")
     row = _pairs(res)[frozenset(("NarrowAngle", "RoundOut"))]
-    wide = np.array(ROUNDING_TIMES)
+    wide = np.round(np.array(ROUNDING_TIMES) * 100)
     i, j = METHODS3.index(row["agent_1"]), METHODS3.index(row["agent_2"])
     d = wide[:, i] - wide[:, j]
     d = d[d != 0]
@@ -728,7 +740,7 @@ def test_rank_biserial_closed_form_with_ties_and_zeros():
     r = rankdata(np.abs(d))
     assert row["statistic"] == r[d > 0].sum()
     assert row["rank_biserial"] == pytest.approx((r[d > 0].sum() - r[d < 0].sum()) / r.sum(), rel=1e-14)
-    assert {row["statistic"], 171 - row["statistic"]} == {64.5, 171 - 64.5}  # R: V = 64.5 for NarrowAngle - RoundOut
+    assert {row["statistic"], 171 - row["statistic"]} == {68, 171 - 68}  # R: V = 68 for NarrowAngle - RoundOut
 
 
 def test_control_and_quade_bad_inputs():
@@ -771,3 +783,111 @@ def test_new_columns_are_in_the_vocabulary_and_cited():
     keys = lambda res: [line.split("{")[1].rstrip(",") for line in res.cite().splitlines() if line.startswith("@")]
     assert keys(quade)[:2] == ["quade1979", "conover1999"] and "demsar2006" in keys(quade)
     assert "eisinga2017" in keys(exact) and "kerby2014" in keys(wilcoxon)
+
+
+# ---------------------------------------------------------------- issue 39 item 4: all tied, one task, noise ties
+
+def _matrix_frame(matrix, runs=1):
+    return pd.DataFrame([(f"t{i}", f"a{j}", s, value) for i, row in enumerate(matrix) for j, value in enumerate(row)
+                         for s in range(runs)], columns=["task", "agent", "seed", "score"])
+
+
+ALL_TIED_NOTE = "every task ties all its"
+
+
+@pytest.mark.parametrize("options", [{}, {"variant": "quade"}, {"variant": "skillings_mack"},
+                                     {"pvalue": "monte_carlo", "n_resamples": 99}, {"pvalue": "asymptotic"},
+                                     {"posthoc": "wilcoxon"}, {"posthoc": "exact"}, {"control": "a0"}])
+def test_every_task_tied_gives_p_one_with_a_note(options):
+    # every agent at a cap on 5 tasks: no ranking was observed, so no relabelling changes a rank (exact p = 1).
+    # R: friedman.test gives NaN and NA; quade.test F = NaN and p = (3!)^(1 - 5) = 7.7e-4, which rlstats printed.
+    res = rlstats.skillings_mack(_matrix_frame([[1000.0] * 3] * 5), "score ~ agent | task", rng=0, **options)
+    assert res.pvalue == 1.0
+    assert any(note.startswith(ALL_TIED_NOTE) for note in res.notes)
+    np.testing.assert_array_equal(res.comparisons["p_value"], 1.0)
+    assert not res.comparisons["significant"].any() and not any("cannot reject" in n for n in res.notes)
+    if options.get("variant") == "quade":
+        assert np.isnan(res.statistic) and "R's quade.test prints (k!)^(1 - b)" in str(res.notes)
+    if options.get("posthoc") == "wilcoxon":
+        assert any(n.startswith("3 pairs of agents tie on every shared task: Wilcoxon p = 1") for n in res.notes)
+
+
+def test_every_task_tied_with_runs_and_its_noise():
+    runs = _matrix_frame([[1000.0] * 3] * 4, runs=3)
+    res = rlstats.skillings_mack(runs, "score ~ agent | task/seed")
+    assert res.variant == "mack_skillings" and res.pvalue == 1.0
+    assert any(note.startswith("every task ties all its runs") for note in res.notes)
+    assert not any("conservative" in note for note in res.notes)
+    # the cap reached through different sums: 1000 - i 3e-13 are one score (9 distinct runs per task, 4 tasks:
+    # 4 x 9 x 8 / 2 = 144 pairs joined)
+    noisy = runs.assign(score=1000.0 - 3e-13 * np.arange(len(runs)))
+    res = rlstats.skillings_mack(noisy, "score ~ agent | task/seed")
+    assert res.pvalue == 1.0 and any(note.startswith(ALL_TIED_NOTE) for note in res.notes)
+    assert any(note.startswith("144 pairs of scores of one task within 1e-12") for note in res.notes)
+
+
+def test_quade_is_r_where_the_blocks_agree_but_not_where_every_block_ties():
+    # A = B with the same ranking and equal ranges in every block: R's (k!)^(1 - b), a real observation
+    agree = rlstats.skillings_mack(_matrix_frame([[1.0, 2.0, 3.0]] * 4), "score ~ agent | task", variant="quade")
+    assert np.isnan(agree.statistic) and agree.pvalue == pytest.approx(6.0 ** -3, rel=1e-12)
+    assert not any(note.startswith(ALL_TIED_NOTE) for note in agree.notes)
+
+
+@pytest.mark.parametrize("options", [{}, {"variant": "quade"}, {"variant": "skillings_mack"},
+                                     {"variant": "mack_skillings"}, {"posthoc": "wilcoxon"}])
+def test_one_task_with_one_value_per_agent_is_an_error(options):
+    # one ranking of the agents: every relabelling gives the same statistic (R's tests stop on one block too)
+    with pytest.raises(DesignError, match=r"the data hold 1 task \('t0'\) with one value per agent: every relabelling"):
+        rlstats.skillings_mack(_matrix_frame([[1.0, 2.0, 3.0]]), "score ~ agent | task", **options)
+    # several runs per agent on the one task: Mack-Skillings ranks the runs, a test with a null distribution
+    runs = _matrix_frame([[1.0, 2.0, 3.0]], runs=3)
+    runs["score"] += 0.1 * runs["seed"]
+    res = rlstats.skillings_mack(runs, "score ~ agent | task/seed")
+    assert res.variant == "mack_skillings" and 0 < res.pvalue < 0.05
+
+
+@pytest.mark.parametrize("options", [{}, {"variant": "quade"}, {"variant": "skillings_mack"}, {"posthoc": "wilcoxon"},
+                                     {"posthoc": "exact"}, {"pvalue": "asymptotic"}])
+def test_noise_at_one_part_in_1e12_is_a_tie_with_a_note(options):
+    # issue 39: scores 0 and -7e-15 beside a third agent's scores of size 1 were a strict win on every task.
+    third = np.random.default_rng(0).normal(size=10)
+    noisy = _matrix_frame([[0.0, -7e-15, x] for x in third])
+    exact = _matrix_frame([[0.0, 0.0, x] for x in third])
+    res = rlstats.skillings_mack(noisy, "score ~ agent | task", rng=0, **options)
+    true_tie = rlstats.skillings_mack(exact, "score ~ agent | task", rng=0, **options)
+    assert res.pvalue == true_tie.pvalue and (res.statistic == true_tie.statistic or np.isnan(res.statistic))
+    pd.testing.assert_frame_equal(res.comparisons, true_tie.comparisons)
+    note = ("10 pairs of scores of one task within 1e-12 of each other (relative to the task's largest |score|) were "
+            "treated as ties in the ranks")
+    assert any(n.startswith(note) for n in res.notes) and not any(n.startswith(note) for n in true_tie.notes)
+    # before: a0 beat a1 on all 10 tasks (Friedman on that pair alone, p = 2 / 2^10)
+    pair = rlstats.skillings_mack(noisy[noisy["agent"] != "a2"].assign(score=lambda d: d["score"] + 1.0),
+                                  "score ~ agent | task")
+    assert pair.pvalue == 1.0  # 1 - 7e-15 is 1 to 1e-12 of the task's scale: all ten tasks tie
+    # the units do not matter: the tolerance is relative to each task's largest |score|
+    for factor in (1e-150, 1e-12, 1e12, 1e140):
+        scaled = rlstats.skillings_mack(noisy.assign(score=noisy["score"] * factor), "score ~ agent | task", rng=0,
+                                        **options)
+        assert scaled.pvalue == res.pvalue and scaled.notes == res.notes
+
+
+def test_wilcoxon_post_hoc_ties_noise_in_cell_means():
+    # runs whose means differ by noise only (the same runs summed in another order)
+    rows = [(f"t{t}", agent, s, value) for t in range(6) for s in range(3)
+            for agent, value in (("a", 0.1 * (s + 1) + t), ("b", 0.1 * (3 - s) + t), ("c", 5.0 + t + s))]
+    df = pd.DataFrame(rows, columns=["task", "agent", "seed", "score"])
+    res = rlstats.skillings_mack(df, "score ~ agent | task/seed", posthoc="wilcoxon")
+    pair = res.comparisons.set_index(["agent_1", "agent_2"]).loc[("a", "b")]
+    assert pair["p_value"] == 1.0 and pair["n_shared_tasks"] == 6
+    assert any("tie on every shared task" in n for n in res.notes)
+
+
+def test_monte_carlo_pvalue_does_not_depend_on_the_order_of_the_rows():
+    # Mack-Skillings permutes the ranks of a task's runs by position: each cell's runs are put in score order first
+    # (resampling.canonical_order), so shuffled rows draw the same permutations (before issue 39: 0.748 and 0.711)
+    df = rlstats.datasets.simulate(agents=3, tasks=4, seeds=4, effect=0.4, rng=3)
+    shuffled = df.sample(frac=1.0, random_state=5)
+    base = rlstats.skillings_mack(df, "score ~ agent | task", pvalue="monte_carlo", n_resamples=300, rng=1)
+    other = rlstats.skillings_mack(shuffled, "score ~ agent | task", pvalue="monte_carlo", n_resamples=300, rng=1)
+    assert base.variant == "mack_skillings" and base.pvalue == other.pvalue
+    np.testing.assert_array_equal(base.null_distribution, other.null_distribution)

@@ -110,3 +110,56 @@ def test_studentized_range_far_tail_keeps_its_digits():
 
     q = np.array([10.0, 20.0, 30.0])
     np.testing.assert_allclose(statistics.studentized_range_sf(q, 2), 2 * special.ndtr(-q / np.sqrt(2)), rtol=1e-12)
+
+
+# ---------------------------------------------------------------- issue 39 item 4: ties at floating-point noise
+
+def _near_ties_by_brute_force(y, block):
+    """Groups of a block by walking its sorted values one at a time; pairs joined counted over every pair."""
+    snapped, pairs = np.array(y, dtype=float), 0
+    for b in np.unique(block):
+        rows = np.flatnonzero(block == b)
+        values = np.asarray(y, dtype=float)[rows]
+        tolerance = statistics.TIE_TOLERANCE * np.abs(values).max()
+        order = np.argsort(values, kind="stable")
+        low = values[order[0]]
+        for previous, row in zip(order[:-1], order[1:]):
+            if values[row] - values[previous] > tolerance:
+                low = values[row]
+            snapped[rows[row]] = low
+        snapped[rows[order[0]]] = values[order[0]]
+        for i in range(rows.size):
+            for j in range(i + 1, rows.size):
+                pairs += values[i] != values[j] and snapped[rows[i]] == snapped[rows[j]]
+    return snapped, pairs
+
+
+def test_near_ties_join_noise_within_a_block_and_count_the_pairs():
+    rng = np.random.default_rng(0)
+    base = rng.choice([0.0, 1.0, 186.1, 12650.0, -3.25], size=60)
+    noise = base * rng.choice([0.0, 1e-16, -3e-16, 2e-15], size=60) + rng.choice([0.0, 0.0, 7e-15], size=60)
+    y, block = base + noise, rng.integers(0, 4, size=60)
+    snapped, pairs = statistics.near_ties(y, block)
+    expected, expected_pairs = _near_ties_by_brute_force(y, block)
+    np.testing.assert_array_equal(snapped, expected)
+    assert pairs == expected_pairs > 0
+    # the ties are those of the noise-free scores, and nothing but the ranks changes
+    np.testing.assert_array_equal(statistics.midranks(y, block), statistics.midranks(base, block))
+    # units: the same at any scale, the tolerance being relative to each block's largest |score|
+    for factor in (1e-150, 1e-12, 1e12, 1e150):
+        np.testing.assert_array_equal(statistics.midranks(y * factor, block), statistics.midranks(base, block))
+    # float32 round-off (1e-8 relative) is not noise of this kind: 0.1 and float32(0.1) stay apart, while
+    # 0.1 + 1e-17 (0.10000000000000002, one ulp away) joins 0.1; NaN stays
+    snapped, pairs = statistics.near_ties([0.1, float(np.float32(0.1)), np.nan, 0.1 + 1e-17], [0, 0, 0, 0])
+    assert pairs == 1 and snapped[1] != snapped[0] == snapped[3] and np.isnan(snapped[2])
+    assert statistics.near_tie_note(0) is None
+    assert statistics.near_tie_note(1).startswith("1 pair of scores of one task within 1e-12 of each other")
+
+
+def test_probability_of_improvement_reads_noise_as_a_tie():
+    # 0 and -7e-15 beside a score of 1: a tie (P = 0.5 for that pair), as with an exact 0
+    y, block, is_x = np.array([0.0, -7e-15, 1.0, 0.5]), np.zeros(4, int), np.array([True, False, False, True])
+    counts = np.array([[2, 2]])
+    exact = statistics.probability_of_improvement(np.array([0.0, 0.0, 1.0, 0.5]), block, is_x, counts)
+    np.testing.assert_array_equal(statistics.probability_of_improvement(y, block, is_x, counts), exact)
+    assert exact[0] == (0.5 + 0 + 1 + 0) / 4

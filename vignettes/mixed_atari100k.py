@@ -235,7 +235,7 @@ print("Friedman's test on the cell means (scipy):",
       stats.friedmanchisquare(*(cell_means[a] for a in SIX)))
 
 # %% [markdown]
-# Both reject that the six agents are alike (chi-squared 2977 and 54.4 on 5 df; rlstats'
+# Both reject that the six agents are alike (chi-squared 3070 and 54.4 on 5 df; rlstats'
 # statistic on the cell means equals scipy's Friedman statistic). Their post hoc tests part:
 # Mack-Skillings finds 14 of 15 pairs different, the rank test on cell means 7, the mixed model
 # 5. The table sets the adjusted p-values side by side, with the number of games (of 26) on

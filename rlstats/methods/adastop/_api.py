@@ -41,7 +41,7 @@ from ...design import design_of
 from ...errors import DesignError, OptionError, warn
 from ...options import check_at_most, check_bool, check_choice, check_fraction, check_int, check_pairs
 from ...progress import progress_bar
-from ...resampling import child_generator, seed_sequence
+from ...resampling import canonical_order, child_generator, seed_sequence
 from . import _kernels as kernels
 from ._result import AdaStopResult, PermutationResult
 from ._defaults import DEFAULT_K
@@ -220,7 +220,7 @@ def _blocks_from_batches(design, rows, labels, task_levels, n, agent, task, colu
         b = wrong[0]
         raise DesignError(f"{where} has {counts[b]} runs in batch {_plain(task_levels[b])!r} of column '{column}'; "
                           f"every batch needs exactly n = {n} runs per agent")
-    order = np.argsort(codes, kind="stable")
+    order = canonical_order(design.y[rows], codes)  # the runs of one batch are exchangeable: by score within it
     return design.y[rows][order].reshape(-1, n)
 
 
@@ -233,10 +233,10 @@ def _blocks_from_order(design, rows, order_values, n, agent, task, order_name):
             "a batch column with batch=")
     if order_values is not None:
         values = order_values[rows]
-        try:
-            order = np.argsort(values, kind="stable")
+        try:  # runs at the same point of the order are exchangeable: by score among them
+            order = canonical_order(design.y[rows], values)
         except TypeError:
-            order = np.argsort(values.astype(str), kind="stable")
+            order = canonical_order(design.y[rows], values.astype(str))
         return design.y[rows][order].reshape(-1, n)
     return design.y[rows].reshape(-1, n)
 
@@ -885,11 +885,14 @@ def _permutation_runs(design, options, rng):
     pairs = _resolve_pairs(design.agents, options.comparisons, options.reference)
     _check_memory(options, int(design.counts.max()), 1, pairs, tests=design.n_tasks, sequential=False)
     ss, record = seed_sequence(rng)
+    # the random permutations pick positions: the runs of a cell in score order, so a row shuffle draws the same
+    order = canonical_order(design.y, design.task, design.agent)
+    y, task_of, agent_of = design.y[order], design.task[order], design.agent[order]
     runs = []
     with progress_bar(design.n_tasks, options.progress, "permutation tests") as advance:
         for t, task in enumerate(design.tasks):
             n_task = _equal_runs(design, t, task)
-            data_t = _TaskData(task, {a: design.y[(design.task == t) & (design.agent == a)].reshape(1, -1)
+            data_t = _TaskData(task, {a: y[(task_of == t) & (agent_of == a)].reshape(1, -1)
                                       for a in range(design.n_agents) if design.counts[t, a] > 0})
             runs.append(_run_task(t, data_t, pairs, options, n_task, 1, ss, advance))
     for schedule in {id(r.schedule): r.schedule for r in runs}.values():

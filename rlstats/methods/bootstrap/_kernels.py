@@ -44,8 +44,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...resampling import (UniformIndices, child_stream, chunk_seeds, fixed_dot, keep_work_arrays_on_heap,
-                           parallel_map, worker_count)
+from ...statistics import near_ties
+from ...resampling import (UniformIndices, canonical_order, child_stream, chunk_seeds, fixed_dot,
+                           keep_work_arrays_on_heap, parallel_map, worker_count)
 
 #: Resamples drawn from one spawned generator; fixed so results never depend on batching.
 RNG_BLOCK = 100
@@ -126,7 +127,7 @@ def agent_layout(y, task, run, n_tasks):
     y = np.asarray(y, dtype=np.float64)
     task = np.asarray(task, dtype=np.intp)
     sizes = np.bincount(task, minlength=n_tasks).astype(np.intp)
-    canonical = np.lexsort((y, task))  # task, then score (stable: ties keep run order)
+    canonical = canonical_order(y, task)  # task, then score (stable: ties keep run order)
     c_values, c_task = y[canonical], task[canonical]
     start = np.r_[0, np.cumsum(sizes)[:-1]].astype(np.intp)
     pooled = np.argsort(c_values, kind="stable")
@@ -922,26 +923,40 @@ class PairLayout:
         Y draws in the tasks before t (each task always gets c_y,t draws).
     weight : ndarray, shape (n_x,)
         1 / (T c_x,t c_y,t): the mean over tasks of U_t / (c_x,t c_y,t).
+    near_ties : int
+        Pairs (x run, y run) that differ but within ``statistics.TIE_TOLERANCE``, so count as ties.
     """
 
     y_below: np.ndarray
     y_through: np.ndarray
     y_before_task: np.ndarray
     weight: np.ndarray
+    near_ties: int = 0
 
 
-def pair_layout(x, y):
-    """Locate agent ``x``'s runs among agent ``y``'s, task by task (AgentLayouts on the same tasks)."""
-    below, through = [], []
+def pair_layout(x, y, scale=None):
+    """Locate agent ``x``'s runs among agent ``y``'s, task by task (AgentLayouts on the same tasks).
+
+    Scores within ``statistics.TIE_TOLERANCE`` of each task's largest |score| (``scale``, per task; by default
+    the pair's own) are ties (:func:`rlstats.statistics.near_ties`): the layout is that of the snapped scores,
+    which keep their order, so the canonical slots stand.
+    """
+    below, through, joined = [], [], 0
     for t in range(x.n_tasks):
         x_scores = x.sorted_by_task[t, :x.task_sizes[t]]
         y_scores = y.sorted_by_task[t, :y.task_sizes[t]]
-        below.append(y.task_start[t] + np.searchsorted(y_scores, x_scores, side="left"))
-        through.append(y.task_start[t] + np.searchsorted(y_scores, x_scores, side="right"))
+        both, _ = near_ties(np.concatenate([x_scores, y_scores]), np.zeros(x_scores.size + y_scores.size, np.intp),
+                            None if scale is None else scale[t:t + 1])
+        x_tied, y_tied = both[:x_scores.size], both[x_scores.size:]
+        low, high = np.searchsorted(y_tied, x_tied, side="left"), np.searchsorted(y_tied, x_tied, side="right")
+        joined += int((high - low).sum() - (np.searchsorted(y_scores, x_scores, side="right")
+                                             - np.searchsorted(y_scores, x_scores, side="left")).sum())
+        below.append(y.task_start[t] + low)
+        through.append(y.task_start[t] + high)
     x_task = np.repeat(np.arange(x.n_tasks), x.task_sizes)
     weight = 1.0 / (x.n_tasks * x.task_sizes[x_task] * y.task_sizes[x_task])
     return PairLayout(y_below=np.concatenate(below).astype(np.intp), y_through=np.concatenate(through).astype(np.intp),
-                      y_before_task=y.task_start[x_task].astype(np.float64), weight=weight)
+                      y_before_task=y.task_start[x_task].astype(np.float64), weight=weight, near_ties=joined)
 
 
 def improvement_from_counts(pair, x_counts, y_counts):

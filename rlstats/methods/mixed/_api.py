@@ -125,8 +125,11 @@ def mixed(data: Data, formula: FormulaLike | None = None, *, ddf: str = "sattert
     use them for the variance components; and Tukey p-values for more than 25,000 df use infinite df, as R's
     ``ptukey`` does.  Variance components are estimated at the REML optimum (lme4 stops its optimiser a little
     earlier, which moves standard errors by up to ~1e-5 relative).  A singular fit (a standard deviation at 0)
-    and a fit that did not converge are stated in the notes.  The simultaneous intervals' coverage was measured by
-    simulation (``mixed.contrast`` rows of ``rlstats/calibration.csv``, ``tests/reference/coverage_mixed.py``);
+    and a fit that did not converge are stated in the notes.  Units do not matter: the fit runs on the scores divided
+    by a power of two near their spread, so theta, df, t, F and p are the same for scores in any units from 1e-150
+    to 1e148 (to ~1e-11 relative) and estimates and standard errors scale with them; a spread below 1e-150 is an
+    error (its squares underflow).  The simultaneous intervals' coverage was measured by simulation
+    (``mixed.contrast`` rows of ``rlstats/calibration.csv``, ``tests/reference/coverage_mixed.py``);
     where a balanced design on that grid fell short of 95% by more than 3 Monte Carlo standard errors, a note quotes
     the lowest coverage measured there.
 
@@ -202,6 +205,13 @@ def _run(design, options):
         raise DesignError(f"every run of each agent has the same {design.formula.response} (e.g. all at a score "
                           "cap), so the model has no variation left to fit; compare these agents without a model of "
                           "the scores (rlstats.skillings_mack) or check the score column")
+    spread = float(np.max(np.abs(design.y - design.y.mean())))
+    if spread < kernels.SMALLEST_SPREAD:
+        # the fit is unit-free, but the covariances it returns in the score's units are squares: below ~1e-154
+        # they leave the range of doubles (as squares of 1e150 do above, which the design refuses)
+        raise DesignError(f"'{design.formula.response}' varies by at most {spread:.3g}: the model's variances in these "
+                          "units are squares below the smallest double, so standard errors would read 0; rescale the "
+                          f"response, e.g. I({design.formula.response} * 1e100)")
     m = kernels.model(design.y, design.agent, design.task, design.n_agents, design.n_tasks, len(terms) == 2)
     fitted = kernels.fit(m)
     means_rows, pair_rows, first, second = kernels.agent_contrasts(design.n_agents)

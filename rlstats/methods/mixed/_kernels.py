@@ -10,6 +10,12 @@ enter only through the within-cell sum of squares.  Every quantity below (REML c
 covariance of ``beta`` and its derivatives, pbkrtest's traces) is the full-data one computed in r dimensions, so
 a fit of 15,600 runs in 156 cells costs as much as one of 156.
 
+Units: the scores are divided by a power of two near their spread before anything is computed (``Model.scale``),
+so the fit, the numerical derivatives and every df are those of data of unit size whatever the score's units
+(1e-150 to 1e149 give the same theta, df, t and F; dividing by a power of two is exact, so scaling the data by
+one changes no bit of them); estimates, standard deviations and covariances are multiplied back
+(:func:`fit`, :func:`random_effects`, the setups' ``vcov_adjusted``), df and test statistics need no conversion.
+
 Arrays in, arrays out; no pandas; trusts its input.
 
 References: Bates, Maechler, Bolker and Walker (2015), J. Stat. Softw. 67(1), Section 3 (the profiled REML
@@ -29,7 +35,9 @@ from ...statistics import studentized_range_isf, studentized_range_sf
 
 #: lme4's threshold for a singular fit: a relative standard deviation (theta) below it
 SINGULAR_TOL = 1e-4
-#: lmerTest's tolerance on the eigenvalues of the deviance's Hessian
+#: below this largest deviation from the mean, the covariances in the score's units underflow (squares of 1e-154)
+SMALLEST_SPREAD = 1e-150
+#: lmerTest's tolerance on the eigenvalues of the deviance's Hessian (here of unit-size data)
 HESSIAN_TOL = 1e-8
 
 
@@ -48,6 +56,7 @@ class Model:
     rss_within: float        # sum of squares of runs about their cell means
     nobs: int
     same_task: np.ndarray    # (r, r) whether two cells share their task
+    scale: float             # the scores' unit: y and rss_within are in it (a power of two, see unit_scale)
 
     @property
     def p(self):
@@ -58,8 +67,25 @@ class Model:
         return self.y.size
 
 
+def unit_scale(y):
+    """A power of two near the largest deviation of ``y`` from its mean (1 when there is none).
+
+    Dividing by it is exact (no rounding, barring subnormal numbers), so data that differ by a power-of-two factor
+    give bit-identical fits; no square is formed, so it neither overflows nor underflows.
+    """
+    spread = float(np.max(np.abs(y - np.mean(y)), initial=0.0))
+    if not np.isfinite(spread) or spread == 0.0:
+        return 1.0
+    return float(np.ldexp(1.0, int(np.frexp(spread)[1])))
+
+
 def model(y, agent, task, n_agents, n_tasks, interaction):
-    """The reduced model of runs ``y`` with agent and task codes; ``interaction`` adds task x agent intercepts."""
+    """The reduced model of runs ``y`` with agent and task codes; ``interaction`` adds task x agent intercepts.
+
+    ``y`` is divided by :func:`unit_scale` first: every quantity of the fit is computed on data of unit size.
+    """
+    scale = unit_scale(y)
+    y = np.asarray(y, dtype=float) / scale
     key = task * n_agents + agent
     cells, row_cell = np.unique(key, return_inverse=True)
     n = np.bincount(row_cell).astype(float)
@@ -75,7 +101,7 @@ def model(y, agent, task, n_agents, n_tasks, interaction):
     z_task[np.arange(cells.size), cell_task] = root
     g = (z_task @ z_task.T,) + ((np.diag(n),) if interaction else ())
     return Model(x, root * means, g, z_task, n, cell_agent, cell_task, row_cell, rss, int(y.size),
-                 cell_task[:, None] == cell_task[None, :])
+                 cell_task[:, None] == cell_task[None, :], scale)
 
 
 @dataclass(frozen=True, eq=False)
@@ -120,7 +146,8 @@ def _traces(m, pieces, g):
 
 
 def profiled_deviance(m, phi):
-    """lme4's REML criterion with sigma profiled out, at ``theta = sqrt(phi)``, and its gradient in phi.
+    """lme4's REML criterion with sigma profiled out, at ``theta = sqrt(phi)``, and its gradient in phi, for the
+    data in ``m.scale`` units (the criterion in the data's units adds ``(N - p) log(scale^2)``).
 
     The fit runs in ``phi = theta^2``: in theta the gradient vanishes at 0 whatever the data, so an optimiser
     that reaches the bound would stop there even when the optimum is inside.
@@ -138,6 +165,8 @@ def profiled_deviance(m, phi):
 
 @dataclass(frozen=True, eq=False)
 class Fit:
+    """The REML estimates in the data's units, and the model's ``scale`` (a power of two) they were fitted in."""
+
     theta: np.ndarray      # relative standard deviations of the random effects (task, [task:agent])
     sigma: float           # residual standard deviation
     beta: np.ndarray
@@ -146,6 +175,12 @@ class Fit:
     converged: bool
     message: str
     gradient: np.ndarray   # of the profiled criterion in theta^2 at the estimates (projected on the bounds)
+    scale: float = 1.0
+
+    @property
+    def sigma_unit(self) -> float:
+        """Sigma in unit-size data: exact, the scale being a power of two."""
+        return self.sigma / self.scale
 
 
 def fit(m):
@@ -164,11 +199,20 @@ def fit(m):
     sigma = float(np.sqrt(pc.pwrss / (m.nobs - m.p)))
     # lme4 warns at a scaled gradient above 2e-3; here the gradient in theta^2, scaled by the criterion's size
     converged = bool(np.all(np.isfinite(phi)) and np.max(np.abs(projected) * np.maximum(phi, 1.0), initial=0.0) < 2e-3)
-    return Fit(theta, sigma, pc.beta, sigma**2 * pc.phi, float(value), converged, str(res.message), projected)
+    # back to the data's units: sigma^2 scale^2 * Phi is formed as (sigma scale)^2 Phi, which stays finite where
+    # scale^2 alone would not; the criterion's -2 log-likelihood gains (N - p) log(scale^2)
+    reml = float(value) + 2.0 * (m.nobs - m.p) * np.log(m.scale)
+    return Fit(theta, sigma * m.scale, pc.beta * m.scale, (sigma * m.scale) ** 2 * pc.phi, reml, converged,
+               str(res.message), projected, m.scale)
 
 
 def _polish(m, phi, steps=10):
-    """Newton's method on the coordinates away from the bound, with a numerical Hessian of the gradient."""
+    """Newton's method on the coordinates away from the bound, with a numerical Hessian of the gradient.
+
+    A step is kept when the criterion falls, or when it rises by no more than its round-off while the gradient
+    shrinks: next to the optimum the criterion is flat to ~1e-13, so its value alone cannot tell the last steps,
+    which move theta by ~1e-7, from a step that overshoots (issue 39 item 7).
+    """
     for _ in range(steps):
         value, grad = profiled_deviance(m, phi)
         free = ~((phi <= 0) & (grad >= 0))
@@ -186,18 +230,26 @@ def _polish(m, phi, steps=10):
             break
         candidate = phi.copy()
         candidate[free] = np.maximum(phi[free] - np.linalg.solve(hess, grad[free]), 0.0)
-        if profiled_deviance(m, candidate)[0] > value:
+        new_value, new_grad = profiled_deviance(m, candidate)
+        roundoff = 1e3 * np.finfo(float).eps * max(abs(value), 1.0)
+        smaller = np.max(np.abs(new_grad[free])) < np.max(np.abs(grad[free]))
+        if not (new_value <= value or (new_value <= value + roundoff and smaller)):
             break
         phi = candidate
     return phi
 
 
-def _jacobian(f, x, base_step=1e-3, levels=4):
-    """Jacobian of f at x by central differences with Richardson extrapolation (steps halved ``levels`` times)."""
+def _jacobian(f, x, base_step=1e-3, levels=4, typical=None):
+    """Jacobian of f at x by central differences with Richardson extrapolation (steps halved ``levels`` times).
+
+    The step of coordinate j is ``base_step * typical[j]``; by default ``max(|x_j|, 0.1)``, right for the
+    dimensionless theta; a coordinate with units (sigma) passes its own size, so the steps scale with it.
+    """
     x = np.asarray(x, dtype=float)
+    typical = np.maximum(np.abs(x), 1e-1) if typical is None else np.asarray(typical, dtype=float)
     columns = []
     for j in range(x.size):
-        h = base_step * max(abs(x[j]), 1e-1)
+        h = base_step * typical[j]
         table = []
         for level in range(levels):
             step = np.zeros_like(x)
@@ -226,41 +278,56 @@ def deviance_score(m, varpar):
 
 @dataclass(frozen=True, eq=False)
 class Satterthwaite:
-    varpar: np.ndarray       # (theta, sigma)
+    """lmerTest's pieces, in the model's ``scale`` units (sigma, cov(beta) and its Jacobian); df need no others."""
+
+    varpar: np.ndarray       # (theta, sigma / scale)
     vcov_varpar: np.ndarray  # 2 H^+ (H: Hessian of the deviance)
     jacobian: np.ndarray     # (n_varpar, p, p): d cov(beta) / d varpar
     hessian_eigenvalues: np.ndarray
+    scale: float
 
 
 def satterthwaite_setup(m, fitted):
-    """The asymptotic covariance of (theta, sigma) and the derivatives of cov(beta), as lmerTest forms them."""
-    varpar = np.append(fitted.theta, fitted.sigma)
-    hess = _jacobian(lambda v: deviance_score(m, v), varpar)
+    """The asymptotic covariance of (theta, sigma) and the derivatives of cov(beta), as lmerTest forms them.
+
+    In unit-size data (``m.scale``), with sigma's difference step a fraction of sigma itself: the df do not
+    depend on the score's units (issue 39: a fixed step of 1e-4 made them 3.5 instead of 15 at 1e-6 units).
+    """
+    sigma = fitted.sigma_unit
+    varpar = np.append(fitted.theta, sigma)
+    hess = _jacobian(lambda v: deviance_score(m, v), varpar,
+                     typical=np.append(np.maximum(fitted.theta, 1e-1), sigma))
     hess = (hess + hess.T) / 2
     values, vectors = np.linalg.eigh(hess)
+    # lmerTest's tolerance, applied in unit-size data (in the data's units sigma's entries scale as 1/unit^2)
     keep = values > HESSIAN_TOL
     vcov_varpar = 2.0 * (vectors[:, keep] / values[keep]) @ vectors[:, keep].T
     pc = _pieces(m, fitted.theta)
-    sigma = fitted.sigma
     jac = []
     for t, g in zip(fitted.theta, m.g):
         jac.append(sigma**2 * pc.phi @ (pc.vx.T @ (2.0 * t * g) @ pc.vx) @ pc.phi)
     jac.append(2.0 * sigma * pc.phi)
-    return Satterthwaite(varpar, vcov_varpar, np.array(jac), values)
+    return Satterthwaite(varpar, vcov_varpar, np.array(jac), values, m.scale)
 
 
 def satterthwaite_t(setup, vcov, contrasts):
-    """Variance and Satterthwaite df of each row of ``contrasts`` (k, p)."""
+    """Variance (in the data's units, with ``vcov`` in them) and Satterthwaite df of each row of ``contrasts``."""
     variance = np.einsum("kp,pq,kq->k", contrasts, vcov, contrasts)
+    return variance, _satterthwaite_df(setup, vcov / setup.scale / setup.scale, contrasts)
+
+
+def _satterthwaite_df(setup, unit_vcov, contrasts):
+    """The df of each row of ``contrasts``, from cov(beta) in unit-size data (``unit_vcov``)."""
+    unit = np.einsum("kp,pq,kq->k", contrasts, unit_vcov, contrasts)
     grad = np.einsum("kp,jpq,kq->kj", contrasts, setup.jacobian, contrasts)
     denom = np.einsum("kj,jl,kl->k", grad, setup.vcov_varpar, grad)
     with np.errstate(divide="ignore", invalid="ignore"):
-        df = np.where(denom > 0, 2.0 * variance**2 / denom, np.inf)
-    return variance, df
+        return np.where(denom > 0, 2.0 * unit**2 / denom, np.inf)
 
 
 def satterthwaite_f(setup, vcov, beta, contrasts):
     """lmerTest's F test of ``contrasts @ beta = 0``: (F, numerator df, denominator df)."""
+    vcov, beta = vcov / setup.scale / setup.scale, beta / setup.scale  # F is unit-free: from unit-size numbers
     vl = contrasts @ vcov @ contrasts.T
     values, vectors = np.linalg.eigh((vl + vl.T) / 2)
     order = np.argsort(values)[::-1]
@@ -269,8 +336,7 @@ def satterthwaite_f(setup, vcov, beta, contrasts):
     q = int(keep.sum())
     rotated = (vectors.T @ contrasts)[:q]
     statistic = float(np.sum((rotated @ beta) ** 2 / values[:q]) / q)
-    _, nu = satterthwaite_t(setup, vcov, rotated)
-    return statistic, q, _fstat_ddf(nu)
+    return statistic, q, _fstat_ddf(_satterthwaite_df(setup, vcov, rotated))
 
 
 def agent_hypothesis(m):
@@ -299,15 +365,22 @@ def _fstat_ddf(nu):
 
 @dataclass(frozen=True, eq=False)
 class KenwardRoger:
+    """pbkrtest's pieces in the model's ``scale`` units, except ``vcov_adjusted``, in the data's."""
+
     vcov: np.ndarray        # Phi, the unadjusted cov(beta)
     vcov_adjusted: np.ndarray
     p_list: np.ndarray      # (n_gamma, p, p): P_i = -X'S^{-1} G_i S^{-1} X
     w: np.ndarray           # 2 x inverse expected information of the variance components
+    scale: float
 
 
 def kenward_roger_setup(m, fitted):
-    """pbkrtest's adjusted covariance of beta (``vcovAdj``) for components (task, [task:agent], residual)."""
-    sigma2 = fitted.sigma**2
+    """pbkrtest's adjusted covariance of beta (``vcovAdj``) for components (task, [task:agent], residual).
+
+    Formed in unit-size data (``m.scale``), where sigma^4 neither underflows nor overflows; the adjusted
+    covariance is multiplied back into the data's units.
+    """
+    sigma2 = fitted.sigma_unit**2
     pc = _pieces(m, fitted.theta)
     sinv = pc.vinv / sigma2                       # Sigma^{-1} on the cells' space
     gs = list(m.g) + [np.eye(m.r)]                # the residual's G is the identity
@@ -336,7 +409,8 @@ def kenward_roger_setup(m, fitted):
         for j in range(n):
             u += w[i, j] * (qq[i][j] - pp[i] @ phi @ pp[j])
     adjusted = phi + 2.0 * phi @ u @ phi
-    return KenwardRoger(phi, (adjusted + adjusted.T) / 2, pp, w)
+    adjusted = (adjusted + adjusted.T) / 2
+    return KenwardRoger(phi, m.scale * adjusted * m.scale, pp, w, m.scale)
 
 
 def _kr_a(setup, contrasts):
@@ -380,8 +454,9 @@ def kenward_roger_f(setup, beta, contrasts):
     """pbkrtest's scaled F test of ``contrasts @ beta = 0``: (F, numerator df, denominator df)."""
     q = int(np.linalg.matrix_rank(contrasts))
     ddf, scaling = _kr_ddf(*_kr_a(setup, contrasts), q)
-    lb = contrasts @ beta
-    wald = float(lb @ np.linalg.solve(contrasts @ setup.vcov_adjusted @ contrasts.T, lb))
+    lb = contrasts @ beta / setup.scale  # the Wald statistic is unit-free: computed on unit-size numbers
+    adjusted = setup.vcov_adjusted / setup.scale / setup.scale
+    wald = float(lb @ np.linalg.solve(contrasts @ adjusted @ contrasts.T, lb))
     return scaling * wald / q, q, ddf
 
 
@@ -392,7 +467,7 @@ def random_effects(m, fitted):
     pc = _pieces(m, fitted.theta)
     task = fitted.theta[0] ** 2 * (m.z_task.T @ pc.ve)
     cell = fitted.theta[1] ** 2 * np.sqrt(m.cell_n) * pc.ve if len(m.g) > 1 else np.zeros(m.r)
-    return task, cell
+    return task * m.scale, cell * m.scale
 
 
 def fitted_values(m, fitted, agent, task):

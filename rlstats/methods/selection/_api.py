@@ -44,7 +44,7 @@ from .._replication import verdict
 from ...errors import DesignError, OptionError
 from ...options import check_bool, check_choice, check_fraction, check_int, check_resamples
 from ...resampling import check_rng, seed_sequence
-from ...statistics import monte_carlo_pvalue
+from ...statistics import monte_carlo_pvalue, near_tie_note, near_ties
 from . import _kernels as kernels
 from ._planning import CONSERVATIVE_RESAMPLES
 from ._result import _INSPECTOR_NAMES, _REPORTER_NAMES, CONF_LEVEL, SelectionCheckResult
@@ -647,6 +647,9 @@ def _verdict(reporter, pvalue, options):
 
 def _run(design, fresh, treatment, baseline, reported_names, heldout, options, rng):
     frame, notes, heldout_design = _split_tasks(design, fresh, treatment, baseline, reported_names, heldout, options)
+    if isinstance(options.effect, str) and options.effect == "poi":  # its ranks tie noise-level differences
+        pair = design.select_agents([treatment, baseline])
+        notes += [note for note in (near_tie_note(near_ties(pair.y, pair.task)[1]),) if note]
     v_p = frame.loc[frame["set"] == "reported", "effect"].to_numpy(dtype=float)
     v_i = frame.loc[frame["set"] == "heldout", "effect"].to_numpy(dtype=float)
     n_p, n_i = v_p.size, v_i.size

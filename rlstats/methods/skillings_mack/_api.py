@@ -31,8 +31,9 @@ from ...format import cannot_reject, count
 from ...errors import DesignError, OptionError
 from ...options import check_bool, check_choice, check_fraction, check_n_jobs, check_resamples
 from ...progress import progress_bar
-from ...resampling import seed_sequence
-from ...statistics import chi2_sf, doubled_midranks, monte_carlo_pvalue
+from ...resampling import canonical_order, seed_sequence
+from ...statistics import (TIE_TOLERANCE, chi2_sf, doubled_midranks, monte_carlo_pvalue, near_tie_note,
+                           near_ties)
 from . import _kernels as kernels
 from ._result import _TITLES, SkillingsMackResult
 from ..._typing import Data, EvalEnv, FormulaLike, Seed
@@ -247,6 +248,16 @@ def skillings_mack(data: Data, formula: FormulaLike | None = None, *, variant: s
     rlstats.bootstrap : How large the differences are, with intervals.
     rlstats.power : Power of this test for a number of seeds.
 
+    Notes
+    -----
+    Ties: scores of one task within 1e-12 of the task's largest |score| of each other are ties in every rank
+    (``rlstats.statistics.TIE_TOLERANCE``; floating-point noise such as 0 and -7e-15, or 186.1 and
+    186.10000000000002), and a note counts the pairs joined; R's ``rank()`` keeps them apart.  When every task ties
+    all its agents (every score at a cap), no relabelling changes a rank: p = 1 with a note, for every variant and
+    post hoc (R's ``friedman.test`` gives NA, ``quade.test`` (k!)^(1 - b)).  One task with one value per agent is a
+    DesignError: its statistic is the same under every relabelling (R's tests stop too); with several runs per
+    agent on the task, Mack-Skillings ranks the runs and is a test.
+
     References
     ----------
     Skillings, J. H. and Mack, G. A. (1981), Technometrics 23(2), 171-177.
@@ -309,6 +320,7 @@ def batch_pvalues(design, responses, **options):
         return None
     try:
         variant = _choose_variant(options, design)
+        _check_more_than_one_ranking(design, design.agent, design.task, variant)
     except DesignError:
         return None
     if variant == "quade":  # an F test of its own: skillings_mack() per data set
@@ -318,15 +330,21 @@ def batch_pvalues(design, responses, **options):
                                 design.n_tasks, variant=_KERNEL_VARIANT[variant])
     batch = responses.shape[0]
     ranks = stats.rankdata(responses.reshape(batch, design.n_tasks, -1), axis=-1).reshape(batch, -1)
+    # ties as skillings_mack() sees them: equal, or within TIE_TOLERANCE of the task's largest |score|
+    ordered = np.sort(responses.reshape(batch, design.n_tasks, -1), axis=-1)
+    gaps = np.diff(ordered, axis=-1)
+    near = gaps <= TIE_TOLERANCE * np.abs(ordered).max(axis=-1, keepdims=True)
+    for i in np.flatnonzero(np.any(near & (gaps > 0), axis=(1, 2))):
+        ranks[i] = doubled_midranks(responses[i], design.task, design.n_tasks)[0] / 2.0
     statistic = kernels.statistic(setup, ranks)
     if variant == "friedman" and options.tie_correction is not False:
         # R's correction on a complete design: divide by 1 - sum(t^3 - t) / (n k (k^2 - 1)).
         k, n = design.n_agents, design.n_tasks
-        ordered = np.sort(responses.reshape(batch, n, -1), axis=-1)
-        for i in np.flatnonzero(np.any(np.diff(ordered, axis=-1) == 0, axis=(1, 2))):
+        for i in np.flatnonzero(np.any(near, axis=(1, 2)) & ~np.all(near, axis=(1, 2))):
             tie_sum = doubled_midranks(responses[i], design.task, n)[1].sum()
             statistic[i] /= 1.0 - tie_sum / (n * k * (k**2 - 1))
-    return chi2_sf(statistic, setup.df) if setup.df > 0 else np.ones(batch)  # as the kernel's p-value
+    pvalues = chi2_sf(statistic, setup.df) if setup.df > 0 else np.ones(batch)  # as the kernel's p-value
+    return np.where(np.all(near, axis=(1, 2)), 1.0, pvalues)  # every task tied: p = 1, as skillings_mack()
 
 
 @dataclass(frozen=True)
@@ -346,6 +364,7 @@ class _Test:
     seed: object
     smallest: float     # smallest p-value the method can give on this design (0 for chi-squared)
     quade: object = None  # kernels.QuadeTest for variant="quade"
+    near_ties: int = 0  # pairs of one task's ranked values within statistics.TIE_TOLERANCE, made ties
 
 
 #: What the rank test would do across groups of agents that never share a task (connectivity's refusal).
@@ -362,6 +381,11 @@ def _test(design, options, rng):
     if variant in ("skillings_mack", "quade") and design.max_runs_per_cell > 1:
         within = options.within_cell
         y, agent, task = _cells_of(design, within)
+    _check_more_than_one_ranking(design, agent, task, variant)
+    y, n_near = near_ties(y, task)  # ranks only: floating-point noise within a task is a tie (issue 39)
+    # the Monte Carlo permutations pick positions: each cell's runs in score order, so a row shuffle draws the same
+    order = canonical_order(y, task, agent)
+    y, agent, task = y[order], agent[order], task[order]
     corrected = (variant == "friedman") if options.tie_correction is None else options.tie_correction
     setup = kernels.build_setup(y, agent, task, design.n_agents, design.n_tasks, variant=_KERNEL_VARIANT[variant],
                                 tie_correction=corrected)
@@ -372,7 +396,7 @@ def _test(design, options, rng):
                               + " or use variant=\"friedman\"")
         quade = kernels.quade_test(_cell_scores(y, agent, task, design), higher_is_better=options.higher_is_better)
         return _Test(variant, within, (y, agent, task), False, setup, quade.statistic, quade.pvalue, "asymptotic",
-                     None, None, None, 0.0, quade)
+                     None, None, None, 0.0, quade, n_near)
     statistic = kernels.observed_statistic(setup)
     p, mc, seed, smallest = None, None, None, 0.0
     method, reason, exact = options.pvalue, None, None
@@ -388,8 +412,22 @@ def _test(design, options, rng):
         p, smallest = kernels.exact_pvalue(exact, statistic), float(exact.probabilities[-1])
     else:
         p = kernels.asymptotic_pvalue(setup, statistic)
+    if setup.all_tied:  # no relabelling of tied runs changes a rank: the exact p-value is 1 whatever the method
+        p = 1.0
     return _Test(variant, within, (y, agent, task), corrected, setup, statistic, p, method, reason, mc, seed,
-                 smallest)
+                 smallest, None, n_near)
+
+
+def _check_more_than_one_ranking(design, agent, task, variant):
+    """One task with one ranked value per agent: every relabelling gives the same statistic, so no test exists."""
+    if design.n_tasks > 1 or np.bincount(agent * design.n_tasks + task).max() > 1:
+        return
+    raise DesignError(
+        f"the {_TITLES[variant]} ranks the agents within each task and compares the rankings across tasks, but the "
+        f"data hold 1 task ({design.tasks[0]!r}) with one value per agent: every relabelling gives the same "
+        "statistic, so its p-value would be 1 whatever the scores (R's friedman.test and quade.test stop on one "
+        "block too). Add tasks; or, with several runs per agent on this task, rank the runs (variant=\"auto\" or "
+        "\"mack_skillings\") or use rlstats.permutation")
 
 
 def _default_options():
@@ -453,10 +491,16 @@ def _run(design, options, rng):
     p, method, reason, seed = test.pvalue, test.method, test.reason, test.seed
     mc_se, n_resamples, null = (None, None, None) if test.mc is None else \
         (test.mc.standard_error, test.mc.n_resamples, test.mc.null_distribution)
+    notes += [note for note in (near_tie_note(test.near_ties),) if note]
+    if setup.all_tied:
+        notes.append(f"every task ties all its {'runs' if variant == 'mack_skillings' else 'agents'} (e.g. every "
+                     "score at a cap), so the ranks hold no evidence of a difference: p = 1, the exact permutation "
+                     "p-value (no relabelling changes a rank)" + (", where R's quade.test prints (k!)^(1 - b)"
+                                                                 if variant == "quade" else ""))
     if setup.has_ties and corrected:
         notes.append("ties were given mid-ranks and the statistic was corrected for them as R's friedman.test does "
                      "(divided by 1 - sum(t^3 - t) / (n k (k^2 - 1)))")
-    if setup.has_ties and not corrected and method == "asymptotic" and variant != "quade":
+    if setup.has_ties and not corrected and method == "asymptotic" and variant != "quade" and not setup.all_tied:
         notes.append("ties were given mid-ranks without tie correction, which makes the chi-squared p-value "
                      "conservative; pvalue=\"monte_carlo\" keeps the ties in its null distribution")
     mean_ranks = kernels.mean_ranks(setup, higher_is_better=options.higher_is_better) if test.quade is None \
@@ -464,7 +508,7 @@ def _run(design, options, rng):
     comparisons, cd, n_shared, adjustment = _POSTHOCS[options.posthoc](design, options, test, posthoc_setup, adjustment, pairs,
                                                            notes)
     comparisons, cd = _follow_omnibus(comparisons, cd, p, options, design.n_agents)
-    if test.smallest > options.alpha:
+    if test.smallest > options.alpha and not setup.all_tied:
         where = (f"with {options.n_resamples} permutations" if method == "monte_carlo" else
                  f"on {design.n_agents} agents and {count(design.n_tasks, 'task')}")
         test_name = "exact permutation test" if method == "exact" else "Monte Carlo permutation test"
@@ -538,10 +582,18 @@ def _exact_posthoc(design, options, test, setup, adjustment, pairs, notes):
 
 def _wilcoxon_posthoc(design, options, test, setup, adjustment, pairs, notes):
     """Wilcoxon signed-rank tests of per-task scores (R's pairwise.wilcox.test(paired = TRUE))."""
-    posthoc = kernels.pairwise_wilcoxon(design.cell_matrix("mean"), adjustment=adjustment, alpha=options.alpha,
-                                        pairs=pairs)
+    scores = design.cell_matrix("mean")
+    posthoc = kernels.pairwise_wilcoxon(scores, adjustment=adjustment, alpha=options.alpha, pairs=pairs)
     if design.max_runs_per_cell > 1:
         notes.append("the Wilcoxon post hoc compares per-task scores, the mean of each agent's runs on a task")
+        present = ~np.isnan(scores)  # the means are not what the omnibus test ranked: their own count
+        note = near_tie_note(near_ties(scores[present], np.nonzero(present)[0])[1])
+        notes += [note.replace("treated as ties in the ranks", "treated as ties by the Wilcoxon post hoc")] if note \
+            else []
+    tied = int(((posthoc.n_shared > 0) & (posthoc.n_used == 0)).sum())
+    if tied:
+        notes.append(f"{count(tied, 'pair')} of agents tie on every shared task: Wilcoxon p = 1 (R's wilcox.test "
+                     "gives NA)")
     frame = _frame(design.agents, pairs, posthoc.n_shared, posthoc.median_diff, posthoc.statistic, posthoc.pvalue,
                    posthoc.pvalue_adjusted, options.alpha)
     frame.insert(frame.columns.get_loc("statistic") + 1, "rank_biserial", posthoc.rank_biserial)

@@ -45,7 +45,7 @@ import numpy as np
 from ...connectivity import components
 from ...errors import DesignError, OptionError
 from ...statistics import (bonferroni, chi2_sf, doubled_midranks, holm, monte_carlo_pvalue, monte_carlo_se,
-                           normal_sf, studentized_range_isf, studentized_range_sf, wilcoxon_signed_rank)
+                           near_ties, normal_sf, studentized_range_isf, studentized_range_sf, wilcoxon_signed_rank)
 from ...resampling import block_layout, chunk_generators, group_streams, parallel_map, permute_blocks
 
 VARIANTS = ("skillings_mack", "mack_skillings")
@@ -138,6 +138,11 @@ class BlockedRankSetup:
     def has_ties(self):
         """Whether any block contains tied responses."""
         return bool(np.any(self.tie_sum > 0))
+
+    @property
+    def all_tied(self):
+        """Whether every block ties all its runs: no relabelling changes any rank, so the exact p-value is 1."""
+        return bool(np.all(self.tie_sum == self.block_size.astype(float) ** 3 - self.block_size))
 
     @property
     def balanced(self):
@@ -960,7 +965,8 @@ class WilcoxonComparisons:
         with V' the rank sum of the tasks where v scored higher: from -1 (v higher
         on every task) to 1 (u higher on every task).
     pvalue, pvalue_adjusted : ndarray
-        Two-sided p-values (R's ``wilcox.test`` defaults) and their adjustment.
+        Two-sided p-values (R's ``wilcox.test`` defaults) and their adjustment; 1 for a pair tied on every
+        shared task (``n_used`` 0), where R gives NA.
     adjustment : str
     alpha : float
     reject : ndarray of bool
@@ -1022,6 +1028,7 @@ def pairwise_wilcoxon(scores, *, adjustment="holm", alpha=0.05, pairs=None):
                           "adjustment='holm' (the default) or 'bonferroni'")
     k = scores.shape[1]
     u, v = np.triu_indices(k, 1) if pairs is None else pairs
+    ranked = near_ties_by_row(scores)  # the signed ranks read noise-level differences as 0; the medians do not
     n_shared, n_used = np.zeros(u.size, dtype=int), np.zeros(u.size, dtype=int)
     median, statistic, p = (np.full(u.size, np.nan) for _ in range(3))
     for m, (a, b) in enumerate(zip(u, v)):
@@ -1029,9 +1036,10 @@ def pairwise_wilcoxon(scores, *, adjustment="holm", alpha=0.05, pairs=None):
         n_shared[m] = both.sum()
         if n_shared[m] == 0:
             continue
-        d = scores[both, a] - scores[both, b]
-        median[m] = np.median(d)
-        statistic[m], p[m], n_used[m] = wilcoxon_signed_rank(d)
+        median[m] = np.median(scores[both, a] - scores[both, b])
+        statistic[m], p[m], n_used[m] = wilcoxon_signed_rank(ranked[both, a] - ranked[both, b])
+        if n_used[m] == 0:  # tied on every shared task: no evidence either way (R's wilcox.test gives NA)
+            statistic[m], p[m] = 0.0, 1.0
     testable = ~np.isnan(p)
     p_adj = np.full(u.size, np.nan)
     p_adj[testable] = _ADJUST[adjustment](p[testable])
@@ -1055,13 +1063,15 @@ class QuadeTest:
     Attributes
     ----------
     statistic : float
-        F = (b - 1) B / (A - B); NaN when A = B (every block ranks the agents alike), as in R.
+        F = (b - 1) B / (A - B); NaN when A = B (every block ranks the agents alike with equal ranges, or every
+        block ties all its agents), as in R.
     df : int
         k - 1 (numerator degrees of freedom).
     df_denominator : int
         (b - 1)(k - 1).
     pvalue : float
-        P(F > statistic); (k!)^(1 - b) when A = B (R's value).
+        P(F > statistic); (k!)^(1 - b) when the blocks rank the agents alike with equal ranges (R's value); 1 when
+        every block ties all its agents (R gives (k!)^(1 - b) there too, though no ranking was observed).
     sums : ndarray, shape (k,)
         S_j = sum_i Q_i (R_ij - (k + 1) / 2) on the 1 = best scale of ``higher_is_better``.
     residual : float
@@ -1088,7 +1098,8 @@ def quade_test(scores, *, higher_is_better=True):
     Within each block the agents get mid-ranks R_ij; the blocks get mid-ranks Q_i of their ranges
     max - min; S_ij = Q_i (R_ij - (k + 1) / 2), A = sum S_ij**2, B = sum_j S_j**2 / b and
     F = (b - 1) B / (A - B) on (k - 1, (b - 1)(k - 1)) degrees of freedom.  The direction of the ranks
-    (``higher_is_better``) changes the signs of ``sums`` only, never F.
+    (``higher_is_better``) changes the signs of ``sums`` only, never F.  Scores of a block within
+    ``TIE_TOLERANCE`` of each other, and ranges within it of each other, are ties (:func:`near_ties_by_row`).
 
     References
     ----------
@@ -1098,17 +1109,20 @@ def quade_test(scores, *, higher_is_better=True):
     from scipy import stats
 
     n, k = scores.shape
+    scores = near_ties_by_row(scores)
     ranks = stats.rankdata(scores, axis=1)
     if higher_is_better:
         ranks = k + 1 - ranks
-    q = stats.rankdata(scores.max(axis=1) - scores.min(axis=1))
+    q = stats.rankdata(near_ties(scores.max(axis=1) - scores.min(axis=1), np.zeros(n, dtype=np.intp))[0])
     s = q[:, None] * (ranks - (k + 1) / 2.0)
     a = float((s**2).sum())
     sums = s.sum(axis=0)
     b = float((sums**2).sum() / n)
     df, df_den = k - 1, (n - 1) * (k - 1)
     # A = B exactly (R's test) when every block orders the agents alike; the values are multiples of 1/4.
-    if a - b <= 1e-12 * max(a, 1.0):
+    if a == 0.0:  # every block ties all its agents: every relabelling gives the same ranks, so p = 1
+        statistic, pvalue = float("nan"), 1.0
+    elif a - b <= 1e-12 * max(a, 1.0):
         statistic, pvalue = float("nan"), float(math.factorial(k)) ** (1 - n)
     else:
         statistic = (n - 1) * b / (a - b)
@@ -1137,6 +1151,8 @@ def quade_pairs(test, u, v):
         denominator = math.sqrt(2 * test.n * test.residual / test.df_denominator) if test.residual > 0 else 0.0
         t = (test.sums[u] - test.sums[v]) / denominator
     p = 2 * stats.t.sf(np.abs(t), test.df_denominator)
+    if not np.any(test.sums):  # every block tied: no pair differs
+        t, p = np.zeros(np.size(u)), np.ones(np.size(u))
     estimate = test.weighted_mean_ranks[u] - test.weighted_mean_ranks[v]
     return estimate, t, p
 
@@ -1174,6 +1190,7 @@ def rank_sum_difference_null(k, n):
     folded = pmf[centre:].copy()   # P(D = d), d >= 0
     folded[1:] += pmf[:centre][::-1]  # plus P(D = -d)
     upper = np.cumsum(folded[::-1])[::-1]
+    upper[0] = 1.0  # P(|D| >= 0), which the sum reaches only to round-off
     upper.setflags(write=False)
     return np.minimum(upper, 1.0)
 
@@ -1192,8 +1209,15 @@ def rank_sums(scores, *, higher_is_better=True):
     """Friedman's rank sums R_j over the blocks of an (n, k) complete matrix (mid-ranks, 1 = best)."""
     from scipy import stats
 
+    scores = near_ties_by_row(scores)
     ranks = stats.rankdata(-scores if higher_is_better else scores, axis=1)
     return ranks.sum(axis=0), bool(np.any(np.diff(np.sort(scores, axis=1), axis=1) == 0))
+
+
+def near_ties_by_row(scores):
+    """The (n, k) matrix with each row's (block's) near-equal scores made equal (:func:`near_ties`); NaN stays."""
+    n, k = scores.shape
+    return near_ties(scores.ravel(), np.repeat(np.arange(n), k))[0].reshape(n, k)
 
 
 def adjust(pvalues, adjustment):

@@ -15,12 +15,15 @@ from ...format import count
 from ...errors import DesignError, OptionError
 from ...options import check_bool, check_choice, check_confidence_level, check_fraction, check_resamples
 from ...resampling import child_generator, seed_sequence
-from ...statistics import bonferroni, holm
+from ...statistics import bonferroni, holm, near_tie_note, near_ties
 from .._replication import verdict
 from . import _calibration as calibration
 from . import _kernels as kernels
 from ._result import TaskTableResult
 from ..._typing import Data, EvalEnv, FormulaLike, Normalizer, Seed
+
+#: the tests that read ranks: they see noise-level differences within a task as ties (statistics.near_ties)
+RANK_TESTS = ("mannwhitney", "brunnermunzel")
 
 ADJUST = {"holm": holm, "bonferroni": bonferroni, "none": lambda p: p}
 ADJUSTMENTS = tuple(ADJUST)
@@ -195,6 +198,9 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: str
     order = np.argsort(cell, kind="stable")
     cells, starts = np.unique(cell[order], return_index=True)
     runs = dict(zip(cells.tolist(), np.split(design.y[order], starts[1:])))
+    # the ranks (rank tests, A12) read noise-level differences within a task as ties; means and sds do not
+    ranked_y, n_near = near_ties(design.y, design.task)
+    ranked = dict(zip(cells.tolist(), np.split(ranked_y[order], starts[1:])))
     estimates, spreads = np.full((n, k), np.nan), np.full((n, k), np.nan)
     for c, values in runs.items():
         estimates[c // k, c % k] = kernels.SUMMARIES[summary](values)
@@ -209,7 +215,8 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: str
                     tasks=design.tasks)
     unmarked = needs.mask("possibly_best", (n, k))
     # a pair is tested only where both cells have the runs the marks need, whatever the test
-    pairwise, smallest, how = _pairwise_pvalues(runs, present & ~unmarked, sign, test, n_resamples, ss)
+    pairwise, smallest, how = _pairwise_pvalues(ranked if test in RANK_TESTS else runs, present & ~unmarked, sign,
+                                                test, n_resamples, ss)
     adjusted = np.full_like(pairwise, np.nan)
     for t in range(n):
         tested = np.isfinite(pairwise[t])
@@ -225,8 +232,9 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: str
     p_values[tasks_of, agents_of] = pairwise[tasks_of, best[tasks_of], agents_of]
     a12, hedges, welch = (np.full((n, k, w), np.nan) for w in (3, 3, 4))
     pairs = [(sign * runs[t * k + best[t]], sign * runs[t * k + a]) for t, a in zip(tasks_of, agents_of)]
+    ranked_pairs = [(sign * ranked[t * k + best[t]], sign * ranked[t * k + a]) for t, a in zip(tasks_of, agents_of)]
     a12[tasks_of, agents_of], hedges[tasks_of, agents_of], welch[tasks_of, agents_of] = \
-        kernels.effect_sizes(pairs, level)
+        kernels.effect_sizes(pairs, level, ranked_pairs)
     # A12 and Cliff's delta count wins and are defined from one run a side; the rest reads both agents' spreads
     compared = needs.mask("comparisons", (n, k))
     p_values[compared], a12[compared, 1:], hedges[compared], welch[compared] = np.nan, np.nan, np.nan, np.nan
@@ -241,6 +249,7 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: str
     notes += _set_notes(design, test, alpha, adjustment, present & ~unmarked, pairwise, smallest,
                         tied_best & rejected, summary)
     notes += _effect_size_notes(design, level, present, ~needs.mask("comparisons", (n, k)))
+    notes += [note for note in (near_tie_note(n_near),) if note]
     if "monte_carlo" in how:
         notes.append(f"{_TEST_NAMES[test]} p-values from {n_resamples} random splits where the splits were too many "
                      "to enumerate")

@@ -344,8 +344,11 @@ def noncentral_t_limits(t, df, level):
     return limits[0], limits[1]
 
 
-def effect_sizes(pairs, level):
+def effect_sizes(pairs, level, ranked=None):
     """Effect sizes of each ``(x, y)`` pair, x the runs of the best oriented so that higher is better.
+
+    ``ranked`` holds the same pairs with noise-level ties made exact (``statistics.near_ties``), which A12 reads;
+    Hedges' g and Welch's t read ``pairs``.
 
     Returns
     -------
@@ -362,7 +365,8 @@ def effect_sizes(pairs, level):
     """
     from scipy import special
 
-    a12_parts = np.array([_a12_parts(x, y) for x, y in pairs], dtype=np.float64).reshape(-1, 3)
+    a12_parts = np.array([_a12_parts(x, y) for x, y in (pairs if ranked is None else ranked)],
+                         dtype=np.float64).reshape(-1, 3)
     hedges_parts = np.array([_hedges_parts(x, y) for x, y in pairs], dtype=np.float64).reshape(-1, 4)
     welch_parts = np.array([welch_t(x, y) if min(x.size, y.size) > 1 else (math.nan,) * 4 for x, y in pairs],
                            dtype=np.float64).reshape(-1, 4)
