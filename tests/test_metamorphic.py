@@ -509,3 +509,44 @@ def test_result_is_unchanged_or_exactly_transformed(case, transform):
         assert [p for p in problems if not p.startswith(may_change)] == []
     else:
         assert problems == []
+
+
+# ------------------------------------------------------------------------------------------------ regressions
+# Failures this suite found, each fixed in its back end; checked here against independent values.
+
+@pytest.mark.parametrize("factor", [1e-12, 1.0, 1e12])
+def test_percentiles_per_task_ranks_do_not_depend_on_units(factor):
+    # Ties were judged within 1e-10 of max(1, |mean|): at 1e-12 every agent's mean tied with every other's.
+    df = _runs()
+    df["score"] *= factor
+    res = rlstats.percentiles(df, "score ~ agent | task", interval="pbp_t", rng=1)
+    means = df.groupby(["task", "agent"], observed=True)["score"].mean()
+    expected = means.groupby(level="task", observed=True).rank(method="min", ascending=False).astype(int)
+    got = res.per_task.set_index(["task", "agent"])["rank"]
+    assert got.to_dict() == expected.to_dict()
+    assert sorted(set(got)) == [1, 2, 3]  # the simulated agents' means are apart on every task
+    at_one = rlstats.percentiles(_runs(), "score ~ agent | task", interval="pbp_t", rng=1).per_task
+    assert res.per_task["rank_worst"].tolist() == at_one["rank_worst"].tolist()
+    assert res.per_task["rank_best"].tolist() == at_one["rank_best"].tolist()
+
+
+@pytest.mark.parametrize("factor", [1e-12, 1.0, 1e12])
+def test_selection_attainable_pvalue_does_not_depend_on_units(factor):
+    # The subsets tying the largest statistic were counted within 1e-9 of max(1, |top|): at 1e-12 all 20 tied, so
+    # the result said the inspector could not reject (smallest attainable p-value 1 instead of 1/20).
+    df = _runs()
+    df["score"] *= factor
+    formula, options = DECLARATIONS["selection"].contract
+    res = rlstats.selection_check(df, formula, rng=1, **options)
+    assert res.pvalue == 5 / 20  # 5 of the C(6, 3) = 20 subsets reach the observed difference (exact)
+    assert not any("cannot reject" in note for note in res.notes)
+
+
+@pytest.mark.parametrize("factor", [1e-12, 1.0, 1e12])
+def test_effective_dimension_of_raw_scores_does_not_depend_on_units(factor):
+    # With percentiles=None, subsets within 1e-12 (absolute) of the target counted as reaching it: at 1e-12 the
+    # cross-task configuration (9 of the per-task 10, short of 0.95 x 10) passed, giving dimension 0 instead of 1.
+    df = _sweep2()
+    df["score"] *= factor
+    res = _raw_sensitivity(df, IDENTITY)
+    assert res.sensitivity()["effective_dimension"].tolist() == [1, 1]
