@@ -530,12 +530,13 @@ def test_monte_carlo_public_n_jobs_same_pvalue():
 
 
 @pytest.mark.parametrize("kw, pvalue, statistic, null", [
-    # Recorded from main at 9f8a053, before row chunks (issue 17): the permutations are the same; only
-    # the last bits of T* moved (sums of integer rank sums replace a float matmul).
-    (dict(agents=4, tasks=9, seeds=3, missing=0.3), 0.6072874493927125, 1.738398464929017,
-     [0.03452954650022849, 3.559334616970026, 3.5498177086943348, 3.205791785618834]),
+    # Recorded after issue 39 put the runs of each cell in score order before the permutations (so that shuffled
+    # rows give the same p-value); before, from main at 9f8a053 (issue 17), they acted on the caller's row order
+    # and gave p = 0.6072874493927125 and the same second p-value, with other draws of T*.
+    (dict(agents=4, tasks=9, seeds=3, missing=0.3), 0.6153846153846154, 1.738398464929017,
+     [7.8737162684607505, 2.5610318028918906, 4.473862434907685, 5.192435984343095]),
     (dict(agents=3, tasks=2, seeds=500), 0.0008097165991902834, 48.721714401066095,
-     [0.029728599600267823, 2.1552776149233814, 0.06276318187874681, 0.22459690339773744]),
+     [0.08373654630246652, 2.7103412045303124, 1.1429739613591026, 0.2041309873417717]),
 ])
 def test_monte_carlo_same_permutations_as_before_row_chunks(kw, pvalue, statistic, null):
     r = rlstats.skillings_mack(_rounded_simulation(**kw), "score ~ agent | task", pvalue="monte_carlo",

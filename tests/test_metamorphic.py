@@ -119,10 +119,20 @@ def _minmax(df, transform):
     return rlstats.normalize(df, "minmax")
 
 
+def _option_call(method, formula="score ~ agent | task", **options):
+    def call(df, transform):
+        return rlstats.compare(df, formula, method=method, rng=1, **options)
+    return call
+
+
 #: case -> (data, call(df, transform) -> Result or DataFrame)
 CASES = {name: (_curves if declared.reads_curves else _runs, _backend_call(name))
          for name, declared in DECLARATIONS.items()}
 CASES.update({
+    # the paths of other options that draw random numbers or judge ties
+    "skillings_mack_monte_carlo": (_runs, _option_call("skillings_mack", pvalue="monte_carlo", n_resamples=200)),
+    "bootstrap_bca": (_runs, _option_call("bootstrap", interval="bca", metrics=("iqm", "mean", "median"),
+                                          n_resamples=200)),
     "tuning_views": (_sweep, _tuning_views),
     "tuning_sensitivity_raw": (_sweep2, _raw_sensitivity),
     "summarize_runs_final": (_curves, _summaries("final")),
@@ -171,6 +181,8 @@ CHANGES = {
     ("probability_of_improvement", "prefix"): (_KEYED, _RESAMPLED),
     ("performance_profile", "prefix"): (_KEYED, _RESAMPLED),
     ("bootstrap", "shift"): (_RAW_SCALES, ("warnings",)),
+    ("bootstrap_bca", "prefix"): (_KEYED, _RESAMPLED + ("dict.bias_correction",)),
+    ("bootstrap_bca", "shift"): (_RAW_SCALES, ("warnings",)),
     ("curves", "shift"): (_RAW_SCALES, ("warnings",)),
     ("mixed", "shift"): ("the t tests of the intercept and of each agent's marginal mean are tests against 0, which a "
                          "shift moves; the contrasts, variance components and the F test stay (glance, tidy). "
@@ -550,3 +562,26 @@ def test_effective_dimension_of_raw_scores_does_not_depend_on_units(factor):
     df["score"] *= factor
     res = _raw_sensitivity(df, IDENTITY)
     assert res.sensitivity()["effective_dimension"].tolist() == [1, 1]
+
+
+def test_blocked_rank_monte_carlo_does_not_depend_on_row_order():
+    # The within-block permutations picked positions of the runs in the caller's row order: shuffled rows gave
+    # p = 0.01493 instead of 0.0398 with the same rng. The runs of a cell are now in score order first.
+    df = _runs()
+    results = [rlstats.skillings_mack(frame, "score ~ agent | task", pvalue="monte_carlo", n_resamples=200, rng=1)
+               for frame in (df, _shuffle(df), df.iloc[::-1])]
+    assert results[0].pvalue == results[1].pvalue == results[2].pvalue
+    # against the chi-squared p-value of the same statistic (0.02421), within the Monte Carlo error of 200 draws
+    assert abs(results[0].pvalue - 0.02421) < 4 * np.sqrt(0.025 * 0.975 / 200)
+
+
+def test_bca_bias_correction_ties_replicates_at_rounding_noise():
+    # z0 counted a replicate 2e-16 below the estimate as below it: rounding noise, whose sign depends on the score's
+    # units, moved BCa's bounds by 1e-3 relative. Here 3 of 5 replicates tie with 1.0, one is below: the share
+    # below is (1 + 3 / 2) / 5 = 0.5, so z0 = 0 exactly, at any scale.
+    from rlstats.methods.bootstrap import _kernels
+
+    for factor in (1e-12, 1.0, 1e12):
+        stats = np.array([[1.0, 1.0 - 1.1e-16, 1.0 - 2.2e-16, 2.0, 0.0]]) * factor
+        assert _kernels.bias_correction(stats, np.array([factor])).tolist() == [0.0]
+    assert _kernels.bias_correction(np.array([[0.0, 0.5, 2.0, 3.0]]), np.array([1.0])).tolist() == [0.0]

@@ -1046,12 +1046,23 @@ def _quantiles(sorted_stats, levels):
     return x_lo + frac * (x_hi - x_lo)
 
 
+#: replicates within this much of the estimate, relative to the largest |value| of the metric's bootstrap
+#: distribution, tie with it: a resample holding the same runs in another order gives the estimate up to rounding
+BCA_TIE_RTOL = 1e-12
+
+
 def bias_correction(stats, estimate):
-    """z0 = Phi^-1 of the share of replicates below the estimate, ties counted half (as scipy does)."""
+    """z0 = Phi^-1 of the share of replicates below the estimate, ties counted half (as scipy does).
+
+    A tie is judged relative to the metric's scale (:data:`BCA_TIE_RTOL`), so that rounding noise, whose sign
+    depends on the score's units, never moves a replicate from tied to below.
+    """
     from scipy import special
-    below = (stats < estimate[..., None]).mean(axis=-1)
-    equal = (stats == estimate[..., None]).mean(axis=-1)
-    return special.ndtri(below + 0.5 * equal)
+    estimate = estimate[..., None]
+    scale = np.maximum(np.abs(estimate), np.abs(np.nan_to_num(stats)).max(axis=-1, keepdims=True))
+    equal = np.abs(stats - estimate) <= BCA_TIE_RTOL * scale
+    below = (stats < estimate) & ~equal
+    return special.ndtri(below.mean(axis=-1) + 0.5 * equal.mean(axis=-1))
 
 
 def interval_bounds(stats, estimate, confidence_level, kind, z0=None, acceleration=None):

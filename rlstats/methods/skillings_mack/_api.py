@@ -351,6 +351,10 @@ def _test(design, options, rng):
     if variant in ("skillings_mack", "quade") and design.max_runs_per_cell > 1:
         within = options.within_cell
         y, agent, task = _cells_of(design, within)
+    # the runs of a cell are exchangeable: in score order (within task, then agent), so that the Monte Carlo
+    # permutations, which pick positions, draw the same null whatever the order of the caller's rows
+    order = np.lexsort((y, agent, task))
+    y, agent, task = y[order], agent[order], task[order]
     corrected = (variant == "friedman") if options.tie_correction is None else options.tie_correction
     setup = kernels.build_setup(y, agent, task, design.n_agents, design.n_tasks, variant=_KERNEL_VARIANT[variant],
                                 tie_correction=corrected)
