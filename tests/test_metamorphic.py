@@ -142,6 +142,8 @@ CASES.update({
     "skillings_mack_monte_carlo": (_runs, _option_call("skillings_mack", pvalue="monte_carlo", n_resamples=200)),
     "bootstrap_bca": (_runs, _option_call("bootstrap", interval="bca", metrics=("iqm", "mean", "median"),
                                           n_resamples=200)),
+    "bootstrap_minmax": (_runs, _option_call("bootstrap", normalize="minmax", metrics=("iqm", "mean"),
+                                             n_resamples=100)),
     "tuning_views": (_sweep, _tuning_views),
     "tuning_sensitivity_raw": (_sweep2, _raw_sensitivity),
     "summarize_runs_final": (_curves, _summaries("final")),
@@ -199,6 +201,7 @@ CHANGES = {
     ("bootstrap", "shift"): (_RAW_SCALES, ("warnings",)),
     ("bootstrap_bca", "prefix"): (_KEYED, _RESAMPLED + ("dict.bias_correction",)),
     ("bootstrap_bca", "shift"): (_RAW_SCALES, ("warnings",)),
+    ("bootstrap_minmax", "prefix"): (_KEYED, _RESAMPLED),
     ("curves", "shift"): (_RAW_SCALES, ("warnings",)),
     ("mixed", "shift"): ("the t tests of the intercept and of each agent's marginal mean are tests against 0, which a "
                          "shift moves; the contrasts, variance components and the F test stay (glance, tidy). "
@@ -209,8 +212,6 @@ CHANGES = {
                                           "per-task tuned score as given, which depends on where the score's 0 is",
                                           ("dict.tables.sensitivity", "sensitivity[effective_dimension]", "print",
                                            "summary", "report")),
-    ("normalize_minmax", "shuffle"): ("the note lists each task's bounds in the order the tasks first appear in the "
-                                      "data; the normalised scores follow the rows", ("notes",)),
 }
 
 #: (case, transformation) -> the branch and reason of an expected failure that another helper fixes
