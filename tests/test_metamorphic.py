@@ -614,3 +614,15 @@ def test_bca_bias_correction_ties_replicates_at_rounding_noise():
         stats = np.array([[1.0, 1.0 - 1.1e-16, 1.0 - 2.2e-16, 2.0, 0.0]]) * factor
         assert _kernels.bias_correction(stats, np.array([factor])).tolist() == [0.0]
     assert _kernels.bias_correction(np.array([[0.0, 0.5, 2.0, 3.0]]), np.array([1.0])).tolist() == [0.0]
+
+
+def test_minmax_note_lists_tasks_in_the_results_order():
+    # The note listed each task's bounds in the order the tasks first appeared in the rows, so a shuffled frame
+    # printed another result; it now follows the task column's order (sorted here, as results list tasks).
+    df = pd.DataFrame({"task": ["Pong", "Pong", "Boxing", "Boxing"], "score": [-20.0, 10.0, 2.0, 6.5]})
+    for frame in (df, df.iloc[::-1]):
+        assert rlstats.normalize(frame, "minmax").attrs["rlstats_notes"][-1].endswith(
+            "in the data: Boxing 2 to 6.5, Pong -20 to 10")
+    levels = df.astype({"task": pd.CategoricalDtype(["Pong", "Boxing"])})  # a categorical's own order
+    assert rlstats.normalize(levels, "minmax").attrs["rlstats_notes"][-1].endswith(
+        "in the data: Pong -20 to 10, Boxing 2 to 6.5")
