@@ -157,7 +157,12 @@ UNIT_OPTIONS = {"bootstrap": ("gamma", 1.0)}
 
 #: tidy columns that must scale with the score (where not zero), per case
 SCALED: dict[str, tuple[str, ...]] = {
+    "adastop": ("estimate",),
+    "permutation": ("estimate",),
+    "mixed": ("estimate", "std_error", "conf_low", "conf_high"),
+    "performance_profile": ("tau",),
     "bootstrap": ("estimate", "conf_low", "conf_high"),
+    "bootstrap_bca": ("estimate", "conf_low", "conf_high"),
     "task_table": ("estimate",),
     "curves": ("estimate", "conf_low", "conf_high"),
     "tuning": ("estimate", "conf_low", "conf_high"),
@@ -476,9 +481,25 @@ def _compare_frame(a, b, where, relation, transform, problems):
                 break
 
 
+#: tidy and glance columns that never change with the score's units (where a case has them)
+INVARIANT = ("p_value", "p_adjusted", "df", "den_df", "rank", "rank_best", "rank_worst", "mean_rank", "decision",
+             "significant", "n_obs")
+
+
 def _scaled_columns(case, base, transformed, transform, problems):
-    """The columns that must scale do (the either-or relation of a single number would let them stay put)."""
+    """The columns that must scale do, and those that must not stay (the either-or relation of a single number
+    would let either pass)."""
     c = transform.factor
+    for part in ("tidy", "glance"):
+        for column in INVARIANT:
+            if part in base and column in base[part]:
+                x, y = base[part][column], transformed[part][column]
+                if pd.api.types.is_numeric_dtype(x) and not pd.api.types.is_bool_dtype(x):
+                    same = np.allclose(y.to_numpy(float), x.to_numpy(float), rtol=REL, atol=1e-11, equal_nan=True)
+                else:
+                    same = x.tolist() == y.tolist()
+                if not same:
+                    problems.append(f"{part}[{column}] changes with the units ({c:g})")
     for part in ("tidy", "frame"):
         for column in SCALED.get(case, ()):
             if part in base and column in base[part]:
