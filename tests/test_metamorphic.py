@@ -13,8 +13,9 @@ Transformations, each with the same ``rng``:
 * ``polars``, ``pyarrow``: the frame as a polars DataFrame or a pyarrow Table (the result then states the conversion);
 * ``steps_1e-06``, ``steps_1e+06``: the training step in other units, for the cases that read learning curves.
 
-A result is compared whole: ``tidy()``, ``glance()``, ``to_dict()`` (all but the recorded seed and versions), and the
-printed result, summary and report with their numbers parsed (each to the precision it is printed with).  A number
+A result is compared whole: ``tidy()``, ``glance()``, ``to_dict()`` (all but the recorded seed and versions), the
+warnings, and the printed result, summary, Markdown, LaTeX (where units and names stay: its layout follows the printed
+width of numbers and names) and report with their numbers parsed (each to the precision it is printed with).  A number
 passes a scaling when it is unchanged or multiplied by the factor (the squared factor for the mixed model's variance
 components); the columns a back end must scale (``SCALED``) are asserted to scale.  Relations a transformation may
 legitimately break are listed in ``CHANGES`` with the reason, and asserted to change.
@@ -196,7 +197,8 @@ ROW_ORDER = {
 #: each is asserted to change, and nothing else may
 _KEYED = ("each agent's resamples come from a random stream keyed by its label (so that its intervals do not depend "
           "on the other agents, rlstats.bootstrap's rng=): another name draws other resamples, the estimates stay")
-_RESAMPLED = ("print", "summary", "report", "tidy[conf_low]", "tidy[conf_high]", "dict.intervals", "dict.interval_mc_se")
+_RESAMPLED = ("print", "summary", "report", "markdown", "tidy[conf_low]", "tidy[conf_high]", "dict.intervals",
+              "dict.interval_mc_se")
 _RAW_SCALES = ("the warning that tasks are aggregated on their own scales compares the tasks' largest scores, which a "
                "shift by 1000 makes alike: it is a judgement of the scores' values, not of their units")
 CHANGES = {
@@ -210,7 +212,8 @@ CHANGES = {
     ("curves", "shift"): (_RAW_SCALES, ("warnings",)),
     ("mixed", "shift"): ("the t tests of the intercept and of each agent's marginal mean are tests against 0, which a "
                          "shift moves; the contrasts, variance components and the F test stay (glance, tidy). "
-                         + _RAW_SCALES, ("print", "summary", "warnings", "dict.coefficients", "dict.emmeans")),
+                         + _RAW_SCALES, ("print", "summary", "markdown", "warnings", "dict.coefficients",
+                                                        "dict.emmeans")),
     ("summarize_runs_auc", "shift"): ("the area under the curve grows by the shift times the step range",
                                       ("frame[score]",)),
     ("tuning_sensitivity_raw", "shift"): ("with percentiles=None the effective dimension asks for a fraction of the "
@@ -288,6 +291,12 @@ class Transform:
         self.base = base or (lambda df: df)  # the base data the transformed data are compared with
         self.base_kind = name if base else "data"
 
+    @property
+    def keeps_layout(self):
+        """Whether printed numbers and names keep their widths: LaTeX tables are laid out by them (a table or a
+        table* spanning both columns, transposed when narrower), so other units or names may lay them out otherwise."""
+        return self.factor == 1.0 and not self.shift and self.names is _identity
+
     def __repr__(self):
         return self.name
 
@@ -325,7 +334,9 @@ def _run(call, df, transform):
         return {"frame": out.reset_index(drop=True), "notes": list(out.attrs.get("rlstats_notes", [])),
                 "warnings": said}
     parts = {"print": str(out), "summary": str(out.summary()), "report": out.report(format="text"),
-             "tidy": out.tidy(), "glance": out.glance(), "warnings": said}
+             "markdown": out.to_markdown(), "tidy": out.tidy(), "glance": out.glance(), "warnings": said}
+    if transform.keeps_layout:
+        parts["latex"] = out.to_latex()
     data = out.to_dict()
     for key in ("seed", "versions"):  # how the stream was seeded and the package versions: not results
         data.pop(key)
@@ -534,6 +545,8 @@ def differences(case, transform):
         order = _shuffle(df.assign(_row=np.arange(len(df))))["_row"].to_numpy()
         base = _in_row_order(case, base, order)
     problems = []
+    if not transform.keeps_layout:
+        base = {part: value for part, value in base.items() if part != "latex"}
     for part, value in base.items():
         _compare(value, transformed[part], part, relation, transform, problems)
     if transform.factor != 1.0 and transform.column == "score":
