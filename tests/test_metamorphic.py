@@ -4,8 +4,9 @@ same result (or the exactly transformed one) when the data change in ways that m
 Transformations, each with the same ``rng``:
 
 * ``shuffle``: the rows in another order (a canonical order comes before any random stream);
-* ``scale_1e-12`` ... ``scale_1e+12``: the score in other units; p-values, ranks, decisions, df are invariant, estimates,
-  intervals and standard deviations scale exactly (relative tolerance ``REL``);
+* ``scale_1e-12`` ... ``scale_1e+12``, and ``scale_1e-150``: the score in other units; p-values, ranks, decisions, df
+  are invariant, estimates, intervals and standard deviations scale exactly (relative tolerance ``REL``); scores
+  beyond 1e150 are refused with a clear error (their sums of squares overflow);
 * ``shift``: the score plus a constant, for the statistics that are shift-equivariant;
 * ``prefix``: every agent and task name prefixed, which keeps their sort order;
 * ``float32``, ``int``: the score column's dtype, where the values are exact in both;
@@ -37,7 +38,7 @@ from rlstats.methods import DECLARATIONS
 
 #: relative tolerance of an exact relation between full-precision numbers
 REL = 1e-9
-SCALES = (1e-12, 1e-6, 1e6, 1e12)
+SCALES = (1e-150, 1e-12, 1e-6, 1e6, 1e12)  # 1e-150: squares of squares of such scores underflow to 0
 SHIFT = 1000.0
 PREFIX = "zz"  # keeps the sort order of every name; appears nowhere else in any result
 CONVERTED = re.compile(r"(Note: |- )?[Dd]ata converted from a (polars|pyarrow) \w+ to a pandas DataFrame "
@@ -229,6 +230,7 @@ _UNITS = ("fixed on branch numerics: the mixed model's Satterthwaite df and stan
 FIXED_ELSEWHERE = {
     ("permutation", "shuffle"): "fixed on branch numerics: the permutation step-down's adjusted p-values depend on the "
                                 "order of the rows (0.06 -> 0.045, a decision equal -> smaller; issue 39 item 4)",
+    ("mixed", "scale_1e-150"): _UNITS.replace("(df", "(ZeroDivisionError at 1e-150, df"),
     ("mixed", "scale_1e-12"): _UNITS,
     ("mixed", "scale_1e-06"): _UNITS,
     ("mixed", "scale_1e+12"): _UNITS,
@@ -660,3 +662,26 @@ def test_minmax_note_lists_tasks_in_the_results_order():
     levels = df.astype({"task": pd.CategoricalDtype(["Pong", "Boxing"])})  # a categorical's own order
     assert rlstats.normalize(levels, "minmax").attrs["rlstats_notes"][-1].endswith(
         "in the data: Pong -20 to 10, Boxing 2 to 6.5")
+
+
+@pytest.mark.parametrize("factor", [1e-150, 1.0, 1e12])
+def test_welch_satterthwaite_df_do_not_underflow(factor):
+    # df = (a + b)^2 / (a^2 / (n - 1) + b^2 / (m - 1)) squared variances of 1e-300 to 0 (NaN df, then no interval);
+    # from the variances' shares it is unit-free. x = (0, 1, 2), y = (0, 2, 4): a = 1/3, b = 4/3, df = 50/17.
+    from rlstats.methods.selection import _kernels as selection
+    from rlstats.methods.task_table import _kernels as task_table
+
+    x, y = np.array([0.0, 1.0, 2.0]) * factor, np.array([0.0, 2.0, 4.0]) * factor
+    assert task_table.welch_t(x, y)[1] == pytest.approx(50 / 17, rel=1e-12)
+    assert selection.difference(x, y, "welch").df == pytest.approx(50 / 17, rel=1e-12)
+
+
+@pytest.mark.parametrize("factor", [1e-150, 1.0, 1e12])
+def test_bca_acceleration_does_not_underflow(factor):
+    # a = sum u^3 / (6 (sum u^2)^1.5) cubed influences of 1e-150 to 0 (a = 0). Leave-one-out values (0, 1, 3):
+    # u = 4/3 - (0, 1, 3), sum u^3 = -60/27, sum u^2 = 42/9.
+    from rlstats.methods.bootstrap import _kernels
+
+    expected = (-60 / 27) / (6 * (42 / 9) ** 1.5)
+    assert _kernels.acceleration_from_jackknife(np.array([0.0, 1.0, 3.0]) * factor) == pytest.approx(expected,
+                                                                                                     rel=1e-12)

@@ -1106,9 +1106,16 @@ def interval_bounds(stats, estimate, confidence_level, kind, z0=None, accelerati
 def acceleration_from_jackknife(values):
     """Single-sample BCa acceleration from leave-one-out values (..., n): sum u^3 / (6 (sum u^2)^1.5)."""
     u = values.mean(axis=-1, keepdims=True) - values
+    u = _unit_size(u)  # a is scale-free; cubes of influences in tiny units would underflow to 0
     num = (u**3).sum(axis=-1)
     den = 6 * (u**2).sum(axis=-1) ** 1.5
     return np.divide(num, den, out=np.zeros_like(num), where=den > 0)
+
+
+def _unit_size(u):
+    """``u`` divided by its largest |value| along the last axis (where that is positive and finite)."""
+    top = np.abs(u).max(axis=-1, keepdims=True)
+    return u / np.where((top > 0) & np.isfinite(top), top, 1.0)
 
 
 def _median_with_replacement(sorted_means, rank, x):
@@ -1217,6 +1224,7 @@ def stratified_acceleration(layout, metrics, gamma):
         influence -= values
         del values
         influence *= shrink[task]
+        influence = _unit_size(influence)  # a is scale-free: cubes in tiny units would underflow to 0
         num[j] = np.einsum("i,i,i->", influence, influence, influence)
         den[j] = np.einsum("i,i->", influence, influence)
     den = 6 * den**1.5
