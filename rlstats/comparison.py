@@ -35,7 +35,13 @@ def compare(data: Data, formula: FormulaLike, method: str | None = None, *, subs
         (comparisons, ``in [...]``, ``&``/``and``, ``|``/``or``, ``~``/``not``, parentheses; never
         evaluated as code); the result says how many rows it kept.
     **options
-        Passed to the back end's own function (e.g. ``rng=``, ``pvalue=``).
+        Passed to the back end's own function (e.g. ``rng=``, ``pvalue=``).  With the same ``rng=``, every
+        back end gives the same result whatever the order of the rows, the frame type (pandas, polars,
+        pyarrow) and the dtypes of its columns, and the exactly scaled result for the score in other units
+        (``tests/test_metamorphic.py``).  Renaming agents or tasks may change the random streams: they are
+        drawn in the order of the agents and tasks (sorted names, or a categorical's order), and the bootstrap's (``bootstrap``,
+        ``probability_of_improvement``, ``performance_profile``) are keyed by each agent's name, so the same
+        ``rng`` gives other resamples (from the same distribution) after a renaming.
 
     Returns
     -------

@@ -133,7 +133,7 @@ def _rule_frame(rule, df, by, score, low, high):
         raise OptionError(f"low= and high= name columns of a reference table; the rule {rule!r} has none "
                           f"(its bounds: {RULES[rule]})")
     keys = df[by].astype(object)
-    tasks = [*dict.fromkeys(keys)]
+    tasks = _canonical_tasks(df[by], keys)  # the note lists them in this order, whatever the order of the rows
     if rule == "dm_control":
         return pd.DataFrame({by: tasks, "min": 0.0, "max": 1000.0})
     values = pd.Series(df[score].to_numpy(dtype=float, na_value=np.nan), index=df.index)
@@ -145,6 +145,17 @@ def _rule_frame(rule, df, by, score, low, high):
         raise DesignError(f"min-max normalisation needs two different scores in every task; task {_show(flat)} "
                           "has one value only (or none that is not missing), so its range is zero")
     return table
+
+
+def _canonical_tasks(column, keys):
+    """The tasks of ``column`` in the order results list them: a categorical's levels (those present), else sorted."""
+    present = [*dict.fromkeys(keys)]
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        return [t for t in column.cat.categories if t in set(present)]
+    try:
+        return sorted(present)
+    except TypeError:  # names of mixed types: sorted as text
+        return sorted(present, key=str)
 
 
 def _bounds_phrase(table, by, limit=10):
@@ -314,7 +325,7 @@ def normalize(df: Table, reference: Table | str, *, low: str | None = None, high
     >>> out["score"].tolist()
     [0.0, 1.0, 0.0, 1.0]
     >>> out.attrs["rlstats_notes"][-1].split("in the data: ")[1]  # the note states the bounds
-    'Pong -20 to 10, Boxing 2 to 6.5'
+    'Boxing 2 to 6.5, Pong -20 to 10'
     """
     _check_names(low, high, by, score)
     df = as_pandas(df)  # a polars or pyarrow table: converted once, stated in the notes

@@ -319,7 +319,7 @@ def test_minmax_uses_each_tasks_range_in_the_data_and_states_it(scores):
     gappy = pd.concat([scores, pd.DataFrame({"agent": ["C"], "task": ["Pong"], "seed": [0], "score": [np.nan]})])
     out = normalize(gappy, "minmax")
     np.testing.assert_allclose(out["score"], [0.0, (6.1 + 2.0) / 8.1, 1.0, 0.0, np.nan], rtol=1e-15)
-    assert out.attrs["rlstats_notes"][-1].endswith("in the data: Pong 0 to 14.75, Boxing -2 to 6.1")
+    assert out.attrs["rlstats_notes"][-1].endswith("in the data: Boxing -2 to 6.1, Pong 0 to 14.75")  # sorted, as results list tasks
 
 
 # ---- issue 39 item 5: what each normaliser's range is (a bound, a convention, or no range at all)

@@ -406,7 +406,9 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
         the rows / leave out the tasks where some agent has no runs, and say so.
     rng : None, int or numpy.random.Generator
         Seed (recorded in the result).  Each agent draws from a stream keyed
-        by its label, so its intervals do not depend on the other agents.
+        by its label, so its intervals do not depend on the other agents;
+        renaming an agent therefore changes its resamples (not the estimates).
+        The row order, the frame type and the score's units do not change them.
         Runs are drawn 16 bits a value (:class:`rlstats.resampling.UniformIndices`,
         exactly uniform); before issue 17 they came from ``Generator.integers``,
         so the same ``rng`` now gives other resamples than earlier versions did,
@@ -675,7 +677,8 @@ def probability_of_improvement(data: Data, formula: FormulaLike | None = None, *
         As in :func:`bootstrap` (the estimate does not change; scores are only compared within tasks).
     na_action : {"raise", "drop"}
     rng : None, int or numpy.random.Generator
-        Seed; each agent's resamples are those :func:`bootstrap` draws for it with the same seed.
+        Seed; each agent's resamples are those :func:`bootstrap` draws for it with the same seed (keyed by its
+        label: renaming an agent changes them).
     progress : bool
     n_jobs : int
         Threads computing the resamples (-1: one per core).  Every block of
@@ -841,7 +844,8 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
         As in :func:`bootstrap`.
     na_action : {"raise", "drop"}
     rng : None, int or numpy.random.Generator
-        Seed; each agent's resamples are those :func:`bootstrap` draws for it with the same seed.
+        Seed; each agent's resamples are those :func:`bootstrap` draws for it with the same seed (keyed by its
+        label: renaming an agent changes them).
     progress : bool
     n_jobs : int
         Threads computing the resamples (-1: one per core).  Every block of

@@ -1061,12 +1061,23 @@ def _quantiles(sorted_stats, levels):
     return x_lo + frac * (x_hi - x_lo)
 
 
+#: replicates within this much of the estimate, relative to the largest |value| of the metric's bootstrap
+#: distribution, tie with it: a resample holding the same runs in another order gives the estimate up to rounding
+BCA_TIE_RTOL = 1e-12
+
+
 def bias_correction(stats, estimate):
-    """z0 = Phi^-1 of the share of replicates below the estimate, ties counted half (as scipy does)."""
+    """z0 = Phi^-1 of the share of replicates below the estimate, ties counted half (as scipy does).
+
+    A tie is judged relative to the metric's scale (:data:`BCA_TIE_RTOL`), so that rounding noise, whose sign
+    depends on the score's units, never moves a replicate from tied to below.
+    """
     from scipy import special
-    below = (stats < estimate[..., None]).mean(axis=-1)
-    equal = (stats == estimate[..., None]).mean(axis=-1)
-    return special.ndtri(below + 0.5 * equal)
+    estimate = estimate[..., None]
+    scale = np.maximum(np.abs(estimate), np.abs(np.nan_to_num(stats)).max(axis=-1, keepdims=True))
+    equal = np.abs(stats - estimate) <= BCA_TIE_RTOL * scale
+    below = (stats < estimate) & ~equal
+    return special.ndtri(below.mean(axis=-1) + 0.5 * equal.mean(axis=-1))
 
 
 def interval_bounds(stats, estimate, confidence_level, kind, z0=None, acceleration=None):
@@ -1110,9 +1121,16 @@ def interval_bounds(stats, estimate, confidence_level, kind, z0=None, accelerati
 def acceleration_from_jackknife(values):
     """Single-sample BCa acceleration from leave-one-out values (..., n): sum u^3 / (6 (sum u^2)^1.5)."""
     u = values.mean(axis=-1, keepdims=True) - values
+    u = _unit_size(u)  # a is scale-free; cubes of influences in tiny units would underflow to 0
     num = (u**3).sum(axis=-1)
     den = 6 * (u**2).sum(axis=-1) ** 1.5
     return np.divide(num, den, out=np.zeros_like(num), where=den > 0)
+
+
+def _unit_size(u):
+    """``u`` divided by its largest |value| along the last axis (where that is positive and finite)."""
+    top = np.abs(u).max(axis=-1, keepdims=True)
+    return u / np.where((top > 0) & np.isfinite(top), top, 1.0)
 
 
 def _median_with_replacement(sorted_means, rank, x):
@@ -1221,6 +1239,7 @@ def stratified_acceleration(layout, metrics, gamma):
         influence -= values
         del values
         influence *= shrink[task]
+        influence = _unit_size(influence)  # a is scale-free: cubes in tiny units would underflow to 0
         num[j] = np.einsum("i,i,i->", influence, influence, influence)
         den[j] = np.einsum("i,i->", influence, influence)
     den = 6 * den**1.5

@@ -178,6 +178,8 @@ def effective_df(replicates, weights, task_of, n_tasks):
         warnings.simplefilter("ignore", RuntimeWarning)
         centred = np.nan_to_num(replicates - np.nanmean(replicates, axis=0))
     influence = (weights - 1.0).T @ centred / replicates.shape[0]  # (runs, steps)
+    top = np.abs(influence).max(axis=0)
+    influence = influence / np.where(top > 0, top, 1.0)  # df is scale-free; v_t^2 in tiny units would underflow
     shares = np.zeros((n_tasks, replicates.shape[1]))
     np.add.at(shares, task_of, influence ** 2)
     sizes = np.bincount(task_of, minlength=n_tasks)

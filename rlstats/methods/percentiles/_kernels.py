@@ -931,27 +931,29 @@ def propagate_bounds(z_lo, z_hi, *, dense_limit=DENSE_LIMIT):
 # ----------------------------------------------------------------------------- ranks
 
 
-# Values closer than this (relative to max(1, |value|)) are tied: the game's linear solves leave agents with
-# identical scores 1e-16 apart, which must not rank them.
+# Values closer than this (relative to max(scale, |value|)) are tied: the game's linear solves leave agents with
+# identical scores 1e-16 apart, which must not rank them.  ``scale`` is 1 for the aggregate percentiles (in [0, 1])
+# and the task's score scale for per-task means, so that a task's ties do not depend on the score's units.
 TIE_TOLERANCE = 1e-10
 
 
-def above(a, b):
-    """a > b by more than the tie tolerance, elementwise with broadcasting."""
-    scale = np.maximum(1.0, np.maximum(np.abs(a), np.abs(b)))
+def above(a, b, scale=1.0):
+    """a > b by more than the tie tolerance relative to max(scale, |a|, |b|), elementwise with broadcasting."""
+    scale = np.maximum(scale, np.maximum(np.abs(a), np.abs(b)))
     return a > b + TIE_TOLERANCE * scale
 
 
-def competition_rank(estimate):
+def competition_rank(estimate, scale=1.0):
     """1 + number of agents with a larger estimate ("min" ranking, spec 5.5): tied agents share the best rank.
 
-    Estimates within the tie tolerance are tied, as R's ``rank(-x, ties.method = "min")`` on exact ties.
+    Estimates within the tie tolerance (relative to ``scale``) are tied, as R's ``rank(-x, ties.method = "min")``
+    on exact ties.
     """
     estimate = np.asarray(estimate, dtype=float)
-    return 1 + above(estimate[None, :], estimate[:, None]).sum(axis=1)
+    return 1 + above(estimate[None, :], estimate[:, None], scale).sum(axis=1)
 
 
-def rank_range(low, high):
+def rank_range(low, high, scale=1.0):
     """(best, worst) competition ranks consistent with simultaneous intervals (k = i excluded).
 
     best_i = 1 + #{k != i: low_k > high_i} (agents surely better);  worst_i = 1 + #{k != i: high_k > low_i}
@@ -963,6 +965,6 @@ def rank_range(low, high):
     low, high = np.asarray(low, dtype=float), np.asarray(high, dtype=float)
     n = low.size
     off = ~np.eye(n, dtype=bool)
-    best = 1 + (above(low[None, :], high[:, None]) & off).sum(axis=1)
-    worst = 1 + (above(high[None, :], low[:, None]) & off).sum(axis=1)
+    best = 1 + (above(low[None, :], high[:, None], scale) & off).sum(axis=1)
+    worst = 1 + (above(high[None, :], low[:, None], scale) & off).sum(axis=1)
     return best, worst

@@ -532,7 +532,9 @@ def _unreachable_note(inspector, beta, n_p, n_i):
         return []
     if inspector["pvalue_method"] == "exact":
         top = null.max()
-        smallest = np.count_nonzero(null >= top - 1e-9 * max(1.0, abs(top))) / null.size
+        # subsets whose statistic ties the largest, to a tolerance relative to the statistics' own scale (a floor in
+        # absolute units would tie every subset of scores in small units)
+        smallest = np.count_nonzero(null >= top - 1e-9 * np.abs(null).max()) / null.size
     else:
         smallest = monte_carlo_pvalue(0, inspector["n_resamples"])
     if smallest <= beta:

@@ -202,7 +202,9 @@ def difference(v_reported, v_heldout, kind, sigma=None):
         else:
             a, b = sd_p**2 / n_p, sd_i**2 / n_i
             se = np.sqrt(a + b)
-            df = (a + b) ** 2 / (a**2 / (n_p - 1) + b**2 / (n_i - 1))
+            # Satterthwaite from the variances' shares: squares of variances in tiny units would underflow to 0
+            share_a, share_b = a / (a + b), b / (a + b)
+            df = 1.0 / (share_a**2 / (n_p - 1) + share_b**2 / (n_i - 1))
     return Difference(estimate, se, df)
 
 

@@ -99,7 +99,9 @@ def welch_t(x, y):
     variance = var_x + var_y
     with np.errstate(divide="ignore", invalid="ignore"):
         t = difference / np.sqrt(variance)
-        df = variance**2 / (var_x**2 / (n - 1) + var_y**2 / (m - 1))
+        # Welch-Satterthwaite from the variances' shares: squares of variances in tiny units would underflow to 0
+        share_x, share_y = var_x / variance, var_y / variance
+        df = 1.0 / (share_x**2 / (n - 1) + share_y**2 / (m - 1))
     return t, df, difference, np.sqrt(variance)
 
 

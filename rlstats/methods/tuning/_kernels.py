@@ -291,5 +291,7 @@ def sensitivity(gamma, factors, fraction, task_best=None):
             others = [j for j in range(d) if j not in S]
             agree = (factors[:, others] == factors[default, others]).all(axis=1)
             subsets.append((S, float(gamma[:, agree].max(axis=1).mean())))
-    dimension = min(len(S) for S, score in subsets if score >= fraction * per_task - 1e-12)
+    # rounding slack relative to the scores' scale: with percentiles=None they are in the caller's units
+    slack = 1e-12 * float(max(np.abs(gamma).max(), np.abs(task_best).max()))
+    dimension = min(len(S) for S, score in subsets if score >= fraction * per_task - slack)
     return per_task, cross_task, subsets, dimension
