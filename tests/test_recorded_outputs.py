@@ -45,7 +45,7 @@ for _call in ("compare/task_table", "task_table/aggregate", "task_table/brunnerm
               "task_table/mannwhitney", "task_table/welch"):
     for _column in ("hedges_g", "hedges_g_low", "hedges_g_high"):
         CHANGED[_call, "tidy", _column] = (
-            "issue 39 item 7", "Hedges' g and its limits take the exact J in place of 1 - 3 / (4 (n + m) - 9)",
+            "953f974", "Hedges' g and its limits take the exact J in place of 1 - 3 / (4 (n + m) - 9)",
             _exact_hedges_correction(_call, _column))
 
 
