@@ -45,7 +45,7 @@ def canonical(value: Any) -> bytes:
                       allow_nan=False).encode("ascii")
 
 
-def batch_bytes(batch: dict[str, Sequence[float]]) -> bytes:
+def batch_bytes(batch: dict[str, Any]) -> bytes:
     """A batch ``{agent: scores}`` as canonical bytes, every score a float."""
     try:
         return canonical({str(a): [float(x) for x in values] for a, values in batch.items()})
@@ -102,7 +102,7 @@ def _scores_tag(signer, number, body):
     return signer.tag("scores", canonical({"batch": number}), body)
 
 
-def record(settings: dict[str, Any], batches: Sequence[dict[str, Sequence[float]]],
+def record(settings: dict[str, Any], batches: Sequence[dict[str, Any]],
            key: bytes | None) -> tuple[list[str], dict[str, Any]]:
     """``(digests, integrity)`` of a state's settings and batches, as :meth:`AdaStop.to_state` writes them."""
     signer = _Signer(key)
@@ -167,18 +167,19 @@ def check_shape(state: dict[str, Any]) -> None:
 def check_key(state: dict[str, Any], key: bytes | None) -> None:
     """A keyed state needs its key; a key given to a plain (or older) state is refused, never added."""
     integrity = state.get("integrity") if state.get("version") == 3 else None
-    keyed = isinstance(integrity, dict) and integrity.get("algorithm") == KEYED
+    recorded = integrity.get("key_id") if isinstance(integrity, dict) and integrity.get("algorithm") == KEYED \
+        else None
     count = len(state["batches"])
     which = f"batches 1-{count}" if count > 1 else ("batch 1" if count else "the settings (no batch fed yet)")
-    if keyed and key is None:
+    if recorded is not None and key is None:
         raise DesignError(f"the digests of {which} of the AdaStop state were made with a key (HMAC-SHA256, key id "
-                          f"{integrity['key_id']}), and none was given: give that key to read or update the state "
+                          f"{recorded}), and none was given: give that key to read or update the state "
                           "(--key-file PATH, or key= in Python)")
-    if keyed and key_id(key) != integrity["key_id"]:
+    if recorded is not None and key is not None and key_id(key) != recorded:
         raise DesignError(f"the digests of {which} of the AdaStop state were made with another key than the one "
-                          f"given (key id {integrity['key_id']}; the key given has {key_id(key)}): give the key "
+                          f"given (key id {recorded}; the key given has {key_id(key)}): give the key "
                           "file the state was created with")
-    if not keyed and key is not None:
+    if recorded is None and key is not None:
         what = ("the digests of the AdaStop state are plain SHA-256: it was created without a key, or rewritten "
                 "without one" if state.get("version") == 3
                 else f"a version {state.get('version')} AdaStop state has no keyed digests")
