@@ -1433,7 +1433,8 @@ KEYED = [  # (what, the keyed state edited, the key given, phrase)
     ("the key id copied over a wrong key's digests",
      lambda s: {**resigned(s, key=b"another key of thirty-two bytes!"),
                 "integrity": {**s["integrity"], "key_id": _integrity.key_id(KEY)}}, KEY,
-     "batch 1 of the AdaStop state does not match its recorded digest: the agents"),
+     "batch 1 of the AdaStop state does not match its recorded digest: none of its settings matches its tags: its "
+     "digests were made with another key (or rewritten)"),
 ]
 
 
@@ -1554,3 +1555,17 @@ def test_key_files_are_checked_before_use(tmp_path):
     writer.start()
     assert _integrity.read_key(fifo) == KEY  # --key-file <(pass show adastop)
     writer.join(timeout=10)
+
+
+def test_a_batch_appended_with_its_digest_only_is_named():
+    # the edit the issue tried on version 2: the batch and its digest copied, the rest of the record left alone
+    state = _campaign().to_state()
+    state["batches"].append(copy.deepcopy(state["batches"][1]))
+    state["digests"].append(state["digests"][1])
+    with pytest.raises(DesignError, match=re.escape("\"integrity.scores\" does not have one entry per batch (3 "
+                                                    "batch(es), 2 tag(s)): batch 3 has none, so it was added by hand")):
+        AdaStop.from_state(state)
+    state["batches"].pop()
+    with pytest.raises(DesignError, match=re.escape("\"digests\" does not have one entry per batch (2 batch(es), 3 "
+                                                    "digest(s)): batch 3 is missing, so it was dropped by hand")):
+        AdaStop.from_state(state)

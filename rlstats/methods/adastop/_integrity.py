@@ -141,9 +141,7 @@ def check_shape(state: dict[str, Any]) -> None:
     if not isinstance(digests, list) or not all(isinstance(d, str) for d in digests):
         raise _damaged("\"digests\" must be a list of hexadecimal digests")
     if len(digests) != count:
-        raise DesignError(f"the AdaStop state is damaged: \"digests\" does not have one entry per batch ({count} "
-                          f"batch(es), {len(digests)} digest(s)): a batch or a digest was dropped or added by hand; "
-                          f"{_RESTORE}")
+        raise _not_one_each("\"digests\"", count, len(digests), "digest")
     if not isinstance(integrity, dict):
         raise DesignError("the AdaStop state has no \"integrity\" record: a version 3 state always has one, so it "
                           f"was edited by hand or corrupted; {_RESTORE}")
@@ -157,11 +155,19 @@ def check_shape(state: dict[str, Any]) -> None:
     if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
         raise _damaged("\"integrity.scores\" must be a list of tags")
     if len(tags) != count:
-        raise DesignError(f"the AdaStop state is damaged: \"integrity.scores\" does not have one entry per batch "
-                          f"({count} batch(es), {len(tags)} tag(s)): a batch was dropped or added by hand; "
-                          f"{_RESTORE}")
+        raise _not_one_each("\"integrity.scores\"", count, len(tags), "tag")
     if not isinstance(integrity.get("end"), str):
         raise _damaged("\"integrity.end\" must be a digest")
+
+
+def _not_one_each(what, count, recorded, noun):
+    """A list of the integrity record longer or shorter than the batches: the first batch without its pair."""
+    if recorded < count:
+        why = f"batch {recorded + 1} has none, so it was added by hand (or its {noun} dropped)"
+    else:
+        why = f"batch {count + 1} is missing, so it was dropped by hand (or a {noun} added)"
+    return DesignError(f"the AdaStop state is damaged: {what} does not have one entry per batch ({count} batch(es), "
+                       f"{recorded} {noun}(s)): {why}; {_RESTORE}")
 
 
 def check_key(state: dict[str, Any], key: bytes | None) -> None:
@@ -214,9 +220,12 @@ def _first_problem(signer, settings, state):
     count = len(batches)
     recorded = integrity["fields"]
     named = _fields(settings)
-    for name, value in named:
-        if recorded.get(name) != signer.tag("field", canonical({name: value})):
-            return _mismatch(1, count, f"{_label(name)} changed since the batches were fed (edited by hand?)")
+    differ = [name for name, value in named if recorded.get(name) != signer.tag("field", canonical({name: value}))]
+    if len(differ) == len(named):  # an edit changes a setting or two, not every one
+        return _mismatch(1, count, "none of its settings matches its tags: its digests were made with another key "
+                                   "(or rewritten)")
+    if differ:
+        return _mismatch(1, count, f"{_label(differ[0])} changed since the batches were fed (edited by hand?)")
     extra = sorted(set(recorded) - {name for name, _ in named})
     if extra:
         return _mismatch(1, count, f"it records a setting {extra[0]!r} this state does not have")
