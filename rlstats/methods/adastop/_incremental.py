@@ -65,7 +65,8 @@ class AdaStop:
         loaded continues exactly as an uninterrupted run.
     key : None, bytes or pathlib.Path
         Key of the state's digests (at least 16 bytes, or a key file, all of
-        whose bytes are the key; refused if other users may read it).  With a
+        whose bytes are the key; refused if users other than its owner and
+        group may read or write it).  With a
         key the saved state's digests are HMAC-SHA256, so that someone who
         edits the state and recomputes them without the key is refused; the
         same key must be given to :meth:`load` it.  A key can be set only
