@@ -1026,9 +1026,7 @@ def test_constructor_and_state_errors(tmp_path):
     state["batches"][0]["a"] = [1.0]
     with pytest.raises(DesignError, match="batch 1 of the AdaStop state does not match its recorded digest"):
         AdaStop.from_state(state)  # digests are checked before anything is replayed
-    from rlstats.methods.adastop._incremental import _batch_digest
-
-    state["digests"] = [_batch_digest(b) for b in state["batches"]]
+    resigned(state)  # the digests made anew for the edited batch: the replay still refuses its one run
     with pytest.raises(DesignError, match="inconsistent"):
         AdaStop.from_state(state)
 
@@ -1312,3 +1310,298 @@ def test_adastop_runs_within_a_batch_are_taken_in_score_order():
     other = adastop(shuffled, "score ~ agent", n=5, K=2, batch="batch", rng=3, n_resamples=500)
     for name, table in base.summary().tables.items():  # before issue 39 the boundaries and decisions differed
         pd.testing.assert_frame_equal(other.summary().tables[name], table)
+
+
+# ---------------------------------------------------------------------------
+# issue 39 item 6: a state whose decisions cannot be edited quietly
+# ---------------------------------------------------------------------------
+
+import copy
+import hashlib
+import hmac
+import os
+import re
+import threading
+
+from rlstats.methods.adastop import _integrity
+
+KEY = b"0123456789abcdef-a key of 32 b.."
+
+
+def _campaign(key=None, **options):
+    """Three agents, two batches of 5 runs where alpha = 0.05 decides nothing and alpha = 0.5 decides two pairs."""
+    gen = np.random.default_rng(2)
+    batches = [{a: gen.normal(m, 1, 5) for a, m in zip("abc", (0.0, 0.6, 1.2))} for _ in range(2)]
+    seq = AdaStop(list("abc"), **{"n": 5, "K": 6, "n_resamples": 500, "rng": 0, "key": key, **options})
+    for batch in batches:
+        seq.update({a: v for a, v in batch.items() if a in seq.agents_to_run})
+    return seq
+
+
+def decided(seq):
+    return seq.decisions[["agent_1", "agent_2", "decision"]].values.tolist()
+
+
+def resigned(state, key=None):
+    """What someone editing the file would do next: make every digest anew from what the file now says."""
+    settings = {"agents": state["agents"], "options": state["options"], "seed": state["seed"],
+                "migrated": state.get("migrated")}
+    state["digests"], state["integrity"] = _integrity.record(settings, state["batches"], key)
+    return state
+
+
+def _move(state, how):
+    """Drop, repeat or reorder batches, with their digests and tags (as an edit that knows the format would)."""
+    for records in (state["batches"], state["digests"], state["integrity"]["scores"]):
+        how(records)
+    return state
+
+
+def _edit(path, value):
+    def edit(state):
+        *keys, last = path
+        target = state
+        for key in keys:
+            target = target[key]
+        target[last] = value(target[last]) if callable(value) else value
+        return state
+    return edit
+
+
+def test_untampered_states_round_trip_with_identical_decisions(tmp_path):
+    for key in (None, KEY):
+        seq = _campaign(key)
+        path = seq.save(tmp_path / "state.json")
+        text = path.read_text()
+        assert text.startswith("{\n \"format\": \"rlstats.AdaStop\",\n \"version\": 3,")  # indented JSON
+        assert KEY.decode() not in text and "key" not in json.loads(text)["options"]
+        loaded = AdaStop.load(path, key=key)
+        assert decided(loaded) == decided(seq) == [["a", "b", "continue"], ["a", "c", "continue"], ["b", "c", "continue"]]
+        pd.testing.assert_frame_equal(loaded.result().history, seq.result().history)
+        assert loaded.to_state() == seq.to_state()
+        state = json.loads(text)
+        assert state["integrity"]["algorithm"] == ("sha256" if key is None else "hmac-sha256")
+        assert len(state["digests"]) == len(state["integrity"]["scores"]) == 2
+    # a key file holds the same key: its bytes, all of them
+    key_file = tmp_path / "adastop.key"
+    key_file.write_bytes(KEY)
+    key_file.chmod(0o600)
+    assert AdaStop.load(tmp_path / "state.json", key=key_file).to_state() == _campaign(KEY).to_state()
+
+
+def test_the_edit_of_the_issue_changes_decisions_and_is_refused():
+    # alpha 0.05 -> 0.5 in the state: two pairs would be decided "smaller" where none is
+    assert decided(_campaign(alpha=0.5))[:2] == [["a", "b", "smaller"], ["a", "c", "smaller"]]
+    state = _edit(("options", "alpha"), 0.5)(_campaign().to_state())
+    with pytest.raises(DesignError, match=r"^batch 1 of the AdaStop state does not match its recorded digest: "
+                                          r"option alpha changed since the batches were fed"):
+        AdaStop.from_state(state)
+    # plain SHA-256 digests stop hand edits, not someone who recomputes them (documented); a key does
+    assert decided(AdaStop.from_state(resigned(copy.deepcopy(state))))[:2] == [["a", "b", "smaller"],
+                                                                              ["a", "c", "smaller"]]
+    keyed = _edit(("options", "alpha"), 0.5)(_campaign(KEY).to_state())
+    with pytest.raises(DesignError, match="its digests are plain SHA-256, recomputed without the key"):
+        AdaStop.from_state(resigned(keyed) | {"integrity": {**keyed["integrity"], "algorithm": "hmac-sha256",
+                                                            "key_id": _integrity.key_id(KEY)}}, key=KEY)
+
+
+def _first_batch_to(value):
+    return lambda batches: batches.__setitem__(0, value(batches))
+
+
+TAMPERING = [  # (what, edit of a 2-batch state, the batch named, what the message says differs)
+    ("alpha", _edit(("options", "alpha"), 0.5), 1, "option alpha changed"),
+    ("K", _edit(("options", "K"), 2), 1, "option K changed"),
+    ("n", _edit(("options", "n"), 4), 1, "option n changed"),
+    ("n_resamples", _edit(("options", "n_resamples"), 10_000), 1, "option n_resamples changed"),
+    ("beta", _edit(("options", "beta"), 0.2), 1, "option beta changed"),
+    ("permutations", _edit(("options", "permutations"), "pairwise"), 1, "option permutations changed"),
+    ("reference", _edit(("options", "reference"), "a"), 1, "option reference changed"),
+    ("agent order", _edit(("agents",), ["b", "a", "c"]), 1, "the agents (their names or their order) changed"),
+    ("seed", _edit(("seed", "entropy"), 1), 1, "the seed changed"),
+    ("seed record", _edit(("seed", "record"), 7), 1, "the seed changed"),
+    ("a score", lambda s: _edit(("batches", 1, "b"), lambda v: [v[0] + 1e-9, *v[1:]])(s), 2,
+     "its scores are not those that were fed"),
+    ("a digest", _edit(("digests", 1), "0" * 64), 2, "its scores are those fed as this batch, but its recorded "
+                                                      "digest was edited"),
+    ("batch 1 dropped", lambda s: _move(s, lambda r: r.pop(0)), 1, "it was fed as batch 2: batches were dropped or "
+                                                                   "reordered"),
+    ("batch 2 dropped", lambda s: _move(s, lambda r: r.pop(1)), 2, "is missing: the state ends after 1 batch(es)"),
+    ("batch 2 repeated", lambda s: _move(s, lambda r: r.append(copy.deepcopy(r[1]))), 3,
+     "it repeats batch 2 (the same batch appended twice with its digest)"),
+    ("batches reordered", lambda s: _move(s, lambda r: r.reverse()), 1, "it was fed as batch 2"),
+]
+
+
+@pytest.mark.parametrize("what, edit, batch, why", TAMPERING, ids=[t[0] for t in TAMPERING])
+@pytest.mark.parametrize("key", [None, KEY], ids=["plain", "keyed"])
+def test_every_tampering_is_refused_naming_the_batch(what, edit, batch, why, key):
+    state = edit(_campaign(key).to_state())
+    with pytest.raises(DesignError, match=f"^batch {batch} of the AdaStop state (does not match its recorded digest: |)"
+                                          f"{re.escape(why)}"):
+        AdaStop.from_state(json.loads(json.dumps(state)), key=key)
+
+
+def test_the_same_values_written_otherwise_are_no_edit():
+    state = _campaign().to_state()
+    state["options"]["alpha"] = 5e-2
+    state["batches"][0]["a"] = [float(x) for x in state["batches"][0]["a"]]
+    text = json.dumps(state).replace('"beta": 0.0', '"beta": 0')
+    assert decided(AdaStop._from_json(text, "x")) == decided(_campaign())
+
+
+KEYED = [  # (what, the keyed state edited, the key given, phrase)
+    ("no key", lambda s: s, None, "the digests of batches 1-2 of the AdaStop state were made with a key "
+                                  "(HMAC-SHA256, key id "),
+    ("a wrong key", lambda s: s, b"another key of thirty-two bytes!", "were made with another key than the one "
+                                                                        "given (key id "),
+    ("recomputed plain, still marked keyed",
+     lambda s: resigned(_edit(("options", "alpha"), 0.5)(s)) | {"integrity": {
+         **resigned(_edit(("options", "alpha"), 0.5)(copy.deepcopy(s)))["integrity"], "algorithm": "hmac-sha256",
+         "key_id": _integrity.key_id(KEY)}}, KEY,
+     "batch 1 of the AdaStop state does not match its recorded digest: its digests are plain SHA-256, recomputed "
+     "without the key it was written with"),
+    ("recomputed plain, marked plain", lambda s: resigned(_edit(("batches", 0, "a"), [9.0] * 5)(s)), KEY,
+     "a key was given, but the digests of the AdaStop state are plain SHA-256"),
+    ("recomputed with a wrong key", lambda s: resigned(_edit(("batches", 0, "a"), [9.0] * 5)(s),
+                                                       key=b"another key of thirty-two bytes!"), KEY,
+     "were made with another key than the one given"),
+    ("the key id copied over a wrong key's digests",
+     lambda s: {**resigned(s, key=b"another key of thirty-two bytes!"),
+                "integrity": {**s["integrity"], "key_id": _integrity.key_id(KEY)}}, KEY,
+     "batch 1 of the AdaStop state does not match its recorded digest: none of its settings matches its tags: its "
+     "digests were made with another key (or rewritten)"),
+]
+
+
+@pytest.mark.parametrize("what, edit, key, phrase", KEYED, ids=[k[0] for k in KEYED])
+def test_a_keyed_state_needs_its_key(what, edit, key, phrase):
+    state = edit(_campaign(KEY).to_state())
+    with pytest.raises(DesignError, match=re.escape(phrase)):
+        AdaStop.from_state(state, key=key)
+
+
+def test_a_key_is_set_only_when_the_test_starts():
+    with pytest.raises(DesignError, match="a key was given, but the digests of the AdaStop state are plain SHA-256: "
+                                          "it was created without a key, or rewritten without one; a key applies "
+                                          "only when a state is created"):
+        AdaStop.from_state(_campaign().to_state(), key=KEY)
+    state = _campaign().to_state()
+    state.update(version=2, digests=[_integrity.legacy_digest(b) for b in state["batches"]])
+    del state["integrity"]
+    with pytest.raises(DesignError, match="a key was given, but a version 2 AdaStop state has no keyed digests"):
+        AdaStop.from_state(state, key=KEY)
+
+
+def test_digests_are_the_documented_canonical_json():
+    # recomputed here from the documented layout with hashlib alone: the format is what the docstring says
+    seq = _campaign(KEY)
+    state = seq.to_state()
+    settings = {"agents": ["a", "b", "c"], "options": state["options"], "seed": state["seed"], "migrated": None}
+
+    def text(value):
+        return json.dumps(value, sort_keys=True, separators=(",", ":")).encode()
+
+    first = b"\n".join([b"rlstats.AdaStop/3 batch", text({"batch": 1, "previous": None}), text(settings),
+                        text(state["batches"][0])])
+    assert hmac.new(KEY, first, hashlib.sha256).hexdigest() == state["digests"][0]
+    second = b"\n".join([b"rlstats.AdaStop/3 batch", text({"batch": 2, "previous": state["digests"][0]}),
+                         text(settings), text(state["batches"][1])])
+    assert hmac.new(KEY, second, hashlib.sha256).hexdigest() == state["digests"][1]
+    end = b"\n".join([b"rlstats.AdaStop/3 end", text({"batches": 2, "last": state["digests"][1]}), text(settings)])
+    assert hmac.new(KEY, end, hashlib.sha256).hexdigest() == state["integrity"]["end"]
+    alpha = b"\n".join([b"rlstats.AdaStop/3 field", text({"options.alpha": 0.05})])
+    assert hmac.new(KEY, alpha, hashlib.sha256).hexdigest()[:16] == state["integrity"]["fields"]["options.alpha"]
+    assert text(state["options"]) == (b'{"K":6,"alpha":0.05,"beta":0.0,"comparisons":"all","n":5,"n_resamples":500,'
+                                      b'"permutations":"joint","reference":null}')
+    plain = _campaign().to_state()
+    assert hashlib.sha256(first).hexdigest() == plain["digests"][0]
+
+
+def _legacy(state, version, digests=True):
+    """The state as rlstats wrote it before issue 39: digests of each batch's scores alone (or none)."""
+    state = {k: v for k, v in state.items() if k != "integrity"}
+    state["version"] = version
+    if digests:
+        state["digests"] = [_integrity.legacy_digest(b) for b in state["batches"]]
+    else:
+        del state["digests"]
+    return state
+
+
+@pytest.mark.parametrize("version, digests, covered", [
+    (2, True, "whose digests covered their scores only: the options, the seed and the batch order"),
+    (1, True, "whose digests covered their scores only: the options, the seed and the batch order"),
+    (1, False, "without digests: their scores, the options and the seed"),
+])
+def test_older_states_migrate_with_a_note_that_stays(tmp_path, version, digests, covered):
+    seq = _campaign()
+    old = _legacy(seq.to_state(), version, digests)
+    with pytest.warns(RlstatsWarning, match=f"written in version {version}, which .* taken as found; the next save "
+                                            "writes version 3"):
+        migrated = AdaStop.from_state(old)
+    assert decided(migrated) == decided(seq)
+    note = f"batches 1-2 were fed under a version {version} AdaStop state {covered} were taken as found"
+    assert any(n.startswith(note) for n in migrated.result().notes)
+    path = migrated.save(tmp_path / "state.json")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        again = AdaStop.load(path)  # version 3 now: no warning, the note kept
+    state = json.loads(path.read_text())
+    assert state["version"] == 3 and state["migrated"] == {"from_version": version, "batches": 2,
+                                                           "scores_verified": digests}
+    assert any(n.startswith(note) for n in again.result().notes)
+    state["migrated"]["batches"] = 0  # hiding the migration is an edit like any other
+    with pytest.raises(DesignError, match="batch 1 of the AdaStop state does not match its recorded digest: the "
+                                          "record of its migration from an older state changed"):
+        AdaStop.from_state(state)
+    del state["migrated"]
+    with pytest.raises(DesignError, match="the record of its migration from an older state changed"):
+        AdaStop.from_state(state)
+    if digests:  # an older state's digests are still checked
+        old["batches"][1]["a"][0] += 1
+        with pytest.raises(DesignError, match="batch 2 of the AdaStop state does not match its recorded digest"):
+            AdaStop.from_state(old)
+
+
+def test_a_state_with_no_batch_is_covered_too():
+    state = AdaStop(["a", "b"], n=3, K=4, rng=0).to_state()
+    assert state["digests"] == [] and AdaStop.from_state(copy.deepcopy(state)).interim == 0
+    state["options"]["K"] = 2
+    with pytest.raises(DesignError, match=r"^the settings \(no batch fed yet\) of the AdaStop state does not match "
+                                          "its recorded digest: option K changed"):
+        AdaStop.from_state(state)
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX permission bits")
+def test_key_files_are_checked_before_use(tmp_path):
+    path = tmp_path / "adastop.key"
+    path.write_bytes(KEY + b"\n")
+    path.chmod(0o640)  # the group may read it: a lab's shared key
+    assert _integrity.read_key(path) == KEY + b"\n"  # every byte, the newline too
+    path.chmod(0o644)
+    with pytest.raises(OptionError, match=r"--key-file .*adastop.key may be read or written by every user \(mode "
+                                          r"0644\): anyone could then recompute the digests; restrict it \(chmod 600"):
+        _integrity.read_key(path)
+    with pytest.raises(OptionError, match="key file .* may be read or written by every user"):
+        AdaStop(["a", "b"], key=path)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo, 0o600)
+    writer = threading.Thread(target=lambda: fifo.write_bytes(KEY), daemon=True)
+    writer.start()
+    assert _integrity.read_key(fifo) == KEY  # --key-file <(pass show adastop)
+    writer.join(timeout=10)
+
+
+def test_a_batch_appended_with_its_digest_only_is_named():
+    # the edit the issue tried on version 2: the batch and its digest copied, the rest of the record left alone
+    state = _campaign().to_state()
+    state["batches"].append(copy.deepcopy(state["batches"][1]))
+    state["digests"].append(state["digests"][1])
+    with pytest.raises(DesignError, match=re.escape("\"integrity.scores\" does not have one entry per batch (3 "
+                                                    "batch(es), 2 tag(s)): batch 3 has none, so it was added by hand")):
+        AdaStop.from_state(state)
+    state["batches"].pop()
+    with pytest.raises(DesignError, match=re.escape("\"digests\" does not have one entry per batch (2 batch(es), 3 "
+                                                    "digest(s)): batch 3 is missing, so it was dropped by hand")):
+        AdaStop.from_state(state)

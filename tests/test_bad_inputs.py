@@ -14,6 +14,7 @@ import inspect
 import io
 import json
 import os
+import pathlib
 import subprocess
 import sys
 import types
@@ -1402,6 +1403,18 @@ ADASTOP_CASES = [  # (what, agents, options, phrase); every one is an OptionErro
     ("permutations unknown", ["a", "b"], {"permutations": "x"}, "permutations='x' is not one of the allowed"),
     ("rng text", ["a", "b"], {"rng": "abc"}, "rng must be None, an int or a numpy.random.Generator"),
     ("a thousand agents", [f"a{i}" for i in range(1000)], {}, "1000 agents make 499,500 comparisons"),
+    # issue 39 item 6: the key of the state's digests
+    ("key a str", ["a", "b"], {"key": "a secret typed in code"},
+     "key must be bytes (the key itself) or a pathlib.Path to a key file, got str (wrap a file name in pathlib.Path)"),
+    ("key a number", ["a", "b"], {"key": 3}, "key must be bytes (the key itself) or a pathlib.Path to a key file, "
+                                             "got int"),
+    ("key empty", ["a", "b"], {"key": b""}, "key is empty: an empty key would protect nothing"),
+    ("key of 5 bytes", ["a", "b"], {"key": b"short"}, "key is 5 bytes, fewer than the 16 a key needs"),
+    ("key file missing", ["a", "b"], {"key": pathlib.Path("/nonexistent/adastop.key")},
+     "key file /nonexistent/adastop.key: no such file"),
+    ("key file a folder", ["a", "b"], {"key": pathlib.Path("/")}, "key file / is a folder; give the file that holds "
+                                                                 "the key"),
+    ("key file a device", ["a", "b"], {"key": pathlib.Path("/dev/zero")}, "is not a regular file or a pipe"),
 ]
 
 
@@ -1453,10 +1466,56 @@ def test_adastop_update_refuses_the_same_batch_twice_and_a_finished_test():
     noted("incremental AdaStop: 1 batch(es) fed", running.result)
 
 
-def _state():
-    sequence = rlstats.AdaStop(["a", "b"], n=3, K=2, n_resamples=200, rng=0)
-    sequence.update(BATCH)
+def _state(key=None, batches=1):
+    sequence = rlstats.AdaStop(["a", "b"], n=3, K=2, n_resamples=200, rng=0, key=key)
+    for k in range(batches):
+        sequence.update(BATCH.assign(score=BATCH["score"] + k))
     return sequence.to_state()
+
+
+# issue 39 item 6: states edited as someone who knows the format would
+STATE_KEY = b"the key of the catalogue's state"
+
+
+def _moved(how, batches=2):
+    state = _state(batches=batches)
+    for records in (state["batches"], state["digests"], state["integrity"]["scores"]):
+        how(records)
+    return state
+
+
+def _repeated():
+    return _moved(lambda records: records.append(copy.deepcopy(records[0])), batches=1)
+
+
+def _reordered():
+    return _moved(lambda records: records.reverse())
+
+
+def _dropped(index):
+    return _moved(lambda records: records.pop(index))
+
+
+def _version_2():
+    from rlstats.methods.adastop._integrity import legacy_digest
+
+    state = _state()
+    del state["integrity"]
+    state.update(version=2, digests=[legacy_digest(b) for b in state["batches"]])
+    return state
+
+
+def _resigned_plain(mark_plain=False):
+    """A keyed state whose score was edited, every digest then made anew with plain SHA-256 (no key)."""
+    from rlstats.methods.adastop._integrity import record
+
+    state = _state(key=STATE_KEY)
+    state["batches"][0]["a"] = [9.0, 9.0, 9.0]
+    settings = {name: state.get(name) for name in ("agents", "options", "seed", "migrated")}
+    state["digests"], plain = record(settings, state["batches"], None)
+    state["integrity"] = plain if mark_plain else {**plain, "algorithm": state["integrity"]["algorithm"],
+                                                   "key_id": state["integrity"]["key_id"]}
+    return state
 
 
 def _edited(**edits):
@@ -1466,6 +1525,7 @@ def _edited(**edits):
         target = state
         for key in keys:
             target = target[int(key)] if isinstance(target, list) else target[key]
+        last = int(last) if isinstance(target, list) else last
         if value is KeyError:
             del target[last]
         else:
@@ -1490,12 +1550,77 @@ FROM_STATE_CASES = [  # (what, state, phrase); every one is a DesignError
     ("no options", _edited(options=KeyError), "\"options\" must be an object"),
     ("a list", [1], "this is not an rlstats AdaStop state"),
     ("None", None, "this is not an rlstats AdaStop state"),
+    # issue 39 item 6: every setting and the order of the batches are covered by the digests
+    ("alpha 0.05 -> 0.5", _edited(options__alpha=0.5),
+     "batch 1 of the AdaStop state does not match its recorded digest: option alpha changed since the batches were "
+     "fed"),
+    ("K 2 -> 3", _edited(options__K=3), "batch 1 of the AdaStop state does not match its recorded digest: option K "
+                                        "changed"),
+    ("n 3 -> 4", _edited(options__n=4), "batch 1 of the AdaStop state does not match its recorded digest: option n "
+                                        "changed"),
+    ("n_resamples 200 -> 300", _edited(options__n_resamples=300), "option n_resamples changed"),
+    ("beta 0 -> 0.2", _edited(options__beta=0.2), "option beta changed"),
+    ("permutations joint -> pairwise", _edited(options__permutations="pairwise"), "option permutations changed"),
+    ("permutations deleted", _edited(options__permutations=KeyError), "option permutations changed"),
+    ("reference none -> a", _edited(options__reference="a"), "option reference changed"),
+    ("agents reordered", _edited(agents=["b", "a"]), "batch 1 of the AdaStop state does not match its recorded "
+                                                    "digest: the agents (their names or their order) changed"),
+    ("seed entropy", _edited(seed__entropy=1), "batch 1 of the AdaStop state does not match its recorded digest: the "
+                                               "seed changed"),
+    ("a digest replaced", _edited(digests__0="0" * 64), "its scores are those fed as this batch, but its recorded "
+                                                        "digest was edited"),
+    ("batch 1 fed twice with its digest", _repeated(), "batch 2 of the AdaStop state does not match its recorded "
+                                                       "digest: it repeats batch 1 (the same batch appended twice"),
+    ("batches reordered", _reordered(), "batch 1 of the AdaStop state does not match its recorded digest: it was fed "
+                                        "as batch 2: batches were dropped or reordered"),
+    ("batch 1 dropped", _dropped(0), "batch 1 of the AdaStop state does not match its recorded digest: it was fed as "
+                                     "batch 2"),
+    ("the last batch dropped", _dropped(1), "batch 2 of the AdaStop state is missing: the state ends after 1 "
+                                            "batch(es)"),
+    ("a batch dropped, its digest kept", _edited(batches=[]), "\"digests\" does not have one entry per batch (0 "
+                                                              "batch(es), 1 digest(s))"),
+    ("no integrity record", _edited(integrity=KeyError), "the AdaStop state has no \"integrity\" record"),
+    ("integrity algorithm md5", _edited(integrity__algorithm="md5"),
+     "\"integrity.algorithm\" must be 'sha256' or 'hmac-sha256', got 'md5'"),
+    ("integrity tags not one per batch", _edited(integrity__scores=[]), "\"integrity.scores\" does not have one "
+                                                                        "entry per batch"),
+    ("migration record malformed", _edited(migrated={"from_version": 7}), "\"migrated\" must record from_version "
+                                                                          "(1 or 2)"),
+    ("a score re-signed without the key it was keyed with", _resigned_plain(),
+     "its digests are plain SHA-256, recomputed without the key it was written with"),
 ]
 
 
 @pytest.mark.parametrize("what, state, phrase", FROM_STATE_CASES, ids=[c[0] for c in FROM_STATE_CASES])
 def test_adastop_from_state(what, state, phrase):
-    fails(DesignError, phrase, rlstats.AdaStop.from_state, state)
+    key = STATE_KEY if what.endswith("without the key it was keyed with") else None
+    fails(DesignError, phrase, rlstats.AdaStop.from_state, state, key=key)
+
+
+# issue 39 item 6: a state written with a key, read without it, with another or re-signed
+KEYED_STATE_CASES = [  # (what, state, key given, phrase); every one is a DesignError
+    ("no key", _state(key=STATE_KEY), None, "the digests of batch 1 of the AdaStop state were made with a key "
+                                            "(HMAC-SHA256, key id"),
+    ("another key", _state(key=STATE_KEY), b"another key, thirty-two bytes.." ,
+     "the digests of batch 1 of the AdaStop state were made with another key than the one given"),
+    ("a key for a plain state", _state(), STATE_KEY, "a key was given, but the digests of the AdaStop state are "
+                                                     "plain SHA-256"),
+    ("a key for a version 2 state", _version_2(), STATE_KEY, "a key was given, but a version 2 AdaStop state has no "
+                                                             "keyed digests"),
+    ("re-signed plain and marked plain", _resigned_plain(mark_plain=True), STATE_KEY,
+     "a key was given, but the digests of the AdaStop state are plain SHA-256"),
+]
+
+
+@pytest.mark.parametrize("what, state, key, phrase", KEYED_STATE_CASES, ids=[c[0] for c in KEYED_STATE_CASES])
+def test_adastop_keyed_state(what, state, key, phrase):
+    fails(DesignError, phrase, rlstats.AdaStop.from_state, state, key=key)
+
+
+def test_adastop_older_state_is_migrated_with_a_note():
+    with pytest.warns(RlstatsWarning, match="written in version 2, which had digests of the batches' scores only"):
+        noted("batch 1 was fed under a version 2 AdaStop state whose digests covered their scores only",
+              rlstats.AdaStop.from_state(_version_2()).result)
 
 
 @pytest.mark.parametrize("content, phrase", [
@@ -1965,6 +2090,7 @@ def cli_dir(tmp_path_factory):
     _write(folder / "nodigests.json", json.dumps(_edited(digests=KeyError)))
     _write(folder / "hugeK.json", json.dumps(_edited(options__K=10**9)))
     _write(folder / "deep.json", "[" * 100_000 + "]" * 100_000)
+    _write_edited_states(folder)  # issue 39 item 6
     for agent in ("dqn", "ppo"):
         for seed in (0, 1):
             _write(folder / "logs" / agent / "hopper" / f"seed_{seed}" / "progress.csv",
@@ -2240,7 +2366,49 @@ COMMAND_LINE_CASES = [  # (id, argv with {d} for the folder of inputs, phrase)
      "read (notes.txt is a symlink to it)"),
     ("read-logs-out a symlink to an input", ["read-logs", "{d}/logs", "-o", "{d}/pointer.csv", NO_PROGRESS],
      "-o {d}/pointer.csv is one of the files read ({d}/logs); writing it would overwrite the data"),
+    # issue 39 item 6: edited AdaStop states and keys (files made by _write_edited_states)
+    ("status-alpha edited", ["adastop", "status", "{d}/alpha.json"],
+     "batch 1 of the AdaStop state does not match its recorded digest: option alpha changed"),
+    ("update-alpha edited", ["adastop", "update", "{d}/alpha.json", "{d}/batch.csv"], "option alpha changed"),
+    ("plot-alpha edited", ["adastop", "plot", "{d}/alpha.json", "{d}/x.png"], "option alpha changed"),
+    ("status-a batch fed twice", ["adastop", "status", "{d}/repeated.json"],
+     "batch 2 of the AdaStop state does not match its recorded digest: it repeats batch 1"),
+    ("status-keyed without its key", ["adastop", "status", "{d}/keyed.json"],
+     "the digests of batch 1 of the AdaStop state were made with a key (HMAC-SHA256, key id"),
+    ("update-keyed without its key", ["adastop", "update", "{d}/keyed.json", "{d}/batch.csv"], "were made with a key"),
+    ("status-another key", ["adastop", "status", "{d}/keyed.json", "--key-file", "{d}/other.key"],
+     "were made with another key than the one given"),
+    ("plot-another key", ["adastop", "plot", "{d}/keyed.json", "{d}/x.png", "--key-file", "{d}/other.key"],
+     "were made with another key than the one given"),
+    ("status-re-signed without the key", ["adastop", "status", "{d}/resigned.json", "--key-file", "{d}/state.key"],
+     "batch 1 of the AdaStop state does not match its recorded digest: its digests are plain SHA-256, recomputed "
+     "without the key"),
+    ("update-a key for a plain state", ["adastop", "update", "{d}/state.json", "{d}/batch.csv", "--key-file",
+                                        "{d}/state.key"], "a key applies only when a state is created"),
+    ("update-key file readable by all", ["adastop", "update", "{d}/new.json", "{d}/batch.csv", "--key-file",
+                                         "{d}/open.key"], "--key-file {d}/open.key may be read or written by every "
+                                                          "user (mode 0644)"),
+    ("update-key file empty", ["adastop", "update", "{d}/new.json", "{d}/batch.csv", "--key-file", "{d}/empty.key"],
+     "--key-file {d}/empty.key is empty: an empty key would protect nothing"),
+    ("update-key file missing", ["adastop", "update", "{d}/new.json", "{d}/batch.csv", "--key-file",
+                                 "{d}/nosuch.key"], "--key-file {d}/nosuch.key: no such file"),
+    ("status-key file a folder", ["adastop", "status", "{d}/keyed.json", "--key-file", "{d}/folder"],
+     "--key-file {d}/folder is a folder"),
+    ("update-state over the key file", ["adastop", "update", "{d}/state.key", "{d}/batch.csv", "--key-file",
+                                        "{d}/state.key"], "is the input"),
 ]
+
+
+def _write_edited_states(folder):
+    """issue 39 item 6: AdaStop states edited by hand or re-signed, and key files good and bad."""
+    _write(folder / "alpha.json", json.dumps(_edited(options__alpha=0.5)))
+    _write(folder / "repeated.json", json.dumps(_repeated()))
+    _write(folder / "keyed.json", json.dumps(_state(key=STATE_KEY)))
+    _write(folder / "resigned.json", json.dumps(_resigned_plain()))
+    for name, content, mode in [("state.key", STATE_KEY, 0o600), ("other.key", b"another key, thirty-two bytes..",
+                                                                  0o600),
+                                ("open.key", STATE_KEY, 0o644), ("empty.key", b"", 0o600)]:
+        _write(folder / name, content).chmod(mode)
 
 
 @pytest.mark.parametrize("argv, phrase", [c[1:] for c in COMMAND_LINE_CASES],

@@ -261,39 +261,44 @@ def test_hand_edited_state_is_detected(tmp_path):
     path.write_text(json.dumps(state))
     with pytest.raises(DesignError, match="batch 2 of the AdaStop state does not match its recorded digest"):
         AdaStop.load(path)
-    del state["digests"]  # removing the digests hides nothing: a version 2 state always has them
+    del state["digests"]  # removing the digests hides nothing: a version 3 state always has them
     path.write_text(json.dumps(state))
-    with pytest.raises(DesignError, match="has no \"digests\": a version 2 state always records one per batch"):
+    with pytest.raises(DesignError, match="has no \"digests\": a version 3 state always records one per batch"):
         AdaStop.load(path)
 
 
 def test_state_from_before_digests_loads_with_a_warning(tmp_path, capsys):
     # Version 1 was written both before digests existed and after: without them it loads, and says so.
+    from rlstats.methods.adastop._integrity import legacy_digest
+
     seq = AdaStop(["a", "b"], n=2, K=4, n_resamples=200, rng=0)
     seq.update({"a": [1.0, 2.0], "b": [3.0, 4.0]})
     state = seq.to_state()
-    assert state["version"] == 2
-    state["version"] = 1
+    assert state["version"] == 3
+    del state["integrity"]
+    state.update(version=1, digests=[legacy_digest(b) for b in state["batches"]])
     path = tmp_path / "old.json"
     path.write_text(json.dumps(state))
-    assert AdaStop.load(path).interim == 1  # version 1 with digests: verified, silently
+    with pytest.warns(rlstats.RlstatsWarning, match="version 1, which had digests of the batches' scores only"):
+        assert AdaStop.load(path).interim == 1  # version 1 with digests: verified, migrated
     state["batches"][0]["a"] = [1.0, 2.5]
     path.write_text(json.dumps(state))
     with pytest.raises(DesignError, match="does not match its recorded digest"):
         AdaStop.load(path)
     del state["digests"]
     path.write_text(json.dumps(state))
-    with pytest.warns(rlstats.RlstatsWarning, match="recorded no digests .* cannot be verified"):
+    with pytest.warns(rlstats.RlstatsWarning, match="recorded no digests, so its batches, options and seed cannot be "
+                                                    "verified"):
         old = AdaStop.load(path)
-    assert old.interim == 1 and any("cannot be verified" in note for note in old.result().notes)
+    assert old.interim == 1 and any("without digests" in note for note in old.result().notes)
     status, text = run("adastop", "status", str(path))
     assert status == 0 and "after batch 1" in text
-    assert "rlstats: warning: the AdaStop state was written by an rlstats that recorded no digests" in \
+    assert "rlstats: warning: the AdaStop state was written in version 1, which recorded no digests" in \
         capsys.readouterr().err
-    for version in (0, 3, "2", True):
+    for version in (0, 4, "2", True):
         state["version"] = version
         path.write_text(json.dumps(state))
-        with pytest.raises(DesignError, match="is not supported .*reads versions 1, 2"):
+        with pytest.raises(DesignError, match="is not supported .*reads versions 1, 2, 3"):
             AdaStop.load(path)
 
 
@@ -530,3 +535,129 @@ def test_a_reader_that_went_away_ends_the_command_quietly(walker, tmp_path, monk
         monkeypatch.setattr("sys.stdout", stdout)
         assert cli.main(["adastop", "status", str(state)], out=_ClosedPipe()) == 1
     assert capsys.readouterr().err == ""
+
+
+# ---- issue 39 item 6: digests that chain the options, and a key ---------------------------------------------------
+
+def _key_file(path, content=b"k" * 32, mode=0o600):
+    path.write_bytes(content)
+    path.chmod(mode)
+    return path
+
+
+def _edited_state(path, edit):
+    state = json.loads(path.read_text())
+    edit(state)
+    path.write_text(json.dumps(state, indent=1))
+
+
+def _fails_in_one_line(capsys, argv, phrase):
+    capsys.readouterr()
+    status, text = run("adastop", *map(str, argv))
+    err = capsys.readouterr().err
+    assert status == 2 and text == "" and err.startswith("rlstats: error: ") and err.count("\n") == 1, err
+    assert phrase in err, err
+
+
+def test_an_edited_option_is_refused_by_every_command(tmp_path, capsys):
+    first, second = tmp_path / "b1.csv", tmp_path / "b2.csv"
+    _long_batch(first, 0, n=5)
+    _long_batch(second, 1, n=5)
+    state = tmp_path / "state.json"
+    assert run("adastop", "update", str(state), str(first), "--seed", "0", "--n-resamples", "300")[0] == 0
+    _edited_state(state, lambda s: s["options"].update(alpha=0.5))
+    before = state.read_text()
+    phrase = "batch 1 of the AdaStop state does not match its recorded digest: option alpha changed"
+    _fails_in_one_line(capsys, ["status", state], phrase)
+    _fails_in_one_line(capsys, ["plot", state, tmp_path / "x.png"], phrase)
+    _fails_in_one_line(capsys, ["update", state, second], phrase)
+    assert state.read_text() == before and not (tmp_path / "x.png").exists()
+    # the same with K 6 -> 2, and with the first batch fed twice (its digest copied along)
+    _edited_state(state, lambda s: s["options"].update(alpha=0.05, K=2))
+    _fails_in_one_line(capsys, ["status", state], "batch 1 of the AdaStop state does not match its recorded digest: "
+                                                  "option K changed")
+    _edited_state(state, lambda s: s["options"].update(K=6))
+    assert run("adastop", "status", str(state))[0] == 0  # restored: accepted again
+    _edited_state(state, lambda s: [s[k].append(s[k][0]) for k in ("batches", "digests")]
+                  + [s["integrity"]["scores"].append(s["integrity"]["scores"][0])])
+    _fails_in_one_line(capsys, ["status", state], "batch 2 of the AdaStop state does not match its recorded digest: "
+                                                  "it repeats batch 1")
+
+
+def test_a_keyed_state_from_creation_to_the_end(tmp_path, capsys):
+    first, second = tmp_path / "b1.csv", tmp_path / "b2.csv"
+    _long_batch(first, 0)
+    _long_batch(second, 1)
+    key, other = _key_file(tmp_path / "adastop.key"), _key_file(tmp_path / "other.key", b"o" * 32)
+    state = tmp_path / "state.json"
+    status, text = run("adastop", "update", str(state), str(first), "--seed", "0", "--n-resamples", "200",
+                       "--key-file", str(key))
+    from rlstats.methods.adastop._integrity import key_id
+
+    assert status == 0 and f"digests keyed by --key-file (key id {key_id(b'k' * 32)})" in text
+    assert json.loads(state.read_text())["integrity"]["algorithm"] == "hmac-sha256"
+    assert b"k" * 32 not in state.read_bytes()
+    _fails_in_one_line(capsys, ["status", state], "were made with a key (HMAC-SHA256, key id")
+    _fails_in_one_line(capsys, ["update", state, second], "were made with a key (HMAC-SHA256, key id")
+    _fails_in_one_line(capsys, ["status", state, "--key-file", other], "were made with another key than the one "
+                                                                      "given")
+    _fails_in_one_line(capsys, ["plot", state, tmp_path / "x.png", "--key-file", other], "another key")
+    assert run("adastop", "status", str(state), "--key-file", str(key))[0] == 0
+    assert run("adastop", "update", str(state), str(second), "--key-file", str(key))[0] == 0
+    assert AdaStop.load(state, key=b"k" * 32).interim == 2
+    # a score edited and every digest recomputed as plain SHA-256 by someone without the key
+    from rlstats.methods.adastop._integrity import record
+
+    def resign(state):
+        state["batches"][1]["a"][0] += 1.0
+        settings = {name: state.get(name) for name in ("agents", "options", "seed", "migrated")}
+        state["digests"], plain = record(settings, state["batches"], None)
+        state["integrity"] = {**plain, "algorithm": "hmac-sha256", "key_id": key_id(b"k" * 32)}
+
+    before = state.read_text()
+    _edited_state(state, resign)
+    _fails_in_one_line(capsys, ["status", state, "--key-file", key], "batch 1 of the AdaStop state does not match its "
+                       "recorded digest: its digests are plain SHA-256, recomputed without the key")
+    _edited_state(state, lambda s: s["integrity"].update(algorithm="sha256"))
+    _fails_in_one_line(capsys, ["update", state, second, "--key-file", key], "a key was given, but the digests of the "
+                                                                            "AdaStop state are plain SHA-256")
+    state.write_text(before)
+    # a key cannot be added to a plain state
+    plain_state = tmp_path / "plain.json"
+    assert run("adastop", "update", str(plain_state), str(first), "--seed", "0", "--n-resamples", "200")[0] == 0
+    _fails_in_one_line(capsys, ["update", plain_state, second, "--key-file", key], "a key applies only when a state "
+                                                                                  "is created")
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX permission bits")
+@pytest.mark.parametrize("content, mode, phrase", [
+    (b"k" * 32, 0o644, "may be read or written by every user (mode 0644): anyone could then recompute the digests; "
+                       "restrict it (chmod 600"),
+    (b"k" * 32, 0o602, "may be read or written by every user (mode 0602)"),
+    (b"", 0o600, "is empty: an empty key would protect nothing"),
+    (b"short", 0o600, "is 5 bytes, fewer than the 16 a key needs to resist guessing"),
+    (b"k" * 5000, 0o600, "holds more than 4096 bytes: it is not a key file"),
+    (None, None, "--key-file {tmp}/adastop.key: no such file"),
+    ("folder", None, "is a folder; give the file that holds the key"),
+])
+def test_a_key_file_that_protects_nothing_is_refused_before_any_file_is_made(tmp_path, capsys, content, mode, phrase):
+    batch = tmp_path / "b1.csv"
+    _long_batch(batch, 0)
+    key = tmp_path / "adastop.key"
+    if content == "folder":
+        key.mkdir()
+    elif content is not None:
+        _key_file(key, content, mode)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    _fails_in_one_line(capsys, ["update", tmp_path / "state.json", batch, "--key-file", key],
+                       phrase.format(tmp=tmp_path))
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+    assert str(b"k" * 32) not in capsys.readouterr().err  # a key is never quoted
+
+
+def test_the_state_is_never_written_over_the_key_file(tmp_path, capsys):
+    batch = tmp_path / "b1.csv"
+    _long_batch(batch, 0)
+    key = _key_file(tmp_path / "adastop.key")
+    _fails_in_one_line(capsys, ["update", key, batch, "--key-file", key], "is the input")
+    assert key.read_bytes() == b"k" * 32

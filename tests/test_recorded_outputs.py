@@ -38,6 +38,28 @@ CHANGED = {
 }
 
 
+def _exact_hedges_correction(call, column):
+    """Hedges' g and its limits as recorded, rescaled from the approximate J = 1 - 3 / (4 (n + m) - 9) to the exact
+    J = Gamma(df / 2) / (sqrt(df / 2) Gamma((df - 1) / 2)), df = n + m - 2, of each row against its task's best."""
+    tidy = RECORDED[call]["tidy"]
+    best_runs = {task: runs for task, runs, best in zip(tidy["task"], tidy["n_runs"], tidy["best"]) if best}
+    out = []
+    for value, task, runs in zip(tidy[column], tidy["task"], tidy["n_runs"]):
+        df = best_runs[task] + runs - 2
+        exact = math.gamma(df / 2) / (math.sqrt(df / 2) * math.gamma((df - 1) / 2))
+        out.append(None if value is None else value * exact / (1 - 3 / (4 * (df + 2) - 9)))
+    return out
+
+
+# issue 39 item 7: Hedges' g uses the exact small-sample correction, as R's effectsize (0.8.0 and later) does
+for _call in ("compare/task_table", "task_table/aggregate", "task_table/brunnermunzel", "task_table/fisher_pitman",
+              "task_table/mannwhitney", "task_table/welch"):
+    for _column in ("hedges_g", "hedges_g_low", "hedges_g_high"):
+        CHANGED[_call, "tidy", _column] = (
+            "953f974", "Hedges' g and its limits take the exact J in place of 1 - 3 / (4 (n + m) - 9)",
+            _exact_hedges_correction(_call, _column))
+
+
 def _differences(recorded, today, where=""):
     """Paths at which two JSON values differ: numbers beyond rtol 1e-6, text, None or lengths exactly."""
     if isinstance(recorded, dict) and isinstance(today, dict):

@@ -7,6 +7,7 @@ a few grid points of ``tests/reference/coverage_possibly_best.py`` (the whole gr
 
 import inspect
 import itertools
+import math
 import pathlib
 import runpy
 import shutil
@@ -133,7 +134,8 @@ def test_effect_sizes_match_their_definitions(data, table):
             a12 = np.mean([(u > v) + 0.5 * (u == v) for u, v in pairs])
             n, m = x.size, y.size
             pooled = np.sqrt(((n - 1) * x.var(ddof=1) + (m - 1) * y.var(ddof=1)) / (n + m - 2))
-            g = (1 - 3 / (4 * (n + m) - 9)) * (x.mean() - y.mean()) / pooled
+            df = n + m - 2  # Hedges' exact J (issue 39 item 7)
+            g = math.gamma(df / 2) / (math.sqrt(df / 2) * math.gamma((df - 1) / 2)) * (x.mean() - y.mean()) / pooled
             row = tidy.loc[(task, a)]
             assert row["a12"] == pytest.approx(a12) and row["cliffs_delta"] == pytest.approx(2 * a12 - 1)
             assert row["hedges_g"] == pytest.approx(g, rel=1e-12)
@@ -301,13 +303,67 @@ def test_unadjusted_marks_say_they_are_not_a_confidence_set(data):
 
 
 def test_hedges_g_noncentral_t_interval_reproduces_the_issue_example():
-    # 5 + 5 runs with g = 1.9092: normal interval [0.414, 3.405], noncentral-t interval [0.426, 3.324] (issue 28)
+    # 5 + 5 runs: normal interval [0.413, 3.404], noncentral-t interval [0.426, 3.322] (issue 28; with the exact J
+    # of issue 39 g is 1.9082, not the 1.9092 of the approximate J, and the upper limit 3.322, not 3.324)
     y = np.array([0.0, 1.0, 2.0, 3.0, 4.0])
     _, hedges, _ = _kernels.effect_sizes([(y + 3.3424, y)], 0.95)
     g, low, high = hedges[0]
+    assert round(g, 4) == 1.9082
     se = np.sqrt(10 / 25 + g * g / 20)
-    assert np.round([g - 1.959964 * se, g + 1.959964 * se], 3).tolist() == [0.414, 3.405]
-    assert np.round([low, high], 3).tolist() == [0.426, 3.324]
+    assert np.round([g - 1.959964 * se, g + 1.959964 * se], 3).tolist() == [0.413, 3.404]
+    assert np.round([low, high], 3).tolist() == [0.426, 3.322]
+
+
+# issue 39 item 7: Hedges' exact small-sample correction, by hand and against R's effectsize --------------------
+
+_I20 = np.arange(1, 21)
+HEDGES_PAIRS = {  # n + m -> (x, y), the pairs of tests/reference/hedges_g_effectsize.R
+    5: ([3.1, 4.7, 5.2], [1.0, 2.5]),
+    6: ([0.2, 1.9, 2.4], [-1.0, 0.3, 0.5]),
+    10: ([10, 12.5, 11, 14, 13.2], [9, 10.4, 8.8, 11.7, 10.1]),
+    40: (_I20 / 3 + _I20 % 4, _I20 / 4 + _I20 % 3),
+}
+# J(df) = Gamma(df/2) / (sqrt(df/2) Gamma((df-1)/2)) worked out by hand with Gamma(1/2) = sqrt(pi):
+# J(3) = (sqrt(pi)/2) / sqrt(3/2); J(4) = 1 / (sqrt(2) sqrt(pi)/2); J(8) = 3! / (2 (15/8) sqrt(pi));
+# J(38) = 18! / (sqrt(19) Gamma(37/2)), Gamma(37/2) = 35!! sqrt(pi) / 2^18
+EXACT_J = {5: math.sqrt(math.pi / 6), 6: math.sqrt(2 / math.pi), 10: 1.6 / math.sqrt(math.pi),
+           40: math.factorial(18) * 2**18 / math.prod(range(1, 36, 2)) / math.sqrt(19 * math.pi)}
+
+
+@pytest.mark.parametrize("total", sorted(HEDGES_PAIRS))
+def test_hedges_g_uses_the_exact_correction_of_effectsize(total):
+    x, y = (np.asarray(v, dtype=float) for v in HEDGES_PAIRS[total])
+    n, m = x.size, y.size
+    assert n + m == total
+    assert _kernels.hedges_correction(total - 2) == pytest.approx(EXACT_J[total], rel=1e-13)
+    d = (x.mean() - y.mean()) / np.sqrt(((n - 1) * x.var(ddof=1) + (m - 1) * y.var(ddof=1)) / (n + m - 2))
+    _, hedges, _ = _kernels.effect_sizes([(x, y)], 0.95)
+    g, low, high = hedges[0]
+    assert g == pytest.approx(EXACT_J[total] * d, rel=1e-13)
+    # the approximation 1 - 3 / (4 df - 1) is what the docstring used to call effectsize's: 0.51% off at n + m = 5
+    approximate = 1 - 3 / (4 * (total - 2) - 1)
+    assert abs(approximate / EXACT_J[total] - 1) > {5: 5e-3, 6: 2e-3, 10: 5e-4, 40: 1e-6}[total]
+    # the limits are those of d's noncentral-t interval times the same J
+    t, df = d * math.sqrt(n * m / (n + m)), n + m - 2
+    lows, highs = _kernels.noncentral_t_limits(np.array([t]), np.array([float(df)]), 0.95)
+    scale = EXACT_J[total] / math.sqrt(n * m / (n + m))
+    assert (low, high) == pytest.approx((lows[0] * scale, highs[0] * scale), rel=1e-13)
+    # R 4.2.2, effectsize 0.8.3 (tests/reference/hedges_g_effectsize.R): the estimate to rounding; the limits to
+    # 1e-6, as close as R's Nelder-Mead search for the noncentrality (abstol 1e-9) gets
+    reference = pd.read_csv(pathlib.Path(__file__).parent / "reference" / "hedges_g_effectsize.csv",
+                            comment="#").set_index("n_total").loc[total]
+    assert g == pytest.approx(reference["hedges_g"], rel=1e-13)
+    assert (low, high) == pytest.approx((reference["ci_low"], reference["ci_high"]), abs=1e-6)
+
+
+def test_hedges_correction_is_exact_for_large_df():
+    # five terms of J's asymptotic series in x = (df - 1)/2 leave less than 1e-16 at these df; scipy's Pochhammer
+    # symbol is within 3e-13 (df = 1e3), where a difference of log-gammas would be 1.5e-8 off at df = 1e8
+    for df in (1e3, 1e5, 1e8):
+        x = (df - 1) / 2
+        series = math.sqrt(x / (x + 0.5)) * (1 - 1 / (8 * x) + 1 / (128 * x**2) + 5 / (1024 * x**3)
+                                             - 21 / (32768 * x**4))
+        assert _kernels.hedges_correction(df) == pytest.approx(series, rel=1e-12)
 
 
 @pytest.mark.parametrize("t, df", [(0.0, 38.0), (3.34, 8.0), (-2.5, 4.0), (12.0, 18.0), (40.0, 198.0), (50.0, 2.0)])

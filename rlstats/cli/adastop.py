@@ -13,6 +13,16 @@ column per agent, one row per run, as the reference tool writes them); ``-``
 reads it (or, for ``status`` and ``plot``, the state) from standard input.
 An update waits for another update of the same state to finish, at most
 ``--lock-timeout`` seconds.
+
+The state records one digest per batch that chains the batch before, the
+agents, every option and the seed: a state whose options or scores were
+edited, or whose batches were dropped, repeated or reordered, is refused,
+naming the batch.  ``--key-file PATH`` on the first update makes the digests
+HMAC-SHA256 with the bytes of that file as the key, so that recomputing them
+without it is refused too; every later call (update, status, plot) then
+needs the same ``--key-file``.  The key file must not be readable by other
+users (``chmod 600``), and holds at least 16 bytes
+(``head -c 32 /dev/urandom > adastop.key``).
 Options apply when the state is created; giving a different value later is
 an error rather than being ignored.  Errors print one line and exit with
 status 2.
@@ -33,6 +43,11 @@ from ..methods.adastop import DEFAULT_K, LOCK_TIMEOUT
 
 #: options that apply when the state is created (AdaStop keywords; dashes on the command line)
 _OPTIONS = ("n", "K", "n_resamples", "alpha", "beta", "reference", "permutations")
+
+
+def _add_key_file(parser, when):
+    parser.add_argument("--key-file", default=None, metavar="PATH",
+                        help="file whose bytes key the state's digests (HMAC-SHA256) " + when)
 
 
 def add_adastop_commands(subparsers):
@@ -62,10 +77,12 @@ def add_adastop_commands(subparsers):
                              "(default), or pairwise slot choices as the paper (its error can exceed alpha with "
                              "3 or more agents)")
     update.add_argument("--seed", type=int, default=None, help="seed of the random permutation paths")
+    _add_key_file(update, "(set when the state is created; needed by every later call)")
     update.set_defaults(run=run_update)
 
     status = commands.add_parser("status", help="print the decisions so far and what to run next")
     status.add_argument("state", help="JSON state file (- reads standard input)")
+    _add_key_file(status, "(needed when the state was created with one)")
     status.set_defaults(run=run_status)
 
     plot = commands.add_parser("plot", help="draw the decisions (or another figure) into an image file")
@@ -73,6 +90,7 @@ def add_adastop_commands(subparsers):
     plot.add_argument("out", help="image file, the format following its suffix (.png, .pdf, .svg), or - for a PNG on standard output")
     plot.add_argument("--kind", choices=("decisions", "scores", "boundaries"), default="decisions",
                       help="which figure (default: decisions)")
+    _add_key_file(plot, "(needed when the state was created with one)")
     plot.set_defaults(run=run_plot)
     return adastop
 
@@ -108,14 +126,21 @@ def _given_options(args):
     return {name: getattr(args, name) for name in _OPTIONS if getattr(args, name) is not None}
 
 
-def _create(args, frame):
+def _key(args):
+    """The bytes of ``--key-file`` (checked: not readable by others, not empty), or None; never on the command line."""
+    from ..methods.adastop._integrity import read_key
+
+    return None if args.key_file is None else read_key(args.key_file, option="--key-file")
+
+
+def _create(args, frame, key):
     from ..methods.adastop import AdaStop
 
     agents = _agents_in(frame)
     options = _given_options(args)
     options.setdefault("n", _runs_per_agent(frame, agents))
     options.setdefault("K", DEFAULT_K)
-    return AdaStop(agents, rng=args.seed, **options)
+    return AdaStop(agents, rng=args.seed, key=key, **options)
 
 
 def _check_unchanged(seq, args, path):
@@ -131,7 +156,7 @@ def _check_unchanged(seq, args, path):
                            "only applies when the state is created")
 
 
-def _load(path):
+def _load(path, key):
     from ..methods.adastop import AdaStop
     from ._shared import STREAM
 
@@ -142,13 +167,13 @@ def _load(path):
             raise _usage_error(f"standard input is not UTF-8 text (byte {exc.object[exc.start:exc.start + 1]!r} at "
                                f"position {exc.start}); pipe the JSON state that rlstats adastop update wrote"
                                ) from None
-        return AdaStop._from_json(text, "from standard input")
+        return AdaStop._from_json(text, "from standard input", key=key)
     path = Path(path)
     if path.is_dir():
         raise _usage_error(f"{path} is a folder; give the JSON state file written by rlstats adastop update")
     if not path.is_file():
         raise _usage_error(f"no AdaStop state at {path}; create it with: rlstats adastop update {path} BATCH.csv")
-    return AdaStop.load(path)
+    return AdaStop.load(path, key=key)
 
 
 def _progress_text(seq):
@@ -177,10 +202,13 @@ def run_update(args, out):
     if not 0 <= args.lock_timeout < math.inf:
         raise _usage_error(f"--lock-timeout {args.lock_timeout:g} is not a number of seconds, 0 or more (default "
                            f"{LOCK_TIMEOUT:g})")
-    path = check_output_path(args.state, option="STATE", inputs=(args.batch,))
+    # the key file is an input too: the state must never be written over it
+    path = check_output_path(args.state, option="STATE",
+                             inputs=(args.batch,) + (() if args.key_file is None else (args.key_file,)))
+    key = _key(args)
     frame = read_table(args.batch, sep=args.sep)
     # a new state's options are checked before any file (the state or its lock) is made
-    fresh = None if path.exists() else _create(args, frame)
+    fresh = None if path.exists() else _create(args, frame, key)
     try:
         lock = state_lock(path, timeout=args.lock_timeout)
         target = lock.__enter__()
@@ -189,11 +217,11 @@ def run_update(args, out):
     # The whole read-decide-write holds the lock: two updates at once run one after the other.
     try:
         if target.exists():
-            seq = _load(path)
+            seq = _load(path, key)
             _check_unchanged(seq, args, path)
             created = False
         else:
-            seq = fresh if fresh is not None else _create(args, frame)
+            seq = fresh if fresh is not None else _create(args, frame, key)
             created = True
         seq.update(frame)
         try:
@@ -205,7 +233,9 @@ def run_update(args, out):
     if created:
         state = seq.to_state()
         options = ", ".join(f"{k} = {v}" for k, v in state["options"].items() if v is not None)
-        out.write(f"created {path}: agents {', '.join(seq.agents)}; {options}; seed {state['seed']['record']}\n")
+        keyed = "" if key is None else f"; digests keyed by --key-file (key id {state['integrity']['key_id']})"
+        out.write(f"created {path}: agents {', '.join(seq.agents)}; {options}; seed {state['seed']['record']}"
+                  f"{keyed}\n")
     out.write(_progress_text(seq))
     if seq.done:
         out.write(str(seq.result()))
@@ -213,7 +243,7 @@ def run_update(args, out):
 
 
 def run_status(args, out):
-    seq = _load(args.state)
+    seq = _load(args.state, _key(args))
     out.write(_progress_text(seq))
     used = seq.result().runs_used
     out.write("runs used: " + ", ".join(f"{a} {r}" for a, r in zip(used["agent"], used["n_runs"])) + "\n")
@@ -223,8 +253,9 @@ def run_status(args, out):
 def run_plot(args, out):
     from ._shared import STREAM, check_figure_path, save_plot
 
-    out_path = check_figure_path(args.out, option="OUT", inputs=(args.state,), stream_ok=True)
-    seq = _load(args.state)
+    out_path = check_figure_path(args.out, option="OUT", inputs=(args.state,) + (
+        () if args.key_file is None else (args.key_file,)), stream_ok=True)
+    seq = _load(args.state, _key(args))
     save_plot(seq.result(), out_path, kind=args.kind)
     sys.stderr.write("figure written to " + ("standard output (PNG)" if out_path == STREAM else str(args.out)) + "\n")
     return 0

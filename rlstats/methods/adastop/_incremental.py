@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
 import json
 import math
 import os
@@ -23,6 +22,7 @@ from ...errors import DesignError, OptionError, RlstatsError, warn
 from ...interop import as_pandas
 from ...options import check_bool
 from ...resampling import seed_sequence
+from . import _integrity as integrity
 from . import _kernels as kernels
 from ._defaults import LOCK_TIMEOUT
 from ._api import (DEFAULT_K, MAX_AGENTS, MAX_COMPARISONS, AdaStopOptions, _assemble, _decision_rows,
@@ -36,14 +36,14 @@ if TYPE_CHECKING:
 
 
 _STATE_FORMAT = "rlstats.AdaStop"
-# Version 2 states always carry one SHA-256 digest per batch and are refused without them.  Version 1 was
-# written both before digests existed (until fcc6f46) and after, so a version 1 state without digests
-# loads, with a warning that its batches cannot be verified.
-_STATE_VERSION = 2
-_READ_VERSIONS = (1, 2)
+# Version 3 chains each batch's digest to the one before, the options, the agents and the seed (_integrity.py).
+# Version 2 states carry one SHA-256 digest per batch of its scores alone; version 1 was written both before
+# digests existed (until fcc6f46) and after.  Both load (their digests, where present, checked), with a warning
+# that what their digests did not cover is taken as found, and are migrated: the next save writes version 3
+# and keeps a record of the migration, which the result's notes quote.
+_STATE_VERSION = 3
+_READ_VERSIONS = (1, 2, 3)
 _FIRST_VERSION_WITH_DIGESTS = 2
-_UNVERIFIED = ("the AdaStop state was written by an rlstats that recorded no digests of its batches (version 1), "
-               "so they cannot be verified against hand edits; the next save records them")
 
 
 class AdaStop:
@@ -63,6 +63,27 @@ class AdaStop:
         Seed of the random permutation paths.  Each interim's paths come
         from its own generator derived from this seed, so a state saved and
         loaded continues exactly as an uninterrupted run.
+    key : None, bytes or pathlib.Path
+        Key of the state's digests (at least 16 bytes, or a key file, all of
+        whose bytes are the key; refused if users other than its owner and
+        group may read or write it).  With a
+        key the saved state's digests are HMAC-SHA256, so that someone who
+        edits the state and recomputes them without the key is refused; the
+        same key must be given to :meth:`load` it.  A key can be set only
+        when the test starts.  A ``str`` is refused: wrap a file name in
+        ``pathlib.Path``.
+
+    Notes
+    -----
+    The saved state (:meth:`save`, JSON) records, besides the batches, one
+    digest per batch that chains the digest of the batch before, the agents
+    in their order, every option (``n``, ``K``, ``n_resamples``, ``alpha``,
+    ``beta``, comparisons, ``reference``, ``permutations``), the seed and
+    the batch's scores.  :meth:`load` walks the chain and refuses, naming the
+    batch and what differs, an edited option or score and a dropped,
+    repeated or reordered batch.  Without a key the digests are plain
+    SHA-256: they catch hand edits, not someone who recomputes them.  No
+    digest stops the whole file being replaced by an older copy of itself.
 
     Examples
     --------
@@ -80,8 +101,10 @@ class AdaStop:
     def __init__(self, agents: Iterable[str], n: int = 5, K: int = DEFAULT_K, *, n_resamples: int = 10_000,
                  alpha: float = 0.05, beta: float = 0.0, comparisons: str | Sequence[tuple[str, str]] = "all",
                  reference: str | None = None, permutations: str = "joint",
-                 rng: Seed | np.random.SeedSequence = None) -> None:
+                 rng: Seed | np.random.SeedSequence = None,
+                 key: bytes | os.PathLike[str] | None = None) -> None:
         agents = _check_agents(agents)
+        self._key = integrity.checked_key(key)
         if K is None:
             raise OptionError("K (the maximum number of batches) must be fixed before the first batch")
         self._options = AdaStopOptions.checked(n=n, K=K, n_resamples=n_resamples, alpha=alpha, beta=beta,
@@ -95,7 +118,8 @@ class AdaStop:
         self._ss, self._seed_record = seed_sequence(rng)
         self._test = kernels.SequentialTest(self._pairs, self._schedule, joint=joint)
         self._batches: list[dict[str, list[float]]] = []  # one {agent: list of floats} per interim fed
-        self._unverified = False  # loaded from a state too old to carry digests of its batches
+        # {"from_version", "batches", "scores_verified"} when loaded from a state of version 1 or 2
+        self._migrated: dict[str, Any] | None = None
 
     # ---- what the user asks --------------------------------------------------------
     @property
@@ -228,8 +252,8 @@ class AdaStop:
         run = self._task_run()
         nobs = sum(len(v) for batch in self._batches for v in batch.values())
         notes = [f"incremental AdaStop: {self.interim} batch(es) fed"]
-        if self._unverified:
-            notes.append(_UNVERIFIED)
+        if self._migrated is not None:
+            notes.append(_migration_note(self._migrated))
         if not self.done:
             notes.append(f"the test is still running: next batch needs {', '.join(self.agents_to_run)}")
         return _assemble(
@@ -239,18 +263,27 @@ class AdaStop:
             options={**asdict(self._options), "batch": None}, seed=self._seed_record, blocked=False)
 
     # ---- persistence --------------------------------------------------------------------
-    def to_state(self) -> dict[str, Any]:
-        """The JSON-serialisable state: options, seed and every batch fed (no pickle)."""
+    def _settings(self):
+        """What decides besides the batches: agents in their order, every option, the seed, any migration."""
         options = asdict(self._options)
         options["comparisons"] = options["comparisons"] if options["comparisons"] == "all" \
             else [list(p) for p in options["comparisons"]]
         entropy = self._ss.entropy
-        return {"format": _STATE_FORMAT, "version": _STATE_VERSION, "agents": list(self._agents),
+        return {"agents": list(self._agents),
                 "options": {k: options[k] for k in ("n", "K", "n_resamples", "alpha", "beta", "comparisons",
                                                      "reference", "permutations")},
                 "seed": {"entropy": entropy if isinstance(entropy, int) else [int(e) for e in entropy],
                          "spawn_key": [int(s) for s in self._ss.spawn_key], "record": self._seed_record},
-                "batches": self._batches, "digests": [_batch_digest(b) for b in self._batches]}
+                "migrated": self._migrated}
+
+    def to_state(self) -> dict[str, Any]:
+        """The JSON-serialisable state: options, seed, every batch fed and their digests (no pickle)."""
+        settings = self._settings()
+        digests, record = integrity.record(settings, self._batches, self._key)
+        migrated = settings.pop("migrated")
+        return {"format": _STATE_FORMAT, "version": _STATE_VERSION, **settings,
+                **({} if migrated is None else {"migrated": migrated}),
+                "batches": self._batches, "digests": digests, "integrity": record}
 
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write the state as JSON atomically (a temporary file then ``os.replace``).
@@ -284,15 +317,19 @@ class AdaStop:
         return path
 
     @classmethod
-    def from_state(cls, state: dict[str, Any]) -> AdaStop:
+    def from_state(cls, state: dict[str, Any], *,
+                   key: bytes | os.PathLike[str] | None = None) -> AdaStop:
         """Rebuild an AdaStop from :meth:`to_state` output by replaying its batches.
 
-        Every batch is checked against its recorded SHA-256 digest before it is replayed; a state
-        without digests is refused, except one of version 1 (written before digests existed),
-        which loads with a warning and a note in :meth:`result` that it cannot be verified.  Sizes
-        (``n``, ``K``, ``n_resamples``, agents, comparisons, batches) are checked before anything
-        is allocated.
+        Sizes (``n``, ``K``, ``n_resamples``, agents, comparisons, batches) are checked before anything is
+        allocated, and the digest chain before any batch is replayed: an edited option, agent order, seed or
+        score, and a dropped, repeated or reordered batch are refused, naming the batch and what differs.  A
+        state written with a key needs it (``key=``, as in :class:`AdaStop`); a key given to a state written
+        without one is refused.  A state of version 1 or 2 (whose digests, where it has them, cover the scores
+        alone) loads with a warning, is migrated to version 3 by the next save, and keeps a note that its
+        options were taken as found.
         """
+        key = integrity.checked_key(key)
         if not isinstance(state, dict) or state.get("format") != _STATE_FORMAT:
             raise DesignError("this is not an rlstats AdaStop state (missing \"format\": \"rlstats.AdaStop\")")
         version = state.get("version")
@@ -303,13 +340,20 @@ class AdaStop:
         _check_state_shape(state)
         _check_state_sizes(state)
         digests = state.get("digests")
-        if digests is None and version >= _FIRST_VERSION_WITH_DIGESTS:
-            raise DesignError(f"the AdaStop state has no \"digests\": a version {version} state always records "
-                              "one per batch, so it was edited by hand or corrupted; restore it from a copy, or "
-                              "start a new test")
-        if digests is not None:
-            _check_digests(state["batches"], digests)
-        try:
+        if version == _STATE_VERSION:
+            integrity.check_shape(state)
+            migrated = _check_migrated(state.get("migrated"), len(state["batches"]))
+        else:
+            if digests is None and version >= _FIRST_VERSION_WITH_DIGESTS:
+                raise DesignError(f"the AdaStop state has no \"digests\": a version {version} state always "
+                                  "records one per batch, so it was edited by hand or corrupted; restore it from a "
+                                  "copy, or start a new test")
+            if digests is not None:
+                integrity.check_legacy(state["batches"], digests)
+            migrated = {"from_version": version, "batches": len(state["batches"]),
+                        "scores_verified": digests is not None}
+        integrity.check_key(state, key)
+        with _state_errors():
             options = dict(state["options"])
             # states written before the option existed ran the old default, the paper's pairwise scheme
             options.setdefault("permutations", "pairwise")
@@ -317,24 +361,24 @@ class AdaStop:
                 options["comparisons"] = [tuple(p) for p in options["comparisons"]]
             seed = state["seed"]
             ss = np.random.SeedSequence(seed["entropy"], spawn_key=tuple(seed["spawn_key"]))
-            seq = cls(state["agents"], rng=ss, **options)
+            seq = cls(state["agents"], rng=ss, key=key, **options)
             seq._seed_record = seed["record"]
-            for number, batch in enumerate(state["batches"], start=1):
+            seq._migrated = migrated
+        if version == _STATE_VERSION:
+            # the settings as this AdaStop holds them, so that 0.05 written 5e-2 is no edit; before any replay
+            integrity.verify(seq._settings(), state, key)
+        with _state_errors():
+            for batch in state["batches"]:
                 scores = {a: np.asarray(v, dtype=float) for a, v in batch.items()}
                 seq._check_batch(scores, allow_repeat=True)
                 seq._advance(scores)
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            if isinstance(exc, RlstatsError):
-                raise DesignError(f"the AdaStop state is inconsistent: {exc}") from exc
-            raise DesignError(f"the AdaStop state is damaged: {type(exc).__name__}: {exc}") from exc
-        if digests is None:
-            seq._unverified = True
-            warn(_UNVERIFIED)
+        if version != _STATE_VERSION:
+            warn(_migration_warning(migrated))
         return seq
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str]) -> AdaStop:
-        """Read a state written by :meth:`save`."""
+    def load(cls, path: str | os.PathLike[str], *, key: bytes | os.PathLike[str] | None = None) -> AdaStop:
+        """Read a state written by :meth:`save` (with its ``key``, if it was written with one)."""
         path = Path(path)
         if path.is_dir():
             raise DesignError(f"{path} is a folder, not an AdaStop state file")
@@ -347,10 +391,10 @@ class AdaStop:
                               "rlstats adastop update) wrote") from exc
         except OSError as exc:
             raise DesignError(f"cannot read the AdaStop state {path}: {exc.strerror or exc}") from None
-        return cls._from_json(text, str(path))
+        return cls._from_json(text, str(path), key=key)
 
     @classmethod
-    def _from_json(cls, text, where):
+    def _from_json(cls, text, where, key=None):
         """The AdaStop of a state's JSON text; errors name ``where`` it came from."""
         try:
             state = json.loads(text)
@@ -360,7 +404,18 @@ class AdaStop:
         except RecursionError:
             raise DesignError(f"cannot read the AdaStop state {where}: it is nested too deeply to be a state "
                               "written by rlstats") from None
-        return cls.from_state(state)
+        return cls.from_state(state, key=key)
+
+
+@contextlib.contextmanager
+def _state_errors():
+    """A state's options or batches that this AdaStop refuses, as one error that says it is the state's."""
+    try:
+        yield
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        if isinstance(exc, RlstatsError):
+            raise DesignError(f"the AdaStop state is inconsistent: {exc}") from exc
+        raise DesignError(f"the AdaStop state is damaged: {type(exc).__name__}: {exc}") from exc
 
 
 @contextlib.contextmanager
@@ -463,21 +518,34 @@ def _remove_stale_temporaries(path):
                 leftover.unlink()
 
 
-def _batch_digest(batch):
-    """SHA-256 of a batch's canonical JSON (agents sorted, scores as written)."""
-    text = json.dumps(batch, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+def _migration_warning(migrated):
+    version = migrated["from_version"]
+    covered = ("recorded no digests, so its batches, options and seed" if not migrated["scores_verified"] else
+               "had digests of the batches' scores only, so its options, seed and batch order")
+    return (f"the AdaStop state was written in version {version}, which {covered} cannot be verified against hand "
+            "edits and are taken as found; the next save writes version 3, whose digests cover them")
 
 
-def _check_digests(batches, digests):
-    """Each batch as it was fed: its digest must be the one recorded when it was saved."""
-    if not isinstance(digests, list) or len(digests) != len(batches):
-        raise DesignError("the AdaStop state is damaged: \"digests\" does not have one entry per batch")
-    for number, (batch, digest) in enumerate(zip(batches, digests), start=1):
-        if _batch_digest(batch) != digest:
-            raise DesignError(f"batch {number} of the AdaStop state does not match its recorded digest: the state "
-                              "was edited by hand or corrupted; restore it from a copy, or start a new test (the "
-                              "decisions depend on every batch as it was fed)")
+def _migration_note(migrated):
+    count, version = migrated["batches"], migrated["from_version"]
+    which = f"batches 1-{count} were" if count > 1 else ("batch 1 was" if count else "no batch was")
+    covered = ("without digests: their scores, the options and the seed" if not migrated["scores_verified"] else
+               "whose digests covered their scores only: the options, the seed and the batch order")
+    return (f"{which} fed under a version {version} AdaStop state {covered} were taken as found when it was "
+            "migrated to version 3")
+
+
+def _check_migrated(migrated, count):
+    """A version 3 state's record of its migration: None, or what :func:`_migration_note` reads."""
+    if migrated is None:
+        return None
+    if not (isinstance(migrated, dict) and set(migrated) == {"from_version", "batches", "scores_verified"}
+            and migrated["from_version"] in (1, 2) and not isinstance(migrated["from_version"], bool)
+            and isinstance(migrated["batches"], int) and not isinstance(migrated["batches"], bool)
+            and 0 <= migrated["batches"] <= count and isinstance(migrated["scores_verified"], bool)):
+        raise DesignError("the AdaStop state is damaged: \"migrated\" must record from_version (1 or 2), batches "
+                          "and scores_verified; it was not written by rlstats (or was edited)")
+    return migrated
 
 
 def _check_state_shape(state):

@@ -289,6 +289,29 @@ def _a12_parts(x, y):
     return estimate, float(variance), float(df)
 
 
+def hedges_correction(df):
+    """Hedges' exact small-sample correction J(df) = Gamma(df / 2) / (sqrt(df / 2) Gamma((df - 1) / 2)).
+
+    The factor that makes g = J d unbiased for normal runs (Hedges 1981), the one R's ``effectsize`` (0.8.0 and
+    later: ``.J`` in its R/cohens_d.R) applies with df = n + m - 2; the familiar 1 - 3 / (4 df - 1) is its
+    approximation, 0.5% higher at n + m = 5. Written as a Pochhammer symbol, which stays exact where a difference
+    of log-gammas loses digits (1.5e-8 relative at df = 1e8).
+
+    References
+    ----------
+    Hedges, L. V. (1981), Distribution theory for Glass's estimator of effect size and related estimators,
+    J. Educational Statistics 6(2).
+
+    Examples
+    --------
+    >>> round(hedges_correction(3), 12), round(float(np.sqrt(np.pi / 6)), 12)  # n + m = 5
+    (0.723601254558, 0.723601254558)
+    """
+    from scipy import special
+
+    return float(special.poch((df - 1) / 2.0, 0.5) / math.sqrt(df / 2.0))
+
+
 def _hedges_parts(x, y):
     """Hedges' g of one pair, its t = g / J sqrt(n m / (n + m)), df and the scale J / sqrt(n m / (n + m))."""
     n, m = x.size, y.size
@@ -297,7 +320,7 @@ def _hedges_parts(x, y):
     pooled = np.sqrt(((n - 1) * np.var(x, ddof=1) + (m - 1) * np.var(y, ddof=1)) / (n + m - 2))
     if not pooled > 0:
         return (math.nan,) * 4
-    correction = 1.0 - 3.0 / (4.0 * (n + m) - 9.0)
+    correction = hedges_correction(n + m - 2)
     root = math.sqrt(n * m / (n + m))
     d = (x.mean() - y.mean()) / pooled
     return float(correction * d), float(d * root), float(n + m - 2), correction / root
@@ -359,9 +382,10 @@ def effect_sizes(pairs, level, ranked=None):
         Welch-Satterthwaite df), clipped to [0, 1]; NaN bounds with fewer than 2 runs or no spread in the
         placements (a complete separation, or every run tied).
     hedges_g : ndarray, shape (P, 3)
-        g = J (mean_x - mean_y) / s_pooled, J = 1 - 3 / (4 (n + m) - 9), with the interval that inverts the
-        noncentral t distribution of t = g / J sqrt(n m / (n + m)) on n + m - 2 df and scales the limits back by
-        J / sqrt(n m / (n + m)) (Steiger and Fouladi 1997; R's ``effectsize::hedges_g``).
+        g = J (mean_x - mean_y) / s_pooled with Hedges' exact J on n + m - 2 df (:func:`hedges_correction`), with
+        the interval that inverts the noncentral t distribution of t = g / J sqrt(n m / (n + m)) on n + m - 2 df
+        and scales the limits back by J / sqrt(n m / (n + m)) (Steiger and Fouladi 1997): R's
+        ``effectsize::hedges_g(x, y)`` (0.8.0 and later), estimate and limits.
     welch : ndarray, shape (P, 4)
         Welch's t, its df and the interval of the difference of means x - y, as R's ``t.test(x, y)`` prints them.
     """
