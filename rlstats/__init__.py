@@ -25,6 +25,7 @@ _SOURCES = {
     ".runs": ("align_steps", "summarize_runs"),
     ".logs": ("read_logs", "read_wandb"),
     ".normalization": ("normalize",),
+    ".provenance": ("concat",),
     ".interop": ("from_rliable",),
     ".planning": ("PowerResult", "power", "sample_size"),
 }
@@ -40,7 +41,7 @@ __getattr__, __dir__ = lazy_names(__name__, _SOURCES, submodules=True)
 
 __all__ = [
     "compare", "normalize", "datasets", *_methods.PUBLIC, "power", "sample_size", "PowerResult", "cite",
-    "summarize_runs", "align_steps", "read_logs", "read_wandb", "from_rliable",
+    "summarize_runs", "align_steps", "concat", "read_logs", "read_wandb", "from_rliable",
     "build", "Design", "parse", "Formula",
     "RlstatsError", "FormulaError", "DesignError", "OptionError", "DataUnavailableError", "LogReadError",
     "RlstatsWarning",

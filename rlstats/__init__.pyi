@@ -31,6 +31,7 @@ from .methods.skillings_mack import SkillingsMackResult as SkillingsMackResult, 
 from .methods.task_table import TaskTableResult as TaskTableResult, task_table as task_table
 from .methods.tuning import TuningResult as TuningResult, tuning as tuning
 from .normalization import normalize as normalize
+from .provenance import concat as concat
 from .planning import PowerResult as PowerResult, power as power, sample_size as sample_size
 from .runs import align_steps as align_steps, summarize_runs as summarize_runs
 

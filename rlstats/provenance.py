@@ -16,9 +16,9 @@ written for. :func:`carried`, at the front door (``design.build``), checks the r
 were written for (its row count and an order-free hash of the key columns, :func:`fingerprint`): the same rows
 keep every note; other rows keep the operation notes, the row notes re-worded for the keys present, and one line
 saying that notes about rows not in these data were left out. ``pandas.concat`` keeps ``attrs`` only when every
-frame's are equal (pandas >= 2.1; pandas 2.0 never does), so the frames the package makes are also remembered
-here (the last :data:`REMEMBER_FRAMES`, by a hash of each row), and rows arriving without notes are matched
-against them: each frame's notes then apply to its own rows.
+frame's are equal (pandas >= 2.1; pandas 2.0 never does): a concat of differently made frames arrives without notes,
+so it says nothing of them (never something false). :func:`concat` stacks frames keeping each one's notes for its
+own rows. Nothing is remembered between calls: equal rows are no proof of the same history.
 """
 
 from __future__ import annotations
@@ -36,10 +36,6 @@ NOTES_ATTR = "rlstats_notes"
 #: Key of ``DataFrame.attrs`` with the :class:`Provenance`: the same notes, bound to the rows they describe.
 PROVENANCE_ATTR = "rlstats_provenance"
 SCOPES = ("operation", "frame", "rows")
-#: Frames made by the package remembered for the rows that reach the front door without attrs (a concat).
-REMEMBER_FRAMES = 16
-#: Rows remembered in all (8 bytes each); a larger frame is not remembered, so its concat loses its notes.
-REMEMBER_ROWS = 2_000_000
 #: Rows hashed at a time (the hashes of a million-row frame are made without a copy of its columns).
 HASH_BLOCK = 1 << 16
 #: ``Note.word`` of the line that says notes about other rows were left out (it adds up over subsets).
@@ -290,8 +286,7 @@ def carried(frame: pd.DataFrame, source: pd.DataFrame | None = None) -> tuple[No
 
     The rows the notes were written for (any order) keep every note. Other rows keep the operation notes and
     the row notes re-worded for the keys they hold, and get one line saying that notes about rows not in these
-    data were left out. Rows without notes are matched with the frames the package made (a ``pandas.concat``
-    drops ``attrs`` that differ), each frame's notes then re-derived for its own rows.
+    data were left out. A frame without notes gets none.
     """
     attrs = (frame if source is None else source).attrs
     provenance = provenance_of(frame if source is None else source)
@@ -301,90 +296,22 @@ def carried(frame: pd.DataFrame, source: pd.DataFrame | None = None) -> tuple[No
             return provenance.notes + tuple(legacy)
         notes, line = _settle(provenance.notes, frame, provenance.n_rows - len(frame))
         return tuple(notes) + tuple(legacy) + ((line,) if line else ())
-    if legacy or attrs:  # a frame with attrs of its own was not made by a pandas.concat of annotated frames
-        return tuple(legacy)
-    return _recalled(frame)
-
-
-# ----------------------------------------------------------------------------------------------- remembered frames
-
-_REMEMBERED: collections.OrderedDict[int, tuple[Provenance, tuple[str, ...], np.ndarray]] = collections.OrderedDict()
-
-
-def remember(frame: pd.DataFrame) -> pd.DataFrame:
-    """Keep ``frame``'s notes with a hash of each of its rows, for its rows reaching the front door without attrs
-    (a ``pandas.concat`` of frames whose notes differ); returns ``frame``."""
-    provenance = provenance_of(frame)
-    if provenance is None or len(frame) > REMEMBER_ROWS or len(frame) == 0:
-        return frame
-    columns = tuple(c for c in frame.columns if isinstance(c, str))
-    try:
-        hashes = _row_hashes(frame, columns)
-    except TypeError:  # unhashable cells
-        return frame
-    hashes.sort()  # in place: np.isin on sorted values, no second copy
-    _REMEMBERED[id(provenance)] = (provenance, columns, hashes)
-    _REMEMBERED.move_to_end(id(provenance))
-    while len(_REMEMBERED) > REMEMBER_FRAMES or sum(h.size for _, _, h in _REMEMBERED.values()) > REMEMBER_ROWS:
-        _REMEMBERED.popitem(last=False)
-    return frame
-
-
-def _recalled(frame):
-    """The notes of the remembered frames whose rows ``frame`` holds, each re-derived for its own rows."""
-    if not _REMEMBERED or len(frame) == 0:
-        return ()
-    matches = []
-    names, hashed = {c for c in frame.columns if isinstance(c, str)}, {}
-    for provenance, columns, hashes in reversed(_REMEMBERED.values()):  # the latest frame first
-        if set(columns) != names:  # a frame of other columns (a summary's rows are not its curves' rows)
-            continue
-        if columns not in hashed:
-            try:
-                hashed[columns] = _row_hashes(frame, columns)
-            except TypeError:
-                continue
-        mine = np.isin(hashed[columns], hashes)
-        if mine.any():
-            matches.append((provenance, mine))
-    # Rows held by several remembered frames (the same file read twice) go to the frame holding most of these rows.
-    claimed, found = np.zeros(len(frame), dtype=bool), []
-    while matches:
-        best = max(range(len(matches)), key=lambda i: int((matches[i][1] & ~claimed).sum()))  # ties: the latest
-        provenance, mine = matches.pop(best)
-        mine = mine & ~claimed
-        if not mine.any():
-            break
-        claimed |= mine
-        found.append((int(np.argmax(mine)), provenance, mine))
-    notes, lines = [], []
-    for _, provenance, mine in sorted(found, key=lambda entry: entry[0]):  # in the order of the rows
-        if mine.all() and provenance.n_rows == len(frame):
-            kept, line = list(provenance.notes), None
-        else:
-            kept, line = _settle(provenance.notes, frame[mine], provenance.n_rows - int(mine.sum()))
-        lines += [line] if line else []
-        notes += [note for note in kept if note.text not in {n.text for n in notes}]
-    if lines:
-        notes.append(left_out_note(sum(line.data for line in lines)))
-    return tuple(notes)
+    return tuple(legacy)
 
 
 # ------------------------------------------------------------------------------------------------------ writing
 
-def set_notes(frame: pd.DataFrame, notes: Iterable[Note], *, columns: Sequence[str] = (),
-              remembered: bool = False) -> pd.DataFrame:
+def set_notes(frame: pd.DataFrame, notes: Iterable[Note], *, columns: Sequence[str] = ()) -> pd.DataFrame:
     """Make ``notes`` the provenance of ``frame`` (the frame they were written for); returns ``frame``.
 
     ``columns`` are fingerprinted besides the notes' keys (a frame note without keys is then bound to them).
-    ``remembered``: keep them for ``frame``'s rows after a concat (:func:`remember`).
     """
     notes = tuple(notes)
     present = [c for c in _columns_of(notes, columns) if c in frame.columns]
     provenance = Provenance(notes, len(frame), tuple(present), fingerprint(frame, present))
     frame.attrs[PROVENANCE_ATTR] = provenance
     frame.attrs[NOTES_ATTR] = provenance.texts
-    return remember(frame) if remembered else frame
+    return frame
 
 
 def add_note(frame: pd.DataFrame, note: str | Note, source: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -396,6 +323,80 @@ def add_note(frame: pd.DataFrame, note: str | Note, source: pd.DataFrame | None 
     previous = provenance_of(frame if source is None else source)
     columns = previous.columns if previous is not None else ()
     return set_notes(frame, inherited + (note if isinstance(note, Note) else Note(str(note)),), columns=columns)
+
+
+def concat(frames: Iterable[pd.DataFrame], **kwargs: Any) -> pd.DataFrame:
+    """``pandas.concat`` of the rows of ``frames``, keeping each frame's notes for its own rows.
+
+    pandas keeps ``attrs`` on a concat only when every frame's are equal, so a concat of frames read or made
+    apart (two log folders, two normalisations) loses what they say about how they were made. Here each frame's
+    notes are re-derived for the rows it brings (parts of one annotated frame are taken together, so that rows of
+    it left out are counted once), the same note said by several frames is kept once, and one line counts the
+    rows of the frames the parts came from that are not here.
+
+    Parameters
+    ----------
+    frames : iterable of pandas.DataFrame
+        The frames to stack (``axis=0``).
+    **kwargs
+        Passed to ``pandas.concat`` (``ignore_index=``, ``keys=``, ...).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The stacked frame, with the notes in its ``attrs``; the frames given are not changed.
+
+    Raises
+    ------
+    OptionError
+        When an item is not a pandas DataFrame, or ``axis`` is not 0 (notes describe rows).
+
+    See Also
+    --------
+    pandas.concat : the same stacking, which drops notes that differ between the frames.
+
+    Examples
+    --------
+    >>> import rlstats
+    >>> a = rlstats.normalize(rlstats.datasets.simulate(agents=2, tasks=2, seeds=2, rng=0), "minmax")
+    >>> b = rlstats.datasets.simulate(agents=2, tasks=2, seeds=2, rng=1)
+    >>> b["agent"] = "new " + b["agent"].astype(str)
+    >>> both = rlstats.concat([a, b], ignore_index=True)
+    >>> len(both), both.attrs["rlstats_notes"][0].startswith("'score' normalised per task")
+    (16, True)
+    """
+    from .errors import OptionError
+
+    frames = list(frames)
+    for position, frame in enumerate(frames):
+        if not isinstance(frame, pd.DataFrame):
+            raise OptionError(f"rlstats.concat stacks pandas DataFrames; item {position} is a {type(frame).__name__}: "
+                              "convert it first (rlstats accepts polars and pyarrow tables at its front door)")
+    if kwargs.get("axis", 0) not in (0, "index", "rows"):
+        raise OptionError(f"rlstats.concat stacks rows (axis=0), got axis={kwargs['axis']!r}: notes describe rows; "
+                          "use pandas.concat for columns")
+    out = pd.concat(frames, **kwargs)
+    together: dict[Any, list[pd.DataFrame]] = {}
+    for position, frame in enumerate(frames):  # parts of one annotated frame share its provenance
+        provenance = provenance_of(frame)
+        key = ("frame", position) if provenance is None else (provenance.digest, provenance.n_rows,
+                                                              provenance.columns, provenance.texts)
+        together.setdefault(key, []).append(frame)
+    notes, seen, n_left, left = [], set(), 0, False
+    for parts in together.values():
+        rows = parts[0] if len(parts) == 1 else pd.concat(parts)
+        for note in carried(rows, source=parts[0]):
+            if note.word == LEFT_OUT:
+                n_left, left = n_left + int(note.data or 0), True
+                continue
+            said = (note.text, note.scope, repr(note.items))
+            if said not in seen:
+                seen.add(said)
+                notes.append(note)
+    notes += [left_out_note(n_left)] if left else []
+    columns = dict.fromkeys(c for frame in frames if (p := provenance_of(frame)) is not None for c in p.columns)
+    out.attrs = {}
+    return set_notes(out, notes, columns=tuple(columns)) if notes else out
 
 
 def notes_for(frame: pd.DataFrame) -> tuple[str, ...]:

@@ -535,7 +535,7 @@ def _reword_summary(note, items, n_rows):
 
 def _annotate(frame, data, design, notes, columns):
     """``frame``'s notes: those of ``data`` carried onto its runs (:func:`rlstats.provenance.rebind`), what the
-    front door said of ``data`` (a note of the frame as a whole), then ``notes``; the frame is remembered."""
+    front door said of ``data`` (a note of the frame as a whole), then ``notes``."""
     inherited = carried(data)  # what build put first in design.notes
     said = collections.Counter(note.text for note in inherited)
     own = []
@@ -544,7 +544,7 @@ def _annotate(frame, data, design, notes, columns):
             said[sentence] -= 1
         else:
             own.append(Note(sentence, scope="frame"))
-    return set_notes(frame, rebind(inherited, frame) + own + list(notes), columns=columns, remembered=True)
+    return set_notes(frame, rebind(inherited, frame) + own + list(notes), columns=columns)
 
 
 def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: str = "final", k: int | None = None,

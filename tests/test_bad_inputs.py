@@ -1295,13 +1295,13 @@ def _killed():
     return rlstats.summarize_runs(CURVES[~early], CURVES_FORMULA, step="step")
 
 
-def _two_annotated():
-    """Two summaries with notes of their own (the killed run's task; the others' scores + 1), joined by pandas."""
+def _two_annotated(concat=rlstats.concat):
+    """Two summaries with notes of their own (the killed run's task; the others' scores + 1), joined."""
     runs = _killed()
     other = rlstats.summarize_runs(CURVES[CURVES["task"] != "task_03"].assign(
         score=lambda d: d["score"] + 1, task=lambda d: d["task"].cat.remove_unused_categories()),
         CURVES_FORMULA, step="step")
-    return pd.concat([runs[runs["task"] == "task_03"], other], ignore_index=True)
+    return concat([runs[runs["task"] == "task_03"], other], ignore_index=True)
 
 
 KILLED = ("run '0' of agent 'agent_1' on task 'task_03' at 500k", "its task's runs reaching 1M")
@@ -1313,16 +1313,37 @@ PROVENANCE_CASES = [  # (what, data, phrases of one printed note each, phrases n
      [KILLED, ("score: the value at each run's last logged step (every run ends at step 1M)",)],
      ["not in these data"]),
     ("reordered frame", lambda: _killed().iloc[::-1], [KILLED], ["not in these data"]),
+    # pandas drops attrs that differ on a concat: nothing is said of the frames, nothing false either
+    ("pandas.concat of two annotated frames", lambda: _two_annotated(pd.concat),
+     [], ["500k", "every run ends", "not in these data"]),
 ]
 
 
 @pytest.mark.parametrize("what, make, notes, absent", PROVENANCE_CASES, ids=[c[0] for c in PROVENANCE_CASES])
 def test_notes_follow_the_rows(what, make, notes, absent):
     data = make()
+    result = rlstats.skillings_mack(data, "score ~ agent | task", pvalue="asymptotic")
     for phrases in notes:
         result = noted(phrases, rlstats.skillings_mack, data, "score ~ agent | task", pvalue="asymptotic")
     printed = [line for line in str(result).splitlines() if line.startswith("Note: ")]
     assert not [line for line in printed if any(phrase in line for phrase in absent)], printed
+
+
+@pytest.mark.parametrize("frames, options, phrase", [
+    (lambda: [TINY, TINY.to_dict()], {}, "item 1 is a dict: convert it first"),
+    (lambda: [TINY, TINY], {"axis": 1}, "rlstats.concat stacks rows (axis=0), got axis=1"),
+    (lambda: [TINY, TINY], {"axis": "columns"}, "got axis='columns'"),
+    (lambda: [], {}, "No objects to concatenate"),  # pandas' own error: there is nothing to say of no frames
+])
+def test_concat(frames, options, phrase):
+    given = frames()
+    before = [copy.deepcopy(f) for f in given]
+    with pytest.raises((OptionError, ValueError)) as info:
+        rlstats.concat(given, **options)
+    assert phrase in str(info.value)
+    for old, new in zip(before, given):
+        if isinstance(old, pd.DataFrame):
+            pd.testing.assert_frame_equal(old, new)
 
 
 def _ranges_apart():

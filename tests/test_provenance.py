@@ -168,9 +168,11 @@ def test_the_concat_of_two_annotated_frames_keeps_each_frames_notes(tmp_path):
     plan = zoo_plan()
     atari = read_zoo(write_zoo(tmp_path / "atari", [p for p in plan if p[1] in ATARI], first_seed=100))
     classic = read_zoo(write_zoo(tmp_path / "classic", [p for p in plan if p[1] in CLASSIC], first_seed=200))
-    both = pd.concat([atari, classic], ignore_index=True)
-    # pandas keeps attrs on concat only when every frame's are equal (pandas >= 2.1; 2.0 never): these differ.
-    assert both.attrs == {}
+    # pandas keeps attrs on concat only when every frame's are equal (pandas >= 2.1; 2.0 never): these differ, so
+    # pandas' concat says nothing of how the frames were made (nothing false either); rlstats.concat keeps both.
+    assert pd.concat([atari, classic]).attrs == {} and notes_for(pd.concat([atari, classic])) == ()
+    both = rlstats.concat([atari, classic], ignore_index=True)
+    pd.testing.assert_frame_equal(both, pd.concat([atari, classic], ignore_index=True))
     expected = list(atari.attrs[NOTES_ATTR]) + [n for n in classic.attrs[NOTES_ATTR] if n != NPZ_NOTE]
     assert expected == [read_note(12, 12), NPZ_NOTE, atari.attrs[NOTES_ATTR][-1], read_note(6, 6),
                         classic.attrs[NOTES_ATTR][-1]]
@@ -180,23 +182,22 @@ def test_the_concat_of_two_annotated_frames_keeps_each_frames_notes(tmp_path):
     no_a2c = both[both["agent"] != "a2c"]
     said = notes_for(no_a2c)
     assert said[:2] == (read_note(9), NPZ_NOTE) and said[3] == read_note(4)
-    # Only the classic frame's notes said something of its 2 a2c runs (the one that stopped at 100k); the Atari
-    # frame's read count is said again of its runs here, which leaves nothing out.
+    # The classic frame's note on its a2c run that stopped at 100k is left out with a2c's 5 runs (3 Atari, 2
+    # classic): the line counts the rows of the stacked frame not here, as for any subset of one frame.
     assert "qrdqn" in said[2] and "a2c" not in " ".join(said) and said[-1] == (
-        "notes about 2 rows not in these data were left out")
+        "notes about 5 rows not in these data were left out")
 
 
-def test_a_concat_of_parts_of_one_frame_reads_the_same_with_or_without_attrs(zoo):
-    """pandas >= 2.1 keeps equal attrs on concat; pandas 2.0 drops them: both give the same notes."""
+def test_a_concat_of_parts_of_one_frame_reads_the_same_as_pandas_keeping_equal_attrs(zoo):
+    """pandas >= 2.1 keeps equal attrs on concat (2.0 drops them); rlstats.concat gives the same notes on both,
+    counting the rows of the frame left out once."""
     parts = [zoo[zoo["agent"] == agent] for agent in ("ppo", "dqn")]
     joined = pd.concat(parts)
     assert joined.attrs[PROVENANCE_ATTR] is zoo.attrs[PROVENANCE_ATTR]  # pandas 3: equal attrs are kept
-    stripped = joined.copy()
-    stripped.attrs = {}  # what pandas 2.0 gives
-    assert notes_for(stripped) == notes_for(joined)
+    assert notes_for(rlstats.concat(parts)) == notes_for(joined)
     assert notes_for(joined)[0] == read_note(10) and notes_for(joined)[-1] == (
         "notes about 8 rows not in these data were left out")
-    whole = pd.concat([zoo.iloc[:7], zoo.iloc[7:]])
+    whole = rlstats.concat([zoo.iloc[:7], zoo.iloc[7:]])
     assert notes_for(whole) == zoo.attrs[NOTES_ATTR]  # all the rows again: nothing left out
 
 
@@ -261,7 +262,7 @@ def test_minmax_bounds_are_those_of_the_tasks_analysed():
     assert pong == ("'score' normalised per task as (score - min) / (max - min) with min and max the smallest and "
                     "largest score of each task in the frame normalised (before these rows were selected): Pong -20 "
                     "to 10", "notes about 4 rows not in these data were left out")
-    assert notes_for(out.iloc[::-1])[0].endswith("in the data: Pong -20 to 10, Boxing 2 to 6.5, Seaquest 100 to 300")
+    assert notes_for(out.iloc[::-1])[0].endswith("in the data: Boxing 2 to 6.5, Pong -20 to 10, Seaquest 100 to 300")
 
 
 def test_an_early_end_among_read_logs_runs_is_said_again_of_the_siblings_present(tmp_path):
@@ -291,11 +292,20 @@ def test_the_provenance_is_shared_by_copies_and_survives_pickling(zoo):
     assert notes_for(back)[0] == read_note(5)
 
 
-def test_a_frame_of_other_columns_never_takes_the_notes_of_a_remembered_frame(zoo):
-    fresh = pd.DataFrame(zoo.to_dict("list"))  # the same cells, built anew: no attrs of its own
-    assert fresh.attrs == {} and notes_for(fresh) == zoo.attrs[NOTES_ATTR]  # recognised row by row
-    assert notes_for(fresh.assign(extra=1)) == ()  # other columns: not a concat of the frames made here
-    assert carried(pd.DataFrame({"agent": ["x"], "task": ["y"], "seed": [1], "score": [0.0]})) == ()
+def test_a_frame_built_anew_from_the_same_cells_has_no_notes(zoo):
+    """Nothing is remembered between calls: equal rows are no proof of the same history (an input of align_steps
+    would otherwise take the notes of its own output, whose rows it holds)."""
+    fresh = pd.DataFrame(zoo.to_dict("list"))
+    assert fresh.attrs == {} and notes_for(fresh) == ()
+    curves = rlstats.datasets.simulate_curves(agents=2, tasks=2, seeds=2, steps=3, rng=0)
+    curves.attrs = {}
+    counts = [len(rlstats.align_steps(curves, "score ~ agent | task/seed", step="step").attrs[NOTES_ATTR])
+              for _ in range(3)]
+    assert counts[0] == counts[1] == counts[2]  # the same notes each time, not one more per call
+    with pytest.raises(rlstats.OptionError, match="item 1 is a dict"):
+        rlstats.concat([zoo, {"a": 1}])
+    with pytest.raises(rlstats.OptionError, match="axis=1"):
+        rlstats.concat([zoo, zoo], axis=1)
 
 
 def test_align_steps_names_the_grids_of_the_tasks_present():

@@ -786,7 +786,7 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
     if found.problems:
         notes.append(Note(f"{count(len(found.problems), 'file or run', 'files or runs')} could not be used and "
                           "were skipped (see attrs['read_log'])", scope="frame"))
-    set_notes(frame, notes, columns=(*keys, "step"), remembered=True)
+    set_notes(frame, notes, columns=(*keys, "step"))
     frame.attrs[READ_LOG_ATTR] = ReadLog(str(found.root), found.record.name, tuple(found.files),
                                          tuple(found.problems), tuple(found.ignored),
                                          skipped=options.on_error == "skip", ended_early=ended_early,

@@ -209,6 +209,6 @@ def read_wandb(path: str, *, keys: str | Sequence[str] | dict[str, str], filters
     if problems:
         notes.append(Note(f"{len(problems)} runs could not be used and were skipped (see attrs['read_log'])",
                           scope="frame"))
-    set_notes(frame, notes, columns=(*keys, "step"), remembered=True)
+    set_notes(frame, notes, columns=(*keys, "step"))
     frame.attrs[READ_LOG_ATTR] = log
     return frame
