@@ -237,8 +237,10 @@ def _blocks_from_order(design, rows, order_values, n, agent, task, order_name):
             order = canonical_order(design.y[rows], values)
         except TypeError:
             order = canonical_order(design.y[rows], values.astype(str))
-        return design.y[rows][order].reshape(-1, n)
-    return design.y[rows].reshape(-1, n)
+        return np.sort(design.y[rows][order].reshape(-1, n), axis=1)
+    # rows in the order they were collected, n a batch; within a batch the runs are exchangeable: in score order,
+    # as rlstats.AdaStop takes a fed batch
+    return np.sort(design.y[rows].reshape(-1, n), axis=1)
 
 
 def _task_data(design, n, batch, order_column):

@@ -231,8 +231,8 @@ class AdaStop:
         k = self.interim + 1
         block = np.full((len(self._agents), self.n), np.nan)
         index = {a: i for i, a in enumerate(self._agents)}
-        for a, values in scores.items():
-            block[index[a]] = values
+        for a, values in scores.items():  # one batch's runs are exchangeable: in score order, as adastop() takes them
+            block[index[a]] = np.sort(values)
         self._test.run_interim(block, _interim_generator(self._ss, 0, k))
         self._batches.append({a: [float(v) for v in values] for a, values in scores.items()})
 
