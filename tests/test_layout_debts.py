@@ -106,7 +106,9 @@ def _imports(name, tree):
 
 #: private modules every subpackage may import: the lazy package faces, the version string and the back
 #: ends' declaration types (named in the report of issue 30; each would need a public home in others' files)
-SHARED_PLUMBING = {"rlstats._lazy", "rlstats._version", "rlstats.methods._declaration", "rlstats._typing"}
+# _replication is the one rule every back end applies to the replication its declaration states (issue 39 item 3)
+SHARED_PLUMBING = {"rlstats._lazy", "rlstats._version", "rlstats.methods._declaration", "rlstats.methods._replication",
+                   "rlstats._typing"}
 
 
 def _private_crossings(name, tree):

@@ -128,7 +128,7 @@ def _given_options(args):
 
 def _key(args):
     """The bytes of ``--key-file`` (checked: not readable by others, not empty), or None; never on the command line."""
-    from ..methods.adastop._integrity import read_key
+    from ..methods.adastop import read_key
 
     return None if args.key_file is None else read_key(args.key_file, option="--key-file")
 
