@@ -13,6 +13,52 @@ matplotlib.use("Agg")
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 
+#: The wall-clock bound of a test's child process, in seconds: a guard against a hang only, never a measure of
+#: speed, since a loaded machine (2 cores shared by 8 test runs) stretches wall time many times over; a child's
+#: work is bounded in CPU seconds instead (:func:`cpu_limit`, :func:`run_child`).
+HANG_SECONDS = 1800
+
+
+def cpu_limit(seconds):
+    """A ``preexec_fn`` capping a child process at ``seconds`` of CPU time (RLIMIT_CPU: SIGXCPU ends it at the
+    soft limit, SIGKILL 10 s later); None where there is no RLIMIT_CPU (Windows), where the cap is skipped."""
+    try:
+        import resource
+    except ImportError:
+        return None
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 10))
+
+    return limit
+
+
+def run_child(args, cpu_seconds, **kwargs):
+    """``subprocess.run(args, **kwargs)`` with the child capped at ``cpu_seconds`` of CPU time and
+    :data:`HANG_SECONDS` of wall time; returns (completed process, CPU seconds the child used).
+
+    The CPU seconds are the children's rusage before and after (user + system), so run nothing else
+    meanwhile; where ``resource`` does not exist they are the wall-clock seconds.
+    """
+    import subprocess
+    import time
+
+    try:
+        import resource
+    except ImportError:
+        resource = None
+
+    def used():
+        if resource is None:
+            return time.monotonic()
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return usage.ru_utime + usage.ru_stime
+
+    before = used()
+    done = subprocess.run(args, preexec_fn=cpu_limit(cpu_seconds), timeout=HANG_SECONDS, **kwargs)
+    return done, used() - before
+
+
 @pytest.fixture
 def shared_data():
     """Path to ../shared/data; skips the test when the shared data are not beside the clone."""

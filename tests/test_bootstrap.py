@@ -27,6 +27,7 @@ import pandas as pd
 import pytest
 from scipy import integrate, optimize, special, stats
 
+from conftest import HANG_SECONDS
 import rlstats
 from rlstats import calibration
 from rlstats.design import build
@@ -662,7 +663,7 @@ def test_fixed_dot_bits_do_not_depend_on_the_blas_thread_count(tmp_path):
               "rng = np.random.default_rng(5)\n"
               f"np.save(sys.argv[1], fixed_dot(rng.normal(size=(4, {n})), rng.normal(size={n})))\n")
     out = tmp_path / "one_thread.npy"
-    subprocess.run([sys.executable, "-c", script, str(out)], check=True, timeout=120,
+    subprocess.run([sys.executable, "-c", script, str(out)], check=True, timeout=HANG_SECONDS,
                    env=dict(os.environ, OPENBLAS_NUM_THREADS="1"))
     assert np.array_equal(np.load(out), here)
 

@@ -253,7 +253,8 @@ def test_silent_server_times_out_quickly(online, monkeypatch, tmp_path):
         start = time.monotonic()
         with pytest.raises(DataUnavailableError, match="could not download"):
             load("atari100k_reference", cache_dir=tmp_path)
-        assert time.monotonic() - start < 10
+        # a wait, so wall time; generous, because load stretches it: without the timeout it never ends
+        assert time.monotonic() - start < 60
 
 
 def test_download_is_verified_cached_and_reused(local_host, shared_data, tmp_path):
