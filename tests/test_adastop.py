@@ -423,8 +423,8 @@ TABLE2_REFERENCE = {(5, 5): (0.902, 13.65), (4, 5): (0.844, 12.31), (5, 4): (0.8
 TABLE2_PAPER = {(5, 5): 0.853, (4, 5): 0.82, (5, 4): 0.78, (3, 3): 0.506, (6, 6): 0.911}
 
 
-def bootstrap_power(shared_data, n, max_interims, reps, seed):
-    data = read_csv(shared_data / "halfcheetah_sac_td3.csv")
+def bootstrap_power(published, n, max_interims, reps, seed):
+    data = read_csv(published / "halfcheetah_sac_td3.csv")
     sac = data.loc[data["agent"] == "SAC", "score"].to_numpy()
     td3 = data.loc[data["agent"] == "TD3", "score"].to_numpy()
     sched = kernels.make_schedule(n, max_interims, 10_000, 0.05)
@@ -441,8 +441,8 @@ def bootstrap_power(shared_data, n, max_interims, reps, seed):
     return rejections / reps, np.mean(runs), np.std(runs) / math.sqrt(reps)
 
 
-def check_power(shared_data, n, max_interims, reps):
-    power, runs, runs_se = bootstrap_power(shared_data, n, max_interims, reps, 100 + n)
+def check_power(published, n, max_interims, reps):
+    power, runs, runs_se = bootstrap_power(published, n, max_interims, reps, 100 + n)
     ref_power, ref_runs = TABLE2_REFERENCE[(n, max_interims)]
     assert abs(power - ref_power) <= 3.5 * math.sqrt(ref_power * (1 - ref_power) * (1 / reps + 1 / 500))
     assert abs(runs - ref_runs) <= 3.5 * runs_se * math.sqrt(2)
@@ -451,14 +451,14 @@ def check_power(shared_data, n, max_interims, reps):
 
 
 @pytest.mark.parametrize("n, max_interims", [(5, 5), (4, 5), (3, 3)])
-def test_power_and_runs(shared_data, n, max_interims):
-    check_power(shared_data, n, max_interims, 1000)
+def test_power_and_runs(published, n, max_interims):
+    check_power(published, n, max_interims, 1000)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("n, max_interims", sorted(TABLE2_REFERENCE))
-def test_power_and_runs_full(shared_data, n, max_interims):
-    check_power(shared_data, n, max_interims, 4000)
+def test_power_and_runs_full(published, n, max_interims):
+    check_power(published, n, max_interims, 4000)
 
 
 # ---------------------------------------------------------------------------
@@ -485,8 +485,8 @@ MUJOCO_RUNS = {"ant": (15, 15, 15, 15), "halfcheetah": (25, 25, 5, 25), "hopper"
 
 
 @pytest.fixture
-def mujoco(shared_data):
-    return read_csv(shared_data / "mujoco_batches.csv")
+def mujoco(published):
+    return read_csv(published / "mujoco_batches.csv")
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

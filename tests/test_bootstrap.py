@@ -1040,8 +1040,8 @@ def test_inferential_intervals_agree_with_the_test_on_many_datasets():
 # ----------------------------------------------------------------------------- Atari 100k
 
 
-def test_atari_iqm_equals_direct_trimmed_mean(atari, shared_data):
-    reference = read_csv(shared_data / "atari100k_reference.csv")
+def test_atari_iqm_equals_direct_trimmed_mean(atari, published):
+    reference = read_csv(published / "atari100k_reference.csv")
     data = atari[atari["agent"].isin(SIX)]
     res = bootstrap(data, FORMULA, metrics=["iqm"], normalize=reference, n_resamples=300, rng=0)
     assert res.agents == tuple(sorted(SIX)) and res.counts.min() == 100 and len(res.tasks) == 26

@@ -19,9 +19,9 @@ def run(*argv):
 
 
 @pytest.fixture
-def walker(shared_data, tmp_path):
+def walker(published, tmp_path):
     """The Walker batches as the reference tool's CSV files: an index column and one column per agent."""
-    runs = read_csv(shared_data / "mujoco_batches.csv")
+    runs = read_csv(published / "mujoco_batches.csv")
     runs = runs[runs["task"] == "walker"]
     paths = []
     for k in range(1, 7):
