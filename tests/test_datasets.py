@@ -259,7 +259,8 @@ def test_silent_server_times_out_quickly(online, monkeypatch, tmp_path):
         assert time.monotonic() - start < 60
 
 
-def test_download_is_verified_cached_and_reused(local_host, mirror_root, published, tmp_path):
+def test_download_is_verified_cached_and_reused(mirror_root, published, local_host, tmp_path):
+    # mirror_root and published before local_host, which unsets the mirror variable they read
     server = local_host(mirror_root)
     got = load("halfcheetah_sac_td3", cache_dir=tmp_path)
     assert_frame_equal(got, read_csv(published / "halfcheetah_sac_td3.csv"), check_exact=True)
@@ -269,7 +270,7 @@ def test_download_is_verified_cached_and_reused(local_host, mirror_root, publish
     assert_frame_equal(load("halfcheetah_sac_td3", cache_dir=tmp_path), got, check_exact=True)
 
 
-def test_cache_dir_defaults_to_environment_variable(local_host, mirror_root, tmp_path, monkeypatch):
+def test_cache_dir_defaults_to_environment_variable(mirror_root, local_host, tmp_path, monkeypatch):
     local_host(mirror_root)
     monkeypatch.setenv("RLSTATS_DATA_DIR", str(tmp_path / "env-cache"))
     load("halfcheetah_sac_td3")
