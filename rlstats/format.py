@@ -365,7 +365,7 @@ def returned_nan(statistic, where, consequence=None):
     return f"the {statistic} returned NaN for {'; '.join(where)}" + (f": {consequence}" if consequence else "")
 
 
-def wrap_prose(text, width=100):
+def wrap_prose(text: str, width: int = 100) -> str:
     """``text`` with every prose line longer than ``width`` wrapped, for a terminal; other lines as they are.
 
     A line is prose when, after its indentation, no two spaces follow each other (the columns of a text
