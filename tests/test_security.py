@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 import rlstats
+from conftest import HANG_SECONDS
 from rlstats.errors import RlstatsError
 from test_bad_inputs import BATCH, CURVES_FORMULA, F, TINY, _cli, _edited, _listing, _one_run_logged_late, _write
 
@@ -30,7 +31,7 @@ CHILD_CPU_SECONDS = 120
 #: The guarded child's wall-clock bound, in seconds: only a last resort against an attempt that waits without
 #: computing (the CPU cap cannot see it). Generous on purpose: 2 cores shared by 8 test runs stretched the
 #: child's start and attempts (about 10 s of wall time when alone) past the former 20 s.
-CHILD_WALL_SECONDS = 900
+CHILD_WALL_SECONDS = HANG_SECONDS
 
 
 @pytest.fixture
