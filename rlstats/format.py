@@ -363,3 +363,32 @@ def returned_nan(statistic, where, consequence=None):
     "the metric 'spiky' returned NaN for 12 of 1,000 resamples of A: A's interval is NaN"
     """
     return f"the {statistic} returned NaN for {'; '.join(where)}" + (f": {consequence}" if consequence else "")
+
+
+def wrap_prose(text: str, width: int = 100) -> str:
+    """``text`` with every prose line longer than ``width`` wrapped, for a terminal; other lines as they are.
+
+    A line is prose when, after its indentation, no two spaces follow each other (the columns of a text
+    table are aligned with runs of spaces, and wrapping them would break the table). Continuation lines
+    take the line's indentation plus two spaces; words are never split, so a single word longer than
+    ``width`` stays whole.
+
+    >>> print(wrap_prose("Note: " + "word " * 8 + "end", width=24))
+    Note: word word word
+      word word word word
+      word end
+    >>> wrap_prose("  task_01  agent_1  " + "x" * 30, width=24) == "  task_01  agent_1  " + "x" * 30
+    True
+    """
+    import textwrap
+
+    out = []
+    for line in text.split("\n"):
+        body = line.lstrip(" \t")
+        indent = line[:len(line) - len(body)]
+        if len(line) <= width or "  " in body.rstrip():
+            out.append(line)
+            continue
+        out.append(textwrap.fill(body, width=width, initial_indent=indent, subsequent_indent=indent + "  ",
+                                 break_long_words=False, break_on_hyphens=False))
+    return "\n".join(out)

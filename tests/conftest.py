@@ -1,4 +1,5 @@
-"""Shared test fixtures: the location of the shared real data, a clean matplotlib, and every plot of a result."""
+"""Shared test fixtures: the published data (through the mirror the loader reads, RLSTATS_DATA_MIRROR, or
+../shared/data beside the clone), CPU-time limits for child processes, a clean matplotlib, and every plot of a result."""
 
 import os
 from pathlib import Path
@@ -13,22 +14,111 @@ matplotlib.use("Agg")
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 
+#: The wall-clock bound of a test's child process, in seconds: a guard against a hang only, never a measure of
+#: speed, since a loaded machine (2 cores shared by 8 test runs) stretches wall time many times over; a child's
+#: work is bounded in CPU seconds instead (:func:`cpu_limit`, :func:`run_child`).
+HANG_SECONDS = 1800
+
+
+def cpu_limit(seconds):
+    """A ``preexec_fn`` capping a child process at ``seconds`` of CPU time (RLIMIT_CPU: SIGXCPU ends it at the
+    soft limit, SIGKILL 10 s later); None where there is no RLIMIT_CPU (Windows), where the cap is skipped."""
+    try:
+        import resource
+    except ImportError:
+        return None
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 10))
+
+    return limit
+
+
+def run_child(args, cpu_seconds, **kwargs):
+    """``subprocess.run(args, **kwargs)`` with the child capped at ``cpu_seconds`` of CPU time and
+    :data:`HANG_SECONDS` of wall time; returns (completed process, CPU seconds the child used).
+
+    The CPU seconds are the children's rusage before and after (user + system), so run nothing else
+    meanwhile; where ``resource`` does not exist they are the wall-clock seconds.
+    """
+    import subprocess
+    import time
+
+    try:
+        import resource
+    except ImportError:
+        resource = None
+
+    def used():
+        if resource is None:
+            return time.monotonic()
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return usage.ru_utime + usage.ru_stime
+
+    before = used()
+    done = subprocess.run(args, preexec_fn=cpu_limit(cpu_seconds), timeout=HANG_SECONDS, **kwargs)
+    return done, used() - before
+
+
+#: The variable naming the offline mirror of the published files, the one the dataset loader reads.
+MIRROR_ENV = "RLSTATS_DATA_MIRROR"
+#: The tidy CSVs of ../shared/data, each the frame ``rlstats.datasets.load(name)`` returns (test_datasets checks it).
+PUBLISHED = {"atari100k.csv": "atari100k", "atari100k_reference.csv": "atari100k_reference",
+             "mujoco_batches.csv": "mujoco_adastop", "halfcheetah_sac_td3.csv": "halfcheetah_sac_td3"}
+NO_MIRROR = (f"the published data are not here: set {MIRROR_ENV} to a mirror of the pinned files "
+             f"(<owner>/<repo>/<commit>/<path>, e.g. a copy of shared/data/raw), or put shared/data beside the clone "
+             f"({SHARED_DATA})")
+
+
+def data_mirror():
+    """The offline mirror of the published files: ``RLSTATS_DATA_MIRROR`` as the loader reads it, else
+    ../shared/data/raw when it sits beside the clone; None when there is neither."""
+    if os.environ.get(MIRROR_ENV):
+        return Path(os.environ[MIRROR_ENV]).expanduser()
+    return SHARED_DATA / "raw" if (SHARED_DATA / "raw").is_dir() else None
+
+
 @pytest.fixture
 def shared_data():
-    """Path to ../shared/data; skips the test when the shared data are not beside the clone."""
+    """Path to ../shared/data, for the few tests that need what only it holds: the tidy CSVs made apart from
+    the loader (to check the loader against) and the SB3 logs; skips when it is not beside the clone.
+    Tests that only read published scores use :func:`published` or :func:`mirror`, which need just the mirror."""
     if not (SHARED_DATA / "atari100k.csv").is_file():
-        pytest.skip(f"shared data not found at {SHARED_DATA} (they sit beside the repository in CI)")
+        pytest.skip(f"shared data not found at {SHARED_DATA} (they sit beside the repository in CI); this test "
+                    f"needs the tidy CSVs or logs only that folder holds, not just the mirror {MIRROR_ENV}")
     return SHARED_DATA
 
 
-@pytest.fixture
-def sb3(shared_data):
-    """The shared Stable-Baselines3 logs' evaluation returns (TensorBoard), as column score; skips when absent."""
+@pytest.fixture(scope="session")
+def published(tmp_path_factory):
+    """Folder holding the tidy CSVs of published scores (:data:`PUBLISHED`): ../shared/data when it sits beside
+    the clone, else written once from ``rlstats.datasets.load()`` reading the mirror (:func:`data_mirror`);
+    skips when there is neither."""
+    if all((SHARED_DATA / name).is_file() for name in PUBLISHED):
+        return SHARED_DATA
+    root = data_mirror()
+    if root is None or not root.is_dir():
+        pytest.skip(NO_MIRROR)
     import rlstats
 
-    folder = shared_data / "logs" / "sb3_classic"
+    folder = tmp_path_factory.mktemp("published")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(MIRROR_ENV, str(root))
+        for csv, name in PUBLISHED.items():
+            rlstats.datasets.load(name).to_csv(folder / csv, index=False)
+    return folder
+
+
+@pytest.fixture
+def sb3():
+    """The shared Stable-Baselines3 logs' evaluation returns (TensorBoard), as column score; skips when absent
+    (they are training logs, not published files: no mirror holds them)."""
+    import rlstats
+
+    folder = SHARED_DATA / "logs" / "sb3_classic"
     if not folder.is_dir():
-        pytest.skip(f"the SB3 logs are not at {folder}")
+        pytest.skip(f"the SB3 logs are not at {folder} (shared/data/logs/sb3_classic beside the clone; they are "
+                    f"not published files, so {MIRROR_ENV} cannot stand in for them)")
     return rlstats.read_logs(folder, "{agent}/{task}/seed_{seed}", format="tensorboard",
                              tags={"eval/mean_reward": "score"}, progress=False)
 
@@ -45,16 +135,29 @@ def no_network(monkeypatch):
 
 
 @pytest.fixture
-def mirror(shared_data, monkeypatch, no_network):
-    """RLSTATS_DATA_MIRROR pointed at ../shared/data/raw, downloads forbidden."""
-    monkeypatch.setenv("RLSTATS_DATA_MIRROR", str(shared_data / "raw"))
-    return shared_data / "raw"
+def mirror_root():
+    """The mirror's folder (:func:`data_mirror`) without setting the variable (for a test that serves or copies
+    it); skips without one."""
+    root = data_mirror()
+    if root is None or not root.is_dir():
+        pytest.skip(NO_MIRROR)
+    return root
 
 
 @pytest.fixture
-def atari(shared_data):
-    """The Atari 100k scores as published (tidy CSV from ../shared/data)."""
-    return read_csv(shared_data / "atari100k.csv")
+def mirror(monkeypatch, no_network):
+    """RLSTATS_DATA_MIRROR pointed at the mirror (:func:`data_mirror`), downloads forbidden; skips without one."""
+    root = data_mirror()
+    if root is None or not root.is_dir():
+        pytest.skip(NO_MIRROR)
+    monkeypatch.setenv(MIRROR_ENV, str(root))
+    return root
+
+
+@pytest.fixture
+def atari(published):
+    """The Atari 100k scores as published (tidy CSV from ../shared/data, or written from the mirror)."""
+    return read_csv(published / "atari100k.csv")
 
 
 @pytest.fixture(autouse=True)

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from conftest import HANG_SECONDS
 import rlstats
 from rlstats.cli import main
 from rlstats.errors import (DataUnavailableError, DesignError, FormulaError, LogReadError, OptionError, RlstatsError,
@@ -2489,7 +2490,7 @@ def test_each_subcommand_exits_2_in_the_shell(cli_dir):
                                          stderr=subprocess.PIPE, text=True)
     try:
         for name, process in started.items():
-            out, err = process.communicate(timeout=120)
+            out, err = process.communicate(timeout=HANG_SECONDS)
             assert process.returncode == 2 and out == "" and "Traceback" not in err, (name, err)
             assert err.startswith("rlstats: error: ") and err.count("\n") == 1, (name, err)
     finally:

@@ -27,6 +27,7 @@ import pandas as pd
 import pytest
 from scipy import integrate, optimize, special, stats
 
+from conftest import HANG_SECONDS
 import rlstats
 from rlstats import calibration
 from rlstats.design import build
@@ -662,7 +663,7 @@ def test_fixed_dot_bits_do_not_depend_on_the_blas_thread_count(tmp_path):
               "rng = np.random.default_rng(5)\n"
               f"np.save(sys.argv[1], fixed_dot(rng.normal(size=(4, {n})), rng.normal(size={n})))\n")
     out = tmp_path / "one_thread.npy"
-    subprocess.run([sys.executable, "-c", script, str(out)], check=True, timeout=120,
+    subprocess.run([sys.executable, "-c", script, str(out)], check=True, timeout=HANG_SECONDS,
                    env=dict(os.environ, OPENBLAS_NUM_THREADS="1"))
     assert np.array_equal(np.load(out), here)
 
@@ -1039,8 +1040,8 @@ def test_inferential_intervals_agree_with_the_test_on_many_datasets():
 # ----------------------------------------------------------------------------- Atari 100k
 
 
-def test_atari_iqm_equals_direct_trimmed_mean(atari, shared_data):
-    reference = read_csv(shared_data / "atari100k_reference.csv")
+def test_atari_iqm_equals_direct_trimmed_mean(atari, published):
+    reference = read_csv(published / "atari100k_reference.csv")
     data = atari[atari["agent"].isin(SIX)]
     res = bootstrap(data, FORMULA, metrics=["iqm"], normalize=reference, n_resamples=300, rng=0)
     assert res.agents == tuple(sorted(SIX)) and res.counts.min() == 100 and len(res.tasks) == 26

@@ -6,6 +6,7 @@ import subprocess
 
 import pytest
 
+from conftest import HANG_SECONDS
 import rlstats
 from rlstats import citations, datasets, methods
 
@@ -58,7 +59,8 @@ def test_entries_compile_with_bibtex(tmp_path):
     (tmp_path / "refs.bib").write_text("\n\n".join(citations.ENTRIES.values()) % {"version": "0"}, encoding="utf-8")
     (tmp_path / "doc.tex").write_text("\\documentclass{article}\\begin{document}\\nocite{*}"
                                       "\\bibliographystyle{plain}\\bibliography{refs}\\end{document}\n")
-    run = lambda *cmd: subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=120)  # noqa: E731
+    run = lambda *cmd: subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True,  # noqa: E731
+                                      timeout=HANG_SECONDS)
     assert run("pdflatex", "-interaction=nonstopmode", "doc.tex").returncode == 0
     bib = run("bibtex", "doc")
     assert bib.returncode == 0 and "error" not in bib.stdout.lower(), bib.stdout

@@ -34,8 +34,8 @@ def test_several_methods_options_and_a_plot(tmp_path):
     assert "bootstrap" in text and "skillings_mack" in text and figure.stat().st_size > 0
 
 
-def test_pilot_file_with_adastop(shared_data):
-    status, text = run("adastop", "--pilot", str(shared_data / "halfcheetah_sac_td3.csv"), "--formula",
+def test_pilot_file_with_adastop(published):
+    status, text = run("adastop", "--pilot", str(published / "halfcheetah_sac_td3.csv"), "--formula",
                        "score ~ agent", "--seeds", "10,20", "--n-sim", "20", "--seed", "3", "--no-progress",
                        "-o", "K=5")
     assert status == 0, text
@@ -93,10 +93,10 @@ def test_errors_print_one_line_and_exit_2(argv, message, capsys):
     (["--pilot", "{semicolon}", "--formula", "score ~ agent"], "pass --sep ';'"),
     (["--format", "csv", "-o", "n_resamples=10000000000000", "--seeds", "5"], "n_resamples=10000000000000 is more"),
 ])
-def test_mistakes_are_one_line_and_nothing_is_printed(tmp_path, shared_data, capsys, argv, message):
+def test_mistakes_are_one_line_and_nothing_is_printed(tmp_path, published, capsys, argv, message):
     semicolon = tmp_path / "pilot.csv"
-    read_csv(shared_data / "halfcheetah_sac_td3.csv").to_csv(semicolon, sep=";", index=False)
-    names = {"tmp": tmp_path, "pilot": shared_data / "halfcheetah_sac_td3.csv", "semicolon": semicolon}
+    read_csv(published / "halfcheetah_sac_td3.csv").to_csv(semicolon, sep=";", index=False)
+    names = {"tmp": tmp_path, "pilot": published / "halfcheetah_sac_td3.csv", "semicolon": semicolon}
     method = "permutation" if "n_resamples" in " ".join(argv) else "skillings_mack"
     status, text = run(method, "--n-sim", "5", "--no-progress", *[a.format(**names) for a in argv])
     err = capsys.readouterr().err
@@ -104,8 +104,8 @@ def test_mistakes_are_one_line_and_nothing_is_printed(tmp_path, shared_data, cap
     assert message.format(**names) in err
 
 
-def test_pilot_with_a_separator_or_on_standard_input_and_csv_output(shared_data, tmp_path, monkeypatch):
-    pilot = shared_data / "halfcheetah_sac_td3.csv"
+def test_pilot_with_a_separator_or_on_standard_input_and_csv_output(published, tmp_path, monkeypatch):
+    pilot = published / "halfcheetah_sac_td3.csv"
     semicolon = tmp_path / "pilot.csv"
     read_csv(pilot).to_csv(semicolon, sep=";", index=False)
     args = ("--formula", "score ~ agent", "--seeds", "5", "--n-sim", "10", "--seed", "0", "--no-progress",

@@ -102,12 +102,12 @@ REFUSED = [
 
 @pytest.mark.parametrize("text, phrase", [c[1:] for c in REFUSED], ids=[c[0] for c in REFUSED])
 def test_refused_with_a_message_that_names_the_problem(frame, text, phrase):
-    start = time.perf_counter()
+    start = time.process_time()  # CPU seconds: a loaded machine stretches wall time, not the work done
     with pytest.raises(OptionError) as info:
         parse_condition(text).mask(frame)
     assert phrase in str(info.value)
     assert "subset=" in str(info.value)
-    assert time.perf_counter() - start < 1.0
+    assert time.process_time() - start < 1.0
 
 
 def test_messages_quote_long_conditions_shortened(frame):

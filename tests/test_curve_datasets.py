@@ -1,20 +1,20 @@
 """Tests of the learning-curve datasets and the 57-game Atari normalisers.
 
 ``load("dopamine_atari")`` and ``load("spinningup_halfcheetah")`` are read
-through the offline mirror ../shared/data/raw and checked against the raw
+through the offline mirror (RLSTATS_DATA_MIRROR, or ../shared/data/raw beside the clone) and checked against the raw
 files parsed here another way (``json.load`` with a run counter, and
 ``numpy.loadtxt``); nothing is downloaded.
 """
 
 import hashlib
 import json
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
 
+from conftest import NO_MIRROR, data_mirror
 from rlstats import datasets
 from rlstats.datasets import _published as published
 from rlstats.datasets._atari_reference import WITHOUT_REFERENCE
@@ -31,16 +31,14 @@ AGENTS = ["DQN", "C51", "Rainbow", "IQN", "Quantile (JAX)", "DQN (Adam + MSE in 
 
 
 
-SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-
-
 @pytest.fixture(scope="module")
 def dopamine():
-    """The Dopamine curves, loaded once for the module (read-only use)."""
-    if not (SHARED_DATA / "raw" / DOPAMINE).is_dir():
-        pytest.skip(f"shared data not found at {SHARED_DATA} (they sit beside the repository in CI)")
+    """The Dopamine curves, loaded once for the module (read-only use), from the mirror the loader reads."""
+    root = data_mirror()
+    if root is None or not (root / DOPAMINE).is_dir():
+        pytest.skip(f"the Dopamine files are not in the mirror {root}: {NO_MIRROR}")
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("RLSTATS_DATA_MIRROR", str(SHARED_DATA / "raw"))
+        patch.setenv("RLSTATS_DATA_MIRROR", str(root))
         return load("dopamine_atari")
 
 
@@ -72,8 +70,8 @@ def test_dopamine_layout_and_dtypes(dopamine):
     assert (df["frames"] == (df["step"] + 1) * 1_000_000).all()
 
 
-def test_dopamine_games_are_the_files_in_camel_case(dopamine, shared_data):
-    files = sorted(p.stem for p in (shared_data / "raw" / DOPAMINE).glob("*.json"))
+def test_dopamine_games_are_the_files_in_camel_case(dopamine, mirror_root):
+    files = sorted(p.stem for p in (mirror_root / DOPAMINE).glob("*.json"))
     assert len(files) == 60, "the mirror holds only the 60 plain files (no _CNN, _Impala, .vg.json)"
     games = dopamine["task"].unique().tolist()
     assert [g.lower() for g in games] == files
@@ -88,9 +86,9 @@ def test_dopamine_row_order_is_agent_task_run_step(dopamine):
 
 
 @pytest.mark.parametrize("game", ["airraid", "pong", "montezumarevenge", "zaxxon"])
-def test_dopamine_scores_match_the_raw_records(dopamine, shared_data, game):
+def test_dopamine_scores_match_the_raw_records(dopamine, mirror_root, game):
     """Every score of a game, read back with json.load and a run counter per agent."""
-    with open(shared_data / "raw" / DOPAMINE / f"{game}.json", encoding="utf-8") as fh:
+    with open(mirror_root / DOPAMINE / f"{game}.json", encoding="utf-8") as fh:
         records = json.load(fh)
     run = {}
     expected = {}
@@ -113,9 +111,9 @@ def test_dopamine_a_few_cells_by_hand(dopamine):
     assert df[("DQN (Adam + MSE in JAX)", "Pong", 4, 198)] == 19.736842105263158
 
 
-def test_dopamine_broken_run_layout_names_game_and_agent(shared_data, tmp_path):
+def test_dopamine_broken_run_layout_names_game_and_agent(mirror_root, tmp_path):
     key = published._dopamine_file("Pong")
-    records = json.loads((shared_data / "raw" / DOPAMINE / "pong.json").read_text())
+    records = json.loads((mirror_root / DOPAMINE / "pong.json").read_text())
     rainbow = [i for i, r in enumerate(records) if r["Agent"] == "Rainbow"]
     del records[rainbow[300]]  # one iteration missing from Rainbow's second run
     broken = tmp_path / "pong.json"
@@ -132,10 +130,10 @@ def test_dopamine_broken_run_layout_names_game_and_agent(shared_data, tmp_path):
         published._dopamine_game({key: broken}, "Pong")
 
 
-def test_dopamine_checksum_and_missing_file_errors(shared_data, tmp_path, monkeypatch, no_network):
+def test_dopamine_checksum_and_missing_file_errors(mirror_root, tmp_path, monkeypatch, no_network):
     mirror = tmp_path / "mirror"
     for game in datasets.DOPAMINE_GAMES[:3]:
-        _copy(shared_data / "raw" / published._dopamine_file(game), mirror / published._dopamine_file(game))
+        _copy(mirror_root / published._dopamine_file(game), mirror / published._dopamine_file(game))
     monkeypatch.setenv("RLSTATS_DATA_MIRROR", str(mirror))
     with pytest.raises(DataUnavailableError) as info:
         load("dopamine_atari")

@@ -1,7 +1,7 @@
 """Tests of rlstats.datasets: simulate(), load() and available().
 
-load() is checked against the tidy CSVs in ../shared/data (bit for bit), through
-the offline mirror ../shared/data/raw, and through pooch against a throw-away
+load() is checked against the tidy CSVs in ../shared/data (bit for bit; skipped when that folder is not beside
+the clone), through the offline mirror (RLSTATS_DATA_MIRROR, or ../shared/data/raw beside the clone), and through pooch against a throw-away
 HTTP server on 127.0.0.1; no test contacts any other host.
 """
 
@@ -134,11 +134,13 @@ def test_mujoco_runs_per_agent_match_the_adaptive_design(mirror, tmp_path):
         assert cell["batch"].tolist() == list(np.arange(len(cell)) // 5 + 1)
 
 
-def test_registry_agrees_with_the_shared_checksum_list(shared_data):
+def test_registry_agrees_with_the_shared_checksum_list(mirror_root):
     from rlstats.datasets._pins import SHA256
 
+    if not (mirror_root / "SHA256SUMS").is_file():
+        pytest.skip(f"the mirror {mirror_root} has no SHA256SUMS (shared/data/raw's list of its files)")
     listed = {}
-    for line in (shared_data / "raw" / "SHA256SUMS").read_text().splitlines():
+    for line in (mirror_root / "SHA256SUMS").read_text().splitlines():
         digest, path = line.split(None, 1)
         listed[path] = digest
     # Every pinned file is in the list with the same SHA-256, and every listed file is pinned, except
@@ -153,7 +155,7 @@ def test_registry_agrees_with_the_shared_checksum_list(shared_data):
     curve_files = [key for key in listed if key.startswith(("google/dopamine/", "flowersteam/rl_stats/"))]
     assert len(curve_files) == 60 + 4 and set(curve_files) <= set(used)
     for key in SHA256:
-        assert (shared_data / "raw" / key).is_file(), f"{key} missing from the shared mirror"
+        assert (mirror_root / key).is_file(), f"{key} missing from the shared mirror"
 
 
 # --------------------------------------------------------------------------
@@ -173,9 +175,9 @@ def test_file_missing_from_mirror_is_named_with_url_and_advice(tmp_path, monkeyp
     assert "RLSTATS_DATA_MIRROR" in text
 
 
-def test_partial_copy_of_the_real_mirror(shared_data, tmp_path, monkeypatch, no_network):
+def test_partial_copy_of_the_real_mirror(mirror_root, tmp_path, monkeypatch, no_network):
     mirror = tmp_path / "mirror"
-    _write(mirror / SAC, (shared_data / "raw" / SAC).read_bytes())
+    _write(mirror / SAC, (mirror_root / SAC).read_bytes())
     monkeypatch.setenv("RLSTATS_DATA_MIRROR", str(mirror))
     with pytest.raises(DataUnavailableError, match="td3_hc_final_perfs.txt is missing"):
         load("halfcheetah_sac_td3")
@@ -253,21 +255,23 @@ def test_silent_server_times_out_quickly(online, monkeypatch, tmp_path):
         start = time.monotonic()
         with pytest.raises(DataUnavailableError, match="could not download"):
             load("atari100k_reference", cache_dir=tmp_path)
-        assert time.monotonic() - start < 10
+        # a wait, so wall time; generous, because load stretches it: without the timeout it never ends
+        assert time.monotonic() - start < 60
 
 
-def test_download_is_verified_cached_and_reused(local_host, shared_data, tmp_path):
-    server = local_host(shared_data / "raw")
+def test_download_is_verified_cached_and_reused(mirror_root, published, local_host, tmp_path):
+    # mirror_root and published before local_host, which unsets the mirror variable they read
+    server = local_host(mirror_root)
     got = load("halfcheetah_sac_td3", cache_dir=tmp_path)
-    assert_frame_equal(got, read_csv(shared_data / "halfcheetah_sac_td3.csv"), check_exact=True)
+    assert_frame_equal(got, read_csv(published / "halfcheetah_sac_td3.csv"), check_exact=True)
     cached = tmp_path / TD3
     assert hashlib.sha256(cached.read_bytes()).hexdigest() == TD3_SHA256
     server.shutdown()  # offline now: the cache must be enough
     assert_frame_equal(load("halfcheetah_sac_td3", cache_dir=tmp_path), got, check_exact=True)
 
 
-def test_cache_dir_defaults_to_environment_variable(local_host, shared_data, tmp_path, monkeypatch):
-    local_host(shared_data / "raw")
+def test_cache_dir_defaults_to_environment_variable(mirror_root, local_host, tmp_path, monkeypatch):
+    local_host(mirror_root)
     monkeypatch.setenv("RLSTATS_DATA_DIR", str(tmp_path / "env-cache"))
     load("halfcheetah_sac_td3")
     assert (tmp_path / "env-cache" / TD3).is_file()

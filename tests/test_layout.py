@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import HANG_SECONDS
+
 PACKAGE = Path(__file__).resolve().parents[1] / "rlstats"
 
 
@@ -406,7 +408,7 @@ def test_importing_the_package_does_not_import_matplotlib():
     import sys
 
     done = subprocess.run([sys.executable, "-c", "import sys, rlstats; print('matplotlib' in sys.modules)"],
-                          capture_output=True, text=True, timeout=120, cwd=Path(__file__).resolve().parents[1])
+                          capture_output=True, text=True, timeout=HANG_SECONDS, cwd=Path(__file__).resolve().parents[1])
     assert done.stdout.strip() == "False", done.stderr
 
 
@@ -452,7 +454,7 @@ def test_no_public_name_hides_a_module_of_the_same_name():
             "    if name in dir(face):\n"
             "        value = getattr(face, name)\n"
             "        assert value is importlib.import_module(package + '.' + name), (package, name, value)\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=HANG_SECONDS,
                           cwd=PACKAGE.parent)
     assert done.returncode == 0, done.stderr
 

@@ -150,11 +150,10 @@ def test_bad_inputs(scores, reference):
         normalize(scores.assign(task=["Pong", None, "Pong", "Boxing"]), reference)
 
 
-def test_reference_by_dataset_name(shared_data, monkeypatch, tmp_path):
-    monkeypatch.setenv("RLSTATS_DATA_MIRROR", str(shared_data / "raw"))
+def test_reference_by_dataset_name(published, mirror, monkeypatch, tmp_path):
     monkeypatch.setenv("RLSTATS_DATA_DIR", str(tmp_path))
-    atari = read_csv(shared_data / "atari100k.csv")
-    ref = read_csv(shared_data / "atari100k_reference.csv")
+    atari = read_csv(published / "atari100k.csv")
+    ref = read_csv(published / "atari100k_reference.csv")
     out = normalize(atari, "atari100k_reference")
     merged = atari.merge(ref, on="task", how="left")
     expected = (merged["score"] - merged["random"]) / (merged["human"] - merged["random"])

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from conftest import HANG_SECONDS
 import rlstats
 from rlstats import format as fmt
 from rlstats.methods import METHODS
@@ -191,7 +192,7 @@ PREAMBLE = [r"\documentclass[twocolumn]{article}", r"\usepackage{booktabs}", r"\
 def _compile(tmp_path, body):
     (tmp_path / "paper.tex").write_text("\n".join(PREAMBLE + body + [r"\end{document}"]), encoding="utf-8")
     done = subprocess.run(["pdflatex", "-interaction=nonstopmode", "paper.tex"], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=300)
+                          text=True, timeout=HANG_SECONDS)
     return done.returncode, (tmp_path / "paper.log").read_text(encoding="utf-8", errors="replace")
 
 

@@ -55,8 +55,8 @@ def row(result, method, seeds):
 
 
 @pytest.fixture
-def halfcheetah(shared_data):
-    return read_csv(shared_data / "halfcheetah_sac_td3.csv")
+def halfcheetah(published):
+    return read_csv(published / "halfcheetah_sac_td3.csv")
 
 
 # --------------------------------------------------------------------------- the data drawn

@@ -1,9 +1,10 @@
 """Escape and exhaustion attempts against the command line and the files rlstats reads (issue 27).
 
 Each attempt asserts that nothing ran (a payload would create the marker file ``pwned``), that nothing was
-written outside the output path (a listing of the folder before and after), and that it ended within seconds.
-Attempts that hung or exhausted memory before the fixes run in one child process with a memory cap and a
-timeout (:func:`guarded`), so that a regression fails its test instead of hanging the suite or the machine.
+written outside the output path (a listing of the folder before and after), and that it ended within seconds of
+CPU time (not wall-clock time, which a busy machine stretches: issue 42 item 4).
+Attempts that hung or exhausted memory before the fixes run in one child process with a memory cap and a CPU-time
+cap (:func:`guarded`), so that a regression fails its test instead of hanging the suite or the machine.
 """
 
 import json
@@ -16,12 +17,21 @@ from pathlib import Path
 import pytest
 
 import rlstats
+from conftest import HANG_SECONDS
 from rlstats.errors import RlstatsError
 from test_bad_inputs import BATCH, CURVES_FORMULA, F, TINY, _cli, _edited, _listing, _one_run_logged_late, _write
 
 MARKER = "pwned"
-#: The longest an attempt may take in-process, in seconds (each takes well under 0.5 s).
+#: The most CPU time an attempt may use, in seconds (each uses well under 0.5 s); CPU seconds, because a loaded
+#: machine stretches the wall-clock time of a quick refusal but not the work it does.
 SECONDS = 5
+#: The guarded child's CPU-time cap (RLIMIT_CPU), in seconds: its start (importing rlstats, about 3 s) and every
+#: attempt's SECONDS fit well below it; an attempt stuck in C, where no signal handler runs, is killed by it.
+CHILD_CPU_SECONDS = 120
+#: The guarded child's wall-clock bound, in seconds: only a last resort against an attempt that waits without
+#: computing (the CPU cap cannot see it). Generous on purpose: 2 cores shared by 8 test runs stretched the
+#: child's start and attempts (about 10 s of wall time when alone) past the former 20 s.
+CHILD_WALL_SECONDS = HANG_SECONDS
 
 
 @pytest.fixture
@@ -43,9 +53,9 @@ def attempt(folder, argv, phrase, written=None):
     within :data:`SECONDS`, the marker absent, ``phrase`` on stderr; exit status 2 with nothing on stdout and no
     file changed, or, when ``written`` lists the files it may create, exit status 0 with exactly those new."""
     before = _listing(folder)
-    start = time.monotonic()
+    start = time.process_time()
     done = _cli(*[str(a).replace("{m}", str(folder / MARKER)) for a in argv])
-    assert time.monotonic() - start < SECONDS
+    assert time.process_time() - start < SECONDS, "the refusal took more than its CPU seconds"
     assert not (folder / MARKER).exists() and not Path(MARKER).exists(), "the payload ran"
     assert "Traceback" not in done.stderr and phrase in done.stderr, done.stderr
     after = _listing(folder)
@@ -306,21 +316,28 @@ class _TooLong(Exception):
 
 
 def _alarm(signum, frame):
-    raise _TooLong(f"still running after {SECONDS} s")
+    import signal
+
+    if signum == signal.SIGPROF:
+        raise _TooLong(f"still running after {SECONDS} s of CPU time")
+    raise _TooLong(f"still waiting after {CHILD_WALL_SECONDS} s (wall clock) without using its CPU seconds")
 
 
 def _run_guarded(folder, names):
     """In the child: run each attempt, printing one JSON line per attempt as soon as it ends.
 
-    An attempt still running after :data:`SECONDS` is interrupted where Python can interrupt it; one stuck in C
-    (an integer power folded at compile time) is ended by the parent's timeout instead.
+    An attempt that uses more than :data:`SECONDS` of CPU time (the profiling timer, which counts the process's
+    CPU time, not the wall clock) is interrupted where Python can interrupt it; one stuck in C (an integer power
+    folded at compile time) is ended by the child's CPU-time cap (:data:`CHILD_CPU_SECONDS`) instead.
     """
     import signal
 
+    signal.signal(signal.SIGPROF, _alarm)
     signal.signal(signal.SIGALRM, _alarm)
     for name in names:
-        start = time.monotonic()
-        signal.alarm(SECONDS)
+        start = time.process_time()
+        signal.setitimer(signal.ITIMER_PROF, SECONDS)
+        signal.alarm(CHILD_WALL_SECONDS)
         try:
             value = GUARDED[name][0](folder)
             outcome = {"status": value.returncode, "message": value.stderr} if hasattr(value, "returncode") else \
@@ -330,20 +347,23 @@ def _run_guarded(folder, names):
         except BaseException as exc:  # noqa: BLE001 - whatever it was, the parent reports it
             outcome = {"status": f"not an rlstats error: {type(exc).__name__}", "message": str(exc)[:300]}
         finally:
+            signal.setitimer(signal.ITIMER_PROF, 0)
             signal.alarm(0)
-        print(json.dumps({"name": name, "seconds": time.monotonic() - start, **outcome}), flush=True)
+        print(json.dumps({"name": name, "seconds": time.process_time() - start, **outcome}), flush=True)
 
 
-def _limit_memory():
+def _limit_memory_and_cpu():
     import resource
 
     cap = 4 << 30  # 4 GiB of address space: what these attempts asked for before the fixes is far more
     resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+    # SIGXCPU (which ends the process) at the soft limit, SIGKILL at the hard one
+    resource.setrlimit(resource.RLIMIT_CPU, (CHILD_CPU_SECONDS, CHILD_CPU_SECONDS + 10))
 
 
 @pytest.fixture(scope="module")
 def guarded(tmp_path_factory):
-    """Every GUARDED attempt, run once in a child process with a memory cap and a 20-second timeout.
+    """Every GUARDED attempt, run once in a child process with a memory cap and a CPU-time cap.
 
     Returns (folder, listing before, {name: outcome}, the child's stderr); an attempt that hung, or came after
     one that hung, or was killed, has no outcome.
@@ -358,12 +378,15 @@ def guarded(tmp_path_factory):
     script = (f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); from pathlib import Path; "
               f"import test_security; test_security._run_guarded(Path({str(folder)!r}), {list(GUARDED)!r})")
     child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             text=True, cwd=folder, preexec_fn=_limit_memory)
+                             text=True, cwd=folder, preexec_fn=_limit_memory_and_cpu)
     try:
-        out, err = child.communicate(timeout=20)
+        out, err = child.communicate(timeout=CHILD_WALL_SECONDS)
     except subprocess.TimeoutExpired:
         child.kill()
         out, err = child.communicate()
+        err += f"\n(killed after {CHILD_WALL_SECONDS} s of wall-clock time)"
+    if child.returncode < 0:  # -SIGXCPU: the CPU-time cap; -SIGKILL: the hard CPU cap, the memory cap or us
+        err += f"\n(the child ended by signal {-child.returncode}; CPU cap {CHILD_CPU_SECONDS} s, memory cap 4 GiB)"
     outcomes = {}
     for line in out.splitlines():
         if line.startswith("{"):
@@ -375,10 +398,10 @@ def guarded(tmp_path_factory):
 @pytest.mark.parametrize("name", GUARDED)
 def test_an_exhaustion_attempt_ends_at_once_with_a_clear_error(guarded, name):
     folder, before, outcomes, err = guarded
-    assert name in outcomes, f"the attempt (or one before it) hung, or was killed (memory cap 4 GiB): {err[-2000:]}"
+    assert name in outcomes, f"the attempt (or one before it) hung, or was killed: {err[-2000:]}"
     outcome, (_, status, phrase) = outcomes[name], GUARDED[name]
     assert outcome["status"] == status and phrase in outcome["message"], outcome
-    assert outcome["seconds"] < SECONDS
+    assert outcome["seconds"] < SECONDS, f"{outcome['seconds']:.2f} CPU seconds"
     assert not (folder / MARKER).exists()
     allowed = {"hugeK.json", "locked.json.lock"}  # what the attempts themselves write
     assert [entry for entry in _listing(folder) if entry[0] not in allowed] == before

@@ -632,9 +632,9 @@ def sachs():
                          for i in range(6) for j in range(6)])
 
 
-def atari_means(shared_data):
-    df = pd.read_csv(shared_data / "atari100k.csv").merge(pd.read_csv(shared_data / "atari100k_reference.csv"),
-                                                          on="task")
+def atari_means(published):
+    df = pd.read_csv(published / "atari100k.csv").merge(pd.read_csv(published / "atari100k_reference.csv"),
+                                                        on="task")
     df["hns"] = (df["score"] - df["random"]) / (df["human"] - df["random"])
     return df.groupby(["agent", "task"], as_index=False)["hns"].mean()
 
@@ -655,8 +655,8 @@ def _check_quade(res, case):
         assert row.p_adjusted == pytest.approx(REF[(case, "quade_p_holm") + key], rel=1e-10)
 
 
-def test_quade_matches_r_on_atari_means(shared_data):
-    res = rlstats.skillings_mack(atari_means(shared_data), "hns ~ agent | task", variant="quade")
+def test_quade_matches_r_on_atari_means(published):
+    res = rlstats.skillings_mack(atari_means(published), "hns ~ agent | task", variant="quade")
     _check_quade(res, "atari")
     assert res.statistic == pytest.approx(13.301, abs=5e-4) and res.pvalue == pytest.approx(2.327e-15, rel=1e-3)
     assert str(res).splitlines()[4] == "Quade F = 13.301, num df = 8, denom df = 200, p-value = 2.327e-15"
@@ -711,8 +711,8 @@ def test_many_to_one_normal_is_demsar_bonferroni_dunn():
     np.testing.assert_allclose(bonferroni.tidy()["p_adjusted"], np.minimum(1, 5 * res.tidy()["p_value"]))
 
 
-def test_many_to_one_on_atari_normal_and_wilcoxon_match_r(shared_data):
-    means = atari_means(shared_data)
+def test_many_to_one_on_atari_normal_and_wilcoxon_match_r(published):
+    means = atari_means(published)
     res = rlstats.skillings_mack(means, "hns ~ agent | task", control="SPR")
     for row in res.tidy().itertuples():
         assert row.statistic == pytest.approx(REF["atari", "dunn_z", row.agent_1, "SPR"], rel=1e-10)

@@ -13,6 +13,7 @@ import sys
 
 import pytest
 
+from conftest import HANG_SECONDS
 import rlstats
 from rlstats.cli import build_parser
 
@@ -35,7 +36,7 @@ sys.exit(status)
 
 
 def loaded_by_command(args, cwd):
-    done = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, timeout=300,
+    done = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, timeout=HANG_SECONDS,
                           cwd=cwd)
     assert done.returncode == 0, done.stderr
     return done.stdout, json.loads(done.stderr.strip().splitlines()[-1])
@@ -43,7 +44,8 @@ def loaded_by_command(args, cwd):
 
 def loaded_by_code(code, cwd):
     report = f"import json, sys; print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in {set(HEAVY)!r})))"
-    done = subprocess.run([sys.executable, "-c", f"{code}\n{report}"], capture_output=True, text=True, timeout=300,
+    done = subprocess.run([sys.executable, "-c", f"{code}\n{report}"], capture_output=True, text=True,
+                          timeout=HANG_SECONDS,
                           cwd=cwd)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])

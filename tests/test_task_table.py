@@ -19,6 +19,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from conftest import HANG_SECONDS
 import rlstats
 from rlstats.errors import DesignError, OptionError
 from rlstats.methods.task_table import _calibration as calibration
@@ -500,7 +501,7 @@ def test_latex_output_compiles(table, tmp_path):
                           r"\begin{document}", table.to_latex(), summary.to_latex(), r"\end{document}"])
     (tmp_path / "t.tex").write_text(document, encoding="utf-8")
     done = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "t.tex"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=HANG_SECONDS)
     assert done.returncode == 0, done.stdout[-3000:]
 
 
@@ -517,7 +518,7 @@ def test_every_report_compiles_as_latex(tmp_path):
     (tmp_path / "r.tex").write_text("\\documentclass{article}\\begin{document}\n" + body + "\n\\end{document}\n",
                                     encoding="utf-8")
     done = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "r.tex"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=HANG_SECONDS)
     assert done.returncode == 0, done.stdout[-2000:]
 
 

@@ -72,8 +72,12 @@ def run_compare(args, out):
 
 
 def run_demo(args, out):
+    import inspect
+
     from .. import datasets
     from ..comparison import compare
+    from ..format import wrap_prose
+    from ..methods import backend
     from ..resampling import check_rng
 
     check_rng(args.seed)  # a bad --seed is an error before the folder is made
@@ -81,18 +85,26 @@ def run_demo(args, out):
     data = datasets.simulate(agents=5, tasks=12, seeds=10, effect=[0.0, 0.2, 0.4, 0.9, 1.2], missing=0.05,
                              rng=args.seed)
     data.to_csv(folder / "demo_data.csv", index=False)
-    out.write(f"Simulated benchmark: 5 agents x 12 tasks x 10 seeds with a few missing cells "
-              f"(rlstats.datasets.simulate, rng={args.seed}); written to {folder / 'demo_data.csv'}\n")
+    out.write(wrap_prose(f"Simulated benchmark: 5 agents x 12 tasks x 10 seeds with a few missing cells "
+                         f"(rlstats.datasets.simulate, rng={args.seed}); written to {folder / 'demo_data.csv'}") + "\n")
     learning_curves = datasets.simulate_curves(agents=3, tasks=6, seeds=5, steps=30, effect=0.3, rng=args.seed)
     learning_curves.to_csv(folder / "demo_curves.csv", index=False)
-    out.write(f"Simulated learning-curve runs: 3 agents x 6 tasks x 5 seeds x 30 steps "
-              f"(rlstats.datasets.simulate_curves, rng={args.seed}); written to {folder / 'demo_curves.csv'}\n")
+    out.write(wrap_prose(f"Simulated learning-curve runs: 3 agents x 6 tasks x 5 seeds x 30 steps "
+                         f"(rlstats.datasets.simulate_curves, rng={args.seed}); written to "
+                         f"{folder / 'demo_curves.csv'}") + "\n")
     for method, (frame, formula, options) in demo_runs(data, learning_curves).items():
+        # The simulated tasks are on scales up to a hundredfold apart (as real benchmarks are): a back end that
+        # aggregates over tasks would warn about raw scales, so the demo normalises where the back end can.
+        shown = ""
+        if "normalize" in inspect.signature(backend(method)).parameters:
+            options = {"normalize": "minmax", **options}
+            shown = f", normalize={options['normalize']!r}"
         result = compare(frame, formula, method=method, rng=args.seed, **options)
         source = "learning_curves" if frame is learning_curves else "data"
-        out.write(f"\n===== {method}: compare({source}, {formula!r}, method={method!r}) =====\n")
-        out.write(str(result))
-        out.write("\n" + result.report(format="text") + "\n")
+        out.write(f"\n===== {method}: compare({source}, {formula!r}, method={method!r}{shown}) =====\n")
+        # prose wrapped for the terminal; the report stays one paragraph in Python (for pasting into a paper)
+        out.write(wrap_prose(str(result)))
+        out.write("\n" + wrap_prose(result.report(format="text")) + "\n")
         figure_path = folder / f"{method}.png"
         save_plot(result, figure_path)
         out.write(f"figure: {figure_path}\n")
