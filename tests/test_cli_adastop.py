@@ -663,3 +663,62 @@ def test_the_state_is_never_written_over_the_key_file(tmp_path, capsys):
     key = _key_file(tmp_path / "adastop.key")
     _fails_in_one_line(capsys, ["update", key, batch, "--key-file", key], "is the input")
     assert key.read_bytes() == b"k" * 32
+
+
+# ---------------------------------------------------------------- issue 42 item 6: no fcntl (Windows)
+
+_WITHOUT_FCNTL = r'''
+import os, sys, types
+sys.modules["fcntl"] = None  # "import fcntl" raises ImportError, as on Windows
+held = {}  # msvcrt.locking as Windows has it: one handle of a file holds byte 0; closing it releases the lock
+
+
+def locking(fd, mode, nbytes):
+    assert mode == fake.LK_NBLCK and nbytes == 1 and os.lseek(fd, 0, os.SEEK_CUR) == 0
+    key = os.fstat(fd).st_ino
+    holder = held.get(key)
+    if holder is not None and holder != fd:
+        try:
+            still = os.fstat(holder).st_ino == key
+        except OSError:
+            still = False
+        if still:
+            raise PermissionError(13, "Permission denied")
+    held[key] = fd
+
+
+import subprocess  # reads msvcrt to decide it is on Windows: before the stand-in
+import rlstats.cli
+import rlstats.methods.adastop._incremental  # the module that once imported fcntl at its top
+from rlstats.errors import DesignError
+from rlstats.methods.adastop import state_lock
+fake = types.ModuleType("msvcrt")
+fake.LK_NBLCK, fake.locking = 2, locking
+sys.modules["msvcrt"] = fake  # what _try_lock imports where fcntl does not exist
+
+folder = sys.argv[1]
+state, batch = os.path.join(folder, "s.json"), os.path.join(folder, "b.csv")
+open(batch, "w").write("agent,score\n" + "".join(f"x,{i}\ny,{i + 10}\n" for i in range(5)))
+assert rlstats.cli.main(["adastop", "update", state, batch, "--K", "2", "--seed", "0"]) == 0
+with state_lock(state):
+    try:
+        with state_lock(state, timeout=0.05):
+            raise SystemExit("a second holder took the lock")
+    except DesignError as error:
+        assert "is being updated by another process" in str(error), error
+with state_lock(state, timeout=0.05):  # released when the first handle closed
+    pass
+assert rlstats.cli.main(["adastop", "status", state]) == 0
+assert "fcntl" not in sys.modules or sys.modules["fcntl"] is None
+print("locked without fcntl")
+'''
+
+
+def test_the_state_lock_works_where_fcntl_does_not_exist(tmp_path):
+    """On Windows there is no fcntl: the package imports, AdaStop updates its state and the lock still excludes a
+    second holder, through msvcrt.locking (a stand-in here that keeps Windows' rules)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([os.getcwd(), os.environ.get("PYTHONPATH", "")])}
+    done, _ = run_child([sys.executable, "-c", _WITHOUT_FCNTL, str(tmp_path)], cpu_seconds=120, capture_output=True,
+                        text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().endswith("locked without fcntl")

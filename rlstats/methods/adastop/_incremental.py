@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import math
 import os
@@ -420,7 +419,8 @@ def _state_errors():
 
 @contextlib.contextmanager
 def state_lock(path, timeout=LOCK_TIMEOUT):
-    """Hold an exclusive advisory lock (``fcntl.flock``) for the state at ``path`` while the block runs.
+    """Hold an exclusive lock (``fcntl.flock``; ``msvcrt.locking`` on Windows) for the state at ``path`` while the
+    block runs.
 
     The lock is taken on a companion file ``<state>.lock`` (the state itself is
     replaced on every save, so it cannot carry the lock), waits up to ``timeout``
@@ -442,7 +442,8 @@ def state_lock(path, timeout=LOCK_TIMEOUT):
         _acquire(handle, lock_path, target, timeout)
         with contextlib.suppress(OSError):
             os.ftruncate(handle, 0)
-            os.pwrite(handle, f"{os.getpid()}\n".encode(), 0)
+            os.lseek(handle, 0, os.SEEK_SET)  # os.pwrite is POSIX-only
+            os.write(handle, f"{os.getpid()}\n".encode())
         try:
             yield target
         finally:
@@ -463,11 +464,8 @@ def _acquire(handle, lock_path, target, timeout):
     deadline = time.monotonic() + timeout
     pause = 0.005
     while True:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        if _try_lock(handle):
             return
-        except BlockingIOError:
-            pass
         left = deadline - time.monotonic()
         if left <= 0:
             raise DesignError(f"the AdaStop state {target} is being updated by another process "
@@ -476,6 +474,36 @@ def _acquire(handle, lock_path, target, timeout):
                               "wait (--lock-timeout SECONDS)")
         time.sleep(min(pause, left))
         pause = min(2 * pause, 0.25)
+
+
+def _try_lock(handle):
+    """Take the exclusive lock on the open file ``handle`` without waiting: True when taken.
+
+    ``fcntl.flock`` where it exists (POSIX); else ``msvcrt.locking`` of the file's first byte (Windows), whose lock
+    is released, like flock's, when the handle is closed or the process ends. Imported here, not at module level,
+    so that the package imports on every platform.
+    """
+    try:
+        import fcntl
+    except ImportError:
+        fcntl = None
+    if fcntl is not None:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            return False
+    try:
+        import msvcrt
+    except ImportError:
+        raise DesignError("this platform offers no file lock (neither fcntl nor msvcrt): the AdaStop state cannot be "
+                          "protected from two updates at once") from None
+    os.lseek(handle, 0, os.SEEK_SET)
+    try:
+        msvcrt.locking(handle, msvcrt.LK_NBLCK, 1)
+        return True
+    except OSError:
+        return False
 
 
 def _lock_holder(handle, lock_path):
@@ -496,6 +524,8 @@ def _lock_holder(handle, lock_path):
 
 def _proc_locks_holder(handle):
     """The process id that /proc/locks (Linux) gives for a FLOCK held on this file, or None."""
+    if not hasattr(os, "major"):  # not a POSIX system: no /proc/locks either
+        return None
     info = os.fstat(handle)
     key = f"{os.major(info.st_dev):02x}:{os.minor(info.st_dev):02x}:{info.st_ino}"
     with contextlib.suppress(OSError, ValueError, IndexError):
