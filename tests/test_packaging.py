@@ -285,3 +285,119 @@ def test_the_wheel_metadata_is_what_installers_and_recipe_generators_read(built)
     assert {text for key, text in fields if key == "Provides-Extra"} == set(_pyproject()["project"][
         "optional-dependencies"])
     assert built["metadata"].split("\n\n", 1)[1].startswith("# rlstats")  # the README as the long description
+
+
+# ----------------------------------------------------------------------------- the conda recipe (issue 42 item 2)
+
+# PyPI name -> conda-forge name, where they differ. conda-forge's `matplotlib` adds a Qt GUI; `matplotlib-base` is
+# the library alone, what a package depends on there (grayskull --strict-conda-forge maps it the same way).
+CONDA_NAME = {"matplotlib": "matplotlib-base"}
+# What the recipe's test runs (conda-build: in a new temporary folder); the README's conda section lists the same.
+RECIPE_TEST = ['python -c "import rlstats"', "pip check", "rlstats --version", "rlstats demo"]
+
+
+@lru_cache
+def _recipe_reader():
+    """.ci/recipe.py, the reader of the recipe that .ci/recipe-check uses too (one reader for both)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("ci_recipe", ROOT / ".ci" / "recipe.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _recipe(name="meta.yaml"):
+    return _recipe_reader().read(ROOT / "recipe" / name)
+
+
+def _requires_python_minor():
+    return re.fullmatch(r">=(3\.\d+)", _pyproject()["project"]["requires-python"])[1]
+
+
+def test_the_recipe_runs_on_every_runtime_requirement_under_its_conda_forge_name():
+    expected = [f"python >={_requires_python_minor()}"]
+    for line in _pyproject()["project"]["dependencies"]:
+        name, spec = re.fullmatch(r"([\w.-]+)\s*(.*)", line).groups()
+        expected.append(f"{CONDA_NAME.get(name, name)} {spec}")
+    assert _recipe_reader().run_requirements(_recipe()) == expected
+    assert set(CONDA_NAME) <= _declared()[0], "a renamed package that is no runtime requirement any more"
+
+
+def test_the_recipe_follows_requires_python_with_conda_forges_python_min():
+    """noarch: python with CFEP-25's python_min: host and test at the lowest Python, run from it on."""
+    recipe = _recipe()
+    assert recipe["set"]["python_min"] == _requires_python_minor() == "3.10"
+    assert recipe["build"]["noarch"] == "python"
+    assert recipe["requirements"]["host"][0] == "python {{ python_min }}.*"
+    assert recipe["requirements"]["run"][0] == "python >={{ python_min }}"
+    assert "python {{ python_min }}.*" in recipe["test"]["requires"] and "pip" in recipe["test"]["requires"]
+
+
+def test_the_recipe_takes_the_version_build_and_about_from_the_package():
+    from rlstats._version import __version__
+
+    recipe, project = _recipe(), _pyproject()["project"]
+    assert recipe["set"]["version"] == __version__
+    assert recipe["package"] == {"name": project["name"], "version": "{{ version }}"}
+    assert recipe["source"]["url"] == "https://pypi.org/packages/source/r/rlstats/rlstats-{{ version }}.tar.gz"
+    assert recipe["build"]["entry_points"] == [f"{name} = {target}" for name, target in project["scripts"].items()]
+    assert recipe["build"]["script"] == "{{ PYTHON }} -m pip install . -vv --no-deps --no-build-isolation"
+    setuptools = _pyproject()["build-system"]["requires"][0].replace(">=", " >=")
+    assert set(recipe["requirements"]["host"]) == {"python {{ python_min }}.*", "pip", setuptools}
+    about = recipe["about"]
+    assert about["summary"] == project["description"] and about["license"] == project["license"]
+    assert [about["license_file"]] == project["license-files"] and about["license_family"] == "BSD"
+    # The home page is the repository once pyproject.toml names one; until then the PyPI page the source comes from.
+    assert about["home"] == project.get("urls", {}).get("Repository", "https://pypi.org/project/rlstats/")
+
+
+def test_the_recipe_test_runs_the_readme_commands_and_ci_runs_the_recipe_test():
+    assert _recipe_reader().test_commands(_recipe()) == RECIPE_TEST
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n## conda\n", 1)[1].split("\n## ", 1)[0]
+    assert re.search(r"```sh\n(.*?)\n```", section, flags=re.S)[1].splitlines() == RECIPE_TEST
+    # The README's first CI step (a fresh venv holding the runtime requirements only) runs the demo too.
+    assert "rlstats demo" in RECIPE_TEST and "installs `.` alone and runs `rlstats demo`" in readme
+    run = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert 'bash .ci/recipe-check "$work/release/sdist-venv" "$work"/release/dist/rlstats-*.tar.gz' in run
+    check = (ROOT / ".ci" / "recipe-check").read_text(encoding="utf-8")
+    assert "python3 .ci/recipe.py commands recipe/meta.yaml" in check
+    assert 'python3 .ci/recipe.py compare recipe/meta.yaml "$work"/generated/rlstats/meta.yaml' in check
+
+
+def test_grayskulls_recipe_from_the_sdist_agrees_with_the_kept_recipe():
+    """recipe/grayskull-meta.yaml is grayskull's output kept as generated (recipe/README.md): what it derives from the
+    package metadata is what the recipe says; CI compares a new run the same way (.ci/recipe-check)."""
+    reader = _recipe_reader()
+    generated = _recipe("grayskull-meta.yaml")
+    assert reader.compare(_recipe(), generated) == []
+    assert generated["test"]["commands"] == ["pip check", "rlstats --help"]  # the recipe runs more than this
+
+
+def test_the_recipe_comparison_fails_with_both_lists(tmp_path):
+    reader = _recipe_reader()
+    text = (ROOT / "recipe" / "grayskull-meta.yaml").read_text(encoding="utf-8")
+    path = tmp_path / "meta.yaml"
+    path.write_text(text.replace("matplotlib-base >=3.7", "matplotlib >=3.7").replace("    - joblib >=1.4\n", "")
+                    .replace('python_min = "3.10"', 'python_min = "3.9"'), encoding="utf-8")
+    problems = reader.compare(_recipe(), reader.read(path))
+    assert len(problems) == 2, problems
+    assert "matplotlib-base >=3.7, pooch >=1.7, tqdm >=4.60, joblib >=1.4" in problems[0]
+    assert "grayskull:        python >=3.9, numpy >=1.24" in problems[0] and "joblib" not in problems[0].split(
+        "grayskull:")[1]
+    assert problems[1] == "python_min differs: recipe/meta.yaml '3.10', grayskull '3.9'"
+    assert reader.main(["compare", str(ROOT / "recipe" / "meta.yaml"), str(path)]) == 1
+
+
+@pytest.mark.parametrize("line, message", [
+    ("    - __win  # [win]", "a selector"),
+    ("      - nested", "not read by .ci/recipe.py"),
+    ('{% set python_min = python_min|default("3.10") %}', "not read by .ci/recipe.py"),
+])
+def test_the_recipe_reader_refuses_what_it_does_not_read(tmp_path, line, message):
+    path = tmp_path / "meta.yaml"
+    path.write_text((ROOT / "recipe" / "meta.yaml").read_text(encoding="utf-8").replace(
+        "    - pip check\n", f"    - pip check\n{line}\n"), encoding="utf-8")
+    with pytest.raises(ValueError, match=re.escape(message)):
+        _recipe_reader().read(path)
