@@ -401,3 +401,11 @@ def test_the_recipe_reader_refuses_what_it_does_not_read(tmp_path, line, message
         "    - pip check\n", f"    - pip check\n{line}\n"), encoding="utf-8")
     with pytest.raises(ValueError, match=re.escape(message)):
         _recipe_reader().read(path)
+
+
+def test_the_sdist_carries_the_recipe_and_the_wheel_does_not(built):
+    """The recipe and its reader travel with the sdist, so that these tests and .ci/recipe-check run from it."""
+    for name in ("recipe/meta.yaml", "recipe/grayskull-meta.yaml", "recipe/README.md", ".ci/recipe.py",
+                 ".ci/recipe-check"):
+        assert name in built["sdist_files"], name
+    assert not [n for n in built["wheel_files"] if "recipe" in n.split("/")[0]]
