@@ -182,3 +182,17 @@ def drawable_plots(result):
         except OptionError:
             continue
         yield kind, drawn
+
+
+def noise_ties(tasks):
+    """(noisy, exact): agents a, b and c on ``tasks`` tasks x 4 seeds, where b's runs equal a's up to 1e-15 (0
+    against -7e-15 among scores up to 13: round-off, not wins) and ``exact`` is the same frame with true ties."""
+    import pandas as pd
+
+    rows = []
+    for t in range(tasks):
+        for s in range(4):
+            rows += [(f"t{t}", "a", s, float(s)), (f"t{t}", "b", s, float(s) - 7e-15 * (s == 0) + 1e-15 * s),
+                     (f"t{t}", "c", s, 10.0 + s)]
+    noisy = pd.DataFrame(rows, columns=["task", "agent", "seed", "score"])
+    return noisy, noisy.assign(score=noisy["score"].round(6))

@@ -1361,15 +1361,11 @@ def test_bounds_clip_widened_inferential_intervals_and_keep_their_overlap():
 
 # ---------------------------------------------------------------- issue 39 item 4: ties at floating-point noise
 
+from conftest import noise_ties  # noqa: E402
+
 def test_probability_of_improvement_reads_noise_as_ties_and_says_so():
     # b's runs equal a's up to 1e-15 (a sum in another order): P(a > b) is 0.5, as with exact ties, not 0 or 1
-    rows = []
-    for t in range(6):
-        for s in range(4):
-            rows += [(f"t{t}", "a", s, float(s)), (f"t{t}", "b", s, float(s) - 7e-15 * (s == 0) + 1e-15 * s),
-                     (f"t{t}", "c", s, 10.0 + s)]
-    noisy = pd.DataFrame(rows, columns=["task", "agent", "seed", "score"])
-    exact = noisy.assign(score=noisy["score"].round(6))
+    noisy, exact = noise_ties(6)
     res = rlstats.probability_of_improvement(noisy, "score ~ agent | task", n_resamples=300, rng=0)
     ties = rlstats.probability_of_improvement(exact, "score ~ agent | task", n_resamples=300, rng=0)
     np.testing.assert_allclose(res.estimates, [0.5, 0.0, 0.0], rtol=1e-15, atol=0)

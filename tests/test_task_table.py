@@ -562,16 +562,12 @@ def test_bounds_clip_welchs_interval_of_a_difference_to_the_bounds_width():
 
 # ---------------------------------------------------------------- issue 39 item 4: ties at floating-point noise
 
+from conftest import noise_ties  # noqa: E402
+
 @pytest.mark.parametrize("test", ["mannwhitney", "brunnermunzel"])
 def test_rank_tests_and_a12_read_noise_as_ties_and_means_stay_exact(test):
     # b's runs equal a's up to 1e-15 (0 against -7e-15 among scores up to 13): the ranks are those of exact ties
-    rows = []
-    for t in range(3):
-        for s in range(4):
-            rows += [(f"t{t}", "a", s, float(s)), (f"t{t}", "b", s, float(s) - 7e-15 * (s == 0) + 1e-15 * s),
-                     (f"t{t}", "c", s, 10.0 + s)]
-    noisy = pd.DataFrame(rows, columns=["task", "agent", "seed", "score"])
-    exact = noisy.assign(score=noisy["score"].round(6))
+    noisy, exact = noise_ties(3)
     res = rlstats.task_table(noisy, "score ~ agent | task/seed", test=test, rng=0)
     ties = rlstats.task_table(exact, "score ~ agent | task/seed", test=test, rng=0)
     mean_based = ["std_dev", "welch_t", "welch_df", "diff_low", "diff_high", "hedges_g", "hedges_g_low",
