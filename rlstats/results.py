@@ -23,7 +23,7 @@ T = TypeVar("T")
 if TYPE_CHECKING:  # tells type checkers that @resultclass makes a frozen dataclass (PEP 681)
     from typing_extensions import dataclass_transform
 
-    from ._typing import ColumnNames
+    from ._typing import ColumnNames, ReportFormat
     from .formula import Formula
 else:
     def dataclass_transform(**kwargs: Any) -> Callable[[T], T]:
@@ -337,7 +337,7 @@ class Result:
         """The methods paragraph as plain text, before the notes (a subclass writes it from its fields)."""
         raise NotImplementedError
 
-    def report(self, format: str = "latex") -> str:
+    def report(self, format: ReportFormat = "latex") -> str:
         """A methods-section paragraph: what was tested or estimated, how, on what, and what was found.
 
         Parameters

@@ -36,7 +36,8 @@ from ...statistics import (TIE_TOLERANCE, chi2_sf, doubled_midranks, monte_carlo
                            near_ties)
 from . import _kernels as kernels
 from ._result import _TITLES, SkillingsMackResult
-from ..._typing import Data, EvalEnv, FormulaLike, Seed
+from ..._typing import (Data, EvalEnv, FormulaLike, NaAction, RankAdjustment, RankPosthoc, RankPvalue, RankVariant,
+                        Seed, WithinCell)
 
 #: The default test's measured size in the package table (rlstats/calibration.csv, tests/reference/calibrate.py).
 SIZE_PROCEDURE = "skillings_mack.size"
@@ -52,17 +53,17 @@ POSTHOC = ("ranks", "wilcoxon", "exact")
 
 @dataclass(frozen=True)
 class SkillingsMackOptions:
-    variant: str = "auto"
-    within_cell: str | None = None
-    pvalue: str = "auto"
+    variant: RankVariant = "auto"
+    within_cell: WithinCell | None = None
+    pvalue: RankPvalue = "auto"
     n_resamples: int = 10_000
     tie_correction: bool | None = None
     higher_is_better: bool = True
     alpha: float = 0.05
-    adjustment: str = "auto"
-    posthoc: str = "ranks"
+    adjustment: RankAdjustment = "auto"
+    posthoc: RankPosthoc = "ranks"
     control: str | None = None
-    na_action: str = "raise"
+    na_action: NaAction = "raise"
     progress: bool = False
     n_jobs: int = 1
 
@@ -131,11 +132,11 @@ def _choose_variant(options, design):
     return options.variant
 
 
-def skillings_mack(data: Data, formula: FormulaLike | None = None, *, variant: str = "auto",
-                   within_cell: str | None = None, pvalue: str = "auto", n_resamples: int = 10_000,
+def skillings_mack(data: Data, formula: FormulaLike | None = None, *, variant: RankVariant = "auto",
+                   within_cell: WithinCell | None = None, pvalue: RankPvalue = "auto", n_resamples: int = 10_000,
                    tie_correction: bool | None = None, higher_is_better: bool = True, alpha: float = 0.05,
-                   adjustment: str = "auto", posthoc: str = "ranks", control: str | None = None,
-                   na_action: str = "raise", rng: Seed = None, progress: bool = False, n_jobs: int = 1,
+                   adjustment: RankAdjustment = "auto", posthoc: RankPosthoc = "ranks", control: str | None = None,
+                   na_action: NaAction = "raise", rng: Seed = None, progress: bool = False, n_jobs: int = 1,
                    eval_env: EvalEnv = None) -> SkillingsMackResult:
     """Blocked rank test of whether agents differ across tasks (Skillings–Mack / Mack–Skillings).
 
