@@ -53,14 +53,14 @@ ColumnNames = Literal["rlstats", "broom"]
 
 # The fixed vocabularies of string options, one Literal each, so that a type checker catches a typo such as
 # ``ddf="kenward_roger"`` before the run does. Each mirrors the tuple its option is checked against at run time
-# (named beside it); tests/test_typing_user.py fails when the two differ.
+# (named beside it); tests/test_typing_user.py fails when the two differ. A vocabulary holding a back end's name
+# (the rank test's variant=, the percentiles' interval=) has its Literal beside its tuple in that back end's
+# _api.py, since only a back end's folder may name it (tests/test_layout.py).
 
 #: ``na_action=`` of every front door (design.NA_ACTIONS)
 NaAction = Literal["raise", "drop", "omit"]
 #: every result's ``report(format=)`` (results.REPORT_FORMATS)
 ReportFormat = Literal["text", "latex"]
-#: the rank test's ``variant=`` (skillings_mack VARIANTS)
-RankVariant = Literal["auto", "friedman", "skillings_mack", "mack_skillings", "quade"]
 #: the rank test's ``pvalue=`` (skillings_mack PVALUE_METHODS)
 RankPvalue = Literal["auto", "asymptotic", "monte_carlo", "exact"]
 #: the rank test's ``posthoc=`` (skillings_mack POSTHOC)
@@ -77,8 +77,6 @@ MixedAdjust = Literal["tukey", "holm", "none"]
 BootstrapInterval = Literal["percentile", "basic", "bca", "expanded"]
 #: ``probability_of_improvement(interval=)`` (bootstrap IMPROVEMENT_INTERVALS)
 ImprovementInterval = Literal["percentile", "expanded"]
-#: the percentiles' ``interval=`` (percentiles INTERVALS; None for none)
-PercentileInterval = Literal["pbp", "pbp_t", "bootstrap"]
 #: the percentiles' ``ties=`` (percentiles TIES)
 PercentileTies = Literal["le", "mid"]
 #: the task table's ``statistic=`` (task_table SUMMARIES)

@@ -95,7 +95,7 @@ LITERALS = {
 @pytest.mark.parametrize("alias", sorted(LITERALS))
 def test_each_option_literal_is_the_set_the_code_accepts(alias):
     runtime, parameters = LITERALS[alias]
-    literal = getattr(_typing, alias)
+    literal = getattr(_typing, alias, None) or getattr(importlib.import_module(parameters[0][0]), alias)
     assert typing.get_origin(literal) is typing.Literal
     assert sorted(typing.get_args(literal)) == sorted(runtime()), f"_typing.{alias} differs from the run-time choices"
     for module, qualname, parameter in parameters:
@@ -103,11 +103,16 @@ def test_each_option_literal_is_the_set_the_code_accepts(alias):
         for part in qualname.split("."):
             function = getattr(function, part)
         annotation = inspect.signature(function).parameters[parameter].annotation
-        assert alias in str(annotation).replace(" ", "").split("|"), f"{module}.{qualname}({parameter}=) is {annotation}"
+        written = str(annotation).replace(" ", "").split("|")
+        assert alias in written, f"{module}.{qualname}({parameter}=) is {annotation}"
 
 
-def test_every_literal_of_the_typing_module_is_checked_here():
-    literals = {name for name, value in vars(_typing).items() if typing.get_origin(value) is typing.Literal}
+def test_every_literal_of_the_typing_module_and_the_back_ends_is_checked_here():
+    from rlstats.methods import FOLDERS
+
+    modules = [_typing, *(importlib.import_module(f"rlstats.methods.{folder}._api") for folder in FOLDERS)]
+    literals = {name for module in modules for name, value in vars(module).items()
+                if typing.get_origin(value) is typing.Literal}
     assert literals == set(LITERALS)
 
 

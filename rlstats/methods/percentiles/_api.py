@@ -24,7 +24,7 @@ from __future__ import annotations
 import numbers
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
-from typing import Any, Sequence
+from typing import Any, Literal, Sequence
 
 import numpy as np
 import pandas as pd
@@ -40,9 +40,11 @@ from ...progress import progress_bar
 from ...resampling import seed_sequence
 from . import _kernels as kernels
 from ._result import _REFERENCE, _SHORT_NAMES, PercentilesResult
-from ..._typing import Data, EvalEnv, FormulaLike, NaAction, PercentileInterval, PercentileTies, Seed
+from ..._typing import Data, EvalEnv, FormulaLike, NaAction, PercentileTies, Seed
 
 INTERVALS = ("pbp", "pbp_t", "bootstrap")
+#: ``interval=`` for type checkers: INTERVALS as a Literal (None for none; tests/test_typing_user.py keeps them equal)
+PercentileInterval = Literal["pbp", "pbp_t", "bootstrap"]
 #: The intervals' procedure in the package table (rlstats/calibration.csv, tests/reference/calibrate.py): the
 #: simultaneous coverage of nominal 95% intervals on designs of k agents x T tasks of Beta scores, per interval and
 #: runs per cell.

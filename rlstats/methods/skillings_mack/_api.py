@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -36,12 +36,14 @@ from ...statistics import (TIE_TOLERANCE, chi2_sf, doubled_midranks, monte_carlo
                            near_ties)
 from . import _kernels as kernels
 from ._result import _TITLES, SkillingsMackResult
-from ..._typing import (Data, EvalEnv, FormulaLike, NaAction, RankAdjustment, RankPosthoc, RankPvalue, RankVariant,
-                        Seed, WithinCell)
+from ..._typing import (Data, EvalEnv, FormulaLike, NaAction, RankAdjustment, RankPosthoc, RankPvalue, Seed,
+                        WithinCell)
 
 #: The default test's measured size in the package table (rlstats/calibration.csv, tests/reference/calibrate.py).
 SIZE_PROCEDURE = "skillings_mack.size"
 VARIANTS = ("auto", "friedman", "skillings_mack", "mack_skillings", "quade")
+#: ``variant=`` for type checkers: VARIANTS as a Literal (tests/test_typing_user.py keeps the two equal)
+RankVariant = Literal["auto", "friedman", "skillings_mack", "mack_skillings", "quade"]
 # The kernel statistic behind each variant: Friedman's is the Skillings-Mack (1981)
 # statistic on a complete design, with R's tie correction by default.
 _KERNEL_VARIANT = {"friedman": "skillings_mack", "skillings_mack": "skillings_mack",
