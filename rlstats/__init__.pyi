@@ -3,10 +3,12 @@
 # This stub names them where they live; tests/test_typing_coverage.py keeps it equal to rlstats.__all__ (a new
 # public name, or a new back end in rlstats.methods.FOLDERS, is a line here too).
 
+from typing import Any, Literal, overload
+
 from . import datasets as datasets
+from ._typing import Data, FormulaLike, Subset
 from ._version import __version__ as __version__
 from .citations import cite as cite
-from .comparison import compare as compare
 from .design import Design as Design, build as build
 from .errors import (DataUnavailableError as DataUnavailableError, DesignError as DesignError,
                      FormulaError as FormulaError, LogReadError as LogReadError, OptionError as OptionError,
@@ -34,5 +36,51 @@ from .normalization import normalize as normalize
 from .provenance import concat as concat
 from .planning import PowerResult as PowerResult, power as power, sample_size as sample_size
 from .runs import align_steps as align_steps, summarize_runs as summarize_runs
+
+# compare() returns the result class of the method it runs (rlstats.methods.DECLARATIONS; a test keeps these
+# overloads equal to it). Without method= the back end depends on the formula's text, which a type checker cannot
+# read: the rank test's result with '| task', the permutation test's without, so the union of the two (both carry
+# pvalue and statistic; narrow with isinstance, or pass method=, to reach mean_ranks). A method name outside the
+# registry is a type error, as it is a run-time OptionError. rlstats/comparison.py holds the implementation, typed
+# -> Result: it reads the registry and names no back end (tests/test_layout.py).
+@overload
+def compare(data: Data, formula: FormulaLike, method: None = None, *, subset: Subset = None,
+            **options: Any) -> SkillingsMackResult | PermutationResult: ...
+@overload
+def compare(data: Data, formula: FormulaLike, method: Literal["skillings_mack"], *, subset: Subset = None,
+            **options: Any) -> SkillingsMackResult: ...
+@overload
+def compare(data: Data, formula: FormulaLike, method: Literal["adastop"], *, subset: Subset = None,
+            **options: Any) -> AdaStopResult: ...
+@overload
+def compare(data: Data, formula: FormulaLike, method: Literal["permutation"], *, subset: Subset = None,
+            **options: Any) -> PermutationResult: ...
+@overload
+def compare(data: Data, formula: FormulaLike, method: Literal["bootstrap"], *, subset: Subset = None,
+            **options: Any) -> BootstrapResult: ...
+@overload
+def compare(data: Data, formula: FormulaLike, method: Literal["probability_of_improvement"], *,
+            subset: Subset = None, **options: Any) -> ProbabilityOfImprovementResult: ...
+@overload
+def compare(data: Data, formula: FormulaLike, method: Literal["performance_profile"], *, subset: Subset = None,
+            **options: Any) -> PerformanceProfileResult: ...
+@overload
+def compare(data: Data, formula: FormulaLike, method: Literal["percentiles"], *, subset: Subset = None,
+            **options: Any) -> PercentilesResult: ...
+@overload
+def compare(data: Data, formula: FormulaLike, method: Literal["selection"], *, subset: Subset = None,
+            **options: Any) -> SelectionCheckResult: ...
+@overload
+def compare(data: Data, formula: FormulaLike, method: Literal["task_table"], *, subset: Subset = None,
+            **options: Any) -> TaskTableResult: ...
+@overload
+def compare(data: Data, formula: FormulaLike, method: Literal["curves"], *, subset: Subset = None,
+            **options: Any) -> CurvesResult: ...
+@overload
+def compare(data: Data, formula: FormulaLike, method: Literal["tuning"], *, subset: Subset = None,
+            **options: Any) -> TuningResult: ...
+@overload
+def compare(data: Data, formula: FormulaLike, method: Literal["mixed"], *, subset: Subset = None,
+            **options: Any) -> MixedResult: ...
 
 __all__: list[str]

@@ -46,7 +46,9 @@ def compare(data: Data, formula: FormulaLike, method: str | None = None, *, subs
     Returns
     -------
     Result
-        The back end's result object.
+        The back end's result object.  Type checkers see the class of each ``method=`` through the overloads in
+        ``rlstats/__init__.pyi`` (this module reads the registry and names no back end); without ``method=``,
+        the union of the two defaults' results, since the formula's text decides between them.
 
     See Also
     --------

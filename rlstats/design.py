@@ -34,7 +34,7 @@ from .provenance import NOTES_ATTR, Note, add_note, notes_for
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-    from ._typing import EvalEnv, FormulaLike, Normalizer
+    from ._typing import EvalEnv, FormulaLike, NaAction, Normalizer
 
 #: What to do with missing values: stop, or drop the rows and say so ("omit" is R's name for "drop").
 NA_ACTIONS = ("raise", "drop", "omit")
@@ -275,7 +275,7 @@ def _drop_unused(codes, labels, what):
     return remap[codes].astype(CODE), [lab for lab, u in zip(labels, used) if u], note
 
 
-def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: str = "raise", eval_env: EvalEnv = 0,
+def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "raise", eval_env: EvalEnv = 0,
           extra_columns: Sequence[str] = (), pool_tasks: bool = False, normalize: Normalizer = None,
           step: str | None = None, curves: bool = False, min_agents: Literal[1, 2] = 2,
           optional_columns: Sequence[str] = (), bounds: tuple[float | None, float | None] | None = None) -> Design:

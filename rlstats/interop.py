@@ -159,8 +159,8 @@ def from_rliable(scores: Mapping[Any, Any], tasks: Sequence[Any] | None = None, 
         parts["score"].append(values.ravel())
     joined = {key: np.concatenate(value) for key, value in parts.items()}
     frame = pd.DataFrame({
-        "agent": pd.Categorical.from_codes(joined["agent"], categories=agents),
-        "task": pd.Categorical.from_codes(joined["task"], categories=task_names) if tasks is not None
+        "agent": pd.Categorical.from_codes(joined["agent"], categories=pd.Index(agents)),
+        "task": pd.Categorical.from_codes(joined["task"], categories=pd.Index(task_names)) if tasks is not None
         else joined["task"],
         "seed": joined["seed"].astype(np.int64),
         **({"step": np.asarray(step_values)[joined["step"]]} if curves else {}),

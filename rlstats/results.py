@@ -23,7 +23,7 @@ T = TypeVar("T")
 if TYPE_CHECKING:  # tells type checkers that @resultclass makes a frozen dataclass (PEP 681)
     from typing_extensions import dataclass_transform
 
-    from ._typing import ColumnNames
+    from ._typing import ColumnNames, ReportFormat
     from .formula import Formula
 else:
     def dataclass_transform(**kwargs: Any) -> Callable[[T], T]:
@@ -154,7 +154,7 @@ class Summary:
         self.notes = tuple(notes)
         self.digits = digits
 
-    def __str__(self):
+    def __str__(self) -> str:
         parts = [self.header.rstrip("\n")]
         for name, table in self.tables.items():
             parts.append(f"{name}:\n{fmt.table_text(table, self.digits)}")
@@ -259,9 +259,9 @@ class Result:
     seed: object
 
     #: plot kind -> function(result, ax=None, **kwargs); the first is the default.
-    _plot_kinds: ClassVar[dict] = {}
+    _plot_kinds: ClassVar[dict[str, Any]] = {}
 
-    def __init_subclass__(cls, **kwargs):
+    def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         for name in ("tidy", "glance"):
             method = cls.__dict__.get(name)
@@ -337,7 +337,7 @@ class Result:
         """The methods paragraph as plain text, before the notes (a subclass writes it from its fields)."""
         raise NotImplementedError
 
-    def report(self, format: str = "latex") -> str:
+    def report(self, format: ReportFormat = "latex") -> str:
         """A methods-section paragraph: what was tested or estimated, how, on what, and what was found.
 
         Parameters
@@ -368,7 +368,7 @@ class Result:
         lines += self._extra_lines()
         return "\n".join(lines) + "\n"
 
-    def __str__(self):
+    def __str__(self) -> str:
         text = self._header()
         if self.notes:
             text += "\n" + "\n".join(f"Note: {n}" for n in self.notes) + "\n"

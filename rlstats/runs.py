@@ -31,7 +31,7 @@ from .format import count, format_step
 from .errors import DesignError, OptionError
 from .options import check_bool, check_choice, check_int
 from .provenance import Note, carried, key_values, rebind, set_notes
-from ._typing import EvalEnv, FormulaLike, Table
+from ._typing import AlignMethod, EvalEnv, FormulaLike, NaAction, RunSummary, Table
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -347,8 +347,9 @@ def _run_frame(data, design, starts, values, name):
     return frame
 
 
-def align_steps(data: Table, formula: FormulaLike, *, step: str, steps: ArrayLike | None = None, method: str = "last",
-                na_action: str = "raise", eval_env: EvalEnv = 0) -> pd.DataFrame:
+def align_steps(data: Table, formula: FormulaLike, *, step: str, steps: ArrayLike | None = None,
+                method: AlignMethod = "last",
+                na_action: NaAction = "raise", eval_env: EvalEnv = 0) -> pd.DataFrame:
     """Put every run's learning curve on a grid of steps.
 
     Parameters
@@ -547,9 +548,9 @@ def _annotate(frame, data, design, notes, columns):
     return set_notes(frame, rebind(inherited, frame) + own + list(notes), columns=columns)
 
 
-def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: str = "final", k: int | None = None,
+def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSummary = "final", k: int | None = None,
                    threshold: float | dict[str, float] | None = None, normalize_auc: bool = False,
-                   steps: ArrayLike | None = None, method: str = "last", na_action: str = "raise",
+                   steps: ArrayLike | None = None, method: AlignMethod = "last", na_action: NaAction = "raise",
                    eval_env: EvalEnv = 0) -> pd.DataFrame:
     """One row per run: each learning curve reduced to the number a back end compares.
 

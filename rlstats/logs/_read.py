@@ -15,7 +15,7 @@ import os
 import posixpath
 import re
 from pathlib import Path
-from typing import Any, Callable, Collection, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Collection, Sequence
 
 import numpy as np
 import pandas as pd
@@ -29,6 +29,9 @@ from ._formats import FORMATS, LABELS, STANDARD_FIELDS, LogFormat, file_patterns
 from ._layout import Pattern, compile_pattern, discover, stated_notes, with_stated
 from ._pieces import FileProblem
 from ._smooth import check_smooth, smooth_frame
+
+if TYPE_CHECKING:
+    from .._typing import LogFormatName, LogKeep, LogOnError, SmoothOver
 
 KEEP = ("last", "first")
 ON_ERROR = ("raise", "skip")
@@ -402,9 +405,9 @@ def _listed_runs(items):
 
 
 def read_logs(path: str | os.PathLike[str], pattern: str | Callable[..., Any] | None = None, *,
-              format: str | None = None, tags: str | Sequence[str] | dict[str, str] | None = None,
-              step: str | None = None, keep: str = "last", on_error: str = "raise", progress: bool = True,
-              n_jobs: int = 1, smooth: int | None = None, smooth_over: str = "episodes") -> pd.DataFrame:
+              format: LogFormatName | None = None, tags: str | Sequence[str] | dict[str, str] | None = None,
+              step: str | None = None, keep: LogKeep = "last", on_error: LogOnError = "raise", progress: bool = True,
+              n_jobs: int = 1, smooth: int | None = None, smooth_over: SmoothOver = "episodes") -> pd.DataFrame:
     """Read a folder of training logs into one long frame: one row per run and logged step.
 
     Parameters

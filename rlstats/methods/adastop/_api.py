@@ -45,7 +45,7 @@ from ...resampling import canonical_order, child_generator, seed_sequence
 from . import _kernels as kernels
 from ._result import AdaStopResult, PermutationResult
 from ._defaults import DEFAULT_K
-from ..._typing import Data, EvalEnv, FormulaLike, Seed
+from ..._typing import Data, EvalEnv, FormulaLike, NaAction, Permutations, Seed
 
 __all__ = ["adastop", "permutation", "AdaStopOptions", "DEFAULT_K"]
 
@@ -91,7 +91,7 @@ class AdaStopOptions:
     reference: str | None = None
     batch: str | None = None
     permutations: str = "joint"
-    na_action: str = "raise"
+    na_action: NaAction = "raise"
     progress: bool = False
 
     @classmethod
@@ -539,8 +539,8 @@ def _interim_notes(design, options, order_column, K, task_data):
 def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: int | None = None,
             n_resamples: int = 10_000, alpha: float = 0.05, beta: float = 0.0,
             comparisons: str | Sequence[tuple[str, str]] = "all", reference: str | None = None,
-            batch: str | None = None, permutations: str = "joint", na_action: str = "raise", rng: Seed = None,
-            progress: bool = False, eval_env: EvalEnv = None) -> AdaStopResult:
+            batch: str | None = None, permutations: Permutations = "joint", na_action: NaAction = "raise",
+            rng: Seed = None, progress: bool = False, eval_env: EvalEnv = None) -> AdaStopResult:
     """AdaStop: adaptive sequential comparison of agents with a family-wise error below alpha.
 
     Runs the AdaStop test of Mathieu et al. (2023) on runs already
@@ -731,8 +731,8 @@ def adastop_outcomes(design, *, rng=None, **options):
 
 def permutation(data: Data, formula: FormulaLike | None = None, *, n_resamples: int = 10_000, alpha: float = 0.05,
                 comparisons: str | Sequence[tuple[str, str]] = "all", reference: str | None = None,
-                permutations: str = "joint", na_action: str = "raise", rng: Seed = None, progress: bool = False,
-                eval_env: EvalEnv = None) -> PermutationResult:
+                permutations: Permutations = "joint", na_action: NaAction = "raise", rng: Seed = None,
+                progress: bool = False, eval_env: EvalEnv = None) -> PermutationResult:
     """Permutation test of mean differences between agents, with step-down multiple comparisons.
 
     AdaStop's machinery with a single interim: the statistic of each pair is

@@ -39,7 +39,8 @@ from . import _kernels as kernels
 from . import _small_runs as small_runs
 from ._result import (_METRIC_LABELS, BootstrapResult, ProbabilityOfImprovementResult, PerformanceProfileResult,
                       InferentialIntervalsResult)
-from ..._typing import Data, EvalEnv, FormulaLike, Normalizer, Seed
+from ..._typing import (BootstrapInterval, Data, EvalEnv, FormulaLike, ImprovementInterval, NaAction, Normalizer,
+                        Seed)
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -118,11 +119,11 @@ class BootstrapOptions:
     metrics: tuple = DEFAULT_METRICS
     n_resamples: int = 10_000
     confidence_level: float = 0.95
-    interval: str = "percentile"
+    interval: BootstrapInterval = "percentile"
     task_bootstrap: bool = False
     gamma: float = 1.0
     rliable_compat: bool = False
-    na_action: str = "raise"
+    na_action: NaAction = "raise"
     progress: bool = False
     n_jobs: int = 1
     bounds: tuple | None = None
@@ -167,8 +168,8 @@ class ProbabilityOfImprovementOptions:
     pairs: Any = None
     n_resamples: int = 2_000
     confidence_level: float = 0.95
-    interval: str = "percentile"
-    na_action: str = "raise"
+    interval: ImprovementInterval = "percentile"
+    na_action: NaAction = "raise"
     progress: bool = False
     n_jobs: int = 1
 
@@ -202,7 +203,7 @@ class PerformanceProfileOptions:
     n_resamples: int = 2_000
     confidence_level: float = 0.95
     task_bootstrap: bool = False
-    na_action: str = "raise"
+    na_action: NaAction = "raise"
     progress: bool = False
     n_jobs: int = 1
 
@@ -336,9 +337,10 @@ def _inferential(result, a, b, test, alpha):
 
 def bootstrap(data: Data, formula: FormulaLike | None = None, *,
               metrics: Sequence[Any] | dict[str, Any] = DEFAULT_METRICS, n_resamples: int = 10_000,
-              confidence_level: float = 0.95, interval: str = "percentile", task_bootstrap: bool = False,
+              confidence_level: float = 0.95, interval: BootstrapInterval = "percentile",
+              task_bootstrap: bool = False,
               normalize: Normalizer = None, gamma: float = 1.0, rliable_compat: bool = False,
-              bounds: tuple[float | None, float | None] | None = None, na_action: str = "raise", rng: Seed = None,
+              bounds: tuple[float | None, float | None] | None = None, na_action: NaAction = "raise", rng: Seed = None,
               progress: bool = False, n_jobs: int = 1, eval_env: EvalEnv = None) -> BootstrapResult:
     """Aggregate metrics with stratified bootstrap confidence intervals (rliable's method, vectorised).
 
@@ -647,8 +649,8 @@ def _bca_notes(agents, metrics, z0):
 
 def probability_of_improvement(data: Data, formula: FormulaLike | None = None, *,
                                pairs: Sequence[tuple[str, str]] | None = None, n_resamples: int = 2_000,
-                               confidence_level: float = 0.95, interval: str = "percentile",
-                               normalize: Normalizer = None, na_action: str = "raise", rng: Seed = None,
+                               confidence_level: float = 0.95, interval: ImprovementInterval = "percentile",
+                               normalize: Normalizer = None, na_action: NaAction = "raise", rng: Seed = None,
                                progress: bool = False, n_jobs: int = 1,
                                eval_env: EvalEnv = None) -> ProbabilityOfImprovementResult:
     """Probability that a run of X beats a run of Y on the same task, averaged over tasks, with intervals.
@@ -810,7 +812,7 @@ def _profile_coverage_notes(design, kind, confidence_level, task_bootstrap):
 
 def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: ArrayLike | None = None,
                         kind: str = "runs", n_resamples: int = 2_000, confidence_level: float = 0.95,
-                        task_bootstrap: bool = False, normalize: Normalizer = None, na_action: str = "raise",
+                        task_bootstrap: bool = False, normalize: Normalizer = None, na_action: NaAction = "raise",
                         rng: Seed = None, progress: bool = False, n_jobs: int = 1,
                         eval_env: EvalEnv = None) -> PerformanceProfileResult:
     """Performance profiles (score distributions) with pointwise stratified bootstrap bands.

@@ -27,7 +27,8 @@ from ...progress import progress_bar
 from ...resampling import chunk_generators, seed_sequence
 from . import _kernels as kernels
 from ._result import CurvesResult
-from ..._typing import EvalEnv, FormulaLike, Normalizer, Seed, Subset, Table
+from ..._typing import (AlignMethod, CurveStatistic, EvalEnv, FormulaLike, NaAction, Normalizer, Seed, Subset,
+                        Table)
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -44,14 +45,14 @@ CALIBRATION_LEVEL = 0.95
 class CurvesOptions:
     statistic: object = "iqm"
     statistic_name: str = "iqm"
-    align: str = "last"
+    align: AlignMethod = "last"
     #: ``compare=`` as given until :meth:`for_agents` checks it against the design's agents: (agent, agent) pairs
     pairs: Any = ()
     n_resamples: int = 2_000
     confidence_level: float = 0.95
     alpha: float = 0.05
     gamma: float = 1.0
-    na_action: str = "raise"
+    na_action: NaAction = "raise"
     progress: bool = False
     n_jobs: int = 1
     bounds: tuple | None = None
@@ -199,11 +200,12 @@ def _expansion(counts, agents=(), tasks=()):
     return np.sqrt(fewest / (fewest - 1.0)), fewest
 
 
-def curves(data: Table, formula: FormulaLike | None = None, *, step: str, statistic: str | Callable[..., Any] = "iqm",
-           steps: ArrayLike | None = None, align: str = "last",
+def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
+           statistic: CurveStatistic | Callable[..., Any] = "iqm",
+           steps: ArrayLike | None = None, align: AlignMethod = "last",
            compare: str | Sequence[tuple[str, str]] | None = None, n_resamples: int = 2_000,
            confidence_level: float = 0.95, alpha: float = 0.05, normalize: Normalizer = None, gamma: float = 1.0,
-           bounds: tuple[float | None, float | None] | None = None, subset: Subset = None, na_action: str = "raise",
+           bounds: tuple[float | None, float | None] | None = None, subset: Subset = None, na_action: NaAction = "raise",
            rng: Seed = None, progress: bool = False, n_jobs: int = 1,
            eval_env: EvalEnv = None) -> CurvesResult:
     """Aggregate learning curves step by step, with bands that keep each run's trajectory together.

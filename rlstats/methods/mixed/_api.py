@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ... import calibration
-from ..._typing import Data, EvalEnv, FormulaLike, Normalizer, Seed
+from ..._typing import Data, Ddf, EvalEnv, FormulaLike, MixedAdjust, NaAction, Normalizer, Seed
 from ...bounds import check_bounds, clip_columns
 from ...design import design_of
 from ...errors import DesignError
@@ -42,10 +42,10 @@ CALIBRATION = "mixed.contrast"
 
 @dataclass(frozen=True)
 class MixedOptions:
-    ddf: str = "satterthwaite"
-    adjust: str = "tukey"
+    ddf: Ddf = "satterthwaite"
+    adjust: MixedAdjust = "tukey"
     confidence_level: float = 0.95
-    na_action: str = "raise"
+    na_action: NaAction = "raise"
     bounds: tuple | None = None
 
     @classmethod
@@ -57,9 +57,9 @@ class MixedOptions:
                    na_action=options["na_action"], bounds=check_bounds(options.get("bounds")))
 
 
-def mixed(data: Data, formula: FormulaLike | None = None, *, ddf: str = "satterthwaite", adjust: str = "tukey",
+def mixed(data: Data, formula: FormulaLike | None = None, *, ddf: Ddf = "satterthwaite", adjust: MixedAdjust = "tukey",
           confidence_level: float = 0.95, normalize: Normalizer = None,
-          bounds: tuple[float | None, float | None] | None = None, na_action: str = "raise", rng: Seed = None,
+          bounds: tuple[float | None, float | None] | None = None, na_action: NaAction = "raise", rng: Seed = None,
           eval_env: EvalEnv = None) -> MixedResult:
     """Linear mixed model of scores: agents as fixed effects, tasks (and task x agent cells) as random intercepts.
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import numbers
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
-from typing import Any, Sequence
+from typing import Any, Literal, Sequence
 
 import numpy as np
 import pandas as pd
@@ -40,9 +40,11 @@ from ...progress import progress_bar
 from ...resampling import seed_sequence
 from . import _kernels as kernels
 from ._result import _REFERENCE, _SHORT_NAMES, PercentilesResult
-from ..._typing import Data, EvalEnv, FormulaLike, Seed
+from ..._typing import Data, EvalEnv, FormulaLike, NaAction, PercentileTies, Seed
 
 INTERVALS = ("pbp", "pbp_t", "bootstrap")
+#: ``interval=`` for type checkers: INTERVALS as a Literal (None for none; tests/test_typing_user.py keeps them equal)
+PercentileInterval = Literal["pbp", "pbp_t", "bootstrap"]
 #: The intervals' procedure in the package table (rlstats/calibration.csv, tests/reference/calibrate.py): the
 #: simultaneous coverage of nominal 95% intervals on designs of k agents x T tasks of Beta scores, per interval and
 #: runs per cell.
@@ -104,15 +106,15 @@ def _check_identical(identical):
 
 @dataclass(frozen=True)
 class PercentilesOptions:
-    interval: str | None = "pbp"
+    interval: PercentileInterval | None = "pbp"
     delta: float = 0.05
     n_resamples: int = 10_000
-    ties: str = "le"
+    ties: PercentileTies = "le"
     self_payoff: float = 0.5
     bounds: object = None
     identical: tuple | None = None
     higher_is_better: bool = True
-    na_action: str = "raise"
+    na_action: NaAction = "raise"
     n_jobs: int = 1
     progress: bool = False
 
@@ -210,11 +212,12 @@ def _prepared_design(design, options):
 # ----------------------------------------------------------------------------- public function
 
 
-def percentiles(data: Data, formula: FormulaLike | None = None, *, interval: str | None = "pbp", delta: float = 0.05,
-                n_resamples: int = 10_000, ties: str = "le", self_payoff: float = 0.5,
+def percentiles(data: Data, formula: FormulaLike | None = None, *, interval: PercentileInterval | None = "pbp",
+                delta: float = 0.05,
+                n_resamples: int = 10_000, ties: PercentileTies = "le", self_payoff: float = 0.5,
                 bounds: str | tuple[float, float] | dict[str, Any] | None = None,
                 identical: Sequence[tuple[str, str, str]] | None = None, higher_is_better: bool = True,
-                na_action: str = "raise", rng: Seed = None, n_jobs: int = 1, progress: bool = False,
+                na_action: NaAction = "raise", rng: Seed = None, n_jobs: int = 1, progress: bool = False,
                 eval_env: EvalEnv = None) -> PercentilesResult:
     """Aggregate agents across tasks with performance percentiles and a game (Jordan et al. 2020).
 

@@ -48,7 +48,7 @@ from ...statistics import monte_carlo_pvalue, near_tie_note, near_ties
 from . import _kernels as kernels
 from ._planning import CONSERVATIVE_RESAMPLES
 from ._result import _INSPECTOR_NAMES, _REPORTER_NAMES, CONF_LEVEL, SelectionCheckResult
-from ..._typing import Data, EvalEnv, FormulaLike, Normalizer, Seed, Table
+from ..._typing import Data, EvalEnv, FormulaLike, NaAction, Normalizer, Seed, Table
 
 __all__ = ["selection_check", "SelectionOptions"]
 
@@ -76,7 +76,7 @@ class SelectionOptions:
     beta: float = 0.05
     higher_is_better: bool = True
     n_resamples: int = 9_999
-    na_action: str = "raise"
+    na_action: NaAction = "raise"
     bounds: tuple | None = None
 
     @classmethod
@@ -284,7 +284,7 @@ def selection_check(data: Data, formula: FormulaLike | None = None, *, treatment
                     n_candidates: int | None = None, sigma: str | float | None = None, alpha: float = 0.05,
                     beta: float = 0.05, higher_is_better: bool = True, n_resamples: int = 9_999,
                     normalize: Normalizer = None, bounds: tuple[float | None, float | None] | None = None,
-                    na_action: str = "raise", rng: Seed = None, eval_env: EvalEnv = None) -> SelectionCheckResult:
+                    na_action: NaAction = "raise", rng: Seed = None, eval_env: EvalEnv = None) -> SelectionCheckResult:
     """Check whether the reported tasks of a claimed improvement are representative.
 
     Parameters

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -36,11 +36,14 @@ from ...statistics import (TIE_TOLERANCE, chi2_sf, doubled_midranks, monte_carlo
                            near_ties)
 from . import _kernels as kernels
 from ._result import _TITLES, SkillingsMackResult
-from ..._typing import Data, EvalEnv, FormulaLike, Seed
+from ..._typing import (Data, EvalEnv, FormulaLike, NaAction, RankAdjustment, RankPosthoc, RankPvalue, Seed,
+                        WithinCell)
 
 #: The default test's measured size in the package table (rlstats/calibration.csv, tests/reference/calibrate.py).
 SIZE_PROCEDURE = "skillings_mack.size"
 VARIANTS = ("auto", "friedman", "skillings_mack", "mack_skillings", "quade")
+#: ``variant=`` for type checkers: VARIANTS as a Literal (tests/test_typing_user.py keeps the two equal)
+RankVariant = Literal["auto", "friedman", "skillings_mack", "mack_skillings", "quade"]
 # The kernel statistic behind each variant: Friedman's is the Skillings-Mack (1981)
 # statistic on a complete design, with R's tie correction by default.
 _KERNEL_VARIANT = {"friedman": "skillings_mack", "skillings_mack": "skillings_mack",
@@ -52,17 +55,17 @@ POSTHOC = ("ranks", "wilcoxon", "exact")
 
 @dataclass(frozen=True)
 class SkillingsMackOptions:
-    variant: str = "auto"
-    within_cell: str | None = None
-    pvalue: str = "auto"
+    variant: RankVariant = "auto"
+    within_cell: WithinCell | None = None
+    pvalue: RankPvalue = "auto"
     n_resamples: int = 10_000
     tie_correction: bool | None = None
     higher_is_better: bool = True
     alpha: float = 0.05
-    adjustment: str = "auto"
-    posthoc: str = "ranks"
+    adjustment: RankAdjustment = "auto"
+    posthoc: RankPosthoc = "ranks"
     control: str | None = None
-    na_action: str = "raise"
+    na_action: NaAction = "raise"
     progress: bool = False
     n_jobs: int = 1
 
@@ -131,11 +134,11 @@ def _choose_variant(options, design):
     return options.variant
 
 
-def skillings_mack(data: Data, formula: FormulaLike | None = None, *, variant: str = "auto",
-                   within_cell: str | None = None, pvalue: str = "auto", n_resamples: int = 10_000,
+def skillings_mack(data: Data, formula: FormulaLike | None = None, *, variant: RankVariant = "auto",
+                   within_cell: WithinCell | None = None, pvalue: RankPvalue = "auto", n_resamples: int = 10_000,
                    tie_correction: bool | None = None, higher_is_better: bool = True, alpha: float = 0.05,
-                   adjustment: str = "auto", posthoc: str = "ranks", control: str | None = None,
-                   na_action: str = "raise", rng: Seed = None, progress: bool = False, n_jobs: int = 1,
+                   adjustment: RankAdjustment = "auto", posthoc: RankPosthoc = "ranks", control: str | None = None,
+                   na_action: NaAction = "raise", rng: Seed = None, progress: bool = False, n_jobs: int = 1,
                    eval_env: EvalEnv = None) -> SkillingsMackResult:
     """Blocked rank test of whether agents differ across tasks (Skillings–Mack / Mack–Skillings).
 

@@ -20,7 +20,7 @@ from .._replication import verdict
 from . import _calibration as calibration
 from . import _kernels as kernels
 from ._result import TaskTableResult
-from ..._typing import Data, EvalEnv, FormulaLike, Normalizer, Seed
+from ..._typing import Data, EvalEnv, FormulaLike, NaAction, Normalizer, Seed, TaskAdjustment, TaskStatistic, TaskTest
 
 #: the tests that read ranks: they see noise-level differences within a task as ties (statistics.near_ties)
 RANK_TESTS = ("mannwhitney", "brunnermunzel")
@@ -35,10 +35,10 @@ _TEST_NAMES = {"welch": "Welch t test", "mannwhitney": "Mann-Whitney U test",
 
 @dataclass(frozen=True)
 class TaskTableOptions:
-    statistic: str = "mean"
-    test: str = "welch"
+    statistic: TaskStatistic = "mean"
+    test: TaskTest = "welch"
     alpha: float = 0.05
-    adjustment: str = "holm"
+    adjustment: TaskAdjustment = "holm"
     confidence_level: float = 0.95
     higher_is_better: bool = True
     aggregate: str | None = None
@@ -67,11 +67,12 @@ class TaskTableOptions:
         return asdict(self)
 
 
-def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: str = "mean", test: str = "welch",
-               alpha: float = 0.05, adjustment: str = "holm", confidence_level: float = 0.95,
+def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: TaskStatistic = "mean",
+               test: TaskTest = "welch",
+               alpha: float = 0.05, adjustment: TaskAdjustment = "holm", confidence_level: float = 0.95,
                higher_is_better: bool = True, aggregate: str | None = None, normalize: Normalizer = None,
                bounds: tuple[float | None, float | None] | None = None,
-               n_resamples: int = 10_000, na_action: str = "raise", rng: Seed = None,
+               n_resamples: int = 10_000, na_action: NaAction = "raise", rng: Seed = None,
                eval_env: EvalEnv = None) -> TaskTableResult:
     """The task x agent table with the best agent of each task and the agents that are possibly best.
 

@@ -24,7 +24,7 @@ from ._backend import BACKENDS
 from ._result import TuningResult
 
 if TYPE_CHECKING:
-    from ..._typing import Data, EvalEnv, FormulaLike, Normalizer, Seed
+    from ..._typing import Data, EvalEnv, FormulaLike, NaAction, Normalizer, Seed
 
 VIEWS = ("expected_max", "best_set", "complete", "sensitivity")
 TUNED = "tuning run"
@@ -38,7 +38,7 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
            higher_is_better: bool = True, threshold: float = 0.05, confidence_level: float = 0.95,
            n_resamples: int = 2000, budgets: Sequence[int] | None = None,
            percentiles: tuple[float, float] | None = (5.0, 95.0), fraction: float = 0.95, normalize: Normalizer = None,
-           bounds: tuple[float | None, float | None] | None = None, na_action: str = "raise", rng: Seed = None,
+           bounds: tuple[float | None, float | None] | None = None, na_action: NaAction = "raise", rng: Seed = None,
            eval_env: EvalEnv = None) -> TuningResult:
     """Tuning-aware evaluation of a hyperparameter sweep: expected best score, best set, complete algorithm.
 
