@@ -298,3 +298,94 @@ def test_tuning_withholds_intervals_from_one_seed():
     for table in ("tuned", "expected_max", "complete"):
         assert two.tables[table][["conf_low", "conf_high"]].notna().all().all(), table
     assert not any("withheld" in n for n in two.notes)
+
+
+# ----------------------------------------------------------------------------- per-task tests: permutation, AdaStop
+
+#: task_01 with one run per agent, the others with 5 (the brief's mixed design)
+MIXED_TASKS = {(t, a): (1 if t == "task_01" else 5) for t in ("task_01", "task_02", "task_03") for a in ("A", "B")}
+WITHHELD_NOTE = ("per-task comparisons (decisions and p-values) are withheld in 2 cells (task_01/A, task_01/B): they "
+                 "need at least 2 runs per agent and task, and those have one run; a permutation test with one run "
+                 "per agent has p = 1 whatever the scores; add runs on those tasks, or compare the agents across "
+                 'tasks with a rank test: rlstats.compare(df, "score ~ agent | task")')
+
+
+def _exact_permutation_p(x, y):
+    """Two-sided permutation p-value of |mean(x) - mean(y)| by enumerating every split (independent of rlstats)."""
+    import itertools
+    pooled, n = np.concatenate([x, y]), len(x)
+    observed = abs(x.mean() - y.mean())
+    splits = list(itertools.combinations(range(len(pooled)), n))
+    hits = sum(abs(pooled[list(s)].mean() - np.delete(pooled, list(s)).mean()) >= observed * (1 - 1e-12)
+               for s in splits)
+    return hits / len(splits)
+
+
+@pytest.mark.parametrize("how", ["function", "compare"])
+def test_permutation_withholds_the_task_of_single_runs(how):
+    df = cells_frame(MIXED_TASKS, rng=4)
+    call = (rlstats.permutation if how == "function" else
+            lambda *a, **k: rlstats.compare(*a, method="permutation", **k))
+    res = call(df, "score ~ agent | task", rng=0)
+    tidy = res.tidy().set_index("task")
+    assert tidy.loc["task_01", "decision"] == "withheld" and np.isnan(tidy.loc["task_01", "p_adjusted"])
+    assert tidy.loc["task_01", ["n_1", "n_2", "interim"]].tolist() == [1, 1, 0]
+    assert tidy.loc["task_01", "reason"] == "withheld: A has 1 run and B has 1 run on this task (see the note)"
+    for task in ("task_02", "task_03"):  # the tested tasks: exact enumeration (126 of 252 splits) by hand
+        x = df[(df.task == task) & (df.agent == "A")]["score"].to_numpy()
+        y = df[(df.task == task) & (df.agent == "B")]["score"].to_numpy()
+        assert tidy.loc[task, "p_adjusted"] == pytest.approx(_exact_permutation_p(x, y), rel=1e-12)
+        assert tidy.loc[task, "decision"] == ("smaller" if tidy.loc[task, "p_adjusted"] <= 0.05 else "equal")
+    assert tidy["decision"].tolist() == ["withheld", "smaller", "smaller"]
+    glance = res.glance().iloc[0]
+    assert (glance["n_rejected"], glance["n_equal"], glance["n_undecided"], glance["n_withheld"]) == (2, 0, 0, 1)
+    assert glance["n_runs_used"] == 20 and glance["batch_size"] == 5
+    assert res.notes.count(WITHHELD_NOTE) == 1
+    # no cannot-reject note for task_01: its p-value (always 1 at one run each) is not printed as a test
+    assert not any("cannot reject" in note for note in res.notes)
+    text = str(res)
+    assert "rejected = 2 of 3 comparisons, withheld = 1," in text and "n = 1 runs" not in text
+    assert res.decision_matrix(task="task_01").loc["A", "B"] == "\u2013"
+    report = res.report()
+    assert "On task\\_01, every comparison was withheld (too few runs)." in report
+    assert "Per-task comparisons (decisions and p-values) are withheld in 2 cells" in report
+    ax = res.plot(kind="decisions")
+    assert "\u2013: withheld, too few runs" in ax.get_suptitle()  # one panel per task: the key says it once
+    one = res.plot(kind="decisions", task="task_01")
+    assert one.get_title().endswith("\u2013: withheld, too few runs (see the notes)")
+    # the tested tasks are those of the same test without task_01
+    alone = call(df[df.task != "task_01"], "score ~ agent | task", rng=0).tidy()
+    np.testing.assert_array_equal(tidy.loc[["task_02", "task_03"], "p_adjusted"], alone["p_adjusted"])
+
+
+@pytest.mark.filterwarnings("ignore:with n = 1 runs per batch")  # B and C alone at n = 1: no level to spend
+def test_adastop_withholds_per_pair_where_an_agent_has_one_run():
+    plan = {**{(t, a): 5 for t in ("task_01", "task_02") for a in ("A", "B", "C")}, ("task_01", "A"): 1}
+    df = cells_frame(plan, rng=5)
+    res = rlstats.adastop(df, "score ~ agent | task", n=1, K=5, n_resamples=500, rng=0)
+    tidy = res.tidy()
+    first = tidy[tidy.task == "task_01"].set_index(["agent_1", "agent_2"])
+    assert first["decision"].tolist() == ["withheld", "withheld", "equal"]  # A-B, A-C withheld; B-C tested
+    assert first.loc[("A", "B"), "reason"] == "withheld: A has 1 run on this task (see the note)"
+    assert first.loc[("A", "B"), ["n_1", "n_2"]].tolist() == [1, 5]
+    used = res.runs_used.set_index(["task", "agent"])["n_runs"]
+    assert used.loc["task_01"].tolist() == [0, used.loc[("task_01", "B")], used.loc[("task_01", "C")]]
+    assert ("per-task comparisons (decisions and p-values) are withheld in 1 cell (task_01/A): they need at least "
+            "2 runs per agent and task, and those have one run") in res.notes[0]
+    glance = res.glance().iloc[0]
+    assert glance["n_withheld"] == 2 and glance["n_comparisons"] == 6
+    assert glance["n_rejected"] + glance["n_equal"] + glance["n_undecided"] == 4
+    assert "withheld = 2 (of 6 comparisons)" in str(res)
+    assert "A vs B withheld: A has 1 run on this task" in res.report()
+    # B against C on task_01 is the test of B and C alone there (joint relabelling of two agents: exact)
+    alone = rlstats.adastop(df[(df.task == "task_01") & (df.agent != "A")], "score ~ agent | task", n=1, K=5,
+                            n_resamples=500, rng=0).tidy().iloc[0]
+    assert (first.loc[("B", "C"), "decision"], first.loc[("B", "C"), "interim"]) == (alone["decision"],
+                                                                                     alone["interim"])
+
+
+def test_one_run_everywhere_is_still_refused():
+    df = cells_frame({(t, a): 1 for t in ("t1", "t2") for a in ("A", "B")})
+    for call in (rlstats.permutation, rlstats.adastop):
+        with pytest.raises(DesignError, match="per-task comparisons of agents cannot be computed"):
+            call(df, "score ~ agent | task", **({"n": 1} if call is rlstats.adastop else {}))
