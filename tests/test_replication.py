@@ -389,3 +389,30 @@ def test_one_run_everywhere_is_still_refused():
     for call in (rlstats.permutation, rlstats.adastop):
         with pytest.raises(DesignError, match="per-task comparisons of agents cannot be computed"):
             call(df, "score ~ agent | task", **({"n": 1} if call is rlstats.adastop else {}))
+
+
+# ----------------------------------------------------------------------------- curves: a step where runs have ended
+
+@pytest.mark.filterwarnings("ignore::rlstats.errors.RlstatsWarning")
+def test_curves_withhold_the_bands_at_steps_where_an_agent_has_one_run_logged():
+    curves_df = rlstats.datasets.simulate_curves(agents=2, tasks=2, seeds=3, steps=5, rng=0)
+    steps = sorted(curves_df["step"].unique())
+    # two of agent_1's three runs end at 500k on both tasks: one run of it is logged at 750k and 1M
+    cut = curves_df[~((curves_df.agent == "agent_1") & (curves_df.seed > 0) & (curves_df.step >= steps[3]))]
+    res = rlstats.curves(cut, "score ~ agent | task/seed", step="step", n_resamples=200, rng=0)
+    tidy = res.tidy().set_index(["agent", "step"])
+    bands = ["std_error", "conf_low", "conf_high", "conf_low_simultaneous", "conf_high_simultaneous"]
+    assert tidy.loc["agent_1"].loc[steps[3]:, bands].isna().all().all()
+    assert tidy.loc["agent_1"].loc[:steps[2], bands].notna().all().all()
+    assert tidy.loc["agent_2", bands].notna().all().all()
+    # the estimate at a withheld step is the IQM of the one run per task logged there (2 values: their mean)
+    last = cut[(cut.agent == "agent_1") & (cut.step == steps[4])]["score"]
+    assert tidy.loc[("agent_1", steps[4]), "estimate"] == pytest.approx(last.mean(), rel=1e-12)
+    assert np.isnan(res.critical_value[0, 3:]).all() and np.isfinite(res.critical_value[0, :3]).all()
+    assert ("bands of the curves (and their standard errors) are withheld for agent_1 at 2 steps (750k to 1M), "
+            "where task_01 and task_02 have one run logged: they need at least 2 runs per agent and task logged at "
+            "the step; add runs that reach those steps") in res.notes
+    assert "agent_1: 31.407 (band withheld: too few runs, see the notes)" in str(res)
+    # agent_2's bands are those of the uncut data: each agent's bootstrap draws from its own child stream
+    full = rlstats.curves(curves_df, "score ~ agent | task/seed", step="step", n_resamples=200, rng=0)
+    np.testing.assert_array_equal(res.simultaneous[1], full.simultaneous[1])
