@@ -416,3 +416,27 @@ def test_curves_withhold_the_bands_at_steps_where_an_agent_has_one_run_logged():
     # agent_2's bands are those of the uncut data: each agent's bootstrap draws from its own child stream
     full = rlstats.curves(curves_df, "score ~ agent | task/seed", step="step", n_resamples=200, rng=0)
     np.testing.assert_array_equal(res.simultaneous[1], full.simultaneous[1])
+
+
+# ----------------------------------------------------------------------------- percentiles: an agent of single runs
+
+@pytest.mark.filterwarnings("ignore::rlstats.errors.RlstatsWarning")
+def test_percentiles_withhold_the_bootstrap_interval_of_an_agent_with_one_run_per_task():
+    df = cells_frame({(t, a): (1 if a == "A" else 5) for t in ("t1", "t2", "t3", "t4") for a in ("A", "B", "C")},
+                     rng=1)
+    res = rlstats.percentiles(df, "score ~ agent | task", interval="bootstrap", n_resamples=500, rng=0)
+    tidy = res.tidy().set_index("agent")
+    assert tidy.loc["A", ["conf_low", "conf_high"]].isna().all()
+    assert tidy.loc[["B", "C"], ["conf_low", "conf_high"]].notna().all().all()
+    # A may rank anywhere; each other agent's worst rank counts A as possibly better, its best never as surely
+    # better (by hand from the printed intervals: C's and B's do not overlap, so C is 1 or 2 and B 2 or 3)
+    assert tidy[["rank", "rank_best", "rank_worst"]].to_dict("index") == {
+        "A": {"rank": 3, "rank_best": 1, "rank_worst": 3}, "B": {"rank": 2, "rank_best": 2, "rank_worst": 3},
+        "C": {"rank": 1, "rank_best": 1, "rank_worst": 2}}
+    assert ("interval=\"bootstrap\" intervals are withheld for A: they need at least 2 runs in some task of each "
+            "agent, and it has one run in every task; its interval would show only the other agents' spread; use "
+            "interval=\"pbp\" (valid with any number of runs), or add runs") in res.notes
+    assert "A  0.01505 (interval withheld, see the notes)  rank 3 (best 1, worst 3)" in str(res)
+    # PBP is valid with any number of runs: nothing withheld
+    pbp = rlstats.percentiles(df, "score ~ agent | task", rng=0)
+    assert np.isfinite(pbp.conf_low).all() and not any("withheld" in note for note in pbp.notes)
