@@ -94,7 +94,7 @@ def test_every_back_end_declares_the_replication_its_outputs_need():
     assert needs == {"adastop": {"decisions", "decision"}, "permutation": {"decisions", "decision"},
                      "bootstrap": {"intervals"},
                      "probability_of_improvement": {"intervals"}, "performance_profile": {"intervals"},
-                     "percentiles": {"intervals"}, "selection": {"effects"},
+                     "percentiles": {"intervals", "agent_intervals"}, "selection": {"effects"},
                      "task_table": {"possibly_best", "std_dev", "comparisons", "aggregate"},
                      "curves": {"bands", "step_bands"},
                      "tuning": {"tuned_interval", "expected_max", "complete"}}
