@@ -704,7 +704,8 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
     design = design_of(data, formula, eval_env=eval_env, **_design_options(options))
     short, withheld = _short_agents("adastop", design, options)
     order_column, task_data, max_interims, pairs, record, runs = _adastop_runs(design, options, rng, short)
-    notes = (list(design.notes) + withheld + _interim_notes(design, options, order_column, max_interims, task_data)
+    notes = (list(design.notes) + withheld + _no_level_notes(design, runs)
+             + _interim_notes(design, options, order_column, max_interims, task_data)
              + _calibration_notes("adastop", runs, options))
     return _assemble(
         AdaStopResult, runs, pairs, design.agents,
@@ -881,6 +882,21 @@ def _unreachable_notes(design, runs):
                       else f" ({fmt.count(len(tasks), 'task')}: {', '.join(map(str, tasks))})")
         notes.append(fmt.cannot_reject("permutation test", smallest, alpha, where))
     return notes
+
+
+def _no_level_notes(design, runs):
+    """A note naming the tasks whose AdaStop spends no level (its 'equal' decisions there are no test).
+
+    Withholding an agent can leave a task two agents, whose exact grid at small n spends nothing where the joint
+    relabelling of three did.
+    """
+    tasks = [run.name for run in runs if run.pair_ids and run.schedule.reject_level[-1] == 0]
+    if not tasks:
+        return []
+    where = "" if not design.has_blocks else (" on every task" if len(tasks) == design.n_tasks
+                                              else f" on {fmt.count(len(tasks), 'task')} ({', '.join(tasks)})")
+    return [f"AdaStop cannot reject{where}: with its runs per interim and interims no level can be spent on the "
+            "permutation grid, so its decisions there are 'equal' or 'continue' whatever the scores; add runs"]
 
 
 def _calibration_notes(test, runs, options):
