@@ -91,10 +91,12 @@ def test_every_back_end_declares_the_replication_its_outputs_need():
     for declared in DECLARATIONS.values():
         assert (declared.replication is None) != (declared.no_replication is None), declared.name
     needs = {name: {n.output for n in d.replication} for name, d in DECLARATIONS.items() if d.replication}
-    assert needs == {"adastop": {"decisions"}, "permutation": {"decisions"}, "bootstrap": {"intervals"},
+    assert needs == {"adastop": {"decisions", "decision"}, "permutation": {"decisions", "decision"},
+                     "bootstrap": {"intervals"},
                      "probability_of_improvement": {"intervals"}, "performance_profile": {"intervals"},
-                     "percentiles": {"intervals"}, "selection": {"effects"},
-                     "task_table": {"possibly_best", "std_dev", "comparisons", "aggregate"}, "curves": {"bands"},
+                     "percentiles": {"intervals", "agent_intervals"}, "selection": {"effects"},
+                     "task_table": {"possibly_best", "std_dev", "comparisons", "aggregate"},
+                     "curves": {"bands", "step_bands"},
                      "tuning": {"tuned_interval", "expected_max", "complete"}}
     assert {n for n, d in DECLARATIONS.items() if d.no_replication} == {"skillings_mack", "mixed"}
     complete = DECLARATIONS["task_table"]

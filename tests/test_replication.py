@@ -298,3 +298,149 @@ def test_tuning_withholds_intervals_from_one_seed():
     for table in ("tuned", "expected_max", "complete"):
         assert two.tables[table][["conf_low", "conf_high"]].notna().all().all(), table
     assert not any("withheld" in n for n in two.notes)
+
+
+# ----------------------------------------------------------------------------- per-task tests: permutation, AdaStop
+
+#: task_01 with one run per agent, the others with 5 (the brief's mixed design)
+MIXED_TASKS = {(t, a): (1 if t == "task_01" else 5) for t in ("task_01", "task_02", "task_03") for a in ("A", "B")}
+WITHHELD_NOTE = ("per-task comparisons (decisions and p-values) are withheld in 2 cells (task_01/A, task_01/B): they "
+                 "need at least 2 runs per agent and task, and those have one run; a permutation test with one run "
+                 "per agent has p = 1 whatever the scores; add runs on those tasks, or compare the agents across "
+                 'tasks with a rank test: rlstats.compare(df, "score ~ agent | task")')
+
+
+def _exact_permutation_p(x, y):
+    """Two-sided permutation p-value of |mean(x) - mean(y)| by enumerating every split (independent of rlstats)."""
+    import itertools
+    pooled, n = np.concatenate([x, y]), len(x)
+    observed = abs(x.mean() - y.mean())
+    splits = list(itertools.combinations(range(len(pooled)), n))
+    hits = sum(abs(pooled[list(s)].mean() - np.delete(pooled, list(s)).mean()) >= observed * (1 - 1e-12)
+               for s in splits)
+    return hits / len(splits)
+
+
+@pytest.mark.parametrize("how", ["function", "compare"])
+def test_permutation_withholds_the_task_of_single_runs(how):
+    df = cells_frame(MIXED_TASKS, rng=4)
+    call = (rlstats.permutation if how == "function" else
+            lambda *a, **k: rlstats.compare(*a, method="permutation", **k))
+    res = call(df, "score ~ agent | task", rng=0)
+    tidy = res.tidy().set_index("task")
+    assert tidy.loc["task_01", "decision"] == "withheld" and np.isnan(tidy.loc["task_01", "p_adjusted"])
+    assert tidy.loc["task_01", ["n_1", "n_2", "interim"]].tolist() == [1, 1, 0]
+    assert tidy.loc["task_01", "reason"] == "withheld: A has 1 run and B has 1 run on this task (see the note)"
+    for task in ("task_02", "task_03"):  # the tested tasks: exact enumeration (126 of 252 splits) by hand
+        x = df[(df.task == task) & (df.agent == "A")]["score"].to_numpy()
+        y = df[(df.task == task) & (df.agent == "B")]["score"].to_numpy()
+        assert tidy.loc[task, "p_adjusted"] == pytest.approx(_exact_permutation_p(x, y), rel=1e-12)
+        assert tidy.loc[task, "decision"] == ("smaller" if tidy.loc[task, "p_adjusted"] <= 0.05 else "equal")
+    assert tidy["decision"].tolist() == ["withheld", "smaller", "smaller"]
+    glance = res.glance().iloc[0]
+    assert (glance["n_rejected"], glance["n_equal"], glance["n_undecided"], glance["n_withheld"]) == (2, 0, 0, 1)
+    assert glance["n_runs_used"] == 20 and glance["batch_size"] == 5
+    assert res.notes.count(WITHHELD_NOTE) == 1
+    # no cannot-reject note for task_01: its p-value (always 1 at one run each) is not printed as a test
+    assert not any("cannot reject" in note for note in res.notes)
+    text = str(res)
+    assert "rejected = 2 of 3 comparisons, withheld = 1," in text and "n = 1 runs" not in text
+    assert res.decision_matrix(task="task_01").loc["A", "B"] == "\u2013"
+    report = res.report()
+    assert "On task\\_01, every comparison was withheld (too few runs)." in report
+    assert "Per-task comparisons (decisions and p-values) are withheld in 2 cells" in report
+    ax = res.plot(kind="decisions")
+    assert "\u2013: withheld, too few runs" in ax.get_suptitle()  # one panel per task: the key says it once
+    one = res.plot(kind="decisions", task="task_01")
+    assert one.get_title().endswith("\u2013: withheld, too few runs (see the notes)")
+    # the tested tasks are those of the same test without task_01
+    alone = call(df[df.task != "task_01"], "score ~ agent | task", rng=0).tidy()
+    np.testing.assert_array_equal(tidy.loc[["task_02", "task_03"], "p_adjusted"], alone["p_adjusted"])
+
+
+@pytest.mark.filterwarnings("ignore:with n = 1 runs per batch")  # B and C alone at n = 1: no level to spend
+def test_adastop_withholds_per_pair_where_an_agent_has_one_run():
+    plan = {**{(t, a): 5 for t in ("task_01", "task_02") for a in ("A", "B", "C")}, ("task_01", "A"): 1}
+    df = cells_frame(plan, rng=5)
+    res = rlstats.adastop(df, "score ~ agent | task", n=1, K=5, n_resamples=500, rng=0)
+    tidy = res.tidy()
+    first = tidy[tidy.task == "task_01"].set_index(["agent_1", "agent_2"])
+    assert first["decision"].tolist() == ["withheld", "withheld", "equal"]  # A-B, A-C withheld; B-C tested
+    assert first.loc[("A", "B"), "reason"] == "withheld: A has 1 run on this task (see the note)"
+    assert first.loc[("A", "B"), ["n_1", "n_2"]].tolist() == [1, 5]
+    used = res.runs_used.set_index(["task", "agent"])["n_runs"]
+    assert used.loc["task_01"].tolist() == [0, used.loc[("task_01", "B")], used.loc[("task_01", "C")]]
+    assert ("per-task comparisons (decisions and p-values) are withheld in 1 cell (task_01/A): they need at least "
+            "2 runs per agent and task, and those have one run") in res.notes[0]
+    glance = res.glance().iloc[0]
+    assert glance["n_withheld"] == 2 and glance["n_comparisons"] == 6
+    assert glance["n_rejected"] + glance["n_equal"] + glance["n_undecided"] == 4
+    assert "withheld = 2 (of 6 comparisons)" in str(res)
+    assert "A vs B withheld: A has 1 run on this task" in res.report()
+    # B and C alone on task_01 at n = 1 (one path per interim): no level to spend, and the notes say so
+    assert ("AdaStop cannot reject on 1 task (task_01): with its runs per interim and interims no level can be spent "
+            "on the permutation grid, so its decisions there are 'equal' or 'continue' whatever the scores; add runs"
+            ) in res.notes
+    # B against C on task_01 is the test of B and C alone there (joint relabelling of two agents: exact)
+    alone = rlstats.adastop(df[(df.task == "task_01") & (df.agent != "A")], "score ~ agent | task", n=1, K=5,
+                            n_resamples=500, rng=0).tidy().iloc[0]
+    assert (first.loc[("B", "C"), "decision"], first.loc[("B", "C"), "interim"]) == (alone["decision"],
+                                                                                     alone["interim"])
+
+
+def test_one_run_everywhere_is_still_refused():
+    df = cells_frame({(t, a): 1 for t in ("t1", "t2") for a in ("A", "B")})
+    for call in (rlstats.permutation, rlstats.adastop):
+        with pytest.raises(DesignError, match="per-task comparisons of agents cannot be computed"):
+            call(df, "score ~ agent | task", **({"n": 1} if call is rlstats.adastop else {}))
+
+
+# ----------------------------------------------------------------------------- curves: a step where runs have ended
+
+@pytest.mark.filterwarnings("ignore::rlstats.errors.RlstatsWarning")
+def test_curves_withhold_the_bands_at_steps_where_an_agent_has_one_run_logged():
+    curves_df = rlstats.datasets.simulate_curves(agents=2, tasks=2, seeds=3, steps=5, rng=0)
+    steps = sorted(curves_df["step"].unique())
+    # two of agent_1's three runs end at 500k on both tasks: one run of it is logged at 750k and 1M
+    cut = curves_df[~((curves_df.agent == "agent_1") & (curves_df.seed > 0) & (curves_df.step >= steps[3]))]
+    res = rlstats.curves(cut, "score ~ agent | task/seed", step="step", n_resamples=200, rng=0)
+    tidy = res.tidy().set_index(["agent", "step"])
+    bands = ["std_error", "conf_low", "conf_high", "conf_low_simultaneous", "conf_high_simultaneous"]
+    assert tidy.loc["agent_1"].loc[steps[3]:, bands].isna().all().all()
+    assert tidy.loc["agent_1"].loc[:steps[2], bands].notna().all().all()
+    assert tidy.loc["agent_2", bands].notna().all().all()
+    # the estimate at a withheld step is the IQM of the one run per task logged there (2 values: their mean)
+    last = cut[(cut.agent == "agent_1") & (cut.step == steps[4])]["score"]
+    assert tidy.loc[("agent_1", steps[4]), "estimate"] == pytest.approx(last.mean(), rel=1e-12)
+    assert np.isnan(res.critical_value[0, 3:]).all() and np.isfinite(res.critical_value[0, :3]).all()
+    assert ("bands of the curves (and their standard errors) are withheld for agent_1 at 2 steps (750k to 1M), "
+            "where task_01 and task_02 have one run logged: they need at least 2 runs per agent and task logged at "
+            "the step; add runs that reach those steps") in res.notes
+    assert "agent_1: 31.407 (band withheld: too few runs, see the notes)" in str(res)
+    # agent_2's bands are those of the uncut data: each agent's bootstrap draws from its own child stream
+    full = rlstats.curves(curves_df, "score ~ agent | task/seed", step="step", n_resamples=200, rng=0)
+    np.testing.assert_array_equal(res.simultaneous[1], full.simultaneous[1])
+
+
+# ----------------------------------------------------------------------------- percentiles: an agent of single runs
+
+@pytest.mark.filterwarnings("ignore::rlstats.errors.RlstatsWarning")
+def test_percentiles_withhold_the_bootstrap_interval_of_an_agent_with_one_run_per_task():
+    df = cells_frame({(t, a): (1 if a == "A" else 5) for t in ("t1", "t2", "t3", "t4") for a in ("A", "B", "C")},
+                     rng=1)
+    res = rlstats.percentiles(df, "score ~ agent | task", interval="bootstrap", n_resamples=500, rng=0)
+    tidy = res.tidy().set_index("agent")
+    assert tidy.loc["A", ["conf_low", "conf_high"]].isna().all()
+    assert tidy.loc[["B", "C"], ["conf_low", "conf_high"]].notna().all().all()
+    # A may rank anywhere; each other agent's worst rank counts A as possibly better, its best never as surely
+    # better (by hand from the printed intervals: C's and B's do not overlap, so C is 1 or 2 and B 2 or 3)
+    assert tidy[["rank", "rank_best", "rank_worst"]].to_dict("index") == {
+        "A": {"rank": 3, "rank_best": 1, "rank_worst": 3}, "B": {"rank": 2, "rank_best": 2, "rank_worst": 3},
+        "C": {"rank": 1, "rank_best": 1, "rank_worst": 2}}
+    assert ("interval=\"bootstrap\" intervals are withheld for A: they need at least 2 runs in some task of each "
+            "agent, and it has one run in every task; its interval would show only the other agents' spread; use "
+            "interval=\"pbp\" (valid with any number of runs), or add runs") in res.notes
+    assert "A  0.01505 (interval withheld, see the notes)  rank 3 (best 1, worst 3)" in str(res)
+    # PBP is valid with any number of runs: nothing withheld
+    pbp = rlstats.percentiles(df, "score ~ agent | task", rng=0)
+    assert np.isfinite(pbp.conf_low).all() and not any("withheld" in note for note in pbp.notes)

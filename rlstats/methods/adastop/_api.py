@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import inspect
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any, Sequence
 
 import numpy as np
@@ -55,6 +55,10 @@ PERMUTATIONS = ("joint", "pairwise")
 #: the default tests' measured family-wise error in the package table (rlstats/calibration.csv, written by
 #: tests/reference/calibrate.py)
 FWE_PROCEDURE = "adastop.fwe"
+#: the decision of a comparison the replication rule withholds (an agent with too few runs on the task), and the
+#: output its per-cell need declares (``_backend.py``)
+WITHHELD = "withheld"
+DECISION = "decision"
 
 # Sizes an option or a state file can ask for, checked before anything is allocated (a state with
 # K = 10**9 used to loop for ever, one with n_resamples = 10**12 to ask for terabytes).  Each bound is far
@@ -284,6 +288,7 @@ class _TaskRun:
     blocks: dict            # agent code -> (n_batches, n) array
     exhausted: tuple | None  # (interim, agent codes without runs) when the data ran out
     joint: bool = False      # paths relabel the pooled block of every running agent
+    withheld_pairs: dict = field(default_factory=dict)  # global pair index -> codes of its agents with too few runs
 
     @property
     def schedule(self):
@@ -319,10 +324,15 @@ def _schedule(options, n, max_interims, family, tests=1):
     return schedule, joint
 
 
-def _run_task(task_index, data, pairs, options, n, max_interims, ss, advance):
+def _run_task(task_index, data, pairs, options, n, max_interims, ss, advance, short=()):
+    """One task's test; agents in ``short`` (too few runs on the task: the replication rule) are not tested."""
     present = set(data.blocks)
-    pair_ids = [i for i, (a, b) in enumerate(pairs) if a in present and b in present]
-    missing = {i: (a if a not in present else b) for i, (a, b) in enumerate(pairs) if i not in pair_ids}
+    compared = present - set(short)
+    pair_ids = [i for i, (a, b) in enumerate(pairs) if a in compared and b in compared]
+    missing = {i: (a if a not in present else b) for i, (a, b) in enumerate(pairs)
+               if i not in pair_ids and not (a in present and b in present)}
+    withheld = {i: tuple(x for x in (a, b) if x in short) for i, (a, b) in enumerate(pairs)
+                if a in present and b in present and i not in pair_ids}
     family = [a for i in pair_ids for a in pairs[i]]
     schedule, joint = _schedule(options, n, max_interims, family)
     test = kernels.SequentialTest([pairs[i] for i in pair_ids], schedule, joint=joint)
@@ -335,9 +345,9 @@ def _run_task(task_index, data, pairs, options, n, max_interims, ss, advance):
             break
         needed = [int(a) for a in np.asarray([pairs[i] for i in pair_ids])[test.undecided].ravel()]
         needed = sorted(set(needed))
-        short = [a for a in needed if available[a] < k]
-        if short:
-            exhausted = (k, tuple(short))
+        out_of_runs = [a for a in needed if available[a] < k]
+        if out_of_runs:
+            exhausted = (k, tuple(out_of_runs))
             break
         block = np.full((n_agents, schedule.n), np.nan)
         for a in needed:
@@ -345,7 +355,7 @@ def _run_task(task_index, data, pairs, options, n, max_interims, ss, advance):
             used[a] += 1
         test.run_interim(block, _interim_generator(ss, task_index, k))
         advance(1)
-    return _TaskRun(data.name, test, pair_ids, missing, used, available, data.blocks, exhausted, joint)
+    return _TaskRun(data.name, test, pair_ids, missing, used, available, data.blocks, exhausted, joint, withheld)
 
 
 def _reason(run, pair, agents, n):
@@ -361,6 +371,22 @@ def _reason(run, pair, agents, n):
     return f"runs exhausted: the test stopped before interim {k} because {names} ran out of runs"
 
 
+def _withheld_reason(short, run, agents):
+    who = " and ".join(f"{agents[a]} has {fmt.count(run.blocks[a].size, 'run')}" for a in short)
+    return f"withheld: {who} on this task (see the note)"
+
+
+def _short_agents(method, design, options):
+    """Per task, the agent codes whose runs on it are fewer than ``method``'s per-cell need of its decisions.
+
+    Also the replication rule's sentence (naming the tasks and the way on), empty when nothing is withheld; a
+    design where no cell has the runs is refused there.
+    """
+    found = verdict(method, design.counts, options=options, agents=design.agents, tasks=design.tasks)
+    mask = found.mask(DECISION, design.counts.shape)
+    return [set(np.flatnonzero(row).tolist()) for row in mask], found.lines
+
+
 def _decision_rows(runs, pairs, agents, n_of, blocked):
     rows = []
     for run in runs:
@@ -372,6 +398,12 @@ def _decision_rows(runs, pairs, agents, n_of, blocked):
             if g in run.missing_pairs:
                 row.update(decision="continue", interim=0, estimate=math.nan, n_1=0, n_2=0,
                            reason=f"no runs of {agents[run.missing_pairs[g]]} on this task")
+                rows.append(row)
+                continue
+            if g in run.withheld_pairs:
+                row.update(decision=WITHHELD, interim=0, estimate=float(run.blocks[a].mean() - run.blocks[b].mean()),
+                           n_1=run.blocks[a].size, n_2=run.blocks[b].size,
+                           reason=_withheld_reason(run.withheld_pairs[g], run, agents))
                 rows.append(row)
                 continue
             j = local[g]
@@ -477,23 +509,25 @@ def _assemble(cls, runs, pairs, agents, *, method, formula, data_name, nobs, not
               blocked, extra=None):
     """Build the Result from finished task runs; rendering never recomputes anything."""
     schedules = {run.name: run.schedule for run in runs}
+    # a task whose comparisons are all withheld ran no test: its schedule says nothing of the test's level
+    tested = [run for run in runs if run.pair_ids or not run.withheld_pairs] or runs
 
     def n_of(run):
         return schedules[run.name].n
 
-    sizes = {schedules[r.name].n for r in runs}
-    first = schedules[runs[0].name]
+    sizes = {schedules[r.name].n for r in tested}
+    first = schedules[tested[0].name]
     return cls(
         method=method, formula=formula, data_name=data_name, nobs=nobs, notes=tuple(notes), options=options,
         seed=seed, agents=tuple(agents), tasks=tuple(r.name for r in runs), blocked=blocked,
         batch_size=sizes.pop() if len(sizes) == 1 else None, max_interims=first.max_interims,
         n_resamples=first.n_resamples, alpha=first.alpha, beta=first.beta,
-        level_spent=min(schedules[r.name].reject_level[-1] for r in runs),
+        level_spent=min(schedules[r.name].reject_level[-1] for r in tested),
         decisions=_decision_rows(runs, pairs, agents, n_of, blocked),
         runs_used=_runs_rows(runs, agents, n_of, blocked),
         history=_history_rows(runs, pairs, agents, n_of, blocked),
         steps=_step_rows(runs, pairs, agents, n_of, blocked),
-        spending=_spending_rows(runs, schedules, blocked),
+        spending=_spending_rows(tested, schedules, blocked),
         scores=_score_rows(runs, agents, blocked), **(extra or {}))
 
 
@@ -668,9 +702,10 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
                                      comparisons=comparisons, reference=reference, batch=batch,
                                      permutations=permutations, na_action=na_action, progress=progress)
     design = design_of(data, formula, eval_env=eval_env, **_design_options(options))
-    verdict("adastop", design.counts, options=options, agents=design.agents, tasks=design.tasks)
-    order_column, task_data, max_interims, pairs, record, runs = _adastop_runs(design, options, rng)
-    notes = (list(design.notes) + _interim_notes(design, options, order_column, max_interims, task_data)
+    short, withheld = _short_agents("adastop", design, options)
+    order_column, task_data, max_interims, pairs, record, runs = _adastop_runs(design, options, rng, short)
+    notes = (list(design.notes) + withheld + _no_level_notes(design, runs)
+             + _interim_notes(design, options, order_column, max_interims, task_data)
              + _calibration_notes("adastop", runs, options))
     return _assemble(
         AdaStopResult, runs, pairs, design.agents,
@@ -679,7 +714,7 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
         blocked=design.has_blocks)
 
 
-def _adastop_runs(design, options, rng):
+def _adastop_runs(design, options, rng, short):
     """Everything :func:`adastop` computes before its tables: the data, the finished tests."""
     order_column = _order_column(design, options)
     task_data = _task_data(design, options.n, options.batch, order_column)
@@ -693,7 +728,7 @@ def _adastop_runs(design, options, rng):
     runs = []
     with progress_bar(len(task_data) * max_interims, options.progress, "AdaStop interims") as advance:
         for t, data_t in enumerate(task_data):
-            runs.append(_run_task(t, data_t, pairs, options, options.n, max_interims, ss, advance))
+            runs.append(_run_task(t, data_t, pairs, options, options.n, max_interims, ss, advance, short[t]))
     return order_column, task_data, max_interims, pairs, record, runs
 
 
@@ -726,7 +761,8 @@ def adastop_outcomes(design, *, rng=None, **options):
     for simulation studies (:func:`rlstats.power`, through ``rlstats.methods.OPERATIONS``).
     """
     options = AdaStopOptions.checked(**_simulation_options(adastop, options))
-    return _task_outcomes(_adastop_runs(design_of(design, **_design_options(options)), options, rng)[-1])
+    design = design_of(design, **_design_options(options))
+    return _task_outcomes(_adastop_runs(design, options, rng, _short_agents("adastop", design, options)[0])[-1])
 
 
 def permutation(data: Data, formula: FormulaLike | None = None, *, n_resamples: int = 10_000, alpha: float = 0.05,
@@ -796,14 +832,14 @@ def permutation(data: Data, formula: FormulaLike | None = None, *, n_resamples: 
                                    reference=reference, permutations=permutations, na_action=na_action,
                                    progress=progress)
     design = design_of(data, formula, na_action=options.na_action, eval_env=eval_env)
-    verdict("permutation", design.counts, options=options, agents=design.agents, tasks=design.tasks)
-    pairs, record, runs = _permutation_runs(design, options, rng)
+    short, withheld = _short_agents("permutation", design, options)
+    pairs, record, runs = _permutation_runs(design, options, rng, short)
     p_adjusted = np.concatenate([_stepdown_pvalues(run, pairs) for run in runs])
     return _assemble(
         PermutationResult, runs, pairs, design.agents,
         method="Permutation test of mean differences with step-down", formula=design.formula,
         data_name=design.data_name, nobs=design.nobs,
-        notes=list(design.notes) + _unreachable_notes(design, runs) + _calibration_notes("permutation", runs, options),
+        notes=list(design.notes) + withheld + _unreachable_notes(design, runs) + _calibration_notes("permutation", runs, options),
         options={**asdict(options), "n": None}, seed=record, blocked=design.has_blocks,
         extra={"p_adjusted": p_adjusted})
 
@@ -848,6 +884,21 @@ def _unreachable_notes(design, runs):
     return notes
 
 
+def _no_level_notes(design, runs):
+    """A note naming the tasks whose AdaStop spends no level (its 'equal' decisions there are no test).
+
+    Withholding an agent can leave a task two agents, whose exact grid at small n spends nothing where the joint
+    relabelling of three did.
+    """
+    tasks = [run.name for run in runs if run.pair_ids and run.schedule.reject_level[-1] == 0]
+    if not tasks:
+        return []
+    where = "" if not design.has_blocks else (" on every task" if len(tasks) == design.n_tasks
+                                              else f" on {fmt.count(len(tasks), 'task')} ({', '.join(tasks)})")
+    return [f"AdaStop cannot reject{where}: with its runs per interim and interims no level can be spent on the "
+            "permutation grid, so its decisions there are 'equal' or 'continue' whatever the scores; add runs"]
+
+
 def _calibration_notes(test, runs, options):
     """The measured family-wise error where the calibration table shows it above alpha by more than 3 SE here.
 
@@ -882,7 +933,7 @@ def _permutation_options(*, n_resamples, alpha, comparisons, reference, permutat
                                   permutations=permutations, na_action=na_action, progress=progress)
 
 
-def _permutation_runs(design, options, rng):
+def _permutation_runs(design, options, rng, short):
     """Everything :func:`permutation` computes before its tables: the pairs, the finished tests."""
     pairs = _resolve_pairs(design.agents, options.comparisons, options.reference)
     _check_memory(options, int(design.counts.max()), 1, pairs, tests=design.n_tasks, sequential=False)
@@ -896,8 +947,8 @@ def _permutation_runs(design, options, rng):
             n_task = _equal_runs(design, t, task)
             data_t = _TaskData(task, {a: y[(task_of == t) & (agent_of == a)].reshape(1, -1)
                                       for a in range(design.n_agents) if design.counts[t, a] > 0})
-            runs.append(_run_task(t, data_t, pairs, options, n_task, 1, ss, advance))
-    for schedule in {id(r.schedule): r.schedule for r in runs}.values():
+            runs.append(_run_task(t, data_t, pairs, options, n_task, 1, ss, advance, short[t]))
+    for schedule in {id(r.schedule): r.schedule for r in runs if r.pair_ids}.values():
         _warn_if_powerless(schedule)
     return pairs, record, runs
 
@@ -908,7 +959,8 @@ def permutation_outcomes(design, *, rng=None, **options):
     The same tests, random streams and warnings as :func:`permutation`, without its tables or Result.
     """
     options = _permutation_options(**_simulation_options(permutation, options))
-    return _task_outcomes(_permutation_runs(design_of(design), options, rng)[-1])
+    design = design_of(design)
+    return _task_outcomes(_permutation_runs(design, options, rng, _short_agents("permutation", design, options)[0])[-1])
 
 
 def _equal_runs(design, t, task):

@@ -14,11 +14,16 @@ from .._declaration import Backend, Need, PowerRule
 
 _HERE = "rlstats.methods.adastop"
 _FORMULA = "score ~ agent | task"
-#: both compare agents' runs within a task: with one run each every relabelling is the same split, p = 1
+_ACROSS = "compare the agents across tasks with a rank test: rlstats.compare(df, \"score ~ agent | task\")"
+#: both compare agents' runs within a task: with one run each every relabelling is the same split, p = 1.  A design
+#: where no cell has two runs is refused; elsewhere a task's comparisons of an agent with one run there are withheld
+#: (decision "withheld", no p-value) and the other agents of the task are tested without it
 _WITHIN_TASK = (Need("decisions", "per-task comparisons of agents", runs=2, per="design", below="refuse",
                      way_on="a permutation test with one run per agent has p = 1 whatever the scores; "
-                            "add runs, or compare the agents across tasks with a rank test: "
-                            "rlstats.compare(df, \"score ~ agent | task\")"),)
+                            f"add runs, or {_ACROSS}"),
+                Need("decision", "per-task comparisons (decisions and p-values)", runs=2, per="cell",
+                     way_on=f"a permutation test with one run per agent has p = 1 whatever the scores; add runs "
+                            f"on those tasks, or {_ACROSS}"),)
 
 BACKENDS = (
     Backend(
@@ -60,13 +65,15 @@ PUBLIC = {"AdaStop": f"{_HERE}._incremental:AdaStop"}
 #: description) rows, which rlstats.vocabulary reads through the registry
 VOCABULARY = (
     ("decision", None, "decision",
-     "sequential decision: agent_1 is larger / smaller / equal than agent_2, or continue (undecided)"),
+     "sequential decision: agent_1 is larger / smaller / equal than agent_2, continue (undecided), or withheld "
+     "(an agent has too few runs on the task)"),
     ("interim", None, "interim", "interim (batch) at which a sequential decision was taken, or the last one tested"),
     ("n_1", None, "runs 1", "runs of agent_1 used by the comparison"),
     ("n_2", None, "runs 2", "runs of agent_2 used by the comparison"),
     ("n_rejected", None, "rejected", "number of comparisons rejected (larger or smaller)"),
     ("n_equal", None, "equal", "number of comparisons decided equal"),
     ("n_undecided", None, "undecided", "number of comparisons left undecided"),
+    ("n_withheld", None, "withheld", "number of comparisons withheld: an agent has too few runs on the task"),
     ("batch_size", "batch_size", "batch size", "runs per agent per interim of a sequential test"),
     ("max_interims", "max_interims", "max. interims", "maximum number of interims (K) of a sequential test"),
     ("n_runs_used", None, "runs used", "number of runs a sequential test used"),

@@ -15,7 +15,7 @@ from ..._typing import ColumnNames
 from ...results import Result, resultclass
 
 
-_SYMBOLS = {"larger": ">", "smaller": "<", "equal": "=", "continue": "?"}
+_SYMBOLS = {"larger": ">", "smaller": "<", "equal": "=", "continue": "?", "withheld": "\u2013"}
 
 
 @resultclass
@@ -99,11 +99,12 @@ class AdaStopResult(Result):
         """Square DataFrame of decisions: cell (row, column) reads "row is ... than column".
 
         Symbols: ``>`` larger, ``<`` smaller, ``=`` equal, ``?`` undecided,
-        empty where the pair was not compared.
+        ``\u2013`` withheld (an agent has too few runs on the task), empty where
+        the pair was not compared.
         """
         frame = self._task_rows(self.decisions, task)
         matrix = pd.DataFrame("", index=list(self.agents), columns=list(self.agents), dtype=object)
-        flip = {">": "<", "<": ">", "=": "=", "?": "?"}
+        flip = {">": "<", "<": ">", "=": "=", "?": "?", "\u2013": "\u2013"}
         for a, b, d in zip(frame["agent_1"], frame["agent_2"], frame["decision"]):
             matrix.loc[a, b] = _SYMBOLS[d]
             matrix.loc[b, a] = flip[_SYMBOLS[d]]
@@ -122,9 +123,14 @@ class AdaStopResult(Result):
         return frame[frame["task"] == task]
 
     # ---- printing -----------------------------------------------------------------
+    def _withheld_phrase(self):
+        n = self._count("withheld")
+        return f", withheld = {n}" if n else ""
+
     def _statistic_line(self):
         return (f"rejected = {self._count('larger', 'smaller')}, equal = {self._count('equal')}, "
-                f"undecided = {self._count('continue')} (of {self.n_comparisons} comparisons), "
+                f"undecided = {self._count('continue')}{self._withheld_phrase()} (of {self.n_comparisons} "
+                "comparisons), "
                 f"level spent = {fmt.signif(self.level_spent, 4)} (alpha = {self.alpha})")
 
     def _design_line(self):
@@ -180,6 +186,7 @@ class AdaStopResult(Result):
             "method": self.method, "n_agents": len(self.agents), "n_tasks": len(self.tasks),
             "n_comparisons": self.n_comparisons, "n_rejected": self._count("larger", "smaller"),
             "n_equal": self._count("equal"), "n_undecided": self._count("continue"),
+            "n_withheld": self._count("withheld"),
             "batch_size": self.batch_size, "max_interims": self.max_interims, "n_resamples": self.n_resamples,
             "alpha": self.alpha, "beta": self.beta, "level_spent": self.level_spent,
             "n_runs_used": int(self.runs_used["n_runs"].sum()), "n_obs": self.nobs,
@@ -197,7 +204,7 @@ class AdaStopResult(Result):
                 f"boundary are discounted (conditioning on non-rejection).")
         if self.seed is not None and not self.spending["exact"].all():
             text += f" Random permutation paths used seed {fmt.short_seed(self.seed)}."
-        if self.level_spent == 0:
+        if self.level_spent == 0 and not self._count("larger", "smaller"):
             text += " With these n and K no level can be spent, so the test could not reject anything."
         for task in self.tasks:
             rows = self.decisions if not self.blocked else self.decisions[self.decisions["task"] == task]
@@ -244,6 +251,8 @@ def _sentence_of_decisions(rows):
                                              rows["estimate"], rows["n_1"], rows["n_2"], rows["reason"]):
         if d == "continue":
             parts.append(f"{a} vs {b} undecided ({reason})")
+        elif d == "withheld":
+            parts.append(f"{a} vs {b} {reason}")
         else:
             word = {"larger": "larger than", "smaller": "smaller than", "equal": "equal to"}[d]
             parts.append(f"{a} {word} {b} (interim {k}, {n1} and {n2} runs, mean difference {fmt.signif(e, 4)})")
@@ -280,8 +289,8 @@ class PermutationResult(AdaStopResult):
 
     def _statistic_line(self):
         smallest = float(np.nanmin(self.p_adjusted)) if np.isfinite(self.p_adjusted).any() else math.nan
-        return (f"rejected = {self._count('larger', 'smaller')} of {self.n_comparisons} comparisons, "
-                f"smallest adjusted {fmt.pvalue_phrase(smallest)}, level spent = "
+        return (f"rejected = {self._count('larger', 'smaller')} of {self.n_comparisons} comparisons"
+                f"{self._withheld_phrase()}, smallest adjusted {fmt.pvalue_phrase(smallest)}, level spent = "
                 f"{fmt.signif(self.level_spent, 4)} (alpha = {self.alpha})")
 
     def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
@@ -317,7 +326,12 @@ class PermutationResult(AdaStopResult):
                      zip(rows["agent_1"], rows["agent_2"], rows["decision"], rows["estimate"], rows["p_adjusted"])
                      if d in ("larger", "smaller")]
             where = f"On {task}, " if self.blocked else ""
-            text += (f" {where}{len(found)} of {len(rows)} comparisons differ" +
+            tested = int((rows["decision"] != "withheld").sum())
+            if not tested:
+                text += f" {where}every comparison was withheld (too few runs)."
+                continue
+            held = f" ({len(rows) - tested} withheld: too few runs)" if tested < len(rows) else ""
+            text += (f" {where}{len(found)} of {tested} comparisons differ{held}" +
                      (": " + "; ".join(found) + "." if found else "."))
         if self.blocked and len(self.tasks) > 1:
             text += " One test was run per task, so the error guarantee holds within each task."

@@ -21,11 +21,15 @@ DECISION_COLOURS = {
     "smaller": (0.90, 0.55, 0.50),
     "equal": (0.82, 0.82, 0.82),
     "continue": (1.0, 1.0, 1.0),
+    "withheld": (0.95, 0.92, 0.80),
     "": (1.0, 1.0, 1.0),
     "self": (0.35, 0.35, 0.35),
 }
-_SYMBOL = {"larger": ">", "smaller": "<", "equal": "=", "continue": "?", "": ""}
-_FLIP = {"larger": "smaller", "smaller": "larger", "equal": "equal", "continue": "continue", "": ""}
+_SYMBOL = {"larger": ">", "smaller": "<", "equal": "=", "continue": "?", "withheld": "\u2013", "": ""}
+_FLIP = {"larger": "smaller", "smaller": "larger", "equal": "equal", "continue": "continue", "withheld": "withheld",
+         "": ""}
+#: what a withheld cell means, added to a panel's title where it has one
+_WITHHELD_KEY = "\u2013: withheld, too few runs (see the notes)"
 
 
 def _rows_of(result, frame, task):
@@ -78,14 +82,12 @@ def plot_decision_matrix(result, *, ax=None, task=None, **kwargs):
     agent"; the row labels give the runs each agent used.  Keywords go to
     ``Axes.imshow``.
     """
-    return _per_task(result, task, ax, _draw_decision_matrix, (4.8, 4.0), (1.65, 1.7), _finish_decision_matrices, **kwargs)
+    key = _DECISION_KEY + (f"\n{_WITHHELD_KEY}" if (result.decisions["decision"] == "withheld").any() else "")
+    return _per_task(result, task, ax, _draw_decision_matrix, (4.8, 4.0), (1.65, 1.7),
+                     lambda fig, axes: fig.suptitle(key, fontsize=SMALL_FONT + 1), **kwargs)
 
 
 _DECISION_KEY = "row agent is >, <, = or ? (undecided)\nthan column agent; (n): runs used"
-
-
-def _finish_decision_matrices(fig, axes):
-    fig.suptitle(_DECISION_KEY, fontsize=SMALL_FONT + 1)
 
 
 def _draw_decision_matrix(result, task, ax, compact=False, **kwargs):
@@ -113,7 +115,10 @@ def _draw_decision_matrix(result, task, ax, compact=False, **kwargs):
     ax.set_yticks(np.arange(size + 1) - 0.5, minor=True)
     ax.grid(which="minor", color="white", linewidth=2)
     ax.tick_params(which="minor", length=0)
-    ax.set_title(_DECISION_KEY if not result.blocked else f"{task}: {_DECISION_KEY}", fontsize=9)
+    title = _DECISION_KEY if not result.blocked else f"{task}: {_DECISION_KEY}"
+    if any("withheld" in row for row in cells):
+        title += f"\n{_WITHHELD_KEY}"
+    ax.set_title(title, fontsize=9)
     return ax
 
 

@@ -191,6 +191,40 @@ def _permutation_null(first, second, n_tasks, options, ss):
     return out
 
 
+def _short_steps(design, matrix, starts, grid):
+    """(agents, steps) where an agent's bands are withheld, and the note that says so (None when nowhere).
+
+    The replication rule (the ``step_bands`` need) is read at each grid step on the runs logged there: runs that
+    end early can leave a task with one run of an agent at the last steps, whose resampling adds no spread.
+    """
+    logged = ~np.isnan(matrix)
+    short = np.zeros((design.n_agents, grid.size), dtype=bool)
+    cells = {}
+    for s in range(grid.size):
+        counts = np.zeros((design.n_tasks, design.n_agents), dtype=int)
+        np.add.at(counts, (design.task[starts], design.agent[starts]), logged[:, s])
+        mask = verdict("curves", counts, outputs=("step_bands",)).mask("step_bands", counts.shape)
+        short[:, s] = mask.any(axis=0)
+        for t, a in zip(*np.nonzero(mask)):
+            cells.setdefault(design.agents[a], set()).add(design.tasks[t])
+    if not short.any():
+        return short, None
+    where = "; ".join(f"{agent} at {count(int(short[a].sum()), 'step')} ({_step_span(grid[short[a]])}), where "
+                      f"{_and(sorted(cells[agent]))} {'has' if len(cells[agent]) == 1 else 'have'} one run "
+                      "logged" for a, agent in enumerate(design.agents) if short[a].any())
+    return short, (f"bands of the curves (and their standard errors) are withheld for {where}: they need at least "
+                   "2 runs per agent and task logged at the step; add runs that reach those steps")
+
+
+def _and(names):
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _step_span(steps):
+    first, last = format_step(steps[0]), format_step(steps[-1])
+    return first if first == last else f"{first} to {last}"
+
+
 def _expansion(counts, agents=(), tasks=()):
     """Per agent, sqrt(n / (n - 1)) for its fewest runs in a task: the bootstrap's variance is (n - 1)/n.
 
@@ -381,6 +415,8 @@ def _run_curves(design, step, steps, options, rng):
                      f"{'; ...' if missing.size > 3 else ''}); at each step an agent's aggregate uses the runs logged "
                      "there, and is missing where a task has none")
     expansion, fewest = _expansion(design.counts, design.agents, design.tasks)
+    short, withheld_note = _short_steps(design, matrix, starts, grid)
+    notes += [withheld_note] if withheld_note else []
     notes.append(f"bootstrap deviations widened by sqrt(n/(n - 1)) with n = {fewest.min()} runs per task"
                  + ("" if (fewest == fewest[0]).all() else " (each agent's fewest)")
                  + ", because resampling n runs sees only (n - 1)/n of their variance (Hesterberg, 2015)")
@@ -399,6 +435,9 @@ def _run_curves(design, step, steps, options, rng):
     replicates = np.stack([r for r, _ in done[:k]])
     replicates = estimates[:, None, :] + expansion[:, None, None] * (replicates - estimates[:, None, :])
     df = np.stack([kernels.effective_df(r, w, t, n_tasks) for r, (_, w), (_, t) in zip(replicates, done, per_agent)])
+    # a step withheld for an agent enters none of its bands (nor the maximum of the simultaneous one)
+    replicates = np.where(short[:, None, :], np.nan, replicates)
+    df = np.where(short, np.nan, df)
     pointwise = np.stack([kernels.percentile_bounds(r, e, options.confidence_level, d)
                           for r, e, d in zip(replicates, estimates, df)])
     bands = [kernels.sup_t_band(r, e, options.confidence_level, d) for r, e, d in zip(replicates, estimates, df)]
@@ -412,6 +451,9 @@ def _run_curves(design, step, steps, options, rng):
         pvalues, _ = kernels.max_t_pvalues(difference, null)
         band, _ = kernels.max_t_band(difference, null, options.alpha)
         comparisons.append((difference, band, pvalues))
+    pointwise = np.where(short[:, :, None], np.nan, pointwise)
+    bands = [(np.where(m[:, None], np.nan, b), np.where(m, np.nan, se), np.where(m, np.nan, c))
+             for (b, se, c), m in zip(bands, short)]
     pointwise, simultaneous, difference_bands = _clipped(
         design.bounds, options, notes, pointwise, np.stack([b[0] for b in bands]),
         np.array([c[1] for c in comparisons]).reshape(len(comparisons), grid.size, 2))

@@ -23,7 +23,10 @@ BACKENDS = (
         reads_curves=True,
         # its bands resample each agent's runs within a task, expanded by sqrt(n / (n - 1)): a single run has none
         replication=(Need("bands", "bootstrap bands of the curves", runs=2, per="cell", below="refuse",
-                          way_on="resampling one run gives bands of zero width; add runs"),),
+                          way_on="resampling one run gives bands of zero width; add runs"),
+                     # read at each grid step on the runs logged there (runs that end early leave fewer)
+                     Need("step_bands", "bands of the curves", runs=2, per="cell",
+                          way_on="add runs that reach those steps")),
         contract=("score ~ agent | task/seed", {"step": "step", "n_resamples": 100, "compare": "all"}),
         demo=("score ~ agent | task/seed", {"step": "step", "compare": "all", "n_resamples": 1000}),
         no_power="it compares learning curves step by step, and power() simulates one score per run",

@@ -151,7 +151,9 @@ class CurvesResult(Result):
         lines = [f"{self.label} at the last step ({fmt.format_step(self.steps[last])}), with the simultaneous band:"]
         for j, agent in enumerate(self.agents):
             lo, hi = self.simultaneous[j, last]
-            lines.append(f"  {agent}: {fmt.signif(self.estimates[j, last])} ({fmt.signif(lo)} to {fmt.signif(hi)})")
+            band = (f"{fmt.signif(lo)} to {fmt.signif(hi)}" if np.isfinite(lo) or not np.isfinite(self.estimates[j, last])
+                    else "band withheld: too few runs, see the notes")
+            lines.append(f"  {agent}: {fmt.signif(self.estimates[j, last])} ({band})")
         if self.pairs:
             lines.append(f"curve comparisons (max-T permutation over all steps, alpha = {self.alpha}):")
             lines += [f"  {sentence}" for _, sentence in self._verdicts()]

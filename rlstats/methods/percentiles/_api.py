@@ -341,7 +341,12 @@ def _run(design, options, rng):
     rank = kernels.competition_rank(estimate)
     rank_best = rank_worst = None
     if conf_low is not None:
-        rank_best, rank_worst = kernels.rank_range(conf_low, conf_high)
+        found = verdict("percentiles", design.counts, options=options, agents=design.agents, tasks=design.tasks,
+                        outputs=("agent_intervals",))
+        unknown = found.mask("agent_intervals", (n_a,))
+        conf_low, conf_high = np.where(unknown, np.nan, conf_low), np.where(unknown, np.nan, conf_high)
+        rank_best, rank_worst = kernels.rank_range(conf_low, conf_high, unknown=unknown)
+        notes += found.lines
     notes += _caveats(design, options, layout, delta_cell, source)
 
     return PercentilesResult(

@@ -30,6 +30,11 @@ BACKENDS = (
                  when=(("interval", "bootstrap"),),
                  way_on='resampling single runs gives intervals of zero width; use interval="pbp" (valid with any '
                         'number of runs), or add runs'),
+            # an agent with one run on every task adds no spread of its own: the others' resampling would be all
+            Need("agent_intervals", 'interval="bootstrap" intervals', runs=2, per="agent",
+                 when=(("interval", "bootstrap"),),
+                 way_on='its interval would show only the other agents\' spread; use interval="pbp" (valid with '
+                        'any number of runs), or add runs'),
         ),
         contract=("score ~ agent | task", {"interval": "pbp_t"}),
         demo=("score ~ agent | task", {"interval": "bootstrap", "n_resamples": 2000, "na_action": "drop"}),

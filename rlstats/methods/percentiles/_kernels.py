@@ -953,8 +953,11 @@ def competition_rank(estimate, scale=1.0):
     return 1 + above(estimate[None, :], estimate[:, None], scale).sum(axis=1)
 
 
-def rank_range(low, high, scale=1.0):
+def rank_range(low, high, scale=1.0, unknown=None):
     """(best, worst) competition ranks consistent with simultaneous intervals (k = i excluded).
+
+    An agent marked ``unknown`` (its interval withheld) may be anywhere: it is surely better or worse than no
+    other agent, and possibly better than each.
 
     best_i = 1 + #{k != i: low_k > high_i} (agents surely better);  worst_i = 1 + #{k != i: high_k > low_i}
     (agents possibly better).  Comparisons are strict beyond the tie tolerance, so every rank of the
@@ -965,6 +968,10 @@ def rank_range(low, high, scale=1.0):
     low, high = np.asarray(low, dtype=float), np.asarray(high, dtype=float)
     n = low.size
     off = ~np.eye(n, dtype=bool)
-    best = 1 + (above(low[None, :], high[:, None], scale) & off).sum(axis=1)
-    worst = 1 + (above(high[None, :], low[:, None], scale) & off).sum(axis=1)
+    unknown = np.zeros(n, dtype=bool) if unknown is None else np.asarray(unknown, dtype=bool)
+    with np.errstate(invalid="ignore"):
+        surely = above(low[None, :], high[:, None], scale) & ~unknown[None, :] & ~unknown[:, None]
+        possibly = above(high[None, :], low[:, None], scale) | unknown[None, :] | unknown[:, None]
+    best = 1 + (surely & off).sum(axis=1)
+    worst = 1 + (possibly & off).sum(axis=1)
     return best, worst

@@ -188,7 +188,9 @@ class PercentilesResult(Result):
             tied = self._tied_with(i)
             tie = f"tied with {', '.join(map(str, tied))}" if tied else ""
             if self.interval is not None:
-                text += (f" ({fmt.signif(row.conf_low, 4)}, {fmt.signif(row.conf_high, 4)})  rank {row.rank} "
+                shown = (f"({fmt.signif(row.conf_low, 4)}, {fmt.signif(row.conf_high, 4)})" if np.isfinite(row.conf_low)
+                         else "(interval withheld, see the notes)")
+                text += (f" {shown}  rank {row.rank} "
                          f"({tie + '; ' if tie else ''}best {row.rank_best}, worst {row.rank_worst})")
             else:
                 text += f"  rank {row.rank}" + (f" ({tie})" if tie else "")
