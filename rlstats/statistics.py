@@ -1,7 +1,7 @@
 """Small statistics shared by several back ends.
 
 Mid-ranks (scores of one block within ``TIE_TOLERANCE`` of each other, relative
-to the block's largest |score|, tie: :func:`near_ties`, the one home of that
+to the block's largest absolute score, tie: :func:`near_ties`, the one home of that
 rule), the probability of improvement P(X > Y) + P(X = Y) / 2 from them,
 the Monte Carlo p-value ``(1 + hits) / (B + 1)`` and its standard error,
 Holm and Bonferroni adjustments, and the Wilson interval of a proportion.
@@ -23,7 +23,7 @@ import numpy as np
 
 _erfc = np.frompyfunc(math.erfc, 1, 1)
 
-#: Two scores of one block (task) closer than this times the block's largest |score| are tied in every rank.
+#: Two scores of one block (task) closer than this times the block's largest absolute score are tied in every rank.
 #: Double precision resolves 2.2e-16 relative; a score summed or averaged over thousands of terms (an episode's
 #: return, a normalised mean) carries round-off up to ~1e-12 of its size, far below any difference an RL
 #: comparison can mean, so the rule ties floating-point noise (0 and -7e-15 beside scores of size 1) and nothing
@@ -36,7 +36,7 @@ def near_ties(y, block, scale=None):
     """Scores with near-equal scores of their block made equal, and how many pairs that joined.
 
     Within each block, the sorted scores are split where consecutive ones differ by more than
-    ``TIE_TOLERANCE`` times the block's largest |score|; every score of a group is replaced by the group's
+    ``TIE_TOLERANCE`` times the block's largest absolute score; every score of a group is replaced by the group's
     smallest (so a chain of steps below the tolerance joins one group).  Only ranks may read the result: the
     means and differences of the scores stay those of ``y``.
 
@@ -47,7 +47,7 @@ def near_ties(y, block, scale=None):
     block : array_like of int, shape (N,)
         Block code of each score.
     scale : array_like of float, optional
-        Each block's largest |score| when ``y`` holds only some of its scores (one pair of agents of a task).
+        Each block's largest absolute score when ``y`` holds only some of its scores (one pair of agents of a task).
 
     Returns
     -------
@@ -101,7 +101,7 @@ def doubled_midranks(y, block, n_blocks):
     """Twice the within-block mid-ranks (integers) and sum(t**3 - t) of ties per block.
 
     Ties are scores equal after :func:`near_ties` (exact equality, as R's ``rank()``, plus differences below
-    ``TIE_TOLERANCE`` of the block's largest |score|).
+    ``TIE_TOLERANCE`` of the block's largest absolute score).
     """
     block = np.asarray(block, dtype=np.intp)
     y = near_ties(y, block)[0]
@@ -137,7 +137,7 @@ def midranks(y, block):
         Rank of each response among the responses of its block, 1 = smallest,
         ties sharing the mean of their ranks, as R's ``rank(ties.method =
         "average")``; scores within ``TIE_TOLERANCE`` of the block's largest
-        |score| of each other are ties (:func:`near_ties`).
+        absolute score of each other are ties (:func:`near_ties`).
     """
     block = np.asarray(block, dtype=np.intp)
     n_blocks = int(block.max()) + 1 if block.size else 0

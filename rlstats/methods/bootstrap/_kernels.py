@@ -937,7 +937,7 @@ class PairLayout:
 def pair_layout(x, y, scale=None):
     """Locate agent ``x``'s runs among agent ``y``'s, task by task (AgentLayouts on the same tasks).
 
-    Scores within ``statistics.TIE_TOLERANCE`` of each task's largest |score| (``scale``, per task; by default
+    Scores within ``statistics.TIE_TOLERANCE`` of each task's largest absolute score (``scale``, per task; by default
     the pair's own) are ties (:func:`rlstats.statistics.near_ties`): the layout is that of the snapped scores,
     which keep their order, so the canonical slots stand.
     """
