@@ -847,3 +847,25 @@ def test_probability_of_improvement_effect_reads_noise_as_ties_and_says_so():
     pd.testing.assert_frame_equal(res.tidy(), rlstats.selection_check(exact, "score ~ agent | task", **options).tidy())
     assert res.tidy().loc[1, "estimate"] == pytest.approx((2 / 3 + 0.5 + 2 / 3) / 3 - 0.5, rel=1e-12)
     assert any(note.startswith("15 pairs of scores of one task within 1e-12") for note in res.notes)
+
+
+def test_reported_effects_without_spread_give_no_t_test_and_no_zero_width_interval():
+    # every reported task's effect is 1 up to round-off: Student's t would be inf (p < 2.2e-16); R's t.test stops
+    # ("data are essentially constant"), so no p-value, claim or interval of width 0 is printed
+    import pandas as pd
+
+    rng = np.random.default_rng(3)
+    base = rng.normal(size=(8, 3)) * 10
+    rows = [(agent, f"t{t}", s, base[t, s] + (1.0 if agent == "new" and t < 3 else 0.0)
+             + (rng.normal() if agent == "new" and t >= 3 else 0.0))
+            for t in range(8) for s in range(3) for agent in ("new", "old")]
+    df = pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
+    res = rlstats.selection_check(df, "score ~ agent | task", treatment="new", baseline="old",
+                                  reported=["t0", "t1", "t2"], rng=0)
+    assert np.isnan(res.pvalue_reporter) and np.isnan(res.reporter_statistic)
+    assert "the reporter's one-sample t test is undefined (the reported effects have no spread or are all zero)" in str(res)
+    reported = res.group_summary.set_index("set").loc["reported"]
+    assert reported["estimate"] == pytest.approx(1.0, rel=1e-12)
+    assert np.isnan(reported["conf_low"]) and np.isnan(reported["conf_high"])
+    from rlstats.methods.selection._kernels import essentially_constant
+    assert essentially_constant(1.0, 1e-16) and not essentially_constant(1.0, 1e-13) and essentially_constant(0, 0)

@@ -479,6 +479,7 @@ def _group_summary(v_p, v_i):
         sd = float(v.std(ddof=1)) if n > 1 else np.nan
         se = sd / np.sqrt(n) if n > 1 else np.nan
         half = stats.t.ppf(1 - (1 - CONF_LEVEL) / 2, n - 1) * se if n > 1 else np.nan
+        half = np.nan if kernels.essentially_constant(mean, se) else half  # no interval of width 0
         rows.append({"set": name, "n_tasks": n, "estimate": mean, "std_error": se,
                      "conf_low": mean - half, "conf_high": mean + half})
     return pd.DataFrame(rows)

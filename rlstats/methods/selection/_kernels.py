@@ -133,7 +133,15 @@ def _reporter_t(v, mu0, sigma):
     mean, sd = _mean_sd(v)
     with np.errstate(invalid="ignore", divide="ignore"):
         statistic = (mean - mu0) * np.sqrt(n) / sd
+    # effects with no spread beyond round-off: no t test (R's t.test stops, 'data are essentially constant')
+    statistic = np.where(essentially_constant(mean, sd / np.sqrt(n)), np.nan, statistic)
     return statistic, np.full(statistic.shape, n - 1.0), stats.t.sf(statistic, n - 1)
+
+
+def essentially_constant(mean, std_error):
+    """True where a standard error is below round-off of the mean (R's t.test rule: 10 eps |mean|), or undefined."""
+    with np.errstate(invalid="ignore"):
+        return ~(np.asarray(std_error) >= 10 * np.finfo(float).eps * np.abs(mean)) | (np.asarray(std_error) == 0)
 
 
 def _reporter_wilcoxon(v, mu0, sigma):
