@@ -60,6 +60,8 @@ nb_execution_mode = "off"
 nb_merge_streams = True
 myst_enable_extensions = ["dollarmath", "colon_fence"]
 myst_heading_anchors = 3
+# Straight quotes everywhere: code in tables and literals (``method="bootstrap"``) must copy as typed.
+smartquotes = False
 
 html_theme = "alabaster"
 html_title = f"rlstats {release}"

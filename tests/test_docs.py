@@ -86,7 +86,7 @@ def test_backend_page_is_generated_from_the_declarations():
     assert "When to use" in page and "Friedman" in page
 
 
-@pytest.mark.parametrize("page", ["r_users.md", "rliable.md"])
+@pytest.mark.parametrize("page", ["r_users.md", "rliable.md", "index.md", "which_method.md"])
 def test_code_of_hand_written_pages_runs(page, monkeypatch):
     import matplotlib.pyplot as plt
 
@@ -97,3 +97,59 @@ def test_code_of_hand_written_pages_runs(page, monkeypatch):
         exec(compile(code, str(DOCS / page), "exec"), {"__name__": "docs"})  # noqa: S102 (our own pages)
     finally:
         plt.close("all")
+
+
+def test_backend_pages_show_public_paths_and_link_the_chooser():
+    """A reader sees what to type (rlstats.bootstrap, its keywords), never a private module, and the chooser page."""
+    for folder in [f.split(".")[-1] for f in methods.FOLDERS]:
+        page = _generate.backend_page(folder)
+        assert "rlstats.methods" not in page and "._" not in page, folder
+        assert ":doc:`../../which_method`" in page, folder
+    page = _generate.backend_page("bootstrap")
+    assert "``n_resamples=10000``" in page and ":func:`rlstats.bootstrap`" in page
+    assert 'method="bootstrap"' in page  # straight quotes: conf.py turns smartquotes off
+    assert "smartquotes = False" in (DOCS / "conf.py").read_text(encoding="utf-8")
+
+
+def test_chooser_page_covers_every_design_and_is_linked_from_the_index():
+    text = (DOCS / "which_method.md").read_text(encoding="utf-8")
+    for heading in ("## One run per environment", "## 3 to 5 runs per task", "## Many tasks", "## Tuned agents",
+                    "## Agents on different task sets"):
+        assert heading in text
+    index = (DOCS / "index.md").read_text(encoding="utf-8")
+    assert "{doc}`which_method`" in index and "generated/landing.png" in index
+    code = re.search(r"```python\n(.*?)```", index, re.S).group(1)
+    assert len(code.strip().splitlines()) <= 10  # the landing page's "ten lines"
+
+
+def test_landing_figure_is_drawn_by_the_landing_code(tmp_path):
+    target = tmp_path / "landing.png"
+    _generate.landing_figure(DOCS, target)
+    assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and target.stat().st_size > 5_000
+
+
+def test_data_box_says_what_to_get_and_which_variable_to_set():
+    box = _generate.data_box("file a/b/c/d.csv is missing from the mirror /x (RLSTATS_DATA_MIRROR)")
+    assert box.startswith(":::{admonition} Data not available here: how to get it")
+    assert "file a/b/c/d.csv is missing from the mirror" in box
+    assert "RLSTATS_DATA_MIRROR" in box and "rlstats.datasets.available()" in box
+
+
+@pytest.mark.parametrize("vignette, variable", [("mixed_atari100k", "RLSTATS_DATA_MIRROR"),
+                                                ("sb3_logs_to_paper", "RLSTATS_SB3_LOGS")])
+def test_gallery_page_of_a_vignette_without_its_data_shows_the_box(vignette, variable, tmp_path, monkeypatch):
+    """With the data hidden (an empty mirror, no logs folder), the gallery page is the code with the box, not an
+    error: a plain clone builds its docs."""
+    for module in ("nbclient", "jupytext", "ipykernel", "matplotlib_inline"):
+        pytest.importorskip(module, reason=f"{module} is in the docs extra (pip install '.[docs]')")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    monkeypatch.setenv("RLSTATS_DATA_MIRROR", str(empty))
+    monkeypatch.setenv("RLSTATS_SB3_LOGS", str(tmp_path / "no-logs"))
+    monkeypatch.delenv("RLSTATS_DATA_DIR", raising=False)
+    notebook, stamp, available = _generate.vignette_notebook(DOCS.parent / "vignettes" / f"{vignette}.py", "fast")
+    assert not available and "not available" in stamp
+    box = notebook.cells[1].source
+    assert box.startswith(":::{admonition} Data not available here: how to get it")
+    assert variable in box and str(tmp_path) in box  # the vignette's own message, naming where it looked
+    assert not any(cell.get("outputs") for cell in notebook.cells if cell.cell_type == "code")

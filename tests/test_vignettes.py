@@ -75,3 +75,16 @@ def test_vignette_runs_fast(path, tmp_path):
 def test_vignette_runs_default_size(path, tmp_path):
     """The default size: under two minutes on two cores (the CPU cap leaves room for both cores' time)."""
     _run(path, tmp_path, fast=False, cpu_seconds=900)
+
+
+@pytest.mark.parametrize("name, said", [("mixed_atari100k", "is missing from the mirror"),
+                                        ("sb3_logs_to_paper", "Stable-Baselines3 logs are not at")])
+def test_vignette_without_its_data_fails_saying_how_to_get_them(name, said, tmp_path):
+    """No silent SystemExit(0): the vignette stops with DataUnavailableError, whose message the docs' box shows."""
+    env = dict(os.environ, RLSTATS_DATA_MIRROR=str(tmp_path), RLSTATS_SB3_LOGS=str(tmp_path / "no-logs"),
+               MPLBACKEND="Agg", RLSTATS_VIGNETTE_FAST="1")
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    done, _ = run_child([sys.executable, str(ROOT / "vignettes" / f"{name}.py")], 120, cwd=tmp_path, env=env,
+                        capture_output=True, text=True)
+    assert done.returncode != 0
+    assert "DataUnavailableError" in done.stderr and said in done.stderr

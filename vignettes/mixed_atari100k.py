@@ -42,7 +42,6 @@ import pandas as pd
 from scipy import stats
 
 import rlstats
-from rlstats.errors import DataUnavailableError
 from _size import Counts  # vignettes/_size.py: RLSTATS_VIGNETTE_FAST=1 (smoke), default, RLSTATS_VIGNETTE_FULL=1
 
 COUNTS = Counts(N_RESAMPLES=(200, 10_000, 10_000))  # (fast, default, full) bootstrap resamples
@@ -64,13 +63,8 @@ pd.set_option("display.max_columns", 20)
 # it too.
 
 # %%
-try:
-    atari = rlstats.datasets.load("atari100k")
-    runs = rlstats.normalize(atari[atari["agent"].isin(SIX)].reset_index(drop=True), "atari100k_reference")
-except DataUnavailableError as err:
-    print(f"The Atari 100k scores could not be loaded, so there is nothing to analyse ({err}). Offline, set "
-          "RLSTATS_DATA_MIRROR to a copy of the pinned files (e.g. ../shared/data/raw). Stopping here.")
-    raise SystemExit(0)
+atari = rlstats.datasets.load("atari100k")  # offline: set RLSTATS_DATA_MIRROR to a copy of the pinned files
+runs = rlstats.normalize(atari[atari["agent"].isin(SIX)].reset_index(drop=True), "atari100k_reference")
 cell_means = runs.groupby(["task", "agent"])["score"].mean().unstack()[SIX]
 print(f"{runs['agent'].nunique()} agents x {runs['task'].nunique()} games, "
       f"{runs.groupby(['agent', 'task']).size().min()} runs per cell, {len(runs):,} runs")

@@ -37,6 +37,7 @@ import _size  # vignettes/_size.py: RLSTATS_VIGNETTE_FAST=1 (smoke), default, RL
 from _size import Counts
 
 import rlstats
+from rlstats.errors import DataUnavailableError
 
 COUNTS = Counts(N_RESAMPLES=(200, 2_000, 2_000))
 N_RESAMPLES = COUNTS["N_RESAMPLES"]
@@ -46,10 +47,11 @@ pd.set_option("display.width", 120)
 # Beside the repository (the vignette's own folder locates it, whatever the working directory).
 LOGS = Path(os.environ.get("RLSTATS_SB3_LOGS")
             or Path(_size.__file__).resolve().parents[1].parent / "shared" / "data" / "logs" / "sb3_classic")
-if not LOGS.is_dir():
-    print(f"The Stable-Baselines3 logs are not at {LOGS}, so there is nothing to read: put the shared data "
-          "beside the repository, or set RLSTATS_SB3_LOGS to a folder of the same layout. Stopping here.")
-    raise SystemExit(0)
+if not LOGS.is_dir():  # an error, not an exit: the docs build shows its message as a "data not available" box
+    raise DataUnavailableError(
+        f"The Stable-Baselines3 logs are not at {LOGS}, so there is nothing to read. Put the shared data beside "
+        "the repository (shared/data/logs/sb3_classic, 1.3 MB), or set RLSTATS_SB3_LOGS to a folder of the same "
+        "layout: <agent>/<task>/seed_<s>/ with EvalCallback's evaluations.npz.")
 print(f"logs: {LOGS}")
 
 # %% [markdown]
