@@ -254,7 +254,7 @@ def vignette_paths() -> list[Path]:
 
 def _fingerprint(path: Path, size: str) -> str:
     digest = hashlib.sha256(size.encode())
-    for source in [path, VIGNETTES / "_size.py", *sorted((ROOT / "rlstats").rglob("*.py"))]:
+    for source in [path, *sorted((ROOT / "rlstats").rglob("*.py"))]:
         digest.update(source.read_bytes())
     return digest.hexdigest()
 

@@ -1,6 +1,6 @@
 """Every vignette runs top to bottom as a script.
 
-Each ``vignettes/*.py`` (except ``render.py`` and helpers such as ``_size.py``,
+Each ``vignettes/*.py`` (except ``render.py`` and helpers,
 whose names start with ``_``) is executed in a subprocess with
 ``RLSTATS_VIGNETTE_FAST=1`` (the smoke size: a few seconds each), the dataset
 loader pointed at the offline mirror ``../shared/data/raw`` and the Agg
@@ -12,6 +12,7 @@ automatically.
 """
 
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -54,7 +55,7 @@ def _run(path, tmp_path, fast, cpu_seconds):
 
 def test_vignettes_found():
     assert {p.stem for p in VIGNETTES} >= {"getting_started", "blocked_rank_atari"}
-    assert not any(p.name.startswith("_") for p in VIGNETTES)  # _size.py is a helper, not a vignette
+    assert not any(p.name.startswith("_") for p in VIGNETTES)  # helpers start with _
 
 
 @pytest.mark.parametrize("path", VIGNETTES, ids=lambda p: p.stem)
@@ -63,6 +64,8 @@ def test_vignette_format(path):
     text = path.read_text(encoding="utf-8")
     assert "# %%" in text, f"{path.name} has no '# %%' cells (jupytext percent format)"
     assert "plt.show(" not in text, f"{path.name} calls plt.show(); end the cell with the figure instead"
+    # A reader copies the code as it stands: no import of a helper module of this folder.
+    assert not re.search(r"^\s*(import|from) _\w+", text, re.M), f"{path.name} imports a private helper"
 
 
 @pytest.mark.parametrize("path", VIGNETTES, ids=lambda p: p.stem)

@@ -34,6 +34,7 @@
 # default size, and nothing else in it depends on the size.
 
 # %%
+import os
 import warnings
 
 import matplotlib.pyplot as plt
@@ -42,11 +43,16 @@ import pandas as pd
 from scipy import stats
 
 import rlstats
-from _size import Counts  # vignettes/_size.py: RLSTATS_VIGNETTE_FAST=1 (smoke), default, RLSTATS_VIGNETTE_FULL=1
 
-COUNTS = Counts(N_RESAMPLES=(200, 10_000, 10_000))  # (fast, default, full) bootstrap resamples
+# Simulation sizes as (fast, default, full): RLSTATS_VIGNETTE_FAST=1 (what the docs build and the tests set) makes
+# a smoke run of seconds with rough numbers, RLSTATS_VIGNETTE_FULL=1 the full size. Copying the code, write one number.
+SIZE = ("fast" if os.environ.get("RLSTATS_VIGNETTE_FAST", "0") not in ("", "0")
+        else "full" if os.environ.get("RLSTATS_VIGNETTE_FULL", "0") not in ("", "0") else "default")
+COUNTS = {name: sizes[("fast", "default", "full").index(SIZE)] for name, sizes in dict(
+    N_RESAMPLES=(200, 10_000, 10_000),  # (fast, default, full) bootstrap resamples
+).items()}
 N_RESAMPLES = COUNTS["N_RESAMPLES"]
-print(COUNTS)
+print(f"Size {SIZE!r}: {COUNTS} (RLSTATS_VIGNETTE_FULL=1 runs the full size)")
 SIX = ["CURL", "DER", "DrQ", "DrQ(eps)", "OTRainbow", "SPR"]
 FORMULA = "score ~ agent | task/seed"  # seeds are replicate runs of an agent x game cell
 
