@@ -254,7 +254,7 @@ def vignette_paths() -> list[Path]:
 
 def _fingerprint(path: Path, size: str) -> str:
     digest = hashlib.sha256(size.encode())
-    for source in [path, *sorted((ROOT / "rlstats").rglob("*.py"))]:
+    for source in [path, Path(__file__), *sorted((ROOT / "rlstats").rglob("*.py"))]:
         digest.update(source.read_bytes())
     return digest.hexdigest()
 
@@ -354,6 +354,23 @@ def vignette_notebook(path: Path, size: str, said: str = "") -> tuple:
                 False)
 
 
+def download_links(stem: str) -> str:
+    """The page's links to its code as a script and as a notebook (Sphinx's download role copies the files)."""
+    return (f"Download the code: {{download}}`{stem}.py <downloads/{stem}.py>` (a script, or jupytext's percent "
+            f"notebook) or {{download}}`{stem}.ipynb <downloads/{stem}.ipynb>` (a notebook, without outputs).")
+
+
+def write_downloads(path: Path, folder: Path) -> None:
+    """The vignette as it is (``.py``) and as an unexecuted notebook (``.ipynb``, written by jupytext)."""
+    import jupytext
+
+    _write(folder / path.name, path.read_text(encoding="utf-8"))
+    notebook = jupytext.read(path)
+    notebook.metadata.pop("jupytext", None)
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    _write(folder / f"{path.stem}.ipynb", jupytext.writes(notebook, fmt="ipynb"))
+
+
 def gallery(out: Path, size: str) -> None:
     import jupytext
     import nbformat
@@ -373,7 +390,9 @@ def gallery(out: Path, size: str) -> None:
 
         """)
     names = []
+    (out / "downloads").mkdir(exist_ok=True)
     for path in vignette_paths():
+        write_downloads(path, out / "downloads")
         target = out / f"{path.stem}.ipynb"
         key = _fingerprint(path, size)
         notebook = nbformat.read(target, as_version=4) if target.exists() else None
@@ -390,7 +409,7 @@ def gallery(out: Path, size: str) -> None:
             notebook.metadata["rlstats_docs"] = {"fingerprint": key, "size": size,
                                                  "seconds": round(time.perf_counter() - started, 1)}
             notebook.metadata.pop("jupytext", None)
-            notebook.cells.insert(1, nbformat.v4.new_markdown_cell(stamp))
+            notebook.cells.insert(1, nbformat.v4.new_markdown_cell(stamp + " " + download_links(path.stem)))
             nbformat.write(notebook, target)
         png = _first_png(notebook)
         if png is not None:

@@ -43,7 +43,8 @@ extensions = [
     "myst_nb",  # Markdown pages and the executed vignettes (brings myst_parser)
 ]
 source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}
-exclude_patterns = ["_build", "**.ipynb_checkpoints", "figures", "readme_figure.py"]
+# generated/gallery/downloads holds the vignettes' notebooks to download, not pages of the site.
+exclude_patterns = ["_build", "**.ipynb_checkpoints", "figures", "readme_figure.py", "generated/gallery/downloads"]
 templates_path = ["_templates"]
 
 # The API pages: one per public name, written by autosummary from the numpydoc docstrings.

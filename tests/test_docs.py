@@ -153,3 +153,17 @@ def test_gallery_page_of_a_vignette_without_its_data_shows_the_box(vignette, var
     assert box.startswith(":::{admonition} Data not available here: how to get it")
     assert variable in box and str(tmp_path) in box  # the vignette's own message, naming where it looked
     assert not any(cell.get("outputs") for cell in notebook.cells if cell.cell_type == "code")
+
+
+def test_gallery_pages_offer_the_code_as_py_and_ipynb(tmp_path):
+    jupytext = pytest.importorskip("jupytext", reason="jupytext is in the docs extra (pip install '.[docs]')")
+    path = DOCS.parent / "vignettes" / "getting_started.py"
+    _generate.write_downloads(path, tmp_path)
+    assert (tmp_path / "getting_started.py").read_text(encoding="utf-8") == path.read_text(encoding="utf-8")
+    notebook = jupytext.read(tmp_path / "getting_started.ipynb")
+    code = "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "code")
+    assert "rlstats.datasets.load" in code and not any(cell.get("outputs") for cell in notebook.cells
+                                                       if cell.cell_type == "code")
+    links = _generate.download_links("getting_started")
+    assert "{download}`getting_started.py <downloads/getting_started.py>`" in links
+    assert "{download}`getting_started.ipynb <downloads/getting_started.ipynb>`" in links
