@@ -9,6 +9,7 @@ name, and the code of the hand-written pages (R habits, migrating from rliable) 
 import importlib
 import importlib.util
 import inspect
+import os
 import re
 from pathlib import Path
 
@@ -167,3 +168,61 @@ def test_gallery_pages_offer_the_code_as_py_and_ipynb(tmp_path):
     links = _generate.download_links("getting_started")
     assert "{download}`getting_started.py <downloads/getting_started.py>`" in links
     assert "{download}`getting_started.ipynb <downloads/getting_started.ipynb>`" in links
+
+
+# --- the built site in a real browser ----------------------------------------------------------------------------
+
+SITE = Path(os.environ.get("RLSTATS_DOCS_SITE", DOCS / "_build" / "html"))
+PHONE = {"width": 390, "height": 844}
+
+
+def _browser_pages():
+    """The hand-written, chooser, back-end and gallery pages, and one API page (the API pages share a template)."""
+    if not (SITE / "index.html").is_file():
+        return []
+    pages = ["index.html", "which_method.html", "overview.html", "r_users.html", "rliable.html",
+             "generated/api.html", "generated/api/rlstats.compare.html"]
+    pages += sorted(str(p.relative_to(SITE)) for p in (SITE / "generated" / "backends").glob("*.html"))
+    pages += sorted(str(p.relative_to(SITE)) for p in (SITE / "generated" / "gallery").glob("*.html"))
+    return pages
+
+
+def test_built_site_in_a_browser_at_phone_width():
+    """Console errors, broken links and images, and sideways scrolling at 390 px, on the site built by
+    ``python -m sphinx -W -b html docs docs/_build/html`` (or RLSTATS_DOCS_SITE). Chromium from the system
+    (Debian's ``chromium``) or playwright's own download."""
+    pages = _browser_pages()
+    if not pages:
+        pytest.skip(f"no built site at {SITE}: build it first (README: the docs command), or set RLSTATS_DOCS_SITE")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
+    import shutil
+
+    executable = shutil.which("chromium") or shutil.which("chromium-browser")
+    problems = []
+    with sync_api.sync_playwright() as driver:
+        try:
+            browser = driver.chromium.launch(**({"executable_path": executable} if executable else {}))
+        except Exception as err:  # playwright's error when no browser is installed
+            pytest.skip(f"no Chromium to drive: install Debian's chromium or run `playwright install chromium` ({err})")
+        page = browser.new_page(viewport=PHONE)
+        errors = []
+        page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        for name in pages:
+            errors.clear()
+            page.goto((SITE / name).as_uri())
+            page.wait_for_load_state("load")
+            problems += [f"{name}: console error: {text}" for text in errors]
+            wide = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+            if wide > 1:
+                problems.append(f"{name}: scrolls sideways by {wide} px at {PHONE['width']} px wide")
+            broken = page.evaluate("[...document.images].filter(i => !i.complete || i.naturalWidth === 0)"
+                                   ".map(i => i.getAttribute('src'))")
+            problems += [f"{name}: broken image {src}" for src in broken]
+            for href in page.evaluate("[...document.querySelectorAll('a[href]')].map(a => a.getAttribute('href'))"):
+                target = href.split("#")[0]
+                if target and "://" not in target and not target.startswith("mailto:"):
+                    if not ((SITE / name).parent / target).exists():
+                        problems.append(f"{name}: broken link {href}")
+        browser.close()
+    assert not problems, "\n".join(problems)
