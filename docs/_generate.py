@@ -283,7 +283,12 @@ def data_box(reason: str) -> str:
         `<owner>/<repo>/<commit>/<path>`; `rlstats.datasets.available()` lists every data set with its files
         and their URLs. Then run `python vignettes/{{name}}` or rebuild the site.
         :::
-        """).format(title=BOX_TITLE, reason=" ".join(reason.split()))
+        """).format(title=BOX_TITLE, reason=_literal_markdown(" ".join(reason.split())))
+
+
+def _literal_markdown(text: str) -> str:
+    """``text`` as Markdown that shows it as it is (``<owner>`` is not an HTML tag, ``_`` not emphasis)."""
+    return re.sub(r"([\\`*_\[\]<>|#])", r"\\\1", text)
 
 
 def unavailable_notebook(path: Path, reason: str):
