@@ -13,8 +13,10 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import inspect
+import io
 import os
 import re
 import sys
@@ -50,6 +52,7 @@ def generate(docs: Path, vignettes: str = "fast") -> None:
     out = docs / "generated"
     out.mkdir(exist_ok=True)
     _write(out / "api.rst", api_page())
+    landing_figure(docs, out / "landing.png")
     backend_pages(out / "backends")
     gallery(out / "gallery", vignettes)
 
@@ -67,6 +70,26 @@ def _heading(text: str, underline: str = "=") -> str:
 def _autosummary(names, *, toctree: bool = True) -> str:
     lines = [".. autosummary::", *(["   :toctree: api/"] if toctree else []), "   :nosignatures:", ""]
     return "\n".join([*lines, *(f"   {name}" for name in names), "", ""])
+
+
+# --- the landing page's figure ----------------------------------------------------------------------------------
+
+def landing_figure(docs: Path, target: Path) -> None:
+    """Run the ten-line example of ``index.md`` and save the figure it draws (so page and figure cannot differ)."""
+    import matplotlib.pyplot as plt
+
+    text = (docs / "index.md").read_text(encoding="utf-8")
+    code = re.search(r"```python\n(.*?)```", text, re.S).group(1).replace("plt.show()", "")
+    plt.close("all")
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):  # the page shows the code; the build log stays short
+            exec(compile(code, str(docs / "index.md"), "exec"), {"__name__": "docs"})  # noqa: S102 (our own page)
+        figure = plt.gcf()
+        figure.set_size_inches(6.4, 2.6)
+        target.parent.mkdir(exist_ok=True)
+        figure.savefig(target, dpi=110, bbox_inches="tight", metadata={"Software": None})
+    finally:
+        plt.close("all")
 
 
 # --- the API page ------------------------------------------------------------------------------------------------
@@ -135,8 +158,15 @@ def _declaration_rows(declared) -> list[tuple[str, str]]:
     from rlstats.citations import ENTRIES
     from rlstats.methods import load
 
-    def short(path):
-        return f"``{path.partition(':')[2]}`` (``{path.partition(':')[0]}``)"
+    def options(path):
+        # The options classes live in private modules: show what a reader types, the keywords and defaults.
+        import dataclasses
+
+        fields = dataclasses.fields(load(path))
+        default = [f"``{f.name}={f.default!r}``" if f.default is not dataclasses.MISSING else f"``{f.name}``"
+                   for f in fields]
+        return (f"keyword arguments of :func:`rlstats.{declared.function_name}` and of ``rlstats.compare()`` "
+                "(defaults shown): " + ", ".join(default))
 
     rows = [("function", f":func:`rlstats.{declared.function_name}`"),
             ("result", f":class:`rlstats.{declared.result_name}`"),
@@ -144,7 +174,7 @@ def _declaration_rows(declared) -> list[tuple[str, str]]:
                           + (f", the default {declared.default_for}" if declared.default_for else "")),
             ("data", "learning curves: one row per agent, task, run and step" if declared.reads_curves
              else "one row per run (agent, task, seed)"),
-            ("options", short(declared.options))]  # every back end declares its options class
+            ("options", options(declared.options))]  # every back end declares its options class
     if declared.power is not None:
         rule = declared.power
         rows.append(("power()", f'``rlstats.power("{declared.name}", ...)`` counts the decisions of the '
@@ -180,6 +210,8 @@ def backend_page(folder: str) -> str:
         for key, value in _declaration_rows(d):
             text += f"   * - {key}\n     - {value}\n"
         text += "\n"
+    text += ("Not sure this is the method for your runs? :doc:`../../which_method` answers by design: one run per "
+             "environment, 3 to 5 runs, many tasks, tuned agents, agents on different task sets.\n\n")
     text += (f"This page is generated from ``rlstats/methods/{folder}/_backend.py``: its declarations and the "
              "'When to use' section of its docstring.\n")
     return text
@@ -194,6 +226,7 @@ def backend_pages(out: Path) -> None:
         Each back end lives in its own folder of ``rlstats/methods/`` and declares itself there: its public
         function, result, options, papers and what :func:`rlstats.power` can plan for it. These pages are written
         from those declarations; the "When to use" text of each is the docstring of the folder's ``_backend.py``.
+        To choose among them from the way your runs were made, see :doc:`../../which_method`.
 
         .. list-table::
            :header-rows: 1
@@ -221,9 +254,52 @@ def vignette_paths() -> list[Path]:
 
 def _fingerprint(path: Path, size: str) -> str:
     digest = hashlib.sha256(size.encode())
-    for source in [path, VIGNETTES / "_size.py", *sorted((ROOT / "rlstats").rglob("*.py"))]:
+    for source in [path, Path(__file__), *sorted((ROOT / "rlstats").rglob("*.py"))]:
         digest.update(source.read_bytes())
     return digest.hexdigest()
+
+
+BOX_TITLE = "Data not available here: how to get it"
+
+
+class DataMissing(Exception):
+    """A vignette stopped because the data it reads are not on this machine (the message says which)."""
+
+
+def data_box(reason: str) -> str:
+    """The Markdown box a gallery page shows instead of outputs when the vignette's data are missing."""
+    return textwrap.dedent("""\
+        :::{{admonition}} {title}
+        :class: warning
+
+        This site was built where the data of this vignette are not available, so its code is shown without
+        outputs. The vignette said:
+
+        > {reason}
+
+        To run it (or to build this page with its outputs): let `rlstats.datasets.load` download the pinned
+        files once (it needs the network; they are cached, `RLSTATS_DATA_DIR` says where), or set the
+        environment variable `RLSTATS_DATA_MIRROR` to a folder holding copies of them under
+        `<owner>/<repo>/<commit>/<path>`; `rlstats.datasets.available()` lists every data set with its files
+        and their URLs. Then run `python vignettes/{{name}}` or rebuild the site.
+        :::
+        """).format(title=BOX_TITLE, reason=_literal_markdown(" ".join(reason.split())))
+
+
+def _literal_markdown(text: str) -> str:
+    """``text`` as Markdown that shows it as it is (``<owner>`` is not an HTML tag, ``_`` not emphasis)."""
+    return re.sub(r"([\\`*_\[\]<>|#])", r"\\\1", text)
+
+
+def unavailable_notebook(path: Path, reason: str):
+    """The vignette unexecuted, with the "data not available here" box after its title."""
+    import jupytext
+    import nbformat
+
+    notebook = jupytext.read(path)
+    notebook.metadata["language_info"] = {"name": "python"}
+    notebook.cells.insert(1, nbformat.v4.new_markdown_cell(data_box(reason).replace("{name}", path.name)))
+    return notebook
 
 
 def _execute(path: Path, size: str):
@@ -237,6 +313,8 @@ def _execute(path: Path, size: str):
         try:
             return render.execute(path, timeout=1800, kernel=None, quiet=True)
         except Exception as err:  # nbclient's error holds the cell's traceback
+            if getattr(err, "ename", None) == "DataUnavailableError":  # the kernel's error, by its class name
+                raise DataMissing(str(getattr(err, "evalue", err))) from None
             raise RuntimeError(
                 f"vignettes/{path.name} failed while the gallery was built ({type(err).__name__}: {err}). "
                 "Offline, the published data sets need RLSTATS_DATA_MIRROR (docs/conf.py sets it to "
@@ -265,6 +343,39 @@ def _title(notebook, fallback: str) -> str:
     return fallback
 
 
+def vignette_notebook(path: Path, size: str, said: str = "") -> tuple:
+    """(notebook, the line saying how it was made, whether its data were available) for one gallery page."""
+    import jupytext
+
+    if size == "skip":
+        notebook = jupytext.read(path)
+        notebook.metadata["language_info"] = {"name": "python"}
+        return notebook, f"*Not executed in this build (`RLSTATS_DOCS_VIGNETTES=skip`); from `vignettes/{path.name}`.*", True
+    try:
+        return _execute(path, size), f"*Executed {said}; from `vignettes/{path.name}`.*", True
+    except DataMissing as missing:
+        return (unavailable_notebook(path, str(missing)),
+                f"*Not executed: its data are not available where this site was built; from `vignettes/{path.name}`.*",
+                False)
+
+
+def download_links(stem: str) -> str:
+    """The page's links to its code as a script and as a notebook (Sphinx's download role copies the files)."""
+    return (f"Download the code: {{download}}`{stem}.py <downloads/{stem}.py>` (a script, or jupytext's percent "
+            f"notebook) or {{download}}`{stem}.ipynb <downloads/{stem}.ipynb>` (a notebook, without outputs).")
+
+
+def write_downloads(path: Path, folder: Path) -> None:
+    """The vignette as it is (``.py``) and as an unexecuted notebook (``.ipynb``, written by jupytext)."""
+    import jupytext
+
+    _write(folder / path.name, path.read_text(encoding="utf-8"))
+    notebook = jupytext.read(path)
+    notebook.metadata.pop("jupytext", None)
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    _write(folder / f"{path.stem}.ipynb", jupytext.writes(notebook, fmt="ipynb"))
+
+
 def gallery(out: Path, size: str) -> None:
     import jupytext
     import nbformat
@@ -284,30 +395,36 @@ def gallery(out: Path, size: str) -> None:
 
         """)
     names = []
+    (out / "downloads").mkdir(exist_ok=True)
     for path in vignette_paths():
+        write_downloads(path, out / "downloads")
         target = out / f"{path.stem}.ipynb"
         key = _fingerprint(path, size)
         notebook = nbformat.read(target, as_version=4) if target.exists() else None
         if notebook is None or notebook.metadata.get("rlstats_docs", {}).get("fingerprint") != key:
             started = time.perf_counter()
-            if size == "skip":
-                notebook = jupytext.read(path)
-                notebook.metadata["language_info"] = {"name": "python"}
-            else:
+            if size != "skip":
                 _logger().info(f"executing vignette {path.name} ({size} size)")
-                notebook = _execute(path, size)
+            notebook, stamp, available = vignette_notebook(path, size, said)
+            if not available:
+                # Shown, not failed: a plain clone without the data still builds. Never cached as done, so the
+                # next build that has the data executes it.
+                _logger().info(f"vignette {path.name}: its data are not available here; shown with a box")
+                key = "data not available"
             notebook.metadata["rlstats_docs"] = {"fingerprint": key, "size": size,
                                                  "seconds": round(time.perf_counter() - started, 1)}
             notebook.metadata.pop("jupytext", None)
-            notebook.cells.insert(1, nbformat.v4.new_markdown_cell(
-                f"*Executed {said}; from `vignettes/{path.name}`.*"))
+            notebook.cells.insert(1, nbformat.v4.new_markdown_cell(stamp + " " + download_links(path.stem)))
             nbformat.write(notebook, target)
         png = _first_png(notebook)
         if png is not None:
             thumb = out / "thumbs" / f"{path.stem}.png"
             if not thumb.exists() or thumb.read_bytes() != png:
                 thumb.write_bytes(png)
-        names.append((path.stem, _title(notebook, path.stem), png is not None))
+        title = _title(notebook, path.stem)
+        if notebook.metadata["rlstats_docs"]["fingerprint"] == "data not available":
+            title += " (data not available here)"
+        names.append((path.stem, title, png is not None))
     # two vignettes a row: the title, then the first figure the vignette draws
     index += ".. list-table::\n   :widths: 1 1\n   :class: gallery\n\n"
     rows = [names[i:i + 2] for i in range(0, len(names), 2)]

@@ -43,7 +43,8 @@ extensions = [
     "myst_nb",  # Markdown pages and the executed vignettes (brings myst_parser)
 ]
 source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}
-exclude_patterns = ["_build", "**.ipynb_checkpoints", "figures", "readme_figure.py"]
+# generated/gallery/downloads holds the vignettes' notebooks to download, not pages of the site.
+exclude_patterns = ["_build", "**.ipynb_checkpoints", "figures", "readme_figure.py", "generated/gallery/downloads"]
 templates_path = ["_templates"]
 
 # The API pages: one per public name, written by autosummary from the numpydoc docstrings.
@@ -60,6 +61,8 @@ nb_execution_mode = "off"
 nb_merge_streams = True
 myst_enable_extensions = ["dollarmath", "colon_fence"]
 myst_heading_anchors = 3
+# Straight quotes everywhere: code in tables and literals (``method="bootstrap"``) must copy as typed.
+smartquotes = False
 
 html_theme = "alabaster"
 html_title = f"rlstats {release}"

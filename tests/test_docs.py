@@ -9,6 +9,7 @@ name, and the code of the hand-written pages (R habits, migrating from rliable) 
 import importlib
 import importlib.util
 import inspect
+import os
 import re
 from pathlib import Path
 
@@ -86,7 +87,7 @@ def test_backend_page_is_generated_from_the_declarations():
     assert "When to use" in page and "Friedman" in page
 
 
-@pytest.mark.parametrize("page", ["r_users.md", "rliable.md"])
+@pytest.mark.parametrize("page", ["r_users.md", "rliable.md", "index.md", "which_method.md"])
 def test_code_of_hand_written_pages_runs(page, monkeypatch):
     import matplotlib.pyplot as plt
 
@@ -97,3 +98,134 @@ def test_code_of_hand_written_pages_runs(page, monkeypatch):
         exec(compile(code, str(DOCS / page), "exec"), {"__name__": "docs"})  # noqa: S102 (our own pages)
     finally:
         plt.close("all")
+
+
+def test_backend_pages_show_public_paths_and_link_the_chooser():
+    """A reader sees what to type (rlstats.bootstrap, its keywords), never a private module, and the chooser page."""
+    for folder in [f.split(".")[-1] for f in methods.FOLDERS]:
+        page = _generate.backend_page(folder)
+        assert "rlstats.methods" not in page and "._" not in page, folder
+        assert ":doc:`../../which_method`" in page, folder
+    page = _generate.backend_page("bootstrap")
+    assert "``n_resamples=10000``" in page and ":func:`rlstats.bootstrap`" in page
+    assert 'method="bootstrap"' in page  # straight quotes: conf.py turns smartquotes off
+    assert "smartquotes = False" in (DOCS / "conf.py").read_text(encoding="utf-8")
+
+
+def test_chooser_page_covers_every_design_and_is_linked_from_the_index():
+    text = (DOCS / "which_method.md").read_text(encoding="utf-8")
+    for heading in ("## One run per environment", "## 3 to 5 runs per task", "## Many tasks", "## Tuned agents",
+                    "## Agents on different task sets"):
+        assert heading in text
+    index = (DOCS / "index.md").read_text(encoding="utf-8")
+    assert "{doc}`which_method`" in index and "generated/landing.png" in index
+    code = re.search(r"```python\n(.*?)```", index, re.S).group(1)
+    assert len(code.strip().splitlines()) <= 10  # the landing page's "ten lines"
+
+
+def test_landing_figure_is_drawn_by_the_landing_code(tmp_path):
+    target = tmp_path / "landing.png"
+    _generate.landing_figure(DOCS, target)
+    assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and target.stat().st_size > 5_000
+
+
+def test_data_box_says_what_to_get_and_which_variable_to_set():
+    box = _generate.data_box("file a/b/c/d.csv is missing from the mirror /x (RLSTATS_DATA_MIRROR)")
+    assert box.startswith(":::{admonition} Data not available here: how to get it")
+    assert "file a/b/c/d.csv is missing from the mirror" in box
+    assert "RLSTATS_DATA_MIRROR" in box and "rlstats.datasets.available()" in box
+    # the error's own text is shown as it is: no HTML tag, no emphasis
+    assert r"under \<owner\>/\<path\> (RLSTATS\_DATA\_MIRROR)" in _generate.data_box(
+        "under <owner>/<path> (RLSTATS_DATA_MIRROR)")
+
+
+@pytest.mark.parametrize("vignette, variable", [("mixed_atari100k", "RLSTATS_DATA_MIRROR"),
+                                                ("sb3_logs_to_paper", "RLSTATS_SB3_LOGS")])
+def test_gallery_page_of_a_vignette_without_its_data_shows_the_box(vignette, variable, tmp_path, monkeypatch):
+    """With the data hidden (an empty mirror, no logs folder), the gallery page is the code with the box, not an
+    error: a plain clone builds its docs."""
+    for module in ("nbclient", "jupytext", "ipykernel", "matplotlib_inline"):
+        pytest.importorskip(module, reason=f"{module} is in the docs extra (pip install '.[docs]')")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    monkeypatch.setenv("RLSTATS_DATA_MIRROR", str(empty))
+    monkeypatch.setenv("RLSTATS_SB3_LOGS", str(tmp_path / "no-logs"))
+    monkeypatch.delenv("RLSTATS_DATA_DIR", raising=False)
+    notebook, stamp, available = _generate.vignette_notebook(DOCS.parent / "vignettes" / f"{vignette}.py", "fast")
+    assert not available and "not available" in stamp
+    box = notebook.cells[1].source.replace("\\", "")  # the vignette's message, without its Markdown escapes
+    assert box.startswith(":::{admonition} Data not available here: how to get it")
+    assert variable in box and str(tmp_path) in box  # the vignette's own message, naming where it looked
+    assert not any(cell.get("outputs") for cell in notebook.cells if cell.cell_type == "code")
+
+
+def test_gallery_pages_offer_the_code_as_py_and_ipynb(tmp_path):
+    jupytext = pytest.importorskip("jupytext", reason="jupytext is in the docs extra (pip install '.[docs]')")
+    path = DOCS.parent / "vignettes" / "getting_started.py"
+    _generate.write_downloads(path, tmp_path)
+    assert (tmp_path / "getting_started.py").read_text(encoding="utf-8") == path.read_text(encoding="utf-8")
+    notebook = jupytext.read(tmp_path / "getting_started.ipynb")
+    code = "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "code")
+    assert "rlstats.datasets.load" in code and not any(cell.get("outputs") for cell in notebook.cells
+                                                       if cell.cell_type == "code")
+    links = _generate.download_links("getting_started")
+    assert "{download}`getting_started.py <downloads/getting_started.py>`" in links
+    assert "{download}`getting_started.ipynb <downloads/getting_started.ipynb>`" in links
+
+
+# --- the built site in a real browser ----------------------------------------------------------------------------
+
+SITE = Path(os.environ.get("RLSTATS_DOCS_SITE", DOCS / "_build" / "html"))
+PHONE = {"width": 390, "height": 844}
+
+
+def _browser_pages():
+    """The hand-written, chooser, back-end and gallery pages, and one API page (the API pages share a template)."""
+    if not (SITE / "index.html").is_file():
+        return []
+    pages = ["index.html", "which_method.html", "overview.html", "r_users.html", "rliable.html",
+             "generated/api.html", "generated/api/rlstats.compare.html"]
+    pages += sorted(str(p.relative_to(SITE)) for p in (SITE / "generated" / "backends").glob("*.html"))
+    pages += sorted(str(p.relative_to(SITE)) for p in (SITE / "generated" / "gallery").glob("*.html"))
+    return pages
+
+
+def test_built_site_in_a_browser_at_phone_width():
+    """Console errors, broken links and images, and sideways scrolling at 390 px, on the site built by
+    ``python -m sphinx -W -b html docs docs/_build/html`` (or RLSTATS_DOCS_SITE). Chromium from the system
+    (Debian's ``chromium``) or playwright's own download."""
+    pages = _browser_pages()
+    if not pages:
+        pytest.skip(f"no built site at {SITE}: build it first (README: the docs command), or set RLSTATS_DOCS_SITE")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
+    import shutil
+
+    executable = shutil.which("chromium") or shutil.which("chromium-browser")
+    problems = []
+    with sync_api.sync_playwright() as driver:
+        try:
+            browser = driver.chromium.launch(**({"executable_path": executable} if executable else {}))
+        except Exception as err:  # playwright's error when no browser is installed
+            pytest.skip(f"no Chromium to drive: install Debian's chromium or run `playwright install chromium` ({err})")
+        page = browser.new_page(viewport=PHONE)
+        errors = []
+        page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        for name in pages:
+            errors.clear()
+            page.goto((SITE / name).as_uri())
+            page.wait_for_load_state("load")
+            problems += [f"{name}: console error: {text}" for text in errors]
+            wide = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+            if wide > 1:
+                problems.append(f"{name}: scrolls sideways by {wide} px at {PHONE['width']} px wide")
+            broken = page.evaluate("[...document.images].filter(i => !i.complete || i.naturalWidth === 0)"
+                                   ".map(i => i.getAttribute('src'))")
+            problems += [f"{name}: broken image {src}" for src in broken]
+            for href in page.evaluate("[...document.querySelectorAll('a[href]')].map(a => a.getAttribute('href'))"):
+                target = href.split("#")[0]
+                if target and "://" not in target and not target.startswith("mailto:"):
+                    if not ((SITE / name).parent / target).exists():
+                        problems.append(f"{name}: broken link {href}")
+        browser.close()
+    assert not problems, "\n".join(problems)

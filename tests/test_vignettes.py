@@ -1,6 +1,6 @@
 """Every vignette runs top to bottom as a script.
 
-Each ``vignettes/*.py`` (except ``render.py`` and helpers such as ``_size.py``,
+Each ``vignettes/*.py`` (except ``render.py`` and helpers,
 whose names start with ``_``) is executed in a subprocess with
 ``RLSTATS_VIGNETTE_FAST=1`` (the smoke size: a few seconds each), the dataset
 loader pointed at the offline mirror ``../shared/data/raw`` and the Agg
@@ -12,6 +12,7 @@ automatically.
 """
 
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -54,7 +55,7 @@ def _run(path, tmp_path, fast, cpu_seconds):
 
 def test_vignettes_found():
     assert {p.stem for p in VIGNETTES} >= {"getting_started", "blocked_rank_atari"}
-    assert not any(p.name.startswith("_") for p in VIGNETTES)  # _size.py is a helper, not a vignette
+    assert not any(p.name.startswith("_") for p in VIGNETTES)  # helpers start with _
 
 
 @pytest.mark.parametrize("path", VIGNETTES, ids=lambda p: p.stem)
@@ -63,6 +64,8 @@ def test_vignette_format(path):
     text = path.read_text(encoding="utf-8")
     assert "# %%" in text, f"{path.name} has no '# %%' cells (jupytext percent format)"
     assert "plt.show(" not in text, f"{path.name} calls plt.show(); end the cell with the figure instead"
+    # A reader copies the code as it stands: no import of a helper module of this folder.
+    assert not re.search(r"^\s*(import|from) _\w+", text, re.M), f"{path.name} imports a private helper"
 
 
 @pytest.mark.parametrize("path", VIGNETTES, ids=lambda p: p.stem)
@@ -75,3 +78,16 @@ def test_vignette_runs_fast(path, tmp_path):
 def test_vignette_runs_default_size(path, tmp_path):
     """The default size: under two minutes on two cores (the CPU cap leaves room for both cores' time)."""
     _run(path, tmp_path, fast=False, cpu_seconds=900)
+
+
+@pytest.mark.parametrize("name, said", [("mixed_atari100k", "is missing from the mirror"),
+                                        ("sb3_logs_to_paper", "Stable-Baselines3 logs are not at")])
+def test_vignette_without_its_data_fails_saying_how_to_get_them(name, said, tmp_path):
+    """No silent SystemExit(0): the vignette stops with DataUnavailableError, whose message the docs' box shows."""
+    env = dict(os.environ, RLSTATS_DATA_MIRROR=str(tmp_path), RLSTATS_SB3_LOGS=str(tmp_path / "no-logs"),
+               MPLBACKEND="Agg", RLSTATS_VIGNETTE_FAST="1")
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    done, _ = run_child([sys.executable, str(ROOT / "vignettes" / f"{name}.py")], 120, cwd=tmp_path, env=env,
+                        capture_output=True, text=True)
+    assert done.returncode != 0
+    assert "DataUnavailableError" in done.stderr and said in done.stderr

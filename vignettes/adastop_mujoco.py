@@ -36,6 +36,7 @@
 # of 10,000; the numbers then move a little.
 
 # %%
+import os
 import tempfile
 from pathlib import Path
 
@@ -45,13 +46,18 @@ import pandas as pd
 
 import rlstats
 from rlstats.methods.adastop import AdaStop, adastop
-from _size import Counts  # vignettes/_size.py: RLSTATS_VIGNETTE_FAST=1 (smoke), default, RLSTATS_VIGNETTE_FULL=1
 
-COUNTS = Counts(N_RESAMPLES=(2_000, 10_000, 10_000),  # (fast, default, full) permutation paths
-                SEEDS=(4, 50, 100),                    # permutation seeds of the replays, section 4
-                EXPERIMENTS=(12, 100, 200))            # simulated campaigns, section 5
+# Simulation sizes as (fast, default, full): RLSTATS_VIGNETTE_FAST=1 (what the docs build and the tests set) makes
+# a smoke run of seconds with rough numbers, RLSTATS_VIGNETTE_FULL=1 the full size. Copying the code, write one number.
+SIZE = ("fast" if os.environ.get("RLSTATS_VIGNETTE_FAST", "0") not in ("", "0")
+        else "full" if os.environ.get("RLSTATS_VIGNETTE_FULL", "0") not in ("", "0") else "default")
+COUNTS = {name: sizes[("fast", "default", "full").index(SIZE)] for name, sizes in dict(
+    N_RESAMPLES=(2_000, 10_000, 10_000),  # (fast, default, full) permutation paths
+    SEEDS=(4, 50, 100),                    # permutation seeds of the replays, section 4
+    EXPERIMENTS=(12, 100, 200),            # simulated campaigns, section 5
+).items()}
 N_RESAMPLES, SEEDS, EXPERIMENTS = COUNTS["N_RESAMPLES"], COUNTS["SEEDS"], COUNTS["EXPERIMENTS"]
-print(COUNTS)
+print(f"Size {SIZE!r}: {COUNTS} (RLSTATS_VIGNETTE_FULL=1 runs the full size)")
 pd.set_option("display.width", 120)
 
 # %% [markdown]

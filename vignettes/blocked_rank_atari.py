@@ -38,18 +38,25 @@
 # permutations.
 
 # %%
+import os
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from scipy import stats
 
 import rlstats
-from _size import Counts  # vignettes/_size.py: RLSTATS_VIGNETTE_FAST=1 (smoke), default, RLSTATS_VIGNETTE_FULL=1
 
-COUNTS = Counts(N_SPLIT_SEEDS=(3, 200, 200),            # (fast, default, full) seeded splits
-                N_RESAMPLES=(1_000, 10_000, 10_000))    # permutations at c = 3
+# Simulation sizes as (fast, default, full): RLSTATS_VIGNETTE_FAST=1 (what the docs build and the tests set) makes
+# a smoke run of seconds with rough numbers, RLSTATS_VIGNETTE_FULL=1 the full size. Copying the code, write one number.
+SIZE = ("fast" if os.environ.get("RLSTATS_VIGNETTE_FAST", "0") not in ("", "0")
+        else "full" if os.environ.get("RLSTATS_VIGNETTE_FULL", "0") not in ("", "0") else "default")
+COUNTS = {name: sizes[("fast", "default", "full").index(SIZE)] for name, sizes in dict(
+    N_SPLIT_SEEDS=(3, 200, 200),            # (fast, default, full) seeded splits
+    N_RESAMPLES=(1_000, 10_000, 10_000),    # permutations at c = 3
+).items()}
 N_SPLIT_SEEDS, N_RESAMPLES = COUNTS["N_SPLIT_SEEDS"], COUNTS["N_RESAMPLES"]
-print(COUNTS)
+print(f"Size {SIZE!r}: {COUNTS} (RLSTATS_VIGNETTE_FULL=1 runs the full size)")
 SPLIT_SEED = 2024  # the seed of the split shown in the tables
 SIZES = (3, 5, 10, 25, 50)  # runs per agent x game in each sample (thesis §2.5.1)
 ALPHA = 0.05

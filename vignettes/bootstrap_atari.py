@@ -28,6 +28,8 @@
 # `RLSTATS_DATA_MIRROR` points at a mirror.
 
 # %%
+import os
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -35,12 +37,17 @@ import pandas as pd
 import rlstats
 from rlstats.methods.bootstrap import bootstrap, performance_profile, probability_of_improvement
 from rlstats.methods.skillings_mack import skillings_mack
-from _size import Counts  # vignettes/_size.py: RLSTATS_VIGNETTE_FAST=1 (smoke), default, RLSTATS_VIGNETTE_FULL=1
 
-COUNTS = Counts(N_RESAMPLES=(200, 10_000, 10_000),  # (fast, default, full): aggregate metrics
-                N_RESAMPLES_SMALL=(200, 2_000, 2_000))  # profiles and probability of improvement, as rliable
+# Simulation sizes as (fast, default, full): RLSTATS_VIGNETTE_FAST=1 (what the docs build and the tests set) makes
+# a smoke run of seconds with rough numbers, RLSTATS_VIGNETTE_FULL=1 the full size. Copying the code, write one number.
+SIZE = ("fast" if os.environ.get("RLSTATS_VIGNETTE_FAST", "0") not in ("", "0")
+        else "full" if os.environ.get("RLSTATS_VIGNETTE_FULL", "0") not in ("", "0") else "default")
+COUNTS = {name: sizes[("fast", "default", "full").index(SIZE)] for name, sizes in dict(
+    N_RESAMPLES=(200, 10_000, 10_000),  # (fast, default, full): aggregate metrics
+    N_RESAMPLES_SMALL=(200, 2_000, 2_000),  # profiles and probability of improvement, as rliable
+).items()}
 N_RESAMPLES, N_RESAMPLES_SMALL = COUNTS["N_RESAMPLES"], COUNTS["N_RESAMPLES_SMALL"]
-print(COUNTS)
+print(f"Size {SIZE!r}: {COUNTS} (RLSTATS_VIGNETTE_FULL=1 runs the full size)")
 SIX = ["CURL", "DER", "DrQ", "DrQ(eps)", "OTRainbow", "SPR"]
 
 # %% [markdown]

@@ -39,18 +39,25 @@
 # run) uses 999, 20 and 5,000.
 
 # %%
+import os
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
 import rlstats
-from _size import Counts  # vignettes/_size.py: RLSTATS_VIGNETTE_FAST=1 (smoke), default, RLSTATS_VIGNETTE_FULL=1
 
-COUNTS = Counts(N_RESAMPLES=(999, 9_999, 9_999),         # (fast, default, full) permutations of the inspector
-                N_RANDOM_REPORTS=(20, 500, 500),         # random 8-game reports in the last section
-                N_TRIALS=(5_000, 100_000, 100_000))      # trials of the simulations
+# Simulation sizes as (fast, default, full): RLSTATS_VIGNETTE_FAST=1 (what the docs build and the tests set) makes
+# a smoke run of seconds with rough numbers, RLSTATS_VIGNETTE_FULL=1 the full size. Copying the code, write one number.
+SIZE = ("fast" if os.environ.get("RLSTATS_VIGNETTE_FAST", "0") not in ("", "0")
+        else "full" if os.environ.get("RLSTATS_VIGNETTE_FULL", "0") not in ("", "0") else "default")
+COUNTS = {name: sizes[("fast", "default", "full").index(SIZE)] for name, sizes in dict(
+    N_RESAMPLES=(999, 9_999, 9_999),         # (fast, default, full) permutations of the inspector
+    N_RANDOM_REPORTS=(20, 500, 500),         # random 8-game reports in the last section
+    N_TRIALS=(5_000, 100_000, 100_000),      # trials of the simulations
+).items()}
 N_RESAMPLES, N_RANDOM_REPORTS, N_TRIALS = COUNTS["N_RESAMPLES"], COUNTS["N_RANDOM_REPORTS"], COUNTS["N_TRIALS"]
-print(COUNTS)
+print(f"Size {SIZE!r}: {COUNTS} (RLSTATS_VIGNETTE_FULL=1 runs the full size)")
 TREATMENT, BASELINE, N_REPORTED = "SPR", "DrQ(eps)", 8
 FORMULA = "score ~ agent | task"
 

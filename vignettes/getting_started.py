@@ -32,15 +32,22 @@
 # permutation p-value); the test suite's smoke run, `RLSTATS_VIGNETTE_FAST=1`, draws 1,000.
 
 # %%
+import os
+
 import matplotlib.pyplot as plt
 import pandas as pd
 
 import rlstats
-from _size import Counts  # vignettes/_size.py: RLSTATS_VIGNETTE_FAST=1 (smoke), default, RLSTATS_VIGNETTE_FULL=1
 
-COUNTS = Counts(N_RESAMPLES=(1_000, 10_000, 10_000))  # (fast, default, full) permutations
+# Simulation sizes as (fast, default, full): RLSTATS_VIGNETTE_FAST=1 (what the docs build and the tests set) makes
+# a smoke run of seconds with rough numbers, RLSTATS_VIGNETTE_FULL=1 the full size. Copying the code, write one number.
+SIZE = ("fast" if os.environ.get("RLSTATS_VIGNETTE_FAST", "0") not in ("", "0")
+        else "full" if os.environ.get("RLSTATS_VIGNETTE_FULL", "0") not in ("", "0") else "default")
+COUNTS = {name: sizes[("fast", "default", "full").index(SIZE)] for name, sizes in dict(
+    N_RESAMPLES=(1_000, 10_000, 10_000),  # (fast, default, full) permutations
+).items()}
 N_RESAMPLES = COUNTS["N_RESAMPLES"]
-print(COUNTS)
+print(f"Size {SIZE!r}: {COUNTS} (RLSTATS_VIGNETTE_FULL=1 runs the full size)")
 pd.set_option("display.width", 120)
 
 # %% [markdown]

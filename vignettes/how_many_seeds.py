@@ -47,6 +47,7 @@
 # the test suite, `RLSTATS_VIGNETTE_FAST=1`, uses 20 and 10 data sets.
 
 # %%
+import os
 import importlib.util
 import warnings
 
@@ -55,18 +56,22 @@ import pandas as pd
 
 import rlstats
 from rlstats.planning import PowerResult, power, sample_size
-from _size import SIZE, Counts  # vignettes/_size.py: RLSTATS_VIGNETTE_FAST=1 (smoke), default, RLSTATS_VIGNETTE_FULL=1
 
-COUNTS = Counts(N_SIM=(20, 100, 1_000),                    # (fast, default, full) data sets per point
-                N_SIM_ADASTOP=(10, 20, 300),               # the same for AdaStop
-                N_RESAMPLES=(200, 200, 1_000),             # bootstrap resamples of the interval rule
-                N_RESAMPLES_ADASTOP=(2_000, 2_000, 10_000),  # AdaStop's permutation paths
-                MAX_SEEDS_BOOTSTRAP=(20, 60, 100),         # caps of the sample-size searches
-                MAX_SEEDS_ADASTOP=(40, 100, 150))
+# Simulation sizes as (fast, default, full): RLSTATS_VIGNETTE_FAST=1 (what the docs build and the tests set) makes
+# a smoke run of seconds with rough numbers, RLSTATS_VIGNETTE_FULL=1 the full size. Copying the code, write one number.
+SIZE = ("fast" if os.environ.get("RLSTATS_VIGNETTE_FAST", "0") not in ("", "0")
+        else "full" if os.environ.get("RLSTATS_VIGNETTE_FULL", "0") not in ("", "0") else "default")
+COUNTS = {name: sizes[("fast", "default", "full").index(SIZE)] for name, sizes in dict(
+    N_SIM=(20, 100, 1_000),                    # (fast, default, full) data sets per point
+    N_SIM_ADASTOP=(10, 20, 300),               # the same for AdaStop
+    N_RESAMPLES=(200, 200, 1_000),             # bootstrap resamples of the interval rule
+    N_RESAMPLES_ADASTOP=(2_000, 2_000, 10_000),  # AdaStop's permutation paths
+    MAX_SEEDS_BOOTSTRAP=(20, 60, 100),         # caps of the sample-size searches
+    MAX_SEEDS_ADASTOP=(40, 100, 150)).items()}
 N_SIM, N_SIM_ADASTOP, N_RESAMPLES = COUNTS["N_SIM"], COUNTS["N_SIM_ADASTOP"], COUNTS["N_RESAMPLES"]
 N_RESAMPLES_ADASTOP = COUNTS["N_RESAMPLES_ADASTOP"]
 JOBS = 1 if SIZE == "fast" else 2
-print(COUNTS)
+print(f"Size {SIZE!r}: {COUNTS} (RLSTATS_VIGNETTE_FULL=1 runs the full size)")
 pd.set_option("display.width", 120)
 pd.set_option("display.max_columns", 20)
 

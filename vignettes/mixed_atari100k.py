@@ -34,6 +34,7 @@
 # default size, and nothing else in it depends on the size.
 
 # %%
+import os
 import warnings
 
 import matplotlib.pyplot as plt
@@ -42,12 +43,16 @@ import pandas as pd
 from scipy import stats
 
 import rlstats
-from rlstats.errors import DataUnavailableError
-from _size import Counts  # vignettes/_size.py: RLSTATS_VIGNETTE_FAST=1 (smoke), default, RLSTATS_VIGNETTE_FULL=1
 
-COUNTS = Counts(N_RESAMPLES=(200, 10_000, 10_000))  # (fast, default, full) bootstrap resamples
+# Simulation sizes as (fast, default, full): RLSTATS_VIGNETTE_FAST=1 (what the docs build and the tests set) makes
+# a smoke run of seconds with rough numbers, RLSTATS_VIGNETTE_FULL=1 the full size. Copying the code, write one number.
+SIZE = ("fast" if os.environ.get("RLSTATS_VIGNETTE_FAST", "0") not in ("", "0")
+        else "full" if os.environ.get("RLSTATS_VIGNETTE_FULL", "0") not in ("", "0") else "default")
+COUNTS = {name: sizes[("fast", "default", "full").index(SIZE)] for name, sizes in dict(
+    N_RESAMPLES=(200, 10_000, 10_000),  # (fast, default, full) bootstrap resamples
+).items()}
 N_RESAMPLES = COUNTS["N_RESAMPLES"]
-print(COUNTS)
+print(f"Size {SIZE!r}: {COUNTS} (RLSTATS_VIGNETTE_FULL=1 runs the full size)")
 SIX = ["CURL", "DER", "DrQ", "DrQ(eps)", "OTRainbow", "SPR"]
 FORMULA = "score ~ agent | task/seed"  # seeds are replicate runs of an agent x game cell
 
@@ -64,13 +69,8 @@ pd.set_option("display.max_columns", 20)
 # it too.
 
 # %%
-try:
-    atari = rlstats.datasets.load("atari100k")
-    runs = rlstats.normalize(atari[atari["agent"].isin(SIX)].reset_index(drop=True), "atari100k_reference")
-except DataUnavailableError as err:
-    print(f"The Atari 100k scores could not be loaded, so there is nothing to analyse ({err}). Offline, set "
-          "RLSTATS_DATA_MIRROR to a copy of the pinned files (e.g. ../shared/data/raw). Stopping here.")
-    raise SystemExit(0)
+atari = rlstats.datasets.load("atari100k")  # offline: set RLSTATS_DATA_MIRROR to a copy of the pinned files
+runs = rlstats.normalize(atari[atari["agent"].isin(SIX)].reset_index(drop=True), "atari100k_reference")
 cell_means = runs.groupby(["task", "agent"])["score"].mean().unstack()[SIX]
 print(f"{runs['agent'].nunique()} agents x {runs['task'].nunique()} games, "
       f"{runs.groupby(['agent', 'task']).size().min()} runs per cell, {len(runs):,} runs")

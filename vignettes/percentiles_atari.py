@@ -35,18 +35,25 @@
 # 100 runs on each of the 26 games, and compare its ranking with the blocked rank test's.
 
 # %%
+import os
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from scipy import stats
 
 import rlstats
-from _size import SIZE, Counts  # vignettes/_size.py: RLSTATS_VIGNETTE_FAST=1 (smoke), default, RLSTATS_VIGNETTE_FULL=1
 
-COUNTS = Counts(N_RESAMPLES=(300, 7_000, 10_000))  # (fast, default, full) bootstrap resamples
+# Simulation sizes as (fast, default, full): RLSTATS_VIGNETTE_FAST=1 (what the docs build and the tests set) makes
+# a smoke run of seconds with rough numbers, RLSTATS_VIGNETTE_FULL=1 the full size. Copying the code, write one number.
+SIZE = ("fast" if os.environ.get("RLSTATS_VIGNETTE_FAST", "0") not in ("", "0")
+        else "full" if os.environ.get("RLSTATS_VIGNETTE_FULL", "0") not in ("", "0") else "default")
+COUNTS = {name: sizes[("fast", "default", "full").index(SIZE)] for name, sizes in dict(
+    N_RESAMPLES=(300, 7_000, 10_000),  # (fast, default, full) bootstrap resamples
+).items()}
 N_RESAMPLES = COUNTS["N_RESAMPLES"]
 JOBS = 1 if SIZE == "fast" else 2  # starting two worker processes costs more than a few hundred resamples
-print(COUNTS)
+print(f"Size {SIZE!r}: {COUNTS} (RLSTATS_VIGNETTE_FULL=1 runs the full size)")
 FORMULA = "score ~ agent | task"
 
 pd.set_option("display.width", 120)

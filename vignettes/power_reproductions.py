@@ -38,6 +38,7 @@
 # suite's smoke run) uses part of the grids and a few data sets.
 
 # %%
+import os
 import warnings
 
 import matplotlib.pyplot as plt
@@ -46,17 +47,21 @@ import pandas as pd
 
 import rlstats
 from rlstats.planning import power
-from _size import SIZE, Counts  # vignettes/_size.py: RLSTATS_VIGNETTE_FAST=1 (smoke), default, RLSTATS_VIGNETTE_FULL=1
 
-COUNTS = Counts(N_SIM_ADASTOP=(15, 40, 1_000),      # (fast, default, full); the paper used 1,000 per cell
-                N_SIM_RANKS=(400, 1_000, 20_000),    # the thesis used 5,000 per point
-                N_SIM_BOOTSTRAP=(15, 40, 500),
-                N_RESAMPLES=(200, 200, 1_000))
+# Simulation sizes as (fast, default, full): RLSTATS_VIGNETTE_FAST=1 (what the docs build and the tests set) makes
+# a smoke run of seconds with rough numbers, RLSTATS_VIGNETTE_FULL=1 the full size. Copying the code, write one number.
+SIZE = ("fast" if os.environ.get("RLSTATS_VIGNETTE_FAST", "0") not in ("", "0")
+        else "full" if os.environ.get("RLSTATS_VIGNETTE_FULL", "0") not in ("", "0") else "default")
+COUNTS = {name: sizes[("fast", "default", "full").index(SIZE)] for name, sizes in dict(
+    N_SIM_ADASTOP=(15, 40, 1_000),      # (fast, default, full); the paper used 1,000 per cell
+    N_SIM_RANKS=(400, 1_000, 20_000),    # the thesis used 5,000 per point
+    N_SIM_BOOTSTRAP=(15, 40, 500),
+    N_RESAMPLES=(200, 200, 1_000)).items()}
 N_SIM_ADASTOP, N_SIM_RANKS = COUNTS["N_SIM_ADASTOP"], COUNTS["N_SIM_RANKS"]
 N_SIM_BOOTSTRAP, N_RESAMPLES = COUNTS["N_SIM_BOOTSTRAP"], COUNTS["N_RESAMPLES"]
 FAST = SIZE == "fast"  # the smoke run also uses part of the grids
 JOBS = 1 if FAST else 2
-print(COUNTS)
+print(f"Size {SIZE!r}: {COUNTS} (RLSTATS_VIGNETTE_FULL=1 runs the full size)")
 pd.set_option("display.width", 160)
 pd.set_option("display.max_columns", 20)
 

@@ -7,7 +7,7 @@ Usage (from anywhere)::
     python vignettes/render.py --full          # full-size simulations (tens of minutes)
     python vignettes/render.py getting_started # only the named vignette(s)
 
-The size is read by ``vignettes/_size.py`` from ``RLSTATS_VIGNETTE_FAST`` /
+Each vignette reads its size itself, from ``RLSTATS_VIGNETTE_FAST`` /
 ``RLSTATS_VIGNETTE_FULL``, which ``--fast`` / ``--full`` set for the kernel.
 
 Each ``vignettes/<name>.py`` (jupytext "percent" format; files starting with

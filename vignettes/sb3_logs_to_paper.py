@@ -33,23 +33,29 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-import _size  # vignettes/_size.py: RLSTATS_VIGNETTE_FAST=1 (smoke), default, RLSTATS_VIGNETTE_FULL=1
-from _size import Counts
 
 import rlstats
+from rlstats.errors import DataUnavailableError
 
-COUNTS = Counts(N_RESAMPLES=(200, 2_000, 2_000))
+# Simulation sizes as (fast, default, full): RLSTATS_VIGNETTE_FAST=1 (what the docs build and the tests set) makes
+# a smoke run of seconds with rough numbers, RLSTATS_VIGNETTE_FULL=1 the full size. Copying the code, write one number.
+SIZE = ("fast" if os.environ.get("RLSTATS_VIGNETTE_FAST", "0") not in ("", "0")
+        else "full" if os.environ.get("RLSTATS_VIGNETTE_FULL", "0") not in ("", "0") else "default")
+COUNTS = {name: sizes[("fast", "default", "full").index(SIZE)] for name, sizes in dict(
+    N_RESAMPLES=(200, 2_000, 2_000)).items()}
 N_RESAMPLES = COUNTS["N_RESAMPLES"]
-print(COUNTS)
+print(f"Size {SIZE!r}: {COUNTS} (RLSTATS_VIGNETTE_FULL=1 runs the full size)")
 pd.set_option("display.width", 120)
 
-# Beside the repository (the vignette's own folder locates it, whatever the working directory).
-LOGS = Path(os.environ.get("RLSTATS_SB3_LOGS")
-            or Path(_size.__file__).resolve().parents[1].parent / "shared" / "data" / "logs" / "sb3_classic")
-if not LOGS.is_dir():
-    print(f"The Stable-Baselines3 logs are not at {LOGS}, so there is nothing to read: put the shared data "
-          "beside the repository, or set RLSTATS_SB3_LOGS to a folder of the same layout. Stopping here.")
-    raise SystemExit(0)
+# Your own logs: set RLSTATS_SB3_LOGS (or write the path here). Otherwise the shared data beside the repository,
+# found from this file's folder (or, in a notebook, which has no __file__, from the working directory: vignettes/).
+HERE = Path(__file__).resolve().parent if "__file__" in globals() else Path.cwd()
+LOGS = Path(os.environ.get("RLSTATS_SB3_LOGS") or HERE.parent.parent / "shared" / "data" / "logs" / "sb3_classic")
+if not LOGS.is_dir():  # an error, not an exit: the docs build shows its message as a "data not available" box
+    raise DataUnavailableError(
+        f"The Stable-Baselines3 logs are not at {LOGS}, so there is nothing to read. Put the shared data beside "
+        "the repository (shared/data/logs/sb3_classic, 1.3 MB), or set RLSTATS_SB3_LOGS to a folder of the same "
+        "layout: <agent>/<task>/seed_<s>/ with EvalCallback's evaluations.npz.")
 print(f"logs: {LOGS}")
 
 # %% [markdown]

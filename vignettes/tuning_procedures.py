@@ -20,15 +20,21 @@
 # with a two-stage bootstrap (tuning runs, then seeds), which we set beside the pooled bootstrap of the 50 runs.
 
 # %%
+import os
+
 import matplotlib
 
 matplotlib.use("Agg")
 import numpy as np  # noqa: E402
 
 import rlstats  # noqa: E402
-from _size import Counts  # noqa: E402
 
-COUNTS = Counts(N_RESAMPLES=(300, 2000, 10_000))
+# Simulation sizes as (fast, default, full): RLSTATS_VIGNETTE_FAST=1 (what the docs build and the tests set) makes
+# a smoke run of seconds with rough numbers, RLSTATS_VIGNETTE_FULL=1 the full size. Copying the code, write one number.
+SIZE = ("fast" if os.environ.get("RLSTATS_VIGNETTE_FAST", "0") not in ("", "0")
+        else "full" if os.environ.get("RLSTATS_VIGNETTE_FULL", "0") not in ("", "0") else "default")
+COUNTS = {name: sizes[("fast", "default", "full").index(SIZE)] for name, sizes in dict(
+    N_RESAMPLES=(300, 2000, 10_000)).items()}
 opt = rlstats.datasets.load("hpo_optimisation").drop_duplicates()  # the file repeats 5 rows
 ppo = opt[(opt["algorithm"] == "ppo") & (opt["task"] == "lunar") & (opt["objective"] == "return")]
 ppo.groupby("procedure").agg(tuning_runs=("tuning_run", "nunique"), runs=("score", "size"))
