@@ -373,8 +373,8 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
         in a task and df the Welch-Satterthwaite degrees of freedom of its
         mean over tasks (Hesterberg 2015).  With few runs the percentile,
         basic and BCa intervals cover less than stated; the result then
-        quotes the coverage simulation measured for each metric (see
-        :mod:`rlstats.methods.bootstrap._small_runs`).  One run in every task
+        quotes the coverage simulation measured for each metric (the
+        ``bootstrap.interval`` rows of the package's ``calibration.csv``).  One run in every task
         of an agent is an error (intervals of zero width) unless
         ``task_bootstrap=True``.
     task_bootstrap : bool

@@ -66,7 +66,7 @@ class BootstrapResult(Result):
         Lower and upper confidence bounds.
     interval_mc_se : ndarray, shape (n_agents, n_metrics, 2)
         Monte Carlo standard error of each bound (binomial order-statistic
-        method, see :func:`rlstats.methods.bootstrap._kernels.order_statistic_se`).
+        method: the spread of the order statistic that is the bound, over resamplings).
     bootstrap_distribution : ndarray, shape (n_agents, n_metrics, n_resamples)
         The metrics on every resample (not exported by ``to_dict``).
     bias_correction, acceleration : ndarray or None, shape (n_agents, n_metrics)
