@@ -327,6 +327,9 @@ def test_a_frame_written_to_parquet_and_read_back_keeps_its_bound_notes(zoo, tmp
     pytest.importorskip("pyarrow")
     zoo.to_parquet(tmp_path / "runs.parquet")  # pandas writes attrs as JSON: the notes must be JSON
     back = pd.read_parquet(tmp_path / "runs.parquet")
+    if not back.attrs:  # pandas < 2.1 writes no attrs to Parquet: nothing is said of the frame, nothing false
+        assert notes_for(back) == ()
+        pytest.skip(f"pandas {pd.__version__} does not keep attrs in Parquet files (pandas >= 2.1 does)")
     assert notes_for(back) == zoo.attrs[NOTES_ATTR]
     atari = back[back["task"].str.contains("NoFrameskip")]
     assert notes_for(atari) == notes_for(zoo[zoo["task"].str.contains("NoFrameskip")])
