@@ -27,9 +27,10 @@ class ForeignTable(Protocol):
 
 
 class EvalEnvironmentLike(Protocol):
-    """A patsy ``EvalEnvironment`` (patsy ships no types), named by the method that evaluates in it."""
+    """A patsy ``EvalEnvironment`` (patsy ships no types), named by its mapping of the caller's names."""
 
-    def eval(self, expr: str, *args: Any, **kwargs: Any) -> Any: ...
+    @property
+    def namespace(self) -> Any: ...
 
 
 #: a long table, one row per run (or per run and step): a pandas DataFrame (polars DataFrames and pyarrow
