@@ -4,7 +4,7 @@ Only the subset those recipes use is read: ``{% set name = "value" %}`` lines, t
 with a scalar or a list of ``- item`` lines, and comments. Anything else (a selector such as ``# [win]``, a deeper
 level, a line it does not know) is an error rather than a silent misreading: a noarch: python recipe needs none.
 
-Used by tests/test_packaging.py (the recipe against pyproject.toml) and by .ci/recipe-check:
+Used by tests/test_packaging.py (the recipe against pyproject.toml and setup.cfg) and by .ci/recipe-check:
     python .ci/recipe.py commands RECIPE            the test section as shell commands, one a line
     python .ci/recipe.py compare RECIPE GRAYSKULL   exit 1, printing both lists, if the requirements differ
 """

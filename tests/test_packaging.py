@@ -1,6 +1,6 @@
-"""What a release is made of: the metadata in pyproject.toml, the sdist and the wheel, and the version.
+"""What a release is made of: the metadata in pyproject.toml and setup.cfg, the sdist and the wheel, and the version.
 
-pyproject.toml declares exactly what the package imports, and the test extra covers what the tests import: a
+setup.cfg declares exactly what the package imports, and the test extra covers what the tests import: a
 fresh virtual environment has nothing else, so an undeclared import fails there (CI builds one); these tests name
 the module before it gets that far, and also catch a runtime requirement that nothing imports any more. The sdist
 is built here (setuptools' PEP 517 hooks, no network) and must hold the whole source tree, so that the default
@@ -8,6 +8,7 @@ suite runs from it; the wheel built from that sdist must hold the package and no
 """
 
 import ast
+import configparser
 import fnmatch
 import importlib.metadata
 import re
@@ -41,10 +42,29 @@ def _pyproject():
     return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 
 
+@lru_cache
+def _setup_cfg():
+    config = configparser.ConfigParser()
+    config.read(ROOT / "setup.cfg", encoding="utf-8")
+    return config
+
+
+def _lines(value):
+    return [line.strip() for line in value.splitlines() if line.strip()]
+
+
+def _dependencies():
+    """setup.cfg's install_requires, in order: the runtime requirements (pyproject.toml lists them as dynamic)."""
+    return _lines(_setup_cfg()["options"]["install_requires"])
+
+
+def _extras():
+    return {name: _lines(value) for name, value in _setup_cfg()["options.extras_require"].items()}
+
+
 def _declared():
-    project = _pyproject()["project"]
-    runtime = _requirements(project["dependencies"])
-    extras = {name: _requirements(value) for name, value in project["optional-dependencies"].items()}
+    runtime = _requirements(_dependencies())
+    extras = {name: _requirements(value) for name, value in _extras().items()}
     return runtime, extras
 
 
@@ -65,26 +85,26 @@ def _imports(folder):
 def test_every_runtime_requirement_is_imported_by_the_package():
     runtime, _ = _declared()
     unused = runtime - _imports("rlstats")
-    assert not unused, f"pyproject.toml's dependencies list {sorted(unused)} but no module of rlstats imports them"
+    assert not unused, f"setup.cfg's install_requires lists {sorted(unused)} but no module of rlstats imports them"
 
 
 def test_every_package_import_is_a_runtime_requirement_or_an_extra():
     runtime, extras = _declared()
     optional = set().union(*extras.values())
     missing = _imports("rlstats") - runtime - optional
-    assert not missing, f"rlstats imports {sorted(missing)}, which pyproject.toml does not declare"
+    assert not missing, f"rlstats imports {sorted(missing)}, which setup.cfg does not declare"
 
 
 def test_the_test_extra_covers_every_test_import():
     runtime, extras = _declared()
     missing = _imports("tests") - runtime - extras["test"]
-    assert not missing, f"tests import {sorted(missing)}; add them to the 'test' extra in pyproject.toml"
+    assert not missing, f"tests import {sorted(missing)}; add them to the 'test' extra in setup.cfg"
 
 
 def test_oldest_constraints_pin_the_lower_bounds():
-    """.ci/oldest-constraints.txt pins each runtime requirement at its lower bound in pyproject.toml."""
+    """.ci/oldest-constraints.txt pins each runtime requirement at its lower bound in setup.cfg."""
     bounds = dict(re.fullmatch(r"([\w-]+)>=([\d.]+)", line.strip()).groups()
-                  for line in _pyproject()["project"]["dependencies"])
+                  for line in _dependencies())
     pins = dict(line.split("==") for line in (ROOT / ".ci" / "oldest-constraints.txt").read_text().splitlines()
                 if line and not line.startswith("#"))
     assert set(bounds) <= set(pins), f"pin the lower bound of {sorted(set(bounds) - set(pins))}"
@@ -111,7 +131,8 @@ def test_metadata_a_packager_reads():
     assert minors == list(range(int(low), int(low) + len(minors))) and minors[0] == 10 and minors[-1] >= 13
     assert {"Typing :: Typed", "Development Status :: 3 - Alpha", "Operating System :: OS Independent",
             "Intended Audience :: Science/Research"} <= set(project["classifiers"])
-    assert project["dynamic"] == ["version"] and "version" not in project
+    assert project["dynamic"] == ["version", "dependencies", "optional-dependencies"]
+    assert not {"version", "dependencies", "optional-dependencies"} & set(project)
     assert config["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "rlstats._version.__version__"}
     assert project["scripts"] == {"rlstats": "rlstats.cli:main"}
     # setuptools 77 is the first to write `license` as a License-Expression (metadata 2.4).
@@ -279,11 +300,10 @@ def test_the_wheel_metadata_is_what_installers_and_recipe_generators_read(built)
     assert value["License-Expression"] == "BSD-3-Clause" and "License" not in value
     assert value["Requires-Python"] == ">=3.10" and value["Description-Content-Type"] == "text/markdown"
     runtime = [text for key, text in fields if key == "Requires-Dist" and "extra ==" not in text]
-    assert runtime == _pyproject()["project"]["dependencies"]
+    assert runtime == _dependencies()
     classifiers = [text for key, text in fields if key == "Classifier"]
     assert classifiers == _pyproject()["project"]["classifiers"]
-    assert {text for key, text in fields if key == "Provides-Extra"} == set(_pyproject()["project"][
-        "optional-dependencies"])
+    assert {text for key, text in fields if key == "Provides-Extra"} == set(_extras())
     assert built["metadata"].split("\n\n", 1)[1].startswith("# rlstats")  # the README as the long description
 
 
@@ -317,7 +337,7 @@ def _requires_python_minor():
 
 def test_the_recipe_runs_on_every_runtime_requirement_under_its_conda_forge_name():
     expected = [f"python >={_requires_python_minor()}"]
-    for line in _pyproject()["project"]["dependencies"]:
+    for line in _dependencies():
         name, spec = re.fullmatch(r"([\w.-]+)\s*(.*)", line).groups()
         expected.append(f"{CONDA_NAME.get(name, name)} {spec}")
     assert _recipe_reader().run_requirements(_recipe()) == expected
