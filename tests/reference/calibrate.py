@@ -30,7 +30,7 @@ MODULES = {"task_table.possibly_best": "coverage_possibly_best", "curves.band": 
            "tuning.best_interval": "coverage_tuning", "tuning.expected_max_band": "coverage_tuning_expected_max",
            "mixed.contrast": "coverage_mixed"}
 COLUMNS = ["procedure", "test", "statistic", "band", "interval", "metric", "agents", "tasks", "runs", "distribution",
-           "configuration", "level", "n_sim", "n_resamples", "coverage", "se", "set_size"]
+           "configuration", "level", "n_sim", "n_resamples", "coverage", "se", "set_size", "design_draws", "coverage_min"]
 
 
 def load(procedure):
@@ -61,9 +61,13 @@ def merged(table, rows, procedures):
 
 
 def shortfalls(table):
-    """The rows whose coverage is below their level by more than 3 binomial SE at the level."""
-    level, coverage, n_sim = (table[c].astype(float) for c in ("level", "coverage", "n_sim"))
-    return table[coverage < level - 3 * (level * (1 - level) / n_sim) ** 0.5]
+    """The rows below their level by more than 3 binomial SE at the level, pooled or in a design draw."""
+    from rlstats.calibration import misses
+
+    if not len(table):
+        return table
+    return table[[misses({k: str(v) for k, v in row.items()}, float(row["level"]))
+                  for row in table.to_dict("records")]]
 
 
 def summary(table):

@@ -1,0 +1,110 @@
+"""The calibration grid's score distributions and design draws: one home for every ``coverage_*`` module.
+
+Issue 40's grid: runs per cell 3, 5, 10, 20 (and 2, where a procedure must show that it withholds), 2-8 agents,
+1-26 tasks, and four score distributions, each a fixed transform of a standard draw so that its truth can be
+computed exactly from stratified quantiles:
+
+``normal``
+    standard normal deviations.
+``skewed``
+    a standardised lognormal (sigma 0.8: skewness about 3), mean 0 and variance 1.
+``heavy_tailed``
+    Student's t with 3 degrees of freedom, divided by sqrt(3) (variance 1; the fourth moment is infinite).
+``capped``
+    standard normal deviations cut at a ceiling that a third of a baseline agent's runs hit: ``min(z, CAP)`` with
+    ``CAP`` the normal 2/3 quantile (an agent placed above the baseline hits it more often). The ceiling is the
+    task's: ``offset + scale * CAP`` in score units, whatever the agent.
+
+A task's score is ``offset + scale * (location + deviation)`` (the agent's ``location`` in the task's noise units),
+cut at the ceiling for ``capped``. A *design draw* is one set of per-task offsets and scales: offsets uniform on
+[0, 2] and scales lognormal (sigma 0.5), from ``design_draw(seed, tasks)``. A row of ``calibration.csv`` pools
+``DESIGN_DRAWS`` draws (``design_draws``), records the pooled ``coverage`` and the lowest coverage of a single draw
+(``coverage_min``), so that no row flatters one lucky set of offsets and scales (issue 40 item 5).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+DISTRIBUTIONS = ("normal", "skewed", "heavy_tailed", "capped")
+RUNS = (3, 5, 10, 20)
+#: design draws pooled in one table row (``coverage_min`` is the lowest of them)
+DESIGN_DRAWS = 4
+SIGMA = 0.8  # the skewed lognormal's log-scale sd
+T_DF = 3
+CAP = 0.4307272992954576  # scipy.stats.norm.ppf(2 / 3): a third of a baseline agent's runs sit at the ceiling
+_QUANTILE_POINTS = 200_000
+
+
+def deviations(rng, distribution, size):
+    """Standardised deviations of ``distribution`` (before the cap of ``capped``, which ``scores`` applies)."""
+    if distribution in ("normal", "capped"):
+        return rng.standard_normal(size)
+    if distribution == "skewed":
+        return _lognormal(rng.standard_normal(size))
+    if distribution == "heavy_tailed":
+        return rng.standard_t(T_DF, size) / math.sqrt(T_DF)
+    raise ValueError(f"unknown distribution {distribution!r}; one of {DISTRIBUTIONS}")
+
+
+def quantiles(distribution, points=_QUANTILE_POINTS):
+    """(points,) stratified quantiles of the standardised deviations (midpoints of equal-probability strata)."""
+    from scipy import stats
+
+    u = (np.arange(points) + 0.5) / points
+    if distribution in ("normal", "capped"):
+        return stats.norm.ppf(u)
+    if distribution == "skewed":
+        return _lognormal(stats.norm.ppf(u))
+    if distribution == "heavy_tailed":
+        return stats.t.ppf(u, T_DF) / math.sqrt(T_DF)
+    raise ValueError(f"unknown distribution {distribution!r}; one of {DISTRIBUTIONS}")
+
+
+def _lognormal(z):
+    return (np.exp(SIGMA * z) - math.exp(SIGMA ** 2 / 2)) / math.sqrt((math.exp(SIGMA ** 2) - 1)
+                                                                       * math.exp(SIGMA ** 2))
+
+
+def scores(distribution, deviation, location=0.0, offset=0.0, scale=1.0):
+    """Scores in task units from standardised ``deviation``: offset + scale * (location + deviation), capped."""
+    value = np.asarray(location) + np.asarray(deviation)
+    if distribution == "capped":
+        value = np.minimum(value, CAP)
+    return np.asarray(offset) + np.asarray(scale) * value
+
+
+def design_draw(seed, tasks):
+    """(offset, scale), each (tasks,): one draw of the tasks' offsets (uniform on [0, 2]) and scales (lognormal)."""
+    rng = np.random.default_rng([20401, int(seed), int(tasks)])
+    return rng.uniform(0.0, 2.0, tasks), np.exp(rng.normal(0.0, 0.5, tasks))
+
+
+def population(distribution, location=0.0, offset=0.0, scale=1.0, points=_QUANTILE_POINTS):
+    """(..., points) the score distribution of each task as stratified quantiles, for exact truths.
+
+    ``location``, ``offset`` and ``scale`` broadcast (e.g. ``offset[:, None]`` for one row per task).
+    """
+    q = quantiles(distribution, points)
+    return scores(distribution, q, np.asarray(location)[..., None], np.asarray(offset)[..., None],
+                  np.asarray(scale)[..., None])
+
+
+def binomial_se(level, n):
+    """The Monte Carlo standard error of a coverage at ``level`` from ``n`` independent simulations."""
+    return math.sqrt(level * (1 - level) / n)
+
+
+def pooled_row(held_by_draw, level):
+    """Table columns from ``held_by_draw`` (a list, one boolean array per design draw, True where the claim held).
+
+    ``coverage`` and ``se`` pool the draws; ``coverage_min`` is the lowest single draw; ``n_sim`` counts them all.
+    """
+    pooled = np.concatenate([np.asarray(h, dtype=bool).ravel() for h in held_by_draw])
+    coverage = float(pooled.mean())
+    return {"n_sim": int(pooled.size), "coverage": coverage,
+            "se": math.sqrt(max(coverage * (1 - coverage), level * (1 - level)) / pooled.size),
+            "design_draws": len(held_by_draw),
+            "coverage_min": float(min(np.mean(h) for h in held_by_draw))}
