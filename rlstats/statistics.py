@@ -163,7 +163,8 @@ def wilson_interval(successes: ArrayLike, trials: ArrayLike,
     return low, high
 
 
-def probability_of_improvement(y: ArrayLike, block: ArrayLike, is_x: ArrayLike, counts: NDArray[Any]) -> NDArray[np.float64]:
+def probability_of_improvement(y: ArrayLike, block: ArrayLike, is_x: ArrayLike,
+                               counts: NDArray[Any]) -> NDArray[np.float64]:
     """Per block, P(X > Y) + P(X = Y) / 2 over all pairs of an X run and a Y run (Mann-Whitney U / (n_x n_y)).
 
     Parameters
