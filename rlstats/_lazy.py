@@ -8,9 +8,12 @@ of where each name lives and imports that module when the name is first read.
 
 import importlib
 import sys
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 
-def lazy_names(package, sources, *, submodules=False):
+def lazy_names(package: str, sources: Mapping[str, Iterable[str]], *,
+               submodules: bool = False) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """The ``__getattr__`` and ``__dir__`` of ``package``, whose names come from ``sources``.
 
     ``sources`` maps a module (relative to ``package``) to the names read from it, as
@@ -21,10 +24,10 @@ def lazy_names(package, sources, *, submodules=False):
     where = {name: module for module, names in sources.items() for name in names}
     namespace = vars(sys.modules[package])
 
-    def missing(name):
+    def missing(name: str) -> AttributeError:
         return AttributeError(f"module {package!r} has no attribute {name!r}")
 
-    def __getattr__(name):
+    def __getattr__(name: str) -> Any:
         if name in where:
             module = importlib.import_module(where[name], package)
             try:
@@ -43,7 +46,7 @@ def lazy_names(package, sources, *, submodules=False):
         namespace[name] = value
         return value
 
-    def __dir__():
+    def __dir__() -> list[str]:
         return sorted(set(namespace) | set(where) | set(namespace.get("__all__", ())))
 
     return __getattr__, __dir__

@@ -90,7 +90,7 @@ class Condition:
     tree: ast.Expression = dataclasses.field(repr=False, compare=False)
     names: tuple[str, ...] = dataclasses.field(repr=False, compare=False)  # back-quoted names, by placeholder number
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.text
 
     @property
@@ -262,7 +262,7 @@ def _is_literal(node):
     return isinstance(node, ast.Constant) and isinstance(node.value, (bool, int, float, str))
 
 
-def parse_condition(text: str) -> Condition:
+def parse_condition(text: str | Condition) -> Condition:
     """Parse a ``subset=`` condition of the restricted grammar (module docstring) into a :class:`Condition`.
 
     Raises

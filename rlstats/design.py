@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal, Sequence
+from typing import TYPE_CHECKING, Any, Literal, Sequence, overload
 
 import numpy as np
 import pandas as pd
@@ -34,7 +34,7 @@ from .provenance import NOTES_ATTR, Note, add_note, notes_for
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-    from ._typing import EvalEnv, FormulaLike, NaAction, Normalizer
+    from ._typing import Data, EvalEnv, FormulaLike, NaAction, Normalizer, Subset, Table
 
 #: What to do with missing values: stop, or drop the rows and say so ("omit" is R's name for "drop").
 NA_ACTIONS = ("raise", "drop", "omit")
@@ -510,7 +510,11 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
     return dataclasses.replace(design, notes=tuple(notes), bounds=known)
 
 
-def subset_rows(data, subset):
+@overload
+def subset_rows(data: Design, subset: None) -> Design: ...
+@overload
+def subset_rows(data: Table, subset: Subset | Condition) -> pd.DataFrame: ...
+def subset_rows(data: Data, subset: Subset | Condition) -> pd.DataFrame | Design:
     """The rows of ``data`` that ``subset`` keeps (R's ``subset=``), with a note saying how many.
 
     ``subset`` is a boolean mask with one value per row, or a condition on the columns in the
@@ -528,6 +532,7 @@ def subset_rows(data, subset):
     data = as_pandas(data)  # polars and pyarrow tables become pandas here, once, with a note
     if subset is None:
         return data
+    mask: ArrayLike
     if isinstance(subset, (str, Condition)):
         condition = parse_condition(subset)
         mask, said = condition.mask(data), repr(condition.text)
@@ -545,7 +550,7 @@ def subset_rows(data, subset):
     return add_note(kept, Note(said, scope="frame"), source=data)  # true of these rows as they are: a frame note
 
 
-def data_and_formula(data, formula):
+def data_and_formula(data: Any, formula: Any) -> tuple[Any, Any]:
     """``(data, formula)`` whichever order they came in: R's ``f(formula, data)`` habit works as ``f(data, formula)``.
 
     A formula (text or parsed) and a DataFrame or Design cannot be mistaken for one another, so the swap is
@@ -557,7 +562,8 @@ def data_and_formula(data, formula):
     return data, formula
 
 
-def design_of(data, formula=None, *, subset=None, eval_env=None, reads_nesting=False, **options):
+def design_of(data: Any, formula: Any = None, *, subset: Subset | Condition = None,
+              eval_env: EvalEnv = None, reads_nesting: bool = False, **options: Any) -> Design:
     """The front door every public function takes: ``(data, formula, subset, options)`` into a Design.
 
     ``data`` that already is a Design is returned as it is (nothing parsed or built; options that need

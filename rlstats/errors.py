@@ -5,6 +5,7 @@ Every input problem raises a subclass of :class:`RlstatsError`, which is a
 """
 
 import functools
+import types
 
 
 class RlstatsError(ValueError):
@@ -35,7 +36,7 @@ class RlstatsWarning(UserWarning):
     """Warnings about the data or the method that do not stop the analysis."""
 
 
-def shown(value):
+def shown(value: object) -> str:
     """A value as an error message may quote it: a frame, array or table by its type and shape, never its cells.
 
     Anything else is its repr, cut at 200 characters, so no message ever dumps a data set.
@@ -47,7 +48,7 @@ def shown(value):
     return text if len(text) <= 200 else text[:200] + "..."
 
 
-def warn(message):
+def warn(message: str) -> None:
     """Issue a RlstatsWarning attributed to the first caller outside rlstats.
 
     A fixed ``stacklevel`` is wrong as soon as the same back end is reached
@@ -56,6 +57,7 @@ def warn(message):
     import sys
     import warnings
 
+    frame: types.FrameType | None
     level, frame = 2, sys._getframe(1)  # stacklevel 2 is the frame that called warn()
     while frame is not None and _inside_package(frame.f_code.co_filename):
         frame = frame.f_back

@@ -10,6 +10,8 @@ from __future__ import annotations
 import html
 import math
 import re
+from collections.abc import Iterable, Sequence
+from typing import SupportsFloat, SupportsInt
 
 import numpy as np
 import pandas as pd
@@ -29,7 +31,7 @@ def _significant_digits_needed(x, digits):
     return max(1, len(mantissa))
 
 
-def signif(x, digits=5):
+def signif(x: SupportsFloat | None, digits: int = 5) -> str:
     """Format a number as R's ``format(x, digits=digits)`` does.
 
     The value is rounded to ``digits`` significant digits, trailing zeros are
@@ -51,15 +53,15 @@ def signif(x, digits=5):
     if x == 0:
         return "0"
     nsig = _significant_digits_needed(x, digits)
-    mantissa, exponent = f"{x:.{nsig - 1}e}".split("e")
-    exponent = int(exponent)
+    mantissa, exponent_text = f"{x:.{nsig - 1}e}".split("e")
+    exponent = int(exponent_text)
     sci = f"{mantissa}e{'-' if exponent < 0 else '+'}{abs(exponent):02d}"
     decimals = max(0, nsig - 1 - exponent)
     fixed = f"{x:.{decimals}f}"
     return fixed if len(fixed) <= len(sci) else sci
 
 
-def format_pvalue(p, digits=4):
+def format_pvalue(p: float | None, digits: int = 4) -> str:
     """Format a p-value as R's ``format.pval(p, digits=digits)``: ``"< 2.2e-16"`` below machine epsilon."""
     if p is None or (isinstance(p, float) and math.isnan(p)):
         return "NA"
@@ -68,14 +70,14 @@ def format_pvalue(p, digits=4):
     return signif(p, digits)
 
 
-def pvalue_phrase(p, digits=4):
+def pvalue_phrase(p: float | None, digits: int = 4) -> str:
     """``"p-value = 0.06948"`` or ``"p-value < 2.2e-16"``, as in R's print.htest."""
     text = format_pvalue(p, digits)
     name = label("p_value")
     return f"{name} {text}" if text.startswith("<") else f"{name} = {text}"
 
 
-def format_cell(value, digits=5):
+def format_cell(value: object, digits: int = 5) -> str:
     """Format one table cell: numbers with ``digits`` significant digits, everything else as text."""
     if isinstance(value, (bool, np.bool_)):
         return "yes" if value else "no"
@@ -108,7 +110,7 @@ def _is_numeric(frame, j):
     )
 
 
-def table_text(frame, digits=5):
+def table_text(frame: pd.DataFrame, digits: int = 5) -> str:
     """A plain-text table with right-aligned numeric columns."""
     header, rows = _formatted(frame, digits)
     widths = [max(len(h), *(len(r[j]) for r in rows)) if rows else len(h) for j, h in enumerate(header)]
@@ -120,7 +122,7 @@ def table_text(frame, digits=5):
     return "\n".join([line(header)] + [line(r) for r in rows])
 
 
-def table_markdown(frame, digits=5):
+def table_markdown(frame: pd.DataFrame, digits: int = 5) -> str:
     """A GitHub-flavoured Markdown table."""
     header, rows = _formatted(frame, digits)
     align = ["---:" if _is_numeric(frame, j) else ":---" for j in range(len(header))]
@@ -136,7 +138,7 @@ _LATEX_SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{
 _LATEX_TOKEN = re.compile(r"<=|>=|.", re.S)  # a character, or a two-character comparison written as one sign
 
 
-def latex_escape(text):
+def latex_escape(text: object) -> str:
     r"""Escape LaTeX special characters in ``text`` (and write the symbols pdflatex has no glyph for as math).
 
     >>> print(latex_escape("95% of agent_1 < 2 ± 1, p >= 0.05"))
@@ -166,7 +168,7 @@ _CHAR_WIDTH = {ch: width for width, chars in _CMR10.items() for ch in chars}
 _SENTENCE_SPACE = re.compile(r"[.:!?] ")
 
 
-def text_width(text, bold=False):
+def text_width(text: object, bold: bool = False) -> float:
     """Roughly how wide ``text`` (before LaTeX escaping) sets in 10 pt Computer Modern, in points.
 
     >>> round(text_width("agent_1"), 1), round(text_width("0.5"), 1)
@@ -177,7 +179,7 @@ def text_width(text, bold=False):
     return width * (1.13 if bold else 1.0)
 
 
-def tabular_width(columns):
+def tabular_width(columns: Iterable[Iterable[tuple[object, bool]]]) -> float:
     """Roughly how wide a tabular of these columns (each a list of ``(text, bold)`` cells) sets, in points."""
     return sum(max((text_width(t, b) for t, b in cells), default=0.0) + 2 * _TABCOLSEP for cells in columns)
 
@@ -193,7 +195,9 @@ def _fits(width):
     return 0 if width <= COLUMN_WIDTH else 1 if width <= TEXT_WIDTH else 2
 
 
-def latex_float(spec, header, rows, width, caption=None, label=None, environment=None, resize=None, how_to_fit=""):
+def latex_float(spec: str, header: str, rows: Sequence[str], width: float, caption: str | None = None,
+                label: str | None = None, environment: str | None = None, resize: bool | None = None,
+                how_to_fit: str = "") -> str:
     """A booktabs tabular (``spec``, escaped ``header`` and body ``rows``) in a ``table`` that fits its column, or a
     ``table*``, saying which and why.
 
@@ -242,7 +246,7 @@ def latex_float(spec, header, rows, width, caption=None, label=None, environment
     return "\n".join(lines)
 
 
-def check_layout(environment, resize):
+def check_layout(environment: object, resize: object) -> None:
     """The LaTeX layout options shared by every ``to_latex``: OptionError naming the allowed values."""
     if environment not in (None, "table", "table*"):
         raise OptionError(f"environment must be None (chosen by width), 'table' or 'table*', got {environment!r}")
@@ -250,7 +254,7 @@ def check_layout(environment, resize):
         raise OptionError(f"resize must be None (only when nothing else fits), True or False, got {resize!r}")
 
 
-def paper_pvalue(p, digits=3):
+def paper_pvalue(p: object, digits: int = 3) -> str:
     """A p-value for a table: ``"< 1e-16"`` below 1e-16 (0 included), else ``digits`` significant digits."""
     if not isinstance(p, (int, float, np.integer, np.floating)) or isinstance(p, bool):
         return format_cell(p)  # a column that also holds words ("NA", a method name)
@@ -270,7 +274,8 @@ def _constant_columns(frame):
     return [c for c in frame.columns if frame[c].astype(object).map(repr).nunique() == 1]
 
 
-def table_latex(frame, digits=5, caption=None, label=None, mc_se=False, environment=None, resize=None):
+def table_latex(frame: pd.DataFrame, digits: int = 5, caption: str | None = None, label: str | None = None,
+                mc_se: bool = False, environment: str | None = None, resize: bool | None = None) -> str:
     """A booktabs LaTeX table (``\\toprule``, ``\\midrule``, ``\\bottomrule``) for a paper.
 
     Headers are the vocabulary's printed labels (``p_adjusted`` -> "adj. p-value"); p-values below
@@ -305,7 +310,7 @@ def table_latex(frame, digits=5, caption=None, label=None, mc_se=False, environm
                        resize=resize)
 
 
-def table_html(frame, digits=5):
+def table_html(frame: pd.DataFrame, digits: int = 5) -> str:
     """A simple HTML table for notebooks."""
     header, rows = _formatted(frame, digits)
     head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
@@ -313,7 +318,7 @@ def table_html(frame, digits=5):
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def format_step(value):
+def format_step(value: SupportsFloat) -> str:
     """Steps as people write them, to 4 digits: 2000000 -> '2M', 517241 -> '517.2k', 12.5 -> '12.5'."""
     value = float(value)
     for size, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
@@ -322,7 +327,7 @@ def format_step(value):
     return f"{value:.4g}"
 
 
-def short_seed(seed):
+def short_seed(seed: object) -> str:
     """A seed as printed: as given up to 20 digits (any seed a person types), else its first 8 digits and "...".
 
     With ``rng=None`` NumPy draws a 128-bit seed (39 digits); the result keeps all of it in ``seed`` and
@@ -337,13 +342,14 @@ def short_seed(seed):
     return f"{text[:8]}..." if text.isdigit() and len(text) > 20 else text
 
 
-def count(n, word, plural=None):
+def count(n: SupportsInt, word: str, plural: str | None = None) -> str:
     """``count(1, "task")`` -> "1 task", ``count(3, "task")`` -> "3 tasks": prose without "task(s)"."""
     n = int(n)
     return f"{n} {word if n == 1 else (plural or word + 's')}"
 
 
-def cannot_reject(test, smallest, level, where=None, level_name="alpha"):
+def cannot_reject(test: str, smallest: float, level: float, where: str | None = None,
+                  level_name: str = "alpha") -> str:
     """The note of a test whose smallest attainable p-value is above its level: no data can make it reject.
 
     ``where`` says what limits it, with its preposition ("at 3 runs per agent", "with 9 permutations").
@@ -356,7 +362,7 @@ def cannot_reject(test, smallest, level, where=None, level_name="alpha"):
             f"{level_name} = {signif(level)}")
 
 
-def returned_nan(statistic, where, consequence=None):
+def returned_nan(statistic: str, where: Iterable[str], consequence: str | None = None) -> str:
     """The note naming a user statistic that returned NaN, and where: a NaN result is never left unexplained.
 
     >>> returned_nan("metric 'spiky'", ["12 of 1,000 resamples of A"], "A's interval is NaN")

@@ -26,8 +26,9 @@ import difflib
 import functools
 import keyword
 import re
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -52,7 +53,7 @@ def _identity(x):
 
 
 # R-style names available in the response; data columns shadow them, they shadow the caller's names.
-_R_NAMES = {"log": np.log, "log1p": np.log1p, "log2": np.log2, "log10": np.log10,
+_R_NAMES: dict[str, Any] = {"log": np.log, "log1p": np.log1p, "log2": np.log2, "log10": np.log10,
             "exp": np.exp, "expm1": np.expm1, "sqrt": np.sqrt, "abs": np.abs,
             "I": _identity, "np": np, "numpy": np}
 
@@ -63,7 +64,7 @@ MAX_LENGTH = 5000
 MAX_DEPTH = 100
 
 #: What a restricted response (typed on the command line) may call: R's names, no module, no builtin.
-RESTRICTED_FUNCTIONS = {name: f for name, f in _R_NAMES.items() if name not in ("np", "numpy")}
+RESTRICTED_FUNCTIONS: dict[str, Callable[..., Any]] = {name: f for name, f in _R_NAMES.items() if name not in ("np", "numpy")}
 _RESTRICTED_NODES = (ast.Expression, ast.BinOp, ast.UnaryOp, ast.Name, ast.Load, ast.Call, ast.Constant,
                      ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.USub, ast.UAdd)
 
@@ -81,7 +82,7 @@ class RestrictedEnvironment(patsy.EvalEnvironment):
 
 
 #: Pass as ``eval_env=`` to evaluate a response in the restricted way.
-RESTRICTED = RestrictedEnvironment()
+RESTRICTED: patsy.EvalEnvironment = RestrictedEnvironment()
 
 
 @dataclass(frozen=True)
@@ -706,7 +707,7 @@ def check_columns(formula: Formula, columns: Iterable[Hashable],
 
 # ---------------------------------------------------------------- evaluation
 
-def capture_environment(eval_env, reference=1):
+def capture_environment(eval_env: object, reference: int = 1) -> patsy.EvalEnvironment:
     """``eval_env`` as an EvalEnvironment: given, or that many frames above the caller of the function calling this.
 
     The one place the caller's environment is captured (a move to another formula library changes this

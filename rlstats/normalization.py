@@ -9,6 +9,8 @@ tables (:data:`TABLE_BOUNDS`) and two rules computed from the data
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 import pandas as pd
 
@@ -16,7 +18,10 @@ from .errors import DesignError, OptionError, warn
 from .format import signif
 from .interop import as_pandas
 from .provenance import NOTES_ATTR, Note, add_note
-from ._typing import Table
+from ._typing import Normalizer, Table
+
+if TYPE_CHECKING:
+    from .formula import Formula
 
 __all__ = ["normalize"]
 
@@ -412,7 +417,7 @@ def _reword_sources(note, items, n_rows):
     return _sources_text(note.data, [source for _, source in items])
 
 
-def load_reference(option):
+def load_reference(option: Normalizer) -> Normalizer:
     """The ``normalize=`` option with a dataset name read into its frame: the one place a back end loads one.
 
     Returns ``option`` unchanged unless it names a dataset (``"atari100k_reference"``, alone or as a
@@ -427,7 +432,7 @@ def load_reference(option):
     return {**keywords, "reference": _reference_frame(keywords["reference"]), "name": keywords["reference"]}
 
 
-def normalize_response(data, parsed, reference):
+def normalize_response(data: pd.DataFrame, parsed: Formula, reference: Normalizer) -> tuple[pd.DataFrame, str]:
     """The ``normalize=`` option of the back ends: ``(normalised data, note for the result)``.
 
     ``parsed`` is the :class:`~rlstats.formula.Formula` that :func:`rlstats.design.build`
@@ -461,7 +466,7 @@ def normalize_response(data, parsed, reference):
     return out, out.attrs[NOTES_ATTR][-1]
 
 
-def warn_raw_scales(design, normalize):
+def warn_raw_scales(design: Any, normalize: Normalizer) -> None:
     """Aggregating raw scores of tasks whose scales differ tenfold lets the large tasks decide: say so.
 
     Silent when the scores were normalised (``normalize=`` or a frame from :func:`normalize`) or the

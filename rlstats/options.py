@@ -9,14 +9,18 @@ from __future__ import annotations
 
 import numbers
 import os
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 
 from .errors import OptionError, shown
 
+_N = TypeVar("_N", int, float)
 
-def check_choice(name, value, allowed, *, renamed=None):
+
+def check_choice(name: str, value: object, allowed: Collection[object], *,
+                 renamed: Mapping[str, tuple[str, str]] | None = None) -> Any:
     """Return ``value`` if it is one of ``allowed``; raise OptionError otherwise.
 
     ``renamed`` maps an old value to ``(new value, why)``: the error names the new one.
@@ -24,13 +28,13 @@ def check_choice(name, value, allowed, *, renamed=None):
     if isinstance(value, str) and value in allowed:
         return value
     if isinstance(value, str) and value in (renamed or {}):
-        new, why = renamed[value]
+        new, why = (renamed or {})[value]
         raise OptionError(f"{name}={value!r} is now called {new!r} ({why}); pass {name}={new!r}")
     choices = ", ".join(repr(a) for a in allowed)
     raise OptionError(f"{name}={shown(value)} is not one of the allowed values: {choices}")
 
 
-def check_int(name, value, *, minimum=None):
+def check_int(name: str, value: object, *, minimum: int | None = None) -> int:
     """Return ``value`` as an int, checking that it is integral and >= minimum (bounds above: :func:`check_at_most`)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise OptionError(f"{name} must be a whole number, got {shown(value)}")
@@ -45,16 +49,17 @@ def check_int(name, value, *, minimum=None):
 MAX_RESAMPLES = 10**7
 
 
-def check_resamples(value, *, minimum=1, name="n_resamples"):
+def check_resamples(value: object, *, minimum: int = 1, name: str = "n_resamples") -> int:
     """``n_resamples`` (or another count of random draws) as an int in [minimum, MAX_RESAMPLES]."""
     return check_at_most(name, check_int(name, value, minimum=minimum), MAX_RESAMPLES, "resamples",
                          "every resample is kept in memory, and 10,000 to 100,000 give Monte Carlo errors well below "
                          "the differences that matter")
 
 
-def check_fraction(name, value, *, open_interval=True):
+def check_fraction(name: str, value: Any, *, open_interval: bool = True) -> float:
     """Return ``value`` as a float strictly between 0 and 1 (or within [0, 1])."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
+    # numpy's stubs take no numbers.Real, and typeshed's numbers.Integral declares no comparisons
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):  # type: ignore[call-overload]
         raise OptionError(f"{name} must be a number between 0 and 1, got {shown(value)}")
     value = float(value)
     inside = 0.0 < value < 1.0 if open_interval else 0.0 <= value <= 1.0
@@ -64,7 +69,7 @@ def check_fraction(name, value, *, open_interval=True):
     return value
 
 
-def check_confidence_level(value, name="confidence_level"):
+def check_confidence_level(value: object, name: str = "confidence_level") -> float:
     """A confidence level between 0.5 and 1: a level below one half is almost surely alpha given by mistake."""
     value = check_fraction(name, value)
     if value < 0.5:
@@ -73,14 +78,14 @@ def check_confidence_level(value, name="confidence_level"):
     return value
 
 
-def check_bool(name, value):
+def check_bool(name: str, value: object) -> bool:
     """Return ``value`` if it is a bool; raise OptionError otherwise."""
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
     raise OptionError(f"{name} must be True or False, got {shown(value)}")
 
 
-def check_pairs(name, pairs, agents):
+def check_pairs(name: str, pairs: object, agents: Sequence[str]) -> tuple[tuple[str, str], ...]:
     """Validated (agent, agent) name pairs; None means every pair, in agent order.
 
     Raises OptionError for a malformed pair, an unknown agent, a pair of an
@@ -114,7 +119,7 @@ def check_pairs(name, pairs, agents):
 JOBS_PER_CORE = 4
 
 
-def check_n_jobs(n_jobs, *, local=True):
+def check_n_jobs(n_jobs: Any, *, local: bool = True) -> int:
     """Worker count: a positive whole number, or -1 for every core.
 
     On this machine (``local``) at most :data:`JOBS_PER_CORE` per core: more only queue, and a
@@ -123,13 +128,13 @@ def check_n_jobs(n_jobs, *, local=True):
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or (n_jobs < 1 and n_jobs != -1):
         raise OptionError(f"n_jobs must be a positive whole number or -1 (all cores), got {n_jobs!r}")
     cores = os.cpu_count() or 1
-    if local and n_jobs > JOBS_PER_CORE * cores:
+    if local and n_jobs > JOBS_PER_CORE * cores:  # type: ignore[operator]
         raise OptionError(f"n_jobs={n_jobs:,} is more than {JOBS_PER_CORE} workers per core of this machine "
                           f"({cores} cores); pass n_jobs=-1 for one per core")
     return int(n_jobs)
 
 
-def check_at_most(name, value, bound, what, advice):
+def check_at_most(name: str, value: _N, bound: float, what: str, advice: str) -> _N:
     """Return ``value`` if it is at most ``bound``: sizes are bounded before anything is allocated.
 
     The error names the option, the value, the bound (``what`` says what is counted) and ``advice``.

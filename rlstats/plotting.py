@@ -7,10 +7,13 @@ defaults and changes no global style.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 import numpy as np
 
 
-def axes_or_new(ax, figsize):
+def axes_or_new(ax: Any, figsize: tuple[float, float]) -> Any:
     """The caller's Axes, or a new figure's when ``ax`` is None (never ``plt.gca()``)."""
     if ax is not None:
         return ax
@@ -27,7 +30,8 @@ COLUMN_WIDTH = 3.3
 SMALL_FONT = 7
 
 
-def panels(ax, n, panel_size, *, width=None, columns=None, sharex=False, sharey=False, what="panel", hint=""):
+def panels(ax: Any, n: int, panel_size: tuple[float, float], *, width: float | None = None, columns: int | None = None,
+           sharex: bool = False, sharey: bool = False, what: str = "panel", hint: str = "") -> tuple[Any, list[Any]]:
     """(figure, list of n Axes) for a multi-panel plot: the caller's Axes, or a new grid when ``ax`` is None.
 
     A new figure is ``width`` inches wide (default :data:`COLUMN_WIDTH`) and wraps the panels into as
@@ -66,19 +70,20 @@ def panels(ax, n, panel_size, *, width=None, columns=None, sharex=False, sharey=
     return fig, axes[:n]
 
 
-def figure_legend(fig, axes, *, extra=(), title=None, **kwargs):
+def figure_legend(fig: Any, axes: Iterable[Any], *, extra: Iterable[Any] = (), title: str | None = None,
+                  **kwargs: Any) -> Any:
     """One legend above all panels: every labelled artist of the panels once, then ``extra`` handles.
 
     Needs a constrained layout (what :func:`panels` makes) to keep its room; ``kwargs`` win.
     """
-    seen = {}
+    seen: dict[str, Any] = {}
     for panel in axes:
         for handle, label in zip(*panel.get_legend_handles_labels()):
             seen.setdefault(label, handle)
     handles = list(seen.values()) + list(extra)
     if not handles:
         return None
-    options = {"loc": "outside upper center", "fontsize": SMALL_FONT, "frameon": False, "handlelength": 1.5,
+    options: dict[str, Any] = {"loc": "outside upper center", "fontsize": SMALL_FONT, "frameon": False, "handlelength": 1.5,
                "columnspacing": 1.0, "title": title, "title_fontsize": SMALL_FONT + 1}
     options.update(kwargs)
     if "ncols" not in options:
@@ -95,7 +100,7 @@ PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F
            "#882255", "#999933", "#44AA99", "#888888")
 
 
-def palette(n, colors=None):
+def palette(n: int, colors: Iterable[str] | None = None) -> list[str]:
     """``n`` colours: the caller's, or :data:`PALETTE`, repeating only beyond its length."""
     colors = PALETTE if colors is None else tuple(colors)
     return [colors[i % len(colors)] for i in range(n)]

@@ -10,9 +10,11 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+from collections.abc import Callable, Iterator
+from typing import Any
 
 
-def bar_class():
+def bar_class() -> Any:
     """The tqdm class to draw with here, or None where no bar should be drawn (see the module docstring)."""
     if "ipykernel.zmqshell" in sys.modules:  # a Jupyter kernel, as tqdm.autonotebook tells it
         if any(name == "QT_API" or name.startswith("SPYDER") for name in os.environ):
@@ -29,7 +31,7 @@ def bar_class():
 
 
 @contextlib.contextmanager
-def progress_bar(total, enabled, description):
+def progress_bar(total: int, enabled: bool, description: str) -> Iterator[Callable[[int], object]]:
     """Yield a callable ``advance(n)``; shows a tqdm bar when ``enabled`` and someone can see it."""
     bar = bar_class() if enabled else None
     if bar is None:

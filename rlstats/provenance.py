@@ -73,12 +73,12 @@ class Note:
     word: str | None = None
     data: Any = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.scope not in SCOPES:
             raise ValueError(f"scope must be one of {SCOPES}, got {self.scope!r}")
 
 
-class Provenance(dict):
+class Provenance(dict[str, Any]):
     """The notes of a frame and the frame they were written for: its row count and :func:`fingerprint`.
 
     A dict of JSON values (``notes``: one dict per :class:`Note`, ``n_rows``, ``columns``, ``digest``), so that
@@ -93,17 +93,17 @@ class Provenance(dict):
         super().__init__(notes=[dataclasses.asdict(note) for note in self._notes], n_rows=int(n_rows),
                          columns=list(columns), digest=int(digest))
 
-    def __deepcopy__(self, memo):
+    def __deepcopy__(self, memo: object) -> Provenance:
         return self
 
-    def __copy__(self):
+    def __copy__(self) -> Provenance:
         return self
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[Provenance], tuple[tuple[Note, ...], int, tuple[str, ...], int]]:
         return Provenance, (self._notes, self.n_rows, self.columns, self.digest)
 
     @classmethod
-    def from_json(cls, value: dict) -> Provenance:
+    def from_json(cls, value: dict[str, Any]) -> Provenance:
         """The Provenance of a dict read back from JSON (lists where tuples were)."""
         notes = [Note(text=n["text"], scope=n["scope"], keys=tuple(n["keys"]),
                       items=tuple((tuple(key), payload) for key, payload in n["items"]), word=n["word"],
@@ -435,7 +435,7 @@ def key_values(frame: pd.DataFrame, columns: Sequence[str]) -> list[tuple[Any, .
     return list(zip(*(frame[c].tolist() for c in columns))) if columns else [()] * len(frame)
 
 
-def counted(note: Note, items: tuple, n_rows: int) -> str:
+def counted(note: Note, items: tuple[Any, ...], n_rows: int) -> str:
     """Wording of a count: ``note.data`` is ``(template, unit)``, ``{n}`` in the template replaced by the count of
     the items present (or of the rows, for a note without keys)."""
     template, unit = note.data

@@ -15,15 +15,22 @@ from __future__ import annotations
 import numbers
 import os
 from collections import deque
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import numpy as np
 
+from numpy.typing import ArrayLike, NDArray
+
 from .errors import OptionError
 
+_T = TypeVar("_T")
+_R = TypeVar("_R")
 
-def seed_sequence(rng):
+
+def seed_sequence(rng: object) -> tuple[np.random.SeedSequence, int | str]:
     """Turn ``rng`` (None, int, SeedSequence or Generator) into a SeedSequence.
 
     Returns ``(seed_sequence, record)``, where ``record`` is what a result
@@ -33,7 +40,7 @@ def seed_sequence(rng):
     """
     if rng is None:
         ss = np.random.SeedSequence()
-        return ss, int(ss.entropy)
+        return ss, int(ss.entropy)  # type: ignore[arg-type]  # drawn here: one int
     if isinstance(rng, (bool, np.bool_)):
         raise OptionError(f"rng must be None, an int or a numpy Generator, got {rng!r}")
     if isinstance(rng, numbers.Integral):
@@ -41,7 +48,7 @@ def seed_sequence(rng):
             raise OptionError(f"rng must be a non-negative int, got {rng}")
         return np.random.SeedSequence(int(rng)), int(rng)
     if isinstance(rng, np.random.SeedSequence):
-        return rng, int(rng.entropy) if not rng.spawn_key else "SeedSequence"
+        return rng, int(rng.entropy) if not rng.spawn_key else "SeedSequence"  # type: ignore[arg-type]
     if isinstance(rng, np.random.Generator):
         # Draw a seed from the caller's generator: their stream advances, as
         # scipy does, and our own stream is a pure function of that draw.
@@ -52,19 +59,20 @@ def seed_sequence(rng):
     )
 
 
-def check_rng(rng):
+def check_rng(rng: Any) -> Any:
     """``rng`` unchanged when :func:`seed_sequence` takes it, else its OptionError; draws nothing.
 
     For a procedure that turns out to need no random numbers: a bad ``rng`` is still an error, never ignored.
     """
-    valid_int = isinstance(rng, numbers.Integral) and not isinstance(rng, (bool, np.bool_)) and rng >= 0
+    # typeshed's numbers.Integral declares no comparisons
+    valid_int = isinstance(rng, numbers.Integral) and not isinstance(rng, (bool, np.bool_)) and rng >= 0  # type: ignore[operator]
     if rng is None or valid_int or isinstance(rng, (np.random.SeedSequence, np.random.Generator)):
         return rng
     seed_sequence(rng)  # every other value raises there, with its message
     return rng
 
 
-def child_stream(ss, *key):
+def child_stream(ss: np.random.SeedSequence, *key: int) -> np.random.SeedSequence:
     """The SeedSequence below ``ss`` at ``key`` (ints), built from the key alone.
 
     ``ss`` is never mutated (unlike ``ss.spawn``), so the same key gives the
@@ -74,12 +82,13 @@ def child_stream(ss, *key):
     return np.random.SeedSequence(ss.entropy, spawn_key=tuple(ss.spawn_key) + tuple(int(k) for k in key))
 
 
-def child_generator(ss, *key):
+def child_generator(ss: np.random.SeedSequence, *key: int) -> np.random.Generator:
     """A Generator on :func:`child_stream` ``(ss, *key)``."""
     return np.random.Generator(np.random.PCG64(child_stream(ss, *key)))
 
 
-def chunk_seeds(ss, n_total, chunk_size):
+def chunk_seeds(ss: np.random.SeedSequence, n_total: int,
+                chunk_size: int) -> Iterator[tuple[int, int, np.random.SeedSequence]]:
     """Yield ``(start, stop, SeedSequence)`` covering ``range(n_total)`` in blocks.
 
     Blocks have a fixed size that does not depend on the caller's memory
@@ -92,13 +101,15 @@ def chunk_seeds(ss, n_total, chunk_size):
         yield start, min(start + chunk_size, n_total), child
 
 
-def chunk_generators(ss, n_total, chunk_size):
+def chunk_generators(ss: np.random.SeedSequence, n_total: int,
+                     chunk_size: int) -> Iterator[tuple[int, int, np.random.Generator]]:
     """Yield ``(start, stop, Generator)``: the blocks of :func:`chunk_seeds`, each with a PCG64 Generator."""
     for start, stop, child in chunk_seeds(ss, n_total, chunk_size):
         yield start, stop, np.random.Generator(np.random.PCG64(child))
 
 
-def multiply_shift16(u, high, threshold):
+def multiply_shift16(u: NDArray[np.uint16], high: ArrayLike,
+                     threshold: ArrayLike) -> tuple[NDArray[np.uint32], NDArray[Any]]:
     """Lemire's bounded integers on 16-bit values: ``(index, rejected)``.
 
     ``index = (u * high) >> 16`` (uint32) and ``rejected`` (bool) where the low
@@ -149,7 +160,16 @@ class UniformIndices:
     #: Largest ``high`` drawn 16 bits a value.
     NARROW = 2**16 - 1
 
-    def __init__(self, seed, high, n):
+    seed: np.random.SeedSequence
+    n: int
+    main: np.random.PCG64
+    high: Any  # an int, or an int64 array of one bound per column
+    narrow: bool
+    high16: NDArray[np.uint16]
+    threshold: NDArray[np.uint16]
+    words: int
+
+    def __init__(self, seed: np.random.SeedSequence, high: int | NDArray[np.integer[Any]], n: int) -> None:
         self.seed, self.n = seed, int(n)
         self.main = np.random.PCG64(seed)
         self.high = np.asarray(high, dtype=np.int64) if np.ndim(high) else int(high)
@@ -160,7 +180,8 @@ class UniformIndices:
         self.words = -(-self.n // 4)
         self._replacements = None
 
-    def rows(self, k, offsets=None, live=None):
+    def rows(self, k: int, offsets: NDArray[Any] | None = None,
+             live: NDArray[np.bool_] | None = None) -> NDArray[np.int64]:
         """(k, n) int64 draws of the next k rows, plus ``offsets`` (broadcast to (k, n)) when given.
 
         uint32 ``offsets`` (the caller's promise that every sum stays below 2**32) are added in 32 bits
@@ -225,18 +246,18 @@ DOT_BY_BLAS = _numpy_uses_openblas()
 DOT_SEGMENT = 8192
 
 
-def _segment_dot(a, b):
+def _segment_dot(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:
     if DOT_BY_BLAS:  # numpy's matmul of a (1, n) row by an (n, 1) column is one BLAS dot
         return np.matmul(a[..., None, :], b[..., :, None])[..., 0, 0]
     return np.einsum("...j,...j->...", a, b)
 
 
-def _contiguous_float(x):
+def _contiguous_float(x: ArrayLike) -> NDArray[np.float64]:
     x = np.asarray(x, dtype=np.float64)
     return x if x.strides[-1] == x.itemsize else np.ascontiguousarray(x)
 
 
-def fixed_dot(a, b):
+def fixed_dot(a: ArrayLike, b: ArrayLike) -> NDArray[np.float64]:
     """``(a * b).sum(axis=-1)`` of (..., n) arrays (leading axes broadcast), each value from its two vectors alone.
 
     A matrix product (gemm, gemv) sums in blocks that depend on how many
@@ -261,7 +282,7 @@ def fixed_dot(a, b):
     return total
 
 
-def keep_work_arrays_on_heap():
+def keep_work_arrays_on_heap() -> None:
     """Let the C allocator reuse work arrays of a few MB instead of mapping fresh pages for each.
 
     Loops over chunks allocate and free arrays of about 1 MB (draws, counts)
@@ -278,12 +299,12 @@ def keep_work_arrays_on_heap():
     np.empty(2**19)
 
 
-def worker_count(n_jobs):
+def worker_count(n_jobs: int) -> int:
     """Threads that ``n_jobs`` asks for: -1 is one per core."""
     return (os.cpu_count() or 1) if n_jobs == -1 else n_jobs
 
 
-def parallel_map(function, items, n_jobs):
+def parallel_map(function: Callable[[_T], _R], items: Iterable[_T], n_jobs: int) -> Iterator[_R]:
     """``map(function, items)`` in order: in the caller's thread, or over ``n_jobs`` threads (-1: one per core).
 
     Threads, not processes: the work is numpy's (draws, sorts, sums), which
@@ -301,7 +322,7 @@ def parallel_map(function, items, n_jobs):
         return
     workers = worker_count(n_jobs)
     with ThreadPoolExecutor(workers) as pool:
-        pending = deque()
+        pending: deque[Future[_R]] = deque()
         for item in items:
             pending.append(pool.submit(function, item))
             if len(pending) >= 2 * workers:
@@ -357,13 +378,13 @@ class BlockLayout:
         Bits needed for the largest value of each group.
     """
 
-    values: tuple
-    blocks: tuple
-    slots: tuple
-    value_bits: tuple
+    values: tuple[NDArray[np.int64], ...]
+    blocks: tuple[NDArray[np.intp], ...]
+    slots: tuple[NDArray[np.intp], ...]
+    value_bits: tuple[int, ...]
 
 
-def canonical_order(values, *keys):
+def canonical_order(values: ArrayLike, *keys: ArrayLike) -> NDArray[np.intp]:
     """Positions that sort rows by ``keys`` (the first outermost), then by value: the order random draws act on.
 
     A random stream picks positions.  Where the rows within a key are exchangeable (the runs of one agent on one
@@ -390,7 +411,7 @@ def canonical_order(values, *keys):
     return np.lexsort((np.asarray(values),) + tuple(np.asarray(key) for key in reversed(keys)))
 
 
-def block_layout(values, block):
+def block_layout(values: ArrayLike, block: ArrayLike) -> BlockLayout:
     """Group slots into equal-size blocks.
 
     Parameters
@@ -410,7 +431,7 @@ def block_layout(values, block):
     block = np.asarray(block, dtype=np.intp)
     order = np.argsort(block, kind="stable")
     codes, starts, sizes = np.unique(block[order], return_index=True, return_counts=True)
-    groups = ([], [], [], [])
+    groups: tuple[list[Any], list[Any], list[Any], list[Any]] = ([], [], [], [])
     for size in np.unique(sizes):
         rows = np.flatnonzero(sizes == size)
         slot_idx = order[starts[rows, None] + np.arange(size)]
@@ -422,7 +443,8 @@ def block_layout(values, block):
     return BlockLayout(*(tuple(g) for g in groups))
 
 
-def group_streams(layout, generator, n_resamples, first=0):
+def group_streams(layout: BlockLayout, generator: np.random.Generator, n_resamples: int,
+                  first: int = 0) -> tuple[np.random.Generator, ...]:
     """Per size group, a generator positioned at resample ``first`` of that group's keys in ``generator``'s stream.
 
     The keys of ``n_resamples`` resamples are laid out in ``generator``'s
@@ -452,14 +474,15 @@ def group_streams(layout, generator, n_resamples, first=0):
     streams, offset = [], 0
     for vals in layout.values:
         bits = np.random.PCG64()
-        bits.state = state
+        bits.state = state  # type: ignore[assignment]  # a PCG64's state, from the generator's PCG64
         bits.advance(offset + first * vals.size)
         streams.append(np.random.Generator(bits))
         offset += n_resamples * vals.size
     return tuple(streams)
 
 
-def permute_blocks(layout, streams, sizes):
+def permute_blocks(layout: BlockLayout, streams: Sequence[np.random.Generator | tuple[np.random.Generator, ...]],
+                   sizes: Sequence[int] | NDArray[np.integer[Any]]) -> tuple[NDArray[np.int64], ...]:
     """Draw within-block permutations for several resamples at once.
 
     Parameters

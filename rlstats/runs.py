@@ -20,6 +20,7 @@ from __future__ import annotations
 import collections
 import numbers
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -34,7 +35,9 @@ from .provenance import Note, carried, key_values, rebind, set_notes
 from ._typing import AlignMethod, EvalEnv, FormulaLike, NaAction, RunSummary, Table
 
 if TYPE_CHECKING:
-    from numpy.typing import ArrayLike
+    from numpy.typing import ArrayLike, NDArray
+
+    from .design import Design
 
 ALIGN_METHODS = ("last", "linear")
 SUMMARIES = ("final", "last_k_mean", "auc", "max", "time_to_threshold")
@@ -45,7 +48,7 @@ MAX_GRID_STEPS = 100_000
 STEP_TOLERANCE = 1e-9
 
 
-def run_bounds(design):
+def run_bounds(design: Design) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
     """Start and stop row of each run in a curves Design (rows sorted by task, agent, run, step)."""
     new_run = np.r_[True, (design.task[1:] != design.task[:-1]) | (design.agent[1:] != design.agent[:-1])
                     | (design.run[1:] != design.run[:-1])]
@@ -53,7 +56,7 @@ def run_bounds(design):
     return starts, np.r_[starts[1:], design.y.size]
 
 
-def shares_steps(steps, starts, stops):
+def shares_steps(steps: NDArray[Any], starts: NDArray[np.intp], stops: NDArray[np.intp]) -> bool:
     """True when every run is logged at exactly the same steps."""
     lengths = stops - starts
     if (lengths != lengths[0]).any():
@@ -62,7 +65,7 @@ def shares_steps(steps, starts, stops):
     return bool((steps.reshape(-1, lengths[0]) == first).all())
 
 
-def snap_steps(steps, starts):
+def snap_steps(steps: ArrayLike, starts: NDArray[np.intp]) -> NDArray[np.float64]:
     """The logged steps as floats, float jitter removed: steps closer than STEP_TOLERANCE of the largest are one.
 
     A run logged at 29999.999999999996 where its siblings log 30000 then shares their grid instead of
@@ -87,7 +90,7 @@ def snap_steps(steps, starts):
     return snapped
 
 
-def as_steps(values, like):
+def as_steps(values: ArrayLike, like: ArrayLike) -> NDArray[Any]:
     """``values`` in the dtype of the step column ``like`` where they hold it exactly (5000, not 5000.0)."""
     values = np.asarray(values, dtype=float)
     dtype = np.asarray(like).dtype
@@ -102,12 +105,14 @@ def as_steps(values, like):
     return values
 
 
-def run_label(design, start):
-    return (f"run {design.seeds[start]!r} of agent {design.agents[design.agent[start]]!r} on task "
+def run_label(design: Design, start: int) -> str:
+    """'run 3 of agent 'A' on task 't'': the run starting at row ``start`` of a curves Design (which has seeds)."""
+    return (f"run {design.seeds[start]!r} of agent {design.agents[design.agent[start]]!r} on task "  # type: ignore[index]
             f"{design.tasks[design.task[start]]!r}")
 
 
-def task_ranges(design, steps, starts, stops):
+def task_ranges(design: Design, steps: NDArray[Any], starts: NDArray[np.intp],
+                stops: NDArray[np.intp]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Per task, the steps every agent with runs there reaches: arrays (low, high) over tasks.
 
     An agent reaches a step when one of its runs is logged there or beyond, so one short run does not cut
@@ -116,6 +121,8 @@ def task_ranges(design, steps, starts, stops):
     """
     k, n = design.n_agents, design.n_tasks
     cell = design.task[starts] * k + design.agent[starts]
+    first: NDArray[np.float64]
+    last: NDArray[np.float64]
     first, last = np.full(n * k, np.inf), np.full(n * k, -np.inf)
     np.minimum.at(first, cell, steps[starts])
     np.maximum.at(last, cell, steps[stops - 1])
@@ -131,7 +138,8 @@ def task_ranges(design, steps, starts, stops):
     return low, high
 
 
-def default_grid(steps, starts, stops, low=None, high=None):
+def default_grid(steps: NDArray[Any], starts: NDArray[np.intp], stops: NDArray[np.intp], low: float | None = None,
+                 high: float | None = None) -> tuple[NDArray[Any], bool]:
     """(grid, shared): the steps every run logs within [low, high], else an even grid at their median interval.
 
     ``shared`` is True when the runs all log the same steps there. The interval is rounded to two
@@ -186,7 +194,8 @@ def _stopping(design, longest, ends):
         ", ..." if len(pairs) > 4 else "")
 
 
-def task_grids(design, steps, starts, stops):
+def task_grids(design: Design, steps: NDArray[Any], starts: NDArray[np.intp],
+               stops: NDArray[np.intp]) -> tuple[list[NDArray[Any]], bool, str | None]:
     """The default grid of each task, within the steps every agent reaches there: (grids, shared, note or None).
 
     The note names the tasks logged beyond their grid and the agents whose runs stop where it ends.
@@ -204,7 +213,8 @@ def task_grids(design, steps, starts, stops):
     return grids, all(s for _, s in made), note
 
 
-def common_grid(design, steps, starts, stops):
+def common_grid(design: Design, steps: NDArray[Any], starts: NDArray[np.intp],
+                stops: NDArray[np.intp]) -> tuple[NDArray[Any], bool, str | None]:
     """One grid for every task: the steps every agent reaches on every task. Returns (grid, shared, note or None)."""
     low, high = task_ranges(design, steps, starts, stops)
     start, end = low.max(), high.min()
@@ -237,7 +247,8 @@ def _two_digits(interval):
     return round(interval, 1 - int(np.floor(np.log10(interval)))) or interval
 
 
-def align(y, steps, starts, stops, grid, method):
+def align(y: NDArray[Any], steps: NDArray[Any], starts: NDArray[np.intp], stops: NDArray[np.intp], grid: NDArray[Any],
+          method: AlignMethod) -> NDArray[np.float64]:
     """Values of each run on ``grid``: array (n_runs, n_grid), NaN outside a run's logged range."""
     out = np.full((starts.size, grid.size), np.nan)
     for i, (a, b) in enumerate(zip(starts, stops)):  # one loop per run, not per resample
@@ -260,14 +271,14 @@ def _rule(method):
     return "the last value at or before each step" if method == "last" else "linear interpolation"
 
 
-def grid_sentence(grid, method, aligned):
+def grid_sentence(grid: NDArray[Any], method: AlignMethod, aligned: bool) -> str:
     if not aligned:
         return f"every run is logged at the same {_span(grid)}"
     return (f"runs aligned to a grid of {_span(grid)} by {_rule(method)}; grid steps outside a run's logged range "
             "are missing, never extrapolated")
 
 
-def grids_sentence(tasks, grids, method, aligned):
+def grids_sentence(tasks: Sequence[str], grids: Sequence[NDArray[Any]], method: AlignMethod, aligned: bool) -> str:
     """:func:`grid_sentence` for one grid per task: one sentence, each task's grid named where they differ."""
     return _grids_text(tasks, [_span(g) for g in grids], method, aligned)
 
@@ -303,7 +314,7 @@ def _reword_grids(note, items, n_rows):
     return _grids_text([t for _, (t, _) in items], [span for _, (_, span) in items], method, aligned)
 
 
-def check_grid(steps):
+def check_grid(steps: Any) -> NDArray[np.float64]:
     """``steps=`` as a float array: finite, increasing, at most MAX_GRID_STEPS (counted before converting)."""
     size = len(steps) if hasattr(steps, "__len__") else 0  # range(10**12) is small until converted
     if size <= MAX_GRID_STEPS:
@@ -320,7 +331,7 @@ def check_grid(steps):
     return grid
 
 
-def curves_options(data, step, na_action):
+def curves_options(data: object, step: object, na_action: NaAction) -> dict[str, Any]:
     """What a function of learning curves asks of the front door (:func:`rlstats.design.design_of`)."""
     if not isinstance(step, str):
         raise OptionError(f"step= names the step column, e.g. step='step'; got {step!r}")

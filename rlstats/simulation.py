@@ -8,7 +8,10 @@ a Design's response array.  Arrays in, arrays out; callers validate.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
+from numpy.typing import NDArray
 
 _LOGNORMAL_SIGMA = 0.5
 _T_DF = 5
@@ -54,7 +57,8 @@ _DRAWS = {
 }
 
 
-def task_locations(gen, n_tasks, heterogeneity):
+def task_locations(gen: np.random.Generator, n_tasks: int,
+                   heterogeneity: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Per-task offset and scale; both are 0 and 1 when heterogeneity is 0."""
     u = gen.uniform(-1.0, 1.0, n_tasks)
     v = gen.uniform(0.0, 1.0, n_tasks)
@@ -63,7 +67,7 @@ def task_locations(gen, n_tasks, heterogeneity):
     return offset, scale
 
 
-def noise(gen, families, n_agents, n_seeds):
+def noise(gen: np.random.Generator, families: Sequence[str], n_agents: int, n_seeds: int) -> NDArray[np.float64]:
     """Standardised draws of shape (agents, tasks, seeds), one family per task."""
     z = np.empty((n_agents, len(families), n_seeds))
     for t, family in enumerate(families):

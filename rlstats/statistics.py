@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import functools
 import math
+from typing import Any, overload
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 _erfc = np.frompyfunc(math.erfc, 1, 1)
 
@@ -32,7 +34,7 @@ _erfc = np.frompyfunc(math.erfc, 1, 1)
 TIE_TOLERANCE = 1e-12
 
 
-def near_ties(y, block, scale=None):
+def near_ties(y: ArrayLike, block: ArrayLike, scale: ArrayLike | None = None) -> tuple[NDArray[np.float64], int]:
     """Scores with near-equal scores of their block made equal, and how many pairs that joined.
 
     Within each block, the sorted scores are split where consecutive ones differ by more than
@@ -88,7 +90,7 @@ def near_ties(y, block, scale=None):
     return snapped, n_pairs
 
 
-def near_tie_note(n_pairs):
+def near_tie_note(n_pairs: int) -> str | None:
     """The note of a result whose ranks joined ``n_pairs`` near-equal pairs (None when there are none)."""
     if not n_pairs:
         return None
@@ -97,7 +99,7 @@ def near_tie_note(n_pairs):
             f"{'was' if n_pairs == 1 else 'were'} treated as ties in the ranks: floating-point noise, not a win")
 
 
-def doubled_midranks(y, block, n_blocks):
+def doubled_midranks(y: ArrayLike, block: ArrayLike, n_blocks: int) -> tuple[NDArray[np.int64], NDArray[Any]]:
     """Twice the within-block mid-ranks (integers) and sum(t**3 - t) of ties per block.
 
     Ties are scores equal after :func:`near_ties` (exact equality, as R's ``rank()``, plus differences below
@@ -121,7 +123,7 @@ def doubled_midranks(y, block, n_blocks):
     return doubled, tie_sum
 
 
-def midranks(y, block):
+def midranks(y: ArrayLike, block: ArrayLike) -> NDArray[np.float64]:
     """Mid-ranks of ``y`` within each block (ties get the average rank).
 
     Parameters
@@ -144,7 +146,8 @@ def midranks(y, block):
     return doubled_midranks(y, block, n_blocks)[0] / 2.0
 
 
-def wilson_interval(successes, trials, confidence_level=0.95):
+def wilson_interval(successes: ArrayLike, trials: ArrayLike,
+                    confidence_level: float = 0.95) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Wilson score interval of a binomial proportion (vectorised)."""
     from scipy import stats
     successes = np.asarray(successes, dtype=float)
@@ -160,7 +163,8 @@ def wilson_interval(successes, trials, confidence_level=0.95):
     return low, high
 
 
-def probability_of_improvement(y, block, is_x, counts):
+def probability_of_improvement(y: ArrayLike, block: ArrayLike, is_x: ArrayLike,
+                               counts: NDArray[Any]) -> NDArray[np.float64]:
     """Per block, P(X > Y) + P(X = Y) / 2 over all pairs of an X run and a Y run (Mann-Whitney U / (n_x n_y)).
 
     Parameters
@@ -188,7 +192,11 @@ def probability_of_improvement(y, block, is_x, counts):
         return (rank_sums - n_x * (n_x + 1) / 2) / (n_x * n_y)
 
 
-def monte_carlo_pvalue(hits, n_resamples):
+@overload
+def monte_carlo_pvalue(hits: int | np.integer[Any], n_resamples: int) -> float: ...
+@overload
+def monte_carlo_pvalue(hits: NDArray[Any], n_resamples: int) -> NDArray[np.float64]: ...
+def monte_carlo_pvalue(hits: int | np.integer[Any] | NDArray[Any], n_resamples: int) -> float | NDArray[np.float64]:
     """``(1 + hits) / (n_resamples + 1)``: a Monte Carlo p-value that is never 0 and is valid at any B.
 
     ``hits`` counts resampled statistics at least as extreme as the observed
@@ -200,12 +208,16 @@ def monte_carlo_pvalue(hits, n_resamples):
     return (1 + np.asarray(hits)) / (n_resamples + 1)
 
 
-def monte_carlo_se(pvalue, n_resamples):
+@overload
+def monte_carlo_se(pvalue: float, n_resamples: int) -> float: ...
+@overload
+def monte_carlo_se(pvalue: NDArray[np.float64], n_resamples: int) -> NDArray[np.float64]: ...
+def monte_carlo_se(pvalue: float | NDArray[np.float64], n_resamples: int) -> float | NDArray[np.float64]:
     """Binomial standard error ``sqrt(p (1 - p) / B)`` of a Monte Carlo p-value from B resamples."""
     return np.sqrt(pvalue * (1 - pvalue) / n_resamples)
 
 
-def holm(p):
+def holm(p: NDArray[np.float64]) -> NDArray[np.float64]:
     """Holm (1979) step-down adjusted p-values (capped at 1)."""
     m = p.size
     order = np.argsort(p, kind="stable")
@@ -214,7 +226,7 @@ def holm(p):
     return adjusted
 
 
-def bonferroni(p):
+def bonferroni(p: NDArray[np.float64]) -> NDArray[np.float64]:
     """Bonferroni adjusted p-values (capped at 1)."""
     return np.minimum(1.0, p * p.size)
 
@@ -228,7 +240,7 @@ def _signed_rank_counts(n):
     return counts
 
 
-def wilcoxon_signed_rank(differences):
+def wilcoxon_signed_rank(differences: ArrayLike) -> tuple[float, float, int]:
     """Two-sided Wilcoxon signed-rank test of paired differences, with R's ``wilcox.test`` defaults.
 
     Zero differences are dropped; V is the sum of the ranks of |d| over the
@@ -271,7 +283,7 @@ def wilcoxon_signed_rank(differences):
     return v, float(2.0 * min(stats.norm.cdf(z), stats.norm.sf(z))), n
 
 
-def normal_sf(x):
+def normal_sf(x: ArrayLike) -> NDArray[np.float64]:
     """P(Z > x) for a standard normal Z, elementwise; erfc keeps the relative precision of far tails.
 
     >>> round(float(normal_sf(1.959963984540054)), 12)
@@ -281,7 +293,7 @@ def normal_sf(x):
     return np.asarray(0.5 * _erfc(x * math.sqrt(0.5)), dtype=np.float64)
 
 
-def chi2_sf(x, df):
+def chi2_sf(x: ArrayLike, df: int) -> NDArray[np.float64]:
     """P(X > x) for X chi-squared with a whole number ``df`` >= 1 of degrees of freedom, elementwise.
 
     The closed forms of the regularised upper incomplete gamma function at whole and half-whole
@@ -297,7 +309,7 @@ def chi2_sf(x, df):
     with np.errstate(divide="ignore"):
         log_half = np.log(half)
     if df % 2 == 0:
-        orders = [(i, math.lgamma(i + 1.0)) for i in range(df // 2)]
+        orders: list[tuple[float, float]] = [(i, math.lgamma(i + 1.0)) for i in range(df // 2)]
         total = np.zeros_like(half)
     else:
         orders = [(i - 0.5, math.lgamma(i + 0.5)) for i in range(1, (df + 1) // 2)]
@@ -362,7 +374,7 @@ def _gauss_legendre(lo, hi, panels, nodes=10):
     return points, weights
 
 
-def studentized_range_sf(q, k, df=math.inf):
+def studentized_range_sf(q: ArrayLike, k: int, df: ArrayLike = math.inf) -> NDArray[np.float64]:
     """P(Q > q) for the studentized range of ``k`` normal means with ``df`` degrees of freedom (elementwise over
     q and df; more than :data:`LARGE_DF` count as infinite, as in R's ``ptukey``).
 
@@ -421,7 +433,11 @@ def _studentized_range_sf(q, k, df):
     return np.clip((one_minus_w * wt * np.exp(log_density)).sum(axis=-1), 0.0, 1.0)
 
 
-def studentized_range_isf(alpha, k, df=math.inf):
+@overload
+def studentized_range_isf(alpha: float, k: int, df: float = ...) -> float: ...
+@overload
+def studentized_range_isf(alpha: float, k: int, df: NDArray[Any]) -> NDArray[np.float64]: ...
+def studentized_range_isf(alpha: float, k: int, df: float | NDArray[Any] = math.inf) -> float | NDArray[np.float64]:
     """The q with P(Q > q) = ``alpha`` for the studentized range of ``k`` means with ``df`` degrees of freedom
     (a float for a number df; an array of the shape of an array df).
 

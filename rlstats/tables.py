@@ -7,14 +7,16 @@ tests that creates or breaks near-ties, so every CSV the package reads goes thro
 so the option is passed only where it is needed.
 """
 
+from typing import Any
+
 import pandas as pd
 
 _PANDAS_MAJOR = int(pd.__version__.split(".")[0])
 #: What makes ``pandas.read_csv`` parse floats exactly on the installed pandas.
-EXACT_FLOATS = {} if _PANDAS_MAJOR >= 3 else {"float_precision": "round_trip"}
+EXACT_FLOATS: dict[str, Any] = {} if _PANDAS_MAJOR >= 3 else {"float_precision": "round_trip"}
 
 
-def read_csv(source, **options):
+def read_csv(source: Any, **options: Any) -> pd.DataFrame:
     """``pandas.read_csv(source, **options)`` with floats parsed exactly (round-trip).
 
     >>> import io

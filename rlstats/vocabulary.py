@@ -14,6 +14,7 @@ registry (:data:`rlstats.methods.VOCABULARY`), so :data:`VOCABULARY` holds both.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from . import methods
@@ -84,7 +85,7 @@ _TERMS = [
      "smallest number of seeds whose Monte Carlo interval reaches the target at its lower bound"),
 ]
 
-VOCABULARY = {column: Term(column, attribute, label, description)
+VOCABULARY: dict[str, Term] = {column: Term(column, attribute, label, description)
               for column, attribute, label, description in (*_TERMS, *methods.VOCABULARY)}
 
 
@@ -97,18 +98,18 @@ BROOM_NAMES = {"p_value": "p.value", "df": "parameter", "conf_low": "conf.low", 
 COLUMN_NAMES = ("rlstats", "broom")
 
 
-def broom_names(columns):
+def broom_names(columns: Iterable[str]) -> list[str]:
     """broom's names of tidy columns (the one rule: :data:`BROOM_NAMES`)."""
     columns = list(columns)
     names = {**BROOM_NAMES, "df": "num.df"} if "df_denominator" in columns else BROOM_NAMES
     return [names.get(c, c) for c in columns]
 
 
-def label(column):
+def label(column: str) -> str:
     """The printed label of a tidy column."""
     return VOCABULARY[column].label
 
 
-def unknown_columns(columns):
+def unknown_columns(columns: Iterable[str]) -> list[str]:
     """The columns that are not in the vocabulary (a test asserts this is empty)."""
     return [c for c in columns if c not in VOCABULARY]

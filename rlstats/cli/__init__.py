@@ -12,14 +12,20 @@ import argparse
 import os
 import sys
 import warnings
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ..errors import RlstatsError
 from ._shared import (FORMATS, UsageError, check_figure_path, make_output_folder, parse_options, read_table,
                       render, save_plot)
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 __all__ = ["main", "build_parser", "UsageError", "read_table", "parse_options", "render", "save_plot"]
 
-def demo_runs(data, learning_curves):
+def demo_runs(data: pd.DataFrame,
+              learning_curves: pd.DataFrame) -> dict[str, tuple[pd.DataFrame, str, dict[str, Any]]]:
     """What the demo runs, from the back ends' declarations: method -> (frame, formula, options) of
     ``compare(frame, formula, method=method, **options)``; back ends that read learning curves get those."""
     from ..methods import DECLARATIONS, load
@@ -39,7 +45,7 @@ _RESERVED_OPTIONS = {"data": "the FILE argument", "formula": "the FORMULA argume
                      "rng": "--seed", "eval_env": "--allow-python"}
 
 
-def compare_options(args):
+def compare_options(args: argparse.Namespace) -> dict[str, Any]:
     """The keyword options of ``compare`` from -o, --seed and --allow-python; a clear error for misuse."""
     from ..conditions import parse_condition
     from ..formula import RESTRICTED
@@ -54,7 +60,7 @@ def compare_options(args):
     return options
 
 
-def run_compare(args, out):
+def run_compare(args: argparse.Namespace, out: TextIO) -> int:
     from ..comparison import compare
 
     options = compare_options(args)
@@ -71,7 +77,7 @@ def run_compare(args, out):
     return 0
 
 
-def run_demo(args, out):
+def run_demo(args: argparse.Namespace, out: TextIO) -> int:
     import inspect
 
     from .. import datasets
@@ -123,7 +129,7 @@ def _methods_epilog():
             "Python instead (subset= is never code).")
 
 
-def build_parser():
+def build_parser() -> argparse.ArgumentParser:
     from .._version import __version__
 
     parser = argparse.ArgumentParser(prog="rlstats", description="R-style formula statistics for RL evaluation.")
@@ -169,7 +175,7 @@ def _show_warning(message, category, filename, lineno, file=None, line=None):
     sys.stderr.write(f"rlstats: warning: {message}\n")
 
 
-def main(argv=None, out=None):
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     """Entry point of the ``rlstats`` command; returns the exit status."""
     out = sys.stdout if out is None else out
     parser = build_parser()

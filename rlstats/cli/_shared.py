@@ -10,7 +10,14 @@ from __future__ import annotations
 import ast
 import os
 import sys
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ..results import Result
 
 
 class UsageError(Exception):
@@ -127,7 +134,7 @@ def _delimited(read, where, separator, path=None):
                          "Parquet)") from None
 
 
-def read_table(path, sep=None):
+def read_table(path: str | os.PathLike[str], sep: str | None = None) -> pd.DataFrame:
     """Read a CSV, TSV or Parquet file (``-``: standard input) into a DataFrame, with errors that say what to do.
 
     ``sep`` overrides the separator (default: tab for .tsv/.tab, else comma). Floats are read
@@ -255,7 +262,7 @@ def check_figure_path(path, *, option="--plot", inputs=(), stream_ok=False):
     return path
 
 
-def parse_options(texts, reserved):
+def parse_options(texts: Iterable[str], reserved: Mapping[str, str]) -> dict[str, Any]:
     """``-o NAME=VALUE`` items as a dict; a name the command sets itself (``reserved``: name -> where it
     comes from instead) or a name given twice is a UsageError."""
     options = {}
@@ -282,7 +289,7 @@ def parse_option(text):
 
 
 #: What ``--format`` turns a result into; csv is the tidy frame, one row per comparison or term.
-_RENDERERS = {
+_RENDERERS: dict[str, Callable[[Any], str]] = {
     "text": str,
     "summary": lambda result: str(result.summary()),
     "markdown": lambda result: result.to_markdown(),
@@ -293,12 +300,12 @@ _RENDERERS = {
 FORMATS = tuple(_RENDERERS)
 
 
-def render(result, output_format):
+def render(result: Result, output_format: str) -> str:
     """The text the command prints for ``result`` in ``output_format`` (one of :data:`FORMATS`)."""
     return _RENDERERS[output_format](result)
 
 
-def save_plot(result, path, kind=None):
+def save_plot(result: Result, path: str | os.PathLike[str], kind: str | None = None) -> None:
     """Draw ``result``'s figure (``kind``: its default) into ``path``, checked first by :func:`check_figure_path`;
     ``-`` writes a PNG to standard output."""
     import matplotlib

@@ -35,8 +35,10 @@ is resumed as pairwise.
 
 from __future__ import annotations
 
+import argparse
 import math
 import sys
+from typing import TextIO
 from pathlib import Path
 
 from ..methods.adastop import DEFAULT_K, LOCK_TIMEOUT
@@ -50,7 +52,7 @@ def _add_key_file(parser, when):
                         help="file whose bytes key the state's digests (HMAC-SHA256) " + when)
 
 
-def add_adastop_commands(subparsers):
+def add_adastop_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     """Register ``adastop update|status|plot`` on the ``rlstats`` command's subparsers."""
     adastop = subparsers.add_parser("adastop", help="run AdaStop batch by batch while experiments run",
                                     description=__doc__.split("\n\n")[0])
@@ -192,7 +194,7 @@ def _progress_text(seq):
     return "\n".join(lines) + "\n"
 
 
-def run_update(args, out):
+def run_update(args: argparse.Namespace, out: TextIO) -> int:
     from ._shared import STREAM, check_output_path, read_table
     from ..methods.adastop import state_lock
 
@@ -242,7 +244,7 @@ def run_update(args, out):
     return 0
 
 
-def run_status(args, out):
+def run_status(args: argparse.Namespace, out: TextIO) -> int:
     seq = _load(args.state, _key(args))
     out.write(_progress_text(seq))
     used = seq.result().runs_used
@@ -250,7 +252,7 @@ def run_status(args, out):
     return 0
 
 
-def run_plot(args, out):
+def run_plot(args: argparse.Namespace, out: TextIO) -> int:
     from ._shared import STREAM, check_figure_path, save_plot
 
     out_path = check_figure_path(args.out, option="OUT", inputs=(args.state,) + (

@@ -16,8 +16,10 @@ before any log is read, and is never one of the files read, whatever path names 
 
 from __future__ import annotations
 
+import argparse
 import re
 import sys
+from typing import TextIO
 
 from ..errors import RlstatsError
 from ._shared import STREAM, UsageError
@@ -34,7 +36,7 @@ OPTION_WORDS = (("on_error='skip'", "--on-error skip"), ("with tags=, e.g. tags=
 OUTPUT_SUFFIXES = (".csv", ".tsv", ".parquet", ".pq")
 
 
-def add_read_logs_command(subparsers):
+def add_read_logs_command(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     """Register ``read-logs`` on the ``rlstats`` command's subparsers."""
     from ..logs import FORMATS
 
@@ -158,7 +160,7 @@ def _check_not_an_input(output, folder):
                                  f"({how}); writing it would replace that file: give another path")
 
 
-def run_read_logs(args, out):
+def run_read_logs(args: argparse.Namespace, out: TextIO) -> int:
     from ._shared import check_output_path, write_output
     from ..design import NOTES_ATTR
     from ..provenance import PROVENANCE_ATTR

@@ -13,12 +13,14 @@ Errors print one line and exit with status 2.
 
 from __future__ import annotations
 
+import argparse
 import sys
+from typing import TextIO
 
 from ._shared import FORMATS
 
 
-def add_power_commands(subparsers):
+def add_power_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     """Register ``power`` on the ``rlstats`` command's subparsers."""
     power = subparsers.add_parser(
         "power", help="power (or sample size) of a method by simulation: how many seeds do I need?",
@@ -131,7 +133,7 @@ def _arguments(args):
     return methods, kwargs
 
 
-def run_power(args, out):
+def run_power(args: argparse.Namespace, out: TextIO) -> int:
     from ..planning import power, sample_size
     from ._shared import check_figure_path, render, save_plot
 

@@ -14,6 +14,8 @@
   ``_registry.py``).
 """
 
+from typing import NoReturn
+
 # the public constants of the former datasets.py stay readable here
 from ._fetch import CACHE_ENV, MIRROR_ENV
 from ._published import (ATARI_GAMES, DOPAMINE_AGENTS, DOPAMINE_GAMES, DOPAMINE_ITERATIONS, DOPAMINE_RUNS,
@@ -24,7 +26,7 @@ from ._simulated import FAMILIES, MAX_VALUES, MIXED_CYCLE, simulate, simulate_cu
 __all__ = ["simulate", "simulate_curves", "load", "available"]
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> NoReturn:
     # The lister was called ``list``, which hid the builtin inside this package; say where it went.
     if name == "list":
         raise AttributeError("rlstats.datasets.list() is now rlstats.datasets.available() (the old name hid "

@@ -7,11 +7,14 @@ per scalar, ``source``), ready for :func:`rlstats.curves`, :func:`rlstats.summar
 back end. Reading event files needs the tensorboard package: ``pip install "rlstats[logs]"``.
 """
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from .._lazy import lazy_names
 
 # loaded on first use: the command line reads the format names from _formats without pandas
+__getattr__: Callable[[str], Any]
+__dir__: Callable[[], list[str]]
 __getattr__, __dir__ = lazy_names(__name__, {"._read": ("EarlyEnd", "ReadLog", "ReadProblem", "Segment",
                                                         "choose_return_tag", "read_logs"),
                                              "._wandb": ("read_wandb",),

@@ -66,7 +66,7 @@ class ReadProblem:
     kind: str
     detail: str
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.source}: {self.kind}: {self.detail}"
 
 
@@ -81,7 +81,7 @@ class EarlyEnd:
     siblings: int
     siblings_median: float
 
-    def __str__(self):
+    def __str__(self) -> str:
         return (f"{run_label(self.run)} ends at step {step_text(self.last_step)} (its {self.siblings} siblings: "
                 f"median {step_text(self.siblings_median)})")
 
@@ -106,7 +106,7 @@ class Segment:
     dropped: int = 0
     dropped_steps: tuple[float, float] | None = None
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.describe(self.source)
 
     def describe(self, name: str) -> str:
@@ -161,7 +161,7 @@ class ReadLog:
         """One row per problem: source, kind, detail."""
         return pd.DataFrame([dataclasses.asdict(p) for p in self.problems], columns=["source", "kind", "detail"])
 
-    def __str__(self):
+    def __str__(self) -> str:
         lines = [f"read_logs: {len(self.files)} {LABELS.get(self.format, self.format)} under {self.root}, "
                  f"{len(self.problems)} with problems, {len(self.ignored)} not matching the pattern"]
         lines += [f"  {p}" for p in self.problems]

@@ -19,6 +19,8 @@ so ``rlstats --help`` lists the methods without pandas or scipy.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
+from typing import Any
 
 from ..errors import OptionError, shown
 from ._declaration import Backend, Need, PowerRule, load
@@ -53,7 +55,7 @@ DEFAULTS = {declared.default_for == "with blocks": name for name, declared in DE
 #: A result method that needs its api layer (inferential intervals) finds it here, so no ``_result`` module
 #: imports an ``_api``; "<method>.outcomes" and "<method>.batch_pvalues" are the numbers-only paths of the
 #: power rules (:class:`PowerRule`).
-OPERATIONS = {
+OPERATIONS: dict[str, str] = {
     **{name: path for declared in DECLARATIONS.values() for name, path in declared.operations},
     **{f"{name}.{part}": getattr(declared.power, part) for name, declared in DECLARATIONS.items()
        for part in ("outcomes", "batch_pvalues") if declared.power and getattr(declared.power, part)},
@@ -81,19 +83,19 @@ VOCABULARY = tuple(row for module in _DECLARED for row in getattr(module, "VOCAB
 POWER_METHODS = tuple(name for name, declared in DECLARATIONS.items() if declared.power is not None)
 
 
-def backend(name):
+def backend(name: str) -> Callable[..., Any]:
     """The public function of the back end called ``name``."""
     if not isinstance(name, str) or name not in METHODS:
         raise OptionError(f"method={shown(name)} is not one of the available methods: {', '.join(sorted(METHODS))}")
     return load(METHODS[name])
 
 
-def operation(name):
+def operation(name: str) -> Callable[..., Any]:
     """The function registered in :data:`OPERATIONS` as ``name``."""
     return load(OPERATIONS[name])
 
 
-def citations_of(result):
+def citations_of(result: object) -> list[str] | None:
     """Keys of ``rlstats.citations.ENTRIES`` for the method of ``result``, or None for a result no folder
     declares."""
     name = type(result).__name__

@@ -13,10 +13,12 @@ the declarations imports no pandas or scipy (``rlstats --help`` lists the method
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 
-def load(path):
+def load(path: str) -> Any:
     """The object a ``"module:attribute"`` path names, importing its module."""
     module, _, attribute = path.partition(":")
     return getattr(importlib.import_module(module), attribute)
@@ -58,8 +60,8 @@ class PowerRule:
     per_task: bool = False
     called: str | None = None
     #: options power() adds to the public function's, and ((option, what to give instead), ...) it replaces
-    extra_options: tuple = ()
-    replaced_options: tuple = ()
+    extra_options: tuple[str, ...] = ()
+    replaced_options: tuple[tuple[str, str], ...] = ()
     #: a note every study of the method carries
     note: str | None = None
     #: it may stop before using every run: the prose reports the mean runs used
@@ -96,7 +98,7 @@ class Need:
     #: "withhold" the output where the need is not met, or "refuse" the design (DesignError)
     below: str = "withhold"
     #: ((option, value), ...): the need applies only when every named option of the result has that value
-    when: tuple = ()
+    when: tuple[tuple[str, Any], ...] = ()
 
 
 #: the values of :attr:`Need.per` and :attr:`Need.below`
@@ -119,9 +121,9 @@ class Backend:
     #: "module:Class" of the Result it returns
     result: str
     #: keys of ``rlstats.citations.ENTRIES``: the papers of the method, in the order cite() gives them
-    citations: tuple
+    citations: tuple[str, ...]
     #: (formula, options) of the contract and figure tests on simulated data (tests/test_contract.py)
-    contract: tuple
+    contract: tuple[str, dict[str, Any]]
     #: "module:Class" of its options object: a frozen dataclass whose ``checked(**keywords)`` validates the
     #: public function's keywords once and raises OptionError naming the bad one (``SkillingsMackOptions``)
     options: str | None = None
@@ -129,7 +131,7 @@ class Backend:
     power: PowerRule | None = None
     no_power: str | None = None
     #: (formula, options) of ``rlstats demo``, options a dict or "module:function(data) -> dict"; or None and why
-    demo: tuple | None = None
+    demo: tuple[str, dict[str, Any] | str] | None = None
     no_demo: str | None = None
     #: "module:function(result, keys) -> keys": the citations of one result, when they depend on it
     cite: str | None = None
@@ -141,20 +143,20 @@ class Backend:
     #: the default of compare() for formulas "with blocks" or "without blocks"
     default_for: str | None = None
     #: functions others reach by name (``rlstats.methods.operation``): name -> "module:function"
-    operations: tuple = ()
+    operations: tuple[tuple[str, str], ...] = ()
     #: the outputs that rest on replication (:class:`Need`), or None and why none does (``no_replication``)
-    replication: tuple | None = None
+    replication: tuple[Need, ...] | None = None
     no_replication: str | None = None
 
     @property
-    def function_name(self):
+    def function_name(self) -> str:
         return self.function.partition(":")[2]
 
     @property
-    def result_name(self):
+    def result_name(self) -> str:
         return self.result.partition(":")[2]
 
-    def problems(self, citation_keys):
+    def problems(self, citation_keys: Iterable[str]) -> list[str]:
         """What this declaration lacks, as sentences (empty when it is complete); imports what it names."""
         found = []
         for part, path in (("function", self.function), ("result", self.result), ("options", self.options)):

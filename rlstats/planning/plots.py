@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from .. import format as fmt
 from ..plotting import axes_or_new
 
 
-def plot_power(result, *, ax=None, **kwargs):
+def plot_power(result: Any, *, ax: Any = None, **kwargs: Any) -> Any:
     """Power (rejection rate) against the number of seeds, one line per method with its Monte Carlo band.
 
     A dashed line marks alpha when no effect was simulated, or the target
@@ -37,7 +39,7 @@ def plot_power(result, *, ax=None, **kwargs):
     return ax
 
 
-def plot_runs(result, *, ax=None, **kwargs):
+def plot_runs(result: Any, *, ax: Any = None, **kwargs: Any) -> Any:
     """Mean runs used per agent and task against the budget in seeds (AdaStop stops early; others use all)."""
     ax = axes_or_new(ax, (6.0, 4.0))
     for method in result.methods:

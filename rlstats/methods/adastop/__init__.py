@@ -1,11 +1,14 @@
 """AdaStop (adaptive sequential permutation tests) and the one-interim permutation test of ``score ~ agent``."""
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from ..._lazy import lazy_names
 from ._defaults import DEFAULT_K, LOCK_TIMEOUT
 
 # loaded on first use: `rlstats adastop --help` shows DEFAULT_K without pandas
+__getattr__: Callable[[str], Any]
+__dir__: Callable[[], list[str]]
 __getattr__, __dir__ = lazy_names(__name__, {"._api": ("AdaStopOptions", "adastop", "permutation"),
                                              "._incremental": ("AdaStop", "INDEX_COLUMNS", "state_lock"),
                                              "._integrity": ("read_key",),

@@ -154,7 +154,7 @@ class AdaStop:
         run = self._task_run()
         return _decision_rows([run], self._pairs, self._agents, lambda _: self.n, blocked=False)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         state = "done" if self.done else f"next: {', '.join(self.agents_to_run)}"
         return (f"AdaStop({len(self._agents)} agents, n={self.n}, K={self.K}, interim {self.interim} of "
                 f"{self.K}, {state})")

@@ -8,14 +8,18 @@ defaults, changes no global style and returns the Axes.
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from ...errors import OptionError
 from ...plotting import axes_or_new
 
 
-def nonsignificant_groups(order, significant, met=None):
+def nonsignificant_groups(order: Sequence[int], significant: NDArray[np.bool_],
+                          met: NDArray[np.bool_] | None = None) -> list[tuple[int, int]]:
     """Maximal runs of agents (in rank order) in which every two met and none differ significantly.
 
     Parameters
@@ -33,7 +37,7 @@ def nonsignificant_groups(order, significant, met=None):
     list of (first, last) positions into ``order``, each joining two or more agents.
     """
     apart = significant if met is None else significant | ~met
-    groups = []
+    groups: list[tuple[int, int]] = []
     k = len(order)
     for start in range(k):
         stop = start
@@ -44,7 +48,7 @@ def nonsignificant_groups(order, significant, met=None):
     return groups
 
 
-def plot_critical_difference(result, *, ax=None, **kwargs):
+def plot_critical_difference(result: Any, *, ax: Any = None, **kwargs: Any) -> Any:
     """Critical-difference diagram: mean ranks on an axis, bars join agents not significantly different.
 
     Rank 1 (best) is drawn on the right, as in Demsar (2006).  When the
@@ -147,7 +151,7 @@ def plot_critical_difference(result, *, ax=None, **kwargs):
     return ax
 
 
-def plot_mean_ranks(result, *, ax=None, **kwargs):
+def plot_mean_ranks(result: Any, *, ax: Any = None, **kwargs: Any) -> Any:
     """Horizontal bars of each agent's mean rank (1 = best), best at the top."""
     names = np.asarray(result.agents)
     ranks = np.asarray(result.mean_ranks, dtype=float)
@@ -160,7 +164,7 @@ def plot_mean_ranks(result, *, ax=None, **kwargs):
     return ax
 
 
-def plot_null_distribution(result, *, ax=None, bins=50, **kwargs):
+def plot_null_distribution(result: Any, *, ax: Any = None, bins: int = 50, **kwargs: Any) -> Any:
     """Histogram of the permutation null distribution with the observed statistic marked."""
     if result.null_distribution is None:
         raise OptionError("no null distribution was computed; rerun with pvalue=\"monte_carlo\"")
