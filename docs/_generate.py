@@ -34,6 +34,7 @@ SECTIONS = {
     "Planning a study": ("power", "sample_size", "PowerResult"),
     "Learning curves and training logs": ("summarize_runs", "align_steps", "read_logs", "read_wandb"),
     "Scores and data": ("normalize",),
+    "Measured coverage": ("calibration_table",),
     "Citing": ("cite",),
     "Formulas and designs": ("parse", "Formula", "build", "Design"),
     "Errors and warnings": ("RlstatsError", "FormulaError", "DesignError", "OptionError", "DataUnavailableError",
