@@ -580,3 +580,68 @@ def test_calibration_figure_draws_the_table(monkeypatch):
         assert len(triangles) == 1 and triangles[0].get_ydata().tolist() == [0.82, 0.9]
     finally:
         plt.close(fig)
+
+
+# issue 40 item 3: the grid runner's backends. A tiny grid (the rank test's first 3 quick points, 10 data sets each)
+# gives the same table byte for byte in one process and on two Dask workers (threads of an in-process cluster, by
+# its scheduler's address); under -m slow, also on two loky worker processes and a local Dask cluster of processes.
+TINY_GRID = ["--quick", "--only", "skillings_mack.size", "--simulations", "10", "--points", "3", "--no-progress"]
+
+
+@pytest.fixture(scope="module")
+def tiny_table(tmp_path_factory):
+    out = tmp_path_factory.mktemp("calibrate") / "one_process.csv"
+    CALIBRATE["main"]([*TINY_GRID, "--out", str(out)])
+    return out.read_bytes()
+
+
+def test_tiny_grid_rows(tiny_table, tmp_path, capsys):
+    table = pd.read_csv(__import__("io").BytesIO(tiny_table), dtype=str, keep_default_na=False)
+    points = SIZE["grid"](quick=True)[:3]
+    assert [(int(r["agents"]), int(r["tasks"]), int(r["runs"]), r["distribution"]) for _, r in table.iterrows()] == \
+        points
+    assert (table["n_sim"] == "10").all() and list(table.columns) == CALIBRATE["COLUMNS"]
+    # each row is the module's own measurement of its point
+    for (_, row), point in zip(table.iterrows(), points):
+        assert float(row["coverage"]) == SIZE["measure"](*point, 10)["coverage"]
+    # --points alone writes the trial file in the working directory, never the package table
+    monkey = pytest.MonkeyPatch()
+    monkey.chdir(tmp_path)
+    try:
+        CALIBRATE["main"](["--only", "skillings_mack.size", "--simulations", "5", "--points", "1", "--no-progress"])
+    finally:
+        monkey.undo()
+    assert len(pd.read_csv(tmp_path / "calibration-quick.csv")) == 1
+    assert "grid points:" not in capsys.readouterr().err  # --no-progress: no bar
+
+
+def test_tiny_grid_on_dask_is_the_same_table(tiny_table, tmp_path):
+    distributed = pytest.importorskip("distributed", reason="dask.distributed is not installed")
+    out = tmp_path / "dask.csv"
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        with distributed.Client(cluster) as client, distributed.get_task_stream(client) as stream:
+            CALIBRATE["main"]([*TINY_GRID, "--out", str(out), "--backend", "dask", "--scheduler",
+                               cluster.scheduler_address])
+    assert out.read_bytes() == tiny_table
+    assert len(stream.data) >= 3  # the grid points ran as tasks on the cluster
+
+
+@pytest.mark.slow  # worker processes start and import rlstats: 20 s or more on a shared machine
+@pytest.mark.parametrize("options", [["--jobs", "2"], ["--backend", "dask", "--jobs", "2"]],
+                         ids=["loky-2-workers", "local-dask-cluster"])
+def test_tiny_grid_on_worker_processes_is_the_same_table(tiny_table, tmp_path, options):
+    if "dask" in options:
+        pytest.importorskip("distributed", reason="dask.distributed is not installed")
+    out = tmp_path / "workers.csv"
+    CALIBRATE["main"]([*TINY_GRID, "--out", str(out), *options])
+    assert out.read_bytes() == tiny_table
+
+
+@pytest.mark.parametrize("options, phrase", [(["--scheduler", "tcp://nowhere:8786"], "--scheduler needs --backend dask"),
+                                             (["--backend", "spark"], "invalid choice: 'spark'"),
+                                             (["--jobs", "0"], "--jobs and --points must be at least 1")])
+def test_runner_options_that_cannot_run(options, phrase, capsys):
+    with pytest.raises(SystemExit):
+        CALIBRATE["main"]([*TINY_GRID, *options])
+    assert phrase in capsys.readouterr().err
