@@ -196,7 +196,7 @@ def calibration_figure(table=None, *, ax=None, width=None, colors=None):
             panel.set_ylabel("coverage", fontsize=SMALL_FONT)
         for side in ("top", "right"):
             panel.spines[side].set_visible(False)
-        panel.legend(loc="upper center", bbox_to_anchor=(0.5, -0.13), fontsize=SMALL_FONT, frameon=False,
+        panel.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), fontsize=SMALL_FONT, frameon=False,
                      ncols=1, handlelength=2.2, borderaxespad=0, labelspacing=0.25)
     keys = [Line2D([], [], color="0.2", label=role, **CALIBRATION_STYLES[role]) for role in CALIBRATION_STYLES]
     keys += [Line2D([], [], color="0.6", linewidth=0.9, label="nominal level"),
