@@ -49,7 +49,7 @@ import csv
 import functools
 import math
 import pathlib
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -235,12 +235,11 @@ def calibration_table(procedure: str | Sequence[str] | None = None, **design: ob
     from .options import check_choice
 
     known = procedures()
-    wanted = (known if procedure is None else list(procedure) if isinstance(procedure, (list, tuple, set, frozenset))
-              else [procedure])
-    if not wanted:
+    asked = (known if procedure is None else list(procedure) if isinstance(procedure, (list, tuple, set, frozenset))
+             else [procedure])
+    if not asked:
         raise OptionError("procedure= names no procedure; pass one or a list of: " + ", ".join(map(repr, known)))
-    for name in wanted:
-        check_choice("procedure", name, known)
+    wanted: list[str] = [check_choice("procedure", name, known) for name in asked]
     allowed = (*DESIGN_COLUMNS, "level", *_FLAGS)
     for column in design:
         if column not in allowed:
@@ -295,7 +294,7 @@ def _frame(rows: Sequence[dict[str, str]]) -> pd.DataFrame:
 
     columns = list(rows[0]) if rows else list(read()[0]) if read() else ["procedure", *DESIGN_COLUMNS]
     frame = pd.DataFrame([{c: _optional(row, c) for c in columns} for row in rows], columns=columns, dtype=object)
-    out = {}
+    out: dict[str, Any] = {}
     for column in columns:
         cells = frame[column].replace("", None)
         if column in _INTEGERS:
@@ -311,7 +310,7 @@ def _frame(rows: Sequence[dict[str, str]]) -> pd.DataFrame:
     return typed
 
 
-def method_label(row: dict[str, object]) -> str:
+def method_label(row: Mapping[str, object]) -> str:
     """The method a row measures, as the figure's legend names it: its non-empty method columns (``test``,
     ``band``, ``interval``) and the other columns its procedure's defaults are told by (``statistic`` of
     ``selection.size``), or else its ``metric`` and ``statistic`` (``"a12"``), or the procedure's claim."""

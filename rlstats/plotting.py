@@ -7,7 +7,14 @@ defaults and changes no global style.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, Sequence
+
 import numpy as np
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 
 def axes_or_new(ax, figsize):
@@ -106,14 +113,15 @@ PAGE_WIDTH = 6.8
 
 
 #: How the calibration figure draws a method of each role (rlstats.calibration.ROLES).
-CALIBRATION_STYLES = {
+CALIBRATION_STYLES: dict[str, dict[str, Any]] = {
     "default": {"linestyle": "-", "linewidth": 1.6, "marker": "o", "markersize": 3.5},
     "former default": {"linestyle": "--", "linewidth": 1.3, "marker": "s", "markersize": 3},
     "other": {"linestyle": ":", "linewidth": 1.1, "marker": ".", "markersize": 4},
 }
 
 
-def calibration_figure(table=None, *, ax=None, width=None, colors=None):
+def calibration_figure(table: pd.DataFrame | None = None, *, ax: Axes | Sequence[Axes] | None = None,
+                       width: float | None = None, colors: Sequence[str] | None = None) -> Figure:
     """Coverage against runs per cell, one panel per procedure, from a calibration table.
 
     Each line is a method (its ``test``, ``band`` or ``interval``): solid when it is the procedure's default,
