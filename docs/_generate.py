@@ -1,5 +1,6 @@
 """The pages of the site that follow the package, written into ``docs/generated/`` at each build.
 
+* ``calibration.png``: the calibration page's figure, drawn from the table that ships with the package;
 * ``api.rst``: every name of ``rlstats.__all__`` (the back ends' names come from the registry, so a new back end
   appears by itself) and of ``rlstats.datasets``, grouped, as autosummary tables;
 * ``backends/``: one page per back-end folder of ``rlstats.methods.FOLDERS``: what each of its back ends declares
@@ -34,6 +35,7 @@ SECTIONS = {
     "Planning a study": ("power", "sample_size", "PowerResult"),
     "Learning curves and training logs": ("summarize_runs", "align_steps", "read_logs", "read_wandb"),
     "Scores and data": ("normalize",),
+    "Measured coverage": ("calibration_table",),
     "Citing": ("cite",),
     "Formulas and designs": ("parse", "Formula", "build", "Design"),
     "Errors and warnings": ("RlstatsError", "FormulaError", "DesignError", "OptionError", "DataUnavailableError",
@@ -53,6 +55,7 @@ def generate(docs: Path, vignettes: str = "fast") -> None:
     out.mkdir(exist_ok=True)
     _write(out / "api.rst", api_page())
     landing_figure(docs, out / "landing.png")
+    calibration_figure(out / "calibration.png")
     backend_pages(out / "backends")
     gallery(out / "gallery", vignettes)
 
@@ -88,6 +91,23 @@ def landing_figure(docs: Path, target: Path) -> None:
         figure.set_size_inches(6.4, 2.6)
         target.parent.mkdir(exist_ok=True)
         figure.savefig(target, dpi=110, bbox_inches="tight", metadata={"Software": None})
+    finally:
+        plt.close("all")
+
+
+# --- the calibration page's figure -------------------------------------------------------------------------------
+
+def calibration_figure(target: Path) -> None:
+    """Draw the package's calibration table (``calibration.md``): the figure follows every row measured again."""
+    import matplotlib.pyplot as plt
+
+    import rlstats
+
+    plt.close("all")
+    try:
+        figure = rlstats.plotting.calibration_figure(rlstats.calibration_table())
+        target.parent.mkdir(exist_ok=True)
+        figure.savefig(target, dpi=150, metadata={"Software": None})
     finally:
         plt.close("all")
 

@@ -27,6 +27,7 @@ _SOURCES = {
     ".normalization": ("normalize",),
     ".provenance": ("concat",),
     ".interop": ("from_rliable",),
+    ".calibration": ("calibration_table",),
     ".planning": ("PowerResult", "power", "sample_size"),
 }
 for _name, _path in _methods.PUBLIC.items():
@@ -41,7 +42,7 @@ __getattr__, __dir__ = lazy_names(__name__, _SOURCES, submodules=True)
 
 __all__ = [
     "compare", "normalize", "datasets", *_methods.PUBLIC, "power", "sample_size", "PowerResult", "cite",
-    "summarize_runs", "align_steps", "concat", "read_logs", "read_wandb", "from_rliable",
+    "summarize_runs", "align_steps", "concat", "read_logs", "read_wandb", "from_rliable", "calibration_table",
     "build", "Design", "parse", "Formula",
     "RlstatsError", "FormulaError", "DesignError", "OptionError", "DataUnavailableError", "LogReadError",
     "RlstatsWarning",

@@ -6,6 +6,7 @@
 from typing import Any, Literal, overload
 
 from . import datasets as datasets
+from .calibration import calibration_table as calibration_table
 from ._typing import Data, FormulaLike, Subset
 from ._version import __version__ as __version__
 from .citations import cite as cite

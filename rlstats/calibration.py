@@ -36,6 +36,11 @@ design columns
 
 A result quotes a row (:func:`shortfall`) where its design is one at which the level was missed by more than 3
 Monte Carlo standard errors, pooled or in any one design draw.
+
+:func:`calibration_table` (``rlstats.calibration_table``) is the table for users: a typed DataFrame, filtered by
+procedure and design, with the columns ``default`` (the row measures what the function does when no method is
+named: :data:`DEFAULTS`), ``worst`` (:func:`worst_coverage`) and ``misses`` (:func:`misses`);
+:func:`coverage_by_runs` is what ``rlstats.plotting.calibration_figure`` draws from it.
 """
 
 from __future__ import annotations
@@ -44,7 +49,10 @@ import csv
 import functools
 import math
 import pathlib
-from typing import Iterable
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 PATH = pathlib.Path(__file__).with_name("calibration.csv")
 
@@ -101,3 +109,255 @@ def _optional(row: dict[str, str], key: str) -> str:
     """A column that older rows leave empty (absent, blank, or ``nan`` after a round trip through pandas)."""
     value = str(row.get(key) or "")
     return "" if value.lower() == "nan" else value
+
+
+#: A procedure's patterns: a row matching any one (each column it names holds the value, or one of a tuple's) is meant.
+Patterns = tuple[dict[str, str | tuple[str, ...]], ...]
+
+#: Which rows measure each procedure's default: a row does when it matches one of the procedure's patterns (each
+#: column it names holds the value, or one of the values of a tuple); ``ALL``, every row (the procedure has no
+#: method to choose, or its function picks it from the design, as the rank test picks Friedman or Mack-Skillings).
+#: Edit a line when a default changes: tests/test_calibration.py checks each value against the keyword default of
+#: the public function it names.
+ALL: Patterns = ({},)
+DEFAULTS: dict[str, Patterns] = {
+    "adastop.fwe": ALL,
+    "bootstrap.interval": ({"interval": "percentile"},),
+    "bootstrap.profile": ({"metric": "runs"},),  # the profile's kind
+    "curves.band": ALL,  # every band kind is drawn by default
+    "mixed.contrast": ({"test": "satterthwaite", "interval": "tukey"},),  # ddf and adjust
+    "percentiles.interval": ({"interval": "pbp"},),
+    "selection.size": ({"statistic": "inspector", "test": "fisher_pitman"}, {"statistic": "reporter", "test": "t"}),
+    "skillings_mack.size": ALL,
+    "task_table.effect_size": ALL,  # both effect sizes are reported
+    "task_table.possibly_best": ({"test": "welch"},),
+    "tuning.best_interval": ALL,
+    "tuning.expected_max_band": ALL,
+}
+#: The defaults before issue 40 made every default hold its level (as :data:`DEFAULTS` read then): the figure
+#: draws a method that was the default and is no longer as a "former default". Never edited.
+FORMER_DEFAULTS: dict[str, Patterns] = {
+    "bootstrap.interval": ({"interval": "percentile"},),
+    "bootstrap.profile": ({"metric": "runs", "interval": "percentile"},),
+    "curves.band": ({"band": ("pointwise", "simultaneous", "difference", "max_t")},),
+    "skillings_mack.size": ({"test": ("friedman", "mack_skillings")},),
+    "task_table.effect_size": ({"metric": ("a12", "hedges_g")},),
+    "mixed.contrast": ({"test": "satterthwaite", "interval": "tukey"},),
+    "percentiles.interval": ({"interval": "pbp"},),
+    "selection.size": ({"statistic": "inspector", "test": "fisher_pitman"}, {"statistic": "reporter", "test": "t"}),
+    "task_table.possibly_best": ({"test": "welch"},),
+    "tuning.best_interval": ({"interval": "select_then_report_t"},),
+    "tuning.expected_max_band": ({"band": "centred_percentile"},),
+}
+
+#: The columns describing the design a row was simulated at, as the table and its filters name them.
+DESIGN_COLUMNS = ("test", "statistic", "band", "interval", "metric", "agents", "tasks", "runs", "distribution",
+                  "configuration")
+#: The columns that name a method (the rest of the design is the estimand and the data): a line of the figure each.
+METHOD_COLUMNS = ("test", "band", "interval")
+_INTEGERS = ("agents", "tasks", "runs", "n_sim", "n_resamples", "design_draws")
+_FLOATS = ("level", "coverage", "se", "set_size", "coverage_min")
+_FLAGS = ("default", "misses")
+
+
+def is_default(row: dict[str, str], defaults: dict[str, Patterns] = DEFAULTS) -> bool:
+    """Whether ``row`` measures its procedure's default (:data:`DEFAULTS`; a procedure not listed has none)."""
+    def matches(value: str, wanted: str | tuple[str, ...]) -> bool:
+        return value in wanted if isinstance(wanted, tuple) else value == wanted
+
+    return any(all(matches(_optional(row, column), wanted) for column, wanted in pattern.items())
+               for pattern in defaults.get(row["procedure"], ()))
+
+
+def calibration_table(procedure: str | Sequence[str] | None = None, **design: object) -> pd.DataFrame:
+    """The package's calibration table: the measured coverage or size of every default claim, as a tidy frame.
+
+    One row per procedure and simulated design (``rlstats/calibration.csv``, written by
+    ``tests/reference/calibrate.py``). A row *holds its level* when its coverage is at least ``level`` minus 3
+    Monte Carlo standard errors, pooled over its design draws and in its worst draw; results quote the rows that
+    do not.
+
+    Parameters
+    ----------
+    procedure : str or sequence of str, optional
+        The procedures to keep (``"bootstrap.interval"``, ``"curves.band"``, ...); all when None.
+    **design
+        Keep the rows whose column holds the value (or one of a list of values): a design column (``test``,
+        ``statistic``, ``band``, ``interval``, ``metric``, ``agents``, ``tasks``, ``runs``, ``distribution``,
+        ``configuration``), ``level``, or the flags ``default`` and ``misses``. None keeps the rows where the
+        column is empty (the procedure has no such choice).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The table's columns with their types: text as pandas' ``string`` dtype, counts (``agents``, ``tasks``,
+        ``runs``, ``n_sim``, ``n_resamples``, ``design_draws``) as nullable ``Int64``, and ``level``,
+        ``coverage``, ``se``, ``set_size`` and ``coverage_min`` as floats; empty cells are missing (``<NA>`` or
+        NaN). Then ``default`` (the row measures what the function does when no method is named), ``worst``
+        (the lower of ``coverage`` and ``coverage_min``) and ``misses`` (below ``level`` by more than 3 Monte
+        Carlo standard errors, pooled or in the worst design draw). A test's row holds its size as ``coverage`` =
+        1 - size.
+
+    Raises
+    ------
+    OptionError
+        An unknown procedure or column, or a value that no row of the procedures kept holds in that column (the
+        message lists those that do).
+
+    See Also
+    --------
+    rlstats.plotting.calibration_figure : coverage against runs per cell, one panel per procedure.
+
+    Notes
+    -----
+    The columns are described in the docs' calibration page and in ``rlstats.calibration``'s docstring; coverage is
+    the share of simulated data sets whose interval, band or set held the truth (for a test under its null, the
+    share that did not reject). The binomial standard error behind ``misses`` is sqrt(level (1 - level) / n_sim).
+
+    Examples
+    --------
+    >>> import rlstats
+    >>> table = rlstats.calibration_table("bootstrap.interval", runs=[3, 5], default=True)
+    >>> sorted(table["runs"].unique().tolist())
+    [3, 5]
+    >>> str(table["runs"].dtype), str(table["coverage"].dtype), bool(table["default"].all())
+    ('Int64', 'float64', True)
+    >>> bool((table["worst"] <= table["coverage"]).all())
+    True
+
+    The share of the default's rows that miss their level, by runs per cell:
+
+    >>> shares = table.groupby("runs")["misses"].mean()
+    """
+    import pandas as pd
+
+    from .errors import OptionError, shown
+    from .options import check_choice
+
+    known = procedures()
+    asked = (known if procedure is None else list(procedure) if isinstance(procedure, (list, tuple, set, frozenset))
+             else [procedure])
+    if not asked:
+        raise OptionError("procedure= names no procedure; pass one or a list of: " + ", ".join(map(repr, known)))
+    wanted: list[str] = [check_choice("procedure", name, known) for name in asked]
+    allowed = (*DESIGN_COLUMNS, "level", *_FLAGS)
+    for column in design:
+        if column not in allowed:
+            raise OptionError(f"{column}= is not a column calibration_table() filters by; filter by one of: "
+                              + ", ".join(allowed))
+    table = _frame([row for row in read() if row["procedure"] in wanted])
+    keep = pd.Series(True, index=table.index)
+    for column, value in design.items():
+        values = list(value) if isinstance(value, (list, tuple, set, frozenset)) else [value]
+        held = table[column]
+        present = set(held.dropna().tolist())
+        hits = pd.Series(False, index=table.index)
+        for item in values:
+            if item is None:
+                hits |= held.isna()
+                continue
+            typed = _typed(column, item)
+            if typed not in present:
+                shown_present = ", ".join(map(repr, sorted(present))) or "none (the column is empty)"
+                raise OptionError(f"{column}={shown(item)}: no row of {', '.join(wanted) if procedure else 'the table'}"
+                                  f" has it; the values there: {shown_present}")
+            hits |= (held == typed).fillna(False).astype(bool)
+        keep &= hits
+    return table[keep].reset_index(drop=True)
+
+
+def _typed(column: str, value: object) -> object:
+    """A filter's value in its column's type (``runs=5`` and ``runs="5"`` are the same), or an OptionError."""
+    from .errors import OptionError, shown
+
+    try:
+        if column in _FLAGS:
+            if not isinstance(value, bool):
+                raise ValueError
+            return value
+        if column in _INTEGERS:
+            if isinstance(value, bool) or float(value) != int(float(value)):  # type: ignore[arg-type]
+                raise ValueError
+            return int(float(value))  # type: ignore[arg-type]
+        if column in _FLOATS:
+            return float(value)  # type: ignore[arg-type]
+        return str(value)
+    except (TypeError, ValueError):
+        kind = "True or False" if column in _FLAGS else "a whole number" if column in _INTEGERS else "a number"
+        raise OptionError(f"{column}= must be {kind} (or a list of them), got {shown(value)}") from None
+
+
+def _frame(rows: Sequence[dict[str, str]]) -> pd.DataFrame:
+    """The rows of the table (dicts of strings) as a typed frame with the derived columns."""
+    import numpy as np
+    import pandas as pd
+
+    columns = list(rows[0]) if rows else list(read()[0]) if read() else ["procedure", *DESIGN_COLUMNS]
+    frame = pd.DataFrame([{c: _optional(row, c) for c in columns} for row in rows], columns=columns, dtype=object)
+    out: dict[str, Any] = {}
+    for column in columns:
+        cells = frame[column].replace("", None)
+        if column in _INTEGERS:
+            out[column] = pd.array([None if c is None else int(c) for c in cells], dtype="Int64")
+        elif column in _FLOATS:
+            out[column] = np.array([np.nan if c is None else float(c) for c in cells], dtype=float)
+        else:
+            out[column] = pd.array(list(cells), dtype="string")
+    typed = pd.DataFrame(out, columns=columns)
+    typed["default"] = np.array([is_default(row) for row in rows], dtype=bool)
+    typed["worst"] = np.array([worst_coverage(row) for row in rows], dtype=float)
+    typed["misses"] = np.array([misses(row, float(row["level"])) for row in rows], dtype=bool)
+    return typed
+
+
+def method_label(row: Mapping[str, object]) -> str:
+    """The method a row measures, as the figure's legend names it: its non-empty method columns (``test``,
+    ``band``, ``interval``) and the other columns its procedure's defaults are told by (``statistic`` of
+    ``selection.size``), or else its ``metric`` and ``statistic`` (``"a12"``), or the procedure's claim."""
+    told = [c for patterns in (DEFAULTS, FORMER_DEFAULTS) for pattern in patterns.get(str(row["procedure"]), ())
+            for c in pattern if c not in METHOD_COLUMNS]
+
+    def named(columns: Sequence[str]) -> list[str]:
+        return list(dict.fromkeys(str(row[c]) for c in columns
+                                  if row.get(c) is not None and str(row[c]) not in ("", "nan", "<NA>")))
+
+    return ", ".join(named((*told, *METHOD_COLUMNS)) or named(("metric", "statistic"))
+                     or [str(row["procedure"]).partition(".")[2]])
+
+
+#: A method's role in the figure: the procedure's default, a former default (:data:`FORMER_DEFAULTS`), or other.
+ROLES = ("default", "former default", "other")
+
+
+def coverage_by_runs(table: pd.DataFrame) -> pd.DataFrame:
+    """What the calibration figure draws: per procedure, method and runs per cell, the lowest coverage.
+
+    ``table`` is a frame of :func:`calibration_table` (any filter of it). The rows of a procedure are grouped by
+    the method they measure (:func:`method_label`) and its ``role`` (:data:`ROLES`); within a group and a number
+    of runs per cell, ``coverage`` is the lowest pooled coverage over the other design columns (agents, tasks,
+    distribution, metric, ...), ``worst`` the lowest single design draw (NaN where no row records its draws),
+    ``level`` the nominal level and ``cells`` the rows behind the point. Rows without ``runs`` are left out.
+    """
+    import numpy as np
+    import pandas as pd
+
+    columns = ["procedure", "method", "role", "runs", "level", "coverage", "worst", "cells"]
+    rows = table[table["runs"].notna()]
+    if not len(rows):
+        return pd.DataFrame(columns=columns)
+    records = [{k: ("" if v is None or v is pd.NA or (isinstance(v, float) and v != v) else str(v))
+                for k, v in row.items()} for row in rows.to_dict("records")]
+    roles = ["default" if default else "former default" if is_default(row, FORMER_DEFAULTS) else "other"
+             for row, default in zip(records, rows["default"].to_numpy(dtype=bool))]
+    drawn = rows["coverage_min"].notna().to_numpy() if "coverage_min" in rows else np.zeros(len(rows), bool)
+    frame = pd.DataFrame({"procedure": [r["procedure"] for r in records],
+                          "method": [method_label(r) for r in records], "role": roles,
+                          "runs": rows["runs"].astype(int).to_numpy(), "level": rows["level"].to_numpy(dtype=float),
+                          "coverage": rows["coverage"].to_numpy(dtype=float),
+                          "worst": np.where(drawn, rows["worst"].to_numpy(dtype=float), np.nan)})
+    frame["role"] = pd.Categorical(frame["role"], categories=ROLES)
+    out = frame.groupby(["procedure", "role", "method", "runs"], sort=True, observed=True).agg(
+        level=("level", "max"), coverage=("coverage", "min"), worst=("worst", "min"),
+        cells=("coverage", "size")).reset_index()
+    out["role"] = out["role"].astype(str)
+    return out[columns]

@@ -1,4 +1,4 @@
-"""Axes and panel helpers shared by every back end's ``plots.py``.
+"""Axes and panel helpers shared by every back end's ``plots.py``, and the figure of the calibration table.
 
 Plots draw, never compute: every plot function reads a result's fields, takes
 ``ax=`` (a new figure only when it is None), lets user keywords win over the
@@ -8,9 +8,14 @@ defaults and changes no global style.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 
 def axes_or_new(ax: Any, figsize: tuple[float, float]) -> Any:
@@ -104,3 +109,112 @@ def palette(n: int, colors: Iterable[str] | None = None) -> list[str]:
     """``n`` colours: the caller's, or :data:`PALETTE`, repeating only beyond its length."""
     colors = PALETTE if colors is None else tuple(colors)
     return [colors[i % len(colors)] for i in range(n)]
+
+
+#: Width of a two-column paper's text, in inches: the calibration figure's default width (three panels a row).
+PAGE_WIDTH = 6.8
+
+
+#: How the calibration figure draws a method of each role (rlstats.calibration.ROLES).
+CALIBRATION_STYLES: dict[str, dict[str, Any]] = {
+    "default": {"linestyle": "-", "linewidth": 1.6, "marker": "o", "markersize": 3.5},
+    "former default": {"linestyle": "--", "linewidth": 1.3, "marker": "s", "markersize": 3},
+    "other": {"linestyle": ":", "linewidth": 1.1, "marker": ".", "markersize": 4},
+}
+
+
+def calibration_figure(table: pd.DataFrame | None = None, *, ax: Axes | Sequence[Axes] | None = None,
+                       width: float | None = None, colors: Sequence[str] | None = None) -> Figure:
+    """Coverage against runs per cell, one panel per procedure, from a calibration table.
+
+    Each line is a method (its ``test``, ``band`` or ``interval``): solid when it is the procedure's default,
+    dashed when it was the default before issue 40's at-level defaults, dotted otherwise; a point is the lowest
+    coverage over the rest of the design (agents, tasks, score distribution, metric, ...) at that many runs per
+    cell. Open triangles mark the lowest single design draw where the rows record their draws, and a grey line
+    the nominal level. Filter the table first to draw part of it
+    (``rlstats.calibration_table(distribution="skewed")``); ``rlstats.calibration.coverage_by_runs`` gives the
+    points drawn.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame, optional
+        A frame of :func:`rlstats.calibration_table` (the whole table when None).
+    ax : matplotlib Axes or sequence of Axes, optional
+        One Axes per procedure; a new figure when None.
+    width : float, optional
+        Width of a new figure in inches (default :data:`PAGE_WIDTH`, a two-column paper's text): as many
+        panels a row as fit.
+    colors : sequence of colours, optional
+        The methods' colours within a panel (default :data:`PALETTE`).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Raises
+    ------
+    OptionError
+        The table has no row with runs per cell, or ``ax`` holds another number of Axes than procedures.
+
+    See Also
+    --------
+    rlstats.calibration_table : the table this draws.
+
+    Examples
+    --------
+    >>> import rlstats
+    >>> table = rlstats.calibration_table(["bootstrap.interval", "curves.band"])
+    >>> figure = rlstats.plotting.calibration_figure(table)
+    >>> [panel.get_title() for panel in figure.axes]
+    ['bootstrap.interval', 'curves.band']
+    """
+    from matplotlib.lines import Line2D
+    from matplotlib.ticker import FixedLocator, NullLocator, ScalarFormatter
+
+    from .calibration import calibration_table, coverage_by_runs
+
+    points = coverage_by_runs(calibration_table() if table is None else table)
+    names = list(dict.fromkeys(points["procedure"]))
+    if not names:
+        from .errors import OptionError
+
+        raise OptionError("the calibration table given has no row with runs per cell to draw; pass "
+                          "rlstats.calibration_table() or a filter of it that keeps some")
+    fig, axes = panels(ax, len(names), (2.2, 2.0), width=PAGE_WIDTH if width is None else width,
+                       what="procedure", hint=" (or filter the table to fewer procedures)")
+    for panel, name in zip(axes, names):
+        rows = points[points["procedure"] == name]
+        methods = list(dict.fromkeys(zip(rows["role"], rows["method"])))  # defaults first (coverage_by_runs' order)
+        for (role, method), color in zip(methods, palette(len(methods), colors)):
+            line = rows[(rows["role"] == role) & (rows["method"] == method)]
+            panel.plot(line["runs"], line["coverage"], color=color, label=method, **CALIBRATION_STYLES[role])
+            drawn = line[line["worst"].notna()]
+            if len(drawn):
+                panel.plot(drawn["runs"], drawn["worst"], linestyle="none", marker="v", markersize=4,
+                           markerfacecolor="none", markeredgecolor=color, markeredgewidth=0.8)
+        for level in sorted(set(rows["level"])):
+            panel.axhline(level, color="0.6", linewidth=0.9, zorder=0)
+        panel.set_xscale("log")
+        panel.xaxis.set_major_locator(FixedLocator(sorted(set(rows["runs"]))))
+        panel.xaxis.set_minor_locator(NullLocator())
+        panel.xaxis.set_major_formatter(ScalarFormatter())
+        low = np.nanmin([rows["coverage"].min(), rows["worst"].min()])
+        # room below the lowest point, and never so little range that a 0.01 shortfall looks like a cliff
+        panel.set_ylim(max(0.0, min(0.85, np.floor(low * 20) / 20 - 0.02)), 1.01)
+        panel.set_title(name, fontsize=SMALL_FONT + 1)
+        spec = panel.get_subplotspec()
+        if spec is None or spec.is_first_col():
+            panel.set_ylabel("coverage", fontsize=SMALL_FONT)
+        for side in ("top", "right"):
+            panel.spines[side].set_visible(False)
+        panel.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), fontsize=SMALL_FONT, frameon=False,
+                     ncols=1, handlelength=2.2, borderaxespad=0, labelspacing=0.25)
+    keys = [Line2D([], [], color="0.2", label=role, **CALIBRATION_STYLES[role]) for role in CALIBRATION_STYLES]
+    keys += [Line2D([], [], color="0.6", linewidth=0.9, label="nominal level"),
+             Line2D([], [], linestyle="none", marker="v", markerfacecolor="none", markeredgecolor="0.2",
+                    label="worst design draw")]
+    fig.legend(handles=keys, loc="outside upper center", ncols=len(keys), fontsize=SMALL_FONT, frameon=False,
+               handlelength=2.2, columnspacing=1.0)
+    fig.supxlabel("runs per cell (log scale); each point the lowest coverage over the rest of the design",
+                  fontsize=SMALL_FONT)
+    return fig

@@ -2769,3 +2769,45 @@ def test_mixed_on_scores_whose_squares_underflow_is_an_error():
     # below 1e-150 the standard errors in the score's units would underflow to 0 (a crash in ptukey at 1e-200)
     fails(DesignError, ("'score' varies by at most 4.17e-200", "squares below the smallest double",
                         "I(score * 1e100)"), rlstats.mixed, _scaled_mixed(1e-200), "score ~ agent | task")
+
+
+# issue 40 item 4: the calibration table (rlstats.calibration_table) and its figure (rlstats.plotting.calibration_figure)
+CALIBRATION_TABLE_CASES = [  # (what, procedure, filters, phrases); every one is an OptionError
+    ("unknown procedure", "bootstrap.intervals", {},
+     ("procedure='bootstrap.intervals' is not one of the allowed values", "'bootstrap.interval'", "'curves.band'")),
+    ("unknown procedure in a list", ["curves.band", "curves"], {}, "procedure='curves' is not one of"),
+    ("a procedure that is not text", 3, {}, "procedure=3 is not one of the allowed values"),
+    ("no procedure", [], {}, "procedure= names no procedure; pass one or a list of: 'adastop.fwe'"),
+    ("unknown column", None, {"seeds": 5},
+     ("seeds= is not a column calibration_table() filters by", "agents, tasks, runs, distribution")),
+    ("a derived number as a filter", None, {"coverage": 0.95}, "coverage= is not a column"),
+    ("a value no row holds", "curves.band", {"distribution": "lognormal"},
+     ("distribution='lognormal': no row of curves.band has it", "'normal'", "'skewed'")),
+    ("runs not measured", "curves.band", {"runs": 4}, ("runs=4: no row of curves.band has it", "2, 3, 5, 10, 20")),
+    ("a column the procedure leaves empty", "curves.band", {"interval": "percentile"},
+     "none (the column is empty)"),
+    ("runs not a whole number", "curves.band", {"runs": 2.5}, "runs= must be a whole number (or a list of them)"),
+    ("runs as words", None, {"runs": "five"}, "runs= must be a whole number (or a list of them), got 'five'"),
+    ("a flag not a bool", None, {"default": "yes"}, "default= must be True or False (or a list of them), got 'yes'"),
+    ("a level as words", None, {"level": "high"}, "level= must be a number"),
+]
+
+
+@pytest.mark.parametrize("what, procedure, filters, phrases", CALIBRATION_TABLE_CASES,
+                         ids=[c[0] for c in CALIBRATION_TABLE_CASES])
+def test_calibration_table(what, procedure, filters, phrases):
+    fails(OptionError, phrases, rlstats.calibration_table, procedure, **filters)
+
+
+def test_calibration_figure_of_nothing_to_draw_or_on_too_few_axes():
+    import matplotlib.pyplot as plt
+
+    table = rlstats.calibration_table(["curves.band", "mixed.contrast"])
+    fails(OptionError, ("no row with runs per cell to draw", "rlstats.calibration_table()"),
+          rlstats.plotting.calibration_figure, table[table["runs"].isna()])
+    fig, ax = plt.subplots()
+    try:
+        fails(OptionError, ("this plot has 2 panel(s), one per procedure, but ax= holds 1 Axes",
+                            "filter the table to fewer procedures"), rlstats.plotting.calibration_figure, table, ax=ax)
+    finally:
+        plt.close("all")

@@ -405,3 +405,243 @@ def test_mixed_notes_follow_the_table():
                  if n.startswith("measured coverage")]
         assert len(notes) == (row is not None), (ddf, adjust, agents, tasks, runs)
         assert not notes or f": {float(row['coverage']):.3f} ({row['distribution']} scores" in notes[0]
+
+
+# issue 40 item 4: the table as users read it (rlstats.calibration_table), the defaults it marks, and the figure
+
+def _csv_rows():
+    """The package table read independently of rlstats.calibration: csv's dicts of strings."""
+    import csv
+
+    with calibration.PATH.open(newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_calibration_table_holds_the_csv_with_types():
+    raw = _csv_rows()
+    table = rlstats.calibration_table()
+    assert len(table) == len(raw) and list(table.columns) == [*raw[0], "default", "worst", "misses"]
+    for column in ("agents", "tasks", "runs", "n_sim", "n_resamples", "design_draws"):
+        assert str(table[column].dtype) == "Int64"
+        expected = [int(r[column]) if r[column] else None for r in raw]
+        assert [None if pd.isna(v) else int(v) for v in table[column]] == expected, column
+    for column in ("level", "coverage", "se", "set_size", "coverage_min"):
+        assert table[column].dtype == np.float64
+        expected = np.array([float(r[column]) if r[column] else np.nan for r in raw])
+        np.testing.assert_array_equal(table[column].to_numpy(), expected)
+    for column in ("procedure", *calibration.DESIGN_COLUMNS[:5], "distribution", "configuration"):
+        assert str(table[column].dtype) == "string"
+        assert [None if pd.isna(v) else v for v in table[column]] == [r[column] or None for r in raw], column
+    # the derived columns, recomputed here from their definitions
+    coverage, level, n_sim = (np.array([float(r[c]) for r in raw]) for c in ("coverage", "level", "n_sim"))
+    low = np.array([float(r["coverage_min"]) if r["coverage_min"] else np.inf for r in raw])
+    draws = np.array([float(r["design_draws"]) if r["design_draws"] else 1.0 for r in raw])
+    np.testing.assert_array_equal(table["worst"], np.minimum(coverage, low))
+    binomial = level * (1 - level)
+    expected = (coverage < level - 3 * np.sqrt(binomial / n_sim)) | (low < level - 3 * np.sqrt(binomial * draws / n_sim))
+    np.testing.assert_array_equal(table["misses"], expected)
+    assert table["misses"].any() and not table["misses"].all()
+    assert rlstats.calibration_table is calibration.calibration_table
+
+
+def test_calibration_table_filters():
+    table = rlstats.calibration_table()
+    both = rlstats.calibration_table(["curves.band", "mixed.contrast"], runs=[3, 5], distribution="skewed")
+    expected = table[table["procedure"].isin(["curves.band", "mixed.contrast"]) & table["runs"].isin([3, 5])
+                     & (table["distribution"] == "skewed")]
+    pd.testing.assert_frame_equal(both, expected.reset_index(drop=True))
+    assert set(both["procedure"]) == {"curves.band", "mixed.contrast"} and len(both) > 20
+    pd.testing.assert_frame_equal(rlstats.calibration_table("curves.band", runs="5"),
+                                  rlstats.calibration_table("curves.band", runs=5.0))
+    # None keeps the rows where the procedure has no such choice
+    empty_tasks = rlstats.calibration_table(tasks=None)
+    assert len(empty_tasks) == sum(1 for r in _csv_rows() if not r["tasks"]) > 0
+    assert empty_tasks["tasks"].isna().all()
+    defaults = rlstats.calibration_table("bootstrap.interval", default=True)
+    assert set(defaults["interval"]) == {calibration.DEFAULTS["bootstrap.interval"][0]["interval"]}
+    short = rlstats.calibration_table(misses=True)
+    assert len(short) == int(table["misses"].sum())
+
+
+def _made_up(monkeypatch, rows):
+    columns = CALIBRATE["COLUMNS"]
+    rows = tuple({c: str(row.get(c, "")) for c in columns} for row in rows)
+    monkeypatch.setattr(calibration, "read", lambda path=calibration.PATH: rows)
+
+
+def test_calibration_table_judges_rows_by_the_3_se_rule(monkeypatch):
+    # 400 simulations at 0.95: 3 SE = 3 sqrt(0.0475 / 400) = 0.0327 pooled, and 0.0654 for one of 4 draws (100 each)
+    base = {"procedure": "curves.band", "band": "simultaneous", "statistic": "mean", "runs": 5, "level": 0.95,
+            "n_sim": 400, "se": 0.01}
+    _made_up(monkeypatch, [{**base, "coverage": 0.93, "distribution": "normal"},
+                           {**base, "coverage": 0.91, "distribution": "skewed"},
+                           {**base, "coverage": 0.93, "design_draws": 4, "coverage_min": 0.88, "distribution": "capped"},
+                           {**base, "coverage": 0.93, "design_draws": 4, "coverage_min": 0.89,
+                            "distribution": "heavy_tailed"}])
+    table = rlstats.calibration_table()
+    assert table["misses"].tolist() == [False, True, True, False]  # 0.9173 pooled; 0.8846 in a draw
+    np.testing.assert_array_equal(table["worst"], [0.93, 0.91, 0.88, 0.89])
+    assert table["design_draws"].tolist()[2:] == [4, 4] and table["design_draws"].isna().tolist()[:2] == [True, True]
+    assert table["default"].all()  # every band kind of curves is drawn by default
+    assert rlstats.calibration_table(distribution=["normal", "capped"])["worst"].tolist() == [0.93, 0.88]
+
+
+def _keyword_default(function, name):
+    import inspect
+
+    return inspect.signature(function).parameters[name].default
+
+
+def test_defaults_name_the_public_functions_defaults():
+    # DEFAULTS (rlstats/calibration.py) marks the rows measuring what each function does when no method is named;
+    # here each value is read from the function's signature, so a changed default fails until DEFAULTS follows
+    d = calibration.DEFAULTS
+    assert set(d) == set(calibration.procedures()) == set(CALIBRATE["MODULES"])
+    assert d["bootstrap.interval"] == ({"interval": _keyword_default(rlstats.bootstrap, "interval")},)
+    assert _keyword_default(rlstats.probability_of_improvement, "interval") == d["bootstrap.interval"][0]["interval"]
+    assert d["bootstrap.profile"] == ({"metric": _keyword_default(rlstats.performance_profile, "kind")},)
+    assert d["mixed.contrast"] == ({"test": _keyword_default(rlstats.mixed, "ddf"),
+                                    "interval": _keyword_default(rlstats.mixed, "adjust")},)
+    assert d["percentiles.interval"] == ({"interval": _keyword_default(rlstats.percentiles, "interval")},)
+    assert d["selection.size"] == tuple({"statistic": role, "test": _keyword_default(rlstats.selection_check, role)}
+                                        for role in ("inspector", "reporter"))
+    assert d["task_table.possibly_best"] == ({"test": _keyword_default(rlstats.task_table, "test")},)
+    # no method to choose, or chosen from the design: every row is a default
+    for procedure in ("adastop.fwe", "curves.band", "skillings_mack.size", "task_table.effect_size",
+                      "tuning.best_interval", "tuning.expected_max_band"):
+        assert d[procedure] == calibration.ALL, procedure
+    assert _keyword_default(rlstats.skillings_mack, "variant") == "auto"
+    # and the rows say so: each procedure's default is measured, and the flag is the patterns' match
+    table = rlstats.calibration_table()
+    assert table.groupby("procedure")["default"].any().all()
+    raw = _csv_rows()
+    for row, flag in zip(raw, table["default"]):
+        patterns = d[row["procedure"]]
+        assert flag == any(all(row[c] == v for c, v in p.items()) for p in patterns), row
+
+
+def test_coverage_by_runs_is_the_lowest_over_the_design(monkeypatch):
+    base = {"procedure": "bootstrap.interval", "level": 0.95, "n_sim": 200, "se": 0.01, "tasks": 5}
+    rows = [{**base, "interval": interval, "metric": metric, "runs": runs, "distribution": dist, "coverage": cov}
+            for interval, metric, runs, dist, cov in [
+                ("percentile", "iqm", 3, "normal", 0.90), ("percentile", "mean", 3, "skewed", 0.80),
+                ("percentile", "iqm", 5, "normal", 0.93), ("percentile", "mean", 5, "skewed", 0.86),
+                ("bca", "iqm", 3, "normal", 0.70), ("bca", "iqm", 5, "normal", 0.75)]]
+    rows.append({**rows[0], "runs": 10, "coverage": 0.96, "design_draws": 4, "coverage_min": 0.91})
+    _made_up(monkeypatch, rows)
+    points = calibration.coverage_by_runs(rlstats.calibration_table())
+    assert points[["method", "role", "runs", "coverage", "cells"]].values.tolist() == [
+        ["percentile", "default", 3, 0.80, 2], ["percentile", "default", 5, 0.86, 2],
+        ["percentile", "default", 10, 0.96, 1], ["bca", "other", 3, 0.70, 1], ["bca", "other", 5, 0.75, 1]]
+    np.testing.assert_array_equal(points["worst"], [np.nan, np.nan, 0.91, np.nan, np.nan])
+    # once the default moves, the method that was the default is drawn as the former one
+    monkeypatch.setitem(calibration.DEFAULTS, "bootstrap.interval", ({"interval": "bca"},))
+    points = calibration.coverage_by_runs(rlstats.calibration_table())
+    assert list(dict.fromkeys(zip(points["role"], points["method"]))) == [("default", "bca"),
+                                                                          ("former default", "percentile")]
+
+
+def test_calibration_figure_draws_the_table(monkeypatch):
+    import matplotlib.pyplot as plt
+
+    table = rlstats.calibration_table(["bootstrap.interval", "curves.band", "skillings_mack.size"])
+    points = calibration.coverage_by_runs(table)
+    figure = rlstats.plotting.calibration_figure(table)
+    try:
+        assert [panel.get_title() for panel in figure.axes] == ["bootstrap.interval", "curves.band",
+                                                               "skillings_mack.size"]
+        for panel in figure.axes:
+            mine = points[points["procedure"] == panel.get_title()]
+            lines = {line.get_label(): line for line in panel.get_lines() if not line.get_label().startswith("_")}
+            assert set(lines) == set(mine["method"])
+            for method, line in lines.items():
+                expected = mine[mine["method"] == method].sort_values("runs")
+                np.testing.assert_array_equal(line.get_xdata(), expected["runs"])
+                np.testing.assert_array_equal(line.get_ydata(), expected["coverage"])
+                role = expected["role"].iloc[0]
+                assert line.get_linestyle() == {"default": "-", "former default": "--", "other": ":"}[role]
+            # the nominal level, as a horizontal line at 0.95
+            assert any(np.allclose(line.get_ydata(), 0.95) for line in panel.get_lines()
+                       if line.get_label().startswith("_") and len(line.get_xdata()) == 2)
+        assert figure.get_figwidth() == rlstats.plotting.PAGE_WIDTH
+    finally:
+        plt.close(figure)
+    # a row with design draws adds its worst draw as open triangles; two panels on the caller's Axes
+    rows = [{"procedure": "curves.band", "band": "simultaneous", "statistic": "mean", "runs": runs, "level": 0.95,
+             "n_sim": 400, "se": 0.01, "coverage": 0.95, "design_draws": 4, "coverage_min": low}
+            for runs, low in ((3, 0.82), (5, 0.9))] + [
+            {"procedure": "mixed.contrast", "test": "satterthwaite", "interval": "tukey", "runs": 3, "level": 0.95,
+             "n_sim": 400, "se": 0.01, "coverage": 0.94}]
+    _made_up(monkeypatch, rows)
+    fig, axes = plt.subplots(1, 2)
+    try:
+        assert rlstats.plotting.calibration_figure(ax=axes) is fig
+        triangles = [line for line in axes[0].get_lines() if line.get_marker() == "v"]
+        assert len(triangles) == 1 and triangles[0].get_ydata().tolist() == [0.82, 0.9]
+    finally:
+        plt.close(fig)
+
+
+# issue 40 item 3: the grid runner's backends. A tiny grid (the rank test's first 3 quick points, 10 data sets each)
+# gives the same table byte for byte in one process and on two Dask workers (threads of an in-process cluster, by
+# its scheduler's address); under -m slow, also on two loky worker processes and a local Dask cluster of processes.
+TINY_GRID = ["--quick", "--only", "skillings_mack.size", "--simulations", "10", "--points", "3", "--no-progress"]
+
+
+@pytest.fixture(scope="module")
+def tiny_table(tmp_path_factory):
+    out = tmp_path_factory.mktemp("calibrate") / "one_process.csv"
+    CALIBRATE["main"]([*TINY_GRID, "--out", str(out)])
+    return out.read_bytes()
+
+
+def test_tiny_grid_rows(tiny_table, tmp_path, capsys):
+    table = pd.read_csv(__import__("io").BytesIO(tiny_table), dtype=str, keep_default_na=False)
+    points = SIZE["grid"](quick=True)[:3]
+    assert [(int(r["agents"]), int(r["tasks"]), int(r["runs"]), r["distribution"]) for _, r in table.iterrows()] == \
+        points
+    assert (table["n_sim"] == "10").all() and list(table.columns) == CALIBRATE["COLUMNS"]
+    # each row is the module's own measurement of its point
+    for (_, row), point in zip(table.iterrows(), points):
+        assert float(row["coverage"]) == SIZE["measure"](*point, 10)["coverage"]
+    # --points alone writes the trial file in the working directory, never the package table
+    monkey = pytest.MonkeyPatch()
+    monkey.chdir(tmp_path)
+    try:
+        CALIBRATE["main"](["--only", "skillings_mack.size", "--simulations", "5", "--points", "1", "--no-progress"])
+    finally:
+        monkey.undo()
+    assert len(pd.read_csv(tmp_path / "calibration-quick.csv")) == 1
+    assert "grid points:" not in capsys.readouterr().err  # --no-progress: no bar
+
+
+def test_tiny_grid_on_dask_is_the_same_table(tiny_table, tmp_path):
+    distributed = pytest.importorskip("distributed", reason="dask.distributed is not installed")
+    out = tmp_path / "dask.csv"
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        with distributed.Client(cluster) as client, distributed.get_task_stream(client) as stream:
+            CALIBRATE["main"]([*TINY_GRID, "--out", str(out), "--backend", "dask", "--scheduler",
+                               cluster.scheduler_address])
+    assert out.read_bytes() == tiny_table
+    assert len(stream.data) >= 3  # the grid points ran as tasks on the cluster
+
+
+@pytest.mark.slow  # worker processes start and import rlstats: 20 s or more on a shared machine
+@pytest.mark.parametrize("options", [["--jobs", "2"], ["--backend", "dask", "--jobs", "2"]],
+                         ids=["loky-2-workers", "local-dask-cluster"])
+def test_tiny_grid_on_worker_processes_is_the_same_table(tiny_table, tmp_path, options):
+    if "dask" in options:
+        pytest.importorskip("distributed", reason="dask.distributed is not installed")
+    out = tmp_path / "workers.csv"
+    CALIBRATE["main"]([*TINY_GRID, "--out", str(out), *options])
+    assert out.read_bytes() == tiny_table
+
+
+@pytest.mark.parametrize("options, phrase", [(["--scheduler", "tcp://nowhere:8786"], "--scheduler needs --backend dask"),
+                                             (["--backend", "spark"], "invalid choice: 'spark'"),
+                                             (["--jobs", "0"], "--jobs and --points must be at least 1")])
+def test_runner_options_that_cannot_run(options, phrase, capsys):
+    with pytest.raises(SystemExit):
+        CALIBRATE["main"]([*TINY_GRID, *options])
+    assert phrase in capsys.readouterr().err

@@ -87,7 +87,7 @@ def test_backend_page_is_generated_from_the_declarations():
     assert "When to use" in page and "Friedman" in page
 
 
-@pytest.mark.parametrize("page", ["r_users.md", "rliable.md", "index.md", "which_method.md"])
+@pytest.mark.parametrize("page", ["r_users.md", "rliable.md", "index.md", "which_method.md", "calibration.md"])
 def test_code_of_hand_written_pages_runs(page, monkeypatch):
     import matplotlib.pyplot as plt
 
@@ -127,6 +127,25 @@ def test_landing_figure_is_drawn_by_the_landing_code(tmp_path):
     target = tmp_path / "landing.png"
     _generate.landing_figure(DOCS, target)
     assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and target.stat().st_size > 5_000
+
+
+def test_calibration_page_is_linked_and_its_figure_drawn_from_the_table(tmp_path):
+    # issue 40 item 4: the page is in the index's toctree, shows the figure the build draws, and that figure is
+    # the package table's (one panel per procedure of rlstats.calibration_table())
+    index = (DOCS / "index.md").read_text(encoding="utf-8")
+    toctree = re.search(r"```\{toctree\}(.*?)```", index, re.S).group(1)
+    assert "calibration" in toctree.split() and "{doc}`calibration`" in index
+    page = (DOCS / "calibration.md").read_text(encoding="utf-8")
+    assert "generated/calibration.png" in page
+    for column in rlstats.calibration_table().columns:  # every column is explained
+        assert f"`{column}`" in page, column
+    target = tmp_path / "calibration.png"
+    _generate.calibration_figure(target)
+    assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and target.stat().st_size > 50_000
+    import matplotlib.image
+
+    height, width = matplotlib.image.imread(target).shape[:2]
+    assert width == round(rlstats.plotting.PAGE_WIDTH * 150)
 
 
 def test_data_box_says_what_to_get_and_which_variable_to_set():

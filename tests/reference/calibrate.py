@@ -1,21 +1,31 @@
 """The measured level of every default claim of rlstats: the source of the package table ``rlstats/calibration.csv``.
 
     PYTHONPATH=. python tests/reference/calibrate.py [--jobs 2] [--quick] [--only PROCEDURE,...] [--out PATH]
+        [--backend loky|dask] [--scheduler ADDRESS] [--no-progress] [--points N]
 
 Each procedure is measured by a module beside this script (``MODULES``), which gives its grid of designs
 (``grid(quick)``), the simulations per grid point (``SIMULATIONS``: full, quick), the nominal level (``LEVEL``) and
 the table rows of one grid point (``table_rows(point, n_sim, quick)``). This script runs the grid points of the
-procedures asked for in parallel (joblib, ``--jobs``; a progress bar over grid points), replaces those procedures'
-rows in the table and keeps the others, so ``--only`` re-measures one procedure without re-running the rest. The
-columns and the convention (``coverage`` is the share of simulations in which the claim held; for a test, the share
-that did not reject under the null) are described in ``rlstats/calibration.py``. ``--quick`` runs a reduced grid
-with fewer simulations and, unless ``--out`` is given, writes ``calibration-quick.csv`` in the working directory
-rather than the package table.
+procedures asked for in parallel, replaces those procedures' rows in the table and keeps the others, so ``--only``
+re-measures one procedure without re-running the rest. The columns and the convention (``coverage`` is the share
+of simulations in which the claim held; for a test, the share that did not reject under the null) are described
+in ``rlstats/calibration.py``. ``--quick`` runs a reduced grid with fewer simulations and, unless ``--out`` is
+given, writes ``calibration-quick.csv`` in the working directory rather than the package table; so does
+``--points N`` (the first N grid points of each procedure: a trial of the runner, e.g. on a new cluster).
+
+Where the grid points run: ``--backend loky`` (the default) on ``--jobs`` worker processes of this machine;
+``--backend dask`` on Dask distributed through joblib's dask backend, on the scheduler at ``--scheduler ADDRESS``
+(``tcp://host:8786``; its workers need rlstats and this checkout's ``tests/reference`` at the same path) or,
+without it, on a local cluster of ``--jobs`` worker processes. A grid point draws from its own seeds, whatever
+worker runs it, and rows are written in grid order, so the table is the same byte for byte whatever the backend
+and the number of workers (``tests/test_calibration.py`` checks it). A progress bar over grid points goes to
+stderr; ``--no-progress`` turns it off (logs, batch jobs).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import pathlib
 import runpy
 import sys
@@ -82,36 +92,81 @@ def summary(table):
     return lines
 
 
+@contextlib.contextmanager
+def workers(backend, jobs, scheduler=None):
+    """Run joblib's ``Parallel`` inside on ``backend``: loky's processes, or a Dask client (on ``scheduler``, or on
+    a local cluster of ``jobs`` worker processes that is shut down on the way out). Yields the ``n_jobs`` to pass."""
+    from joblib import parallel_config
+
+    if backend == "loky":
+        with parallel_config(backend="loky"):
+            yield jobs
+        return
+    from distributed import Client, LocalCluster
+
+    with contextlib.ExitStack() as stack:
+        if scheduler:
+            client = stack.enter_context(Client(scheduler))
+        else:
+            cluster = stack.enter_context(LocalCluster(n_workers=jobs, threads_per_worker=1,
+                                                      dashboard_address=None))
+            client = stack.enter_context(Client(cluster))
+        client.wait_for_workers(1, timeout=60)
+        with parallel_config(backend="dask"):
+            yield -1  # joblib's dask backend sends every grid point to the cluster, whose scheduler places them
+
+
 def main(argv=None):
     import pandas as pd
     from joblib import Parallel, delayed
     from tqdm.auto import tqdm
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--jobs", type=int, default=1, help="worker processes (joblib)")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="worker processes (loky, or the local Dask cluster's workers)")
     parser.add_argument("--quick", action="store_true", help="reduced grid, fewer simulations")
     parser.add_argument("--only", default=",".join(MODULES), help="comma-separated procedures")
     parser.add_argument("--simulations", type=int, help="simulations per grid point (default: the module's)")
+    parser.add_argument("--points", type=int, help="only the first N grid points of each procedure (a trial run)")
     parser.add_argument("--out", type=pathlib.Path)
+    parser.add_argument("--backend", choices=("loky", "dask"), default="loky",
+                        help="loky: processes of this machine; dask: Dask distributed (needs dask[distributed])")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="with --backend dask, the scheduler to use (default: a local cluster of --jobs workers)")
+    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True,
+                        help="a progress bar over grid points on stderr")
     args = parser.parse_args(argv)
     procedures = args.only.split(",")
     unknown = [p for p in procedures if p not in MODULES]
     if unknown:
         parser.error(f"unknown procedure {', '.join(unknown)}; known: {', '.join(MODULES)}")
-    out = args.out or (pathlib.Path("calibration-quick.csv") if args.quick else OUT)
+    if args.scheduler and args.backend != "dask":
+        parser.error("--scheduler needs --backend dask")
+    if args.jobs < 1 or (args.points is not None and args.points < 1):
+        parser.error("--jobs and --points must be at least 1")
+    if args.backend == "dask":
+        try:
+            import distributed  # noqa: F401
+        except ImportError:
+            parser.error("--backend dask needs dask.distributed: pip install 'dask[distributed]'")
+    partial = args.quick or args.points is not None
+    out = args.out or (pathlib.Path("calibration-quick.csv") if partial else OUT)
     jobs = []
     for procedure in procedures:
         module = load(procedure)
         n_sim = args.simulations or module["SIMULATIONS"][args.quick]
-        jobs += [delayed(measure)(procedure, point, n_sim, args.quick) for point in module["grid"](args.quick)]
+        jobs += [delayed(measure)(procedure, point, n_sim, args.quick)
+                 for point in module["grid"](args.quick)[:args.points]]
     start = time.time()
-    results = Parallel(n_jobs=args.jobs, return_as="generator")(jobs)
-    rows = [row for result in tqdm(results, total=len(jobs), desc="grid points") for row in result]
+    with workers(args.backend, args.jobs, args.scheduler) as n_jobs:
+        results = Parallel(n_jobs=n_jobs, return_as="generator")(jobs)
+        rows = [row for result in tqdm(results, total=len(jobs), desc="grid points", disable=not args.progress)
+                for row in result]
     table = pd.read_csv(out, dtype=str, keep_default_na=False) if out.exists() else pd.DataFrame(columns=COLUMNS)
     table = merged(table, rows, procedures)
     table.to_csv(out, index=False)
     fresh = table[table["procedure"].isin(procedures)]
-    print(f"# {len(jobs)} grid points in {time.time() - start:.0f} s; wrote {out}")
+    print(f"# {len(jobs)} grid points in {time.time() - start:.0f} s on {args.backend}; wrote {out}")
     print("\n".join(summary(fresh)))
 
 

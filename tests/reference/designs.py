@@ -7,7 +7,7 @@ computed exactly from stratified quantiles:
 ``normal``
     standard normal deviations.
 ``skewed``
-    a standardised lognormal (sigma 0.8: skewness about 3), mean 0 and variance 1.
+    a standardised lognormal (sigma 0.8: skewness 3.69), mean 0 and variance 1.
 ``heavy_tailed``
     Student's t with 3 degrees of freedom, divided by sqrt(3) (variance 1; the fourth moment is infinite).
 ``capped``
