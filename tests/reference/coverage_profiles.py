@@ -30,11 +30,12 @@ Wilson band held 95% in all 420 rows (lowest 0.955 pooled, 0.944 in a design dra
 percentile band missed by more than 3 SE in 344 of 420 (lowest 0.085 at 2 runs on one task; median row 0.78 at 3
 runs, 0.89 at 5, 0.92 at 10). Median width at 10 runs, one design draw, 100 bands (``widths``): the Wilson band is
 1.21-1.28 times the percentile band on 26 tasks, 1.35-1.42 on 5 and 1.51 on one (0.98 for capped scores, where the
-profile values read 1/3), and 1.12-1.26 times the oracle (the normal interval with the true variance), which the
-percentile band undershoots (0.81-0.94 of it). Above 1.3 the extra width is the continuity correction of half a
-step 1 / (T n) and the variance at a common share: without them the uncorrected Wilson interval covered 0.84-0.92
-on one task, and the stratified score interval (each task's own share) 0.85-0.92 on 26 tasks at 3-5 runs, in a
-binomial simulation of the same grid.
+profile values read 1/3), and 0.97-1.26 times the oracle (the normal interval with the true variance), which the
+percentile band undershoots (0.81-0.97 of it). Above 1.3 the extra width is the continuity correction of half a
+step 1 / (T n) and the variance at a common share: without them, in a binomial simulation of the same grid (two
+design draws), the uncorrected Wilson interval's lowest row per run count was 0.84-0.92 on one task, and the
+stratified score interval's (each task's own share under the constraint) 0.85 and 0.90 on 26 tasks at 3 and 5
+runs.
 """
 
 from __future__ import annotations
