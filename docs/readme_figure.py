@@ -25,7 +25,7 @@ def main():
     runs = rlstats.datasets.load("atari100k")
     five_games = runs[runs["agent"].isin(AGENTS) & runs["task"].isin(GAMES)]
     res = rlstats.performance_profile(five_games, "score ~ agent | task", normalize="atari100k_reference",
-                                      n_resamples=2_000, rng=0)
+                                      rng=0)
     ax = res.plot()
     ax.set_xlabel("human-normalised score threshold tau")
     figure = ax.figure

@@ -78,6 +78,8 @@ MixedAdjust = Literal["tukey", "holm", "none"]
 BootstrapInterval = Literal["percentile", "basic", "bca", "expanded"]
 #: ``probability_of_improvement(interval=)`` (bootstrap IMPROVEMENT_INTERVALS)
 ImprovementInterval = Literal["percentile", "expanded"]
+#: the bands of rlstats.performance_profile
+ProfileInterval = Literal["wilson", "percentile"]
 #: the percentiles' ``ties=`` (percentiles TIES)
 PercentileTies = Literal["le", "mid"]
 #: the task table's ``statistic=`` (task_table SUMMARIES)

@@ -163,6 +163,30 @@ def wilson_interval(successes: ArrayLike, trials: ArrayLike,
     return low, high
 
 
+def corrected_wilson_interval(proportion: ArrayLike, size: ArrayLike, confidence_level: float = 0.95
+                              ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Wilson score interval with continuity correction (Newcombe 1998, method 4), for any positive ``size``.
+
+    Each bound solves (|p_hat - p| - 1 / (2 n))^2 = z^2 p (1 - p) / n on its side of ``proportion`` (the Wilson
+    interval centred half a step of 1 / n away), so ``size`` may be an effective sample size, not only a count;
+    a proportion of exactly 0 (1) has the lower (upper) bound 0 (1). Vectorised; arrays broadcast.
+    """
+    from scipy import special
+    p = np.asarray(proportion, dtype=float)
+    n = np.asarray(size, dtype=float)
+    z2 = special.ndtri(0.5 + confidence_level / 2) ** 2
+
+    def wilson_root(centre, side):
+        # (centre - q)^2 = z2 q (1 - q) / n: the root on ``side`` (-1 below, +1 above) of the shifted centre
+        a, b = 1 + z2 / n, 2 * centre + z2 / n
+        return (b + side * np.sqrt(np.maximum(b * b - 4 * a * centre * centre, 0.0))) / (2 * a)
+
+    step = 0.5 / n
+    low = np.where(p <= 0, 0.0, wilson_root(np.clip(p - step, 0.0, 1.0), -1))
+    high = np.where(p >= 1, 1.0, wilson_root(np.clip(p + step, 0.0, 1.0), 1))
+    return np.clip(low, 0.0, 1.0), np.clip(high, 0.0, 1.0)
+
+
 def probability_of_improvement(y: ArrayLike, block: ArrayLike, is_x: ArrayLike,
                                counts: NDArray[Any]) -> NDArray[np.float64]:
     """Per block, P(X > Y) + P(X = Y) / 2 over all pairs of an X run and a Y run (Mann-Whitney U / (n_x n_y)).

@@ -470,6 +470,9 @@ OWN_OPTIONS = [
      ("agent 'agent_1' on task 'task_01'", "subset=\"agent != 'agent_1'\" leaves that agent out")),
     ("mixed", "ddf", "kr", OptionError, "ddf='kr' is not one of the allowed values: 'satterthwaite', 'kenward-roger'"),
     ("mixed", "adjust", "bonferroni", OptionError, "adjust='bonferroni' is not one of the allowed values"),
+    # issue 40 item 1: the profile's bands (interval='wilson' with kind='tasks' or task_bootstrap=True: test_bootstrap)
+    ("performance_profile", "interval", "bca", OptionError,
+     "interval='bca' is not one of the allowed values: 'wilson', 'percentile'"),
 ]
 
 

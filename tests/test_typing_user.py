@@ -66,6 +66,8 @@ LITERALS = {
                           [("rlstats.methods.bootstrap._api", "bootstrap", "interval")]),
     "ImprovementInterval": (lambda: _runtime("rlstats.methods.bootstrap._api", "IMPROVEMENT_INTERVALS"),
                             [("rlstats.methods.bootstrap._api", "probability_of_improvement", "interval")]),
+    "ProfileInterval": (lambda: _runtime("rlstats.methods.bootstrap._api", "PROFILE_INTERVALS"),
+                        [("rlstats.methods.bootstrap._api", "performance_profile", "interval")]),
     "PercentileInterval": (lambda: _runtime("rlstats.methods.percentiles._api", "INTERVALS"),
                            [("rlstats.methods.percentiles._api", "percentiles", "interval")]),
     "PercentileTies": (lambda: _runtime("rlstats.methods.percentiles._api", "TIES"),

@@ -74,8 +74,9 @@ def calls(rlstats):
         "compare/bootstrap": lambda: rlstats.compare(d["runs"], BLOCKED, method="bootstrap", n_resamples=300, rng=0),
         "compare/probability_of_improvement": lambda: rlstats.compare(
             d["runs"], BLOCKED, method="probability_of_improvement", n_resamples=300, rng=0),
+        # the percentile band, the default when this was recorded (issue 40: the Wilson band is), bit for bit
         "compare/performance_profile": lambda: rlstats.compare(d["runs"], BLOCKED, method="performance_profile",
-                                                               n_resamples=200, rng=0),
+                                                               interval="percentile", n_resamples=200, rng=0),
         "compare/percentiles": lambda: rlstats.compare(d["runs"], BLOCKED, method="percentiles", interval="pbp_t",
                                                        rng=0),
         "compare/selection": lambda: rlstats.compare(d["runs"], BLOCKED, method="selection", n_resamples=499, rng=0,

@@ -40,7 +40,7 @@ from . import _small_runs as small_runs
 from ._result import (_METRIC_LABELS, BootstrapResult, ProbabilityOfImprovementResult, PerformanceProfileResult,
                       InferentialIntervalsResult)
 from ..._typing import (BootstrapInterval, Data, EvalEnv, FormulaLike, ImprovementInterval, NaAction, Normalizer,
-                        Seed)
+                        ProfileInterval, Seed)
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -52,6 +52,9 @@ INTERVALS = ("percentile", "basic", "bca", "expanded")
 COMPAT_INTERVALS = ("percentile", "basic")
 IMPROVEMENT_INTERVALS = ("percentile", "expanded")
 PROFILE_KINDS = ("runs", "tasks")
+#: "wilson": the continuity-corrected stratified Wilson band, the default of kind="runs" without task resampling;
+#: "percentile": the stratified bootstrap percentile band (rliable's, and the default before issue 40)
+PROFILE_INTERVALS = ("wilson", "percentile")
 DEFAULT_PROFILE_POINTS = 81
 #: Default thresholds run from where every profile is still >= 1 - PROFILE_EDGE to where every one is
 #: <= PROFILE_EDGE, widened by PROFILE_MARGIN of that span each side: the raw score range let one
@@ -200,6 +203,8 @@ class PerformanceProfileOptions:
     #: the thresholds, or None for the default range (chosen from the data)
     tau: np.ndarray | None = None
     kind: str = "runs"
+    #: "wilson" or "percentile" (None given: "wilson" for kind="runs" without task resampling, else "percentile")
+    interval: str = "wilson"
     n_resamples: int = 2_000
     confidence_level: float = 0.95
     task_bootstrap: bool = False
@@ -210,11 +215,23 @@ class PerformanceProfileOptions:
     @classmethod
     def checked(cls, **options: Any) -> PerformanceProfileOptions:
         """Validate every option once; raises OptionError naming the bad one."""
+        kind = check_choice("kind", options["kind"], PROFILE_KINDS)
+        task_bootstrap = check_bool("task_bootstrap", options["task_bootstrap"])
+        binomial = kind == "runs" and not task_bootstrap
+        interval = options.get("interval")
+        interval = ("wilson" if binomial else "percentile") if interval is None else \
+            check_choice("interval", interval, PROFILE_INTERVALS)
+        if interval == "wilson" and not binomial:
+            # the Wilson band treats each task's runs above tau as binomial counts: a fraction of tasks, or tasks
+            # drawn again, is not that
+            raise OptionError(f"interval='wilson' bands the fraction of runs above tau in the tasks given "
+                              f"(kind='runs', task_bootstrap=False), got kind={kind!r}, "
+                              f"task_bootstrap={task_bootstrap}: use interval='percentile'")
         return cls(
-            kind=check_choice("kind", options["kind"], PROFILE_KINDS),
+            kind=kind, interval=interval,
             n_resamples=check_resamples(options["n_resamples"], minimum=2),
             confidence_level=check_confidence_level(options["confidence_level"]),
-            task_bootstrap=check_bool("task_bootstrap", options["task_bootstrap"]),
+            task_bootstrap=task_bootstrap,
             na_action=check_choice("na_action", options["na_action"], NA_ACTIONS),
             progress=check_bool("progress", options["progress"]),
             n_jobs=check_n_jobs(options["n_jobs"]),
@@ -222,8 +239,9 @@ class PerformanceProfileOptions:
 
     def record(self) -> dict[str, Any]:
         """The options as stored in the result."""
-        return {"kind": self.kind, "n_resamples": self.n_resamples, "confidence_level": self.confidence_level,
-                "task_bootstrap": self.task_bootstrap, "na_action": self.na_action}
+        return {"kind": self.kind, "interval": self.interval, "n_resamples": self.n_resamples,
+                "confidence_level": self.confidence_level, "task_bootstrap": self.task_bootstrap,
+                "na_action": self.na_action}
 
 
 # ----------------------------------------------------------------------------- design preparation
@@ -776,19 +794,20 @@ def _default_tau(design, layouts, kind):
     return np.linspace(low, high, DEFAULT_PROFILE_POINTS), note
 
 
-#: The default band's measured pointwise coverage in the package table (rlstats/calibration.csv, written by
-#: tests/reference/calibrate.py): kind="runs", 95%, runs resampled within tasks; 1, 5 and 26 tasks, 2 to 20 runs.
+#: The bands' measured pointwise coverage in the package table (rlstats/calibration.csv, written by
+#: tests/reference/calibrate.py): kind="runs", 95%, runs resampled within tasks; 1, 5 and 26 tasks, 2 to 20 runs;
+#: an ``interval`` column per band ("wilson", "percentile").
 PROFILE_CALIBRATION = "bootstrap.profile"
 
 
-def _profile_coverage_notes(design, kind, confidence_level, task_bootstrap):
-    """The measured pointwise coverage where the table shows the default band short of 95% at this design.
+def _profile_coverage_notes(design, interval, kind, confidence_level, task_bootstrap):
+    """The measured pointwise coverage where the table shows the ``interval`` band short of 95% at this design.
 
     The design is read as the table's largest run count at most the fewest runs per task (its smallest when there
     are fewer; none beyond its largest: nothing was measured there) and its number of tasks nearest on a log scale;
     the lowest row over score distributions and thresholds is quoted, with the middle of the profile beside it.
     """
-    rows = calibration.rows(PROFILE_CALIBRATION)
+    rows = [row for row in calibration.rows(PROFILE_CALIBRATION) if row.get("interval", "percentile") == interval]
     if kind != "runs" or task_bootstrap or not np.isclose(confidence_level, 0.95) or not rows:
         return []
     fewest = int(design.counts.min())
@@ -804,18 +823,22 @@ def _profile_coverage_notes(design, kind, confidence_level, task_bootstrap):
               == (row["runs"], row["tasks"], row["distribution"], "profile 0.501")]
     beside = f"; {middle[0]:.2f} where it is 0.5" if middle else ""
     where = float(row["configuration"].split()[-1])
-    return [f"pointwise 95% profile bands from {fmt.count(fewest, 'run')} per task: in "
+    low = calibration.worst_coverage(row)
+    draws = f", {low:.2f} in its worst draw of the tasks' offsets and scales" if low < float(row["coverage"]) else ""
+    way_on = ("the default interval='wilson' held its level there" if interval == "percentile"
+              else "more runs per task are needed for the stated level")
+    return [f"pointwise 95% {interval} profile bands from {fmt.count(fewest, 'run')} per task: in "
             f"simulations with {runs} runs per task on {fmt.count(tasks, 'task')}, a band held the true profile at a "
             f"threshold where it is {where:.2f} in {float(row['coverage']):.2f} of {row['n_sim']} simulated bands "
-            f"({row['distribution']} scores){beside}; more runs per task are needed for the stated level"]
+            f"({row['distribution']} scores{draws}){beside}; {way_on}"]
 
 
 def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: ArrayLike | None = None,
-                        kind: str = "runs", n_resamples: int = 2_000, confidence_level: float = 0.95,
-                        task_bootstrap: bool = False, normalize: Normalizer = None, na_action: NaAction = "raise",
-                        rng: Seed = None, progress: bool = False, n_jobs: int = 1,
+                        kind: str = "runs", interval: ProfileInterval | None = None, n_resamples: int = 2_000,
+                        confidence_level: float = 0.95, task_bootstrap: bool = False, normalize: Normalizer = None,
+                        na_action: NaAction = "raise", rng: Seed = None, progress: bool = False, n_jobs: int = 1,
                         eval_env: EvalEnv = None) -> PerformanceProfileResult:
-    """Performance profiles (score distributions) with pointwise stratified bootstrap bands.
+    """Performance profiles (score distributions) with pointwise bands.
 
     Parameters
     ----------
@@ -832,16 +855,28 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
         ``"runs"``: fraction of runs scoring strictly above tau, averaged over
         tasks (rliable's score distribution; with equal runs, the fraction of
         all runs); ``"tasks"``: fraction of tasks whose mean score is above tau.
+    interval : {"wilson", "percentile"}, optional
+        ``"wilson"`` (the default for ``kind="runs"`` without
+        ``task_bootstrap``): the stratified Wilson score band with continuity
+        correction, read at the effective runs T^2 / sum_t(1 / n_t) (T tasks,
+        n_t runs in task t); it needs no resampling and held 95% in simulation
+        from 2 runs per task on 1 to 26 tasks, for normal, skewed,
+        heavy-tailed and capped scores.  ``"percentile"``: the stratified
+        bootstrap percentile band (rliable's, and the default of earlier
+        releases), bit for bit as before from the same seed; it covers far
+        less than its level at few runs per task, and a note quotes what
+        simulation measured.  The default for ``kind="tasks"`` or
+        ``task_bootstrap=True``, where only it applies.
     n_resamples : int
-        2,000 by default, as rliable.
+        Resamples of the percentile band, 2,000 by default, as rliable.
     confidence_level : float
         Pointwise: at each tau the band holds the true profile with this
-        probability.  Where simulation measured less for the default band
+        probability.  Where simulation measured less for the band
         (``kind="runs"``, 95%) at this design's runs per task, a note quotes
         the measured coverage (``bootstrap.profile`` rows of
         :mod:`rlstats.calibration`).
     task_bootstrap : bool
-        Also resample tasks.
+        Also resample tasks (percentile band).
     normalize : DataFrame, str or dict, optional
         As in :func:`bootstrap`.
     na_action : {"raise", "drop"}
@@ -868,6 +903,8 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
     ----------
     Agarwal et al. (2021), NeurIPS 34, Section 4 (performance profiles).
     Dolan, E. D. and More, J. J. (2002), Math. Program. 91, 201-213.
+    Newcombe, R. G. (1998), Stat. Med. 17, 857-872 (method 4: Wilson's interval with continuity correction).
+    Yan, X. and Su, X. G. (2010), Stat. Biopharm. Res. 2, 329-335 (the stratified Wilson interval).
 
     Examples
     --------
@@ -878,7 +915,7 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
     (81, ['agent', 'tau', 'estimate', 'conf_low', 'conf_high'])
     """
     options = PerformanceProfileOptions.checked(
-        tau=tau, kind=kind, n_resamples=n_resamples, confidence_level=confidence_level,
+        tau=tau, kind=kind, interval=interval, n_resamples=n_resamples, confidence_level=confidence_level,
         task_bootstrap=task_bootstrap, na_action=na_action, progress=progress, n_jobs=n_jobs)
     kind, n_resamples, confidence_level, task_bootstrap = (options.kind, options.n_resamples,
                                                            options.confidence_level, options.task_bootstrap)
@@ -888,7 +925,7 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
     if not task_bootstrap:
         notes += small_runs.check_single_runs("performance_profile", design.counts, design.agents, options,
                                               design.tasks)
-    notes += _profile_coverage_notes(design, kind, confidence_level, task_bootstrap)
+    notes += _profile_coverage_notes(design, options.interval, kind, confidence_level, task_bootstrap)
     layouts = _layouts(design)
     tau = options.tau
     if tau is None:
@@ -896,16 +933,25 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
         notes.append(note)
     root, seed = seed_sequence(rng)
     estimates = np.stack([kernels.profile_estimate(layout, tau, kind) for layout in layouts])
+    if options.interval == "wilson":  # closed form: no resamples, no Monte Carlo error
+        bounds = np.stack([kernels.profile_wilson_bounds(estimates[i], layout.task_sizes, confidence_level)
+                           for i, layout in enumerate(layouts)])
+        return _profile_result(design, options, notes, seed, tau, estimates, bounds, np.zeros_like(bounds), None)
     bounds, se = np.empty(estimates.shape + (2,)), np.empty(estimates.shape + (2,))
     with progress_bar(design.n_agents * n_resamples, options.progress, "performance profiles") as advance:
         for i, (name, layout) in enumerate(zip(design.agents, layouts)):
             stats = kernels.profile_agent(layout, tau, kind, n_resamples, kernels.agent_seed_sequence(root, name),
                                           task_bootstrap=task_bootstrap, advance=advance, n_jobs=options.n_jobs)
             bounds[i], se[i] = kernels.interval_bounds(stats.T, estimates[i], confidence_level, "percentile")
+    return _profile_result(design, options, notes, seed, tau, estimates, bounds, se, n_resamples)
+
+
+def _profile_result(design, options, notes, seed, tau, estimates, bounds, se, n_resamples):
+    method = {"wilson": "Performance profiles with stratified Wilson bands",
+              "percentile": "Performance profiles with stratified bootstrap bands"}[options.interval]
     return PerformanceProfileResult(
-        method="Performance profiles with stratified bootstrap bands", formula=design.formula,
-        data_name=design.data_name, nobs=design.nobs, notes=tuple(notes),
-        options=options.record(),
-        seed=seed, agents=design.agents, tasks=design.tasks, tau=np.asarray(tau), kind=kind, estimates=estimates,
-        intervals=bounds, interval_mc_se=se, n_resamples=n_resamples, confidence_level=confidence_level,
-        task_bootstrap=task_bootstrap, counts=design.counts)
+        method=method, formula=design.formula, data_name=design.data_name, nobs=design.nobs, notes=tuple(notes),
+        options=options.record(), seed=seed, agents=design.agents, tasks=design.tasks, tau=np.asarray(tau),
+        kind=options.kind, interval=options.interval, estimates=estimates, intervals=bounds, interval_mc_se=se,
+        n_resamples=n_resamples, confidence_level=options.confidence_level, task_bootstrap=options.task_bootstrap,
+        counts=design.counts)

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...statistics import near_ties
+from ...statistics import corrected_wilson_interval, near_ties
 from ...resampling import (UniformIndices, canonical_order, child_stream, chunk_seeds, fixed_dot,
                            keep_work_arrays_on_heap, parallel_map, worker_count)
 
@@ -881,6 +881,27 @@ def profile_estimate(layout, tau, kind):
     if kind == "tasks":
         return profile_values(layout, observed(layout), tau, kind)[0]
     return ProfileStatistics(layout, tau, kind, 1)(np.ones((1, layout.n_runs), dtype=np.int64))[0]
+
+
+def profile_effective_runs(task_sizes):
+    """The runs of a simple random sample whose proportion has the variance of the profile's at a common p.
+
+    The ``"runs"`` profile is sum_t p_hat_t / T with p_hat_t from n_t runs, of variance sum_t p_t (1 - p_t) /
+    (T^2 n_t); at a common p that is p (1 - p) / n_eff with n_eff = T^2 / sum_t (1 / n_t), and tasks with unequal p_t
+    only lower it (sum_t p_t (1 - p_t) <= T p (1 - p) at mean p), so a band sized by n_eff is conservative there.
+    """
+    sizes = np.asarray(task_sizes, dtype=np.float64)
+    return sizes.size ** 2 / np.sum(1.0 / sizes)
+
+
+def profile_wilson_bounds(estimate, task_sizes, confidence_level):
+    """(n_tau, 2) the stratified Wilson band of one agent's ``"runs"`` profile (Yan and Su 2010, continuity-corrected).
+
+    The Wilson score interval with continuity correction (Newcombe 1998, method 4) at the effective runs
+    :func:`profile_effective_runs`: the correction is half the profile's step 1 / (T n) with n runs in every task.
+    """
+    low, high = corrected_wilson_interval(estimate, profile_effective_runs(task_sizes), confidence_level)
+    return np.stack([low, high], axis=-1)
 
 
 def profile_range(layouts, kind, pooled, edge, margin):

@@ -332,10 +332,14 @@ class PerformanceProfileResult(Result):
     kind : str
         ``"runs"``: fraction of runs above tau, averaged over tasks (score
         distribution); ``"tasks"``: fraction of tasks whose mean is above tau.
+    interval : str
+        ``"wilson"`` (stratified Wilson score bands with continuity correction) or ``"percentile"`` (stratified
+        bootstrap percentile bands).
     estimates : ndarray, shape (n_agents, n_tau)
     intervals, interval_mc_se : ndarray, shape (n_agents, n_tau, 2)
-        Pointwise percentile bands and the Monte Carlo SE of each bound.
-    n_resamples : int
+        Pointwise bands and the Monte Carlo SE of each bound (0 for the Wilson band, which draws nothing).
+    n_resamples : int or None
+        Bootstrap resamples of the percentile band; None for the Wilson band.
     confidence_level : float
     task_bootstrap : bool
     counts : ndarray, shape (n_tasks, n_agents)
@@ -345,10 +349,11 @@ class PerformanceProfileResult(Result):
     tasks: tuple[str, ...]
     tau: np.ndarray
     kind: str
+    interval: str
     estimates: np.ndarray
     intervals: np.ndarray
     interval_mc_se: np.ndarray
-    n_resamples: int
+    n_resamples: int | None
     confidence_level: float
     task_bootstrap: bool
     counts: np.ndarray
@@ -356,7 +361,9 @@ class PerformanceProfileResult(Result):
     _plot_kinds: ClassVar[dict] = {"performance_profile": plots.plot_performance_profile}
 
     def _statistic_line(self):
-        return (f"resamples = {self.n_resamples}, confidence level = {self.confidence_level}, "
+        bands = (f"resamples = {self.n_resamples}" if self.n_resamples is not None
+                 else "bands = stratified Wilson (continuity-corrected)")
+        return (f"{bands}, confidence level = {self.confidence_level}, "
                 f"thresholds = {self.tau.size} from {fmt.signif(self.tau.min())} to {fmt.signif(self.tau.max())}")
 
     def _extra_lines(self):
@@ -392,9 +399,13 @@ class PerformanceProfileResult(Result):
         level = f"{fmt.signif(100 * self.confidence_level)}%"
         text = (f"Performance profiles show, for {self.tau.size} thresholds tau from {fmt.signif(self.tau.min(), 3)} "
                 f"to {fmt.signif(self.tau.max(), 3)}, {what}, for {len(self.agents)} agents on {len(self.tasks)} "
-                f"tasks ({_runs_phrase(self.counts)}); pointwise {level} percentile bands come from "
-                f"{_bootstrap_phrase(self.n_resamples, self.task_bootstrap, len(self.tasks))}.")
-        return text
+                f"tasks ({_runs_phrase(self.counts)}); ")
+        if self.interval == "wilson":
+            return text + (f"pointwise {level} bands are stratified Wilson score intervals with continuity correction "
+                           f"(Yan and Su 2010; Newcombe 1998), at the effective number of runs T^2 / sum(1 / n_t) "
+                           f"(T tasks, n_t runs in task t), whose variance tasks that differ can only lower.")
+        return text + (f"pointwise {level} percentile bands come from "
+                       f"{_bootstrap_phrase(self.n_resamples, self.task_bootstrap, len(self.tasks))}.")
 
 
 @resultclass
