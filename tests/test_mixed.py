@@ -456,3 +456,26 @@ def test_every_statistic_is_free_of_the_scores_units(name, ddf):
 def test_every_statistic_is_free_of_the_scores_units_at_every_scaling(name, ddf):
     _check_units(name, ddf, UNIT_FACTORS)
 
+
+@pytest.mark.parametrize("name", ["balanced_capped", "unbalanced"])
+def test_cluster_robust_alternative_matches_clubsandwich(name):
+    # issue 40: the alternative measured against the default intervals (tests/reference/coverage_mixed.py,
+    # compare_cr2) is clubSandwich's CR2 by task with its Satterthwaite df, to lme4's optimiser tolerance
+    import runpy
+
+    cr2 = runpy.run_path(str(REFERENCE / "mixed_cr2.py"))
+    ref = json.loads((REFERENCE / "mixed_cr2_r.json").read_text())[name]
+    design = rlstats.design.design_of(pd.DataFrame(ref["data"]), "score ~ agent | task/seed")
+    m = kernels.model(design.y, design.agent, design.task, design.n_agents, design.n_tasks, True)
+    fit = kernels.fit(m)
+    _, pairs, _, _ = kernels.agent_contrasts(design.n_agents)
+    variance, df = cr2["cr2_t"](m, fit, pairs)
+    np.testing.assert_allclose(pairs @ fit.beta, ref["estimate"], rtol=1e-6)
+    np.testing.assert_allclose(np.sqrt(variance), ref["std_error"], rtol=1e-6)
+    np.testing.assert_allclose(df, ref["df"], rtol=1e-6)
+    # balanced: each pair's CR2 variance is that of the paired t over tasks, with tasks - 1 df
+    if name == "balanced_capped":
+        cells = pd.DataFrame(ref["data"]).groupby(["task", "agent"])["score"].mean().unstack().to_numpy()
+        d = cells[:, 0] - cells[:, 1]
+        np.testing.assert_allclose(variance[0], d.var(ddof=1) / d.size, rtol=1e-12)
+        np.testing.assert_allclose(df, d.size - 1, rtol=1e-12)
