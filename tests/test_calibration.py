@@ -402,6 +402,19 @@ def test_mixed_quotes_a_measured_coverage(monkeypatch):
     assert not any("measured coverage" in n for n in rlstats.mixed(unbalanced, "score ~ agent | task/seed").notes)
 
 
+def test_mixed_quotes_a_row_short_in_its_worst_design_draw(monkeypatch):
+    # pooled 0.93 holds (3 SE = 0.065 at 100), the worst of 4 draws (25 data sets) misses: the note gives both
+    rows = ({"procedure": "mixed.contrast", "test": "satterthwaite", "interval": "tukey", "agents": "3", "tasks": "5",
+             "runs": "2", "distribution": "heavy_tailed", "configuration": "all_equal", "level": "0.95",
+             "n_sim": "100", "coverage": "0.93", "se": "0.0255", "design_draws": "4", "coverage_min": "0.8"},)
+    monkeypatch.setattr(calibration, "rows", lambda procedure: rows if procedure == "mixed.contrast" else ())
+    notes = [n for n in rlstats.mixed(_mixed_data(3, 5, 2)).notes if n.startswith("measured coverage")]
+    assert notes == ["measured coverage of the 95% Tukey simultaneous intervals with Satterthwaite's df at 3 agents, "
+                     "5 tasks and 2 runs per cell: 0.930, 0.800 in the worst of its 4 draws of the tasks' levels and "
+                     "spreads (heavy-tailed scores, agents alike; 100 simulated data sets), below 0.95 by more than 3 "
+                     "Monte Carlo standard errors"]
+
+
 def test_mixed_notes_follow_the_table():
     # the real table: a design quotes its lowest row short by more than 3 SE, and nothing where every row holds
     rows = calibration.rows(MIXED["PROCEDURE"])

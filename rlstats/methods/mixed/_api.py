@@ -374,9 +374,13 @@ def _coverage_notes(design, options):
     if row is None:
         return []
     family = "Tukey" if options.adjust == "tukey" else "Bonferroni (beside Holm's p-values)"
+    # a row pooling draws of the tasks' offsets and scales may miss in its worst draw only: say which
+    draws = row.get("design_draws") or ""
+    worst = (f", {float(row['coverage_min']):.3f} in the worst of its {draws} draws of the tasks' levels and spreads"
+             if draws and row.get("coverage_min") else "")
     return [f"measured coverage of the 95% {family} simultaneous intervals with {_DDF_NOTE[options.ddf]} df at "
             f"{row['agents']} agents, {count(design.n_tasks, 'task')} and {count(design.max_runs_per_cell, 'run')} "
-            f"per cell: {float(row['coverage']):.3f} ({row['distribution'].replace('_', '-')} scores, "
+            f"per cell: {float(row['coverage']):.3f}{worst} ({row['distribution'].replace('_', '-')} scores, "
             f"{_SIMULATED.get(row['configuration'], row['configuration'])}; {row['n_sim']} simulated data sets), "
             "below 0.95 by more than 3 Monte Carlo standard errors"]
 
