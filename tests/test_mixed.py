@@ -420,15 +420,11 @@ def _in_units(res, factor):
             "reml": res.reml_criterion - (res.nobs - res.n_agents) * np.log(factor**2)}
 
 
-@pytest.mark.parametrize("ddf", ["satterthwaite", "kenward-roger"])
-@pytest.mark.parametrize("name", ["balanced_5x4", "unbalanced_seeds_26x5", "singular_6x3x3"])
-def test_every_statistic_is_free_of_the_scores_units(name, ddf):
-    # issue 39 item 4: Satterthwaite's df were 15.26, 3.54, 0.043 at 1e-5 ... 1e-7 units and 1e-150 raised
-    # ZeroDivisionError; now unit-free numbers agree to 1e-9 and the others scale (1e148: the design refuses values
-    # from 1e150 on, since other back ends square them)
+def _check_units(name, ddf, factors):
+    """Unit-free numbers agree to 1e-9 at every factor, the others scale, and a power of two changes no bit."""
     df, formula = _data(name)
     base = rlstats.mixed(df, formula, ddf=ddf)
-    for factor in (1e-150, 1e-12, 1e-8, 1e-7, 1e-6, 1e-5, 3.0, 1e5, 1e12, 1e148):
+    for factor in factors:
         res = rlstats.mixed(df.assign(score=df["score"] * factor), formula, ddf=ddf)
         for key, value in _unit_free(res).items():
             np.testing.assert_allclose(value, _unit_free(base)[key], rtol=1e-9, atol=1e-300, err_msg=f"{key} {factor}")
@@ -440,3 +436,46 @@ def test_every_statistic_is_free_of_the_scores_units(name, ddf):
     doubled = rlstats.mixed(df.assign(score=df["score"] * 2.0**-40), formula, ddf=ddf)
     assert doubled.den_df == base.den_df and np.array_equal(doubled.comparisons["df"], base.comparisons["df"])
     assert np.array_equal(doubled.comparisons["std_error"], base.comparisons["std_error"] * 2.0**-40)
+
+
+#: issue 39 item 4's scalings: Satterthwaite's df were 15.26, 3.54, 0.043 at 1e-5 ... 1e-7 units and 1e-150 raised
+#: ZeroDivisionError (1e148: the design refuses values from 1e150 on, since other back ends square them)
+UNIT_FACTORS = (1e-150, 1e-12, 1e-8, 1e-7, 1e-6, 1e-5, 3.0, 1e5, 1e12, 1e148)
+
+
+@pytest.mark.parametrize("ddf", ["satterthwaite", "kenward-roger"])
+@pytest.mark.parametrize("name", ["balanced_5x4", "unbalanced_seeds_26x5", "singular_6x3x3"])
+def test_every_statistic_is_free_of_the_scores_units(name, ddf):
+    # the default run: the smallest and the largest scaling, and one between that is not a power of two
+    _check_units(name, ddf, (1e-150, 3.0, 1e148))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ddf", ["satterthwaite", "kenward-roger"])
+@pytest.mark.parametrize("name", ["balanced_5x4", "unbalanced_seeds_26x5", "singular_6x3x3"])
+def test_every_statistic_is_free_of_the_scores_units_at_every_scaling(name, ddf):
+    _check_units(name, ddf, UNIT_FACTORS)
+
+
+@pytest.mark.parametrize("name", ["balanced_capped", "unbalanced"])
+def test_cluster_robust_alternative_matches_clubsandwich(name):
+    # issue 40: the alternative measured against the default intervals (tests/reference/coverage_mixed.py,
+    # compare_cr2) is clubSandwich's CR2 by task with its Satterthwaite df, to lme4's optimiser tolerance
+    import runpy
+
+    cr2 = runpy.run_path(str(REFERENCE / "mixed_cr2.py"))
+    ref = json.loads((REFERENCE / "mixed_cr2_r.json").read_text())[name]
+    design = rlstats.design.design_of(pd.DataFrame(ref["data"]), "score ~ agent | task/seed")
+    m = kernels.model(design.y, design.agent, design.task, design.n_agents, design.n_tasks, True)
+    fit = kernels.fit(m)
+    _, pairs, _, _ = kernels.agent_contrasts(design.n_agents)
+    variance, df = cr2["cr2_t"](m, fit, pairs)
+    np.testing.assert_allclose(pairs @ fit.beta, ref["estimate"], rtol=1e-6)
+    np.testing.assert_allclose(np.sqrt(variance), ref["std_error"], rtol=1e-6)
+    np.testing.assert_allclose(df, ref["df"], rtol=1e-6)
+    # balanced: each pair's CR2 variance is that of the paired t over tasks, with tasks - 1 df
+    if name == "balanced_capped":
+        cells = pd.DataFrame(ref["data"]).groupby(["task", "agent"])["score"].mean().unstack().to_numpy()
+        d = cells[:, 0] - cells[:, 1]
+        np.testing.assert_allclose(variance[0], d.var(ddof=1) / d.size, rtol=1e-12)
+        np.testing.assert_allclose(df, d.size - 1, rtol=1e-12)

@@ -129,9 +129,11 @@ def mixed(data: Data, formula: FormulaLike | None = None, *, ddf: Ddf = "sattert
     by a power of two near their spread, so theta, df, t, F and p are the same for scores in any units from 1e-150
     to 1e148 (to ~1e-11 relative) and estimates and standard errors scale with them; a spread below 1e-150 is an
     error (its squares underflow).  The simultaneous intervals' coverage was measured by simulation
-    (``mixed.contrast`` rows of ``rlstats/calibration.csv``, ``tests/reference/coverage_mixed.py``);
-    where a balanced design on that grid fell short of 95% by more than 3 Monte Carlo standard errors, a note quotes
-    the lowest coverage measured there.
+    (``mixed.contrast`` rows of ``rlstats/calibration.csv``, ``tests/reference/coverage_mixed.py``: 2, 3 and 8
+    agents on 3 to 26 tasks at 3 to 20 runs per cell, normal, skewed, heavy-tailed and capped scores, tasks of
+    different levels and spreads); where a balanced design on that grid falls short of 95% by more than 3 Monte
+    Carlo standard errors, pooled or in one draw of the tasks' levels and spreads, a note quotes the lowest coverage
+    measured there.
 
     References
     ----------
@@ -356,9 +358,8 @@ def _indirect_notes(graph, pairs, options):
             f"both ran; tidy() gives them 0 shared tasks, and they stay in {family}"]
 
 
-#: how the calibration table's configurations read in a note
-_SIMULATED = {"all_equal": "agents alike", "all_equal, task:agent sd 0.5": "agents alike on average, task x agent "
-              "sd 0.5", "spread 0 to 1": "agent means 0 to 1"}
+#: how the calibration table's configurations read in a note (tests/reference/coverage_mixed.py)
+_SIMULATED = {"all_equal": "agents alike", "spread 0 to 1": "agents 0 to 1 noise sd apart"}
 _DDF_NOTE = {"satterthwaite": "Satterthwaite's", "kenward-roger": "Kenward-Roger's"}
 
 
@@ -373,9 +374,13 @@ def _coverage_notes(design, options):
     if row is None:
         return []
     family = "Tukey" if options.adjust == "tukey" else "Bonferroni (beside Holm's p-values)"
+    # a row pooling draws of the tasks' offsets and scales may miss in its worst draw only: say which
+    draws = row.get("design_draws") or ""
+    worst = (f", {float(row['coverage_min']):.3f} in the worst of its {draws} draws of the tasks' levels and spreads"
+             if draws and row.get("coverage_min") else "")
     return [f"measured coverage of the 95% {family} simultaneous intervals with {_DDF_NOTE[options.ddf]} df at "
             f"{row['agents']} agents, {count(design.n_tasks, 'task')} and {count(design.max_runs_per_cell, 'run')} "
-            f"per cell: {float(row['coverage']):.3f} ({row['distribution']} scores, "
+            f"per cell: {float(row['coverage']):.3f}{worst} ({row['distribution'].replace('_', '-')} scores, "
             f"{_SIMULATED.get(row['configuration'], row['configuration'])}; {row['n_sim']} simulated data sets), "
             "below 0.95 by more than 3 Monte Carlo standard errors"]
 
