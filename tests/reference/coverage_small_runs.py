@@ -11,7 +11,7 @@ nominal 95% intervals of every kind, and whether they hold the exact truth of ea
 quantiles of ``designs.population``). A row's ``n_sim`` counts intervals: four agents per data set for the metrics,
 two pairs per data set for the probability of improvement. An interval that was withheld or could not be formed
 (NaN) counts as not holding; where the default (``studentized``) withholds by design (fewer than 3 runs per task)
-it has no row. Results quote, per (interval, metric) and runs, the lowest and highest coverage over the settings
+or on a single task it has no row. Results quote, per (interval, metric) and runs, the lowest and highest coverage over the settings
 (``rlstats.methods.bootstrap._small_runs.coverage_note``).
 """
 
@@ -118,7 +118,7 @@ def measure(distribution, tasks, runs, n_datasets, seed=0, n_resamples=N_RESAMPL
         for d, (data, truth) in enumerate(draw_design(distribution, tasks, runs, draw, n_datasets, seed)):
             calls = {}
             for interval in intervals:
-                if interval == "studentized" and runs < DEFAULT_MIN_RUNS:
+                if interval == "studentized" and (runs < DEFAULT_MIN_RUNS or tasks < 2):
                     continue  # withheld by design: no row
                 # percentile, basic and expanded intervals come from the resamples of the first call
                 own = interval if interval in ("studentized", "bca") or not calls else next(iter(calls))
