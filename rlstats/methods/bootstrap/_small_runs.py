@@ -168,20 +168,28 @@ class StandardErrors:
         n = layout.n_runs
         self.cut = n // 4
         self.kept = n - 2 * self.cut
+        # each slot's task mean on the data: moments about it keep the variances exact for shifted scores
+        self.task_mean = np.add.reduceat(self.values, layout.task_start) / layout.task_sizes
+        self.centre = np.repeat(self.task_mean, layout.task_sizes)
+        # and in units of the largest deviation, so that squares of tiny scores (1e-150) do not underflow
+        top = float(np.abs(self.values - self.centre).max(initial=0.0))
+        self.unit = top if top > 0 and np.isfinite(top) else 1.0
 
     def task_moments(self, counts, values):
-        """(sums, sums of squares) per task of the resampled ``values`` (rows, T)."""
+        """(sums, sums of squares) per task of the resampled ``values`` (rows, T), taken about the data's task means."""
         layout = self.layout
-        first = counts * values
-        second = first * values
+        deviation = (values - self.centre) / self.unit
+        first = counts * deviation
+        second = first * deviation
         return (np.add.reduceat(first, layout.task_start, axis=1), np.add.reduceat(second, layout.task_start, axis=1))
 
     def task_variances(self, counts, values):
-        """(rows, T) each task's variance of the resampled values, on c_t - 1 degrees of freedom."""
+        """(rows, T) each task's variance of the resampled values, on c_t - 1 degrees of freedom, and (rows, T) their
+        task means."""
         sizes = self.layout.task_sizes
         sums, squares = self.task_moments(counts, values)
         centred = np.maximum(squares - sums * sums / sizes, 0.0)
-        return centred / np.maximum(sizes - 1, 1), sums / sizes
+        return centred / np.maximum(sizes - 1, 1), sums / sizes * self.unit + self.task_mean
 
     def __call__(self, counts):
         counts = np.asarray(counts, dtype=np.float64)
@@ -209,7 +217,7 @@ class StandardErrors:
                 winsorised = np.clip(self.values[None, :], low[:, None], high[:, None])
                 variance, _ = self.task_variances(counts, winsorised)
                 out[:, j] = np.sqrt((sizes * variance).sum(axis=1)) / self.kept
-        return out
+        return out * self.unit  # the variances were in units of self.unit squared
 
 
 def middle_se(means, variances):
@@ -312,5 +320,7 @@ def middle_df(design, agent):
     tasks = design.n_tasks
     middle = np.argsort(means, kind="stable")[(tasks - 1) // 2:tasks // 2 + 1]
     part, dof = share[middle], sizes[middle] - 1
+    if part.max() > 0:
+        part = part / part.max()  # df is scale-free; squares of tiny variances would underflow to 0
     denominator = np.sum(part ** 2 / np.maximum(dof, 1))
     return float(part.sum() ** 2 / denominator) if denominator > 0 else float(dof.min())
