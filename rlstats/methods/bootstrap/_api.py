@@ -51,7 +51,7 @@ DEFAULT_METRICS = ("iqm", "mean", "median", "optimality_gap")
 INTERVALS = ("studentized", "percentile", "basic", "bca", "expanded")
 #: The default interval; where it does not apply (``rliable_compat``, ``task_bootstrap``, a metric function)
 #: the percentile interval is given instead (:func:`_effective_interval`).
-DEFAULT_INTERVAL = "studentized"
+DEFAULT_INTERVAL: BootstrapInterval = "studentized"
 COMPAT_INTERVALS = ("percentile", "basic")
 IMPROVEMENT_INTERVALS = ("percentile", "expanded")
 PROFILE_KINDS = ("runs", "tasks")
