@@ -10,9 +10,9 @@ grid is issue 40's (``tests/reference/designs.py``): the four score distribution
 nominal 95% intervals of every kind, and whether they hold the exact truth of each metric (from the stratified
 quantiles of ``designs.population``). A row's ``n_sim`` counts intervals: four agents per data set for the metrics,
 two pairs per data set for the probability of improvement. An interval that was withheld or could not be formed
-(NaN) counts as not holding; where the default (``studentized``) withholds by design (fewer than 3 runs per task)
-or on a single task it has no row. Results quote, per (interval, metric) and runs, the lowest and highest coverage over the settings
-(``rlstats.methods.bootstrap._small_runs.coverage_note``).
+(NaN) counts as not holding; where the default (``studentized``) withholds by design (fewer than 3 runs per task,
+or a single task) it has no row. Results quote, per (interval, metric) and runs, the lowest and highest coverage over
+the settings (``rlstats.methods.bootstrap._small_runs.coverage_note``).
 """
 
 from __future__ import annotations
@@ -101,7 +101,8 @@ def bounds_of(res, interval):
 
 
 def improvement_bounds(res, interval, design):
-    """(P, 2) the ``interval`` bounds of probability-of-improvement result ``res``'s resamples, as the function forms them."""
+    """(P, 2) the ``interval`` bounds of probability-of-improvement result ``res``'s resamples, as the function
+    forms them."""
     if interval == "percentile":
         return res.intervals
     fewest, df = _api._pair_runs(design, res.pairs)
