@@ -75,7 +75,7 @@ Ddf = Literal["satterthwaite", "kenward-roger"]
 #: the mixed model's ``adjust=`` (mixed ADJUST)
 MixedAdjust = Literal["tukey", "holm", "none"]
 #: the bootstrap's ``interval=`` (bootstrap INTERVALS)
-BootstrapInterval = Literal["percentile", "basic", "bca", "expanded"]
+BootstrapInterval = Literal["studentized", "percentile", "basic", "bca", "expanded"]
 #: ``probability_of_improvement(interval=)`` (bootstrap IMPROVEMENT_INTERVALS)
 ImprovementInterval = Literal["percentile", "expanded"]
 #: the bands of rlstats.performance_profile

@@ -363,7 +363,7 @@ OWN_OPTIONS = [
     ("bootstrap", "metrics", -1, OptionError, "metrics must be a metric name, a function, or a list"),
     ("bootstrap", "metrics", [], OptionError, "metrics is empty"),
     ("bootstrap", "metrics", ["iqm", "iqm"], OptionError, "metric name(s) ['iqm'] appear more than once"),
-    ("bootstrap", "interval", "studentized", OptionError, "interval='studentized' is not one of the allowed values"),
+    ("bootstrap", "interval", "studentised", OptionError, "interval='studentised' is not one of the allowed values"),
     ("bootstrap", "task_bootstrap", "yes", OptionError, "task_bootstrap must be True or False"),
     ("bootstrap", "rliable_compat", 1, OptionError, "rliable_compat must be True or False, got 1"),
     ("bootstrap", "gamma", "x", OptionError, "gamma must be a finite number, got 'x'"),
@@ -2652,6 +2652,19 @@ REPLICATION_CASES = [  # (what, function, data, formula, options, error or None 
     ("tuning from one seed per configuration", rlstats.tuning, SWEEP[SWEEP["seed"] == 0], "score ~ agent | task/seed",
      {"config": "lr", "n_resamples": 200}, None,
      ("tuned-score intervals are withheld in every sweep", "add seeds to the selected configuration")),
+    # issue 40 item 1: the studentised default below 3 runs in a task, or on one task: withheld, with the way on
+    ("studentized bootstrap from 2 runs per task", rlstats.bootstrap, TINY[TINY["seed"] < 2], "score ~ agent | task",
+     {"n_resamples": 200}, None,
+     ("studentized intervals need at least 3 runs in every task and are withheld for agent_1 (2), agent_2 (2)",
+      "task_bootstrap=True", 'interval="percentile"')),
+    ("studentized bootstrap, one task of single runs", rlstats.bootstrap, MIXED_RUNS, "score ~ agent | task",
+     {"n_resamples": 200}, None, ("are withheld for agent_1 (1), agent_2 (1)", "add runs")),
+    ("studentized bootstrap on a single task", rlstats.bootstrap, TINY[TINY["task"] == "task_01"],
+     "score ~ agent | task", {"n_resamples": 200}, None,
+     ("studentized intervals are withheld on a single task", "add tasks", 'interval="percentile"')),
+    ("studentized bootstrap with tasks resampled", rlstats.bootstrap, TINY, "score ~ agent | task",
+     {"n_resamples": 200, "task_bootstrap": True}, None,
+     ("which task_bootstrap=True does not have: percentile intervals are given",)),
 ]
 
 

@@ -158,7 +158,7 @@ def test_task_bootstrap_resamples_tasks():
 def test_percentile_and_basic_bounds_from_the_distribution():
     rng = np.random.default_rng(4)
     df = long_frame({a: rng.gamma(2.0, size=(6, 5)) for a in "AB"})
-    pct = bootstrap(df, FORMULA, n_resamples=999, confidence_level=0.9, rng=3)
+    pct = bootstrap(df, FORMULA, n_resamples=999, confidence_level=0.9, interval="percentile", rng=3)
     basic = bootstrap(df, FORMULA, n_resamples=999, confidence_level=0.9, interval="basic", rng=3)
     np.testing.assert_array_equal(pct.bootstrap_distribution, basic.bootstrap_distribution)
     lo, hi = np.percentile(pct.bootstrap_distribution, [5.0, 95.0], axis=-1)
@@ -1029,7 +1029,8 @@ def test_inferential_intervals_agree_with_the_test_on_many_datasets():
         seeds = int(rng.choice([2, 3, 5, 10]))
         df = rlstats.datasets.simulate(agents=2, tasks=int(rng.integers(3, 12)), seeds=seeds,
                                        effect=float(rng.uniform(0, 1.2)), rng=d)
-        res = bootstrap(df, FORMULA, metrics=["iqm", "mean", "median"], n_resamples=200, rng=d)
+        # percentile intervals: the default withholds its intervals at 2 runs per task
+        res = bootstrap(df, FORMULA, metrics=["iqm", "mean", "median"], n_resamples=200, interval="percentile", rng=d)
         ici = res.inferential_intervals("agent_1", "agent_2")
         assert ici.agrees.all()
         assert (ici.overlap == (not ici.significant)).all()
@@ -1178,9 +1179,12 @@ def test_user_metric_returning_nan_is_named_and_its_intervals_are_nan():
     pd.testing.assert_frame_equal(df, before)
     bad = np.isnan(res.bootstrap_distribution[:, 0]).sum(axis=-1)
     assert 0 < bad[0] < 300 and bad[1] == 300  # the note's counts are the distribution's
-    assert res.notes[0] == (f"the metric 'spiky' returned NaN for {bad[0]} of 300 resamples and the point estimate "
-                            "of agent_1; 300 of 300 resamples and the point estimate of agent_2: those intervals are "
-                            "NaN")
+    assert res.notes[:2] == ("interval=\"studentized\" needs the within-task standard errors of the built-in metrics, "
+                         "which a metric function does not have: percentile intervals are given",
+                         f"the metric 'spiky' returned NaN for {bad[0]} of 300 resamples and the point estimate "
+                         "of agent_1; 300 of 300 resamples and the point estimate of agent_2: those intervals are "
+                         "NaN")
+    assert res.interval == "percentile"
     tidy = res.tidy()
     assert tidy.loc[tidy["metric"] == "spiky", ["conf_low", "conf_high"]].isna().all().all()
     assert tidy.loc[tidy["metric"] == "iqm", ["conf_low", "conf_high"]].notna().all().all()
@@ -1478,7 +1482,7 @@ def test_bounds_clip_widened_inferential_intervals_and_keep_their_overlap():
     values = {"A": [1.0, 1.0, 0.9], "B": [0.5, 0.55, 0.52]}
     df = pd.DataFrame([(a, t, s, values[a][(s + i) % 3]) for a in "AB" for i, t in enumerate(("t1", "t2"))
                        for s in range(3)], columns=["agent", "task", "seed", "score"])
-    options = {"n_resamples": 500, "rng": 0, "metrics": ["mean"]}
+    options = {"n_resamples": 500, "rng": 0, "metrics": ["mean"], "interval": "percentile"}
     test = types.SimpleNamespace(pvalue=0.9, method="a test that does not reject", statistic=None)
     free = rlstats.bootstrap(df, "score ~ agent | task", **options).inferential_intervals("A", "B", test)
     capped = rlstats.bootstrap(df, "score ~ agent | task", bounds=(0, 1), **options).inferential_intervals("A", "B",

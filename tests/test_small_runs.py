@@ -14,6 +14,7 @@ import pathlib
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 
@@ -68,7 +69,7 @@ def test_expanded_is_the_percentile_interval_at_the_expanded_level():
     df = simulated(seeds=4)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        plain = rlstats.bootstrap(df, FORMULA, n_resamples=600, rng=3)
+        plain = rlstats.bootstrap(df, FORMULA, n_resamples=600, rng=3, interval="percentile")
         wide = rlstats.bootstrap(df, FORMULA, n_resamples=600, rng=3, interval="expanded")
     np.testing.assert_array_equal(plain.bootstrap_distribution, wide.bootstrap_distribution)
     for i, agent in enumerate(wide.agents):
@@ -119,6 +120,122 @@ def test_expanded_refuses_what_it_cannot_correct():
         rlstats.probability_of_improvement(df, FORMULA, interval="bca")
 
 
+# ----------------------------------------------------------------------------- the studentised interval (issue 40)
+
+
+def direct_errors(scores, task, gamma=1.0):
+    """The four built-in metrics' standard errors written out from one agent's scores (independent of the kernels)."""
+    tasks = np.unique(task)
+    groups = [scores[task == t] for t in tasks]
+    var = np.array([g.var(ddof=1) for g in groups])
+    c = np.array([g.size for g in groups], dtype=float)
+    n = c.sum()
+    out = {"mean": math.sqrt((var / c).sum()) / tasks.size}
+    clipped = [np.minimum(g, gamma).var(ddof=1) for g in groups]
+    out["optimality_gap"] = math.sqrt((c * clipped).sum()) / n
+    ordered = np.sort(scores)
+    cut = int(n) // 4
+    low, high = ordered[cut], ordered[int(n) - 1 - cut]
+    wins = [np.clip(g, low, high).var(ddof=1) for g in groups]
+    out["iqm"] = math.sqrt((c * wins).sum()) / (n - 2 * cut)
+    means = np.array([g.mean() for g in groups])
+    middle = np.argsort(means, kind="stable")[(tasks.size - 1) // 2:tasks.size // 2 + 1]
+    out["median"] = math.sqrt((var / c)[middle].sum()) / middle.size
+    return out
+
+
+def test_studentized_standard_errors_match_their_definitions_on_the_data_and_on_every_resample():
+    rng = np.random.default_rng(8)
+    df = pd.DataFrame({"agent": "A", "task": np.repeat(["t1", "t2", "t3", "t4"], [3, 4, 5, 3]),
+                       "score": rng.lognormal(size=15)})
+    res = rlstats.bootstrap(df, FORMULA, n_resamples=300, rng=4)
+    assert res.interval == "studentized" and res.resampled_standard_errors.shape == (1, 4, 300)
+    metrics = list(res.metrics)
+    expected = direct_errors(df["score"].to_numpy(), df["task"].to_numpy())
+    np.testing.assert_allclose(res.standard_errors[0], [expected[m] for m in metrics], rtol=1e-12)
+    # the resamples, drawn again on the draw path from the agent's stream: each row's SE and metric pair up
+    design = res.design
+    layout = kernels.agent_layout(design.y, design.task, design.run, design.n_tasks)
+    root, _ = rlstats.resampling.seed_sequence(4)
+    blocks = kernels.agent_blocks(kernels.agent_seed_sequence(root, "A"), 300)
+    slots = kernels.draw_blocks(blocks, layout).slots
+    task_of_slot = np.repeat(np.arange(4), layout.task_sizes)
+    for b in range(0, 300, 37):
+        scores = layout.canonical_values[slots[b]]
+        direct = direct_errors(scores, task_of_slot)
+        np.testing.assert_allclose(res.resampled_standard_errors[0, :, b], [direct[m] for m in metrics], rtol=1e-10)
+        assert res.bootstrap_distribution[0, metrics.index("mean"), b] == pytest.approx(
+            np.mean([scores[task_of_slot == t].mean() for t in range(4)]), rel=1e-12)
+
+
+def test_studentized_bounds_are_the_bootstrap_t_quantiles():
+    df = simulated(seeds=5, agents=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = rlstats.bootstrap(df, FORMULA, n_resamples=999, rng=2, confidence_level=0.9)
+    for i in range(2):
+        for j, metric in enumerate(res.metrics):
+            est, se = res.estimates[i, j], res.standard_errors[i, j]
+            if metric == "median":  # the t interval of the middle task mean, Welch-Satterthwaite df
+                half = stats.t.ppf(0.95, res.degrees_of_freedom[i]) * se
+                np.testing.assert_allclose(res.intervals[i, j], [est - half, est + half], rtol=1e-12)
+                continue
+            with np.errstate(divide="ignore"):  # a resample with every run above gamma: t = +-inf, as the kernel has it
+                t = (res.bootstrap_distribution[i, j] - est) / res.resampled_standard_errors[i, j]
+            low, high = np.percentile(t, [5, 95])
+            np.testing.assert_allclose(res.intervals[i, j], [est - high * se, est - low * se], rtol=1e-10)
+    again = res.confidence_interval(0.9)
+    np.testing.assert_allclose(again[["conf_low", "conf_high"]].to_numpy(), res.tidy()[["conf_low", "conf_high"]]
+                               .to_numpy(), rtol=1e-14)
+    assert "bootstrap-t" in res.report()
+    assert "resampled_standard_errors" not in res.to_dict()
+
+
+def test_middle_df_closed_form():
+    # three tasks of 4 runs: the middle task's c - 1 = 3; two tasks of 3 and 5 runs with equal variance shares
+    df = pd.DataFrame({"agent": "A", "task": np.repeat(["a", "b", "c"], 4),
+                       "score": np.r_[[0, 1, 2, 3], [10, 11, 12, 14], [20, 21, 22, 23]].astype(float)})
+    design = rlstats.bootstrap(df, FORMULA, n_resamples=50, rng=0).design
+    assert small_runs.middle_df(design, 0) == pytest.approx(3.0)
+    two = pd.DataFrame({"agent": "A", "task": ["a"] * 3 + ["b"] * 5,
+                        "score": [0.0, 1.0, 2.0] + list(10 + np.sqrt(5 / 3) * np.array([-2, -1, 0, 1, 2]) / np.sqrt(
+                            2.5) * 1.0)})
+    design = rlstats.bootstrap(two, FORMULA, n_resamples=50, rng=0).design
+    share = np.array([1.0 / 3, np.var(two["score"][3:], ddof=1) / 5])
+    expected = share.sum() ** 2 / (share[0] ** 2 / 2 + share[1] ** 2 / 4)
+    assert small_runs.middle_df(design, 0) == pytest.approx(expected, rel=1e-12)
+
+
+def test_studentized_is_withheld_where_it_cannot_hold_and_says_the_way_on():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        two = rlstats.bootstrap(simulated(seeds=2), FORMULA, n_resamples=200, rng=0)
+        single = rlstats.bootstrap(simulated(seeds=5, tasks=1), FORMULA, n_resamples=200, rng=0)
+        mixed = simulated(seeds=4)
+        mixed = mixed[(mixed["agent"] != "agent_2") | (mixed["seed"] < 2)]
+        partly = rlstats.bootstrap(mixed, FORMULA, n_resamples=200, rng=0)
+    assert np.isnan(two.intervals).all() and np.isnan(single.intervals).all()
+    assert any("need at least 3 runs in every task and are withheld for agent_1 (2), agent_2 (2), agent_3 (2)" in n
+               and "task_bootstrap=True" in n for n in two.notes)
+    assert any("withheld on a single task" in n and "add tasks" in n for n in single.notes)
+    assert np.isnan(partly.intervals[1]).all() and np.isfinite(partly.intervals[[0, 2]]).all()
+    assert np.isnan(partly.confidence_interval(0.8).query("agent == 'agent_2'")[["conf_low", "conf_high"]]).all().all()
+    assert any("withheld for agent_2 (2)" in n for n in partly.notes)
+
+
+def test_the_default_keeps_rliable_semantics_under_rliable_compat_and_falls_back_with_a_note():
+    df = simulated(seeds=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        compat = rlstats.bootstrap(df, FORMULA, n_resamples=300, rng=3, rliable_compat=True)
+        explicit = rlstats.bootstrap(df, FORMULA, n_resamples=300, rng=3, rliable_compat=True, interval="percentile")
+        tasks = rlstats.bootstrap(df, FORMULA, n_resamples=300, rng=3, task_bootstrap=True)
+    np.testing.assert_array_equal(compat.intervals, explicit.intervals)
+    assert compat.interval == "percentile" and compat.notes == explicit.notes
+    assert tasks.interval == "percentile" and tasks.standard_errors is None
+    assert any("which task_bootstrap=True does not have: percentile intervals are given" in n for n in tasks.notes)
+
+
 # ----------------------------------------------------------------------------- one run per task
 
 
@@ -167,13 +284,13 @@ def test_percentiles_bootstrap_refuses_single_runs_and_quotes_its_coverage():
 def test_notes_quote_the_measured_coverage():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        few = rlstats.bootstrap(simulated(seeds=3), FORMULA, n_resamples=200, rng=0)
-        many = rlstats.bootstrap(simulated(seeds=30), FORMULA, n_resamples=200, rng=0)
+        few = rlstats.bootstrap(simulated(seeds=3), FORMULA, n_resamples=200, rng=0, interval="percentile")
+        many = rlstats.bootstrap(simulated(seeds=30), FORMULA, n_resamples=200, rng=0, interval="percentile")
     low, high = small_runs.measured_coverage("percentile", "iqm")[3]
-    better = small_runs.measured_coverage("expanded", "iqm")[3]
+    better = small_runs.measured_coverage("studentized", "iqm")[3]
     expected = (f"3 runs per task are few for percentile intervals of the IQM: in simulations with 3 runs per "
-                f"task, nominal 95% intervals covered {low:.2f} to {high:.2f}; interval=\"expanded\" covered "
-                f"{better[0]:.2f} to {better[1]:.2f}")
+                f"task, nominal 95% intervals covered {low:.2f} to {high:.2f}; interval=\"studentized\" (the "
+                f"default) covered {better[0]:.2f} to {better[1]:.2f}")
     assert expected in few.notes
     assert expected in few.report(format="text")
     assert not any("runs per task are few" in n for n in many.notes)
@@ -183,13 +300,16 @@ def test_notes_quote_the_measured_coverage():
 
 
 def test_coverage_table_is_complete_and_ordered():
-    metrics = {"percentile": 5, "basic": 4, "bca": 4, "expanded": 5}  # the probability of improvement: 2 kinds
+    # every kind at 2-20 runs, on the four distributions x 1, 5, 26 tasks; the default from 3 runs (it withholds at 2)
+    metrics = {"studentized": 4, "percentile": 5, "basic": 4, "bca": 4, "expanded": 5}
     rows = calibration.rows(small_runs.PROCEDURE)
-    assert len(rows) == sum(metrics.values()) * 5 * 4  # five runs counts, four settings
+    assert len(rows) == sum(metrics.values()) * 5 * 12 - 4 * 12 - 4 * 4 * 4  # not at 2 runs, nor on one task
+    assert {r["distribution"] for r in rows} == {"normal", "skewed", "heavy_tailed", "capped"}
+    assert all(r["design_draws"] == "4" for r in rows)
     for interval in metrics:
         for metric in ("iqm", "mean", "median", "optimality_gap", "probability_of_improvement")[:metrics[interval]]:
             table = small_runs.measured_coverage(interval, metric)
-            assert sorted(table) == [2, 3, 5, 10, 20], (interval, metric)
+            assert sorted(table) == ([3, 5, 10, 20] if interval == "studentized" else [2, 3, 5, 10, 20]), interval
             assert all(0 < low <= high <= 1 for low, high in table.values())
 
 
@@ -197,27 +317,31 @@ def test_coverage_table_is_complete_and_ordered():
 
 
 def measured_at(dist, tasks, runs, **options):
-    """{(interval, metric): coverage} re-measured at one setting of the table's simulation."""
+    """{(interval, metric): (coverage, n_sim)} re-measured at one setting of the table's simulation."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         rows = reference_script().measure(dist, tasks, runs, **options)
-    return {(row["interval"], row["metric"]): row["coverage"] for row in rows}
+    return {(row["interval"], row["metric"]): (row["coverage"], row["n_sim"]) for row in rows}
 
 
-def test_coverage_at_three_runs_reduced():
-    measured = measured_at("normal", 5, 3, n_datasets=40, seed=7, n_resamples=500,
-                           intervals=("percentile", "expanded"))
-    se = math.sqrt(0.95 * 0.05 / 160)
-    for metric in ("iqm", "mean"):
-        assert measured[("percentile", metric)] < 0.93, metric  # the shortfall the notes quote
-        assert measured[("expanded", metric)] >= 0.95 - 3 * se, metric
-    assert measured[("expanded", "probability_of_improvement")] >= 0.95 - 3 * math.sqrt(0.95 * 0.05 / 80)
+def test_default_coverage_reduced():
+    # the default at 3 runs on skewed scores, 5 tasks, two design draws: at its level within 3 SE, where
+    # today's percentile interval falls short (0.78-0.83 in the table); a bound that fails for the percentile one
+    measured = measured_at("skewed", 5, 3, n_datasets=12, seed=7, n_resamples=400, draws=2,
+                           intervals=("studentized", "percentile"), improvement_intervals=())
+    for metric in ("iqm", "optimality_gap"):
+        coverage, n = measured[("studentized", metric)]
+        assert coverage >= 0.95 - 3 * math.sqrt(0.95 * 0.05 / n), metric
+    assert measured[("percentile", "iqm")][0] < measured[("studentized", "iqm")][0]
 
 
 @pytest.mark.slow
-def test_coverage_at_three_runs_full():
-    measured = measured_at("normal", 26, 3, n_datasets=300, seed=11)
-    se = math.sqrt(0.95 * 0.05 / 1200)
-    for metric in ("iqm", "mean"):
-        assert measured[("expanded", metric)] >= 0.95 - 3 * se, metric
-    assert measured[("expanded", "probability_of_improvement")] >= 0.95 - 3 * math.sqrt(0.95 * 0.05 / 600)
+def test_default_coverage_full():
+    # every metric of the default at 3 and 10 runs, four distributions, 26 tasks, all four design draws
+    for dist in ("normal", "skewed", "heavy_tailed", "capped"):
+        for runs in (3, 10):
+            measured = measured_at(dist, 26, runs, n_datasets=40, seed=11, n_resamples=500,
+                                   intervals=("studentized",), improvement_intervals=())
+            for metric in ("iqm", "mean", "median", "optimality_gap"):
+                coverage, n = measured[("studentized", metric)]
+                assert coverage >= 0.95 - 3 * math.sqrt(0.95 * 0.05 / n), (dist, runs, metric)

@@ -3,123 +3,216 @@
 
     PYTHONPATH=. python tests/reference/calibrate.py --only bootstrap.interval [--jobs 2] [--quick]
 
-(or this script with the same options). For each setting (normal or exponential scores; 5 or 26 tasks whose means
-spread from 0 to 4; c runs per task) it simulates data sets of four agents, forms nominal 95% intervals with each
-interval kind, and counts how often they hold the true value of the metric (computed on 400,000 runs per task). A
-row's ``n_sim`` counts intervals: four agents per data set for the metrics, two pairs per data set for the
-probability of improvement, all drawn independently. An interval that could not be formed (NaN) counts as not
-holding. Results quote, per (interval, metric) and c, the lowest and highest coverage over the four settings
-(``rlstats.methods.bootstrap._small_runs.coverage_note``). ``grid`` lists the settings, ``--quick`` one of them.
+(or this script with the same options; ``--widths`` prints the median width table of issue 40 item 3 instead). The
+grid is issue 40's (``tests/reference/designs.py``): the four score distributions, 1, 5 or 26 tasks, 2, 3, 5, 10 or
+20 runs per task. Each row pools ``designs.DESIGN_DRAWS`` draws of the tasks' offsets and scales
+(``designs.pooled_row``): per draw, data sets of four agents, B and D placed ``SHIFT`` noise units above A and C,
+nominal 95% intervals of every kind, and whether they hold the exact truth of each metric (from the stratified
+quantiles of ``designs.population``). A row's ``n_sim`` counts intervals: four agents per data set for the metrics,
+two pairs per data set for the probability of improvement. An interval that was withheld or could not be formed
+(NaN) counts as not holding; where the default (``studentized``) withholds by design (fewer than 3 runs per task,
+or a single task) it has no row. Results quote, per (interval, metric) and runs, the lowest and highest coverage over
+the settings (``rlstats.methods.bootstrap._small_runs.coverage_note``).
 """
 
 from __future__ import annotations
 
-import math
 import pathlib
 import runpy
+import sys
 import warnings
 
 import numpy as np
 import pandas as pd
 
 import rlstats
+from rlstats.methods.bootstrap import _api
+from rlstats.methods.bootstrap import _small_runs as small_runs
 
 HERE = pathlib.Path(__file__).resolve().parent
+designs = runpy.run_path(str(HERE / "designs.py"))
 PROCEDURE, LEVEL = "bootstrap.interval", 0.95
-#: data sets per grid point: the table's, and --quick's
-SIMULATIONS = (150, 30)
-N_RESAMPLES = 1000
+#: data sets per design draw and grid point: the table's, and --quick's
+SIMULATIONS = (10, 4)
+N_RESAMPLES = 500
 AGENTS = "ABCD"
 METRICS = ("iqm", "mean", "median", "optimality_gap")
-INTERVALS = ("percentile", "basic", "bca", "expanded")
-RUNS = (2, 3, 5, 10, 20)
-SETTINGS = [(dist, tasks) for dist in ("normal", "exponential") for tasks in (5, 26)]
+INTERVALS = ("studentized", "percentile", "basic", "bca", "expanded")
+IMPROVEMENT_INTERVALS = ("percentile", "expanded")
+RUNS = (2,) + tuple(designs["RUNS"])
+TASKS = (1, 5, 26)
 GAMMA = 1.0
-SHIFT = 0.3  # agents B and D sit this far above A and C (probability of improvement below 1/2)
+SHIFT = 0.3  # agents B and D sit this far above A and C, in noise units (probability of improvement below 1/2)
+#: fewest runs per task at which the default interval is given (rlstats' STUDENTIZED_MIN_RUNS)
+DEFAULT_MIN_RUNS = 3
 
 
-def draw(rng, dist, means, size):
-    """(size, tasks) scores with the given task means: unit-variance normal, or a shifted Exp(1)."""
-    if dist == "normal":
-        return rng.normal(means, 1.0, size=(size, means.size))
-    return means + rng.exponential(1.0, size=(size, means.size)) - 1.0
-
-
-def truths(dist, means):
-    big = draw(np.random.default_rng(123), dist, means, 400_000)
-    pooled = np.sort(big.ravel())
+def truths(distribution, offset, scale, location):
+    """Exact metrics of one agent's population (tasks weigh equally: every task has the same runs)."""
+    population = designs["population"](distribution, location, offset, scale)  # (tasks, points)
+    pooled = np.sort(population.ravel())
     cut = pooled.size // 4
-    task_means = big.mean(axis=0)
-    truth = {"iqm": pooled[cut:pooled.size - cut].mean(), "mean": task_means.mean(),
-             "median": np.median(task_means), "optimality_gap": np.maximum(GAMMA - big, 0).mean()}
-    # P(X > Y) for X at the task means and Y shifted up by SHIFT, from the same scores paired at random.
-    other = draw(np.random.default_rng(321), dist, means + SHIFT, 400_000)
-    truth["probability_of_improvement"] = np.mean(big > other)
-    return truth
+    task_means = population.mean(axis=1)
+    return {"iqm": pooled[cut:pooled.size - cut].mean(), "mean": task_means.mean(), "median": np.median(task_means),
+            "optimality_gap": np.maximum(GAMMA - pooled, 0).mean()}
 
 
-def frame(data):
+def improvement_truth(distribution):
+    """P(X > Y) + P(X = Y) / 2 of a run at location 0 against one at SHIFT (the same in every task)."""
+    x = designs["population"](distribution, 0.0)
+    y = np.sort(designs["population"](distribution, SHIFT))
+    below = np.searchsorted(y, x, side="left")
+    through = np.searchsorted(y, x, side="right")
+    return float(np.mean(below + (through - below) / 2) / y.size)
+
+
+def frame(scores):
+    """Long frame of {agent: (runs, tasks) scores}."""
     parts = []
-    for agent, scores in data.items():
-        runs, tasks = scores.shape
+    for agent, values in scores.items():
+        runs, tasks = values.shape
         parts.append(pd.DataFrame({"agent": agent, "task": np.tile([f"t{t:02d}" for t in range(tasks)], runs),
-                                   "score": scores.ravel()}))
+                                   "score": values.ravel()}))
     return pd.concat(parts, ignore_index=True)
 
 
-def measure(dist, tasks, runs, n_datasets, seed=0, n_resamples=N_RESAMPLES, intervals=INTERVALS):
-    """One setting: a row per (interval, metric) for nominal 95% intervals over ``n_datasets`` simulated data sets."""
-    means = np.linspace(0.0, 4.0, tasks)
-    truth = truths(dist, means)
-    rng = np.random.default_rng(seed)
-    hits = {}
-    for d in range(n_datasets):
-        data = frame({a: draw(rng, dist, means + SHIFT * (i % 2), runs) for i, a in enumerate(AGENTS)})
-        for interval in intervals:
-            res = rlstats.bootstrap(data, "score ~ agent | task", metrics=METRICS, n_resamples=n_resamples,
-                                    interval=interval, rng=d)
-            for j, metric in enumerate(METRICS):
-                # agents B and D are shifted: their truth is the metric of the shifted scores
-                for i in range(len(AGENTS)):
-                    target = _shifted_truth(dist, means, metric, truth) if i % 2 else truth[metric]
-                    low, high = res.intervals[i, j]
-                    hits.setdefault((interval, metric), []).append(low <= target <= high)
-        for interval in ("percentile", "expanded"):
-            res = rlstats.probability_of_improvement(data, "score ~ agent | task", pairs=[("A", "B"), ("C", "D")],
-                                                     n_resamples=n_resamples, interval=interval, rng=d)
-            target = truth["probability_of_improvement"]
-            hits.setdefault((interval, "probability_of_improvement"), []).extend(
-                (res.intervals[:, 0] <= target) & (target <= res.intervals[:, 1]))
-    return [{"interval": interval, "metric": metric, "tasks": tasks, "runs": runs, "distribution": dist,
-             "n_sim": len(held), "n_resamples": n_resamples, "coverage": float(np.mean(held)),
-             "se": math.sqrt(np.mean(held) * (1 - np.mean(held)) / len(held))}
-            for (interval, metric), held in sorted(hits.items())]
+def draw_design(distribution, tasks, runs, draw, n_datasets, seed):
+    """Yield (data, truths per agent) for ``n_datasets`` data sets of one design draw."""
+    offset, scale = designs["design_draw"](draw, tasks)
+    by_location = [truths(distribution, offset, scale, SHIFT * k) for k in (0, 1)]
+    truth = {a: by_location[i % 2] for i, a in enumerate(AGENTS)}
+    rng = np.random.default_rng([seed, draw, tasks, runs])
+    for _ in range(n_datasets):
+        scores = {a: designs["scores"](distribution, designs["deviations"](rng, distribution, (runs, tasks)),
+                                       SHIFT * (i % 2), offset, scale) for i, a in enumerate(AGENTS)}
+        yield frame(scores), truth
 
 
-_SHIFTED = {}
+def bounds_of(res, interval):
+    """(K, M, 2) the ``interval`` bounds of bootstrap result ``res``'s own resamples, as ``rlstats.bootstrap`` forms
+    them (the same package function on the same arguments; tests/test_small_runs.py checks they are equal), so one
+    call gives the percentile, basic and expanded intervals of a data set."""
+    if interval == res.interval:
+        return res.intervals
+    df = _api._welch_df(res.design) if interval == "expanded" else None
+    bounds, _ = small_runs.bootstrap_bounds(res.bootstrap_distribution, res.estimates, res.confidence_level, interval,
+                                            None, None, False, res.counts.min(axis=0), df)
+    return bounds
 
 
-def _shifted_truth(dist, means, metric, truth):
-    key = (dist, means.size)
-    if key not in _SHIFTED:
-        _SHIFTED[key] = truths(dist, means + SHIFT)
-    return _SHIFTED[key][metric]
+def improvement_bounds(res, interval, design):
+    """(P, 2) the ``interval`` bounds of probability-of-improvement result ``res``'s resamples, as the function
+    forms them."""
+    if interval == "percentile":
+        return res.intervals
+    fewest, df = _api._pair_runs(design, res.pairs)
+    return small_runs.expanded_bounds(res.bootstrap_distribution, res.estimates, res.confidence_level, fewest, df)[0]
+
+
+def measure(distribution, tasks, runs, n_datasets, seed=0, n_resamples=N_RESAMPLES, intervals=INTERVALS,
+            improvement_intervals=IMPROVEMENT_INTERVALS, draws=None):
+    """One grid point: a row per (interval, metric), pooling ``draws`` design draws of ``n_datasets`` data sets."""
+    draws = designs["DESIGN_DRAWS"] if draws is None else draws
+    target = improvement_truth(distribution)
+    held = {}
+    for draw in range(draws):
+        for d, (data, truth) in enumerate(draw_design(distribution, tasks, runs, draw, n_datasets, seed)):
+            calls = {}
+            for interval in intervals:
+                if interval == "studentized" and (runs < DEFAULT_MIN_RUNS or tasks < 2):
+                    continue  # withheld by design: no row
+                # percentile, basic and expanded intervals come from the resamples of the first call
+                own = interval if interval in ("studentized", "bca") or not calls else next(iter(calls))
+                if own not in calls:
+                    calls[own] = rlstats.bootstrap(data, "score ~ agent | task", metrics=METRICS,
+                                                   n_resamples=n_resamples, interval=own, rng=d)
+                res = calls[own]
+                bounds = bounds_of(res, interval)
+                for j, metric in enumerate(METRICS):
+                    truth_j = np.array([truth[a][metric] for a in res.agents])
+                    low, high = bounds[:, j, 0], bounds[:, j, 1]
+                    held.setdefault((interval, metric), [[] for _ in range(draws)])[draw].extend(
+                        (low <= truth_j) & (truth_j <= high))
+            if improvement_intervals:
+                res = rlstats.probability_of_improvement(data, "score ~ agent | task", pairs=[("A", "B"), ("C", "D")],
+                                                         n_resamples=n_resamples, interval="percentile", rng=d)
+                design = next(iter(calls.values())).design if calls else None
+                for interval in improvement_intervals:
+                    bounds = improvement_bounds(res, interval, design)
+                    held.setdefault((interval, "probability_of_improvement"), [[] for _ in range(draws)])[draw].extend(
+                        (bounds[:, 0] <= target) & (target <= bounds[:, 1]))
+    return [{"interval": interval, "metric": metric, "tasks": tasks, "runs": runs, "distribution": distribution,
+             "n_resamples": n_resamples, **designs["pooled_row"](by_draw, LEVEL)}
+            for (interval, metric), by_draw in sorted(held.items())]
 
 
 def grid(quick=False):
     """(distribution, tasks, runs): every setting at every runs count; --quick: normal scores, 5 tasks, 3 runs."""
     if quick:
         return [("normal", 5, 3)]
-    return [(dist, tasks, runs) for runs in RUNS for dist, tasks in SETTINGS]
+    return [(dist, tasks, runs) for runs in RUNS for dist in designs["DISTRIBUTIONS"] for tasks in TASKS]
 
 
 def table_rows(point, n_sim, quick=False):
     """The rows of one grid point for the package table (``tests/reference/calibrate.py``)."""
     dist, tasks, runs = point
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the raw-scale warning: these simulated tasks share one scale on purpose
+        warnings.simplefilter("ignore")  # the raw-scale warning: the design draws' scales differ on purpose
         return measure(dist, tasks, runs, n_sim, seed=runs * 100 + tasks)
 
 
+# ----------------------------------------------------------------------------- widths (issue 40 item 3)
+
+
+def oracle_se(distribution, offset, scale, location, runs, metric):
+    """The true standard error of ``metric`` where it is a smooth mean (mean, optimality gap, IQM), else None."""
+    population = designs["population"](distribution, location, offset, scale)
+    tasks = population.shape[0]
+    if metric == "mean":
+        return float(np.sqrt(population.var(axis=1).sum() / runs) / tasks)
+    if metric == "optimality_gap":
+        return float(np.sqrt(np.minimum(population, GAMMA).var(axis=1).sum() * runs) / (runs * tasks))
+    if metric == "iqm":  # the trimmed mean's influence: winsorised at the pooled quartiles, over the share kept
+        pooled = np.sort(population.ravel())
+        low, high = pooled[pooled.size // 4], pooled[-(pooled.size // 4) - 1]
+        winsorised = np.clip(population, low, high)
+        return float(np.sqrt(winsorised.var(axis=1).sum() * runs) / (runs * tasks * 0.5))
+    return None
+
+
+def widths(points, n_datasets=25, seed=5, n_resamples=N_RESAMPLES):
+    """Median width of the default interval against today's percentile one and the oracle (estimate +- z * true SE)."""
+    from scipy import stats
+
+    z = stats.norm.ppf(1 - (1 - LEVEL) / 2)
+    rows = []
+    for distribution, tasks, runs in points:
+        ratio_old, ratio_oracle = {m: [] for m in METRICS}, {m: [] for m in METRICS}
+        for draw in range(designs["DESIGN_DRAWS"]):
+            offset, scale = designs["design_draw"](draw, tasks)
+            oracle = {m: oracle_se(distribution, offset, scale, 0.0, runs, m) for m in METRICS}
+            for d, (data, _) in enumerate(draw_design(distribution, tasks, runs, draw, n_datasets, seed)):
+                data = data[data["agent"].isin(["A", "C"])]  # the agents at location 0, whose oracle this is
+                new, old = (rlstats.bootstrap(data, "score ~ agent | task", metrics=METRICS, n_resamples=n_resamples,
+                                              interval=kind, rng=d) for kind in ("studentized", "percentile"))
+                for j, metric in enumerate(METRICS):
+                    width = new.intervals[:, j, 1] - new.intervals[:, j, 0]
+                    ratio_old[metric].extend(width / (old.intervals[:, j, 1] - old.intervals[:, j, 0]))
+                    if oracle[metric]:
+                        ratio_oracle[metric].extend(width / (2 * z * oracle[metric]))
+        for metric in METRICS:
+            rows.append({"distribution": distribution, "tasks": tasks, "runs": runs, "metric": metric,
+                         "vs_percentile": float(np.nanmedian(ratio_old[metric])),
+                         "vs_oracle": float(np.nanmedian(ratio_oracle[metric])) if ratio_oracle[metric] else np.nan})
+    return pd.DataFrame(rows)
+
+
 if __name__ == "__main__":
-    runpy.run_path(str(HERE / "calibrate.py"))["run_alone"](PROCEDURE)
+    if "--widths" in sys.argv:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            table = widths([(dist, tasks, runs) for dist in designs["DISTRIBUTIONS"] for tasks in (5, 26)
+                            for runs in designs["RUNS"]])
+        print(table.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
+    else:
+        runpy.run_path(str(HERE / "calibrate.py"))["run_alone"](PROCEDURE)

@@ -71,7 +71,8 @@ def calls(rlstats):
                                                    n_resamples=200, rng=0),
         "compare/permutation": lambda: rlstats.compare(d["one_task"], "score ~ agent", method="permutation",
                                                        n_resamples=300, rng=0),
-        "compare/bootstrap": lambda: rlstats.compare(d["runs"], BLOCKED, method="bootstrap", n_resamples=300, rng=0),
+        "compare/bootstrap": lambda: rlstats.compare(d["runs"], BLOCKED, method="bootstrap", n_resamples=300, rng=0,
+                                                     interval="percentile"),
         "compare/probability_of_improvement": lambda: rlstats.compare(
             d["runs"], BLOCKED, method="probability_of_improvement", n_resamples=300, rng=0),
         # the percentile band, the default when this was recorded (issue 40: the Wilson band is), bit for bit
@@ -96,7 +97,9 @@ def calls(rlstats):
         "skillings_mack/aggregated": lambda: rlstats.skillings_mack(d["runs"], BLOCKED, variant="skillings_mack",
                                                                     within_cell="median", rng=0),
         # the stratified bootstrap and its relatives
-        "bootstrap/percentile": lambda: rlstats.bootstrap(d["runs"], BLOCKED, n_resamples=300, rng=0),
+        # interval="percentile", the default when these were recorded (issue 40 made "studentized" the default)
+        "bootstrap/percentile": lambda: rlstats.bootstrap(d["runs"], BLOCKED, n_resamples=300, rng=0,
+                                                          interval="percentile"),
         "bootstrap/bca": lambda: rlstats.bootstrap(d["runs"], BLOCKED, metrics=["iqm", "mean"], interval="bca",
                                                    n_resamples=300, rng=0),
         "bootstrap/expanded": lambda: rlstats.bootstrap(d["runs"], BLOCKED, metrics=["mean"], interval="expanded",
@@ -106,7 +109,7 @@ def calls(rlstats):
         "bootstrap/rliable_compat": lambda: rlstats.bootstrap(d["runs"], RUNS, metrics=["iqm"], rliable_compat=True,
                                                               n_resamples=300, rng=0),
         "bootstrap/normalized": lambda: rlstats.bootstrap(d["runs"], BLOCKED, metrics=["mean"], normalize=reference,
-                                                          n_resamples=300, rng=0),
+                                                          n_resamples=300, rng=0, interval="percentile"),
         "probability_of_improvement/expanded": lambda: rlstats.probability_of_improvement(
             d["runs"], BLOCKED, pairs=[("agent_3", "agent_1")], interval="expanded", n_resamples=300, rng=0),
         "performance_profile/tasks": lambda: rlstats.performance_profile(

@@ -48,7 +48,10 @@ if TYPE_CHECKING:
     from ...results import Result
 
 DEFAULT_METRICS = ("iqm", "mean", "median", "optimality_gap")
-INTERVALS = ("percentile", "basic", "bca", "expanded")
+INTERVALS = ("studentized", "percentile", "basic", "bca", "expanded")
+#: The default interval; where it does not apply (``rliable_compat``, ``task_bootstrap``, a metric function)
+#: the percentile interval is given instead (:func:`_effective_interval`).
+DEFAULT_INTERVAL: BootstrapInterval = "studentized"
 COMPAT_INTERVALS = ("percentile", "basic")
 IMPROVEMENT_INTERVALS = ("percentile", "expanded")
 PROFILE_KINDS = ("runs", "tasks")
@@ -122,7 +125,7 @@ class BootstrapOptions:
     metrics: tuple = DEFAULT_METRICS
     n_resamples: int = 10_000
     confidence_level: float = 0.95
-    interval: BootstrapInterval = "percentile"
+    interval: BootstrapInterval = DEFAULT_INTERVAL
     task_bootstrap: bool = False
     gamma: float = 1.0
     rliable_compat: bool = False
@@ -146,7 +149,7 @@ class BootstrapOptions:
             na_action=check_choice("na_action", options["na_action"], NA_ACTIONS),
             progress=check_bool("progress", options["progress"]),
             n_jobs=check_n_jobs(options["n_jobs"]), bounds=check_bounds(options.get("bounds")))
-        if checked.rliable_compat and checked.interval not in COMPAT_INTERVALS:
+        if checked.rliable_compat and checked.interval not in COMPAT_INTERVALS + (DEFAULT_INTERVAL,):
             raise OptionError(
                 f"rliable_compat=True reproduces interval='percentile' and 'basic' only, got {checked.interval!r}: "
                 "rliable's BCa goes through arch's unstratified jackknife, which rlstats does not copy; "
@@ -355,7 +358,7 @@ def _inferential(result, a, b, test, alpha):
 
 def bootstrap(data: Data, formula: FormulaLike | None = None, *,
               metrics: Sequence[Any] | dict[str, Any] = DEFAULT_METRICS, n_resamples: int = 10_000,
-              confidence_level: float = 0.95, interval: BootstrapInterval = "percentile",
+              confidence_level: float = 0.95, interval: BootstrapInterval = "studentized",
               task_bootstrap: bool = False,
               normalize: Normalizer = None, gamma: float = 1.0, rliable_compat: bool = False,
               bounds: tuple[float | None, float | None] | None = None, na_action: NaAction = "raise", rng: Seed = None,
@@ -380,8 +383,23 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
     n_resamples : int
         Bootstrap resamples (memory stays bounded: they are drawn in batches).
     confidence_level : float
-    interval : {"percentile", "basic", "bca", "expanded"}
-        Percentile (rliable's default), basic (reflected percentile), BCa
+    interval : {"studentized", "percentile", "basic", "bca", "expanded"}
+        Studentized (the default since issue 40): the bootstrap-t interval,
+        each resample's (metric - estimate) divided by its own stratified
+        delta-method standard error (within tasks; winsorised at the
+        resample's quartiles for the IQM), whose quantiles scale the data's
+        standard error; the median of task means takes the t interval of its
+        middle task mean (Welch-Satterthwaite df), whose resampled standard
+        errors are too unstable to studentise.  Percentile and BCa intervals
+        covered 0.6-0.9 at 3-5 runs per task in simulation; the studentised
+        one holds 95% within Monte Carlo error on most of the grid (the
+        ``bootstrap.interval`` rows of ``calibration.csv``; the result quotes
+        the rows it misses).  It is withheld (NaN bounds, a note with the
+        way on) for an agent with fewer than 3 runs in a task and on a
+        single task, and gives way to the percentile interval, with a note,
+        with ``task_bootstrap=True`` or a metric function (no within-task
+        standard error), and silently with ``rliable_compat=True`` (rliable's
+        interval).  Or: percentile (rliable's), basic (reflected percentile), BCa
         with z0 counting ties half and the acceleration from the jackknife
         within tasks (Davison & Hinkley 1997, several samples; with
         ``task_bootstrap`` from leaving out whole tasks; for user metrics from
@@ -474,6 +492,11 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
     Application, Cambridge University Press, Sections 3.2 and 5.3.
     Hesterberg, T. C. (2015), What teachers should know about the bootstrap,
     The American Statistician 69(4), 371-386 (the expanded percentile interval).
+    Efron, B. and Tibshirani, R. J. (1993), An Introduction to the Bootstrap,
+    Chapman & Hall, Section 12.5 (the bootstrap-t interval).
+    Tukey, J. W. and McLaughlin, D. H. (1963), Less vulnerable confidence and
+    significance procedures for location based on a single sample, Sankhya A
+    25(3), 331-352 (the trimmed mean's winsorised standard error).
 
     Examples
     --------
@@ -531,9 +554,30 @@ def _agent_layout(design, j):
     return kernels.agent_layout(design.y[mine], design.task[mine], design.run[mine], design.n_tasks)
 
 
+def _effective_interval(options):
+    """(options, notes): the default studentised interval becomes the percentile one where it does not apply.
+
+    It studentises the built-in metrics with their within-task standard errors; ``rliable_compat=True`` means
+    rliable's percentile interval (silently: that is what the option promises), and task resampling or a metric
+    function has no such standard error (said in a note).
+    """
+    if options.interval != DEFAULT_INTERVAL:
+        return options, []
+    percentile = dataclasses.replace(options, interval="percentile")
+    if options.rliable_compat:
+        return percentile, []
+    why = ("task_bootstrap=True" if options.task_bootstrap else
+           "a metric function" if any(callable(m) for m in options.metrics) else None)
+    if why is None:
+        return options, []
+    return percentile, [f"interval=\"studentized\" needs the within-task standard errors of the built-in metrics, "
+                        f"which {why} does not have: percentile intervals are given"]
+
+
 def _run_bootstrap(design, options, rng):
+    options, notes = _effective_interval(options)
     # Before any resampling: one run in every task is an error, single-run tasks are notes.
-    notes = [] if options.task_bootstrap else small_runs.check_single_runs(
+    notes += [] if options.task_bootstrap else small_runs.check_single_runs(
         "bootstrap", design.counts, design.agents, options, design.tasks)
     if not options.rliable_compat and not any(callable(m) for m in options.metrics):
         return _run_builtin_bootstrap(design, options, rng, notes)
@@ -572,6 +616,10 @@ def _run_builtin_bootstrap(design, options, rng, notes):
     distribution = np.empty((design.n_agents, len(options.metrics), options.n_resamples))
     estimates = np.empty((design.n_agents, len(options.metrics)))
     acceleration = np.zeros_like(estimates) if options.interval == "bca" else None
+    studentized = options.interval == DEFAULT_INTERVAL
+    # the studentised interval's standard errors: of each resample (the same draws again) and of the data
+    resampled = np.empty_like(distribution) if studentized else None
+    observed = np.empty_like(estimates) if studentized else None
     with progress_bar(design.n_agents * options.n_resamples, options.progress, "bootstrap") as advance:
         for j, name in enumerate(design.agents):
             layout = _agent_layout(design, j)
@@ -581,11 +629,16 @@ def _run_builtin_bootstrap(design, options, rng, notes):
             estimates[j] = kernels.point_estimates(layout, options.metrics, options.gamma)
             if acceleration is not None:
                 acceleration[j] = _accelerations([layout], options)[0]
+            if studentized:
+                resampled[j] = small_runs.resampled_se(layout, options.metrics, options.gamma, options.n_resamples,
+                                                       kernels.agent_seed_sequence(root, name), options.n_jobs).T
+                observed[j] = small_runs.data_se(layout, options.metrics, options.gamma)
             del layout
-    return _bootstrap_result(design, options, seed, distribution, estimates, acceleration, notes)
+    return _bootstrap_result(design, options, seed, distribution, estimates, acceleration, notes,
+                             (resampled, observed) if studentized else None)
 
 
-def _bootstrap_result(design, options, seed, distribution, estimates, acceleration, run_notes):
+def _bootstrap_result(design, options, seed, distribution, estimates, acceleration, run_notes, errors=None):
     z0 = None
     notes = list(design.notes) + run_notes
     undefined = np.isnan(distribution).any(axis=-1) | np.isnan(estimates)
@@ -594,8 +647,14 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
         z0 = kernels.bias_correction(distribution, estimates)
         notes += _bca_notes(design.agents, options.metric_names, np.where(undefined, 0.0, z0))
     df = _welch_df(design) if options.interval == "expanded" else None
+    if errors is not None:
+        df = np.array([small_runs.middle_df(design, j) for j in range(design.n_agents)])
     bounds, se = small_runs.bootstrap_bounds(distribution, estimates, options.confidence_level, options.interval, z0,
-                                  acceleration, options.rliable_compat, design.counts.min(axis=0), df)
+                                             acceleration, options.rliable_compat, design.counts.min(axis=0), df,
+                                             errors, options.metric_names, design.n_tasks)
+    if errors is not None:
+        notes += small_runs.studentized_notes(bounds, design.counts.min(axis=0), design.n_tasks, design.agents,
+                                              options.metric_names)
     bounds = _clipped(bounds, design.bounds, options, notes)
     if not options.task_bootstrap:
         notes += _coverage_notes(options.interval, options.metric_names, int(design.counts.min()))
@@ -611,7 +670,9 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
         bootstrap_distribution=distribution, bias_correction=z0, acceleration=acceleration,
         n_resamples=options.n_resamples, confidence_level=options.confidence_level, interval=options.interval,
         task_bootstrap=options.task_bootstrap, gamma=options.gamma, rliable_compat=options.rliable_compat,
-        counts=design.counts, degrees_of_freedom=df, design=design)
+        counts=design.counts, degrees_of_freedom=df, design=design,
+        standard_errors=None if errors is None else errors[1],
+        resampled_standard_errors=None if errors is None else errors[0])
 
 
 def _clipped(intervals, known, options, notes):

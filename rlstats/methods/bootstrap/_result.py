@@ -74,7 +74,7 @@ class BootstrapResult(Result):
     n_resamples : int
     confidence_level : float
     interval : str
-        ``"percentile"``, ``"basic"``, ``"bca"`` or ``"expanded"``.
+        ``"studentized"``, ``"percentile"``, ``"basic"``, ``"bca"`` or ``"expanded"``.
     task_bootstrap : bool
         Whether tasks were resampled as well as runs.
     gamma : float
@@ -85,7 +85,13 @@ class BootstrapResult(Result):
         Runs per cell used.
     degrees_of_freedom : ndarray, shape (n_agents,), or None
         Welch-Satterthwaite degrees of freedom of each agent's mean over tasks
-        (``interval="expanded"`` only).
+        (``interval="expanded"``), or of its middle task means, the median's t interval
+        (``interval="studentized"``); None otherwise.
+    standard_errors : ndarray, shape (n_agents, n_metrics), or None
+        The studentised interval's standard error of each estimate (``interval="studentized"`` only).
+    resampled_standard_errors : ndarray, shape (n_agents, n_metrics, n_resamples), or None
+        The same standard error on every resample, paired with ``bootstrap_distribution``
+        (``interval="studentized"`` only; not exported by ``to_dict``).
     design : Design
         The data analysed (used by :meth:`inferential_intervals`; not exported).
     """
@@ -107,6 +113,8 @@ class BootstrapResult(Result):
     rliable_compat: bool
     counts: np.ndarray
     degrees_of_freedom: np.ndarray | None = None
+    standard_errors: np.ndarray | None = None
+    resampled_standard_errors: np.ndarray | None = field(default=None, repr=False)
     design: Design | None = field(default=None, repr=False)
 
     _plot_kinds: ClassVar[dict] = {"interval_estimates": plots.plot_interval_estimates}
@@ -161,6 +169,11 @@ class BootstrapResult(Result):
                      f"level whose normal quantile is sqrt(c/(c - 1)) times the t quantile, with c = {fewest} the "
                      "fewest runs in a task and the Welch-Satterthwaite degrees of freedom of the agent's mean "
                      "over tasks.")
+        if self.interval == "studentized":
+            text += (" Each interval is studentised (bootstrap-t; Efron and Tibshirani 1993, Section 12.5): the "
+                     "resamples' (estimate - observed) / standard error, with the stratified delta-method standard "
+                     "error within tasks (winsorised for the IQM), gives the quantiles; the median of task means "
+                     "takes the t interval of its middle task mean (Welch-Satterthwaite degrees of freedom).")
         if "iqm" in self.metrics:
             text += (" The IQM is the mean of the middle 50% of all runs pooled over tasks (floor(N/4) runs cut "
                      "from each end).")
@@ -180,15 +193,17 @@ class BootstrapResult(Result):
 
     def to_dict(self) -> dict[str, Any]:
         """Every field as JSON data, except the bootstrap distribution and the design."""
-        return _export(self, {"bootstrap_distribution", "design"})
+        return _export(self, {"bootstrap_distribution", "resampled_standard_errors", "design"})
 
     def confidence_interval(self, confidence_level: float | None = None) -> pd.DataFrame:
         """Intervals at another confidence level from the stored bootstrap distribution (tidy layout)."""
         level = self.confidence_level if confidence_level is None else \
             check_confidence_level(confidence_level)
+        errors = None if self.standard_errors is None else (self.resampled_standard_errors, self.standard_errors)
         bounds, _ = small_runs.bootstrap_bounds(self.bootstrap_distribution, self.estimates, level, self.interval,
                                                 self.bias_correction, self.acceleration, self.rliable_compat,
-                                                self.counts.min(axis=0), self.degrees_of_freedom)
+                                                self.counts.min(axis=0), self.degrees_of_freedom, errors,
+                                                self.metrics, self.n_tasks)
         out = self.tidy()
         out["conf_low"] = bounds[:, :, 0].T.ravel()
         out["conf_high"] = bounds[:, :, 1].T.ravel()
