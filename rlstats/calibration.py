@@ -122,8 +122,9 @@ Patterns = tuple[dict[str, str | tuple[str, ...]], ...]
 ALL: Patterns = ({},)
 DEFAULTS: dict[str, Patterns] = {
     "adastop.fwe": ALL,
-    "bootstrap.interval": ({"interval": "percentile"},),
-    "bootstrap.profile": ({"metric": "runs"},),  # the profile's kind
+    "bootstrap.interval": ({"interval": "studentized", "metric": ("iqm", "mean", "median", "optimality_gap")},
+                           {"interval": "percentile", "metric": "probability_of_improvement"}),
+    "bootstrap.profile": ({"metric": "runs", "interval": "wilson"},),  # the profile's kind and band
     "curves.band": ALL,  # every band kind is drawn by default
     "mixed.contrast": ({"test": "satterthwaite", "interval": "tukey"},),  # ddf and adjust
     "percentiles.interval": ({"interval": "pbp"},),

@@ -530,9 +530,15 @@ def test_defaults_name_the_public_functions_defaults():
     # here each value is read from the function's signature, so a changed default fails until DEFAULTS follows
     d = calibration.DEFAULTS
     assert set(d) == set(calibration.procedures()) == set(CALIBRATE["MODULES"])
-    assert d["bootstrap.interval"] == ({"interval": _keyword_default(rlstats.bootstrap, "interval")},)
-    assert _keyword_default(rlstats.probability_of_improvement, "interval") == d["bootstrap.interval"][0]["interval"]
-    assert d["bootstrap.profile"] == ({"metric": _keyword_default(rlstats.performance_profile, "kind")},)
+    metrics, improvement = d["bootstrap.interval"]
+    assert metrics["interval"] == _keyword_default(rlstats.bootstrap, "interval")
+    assert set(metrics["metric"]) == set(_keyword_default(rlstats.bootstrap, "metrics"))
+    assert improvement == {"interval": _keyword_default(rlstats.probability_of_improvement, "interval"),
+                           "metric": "probability_of_improvement"}
+    # the profile's band is chosen from its kind (None: Wilson's band for kind="runs", the percentile one otherwise)
+    assert d["bootstrap.profile"] == ({"metric": _keyword_default(rlstats.performance_profile, "kind"),
+                                       "interval": "wilson"},)
+    assert rlstats.performance_profile.__doc__ and "wilson" in rlstats.performance_profile.__doc__
     assert d["mixed.contrast"] == ({"test": _keyword_default(rlstats.mixed, "ddf"),
                                     "interval": _keyword_default(rlstats.mixed, "adjust")},)
     assert d["percentiles.interval"] == ({"interval": _keyword_default(rlstats.percentiles, "interval")},)
