@@ -470,6 +470,8 @@ OWN_OPTIONS = [
      ("agent 'agent_1' on task 'task_01'", "subset=\"agent != 'agent_1'\" leaves that agent out")),
     ("mixed", "ddf", "kr", OptionError, "ddf='kr' is not one of the allowed values: 'satterthwaite', 'kenward-roger'"),
     ("mixed", "adjust", "bonferroni", OptionError, "adjust='bonferroni' is not one of the allowed values"),
+    # issue 40 item 1: the expected-max band's method
+    ("tuning", "band", "bca", OptionError, "band='bca' is not one of the allowed values: 'skew_t', 'percentile'"),
 ]
 
 

@@ -89,6 +89,9 @@ LITERALS = {
     "SmoothOver": (lambda: _runtime("rlstats.logs._smooth", "UNITS"),
                    [("rlstats.logs._read", "read_logs", "smooth_over")]),
     "ColumnNames": (lambda: ("rlstats", "broom"), [("rlstats.results", "Result.tidy", "names")]),
+    # issue 40 item 1
+    "ExpectedMaxBand": (lambda: _runtime("rlstats.methods.tuning._api", "BANDS"),
+                        [("rlstats.methods.tuning._api", "tuning", "band")]),
 }
 
 
