@@ -472,6 +472,8 @@ OWN_OPTIONS = [
     ("mixed", "adjust", "bonferroni", OptionError, "adjust='bonferroni' is not one of the allowed values"),
     # issue 40 item 1: the expected-max band's method
     ("tuning", "band", "bca", OptionError, "band='bca' is not one of the allowed values: 'skew_t', 'percentile'"),
+    ("tuning", "tuned_lower", "own", OptionError, "tuned_lower='own' is not one of the allowed values: 'pooled', "
+     "'winner'"),
 ]
 
 

@@ -551,34 +551,55 @@ def test_the_calibration_modules_compute_what_the_public_function_prints():
     x = np.random.default_rng(4).lognormal(0, 0.8, (6, 4))
     ss = seed_sequence(9)[0]
     bands = BANDS["bands"](x, [1, 3, 6], child_stream(ss, 1, 0, 0), n_resamples=300)
-    selected, low, high = CALIBRATION["interval"](x, child_stream(ss, 0, 0, 0), n_resamples=300)
-    for band in ("skew_t", "percentile"):
+    selected, intervals = CALIBRATION["interval"](x, child_stream(ss, 0, 0, 0), n_resamples=300)
+    for band, lower in (("skew_t", "pooled"), ("percentile", "winner")):
         res = rlstats.tuning(sweep_frame(x), "score ~ agent | task/seed", config="lr", views=["expected_max", "best_set"],
-                             budgets=[1, 3, 6], n_resamples=300, rng=9, band=band)
+                             budgets=[1, 3, 6], n_resamples=300, rng=9, band=band, tuned_lower=lower)
         em = res.expected_max().query("sampling == 'without replacement'")
         np.testing.assert_allclose(em["conf_low"], bands[band][0], rtol=1e-12)
         np.testing.assert_allclose(em["conf_high"], bands[band][1], rtol=1e-12)
         tuned = res.tuned().iloc[0]
         assert tuned["config"] == f"lr={selected}"
-        assert (tuned["conf_low"], tuned["conf_high"]) == pytest.approx((low, high), rel=1e-12)
+        assert (tuned["conf_low"], tuned["conf_high"]) == pytest.approx(intervals[lower], rel=1e-12)
 
 
 def test_the_tuned_interval_covers_at_a_reduced_grid_point():
     # a reduced point of the calibration grid: 10 configurations x 3 seeds, identical landscape (selection is pure
     # noise), skewed scores, 4 design draws x 40 data sets
     row = CALIBRATION["table_rows"]((10, 3, "skewed", "identical"), 40, True)[0]
-    assert row["n_sim"] == 160 and row["design_draws"] == 4
+    assert row["n_sim"] == 160 and row["design_draws"] == 4 and row["interval"] == "select_then_report_pooled_t"
     assert row["coverage"] >= 0.95 - 3 * math.sqrt(0.95 * 0.05 / 160)
     tabled = [r for r in rlstats.calibration.rows("tuning.best_interval")
-              if (r["configuration"], r["runs"], r["distribution"], r["statistic"])
-              == ("10 configurations", "3", "skewed", "identical")]
+              if (r["configuration"], r["runs"], r["distribution"], r["statistic"], r["interval"])
+              == ("10 configurations", "3", "skewed", "identical", "select_then_report_pooled_t")]
     assert len(tabled) == 1 and not rlstats.calibration.misses(tabled[0], 0.95)
 
 
 def test_the_tuned_interval_covers_on_capped_scores_at_a_reduced_grid_point():
-    # 3 configurations x 5 seeds at a ceiling a third of the runs hit
-    row = CALIBRATION["table_rows"]((3, 5, "capped", "spread"), 40, True)[0]
-    assert row["coverage"] >= 0.95 - 3 * math.sqrt(0.95 * 0.05 / 160)
+    # 30 configurations x 3 seeds at a ceiling a third of the runs hit: the winner's seeds often all sit at it, so
+    # its own spread is 0; the default lower end takes the sweep's pooled spread (the earlier one covered 0.84 here)
+    pooled, winner = CALIBRATION["table_rows"]((30, 3, "capped", "identical"), 40, True)
+    assert pooled["coverage"] >= 0.95 - 3 * math.sqrt(0.95 * 0.05 / 160)
+    assert winner["interval"] == "select_then_report_t" and winner["coverage"] < pooled["coverage"]
+
+
+def test_the_earlier_tuned_interval_is_kept_bit_for_bit():
+    rng = np.random.default_rng(8)
+    values = [rng.normal(mu, 1.0, 4) for mu in rng.normal(0, 1, 6)]
+    options = {"config": "lr", "views": ["best_set"], "n_resamples": 500, "rng": 0}
+    old = rlstats.tuning(sweep_frame(values), "score ~ agent | task/seed", tuned_lower="winner", **options).tuned()
+    assert (old["conf_low"].iloc[0], old["conf_high"].iloc[0], old["estimate"].iloc[0]) == TUNED_BEFORE
+    new = rlstats.tuning(sweep_frame(values), "score ~ agent | task/seed", **options).tuned().iloc[0]
+    assert new["conf_high"] == TUNED_BEFORE[1] and new["estimate"] == TUNED_BEFORE[2]  # only the lower end moves
+    means = np.array([np.mean(v) for v in values])
+    sds = np.array([np.std(v, ddof=1) for v in values])
+    pooled, own = math.sqrt(np.mean(sds ** 2)), sds[np.argmax(means)]
+    t = stats.t.ppf(0.975, 3)
+    assert new["conf_low"] == pytest.approx(TUNED_BEFORE[0] + t * (own - max(own, pooled)) / 2, rel=1e-12)
+
+
+#: the call above on main before issue 40 (commit 453fee1), printed with repr
+TUNED_BEFORE = (-3.6707355285866363, 1.9680989587046431, -0.6016815164981983)
 
 
 def test_the_expected_max_band_covers_at_a_reduced_grid_point():
@@ -630,17 +651,23 @@ def test_results_at_a_grid_design_quote_the_tables_shortfall_there(n_configs, ru
 def test_the_tuned_interval_covers_over_the_grid():
     # the level holds (pooled and in the worst design draw) at every point of the grid, as calibration.csv says
     for point in CALIBRATION["grid"](False):
-        row = CALIBRATION["table_rows"](point, CALIBRATION["SIMULATIONS"][0], False)[0]
+        row = CALIBRATION["table_rows"](point, CALIBRATION["SIMULATIONS"][0], False)[0]  # the default's
         assert not rlstats.calibration.misses({k: str(v) for k, v in row.items()}, 0.95), (point, row)
 
 
 @pytest.mark.slow
 def test_the_expected_max_band_covers_over_the_grid():
-    # the default band holds its level at every budget of every point of the grid (the percentile band does not)
+    # the default band holds its level pooled at every budget of every point of the grid (the percentile band misses
+    # 44 of 128 rows); a single design draw of 200 data sets may fall below 3 SE by chance: 512 draws are judged, so
+    # even a band at exactly 0.95 would see about 0.7 such misses (the table has one, 0.900 at heavy-tailed scores,
+    # 20 seeds, k = 5, pooled 0.9375)
+    draw_misses = 0
     for point in BANDS["grid"](False):
         for row in BANDS["table_rows"](point, BANDS["SIMULATIONS"][0], False):
             if row["band"] == "skew_t":
-                assert not rlstats.calibration.misses({k: str(v) for k, v in row.items()}, 0.95), (point, row)
+                assert row["coverage"] >= 0.95 - 3 * row["se"], (point, row)
+                draw_misses += rlstats.calibration.misses({k: str(v) for k, v in row.items()}, 0.95)
+    assert draw_misses <= 2
 
 
 # ------------------------------------------------------------------------------------------------ datasets

@@ -92,6 +92,8 @@ LITERALS = {
     # issue 40 item 1
     "ExpectedMaxBand": (lambda: _runtime("rlstats.methods.tuning._api", "BANDS"),
                         [("rlstats.methods.tuning._api", "tuning", "band")]),
+    "TunedLower": (lambda: _runtime("rlstats.methods.tuning._api", "TUNED_LOWER"),
+                   [("rlstats.methods.tuning._api", "tuning", "tuned_lower")]),
 }
 
 

@@ -31,6 +31,11 @@ VIEWS = ("expected_max", "best_set", "complete", "sensitivity")
 BANDS = ("skew_t", "percentile")
 #: ``tuning(band=)`` (BANDS)
 ExpectedMaxBand = Literal["skew_t", "percentile"]
+#: the tuned-score interval's lower end: the larger of the winner's and the sweep's pooled spread (the default), or
+#: the winner's own (the default before issue 40, bit for bit)
+TUNED_LOWER = ("pooled", "winner")
+#: ``tuning(tuned_lower=)`` (TUNED_LOWER)
+TunedLower = Literal["pooled", "winner"]
 TUNED = "tuning run"
 #: tuning reads '| task/seed' and '| task/tuning_run/seed' itself, as its declaration says: the front door keeps every
 #: seed's row (design_of(reads_nesting=True)) instead of averaging seeds per run
@@ -41,6 +46,7 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
            weights: str | None = None, holdout: str | None = None, views: Sequence[str] | None = None,
            higher_is_better: bool = True, threshold: float = 0.05, confidence_level: float = 0.95,
            n_resamples: int = 2000, budgets: Sequence[int] | None = None, band: ExpectedMaxBand = "skew_t",
+           tuned_lower: TunedLower = "pooled",
            percentiles: tuple[float, float] | None = (5.0, 95.0), fraction: float = 0.95, normalize: Normalizer = None,
            bounds: tuple[float | None, float | None] | None = None, na_action: NaAction = "raise", rng: Seed = None,
            eval_env: EvalEnv = None) -> TuningResult:
@@ -69,10 +75,12 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
       ``threshold`` (Patterson et al. 2024's set), and an interval for the tuned score that accounts for the
       selection: the estimate is the winner's mean less the bootstrap estimate of the optimism of
       select-then-report; the interval runs from the winner's mean less the optimism's upper quantile less Student's
-      t times the winner's standard error, to the winner's mean plus t times the larger of the winner's standard
-      deviation and the sweep's pooled one over sqrt(n) (a few seeds of skewed scores often miss the rare high
-      ones, which the other configurations' seeds show; coverage of the selected configuration's true mean in
-      ``rlstats/calibration.csv``, procedure ``tuning.best_interval``). Ties: the selected configuration is the first
+      t times s over sqrt(n), to the winner's mean plus t times s over sqrt(n), s the larger of the winner's
+      standard deviation and the sweep's pooled one (a few seeds of skewed scores often miss the rare high ones, and
+      at a score ceiling they often all sit at it, which the other configurations' seeds show; coverage of the
+      selected configuration's true mean in ``rlstats/calibration.csv``, procedure ``tuning.best_interval``).
+      ``tuned_lower="winner"`` keeps the earlier lower end (the winner's own standard deviation), bit for bit.
+      Ties: the selected configuration is the first
       with the largest mean in configuration order; in a resample where configurations tie for the best bootstrap
       mean, the optimism is measured from the tied configuration with the largest mean in the data (the smallest
       optimism of the tied ones; beyond 64 configurations, see ``_kernels.tuned_interval``), while the probability
@@ -123,6 +131,10 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
         Bootstrap resamples of every view.
     budgets : sequence of int, optional
         The budgets of the expected-max curves (default: every k up to 100, then about 100 log-spaced up to N).
+    tuned_lower : {"pooled", "winner"}
+        The spread on the tuned-score interval's lower end: the larger of the winner's and the sweep's pooled
+        standard deviation (default), or the winner's own, the earlier rule, which covers as little as 0.84 at 3 seeds
+        of capped scores (its measured coverage is quoted in a note).
     band : {"skew_t", "percentile"}
         The expected-max band: the skewness-corrected t band (default), or the earlier centred percentile band of
         the seed bootstrap, which covers as little as 0.80 at 3 seeds (its measured coverage is quoted in a note).
@@ -177,7 +189,7 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
     opts = TuningOptions.checked(
         views=VIEWS if views is None else views, higher_is_better=higher_is_better, threshold=threshold, confidence_level=confidence_level,
         n_resamples=n_resamples, budgets=budgets, percentiles=percentiles, fraction=fraction, bounds=bounds,
-        band=band)
+        band=band, tuned_lower=tuned_lower)
     higher, threshold, level = opts.higher_is_better, opts.threshold, opts.confidence_level
     n_resamples, budgets, percentiles, fraction = opts.n_resamples, opts.budgets, opts.percentiles, opts.fraction
     data = as_pandas(data)  # a polars or pyarrow table: converted once, stated
@@ -217,7 +229,7 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
     tables = {}
     if "best_set" in views:
         tables["best_set"], tables["tuned"] = _best_set(design, sweeps, labels, ss, n_resamples, threshold, level,
-                                                       sign, holdout is not None, notes)
+                                                       sign, holdout is not None, notes, opts.tuned_lower)
     if "expected_max" in views or "complete" in views:
         em, complete, runs = _resampled_views(design, sweeps, labels, ss, n_resamples, level, sign, budgets, views,
                                               notes, weights is not None, parsed, opts.band)
@@ -226,7 +238,7 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
         tables["sensitivity"], tables["dimensions"] = _sensitivity(design, sweeps, config, percentiles, fraction,
                                                                     sign, notes)
     _clip_to_bounds(tables, design.bounds, notes)
-    notes += _calibration_notes(sweeps, views, level, tables, opts.band)
+    notes += _calibration_notes(sweeps, views, level, tables, opts.band, opts.tuned_lower)
     n_configs = np.zeros((design.n_tasks, design.n_agents), dtype=np.intp)
     for (t, a), sweep in sweeps.items():
         n_configs[t, a] = sweep["sizes"].size
@@ -254,6 +266,7 @@ class TuningOptions:
     fraction: float = 0.95
     bounds: tuple | None = None
     band: str = "skew_t"
+    tuned_lower: str = "pooled"
 
     @classmethod
     def checked(cls, **options: Any) -> TuningOptions:
@@ -266,7 +279,8 @@ class TuningOptions:
                    budgets=_check_budgets(options["budgets"]), bounds=check_bounds(options.get("bounds")),
                    percentiles=_check_percentiles(options["percentiles"]),
                    fraction=check_fraction("fraction", options["fraction"], open_interval=False),
-                   band=check_choice("band", options.get("band", "skew_t"), BANDS))
+                   band=check_choice("band", options.get("band", "skew_t"), BANDS),
+                   tuned_lower=check_choice("tuned_lower", options.get("tuned_lower", "pooled"), TUNED_LOWER))
 
     def record(self) -> dict[str, Any]:
         """The options as stored in the result."""
@@ -313,13 +327,15 @@ def _nested_level(parsed, config):
     return unit, f"'| {task}/{unit}/{seed}': seeds are nested in '{unit}', which is the unit (as config='{unit}')"
 
 
+#: tuned_lower= -> the ``interval`` of its calibration.csv rows
+TUNED_INTERVALS = {"pooled": "select_then_report_pooled_t", "winner": "select_then_report_t"}
 #: view -> (calibration procedure, what it measured)
 CALIBRATED = {"best_set": ("tuning.best_interval", "the tuned-score interval's coverage of the selected "
                                                    "configuration's true mean"),
               "expected_max": ("tuning.expected_max_band", "the expected-max band's pointwise coverage")}
 
 
-def _calibration_notes(sweeps, views, level, tables, band="skew_t"):
+def _calibration_notes(sweeps, views, level, tables, band="skew_t", tuned_lower="pooled"):
     """The measured shortfalls (calibration.csv) at the grid designs nearest to this data's sweeps; none for a view
     whose intervals are all withheld (a row is never quoted for a value that is not printed)."""
     from ... import calibration
@@ -330,6 +346,8 @@ def _calibration_notes(sweeps, views, level, tables, band="skew_t"):
         rows = calibration.rows(procedure)
         if view == "expected_max":
             rows = tuple(r for r in rows if r.get("band") == band)
+        else:
+            rows = tuple(r for r in rows if r.get("interval") == TUNED_INTERVALS[tuned_lower])
         if view not in views or not rows or level != 0.95 or shown[view] is None \
                 or not np.isfinite(shown[view]["conf_low"].to_numpy(dtype=float)).any():
             continue
@@ -513,7 +531,7 @@ def _spread(sweep):
         return means, np.where(sizes > 1, np.sqrt(squares / np.maximum(sizes - 1, 1)), np.nan)
 
 
-def _best_set(design, sweeps, labels, ss, n_resamples, threshold, level, sign, has_holdout, notes):
+def _best_set(design, sweeps, labels, ss, n_resamples, threshold, level, sign, has_holdout, notes, lower="pooled"):
     from scipy.special import stdtrit  # Student's t quantile, without scipy.stats' import time
 
     rows, tuned = [], []
@@ -523,7 +541,7 @@ def _best_set(design, sweeps, labels, ss, n_resamples, threshold, level, sign, h
                                                                child_stream(ss, 0, t, a), n_resamples)
         selected = int(np.argmax(means))
         corrected, low, high, optimism = kernels.tuned_interval(means, sweep["sizes"], spread, selected,
-                                                                best_resampled, winner, level)
+                                                                best_resampled, winner, level, lower)
         in_set = probability >= threshold
         for g in np.flatnonzero((probability > 0) | (np.arange(means.size) == selected)):
             rows.append((design.agents[a], design.tasks[t], labels[sweep["ids"][g]], sign * means[g],
