@@ -620,7 +620,8 @@ def test_the_expected_max_band_covers_at_a_reduced_grid_point():
 
 def test_results_quote_the_measured_shortfall_at_the_nearest_design(monkeypatch):
     row = {"procedure": "tuning.best_interval", "configuration": "10 configurations", "runs": "3",
-           "distribution": "skewed", "coverage": "0.8", "n_sim": "1000", "level": "0.95"}
+           "distribution": "skewed", "coverage": "0.8", "n_sim": "1000", "level": "0.95",
+           "interval": "select_then_report_pooled_t"}
     monkeypatch.setattr(rlstats.calibration, "rows", lambda procedure: (row,) if procedure == row["procedure"] else ())
     values = [[0.0, 1.0, 2.0]] * 12  # 12 configurations x 3 seeds: nearest grid design 10 x 3
     res = rlstats.tuning(sweep_frame(values), "score ~ agent | task/seed", config="lr", views=["best_set"],
@@ -636,7 +637,8 @@ def test_results_quote_the_measured_shortfall_at_the_nearest_design(monkeypatch)
 def test_results_at_a_grid_design_quote_the_tables_shortfall_there(n_configs, runs):
     # the real table: a result quotes calibration.shortfall's row at its design, and says nothing when there is none
     rows = rlstats.calibration.rows("tuning.best_interval")
-    short = rlstats.calibration.shortfall(rows, 0.95, configuration=f"{n_configs} configurations", runs=runs)
+    short = rlstats.calibration.shortfall(rows, 0.95, configuration=f"{n_configs} configurations", runs=runs,
+                                          interval="select_then_report_pooled_t")  # the default's rows
     values = np.random.default_rng(runs).normal(size=(n_configs, runs))
     text = str(rlstats.tuning(sweep_frame(values), "score ~ agent | task/seed", config="lr", views=["best_set"],
                               n_resamples=200, rng=0))
