@@ -473,6 +473,10 @@ OWN_OPTIONS = [
     # issue 40 item 1: the profile's bands (interval='wilson' with kind='tasks' or task_bootstrap=True: test_bootstrap)
     ("performance_profile", "interval", "bca", OptionError,
      "interval='bca' is not one of the allowed values: 'wilson', 'percentile'"),
+    # issue 40 item 1: the expected-max band's method
+    ("tuning", "band", "bca", OptionError, "band='bca' is not one of the allowed values: 'skew_t', 'percentile'"),
+    ("tuning", "tuned_lower", "own", OptionError, "tuned_lower='own' is not one of the allowed values: 'pooled', "
+     "'winner'"),
 ]
 
 

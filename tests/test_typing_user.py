@@ -96,6 +96,11 @@ LITERALS = {
     "SmoothOver": (lambda: _runtime("rlstats.logs._smooth", "UNITS"),
                    [("rlstats.logs._read", "read_logs", "smooth_over")]),
     "ColumnNames": (lambda: ("rlstats", "broom"), [("rlstats.results", "Result.tidy", "names")]),
+    # issue 40 item 1
+    "ExpectedMaxBand": (lambda: _runtime("rlstats.methods.tuning._api", "BANDS"),
+                        [("rlstats.methods.tuning._api", "tuning", "band")]),
+    "TunedLower": (lambda: _runtime("rlstats.methods.tuning._api", "TUNED_LOWER"),
+                   [("rlstats.methods.tuning._api", "tuning", "tuned_lower")]),
 }
 
 

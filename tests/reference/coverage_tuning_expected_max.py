@@ -3,11 +3,18 @@
 
     PYTHONPATH=. python tests/reference/calibrate.py --only tuning.expected_max_band [--jobs 1] [--quick]
 
-A sweep is N configurations with true means mu_c (the landscapes of ``coverage_tuning.py``), n seeds each. The
-estimand at budget k is the expected best of k configurations' n-seed mean scores (drawn without replacement), the
-configurations given: theta(k) = E[sum_i w_ki (mu + e)_(i)] over the seed noise e (e_c the mean of n noise draws).
-It is computed once per design from 200,000 draws of the noise (Monte Carlo error below 0.2% of a run's sd). Each
-row is one budget (``statistic`` = ``k=...``): the share of data sets whose 95% band holds theta(k) there.
+A sweep is N configurations of one agent on one task, n seeds each. A *design draw* (``designs.design_draw(d, N)``)
+gives each configuration its offset (uniform on [0, 2]: the landscape) and its scale (lognormal: configurations
+differ in spread); configuration c's runs are ``offset_c + scale_c * deviation`` with the deviations of one of the
+four distributions of ``designs.py`` (``capped``: each configuration at its own ceiling, which a third of its runs
+hit). The estimand at budget k is the expected best of k configurations' n-seed mean scores (drawn without
+replacement), the configurations given: theta(k) = E[sum_i w_ki m_(i)] over the seed noise, computed once per
+design draw from 40,000 draws of the sweep (its Monte Carlo error is below 1% of the estimate's sd). Each row is one
+budget (``statistic`` = ``k=...``) and one band (``band``: the default ``skew_t`` or the earlier ``percentile``),
+both measured on the same data sets: the share whose 95% band holds theta(k) there, pooled over ``DESIGN_DRAWS``
+draws (``coverage_min`` the lowest draw). The bands come from the kernels ``rlstats.tuning`` calls, in its order
+(``tests/test_tuning.py`` checks that they equal the public function's). ``width()`` gives the median
+band widths against the old default and the oracle (2 z times the estimate's true sd).
 """
 
 from __future__ import annotations
@@ -18,55 +25,96 @@ import runpy
 
 import numpy as np
 
-import rlstats
 from rlstats.methods.tuning import _kernels as kernels
+from rlstats.resampling import child_stream
 
 HERE = pathlib.Path(__file__).resolve().parent
+DESIGNS = runpy.run_path(str(HERE / "designs.py"))
 PROCEDURE, LEVEL = "tuning.expected_max_band", 0.95
-SIMULATIONS = (400, 40)
+#: data sets per design draw: the table's, and --quick's
+SIMULATIONS = (200, 25)
 N_RESAMPLES = 1000
-BASE = runpy.run_path(str(HERE / "coverage_tuning.py"))
+BANDS = ("skew_t", "percentile")
+TRUTH_DRAWS = 40_000
 
 
 def grid(quick=False):
     if quick:
-        return [(10, 3, "spread")]
-    return [(N, n, landscape) for N in (10, 30) for n in (3, 5, 10) for landscape in ("near_ties", "spread", "skewed")]
+        return [(10, 3, "skewed"), (10, 5, "capped")]
+    return [(N, n, dist) for N in (10, 30) for n in DESIGNS["RUNS"] for dist in DESIGNS["DISTRIBUTIONS"]]
 
 
 def budgets(N):
     return [1, 2, N // 2, N]
 
 
-def truth(mu, n, landscape, ks):
-    rng = np.random.default_rng([mu.size, n, 99])
-    total = np.zeros(len(ks))
-    for _ in range(20):
-        noise = BASE["noise"](landscape, (10_000, mu.size, n), rng).mean(axis=2)
-        total += kernels.expected_max(mu + noise, ks, False).mean(axis=0)
-    return total / 20
+def sweep(distribution, offset, scale, n, rng, reps=None):
+    """(N, n) scores of one sweep, or (reps, N, n) of ``reps`` sweeps."""
+    shape = (offset.size, n) if reps is None else (reps, offset.size, n)
+    deviation = DESIGNS["deviations"](rng, distribution, shape)
+    return DESIGNS["scores"](distribution, deviation, 0.0, offset[:, None], scale[:, None])
+
+
+def truth(distribution, offset, scale, n, ks, draws=TRUTH_DRAWS):
+    """(theta(k), the estimate's sd at k) from ``draws`` sweeps."""
+    rng = np.random.default_rng([offset.size, n, 99])
+    values = np.concatenate([kernels.expected_max(sweep(distribution, offset, scale, n, rng, 4000).mean(axis=-1),
+                                                  ks, False) for _ in range(draws // 4000)])
+    return values.mean(axis=0), values.std(axis=0)
+
+
+def bands(x, ks, seed, level=LEVEL, n_resamples=N_RESAMPLES):
+    """{band: (low, high)} of sweep ``x`` (N, n) without replacement, as ``rlstats.tuning`` computes them from the
+    seed stream ``seed`` (its ``child_stream(ss, 1, task, agent)``)."""
+    N, n = x.shape
+    values, starts, sizes = x.ravel(), np.arange(N) * n, np.full(N, n)
+    means = kernels.config_means(values, starts, sizes)
+    point = kernels.expected_max(means, ks, False)
+    resampled = kernels.all_resampled_means(values, starts, sizes, seed, n_resamples)
+    resampled = means + (resampled - means) * np.sqrt(sizes / np.maximum(sizes - 1, 1))
+    moments = kernels.expected_max_moments(values, starts, sizes, ks, False)
+    return {"skew_t": kernels.skew_t_band(point, *moments[1:], level),
+            "percentile": kernels.centred_band(point, kernels.expected_max(resampled, ks, False), (1 - level) / 2)}
+
+
+def measure(N, n, distribution, per_draw, draws=None):
+    """{band: (held by draw: list of (per_draw, K) booleans, widths / oracle (draws * per_draw, K))}."""
+    ks = budgets(N)
+    out = {b: ([], []) for b in BANDS}
+    for d in range(DESIGNS["DESIGN_DRAWS"]) if draws is None else draws:
+        offset, scale = DESIGNS["design_draw"](d, N)
+        theta, sd = truth(distribution, offset, scale, n, ks)
+        rng = np.random.default_rng([d, N, n, DESIGNS["DISTRIBUTIONS"].index(distribution), 3])
+        found = {b: ([], []) for b in BANDS}
+        for i in range(per_draw):
+            x = sweep(distribution, offset, scale, n, rng)
+            for b, (low, high) in bands(x, ks, child_stream(np.random.SeedSequence([d, i]), 1, 0, 0)).items():
+                found[b][0].append((low <= theta) & (theta <= high))
+                found[b][1].append((high - low) / (2 * 1.959964 * sd))
+        for b in BANDS:
+            out[b][0].append(np.array(found[b][0]))
+            out[b][1].extend(found[b][1])
+    return out
 
 
 def table_rows(point, n_sim, quick):
-    N, n, landscape = point
-    mu = BASE["true_means"](N, landscape)
-    ks = budgets(N)
-    theta = truth(mu, n, landscape, ks)
-    rng = np.random.default_rng([N, n, 11])
-    held = np.zeros(len(ks))
-    for _ in range(n_sim):
-        res = rlstats.tuning(BASE["simulate"](mu, n, landscape, rng), "score ~ agent | task/seed", config="lr",
-                             views=["expected_max"], budgets=ks, n_resamples=N_RESAMPLES, rng=rng)
-        em = res.expected_max().query("sampling == 'without replacement'").set_index("budget")
-        held += (em.loc[ks, "conf_low"].to_numpy() <= theta) & (theta <= em.loc[ks, "conf_high"].to_numpy())
+    N, n, distribution = point
     rows = []
-    for k, h in zip(ks, held):
-        coverage = h / n_sim
-        rows.append({"statistic": f"k={k}", "band": "centred_percentile", "agents": 1, "tasks": 1, "runs": n,
-                     "distribution": landscape, "configuration": f"{N} configurations", "n_sim": n_sim,
-                     "n_resamples": N_RESAMPLES, "coverage": coverage,
-                     "se": math.sqrt(coverage * (1 - coverage) / n_sim)})
+    for b, (held, widths) in measure(N, n, distribution, n_sim).items():
+        for j, k in enumerate(budgets(N)):
+            row = DESIGNS["pooled_row"]([h[:, j] for h in held], LEVEL)
+            rows.append({"statistic": f"k={k}", "band": b, "agents": 1, "tasks": 1, "runs": n,
+                         "distribution": distribution, "configuration": f"{N} configurations",
+                         "n_resamples": N_RESAMPLES if b == "percentile" else "", **row})
     return rows
+
+
+def width(points, per_draw=25):
+    """Median width of the default band over the old default's and over the oracle's, per grid point and budget."""
+    for N, n, distribution in points:
+        found = measure(N, n, distribution, per_draw)
+        new, old = (np.median(np.array(found[b][1]), axis=0) for b in BANDS)
+        print(f"N={N} n={n} {distribution}: new/oracle {np.round(new, 2)}, new/old {np.round(new / old, 2)}")
 
 
 if __name__ == "__main__":

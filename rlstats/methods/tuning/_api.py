@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Literal, Sequence
 
 import numpy as np
 import pandas as pd
@@ -16,7 +16,7 @@ from ...bounds import check_bounds, clip_columns
 from ...design import Design, design_of
 from ...interop import as_pandas
 from ...errors import DesignError, OptionError
-from ...options import check_bool, check_confidence_level, check_fraction, check_resamples
+from ...options import check_bool, check_choice, check_confidence_level, check_fraction, check_resamples
 from ...resampling import child_generator, child_stream, seed_sequence
 from .._replication import verdict
 from . import _kernels as kernels
@@ -27,6 +27,15 @@ if TYPE_CHECKING:
     from ..._typing import Data, EvalEnv, FormulaLike, NaAction, Normalizer, Seed
 
 VIEWS = ("expected_max", "best_set", "complete", "sensitivity")
+#: the expected-max band's methods: the default, and the centred percentile band, the default before issue 40 (bit for bit)
+BANDS = ("skew_t", "percentile")
+#: ``tuning(band=)`` (BANDS)
+ExpectedMaxBand = Literal["skew_t", "percentile"]
+#: the tuned-score interval's lower end: the larger of the winner's and the sweep's pooled spread (the default), or
+#: the winner's own (the default before issue 40, bit for bit)
+TUNED_LOWER = ("pooled", "winner")
+#: ``tuning(tuned_lower=)`` (TUNED_LOWER)
+TunedLower = Literal["pooled", "winner"]
 TUNED = "tuning run"
 #: tuning reads '| task/seed' and '| task/tuning_run/seed' itself, as its declaration says: the front door keeps every
 #: seed's row (design_of(reads_nesting=True)) instead of averaging seeds per run
@@ -36,7 +45,8 @@ READS_NESTING = BACKENDS[0].reads_nesting
 def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequence[str] | None = None,
            weights: str | None = None, holdout: str | None = None, views: Sequence[str] | None = None,
            higher_is_better: bool = True, threshold: float = 0.05, confidence_level: float = 0.95,
-           n_resamples: int = 2000, budgets: Sequence[int] | None = None,
+           n_resamples: int = 2000, budgets: Sequence[int] | None = None, band: ExpectedMaxBand = "skew_t",
+           tuned_lower: TunedLower = "pooled",
            percentiles: tuple[float, float] | None = (5.0, 95.0), fraction: float = 0.95, normalize: Normalizer = None,
            bounds: tuple[float | None, float | None] | None = None, na_action: NaAction = "raise", rng: Seed = None,
            eval_env: EvalEnv = None) -> TuningResult:
@@ -50,20 +60,27 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
     * ``expected_max``: the expected best score after tuning with a budget of k configurations, k = 1 .. N, per
       agent and task, from the configurations' mean scores (Dodge et al. 2019's order-statistic formula, drawing
       configurations without replacement, and with replacement); the mean over tasks at budgets every agent has;
-      pointwise bands from resampling seeds within configurations, each resampled mean's deviation widened by
-      sqrt(n / (n - 1)) so that its variance is the unbiased one (the percentile band shifted so that the
-      resamples' mean sits at the estimate: resampling adds seed noise to means that already carry it, which biases
-      a resampled maximum upward; coverage in ``rlstats/calibration.csv``, procedure ``tuning.expected_max_band``).
-      The estimand is the expected best of k configurations' n-seed mean scores, the sweep's configurations given.
+      pointwise 95% bands (``band=``). The estimand is the expected best of k configurations' n-seed mean scores,
+      the sweep's configurations given; the estimate is unbiased for it. The default band, ``"skew_t"``, is
+      Student's t on the estimate's standard error (each configuration's variance, floored at its shrinkage towards
+      the sweep's pooled variance, weighted by its rank's weight), with Welch-Satterthwaite degrees of freedom and
+      an Edgeworth correction for the skewness of the scores (the sweep's pooled third cumulant; Hall 1992): it
+      holds its level from 3 seeds on skewed, heavy-tailed and capped scores, where the percentile band covered
+      0.80-0.87. ``band="percentile"`` is the earlier band, bit for bit: resampling seeds within configurations,
+      each resampled mean's deviation widened by sqrt(n / (n - 1)), the percentile band shifted so that the
+      resamples' mean sits at the estimate. Coverage of both in ``rlstats/calibration.csv``, procedure
+      ``tuning.expected_max_band``.
     * ``best_set``: each configuration's probability of being the best when the whole selection is bootstrapped
       (seeds resampled within every configuration, the arg-max taken; ties share), the configurations above
       ``threshold`` (Patterson et al. 2024's set), and an interval for the tuned score that accounts for the
       selection: the estimate is the winner's mean less the bootstrap estimate of the optimism of
       select-then-report; the interval runs from the winner's mean less the optimism's upper quantile less Student's
-      t times the winner's standard error, to the winner's mean plus t times the larger of the winner's standard
-      deviation and the sweep's pooled one over sqrt(n) (a few seeds of skewed scores often miss the rare high
-      ones, which the other configurations' seeds show; coverage of the selected configuration's true mean in
-      ``rlstats/calibration.csv``, procedure ``tuning.best_interval``). Ties: the selected configuration is the first
+      t times s over sqrt(n), to the winner's mean plus t times s over sqrt(n), s the larger of the winner's
+      standard deviation and the sweep's pooled one (a few seeds of skewed scores often miss the rare high ones, and
+      at a score ceiling they often all sit at it, which the other configurations' seeds show; coverage of the
+      selected configuration's true mean in ``rlstats/calibration.csv``, procedure ``tuning.best_interval``).
+      ``tuned_lower="winner"`` keeps the earlier lower end (the winner's own standard deviation), bit for bit.
+      Ties: the selected configuration is the first
       with the largest mean in configuration order; in a resample where configurations tie for the best bootstrap
       mean, the optimism is measured from the tied configuration with the largest mean in the data (the smallest
       optimism of the tied ones; beyond 64 configurations, see ``_kernels.tuned_interval``), while the probability
@@ -114,6 +131,13 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
         Bootstrap resamples of every view.
     budgets : sequence of int, optional
         The budgets of the expected-max curves (default: every k up to 100, then about 100 log-spaced up to N).
+    tuned_lower : {"pooled", "winner"}
+        The spread on the tuned-score interval's lower end: the larger of the winner's and the sweep's pooled
+        standard deviation (default), or the winner's own, the earlier rule, which covers as little as 0.84 at 3 seeds
+        of capped scores (its measured coverage is quoted in a note).
+    band : {"skew_t", "percentile"}
+        The expected-max band: the skewness-corrected t band (default), or the earlier centred percentile band of
+        the seed bootstrap, which covers as little as 0.80 at 3 seeds (its measured coverage is quoted in a note).
     percentiles : (float, float) or None
         The percentiles mapped to 0 and 1 by the sensitivity view's normalisation; ``None`` uses the scores as
         given (already on one scale, e.g. percentile-normalised by the caller).
@@ -147,6 +171,8 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
     Patterson, A., Neumann, S., White, M. and White, A. (2024), Empirical design in reinforcement learning, JMLR 25.
     Adkins, J., Bowling, M. and White, A. (2024), A method for evaluating hyperparameter sensitivity in
     reinforcement learning, NeurIPS.
+    Hall, P. (1992), The bootstrap and Edgeworth expansion, Springer (Section 3.5: the Edgeworth correction of a
+    studentised mean's quantiles, used by the default expected-max band).
 
     Examples
     --------
@@ -162,7 +188,8 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
     asked = views  # None: every view that applies (sensitivity only over hyperparameters)
     opts = TuningOptions.checked(
         views=VIEWS if views is None else views, higher_is_better=higher_is_better, threshold=threshold, confidence_level=confidence_level,
-        n_resamples=n_resamples, budgets=budgets, percentiles=percentiles, fraction=fraction, bounds=bounds)
+        n_resamples=n_resamples, budgets=budgets, percentiles=percentiles, fraction=fraction, bounds=bounds,
+        band=band, tuned_lower=tuned_lower)
     higher, threshold, level = opts.higher_is_better, opts.threshold, opts.confidence_level
     n_resamples, budgets, percentiles, fraction = opts.n_resamples, opts.budgets, opts.percentiles, opts.fraction
     data = as_pandas(data)  # a polars or pyarrow table: converted once, stated
@@ -202,16 +229,16 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
     tables = {}
     if "best_set" in views:
         tables["best_set"], tables["tuned"] = _best_set(design, sweeps, labels, ss, n_resamples, threshold, level,
-                                                       sign, holdout is not None, notes)
+                                                       sign, holdout is not None, notes, opts.tuned_lower)
     if "expected_max" in views or "complete" in views:
         em, complete, runs = _resampled_views(design, sweeps, labels, ss, n_resamples, level, sign, budgets, views,
-                                              notes, weights is not None, parsed)
+                                              notes, weights is not None, parsed, opts.band)
         tables.update({"expected_max": em, "complete": complete, "complete_runs": runs})
     if "sensitivity" in views:
         tables["sensitivity"], tables["dimensions"] = _sensitivity(design, sweeps, config, percentiles, fraction,
                                                                     sign, notes)
     _clip_to_bounds(tables, design.bounds, notes)
-    notes += _calibration_notes(sweeps, views, level, tables)
+    notes += _calibration_notes(sweeps, views, level, tables, opts.band, opts.tuned_lower)
     n_configs = np.zeros((design.n_tasks, design.n_agents), dtype=np.intp)
     for (t, a), sweep in sweeps.items():
         n_configs[t, a] = sweep["sizes"].size
@@ -238,6 +265,8 @@ class TuningOptions:
     percentiles: tuple | None = (5.0, 95.0)
     fraction: float = 0.95
     bounds: tuple | None = None
+    band: str = "skew_t"
+    tuned_lower: str = "pooled"
 
     @classmethod
     def checked(cls, **options: Any) -> TuningOptions:
@@ -249,7 +278,9 @@ class TuningOptions:
                    n_resamples=check_resamples(options["n_resamples"], minimum=100),
                    budgets=_check_budgets(options["budgets"]), bounds=check_bounds(options.get("bounds")),
                    percentiles=_check_percentiles(options["percentiles"]),
-                   fraction=check_fraction("fraction", options["fraction"], open_interval=False))
+                   fraction=check_fraction("fraction", options["fraction"], open_interval=False),
+                   band=check_choice("band", options.get("band", "skew_t"), BANDS),
+                   tuned_lower=check_choice("tuned_lower", options.get("tuned_lower", "pooled"), TUNED_LOWER))
 
     def record(self) -> dict[str, Any]:
         """The options as stored in the result."""
@@ -296,13 +327,15 @@ def _nested_level(parsed, config):
     return unit, f"'| {task}/{unit}/{seed}': seeds are nested in '{unit}', which is the unit (as config='{unit}')"
 
 
+#: tuned_lower= -> the ``interval`` of its calibration.csv rows
+TUNED_INTERVALS = {"pooled": "select_then_report_pooled_t", "winner": "select_then_report_t"}
 #: view -> (calibration procedure, what it measured)
 CALIBRATED = {"best_set": ("tuning.best_interval", "the tuned-score interval's coverage of the selected "
                                                    "configuration's true mean"),
               "expected_max": ("tuning.expected_max_band", "the expected-max band's pointwise coverage")}
 
 
-def _calibration_notes(sweeps, views, level, tables):
+def _calibration_notes(sweeps, views, level, tables, band="skew_t", tuned_lower="pooled"):
     """The measured shortfalls (calibration.csv) at the grid designs nearest to this data's sweeps; none for a view
     whose intervals are all withheld (a row is never quoted for a value that is not printed)."""
     from ... import calibration
@@ -311,6 +344,10 @@ def _calibration_notes(sweeps, views, level, tables):
     shown = {"best_set": tables.get("tuned"), "expected_max": tables.get("expected_max")}
     for view, (procedure, what) in CALIBRATED.items():
         rows = calibration.rows(procedure)
+        if view == "expected_max":
+            rows = tuple(r for r in rows if r.get("band") == band)
+        else:
+            rows = tuple(r for r in rows if r.get("interval") == TUNED_INTERVALS[tuned_lower])
         if view not in views or not rows or level != 0.95 or shown[view] is None \
                 or not np.isfinite(shown[view]["conf_low"].to_numpy(dtype=float)).any():
             continue
@@ -318,7 +355,8 @@ def _calibration_notes(sweeps, views, level, tables):
         grid_runs = sorted({int(r["runs"]) for r in rows})
         nearest = {(min(grid_n, key=lambda g: abs(math.log(g / s["sizes"].size))),
                     min(grid_runs, key=lambda g: abs(g - int(np.median(s["sizes"]))))) for s in sweeps.values()}
-        short = [calibration.shortfall(rows, 0.95, configuration=f"{n} configurations", runs=runs)
+        method = {"band": band} if view == "expected_max" else {}  # the rows of the band asked for
+        short = [calibration.shortfall(rows, 0.95, configuration=f"{n} configurations", runs=runs, **method)
                  for n, runs in sorted(nearest)]
         short = [row for row in short if row is not None]
         if short:
@@ -493,7 +531,7 @@ def _spread(sweep):
         return means, np.where(sizes > 1, np.sqrt(squares / np.maximum(sizes - 1, 1)), np.nan)
 
 
-def _best_set(design, sweeps, labels, ss, n_resamples, threshold, level, sign, has_holdout, notes):
+def _best_set(design, sweeps, labels, ss, n_resamples, threshold, level, sign, has_holdout, notes, lower="pooled"):
     from scipy.special import stdtrit  # Student's t quantile, without scipy.stats' import time
 
     rows, tuned = [], []
@@ -503,7 +541,7 @@ def _best_set(design, sweeps, labels, ss, n_resamples, threshold, level, sign, h
                                                                child_stream(ss, 0, t, a), n_resamples)
         selected = int(np.argmax(means))
         corrected, low, high, optimism = kernels.tuned_interval(means, sweep["sizes"], spread, selected,
-                                                                best_resampled, winner, level)
+                                                                best_resampled, winner, level, lower)
         in_set = probability >= threshold
         for g in np.flatnonzero((probability > 0) | (np.arange(means.size) == selected)):
             rows.append((design.agents[a], design.tasks[t], labels[sweep["ids"][g]], sign * means[g],
@@ -548,7 +586,8 @@ def _ordered(low, high):
     return [min(low, high), max(low, high)] if np.isfinite(low) and np.isfinite(high) else [low, high]
 
 
-def _resampled_views(design, sweeps, labels, ss, n_resamples, level, sign, budgets, views, notes, weighted, parsed):
+def _resampled_views(design, sweeps, labels, ss, n_resamples, level, sign, budgets, views, notes, weighted, parsed,
+                     band="skew_t"):
     """Expected-max curves and the complete algorithm from one set of seed resamples per sweep."""
     tail = (1 - level) / 2
     n_min = min(s["sizes"].size for s in sweeps.values())
@@ -581,9 +620,14 @@ def _resampled_views(design, sweeps, labels, ss, n_resamples, level, sign, budge
             ks = kernels.budget_grid(sizes.size, budgets)
             for replace, name in ((False, "without replacement"), (True, "with replacement")):
                 point = kernels.expected_max(means, ks, replace)
-                low, high = kernels.centred_band(point, kernels.expected_max(resampled, ks, replace), tail)
-                curves[t, a, replace] = (kernels.expected_max(means, common, replace),
-                                         kernels.expected_max(resampled, common, replace))
+                if band == "percentile":
+                    low, high = kernels.centred_band(point, kernels.expected_max(resampled, ks, replace), tail)
+                    curves[t, a, replace] = (kernels.expected_max(means, common, replace),
+                                             kernels.expected_max(resampled, common, replace))
+                else:
+                    moments = kernels.expected_max_moments(v, starts, sizes, ks, replace)
+                    low, high = kernels.skew_t_band(point, *moments[1:], level)
+                    curves[t, a, replace] = kernels.expected_max_moments(v, starts, sizes, common, replace)
                 if no_band[t, a]:
                     low, high = np.full_like(point, np.nan), np.full_like(point, np.nan)
                 em_rows += [(agent, task, int(k), name, sign * p, *_ordered(sign * lo, sign * hi))
@@ -603,7 +647,7 @@ def _resampled_views(design, sweeps, labels, ss, n_resamples, level, sign, budge
         em = pd.DataFrame(em_rows, columns=["agent", "task", "budget", "sampling", "estimate", "conf_low",
                                             "conf_high"])
         if design.n_tasks > 1:
-            em = pd.concat([em, _mean_over_tasks(design, curves, common, tail, sign, no_band)],
+            em = pd.concat([em, _mean_over_tasks(design, curves, common, level, sign, no_band, band)],
                            ignore_index=True)
     complete = runs_frame = None
     if "complete" in views:
@@ -618,9 +662,11 @@ def _resampled_views(design, sweeps, labels, ss, n_resamples, level, sign, budge
     return em, complete, runs_frame
 
 
-def _mean_over_tasks(design, curves, ks, tail, sign, no_band):
-    """Each agent's expected max averaged over tasks, at the budgets every sweep allows; bands resample each task
-    (none for an agent whose band is withheld on some task)."""
+def _mean_over_tasks(design, curves, ks, level, sign, no_band, band="skew_t"):
+    """Each agent's expected max averaged over tasks, at the budgets every sweep allows (none for an agent whose band
+    is withheld on some task): the percentile band resamples each task; the skew-t band sums the tasks' independent
+    moments (variance over T^2, third cumulant over T^3)."""
+    tail = (1 - level) / 2
     rows = []
     for replace, name in ((False, "without replacement"), (True, "with replacement")):
         for a, agent in enumerate(design.agents):
@@ -628,8 +674,14 @@ def _mean_over_tasks(design, curves, ks, tail, sign, no_band):
             if len(here) < design.n_tasks:
                 continue  # an agent missing from a task has no mean over tasks
             point = np.mean([curves[t, a, replace][0] for t in here], axis=0)
-            band = np.mean([curves[t, a, replace][1] for t in here], axis=0)
-            low, high = kernels.centred_band(point, band, tail)
+            if band == "percentile":
+                resampled = np.mean([curves[t, a, replace][1] for t in here], axis=0)
+                low, high = kernels.centred_band(point, resampled, tail)
+            else:
+                T = len(here)
+                parts = [np.sum([curves[t, a, replace][j] for t in here], axis=0) / T ** p
+                         for j, p in ((1, 2), (2, 4), (3, 3))]
+                low, high = kernels.skew_t_band(point, *parts, level)
             if no_band[:, a].any():
                 low, high = np.full_like(point, np.nan), np.full_like(point, np.nan)
             rows += [(agent, "(mean over tasks)", int(k), name, sign * p, *_ordered(sign * lo, sign * hi))

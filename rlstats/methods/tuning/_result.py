@@ -77,7 +77,7 @@ class TuningResult(Result):
     # ---- the views ---------------------------------------------------------------------------------------------
     def expected_max(self) -> pd.DataFrame:
         """Expected best score after tuning with ``budget`` configurations, per agent and task (and the mean over
-        tasks), without and with replacement, with pointwise bootstrap bands."""
+        tasks), without and with replacement, with pointwise bands (``band=``)."""
         return self._table("expected_max", "expected_max")
 
     def best_set(self) -> pd.DataFrame:
@@ -200,9 +200,12 @@ class TuningResult(Result):
                      f"optimism's upper bootstrap quantile and the upper end taken from the larger of the winner's "
                      f"and the sweep's pooled standard deviation.")
         if "expected_max" in self.views:
+            band = ("pointwise bootstrap bands (percentile bands centred at the estimate)"
+                    if self.options.get("band") == "percentile" else
+                    "pointwise Student-t bands on the estimate's standard error with Welch-Satterthwaite degrees of "
+                    "freedom, widened on the side of the scores' skew by an Edgeworth correction (Hall 1992)")
             text += (" Expected best scores after tuning k configurations follow Dodge et al. (2019)'s "
-                     "order-statistic formula, with pointwise bootstrap bands (percentile bands centred at the "
-                     "estimate).")
+                     f"order-statistic formula, with {band}.")
         if "complete" in self.views:
             text += (" The complete algorithm draws its configuration from the sweep (Jordan et al. 2020); its "
                      f"{level} interval comes from a two-stage bootstrap over configurations, then seeds.")
