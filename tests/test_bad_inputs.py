@@ -470,6 +470,8 @@ OWN_OPTIONS = [
      ("agent 'agent_1' on task 'task_01'", "subset=\"agent != 'agent_1'\" leaves that agent out")),
     ("mixed", "ddf", "kr", OptionError, "ddf='kr' is not one of the allowed values: 'satterthwaite', 'kenward-roger'"),
     ("mixed", "adjust", "bonferroni", OptionError, "adjust='bonferroni' is not one of the allowed values"),
+    # issue 40 item 1: the curves' band method (2 runs per task: bands withheld with a note, tests/test_curves.py)
+    ("curves", "bands", "percentile", OptionError, "bands='percentile' is not one of the allowed values"),
 ]
 
 
