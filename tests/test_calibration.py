@@ -28,7 +28,11 @@ def test_table_has_one_schema_and_binomial_errors():
     assert list(table.columns) == CALIBRATE["COLUMNS"]
     coverage, n_sim, se = (table[c].astype(float) for c in ("coverage", "n_sim", "se"))
     assert ((coverage >= 0) & (coverage <= 1)).all() and (n_sim > 0).all()
-    np.testing.assert_allclose(se, np.sqrt(coverage * (1 - coverage) / n_sim), atol=1e-5)
+    # rows pooling design draws (tests/reference/designs.pooled_row) floor the binomial variance at the level's
+    level = table["level"].astype(float)
+    pooled = table["design_draws"].astype(str).str.strip().isin(("", "nan")) == False  # noqa: E712
+    variance = np.where(pooled, np.maximum(coverage * (1 - coverage), level * (1 - level)), coverage * (1 - coverage))
+    np.testing.assert_allclose(se, np.sqrt(variance / n_sim), atol=1e-5)
     assert set(table["level"].astype(float)) == {0.95}
 
 
@@ -50,7 +54,9 @@ def test_every_procedure_quoted_has_rows_for_its_whole_grid():
     for procedure in CALIBRATE["MODULES"]:
         module = CALIBRATE["load"](procedure)
         rows = calibration.rows(procedure)
-        assert len(rows) % len(module["grid"]()) == 0 and rows, procedure
+        # curves.band writes no row for a band withheld at a point (its studentised bands at 2 runs per task, and at
+        # 3 runs of one task); tests/test_curves.py checks that its rows cover its grid point by point
+        assert rows and (len(rows) % len(module["grid"]()) == 0 or procedure == "curves.band"), procedure
 
 
 def test_only_replaces_the_procedures_measured(tmp_path):
