@@ -294,11 +294,12 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     20 runs per task, normal, skewed, heavy-tailed and capped scores, 60 curves of 2 agents per
     point over 4 draws of the tasks' offsets and scales), the studentised bands cover 0.92-1.00
     (simultaneous) and 0.91-1.00 (pointwise) from 3 runs per task (4 with one task) at every
-    point, none below 0.95 by 3 SE, pooled or in a design draw; the expanded bands cover 0.61-0.78
-    (simultaneous, the mean of skewed scores) and miss at 35 of 280 points. At 10 runs per task the
-    studentised bands are 1.03-1.13 times as wide as the expanded ones with normal scores of 5 or
-    26 tasks (1.03-1.10 times the oracle band with the true standard error, for the mean), and up
-    to 2.1 times with skewed scores of one task, where the expanded band covers 0.63. Where a design misses the level
+    point, none below 0.95 by 3 SE, pooled or in a design draw; the expanded bands cover as little
+    as 0.61-0.78 (simultaneous, the mean of skewed scores) and 35 of their 280 rows miss. At 10
+    runs per task the studentised bands are 1.03-1.06 times as wide as the expanded ones with normal
+    scores of 5 or 26 tasks for the mean and the IQM (1.1-1.24 for the median; 1.07-1.10 times the
+    oracle band of the mean with the true standard error), and up to 2.1 times with skewed scores
+    of one task, where the expanded band covers 0.63-0.68. Where a design misses the level
     by more than 3 SE, pooled or in a design draw, the result's notes quote the lowest measured
     coverage (the ``curves.band`` rows of ``rlstats/calibration.csv``, ``interval`` naming the band
     method).
