@@ -125,7 +125,7 @@ DEFAULTS: dict[str, Patterns] = {
     "bootstrap.interval": ({"interval": "studentized", "metric": ("iqm", "mean", "median", "optimality_gap")},
                            {"interval": "percentile", "metric": "probability_of_improvement"}),
     "bootstrap.profile": ({"metric": "runs", "interval": "wilson"},),  # the profile's kind and band
-    "curves.band": ALL,  # every band kind is drawn by default
+    "curves.band": ({"interval": ("studentized", "")},),  # the bootstrap-t bands, and the difference band and max-T test
     "mixed.contrast": ({"test": "satterthwaite", "interval": "tukey"},),  # ddf and adjust
     "percentiles.interval": ({"interval": "pbp"},),
     "selection.size": ({"statistic": "inspector", "test": "fisher_pitman"}, {"statistic": "reporter", "test": "t"}),

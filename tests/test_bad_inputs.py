@@ -477,6 +477,8 @@ OWN_OPTIONS = [
     ("tuning", "band", "bca", OptionError, "band='bca' is not one of the allowed values: 'skew_t', 'percentile'"),
     ("tuning", "tuned_lower", "own", OptionError, "tuned_lower='own' is not one of the allowed values: 'pooled', "
      "'winner'"),
+    # issue 40 item 1: the curves' band method (2 runs per task: bands withheld with a note, tests/test_curves.py)
+    ("curves", "bands", "percentile", OptionError, "bands='percentile' is not one of the allowed values"),
 ]
 
 

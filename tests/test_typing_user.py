@@ -80,6 +80,8 @@ LITERALS = {
                        [("rlstats.methods.task_table._api", "task_table", "adjustment")]),
     "CurveStatistic": (lambda: _runtime("rlstats.methods.curves._kernels", "STATISTICS"),
                        [("rlstats.methods.curves._api", "curves", "statistic")]),
+    "CurveBands": (lambda: _runtime("rlstats.methods.curves._api", "BAND_METHODS"),
+                   [("rlstats.methods.curves._api", "curves", "bands")]),
     "AlignMethod": (lambda: _runtime("rlstats.runs", "ALIGN_METHODS"),
                     [("rlstats.runs", "align_steps", "method"), ("rlstats.runs", "summarize_runs", "method"),
                      ("rlstats.methods.curves._api", "curves", "align")]),

@@ -3,17 +3,24 @@
     PYTHONPATH=. python tests/reference/calibrate.py --only curves.band [--jobs 2] [--quick]
 
 (or this script with the same options). For each statistic (mean, IQM, median), runs per task (2, 3, 5, 10, 20),
-number of tasks (1, 5, 26) and score distribution (normal; skewed: a standardised lognormal with sigma 0.8, skewness
-about 3; capped: normal scores cut at 80% of the task's range, so that late in training half of the runs sit at the
-cap), it simulates learning curves of alike agents with a known truth and runs ``rlstats.curves`` on them with its
-defaults (95% bands, ``compare="all"``, alpha = 0.05; 500 resamples, 300 with --quick). A run's deviations follow a
-stationary Gaussian AR(1) over 10 logged steps (lag-one correlation 0.8) before the skewing or the cap; tasks differ
-in offset and scale (lognormal spread), as normalised scores of real suites do. It counts how often the simultaneous
-band holds the whole true curve, how often the pointwise band holds the truth (averaged over steps), how often the
-band of a difference of two alike agents excludes 0 somewhere and how often the max-T test rejects. It gives one row
-per grid point and band (with the binomial standard error); a result quotes a row where its coverage is below 0.95
-by more than 3 standard errors at the nominal level. The truth of each statistic is computed from 100,000 stratified
-quantiles of each task's score distribution at each step.
+number of tasks (1, 5, 26) and score distribution of ``tests/reference/designs.py`` (normal, skewed, heavy_tailed,
+capped), it simulates learning curves of alike agents with a known truth and runs ``rlstats.curves`` on them (95%
+bands, ``compare="all"``, alpha = 0.05; 300 resamples, 200 with --quick; 60 data sets per grid point, 15 per design
+draw, to keep the whole grid near 25 CPU-minutes). A run's deviations follow a stationary
+Gaussian AR(1) over 10 logged steps (lag-one correlation 0.8), turned into the distribution's deviations by its
+quantile transform (a Gaussian copula, so every step has the distribution's marginal exactly); the agent's location
+rises over training from ``-LIFT`` to 0 in the task's noise units, so that at the last step a third of the runs
+sit at the ceiling of ``capped``. Tasks differ in offset and scale (``designs.design_draw``); every row pools
+``designs.DESIGN_DRAWS`` draws and records the lowest (``coverage_min``).
+
+Each grid point gives rows for both band methods (column ``interval``): ``studentized`` (the default) and
+``expanded`` (``bands="expanded"``, the bands before issue 40, computed from the same resamples): how often the
+simultaneous band holds the whole true curve, how often the pointwise band holds the truth (averaged over steps);
+and, method-free, how often the band of a difference of two alike agents holds 0 everywhere (``difference``) and
+how often the max-T test does not reject (``max_t``). Steps where a band is withheld (too few distinct runs there)
+are left out of the count; a band withheld everywhere is not counted, and a row whose band is withheld in every data
+set of a design draw is not written (at 2 runs, and the studentised bands at 3 runs of one task). The truth of each statistic comes from stratified quantiles of each task's score distribution at
+each step (``designs.population``).
 """
 
 from __future__ import annotations
@@ -22,112 +29,207 @@ import itertools
 import math
 import pathlib
 import runpy
+import sys
 
 import numpy as np
 import pandas as pd
 
-from rlstats import curves  # the function, not the lazy package, so that joblib's workers can unpickle jobs
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import designs  # noqa: E402  (the grid's one home of distributions and design draws)
+
+from rlstats import curves  # noqa: E402  (the function: joblib's workers can unpickle jobs)
+from rlstats.methods.curves import _kernels  # noqa: E402
 
 STATISTICS = ("mean", "iqm", "median")
-RUNS = (2, 3, 5, 10, 20)
+RUNS = (2,) + designs.RUNS
 TASKS = (1, 5, 26)
-DISTRIBUTIONS = ("normal", "skewed", "capped")
-STEPS, RHO, NOISE, SIGMA, CAP = 10, 0.8, 0.5, 0.8, 0.8
+DISTRIBUTIONS = designs.DISTRIBUTIONS
+METHODS = ("studentized", "expanded")
+STEPS, RHO, LIFT = 10, 0.8, 2.0
+#: points of the stratified quantiles behind each truth (a truth's error is far below a band's width)
+TRUTH_POINTS = 20_000
 
 
-def progress_curve():
-    return 1.0 - np.exp(-3.0 * np.linspace(0.0, 1.0, STEPS))
+def location():
+    """(steps,) the agent's location in noise units: a learning curve rising from -LIFT to 0 at the last step."""
+    progress = 1.0 - np.exp(-3.0 * np.linspace(0.0, 1.0, STEPS))
+    return LIFT * (progress / progress[-1] - 1.0)
 
 
-def tasks_of(tasks, rng):
-    """Each task's offset and scale: offsets uniform on [0, 2], scales lognormal (sigma 0.5)."""
-    return rng.uniform(0.0, 2.0, tasks), np.exp(rng.normal(0.0, 0.5, tasks))
-
-
-def shaped(z, distribution, offset, scale, progress):
-    """Scores from standard normal deviations ``z`` (..., steps) of tasks with this offset and scale."""
+def _deviations(z, distribution):
+    """The distribution's standardised deviations from standard normal ``z`` by its quantile transform."""
     if distribution == "skewed":
-        z = (np.exp(SIGMA * z) - np.exp(SIGMA ** 2 / 2)) / math.sqrt((np.exp(SIGMA ** 2) - 1) * np.exp(SIGMA ** 2))
-    score = offset + scale * (progress + NOISE * z)
-    return np.minimum(score, offset + scale * CAP) if distribution == "capped" else score
+        return designs._lognormal(z)
+    if distribution == "heavy_tailed":
+        from scipy import stats
+
+        return stats.t.ppf(stats.norm.cdf(z), designs.T_DF) / math.sqrt(designs.T_DF)
+    return z  # normal, and capped (cut by designs.scores)
 
 
 def truth(statistic, distribution, offset, scale):
-    """(steps,) the statistic of the score distributions, from 100,000 stratified normal quantiles per task."""
-    from scipy import stats
-
-    z = stats.norm.ppf((np.arange(100_000) + 0.5) / 100_000)[None, :, None]
-    scores = shaped(z, distribution, offset[:, None, None], scale[:, None, None], progress_curve())  # (T, M, S)
-    if statistic == "iqm":
-        pooled = np.sort(scores.reshape(-1, STEPS), axis=0)
-        cut = pooled.shape[0] // 4
-        return pooled[cut:pooled.shape[0] - cut].mean(axis=0)
-    means = scores.mean(axis=1)
-    return means.mean(axis=0) if statistic == "mean" else np.median(means, axis=0)
+    """(steps,) the statistic of the score distributions at each step, from stratified quantiles."""
+    out = np.empty(STEPS)
+    for s, loc in enumerate(location()):
+        scores = designs.population(distribution, loc, offset, scale, points=TRUTH_POINTS)  # (tasks, points)
+        if statistic == "iqm":
+            pooled = np.sort(scores.ravel())
+            cut = pooled.size // 4
+            out[s] = pooled[cut:pooled.size - cut].mean()
+        else:
+            means = scores.mean(axis=1)
+            out[s] = means.mean() if statistic == "mean" else np.median(means)
+    return out
 
 
 def simulate(agents, runs, distribution, offset, scale, rng):
-    """Long frame of alike agents x tasks x runs x steps; AR(1) deviations over steps before the shaping."""
+    """Long frame of alike agents x tasks x runs x steps: Gaussian AR(1) over steps, then the distribution."""
     shape = (agents, offset.size, runs)
     z = np.empty(shape + (STEPS,))
     z[..., 0] = rng.normal(size=shape)
     for s in range(1, STEPS):
         z[..., s] = RHO * z[..., s - 1] + math.sqrt(1 - RHO ** 2) * rng.normal(size=shape)
-    scores = shaped(z, distribution, offset[None, :, None, None], scale[None, :, None, None], progress_curve())
+    scores = designs.scores(distribution, _deviations(z, distribution), location(),
+                            offset[None, :, None, None], scale[None, :, None, None])
     a, t, r, s = np.meshgrid(np.arange(agents), np.arange(offset.size), np.arange(runs), np.arange(STEPS),
                              indexing="ij")
     return pd.DataFrame({"agent": [f"a{i}" for i in a.ravel()], "task": [f"t{i:02d}" for i in t.ravel()],
                          "seed": r.ravel(), "step": s.ravel(), "score": scores.ravel()})
 
 
-def measure(statistic, runs, tasks, distribution, agents, n_sim, n_resamples=1_000, seed=0):
-    """One grid point: rows for the simultaneous, pointwise and difference bands."""
+def expanded_bands(res):
+    """(pointwise, simultaneous) of ``bands="expanded"`` from a result's resamples (what that option computes)."""
+    pointwise = np.stack([_kernels.percentile_bounds(r, e, res.confidence_level, d)
+                          for r, e, d in zip(res.bootstrap_distribution, res.estimates, res.df)])
+    simultaneous = np.stack([_kernels.sup_t_band(r, e, res.confidence_level, d)[0]
+                             for r, e, d in zip(res.bootstrap_distribution, res.estimates, res.df)])
+    return pointwise, simultaneous
+
+
+def oracle_width(distribution, runs, offset, scale, level=0.95):
+    """(pointwise, simultaneous) mean width over steps of the bands of the mean with the true standard errors:
+    the normal interval, and the sup-z band at the latent AR(1)'s correlation (the oracle of issue 40 item 3)."""
+    from scipy import stats
+
+    variance = np.array([designs.population(distribution, loc, points=TRUTH_POINTS).var() for loc in location()])
+    se = np.sqrt(np.sum(scale ** 2) * variance / runs) / scale.size
+    lags = np.abs(np.subtract.outer(np.arange(STEPS), np.arange(STEPS)))
+    z = np.random.default_rng(1).multivariate_normal(np.zeros(STEPS), RHO ** lags, size=200_000)
+    c = np.quantile(np.abs(z).max(axis=1), level)
+    return 2 * stats.norm.isf((1 - level) / 2) * se.mean(), 2 * c * se.mean()
+
+
+def _width(band):
+    """(agents,) the mean width over the steps where the band is given (NaN where it is withheld)."""
+    with np.errstate(invalid="ignore"), __import__("warnings").catch_warnings():
+        __import__("warnings").simplefilter("ignore", RuntimeWarning)
+        return np.nanmean(np.where(np.isfinite(band).all(axis=-1), band[..., 1] - band[..., 0], np.nan), axis=1)
+
+
+def _held(band, true):
+    """(agents,) simultaneous: every given step holds the truth; (agents,) pointwise: the share of given steps
+    that hold it; NaN where the band is withheld at every step."""
+    given = np.isfinite(band).all(axis=-1)
+    inside = (band[..., 0] <= true) & (true <= band[..., 1])
+    with np.errstate(invalid="ignore"):
+        every = np.where(given.any(axis=1), (inside | ~given).all(axis=1), np.nan)
+        share = np.where(given.any(axis=1), (inside & given).sum(axis=1) / given.sum(axis=1), np.nan)
+    return every, share
+
+
+def measure(statistic, runs, tasks, distribution, agents, n_sim, n_resamples=400, seed=0, draws=None):
+    """One grid point: rows for the simultaneous and pointwise bands of each method, the difference band and
+    max-T, pooled over ``designs.DESIGN_DRAWS`` design draws (``n_sim`` data sets in all)."""
+    draws = designs.DESIGN_DRAWS if draws is None else draws
     key = [seed, STATISTICS.index(statistic), runs, tasks, DISTRIBUTIONS.index(distribution), agents]
-    task_seed, data_seed, curves_seed = np.random.SeedSequence(key).spawn(3)
-    offset, scale = tasks_of(tasks, np.random.default_rng(task_seed))
-    true = truth(statistic, distribution, offset, scale)
-    rng = np.random.default_rng(data_seed)
-    simultaneous = pointwise = excludes = rejects = 0.0
-    for child in curves_seed.spawn(n_sim):
-        data = simulate(agents, runs, distribution, offset, scale, rng)
-        res = curves(data, "score ~ agent | task/seed", step="step", statistic=statistic, compare="all",
-                             n_resamples=n_resamples, rng=child)
-        simultaneous += ((res.simultaneous[..., 0] <= true) & (true <= res.simultaneous[..., 1])).all(axis=1).sum()
-        pointwise += ((res.pointwise[..., 0] <= true) & (true <= res.pointwise[..., 1])).mean(axis=1).sum()
-        excludes += ((res.difference_bands[..., 0] > 0) | (res.difference_bands[..., 1] < 0)).any(axis=1).sum()
-        rejects += (res.difference_pvalues <= res.alpha).any(axis=1).sum()
-    bands, pairs = agents * n_sim, agents * (agents - 1) // 2 * n_sim
-    measured = {"simultaneous": (simultaneous / bands, bands), "pointwise": (pointwise / bands, bands),
-                "difference": (1 - excludes / pairs, pairs), "max_t": (1 - rejects / pairs, pairs)}
-    return [{"statistic": statistic, "band": band, "runs": runs, "tasks": tasks, "distribution": distribution,
-             "agents": agents, "n_sim": n, "n_resamples": n_resamples, "coverage": coverage,
-             "se": math.sqrt(coverage * (1 - coverage) / n)} for band, (coverage, n) in measured.items()]
+    held = {(m, b): [] for m in METHODS for b in ("simultaneous", "pointwise")}
+    held.update({(None, "difference"): [], (None, "max_t"): []})
+    widths = {k: [] for k in held}
+    oracle = {"pointwise": [], "simultaneous": []}
+    for draw in range(draws):
+        offset, scale = designs.design_draw(draw, tasks)
+        true = truth(statistic, distribution, offset, scale)
+        if statistic == "mean":
+            for band, w in zip(("pointwise", "simultaneous"), oracle_width(distribution, runs, offset, scale)):
+                oracle[band].append(w)
+        data_seed, curves_seed = np.random.SeedSequence(key + [draw]).spawn(2)
+        rng = np.random.default_rng(data_seed)
+        got = {k: [] for k in held}
+        for child in curves_seed.spawn(n_sim // draws):
+            data = simulate(agents, runs, distribution, offset, scale, rng)
+            res = curves(data, "score ~ agent | task/seed", step="step", statistic=statistic, compare="all",
+                         n_resamples=n_resamples, normalize=False, rng=child)
+            for method, (pointwise, simultaneous) in (("studentized", (res.pointwise, res.simultaneous)),
+                                                      ("expanded", expanded_bands(res))):
+                got[method, "simultaneous"].append(_held(simultaneous, true)[0])
+                got[method, "pointwise"].append(_held(pointwise, true)[1])
+                widths[method, "simultaneous"].append(_width(simultaneous))
+                widths[method, "pointwise"].append(_width(pointwise))
+            got[None, "difference"].append(~((res.difference_bands[..., 0] > 0)
+                                              | (res.difference_bands[..., 1] < 0)).any(axis=1))
+            got[None, "max_t"].append(~(res.difference_pvalues <= res.alpha).any(axis=1))
+        for k, values in got.items():
+            held[k].append(np.concatenate(values).astype(float))
+    rows = []
+    for (method, band), by_draw in held.items():
+        withheld = float(np.mean(np.isnan(np.concatenate(by_draw))))
+        given = [h[np.isfinite(h)] for h in by_draw]
+        if not all(g.size for g in given):
+            continue  # withheld in a whole draw: nothing to measure (the result says why)
+        if band == "pointwise":  # a share of steps per band: the rate, with the bands as the binomial count
+            row = designs.pooled_row([g >= 0.5 for g in given], 0.95)
+            row["coverage"] = float(np.concatenate(given).mean())
+            row["coverage_min"] = float(min(g.mean() for g in given))
+            row["se"] = math.sqrt(max(row["coverage"] * (1 - row["coverage"]), 0.95 * 0.05) / row["n_sim"])
+        else:
+            row = designs.pooled_row([g > 0.5 for g in given], 0.95)
+        width = float(np.nanmedian(np.concatenate(widths[method, band]))) if widths[method, band] else math.nan
+        # width (median over data sets of the mean width over steps) and the oracle's: read by widths(), not
+        # written to the table
+        rows.append({"statistic": statistic, "band": band, "interval": method or "", "runs": runs, "tasks": tasks,
+                     "distribution": distribution, "agents": agents, "n_resamples": n_resamples,
+                     **row, "width": width, "withheld": withheld,
+                     "oracle_width": float(np.mean(oracle[band])) if oracle.get(band) else math.nan})
+    return rows
 
 
 def grid(quick=False, statistics=STATISTICS, runs=RUNS, tasks=TASKS, distributions=DISTRIBUTIONS):
-    """Every (statistic, runs, tasks, distribution) with 2 agents; 5 agents at 5 runs of 5 tasks; 8 agents at 3, 5
-    and 10 runs of 5 tasks (28 pairs of alike agents: where multiplicity across pairs would show).
+    """Every (statistic, runs, tasks, distribution) with 2 agents; the median of one task's mean is the mean (left
+    out), and 2 runs only with 5 tasks (where the bands are withheld). The bands are each agent's, so more agents
+    add nothing but pairs to the difference rows, whose multiplicity is over steps, within a pair.
 
     --quick: the mean and the IQM at 3 and 10 runs of 5 tasks.
     """
     if quick:
         statistics, runs, tasks = ("mean", "iqm"), (3, 10), (5,)
-    points = [(stat, r, t, dist, 2) for stat, r, t, dist in itertools.product(statistics, runs, tasks, distributions)
-              if not (stat == "median" and t == 1)]  # the median of one task's mean is the mean
-    points += [(stat, 5, 5, dist, 5) for stat, dist in itertools.product(statistics, distributions)
-               if 5 in runs and 5 in tasks]
-    return points + [(stat, r, 5, dist, 8) for stat, r, dist in itertools.product(statistics, (3, 5, 10), distributions)
-                     if r in runs and 5 in tasks and not quick]
+    return [(stat, r, t, dist, 2) for stat, r, t, dist in itertools.product(statistics, runs, tasks, distributions)
+            if not (stat == "median" and t == 1) and not (r == 2 and t != 5)]
+
+
+def widths(points, n_sim=40, n_resamples=400):
+    """Table of the studentised bands' median width over the expanded bands' and the oracle's (the mean)."""
+    out = []
+    for point in points:
+        rows = {(r["interval"], r["band"]): r for r in measure(*point, n_sim, n_resamples=n_resamples)}
+        for band in ("pointwise", "simultaneous"):
+            new, old = rows.get(("studentized", band)), rows.get(("expanded", band))
+            out.append({"point": "-".join(map(str, point)), "band": band,
+                        "coverage": new["coverage"] if new else math.nan,
+                        "coverage_expanded": old["coverage"] if old else math.nan,
+                        "vs_expanded": new["width"] / old["width"] if new and old else math.nan,
+                        "vs_oracle": new["width"] / new["oracle_width"] if new else math.nan,
+                        "expanded_vs_oracle": old["width"] / old["oracle_width"] if old else math.nan})
+    return pd.DataFrame(out)
 
 
 PROCEDURE, LEVEL = "curves.band", 0.95
-#: simulated data sets per grid point: the table's, and --quick's
-SIMULATIONS = (150, 60)
+#: simulated data sets per grid point (over all design draws): the table's, and --quick's
+SIMULATIONS = (60, 40)
 
 
 def table_rows(point, n_sim, quick=False):
     """The rows of one grid point for the package table (``tests/reference/calibrate.py``)."""
-    return measure(*point, n_sim, n_resamples=300 if quick else 500)
+    return measure(*point, n_sim, n_resamples=200 if quick else 300)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,8 @@ The recording was made at commit 44b039b, before issue 30's front door and renam
         --out /work/main/tests/reference/recorded_outputs.json
     git worktree remove /tmp/pre30
 
-Only names renamed since are adapted (``FISHER_PITMAN`` below). Run without ``--out`` to print a summary.
+Only names renamed since are adapted (``FISHER_PITMAN`` below), and defaults changed since are asked for by name
+where the option exists (``_expanded_bands``: the curves' bands before issue 40). Run without ``--out`` to print a summary.
 """
 
 from __future__ import annotations
@@ -38,6 +39,11 @@ ATTRIBUTES = ("statistic", "pvalue", "df", "pvalue_asymptotic", "estimates", "in
 def _fisher_pitman(rlstats):
     """The permutation test of the mean difference: test="permutation" / inspector="permutation" before ab3ea4a."""
     return inspect.signature(rlstats.selection_check).parameters["inspector"].default
+
+
+def _expanded_bands(rlstats):
+    """The curves' bands as recorded: ``bands="expanded"`` since issue 40 made studentised bands the default."""
+    return {"bands": "expanded"} if "bands" in inspect.signature(rlstats.curves).parameters else {}
 
 
 def _data(rlstats):
@@ -84,7 +90,7 @@ def calls(rlstats):
                                                      **selection),
         "compare/task_table": lambda: rlstats.compare(d["runs"], RUNS, method="task_table", rng=0),
         "compare/curves": lambda: rlstats.compare(d["curves"], RUNS, method="curves", step="step", compare="all",
-                                                  n_resamples=200, rng=0),
+                                                  n_resamples=200, rng=0, **_expanded_bands(rlstats)),
         "compare/default_blocks": lambda: rlstats.compare(d["complete"], BLOCKED, rng=0),
         # the blocked rank tests
         "skillings_mack/friedman": lambda: rlstats.skillings_mack(d["complete"], BLOCKED, rng=0),
@@ -142,7 +148,7 @@ def calls(rlstats):
                                                            n_resamples=200, rng=0),
         # learning curves
         "curves/mean": lambda: rlstats.curves(d["curves"], RUNS, step="step", statistic="mean", align="linear",
-                                              n_resamples=200, rng=0),
+                                              n_resamples=200, rng=0, **_expanded_bands(rlstats)),
         "align_steps": lambda: rlstats.align_steps(d["curves"], RUNS, step="step"),
         "summarize_runs/final": lambda: rlstats.summarize_runs(d["curves"], RUNS, step="step"),
         "summarize_runs/auc": lambda: rlstats.summarize_runs(d["curves"], RUNS, step="step", how="auc",

@@ -27,7 +27,7 @@ from ...progress import progress_bar
 from ...resampling import chunk_generators, seed_sequence
 from . import _kernels as kernels
 from ._result import CurvesResult
-from ..._typing import (AlignMethod, CurveStatistic, EvalEnv, FormulaLike, NaAction, Normalizer, Seed, Subset,
+from ..._typing import (AlignMethod, CurveBands, CurveStatistic, EvalEnv, FormulaLike, NaAction, Normalizer, Seed, Subset,
                         Table)
 
 if TYPE_CHECKING:
@@ -39,6 +39,11 @@ MAX_RESAMPLED_VALUES = 250_000_000
 #: 95% bands and alpha = 0.05.
 CALIBRATION = "curves.band"
 CALIBRATION_LEVEL = 0.95
+#: ``bands=``: the bootstrap-t bands (default since issue 40), and the bands before it (t-expanded percentile
+#: pointwise, sup-t with a t quantile simultaneous), kept bit for bit
+BAND_METHODS = ("studentized", "expanded")
+#: fewest runs per agent and task with studentised bands (at 2, half of a task's resamples repeat one run)
+MIN_STUDENTIZED_RUNS = 3
 
 
 @dataclass(frozen=True)
@@ -46,6 +51,7 @@ class CurvesOptions:
     statistic: object = "iqm"
     statistic_name: str = "iqm"
     align: AlignMethod = "last"
+    bands: CurveBands = "studentized"
     #: ``compare=`` as given until :meth:`for_agents` checks it against the design's agents: (agent, agent) pairs
     pairs: Any = ()
     n_resamples: int = 2_000
@@ -67,6 +73,7 @@ class CurvesOptions:
         return cls(
             statistic=fn, statistic_name=name, align=check_choice("align", options["align"], runs.ALIGN_METHODS),
             na_action=check_choice("na_action", options["na_action"], NA_ACTIONS), pairs=options["compare"],
+            bands=check_choice("bands", options.get("bands", "studentized"), BAND_METHODS),
             n_resamples=check_resamples(options["n_resamples"], minimum=20),
             confidence_level=check_confidence_level(options["confidence_level"]),
             alpha=check_fraction("alpha", options["alpha"]), gamma=_check_gamma(options["gamma"]),
@@ -154,18 +161,29 @@ def _statistic_of(prepared, values, task_of, n_tasks, indices, options):
 
 
 def _bootstrap(values, task_of, n_tasks, options, ss):
-    """(B, steps) statistic over whole-run resamples and (B, runs) how often each run was drawn.
+    """(B, steps) statistic over whole-run resamples, (B, runs) how often each run was drawn, and for the
+    studentised bands of a built-in statistic (B + 1, steps) its standard error on the runs (row 0) and on each
+    resample (else None).
 
     Block b of RNG_BLOCK resamples uses the b-th child of ``ss``.
     """
     out = np.empty((options.n_resamples, values.shape[1]))
     counts = np.empty((options.n_resamples, values.shape[0]), dtype=np.int32)
     prepared = _prepared(values, task_of, n_tasks, options)
+    studentized = prepared is not None and options.bands == "studentized"
+    errors = np.empty((options.n_resamples + 1, values.shape[1])) if studentized else None
+    if studentized:
+        ones = np.ones((1, values.shape[0]))
+        limits = kernels.iqm_limits(prepared, ones) if options.statistic == "iqm" else None
+        errors[0] = kernels.weighted_std_error(prepared, ones, options.statistic, limits)[0]
     for start, stop, generator in chunk_generators(ss, options.n_resamples, kernels.RNG_BLOCK):
         indices = kernels.bootstrap_indices(generator, task_of, n_tasks, stop - start)
         counts[start:stop] = kernels.weights_from_indices(indices, values.shape[0])
         out[start:stop] = _statistic_of(prepared, values, task_of, n_tasks, indices, options)
-    return out, counts
+        if studentized:
+            errors[start + 1:stop + 1] = kernels.weighted_std_error(prepared, counts[start:stop].astype(float),
+                                                                    options.statistic, limits)
+    return out, counts, errors
 
 
 def _permutation_null(first, second, n_tasks, options, ss):
@@ -237,7 +255,8 @@ def _expansion(counts, agents=(), tasks=()):
 def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
            statistic: CurveStatistic | Callable[..., Any] = "iqm",
            steps: ArrayLike | None = None, align: AlignMethod = "last",
-           compare: str | Sequence[tuple[str, str]] | None = None, n_resamples: int = 2_000,
+           compare: str | Sequence[tuple[str, str]] | None = None, bands: CurveBands = "studentized",
+           n_resamples: int = 2_000,
            confidence_level: float = 0.95, alpha: float = 0.05, normalize: Normalizer = None, gamma: float = 1.0,
            bounds: tuple[float | None, float | None] | None = None, subset: Subset = None, na_action: NaAction = "raise",
            rng: Seed = None, progress: bool = False, n_jobs: int = 1,
@@ -246,26 +265,44 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
 
     At every step the chosen statistic aggregates each agent's runs over tasks (after
     ``normalize=``). Intervals come from the stratified bootstrap that resamples **whole runs**
-    within each task, so the same resampled runs make every step of a resampled curve:
-    pointwise percentile bands, and simultaneous bands that cover the whole curve at the stated
-    level (sup-t: the estimate plus or minus the level-quantile of the largest studentised
-    deviation over steps). Because resampling n runs reproduces only (n - 1)/n of their variance,
-    each agent's bootstrap deviations are widened by sqrt(n/(n - 1)) (n: its fewest runs in a
-    task). With a few runs per task the standard error is itself uncertain, so both bands use t
-    quantiles rather than normal ones at each step's effective degrees of freedom: a
-    Welch-Satterthwaite sum over tasks of n - 1, each task weighted by its share of the variance,
-    which the bootstrap gives from how often each run was drawn (n - 1 for one task, up to
-    tasks x (n - 1) when tasks weigh alike). The simultaneous band's t quantile has the two-sided
-    tail that the bootstrap's sup quantile has under the normal.
+    within each task, so the same resampled runs make every step of a resampled curve.
 
-    Measured by simulation (``tests/reference/coverage_curves_bands.py``: 1, 5 and 26 tasks, 2 to
-    20 runs per task, 300 curves per point, SE about 0.013), the 95% simultaneous band at 5 runs
-    per task of 5 or 26 tasks covers 0.93-0.97 with normal scores (mean and IQM), but 0.90-0.93
-    (IQM) and 0.73-0.89 (mean) with lognormal scores, and 0.85-0.91 with scores capped at a
-    ceiling; the pointwise band 0.94-0.96 with normal scores, 0.89-0.95 otherwise. With one task
-    or 2-3 runs per task the simultaneous band falls far short (0.1-0.85). Where a design misses
-    the level by more than 3 SE, the result's notes quote the lowest measured coverage
-    (the ``curves.band`` rows of ``rlstats/calibration.csv``).
+    The default bands (``bands="studentized"``) are studentised: each resample's deviation from
+    the estimate at a step is divided by the resample's own standard error (the stratified
+    standard error of the statistic: of the task means for the mean, of the winsorised scores for
+    the IQM, of the shortfalls for the optimality gap; the median is scaled by its tasks' mean
+    standard error), and the band is the estimate minus the quantiles of those ratios times the
+    standard error (the bootstrap-t): pointwise at each step, and simultaneously from the
+    quantiles of the largest and the smallest ratio over steps, each at half the error (a sup-t
+    band). The ratio carries the skewness of the scores and the uncertainty of a standard error
+    from few runs, which a normal or t quantile does not. Each band is then the hull of that band
+    and the ``bands="expanded"`` one (below), which holds where the statistic moves in jumps (the
+    median of task means, runs tied at a ceiling). Where more than the tail's share of resamples
+    repeat a single run (or tied runs) in every task, the ratio is infinite and the band is
+    withheld at that step, with a note: with one task below 4 runs, and everywhere at 2 runs per
+    task (add runs, or tasks). A statistic function has no standard error of its own and keeps
+    the expanded bands.
+
+    ``bands="expanded"`` gives the bands of earlier versions bit for bit: the percentile band, and
+    the sup-t band (estimate plus or minus the level-quantile of the largest bootstrap-studentised
+    deviation over steps), with each agent's bootstrap deviations widened by sqrt(n/(n - 1)) (n: its
+    fewest runs in a task) and t quantiles at each step's effective degrees of freedom (a
+    Welch-Satterthwaite sum over tasks of n - 1, each task weighted by its share of the variance,
+    read from how often each run was drawn).
+
+    Measured by simulation (``tests/reference/coverage_curves_bands.py``: 1, 5 and 26 tasks, 3 to
+    20 runs per task, normal, skewed, heavy-tailed and capped scores, 60 curves of 2 agents per
+    point over 4 draws of the tasks' offsets and scales), the studentised bands cover 0.92-1.00
+    (simultaneous) and 0.91-1.00 (pointwise) from 3 runs per task (4 with one task) at every
+    point, none below 0.95 by 3 SE, pooled or in a design draw; the expanded bands cover as little
+    as 0.61-0.78 (simultaneous, the mean of skewed scores) and 35 of their 280 rows miss. At 10
+    runs per task the studentised bands are 1.03-1.06 times as wide as the expanded ones with normal
+    scores of 5 or 26 tasks for the mean and the IQM (1.1-1.24 for the median; 1.07-1.10 times the
+    oracle band of the mean with the true standard error), and up to 2.1 times with skewed scores
+    of one task, where the expanded band covers 0.63-0.68. Where a design misses the level
+    by more than 3 SE, pooled or in a design draw, the result's notes quote the lowest measured
+    coverage (the ``curves.band`` rows of ``rlstats/calibration.csv``, ``interval`` naming the band
+    method).
 
     Curves of two agents are compared with a max-T permutation test over steps (whole runs
     relabelled within tasks; Westfall and Young's single-step adjustment), so the chance of
@@ -301,6 +338,10 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
         comparisons, resamples and steps.
     align : {"last", "linear"}
         How runs logged at other steps are put on the grid.
+    bands : {"studentized", "expanded"}
+        The agents' bands: studentised (bootstrap-t) sup-t bands, each the hull with the expanded band
+        (default); or the t-expanded percentile and sup-t bands of rlstats before issue 40, which
+        cover 0.6-0.8 of the time with skewed or capped scores (see above).
     compare : None, "all" or list of pairs
         Pairs of agents to compare curve against curve: none by default (each comparison costs
         ``n_resamples`` relabellings), every pair with ``"all"``, or ``[("DQN", "Rainbow"), ...]``.
@@ -352,6 +393,10 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     Montiel Olea, J. L. and Plagborg-Moller, M. (2019), Simultaneous confidence bands: theory,
     implementation, and an application to SVARs, J. Applied Econometrics 34(1), 1-17 (sup-t bands).
     Westfall, P. H. and Young, S. S. (1993), Resampling-Based Multiple Testing, Wiley (max-T).
+    Hall, P. (1988), Theoretical comparison of bootstrap confidence intervals, The Annals of
+    Statistics 16(3), 927-953 (the bootstrap-t); Tukey, J. W. and McLaughlin, D. H. (1963), Less
+    vulnerable confidence and significance procedures for location based on a single sample,
+    Sankhya A 25, 331-352 (the trimmed mean's winsorised standard error).
     Hesterberg, T. C. (2015), What teachers should know about the bootstrap, The American
     Statistician 69(4), 371-386 (the sqrt(n/(n - 1)) widening).
     Satterthwaite, F. E. (1946), An approximate distribution of estimates of variance components,
@@ -373,7 +418,7 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     if not isinstance(data, pd.DataFrame):
         raise DesignError("curves() needs the DataFrame of learning curves (one row per run and step)")
     options = CurvesOptions.checked(
-        step=step, statistic=statistic, align=align, compare=compare, n_resamples=n_resamples,
+        step=step, statistic=statistic, align=align, compare=compare, bands=bands, n_resamples=n_resamples,
         confidence_level=confidence_level, alpha=alpha, gamma=gamma, na_action=na_action, progress=progress,
         n_jobs=n_jobs, bounds=bounds)
     design = design_of(data, formula, subset=subset, na_action=options.na_action, eval_env=eval_env, step=step,
@@ -432,19 +477,29 @@ def _run_curves(design, step, steps, options, rng):
                for (i, j), child in zip(pair_codes, perm_ss.spawn(len(pair_codes)))])
     with progress_bar(len(jobs), options.progress, "curves") as advance:
         done = _run_jobs(jobs, options.n_jobs, advance)
-    replicates = np.stack([r for r, _ in done[:k]])
-    replicates = estimates[:, None, :] + expansion[:, None, None] * (replicates - estimates[:, None, :])
-    df = np.stack([kernels.effective_df(r, w, t, n_tasks) for r, (_, w), (_, t) in zip(replicates, done, per_agent)])
+    raw = np.stack([r for r, _, _ in done[:k]])
+    replicates = estimates[:, None, :] + expansion[:, None, None] * (raw - estimates[:, None, :])
+    df = np.stack([kernels.effective_df(r, w, t, n_tasks) for r, (_, w, _), (_, t) in zip(replicates, done, per_agent)])
     # a step withheld for an agent enters none of its bands (nor the maximum of the simultaneous one)
     replicates = np.where(short[:, None, :], np.nan, replicates)
     df = np.where(short, np.nan, df)
     pointwise = np.stack([kernels.percentile_bounds(r, e, options.confidence_level, d)
                           for r, e, d in zip(replicates, estimates, df)])
     bands = [kernels.sup_t_band(r, e, options.confidence_level, d) for r, e, d in zip(replicates, estimates, df)]
-    notes.append(f"both bands use t quantiles at each step's effective degrees of freedom (Welch-Satterthwaite "
-                 f"over tasks; here {_df_range(df)}) in place of normal ones, as the standard error from few runs "
-                 "per task is itself uncertain")
-    notes += _calibration_notes(options, fewest.min(), n_tasks)
+    notes.append(f"{'both bands use' if done[0][2] is None else 'the expanded bands use'} t quantiles at each "
+                 f"step's effective degrees of freedom (Welch-Satterthwaite over tasks; here {_df_range(df)}) in "
+                 "place of normal ones, as the standard error from few runs per task is itself uncertain")
+    if done[0][2] is None:  # bands="expanded", or a statistic function (no standard error of its own)
+        if options.bands == "studentized":
+            notes.append(f"the bands of the statistic function {options.statistic_name} are the t-expanded "
+                         "percentile and sup-t bands (bands=\"expanded\"): studentised bands need the standard "
+                         "error of a resample, which only the built-in statistics give")
+        notes += _calibration_notes(options, fewest.min(), n_tasks, "expanded")
+    else:
+        scale = np.stack([np.nanmax(np.abs(v), axis=0, initial=0.0) for v, _ in per_agent])
+        pointwise, bands = _studentized(raw, [e for _, _, e in done[:k]], estimates, short, (pointwise, bands), scale,
+                                      fewest, options, notes, design.agents)
+        notes += _calibration_notes(options, fewest.min(), n_tasks, "studentized")
     comparisons = []
     for (i, j), null in zip(pair_codes, done[k:]):
         difference = estimates[i] - estimates[j]
@@ -471,6 +526,52 @@ def _run_curves(design, step, steps, options, rng):
         differences=np.array([c[0] for c in comparisons]).reshape(len(comparisons), grid.size),
         difference_bands=difference_bands,
         difference_pvalues=np.array([c[2] for c in comparisons]).reshape(len(comparisons), grid.size))
+
+
+def _studentized(raw, errors, estimates, short, expanded, scale, fewest, options, notes, agents):
+    """Each agent's pointwise and simultaneous bands (with standard errors and critical values): the hull of the
+    bootstrap-t band and the expanded one, withheld (NaN) where the bootstrap-t band is (too few distinct runs
+    resampled at a step), which a note says."""
+    pointwise, bands, withheld = [], [], []
+    two = [agent for agent, n in zip(agents, fewest) if n < MIN_STUDENTIZED_RUNS]
+    if two:
+        notes.append(f"bands of the curves are withheld for {_and(two)}: with 2 runs of a task, half of a task's "
+                     "resamples repeat one run, and no band simulated at 2 runs per task held its level over score "
+                     "distributions; add runs (at least 3 per agent and task)")
+    for j, (r, e) in enumerate(zip(raw, errors)):
+        if fewest[j] < MIN_STUDENTIZED_RUNS:
+            nothing = np.full(estimates[j].shape, np.nan)
+            pointwise.append(np.stack([nothing, nothing], axis=-1))
+            bands.append((np.stack([nothing, nothing], axis=-1), nothing, nothing))
+            continue
+        r = np.where(short[j][None, :], np.nan, r)
+        point, simultaneous = kernels.studentized_bands(r, e[1:], estimates[j], e[0], options.confidence_level,
+                                                        scale[j])
+        given = np.isfinite(estimates[j]) & ~short[j] & np.isfinite(expanded[0][j]).all(axis=1)
+        lost = given & ~(np.isfinite(point).all(axis=1) & np.isfinite(simultaneous).all(axis=1))
+        if lost.any():
+            withheld.append(f"{agents[j]} at {count(int(lost.sum()), 'step')}")
+        point = kernels.hull(point, expanded[0][j])
+        simultaneous = kernels.hull(simultaneous, expanded[1][j][0])
+        se = np.where(short[j], np.nan, e[0])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            critical = np.fmax(simultaneous[:, 1] - estimates[j], estimates[j] - simultaneous[:, 0]) / se
+        pointwise.append(point)
+        bands.append((simultaneous, se, critical))
+    notes.append("each band is the hull of a studentised (bootstrap-t) band and the t-expanded percentile (pointwise) "
+                 "or sup-t (simultaneous) band: in the first, each resample's deviation from the estimate is divided "
+                 "by its own standard error and the band is the estimate minus the quantiles of those ratios times "
+                 "the standard error (simultaneous: from the largest and smallest ratio over steps, at half the "
+                 "error each), which carries the skewness of the scores and the uncertainty of a standard error from "
+                 "few runs; the second holds where the statistic moves in steps between tasks or ties (median, "
+                 "ceilings). bands=\"expanded\" gives the second alone, the bands of earlier versions")
+    if withheld:
+        notes.append(f"bands of the curves are withheld for {_and(withheld)}: there, more than "
+                     f"{(1 - options.confidence_level) / 2:.3g} of the resamples repeat a single run (or runs tied, "
+                     "as at a ceiling) in every task, so their standard error is 0 and the studentised band has no "
+                     "finite end (with one task this happens below 4 runs, with 5 tasks at 2 runs); add runs per "
+                     "task, or tasks")
+    return np.stack(pointwise), bands
 
 
 def _clipped(known, options, notes, pointwise, simultaneous, differences):
@@ -506,13 +607,14 @@ def _nearest(value, grid):
     return min(grid, key=lambda g: abs(math.log(g) - math.log(value)))
 
 
-def _calibration_notes(options, runs_per_task, n_tasks):
+def _calibration_notes(options, runs_per_task, n_tasks, method):
     """The measured coverage of each band where the table shows it short of its level at this design.
 
     The design is read as the table's largest run count at most ``runs_per_task`` (coverage grows with runs)
     and its number of tasks nearest to ``n_tasks``; the lowest row over score distributions is quoted.
     """
-    rows = [row for row in calibration.rows(CALIBRATION) if row["statistic"] == options.statistic_name]
+    rows = [row for row in calibration.rows(CALIBRATION) if row["statistic"] == options.statistic_name
+            and row.get("interval", "") in (method, "")]
     if not rows:
         return [] if callable(options.statistic) else [
             f"the bands of the {_label(options.statistic_name)} have not been measured by simulation"]
@@ -521,6 +623,7 @@ def _calibration_notes(options, runs_per_task, n_tasks):
         return []
     tasks = _nearest(n_tasks, {int(row["tasks"]) for row in rows})
     kinds = [("simultaneous", options.confidence_level), ("pointwise", options.confidence_level)]
+    rows = [row for row in rows if row["band"] not in ("simultaneous", "pointwise") or row.get("interval") == method]
     if options.pairs:
         kinds.append(("difference", 1 - options.alpha))
     notes = []
@@ -533,9 +636,15 @@ def _calibration_notes(options, runs_per_task, n_tasks):
                 band, f"coverage of the {band} band")
             notes.append(f"measured {what} of the {_label(options.statistic_name)} at the nearest simulated design "
                          f"({row['runs']} runs per task, {row['tasks']} task{'s' if row['tasks'] != '1' else ''}): "
-                         f"{float(row['coverage']):.3f} ({row['distribution']} scores, {row['n_sim']} simulated "
-                         f"curves), below {level:g} by more than 3 Monte Carlo standard errors")
+                         f"{calibration.worst_coverage(row):.3f} ({row['distribution']} scores, {row['n_sim']} "
+                         f"simulated curves{_draws(row)}), below {level:g} by more than 3 Monte Carlo standard errors")
     return notes
+
+
+def _draws(row):
+    """', the lowest of D design draws' where the row pools draws of the tasks' offsets and scales."""
+    draws = row.get("design_draws") or ""
+    return f", the lowest of {draws} draws of the tasks' offsets and scales" if draws not in ("", "nan") else ""
 
 
 def _run_jobs(jobs, n_jobs, advance):

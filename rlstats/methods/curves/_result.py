@@ -14,6 +14,8 @@ from ...results import Result, resultclass, sentences
 from . import plots
 
 _LABELS = {"iqm": "IQM", "optimality_gap": "optimality gap"}
+#: the statistics with studentised bands (a statistic function keeps the expanded ones)
+_STUDENTIZED = ("iqm", "mean", "median", "optimality_gap")
 
 
 def _ranges(steps, flags):
@@ -199,14 +201,25 @@ class CurvesResult(Result):
         per_cell = f"{runs.min()}" if runs.min() == runs.max() else f"{runs.min()} to {runs.max()}"
         text = (f"We computed the {self.label} of {self.n_agents} agents over {self.n_tasks} tasks ({per_cell} runs "
                 f"per agent and task) at each of {self.steps.size} steps from {fmt.format_step(self.steps[0])} to "
-                f"{fmt.format_step(self.steps[-1])}. {level} pointwise and simultaneous bands come from "
-                f"{self.n_resamples} stratified bootstrap resamples that draw whole runs within each task, so "
-                "that every resampled curve is made of whole runs (Agarwal et al., 2021); the simultaneous band "
-                "is the estimate plus or minus the quantile of the largest studentised deviation over steps "
-                "(sup-t), meant to cover the whole curve at the stated level. Bootstrap deviations were widened by "
-                "sqrt(n/(n - 1)), n being the runs per task, since resampling n runs reproduces (n - 1)/n of "
-                "their variance (Hesterberg, 2015), and both bands use t quantiles at each step's effective "
-                "degrees of freedom (Welch-Satterthwaite over tasks; Satterthwaite, 1946) in place of normal ones.")
+                f"{fmt.format_step(self.steps[-1])}. ")
+        if self.options.get("bands") == "studentized" and self.statistic in _STUDENTIZED:
+            text += (f"{level} pointwise and simultaneous bands come from {self.n_resamples} stratified bootstrap "
+                     "resamples that draw whole runs within each task (Agarwal et al., 2021), each band the hull of "
+                     "two: a studentised (bootstrap-t) band, each resample's deviation divided by its own standard "
+                     "error (Hall, 1988), simultaneous from the largest and smallest such ratio over steps (sup-t; "
+                     "Montiel Olea and Plagborg-Moller, 2019); and the percentile and sup-t bands with bootstrap "
+                     "deviations widened by sqrt(n/(n - 1)) (Hesterberg, 2015) and t quantiles at each step's "
+                     "effective degrees of freedom (Welch-Satterthwaite over tasks; Satterthwaite, 1946).")
+        else:
+            text += (f"{level} pointwise and simultaneous bands come from "
+                     f"{self.n_resamples} stratified bootstrap resamples that draw whole runs within each task, so "
+                     "that every resampled curve is made of whole runs (Agarwal et al., 2021); the simultaneous band "
+                     "is the estimate plus or minus the quantile of the largest studentised deviation over steps "
+                     "(sup-t), meant to cover the whole curve at the stated level. Bootstrap deviations were widened "
+                     "by sqrt(n/(n - 1)), n being the runs per task, since resampling n runs reproduces (n - 1)/n of "
+                     "their variance (Hesterberg, 2015), and both bands use t quantiles at each step's effective "
+                     "degrees of freedom (Welch-Satterthwaite over tasks; Satterthwaite, 1946) in place of normal "
+                     "ones.")
         if self.pairs:
             text += (f" Curves were compared pair by pair with a max-T permutation test over steps, relabelling "
                      f"whole runs within tasks ({self.n_resamples} relabellings; Westfall and Young, 1993), which "
