@@ -470,6 +470,9 @@ OWN_OPTIONS = [
      ("agent 'agent_1' on task 'task_01'", "subset=\"agent != 'agent_1'\" leaves that agent out")),
     ("mixed", "ddf", "kr", OptionError, "ddf='kr' is not one of the allowed values: 'satterthwaite', 'kenward-roger'"),
     ("mixed", "adjust", "bonferroni", OptionError, "adjust='bonferroni' is not one of the allowed values"),
+    # issue 40 item 1: the task table's effect-size intervals
+    ("task_table", "effect_intervals", "brunner_munzel", OptionError,
+     "effect_intervals='brunner_munzel' is not one of the allowed values"),
 ]
 
 

@@ -421,7 +421,8 @@ def a12_score_limits(estimate, n, m, level):
     spread = (n + m) / 2.0 - 1.0
 
     def excess(theta, centre):  # > 0 where theta lies outside the interval around centre
-        variance = theta * (1 - theta) / (n * m) * (1 + (spread - 1) * ((1 - theta) / (2 - theta) + theta / (1 + theta)))
+        shape = 1 + (spread - 1) * ((1 - theta) / (2 - theta) + theta / (1 + theta))
+        variance = theta * (1 - theta) / (n * m) * shape
         return (centre - theta) ** 2 - q * q * variance
 
     limits = []
