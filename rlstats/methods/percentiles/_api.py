@@ -231,11 +231,16 @@ def percentiles(data: Data, formula: FormulaLike | None = None, *, interval: Per
         ``"score ~ agent | task"``.  Seeds (``task/seed``) are only run ids:
         runs are not paired across agents.
     interval : {"pbp", "pbp_t", "bootstrap", None}
-        Simultaneous intervals: performance bound propagation (valid for
-        bounded scores; wide below a few hundred runs per cell), PBP with
-        Student-t payoff intervals (heuristic), the percentile bootstrap
-        (heuristic: with few runs per cell it undercovers, by as much as
-        simulation measured, and the result says so), or none.
+        Simultaneous intervals: performance bound propagation (the
+        default: valid for bounded scores, and measured at its level from
+        3 runs per cell on normal, skewed, heavy-tailed and capped scores
+        with the observed bounds; wide below a few hundred runs per cell),
+        PBP with Student-t payoff intervals (heuristic: at 2 agents x 1
+        task it held every value in as few as half of the data sets), the
+        percentile bootstrap (heuristic: with few runs per cell it
+        undercovers), or none; the result quotes the measured coverage of
+        the heuristics where it falls short
+        (``tests/reference/coverage_percentiles.py``).
     delta : float
         Total error probability of the simultaneous intervals, in (0, 0.5];
         each agent x task cell gets delta' = delta / (n_agents n_tasks).
