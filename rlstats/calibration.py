@@ -125,30 +125,30 @@ DEFAULTS: dict[str, Patterns] = {
     "bootstrap.interval": ({"interval": "studentized", "metric": ("iqm", "mean", "median", "optimality_gap")},
                            {"interval": "percentile", "metric": "probability_of_improvement"}),
     "bootstrap.profile": ({"metric": "runs", "interval": "wilson"},),  # the profile's kind and band
-    "curves.band": ({"interval": ("studentized", "")},),  # the bootstrap-t bands, and the difference band and max-T test
+    "curves.band": ({"interval": ("studentized", "")},),  # bootstrap-t bands; the difference band and max-T
     "mixed.contrast": ({"test": "satterthwaite", "interval": "tukey"},),  # ddf and adjust
     "percentiles.interval": ({"interval": "pbp"},),
     "selection.size": ({"statistic": "inspector", "test": "fisher_pitman"}, {"statistic": "reporter", "test": "t"}),
     "skillings_mack.size": ALL,
-    "task_table.effect_size": ALL,  # both effect sizes are reported
+    "task_table.effect_size": ({"interval": "fcr"},),  # both effect sizes are reported, at the FCR-adjusted level
     "task_table.possibly_best": ({"test": "welch"},),
-    "tuning.best_interval": ALL,
-    "tuning.expected_max_band": ALL,
+    "tuning.best_interval": ({"interval": "select_then_report_pooled_t"},),  # tuned_lower="pooled"
+    "tuning.expected_max_band": ({"band": "skew_t"},),
 }
 #: The defaults before issue 40 made every default hold its level (as :data:`DEFAULTS` read then): the figure
 #: draws a method that was the default and is no longer as a "former default". Never edited.
 FORMER_DEFAULTS: dict[str, Patterns] = {
     "bootstrap.interval": ({"interval": "percentile"},),
     "bootstrap.profile": ({"metric": "runs", "interval": "percentile"},),
-    "curves.band": ({"band": ("pointwise", "simultaneous", "difference", "max_t")},),
+    "curves.band": ({"interval": ("expanded", "")},),  # the percentile bands, "expanded" since issue 40
     "skillings_mack.size": ({"test": ("friedman", "mack_skillings")},),
-    "task_table.effect_size": ({"metric": ("a12", "hedges_g")},),
+    "task_table.effect_size": ({"interval": "per_pair"},),  # the rows before issue 40 had no interval column
     "mixed.contrast": ({"test": "satterthwaite", "interval": "tukey"},),
     "percentiles.interval": ({"interval": "pbp"},),
     "selection.size": ({"statistic": "inspector", "test": "fisher_pitman"}, {"statistic": "reporter", "test": "t"}),
     "task_table.possibly_best": ({"test": "welch"},),
     "tuning.best_interval": ({"interval": "select_then_report_t"},),
-    "tuning.expected_max_band": ({"band": "centred_percentile"},),
+    "tuning.expected_max_band": ({"band": "percentile"},),  # named centred_percentile in the rows before issue 40
 }
 
 #: The columns describing the design a row was simulated at, as the table and its filters name them.

@@ -479,6 +479,9 @@ OWN_OPTIONS = [
      "'winner'"),
     # issue 40 item 1: the curves' band method (2 runs per task: bands withheld with a note, tests/test_curves.py)
     ("curves", "bands", "percentile", OptionError, "bands='percentile' is not one of the allowed values"),
+    # issue 40 item 1: the task table's effect-size intervals
+    ("task_table", "effect_intervals", "brunner_munzel", OptionError,
+     "effect_intervals='brunner_munzel' is not one of the allowed values"),
 ]
 
 

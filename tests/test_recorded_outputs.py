@@ -74,6 +74,58 @@ for _call in ("compare/task_table", "task_table/aggregate", "task_table/brunnerm
             _exact_hedges_correction(_call, _column))
 
 
+def _fcr_effect_intervals(call):
+    """The default effect-size limits of issue 40 (``effect_intervals="fcr"``) from the recorded estimates: A12's
+    score-type limits and delta's noncentral-t limits (g / J times sqrt(n m / (n + m)) inverted, not times J), at
+    1 - 2 (1 - 0.95) / k for the k agents of each task."""
+    import numpy as np
+
+    from rlstats.methods.task_table import _kernels
+
+    tidy = RECORDED[call]["tidy"]
+    best_runs = {task: runs for task, runs, best in zip(tidy["task"], tidy["n_runs"], tidy["best"]) if best}
+    agents = {task: sum(1 for t, runs in zip(tidy["task"], tidy["n_runs"]) if t == task and runs > 0)
+              for task in tidy["task"]}
+    out = {column: [] for column in ("a12_low", "a12_high", "hedges_g_low", "hedges_g_high")}
+    for a12, g, task, runs in zip(tidy["a12"], _exact_hedges_correction(call, "hedges_g"), tidy["task"],
+                                  tidy["n_runs"]):
+        if tidy["a12_low"][len(out["a12_low"])] is None and tidy["hedges_g_low"][len(out["a12_low"])] is None:
+            for column in out:
+                out[column].append(None)
+            continue
+        n, m = best_runs[task], runs
+        level = float(_kernels.fcr_level(0.95, agents[task]))
+        low, high = _kernels.a12_score_limits(np.array([a12]), n, m, level)
+        root = math.sqrt(n * m / (n + m))
+        t = g / _kernels.hedges_correction(n + m - 2) * root
+        g_low, g_high = _kernels.noncentral_t_limits(np.array([t]), np.array([n + m - 2.0]), level)
+        for column, value in zip(out, (low[0], high[0], g_low[0] / root, g_high[0] / root)):
+            out[column].append(float(value))
+    return out
+
+
+# issue 40 item 1: the default effect-size intervals are the score-type A12 and the exact noncentral-t intervals,
+# adjusted for the choice of each task's best; effect_intervals="per_pair" gives the recorded ones
+for _call in ("compare/task_table", "task_table/aggregate", "task_table/brunnermunzel", "task_table/fisher_pitman",
+              "task_table/mannwhitney", "task_table/welch"):
+    for _column, _values in _fcr_effect_intervals(_call).items():
+        CHANGED[_call, "tidy", _column] = ("issue 40", "effect-size intervals at their level, effect_intervals='fcr'",
+                                           _values)
+
+
+def test_per_pair_effect_intervals_are_those_recorded():
+    # the data of record_outputs.py's "task_table/welch" call (its d["runs"])
+    call = "task_table/welch"
+    data = rlstats.datasets.simulate(agents=3, tasks=5, seeds=5, effect=0.8, rng=2)
+    tidy = rlstats.task_table(data, "score ~ agent | task/seed", rng=0, effect_intervals="per_pair").tidy()
+    assert _differences(RECORDED[call]["tidy"]["a12"], [None if v != v else v for v in tidy["a12"]]) == []
+    for column in ("a12_low", "a12_high"):
+        assert _differences(RECORDED[call]["tidy"][column], [None if v != v else v for v in tidy[column]]) == []
+    for column in ("hedges_g_low", "hedges_g_high"):
+        assert _differences(_exact_hedges_correction(call, column),
+                            [None if v != v else v for v in tidy[column]]) == []
+
+
 def _differences(recorded, today, where=""):
     """Paths at which two JSON values differ: numbers beyond rtol 1e-6, text, None or lengths exactly."""
     if isinstance(recorded, dict) and isinstance(today, dict):

@@ -244,11 +244,13 @@ def test_exactly_the_declared_minimum_shows_everything_and_quotes_calibration():
     assert "withheld" not in str(res) and "withheld" not in res.to_latex()
     assert "\u00b1 standard deviation over 2 runs (seeds) per agent and task. Bold" in res.caption()
     assert "form a 95% confidence set" in res.caption()
-    # the effect-size calibration rows at 5 agents x 2 runs are quoted, because the intervals are printed
-    row = table_calibration.effect_size_shortfall("a12", 5, 2, 0.95)
+    # the effect-size calibration rows at 5 agents x 2 runs are quoted, because the intervals are printed (the
+    # per-pair intervals', which miss their level there; the default's hold it)
+    row = table_calibration.effect_size_shortfall("a12", 5, 2, 0.95, "per_pair")
     assert row is not None and float(row["coverage"]) < 0.9
+    per_pair = rlstats.task_table(df, FORMULA, rng=0, effect_intervals="per_pair")
     assert any(n.startswith("measured coverage of the 95% Vargha-Delaney A12 interval") and
-               f"{float(row['coverage']):.3f}" in n for n in res.notes)
+               f"{float(row['coverage']):.3f}" in n for n in per_pair.notes)
     # one run fewer: the same design quotes nothing
     one = rlstats.task_table(df[df["seed"] == 0], FORMULA, rng=0)
     assert not any("measured coverage" in n for n in one.notes)

@@ -78,6 +78,8 @@ LITERALS = {
                  [("rlstats.methods.task_table._api", "task_table", "test")]),
     "TaskAdjustment": (lambda: _runtime("rlstats.methods.task_table._api", "ADJUSTMENTS"),
                        [("rlstats.methods.task_table._api", "task_table", "adjustment")]),
+    "EffectIntervals": (lambda: _runtime("rlstats.methods.task_table._kernels", "EFFECT_INTERVALS"),
+                        [("rlstats.methods.task_table._api", "task_table", "effect_intervals")]),
     "CurveStatistic": (lambda: _runtime("rlstats.methods.curves._kernels", "STATISTICS"),
                        [("rlstats.methods.curves._api", "curves", "statistic")]),
     "CurveBands": (lambda: _runtime("rlstats.methods.curves._api", "BAND_METHODS"),

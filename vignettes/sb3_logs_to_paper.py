@@ -236,9 +236,9 @@ pd.concat({"final": final.set_index(["agent", "task", "seed"])["score"],
 # best mean of its task; a dagger marks the other agents that are *possibly best*: together with
 # the bold one, a 95% confidence set for the best agent of the task. With 3 runs per agent,
 # PPO cannot be told from A2C on either task, and DQN is excluded on CartPole. The notes repeat how
-# the frame was read and summarised (DQN at 20k among 30k runs), and say where the effect sizes'
-# intervals are less reliable than their level at 3 runs, and that the A12 interval is undefined for
-# DQN, whose runs all lose to A2C's.
+# the frame was read and summarised (DQN at 20k among 30k runs), and that the effect sizes'
+# intervals against the best are adjusted for its choice among the task's agents (the A12 interval
+# exists even for DQN, whose runs all lose to A2C's).
 
 # %%
 print(table)

@@ -1,18 +1,27 @@
 """Coverage of task_table's effect-size intervals: the ``task_table.effect_size`` rows of ``rlstats/calibration.csv``.
 
-    PYTHONPATH=. python tests/reference/calibrate.py --only task_table.effect_size [--jobs 2] [--quick]
+    PYTHONPATH=. python tests/reference/calibrate.py --only task_table.effect_size [--jobs 1] [--quick]
+    PYTHONPATH=. python tests/reference/coverage_effect_sizes.py --widths     # item 3's width table
 
-(or this script with the same options). On the data sets of ``coverage_possibly_best.py`` (each simulated task a
-replicate; agents 2, 3, 5 and 8, runs per agent 2, 3, 5, 10, 20; normal, skewed and capped scores; all agents equal,
-or one best with the others 0.5 to 1 SD lower) it counts how often the 95% interval of each effect size of the point
-best against another agent holds the true effect of that pair: the Vargha-Delaney A12 (Brunner-Munzel interval; truth
-P(X > Y) + P(X = Y) / 2) and Hedges' g (noncentral-t interval; truth the difference of means over the root mean of the
-two variances). The truths come from 1,000,000 draws of each agent's scores. An interval that could not be formed
-(NaN) counts as not holding: at 2 runs per agent the A12 interval is undefined wherever both runs of one agent beat
-both of the other's (or all four tie), which was 25% to 41% of the pairs of 2 agents (task_table says so in a note),
-so its 2-run rows measure that too. A row's ``n_sim`` counts intervals (pairs), not tasks: with 5 agents the 4 pairs
-of a task share the best's runs, so its binomial ``se`` understates the Monte Carlo error. The intervals do not depend
-on ``test=``; the Welch test is run as the fastest.
+(or this script with the same options). Each simulated task is a replicate of the grid's design (``designs.py``):
+agents 2 and 8, runs per agent 2, 3, 5, 10, 20, the four score distributions, and the agents' locations all equal
+(the least favourable for the choice of the best) or one best with the others 0.5 to 1 SD lower; each task's offset
+and scale come from a design draw, and a row pools ``DESIGN_DRAWS`` draws (``coverage_min`` the worst). For each kind
+of interval (``interval``: ``effect_intervals=`` of ``task_table``, "fcr" the default and "per_pair" the intervals of
+earlier releases) it counts how often the 95% interval of each effect size of the point best against another agent
+holds the true effect of that pair: the Vargha-Delaney A12 (truth P(X > Y) + P(X = Y) / 2) and Hedges' g (truth the
+standardised difference delta: the difference of means over the root mean of the two variances), both computed
+exactly from ``designs.population``'s stratified quantiles. The pair is chosen on the data (the point best), so the
+share of printed intervals that hold is what ``fcr`` controls (Benjamini and Yekutieli's false coverage-statement
+rate). An interval that could not be formed (NaN) counts as not holding: the per-pair A12 interval is undefined at a
+complete separation. A row's ``n_sim`` counts intervals (pairs), not tasks: with 8 agents the 7 pairs of a task share
+the best's runs, so its binomial ``se`` understates the Monte Carlo error. The intervals do not depend on ``test=``;
+the Welch test is run as the fastest.
+
+``--widths`` prints, per design, the median width of each default interval over that of the per-pair one and over an
+oracle's, 2 z(1 - alpha' / 2) times the Monte Carlo standard deviation of the estimate of the pair at alpha', the
+per-pair error the interval is at (the normal interval with the true variance; for 8 agents that variance includes
+the choice of the best).
 """
 
 from __future__ import annotations
@@ -21,69 +30,93 @@ import itertools
 import math
 import pathlib
 import runpy
+import sys
 
 import numpy as np
+import pandas as pd
 
 import rlstats
 
 HERE = pathlib.Path(__file__).resolve().parent
-POSSIBLY_BEST = runpy.run_path(str(HERE / "coverage_possibly_best.py"))
-AGENTS, RUNS = (2, 3, 5, 8), (2, 3, 5, 10, 20)
-DISTRIBUTIONS, CONFIGURATIONS = ("normal", "skewed", "capped"), ("all_equal", "one_best")
-EFFECTS = ("a12", "hedges_g")
-PROCEDURE, LEVEL = "task_table.effect_size", 0.95
-#: simulated tasks per grid point: the table's, and --quick's
-SIMULATIONS = (400, 150)
+sys.path.insert(0, str(HERE))
+import designs  # noqa: E402  (tests/ need not be importable: the shared grid, from its path)
 
+AGENTS, RUNS = (2, 8), (2,) + designs.RUNS
+DISTRIBUTIONS, CONFIGURATIONS = designs.DISTRIBUTIONS, ("all_equal", "one_best")
+EFFECTS, INTERVALS = ("a12", "hedges_g"), ("fcr", "per_pair")
+PROCEDURE, LEVEL = "task_table.effect_size", 0.95
+#: simulated tasks per design draw and grid point: the table's, and --quick's
+SIMULATIONS = (100, 40)
 
 _TRUTHS = {}  # a dict rather than functools.lru_cache, which joblib cannot ship to workers by value
 
 
-def truth(best, other, distribution, cap):
-    """(A12, Hedges' delta) of one agent's scores around mean ``best`` against another's around ``other``.
+def true_locations(agents, configuration):
+    """The agents' locations in noise units: the best at 0, the others spread from 0.5 to 1 below (0 when equal)."""
+    if configuration == "all_equal":
+        return np.zeros(agents)
+    return np.r_[0.0, -np.linspace(0.5, 1.0, agents - 1)]
 
-    The scores are drawn as ``coverage_possibly_best.simulate`` draws them: unit-variance noise around the mean (a
-    shifted Exp(1) when skewed), cut at ``cap`` (the design's highest true mean) when capped.
-    """
-    key = (best, other, distribution, cap)
-    if key in _TRUTHS:
-        return _TRUTHS[key]
-    rng = np.random.default_rng(20261126)
-    noise = (lambda: rng.exponential(1.0, 1_000_000) - 1.0) if distribution == "skewed" else \
-        (lambda: rng.normal(0.0, 1.0, 1_000_000))
-    x, y = best + noise(), other + noise()
-    if distribution == "capped":
-        x, y = np.minimum(x, cap), np.minimum(y, cap)
-    a12 = float(np.mean(x > y) + 0.5 * np.mean(x == y))
-    _TRUTHS[key] = a12, float((x.mean() - y.mean()) / math.sqrt((x.var() + y.var()) / 2))
+
+def truth(best, other, distribution):
+    """(A12, delta) of runs at location ``best`` against runs at ``other``, exact from stratified quantiles."""
+    key = (best, other, distribution)
+    if key not in _TRUTHS:
+        x, y = designs.population(distribution, best), np.sort(designs.population(distribution, other))
+        below = np.searchsorted(y, x, side="left").mean() / y.size
+        at_most = np.searchsorted(y, x, side="right").mean() / y.size
+        delta = (x.mean() - y.mean()) / math.sqrt((x.var() + y.var()) / 2)
+        _TRUTHS[key] = float((below + at_most) / 2), float(delta)
     return _TRUTHS[key]
 
 
+def simulate(locations, runs, n_sim, distribution, draw, rng):
+    """Long frame of ``n_sim`` tasks (one design draw's offsets and scales) of ``runs`` runs per agent."""
+    offset, scale = designs.design_draw(draw, n_sim)
+    deviation = designs.deviations(rng, distribution, (n_sim, locations.size, runs))
+    scores = designs.scores(distribution, deviation, locations[None, :, None], offset[:, None, None],
+                            scale[:, None, None])
+    task, agent, seed = np.meshgrid(np.arange(n_sim), np.arange(locations.size), np.arange(runs), indexing="ij")
+    return pd.DataFrame({"task": [f"t{t:04d}" for t in task.ravel()], "agent": [f"a{a}" for a in agent.ravel()],
+                         "seed": seed.ravel(), "score": scores.ravel()})
+
+
+def intervals_held(data, locations, distribution, intervals, level=LEVEL):
+    """{effect: (held, width, estimate)} per printed interval of the point best against another agent."""
+    res = rlstats.task_table(data, "score ~ agent | task/seed", test="welch", confidence_level=level,
+                             effect_intervals=intervals, rng=0)
+    location = {res.agents.index(f"a{a}"): m for a, m in enumerate(locations)}
+    others = np.ones(res.a12.shape[:2], dtype=bool)
+    others[np.arange(others.shape[0]), res.best] = False
+    tasks_of, agents_of = np.nonzero(others)
+    truths = np.array([truth(float(location[res.best[t]]), float(location[j]), distribution)
+                       for t, j in zip(tasks_of, agents_of)]).reshape(-1, 2)
+    out = {}
+    for e, values in enumerate((res.a12, res.hedges_g)):
+        cells = values[tasks_of, agents_of]
+        out[EFFECTS[e]] = ((cells[:, 1] <= truths[:, e]) & (truths[:, e] <= cells[:, 2]), cells[:, 2] - cells[:, 1],
+                           cells[:, 0])
+    return out
+
+
 def measure(agents, runs, distribution, configuration, n_sim, seed=0):
-    """One grid point: rows for the A12 and the Hedges' g intervals."""
-    key = [seed, agents, runs, DISTRIBUTIONS.index(distribution), CONFIGURATIONS.index(configuration)]
-    data_seed, test_seed = np.random.SeedSequence(key).spawn(2)
-    means = POSSIBLY_BEST["true_means"](agents, configuration)
-    data = POSSIBLY_BEST["simulate"](means, runs, n_sim, distribution, np.random.default_rng(data_seed))
-    res = rlstats.task_table(data, "score ~ agent | task/seed", test="welch", rng=test_seed)
-    true_mean = {res.agents.index(f"a{a}"): m for a, m in enumerate(means)}
-    held, pairs = np.zeros(len(EFFECTS)), 0
-    for t, best in enumerate(res.best):
-        for j in range(agents):
-            if j == best:
-                continue
-            values = truth(float(true_mean[best]), float(true_mean[j]), distribution, float(means.max()))
-            for e, (interval, value) in enumerate(zip((res.a12[t, j], res.hedges_g[t, j]), values)):
-                held[e] += bool(interval[1] <= value <= interval[2])
-            pairs += 1
-    return [{"metric": effect, "agents": agents, "runs": runs, "distribution": distribution,
-             "configuration": configuration, "n_sim": pairs, "coverage": held[e] / pairs,
-             "se": math.sqrt(held[e] / pairs * (1 - held[e] / pairs) / pairs)} for e, effect in enumerate(EFFECTS)]
+    """One grid point: a row per effect and kind of interval, pooling ``designs.DESIGN_DRAWS`` design draws."""
+    locations = true_locations(agents, configuration)
+    held = {(e, i): [] for e in EFFECTS for i in INTERVALS}
+    for draw in range(designs.DESIGN_DRAWS):
+        key = [seed, agents, runs, DISTRIBUTIONS.index(distribution), CONFIGURATIONS.index(configuration), draw]
+        data = simulate(locations, runs, n_sim, distribution, draw, np.random.default_rng(key))
+        for interval in INTERVALS:
+            for effect, (hits, _, _) in intervals_held(data, locations, distribution, interval).items():
+                held[effect, interval].append(hits)
+    return [{"interval": interval, "metric": effect, "agents": agents, "runs": runs, "distribution": distribution,
+             "configuration": configuration, **designs.pooled_row(held[effect, interval], LEVEL)}
+            for effect in EFFECTS for interval in INTERVALS]
 
 
 def grid(quick=False):
-    """Every agents, runs, distribution and configuration; --quick: 2 agents at 3 and 10 runs."""
-    agents, runs = ((2,), (3, 10)) if quick else (AGENTS, RUNS)
+    """Every agents, runs, distribution and configuration; --quick: 2 and 8 agents at 3 and 10 runs."""
+    agents, runs = ((2, 8), (3, 10)) if quick else (AGENTS, RUNS)
     return list(itertools.product(agents, runs, DISTRIBUTIONS, CONFIGURATIONS))
 
 
@@ -92,5 +125,31 @@ def table_rows(point, n_sim, quick=False):
     return measure(*point, n_sim)
 
 
+def widths(agents=(2, 8), runs=designs.RUNS, n_sim=100, configuration="one_best"):
+    """Item 3's table: median width of the default ("fcr") over the per-pair interval's and over the oracle's."""
+    from scipy import stats
+
+    rows = []
+    for k, r, distribution in itertools.product(agents, runs, DISTRIBUTIONS):
+        locations = true_locations(k, configuration)
+        data = simulate(locations, r, n_sim * designs.DESIGN_DRAWS, distribution, 0,
+                        np.random.default_rng([7, k, r, DISTRIBUTIONS.index(distribution)]))
+        new, old = (intervals_held(data, locations, distribution, i) for i in INTERVALS)
+        z = stats.norm.ppf(1 - (1 - rlstats.methods.task_table._kernels.fcr_level(LEVEL, k)) / 2)
+        for effect in EFFECTS:
+            estimate = new[effect][2]
+            oracle = 2 * z * np.nanstd(estimate, ddof=1)
+            rows.append({"metric": effect, "agents": k, "runs": r, "distribution": distribution,
+                         "coverage_new": np.mean(new[effect][0]), "coverage_old": np.mean(old[effect][0]),
+                         "width_new": np.nanmedian(new[effect][1]),
+                         "vs_old": np.nanmedian(new[effect][1]) / np.nanmedian(old[effect][1]),
+                         "vs_oracle": np.nanmedian(new[effect][1]) / oracle})
+    return pd.DataFrame(rows)
+
+
 if __name__ == "__main__":
-    runpy.run_path(str(HERE / "calibrate.py"))["run_alone"](PROCEDURE)
+    if "--widths" in sys.argv:
+        import rlstats.methods.task_table._kernels  # noqa: F401  (fcr_level)
+        print(widths().round(3).to_string(index=False))
+    else:
+        runpy.run_path(str(HERE / "calibrate.py"))["run_alone"](PROCEDURE)

@@ -1,33 +1,38 @@
 """Simultaneous coverage of the performance percentiles' intervals: the ``percentiles.interval`` rows of
 ``rlstats/calibration.csv``.
 
-    PYTHONPATH=. python tests/reference/calibrate.py --only percentiles.interval [--jobs 2] [--quick]
+    PYTHONPATH=. python tests/reference/calibrate.py --only percentiles.interval [--jobs 1] [--quick]
+    PYTHONPATH=. python tests/reference/coverage_percentiles.py --widths     # item 3's width table
 
-(or this script with the same options). A design is k agents x T tasks of Beta-distributed scores on [0, 1]: the
-3 x 2 design of the PBP coverage test (``tests/test_percentiles.py``, its hand-picked parameters), and designs whose
-Beta parameters (each between 1 and 6, so scores skewed either way and symmetric ones) are drawn once from a seed
-fixed by (k, T). The true aggregate performance percentiles come from numerical integration of each pair's P(X <= Y)
-and the test file's naive game solver (any k and T). For each interval kind and c runs per cell it counts how often
-all k nominal 95% simultaneous intervals (delta = 0.05, bounds (0, 1)) hold their true value. Results quote a row
-where it falls short of the level (``rlstats.methods.percentiles._api``). With more agents and tasks some payoffs the
-game compares lie within sampling error of each other (in the drawn 5 x 5 design the closest two differ by 0.0005),
-and there the aggregate jumps: at 20,000 runs per cell two of three estimates still missed the truth by 0.025. The
-measured coverage includes this.
+(or this script with the same options). A design is k agents x T tasks on the grid of ``designs.py``: in every task
+the agents sit at locations 0, -1/(k-1), ..., -1 (in noise units) and the scores follow one of the four
+distributions, with each task's offset and scale from a design draw; a row pools ``designs.DESIGN_DRAWS`` draws
+(``coverage_min`` the worst). The true payoffs P(X_k <= X_i) (ties, at the capped scores' ceiling, count as wins:
+``ties="le"``) come exactly from ``designs.population``'s stratified quantiles, and the true aggregate performance
+percentiles from the test file's naive game solver. For each interval kind and runs per cell it counts how often
+all k nominal 95% simultaneous intervals (delta = 0.05, the default observed bounds) hold their true value. Results
+quote a row where it falls short of the level (``rlstats.methods.percentiles._api``).
 
-What is measured where (``PLANS``) follows the CPU cost of one call (2 shared cores; the cost depends on the design's
-near-ties as much as on its size): at 2 x 1, 3 x 2 and 3 x 10, PBP and PBP-t cost ~0.02 s on average and the bootstrap
-(2,000 resamples) 0.05-0.6 s, so 1,000 data sets (200-300 at 3 x 10); at 5 x 5, PBP 0.2-0.5 s on average (up to 5.6
-s), PBP-t 0.2-1.2 s (up to 8 s) and the bootstrap 5-7 s, so 250 data sets and 60 for the bootstrap at 10 runs only;
-at 8 x 5 every interval 0.3-1.3 s, so 100 data sets. At 8 agents x 26 tasks one call takes 7 s (PBP, 3 runs) to 17
-s (PBP at 10 runs, PBP-t at 5), which 100 data sets at three run counts would turn into hours: not measured.
-``grid`` lists (interval, agents, tasks, runs); ``--quick`` two of them.
+The default, PBP, holds its level on the whole grid (it is conservative by construction: a union bound over DKW
+bands), which is why it stays the default; its intervals are wide (``--widths``: a median width of 0.6 to 1.0 of the
+[0, 1] scale at 3 to 20 runs), the price of a guarantee that needs no more than bounded scores. PBP-t and the
+percentile bootstrap, heuristics kept on request, fall short at few runs and are quoted there.
+
+What is measured where follows the CPU cost of one call on a shared machine (2 cores, a load of 20 when this was
+run): at 2 x 1 every interval costs 0.01-0.03 s, so 30 data sets per design draw (120 per row); PBP, the default, is
+also measured at 8 x 1 (0.025 s, 30 per draw) and at 2 agents x 26 tasks (0.25-0.45 s, 4 per draw: 16 per row,
+enough to show PBP's coverage of 1, not to resolve 3 SE). PBP-t and the bootstrap are measured at 2 x 1, where they
+miss most, and quoted from there elsewhere.
+``grid`` lists (interval, agents, tasks, runs, distribution); ``--quick`` two of them.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import pathlib
 import runpy
+import sys
 import warnings
 
 import numpy as np
@@ -36,87 +41,114 @@ import pandas as pd
 import rlstats
 
 HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import designs  # noqa: E402  (tests/ need not be importable: the shared grid, from its path)
+
 PROCEDURE, LEVEL = "percentiles.interval", 0.95
-#: data sets per grid point: the table's, and --quick's (a plan's cap below lowers the first)
-SIMULATIONS = (1000, 20)
-N_RESAMPLES = 2000
+#: data sets per design draw and grid point: the table's, and --quick's (a plan's cap below lowers the first)
+SIMULATIONS = (30, 10)
+N_RESAMPLES = 1000
 INTERVALS = ("pbp", "pbp_t", "bootstrap")
-#: (intervals, agents, tasks, runs per cell, data sets at most)
-PLANS = [(INTERVALS, 3, 2, (3, 5, 10, 20), 1000),
-         (INTERVALS, 2, 1, (3, 5, 10, 20), 1000),
-         (("pbp", "pbp_t"), 3, 10, (3, 5, 10), 300), (("bootstrap",), 3, 10, (3, 5, 10), 200),
-         (("pbp", "pbp_t"), 5, 5, (3, 5, 10), 250), (("bootstrap",), 5, 5, (10,), 60),
-         (INTERVALS, 8, 5, (3, 5, 10), 100)]
-CAPS = {(interval, agents, tasks): cap for intervals, agents, tasks, _, cap in PLANS for interval in intervals}
-# The 3 x 2 design and the game solver, from the test file (run from its path: tests/ need not be importable).
+#: (intervals, agents, tasks, data sets per design draw at most)
+PLANS = [(INTERVALS, 2, 1, 30), (("pbp",), 8, 1, 30), (("pbp",), 2, 26, 4)]
+CAPS = {(interval, agents, tasks): cap for intervals, agents, tasks, cap in PLANS for interval in intervals}
+FORMULA = "score ~ agent | task"
+# The game solver, from the test file (run from its path: tests/ need not be importable).
 TESTS = runpy.run_path(str(HERE.parent / "test_percentiles.py"))
+_TRUTHS = {}
 
 
-def beta_params(agents, tasks):
-    """{(agent, task): (a, b)} in the order the data are drawn: the test file's 3 x 2 design, else drawn once."""
-    if (agents, tasks) == (3, 2):
-        return TESTS["beta_design"](0, np.random.default_rng(0))[1]
-    rng = np.random.default_rng([agents, tasks])
-    return {(f"a{a}", f"t{t}"): tuple(rng.uniform(1.0, 6.0, 2)) for t in range(tasks) for a in range(agents)}
+def locations(agents):
+    """The agents' locations in every task, in noise units: 0 down to -1."""
+    return -np.linspace(0.0, 1.0, agents)
 
 
-def simulate(params, runs, rng):
-    """Long frame of ``runs`` Beta draws per cell (the test file's ``beta_design`` for its parameters)."""
-    rows = [(a, t, x) for (a, t), (p, q) in params.items() for x in rng.beta(p, q, runs)]
-    return pd.DataFrame(rows, columns=["agent", "task", "score"])
+def true_payoffs(agents, tasks, distribution):
+    """A[i, j, k] = P(X_k <= X_i) on task j, exact from stratified quantiles (0.5 on the diagonal)."""
+    key = (agents, distribution)
+    if key not in _TRUTHS:
+        population = designs.population(distribution, locations(agents))  # (agents, points)
+        ordered = np.sort(population, axis=1)
+        a = np.full((agents, agents), 0.5)
+        for i, k in itertools.permutations(range(agents), 2):
+            a[i, k] = np.searchsorted(ordered[k], population[i], side="right").mean() / ordered.shape[1]
+        _TRUTHS[key] = a
+    return np.repeat(_TRUTHS[key][:, None, :], tasks, axis=1)
 
 
-def true_payoffs(params, agents, tasks):
-    """A[i, j, k] = P(X_k <= X_i) on task j, by quadrature (0.5 on the diagonal, the method's self-payoff)."""
-    from scipy import integrate, stats
-
-    a = np.full((agents, tasks, agents), 0.5)
-    for i, j, k in np.ndindex(agents, tasks, agents):
-        if i != k:
-            fi, fk = stats.beta(*params[f"a{i}", f"t{j}"]), stats.beta(*params[f"a{k}", f"t{j}"])
-            a[i, j, k] = integrate.quad(lambda x: fi.pdf(x) * fk.cdf(x), 0, 1, epsabs=1e-12)[0]
-    return a
-
-
-def true_aggregate(params, agents, tasks):
+def true_aggregate(agents, tasks, distribution):
     """The true aggregate performance percentiles: the test file's naive game solver on the true payoffs."""
-    return TESTS["naive_solution"](true_payoffs(params, agents, tasks))[1]
+    return TESTS["naive_solution"](true_payoffs(agents, tasks, distribution))[1]
 
 
-def measure(interval, agents, tasks, runs, n_sim, seed=0, n_resamples=N_RESAMPLES):
-    """The share of ``n_sim`` simulated data sets in which every nominal 95% interval held its true value."""
-    rng = np.random.default_rng(seed)
-    params = beta_params(agents, tasks)
-    truth = true_aggregate(params, agents, tasks)
-    simulate(params, runs, rng)  # a data set drawn and dropped: the 3 x 2 rows keep the data sets they were measured on
-    held = 0
-    for r in range(n_sim):
-        res = rlstats.percentiles(simulate(params, runs, rng), TESTS["FORMULA"], interval=interval, delta=0.05,
-                                  bounds=(0.0, 1.0), n_resamples=n_resamples, rng=r)
-        held += bool(np.all((res.conf_low <= truth) & (truth <= res.conf_high)))
-    coverage = held / n_sim
-    return {"interval": interval, "agents": agents, "tasks": tasks, "runs": runs, "distribution": "beta",
-            "n_sim": n_sim, "n_resamples": n_resamples if interval == "bootstrap" else "", "coverage": coverage,
-            "se": math.sqrt(coverage * (1 - coverage) / n_sim)}
+def simulate(agents, tasks, runs, distribution, draw, rng):
+    """Long frame of ``runs`` runs per cell, the tasks' offsets and scales from design draw ``draw``."""
+    offset, scale = designs.design_draw(draw, tasks)
+    deviation = designs.deviations(rng, distribution, (tasks, agents, runs))
+    scores = designs.scores(distribution, deviation, locations(agents)[None, :, None], offset[:, None, None],
+                            scale[:, None, None])
+    task, agent, _ = np.meshgrid(np.arange(tasks), np.arange(agents), np.arange(runs), indexing="ij")
+    return pd.DataFrame({"agent": [f"a{a}" for a in agent.ravel()], "task": [f"t{t:02d}" for t in task.ravel()],
+                         "score": scores.ravel()})
+
+
+def _results(interval, agents, tasks, runs, distribution, n_sim, seed, n_resamples):
+    """(held, widths) per design draw: whether all k intervals held their truth, and the k widths."""
+    truth = true_aggregate(agents, tasks, distribution)
+    held, widths = [], []
+    for draw in range(designs.DESIGN_DRAWS):
+        rng = np.random.default_rng([*np.atleast_1d(seed), draw])
+        hits = []
+        for r in range(n_sim):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # the raw-scale and few-runs warnings: the designs are small on purpose
+                res = rlstats.percentiles(simulate(agents, tasks, runs, distribution, draw, rng), FORMULA,
+                                          interval=interval, delta=0.05, n_resamples=n_resamples, rng=r)
+            hits.append(bool(np.all((res.conf_low <= truth) & (truth <= res.conf_high))))
+            widths.append(res.conf_high - res.conf_low)
+        held.append(np.array(hits))
+    return held, np.concatenate(widths)
+
+
+def measure(interval, agents, tasks, runs, distribution, n_sim, seed=0, n_resamples=N_RESAMPLES):
+    """The row of one grid point: the share of data sets in which every nominal 95% interval held its truth."""
+    held, _ = _results(interval, agents, tasks, runs, distribution, n_sim, seed, n_resamples)
+    return {"interval": interval, "agents": agents, "tasks": tasks, "runs": runs, "distribution": distribution,
+            "n_resamples": n_resamples if interval == "bootstrap" else "", **designs.pooled_row(held, LEVEL)}
 
 
 def grid(quick=False):
-    """(interval, agents, tasks, runs) of every plan; --quick: pbp and the bootstrap at 3 x 2 and 5 runs."""
+    """(interval, agents, tasks, runs, distribution) of every plan; --quick: PBP and PBP-t at 2 x 1, 3 runs."""
     if quick:
-        return [("pbp", 3, 2, 5), ("bootstrap", 3, 2, 5)]
-    return [(interval, agents, tasks, runs) for intervals, agents, tasks, runs_, _ in PLANS for interval in intervals
-            for runs in runs_]
+        return [("pbp", 2, 1, 3, "skewed"), ("pbp_t", 2, 1, 3, "skewed")]
+    return [(interval, agents, tasks, runs, distribution) for intervals, agents, tasks, _ in PLANS
+            for interval in intervals for runs in designs.RUNS for distribution in designs.DISTRIBUTIONS]
 
 
 def table_rows(point, n_sim, quick=False):
     """The row of one grid point for the package table (``tests/reference/calibrate.py``): at most the plan's data
-    sets; the 3 x 2 design keeps the seeds its rows were first measured with."""
-    interval, agents, tasks, runs = point
-    seed = runs if (agents, tasks) == (3, 2) else [agents, tasks, runs]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the raw-scale and few-runs warnings: the designs are small on purpose
-        return [measure(interval, agents, tasks, runs, min(n_sim, CAPS[interval, agents, tasks]), seed=seed)]
+    sets per design draw."""
+    interval, agents, tasks, runs, distribution = point
+    seed = [agents, tasks, runs, designs.DISTRIBUTIONS.index(distribution)]
+    return [measure(interval, agents, tasks, runs, distribution, min(n_sim, CAPS[interval, agents, tasks]),
+                    seed=seed)]
+
+
+def widths(n_sim=10):
+    """Item 3's table: median width of each interval kind per design and runs (PBP the default)."""
+    rows = []
+    for (intervals, agents, tasks, _), runs, distribution in itertools.product(PLANS[:1], designs.RUNS,
+                                                                               ("normal", "skewed")):
+        for interval in intervals:
+            held, width = _results(interval, agents, tasks, runs, distribution, n_sim, [9, runs], N_RESAMPLES)
+            rows.append({"interval": interval, "agents": agents, "tasks": tasks, "runs": runs,
+                         "distribution": distribution, "coverage": np.mean(np.concatenate(held)),
+                         "median_width": float(np.median(width))})
+    return pd.DataFrame(rows)
 
 
 if __name__ == "__main__":
-    runpy.run_path(str(HERE / "calibrate.py"))["run_alone"](PROCEDURE)
+    if "--widths" in sys.argv:
+        print(widths().round(3).to_string(index=False))
+    else:
+        runpy.run_path(str(HERE / "calibrate.py"))["run_alone"](PROCEDURE)

@@ -46,8 +46,8 @@ INTERVALS = ("pbp", "pbp_t", "bootstrap")
 #: ``interval=`` for type checkers: INTERVALS as a Literal (None for none; tests/test_typing_user.py keeps them equal)
 PercentileInterval = Literal["pbp", "pbp_t", "bootstrap"]
 #: The intervals' procedure in the package table (rlstats/calibration.csv, tests/reference/calibrate.py): the
-#: simultaneous coverage of nominal 95% intervals on designs of k agents x T tasks of Beta scores, per interval and
-#: runs per cell.
+#: simultaneous coverage of nominal 95% intervals on designs of k agents x T tasks of normal, skewed, heavy-tailed
+#: and capped scores (tests/reference/designs.py), per interval, runs per cell and distribution.
 CALIBRATION = "percentiles.interval"
 CALIBRATION_LEVEL = 0.95
 #: Measured coverage below which an interval is quoted even within 3 Monte Carlo SE of the level.
@@ -231,11 +231,16 @@ def percentiles(data: Data, formula: FormulaLike | None = None, *, interval: Per
         ``"score ~ agent | task"``.  Seeds (``task/seed``) are only run ids:
         runs are not paired across agents.
     interval : {"pbp", "pbp_t", "bootstrap", None}
-        Simultaneous intervals: performance bound propagation (valid for
-        bounded scores; wide below a few hundred runs per cell), PBP with
-        Student-t payoff intervals (heuristic), the percentile bootstrap
-        (heuristic: with few runs per cell it undercovers, by as much as
-        simulation measured, and the result says so), or none.
+        Simultaneous intervals: performance bound propagation (the
+        default: valid for bounded scores, and measured at its level from
+        3 runs per cell on normal, skewed, heavy-tailed and capped scores
+        with the observed bounds; wide below a few hundred runs per cell),
+        PBP with Student-t payoff intervals (heuristic: at 2 agents x 1
+        task it held every value in as few as half of the data sets), the
+        percentile bootstrap (heuristic: with few runs per cell it
+        undercovers), or none; the result quotes the measured coverage of
+        the heuristics where it falls short
+        (``tests/reference/coverage_percentiles.py``).
     delta : float
         Total error probability of the simultaneous intervals, in (0, 0.5];
         each agent x task cell gets delta' = delta / (n_agents n_tasks).
@@ -438,8 +443,9 @@ def _coverage_note(interval, smallest, agents, tasks):
 
     The row is read at the measured runs counts up to ``smallest`` (the smallest count when ``smallest`` is below them
     all), from the design nearest to ``agents`` x ``tasks`` on a log scale (the larger on a tie: more intervals held
-    at once), at its largest runs count; it is quoted when its coverage misses the level by more than 3 Monte Carlo
-    standard errors or falls below the interval's ``COVERAGE_FLOOR``.
+    at once), at its largest runs count, and of that design's rows (one per score distribution) the lowest; it is
+    quoted when its coverage misses the level by more than 3 Monte Carlo standard errors or falls below the
+    interval's ``COVERAGE_FLOOR``.
     """
     rows = [row for row in calibration.rows(CALIBRATION) if row["interval"] == interval]
     if not rows:
@@ -451,12 +457,14 @@ def _coverage_note(interval, smallest, agents, tasks):
         a, t = int(row["agents"]), int(row["tasks"])
         return float(np.hypot(np.log(a / agents), np.log(t / tasks))), -a * t, -int(row["runs"])
 
-    row = min(rows, key=distance)
+    nearest = distance(min(rows, key=distance))
+    row = min((row for row in rows if distance(row) == nearest), key=lambda row: float(row["coverage"]))
     runs, coverage = int(row["runs"]), float(row["coverage"])
+    scores = f" of {row['distribution'].replace('_', '-')} scores" if row.get("distribution") else ""
     if coverage >= COVERAGE_FLOOR.get(interval, 0.0) and calibration.shortfall([row], CALIBRATION_LEVEL) is None:
         return None
     note = (f"{smallest} runs in the smallest cell are few for {_INTERVAL_NAMES[interval]}: in simulations of "
-            f"{row['agents']} agents x {count(row['tasks'], 'task')} with {runs} runs per cell, nominal 95% "
+            f"{row['agents']} agents x {count(row['tasks'], 'task')} with {runs} runs per cell{scores}, nominal 95% "
             f"simultaneous intervals held every true value in {coverage:.2f} of {row['n_sim']} data sets")
     if interval == "pbp" or _coverage_note("pbp", smallest, agents, tasks):
         return note

@@ -36,15 +36,16 @@ def shortfall(test, agents, runs, alpha, adjustment):
     return calibration.shortfall(rows(), 1 - alpha, test=test, agents=agents, runs=runs)
 
 
-def effect_size_shortfall(metric, agents, runs, level):
+def effect_size_shortfall(metric, agents, runs, level, interval="fcr"):
     """The lowest-coverage row of ``metric``'s interval ("a12" or "hedges_g") at the table's design nearest this one
     when it misses ``level`` by more than 3 Monte Carlo SE; None at another level than the table's.
 
     The nearest design has the measured agents nearest ``agents`` on a log scale (the more on a tie: more pairs to
     select the best from, lower coverage) and the largest measured runs per agent up to ``runs`` (the smallest when
-    ``runs`` is below them all); the row names it, so a quote never passes one design off as another.
+    ``runs`` is below them all); the row names it, so a quote never passes one design off as another. ``interval``
+    is the kind of interval (the table's ``interval`` column): ``effect_intervals=`` of ``task_table``.
     """
-    rows = calibration.rows(EFFECT_SIZE_PROCEDURE)
+    rows = [row for row in calibration.rows(EFFECT_SIZE_PROCEDURE) if row["interval"] == interval]
     if not math.isclose(level, EFFECT_SIZE_LEVEL) or not rows:
         return None
     measured_runs = {int(row["runs"]) for row in rows}

@@ -327,7 +327,8 @@ def _hedges_parts(x, y):
 
 
 def noncentral_t_limits(t, df, level):
-    """The noncentrality parameters that put ``t`` at the upper and at the lower (1 - level) / 2 tail.
+    """The noncentrality parameters that put ``t`` at the upper and at the lower (1 - level) / 2 tail (``level``
+    one number or one per t).
 
     Bisection on ``scipy.special.nctdtr`` (decreasing in the noncentrality) until the midpoint stops moving;
     cdf values that scipy returns as NaN far in a tail count as 1 below t and 0 above it. NaN for NaN t.
@@ -341,6 +342,7 @@ def noncentral_t_limits(t, df, level):
     t, df = np.asarray(t, dtype=np.float64), np.asarray(df, dtype=np.float64)
     valid = np.isfinite(t) & np.isfinite(df)
     t_ok, df_ok = t[valid], df[valid]
+    level = np.broadcast_to(np.asarray(level, dtype=np.float64), t.shape)[valid]
 
     def cdf(ncp):
         value = special.nctdtr(df_ok, ncp, t_ok)
@@ -369,23 +371,94 @@ def noncentral_t_limits(t, df, level):
     return limits[0], limits[1]
 
 
-def effect_sizes(pairs, level, ranked=None):
+#: the effect-size intervals (``effect_intervals=``): "fcr", the default, and "per_pair", those of earlier releases
+EFFECT_INTERVALS = ("fcr", "per_pair")
+
+
+def fcr_level(level, agents):
+    """The per-pair level 1 - 2 (1 - level) / k that keeps the share of a task's k - 1 printed intervals against its
+    point best that miss at most 1 - level, whichever agent is best.
+
+    The k - 1 printed intervals are k - 1 of the k (k - 1) / 2 pairs, and an interval of (i, j) misses exactly when
+    that of (j, i) does, so the expected number of misses is at most k (k - 1) / 2 times the per-pair error: the
+    false coverage-statement rate of Benjamini and Yekutieli (2005) with R = k - 1 selected of m = k (k - 1) / 2.
+    With two agents nothing is selected and the level is ``level``.
+
+    >>> fcr_level(0.95, np.array([2, 3, 8])).round(4).tolist()
+    [0.95, 0.9667, 0.9875]
+    """
+    return 1.0 - 2.0 * (1.0 - level) / np.maximum(np.asarray(agents, dtype=np.float64), 2.0)
+
+
+def a12_score_limits(estimate, n, m, level):
+    """Score-type limits of A12 (Newcombe 2006's method 5) with a t quantile on n + m - 2 df and a continuity
+    correction of half a step of the estimate, 1 / (2 n m).
+
+    Each limit solves (A - theta)^2 = q^2 V(theta), with V the variance Hanley and McNeil (1982) give A12's estimate as
+    a function of the true value, V(theta) = theta (1 - theta) / (n m) [1 + (N - 1) (1 - theta) / (2 - theta) +
+    (N - 1) theta / (1 + theta)], N = (n + m) / 2 (Newcombe's N* - 1 form), A moved by the correction towards the
+    limit sought. Like Wilson's interval for a proportion it exists at a complete separation (A = 1) and stays in
+    [0, 1]; the t quantile and the correction keep it at its level at 3 runs per agent on skewed, heavy-tailed and
+    capped scores (``tests/reference/coverage_effect_sizes.py``). Vectorised: ``estimate``, ``n``, ``m`` and
+    ``level`` broadcast.
+
+    References
+    ----------
+    Newcombe, R. G. (2006), Confidence intervals for an effect size measure based on the Mann-Whitney statistic.
+    Part 2: asymptotic methods and evaluation, Statistics in Medicine 25(4).
+    Hanley, J. A. and McNeil, B. J. (1982), The meaning and use of the area under a receiver operating
+    characteristic (ROC) curve, Radiology 143(1).
+
+    >>> low, high = a12_score_limits(np.array([1.0, 0.5]), 3, 3, 0.95)
+    >>> bool(low[0] < 0.75 and high[0] == 1.0), bool(abs(low[1] + high[1] - 1) < 1e-12)
+    (True, True)
+    """
+    from scipy import special
+
+    estimate, n, m, level = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in (estimate, n, m, level)))
+    q = special.stdtrit(n + m - 2.0, 0.5 + level / 2.0)
+    correction = 0.5 / (n * m)
+    spread = (n + m) / 2.0 - 1.0
+
+    def excess(theta, centre):  # > 0 where theta lies outside the interval around centre
+        shape = 1 + (spread - 1) * ((1 - theta) / (2 - theta) + theta / (1 + theta))
+        variance = theta * (1 - theta) / (n * m) * shape
+        return (centre - theta) ** 2 - q * q * variance
+
+    limits = []
+    for side in (-1.0, 1.0):
+        centre = np.clip(estimate + side * correction, 0.0, 1.0)
+        inside, outside = centre.copy(), np.full(centre.shape, 0.0 if side < 0 else 1.0)
+        for _ in range(60):  # bisection between the centre (inside) and the end of [0, 1]
+            middle = 0.5 * (inside + outside)
+            out = excess(middle, centre) > 0
+            outside, inside = np.where(out, middle, outside), np.where(out, inside, middle)
+        limit = np.where(excess(outside, centre) > 0, 0.5 * (inside + outside), outside)
+        limits.append(limit)
+    return limits[0], limits[1]
+
+
+def effect_sizes(pairs, level, ranked=None, intervals="per_pair", effect_levels=None):
     """Effect sizes of each ``(x, y)`` pair, x the runs of the best oriented so that higher is better.
 
     ``ranked`` holds the same pairs with noise-level ties made exact (``statistics.near_ties``), which A12 reads;
-    Hedges' g and Welch's t read ``pairs``.
+    Hedges' g and Welch's t read ``pairs``. ``effect_levels`` (one per pair, or one for all; ``level`` when None)
+    is the level of the A12 and Hedges' g intervals, ``level`` that of Welch's.
 
     Returns
     -------
     a12 : ndarray, shape (P, 3)
-        Vargha-Delaney A12 with its Brunner-Munzel interval (Brunner and Munzel 2000: placements' variance, t with
-        Welch-Satterthwaite df), clipped to [0, 1]; NaN bounds with fewer than 2 runs or no spread in the
-        placements (a complete separation, or every run tied).
+        Vargha-Delaney A12 with its interval, clipped to [0, 1]. ``intervals="fcr"``: the score-type interval of
+        :func:`a12_score_limits`, defined whatever the runs. ``"per_pair"``: the Brunner-Munzel interval (Brunner
+        and Munzel 2000: placements' variance, t with Welch-Satterthwaite df); NaN bounds with fewer than 2 runs or
+        no spread in the placements (a complete separation, or every run tied).
     hedges_g : ndarray, shape (P, 3)
         g = J (mean_x - mean_y) / s_pooled with Hedges' exact J on n + m - 2 df (:func:`hedges_correction`), with
-        the interval that inverts the noncentral t distribution of t = g / J sqrt(n m / (n + m)) on n + m - 2 df
-        and scales the limits back by J / sqrt(n m / (n + m)) (Steiger and Fouladi 1997): R's
-        ``effectsize::hedges_g(x, y)`` (0.8.0 and later), estimate and limits.
+        the interval that inverts the noncentral t distribution of t = d sqrt(n m / (n + m)) on n + m - 2 df
+        (Steiger and Fouladi 1997). ``"fcr"``: the limits over sqrt(n m / (n + m)), the exact interval of the
+        standardised difference delta for normal runs. ``"per_pair"``: the limits also times J, R's
+        ``effectsize::hedges_g(x, y)`` (0.8.0 and later), estimate and limits, which shrinks the interval towards 0
+        and covers delta less the larger it is.
     welch : ndarray, shape (P, 4)
         Welch's t, its df and the interval of the difference of means x - y, as R's ``t.test(x, y)`` prints them.
     """
@@ -396,18 +469,28 @@ def effect_sizes(pairs, level, ranked=None):
     hedges_parts = np.array([_hedges_parts(x, y) for x, y in pairs], dtype=np.float64).reshape(-1, 4)
     welch_parts = np.array([welch_t(x, y) if min(x.size, y.size) > 1 else (math.nan,) * 4 for x, y in pairs],
                            dtype=np.float64).reshape(-1, 4)
-    quantile = 0.5 + level / 2.0
+    levels = np.broadcast_to(np.asarray(level if effect_levels is None else effect_levels, dtype=np.float64),
+                             (len(pairs),))
     estimate, variance, df = a12_parts.T
-    with np.errstate(invalid="ignore"):
-        half = special.stdtrit(df, quantile) * np.sqrt(variance)
-    half = np.where(variance > 0, half, np.nan)
-    a12_out = np.stack([estimate, np.maximum(0.0, estimate - half), np.minimum(1.0, estimate + half)], axis=1)
     g, t, df_g, scale = hedges_parts.T
-    low, high = noncentral_t_limits(t, df_g, level)
-    hedges_out = np.stack([g, low * scale, high * scale], axis=1)
+    if intervals == "fcr":
+        sizes = np.array([(x.size, y.size) for x, y in pairs], dtype=np.float64).reshape(-1, 2)
+        low_a, high_a = a12_score_limits(estimate, sizes[:, 0], sizes[:, 1], levels)
+        a12_out = np.stack([estimate, low_a, high_a], axis=1)
+        root = np.sqrt(sizes.prod(axis=1) / sizes.sum(axis=1))
+        low, high = noncentral_t_limits(t, df_g, levels)
+        hedges_out = np.stack([g, low / root, high / root], axis=1)
+    else:
+        quantile = 0.5 + levels / 2.0
+        with np.errstate(invalid="ignore"):
+            half = special.stdtrit(df, quantile) * np.sqrt(variance)
+        half = np.where(variance > 0, half, np.nan)
+        a12_out = np.stack([estimate, np.maximum(0.0, estimate - half), np.minimum(1.0, estimate + half)], axis=1)
+        low, high = noncentral_t_limits(t, df_g, levels)
+        hedges_out = np.stack([g, low * scale, high * scale], axis=1)
     t_w, df_w, difference, se = welch_parts.T
     with np.errstate(invalid="ignore"):
-        half = special.stdtrit(df_w, quantile) * se
+        half = special.stdtrit(df_w, 0.5 + level / 2.0) * se
     welch_out = np.stack([t_w, df_w, difference - half, difference + half], axis=1)
     return a12_out, hedges_out, welch_out
 

@@ -317,13 +317,19 @@ class TaskTableResult(Result):
                     f"ordered pairs at alpha = {fmt.signif(self.alpha)}, so that the marked agents form a "
                     f"{fmt.signif(100 * (1 - self.alpha))}% confidence set for the task's best agent (Mogstad et al. "
                     "2024)")
+        intervals = self.options.get("effect_intervals", "per_pair")
         text = (f"{best}, tested every ordered pair of agents one-sided with the {self.test_name} on that task's "
                 f"runs, and {rule}. Best per task: {', '.join(parts)}. In {marked} further agent-task cells the agent "
                 f"was possibly best. Effect sizes against the best are the Vargha-Delaney A12 (probability that a run "
-                f"of the best scores higher) with Brunner-Munzel intervals, Cliff's delta = 2 A12 - 1, Hedges' g with "
-                f"noncentral-t intervals and Welch's t with the interval of the difference of means "
-                f"({fmt.signif(100 * self.confidence_level)}%).")
+                f"of the best scores higher) with {_A12_INTERVALS[intervals]} intervals, Cliff's delta = 2 A12 - 1, "
+                f"Hedges' g with noncentral-t intervals and Welch's t with the interval of the difference of means "
+                f"({fmt.signif(100 * self.confidence_level)}%{_JOINTLY[intervals]}).")
         return text
+
+
+_A12_INTERVALS = {"fcr": "score-type (Newcombe)", "per_pair": "Brunner-Munzel"}
+_JOINTLY = {"fcr": "; the intervals of a task with k agents each at 1 - 2 (1 - level) / k, so that at most that share "
+                   "of them miss whichever agent is best", "per_pair": ""}
 
 
 def _missing_where(values, withheld):
