@@ -2809,7 +2809,7 @@ CALIBRATION_TABLE_CASES = [  # (what, procedure, filters, phrases); every one is
     ("a value no row holds", "curves.band", {"distribution": "lognormal"},
      ("distribution='lognormal': no row of curves.band has it", "'normal'", "'skewed'")),
     ("runs not measured", "curves.band", {"runs": 4}, ("runs=4: no row of curves.band has it", "2, 3, 5, 10, 20")),
-    ("a column the procedure leaves empty", "curves.band", {"interval": "percentile"},
+    ("a column the procedure leaves empty", "curves.band", {"metric": "iqm"},
      "none (the column is empty)"),
     ("runs not a whole number", "curves.band", {"runs": 2.5}, "runs= must be a whole number (or a list of them)"),
     ("runs as words", None, {"runs": "five"}, "runs= must be a whole number (or a list of them), got 'five'"),

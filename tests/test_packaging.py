@@ -77,7 +77,7 @@ def _imports(folder):
                 found.update(alias.name.split(".")[0] for alias in node.names)
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                 found.add(node.module.split(".")[0])
-    local = {path.stem for path in (ROOT / folder).glob("*.py")}  # a test module importing another
+    local = {path.stem for path in (ROOT / folder).rglob("*.py")}  # a test module importing another, or a helper
     third_party = found - set(sys.stdlib_module_names) - local - {"rlstats", "conftest", "__future__"}
     return {DISTRIBUTION.get(name, name).lower() for name in third_party}
 
