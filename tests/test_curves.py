@@ -209,8 +209,8 @@ def _check(n_experiments):
 
 
 def test_calibration_reduced():
-    """Pointwise and simultaneous 95% bands cover, and alike curves are rarely called different (150 runs)."""
-    _check(150)
+    """Pointwise and simultaneous 95% bands cover, and alike curves are rarely called different (80 runs)."""
+    _check(80)
 
 
 @pytest.mark.slow
