@@ -76,7 +76,7 @@ def test_the_default_report_is_latex_text(results):
         assert text == fmt.latex_escape(plain), name
         assert LATEX_SPECIALS.search(text) is None, (name, LATEX_SPECIALS.search(text))
         assert "_" in plain or "%" in plain, name  # there was something to escape: names, levels
-    assert r"agent\_1" in results["bootstrap"].report() and r"95\% percentile" in results["bootstrap"].report()
+    assert r"agent\_1" in results["bootstrap"].report() and r"95\% studentized" in results["bootstrap"].report()
 
 
 def test_comparison_signs_read_as_one_sign_in_latex():

@@ -28,9 +28,6 @@ from ... import calibration
 from .._replication import verdict
 from . import _kernels as kernels
 
-# Coverage below this (at nominal 0.95) is worth a line in the result.
-SHORTFALL = 0.94
-
 # The calibration table's procedure measuring these intervals.
 PROCEDURE = "bootstrap.interval"
 
@@ -71,25 +68,34 @@ def check_single_runs(method, counts, names, options, tasks=()):
             for name, n in zip(names, single.sum(axis=0)) if n]
 
 
+def _rows_by_runs(interval, metric_key):
+    """{runs per task: the calibration rows} of nominal 95% ``interval`` intervals of ``metric_key``."""
+    found = {}
+    for row in calibration.rows(PROCEDURE):
+        if (row["interval"], row["metric"]) == (interval, metric_key):
+            found.setdefault(int(row["runs"]), []).append(row)
+    return found
+
+
 def measured_coverage(interval, metric_key):
     """{runs per task: (lowest, highest) coverage over the simulated settings} of nominal 95% ``interval``
     intervals of ``metric_key``, from the calibration table (empty when it has no rows for them)."""
-    spans = {}
-    for row in calibration.rows(PROCEDURE):
-        if (row["interval"], row["metric"]) == (interval, metric_key):
-            spans.setdefault(int(row["runs"]), []).append(float(row["coverage"]))
-    return {runs: (min(values), max(values)) for runs, values in spans.items()}
+    return {runs: (min(float(r["coverage"]) for r in rows), max(float(r["coverage"]) for r in rows))
+            for runs, rows in _rows_by_runs(interval, metric_key).items()}
 
 
 def coverage_note(interval, metric_label, metric_key, fewest_runs):
-    """A line quoting the simulated coverage when ``fewest_runs`` are too few for ``interval``, else None."""
+    """A line quoting the simulated coverage when ``fewest_runs`` are too few for ``interval`` (some simulated setting
+    at those runs misses 95% by :func:`rlstats.calibration.misses`), else None."""
     table = measured_coverage(interval, metric_key)
     measured = [c for c in table if c <= fewest_runs]
     if not measured or fewest_runs > max(table):
         return None  # beyond the simulated run counts nothing is claimed
     runs = max(measured)
     low, high = table[runs]
-    if low >= SHORTFALL:
+    # the house rule of holding the level (calibration.misses: within 3 Monte Carlo SE, pooled and in the worst
+    # design draw): an interval that holds it at these runs in every simulated setting is told nothing
+    if not any(calibration.misses(row, 0.95) for row in _rows_by_runs(interval, metric_key)[runs]):
         return None
     text = (f"{fewest_runs} runs per task are few for {interval} intervals of the {metric_label}: in simulations "
             f"with {runs} runs per task, nominal 95% intervals covered {low:.2f} to {high:.2f}")
@@ -273,7 +279,8 @@ def studentized_bounds(distribution, estimates, resampled, observed, confidence_
     safe = np.where(finite, sorted_t, 0.0)
     se = np.stack([kernels.order_statistic_se(safe, np.full(safe.shape[:-1], level)) for level in levels[::-1]],
                   axis=-1) * observed  # the bound from the upper quantile of t* is the lower one
-    bad = ~np.isfinite(bounds) | ~(observed > 0)
+    # one bound undefined withholds the interval: a half-open "(-0.07 to NaN)" is no interval, and the note says withheld
+    bad = (~np.isfinite(bounds) | ~(observed > 0)).any(axis=-1, keepdims=True)
     return np.where(bad, np.nan, bounds), np.where(bad, np.nan, se)
 
 

@@ -288,7 +288,10 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
                      "variance is zero there (every run of one agent beats every run of the other, or all runs "
                      "tie); the default effect_intervals='fcr' gives a score interval there")
     flat = others & (design.counts >= 2) & (design.counts >= 2)[np.arange(n), best][:, None] & np.isnan(hedges[..., 0])
-    if options.effect_intervals == "fcr" and (compared_agents[np.unique(tasks_of)] > 2).any():
+    # the joint-level note only where it says something of what is printed: a task with more than 2 agents (with 2,
+    # fcr_level is the level itself) that shows some A12 or Hedges' g interval (not all withheld, e.g. one run a cell)
+    printed = np.isfinite(a12[..., 1]).any(axis=1) | np.isfinite(hedges[..., 1]).any(axis=1)
+    if options.effect_intervals == "fcr" and (printed & (compared_agents > 2)).any():
         notes.append(f"each task's effect-size intervals against its best are at {fmt.signif(100 * level)}% jointly: "
                      f"with k agents in a task, each is at 1 - 2 (1 - {fmt.signif(level)}) / k, so that whichever "
                      f"agent is best at most {fmt.signif(100 * (1 - level))}% of those printed miss (Benjamini and "
