@@ -122,9 +122,8 @@ Patterns = tuple[dict[str, str | tuple[str, ...]], ...]
 ALL: Patterns = ({},)
 DEFAULTS: dict[str, Patterns] = {
     "adastop.fwe": ALL,
-    # bootstrap()'s interval for the metrics, probability_of_improvement()'s for its rows
-    "bootstrap.interval": ({"metric": ("iqm", "mean", "median", "optimality_gap"), "interval": "studentized"},
-                           {"metric": "probability_of_improvement", "interval": "score"}),
+    # bootstrap()'s interval (the metrics' rows) and probability_of_improvement()'s (its rows)
+    "bootstrap.interval": ({"interval": ("studentized", "score")},),
     "bootstrap.profile": ({"metric": "runs"},),  # the profile's kind
     "curves.band": ALL,  # every band kind is drawn by default
     "mixed.contrast": ({"test": "satterthwaite", "interval": "tukey"},),  # ddf and adjust

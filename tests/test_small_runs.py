@@ -302,6 +302,11 @@ def test_notes_quote_the_measured_coverage():
                for n in poi.notes)
     default = rlstats.probability_of_improvement(simulated(seeds=3), FORMULA, n_resamples=200, rng=0)
     assert not any("are few" in n for n in default.notes)  # the score interval held its level at 3 runs
+    two = rlstats.probability_of_improvement(simulated(seeds=2), FORMULA, n_resamples=200, rng=0)
+    low, high = small_runs.measured_coverage("score", "probability_of_improvement")[2]
+    assert (f"2 runs per task are few for score intervals of the probability of improvement: in simulations with 2 "
+            f"runs per task, nominal 95% intervals covered {low:.2f} to {high:.2f}; more runs are needed for the "
+            f"stated level") in two.notes  # two of its rows at 2 runs (on one task) miss by more than 3 SE
 
 
 def test_coverage_table_is_complete_and_ordered():
