@@ -831,7 +831,8 @@ def probability_of_improvement(data: Data, formula: FormulaLike | None = None, *
     if interval == "expanded":
         bounds, se = small_runs.expanded_bounds(distribution, estimates, confidence_level, fewest, df)
     elif interval == "score":
-        bounds = small_runs.score_bounds(estimates, *_pair_counts(design, pairs), confidence_level)
+        runs_x, runs_y = _pair_counts(design, pairs)
+        bounds = small_runs.score_bounds(estimates, runs_x, runs_y, confidence_level)
         se = np.zeros_like(bounds)  # a closed form: no Monte Carlo error
     else:
         bounds, se = kernels.interval_bounds(distribution, estimates, confidence_level, "percentile")

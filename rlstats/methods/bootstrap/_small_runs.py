@@ -1,5 +1,5 @@
-"""Intervals from few runs per task: the studentised (bootstrap-t) default, the expanded percentile interval, and
-what simulation measured.
+"""Intervals from few runs per task: the studentised (bootstrap-t) default, the expanded percentile interval, the
+probability of improvement's score interval (:func:`score_bounds`, its default), and what simulation measured.
 
 ``interval="studentized"`` (the default since issue 40) divides each resample's deviation from the estimate by that
 resample's own stratified standard error (:class:`StandardErrors`), so the interval's quantiles carry the extra
