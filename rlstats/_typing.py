@@ -77,7 +77,7 @@ MixedAdjust = Literal["tukey", "holm", "none"]
 #: the bootstrap's ``interval=`` (bootstrap INTERVALS)
 BootstrapInterval = Literal["studentized", "percentile", "basic", "bca", "expanded"]
 #: ``probability_of_improvement(interval=)`` (bootstrap IMPROVEMENT_INTERVALS)
-ImprovementInterval = Literal["percentile", "expanded"]
+ImprovementInterval = Literal["score", "percentile", "expanded"]
 #: the bands of rlstats.performance_profile
 ProfileInterval = Literal["wilson", "percentile"]
 #: the percentiles' ``ties=`` (percentiles TIES)

@@ -122,8 +122,8 @@ Patterns = tuple[dict[str, str | tuple[str, ...]], ...]
 ALL: Patterns = ({},)
 DEFAULTS: dict[str, Patterns] = {
     "adastop.fwe": ALL,
-    "bootstrap.interval": ({"interval": "studentized", "metric": ("iqm", "mean", "median", "optimality_gap")},
-                           {"interval": "percentile", "metric": "probability_of_improvement"}),
+    # bootstrap()'s interval (the metrics' rows) and probability_of_improvement()'s (its rows)
+    "bootstrap.interval": ({"interval": ("studentized", "score")},),
     "bootstrap.profile": ({"metric": "runs", "interval": "wilson"},),  # the profile's kind and band
     "curves.band": ({"interval": ("studentized", "")},),  # bootstrap-t bands; the difference band and max-T
     "mixed.contrast": ({"test": "satterthwaite", "interval": "tukey"},),  # ddf and adjust

@@ -890,6 +890,29 @@ def test_probability_of_improvement_resamples_and_symmetry():
         assert forward.bootstrap_distribution[0, b] == pytest.approx(direct_improvement(*groups(b)), rel=1e-12)
 
 
+def test_probability_of_improvement_score_interval_solves_its_equation():
+    # ragged runs (c_x != c_y, varying by task): each bound is the root, found here by brentq, of
+    # (estimate - theta)^2 = z^2 sum_t V_t(theta) / T^2 with Hanley and McNeil's V_t written out
+    rng = np.random.default_rng(15)
+    data = ragged_data(rng, sizes=((4, 6, 3), (5, 2, 4)))
+    res = probability_of_improvement(long_frame(data), FORMULA, pairs=[("A", "B")], n_resamples=50, rng=0)
+    assert res.options["interval"] == "score" and res.method.startswith("Probability of improvement with score")
+    z = stats.norm.ppf(0.975)
+    m, n = np.array([4.0, 6.0, 3.0]), np.array([5.0, 2.0, 4.0])
+
+    def gap(theta):
+        q1, q2 = theta / (2 - theta), 2 * theta ** 2 / (1 + theta)
+        v = (theta * (1 - theta) + (m - 1) * (q1 - theta ** 2) + (n - 1) * (q2 - theta ** 2)) / (m * n)
+        return (res.estimates[0] - theta) ** 2 - z ** 2 * v.sum() / 9
+
+    low = optimize.brentq(gap, 1e-12, res.estimates[0])
+    high = optimize.brentq(gap, res.estimates[0], 1 - 1e-12)
+    np.testing.assert_allclose(res.intervals[0], [low, high], atol=1e-12)
+    old = probability_of_improvement(long_frame(data), FORMULA, pairs=[("A", "B")], n_resamples=50, rng=0,
+                                     interval="percentile")
+    assert old.options["interval"] == "percentile" and not np.allclose(old.intervals, res.intervals)
+
+
 def drawn_task_groups(df, seed, n_resamples):
     """groups(b): each agent's scores in resample b, split by task, as bootstrap() draws them with ``rng=seed``."""
     design = build(df, FORMULA)

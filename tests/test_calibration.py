@@ -198,6 +198,7 @@ def _check_intervals(point, n_sim):
     tabled = {(r["interval"], r["metric"]): r for r in calibration.rows(INTERVALS["PROCEDURE"])
               if (r["distribution"], int(r["tasks"]), int(r["runs"])) == point}
     measured = INTERVALS["measure"](distribution, tasks, runs, n_sim, seed=99, n_resamples=500)
+    measured += INTERVALS["score_rows"](distribution, tasks, runs, n_sim, seed=99)
     assert {(r["interval"], r["metric"]) for r in measured} == set(tabled), "the table lacks this grid point"
     for row in measured:
         table_row = tabled[row["interval"], row["metric"]]
@@ -503,7 +504,7 @@ def test_calibration_table_filters():
     assert len(empty_tasks) == sum(1 for r in _csv_rows() if not r["tasks"]) > 0
     assert empty_tasks["tasks"].isna().all()
     defaults = rlstats.calibration_table("bootstrap.interval", default=True)
-    assert set(defaults["interval"]) == {calibration.DEFAULTS["bootstrap.interval"][0]["interval"]}
+    assert set(defaults["interval"]) == set(calibration.DEFAULTS["bootstrap.interval"][0]["interval"])
     short = rlstats.calibration_table(misses=True)
     assert len(short) == int(table["misses"].sum())
 
@@ -542,11 +543,15 @@ def test_defaults_name_the_public_functions_defaults():
     # here each value is read from the function's signature, so a changed default fails until DEFAULTS follows
     d = calibration.DEFAULTS
     assert set(d) == set(calibration.procedures()) == set(CALIBRATE["MODULES"])
-    metrics, improvement = d["bootstrap.interval"]
-    assert metrics["interval"] == _keyword_default(rlstats.bootstrap, "interval")
-    assert set(metrics["metric"]) == set(_keyword_default(rlstats.bootstrap, "metrics"))
-    assert improvement == {"interval": _keyword_default(rlstats.probability_of_improvement, "interval"),
-                           "metric": "probability_of_improvement"}
+    assert d["bootstrap.interval"] == ({"interval": (_keyword_default(rlstats.bootstrap, "interval"),
+                                                     _keyword_default(rlstats.probability_of_improvement,
+                                                                      "interval"))},)
+    # each names its own rows: the metrics' default has none of the probability of improvement, and back
+    rows = calibration.rows("bootstrap.interval")
+    assert {r["metric"] for r in rows if r["interval"] == d["bootstrap.interval"][0]["interval"][0]} == {
+        "iqm", "mean", "median", "optimality_gap"}
+    assert {r["metric"] for r in rows if r["interval"] == d["bootstrap.interval"][0]["interval"][1]} == {
+        "probability_of_improvement"}
     # the profile's band is chosen from its kind (None: Wilson's band for kind="runs", the percentile one otherwise)
     assert d["bootstrap.profile"] == ({"metric": _keyword_default(rlstats.performance_profile, "kind"),
                                        "interval": "wilson"},)
@@ -585,6 +590,7 @@ def test_coverage_by_runs_is_the_lowest_over_the_design(monkeypatch):
                 ("bca", "iqm", 3, "normal", 0.70), ("bca", "iqm", 5, "normal", 0.75)]]
     rows.append({**rows[0], "runs": 10, "coverage": 0.96, "design_draws": 4, "coverage_min": 0.91})
     _made_up(monkeypatch, rows)
+    monkeypatch.setitem(calibration.DEFAULTS, "bootstrap.interval", ({"interval": "percentile"},))
     points = calibration.coverage_by_runs(rlstats.calibration_table())
     assert points[["method", "role", "runs", "coverage", "cells"]].values.tolist() == [
         ["percentile", "default", 3, 0.80, 2], ["percentile", "default", 5, 0.86, 2],

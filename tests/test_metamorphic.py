@@ -206,8 +206,8 @@ _RAW_SCALES = ("the warning that tasks are aggregated on their own scales compar
                "shift by 1000 makes alike: it is a judgement of the scores' values, not of their units")
 CHANGES = {
     ("bootstrap", "prefix"): (_KEYED, _RESAMPLED),
-    ("probability_of_improvement", "prefix"): (_KEYED, _RESAMPLED),
-    # (performance_profile's default Wilson band draws nothing: renaming agents changes nothing; issue 40)
+    # (performance_profile's default Wilson band and probability_of_improvement's default score interval draw
+    # nothing: renaming agents changes nothing; issue 40)
     ("bootstrap", "shift"): (_RAW_SCALES, ("warnings",)),
     ("bootstrap_bca", "prefix"): (_KEYED, _RESAMPLED + ("dict.bias_correction",)),
     ("bootstrap_bca", "shift"): (_RAW_SCALES, ("warnings",)),

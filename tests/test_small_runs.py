@@ -307,9 +307,19 @@ def test_notes_quote_the_measured_coverage():
     assert expected in few.notes
     assert expected in few.report(format="text")
     assert not any("runs per task are few" in n for n in many.notes)
-    poi = rlstats.probability_of_improvement(simulated(seeds=3), FORMULA, n_resamples=200, rng=0)
+    poi = rlstats.probability_of_improvement(simulated(seeds=3), FORMULA, n_resamples=200, rng=0,
+                                             interval="percentile")
+    score = small_runs.measured_coverage("score", "probability_of_improvement")[3]
     assert any(n.startswith("3 runs per task are few for percentile intervals of the probability of improvement")
+               and n.endswith(f"interval=\"score\" (the default) covered {score[0]:.2f} to {score[1]:.2f}")
                for n in poi.notes)
+    default = rlstats.probability_of_improvement(simulated(seeds=3), FORMULA, n_resamples=200, rng=0)
+    assert not any("are few" in n for n in default.notes)  # the score interval held its level at 3 runs
+    two = rlstats.probability_of_improvement(simulated(seeds=2), FORMULA, n_resamples=200, rng=0)
+    low, high = small_runs.measured_coverage("score", "probability_of_improvement")[2]
+    assert (f"2 runs per task are few for score intervals of the probability of improvement: in simulations with 2 "
+            f"runs per task, nominal 95% intervals covered {low:.2f} to {high:.2f}; more runs are needed for the "
+            f"stated level") in two.notes  # two of its rows at 2 runs (on one task) miss by more than 3 SE
 
 
 def test_a_coverage_note_only_where_some_row_misses_the_level():
@@ -345,7 +355,9 @@ def test_coverage_table_is_complete_and_ordered():
     # every kind at 2-20 runs, on the four distributions x 1, 5, 26 tasks; the default from 3 runs (it withholds at 2)
     metrics = {"studentized": 4, "percentile": 5, "basic": 4, "bca": 4, "expanded": 5}
     rows = calibration.rows(small_runs.PROCEDURE)
-    assert len(rows) == sum(metrics.values()) * 5 * 12 - 4 * 12 - 4 * 4 * 4  # not at 2 runs, nor on one task
+    score = [r for r in rows if r["interval"] == "score"]  # the probability of improvement's default, 2-20 runs
+    assert {r["metric"] for r in score} == {"probability_of_improvement"} and len(score) == 5 * 12
+    assert len(rows) - len(score) == sum(metrics.values()) * 5 * 12 - 4 * 12 - 4 * 4 * 4  # not at 2 runs, one task
     assert {r["distribution"] for r in rows} == {"normal", "skewed", "heavy_tailed", "capped"}
     assert all(r["design_draws"] == "4" for r in rows)
     for interval in metrics:
@@ -375,6 +387,42 @@ def test_default_coverage_reduced():
         coverage, n = measured[("studentized", metric)]
         assert coverage >= 0.95 - 3 * math.sqrt(0.95 * 0.05 / n), metric
     assert measured[("percentile", "iqm")][0] < measured[("studentized", "iqm")][0]
+
+
+def test_score_interval_variance_and_bounds():
+    # Hanley-McNeil's variance is exact for exponential scores: against 40,000 simulated U / (m n) with m != n
+    rng = np.random.default_rng(3)
+    m, n, rate_x, rate_y = 3, 5, 1.0, 2.0
+    theta = rate_y / (rate_x + rate_y)  # P(X > Y)
+    x, y = rng.exponential(1 / rate_x, (40_000, m)), rng.exponential(1 / rate_y, (40_000, n))
+    proportions = (x[:, :, None] > y[:, None, :]).mean(axis=(1, 2))
+    assert proportions.mean() == pytest.approx(theta, abs=0.005)
+    assert small_runs.hanley_mcneil_variance(theta, m, n) == pytest.approx(proportions.var(), rel=0.03)
+    assert small_runs.hanley_mcneil_variance(0.5, m, n) == pytest.approx((m + n + 1) / (12 * m * n), rel=1e-12)
+    # the bounds solve (estimate - theta)^2 = z^2 sum_t V_t(theta) / T^2, stay in [0, 1], and reach 0 at estimate 0
+    df = simulated(seeds=3)
+    res = rlstats.probability_of_improvement(df, FORMULA, n_resamples=50, rng=0)
+    assert res.options["interval"] == "score" and (res.interval_mc_se == 0).all()
+    z2 = stats.norm.ppf(0.975) ** 2
+    counts = res.counts[:, 0]
+    for estimate, bounds in zip(res.estimates, res.intervals):
+        assert 0 < bounds[0] < estimate < bounds[1] < 1
+        for bound in bounds:
+            variance = small_runs.hanley_mcneil_variance(bound, counts, counts).sum() / counts.size ** 2
+            assert (estimate - bound) ** 2 == pytest.approx(z2 * variance, rel=1e-9)
+    low, high = small_runs.score_bounds([0.0, 1.0], np.full((2, 1), 3), np.full((2, 1), 3), 0.95)
+    assert low.tolist() == [0.0, pytest.approx(1 - high[0], abs=1e-12)] and 0 < high[0] < 1 and high[1] == 1.0
+    percentile = rlstats.probability_of_improvement(df, FORMULA, n_resamples=50, rng=0, interval="percentile")
+    expected, _ = kernels.interval_bounds(percentile.bootstrap_distribution, percentile.estimates, 0.95, "percentile")
+    np.testing.assert_array_equal(percentile.intervals, expected)  # the former default, bit for bit
+
+
+def test_score_coverage_reduced():
+    # the probability of improvement's default at 3 runs, skewed scores, 5 tasks, two design draws: at its level
+    # within 3 SE (percentile intervals covered 0.85 there in the table); a bound that can fail
+    rows = reference_script().score_rows("skewed", 5, 3, n_datasets=40, seed=7, draws=2)
+    n = int(rows[0]["n_sim"])
+    assert n == 160 and rows[0]["coverage"] >= 0.95 - 3 * math.sqrt(0.95 * 0.05 / n)
 
 
 @pytest.mark.slow

@@ -3,7 +3,8 @@
 
     PYTHONPATH=. python tests/reference/calibrate.py --only bootstrap.interval [--jobs 2] [--quick]
 
-(or this script with the same options; ``--widths`` prints the median width table of issue 40 item 3 instead). The
+(or this script with the same options; ``--widths`` prints the median width table of issue 40 item 3 instead, and
+``--widths --improvement`` that of the probability of improvement at 10 runs). The
 grid is issue 40's (``tests/reference/designs.py``): the four score distributions, 1, 5 or 26 tasks, 2, 3, 5, 10 or
 20 runs per task. Each row pools ``designs.DESIGN_DRAWS`` draws of the tasks' offsets and scales
 (``designs.pooled_row``): per draw, data sets of four agents, B and D placed ``SHIFT`` noise units above A and C,
@@ -11,7 +12,8 @@ nominal 95% intervals of every kind, and whether they hold the exact truth of ea
 quantiles of ``designs.population``). A row's ``n_sim`` counts intervals: four agents per data set for the metrics,
 two pairs per data set for the probability of improvement. An interval that was withheld or could not be formed
 (NaN) counts as not holding; where the default (``studentized``) withholds by design (fewer than 3 runs per task,
-or a single task) it has no row. Results quote, per (interval, metric) and runs, the lowest and highest coverage over
+or a single task) it has no row. The probability of improvement's default (``score``, resample-free) is measured on
+``SCORE_SIMULATIONS`` data sets per draw, the first of them those of the other intervals. Results quote, per (interval, metric) and runs, the lowest and highest coverage over
 the settings (``rlstats.methods.bootstrap._small_runs.coverage_note``).
 """
 
@@ -39,6 +41,9 @@ AGENTS = "ABCD"
 METRICS = ("iqm", "mean", "median", "optimality_gap")
 INTERVALS = ("studentized", "percentile", "basic", "bca", "expanded")
 IMPROVEMENT_INTERVALS = ("percentile", "expanded")
+#: data sets per design draw for the score interval of the probability of improvement (the default), which needs no
+#: resamples: more of them, so its rows are as sharp as the claim "at its level" needs (400 intervals a row)
+SCORE_SIMULATIONS = (50, 10)
 RUNS = (2,) + tuple(designs["RUNS"])
 TASKS = (1, 5, 26)
 GAMMA = 1.0
@@ -100,12 +105,14 @@ def bounds_of(res, interval):
     return bounds
 
 
-def improvement_bounds(res, interval, design):
-    """(P, 2) the ``interval`` bounds of probability-of-improvement result ``res``'s resamples, as the function
-    forms them."""
+def improvement_bounds(res, interval):
+    """(P, 2) the ``interval`` bounds of probability-of-improvement result ``res`` (from its resamples, or for the
+    score interval its estimates and runs), as the function forms them (its agents and counts stand for the design)."""
     if interval == "percentile":
         return res.intervals
-    fewest, df = _api._pair_runs(design, res.pairs)
+    if interval == "score":
+        return small_runs.score_bounds(res.estimates, *_api._pair_counts(res, res.pairs), res.confidence_level)
+    fewest, df = _api._pair_runs(res, res.pairs)
     return small_runs.expanded_bounds(res.bootstrap_distribution, res.estimates, res.confidence_level, fewest, df)[0]
 
 
@@ -136,14 +143,29 @@ def measure(distribution, tasks, runs, n_datasets, seed=0, n_resamples=N_RESAMPL
             if improvement_intervals:
                 res = rlstats.probability_of_improvement(data, "score ~ agent | task", pairs=[("A", "B"), ("C", "D")],
                                                          n_resamples=n_resamples, interval="percentile", rng=d)
-                design = next(iter(calls.values())).design if calls else None
                 for interval in improvement_intervals:
-                    bounds = improvement_bounds(res, interval, design)
+                    bounds = improvement_bounds(res, interval)
                     held.setdefault((interval, "probability_of_improvement"), [[] for _ in range(draws)])[draw].extend(
                         (bounds[:, 0] <= target) & (target <= bounds[:, 1]))
     return [{"interval": interval, "metric": metric, "tasks": tasks, "runs": runs, "distribution": distribution,
              "n_resamples": n_resamples, **designs["pooled_row"](by_draw, LEVEL)}
             for (interval, metric), by_draw in sorted(held.items())]
+
+
+def score_rows(distribution, tasks, runs, n_datasets, seed=0, draws=None):
+    """The ``score`` rows of the probability of improvement at one grid point: the function's default interval,
+    from its own (resample-free) bounds, on ``n_datasets`` data sets per design draw (the first ones those of
+    :func:`measure`)."""
+    draws = designs["DESIGN_DRAWS"] if draws is None else draws
+    target = improvement_truth(distribution)
+    held = [[] for _ in range(draws)]
+    for draw in range(draws):
+        for data, _ in draw_design(distribution, tasks, runs, draw, n_datasets, seed):
+            res = rlstats.probability_of_improvement(data, "score ~ agent | task", pairs=[("A", "B"), ("C", "D")],
+                                                     n_resamples=2, interval="score", rng=0)
+            held[draw].extend((res.intervals[:, 0] <= target) & (target <= res.intervals[:, 1]))
+    return [{"interval": "score", "metric": "probability_of_improvement", "tasks": tasks, "runs": runs,
+             "distribution": distribution, "n_resamples": 0, **designs["pooled_row"](held, LEVEL)}]
 
 
 def grid(quick=False):
@@ -158,7 +180,9 @@ def table_rows(point, n_sim, quick=False):
     dist, tasks, runs = point
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the raw-scale warning: the design draws' scales differ on purpose
-        return measure(dist, tasks, runs, n_sim, seed=runs * 100 + tasks)
+        rows = measure(dist, tasks, runs, n_sim, seed=runs * 100 + tasks)
+        return sorted(rows + score_rows(dist, tasks, runs, SCORE_SIMULATIONS[quick], seed=runs * 100 + tasks),
+                      key=lambda row: (row["interval"], row["metric"]))
 
 
 # ----------------------------------------------------------------------------- widths (issue 40 item 3)
@@ -207,12 +231,38 @@ def widths(points, n_datasets=25, seed=5, n_resamples=N_RESAMPLES):
     return pd.DataFrame(rows)
 
 
+def improvement_widths(points, n_datasets=25, seed=5, n_resamples=N_RESAMPLES):
+    """Median width of the probability of improvement's score interval (the default) against the percentile one and
+    an oracle, estimate +- z * the standard deviation of the estimates over the simulated data sets."""
+    from scipy import stats
+
+    z = stats.norm.ppf(1 - (1 - LEVEL) / 2)
+    rows = []
+    for distribution, tasks, runs in points:
+        score, percentile, estimates = [], [], []
+        for draw in range(designs["DESIGN_DRAWS"]):
+            for d, (data, _) in enumerate(draw_design(distribution, tasks, runs, draw, n_datasets, seed)):
+                res = rlstats.probability_of_improvement(data, "score ~ agent | task", pairs=[("A", "B"), ("C", "D")],
+                                                         n_resamples=n_resamples, interval="percentile", rng=d)
+                new = improvement_bounds(res, "score")
+                score.extend(new[:, 1] - new[:, 0])
+                percentile.extend(res.intervals[:, 1] - res.intervals[:, 0])
+                estimates.extend(res.estimates)
+        score, percentile = np.array(score), np.array(percentile)
+        rows.append({"distribution": distribution, "tasks": tasks, "runs": runs,
+                     "vs_percentile": float(np.median(score / percentile)),
+                     "vs_oracle": float(np.median(score) / (2 * z * np.std(estimates, ddof=1)))})
+    return pd.DataFrame(rows)
+
+
 if __name__ == "__main__":
     if "--widths" in sys.argv:
+        points = [(dist, tasks, runs) for dist in designs["DISTRIBUTIONS"] for tasks in (5, 26)
+                  for runs in designs["RUNS"]]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            table = widths([(dist, tasks, runs) for dist in designs["DISTRIBUTIONS"] for tasks in (5, 26)
-                            for runs in designs["RUNS"]])
+            table = (improvement_widths([p for p in points if p[2] == 10]) if "--improvement" in sys.argv
+                     else widths(points))
         print(table.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
     else:
         runpy.run_path(str(HERE / "calibrate.py"))["run_alone"](PROCEDURE)

@@ -53,7 +53,7 @@ INTERVALS = ("studentized", "percentile", "basic", "bca", "expanded")
 #: the percentile interval is given instead (:func:`_effective_interval`).
 DEFAULT_INTERVAL: BootstrapInterval = "studentized"
 COMPAT_INTERVALS = ("percentile", "basic")
-IMPROVEMENT_INTERVALS = ("percentile", "expanded")
+IMPROVEMENT_INTERVALS = ("score", "percentile", "expanded")
 PROFILE_KINDS = ("runs", "tasks")
 #: "wilson": the continuity-corrected stratified Wilson band, the default of kind="runs" without task resampling;
 #: "percentile": the stratified bootstrap percentile band (rliable's, and the default before issue 40)
@@ -174,7 +174,7 @@ class ProbabilityOfImprovementOptions:
     pairs: Any = None
     n_resamples: int = 2_000
     confidence_level: float = 0.95
-    interval: ImprovementInterval = "percentile"
+    interval: ImprovementInterval = "score"
     na_action: NaAction = "raise"
     progress: bool = False
     n_jobs: int = 1
@@ -728,7 +728,7 @@ def _bca_notes(agents, metrics, z0):
 
 def probability_of_improvement(data: Data, formula: FormulaLike | None = None, *,
                                pairs: Sequence[tuple[str, str]] | None = None, n_resamples: int = 2_000,
-                               confidence_level: float = 0.95, interval: ImprovementInterval = "percentile",
+                               confidence_level: float = 0.95, interval: ImprovementInterval = "score",
                                normalize: Normalizer = None, na_action: NaAction = "raise", rng: Seed = None,
                                progress: bool = False, n_jobs: int = 1,
                                eval_env: EvalEnv = None) -> ProbabilityOfImprovementResult:
@@ -736,7 +736,9 @@ def probability_of_improvement(data: Data, formula: FormulaLike | None = None, *
 
     For each task, P(X > Y) + P(X = Y) / 2 over all pairs of runs (the
     Mann-Whitney U statistic divided by c_x c_y; X and Y may have different
-    numbers of runs), then the mean over tasks.  Intervals: percentile, from
+    numbers of runs), then the mean over tasks.  Intervals: by default the
+    score interval of that mean from the Hanley-McNeil variance, which holds
+    its level from 3 runs per task; or percentile (rliable's) and expanded, from
     resampling each agent's runs within every task independently.
 
     Parameters
@@ -748,8 +750,17 @@ def probability_of_improvement(data: Data, formula: FormulaLike | None = None, *
     n_resamples : int
         2,000 by default, as rliable; the Monte Carlo SE of each bound is reported.
     confidence_level : float
-    interval : {"percentile", "expanded"}
-        Percentile (rliable's), or expanded for few runs per task: read at the
+    interval : {"score", "percentile", "expanded"}
+        ``"score"`` (default): the thetas whose distance from the estimate is
+        within z standard errors, the standard error at theta being
+        sqrt(sum over tasks of V_t(theta)) / T with V_t Hanley and McNeil's
+        variance of a Mann-Whitney proportion from c_x and c_y runs; its bounds
+        stay in [0, 1] and need no resamples (their Monte Carlo SE is 0).  In
+        simulation (issue 40's grid) nominal 95% intervals covered 0.92-0.98
+        from 3 to 20 runs per task (0.89 in the worst design draw), where
+        percentile ones covered 0.84-1.00; at 10 runs they are 0.98-1.06
+        times as wide as the percentile ones.
+        ``"percentile"``: rliable's (the default before issue 40), or expanded for few runs per task: read at the
         level whose normal quantile is sqrt(c / (c - 1)) t_df, c the fewest
         runs of the pair in a task and df = sum over tasks of (c_x - 1) + (c_y - 1)
         (Hesterberg 2015).  Results quote the simulated coverage when the runs
@@ -780,6 +791,8 @@ def probability_of_improvement(data: Data, formula: FormulaLike | None = None, *
     ----------
     Agarwal et al. (2021), NeurIPS 34, Section 4 (average probability of improvement).
     Mann, H. B. and Whitney, D. R. (1947), Ann. Math. Statist. 18(1), 50-60.
+    Hanley, J. A. and McNeil, B. J. (1982), Radiology 143(1), 29-36 (the variance of the Mann-Whitney proportion).
+    Newcombe, R. G. (2006), Stat. Med. 25(4), 559-573 (score intervals for it).
 
     Examples
     --------
@@ -817,17 +830,29 @@ def probability_of_improvement(data: Data, formula: FormulaLike | None = None, *
     fewest, df = _pair_runs(design, pairs)
     if interval == "expanded":
         bounds, se = small_runs.expanded_bounds(distribution, estimates, confidence_level, fewest, df)
+    elif interval == "score":
+        runs_x, runs_y = _pair_counts(design, pairs)
+        bounds = small_runs.score_bounds(estimates, runs_x, runs_y, confidence_level)
+        se = np.zeros_like(bounds)  # a closed form: no Monte Carlo error
     else:
         bounds, se = kernels.interval_bounds(distribution, estimates, confidence_level, "percentile")
     note = small_runs.coverage_note(interval, "probability of improvement", "probability_of_improvement",
                                     int(fewest.min()))
     return ProbabilityOfImprovementResult(
-        method="Probability of improvement with stratified bootstrap intervals", formula=design.formula,
+        method=("Probability of improvement with score intervals (Hanley-McNeil variance)" if interval == "score" else
+                "Probability of improvement with stratified bootstrap intervals"), formula=design.formula,
         data_name=design.data_name, nobs=design.nobs, notes=tuple(notes + ([note] if note else [])),
         options=options.record(),
         seed=seed, pairs=options.pairs, estimates=estimates, intervals=bounds, interval_mc_se=se,
         bootstrap_distribution=distribution, agents=design.agents, tasks=design.tasks, n_resamples=n_resamples,
         confidence_level=confidence_level, counts=design.counts)
+
+
+def _pair_counts(design, pairs):
+    """(P, T) runs per task of each pair's X and of its Y (the score interval)."""
+    index = [(design.agents.index(x), design.agents.index(y)) for x, y in pairs]
+    counts = np.asarray(design.counts, dtype=float)
+    return counts[:, [i for i, _ in index]].T, counts[:, [j for _, j in index]].T
 
 
 def _pair_runs(design, pairs):

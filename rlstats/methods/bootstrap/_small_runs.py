@@ -1,5 +1,5 @@
-"""Intervals from few runs per task: the studentised (bootstrap-t) default, the expanded percentile interval, and
-what simulation measured.
+"""Intervals from few runs per task: the studentised (bootstrap-t) default, the expanded percentile interval, the
+probability of improvement's score interval (:func:`score_bounds`, its default), and what simulation measured.
 
 ``interval="studentized"`` (the default since issue 40) divides each resample's deviation from the estimate by that
 resample's own stratified standard error (:class:`StandardErrors`), so the interval's quantiles carry the extra
@@ -99,11 +99,12 @@ def coverage_note(interval, metric_label, metric_key, fewest_runs):
         return None
     text = (f"{fewest_runs} runs per task are few for {interval} intervals of the {metric_label}: in simulations "
             f"with {runs} runs per task, nominal 95% intervals covered {low:.2f} to {high:.2f}")
-    if interval == "studentized":
+    default = "score" if metric_key == "probability_of_improvement" else "studentized"
+    if interval == default:
         return text + "; more runs are needed for the stated level"
-    better = measured_coverage("studentized", metric_key).get(runs)
+    better = measured_coverage(default, metric_key).get(runs)
     if better is not None:
-        text += f"; interval=\"studentized\" (the default) covered {better[0]:.2f} to {better[1]:.2f}"
+        text += f"; interval=\"{default}\" (the default) covered {better[0]:.2f} to {better[1]:.2f}"
     return text
 
 
@@ -113,6 +114,49 @@ def expanded_bounds(distribution, estimates, confidence_level, fewest_runs, df):
     parts = [kernels.interval_bounds(distribution[i], estimates[i], float(level), "percentile")
              for i, level in enumerate(levels)]
     return np.stack([bounds for bounds, _ in parts]), np.stack([se for _, se in parts])
+
+
+def hanley_mcneil_variance(theta, runs_x, runs_y):
+    """Variance of one task's Mann-Whitney proportion at ``theta`` from ``runs_x`` and ``runs_y`` runs (Hanley and
+    McNeil 1982: the pair probabilities Q1 = theta / (2 - theta) and Q2 = 2 theta^2 / (1 + theta)); arrays broadcast.
+
+    At theta = 1/2 it is the exact null variance (m + n + 1) / (12 m n); it is 0 at theta = 0 and 1.
+    """
+    theta = np.asarray(theta, dtype=float)
+    q1 = (runs_x - 1) * (1 - theta) / (2 - theta)
+    q2 = (runs_y - 1) * theta / (1 + theta)
+    return theta * (1 - theta) * (1 + q1 + q2) / (runs_x * runs_y)
+
+
+def score_bounds(estimates, runs_x, runs_y, confidence_level, iterations=60):
+    """(P, 2) score interval of the mean over tasks of the probability of improvement: the thetas with
+    (estimate - theta)^2 <= z^2 sum_t V_t(theta) / T^2, V_t the Hanley-McNeil variance of task t at theta.
+
+    ``runs_x`` and ``runs_y`` are (P, T) runs per task of each pair's agents.  Because the variance is that of theta
+    itself rather than an estimate from c runs (zero when one agent wins every comparison), the interval keeps its
+    level from 3 runs per task and stays inside [0, 1] (Newcombe 2006's score interval, stratified).  Where the tasks'
+    probabilities differ it uses the variance at their mean, an approximation (the coverage grid's tasks share one
+    probability).  Found by bisection on each side of the estimate.
+    """
+    from scipy import stats
+    estimates = np.asarray(estimates, dtype=float)
+    runs_x, runs_y = np.asarray(runs_x, dtype=float), np.asarray(runs_y, dtype=float)
+    z2 = stats.norm.ppf((1 + confidence_level) / 2) ** 2
+    tasks = runs_x.shape[1]
+
+    def outside(theta):  # True where theta is outside the interval
+        variance = hanley_mcneil_variance(theta[:, None], runs_x, runs_y).sum(axis=1) / tasks ** 2
+        return (estimates - theta) ** 2 > z2 * variance
+
+    low = np.stack([np.zeros_like(estimates), estimates])  # [outside, inside] ends of the lower search
+    high = np.stack([np.ones_like(estimates), estimates])
+    for _ in range(iterations):
+        for ends in (low, high):
+            middle = (ends[0] + ends[1]) / 2
+            out = outside(middle)
+            ends[0] = np.where(out, middle, ends[0])
+            ends[1] = np.where(out, ends[1], middle)
+    return np.stack([low[1], high[1]], axis=1)
 
 
 def bootstrap_bounds(distribution, estimates, level, interval, z0, acceleration, compat, fewest_runs, df,
