@@ -406,7 +406,9 @@ def test_curves_withhold_the_bands_at_steps_where_an_agent_has_one_run_logged():
     steps = sorted(curves_df["step"].unique())
     # two of agent_1's three runs end at 500k on both tasks: one run of it is logged at 750k and 1M
     cut = curves_df[~((curves_df.agent == "agent_1") & (curves_df.seed > 0) & (curves_df.step >= steps[3]))]
-    res = rlstats.curves(cut, "score ~ agent | task/seed", step="step", n_resamples=200, rng=0)
+    # statistic="mean": the per-step rule is the statistic's own; the default IQM's studentised band is withheld at
+    # every step of these 2 tasks x 3 runs (test_the_default_iqm_band_at_two_separated_tasks_and_three_runs)
+    res = rlstats.curves(cut, "score ~ agent | task/seed", step="step", n_resamples=200, rng=0, statistic="mean")
     tidy = res.tidy().set_index(["agent", "step"])
     bands = ["std_error", "conf_low", "conf_high", "conf_low_simultaneous", "conf_high_simultaneous"]
     assert tidy.loc["agent_1"].loc[steps[3]:, bands].isna().all().all()
@@ -421,8 +423,19 @@ def test_curves_withhold_the_bands_at_steps_where_an_agent_has_one_run_logged():
             "the step; add runs that reach those steps") in res.notes
     assert "agent_1: 31.407 (band withheld: too few runs, see the notes)" in str(res)
     # agent_2's bands are those of the uncut data: each agent's bootstrap draws from its own child stream
-    full = rlstats.curves(curves_df, "score ~ agent | task/seed", step="step", n_resamples=200, rng=0)
+    full = rlstats.curves(curves_df, "score ~ agent | task/seed", step="step", n_resamples=200, rng=0,
+                          statistic="mean")
     np.testing.assert_array_equal(res.simultaneous[1], full.simultaneous[1])
+    assert np.isfinite(full.simultaneous).all()
+
+
+@pytest.mark.xfail(strict=True, reason="issue 40 follow-up: the studentised IQM band (the default) is withheld at "
+                   "2 tasks x 3 runs whose scores do not overlap: winsorising at the pooled quartiles ties a task's "
+                   "runs in 1/3 of its resamples, both tasks in 1/9 > 0.025")
+def test_the_default_iqm_band_at_two_separated_tasks_and_three_runs():
+    curves_df = rlstats.datasets.simulate_curves(agents=2, tasks=2, seeds=3, steps=5, rng=0)
+    res = rlstats.curves(curves_df, "score ~ agent | task/seed", step="step", n_resamples=200, rng=0)
+    assert np.isfinite(res.simultaneous).all()
 
 
 # ----------------------------------------------------------------------------- percentiles: an agent of single runs

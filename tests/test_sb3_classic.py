@@ -68,9 +68,19 @@ def test_evaluations_are_the_npz_means_and_every_file_is_accounted_for(evaluatio
 def test_default_curves_name_dqn_and_acrobot_and_the_ways_out_give_finite_curves(evaluations, by_hand):
     with pytest.raises(rlstats.DesignError, match="agent 'DQN' on task 'Acrobot-v1'"):
         rlstats.curves(evaluations, FORMULA, step="step", n_resamples=100, rng=0)
-    dropped = rlstats.curves(evaluations, FORMULA, step="step", na_action="drop", n_resamples=100, rng=0)
-    others = rlstats.curves(evaluations, FORMULA, step="step", subset="agent != 'DQN'", n_resamples=100, rng=0)
+    # 3 seeds per task: the default studentised bands are withheld (at 1 task below 4 runs, by design), and the note
+    # names the way to finite bands, bands="expanded", whose own notes then quote their measured coverage
+    default = rlstats.curves(evaluations, FORMULA, step="step", na_action="drop", n_resamples=100, rng=0)
+    assert np.isfinite(default.estimates).all() and np.isnan(default.simultaneous).all()
+    assert any("withheld" in n and 'pass bands="expanded"' in n for n in default.notes)
+    dropped = rlstats.curves(evaluations, FORMULA, step="step", na_action="drop", n_resamples=100, rng=0,
+                             bands="expanded")
+    others = rlstats.curves(evaluations, FORMULA, step="step", subset="agent != 'DQN'", n_resamples=100, rng=0,
+                            bands="expanded")
     assert dropped.agents == ("A2C", "DQN", "PPO") and others.agents == ("A2C", "PPO")
+    for res in (dropped, others):
+        assert any(n.startswith("measured coverage of the simultaneous band of the IQM") and "below 0.95" in n
+                   for n in res.notes)
     for res, tasks in ((dropped, ["CartPole-v1"]), (others, ["Acrobot-v1", "CartPole-v1"])):
         # every agent with runs gets a finite curve, on the 4 evaluations every agent reaches on every task
         assert res.steps.tolist() == [5_000, 10_000, 15_000, 20_000]

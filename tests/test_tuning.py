@@ -268,6 +268,20 @@ def test_the_skew_t_band_is_the_formula_written_out(k):
     assert row["conf_high"] - row["estimate"] > row["estimate"] - row["conf_low"]  # right skew: the upper side wider
 
 
+@pytest.mark.parametrize("factor", [1e-150, 1e-200])
+def test_the_skew_t_band_is_unit_free(factor):
+    # squares, cubes and fourth powers of scores x 1e-150 underflow unless the moments are formed
+    # in a unit near the scores' spread: the band must be the hand formula's at scale 1, times the factor
+    rng = np.random.default_rng(11)
+    values = [rng.lognormal(0, 0.8, size) + mu for mu, size in zip(rng.normal(0, 1, 8), (3, 4, 5, 3, 6, 3, 4, 5))]
+    res = rlstats.tuning(sweep_frame([v * factor for v in values]), "score ~ agent | task/seed", config="lr",
+                         views=["expected_max"], budgets=[2], n_resamples=200, rng=0)
+    row = res.expected_max().query("sampling == 'without replacement'").iloc[0]
+    point, low, high = _skew_t_by_hand(values, 2)
+    assert (row["estimate"], row["conf_low"], row["conf_high"]) == pytest.approx(
+        (point * factor, low * factor, high * factor), rel=1e-10, abs=0)  # abs=0: approx's default abs is 1e-12
+
+
 def test_the_skew_t_band_on_normal_equal_spread_is_nearly_students_t():
     # k = 1, equal seeds: sum(var / n) / N^2 with the pooled degrees of freedom when the spreads agree; the band is
     # wider than the percentile band (which the t quantile at few seeds explains) and centred on the estimate

@@ -569,8 +569,10 @@ def _studentized(raw, errors, estimates, short, expanded, scale, fewest, options
         notes.append(f"bands of the curves are withheld for {_and(withheld)}: there, more than "
                      f"{(1 - options.confidence_level) / 2:.3g} of the resamples repeat a single run (or runs tied, "
                      "as at a ceiling) in every task, so their standard error is 0 and the studentised band has no "
-                     "finite end (with one task this happens below 4 runs, with 5 tasks at 2 runs); add runs per "
-                     "task, or tasks")
+                     "finite end (with one task this happens below 4 runs, with 5 tasks at 2 runs; for the IQM also "
+                     "at up to 4 runs per task where the tasks' scores do not overlap, as its winsorising at the "
+                     "pooled quartiles ties a task's runs); add runs per task, or tasks, or pass bands=\"expanded\" "
+                     "for the t-expanded bands alone, whose notes quote their measured coverage at these runs")
     return np.stack(pointwise), bands
 
 

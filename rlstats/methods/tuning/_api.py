@@ -608,6 +608,8 @@ def _resampled_views(design, sweeps, labels, ss, n_resamples, level, sign, budge
                      tasks=design.tasks)
     notes += banded.lines + spread.lines
     no_band, no_complete = banded.mask("expected_max", fewest.shape), spread.mask("complete", total.shape)
+    # one unit for every sweep's moments, so that the mean over tasks can sum them
+    moments_unit = kernels.moment_unit(np.concatenate([s["values"] for s in sweeps.values()])) if sweeps else 1.0
     for (t, a), sweep in sweeps.items():
         v, starts, sizes = sweep["values"], sweep["starts"], sweep["sizes"]
         means = kernels.config_means(v, starts, sizes)
@@ -625,9 +627,9 @@ def _resampled_views(design, sweeps, labels, ss, n_resamples, level, sign, budge
                     curves[t, a, replace] = (kernels.expected_max(means, common, replace),
                                              kernels.expected_max(resampled, common, replace))
                 else:
-                    moments = kernels.expected_max_moments(v, starts, sizes, ks, replace)
-                    low, high = kernels.skew_t_band(point, *moments[1:], level)
-                    curves[t, a, replace] = kernels.expected_max_moments(v, starts, sizes, common, replace)
+                    moments = kernels.expected_max_moments(v, starts, sizes, ks, replace, moments_unit)
+                    low, high = kernels.skew_t_band(point, *moments[1:], level, moments_unit)
+                    curves[t, a, replace] = kernels.expected_max_moments(v, starts, sizes, common, replace, moments_unit)
                 if no_band[t, a]:
                     low, high = np.full_like(point, np.nan), np.full_like(point, np.nan)
                 em_rows += [(agent, task, int(k), name, sign * p, *_ordered(sign * lo, sign * hi))
@@ -647,7 +649,7 @@ def _resampled_views(design, sweeps, labels, ss, n_resamples, level, sign, budge
         em = pd.DataFrame(em_rows, columns=["agent", "task", "budget", "sampling", "estimate", "conf_low",
                                             "conf_high"])
         if design.n_tasks > 1:
-            em = pd.concat([em, _mean_over_tasks(design, curves, common, level, sign, no_band, band)],
+            em = pd.concat([em, _mean_over_tasks(design, curves, common, level, sign, no_band, band, moments_unit)],
                            ignore_index=True)
     complete = runs_frame = None
     if "complete" in views:
@@ -662,10 +664,10 @@ def _resampled_views(design, sweeps, labels, ss, n_resamples, level, sign, budge
     return em, complete, runs_frame
 
 
-def _mean_over_tasks(design, curves, ks, level, sign, no_band, band="skew_t"):
+def _mean_over_tasks(design, curves, ks, level, sign, no_band, band="skew_t", moments_unit=1.0):
     """Each agent's expected max averaged over tasks, at the budgets every sweep allows (none for an agent whose band
     is withheld on some task): the percentile band resamples each task; the skew-t band sums the tasks' independent
-    moments (variance over T^2, third cumulant over T^3)."""
+    moments (variance over T^2, third cumulant over T^3), all in one ``moments_unit``."""
     tail = (1 - level) / 2
     rows = []
     for replace, name in ((False, "without replacement"), (True, "with replacement")):
@@ -681,7 +683,7 @@ def _mean_over_tasks(design, curves, ks, level, sign, no_band, band="skew_t"):
                 T = len(here)
                 parts = [np.sum([curves[t, a, replace][j] for t in here], axis=0) / T ** p
                          for j, p in ((1, 2), (2, 4), (3, 3))]
-                low, high = kernels.skew_t_band(point, *parts, level)
+                low, high = kernels.skew_t_band(point, *parts, level, moments_unit)
             if no_band[:, a].any():
                 low, high = np.full_like(point, np.nan), np.full_like(point, np.nan)
             rows += [(agent, "(mean over tasks)", int(k), name, sign * p, *_ordered(sign * lo, sign * hi))

@@ -227,7 +227,17 @@ def centred_band(point, band, tail):
     return low - shift, high - shift
 
 
-def expected_max_moments(values, starts, sizes, budgets, replace):
+def moment_unit(values):
+    """A power of two near the spread of ``values`` (1.0 if they do not spread): the unit in which
+    :func:`expected_max_moments` forms its moments. Scores far from 1 (e.g. x 1e-150) would otherwise underflow in
+    their squares, cubes and fourth powers; a power of two divides exactly, so nothing changes for ordinary scores'
+    rounding beyond the unit itself."""
+    finite = values[np.isfinite(values)]
+    spread = float(np.ptp(finite)) if finite.size else 0.0
+    return float(2.0 ** np.frexp(spread)[1]) if spread > 0 and np.isfinite(spread) else 1.0
+
+
+def expected_max_moments(values, starts, sizes, budgets, replace, unit=1.0):
     """The expected maximum at ``budgets`` and the moments of its estimate, for :func:`skew_t_band`.
 
     The estimate sum_i w_ki m_(i) is linear in the configurations' means at their observed ranks, with weight a_kc
@@ -238,10 +248,12 @@ def expected_max_moments(values, starts, sizes, budgets, replace):
     sweep's pooled standardised third cumulant (the mean of the configurations' unbiased k3 over the pooled
     variance^1.5; 0 where no configuration has 3 seeds). Returns ``(point, variance, variance_sq_df, third)``, each (K,):
     ``variance_sq_df`` = sum_c (a_kc^2 v_c / n_c)^2 / (n_c - 1), the Welch-Satterthwaite denominator.
+    ``point`` is in the scores' units; the three moments are in ``unit`` (see :func:`moment_unit`), so that they
+    neither underflow nor overflow: pass the same ``unit`` to :func:`skew_t_band`.
     """
     means = config_means(values, starts, sizes)
     n = sizes.astype(np.float64)
-    residual = values - np.repeat(means, sizes)
+    residual = (values - np.repeat(means, sizes)) / unit
     df = np.maximum(n - 1, 0)
     with np.errstate(invalid="ignore", divide="ignore"):
         s2 = np.where(n > 1, np.add.reduceat(residual ** 2, starts) / np.maximum(df, 1), np.nan)
@@ -261,19 +273,19 @@ def expected_max_moments(values, starts, sizes, budgets, replace):
             g * (np.abs(a) ** 3 * np.sign(a) * v ** 1.5 / n ** 2).sum(axis=1))
 
 
-def skew_t_band(point, variance, variance_sq_df, third, level):
+def skew_t_band(point, variance, variance_sq_df, third, level, unit=1.0):
     """Student's t band with Welch-Satterthwaite degrees of freedom and a skewness correction: ``(low, high)``.
 
     For a studentised linear statistic with skewness gamma = third / variance^1.5, the Edgeworth expansion puts its
     quantiles at t -/+ c with c = gamma (2 z^2 + 1) / 6 (z the normal quantile; Hall 1992, Section 3.5): the side
     the skew points to is widened by se |c| (a right-skewed score, rare high runs that few seeds miss, puts the truth
     above a symmetric band), the other side keeps Student's t. The correction is first order, so it is kept within
-    t / 2.
+    t / 2. The moments are in ``unit`` (that of :func:`expected_max_moments`); the band is in the scores' units.
     """
     from scipy.special import ndtri, stdtrit  # here, so that importing rlstats does not import scipy
 
     q = 0.5 + level / 2
-    se = np.sqrt(variance)
+    se = np.sqrt(variance) * unit
     with np.errstate(invalid="ignore", divide="ignore"):
         nu = np.where(variance_sq_df > 0, variance ** 2 / variance_sq_df, np.inf)
         t = np.where(np.isfinite(nu), stdtrit(np.maximum(nu, 1.0), q), ndtri(q))
