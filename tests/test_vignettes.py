@@ -56,7 +56,7 @@ def _run(path, tmp_path, fast, cpu_seconds):
 def test_vignettes_found():
     assert {p.stem for p in VIGNETTES} >= {"getting_started", "blocked_rank_atari"}
     assert not any(p.name.startswith("_") for p in VIGNETTES)  # helpers start with _
-    assert HEAVY <= {p.stem for p in VIGNETTES}, "a heavy vignette was renamed: update HEAVY"
+    assert DEFAULT_RUN <= {p.stem for p in VIGNETTES}, "a vignette of the default run was renamed: update DEFAULT_RUN"
 
 
 @pytest.mark.parametrize("path", VIGNETTES, ids=lambda p: p.stem)
@@ -69,12 +69,14 @@ def test_vignette_format(path):
     assert not re.search(r"^\s*(import|from) _\w+", text, re.M), f"{path.name} imports a private helper"
 
 
-#: The vignettes whose smoke size still takes over 5 CPU seconds: their smoke run is behind -m slow here, since the
-#: documentation build (.ci/run) executes every vignette at its smoke size anyway; the rest run in the default suite.
-HEAVY = {"how_many_seeds", "percentiles_atari", "learning_curves_dopamine"}
+#: The vignettes whose smoke run the default suite keeps: one per kind of input (simulated data, a published table,
+#: a sweep of configurations, a per-task selection). The others' smoke runs are behind -m slow here, since the
+#: documentation build (.ci/run) executes every vignette at its smoke size anyway.
+DEFAULT_RUN = {"getting_started", "bootstrap_atari", "tuning_procedures", "cherry_picking_atari"}
 
 
-@pytest.mark.parametrize("path", [pytest.param(p, id=p.stem, marks=[pytest.mark.slow] if p.stem in HEAVY else [])
+@pytest.mark.parametrize("path", [pytest.param(p, id=p.stem,
+                                               marks=[] if p.stem in DEFAULT_RUN else [pytest.mark.slow])
                                   for p in VIGNETTES])
 def test_vignette_runs_fast(path, tmp_path):
     _run(path, tmp_path, fast=True, cpu_seconds=300)
