@@ -313,11 +313,18 @@ def test_the_percentile_band_is_the_old_one_bit_for_bit():
     res = rlstats.tuning(sweep_frame(values), "score ~ agent | task/seed", config="lr", views=["expected_max"],
                          budgets=[1, 5], n_resamples=500, rng=0, band="percentile")
     em = res.expected_max().query("sampling == 'without replacement'")
-    assert em["conf_low"].tolist() == PERCENTILE_BEFORE[0] and em["conf_high"].tolist() == PERCENTILE_BEFORE[1]
+    assert em["conf_low"].tolist() == recorded(PERCENTILE_BEFORE[0])
+    assert em["conf_high"].tolist() == recorded(PERCENTILE_BEFORE[1])
 
 
 #: the call above on main before issue 40 (commit 453fee1, the default band then), printed with repr
 PERCENTILE_BEFORE = ([-0.6453394192847044, 0.3426427956479908], [0.271863455860849, 1.8958583380418432])
+
+
+def recorded(value):
+    """A number recorded with numpy 2.4 and scipy 1.17: equal bit for bit there and with any numpy >= 2; within
+    1e-12 under numpy 1 and the scipy of its time (CI's oldest allowed versions), whose last bits differ."""
+    return value if int(np.__version__.split(".")[0]) >= 2 else pytest.approx(value, rel=1e-12)
 
 
 def test_expected_max_mean_over_tasks_at_equal_budget():
@@ -602,9 +609,10 @@ def test_the_earlier_tuned_interval_is_kept_bit_for_bit():
     values = [rng.normal(mu, 1.0, 4) for mu in rng.normal(0, 1, 6)]
     options = {"config": "lr", "views": ["best_set"], "n_resamples": 500, "rng": 0}
     old = rlstats.tuning(sweep_frame(values), "score ~ agent | task/seed", tuned_lower="winner", **options).tuned()
-    assert (old["conf_low"].iloc[0], old["conf_high"].iloc[0], old["estimate"].iloc[0]) == TUNED_BEFORE
+    assert (old["conf_low"].iloc[0], old["conf_high"].iloc[0], old["estimate"].iloc[0]) == recorded(TUNED_BEFORE)
     new = rlstats.tuning(sweep_frame(values), "score ~ agent | task/seed", **options).tuned().iloc[0]
-    assert new["conf_high"] == TUNED_BEFORE[1] and new["estimate"] == TUNED_BEFORE[2]  # only the lower end moves
+    # only the lower end moves
+    assert new["conf_high"] == old["conf_high"].iloc[0] and new["estimate"] == old["estimate"].iloc[0]
     means = np.array([np.mean(v) for v in values])
     sds = np.array([np.std(v, ddof=1) for v in values])
     pooled, own = math.sqrt(np.mean(sds ** 2)), sds[np.argmax(means)]
