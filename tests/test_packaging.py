@@ -131,8 +131,11 @@ def test_metadata_a_packager_reads():
     assert minors == list(range(int(low), int(low) + len(minors))) and minors[0] == 10 and minors[-1] >= 13
     assert {"Typing :: Typed", "Development Status :: 3 - Alpha", "Operating System :: OS Independent",
             "Intended Audience :: Science/Research"} <= set(project["classifiers"])
-    assert project["dynamic"] == ["version", "dependencies", "optional-dependencies"]
-    assert not {"version", "dependencies", "optional-dependencies"} & set(project)
+    assert project["dynamic"] == ["version", "optional-dependencies"]
+    assert not {"version", "optional-dependencies"} & set(project)
+    # the runtime requirements are in both files: setup.cfg (the house's home) and pyproject.toml (what grayskull
+    # reads: with the list dynamic it made a recipe without run requirements); the two lists are one
+    assert project["dependencies"] == _dependencies()
     assert config["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "rlstats._version.__version__"}
     assert project["scripts"] == {"rlstats": "rlstats.cli:main"}
     # setuptools 77 is the first to write `license` as a License-Expression (metadata 2.4).
