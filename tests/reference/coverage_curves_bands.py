@@ -29,13 +29,13 @@ import itertools
 import math
 import pathlib
 import runpy
-import sys
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-import designs  # noqa: E402  (the grid's one home of distributions and design draws)
+# the grid's one home of distributions and design draws, run from its path as the other coverage modules do
+designs = SimpleNamespace(**runpy.run_path(str(pathlib.Path(__file__).resolve().parent / "designs.py")))
 
 from rlstats import curves  # noqa: E402  (the function: joblib's workers can unpickle jobs)
 from rlstats.methods.curves import _kernels  # noqa: E402

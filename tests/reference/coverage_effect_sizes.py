@@ -31,6 +31,7 @@ import math
 import pathlib
 import runpy
 import sys
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -38,8 +39,8 @@ import pandas as pd
 import rlstats
 
 HERE = pathlib.Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-import designs  # noqa: E402  (tests/ need not be importable: the shared grid, from its path)
+# the grid's one home of distributions and design draws, run from its path as the other coverage modules do
+designs = SimpleNamespace(**runpy.run_path(str(HERE / "designs.py")))
 
 AGENTS, RUNS = (2, 8), (2,) + designs.RUNS
 DISTRIBUTIONS, CONFIGURATIONS = designs.DISTRIBUTIONS, ("all_equal", "one_best")
