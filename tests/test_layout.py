@@ -66,11 +66,18 @@ def _resolve(name, node):
     return found
 
 
+@functools.cache
+def _tree(name):
+    """The parsed source of a package module, parsed once for all the checks below (they only read it)."""
+    path = MODULES[name]
+    return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+
+
 def import_graph():
     """module name -> set of package modules it imports (anywhere in its body)."""
     graph = {}
     for name, path in MODULES.items():
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        tree = _tree(name)
         edges = set()
         for node in ast.walk(tree):
             if isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -198,7 +205,7 @@ def test_a_back_end_is_named_outside_its_folder_only_in_its_registry_line():
     pattern = _back_end_names()
     found = []
     for name in READERS:
-        tree = ast.parse(MODULES[name].read_text(encoding="utf-8"))
+        tree = _tree(name)
         # a BibTeX entry (citations.ENTRIES) is a paper's title, not a back end's name
         found += [(name, line, text) for line, text in _code_words(tree) if pattern.search(text)
                   and not text.startswith("@") and (name == "rlstats.methods" or text.split()[0] not in HOMONYMS)]
@@ -280,7 +287,7 @@ def test_a_back_end_is_named_as_code_only_in_its_folder_and_its_registry_line():
         if _backend(module) or module == "rlstats.methods":
             continue
         found |= {(module, _backend(target)) for target in GRAPH[module] if _backend(target)}
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = _tree(module)
         found |= {(module, owner[name]) for _, name in _references(tree, names)}
     assert sorted(found - set(NAMED_OUTSIDE)) == []
     assert sorted(set(NAMED_OUTSIDE) - found) == []  # an exception no longer needed is taken off the list
@@ -303,7 +310,7 @@ def test_power_has_no_per_method_branches():
     names = {"method", "methods", "m", "name"}
     offenders = []
     for module in (n for n in READERS if n.startswith("rlstats.planning")):
-        for node in ast.walk(ast.parse(MODULES[module].read_text(encoding="utf-8"))):
+        for node in ast.walk(_tree(module)):
             if isinstance(node, ast.Compare):
                 operands = [node.left, *node.comparators]
                 named = any(isinstance(o, ast.Name) and o.id in names for o in operands)
@@ -315,16 +322,20 @@ def test_power_has_no_per_method_branches():
 
 
 def _functions_with(predicate):
-    """(module, enclosing function) of every AST node the predicate accepts, over the whole package."""
+    """(module, enclosing function or class) of every AST node the predicate accepts, over the whole package:
+    one entry per enclosing definition, "<module>" for a node outside any."""
     found = []
-    for module, path in MODULES.items():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for function in [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef))] + [tree]:
-            body = function.body if function is not tree else [n for n in tree.body if not isinstance(
-                n, (ast.FunctionDef, ast.ClassDef))]
-            for node in (n for statement in body for n in ast.walk(statement)):
-                if predicate(node):
-                    found.append((module, getattr(function, "name", "<module>")))
+
+    def visit(node, module, enclosing):
+        if predicate(node):
+            found.extend((module, name) for name in enclosing or ["<module>"])
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            enclosing = [*enclosing, node.name]
+        for child in ast.iter_child_nodes(node):
+            visit(child, module, enclosing)
+
+    for module in MODULES:
+        visit(_tree(module), module, [])
     return found
 
 
@@ -347,7 +358,7 @@ def test_one_capture_site():
 
 @pytest.mark.parametrize("name", sorted(n for n in MODULES if n.endswith("._kernels")))
 def test_kernels_import_no_pandas_and_no_result(name):
-    tree = ast.parse(MODULES[name].read_text(encoding="utf-8"))
+    tree = _tree(name)
     imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
                 for alias in node.names}
     imported |= {(node.module or "").split(".")[0] for node in ast.walk(tree)
@@ -366,7 +377,7 @@ def _documented_paths():
     """(where, 'rlstats.x.y') for every dotted name in a docstring of the package or in the README."""
     texts = [("README.md", README.read_text(encoding="utf-8"))] if README.exists() else []
     for name, path in MODULES.items():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = _tree(name)
         for node in ast.walk(tree):
             if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
                 doc = ast.get_docstring(node)
@@ -420,7 +431,7 @@ def _documented_imports():
     """Every ``import rlstats.x`` / ``from rlstats.x import y`` line of the READMEs, vignettes and docstrings."""
     files = (README, PACKAGE / "README.md", *sorted((PACKAGE.parent / "vignettes").glob("*.py")))
     texts = [p.read_text(encoding="utf-8") for p in files if p.exists()]
-    texts += [doc for path in MODULES.values() for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+    texts += [doc for module in MODULES for node in ast.walk(_tree(module))
               if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef)) and (doc := ast.get_docstring(node))]
     return sorted({line for text in texts for line in _IMPORT_LINE.findall(text)})
 
