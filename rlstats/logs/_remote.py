@@ -156,9 +156,9 @@ class RemoteFile:
 
 
 def _too_large(size, limit):
-    has = f"it has {size:,} bytes" if size is not None else f"it has more than {limit:,} bytes"
-    return (f"{has}, more than the max_file_bytes={limit:,} a file read from a URL may have (its bytes are held in "
-            "memory while it is read); pass a larger max_file_bytes= to read it")
+    has = f"it has {size:,} bytes, more than" if size is not None else "it has more than"
+    return (f"{has} the max_file_bytes={limit:,} a file read from a URL may have (its bytes are held in memory while "
+            "it is read); pass a larger max_file_bytes= to read it")
 
 
 @dataclasses.dataclass(frozen=True)
