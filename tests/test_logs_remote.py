@@ -193,6 +193,33 @@ def test_the_command_line_reads_a_url(folders, tmp_path):
 
 
 @pytest.mark.slow
+def test_an_http_server_gives_the_local_frame(folders):
+    """Python's http.server on the loopback address (its folder pages are fsspec's listing; it refuses range
+    requests, so a zip archive is read whole): a folder URL ending in / and one file."""
+    pytest.importorskip("aiohttp", reason="fsspec's HTTP filesystem needs aiohttp (pip install aiohttp)")
+    import functools
+    import http.server
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    local, _ = folders
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(local)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_port}/"
+        for format in ("sb3_eval", "jsonl"):
+            _same(rlstats.read_logs(local, PATTERN, format=format, progress=False),
+                  rlstats.read_logs(url, PATTERN, format=format, progress=False, n_jobs=2))
+        relative = "dqn/CartPole-v1/seed_1/0.monitor.csv"
+        _same(rlstats.read_logs(local / relative, progress=False), rlstats.read_logs(url + relative, progress=False))
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.slow
 def test_an_s3_server_gives_the_local_frame(folders):
     """A moto S3 server on the loopback address, read with s3fs: the same frames as the local folder."""
     pytest.importorskip("s3fs", reason="s3fs is not installed (pip install s3fs)")

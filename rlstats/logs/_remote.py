@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import io
 import posixpath
 import re
 from concurrent.futures import ThreadPoolExecutor
@@ -128,14 +129,14 @@ class RemoteFile:
         return _Stat(size if size is not None else -1)
 
     def open(self, mode: str = "r", encoding: str | None = None) -> Any:
+        """In binary mode, the file's bytes (:meth:`read_bytes`) as a seekable stream: a zip archive is read without
+        the range requests some servers refuse. In text mode, a stream of the file (a header is read without the rest)
+        whose errors are OSErrors, as a local file's."""
+        if "b" in mode:
+            return io.BytesIO(self.read_bytes())
         if self.size is not None and self.size > self.limit:
             raise FileProblem("unreadable", _too_large(self.size, self.limit))
-        try:
-            return self.fs.open(self.path, mode, **({} if "b" in mode else {"encoding": encoding}))
-        except Exception as exc:
-            if isinstance(exc, OSError):
-                raise
-            raise OSError(f"{type(exc).__name__}: {exc}") from exc
+        return _Guarded(lambda: self.fs.open(self.path, mode, encoding=encoding))
 
     def read_bytes(self) -> bytes:
         """The file's bytes; a FileProblem when it has more than ``limit`` (known from the listing, else found
@@ -159,6 +160,38 @@ def _too_large(size, limit):
     has = f"it has {size:,} bytes, more than" if size is not None else "it has more than"
     return (f"{has} the max_file_bytes={limit:,} a file read from a URL may have (its bytes are held in memory while "
             "it is read); pass a larger max_file_bytes= to read it")
+
+
+class _Guarded:
+    """A filesystem's stream whose errors are OSErrors (botocore's, aiohttp's, a server's refusal), as the readers
+    expect of a file; it is opened on entering ``with``."""
+
+    def __init__(self, opener: Callable[[], Any]) -> None:
+        self._handle = self._call(opener)
+
+    @staticmethod
+    def _call(function, *args):
+        try:
+            return function(*args)
+        except (OSError, UnicodeDecodeError, FileProblem):
+            raise
+        except Exception as exc:
+            raise OSError(f"{type(exc).__name__}: {exc}") from exc
+
+    def __enter__(self) -> _Guarded:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._handle.close()
+
+    def readline(self, *args: Any) -> Any:
+        return self._call(self._handle.readline, *args)
+
+    def read(self, *args: Any) -> Any:
+        return self._call(self._handle.read, *args)
+
+    def close(self) -> None:
+        self._handle.close()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -190,7 +223,8 @@ def list_url(url: str, options: RemoteOptions) -> tuple[RemoteRoot, str | None, 
     passes ``options.max_files`` files (counted as the listing goes, folder by folder)."""
     fs, path = filesystem(url, options.storage_options)
     try:
-        if fs.isfile(path):
+        # a URL ending in / names a folder (over HTTP, a folder's index page is a file too)
+        if not url.endswith("/") and fs.isfile(path):
             parent, name = posixpath.split(path.rstrip("/"))
             info = fs.info(path)
             root = RemoteRoot(fs, parent, url.rstrip("/").rsplit("/", 1)[0], {name: info.get("size")},
