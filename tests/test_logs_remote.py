@@ -131,6 +131,25 @@ def test_a_file_over_max_file_bytes_is_refused_before_its_bytes_are_read(folders
         file.read_bytes()
 
 
+def test_a_file_is_read_asking_for_its_listed_size_not_the_bound():
+    """A file object allocates what read(n) asks for before it reads: a 1 GiB bound must not cost 1 GiB a file."""
+    import io
+
+    class Recording(io.BytesIO):
+        asked: list = []
+
+        def read(self, n=-1):
+            self.asked.append(n)
+            return super().read(n)
+
+    data = b"x" * 1000
+    assert _remote._read_bounded(Recording(data), 1 << 30, 1000) == data and Recording.asked == [1001, 1 << 23]
+    Recording.asked.clear()
+    assert _remote._read_bounded(Recording(data), 1 << 30, None) == data and Recording.asked == [1 << 23, 1 << 23]
+    with pytest.raises(_remote.FileProblem, match="more than the max_file_bytes=999 a file"):
+        _remote._read_bounded(Recording(data), 999, 500)  # the file grew past its listing
+
+
 def test_the_bytes_being_read_at_once_are_bounded_and_the_order_kept():
     """read_in_order: files of these sizes, read by 4 threads with a budget of 100 bytes: never more than 100 bytes
     (or one file alone) started and not handed on, and the outcomes in the order given."""

@@ -420,7 +420,8 @@ def read_logs(path: str | os.PathLike[str], pattern: str | Callable[..., Any] | 
         fsspec (``pip install "rlstats[remote]"``): ``s3://bucket/runs``, ``gs://...``, ``https://...``
         (one file), ``file://...``, ``memory://...``, chained as ``simplecache::s3://...``. The protocol's
         filesystem is yours to install (``pip install s3fs`` for ``s3://``, ``gcsfs`` for ``gs://``); the
-        error says which. A URL is listed and its files recognised, matched and read as a local folder's.
+        error says which. A URL is listed and its files recognised, matched and read as a local folder's
+        (over HTTP, where a folder's page is a file too, end a folder's URL with ``/``).
     pattern : str or callable, optional
         Where agent, task and seed come from: ``"{agent}/{task}/seed_{seed}"`` is matched against
         the start of each file's path relative to ``path``. A field is one or more characters

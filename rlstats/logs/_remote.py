@@ -31,6 +31,8 @@ MAX_FILES = 100_000
 MAX_FILE_BYTES = 1 << 30
 #: Most bytes of files being read at once, over all workers (a file larger than this is read alone).
 BYTES_IN_FLIGHT = 1 << 28
+#: Bytes asked of a stream at once when its size is not known (or it grew past its listed size).
+READ_BLOCK_BYTES = 1 << 23
 #: Files listed per message line when a bound is passed.
 _SHOWN = 3
 
@@ -145,15 +147,30 @@ class RemoteFile:
             raise FileProblem("unreadable", _too_large(self.size, self.limit))
         try:
             with self.fs.open(self.path, "rb") as handle:
-                data = handle.read(self.limit + 1)
+                return _read_bounded(handle, self.limit, self.size)
         except FileProblem:
             raise
         except Exception as exc:  # a filesystem's own errors (botocore's, aiohttp's): the file is unreadable
             detail = exc.strerror if isinstance(exc, OSError) and exc.strerror else f"{type(exc).__name__}: {exc}"
             raise FileProblem("unreadable", detail) from exc
-        if len(data) > self.limit:
-            raise FileProblem("unreadable", _too_large(None, self.limit))
-        return data
+
+
+def _read_bounded(handle, limit, size):
+    """A stream's bytes, at most ``limit`` (a FileProblem past it): one read of the listed ``size`` (and a byte, to
+    see the end), else blocks of READ_BLOCK_BYTES. Never ``read(limit)``: a file object allocates what it is asked
+    for before it reads (1 GiB for each file of a few MB)."""
+    chunks, total = [], 0
+    want = min(limit + 1, READ_BLOCK_BYTES if size is None else size + 1)
+    while want > 0:
+        chunk = handle.read(want)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+        if total > limit:
+            raise FileProblem("unreadable", _too_large(None, limit))
+        want = min(limit + 1 - total, READ_BLOCK_BYTES)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def _too_large(size, limit):
