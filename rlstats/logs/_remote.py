@@ -272,21 +272,22 @@ def list_url(url: str, options: RemoteOptions) -> tuple[RemoteRoot, str | None, 
 def read_in_order(items: list, read: Callable[[Any], Any], workers: int,
                   size_of: Callable[[Any], int | None], budget: int = BYTES_IN_FLIGHT) -> Iterator[Any]:
     """``read(item)`` for each item, in order, on ``workers`` threads: a file is started while the files being read
-    (started, not yet handed on) hold at most ``budget`` bytes (a file of unknown size counts as ``budget``; a
-    larger file is read alone) and at most two per worker are waiting, so the bytes in flight stay bounded."""
+    (started, not yet handed on) hold at most ``budget`` bytes (a file of unknown size, as an HTTP folder's page lists
+    them, counts as ``budget``: it may hold up to max_file_bytes; a larger file is read alone) and at most two per
+    worker are waiting, so the bytes in flight stay bounded."""
     if workers <= 1 or len(items) < 2:
         yield from map(read, items)
         return
     with ThreadPoolExecutor(max_workers=workers) as pool:
         pending: collections.deque = collections.deque()
-        upcoming, in_flight, position = iter(items), 0, 0
+        in_flight, position = 0, 0
         while True:
             while position < len(items) and len(pending) < 2 * workers:
                 size = size_of(items[position])
                 size = budget if size is None else min(size, budget)
                 if pending and in_flight + size > budget:
                     break
-                pending.append((pool.submit(read, next(upcoming)), size))
+                pending.append((pool.submit(read, items[position]), size))
                 in_flight += size
                 position += 1
             if not pending:
