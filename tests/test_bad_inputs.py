@@ -2019,6 +2019,83 @@ def test_read_logs_bounds_npz_and_marl_eval_sizes(tmp_path, monkeypatch, module,
     fails(LogReadError, phrase, rlstats.read_logs, tmp_path, progress=False)
 
 
+# issue 43 item 4: logs read from a URL through fsspec (memory://, file://, and a filesystem whose reads fail);
+# tests/test_logs_remote.py reads whole folders this way and compares them with the local read
+
+
+@pytest.fixture(scope="module")
+def remote_logs(logs):
+    """The runs of ``logs`` under a memory:// URL, an empty log and a folder without logs beside them; the same
+    store read through a filesystem whose every file read fails (``rlstatsflaky://``)."""
+    fsspec = pytest.importorskip("fsspec")
+    from fsspec.implementations.memory import MemoryFileSystem
+
+    class Flaky(MemoryFileSystem):
+        protocol = "rlstatsflaky"
+
+        @classmethod
+        def _strip_protocol(cls, path):
+            return super()._strip_protocol(path.removeprefix("rlstatsflaky://"))
+
+        def _open(self, path, *args, **kwargs):
+            raise RuntimeError("the connection was reset by the server")
+
+    fsspec.register_implementation("rlstatsflaky", Flaky, clobber=True)
+    memory, prefix = fsspec.filesystem("memory"), f"/bad-inputs-{os.getpid()}-{id(logs)}"
+    for path in (logs / "runs").rglob("*"):
+        if path.is_file():
+            memory.pipe(f"{prefix}/runs/{path.relative_to(logs / 'runs').as_posix()}", path.read_bytes())
+    memory.pipe(f"{prefix}/empty/progress.csv", b"")
+    memory.pipe(f"{prefix}/other/notes.txt", b"no log here")
+    yield prefix
+    memory.rm(prefix, recursive=True)
+
+
+REMOTE_LOGS_CASES = [  # (what, URL with {m} for the memory store's folder, options, error, phrases)
+    ("an unknown protocol", "nosuchproto://bucket/runs", {}, OptionError,
+     "names the protocol 'nosuchproto', which fsspec does not know"),
+    ("a missing folder", "memory://{m}/nosuch", {}, LogReadError, "no such folder: memory://{m}/nosuch"),
+    ("a URL matching no logs", "memory://{m}/other", {}, LogReadError, "no training logs under memory://{m}/other"),
+    ("an empty log", "memory://{m}/empty/progress.csv", {"pattern": None}, LogReadError,
+     "empty: the file has no content"),
+    ("files that cannot be read", "rlstatsflaky://{m}/runs", {}, LogReadError,
+     ["4 of 4 Stable-Baselines3 logger progress.csv files under rlstatsflaky://{m}/runs could not be used",
+      "unreadable: RuntimeError: the connection was reset by the server"]),
+    ("storage_options not a dict", "memory://{m}/runs", {"storage_options": "anon=True"}, OptionError,
+     "storage_options= must be a dict of the filesystem's options"),
+    ("max_files 0", "memory://{m}/runs", {"max_files": 0}, OptionError, "max_files must be at least 1, got 0"),
+    ("max_file_bytes text", "memory://{m}/runs", {"max_file_bytes": "1GB"}, OptionError,
+     "max_file_bytes must be a whole number, got '1GB'"),
+    ("a listing past max_files", "memory://{m}/runs", {"max_files": 3}, LogReadError,
+     ["the listing of memory://{m}/runs passed 3 files", "pass a larger max_files= to list them all"]),
+    ("a file past max_file_bytes", "memory://{m}/runs", {"max_file_bytes": 10}, LogReadError,
+     "unreadable: it has 37 bytes, more than the max_file_bytes=10 a file read from a URL may have"),
+]
+
+
+@pytest.mark.parametrize("what, url, options, error, phrases", REMOTE_LOGS_CASES,
+                         ids=[c[0] for c in REMOTE_LOGS_CASES])
+def test_read_logs_from_a_url(remote_logs, what, url, options, error, phrases):
+    phrases = [phrases] if isinstance(phrases, str) else phrases
+    fails(error, [p.format(m=remote_logs) for p in phrases], rlstats.read_logs, url.format(m=remote_logs),
+          **{"pattern": LOG_PATTERN, "progress": False, **options})
+
+
+def test_read_logs_from_a_url_whose_filesystem_is_missing_or_with_storage_options_for_a_folder(logs, monkeypatch):
+    fsspec = pytest.importorskip("fsspec")
+    fails(OptionError, "storage_options= is for a URL's filesystem", rlstats.read_logs, logs / "runs", LOG_PATTERN,
+          progress=False, storage_options={"anon": True})
+    from fsspec.registry import known_implementations
+
+    monkeypatch.setitem(known_implementations, "rlstatsgone",
+                        {"class": "rlstats_gone_fs.GoneFileSystem", "err": "Install rlstats_gone_fs"})
+    fails(LogReadError, "needs the package that implements that protocol for fsspec: pip install rlstats_gone_fs",
+          rlstats.read_logs, "rlstatsgone://bucket/runs", progress=False)
+    monkeypatch.setitem(sys.modules, "fsspec", None)
+    fails(LogReadError, "reading s3://bucket/runs needs fsspec: pip install 'rlstats[remote]'", rlstats.read_logs,
+          "s3://bucket/runs", progress=False)
+
+
 # ----------------------------------------------------------------------------- methods of the results
 
 
@@ -2430,6 +2507,18 @@ COMMAND_LINE_CASES = [  # (id, argv with {d} for the folder of inputs, phrase)
      "--key-file {d}/folder is a folder"),
     ("update-state over the key file", ["adastop", "update", "{d}/state.key", "{d}/batch.csv", "--key-file",
                                         "{d}/state.key"], "is the input"),
+    # issue 43 item 4: logs read from a URL (fsspec)
+    ("read-logs-an unknown protocol", ["read-logs", "nosuchproto://bucket/runs", "-o", "{d}/out.csv", NO_PROGRESS],
+     "names the protocol 'nosuchproto', which fsspec does not know"),
+    ("read-logs-out inside a file URL's folder", ["read-logs", "file://{d}/logs", "-o", "{d}/logs/out.csv",
+                                                  NO_PROGRESS], "is inside the folder read"),
+    ("read-logs-max-files 0", ["read-logs", "file://{d}/logs", "--max-files", "0", "-o", "{d}/out.csv", NO_PROGRESS],
+     "--max-files must be at least 1, got 0"),
+    ("read-logs-a listing past --max-files", ["read-logs", "file://{d}/logs", "--max-files", "1", "-o", "{d}/out.csv",
+                                              NO_PROGRESS], "pass a larger --max-files to list them all"),
+    ("read-logs-a file past --max-file-bytes", ["read-logs", "file://{d}/logs", "--max-file-bytes", "5", "-o",
+                                                "{d}/out.csv", NO_PROGRESS],
+     "more than the --max-file-bytes 5 a file read from a URL may have"),
 ]
 
 

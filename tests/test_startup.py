@@ -17,7 +17,7 @@ from conftest import HANG_SECONDS
 import rlstats
 from rlstats.cli import build_parser
 
-HEAVY = ("pandas", "scipy", "matplotlib")
+HEAVY = ("pandas", "scipy", "matplotlib", "fsspec")
 
 # Runs `python -m rlstats ARGS` as the console script does, then reports the heavy modules it imported
 # on the last line of stderr (the command's own output and exit status are kept).

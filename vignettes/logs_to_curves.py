@@ -125,6 +125,28 @@ check["difference"] = (check["score_read"] - check["score_simulated"]).abs()
 print(check.groupby(check["difference"] > 1e-3)["difference"].agg(["size", "max"]))
 
 # %% [markdown]
+# ## Logs where they live
+#
+# The same call reads a folder in an object store, or any place fsspec reaches, by its URL
+# (`pip install "rlstats[remote]"`, and the protocol's own filesystem: `s3fs` for `s3://`,
+# `gcsfs` for `gs://`; the error names the one missing). The files are recognised, matched
+# and read as a local folder's, with the same readers, so the frame is the one a local copy
+# gives (the tests compare them on `memory://`, `file://` and an S3 server):
+#
+# ```python
+# frame = rlstats.read_logs("s3://my-bucket/runs", "{agent}/{task}/seed_{seed}",
+#                           tags={"eval/mean_reward": "score"}, n_jobs=8,
+#                           storage_options={"endpoint_url": "http://127.0.0.1:9000"})
+# ```
+#
+# `n_jobs` threads read the files in order, with at most 256 MiB of files being read at once,
+# and nothing read is run as code. A listing of more than 100,000 files is refused before any
+# file is read (`max_files=` raises the bound; better, point at a narrower folder), and so is a
+# file over 1 GiB (`max_file_bytes=`), since a file is held in memory while it is read.
+# From the shell: `rlstats read-logs s3://my-bucket/runs --pattern ... --jobs 8 -o runs.csv`,
+# with the credentials the filesystem reads from the environment.
+
+# %% [markdown]
 # ## Learning curves
 #
 # The tasks have different score scales; `simulate_curves` records each task's offset and

@@ -8,6 +8,10 @@
     rlstats read-logs runs/ --format sb3_monitor --pattern "{agent}/{task}/seed_{seed}" --smooth 100 -o episodes.csv
     rlstats read-logs runs/ --pattern "{agent}/{task}/seed_{seed}" --tags eval/mean_reward=score -o - |
         rlstats compare - "score ~ agent | task/seed" --method curves -o step=step
+    rlstats read-logs s3://bucket/runs --pattern "{agent}/{task}/seed_{seed}" --jobs 8 -o runs.csv
+
+A URL (s3://, gs://, https://, file://, ...) is read through fsspec (pip install 'rlstats[remote]', and the
+protocol's filesystem, e.g. s3fs); its credentials come from the environment, as the filesystem reads them.
 
 The file it writes is what every other subcommand reads (``-o -``: CSV on standard output, and the
 summary on standard error). Errors print one line and exit with status 2; the output path is checked
@@ -22,6 +26,7 @@ import sys
 from typing import TextIO
 
 from ..errors import RlstatsError
+from ..logs._remote import MAX_FILE_BYTES, MAX_FILES, is_url
 from ._shared import STREAM, UsageError
 
 #: read_logs' advice names Python keywords; the command names its options.
@@ -31,7 +36,8 @@ OPTION_WORDS = (("on_error='skip'", "--on-error skip"), ("with tags=, e.g. tags=
                 ("pass format=", "pass --format"), ("pass step=", "pass --step "), ("tags=", "--tags "),
                 ("pattern=", "--pattern "), ("n_jobs=", "--jobs "), ("n_jobs must", "--jobs must"),
                 ("step=", "--step "), ("smooth_over=", "--smooth-over "), ("smooth=", "--smooth "),
-                ("smooth must", "--smooth must"))
+                ("smooth must", "--smooth must"), ("max_files=", "--max-files "), ("max_files must", "--max-files must"),
+                ("max_file_bytes=", "--max-file-bytes "), ("max_file_bytes must", "--max-file-bytes must"))
 #: Suffixes of the file written: CSV, TSV or Parquet.
 OUTPUT_SUFFIXES = (".csv", ".tsv", ".parquet", ".pq")
 
@@ -43,7 +49,8 @@ def add_read_logs_command(subparsers: argparse._SubParsersAction[argparse.Argume
     command = subparsers.add_parser(
         "read-logs", help="read a folder of training logs (TensorBoard, SB3, CSV, W&B exports) into one file",
         description=__doc__.split("\n\n")[0])
-    command.add_argument("folder", help="folder of runs (searched recursively), or one log file")
+    command.add_argument("folder", help="folder of runs (searched recursively), or one log file; or the URL of "
+                                        "either (s3://, gs://, file://, ...), read through fsspec")
     command.add_argument("--pattern", default=None,
                          help="where agent, task and seed come from, e.g. '{agent}/{task}/seed_{seed}'")
     command.add_argument("--format", choices=FORMATS, default=None, help="log format (default: the one found)")
@@ -62,6 +69,10 @@ def add_read_logs_command(subparsers: argparse._SubParsersAction[argparse.Argume
     command.add_argument("--smooth-over", choices=("episodes", "steps"), default=None,
                          help="what --smooth counts: logged values (episodes of a monitor.csv; the default) or steps")
     command.add_argument("--jobs", type=int, default=1, help="files read in parallel (-1: all cores)")
+    command.add_argument("--max-files", type=int, default=MAX_FILES, metavar="N",
+                         help=f"a URL's listing may hold at most N files (default: {MAX_FILES:,})")
+    command.add_argument("--max-file-bytes", type=int, default=MAX_FILE_BYTES, metavar="N",
+                         help=f"a file read from a URL may have at most N bytes (default: {MAX_FILE_BYTES:,})")
     command.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     command.add_argument("-o", "--output", required=True, metavar="FILE",
                          help="where to write the frame: .csv, .tsv or .parquet, or - for CSV on standard output")
@@ -160,24 +171,37 @@ def _check_not_an_input(output, folder):
                                  f"({how}); writing it would replace that file: give another path")
 
 
+def _local_folder(folder):
+    """The local path the folder read names (a file:// URL's path too), or None for another URL."""
+    if not is_url(folder):
+        return folder
+    from urllib.parse import unquote, urlsplit
+
+    parts = urlsplit(folder)
+    return unquote(parts.path) if parts.scheme == "file" and parts.netloc in ("", "localhost") else None
+
+
 def run_read_logs(args: argparse.Namespace, out: TextIO) -> int:
     from ._shared import check_output_path, write_output
     from ..design import NOTES_ATTR
     from ..provenance import PROVENANCE_ATTR
     from ..logs import read_logs
 
-    output = check_output_path(args.output, option="-o", inputs=[args.folder])
+    folder = _local_folder(args.folder)
+    output = check_output_path(args.output, option="-o", inputs=[] if folder is None else [folder])
     suffix = ".csv" if output == STREAM else output.suffix.lower()
     if suffix not in OUTPUT_SUFFIXES:
         raise UsageError(f"-o {output} must end in .csv, .tsv or .parquet, or be - for CSV on standard output")
-    _check_not_read_next_time(output, args.folder)
-    _check_not_an_input(output, args.folder)
+    if folder is not None:  # a remote file is not overwritten by a local one
+        _check_not_read_next_time(output, folder)
+        _check_not_an_input(output, folder)
     tags = _tags(args.tags)
     smooth, smooth_over = _smooth(args.smooth, args.smooth_over)
     try:
         frame = read_logs(args.folder, args.pattern, format=args.format, tags=tags, step=args.step,
                           keep=args.keep, on_error=args.on_error, progress=not args.no_progress, n_jobs=args.jobs,
-                          smooth=smooth, smooth_over=smooth_over)
+                          smooth=smooth, smooth_over=smooth_over, max_files=args.max_files,
+                          max_file_bytes=args.max_file_bytes)
     except RlstatsError as exc:  # the same advice, in the command's words
         raise type(exc)(_in_command_words(str(exc))) from exc
     notes = tuple(frame.attrs.get(NOTES_ATTR, ()))

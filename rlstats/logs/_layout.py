@@ -25,6 +25,7 @@ from pathlib import Path
 from ..errors import LogReadError, OptionError
 from ..format import count
 from ._formats import FORMATS, file_format
+from ._remote import is_url
 
 #: A ``{field}`` or a ``*`` (runs of ``*`` count as one).
 WILDCARD = re.compile(r"\{([A-Za-z_]\w*)\}|\*+")
@@ -140,34 +141,50 @@ def _short(text, limit=80):
     return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text):,} characters)"
 
 
-def discover(root, format):
-    """Log files under ``root`` (a folder or one file) by format: {format: [relative posix paths]}.
+def discover(root, format, remote=None):
+    """Log files under ``root`` (a folder or one file, a local path or a URL) by format: (the folder,
+    {format: [relative posix paths]}).
 
     ``format`` narrows the search to one format (and reads the files its record says it reads); files are
     listed in sorted order, which for TensorBoard event files (named by their creation time) is the order
-    they were written.
+    they were written. A URL is listed through fsspec (:mod:`._remote`, with ``remote``: its
+    :class:`~._remote.RemoteOptions`) in the same order, and its files are told apart by the same names.
     """
-    if not isinstance(root, (str, os.PathLike)):
-        raise OptionError(f"path= must be a folder or file name (text or a Path), got {type(root).__name__} "
-                          f"{root!r:.60}")
-    root = Path(root)
-    if root.is_file():
-        kind = format or file_format(root.name)
+    if is_url(root):
+        from ._remote import RemoteOptions, list_url
+
+        root, single, listed = list_url(root, remote or RemoteOptions({}))
+    else:
+        if not isinstance(root, (str, os.PathLike)):
+            raise OptionError(f"path= must be a folder or file name (text or a Path) or a URL, got "
+                              f"{type(root).__name__} {root!r:.60}")
+        root = Path(root)
+        single = root.name if root.is_file() else None
+        if single is None and not root.is_dir():
+            raise LogReadError(f"no such folder: {root}; give the folder of runs (or one log file)")
+        root, listed = (root.parent, []) if single is not None else (root, _walk(root))
+    if single is not None:
+        kind = format or file_format(single)
         if kind is None:
-            raise LogReadError(f"{root} is not a log file rlstats knows; pass format= "
+            raise LogReadError(f"{root / single} is not a log file rlstats knows; pass format= "
                                f"(one of {', '.join(FORMATS)})")
-        return root.parent, {kind: [root.name]}
-    if not root.is_dir():
-        raise LogReadError(f"no such folder: {root}; give the folder of runs (or one log file)")
+        return root, {kind: [single]}
     found = {}
+    for relative in listed:
+        name = relative.rsplit("/", 1)[-1]
+        kind = file_format(name) if format is None else format if FORMATS[format].reads(name) else None
+        if kind is not None:
+            found.setdefault(kind, []).append(relative)
+    return root, found
+
+
+def _walk(root):
+    """Every file under the folder ``root``, relative to it, a folder's files (sorted) before its folders (sorted)."""
     for folder, subfolders, names in os.walk(root):
         subfolders.sort()
         relative = Path(folder).relative_to(root).as_posix()
         for name in sorted(names):
-            kind = file_format(name) if format is None else format if FORMATS[format].reads(name) else None
-            if kind is not None:
-                found.setdefault(kind, []).append(name if relative == "." else f"{relative}/{name}")
-    return root, found
+            yield name if relative == "." else f"{relative}/{name}"
 
 
 @dataclasses.dataclass(frozen=True)

@@ -59,14 +59,14 @@ def _headers(path):
         if size > MAX_NPZ_BYTES:
             raise FileProblem("unreadable", f"it has {size:,} bytes, more than the {MAX_NPZ_BYTES:,} an "
                                             "evaluations.npz may have")
-        with open(path, "rb") as handle:
+        with path.open("rb") as handle:  # a Path, or a file of a URL (._remote)
             head = handle.read(4)
         if not head:
             raise FileProblem("empty", "the file has no bytes")
         if head not in _ZIP_MAGIC:
             raise FileProblem("unreadable", "not an .npz archive (a zip of .npy arrays, as EvalCallback writes with "
                                             f"np.savez); it starts with {head!r}")
-        with zipfile.ZipFile(path) as archive:
+        with path.open("rb") as handle, zipfile.ZipFile(handle) as archive:
             members = archive.infolist()
             total = sum(info.file_size for info in members)
             if total > MAX_NPZ_BYTES:
@@ -126,7 +126,7 @@ def read(path):
         raise FileProblem("unreadable", f"no array {', '.join(map(repr, missing))} (EvalCallback writes timesteps, "
                                         f"results and ep_lengths); it holds {', '.join(map(repr, headers)) or 'none'}")
     try:
-        with np.load(path, allow_pickle=False) as archive:
+        with path.open("rb") as handle, np.load(handle, allow_pickle=False) as archive:
             arrays = {name: archive[name] for name in ARRAYS if name in headers}
     except (ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:  # data shorter than its header, a bad CRC
         raise FileProblem("corrupt", f"an array cannot be read ({type(exc).__name__}: {exc})") from exc

@@ -23,10 +23,11 @@ import pandas as pd
 from ..provenance import Note, set_notes
 from ..format import count
 from ..errors import LogReadError, OptionError, warn
-from ..options import check_bool, check_choice, check_n_jobs
+from ..options import check_bool, check_choice, check_int, check_n_jobs
 from ..progress import progress_bar
 from ._formats import FORMATS, LABELS, STANDARD_FIELDS, LogFormat, file_patterns, load
 from ._layout import Pattern, compile_pattern, discover, stated_notes, with_stated
+from ._remote import MAX_FILE_BYTES, MAX_FILES, RemoteOptions, RemoteRoot, is_url, read_in_order
 from ._pieces import FileProblem
 from ._smooth import check_smooth, smooth_frame
 
@@ -407,13 +408,20 @@ def _listed_runs(items):
 def read_logs(path: str | os.PathLike[str], pattern: str | Callable[..., Any] | None = None, *,
               format: LogFormatName | None = None, tags: str | Sequence[str] | dict[str, str] | None = None,
               step: str | None = None, keep: LogKeep = "last", on_error: LogOnError = "raise", progress: bool = True,
-              n_jobs: int = 1, smooth: int | None = None, smooth_over: SmoothOver = "episodes") -> pd.DataFrame:
+              n_jobs: int = 1, smooth: int | None = None, smooth_over: SmoothOver = "episodes",
+              storage_options: dict[str, Any] | None = None, max_files: int = MAX_FILES,
+              max_file_bytes: int = MAX_FILE_BYTES) -> pd.DataFrame:
     """Read a folder of training logs into one long frame: one row per run and logged step.
 
     Parameters
     ----------
-    path : str or Path
-        A folder of runs (searched recursively), or one log file.
+    path : str, Path or URL
+        A folder of runs (searched recursively), or one log file; or the URL of either, read through
+        fsspec (``pip install "rlstats[remote]"``): ``s3://bucket/runs``, ``gs://...``, ``https://...``
+        (one file), ``file://...``, ``memory://...``, chained as ``simplecache::s3://...``. The protocol's
+        filesystem is yours to install (``pip install s3fs`` for ``s3://``, ``gcsfs`` for ``gs://``); the
+        error says which. A URL is listed and its files recognised, matched and read as a local folder's
+        (over HTTP, where a folder's page is a file too, end a folder's URL with ``/``).
     pattern : str or callable, optional
         Where agent, task and seed come from: ``"{agent}/{task}/seed_{seed}"`` is matched against
         the start of each file's path relative to ``path``. A field is one or more characters
@@ -477,7 +485,8 @@ def read_logs(path: str | os.PathLike[str], pattern: str | Callable[..., Any] | 
         widget in a notebook with ipywidgets; elsewhere (a pipe, a log, a notebook without ipywidgets)
         nothing is shown.
     n_jobs : int
-        Files read in parallel by joblib (-1: all cores); the frame is the same whatever ``n_jobs``.
+        Files read in parallel by joblib (-1: all cores); from a URL, by as many threads, with at most
+        256 MiB of files being read at once. The frame is the same whatever ``n_jobs``.
     smooth : int, optional
         Replace each scalar by a trailing rolling mean over a window of this many episodes or steps
         (``smooth_over``), within each run: a monitor.csv's jagged episode returns become the curve
@@ -488,6 +497,16 @@ def read_logs(path: str | os.PathLike[str], pattern: str | Callable[..., Any] | 
         ``"episodes"``: the window counts the run's logged values (episodes in a monitor.csv,
         evaluations in an evaluations.npz); ``"steps"``: it holds the values logged at steps in
         ``(step - smooth, step]``.
+    storage_options : dict, optional
+        For a URL: the options of its filesystem (credentials, ``endpoint_url``, ...), as fsspec and
+        pandas take them. An error with a local path.
+    max_files : int
+        For a URL: the most files its listing may hold (every file counts, log or not), 100,000 by
+        default; a larger listing is an error before any file is read. Pass more to read more.
+    max_file_bytes : int
+        For a URL: the most bytes one file may have, 1 GiB by default (a file is held in memory while
+        it is read); a larger file is a problem of that file (see ``on_error``), found before its
+        bytes are read. Local files are read as they are.
 
     Returns
     -------
@@ -562,7 +581,8 @@ def read_logs(path: str | os.PathLike[str], pattern: str | Callable[..., Any] | 
     read 2 runs from 2 TensorBoard event files, tag 'eval/mean_reward' (chosen as the one evaluation
     return among the logged tags; pass tags= to choose)
     """
-    options = ReadOptions.checked(format, step, keep, on_error, progress, n_jobs, smooth, smooth_over)
+    options = ReadOptions.checked(format, step, keep, on_error, progress, n_jobs, smooth, smooth_over,
+                                  remote=(path, storage_options, max_files, max_file_bytes))
     compiled = compile_pattern(pattern)
     check_columns(compiled.fields, {})  # before any file is read
     found = find_runs(path, compiled, options)
@@ -593,9 +613,13 @@ class ReadOptions:
     progress: bool
     n_jobs: int
     smoothing: tuple | None
+    #: how a URL is opened and bounded (None for a local path)
+    remote: RemoteOptions | None = None
 
     @classmethod
-    def checked(cls, format, step, keep, on_error, progress, n_jobs, smooth, smooth_over):
+    def checked(cls, format, step, keep, on_error, progress, n_jobs, smooth, smooth_over, remote=(None, None,
+                                                                                                  MAX_FILES,
+                                                                                                  MAX_FILE_BYTES)):
         if format is not None:
             check_choice("format", format, tuple(FORMATS))
         keep = check_choice("keep", keep, KEEP)
@@ -605,7 +629,22 @@ class ReadOptions:
         smoothing = check_smooth(smooth, smooth_over)
         if step is not None and not isinstance(step, str):
             raise OptionError(f"step= names the step column of a table, e.g. step='global_step'; got {step!r}")
-        return cls(format, step, keep, on_error, progress, n_jobs, smoothing)
+        return cls(format, step, keep, on_error, progress, n_jobs, smoothing, _remote_options(*remote))
+
+
+def _remote_options(path, storage_options, max_files, max_file_bytes):
+    """The RemoteOptions of a URL (None for a local path, where ``storage_options=`` is an error)."""
+    max_files = check_int("max_files", max_files, minimum=1)
+    max_file_bytes = check_int("max_file_bytes", max_file_bytes, minimum=1)
+    if storage_options is not None and not isinstance(storage_options, dict):
+        raise OptionError(f"storage_options= must be a dict of the filesystem's options, e.g. "
+                          f"{{'endpoint_url': 'http://127.0.0.1:9000'}}; got {type(storage_options).__name__}")
+    if not is_url(path):
+        if storage_options:
+            raise OptionError(f"storage_options= is for a URL's filesystem, and {str(path)!r:.80} is a local path; "
+                              "drop storage_options=, or give the URL, e.g. 's3://bucket/runs'")
+        return None
+    return RemoteOptions(dict(storage_options or {}), max_files, max_file_bytes)
 
 
 @dataclasses.dataclass
@@ -616,7 +655,7 @@ class Found:
     run otherwise than their path (these grow as the files are read)."""
 
     record: LogFormat
-    root: Path
+    root: Path | RemoteRoot
     files: list
     pattern: Pattern
     to_read: list
@@ -632,7 +671,7 @@ def find_runs(path, compiled, options):
     """Discover the logs under ``path`` (of one format) and which run each file belongs to, before reading any
     (files the pattern does not match are never opened). LogReadError when there are none or several formats;
     OptionError for ``step=`` with a format that states its step."""
-    root, by_format = discover(path, options.format)
+    root, by_format = discover(path, options.format, options.remote)
     if not by_format:
         looked = FORMATS[options.format].label if options.format else file_patterns()
         raise LogReadError(f"no training logs under {path} (looked for {looked})")
@@ -694,11 +733,16 @@ def _read_file(record, path, step):
 
 
 def _read_files(found, options):
-    """Each file's pieces (or problem), in the order of ``found.to_read``, on ``options.n_jobs`` processes."""
+    """Each file's pieces (or problem), in the order of ``found.to_read``, on ``options.n_jobs`` processes (threads
+    for a URL's files, with the bytes being read bounded: :func:`._remote.read_in_order`)."""
     paths = [found.root / relative for relative in found.to_read]
     outcomes = []
     with progress_bar(len(paths), options.progress, "reading logs") as advance:
-        if options.n_jobs == 1 or len(paths) < 2:
+        if options.remote is not None:
+            workers = (os.cpu_count() or 1) if options.n_jobs == -1 else options.n_jobs
+            read = read_in_order(paths, lambda path: _read_file(found.record, path, options.step), workers,
+                                 lambda path: path.size)
+        elif options.n_jobs == 1 or len(paths) < 2:
             read = (_read_file(found.record, path, options.step) for path in paths)
         else:
             from joblib import Parallel, delayed

@@ -349,7 +349,7 @@ def combine_monitors(pieces):
 def looks_like_wandb_export(path):
     """Whether a CSV file's header is that of a W&B chart export (read before matching run names)."""
     try:
-        with open(path, encoding="utf-8") as handle:
+        with path.open(encoding="utf-8") as handle:  # a Path, or a file of a URL (._remote)
             header = handle.readline()
     except (OSError, UnicodeDecodeError):
         return False
