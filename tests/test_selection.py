@@ -145,6 +145,11 @@ def test_skew_t_reporter_against_an_independent_computation():
     assert "(skewness of the effects -" in str(res)
     old = selection_check(df, FORMULA, treatment="new", baseline="old", reported=reported, reporter="t")
     assert old.pvalue_reporter == pytest.approx(t_test.pvalue, rel=1e-12) and old.reporter_skewness is None
+    # lower is better on negated scores: the same effects, so the same skewness and p-value
+    flipped = selection_check(df.assign(score=-df["score"]), FORMULA, treatment="new", baseline="old",
+                              reported=reported, mu_gap=0.1, higher_is_better=False)
+    assert (flipped.reporter_skewness, flipped.pvalue_reporter) == pytest.approx((gamma, res.pvalue_reporter),
+                                                                                rel=1e-10)
 
 
 def hall_at(v, gamma, mu0):
