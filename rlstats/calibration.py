@@ -128,7 +128,9 @@ DEFAULTS: dict[str, Patterns] = {
     "curves.band": ({"interval": ("studentized", "")},),  # bootstrap-t bands; the difference band and max-T
     "mixed.contrast": ({"test": "satterthwaite", "interval": "tukey"},),  # ddf and adjust
     "percentiles.interval": ({"interval": "pbp"},),
-    "selection.size": ({"statistic": "inspector", "test": "fisher_pitman"}, {"statistic": "reporter", "test": "t"}),
+    # the reporter's skewness-corrected t (issue 40; reporter="t", the paper's, before)
+    "selection.size": ({"statistic": "inspector", "test": "fisher_pitman"},
+                       {"statistic": "reporter", "test": "skew_t"}),
     "skillings_mack.size": ALL,
     "task_table.effect_size": ({"interval": "fcr"},),  # both effect sizes are reported, at the FCR-adjusted level
     "task_table.possibly_best": ({"test": "welch"},),

@@ -77,7 +77,7 @@ def test_z_inspector_flags_exactly_below_the_derived_threshold():
 def test_reporter_t_and_gap_against_scipy():
     rng = np.random.default_rng(4)
     v = rng.normal(0.6, 1.0, 14)
-    res = check(v, range(6), mu_gap=0.3)
+    res = check(v, range(6), mu_gap=0.3, reporter="t")
     reference = stats.ttest_1samp(v[:6], 0.0, alternative="greater")
     gap = stats.ttest_1samp(v[:6], 0.3, alternative="greater")
     assert res.reporter_statistic == pytest.approx(reference.statistic, rel=1e-10)
@@ -85,6 +85,112 @@ def test_reporter_t_and_gap_against_scipy():
     assert res.reporter_df == 5
     assert res.pvalue_gap == pytest.approx(gap.pvalue, rel=1e-10)
     assert res.claim_pvalue == res.pvalue_gap
+    assert res.reporter_skewness is None
+    # the default corrects only a skew its runs show: these runs have none (both agents' runs deviate alike)
+    default = check(v, range(6), mu_gap=0.3)
+    assert default.reporter == "skew_t" and abs(default.reporter_skewness) < 1e-12
+    assert (default.pvalue_reporter, default.pvalue_gap) == pytest.approx((res.pvalue_reporter, res.pvalue_gap),
+                                                                         rel=1e-12)
+    assert default.tidy().loc[1, ["conf_low", "conf_high"]].tolist() == pytest.approx(
+        res.tidy().loc[1, ["conf_low", "conf_high"]].tolist(), rel=1e-12)
+
+
+# ---- issue 40 item 1: the skewness-corrected reporter (the default)
+
+def _skewed_runs(seed=0, tasks=8, runs=4):
+    """Runs of two agents whose effects are skewed towards losses: the new agent now and then fails badly."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for t in range(tasks):
+        scale = np.exp(rng.normal(0, 0.5))
+        new = 0.3 - rng.lognormal(0, 1.0, runs) * scale
+        old = rng.normal(-np.exp(0.5) * scale, scale, runs)
+        rows += [("new", f"game_{t:02d}", r, x) for r, x in enumerate(new)]
+        rows += [("old", f"game_{t:02d}", r, x) for r, x in enumerate(old)]
+    return pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
+
+
+def test_skew_t_reporter_against_an_independent_computation():
+    """Hall's (1992) transformation with the skewness of the effects from the runs' k-statistics (scipy's kstat),
+    the larger p-value of it and the t, and its interval by inverting each one-sided test."""
+    df = _skewed_runs()
+    reported = [f"game_{t:02d}" for t in range(6)]
+    res = selection_check(df, FORMULA, treatment="new", baseline="old", reported=reported, mu_gap=0.1)
+    k2 = k3 = 0.0
+    v = []
+    for task in reported:
+        new = df.loc[(df.task == task) & (df.agent == "new"), "score"].to_numpy()
+        old = df.loc[(df.task == task) & (df.agent == "old"), "score"].to_numpy()
+        v.append(new.mean() - old.mean())
+        k2 += stats.kstat(new, 2) / new.size + stats.kstat(old, 2) / old.size
+        k3 += stats.kstat(new, 3) / new.size ** 2 - stats.kstat(old, 3) / old.size ** 2
+    v, n = np.array(v), len(reported)
+    gamma = (k3 / n) / (k2 / n) ** 1.5
+    assert gamma < -0.1 and res.reporter_skewness == pytest.approx(gamma, rel=1e-10)
+    t_test = stats.ttest_1samp(v, 0.0, alternative="greater")
+    for mu0, p in ((0.0, res.pvalue_reporter), (0.1, res.pvalue_gap)):
+        s = (v.mean() - mu0) / v.std(ddof=1)
+        hall = np.sqrt(n) * (s + gamma * s ** 2 / 3 + gamma ** 2 * s ** 3 / 27 + gamma / (6 * n))
+        t = np.sqrt(n) * s
+        assert p == pytest.approx(max(stats.t.sf(hall, n - 1), stats.t.sf(t, n - 1)), rel=1e-10)
+        assert p > stats.t.sf(t, n - 1)  # skewed towards losses: more cautious than the t
+    assert res.reporter_statistic == pytest.approx(min(hall_at(v, gamma, 0.0), t_test.statistic), rel=1e-10)
+    row = res.tidy().set_index("term").loc["reporter"]
+    assert row["pvalue_method"] == "t, skewness-corrected (from the runs)"
+    # each end is where its one-sided test has p = 0.025: the lower one Hall's, the upper one the t's
+    assert kernels.reporter_test(v[None], "skew_t", row["conf_low"], skewness=np.array([gamma]))[2][0] == \
+        pytest.approx(0.025, rel=1e-8)
+    low_t, high_t = stats.ttest_1samp(v, 0.0).confidence_interval(0.95)
+    assert row["conf_low"] < low_t and row["conf_high"] == pytest.approx(high_t, rel=1e-12)
+    assert "(skewness of the effects -" in str(res)
+    old = selection_check(df, FORMULA, treatment="new", baseline="old", reported=reported, reporter="t")
+    assert old.pvalue_reporter == pytest.approx(t_test.pvalue, rel=1e-12) and old.reporter_skewness is None
+    # lower is better on negated scores: the same effects, so the same skewness and p-value
+    flipped = selection_check(df.assign(score=-df["score"]), FORMULA, treatment="new", baseline="old",
+                              reported=reported, mu_gap=0.1, higher_is_better=False)
+    assert (flipped.reporter_skewness, flipped.pvalue_reporter) == pytest.approx((gamma, res.pvalue_reporter),
+                                                                                rel=1e-10)
+
+
+def hall_at(v, gamma, mu0):
+    n, s = v.size, (v.mean() - mu0) / v.std(ddof=1)
+    return np.sqrt(n) * (s + gamma * s ** 2 / 3 + gamma ** 2 * s ** 3 / 27 + gamma / (6 * n))
+
+
+def test_skew_t_kernels():
+    rng = np.random.default_rng(1)
+    v = rng.normal(0.2, 1.0, (500, 6))
+    gamma = rng.uniform(-2, 2, 500)
+    p_t = kernels.reporter_test(v, "t")[2]
+    stat, df, p = kernels.reporter_test(v, "skew_t", skewness=gamma)
+    assert np.all(p >= p_t) and np.all(df == 5)  # never more liberal than the t
+    assert np.array_equal(p[gamma >= 0], p_t[gamma >= 0])  # a skew towards gains is left to the t
+    assert np.allclose(p, stats.t.sf(stat, 5), rtol=1e-12)
+    # the transform is the cubic ((1 + g s / 3)^3 - 1) / g + g / (6 n), and hall_inverse undoes it
+    s, g = np.linspace(-4, 4, 81), -0.9
+    assert np.allclose(kernels.hall_transform(s, g, 6), np.sqrt(6) * (((1 + g * s / 3) ** 3 - 1) / g + g / 36))
+    assert np.allclose(kernels.hall_inverse(kernels.hall_transform(s, g, 6), g, 6), s, atol=1e-12)
+    assert np.allclose(kernels.hall_inverse(1.5, 0.0, 6), 1.5 / np.sqrt(6))
+    # without runs: the effects' own sample skewness (0 for 2 effects, which are always symmetric)
+    w = np.array([[0.1, 0.4, -2.0, 0.3]])
+    own = stats.skew(w[0]) * (3 / 4) ** 1.5  # the ddof = 1 sd in the denominator
+    assert kernels.effect_skewness(w)[0] == pytest.approx(own, rel=1e-12)
+    assert kernels.effect_skewness(w[:, :2])[0] == 0.0
+    # the runs' cumulants: NaN for a task with fewer than 3 runs of an arm, left out of the skewness
+    k2, k3 = np.array([[1.0, np.nan, 2.0]]), np.array([[-0.5, np.nan, -1.5]])
+    assert kernels.effect_skewness(w[:, :3], k2, k3)[0] == pytest.approx(-1.0 / 1.5 ** 1.5, rel=1e-12)
+
+
+def test_skew_t_falls_back_to_the_effects_skewness():
+    """With 2 runs per agent (no third cumulant from the runs) or another effect, the effects' own skewness."""
+    df = _skewed_runs(runs=2)
+    reported = [f"game_{t:02d}" for t in range(6)]
+    res = selection_check(df, FORMULA, treatment="new", baseline="old", reported=reported)
+    v = res.effects.loc[res.effects["set"] == "reported", "effect"].to_numpy()
+    assert res.reporter_skewness == pytest.approx(kernels.effect_skewness(v[None])[0], rel=1e-12)
+    assert res.tidy().loc[1, "pvalue_method"] == "t, skewness-corrected (from the effects)"
+    poi = selection_check(_skewed_runs(), FORMULA, treatment="new", baseline="old", reported=reported, effect="poi")
+    assert poi.tidy().loc[1, "pvalue_method"] == "t, skewness-corrected (from the effects)"
 
 
 def test_reporter_wilcoxon_exact_value():
@@ -486,7 +592,8 @@ def test_error_negative_gap():
     ({"reporter": "z"}, "sigma"),
     ({"n_candidates": 20}, "sigma"),
     ({"n_candidates": 1, "sigma": 1.0, "reporter": "z", "reported": ["game_00", "game_01"]}, "n_candidates=1"),
-    ({"reported": ["game_00"]}, "reporter=\"t\" needs at least 2 reported tasks"),
+    ({"reported": ["game_00"]}, "reporter=\"skew_t\" needs at least 2 reported tasks"),
+    ({"reported": ["game_00"], "reporter": "t"}, "reporter=\"t\" needs at least 2 reported tasks"),
     ({"inspector": "welch", "reported": ["game_00"], "reporter": "wilcoxon"}, "welch"),
     ({"sigma": -1.0}, "sigma must be"),
     ({"effect": "median"}, "effect='median' is not one of"),
@@ -680,16 +787,22 @@ def test_effect_function_returning_nan_is_named():
 SIZE = runpy.run_path(str(pathlib.Path(__file__).parent / "reference" / "size_selection.py"))
 
 
+def _null_runs(reported, heldout, runs, distribution, seed):
+    """The runs (treatment, baseline) of one null data set of the size simulation, each (1, tasks, runs)."""
+    return SIZE["draw_runs"](distribution, 1, reported + heldout, runs, np.random.default_rng(seed))
+
+
 def _null_suite(reported, heldout, runs, distribution, seed):
     """One null data set of the size simulation as a long frame, with its per-task effects."""
-    treatment, baseline = SIZE["draw_runs"](distribution, 1, reported + heldout, runs, np.random.default_rng(seed))
+    treatment, baseline = _null_runs(reported, heldout, runs, distribution, seed)
     tasks = [f"t{t:02d}" for t in range(reported + heldout)]
     frame = pd.concat([pd.DataFrame({"agent": agent, "task": np.repeat(tasks, runs), "score": scores[0].ravel()})
                        for agent, scores in (("new", treatment), ("old", baseline))], ignore_index=True)
     return frame, treatment[0].mean(axis=-1) - baseline[0].mean(axis=-1), tasks[:reported]
 
 
-@pytest.mark.parametrize("design", [(3, 3, 2, "skewed"), (2, 8, 5, "capped"), (5, 21, 3, "heavy_tailed")])
+@pytest.mark.parametrize("design", [(3, 3, 2, "skewed"), (2, 8, 5, "capped"), (5, 21, 3, "heavy_tailed"),
+                                    (8, 18, 3, "skewed")])
 def test_size_simulation_computes_what_selection_check_returns(design):
     """The simulation's batch of kernels gives selection_check's effects and p-values (the same numbers with every
     subset enumerated; within 4 Monte Carlo SE where selection_check draws 9,999 random subsets and the simulation
@@ -697,7 +810,11 @@ def test_size_simulation_computes_what_selection_check_returns(design):
     reported, heldout = design[:2]
     for seed in range(3):
         frame, v, names = _null_suite(*design, seed)
-        batch = SIZE["pvalues"](v[None, :reported], v[None, reported:], np.random.default_rng(seed))
+        skewness = None  # with 2 runs, from the effects
+        if design[2] >= 3:
+            k2, k3 = (k[:, :reported] for k in SIZE["run_skewness"](*_null_runs(*design, seed)))
+            skewness = kernels.effect_skewness(v[None, :reported], k2, k3)
+        batch = SIZE["pvalues"](v[None, :reported], v[None, reported:], np.random.default_rng(seed), skewness)
         for inspector in SIZE["INSPECTORS"]:
             res = selection_check(frame, FORMULA, treatment="new", baseline="old", reported=names,
                                   inspector=inspector, rng=seed)
@@ -708,7 +825,9 @@ def test_size_simulation_computes_what_selection_check_returns(design):
                 assert abs(res.pvalue - expected) <= 4 * np.sqrt(spread) + 1e-3, inspector
             else:
                 assert res.pvalue == pytest.approx(expected, rel=1e-10), inspector
-            assert res.pvalue_reporter == pytest.approx(batch["reporter", "t"][0], rel=1e-10)
+            assert res.pvalue_reporter == pytest.approx(batch["reporter", "skew_t"][0], rel=1e-10)
+        old = selection_check(frame, FORMULA, treatment="new", baseline="old", reported=names, reporter="t", rng=seed)
+        assert old.pvalue_reporter == pytest.approx(batch["reporter", "t"][0], rel=1e-10)
 
 
 def _exact_size(row):
@@ -725,7 +844,7 @@ def _exact_size(row):
 
 def test_table_sizes_match_their_closed_forms():
     rows = calibration.rows(SIZE["PROCEDURE"])
-    assert len(rows) == 4 * len(SIZE["grid"]())
+    assert len(rows) == (len(SIZE["INSPECTORS"]) + len(SIZE["REPORTERS"])) * len(SIZE["grid"]())
     checked = 0
     for row in rows:
         size = _exact_size(row)
@@ -746,8 +865,12 @@ def _check_size(point, n_sim):
     measured = SIZE["measure"](*point, n_sim, seed=99)  # n_sim per design draw
     assert {(row["statistic"], row["test"]) for row in measured} == set(tabled), "the table lacks this grid point"
     frame, _, names = _null_suite(reported, heldout, runs, distribution, 0)
-    notes = {inspector: selection_check(frame, FORMULA, treatment="new", baseline="old", reported=names,
-                                        inspector=inspector, rng=0).notes for inspector in SIZE["INSPECTORS"]}
+    notes = {("inspector", inspector): selection_check(frame, FORMULA, treatment="new", baseline="old",
+                                                       reported=names, inspector=inspector, rng=0).notes
+             for inspector in SIZE["INSPECTORS"]}
+    notes.update({("reporter", reporter): selection_check(frame, FORMULA, treatment="new", baseline="old",
+                                                          reported=names, reporter=reporter, rng=0).notes
+                  for reporter in SIZE["REPORTERS"]})
     for row in measured:
         table_row = tabled[row["statistic"], row["test"]]
         coverage = float(table_row["coverage"])
@@ -755,7 +878,7 @@ def _check_size(point, n_sim):
         joint = math.sqrt(max(coverage * (1 - coverage), 0.05 * 0.95) * (1 / n_total + 1 / int(table_row["n_sim"])))
         assert abs(row["coverage"] - coverage) <= 4 * joint, (point, row, coverage)
         quoted = any(n.startswith(f"measured size of the {row['statistic']}'s")
-                     for n in notes[row["test"] if row["statistic"] == "inspector" else "fisher_pitman"])
+                     for n in notes[row["statistic"], row["test"]])
         assert row["coverage"] >= 0.95 - 3 * math.sqrt(0.05 * 0.95 / n_total) or quoted, (point, row)
 
 
@@ -766,6 +889,27 @@ def _check_size(point, n_sim):
                                           + [(point, 500, pytest.mark.slow) for point in SIZE["grid"]()]])
 def test_selection_check_size(point, n_sim):
     _check_size(point, n_sim)
+
+
+def test_skew_t_reporter_holds_its_level_where_the_t_missed():
+    """Issue 40: at 8 of 26 tasks reported with 3 runs of skewed scores (the t's worst row, 0.938), the reporter's
+    tests alone re-measured on 4 x 1,500 fresh null data sets: the default holds alpha within 3 SE, pooled and in
+    every design draw, and rejects less often than the t."""
+    held = {"skew_t": [], "t": []}
+    for draw in range(SIZE["DESIGNS_MODULE"]["DESIGN_DRAWS"]):
+        rng = np.random.default_rng([4040, draw])
+        treatment, baseline = SIZE["draw_runs"]("skewed", 1500, 26, 3, rng, draw)
+        order = rng.random((1500, 26)).argsort(axis=-1)[:, :8, None]
+        treatment, baseline = (np.take_along_axis(x, order, axis=1) for x in (treatment, baseline))
+        v = treatment.mean(axis=-1) - baseline.mean(axis=-1)
+        skewness = kernels.effect_skewness(v, *SIZE["run_skewness"](treatment, baseline))
+        p = SIZE["pvalues"](v, v[:, :2], rng, skewness)  # held-out effects only feed the inspector, unused here
+        for test in held:
+            held[test].append(p["reporter", test] > 0.05)
+    rows = {test: SIZE["DESIGNS_MODULE"]["pooled_row"](h, 0.95) for test, h in held.items()}
+    assert rows["skew_t"]["coverage"] >= 0.95 - 3 * math.sqrt(0.0475 / 6000)
+    assert rows["skew_t"]["coverage_min"] >= 0.95 - 3 * math.sqrt(0.0475 / 1500)
+    assert rows["t"]["coverage"] < rows["skew_t"]["coverage"] - 0.005
 
 
 def test_selection_check_quotes_a_measured_size(monkeypatch):
@@ -784,17 +928,17 @@ def test_selection_check_quotes_a_measured_size(monkeypatch):
                 "n_sim": "8000", "coverage": str(coverage)}
 
     rows = (row("inspector", "welch", 2, 0.92), row("inspector", "welch", 2, 0.93, "skewed"),
-            row("reporter", "t", 2, 0.935), row("inspector", "fisher_pitman", 2, 0.95),
-            row("inspector", "welch", 5, 0.95))
+            row("reporter", "skew_t", 2, 0.935), row("reporter", "t", 2, 0.93),
+            row("inspector", "fisher_pitman", 2, 0.95), row("inspector", "welch", 5, 0.95))
     monkeypatch.setattr(calibration, "rows", lambda procedure: rows if procedure == "selection.size" else ())
     frame, _, names = _null_suite(2, 8, 3, "normal", 0)  # 3 runs read as the table's 2
     res = selection_check(frame, FORMULA, treatment="new", baseline="old", reported=names, inspector="welch", rng=0)
     assert ("measured size of the inspector's Welch two-sample t test with 2 reported and 8 held-out tasks and 2 runs "
             "of each agent per task: 0.080 (skewed_left scores, 8000 null data sets), above beta = 0.05 by more than "
             "3 Monte Carlo standard errors") in res.notes
-    reporter = ("measured size of the reporter's one-sample t test with 2 reported and 8 held-out tasks and 2 runs of "
-                "each agent per task: 0.065 (skewed_left scores, 8000 null data sets), above alpha = 0.05 by more "
-                "than 3 Monte Carlo standard errors")
+    reporter = ("measured size of the reporter's skewness-corrected one-sample t test with 2 reported and 8 held-out "
+                "tasks and 2 runs of each agent per task: 0.065 (skewed_left scores, 8000 null data sets), above "
+                "alpha = 0.05 by more than 3 Monte Carlo standard errors")
     assert reporter in res.notes
 
     def quoted(data=frame, reported=names, **options):
@@ -804,6 +948,8 @@ def test_selection_check_quotes_a_measured_size(monkeypatch):
     assert quoted() == [reporter]  # the permutation inspector holds its level: the reporter's line only
     assert quoted(inspector="welch", beta=0.1) == [reporter]
     assert quoted(alpha=0.1) == [] and quoted(effect="poi") == []
+    assert quoted(reporter="t") == [reporter.replace("skewness-corrected one-sample t", "one-sample t")
+                                    .replace("0.065", "0.070")]  # the former default quotes its own row
     assert quoted(reported=names + ["t02"]) == []  # 3 reported: off the table's grid
     more = _null_suite(2, 8, 6, "normal", 0)[0]  # 6 runs: more than the table's largest count, 5
     assert quoted(more, inspector="welch") == []
@@ -864,7 +1010,8 @@ def test_reported_effects_without_spread_give_no_t_test_and_no_zero_width_interv
     res = rlstats.selection_check(df, "score ~ agent | task", treatment="new", baseline="old",
                                   reported=["t0", "t1", "t2"], rng=0)
     assert np.isnan(res.pvalue_reporter) and np.isnan(res.reporter_statistic)
-    assert "the reporter's one-sample t test is undefined (the reported effects have no spread or are all zero)" in str(res)
+    assert ("the reporter's skewness-corrected one-sample t test is undefined (the reported effects have no spread or "
+            "are all zero)") in str(res)
     reported = res.group_summary.set_index("set").loc["reported"]
     assert reported["estimate"] == pytest.approx(1.0, rel=1e-12)
     assert np.isnan(reported["conf_low"]) and np.isnan(reported["conf_high"])

@@ -46,6 +46,13 @@ def _expanded_bands(rlstats):
     return {"bands": "expanded"} if "bands" in inspect.signature(rlstats.curves).parameters else {}
 
 
+def _paper_reporter(rlstats):
+    """The reporter's one-sample t as recorded: ``reporter="t"`` since issue 40 made the skewness-corrected t the
+    default."""
+    default = inspect.signature(rlstats.selection_check).parameters["reporter"].default
+    return {"reporter": "t"} if default != "t" else {}
+
+
 def _data(rlstats):
     simulate = rlstats.datasets.simulate
     return {
@@ -69,7 +76,8 @@ def calls(rlstats):
     fp = _fisher_pitman(rlstats)
     reference = pd.DataFrame({"task": [f"task_{i:02d}" for i in range(1, 6)], "random": [-1.0, 0, 0.5, 1, -2],
                               "human": [3.0, 2, 4, 5, 1]})
-    selection = dict(treatment="agent_3", baseline="agent_1", reported=["task_01", "task_02"])
+    selection = dict(treatment="agent_3", baseline="agent_1", reported=["task_01", "task_02"],
+                     **_paper_reporter(rlstats))
     out = {
         # compare(), one back end each
         "compare/skillings_mack": lambda: rlstats.compare(d["missing"], BLOCKED, method="skillings_mack", rng=0),

@@ -5,7 +5,10 @@
 (or this script with the same options). ``rlstats.selection_check`` asks whether the reported tasks have a larger
 mean per-task effect than held-out tasks (the inspector's test, ``res.pvalue``: by default a permutation test over
 task labels, exact for "the reported tasks are a uniformly random subset"; or the pooled or Welch two-sample t test)
-and prints the reporter's one-sample t test that the mean effect over the reported tasks is above 0. The null of
+and prints the reporter's test that the mean effect over the reported tasks is above 0: by default the
+skewness-corrected t (``reporter="skew_t"``: the larger of the one-sample t p-value and Hall's skewness-corrected
+one, with the skewness of the effects from the runs' k-statistics, used where negative), formerly the one-sample t
+(``reporter="t"``, whose rows are kept). The null of
 both: an honest reporter (the reported tasks a random subset, independent of the data) of an agent no better than
 its baseline on any task. Each simulated data set has ``reported + heldout`` tasks (``configuration``: the reported
 count; ``tasks``: all of them) with c runs of each agent per task (``runs``). A *design draw*
@@ -22,7 +25,7 @@ of the draw's tasks, drawn afresh for each data set. Each row pools ``DESIGN_DRA
 the lowest).
 
 A row per test (``statistic``: ``inspector`` or ``reporter``; ``test``: ``fisher_pitman`` (the permutation test),
-``t``, ``welch``, or the reporter's ``t``) gives the share of null data sets not rejected at 0.05 (beta for the inspector, alpha for the
+``t``, ``welch``, or the reporter's ``skew_t`` and ``t``) gives the share of null data sets not rejected at 0.05 (beta for the inspector, alpha for the
 reporter), so its size is 1 - coverage. The p-values come from the kernels ``selection_check`` calls, on a batch of
 data sets at once (``tests/test_selection.py`` checks that they equal the public function's); the permutation
 inspector enumerates the subsets where there are at most 9,999 (as its default does), and otherwise draws
@@ -55,6 +58,7 @@ DESIGNS = ((2, 8), (3, 3), (3, 23), (5, 5), (5, 21), (8, 18))
 RUNS = (2,) + DESIGNS_MODULE["RUNS"]
 DISTRIBUTIONS = DESIGNS_MODULE["DISTRIBUTIONS"]
 INSPECTORS = ("fisher_pitman", "t", "welch")
+REPORTERS = ("skew_t", "t")
 #: the sign that turns each distribution's skew down (the mirrored lognormal: rare failures)
 ORIENTATION = {"normal": 1.0, "skewed": -1.0, "heavy_tailed": 1.0, "capped": 1.0}
 
@@ -74,8 +78,20 @@ def draw_runs(distribution, n_sim, tasks, runs, rng, draw=0):
     return offset + scale * ORIENTATION[distribution] * (deviation - _mean(distribution)), baseline
 
 
-def pvalues(v_reported, v_heldout, rng):
-    """{(statistic, test): p-values of each row}, as ``selection_check`` computes them with its defaults."""
+def run_skewness(treatment, baseline):
+    """(..., tasks) second and third cumulants of each task's mean_diff effect from its runs (scipy's k-statistics
+    of each arm, a computation apart from the kernel's ``effect_cumulants``)."""
+    from scipy import stats
+
+    runs = treatment.shape[-1]
+    k2 = (stats.kstat(treatment, 2, axis=-1) + stats.kstat(baseline, 2, axis=-1)) / runs
+    k3 = (stats.kstat(treatment, 3, axis=-1) - stats.kstat(baseline, 3, axis=-1)) / runs ** 2
+    return k2, k3
+
+
+def pvalues(v_reported, v_heldout, rng, skewness=None):
+    """{(statistic, test): p-values of each row}, as ``selection_check`` computes them with its defaults
+    (``skewness``: one per row for the skew-corrected reporter, from the runs; None, from the effects)."""
     from rlstats.methods.selection import _kernels as kernels
 
     enumerated = math.comb(v_reported.shape[-1] + v_heldout.shape[-1], v_reported.shape[-1]) <= DEFAULT_RESAMPLES
@@ -83,6 +99,7 @@ def pvalues(v_reported, v_heldout, rng):
         v_reported, v_heldout, DEFAULT_RESAMPLES if enumerated else N_RESAMPLES, rng)}
     for kind in INSPECTORS[1:]:
         out["inspector", kind] = kernels.parametric_inspector(v_reported, v_heldout, kind)[2]
+    out["reporter", "skew_t"] = kernels.reporter_test(v_reported, "skew_t", skewness=skewness)[2]
     out["reporter", "t"] = kernels.reporter_test(v_reported, "t")[2]
     return out
 
@@ -99,7 +116,13 @@ def measure(reported, heldout, runs, distribution, n_sim, seed=0):
         # the honest reporter's subset is uniformly random: each data set its own order of the draw's tasks
         order = np.random.default_rng(data_seed.spawn(1)[0]).random(v.shape).argsort(axis=-1)
         v = np.take_along_axis(v, order, axis=-1)
-        for key, p in pvalues(v[:, :reported], v[:, reported:], np.random.default_rng(test_seed)).items():
+        skewness = None
+        if runs >= 3:  # the reported tasks' runs give the skewness (selection_check's rule)
+            from rlstats.methods.selection import _kernels as kernels
+
+            k2, k3 = (np.take_along_axis(k, order, axis=-1)[:, :reported] for k in run_skewness(treatment, baseline))
+            skewness = kernels.effect_skewness(v[:, :reported], k2, k3)
+        for key, p in pvalues(v[:, :reported], v[:, reported:], np.random.default_rng(test_seed), skewness).items():
             held.setdefault(key, []).append(p > ALPHA)
     subsets = math.comb(reported + heldout, reported)
     permutations = subsets if subsets <= DEFAULT_RESAMPLES else N_RESAMPLES  # every subset, or the random ones

@@ -19,9 +19,9 @@ from ._planning import required_heldout
 _INSPECTOR_NAMES = {"fisher_pitman": "permutation test over task labels", "t": "pooled two-sample t test",
                     "welch": "Welch two-sample t test", "z": "two-sample z test with known sd"}
 _INTERVAL_NAMES = {"welch": "Welch t", "t": "pooled t", "z": "normal, known sd"}
-_REPORTER_NAMES = {"t": "one-sample t test", "z": "one-sample z test with known sd",
-                   "wilcoxon": "Wilcoxon signed-rank test"}
-_STATISTIC_SYMBOL = {"t": "t", "welch": "t", "z": "z", "wilcoxon": "V"}
+_REPORTER_NAMES = {"skew_t": "skewness-corrected one-sample t test", "t": "one-sample t test",
+                   "z": "one-sample z test with known sd", "wilcoxon": "Wilcoxon signed-rank test"}
+_STATISTIC_SYMBOL = {"skew_t": "t", "t": "t", "welch": "t", "z": "z", "wilcoxon": "V"}
 VERDICTS = {
     "survives": "significant on reported tasks, and they are representative of the held-out tasks -- "
                 "the claim survives verification",
@@ -69,7 +69,10 @@ class SelectionCheckResult(Result):
     difference_df : float or None
         Degrees of freedom of that interval (None: normal).
     reporter : str
-        ``"t"``, ``"z"`` or ``"wilcoxon"``.
+        ``"skew_t"``, ``"t"``, ``"z"`` or ``"wilcoxon"``.
+    reporter_skewness : float or None
+        The skewness of the reported effects that ``reporter="skew_t"``
+        corrects for where negative (None for the other reporters).
     reporter_statistic, reporter_df : float
         The reporter's naive test of ``mean(reported) > 0``.
     pvalue_reporter : float
@@ -151,6 +154,7 @@ class SelectionCheckResult(Result):
     verdict: str
     reporter_interval: dict[str, Any] | None = None
     conf_level: float = CONF_LEVEL
+    reporter_skewness: float | None = None
 
     _plot_kinds: ClassVar[dict] = {
         "effects": plots_selection.plot_effects,
@@ -250,8 +254,11 @@ class SelectionCheckResult(Result):
     def _reporter_line(self):
         symbol = _STATISTIC_SYMBOL[self.reporter]
         df = "" if self.reporter_df is None else f", df = {fmt.signif(self.reporter_df)}"
+        skew = "" if self.reporter_skewness is None else \
+            f" (skewness of the effects {fmt.signif(self.reporter_skewness, 3)})"
         return (f"reporter ({_REPORTER_NAMES[self.reporter]}): mean effect = {fmt.signif(self.mean_reported)}, "
-                f"{symbol} = {fmt.signif(self.reporter_statistic)}{df}, {fmt.pvalue_phrase(self.pvalue_reporter)}")
+                f"{symbol} = {fmt.signif(self.reporter_statistic)}{df}, {fmt.pvalue_phrase(self.pvalue_reporter)}"
+                f"{skew}")
 
     def _summary_tables(self):
         order = {"reported": 0, "heldout": 1, "dropped": 2}
