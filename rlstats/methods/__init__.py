@@ -36,6 +36,7 @@ FOLDERS = (
     "curves",
     "tuning",
     "mixed",
+    "equivalence",
 )
 
 _DECLARED = [importlib.import_module(f"{__name__}.{folder}._backend") for folder in FOLDERS]
