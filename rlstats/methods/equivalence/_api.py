@@ -2,8 +2,8 @@
 
 ``equivalence(df, "score ~ agent | task", margin=0.1)`` asks, for each pair of agents (every pair, or each agent
 against ``control=``), whether their difference lies within +-margin: on each task (Welch's t of the two agents'
-runs), across tasks (the one-sample t of the paired task-level differences of means, tasks as the sample) and on an
-aggregate (the IQM or mean over tasks, its difference's bootstrap-t interval read off :func:`rlstats.bootstrap`'s
+runs), across tasks (the mean of the paired task-level differences of means: the tasks at hand with Welch-Satterthwaite
+df, or ``across="paired_t"``, tasks as a sample) and on an aggregate (the IQM or mean over tasks, its difference's bootstrap-t interval read off :func:`rlstats.bootstrap`'s
 own resamples and standard errors, reached through the registry). ``published=`` replaces the second agent by a
 published table of per-task means, SDs and run counts (a reproduction). The numbers come from :mod:`._kernels`.
 """
@@ -35,14 +35,20 @@ EquivalenceAlternative = Literal["equivalence", "noninferior"]
 #: aggregate= besides None: the bootstrap's metric whose difference is tested
 AGGREGATES = ("iqm", "mean")
 EquivalenceAggregate = Literal["iqm", "mean"]
+#: across= : the across-tasks test (tasks at hand, or tasks as a sample)
+ACROSS = ("welch", "paired_t")
+EquivalenceAcross = Literal["welch", "paired_t"]
 #: the published table's columns besides the task's (named as the formula's block column)
 PUBLISHED_COLUMNS = ("mean", "sd", "n")
 #: the second agent of every pair with published=
 PUBLISHED = "published"
 #: the calibration table's rows of the tests' size at the margin (tests/reference/size_equivalence.py)
 CALIBRATION = "equivalence.size"
-#: the scopes of the tests, in tidy()'s order within a pair, and the interval= column of their calibration rows
-SCOPES = {"task": "welch", "across tasks": "paired_t", "aggregate": "bootstrap"}
+#: the scopes of the tests, in tidy()'s order within a pair
+SCOPES = ("task", "across tasks", "aggregate")
+#: the interval= column of each test's calibration rows
+_CALIBRATED = {"Welch t": "welch", "Welch-Satterthwaite over tasks": "welch_mean", "paired t over tasks": "paired_t",
+               "bootstrap-t": "bootstrap"}
 
 
 def _check_margin(margin):
@@ -62,6 +68,7 @@ class EquivalenceOptions:
     alpha: float = 0.05
     higher_is_better: bool = True
     control: str | None = None
+    across: EquivalenceAcross = "welch"
     aggregate: EquivalenceAggregate | None = "iqm"
     n_resamples: int = 2_000
     na_action: NaAction = "raise"
@@ -83,6 +90,7 @@ class EquivalenceOptions:
                    alternative=check_choice("alternative", options.get("alternative", "equivalence"), ALTERNATIVES),
                    alpha=alpha, higher_is_better=check_bool("higher_is_better", options.get("higher_is_better", True)),
                    control=control, aggregate=aggregate,
+                   across=check_choice("across", options.get("across", "welch"), ACROSS),
                    n_resamples=check_resamples(options.get("n_resamples", 2_000), minimum=100),
                    na_action=check_choice("na_action", options.get("na_action", "raise"), NA_ACTIONS))
 
@@ -103,7 +111,8 @@ class EquivalenceOptions:
 def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float | None = None,
                 alternative: EquivalenceAlternative = "equivalence", alpha: float = 0.05,
                 higher_is_better: bool = True, control: str | None = None, published: pd.DataFrame | None = None,
-                aggregate: EquivalenceAggregate | None = "iqm", n_resamples: int = 2_000,
+                across: EquivalenceAcross = "welch", aggregate: EquivalenceAggregate | None = "iqm",
+                n_resamples: int = 2_000,
                 normalize: Normalizer = None, na_action: NaAction = "raise", rng: Seed = None,
                 eval_env: EvalEnv = None) -> EquivalenceResult:
     """Equivalence (TOST) or non-inferiority of agents within a margin: per task, across tasks and on an aggregate.
@@ -135,9 +144,16 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
     published : DataFrame, optional
         A published table of per-task numbers: the formula's task column plus ``mean``, ``sd`` (standard
         deviation over runs) and ``n`` (runs). Each agent of the data is then compared with it (pairs (agent,
-        "published")): per task by Welch's t from the summaries, across tasks by the paired t of the task
-        differences, and in aggregate by the mean over tasks of the differences with its Welch-Satterthwaite interval
-        (a published table has no runs to bootstrap, so not the IQM). Every task of the data must be in it.
+        "published")): per task by Welch's t from the summaries, across tasks by the mean of the task differences
+        (``across=``); a published table has no runs to bootstrap, so there is no aggregate row. Every
+        task of the data must be in it.
+    across : {"welch", "paired_t"}
+        The across-tasks test of the mean over tasks of the task-level differences of means. ``"welch"``: the
+        tasks at hand, its standard error from the runs within each task, sqrt(sum_t (s_1t^2 / n_1t + s_2t^2 /
+        n_2t)) / T, on Welch-Satterthwaite df (every cell needs 2 runs; withheld otherwise, with a note).
+        ``"paired_t"``: tasks as a sample from a population of tasks, the one-sample t of the T differences on T - 1
+        df (one run per cell is enough); it assumes the differences alike in spread, which tasks on different scales
+        are not: it missed alpha at 5 tasks on capped scores (``equivalence.size`` rows), which the result quotes.
     aggregate : {"iqm", "mean"} or None
         The aggregate whose difference is tested, from :func:`rlstats.bootstrap` (its default studentised
         resamples, at confidence level 1 - 2 alpha): bootstrap-t interval of the difference, each agent resampled
@@ -191,7 +207,8 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
     ['task', 'across tasks', 'aggregate']
     """
     options = EquivalenceOptions.checked(margin=margin, alternative=alternative, alpha=alpha,
-                                         higher_is_better=higher_is_better, control=control, aggregate=aggregate,
+                                         higher_is_better=higher_is_better, control=control, across=across,
+                                         aggregate=aggregate,
                                          n_resamples=n_resamples, na_action=na_action)
     check_rng(rng)
     if published is not None and normalize is not None:
@@ -309,16 +326,22 @@ def _test(options, estimate, se, df):
 
 
 def _pair_rows(options, a, b, task_names, mean_a, sd_a, n_a, mean_b, sd_b, n_b):
-    """The per-task Welch tests and the across-tasks paired t of one pair, on the tasks both ran."""
+    """The per-task Welch tests and the across-tasks test of one pair, on the tasks both ran."""
     shared = (n_a > 0) & (n_b > 0)
     rows = []
     estimate, se, df = kernels.welch(mean_a[shared], sd_a[shared], n_a[shared], mean_b[shared], sd_b[shared],
                                      n_b[shared])
     names = [t for t, s in zip(task_names, shared) if s]
     rows += _rows("task", a, b, names, "Welch t", estimate, se, df, _test(options, estimate, se, df), options.margin)
-    estimate, se, df = kernels.paired((mean_a[shared] - mean_b[shared])[None, :])
-    rows += _rows("across tasks", a, b, None, "paired t over tasks", estimate, se, df,
-                  _test(options, estimate, se, df), options.margin)
+    if options.across == "paired_t":
+        estimate, se, df = kernels.paired((mean_a[shared] - mean_b[shared])[None, :])
+        method = "paired t over tasks"
+    else:
+        estimate, se, df = kernels.welch_mean(mean_a[shared], sd_a[shared], n_a[shared], mean_b[shared], sd_b[shared],
+                                              n_b[shared])
+        method = "Welch-Satterthwaite over tasks"
+    rows += _rows("across tasks", a, b, None, method, estimate, se, df, _test(options, estimate, se, df),
+                  options.margin)
     return rows
 
 
@@ -376,8 +399,9 @@ def _aggregate(design, options, pairs, rng):
 
 def _ordered(table, pairs):
     """Rows grouped by pair in the pairs' order, each pair's tasks, then across tasks, then the aggregate."""
-    table = table.astype({"task": object})
-    table["task"] = [t if isinstance(t, str) else None for t in table["task"]]  # no task: None, not NaN
+    # no task: None, not NaN (an object column: pandas' string dtype would turn None into NaN)
+    table["task"] = pd.Series([t if isinstance(t, str) else None for t in table["task"]], index=table.index,
+                              dtype=object)
     order = {pair: k for k, pair in enumerate(pairs)}
     scopes = {scope: k for k, scope in enumerate(SCOPES)}
     key = [order[(a, b)] * 10 + scopes[s] for a, b, s in zip(table["agent_1"], table["agent_2"], table["scope"])]
@@ -390,32 +414,35 @@ def _across_notes(table):
     if not len(lost):
         return []
     names = "; ".join(f"{a} vs {b}" for a, b in zip(lost["agent_1"], lost["agent_2"]))
-    return [f"the across-tasks test needs 2 or more tasks where both agents ran, with differences that vary; it is "
+    return [f"the across-tasks test needs 2 or more tasks where both agents ran (with across='welch', 2 runs of each in "
+            f"every one, for the spread within tasks; across='paired_t' needs one), with scores that vary; it is "
             f"withheld for {names}"]
 
 
 def _size_notes(design, options, table):
     """The measured size at the margin where the calibration table shows it above alpha by more than 3 Monte Carlo
-    SE at this design (two agents' rows, the nearest runs and tasks measured), for each scope shown."""
+    SE at this design (two agents' rows at the nearest runs and tasks measured), for each test given."""
     if not np.isclose(options.alpha, 0.05) or not len(calibration.rows(CALIBRATION)):
         return []
     runs = int(design.counts[design.counts > 0].min())
     measured_runs = min((3, 5, 10, 20), key=lambda r: (abs(r - runs), r))
-    tasks = min((1, 5, 26), key=lambda t: (abs(t - design.n_tasks), t))
+    given = table[np.isfinite(table["conf_low"].to_numpy(dtype=float))]
     notes = []
-    for scope, interval in SCOPES.items():
-        if not np.isfinite(table.loc[table["scope"] == scope, "conf_low"].to_numpy(dtype=float)).any():
-            continue
-        design_columns = {"test": options.alternative, "interval": interval, "runs": measured_runs, "tasks": tasks}
-        if scope == "aggregate":
-            design_columns["metric"] = options.aggregate
-        row = calibration.shortfall(calibration.rows(CALIBRATION), 0.95, **design_columns)
+    for (scope, method), _ in given.groupby(["scope", "method"], sort=False):
+        interval = _CALIBRATED[method.partition(" (")[0]]
+        tasks = (1, 5, 26) if interval == "welch" else (5, 26)
+        columns = {"test": options.alternative, "interval": interval, "runs": measured_runs,
+                   "tasks": min(tasks, key=lambda t: (abs(t - design.n_tasks), t))}
+        if interval == "bootstrap":
+            columns["metric"] = options.aggregate
+        row = calibration.shortfall(calibration.rows(CALIBRATION), 0.95, **columns)
         if row is not None:
-            notes.append(f"measured size at the margin of the {scope} test ({interval}) at {row['tasks']} tasks and "
+            notes.append(f"measured size at the margin of the {scope} test ({method}) at {row['tasks']} tasks and "
                          f"{row['runs']} runs per agent: {1 - calibration.worst_coverage(row):.3f} ("
                          f"{row['distribution'].replace('_', '-')} scores, {row['configuration']}; {row['n_sim']} "
-                         "simulated tests), above alpha = 0.05 by more than 3 Monte Carlo standard errors: its "
-                         "'equivalent' may be too easily given there; add runs")
+                         "simulated tests), above alpha = 0.05 by more than 3 Monte Carlo standard errors, so its "
+                         "'equivalent' comes too easily there"
+                         + ("; across='welch' held alpha on that grid" if interval == "paired_t" else "; add runs"))
     return notes
 
 
@@ -432,14 +459,9 @@ def _run_published(design, options, table, scale):
     rows = []
     for j, a in enumerate(design.agents):
         rows += _pair_rows(options, a, PUBLISHED, design.tasks, means[:, j], sds[:, j], runs[:, j], mean_p, sd_p, n_p)
-        ran = runs[:, j] > 0
-        estimate, se, df = kernels.welch_mean(means[ran, j], sds[ran, j], runs[ran, j], mean_p[ran], sd_p[ran],
-                                              n_p[ran])
-        rows += _rows("aggregate", a, PUBLISHED, None, "Welch-Satterthwaite (mean over tasks)", estimate, se, df,
-                      _test(options, estimate, se, df), options.margin)
-    if options.aggregate == "iqm":
-        notes.append("a published table holds per-task means and SDs, not runs: the aggregate is the mean over tasks "
-                     "of the differences with its Welch-Satterthwaite interval (tasks fixed), not the IQM")
+    if options.aggregate is not None:
+        notes.append(f"no aggregate ({options.aggregate}) row: a published table holds per-task means and SDs, not "
+                     "runs to bootstrap; the across-tasks test is of the mean over tasks")
     frame = _ordered(pd.DataFrame(rows), pairs)
     notes += _across_notes(frame) + _size_notes(design, options, frame)
     return _result(design, options, pairs, frame, notes, None, scale, published=True)
@@ -457,8 +479,8 @@ def _result(design, options, pairs, table, notes, seed, scale, published):
         options={**options.record(), "published": published}, seed=seed, margin=options.margin, margin_scale=scale,
         alternative=options.alternative, alpha=options.alpha, confidence_level=level,
         higher_is_better=options.higher_is_better, agents=design.agents, tasks=design.tasks, counts=design.counts,
-        pairs=pairs, comparisons=table, aggregate=None if options.aggregate is None else
-        ("mean" if published else options.aggregate), published=published, n_resamples=options.n_resamples)
+        pairs=pairs, comparisons=table, aggregate=None if published else options.aggregate, across=options.across,
+        published=published, n_resamples=options.n_resamples)
 
 
 def _verdict(shown, options):

@@ -117,17 +117,16 @@ def bootstrap_t(delta, se, resampled_delta, resampled_se, margin, alpha, alterna
 
 
 def welch_mean(mean_1, sd_1, n_1, mean_2, sd_2, n_2):
-    """(estimate, se, df) of the mean over tasks of the differences mean_1 - mean_2 (each (tasks,)), tasks fixed:
-    se = sqrt(sum_t (sd_1t^2 / n_1t + sd_2t^2 / n_2t)) / T with Welch-Satterthwaite df; NaN where a task lacks a
-    spread."""
-    mean_1, sd_1, n_1, mean_2, sd_2, n_2 = (np.asarray(v, dtype=np.float64)
-                                            for v in (mean_1, sd_1, n_1, mean_2, sd_2, n_2))
-    tasks = mean_1.size
+    """(estimate, se, df) of the mean over tasks (the last axis) of the differences mean_1 - mean_2, tasks fixed:
+    se = sqrt(sum_t (sd_1t^2 / n_1t + sd_2t^2 / n_2t)) / T on Welch-Satterthwaite df; NaN where a task lacks a
+    spread (fewer than 2 runs) or none has any."""
+    mean_1, sd_1, n_1, mean_2, sd_2, n_2 = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64)
+                                                                 for v in (mean_1, sd_1, n_1, mean_2, sd_2, n_2)))
+    tasks = mean_1.shape[-1]
     v_1, v_2 = sd_1 ** 2 / n_1, sd_2 ** 2 / n_2
-    variance = np.sum(v_1 + v_2)
+    variance = np.sum(v_1 + v_2, axis=-1)
     with np.errstate(divide="ignore", invalid="ignore"):
-        df = variance ** 2 / np.sum(v_1 ** 2 / (n_1 - 1) + v_2 ** 2 / (n_2 - 1))
-    estimate = float(np.mean(mean_1 - mean_2)) if tasks else np.nan
-    if not (tasks and variance > 0 and np.isfinite(variance)):
-        return estimate, np.nan, np.nan
-    return estimate, float(np.sqrt(variance) / tasks), float(df)
+        df = variance ** 2 / np.sum(v_1 ** 2 / (n_1 - 1) + v_2 ** 2 / (n_2 - 1), axis=-1)
+        estimate = np.mean(mean_1 - mean_2, axis=-1) if tasks else np.full(variance.shape, np.nan)
+    good = (variance > 0) & np.isfinite(variance) & (tasks > 0)
+    return estimate, np.where(good, np.sqrt(variance) / max(tasks, 1), np.nan), np.where(good, df, np.nan)

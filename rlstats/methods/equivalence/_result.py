@@ -42,15 +42,17 @@ class EquivalenceResult(Result):
     pairs : tuple of (str, str)
         The pairs compared, (agent_1, agent_2); agent_2 is ``"published"`` with a published table.
     comparisons : DataFrame
-        One row per pair and scope ("task": each task both ran, Welch's t; "across tasks": the one-sample t of the
-        task-level differences of means; "aggregate": the bootstrap-t of the IQM or mean difference, or with a
-        published table the mean over tasks with its Welch-Satterthwaite interval): estimate (agent_1 - agent_2),
+        One row per pair and scope ("task": each task both ran, Welch's t; "across tasks": the mean over tasks of the
+        task-level differences of means, with the Welch-Satterthwaite interval of the tasks at hand or the paired t
+        over tasks; "aggregate": the bootstrap-t of the IQM or mean difference): estimate (agent_1 - agent_2),
         std_error, df, statistic (the t of the deciding side), p_value (the larger one-sided p-value for
         equivalence, the one of "worse" for non-inferiority), p_lower (H0 delta <= -margin), p_upper (H0 delta >=
         margin), conf_low and conf_high (the 1 - 2 alpha interval), margin, shown (the alternative was shown; None
         where the test was withheld), conclusion (in words), method.
     aggregate : str or None
-        The aggregate tested (``"iqm"`` or ``"mean"``), None when left out.
+        The aggregate tested (``"iqm"`` or ``"mean"``), None when left out (and with a published table).
+    across : str
+        The across-tasks test: ``"welch"`` (tasks at hand) or ``"paired_t"`` (tasks as a sample).
     published : bool
         Whether agent_2 is a published table of per-task summaries.
     n_resamples : int
@@ -69,6 +71,7 @@ class EquivalenceResult(Result):
     pairs: tuple[tuple[str, str], ...]
     comparisons: pd.DataFrame
     aggregate: str | None
+    across: str
     published: bool
     n_resamples: int
 
@@ -158,11 +161,11 @@ class EquivalenceResult(Result):
                 f"with {what} at alpha = {fmt.signif(self.alpha)} against a margin of {fmt.signif(self.margin)} "
                 f"({self.margin_scale}), fixed before the analysis: a difference is called equivalent when its "
                 f"{level} interval lies within \u00b1{fmt.signif(self.margin)}. Per task we used Welch's t; across "
-                "tasks the one-sample t of the task-level differences of means")
+                "tasks, the mean over tasks of the task-level differences of means, "
+                + ("with the one-sample t over tasks" if self.across == "paired_t" else
+                   "with its standard error from the runs within tasks on Welch-Satterthwaite df (the tasks at hand)"))
         if self.aggregate is not None:
-            text += ("; in aggregate the mean over tasks of the differences with its Welch-Satterthwaite interval"
-                     if self.published else
-                     f"; in aggregate the {'IQM' if self.aggregate == 'iqm' else 'mean'} difference with a "
+            text += (f"; in aggregate the {'IQM' if self.aggregate == 'iqm' else 'mean'} difference with a "
                      f"studentised stratified bootstrap interval ({self.n_resamples} resamples; Agarwal et al., "
                      "2021)")
         text += "."
