@@ -164,7 +164,7 @@ def test_normalised_margin_is_said():
 
 
 def test_size_notes_quote_a_measured_miss(monkeypatch):
-    rows = ({"procedure": "equivalence.size", "test": "equivalence", "interval": "paired_t", "metric": "",
+    rows = ({"procedure": "equivalence.size", "test": "tost", "interval": "paired_t", "metric": "",
              "agents": "2", "tasks": "5", "runs": "5", "distribution": "capped", "configuration": "delta = +margin",
              "level": "0.95", "n_sim": "1000", "coverage": "0.90", "se": "0.0069", "design_draws": "4",
              "coverage_min": "0.88"},)
@@ -223,7 +223,7 @@ def _check(point, n_sim):
 def _points(quick, n_quick, n_full):
     return ([pytest.param(p, n_quick, id="quick-" + "-".join(map(str, p))) for p in quick]
             + [pytest.param(p, n_full, id="-".join(map(str, p)), marks=pytest.mark.slow)
-               for p in SIZE["grid"]() if p[0] != "bootstrap"])
+               for p in SIZE["grid"]() if p[0] != "bootstrap_t"])
 
 
 @pytest.mark.parametrize("point, n_sim", _points(QUICK, 100, 250))

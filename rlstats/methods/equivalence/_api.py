@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import numbers
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Sequence
 
 import numpy as np
 import pandas as pd
@@ -48,7 +48,9 @@ CALIBRATION = "equivalence.size"
 SCOPES = ("task", "across tasks", "aggregate")
 #: the interval= column of each test's calibration rows
 _CALIBRATED = {"Welch t": "welch", "Welch-Satterthwaite over tasks": "welch_mean", "paired t over tasks": "paired_t",
-               "bootstrap-t": "bootstrap"}
+               "bootstrap-t": "bootstrap_t"}
+#: alternative= -> the ``test`` column of the calibration rows
+_CALIBRATED_TESTS = {"equivalence": "tost", "noninferior": "noninferior"}
 
 
 def _check_margin(margin):
@@ -94,7 +96,7 @@ class EquivalenceOptions:
                    n_resamples=check_resamples(options.get("n_resamples", 2_000), minimum=100),
                    na_action=check_choice("na_action", options.get("na_action", "raise"), NA_ACTIONS))
 
-    def for_agents(self, agents):
+    def for_agents(self, agents: Sequence[str]) -> tuple[tuple[str, str], ...]:
         """The pairs compared, (agent_1, agent_2) each: every pair in order, or each agent against ``control``."""
         if self.control is None:
             return tuple((a, b) for i, a in enumerate(agents) for b in agents[i + 1:])
@@ -189,6 +191,12 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
     margin (the rate of declaring equivalence when the true difference is exactly +-margin) was measured on the
     calibration grid (``equivalence.size`` rows of ``calibration.csv``); where a design misses alpha by more than 3
     Monte Carlo standard errors a note quotes it.
+
+    See Also
+    --------
+    rlstats.bootstrap : The aggregates and their stratified bootstrap, whose resamples the aggregate test reads.
+    rlstats.task_table : Per-task means with Welch's tests of each agent against the task's best.
+    rlstats.compare : Tests of a difference (the blocked rank test), not of sameness.
 
     References
     ----------
@@ -431,9 +439,9 @@ def _size_notes(design, options, table):
     for (scope, method), _ in given.groupby(["scope", "method"], sort=False):
         interval = _CALIBRATED[method.partition(" (")[0]]
         tasks = (1, 5, 26) if interval == "welch" else (5, 26)
-        columns = {"test": options.alternative, "interval": interval, "runs": measured_runs,
+        columns = {"test": _CALIBRATED_TESTS[options.alternative], "interval": interval, "runs": measured_runs,
                    "tasks": min(tasks, key=lambda t: (abs(t - design.n_tasks), t))}
-        if interval == "bootstrap":
+        if interval == "bootstrap_t":
             columns["metric"] = options.aggregate
         row = calibration.shortfall(calibration.rows(CALIBRATION), 0.95, **columns)
         if row is not None:

@@ -123,7 +123,8 @@ class EquivalenceResult(Result):
         return lines
 
     def _extra_lines(self):
-        lines = [f"alternative hypothesis: {self._band()} (delta = agent_1 - agent_2), decided by the "
+        delta = "agent - published" if self.published else "agent_1 - agent_2"
+        lines = [f"alternative hypothesis: {self._band()} (delta = {delta}), decided by the "
                  f"{fmt.signif(100 * self.confidence_level, 3)}% interval"]
         for a, b in self.pairs:
             lines += self._pair_lines(a, b)
