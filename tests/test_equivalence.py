@@ -229,3 +229,12 @@ def _points(quick, n_quick, n_full):
 @pytest.mark.parametrize("point, n_sim", _points(QUICK, 100, 250))
 def test_size_at_the_margin(point, n_sim):
     _check(point, n_sim)
+
+
+def test_one_task_has_no_across_tasks_test():
+    df = rlstats.datasets.simulate(agents=2, tasks=1, seeds=6, rng=0)
+    res = rlstats.equivalence(df, "score ~ agent | task", margin=1.0)
+    tidy = res.tidy()
+    assert tidy.query("scope == 'task'")["shown"].notna().all()
+    assert tidy.query("scope != 'task'")["conclusion"].tolist() == ["withheld", "withheld"]
+    assert any("across-tasks test needs 2 or more tasks" in n for n in res.notes)

@@ -165,7 +165,8 @@ class EquivalenceResult(Result):
                 "tasks, the mean over tasks of the task-level differences of means, "
                 + ("with the one-sample t over tasks" if self.across == "paired_t" else
                    "with its standard error from the runs within tasks on Welch-Satterthwaite df (the tasks at hand)"))
-        if self.aggregate is not None:
+        aggregate = self.comparisons[self.comparisons["scope"] == "aggregate"]
+        if self.aggregate is not None and np.isfinite(aggregate["conf_low"].to_numpy(dtype=float)).any():
             text += (f"; in aggregate the {'IQM' if self.aggregate == 'iqm' else 'mean'} difference with a "
                      f"studentised stratified bootstrap interval ({self.n_resamples} resamples; Agarwal et al., "
                      "2021)")
