@@ -236,5 +236,6 @@ def test_one_task_has_no_across_tasks_test():
     res = rlstats.equivalence(df, "score ~ agent | task", margin=1.0)
     tidy = res.tidy()
     assert tidy.query("scope == 'task'")["shown"].notna().all()
-    assert tidy.query("scope != 'task'")["conclusion"].tolist() == ["withheld", "withheld"]
+    assert tidy.query("scope != 'task'")["conclusion"].tolist() == ["withheld"]  # the aggregate: no row, a note
     assert any("across-tasks test needs 2 or more tasks" in n for n in res.notes)
+    assert any("aggregate (IQM) difference is withheld" in n and "there is one task" in n for n in res.notes)
