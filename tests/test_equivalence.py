@@ -102,8 +102,8 @@ def test_published_table_equals_the_runs_it_summarises():
 def test_aggregate_is_the_bootstraps_difference():
     df = rlstats.datasets.simulate(agents=2, tasks=8, seeds=10, effect=0.0, distribution="normal",
                                    heterogeneity=0.0, rng=3)
-    res = rlstats.equivalence(df, "score ~ agent | task", margin=0.5, aggregate="mean", n_resamples=4000, rng=1)
-    boot = rlstats.bootstrap(df, "score ~ agent | task", metrics=["mean"], n_resamples=4000,
+    res = rlstats.equivalence(df, "score ~ agent | task", margin=0.5, aggregate="mean", n_resamples=2000, rng=1)
+    boot = rlstats.bootstrap(df, "score ~ agent | task", metrics=["mean"], n_resamples=2000,
                              confidence_level=0.9, rng=1)
     row = res.tidy().query("scope == 'aggregate'").iloc[0]
     assert row["estimate"] == pytest.approx(boot.estimates[0, 0] - boot.estimates[1, 0], rel=1e-12)
