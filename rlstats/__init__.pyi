@@ -27,6 +27,7 @@ from .methods.bootstrap import (BootstrapResult as BootstrapResult,
                                 bootstrap as bootstrap, performance_profile as performance_profile,
                                 probability_of_improvement as probability_of_improvement)
 from .methods.curves import CurvesResult as CurvesResult, curves as curves
+from .methods.equivalence import EquivalenceResult as EquivalenceResult, equivalence as equivalence
 from .methods.mixed import MixedResult as MixedResult, mixed as mixed
 from .methods.percentiles import PercentilesResult as PercentilesResult, percentiles as percentiles
 from .methods.selection import SelectionCheckResult as SelectionCheckResult, selection_check as selection_check
@@ -83,5 +84,8 @@ def compare(data: Data, formula: FormulaLike, method: Literal["tuning"], *, subs
 @overload
 def compare(data: Data, formula: FormulaLike, method: Literal["mixed"], *, subset: Subset = None,
             **options: Any) -> MixedResult: ...
+@overload
+def compare(data: Data, formula: FormulaLike, method: Literal["equivalence"], *, subset: Subset = None,
+            **options: Any) -> EquivalenceResult: ...
 
 __all__: list[str]

@@ -14,7 +14,8 @@ part: ``--only PROCEDURE``). One row per procedure and grid point:
     ``adastop.fwe`` (AdaStop and the one-shot permutation test reject no comparison under the global null),
     ``mixed.contrast`` (the mixed model's Tukey or Bonferroni simultaneous intervals of the pairwise differences,
     with Satterthwaite's or Kenward-Roger's df in ``test`` and the adjustment in ``interval``, hold every true
-    difference; under agents alike, no pair is declared different), ...
+    difference; under agents alike, no pair is declared different), ``equivalence.size`` (the equivalence and
+    non-inferiority tests do not declare their alternative when the true difference sits on the margin), ...
 design columns
     ``test``, ``statistic``, ``band``, ``interval``, ``metric``, ``agents``, ``tasks``, ``runs``,
     ``distribution``, ``configuration``: the design the row was simulated at; empty where a procedure has no such
@@ -136,6 +137,9 @@ DEFAULTS: dict[str, Patterns] = {
     "task_table.possibly_best": ({"test": "welch"},),
     "tuning.best_interval": ({"interval": "select_then_report_pooled_t"},),  # tuned_lower="pooled"
     "tuning.expected_max_band": ({"band": "skew_t"},),
+    # equivalence(): TOST per task (Welch) and across tasks (across="welch"); the aggregate's default metric, the IQM
+    "equivalence.size": ({"test": "tost", "interval": ("welch", "welch_mean")},
+                         {"test": "tost", "interval": "bootstrap_t", "metric": "iqm"}),
 }
 #: The defaults before issue 40 made every default hold its level (as :data:`DEFAULTS` read then): the figure
 #: draws a method that was the default and is no longer as a "former default". Never edited.

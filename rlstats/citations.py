@@ -201,6 +201,19 @@ ENTRIES = {
   title = {An approximate distribution of estimates of variance components},
   journal = {Biometrics Bulletin}, volume = {2}, number = {6}, pages = {110--114}, year = {1946}
 }""",
+    # issue 41 item 2: equivalence tests
+    "schuirmann1987": """@article{schuirmann1987,
+  author = {Schuirmann, Donald J.},
+  title = {A comparison of the two one-sided tests procedure and the power approach for assessing the equivalence
+           of average bioavailability},
+  journal = {Journal of Pharmacokinetics and Biopharmaceutics}, volume = {15}, number = {6}, pages = {657--680},
+  year = {1987}
+}""",
+    "berger1982": """@article{berger1982,
+  author = {Berger, Roger L.},
+  title = {Multiparameter hypothesis testing and acceptance sampling},
+  journal = {Technometrics}, volume = {24}, number = {4}, pages = {295--300}, year = {1982}
+}""",
 }
 
 #: Results that are no back end's, and the papers of their method (a back end declares its own citations in

@@ -250,6 +250,8 @@ BACKENDS = {
     "curves": (rlstats.curves, CURVES, "score ~ agent | task/seed", {"step": "step", "n_resamples": 200, "rng": 0}),
     "tuning": (rlstats.tuning, SWEEP, "score ~ agent | task/seed", {"config": "lr", "n_resamples": 200, "rng": 0}),
     "mixed": (rlstats.mixed, TINY, "score ~ agent | task", {"rng": 0}),
+    # issue 41 item 2: equivalence tests
+    "equivalence": (rlstats.equivalence, TINY, "score ~ agent | task", {"margin": 1.0, "n_resamples": 200, "rng": 0}),
 }
 
 
@@ -482,6 +484,30 @@ OWN_OPTIONS = [
     # issue 40 item 1: the task table's effect-size intervals
     ("task_table", "effect_intervals", "brunner_munzel", OptionError,
      "effect_intervals='brunner_munzel' is not one of the allowed values"),
+    # issue 41 item 2: equivalence's margin, alternative, scopes, control and published table
+    ("equivalence", "margin", None, OptionError, ("equivalence needs margin=", "e.g. margin=0.1")),
+    ("equivalence", "margin", 0, OptionError, "margin must be a finite number above 0 (the band is -margin to +margin), got 0"),
+    ("equivalence", "margin", -0.5, OptionError, "margin must be a finite number above 0 (the band is -margin to +margin), got -0.5"),
+    ("equivalence", "margin", float("nan"), OptionError, "margin must be a finite number above 0 (the band is -margin to +margin), got nan"),
+    ("equivalence", "margin", "1", OptionError, "margin must be a finite number above 0 (the band is -margin to +margin), got '1'"),
+    ("equivalence", "margin", True, OptionError, "margin must be a finite number above 0 (the band is -margin to +margin), got True"),
+    ("equivalence", "alternative", "superior", OptionError,
+     "alternative='superior' is not one of the allowed values: 'equivalence', 'noninferior'"),
+    ("equivalence", "alpha", 0.5, OptionError, ("alpha=0.5 leaves no (1 - 2 alpha) interval", "usually 0.05")),
+    ("equivalence", "across", "t", OptionError, "across='t' is not one of the allowed values: 'welch', 'paired_t'"),
+    ("equivalence", "aggregate", "median", OptionError, "aggregate='median' is not one of the allowed values"),
+    ("equivalence", "control", "nobody", OptionError, ("control='nobody' is not an agent in the data", "agent_1")),
+    ("equivalence", "control", 3, OptionError, "control= names one agent, e.g. control='DQN'; got int"),
+    ("equivalence", "published", TINY.groupby("task", as_index=False)["score"].mean(), OptionError,
+     ("published= lacks column(s) 'mean', 'sd', 'n'", "rename its columns")),
+    ("equivalence", "published", pd.DataFrame({"task": ["task_01", "task_02"], "mean": 1.0, "sd": 1.0, "n": 5}),
+     DesignError, ("no row for 1 task of the data: 'task_03'", "subset=")),
+    ("equivalence", "published", pd.DataFrame({"task": ["task_01", "task_02", "task_03"], "mean": 1.0, "sd": 1.0,
+                                               "n": [5, 1, 5]}), OptionError,
+     ("published= row(s) for 'task_02'", "n >= 2")),
+    ("equivalence", "published", pd.DataFrame({"task": ["task_01", "task_01", "task_03"], "mean": 1.0, "sd": 1.0,
+                                               "n": 5}), OptionError, "lists task(s) 'task_01' more than once"),
+    ("equivalence", "published", "table.csv", OptionError, "published= must be a table with columns 'task'"),
 ]
 
 
@@ -2925,3 +2951,32 @@ def test_calibration_figure_of_nothing_to_draw_or_on_too_few_axes():
                             "filter the table to fewer procedures"), rlstats.plotting.calibration_figure, table, ax=ax)
     finally:
         plt.close("all")
+
+
+# ----------------------------------------------------------------------------- issue 41 item 2: equivalence
+
+_PUBLISHED = pd.DataFrame({"task": ["task_01", "task_02", "task_03"], "mean": 1.0, "sd": 1.0, "n": 5})
+
+
+@pytest.mark.parametrize("options, error, phrases", [
+    ({"published": _PUBLISHED, "normalize": REFERENCE}, OptionError,
+     ("normalize= with published= would normalise the runs but not the published table", "same reference")),
+    ({"published": _PUBLISHED, "control": "agent_1"}, OptionError, "with published= every agent is compared"),
+    ({"published": _PUBLISHED.assign(sd=-1.0)}, OptionError, "an sd >= 0"),
+    ({"published": _PUBLISHED.assign(mean="high")}, OptionError, "published= column 'mean' must hold numbers"),
+], ids=["published and normalize", "published and control", "negative sd", "text means"])
+def test_equivalence_published_table_combinations(options, error, phrases):
+    fails(error, phrases, rlstats.equivalence, TINY, "score ~ agent | task", margin=1.0, **options)
+
+
+def test_equivalence_says_what_it_withholds():
+    one_run = TINY[TINY["seed"] == 0]
+    noted(("per-task equivalence tests", "add runs"), rlstats.equivalence, one_run, "score ~ agent | task", margin=1.0)
+    noted(("aggregate (IQM) difference is withheld", "3 runs or more"), rlstats.equivalence, one_run,
+          "score ~ agent | task", margin=1.0)
+    noted("the across-tasks test needs 2 or more tasks", rlstats.equivalence, one_run, "score ~ agent | task",
+          margin=1.0)
+    extra = pd.concat([_PUBLISHED, pd.DataFrame({"task": ["task_99"], "mean": [0.0], "sd": [1.0], "n": [3]})])
+    noted(("1 task of the published table not in the data left out", "task_99"), rlstats.equivalence, TINY,
+          "score ~ agent | task", margin=1.0, published=extra)
+    fails(DesignError, "write 'score ~ agent | task'", rlstats.equivalence, ONE_TASK, "score ~ agent", margin=1.0)

@@ -41,6 +41,7 @@ def test_every_procedure_quoted_has_rows_for_its_whole_grid():
     from rlstats.methods.bootstrap import _api as bootstrap_api
     from rlstats.methods.bootstrap import _small_runs as small_runs
     from rlstats.methods.curves import _api as curves_api
+    from rlstats.methods.equivalence import _api as equivalence_api
     from rlstats.methods.mixed import _api as mixed_api
     from rlstats.methods.percentiles import _api as percentiles_api
     from rlstats.methods.selection import _api as selection_api
@@ -49,7 +50,8 @@ def test_every_procedure_quoted_has_rows_for_its_whole_grid():
 
     quoted = {curves_api.CALIBRATION, skillings_mack_api.SIZE_PROCEDURE, task_table_calibration.PROCEDURE,
               small_runs.PROCEDURE, percentiles_api.CALIBRATION, bootstrap_api.PROFILE_CALIBRATION,
-              selection_api.SIZE_PROCEDURE, adastop_api.FWE_PROCEDURE, mixed_api.CALIBRATION}
+              selection_api.SIZE_PROCEDURE, adastop_api.FWE_PROCEDURE, mixed_api.CALIBRATION,
+              equivalence_api.CALIBRATION}
     assert quoted <= set(calibration.procedures()) == set(CALIBRATE["MODULES"])
     for procedure in CALIBRATE["MODULES"]:
         module = CALIBRATE["load"](procedure)
@@ -567,6 +569,11 @@ def test_defaults_name_the_public_functions_defaults():
     assert d["tuning.expected_max_band"] == ({"band": _keyword_default(rlstats.tuning, "band")},)
     assert _keyword_default(rlstats.tuning, "tuned_lower") == "pooled"
     assert d["tuning.best_interval"] == ({"interval": "select_then_report_pooled_t"},)
+    # issue 41 item 2: TOST per task and across tasks (Welch-Satterthwaite), and the aggregate's default metric
+    assert (_keyword_default(rlstats.equivalence, "alternative"), _keyword_default(rlstats.equivalence, "across"),
+            _keyword_default(rlstats.equivalence, "aggregate")) == ("equivalence", "welch", "iqm")
+    assert d["equivalence.size"] == ({"test": "tost", "interval": ("welch", "welch_mean")},
+                                     {"test": "tost", "interval": "bootstrap_t", "metric": "iqm"})
     # no method to choose, or chosen from the design: every row is a default
     for procedure in ("adastop.fwe", "skillings_mack.size"):
         assert d[procedure] == calibration.ALL, procedure

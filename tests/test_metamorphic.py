@@ -97,6 +97,9 @@ def _backend_call(name):
         if name in UNIT_OPTIONS:  # an option in the score's units changes with them
             option, value = UNIT_OPTIONS[name]
             given[option] = value * transform.factor + transform.shift
+        if name in DIFFERENCE_OPTIONS:  # an option that is a difference of scores scales with them, never shifts
+            option, value = DIFFERENCE_OPTIONS[name]
+            given[option] = value * abs(transform.factor)
         return rlstats.compare(df, formula, method=name, rng=1, **given)
     return call
 
@@ -158,6 +161,8 @@ CASES.update({
 
 #: options in the score's units: case -> (option, scaled by c, shifted by d)
 UNIT_OPTIONS = {"bootstrap": ("gamma", 1.0)}
+#: options that are differences of scores: case -> (option, its value, scaled by |c|) (issue 41 item 2)
+DIFFERENCE_OPTIONS = {"equivalence": ("margin", 1.0)}
 
 #: tidy columns that must scale with the score (where not zero), per case
 SCALED: dict[str, tuple[str, ...]] = {
@@ -174,6 +179,7 @@ SCALED: dict[str, tuple[str, ...]] = {
     "summarize_runs_final": ("score",),
     "summarize_runs_auc": ("score",),
     "align_steps": ("score",),
+    "equivalence": ("estimate", "std_error", "conf_low", "conf_high", "margin"),  # issue 41 item 2
 }
 
 #: cases whose numbers may also scale by the squared factor (variances)
@@ -217,6 +223,11 @@ CHANGES = {
                          "shift moves; the contrasts, variance components and the F test stay (glance, tidy). "
                          + _RAW_SCALES, ("print", "summary", "markdown", "warnings", "dict.coefficients",
                                                         "dict.emmeans")),
+    # issue 41 item 2: the aggregate's interval is read off the bootstrap's resamples (its p-values and decision too)
+    ("equivalence", "prefix"): (_KEYED, ("print", "summary", "report", "markdown", "tidy[conf_low]", "tidy[conf_high]",
+                                         "tidy[p_value]", "tidy[p_lower]", "tidy[p_upper]", "tidy[shown]",
+                                         "tidy[conclusion]", "tidy[statistic]", "dict.comparisons", "glance[n_shown]")),
+    ("equivalence", "shift"): (_RAW_SCALES, ("warnings",)),
     ("summarize_runs_auc", "shift"): ("the area under the curve grows by the shift times the step range",
                                       ("frame[score]",)),
     ("tuning_sensitivity_raw", "shift"): ("with percentiles=None the effective dimension asks for a fraction of the "

@@ -105,6 +105,13 @@ LITERALS = {
                         [("rlstats.methods.tuning._api", "tuning", "band")]),
     "TunedLower": (lambda: _runtime("rlstats.methods.tuning._api", "TUNED_LOWER"),
                    [("rlstats.methods.tuning._api", "tuning", "tuned_lower")]),
+    # issue 41 item 2
+    "EquivalenceAlternative": (lambda: _runtime("rlstats.methods.equivalence._api", "ALTERNATIVES"),
+                               [("rlstats.methods.equivalence._api", "equivalence", "alternative")]),
+    "EquivalenceAcross": (lambda: _runtime("rlstats.methods.equivalence._api", "ACROSS"),
+                          [("rlstats.methods.equivalence._api", "equivalence", "across")]),
+    "EquivalenceAggregate": (lambda: _runtime("rlstats.methods.equivalence._api", "AGGREGATES"),
+                             [("rlstats.methods.equivalence._api", "equivalence", "aggregate")]),
 }
 
 

@@ -7,7 +7,8 @@ decides on (its ``_power.py``) or why it cannot, the replication each output nee
 rule in ``_replication.py``) or why none does, its ``rlstats demo`` call and its contract-test case
 (:class:`Backend`, :class:`PowerRule`).  The folders are ``skillings_mack`` (the blocked rank tests),
 ``adastop`` (with the permutation test), ``bootstrap`` (with probability of improvement and performance
-profiles), ``percentiles``, ``selection``, ``task_table``, ``curves`` and ``mixed`` (the linear mixed model).
+profiles), ``percentiles``, ``selection``, ``task_table``, ``curves``, ``mixed`` (the linear mixed model) and ``equivalence``
+(TOST and non-inferiority).
 
 :func:`rlstats.compare`, :func:`rlstats.power`, :func:`rlstats.cite`, the package face, the command line and the
 contract tests read :data:`DECLARATIONS`; code that needs another back end reaches it through :func:`backend`,
@@ -36,6 +37,7 @@ FOLDERS = (
     "curves",
     "tuning",
     "mixed",
+    "equivalence",
 )
 
 _DECLARED = [importlib.import_module(f"{__name__}.{folder}._backend") for folder in FOLDERS]

@@ -38,7 +38,8 @@ MODULES = {"task_table.possibly_best": "coverage_possibly_best", "curves.band": 
            "bootstrap.interval": "coverage_small_runs", "percentiles.interval": "coverage_percentiles",
            "adastop.fwe": "size_adastop", "bootstrap.profile": "coverage_profiles", "selection.size": "size_selection",
            "tuning.best_interval": "coverage_tuning", "tuning.expected_max_band": "coverage_tuning_expected_max",
-           "mixed.contrast": "coverage_mixed"}
+           "mixed.contrast": "coverage_mixed",
+           "equivalence.size": "size_equivalence"}  # issue 41 item 2
 COLUMNS = ["procedure", "test", "statistic", "band", "interval", "metric", "agents", "tasks", "runs", "distribution",
            "configuration", "level", "n_sim", "n_resamples", "coverage", "se", "set_size", "design_draws", "coverage_min"]
 

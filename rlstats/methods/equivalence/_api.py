@@ -1,0 +1,507 @@
+"""equivalence(): two one-sided tests (TOST) and non-inferiority, per task, across tasks and on an aggregate.
+
+``equivalence(df, "score ~ agent | task", margin=0.1)`` asks, for each pair of agents (every pair, or each agent
+against ``control=``), whether their difference lies within +-margin: on each task (Welch's t of the two agents'
+runs), across tasks (the mean of the paired task-level differences of means: the tasks at hand with Welch-Satterthwaite
+df, or ``across="paired_t"``, tasks as a sample) and on an aggregate (the IQM or mean over tasks, its difference's bootstrap-t interval read off :func:`rlstats.bootstrap`'s
+own resamples and standard errors, reached through the registry). ``published=`` replaces the second agent by a
+published table of per-task means, SDs and run counts (a reproduction). The numbers come from :mod:`._kernels`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import numbers
+from dataclasses import dataclass
+from typing import Any, Literal, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ... import calibration
+from ...design import NA_ACTIONS, design_of
+from ...errors import DesignError, OptionError
+from ...format import count, signif
+from ...options import check_bool, check_choice, check_fraction, check_resamples
+from ...resampling import check_rng
+from .._replication import verdict
+from . import _kernels as kernels
+from ._result import EquivalenceResult
+from ..._typing import Data, EvalEnv, FormulaLike, NaAction, Normalizer, Seed
+
+#: alternative= (kernels.ALTERNATIVES)
+ALTERNATIVES = kernels.ALTERNATIVES
+EquivalenceAlternative = Literal["equivalence", "noninferior"]
+#: aggregate= besides None: the bootstrap's metric whose difference is tested
+AGGREGATES = ("iqm", "mean")
+EquivalenceAggregate = Literal["iqm", "mean"]
+#: across= : the across-tasks test (tasks at hand, or tasks as a sample)
+ACROSS = ("welch", "paired_t")
+EquivalenceAcross = Literal["welch", "paired_t"]
+#: the published table's columns besides the task's (named as the formula's block column)
+PUBLISHED_COLUMNS = ("mean", "sd", "n")
+#: the second agent of every pair with published=
+PUBLISHED = "published"
+#: the calibration table's rows of the tests' size at the margin (tests/reference/size_equivalence.py)
+CALIBRATION = "equivalence.size"
+#: the scopes of the tests, in tidy()'s order within a pair
+SCOPES = ("task", "across tasks", "aggregate")
+#: the interval= column of each test's calibration rows
+_CALIBRATED = {"Welch t": "welch", "Welch-Satterthwaite over tasks": "welch_mean", "paired t over tasks": "paired_t",
+               "bootstrap-t": "bootstrap_t"}
+#: what a note quoting a measured miss of each test suggests instead
+_WAY_ON = {"paired_t": "; across='welch' held alpha on that grid",
+           "bootstrap_t": "; the across-tasks test (across='welch') held alpha on that grid",
+           "welch": "; add runs", "welch_mean": "; add runs"}
+#: alternative= -> the ``test`` column of the calibration rows
+_CALIBRATED_TESTS = {"equivalence": "tost", "noninferior": "noninferior"}
+
+
+def _check_margin(margin):
+    if margin is None:
+        raise OptionError("equivalence needs margin=, the largest difference that counts as practically nothing, "
+                          "in the score's units (or on normalised scores with normalize=), e.g. margin=0.1; "
+                          "choose it before looking at the data")
+    if isinstance(margin, bool) or not isinstance(margin, numbers.Real) or not np.isfinite(margin) or margin <= 0:
+        raise OptionError(f"margin must be a finite number above 0 (the band is -margin to +margin), got {margin!r}")
+    return float(margin)
+
+
+@dataclass(frozen=True)
+class EquivalenceOptions:
+    margin: float
+    alternative: EquivalenceAlternative = "equivalence"
+    alpha: float = 0.05
+    higher_is_better: bool = True
+    control: str | None = None
+    across: EquivalenceAcross = "welch"
+    aggregate: EquivalenceAggregate | None = "iqm"
+    n_resamples: int = 2_000
+    na_action: NaAction = "raise"
+
+    @classmethod
+    def checked(cls, **options: Any) -> EquivalenceOptions:
+        """Validate every option once (``control`` needs the agents: :meth:`for_agents`); raises OptionError."""
+        control = options.get("control")
+        if control is not None and not isinstance(control, str):
+            raise OptionError(f"control= names one agent, e.g. control='DQN'; got {type(control).__name__}")
+        aggregate = options.get("aggregate", "iqm")
+        if aggregate is not None:
+            aggregate = check_choice("aggregate", aggregate, AGGREGATES)
+        alpha = check_fraction("alpha", options.get("alpha", 0.05))
+        if alpha >= 0.5:
+            raise OptionError(f"alpha={alpha} leaves no (1 - 2 alpha) interval; TOST uses alpha below 0.5, "
+                              "usually 0.05 (a 90% interval)")
+        return cls(margin=_check_margin(options.get("margin")),
+                   alternative=check_choice("alternative", options.get("alternative", "equivalence"), ALTERNATIVES),
+                   alpha=alpha, higher_is_better=check_bool("higher_is_better", options.get("higher_is_better", True)),
+                   control=control, aggregate=aggregate,
+                   across=check_choice("across", options.get("across", "welch"), ACROSS),
+                   n_resamples=check_resamples(options.get("n_resamples", 2_000), minimum=100),
+                   na_action=check_choice("na_action", options.get("na_action", "raise"), NA_ACTIONS))
+
+    def for_agents(self, agents: Sequence[str]) -> tuple[tuple[str, str], ...]:
+        """The pairs compared, (agent_1, agent_2) each: every pair in order, or each agent against ``control``."""
+        if self.control is None:
+            return tuple((a, b) for i, a in enumerate(agents) for b in agents[i + 1:])
+        if self.control not in agents:
+            raise OptionError(f"control={self.control!r} is not an agent in the data; the agents are: "
+                              f"{', '.join(map(repr, agents))}")
+        return tuple((a, self.control) for a in agents if a != self.control)
+
+    def record(self) -> dict[str, Any]:
+        """The options as stored in the result."""
+        return dataclasses.asdict(self)
+
+
+def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float | None = None,
+                alternative: EquivalenceAlternative = "equivalence", alpha: float = 0.05,
+                higher_is_better: bool = True, control: str | None = None, published: pd.DataFrame | None = None,
+                across: EquivalenceAcross = "welch", aggregate: EquivalenceAggregate | None = "iqm",
+                n_resamples: int = 2_000,
+                normalize: Normalizer = None, na_action: NaAction = "raise", rng: Seed = None,
+                eval_env: EvalEnv = None) -> EquivalenceResult:
+    """Equivalence (TOST) or non-inferiority of agents within a margin: per task, across tasks and on an aggregate.
+
+    A non-significant difference is not evidence of sameness; these tests put the burden the other way. For each
+    pair (agent_1, agent_2) and each scope the difference agent_1 - agent_2 is tested against H0: |delta| >= margin
+    by two one-sided tests at level ``alpha`` each (Schuirmann 1987), which is the same as asking whether the
+    (1 - 2 alpha) interval lies inside (-margin, margin): the answer is "equivalent within +-margin" or "not shown
+    equivalent", never "equal". With ``alternative="noninferior"`` only the side of "worse" is tested.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame or Design
+        Long format, one row per run; never modified.
+    formula : str or Formula
+        ``"score ~ agent | task"`` (``| task/seed`` names the replicate column).
+    margin : float
+        The equivalence margin, > 0, in the response's units, or on the normalised scale with ``normalize=``
+        (the result says which). Required: fix it before seeing the data.
+    alternative : {"equivalence", "noninferior"}
+        ``"equivalence"``: -margin < delta < margin (TOST). ``"noninferior"``: agent_1 is not worse than agent_2 by
+        margin or more, delta > -margin (delta < margin with ``higher_is_better=False``), one one-sided test.
+    alpha : float
+        Level of each one-sided test; the deciding interval is the (1 - 2 alpha) one (90% at 0.05).
+    higher_is_better : bool
+        Which side is "worse" for ``alternative="noninferior"``.
+    control : str, optional
+        Compare each other agent with this one (agent - control); default every pair, in the agents' order.
+    published : DataFrame, optional
+        A published table of per-task numbers: the formula's task column plus ``mean``, ``sd`` (standard
+        deviation over runs) and ``n`` (runs). Each agent of the data is then compared with it (pairs (agent,
+        "published")): per task by Welch's t from the summaries, across tasks by the mean of the task differences
+        (``across=``); a published table has no runs to bootstrap, so there is no aggregate row. Every
+        task of the data must be in it.
+    across : {"welch", "paired_t"}
+        The across-tasks test of the mean over tasks of the task-level differences of means. ``"welch"``: the
+        tasks at hand, its standard error from the runs within each task, sqrt(sum_t (s_1t^2 / n_1t + s_2t^2 /
+        n_2t)) / T, on Welch-Satterthwaite df (every cell needs 2 runs; withheld otherwise, with a note).
+        ``"paired_t"``: tasks as a sample from a population of tasks, the one-sample t of the T differences on T - 1
+        df (one run per cell is enough); it assumes the differences alike in spread, which tasks on different scales
+        are not: it missed alpha at 5 tasks on capped scores (``equivalence.size`` rows), which the result quotes.
+    aggregate : {"iqm", "mean"} or None
+        The aggregate whose difference is tested, from :func:`rlstats.bootstrap` (its default studentised
+        resamples, at confidence level 1 - 2 alpha): bootstrap-t interval of the difference, each agent resampled
+        on its own stream. Given when every agent ran every task with at least 3 runs, on 2 or more tasks
+        (the bootstrap's own rule); otherwise withheld with a note. None leaves it out.
+    n_resamples : int
+        Bootstrap resamples of the aggregate (at least 100).
+    normalize : DataFrame, str or dict, optional
+        Normalise the response per task first (:func:`rlstats.normalize`); the margin is then in normalised units.
+        Not with ``published=`` (normalise the data and the table yourself, with the same reference).
+    na_action : {"raise", "drop", "omit"}
+        Missing values: an error, or drop those rows and say so.
+    rng : None, int or numpy.random.Generator
+        Seed of the aggregate's bootstrap (checked and recorded even without one).
+    eval_env : patsy.EvalEnvironment, optional
+        Where names in the response expression are looked up; by default the caller's frame.
+
+    Returns
+    -------
+    EquivalenceResult
+        ``tidy()`` has one row per pair and scope (each task, "across tasks", "aggregate"), with the estimate, its
+        (1 - 2 alpha) interval, both one-sided p-values and the conclusion in words.
+
+    Raises
+    ------
+    FormulaError, DesignError, OptionError
+
+    Notes
+    -----
+    Per task, Welch's t needs 2 runs of each agent (withheld otherwise, with a note); across tasks, 2 shared tasks.
+    Each per-task decision is at level alpha; "equivalent on every task" is an intersection-union test and holds
+    level alpha without adjustment (Berger 1982), while "equivalent on some task" would need one. The size at the
+    margin (the rate of declaring equivalence when the true difference is exactly +-margin) was measured on the
+    calibration grid (``equivalence.size`` rows of ``calibration.csv``); where a design misses alpha by more than 3
+    Monte Carlo standard errors a note quotes it.
+
+    See Also
+    --------
+    rlstats.bootstrap : The aggregates and their stratified bootstrap, whose resamples the aggregate test reads.
+    rlstats.task_table : Per-task means with Welch's tests of each agent against the task's best.
+    rlstats.compare : Tests of a difference (the blocked rank test), not of sameness.
+
+    References
+    ----------
+    Schuirmann, D. J. (1987), A comparison of the two one-sided tests procedure and the power approach for assessing
+    the equivalence of average bioavailability, J. Pharmacokinet. Biopharm. 15(6), 657-680.
+    Berger, R. L. (1982), Multiparameter hypothesis testing and acceptance sampling, Technometrics 24(4), 295-300.
+    Lakens, D. (2017), Equivalence tests: a practical primer for t tests, correlations, and meta-analyses, Soc.
+    Psychol. Personal. Sci. 8(4), 355-362.
+
+    Examples
+    --------
+    >>> import rlstats
+    >>> df = rlstats.datasets.simulate(agents=2, tasks=6, seeds=10, effect=0.0, rng=0)
+    >>> res = rlstats.equivalence(df, "score ~ agent | task", margin=1.0, n_resamples=500, rng=0)
+    >>> res.tidy()["scope"].unique().tolist()
+    ['task', 'across tasks', 'aggregate']
+    """
+    options = EquivalenceOptions.checked(margin=margin, alternative=alternative, alpha=alpha,
+                                         higher_is_better=higher_is_better, control=control, across=across,
+                                         aggregate=aggregate,
+                                         n_resamples=n_resamples, na_action=na_action)
+    check_rng(rng)
+    if published is not None and normalize is not None:
+        raise OptionError("normalize= with published= would normalise the runs but not the published table; "
+                          "normalise both yourself with the same reference (rlstats.normalize(df, ...), and the "
+                          "table's mean and sd), then pass margin= in normalised units")
+    design = design_of(data, formula, na_action=options.na_action, eval_env=eval_env, normalize=normalize,
+                       min_agents=1 if published is not None else 2)
+    if not design.has_blocks:
+        raise DesignError(f"equivalence compares agents task by task: write '{design.formula.text} | task'")
+    scale = _scale(design, normalize)
+    if published is not None:
+        return _run_published(design, options, _published_table(published, design), scale)
+    if options.control is not None and options.control not in design.agents:
+        options.for_agents(design.agents)  # raises, naming the agents
+    return _run(design, options, rng, scale)
+
+
+def _scale(design, normalize):
+    """What the margin's units are, in words."""
+    if normalize is not None or any("normalised" in note for note in design.notes):
+        return "normalised score"
+    return f"units of {design.formula.response}"
+
+
+# ----------------------------------------------------------------------------- per-cell summaries
+
+
+def _cells(design):
+    """(means, sds, runs), each (tasks, agents); NaN where a cell is empty (sd: where it has fewer than 2 runs)."""
+    cell = design.task * design.n_agents + design.agent
+    size = design.n_tasks * design.n_agents
+    n = np.bincount(cell, minlength=size).astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.bincount(cell, design.y, minlength=size) / n
+        # deviations from each cell's own mean keep the variance exact for shifted scores
+        deviation = design.y - mean[cell]
+        variance = np.bincount(cell, deviation ** 2, minlength=size) / (n - 1)
+    variance = np.where(n >= 2, variance, np.nan)
+    shape = (design.n_tasks, design.n_agents)
+    return mean.reshape(shape), np.sqrt(variance).reshape(shape), n.reshape(shape)
+
+
+def _published_table(table, design):
+    """(means, sds, runs), each (tasks,), of the published table in the design's task order; errors name what is
+    missing or wrong, and a note lists published tasks the data do not have."""
+    from ...interop import as_pandas
+
+    task = design.formula.blocks
+    if not isinstance(table, pd.DataFrame):
+        try:
+            table = as_pandas(table)
+        except Exception:
+            table = None
+        if not isinstance(table, pd.DataFrame):
+            raise OptionError(f"published= must be a table with columns {task!r}, 'mean', 'sd' and 'n' (one row per "
+                              f"task), got {type(table).__name__}")
+    missing = [c for c in (task, *PUBLISHED_COLUMNS) if c not in table.columns]
+    if missing:
+        raise OptionError(f"published= lacks column(s) {', '.join(map(repr, missing))}: it needs {task!r} (the "
+                          "formula's task column), 'mean', 'sd' (standard deviation over runs) and 'n' (runs) per "
+                          "task; rename its columns, e.g. table.rename(columns={'std': 'sd'})")
+    names = table[task].astype(str)
+    repeated = sorted(set(names[names.duplicated()]))
+    if repeated:
+        raise OptionError(f"published= lists task(s) {', '.join(map(repr, repeated[:5]))} more than once; give one "
+                          "row per task")
+    absent = [t for t in design.tasks if t not in set(names)]
+    if absent:
+        raise DesignError(f"the published table has no row for {count(len(absent), 'task')} of the data: "
+                          f"{', '.join(map(repr, absent[:5]))}{' ...' if len(absent) > 5 else ''}; add them, or "
+                          "keep to the published tasks with subset=")
+    rows = table.set_index(names).loc[list(design.tasks)]
+    values = {}
+    for column in PUBLISHED_COLUMNS:
+        try:
+            values[column] = rows[column].to_numpy(dtype=np.float64)
+        except (TypeError, ValueError):
+            raise OptionError(f"published= column {column!r} must hold numbers") from None
+    bad = ~np.isfinite(values["mean"]) | ~(values["sd"] >= 0) | ~np.isfinite(values["sd"]) \
+        | ~(values["n"] >= 2) | (values["n"] != np.round(values["n"]))
+    if bad.any():
+        which = [t for t, b in zip(design.tasks, bad) if b]
+        raise OptionError(f"published= row(s) for {', '.join(map(repr, which[:5]))} need a finite mean, an sd >= 0 "
+                          "and a whole number of runs n >= 2 (with one run an sd is undefined)")
+    extra = sorted(set(names) - set(design.tasks))
+    note = ([f"{count(len(extra), 'task')} of the published table not in the data left out: "
+             f"{', '.join(extra[:5])}{' ...' if len(extra) > 5 else ''}"] if extra else [])
+    return values["mean"], values["sd"], values["n"], note
+
+
+# ----------------------------------------------------------------------------- the tests
+
+
+def _rows(scope, a, b, task, method, estimate, se, df, test, margin):
+    """Table rows of one scope of one pair, from arrays."""
+    estimate, se, df = (np.atleast_1d(np.asarray(v, dtype=np.float64)) for v in (estimate, se, df))
+    tasks = task if isinstance(task, (list, tuple)) else [task] * estimate.size
+    out = []
+    for i in range(estimate.size):
+        given = np.isfinite(test["conf_low"][i]) if np.ndim(test["conf_low"]) else np.isfinite(test["conf_low"])
+        pick = (lambda v: float(np.atleast_1d(v)[i]))
+        out.append({"scope": scope, "agent_1": a, "agent_2": b, "task": tasks[i], "method": method,
+                    "estimate": float(estimate[i]), "std_error": float(se[i]), "df": float(df[i]),
+                    "statistic": pick(test["statistic"]), "p_value": pick(test["p_value"]),
+                    "p_lower": pick(test["p_lower"]), "p_upper": pick(test["p_upper"]),
+                    "conf_low": pick(test["conf_low"]), "conf_high": pick(test["conf_high"]), "margin": margin,
+                    "shown": bool(np.atleast_1d(test["shown"])[i]) if given else None})
+    return out
+
+
+def _test(options, estimate, se, df):
+    return kernels.tost(estimate, se, df, options.margin, options.alpha, options.alternative,
+                        options.higher_is_better)
+
+
+def _pair_rows(options, a, b, task_names, mean_a, sd_a, n_a, mean_b, sd_b, n_b):
+    """The per-task Welch tests and the across-tasks test of one pair, on the tasks both ran."""
+    shared = (n_a > 0) & (n_b > 0)
+    rows = []
+    estimate, se, df = kernels.welch(mean_a[shared], sd_a[shared], n_a[shared], mean_b[shared], sd_b[shared],
+                                     n_b[shared])
+    names = [t for t, s in zip(task_names, shared) if s]
+    rows += _rows("task", a, b, names, "Welch t", estimate, se, df, _test(options, estimate, se, df), options.margin)
+    if options.across == "paired_t":
+        estimate, se, df = kernels.paired((mean_a[shared] - mean_b[shared])[None, :])
+        method = "paired t over tasks"
+    else:
+        estimate, se, df = kernels.welch_mean(mean_a[shared], sd_a[shared], n_a[shared], mean_b[shared], sd_b[shared],
+                                              n_b[shared])
+        method = "Welch-Satterthwaite over tasks"
+        if shared.sum() < 2:  # one task: the per-task test says it all; "across tasks" needs tasks to go across
+            se = df = np.nan
+    rows += _rows("across tasks", a, b, None, method, estimate, se, df, _test(options, estimate, se, df),
+                  options.margin)
+    return rows
+
+
+def _run(design, options, rng, scale):
+    notes = list(design.notes)
+    pairs = options.for_agents(design.agents)
+    means, sds, runs = _cells(design)
+    index = {name: j for j, name in enumerate(design.agents)}
+    withheld = verdict("equivalence", design.counts, options=options, agents=design.agents, tasks=design.tasks)
+    notes += withheld.lines
+    rows = []
+    for a, b in pairs:
+        i, j = index[a], index[b]
+        rows += _pair_rows(options, a, b, design.tasks, means[:, i], sds[:, i], runs[:, i], means[:, j], sds[:, j],
+                           runs[:, j])
+    table = pd.DataFrame(rows)
+    seed = None
+    if options.aggregate is not None:
+        aggregate, seed, more = _aggregate(design, options, pairs, rng)
+        notes += more
+        table = pd.concat([table, pd.DataFrame(aggregate)], ignore_index=True) if aggregate else table
+    table = _ordered(table, pairs)
+    notes += _across_notes(table) + _size_notes(design, options, table)
+    return _result(design, options, pairs, table, notes, seed, scale, published=False)
+
+
+def _aggregate(design, options, pairs, rng):
+    """(rows, seed, notes): the aggregate's difference per pair from the bootstrap's resamples, or none and why."""
+    from .. import backend
+
+    label = {"iqm": "IQM", "mean": "mean over tasks"}[options.aggregate]
+    fewest = int(design.counts.min())
+    if not design.is_complete or fewest < 3 or design.n_tasks < 2:
+        why = ("some agent did not run every task" if not design.is_complete else
+               f"some agent has {count(fewest, 'run')} in a task" if fewest < 3 else "there is one task")
+        return [], None, [f"the aggregate ({label}) difference is withheld: its studentised bootstrap interval needs "
+                          f"every agent on 2 or more tasks with 3 runs or more in each, and {why}; add runs or "
+                          "tasks, or read the per-task and across-tasks tests"]
+    result = backend("bootstrap")(design, metrics=[options.aggregate], n_resamples=options.n_resamples,
+                                  confidence_level=1 - 2 * options.alpha, rng=rng)
+    index = {name: j for j, name in enumerate(result.agents)}
+    rows = []
+    for a, b in pairs:
+        i, j = index[a], index[b]
+        delta = result.estimates[i, 0] - result.estimates[j, 0]
+        se = float(np.hypot(result.standard_errors[i, 0], result.standard_errors[j, 0]))
+        draws = result.bootstrap_distribution[i, 0] - result.bootstrap_distribution[j, 0]
+        draw_se = np.hypot(result.resampled_standard_errors[i, 0], result.resampled_standard_errors[j, 0])
+        test = kernels.bootstrap_t(delta, se, draws, draw_se, options.margin, options.alpha, options.alternative,
+                                   options.higher_is_better)
+        rows += _rows("aggregate", a, b, None, f"bootstrap-t ({label})", delta, se, np.nan, test, options.margin)
+    fresh = [n for n in result.notes if n not in design.notes]
+    return rows, result.seed, fresh
+
+
+def _ordered(table, pairs):
+    """Rows grouped by pair in the pairs' order, each pair's tasks, then across tasks, then the aggregate."""
+    # no task: None, not NaN (an object column: pandas' string dtype would turn None into NaN)
+    table["task"] = pd.Series([t if isinstance(t, str) else None for t in table["task"]], index=table.index,
+                              dtype=object)
+    order = {pair: k for k, pair in enumerate(pairs)}
+    scopes = {scope: k for k, scope in enumerate(SCOPES)}
+    key = [order[(a, b)] * 10 + scopes[s] for a, b, s in zip(table["agent_1"], table["agent_2"], table["scope"])]
+    return table.iloc[np.argsort(key, kind="stable")].reset_index(drop=True)
+
+
+def _across_notes(table):
+    across = table[table["scope"] == "across tasks"]
+    lost = across[~np.isfinite(across["conf_low"].to_numpy(dtype=float))]
+    if not len(lost):
+        return []
+    names = "; ".join(f"{a} vs {b}" for a, b in zip(lost["agent_1"], lost["agent_2"]))
+    return [f"the across-tasks test needs 2 or more tasks where both agents ran (with across='welch', 2 runs of each in "
+            f"every one, for the spread within tasks; across='paired_t' needs one), with scores that vary; it is "
+            f"withheld for {names}"]
+
+
+def _size_notes(design, options, table):
+    """The measured size at the margin where the calibration table shows it above alpha by more than 3 Monte Carlo
+    SE at this design (two agents' rows at the nearest runs and tasks measured), for each test given."""
+    if not np.isclose(options.alpha, 0.05) or not len(calibration.rows(CALIBRATION)):
+        return []
+    runs = int(design.counts[design.counts > 0].min())
+    measured_runs = min((3, 5, 10, 20), key=lambda r: (abs(r - runs), r))
+    given = table[np.isfinite(table["conf_low"].to_numpy(dtype=float))]
+    notes = []
+    for (scope, method), _ in given.groupby(["scope", "method"], sort=False):
+        interval = _CALIBRATED[method.partition(" (")[0]]
+        tasks = (1, 5, 26) if interval == "welch" else (5, 26)
+        columns = {"test": _CALIBRATED_TESTS[options.alternative], "interval": interval, "runs": measured_runs,
+                   "tasks": min(tasks, key=lambda t: (abs(t - design.n_tasks), t))}
+        if interval == "bootstrap_t":
+            columns["metric"] = options.aggregate
+        row = calibration.shortfall(calibration.rows(CALIBRATION), 0.95, **columns)
+        if row is not None:
+            notes.append(f"measured size at the margin of the {scope} test ({method}) at {row['tasks']} tasks and "
+                         f"{row['runs']} runs per agent: {1 - calibration.worst_coverage(row):.3f} ("
+                         f"{row['distribution'].replace('_', '-')} scores, {row['configuration']}; {row['n_sim']} "
+                         "simulated tests), above alpha = 0.05 by more than 3 Monte Carlo standard errors, so its "
+                         "'equivalent' comes too easily there"
+                         + _WAY_ON[interval])
+    return notes
+
+
+def _run_published(design, options, table, scale):
+    mean_p, sd_p, n_p, notes = table
+    notes = list(design.notes) + notes
+    if options.control is not None:
+        raise OptionError("control= names an agent of the data; with published= every agent is compared with the "
+                          "published table: leave control out")
+    means, sds, runs = _cells(design)
+    pairs = tuple((a, PUBLISHED) for a in design.agents)
+    withheld = verdict("equivalence", design.counts, options=options, agents=design.agents, tasks=design.tasks)
+    notes += withheld.lines
+    rows = []
+    for j, a in enumerate(design.agents):
+        rows += _pair_rows(options, a, PUBLISHED, design.tasks, means[:, j], sds[:, j], runs[:, j], mean_p, sd_p, n_p)
+    if options.aggregate is not None:
+        notes.append(f"no aggregate ({options.aggregate}) row: a published table holds per-task means and SDs, not "
+                     "runs to bootstrap; the across-tasks test is of the mean over tasks")
+    frame = _ordered(pd.DataFrame(rows), pairs)
+    notes += _across_notes(frame) + _size_notes(design, options, frame)
+    return _result(design, options, pairs, frame, notes, None, scale, published=True)
+
+
+def _result(design, options, pairs, table, notes, seed, scale, published):
+    level = 1 - 2 * options.alpha
+    table["conclusion"] = [_verdict(shown, options) for shown in table["shown"]]
+    title = ("Two one-sided tests (TOST) of equivalence" if options.alternative == "equivalence" else
+             "One-sided test of non-inferiority")
+    if published:
+        title += " against a published table"
+    return EquivalenceResult(
+        method=title, formula=design.formula, data_name=design.data_name, nobs=design.nobs, notes=tuple(notes),
+        options={**options.record(), "published": published}, seed=seed, margin=options.margin, margin_scale=scale,
+        alternative=options.alternative, alpha=options.alpha, confidence_level=level,
+        higher_is_better=options.higher_is_better, agents=design.agents, tasks=design.tasks, counts=design.counts,
+        pairs=pairs, comparisons=table, aggregate=None if published else options.aggregate, across=options.across,
+        published=published, n_resamples=options.n_resamples)
+
+
+def _verdict(shown, options):
+    """The answer in words, never "equal"."""
+    if shown is None:
+        return "withheld"
+    m = signif(options.margin)
+    if options.alternative == "equivalence":
+        return f"equivalent within \u00b1{m}" if shown else "not shown equivalent"
+    return f"non-inferior by margin {m}" if shown else "not shown non-inferior"

@@ -1,0 +1,48 @@
+"""The equivalence tests' declaration (read by the registry, :mod:`rlstats.methods`).
+
+When to use
+-----------
+When the claim is "as good as" rather than "better": a reimplementation that matches the paper, a cheaper agent that
+is practically as good, two agents that are practically the same. A non-significant difference is no evidence of
+sameness; ``rlstats.equivalence(df, "score ~ agent | task", margin=...)`` puts the burden the other way and answers
+"equivalent within +-margin" or "not shown equivalent" (never "equal"), per task (Welch's t), across tasks (the paired
+t of task-level differences) and on the IQM or mean (a bootstrap-t interval of the difference from the stratified
+bootstrap), each decided by its (1 - 2 alpha) interval; ``alternative="noninferior"`` tests one side only. For a
+reproduction against a paper's per-task table of means, SDs and run counts, pass it as ``published=``. Fix the margin
+before looking at the data, in the score's units or on normalised scores (``normalize=``).
+"""
+
+from .._declaration import Backend, Need
+
+_HERE = "rlstats.methods.equivalence"
+
+BACKENDS = (
+    Backend(
+        name="equivalence",
+        function=f"{_HERE}._api:equivalence",
+        result=f"{_HERE}._result:EquivalenceResult",
+        options=f"{_HERE}._api:EquivalenceOptions",
+        citations=("schuirmann1987", "berger1982", "agarwal2021"),
+        contract=("score ~ agent | task", {"margin": 1.0, "n_resamples": 200}),
+        demo=("score ~ agent | task", {"margin": 0.5, "na_action": "drop"}),
+        replication=(
+            # Welch's t reads both agents' spreads within the task
+            Need("task_tests", "per-task equivalence tests", runs=2, per="cell",
+                 way_on="add runs, or read the across-tasks test (one run per task is enough there)"),
+        ),
+        no_power="power() counts rejections of a null of no difference; an equivalence test's power is its rate of "
+                 "declaring equivalence at a true difference inside the margin, which no power rule simulates yet",
+    ),
+)
+
+#: the tidy and glance columns only this folder's results report: (column, attribute, printed label,
+#: description) rows, which rlstats.vocabulary reads through the registry
+VOCABULARY = (
+    ("scope", None, "scope", "what an equivalence test compares: one task, the tasks' differences, or an aggregate"),
+    ("margin", "margin", "margin", "the equivalence margin: differences within plus or minus it count as nothing"),
+    ("p_lower", None, "p (lower)", "one-sided p-value of H0: difference <= -margin"),
+    ("p_upper", None, "p (upper)", "one-sided p-value of H0: difference >= margin"),
+    ("shown", None, "shown", "whether the test showed its alternative (equivalence or non-inferiority)"),
+    ("conclusion", None, "conclusion", "the answer in words: equivalent within the margin, or not shown equivalent"),
+    ("n_shown", None, "shown", "how many tests showed their alternative"),
+)

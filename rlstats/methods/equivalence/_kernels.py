@@ -1,0 +1,135 @@
+"""Two one-sided tests (TOST) and the one-sided non-inferiority test: arrays in, arrays out, no pandas.
+
+Every test here is a t test of a difference ``estimate`` with standard error ``se`` on ``df`` degrees of freedom
+against a margin ``m`` > 0 (Schuirmann 1987): equivalence rejects both H0: delta <= -m (t_lower = (estimate + m) / se
+large) and H0: delta >= m (t_upper = (estimate - m) / se small), each at level alpha; that is the same decision as
+the (1 - 2 alpha) interval estimate +- t(1 - alpha, df) se lying inside (-m, m). Non-inferiority is the one of the
+two on the side of "worse". The inputs are trusted (the api layer checks them).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: the alternatives: what a rejection shows
+ALTERNATIVES = ("equivalence", "noninferior")
+
+
+def welch(mean_1, sd_1, n_1, mean_2, sd_2, n_2):
+    """(estimate, se, df) of Welch's difference mean_1 - mean_2, broadcast; NaN where a side has fewer than 2 runs
+    (no spread to read) or both spreads are 0 (no t)."""
+    mean_1, sd_1, n_1, mean_2, sd_2, n_2 = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64)
+                                                                 for v in (mean_1, sd_1, n_1, mean_2, sd_2, n_2)))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        v_1, v_2 = sd_1 ** 2 / n_1, sd_2 ** 2 / n_2
+        variance = v_1 + v_2
+        # Welch-Satterthwaite from the shares of the variance: squares of variances underflow at scores ~1e-80
+        r_1, r_2 = v_1 / variance, v_2 / variance
+        df = 1.0 / (r_1 ** 2 / (n_1 - 1) + r_2 ** 2 / (n_2 - 1))
+    bad = (n_1 < 2) | (n_2 < 2) | ~(variance > 0)
+    return (mean_1 - mean_2, np.where(bad, np.nan, np.sqrt(variance)), np.where(bad, np.nan, df))
+
+
+def paired(differences):
+    """(estimate, se, df) of the one-sample t of each row of ``differences`` (rows, n): mean, sd / sqrt(n), n - 1;
+    NaN with fewer than 2 values or no spread."""
+    differences = np.asarray(differences, dtype=np.float64)
+    n = differences.shape[-1]
+    mean = differences.mean(axis=-1)
+    if n < 2:
+        return mean, np.full(mean.shape, np.nan), np.full(mean.shape, np.nan)
+    se = differences.std(axis=-1, ddof=1) / np.sqrt(n)
+    se = np.where(se > 0, se, np.nan)
+    return mean, se, np.full(mean.shape, float(n - 1))
+
+
+def t_quantile(level, df):
+    """t(level, df), infinite df as the normal's (scipy imported here, on first use)."""
+    from scipy import stats
+
+    return stats.t.ppf(level, df)
+
+
+def tost(estimate, se, df, margin, alpha, alternative="equivalence", higher_is_better=True):
+    """The test of each difference against its margin, as a dict of arrays (broadcast).
+
+    ``t_lower``, ``p_lower``: H0 delta <= -margin (rejected for large t); ``t_upper``, ``p_upper``: H0 delta >=
+    margin (rejected for small t); ``p_value``: equivalence takes the larger of the two, non-inferiority the side of
+    "worse" (delta <= -margin when higher is better, delta >= margin otherwise); ``statistic``: the t of that
+    p-value; ``conf_low``, ``conf_high``: the (1 - 2 alpha) interval estimate +- t(1 - alpha, df) se, whose end(s)
+    inside the margin decide; ``shown``: the alternative shown (False where se is NaN: no test).
+    """
+    from scipy import stats
+
+    estimate, se, df, margin = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64)
+                                                     for v in (estimate, se, df, margin)))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t_lower, t_upper = (estimate + margin) / se, (estimate - margin) / se
+    p_lower, p_upper = stats.t.sf(t_lower, df), stats.t.cdf(t_upper, df)
+    half = stats.t.ppf(1 - alpha, df) * se
+    low, high = estimate - half, estimate + half
+    if alternative == "equivalence":
+        upper_decides = p_upper >= p_lower
+        p_value = np.maximum(p_lower, p_upper)
+        statistic = np.where(upper_decides, t_upper, t_lower)
+        shown = (low > -margin) & (high < margin)
+    elif higher_is_better:
+        p_value, statistic, shown = p_lower, t_lower, low > -margin
+    else:
+        p_value, statistic, shown = p_upper, t_upper, high < margin
+    return {"statistic": statistic, "p_value": p_value, "t_lower": t_lower, "t_upper": t_upper, "p_lower": p_lower,
+            "p_upper": p_upper, "conf_low": low, "conf_high": high, "shown": shown & np.isfinite(se)}
+
+
+def bootstrap_t(delta, se, resampled_delta, resampled_se, margin, alpha, alternative="equivalence",
+                higher_is_better=True):
+    """The same test of an aggregate difference from bootstrap-t resamples (Efron and Tibshirani 1993, 12.5).
+
+    ``delta``, ``se``: the data's difference and its standard error; ``resampled_delta``, ``resampled_se`` (..., B):
+    each resample's. t* = (delta* - delta) / se*; the (1 - 2 alpha) interval is delta - q(1 - alpha) se to
+    delta - q(alpha) se (q the quantiles of t*, interpolated as numpy's default); the one-sided p-values are the
+    shares of t* beyond (delta + margin) / se and (delta - margin) / se, (hits + 1) / (B + 1). A resample with se*
+    = 0 counts as t* = +-inf (0 where delta* = delta).
+    """
+    delta, se, margin = (np.asarray(v, dtype=np.float64) for v in (delta, se, margin))
+    deviation = resampled_delta - delta[..., None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(resampled_se > 0, deviation / resampled_se, np.sign(deviation) * np.inf)
+        t_lower, t_upper = (delta + margin) / se, (delta - margin) / se
+    t = np.where(np.isnan(t), 0.0, t)
+    q_low, q_high = np.quantile(t, [alpha, 1 - alpha], axis=-1)
+    low, high = delta - q_high * se, delta - q_low * se
+    b = t.shape[-1]
+    # under H0 delta = -margin, t* stands for (estimate + margin) / se: large values reject
+    p_lower = ((t >= t_lower[..., None]).sum(axis=-1) + 1) / (b + 1)
+    p_upper = ((t <= t_upper[..., None]).sum(axis=-1) + 1) / (b + 1)
+    if alternative == "equivalence":
+        p_value = np.maximum(p_lower, p_upper)
+        statistic = np.where(p_upper >= p_lower, t_upper, t_lower)
+        shown = (low > -margin) & (high < margin)
+    elif higher_is_better:
+        p_value, statistic, shown = p_lower, t_lower, low > -margin
+    else:
+        p_value, statistic, shown = p_upper, t_upper, high < margin
+    finite = np.isfinite(low) & np.isfinite(high) & (se > 0)
+    nan = np.where(finite, 0.0, np.nan)
+    return {"statistic": statistic + nan, "p_value": p_value + nan, "t_lower": t_lower + nan,
+            "t_upper": t_upper + nan, "p_lower": p_lower + nan, "p_upper": p_upper + nan, "conf_low": low + nan,
+            "conf_high": high + nan, "shown": shown & finite}
+
+
+def welch_mean(mean_1, sd_1, n_1, mean_2, sd_2, n_2):
+    """(estimate, se, df) of the mean over tasks (the last axis) of the differences mean_1 - mean_2, tasks fixed:
+    se = sqrt(sum_t (sd_1t^2 / n_1t + sd_2t^2 / n_2t)) / T on Welch-Satterthwaite df; NaN where a task lacks a
+    spread (fewer than 2 runs) or none has any."""
+    mean_1, sd_1, n_1, mean_2, sd_2, n_2 = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64)
+                                                                 for v in (mean_1, sd_1, n_1, mean_2, sd_2, n_2)))
+    tasks = mean_1.shape[-1]
+    v_1, v_2 = sd_1 ** 2 / n_1, sd_2 ** 2 / n_2
+    variance = np.sum(v_1 + v_2, axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = variance[..., None]  # shares of the variance, whose squares do not underflow as variances' do
+        df = 1.0 / np.sum((v_1 / share) ** 2 / (n_1 - 1) + (v_2 / share) ** 2 / (n_2 - 1), axis=-1)
+        estimate = np.mean(mean_1 - mean_2, axis=-1) if tasks else np.full(variance.shape, np.nan)
+    good = (variance > 0) & np.isfinite(variance) & (tasks > 0)
+    return estimate, np.where(good, np.sqrt(variance) / max(tasks, 1), np.nan), np.where(good, df, np.nan)

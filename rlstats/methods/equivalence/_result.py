@@ -1,0 +1,190 @@
+"""The equivalence tests' result: fields, tables and prose (reads fields, computes nothing)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+
+from ... import format as fmt
+from ...errors import OptionError
+from ..._typing import ColumnNames
+from ...results import Result, resultclass
+from . import plots
+
+#: tidy()'s columns, in order
+_COLUMNS = ("scope", "agent_1", "agent_2", "task", "estimate", "std_error", "df", "statistic", "p_value", "p_lower",
+            "p_upper", "conf_low", "conf_high", "conf_level", "margin", "alternative", "shown", "conclusion", "method")
+
+
+@resultclass
+class EquivalenceResult(Result):
+    """Result of :func:`equivalence`.
+
+    Attributes
+    ----------
+    margin : float
+        The equivalence margin (the band is -margin to +margin).
+    margin_scale : str
+        The margin's units: ``"units of <response>"`` or ``"normalised score"``.
+    alternative : str
+        ``"equivalence"`` (TOST) or ``"noninferior"`` (one-sided).
+    alpha : float
+        Level of each one-sided test.
+    confidence_level : float
+        1 - 2 alpha: the level of the interval that decides.
+    higher_is_better : bool
+        Which side is "worse" for non-inferiority.
+    agents, tasks : tuple of str
+    counts : ndarray, shape (n_tasks, n_agents)
+        Runs per cell.
+    pairs : tuple of (str, str)
+        The pairs compared, (agent_1, agent_2); agent_2 is ``"published"`` with a published table.
+    comparisons : DataFrame
+        One row per pair and scope ("task": each task both ran, Welch's t; "across tasks": the mean over tasks of the
+        task-level differences of means, with the Welch-Satterthwaite interval of the tasks at hand or the paired t
+        over tasks; "aggregate": the bootstrap-t of the IQM or mean difference): estimate (agent_1 - agent_2),
+        std_error, df, statistic (the t of the deciding side), p_value (the larger one-sided p-value for
+        equivalence, the one of "worse" for non-inferiority), p_lower (H0 delta <= -margin), p_upper (H0 delta >=
+        margin), conf_low and conf_high (the 1 - 2 alpha interval), margin, shown (the alternative was shown; None
+        where the test was withheld), conclusion (in words), method.
+    aggregate : str or None
+        The aggregate tested (``"iqm"`` or ``"mean"``), None when left out (and with a published table).
+    across : str
+        The across-tasks test: ``"welch"`` (tasks at hand) or ``"paired_t"`` (tasks as a sample).
+    published : bool
+        Whether agent_2 is a published table of per-task summaries.
+    n_resamples : int
+        Bootstrap resamples of the aggregate.
+    """
+
+    margin: float
+    margin_scale: str
+    alternative: str
+    alpha: float
+    confidence_level: float
+    higher_is_better: bool
+    agents: tuple[str, ...]
+    tasks: tuple[str, ...]
+    counts: np.ndarray
+    pairs: tuple[tuple[str, str], ...]
+    comparisons: pd.DataFrame
+    aggregate: str | None
+    across: str
+    published: bool
+    n_resamples: int
+
+    _plot_kinds: ClassVar[dict] = {"intervals": plots.plot_intervals}
+
+    def confidence_interval(self, confidence_level: float | None = None) -> pd.DataFrame:
+        """The (1 - 2 alpha) intervals that decide, one row per tidy() row."""
+        if confidence_level is not None and not np.isclose(confidence_level, self.confidence_level):
+            raise OptionError(f"the deciding intervals are at 1 - 2 alpha = {self.confidence_level}; rerun "
+                              f"rlstats.equivalence(..., alpha={fmt.signif((1 - confidence_level) / 2)})")
+        return self.tidy()[["scope", "agent_1", "agent_2", "task", "conf_low", "conf_high"]]
+
+    # ---- printing -------------------------------------------------------------------
+    def _band(self):
+        m = fmt.signif(self.margin)
+        if self.alternative == "equivalence":
+            return f"-{m} < delta < {m}"
+        return f"delta > -{m}" if self.higher_is_better else f"delta < {m}"
+
+    def _statistic_line(self):
+        return (f"margin = {fmt.signif(self.margin)} ({self.margin_scale}), alpha = {fmt.signif(self.alpha)}, "
+                f"pairs = {len(self.pairs)}")
+
+    def _scope(self, scope, a, b):
+        rows = self.comparisons
+        return rows[(rows["scope"] == scope) & (rows["agent_1"] == a) & (rows["agent_2"] == b)]
+
+    def _pair_lines(self, a, b):
+        level = f"{fmt.signif(100 * self.confidence_level, 3)}%"
+        lines = [f"{a} - {b}:"]
+        for scope in ("across tasks", "aggregate"):
+            row = self._scope(scope, a, b)
+            if not len(row):
+                continue
+            row = row.iloc[0]
+            if row["shown"] is None or (isinstance(row["shown"], float) and np.isnan(row["shown"])):
+                lines.append(f"  {scope}: withheld (see the notes)")
+                continue
+            lines.append(f"  {scope}: {row['conclusion']} (difference {fmt.signif(row['estimate'])}, {level} CI "
+                         f"{fmt.signif(row['conf_low'])} to {fmt.signif(row['conf_high'])}, "
+                         f"{fmt.pvalue_phrase(row['p_value'])}; {row['method']})")
+        tasks = self._scope("task", a, b)
+        tested = tasks[tasks["shown"].notna()]
+        if len(tasks):
+            what = "equivalent" if self.alternative == "equivalence" else "non-inferior"
+            lines.append(f"  per task: {int(tested['shown'].astype(bool).sum())} of {len(tested)} tasks tested "
+                         f"shown {what}" + (f" ({len(tasks) - len(tested)} withheld)" if len(tested) < len(tasks)
+                                            else ""))
+        return lines
+
+    def _extra_lines(self):
+        delta = "agent - published" if self.published else "agent_1 - agent_2"
+        lines = [f"alternative hypothesis: {self._band()} (delta = {delta}), decided by the "
+                 f"{fmt.signif(100 * self.confidence_level, 3)}% interval"]
+        for a, b in self.pairs:
+            lines += self._pair_lines(a, b)
+        return lines
+
+    def _summary_tables(self):
+        shown = self.tidy()[["scope", "agent_1", "agent_2", "task", "estimate", "conf_low", "conf_high", "p_value",
+                             "conclusion"]]
+        return {f"Tests against the margin \u00b1{fmt.signif(self.margin)} ({self.margin_scale})": shown}
+
+    # ---- tidy output ------------------------------------------------------------------
+    def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
+        """One row per pair and scope: each task, across tasks, the aggregate."""
+        out = self.comparisons.copy()
+        out["conf_level"] = self.confidence_level
+        out["alternative"] = self.alternative
+        return out[list(_COLUMNS)]
+
+    def glance(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
+        """The margin, the level and how many tests showed the alternative, in one row."""
+        shown = self.comparisons["shown"]
+        return pd.DataFrame([{
+            "method": self.method, "margin": self.margin, "alternative": self.alternative, "alpha": self.alpha,
+            "conf_level": self.confidence_level, "n_comparisons": int(shown.notna().sum()),
+            "n_shown": int(shown.fillna(False).astype(bool).sum()), "n_agents": self.n_agents,
+            "n_tasks": self.n_tasks, "n_obs": self.nobs}])
+
+    def _prose(self):
+        level = f"{fmt.signif(100 * self.confidence_level, 3)}%"
+        what = ("two one-sided tests (TOST; Schuirmann, 1987)" if self.alternative == "equivalence" else
+                "a one-sided test of non-inferiority")
+        against = ("each agent against a published table of per-task means, standard deviations and run counts"
+                   if self.published else f"{len(self.pairs)} pair{'s' if len(self.pairs) > 1 else ''} of agents")
+        text = (f"We tested {against} on {self.n_tasks} task{'s' if self.n_tasks > 1 else ''} ({self.nobs} runs) "
+                f"with {what} at alpha = {fmt.signif(self.alpha)} against a margin of {fmt.signif(self.margin)} "
+                f"({self.margin_scale}), fixed before the analysis: a difference is called equivalent when its "
+                f"{level} interval lies within \u00b1{fmt.signif(self.margin)}. Per task we used Welch's t; across "
+                "tasks, the mean over tasks of the task-level differences of means, "
+                + ("with the one-sample t over tasks" if self.across == "paired_t" else
+                   "with its standard error from the runs within tasks on Welch-Satterthwaite df (the tasks at hand)"))
+        aggregate = self.comparisons[self.comparisons["scope"] == "aggregate"]
+        if self.aggregate is not None and np.isfinite(aggregate["conf_low"].to_numpy(dtype=float)).any():
+            text += (f"; in aggregate the {'IQM' if self.aggregate == 'iqm' else 'mean'} difference with a "
+                     f"studentised stratified bootstrap interval ({self.n_resamples} resamples; Agarwal et al., "
+                     "2021)")
+        text += "."
+        for a, b in self.pairs:
+            parts = []
+            for scope in ("across tasks", "aggregate"):
+                row = self._scope(scope, a, b)
+                if len(row) and row.iloc[0]["shown"] is not None and np.isfinite(row.iloc[0]["conf_low"]):
+                    r = row.iloc[0]
+                    parts.append(f"{scope}, {r['conclusion']} (difference {fmt.signif(r['estimate'], 3)}, {level} CI "
+                                 f"{fmt.signif(r['conf_low'], 3)} to {fmt.signif(r['conf_high'], 3)})")
+            tasks = self._scope("task", a, b)
+            tested = tasks[tasks["shown"].notna()]
+            if len(tested):
+                parts.append(f"on {int(tested['shown'].astype(bool).sum())} of {len(tested)} tasks individually")
+            if parts:
+                text += f" {a} against {b}: " + "; ".join(parts) + "."
+        text += (" Not shown equivalent does not mean different: the interval may be too wide for the margin."
+                 if self.alternative == "equivalence" else "")
+        return text

@@ -1,0 +1,44 @@
+"""Drawings of the equivalence tests' result: each deciding interval against the +-margin band.
+
+Plots draw, never compute: the function reads the result's fields, takes ``ax=`` (a new figure only when it is None),
+lets user keywords win over the defaults, changes no global style and returns the Axes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...plotting import SMALL_FONT, panels
+
+
+def plot_intervals(result, *, ax=None, scopes=("task", "across tasks", "aggregate"), **kwargs):
+    """Every test's (1 - 2 alpha) interval of agent_1 - agent_2, the margin band shaded; filled marks where the
+    alternative was shown. ``scopes=`` keeps some of "task", "across tasks", "aggregate"."""
+    rows = result.comparisons[result.comparisons["scope"].isin(scopes)]
+    rows = rows[np.isfinite(rows["conf_low"].to_numpy(dtype=float))]
+    n = len(rows)
+    _, (ax,) = panels(ax, 1, (5.0, 1.1 + 0.22 * max(n, 1)), width=5.0, what="figure")
+    y = np.arange(n)[::-1]
+    m = result.margin
+    ax.axvspan(-m, m, color="0.88", zorder=0, linewidth=0)
+    for edge in (-m, m):
+        ax.axvline(edge, color="0.5", linewidth=0.8, linestyle="--")
+    ax.axvline(0.0, color="0.7", linewidth=0.6)
+    style = {"color": "black", "fmt": "none", "capsize": 2, "linewidth": 1.0}
+    style.update(kwargs)
+    estimate = rows["estimate"].to_numpy(dtype=float)
+    error = np.vstack([estimate - rows["conf_low"].to_numpy(dtype=float),
+                       rows["conf_high"].to_numpy(dtype=float) - estimate])
+    ax.errorbar(estimate, y, xerr=error, **style)
+    shown = rows["shown"].fillna(False).to_numpy(dtype=bool)
+    ax.plot(estimate[shown], y[shown], "o", color=style["color"], markersize=4)
+    ax.plot(estimate[~shown], y[~shown], "o", color=style["color"], markersize=4, fillstyle="none")
+    labels = [f"{a} - {b}: " + (str(t) if s == "task" else s)
+              for a, b, t, s in zip(rows["agent_1"], rows["agent_2"], rows["task"], rows["scope"])]
+    ax.set_yticks(y)
+    ax.set_yticklabels(labels, fontsize=SMALL_FONT)
+    what = "equivalent" if result.alternative == "equivalence" else "non-inferior"
+    ax.set_xlabel(f"difference ({result.margin_scale}); {result.confidence_level:.0%} intervals, band \u00b1margin\n"
+                  f"(filled: shown {what})", fontsize=SMALL_FONT + 1)
+    ax.set_title(result.method, fontsize=SMALL_FONT + 1)
+    return ax

@@ -1,0 +1,241 @@
+"""rlstats.equivalence (issue 41 item 2): TOST and non-inferiority per task, across tasks, on the aggregate and
+against a published table; its numbers against R's t.test (tests/reference/tost_r.R), closed forms and the bootstrap,
+and a reduced re-measurement of its size at the margin (the ``equivalence.size`` rows of calibration.csv)."""
+
+import math
+import pathlib
+import runpy
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rlstats
+from rlstats import calibration
+from rlstats.methods.equivalence import _kernels as kernels
+
+REFERENCE = pathlib.Path(__file__).parent / "reference"
+SIZE = runpy.run_path(str(REFERENCE / "size_equivalence.py"))
+MARGIN = 1.2
+AGENTS = ("A", "B", "C")
+SHIFT = {"A": 0.0, "B": 0.4, "C": 1.5}
+RUNS = {"A": (5, 4, 6, 3), "B": (4, 6, 3, 5), "C": (6, 3, 4, 4)}
+
+
+def r_data():
+    """The data of tests/reference/tost_r.R, written the same way."""
+    rows = []
+    for k, a in enumerate(AGENTS):
+        for t in range(1, 5):
+            for r in range(1, RUNS[a][t - 1] + 1):
+                score = (2 * t + SHIFT[a] + ((r * 7 + t * 3 + k * 5) % 11 - 5) / 4
+                         + 0.1 * math.sqrt(r + t) * (1 + k))
+                rows.append({"agent": a, "task": f"t{t}", "seed": r, "score": score})
+    return pd.DataFrame(rows)
+
+
+@pytest.fixture(scope="module")
+def reference():
+    return pd.read_csv(REFERENCE / "tost_r.csv", comment="#", keep_default_na=False)
+
+
+@pytest.mark.parametrize("across", ["welch", "paired_t"])
+def test_numbers_equal_r_t_test(reference, across):
+    res = rlstats.equivalence(r_data(), "score ~ agent | task", margin=MARGIN, across=across, aggregate=None)
+    ours = res.tidy()
+    expected = reference[reference["scope"].isin(["task", across])]
+    assert len(ours) == len(expected) == 3 * 5
+    for (_, row), (_, want) in zip(ours.iterrows(), expected.iterrows()):
+        assert (row["agent_1"], row["agent_2"]) == (want["agent_1"], want["agent_2"])
+        assert (row["task"] or "") == want["task"]
+        for column in ("estimate", "df", "conf_low", "conf_high", "p_lower", "p_upper"):
+            assert row[column] == pytest.approx(want[column], rel=1e-9, abs=1e-12), (column, want["task"])
+        assert row["p_value"] == max(row["p_lower"], row["p_upper"])
+        # the interval decides, and agrees with both one-sided tests at alpha
+        inside = row["conf_low"] > -MARGIN and row["conf_high"] < MARGIN
+        assert row["shown"] == inside == (row["p_value"] < 0.05)
+        assert row["conclusion"] == ("equivalent within \u00b11.2" if inside else "not shown equivalent")
+
+
+def test_noninferiority_is_the_one_sided_test_of_worse(reference):
+    df = r_data()
+    up = rlstats.equivalence(df, "score ~ agent | task", margin=MARGIN, alternative="noninferior", aggregate=None)
+    down = rlstats.equivalence(df, "score ~ agent | task", margin=MARGIN, alternative="noninferior",
+                               higher_is_better=False, aggregate=None)
+    want = reference[reference["scope"].isin(["task", "welch"])]
+    np.testing.assert_allclose(up.tidy()["p_value"], want["p_lower"], rtol=1e-9)
+    np.testing.assert_allclose(down.tidy()["p_value"], want["p_upper"], rtol=1e-9)
+    assert (up.tidy()["shown"] == (up.tidy()["conf_low"] > -MARGIN)).all()
+    assert (down.tidy()["shown"] == (down.tidy()["conf_high"] < MARGIN)).all()
+    assert "non-inferior by margin 1.2" in set(up.tidy()["conclusion"])
+    assert "One-sided test of non-inferiority" in str(up)
+
+
+def test_control_pairs_each_agent_with_it():
+    res = rlstats.equivalence(r_data(), "score ~ agent | task", margin=MARGIN, control="B", aggregate=None)
+    assert res.pairs == (("A", "B"), ("C", "B"))
+    full = rlstats.equivalence(r_data(), "score ~ agent | task", margin=MARGIN, aggregate=None).tidy()
+    c_b = res.tidy().query("agent_1 == 'C'")["estimate"].to_numpy()
+    b_c = full.query("agent_1 == 'B' and agent_2 == 'C'")["estimate"].to_numpy()
+    np.testing.assert_allclose(c_b, -b_c, rtol=1e-12)
+
+
+def test_published_table_equals_the_runs_it_summarises():
+    # a published table made of agent B's own per-task mean, sd and n gives A - B's numbers exactly
+    df = r_data()
+    cells = df[df["agent"] == "B"].groupby("task")["score"]
+    published = pd.DataFrame({"task": cells.mean().index, "mean": cells.mean().to_numpy(),
+                              "sd": cells.std(ddof=1).to_numpy(), "n": cells.size().to_numpy()})
+    published = pd.concat([published, pd.DataFrame([{"task": "t9", "mean": 1.0, "sd": 1.0, "n": 5}])])
+    ours = df[df["agent"] == "A"]
+    res = rlstats.equivalence(ours, "score ~ agent | task", margin=MARGIN, published=published)
+    runs = rlstats.equivalence(df[df["agent"] != "C"], "score ~ agent | task", margin=MARGIN, aggregate=None)
+    assert res.pairs == (("A", "published"),) and res.published and res.aggregate is None
+    mine, theirs = res.tidy(), runs.tidy()
+    for column in ("estimate", "std_error", "df", "conf_low", "conf_high", "p_lower", "p_upper"):
+        np.testing.assert_allclose(mine[column], theirs[column], rtol=1e-12)
+    assert any("t9" in n for n in res.notes)  # the published task the data lack
+    assert any("no aggregate" in n for n in res.notes)
+    assert "against a published table" in res.method and "published table" in res.report()
+
+
+def test_aggregate_is_the_bootstraps_difference():
+    df = rlstats.datasets.simulate(agents=2, tasks=8, seeds=10, effect=0.0, distribution="normal",
+                                   heterogeneity=0.0, rng=3)
+    res = rlstats.equivalence(df, "score ~ agent | task", margin=0.5, aggregate="mean", n_resamples=2000, rng=1)
+    boot = rlstats.bootstrap(df, "score ~ agent | task", metrics=["mean"], n_resamples=2000,
+                             confidence_level=0.9, rng=1)
+    row = res.tidy().query("scope == 'aggregate'").iloc[0]
+    assert row["estimate"] == pytest.approx(boot.estimates[0, 0] - boot.estimates[1, 0], rel=1e-12)
+    assert row["std_error"] == pytest.approx(math.hypot(*boot.standard_errors[:, 0]), rel=1e-12)
+    # normal runs: the bootstrap-t interval of the mean difference is close to its closed form (Welch-Satterthwaite
+    # over tasks, the across-tasks test), within Monte Carlo and studentisation error
+    across = res.tidy().query("scope == 'across tasks'").iloc[0]
+    assert across["estimate"] == pytest.approx(row["estimate"], rel=1e-12)
+    width = across["conf_high"] - across["conf_low"]
+    assert abs(row["conf_low"] - across["conf_low"]) < 0.06 * width
+    assert abs(row["conf_high"] - across["conf_high"]) < 0.06 * width
+    assert row["shown"] == (row["conf_low"] > -0.5 and row["conf_high"] < 0.5)
+
+
+def test_bootstrap_t_kernel_p_values_and_interval_agree():
+    rng = np.random.default_rng(0)
+    t_star = rng.standard_normal(999)
+    out = kernels.bootstrap_t(np.array(0.1), np.array(0.2), 0.1 + 0.2 * t_star, np.full(999, 0.2), 0.5, 0.05)
+    q_low, q_high = np.quantile(t_star, [0.05, 0.95])
+    assert out["conf_low"] == pytest.approx(0.1 - 0.2 * q_high) and out["conf_high"] == pytest.approx(0.1 - 0.2 * q_low)
+    assert out["p_lower"] == pytest.approx((np.sum(t_star >= 3.0) + 1) / 1000)
+    assert out["p_upper"] == pytest.approx((np.sum(t_star <= -2.0) + 1) / 1000)
+    assert bool(out["shown"])
+
+
+def test_kernels_of_the_calibration_give_the_public_numbers():
+    # tests/reference/size_equivalence.py calls the kernels on many data sets at once: they are the public numbers
+    df = r_data()
+    res = rlstats.equivalence(df, "score ~ agent | task", margin=MARGIN, aggregate=None).tidy()
+    a, b = (df[df["agent"] == x].groupby("task")["score"] for x in "AB")
+    estimate, se, dof = kernels.welch(a.mean(), a.std(), a.size(), b.mean(), b.std(), b.size())
+    test = kernels.tost(estimate, se, dof, MARGIN, 0.05)
+    np.testing.assert_allclose(test["conf_low"], res["conf_low"][:4], rtol=1e-12)
+    estimate, se, dof = kernels.welch_mean(a.mean(), a.std(), a.size(), b.mean(), b.std(), b.size())
+    assert kernels.tost(estimate, se, dof, MARGIN, 0.05)["conf_high"] == pytest.approx(res["conf_high"][4], rel=1e-12)
+
+
+def test_one_run_per_cell_withholds_what_needs_a_spread():
+    df = rlstats.datasets.simulate(agents=2, tasks=6, seeds=1, effect=0.0, rng=0)
+    res = rlstats.equivalence(df, "score ~ agent | task", margin=5.0, rng=0)
+    tidy = res.tidy()
+    assert tidy.query("scope == 'task'")["shown"].isna().all()
+    assert (tidy.query("scope != 'task'")["conclusion"] == "withheld").all()
+    assert any("per-task equivalence tests" in n for n in res.notes)
+    assert any("aggregate (IQM) difference is withheld" in n for n in res.notes)
+    paired = rlstats.equivalence(df, "score ~ agent | task", margin=5.0, across="paired_t", aggregate=None)
+    row = paired.tidy().query("scope == 'across tasks'").iloc[0]
+    assert np.isfinite(row["conf_low"]) and row["df"] == 5
+    assert "withheld" in str(res)
+
+
+def test_normalised_margin_is_said():
+    data = rlstats.datasets.simulate(agents=2, tasks=4, seeds=5, rng=0)
+    res = rlstats.equivalence(data, "score ~ agent | task", margin=0.2, normalize="minmax", aggregate=None)
+    assert res.margin_scale == "normalised score" and "normalised score" in str(res)
+    raw = rlstats.equivalence(data, "score ~ agent | task", margin=0.2, aggregate=None)
+    assert raw.margin_scale == "units of score"
+
+
+def test_size_notes_quote_a_measured_miss(monkeypatch):
+    rows = ({"procedure": "equivalence.size", "test": "tost", "interval": "paired_t", "metric": "",
+             "agents": "2", "tasks": "5", "runs": "5", "distribution": "capped", "configuration": "delta = +margin",
+             "level": "0.95", "n_sim": "1000", "coverage": "0.90", "se": "0.0069", "design_draws": "4",
+             "coverage_min": "0.88"},)
+    monkeypatch.setattr(calibration, "rows", lambda procedure: rows if procedure == "equivalence.size" else ())
+    data = rlstats.datasets.simulate(agents=2, tasks=5, seeds=5, rng=0)
+    res = rlstats.equivalence(data, "score ~ agent | task", margin=1.0, across="paired_t", aggregate=None)
+    assert any(n.startswith("measured size at the margin of the across tasks test (paired t over tasks)")
+               and "0.120" in n and "across='welch'" in n for n in res.notes)
+    welch = rlstats.equivalence(data, "score ~ agent | task", margin=1.0, aggregate=None)
+    assert not any(n.startswith("measured size") for n in welch.notes)
+
+
+def test_result_face():
+    res = rlstats.equivalence(r_data(), "score ~ agent | task", margin=MARGIN, aggregate=None)
+    assert len(res.glance()) == 1 and res.glance()["n_comparisons"].iloc[0] == 15
+    assert "Two one-sided tests" in res.to_latex() and "equivalent" in res.report()
+    assert "equal " not in res.report().replace("equal in spread", "")
+    ci = res.confidence_interval()
+    assert list(ci.columns[-2:]) == ["conf_low", "conf_high"]
+    with pytest.raises(rlstats.OptionError, match="alpha="):
+        res.confidence_interval(0.95)
+    import matplotlib.pyplot as plt
+
+    ax = res.plot()
+    assert len(ax.patches) >= 1  # the margin band
+    plt.close("all")
+
+
+# ----------------------------------------------------------------------------- size at the margin, re-measured
+
+# a few grid points in the default suite (the per-task and across-tasks tests, vectorised); the whole grid under -m slow
+QUICK = [("welch", "", 5, 3, "skewed"), ("welch_mean", "", 5, 3, "capped"), ("paired_t", "", 26, 5, "normal")]
+
+
+def _row(point, configuration, test):
+    interval, metric, tasks, runs, distribution = point
+    found = [r for r in calibration.rows(SIZE["PROCEDURE"])
+             if (r["interval"], r["metric"], int(r["tasks"]), int(r["runs"]), r["distribution"], r["configuration"],
+                 r["test"]) == (interval, metric, tasks, runs, distribution, configuration, test)]
+    assert len(found) == 1, "the calibration table lacks this grid point"
+    return found[0]
+
+
+def _check(point, n_sim):
+    for configuration in SIZE["CONFIGURATIONS"]:
+        held = SIZE["held_by_draw"](*point, configuration, n_sim, seed=99)
+        for row in SIZE["rows_of"]((*point, configuration), held):
+            table = _row(point, configuration, row["test"])
+            joint = math.sqrt(0.05 * 0.95 * (1 / row["n_sim"] + 1 / int(table["n_sim"])))
+            assert abs(row["coverage"] - float(table["coverage"])) <= 4 * joint, (point, row, table["coverage"])
+            # the defaults hold their level here (a bound that fails if alpha is exceeded)
+            if point[0] != "paired_t":
+                assert row["coverage"] >= 0.95 - 3 * math.sqrt(0.05 * 0.95 / row["n_sim"]), (point, row)
+
+
+def _points(quick, n_quick, n_full):
+    return ([pytest.param(p, n_quick, id="quick-" + "-".join(map(str, p))) for p in quick]
+            + [pytest.param(p, n_full, id="-".join(map(str, p)), marks=pytest.mark.slow)
+               for p in SIZE["grid"]() if p[0] != "bootstrap_t"])
+
+
+@pytest.mark.parametrize("point, n_sim", _points(QUICK, 100, 250))
+def test_size_at_the_margin(point, n_sim):
+    _check(point, n_sim)
+
+
+def test_one_task_has_no_across_tasks_test():
+    df = rlstats.datasets.simulate(agents=2, tasks=1, seeds=6, rng=0)
+    res = rlstats.equivalence(df, "score ~ agent | task", margin=1.0)
+    tidy = res.tidy()
+    assert tidy.query("scope == 'task'")["shown"].notna().all()
+    assert tidy.query("scope != 'task'")["conclusion"].tolist() == ["withheld"]  # the aggregate: no row, a note
+    assert any("across-tasks test needs 2 or more tasks" in n for n in res.notes)
+    assert any("aggregate (IQM) difference is withheld" in n and "there is one task" in n for n in res.notes)
