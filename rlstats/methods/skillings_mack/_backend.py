@@ -20,7 +20,8 @@ def citations(result, keys):
     method = str(getattr(result, "method", ""))
     first = ["friedman1937"] if method.startswith("Friedman") else ["quade1979", "conover1999"] \
         if method.startswith("Quade") else []
-    posthoc = {"exact": ["eisinga2017"], "wilcoxon": ["kerby2014"]}.get(getattr(result, "posthoc", None), [])
+    posthoc = {"exact": ["eisinga2017"], "wilcoxon": ["kerby2014"], "conover": ["conover1999"]}.get(
+        getattr(result, "posthoc", None), [])
     control = ["demsar2006"] if getattr(result, "control", None) is not None else []
     return [*first, *keys, *posthoc, *control]
 
