@@ -998,3 +998,44 @@ def test_conover_posthoc_on_cell_means_and_refusals():
     with pytest.raises(OptionError, match="adjustment='tukey'.*'hochberg'"):
         rlstats.skillings_mack(means, "score ~ agent | task", posthoc="conover", control="agent_1",
                                adjustment="tukey")
+
+
+# ----------------------------------------------------------------------------- issue 41 item 3: CD diagram's hue=
+
+def test_critical_difference_hue_colours_each_agent_by_its_group():
+    import matplotlib.colors
+    import matplotlib.pyplot as plt
+
+    df = rlstats.datasets.simulate(agents=5, tasks=10, seeds=1, effect=2.0, rng=0)
+    groups = {"agent_1": "value", "agent_2": "policy", "agent_3": "value", "agent_4": "model", "agent_5": "policy"}
+    res = rlstats.skillings_mack(df, "score ~ agent | task", posthoc="conover")
+    colors = {"value": "tab:blue", "policy": "tab:orange", "model": "tab:green"}
+    ax = res.plot(hue=groups, hue_colors=colors)
+    legend = ax.get_legend()
+    order = np.argsort(res.mean_ranks, kind="stable")
+    first_seen = list(dict.fromkeys(groups[res.agents[j]] for j in order))
+    assert [t.get_text() for t in legend.get_texts()] == first_seen  # the best agent's group first
+    for text in ax.texts:  # each agent's label in its group's colour
+        name = text.get_text().split(" (")[0]
+        if name in groups:
+            assert matplotlib.colors.same_color(text.get_color(), colors[groups[name]])
+    bars = [c for c in ax.collections if c.get_gid() == "cd_bar"]
+    assert bars and all(matplotlib.colors.same_color(b.get_color()[0], "black") for b in bars)
+    # the same groups from a column of the data, constant per agent; its name titles the legend
+    column = res.plot(hue="family", data=df.assign(family=df["agent"].map(groups)), hue_colors=colors)
+    assert column.get_legend().get_title().get_text() == "family"
+    assert [t.get_text() for t in column.get_legend().get_texts()] == first_seen
+    # rows of agents the result does not hold (left out by a subset) are ignored
+    more = pd.concat([df.assign(family=df["agent"].map(groups)),
+                      pd.DataFrame({"agent": ["other"], "task": ["task_01"], "seed": [0], "score": [0.0],
+                                    "family": ["x"]})])
+    assert [t.get_text() for t in res.plot(hue="family", data=more).get_legend().get_texts()] == first_seen
+    # with a control the control keeps its mark, drawn in its group's colour
+    control = rlstats.skillings_mack(df, "score ~ agent | task", control="agent_2")
+    ax = control.plot(hue=pd.Series(groups, name="family"))
+    marked = [t for t in ax.texts if t.get_text() == "control"]
+    assert len(marked) == 1 and matplotlib.colors.same_color(marked[0].get_color(),
+                                                             ax.get_legend().get_lines()[
+                                                                 [t.get_text() for t in ax.get_legend().get_texts()]
+                                                                 .index("policy")].get_color())
+    plt.close("all")

@@ -51,7 +51,7 @@ _ADJUSTMENT_WORDS = {"tukey": "Tukey single-step (studentized range, df = Inf)",
 _POSTHOC_KINDS = {"wilcoxon": "Wilcoxon signed-rank tests on per-task scores",
                   "exact": "exact p-values of rank-sum differences (Eisinga et al. 2017)",
                   "quade": "Conover's t on Quade's weighted rank sums",
-                  "conover": "Conover's t on Friedman rank sums (PMCMRplus's frdAllPairsConoverTest)"}
+                  "conover": "Conover's t on Friedman rank sums"}
 
 
 @resultclass
