@@ -62,6 +62,7 @@ def agent_groups(agents: Sequence[str], hue: Any, data: Any = None) -> tuple[lis
         column whose value changes within an agent or is missing.
     """
     agents = [str(a) for a in agents]
+    title: Any = None
     if isinstance(hue, str):
         if data is None or not hasattr(data, "columns"):
             raise OptionError(f"hue={hue!r} names a column: pass the data too, e.g. res.plot(hue={hue!r}, data=df); "
