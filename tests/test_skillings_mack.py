@@ -1008,7 +1008,7 @@ def test_critical_difference_hue_colours_each_agent_by_its_group():
 
     df = rlstats.datasets.simulate(agents=5, tasks=10, seeds=1, effect=2.0, rng=0)
     groups = {"agent_1": "value", "agent_2": "policy", "agent_3": "value", "agent_4": "model", "agent_5": "policy"}
-    res = rlstats.skillings_mack(df, "score ~ agent | task", posthoc="conover")
+    res = rlstats.skillings_mack(df, "score ~ agent | task", posthoc="conover", pvalue="asymptotic")
     colors = {"value": "tab:blue", "policy": "tab:orange", "model": "tab:green"}
     ax = res.plot(hue=groups, hue_colors=colors)
     legend = ax.get_legend()
@@ -1031,7 +1031,7 @@ def test_critical_difference_hue_colours_each_agent_by_its_group():
                                     "family": ["x"]})])
     assert [t.get_text() for t in res.plot(hue="family", data=more).get_legend().get_texts()] == first_seen
     # with a control the control keeps its mark, drawn in its group's colour
-    control = rlstats.skillings_mack(df, "score ~ agent | task", control="agent_2")
+    control = rlstats.skillings_mack(df, "score ~ agent | task", control="agent_2", pvalue="asymptotic")
     ax = control.plot(hue=pd.Series(groups, name="family"))
     marked = [t for t in ax.texts if t.get_text() == "control"]
     assert len(marked) == 1 and matplotlib.colors.same_color(marked[0].get_color(),
