@@ -5,7 +5,8 @@
   appears by itself) and of ``rlstats.datasets``, grouped, as autosummary tables;
 * ``backends/``: one page per back-end folder of ``rlstats.methods.FOLDERS``: what each of its back ends declares
   (function, result, options, power rule or why none, demo call, papers) and the folder's own "When to use"
-  section, the docstring of its ``_backend.py`` (a back end's knowledge stays in its folder);
+  section (and any section after it), the docstring of its ``_backend.py`` (a back end's knowledge stays in its
+  folder);
 * ``gallery/``: the vignettes executed into notebooks (``vignettes/render.py``'s ``execute``), with an index of
   their titles and first figures.  Executed notebooks are reused while neither the vignette nor the package
   changes (a hash of both is kept in the notebook).
@@ -163,6 +164,18 @@ def when_to_use(folder: str) -> str | None:
     return (rest[:following.start()] if following else rest).strip()
 
 
+def further_sections(folder: str) -> list[tuple[str, str]]:
+    """The sections after "When to use" of ``methods/<folder>/_backend.py``'s docstring, as (heading, text)."""
+    import importlib
+
+    doc = inspect.getdoc(importlib.import_module(f"rlstats.methods.{folder}._backend")) or ""
+    found = WHEN_HEADING.search(doc + "\n")
+    if not found:
+        return []
+    parts = re.split(r"^(\S[^\n]*)\n-{3,}\n", doc[found.end():], flags=re.MULTILINE)
+    return [(heading, text.strip()) for heading, text in zip(parts[1::2], parts[2::2])]
+
+
 def _paper(bibtex: str) -> str:
     fields = {key: " ".join(value.split())
               for key, value in re.findall(r"(\w+)\s*=\s*\{((?:[^{}]|\{[^{}]*\})*)\}", bibtex)}
@@ -225,6 +238,8 @@ def backend_page(folder: str) -> str:
     names = [d.name for d in declared]
     text = _heading(f"``{folder}``" if names == [folder] else f"``{folder}``: " + ", ".join(names))
     text += _heading("When to use", "-") + when + "\n\n"
+    for heading, body in further_sections(folder):  # e.g. the rank test's post hocs and figures
+        text += _heading(heading, "-") + body + "\n\n"
     for d in declared:
         text += _heading(f'method="{d.name}"', "-") + ".. list-table::\n   :stub-columns: 1\n   :widths: 1 4\n\n"
         for key, value in _declaration_rows(d):

@@ -4,7 +4,8 @@ Mid-ranks (scores of one block within ``TIE_TOLERANCE`` of each other, relative
 to the block's largest absolute score, tie: :func:`near_ties`, the one home of that
 rule), the probability of improvement P(X > Y) + P(X = Y) / 2 from them,
 the Monte Carlo p-value ``(1 + hits) / (B + 1)`` and its standard error,
-Holm and Bonferroni adjustments, and the Wilson interval of a proportion.
+Holm, Bonferroni, Hochberg, Hommel, Benjamini-Hochberg and Benjamini-Yekutieli
+adjustments (R's ``p.adjust``), and the Wilson interval of a proportion.
 The tails the default rank test prints (normal, chi-squared with whole
 degrees of freedom, the studentized range with infinite degrees of freedom)
 are computed here from ``math.erfc``, so that ``rlstats compare`` does not
@@ -253,6 +254,54 @@ def holm(p: NDArray[np.float64]) -> NDArray[np.float64]:
 def bonferroni(p: NDArray[np.float64]) -> NDArray[np.float64]:
     """Bonferroni adjusted p-values (capped at 1)."""
     return np.minimum(1.0, p * p.size)
+
+
+def _step_up(p, factor):
+    """Step-up adjusted p-values: min over j >= i of factor[j] p_(j) in ascending order, capped at 1."""
+    order = np.argsort(p, kind="stable")
+    scaled = factor * p[order]
+    adjusted = np.empty_like(p)
+    adjusted[order] = np.minimum(1.0, np.minimum.accumulate(scaled[::-1])[::-1])
+    return adjusted
+
+
+def hochberg(p: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Hochberg (1988) step-up adjusted p-values: the (m - i + 1) p_(i) made monotone from the largest down."""
+    m = p.size
+    return _step_up(p, m - np.arange(m, dtype=np.float64))
+
+
+def benjamini_hochberg(p: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Benjamini and Hochberg (1995) false-discovery-rate adjusted p-values, m p_(i) / i stepped up."""
+    m = p.size
+    return _step_up(p, m / np.arange(1.0, m + 1))
+
+
+def benjamini_yekutieli(p: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Benjamini and Yekutieli (2001) adjusted p-values: Benjamini-Hochberg's times sum_{i<=m} 1/i (any dependence)."""
+    m = p.size
+    return _step_up(p, m * np.sum(1.0 / np.arange(1.0, m + 1)) / np.arange(1.0, m + 1))
+
+
+def hommel(p: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Hommel (1988) adjusted p-values: closed testing with Simes' test of every intersection.
+
+    The adjusted p of a hypothesis is the largest Simes p-value over the intersections that contain it.  Wright
+    (1992) reduces these to one pass over the intersection sizes j = m..2: Simes' p of the j largest p-values, c_j =
+    min_l j p_(m-j+l) / l, bounds every hypothesis among them, and for a smaller p_(i) the worst intersection of
+    size j joins it to j - 1 of the largest, with Simes' p min(c_j, j p_(i)).
+    """
+    m = p.size
+    order = np.argsort(p, kind="stable")
+    ordered = p[order]
+    adjusted = ordered.copy()
+    for j in range(m, 1, -1):
+        c = float(np.min(j * ordered[m - j:] / np.arange(1.0, j + 1)))
+        adjusted[m - j:] = np.maximum(adjusted[m - j:], c)
+        adjusted[:m - j] = np.maximum(adjusted[:m - j], np.minimum(c, j * ordered[:m - j]))
+    out = np.empty_like(p)
+    out[order] = np.minimum(adjusted, 1.0)
+    return out
 
 
 def _signed_rank_counts(n):

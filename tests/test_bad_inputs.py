@@ -508,6 +508,11 @@ OWN_OPTIONS = [
     ("equivalence", "published", pd.DataFrame({"task": ["task_01", "task_01", "task_03"], "mean": 1.0, "sd": 1.0,
                                                "n": 5}), OptionError, "lists task(s) 'task_01' more than once"),
     ("equivalence", "published", "table.csv", OptionError, "published= must be a table with columns 'task'"),
+    # issue 41 item 3: Conover's post hoc on runs ranked jointly (one value per cell asked for), R's spelling of an
+    # adjustment (no aliases: scipy's "bh"), and the single step against a control
+    ("skillings_mack", "posthoc", "conover", DesignError,
+     ("posthoc=\"conover\" is Conover's t of Friedman rank-sum differences", "within_cell=\"mean\"")),
+    ("skillings_mack", "adjustment", "BH", OptionError, ("adjustment='BH' is not one of the allowed values", "'bh'")),
 ]
 
 
@@ -2980,3 +2985,32 @@ def test_equivalence_says_what_it_withholds():
     noted(("1 task of the published table not in the data left out", "task_99"), rlstats.equivalence, TINY,
           "score ~ agent | task", margin=1.0, published=extra)
     fails(DesignError, "write 'score ~ agent | task'", rlstats.equivalence, ONE_TASK, "score ~ agent", margin=1.0)
+
+
+# issue 41 item 3: the critical-difference diagram's hue= (agent -> group), each a clear OptionError
+_HUE_FRAME = rlstats.datasets.simulate(agents=3, tasks=4, seeds=1, effect=1.0, rng=0).assign(
+    family=lambda d: d["agent"].map({"agent_1": "a", "agent_2": "b", "agent_3": "a"}))
+HUE_CASES = [  # (what, plot keywords, phrases)
+    ("an unknown agent", {"hue": {"agent_1": "a", "agent_2": "b", "agent_3": "a", "DQN": "b"}},
+     ("hue= names 1 agent(s) the result does not hold: 'DQN'", "the agents are: 'agent_1'")),
+    ("a missing agent", {"hue": {"agent_1": "a", "agent_2": "b"}},
+     ("hue= gives no group for 1 agent(s): 'agent_3'", "give every agent")),
+    ("a column without data=", {"hue": "family"}, "pass the data too, e.g. res.plot(hue='family', data=df)"),
+    ("a column not in data", {"hue": "kind", "data": _HUE_FRAME}, "hue='kind' is not a column of data"),
+    ("a column that changes within an agent", {"hue": "task", "data": _HUE_FRAME},
+     ("hue='task' must be constant within each agent", "'agent_1' (task_01, task_02, task_03)")),
+    ("a column with a missing group", {"hue": "family", "data": _HUE_FRAME.assign(
+        family=lambda d: d["family"].where(d["agent"] != "agent_2"))}, "the column is missing for agent 'agent_2'"),
+    ("neither mapping nor column", {"hue": ["a", "b", "a"]}, "hue= must be a mapping agent -> group"),
+    ("a colour missing for a group", {"hue": {"agent_1": "a", "agent_2": "b", "agent_3": "a"},
+                                      "hue_colors": {"a": "red"}}, "hue_colors= gives no colour for group(s) 'b'"),
+]
+
+
+@pytest.mark.parametrize("what, keywords, phrases", HUE_CASES, ids=[c[0] for c in HUE_CASES])
+def test_critical_difference_hue(what, keywords, phrases):
+    import matplotlib.pyplot as plt
+
+    res = rlstats.skillings_mack(_HUE_FRAME, "score ~ agent | task")
+    fails(OptionError, phrases, res.plot, kind="critical_difference", **keywords)
+    plt.close("all")

@@ -218,7 +218,8 @@ def test_wilcoxon_posthoc_uses_cell_means_and_says_so():
     assert _pairs(res)[frozenset(("Lab1", "Lab2"))]["p_value"] == wilcoxon_signed_rank(d)[1]
     with pytest.raises(OptionError, match="adjustment='tukey' goes with the rank post hoc"):
         rlstats.skillings_mack(niacin(), "score ~ agent | task", posthoc="wilcoxon", adjustment="tukey")
-    with pytest.raises(OptionError, match="posthoc"):
+    # issue 41: Conover's post hoc exists now; on replicated runs it asks for one value per cell
+    with pytest.raises(DesignError, match="posthoc=\"conover\".*within_cell"):
         rlstats.skillings_mack(niacin(), "score ~ agent | task", posthoc="conover")
 
 
@@ -891,3 +892,150 @@ def test_monte_carlo_pvalue_does_not_depend_on_the_order_of_the_rows():
     other = rlstats.skillings_mack(shuffled, "score ~ agent | task", pvalue="monte_carlo", n_resamples=300, rng=1)
     assert base.variant == "mack_skillings" and base.pvalue == other.pvalue
     np.testing.assert_array_equal(base.null_distribution, other.null_distribution)
+
+
+# ----------------------------------------------------------------------------- issue 41 item 3: Conover's post hoc
+# PMCMRplus 1.9.10's frdAllPairsConoverTest under each of its p.adjust.method values:
+# tests/reference/conover_posthoc.R -> conover_posthoc.csv (which also holds the scores R ranked).
+
+_R_ADJUSTMENTS = {"single-step": "tukey", "holm": "holm", "hochberg": "hochberg", "hommel": "hommel",
+                  "bonferroni": "bonferroni", "BH": "bh", "BY": "by", "none": "none"}
+
+
+def _conover_reference():
+    from pathlib import Path
+    ref = pd.read_csv(Path(__file__).parent / "reference" / "conover_posthoc.csv", keep_default_na=False,
+                      dtype={"value": str})
+    ref = ref[ref["quantity"] != "version"]
+    scores = ref[ref["quantity"] == "score"].rename(columns={"agent_1": "agent", "agent_2": "task"})
+    scores = scores.assign(score=scores["value"].astype(float))[["case", "task", "agent", "score"]]
+    values = {(r.case, r.quantity, r.agent_1, r.agent_2): float(r.value) for r in ref.itertuples()
+              if r.quantity != "score"}
+    return scores, values
+
+
+CONOVER_SCORES, CONOVER_REF = _conover_reference()
+
+
+@pytest.mark.parametrize("case", ["sachs", "rounding", "ties", "eight", "alike", "atari"])
+def test_conover_posthoc_equals_pmcmrplus(case):
+    df = CONOVER_SCORES[CONOVER_SCORES["case"] == case]
+    for r_name, adjustment in _R_ADJUSTMENTS.items():
+        # PMCMRplus ranks ascending: with rank 1 = largest (the default), t changes sign and p does not
+        for higher in (False, True) if r_name in ("none", "single-step") else (False,):
+            # the omnibus p-value plays no part in the pairs' numbers: its chi-squared keeps the test fast
+            res = rlstats.skillings_mack(df, "score ~ agent | task", posthoc="conover", adjustment=adjustment,
+                                         higher_is_better=higher, pvalue="asymptotic")
+            assert res.posthoc == "conover" and res.posthoc_adjustment == adjustment
+            assert len(res.comparisons) == df["agent"].nunique() * (df["agent"].nunique() - 1) // 2
+            for row in res.comparisons.itertuples():
+                key = (row.agent_1, row.agent_2)
+                if (case, "p_none") + key not in CONOVER_REF:
+                    key, sign = key[::-1], -1.0
+                else:
+                    sign = 1.0
+                sign = sign if not higher else -sign
+                statistic = CONOVER_REF[(case, f"statistic_{r_name}") + key]
+                p_adjusted = CONOVER_REF[(case, f"p_{r_name}") + key]
+                if r_name == "single-step":  # PMCMRplus's q = sqrt(2) t
+                    statistic /= np.sqrt(2.0)
+                if np.isinf(statistic):
+                    assert row.statistic == sign * statistic
+                else:
+                    assert abs(row.statistic - sign * statistic) <= 1e-9 * max(1.0, abs(statistic))
+                assert abs(row.p_value - CONOVER_REF[(case, "p_none") + key]) <= 1e-9
+                if r_name == "single-step":
+                    # R's ptukey is accurate to ~1e-9 (1.65e-9 off here): the tail by R's integrate() decides
+                    assert abs(row.p_adjusted - CONOVER_REF[(case, "p_range_integrate") + key]) <= 1e-12
+                    assert abs(row.p_adjusted - p_adjusted) <= 5e-9
+                    continue
+                assert abs(row.p_adjusted - p_adjusted) <= 1e-9
+
+
+def test_conover_posthoc_reads_near_ties_and_every_task_tied():
+    # a score 1e-15 away from another of its task is a tie (statistics.TIE_TOLERANCE), in Conover's ranks too
+    df = CONOVER_SCORES[CONOVER_SCORES["case"] == "ties"].copy()
+    noisy = df.assign(score=df["score"] + np.where(df["agent"] == "a2", 1e-15, 0.0))
+    base = rlstats.skillings_mack(df, "score ~ agent | task", posthoc="conover")
+    res = rlstats.skillings_mack(noisy, "score ~ agent | task", posthoc="conover")
+    pd.testing.assert_frame_equal(base.comparisons, res.comparisons)
+    tied = df.assign(score=1.0)
+    res = rlstats.skillings_mack(tied, "score ~ agent | task", posthoc="conover")
+    assert (res.comparisons["statistic"] == 0).all() and (res.comparisons["p_value"] == 1).all()
+    assert not res.comparisons["significant"].any()
+
+
+def test_conover_posthoc_default_is_holm_and_with_a_control():
+    df = CONOVER_SCORES[CONOVER_SCORES["case"] == "eight"]
+    res = rlstats.skillings_mack(df, "score ~ agent | task", posthoc="conover")
+    assert res.posthoc_adjustment == "holm"
+    np.testing.assert_allclose(res.comparisons["p_adjusted"],
+                               [CONOVER_REF[("eight", "p_holm", a, b)] for a, b in
+                                zip(res.comparisons["agent_1"], res.comparisons["agent_2"])], rtol=0, atol=1e-12)
+    control = rlstats.skillings_mack(df, "score ~ agent | task", posthoc="conover", control="agent1")
+    assert control.comparisons["agent_2"].eq("agent1").all() and len(control.comparisons) == 7
+    # the k - 1 unadjusted t-tests are the all-pairs ones, Holm-adjusted over their own family
+    unadjusted = [CONOVER_REF[("eight", "p_none", "agent1", a)] for a in control.comparisons["agent_1"]]
+    np.testing.assert_allclose(control.comparisons["p_value"], unadjusted, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(control.comparisons["p_adjusted"], rlstats.statistics.holm(np.array(unadjusted)),
+                               rtol=0, atol=1e-15)
+    assert "Conover" in res.report() and "Conover" in str(res.summary())
+
+
+def test_conover_posthoc_on_cell_means_and_refusals():
+    df = rlstats.datasets.simulate(agents=4, tasks=6, seeds=3, effect=1.0, rng=2)
+    means = df.groupby(["agent", "task"], as_index=False)["score"].mean()
+    res = rlstats.skillings_mack(df, "score ~ agent | task", variant="skillings_mack", within_cell="mean",
+                                 posthoc="conover")
+    ref = rlstats.skillings_mack(means, "score ~ agent | task", posthoc="conover")
+    np.testing.assert_allclose(res.comparisons["p_value"], ref.comparisons["p_value"], rtol=1e-12)
+    with pytest.raises(DesignError, match=r"posthoc=\"conover\".*Mack-Skillings.*within_cell"):
+        rlstats.skillings_mack(df, "score ~ agent | task", posthoc="conover")
+    with pytest.raises(DesignError, match=r"posthoc=\"conover\".*1 cell of this design is empty.*posthoc=\"ranks\""):
+        rlstats.skillings_mack(means.iloc[1:], "score ~ agent | task", posthoc="conover")
+    with pytest.raises(DesignError, match=r"variant=\"quade\", posthoc=\"ranks\" is already Conover"):
+        rlstats.skillings_mack(means, "score ~ agent | task", posthoc="conover", variant="quade")
+    with pytest.raises(OptionError, match="adjustment='tukey'.*'hochberg'"):
+        rlstats.skillings_mack(means, "score ~ agent | task", posthoc="conover", control="agent_1",
+                               adjustment="tukey")
+
+
+# ----------------------------------------------------------------------------- issue 41 item 3: CD diagram's hue=
+
+def test_critical_difference_hue_colours_each_agent_by_its_group():
+    import matplotlib.colors
+    import matplotlib.pyplot as plt
+
+    df = rlstats.datasets.simulate(agents=5, tasks=10, seeds=1, effect=2.0, rng=0)
+    groups = {"agent_1": "value", "agent_2": "policy", "agent_3": "value", "agent_4": "model", "agent_5": "policy"}
+    res = rlstats.skillings_mack(df, "score ~ agent | task", posthoc="conover", pvalue="asymptotic")
+    colors = {"value": "tab:blue", "policy": "tab:orange", "model": "tab:green"}
+    ax = res.plot(hue=groups, hue_colors=colors)
+    legend = ax.get_legend()
+    order = np.argsort(res.mean_ranks, kind="stable")
+    first_seen = list(dict.fromkeys(groups[res.agents[j]] for j in order))
+    assert [t.get_text() for t in legend.get_texts()] == first_seen  # the best agent's group first
+    for text in ax.texts:  # each agent's label in its group's colour
+        name = text.get_text().split(" (")[0]
+        if name in groups:
+            assert matplotlib.colors.same_color(text.get_color(), colors[groups[name]])
+    bars = [c for c in ax.collections if c.get_gid() == "cd_bar"]
+    assert bars and all(matplotlib.colors.same_color(b.get_color()[0], "black") for b in bars)
+    # the same groups from a column of the data, constant per agent; its name titles the legend
+    column = res.plot(hue="family", data=df.assign(family=df["agent"].map(groups)), hue_colors=colors)
+    assert column.get_legend().get_title().get_text() == "family"
+    assert [t.get_text() for t in column.get_legend().get_texts()] == first_seen
+    # rows of agents the result does not hold (left out by a subset) are ignored
+    more = pd.concat([df.assign(family=df["agent"].map(groups)),
+                      pd.DataFrame({"agent": ["other"], "task": ["task_01"], "seed": [0], "score": [0.0],
+                                    "family": ["x"]})])
+    assert [t.get_text() for t in res.plot(hue="family", data=more).get_legend().get_texts()] == first_seen
+    # with a control the control keeps its mark, drawn in its group's colour
+    control = rlstats.skillings_mack(df, "score ~ agent | task", control="agent_2", pvalue="asymptotic")
+    ax = control.plot(hue=pd.Series(groups, name="family"))
+    marked = [t for t in ax.texts if t.get_text() == "control"]
+    assert len(marked) == 1 and matplotlib.colors.same_color(marked[0].get_color(),
+                                                             ax.get_legend().get_lines()[
+                                                                 [t.get_text() for t in ax.get_legend().get_texts()]
+                                                                 .index("policy")].get_color())
+    plt.close("all")

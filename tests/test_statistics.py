@@ -22,6 +22,31 @@ def test_holm_and_bonferroni_match_statsmodels():
     np.testing.assert_allclose(statistics.bonferroni(p), multipletests(p, method="bonferroni")[1], rtol=1e-12)
 
 
+# R 4.2.2 p.adjust(p, method) of these ten p-values (two equal), printed with 17 digits (issue 41 item 3)
+_P10 = np.array([0.006, 0.006, 0.057, 0.456, 0.123, 0.37, 0.976, 0.055, 0.47, 0.817])
+_R_P_ADJUST = {
+    "hochberg": [0.054, 0.054, 0.399, 0.976, 0.738, 0.976, 0.976, 0.399, 0.976, 0.976],
+    "hommel": [0.054, 0.054, 0.399, 0.976, 0.705, 0.976, 0.976, 0.385, 0.976, 0.976],
+    "benjamini_hochberg": [0.03, 0.03, 0.14250000000000002, 0.58749999999999991, 0.246, 0.58749999999999991, 0.976,
+                           0.14250000000000002, 0.58749999999999991, 0.90777777777777779],
+    "benjamini_yekutieli": [0.087869047619047611, 0.087869047619047611, 0.41737797619047617, 1, 0.72052619047619038,
+                            1, 1, 0.41737797619047617, 1, 1],
+}
+
+
+@pytest.mark.parametrize("name", sorted(_R_P_ADJUST))
+def test_step_up_adjustments_match_r_p_adjust_and_statsmodels(name):
+    from statsmodels.stats.multitest import multipletests
+
+    np.testing.assert_allclose(getattr(statistics, name)(_P10), _R_P_ADJUST[name], rtol=1e-14, atol=1e-16)
+    method = {"hochberg": "simes-hochberg", "hommel": "hommel", "benjamini_hochberg": "fdr_bh",
+              "benjamini_yekutieli": "fdr_by"}[name]
+    rng = np.random.default_rng(7)
+    for m in (1, 2, 3, 6, 28):
+        p = np.round(rng.uniform(0, 1, m) ** 3, 3)  # rounded: some equal p-values
+        np.testing.assert_allclose(getattr(statistics, name)(p), multipletests(p, method=method)[1], rtol=1e-12)
+
+
 def test_wilson_interval_matches_statsmodels():
     from statsmodels.stats.proportion import proportion_confint
 

@@ -466,7 +466,7 @@ def test_outputs_render(table):
     assert r"\textbf{" in latex and r"$^\dagger$" in latex and r"\toprule" in latex
     assert "Welch t test" in latex and "Holm" in latex and r"95\% confidence set" in latex and "6 runs" in latex
     assert "**" in table.to_markdown() and "<b>" in table._repr_html_()
-    assert table.tidy().shape == (12, 21) and len(table.glance()) == 1
+    assert table.tidy().shape == (12, 30) and len(table.glance()) == 1  # 9 columns against the next-ranked (issue 41)
     assert unknown_columns(table.tidy().columns) == []
     assert "possibly best (the bold and marked agents form a 95% confidence set" in table.caption()
     assert r"95\% confidence set for the task's best agent" in table.report()  # LaTeX text by default
@@ -645,3 +645,49 @@ def test_rank_tests_and_a12_read_noise_as_ties_and_means_stay_exact(test):
     # the means and sds are those of the scores given, noise included
     np.testing.assert_array_equal(res.estimates, noisy.groupby(["task", "agent"])["score"].mean().unstack())
     assert any(note.startswith("12 pairs of scores of one task within 1e-12") for note in res.notes)
+
+
+# ----------------------------------------------------------------------------- issue 41 item 3: against the next-ranked
+
+def test_effect_sizes_against_the_next_ranked_agent():
+    df = rlstats.datasets.simulate(agents=4, tasks=3, seeds=5, effect=1.0, rng=0)
+    table = rlstats.task_table(df, "score ~ agent | task/seed")
+    tidy = table.tidy()
+    assert not unknown_columns(tidy)
+    for task, rows in tidy.groupby("task"):
+        rows = rows.sort_values("estimate", ascending=False)
+        agents = rows["agent"].tolist()
+        assert rows["next_agent"].iloc[0] is None and np.isnan(rows["a12_next"].iloc[0])
+        assert rows["next_agent"].iloc[1:].tolist() == agents[:-1]  # each agent's neighbour above
+        # the second-ranked agent's neighbour is the best: the same numbers as against the best
+        second = rows.iloc[1]
+        for column in ("a12", "a12_low", "a12_high", "hedges_g", "hedges_g_low", "hedges_g_high", "diff_low",
+                       "diff_high"):
+            nxt = column.replace("a12", "a12_next").replace("hedges_g", "hedges_g_next").replace("diff", "diff_next")
+            assert second[nxt] == second[column]
+        for _, row in rows.iloc[1:].iterrows():
+            x = df.loc[(df["task"] == task) & (df["agent"] == row["next_agent"]), "score"].to_numpy()
+            y = df.loc[(df["task"] == task) & (df["agent"] == row["agent"]), "score"].to_numpy()
+            wins = (x[:, None] > y[None, :]).mean() + 0.5 * (x[:, None] == y[None, :]).mean()
+            assert row["a12_next"] == pytest.approx(wins, abs=1e-12)
+            welch = stats.ttest_ind(x, y, equal_var=False).confidence_interval(0.95)
+            assert (row["diff_next_low"], row["diff_next_high"]) == pytest.approx((welch.low, welch.high), rel=1e-9)
+    assert "ranked just above each agent" in table.report()
+
+
+def test_effect_sizes_against_the_next_ranked_are_withheld_without_runs():
+    df = rlstats.datasets.simulate(agents=3, tasks=2, seeds=4, effect=2.0, rng=1)
+    # agent_2 keeps one run on task_01: its comparisons, and the one below it, lose their intervals
+    keep = ~((df["task"] == "task_01") & (df["agent"] == "agent_2") & (df["seed"] > 0))
+    table = rlstats.task_table(df[keep], "score ~ agent | task/seed")
+    tidy = table.tidy().set_index(["task", "agent"])
+    # task_01 ranks agent_3, agent_2 (one run), agent_1: both of agent_2's pairs lose their intervals and g
+    assert tidy.loc[("task_01", "agent_1"), "next_agent"] == "agent_2"
+    for cell in (("task_01", "agent_1"), ("task_01", "agent_2")):
+        assert np.isnan(tidy.loc[cell, "a12_next_low"]) and np.isnan(tidy.loc[cell, "hedges_g_next"])
+        assert np.isfinite(tidy.loc[cell, "a12_next"])  # A12 counts wins from one run a side
+    assert np.isfinite(tidy.loc[("task_02", "agent_1"), "a12_next_low"])
+    # against the best, agent_1's comparison keeps its interval: a note names the cell withheld only here
+    assert np.isfinite(tidy.loc[("task_01", "agent_1"), "a12_low"])
+    assert any("the comparisons with the next-ranked agent are withheld in 1 cell (task_01/agent_1)" in n
+               for n in table.notes)

@@ -44,12 +44,13 @@ import numpy as np
 
 from ...connectivity import components
 from ...errors import DesignError, OptionError
-from ...statistics import (bonferroni, chi2_sf, doubled_midranks, holm, monte_carlo_pvalue, monte_carlo_se,
-                           near_ties, normal_sf, studentized_range_isf, studentized_range_sf, wilcoxon_signed_rank)
+from ...statistics import (benjamini_hochberg, benjamini_yekutieli, bonferroni, chi2_sf, doubled_midranks, hochberg,
+                           holm, hommel, monte_carlo_pvalue, monte_carlo_se, near_ties, normal_sf,
+                           studentized_range_isf, studentized_range_sf, wilcoxon_signed_rank)
 from ...resampling import block_layout, chunk_generators, group_streams, parallel_map, permute_blocks
 
 VARIANTS = ("skillings_mack", "mack_skillings")
-ADJUSTMENTS = ("auto", "tukey", "holm", "bonferroni", "none")
+ADJUSTMENTS = ("auto", "tukey", "holm", "bonferroni", "hochberg", "hommel", "bh", "by", "none")
 
 # Resamples drawn from one spawned generator; fixed so that results never
 # depend on how many resamples are processed together.
@@ -940,7 +941,9 @@ def pairwise(setup, *, higher_is_better=True, adjustment="auto", alpha=0.05, pai
     )
 
 
-_ADJUST = {"holm": holm, "bonferroni": bonferroni, "none": np.copy}
+#: adjust()'s procedures, R's p.adjust methods under scipy's names ("bh", "by": scipy's false_discovery_control)
+_ADJUST = {"holm": holm, "bonferroni": bonferroni, "hochberg": hochberg, "hommel": hommel, "bh": benjamini_hochberg,
+           "by": benjamini_yekutieli, "none": np.copy}
 
 
 @dataclass(frozen=True)
@@ -1157,6 +1160,81 @@ def quade_pairs(test, u, v):
     return estimate, t, p
 
 
+# --------------------------------------------------------------------------- Conover after Friedman
+
+
+@dataclass(frozen=True)
+class ConoverPairs:
+    """Conover's all-pairs t after Friedman's test, for the pairs (u, v) asked for.
+
+    Attributes
+    ----------
+    estimate : ndarray
+        Difference of mean ranks, u minus v (1 = best).
+    t : ndarray
+        (R_u - R_v) / sqrt(2 (b A1 - sum_j R_j**2) / ((b - 1)(k - 1))), rank sums R on the 1 = best scale.  With no
+        residual (every agent has the same rank in every task) +-inf, as in R, and 0 for a pair of equal rank sums
+        (R's 0/0, NaN): no difference at all, which covers every task tying all its agents.
+    pvalue : ndarray
+        Two-sided, Student's t on (b - 1)(k - 1) df (0 at an infinite t, 1 at t = 0).
+    pvalue_range : ndarray
+        P(Q_k >= sqrt(2) |t|), the range of k standard normals (df = inf): PMCMRplus's "single-step".
+    df : int
+        (b - 1)(k - 1).
+    residual : float
+        b A1 - sum_j R_j**2, the rank residual (0: every task ranks alike, or every task tied).
+    """
+
+    estimate: np.ndarray
+    t: np.ndarray
+    pvalue: np.ndarray
+    pvalue_range: np.ndarray
+    df: int
+    residual: float
+
+
+def conover_pairs(scores, u, v, *, higher_is_better=True):
+    """Conover's t of rank-sum differences after Friedman's test on an (n, k) complete matrix, one score per cell.
+
+    Within-task mid-ranks r_ij (ties as :func:`near_ties_by_row` makes them), A1 = sum r_ij**2, R_j = sum_i r_ij.
+    The pair (u, v) differs when |R_u - R_v| > t_{1 - alpha/2} sqrt(2 (b A1 - sum R_j**2) / ((b - 1)(k - 1))), Student's
+    t on (b - 1)(k - 1) df (Conover 1999, Section 5.8, eq. 5.8.6 with ties in A1): the least significant difference of
+    an analysis of variance of the within-task ranks.  This is PMCMRplus's ``frdAllPairsConoverTest`` (its
+    S2, T2, A, B of Conover and Iman 1979 reduce to the same denominator when m = 1); its "single-step" p-value is the
+    studentized range with df = inf at sqrt(2) |t|, as it is here in ``pvalue_range``.
+
+    Returns
+    -------
+    ConoverPairs
+
+    References
+    ----------
+    Conover, W. J. (1999), Practical Nonparametric Statistics, 3rd ed., Wiley, Section 5.8 (Friedman test, multiple
+    comparisons); Conover, W. J. and Iman, R. L. (1979), On multiple-comparisons procedures, Los Alamos report
+    LA-7677-MS.
+    """
+    from scipy import stats
+
+    n, k = scores.shape
+    ranks = stats.rankdata(near_ties_by_row(scores), axis=1)
+    if higher_is_better:
+        ranks = k + 1 - ranks
+    sums = ranks.sum(axis=0)
+    df = (n - 1) * (k - 1)
+    # b A1 - sum R_j^2 sums squares of integers and half-integers times b: exact in doubles, so 0 is exactly 0
+    residual = float(n * (ranks**2).sum() - (sums**2).sum())
+    difference = sums[u] - sums[v]
+    if residual > 0:
+        t = difference / math.sqrt(2.0 * residual / df)
+    else:  # each agent keeps one rank in every task: R's 0/0 for a tied pair is 0 here (no difference at all)
+        t = np.where(difference == 0, 0.0, np.copysign(np.inf, difference))
+    finite = np.where(np.isinf(t), 0.0, t)
+    pvalue = np.where(np.isinf(t), 0.0, 2.0 * stats.t.sf(np.abs(finite), df))
+    pvalue_range = np.where(np.isinf(t), 0.0, studentized_range_sf(np.sqrt(2.0) * np.abs(finite), k))
+    return ConoverPairs(estimate=difference / n, t=np.asarray(t, dtype=float), pvalue=pvalue,
+                        pvalue_range=pvalue_range, df=df, residual=residual)
+
+
 # --------------------------------------------------------------------------- exact rank-sum differences
 
 
@@ -1221,7 +1299,7 @@ def near_ties_by_row(scores):
 
 
 def adjust(pvalues, adjustment):
-    """Holm, Bonferroni or no adjustment of the finite p-values (NaN stays NaN)."""
+    """The finite p-values adjusted by ``adjustment`` (a key of ``_ADJUST``, R's p.adjust methods); NaN stays NaN."""
     out = np.full(pvalues.shape, np.nan)
     finite = ~np.isnan(pvalues)
     out[finite] = _ADJUST[adjustment](pvalues[finite])

@@ -36,12 +36,22 @@ _ADJUSTMENT_NAMES = {
     "tukey": "Tukey single-step (studentized range, df = Inf; the critical difference)",
     "holm": "Holm step-down on mean-rank differences over shared tasks",
     "bonferroni": "Bonferroni on mean-rank differences over shared tasks",
+    "hochberg": "Hochberg step-up on mean-rank differences over shared tasks",
+    "hommel": "Hommel on mean-rank differences over shared tasks",
+    "bh": "Benjamini-Hochberg (false discovery rate) on mean-rank differences over shared tasks",
+    "by": "Benjamini-Yekutieli (false discovery rate) on mean-rank differences over shared tasks",
     "none": "no adjustment, mean-rank differences over shared tasks",
 }
+#: the adjustment as a word of prose ("<word> adjustment")
+_ADJUSTMENT_WORDS = {"tukey": "Tukey single-step (studentized range, df = Inf)", "holm": "Holm",
+                     "bonferroni": "Bonferroni", "hochberg": "Hochberg", "hommel": "Hommel",
+                     "bh": "Benjamini-Hochberg (false discovery rate)",
+                     "by": "Benjamini-Yekutieli (false discovery rate)", "none": "None"}
 # The post hoc other than the mean-rank contrasts, by (posthoc, variant): how the pairs were tested.
 _POSTHOC_KINDS = {"wilcoxon": "Wilcoxon signed-rank tests on per-task scores",
                   "exact": "exact p-values of rank-sum differences (Eisinga et al. 2017)",
-                  "quade": "Conover's t on Quade's weighted rank sums"}
+                  "quade": "Conover's t on Quade's weighted rank sums",
+                  "conover": "Conover's t on Friedman rank sums"}
 
 
 @resultclass
@@ -102,16 +112,19 @@ class SkillingsMackResult(Result):
         the matched-pairs rank-biserial correlation.  With ``posthoc="exact"``:
         statistic is the difference of rank sums (1 = best).  With
         ``variant="quade"``: estimate is the difference of weighted mean ranks,
-        statistic Conover's t.
+        statistic Conover's t.  With ``posthoc="conover"``: estimate is the
+        difference of mean ranks, statistic Conover's t on (b - 1)(k - 1) df.
         With two agents and the rank post hoc, p_value and p_adjusted are the
         omnibus ``pvalue``.  withheld: True when the omnibus test did not
         reject, so the row's decision was withheld (significant is False).
     posthoc : str
         ``"ranks"`` (mean-rank contrasts; Nemenyi on complete designs; Conover's
         t after Quade's test), ``"exact"`` (exact rank-sum differences) or
-        ``"wilcoxon"`` (signed-rank tests of per-task scores).
+        ``"wilcoxon"`` (signed-rank tests of per-task scores) or ``"conover"``
+        (Conover's t of Friedman rank-sum differences).
     posthoc_adjustment : str
-        ``"tukey"``, ``"holm"``, ``"bonferroni"`` or ``"none"``.
+        ``"tukey"``, ``"holm"``, ``"bonferroni"``, ``"hochberg"``, ``"hommel"``,
+        ``"bh"``, ``"by"`` or ``"none"``.
     control : str or None
         The agent every other one was compared with (many-to-one), or None
         for all pairs.
@@ -271,7 +284,7 @@ class SkillingsMackResult(Result):
     def _posthoc_name(self):
         control = "" if self.control is None else f", each agent against {self.control}"
         if self._posthoc_kind() is not None:
-            return (f"{_POSTHOC_KINDS[self._posthoc_kind()]}, {self.posthoc_adjustment.capitalize()} adjustment"
+            return (f"{_POSTHOC_KINDS[self._posthoc_kind()]}, {_ADJUSTMENT_WORDS[self.posthoc_adjustment]} adjustment"
                     + control)
         return _ADJUSTMENT_NAMES[self.posthoc_adjustment] + control
 
@@ -342,18 +355,18 @@ class SkillingsMackResult(Result):
         pairs_of = "each pair" if self.control is None else f"each agent and the control {self.control}"
         if self.posthoc == "wilcoxon":
             post = (f" Post hoc, {pairs_of} was compared with the Wilcoxon signed-rank test on its per-task scores "
-                    f"over the tasks both agents ran, with {self.posthoc_adjustment.capitalize()} adjustment at "
+                    f"over the tasks both agents ran, with {_ADJUSTMENT_WORDS[self.posthoc_adjustment]} adjustment at "
                     f"alpha = {self.alpha}")
         elif self._posthoc_kind() is not None:
             post = (f" Post hoc, {pairs_of} was compared with {_POSTHOC_KINDS[self._posthoc_kind()]}, with "
-                    f"{self.posthoc_adjustment.capitalize()} adjustment at alpha = {self.alpha}")
+                    f"{_ADJUSTMENT_WORDS[self.posthoc_adjustment]} adjustment at alpha = {self.alpha}")
         elif self.critical_difference is not None:
             post = (f" Post hoc, pairs whose mean ranks differ by at least the critical difference "
                     f"{fmt.signif(self.critical_difference, 3)} (Tukey single-step, alpha = {self.alpha}) differ")
         else:
             whose = "each pair's" if self.control is None else f"each agent's (against the control {self.control})"
             post = (f" Post hoc, {whose} difference of mean ranks over the tasks both agents ran was tested "
-                    f"against its exact permutation variance with {self.posthoc_adjustment.capitalize()} "
+                    f"against its exact permutation variance with {_ADJUSTMENT_WORDS[self.posthoc_adjustment]} "
                     f"adjustment at alpha = {self.alpha}")
         if self.posthoc == "ranks" and self.pvalue_method != "asymptotic" and self.variant != "quade":
             post += " (the pairs' p-values from the normal approximation, after the omnibus rejection)"

@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ...errors import OptionError
-from ...plotting import axes_or_new
+from ...plotting import axes_or_new, palette
 
 
 def nonsignificant_groups(order: Sequence[int], significant: NDArray[np.bool_],
@@ -48,7 +48,70 @@ def nonsignificant_groups(order: Sequence[int], significant: NDArray[np.bool_],
     return groups
 
 
-def plot_critical_difference(result: Any, *, ax: Any = None, **kwargs: Any) -> Any:
+def agent_groups(agents: Sequence[str], hue: Any, data: Any = None) -> tuple[list[str], str | None]:
+    """Each agent's group for ``hue=``, and the legend's title: checks, never computes a statistic.
+
+    ``hue`` is a mapping agent -> group (a dict, or a pandas Series indexed by agent), which must name every agent of
+    the result and no other; or the name of a column of ``data`` holding one group per agent (constant over the
+    agent's rows; rows of agents the result does not hold, such as those a ``subset=`` left out, are ignored).
+
+    Raises
+    ------
+    OptionError
+        Agents missing from the mapping or unknown to the result, a column not in ``data`` (or no ``data``), a
+        column whose value changes within an agent or is missing.
+    """
+    agents = [str(a) for a in agents]
+    title: Any = None
+    if isinstance(hue, str):
+        if data is None or not hasattr(data, "columns"):
+            raise OptionError(f"hue={hue!r} names a column: pass the data too, e.g. res.plot(hue={hue!r}, data=df); "
+                              "or give hue as a mapping agent -> group, e.g. hue={'DQN': 'value-based', ...}")
+        if hue not in data.columns:
+            raise OptionError(f"hue={hue!r} is not a column of data; the columns are: "
+                              + ", ".join(map(repr, data.columns[:20])))
+        agent_column = _agent_column(data, agents)
+        frame = data[[agent_column, hue]]
+        frame = frame[frame[agent_column].astype(str).isin(agents)]
+        if frame[hue].isna().any():
+            raise OptionError(f"hue={hue!r}: the column is missing for agent "
+                              f"{frame.loc[frame[hue].isna(), agent_column].astype(str).iloc[0]!r}; fill it in, one "
+                              "group per agent")
+        values = frame.groupby(frame[agent_column].astype(str))[hue].unique()
+        mixed = [f"{a!r} ({', '.join(map(str, v[:3]))})" for a, v in values.items() if len(v) > 1]
+        if mixed:
+            raise OptionError(f"hue={hue!r} must be constant within each agent, as it colours the agent's line; it "
+                              f"changes within {', '.join(mixed[:3])}: use a column with one group per agent, or a "
+                              "mapping agent -> group")
+        mapping, title = {a: v[0] for a, v in values.items()}, hue
+    elif hasattr(hue, "items"):
+        mapping = {str(a): g for a, g in hue.items()}
+        title = getattr(hue, "name", None)
+        unknown = [a for a in mapping if a not in agents]
+        if unknown:
+            raise OptionError(f"hue= names {len(unknown)} agent(s) the result does not hold: "
+                              f"{', '.join(map(repr, unknown[:5]))}; the agents are: {', '.join(map(repr, agents))}")
+    else:
+        raise OptionError(f"hue= must be a mapping agent -> group (dict or pandas Series) or the name of a column of "
+                          f"data=, got {type(hue).__name__}")
+    missing = [a for a in agents if a not in mapping]
+    if missing:
+        raise OptionError(f"hue= gives no group for {len(missing)} agent(s): {', '.join(map(repr, missing[:5]))}; "
+                          "give every agent of the result a group")
+    return [str(mapping[a]) for a in agents], None if title is None else str(title)
+
+
+def _agent_column(data, agents):
+    """The column of ``data`` whose values are the result's agents (the formula's groups column)."""
+    for column in data.columns:
+        if set(agents) <= set(data[column].astype(str)):
+            return column
+    raise OptionError("data= holds no column with every agent of the result: pass the data the result was computed "
+                      "from")
+
+
+def plot_critical_difference(result: Any, *, ax: Any = None, hue: Any = None, data: Any = None,
+                             hue_colors: Any = None, **kwargs: Any) -> Any:
     """Critical-difference diagram: mean ranks on an axis, bars join agents not significantly different.
 
     Rank 1 (best) is drawn on the right, as in Demsar (2006).  When the
@@ -61,6 +124,11 @@ def plot_critical_difference(result: Any, *, ax: Any = None, **kwargs: Any) -> A
     run on a common task (``result.met_matrix()``); when such pairs exist, a
     line under the diagram names them.  The joining bars carry the artist id
     (``gid``) ``"cd_bar"``.
+
+    ``hue=`` colours each agent's line and label by its group, with a legend under the diagram (the bars stay
+    black): a mapping agent -> group (dict or pandas Series indexed by agent), or the name of a column of ``data=``
+    constant within each agent (see :func:`agent_groups`).  ``hue_colors`` maps each group to a colour (default: the
+    package palette in the order the groups first appear from the best agent down).
     """
     names = list(result.agents)
     ranks = np.asarray(result.mean_ranks, dtype=float)
@@ -71,8 +139,21 @@ def plot_critical_difference(result: Any, *, ax: Any = None, **kwargs: Any) -> A
     control = getattr(result, "control", None)
     style = {"color": "black", "linewidth": 1.0}
     style.update(kwargs)
+    groups, legend_title = agent_groups(names, hue, data) if hue is not None else (None, None)
+    colors: dict[str, Any] = {}
+    if groups is not None:
+        present = list(dict.fromkeys(groups[j] for j in order))  # best agent's group first
+        given = {} if hue_colors is None else {str(g): c for g, c in dict(hue_colors).items()}
+        lacking = [g for g in present if g not in given]
+        if hue_colors is not None and lacking:
+            raise OptionError(f"hue_colors= gives no colour for group(s) {', '.join(map(repr, lacking))}")
+        colors = {g: given.get(g, c) for g, c in zip(present, palette(len(present)))}
+    # the legend's columns: as many (up to 3) as fit a paper column's 3.3 in at 8 pt (about 0.065 in a character,
+    # 0.65 in for the handle and the gaps), so that it is not cut when the figure is shrunk to a column
+    ncol = max(1, min(len(colors), 3, int(3.2 // max((0.065 * len(g) + 0.65 for g in colors), default=1.0))))
+    legend_height = 0.0 if groups is None else 0.2 + 0.2 * -(-len(colors) // ncol) + (0.2 if legend_title else 0.0)
     new = ax is None
-    ax = axes_or_new(ax, (6.4, 1.6 + 0.3 * ((k + 1) // 2)))
+    ax = axes_or_new(ax, (6.4, 1.6 + 0.3 * ((k + 1) // 2) + legend_height))
     if new:  # the labels and the two-line title sit outside the (invisible) axes: give them room
         ax.figure.set_layout_engine("constrained")
 
@@ -92,6 +173,8 @@ def plot_critical_difference(result: Any, *, ax: Any = None, **kwargs: Any) -> A
         edge = lo - 0.2 if right else hi + 0.2
         marked = names[j] == control
         line = {**style, "color": "tab:red", "linewidth": 2.0} if marked else style
+        if groups is not None:  # the group's colour; the control keeps its thicker line, bold label and mark
+            line = {**line, "color": colors[groups[j]]}
         ax.plot([ranks[j], ranks[j], edge], [0, level, level], **line)
         ax.text(edge + (-0.05 if right else 0.05), level, f"{names[j]} ({ranks[j]:.2f})",
                 ha="left" if right else "right", va="center", fontsize=9, fontweight="bold" if marked else "normal",
@@ -148,6 +231,13 @@ def plot_critical_difference(result: Any, *, ax: Any = None, **kwargs: Any) -> A
         title = f"{what} (1 = best)\nbars join agents{met_all and ' that met,'} not different ({adjusted})"
     ax.set_title(title, fontsize=9)
     ax.set_axis_off()
+    if groups is not None:
+        from matplotlib.lines import Line2D
+
+        handles = [Line2D([], [], color=c, linewidth=2.0, label=g) for g, c in colors.items()]
+        below = -0.12 if never else 0.0  # under the line naming the pairs that never met
+        ax.legend(handles=handles, title=legend_title, loc="upper center", bbox_to_anchor=(0.5, below), ncol=ncol,
+                  frameon=False, fontsize=8, title_fontsize=8)
     return ax
 
 

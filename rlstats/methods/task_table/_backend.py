@@ -62,4 +62,18 @@ VOCABULARY = (
     ("hedges_g", None, "Hedges' g", "bias-corrected standardised mean difference of the best minus the agent"),
     ("hedges_g_low", None, "g lower", "lower bound of Hedges' g interval (noncentral t)"),
     ("hedges_g_high", None, "g upper", "upper bound of Hedges' g interval (noncentral t)"),
+    # issue 41 item 3: the same effect sizes against the agent ranked just above (autorank #36)
+    ("next_agent", None, "next-ranked", "the agent ranked just above the agent in its task (none for the best)"),
+    ("a12_next", None, "A12 vs next",
+     "Vargha-Delaney A12: probability that a run of the next-ranked agent beats a run of the agent (ties half)"),
+    ("a12_next_low", None, "A12 vs next lower", "lower bound of the A12 interval against the next-ranked agent"),
+    ("a12_next_high", None, "A12 vs next upper", "upper bound of the A12 interval against the next-ranked agent"),
+    ("hedges_g_next", None, "g vs next",
+     "bias-corrected standardised mean difference of the next-ranked agent minus the agent"),
+    ("hedges_g_next_low", None, "g vs next lower", "lower bound of Hedges' g interval against the next-ranked agent"),
+    ("hedges_g_next_high", None, "g vs next upper", "upper bound of Hedges' g interval against the next-ranked agent"),
+    ("diff_next_low", None, "diff. vs next lower",
+     "lower bound of Welch's interval of the mean difference, next-ranked agent minus the agent"),
+    ("diff_next_high", None, "diff. vs next upper",
+     "upper bound of Welch's interval of the mean difference, next-ranked agent minus the agent"),
 )

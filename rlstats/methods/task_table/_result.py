@@ -51,6 +51,14 @@ class TaskTableResult(Result):
     welch : ndarray, shape (n_tasks, n_agents, 4)
         Welch's t of the best against the agent, its df and the interval of the difference of means (oriented so
         that positive favours the best).
+    next_ranked : ndarray of int, shape (n_tasks, n_agents)
+        The agent ranked just above each agent in its task by the statistic (-1 for the best and empty cells).
+    a12_next, hedges_g_next : ndarray, shape (n_tasks, n_agents, 3)
+        The same effect sizes and intervals as ``a12`` and ``hedges_g``, of the next-ranked agent against the agent
+        (positive favours the next-ranked); with ``effect_intervals="fcr"`` a task's k - 1 intervals are at the
+        same joint level as those against the best.
+    welch_next : ndarray, shape (n_tasks, n_agents, 4)
+        Welch's t, df and interval of the difference of means, next-ranked minus the agent.
     aggregate : dict or None
         ``metric``, ``estimates`` and ``intervals`` of the aggregate row (None when not asked for, or withheld).
     withheld : dict of str to ndarray of bool
@@ -83,6 +91,10 @@ class TaskTableResult(Result):
     a12: np.ndarray
     hedges_g: np.ndarray
     welch: np.ndarray
+    next_ranked: np.ndarray
+    a12_next: np.ndarray
+    hedges_g_next: np.ndarray
+    welch_next: np.ndarray
     aggregate: dict[str, Any] | None
     withheld: dict[str, np.ndarray]
     withheld_reasons: dict[str, str]
@@ -262,7 +274,9 @@ class TaskTableResult(Result):
         missing, ``<NA>``, where the mark is withheld for want of runs: see ``withheld``);
         ``p_value`` is the one-sided p-value of the best against the agent, ``p_adjusted`` the smallest adjusted
         p-value of another agent against it; ``welch_t``, ``welch_df``, ``diff_low`` and ``diff_high`` are R's
-        ``t.test(best, agent)`` (oriented so that positive favours the best).
+        ``t.test(best, agent)`` (oriented so that positive favours the best).  ``next_agent`` is the agent ranked
+        just above in the task (None for the best), and ``a12_next``, ``hedges_g_next`` (with ``_low``, ``_high``)
+        and ``diff_next_low``, ``diff_next_high`` the same effect sizes against it (positive favours it).
         """
         n, k = self.estimates.shape
         present = self.counts > 0
@@ -281,6 +295,14 @@ class TaskTableResult(Result):
             "cliffs_delta": (2 * self.a12[..., 0] - 1).ravel(),
             "hedges_g": self.hedges_g[..., 0].ravel(), "hedges_g_low": self.hedges_g[..., 1].ravel(),
             "hedges_g_high": self.hedges_g[..., 2].ravel(),
+            "next_agent": pd.Series(np.asarray(self.agents, dtype=object)[self.next_ranked].ravel(),
+                                    dtype=object).where(self.next_ranked.ravel() >= 0, None),
+            "a12_next": self.a12_next[..., 0].ravel(), "a12_next_low": self.a12_next[..., 1].ravel(),
+            "a12_next_high": self.a12_next[..., 2].ravel(),
+            "hedges_g_next": self.hedges_g_next[..., 0].ravel(),
+            "hedges_g_next_low": self.hedges_g_next[..., 1].ravel(),
+            "hedges_g_next_high": self.hedges_g_next[..., 2].ravel(),
+            "diff_next_low": self.welch_next[..., 2].ravel(), "diff_next_high": self.welch_next[..., 3].ravel(),
         })
 
     def glance(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
@@ -323,7 +345,9 @@ class TaskTableResult(Result):
                 f"was possibly best. Effect sizes against the best are the Vargha-Delaney A12 (probability that a run "
                 f"of the best scores higher) with {_A12_INTERVALS[intervals]} intervals, Cliff's delta = 2 A12 - 1, "
                 f"Hedges' g with noncentral-t intervals and Welch's t with the interval of the difference of means "
-                f"({fmt.signif(100 * self.confidence_level)}%{_JOINTLY[intervals]}).")
+                f"({fmt.signif(100 * self.confidence_level)}%{_JOINTLY[intervals]}). The same effect sizes are "
+                f"given against the agent ranked just above each agent in its task (next_agent in tidy()), with "
+                f"intervals at the same level.")
         return text
 
 
