@@ -10,7 +10,8 @@ grid is issue 40's (``tests/reference/designs.py``): the four score distribution
 (``designs.pooled_row``): per draw, data sets of four agents, B and D placed ``SHIFT`` noise units above A and C,
 nominal 95% intervals of every kind, and whether they hold the exact truth of each metric (from the stratified
 quantiles of ``designs.population``). A row's ``n_sim`` counts intervals: four agents per data set for the metrics,
-two pairs per data set for the probability of improvement. An interval that was withheld or could not be formed
+two pairs per data set for the probability of improvement; the default (studentized) rows are measured on
+``DEFAULT_SIMULATIONS`` data sets per draw, the first ``SIMULATIONS`` of them those of the other kinds. An interval that was withheld or could not be formed
 (NaN) counts as not holding; where the default (``studentized``) withholds by design (fewer than 3 runs per task,
 or a single task) it has no row. The probability of improvement's default (``score``, resample-free) is measured on
 ``SCORE_SIMULATIONS`` data sets per draw, the first of them those of the other intervals. Results quote, per (interval, metric) and runs, the lowest and highest coverage over
