@@ -211,7 +211,8 @@ _RESAMPLED = ("print", "summary", "report", "markdown", "tidy[conf_low]", "tidy[
 _RAW_SCALES = ("the warning that tasks are aggregated on their own scales compares the tasks' largest scores, which a "
                "shift by 1000 makes alike: it is a judgement of the scores' values, not of their units")
 CHANGES = {
-    ("bootstrap", "prefix"): (_KEYED, _RESAMPLED),
+    # (the studentized median's standard error is read off its resamples, issue 40)
+    ("bootstrap", "prefix"): (_KEYED, _RESAMPLED + ("dict.standard_errors",)),
     # (performance_profile's default Wilson band and probability_of_improvement's default score interval draw
     # nothing: renaming agents changes nothing; issue 40)
     ("bootstrap", "shift"): (_RAW_SCALES, ("warnings",)),

@@ -10,7 +10,8 @@ grid is issue 40's (``tests/reference/designs.py``): the four score distribution
 (``designs.pooled_row``): per draw, data sets of four agents, B and D placed ``SHIFT`` noise units above A and C,
 nominal 95% intervals of every kind, and whether they hold the exact truth of each metric (from the stratified
 quantiles of ``designs.population``). A row's ``n_sim`` counts intervals: four agents per data set for the metrics,
-two pairs per data set for the probability of improvement. An interval that was withheld or could not be formed
+two pairs per data set for the probability of improvement; the default (studentized) rows are measured on
+``DEFAULT_SIMULATIONS`` data sets per draw, the first ``SIMULATIONS`` of them those of the other kinds. An interval that was withheld or could not be formed
 (NaN) counts as not holding; where the default (``studentized``) withholds by design (fewer than 3 runs per task,
 or a single task) it has no row. The probability of improvement's default (``score``, resample-free) is measured on
 ``SCORE_SIMULATIONS`` data sets per draw, the first of them those of the other intervals. Results quote, per (interval, metric) and runs, the lowest and highest coverage over
@@ -36,6 +37,10 @@ designs = runpy.run_path(str(HERE / "designs.py"))
 PROCEDURE, LEVEL = "bootstrap.interval", 0.95
 #: data sets per design draw and grid point: the table's, and --quick's
 SIMULATIONS = (10, 4)
+#: data sets per design draw for the default (studentized) rows, the first ones those of the other intervals: the
+#: rows that carry the claim "at its level" get three times the data (480 intervals a row), the same CPU as the
+#: other kinds' rows together
+DEFAULT_SIMULATIONS = (30, 4)
 N_RESAMPLES = 500
 AGENTS = "ABCD"
 METRICS = ("iqm", "mean", "median", "optimality_gap")
@@ -117,17 +122,22 @@ def improvement_bounds(res, interval):
 
 
 def measure(distribution, tasks, runs, n_datasets, seed=0, n_resamples=N_RESAMPLES, intervals=INTERVALS,
-            improvement_intervals=IMPROVEMENT_INTERVALS, draws=None):
-    """One grid point: a row per (interval, metric), pooling ``draws`` design draws of ``n_datasets`` data sets."""
+            improvement_intervals=IMPROVEMENT_INTERVALS, draws=None, default_datasets=None):
+    """One grid point: a row per (interval, metric), pooling ``draws`` design draws of ``n_datasets`` data sets
+    (``default_datasets``, at least as many, for the default studentized interval: the first ``n_datasets`` are
+    those of the other kinds)."""
     draws = designs["DESIGN_DRAWS"] if draws is None else draws
+    default_datasets = n_datasets if default_datasets is None else max(n_datasets, default_datasets)
     target = improvement_truth(distribution)
     held = {}
     for draw in range(draws):
-        for d, (data, truth) in enumerate(draw_design(distribution, tasks, runs, draw, n_datasets, seed)):
+        for d, (data, truth) in enumerate(draw_design(distribution, tasks, runs, draw, default_datasets, seed)):
             calls = {}
             for interval in intervals:
                 if interval == "studentized" and (runs < DEFAULT_MIN_RUNS or tasks < 2):
                     continue  # withheld by design: no row
+                if interval != "studentized" and d >= n_datasets:
+                    continue  # the default's extra data sets
                 # percentile, basic and expanded intervals come from the resamples of the first call
                 own = interval if interval in ("studentized", "bca") or not calls else next(iter(calls))
                 if own not in calls:
@@ -140,7 +150,7 @@ def measure(distribution, tasks, runs, n_datasets, seed=0, n_resamples=N_RESAMPL
                     low, high = bounds[:, j, 0], bounds[:, j, 1]
                     held.setdefault((interval, metric), [[] for _ in range(draws)])[draw].extend(
                         (low <= truth_j) & (truth_j <= high))
-            if improvement_intervals:
+            if improvement_intervals and d < n_datasets:
                 res = rlstats.probability_of_improvement(data, "score ~ agent | task", pairs=[("A", "B"), ("C", "D")],
                                                          n_resamples=n_resamples, interval="percentile", rng=d)
                 for interval in improvement_intervals:
@@ -180,7 +190,8 @@ def table_rows(point, n_sim, quick=False):
     dist, tasks, runs = point
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the raw-scale warning: the design draws' scales differ on purpose
-        rows = measure(dist, tasks, runs, n_sim, seed=runs * 100 + tasks)
+        rows = measure(dist, tasks, runs, n_sim, seed=runs * 100 + tasks,
+                       default_datasets=DEFAULT_SIMULATIONS[quick])
         return sorted(rows + score_rows(dist, tasks, runs, SCORE_SIMULATIONS[quick], seed=runs * 100 + tasks),
                       key=lambda row: (row["interval"], row["metric"]))
 
@@ -204,8 +215,21 @@ def oracle_se(distribution, offset, scale, location, runs, metric):
     return None
 
 
+def median_oracle_se(distribution, offset, scale, location, runs, n_datasets=20_000, seed=11):
+    """The true standard error of the median of task means (no closed form): the standard deviation of the estimates
+    over ``n_datasets`` simulated data sets of the design."""
+    rng = np.random.default_rng([seed, runs, offset.size])
+    estimates = []
+    for size in [2_000] * (n_datasets // 2_000):
+        deviation = designs["deviations"](rng, distribution, (size, runs, offset.size))
+        scores = designs["scores"](distribution, deviation, location, offset, scale)
+        estimates.append(np.median(scores.mean(axis=1), axis=1))
+    return float(np.std(np.concatenate(estimates), ddof=1))
+
+
 def widths(points, n_datasets=25, seed=5, n_resamples=N_RESAMPLES):
-    """Median width of the default interval against today's percentile one and the oracle (estimate +- z * true SE)."""
+    """Median width of the default interval against today's percentile one and the oracle (estimate +- z * true SE;
+    for the median the SE of its estimates over simulated data sets)."""
     from scipy import stats
 
     z = stats.norm.ppf(1 - (1 - LEVEL) / 2)
@@ -215,6 +239,7 @@ def widths(points, n_datasets=25, seed=5, n_resamples=N_RESAMPLES):
         for draw in range(designs["DESIGN_DRAWS"]):
             offset, scale = designs["design_draw"](draw, tasks)
             oracle = {m: oracle_se(distribution, offset, scale, 0.0, runs, m) for m in METRICS}
+            oracle["median"] = median_oracle_se(distribution, offset, scale, 0.0, runs)
             for d, (data, _) in enumerate(draw_design(distribution, tasks, runs, draw, n_datasets, seed)):
                 data = data[data["agent"].isin(["A", "C"])]  # the agents at location 0, whose oracle this is
                 new, old = (rlstats.bootstrap(data, "score ~ agent | task", metrics=METRICS, n_resamples=n_resamples,

@@ -88,10 +88,13 @@ class BootstrapResult(Result):
         (``interval="expanded"``), or of its middle task means, the median's t interval
         (``interval="studentized"``); None otherwise.
     standard_errors : ndarray, shape (n_agents, n_metrics), or None
-        The studentised interval's standard error of each estimate (``interval="studentized"`` only).
+        The studentised interval's standard error of each estimate (``interval="studentized"`` only); for the
+        median, that of its t interval: sqrt(c / (c - 1)) times the resamples' root-mean-square deviation from the
+        estimate, c the agent's fewest runs in a task.
     resampled_standard_errors : ndarray, shape (n_agents, n_metrics, n_resamples), or None
         The same standard error on every resample, paired with ``bootstrap_distribution``
-        (``interval="studentized"`` only; not exported by ``to_dict``).
+        (``interval="studentized"`` only; NaN for the median, which is not studentised; not exported by
+        ``to_dict``).
     design : Design
         The data analysed (used by :meth:`inferential_intervals`; not exported).
     """
@@ -173,7 +176,9 @@ class BootstrapResult(Result):
             text += (" Each interval is studentised (bootstrap-t; Efron and Tibshirani 1993, Section 12.5): the "
                      "resamples' (estimate - observed) / standard error, with the stratified delta-method standard "
                      "error within tasks (winsorised for the IQM), gives the quantiles; the median of task means "
-                     "takes the t interval of its middle task mean (Welch-Satterthwaite degrees of freedom).")
+                     "takes a t interval, with its middle task's degrees of freedom, of standard error sqrt(c/(c - 1)) "
+                     "times the resamples' root-mean-square deviation from the estimate (c the fewest runs in a "
+                     "task).")
         if "iqm" in self.metrics:
             text += (" The IQM is the mean of the middle 50% of all runs pooled over tasks (floor(N/4) runs cut "
                      "from each end).")
