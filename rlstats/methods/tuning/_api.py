@@ -629,7 +629,7 @@ def _resampled_views(design, sweeps, labels, ss, n_resamples, level, sign, budge
         # seeds resampled within configurations, one chunk of rows at a time (the rows of one draw, bit for bit),
         # each chunk reduced at once to what the views keep: memory stays one chunk's whatever B and G; the
         # skew-t band reads no resample, so without the complete view and the percentile band none is drawn
-        kept: dict = {key: [] for key in list(weights) + ["complete"]}
+        kept = {key: [] for key in list(weights) + ["complete"]}
         if weights or w is not None:
             widen = np.sqrt(sizes / np.maximum(sizes - 1, 1))
             generator = child_generator(ss, 2, t, a) if w is not None else None
