@@ -781,3 +781,47 @@ def test_a_run_above_the_bound_is_an_error_naming_it():
     with pytest.raises(rlstats.errors.DesignError, match=r"1 row\(s\) of 'score' lie outside the bounds \(-inf, "
                        r"1000\] \(bounds=\(None, 1000\)\): row 1 \(agent 'ppo', task 'ant', value 1000.5\)"):
         rlstats.tuning(df, "score ~ agent | task/seed", config="lr", bounds=(None, 1000), n_resamples=100, rng=0)
+
+
+# issue 43 item 1: the seed resamples of the expected-max band and the complete view are drawn and reduced chunk by
+# chunk (memory of one chunk), and not at all for the default skew-t band alone
+
+
+def test_resampled_views_in_chunks_equal_one_draw(monkeypatch):
+    rng = np.random.default_rng(8)
+    sizes = rng.integers(2, 7, 120)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    y = rng.normal(0, 1, sizes.sum()) + np.repeat(rng.normal(0, 0.5, 120), sizes)
+    seed, w = np.random.SeedSequence(3), rng.uniform(0, 2, 120)
+    whole = kernels.all_resampled_means(y, starts, sizes, seed, 300)
+    old = kernels.complete_bootstrap(whole, w, np.random.default_rng(5))  # the statistic before: one (B, G) draw
+    monkeypatch.setattr(kernels, "CELLS", 97)  # a few rows a chunk
+    chunks = list(kernels.resampled_mean_chunks(y, starts, sizes, seed, 300))
+    assert len(chunks) > 10
+    np.testing.assert_array_equal(np.concatenate(chunks), whole)
+    generator = np.random.default_rng(5)
+    np.testing.assert_array_equal(np.concatenate([kernels.complete_bootstrap(c, w, generator) for c in chunks]), old)
+    # through the public function: the percentile band and the complete view whatever the chunk size
+    df = sweep_frame([np.asarray(y[s:s + n]) for s, n in zip(starts[:40], sizes[:40])])
+    small = rlstats.tuning(df, "score ~ agent | task/seed", config="lr", views=["expected_max", "complete"],
+                           band="percentile", n_resamples=200, rng=1)
+    monkeypatch.setattr(kernels, "CELLS", 2048 * 640)
+    large = rlstats.tuning(df, "score ~ agent | task/seed", config="lr", views=["expected_max", "complete"],
+                           band="percentile", n_resamples=200, rng=1)
+    # the band's matrix product may round by an ulp otherwise when a chunk has few rows (BLAS' paths differ)
+    pd.testing.assert_frame_equal(small.expected_max(), large.expected_max(), check_exact=False, rtol=1e-12)
+    pd.testing.assert_frame_equal(small.complete(), large.complete(), check_exact=True)
+
+
+def test_skew_t_band_alone_draws_no_resamples(monkeypatch):
+    df = sweep_frame(np.random.default_rng(2).normal(0, 1, (30, 4)))
+    expected = rlstats.tuning(df, "score ~ agent | task/seed", config="lr", views=["expected_max"], rng=0)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the skew-t band drew seed resamples")
+
+    monkeypatch.setattr(kernels, "resampled_mean_chunks", refuse)
+    res = rlstats.tuning(df, "score ~ agent | task/seed", config="lr", views=["expected_max"], rng=0)
+    pd.testing.assert_frame_equal(res.expected_max(), expected.expected_max(), check_exact=True)
+    with pytest.raises(AssertionError, match="drew seed resamples"):
+        rlstats.tuning(df, "score ~ agent | task/seed", config="lr", views=["expected_max"], band="percentile", rng=0)

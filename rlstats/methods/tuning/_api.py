@@ -610,35 +610,58 @@ def _resampled_views(design, sweeps, labels, ss, n_resamples, level, sign, budge
     no_band, no_complete = banded.mask("expected_max", fewest.shape), spread.mask("complete", total.shape)
     # one unit for every sweep's moments, so that the mean over tasks can sum them
     moments_unit = kernels.moment_unit(np.concatenate([s["values"] for s in sweeps.values()])) if sweeps else 1.0
+    percentile = "expected_max" in views and band == "percentile"
     for (t, a), sweep in sweeps.items():
         v, starts, sizes = sweep["values"], sweep["starts"], sweep["sizes"]
         means = kernels.config_means(v, starts, sizes)
-        resampled = kernels.all_resampled_means(v, starts, sizes, child_stream(ss, 1, t, a), n_resamples)
-        # resampled means vary by (n - 1) / n of a mean's variance: widen their deviations to the unbiased one
-        # (at 3 seeds a plain bootstrap band is sqrt(2/3) as wide as it should be)
-        resampled = means + (resampled - means) * np.sqrt(sizes / np.maximum(sizes - 1, 1))
         agent, task = design.agents[a], design.tasks[t]
-        if "expected_max" in views:
-            ks = kernels.budget_grid(sizes.size, budgets)
-            for replace, name in ((False, "without replacement"), (True, "with replacement")):
-                point = kernels.expected_max(means, ks, replace)
-                if band == "percentile":
-                    low, high = kernels.centred_band(point, kernels.expected_max(resampled, ks, replace), tail)
-                    curves[t, a, replace] = (kernels.expected_max(means, common, replace),
-                                             kernels.expected_max(resampled, common, replace))
-                else:
-                    moments = kernels.expected_max_moments(v, starts, sizes, ks, replace, moments_unit)
-                    low, high = kernels.skew_t_band(point, *moments[1:], level, moments_unit)
-                    curves[t, a, replace] = kernels.expected_max_moments(v, starts, sizes, common, replace, moments_unit)
-                if no_band[t, a]:
-                    low, high = np.full_like(point, np.nan), np.full_like(point, np.nan)
-                em_rows += [(agent, task, int(k), name, sign * p, *_ordered(sign * lo, sign * hi))
-                            for k, p, lo, hi in zip(ks, point, low, high)]
+        ks = kernels.budget_grid(sizes.size, budgets)
+        same = np.array_equal(ks, common)  # one task's grid is the common one: its curves serve the mean over tasks
+        w = None
         if "complete" in views:
             w = sweep.get("weights", np.ones(sizes.size))
             if w.sum() == 0:
                 raise DesignError(f"weights= are all 0 for agent '{agent}' on task '{task}'")
-            stat = kernels.complete_bootstrap(resampled, w, child_generator(ss, 2, t, a))
+        # the order-statistic weights, (K, G) each: once per sweep, whatever the number of resamples
+        weights = {(replace, grid): kernels.expected_max_weights(sizes.size, grid_ks, replace)
+                   for replace in (False, True) for grid, grid_ks in (("ks", ks), ("common", common))
+                   if percentile and (grid == "ks" or not same)}
+        # seeds resampled within configurations, one chunk of rows at a time (the rows of one draw, bit for bit),
+        # each chunk reduced at once to what the views keep: memory stays one chunk's whatever B and G; the
+        # skew-t band reads no resample, so without the complete view and the percentile band none is drawn
+        kept = {key: [] for key in list(weights) + ["complete"]}
+        if weights or w is not None:
+            widen = np.sqrt(sizes / np.maximum(sizes - 1, 1))
+            generator = child_generator(ss, 2, t, a) if w is not None else None
+            for chunk in kernels.resampled_mean_chunks(v, starts, sizes, child_stream(ss, 1, t, a), n_resamples):
+                # resampled means vary by (n - 1) / n of a mean's variance: widen their deviations to the unbiased
+                # one (at 3 seeds a plain bootstrap band is sqrt(2/3) as wide as it should be)
+                chunk = means + (chunk - means) * widen
+                ordered = np.sort(chunk, axis=-1) if weights else None
+                for key, weight in weights.items():
+                    kept[key].append(ordered @ weight.T)
+                if w is not None:
+                    kept["complete"].append(kernels.complete_bootstrap(chunk, w, generator))
+        resampled_max = {key: np.concatenate(parts) for key, parts in kept.items() if parts}
+        if "expected_max" in views:
+            for replace, name in ((False, "without replacement"), (True, "with replacement")):
+                if band == "percentile":
+                    point = kernels.expected_max(means, ks, replace)
+                    low, high = kernels.centred_band(point, resampled_max[replace, "ks"], tail)
+                    curves[t, a, replace] = (point, resampled_max[replace, "ks"]) if same else \
+                        (kernels.expected_max(means, common, replace), resampled_max[replace, "common"])
+                else:
+                    moments = kernels.expected_max_moments(v, starts, sizes, ks, replace, moments_unit)
+                    point = moments[0]
+                    low, high = kernels.skew_t_band(point, *moments[1:], level, moments_unit)
+                    curves[t, a, replace] = moments if same else \
+                        kernels.expected_max_moments(v, starts, sizes, common, replace, moments_unit)
+                if no_band[t, a]:
+                    low, high = np.full_like(point, np.nan), np.full_like(point, np.nan)
+                em_rows += [(agent, task, int(k), name, sign * p, *_ordered(sign * lo, sign * hi))
+                            for k, p, lo, hi in zip(ks, point, low, high)]
+        if w is not None:
+            stat = resampled_max["complete"]
             low, high = np.nanquantile(stat, [tail, 1 - tail]) if not no_complete[t, a] else (np.nan, np.nan)
             complete_rows.append((agent, task, sign * float(w @ means / w.sum()), *_ordered(sign * low, sign * high),
                                   int(sizes.size), int(sizes.sum())))

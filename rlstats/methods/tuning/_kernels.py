@@ -84,6 +84,15 @@ def all_resampled_means(values, starts, sizes, seed, n_resamples):
     return _block_means(values, starts, sizes, np.arange(sizes.size), seed, n_resamples)
 
 
+def resampled_mean_chunks(values, starts, sizes, seed, n_resamples):
+    """The rows of :func:`all_resampled_means`, chunk after chunk (each (rows, G), about :data:`CELLS` draws): their
+    concatenation is that array bit for bit, while memory stays that of one chunk whatever ``n_resamples``."""
+    sampler = SeedResampler(values, starts, sizes, np.arange(sizes.size), seed)
+    chunk = max(1, CELLS // (sampler.width * sampler.G))
+    for lo in range(0, n_resamples, chunk):
+        yield sampler.rows(min(lo + chunk, n_resamples) - lo)
+
+
 def best_set(values, starts, sizes, seed, n_resamples, prune=True):
     """Each configuration's probability of being the arg-max of the bootstrap means (ties share the credit).
 
@@ -265,12 +274,13 @@ def expected_max_moments(values, starts, sizes, budgets, replace, unit=1.0):
         third_ok = n > 2
         g = float(np.mean(k3[third_ok]) / pooled ** 1.5) if third_ok.any() and pooled > 0 else 0.0
     order = np.argsort(means, kind="stable")
+    weights = expected_max_weights(means.size, budgets, replace)  # (K, G): computed once, the costly part
     a = np.zeros((len(budgets), means.size))
-    a[:, order] = expected_max_weights(means.size, budgets, replace)
-    point = np.sort(means) @ expected_max_weights(means.size, budgets, replace).T
+    a[:, order] = weights
+    point = np.sort(means) @ weights.T
     u = a ** 2 * v / n
-    return (point, u.sum(axis=1), (u ** 2 / np.maximum(df, 1)).sum(axis=1),
-            g * (np.abs(a) ** 3 * np.sign(a) * v ** 1.5 / n ** 2).sum(axis=1))
+    # a^3 is |a|^3 sign(a) bit for bit (IEEE cubing is odd), without two more (K, G) passes
+    return (point, u.sum(axis=1), (u ** 2 / np.maximum(df, 1)).sum(axis=1), g * (a ** 3 * v ** 1.5 / n ** 2).sum(axis=1))
 
 
 def skew_t_band(point, variance, variance_sq_df, third, level, unit=1.0):
