@@ -88,6 +88,9 @@ class Design:
     bounds : Bounds or None
         Known limits of the response (``bounds=``, or a normaliser's hard range), which every row respects and
         no interval a back end reports leaves (:mod:`rlstats.bounds`).
+    normalized : bool
+        Whether ``build`` normalised the response per task (``normalize=`` given, and not False): the units a
+        result states for the response.
     """
 
     formula: formula_module.Formula
@@ -105,6 +108,7 @@ class Design:
     dropped_tasks: tuple[str, ...] = ()
     n_dropped_rows: int = 0
     bounds: Bounds | None = None
+    normalized: bool = False
 
     @property
     def n_agents(self) -> int:
@@ -507,7 +511,8 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
     if design.n_agents < min_agents:
         raise DesignError(f"at least two agents are needed in column '{formula.groups}', found "
                           f"{design.n_agents} ({', '.join(design.agents)}) with usable runs")
-    return dataclasses.replace(design, notes=tuple(notes), bounds=known)
+    return dataclasses.replace(design, notes=tuple(notes), bounds=known,
+                               normalized=normalize is not None and normalize is not False)
 
 
 @overload

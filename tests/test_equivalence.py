@@ -122,11 +122,56 @@ def test_bootstrap_t_kernel_p_values_and_interval_agree():
     rng = np.random.default_rng(0)
     t_star = rng.standard_normal(999)
     out = kernels.bootstrap_t(np.array(0.1), np.array(0.2), 0.1 + 0.2 * t_star, np.full(999, 0.2), 0.5, 0.05)
-    q_low, q_high = np.quantile(t_star, [0.05, 0.95])
-    assert out["conf_low"] == pytest.approx(0.1 - 0.2 * q_high) and out["conf_high"] == pytest.approx(0.1 - 0.2 * q_low)
+    # the (B + 1) alpha-th order statistics of t* (Efron and Tibshirani 1993, 12.5): the 50th and 950th of 999
+    ordered = np.sort(t_star)
+    assert out["conf_low"] == pytest.approx(0.1 - 0.2 * ordered[949])
+    assert out["conf_high"] == pytest.approx(0.1 - 0.2 * ordered[49])
     assert out["p_lower"] == pytest.approx((np.sum(t_star >= 3.0) + 1) / 1000)
     assert out["p_upper"] == pytest.approx((np.sum(t_star <= -2.0) + 1) / 1000)
     assert bool(out["shown"])
+
+
+@pytest.mark.parametrize("alternative, higher_is_better",
+                         [("equivalence", True), ("noninferior", True), ("noninferior", False)])
+def test_bootstrap_t_decision_p_value_and_interval_agree(alternative, higher_is_better):
+    # issue 41 item 2 (review): shown was read off an interpolated quantile interval, the p-value was
+    # (hits + 1) / (B + 1), and they disagreed near the margin; now one rule: shown iff p <= alpha, and the interval's
+    # deciding end lies inside the margin iff shown. Random cases, many near the margin, with ties (rounded t*)
+    rng = np.random.default_rng(7)
+    for b in (100, 299, 300, 999):
+        cases = 400
+        delta, se = rng.normal(size=cases), rng.uniform(0.1, 1.5, cases)
+        t_star = np.round(rng.standard_t(5, (cases, b)) * rng.uniform(0.5, 2, (cases, 1)), 1)
+        resampled_se = se[:, None] * rng.uniform(0.5, 1.5, (cases, b))
+        resampled = delta[:, None] + t_star * resampled_se
+        margin = np.abs(delta) + rng.uniform(0, 3, cases) * se
+        for alpha in (0.05, 0.1):
+            out = kernels.bootstrap_t(delta, se, resampled, resampled_se, margin, alpha, alternative,
+                                      higher_is_better)
+            shown, p = out["shown"], out["p_value"]
+            np.testing.assert_array_equal(shown, p <= alpha)
+            inside_low, inside_high = out["conf_low"] > -margin, out["conf_high"] < margin
+            ends = {("equivalence", True): inside_low & inside_high, ("noninferior", True): inside_low,
+                    ("noninferior", False): inside_high}[(alternative, higher_is_better)]
+            np.testing.assert_array_equal(ends, shown)
+            assert 0.05 < shown.mean() < 0.95  # both answers are exercised
+    # the reviewer's case: conf_low -1.2492 above -1.2504262 while p = 0.0532 > 0.05 said "shown"
+    df = rlstats.datasets.simulate(agents=2, tasks=6, seeds=5, effect=0.0, rng=0)
+    row = rlstats.equivalence(df, "score ~ agent | task", margin=1.2504262, alternative="noninferior", rng=0,
+                              n_resamples=300).tidy().query("scope == 'aggregate'").iloc[0]
+    assert row["p_value"] == pytest.approx(16 / 301) and not row["shown"] and row["conf_low"] <= -1.2504262
+
+
+def test_bootstrap_t_with_too_few_resamples_for_alpha_shows_nothing():
+    rng = np.random.default_rng(1)
+    out = kernels.bootstrap_t(np.array(0.0), np.array(0.1), 0.1 * rng.standard_normal(100), np.full(100, 0.1),
+                              5.0, 0.005)
+    assert out["p_value"] == pytest.approx(1 / 101) and not out["shown"]
+    assert out["conf_low"] == -np.inf and out["conf_high"] == np.inf
+    df = rlstats.datasets.simulate(agents=2, tasks=3, seeds=3, effect=0.0, rng=0)
+    res = rlstats.equivalence(df, "score ~ agent | task", margin=5.0, alpha=0.005, n_resamples=100, rng=0)
+    assert res.tidy().query("scope == 'aggregate'")["conclusion"].iloc[0] == "not shown equivalent"
+    assert any("raise n_resamples to 200 or more" in n for n in res.notes)
 
 
 def test_kernels_of_the_calibration_give_the_public_numbers():
@@ -147,7 +192,8 @@ def test_one_run_per_cell_withholds_what_needs_a_spread():
     tidy = res.tidy()
     assert tidy.query("scope == 'task'")["shown"].isna().all()
     assert (tidy.query("scope != 'task'")["conclusion"] == "withheld").all()
-    assert any("per-task equivalence tests" in n for n in res.notes)
+    assert any("per-task equivalence tests" in n and "read the across-tasks test with across='paired_t'" in n
+               for n in res.notes)
     assert any("aggregate (IQM) difference is withheld" in n for n in res.notes)
     paired = rlstats.equivalence(df, "score ~ agent | task", margin=5.0, across="paired_t", aggregate=None)
     row = paired.tidy().query("scope == 'across tasks'").iloc[0]
@@ -163,6 +209,54 @@ def test_normalised_margin_is_said():
     assert raw.margin_scale == "units of score"
 
 
+def test_margin_units_follow_the_designs_record_of_normalisation():
+    # issue 41 item 2 (review): normalize=False (the scores are on one scale already) is no normalisation
+    data = rlstats.datasets.simulate(agents=2, tasks=4, seeds=5, rng=0)
+    kept = rlstats.equivalence(data, "score ~ agent | task", margin=0.5, normalize=False, aggregate=None)
+    assert kept.margin_scale == "units of score" and "margin = 0.5 (units of score)" in str(kept)
+    table = data[data["agent"] == "agent_2"].groupby("task")["score"].agg(mean="mean", sd="std", n="size")
+    table = table.reset_index()
+    mine = data[data["agent"] == "agent_1"]
+    with_false = rlstats.equivalence(mine, "score ~ agent | task", margin=0.5, published=table, normalize=False)
+    plain = rlstats.equivalence(mine, "score ~ agent | task", margin=0.5, published=table)
+    assert with_false.margin_scale == "units of score"
+    pd.testing.assert_frame_equal(with_false.tidy(), plain.tidy())
+    with pytest.raises(rlstats.OptionError, match="normalize= with published="):
+        rlstats.equivalence(mine, "score ~ agent | task", margin=0.5, published=table, normalize="minmax")
+
+
+def test_noninferiority_says_its_one_sided_rule():
+    # issue 41 item 2 (review): no equivalence wording for non-inferiority, and no claim the margin was prespecified
+    data = rlstats.datasets.simulate(agents=2, tasks=4, seeds=5, rng=0)
+    higher = rlstats.equivalence(data, "score ~ agent | task", margin=0.5, alternative="noninferior",
+                                 aggregate=None).report("text")
+    assert "non-inferior when the 90% interval of its difference has its lower end above -0.5" in higher
+    assert "lies within" not in higher
+    lower = rlstats.equivalence(data, "score ~ agent | task", margin=0.5, alternative="noninferior",
+                                higher_is_better=False, aggregate=None).report("text")
+    assert "its upper end below +0.5 (lower scores are better)" in lower
+    tost = rlstats.equivalence(data, "score ~ agent | task", margin=0.5, aggregate=None).report("text")
+    assert "interval lies within \u00b10.5" in tost
+    for text in (higher, lower, tost):
+        assert "(a margin should be fixed before the analysis)" not in text  # said inside the units' parentheses
+        assert "units of score; a margin should be fixed before the analysis)" in text
+        assert "), fixed before the analysis" not in text
+
+
+def test_per_task_lines_say_they_are_unadjusted():
+    # issue 41 item 2 (review): per-task counts are separate tests at alpha; all withheld reads as such
+    data = rlstats.datasets.simulate(agents=2, tasks=6, seeds=5, effect=0.0, rng=0)
+    res = rlstats.equivalence(data, "score ~ agent | task", margin=1.0, aggregate=None)
+    line = next(x for x in str(res).splitlines() if x.strip().startswith("per task:"))
+    shown = int(res.tidy().query("scope == 'task'")["shown"].sum())
+    assert line.strip() == (f"per task: {shown} of 6 tasks tested shown equivalent; separate tests each at alpha = "
+                            "0.05, not adjusted for multiplicity (on every task: holds at alpha; on some task: needs "
+                            "an adjustment)")
+    assert "not adjusted for multiplicity" in res.report()
+    one_run = rlstats.equivalence(data[data["seed"] == 0], "score ~ agent | task", margin=1.0, aggregate=None)
+    assert "  per task: withheld on all 6 tasks (see the notes)" in str(one_run).splitlines()
+
+
 def test_size_notes_quote_a_measured_miss(monkeypatch):
     rows = ({"procedure": "equivalence.size", "test": "tost", "interval": "paired_t", "metric": "",
              "agents": "2", "tasks": "5", "runs": "5", "distribution": "capped", "configuration": "delta = +margin",
@@ -175,6 +269,12 @@ def test_size_notes_quote_a_measured_miss(monkeypatch):
                and "0.120" in n and "across='welch'" in n for n in res.notes)
     welch = rlstats.equivalence(data, "score ~ agent | task", margin=1.0, aggregate=None)
     assert not any(n.startswith("measured size") for n in welch.notes)
+    # non-inferiority's miss is worded as such (issue 41 item 2, review)
+    rows = ({**rows[0], "test": "noninferior"},)
+    res = rlstats.equivalence(data, "score ~ agent | task", margin=1.0, across="paired_t", aggregate=None,
+                              alternative="noninferior")
+    said = [n for n in res.notes if n.startswith("measured size")]
+    assert len(said) == 1 and "its 'non-inferior' comes too easily" in said[0] and "'equivalent'" not in said[0]
 
 
 def test_result_face():

@@ -53,6 +53,8 @@ _CALIBRATED = {"Welch t": "welch", "Welch-Satterthwaite over tasks": "welch_mean
 _WAY_ON = {"paired_t": "; across='welch' held alpha on that grid",
            "bootstrap_t": "; the across-tasks test (across='welch') held alpha on that grid",
            "welch": "; add runs", "welch_mean": "; add runs"}
+#: alternative= -> what a shown test declares, as the size notes quote it
+_SHOWN_WORD = {"equivalence": "equivalent", "noninferior": "non-inferior"}
 #: alternative= -> the ``test`` column of the calibration rows
 _CALIBRATED_TESTS = {"equivalence": "tost", "noninferior": "noninferior"}
 
@@ -167,9 +169,10 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
         (the bootstrap's own rule); otherwise withheld with a note. None leaves it out.
     n_resamples : int
         Bootstrap resamples of the aggregate (at least 100).
-    normalize : DataFrame, str or dict, optional
+    normalize : DataFrame, str, dict or False, optional
         Normalise the response per task first (:func:`rlstats.normalize`); the margin is then in normalised units.
-        Not with ``published=`` (normalise the data and the table yourself, with the same reference).
+        Not with ``published=`` (normalise the data and the table yourself, with the same reference). False (the
+        scores are on one scale already) leaves them as they are: the margin is in the response's units.
     na_action : {"raise", "drop", "omit"}
         Missing values: an error, or drop those rows and say so.
     rng : None, int or numpy.random.Generator
@@ -223,7 +226,7 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
                                          aggregate=aggregate,
                                          n_resamples=n_resamples, na_action=na_action)
     check_rng(rng)
-    if published is not None and normalize is not None:
+    if published is not None and normalize is not None and normalize is not False:
         raise OptionError("normalize= with published= would normalise the runs but not the published table; "
                           "normalise both yourself with the same reference (rlstats.normalize(df, ...), and the "
                           "table's mean and sd), then pass margin= in normalised units")
@@ -231,7 +234,7 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
                        min_agents=1 if published is not None else 2)
     if not design.has_blocks:
         raise DesignError(f"equivalence compares agents task by task: write '{design.formula.text} | task'")
-    scale = _scale(design, normalize)
+    scale = _scale(design)
     if published is not None:
         return _run_published(design, options, _published_table(published, design), scale)
     if options.control is not None and options.control not in design.agents:
@@ -239,11 +242,11 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
     return _run(design, options, rng, scale)
 
 
-def _scale(design, normalize):
-    """What the margin's units are, in words."""
-    if normalize is not None or any("normalised" in note for note in design.notes):
-        return "normalised score"
-    return f"units of {design.formula.response}"
+def _scale(design):
+    """What the margin's units are, in words: the Design's record of whether it normalised the response (a frame
+    normalised beforehand holds its normalised scores in the response column, whose units they are; its notes say
+    how it was made)."""
+    return "normalised score" if design.normalized else f"units of {design.formula.response}"
 
 
 # ----------------------------------------------------------------------------- per-cell summaries
@@ -321,7 +324,9 @@ def _rows(scope, a, b, task, method, estimate, se, df, test, margin):
     tasks = task if isinstance(task, (list, tuple)) else [task] * estimate.size
     out = []
     for i in range(estimate.size):
-        given = np.isfinite(test["conf_low"][i]) if np.ndim(test["conf_low"]) else np.isfinite(test["conf_low"])
+        # a test is given where it has a p-value (a bootstrap-t with too few resamples for alpha has an infinite
+        # interval and is not shown, by its own rule)
+        given = np.isfinite(np.atleast_1d(test["p_value"])[i])
         pick = (lambda v: float(np.atleast_1d(v)[i]))
         out.append({"scope": scope, "agent_1": a, "agent_2": b, "task": tasks[i], "method": method,
                     "estimate": float(estimate[i]), "std_error": float(se[i]), "df": float(df[i]),
@@ -408,6 +413,10 @@ def _aggregate(design, options, pairs, rng):
                                    options.higher_is_better)
         rows += _rows("aggregate", a, b, None, f"bootstrap-t ({label})", delta, se, np.nan, test, options.margin)
     fresh = [n for n in result.notes if n not in design.notes]
+    if options.alpha * (options.n_resamples + 1) < 1:  # no (hits + 1) / (B + 1) reaches alpha
+        fresh.append(f"the aggregate's bootstrap-t cannot show anything at alpha = {signif(options.alpha)} with "
+                     f"{options.n_resamples} resamples (its smallest p-value is 1 / {options.n_resamples + 1}); "
+                     f"raise n_resamples to {int(np.ceil(1 / options.alpha))} or more")
     return rows, result.seed, fresh
 
 
@@ -455,7 +464,7 @@ def _size_notes(design, options, table):
                          f"{row['runs']} runs per agent: {1 - calibration.worst_coverage(row):.3f} ("
                          f"{row['distribution'].replace('_', '-')} scores, {row['configuration']}; {row['n_sim']} "
                          "simulated tests), above alpha = 0.05 by more than 3 Monte Carlo standard errors, so its "
-                         "'equivalent' comes too easily there"
+                         f"'{_SHOWN_WORD[options.alternative]}' comes too easily there"
                          + _WAY_ON[interval])
     return notes
 

@@ -28,7 +28,8 @@ BACKENDS = (
         replication=(
             # Welch's t reads both agents' spreads within the task
             Need("task_tests", "per-task equivalence tests", runs=2, per="cell",
-                 way_on="add runs, or read the across-tasks test (one run per task is enough there)"),
+                 way_on="add runs, or read the across-tasks test with across='paired_t' (one run per task is "
+                        "enough there)"),
         ),
         no_power="power() counts rejections of a null of no difference; an equivalence test's power is its rate of "
                  "declaring equivalence at a true difference inside the margin, which no power rule simulates yet",

@@ -86,10 +86,14 @@ def bootstrap_t(delta, se, resampled_delta, resampled_se, margin, alpha, alterna
     """The same test of an aggregate difference from bootstrap-t resamples (Efron and Tibshirani 1993, 12.5).
 
     ``delta``, ``se``: the data's difference and its standard error; ``resampled_delta``, ``resampled_se`` (..., B):
-    each resample's. t* = (delta* - delta) / se*; the (1 - 2 alpha) interval is delta - q(1 - alpha) se to
-    delta - q(alpha) se (q the quantiles of t*, interpolated as numpy's default); the one-sided p-values are the
-    shares of t* beyond (delta + margin) / se and (delta - margin) / se, (hits + 1) / (B + 1). A resample with se*
-    = 0 counts as t* = +-inf (0 where delta* = delta).
+    each resample's. t* = (delta* - delta) / se*; the one-sided p-values are the shares of t* beyond (delta +
+    margin) / se and (delta - margin) / se, (hits + 1) / (B + 1). The (1 - 2 alpha) interval is delta - t*_(B-k) se
+    to delta - t*_(k+1) se (order statistics of t*, 1-based), k + 1 the largest number of hits whose p-value is at
+    most alpha, about (B + 1) alpha (Efron and Tibshirani 1993, 12.5): its lower end is above -margin exactly when
+    p_lower <= alpha, its upper end below margin exactly when p_upper <= alpha, so the interval, the p-value and
+    ``shown`` (decided on the p-values) agree by construction, ties included. With (B + 1) alpha < 1 no p-value
+    reaches alpha: the interval is infinite and nothing is shown. A resample with se* = 0 counts as t* = +-inf (0
+    where delta* = delta).
     """
     delta, se, margin = (np.asarray(v, dtype=np.float64) for v in (delta, se, margin))
     deviation = resampled_delta - delta[..., None]
@@ -97,21 +101,30 @@ def bootstrap_t(delta, se, resampled_delta, resampled_se, margin, alpha, alterna
         t = np.where(resampled_se > 0, deviation / resampled_se, np.sign(deviation) * np.inf)
         t_lower, t_upper = (delta + margin) / se, (delta - margin) / se
     t = np.where(np.isnan(t), 0.0, t)
-    q_low, q_high = np.quantile(t, [alpha, 1 - alpha], axis=-1)
-    low, high = delta - q_high * se, delta - q_low * se
     b = t.shape[-1]
+    # k: hits allowed at level alpha, counted with the p-value's own float arithmetic so that no rounding parts them
+    k = int(np.count_nonzero(np.arange(1, b + 1) / (b + 1) <= alpha)) - 1
+    if k >= 0:
+        ordered = np.sort(t, axis=-1)
+        # #{t* >= x} <= k iff x > t*_(B-k), and #{t* <= x} <= k iff x < t*_(k+1) (1-based; ties included)
+        q_low, q_high = ordered[..., k], ordered[..., b - 1 - k]
+    else:
+        q_low, q_high = np.full(delta.shape, -np.inf), np.full(delta.shape, np.inf)
+    with np.errstate(invalid="ignore"):
+        low, high = delta - q_high * se, delta - q_low * se
     # under H0 delta = -margin, t* stands for (estimate + margin) / se: large values reject
     p_lower = ((t >= t_lower[..., None]).sum(axis=-1) + 1) / (b + 1)
     p_upper = ((t <= t_upper[..., None]).sum(axis=-1) + 1) / (b + 1)
     if alternative == "equivalence":
         p_value = np.maximum(p_lower, p_upper)
         statistic = np.where(p_upper >= p_lower, t_upper, t_lower)
-        shown = (low > -margin) & (high < margin)
     elif higher_is_better:
-        p_value, statistic, shown = p_lower, t_lower, low > -margin
+        p_value, statistic = p_lower, t_lower
     else:
-        p_value, statistic, shown = p_upper, t_upper, high < margin
-    finite = np.isfinite(low) & np.isfinite(high) & (se > 0)
+        p_value, statistic = p_upper, t_upper
+    # decided on the p-value; the interval's ends agree with it by construction (the docstring)
+    shown = p_value <= alpha
+    finite = np.isfinite(delta) & (se > 0) & np.isfinite(se)
     nan = np.where(finite, 0.0, np.nan)
     return {"statistic": statistic + nan, "p_value": p_value + nan, "t_lower": t_lower + nan,
             "t_upper": t_upper + nan, "p_lower": p_lower + nan, "p_upper": p_upper + nan, "conf_low": low + nan,

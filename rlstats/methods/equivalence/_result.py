@@ -91,6 +91,17 @@ class EquivalenceResult(Result):
             return f"-{m} < delta < {m}"
         return f"delta > -{m}" if self.higher_is_better else f"delta < {m}"
 
+    def _rule(self, level):
+        """The decision rule in words: both ends inside the band (equivalence), or the end on the side of "worse"."""
+        m = fmt.signif(self.margin)
+        if self.alternative == "equivalence":
+            return f"a difference is called equivalent when its {level} interval lies within \u00b1{m}"
+        if self.higher_is_better:
+            return (f"an agent is called non-inferior when the {level} interval of its difference has its lower end "
+                    f"above -{m} (higher scores are better)")
+        return (f"an agent is called non-inferior when the {level} interval of its difference has its upper end "
+                f"below +{m} (lower scores are better)")
+
     def _statistic_line(self):
         return (f"margin = {fmt.signif(self.margin)} ({self.margin_scale}), alpha = {fmt.signif(self.alpha)}, "
                 f"pairs = {len(self.pairs)}")
@@ -115,11 +126,15 @@ class EquivalenceResult(Result):
                          f"{fmt.pvalue_phrase(row['p_value'])}; {row['method']})")
         tasks = self._scope("task", a, b)
         tested = tasks[tasks["shown"].notna()]
-        if len(tasks):
+        if len(tasks) and not len(tested):
+            lines.append(f"  per task: withheld on all {len(tasks)} tasks (see the notes)")
+        elif len(tasks):
             what = "equivalent" if self.alternative == "equivalence" else "non-inferior"
             lines.append(f"  per task: {int(tested['shown'].astype(bool).sum())} of {len(tested)} tasks tested "
                          f"shown {what}" + (f" ({len(tasks) - len(tested)} withheld)" if len(tested) < len(tasks)
-                                            else ""))
+                                            else "")
+                         + f"; separate tests each at alpha = {fmt.signif(self.alpha)}, not adjusted for "
+                         "multiplicity (on every task: holds at alpha; on some task: needs an adjustment)")
         return lines
 
     def _extra_lines(self):
@@ -160,8 +175,8 @@ class EquivalenceResult(Result):
                    if self.published else f"{len(self.pairs)} pair{'s' if len(self.pairs) > 1 else ''} of agents")
         text = (f"We tested {against} on {self.n_tasks} task{'s' if self.n_tasks > 1 else ''} ({self.nobs} runs) "
                 f"with {what} at alpha = {fmt.signif(self.alpha)} against a margin of {fmt.signif(self.margin)} "
-                f"({self.margin_scale}), fixed before the analysis: a difference is called equivalent when its "
-                f"{level} interval lies within \u00b1{fmt.signif(self.margin)}. Per task we used Welch's t; across "
+                f"({self.margin_scale}; a margin should be fixed before the analysis): {self._rule(level)}. "
+                "Per task we used Welch's t; across "
                 "tasks, the mean over tasks of the task-level differences of means, "
                 + ("with the one-sample t over tasks" if self.across == "paired_t" else
                    "with its standard error from the runs within tasks on Welch-Satterthwaite df (the tasks at hand)"))
@@ -182,7 +197,9 @@ class EquivalenceResult(Result):
             tasks = self._scope("task", a, b)
             tested = tasks[tasks["shown"].notna()]
             if len(tested):
-                parts.append(f"on {int(tested['shown'].astype(bool).sum())} of {len(tested)} tasks individually")
+                parts.append(f"on {int(tested['shown'].astype(bool).sum())} of {len(tested)} tasks individually "
+                             f"(each at alpha = {fmt.signif(self.alpha)}, not adjusted for multiplicity: a claim "
+                             "about some task would need an adjustment)")
             if parts:
                 text += f" {a} against {b}: " + "; ".join(parts) + "."
         text += (" Not shown equivalent does not mean different: the interval may be too wide for the margin."
