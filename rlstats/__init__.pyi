@@ -26,6 +26,7 @@ from .methods.bootstrap import (BootstrapResult as BootstrapResult,
                                 ProbabilityOfImprovementResult as ProbabilityOfImprovementResult,
                                 bootstrap as bootstrap, performance_profile as performance_profile,
                                 probability_of_improvement as probability_of_improvement)
+from .methods.bayes import BayesResult as BayesResult, bayes as bayes
 from .methods.curves import CurvesResult as CurvesResult, curves as curves
 from .methods.mixed import MixedResult as MixedResult, mixed as mixed
 from .methods.percentiles import PercentilesResult as PercentilesResult, percentiles as percentiles
@@ -83,5 +84,8 @@ def compare(data: Data, formula: FormulaLike, method: Literal["tuning"], *, subs
 @overload
 def compare(data: Data, formula: FormulaLike, method: Literal["mixed"], *, subset: Subset = None,
             **options: Any) -> MixedResult: ...
+@overload
+def compare(data: Data, formula: FormulaLike, method: Literal["bayes"], *, subset: Subset = None,
+            **options: Any) -> BayesResult: ...
 
 __all__: list[str]

@@ -250,6 +250,8 @@ BACKENDS = {
     "curves": (rlstats.curves, CURVES, "score ~ agent | task/seed", {"step": "step", "n_resamples": 200, "rng": 0}),
     "tuning": (rlstats.tuning, SWEEP, "score ~ agent | task/seed", {"config": "lr", "n_resamples": 200, "rng": 0}),
     "mixed": (rlstats.mixed, TINY, "score ~ agent | task", {"rng": 0}),
+    # issue 41 item 1: rlstats.bayes
+    "bayes": (rlstats.bayes, TINY, "score ~ agent | task", {"rope": 0.1, "n_samples": 500, "rng": 0}),
 }
 
 
@@ -482,6 +484,17 @@ OWN_OPTIONS = [
     # issue 40 item 1: the task table's effect-size intervals
     ("task_table", "effect_intervals", "brunner_munzel", OptionError,
      "effect_intervals='brunner_munzel' is not one of the allowed values"),
+    # issue 41 item 1: rlstats.bayes
+    ("bayes", "rope", -0.1, OptionError, "rope must be a finite number >= 0"),
+    ("bayes", "rope", "0.1", OptionError, "rope must be a finite number >= 0"),
+    ("bayes", "model", "stan", OptionError, "model='stan' is not one of the allowed values: 'signed_rank', "
+     "'hierarchical'"),
+    ("bayes", "prior", 0, OptionError, "prior must be a finite number > 0"),
+    ("bayes", "control", "nobody", OptionError, "control='nobody' is not an agent of the data"),
+    ("bayes", "control", 3, OptionError, "control= names one agent"),
+    ("bayes", "n_samples", 10, OptionError, "n_samples must be at least 100"),
+    ("bayes", "chains", 1, OptionError, "chains must be at least 2"),
+    ("bayes", "confidence_level", 95, OptionError, "confidence_level"),
 ]
 
 
@@ -2836,3 +2849,16 @@ def test_calibration_figure_of_nothing_to_draw_or_on_too_few_axes():
                             "filter the table to fewer procedures"), rlstats.plotting.calibration_figure, table, ax=ax)
     finally:
         plt.close("all")
+
+
+# issue 41 item 1: designs the hierarchical model cannot fit, refused with the way on
+@pytest.mark.parametrize("make, error, phrases", [
+    (lambda: TINY[TINY["seed"] == 0], DesignError, ("needs at least 2 runs of each agent on every task",
+                                                     "model='signed_rank'")),
+    (lambda: TINY.assign(score=np.where(TINY["task"] == "task_01", 1.0, TINY["score"])), DesignError,
+     ("do not vary from run to run", "'task_01'")),
+    (lambda: TINY[TINY["task"] == "task_01"], DesignError, "needs at least 2 tasks"),
+], ids=["one run per cell", "no run-to-run variation", "one task"])
+def test_bayes_hierarchical_designs(make, error, phrases):
+    fails(error, phrases, rlstats.bayes, make(), "score ~ agent | task/seed", model="hierarchical", rope=0.1,
+          warmup=100, draws=100, rng=0)

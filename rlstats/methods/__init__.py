@@ -36,6 +36,7 @@ FOLDERS = (
     "curves",
     "tuning",
     "mixed",
+    "bayes",  # issue 41 item 1
 )
 
 _DECLARED = [importlib.import_module(f"{__name__}.{folder}._backend") for folder in FOLDERS]
