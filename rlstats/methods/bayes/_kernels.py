@@ -17,6 +17,9 @@ from numpy.typing import NDArray
 #: Dirichlet samples drawn per block of the signed-rank posterior (a fixed size: blocks, not n_jobs, key the streams)
 BLOCK = 10_000
 
+#: Metropolis steps of (sigma0, nu) per sweep of the Gibbs sampler
+SCALE_STEPS = 4
+
 #: draws kept per pair for the figures (the first ones, in stream order)
 KEPT_DRAWS = 1_000
 
@@ -190,12 +193,6 @@ def _t_logpdf_sum(nu, z2):
     return z2.shape[-1] * per_task - (nu + 1) / 2 * np.log1p(z2 / nu[..., None]).sum(axis=-1)
 
 
-def _log_m_density(log_m, alpha, beta, z2):
-    """log p(log(nu - 1) | delta, delta0, sigma0, alpha, beta), the lambdas integrated out, with the Jacobian."""
-    m = np.exp(log_m)
-    return alpha * log_m - beta * m + _t_logpdf_sum(1.0 + m, z2)
-
-
 def _log_alpha_density(alpha, beta, m):
     """log p(alpha | beta, m) on its uniform prior's interval: Gamma(m; alpha, beta) as a function of alpha."""
     from scipy.special import gammaln
@@ -203,9 +200,19 @@ def _log_alpha_density(alpha, beta, m):
     return alpha * np.log(beta * m) - gammaln(alpha)
 
 
+def _log_scale_density(log_sigma0, log_m, alpha, beta, deviations):
+    """log p(log sigma0, log(nu - 1) | delta, delta0, alpha, beta), the lambdas integrated out, with the Jacobians;
+    ``deviations`` = delta_i - delta0, (..., n_tasks).  sigma0's uniform prior is flat (its interval is checked by the
+    caller)."""
+    sigma0, m = np.exp(log_sigma0), np.exp(log_m)
+    z2 = np.square(deviations / sigma0[..., None])
+    q = deviations.shape[-1]
+    return (1 - q) * log_sigma0 + alpha * log_m - beta * m + _t_logpdf_sum(1.0 + m, z2)
+
+
 def gibbs(sums: NDArray[np.float64], counts: NDArray[np.float64], within: NDArray[np.float64], priors: Priors,
-          generators: list[np.random.Generator], chains: int, warmup: int, draws: int) -> tuple[Chains, NDArray[Any]]:
-    """Run the Gibbs sampler of the hierarchical model for every pair at once.
+          generator: np.random.Generator, chains: int, warmup: int, draws: int) -> tuple[Chains, NDArray[Any]]:
+    """Run the Gibbs sampler of the hierarchical model for a group of pairs at once.
 
     The model (Corani et al. 2017, with independent runs: their correlation rho = 0) on the standardised run-level
     differences x_ij of task i:
@@ -215,39 +222,48 @@ def gibbs(sums: NDArray[np.float64], counts: NDArray[np.float64], within: NDArra
     The Student t is written as a scale mixture, delta_i | lambda_i ~ N(delta0, sigma0^2 / lambda_i) with
     lambda_i ~ Gamma(nu / 2, rate nu / 2), so that delta_i, lambda_i, delta0, 1/sigma0^2, 1/sigma_i^2 and beta have
     conjugate conditionals (truncated to the priors' intervals by inverse CDFs, or by redrawing the rare draw that
-    falls out); (nu, lambda) is updated as a block: nu from its conditional with the lambdas integrated out, by
-    random-walk Metropolis on log(nu - 1) with the step tuned in warm-up, then the lambdas given nu; alpha by
-    random-walk Metropolis on its interval.
+    falls out).  Three moves fight the model's slow directions: delta0 and sigma0 are drawn again given
+    z = (delta - delta0) / sigma0 (interweaving the centred and non-centred parametrisations, Yu and Meng 2011);
+    (sigma0, nu, lambda) is updated as a block, (sigma0, nu) by random-walk Metropolis on (log sigma0, log(nu - 1))
+    with the lambdas integrated out and a proposal covariance learnt in warm-up (heavy tails and a small spread trade
+    off), then the lambdas given them; alpha by random-walk Metropolis on its interval.
 
     Parameters
     ----------
     sums, counts, within : (n_pairs, n_tasks)
         Per pair and task: the sum of the paired run differences, their number (at least 2) and their sum of
         squares around their mean.
-    generators : one per pair
-        The pair's stream: the pair's draws depend on nothing else, so pairs may be run in any grouping.
+    generator : numpy.random.Generator
+        The group's stream (a group's pairs are fixed by the design, not by ``n_jobs``).
 
     Returns
     -------
-    (Chains, acceptance) with acceptance (n_pairs, chains) the Metropolis acceptance rate of nu after warm-up.
+    (Chains, acceptance) with acceptance (n_pairs, chains) the Metropolis acceptance rate of (sigma0, nu) after
+    warm-up.
     """
+    g = generator
     n_pairs, q = sums.shape
     c = chains
+    shape3 = (n_pairs, c, q)
     mean_x = sums / counts
     dh, s0h, sh = (priors.delta_high[:, None], priors.sigma0_high[:, None], priors.sigma_high[:, None, None])
     # start each chain at a dispersed point: the task means jittered, delta0 and sigma0 from their spread
-    u0 = np.stack([g.random((c, q + 2)) for g in generators])
+    u0 = g.random((n_pairs, c, q + 2))
     delta = mean_x[:, None, :] + (u0[..., :q] - 0.5) * np.sqrt(within / np.maximum(counts - 1, 1))[:, None, :]
     delta0 = (u0[..., q] - 0.5) * dh
     sigma0 = np.maximum(np.std(mean_x, axis=1)[:, None], 1e-3 * s0h) * (0.5 + u0[..., q + 1])
     sigma0 = np.minimum(sigma0, 0.999 * s0h)
-    lam = np.ones((n_pairs, c, q))
+    lam = np.ones(shape3)
     m = np.full((n_pairs, c), 4.0)   # nu - 1
     alpha = np.full((n_pairs, c), 0.5 * (priors.alpha_low + priors.alpha_high))
     beta = np.full((n_pairs, c), 0.5 * (priors.beta_low + priors.beta_high))
-    step_m = np.full((n_pairs, c), 1.0)
+    # the (log sigma0, log m) proposal: a Cholesky factor per chain, learnt from the warm-up's states
+    chol = np.zeros((n_pairs, c, 2, 2))
+    chol[..., 0, 0], chol[..., 1, 1] = 0.3, 0.5
+    scale = np.ones((n_pairs, c))
+    history = np.empty((n_pairs, c, warmup, 2))
     step_alpha = 0.5 * (priors.alpha_high - priors.alpha_low)
-    shape_sigma = (counts - 1) / 2          # of 1/sigma_i^2 under sigma_i's uniform prior
+    shape_sigma = np.broadcast_to(((counts - 1) / 2)[:, None, :], shape3)   # 1/sigma_i^2 under sigma_i's prior
     low_tau = 1.0 / np.square(sh)
     total = warmup + draws
     out_delta0 = np.empty((n_pairs, c, draws))
@@ -257,18 +273,14 @@ def gibbs(sums: NDArray[np.float64], counts: NDArray[np.float64], within: NDArra
     accepted = np.zeros((n_pairs, c))
     window = np.zeros((n_pairs, c))
     for it in range(total):
-        # one block of the pairs' own draws (fixed shapes, so a pair's stream depends on it alone)
-        normals = np.stack([g.standard_normal((c, q + 2)) for g in generators])
-        uniforms = np.stack([g.random((c, 7)) for g in generators])
-        gam_sigma = np.stack([g.standard_gamma(shape_sigma[p], size=(c, q)) for p, g in enumerate(generators)])
+        normals = g.standard_normal((n_pairs, c, q + 1 + 2 * SCALE_STEPS))
+        uniforms = g.random((n_pairs, c, 7 + SCALE_STEPS))
         # 1/sigma_i^2 | delta_i: Gamma((n_i - 1)/2, rate S_i/2), S_i the squares around delta_i; redraw below 1/high^2
         squares = within[:, None, :] + counts[:, None, :] * np.square(mean_x[:, None, :] - delta)
-        tau = gam_sigma / (squares / 2)
+        tau = g.standard_gamma(shape_sigma) / (squares / 2)
         low = tau < low_tau
         while low.any():
-            for p in np.unique(np.nonzero(low)[0]):
-                again = generators[p].standard_gamma(shape_sigma[p], size=(c, q))
-                tau[p] = np.where(low[p], again / (squares[p] / 2), tau[p])
+            tau = np.where(low, g.standard_gamma(shape_sigma) / (squares / 2), tau)
             low = tau < low_tau
         # delta_i | sigma_i, lambda_i, delta0, sigma0: normal
         precision = counts[:, None, :] * tau + lam / np.square(sigma0)[..., None]
@@ -297,33 +309,48 @@ def gibbs(sums: NDArray[np.float64], counts: NDArray[np.float64], within: NDArra
                                    / prec_s, 1.0 / np.sqrt(prec_s), 0.0, s0h, uniforms[..., 6])
         sigma0 = np.maximum(sigma0, 1e-300)
         delta = delta0[..., None] + sigma0[..., None] * z
-        z2 = np.square(z)
-        # nu | delta, delta0, sigma0, alpha, beta (lambdas integrated out): Metropolis on log(nu - 1)
-        log_m = np.log(m)
-        proposal = log_m + step_m * normals[..., q]
-        log_ratio = _log_m_density(proposal, alpha, beta, z2) - _log_m_density(log_m, alpha, beta, z2)
-        take = np.log(uniforms[..., 2]) < log_ratio
-        m = np.where(take, np.exp(proposal), m)
+        # (sigma0, nu) | delta, delta0, alpha, beta, the lambdas integrated out: Metropolis on the logs
+        deviations = delta - delta0[..., None]
+        current = np.stack([np.log(sigma0), np.log(m)], axis=-1)
+        density = _log_scale_density(current[..., 0], current[..., 1], alpha, beta, deviations)
+        take = np.zeros((n_pairs, c))
+        for step in range(SCALE_STEPS):   # cheap next to a sweep, and these are the slowest directions
+            proposal = current + scale[..., None] * np.einsum("pcij,pcj->pci", chol,
+                                                              normals[..., q + 1 + 2 * step:q + 3 + 2 * step])
+            inside = np.exp(proposal[..., 0]) < s0h
+            proposed = np.where(inside, _log_scale_density(proposal[..., 0], proposal[..., 1], alpha, beta,
+                                                           deviations), -np.inf)
+            moved = np.log(uniforms[..., 7 + step]) < proposed - density
+            current = np.where(moved[..., None], proposal, current)
+            density = np.where(moved, proposed, density)
+            take += moved / SCALE_STEPS
+        sigma0, m = np.exp(current[..., 0]), np.exp(current[..., 1])
         nu = 1.0 + m
         # lambda_i | nu, delta_i, delta0, sigma0: Gamma((nu + 1)/2, rate (nu + z_i^2)/2)
-        gam_lam = np.stack([g.standard_gamma(np.broadcast_to(((nu[p] + 1) / 2)[:, None], (c, q)))
-                            for p, g in enumerate(generators)])
-        lam = gam_lam / ((nu[..., None] + z2) / 2)
+        z2 = np.square(deviations / sigma0[..., None])
+        lam = g.standard_gamma(np.broadcast_to(((nu + 1) / 2)[..., None], shape3)) / ((nu[..., None] + z2) / 2)
         # beta | alpha, m: Gamma(alpha + 1, rate m) truncated to the prior's interval
         beta = _truncated_gamma_between(alpha + 1, m, priors.beta_low, priors.beta_high, uniforms[..., 3])
         # alpha | beta, m: Metropolis, proposals outside the interval rejected
-        proposal_a = alpha + step_alpha * normals[..., q + 1]
-        inside = (proposal_a > priors.alpha_low) & (proposal_a < priors.alpha_high)
-        ratio_a = np.where(inside, _log_alpha_density(np.clip(proposal_a, priors.alpha_low, priors.alpha_high), beta, m)
-                           - _log_alpha_density(alpha, beta, m), -np.inf)
+        proposal_a = alpha + step_alpha * normals[..., q]
+        inside_a = (proposal_a > priors.alpha_low) & (proposal_a < priors.alpha_high)
+        ratio_a = np.where(inside_a, _log_alpha_density(np.clip(proposal_a, priors.alpha_low, priors.alpha_high),
+                                                        beta, m) - _log_alpha_density(alpha, beta, m), -np.inf)
         alpha = np.where(np.log(uniforms[..., 4]) < ratio_a, proposal_a, alpha)
         if it < warmup:
-            # tune nu's step towards ~0.44 acceptance in windows of 50 iterations (frozen after warm-up)
+            history[:, :, it] = current
             window += take
             if (it + 1) % 50 == 0:
-                rate = window / 50
-                step_m = step_m * np.exp(np.clip(rate - 0.44, -0.3, 0.3) * 2)
+                # the step towards ~0.3 acceptance (2-d); from half-way, the covariance of the states so far
+                scale = scale * np.exp(np.clip(window / 50 - 0.3, -0.3, 0.3) * 3)
                 window[:] = 0
+                if it + 1 >= warmup // 2:
+                    seen = history[:, :, it // 2: it + 1]
+                    cov = np.einsum("pcti,pctj->pcij", seen - seen.mean(axis=2, keepdims=True),
+                                    seen - seen.mean(axis=2, keepdims=True)) / max(seen.shape[2] - 1, 1)
+                    cov = cov * 2.38 ** 2 / 2 + 1e-6 * np.eye(2)
+                    chol = np.linalg.cholesky(cov)
+                    scale = np.ones((n_pairs, c))
         else:
             k = it - warmup
             accepted += take
@@ -362,8 +389,10 @@ def _rank_normal(x):
     """Rank-normalised draws: ranks over all chains, Blom's offsets, normal quantiles (Vehtari et al. 2021, eq. 14)."""
     shape = x.shape
     flat = x.reshape(*shape[:-2], -1)
-    ranks = np.argsort(np.argsort(flat, axis=-1, kind="stable"), axis=-1, kind="stable") + 1.0
     n = flat.shape[-1]
+    ranks = np.empty(flat.shape)
+    order = np.argsort(flat, axis=-1, kind="stable")
+    np.put_along_axis(ranks, order, np.broadcast_to(np.arange(1.0, n + 1), flat.shape), axis=-1)
     return _ndtri((ranks - 3 / 8) / (n + 1 / 4)).reshape(shape)
 
 
