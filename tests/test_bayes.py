@@ -139,3 +139,73 @@ def test_hierarchical_is_identical_whatever_n_jobs_and_converges_on_a_small_desi
     pd.testing.assert_frame_equal(one.task_effects, two.task_effects)
     assert one.diagnostics["r_hat"].max() < 1.05
     assert one.plot().__class__.__name__ == "Figure"
+
+
+def _pair_frame(x):
+    """Agent A's runs are ``x`` (tasks, runs), agent B's are 0: the paired differences are x."""
+    tasks, runs = x.shape
+    return pd.DataFrame({"agent": np.repeat(["A", "B"], tasks * runs),
+                         "task": np.tile(np.repeat([f"t{i:02d}" for i in range(tasks)], runs), 2),
+                         "seed": np.tile(np.arange(runs), 2 * tasks),
+                         "score": np.concatenate([x.ravel(), np.zeros(x.size)])})
+
+
+def _atari_pair():
+    import os
+
+    if not os.environ.get("RLSTATS_DATA_MIRROR"):
+        pytest.skip("set RLSTATS_DATA_MIRROR to the mirror of the published data (../shared/data/raw) for Atari 100k")
+    df = rlstats.datasets.load("atari100k")
+    df = rlstats.normalize(df[df["agent"].isin(["DER", "DrQ"])], "atari100k_reference")
+    cells = df.sort_values(["task", "seed"]).pivot_table(index=["task", "seed"], columns="agent", values="score")
+    diff = (cells["DER"] - cells["DrQ"]).to_numpy().reshape(26, -1)
+    return diff
+
+
+def _reference_designs():
+    rng = np.random.default_rng(0)
+    small = rng.normal(0.2, 1.0, size=(6, 5)) + rng.standard_t(3, size=(6, 1)) * 0.3
+    heavy = rng.normal(0.0, 0.5, size=(10, 10)) + rng.standard_t(2, size=(10, 1)) * 0.4 + 0.1
+    return {"6 tasks x 5 runs": (lambda: small, 0.1), "10 tasks x 10 runs, t2 tasks": (lambda: heavy, 0.05),
+            "Atari 100k DER - DrQ": (_atari_pair, 0.01)}
+
+
+@pytest.mark.slow  # NUTS in numpyro: about a minute of CPU per design
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+@pytest.mark.parametrize("design", list(_reference_designs()))
+def test_hierarchical_posterior_equals_an_independent_nuts_reference(design):
+    pytest.importorskip("numpyro", reason="numpyro (the test-only independent reference: pip install numpyro) is "
+                                          "absent")
+    import runpy
+    from pathlib import Path
+
+    make, rope = _reference_designs()[design]
+    x = make()
+    reference = runpy.run_path(str(Path(__file__).parent / "reference" / "bayes_reference.py"))["reference_draws"](
+        x, chains=4, warmup=1500, draws=3000)
+    res = rlstats.bayes(_pair_frame(x), "score ~ agent | task/seed", rope=rope, model="hierarchical", chains=8,
+                        warmup=1000, draws=4000, rng=0, normalize=False)
+    row = res.tidy().iloc[0]
+    diag = res.diagnostics.set_index("parameter")
+    ref_ess = {name: float(kernels.ess_bulk(reference[name])) for name in ("delta0", "sigma0")}
+    assert max(float(kernels.rhat(reference[name])) for name in ("delta0", "sigma0", "nu")) < 1.01
+
+    def close(ours, theirs, sd, ess_ours, ess_theirs, factor=1.0):
+        bound = 4.5 * factor * sd * np.sqrt(1 / ess_ours + 1 / ess_theirs)
+        assert abs(ours - theirs) <= bound, (design, ours, theirs, bound)
+
+    d0 = reference["delta0"].ravel()
+    sd0 = d0.std()
+    close(row.estimate, d0.mean(), sd0, diag.loc["delta0", "ess_bulk"], ref_ess["delta0"])
+    for q, ours in ((0.025, row.conf_low), (0.975, row.conf_high)):   # a tail quantile's SE is ~2.7 sd / sqrt(ESS)
+        close(ours, np.quantile(d0, q), sd0, diag.loc["delta0", "ess_bulk"], ref_ess["delta0"], factor=2.7)
+    for ours, theirs in ((row.p_better, np.mean(d0 > rope)), (row.p_worse, np.mean(d0 < -rope))):
+        close(ours, theirs, np.sqrt(max(theirs * (1 - theirs), 1e-3)), diag.loc["delta0", "ess_bulk"],
+              ref_ess["delta0"])
+    s0 = reference["sigma0"].ravel()
+    close(diag.loc["sigma0", "estimate"], s0.mean(), s0.std(), diag.loc["sigma0", "ess_bulk"], ref_ess["sigma0"])
+    tasks = res.task_effects
+    for i in range(x.shape[0]):
+        draws = reference["delta"][..., i].ravel()
+        close(tasks["estimate"].iloc[i], draws.mean(), draws.std(), diag["ess_bulk"].iloc[3 + i],
+              float(kernels.ess_bulk(reference["delta"][..., i])))

@@ -95,8 +95,9 @@ def _backend_call(name):
     def call(df, transform):
         given = _renamed(options, transform.names)
         if name in UNIT_OPTIONS:  # an option in the score's units changes with them
-            option, value = UNIT_OPTIONS[name]
-            given[option] = value * transform.factor + transform.shift
+            option, value, *width = UNIT_OPTIONS[name]
+            # a width (bayes' rope, issue 41) scales with the units but does not move with a shift
+            given[option] = value * transform.factor + (0.0 if width else transform.shift)
         return rlstats.compare(df, formula, method=name, rng=1, **given)
     return call
 
@@ -157,7 +158,8 @@ CASES.update({
 })
 
 #: options in the score's units: case -> (option, scaled by c, shifted by d)
-UNIT_OPTIONS = {"bootstrap": ("gamma", 1.0)}
+UNIT_OPTIONS = {"bootstrap": ("gamma", 1.0),
+                "bayes": ("rope", 0.2, "width")}  # issue 41 item 1
 
 #: tidy columns that must scale with the score (where not zero), per case
 SCALED: dict[str, tuple[str, ...]] = {
@@ -174,6 +176,7 @@ SCALED: dict[str, tuple[str, ...]] = {
     "summarize_runs_final": ("score",),
     "summarize_runs_auc": ("score",),
     "align_steps": ("score",),
+    "bayes": ("estimate", "conf_low", "conf_high", "rope"),  # issue 41 item 1
 }
 
 #: cases whose numbers may also scale by the squared factor (variances)
@@ -213,6 +216,7 @@ CHANGES = {
     ("bootstrap_bca", "shift"): (_RAW_SCALES, ("warnings",)),
     ("bootstrap_minmax", "prefix"): (_KEYED, _RESAMPLED),
     ("curves", "shift"): (_RAW_SCALES, ("warnings",)),
+    ("bayes", "shift"): (_RAW_SCALES, ("warnings",)),  # issue 41 item 1
     ("mixed", "shift"): ("the t tests of the intercept and of each agent's marginal mean are tests against 0, which a "
                          "shift moves; the contrasts, variance components and the F test stay (glance, tidy). "
                          + _RAW_SCALES, ("print", "summary", "markdown", "warnings", "dict.coefficients",
