@@ -19,6 +19,7 @@ wraps the kernels' numbers in :class:`BayesResult`.
 from __future__ import annotations
 
 import dataclasses
+import math
 import numbers
 from dataclasses import dataclass
 from typing import Any
@@ -64,11 +65,13 @@ class BayesOptions:
     def checked(cls, **options: Any) -> BayesOptions:
         """Validate every option once; raises OptionError naming the bad one."""
         rope = options["rope"]
-        if isinstance(rope, bool) or not isinstance(rope, numbers.Real) or not np.isfinite(rope) or rope < 0:
+        if isinstance(rope, bool) or not isinstance(rope, numbers.Real) or not math.isfinite(float(rope)) \
+                or float(rope) < 0:
             raise OptionError(f"rope must be a finite number >= 0 (the half-width of the region of practical "
                               f"equivalence, in the response's units), got {shown(rope)}")
         prior = options["prior"]
-        if isinstance(prior, bool) or not isinstance(prior, numbers.Real) or not np.isfinite(prior) or prior <= 0:
+        if isinstance(prior, bool) or not isinstance(prior, numbers.Real) or not math.isfinite(float(prior)) \
+                or float(prior) <= 0:
             raise OptionError(f"prior must be a finite number > 0 (the weight of the pseudo-observation at 0; "
                               f"Benavoli et al. use 0.5), got {shown(prior)}")
         control = options["control"]
