@@ -224,3 +224,7 @@ def test_hierarchical_per_task_posteriors_follow_precise_data():
     row = res.tidy().iloc[0]
     assert 0.8 < row.estimate < 1.3 and row.p_better > 0.9
     assert res.diagnostics.shape[0] == 3 + 4 and res.glance()["r_hat"].iloc[0] >= 1.0
+    assert res.rope_scale == "the units of 'score'"
+    # a next task's masses (baycomp's HierarchicalTest) are probabilities too, and drawn on the simplex
+    np.testing.assert_allclose(res.simplex_draws.sum(axis=-1), 1.0)
+    assert row.p_better_next + row.p_rope_next + row.p_worse_next == pytest.approx(1.0)

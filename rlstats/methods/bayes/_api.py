@@ -168,7 +168,9 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
     U(-max|x|, max|x|), sigma0 ~ U(0, 1000 sd(task means)), sigma_i ~ U(0, 1000), nu - 1 ~ Gamma(alpha, beta) with
     alpha ~ U(1, 2), beta ~ U(0.01, 0.1).  ``p_better``, ``p_rope`` and ``p_worse`` are the posterior probabilities
     that delta0 (the mean difference across tasks) lies above, within and below the ROPE; the per-task ones those of
-    delta_i.  R-hat (rank-normalised split R-hat, the larger of bulk and tail) and the bulk effective sample size of
+    delta_i; ``p_better_next``, ``p_rope_next`` and ``p_worse_next`` are those of Corani et al. and baycomp's
+    ``HierarchicalTest``: the share of posterior draws in which a next task's difference, t(nu, delta0, sigma0), has
+    its largest mass above, within or below the ROPE (the simplex of ``plot(kind="simplex")``).  R-hat (rank-normalised split R-hat, the larger of bulk and tail) and the bulk effective sample size of
     delta0, sigma0, nu and every delta_i are reported; a pair with an R-hat above 1.01 or an effective sample size
     below 400 is a warning and a note.
 
@@ -204,7 +206,8 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
         raise OptionError(f"control={options.control!r} is not an agent of the data; the agents are: "
                           + ", ".join(map(repr, design.agents)))
     warn_raw_scales(design, normalize)
-    normalised = normalize is not None or any("normalised" in note for note in design.notes)
+    # normalize=False says the scores are on one scale already, not that they were normalised
+    normalised = (normalize is not None and normalize is not False) or any("normalised" in n for n in design.notes)
     return _run(design, options, ss, record, normalised)
 
 
@@ -397,6 +400,8 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
     p_pair = np.empty((n_pairs, 3))
     estimate, low, high = np.empty(n_pairs), np.empty(n_pairs), np.empty(n_pairs)
     kept = np.empty((n_pairs, min(kernels.KEPT_DRAWS, draws)))
+    simplex = np.empty((n_pairs, kept.shape[1], 3))
+    p_next = np.empty((n_pairs, 3))
     rhats, esss = np.empty(n_pairs), np.empty(n_pairs)
     posterior = {c: np.full(differences.shape, np.nan) for c in ("estimate", "conf_low", "conf_high", "p_better",
                                                                   "p_rope", "p_worse")}
@@ -409,6 +414,11 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
         for i, p in enumerate(members):
             flat = delta0[i].ravel()
             p_pair[p] = [np.mean(flat < -rope), np.mean(np.abs(flat) <= rope), np.mean(flat > rope)]
+            # a next task's difference, t(nu, delta0, sigma0) at each draw: its masses beyond and within the ROPE,
+            # and the share of draws in which each is the largest (baycomp's HierarchicalTest.probs)
+            masses = kernels.next_task_masses(flat, parameters["sigma0"][i].ravel(), chains.nu[i].ravel(), rope)
+            p_next[p] = kernels.winner_counts(masses[:, None, :])[0] / draws
+            simplex[p] = masses[:kept.shape[1]]
             estimate[p] = flat.mean()
             low[p], high[p] = _interval(flat, level)
             kept[p] = flat[:kept.shape[1]]
@@ -428,6 +438,8 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
                              "estimate": float(v.mean()), "r_hat": rv, "ess_bulk": ev}
                             for (name, v), rv, ev in zip(rows, r, e)]
     comparisons = _pair_frame(design, first, second, present, p_pair, estimate, low, high)
+    comparisons["p_better_next"], comparisons["p_rope_next"], comparisons["p_worse_next"] = p_next[:, 2], p_next[:, 1], \
+        p_next[:, 0]
     comparisons["r_hat"], comparisons["ess_bulk"] = rhats, esss
     bad = (rhats > RHAT_LIMIT) | (esss < ESS_LIMIT)
     if bad.any():
@@ -442,7 +454,7 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
                  "fitted pair by pair, without a joint posterior of all agents")
     return dict(comparisons=comparisons,
                 task_effects=_task_frame(design, first, second, differences, present, sign, posterior),
-                orderings=None, posterior_draws=kept, simplex_draws=None,
+                orderings=None, posterior_draws=kept, simplex_draws=simplex,
                 diagnostics=pd.DataFrame(diagnostics), n_samples=None, prior=None, chains=options.chains,
                 draws=options.draws)
 

@@ -44,6 +44,13 @@ VOCABULARY = (
     ("p_better", None, "P(better)", "posterior probability that agent_1 is practically better (beyond the ROPE)"),
     ("p_rope", None, "P(rope)", "posterior probability that the pair is practically equivalent (within the ROPE)"),
     ("p_worse", None, "P(worse)", "posterior probability that agent_1 is practically worse (beyond the ROPE)"),
+    ("p_better_next", None, "P(better, next task)",
+     "hierarchical model: share of draws in which a next task's difference is most likely beyond the ROPE for agent_1"),
+    ("p_rope_next", None, "P(rope, next task)",
+     "hierarchical model: share of draws in which a next task's difference is most likely within the ROPE"),
+    ("p_worse_next", None, "P(worse, next task)",
+     "hierarchical model: share of draws in which a next task's difference is most likely beyond the ROPE against "
+     "agent_1"),
     ("rope", "rope", "ROPE", "half-width of the region of practical equivalence, in the units the result states"),
     ("model", "model", "model", "the Bayesian model: signed_rank or hierarchical"),
     ("r_hat", None, "R-hat", "rank-normalised split R-hat of the chains (the largest over the parameters)"),

@@ -377,6 +377,17 @@ def _truncated_gamma_between(shape, rate, low, high, u):
     return np.clip(gammaincinv(shape, p) / rate, low, high)
 
 
+def next_task_masses(delta0: NDArray[np.float64], sigma0: NDArray[np.float64], nu: NDArray[np.float64],
+                     rope: float) -> NDArray[np.float64]:
+    """(draws, 3): per posterior draw, the masses of a next task's difference t(nu, delta0, sigma0) below -rope,
+    within the ROPE and above it (Corani et al. 2017, section 4.3)."""
+    from scipy.special import stdtr
+
+    below = stdtr(nu, (-rope - delta0) / sigma0)
+    above = 1.0 - stdtr(nu, (rope - delta0) / sigma0)
+    return np.stack([below, 1.0 - below - above, above], axis=-1)
+
+
 # ---------------------------------------------------------------------------- convergence diagnostics
 
 def _split(x):

@@ -9,7 +9,6 @@ import pandas as pd
 
 from ... import format as fmt
 from ..._typing import ColumnNames
-from ...errors import OptionError
 from ...results import Result, resultclass
 from . import plots
 
@@ -38,7 +37,8 @@ class BayesResult(Result):
     comparisons : DataFrame
         One row per pair (``tidy()``): agent_1, agent_2, p_better, p_rope, p_worse, estimate (posterior mean of the
         mean difference across tasks), conf_low and conf_high (equal-tailed credible interval), n_tasks; with the
-        hierarchical model also r_hat (the largest over the pair's parameters) and ess_bulk (the smallest).
+        hierarchical model also p_better_next, p_rope_next, p_worse_next (a next task's difference: baycomp's
+        ``HierarchicalTest`` probabilities), r_hat (the largest over the pair's parameters) and ess_bulk (the smallest).
     task_effects : DataFrame
         Per pair and shared task: the observed mean difference, and with the hierarchical model delta_i's posterior
         mean, credible interval and p_better, p_rope, p_worse (NaN with the signed-rank model, whose tasks are data).
@@ -47,8 +47,9 @@ class BayesResult(Result):
         tasks seen in the draws, best first, with its posterior probability, most probable first.
     posterior_draws : ndarray, shape (n_pairs, kept)
         The first posterior draws of each pair's mean difference across tasks (for the figures).
-    simplex_draws : ndarray or None, shape (n_pairs, kept, 3)
-        Signed-rank model: the first draws of the posterior masses (worse, rope, better) (for the simplex).
+    simplex_draws : ndarray, shape (n_pairs, kept, 3)
+        The first draws of the posterior masses (worse, rope, better) (for the simplex): of the Walsh averages with
+        the signed-rank model, of a next task's difference with the hierarchical model.
     diagnostics : DataFrame or None
         Hierarchical model: per pair and parameter (delta0, sigma0, nu, each delta_i), the posterior mean, R-hat
         and bulk effective sample size.
@@ -70,7 +71,7 @@ class BayesResult(Result):
     task_effects: pd.DataFrame
     orderings: pd.DataFrame | None
     posterior_draws: np.ndarray
-    simplex_draws: np.ndarray | None
+    simplex_draws: np.ndarray
     diagnostics: pd.DataFrame | None
     n_samples: int | None
     prior: float | None
@@ -83,13 +84,11 @@ class BayesResult(Result):
     }
 
     def plot(self, ax: Any = None, kind: str | None = None, **kwargs: Any) -> Any:
-        """The simplex of the three probabilities (signed-rank model, baycomp's figure) or the posterior of the mean
-        difference with the ROPE shaded (``kind="posterior"``, the hierarchical model's default)."""
+        """The simplex of the three probabilities (baycomp's figure; the signed-rank model's default) or the posterior
+        of the mean difference across tasks with the ROPE shaded (``kind="posterior"``, the hierarchical model's
+        default; its simplex shows a next task's masses)."""
         if kind is None:
-            kind = "simplex" if self.simplex_draws is not None else "posterior"
-        if kind == "simplex" and self.simplex_draws is None:
-            raise OptionError("kind='simplex' draws the signed-rank model's posterior masses; the hierarchical model's "
-                              "figure is kind='posterior'")
+            kind = "simplex" if self.model == "signed_rank" else "posterior"
         return super().plot(ax=ax, kind=kind, **kwargs)
 
     # ---- printing -------------------------------------------------------------------
@@ -108,6 +107,7 @@ class BayesResult(Result):
                               "P(worse)": pairs["p_worse"], "mean diff": pairs["estimate"],
                               "lower": pairs["conf_low"], "upper": pairs["conf_high"], "tasks": pairs["n_tasks"]})
         if "r_hat" in pairs:
+            shown["P(better next)"], shown["P(rope next)"] = pairs["p_better_next"], pairs["p_rope_next"]
             shown["R-hat"], shown["ESS"] = pairs["r_hat"], pairs["ess_bulk"]
         return shown
 

@@ -24,12 +24,16 @@ def _pair_axes(result, ax, size, what):
 
 def plot_simplex(result, *, ax=None, **kwargs):
     """Each pair's posterior draws of (worse, equivalent, better) as points of a triangle (baycomp's figure), with
-    the probabilities that each region holds the largest mass at its corner."""
+    the probabilities that each region holds the largest mass at its corner (a next task's, with the hierarchical
+    model)."""
     fig, axes, pairs = _pair_axes(result, ax, (2.4, 2.2), "simplex")
     style = {"s": 2, "alpha": 0.3, "color": "C0", "linewidths": 0}
     style.update(kwargs)
+    next_task = result.model == "hierarchical"
     for panel, draws, row in zip(axes, result.simplex_draws, pairs.itertuples()):
         xy = draws @ _CORNERS
+        worse, rope, better = ((row.p_worse_next, row.p_rope_next, row.p_better_next) if next_task else
+                               (row.p_worse, row.p_rope, row.p_better))
         panel.plot(*np.vstack([_CORNERS, _CORNERS[:1]]).T, color="0.3", linewidth=0.8)
         # the borders of the regions where one mass is the largest meet at the centre
         centre = _CORNERS.mean(axis=0)
@@ -37,7 +41,7 @@ def plot_simplex(result, *, ax=None, **kwargs):
             panel.plot(*np.array([centre, (_CORNERS[a] + _CORNERS[b]) / 2]).T, color="0.7", linewidth=0.6,
                        linestyle="--")
         panel.scatter(xy[:, 0], xy[:, 1], **style)
-        labels = (f"{row.agent_2}\n{row.p_worse:.3f}", f"rope\n{row.p_rope:.3f}", f"{row.agent_1}\n{row.p_better:.3f}")
+        labels = (f"{row.agent_2}\n{worse:.3f}", f"rope\n{rope:.3f}", f"{row.agent_1}\n{better:.3f}")
         for (x, y), label, align in zip(_CORNERS, labels, ("right", "center", "left")):
             panel.text(x, y - 0.04 if y == 0 else y + 0.03, label, ha=align, va="top" if y == 0 else "bottom",
                        fontsize=SMALL_FONT)
@@ -45,7 +49,8 @@ def plot_simplex(result, *, ax=None, **kwargs):
         panel.set_ylim(-0.2, 1.1)
         panel.set_aspect("equal")
         panel.axis("off")
-        panel.set_title(f"{row.agent_1} vs {row.agent_2}", fontsize=SMALL_FONT + 1)
+        panel.set_title(f"{row.agent_1} vs {row.agent_2}" + (" (next task)" if next_task else ""),
+                        fontsize=SMALL_FONT + 1)
     return axes[0] if len(axes) == 1 else fig
 
 
