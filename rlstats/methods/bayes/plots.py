@@ -16,17 +16,23 @@ from ...plotting import SMALL_FONT, panels
 _CORNERS = np.array([[0.0, 0.0], [0.5, np.sqrt(3) / 2], [1.0, 0.0]])
 
 
-def _pair_axes(result, ax, size, what):
+#: a new figure's width in inches with more than two pairs: a page, so that panels sit side by side
+PAGE_WIDTH = 7.0
+
+
+def _pair_axes(result, ax, size, what, width):
     pairs = result.comparisons
-    fig, axes = panels(ax, len(pairs), size, what=what, hint=" (one per pair of agents)")
+    if width is None and len(pairs) > 2:
+        width = PAGE_WIDTH
+    fig, axes = panels(ax, len(pairs), size, width=width, what=what, hint=" (one per pair of agents)")
     return fig, axes, pairs
 
 
-def plot_simplex(result, *, ax=None, **kwargs):
+def plot_simplex(result, *, ax=None, width=None, **kwargs):
     """Each pair's posterior draws of (worse, equivalent, better) as points of a triangle (baycomp's figure), with
     the probabilities that each region holds the largest mass at its corner (a next task's, with the hierarchical
-    model)."""
-    fig, axes, pairs = _pair_axes(result, ax, (2.4, 2.2), "simplex")
+    model).  A new figure with more than two pairs is a page wide (``width=`` in inches sets it)."""
+    fig, axes, pairs = _pair_axes(result, ax, (2.3, 2.2), "simplex", width)
     style = {"s": 2, "alpha": 0.3, "color": "C0", "linewidths": 0}
     style.update(kwargs)
     next_task = result.model == "hierarchical"
@@ -54,21 +60,21 @@ def plot_simplex(result, *, ax=None, **kwargs):
     return axes[0] if len(axes) == 1 else fig
 
 
-def plot_posterior(result, *, ax=None, **kwargs):
+def plot_posterior(result, *, ax=None, width=None, **kwargs):
     """Each pair's posterior of the mean difference across tasks (a histogram of its first draws), the ROPE shaded and
     the credible interval marked."""
-    fig, axes, pairs = _pair_axes(result, ax, (2.6, 1.8), "posterior")
+    fig, axes, pairs = _pair_axes(result, ax, (2.3, 1.9), "posterior", width)
     style = {"bins": 40, "color": "C0", "alpha": 0.8, "density": True}
     style.update(kwargs)
     for panel, draws, row in zip(axes, result.posterior_draws, pairs.itertuples()):
         panel.hist(draws, **style)
         if result.rope > 0:
-            panel.axvspan(-result.rope, result.rope, color="0.85", zorder=0, label="ROPE")
+            panel.axvspan(-result.rope, result.rope, color="C1", alpha=0.3, zorder=3, linewidth=0, label="ROPE")
         panel.axvline(0.0, color="0.5", linewidth=0.6)
         for bound in (row.conf_low, row.conf_high):
             panel.axvline(bound, color="black", linewidth=0.8, linestyle="--")
-        panel.set_title(f"{row.agent_1} vs {row.agent_2}: P(better) {row.p_better:.2f}, P(rope) {row.p_rope:.2f}",
+        panel.set_title(f"{row.agent_1} vs {row.agent_2}\nP(better) {row.p_better:.2f}, P(rope) {row.p_rope:.2f}",
                         fontsize=SMALL_FONT)
-        panel.set_xlabel(f"mean difference ({result.rope_scale})", fontsize=SMALL_FONT)
+        panel.set_xlabel("mean difference (ROPE shaded)", fontsize=SMALL_FONT)
         panel.tick_params(labelsize=SMALL_FONT)
     return axes[0] if len(axes) == 1 else fig
