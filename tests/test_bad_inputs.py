@@ -548,7 +548,7 @@ def test_an_option_compare_does_not_know_names_it_and_lists_the_others(method, o
 
 
 @pytest.mark.parametrize("method, phrase", [
-    ("nosuch", "method='nosuch' is not one of the available methods: adastop, bootstrap"),
+    ("nosuch", "method='nosuch' is not one of the available methods: adastop, bayes, bootstrap"),  # issue 41: bayes
     (3, "method=3 is not one of the available methods"),
     ("Bootstrap", "method='Bootstrap' is not one of the available methods"),
 ])
