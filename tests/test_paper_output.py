@@ -37,6 +37,7 @@ CASES = {
     "curves": ({"step": "step", "n_resamples": 100, "compare": "all"}, True),
     "task_table": ({}, False),  # registered since issue 30; the fixture also makes it directly, with rng=0
     "mixed": ({}, False),
+    "bayes": ({"rope": 0.2, "n_samples": 2000}, False),  # issue 41 item 1
 }
 LATEX_SPECIALS = re.compile(r"(?<!\\)[%_&#]")  # unescaped, each stops pdflatex or (%) drops the rest of a line
 

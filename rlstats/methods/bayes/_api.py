@@ -149,6 +149,15 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
     Raises
     ------
     FormulaError, DesignError, OptionError
+        A DesignError for a pair without a common task, and for the hierarchical model on a task where a pair has
+        fewer than 2 paired runs, runs that do not vary, or fewer than 2 shared tasks (each names the pair and task
+        and the way on).
+
+    See Also
+    --------
+    rlstats.skillings_mack : The blocked rank test: is any agent different, without a ROPE.
+    rlstats.probability_of_improvement : P(X > Y) of runs, with bootstrap intervals.
+    rlstats.compare : Picks a back end by name: ``method="bayes"``.
 
     Notes
     -----

@@ -16,14 +16,8 @@ from ...plotting import SMALL_FONT, panels
 _CORNERS = np.array([[0.0, 0.0], [0.5, np.sqrt(3) / 2], [1.0, 0.0]])
 
 
-#: a new figure's width in inches with more than two pairs: a page, so that panels sit side by side
-PAGE_WIDTH = 7.0
-
-
 def _pair_axes(result, ax, size, what, width):
     pairs = result.comparisons
-    if width is None and len(pairs) > 2:
-        width = PAGE_WIDTH
     fig, axes = panels(ax, len(pairs), size, width=width, what=what, hint=" (one per pair of agents)")
     return fig, axes, pairs
 
@@ -31,7 +25,7 @@ def _pair_axes(result, ax, size, what, width):
 def plot_simplex(result, *, ax=None, width=None, **kwargs):
     """Each pair's posterior draws of (worse, equivalent, better) as points of a triangle (baycomp's figure), with
     the probabilities that each region holds the largest mass at its corner (a next task's, with the hierarchical
-    model).  A new figure with more than two pairs is a page wide (``width=`` in inches sets it)."""
+    model).  A new figure is a column wide, the panels wrapped to fit; ``width=7`` (inches) puts three in a row."""
     fig, axes, pairs = _pair_axes(result, ax, (2.3, 2.2), "simplex", width)
     style = {"s": 2, "alpha": 0.3, "color": "C0", "linewidths": 0}
     style.update(kwargs)
