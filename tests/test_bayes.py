@@ -228,3 +228,13 @@ def test_hierarchical_per_task_posteriors_follow_precise_data():
     # a next task's masses (baycomp's HierarchicalTest) are probabilities too, and drawn on the simplex
     np.testing.assert_allclose(res.simplex_draws.sum(axis=-1), 1.0)
     assert row.p_better_next + row.p_rope_next + row.p_worse_next == pytest.approx(1.0)
+
+
+def test_next_task_masses_are_student_t_probabilities():
+    from scipy import stats
+
+    delta0, sigma0, nu = np.array([0.1, -0.3]), np.array([0.5, 0.2]), np.array([3.0, 40.0])
+    masses = kernels.next_task_masses(delta0, sigma0, nu, 0.05)
+    below = stats.t.cdf(-0.05, nu, delta0, sigma0)
+    above = stats.t.sf(0.05, nu, delta0, sigma0)
+    np.testing.assert_allclose(masses, np.column_stack([below, 1 - below - above, above]), rtol=1e-12)

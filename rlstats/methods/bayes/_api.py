@@ -337,7 +337,7 @@ def _paired_statistics(design, first, second, present, sign, notes):
     """Per pair and task: the sum, number and sum of squares (around their mean) of the paired run differences."""
     n_pairs = first.size
     shape = (n_pairs, design.n_tasks)
-    sums, counts, within, sd = np.zeros(shape), np.zeros(shape), np.zeros(shape), np.zeros(shape)
+    sums, counts, within, sd, largest = (np.zeros(shape) for _ in range(5))
     unpaired = 0
     by_cell = {}
     for t, a, r, y in zip(design.task, design.agent, design.run, design.y):
@@ -357,6 +357,7 @@ def _paired_statistics(design, first, second, present, sign, notes):
             sums[p, t], counts[p, t] = x.sum(), x.size
             within[p, t] = np.square(x - x.mean()).sum()
             sd[p, t] = x.std()
+            largest[p, t] = np.abs(x).max()
             if within[p, t] <= 1e-24 * max(1.0, float(np.square(x).sum())):
                 raise DesignError(
                     f"the differences of {design.agents[first[p]]} and {design.agents[second[p]]} on "
@@ -366,11 +367,11 @@ def _paired_statistics(design, first, second, present, sign, notes):
     if unpaired:
         notes.append(f"{count(unpaired, 'run')} without a run of the same index in the other agent's cell "
                      "(unequal runs per cell) left out of the hierarchical model's paired differences")
-    return sums, counts, within, sd
+    return sums, counts, within, sd, largest
 
 
 def _hierarchical(design, options, ss, first, second, differences, present, sign, notes):
-    sums, counts, within, sd = _paired_statistics(design, first, second, present, sign, notes)
+    sums, counts, within, sd, largest = _paired_statistics(design, first, second, present, sign, notes)
     n_pairs = first.size
     few = [p for p in range(n_pairs) if present[p].sum() < 2]
     if few:
@@ -391,10 +392,8 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
         x_sums, x_counts, x_within = sums[members][:, keep] / s, counts[members][:, keep], \
             within[members][:, keep] / np.square(s)
         means = x_sums / x_counts
-        # the largest |standardised difference| of a run bounds delta0 (baycomp's max|x|): the mean plus the
-        # farthest run, from the sums of squares
-        largest = np.abs(means) + np.sqrt(x_within)
-        priors = kernels.Priors(delta_high=largest.max(axis=1),
+        # the largest |standardised difference| of a run bounds delta0 (the paper's and baycomp's max|x|)
+        priors = kernels.Priors(delta_high=(largest[members][:, keep] / s).max(axis=1),
                                 sigma0_high=1000 * np.maximum(means.std(axis=1), 1e-12),
                                 sigma_high=np.full(len(members), 1000.0))
         # the group's stream, keyed by its first pair's agents: the groups are the design's, whatever n_jobs
