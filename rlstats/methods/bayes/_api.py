@@ -440,7 +440,8 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
             rows = [(name, values[i]) for name, values in parameters.items()]
             rows += [(f"delta[{design.tasks[t]}]", delta[i][..., k]) for k, t in enumerate(where)]
             stacked = np.stack([v for _, v in rows])       # (parameters, chains, draws): one pass for all
-            r, e = kernels.rhat(stacked).tolist(), kernels.ess_bulk(stacked).tolist()
+            r_hat, ess = kernels.diagnose(stacked)
+            r, e = r_hat.tolist(), ess.tolist()
             rhats[p], esss[p] = max(r), min(e)
             diagnostics += [{"agent_1": names[first[p]], "agent_2": names[second[p]], "parameter": name,
                              "estimate": float(v.mean()), "r_hat": rv, "ess_bulk": ev}

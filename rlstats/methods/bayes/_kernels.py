@@ -178,11 +178,18 @@ def _ndtri(p):
     return ndtri(p)
 
 
-def _truncated_normal(mean, sd, low, high, u):
-    """Inverse-CDF draws of N(mean, sd) truncated to (low, high) from uniforms ``u``."""
-    a, b = _ndtr((low - mean) / sd), _ndtr((high - mean) / sd)
-    p = np.clip(a + u * (b - a), 1e-300, 1 - 1e-16)
-    return np.clip(mean + sd * _ndtri(p), low, high)
+def _truncated_normal(mean, sd, low, high, u, first):
+    """Draws of N(mean, sd) truncated to (low, high): ``mean + sd * first`` (``first`` standard normal draws) where it
+    falls inside, else an inverse-CDF draw from uniform ``u`` (exact, as :func:`_truncated_gamma` explains)."""
+    out = mean + sd * first
+    low, high = np.broadcast_to(low, out.shape), np.broadcast_to(high, out.shape)
+    outside = (out <= low) | (out >= high)
+    if outside.any():
+        m, s, lo, hi = mean[outside], sd[outside], low[outside], high[outside]
+        a, b = _ndtr((lo - m) / s), _ndtr((hi - m) / s)
+        p = np.clip(a + u[outside] * (b - a), 1e-300, 1 - 1e-16)
+        out[outside] = np.clip(m + s * _ndtri(p), lo, hi)
+    return out
 
 
 def _t_logpdf_sum(nu, z2):
@@ -221,8 +228,8 @@ def gibbs(sums: NDArray[np.float64], counts: NDArray[np.float64], within: NDArra
 
     The Student t is written as a scale mixture, delta_i | lambda_i ~ N(delta0, sigma0^2 / lambda_i) with
     lambda_i ~ Gamma(nu / 2, rate nu / 2), so that delta_i, lambda_i, delta0, 1/sigma0^2, 1/sigma_i^2 and beta have
-    conjugate conditionals (truncated to the priors' intervals by inverse CDFs, or by redrawing the rare draw that
-    falls out).  Three moves fight the model's slow directions: delta0 and sigma0 are drawn again given
+    conjugate conditionals (truncated to the priors' intervals: an untruncated draw where it falls inside, else an
+    inverse-CDF draw, or a redraw of the rare 1/sigma_i^2 that falls out).  Three moves fight the model's slow directions: delta0 and sigma0 are drawn again given
     z = (delta - delta0) / sigma0 (interweaving the centred and non-centred parametrisations, Yu and Meng 2011);
     (sigma0, nu, lambda) is updated as a block, (sigma0, nu) by random-walk Metropolis on (log sigma0, log(nu - 1))
     with the lambdas integrated out and a proposal covariance learnt in warm-up (heavy tails and a small spread trade
@@ -273,7 +280,7 @@ def gibbs(sums: NDArray[np.float64], counts: NDArray[np.float64], within: NDArra
     accepted = np.zeros((n_pairs, c))
     window = np.zeros((n_pairs, c))
     for it in range(total):
-        normals = g.standard_normal((n_pairs, c, q + 1 + 2 * SCALE_STEPS))
+        normals = g.standard_normal((n_pairs, c, q + 4 + 2 * SCALE_STEPS))
         uniforms = g.random((n_pairs, c, 7 + SCALE_STEPS))
         # 1/sigma_i^2 | delta_i: Gamma((n_i - 1)/2, rate S_i/2), S_i the squares around delta_i; redraw below 1/high^2
         squares = within[:, None, :] + counts[:, None, :] * np.square(mean_x[:, None, :] - delta)
@@ -289,11 +296,12 @@ def gibbs(sums: NDArray[np.float64], counts: NDArray[np.float64], within: NDArra
         # delta0 | delta, lambda, sigma0: normal truncated to the prior's interval
         weight = lam.sum(axis=-1)
         delta0 = _truncated_normal((lam * delta).sum(axis=-1) / weight, sigma0 / np.sqrt(weight), -dh, dh,
-                                   uniforms[..., 0])
+                                   uniforms[..., 0], normals[..., q + 1 + 2 * SCALE_STEPS])
         # 1/sigma0^2 | delta, delta0, lambda: Gamma((q - 1)/2, rate sum lambda_i (delta_i - delta0)^2 / 2), truncated
         # below at 1/sigma0_high^2 by the inverse CDF
         spread = (lam * np.square(delta - delta0[..., None])).sum(axis=-1) / 2
-        tau0 = _truncated_gamma((q - 1) / 2, spread, 1.0 / np.square(s0h), uniforms[..., 1])
+        tau0 = _truncated_gamma((q - 1) / 2, spread, 1.0 / np.square(s0h), uniforms[..., 1],
+                                g.standard_gamma((q - 1) / 2, size=(n_pairs, c)))
         sigma0 = 1.0 / np.sqrt(tau0)
         # interweaving (Yu and Meng 2011): delta0 and sigma0 again given z = (delta - delta0) / sigma0, whose prior
         # N(0, 1/lambda) involves neither, so the data alone speak: each is normal, truncated to its prior's interval.
@@ -303,10 +311,12 @@ def gibbs(sums: NDArray[np.float64], counts: NDArray[np.float64], within: NDArra
         data_precision = counts[:, None, :] * tau
         prec0 = data_precision.sum(axis=-1)
         delta0 = _truncated_normal((data_precision * (mean_x[:, None, :] - sigma0[..., None] * z)).sum(axis=-1)
-                                   / prec0, 1.0 / np.sqrt(prec0), -dh, dh, uniforms[..., 5])
+                                   / prec0, 1.0 / np.sqrt(prec0), -dh, dh, uniforms[..., 5],
+                                   normals[..., q + 2 + 2 * SCALE_STEPS])
         prec_s = (data_precision * np.square(z)).sum(axis=-1)
         sigma0 = _truncated_normal((data_precision * z * (mean_x[:, None, :] - delta0[..., None])).sum(axis=-1)
-                                   / prec_s, 1.0 / np.sqrt(prec_s), 0.0, s0h, uniforms[..., 6])
+                                   / prec_s, 1.0 / np.sqrt(prec_s), 0.0, s0h, uniforms[..., 6],
+                                   normals[..., q + 3 + 2 * SCALE_STEPS])
         sigma0 = np.maximum(sigma0, 1e-300)
         delta = delta0[..., None] + sigma0[..., None] * z
         # (sigma0, nu) | delta, delta0, alpha, beta, the lambdas integrated out: Metropolis on the logs
@@ -330,7 +340,8 @@ def gibbs(sums: NDArray[np.float64], counts: NDArray[np.float64], within: NDArra
         z2 = np.square(deviations / sigma0[..., None])
         lam = g.standard_gamma(np.broadcast_to(((nu + 1) / 2)[..., None], shape3)) / ((nu[..., None] + z2) / 2)
         # beta | alpha, m: Gamma(alpha + 1, rate m) truncated to the prior's interval
-        beta = _truncated_gamma_between(alpha + 1, m, priors.beta_low, priors.beta_high, uniforms[..., 3])
+        beta = _truncated_gamma_between(alpha + 1, m, priors.beta_low, priors.beta_high, uniforms[..., 3],
+                                        g.standard_gamma(alpha + 1))
         # alpha | beta, m: Metropolis, proposals outside the interval rejected
         proposal_a = alpha + step_alpha * normals[..., q]
         inside_a = (proposal_a > priors.alpha_low) & (proposal_a < priors.alpha_high)
@@ -359,22 +370,36 @@ def gibbs(sums: NDArray[np.float64], counts: NDArray[np.float64], within: NDArra
     return Chains(out_delta0, out_sigma0, out_nu, out_delta), accepted / max(draws, 1)
 
 
-def _truncated_gamma(shape, rate, low, u):
-    """Inverse-CDF draws of Gamma(shape, rate) truncated to (low, inf) from uniforms ``u``."""
-    from scipy.special import gammainc, gammaincinv
+def _truncated_gamma(shape, rate, low, u, first):
+    """Draws of Gamma(shape, rate) truncated to (low, inf): ``first / rate`` (``first`` standard gamma draws) where it
+    falls there, else an inverse-CDF draw from uniform ``u``.  Keeping an untruncated draw that lands in the interval
+    and drawing the truncated law otherwise gives the truncated law exactly, and the costly inverse CDF only runs
+    where the truncation bites (rarely: the bound is far below the data's scale)."""
+    out = first / rate
+    outside = out <= low
+    if outside.any():
+        from scipy.special import gammainc, gammaincinv
 
-    a = gammainc(shape, rate * low)
-    p = np.clip(a + u * (1 - a), 1e-300, 1 - 1e-16)
-    return np.maximum(gammaincinv(shape, p) / rate, low)
+        r, lo, uu = np.broadcast_to(rate, out.shape)[outside], np.broadcast_to(low, out.shape)[outside], u[outside]
+        a = np.broadcast_to(shape, out.shape)[outside]
+        start = gammainc(a, r * lo)
+        p = np.clip(start + uu * (1 - start), 1e-300, 1 - 1e-16)
+        out[outside] = np.maximum(gammaincinv(a, p) / r, lo)
+    return out
 
 
-def _truncated_gamma_between(shape, rate, low, high, u):
-    """Inverse-CDF draws of Gamma(shape, rate) truncated to (low, high) from uniforms ``u``."""
-    from scipy.special import gammainc, gammaincinv
+def _truncated_gamma_between(shape, rate, low, high, u, first):
+    """Draws of Gamma(shape, rate) truncated to (low, high), as :func:`_truncated_gamma` draws them."""
+    out = first / rate
+    outside = (out <= low) | (out >= high)
+    if outside.any():
+        from scipy.special import gammainc, gammaincinv
 
-    a, b = gammainc(shape, rate * low), gammainc(shape, rate * high)
-    p = np.clip(a + u * (b - a), 1e-300, 1 - 1e-16)
-    return np.clip(gammaincinv(shape, p) / rate, low, high)
+        a, r, uu = np.broadcast_to(shape, out.shape)[outside], np.broadcast_to(rate, out.shape)[outside], u[outside]
+        start, stop = gammainc(a, r * low), gammainc(a, r * high)
+        p = np.clip(start + uu * (stop - start), 1e-300, 1 - 1e-16)
+        out[outside] = np.clip(gammaincinv(a, p) / r, low, high)
+    return out
 
 
 def next_task_masses(delta0: NDArray[np.float64], sigma0: NDArray[np.float64], nu: NDArray[np.float64],
@@ -419,16 +444,25 @@ def _rhat_basic(x):
 def rhat(x: NDArray[np.float64]) -> NDArray[np.float64]:
     """Rank-normalised split R-hat of draws (..., chains, draws): the larger of the bulk and the folded (tail) one
     (Vehtari, Gelman, Simpson, Carpenter and Buerkner 2021, section 4.2)."""
+    return diagnose(x)[0]
+
+
+def diagnose(x: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """(R-hat, bulk ESS) of draws (..., chains, draws), the rank-normalised split chains computed once for both."""
     split = _split(x)
-    bulk = _rhat_basic(_rank_normal(split))
-    folded = _rhat_basic(_rank_normal(np.abs(split - np.median(split, axis=(-2, -1), keepdims=True))))
-    return np.maximum(bulk, folded)
+    bulk = _rank_normal(split)
+    folded = _rank_normal(np.abs(split - np.median(split, axis=(-2, -1), keepdims=True)))
+    return np.maximum(_rhat_basic(bulk), _rhat_basic(folded)), _ess(bulk)
 
 
 def ess_bulk(x: NDArray[np.float64]) -> NDArray[np.float64]:
     """Bulk effective sample size of draws (..., chains, draws): on the rank-normalised split chains, with Geyer's
     initial monotone sequence of autocorrelation pairs (Vehtari et al. 2021, section 3.2; Stan's estimator)."""
-    z = _rank_normal(_split(x))
+    return _ess(_rank_normal(_split(x)))
+
+
+def _ess(z):
+    """The effective sample size of rank-normalised split chains z (..., chains, draws)."""
     m, n = z.shape[-2], z.shape[-1]
     centred = z - z.mean(axis=-1, keepdims=True)
     size = 1 << int(np.ceil(np.log2(2 * n)))
