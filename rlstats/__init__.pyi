@@ -26,6 +26,7 @@ from .methods.bootstrap import (BootstrapResult as BootstrapResult,
                                 ProbabilityOfImprovementResult as ProbabilityOfImprovementResult,
                                 bootstrap as bootstrap, performance_profile as performance_profile,
                                 probability_of_improvement as probability_of_improvement)
+from .methods.bayes import BayesResult as BayesResult, bayes as bayes
 from .methods.curves import CurvesResult as CurvesResult, curves as curves
 from .methods.equivalence import EquivalenceResult as EquivalenceResult, equivalence as equivalence
 from .methods.mixed import MixedResult as MixedResult, mixed as mixed
@@ -87,5 +88,7 @@ def compare(data: Data, formula: FormulaLike, method: Literal["mixed"], *, subse
 @overload
 def compare(data: Data, formula: FormulaLike, method: Literal["equivalence"], *, subset: Subset = None,
             **options: Any) -> EquivalenceResult: ...
+def compare(data: Data, formula: FormulaLike, method: Literal["bayes"], *, subset: Subset = None,
+            **options: Any) -> BayesResult: ...
 
 __all__: list[str]

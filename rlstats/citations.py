@@ -214,6 +214,28 @@ ENTRIES = {
   title = {Multiparameter hypothesis testing and acceptance sampling},
   journal = {Technometrics}, volume = {24}, number = {4}, pages = {295--300}, year = {1982}
 }""",
+    # issue 41 item 1: rlstats.bayes
+    "benavoli2014": """@inproceedings{benavoli2014,
+  author = {Benavoli, Alessio and Corani, Giorgio and Mangili, Francesca and Zaffalon, Marco and Ruggeri, Fabrizio},
+  title = {A {Bayesian} {Wilcoxon} signed-rank test based on the {Dirichlet} process},
+  booktitle = {Proceedings of the 31st International Conference on Machine Learning}, series = {PMLR},
+  volume = {32}, number = {2}, pages = {1026--1034}, year = {2014}
+}""",
+    "benavoli2017": """@article{benavoli2017,
+  author = {Benavoli, Alessio and Corani, Giorgio and Dem{\v{s}}ar, Janez and Zaffalon, Marco},
+  title = {Time for a change: a tutorial for comparing multiple classifiers through {Bayesian} analysis},
+  journal = {Journal of Machine Learning Research}, volume = {18}, number = {77}, pages = {1--36}, year = {2017}
+}""",
+    "corani2017": """@article{corani2017,
+  author = {Corani, Giorgio and Benavoli, Alessio and Dem{\v{s}}ar, Janez and Mangili, Francesca and Zaffalon, Marco},
+  title = {Statistical comparison of classifiers through {Bayesian} hierarchical modelling},
+  journal = {Machine Learning}, volume = {106}, pages = {1817--1837}, year = {2017}
+}""",
+    "vehtari2021": """@article{vehtari2021,
+  author = {Vehtari, Aki and Gelman, Andrew and Simpson, Daniel and Carpenter, Bob and B{\"u}rkner, Paul-Christian},
+  title = {Rank-normalization, folding, and localization: an improved {R-hat} for assessing the convergence of {MCMC}},
+  journal = {Bayesian Analysis}, volume = {16}, number = {2}, pages = {667--718}, year = {2021}
+}""",
 }
 
 #: Results that are no back end's, and the papers of their method (a back end declares its own citations in

@@ -252,6 +252,8 @@ BACKENDS = {
     "mixed": (rlstats.mixed, TINY, "score ~ agent | task", {"rng": 0}),
     # issue 41 item 2: equivalence tests
     "equivalence": (rlstats.equivalence, TINY, "score ~ agent | task", {"margin": 1.0, "n_resamples": 200, "rng": 0}),
+    # issue 41 item 1: rlstats.bayes
+    "bayes": (rlstats.bayes, TINY, "score ~ agent | task", {"rope": 0.1, "n_samples": 500, "rng": 0}),
 }
 
 
@@ -513,6 +515,17 @@ OWN_OPTIONS = [
     ("skillings_mack", "posthoc", "conover", DesignError,
      ("posthoc=\"conover\" is Conover's t of Friedman rank-sum differences", "within_cell=\"mean\"")),
     ("skillings_mack", "adjustment", "BH", OptionError, ("adjustment='BH' is not one of the allowed values", "'bh'")),
+    # issue 41 item 1: rlstats.bayes
+    ("bayes", "rope", -0.1, OptionError, "rope must be a finite number >= 0"),
+    ("bayes", "rope", "0.1", OptionError, "rope must be a finite number >= 0"),
+    ("bayes", "model", "stan", OptionError, "model='stan' is not one of the allowed values: 'signed_rank', "
+     "'hierarchical'"),
+    ("bayes", "prior", 0, OptionError, "prior must be a finite number > 0"),
+    ("bayes", "control", "nobody", OptionError, "control='nobody' is not an agent of the data"),
+    ("bayes", "control", 3, OptionError, "control= names one agent"),
+    ("bayes", "n_samples", 10, OptionError, "n_samples must be at least 100"),
+    ("bayes", "chains", 1, OptionError, "chains must be at least 2"),
+    ("bayes", "confidence_level", 95, OptionError, "confidence_level"),
 ]
 
 
@@ -566,7 +579,7 @@ def test_an_option_compare_does_not_know_names_it_and_lists_the_others(method, o
 
 
 @pytest.mark.parametrize("method, phrase", [
-    ("nosuch", "method='nosuch' is not one of the available methods: adastop, bootstrap"),
+    ("nosuch", "method='nosuch' is not one of the available methods: adastop, bayes, bootstrap"),  # issue 41: bayes
     (3, "method=3 is not one of the available methods"),
     ("Bootstrap", "method='Bootstrap' is not one of the available methods"),
 ])
@@ -3014,3 +3027,16 @@ def test_critical_difference_hue(what, keywords, phrases):
     res = rlstats.skillings_mack(_HUE_FRAME, "score ~ agent | task")
     fails(OptionError, phrases, res.plot, kind="critical_difference", **keywords)
     plt.close("all")
+
+
+# issue 41 item 1: designs the hierarchical model cannot fit, refused with the way on
+@pytest.mark.parametrize("make, error, phrases", [
+    (lambda: TINY[TINY["seed"] == 0], DesignError, ("needs at least 2 runs of each agent on every task",
+                                                     "model='signed_rank'")),
+    (lambda: TINY.assign(score=np.where(TINY["task"] == "task_01", 1.0, TINY["score"])), DesignError,
+     ("do not vary from run to run", "'task_01'")),
+    (lambda: TINY[TINY["task"] == "task_01"], DesignError, "needs at least 2 tasks"),
+], ids=["one run per cell", "no run-to-run variation", "one task"])
+def test_bayes_hierarchical_designs(make, error, phrases):
+    fails(error, phrases, rlstats.bayes, make(), "score ~ agent | task/seed", model="hierarchical", rope=0.1,
+          warmup=100, draws=100, rng=0)

@@ -162,7 +162,7 @@ CASES.update({
 #: options in the score's units: case -> (option, scaled by c, shifted by d)
 UNIT_OPTIONS = {"bootstrap": ("gamma", 1.0)}
 #: options that are differences of scores: case -> (option, its value, scaled by |c|) (issue 41 item 2)
-DIFFERENCE_OPTIONS = {"equivalence": ("margin", 1.0)}
+DIFFERENCE_OPTIONS = {"equivalence": ("margin", 1.0), "bayes": ("rope", 0.2)}  # bayes: issue 41 item 1
 
 #: tidy columns that must scale with the score (where not zero), per case
 SCALED: dict[str, tuple[str, ...]] = {
@@ -180,6 +180,7 @@ SCALED: dict[str, tuple[str, ...]] = {
     "summarize_runs_auc": ("score",),
     "align_steps": ("score",),
     "equivalence": ("estimate", "std_error", "conf_low", "conf_high", "margin"),  # issue 41 item 2
+    "bayes": ("estimate", "conf_low", "conf_high", "rope"),  # issue 41 item 1
 }
 
 #: cases whose numbers may also scale by the squared factor (variances)
@@ -220,6 +221,7 @@ CHANGES = {
     ("bootstrap_bca", "shift"): (_RAW_SCALES, ("warnings",)),
     ("bootstrap_minmax", "prefix"): (_KEYED, _RESAMPLED),
     ("curves", "shift"): (_RAW_SCALES, ("warnings",)),
+    ("bayes", "shift"): (_RAW_SCALES, ("warnings",)),  # issue 41 item 1
     ("mixed", "shift"): ("the t tests of the intercept and of each agent's marginal mean are tests against 0, which a "
                          "shift moves; the contrasts, variance components and the F test stay (glance, tidy). "
                          + _RAW_SCALES, ("print", "summary", "markdown", "warnings", "dict.coefficients",

@@ -38,6 +38,7 @@ CASES = {
     "task_table": ({}, False),  # registered since issue 30; the fixture also makes it directly, with rng=0
     "mixed": ({}, False),
     "equivalence": ({"margin": 1.0, "n_resamples": 200}, False),  # issue 41 item 2
+    "bayes": ({"rope": 0.2, "n_samples": 2000}, False),  # issue 41 item 1
 }
 LATEX_SPECIALS = re.compile(r"(?<!\\)[%_&#]")  # unescaped, each stops pdflatex or (%) drops the rest of a line
 

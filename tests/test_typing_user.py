@@ -62,6 +62,8 @@ LITERALS = {
     "Ddf": (lambda: _runtime("rlstats.methods.mixed._api", "DDF"), [("rlstats.methods.mixed._api", "mixed", "ddf")]),
     "MixedAdjust": (lambda: _runtime("rlstats.methods.mixed._api", "ADJUST"),
                     [("rlstats.methods.mixed._api", "mixed", "adjust")]),
+    # issue 41 item 1
+    "BayesModel": (lambda: _runtime("rlstats.methods.bayes._api", "MODELS"), [("rlstats.methods.bayes._api", "bayes", "model")]),
     "BootstrapInterval": (lambda: _runtime("rlstats.methods.bootstrap._api", "INTERVALS"),
                           [("rlstats.methods.bootstrap._api", "bootstrap", "interval")]),
     "ImprovementInterval": (lambda: _runtime("rlstats.methods.bootstrap._api", "IMPROVEMENT_INTERVALS"),

@@ -38,6 +38,7 @@ FOLDERS = (
     "tuning",
     "mixed",
     "equivalence",
+    "bayes",  # issue 41 item 1
 )
 
 _DECLARED = [importlib.import_module(f"{__name__}.{folder}._backend") for folder in FOLDERS]

@@ -1,0 +1,469 @@
+"""Bayesian comparisons of agents with a region of practical equivalence (ROPE).
+
+``bayes(df, "score ~ agent | task/seed", rope=...)`` gives, for each pair of agents, the posterior probabilities that
+the first is practically better, practically equivalent (the difference within +-rope) or practically worse than the
+second, the posterior of the mean difference across tasks (and, with the hierarchical model, per task), and with the
+signed-rank model the probability of each ordering of the agents.  Two models from the literature:
+
+* ``model="signed_rank"``: the Bayesian signed-rank test on the task-level mean differences (Benavoli et al. 2014,
+  2017): a Dirichlet process posterior with a pseudo-observation at 0 of weight ``prior``, whose draws are Dirichlet
+  weights over the tasks; the probabilities are those baycomp's ``SignedRankTest`` gives (the share of posterior
+  draws in which each region holds the largest mass).
+* ``model="hierarchical"``: the hierarchical model of the per-task differences with the runs as replicates (Corani,
+  Benavoli et al. 2017), fitted by the Gibbs sampler of :mod:`._kernels`, with R-hat and effective sample sizes.
+
+Nothing here needs Stan, PyMC or JAX.  This module checks the options, builds the design, forms each pair's inputs and
+wraps the kernels' numbers in :class:`BayesResult`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import numbers
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..._typing import BayesModel, Data, EvalEnv, FormulaLike, NaAction, Normalizer, Seed
+from ...design import NA_ACTIONS, design_of
+from ...errors import DesignError, OptionError, shown, warn
+from ...format import count, signif
+from ...normalization import warn_raw_scales
+from ...options import (check_at_most, check_bool, check_choice, check_confidence_level, check_int, check_n_jobs,
+                        check_resamples)
+from ...resampling import child_generator, child_stream, chunk_generators, parallel_map, seed_sequence
+from . import _kernels as kernels
+from ._result import BayesResult
+
+MODELS = ("signed_rank", "hierarchical")
+#: the thresholds below which the chains' diagnostics are printed with a warning (Vehtari et al. 2021)
+RHAT_LIMIT = 1.01
+ESS_LIMIT = 400
+#: the most orderings an ordering table may list (k! grows fast; the draws only ever show some)
+MAX_ORDERING_AGENTS = 8
+
+
+@dataclass(frozen=True)
+class BayesOptions:
+    rope: float = 0.0
+    model: BayesModel = "signed_rank"
+    control: str | None = None
+    higher_is_better: bool = True
+    prior: float = 0.5
+    n_samples: int = 50_000
+    chains: int = 8
+    warmup: int = 500
+    draws: int = 1_000
+    confidence_level: float = 0.95
+    na_action: NaAction = "raise"
+    n_jobs: int = 1
+
+    @classmethod
+    def checked(cls, **options: Any) -> BayesOptions:
+        """Validate every option once; raises OptionError naming the bad one."""
+        rope = options["rope"]
+        if isinstance(rope, bool) or not isinstance(rope, numbers.Real) or not math.isfinite(float(rope)) \
+                or float(rope) < 0:
+            raise OptionError(f"rope must be a finite number >= 0 (the half-width of the region of practical "
+                              f"equivalence, in the response's units), got {shown(rope)}")
+        prior = options["prior"]
+        if isinstance(prior, bool) or not isinstance(prior, numbers.Real) or not math.isfinite(float(prior)) \
+                or float(prior) <= 0:
+            raise OptionError(f"prior must be a finite number > 0 (the weight of the pseudo-observation at 0; "
+                              f"Benavoli et al. use 0.5), got {shown(prior)}")
+        control = options["control"]
+        if control is not None and not isinstance(control, str):
+            raise OptionError(f"control= names one agent, e.g. control='DQN'; got {type(control).__name__}")
+        return cls(
+            rope=float(rope), model=check_choice("model", options["model"], MODELS), control=control,
+            higher_is_better=check_bool("higher_is_better", options["higher_is_better"]), prior=float(prior),
+            n_samples=check_resamples(options["n_samples"], minimum=100, name="n_samples"),
+            chains=check_at_most("chains", check_int("chains", options["chains"], minimum=2), 64, "chains",
+                                 "4 to 8 chains are enough for R-hat"),
+            warmup=check_resamples(options["warmup"], minimum=100, name="warmup"),
+            draws=check_resamples(options["draws"], minimum=100, name="draws"),
+            confidence_level=check_confidence_level(options["confidence_level"]),
+            na_action=check_choice("na_action", options["na_action"], NA_ACTIONS),
+            n_jobs=check_n_jobs(options["n_jobs"]))
+
+
+def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, model: BayesModel = "signed_rank",
+          control: str | None = None, higher_is_better: bool = True, prior: float = 0.5, n_samples: int = 50_000,
+          chains: int = 8, warmup: int = 500, draws: int = 1_000, confidence_level: float = 0.95,
+          normalize: Normalizer = None, na_action: NaAction = "raise", rng: Seed = None, n_jobs: int = 1,
+          eval_env: EvalEnv = None) -> BayesResult:
+    """Posterior probabilities that one agent is practically better, equivalent or worse than another.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame or Design
+        Long format, one row per run; never modified.
+    formula : str or Formula
+        ``"score ~ agent | task"`` or ``"score ~ agent | task/seed"`` (the tasks are needed: the models compare the
+        agents task by task).
+    rope : float
+        Half-width of the region of practical equivalence: differences within ``[-rope, rope]`` count as practically
+        none.  In the response's units, that is on normalised scores when ``normalize=`` is given or the data were
+        normalised (the result's ``rope_scale`` says which).  0 (the default, as in baycomp) gives no such region.
+    model : {"signed_rank", "hierarchical"}
+        The Bayesian signed-rank test on the task-level mean differences (any number of runs per cell), or the
+        hierarchical model of the per-task differences with the runs as replicates (at least 2 runs of each agent
+        on every task the pair shares).
+    control : str, optional
+        Compare every other agent with this one (``agent_1`` = the other agent, ``agent_2`` = the control); by
+        default every pair of agents, in the agents' order.
+    higher_is_better : bool
+        Whether a higher score is better (False: lower scores are better, e.g. regret or cost).
+    prior : float
+        Signed-rank model: weight ``s`` of the Dirichlet process's pseudo-observation at 0 (Benavoli et al. use 0.5).
+    n_samples : int
+        Signed-rank model: Dirichlet draws of the posterior (baycomp's default, 50,000).
+    chains, warmup, draws : int
+        Hierarchical model: chains of the Gibbs sampler (run side by side as arrays, so 8 cost little more than 4),
+        warm-up iterations discarded (they also learn the Metropolis proposal of sigma0 and nu), draws kept per
+        chain.  On Atari 100k (15 pairs of 6 agents, 26 games, 100 runs) the defaults gave every R-hat below 1.01 and
+        bulk effective sample sizes above 1,000 (benchmarks/bench_bayes.py).
+    confidence_level : float
+        Level of the equal-tailed credible intervals.
+    normalize : DataFrame, str or dict, optional
+        Per-task normalisation first (:func:`rlstats.normalize`), stated in the notes; the ROPE is then on the
+        normalised scale.
+    na_action : {"raise", "drop", "omit"}
+        Missing values: an error, or drop those rows and say so.
+    rng : None, int or numpy.random.Generator
+        Seed of the posterior draws (recorded in the result): the signed-rank model's Dirichlet draws come in blocks of
+        10,000, each from its own stream, and the chains of each group of pairs sharing the same tasks (one group in
+        a complete design) from a stream keyed by the group's first pair, so the numbers do not depend on ``n_jobs``.
+    n_jobs : int
+        Threads over the blocks of Dirichlet draws and over the groups of pairs (-1: one per core).
+    eval_env : patsy.EvalEnvironment, optional
+        Where the response expression's names are looked up; by default the caller's frame.
+
+    Returns
+    -------
+    BayesResult
+
+    Raises
+    ------
+    FormulaError, DesignError, OptionError
+        A DesignError for a pair without a common task, and for the hierarchical model on a task where a pair has
+        fewer than 2 paired runs, runs that do not vary, or fewer than 2 shared tasks (each names the pair and task
+        and the way on).
+
+    See Also
+    --------
+    rlstats.skillings_mack : The blocked rank test: is any agent different, without a ROPE.
+    rlstats.probability_of_improvement : P(X > Y) of runs, with bootstrap intervals.
+    rlstats.compare : Picks a back end by name: ``method="bayes"``.
+
+    Notes
+    -----
+    Signed-rank model (Benavoli et al. 2014, section 3; 2017, section 5.2): with task-level mean differences
+    d_1..d_q of a pair and d_0 = 0 the pseudo-observation, a posterior draw is a Dirichlet weight vector
+    w ~ Dir(prior, 1, ..., 1); the posterior masses of "worse", "equivalent" and "better" are the weighted shares
+    sum_ij w_i w_j of the Walsh averages (d_i + d_j)/2 below -rope, within the ROPE and above it (1/2 on a bound), and
+    ``p_worse``, ``p_rope``, ``p_better`` are the shares of draws in which each mass is the largest (baycomp's
+    ``probs``).  The posterior of the mean difference is sum_i w_i d_i.  All pairs share the Dirichlet weights of the
+    tasks (a pair on fewer tasks uses its tasks' weights renormalised: the Dirichlet posterior of its tasks), so the
+    draws are joint and the orderings of the agents by their weighted mean over tasks have a posterior probability.
+
+    Hierarchical model (Corani et al. 2017, section 4, with uncorrelated runs): each pair's runs are paired by their
+    index within the cell (by seed with ``| task/seed``); the differences x_ij of task i are
+    N(delta_i, sigma_i^2), delta_i ~ Student-t(nu, delta0, sigma0), and the priors are those of the paper as baycomp
+    sets them, on the differences divided by the mean over tasks of their standard deviation: delta0 ~
+    U(-max|x|, max|x|), sigma0 ~ U(0, 1000 sd(task means)), sigma_i ~ U(0, 1000), nu - 1 ~ Gamma(alpha, beta) with
+    alpha ~ U(1, 2), beta ~ U(0.01, 0.1).  ``p_better``, ``p_rope`` and ``p_worse`` are the posterior probabilities
+    that delta0 (the mean difference across tasks) lies above, within and below the ROPE; the per-task ones those of
+    delta_i; ``p_better_next``, ``p_rope_next`` and ``p_worse_next`` are those of Corani et al. and baycomp's
+    ``HierarchicalTest``: the share of posterior draws in which a next task's difference, t(nu, delta0, sigma0), has
+    its largest mass above, within or below the ROPE (the simplex of ``plot(kind="simplex")``).  R-hat (rank-normalised split R-hat, the larger of bulk and tail) and the bulk effective sample size of
+    delta0, sigma0, nu and every delta_i are reported; a pair with an R-hat above 1.01 or an effective sample size
+    below 400 is a warning and a note.
+
+    References
+    ----------
+    Benavoli, A., Corani, G., Mangili, F., Zaffalon, M. and Ruggeri, F. (2014), A Bayesian Wilcoxon signed-rank test
+    based on the Dirichlet process, ICML, PMLR 32(2), 1026-1034.
+    Benavoli, A., Corani, G., Demšar, J. and Zaffalon, M. (2017), Time for a change: a tutorial for comparing multiple
+    classifiers through Bayesian analysis, JMLR 18(77), 1-36.
+    Corani, G., Benavoli, A., Demšar, J., Mangili, F. and Zaffalon, M. (2017), Statistical comparison of classifiers
+    through Bayesian hierarchical modelling, Machine Learning 106, 1817-1837.
+    Vehtari, A., Gelman, A., Simpson, D., Carpenter, B. and Bürkner, P.-C. (2021), Rank-normalization, folding, and
+    localization: an improved R-hat, Bayesian Analysis 16(2), 667-718.
+
+    Examples
+    --------
+    >>> import rlstats
+    >>> df = rlstats.datasets.simulate(agents=3, tasks=10, seeds=5, effect=1.0, rng=0)
+    >>> res = rlstats.bayes(df, "score ~ agent | task/seed", rope=0.1, rng=0)
+    >>> list(res.tidy().columns[:5])
+    ['agent_1', 'agent_2', 'p_better', 'p_rope', 'p_worse']
+    """
+    options = BayesOptions.checked(rope=rope, model=model, control=control, higher_is_better=higher_is_better,
+                                   prior=prior, n_samples=n_samples, chains=chains, warmup=warmup, draws=draws,
+                                   confidence_level=confidence_level, na_action=na_action, n_jobs=n_jobs)
+    ss, record = seed_sequence(rng)
+    design = design_of(data, formula, na_action=options.na_action, eval_env=eval_env, normalize=normalize)
+    if not design.has_blocks:
+        raise DesignError(f"the Bayesian comparisons work task by task: write '{design.formula.text} | task'")
+    if design.n_agents < 2:
+        raise DesignError("rlstats.bayes compares agents: the data hold one agent; it needs two agents or more")
+    if options.control is not None and options.control not in design.agents:
+        raise OptionError(f"control={options.control!r} is not an agent of the data; the agents are: "
+                          + ", ".join(map(repr, design.agents)))
+    warn_raw_scales(design, normalize)
+    # normalize=False says the scores are on one scale already, not that they were normalised
+    normalised = (normalize is not None and normalize is not False) or any("normalised" in n for n in design.notes)
+    return _run(design, options, ss, record, normalised)
+
+
+def _pairs(design, options):
+    """(first, second) agent indices: every pair i < j, or each other agent against the control."""
+    if options.control is None:
+        pairs = [(i, j) for i in range(design.n_agents) for j in range(i + 1, design.n_agents)]
+    else:
+        c = design.agents.index(options.control)
+        pairs = [(i, c) for i in range(design.n_agents) if i != c]
+    return np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
+
+
+def _run(design, options, ss, record, normalised):
+    notes = list(design.notes)
+    first, second = _pairs(design, options)
+    sign = 1.0 if options.higher_is_better else -1.0
+    means = design.cell_matrix("mean")                              # (tasks, agents)
+    differences = sign * (means[:, first] - means[:, second]).T     # (pairs, tasks)
+    present = ~np.isnan(differences)
+    names = np.asarray(design.agents, dtype=object)
+    none = np.flatnonzero(present.sum(axis=1) == 0)
+    if none.size:
+        raise DesignError("no common task for " + "; ".join(f"{names[first[p]]} and {names[second[p]]}" for p in none)
+                          + ": each pair is compared on the tasks where both ran; subset= the agents that share tasks")
+    if (~present).any():
+        notes.append(f"{count(int((~present.all(axis=1)).sum()), 'pair')} of agents did not share every task: each "
+                     "pair is compared on the tasks where both ran (n_tasks in tidy())")
+    if design.max_runs_per_cell > 1:
+        notes.append("each agent's runs on a task are averaged first for the signed-rank model's task-level "
+                     "differences" if options.model == "signed_rank" else
+                     "runs are paired by their index within the cell (by seed with '| task/seed'); independent runs "
+                     "make any pairing alike in distribution")
+    rope_scale = ("normalised scores" if normalised else f"the units of '{design.formula.response}'")
+    fit = _signed_rank if options.model == "signed_rank" else _hierarchical
+    parts = fit(design, options, ss, first, second, differences, present, sign, notes)
+    return BayesResult(
+        method=("Bayesian signed-rank test (Dirichlet process posterior)" if options.model == "signed_rank" else
+                "Bayesian hierarchical model of per-task differences (Gibbs sampler)"),
+        formula=design.formula, data_name=design.data_name, nobs=design.nobs, notes=tuple(notes),
+        options=dataclasses.asdict(options), seed=record, model=options.model, rope=options.rope,
+        rope_scale=rope_scale, higher_is_better=options.higher_is_better, confidence_level=options.confidence_level,
+        agents=design.agents, tasks=design.tasks, counts=design.counts, **parts)
+
+
+def _interval(draws, level, axis=-1):
+    tail = (1 - level) / 2
+    return np.quantile(draws, tail, axis=axis), np.quantile(draws, 1 - tail, axis=axis)
+
+
+def _pair_frame(design, first, second, present, p, estimate, low, high):
+    names = np.asarray(design.agents, dtype=object)
+    return pd.DataFrame({"agent_1": names[first], "agent_2": names[second], "p_better": p[:, 2], "p_rope": p[:, 1],
+                         "p_worse": p[:, 0], "estimate": estimate, "conf_low": low, "conf_high": high,
+                         "n_tasks": present.sum(axis=1)})
+
+
+# ---------------------------------------------------------------------------- the signed-rank model
+
+def _signed_rank(design, options, ss, first, second, differences, present, sign, notes):
+    complete = bool(present.all()) and design.is_complete
+    n_tasks = design.n_tasks
+    task_means = design.cell_matrix("mean")
+    filled = np.where(present, differences, 0.0)
+    ordered = complete and design.n_agents <= MAX_ORDERING_AGENTS
+
+    def block(item):
+        start, stop, generator = item
+        weights = kernels.dirichlet_block(generator, stop - start, n_tasks, options.prior)
+        theta, mean = kernels.signed_rank_block(weights, filled, present, options.rope)
+        codes = kernels.ordering_codes(weights, task_means, options.higher_is_better) if ordered else None
+        return theta, mean, codes
+
+    blocks = list(parallel_map(block, chunk_generators(child_stream(ss, 0), options.n_samples, kernels.BLOCK),
+                               options.n_jobs))
+    theta = np.concatenate([b[0] for b in blocks])        # (S, pairs, 3)
+    mean = np.concatenate([b[1] for b in blocks])         # (S, pairs)
+    p = kernels.winner_counts(theta) / options.n_samples
+    low, high = _interval(mean, options.confidence_level, axis=0)
+    comparisons = _pair_frame(design, first, second, present, p, mean.mean(axis=0), low, high)
+    orderings = None
+    if ordered:
+        codes, hits = np.unique(np.concatenate([b[2] for b in blocks]), return_counts=True)
+        table = kernels.orderings(design.n_agents)
+        by = np.argsort(-hits, kind="stable")
+        word = " > " if options.higher_is_better else " < "
+        orderings = pd.DataFrame({"ordering": [word.join(design.agents[a] for a in table[codes[i]]) for i in by],
+                                  "probability": hits[by] / options.n_samples})
+    elif design.n_agents > MAX_ORDERING_AGENTS:
+        notes.append(f"orderings of the agents are not listed beyond {MAX_ORDERING_AGENTS} agents ({design.n_agents}!"
+                     " orderings)")
+    else:
+        notes.append("orderings of the agents need every agent on every task (a joint posterior of their means): "
+                     "not given for this incomplete design")
+    kept = min(kernels.KEPT_DRAWS, options.n_samples)
+    return dict(comparisons=comparisons, task_effects=_task_frame(design, first, second, differences, present, sign),
+                orderings=orderings, posterior_draws=mean[:kept].T, simplex_draws=theta[:kept].transpose(1, 0, 2),
+                diagnostics=None, n_samples=options.n_samples, prior=options.prior, chains=None, draws=None)
+
+
+def _task_frame(design, first, second, differences, present, sign, posterior=None):
+    """Per pair and shared task: the observed mean difference (agent_1 - agent_2, in the direction that counts as
+    better) and, with the hierarchical model, delta_i's posterior."""
+    names = np.asarray(design.agents, dtype=object)
+    pair, task = np.nonzero(present)
+    frame = pd.DataFrame({"agent_1": names[first[pair]], "agent_2": names[second[pair]],
+                          "task": np.asarray(design.tasks, dtype=object)[task],
+                          "observed": differences[pair, task]})
+    columns = ("estimate", "conf_low", "conf_high", "p_better", "p_rope", "p_worse")
+    for column in columns:
+        frame[column] = np.nan if posterior is None else posterior[column][pair, task]
+    return frame
+
+
+# ---------------------------------------------------------------------------- the hierarchical model
+
+def _paired_statistics(design, first, second, present, sign, notes):
+    """Per pair and task: the sum, number and sum of squares (around their mean) of the paired run differences."""
+    n_pairs = first.size
+    shape = (n_pairs, design.n_tasks)
+    sums, counts, within, sd, largest = (np.zeros(shape) for _ in range(5))
+    unpaired = 0
+    by_cell = {}
+    for t, a, r, y in zip(design.task, design.agent, design.run, design.y):
+        by_cell.setdefault((int(t), int(a)), {})[int(r)] = y
+    for p in range(n_pairs):
+        for t in np.flatnonzero(present[p]):
+            one, two = by_cell[(t, first[p])], by_cell[(t, second[p])]
+            runs = sorted(set(one) & set(two))
+            unpaired += len(one) + len(two) - 2 * len(runs)
+            x = sign * (np.array([one[r] for r in runs]) - np.array([two[r] for r in runs]))
+            if x.size < 2:
+                raise DesignError(
+                    f"the hierarchical model estimates each task's run-to-run spread, which needs at least 2 runs of "
+                    f"each agent on every task: {design.agents[first[p]]} and {design.agents[second[p]]} have "
+                    f"{x.size} paired run(s) on {design.tasks[t]!r}; add runs, or use model='signed_rank', which "
+                    "works on task-level means")
+            sums[p, t], counts[p, t] = x.sum(), x.size
+            within[p, t] = np.square(x - x.mean()).sum()
+            sd[p, t] = x.std()
+            largest[p, t] = np.abs(x).max()
+            if within[p, t] <= 1e-24 * max(1.0, float(np.square(x).sum())):
+                raise DesignError(
+                    f"the differences of {design.agents[first[p]]} and {design.agents[second[p]]} on "
+                    f"{design.tasks[t]!r} do not vary from run to run (e.g. both at a score cap): the hierarchical "
+                    "model's per-task variance has no data; use model='signed_rank', or leave that task out with "
+                    "subset=")
+    if unpaired:
+        notes.append(f"{count(unpaired, 'run')} without a run of the same index in the other agent's cell "
+                     "(unequal runs per cell) left out of the hierarchical model's paired differences")
+    return sums, counts, within, sd, largest
+
+
+def _hierarchical(design, options, ss, first, second, differences, present, sign, notes):
+    sums, counts, within, sd, largest = _paired_statistics(design, first, second, present, sign, notes)
+    n_pairs = first.size
+    few = [p for p in range(n_pairs) if present[p].sum() < 2]
+    if few:
+        p = few[0]
+        raise DesignError(f"the hierarchical model estimates the spread of the per-task differences, which needs at "
+                          f"least 2 tasks; {design.agents[first[p]]} and {design.agents[second[p]]} share "
+                          f"{count(int(present[p].sum()), 'task')}")
+    # each pair on its own scale: the differences divided by the mean over tasks of their standard deviation
+    scale = np.array([sd[p, present[p]].mean() for p in range(n_pairs)])
+    groups = {}
+    for p in range(n_pairs):
+        groups.setdefault(tuple(present[p]), []).append(p)
+
+    def fit(members):
+        members = np.array(members)
+        keep = present[members[0]]
+        s = scale[members][:, None]
+        x_sums, x_counts, x_within = sums[members][:, keep] / s, counts[members][:, keep], \
+            within[members][:, keep] / np.square(s)
+        means = x_sums / x_counts
+        # the largest |standardised difference| of a run bounds delta0 (the paper's and baycomp's max|x|)
+        priors = kernels.Priors(delta_high=(largest[members][:, keep] / s).max(axis=1),
+                                sigma0_high=1000 * np.maximum(means.std(axis=1), 1e-12),
+                                sigma_high=np.full(len(members), 1000.0))
+        # the group's stream, keyed by its first pair's agents: the groups are the design's, whatever n_jobs
+        generator = child_generator(ss, 1, int(first[members[0]]), int(second[members[0]]))
+        chains, accept = kernels.gibbs(x_sums, x_counts, x_within, priors, generator, options.chains,
+                                       options.warmup, options.draws)
+        return members, keep, s, chains
+
+    fits = list(parallel_map(fit, list(groups.values()), options.n_jobs))
+    draws = options.chains * options.draws
+    level, rope = options.confidence_level, options.rope
+    p_pair = np.empty((n_pairs, 3))
+    estimate, low, high = np.empty(n_pairs), np.empty(n_pairs), np.empty(n_pairs)
+    kept = np.empty((n_pairs, min(kernels.KEPT_DRAWS, draws)))
+    simplex = np.empty((n_pairs, kept.shape[1], 3))
+    p_next = np.empty((n_pairs, 3))
+    rhats, esss = np.empty(n_pairs), np.empty(n_pairs)
+    posterior = {c: np.full(differences.shape, np.nan) for c in ("estimate", "conf_low", "conf_high", "p_better",
+                                                                  "p_rope", "p_worse")}
+    diagnostics = []
+    names = design.agents
+    for members, keep, s, chains in fits:
+        delta0 = chains.delta0 * s[:, :, None]                       # (m, chains, draws), in the response's units
+        delta = chains.delta * s[:, :, None, None]                   # (m, chains, draws, tasks)
+        parameters = {"delta0": delta0, "sigma0": chains.sigma0 * s[:, :, None], "nu": chains.nu}
+        for i, p in enumerate(members):
+            flat = delta0[i].ravel()
+            p_pair[p] = [np.mean(flat < -rope), np.mean(np.abs(flat) <= rope), np.mean(flat > rope)]
+            # a next task's difference, t(nu, delta0, sigma0) at each draw: its masses beyond and within the ROPE,
+            # and the share of draws in which each is the largest (baycomp's HierarchicalTest.probs)
+            masses = kernels.next_task_masses(flat, parameters["sigma0"][i].ravel(), chains.nu[i].ravel(), rope)
+            p_next[p] = kernels.winner_counts(masses[:, None, :])[0] / draws
+            simplex[p] = masses[:kept.shape[1]]
+            estimate[p] = flat.mean()
+            low[p], high[p] = _interval(flat, level)
+            kept[p] = flat[:kept.shape[1]]
+            per_task = delta[i].reshape(draws, -1)
+            where = np.flatnonzero(keep)
+            posterior["estimate"][p, where] = per_task.mean(axis=0)
+            posterior["conf_low"][p, where], posterior["conf_high"][p, where] = _interval(per_task, level, axis=0)
+            posterior["p_better"][p, where] = np.mean(per_task > rope, axis=0)
+            posterior["p_rope"][p, where] = np.mean(np.abs(per_task) <= rope, axis=0)
+            posterior["p_worse"][p, where] = np.mean(per_task < -rope, axis=0)
+            rows = [(name, values[i]) for name, values in parameters.items()]
+            rows += [(f"delta[{design.tasks[t]}]", delta[i][..., k]) for k, t in enumerate(where)]
+            stacked = np.stack([v for _, v in rows])       # (parameters, chains, draws): one pass for all
+            r_hat, ess = kernels.diagnose(stacked)
+            r, e = r_hat.tolist(), ess.tolist()
+            rhats[p], esss[p] = max(r), min(e)
+            diagnostics += [{"agent_1": names[first[p]], "agent_2": names[second[p]], "parameter": name,
+                             "estimate": float(v.mean()), "r_hat": rv, "ess_bulk": ev}
+                            for (name, v), rv, ev in zip(rows, r, e)]
+    comparisons = _pair_frame(design, first, second, present, p_pair, estimate, low, high)
+    comparisons["p_better_next"], comparisons["p_rope_next"], comparisons["p_worse_next"] = p_next[:, 2], p_next[:, 1], \
+        p_next[:, 0]
+    comparisons["r_hat"], comparisons["ess_bulk"] = rhats, esss
+    bad = (rhats > RHAT_LIMIT) | (esss < ESS_LIMIT)
+    if bad.any():
+        which = "; ".join(f"{names[first[p]]} vs {names[second[p]]} (R-hat {signif(rhats[p], 4)}, ESS "
+                          f"{signif(esss[p], 3)})" for p in np.flatnonzero(bad))
+        message = (f"the chains of {count(int(bad.sum()), 'pair')} did not show convergence (an R-hat above "
+                   f"{RHAT_LIMIT} or an effective sample size below {ESS_LIMIT}): {which}; rerun with more draws= "
+                   "and warmup=")
+        notes.append(message)
+        warn(message)
+    notes.append("orderings of the agents are given by the signed-rank model only: the hierarchical model is "
+                 "fitted pair by pair, without a joint posterior of all agents")
+    return dict(comparisons=comparisons,
+                task_effects=_task_frame(design, first, second, differences, present, sign, posterior),
+                orderings=None, posterior_draws=kept, simplex_draws=simplex,
+                diagnostics=pd.DataFrame(diagnostics), n_samples=None, prior=None, chains=options.chains,
+                draws=options.draws)
+

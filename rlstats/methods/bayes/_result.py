@@ -1,0 +1,174 @@
+"""The Bayesian comparisons' result: fields, tables and prose (reads fields, computes nothing)."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+
+from ... import format as fmt
+from ..._typing import ColumnNames
+from ...results import Result, resultclass
+from . import plots
+
+_MODELS = {"signed_rank": "Bayesian signed-rank test", "hierarchical": "hierarchical model"}
+
+
+@resultclass
+class BayesResult(Result):
+    """Result of :func:`bayes`.
+
+    Attributes
+    ----------
+    model : str
+        ``"signed_rank"`` or ``"hierarchical"``.
+    rope : float
+        Half-width of the region of practical equivalence.
+    rope_scale : str
+        What its units are: ``"normalised scores"`` or ``"the units of '<response>'"``.
+    higher_is_better : bool
+        Differences are agent_1 minus agent_2 when True, agent_2 minus agent_1 when False: positive means agent_1
+        is better either way.
+    confidence_level : float
+    agents, tasks : tuple of str
+    counts : ndarray, shape (n_tasks, n_agents)
+        Runs per cell.
+    comparisons : DataFrame
+        One row per pair (``tidy()``): agent_1, agent_2, p_better, p_rope, p_worse, estimate (posterior mean of the
+        mean difference across tasks), conf_low and conf_high (equal-tailed credible interval), n_tasks; with the
+        hierarchical model also p_better_next, p_rope_next, p_worse_next (a next task's difference: baycomp's
+        ``HierarchicalTest`` probabilities), r_hat (the largest over the pair's parameters) and ess_bulk (the smallest).
+    task_effects : DataFrame
+        Per pair and shared task: the observed mean difference, and with the hierarchical model delta_i's posterior
+        mean, credible interval and p_better, p_rope, p_worse (NaN with the signed-rank model, whose tasks are data).
+    orderings : DataFrame or None
+        Signed-rank model on a complete design: each ordering of the agents by their Dirichlet-weighted mean over
+        tasks seen in the draws, best first, with its posterior probability, most probable first.
+    posterior_draws : ndarray, shape (n_pairs, kept)
+        The first posterior draws of each pair's mean difference across tasks (for the figures).
+    simplex_draws : ndarray, shape (n_pairs, kept, 3)
+        The first draws of the posterior masses (worse, rope, better) (for the simplex): of the Walsh averages with
+        the signed-rank model, of a next task's difference with the hierarchical model.
+    diagnostics : DataFrame or None
+        Hierarchical model: per pair and parameter (delta0, sigma0, nu, each delta_i), the posterior mean, R-hat
+        and bulk effective sample size.
+    n_samples, prior : int, float or None
+        Signed-rank model: Dirichlet draws and the pseudo-observation's weight.
+    chains, draws : int or None
+        Hierarchical model: chains and draws kept per chain.
+    """
+
+    model: str
+    rope: float
+    rope_scale: str
+    higher_is_better: bool
+    confidence_level: float
+    agents: tuple[str, ...]
+    tasks: tuple[str, ...]
+    counts: np.ndarray
+    comparisons: pd.DataFrame
+    task_effects: pd.DataFrame
+    orderings: pd.DataFrame | None
+    posterior_draws: np.ndarray
+    simplex_draws: np.ndarray
+    diagnostics: pd.DataFrame | None
+    n_samples: int | None
+    prior: float | None
+    chains: int | None
+    draws: int | None
+
+    _plot_kinds: ClassVar[dict] = {
+        "simplex": plots.plot_simplex,
+        "posterior": plots.plot_posterior,
+    }
+
+    def plot(self, ax: Any = None, kind: str | None = None, **kwargs: Any) -> Any:
+        """The simplex of the three probabilities (baycomp's figure; the signed-rank model's default) or the posterior
+        of the mean difference across tasks with the ROPE shaded (``kind="posterior"``, the hierarchical model's
+        default; its simplex shows a next task's masses)."""
+        if kind is None:
+            kind = "simplex" if self.model == "signed_rank" else "posterior"
+        return super().plot(ax=ax, kind=kind, **kwargs)
+
+    # ---- printing -------------------------------------------------------------------
+    def _statistic_line(self):
+        return f"ROPE = [-{fmt.signif(self.rope)}, {fmt.signif(self.rope)}] in {self.rope_scale}"
+
+    def _what(self):
+        if self.model == "signed_rank":
+            return f"{self.n_samples} Dirichlet draws, prior weight {fmt.signif(self.prior)} at 0"
+        return f"{self.chains} chains of {self.draws} draws after warm-up"
+
+    def _shown_pairs(self):
+        pairs = self.comparisons
+        shown = pd.DataFrame({"pair": pairs["agent_1"] + " vs " + pairs["agent_2"],
+                              "P(better)": pairs["p_better"], "P(rope)": pairs["p_rope"],
+                              "P(worse)": pairs["p_worse"], "mean diff": pairs["estimate"],
+                              "lower": pairs["conf_low"], "upper": pairs["conf_high"], "tasks": pairs["n_tasks"]})
+        if "r_hat" in pairs:
+            shown["P(better next)"], shown["P(rope next)"] = pairs["p_better_next"], pairs["p_rope_next"]
+            shown["R-hat"], shown["ESS"] = pairs["r_hat"], pairs["ess_bulk"]
+        return shown
+
+    def _extra_lines(self):
+        lines = [f"model: {_MODELS[self.model]} ({self._what()})",
+                 f"posterior probabilities that agent 1 is practically better / equivalent / worse than agent 2; "
+                 f"mean difference across tasks with {self.confidence_level:.0%} credible interval:"]
+        lines += ["  " + line for line in fmt.table_text(self._shown_pairs(), 4).splitlines()]
+        if self.orderings is not None:
+            top = self.orderings.head(5)
+            lines += ["", "most probable orderings of the agents (by their weighted mean over tasks):"]
+            lines += [f"  {fmt.signif(p, 3):>7}  {o}" for o, p in zip(top["ordering"], top["probability"])]
+        return lines
+
+    def _summary_tables(self):
+        tables = {"Pairs": self.tidy(), "Per task": self.task_effects}
+        if self.orderings is not None:
+            tables["Orderings"] = self.orderings
+        if self.diagnostics is not None:
+            tables["Convergence"] = self.diagnostics
+        return tables
+
+    # ---- tidy output ------------------------------------------------------------------
+    def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
+        """One row per pair: p_better, p_rope, p_worse and the posterior of the mean difference across tasks."""
+        out = self.comparisons.copy()
+        out["rope"] = self.rope
+        out["model"] = self.model
+        return out
+
+    def glance(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
+        """The model, the ROPE and the design in one row (with the worst R-hat and ESS for the hierarchical model)."""
+        row = {"method": self.method, "model": self.model, "rope": self.rope, "n_agents": self.n_agents,
+               "n_tasks": self.n_tasks, "n_obs": self.nobs,
+               "r_hat": float(self.comparisons["r_hat"].max()) if "r_hat" in self.comparisons else np.nan,
+               "ess_bulk": float(self.comparisons["ess_bulk"].min()) if "ess_bulk" in self.comparisons else np.nan}
+        return pd.DataFrame([row])
+
+    def _prose(self):
+        if self.model == "signed_rank":
+            how = (f"the Bayesian signed-rank test (Benavoli et al., 2014, 2017) on the task-level mean differences, "
+                   f"with a Dirichlet process prior of weight {fmt.signif(self.prior, 3)} at 0 and {self.n_samples} "
+                   "posterior draws; a probability is the share of draws in which that region held the largest "
+                   "posterior mass")
+        else:
+            how = (f"the Bayesian hierarchical model of Corani et al. (2017) (per-task mean differences Student-t "
+                   f"across tasks, runs as normal replicates), fitted by Gibbs sampling with {self.chains} chains of "
+                   f"{self.draws} draws; the probabilities are those of the mean difference across tasks")
+        text = (f"We compared {self.n_agents} agents on {self.n_tasks} tasks ({self.nobs} runs) with {how}, with a "
+                f"region of practical equivalence of +-{fmt.signif(self.rope, 3)} in {self.rope_scale}. ")
+        parts = []
+        for row in self.comparisons.itertuples():
+            parts.append(f"{row.agent_1} vs {row.agent_2}: P(better) = {fmt.signif(row.p_better, 3)}, P(equivalent) "
+                         f"= {fmt.signif(row.p_rope, 3)}, P(worse) = {fmt.signif(row.p_worse, 3)}, mean difference "
+                         f"{fmt.signif(row.estimate, 3)} ({self.confidence_level:.0%} credible interval "
+                         f"{fmt.signif(row.conf_low, 3)} to {fmt.signif(row.conf_high, 3)})")
+        text += "; ".join(parts) + "."
+        if "r_hat" in self.comparisons:
+            text += (f" The largest R-hat was {fmt.signif(self.comparisons['r_hat'].max(), 4)} and the smallest bulk "
+                     f"effective sample size {fmt.signif(self.comparisons['ess_bulk'].min(), 3)}.")
+        if self.orderings is not None:
+            top = self.orderings.iloc[0]
+            text += f" The most probable ordering was {top['ordering']} ({fmt.signif(top['probability'], 3)})."
+        return text

@@ -1,0 +1,74 @@
+"""Drawings of the Bayesian comparisons: baycomp's simplex of the three posterior masses, and the posterior of the
+mean difference with the ROPE shaded.
+
+Plots draw, never compute: every function reads a result's fields, takes ``ax=`` (a new figure only when it is
+None), lets user keywords win over the defaults, changes no global style and returns the Axes (the Figure when there
+are several pairs, one panel each).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...plotting import SMALL_FONT, panels
+
+#: the simplex's corners in the plane: worse (left), equivalent (top), better (right), as baycomp draws it
+_CORNERS = np.array([[0.0, 0.0], [0.5, np.sqrt(3) / 2], [1.0, 0.0]])
+
+
+def _pair_axes(result, ax, size, what, width):
+    pairs = result.comparisons
+    fig, axes = panels(ax, len(pairs), size, width=width, what=what, hint=" (one per pair of agents)")
+    return fig, axes, pairs
+
+
+def plot_simplex(result, *, ax=None, width=None, **kwargs):
+    """Each pair's posterior draws of (worse, equivalent, better) as points of a triangle (baycomp's figure), with
+    the probabilities that each region holds the largest mass at its corner (a next task's, with the hierarchical
+    model).  A new figure is a column wide, the panels wrapped to fit; ``width=7`` (inches) puts three in a row."""
+    fig, axes, pairs = _pair_axes(result, ax, (2.3, 2.2), "simplex", width)
+    style = {"s": 2, "alpha": 0.3, "color": "C0", "linewidths": 0}
+    style.update(kwargs)
+    next_task = result.model == "hierarchical"
+    for panel, draws, row in zip(axes, result.simplex_draws, pairs.itertuples()):
+        xy = draws @ _CORNERS
+        worse, rope, better = ((row.p_worse_next, row.p_rope_next, row.p_better_next) if next_task else
+                               (row.p_worse, row.p_rope, row.p_better))
+        panel.plot(*np.vstack([_CORNERS, _CORNERS[:1]]).T, color="0.3", linewidth=0.8)
+        # the borders of the regions where one mass is the largest meet at the centre
+        centre = _CORNERS.mean(axis=0)
+        for a, b in ((0, 1), (1, 2), (0, 2)):
+            panel.plot(*np.array([centre, (_CORNERS[a] + _CORNERS[b]) / 2]).T, color="0.7", linewidth=0.6,
+                       linestyle="--")
+        panel.scatter(xy[:, 0], xy[:, 1], **style)
+        labels = (f"{row.agent_2}\n{worse:.3f}", f"rope\n{rope:.3f}", f"{row.agent_1}\n{better:.3f}")
+        for (x, y), label, align in zip(_CORNERS, labels, ("right", "center", "left")):
+            panel.text(x, y - 0.04 if y == 0 else y + 0.03, label, ha=align, va="top" if y == 0 else "bottom",
+                       fontsize=SMALL_FONT)
+        panel.set_xlim(-0.25, 1.25)
+        panel.set_ylim(-0.2, 1.1)
+        panel.set_aspect("equal")
+        panel.axis("off")
+        panel.set_title(f"{row.agent_1} vs {row.agent_2}" + (" (next task)" if next_task else ""),
+                        fontsize=SMALL_FONT + 1)
+    return axes[0] if len(axes) == 1 else fig
+
+
+def plot_posterior(result, *, ax=None, width=None, **kwargs):
+    """Each pair's posterior of the mean difference across tasks (a histogram of its first draws), the ROPE shaded and
+    the credible interval marked."""
+    fig, axes, pairs = _pair_axes(result, ax, (2.3, 1.9), "posterior", width)
+    style = {"bins": 40, "color": "C0", "alpha": 0.8, "density": True}
+    style.update(kwargs)
+    for panel, draws, row in zip(axes, result.posterior_draws, pairs.itertuples()):
+        panel.hist(draws, **style)
+        if result.rope > 0:
+            panel.axvspan(-result.rope, result.rope, color="C1", alpha=0.3, zorder=3, linewidth=0, label="ROPE")
+        panel.axvline(0.0, color="0.5", linewidth=0.6)
+        for bound in (row.conf_low, row.conf_high):
+            panel.axvline(bound, color="black", linewidth=0.8, linestyle="--")
+        panel.set_title(f"{row.agent_1} vs {row.agent_2}\nP(better) {row.p_better:.2f}, P(rope) {row.p_rope:.2f}",
+                        fontsize=SMALL_FONT)
+        panel.set_xlabel("mean difference (ROPE shaded)", fontsize=SMALL_FONT)
+        panel.tick_params(labelsize=SMALL_FONT)
+    return axes[0] if len(axes) == 1 else fig

@@ -1,0 +1,240 @@
+"""rlstats.bayes: the Bayesian signed-rank test against enumeration and baycomp, the hierarchical model's Gibbs
+sampler against an independent reference chain, and the result's face (issue 41 item 1)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rlstats
+from rlstats.methods.bayes import _kernels as kernels
+
+
+def _frame(diffs, runs=1, noise=0.0, seed=0):
+    """Two agents whose task-level mean differences are ``diffs`` (agent_1 - agent_2)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for t, d in enumerate(diffs):
+        for r in range(runs):
+            base = 10.0 * t
+            rows.append(("A", f"t{t:02d}", r, base + d + noise * rng.normal()))
+            rows.append(("B", f"t{t:02d}", r, base + noise * rng.normal()))
+    return pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
+
+
+@pytest.mark.parametrize("rope", [0.0, 0.1, 0.3])
+def test_staircase_equals_the_quadratic_form_of_walsh_averages(rope):
+    # the O(n) form against sum_ij w_i w_j [Walsh average beyond the ROPE], ties (rounded data) counted 1/2
+    rng = np.random.default_rng(3)
+    d = np.round(rng.normal(size=12), 1)
+    w = kernels.dirichlet_block(rng, 500, 12, 0.5)
+    below, above = kernels.region_matrices(d, rope)
+    theta, mean = kernels.signed_rank_block(w, d[None], np.ones((1, 12), bool), rope)
+    np.testing.assert_allclose(theta[:, 0, 0], np.einsum("is,is->s", below @ w, w), atol=1e-12)
+    np.testing.assert_allclose(theta[:, 0, 2], np.einsum("is,is->s", above @ w, w), atol=1e-12)
+    np.testing.assert_allclose(mean[:, 0], d @ w[1:], atol=1e-12)
+
+
+def test_a_pair_on_fewer_tasks_uses_its_tasks_weights():
+    rng = np.random.default_rng(4)
+    d = rng.normal(size=6)
+    w = kernels.dirichlet_block(rng, 200, 6, 0.5)
+    present = np.array([[True, True, False, True, False, True]])
+    theta, _ = kernels.signed_rank_block(w, d[None], present, 0.1)
+    keep = np.r_[True, present[0]]
+    sub = w[keep] / w[keep].sum(axis=0)
+    below, above = kernels.region_matrices(d[present[0]], 0.1)
+    np.testing.assert_allclose(theta[:, 0, 0], np.einsum("is,is->s", below @ sub, sub), atol=1e-12)
+
+
+@pytest.mark.slow  # baycomp loops over its 50,000 draws in Python (~10 s on a shared core)
+def test_signed_rank_equals_baycomp_within_monte_carlo_error():
+    baycomp = pytest.importorskip("baycomp", reason="baycomp (a test-only reference: pip install baycomp) is absent")
+    rng = np.random.default_rng(5)
+    diffs = rng.normal(0.05, 0.2, size=20)
+    res = rlstats.bayes(_frame(diffs), "score ~ agent | task", rope=0.05, rng=1)
+    row = res.tidy().iloc[0]
+    # baycomp's x and y: its diff is y - x, so y = agent A's task means and "right" is A better
+    x, y = np.zeros(20), diffs
+    left, rope, right = baycomp.SignedRankTest.probs(x, y, rope=0.05, nsamples=50000, random_state=2)
+    for ours, theirs in ((row.p_worse, left), (row.p_rope, rope), (row.p_better, right)):
+        se = np.sqrt(2 * max(theirs * (1 - theirs), 1e-4) / 50000)
+        assert abs(ours - theirs) < 4.5 * se, (ours, theirs)
+    assert 0.05 < row.p_better < 0.95  # a case where the probabilities are not all at 0 or 1
+
+
+def test_probabilities_flip_with_the_agents_and_with_lower_is_better():
+    diffs = np.linspace(-0.3, 0.6, 9)
+    df = _frame(diffs)
+    ab = rlstats.bayes(df, "score ~ agent | task", rope=0.1, rng=0, n_samples=5000).tidy().iloc[0]
+    ba = rlstats.bayes(df, "score ~ agent | task", rope=0.1, rng=0, n_samples=5000,
+                       higher_is_better=False).tidy().iloc[0]
+    assert (ab.p_better, ab.p_rope, ab.p_worse) == pytest.approx((ba.p_worse, ba.p_rope, ba.p_better), abs=0.03)
+
+
+def test_identical_results_whatever_n_jobs():
+    df = rlstats.datasets.simulate(agents=3, tasks=6, seeds=3, effect=0.5, rng=1)
+    kw = dict(rope=0.1, rng=7, n_samples=25_000)
+    one = rlstats.bayes(df, "score ~ agent | task/seed", n_jobs=1, **kw)
+    two = rlstats.bayes(df, "score ~ agent | task/seed", n_jobs=2, **kw)
+    pd.testing.assert_frame_equal(one.tidy(), two.tidy())
+    pd.testing.assert_frame_equal(one.orderings, two.orderings)
+    assert one.seed == 7
+
+
+def test_orderings_sum_to_one_and_agree_with_the_pairs():
+    df = rlstats.datasets.simulate(agents=3, tasks=8, seeds=2, effect=2.0, heterogeneity=0.0, rng=2)
+    res = rlstats.bayes(df, "score ~ agent | task/seed", rope=0.0, rng=0, n_samples=5000, normalize=False)
+    assert res.orderings["probability"].sum() == pytest.approx(1.0)
+    assert res.orderings["ordering"].iloc[0] == "agent_3 > agent_2 > agent_1"
+
+
+def test_control_pairs_and_the_face():
+    import matplotlib.axes
+    import matplotlib.figure
+
+    df = rlstats.datasets.simulate(agents=3, tasks=6, seeds=3, effect=0.5, rng=1)
+    res = rlstats.bayes(df, "score ~ agent | task/seed", rope=0.1, control="agent_1", rng=0, n_samples=2000)
+    tidy = res.tidy()
+    assert list(tidy[["agent_1", "agent_2"]].itertuples(index=False, name=None)) == [("agent_2", "agent_1"),
+                                                                                      ("agent_3", "agent_1")]
+    np.testing.assert_allclose(tidy[["p_better", "p_rope", "p_worse"]].sum(axis=1), 1.0)
+    assert "ROPE = [-0.1, 0.1] in the units of 'score'" in str(res)
+    assert "P(better)" in res.report("text") or "P(better) =" in res.report("text")
+    assert len(res.glance()) == 1
+    assert isinstance(res.plot(), matplotlib.figure.Figure)
+    one = rlstats.bayes(df[df["agent"] != "agent_3"], "score ~ agent | task/seed", rope=0.1, rng=0, n_samples=2000)
+    assert isinstance(one.plot(kind="posterior"), matplotlib.axes.Axes)
+    normalised = rlstats.bayes(df, "score ~ agent | task/seed", rope=0.1, rng=0, n_samples=2000,
+                               normalize=rlstats.datasets.simulate(agents=1, tasks=6, seeds=1, rng=0)
+                               .assign(random=0.0, human=100.0)[["task", "random", "human"]])
+    assert normalised.rope_scale == "normalised scores"
+
+
+# ---------------------------------------------------------------------------- diagnostics
+
+def test_rhat_and_ess_on_independent_and_stuck_chains():
+    rng = np.random.default_rng(0)
+    iid = rng.normal(size=(4, 1000))
+    assert kernels.rhat(iid) < 1.01
+    assert 3000 < kernels.ess_bulk(iid) < 5000
+    ar = np.zeros((4, 1000))
+    for t in range(1, 1000):
+        ar[:, t] = 0.9 * ar[:, t - 1] + rng.normal(size=4)
+    # AR(1) with phi = 0.9: ESS ~ N (1 - phi) / (1 + phi) = 4000 / 19 ~ 210
+    assert 120 < kernels.ess_bulk(ar) < 330
+    shifted = iid + np.array([0.0, 0.0, 0.0, 1.0])[:, None]
+    assert kernels.rhat(shifted) > 1.05
+
+
+# ---------------------------------------------------------------------------- the hierarchical model
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore:the chains of")
+def test_hierarchical_is_identical_whatever_n_jobs_and_converges_on_a_small_design():
+    df = rlstats.datasets.simulate(agents=3, tasks=5, seeds=4, effect=0.5, heterogeneity=0.2, rng=3)
+    kw = dict(rope=0.1, rng=3, model="hierarchical", warmup=300, draws=500, normalize=False)
+    one = rlstats.bayes(df, "score ~ agent | task/seed", n_jobs=1, **kw)
+    two = rlstats.bayes(df, "score ~ agent | task/seed", n_jobs=2, **kw)
+    pd.testing.assert_frame_equal(one.tidy(), two.tidy())
+    pd.testing.assert_frame_equal(one.task_effects, two.task_effects)
+    assert one.diagnostics["r_hat"].max() < 1.05
+    assert one.plot().__class__.__name__ == "Figure"
+
+
+def _pair_frame(x):
+    """Agent A's runs are ``x`` (tasks, runs), agent B's are 0: the paired differences are x."""
+    tasks, runs = x.shape
+    return pd.DataFrame({"agent": np.repeat(["A", "B"], tasks * runs),
+                         "task": np.tile(np.repeat([f"t{i:02d}" for i in range(tasks)], runs), 2),
+                         "seed": np.tile(np.arange(runs), 2 * tasks),
+                         "score": np.concatenate([x.ravel(), np.zeros(x.size)])})
+
+
+def _atari_pair():
+    import os
+
+    if not os.environ.get("RLSTATS_DATA_MIRROR"):
+        pytest.skip("set RLSTATS_DATA_MIRROR to the mirror of the published data (../shared/data/raw) for Atari 100k")
+    df = rlstats.datasets.load("atari100k")
+    df = rlstats.normalize(df[df["agent"].isin(["DER", "DrQ"])], "atari100k_reference")
+    cells = df.sort_values(["task", "seed"]).pivot_table(index=["task", "seed"], columns="agent", values="score")
+    diff = (cells["DER"] - cells["DrQ"]).to_numpy().reshape(26, -1)
+    return diff
+
+
+def _reference_designs():
+    rng = np.random.default_rng(0)
+    small = rng.normal(0.2, 1.0, size=(6, 5)) + rng.standard_t(3, size=(6, 1)) * 0.3
+    heavy = rng.normal(0.0, 0.5, size=(10, 10)) + rng.standard_t(2, size=(10, 1)) * 0.4 + 0.1
+    return {"6 tasks x 5 runs": (lambda: small, 0.1), "10 tasks x 10 runs, t2 tasks": (lambda: heavy, 0.05),
+            "Atari 100k DER - DrQ": (_atari_pair, 0.01)}
+
+
+@pytest.mark.slow  # NUTS in numpyro: about a minute of CPU per design
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+@pytest.mark.parametrize("design", list(_reference_designs()))
+def test_hierarchical_posterior_equals_an_independent_nuts_reference(design):
+    pytest.importorskip("numpyro", reason="numpyro (the test-only independent reference: pip install numpyro) is "
+                                          "absent")
+    import runpy
+    from pathlib import Path
+
+    make, rope = _reference_designs()[design]
+    x = make()
+    reference = runpy.run_path(str(Path(__file__).parent / "reference" / "bayes_reference.py"))["reference_draws"](
+        x, chains=4, warmup=1500, draws=3000)
+    res = rlstats.bayes(_pair_frame(x), "score ~ agent | task/seed", rope=rope, model="hierarchical", chains=8,
+                        warmup=1000, draws=4000, rng=0, normalize=False)
+    row = res.tidy().iloc[0]
+    diag = res.diagnostics.set_index("parameter")
+    ref_ess = {name: float(kernels.ess_bulk(reference[name])) for name in ("delta0", "sigma0")}
+    assert max(float(kernels.rhat(reference[name])) for name in ("delta0", "sigma0", "nu")) < 1.01
+
+    def close(ours, theirs, sd, ess_ours, ess_theirs, factor=1.0):
+        bound = 4.5 * factor * sd * np.sqrt(1 / ess_ours + 1 / ess_theirs)
+        assert abs(ours - theirs) <= bound, (design, ours, theirs, bound)
+
+    d0 = reference["delta0"].ravel()
+    sd0 = d0.std()
+    close(row.estimate, d0.mean(), sd0, diag.loc["delta0", "ess_bulk"], ref_ess["delta0"])
+    for q, ours in ((0.025, row.conf_low), (0.975, row.conf_high)):   # a tail quantile's SE is ~2.7 sd / sqrt(ESS)
+        close(ours, np.quantile(d0, q), sd0, diag.loc["delta0", "ess_bulk"], ref_ess["delta0"], factor=2.7)
+    for ours, theirs in ((row.p_better, np.mean(d0 > rope)), (row.p_worse, np.mean(d0 < -rope))):
+        close(ours, theirs, np.sqrt(max(theirs * (1 - theirs), 1e-3)), diag.loc["delta0", "ess_bulk"],
+              ref_ess["delta0"])
+    s0 = reference["sigma0"].ravel()
+    close(diag.loc["sigma0", "estimate"], s0.mean(), s0.std(), diag.loc["sigma0", "ess_bulk"], ref_ess["sigma0"])
+    tasks = res.task_effects
+    for i in range(x.shape[0]):
+        draws = reference["delta"][..., i].ravel()
+        close(tasks["estimate"].iloc[i], draws.mean(), draws.std(), diag["ess_bulk"].iloc[3 + i],
+              float(kernels.ess_bulk(reference["delta"][..., i])))
+
+
+@pytest.mark.filterwarnings("ignore:the chains of")
+def test_hierarchical_per_task_posteriors_follow_precise_data():
+    # 200 runs per task of noise sd 0.1: each delta_i is pinned by its task's mean (posterior sd ~ 0.007), whatever
+    # the prior across tasks; delta0 sits among them and P(better) = P(delta0 > rope) is near 1 for means ~ 1
+    rng = np.random.default_rng(8)
+    means = np.array([0.8, 1.0, 1.1, 1.3])
+    x = means[:, None] + 0.1 * rng.standard_normal((4, 200))
+    res = rlstats.bayes(_pair_frame(x), "score ~ agent | task/seed", rope=0.1, model="hierarchical", chains=2,
+                        warmup=150, draws=200, rng=0, normalize=False)
+    np.testing.assert_allclose(res.task_effects["estimate"], x.mean(axis=1), atol=0.01)
+    row = res.tidy().iloc[0]
+    assert 0.8 < row.estimate < 1.3 and row.p_better > 0.9
+    assert res.diagnostics.shape[0] == 3 + 4 and res.glance()["r_hat"].iloc[0] >= 1.0
+    assert res.rope_scale == "the units of 'score'"
+    # a next task's masses (baycomp's HierarchicalTest) are probabilities too, and drawn on the simplex
+    np.testing.assert_allclose(res.simplex_draws.sum(axis=-1), 1.0)
+    assert row.p_better_next + row.p_rope_next + row.p_worse_next == pytest.approx(1.0)
+
+
+def test_next_task_masses_are_student_t_probabilities():
+    from scipy import stats
+
+    delta0, sigma0, nu = np.array([0.1, -0.3]), np.array([0.5, 0.2]), np.array([3.0, 40.0])
+    masses = kernels.next_task_masses(delta0, sigma0, nu, 0.05)
+    below = stats.t.cdf(-0.05, nu, delta0, sigma0)
+    above = stats.t.sf(0.05, nu, delta0, sigma0)
+    np.testing.assert_allclose(masses, np.column_stack([below, 1 - below - above, above]), rtol=1e-12)
