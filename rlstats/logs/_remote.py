@@ -133,12 +133,15 @@ class RemoteFile:
     def open(self, mode: str = "r", encoding: str | None = None) -> Any:
         """In binary mode, the file's bytes (:meth:`read_bytes`) as a seekable stream: a zip archive is read without
         the range requests some servers refuse. In text mode, a stream of the file (a header is read without the rest)
-        whose errors are OSErrors, as a local file's."""
+        whose errors are OSErrors, as a local file's, and which gives a FileProblem once more than ``limit`` bytes
+        are read (when the listing gave no size, as an HTTP folder's page, the bound is found while reading)."""
         if "b" in mode:
             return io.BytesIO(self.read_bytes())
         if self.size is not None and self.size > self.limit:
             raise FileProblem("unreadable", _too_large(self.size, self.limit))
-        return _Guarded(lambda: self.fs.open(self.path, mode, encoding=encoding))
+        # decoded here from a bounded byte stream: fsspec's text mode would read a line without end whole
+        return _Guarded(lambda: io.TextIOWrapper(io.BufferedReader(_Bounded(self.fs.open(self.path, "rb"),
+                                                                             self.limit)), encoding=encoding))
 
     def read_bytes(self) -> bytes:
         """The file's bytes; a FileProblem when it has more than ``limit`` (known from the listing, else found
@@ -177,6 +180,32 @@ def _too_large(size, limit):
     has = f"it has {size:,} bytes, more than" if size is not None else "it has more than"
     return (f"{has} the max_file_bytes={limit:,} a file read from a URL may have (its bytes are held in memory while "
             "it is read); pass a larger max_file_bytes= to read it")
+
+
+class _Bounded(io.RawIOBase):
+    """A filesystem's binary stream of which at most ``limit + 1`` bytes are ever asked: past ``limit``, the
+    FileProblem :meth:`RemoteFile.read_bytes` gives."""
+
+    def __init__(self, handle: Any, limit: int) -> None:
+        super().__init__()
+        self._handle, self._limit, self._total = handle, limit, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        want = min(len(buffer), self._limit + 1 - self._total)
+        chunk = self._handle.read(want) if want > 0 else b""
+        self._total += len(chunk)
+        if self._total > self._limit:
+            raise FileProblem("unreadable", _too_large(None, self._limit))
+        buffer[:len(chunk)] = chunk
+        return len(chunk)
+
+    def close(self) -> None:
+        if not self.closed:
+            self._handle.close()
+        super().close()
 
 
 class _Guarded:
