@@ -3,11 +3,12 @@
 
 fsspec is optional (``pip install "rlstats[remote]"``) and imported only when a URL is read; the filesystem
 of a protocol (s3fs, gcsfs, ...) is the user's to install, and the error names its package. The listing is
-bounded (``max_files``: a bucket of millions of files is refused before its files are read); each file is
-checked against ``max_file_bytes`` before its bytes are allocated, read whole into memory one file per worker
-(as the local readers read a file), and files are read in order on a bounded thread pool with at most
-:data:`BYTES_IN_FLIGHT` bytes of files being read at once (a larger file alone), so the tree is never in
-memory, only its parsed scalars. Nothing read is evaluated: the readers are the local ones.
+bounded (``max_files``: a bucket of millions of files is refused before its files are read, though one folder's
+listing is fetched whole first: :func:`list_url`); each file is checked against ``max_file_bytes`` before its
+bytes are allocated (and while they are read, when the listing gives no size), read whole into memory one file
+per worker (as the local readers read a file), and files are read in order on a bounded thread pool with at most
+:data:`BYTES_IN_FLIGHT` bytes of files being read at once (a larger file alone), so the tree is never in memory,
+only its parsed scalars. Nothing read is evaluated: the readers are the local ones.
 """
 
 from __future__ import annotations
@@ -266,7 +267,13 @@ class RemoteRoot:
 def list_url(url: str, options: RemoteOptions) -> tuple[RemoteRoot, str | None, list[str]]:
     """(the folder, the one file named or None, every file under the folder relative to it in ``os.walk``'s order)
     for a URL naming a folder or one file. LogReadError when it names neither, cannot be listed, or its listing
-    passes ``options.max_files`` files (counted as the listing goes, folder by folder)."""
+    passes ``options.max_files`` files.
+
+    The files are counted as the listing goes, folder by folder: folders after the one that passes the bound are
+    never listed. One folder's listing cannot be cut short: fsspec's interface (``ls``, ``walk``, ``find``) hands a
+    folder's entries over only once it has them all (s3fs's ls gathers every page of a prefix before it returns),
+    and no filesystem-independent call pages through them. So a flat folder of millions of objects is listed in full
+    (its entries held in memory) before it is refused; give the URL of a narrower folder (a prefix) there."""
     fs, path = filesystem(url, options.storage_options)
     try:
         # a URL ending in / names a folder (over HTTP, a folder's index page is a file too)
@@ -280,16 +287,18 @@ def list_url(url: str, options: RemoteOptions) -> tuple[RemoteRoot, str | None, 
             raise LogReadError(f"no such folder: {url}; give the URL of the folder of runs (or of one log file)")
         base = path.rstrip("/")
         sizes = {}
+        # fs.walk is a generator listing one folder at a time (each folder's subfolders after it is handed on), so
+        # no folder after the one that passes the bound is listed; that folder's own listing (fs.ls) comes whole
         for folder, _, files in fs.walk(path, detail=True):
             prefix = posixpath.relpath(folder.rstrip("/"), base) if folder.rstrip("/") != base else "."
             for name, info in files.items():
                 relative = name if prefix == "." else f"{prefix}/{name}"
                 sizes[relative] = info.get("size")
-            if len(sizes) > options.max_files:
-                shown = ", ".join(sorted(sizes, key=_walk_key)[:_SHOWN])
-                raise LogReadError(f"the listing of {url} passed {options.max_files:,} files (e.g. {shown}) before it "
-                                   "ended; give the URL of a narrower folder, or pass a larger max_files= to list "
-                                   "them all")
+                if len(sizes) > options.max_files:
+                    shown = ", ".join(sorted(sizes, key=_walk_key)[:_SHOWN])
+                    raise LogReadError(f"the listing of {url} passed {options.max_files:,} files (e.g. {shown}) "
+                                       "before it ended; give the URL of a narrower folder, or pass a larger "
+                                       "max_files= to list them all")
     except RlstatsError:
         raise
     except Exception as exc:  # a filesystem's own errors (credentials, a refused connection): say what it said
