@@ -278,7 +278,7 @@ def _sizeless_and_counted(monkeypatch):
 
     from fsspec.implementations.memory import MemoryFileSystem
 
-    counts: dict = {"read": 0, "opened": []}
+    counts = {"read": 0, "opened": []}
 
     class Counted(io.BytesIO):
         def read(self, n=-1):
