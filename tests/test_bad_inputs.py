@@ -2125,6 +2125,8 @@ REMOTE_LOGS_CASES = [  # (what, URL with {m} for the memory store's folder, opti
      {"format": "csv", "max_file_bytes": 100}, LogReadError,
      ["1 of 1 CSV files under rlstatssizeless://{m}/noline could not be used",
       "ppo/export.csv: unreadable: it has more than the max_file_bytes=100"]),
+    ("a CSV the pattern misses past max_file_bytes", "memory://{m}/noline", {"format": "csv", "max_file_bytes": 100},
+     LogReadError, "ppo/export.csv: unreadable: it has 10,004 bytes, more than the max_file_bytes=100"),
 ]
 
 
