@@ -2085,12 +2085,29 @@ def remote_logs(logs):
             raise RuntimeError("the connection was reset by the server")
 
     fsspec.register_implementation("rlstatsflaky", Flaky, clobber=True)
+
+    class Sizeless(MemoryFileSystem):  # issue 43 item 4 (review): a listing without sizes, as an HTTP folder's page
+        protocol = "rlstatssizeless"
+
+        @classmethod
+        def _strip_protocol(cls, path):
+            return super()._strip_protocol(path.removeprefix("rlstatssizeless://"))
+
+        def ls(self, path, detail=True, **kwargs):
+            out = super().ls(path, detail=detail, **kwargs)
+            return [{k: v for k, v in entry.items() if k != "size"} for entry in out] if detail else out
+
+        def info(self, path, **kwargs):
+            return {k: v for k, v in super().info(path, **kwargs).items() if k != "size"}
+
+    fsspec.register_implementation("rlstatssizeless", Sizeless, clobber=True)
     memory, prefix = fsspec.filesystem("memory"), f"/bad-inputs-{os.getpid()}-{id(logs)}"
     for path in (logs / "runs").rglob("*"):
         if path.is_file():
             memory.pipe(f"{prefix}/runs/{path.relative_to(logs / 'runs').as_posix()}", path.read_bytes())
     memory.pipe(f"{prefix}/empty/progress.csv", b"")
     memory.pipe(f"{prefix}/other/notes.txt", b"no log here")
+    memory.pipe(f"{prefix}/noline/ppo/export.csv", b"Step" + b",x" * 5000)  # a header without line end
     yield prefix
     memory.rm(prefix, recursive=True)
 
@@ -2114,6 +2131,15 @@ REMOTE_LOGS_CASES = [  # (what, URL with {m} for the memory store's folder, opti
      ["the listing of memory://{m}/runs passed 3 files", "pass a larger max_files= to list them all"]),
     ("a file past max_file_bytes", "memory://{m}/runs", {"max_file_bytes": 10}, LogReadError,
      "unreadable: it has 37 bytes, more than the max_file_bytes=10 a file read from a URL may have"),
+    # issue 43 item 4 (review): no size listed, the bound found while reading
+    ("a file of no listed size past max_file_bytes", "rlstatssizeless://{m}/runs", {"max_file_bytes": 10},
+     LogReadError, "unreadable: it has more than the max_file_bytes=10 a file read from a URL may have"),
+    ("a header without line end past max_file_bytes", "rlstatssizeless://{m}/noline",
+     {"format": "csv", "max_file_bytes": 100}, LogReadError,
+     ["1 of 1 CSV files under rlstatssizeless://{m}/noline could not be used",
+      "ppo/export.csv: unreadable: it has more than the max_file_bytes=100"]),
+    ("a CSV the pattern misses past max_file_bytes", "memory://{m}/noline", {"format": "csv", "max_file_bytes": 100},
+     LogReadError, "ppo/export.csv: unreadable: it has 10,004 bytes, more than the max_file_bytes=100"),
 ]
 
 

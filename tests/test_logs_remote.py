@@ -267,3 +267,117 @@ def test_an_s3_server_gives_the_local_frame(folders):
             rlstats.read_logs("s3://logs/nothing", progress=False, storage_options=options)
     finally:
         server.stop()
+
+
+# issue 43 item 4 (review): reads bounded when no size is listed, an archive read once, the listing stopped early
+
+def _sizeless_and_counted(monkeypatch):
+    """MemoryFileSystem with no sizes in its listing or info (as an HTTP folder's page) and every byte read from its
+    files counted: {"read": bytes read, "opened": paths opened}."""
+    import io
+
+    from fsspec.implementations.memory import MemoryFileSystem
+
+    counts = {"read": 0, "opened": []}
+
+    class Counted(io.BytesIO):
+        def read(self, n=-1):
+            chunk = super().read(n)
+            counts["read"] += len(chunk)
+            return chunk
+
+    ls, info, opener = MemoryFileSystem.ls, MemoryFileSystem.info, MemoryFileSystem._open
+
+    def sizeless_ls(self, path, detail=True, **kwargs):
+        out = ls(self, path, detail=detail, **kwargs)
+        return [{k: v for k, v in entry.items() if k != "size"} for entry in out] if detail else out
+
+    def counted_open(self, path, mode="rb", **kwargs):
+        counts["opened"].append(path)
+        with opener(self, path, mode, **kwargs) as handle:
+            return Counted(handle.getvalue())
+
+    monkeypatch.setattr(MemoryFileSystem, "ls", sizeless_ls)
+    monkeypatch.setattr(MemoryFileSystem, "info", lambda self, path, **kwargs: {
+        k: v for k, v in info(self, path, **kwargs).items() if k != "size"})
+    monkeypatch.setattr(MemoryFileSystem, "_open", counted_open)
+    return counts
+
+
+@pytest.fixture
+def memory_prefix():
+    memory = fsspec.filesystem("memory")
+    prefix = f"/rlstats-{uuid.uuid4().hex}"
+    yield memory, prefix
+    memory.rm(prefix, recursive=True)
+
+
+def test_a_file_of_no_listed_size_is_refused_after_reading_no_more_than_the_bound(memory_prefix, monkeypatch):
+    """A 2 MB CSV without a line end in a folder whose listing gives no sizes: the W&B header sniff and the read
+    each stop after max_file_bytes + 1 bytes, and the file is the problem the read log states."""
+    memory, prefix = memory_prefix
+    memory.pipe(f"{prefix}/ppo/hopper/huge.csv", b"Step" + b",x" * 1_000_000)
+    memory.pipe(f"{prefix}/ppo/hopper/seed_0/log.csv", b"step,return\n1,2.5\n2,3.5\n")
+    counts = _sizeless_and_counted(monkeypatch)
+    with pytest.warns(rlstats.errors.RlstatsWarning, match="huge.csv: unreadable: it has more than the max_file"):
+        frame = rlstats.read_logs(f"memory://{prefix}", "{agent}/{task}/seed_{seed}", format="csv", progress=False,
+                                  max_file_bytes=1000, on_error="skip")
+    assert frame["return"].tolist() == [2.5, 3.5]
+    (problem,), = [frame.attrs["read_log"].problems]
+    assert problem.source == "ppo/hopper/huge.csv" and problem.kind == "unreadable"
+    assert "more than the max_file_bytes=1,000 a file read from a URL may have" in problem.detail
+    huge = [path for path in counts["opened"] if path.endswith("huge.csv")]
+    assert len(huge) == 2  # sniffed, then read
+    assert counts["read"] == 2 * 1001 + 24  # two reads of it stopped a byte past the bound, and log.csv's 24 bytes
+    # the text stream alone: a readline without a limit stops at the bound
+    file = _remote.RemoteFile(memory, f"{prefix}/ppo/hopper/huge.csv", "memory://x", None, 500)
+    counts["read"] = 0
+    with pytest.raises(_remote.FileProblem, match="more than the max_file_bytes=500 a file"):
+        with file.open(encoding="utf-8") as handle:
+            handle.readline()
+    assert counts["read"] == 501
+
+
+def test_the_w_and_b_header_is_sniffed_with_a_bound(tmp_path, monkeypatch):
+    from rlstats.logs import _tabular
+
+    monkeypatch.setattr(_tabular, "MAX_HEADER_CHARS", 40)
+    wandb, other = tmp_path / "wandb.csv", tmp_path / "other.csv"
+    wandb.write_text("Step," + ",".join(f"run{i} - charts/return" for i in range(100)))  # no line end, 2 KB
+    other.write_text("step," + ",".join(f"column{i}" for i in range(100)) + "\n1," + ",".join("0" * 100))
+    assert _tabular.looks_like_wandb_export(wandb) and not _tabular.looks_like_wandb_export(other)
+    monkeypatch.setattr(_tabular, "MAX_HEADER_CHARS", 1 << 20)
+    assert _tabular.looks_like_wandb_export(wandb) and not _tabular.looks_like_wandb_export(other)
+
+
+def test_an_evaluations_npz_is_downloaded_once(folders, monkeypatch):
+    _, memory = folders
+    counts = _sizeless_and_counted(monkeypatch)
+    frame = rlstats.read_logs(memory, PATTERN, format="sb3_eval", progress=False)
+    assert len(frame) == 32
+    assert len(counts["opened"]) == 8 and len(set(counts["opened"])) == 8  # each of the 8 archives once
+    assert counts["read"] == sum(len(data) for relative, data in _runs().items()
+                                 if relative.endswith(".npz"))  # each read whole once
+
+
+def test_the_listing_stops_at_the_folder_that_passes_max_files(memory_prefix, monkeypatch):
+    """40 folders of 3 files each: with max_files=10, only the folders up to the one holding the 11th file are
+    listed (fs.walk is lazy)."""
+    from fsspec.implementations.memory import MemoryFileSystem
+
+    memory, prefix = memory_prefix
+    for folder in range(40):
+        for seed in range(3):
+            memory.pipe(f"{prefix}/ppo/task{folder:02d}/log{seed}.jsonl", b'{"step": 1, "r": 1}\n')
+    listed, ls = [], MemoryFileSystem.ls
+
+    def counted_ls(self, path, detail=True, **kwargs):
+        out = ls(self, path, detail=detail, **kwargs)
+        listed.extend(entry["name"] for entry in out if entry["type"] == "file")
+        return out
+
+    monkeypatch.setattr(MemoryFileSystem, "ls", counted_ls)
+    with pytest.raises(LogReadError, match="passed 10 files"):
+        rlstats.read_logs(f"memory://{prefix}", progress=False, max_files=10)
+    # the folders task00 to task03 (the 11th file is in task03), not the 120 files of the 40
+    assert len(listed) == 12 and {name.rsplit("/", 2)[1] for name in listed} == {f"task0{i}" for i in range(4)}

@@ -141,8 +141,12 @@ print(check.groupby(check["difference"] > 1e-3)["difference"].agg(["size", "max"
 #
 # `n_jobs` threads read the files in order, with at most 256 MiB of files being read at once,
 # and nothing read is run as code. A listing of more than 100,000 files is refused before any
-# file is read (`max_files=` raises the bound; better, point at a narrower folder), and so is a
-# file over 1 GiB (`max_file_bytes=`), since a file is held in memory while it is read.
+# file is read (`max_files=` raises the bound; better, point at a narrower folder). The listing
+# goes folder by folder and stops at the bound, but one folder comes whole (fsspec offers no
+# paged listing common to all filesystems), so a flat prefix of millions of objects is listed
+# before it is refused: point at a narrower one. A file over 1 GiB (`max_file_bytes=`) is
+# refused too, since a file is held in memory while it is read; when the listing gives no
+# size (an HTTP folder's page), no more than the bound is read to find it out.
 # From the shell: `rlstats read-logs s3://my-bucket/runs --pattern ... --jobs 8 -o runs.csv`,
 # with the credentials the filesystem reads from the environment.
 

@@ -48,25 +48,23 @@ def default_tags(available):
             f"pass tags= for {LENGTH!r}" + (f" or {SUCCESS!r}" if SUCCESS in available else ""))
 
 
-def _headers(path):
-    """{array name: (shape, dtype)} from each member's .npy header, read before any array.
+def _headers(handle):
+    """{array name: (shape, dtype)} from each member's .npy header of the archive ``handle`` (a seekable binary
+    stream, left where it was), read before any array.
 
     Checks the file is an .npz archive, its members declare at most MAX_NPZ_BYTES in all, and each
     header's shape fits in its member (numpy allocates the shape a header declares before reading).
     """
     try:
-        size = path.stat().st_size
-        if size > MAX_NPZ_BYTES:
-            raise FileProblem("unreadable", f"it has {size:,} bytes, more than the {MAX_NPZ_BYTES:,} an "
-                                            "evaluations.npz may have")
-        with path.open("rb") as handle:  # a Path, or a file of a URL (._remote)
-            head = handle.read(4)
+        start = handle.tell()
+        head = handle.read(4)
+        handle.seek(start)
         if not head:
             raise FileProblem("empty", "the file has no bytes")
         if head not in _ZIP_MAGIC:
             raise FileProblem("unreadable", "not an .npz archive (a zip of .npy arrays, as EvalCallback writes with "
                                             f"np.savez); it starts with {head!r}")
-        with path.open("rb") as handle, zipfile.ZipFile(handle) as archive:
+        with zipfile.ZipFile(handle) as archive:  # closing the archive leaves the stream open
             members = archive.infolist()
             total = sum(info.file_size for info in members)
             if total > MAX_NPZ_BYTES:
@@ -101,6 +99,7 @@ def _headers(path):
     except zipfile.BadZipFile as exc:
         raise FileProblem("corrupt", f"not a readable zip archive ({exc}); the file may have been cut off "
                                      "while being written") from exc
+    handle.seek(start)
     return headers
 
 
@@ -118,18 +117,35 @@ def _integral(name, array, ndim):
     return array.astype(np.int64)
 
 
+def _arrays(path):
+    """{array name: array} of the arrays of ARRAYS the archive holds, from one opening of the file (a file of a URL is
+    read once: ``._remote`` opens it as its bytes); a FileProblem when it is too large, not an archive of them, or
+    cannot be read."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_NPZ_BYTES:
+            raise FileProblem("unreadable", f"it has {size:,} bytes, more than the {MAX_NPZ_BYTES:,} an "
+                                            "evaluations.npz may have")
+        handle = path.open("rb")  # a Path, or a file of a URL (._remote)
+    except OSError as exc:
+        raise FileProblem("unreadable", exc.strerror or str(exc)) from exc
+    with handle:
+        headers = _headers(handle)
+        missing = [name for name in ARRAYS[:3] if name not in headers]
+        if missing:
+            raise FileProblem("unreadable", f"no array {', '.join(map(repr, missing))} (EvalCallback writes "
+                                            f"timesteps, results and ep_lengths); it holds "
+                                            f"{', '.join(map(repr, headers)) or 'none'}")
+        try:
+            with np.load(handle, allow_pickle=False) as archive:
+                return {name: archive[name] for name in ARRAYS if name in headers}
+        except (ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:  # data shorter than its header, a bad CRC
+            raise FileProblem("corrupt", f"an array cannot be read ({type(exc).__name__}: {exc})") from exc
+
+
 def read(path):
     """An ``evaluations.npz`` as a list of one Piece (format in the module docstring)."""
-    headers = _headers(path)
-    missing = [name for name in ARRAYS[:3] if name not in headers]
-    if missing:
-        raise FileProblem("unreadable", f"no array {', '.join(map(repr, missing))} (EvalCallback writes timesteps, "
-                                        f"results and ep_lengths); it holds {', '.join(map(repr, headers)) or 'none'}")
-    try:
-        with path.open("rb") as handle, np.load(handle, allow_pickle=False) as archive:
-            arrays = {name: archive[name] for name in ARRAYS if name in headers}
-    except (ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:  # data shorter than its header, a bad CRC
-        raise FileProblem("corrupt", f"an array cannot be read ({type(exc).__name__}: {exc})") from exc
+    arrays = _arrays(path)
     for name in PER_EPISODE:
         if name in arrays and arrays[name].ndim == 3 and arrays[name].shape[2] == 1:
             arrays[name] = arrays[name][:, :, 0]  # (evaluations, episodes, 1): SB3 < 1.1 (module docstring)

@@ -502,11 +502,15 @@ def read_logs(path: str | os.PathLike[str], pattern: str | Callable[..., Any] | 
         pandas take them. An error with a local path.
     max_files : int
         For a URL: the most files its listing may hold (every file counts, log or not), 100,000 by
-        default; a larger listing is an error before any file is read. Pass more to read more.
+        default; a larger listing is an error before any file is read. Pass more to read more. The
+        listing goes folder by folder and stops at the folder that passes the bound, but one folder's
+        listing comes whole (fsspec has no filesystem-independent paged listing): a flat folder of
+        millions of objects is listed before it is refused, so name a narrower folder there.
     max_file_bytes : int
         For a URL: the most bytes one file may have, 1 GiB by default (a file is held in memory while
         it is read); a larger file is a problem of that file (see ``on_error``), found before its
-        bytes are read. Local files are read as they are.
+        bytes are read, or when the listing gives no size (an HTTP folder's page) after reading at
+        most ``max_file_bytes + 1`` of them. Local files are read as they are.
 
     Returns
     -------

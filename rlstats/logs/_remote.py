@@ -3,11 +3,12 @@
 
 fsspec is optional (``pip install "rlstats[remote]"``) and imported only when a URL is read; the filesystem
 of a protocol (s3fs, gcsfs, ...) is the user's to install, and the error names its package. The listing is
-bounded (``max_files``: a bucket of millions of files is refused before its files are read); each file is
-checked against ``max_file_bytes`` before its bytes are allocated, read whole into memory one file per worker
-(as the local readers read a file), and files are read in order on a bounded thread pool with at most
-:data:`BYTES_IN_FLIGHT` bytes of files being read at once (a larger file alone), so the tree is never in
-memory, only its parsed scalars. Nothing read is evaluated: the readers are the local ones.
+bounded (``max_files``: a bucket of millions of files is refused before its files are read, though one folder's
+listing is fetched whole first: :func:`list_url`); each file is checked against ``max_file_bytes`` before its
+bytes are allocated (and while they are read, when the listing gives no size), read whole into memory one file
+per worker (as the local readers read a file), and files are read in order on a bounded thread pool with at most
+:data:`BYTES_IN_FLIGHT` bytes of files being read at once (a larger file alone), so the tree is never in memory,
+only its parsed scalars. Nothing read is evaluated: the readers are the local ones.
 """
 
 from __future__ import annotations
@@ -133,12 +134,15 @@ class RemoteFile:
     def open(self, mode: str = "r", encoding: str | None = None) -> Any:
         """In binary mode, the file's bytes (:meth:`read_bytes`) as a seekable stream: a zip archive is read without
         the range requests some servers refuse. In text mode, a stream of the file (a header is read without the rest)
-        whose errors are OSErrors, as a local file's."""
+        whose errors are OSErrors, as a local file's, and which gives a FileProblem once more than ``limit`` bytes
+        are read (when the listing gave no size, as an HTTP folder's page, the bound is found while reading)."""
         if "b" in mode:
             return io.BytesIO(self.read_bytes())
         if self.size is not None and self.size > self.limit:
             raise FileProblem("unreadable", _too_large(self.size, self.limit))
-        return _Guarded(lambda: self.fs.open(self.path, mode, encoding=encoding))
+        # decoded here from a bounded byte stream: fsspec's text mode would read a line without end whole
+        return _Guarded(lambda: io.TextIOWrapper(io.BufferedReader(_Bounded(self.fs.open(self.path, "rb"),
+                                                                             self.limit)), encoding=encoding))
 
     def read_bytes(self) -> bytes:
         """The file's bytes; a FileProblem when it has more than ``limit`` (known from the listing, else found
@@ -177,6 +181,32 @@ def _too_large(size, limit):
     has = f"it has {size:,} bytes, more than" if size is not None else "it has more than"
     return (f"{has} the max_file_bytes={limit:,} a file read from a URL may have (its bytes are held in memory while "
             "it is read); pass a larger max_file_bytes= to read it")
+
+
+class _Bounded(io.RawIOBase):
+    """A filesystem's binary stream of which at most ``limit + 1`` bytes are ever asked: past ``limit``, the
+    FileProblem :meth:`RemoteFile.read_bytes` gives."""
+
+    def __init__(self, handle: Any, limit: int) -> None:
+        super().__init__()
+        self._handle, self._limit, self._total = handle, limit, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        want = min(len(buffer), self._limit + 1 - self._total)
+        chunk = self._handle.read(want) if want > 0 else b""
+        self._total += len(chunk)
+        if self._total > self._limit:
+            raise FileProblem("unreadable", _too_large(None, self._limit))
+        buffer[:len(chunk)] = chunk
+        return len(chunk)
+
+    def close(self) -> None:
+        if not self.closed:
+            self._handle.close()
+        super().close()
 
 
 class _Guarded:
@@ -237,7 +267,13 @@ class RemoteRoot:
 def list_url(url: str, options: RemoteOptions) -> tuple[RemoteRoot, str | None, list[str]]:
     """(the folder, the one file named or None, every file under the folder relative to it in ``os.walk``'s order)
     for a URL naming a folder or one file. LogReadError when it names neither, cannot be listed, or its listing
-    passes ``options.max_files`` files (counted as the listing goes, folder by folder)."""
+    passes ``options.max_files`` files.
+
+    The files are counted as the listing goes, folder by folder: folders after the one that passes the bound are
+    never listed. One folder's listing cannot be cut short: fsspec's interface (``ls``, ``walk``, ``find``) hands a
+    folder's entries over only once it has them all (s3fs's ls gathers every page of a prefix before it returns),
+    and no filesystem-independent call pages through them. So a flat folder of millions of objects is listed in full
+    (its entries held in memory) before it is refused; give the URL of a narrower folder (a prefix) there."""
     fs, path = filesystem(url, options.storage_options)
     try:
         # a URL ending in / names a folder (over HTTP, a folder's index page is a file too)
@@ -251,16 +287,18 @@ def list_url(url: str, options: RemoteOptions) -> tuple[RemoteRoot, str | None, 
             raise LogReadError(f"no such folder: {url}; give the URL of the folder of runs (or of one log file)")
         base = path.rstrip("/")
         sizes = {}
+        # fs.walk is a generator listing one folder at a time (each folder's subfolders after it is handed on), so
+        # no folder after the one that passes the bound is listed; that folder's own listing (fs.ls) comes whole
         for folder, _, files in fs.walk(path, detail=True):
             prefix = posixpath.relpath(folder.rstrip("/"), base) if folder.rstrip("/") != base else "."
             for name, info in files.items():
                 relative = name if prefix == "." else f"{prefix}/{name}"
                 sizes[relative] = info.get("size")
-            if len(sizes) > options.max_files:
-                shown = ", ".join(sorted(sizes, key=_walk_key)[:_SHOWN])
-                raise LogReadError(f"the listing of {url} passed {options.max_files:,} files (e.g. {shown}) before it "
-                                   "ended; give the URL of a narrower folder, or pass a larger max_files= to list "
-                                   "them all")
+                if len(sizes) > options.max_files:
+                    shown = ", ".join(sorted(sizes, key=_walk_key)[:_SHOWN])
+                    raise LogReadError(f"the listing of {url} passed {options.max_files:,} files (e.g. {shown}) "
+                                       "before it ended; give the URL of a narrower folder, or pass a larger "
+                                       "max_files= to list them all")
     except RlstatsError:
         raise
     except Exception as exc:  # a filesystem's own errors (credentials, a refused connection): say what it said

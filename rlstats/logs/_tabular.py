@@ -36,6 +36,8 @@ WALL_TIME_COLUMNS = ("wall_time", "_timestamp", "timestamp")
 ELAPSED_COLUMNS = ("time/time_elapsed", "Time", "_runtime", "time_elapsed")
 _LINE_END = re.compile(r"\r\n|\r|\n")
 WANDB_COLUMN = re.compile(r"^(?P<run>.+) - (?P<metric>.+?)(?P<bound>__MIN|__MAX)?$")
+#: Most characters of a CSV header read to tell a W&B export (about 7,000 runs' three columns each).
+MAX_HEADER_CHARS = 1 << 20
 #: Deepest nesting of ``[`` and ``{`` a JSON log record may have (the json module recurses once per level).
 MAX_JSON_DEPTH = 64
 #: json_depth's classes of bytes (every other byte is 0) and the bytes it follows with numpy at once.
@@ -347,13 +349,22 @@ def combine_monitors(pieces):
 
 
 def looks_like_wandb_export(path):
-    """Whether a CSV file's header is that of a W&B chart export (read before matching run names)."""
+    """Whether a CSV file's header is that of a W&B chart export (read before matching run names).
+
+    At most MAX_HEADER_CHARS of the header are read (a file without line end is not read whole): a longer header is
+    judged by its columns within them. A file of a URL over its ``max_file_bytes`` counts as one, so that reading it
+    gives its problem rather than leaving it out unread."""
     try:
         with path.open(encoding="utf-8") as handle:  # a Path, or a file of a URL (._remote)
-            header = handle.readline()
+            header = handle.readline(MAX_HEADER_CHARS)
+    except FileProblem:
+        return True
     except (OSError, UnicodeDecodeError):
         return False
-    return _is_wandb_export([c.strip().strip('"') for c in header.rstrip("\r\n").split(",")])
+    columns = header.rstrip("\r\n").split(",")
+    if len(header) == MAX_HEADER_CHARS and not header.endswith("\n"):
+        columns = columns[:-1]  # cut off within a column
+    return _is_wandb_export([c.strip().strip('"') for c in columns])
 
 
 def _is_wandb_export(columns):
