@@ -48,18 +48,21 @@ def nonsignificant_groups(order: Sequence[int], significant: NDArray[np.bool_],
     return groups
 
 
-def agent_groups(agents: Sequence[str], hue: Any, data: Any = None) -> tuple[list[str], str | None]:
+def agent_groups(agents: Sequence[str], hue: Any, data: Any = None,
+                 agent_column: str | None = None) -> tuple[list[str], str | None]:
     """Each agent's group for ``hue=``, and the legend's title: checks, never computes a statistic.
 
     ``hue`` is a mapping agent -> group (a dict, or a pandas Series indexed by agent), which must name every agent of
-    the result and no other; or the name of a column of ``data`` holding one group per agent (constant over the
-    agent's rows; rows of agents the result does not hold, such as those a ``subset=`` left out, are ignored).
+    the result with a group (no missing value) and no other agent; or the name of a column of ``data`` holding one
+    group per agent (constant over the agent's rows; rows of agents the result does not hold, such as those a
+    ``subset=`` left out, are ignored).  ``agent_column`` is the column of ``data`` naming the agents (the result's
+    formula's groups term); None looks for the one column holding every agent.
 
     Raises
     ------
     OptionError
-        Agents missing from the mapping or unknown to the result, a column not in ``data`` (or no ``data``), a
-        column whose value changes within an agent or is missing.
+        Agents missing from the mapping, given a missing group or unknown to the result, a column not in ``data``
+        (or no ``data``), a column whose value changes within an agent or is missing.
     """
     agents = [str(a) for a in agents]
     title: Any = None
@@ -70,7 +73,7 @@ def agent_groups(agents: Sequence[str], hue: Any, data: Any = None) -> tuple[lis
         if hue not in data.columns:
             raise OptionError(f"hue={hue!r} is not a column of data; the columns are: "
                               + ", ".join(map(repr, data.columns[:20])))
-        agent_column = _agent_column(data, agents)
+        agent_column = _agent_column(data, agents, agent_column)
         frame = data[[agent_column, hue]]
         frame = frame[frame[agent_column].astype(str).isin(agents)]
         if frame[hue].isna().any():
@@ -91,6 +94,10 @@ def agent_groups(agents: Sequence[str], hue: Any, data: Any = None) -> tuple[lis
         if unknown:
             raise OptionError(f"hue= names {len(unknown)} agent(s) the result does not hold: "
                               f"{', '.join(map(repr, unknown[:5]))}; the agents are: {', '.join(map(repr, agents))}")
+        blank = [a for a, g in mapping.items() if _missing(g)]
+        if blank:  # as the column form refuses: a missing group would be drawn as a group called "nan"
+            raise OptionError(f"hue= gives a missing group for agent(s) {', '.join(map(repr, blank[:5]))}; give "
+                              "every agent of the result a group")
     else:
         raise OptionError(f"hue= must be a mapping agent -> group (dict or pandas Series) or the name of a column of "
                           f"data=, got {type(hue).__name__}")
@@ -101,13 +108,44 @@ def agent_groups(agents: Sequence[str], hue: Any, data: Any = None) -> tuple[lis
     return [str(mapping[a]) for a in agents], None if title is None else str(title)
 
 
-def _agent_column(data, agents):
-    """The column of ``data`` whose values are the result's agents (the formula's groups column)."""
+def _missing(value):
+    try:
+        return bool(value is None or value != value)  # None, NaN, pd.NA and NaT
+    except (TypeError, ValueError):  # pd.NA's comparison raises
+        return True
+
+
+def _agent_column(data, agents, column=None):
+    """The column of ``data`` whose values are the result's agents: the formula's groups column when known."""
+    if column is not None:
+        if column not in data.columns:
+            raise OptionError(f"data= has no column {column!r}, the agents' column of the result's formula: pass the "
+                              "data the result was computed from")
+        absent = sorted(set(agents) - set(data[column].astype(str)))
+        if absent:
+            raise OptionError(f"data='s column {column!r} lacks agent(s) {', '.join(map(repr, absent[:5]))} of the "
+                              "result: pass the data the result was computed from")
+        return column
     for column in data.columns:
         if set(agents) <= set(data[column].astype(str)):
             return column
     raise OptionError("data= holds no column with every agent of the result: pass the data the result was computed "
                       "from")
+
+
+def _group_colors(hue_colors):
+    """``hue_colors=`` checked: a mapping group -> a colour matplotlib knows."""
+    from matplotlib.colors import is_color_like
+
+    if not hasattr(hue_colors, "items"):
+        raise OptionError(f"hue_colors= must be a mapping group -> colour, e.g. {{'value-based': 'tab:blue', ...}}, "
+                          f"got {type(hue_colors).__name__}")
+    given = {str(g): c for g, c in hue_colors.items()}
+    bad = [f"{g!r}: {c!r}" for g, c in given.items() if not is_color_like(c)]
+    if bad:
+        raise OptionError(f"hue_colors= gives what is not a colour for {', '.join(bad[:3])}; use a matplotlib colour "
+                          "such as 'tab:blue', '#1f77b4' or (0.1, 0.5, 0.7)")
+    return given
 
 
 def plot_critical_difference(result: Any, *, ax: Any = None, hue: Any = None, data: Any = None,
@@ -139,11 +177,13 @@ def plot_critical_difference(result: Any, *, ax: Any = None, hue: Any = None, da
     control = getattr(result, "control", None)
     style = {"color": "black", "linewidth": 1.0}
     style.update(kwargs)
-    groups, legend_title = agent_groups(names, hue, data) if hue is not None else (None, None)
+    formula = getattr(result, "formula", None)
+    groups, legend_title = (agent_groups(names, hue, data, getattr(formula, "groups", None)) if hue is not None
+                            else (None, None))
     colors: dict[str, Any] = {}
     if groups is not None:
         present = list(dict.fromkeys(groups[j] for j in order))  # best agent's group first
-        given = {} if hue_colors is None else {str(g): c for g, c in dict(hue_colors).items()}
+        given = {} if hue_colors is None else _group_colors(hue_colors)
         lacking = [g for g in present if g not in given]
         if hue_colors is not None and lacking:
             raise OptionError(f"hue_colors= gives no colour for group(s) {', '.join(map(repr, lacking))}")
