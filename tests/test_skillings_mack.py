@@ -1076,3 +1076,25 @@ def test_critical_difference_hue_fits_a_column_and_a_page():
     assert drawn.x0 >= -0.02 and drawn.x1 <= 6.42
     assert page.get_legend()._ncols >= 3  # sized for 3.2 in it had one column
     plt.close("all")
+
+
+def test_header_names_friedman_on_a_complete_collapsed_design():
+    """issue 41 item 3 (review): cell means of a complete design are ranked by Friedman's statistic, as the Conover
+    post hoc says; missing cells keep Skillings-Mack's name; uncorrected ties are named."""
+    from scipy import stats
+
+    df = rlstats.datasets.simulate(agents=3, tasks=8, seeds=4, effect=1.0, rng=0)
+    res = rlstats.skillings_mack(df, "score ~ agent | task", within_cell="mean", posthoc="conover",
+                                 pvalue="asymptotic")
+    lines = str(res).splitlines()
+    assert lines[1] == "\tFriedman rank sum test on cell means" and res.method == lines[1].strip()
+    means = df.groupby(["task", "agent"])["score"].mean().unstack()
+    reference = stats.friedmanchisquare(*means.to_numpy().T)
+    assert lines[4] == f"Friedman chi-squared = {reference.statistic:.5g}, df = 2, p-value = {reference.pvalue:.4g}"
+    assert res.statistic == pytest.approx(reference.statistic, rel=1e-12)
+    holes = df[~((df["agent"] == "agent_1") & (df["task"] == "task_01"))]
+    assert rlstats.skillings_mack(holes, "score ~ agent | task", within_cell="mean").method == \
+        "Skillings-Mack test for incomplete blocks on cell means"
+    tied = rlstats.skillings_mack(df.assign(score=df["score"].round(0)), "score ~ agent | task",
+                                  within_cell="median", pvalue="asymptotic")
+    assert tied.has_ties and tied.method == "Friedman rank sum test on cell medians (no tie correction)"
