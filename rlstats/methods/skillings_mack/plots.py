@@ -152,7 +152,13 @@ def _inches(ax, texts, fontsize):
     """Widths in inches of ``texts`` drawn at ``fontsize`` points in ``ax``'s figure."""
     from matplotlib.font_manager import FontProperties
 
-    renderer = ax.figure.canvas.get_renderer()
+    canvas = ax.figure.canvas
+    if hasattr(canvas, "get_renderer"):  # the Agg canvases (the default, notebooks, Qt, Tk)
+        renderer = canvas.get_renderer()
+    else:  # a vector canvas (pdf, svg): Agg's metrics of the same font
+        from matplotlib.backends.backend_agg import RendererAgg
+
+        renderer = RendererAgg(1, 1, ax.figure.dpi)
     font = FontProperties(size=fontsize)
     return [renderer.get_text_width_height_descent(t, font, ismath=False)[0] / ax.figure.dpi for t in texts]
 
