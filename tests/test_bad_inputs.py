@@ -3043,6 +3043,18 @@ HUE_CASES = [  # (what, plot keywords, phrases)
     ("neither mapping nor column", {"hue": ["a", "b", "a"]}, "hue= must be a mapping agent -> group"),
     ("a colour missing for a group", {"hue": {"agent_1": "a", "agent_2": "b", "agent_3": "a"},
                                       "hue_colors": {"a": "red"}}, "hue_colors= gives no colour for group(s) 'b'"),
+    # issue 41 item 3: hue= and hue_colors= checked as the column form is
+    ("a missing group in the mapping", {"hue": pd.Series({"agent_1": "a", "agent_2": "b", "agent_3": np.nan})},
+     ("hue= gives a missing group for agent(s) 'agent_3'", "give every agent")),
+    ("a colour matplotlib does not know", {"hue": {"agent_1": "a", "agent_2": "b", "agent_3": "a"},
+                                          "hue_colors": {"a": "notacolour", "b": "red"}},
+     ("hue_colors= gives what is not a colour for 'a': 'notacolour'", "'tab:blue'")),
+    ("colours not a mapping", {"hue": {"agent_1": "a", "agent_2": "b", "agent_3": "a"}, "hue_colors": ["red"]},
+     "hue_colors= must be a mapping group -> colour"),
+    ("data without the formula's agent column", {"hue": "family", "data": _HUE_FRAME.rename(columns={"agent": "arm"})},
+     "data= has no column 'agent', the agents' column of the result's formula"),
+    ("data lacking an agent", {"hue": "family", "data": _HUE_FRAME[_HUE_FRAME["agent"] != "agent_3"]},
+     "data='s column 'agent' lacks agent(s) 'agent_3' of the result"),
 ]
 
 
@@ -3052,6 +3064,23 @@ def test_critical_difference_hue(what, keywords, phrases):
 
     res = rlstats.skillings_mack(_HUE_FRAME, "score ~ agent | task")
     fails(OptionError, phrases, res.plot, kind="critical_difference", **keywords)
+    plt.close("all")
+
+
+def test_critical_difference_hue_reads_the_formulas_agent_column():
+    """issue 41 item 3: another column holding every agent's name (here integer agents and seeds) is not taken."""
+    import matplotlib.pyplot as plt
+
+    data = rlstats.datasets.simulate(agents=3, tasks=8, seeds=4, effect=1.0, rng=0)
+    data = data.assign(agent=data["agent"].str[-1].astype(int))[["seed", "agent", "task", "score"]]
+    data["grp"] = data["agent"].map({1: "A", 2: "B", 3: "C"})
+    res = rlstats.skillings_mack(data, "score ~ agent | task", within_cell="mean")
+    with unchanged(data):
+        ax = res.plot(hue="grp", data=data)
+    labels = {t.get_text().split(" ")[0]: t.get_color() for t in ax.texts if "(" in t.get_text()}
+    legend = {t.get_text(): h.get_color() for t, h in zip(ax.get_legend().get_texts(), ax.get_legend().legend_handles)}
+    assert sorted(legend) == ["A", "B", "C"]
+    assert [labels[a] for a in ("1", "2", "3")] == [legend[g] for g in ("A", "B", "C")]
     plt.close("all")
 
 

@@ -35,6 +35,10 @@ CHANGED = {
     ("permutation/reference", "tidy", "decision"): _CANONICAL + (["equal", "smaller"],),
     ("permutation/reference", "glance", "n_equal"): _CANONICAL + ([1],),
     ("permutation/reference", "glance", "n_rejected"): _CANONICAL + ([1],),
+    # issue 41 item 3: Skillings-Mack's statistic on a complete design's cell values is Friedman's, named so
+    ("skillings_mack/aggregated", "glance", "method"): (
+        "issue 41 item 3", "the header names what was computed: Friedman's statistic on a complete design's cell "
+        "medians", ["Friedman rank sum test on cell medians"]),
 }
 # issue 39 item 4: AdaStop takes each batch's runs in score order (they are exchangeable; rlstats.AdaStop fed the
 # same batches must agree), so the random relabellings act on other positions. This two-interim call sits at a

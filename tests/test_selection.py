@@ -142,7 +142,7 @@ def test_skew_t_reporter_against_an_independent_computation():
         pytest.approx(0.025, rel=1e-8)
     low_t, high_t = stats.ttest_1samp(v, 0.0).confidence_interval(0.95)
     assert row["conf_low"] < low_t and row["conf_high"] == pytest.approx(high_t, rel=1e-12)
-    assert "(skewness of the effects -" in str(res)
+    assert "(skewness -" in str(res) and "estimated from the runs' within-task cumulants" in str(res)
     old = selection_check(df, FORMULA, treatment="new", baseline="old", reported=reported, reporter="t")
     assert old.pvalue_reporter == pytest.approx(t_test.pvalue, rel=1e-12) and old.reporter_skewness is None
     # lower is better on negated scores: the same effects, so the same skewness and p-value
@@ -171,9 +171,9 @@ def test_skew_t_kernels():
     assert np.allclose(kernels.hall_transform(s, g, 6), np.sqrt(6) * (((1 + g * s / 3) ** 3 - 1) / g + g / 36))
     assert np.allclose(kernels.hall_inverse(kernels.hall_transform(s, g, 6), g, 6), s, atol=1e-12)
     assert np.allclose(kernels.hall_inverse(1.5, 0.0, 6), 1.5 / np.sqrt(6))
-    # without runs: the effects' own sample skewness (0 for 2 effects, which are always symmetric)
+    # without runs: the effects' own sample skewness (0 for 2 effects, which are always symmetric), Hall's plug-in
     w = np.array([[0.1, 0.4, -2.0, 0.3]])
-    own = stats.skew(w[0]) * (3 / 4) ** 1.5  # the ddof = 1 sd in the denominator
+    own = stats.skew(w[0], bias=True)  # both moments over n (issue 41 item 3)
     assert kernels.effect_skewness(w)[0] == pytest.approx(own, rel=1e-12)
     assert kernels.effect_skewness(w[:, :2])[0] == 0.0
     # the runs' cumulants: NaN for a task with fewer than 3 runs of an arm, left out of the skewness
@@ -1017,3 +1017,27 @@ def test_reported_effects_without_spread_give_no_t_test_and_no_zero_width_interv
     assert np.isnan(reported["conf_low"]) and np.isnan(reported["conf_high"])
     from rlstats.methods.selection._kernels import essentially_constant
     assert essentially_constant(1.0, 1e-16) and not essentially_constant(1.0, 1e-13) and essentially_constant(0, 0)
+
+
+def test_effects_skewness_is_halls_plug_in_and_the_print_names_its_source():
+    """issue 41 item 3 (review): the fallback skewness is Hall's (1992) m3 / m2^1.5 with both moments over n (by hand,
+    not the ddof=1 SD's); the print says where the skewness came from and whether it corrected anything."""
+    v = np.array([-3.0, 0.2, 0.9, 0.4, 1.1, 0.6, 0.3, 1.5])
+    d = v - v.mean()
+    hand = (d ** 3).sum() / v.size / ((d ** 2).sum() / v.size) ** 1.5
+    assert kernels.effect_skewness(v[None])[0] == pytest.approx(hand, rel=1e-12)
+    assert hand == pytest.approx(stats.skew(v, bias=True), rel=1e-12)
+    assert abs(hand - ((d ** 3).mean() / v.std(ddof=1) ** 3)) > 0.1  # the two definitions differ here
+    reported = [f"game_{t:02d}" for t in range(6)]
+    from rlstats import format as fmt
+
+    line = lambda res: next(x for x in str(res).splitlines() if x.startswith("reporter ("))
+    runs = selection_check(_skewed_runs(), FORMULA, treatment="new", baseline="old", reported=reported)
+    assert runs.reporter_skewness_source == "runs" and runs.reporter_skewness < 0
+    assert line(runs).endswith(f"(skewness {fmt.signif(runs.reporter_skewness, 3)}, estimated from the runs' "
+                               "within-task cumulants of the reported tasks: Hall's correction applied)")
+    mirrored = _skewed_runs(runs=2).assign(score=lambda d: -d["score"])  # skewed towards gains: nothing corrected
+    effects = selection_check(mirrored, FORMULA, treatment="new", baseline="old", reported=reported)
+    assert effects.reporter_skewness_source == "effects" and effects.reporter_skewness >= 0
+    assert "estimated from the reported effects, is not negative: no correction, the plain t's p-value" in line(effects)
+    assert "skewness of the effects" not in line(runs) + line(effects)

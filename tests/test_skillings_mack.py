@@ -1039,3 +1039,62 @@ def test_critical_difference_hue_colours_each_agent_by_its_group():
                                                                  [t.get_text() for t in ax.get_legend().get_texts()]
                                                                  .index("policy")].get_color())
     plt.close("all")
+
+
+def _atari_families():
+    """Nine agents with Atari 100k's names (long labels) and their families, simulated."""
+    families = {"CURL": "contrastive", "DER": "value-based", "DrQ": "augmentation", "DrQ(eps)": "augmentation",
+                "OTRainbow": "value-based", "SPR": "self-predictive", "PlayVirtual": "self-predictive",
+                "IRIS": "model-based", "SimPLe": "model-based"}
+    df = rlstats.datasets.simulate(agents=9, tasks=26, seeds=1, effect=2.0, rng=0)
+    return df.assign(agent=df["agent"].map(dict(zip(sorted(df["agent"].unique()), families)))), families
+
+
+def test_critical_difference_hue_fits_a_column_and_a_page():
+    """issue 41 item 3 (review): at a column's 3.3 in the title and labels are whole; at 6.4 in the legend uses the
+    width; with a control its agent keeps a red mark, as the title says."""
+    import matplotlib.pyplot as plt
+    from test_figures import _check_panels
+
+    df, families = _atari_families()
+    res = rlstats.skillings_mack(df, "score ~ agent | task", control="DER",
+                                pvalue="asymptotic")
+    fig, ax = plt.subplots(figsize=(3.3, 3.2), layout="constrained")
+    res.plot(ax=ax, hue=families)
+    assert _check_panels(fig) == []  # nothing drawn beyond the figure's width (the title, "OTRainbow (7.62)")
+    box = ax.get_title(); assert "(red dot)" in box  # noqa: E702
+    dots = [line for line in ax.lines if line.get_gid() == "cd_control"]
+    assert len(dots) == 1 and dots[0].get_xdata()[0] == pytest.approx(res.mean_ranks[res.agents.index("DER")])
+    plt.close(fig)
+    plain = rlstats.skillings_mack(df, "score ~ agent | task", posthoc="conover",
+                                  pvalue="asymptotic")
+    page = plain.plot(hue=families)
+    figure = page.figure
+    assert tuple(figure.get_size_inches())[0] == 6.4
+    figure.canvas.draw()
+    drawn = figure.get_tightbbox(figure.canvas.get_renderer())
+    assert drawn.x0 >= -0.02 and drawn.x1 <= 6.42
+    assert page.get_legend()._ncols >= 3  # sized for 3.2 in it had one column
+    plt.close("all")
+
+
+def test_header_names_friedman_on_a_complete_collapsed_design():
+    """issue 41 item 3 (review): cell means of a complete design are ranked by Friedman's statistic, as the Conover
+    post hoc says; missing cells keep Skillings-Mack's name; uncorrected ties are named."""
+    from scipy import stats
+
+    df = rlstats.datasets.simulate(agents=3, tasks=8, seeds=4, effect=1.0, rng=0)
+    res = rlstats.skillings_mack(df, "score ~ agent | task", within_cell="mean", posthoc="conover",
+                                 pvalue="asymptotic")
+    lines = str(res).splitlines()
+    assert lines[1] == "\tFriedman rank sum test on cell means" and res.method == lines[1].strip()
+    means = df.groupby(["task", "agent"])["score"].mean().unstack()
+    reference = stats.friedmanchisquare(*means.to_numpy().T)
+    assert lines[4] == f"Friedman chi-squared = {reference.statistic:.5g}, df = 2, p-value = {reference.pvalue:.4g}"
+    assert res.statistic == pytest.approx(reference.statistic, rel=1e-12)
+    holes = df[~((df["agent"] == "agent_1") & (df["task"] == "task_01"))]
+    assert rlstats.skillings_mack(holes, "score ~ agent | task", within_cell="mean").method == \
+        "Skillings-Mack test for incomplete blocks on cell means"
+    tied = rlstats.skillings_mack(df.assign(score=df["score"].round(0)), "score ~ agent | task",
+                                  within_cell="median", pvalue="asymptotic")
+    assert tied.has_ties and tied.method == "Friedman rank sum test on cell medians (no tie correction)"

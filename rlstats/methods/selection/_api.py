@@ -743,6 +743,7 @@ def _run(design, fresh, treatment, baseline, reported_names, heldout, options, r
         options={**asdict(options), "effect": options.effect_name, "n_resamples_conservative": CONSERVATIVE_RESAMPLES},
         seed=seed, inspector=options.inspector, **inspector, **difference,
         reporter_skewness=skewness if options.reporter == "skew_t" else None,
+        reporter_skewness_source=skewness_source if options.reporter == "skew_t" else None,
         reporter=options.reporter, **reporter, n_candidates=options.n_candidates, mu_gap=options.mu_gap,
         sigma=sigma, sigma_source=sigma_source, detection_probability=detection, detection_sigma=detection_sigma,
         treatment=treatment, baseline=baseline, effect_measure=options.effect_name,

@@ -171,13 +171,14 @@ def effect_skewness(v, k2=None, k3=None):
     From the runs when their cumulants are given (:func:`effect_cumulants`; the mean k3 over the mean k2^1.5 of the
     tasks that have them): each task's runs estimate its noise's shape, far more steadily than a handful of effects
     do (the effects' own sample skewness is biased towards 0 by a factor of about 4 at 8 tasks). Otherwise, or where
-    no task has 3 runs of each agent, the sample skewness of the effects (0 with fewer than 3).
+    no task has 3 runs of each agent, the sample skewness of the effects (0 with fewer than 3): Hall's (1992) plug-in
+    ``m3 / m2^1.5``, both central moments over n (scipy's ``skew(bias=True)``), as his correction term is defined.
     """
     v = np.asarray(v, dtype=float)
     n = v.shape[-1]
-    mean, sd = _mean_sd(v)
+    centred = v - v.mean(axis=-1, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
-        own = ((v - mean[..., None]) ** 3).mean(axis=-1) / sd ** 3 if n > 2 else np.zeros(mean.shape)
+        own = (centred ** 3).mean(axis=-1) / (centred ** 2).mean(axis=-1) ** 1.5 if n > 2 else np.zeros(v.shape[:-1])
     own = np.where(np.isfinite(own), own, 0.0)
     if k2 is None:
         return own

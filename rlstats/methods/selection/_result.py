@@ -73,6 +73,10 @@ class SelectionCheckResult(Result):
     reporter_skewness : float or None
         The skewness of the reported effects that ``reporter="skew_t"``
         corrects for where negative (None for the other reporters).
+    reporter_skewness_source : str or None
+        Where that skewness was estimated: ``"runs"`` (the runs' within-task
+        cumulants) or ``"effects"`` (the reported effects' plug-in skewness);
+        None for the other reporters.
     reporter_statistic, reporter_df : float
         The reporter's naive test of ``mean(reported) > 0``.
     pvalue_reporter : float
@@ -155,6 +159,7 @@ class SelectionCheckResult(Result):
     reporter_interval: dict[str, Any] | None = None
     conf_level: float = CONF_LEVEL
     reporter_skewness: float | None = None
+    reporter_skewness_source: str | None = None
 
     _plot_kinds: ClassVar[dict] = {
         "effects": plots_selection.plot_effects,
@@ -251,11 +256,19 @@ class SelectionCheckResult(Result):
         lines += textwrap.wrap(verdict, width=100, subsequent_indent="  ")
         return lines
 
+    def _skewness_phrase(self):
+        """The skew-corrected reporter's skewness by its source, and whether Hall's correction was applied."""
+        source = {"runs": "the runs' within-task cumulants of the reported tasks",
+                  "effects": "the reported effects"}.get(self.reporter_skewness_source or "", "the data")
+        said = f"skewness {fmt.signif(self.reporter_skewness, 3)}, estimated from {source}"
+        if not self.reporter_skewness < 0:  # _reporter_skew_t corrects only skew towards losses
+            return f"{said}, is not negative: no correction, the plain t's p-value"
+        return f"{said}: Hall's correction applied"
+
     def _reporter_line(self):
         symbol = _STATISTIC_SYMBOL[self.reporter]
         df = "" if self.reporter_df is None else f", df = {fmt.signif(self.reporter_df)}"
-        skew = "" if self.reporter_skewness is None else \
-            f" (skewness of the effects {fmt.signif(self.reporter_skewness, 3)})"
+        skew = "" if self.reporter_skewness is None else f" ({self._skewness_phrase()})"
         return (f"reporter ({_REPORTER_NAMES[self.reporter]}): mean effect = {fmt.signif(self.mean_reported)}, "
                 f"{symbol} = {fmt.signif(self.reporter_statistic)}{df}, {fmt.pvalue_phrase(self.pvalue_reporter)}"
                 f"{skew}")

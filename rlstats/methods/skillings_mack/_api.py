@@ -35,7 +35,7 @@ from ...resampling import canonical_order, seed_sequence
 from ...statistics import (TIE_TOLERANCE, chi2_sf, doubled_midranks, monte_carlo_pvalue, near_tie_note,
                            near_ties)
 from . import _kernels as kernels
-from ._result import _TITLES, SkillingsMackResult
+from ._result import _TITLES, SkillingsMackResult, title
 from ..._typing import (Data, EvalEnv, FormulaLike, NaAction, RankAdjustment, RankPosthoc, RankPvalue, Seed,
                         WithinCell)
 
@@ -538,7 +538,7 @@ def _run(design, options, rng):
     notes += _size_notes(design, options, variant)
     notes += _never_met_notes(design, pairs, n_shared)
     return SkillingsMackResult(
-        method=_TITLES[variant] + (f" on cell {within}s" if within else ""),
+        method=title(variant, within, design.is_complete, setup.has_ties and not corrected),
         formula=design.formula, data_name=design.data_name, nobs=design.nobs, notes=tuple(notes),
         options={**asdict(options), "variant_used": variant}, seed=seed,
         statistic=statistic, df=setup.df if test.quade is None else test.quade.df,

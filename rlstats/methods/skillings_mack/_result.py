@@ -20,6 +20,16 @@ _TITLES = {
     "quade": "Quade test",
 }
 
+
+
+def title(variant: str, within: str | None, complete: bool, ties_uncorrected: bool) -> str:
+    """The printed header: what was computed.  Skillings-Mack's statistic on a complete design (one value per cell,
+    e.g. after ``within_cell="mean"``) is Friedman's, without R's tie correction, so it is named as Friedman's."""
+    friedman = variant == "skillings_mack" and complete
+    name = _TITLES["friedman" if friedman else variant] + (f" on cell {within}s" if within else "")
+    return name + (" (no tie correction)" if friedman and ties_uncorrected else "")
+
+
 _STATISTIC_NAMES = {"friedman": "Friedman chi-squared", "skillings_mack": "Skillings-Mack chi-squared",
                     "mack_skillings": "Mack-Skillings chi-squared", "quade": "Quade F"}
 
@@ -207,7 +217,7 @@ class SkillingsMackResult(Result):
         if self.df_denominator is not None:  # Quade's F, as R prints it
             return (f"{_STATISTIC_NAMES[self.variant]} = {fmt.signif(self.statistic)}, num df = {self.df}, "
                     f"denom df = {self.df_denominator}, {fmt.pvalue_phrase(self.pvalue)}")
-        return (f"{_STATISTIC_NAMES[self.variant]} = {fmt.signif(self.statistic)}, df = {self.df}, "
+        return (f"{_STATISTIC_NAMES[self._statistic_kind()]} = {fmt.signif(self.statistic)}, df = {self.df}, "
                 f"{fmt.pvalue_phrase(self.pvalue_asymptotic)}")
 
     def _htest_parameter(self):
@@ -259,6 +269,11 @@ class SkillingsMackResult(Result):
     def _among(self):
         """Where agents ran on different task sets, whom each mean rank is taken among (the same scale otherwise)."""
         return "" if (self.counts > 0).all() else ", among the agents present on each task"
+
+    def _statistic_kind(self):
+        """Friedman's on a complete design with one value per cell, whichever variant's kernel computed it."""
+        complete = self.variant == "skillings_mack" and bool((np.asarray(self.counts) > 0).all())
+        return "friedman" if complete else self.variant
 
     def _ranks_name(self):
         return "Quade-weighted mean ranks" if self.variant == "quade" else "Mean ranks"

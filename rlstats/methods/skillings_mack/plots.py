@@ -48,18 +48,21 @@ def nonsignificant_groups(order: Sequence[int], significant: NDArray[np.bool_],
     return groups
 
 
-def agent_groups(agents: Sequence[str], hue: Any, data: Any = None) -> tuple[list[str], str | None]:
+def agent_groups(agents: Sequence[str], hue: Any, data: Any = None,
+                 agent_column: str | None = None) -> tuple[list[str], str | None]:
     """Each agent's group for ``hue=``, and the legend's title: checks, never computes a statistic.
 
     ``hue`` is a mapping agent -> group (a dict, or a pandas Series indexed by agent), which must name every agent of
-    the result and no other; or the name of a column of ``data`` holding one group per agent (constant over the
-    agent's rows; rows of agents the result does not hold, such as those a ``subset=`` left out, are ignored).
+    the result with a group (no missing value) and no other agent; or the name of a column of ``data`` holding one
+    group per agent (constant over the agent's rows; rows of agents the result does not hold, such as those a
+    ``subset=`` left out, are ignored).  ``agent_column`` is the column of ``data`` naming the agents (the result's
+    formula's groups term); None looks for the one column holding every agent.
 
     Raises
     ------
     OptionError
-        Agents missing from the mapping or unknown to the result, a column not in ``data`` (or no ``data``), a
-        column whose value changes within an agent or is missing.
+        Agents missing from the mapping, given a missing group or unknown to the result, a column not in ``data``
+        (or no ``data``), a column whose value changes within an agent or is missing.
     """
     agents = [str(a) for a in agents]
     title: Any = None
@@ -70,7 +73,7 @@ def agent_groups(agents: Sequence[str], hue: Any, data: Any = None) -> tuple[lis
         if hue not in data.columns:
             raise OptionError(f"hue={hue!r} is not a column of data; the columns are: "
                               + ", ".join(map(repr, data.columns[:20])))
-        agent_column = _agent_column(data, agents)
+        agent_column = _agent_column(data, agents, agent_column)
         frame = data[[agent_column, hue]]
         frame = frame[frame[agent_column].astype(str).isin(agents)]
         if frame[hue].isna().any():
@@ -91,6 +94,10 @@ def agent_groups(agents: Sequence[str], hue: Any, data: Any = None) -> tuple[lis
         if unknown:
             raise OptionError(f"hue= names {len(unknown)} agent(s) the result does not hold: "
                               f"{', '.join(map(repr, unknown[:5]))}; the agents are: {', '.join(map(repr, agents))}")
+        blank = [a for a, g in mapping.items() if _missing(g)]
+        if blank:  # as the column form refuses: a missing group would be drawn as a group called "nan"
+            raise OptionError(f"hue= gives a missing group for agent(s) {', '.join(map(repr, blank[:5]))}; give "
+                              "every agent of the result a group")
     else:
         raise OptionError(f"hue= must be a mapping agent -> group (dict or pandas Series) or the name of a column of "
                           f"data=, got {type(hue).__name__}")
@@ -101,13 +108,101 @@ def agent_groups(agents: Sequence[str], hue: Any, data: Any = None) -> tuple[lis
     return [str(mapping[a]) for a in agents], None if title is None else str(title)
 
 
-def _agent_column(data, agents):
-    """The column of ``data`` whose values are the result's agents (the formula's groups column)."""
+def _missing(value):
+    try:
+        return bool(value is None or value != value)  # None, NaN, pd.NA and NaT
+    except (TypeError, ValueError):  # pd.NA's comparison raises
+        return True
+
+
+def _agent_column(data, agents, column=None):
+    """The column of ``data`` whose values are the result's agents: the formula's groups column when known."""
+    if column is not None:
+        if column not in data.columns:
+            raise OptionError(f"data= has no column {column!r}, the agents' column of the result's formula: pass the "
+                              "data the result was computed from")
+        absent = sorted(set(agents) - set(data[column].astype(str)))
+        if absent:
+            raise OptionError(f"data='s column {column!r} lacks agent(s) {', '.join(map(repr, absent[:5]))} of the "
+                              "result: pass the data the result was computed from")
+        return column
     for column in data.columns:
         if set(agents) <= set(data[column].astype(str)):
             return column
     raise OptionError("data= holds no column with every agent of the result: pass the data the result was computed "
                       "from")
+
+
+def _group_colors(hue_colors):
+    """``hue_colors=`` checked: a mapping group -> a colour matplotlib knows."""
+    from matplotlib.colors import is_color_like
+
+    if not hasattr(hue_colors, "items"):
+        raise OptionError(f"hue_colors= must be a mapping group -> colour, e.g. {{'value-based': 'tab:blue', ...}}, "
+                          f"got {type(hue_colors).__name__}")
+    given = {str(g): c for g, c in hue_colors.items()}
+    bad = [f"{g!r}: {c!r}" for g, c in given.items() if not is_color_like(c)]
+    if bad:
+        raise OptionError(f"hue_colors= gives what is not a colour for {', '.join(bad[:3])}; use a matplotlib colour "
+                          "such as 'tab:blue', '#1f77b4' or (0.1, 0.5, 0.7)")
+    return given
+
+
+def _inches(ax, texts, fontsize):
+    """Widths in inches of ``texts`` drawn at ``fontsize`` points in ``ax``'s figure."""
+    from matplotlib.font_manager import FontProperties
+
+    canvas = ax.figure.canvas
+    if hasattr(canvas, "get_renderer"):  # the Agg canvases (the default, notebooks, Qt, Tk)
+        renderer = canvas.get_renderer()
+    else:  # a vector canvas (pdf, svg): Agg's metrics of the same font
+        from matplotlib.backends.backend_agg import RendererAgg
+
+        renderer = RendererAgg(1, 1, ax.figure.dpi)
+    font = FontProperties(size=fontsize)
+    return [renderer.get_text_width_height_descent(t, font, ismath=False)[0] / ax.figure.dpi for t in texts]
+
+
+def _axes_width(ax):
+    return ax.get_position().width * ax.figure.get_size_inches()[0]
+
+
+def _label_margins(ax, left, right, span):
+    """(left margin, right margin, font size, inches per rank): data units to add beyond each end of the rank axis so
+    that the left and right labels fit inside the axes, at 9 pt, or 8 pt when 9 would leave the ranks under half."""
+    width = _axes_width(ax)
+    for fontsize in (9, 8):
+        need = [max(_inches(ax, side, fontsize), default=0.0) + 0.1 for side in (left, right)]
+        if width - sum(need) >= 0.5 * width:
+            break
+    # per inch of axes the data run over span + both margins: margin = need * (span + margins) / width
+    room = max(width - sum(need), 0.25 * width)  # never squeeze the ranks below a quarter
+    return need[0] * span / room, need[1] * span / room, fontsize, room / span
+
+
+def _wrapped(ax, text, fontsize):
+    """``text`` with each line wrapped at words to the figure's width, so that a title at a column's width is whole."""
+    width = ax.figure.get_size_inches()[0] - 0.1
+    lines = []
+    for line in text.split("\n"):
+        words, current = line.split(" "), ""
+        for word in words:
+            trial = f"{current} {word}" if current else word
+            if current and _inches(ax, [trial], fontsize)[0] > width:
+                lines.append(current)
+                current = word
+            else:
+                current = trial
+        lines.append(current)
+    return "\n".join(lines)
+
+
+def _legend_columns(ax, groups, title):
+    """As many legend columns as the axes' width holds (entries of 8 pt: handle, gap, text, column spacing)."""
+    if not groups:
+        return 1
+    entry = max(_inches(ax, groups, 8)) + (2.0 + 0.8 + 2.0) * 8 / 72
+    return max(1, min(len(groups), int(_axes_width(ax) // entry)))
 
 
 def plot_critical_difference(result: Any, *, ax: Any = None, hue: Any = None, data: Any = None,
@@ -139,32 +234,40 @@ def plot_critical_difference(result: Any, *, ax: Any = None, hue: Any = None, da
     control = getattr(result, "control", None)
     style = {"color": "black", "linewidth": 1.0}
     style.update(kwargs)
-    groups, legend_title = agent_groups(names, hue, data) if hue is not None else (None, None)
+    formula = getattr(result, "formula", None)
+    groups, legend_title = (agent_groups(names, hue, data, getattr(formula, "groups", None)) if hue is not None
+                            else (None, None))
     colors: dict[str, Any] = {}
     if groups is not None:
         present = list(dict.fromkeys(groups[j] for j in order))  # best agent's group first
-        given = {} if hue_colors is None else {str(g): c for g, c in dict(hue_colors).items()}
+        given = {} if hue_colors is None else _group_colors(hue_colors)
         lacking = [g for g in present if g not in given]
         if hue_colors is not None and lacking:
             raise OptionError(f"hue_colors= gives no colour for group(s) {', '.join(map(repr, lacking))}")
         colors = {g: given.get(g, c) for g, c in zip(present, palette(len(present)))}
-    # the legend's columns: as many (up to 3) as fit a paper column's 3.3 in at 8 pt (about 0.065 in a character,
-    # 0.65 in for the handle and the gaps), so that it is not cut when the figure is shrunk to a column
-    ncol = max(1, min(len(colors), 3, int(3.2 // max((0.065 * len(g) + 0.65 for g in colors), default=1.0))))
-    legend_height = 0.0 if groups is None else 0.2 + 0.2 * -(-len(colors) // ncol) + (0.2 if legend_title else 0.0)
     new = ax is None
-    ax = axes_or_new(ax, (6.4, 1.6 + 0.3 * ((k + 1) // 2) + legend_height))
-    if new:  # the labels and the two-line title sit outside the (invisible) axes: give them room
+    ax = axes_or_new(ax, (6.4, 1.6 + 0.3 * ((k + 1) // 2)))
+    if new:  # the title sits outside the (invisible) axes: give it room
         ax.figure.set_layout_engine("constrained")
+    ncol = _legend_columns(ax, list(colors), legend_title)
+    if new and groups is not None:  # room under the diagram for the legend's rows
+        width, height = ax.figure.get_size_inches()
+        ax.figure.set_size_inches(width, height + 0.2 + 0.2 * -(-len(colors) // ncol) + (0.2 if legend_title else 0))
 
     lo, hi = 1, max(k, int(np.ceil(ranks.max())))
     half = (k + 1) // 2
-    ax.set_xlim(hi + 0.3, lo - 0.3)  # rank 1 on the right
+    labels = [f"{names[j]} ({ranks[j]:.2f})" for j in order]
+    # the labels sit inside the axes, beyond the rank axis' ends: widen the limits by their measured widths so that
+    # no label is cut at the axes' (here the figure's) width
+    left, right, label_size, per_rank = _label_margins(ax, labels[half:], labels[:half], hi - lo + 0.5)
+    ax.set_xlim(hi + 0.25 + left, lo - 0.25 - right)  # rank 1 on the right
     ax.set_ylim(-(half + 0.8), 2.0)
     ax.hlines(0, lo, hi, **style)
+    every = 1 if per_rank >= 1.6 * max(_inches(ax, [str(hi)], 8)) else 2  # numbers that would touch: every other
     for tick in range(lo, hi + 1):
-        ax.vlines(tick, 0, 0.15, **style)
-        ax.text(tick, 0.3, str(tick), ha="center", va="bottom", fontsize=8)
+        ax.vlines(tick, 0, 0.15 if (tick - lo) % every == 0 else 0.08, **style)
+        if (tick - lo) % every == 0:
+            ax.text(tick, 0.3, str(tick), ha="center", va="bottom", fontsize=8)
 
     # Best half labelled on the right, the rest on the left, one line each.
     for position, j in enumerate(order):
@@ -173,15 +276,18 @@ def plot_critical_difference(result: Any, *, ax: Any = None, hue: Any = None, da
         edge = lo - 0.2 if right else hi + 0.2
         marked = names[j] == control
         line = {**style, "color": "tab:red", "linewidth": 2.0} if marked else style
-        if groups is not None:  # the group's colour; the control keeps its thicker line, bold label and mark
+        if groups is not None:  # the group's colour; the control keeps its thicker line, bold label and marks
             line = {**line, "color": colors[groups[j]]}
         ax.plot([ranks[j], ranks[j], edge], [0, level, level], **line)
-        ax.text(edge + (-0.05 if right else 0.05), level, f"{names[j]} ({ranks[j]:.2f})",
-                ha="left" if right else "right", va="center", fontsize=9, fontweight="bold" if marked else "normal",
+        ax.text(edge + (-0.05 if right else 0.05), level, labels[position],
+                ha="left" if right else "right", va="center", fontsize=label_size,
+                fontweight="bold" if marked else "normal",
                 color=line["color"])
         if marked:  # under its name, so the label is no wider than the others
             ax.text(edge + (-0.05 if right else 0.05), level - 0.42, "control", ha="left" if right else "right",
                     va="center", fontsize=7, color=line["color"])
+            if groups is not None:  # its line wears its group's colour: a red dot keeps the red bar's agent marked
+                ax.plot([ranks[j]], [0], marker="o", markersize=4, color="tab:red", zorder=4, gid="cd_control")
 
     if control is not None:
         # only the control's pairs were tested: one bar from the control over the agents not different from it
@@ -220,7 +326,8 @@ def plot_critical_difference(result: Any, *, ax: Any = None, hue: Any = None, da
     if result.posthoc_withheld:
         title = f"{what} (1 = best)\nno pair declared different (omnibus not rejected)"
     elif control is not None:
-        title = (f"{what} (1 = best)\nred bar: agents{met_all} not different from the control {control} "
+        mark = " (red dot)" if groups is not None else ""
+        title = (f"{what} (1 = best)\nred bar: agents{met_all} not different from the control {control}{mark} "
                  f"({result.posthoc_adjustment})")
     elif cd is not None and np.isfinite(cd):
         ax.hlines(1.3, lo, lo + cd, **style)
@@ -229,7 +336,7 @@ def plot_critical_difference(result: Any, *, ax: Any = None, hue: Any = None, da
     else:
         adjusted = f"{result.posthoc_adjustment}-adjusted" if not never else result.posthoc_adjustment
         title = f"{what} (1 = best)\nbars join agents{met_all and ' that met,'} not different ({adjusted})"
-    ax.set_title(title, fontsize=9)
+    ax.set_title(_wrapped(ax, title, 9), fontsize=9)
     ax.set_axis_off()
     if groups is not None:
         from matplotlib.lines import Line2D
