@@ -1232,13 +1232,13 @@ def test_table_paths_leave_the_family_wise_error_unchanged(point):
 
 
 def test_a_measured_family_wise_error_above_alpha_is_quoted(monkeypatch):
-    def row(test, runs, configuration, coverage, distribution="capped"):
+    def row(test, runs, configuration, coverage, distribution="capped", **draws):
         return {"procedure": "adastop.fwe", "test": test, "agents": "3", "tasks": "1", "runs": str(runs),
                 "distribution": distribution, "configuration": configuration, "level": "0.95", "n_sim": "900",
-                "n_resamples": "2000", "coverage": str(coverage), "se": "0.009"}
+                "n_resamples": "2000", "coverage": str(coverage), "se": "0.009", **draws}
 
     rows = (row("adastop", 5, "K=6", 0.92), row("adastop", 5, "K=6", 0.925, "normal"), row("adastop", 3, "K=6", 0.95),
-            row("permutation", 4, "", 0.915), row("permutation", 10, "", 0.95))
+            row("permutation", 4, "", 0.915, design_draws="4", coverage_min="0.9"), row("permutation", 10, "", 0.95))
     monkeypatch.setattr(calibration, "rows", lambda procedure: rows if procedure == "adastop.fwe" else ())
     df = rlstats.datasets.simulate(agents=3, tasks=1, seeds=30, rng=0)
     res = adastop(df, "score ~ agent", rng=0)
@@ -1252,8 +1252,9 @@ def test_a_measured_family_wise_error_above_alpha_is_quoted(monkeypatch):
     blocked = rlstats.datasets.simulate(agents=3, tasks=2, seeds=4, rng=0)
     notes = permutation(blocked, "score ~ agent | task", rng=0).notes
     assert [n for n in notes if "family-wise" in n] == [
-        "measured family-wise error of the permutation test with 3 agents and 4 runs per agent: 0.085 (capped "
-        "scores, 900 null tests), above alpha = 0.05 by more than 3 Monte Carlo standard errors"]
+        "measured family-wise error of the permutation test with 3 agents and 4 runs per agent: 0.085, 0.100 in the "
+        "worst of its 4 draws of the tasks' offsets and scales (capped scores, 900 null tests), above alpha = 0.05 by "
+        "more than 3 Monte Carlo standard errors"]
     ten = rlstats.datasets.simulate(agents=3, tasks=1, seeds=10, rng=0)
     assert not any("family-wise" in n for n in permutation(ten, "score ~ agent", rng=0).notes)
 

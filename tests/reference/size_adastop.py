@@ -4,8 +4,8 @@ of ``rlstats/calibration.csv``.
     PYTHONPATH=. python tests/reference/calibrate.py --only adastop.fwe [--jobs 2] [--quick]
 
 (or this script with the same options). Every agent draws its runs from one distribution (normal; skewed: Exp(1);
-capped: normal scores cut at their median, so half of the runs tie at the cap; the draws of
-``size_rank_test.py``), and each data set runs exactly what the default call computes, through the numbers-only
+capped: normal scores cut at their median, so half of the runs tie at the cap: ``draw``, the rank test's draws
+before its rows moved to ``designs.py``), and each data set runs exactly what the default call computes, through the numbers-only
 entry points (``adastop_outcomes``, ``permutation_outcomes`` of ``rlstats.methods.adastop._api``: the same tests and
 random streams as the public functions, without their tables):
 
@@ -56,8 +56,15 @@ N_RESAMPLES, DEFAULT_RESAMPLES = 2000, 10_000
 PROCEDURE, LEVEL = "adastop.fwe", 1 - ALPHA
 #: per-task tests per grid point: the table's, and --quick's (multiples of 3, the tasks of the blocked points)
 SIMULATIONS = (900, 150)
-# the null scores of the rank test's calibration (run from its path: tests/ need not be importable)
-draw = runpy.run_path(str(HERE / "size_rank_test.py"))["draw"]
+
+
+def draw(distribution, size, rng):
+    """``size`` independent scores from one distribution (the null: every agent alike); the rank test's null scores
+    before it moved to ``designs.py``, kept until these rows are re-measured on the shared grid."""
+    if distribution == "skewed":
+        return rng.exponential(1.0, size)
+    scores = rng.normal(0.0, 1.0, size)
+    return np.minimum(scores, 0.0) if distribution == "capped" else scores
 
 
 def design(agents, tasks, runs):
