@@ -70,7 +70,7 @@ def measure(agents, tasks, runs, distribution, n_sim, seed=0):
         rng = np.random.default_rng(data_seed)
         held.append([pvalue_only(dataclasses.replace(template, y=null_scores(distribution, template, rng, draw)),
                                  rng=child, n_resamples=N_RESAMPLES) > ALPHA
-                     for child in test_seed.spawn(-(-n_sim // draws))])
+                     for child in test_seed.spawn(n_sim // draws + (draw < n_sim % draws))])
     variant = _choose_variant(SkillingsMackOptions.checked(**_default_options()), template)
     return {"test": variant, "agents": agents, "tasks": tasks, "runs": runs, "distribution": distribution,
             "n_resamples": N_RESAMPLES, **DESIGNS["pooled_row"](held, LEVEL)}
