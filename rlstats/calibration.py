@@ -36,7 +36,7 @@ design columns
     of the design cannot flatter it. Empty for rows measured on a single fixed design.
 
 A result quotes a row (:func:`shortfall`) where its design is one at which the level was missed by more than 3
-Monte Carlo standard errors, pooled or in any one design draw.
+Monte Carlo standard errors, pooled or in any one design draw (:func:`worst_draw_clause` words that draw).
 
 :func:`calibration_table` (``rlstats.calibration_table``) is the table for users: a typed DataFrame, filtered by
 procedure and design, with the columns ``default`` (the row measures what the function does when no method is
@@ -95,6 +95,17 @@ def worst_coverage(row: dict[str, str]) -> float:
     """The row's pooled coverage, or its lowest design draw's where it records one."""
     low = _optional(row, "coverage_min")
     return min(float(row["coverage"]), float(low)) if low else float(row["coverage"])
+
+
+def worst_draw_clause(row: dict[str, str], *, size: bool = False) -> str:
+    """``", 0.871 in the worst of its 4 draws of the tasks' offsets and scales"`` where ``row`` pools design draws
+    and its worst draw is below the pooled coverage; empty otherwise. ``size=True`` states 1 - coverage (a test's
+    size, above the pooled size)."""
+    low, draws = _optional(row, "coverage_min"), _optional(row, "design_draws")
+    if not (low and draws) or float(low) >= float(row["coverage"]):
+        return ""
+    return (f", {1 - float(low) if size else float(low):.3f} in the worst of its {draws} draws of the tasks' "
+            "offsets and scales")
 
 
 def misses(row: dict[str, str], level: float) -> bool:

@@ -1205,13 +1205,13 @@ def _check_fwe(point, n_sim, z):
     assert abs(measured["coverage"] - float(row["coverage"])) <= 4 * joint, (point, measured, row["coverage"])
 
 
-# In the default suite: AdaStop of three agents on tied (capped) scores, of two agents (exact tree) on three tasks,
-# and the permutation test of five agents on three tasks of skewed scores.  The whole grid (-m slow) allows 4 SE
-# below the level: at an error of exactly 0.05 a 3-SE bound over its 192 points fails one full run in four.
-QUICK_FWE = [("adastop", 3, 1, 5, "capped"), ("adastop", 2, 3, 3, "skewed"), ("permutation", 5, 3, 10, "skewed")]
+# In the default suite: AdaStop of three agents on tied (capped) scores, and the permutation test of three agents on
+# 26 tasks of heavy-tailed scores (each pooling the module's design draws).  The whole grid (-m slow) allows 4 SE
+# below the level: at an error of exactly 0.05 a 3-SE bound over its 144 points fails one full run in five.
+QUICK_FWE = [("adastop", 3, 1, 5, "capped"), ("permutation", 3, 26, 10, "heavy_tailed")]
 
 
-@pytest.mark.parametrize("point, n_sim, z", [pytest.param(p, 300, 3.0, id="quick-" + "-".join(map(str, p)))
+@pytest.mark.parametrize("point, n_sim, z", [pytest.param(p, 200, 3.0, id="quick-" + "-".join(map(str, p)))
                                              for p in QUICK_FWE]
                          + [pytest.param(p, SIZE["SIMULATIONS"][0], 4.0, id="-".join(map(str, p)),
                                          marks=pytest.mark.slow) for p in SIZE["grid"]()])
@@ -1232,13 +1232,13 @@ def test_table_paths_leave_the_family_wise_error_unchanged(point):
 
 
 def test_a_measured_family_wise_error_above_alpha_is_quoted(monkeypatch):
-    def row(test, runs, configuration, coverage, distribution="capped"):
+    def row(test, runs, configuration, coverage, distribution="capped", **draws):
         return {"procedure": "adastop.fwe", "test": test, "agents": "3", "tasks": "1", "runs": str(runs),
                 "distribution": distribution, "configuration": configuration, "level": "0.95", "n_sim": "900",
-                "n_resamples": "2000", "coverage": str(coverage), "se": "0.009"}
+                "n_resamples": "2000", "coverage": str(coverage), "se": "0.009", **draws}
 
     rows = (row("adastop", 5, "K=6", 0.92), row("adastop", 5, "K=6", 0.925, "normal"), row("adastop", 3, "K=6", 0.95),
-            row("permutation", 4, "", 0.915), row("permutation", 10, "", 0.95))
+            row("permutation", 4, "", 0.915, design_draws="4", coverage_min="0.9"), row("permutation", 10, "", 0.95))
     monkeypatch.setattr(calibration, "rows", lambda procedure: rows if procedure == "adastop.fwe" else ())
     df = rlstats.datasets.simulate(agents=3, tasks=1, seeds=30, rng=0)
     res = adastop(df, "score ~ agent", rng=0)
@@ -1252,8 +1252,9 @@ def test_a_measured_family_wise_error_above_alpha_is_quoted(monkeypatch):
     blocked = rlstats.datasets.simulate(agents=3, tasks=2, seeds=4, rng=0)
     notes = permutation(blocked, "score ~ agent | task", rng=0).notes
     assert [n for n in notes if "family-wise" in n] == [
-        "measured family-wise error of the permutation test with 3 agents and 4 runs per agent: 0.085 (capped "
-        "scores, 900 null tests), above alpha = 0.05 by more than 3 Monte Carlo standard errors"]
+        "measured family-wise error of the permutation test with 3 agents and 4 runs per agent: 0.085, 0.100 in the "
+        "worst of its 4 draws of the tasks' offsets and scales (capped scores, 900 null tests), above alpha = 0.05 by "
+        "more than 3 Monte Carlo standard errors"]
     ten = rlstats.datasets.simulate(agents=3, tasks=1, seeds=10, rng=0)
     assert not any("family-wise" in n for n in permutation(ten, "score ~ agent", rng=0).notes)
 

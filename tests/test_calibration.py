@@ -79,8 +79,8 @@ def test_only_replaces_the_procedures_measured(tmp_path):
 
 
 # Grid points re-measured in the default suite: Friedman with a Monte Carlo p-value on tied (capped) scores, and
-# Mack-Skillings with replicates on skewed scores.
-QUICK_POINTS = [(3, 5, 1, "capped"), (5, 10, 3, "skewed")]
+# Mack-Skillings with replicates on heavy-tailed scores (each pooling the module's design draws).
+QUICK_POINTS = [(3, 10, 1, "capped"), (8, 3, 5, "heavy_tailed")]
 
 
 def _size_row(agents, tasks, runs, distribution):
@@ -112,20 +112,31 @@ def grid_points(quick, grid, n_quick, n_full):
             + [pytest.param(point, n_full, id=name(map(str, point)), marks=pytest.mark.slow) for point in grid])
 
 
-@pytest.mark.parametrize("point, n_sim", grid_points(QUICK_POINTS, SIZE["grid"](), 400, 1000))
+@pytest.mark.parametrize("point, n_sim", grid_points(QUICK_POINTS, SIZE["grid"](), 400, SIZE["SIMULATIONS"][0]))
 def test_rank_test_size(point, n_sim):
     _check_size(point, n_sim)
+
+
+def test_worst_draw_clause_words_the_lowest_design_draw():
+    row = {"coverage": "0.95", "coverage_min": "0.871", "design_draws": "4"}
+    assert calibration.worst_draw_clause(row) == ", 0.871 in the worst of its 4 draws of the tasks' offsets and scales"
+    assert calibration.worst_draw_clause(row, size=True).startswith(", 0.129 in the worst of its 4 draws")
+    # rows on one fixed design (no draws, or blank or nan after pandas), and a worst draw at the pooled value: nothing
+    for other in ({"coverage": "0.9"}, {"coverage": "0.9", "coverage_min": "nan", "design_draws": ""},
+                  {"coverage": "0.9", "coverage_min": "0.9", "design_draws": "4"}):
+        assert calibration.worst_draw_clause(other) == "", other
 
 
 def test_rank_test_quotes_a_measured_size(monkeypatch):
     rows = ({"procedure": "skillings_mack.size", "test": "friedman", "agents": "3", "tasks": "8", "runs": "1",
              "distribution": "capped", "level": "0.95", "n_sim": "1000", "n_resamples": "999", "coverage": "0.92",
-             "se": "0.0086"},)
+             "se": "0.0086", "design_draws": "4", "coverage_min": "0.9"},)
     monkeypatch.setattr(calibration, "rows", lambda procedure: rows if procedure == "skillings_mack.size" else ())
     df = rlstats.datasets.simulate(agents=3, tasks=8, seeds=1, rng=0)
     notes = rlstats.compare(df, "score ~ agent | task").notes
-    assert ("measured size of the Friedman rank sum test with 3 agents, 8 tasks and 1 run per cell: 0.080 (capped "
-            "scores, 1000 null data sets), above alpha = 0.05 by more than 3 Monte Carlo standard errors" in notes)
+    assert ("measured size of the Friedman rank sum test with 3 agents, 8 tasks and 1 run per cell: 0.080, 0.100 in "
+            "the worst of its 4 draws of the tasks' offsets and scales (capped scores, 1000 null data sets), above "
+            "alpha = 0.05 by more than 3 Monte Carlo standard errors" in notes)
     for options in ({"pvalue": "asymptotic"}, {"alpha": 0.1}):
         assert not any("measured size" in n for n in rlstats.compare(df, "score ~ agent | task", **options).notes)
     assert not any("measured size" in n for n in rlstats.compare(df[df["task"] != df["task"].iloc[0]],

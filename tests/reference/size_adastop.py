@@ -3,23 +3,24 @@ of ``rlstats/calibration.csv``.
 
     PYTHONPATH=. python tests/reference/calibrate.py --only adastop.fwe [--jobs 2] [--quick]
 
-(or this script with the same options). Every agent draws its runs from one distribution (normal; skewed: Exp(1);
-capped: normal scores cut at their median, so half of the runs tie at the cap; the draws of
-``size_rank_test.py``), and each data set runs exactly what the default call computes, through the numbers-only
-entry points (``adastop_outcomes``, ``permutation_outcomes`` of ``rlstats.methods.adastop._api``: the same tests and
-random streams as the public functions, without their tables):
+(or this script with the same options). Every agent draws its runs of a task from one distribution of
+``designs.py`` (normal, skewed, heavy_tailed, capped: a third of the runs tie at the task's ceiling) on the task's
+offset and scale of a design draw (``null_scores`` of ``size_rank_test.py``), and each data set runs exactly what the
+default call computes, through the numbers-only entry points (``adastop_outcomes``, ``permutation_outcomes`` of
+``rlstats.methods.adastop._api``: the same tests and random streams as the public functions, without their tables):
 
 * ``test = "adastop"``: ``rlstats.adastop(df, "score ~ agent")`` with its defaults (comparisons "all", alpha = 0.05,
   joint relabelling, no early accept) on ``DEFAULT_K`` = 6 batches of ``n`` runs per agent, so K defaults to 6;
-  ``runs`` is ``n``, the runs per agent per interim (3, 5, 10), and ``configuration`` reads ``K=6``;
+  ``runs`` is ``n``, the runs per agent per interim (3, 5, 10, 20), and ``configuration`` reads ``K=6``;
 * ``test = "permutation"``: ``rlstats.permutation(df, "score ~ agent")`` (comparisons "all") with ``runs`` runs per
   agent (2, 3, 5, 10, 20).
 
-Agents 2, 3, 5, 8 (all pairs: up to 28 comparisons); tasks 1 and 3 (``score ~ agent | task``). With several tasks
-each task runs its own test and the package claims the level within each task, not across tasks, so a row's
-``coverage`` is the share of per-task tests that rejected no comparison and its ``n_sim`` counts those tests (a grid
-point of 3 tasks simulates a third as many data sets). The family-wise error is 1 - coverage; the level holds when
-coverage >= 0.95.
+Agents 2, 3 and 8 (all pairs: up to 28 comparisons) on one task, and 3 agents on 26 tasks (``score ~ agent |
+task``). With several tasks each task runs its own test and the package claims the level within each task, not
+across tasks, so a row's ``coverage`` is the share of per-task tests that rejected no comparison and its ``n_sim``
+counts those tests (a grid point of 26 tasks simulates a 26th as many data sets). The family-wise error is
+1 - coverage; the level holds when coverage >= 0.95. Each row pools ``DESIGN_DRAWS`` design draws (``coverage_min``
+the lowest); a task's permutation test does not see its offset and scale, so the draws differ only in their data.
 
 Permutation paths. Two agents run the default ``n_resamples`` = 10,000: how many interims their exact tree covers,
 and so how the level is spent, depends on it (and they are cheap). From three agents on, the default joint relabelling draws
@@ -36,7 +37,6 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import math
 import pathlib
 import runpy
 import warnings
@@ -46,18 +46,20 @@ import pandas as pd
 
 HERE = pathlib.Path(__file__).resolve().parent
 TESTS = ("adastop", "permutation")
-AGENTS = (2, 3, 5, 8)
-TASKS = (1, 3)
-RUNS = {"adastop": (3, 5, 10), "permutation": (2, 3, 5, 10, 20)}
-DISTRIBUTIONS = ("normal", "skewed", "capped")
+DESIGNS = runpy.run_path(str(HERE / "designs.py"))
+#: (agents, tasks): two to eight agents on one task, and three on Atari-100k's 26 games
+DESIGNS_GRID = ((2, 1), (3, 1), (8, 1), (3, 26))
+RUNS = {"adastop": DESIGNS["RUNS"], "permutation": (2,) + DESIGNS["RUNS"]}
+DISTRIBUTIONS = DESIGNS["DISTRIBUTIONS"]
 ALPHA, K = 0.05, 6
 #: paths of the joint relabelling (three agents or more); two agents keep the default (see above)
 N_RESAMPLES, DEFAULT_RESAMPLES = 2000, 10_000
 PROCEDURE, LEVEL = "adastop.fwe", 1 - ALPHA
-#: per-task tests per grid point: the table's, and --quick's (multiples of 3, the tasks of the blocked points)
-SIMULATIONS = (900, 150)
+#: per-task tests per grid point over all design draws: the table's, and --quick's (a blocked point rounds each
+#: draw's share up to whole data sets)
+SIMULATIONS = (240, 120)
 # the null scores of the rank test's calibration (run from its path: tests/ need not be importable)
-draw = runpy.run_path(str(HERE / "size_rank_test.py"))["draw"]
+null_scores = runpy.run_path(str(HERE / "size_rank_test.py"))["null_scores"]
 
 
 def design(agents, tasks, runs):
@@ -76,9 +78,9 @@ def n_resamples(agents):
 
 
 def measure(test, agents, tasks, runs, distribution, n_sim, seed=0, resamples=None):
-    """One grid point: the share of ``n_sim`` per-task null tests that rejected no comparison (a row of the table).
-
-    ``resamples`` overrides the paths per test (default: :func:`n_resamples`).
+    """One grid point: the share of per-task null tests (``n_sim`` over all draws, rounded up to whole data sets)
+    that rejected no comparison (a row of the table). ``resamples`` overrides the paths per test (default:
+    :func:`n_resamples`).
     """
     from rlstats.methods.adastop._api import adastop_outcomes, permutation_outcomes
 
@@ -87,35 +89,36 @@ def measure(test, agents, tasks, runs, distribution, n_sim, seed=0, resamples=No
         template, outcomes, options = design(agents, tasks, runs * K), adastop_outcomes, {"n": runs}
     else:
         template, outcomes, options = design(agents, tasks, runs), permutation_outcomes, {}
-    key = [seed, TESTS.index(test), agents, tasks, runs, DISTRIBUTIONS.index(distribution)]
-    data_seed, test_seed = np.random.SeedSequence(key).spawn(2)
-    rng = np.random.default_rng(data_seed)
-    data_sets = -(-n_sim // tasks)
-    rejected = 0
-    with warnings.catch_warnings():
-        # designs whose test cannot reject (2 agents x 2 or 3 runs) warn at every call; their rows say it (FWE 0)
-        warnings.filterwarnings("ignore", message=".*can never reject")
-        for child in test_seed.spawn(data_sets):
-            y = draw(distribution, template.y.size, rng)
-            rejected += int(outcomes(dataclasses.replace(template, y=y), rng=child, n_resamples=resamples,
-                                     **options)[0].sum())
-    tests = data_sets * tasks
-    coverage = 1 - rejected / tests
+    draws = DESIGNS["DESIGN_DRAWS"]
+    held = []
+    for draw in range(draws):
+        key = [seed, TESTS.index(test), agents, tasks, runs, DISTRIBUTIONS.index(distribution), draw]
+        data_seed, test_seed = np.random.SeedSequence(key).spawn(2)
+        rng = np.random.default_rng(data_seed)
+        per_task = []
+        with warnings.catch_warnings():
+            # designs whose test cannot reject (2 agents x 2 or 3 runs) warn at every call; their rows say it (FWE 0)
+            warnings.filterwarnings("ignore", message=".*can never reject")
+            for child in test_seed.spawn(-(-n_sim // (draws * tasks))):
+                y = null_scores(distribution, template, rng, draw)
+                per_task.append(~np.asarray(outcomes(dataclasses.replace(template, y=y), rng=child,
+                                                     n_resamples=resamples, **options)[0], dtype=bool))
+        held.append(np.concatenate(per_task))
     return {"test": test, "agents": agents, "tasks": tasks, "runs": runs, "distribution": distribution,
-            "configuration": f"K={K}" if test == "adastop" else "", "n_sim": tests, "n_resamples": resamples,
-            "coverage": coverage, "se": math.sqrt(coverage * (1 - coverage) / tests)}
+            "configuration": f"K={K}" if test == "adastop" else "", "n_resamples": resamples,
+            **DESIGNS["pooled_row"](held, LEVEL)}
 
 
 def grid(quick=False):
-    """(test, agents, tasks, runs, distribution): both tests at every agents, tasks, runs and distribution.
+    """(test, agents, tasks, runs, distribution): both tests at every (agents, tasks), runs and distribution.
 
-    --quick: 2 and 5 agents on one task, AdaStop at n = 3 and the permutation test at 5 runs per agent.
+    --quick: 2 and 8 agents on one task, AdaStop at n = 3 and the permutation test at 5 runs per agent.
     """
     if quick:
         return [(test, agents, 1, runs, dist) for test, runs in (("adastop", 3), ("permutation", 5))
-                for agents in (2, 5) for dist in DISTRIBUTIONS]
+                for agents in (2, 8) for dist in DISTRIBUTIONS]
     return [(test, agents, tasks, runs, dist) for test in TESTS
-            for agents, tasks, runs, dist in itertools.product(AGENTS, TASKS, RUNS[test], DISTRIBUTIONS)]
+            for (agents, tasks), runs, dist in itertools.product(DESIGNS_GRID, RUNS[test], DISTRIBUTIONS)]
 
 
 def table_rows(point, n_sim, quick=False):

@@ -4,35 +4,38 @@
 
 (or this script with the same options). ``rlstats.compare(df, "score ~ agent | task")`` (one run per cell: Friedman)
 and ``"score ~ agent | task/seed"`` (several runs per cell: Mack-Skillings) with the defaults, among them the
-automatic choice of an exact, Monte Carlo or chi-squared p-value, on every balanced design of agents (2, 3, 5, 8),
-tasks (1 with several runs per cell, 3, 5, 10, 26) and runs per cell (1, 2, 3, 5), with every run drawn from one
-distribution (normal; skewed: Exp(1); capped: normal scores cut at their median, so half of the runs tie at the
-cap). A row's ``coverage`` is the share of null data sets the test did not reject at alpha = 0.05, so its size is
-1 - coverage and it holds its level when coverage >= 0.95. Monte Carlo p-values use 999 permutations in place of
-the default 10,000: (1 + b) / (1 + B) is a valid p-value at any B, so this changes the size only by the Monte Carlo
-error of a single p-value near alpha. Each data set runs only the test (``skillings_mack._api.pvalue_only``, the
-numbers ``compare`` gives without its post hoc and tables).
+automatic choice of an exact, Monte Carlo or chi-squared p-value, on balanced designs of agents (2, 3, 8), tasks (1
+with several runs per cell, 3, 10, 26) and runs per cell (1, 2, 3, 5, 10, 20), under the null: every run of a task
+drawn from one of the four distributions of ``designs.py`` (normal, skewed, heavy_tailed, capped: a third of the runs
+tie at the ceiling), on the task's offset and scale of a design draw (``null_scores``). A row's ``coverage`` is the
+share of null data sets the test did not reject at alpha = 0.05, so its size is 1 - coverage and it holds its level
+when coverage >= 0.95; each row pools ``DESIGN_DRAWS`` draws (``coverage_min`` the lowest). Ranks within a task do
+not see its offset and scale, so the draws differ only in their data; they are pooled as in every row of the table.
+Monte Carlo p-values use 999 permutations in place of the default 10,000: (1 + b) / (1 + B) is a valid p-value at
+any B, so this changes the size only by the Monte Carlo error of a single p-value near alpha. Each data set runs
+only the test (``skillings_mack._api.pvalue_only``, the numbers ``compare`` gives without its post hoc and tables).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import itertools
-import math
 import pathlib
 import runpy
 
 import numpy as np
 import pandas as pd
 
-AGENTS = (2, 3, 5, 8)
-TASKS = (1, 3, 5, 10, 26)
-RUNS = (1, 2, 3, 5)
-DISTRIBUTIONS = ("normal", "skewed", "capped")
+HERE = pathlib.Path(__file__).resolve().parent
+DESIGNS = runpy.run_path(str(HERE / "designs.py"))
+AGENTS = (2, 3, 8)
+TASKS = (1, 3, 10, 26)
+RUNS = (1, 2) + DESIGNS["RUNS"]
+DISTRIBUTIONS = DESIGNS["DISTRIBUTIONS"]
 ALPHA, N_RESAMPLES = 0.05, 999
 PROCEDURE, LEVEL = "skillings_mack.size", 1 - ALPHA
-#: null data sets per grid point: the table's, and --quick's
-SIMULATIONS = (1000, 300)
+#: null data sets per grid point (over all design draws): the table's, and --quick's
+SIMULATIONS = (480, 200)
 
 
 def design(agents, tasks, runs):
@@ -45,40 +48,40 @@ def design(agents, tasks, runs):
     return design_of(frame, "score ~ agent | task" + ("/seed" if runs > 1 else ""))
 
 
-def draw(distribution, size, rng):
-    """``size`` independent scores from one distribution (the null: every agent alike)."""
-    if distribution == "skewed":
-        return rng.exponential(1.0, size)
-    scores = rng.normal(0.0, 1.0, size)
-    return np.minimum(scores, 0.0) if distribution == "capped" else scores
+def null_scores(distribution, template, rng, draw=0):
+    """Scores for ``template``'s rows under the null: every agent alike, each task on its offset and scale of the
+    design draw ``draw`` (``designs.design_draw``), deviations of ``distribution`` (capped at the task's ceiling)."""
+    offset, scale = DESIGNS["design_draw"](draw, template.n_tasks)
+    deviation = DESIGNS["deviations"](rng, distribution, template.y.size)
+    return DESIGNS["scores"](distribution, deviation, 0.0, offset[template.task], scale[template.task])
 
 
 def measure(agents, tasks, runs, distribution, n_sim, seed=0):
-    """One grid point: the share of ``n_sim`` null data sets on which the default rank test does not reject."""
+    """One grid point: the share of null data sets (``n_sim`` over all draws) the default rank test did not reject."""
     from rlstats.methods.skillings_mack._api import _choose_variant, _default_options, SkillingsMackOptions
     from rlstats.methods.skillings_mack._api import pvalue_only
 
     template = design(agents, tasks, runs)
-    key = [seed, agents, tasks, runs, DISTRIBUTIONS.index(distribution)]
-    data_seed, test_seed = np.random.SeedSequence(key).spawn(2)
-    rng = np.random.default_rng(data_seed)
-    held = 0
-    for child in test_seed.spawn(n_sim):
-        y = draw(distribution, template.y.size, rng)
-        held += pvalue_only(dataclasses.replace(template, y=y), rng=child, n_resamples=N_RESAMPLES) > ALPHA
-    coverage = held / n_sim
+    draws = DESIGNS["DESIGN_DRAWS"]
+    held = []
+    for draw in range(draws):
+        key = [seed, agents, tasks, runs, DISTRIBUTIONS.index(distribution), draw]
+        data_seed, test_seed = np.random.SeedSequence(key).spawn(2)
+        rng = np.random.default_rng(data_seed)
+        held.append([pvalue_only(dataclasses.replace(template, y=null_scores(distribution, template, rng, draw)),
+                                 rng=child, n_resamples=N_RESAMPLES) > ALPHA
+                     for child in test_seed.spawn(n_sim // draws + (draw < n_sim % draws))])
     variant = _choose_variant(SkillingsMackOptions.checked(**_default_options()), template)
     return {"test": variant, "agents": agents, "tasks": tasks, "runs": runs, "distribution": distribution,
-            "n_sim": n_sim, "n_resamples": N_RESAMPLES, "coverage": coverage,
-            "se": math.sqrt(coverage * (1 - coverage) / n_sim)}
+            "n_resamples": N_RESAMPLES, **DESIGNS["pooled_row"](held, LEVEL)}
 
 
 def grid(quick=False):
     """Every agents, tasks, runs and distribution (one task only with several runs per cell, where a test exists).
 
-    --quick: 2 and 5 agents on 3 and 10 tasks with 1 and 3 runs per cell.
+    --quick: 2 and 8 agents on 3 and 26 tasks with 1 and 3 runs per cell.
     """
-    agents, tasks, runs = ((2, 5), (3, 10), (1, 3)) if quick else (AGENTS, TASKS, RUNS)
+    agents, tasks, runs = ((2, 8), (3, 26), (1, 3)) if quick else (AGENTS, TASKS, RUNS)
     return [(k, n, c, dist) for k, n, c, dist in itertools.product(agents, tasks, runs, DISTRIBUTIONS)
             if not (n == 1 and c == 1)]
 
@@ -89,4 +92,4 @@ def table_rows(point, n_sim, quick=False):
 
 
 if __name__ == "__main__":
-    runpy.run_path(str(pathlib.Path(__file__).with_name("calibrate.py")))["run_alone"](PROCEDURE)
+    runpy.run_path(str(HERE / "calibrate.py"))["run_alone"](PROCEDURE)

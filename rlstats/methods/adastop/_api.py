@@ -921,9 +921,9 @@ def _calibration_notes(test, runs, options):
             continue
         what = (f"AdaStop with {agents} agents, n = {n} runs per interim and K = {K} interims" if test == "adastop"
                 else f"the permutation test with {agents} agents and {fmt.count(n, 'run')} per agent")
-        notes.append(f"measured family-wise error of {what}: {1 - float(row['coverage']):.3f} ({row['distribution']} "
-                     f"scores, {row['n_sim']} null tests), above alpha = {options.alpha:g} by more than 3 Monte "
-                     "Carlo standard errors")
+        notes.append(f"measured family-wise error of {what}: {1 - float(row['coverage']):.3f}"
+                     f"{calibration.worst_draw_clause(row, size=True)} ({row['distribution']} scores, {row['n_sim']} "
+                     f"null tests), above alpha = {options.alpha:g} by more than 3 Monte Carlo standard errors")
     return notes
 
 

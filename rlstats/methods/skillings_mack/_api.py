@@ -688,7 +688,8 @@ def _size_notes(design, options, variant):
         return []
     runs = count(design.max_runs_per_cell, "run")
     return [f"measured size of the {_TITLES[variant]} with {row['agents']} agents, {count(design.n_tasks, 'task')} "
-            f"and {runs} per cell: {1 - float(row['coverage']):.3f} ({row['distribution']} scores, {row['n_sim']} "
+            f"and {runs} per cell: {1 - float(row['coverage']):.3f}{calibration.worst_draw_clause(row, size=True)} "
+            f"({row['distribution']} scores, {row['n_sim']} "
             f"null data sets), above alpha = {options.alpha:g} by more than 3 Monte Carlo standard errors"]
 
 

@@ -464,11 +464,13 @@ def _set_notes(design, test, alpha, adjustment, present, pairwise, smallest, ove
 
 def _shortfalls(design, present, lookup):
     """{table row: tasks} for the balanced tasks whose (agents, runs per agent) ``lookup`` finds short."""
-    found = {}
+    found, looked_up = {}, {}
     for t in range(present.shape[0]):
         counts = design.counts[t][present[t]]
         if counts.size > 1 and counts.min() == counts.max():
-            row = lookup(counts.size, int(counts[0]))
+            # one look-up per (agents, runs): each scans the table, and tasks mostly share their design
+            key = (counts.size, int(counts[0]))
+            row = looked_up[key] if key in looked_up else looked_up.setdefault(key, lookup(*key))
             if row is not None:
                 found.setdefault(tuple(row.items()), []).append(design.tasks[t])
     return found
@@ -503,7 +505,8 @@ def _effect_size_notes(design, level, present, shown, intervals):
 def _shortfall_sentence(what, row, tasks, counted, level):
     """'measured coverage of <what> with ... below <level> by more than 3 Monte Carlo standard errors (tasks)'."""
     return (f"measured coverage of {what} with {row['agents']} agents and {row['runs']} runs per agent: "
-            f"{float(row['coverage']):.3f} ({row['distribution']} scores, {row['configuration'].replace('_', ' ')}; "
+            f"{float(row['coverage']):.3f}{calibration.worst_draw_clause(row)} ({row['distribution']} scores, "
+            f"{row['configuration'].replace('_', ' ')}; "
             f"{row['n_sim']} {counted}), below {level} by more than 3 Monte Carlo standard errors ({_names(tasks)})")
 
 

@@ -3,7 +3,8 @@
 The rows (``rlstats/calibration.csv``) are written by ``tests/reference/calibrate.py --only
 task_table.possibly_best`` (its module ``coverage_possibly_best.py``): for each test, number of agents, runs per
 agent, score distribution and configuration of true means, the share of simulated tasks whose set held every truly
-best agent (Holm at alpha = 0.05, the defaults).
+best agent (Holm at alpha = 0.05, the defaults), pooled over draws of the tasks' offsets and scales with the lowest
+draw beside it (``coverage_min``); a quote names that draw where it is lower.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import math
 
 from ... import calibration
+from ...calibration import worst_draw_clause  # noqa: F401  (the quotes' worst-draw clause, for _api)
 
 PROCEDURE = "task_table.possibly_best"
 #: the effect sizes' intervals against the point best (``coverage_effect_sizes.py``), at a 95% level
