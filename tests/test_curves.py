@@ -319,7 +319,7 @@ def test_studentized_bands_are_the_bootstrap_t_quantiles():
     rng = np.random.default_rng(0)
     replicates, errors = rng.normal(size=(999, 4)), rng.uniform(0.05, 1.5, size=(999, 4))
     estimate, se = np.array([0.1, 0.0, -0.2, 0.3]), np.array([1.0, 2.0, 0.5, 1.0])
-    pointwise, simultaneous = _kernels.studentized_bands(replicates, errors, estimate, se, 0.95, np.ones(4))
+    pointwise, simultaneous = _kernels.studentized_bands(replicates, errors, estimate, se, 0.95, np.ones(4), 0.25)
     # each resample's standard error floored at a quarter of the resamples' standard deviation at the step
     floor = 0.25 * replicates.std(axis=0, ddof=1)
     t = (replicates - estimate) / np.maximum(errors, floor)
@@ -331,12 +331,12 @@ def test_studentized_bands_are_the_bootstrap_t_quantiles():
     assert (floor > errors.min(axis=0)).all()  # the floor acts here
     # 3% of resamples without spread, far above the estimate: floored, their t is their deviation over the floor
     errors[:30, 2], replicates[:30, 2] = 0.0, 5.0
-    pointwise, simultaneous = _kernels.studentized_bands(replicates, errors, estimate, se, 0.95, np.ones(4))
+    pointwise, simultaneous = _kernels.studentized_bands(replicates, errors, estimate, se, 0.95, np.ones(4), 0.25)
     t = (replicates[:, 2] - estimate[2]) / np.maximum(errors[:, 2], 0.25 * replicates[:, 2].std(ddof=1))
     np.testing.assert_allclose(pointwise[2, 0], estimate[2] - np.sort(t)[974] * se[2], rtol=1e-12)
     assert np.isfinite(simultaneous).all()
     # without the floor (the bootstrap-t as such) their t is infinite: the step is withheld (NaN) in both bands
-    pointwise, simultaneous = _kernels.studentized_bands(replicates, errors, estimate, se, 0.95, np.ones(4), floor=0.0)
+    pointwise, simultaneous = _kernels.studentized_bands(replicates, errors, estimate, se, 0.95, np.ones(4))
     assert np.isnan(pointwise[2]).all() and np.isnan(simultaneous[2]).all() and np.isfinite(simultaneous[[0, 1, 3]]).all()
 
 
@@ -384,7 +384,7 @@ def test_the_default_band_at_five_runs_stays_within_the_data(monkeypatch):
     assert np.isfinite(res.simultaneous).all()
     assert (res.simultaneous[..., 0] > low - (high - low)).all()
     assert (res.simultaneous[..., 1] < high + (high - low)).all()
-    monkeypatch.setattr(_kernels, "SE_FLOOR", 0.0)  # the bootstrap-t without the floor, as before
+    monkeypatch.setitem(_kernels.SE_FLOOR, "iqm", 0.0)  # the bootstrap-t without the floor, as before
     bare = rlstats.curves(data, FORMULA, step="step", n_resamples=200, rng=0)
     assert np.nanmin(bare.simultaneous[..., 0]) < low - 50 * (high - low)
 
@@ -489,11 +489,17 @@ def _check_coverage(point, n_sim, n_resamples, draws=None):
 
 def test_bands_hold_their_level_reduced():
     """Skewed scores, 5 runs of 5 tasks, the mean: the studentised simultaneous band holds its level where the
-    expanded one (the default before issue 40) does not, from the same resamples (40 data sets, 2 design draws)."""
+    expanded one (the default before issue 40) does not, from the same resamples (40 data sets, 2 design draws);
+    and the IQM's band at 5 runs of one task is given and holds its level (20 data sets)."""
     rows = _check_coverage(("mean", 5, 5, "skewed", 2), n_sim=40, n_resamples=200, draws=2)
     new, old = rows["studentized", "simultaneous"], rows["expanded", "simultaneous"]
     assert new["coverage"] >= 0.95 - 3 * math.sqrt(0.05 * 0.95 / new["n_sim"]) > old["coverage"], (new, old)
     assert 1.0 < new["width"] / old["width"] < 3.0  # wider, as covering asks, within a bound
+    # the IQM of 5 runs of one task with capped scores: its winsorised runs tie in many resamples, whose floored
+    # standard error keeps the band given (it was withheld in 9 of 10 data sets) and at its level
+    rows = _check_coverage(("iqm", 5, 1, "capped", 2), n_sim=20, n_resamples=200, draws=2)
+    new, old = rows["studentized", "simultaneous"], rows["expanded", "simultaneous"]
+    assert new["withheld"] == 0 and new["n_sim"] == 40 and 1.0 <= new["width"] / old["width"] < 2.0, (new, old)
 
 
 @pytest.mark.slow
