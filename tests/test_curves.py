@@ -317,17 +317,25 @@ def test_standard_error_of_each_statistic_on_the_runs_and_on_weights(statistic):
 
 def test_studentized_bands_are_the_bootstrap_t_quantiles():
     rng = np.random.default_rng(0)
-    replicates, errors = rng.normal(size=(999, 4)), rng.uniform(0.5, 1.5, size=(999, 4))
+    replicates, errors = rng.normal(size=(999, 4)), rng.uniform(0.05, 1.5, size=(999, 4))
     estimate, se = np.array([0.1, 0.0, -0.2, 0.3]), np.array([1.0, 2.0, 0.5, 1.0])
-    pointwise, simultaneous = _kernels.studentized_bands(replicates, errors, estimate, se, 0.95, np.ones(4))
-    t = (replicates - estimate) / errors
+    pointwise, simultaneous = _kernels.studentized_bands(replicates, errors, estimate, se, 0.95, np.ones(4), 0.25)
+    # each resample's standard error floored at a quarter of the resamples' standard deviation at the step
+    floor = 0.25 * replicates.std(axis=0, ddof=1)
+    t = (replicates - estimate) / np.maximum(errors, floor)
     by_hand = np.sort(t, axis=0)  # 'higher' and 'lower' quantiles of 999: the 975th and 25th smallest
     np.testing.assert_allclose(pointwise[:, 0], estimate - by_hand[974] * se, rtol=1e-12)
     np.testing.assert_allclose(pointwise[:, 1], estimate - by_hand[24] * se, rtol=1e-12)
     top, bottom = np.sort(t.max(axis=1))[974], np.sort(t.min(axis=1))[24]
     np.testing.assert_allclose(simultaneous, np.stack([estimate - top * se, estimate - bottom * se], axis=1))
-    # a step where 3% of resamples lie above the estimate without spread: infinite t, withheld (NaN) in both bands
-    errors[:30, 2], replicates[:30, 2] = 0.0, 1.0
+    assert (floor > errors.min(axis=0)).all()  # the floor acts here
+    # 3% of resamples without spread, far above the estimate: floored, their t is their deviation over the floor
+    errors[:30, 2], replicates[:30, 2] = 0.0, 5.0
+    pointwise, simultaneous = _kernels.studentized_bands(replicates, errors, estimate, se, 0.95, np.ones(4), 0.25)
+    t = (replicates[:, 2] - estimate[2]) / np.maximum(errors[:, 2], 0.25 * replicates[:, 2].std(ddof=1))
+    np.testing.assert_allclose(pointwise[2, 0], estimate[2] - np.sort(t)[974] * se[2], rtol=1e-12)
+    assert np.isfinite(simultaneous).all()
+    # without the floor (the bootstrap-t as such) their t is infinite: the step is withheld (NaN) in both bands
     pointwise, simultaneous = _kernels.studentized_bands(replicates, errors, estimate, se, 0.95, np.ones(4))
     assert np.isnan(pointwise[2]).all() and np.isnan(simultaneous[2]).all() and np.isfinite(simultaneous[[0, 1, 3]]).all()
 
@@ -354,8 +362,44 @@ def test_bands_are_withheld_at_two_runs_and_where_resamples_have_no_spread():
                                       bands="expanded").simultaneous).all()
     one = simulate_curves(agents=1, tasks=1, seeds=3, steps=5, rng=0)
     res = rlstats.curves(one, FORMULA, step="step", statistic="mean", n_resamples=400, rng=0)
-    assert np.isnan(res.simultaneous).all()  # 3 of 27 resamples repeat one run: the quantile has no finite end
-    assert any("withheld for agent_1 at 5 steps" in n and "add runs per task, or tasks" in n for n in res.notes)
+    assert np.isnan(res.simultaneous).all()  # 3 of 27 resamples repeat one run: single runs set the tail
+    assert any("withheld for agent_1: more than 0.025 of the resamples repeat one run in every task" in n
+               and "add runs (at least 4 with one task) or tasks" in n for n in res.notes)
+    four = simulate_curves(agents=1, tasks=1, seeds=4, steps=5, rng=0)
+    assert np.isfinite(rlstats.curves(four, FORMULA, step="step", statistic="mean", n_resamples=400,
+                                      rng=0).simultaneous).all()
+    # read at each step on the runs logged there: a run that ends early leaves 3, and those steps are withheld
+    cut = four[~((four["seed"] == 0) & (four["step"] >= sorted(four["step"].unique())[3]))]
+    res = rlstats.curves(cut, FORMULA, step="step", statistic="mean", n_resamples=400, rng=0)
+    assert np.isnan(res.simultaneous[0, 3:]).all() and np.isfinite(res.simultaneous[0, :3]).all()
+    assert any("withheld for agent_1 at 2 steps: more than 0.025" in n for n in res.notes)
+
+
+def test_the_default_band_at_five_runs_stays_within_the_data(monkeypatch):
+    """2 tasks x 5 runs whose IQM's winsorised runs tie in some resamples: their standard error near 0 once gave a
+    band 75 data ranges wide (below); floored at a quarter of the resamples' spread, the band stays near the data."""
+    data = simulate_curves(agents=2, tasks=2, seeds=5, steps=5, rng=35)
+    low, high = data["score"].min(), data["score"].max()
+    res = rlstats.curves(data, FORMULA, step="step", n_resamples=200, rng=0)
+    assert np.isfinite(res.simultaneous).all()
+    assert (res.simultaneous[..., 0] > low - (high - low)).all()
+    assert (res.simultaneous[..., 1] < high + (high - low)).all()
+    monkeypatch.setitem(_kernels.SE_FLOOR, "iqm", 0.0)  # the bootstrap-t without the floor, as before
+    bare = rlstats.curves(data, FORMULA, step="step", n_resamples=200, rng=0)
+    assert np.nanmin(bare.simultaneous[..., 0]) < low - 50 * (high - low)
+
+
+def test_share_of_resamples_repeating_one_run_in_every_task_is_counted():
+    from itertools import product
+
+    counts = np.array([[3, 2, 4], [0, 3, 1]])  # (tasks, agents); agent 3 has one run on task 2: always repeated
+    expected = []
+    for a in range(3):
+        sizes = [n for n in counts[:, a] if n]
+        draws = list(product(*[list(product(range(n), repeat=n)) for n in sizes]))  # every resample of every task
+        expected.append(np.mean([all(len(set(task)) == 1 for task in draw) for draw in draws]))
+    np.testing.assert_allclose(_api.repeat_share(counts), expected, rtol=1e-12)
+    assert _api.repeat_share(counts)[0] == pytest.approx(1 / 9)
 
 
 def test_a_statistic_function_keeps_the_expanded_bands_and_says_so(data):
@@ -445,11 +489,17 @@ def _check_coverage(point, n_sim, n_resamples, draws=None):
 
 def test_bands_hold_their_level_reduced():
     """Skewed scores, 5 runs of 5 tasks, the mean: the studentised simultaneous band holds its level where the
-    expanded one (the default before issue 40) does not, from the same resamples (40 data sets, 2 design draws)."""
+    expanded one (the default before issue 40) does not, from the same resamples (40 data sets, 2 design draws);
+    and the IQM's band at 5 runs of one task is given and holds its level (20 data sets)."""
     rows = _check_coverage(("mean", 5, 5, "skewed", 2), n_sim=40, n_resamples=200, draws=2)
     new, old = rows["studentized", "simultaneous"], rows["expanded", "simultaneous"]
     assert new["coverage"] >= 0.95 - 3 * math.sqrt(0.05 * 0.95 / new["n_sim"]) > old["coverage"], (new, old)
     assert 1.0 < new["width"] / old["width"] < 3.0  # wider, as covering asks, within a bound
+    # the IQM of 5 runs of one task with capped scores: its winsorised runs tie in many resamples, whose floored
+    # standard error keeps the band given (it was withheld in 9 of 10 data sets) and at its level
+    rows = _check_coverage(("iqm", 5, 1, "capped", 2), n_sim=20, n_resamples=200, draws=2)
+    new, old = rows["studentized", "simultaneous"], rows["expanded", "simultaneous"]
+    assert new["withheld"] == 0 and new["n_sim"] == 40 and 1.0 <= new["width"] / old["width"] < 2.0, (new, old)
 
 
 @pytest.mark.slow
@@ -616,7 +666,7 @@ def test_real_sb3_logs(sb3):
                          subset="agent == 'PPO' and task == 'CartPole-v1'")
     # 3 runs of one task: the studentised bands are withheld (issue 40), the expanded ones are not
     assert ppo.steps.tolist() == list(range(5_000, 30_001, 5_000)) and np.isnan(ppo.simultaneous).all()
-    assert any("add runs per task, or tasks" in n for n in ppo.notes)
+    assert any("add runs (at least 4 with one task) or tasks" in n for n in ppo.notes)
     ppo = rlstats.curves(sb3, FORMULA, step="step", n_resamples=200, rng=0, bands="expanded",
                          subset="agent == 'PPO' and task == 'CartPole-v1'")
     assert np.isfinite(ppo.simultaneous).all()

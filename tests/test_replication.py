@@ -406,8 +406,7 @@ def test_curves_withhold_the_bands_at_steps_where_an_agent_has_one_run_logged():
     steps = sorted(curves_df["step"].unique())
     # two of agent_1's three runs end at 500k on both tasks: one run of it is logged at 750k and 1M
     cut = curves_df[~((curves_df.agent == "agent_1") & (curves_df.seed > 0) & (curves_df.step >= steps[3]))]
-    # statistic="mean": the per-step rule is the statistic's own; the default IQM's studentised band is withheld at
-    # every step of these 2 tasks x 3 runs (test_the_default_iqm_band_at_two_separated_tasks_and_three_runs)
+    # statistic="mean": the per-step rule is the statistic's own
     res = rlstats.curves(cut, "score ~ agent | task/seed", step="step", n_resamples=200, rng=0, statistic="mean")
     tidy = res.tidy().set_index(["agent", "step"])
     bands = ["std_error", "conf_low", "conf_high", "conf_low_simultaneous", "conf_high_simultaneous"]
@@ -429,13 +428,15 @@ def test_curves_withhold_the_bands_at_steps_where_an_agent_has_one_run_logged():
     assert np.isfinite(full.simultaneous).all()
 
 
-@pytest.mark.xfail(strict=True, reason="issue 40 follow-up: the studentised IQM band (the default) is withheld at "
-                   "2 tasks x 3 runs whose scores do not overlap: winsorising at the pooled quartiles ties a task's "
-                   "runs in 1/3 of its resamples, both tasks in 1/9 > 0.025")
 def test_the_default_iqm_band_at_two_separated_tasks_and_three_runs():
+    # winsorising at the pooled quartiles ties a task's runs in 1/3 of its resamples, both tasks in 1/9 > 0.025:
+    # their standard error is 0, and only its floor (a quarter of the resamples' spread) keeps the band finite
     curves_df = rlstats.datasets.simulate_curves(agents=2, tasks=2, seeds=3, steps=5, rng=0)
     res = rlstats.curves(curves_df, "score ~ agent | task/seed", step="step", n_resamples=200, rng=0)
-    assert np.isfinite(res.simultaneous).all()
+    assert np.isfinite(res.simultaneous).all() and not any("withheld" in note for note in res.notes)
+    spread = curves_df["score"].max() - curves_df["score"].min()
+    assert (res.simultaneous[..., 0] > curves_df["score"].min() - spread).all()
+    assert (res.simultaneous[..., 1] < curves_df["score"].max() + spread).all()
 
 
 # ----------------------------------------------------------------------------- percentiles: an agent of single runs

@@ -210,28 +210,31 @@ def _permutation_null(first, second, n_tasks, options, ss):
 
 
 def _short_steps(design, matrix, starts, grid):
-    """(agents, steps) where an agent's bands are withheld, and the note that says so (None when nowhere).
+    """(agents, steps) where an agent's bands are withheld, the note that says so (None when nowhere), and (agents,
+    steps) the share of its resamples that repeat one run in every task (:func:`repeat_share`) at each step.
 
     The replication rule (the ``step_bands`` need) is read at each grid step on the runs logged there: runs that
     end early can leave a task with one run of an agent at the last steps, whose resampling adds no spread.
     """
     logged = ~np.isnan(matrix)
     short = np.zeros((design.n_agents, grid.size), dtype=bool)
+    repeats = np.zeros((design.n_agents, grid.size))
     cells = {}
     for s in range(grid.size):
         counts = np.zeros((design.n_tasks, design.n_agents), dtype=int)
         np.add.at(counts, (design.task[starts], design.agent[starts]), logged[:, s])
+        repeats[:, s] = repeat_share(counts)
         mask = verdict("curves", counts, outputs=("step_bands",)).mask("step_bands", counts.shape)
         short[:, s] = mask.any(axis=0)
         for t, a in zip(*np.nonzero(mask)):
             cells.setdefault(design.agents[a], set()).add(design.tasks[t])
     if not short.any():
-        return short, None
+        return short, None, repeats
     where = "; ".join(f"{agent} at {count(int(short[a].sum()), 'step')} ({_step_span(grid[short[a]])}), where "
                       f"{_and(sorted(cells[agent]))} {'has' if len(cells[agent]) == 1 else 'have'} one run "
                       "logged" for a, agent in enumerate(design.agents) if short[a].any())
     return short, (f"bands of the curves (and their standard errors) are withheld for {where}: they need at least "
-                   "2 runs per agent and task logged at the step; add runs that reach those steps")
+                   "2 runs per agent and task logged at the step; add runs that reach those steps"), repeats
 
 
 def _and(names):
@@ -277,10 +280,14 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     band). The ratio carries the skewness of the scores and the uncertainty of a standard error
     from few runs, which a normal or t quantile does not. Each band is then the hull of that band
     and the ``bands="expanded"`` one (below), which holds where the statistic moves in jumps (the
-    median of task means, runs tied at a ceiling). Where more than the tail's share of resamples
-    repeat a single run (or tied runs) in every task, the ratio is infinite and the band is
-    withheld at that step, with a note: with one task below 4 runs, and everywhere at 2 runs per
-    task (add runs, or tasks). A statistic function has no standard error of its own and keeps
+    median of task means, runs tied at a ceiling). For the IQM and the median, a resample's
+    standard error is floored at a quarter of the resamples' standard deviation at the step
+    (``SE_FLOOR`` of ``rlstats.methods.curves._kernels``): a resample whose winsorised runs tie
+    (the IQM where tasks' scores do not overlap) has a standard error near 0 that sees none of its
+    deviation, and its ratio would otherwise withhold the band or make it hundreds of data ranges
+    wide. Where more than the tail's share of resamples repeat a single run in every task
+    (with one task, below 4 runs), and everywhere at 2 runs per task, the band is withheld with a
+    note (add runs, or tasks). A statistic function has no standard error of its own and keeps
     the expanded bands.
 
     ``bands="expanded"`` gives the bands of earlier versions bit for bit: the percentile band, and
@@ -294,7 +301,9 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     20 runs per task, normal, skewed, heavy-tailed and capped scores, 60 curves of 2 agents per
     point over 4 draws of the tasks' offsets and scales), the studentised bands cover 0.92-1.00
     (simultaneous) and 0.91-1.00 (pointwise) from 3 runs per task (4 with one task) at every
-    point, none below 0.95 by 3 SE, pooled or in a design draw; the expanded bands cover as little
+    point, none below 0.95 by 3 SE, pooled or in a design draw (the IQM's simultaneous band at 5 runs of
+    one task, withheld in about 9 of 10 data sets before its standard error was floored, is given in
+    all and covers 0.98-0.99); the expanded bands cover as little
     as 0.61-0.78 (simultaneous, the mean of skewed scores) and 35 of their 280 rows miss. At 10
     runs per task the studentised bands are 1.03-1.06 times as wide as the expanded ones with normal
     scores of 5 or 26 tasks for the mean and the IQM (1.1-1.24 for the median; 1.07-1.10 times the
@@ -460,7 +469,7 @@ def _run_curves(design, step, steps, options, rng):
                      f"{'; ...' if missing.size > 3 else ''}); at each step an agent's aggregate uses the runs logged "
                      "there, and is missing where a task has none")
     expansion, fewest = _expansion(design.counts, design.agents, design.tasks)
-    short, withheld_note = _short_steps(design, matrix, starts, grid)
+    short, withheld_note, repeats = _short_steps(design, matrix, starts, grid)
     notes += [withheld_note] if withheld_note else []
     notes.append(f"bootstrap deviations widened by sqrt(n/(n - 1)) with n = {fewest.min()} runs per task"
                  + ("" if (fewest == fewest[0]).all() else " (each agent's fewest)")
@@ -498,7 +507,7 @@ def _run_curves(design, step, steps, options, rng):
     else:
         scale = np.stack([np.nanmax(np.abs(v), axis=0, initial=0.0) for v, _ in per_agent])
         pointwise, bands = _studentized(raw, [e for _, _, e in done[:k]], estimates, short, (pointwise, bands), scale,
-                                      fewest, options, notes, design.agents)
+                                      fewest, repeats, options, notes, design.agents)
         notes += _calibration_notes(options, fewest.min(), n_tasks, "studentized")
     comparisons = []
     for (i, j), null in zip(pair_codes, done[k:]):
@@ -528,52 +537,78 @@ def _run_curves(design, step, steps, options, rng):
         difference_pvalues=np.array([c[2] for c in comparisons]).reshape(len(comparisons), grid.size))
 
 
-def _studentized(raw, errors, estimates, short, expanded, scale, fewest, options, notes, agents):
+def repeat_share(counts):
+    """(agents,) the share of an agent's resamples that repeat one run in every task: the product over its tasks of
+    n^(1 - n) (n runs: n of the n^n draws are one run n times). ``counts`` is (tasks, agents), 0 where absent."""
+    n = np.where(counts > 0, counts, 1).astype(float)
+    return np.prod(n ** (1.0 - n), axis=0)
+
+
+def _studentized(raw, errors, estimates, short, expanded, scale, fewest, repeats, options, notes, agents):
     """Each agent's pointwise and simultaneous bands (with standard errors and critical values): the hull of the
-    bootstrap-t band and the expanded one, withheld (NaN) where the bootstrap-t band is (too few distinct runs
-    resampled at a step), which a note says."""
+    bootstrap-t band and the expanded one, withheld (NaN) where the bootstrap-t band is (2 runs of a task; steps
+    where more than the tail of resamples repeat one run in every task, ``repeats``; resamples without spread at a
+    step), which a note says."""
     pointwise, bands, withheld = [], [], []
     two = [agent for agent, n in zip(agents, fewest) if n < MIN_STUDENTIZED_RUNS]
     if two:
         notes.append(f"bands of the curves are withheld for {_and(two)}: with 2 runs of a task, half of a task's "
                      "resamples repeat one run, and no band simulated at 2 runs per task held its level over score "
                      "distributions; add runs (at least 3 per agent and task)")
+    tail = (1.0 - options.confidence_level) / 2.0
+    repeated = (repeats > tail) & ~short & (fewest >= MIN_STUDENTIZED_RUNS)[:, None]
+    if repeated.any():
+        named = [agent if repeated[a].sum() == (~short[a]).sum()
+                 else f"{agent} at {count(int(repeated[a].sum()), 'step')}"
+                 for a, agent in enumerate(agents) if repeated[a].any()]
+        notes.append(f"bands of the curves are withheld for {_and(named)}: more than {tail:.3g} of the resamples "
+                     "repeat one run in every task (with one task, below 4 runs: 3 of the 27 resamples of 3 runs), so "
+                     "single runs set the tail of the studentised deviations, and the bands simulated with 3 runs of "
+                     "one task covered 0.79-0.93 at 95%; add runs (at least 4 with one task) or tasks, or pass "
+                     "bands=\"expanded\" for the t-expanded bands, whose notes quote their measured coverage")
     for j, (r, e) in enumerate(zip(raw, errors)):
-        if fewest[j] < MIN_STUDENTIZED_RUNS:
+        if fewest[j] < MIN_STUDENTIZED_RUNS or repeated[j].sum() == (~short[j]).sum():
             nothing = np.full(estimates[j].shape, np.nan)
             pointwise.append(np.stack([nothing, nothing], axis=-1))
             bands.append((np.stack([nothing, nothing], axis=-1), nothing, nothing))
             continue
-        r = np.where(short[j][None, :], np.nan, r)
+        out = short[j] | repeated[j]
+        r = np.where(out[None, :], np.nan, r)
         point, simultaneous = kernels.studentized_bands(r, e[1:], estimates[j], e[0], options.confidence_level,
-                                                        scale[j])
-        given = np.isfinite(estimates[j]) & ~short[j] & np.isfinite(expanded[0][j]).all(axis=1)
+                                                        scale[j], kernels.SE_FLOOR[options.statistic_name])
+        point[repeated[j]] = simultaneous[repeated[j]] = np.nan
+        given = np.isfinite(estimates[j]) & ~out & np.isfinite(expanded[0][j]).all(axis=1)
         lost = given & ~(np.isfinite(point).all(axis=1) & np.isfinite(simultaneous).all(axis=1))
         if lost.any():
             withheld.append(f"{agents[j]} at {count(int(lost.sum()), 'step')}")
         point = kernels.hull(point, expanded[0][j])
         simultaneous = kernels.hull(simultaneous, expanded[1][j][0])
-        se = np.where(short[j], np.nan, e[0])
+        se = np.where(out, np.nan, e[0])
         with np.errstate(invalid="ignore", divide="ignore"):
             critical = np.fmax(simultaneous[:, 1] - estimates[j], estimates[j] - simultaneous[:, 0]) / se
         pointwise.append(point)
         bands.append((simultaneous, se, critical))
     notes.append("each band is the hull of a studentised (bootstrap-t) band and the t-expanded percentile (pointwise) "
                  "or sup-t (simultaneous) band: in the first, each resample's deviation from the estimate is divided "
-                 "by its own standard error and the band is the estimate minus the quantiles of those ratios times "
-                 "the standard error (simultaneous: from the largest and smallest ratio over steps, at half the "
-                 "error each), which carries the skewness of the scores and the uncertainty of a standard error from "
-                 "few runs; the second holds where the statistic moves in steps between tasks or ties (median, "
-                 "ceilings). bands=\"expanded\" gives the second alone, the bands of earlier versions")
+                 f"by its own standard error{_floor_words(options.statistic_name)} and the band is the estimate minus "
+                 "the quantiles of those ratios times the standard error (simultaneous: from the largest and "
+                 "smallest ratio over steps, at half the error each), which carries the skewness of the scores "
+                 "and the uncertainty of a standard error from few runs; the second holds where the statistic "
+                 "moves in steps between tasks or ties (median, ceilings). bands=\"expanded\" gives the second "
+                 "alone, the bands of earlier versions")
     if withheld:
         notes.append(f"bands of the curves are withheld for {_and(withheld)}: there, more than "
-                     f"{(1 - options.confidence_level) / 2:.3g} of the resamples repeat a single run (or runs tied, "
-                     "as at a ceiling) in every task, so their standard error is 0 and the studentised band has no "
-                     "finite end (with one task this happens below 4 runs, with 5 tasks at 2 runs; for the IQM also "
-                     "at up to 4 runs per task where the tasks' scores do not overlap, as its winsorising at the "
-                     "pooled quartiles ties a task's runs); add runs per task, or tasks, or pass bands=\"expanded\" "
+                     f"{(1 - options.confidence_level) / 2:.3g} of the resamples do not vary at all, so the "
+                     "studentised band has no finite end; add runs per task, or tasks, or pass bands=\"expanded\" "
                      "for the t-expanded bands alone, whose notes quote their measured coverage at these runs")
     return np.stack(pointwise), bands
+
+
+def _floor_words(statistic):
+    """How the studentised bands floor a resample's standard error, for the note (nothing where they do not)."""
+    floor = kernels.SE_FLOOR[statistic]
+    return "" if not floor else (f" (at least {floor:g} times the resamples' standard deviation at the step, so "
+                                 "that a resample whose runs tie cannot set the band alone)")
 
 
 def _clipped(known, options, notes, pointwise, simultaneous, differences):

@@ -22,6 +22,15 @@ import numpy as np
 from ...resampling import fixed_dot
 from ...statistics import TIE_TOLERANCE, monte_carlo_pvalue
 
+#: Floor of a resample's standard error in the studentised bands, as a share of the resamples' standard deviation
+#: at the step, by statistic: chosen by simulation (issue 40; tests/reference/coverage_curves_bands.py) among floors
+#: 0.25 and 0.5 of it and of the runs' standard error. The IQM's and the median's standard errors are proxies (the
+#: runs winsorised at the data's quartiles; the tasks' mean standard error) that are near 0 where a resample's runs
+#: tie though its statistic moves: floored at 0.25, no IQM band is withheld from 3 runs of 2 or more tasks and none
+#: reaches 5 data ranges (590 with a floor on the runs' standard error). The mean's and the optimality gap's are
+#: the resample's own, 0 only where it has no spread: a floor of 0.25 lost the mean's coverage at one task of 5
+#: skewed runs (0.867), so they have none.
+SE_FLOOR = {"iqm": 0.25, "median": 0.25, "mean": 0.0, "optimality_gap": 0.0}
 #: Built-in per-step statistics.
 STATISTICS = ("iqm", "mean", "median", "optimality_gap")
 # Resamples drawn from one child generator: fixed, so results never depend on how work is sliced.
@@ -181,7 +190,7 @@ def weighted_std_error(prepared, weights, statistic, limits=None):
     return np.sqrt(out)
 
 
-def studentized_bands(replicates, std_errors, estimate, std_error, level, scale):
+def studentized_bands(replicates, std_errors, estimate, std_error, level, scale, floor=0.0):
     """Bootstrap-t bands: (pointwise (steps, 2), simultaneous (steps, 2)), NaN where withheld.
 
     Each resample's deviation at a step is studentised by its own standard error, t = (theta* - theta) / se*.
@@ -192,14 +201,22 @@ def studentized_bands(replicates, std_errors, estimate, std_error, level, scale)
     covered 0.80-0.88 where this one covered 0.99 on skewed scores: its per-step extreme quantiles of few
     hundred resamples are too noisy.) The studentisation carries the skewness of the statistic and the uncertainty of its standard error
     from few runs, which a normal or t quantile does not (Hall 1988; Montiel Olea and Plagborg-Moller 2019 for
-    the sup-t form). A resample without spread (se* within ``TIE_TOLERANCE`` of ``scale``, the step's largest
-    |score|, as ties are) has an infinite t; where more resamples than the tail have one, a pointwise end is
-    infinite and the step is withheld from both bands. Steps without spread in the data or without estimate are
-    withheld too.
+    the sup-t form). Each se* is floored at ``floor`` (by statistic, :data:`SE_FLOOR`) times the standard deviation of
+    the resamples' statistic at the step: a resample that repeats a run (or whose runs tie, as at a ceiling or
+    where the IQM's winsorising at the runs' quartiles ties a task's runs) has an se* near 0 that sees none of its
+    real deviation, and its t would set the quantile (bands withheld, or hundreds of data ranges wide); floored,
+    |t| is at most its deviation over a quarter of the bootstrap's spread. A resample still without spread (se* within
+    ``TIE_TOLERANCE`` of ``scale``, the step's largest |score|: the resamples do not vary there) has an infinite
+    t; where more resamples than the tail have one, a pointwise end is infinite and the step is withheld from both
+    bands. Steps without spread in the data or without estimate are withheld too.
     """
     tail = (1.0 - level) / 2.0
     tolerance = TIE_TOLERANCE * scale
     usable = np.isfinite(estimate) & np.isfinite(std_error) & (std_error > tolerance)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a step without values: no spread, no floor
+        spread = np.nanstd(replicates, axis=0, ddof=1)
+    std_errors = np.fmax(std_errors, floor * np.nan_to_num(spread)[None, :])
     std_errors = np.where(std_errors > tolerance[None, :], std_errors, 0.0)
     with np.errstate(invalid="ignore", divide="ignore"):
         t = (replicates - estimate) / std_errors
