@@ -109,7 +109,10 @@ def _task_sum(m, a):
     """Sums of ``a`` (r,) or (r, q) over each task's cells: (n_tasks,) or (n_tasks, q)."""
     if a.ndim == 1:
         return np.bincount(m.cell_task, weights=a, minlength=m.n_tasks)
-    return np.column_stack([np.bincount(m.cell_task, weights=col, minlength=m.n_tasks) for col in a.T])
+    # one bincount over (task, column) bins: each bin adds its cells in the same order as a bincount per column
+    q = a.shape[1]
+    bins = (m.cell_task[:, None] * q + np.arange(q)).ravel()
+    return np.bincount(bins, weights=a.ravel(), minlength=m.n_tasks * q).reshape(m.n_tasks, q)
 
 
 def _expand(m, per_task, a):
