@@ -3,11 +3,12 @@
     python benchmarks/mixed_scaling.py [--tasks 30 100 300 1000] [--agents 10] [--seeds 10] [--ddf satterthwaite]
 
 Data: ``rlstats.datasets.simulate(agents, tasks, seeds, rng=0)`` (agents x tasks x seeds runs, so the model has the
-task and task x agent intercepts). Each size runs in a fresh process: CPU seconds of the ``rlstats.mixed`` call
-(``time.process_time``: the machine may be shared, wall time would count other people's work); the process's
-peak resident memory (``resource.ru_maxrss``, pandas and the frame included) beside the call's own peak allocation
-(``tracemalloc``, run as a second call so its bookkeeping does not inflate the CPU figure). The exponent is
-log(warm cost ratio) / log(size ratio) between consecutive sizes.
+task and task x agent intercepts). Each size runs in a fresh process: CPU seconds (``time.process_time``: the
+machine may be shared, wall time would count other people's work) of the first ``rlstats.mixed`` call (imports of
+scipy's modules included) and of a second, warm, call; the process's peak resident memory (``resource.ru_maxrss``,
+pandas and the frame included) beside the call's own peak allocation (``tracemalloc``, a third call, so that its
+bookkeeping does not inflate the CPU figures). The exponent is log(warm cost ratio) / log(size ratio) between
+consecutive sizes.
 """
 
 from __future__ import annotations
