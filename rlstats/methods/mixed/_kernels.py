@@ -8,7 +8,9 @@ indicators, the covariance is ``sigma^2 (I + sum_i theta_i^2 G_i)`` on that r-di
 ``z_i`` the scaled indicator columns) and ``sigma^2 I`` on its (N - r)-dimensional complement, where the data
 enter only through the within-cell sum of squares.  Every quantity below (REML criterion, its gradient, the
 covariance of ``beta`` and its derivatives, pbkrtest's traces) is the full-data one computed in r dimensions, so
-a fit of 15,600 runs in 156 cells costs as much as one of 156.
+a fit of 15,600 runs in 156 cells costs as much as one of 156.  In r dimensions nothing is r x r: the covariance is
+block diagonal by task with blocks "diagonal plus rank one", so its inverse, log determinant and the traces of the
+derivatives are closed forms summed over tasks (``_Pieces``, ``_trace_product``), linear in the cells (issue 43).
 
 Units: the scores are divided by a power of two near their spread before anything is computed (``Model.scale``),
 so the fit, the numerical derivatives and every df are those of data of unit size whatever the score's units
