@@ -474,7 +474,8 @@ def warn_raw_scales(design: Any, normalize: Normalizer) -> None:
     """
     if normalize is not None or design.n_tasks < 2 or any("normalised" in note for note in design.notes):
         return
-    scale = np.array([np.abs(design.y[design.task == t]).max(initial=0.0) for t in range(design.n_tasks)])
+    scale = np.zeros(design.n_tasks)  # each task's largest |score|, in one pass (a mask per task is quadratic)
+    np.maximum.at(scale, design.task, np.abs(design.y))
     if scale.min() > 0 and scale.max() <= 10 * scale.min():
         return
     warn(f"scores of {design.n_tasks} tasks are aggregated on their own scales (largest scores from "

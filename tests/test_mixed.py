@@ -479,3 +479,24 @@ def test_cluster_robust_alternative_matches_clubsandwich(name):
         d = cells[:, 0] - cells[:, 1]
         np.testing.assert_allclose(variance[0], d.var(ddof=1) / d.size, rtol=1e-12)
         np.testing.assert_allclose(df, d.size - 1, rtol=1e-12)
+
+
+@pytest.mark.parametrize("ddf", ["satterthwaite", "kenward-roger"])
+def test_many_tasks_fit_in_memory_linear_in_cells(ddf):
+    # issue 43 item 1: 800 tasks x 3 agents x 2 runs = 2,400 cells, where one dense cells x cells matrix would be
+    # 46 MB (the former kernels held several); the fit still reaches the closed-form REML optimum
+    import tracemalloc
+
+    y, frame, formula = _balanced(3, 800, 3, 2)
+    exact = _balanced_reml(y)
+    rlstats.mixed(frame.iloc[:60], formula, ddf=ddf)  # the modules' imports outside the traced fit
+    tracemalloc.start()
+    res = rlstats.mixed(frame, formula, ddf=ddf)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 12 * 2**20, peak  # about 2 MB; one dense cells x cells matrix would be 44 MB
+    close = dict(rtol=1e-8, atol=0)
+    np.testing.assert_allclose(res.theta, exact["theta"], **close)
+    np.testing.assert_allclose(res.sigma, exact["sigma"], **close)
+    np.testing.assert_allclose(res.comparisons["std_error"], exact["diff_se"], **close)
+    np.testing.assert_allclose(res.comparisons["df"], exact["diff_df"], **close)

@@ -34,16 +34,17 @@ def cr2_t(m, fitted, contrasts):
     on the lmer fit). Variances in the data's units; df unit-free.
     """
     pc = _pieces(m, fitted.theta)
-    v = np.linalg.inv(pc.vinv)
-    v = (v + v.T) / 2
+    # the working covariance, dense: this reference runs on small data (the package never forms it)
+    root = np.sqrt(m.cell_n)
+    v = np.diag(pc.d) + fitted.theta[0] ** 2 * np.outer(root, root) * (m.cell_task[:, None] == m.cell_task[None, :])
     e = m.y - m.x @ pc.beta
     hat_rows = m.x @ pc.phi                               # X M: H = X M X' W
     xmc = pc.vx @ (pc.phi @ contrasts.T)                  # W X M c', (r, k)
     ih = np.eye(m.r) - hat_rows @ pc.vx.T                 # I - H
     k = contrasts.shape[0]
     variance = np.zeros(k)
-    s = np.zeros((m.z_task.shape[1], m.r, k))             # s_j for every task and contrast
-    for j in range(m.z_task.shape[1]):
+    s = np.zeros((m.n_tasks, m.r, k))             # s_j for every task and contrast
+    for j in range(m.n_tasks):
         idx = np.flatnonzero(m.cell_task == j)
         if idx.size == 0:
             continue

@@ -8,7 +8,9 @@ indicators, the covariance is ``sigma^2 (I + sum_i theta_i^2 G_i)`` on that r-di
 ``z_i`` the scaled indicator columns) and ``sigma^2 I`` on its (N - r)-dimensional complement, where the data
 enter only through the within-cell sum of squares.  Every quantity below (REML criterion, its gradient, the
 covariance of ``beta`` and its derivatives, pbkrtest's traces) is the full-data one computed in r dimensions, so
-a fit of 15,600 runs in 156 cells costs as much as one of 156.
+a fit of 15,600 runs in 156 cells costs as much as one of 156.  In r dimensions nothing is r x r: the covariance is
+block diagonal by task with blocks "diagonal plus rank one", so its inverse, log determinant and the traces of the
+derivatives are closed forms summed over tasks (``_Pieces``, ``_trace_product``), linear in the cells (issue 43).
 
 Units: the scores are divided by a power of two near their spread before anything is computed (``Model.scale``),
 so the fit, the numerical derivatives and every df are those of data of unit size whatever the score's units
@@ -43,19 +45,23 @@ HESSIAN_TOL = 1e-8
 
 @dataclass(frozen=True, eq=False)
 class Model:
-    """The reduced problem: cell-level design, scaled by sqrt(cell size)."""
+    """The reduced problem: cell-level design, scaled by sqrt(cell size); cells sorted by task.
+
+    The covariance's parts ``G_i`` are never formed: ``G_task`` is block diagonal by task (the block of task t is
+    ``s_t s_t'``, ``s = sqrt(cell_n)`` on its cells) and ``G_cell = diag(cell_n)``, so every product with them is a
+    per-task sum (:func:`_task_sum`) and memory stays linear in the cells.
+    """
 
     x: np.ndarray            # (r, p) scaled fixed-effects design
     y: np.ndarray            # (r,) scaled cell means
-    g: tuple                 # (G_task, [G_cell]) each (r, r)
-    z_task: np.ndarray       # (r, n_tasks) scaled task indicators
+    n_components: int        # random terms: 1 (task) or 2 (task, task:agent)
+    n_tasks: int
     cell_n: np.ndarray       # (r,) runs per cell
     cell_agent: np.ndarray   # (r,)
     cell_task: np.ndarray    # (r,)
     row_cell: np.ndarray     # (N,) cell of each run
     rss_within: float        # sum of squares of runs about their cell means
     nobs: int
-    same_task: np.ndarray    # (r, r) whether two cells share their task
     scale: float             # the scores' unit: y and rss_within are in it (a power of two, see unit_scale)
 
     @property
@@ -97,18 +103,58 @@ def model(y, agent, task, n_agents, n_tasks, interaction):
     x[:, 0] = 1.0
     x[np.arange(cells.size), cell_agent] = 1.0  # agent 0 is the intercept (treatment coding)
     x *= root[:, None]
-    z_task = np.zeros((cells.size, n_tasks))
-    z_task[np.arange(cells.size), cell_task] = root
-    g = (z_task @ z_task.T,) + ((np.diag(n),) if interaction else ())
-    return Model(x, root * means, g, z_task, n, cell_agent, cell_task, row_cell, rss, int(y.size),
-                 cell_task[:, None] == cell_task[None, :], scale)
+    return Model(x, root * means, 2 if interaction else 1, int(n_tasks), n, cell_agent, cell_task, row_cell, rss,
+                 int(y.size), scale)
+
+
+def _task_sum(m, a):
+    """Sums of ``a`` (r,) or (r, q) over each task's cells: (n_tasks,) or (n_tasks, q)."""
+    if a.ndim == 1:
+        return np.bincount(m.cell_task, weights=a, minlength=m.n_tasks)
+    # one bincount over (task, column) bins: each bin adds its cells in the same order as a bincount per column
+    q = a.shape[1]
+    bins = (m.cell_task[:, None] * q + np.arange(q)).ravel()
+    return np.bincount(bins, weights=a.ravel(), minlength=m.n_tasks * q).reshape(m.n_tasks, q)
+
+
+def _expand(m, per_task, a):
+    """``per_task[cell_task]`` shaped to multiply ``a`` (r,) or (r, q)."""
+    v = per_task[m.cell_task]
+    return v if a.ndim == 1 else v[:, None]
+
+
+def _g_apply(m, i, a):
+    """``G_i a`` for component i (0: task, 1: task x agent), without forming G_i."""
+    if i == 0:
+        root = np.sqrt(m.cell_n)
+        s = root if a.ndim == 1 else root[:, None]
+        return s * _task_sum(m, s * a)[m.cell_task]
+    return (m.cell_n if a.ndim == 1 else m.cell_n[:, None]) * a
+
+
+def _g_quad(m, i, a, b):
+    """``a' G_i b`` for vectors or (r, q) matrices."""
+    if i == 0:
+        root = np.sqrt(m.cell_n)
+        sa = _task_sum(m, a * (root if a.ndim == 1 else root[:, None]))
+        sb = _task_sum(m, b * (root if b.ndim == 1 else root[:, None]))
+        return sa.T @ sb
+    return a.T @ (b * (m.cell_n if b.ndim == 1 else m.cell_n[:, None]))
 
 
 @dataclass(frozen=True, eq=False)
 class _Pieces:
-    """What one covariance (sigma = 1) gives: V^{-1}, V^{-1} X, (X'V^{-1}X)^{-1}, beta, residual terms."""
+    """What one covariance (sigma = 1) gives: V^{-1} in closed form, V^{-1} X, (X'V^{-1}X)^{-1}, beta, residual terms.
 
-    vinv: np.ndarray
+    V's block for task t is ``diag(d_t) + theta_task^2 s_t s_t'`` (``d = 1 + theta_cell^2 n``), whose inverse is
+    ``diag(1/d_t) - c_t u_t u_t'`` with ``u = s / d`` and ``c_t = theta_task^2 / (1 + theta_task^2 s_t'u_t)``
+    (Sherman-Morrison); it is applied, never formed.
+    """
+
+    d: np.ndarray            # (r,)
+    u: np.ndarray            # (r,)
+    c: np.ndarray            # (n_tasks,)
+    su: np.ndarray           # (n_tasks,) s_t'u_t
     vx: np.ndarray
     phi: np.ndarray
     beta: np.ndarray
@@ -117,32 +163,52 @@ class _Pieces:
     logdet_v: float
     logdet_xvx: float
 
+    def solve(self, m, a):
+        """``V^{-1} a`` for a (r,) vector or (r, q) matrix."""
+        u = self.u if a.ndim == 1 else self.u[:, None]
+        d = self.d if a.ndim == 1 else self.d[:, None]
+        return a / d - _expand(m, self.c, a) * u * _task_sum(m, u * a)[m.cell_task]
+
+    def component(self, m, i):
+        """``V^{-1} G_i`` (i = 0, 1; i = n_components: the identity) as ``diag(a) + x y'`` within each task: (a, x, y)."""
+        if i == 0:
+            # V^{-1} s = u - c u (s'u) = u / (1 + theta_task^2 s'u), times s'
+            return np.zeros(m.r), self.u * (1.0 - self.c * self.su)[m.cell_task], np.sqrt(m.cell_n)
+        weight = m.cell_n if i < m.n_components else np.ones(m.r)
+        return weight / self.d, -self.c[m.cell_task] * self.u, self.u * weight
+
 
 def _pieces(m, theta):
-    # V = diag(d) + theta_task^2 sum_tasks s s' (s = sqrt(n) on the task's cells): block diagonal by task, each
-    # block a diagonal plus rank one, inverted in closed form (Sherman-Morrison) rather than by LAPACK.
     d = 1.0 + (theta[1] ** 2 * m.cell_n if len(theta) > 1 else 0.0)
+    d = np.broadcast_to(d, m.cell_n.shape).astype(float)
     root = np.sqrt(m.cell_n)
     u = root / d
-    per_task = np.bincount(m.cell_task, weights=root * u, minlength=m.z_task.shape[1])
-    c = theta[0] ** 2 / (1.0 + theta[0] ** 2 * per_task)
-    vinv = -(c[m.cell_task][:, None] * u[:, None] * u[None, :]) * m.same_task
-    vinv[np.diag_indices(m.r)] += 1.0 / d
-    logdet_v = float(np.log(d).sum() + np.log1p(theta[0] ** 2 * per_task).sum())
-    vx = vinv @ m.x
+    su = _task_sum(m, root * u)
+    c = theta[0] ** 2 / (1.0 + theta[0] ** 2 * su)
+    logdet_v = float(np.log(d).sum() + np.log1p(theta[0] ** 2 * su).sum())
+    partial = _Pieces(d, u, c, su, None, None, None, None, 0.0, logdet_v, 0.0)
+    vx = partial.solve(m, m.x)
     xvx = m.x.T @ vx
     phi = np.linalg.inv(xvx)
     phi = (phi + phi.T) / 2
     beta = phi @ (vx.T @ m.y)
     e = m.y - m.x @ beta
-    ve = vinv @ e
-    return _Pieces(vinv, vx, phi, beta, ve, float(e @ ve) + m.rss_within, logdet_v, float(np.linalg.slogdet(xvx)[1]))
+    ve = partial.solve(m, e)
+    return _Pieces(d, u, c, su, vx, phi, beta, ve, float(e @ ve) + m.rss_within, logdet_v,
+                   float(np.linalg.slogdet(xvx)[1]))
 
 
-def _traces(m, pieces, g):
-    """tr(V^{-1} G) - tr(Phi X'V^{-1} G V^{-1} X) and e'V^{-1} G V^{-1} e: the derivative's parts for one G."""
-    return (float(np.sum(pieces.vinv * g)) - float(np.sum(pieces.phi * (pieces.vx.T @ g @ pieces.vx))),
-            float(pieces.ve @ g @ pieces.ve))
+def _trace_v_g(m, pc, i):
+    """tr(V^{-1} G_i), summed over the tasks' blocks."""
+    if i == 0:
+        return float(np.sum(pc.su - pc.c * pc.su**2))
+    return float(np.sum(m.cell_n * (1.0 / pc.d - pc.c[m.cell_task] * pc.u**2)))
+
+
+def _traces(m, pieces, i):
+    """tr(V^{-1} G) - tr(Phi X'V^{-1} G V^{-1} X) and e'V^{-1} G V^{-1} e: the derivative's parts for G_i."""
+    return (_trace_v_g(m, pieces, i) - float(np.sum(pieces.phi * _g_quad(m, i, pieces.vx, pieces.vx))),
+            float(_g_quad(m, i, pieces.ve, pieces.ve)))
 
 
 def profiled_deviance(m, phi):
@@ -157,8 +223,8 @@ def profiled_deviance(m, phi):
     df = m.nobs - m.p
     value = pc.logdet_v + pc.logdet_xvx + df * (1.0 + np.log(2.0 * np.pi * pc.pwrss / df))
     grad = np.empty(phi.size)
-    for i, g in enumerate(m.g):
-        trace, quad = _traces(m, pc, g)
+    for i in range(m.n_components):
+        trace, quad = _traces(m, pc, i)
         grad[i] = trace - df * quad / pc.pwrss
     return value, grad
 
@@ -187,7 +253,7 @@ def fit(m):
     """The REML fit: minimise the profiled criterion over theta >= 0 from theta = 1 (lme4's start)."""
     from scipy.optimize import minimize
 
-    k = len(m.g)
+    k = m.n_components
     res = minimize(lambda phi: profiled_deviance(m, phi), np.ones(k), jac=True, method="L-BFGS-B",
                    bounds=[(0.0, None)] * k, options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 2000})
     # Polish: Newton steps on the free coordinates (L-BFGS-B stops on its line search near the optimum).
@@ -269,8 +335,8 @@ def deviance_score(m, varpar):
     theta, sigma = np.asarray(varpar[:-1], dtype=float), float(varpar[-1])
     pc = _pieces(m, theta)
     out = np.empty(theta.size + 1)
-    for i, (t, g) in enumerate(zip(theta, m.g)):
-        trace, quad = _traces(m, pc, g)
+    for i, t in enumerate(theta):
+        trace, quad = _traces(m, pc, i)
         out[i] = 2.0 * t * (trace - quad / sigma**2)
     out[-1] = 2.0 * (m.nobs - m.p) / sigma - 2.0 * pc.pwrss / sigma**3
     return out
@@ -304,8 +370,8 @@ def satterthwaite_setup(m, fitted):
     vcov_varpar = 2.0 * (vectors[:, keep] / values[keep]) @ vectors[:, keep].T
     pc = _pieces(m, fitted.theta)
     jac = []
-    for t, g in zip(fitted.theta, m.g):
-        jac.append(sigma**2 * pc.phi @ (pc.vx.T @ (2.0 * t * g) @ pc.vx) @ pc.phi)
+    for i, t in enumerate(fitted.theta):
+        jac.append(sigma**2 * pc.phi @ (2.0 * t * _g_quad(m, i, pc.vx, pc.vx)) @ pc.phi)
     jac.append(2.0 * sigma * pc.phi)
     return Satterthwaite(varpar, vcov_varpar, np.array(jac), values, m.scale)
 
@@ -374,6 +440,14 @@ class KenwardRoger:
     scale: float
 
 
+def _trace_product(m, first, second):
+    """tr(A B) for A, B block diagonal by task, each block ``diag(a) + x y'`` (as :meth:`_Pieces.component`)."""
+    a1, x1, y1 = first
+    a2, x2, y2 = second
+    cross = _task_sum(m, y1 * x2) * _task_sum(m, y2 * x1)
+    return float(np.sum(a1 * a2) + np.sum(a1 * x2 * y2) + np.sum(a2 * x1 * y1) + np.sum(cross))
+
+
 def kenward_roger_setup(m, fitted):
     """pbkrtest's adjusted covariance of beta (``vcovAdj``) for components (task, [task:agent], residual).
 
@@ -382,20 +456,20 @@ def kenward_roger_setup(m, fitted):
     """
     sigma2 = fitted.sigma_unit**2
     pc = _pieces(m, fitted.theta)
-    sinv = pc.vinv / sigma2                       # Sigma^{-1} on the cells' space
-    gs = list(m.g) + [np.eye(m.r)]                # the residual's G is the identity
-    tt = sinv @ m.x
-    oo = [g @ tt for g in gs]
+    n = m.n_components + 1                        # the residual's G is the identity
+    # Sigma^{-1} = V^{-1} / sigma2 and the G_i are applied per task, never formed (r x r)
+    tt = pc.vx / sigma2                           # Sigma^{-1} X
+    oo = [_g_apply(m, i, tt) if i < m.n_components else tt for i in range(n)]
     pp = np.array([-(o.T @ tt) for o in oo])
     pp = (pp + np.transpose(pp, (0, 2, 1))) / 2
-    hh = [g @ sinv for g in gs]
-    n = len(gs)
-    qq = [[oo[i].T @ sinv @ oo[j] for j in range(n)] for i in range(n)]
+    soo = [pc.solve(m, o) / sigma2 for o in oo]
+    qq = [[oo[i].T @ soo[j] for j in range(n)] for i in range(n)]
+    forms = [pc.component(m, i) for i in range(n)]
     phi = sigma2 * pc.phi
     ie2 = np.empty((n, n))
     for i in range(n):
         for j in range(n):
-            trace = float(np.sum(hh[i].T * hh[j]))
+            trace = _trace_product(m, forms[i], forms[j]) / sigma2**2
             if i == j == n - 1:  # the identity's part on the complement of the cells' space
                 trace += (m.nobs - m.r) / sigma2**2
             ie2[i, j] = trace - 2.0 * float(np.sum(phi * qq[i][j])) + float(np.trace(phi @ pp[i] @ phi @ pp[j]))
@@ -465,8 +539,8 @@ def kenward_roger_f(setup, beta, contrasts):
 def random_effects(m, fitted):
     """Conditional modes (BLUPs) of the task intercepts and, with the interaction, of the cell intercepts."""
     pc = _pieces(m, fitted.theta)
-    task = fitted.theta[0] ** 2 * (m.z_task.T @ pc.ve)
-    cell = fitted.theta[1] ** 2 * np.sqrt(m.cell_n) * pc.ve if len(m.g) > 1 else np.zeros(m.r)
+    task = fitted.theta[0] ** 2 * _task_sum(m, np.sqrt(m.cell_n) * pc.ve)
+    cell = fitted.theta[1] ** 2 * np.sqrt(m.cell_n) * pc.ve if m.n_components > 1 else np.zeros(m.r)
     return task * m.scale, cell * m.scale
 
 
@@ -488,18 +562,18 @@ def agent_contrasts(n_agents):
 
 def tukey_pvalues(t, df, n_means):
     """Tukey's single-step p-values, ``P(Q > sqrt(2) |t|)`` for the studentized range of ``n_means`` with df."""
-    from scipy.stats import t as student
+    from scipy.special import stdtr  # Student's t tail as scipy's t.sf computes it, with a lighter import
 
     if n_means == 2:  # the range of two means is one |t|: the exact two-sided t p-value
-        return 2.0 * student.sf(np.abs(t), df)
+        return 2.0 * stdtr(df, -np.abs(t))
     return studentized_range_sf(np.sqrt(2.0) * np.abs(t), n_means, df)
 
 
 def tukey_quantiles(confidence_level, df, n_means):
     """Half-width multipliers of Tukey's simultaneous intervals: q(level; n_means, df) / sqrt(2)."""
-    from scipy.stats import t as student
+    from scipy.special import stdtrit
 
     if n_means == 2:
-        return student.ppf(0.5 + confidence_level / 2, df)
+        return stdtrit(df, 0.5 + confidence_level / 2)
     distinct, where = np.unique(np.asarray(df, dtype=float), return_inverse=True)  # balanced: one df for all
     return studentized_range_isf(1.0 - confidence_level, n_means, distinct)[where.ravel()] / np.sqrt(2.0)

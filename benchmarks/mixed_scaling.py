@@ -1,0 +1,75 @@
+"""Issue 43: CPU seconds and peak memory of rlstats.mixed, and its exponent in tasks.
+
+    python benchmarks/mixed_scaling.py [--tasks 30 100 300 1000] [--agents 10] [--seeds 10] [--ddf satterthwaite]
+
+Data: ``rlstats.datasets.simulate(agents, tasks, seeds, rng=0)`` (agents x tasks x seeds runs, so the model has the
+task and task x agent intercepts). Each size runs in a fresh process: CPU seconds (``time.process_time``: the
+machine may be shared, wall time would count other people's work) of the first ``rlstats.mixed`` call (imports of
+scipy's modules included) and of a second, warm, call; the process's peak resident memory (``resource.ru_maxrss``,
+pandas and the frame included) beside the call's own peak allocation (``tracemalloc``, a third call, so that its
+bookkeeping does not inflate the CPU figures). The exponent is log(warm cost ratio) / log(size ratio) between
+consecutive sizes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+
+def one(agents, tasks, seeds, ddf):
+    """Fit one model in this process; print its CPU seconds and peak memory as JSON."""
+    import resource
+    import time
+    import tracemalloc
+
+    import rlstats
+
+    df = rlstats.datasets.simulate(agents, tasks, seeds, rng=0)
+    cpu = time.process_time()
+    rlstats.mixed(df, "score ~ agent | task", ddf=ddf)
+    cpu = time.process_time() - cpu
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kB on Linux
+    warm = time.process_time()
+    rlstats.mixed(df, "score ~ agent | task", ddf=ddf)
+    warm = time.process_time() - warm
+    tracemalloc.start()
+    rlstats.mixed(df, "score ~ agent | task", ddf=ddf)
+    traced = tracemalloc.get_traced_memory()[1] / 2**20
+    tracemalloc.stop()
+    print(json.dumps({"tasks": tasks, "cpu": cpu, "warm": warm, "peak_mb": peak, "call_mb": traced}))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tasks", type=int, nargs="+", default=[30, 100, 300, 1000])
+    parser.add_argument("--agents", type=int, default=10)
+    parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--ddf", default="satterthwaite", choices=["satterthwaite", "kenward-roger"])
+    parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.one:
+        return one(args.agents, args.one, args.seeds, args.ddf)
+    previous = None
+    for n in args.tasks:
+        out = subprocess.run([sys.executable, __file__, "--one", str(n), "--agents", str(args.agents),
+                              "--seeds", str(args.seeds), "--ddf", args.ddf],
+                             check=True, capture_output=True, text=True).stdout
+        now = json.loads(out.strip().splitlines()[-1])
+        slope = ""
+        if previous is not None:
+            slope = f", exponent {math.log(now['warm'] / previous['warm']) / math.log(n / previous['tasks']):.2f}"
+        print(f"{args.agents} x {n:>5,} x {args.seeds} ({args.ddf}): {now['cpu']:7.2f} s CPU (warm {now['warm']:6.2f}), "
+              f"peak {now['peak_mb']:6.0f} MB (call {now['call_mb']:6.1f} MB){slope}", flush=True)
+        previous = now
+
+
+if __name__ == "__main__":
+    main()
