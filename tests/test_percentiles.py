@@ -246,22 +246,6 @@ def test_pbp_problems_grouped_by_memory_give_the_same_bounds(monkeypatch):
         np.testing.assert_array_equal(a, b)
 
 
-@pytest.mark.parametrize("shape, rounded", [((5, 3, 12), False), ((3, 4, 12), True), ((2, 5, 30), True)])
-def test_greedy_order_by_merging_equals_the_stable_sort_of_every_row(shape, rounded):
-    # PBP's greedy rows merge the agent moves and self-loop into one adversary order per agent instead of
-    # sorting every row (issue 43): the positions must be those of the stable sort, ties included.
-    batch, n_a, r = shape
-    value = np.random.default_rng(7).normal(size=shape)
-    value = np.round(value) if rounded else value
-    successor = np.concatenate([np.broadcast_to(value[:, :, None, :], (batch, n_a, r, r)),
-                                np.broadcast_to(np.swapaxes(value, 1, 2)[:, None], (batch, n_a, r, n_a)),
-                                value[..., None]], axis=-1)
-    order = np.argsort(-successor, axis=-1, kind="stable")
-    position = np.empty_like(order)
-    np.put_along_axis(position, order, np.arange(order.shape[-1]), axis=-1)
-    np.testing.assert_array_equal(kernels._greedy_positions(value), position)
-
-
 def test_ties_mid_payoffs_are_complementary():
     rng = np.random.default_rng(3)
     cells = random_cells(rng, 3, 2, tie_levels=3)

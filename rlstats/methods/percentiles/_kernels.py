@@ -848,52 +848,19 @@ def _greedy_rows(lower, upper, value):
     n_a, r = d_lo.shape
     batch = value.shape[0]
     cap = np.concatenate([q_hi - q_lo, p_hi - p_lo, (d_hi - d_lo)[..., None]], axis=-1)  # (n_A, R, R+n_A+1)
-    dest = _greedy_positions(value)
-    size = r + n_a + 1
-    flat = (np.arange(dest.size // size)[:, None] * size + dest.reshape(-1, size)).ravel()
-    cap_sorted = np.empty(dest.size)
-    cap_sorted[flat] = np.broadcast_to(cap, dest.shape).ravel()
-    cap_sorted = cap_sorted.reshape(dest.shape)
+    successor = np.concatenate([
+        np.broadcast_to(value[:, :, None, :], (batch, n_a, r, r)),          # (i, r')
+        np.broadcast_to(np.swapaxes(value, 1, 2)[:, None], (batch, n_a, r, n_a)),  # (i', r)
+        value[..., None],                                                     # (i, r)
+    ], axis=-1)
+    order = np.argsort(-successor, axis=-1, kind="stable")
+    cap_sorted = np.take_along_axis(np.broadcast_to(cap, successor.shape), order, axis=-1)
     before = np.cumsum(cap_sorted, axis=-1) - cap_sorted
     free = d_hi - d_lo  # = the total uncertain off-diagonal mass left to place (spec 6.1(e))
     add_sorted = np.clip(free[None, ..., None] - before, 0.0, cap_sorted)
-    add = add_sorted.ravel()[flat].reshape(dest.shape)
+    add = np.empty_like(add_sorted)
+    np.put_along_axis(add, order, add_sorted, axis=-1)
     return d_lo + add[..., -1], q_lo + add[..., :r], p_lo + add[..., r:r + n_a]
-
-
-def _greedy_positions(value):
-    """Where each successor of each state falls in the greedy order of :func:`_greedy_rows`: (B, n_A, R, R+n_A+1).
-
-    The order is the stable sort of the successors (adversary moves r', agent moves i', self-loop) by
-    decreasing value, so this is the inverse of that argsort.  The adversary successors of every state of
-    agent i share one order (value[b, i, :]), sorted once per (b, i); only the n_A + 1 other successors of
-    each state are merged into it, by counting: O(R log R + R n_A) per state instead of a sort of R + n_A + 1.
-    """
-    batch, n_a, r = value.shape
-    order = np.argsort(-value, axis=-1, kind="stable")                 # (B, i, t) -> r'
-    rank = np.empty_like(order)
-    np.put_along_axis(rank, order, np.arange(r)[None, None, :], axis=-1)
-    ascending = np.take_along_axis(-value, order, axis=-1)            # -value in sorted order
-    extra = np.concatenate([np.broadcast_to(np.swapaxes(value, 1, 2)[:, None], (batch, n_a, r, n_a)),
-                            value[..., None]], axis=-1)                # (B, i, r, e): agent moves, self-loop
-    # Adversary successors placed before extra e: those with value >= its value (they come first on ties).
-    ahead = np.empty(extra.shape, dtype=np.intp)
-    for b in range(batch):
-        for i in range(n_a):
-            ahead[b, i] = np.searchsorted(ascending[b, i], -extra[b, i], side="right")
-    # Extra successors placed before extra e: larger value, or equal value and listed earlier.
-    e = np.arange(n_a + 1)
-    first = (extra[..., None, :] > extra[..., :, None]) | ((extra[..., None, :] == extra[..., :, None])
-                                                           & (e[None, :] < e[:, None]))
-    dest_extra = ahead + first.sum(axis=-1)
-    # Extras placed before the adversary successor at sorted position t: those with ahead <= t.
-    rows = batch * n_a * r
-    hits = np.bincount((np.arange(rows)[:, None] * (r + 1) + ahead.reshape(rows, -1)).ravel(),
-                       minlength=rows * (r + 1)).reshape(batch, n_a, r, r + 1)
-    shift = np.cumsum(hits[..., :r], axis=-1)                         # (B, i, r, t)
-    dest_adversary = rank[:, :, None, :] + np.take_along_axis(
-        shift, np.broadcast_to(rank[:, :, None, :], shift.shape), axis=-1)
-    return np.concatenate([dest_adversary, dest_extra], axis=-1)
 
 
 def robust_values(lower, upper, reward, gamma, *, dense_limit=DENSE_LIMIT):
