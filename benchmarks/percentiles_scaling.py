@@ -36,7 +36,10 @@ def child(agents: int, tasks: int, runs: int) -> None:
     res = rlstats.percentiles(df, "score ~ agent | task", interval="pbp")
     cpu = time.process_time() - start
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"cpu": cpu, "peak_mb": peak, "low": [float(v) for v in res.conf_low], "high": [float(v) for v in res.conf_high], "est": [float(v) for v in res.estimate]}))
+    low = [] if res.conf_low is None else [float(v) for v in res.conf_low]
+    high = [] if res.conf_high is None else [float(v) for v in res.conf_high]
+    print(json.dumps({"cpu": cpu, "peak_mb": peak, "low": low, "high": high,
+                      "est": [float(v) for v in res.estimate]}))
 
 
 def main() -> None:
