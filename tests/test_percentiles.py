@@ -183,6 +183,23 @@ def test_ex5_bounds_agree_with_the_iterative_solver():
     np.testing.assert_allclose(dense[1], iterative[1], atol=1e-10)
 
 
+@pytest.mark.parametrize("transpose", [False, True])
+def test_factored_blocks_solve_as_the_explicit_inverse(transpose):
+    # PBP's preconditioner LU-factors the blocks I - gamma (D + Q_i) instead of inverting them (issue 43):
+    # the solves must be those of the explicit inverse (the former path), also for a subset of problems.
+    rng = np.random.default_rng(3)
+    lower, upper = kernels.interval_transitions(*np.sort(rng.uniform(size=(2, 3, 4, 3)), axis=0))
+    diag, q, _ = kernels._greedy_rows(lower, upper, rng.normal(size=(5, 3, 12)))
+    gamma = kernels.game_constants(3, 4)[1]
+    blocks = kernels._InverseBlocks(diag, q, gamma, transpose)
+    x = rng.normal(size=(5, 3, 12))
+    block = np.eye(12) - gamma * (q + diag[..., None] * np.eye(12))
+    inverse = np.linalg.inv(np.swapaxes(block, -1, -2) if transpose else block)
+    expected = np.matmul(inverse, x[..., None])[..., 0]
+    np.testing.assert_allclose(blocks.apply(x), expected, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(blocks.subset([4, 1]).apply(x[[4, 1]]), expected[[4, 1]], rtol=1e-12, atol=1e-14)
+
+
 def _arrays(cells):
     y, agent, task = [], [], []
     for i, row in enumerate(cells):

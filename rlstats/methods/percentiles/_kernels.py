@@ -20,7 +20,7 @@ player's moves are left outside the preconditioner.  For the point game the
 adversary's moves follow the order of each agent's payoffs, so Q is never
 formed: products with it and solves with its blocks are cumulative sums over
 the sorted payoffs (:class:`_OrderedAdversary`).  Policy iteration (PBP)
-chooses arbitrary rows and uses dense blocks and their inverses.
+chooses arbitrary rows and uses dense blocks, LU-factored once per round.
 
 Runs are counted, never sorted per resample: each run gets an integer code, the
 position of its score among the distinct scores of its task, so the empirical
@@ -303,23 +303,36 @@ def _solve_dense(diag, q, p, gamma, rhs, transpose):
 
 
 class _InverseBlocks:
-    """Exact inverses of the diagonal blocks I - gamma (D + Q_i), for any transition rows (PBP)."""
+    """Exact solves with the diagonal blocks I - gamma (D + Q_i), for any transition rows (PBP).
+
+    Each block is LU-factored once (LAPACK getrf) and applied by triangular solves: a quarter of the work of
+    inverting it, and, unlike numpy's stacked inverse, it does not wake threaded BLAS for every small block
+    (measured: 50 blocks of 100 x 100 cost 4.4 s CPU inverted with OpenBLAS's threads, 0.03 s factored).
+    """
 
     def __init__(self, diag, q, gamma, transpose):
+        from scipy.linalg import lu_factor
+
         r = diag.shape[-1]
         block = -gamma * q
         block[..., np.arange(r), np.arange(r)] += 1.0 - gamma * diag
-        # numpy inverts a stack in one call, and applying the inverse is one matmul.
-        self.inverse, self.transpose = np.linalg.inv(block), transpose
+        self.factors = [lu_factor(m, check_finite=False) for m in block.reshape(-1, r, r)]
+        self.per_row, self.transpose = int(np.prod(block.shape[1:-2], dtype=int)), transpose
 
     def apply(self, x):
-        if self.transpose:
-            return np.matmul(x[..., None, :], self.inverse)[..., 0, :]
-        return np.matmul(self.inverse, x[..., None])[..., 0]
+        from scipy.linalg import lu_solve
+
+        flat = x.reshape(-1, x.shape[-1])
+        out = np.empty_like(flat)
+        for k, factor in enumerate(self.factors):
+            out[k] = lu_solve(factor, flat[k], trans=1 if self.transpose else 0, check_finite=False)
+        return out.reshape(x.shape)
 
     def subset(self, rows):
         sub = object.__new__(_InverseBlocks)
-        sub.inverse, sub.transpose = self.inverse[rows], self.transpose
+        keep = (np.asarray(rows)[:, None] * self.per_row + np.arange(self.per_row)).ravel()
+        sub.factors = [self.factors[k] for k in keep]
+        sub.per_row, sub.transpose = self.per_row, self.transpose
         return sub
 
 
