@@ -96,9 +96,12 @@ def test_every_package_import_is_a_runtime_requirement_or_an_extra():
 
 
 def test_the_test_extra_covers_every_test_import():
+    # the 'reference' extra holds references too heavy for the test extra; only tests/reference/ may import them
     runtime, extras = _declared()
-    missing = _imports("tests") - runtime - extras["test"]
+    missing = _imports("tests") - runtime - extras["test"] - extras["reference"]
     assert not missing, f"tests import {sorted(missing)}; add them to the 'test' extra in setup.cfg"
+    heavy = (_imports("tests") - _imports("tests/reference")) & (extras["reference"] - extras["test"])
+    assert not heavy, f"tests outside tests/reference import {sorted(heavy)}, which only the 'reference' extra has"
 
 
 def test_oldest_constraints_pin_the_lower_bounds():

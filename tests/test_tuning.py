@@ -18,6 +18,11 @@ from rlstats.methods.tuning import _kernels as kernels
 HERE = pathlib.Path(__file__).resolve().parent
 
 
+def _all_resampled_means(values, starts, sizes, seed, n_resamples):
+    """(n_resamples, G) bootstrap means of every configuration in one draw, the reference the chunks must equal."""
+    return kernels._block_means(values, starts, sizes, np.arange(sizes.size), seed, n_resamples)
+
+
 def sweep_frame(values, agent="ppo", task="ant"):
     """One sweep: values[c] are the runs of configuration c (seeds 0..n-1)."""
     return pd.DataFrame([(agent, task, c, s, float(v)) for c, runs in enumerate(values) for s, v in enumerate(runs)],
@@ -82,9 +87,9 @@ def test_chunks_change_nothing(monkeypatch):
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
     y = rng.normal(0, 1, sizes.sum()) + np.repeat(rng.normal(0, 0.5, 150), sizes)
     seed = np.random.SeedSequence(6)
-    one = kernels.best_set(y, starts, sizes, seed, 700), kernels.all_resampled_means(y, starts, sizes, seed, 700)
+    one = kernels.best_set(y, starts, sizes, seed, 700), _all_resampled_means(y, starts, sizes, seed, 700)
     monkeypatch.setattr(kernels, "CELLS", 97)  # rows drawn a few at a time
-    other = kernels.best_set(y, starts, sizes, seed, 700), kernels.all_resampled_means(y, starts, sizes, seed, 700)
+    other = kernels.best_set(y, starts, sizes, seed, 700), _all_resampled_means(y, starts, sizes, seed, 700)
     for a, b in zip([*one[0], one[1]], [*other[0], other[1]]):
         np.testing.assert_array_equal(a, b)
 
@@ -793,7 +798,7 @@ def test_resampled_views_in_chunks_equal_one_draw(monkeypatch):
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
     y = rng.normal(0, 1, sizes.sum()) + np.repeat(rng.normal(0, 0.5, 120), sizes)
     seed, w = np.random.SeedSequence(3), rng.uniform(0, 2, 120)
-    whole = kernels.all_resampled_means(y, starts, sizes, seed, 300)
+    whole = _all_resampled_means(y, starts, sizes, seed, 300)
     old = kernels.complete_bootstrap(whole, w, np.random.default_rng(5))  # the statistic before: one (B, G) draw
     monkeypatch.setattr(kernels, "CELLS", 97)  # a few rows a chunk
     chunks = list(kernels.resampled_mean_chunks(y, starts, sizes, seed, 300))

@@ -26,7 +26,7 @@ import sys
 from typing import TextIO
 
 from ..errors import RlstatsError
-from ..logs._remote import MAX_FILE_BYTES, MAX_FILES, is_url
+from ..logs import MAX_FILE_BYTES, MAX_FILES, is_url
 from ._shared import STREAM, UsageError
 
 #: read_logs' advice names Python keywords; the command names its options.

@@ -56,4 +56,4 @@ if __name__ == "__main__":
     x = rng.normal(0.2, 1.0, size=(6, 5)) + rng.standard_t(3, size=(6, 1)) * 0.3
     out = reference_draws(x)
     for name in ("delta0", "sigma0", "nu"):
-        print(name, out[name].mean(), float(_kernels.rhat(out[name])), float(_kernels.ess_bulk(out[name])))
+        print(name, out[name].mean(), float(_kernels.diagnose(out[name])[0]), float(_kernels.ess_bulk(out[name])))

@@ -70,7 +70,7 @@ def bands(x, ks, seed, level=LEVEL, n_resamples=N_RESAMPLES):
     values, starts, sizes = x.ravel(), np.arange(N) * n, np.full(N, n)
     means = kernels.config_means(values, starts, sizes)
     point = kernels.expected_max(means, ks, False)
-    resampled = kernels.all_resampled_means(values, starts, sizes, seed, n_resamples)
+    resampled = np.concatenate(list(kernels.resampled_mean_chunks(values, starts, sizes, seed, n_resamples)))
     resampled = means + (resampled - means) * np.sqrt(sizes / np.maximum(sizes - 1, 1))
     moments = kernels.expected_max_moments(values, starts, sizes, ks, False)
     return {"skew_t": kernels.skew_t_band(point, *moments[1:], level),

@@ -26,19 +26,6 @@ KEPT_DRAWS = 1_000
 
 # ---------------------------------------------------------------------------- the Bayesian signed-rank test
 
-def region_matrices(differences: NDArray[np.float64], rope: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """(below, above): for every pair (i, j) of the differences with the pseudo-observation 0 prepended, whether their
-    Walsh average (d_i + d_j) / 2 lies below -rope or above rope, 1/2 on the boundary (Benavoli et al. 2014, eq. 9).
-
-    The diagonal (i = j) is included: the Dirichlet process posterior weighs each pair of atoms, itself included.
-    """
-    d = np.concatenate(([0.0], differences))
-    sums = d[:, None] + d[None, :]
-    below = (sums < -2 * rope) + 0.5 * (sums == -2 * rope)
-    above = (sums > 2 * rope) + 0.5 * (sums == 2 * rope)
-    return below, above
-
-
 def dirichlet_block(generator: np.random.Generator, n_samples: int, n_tasks: int,
                     prior: float) -> NDArray[np.float64]:
     """(1 + n_tasks, n_samples) Dirichlet weights, one sample a column: the pseudo-observation's (concentration
@@ -54,7 +41,8 @@ def dirichlet_block(generator: np.random.Generator, n_samples: int, n_tasks: int
 def _staircase(sums, bound):
     """Per atom i, how many atoms j have d_i + d_j below ``bound`` and how many at most ``bound``.
 
-    The sums are compared as :func:`region_matrices` compares them (a row of sums in sorted order is monotone, since
+    The sums d_i + d_j of the atoms (the pseudo-observation 0 first) are compared with 2 rope, the Walsh average's
+    bound (Benavoli et al. 2014, eq. 9; a row of sums in sorted order is monotone, since
     rounded addition is, so each count is a prefix of the sorted atoms).
     """
     return (sums < bound).sum(axis=1), (sums <= bound).sum(axis=1)
@@ -62,7 +50,8 @@ def _staircase(sums, bound):
 
 def _form(w, cum, counts):
     """sum_i w_i (mass of the atoms j whose Walsh average with atom i is below the bound, those on it counted 1/2),
-    per sample: the quadratic form w' B w of :func:`region_matrices` in O(n) per sample instead of O(n^2)."""
+    per sample: the quadratic form w' B w, B_ij = [Walsh average of atoms i and j beyond the bound] (1/2 on it), in O(n)
+    per sample instead of O(n^2)."""
     lt, le = counts
     return 0.5 * (np.einsum("is,is->s", w, cum[lt]) + np.einsum("is,is->s", w, cum[le]))
 
@@ -439,12 +428,6 @@ def _rhat_basic(x):
     between = n * chain_means.var(axis=-1, ddof=1)
     within = x.var(axis=-1, ddof=1).mean(axis=-1)
     return np.sqrt(((n - 1) / n * within + between / n) / within)
-
-
-def rhat(x: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Rank-normalised split R-hat of draws (..., chains, draws): the larger of the bulk and the folded (tail) one
-    (Vehtari, Gelman, Simpson, Carpenter and Buerkner 2021, section 4.2)."""
-    return diagnose(x)[0]
 
 
 def diagnose(x: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...statistics import monte_carlo_pvalue
+
 #: the alternatives: what a rejection shows
 ALTERNATIVES = ("equivalence", "noninferior")
 
@@ -41,13 +43,6 @@ def paired(differences):
     se = differences.std(axis=-1, ddof=1) / np.sqrt(n)
     se = np.where(se > 0, se, np.nan)
     return mean, se, np.full(mean.shape, float(n - 1))
-
-
-def t_quantile(level, df):
-    """t(level, df), infinite df as the normal's (scipy imported here, on first use)."""
-    from scipy import stats
-
-    return stats.t.ppf(level, df)
 
 
 def tost(estimate, se, df, margin, alpha, alternative="equivalence", higher_is_better=True):
@@ -103,7 +98,7 @@ def bootstrap_t(delta, se, resampled_delta, resampled_se, margin, alpha, alterna
     t = np.where(np.isnan(t), 0.0, t)
     b = t.shape[-1]
     # k: hits allowed at level alpha, counted with the p-value's own float arithmetic so that no rounding parts them
-    k = int(np.count_nonzero(np.arange(1, b + 1) / (b + 1) <= alpha)) - 1
+    k = int(np.count_nonzero(monte_carlo_pvalue(np.arange(b), b) <= alpha)) - 1
     if k >= 0:
         ordered = np.sort(t, axis=-1)
         # #{t* >= x} <= k iff x > t*_(B-k), and #{t* <= x} <= k iff x < t*_(k+1) (1-based; ties included)
@@ -113,8 +108,8 @@ def bootstrap_t(delta, se, resampled_delta, resampled_se, margin, alpha, alterna
     with np.errstate(invalid="ignore"):
         low, high = delta - q_high * se, delta - q_low * se
     # under H0 delta = -margin, t* stands for (estimate + margin) / se: large values reject
-    p_lower = ((t >= t_lower[..., None]).sum(axis=-1) + 1) / (b + 1)
-    p_upper = ((t <= t_upper[..., None]).sum(axis=-1) + 1) / (b + 1)
+    p_lower = monte_carlo_pvalue((t >= t_lower[..., None]).sum(axis=-1), b)
+    p_upper = monte_carlo_pvalue((t <= t_upper[..., None]).sum(axis=-1), b)
     if alternative == "equivalence":
         p_value = np.maximum(p_lower, p_upper)
         statistic = np.where(p_upper >= p_lower, t_upper, t_lower)

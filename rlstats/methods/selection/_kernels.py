@@ -149,12 +149,16 @@ def effect_cumulants(y, task, is_treatment, counts):
 
     The effect is mean(treatment runs) - mean(baseline runs), so its variance is k2_T / n_T + k2_B / n_B and its
     third cumulant k3_T / n_T^2 - k3_B / n_B^2, with k2 and k3 each arm's unbiased k-statistics of its runs. NaN
-    where an arm has fewer than 3 runs (no k3).
+    where an arm has fewer than 3 runs (no k3). Both are in units of the largest deviation of a run from its cell's
+    mean (their squares and cubes would underflow at scores of 1e-150): the skewness they give is unitless.
     """
     n_tasks = counts.shape[0]
     means = _cell_means(y, task, is_treatment, counts)
     column = (~is_treatment).astype(np.intp)
     centred = y - means[task, column]
+    largest = float(np.abs(centred).max(initial=0.0))
+    if largest > 0 and np.isfinite(largest):
+        centred = centred / largest
     m = counts.astype(float)
     enough = (counts >= 3).all(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):  # fewer than 3 runs: 0 / 0 or x / 0, masked
@@ -177,6 +181,9 @@ def effect_skewness(v, k2=None, k3=None):
     v = np.asarray(v, dtype=float)
     n = v.shape[-1]
     centred = v - v.mean(axis=-1, keepdims=True)
+    # in units of each row's largest deviation, so that cubes of tiny effects (1e-150) do not underflow
+    largest = np.abs(centred).max(axis=-1, keepdims=True, initial=0.0)
+    centred = centred / np.where((largest > 0) & np.isfinite(largest), largest, 1.0)
     with np.errstate(invalid="ignore", divide="ignore"):
         own = (centred ** 3).mean(axis=-1) / (centred ** 2).mean(axis=-1) ** 1.5 if n > 2 else np.zeros(v.shape[:-1])
     own = np.where(np.isfinite(own), own, 0.0)

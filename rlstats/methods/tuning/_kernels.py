@@ -79,14 +79,10 @@ class SeedResampler:
         return self.table[index].reshape(-1, self.width, self.G).sum(axis=1) / self.sizes
 
 
-def all_resampled_means(values, starts, sizes, seed, n_resamples):
-    """(n_resamples, G) bootstrap means of every configuration (one stream for the sweep)."""
-    return _block_means(values, starts, sizes, np.arange(sizes.size), seed, n_resamples)
-
-
 def resampled_mean_chunks(values, starts, sizes, seed, n_resamples):
-    """The rows of :func:`all_resampled_means`, chunk after chunk (each (rows, G), about :data:`CELLS` draws): their
-    concatenation is that array bit for bit, while memory stays that of one chunk whatever ``n_resamples``."""
+    """(n_resamples, G) bootstrap means of every configuration (one stream for the sweep), chunk after chunk (each
+    (rows, G), about :data:`CELLS` draws): their concatenation is the one draw of :func:`_block_means` bit for bit,
+    while memory stays that of one chunk whatever ``n_resamples``."""
     sampler = SeedResampler(values, starts, sizes, np.arange(sizes.size), seed)
     chunk = max(1, CELLS // (sampler.width * sampler.G))
     for lo in range(0, n_resamples, chunk):
