@@ -88,6 +88,7 @@ def compare(data: Data, formula: FormulaLike, method: Literal["mixed"], *, subse
 @overload
 def compare(data: Data, formula: FormulaLike, method: Literal["equivalence"], *, subset: Subset = None,
             **options: Any) -> EquivalenceResult: ...
+@overload
 def compare(data: Data, formula: FormulaLike, method: Literal["bayes"], *, subset: Subset = None,
             **options: Any) -> BayesResult: ...
 
