@@ -254,3 +254,71 @@ def test_next_task_masses_are_student_t_probabilities():
     below = stats.t.cdf(-0.05, nu, delta0, sigma0)
     above = stats.t.sf(0.05, nu, delta0, sigma0)
     np.testing.assert_allclose(masses, np.column_stack([below, 1 - below - above, above]), rtol=1e-12)
+
+
+# ---------------------------------------------------------------------------- the hierarchical model's paired runs
+
+_QUICK = dict(model="hierarchical", rope=0.1, rng=0, chains=2, warmup=100, draws=100, normalize=False)
+
+
+def _seeded(seeds_a, seeds_b, tasks=3, seed=1):
+    """Agents A and B on ``tasks`` tasks with the given seeds; run (agent, task, s) has a score fixed by its labels,
+    so that a pair of runs' difference depends only on which seeds are paired."""
+    rng = np.random.default_rng(seed)
+    table = rng.normal(size=(2, tasks, 20)) + np.arange(tasks)[None, :, None]
+    rows = [(agent, f"t{t}", s, table[a, t, s] + 0.3 * (agent == "A"))
+            for a, (agent, seeds) in enumerate((("A", seeds_a), ("B", seeds_b))) for t in range(tasks) for s in seeds]
+    return pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
+
+
+@pytest.mark.filterwarnings("ignore:the chains of")
+def test_hierarchical_pairs_runs_by_seed_label_and_names_the_unpaired_ones_once():
+    # issue 41 item 1 (review 2): A's seed 0, which B never ran, must not shift the pairs (it did by position)
+    full = rlstats.bayes(_seeded(range(0, 6), range(1, 6)), "score ~ agent | task/seed", **_QUICK)
+    without = rlstats.bayes(_seeded(range(1, 6), range(1, 6)), "score ~ agent | task/seed", **_QUICK)
+    pd.testing.assert_frame_equal(full.tidy(), without.tidy())
+    pd.testing.assert_frame_equal(full.task_effects, without.task_effects)
+    note = next(n for n in full.notes if "no run of the same seed" in n)
+    assert "3 runs of the data's 33" in note and "A vs B: 3 runs (1 of A on 't0'" in note
+    assert not any("no run of the same seed" in n for n in without.notes)
+    # one run of A that neither B nor C ran is counted once, not once per pair
+    df = pd.concat([_seeded(range(0, 4), range(1, 4)), _seeded([], range(1, 4), seed=2).assign(agent="C")])
+    df = df[(df["task"] == "t0") | (df["seed"] != 0)]
+    res = rlstats.bayes(df, "score ~ agent | task/seed", **_QUICK)
+    note = next(n for n in res.notes if "no run of the same seed" in n)
+    assert note.startswith("1 run of the data's 28 ") and "A vs B: 1 run (1 of A on 't0')" in note \
+        and "A vs C: 1 run (1 of A on 't0')" in note
+
+
+def test_hierarchical_refuses_a_pair_without_a_common_seed_and_a_design_without_seeds():
+    with pytest.raises(rlstats.errors.DesignError, match=r"A and B share no seed on 't0'.*model='signed_rank'"):
+        rlstats.bayes(_seeded(range(0, 3), range(3, 6)), "score ~ agent | task/seed", **_QUICK)
+    # issue 41 item 1 (review 2): '| task' paired by row order, so a shuffle of the rows changed the result
+    with pytest.raises(rlstats.errors.DesignError, match=r"name the seed column.*'score ~ agent \| task/seed'"):
+        rlstats.bayes(_seeded(range(4), range(4)), "score ~ agent | task", **_QUICK)
+
+
+@pytest.mark.filterwarnings("ignore:the chains of")
+def test_hierarchical_observed_means_are_of_the_paired_runs():
+    df = _seeded(range(0, 5), range(1, 5))
+    res = rlstats.bayes(df, "score ~ agent | task/seed", **_QUICK)
+    paired = df[df["seed"] >= 1].pivot_table(index="task", columns="agent", values="score")
+    np.testing.assert_allclose(res.task_effects["observed"], (paired["A"] - paired["B"]).to_numpy(), rtol=1e-12)
+
+
+@pytest.mark.filterwarnings("ignore:the chains of")
+def test_hierarchical_figure_draws_come_from_every_chain(monkeypatch):
+    # issue 41 item 1 (review 2): the figures showed chain 0's draws only; shift each chain's delta0 apart
+    gibbs = kernels.gibbs
+
+    def apart(*args):
+        chains, accept = gibbs(*args)
+        offset = 1e3 * np.arange(chains.delta0.shape[1])[None, :, None]
+        return chains._replace(delta0=chains.delta0 + offset), accept
+
+    monkeypatch.setattr(kernels, "gibbs", apart)
+    res = rlstats.bayes(_seeded(range(5), range(5)), "score ~ agent | task/seed", **{**_QUICK, "chains": 4, "draws": 500})
+    drawn = res.posterior_draws[0]
+    assert drawn.size == 1000                                        # kernels.KEPT_DRAWS of the 2000
+    chain = np.round(drawn / drawn.max() * 3).astype(int)          # each chain's offset, 0..3
+    np.testing.assert_array_equal(np.bincount(chain, minlength=4), [250, 250, 250, 250])

@@ -151,7 +151,8 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
     FormulaError, DesignError, OptionError
         A DesignError for a pair without a common task, and for the hierarchical model on a task where a pair has
         fewer than 2 paired runs, runs that do not vary, or fewer than 2 shared tasks (each names the pair and task
-        and the way on).
+        and the way on); for the hierarchical model without a seed column (``| task``), and for a pair that shares
+        no seed on a task.
 
     See Also
     --------
@@ -170,8 +171,9 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
     tasks (a pair on fewer tasks uses its tasks' weights renormalised: the Dirichlet posterior of its tasks), so the
     draws are joint and the orderings of the agents by their weighted mean over tasks have a posterior probability.
 
-    Hierarchical model (Corani et al. 2017, section 4, with uncorrelated runs): each pair's runs are paired by their
-    index within the cell (by seed with ``| task/seed``); the differences x_ij of task i are
+    Hierarchical model (Corani et al. 2017, section 4, with uncorrelated runs): each pair's runs on a task are paired
+    by seed label (``| task/seed`` is required; runs without a partner of the same seed are left out of that pair and
+    named in the notes); the differences x_ij of task i are
     N(delta_i, sigma_i^2), delta_i ~ Student-t(nu, delta0, sigma0), and the priors are those of the paper as baycomp
     sets them, on the differences divided by the mean over tasks of their standard deviation: delta0 ~
     U(-max|x|, max|x|), sigma0 ~ U(0, 1000 sd(task means)), sigma_i ~ U(0, 1000), nu - 1 ~ Gamma(alpha, beta) with
@@ -248,8 +250,7 @@ def _run(design, options, ss, record, normalised):
     if design.max_runs_per_cell > 1:
         notes.append("each agent's runs on a task are averaged first for the signed-rank model's task-level "
                      "differences" if options.model == "signed_rank" else
-                     "runs are paired by their index within the cell (by seed with '| task/seed'); independent runs "
-                     "make any pairing alike in distribution")
+                     "each pair's runs on a task are paired by seed label (runs of one seed share its randomness)")
     rope_scale = ("normalised scores" if normalised else f"the units of '{design.formula.response}'")
     fit = _signed_rank if options.model == "signed_rank" else _hierarchical
     parts = fit(design, options, ss, first, second, differences, present, sign, notes)
@@ -334,19 +335,36 @@ def _task_frame(design, first, second, differences, present, sign, posterior=Non
 # ---------------------------------------------------------------------------- the hierarchical model
 
 def _paired_statistics(design, first, second, present, sign, notes):
-    """Per pair and task: the sum, number and sum of squares (around their mean) of the paired run differences."""
+    """Per pair and task: the sum, number and sum of squares (around their mean) of the run differences paired by
+    seed label (an inner join of the two cells on the seed), their sd and largest |difference|."""
+    if design.seeds is None:
+        # pairing needs a shared label: row order makes the result depend on how the rows were listed, and score
+        # order pairs best with best, which shrinks the spread of the differences (overconfident intervals)
+        raise DesignError(
+            f"the hierarchical model pairs each agent's runs on a task by their seed: name the seed column after the "
+            f"task, '{design.formula.text}/seed' (runs of one seed share its randomness), or use "
+            "model='signed_rank', which works on task-level means")
     n_pairs = first.size
     shape = (n_pairs, design.n_tasks)
     sums, counts, within, sd, largest = (np.zeros(shape) for _ in range(5))
-    unpaired = 0
     by_cell = {}
-    for t, a, r, y in zip(design.task, design.agent, design.run, design.y):
-        by_cell.setdefault((int(t), int(a)), {})[int(r)] = y
+    for t, a, seed, y in zip(design.task, design.agent, design.seeds, design.y):
+        by_cell.setdefault((int(t), int(a)), {})[seed] = y
+    left_out = []       # per pair: (agent, task) -> runs without a partner of the same seed
     for p in range(n_pairs):
+        missing = {}
         for t in np.flatnonzero(present[p]):
             one, two = by_cell[(t, first[p])], by_cell[(t, second[p])]
             runs = sorted(set(one) & set(two))
-            unpaired += len(one) + len(two) - 2 * len(runs)
+            for agent, cell in ((first[p], one), (second[p], two)):
+                if len(cell) > len(runs):
+                    missing[(design.agents[agent], design.tasks[t])] = set(cell) - set(runs)
+            if not runs:
+                raise DesignError(
+                    f"{design.agents[first[p]]} and {design.agents[second[p]]} share no seed on "
+                    f"{design.tasks[t]!r}: the hierarchical model pairs runs by seed, so that task has no paired "
+                    "runs; leave one of the agents or the task out with subset=, or use model='signed_rank', which "
+                    "works on task-level means")
             x = sign * (np.array([one[r] for r in runs]) - np.array([two[r] for r in runs]))
             if x.size < 2:
                 raise DesignError(
@@ -364,14 +382,28 @@ def _paired_statistics(design, first, second, present, sign, notes):
                     f"{design.tasks[t]!r} do not vary from run to run (e.g. both at a score cap): the hierarchical "
                     "model's per-task variance has no data; use model='signed_rank', or leave that task out with "
                     "subset=")
-    if unpaired:
-        notes.append(f"{count(unpaired, 'run')} without a run of the same index in the other agent's cell "
-                     "(unequal runs per cell) left out of the hierarchical model's paired differences")
+        left_out.append(missing)
+    if any(left_out):
+        # each run once, however many pairs left it out
+        runs = len({(a, t, seed) for missing in left_out for (a, t), seeds in missing.items() for seed in seeds})
+        parts = []
+        for p, missing in enumerate(left_out):
+            if missing:
+                cells = sorted(missing.items(), key=lambda kv: (kv[0][0], kv[0][1]))
+                shown_cells = ", ".join(f"{len(n)} of {a} on {t!r}" for (a, t), n in cells[:3])
+                more = f" and {count(len(cells) - 3, 'more cell')}" if len(cells) > 3 else ""
+                parts.append(f"{design.agents[first[p]]} vs {design.agents[second[p]]}: "
+                             f"{count(sum(map(len, missing.values())), 'run')} ({shown_cells}{more})")
+        notes.append(f"{count(runs, 'run')} of the data's {design.nobs} had no run of the same seed in the other "
+                     "agent's cell of at least one pair and left that pair's paired differences; per pair, runs left "
+                     "out: " + "; ".join(parts))
     return sums, counts, within, sd, largest
 
 
 def _hierarchical(design, options, ss, first, second, differences, present, sign, notes):
     sums, counts, within, sd, largest = _paired_statistics(design, first, second, present, sign, notes)
+    # the observed per-task differences are those of the paired runs the model sees, not of all runs
+    paired = np.where(present, sums / np.maximum(counts, 1), np.nan)
     n_pairs = first.size
     few = [p for p in range(n_pairs) if present[p].sum() < 2]
     if few:
@@ -409,6 +441,8 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
     estimate, low, high = np.empty(n_pairs), np.empty(n_pairs), np.empty(n_pairs)
     kept = np.empty((n_pairs, min(kernels.KEPT_DRAWS, draws)))
     simplex = np.empty((n_pairs, kept.shape[1], 3))
+    # the figures' draws: every k-th of all chains end to end, so they show what the intervals are computed from
+    thinned = np.arange(kept.shape[1]) * (draws // kept.shape[1])
     p_next = np.empty((n_pairs, 3))
     rhats, esss = np.empty(n_pairs), np.empty(n_pairs)
     posterior = {c: np.full(differences.shape, np.nan) for c in ("estimate", "conf_low", "conf_high", "p_better",
@@ -426,10 +460,10 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
             # and the share of draws in which each is the largest (baycomp's HierarchicalTest.probs)
             masses = kernels.next_task_masses(flat, parameters["sigma0"][i].ravel(), chains.nu[i].ravel(), rope)
             p_next[p] = kernels.winner_counts(masses[:, None, :])[0] / draws
-            simplex[p] = masses[:kept.shape[1]]
+            simplex[p] = masses[thinned]
             estimate[p] = flat.mean()
             low[p], high[p] = _interval(flat, level)
-            kept[p] = flat[:kept.shape[1]]
+            kept[p] = flat[thinned]
             per_task = delta[i].reshape(draws, -1)
             where = np.flatnonzero(keep)
             posterior["estimate"][p, where] = per_task.mean(axis=0)
@@ -462,7 +496,7 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
     notes.append("orderings of the agents are given by the signed-rank model only: the hierarchical model is "
                  "fitted pair by pair, without a joint posterior of all agents")
     return dict(comparisons=comparisons,
-                task_effects=_task_frame(design, first, second, differences, present, sign, posterior),
+                task_effects=_task_frame(design, first, second, paired, present, sign, posterior),
                 orderings=None, posterior_draws=kept, simplex_draws=simplex,
                 diagnostics=pd.DataFrame(diagnostics), n_samples=None, prior=None, chains=options.chains,
                 draws=options.draws)

@@ -55,8 +55,8 @@ def plot_simplex(result, *, ax=None, width=None, **kwargs):
 
 
 def plot_posterior(result, *, ax=None, width=None, **kwargs):
-    """Each pair's posterior of the mean difference across tasks (a histogram of its first draws), the ROPE shaded and
-    the credible interval marked."""
+    """Each pair's posterior of the mean difference across tasks (a histogram of the result's kept draws: with the
+    hierarchical model every k-th draw of all chains), the ROPE shaded and the credible interval marked."""
     fig, axes, pairs = _pair_axes(result, ax, (2.3, 1.9), "posterior", width)
     style = {"bins": 40, "color": "C0", "alpha": 0.8, "density": True}
     style.update(kwargs)
