@@ -3095,3 +3095,15 @@ def test_critical_difference_hue_reads_the_formulas_agent_column():
 def test_bayes_hierarchical_designs(make, error, phrases):
     fails(error, phrases, rlstats.bayes, make(), "score ~ agent | task/seed", model="hierarchical", rope=0.1,
           warmup=100, draws=100, rng=0)
+
+
+# issue 41 item 1 (review 2): runs paired by seed label; '| task' names no seed to pair them by
+@pytest.mark.parametrize("make, formula, phrases", [
+    (lambda: TINY.assign(seed=np.where(TINY["agent"] == TINY["agent"].iloc[0], TINY["seed"], TINY["seed"] + 10)),
+     "score ~ agent | task/seed", ("share no seed on 'task_01'", "model='signed_rank'")),
+    (lambda: TINY, "score ~ agent | task", ("name the seed column", "'score ~ agent | task/seed'",
+                                            "model='signed_rank'")),
+], ids=["no common seed", "no seed column"])
+def test_bayes_hierarchical_pairs_by_seed(make, formula, phrases):
+    fails(DesignError, phrases, rlstats.bayes, make(), formula, model="hierarchical", rope=0.1, warmup=100,
+          draws=100, rng=0)
