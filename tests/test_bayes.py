@@ -279,15 +279,15 @@ def test_hierarchical_pairs_runs_by_seed_label_and_names_the_unpaired_ones_once(
     pd.testing.assert_frame_equal(full.tidy(), without.tidy())
     pd.testing.assert_frame_equal(full.task_effects, without.task_effects)
     note = next(n for n in full.notes if "no run of the same seed" in n)
-    assert "3 runs of the data's 33" in note and "A vs B: 3 runs (1 of A on 't0'" in note
+    assert "3 runs of the data's 33" in note and "A vs B: 15 pairs of runs used, 3 runs left out (1 of A on 't0'" in note
     assert not any("no run of the same seed" in n for n in without.notes)
     # one run of A that neither B nor C ran is counted once, not once per pair
     df = pd.concat([_seeded(range(0, 4), range(1, 4)), _seeded([], range(1, 4), seed=2).assign(agent="C")])
     df = df[(df["task"] == "t0") | (df["seed"] != 0)]
     res = rlstats.bayes(df, "score ~ agent | task/seed", **_QUICK)
     note = next(n for n in res.notes if "no run of the same seed" in n)
-    assert note.startswith("1 run of the data's 28 ") and "A vs B: 1 run (1 of A on 't0')" in note \
-        and "A vs C: 1 run (1 of A on 't0')" in note
+    assert note.startswith("1 run of the data's 28 ") and "A vs B: 9 pairs of runs used, 1 run left out (1 of A on 't0')" in note \
+        and "A vs C: 9 pairs of runs used, 1 run left out (1 of A on 't0')" in note
 
 
 def test_hierarchical_refuses_a_pair_without_a_common_seed_and_a_design_without_seeds():

@@ -393,10 +393,11 @@ def _paired_statistics(design, first, second, present, sign, notes):
                 shown_cells = ", ".join(f"{len(n)} of {a} on {t!r}" for (a, t), n in cells[:3])
                 more = f" and {count(len(cells) - 3, 'more cell')}" if len(cells) > 3 else ""
                 parts.append(f"{design.agents[first[p]]} vs {design.agents[second[p]]}: "
-                             f"{count(sum(map(len, missing.values())), 'run')} ({shown_cells}{more})")
+                             f"{count(int(counts[p].sum()), 'pair')} of runs used, "
+                             f"{count(sum(map(len, missing.values())), 'run')} left out ({shown_cells}{more})")
         notes.append(f"{count(runs, 'run')} of the data's {design.nobs} had no run of the same seed in the other "
-                     "agent's cell of at least one pair and left that pair's paired differences; per pair, runs left "
-                     "out: " + "; ".join(parts))
+                     "agent's cell for at least one pair of agents and were left out of that pair's differences; per "
+                     "pair: " + "; ".join(parts))
     return sums, counts, within, sd, largest
 
 
