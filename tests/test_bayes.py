@@ -254,3 +254,45 @@ def test_next_task_masses_are_student_t_probabilities():
     below = stats.t.cdf(-0.05, nu, delta0, sigma0)
     above = stats.t.sf(0.05, nu, delta0, sigma0)
     np.testing.assert_allclose(masses, np.column_stack([below, 1 - below - above, above]), rtol=1e-12)
+
+
+# issue 41 item 1, review 2: exact ties between regions, and rounding at the ROPE bounds
+def test_identical_agents_split_the_tie_whichever_is_named_first():
+    # all differences 0, rope 0: P(worse) = P(better) exactly in each sample, so each region wins half of the samples
+    # (before: the better mass was 1 - 0.5, rounding decided argmax, and both orders said "agent_1 is worse")
+    df = _frame(np.zeros(8))
+    for control in (None, "A", "B"):
+        row = rlstats.bayes(df, "score ~ agent | task", rng=0, n_samples=2000, normalize=False,
+                            control=control).tidy().iloc[0]
+        assert row.p_better == row.p_worse == 0.5
+        assert row.p_rope == 0.0
+
+
+def test_mirrored_differences_give_mirrored_probabilities():
+    d = np.array([0.3, -0.2, 0.1, -0.4, 0.0, 0.0, 0.0, 0.0])
+    one = rlstats.bayes(_frame(d), "score ~ agent | task", rng=0, n_samples=4000, normalize=False).tidy().iloc[0]
+    two = rlstats.bayes(_frame(-d), "score ~ agent | task", rng=0, n_samples=4000, normalize=False).tidy().iloc[0]
+    assert (one.p_better, one.p_rope, one.p_worse) == (two.p_worse, two.p_rope, two.p_better)
+
+
+def test_shifted_or_scaled_scores_give_identical_probabilities():
+    # Walsh averages exactly on the ROPE bound (0.1 + 0.1 = 2 * 0.1 ...) stay on it after d + 1000 and d * 3
+    d = np.array([-.1, .3, .1, -.1, .2, .3, -.4, 0, -.2, 0])
+    df = pd.DataFrame({"agent": ["A"] * 10 + ["B"] * 10, "task": [f"t{i}" for i in range(10)] * 2,
+                       "score": np.r_[d, np.zeros(10)]})
+
+    def probs(frame, rope):
+        row = rlstats.bayes(frame, "score ~ agent | task", rope=rope, rng=0, n_samples=4000,
+                            normalize=False).tidy().iloc[0]
+        return row.p_better, row.p_rope, row.p_worse
+
+    base = probs(df, 0.1)
+    assert probs(df.assign(score=df.score + 1000.0), 0.1) == base
+    assert probs(df.assign(score=df.score * 3), 0.3) == base
+    # the masses themselves against the O(n^2) enumeration of the exact (decimal) differences
+    w = kernels.dirichlet_block(np.random.default_rng(0), 300, 10, 1.0)
+    shifted = (d + 1000.0) - 1000.0
+    theta, _ = kernels.signed_rank_block(w, shifted[None], np.ones((1, 10), bool), 0.1, np.array([1000.4]))
+    below, above = _region_matrices(np.round(d * 10), 1.0)      # the same data in integer units: no rounding
+    np.testing.assert_allclose(theta[:, 0, 0], np.einsum("is,is->s", below @ w, w), atol=1e-12)
+    np.testing.assert_allclose(theta[:, 0, 2], np.einsum("is,is->s", above @ w, w), atol=1e-12)
