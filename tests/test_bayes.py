@@ -296,3 +296,35 @@ def test_shifted_or_scaled_scores_give_identical_probabilities():
     below, above = _region_matrices(np.round(d * 10), 1.0)      # the same data in integer units: no rounding
     np.testing.assert_allclose(theta[:, 0, 0], np.einsum("is,is->s", below @ w, w), atol=1e-12)
     np.testing.assert_allclose(theta[:, 0, 2], np.einsum("is,is->s", above @ w, w), atol=1e-12)
+
+
+# issue 41 item 1, review 2: what the printed numbers are
+def test_print_says_what_the_difference_is_and_what_the_probabilities_are():
+    df = _frame([0.3, -0.1, 0.2, 0.4, 0.1, -0.2])
+    low = rlstats.bayes(df, "score ~ agent | task", rng=0, n_samples=2000, normalize=False, higher_is_better=False)
+    high = rlstats.bayes(df, "score ~ agent | task", rng=0, n_samples=2000, normalize=False)
+    assert "mean diff = agent 2 - agent 1 (lower is better: positive favours agent 1)" in str(low)
+    assert "mean diff = agent 1 - agent 2 (higher is better" in str(high)
+    assert "differences are agent 2 - agent 1" in low.report("text")
+    assert "largest Dirichlet-weighted mass of the Walsh averages (about a median" in str(high)
+    assert low.comparisons["estimate"].iloc[0] == -high.comparisons["estimate"].iloc[0]
+
+
+def test_no_rope_wording_and_shares_of_zero_or_one():
+    df = _frame([0.3, 0.1, 0.2, 0.4, 0.1, 0.2, 0.5, 0.3])
+    res = rlstats.bayes(df, "score ~ agent | task", rng=0, n_samples=2000, normalize=False)
+    text = str(res)
+    assert "no ROPE" in text and "[-0, 0]" not in text
+    assert res.tidy().p_rope.iloc[0] == 0.0                       # the stored value stays the share
+    assert "< 1/2000" in text                                      # P(rope) = 0 of 2000 draws
+    assert "+-0" not in res.report("text") and "no region of practical equivalence" in res.report("text")
+    wide = rlstats.bayes(df, "score ~ agent | task", rope=0.1, rng=0, n_samples=2000, normalize=False)
+    assert r"$\pm$0.1" in wide.report("latex") and "+-" not in wide.report("latex")
+
+
+def test_signed_rank_summary_has_no_all_nan_task_columns():
+    res = rlstats.bayes(_frame([0.3, -0.1, 0.2, 0.4]), "score ~ agent | task", rng=0, n_samples=500,
+                        normalize=False)
+    per_task = res.summary().tables["Per task"]
+    assert list(per_task.columns) == ["agent_1", "agent_2", "task", "observed"]
+    np.testing.assert_allclose(per_task["observed"], [0.3, -0.1, 0.2, 0.4], atol=1e-12)
