@@ -328,3 +328,36 @@ def test_signed_rank_summary_has_no_all_nan_task_columns():
     per_task = res.summary().tables["Per task"]
     assert list(per_task.columns) == ["agent_1", "agent_2", "task", "observed"]
     np.testing.assert_allclose(per_task["observed"], [0.3, -0.1, 0.2, 0.4], atol=1e-12)
+
+
+# issue 41 item 1, review 2: the figures
+def test_plot_with_more_pairs_than_a_page_holds_names_the_way_on():
+    import matplotlib.pyplot as plt
+
+    from rlstats.errors import OptionError
+    from rlstats.methods.bayes import plots
+
+    df = rlstats.datasets.simulate(agents=9, tasks=4, seeds=1, rng=0)
+    res = rlstats.bayes(df, "score ~ agent | task", rng=0, n_samples=200, normalize=False)
+    assert len(res.comparisons) == 36 > plots.MAX_PANELS
+    for kind in ("simplex", "posterior"):
+        with pytest.raises(OptionError, match=r"36 pairs.*control="):
+            res.plot(kind=kind)
+    one = rlstats.bayes(df, "score ~ agent | task", rng=0, n_samples=200, normalize=False, control=res.agents[0])
+    fig = one.plot()
+    assert fig.get_size_inches()[1] < 9.5                          # a page (8 panels, 3 a row)
+    plt.close("all")
+
+
+def test_signed_rank_posterior_plot_labels_its_numbers():
+    import matplotlib.pyplot as plt
+
+    df = _frame([0.3, -0.1, 0.2, 0.4, 0.1, -0.2])
+    res = rlstats.bayes(df, "score ~ agent | task", rng=0, n_samples=500, normalize=False, rope=0.1)
+    ax = res.plot(kind="posterior")
+    assert "Walsh shares" in ax.get_title() and "P(worse)" in ax.get_title()
+    assert "A \u2212 B" in ax.get_xlabel() and "units of 'score'" in ax.get_xlabel()
+    low = rlstats.bayes(df, "score ~ agent | task", rng=0, n_samples=500, normalize=False, higher_is_better=False)
+    ax = low.plot(kind="posterior")
+    assert "B \u2212 A, lower is better" in ax.get_xlabel() and "ROPE shaded" not in ax.get_xlabel()
+    plt.close("all")
