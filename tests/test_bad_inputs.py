@@ -3095,3 +3095,11 @@ def test_critical_difference_hue_reads_the_formulas_agent_column():
 def test_bayes_hierarchical_designs(make, error, phrases):
     fails(error, phrases, rlstats.bayes, make(), "score ~ agent | task/seed", model="hierarchical", rope=0.1,
           warmup=100, draws=100, rng=0)
+
+
+# issue 41 item 1 (review 2): a Bayesian figure with more pairs than a page holds is refused with the way on
+@pytest.mark.parametrize("kind", ["simplex", "posterior"])
+def test_bayes_plot_of_too_many_pairs(kind):
+    df = rlstats.datasets.simulate(agents=6, tasks=3, seeds=1, rng=0)         # 15 pairs
+    res = rlstats.bayes(df, "score ~ agent | task", n_samples=100, rng=0, normalize=False)
+    fails(OptionError, ("15 pairs", "at most 12", "control=", "subset=", "ax= one Axes per pair"), res.plot, kind=kind)
