@@ -3107,3 +3107,11 @@ def test_bayes_hierarchical_designs(make, error, phrases):
 def test_bayes_hierarchical_pairs_by_seed(make, formula, phrases):
     fails(DesignError, phrases, rlstats.bayes, make(), formula, model="hierarchical", rope=0.1, warmup=100,
           draws=100, rng=0)
+
+
+# issue 41 item 1 (review 2): a Bayesian figure with more pairs than a page holds is refused with the way on
+@pytest.mark.parametrize("kind", ["simplex", "posterior"])
+def test_bayes_plot_of_too_many_pairs(kind):
+    df = rlstats.datasets.simulate(agents=6, tasks=3, seeds=1, rng=0)         # 15 pairs
+    res = rlstats.bayes(df, "score ~ agent | task", n_samples=100, rng=0, normalize=False)
+    fails(OptionError, ("15 pairs", "at most 12", "control=", "subset=", "ax= one Axes per pair"), res.plot, kind=kind)

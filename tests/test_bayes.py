@@ -322,3 +322,110 @@ def test_hierarchical_figure_draws_come_from_every_chain(monkeypatch):
     assert drawn.size == 1000                                        # kernels.KEPT_DRAWS of the 2000
     chain = np.round(drawn / drawn.max() * 3).astype(int)          # each chain's offset, 0..3
     np.testing.assert_array_equal(np.bincount(chain, minlength=4), [250, 250, 250, 250])
+
+
+# issue 41 item 1, review 2: exact ties between regions, and rounding at the ROPE bounds
+def test_identical_agents_split_the_tie_whichever_is_named_first():
+    # all differences 0, rope 0: P(worse) = P(better) exactly in each sample, so each region wins half of the samples
+    # (before: the better mass was 1 - 0.5, rounding decided argmax, and both orders said "agent_1 is worse")
+    df = _frame(np.zeros(8))
+    for control in (None, "A", "B"):
+        row = rlstats.bayes(df, "score ~ agent | task", rng=0, n_samples=2000, normalize=False,
+                            control=control).tidy().iloc[0]
+        assert row.p_better == row.p_worse == 0.5
+        assert row.p_rope == 0.0
+
+
+def test_mirrored_differences_give_mirrored_probabilities():
+    d = np.array([0.3, -0.2, 0.1, -0.4, 0.0, 0.0, 0.0, 0.0])
+    one = rlstats.bayes(_frame(d), "score ~ agent | task", rng=0, n_samples=4000, normalize=False).tidy().iloc[0]
+    two = rlstats.bayes(_frame(-d), "score ~ agent | task", rng=0, n_samples=4000, normalize=False).tidy().iloc[0]
+    assert (one.p_better, one.p_rope, one.p_worse) == (two.p_worse, two.p_rope, two.p_better)
+
+
+def test_shifted_or_scaled_scores_give_identical_probabilities():
+    # Walsh averages exactly on the ROPE bound (0.1 + 0.1 = 2 * 0.1 ...) stay on it after d + 1000 and d * 3
+    d = np.array([-.1, .3, .1, -.1, .2, .3, -.4, 0, -.2, 0])
+    df = pd.DataFrame({"agent": ["A"] * 10 + ["B"] * 10, "task": [f"t{i}" for i in range(10)] * 2,
+                       "score": np.r_[d, np.zeros(10)]})
+
+    def probs(frame, rope):
+        row = rlstats.bayes(frame, "score ~ agent | task", rope=rope, rng=0, n_samples=4000,
+                            normalize=False).tidy().iloc[0]
+        return row.p_better, row.p_rope, row.p_worse
+
+    base = probs(df, 0.1)
+    assert probs(df.assign(score=df.score + 1000.0), 0.1) == base
+    assert probs(df.assign(score=df.score * 3), 0.3) == base
+    # the masses themselves against the O(n^2) enumeration of the exact (decimal) differences
+    w = kernels.dirichlet_block(np.random.default_rng(0), 300, 10, 1.0)
+    shifted = (d + 1000.0) - 1000.0
+    theta, _ = kernels.signed_rank_block(w, shifted[None], np.ones((1, 10), bool), 0.1, np.array([1000.4]))
+    below, above = _region_matrices(np.round(d * 10), 1.0)      # the same data in integer units: no rounding
+    np.testing.assert_allclose(theta[:, 0, 0], np.einsum("is,is->s", below @ w, w), atol=1e-12)
+    np.testing.assert_allclose(theta[:, 0, 2], np.einsum("is,is->s", above @ w, w), atol=1e-12)
+
+
+# issue 41 item 1, review 2: what the printed numbers are
+def test_print_says_what_the_difference_is_and_what_the_probabilities_are():
+    df = _frame([0.3, -0.1, 0.2, 0.4, 0.1, -0.2])
+    low = rlstats.bayes(df, "score ~ agent | task", rng=0, n_samples=2000, normalize=False, higher_is_better=False)
+    high = rlstats.bayes(df, "score ~ agent | task", rng=0, n_samples=2000, normalize=False)
+    assert "mean diff = agent 2 - agent 1 (lower is better: positive favours agent 1)" in str(low)
+    assert "mean diff = agent 1 - agent 2 (higher is better" in str(high)
+    assert "differences are agent 2 - agent 1" in low.report("text")
+    assert "largest Dirichlet-weighted mass of the Walsh averages (about a median" in str(high)
+    assert low.comparisons["estimate"].iloc[0] == -high.comparisons["estimate"].iloc[0]
+
+
+def test_no_rope_wording_and_shares_of_zero_or_one():
+    df = _frame([0.3, 0.1, 0.2, 0.4, 0.1, 0.2, 0.5, 0.3])
+    res = rlstats.bayes(df, "score ~ agent | task", rng=0, n_samples=2000, normalize=False)
+    text = str(res)
+    assert "no ROPE" in text and "[-0, 0]" not in text
+    assert res.tidy().p_rope.iloc[0] == 0.0                       # the stored value stays the share
+    assert "< 1/2000" in text                                      # P(rope) = 0 of 2000 draws
+    assert "+-0" not in res.report("text") and "no region of practical equivalence" in res.report("text")
+    wide = rlstats.bayes(df, "score ~ agent | task", rope=0.1, rng=0, n_samples=2000, normalize=False)
+    assert r"$\pm$0.1" in wide.report("latex") and "+-" not in wide.report("latex")
+
+
+def test_signed_rank_summary_has_no_all_nan_task_columns():
+    res = rlstats.bayes(_frame([0.3, -0.1, 0.2, 0.4]), "score ~ agent | task", rng=0, n_samples=500,
+                        normalize=False)
+    per_task = res.summary().tables["Per task"]
+    assert list(per_task.columns) == ["agent_1", "agent_2", "task", "observed"]
+    np.testing.assert_allclose(per_task["observed"], [0.3, -0.1, 0.2, 0.4], atol=1e-12)
+
+
+# issue 41 item 1, review 2: the figures
+def test_plot_with_more_pairs_than_a_page_holds_names_the_way_on():
+    import matplotlib.pyplot as plt
+
+    from rlstats.errors import OptionError
+    from rlstats.methods.bayes import plots
+
+    df = rlstats.datasets.simulate(agents=9, tasks=4, seeds=1, rng=0)
+    res = rlstats.bayes(df, "score ~ agent | task", rng=0, n_samples=200, normalize=False)
+    assert len(res.comparisons) == 36 > plots.MAX_PANELS
+    for kind in ("simplex", "posterior"):
+        with pytest.raises(OptionError, match=r"36 pairs.*control="):
+            res.plot(kind=kind)
+    one = rlstats.bayes(df, "score ~ agent | task", rng=0, n_samples=200, normalize=False, control=res.agents[0])
+    fig = one.plot()
+    assert fig.get_size_inches()[1] < 9.5                          # a page (8 panels, 3 a row)
+    plt.close("all")
+
+
+def test_signed_rank_posterior_plot_labels_its_numbers():
+    import matplotlib.pyplot as plt
+
+    df = _frame([0.3, -0.1, 0.2, 0.4, 0.1, -0.2])
+    res = rlstats.bayes(df, "score ~ agent | task", rng=0, n_samples=500, normalize=False, rope=0.1)
+    ax = res.plot(kind="posterior")
+    assert "Walsh shares" in ax.get_title() and "P(worse)" in ax.get_title()
+    assert "A \u2212 B" in ax.get_xlabel() and "units of 'score'" in ax.get_xlabel()
+    low = rlstats.bayes(df, "score ~ agent | task", rng=0, n_samples=500, normalize=False, higher_is_better=False)
+    ax = low.plot(kind="posterior")
+    assert "B \u2212 A, lower is better" in ax.get_xlabel() and "ROPE shaded" not in ax.get_xlabel()
+    plt.close("all")

@@ -165,9 +165,12 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
     Signed-rank model (Benavoli et al. 2014, section 3; 2017, section 5.2): with task-level mean differences
     d_1..d_q of a pair and d_0 = 0 the pseudo-observation, a posterior draw is a Dirichlet weight vector
     w ~ Dir(prior, 1, ..., 1); the posterior masses of "worse", "equivalent" and "better" are the weighted shares
-    sum_ij w_i w_j of the Walsh averages (d_i + d_j)/2 below -rope, within the ROPE and above it (1/2 on a bound), and
+    sum_ij w_i w_j of the Walsh averages (d_i + d_j)/2 below -rope, within the ROPE and above it (1/2 on a bound; a
+    Walsh average within 1e-12 of the pair's largest |score| of a bound is on it, the tie rule of
+    ``rlstats.statistics.near_ties``, so shifted or rescaled scores give the same result), and
     ``p_worse``, ``p_rope``, ``p_better`` are the shares of draws in which each mass is the largest (baycomp's
-    ``probs``).  The posterior of the mean difference is sum_i w_i d_i.  All pairs share the Dirichlet weights of the
+    ``probs``; a draw where two or three masses tie for the largest is split equally between them, where baycomp gives
+    it to the first, so identical agents get p_worse = p_better = 1/2 with rope=0).  The posterior of the mean difference is sum_i w_i d_i.  All pairs share the Dirichlet weights of the
     tasks (a pair on fewer tasks uses its tasks' weights renormalised: the Dirichlet posterior of its tasks), so the
     draws are joint and the orderings of the agents by their weighted mean over tasks have a posterior probability.
 
@@ -283,11 +286,13 @@ def _signed_rank(design, options, ss, first, second, differences, present, sign,
     task_means = design.cell_matrix("mean")
     filled = np.where(present, differences, 0.0)
     ordered = complete and design.n_agents <= MAX_ORDERING_AGENTS
+    # each pair's largest |task-level score|: the scale of the tie tolerance at the ROPE bounds (statistics.near_ties)
+    scale = np.nanmax(np.abs(np.stack([task_means[:, first], task_means[:, second]])), axis=(0, 1))
 
     def block(item):
         start, stop, generator = item
         weights = kernels.dirichlet_block(generator, stop - start, n_tasks, options.prior)
-        theta, mean = kernels.signed_rank_block(weights, filled, present, options.rope)
+        theta, mean = kernels.signed_rank_block(weights, filled, present, options.rope, scale)
         codes = kernels.ordering_codes(weights, task_means, options.higher_is_better) if ordered else None
         return theta, mean, codes
 

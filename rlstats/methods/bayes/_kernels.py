@@ -14,6 +14,8 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
+from ...statistics import TIE_TOLERANCE
+
 #: Dirichlet samples drawn per block of the signed-rank posterior (a fixed size: blocks, not n_jobs, key the streams)
 BLOCK = 10_000
 
@@ -38,14 +40,15 @@ def dirichlet_block(generator: np.random.Generator, n_samples: int, n_tasks: int
     return gammas
 
 
-def _staircase(sums, bound):
+def _staircase(sums, bound, tolerance):
     """Per atom i, how many atoms j have d_i + d_j below ``bound`` and how many at most ``bound``.
 
     The sums d_i + d_j of the atoms (the pseudo-observation 0 first) are compared with 2 rope, the Walsh average's
     bound (Benavoli et al. 2014, eq. 9; a row of sums in sorted order is monotone, since
-    rounded addition is, so each count is a prefix of the sorted atoms).
+    rounded addition is, so each count is a prefix of the sorted atoms).  A sum within ``tolerance`` of the bound is
+    on it, so that rounding in the differences (scores shifted or scaled) cannot move it across.
     """
-    return (sums < bound).sum(axis=1), (sums <= bound).sum(axis=1)
+    return (sums < bound - tolerance).sum(axis=1), (sums <= bound + tolerance).sum(axis=1)
 
 
 def _form(w, cum, counts):
@@ -57,7 +60,8 @@ def _form(w, cum, counts):
 
 
 def signed_rank_block(weights: NDArray[np.float64], differences: NDArray[np.float64], present: NDArray[np.bool_],
-                      rope: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+                      rope: float, scale: NDArray[np.float64] | None = None
+                      ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """The posterior draws of one block for every pair.
 
     Parameters
@@ -69,13 +73,18 @@ def signed_rank_block(weights: NDArray[np.float64], differences: NDArray[np.floa
     differences : (n_pairs, n_tasks)
         Task-level mean differences (any value where the pair did not both run).
     present : (n_pairs, n_tasks)
+    scale : (n_pairs,), optional
+        Each pair's largest absolute task-level score: a Walsh sum within ``2 * TIE_TOLERANCE * scale`` of a ROPE
+        bound is on it (the tie rule of :func:`rlstats.statistics.near_ties`); exact comparisons when omitted.
 
     Returns
     -------
     theta : (S, n_pairs, 3)
         The posterior masses of (worse, rope, better): the Dirichlet-weighted share of the pairs of atoms (Walsh
         averages, the pseudo-observation 0 and each atom with itself included) below -rope, within, above rope;
-        ties with the bounds count 1/2 (Benavoli et al. 2014, eq. 9; Benavoli et al. 2017, section 5.2).
+        ties with the bounds count 1/2 (Benavoli et al. 2014, eq. 9; Benavoli et al. 2017, section 5.2).  The masses
+        below and above are each computed directly (above: below -rope of the negated atoms), not as complements,
+        so that mirrored data give bit-identical masses.
     mean : (S, n_pairs)
         The Dirichlet process posterior of the mean difference (the pseudo-observation at 0 included).
     """
@@ -89,20 +98,31 @@ def signed_rank_block(weights: NDArray[np.float64], differences: NDArray[np.floa
         order = np.argsort(d, kind="stable")
         cum = np.zeros((d.size + 1, n_samples))
         np.cumsum(w[order], axis=0, out=cum[1:])
+        tolerance = 0.0 if scale is None else 2 * TIE_TOLERANCE * float(scale[p])
         sums = d[:, None] + d[None, order]
-        theta[:, p, 0] = _form(w, cum, _staircase(sums, -2 * rope))
-        # above rope: 1 minus the mass below or on 2 rope, those on it counted 1/2
-        theta[:, p, 2] = 1.0 - _form(w, cum, _staircase(sums, 2 * rope))
+        theta[:, p, 0] = _form(w, cum, _staircase(sums, -2 * rope, tolerance))
+        # above rope: the mass below -rope of the negated atoms, computed the same way (not 1 - the mass below
+        # rope, whose rounding would break exact ties between worse and better)
+        mirror = np.argsort(-d, kind="stable")
+        cum_m = np.zeros((d.size + 1, n_samples))
+        np.cumsum(w[mirror], axis=0, out=cum_m[1:])
+        theta[:, p, 2] = _form(w, cum_m, _staircase(-d[:, None] - d[None, mirror], -2 * rope, tolerance))
         mean[:, p] = d[1:] @ w[1:]
     theta[:, :, 1] = 1.0 - theta[:, :, 0] - theta[:, :, 2]
     return theta, mean
 
 
-def winner_counts(theta: NDArray[np.float64]) -> NDArray[np.int64]:
-    """(n_pairs, 3): in how many samples each of (worse, rope, better) holds the largest posterior mass (ties go to
-    the first, as numpy's argmax and baycomp's ``probs`` do)."""
-    winners = np.argmax(theta, axis=2)
-    return np.stack([np.bincount(winners[:, p], minlength=3) for p in range(theta.shape[1])])
+def winner_counts(theta: NDArray[np.float64]) -> NDArray[np.float64]:
+    """(n_pairs, 3): in how many samples each of (worse, rope, better) holds the largest posterior mass.
+
+    Regions whose masses are within ``TIE_TOLERANCE`` of the largest share that sample equally (1/2 each for two,
+    1/3 for three), so that identical agents give P(worse) = P(better) whichever is named first (baycomp's
+    ``probs`` gives a tie to the first region instead).
+    """
+    top = theta.max(axis=2, keepdims=True)
+    tied = theta >= top - TIE_TOLERANCE
+    share = tied / tied.sum(axis=2, keepdims=True)
+    return share.sum(axis=0)
 
 
 def ordering_codes(weights: NDArray[np.float64], task_means: NDArray[np.float64],

@@ -93,7 +93,38 @@ class BayesResult(Result):
 
     # ---- printing -------------------------------------------------------------------
     def _statistic_line(self):
+        if self.rope == 0:
+            return f"no ROPE (rope = 0): only the sign of the differences counts; scores in {self.rope_scale}"
         return f"ROPE = [-{fmt.signif(self.rope)}, {fmt.signif(self.rope)}] in {self.rope_scale}"
+
+    def _direction(self):
+        """What the difference is, so that its sign cannot be misread whichever direction is better."""
+        if self.higher_is_better:
+            return "agent 1 - agent 2 (higher is better: positive favours agent 1)"
+        return "agent 2 - agent 1 (lower is better: positive favours agent 1)"
+
+    def _n_draws(self):
+        return self.n_samples if self.model == "signed_rank" else self.chains * self.draws
+
+    def _share(self, p, digits=4):
+        """A Monte Carlo share, with 0 and 1 shown as the bounds the draws allow rather than as certainties."""
+        n = self._n_draws()
+        if not np.isfinite(p) or not n:
+            return fmt.signif(p, digits)
+        if p == 0:
+            return f"< 1/{n}"
+        if p == 1:
+            return f"> 1 - 1/{n}"
+        return fmt.signif(p, digits)
+
+    def _meaning(self):
+        """One line saying what each printed number is."""
+        if self.model == "signed_rank":
+            return ("P(.): share of posterior draws in which that region holds the largest Dirichlet-weighted mass of "
+                    "the Walsh averages (about a median: it can disagree with the sign of the mean); mean diff and "
+                    "interval: posterior of the mean difference across tasks")
+        return ("P(.): posterior probability that the mean difference across tasks lies above, within or below the "
+                "ROPE; P(. next): that a next task's difference has its largest mass there")
 
     def _what(self):
         if self.model == "signed_rank":
@@ -102,19 +133,23 @@ class BayesResult(Result):
 
     def _shown_pairs(self):
         pairs = self.comparisons
+        share = [[self._share(p) for p in pairs[c]] for c in ("p_better", "p_rope", "p_worse")]
         shown = pd.DataFrame({"pair": pairs["agent_1"] + " vs " + pairs["agent_2"],
-                              "P(better)": pairs["p_better"], "P(rope)": pairs["p_rope"],
-                              "P(worse)": pairs["p_worse"], "mean diff": pairs["estimate"],
+                              "P(better)": share[0], "P(rope)": share[1],
+                              "P(worse)": share[2], "mean diff": pairs["estimate"],
                               "lower": pairs["conf_low"], "upper": pairs["conf_high"], "tasks": pairs["n_tasks"]})
         if "r_hat" in pairs:
-            shown["P(better next)"], shown["P(rope next)"] = pairs["p_better_next"], pairs["p_rope_next"]
+            shown["P(better next)"] = [self._share(p) for p in pairs["p_better_next"]]
+            shown["P(rope next)"] = [self._share(p) for p in pairs["p_rope_next"]]
             shown["R-hat"], shown["ESS"] = pairs["r_hat"], pairs["ess_bulk"]
         return shown
 
     def _extra_lines(self):
         lines = [f"model: {_MODELS[self.model]} ({self._what()})",
                  f"posterior probabilities that agent 1 is practically better / equivalent / worse than agent 2; "
-                 f"mean difference across tasks with {self.confidence_level:.0%} credible interval:"]
+                 f"mean difference across tasks with {self.confidence_level:.0%} credible interval:",
+                 f"  {self._meaning()}",
+                 f"  mean diff = {self._direction()}"]
         lines += ["  " + line for line in fmt.table_text(self._shown_pairs(), 4).splitlines()]
         if self.orderings is not None:
             top = self.orderings.head(5)
@@ -123,7 +158,11 @@ class BayesResult(Result):
         return lines
 
     def _summary_tables(self):
-        tables = {"Pairs": self.tidy(), "Per task": self.task_effects}
+        effects = self.task_effects
+        if self.model == "signed_rank":
+            # the signed-rank model's tasks are data: its posterior columns are all NaN, so they are not shown
+            effects = effects.loc[:, ~effects.isna().all(axis=0)]
+        tables = {"Pairs": self.tidy(), "Per task": effects}
         if self.orderings is not None:
             tables["Orderings"] = self.orderings
         if self.diagnostics is not None:
@@ -156,12 +195,15 @@ class BayesResult(Result):
             how = (f"the Bayesian hierarchical model of Corani et al. (2017) (per-task mean differences Student-t "
                    f"across tasks, runs as normal replicates), fitted by Gibbs sampling with {self.chains} chains of "
                    f"{self.draws} draws; the probabilities are those of the mean difference across tasks")
-        text = (f"We compared {self.n_agents} agents on {self.n_tasks} tasks ({self.nobs} runs) with {how}, with a "
-                f"region of practical equivalence of +-{fmt.signif(self.rope, 3)} in {self.rope_scale}. ")
+        region = ("no region of practical equivalence (rope = 0)" if self.rope == 0 else
+                  f"a region of practical equivalence of \u00b1{fmt.signif(self.rope, 3)} in {self.rope_scale}")
+        text = (f"We compared {self.n_agents} agents on {self.n_tasks} tasks ({self.nobs} runs) with {how}, with "
+                f"{region}; differences are {self._direction()}. ")
         parts = []
         for row in self.comparisons.itertuples():
-            parts.append(f"{row.agent_1} vs {row.agent_2}: P(better) = {fmt.signif(row.p_better, 3)}, P(equivalent) "
-                         f"= {fmt.signif(row.p_rope, 3)}, P(worse) = {fmt.signif(row.p_worse, 3)}, mean difference "
+            better, rope, worse = (self._share(p, 3) for p in (row.p_better, row.p_rope, row.p_worse))
+            parts.append(f"{row.agent_1} vs {row.agent_2}: P(better) {_eq(better)}, P(equivalent) {_eq(rope)}, "
+                         f"P(worse) {_eq(worse)}, mean difference "
                          f"{fmt.signif(row.estimate, 3)} ({self.confidence_level:.0%} credible interval "
                          f"{fmt.signif(row.conf_low, 3)} to {fmt.signif(row.conf_high, 3)})")
         text += "; ".join(parts) + "."
@@ -172,3 +214,8 @@ class BayesResult(Result):
             top = self.orderings.iloc[0]
             text += f" The most probable ordering was {top['ordering']} ({fmt.signif(top['probability'], 3)})."
         return text
+
+
+def _eq(share: str) -> str:
+    """'= 0.3' or '< 1/2000': a share as it reads after its name."""
+    return share if share[0] in "<>" else "= " + share

@@ -10,14 +10,27 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...plotting import SMALL_FONT, panels
+from ...errors import OptionError
+from ...plotting import PAGE_WIDTH, SMALL_FONT, panels
 
 #: the simplex's corners in the plane: worse (left), equivalent (top), better (right), as baycomp draws it
 _CORNERS = np.array([[0.0, 0.0], [0.5, np.sqrt(3) / 2], [1.0, 0.0]])
 
+#: most panels a new figure holds: 12 at a page's width are 4 rows (under 9 inches); more pairs (36 for 9 agents)
+#: made a figure taller than any page
+MAX_PANELS = 12
+#: more panels than this go to a page-wide grid (a column holds one panel a row)
+COLUMN_PANELS = 3
+
 
 def _pair_axes(result, ax, size, what, width):
     pairs = result.comparisons
+    if ax is None and len(pairs) > MAX_PANELS:
+        raise OptionError(f"plot(kind={what!r}) draws one panel per pair of agents, and this result has {len(pairs)} "
+                          f"pairs (at most {MAX_PANELS} fit a page): compare with one agent (bayes(..., control=)), "
+                          "fewer agents (subset=), or pass ax= one Axes per pair")
+    if width is None and len(pairs) > COLUMN_PANELS:
+        width = PAGE_WIDTH
     fig, axes = panels(ax, len(pairs), size, width=width, what=what, hint=" (one per pair of agents)")
     return fig, axes, pairs
 
@@ -25,7 +38,8 @@ def _pair_axes(result, ax, size, what, width):
 def plot_simplex(result, *, ax=None, width=None, **kwargs):
     """Each pair's posterior draws of (worse, equivalent, better) as points of a triangle (baycomp's figure), with
     the probabilities that each region holds the largest mass at its corner (a next task's, with the hierarchical
-    model).  A new figure is a column wide, the panels wrapped to fit; ``width=7`` (inches) puts three in a row."""
+    model).  A new figure is a column wide for up to 3 pairs, a page wide (three in a row) for up to 12; more pairs are
+    an error naming ``control=`` (``width=`` sets the width)."""
     fig, axes, pairs = _pair_axes(result, ax, (2.3, 2.2), "simplex", width)
     style = {"s": 2, "alpha": 0.3, "color": "C0", "linewidths": 0}
     style.update(kwargs)
@@ -56,7 +70,9 @@ def plot_simplex(result, *, ax=None, width=None, **kwargs):
 
 def plot_posterior(result, *, ax=None, width=None, **kwargs):
     """Each pair's posterior of the mean difference across tasks (a histogram of the result's kept draws: with the
-    hierarchical model every k-th draw of all chains), the ROPE shaded and the credible interval marked."""
+    hierarchical model every k-th draw of all chains), the ROPE shaded and the credible interval marked; the x label
+    names the difference's direction and units.  With the signed-rank model the title's probabilities are the shares
+    of draws where each region holds the largest Walsh-average mass ("Walsh shares"), not areas of this histogram."""
     fig, axes, pairs = _pair_axes(result, ax, (2.3, 1.9), "posterior", width)
     style = {"bins": 40, "color": "C0", "alpha": 0.8, "density": True}
     style.update(kwargs)
@@ -67,8 +83,14 @@ def plot_posterior(result, *, ax=None, width=None, **kwargs):
         panel.axvline(0.0, color="0.5", linewidth=0.6)
         for bound in (row.conf_low, row.conf_high):
             panel.axvline(bound, color="black", linewidth=0.8, linestyle="--")
-        panel.set_title(f"{row.agent_1} vs {row.agent_2}\nP(better) {row.p_better:.2f}, P(rope) {row.p_rope:.2f}",
-                        fontsize=SMALL_FONT)
-        panel.set_xlabel("mean difference (ROPE shaded)", fontsize=SMALL_FONT)
+        # the signed-rank model's probabilities are shares of draws where a region holds the largest Walsh-average
+        # mass, not areas of this histogram of the mean: their title says so
+        shares = "Walsh shares " if result.model == "signed_rank" else ""
+        panel.set_title(f"{row.agent_1} vs {row.agent_2}\n{shares}P(better) {row.p_better:.2f}, P(rope) "
+                        f"{row.p_rope:.2f}, P(worse) {row.p_worse:.2f}", fontsize=SMALL_FONT)
+        direction = (f"{row.agent_1} \u2212 {row.agent_2}" if result.higher_is_better else
+                     f"{row.agent_2} \u2212 {row.agent_1}, lower is better")
+        panel.set_xlabel(f"mean difference ({direction}; {result.rope_scale})"
+                         + (", ROPE shaded" if result.rope > 0 else ""), fontsize=SMALL_FONT)
         panel.tick_params(labelsize=SMALL_FONT)
     return axes[0] if len(axes) == 1 else fig
