@@ -166,7 +166,7 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
     d_1..d_q of a pair and d_0 = 0 the pseudo-observation, a posterior draw is a Dirichlet weight vector
     w ~ Dir(prior, 1, ..., 1); the posterior masses of "worse", "equivalent" and "better" are the weighted shares
     sum_ij w_i w_j of the Walsh averages (d_i + d_j)/2 below -rope, within the ROPE and above it (1/2 on a bound; a
-    Walsh average within 1e-12 of the pair's largest |score| of a bound is on it, the tie rule of
+    Walsh average within 1e-12 of the pair's largest ``|score|`` of a bound is on it, the tie rule of
     ``rlstats.statistics.near_ties``, so shifted or rescaled scores give the same result), and
     ``p_worse``, ``p_rope``, ``p_better`` are the shares of draws in which each mass is the largest (baycomp's
     ``probs``; a draw where two or three masses tie for the largest is split equally between them, where baycomp gives

@@ -85,12 +85,13 @@ def plot_posterior(result, *, ax=None, width=None, **kwargs):
             panel.axvline(bound, color="black", linewidth=0.8, linestyle="--")
         # the signed-rank model's probabilities are shares of draws where a region holds the largest Walsh-average
         # mass, not areas of this histogram of the mean: their title says so
-        shares = "Walsh shares " if result.model == "signed_rank" else ""
-        panel.set_title(f"{row.agent_1} vs {row.agent_2}\n{shares}P(better) {row.p_better:.2f}, P(rope) "
-                        f"{row.p_rope:.2f}, P(worse) {row.p_worse:.2f}", fontsize=SMALL_FONT)
+        shares = "Walsh shares: " if result.model == "signed_rank" else "P: "
+        panel.set_title(f"{row.agent_1} vs {row.agent_2}\n{shares}better {row.p_better:.2f}, rope "
+                        f"{row.p_rope:.2f}, worse {row.p_worse:.2f}", fontsize=SMALL_FONT)
         direction = (f"{row.agent_1} \u2212 {row.agent_2}" if result.higher_is_better else
                      f"{row.agent_2} \u2212 {row.agent_1}, lower is better")
-        panel.set_xlabel(f"mean difference ({direction}; {result.rope_scale})"
-                         + (", ROPE shaded" if result.rope > 0 else ""), fontsize=SMALL_FONT)
+        # two lines: agent names and the units would run past a paper column on one
+        panel.set_xlabel(f"mean difference, {direction}\n({result.rope_scale}"
+                         + ("; ROPE shaded)" if result.rope > 0 else ")"), fontsize=SMALL_FONT)
         panel.tick_params(labelsize=SMALL_FONT)
     return axes[0] if len(axes) == 1 else fig

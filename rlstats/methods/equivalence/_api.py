@@ -126,7 +126,7 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
     """Equivalence (TOST) or non-inferiority of agents within a margin: per task, across tasks and on an aggregate.
 
     A non-significant difference is not evidence of sameness; these tests put the burden the other way. For each
-    pair (agent_1, agent_2) and each scope the difference agent_1 - agent_2 is tested against H0: |delta| >= margin
+    pair (agent_1, agent_2) and each scope the difference agent_1 - agent_2 is tested against H0: ``|delta| >= margin``
     by two one-sided tests at level ``alpha`` each (Schuirmann 1987), which is the same as asking whether the
     (1 - 2 alpha) interval lies inside (-margin, margin): the answer is "equivalent within +-margin" or "not shown
     equivalent", never "equal". With ``alternative="noninferior"`` only the side of "worse" is tested.

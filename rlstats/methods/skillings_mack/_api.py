@@ -195,7 +195,7 @@ def skillings_mack(data: Data, formula: FormulaLike | None = None, *, variant: R
         ``"by"`` (Benjamini-Yekutieli) are R's ``p.adjust`` methods (the last
         two control the false discovery rate, not the family-wise error).
         ``"tukey"`` with ``posthoc="conover"``: PMCMRplus's "single-step",
-        the range of k normals (df = Inf) at sqrt(2) |t|.
+        the range of k normals (df = Inf) at sqrt(2) ``|t|``.
     posthoc : {"ranks", "wilcoxon", "exact", "conover"}
         ``"ranks"``: contrasts of mean within-task ranks (Nemenyi's test on
         complete designs; with ``control=``, Demšar's many-to-one z test,
@@ -207,7 +207,7 @@ def skillings_mack(data: Data, formula: FormulaLike | None = None, *, variant: R
         ``frdManyOneExactTest`` with ``control=``), complete designs with one
         run per cell.  ``"conover"``: Conover's all-pairs t after Friedman's
         test (``PMCMRplus::frdAllPairsConoverTest``; Conover 1999, Section
-        5.8): |R_u - R_v| against sqrt(2 (b A1 - sum R_j^2) / ((b - 1)(k - 1)))
+        5.8): ``|R_u - R_v|`` against sqrt(2 (b A1 - sum R_j^2) / ((b - 1)(k - 1)))
         on (b - 1)(k - 1) df, A1 the sum of squared within-task mid-ranks, so
         ties count; complete designs with one value per cell (Friedman, or
         ``within_cell`` cell summaries), refused on empty cells, where the
