@@ -90,7 +90,10 @@ def test_vignette_runs_default_size(path, tmp_path):
 
 
 @pytest.mark.parametrize("name, said", [("mixed_atari100k", "is missing from the mirror"),
-                                        ("sb3_logs_to_paper", "Stable-Baselines3 logs are not at")])
+                                        ("sb3_logs_to_paper", "Stable-Baselines3 logs are not at"),
+                                        # a third subprocess of seconds: behind -m slow (the default run's budget)
+                                        pytest.param("practical_equivalence", "is missing from the mirror",
+                                                     marks=pytest.mark.slow)])
 def test_vignette_without_its_data_fails_saying_how_to_get_them(name, said, tmp_path):
     """No silent SystemExit(0): the vignette stops with DataUnavailableError, whose message the docs' box shows."""
     env = dict(os.environ, RLSTATS_DATA_MIRROR=str(tmp_path), RLSTATS_SB3_LOGS=str(tmp_path / "no-logs"),
@@ -100,3 +103,30 @@ def test_vignette_without_its_data_fails_saying_how_to_get_them(name, said, tmp_
                         capture_output=True, text=True)
     assert done.returncode != 0
     assert "DataUnavailableError" in done.stderr and said in done.stderr
+
+
+#: Vignettes whose numbers in the text are all printed by their code (sentences built from the results), so that no
+#: typed number can drift from what the code computes: their Markdown cells hold no number.
+PROSE_FROM_CODE = {"practical_equivalence"}
+#: what may hold a digit in such a Markdown cell: code spans, names (CartPole-v1, Stable-Baselines3, delta0, H0),
+#: the benchmark's name, the years of the references and the level of a TOST interval
+_NOT_A_RESULT = re.compile(r"`[^`]*`|[A-Za-z_][\w-]*\d[\w-]*|Atari 100k|\((?:19|20)\d\d\)|1 - 2 alpha")
+
+
+@pytest.mark.parametrize("name", sorted(PROSE_FROM_CODE))
+def test_vignette_text_has_no_typed_numbers(name):
+    """Every number such a vignette states comes from its code: a digit in its Markdown is a typed number."""
+    text = (ROOT / "vignettes" / f"{name}.py").read_text(encoding="utf-8")
+    cells = re.split(r"^# %%", text, flags=re.M)
+    typed = [line for cell in cells if cell.startswith(" [markdown]") for line in cell.splitlines()[1:]
+             if re.search(r"\d", _NOT_A_RESULT.sub("", line))]
+    assert not typed, f"{name}.py states numbers in its Markdown; print them from the code instead: {typed}"
+
+
+def test_typed_numbers_are_found():
+    """The check above can fail: a probability, a count or a percentage typed in the text is caught."""
+    for line in ("# P(rope) is 0.94 here", "# 13 of 26 games", "# the 95% interval", "# nu about 1.9"):
+        assert re.search(r"\d", _NOT_A_RESULT.sub("", line)), line
+    for line in ("# on CartPole-v1 with Stable-Baselines3", "# delta0 and H0", "# Corani et al. (2017)",
+                 "# `RLSTATS_VIGNETTE_FAST=1`", "# the (1 - 2 alpha) interval", "# Atari 100k"):
+        assert not re.search(r"\d", _NOT_A_RESULT.sub("", line)), line
