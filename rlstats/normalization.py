@@ -169,11 +169,11 @@ def _bounds_phrase(table, by, limit=10):
     return ", ".join(parts[:limit]) + (f" and {len(parts) - limit} more" if len(parts) > limit else "")
 
 
-def _require_columns(frame, columns, what):
+def _require_columns(frame, columns, what, hint=""):
     missing = [c for c in columns if c not in frame.columns]
     if missing:
         raise DesignError(
-            f"{what} has no column {_show(missing)}; its columns are {_show(frame.columns)}"
+            f"{what} has no column {_show(missing)}; its columns are {_show(frame.columns)}{hint}"
         )
     repeated = [c for c in dict.fromkeys(columns) if (frame.columns == c).sum() > 1]
     if repeated:
@@ -351,7 +351,10 @@ def _normalized(df, ref, name, *, low=None, high=None, by="task", score="score",
     if rule is None:
         low, high = _default_bounds(name, low, high)
         _check_names(low, high, by, score)  # e.g. low="human" with the default high
-        _require_columns(ref, [by, low, high], "the reference")
+        # a table of other bounds (e.g. 'low' and 'high'): say how to name them, through normalize= too
+        hint = ("; name its bounds' columns with low= and high= (through normalize=, a dict: {'reference': table, "
+                "'low': ..., 'high': ...})" if low not in ref.columns or high not in ref.columns else "")
+        _require_columns(ref, [by, low, high], "the reference", hint)
     keys = df[by].astype(object)
     if keys.isna().any():
         rows = df.index[keys.isna()]

@@ -74,6 +74,21 @@ def test_custom_column_names():
     assert out["other"].tolist() == ["x"]
 
 
+
+def test_reference_of_other_bounds_names_low_and_high():
+    """A table with 'low' and 'high' (an environment's return range) is refused saying how to name them, also through
+    normalize= of a back end (found as a new user on the SB3 logs, issue 41 item 5), and the way it names works."""
+    df = pd.DataFrame({"agent": ["a", "b"] * 2, "task": ["t1", "t1", "t2", "t2"], "score": [1.0, 2.0, -3.0, -4.0]})
+    ref = pd.DataFrame({"task": ["t1", "t2"], "low": [0.0, -5.0], "high": [5.0, 0.0]})
+    with pytest.raises(DesignError, match=r"no column 'random', 'human'.*low= and high=.*'reference': table"):
+        normalize(df, ref)
+    with pytest.raises(DesignError, match=r"low= and high="):
+        rlstats.bootstrap(df, "score ~ agent | task", normalize=ref, n_resamples=100, rng=0)
+    assert normalize(df, ref, low="low", high="high")["score"].tolist() == [0.2, 0.4, 0.4, 0.2]
+    with pytest.raises(DesignError) as caught:
+        normalize(df, ref, low="rnd", high="high")
+    assert "low= and high=" in str(caught.value)  # a named column that is not there: the same hint
+
 def test_missing_scores_stay_missing(reference):
     df = pd.DataFrame({"task": ["Pong", "Boxing"], "score": [np.nan, 12.1]})
     out = normalize(df, reference)
