@@ -5,7 +5,8 @@ to the block's largest absolute score, tie: :func:`near_ties`, the one home of t
 rule), the probability of improvement P(X > Y) + P(X = Y) / 2 from them,
 the Monte Carlo p-value ``(1 + hits) / (B + 1)`` and its standard error,
 Holm, Bonferroni, Hochberg, Hommel, Benjamini-Hochberg and Benjamini-Yekutieli
-adjustments (R's ``p.adjust``), and the Wilson interval of a proportion.
+adjustments (R's ``p.adjust``), the Wilson interval of a proportion, and the floor of a resample's
+standard error in bootstrap-t intervals and bands (:func:`floored_standard_errors`).
 The tails the default rank test prints (normal, chi-squared with whole
 degrees of freedom, the studentized range with infinite degrees of freedom)
 are computed here from ``math.erfc``, so that ``rlstats compare`` does not
@@ -145,6 +146,29 @@ def midranks(y: ArrayLike, block: ArrayLike) -> NDArray[np.float64]:
     block = np.asarray(block, dtype=np.intp)
     n_blocks = int(block.max()) + 1 if block.size else 0
     return doubled_midranks(y, block, n_blocks)[0] / 2.0
+
+
+def floored_standard_errors(std_errors: ArrayLike, replicates: ArrayLike, share: float,
+                             axis: int = 0) -> NDArray[np.float64]:
+    """Each resample's standard error raised to at least ``share`` times the standard deviation of the resamples'
+    statistic (``replicates`` along ``axis``), for bootstrap-t intervals and bands.
+
+    A resample that repeats one run of a task (or whose runs tie) has a standard error near 0 that sees none of its
+    real deviation from the estimate, and its studentised deviation, huge, would set the interval's quantile;
+    floored, it is at most its deviation over ``share`` of the bootstrap's spread.  The one home of that floor
+    (the curves' bands and the bootstrap's studentised intervals).  NaN replicates are left out of the spread (no
+    spread at all: no floor); a NaN standard error takes the floor (``fmax``).
+
+    >>> floored_standard_errors([[0.0, 2.0], [1.0, 0.0]], [[1.0, 0.0], [3.0, 0.0]], 0.25).tolist()
+    [[0.3535533905932738, 2.0], [1.0, 0.0]]
+    """
+    import warnings
+
+    replicates = np.asarray(replicates, dtype=np.float64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a slice without values: no spread, no floor
+        spread = np.nanstd(replicates, axis=axis, ddof=1, keepdims=True)
+    return np.fmax(std_errors, share * np.nan_to_num(spread))
 
 
 def wilson_interval(successes: ArrayLike, trials: ArrayLike,

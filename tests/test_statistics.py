@@ -188,3 +188,16 @@ def test_probability_of_improvement_reads_noise_as_a_tie():
     exact = statistics.probability_of_improvement(np.array([0.0, 0.0, 1.0, 0.5]), block, is_x, counts)
     np.testing.assert_array_equal(statistics.probability_of_improvement(y, block, is_x, counts), exact)
     assert exact[0] == (0.5 + 0 + 1 + 0) / 4
+
+
+def test_floored_standard_errors_closed_form():
+    # the floor is share x the resamples' standard deviation (ddof 1) along the resamples' axis; NaN replicates are
+    # left out of it, a slice without spread has none, and a NaN standard error takes the floor
+    from rlstats.statistics import floored_standard_errors
+    replicates = np.array([[1.0, 3.0, np.nan, 5.0], [2.0, 2.0, 2.0, 2.0]])  # two statistics x four resamples
+    errors = np.array([[0.1, 2.0, 0.0, np.nan], [0.0, 0.5, 0.0, 0.0]])
+    out = floored_standard_errors(errors, replicates, 0.5, axis=-1)
+    floor = 0.5 * 2.0  # std of 1, 3, 5 with ddof 1 is 2
+    np.testing.assert_array_equal(out, [[floor, 2.0, floor, floor], [0.0, 0.5, 0.0, 0.0]])
+    np.testing.assert_array_equal(floored_standard_errors(errors.T, replicates.T, 0.5, axis=0), out.T)
+    np.testing.assert_array_equal(floored_standard_errors(errors, replicates, 0.0, axis=-1), np.fmax(errors, 0.0))

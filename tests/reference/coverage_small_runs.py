@@ -3,8 +3,10 @@
 
     PYTHONPATH=. python tests/reference/calibrate.py --only bootstrap.interval [--jobs 2] [--quick]
 
-(or this script with the same options; ``--widths`` prints the median width table of issue 40 item 3 instead, and
-``--widths --improvement`` that of the probability of improvement at 10 runs). The
+(or this script with the same options; ``--default-only`` re-measures the default (studentized) rows alone, in
+place; ``--widths`` prints the median width table of issue 40 item 3 instead, and
+``--widths --improvement`` that of the probability of improvement at 10 runs; ``--runs 5,10`` and ``--datasets N``
+narrow the width table). The
 grid is issue 40's (``tests/reference/designs.py``): the four score distributions, 1, 5 or 26 tasks, 2, 3, 5, 10 or
 20 runs per task. Each row pools ``designs.DESIGN_DRAWS`` draws of the tasks' offsets and scales
 (``designs.pooled_row``): per draw, data sets of four agents, B and D placed ``SHIFT`` noise units above A and C,
@@ -227,15 +229,28 @@ def median_oracle_se(distribution, offset, scale, location, runs, n_datasets=20_
     return float(np.std(np.concatenate(estimates), ddof=1))
 
 
+def previous_default(res):
+    """(K, M, 2) the studentised interval as issue 40's first version formed it from ``res``'s resamples: no floor
+    on a resample's standard error, half-widths not scaled by sqrt(c / (c - 1)); the median's t interval is
+    unchanged."""
+    bounds, _ = small_runs.studentized_bounds(res.bootstrap_distribution, res.estimates,
+                                              res.resampled_standard_errors, res.standard_errors, res.confidence_level)
+    median = [j for j, m in enumerate(res.metrics) if m == "median"]
+    bounds[:, median] = res.intervals[:, median]
+    return bounds
+
+
 def widths(points, n_datasets=25, seed=5, n_resamples=N_RESAMPLES):
-    """Median width of the default interval against today's percentile one and the oracle (estimate +- z * true SE;
-    for the median the SE of its estimates over simulated data sets)."""
+    """Median width of the default interval against today's percentile one, the previous default
+    (:func:`previous_default`) and the oracle (estimate +- z * true SE; for the median the SE of its estimates over
+    simulated data sets)."""
     from scipy import stats
 
     z = stats.norm.ppf(1 - (1 - LEVEL) / 2)
     rows = []
     for distribution, tasks, runs in points:
         ratio_old, ratio_oracle = {m: [] for m in METRICS}, {m: [] for m in METRICS}
+        ratio_previous = {m: [] for m in METRICS}
         for draw in range(designs["DESIGN_DRAWS"]):
             offset, scale = designs["design_draw"](draw, tasks)
             oracle = {m: oracle_se(distribution, offset, scale, 0.0, runs, m) for m in METRICS}
@@ -244,14 +259,17 @@ def widths(points, n_datasets=25, seed=5, n_resamples=N_RESAMPLES):
                 data = data[data["agent"].isin(["A", "C"])]  # the agents at location 0, whose oracle this is
                 new, old = (rlstats.bootstrap(data, "score ~ agent | task", metrics=METRICS, n_resamples=n_resamples,
                                               interval=kind, rng=d) for kind in ("studentized", "percentile"))
+                previous = previous_default(new)
                 for j, metric in enumerate(METRICS):
                     width = new.intervals[:, j, 1] - new.intervals[:, j, 0]
                     ratio_old[metric].extend(width / (old.intervals[:, j, 1] - old.intervals[:, j, 0]))
+                    ratio_previous[metric].extend(width / (previous[:, j, 1] - previous[:, j, 0]))
                     if oracle[metric]:
                         ratio_oracle[metric].extend(width / (2 * z * oracle[metric]))
         for metric in METRICS:
             rows.append({"distribution": distribution, "tasks": tasks, "runs": runs, "metric": metric,
                          "vs_percentile": float(np.nanmedian(ratio_old[metric])),
+                         "vs_previous": float(np.nanmedian(ratio_previous[metric])),
                          "vs_oracle": float(np.nanmedian(ratio_oracle[metric])) if ratio_oracle[metric] else np.nan})
     return pd.DataFrame(rows)
 
@@ -280,14 +298,45 @@ def improvement_widths(points, n_datasets=25, seed=5, n_resamples=N_RESAMPLES):
     return pd.DataFrame(rows)
 
 
+def replace_default_rows(path=None, quick=False):
+    """Re-measure only the default (studentized) rows, in place in the package table (``--default-only``).
+
+    The same data sets and seeds as the full run (:func:`measure` with the default interval alone), so the rows are
+    those ``calibrate.py --only bootstrap.interval`` writes, at a quarter of its cost; the other rows are kept.
+    """
+    calibrate = runpy.run_path(str(HERE / "calibrate.py"))
+    path = calibrate["OUT"] if path is None else path
+    table = pd.read_csv(path, dtype=str, keep_default_na=False)
+    keys = ("interval", "metric", "tasks", "runs", "distribution")
+    mine = table["procedure"] == PROCEDURE
+    where = {tuple(table.loc[i, list(keys)]): i for i in table.index[mine & (table["interval"] == "studentized")]}
+    points = [p for p in grid(quick) if p[2] >= DEFAULT_MIN_RUNS and p[1] > 1]
+    for dist, tasks, runs in points:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            rows = measure(dist, tasks, runs, DEFAULT_SIMULATIONS[quick], seed=runs * 100 + tasks,
+                           intervals=("studentized",), improvement_intervals=(),
+                           default_datasets=DEFAULT_SIMULATIONS[quick])
+        for row in rows:
+            index = where[tuple(str(row[k]) for k in keys)]
+            for key, value in row.items():
+                table.loc[index, key] = f"{value:.6g}" if isinstance(value, float) else str(value)
+        print(dist, tasks, runs, flush=True)
+    table.to_csv(path, index=False)
+
+
 if __name__ == "__main__":
-    if "--widths" in sys.argv:
-        points = [(dist, tasks, runs) for dist in designs["DISTRIBUTIONS"] for tasks in (5, 26)
-                  for runs in designs["RUNS"]]
+    if "--default-only" in sys.argv:
+        replace_default_rows()
+    elif "--widths" in sys.argv:
+        runs_asked = [int(r) for r in sys.argv[sys.argv.index("--runs") + 1].split(",")] if "--runs" in sys.argv \
+            else designs["RUNS"]
+        points = [(dist, tasks, runs) for dist in designs["DISTRIBUTIONS"] for tasks in (5, 26) for runs in runs_asked]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             table = (improvement_widths([p for p in points if p[2] == 10]) if "--improvement" in sys.argv
-                     else widths(points))
+                     else widths(points, **({"n_datasets": int(sys.argv[sys.argv.index("--datasets") + 1])}
+                                             if "--datasets" in sys.argv else {})))
         print(table.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
     else:
         runpy.run_path(str(HERE / "calibrate.py"))["run_alone"](PROCEDURE)

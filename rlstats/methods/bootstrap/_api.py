@@ -387,8 +387,11 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
         Studentized (the default since issue 40): the bootstrap-t interval,
         each resample's (metric - estimate) divided by its own stratified
         delta-method standard error (within tasks; winsorised at the
-        resample's quartiles for the IQM), whose quantiles scale the data's
-        standard error; the median of task means, whose resampled standard
+        resample's quartiles for the IQM; at least a quarter of the
+        resamples' standard deviation, so that a resample repeating one run
+        of a dominant task does not set the quantile), whose quantiles scale
+        the data's standard error times sqrt(c / (c - 1)), c the agent's
+        fewest runs in a task; the median of task means, whose resampled standard
         errors jump between middle tasks and do not studentise, takes a t
         interval: the t quantile at its middle task's degrees of freedom
         (Welch-Satterthwaite for two middle tasks) times sqrt(c / (c - 1))

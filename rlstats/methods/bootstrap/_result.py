@@ -175,7 +175,9 @@ class BootstrapResult(Result):
         if self.interval == "studentized":
             text += (" Each interval is studentised (bootstrap-t; Efron and Tibshirani 1993, Section 12.5): the "
                      "resamples' (estimate - observed) / standard error, with the stratified delta-method standard "
-                     "error within tasks (winsorised for the IQM), gives the quantiles; the median of task means "
+                     "error within tasks (winsorised for the IQM) and at least a quarter of the resamples' standard "
+                     "deviation, gives the quantiles, and the half-widths are scaled by sqrt(c/(c - 1)), c the "
+                     "fewest runs in a task; the median of task means "
                      "takes a t interval, with its middle task's degrees of freedom, of standard error sqrt(c/(c - 1)) "
                      "times the resamples' root-mean-square deviation from the estimate (c the fewest runs in a "
                      "task).")

@@ -20,7 +20,7 @@ import warnings
 import numpy as np
 
 from ...resampling import fixed_dot
-from ...statistics import TIE_TOLERANCE, monte_carlo_pvalue
+from ...statistics import TIE_TOLERANCE, floored_standard_errors, monte_carlo_pvalue
 
 #: Floor of a resample's standard error in the studentised bands, as a share of the resamples' standard deviation
 #: at the step, by statistic: chosen by simulation (issue 40; tests/reference/coverage_curves_bands.py) among floors
@@ -213,10 +213,7 @@ def studentized_bands(replicates, std_errors, estimate, std_error, level, scale,
     tail = (1.0 - level) / 2.0
     tolerance = TIE_TOLERANCE * scale
     usable = np.isfinite(estimate) & np.isfinite(std_error) & (std_error > tolerance)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # a step without values: no spread, no floor
-        spread = np.nanstd(replicates, axis=0, ddof=1)
-    std_errors = np.fmax(std_errors, floor * np.nan_to_num(spread)[None, :])
+    std_errors = floored_standard_errors(std_errors, replicates, floor, axis=0)
     std_errors = np.where(std_errors > tolerance[None, :], std_errors, 0.0)
     with np.errstate(invalid="ignore", divide="ignore"):
         t = (replicates - estimate) / std_errors
