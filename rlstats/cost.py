@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import OptionError
+from .errors import OptionError, shown
 
 #: estimated seconds above which a bar is shown by default
 PROGRESS_SECONDS = 3.0
@@ -92,8 +92,8 @@ def check_max_seconds(value: object) -> float:
     if value is None:
         return MAX_SECONDS
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or math.isnan(value) or value <= 0:
-        raise OptionError(f"max_seconds must be None or a positive number of seconds (float('inf'): no bound), "
-                          f"got {value!r}")
+        raise OptionError(f"max_seconds must be None or a positive number of seconds, got {shown(value)}; "
+                          "float('inf') sets no bound")
     return float(value)
 
 

@@ -513,7 +513,8 @@ def _study_work(study, seeds_list, n_sim):
             defaults = {name: p.default for name, p in parameters if p.default is not inspect.Parameter.empty}
             call = {**defaults, **_call_options(method, options, seeds, study.alpha)}
             seconds += n_sim * load(DECLARATIONS[method].cost)(shape, types.SimpleNamespace(**call)).seconds
-    return Work(seconds, "seconds of analyses", 1.0,
+    analyses = n_sim * len(seeds_list) * len(study.methods)
+    return Work(analyses, "analyses", seconds / analyses,
                 f"{n_sim:,} data sets x {len(seeds_list)} numbers of seeds x {len(study.methods)} method(s)")
 
 
