@@ -68,7 +68,7 @@ def test_the_bootstrap_counts_resamples_times_runs_times_metrics(agents, tasks, 
     work = load(DECLARATIONS["bootstrap"].cost)(cost.Shape.of(design), options)
     rows = agents * tasks * seeds  # the frame simulate() draws, counted apart from the Design
     assert work.units == resamples * rows * 4  # the four default metrics
-    assert work.seconds == pytest.approx(work.units * 2.5e-8)
+    assert work.seconds == pytest.approx(work.units * 2e-8)
     assert f"{resamples:,} resamples x {rows:,} runs x 4 metrics" in work.text
 
 
@@ -77,8 +77,9 @@ def test_other_formulas_count_what_their_kernels_do():
     shape = cost.Shape.of(design)
     assert (shape.rows, shape.agents, shape.tasks, shape.cells, shape.most_runs) == (200, 4, 10, 40, 5)
     count = {name: load(DECLARATIONS[name].cost) for name in DECLARATIONS}
-    # percentiles: resamples x runs x agents squared (today's kernels, issue 43)
-    assert count["percentiles"](shape, _options("percentiles")).units == 10_000 * 200 * 16
+    # percentiles: PBP does not resample and grows as runs x agents^4 today (issue 43); its bootstrap resamples
+    assert count["percentiles"](shape, _options("percentiles")).units == 200 * 4**4
+    assert count["percentiles"](shape, _options("percentiles", interval="bootstrap")).units == 10_000 * 200 * 4
     # the rank test permutes only for Monte Carlo p-values
     assert count["skillings_mack"](shape, _options("skillings_mack", pvalue="monte_carlo")).units == 10_000 * 200
     assert count["skillings_mack"](shape, _options("skillings_mack")).units == 200
@@ -89,6 +90,8 @@ def test_other_formulas_count_what_their_kernels_do():
     assert count["bayes"](shape, _options("bayes")).units == 50_000 * 6 * 10
     assert count["bayes"](shape, _options("bayes", control="agent_1")).units == 50_000 * 3 * 10
     assert count["bayes"](shape, _options("bayes", model="hierarchical")).units == 8 * 1500 * 6 * 10
+    # the selection check permutes the tasks' effects
+    assert count["selection"](shape, _options("selection")).units == 9_999 * 10 + 200
     # the profile's Wilson band draws no resample
     assert count["performance_profile"](shape, _options("performance_profile", interval="wilson")).units == 200
 
@@ -105,21 +108,21 @@ def test_issue_43s_bootstrap_of_a_million_runs_shows_progress_by_default_and_run
 
 
 def test_the_bound_names_the_option_and_quotes_the_estimate():
-    # a 6,000-row frame with n_resamples=10**7 (the most n_resamples takes) asks for about 100 minutes
+    # a 6,000-row frame with n_resamples=10**7 (the most n_resamples takes) asks for about 80 minutes
     design = _design(3, 10, 200)
     options = _options("bootstrap", n_resamples=10**7)
     formula = load(DECLARATIONS["bootstrap"].cost)
     with pytest.raises(rlstats.OptionError) as caught:
         cost.admit(formula, design, options, None, "bootstrap()")
     message = str(caught.value)
-    assert message.startswith("bootstrap() would take about 100 minutes (2.4e+11 resampled values: 10,000,000 "
+    assert message.startswith("bootstrap() would take about 80 minutes (2.4e+11 resampled values: 10,000,000 "
                               "resamples x 6,000 runs x 4 metrics), more than the 60 minutes")
-    assert "pass max_seconds=24000 (or float('inf')) to run it" in message
-    assert cost.admit(formula, design, options, 24000, "bootstrap()").seconds == pytest.approx(6000)
+    assert "pass max_seconds=19200 (or float('inf')) to run it" in message
+    assert cost.admit(formula, design, options, 19200, "bootstrap()").seconds == pytest.approx(4800)
     assert cost.admit(formula, design, options, math.inf).units == 2.4e11
     # the public function refuses before drawing anything
     df = rlstats.datasets.simulate(agents=3, tasks=10, seeds=200, rng=0)
-    with pytest.raises(rlstats.OptionError, match="pass max_seconds=24000"):
+    with pytest.raises(rlstats.OptionError, match="pass max_seconds=19200"):
         rlstats.bootstrap(df, "score ~ agent | task", n_resamples=10**7, normalize=False)
 
 
@@ -196,4 +199,4 @@ def test_power_estimates_the_study_and_gives_its_analyses_no_bar_or_bound(monkey
     monkeypatch.setattr(_api, "_public_function", original)
     work = _api._study_work(study, (3, 5), 10)
     assert work.units == 20
-    assert work.seconds == pytest.approx(10 * (200 * 36 * 1 + 200 * 60 * 1) * 2.5e-8)
+    assert work.seconds == pytest.approx(10 * (200 * 36 * 1 + 200 * 60 * 1) * 2e-8)

@@ -23,8 +23,8 @@ def citations(result, keys):
 
 
 def cost(shape: Shape, options: Any) -> Work:
-    """The fit and its contrasts, per row (2e-5 s a row, measured at 10 agents x 100 and 300 tasks x 10 runs)."""
-    return Work(shape.rows, "rows", 2e-5, f"{shape.rows:,} runs")
+    """The fit and its contrasts, per row (5e-6 s a row, measured at 10 agents x 100 and 300 tasks x 10 runs)."""
+    return Work(shape.rows, "rows", 5e-6, f"{shape.rows:,} runs")
 
 
 BACKENDS = (
