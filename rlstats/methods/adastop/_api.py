@@ -755,9 +755,10 @@ def _task_outcomes(runs):
 
 
 def _simulation_options(function, options):
-    """``function``'s keyword defaults (not rng, eval_env) updated with ``options``."""
+    """``function``'s keyword defaults (not rng, eval_env, max_seconds: the numbers-only path estimates nothing)
+    updated with ``options``."""
     defaults = {name: p.default for name, p in inspect.signature(function).parameters.items()
-                if p.kind is inspect.Parameter.KEYWORD_ONLY and name not in ("rng", "eval_env")}
+                if p.kind is inspect.Parameter.KEYWORD_ONLY and name not in ("rng", "eval_env", "max_seconds")}
     unknown = set(options) - set(defaults)
     if unknown:
         raise OptionError(f"{sorted(unknown)} are not options of {function.__name__}()")
