@@ -29,9 +29,10 @@ def sweep(n_configs, seeds):
     side = math.isqrt(n_configs - 1) + 1
     rng = np.random.default_rng(0)
     config = np.arange(n_configs)
+    score = rng.normal(0, 1, n_configs)[:, None] + rng.normal(0, 1, (n_configs, seeds))
     return pd.DataFrame({"agent": "ppo", "task": "t0", "lr": np.repeat(config // side, seeds),
                          "gamma": np.repeat(config % side, seeds), "seed": np.tile(np.arange(seeds), n_configs),
-                         "score": (rng.normal(0, 1, n_configs)[:, None] + rng.normal(0, 1, (n_configs, seeds))).ravel()})
+                         "score": score.ravel()})
 
 
 def cases():
