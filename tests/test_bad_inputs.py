@@ -324,6 +324,14 @@ SHARED_OPTIONS = [
     ("bounds", (0, 1), DesignError, ("lie outside the bounds [0, 1] (bounds=(0, 1)): row ", "(agent 'agent_",
                                      "give bounds that hold every score")),
     ("bounds", (None, 10), DesignError, "lie outside the bounds (-inf, 10] (bounds=(None, 10)): row "),
+    # issue 43 item 2: max_seconds=, the bound on a call's estimated work; an estimate above it is refused, quoted
+    ("max_seconds", "x", OptionError, "max_seconds must be None or a positive number of seconds, got 'x'"),
+    ("max_seconds", 0, OptionError, "max_seconds must be None or a positive number of seconds, got 0"),
+    ("max_seconds", -5, OptionError, "max_seconds must be None or a positive number of seconds, got -5"),
+    ("max_seconds", float("nan"), OptionError, "max_seconds must be None or a positive number of seconds, got nan"),
+    ("max_seconds", True, OptionError, "max_seconds must be None or a positive number of seconds, got True"),
+    ("max_seconds", 1e-9, OptionError, ("would take about", "more than the 1e-09 s rlstats runs without being "
+                                        "asked; pass max_seconds=60 (or float('inf')) to run it")),
 ]
 
 
@@ -1041,6 +1049,14 @@ POWER_CASES = [  # (what, method, options on top of POWER_QUICK, error, phrases)
      "resample= and shifted_agent= apply to a pilot"),
     ("design a list", "skillings_mack", {"design": [1, 2]}, OptionError,
      "design must be None (simulated data) or a pilot DataFrame of runs, got list"),
+    # issue 43 item 2: the study's estimated work against max_seconds= (its own, not the method's)
+    ("max_seconds text", "skillings_mack", {"max_seconds": "x"}, OptionError,
+     "max_seconds must be None or a positive number of seconds, got 'x'"),
+    ("a study above max_seconds", "skillings_mack", {"max_seconds": 1e-9}, OptionError,
+     ("this power study would take about", "(4 analyses: 4 data sets x 1 numbers of seeds x 1 method(s))",
+      "pass max_seconds=60")),
+    ("a study above the default bound", "bootstrap", {"n_sim": 10**6, "n_resamples": 10**5}, OptionError,
+     ("this power study would take about", "hours", "more than the 60 minutes rlstats runs without being asked")),
 ]
 
 

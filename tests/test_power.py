@@ -440,8 +440,13 @@ def test_result_renders(result, capsys):
 
 
 def test_progress_bar_goes_to_stderr_and_can_be_switched_off(capsys, monkeypatch):
+    from rlstats import cost
+
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)  # a bar is drawn where a terminal shows it
-    power("skillings_mack", effect=0.5, seeds=[3], tasks=2, n_sim=20, rng=0, progress=True)
+    power("skillings_mack", effect=0.5, seeds=[3], tasks=2, n_sim=20, rng=0)
+    assert capsys.readouterr().err == ""  # a study estimated below cost.PROGRESS_SECONDS draws none (issue 43)
+    monkeypatch.setattr(cost, "PROGRESS_SECONDS", 0.0)  # every study is now long: the default draws a bar
+    power("skillings_mack", effect=0.5, seeds=[3], tasks=2, n_sim=20, rng=0)
     assert capsys.readouterr().err != ""
     power("skillings_mack", effect=0.5, seeds=[3], tasks=2, n_sim=20, rng=0, progress=False)
     assert capsys.readouterr().err == ""

@@ -147,6 +147,9 @@ class Backend:
     #: the outputs that rest on replication (:class:`Need`), or None and why none does (``no_replication``)
     replication: tuple[Need, ...] | None = None
     no_replication: str | None = None
+    #: "module:function(shape, options) -> rlstats.cost.Work": the work a call does, counted from the Design's
+    #: shape and the checked options before computing (:mod:`rlstats.cost`), written beside this declaration
+    cost: str | None = None
 
     @property
     def function_name(self) -> str:
@@ -173,7 +176,7 @@ class Backend:
             found.append(f"citations {self.citations!r}: each must be a key of rlstats.citations.ENTRIES")
         if len(self.contract) != 2 or not isinstance(self.contract[1], dict):
             found.append("contract must be (formula, options)")
-        hooks = [self.cite, *(path for _, path in self.operations)]
+        hooks = [self.cite, self.cost, *(path for _, path in self.operations)]
         if self.power is not None:
             rule = self.power
             hooks += [rule.decide, rule.sentence, rule.call, rule.outcomes, rule.decide_outcomes, rule.batch_pvalues,

@@ -39,6 +39,7 @@ import inspect
 import math
 import numbers
 import threading
+import types
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -53,6 +54,7 @@ from ..formula import capture_environment
 from ..methods import DECLARATIONS, POWER_METHODS, backend as _backend, load
 from ..errors import OptionError, warn
 from ..options import check_at_most, check_bool, check_choice, check_fraction, check_int, check_n_jobs
+from ..cost import Shape, Work, check_max_seconds, shows, within
 from ..progress import progress_bar
 from ..resampling import child_generator, seed_sequence
 from ..statistics import wilson_interval
@@ -85,7 +87,9 @@ _BLOCK = 50
 # Options power() sets itself, so a method must not be given them.
 _RESERVED = {"data": "the simulated data", "formula": "formula= of power()", "rng": "rng= of power()",
              "progress": "progress= of power()", "eval_env": "eval_env= of power()",
-             "alpha": "alpha= of power()"}
+             "alpha": "alpha= of power()", "max_seconds": "max_seconds= of power()"}
+#: what power() gives each analysis it runs: the study's estimate covers them, and power() draws the one bar
+_QUIET = {"progress": False, "max_seconds": math.inf}
 
 
 # warnings.catch_warnings changes process-wide state; blocks that run on
@@ -230,7 +234,7 @@ def _method_outcomes(method, call, template, responses, simulations, alpha, seed
     runs = np.zeros((len(simulations), units))
     for i, simulation in enumerate(simulations):
         outcome = function(dataclasses.replace(template, y=responses[i]), rng=_method_generator(simulation, method),
-                           **call)
+                           **call, **({} if _rule(method).outcomes is not None else _QUIET))
         rejected[i], runs[i] = decide(outcome, alpha, template, seeds)
     return rejected, runs
 
@@ -284,7 +288,7 @@ def _dry_run(study, seeds):
     levels = {}
     for method, options in study.methods:
         call = _call_options(method, options, seeds, study.alpha)
-        result = _public_function(method)(data, rng=_method_generator(simulation, method), **call)
+        result = _public_function(method)(data, rng=_method_generator(simulation, method), **call, **_QUIET)
         levels[method] = float(getattr(result, "level_spent", math.nan))
     return levels
 
@@ -438,7 +442,7 @@ def _default_seeds(plans):
 
 
 def _prepare(method, design, formula, effect, tasks, agents, distribution, heterogeneity, resample, shifted_agent,
-             alpha, n_sim, rng, n_jobs, backend, progress, eval_env, method_options):
+             alpha, n_sim, rng, n_jobs, backend, progress, eval_env, method_options, max_seconds=None):
     """Everything both public functions check once: methods, options, data source, engine."""
     methods = _check_methods(method)
     plans = _split_options(methods, method_options)
@@ -474,7 +478,8 @@ def _prepare(method, design, formula, effect, tasks, agents, distribution, heter
                           f"{type(design).__name__}")
     root, record = seed_sequence(rng)
     study = _Study(source=source, methods=plans, alpha=alpha, root=root)
-    engine = {"n_jobs": n_jobs, "backend": backend, "progress": progress}
+    engine = {"n_jobs": n_jobs, "backend": backend, "progress": progress,
+              "max_seconds": check_max_seconds(max_seconds)}
     return study, effect, n_sim, record, engine
 
 
@@ -487,12 +492,30 @@ def _evaluate(study, seeds_list, n_sim, engine, description="power simulations")
             for method, level in _dry_run(study, seeds).items():
                 levels[(method, seeds)] = level
     messages = _caught_messages(caught)
-    outcomes, found = _execute(study, seeds_list, n_sim, engine["n_jobs"], engine["backend"], engine["progress"],
-                               description)
+    work = within(_study_work(study, seeds_list, n_sim), engine["max_seconds"], "this power study")  # issue 43
+    outcomes, found = _execute(study, seeds_list, n_sim, engine["n_jobs"], engine["backend"],
+                               shows(work, engine["progress"]), description)
     for key in found:
         messages.setdefault(key, 0)
         messages[key] += found[key]
     return _rows(outcomes, [m for m, _ in study.methods], seeds_list, n_sim, levels), messages
+
+
+def _study_work(study, seeds_list, n_sim):
+    """The study's estimated work: each method's declared cost (``Backend.cost``) on one simulated data set of each
+    number of seeds, with its options as called, times ``n_sim`` (an upper bound where a method's power rule has a
+    vectorised path)."""
+    seconds = 0.0
+    for seeds in seeds_list:
+        shape = Shape.of(study.source.template(seeds))
+        for method, options in study.methods:
+            parameters = inspect.signature(_public_function(method)).parameters.items()
+            defaults = {name: p.default for name, p in parameters if p.default is not inspect.Parameter.empty}
+            call = {**defaults, **_call_options(method, options, seeds, study.alpha)}
+            seconds += n_sim * load(DECLARATIONS[method].cost)(shape, types.SimpleNamespace(**call)).seconds
+    analyses = n_sim * len(seeds_list) * len(study.methods)
+    return Work(analyses, "analyses", seconds / analyses,
+                f"{n_sim:,} data sets x {len(seeds_list)} numbers of seeds x {len(study.methods)} method(s)")
 
 
 def _notes(study, effect):
@@ -534,8 +557,8 @@ def power(method: str | Sequence[str], *, design: Data | None = None, formula: F
           tasks: int | Sequence[str] | None = None, agents: int | Sequence[str] | None = None,
           distribution: str = "mixed", heterogeneity: float = 1.0, resample: str = "agents",
           shifted_agent: str | None = None, alpha: float = 0.05, n_sim: int = 1_000, rng: Seed = None,
-          n_jobs: int = 1, backend: str | None = None, progress: bool = True, eval_env: EvalEnv = None,
-          **method_options: Any) -> PowerResult:
+          n_jobs: int = 1, backend: str | None = None, progress: bool = True, max_seconds: float | None = None,
+          eval_env: EvalEnv = None, **method_options: Any) -> PowerResult:
     """Power of one or several methods by simulation: rejection rate against the number of seeds.
 
     For each number of seeds, ``n_sim`` data sets are drawn and every method
@@ -603,7 +626,11 @@ def power(method: str | Sequence[str], *, design: Data | None = None, formula: F
         installed.  Any other joblib backend name (``"loky"``,
         ``"threading"``, ...) is passed to joblib.
     progress : bool
-        Show a progress bar (tqdm, on stderr).
+        A progress bar (tqdm: on a terminal, or a notebook's widget) when the study is estimated to take more than
+        a few seconds (each method's declared cost times the data sets, :mod:`rlstats.cost`); False: never.
+    max_seconds : float, optional
+        The most estimated seconds the study starts (None: an hour, ``rlstats.cost.MAX_SECONDS``); above it the
+        call is an OptionError quoting the estimate. ``float("inf")``: no bound.
     eval_env : patsy.EvalEnvironment, optional
         Where the pilot formula's names are looked up (default: the caller's frame).
     **method_options
@@ -671,7 +698,7 @@ def power(method: str | Sequence[str], *, design: Data | None = None, formula: F
     """
     study, effect, n_sim, record, engine = _prepare(
         method, design, formula, effect, tasks, agents, distribution, heterogeneity, resample, shifted_agent,
-        alpha, n_sim, rng, n_jobs, backend, progress, eval_env, method_options)
+        alpha, n_sim, rng, n_jobs, backend, progress, eval_env, method_options, max_seconds)
     seeds_list = _default_seeds(study.methods) if seeds is None else _check_seeds(seeds)
     _check_runs(study.source, max(seeds_list), "seeds")
     rows, messages = _evaluate(study, seeds_list, n_sim, engine)
@@ -684,7 +711,7 @@ def sample_size(method: str, target_power: float = 0.8, *, design: Data | None =
                 agents: int | Sequence[str] | None = None, distribution: str = "mixed", heterogeneity: float = 1.0,
                 resample: str = "agents", shifted_agent: str | None = None, alpha: float = 0.05, n_sim: int = 1_000,
                 rng: Seed = None, n_jobs: int = 1, backend: str | None = None, progress: bool = True,
-                eval_env: EvalEnv = None, **method_options: Any) -> PowerResult:
+                max_seconds: float | None = None, eval_env: EvalEnv = None, **method_options: Any) -> PowerResult:
     """Smallest number of seeds whose simulated power reaches ``target_power``.
 
     Power is estimated as in :func:`power` at numbers of seeds chosen by a
@@ -705,7 +732,7 @@ def sample_size(method: str, target_power: float = 0.8, *, design: Data | None =
         Search range.  ``min_seeds`` defaults to 2, or to AdaStop's K (or n):
         with AdaStop the search runs over multiples of K (or of n).
     design, formula, effect, tasks, agents, distribution, heterogeneity, resample, shifted_agent, alpha, n_sim,
-    rng, n_jobs, backend, progress, eval_env, **method_options
+    rng, n_jobs, backend, progress, max_seconds, eval_env, **method_options
         As in :func:`power`.
 
     Returns
@@ -748,7 +775,7 @@ def sample_size(method: str, target_power: float = 0.8, *, design: Data | None =
     target = check_fraction("target_power", target_power)
     study, effect, n_sim, record, engine = _prepare(
         method, design, formula, effect, tasks, agents, distribution, heterogeneity, resample, shifted_agent,
-        alpha, n_sim, rng, n_jobs, backend, progress, eval_env, method_options)
+        alpha, n_sim, rng, n_jobs, backend, progress, eval_env, method_options, max_seconds)
     if _null_simulation(study.source.describe()):
         raise OptionError("effect=0 is the null hypothesis: power stays at about alpha whatever the number of "
                           "seeds; give the effect to detect, e.g. effect=0.5")

@@ -26,6 +26,7 @@ alpha (see :func:`adastop`'s Notes).  With two agents both are the same test.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import math
 from dataclasses import asdict, dataclass, field
@@ -38,11 +39,13 @@ from .._replication import verdict
 from ... import calibration
 from ... import format as fmt
 from ...design import design_of
+from ...cost import admit, shows
 from ...errors import DesignError, OptionError, warn
 from ...options import check_at_most, check_bool, check_choice, check_fraction, check_int, check_pairs
 from ...progress import progress_bar
 from ...resampling import canonical_order, child_generator, seed_sequence
 from . import _kernels as kernels
+from ._backend import cost
 from ._result import AdaStopResult, PermutationResult
 from ._defaults import DEFAULT_K
 from ..._typing import Data, EvalEnv, FormulaLike, NaAction, Permutations, Seed
@@ -96,7 +99,7 @@ class AdaStopOptions:
     batch: str | None = None
     permutations: str = "joint"
     na_action: NaAction = "raise"
-    progress: bool = False
+    progress: bool = True
 
     @classmethod
     def checked(cls, **options: Any) -> AdaStopOptions:
@@ -574,7 +577,8 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
             n_resamples: int = 10_000, alpha: float = 0.05, beta: float = 0.0,
             comparisons: str | Sequence[tuple[str, str]] = "all", reference: str | None = None,
             batch: str | None = None, permutations: Permutations = "joint", na_action: NaAction = "raise",
-            rng: Seed = None, progress: bool = False, eval_env: EvalEnv = None) -> AdaStopResult:
+            rng: Seed = None, progress: bool = True,
+            max_seconds: float | None = None, eval_env: EvalEnv = None) -> AdaStopResult:
     """AdaStop: adaptive sequential comparison of agents with a family-wise error below alpha.
 
     Runs the AdaStop test of Mathieu et al. (2023) on runs already
@@ -636,7 +640,11 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
     rng : None, int or numpy.random.Generator
         Seed of the random permutation paths (recorded in the result).
     progress : bool
-        Show a progress bar over tasks and interims.
+        A progress bar (tqdm: on a terminal, or a notebook's widget) when the work is estimated to take more
+        than a few seconds (:mod:`rlstats.cost`; none for fast calls); False: never.
+    max_seconds : float, optional
+        The most estimated seconds of work the call starts (None: an hour, ``rlstats.cost.MAX_SECONDS``); above
+        it the call is an OptionError quoting the estimate. ``float("inf")``: no bound.
     eval_env : patsy.EvalEnvironment, optional
         Where the response expression's names are looked up.
 
@@ -702,6 +710,8 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
                                      comparisons=comparisons, reference=reference, batch=batch,
                                      permutations=permutations, na_action=na_action, progress=progress)
     design = design_of(data, formula, eval_env=eval_env, **_design_options(options))
+    work = admit(cost, design, options, max_seconds, "adastop()")  # issue 43 item 2
+    options = dataclasses.replace(options, progress=shows(work, options.progress))
     short, withheld = _short_agents("adastop", design, options)
     order_column, task_data, max_interims, pairs, record, runs = _adastop_runs(design, options, rng, short)
     notes = (list(design.notes) + withheld + _no_level_notes(design, runs)
@@ -745,9 +755,10 @@ def _task_outcomes(runs):
 
 
 def _simulation_options(function, options):
-    """``function``'s keyword defaults (not rng, eval_env) updated with ``options``."""
+    """``function``'s keyword defaults (not rng, eval_env, max_seconds: the numbers-only path estimates nothing)
+    updated with ``options``."""
     defaults = {name: p.default for name, p in inspect.signature(function).parameters.items()
-                if p.kind is inspect.Parameter.KEYWORD_ONLY and name not in ("rng", "eval_env")}
+                if p.kind is inspect.Parameter.KEYWORD_ONLY and name not in ("rng", "eval_env", "max_seconds")}
     unknown = set(options) - set(defaults)
     if unknown:
         raise OptionError(f"{sorted(unknown)} are not options of {function.__name__}()")
@@ -768,7 +779,7 @@ def adastop_outcomes(design, *, rng=None, **options):
 def permutation(data: Data, formula: FormulaLike | None = None, *, n_resamples: int = 10_000, alpha: float = 0.05,
                 comparisons: str | Sequence[tuple[str, str]] = "all", reference: str | None = None,
                 permutations: Permutations = "joint", na_action: NaAction = "raise", rng: Seed = None,
-                progress: bool = False, eval_env: EvalEnv = None) -> PermutationResult:
+                progress: bool = True, max_seconds: float | None = None, eval_env: EvalEnv = None) -> PermutationResult:
     """Permutation test of mean differences between agents, with step-down multiple comparisons.
 
     AdaStop's machinery with a single interim: the statistic of each pair is
@@ -800,6 +811,11 @@ def permutation(data: Data, formula: FormulaLike | None = None, *, n_resamples: 
     na_action : {"raise", "drop"}
     rng : None, int or numpy.random.Generator
     progress : bool
+        A progress bar (tqdm: on a terminal, or a notebook's widget) when the work is estimated to take more
+        than a few seconds (:mod:`rlstats.cost`; none for fast calls); False: never.
+    max_seconds : float, optional
+        The most estimated seconds of work the call starts (None: an hour, ``rlstats.cost.MAX_SECONDS``); above
+        it the call is an OptionError quoting the estimate. ``float("inf")``: no bound.
     eval_env : patsy.EvalEnvironment, optional
 
     Returns
@@ -832,6 +848,8 @@ def permutation(data: Data, formula: FormulaLike | None = None, *, n_resamples: 
                                    reference=reference, permutations=permutations, na_action=na_action,
                                    progress=progress)
     design = design_of(data, formula, na_action=options.na_action, eval_env=eval_env)
+    work = admit(cost, design, options, max_seconds, "permutation()")  # issue 43 item 2
+    options = dataclasses.replace(options, progress=shows(work, options.progress))
     short, withheld = _short_agents("permutation", design, options)
     pairs, record, runs = _permutation_runs(design, options, rng, short)
     p_adjusted = np.concatenate([_stepdown_pvalues(run, pairs) for run in runs])

@@ -10,7 +10,10 @@ for runs already made, and ``compare()``'s default without blocks (``score ~ age
 mean scores task by task; to rank agents across many tasks on different scales, use the blocked rank test.
 """
 
+from typing import Any
+
 from .._declaration import Backend, Need, PowerRule
+from ...cost import Shape, Work
 
 _HERE = "rlstats.methods.adastop"
 _FORMULA = "score ~ agent | task"
@@ -25,9 +28,17 @@ _WITHIN_TASK = (Need("decisions", "per-task comparisons of agents", runs=2, per=
                      way_on=f"a permutation test with one run per agent has p = 1 whatever the scores; add runs "
                             f"on those tasks, or {_ACROSS}"),)
 
+
+def cost(shape: Shape, options: Any) -> Work:
+    """At most every run is permuted once a resample at some interim (3.7e-8 s a value, measured)."""
+    return Work(options.n_resamples * shape.rows, "permuted values", 3.7e-8,
+                f"{options.n_resamples:,} permutations x {shape.rows:,} runs")
+
+
 BACKENDS = (
     Backend(
         name="adastop",
+        cost=f"{_HERE}._backend:cost",
         function=f"{_HERE}._api:adastop",
         result=f"{_HERE}._result:AdaStopResult",
         options=f"{_HERE}._api:AdaStopOptions",
@@ -43,6 +54,7 @@ BACKENDS = (
     ),
     Backend(
         name="permutation",
+        cost=f"{_HERE}._backend:cost",
         function=f"{_HERE}._api:permutation",
         result=f"{_HERE}._result:PermutationResult",
         options=f"{_HERE}._api:AdaStopOptions",

@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ..._typing import BayesModel, Data, EvalEnv, FormulaLike, NaAction, Normalizer, Seed
+from ...cost import admit, shows, timed_bar
 from ...design import NA_ACTIONS, design_of
 from ...errors import DesignError, OptionError, shown, warn
 from ...format import count, signif
@@ -36,6 +37,7 @@ from ...options import (check_at_most, check_bool, check_choice, check_confidenc
                         check_resamples)
 from ...resampling import child_generator, child_stream, chunk_generators, parallel_map, seed_sequence
 from . import _kernels as kernels
+from ._backend import cost
 from ._result import BayesResult
 
 MODELS = ("signed_rank", "hierarchical")
@@ -94,6 +96,7 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
           control: str | None = None, higher_is_better: bool = True, prior: float = 0.5, n_samples: int = 50_000,
           chains: int = 8, warmup: int = 500, draws: int = 1_000, confidence_level: float = 0.95,
           normalize: Normalizer = None, na_action: NaAction = "raise", rng: Seed = None, n_jobs: int = 1,
+          progress: bool = True, max_seconds: float | None = None,
           eval_env: EvalEnv = None) -> BayesResult:
     """Posterior probabilities that one agent is practically better, equivalent or worse than another.
 
@@ -139,6 +142,12 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
         a complete design) from a stream keyed by the group's first pair, so the numbers do not depend on ``n_jobs``.
     n_jobs : int
         Threads over the blocks of Dirichlet draws and over the groups of pairs (-1: one per core).
+    progress : bool
+        A progress bar over the estimated seconds (tqdm: on a terminal, or a notebook's widget) when the work is
+        estimated to take more than a few seconds (:mod:`rlstats.cost`; none for fast calls); False: never.
+    max_seconds : float, optional
+        The most estimated seconds of work the call starts (None: an hour, ``rlstats.cost.MAX_SECONDS``); above
+        it the call is an OptionError quoting the estimate. ``float("inf")``: no bound.
     eval_env : patsy.EvalEnvironment, optional
         Where the response expression's names are looked up; by default the caller's frame.
 
@@ -222,7 +231,9 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
     warn_raw_scales(design, normalize)
     # normalize=False says the scores are on one scale already, not that they were normalised
     normalised = (normalize is not None and normalize is not False) or any("normalised" in n for n in design.notes)
-    return _run(design, options, ss, record, normalised)
+    work = admit(cost, design, options, max_seconds, "bayes()")  # issue 43 item 2
+    with timed_bar(work, shows(work, check_bool("progress", progress)), "bayes"):
+        return _run(design, options, ss, record, normalised)
 
 
 def _pairs(design, options):

@@ -27,6 +27,7 @@ import numpy as np
 from ... import calibration
 from ... import format as fmt
 from ...bounds import KINDS, check_bounds, clip, clipped_note
+from ...cost import admit, shows
 from ...design import NA_ACTIONS, design_of
 from ...errors import DesignError, OptionError, warn
 from ...normalization import warn_raw_scales
@@ -37,6 +38,7 @@ from ...resampling import seed_sequence
 from ...statistics import near_tie_note
 from . import _kernels as kernels
 from . import _small_runs as small_runs
+from ._backend import cost, improvement_cost, profile_cost
 from ._result import (_METRIC_LABELS, BootstrapResult, ProbabilityOfImprovementResult, PerformanceProfileResult,
                       InferentialIntervalsResult)
 from ..._typing import (BootstrapInterval, Data, EvalEnv, FormulaLike, ImprovementInterval, NaAction, Normalizer,
@@ -130,7 +132,7 @@ class BootstrapOptions:
     gamma: float = 1.0
     rliable_compat: bool = False
     na_action: NaAction = "raise"
-    progress: bool = False
+    progress: bool = True
     n_jobs: int = 1
     bounds: tuple | None = None
 
@@ -176,7 +178,7 @@ class ProbabilityOfImprovementOptions:
     confidence_level: float = 0.95
     interval: ImprovementInterval = "score"
     na_action: NaAction = "raise"
-    progress: bool = False
+    progress: bool = True
     n_jobs: int = 1
 
     @classmethod
@@ -212,7 +214,7 @@ class PerformanceProfileOptions:
     confidence_level: float = 0.95
     task_bootstrap: bool = False
     na_action: NaAction = "raise"
-    progress: bool = False
+    progress: bool = True
     n_jobs: int = 1
 
     @classmethod
@@ -362,7 +364,8 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
               task_bootstrap: bool = False,
               normalize: Normalizer = None, gamma: float = 1.0, rliable_compat: bool = False,
               bounds: tuple[float | None, float | None] | None = None, na_action: NaAction = "raise", rng: Seed = None,
-              progress: bool = False, n_jobs: int = 1, eval_env: EvalEnv = None) -> BootstrapResult:
+              progress: bool = True,
+              max_seconds: float | None = None, n_jobs: int = 1, eval_env: EvalEnv = None) -> BootstrapResult:
     """Aggregate metrics with stratified bootstrap confidence intervals (rliable's method, vectorised).
 
     Parameters
@@ -463,7 +466,11 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
         between processors, so their last bits (about 1e-15 relative) may
         differ between machines.
     progress : bool
-        Show a progress bar.
+        A progress bar (tqdm: on a terminal, or a notebook's widget) when the work is estimated to take more
+        than a few seconds (:mod:`rlstats.cost`; none for fast calls); False: never.
+    max_seconds : float, optional
+        The most estimated seconds of work the call starts (None: an hour, ``rlstats.cost.MAX_SECONDS``); above
+        it the call is an OptionError quoting the estimate. ``float("inf")``: no bound.
     n_jobs : int
         Threads computing the resamples (-1: one per core).  Every block of
         100 resamples has its own generator, so the result is identical
@@ -522,6 +529,8 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
     design = _prepared_design(design_of(data, formula, na_action=options.na_action, eval_env=eval_env,
                                         normalize=normalize, min_agents=1, bounds=options.bounds), options.na_action)
     warn_raw_scales(design, normalize)
+    work = admit(cost, design, options, max_seconds, "bootstrap()")  # issue 43 item 2
+    options = dataclasses.replace(options, progress=shows(work, options.progress))
     return _run_bootstrap(design, options, rng)
 
 
@@ -741,7 +750,7 @@ def probability_of_improvement(data: Data, formula: FormulaLike | None = None, *
                                pairs: Sequence[tuple[str, str]] | None = None, n_resamples: int = 2_000,
                                confidence_level: float = 0.95, interval: ImprovementInterval = "score",
                                normalize: Normalizer = None, na_action: NaAction = "raise", rng: Seed = None,
-                               progress: bool = False, n_jobs: int = 1,
+                               progress: bool = True, max_seconds: float | None = None, n_jobs: int = 1,
                                eval_env: EvalEnv = None) -> ProbabilityOfImprovementResult:
     """Probability that a run of X beats a run of Y on the same task, averaged over tasks, with intervals.
 
@@ -783,6 +792,11 @@ def probability_of_improvement(data: Data, formula: FormulaLike | None = None, *
         Seed; each agent's resamples are those :func:`bootstrap` draws for it with the same seed (keyed by its
         label: renaming an agent changes them).
     progress : bool
+        A progress bar (tqdm: on a terminal, or a notebook's widget) when the work is estimated to take more
+        than a few seconds (:mod:`rlstats.cost`; none for fast calls); False: never.
+    max_seconds : float, optional
+        The most estimated seconds of work the call starts (None: an hour, ``rlstats.cost.MAX_SECONDS``); above
+        it the call is an OptionError quoting the estimate. ``float("inf")``: no bound.
     n_jobs : int
         Threads computing the resamples (-1: one per core).  Every block of
         100 resamples has its own generator, so the result is identical
@@ -819,6 +833,8 @@ def probability_of_improvement(data: Data, formula: FormulaLike | None = None, *
     design = _prepared_design(design_of(data, formula, na_action=options.na_action, eval_env=eval_env,
                                         normalize=normalize), options.na_action)
     options = options.for_agents(design.agents)
+    work = admit(improvement_cost, design, options, max_seconds, "probability_of_improvement()")  # issue 43 item 2
+    options = dataclasses.replace(options, progress=shows(work, options.progress))
     pairs, n_resamples, confidence_level, interval = (options.pairs, options.n_resamples, options.confidence_level,
                                                       options.interval)
     involved = sorted({design.agents.index(a) for pair in pairs for a in pair})
@@ -933,7 +949,8 @@ def _profile_coverage_notes(design, interval, kind, confidence_level, task_boots
 def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: ArrayLike | None = None,
                         kind: str = "runs", interval: ProfileInterval | None = None, n_resamples: int = 2_000,
                         confidence_level: float = 0.95, task_bootstrap: bool = False, normalize: Normalizer = None,
-                        na_action: NaAction = "raise", rng: Seed = None, progress: bool = False, n_jobs: int = 1,
+                        na_action: NaAction = "raise", rng: Seed = None, progress: bool = True,
+                        max_seconds: float | None = None, n_jobs: int = 1,
                         eval_env: EvalEnv = None) -> PerformanceProfileResult:
     """Performance profiles (score distributions) with pointwise bands.
 
@@ -981,6 +998,11 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
         Seed; each agent's resamples are those :func:`bootstrap` draws for it with the same seed (keyed by its
         label: renaming an agent changes them).
     progress : bool
+        A progress bar (tqdm: on a terminal, or a notebook's widget) when the work is estimated to take more
+        than a few seconds (:mod:`rlstats.cost`; none for fast calls); False: never.
+    max_seconds : float, optional
+        The most estimated seconds of work the call starts (None: an hour, ``rlstats.cost.MAX_SECONDS``); above
+        it the call is an OptionError quoting the estimate. ``float("inf")``: no bound.
     n_jobs : int
         Threads computing the resamples (-1: one per core).  Every block of
         100 resamples has its own generator, so the result is identical
@@ -1018,6 +1040,8 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
                                                            options.confidence_level, options.task_bootstrap)
     design = _prepared_design(design_of(data, formula, na_action=options.na_action, eval_env=eval_env,
                                         normalize=normalize), options.na_action)
+    work = admit(profile_cost, design, options, max_seconds, "performance_profile()")  # issue 43 item 2
+    options = dataclasses.replace(options, progress=shows(work, options.progress))
     notes = list(design.notes)
     if not task_bootstrap:
         notes += small_runs.check_single_runs("performance_profile", design.counts, design.agents, options,

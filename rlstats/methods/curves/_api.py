@@ -16,6 +16,7 @@ import pandas as pd
 from ... import calibration, runs
 from ...bounds import KINDS, check_bounds, clip, clipped_note
 from ...design import NA_ACTIONS, data_and_formula, design_of
+from ...cost import admit, shows
 from ...interop import as_pandas
 from ...format import count, format_step
 from ...errors import DesignError, OptionError
@@ -26,6 +27,7 @@ from ...options import (check_bool, check_choice, check_confidence_level, check_
 from ...progress import progress_bar
 from ...resampling import chunk_generators, seed_sequence
 from . import _kernels as kernels
+from ._backend import cost
 from ._result import CurvesResult
 from ..._typing import (AlignMethod, CurveBands, CurveStatistic, EvalEnv, FormulaLike, NaAction, Normalizer, Seed, Subset,
                         Table)
@@ -59,7 +61,7 @@ class CurvesOptions:
     alpha: float = 0.05
     gamma: float = 1.0
     na_action: NaAction = "raise"
-    progress: bool = False
+    progress: bool = True
     n_jobs: int = 1
     bounds: tuple | None = None
 
@@ -262,7 +264,7 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
            n_resamples: int = 2_000,
            confidence_level: float = 0.95, alpha: float = 0.05, normalize: Normalizer = None, gamma: float = 1.0,
            bounds: tuple[float | None, float | None] | None = None, subset: Subset = None, na_action: NaAction = "raise",
-           rng: Seed = None, progress: bool = False, n_jobs: int = 1,
+           rng: Seed = None, progress: bool = True, max_seconds: float | None = None, n_jobs: int = 1,
            eval_env: EvalEnv = None) -> CurvesResult:
     """Aggregate learning curves step by step, with bands that keep each run's trajectory together.
 
@@ -381,7 +383,11 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
         Seed (recorded). Each agent's resamples and each comparison's relabellings come from
         their own child stream, so results do not depend on ``n_jobs``.
     progress : bool
-        A progress bar over agents and comparisons.
+        A progress bar (tqdm: on a terminal, or a notebook's widget) when the work is estimated to take more
+        than a few seconds (:mod:`rlstats.cost`; none for fast calls); False: never.
+    max_seconds : float, optional
+        The most estimated seconds of work the call starts (None: an hour, ``rlstats.cost.MAX_SECONDS``); above
+        it the call is an OptionError quoting the estimate. ``float("inf")``: no bound.
     n_jobs : int
         Agents and comparisons computed in parallel worker processes (joblib; -1: every core).
 
@@ -438,6 +444,8 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     leave_out = (f" (subset=\"{design.formula.groups} != '{design.agents[empty[0, 1]]}'\" leaves that agent out)"
                  if empty.size else "")
     design = design.require_complete(options.na_action, why + leave_out)
+    work = admit(cost, design, options, max_seconds, "curves()")  # issue 43 item 2
+    options = dataclasses.replace(options, progress=shows(work, options.progress))
     warn_raw_scales(design, normalize)
     return _run_curves(design, step, steps, options.for_agents(design.agents), rng)
 

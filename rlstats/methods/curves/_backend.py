@@ -9,13 +9,24 @@ steps. To test one number per run instead (the final score, the area under the c
 :func:`rlstats.summarize_runs` and use any other back end.
 """
 
+from typing import Any
+
 from .._declaration import Backend, Need
+from ...cost import Shape, Work
 
 _HERE = "rlstats.methods.curves"
+
+
+def cost(shape: Shape, options: Any) -> Work:
+    """Each resample draws every run's curve again, step by step (rows: runs x steps; 6e-8 s a value, measured)."""
+    return Work(options.n_resamples * shape.rows, "resampled values", 6e-8,
+                f"{options.n_resamples:,} resamples x {shape.rows:,} run-steps")
+
 
 BACKENDS = (
     Backend(
         name="curves",
+        cost=f"{_HERE}._backend:cost",
         function=f"{_HERE}._api:curves",
         result=f"{_HERE}._result:CurvesResult",
         options=f"{_HERE}._api:CurvesOptions",

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ... import calibration
+from ...cost import admit, shows, timed_bar
 from ...design import NA_ACTIONS, design_of
 from ...errors import DesignError, OptionError
 from ...format import count, signif
@@ -26,6 +27,7 @@ from ...options import check_bool, check_choice, check_fraction, check_resamples
 from ...resampling import check_rng
 from .._replication import verdict
 from . import _kernels as kernels
+from ._backend import cost
 from ._result import EquivalenceResult
 from ..._typing import Data, EvalEnv, FormulaLike, NaAction, Normalizer, Seed
 
@@ -122,6 +124,7 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
                 across: EquivalenceAcross = "welch", aggregate: EquivalenceAggregate | None = "iqm",
                 n_resamples: int = 2_000,
                 normalize: Normalizer = None, na_action: NaAction = "raise", rng: Seed = None,
+                progress: bool = True, max_seconds: float | None = None,
                 eval_env: EvalEnv = None) -> EquivalenceResult:
     """Equivalence (TOST) or non-inferiority of agents within a margin: per task, across tasks and on an aggregate.
 
@@ -177,6 +180,12 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
         Missing values: an error, or drop those rows and say so.
     rng : None, int or numpy.random.Generator
         Seed of the aggregate's bootstrap (checked and recorded even without one).
+    progress : bool
+        A progress bar over the estimated seconds (tqdm: on a terminal, or a notebook's widget) when the work is
+        estimated to take more than a few seconds (:mod:`rlstats.cost`; none for fast calls); False: never.
+    max_seconds : float, optional
+        The most estimated seconds of work the call starts (None: an hour, ``rlstats.cost.MAX_SECONDS``); above
+        it the call is an OptionError quoting the estimate. ``float("inf")``: no bound.
     eval_env : patsy.EvalEnvironment, optional
         Where names in the response expression are looked up; by default the caller's frame.
 
@@ -234,12 +243,14 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
                        min_agents=1 if published is not None else 2)
     if not design.has_blocks:
         raise DesignError(f"equivalence compares agents task by task: write '{design.formula.text} | task'")
+    work = admit(cost, design, options, max_seconds, "equivalence()")  # issue 43 item 2
     scale = _scale(design)
     if published is not None:
         return _run_published(design, options, _published_table(published, design), scale)
     if options.control is not None and options.control not in design.agents:
         options.for_agents(design.agents)  # raises, naming the agents
-    return _run(design, options, rng, scale)
+    with timed_bar(work, shows(work, check_bool("progress", progress)), "equivalence"):
+        return _run(design, options, rng, scale)
 
 
 def _scale(design):
@@ -400,7 +411,8 @@ def _aggregate(design, options, pairs, rng):
                           f"every agent on 2 or more tasks with 3 runs or more in each, and {why}; add runs or "
                           "tasks, or read the per-task and across-tasks tests"]
     result = backend("bootstrap")(design, metrics=[options.aggregate], n_resamples=options.n_resamples,
-                                  confidence_level=1 - 2 * options.alpha, rng=rng)
+                                  confidence_level=1 - 2 * options.alpha, rng=rng,
+                                  progress=False, max_seconds=float("inf"))  # equivalence() estimated it and shows it
     index = {name: j for j, name in enumerate(result.agents)}
     rows = []
     for a, b in pairs:

@@ -24,14 +24,16 @@ import pandas as pd
 from ... import calibration
 from ..._typing import Data, Ddf, EvalEnv, FormulaLike, MixedAdjust, NaAction, Normalizer, Seed
 from ...bounds import check_bounds, clip_columns
+from ...cost import admit, shows, timed_bar
 from ...design import design_of
 from ...errors import DesignError
 from ...format import count
 from ...normalization import warn_raw_scales
-from ...options import check_choice, check_confidence_level
+from ...options import check_bool, check_choice, check_confidence_level
 from ...resampling import check_rng
 from ...statistics import holm
 from . import _kernels as kernels
+from ._backend import cost
 from ._result import MixedResult
 
 DDF = ("satterthwaite", "kenward-roger")      # the keys of _DF_METHODS
@@ -60,6 +62,7 @@ class MixedOptions:
 def mixed(data: Data, formula: FormulaLike | None = None, *, ddf: Ddf = "satterthwaite", adjust: MixedAdjust = "tukey",
           confidence_level: float = 0.95, normalize: Normalizer = None,
           bounds: tuple[float | None, float | None] | None = None, na_action: NaAction = "raise", rng: Seed = None,
+          progress: bool = True, max_seconds: float | None = None,
           eval_env: EvalEnv = None) -> MixedResult:
     """Linear mixed model of scores: agents as fixed effects, tasks (and task x agent cells) as random intercepts.
 
@@ -96,6 +99,12 @@ def mixed(data: Data, formula: FormulaLike | None = None, *, ddf: Ddf = "sattert
     rng : None, int or numpy.random.Generator
         Checked, then not used: nothing in the fit is random (the result's ``seed`` is None).  Taken so that
         :func:`rlstats.compare` and the command line's ``--seed`` can give one seed to every method.
+    progress : bool
+        A progress bar over the estimated seconds (tqdm: on a terminal, or a notebook's widget) when the work is
+        estimated to take more than a few seconds (:mod:`rlstats.cost`; none for fast calls); False: never.
+    max_seconds : float, optional
+        The most estimated seconds of work the call starts (None: an hour, ``rlstats.cost.MAX_SECONDS``); above
+        it the call is an OptionError quoting the estimate. ``float("inf")``: no bound.
     eval_env : patsy.EvalEnvironment, optional
         Where the response expression's names are looked up; by default the caller's frame.
 
@@ -160,7 +169,9 @@ def mixed(data: Data, formula: FormulaLike | None = None, *, ddf: Ddf = "sattert
         raise DesignError(f"the mixed model needs the task column for its random intercepts: write "
                           f"'{design.formula.text} | task'")
     warn_raw_scales(design, normalize)  # one residual variance for every task: raw scales break it
-    return _run(design, options)
+    work = admit(cost, design, options, max_seconds, "mixed()")  # issue 43 item 2
+    with timed_bar(work, shows(work, check_bool("progress", progress)), "mixed"):
+        return _run(design, options)
 
 
 def _random_terms(design, notes):

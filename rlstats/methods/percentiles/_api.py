@@ -21,6 +21,7 @@ heuristic).  The numbers come from :mod:`rlstats.methods.percentiles._kernels`.
 
 from __future__ import annotations
 
+import dataclasses
 import numbers
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
@@ -32,6 +33,7 @@ import pandas as pd
 from ... import calibration
 from ...bounds import check_bounds
 from ...design import NA_ACTIONS, design_of
+from ...cost import admit, shows
 from .._replication import verdict
 from ...errors import DesignError, OptionError, warn
 from ...format import count
@@ -39,6 +41,7 @@ from ...options import check_bool, check_choice, check_fraction, check_n_jobs, c
 from ...progress import progress_bar
 from ...resampling import seed_sequence
 from . import _kernels as kernels
+from ._backend import cost
 from ._result import _REFERENCE, _SHORT_NAMES, PercentilesResult
 from ..._typing import Data, EvalEnv, FormulaLike, NaAction, PercentileTies, Seed
 
@@ -116,7 +119,7 @@ class PercentilesOptions:
     higher_is_better: bool = True
     na_action: NaAction = "raise"
     n_jobs: int = 1
-    progress: bool = False
+    progress: bool = True
 
     @classmethod
     def checked(cls, **options: Any) -> PercentilesOptions:
@@ -217,7 +220,8 @@ def percentiles(data: Data, formula: FormulaLike | None = None, *, interval: Per
                 n_resamples: int = 10_000, ties: PercentileTies = "le", self_payoff: float = 0.5,
                 bounds: str | tuple[float, float] | dict[str, Any] | None = None,
                 identical: Sequence[tuple[str, str, str]] | None = None, higher_is_better: bool = True,
-                na_action: NaAction = "raise", rng: Seed = None, n_jobs: int = 1, progress: bool = False,
+                na_action: NaAction = "raise", rng: Seed = None, n_jobs: int = 1, progress: bool = True,
+                max_seconds: float | None = None,
                 eval_env: EvalEnv = None) -> PercentilesResult:
     """Aggregate agents across tasks with performance percentiles and a game (Jordan et al. 2020).
 
@@ -274,7 +278,11 @@ def percentiles(data: Data, formula: FormulaLike | None = None, *, interval: Per
         Worker processes for the bootstrap (-1: all cores).  Results are
         identical whatever n_jobs is.
     progress : bool
-        Show a progress bar during the bootstrap.
+        A progress bar (tqdm: on a terminal, or a notebook's widget) when the work is estimated to take more
+        than a few seconds (:mod:`rlstats.cost`; none for fast calls); False: never.
+    max_seconds : float, optional
+        The most estimated seconds of work the call starts (None: an hour, ``rlstats.cost.MAX_SECONDS``); above
+        it the call is an OptionError quoting the estimate. ``float("inf")``: no bound.
     eval_env : patsy.EvalEnvironment, optional
         Where the response expression's names are looked up.
 
@@ -323,6 +331,8 @@ def percentiles(data: Data, formula: FormulaLike | None = None, *, interval: Per
     pair = options.bounds if isinstance(options.bounds, tuple) else None  # checked, with the rows, by the Design
     design = _prepared_design(design_of(data, formula, na_action=options.na_action, eval_env=eval_env, bounds=pair),
                               options)
+    work = admit(cost, design, options, max_seconds, "percentiles()")  # issue 43 item 2
+    options = dataclasses.replace(options, progress=shows(work, options.progress))
     return _run(design, options, rng)
 
 

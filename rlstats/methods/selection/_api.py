@@ -37,6 +37,7 @@ import pandas as pd
 
 from ... import calibration
 from ...bounds import check_bounds, clip, clip_columns, clipped_note
+from ...cost import admit, shows, timed_bar
 from ...design import design_of
 from ...interop import as_pandas
 from ...format import cannot_reject, count, returned_nan
@@ -46,6 +47,7 @@ from ...options import check_bool, check_choice, check_fraction, check_int, chec
 from ...resampling import check_rng, seed_sequence
 from ...statistics import monte_carlo_pvalue, near_tie_note, near_ties
 from . import _kernels as kernels
+from ._backend import cost
 from ._planning import CONSERVATIVE_RESAMPLES
 from ._result import _INSPECTOR_NAMES, _REPORTER_NAMES, CONF_LEVEL, SelectionCheckResult
 from ..._typing import Data, EvalEnv, FormulaLike, NaAction, Normalizer, Seed, Table
@@ -287,7 +289,9 @@ def selection_check(data: Data, formula: FormulaLike | None = None, *, treatment
                     n_candidates: int | None = None, sigma: str | float | None = None, alpha: float = 0.05,
                     beta: float = 0.05, higher_is_better: bool = True, n_resamples: int = 9_999,
                     normalize: Normalizer = None, bounds: tuple[float | None, float | None] | None = None,
-                    na_action: NaAction = "raise", rng: Seed = None, eval_env: EvalEnv = None) -> SelectionCheckResult:
+                    na_action: NaAction = "raise", rng: Seed = None, progress: bool = True,
+                    max_seconds: float | None = None,
+                    eval_env: EvalEnv = None) -> SelectionCheckResult:
     """Check whether the reported tasks of a claimed improvement are representative.
 
     Parameters
@@ -359,6 +363,12 @@ def selection_check(data: Data, formula: FormulaLike | None = None, *, treatment
         Missing values: an error, or drop the rows and say so.
     rng : None, int or numpy.random.Generator
         Seed of the permutations and of the conservative null (recorded).
+    progress : bool
+        A progress bar over the estimated seconds (tqdm: on a terminal, or a notebook's widget) when the work is
+        estimated to take more than a few seconds (:mod:`rlstats.cost`; none for fast calls); False: never.
+    max_seconds : float, optional
+        The most estimated seconds of work the call starts (None: an hour, ``rlstats.cost.MAX_SECONDS``); above
+        it the call is an OptionError quoting the estimate. ``float("inf")``: no bound.
     eval_env : patsy.EvalEnvironment, optional
         Where the response expression's names are looked up.
 
@@ -415,7 +425,9 @@ def selection_check(data: Data, formula: FormulaLike | None = None, *, treatment
     if isinstance(heldout, pd.DataFrame):
         fresh = design_of(heldout, design.formula, na_action=na_action, eval_env=eval_env, normalize=normalize,
                           bounds=options.bounds)
-    return _run(design, fresh, treatment, baseline, reported_names, heldout, options, rng)
+    work = admit(cost, design, options, max_seconds, "selection_check()")  # issue 43 item 2
+    with timed_bar(work, shows(work, check_bool("progress", progress)), "selection_check"):
+        return _run(design, fresh, treatment, baseline, reported_names, heldout, options, rng)
 
 
 def _split_tasks(design, fresh, treatment, baseline, reported_names, heldout, options):

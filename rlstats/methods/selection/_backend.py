@@ -8,7 +8,10 @@ reported tasks with its effect on held-out tasks. Use it when reviewing a result
 few tasks; :func:`rlstats.selection.required_heldout` says how many held-out tasks an inspector needs.
 """
 
+from typing import Any
+
 from .._declaration import Backend, Need
+from ...cost import Shape, Work
 
 _HERE = "rlstats.methods.selection"
 
@@ -22,9 +25,17 @@ def demo_options(data):
     return {"treatment": agents[-1], "baseline": agents[0], "reported": list(gap.index[:4]), "na_action": "drop"}
 
 
+def cost(shape: Shape, options: Any) -> Work:
+    """The inspector permutes the tasks' effects (5e-8 s a task and permutation, measured), after a pass over the
+    runs."""
+    return Work(options.n_resamples * shape.tasks + shape.rows, "permuted values", 5e-8,
+                f"{options.n_resamples:,} permutations x {shape.tasks:,} tasks + {shape.rows:,} runs")
+
+
 BACKENDS = (
     Backend(
         name="selection",
+        cost=f"{_HERE}._backend:cost",
         function=f"{_HERE}._api:selection_check",
         result=f"{_HERE}._result:SelectionCheckResult",
         options=f"{_HERE}._api:SelectionOptions",

@@ -18,6 +18,7 @@ numbers in :class:`SkillingsMackResult`.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
@@ -27,6 +28,7 @@ import pandas as pd
 
 from ... import calibration
 from ...design import design_of
+from ...cost import admit, shows
 from ...format import cannot_reject, count
 from ...errors import DesignError, OptionError
 from ...options import check_bool, check_choice, check_fraction, check_n_jobs, check_resamples
@@ -35,6 +37,7 @@ from ...resampling import canonical_order, seed_sequence
 from ...statistics import (TIE_TOLERANCE, chi2_sf, doubled_midranks, monte_carlo_pvalue, near_tie_note,
                            near_ties)
 from . import _kernels as kernels
+from ._backend import cost
 from ._result import _TITLES, SkillingsMackResult, title
 from ..._typing import (Data, EvalEnv, FormulaLike, NaAction, RankAdjustment, RankPosthoc, RankPvalue, Seed,
                         WithinCell)
@@ -66,7 +69,7 @@ class SkillingsMackOptions:
     posthoc: RankPosthoc = "ranks"
     control: str | None = None
     na_action: NaAction = "raise"
-    progress: bool = False
+    progress: bool = True
     n_jobs: int = 1
 
     @classmethod
@@ -138,7 +141,8 @@ def skillings_mack(data: Data, formula: FormulaLike | None = None, *, variant: R
                    within_cell: WithinCell | None = None, pvalue: RankPvalue = "auto", n_resamples: int = 10_000,
                    tie_correction: bool | None = None, higher_is_better: bool = True, alpha: float = 0.05,
                    adjustment: RankAdjustment = "auto", posthoc: RankPosthoc = "ranks", control: str | None = None,
-                   na_action: NaAction = "raise", rng: Seed = None, progress: bool = False, n_jobs: int = 1,
+                   na_action: NaAction = "raise", rng: Seed = None, progress: bool = True,
+                   max_seconds: float | None = None, n_jobs: int = 1,
                    eval_env: EvalEnv = None) -> SkillingsMackResult:
     """Blocked rank test of whether agents differ across tasks (Skillings–Mack / Mack–Skillings).
 
@@ -235,7 +239,11 @@ def skillings_mack(data: Data, formula: FormulaLike | None = None, *, variant: R
         is drawn, recorded and printed, so the Monte Carlo p-value can be
         repeated with ``rng=res.seed``.
     progress : bool
-        Show a progress bar during the permutations.
+        A progress bar (tqdm: on a terminal, or a notebook's widget) when the work is estimated to take more
+        than a few seconds (:mod:`rlstats.cost`; none for fast calls); False: never.
+    max_seconds : float, optional
+        The most estimated seconds of work the call starts (None: an hour, ``rlstats.cost.MAX_SECONDS``); above
+        it the call is an OptionError quoting the estimate. ``float("inf")``: no bound.
     n_jobs : int
         Threads computing the Monte Carlo permutations (-1: one per core);
         the p-value and null distribution are identical whatever ``n_jobs``.
@@ -302,6 +310,8 @@ def skillings_mack(data: Data, formula: FormulaLike | None = None, *, variant: R
     design = design_of(data, formula, na_action=na_action, eval_env=eval_env)
     if not design.has_blocks:
         raise DesignError(f"the blocked rank test needs blocks: write '{design.formula.text} | task'")
+    work = admit(cost, design, options, max_seconds, "skillings_mack()")  # issue 43 item 2
+    options = dataclasses.replace(options, progress=shows(work, options.progress))
     return _run(design, options, rng)
 
 

@@ -30,7 +30,10 @@ size of each agent against the agent ranked just above it in a task, beside the 
 :func:`rlstats.task_table`'s ``tidy()`` (``next_agent``, ``a12_next``, ``hedges_g_next``, ``diff_next_low``).
 """
 
+from typing import Any
+
 from .._declaration import Backend, PowerRule
+from ...cost import Shape, Work
 
 _HERE = "rlstats.methods.skillings_mack"
 
@@ -46,9 +49,19 @@ def citations(result, keys):
     return [*first, *keys, *posthoc, *control]
 
 
+def cost(shape: Shape, options: Any) -> Work:
+    """Monte Carlo p-values permute every run's rank within its task once a resample (1.1e-8 s a value, measured);
+    the asymptotic and exact p-values are a pass over the rows (the exact one is bounded where it is enumerated)."""
+    if options.pvalue == "monte_carlo":
+        return Work(options.n_resamples * shape.rows, "permuted values", 1.1e-8,
+                    f"{options.n_resamples:,} permutations x {shape.rows:,} runs")
+    return Work(shape.rows, "rows", 1e-6, f"{shape.rows:,} runs")
+
+
 BACKENDS = (
     Backend(
         name="skillings_mack",
+        cost=f"{_HERE}._backend:cost",
         function=f"{_HERE}._api:skillings_mack",
         result=f"{_HERE}._result:SkillingsMackResult",
         options=f"{_HERE}._api:SkillingsMackOptions",

@@ -10,6 +10,7 @@ import numpy as np
 
 from ... import format as fmt
 from ...bounds import check_bounds, clip, clipped_note
+from ...cost import admit, shows
 from ...design import design_of
 from ...format import count
 from ...errors import DesignError, OptionError
@@ -19,6 +20,7 @@ from ...statistics import bonferroni, holm, near_tie_note, near_ties
 from .._replication import verdict
 from . import _calibration as calibration
 from . import _kernels as kernels
+from ._backend import cost
 from ._result import TaskTableResult
 from ..._typing import (Data, EffectIntervals, EvalEnv, FormulaLike, NaAction, Normalizer, Seed, TaskAdjustment,
                         TaskStatistic, TaskTest)
@@ -77,7 +79,8 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
                higher_is_better: bool = True, aggregate: str | None = None, normalize: Normalizer = None,
                bounds: tuple[float | None, float | None] | None = None,
                n_resamples: int = 10_000, effect_intervals: EffectIntervals = "fcr", na_action: NaAction = "raise",
-               rng: Seed = None, eval_env: EvalEnv = None) -> TaskTableResult:
+               rng: Seed = None, progress: bool = True, max_seconds: float | None = None,
+               eval_env: EvalEnv = None) -> TaskTableResult:
     """The task x agent table with the best agent of each task and the agents that are possibly best.
 
     For every task, the agent with the best ``statistic`` of its runs is in bold (all of them when tied), and a
@@ -154,6 +157,12 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
         coverage.
     rng : None, int or numpy.random.Generator
 
+    progress : bool
+        A progress bar over the estimated seconds (tqdm: on a terminal, or a notebook's widget) when the work is
+        estimated to take more than a few seconds (:mod:`rlstats.cost`; none for fast calls); False: never.
+    max_seconds : float, optional
+        The most estimated seconds of work the call starts (None: an hour, ``rlstats.cost.MAX_SECONDS``); above
+        it the call is an OptionError quoting the estimate. ``float("inf")``: no bound.
     Returns
     -------
     TaskTableResult
@@ -213,6 +222,8 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
                        bounds=options.bounds)
     if not design.has_blocks:
         raise DesignError("a task table needs tasks: write the formula as 'score ~ agent | task/seed'")
+    work = admit(cost, design, options, max_seconds, "task_table()")  # issue 43 item 2
+    shown = shows(work, check_bool("progress", progress))  # the aggregate row's bootstrap draws it
 
     ss, seed_record = seed_sequence(rng)
     k, n = design.n_agents, design.n_tasks
@@ -314,7 +325,7 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
     if aggregate == "bootstrap" and "aggregate" in needs.sentences:
         notes.append(needs.sentences["aggregate"] + " (the aggregate row compares every agent, so it is left out)")
     elif aggregate == "bootstrap":
-        aggregate_row = _bootstrap_row(design, summary, level, n_resamples, ss.spawn(1)[0])
+        aggregate_row = _bootstrap_row(design, summary, level, n_resamples, ss.spawn(1)[0], shown)
         if normalize is None and design.n_tasks > 1:
             notes.append("the aggregate row pools raw scores of tasks on different scales; pass normalize= "
                          "(e.g. normalize='atari100k_reference') to put them on one scale first")
@@ -526,13 +537,14 @@ def _adjust_name(adjustment):
             "none": "unadjusted"}[adjustment]
 
 
-def _bootstrap_row(design, summary, level, n_resamples, seed):
+def _bootstrap_row(design, summary, level, n_resamples, seed, shown=False):
     """Each agent's aggregate over tasks with its stratified bootstrap interval, through the registry."""
     from .. import backend
 
     metric = {"mean": "mean", "median": "median", "iqm": "iqm"}[summary]
     result = backend("bootstrap")(design.require_complete("raise", "the aggregate row compares agents on the "
                                                           "same tasks"),
-                                  metrics=[metric], n_resamples=n_resamples, confidence_level=level, rng=seed)
+                                  metrics=[metric], n_resamples=n_resamples, confidence_level=level, rng=seed,
+                                  progress=shown, max_seconds=float("inf"))  # task_table() estimated it
     return {"metric": metric, "estimates": result.estimates[:, 0], "intervals": result.intervals[:, 0, :],
             "n_resamples": n_resamples}

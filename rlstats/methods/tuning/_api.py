@@ -13,6 +13,7 @@ import pandas as pd
 from ... import format as fmt
 from ... import formula as formula_module
 from ...bounds import check_bounds, clip_columns
+from ...cost import admit, shows, timed_bar
 from ...design import Design, design_of
 from ...interop import as_pandas
 from ...errors import DesignError, OptionError
@@ -20,6 +21,7 @@ from ...options import check_bool, check_choice, check_confidence_level, check_f
 from ...resampling import child_generator, child_stream, seed_sequence
 from .._replication import verdict
 from . import _kernels as kernels
+from ._backend import cost
 from ._backend import BACKENDS
 from ._result import TuningResult
 
@@ -49,6 +51,7 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
            tuned_lower: TunedLower = "pooled",
            percentiles: tuple[float, float] | None = (5.0, 95.0), fraction: float = 0.95, normalize: Normalizer = None,
            bounds: tuple[float | None, float | None] | None = None, na_action: NaAction = "raise", rng: Seed = None,
+           progress: bool = True, max_seconds: float | None = None,
            eval_env: EvalEnv = None) -> TuningResult:
     """Tuning-aware evaluation of a hyperparameter sweep: expected best score, best set, complete algorithm.
 
@@ -153,6 +156,12 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
         interval above it.
     rng : None, int or numpy.random.Generator
 
+    progress : bool
+        A progress bar over the estimated seconds (tqdm: on a terminal, or a notebook's widget) when the work is
+        estimated to take more than a few seconds (:mod:`rlstats.cost`; none for fast calls); False: never.
+    max_seconds : float, optional
+        The most estimated seconds of work the call starts (None: an hour, ``rlstats.cost.MAX_SECONDS``); above
+        it the call is an OptionError quoting the estimate. ``float("inf")``: no bound.
     Returns
     -------
     TuningResult
@@ -217,6 +226,7 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
     # replicate roles (READS_NESTING, as declared); a seed's uniqueness within a configuration is checked below.
     design = design_of(data, parsed, extra_columns=extra, na_action=na_action, eval_env=eval_env,
                        normalize=normalize, min_agents=1, reads_nesting=READS_NESTING, bounds=opts.bounds)
+    work = admit(cost, design, opts, max_seconds, "tuning()")  # issue 43 item 2
     notes = list(design.notes) + ([nested_note] if nested_note else []) + ([dropped_view] if dropped_view else [])
     sweeps, labels = _sweeps(design, parsed, config, weights, holdout, higher)
     if not config:
@@ -227,16 +237,17 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
     ss, seed_record = seed_sequence(rng)
     sign = 1.0 if higher else -1.0
     tables = {}
-    if "best_set" in views:
-        tables["best_set"], tables["tuned"] = _best_set(design, sweeps, labels, ss, n_resamples, threshold, level,
-                                                       sign, holdout is not None, notes, opts.tuned_lower)
-    if "expected_max" in views or "complete" in views:
-        em, complete, runs = _resampled_views(design, sweeps, labels, ss, n_resamples, level, sign, budgets, views,
-                                              notes, weights is not None, parsed, opts.band)
-        tables.update({"expected_max": em, "complete": complete, "complete_runs": runs})
-    if "sensitivity" in views:
-        tables["sensitivity"], tables["dimensions"] = _sensitivity(design, sweeps, config, percentiles, fraction,
-                                                                    sign, notes)
+    with timed_bar(work, shows(work, check_bool("progress", progress)), "tuning"):
+        if "best_set" in views:
+            tables["best_set"], tables["tuned"] = _best_set(design, sweeps, labels, ss, n_resamples, threshold, level,
+                                                           sign, holdout is not None, notes, opts.tuned_lower)
+        if "expected_max" in views or "complete" in views:
+            em, complete, runs = _resampled_views(design, sweeps, labels, ss, n_resamples, level, sign, budgets, views,
+                                                  notes, weights is not None, parsed, opts.band)
+            tables.update({"expected_max": em, "complete": complete, "complete_runs": runs})
+        if "sensitivity" in views:
+            tables["sensitivity"], tables["dimensions"] = _sensitivity(design, sweeps, config, percentiles, fraction,
+                                                                        sign, notes)
     _clip_to_bounds(tables, design.bounds, notes)
     notes += _calibration_notes(sweeps, views, level, tables, opts.band, opts.tuned_lower)
     n_configs = np.zeros((design.n_tasks, design.n_agents), dtype=np.intp)

@@ -9,13 +9,25 @@ drawn from the sweep) and hyperparameter sensitivity. Seeds stay nested in their
 the unit. With one configuration per agent, use the bootstrap or the blocked rank test.
 """
 
+from typing import Any
+
 from .._declaration import Backend, Need
+from ...cost import Shape, Work
 
 _HERE = "rlstats.methods.tuning"
+
+
+def cost(shape: Shape, options: Any) -> Work:
+    """The resampled views draw every seed of every configuration again in each resample (2e-8 s a value,
+    measured at 300 and 2,000 configurations x 5 and 10 seeds)."""
+    return Work(options.n_resamples * shape.rows, "resampled values", 2e-8,
+                f"{options.n_resamples:,} resamples x {shape.rows:,} seeds")
+
 
 BACKENDS = (
     Backend(
         name="tuning",
+        cost=f"{_HERE}._backend:cost",
         function=f"{_HERE}._api:tuning",
         result=f"{_HERE}._result:TuningResult",
         options=f"{_HERE}._api:TuningOptions",

@@ -1,0 +1,110 @@
+"""Issue 43 item 2: each back end's declared cost formula (rlstats.cost) against measured CPU time.
+
+    python benchmarks/cost_calibration.py [back end ...]
+
+For every back end, a few designs whose calls take about a second or more: the estimate the call makes before
+computing (captured from rlstats.cost.within, which every call passes through) and the call's CPU seconds
+(``time.process_time``: the machine may be shared). Prints one Markdown row per call and the largest
+measured / estimated ratio either way, which rlstats.cost.FACTOR states. One thread (OMP/OpenBLAS), in one process,
+after a warm-up call (imports).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import time
+import warnings
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+
+def sweep(n_configs, seeds):
+    """One agent's sweep of ``n_configs`` configurations on a grid of two hyperparameters, ``seeds`` seeds each."""
+    import numpy as np
+    import pandas as pd
+
+    side = math.isqrt(n_configs - 1) + 1
+    rng = np.random.default_rng(0)
+    config = np.arange(n_configs)
+    score = rng.normal(0, 1, n_configs)[:, None] + rng.normal(0, 1, (n_configs, seeds))
+    return pd.DataFrame({"agent": "ppo", "task": "t0", "lr": np.repeat(config // side, seeds),
+                         "gamma": np.repeat(config % side, seeds), "seed": np.tile(np.arange(seeds), n_configs),
+                         "score": score.ravel()})
+
+
+def cases():
+    """(back end, label, data maker, formula, options)."""
+    import rlstats
+
+    sim, curves = rlstats.datasets.simulate, rlstats.datasets.simulate_curves
+    flat, nested = "score ~ agent | task", "score ~ agent | task/seed"
+    reported = {"treatment": "agent_3", "baseline": "agent_1", "reported": ["task_01", "task_02", "task_03"]}
+    return [
+        ("bootstrap", "3 x 5 x 200, R=2,000", lambda: sim(3, 5, 200, rng=0), flat, {"n_resamples": 2000}),
+        ("bootstrap", "10 x 10 x 1,000, R=50", lambda: sim(10, 10, 1000, rng=0), flat, {"n_resamples": 50}),
+        ("probability_of_improvement", "6 x 20 x 50, R=2,000", lambda: sim(6, 20, 50, rng=0), flat, {}),
+        ("performance_profile", "4 x 20 x 100, tasks, R=2,000", lambda: sim(4, 20, 100, rng=0), flat,
+         {"kind": "tasks"}),
+        ("percentiles", "5 x 20 x 10, PBP", lambda: sim(5, 20, 10, rng=0), flat, {}),
+        ("percentiles", "8 x 10 x 10, PBP", lambda: sim(8, 10, 10, rng=0), flat, {"n_resamples": 2000}),
+        ("percentiles", "10 x 20 x 10, PBP", lambda: sim(10, 20, 10, rng=0), flat, {}),
+        ("percentiles", "8 x 10 x 10, bootstrap R=2,000", lambda: sim(8, 10, 10, rng=0), flat,
+         {"interval": "bootstrap", "n_resamples": 2000}),
+        ("skillings_mack", "6 x 30 x 50, Monte Carlo", lambda: sim(6, 30, 50, rng=0), flat,
+         {"pvalue": "monte_carlo"}),
+        ("adastop", "4 x 5 x 50, n=10", lambda: sim(4, 5, 50, rng=0), flat, {"n": 10}),
+        ("permutation", "3 x 10 x 100", lambda: sim(3, 10, 100, rng=0), flat, {}),
+        ("curves", "3 x 5 x 10 runs x 50 steps, R=2,000", lambda: curves(3, 5, 10, 50, rng=0), nested,
+         {"step": "step", "n_resamples": 2000, "compare": "all"}),
+        ("mixed", "10 x 300 x 10", lambda: sim(10, 300, 10, rng=0), flat, {}),
+        ("mixed", "10 x 1,000 x 10", lambda: sim(10, 1000, 10, rng=0), flat, {}),
+        ("task_table", "5 x 40 x 20, aggregate", lambda: sim(5, 40, 20, rng=0), flat, {"aggregate": "bootstrap"}),
+        ("selection", "3 x 40 x 50", lambda: sim(3, 40, 50, rng=0), flat, reported),
+        ("selection", "3 x 200 x 10, R=99,999", lambda: sim(3, 200, 10, rng=0), flat,
+         {**reported, "reported": ["task_001", "task_002", "task_003"], "n_resamples": 99_999}),
+        ("equivalence", "5 x 40 x 100", lambda: sim(5, 40, 100, rng=0), flat, {"margin": 1.0}),
+        ("bayes", "6 x 40 x 5, signed rank", lambda: sim(6, 40, 5, rng=0), nested, {}),
+        ("bayes", "3 x 10 x 5, hierarchical", lambda: sim(3, 10, 5, rng=0), nested, {"model": "hierarchical"}),
+        ("tuning", "2,000 configurations x 10 seeds", lambda: sweep(2000, 10), nested, {"config": ["lr", "gamma"]}),
+    ]
+
+
+def main(only):
+    import rlstats
+    from rlstats import cost
+
+    warnings.simplefilter("ignore")
+    seen = []
+    original = cost.within
+
+    def within(work, bound, call="this call"):
+        seen.append(work)
+        return original(work, bound, call)
+
+    cost.within = within
+    rlstats.bootstrap(rlstats.datasets.simulate(2, 2, 3, rng=0), "score ~ agent | task", n_resamples=10)  # warm-up
+    print("| back end | design (agents x tasks x runs) | estimated s | measured CPU s | measured / estimated |")
+    print("|---|---|---|---|---|")
+    ratios = []
+    for name, label, make, formula, options in cases():
+        if only and name not in only:
+            continue
+        data = make()
+        seen.clear()
+        function = rlstats.methods.backend(name)
+        start = time.process_time()
+        function(data, formula, rng=0, progress=False, **options)
+        measured = time.process_time() - start
+        estimated = seen[0].seconds  # the call's own estimate (an inner bootstrap's comes after it)
+        ratios.append(measured / estimated)
+        print(f"| {name} | {label} | {estimated:.3g} | {measured:.3g} | {measured / estimated:.2f} |", flush=True)
+    if ratios:
+        worst = max(max(ratios), 1 / min(ratios))
+        print(f"\nlargest factor either way: {worst:.2f} (rlstats.cost.FACTOR = {cost.FACTOR:g})")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

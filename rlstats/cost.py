@@ -1,0 +1,177 @@
+"""What a call will cost, known before it is spent: the one home of work estimates, progress defaults and the bound.
+
+Each back end declares its own formula beside its declaration (``Backend.cost``, a ``"module:function"`` path to
+``formula(shape, options) -> Work``, in its folder's ``_backend.py``): it counts the work a call does from the
+Design's shape (:class:`Shape`: rows, agents, tasks, cells) and the checked options, in a unit of its own work
+(resampled values, permuted values, posterior draws, rows), with the seconds one unit took, measured once on a
+2-core machine (issue 43; ``benchmarks/cost_calibration.py`` re-measures every formula and prints measured /
+estimated time). Estimates are within :data:`FACTOR` of measured CPU time there on calls of a second or more
+(fast calls carry fixed costs no formula counts), which is all the two decisions below need:
+
+* above :data:`PROGRESS_SECONDS` of estimated work a progress bar is shown by default (``progress=True``, the
+  default, means "when the work is long"; ``progress=False`` never shows one; fast calls show none);
+* above :data:`MAX_SECONDS` (a small input can ask for hours: the bootstrap of 6,000 runs with ``n_resamples=10**7``
+  is estimated at 80 minutes) the call is an OptionError that quotes the estimate and names ``max_seconds=``, the
+  option that accepts it.
+
+Nothing here changes a result: the decisions only switch a bar and refuse before anything is computed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import numbers
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import OptionError, shown
+
+#: estimated seconds above which a bar is shown by default
+PROGRESS_SECONDS = 3.0
+#: estimated seconds above which a call needs ``max_seconds=`` (an hour: the bootstrap of 10^6 runs with the default
+#: 10,000 resamples, issue 43's case, stays below it and shows progress)
+MAX_SECONDS = 3600.0
+#: measured / estimated CPU time lies within [1 / FACTOR, FACTOR] on the calibration designs of a second or more
+FACTOR = 4.0
+
+
+@dataclass(frozen=True)
+class Shape:
+    """The sizes a cost formula reads: rows (runs, or seeds where a back end reads them), agents, tasks, the
+    agent x task cells that hold runs, and the most runs in a cell."""
+
+    rows: int
+    agents: int
+    tasks: int
+    cells: int
+    most_runs: int
+
+    @classmethod
+    def of(cls, design: Any) -> Shape:
+        """The shape of a Design."""
+        counts = design.counts
+        return cls(rows=int(len(design.y)), agents=int(design.n_agents), tasks=int(design.n_tasks),
+                   cells=int((counts > 0).sum()), most_runs=int(counts.max()) if counts.size else 0)
+
+
+@dataclass(frozen=True)
+class Work:
+    """Counted work: ``units`` of ``unit`` ("resampled values"), the seconds one unit took where the back end's
+    formula was calibrated (``per_unit``), and what was counted (``what``, the product the message quotes:
+    "10,000 resamples x 1,000,000 runs x 4 metrics")."""
+
+    units: float
+    unit: str
+    per_unit: float
+    what: str = ""
+
+    @property
+    def seconds(self) -> float:
+        """Estimated seconds on the calibration machine (2 cores, one thread, numpy with OpenBLAS)."""
+        return self.units * self.per_unit
+
+    @property
+    def text(self) -> str:
+        """'about 13.3 minutes (4e+10 resampled values: 10,000 resamples x 1,000,000 runs x 4 metrics)'."""
+        counted = f"{self.units:.2g} {self.unit}" + (f": {self.what}" if self.what else "")
+        return f"about {_duration(self.seconds)} ({counted})"
+
+
+def _duration(seconds):
+    if seconds < 120:
+        return f"{seconds:.2g} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.3g} minutes"
+    return f"{seconds / 3600:.3g} hours"
+
+
+def check_max_seconds(value: object) -> float:
+    """``max_seconds=`` checked: None (the package's :data:`MAX_SECONDS`) or a positive number (inf: no bound)."""
+    if value is None:
+        return MAX_SECONDS
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or math.isnan(value) or value <= 0:
+        raise OptionError(f"max_seconds must be None or a positive number of seconds, got {shown(value)}; "
+                          "float('inf') sets no bound")
+    return float(value)
+
+
+def admit(formula: Callable[[Shape, Any], Work], design: Any, options: Any, max_seconds: object = None,
+          call: str = "this call") -> Work:
+    """Estimate a call's work from its Design and checked options before computing; refuse it above the bound.
+
+    Parameters
+    ----------
+    formula : callable
+        The back end's declared cost formula, ``formula(shape, options) -> Work`` (``Backend.cost``).
+    design : Design
+    options : object
+        The back end's checked options (the formula reads the attributes it needs).
+    max_seconds : float or None
+        ``max_seconds=`` as given: the most estimated seconds the caller accepts (None: :data:`MAX_SECONDS`).
+    call : str
+        How the message names the call ("bootstrap()").
+
+    Returns
+    -------
+    Work
+        The estimate; :func:`shows` turns it and ``progress=`` into whether to draw a bar.
+
+    Raises
+    ------
+    OptionError
+        When the estimate exceeds the bound: the message quotes it and the ``max_seconds=`` that accepts it.
+    """
+    bound = check_max_seconds(max_seconds)
+    return within(formula(Shape.of(design), options), bound, call)
+
+
+def within(work: Work, bound: float, call: str = "this call") -> Work:
+    """``work`` if its estimate is at most ``bound`` seconds; otherwise the OptionError :func:`admit` describes."""
+    seconds = work.seconds
+    if seconds > bound:
+        accept = max(math.ceil(seconds * FACTOR / 60) * 60, 60)  # room for the estimate's error
+        raise OptionError(f"{call} would take {work.text}, more than the {_duration(bound)} rlstats runs without "
+                          f"being asked; pass max_seconds={accept} (or float('inf')) to run it, or ask for less "
+                          f"work (fewer resamples, runs or agents)")
+    return work
+
+
+def shows(work: Work, progress: bool) -> bool:
+    """Whether to draw a bar: ``progress=`` (True by default) and the estimate above :data:`PROGRESS_SECONDS`."""
+    return bool(progress) and work.seconds > PROGRESS_SECONDS
+
+
+@contextlib.contextmanager
+def timed_bar(work: Work, shown: bool, description: str) -> Iterator[None]:
+    """A bar over the estimated seconds, for work that reports no steps of its own: it advances with the clock
+    to 99% of the estimate and completes when the work does (shown only where :mod:`rlstats.progress` draws)."""
+    from .progress import progress_bar
+
+    total = max(int(math.ceil(work.seconds)), 1)
+    with progress_bar(total, shown, f"{description} (estimated {_duration(work.seconds)})") as advance:
+        if not shown:
+            yield
+            return
+        done = threading.Event()
+        moved = [0]
+
+        def tick():
+            start = time.monotonic()
+            while not done.wait(0.5):
+                due = min(int(time.monotonic() - start), total - 1)
+                if due > moved[0]:
+                    advance(due - moved[0])
+                    moved[0] = due
+
+        ticker = threading.Thread(target=tick, daemon=True)
+        ticker.start()
+        try:
+            yield
+        finally:
+            done.set()
+            ticker.join()
+        advance(total - moved[0])

@@ -1,0 +1,202 @@
+"""rlstats.cost (issue 43 item 2): each back end's work known before it is spent, progress by default above a few
+seconds, and an explicit max_seconds= above the bound. Nothing here is timed: formulas are checked against counts
+made independently from the frame, and the bar against a fake terminal."""
+
+import io
+import math
+import sys
+import types
+
+import numpy as np
+import pytest
+
+import rlstats
+from rlstats import cost
+from rlstats.design import design_of
+from rlstats.methods import DECLARATIONS, load
+
+
+class Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def terminal(monkeypatch):
+    """A fake terminal as stderr, set inside the test (pytest's capture resets sys.stderr after fixtures)."""
+    stream = Terminal()
+    monkeypatch.setattr(sys, "stderr", stream)
+    return stream
+
+
+def _contract_data(name):
+    if DECLARATIONS[name].reads_curves:
+        return rlstats.datasets.simulate_curves(agents=3, tasks=4, seeds=3, steps=5, effect=0.5, rng=0)
+    return rlstats.datasets.simulate(agents=3, tasks=6, seeds=4, effect=1.0, rng=0)
+
+
+def test_every_back_end_declares_a_cost_formula_that_counts_its_work():
+    for name, declared in DECLARATIONS.items():
+        assert declared.cost is not None, name
+        formula = load(declared.cost)
+        shape = cost.Shape(rows=1000, agents=4, tasks=10, cells=40, most_runs=25)
+        options = types.SimpleNamespace(n_resamples=100, metrics=("mean",), pairs=None, interval="pbp", pvalue="auto",
+                                        aggregate="iqm", control=None, model="signed_rank", n_samples=100, chains=2,
+                                        warmup=10, draws=10)
+        work = formula(shape, options)
+        assert isinstance(work, cost.Work) and work.units > 0 and 0 < work.per_unit < 1, name
+        assert work.what and work.unit, name
+
+
+def _design(agents, tasks, seeds):
+    return design_of(rlstats.datasets.simulate(agents=agents, tasks=tasks, seeds=seeds, rng=0), "score ~ agent | task")
+
+
+def _options(name, **given):
+    """A back end's checked options, from its public function's defaults and ``given``."""
+    import inspect
+
+    function = load(DECLARATIONS[name].function)
+    keywords = {k: p.default for k, p in inspect.signature(function).parameters.items()
+                if p.default is not inspect.Parameter.empty}
+    return types.SimpleNamespace(**{**keywords, **given})
+
+
+@pytest.mark.parametrize("agents, tasks, seeds, resamples", [(3, 5, 4, 2000), (10, 26, 5, 10_000), (2, 1, 7, 3)])
+def test_the_bootstrap_counts_resamples_times_runs_times_metrics(agents, tasks, seeds, resamples):
+    design = _design(agents, tasks, seeds)
+    options = _options("bootstrap", n_resamples=resamples)
+    work = load(DECLARATIONS["bootstrap"].cost)(cost.Shape.of(design), options)
+    rows = agents * tasks * seeds  # the frame simulate() draws, counted apart from the Design
+    assert work.units == resamples * rows * 4  # the four default metrics
+    assert work.seconds == pytest.approx(work.units * 2e-8)
+    assert f"{resamples:,} resamples x {rows:,} runs x 4 metrics" in work.text
+
+
+def test_other_formulas_count_what_their_kernels_do():
+    design = _design(4, 10, 5)
+    shape = cost.Shape.of(design)
+    assert (shape.rows, shape.agents, shape.tasks, shape.cells, shape.most_runs) == (200, 4, 10, 40, 5)
+    count = {name: load(DECLARATIONS[name].cost) for name in DECLARATIONS}
+    # percentiles: PBP does not resample and grows as runs x agents^4 today (issue 43); its bootstrap resamples
+    assert count["percentiles"](shape, _options("percentiles")).units == 200 * 4**4
+    assert count["percentiles"](shape, _options("percentiles", interval="bootstrap")).units == 10_000 * 200 * 4
+    # the rank test permutes only for Monte Carlo p-values
+    assert count["skillings_mack"](shape, _options("skillings_mack", pvalue="monte_carlo")).units == 10_000 * 200
+    assert count["skillings_mack"](shape, _options("skillings_mack")).units == 200
+    # probability of improvement: every pair's two agents' runs in each resample
+    assert count["probability_of_improvement"](shape, _options("probability_of_improvement")).units == \
+        2000 * 6 * 100
+    # Bayesian signed-rank: draws x pairs x tasks; hierarchical: chains x iterations x pairs x tasks
+    assert count["bayes"](shape, _options("bayes")).units == 50_000 * 6 * 10
+    assert count["bayes"](shape, _options("bayes", control="agent_1")).units == 50_000 * 3 * 10
+    assert count["bayes"](shape, _options("bayes", model="hierarchical")).units == 8 * 1500 * 6 * 10
+    # the selection check permutes the tasks' effects
+    assert count["selection"](shape, _options("selection")).units == 9_999 * 10 + 200
+    # the profile's Wilson band draws no resample
+    assert count["performance_profile"](shape, _options("performance_profile", interval="wilson")).units == 200
+
+
+def test_issue_43s_bootstrap_of_a_million_runs_shows_progress_by_default_and_runs():
+    # 10^6 runs with the default 10,000 resamples (176 s CPU measured in the issue): above the progress threshold,
+    # below the bound, so it runs with a bar and without asking
+    shape = cost.Shape(rows=10**6, agents=1, tasks=10, cells=10, most_runs=10**5)
+    work = load(DECLARATIONS["bootstrap"].cost)(shape, _options("bootstrap"))
+    assert work.units == 10**6 * 10_000 * 4
+    assert cost.PROGRESS_SECONDS < work.seconds < cost.MAX_SECONDS
+    assert cost.within(work, cost.MAX_SECONDS) is work
+    assert cost.shows(work, True) and not cost.shows(work, False)
+
+
+def test_the_bound_names_the_option_and_quotes_the_estimate():
+    # a 6,000-row frame with n_resamples=10**7 (the most n_resamples takes) asks for about 80 minutes
+    design = _design(3, 10, 200)
+    options = _options("bootstrap", n_resamples=10**7)
+    formula = load(DECLARATIONS["bootstrap"].cost)
+    with pytest.raises(rlstats.OptionError) as caught:
+        cost.admit(formula, design, options, None, "bootstrap()")
+    message = str(caught.value)
+    assert message.startswith("bootstrap() would take about 80 minutes (2.4e+11 resampled values: 10,000,000 "
+                              "resamples x 6,000 runs x 4 metrics), more than the 60 minutes")
+    assert "pass max_seconds=19200 (or float('inf')) to run it" in message
+    assert cost.admit(formula, design, options, 19200, "bootstrap()").seconds == pytest.approx(4800)
+    assert cost.admit(formula, design, options, math.inf).units == 2.4e11
+    # the public function refuses before drawing anything
+    df = rlstats.datasets.simulate(agents=3, tasks=10, seeds=200, rng=0)
+    with pytest.raises(rlstats.OptionError, match="pass max_seconds=19200"):
+        rlstats.bootstrap(df, "score ~ agent | task", n_resamples=10**7, normalize=False)
+
+
+def test_fast_calls_draw_no_bar_and_long_ones_do_unless_progress_is_false(monkeypatch):
+    terminal_ = terminal(monkeypatch)
+    df = rlstats.datasets.simulate(agents=3, tasks=5, seeds=5, rng=0)
+    quick = rlstats.bootstrap(df, "score ~ agent | task", n_resamples=500, rng=0, normalize=False)
+    assert terminal_.getvalue() == ""  # about 0.004 s estimated: no bar by default
+    monkeypatch.setattr(cost, "PROGRESS_SECONDS", 0.0)  # every call is now "long"
+    shown = rlstats.bootstrap(df, "score ~ agent | task", n_resamples=500, rng=0, normalize=False)
+    assert "bootstrap:   0%" in terminal_.getvalue()
+    before = terminal_.getvalue()
+    silent = rlstats.bootstrap(df, "score ~ agent | task", n_resamples=500, rng=0, normalize=False, progress=False)
+    assert terminal_.getvalue() == before  # progress=False: nothing, even when long
+    for res in (shown, silent):  # a bar changes no number
+        np.testing.assert_array_equal(res.intervals, quick.intervals)
+        np.testing.assert_array_equal(res.estimates, quick.estimates)
+
+
+def test_a_back_end_without_steps_of_its_own_shows_a_bar_over_the_estimated_seconds(monkeypatch):
+    stream = terminal(monkeypatch)
+    df = rlstats.datasets.simulate(agents=3, tasks=6, seeds=4, rng=0)
+    options = {"n_samples": 500, "rng": 0, "normalize": False}
+    quiet = rlstats.bayes(df, "score ~ agent | task", **options)
+    assert stream.getvalue() == ""
+    monkeypatch.setattr(cost, "PROGRESS_SECONDS", 0.0)
+    shown = rlstats.bayes(df, "score ~ agent | task", **options)
+    assert "bayes (estimated 0.00036 s):   0%" in stream.getvalue()  # 500 draws x 3 pairs x 6 tasks x 4e-8 s
+    before = stream.getvalue()
+    rlstats.bayes(df, "score ~ agent | task", progress=False, **options)
+    assert stream.getvalue() == before
+    assert shown.tidy().equals(quiet.tidy())
+
+
+def test_the_timed_bar_advances_with_a_fake_clock_and_completes(monkeypatch):
+    terminal_ = terminal(monkeypatch)
+    now = [0.0]
+    monkeypatch.setattr(cost.time, "monotonic", lambda: now[0])
+    work = cost.Work(units=10, unit="rows", per_unit=1.0)
+    with cost.timed_bar(work, True, "demo"):
+        now[0] = 4.0  # the ticker reads 4 s on its next tick
+        import time
+
+        time.sleep(0.7)
+        assert "4/10" in terminal_.getvalue()
+    assert "10/10" in terminal_.getvalue()
+    with cost.timed_bar(work, False, "demo"):
+        pass
+
+
+def test_power_estimates_the_study_and_gives_its_analyses_no_bar_or_bound(monkeypatch):
+    from rlstats.planning import _api
+
+    import functools
+
+    seen = []
+    original = _api._public_function
+
+    def spy(method):
+        function = original(method)
+
+        @functools.wraps(function)  # power() reads the signature
+        def call(*args, **kwargs):
+            seen.append((kwargs.get("progress"), kwargs.get("max_seconds")))
+            return function(*args, **kwargs)
+        return call
+
+    monkeypatch.setattr(_api, "_public_function", spy)
+    rlstats.power("bootstrap", effect=1.0, seeds=[3], tasks=3, n_sim=2, rng=0, n_resamples=200, progress=False)
+    assert seen and all(s == (False, math.inf) for s in seen)
+    # the study's estimate: n_sim times the method's formula on one simulated data set (4 agents x 3 tasks x 3 runs)
+    template = types.SimpleNamespace(template=lambda seeds: _design(4, 3, seeds))
+    study = types.SimpleNamespace(source=template, methods=(("bootstrap", {"n_resamples": 200}),), alpha=0.05)
+    monkeypatch.setattr(_api, "_public_function", original)
+    work = _api._study_work(study, (3, 5), 10)
+    assert work.units == 20
+    assert work.seconds == pytest.approx(10 * (200 * 36 * 1 + 200 * 60 * 1) * 2e-8)
