@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from ...statistics import monte_carlo_pvalue
+from ...statistics import monte_carlo_pvalue, welch_satterthwaite_df
 
 TESTS = ("welch", "mannwhitney", "brunnermunzel", "fisher_pitman")
 #: a former name of a test: "permutation" is the step-down back end (method="permutation")
@@ -99,10 +99,7 @@ def welch_t(x, y):
     variance = var_x + var_y
     with np.errstate(divide="ignore", invalid="ignore"):
         t = difference / np.sqrt(variance)
-        # Welch-Satterthwaite from the variances' shares: squares of variances in tiny units would underflow to 0
-        share_x, share_y = var_x / variance, var_y / variance
-        df = 1.0 / (share_x**2 / (n - 1) + share_y**2 / (m - 1))
-    return t, df, difference, np.sqrt(variance)
+    return t, welch_satterthwaite_df((var_x, var_y), (n, m)), difference, np.sqrt(variance)
 
 
 def welch(x, y):
