@@ -91,7 +91,7 @@ TaskTest = Literal["welch", "mannwhitney", "brunnermunzel", "fisher_pitman"]
 #: the task table's ``adjustment=`` (task_table ADJUSTMENTS)
 TaskAdjustment = Literal["holm", "bonferroni", "none"]
 #: the task table's ``effect_intervals=`` (task_table EFFECT_INTERVALS)
-EffectIntervals = Literal["fcr", "per_pair"]
+EffectIntervals = Literal["fcr", "fcr_normal", "per_pair"]
 #: the curves' named ``statistic=`` (curves STATISTICS; a callable is accepted too)
 CurveStatistic = Literal["iqm", "mean", "median", "optimality_gap"]
 #: ``align=`` of curves and ``method=`` of align_steps and summarize_runs (runs.ALIGN_METHODS)

@@ -5,8 +5,9 @@ to the block's largest absolute score, tie: :func:`near_ties`, the one home of t
 rule), the probability of improvement P(X > Y) + P(X = Y) / 2 from them,
 the Monte Carlo p-value ``(1 + hits) / (B + 1)`` and its standard error,
 Holm, Bonferroni, Hochberg, Hommel, Benjamini-Hochberg and Benjamini-Yekutieli
-adjustments (R's ``p.adjust``), the Wilson interval of a proportion, and the floor of a resample's
-standard error in bootstrap-t intervals and bands (:func:`floored_standard_errors`).
+adjustments (R's ``p.adjust``), the Wilson interval of a proportion, the floor of a resample's
+standard error in bootstrap-t intervals and bands (:func:`floored_standard_errors`), and the
+Welch-Satterthwaite degrees of freedom of a sum of independent variances (:func:`welch_satterthwaite_df`).
 The tails the default rank test prints (normal, chi-squared with whole
 degrees of freedom, the studentized range with infinite degrees of freedom)
 are computed here from ``math.erfc``, so that ``rlstats compare`` does not
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Sequence
 from typing import Any, overload
 
 import numpy as np
@@ -239,6 +241,49 @@ def probability_of_improvement(y: ArrayLike, block: ArrayLike, is_x: ArrayLike,
     n_x, n_y = counts[:, 0], counts[:, 1]
     with np.errstate(invalid="ignore", divide="ignore"):
         return (rank_sums - n_x * (n_x + 1) / 2) / (n_x * n_y)
+
+
+def welch_satterthwaite_df(variances: Sequence[ArrayLike], sizes: Sequence[ArrayLike],
+                           axis: int | None = None) -> NDArray[np.float64]:
+    """Welch-Satterthwaite degrees of freedom (sum v)^2 / sum v^2 / (n - 1) of a sum of independent variances.
+
+    The one home of the formula: Welch's two-sample t (``variances`` (s_x^2 / n, s_y^2 / m)), the mean over tasks
+    of task-level differences (also summed over the tasks' ``axis``) and the mean over tasks of one agent's task
+    means (one component, summed over ``axis``).
+
+    Parameters
+    ----------
+    variances : sequence of array_like
+        Each component's variance, s^2 / n (the variance of its mean); the components are added elementwise.
+    sizes : sequence of array_like
+        The run counts n of each component, broadcast against its variance.
+    axis : int, optional
+        Also sum the components over this axis (e.g. the tasks); None sums the components only.
+
+    Returns
+    -------
+    ndarray
+        Formed from each term's share of the total variance, v / sum v, whose squares do not underflow as squared
+        variances of scores in tiny units (~1e-80) do. No check of its input: NaN where every variance is 0 (0 / 0),
+        infinite or NaN where a component with variance has n = 1; the callers decide what those mean.
+
+    Examples
+    --------
+    >>> round(float(welch_satterthwaite_df([4.0 / 5, 1.0 / 8], [5, 8])), 12)  # 0.925^2 / (0.8^2 / 4 + 0.125^2 / 7)
+    5.274078150798
+    >>> welch_satterthwaite_df([np.array([[1.0, 1.0]])], [np.array([[3, 3]])], axis=-1).tolist()  # two equal terms
+    [4.0]
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # Python's sum starts at 0, and 0 + v is v: two components add as v_1 + v_2, bit for bit
+        total: Any = sum(np.asarray(v, dtype=np.float64) for v in variances)
+        if axis is not None:
+            total = np.sum(total, axis=axis, keepdims=True)
+        terms: Any = sum((np.asarray(v, dtype=np.float64) / total) ** 2 / (np.asarray(n) - 1)
+                         for v, n in zip(variances, sizes))
+        if axis is not None:
+            terms = np.sum(terms, axis=axis)
+        return np.asarray(1.0 / terms, dtype=np.float64)
 
 
 @overload

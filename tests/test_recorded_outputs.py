@@ -81,18 +81,22 @@ for _call in ("compare/task_table", "task_table/aggregate", "task_table/brunnerm
 def _fcr_effect_intervals(call):
     """The default effect-size limits of issue 40 (``effect_intervals="fcr"``) from the recorded estimates: A12's
     score-type limits and delta's noncentral-t limits (g / J times sqrt(n m / (n + m)) inverted, not times J), at
-    1 - 2 (1 - 0.95) / k for the k agents of each task."""
+    1 - 2 (1 - 0.95) / k for the k agents of each task, widened by the runs' kurtosis (issue 40, effect-size item)."""
     import numpy as np
 
     from rlstats.methods.task_table import _kernels
 
     tidy = RECORDED[call]["tidy"]
     best_runs = {task: runs for task, runs, best in zip(tidy["task"], tidy["n_runs"], tidy["best"]) if best}
+    best_agent = {task: agent for task, agent, best in zip(tidy["task"], tidy["agent"], tidy["best"]) if best}
     agents = {task: sum(1 for t, runs in zip(tidy["task"], tidy["n_runs"]) if t == task and runs > 0)
               for task in tidy["task"]}
+    # the recorded task_table calls read record_outputs.py's d["runs"], "task_table/fisher_pitman" d["two_agents"]
+    data = record_outputs["_data"](rlstats)["two_agents" if call == "task_table/fisher_pitman" else "runs"]
+    scores = data.groupby(["task", "agent"])["score"].apply(np.asarray)
     out = {column: [] for column in ("a12_low", "a12_high", "hedges_g_low", "hedges_g_high")}
-    for a12, g, task, runs in zip(tidy["a12"], _exact_hedges_correction(call, "hedges_g"), tidy["task"],
-                                  tidy["n_runs"]):
+    for a12, g, task, runs, agent in zip(tidy["a12"], _exact_hedges_correction(call, "hedges_g"), tidy["task"],
+                                         tidy["n_runs"], tidy["agent"]):
         if tidy["a12_low"][len(out["a12_low"])] is None and tidy["hedges_g_low"][len(out["a12_low"])] is None:
             for column in out:
                 out[column].append(None)
@@ -103,7 +107,16 @@ def _fcr_effect_intervals(call):
         root = math.sqrt(n * m / (n + m))
         t = g / _kernels.hedges_correction(n + m - 2) * root
         g_low, g_high = _kernels.noncentral_t_limits(np.array([t]), np.array([n + m - 2.0]), level)
-        for column, value in zip(out, (low[0], high[0], g_low[0] / root, g_high[0] / root)):
+        # issue 40: widened around d = t / root by sqrt(max(1, V / V_normal)), V = 1/n + 1/m + d^2 (kurtosis - 1) /
+        # (4 (n + m - 2)) with the pooled kurtosis of the residuals about each agent's mean (kurtosis 3: V_normal)
+        x, y = scores[task, best_agent[task]], scores[task, agent]
+        residual = np.concatenate([x - x.mean(), y - y.mean()])
+        kurtosis = np.mean(residual ** 4) / np.mean(residual ** 2) ** 2
+        d = t / root
+        stretch = math.sqrt(max(1.0, (1 / n + 1 / m + d * d * (kurtosis - 1) / (4 * (n + m - 2)))
+                                / (1 / n + 1 / m + d * d / (2 * (n + m - 2)))))
+        g_low, g_high = d + stretch * (g_low / root - d), d + stretch * (g_high / root - d)
+        for column, value in zip(out, (low[0], high[0], g_low[0], g_high[0])):
             out[column].append(float(value))
     return out
 
@@ -113,7 +126,8 @@ def _fcr_effect_intervals(call):
 for _call in ("compare/task_table", "task_table/aggregate", "task_table/brunnermunzel", "task_table/fisher_pitman",
               "task_table/mannwhitney", "task_table/welch"):
     for _column, _values in _fcr_effect_intervals(_call).items():
-        CHANGED[_call, "tidy", _column] = ("issue 40", "effect-size intervals at their level, effect_intervals='fcr'",
+        CHANGED[_call, "tidy", _column] = ("issue 40", "effect-size intervals at their level, effect_intervals='fcr' "
+                                           "(Hedges' g's widened by the runs' kurtosis)",
                                            _values)
 
 

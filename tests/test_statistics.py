@@ -201,3 +201,22 @@ def test_floored_standard_errors_closed_form():
     np.testing.assert_array_equal(out, [[floor, 2.0, floor, floor], [0.0, 0.5, 0.0, 0.0]])
     np.testing.assert_array_equal(floored_standard_errors(errors.T, replicates.T, 0.5, axis=0), out.T)
     np.testing.assert_array_equal(floored_standard_errors(errors, replicates, 0.0, axis=-1), np.fmax(errors, 0.0))
+def test_welch_satterthwaite_df_matches_its_closed_form_and_scipy():
+    """issue 40 item 4: the one home of the Welch-Satterthwaite df: (sum v)^2 / sum v^2 / (n - 1), two samples as
+    scipy's Welch t reads them, per-task sums over an axis, and no underflow at scores ~1e-100."""
+    from scipy import stats
+
+    from rlstats.statistics import welch_satterthwaite_df
+
+    rng = np.random.default_rng(4)
+    x, y = rng.normal(size=6), rng.normal(0.0, 3.0, size=9)
+    v = (x.var(ddof=1) / 6, y.var(ddof=1) / 9)
+    expected = sum(v) ** 2 / (v[0] ** 2 / 5 + v[1] ** 2 / 8)
+    assert float(welch_satterthwaite_df(v, (6, 9))) == pytest.approx(expected, rel=1e-13)
+    assert float(stats.ttest_ind(x, y, equal_var=False).df) == pytest.approx(expected, rel=1e-13)
+    per_task = rng.uniform(0.1, 2.0, size=(3, 4)), rng.integers(2, 9, size=(3, 4))
+    summed = (per_task[0] ** 2 / (per_task[1] - 1)).sum(axis=-1)
+    assert welch_satterthwaite_df((per_task[0],), (per_task[1],), axis=-1) == pytest.approx(
+        per_task[0].sum(axis=-1) ** 2 / summed, rel=1e-13)
+    assert float(welch_satterthwaite_df((1e-200, 1e-200), (3, 3))) == 4.0  # squares would underflow to 0 / 0
+    assert np.isnan(welch_satterthwaite_df((0.0, 0.0), (3, 3)))  # no spread: the caller decides

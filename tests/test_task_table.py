@@ -585,17 +585,39 @@ def test_fcr_hedges_interval_is_the_noncentral_t_limits_without_j():
     d = (x.mean() - y.mean()) / np.sqrt(((n - 1) * x.var(ddof=1) + (m - 1) * y.var(ddof=1)) / (n + m - 2))
     root = math.sqrt(n * m / (n + m))
     lows, highs = _kernels.noncentral_t_limits(np.array([d * root]), np.array([n + m - 2.0]), 0.99)
-    _, hedges, welch = _kernels.effect_sizes([(x, y)], 0.95, intervals="fcr", effect_levels=0.99)
+    _, hedges, welch = _kernels.effect_sizes([(x, y)], 0.95, intervals="fcr_normal", effect_levels=0.99)
     assert hedges[0, 1:] == pytest.approx([lows[0] / root, highs[0] / root], rel=1e-13)
     _, _, welch_95 = _kernels.effect_sizes([(x, y)], 0.95)
     assert welch[0].tolist() == welch_95[0].tolist()  # Welch's interval stays at ``level``
+
+
+def test_fcr_hedges_interval_widens_by_the_runs_kurtosis_around_d():
+    # issue 40: the default stretches fcr_normal's limits around d by sqrt(max(1, V / V_normal)), V the delta
+    # method's variance of d with the pooled kurtosis of the residuals, V_normal the same at kurtosis 3
+    x, y = np.array([0.1, 0.2, 0.15, 0.3, 4.0, 0.25]), np.array([-1.0, -0.9, -1.2, -0.8, -1.1, -0.95])
+    n, m = x.size, y.size
+    d = (x.mean() - y.mean()) / np.sqrt(((n - 1) * x.var(ddof=1) + (m - 1) * y.var(ddof=1)) / (n + m - 2))
+    r = np.r_[x - x.mean(), y - y.mean()]
+    kurtosis = (r ** 4).mean() / (r ** 2).mean() ** 2  # 7.5 here: one far run
+    stretch = math.sqrt((1 / n + 1 / m + d * d * (kurtosis - 1) / (4 * (n + m - 2)))
+                        / (1 / n + 1 / m + d * d / (2 * (n + m - 2))))
+    assert kurtosis > 3 and stretch > 1.05
+    (_, normal, _), (_, widened, _) = (_kernels.effect_sizes([(x, y)], 0.95, intervals=i) for i in
+                                       ("fcr_normal", "fcr"))
+    assert widened[0, 0] == normal[0, 0]  # the estimate is g either way
+    assert widened[0, 1:] == pytest.approx(d + stretch * (normal[0, 1:] - d), rel=1e-13)
+    # light tails (kurtosis below 3) and d = 0 leave the exact interval as it is
+    flat = np.array([0.0, 1.0, 0.0, 1.0]), np.array([0.5, 1.5, 0.5, 1.5])
+    assert (_kernels.effect_sizes([flat], 0.95, intervals="fcr")[1] ==
+            _kernels.effect_sizes([flat], 0.95, intervals="fcr_normal")[1]).all()
+    assert _kernels.kurtosis_stretch(x, y, 0.0) == 1.0
 
 
 @pytest.mark.parametrize("point", [(2, 3, "skewed", "one_best", 40), (8, 3, "normal", "all_equal", 8)])
 def test_default_effect_size_intervals_hold_their_level_where_per_pair_ones_miss(point):
     # reduced re-measurement of two grid points of tests/reference/coverage_effect_sizes.py (whole grid: -m slow);
     # the per-pair intervals covered 0.79 and 0.81 (A12) there, below these bounds
-    rows = {(r["interval"], r["metric"]): r for r in EFFECTS["measure"](*point)}
+    rows = {(r["interval"], r["metric"]): r for r in EFFECTS["measure"](*point, intervals=("fcr", "per_pair"))}
     for metric in ("a12", "hedges_g"):
         row = rows["fcr", metric]
         assert row["coverage"] >= 0.95 - 3 * math.sqrt(0.95 * 0.05 / row["n_sim"]), row

@@ -7,8 +7,9 @@
 agents 2 and 8, runs per agent 2, 3, 5, 10, 20, the four score distributions, and the agents' locations all equal
 (the least favourable for the choice of the best) or one best with the others 0.5 to 1 SD lower; each task's offset
 and scale come from a design draw, and a row pools ``DESIGN_DRAWS`` draws (``coverage_min`` the worst). For each kind
-of interval (``interval``: ``effect_intervals=`` of ``task_table``, "fcr" the default and "per_pair" the intervals of
-earlier releases) it counts how often the 95% interval of each effect size of the point best against another agent
+of interval (``interval``: ``effect_intervals=`` of ``task_table``, "fcr" the default, "fcr_normal" the default of
+earlier releases, whose Hedges' g interval is not widened by the runs' kurtosis, and "per_pair" the unadjusted
+intervals of earlier releases; "fcr_normal" has Hedges' g rows only, its A12 interval being "fcr"'s) it counts how often the 95% interval of each effect size of the point best against another agent
 holds the true effect of that pair: the Vargha-Delaney A12 (truth P(X > Y) + P(X = Y) / 2) and Hedges' g (truth the
 standardised difference delta: the difference of means over the root mean of the two variances), both computed
 exactly from ``designs.population``'s stratified quantiles. The pair is chosen on the data (the point best), so the
@@ -18,7 +19,8 @@ complete separation. A row's ``n_sim`` counts intervals (pairs), not tasks: with
 the best's runs, so its binomial ``se`` understates the Monte Carlo error. The intervals do not depend on ``test=``;
 the Welch test is run as the fastest.
 
-``--widths`` prints, per design, the median width of each default interval over that of the per-pair one and over an
+``--widths`` prints, per design, the median width of each default interval over that of the per-pair one, over that of
+"fcr_normal" (the widening's cost) and over an
 oracle's, 2 z(1 - alpha' / 2) times the Monte Carlo standard deviation of the estimate of the pair at alpha', the
 per-pair error the interval is at (the normal interval with the true variance; for 8 agents that variance includes
 the choice of the best).
@@ -44,7 +46,9 @@ designs = SimpleNamespace(**runpy.run_path(str(HERE / "designs.py")))
 
 AGENTS, RUNS = (2, 8), (2,) + designs.RUNS
 DISTRIBUTIONS, CONFIGURATIONS = designs.DISTRIBUTIONS, ("all_equal", "one_best")
-EFFECTS, INTERVALS = ("a12", "hedges_g"), ("fcr", "per_pair")
+EFFECTS, INTERVALS = ("a12", "hedges_g"), ("fcr", "fcr_normal", "per_pair")
+#: the (effect, interval) rows of a grid point: "fcr_normal" differs from "fcr" in Hedges' g only
+ROWS = tuple((e, i) for i in INTERVALS for e in EFFECTS if (e, i) != ("a12", "fcr_normal"))
 PROCEDURE, LEVEL = "task_table.effect_size", 0.95
 #: simulated tasks per design draw and grid point: the table's, and --quick's
 SIMULATIONS = (100, 40)
@@ -100,19 +104,21 @@ def intervals_held(data, locations, distribution, intervals, level=LEVEL):
     return out
 
 
-def measure(agents, runs, distribution, configuration, n_sim, seed=0):
-    """One grid point: a row per effect and kind of interval, pooling ``designs.DESIGN_DRAWS`` design draws."""
+def measure(agents, runs, distribution, configuration, n_sim, seed=0, intervals=INTERVALS):
+    """One grid point: a row per effect and kind of interval (of ``intervals``), pooling ``designs.DESIGN_DRAWS``
+    design draws."""
     locations = true_locations(agents, configuration)
-    held = {(e, i): [] for e in EFFECTS for i in INTERVALS}
+    held = {(e, i): [] for e, i in ROWS if i in intervals}
     for draw in range(designs.DESIGN_DRAWS):
         key = [seed, agents, runs, DISTRIBUTIONS.index(distribution), CONFIGURATIONS.index(configuration), draw]
         data = simulate(locations, runs, n_sim, distribution, draw, np.random.default_rng(key))
-        for interval in INTERVALS:
+        for interval in intervals:
             for effect, (hits, _, _) in intervals_held(data, locations, distribution, interval).items():
-                held[effect, interval].append(hits)
+                if (effect, interval) in held:
+                    held[effect, interval].append(hits)
     return [{"interval": interval, "metric": effect, "agents": agents, "runs": runs, "distribution": distribution,
              "configuration": configuration, **designs.pooled_row(held[effect, interval], LEVEL)}
-            for effect in EFFECTS for interval in INTERVALS]
+            for effect, interval in held]
 
 
 def grid(quick=False):
@@ -135,7 +141,7 @@ def widths(agents=(2, 8), runs=designs.RUNS, n_sim=100, configuration="one_best"
         locations = true_locations(k, configuration)
         data = simulate(locations, r, n_sim * designs.DESIGN_DRAWS, distribution, 0,
                         np.random.default_rng([7, k, r, DISTRIBUTIONS.index(distribution)]))
-        new, old = (intervals_held(data, locations, distribution, i) for i in INTERVALS)
+        new, normal, old = (intervals_held(data, locations, distribution, i) for i in INTERVALS)
         z = stats.norm.ppf(1 - (1 - rlstats.methods.task_table._kernels.fcr_level(LEVEL, k)) / 2)
         for effect in EFFECTS:
             estimate = new[effect][2]
@@ -144,6 +150,7 @@ def widths(agents=(2, 8), runs=designs.RUNS, n_sim=100, configuration="one_best"
                          "coverage_new": np.mean(new[effect][0]), "coverage_old": np.mean(old[effect][0]),
                          "width_new": np.nanmedian(new[effect][1]),
                          "vs_old": np.nanmedian(new[effect][1]) / np.nanmedian(old[effect][1]),
+                         "vs_fcr_normal": np.nanmedian(new[effect][1]) / np.nanmedian(normal[effect][1]),
                          "vs_oracle": np.nanmedian(new[effect][1]) / oracle})
     return pd.DataFrame(rows)
 

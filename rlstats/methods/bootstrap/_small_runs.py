@@ -45,8 +45,8 @@ def welch_df(y, task, n_tasks):
     squares = np.bincount(task, weights=y * y, minlength=n_tasks)
     centred = np.maximum(squares - sums * sums / sizes, 0.0)
     share = centred / (sizes - 1) / sizes  # s_t^2 / c_t, the variance of task t's mean
-    denominator = np.sum(share ** 2 / (sizes - 1))
-    return np.inf if denominator == 0 else float(share.sum() ** 2 / denominator)
+    from ...statistics import welch_satterthwaite_df
+    return np.inf if np.all(share == 0) else float(welch_satterthwaite_df((share,), (sizes,), axis=-1))
 
 
 def expanded_level(confidence_level, fewest_runs, df):

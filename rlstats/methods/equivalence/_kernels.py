@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...statistics import monte_carlo_pvalue
+from ...statistics import monte_carlo_pvalue, welch_satterthwaite_df
 
 #: the alternatives: what a rejection shows
 ALTERNATIVES = ("equivalence", "noninferior")
@@ -25,9 +25,7 @@ def welch(mean_1, sd_1, n_1, mean_2, sd_2, n_2):
     with np.errstate(divide="ignore", invalid="ignore"):
         v_1, v_2 = sd_1 ** 2 / n_1, sd_2 ** 2 / n_2
         variance = v_1 + v_2
-        # Welch-Satterthwaite from the shares of the variance: squares of variances underflow at scores ~1e-80
-        r_1, r_2 = v_1 / variance, v_2 / variance
-        df = 1.0 / (r_1 ** 2 / (n_1 - 1) + r_2 ** 2 / (n_2 - 1))
+    df = welch_satterthwaite_df((v_1, v_2), (n_1, n_2))
     bad = (n_1 < 2) | (n_2 < 2) | ~(variance > 0)
     return (mean_1 - mean_2, np.where(bad, np.nan, np.sqrt(variance)), np.where(bad, np.nan, df))
 
@@ -135,9 +133,8 @@ def welch_mean(mean_1, sd_1, n_1, mean_2, sd_2, n_2):
     tasks = mean_1.shape[-1]
     v_1, v_2 = sd_1 ** 2 / n_1, sd_2 ** 2 / n_2
     variance = np.sum(v_1 + v_2, axis=-1)
+    df = welch_satterthwaite_df((v_1, v_2), (n_1, n_2), axis=-1)
     with np.errstate(divide="ignore", invalid="ignore"):
-        share = variance[..., None]  # shares of the variance, whose squares do not underflow as variances' do
-        df = 1.0 / np.sum((v_1 / share) ** 2 / (n_1 - 1) + (v_2 / share) ** 2 / (n_2 - 1), axis=-1)
         estimate = np.mean(mean_1 - mean_2, axis=-1) if tasks else np.full(variance.shape, np.nan)
     good = (variance > 0) & np.isfinite(variance) & (tasks > 0)
     return estimate, np.where(good, np.sqrt(variance) / max(tasks, 1), np.nan), np.where(good, df, np.nan)

@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from ...statistics import monte_carlo_pvalue
+from ...statistics import monte_carlo_pvalue, welch_satterthwaite_df
 
 TESTS = ("welch", "mannwhitney", "brunnermunzel", "fisher_pitman")
 #: a former name of a test: "permutation" is the step-down back end (method="permutation")
@@ -99,10 +99,7 @@ def welch_t(x, y):
     variance = var_x + var_y
     with np.errstate(divide="ignore", invalid="ignore"):
         t = difference / np.sqrt(variance)
-        # Welch-Satterthwaite from the variances' shares: squares of variances in tiny units would underflow to 0
-        share_x, share_y = var_x / variance, var_y / variance
-        df = 1.0 / (share_x**2 / (n - 1) + share_y**2 / (m - 1))
-    return t, df, difference, np.sqrt(variance)
+    return t, welch_satterthwaite_df((var_x, var_y), (n, m)), difference, np.sqrt(variance)
 
 
 def welch(x, y):
@@ -326,6 +323,33 @@ def _hedges_parts(x, y):
     return float(correction * d), float(d * root), float(n + m - 2), correction / root
 
 
+def kurtosis_stretch(x, y, d):
+    """The factor by which to widen a noncentral-t interval of delta around d, ``sqrt(max(1, V / V_normal))``.
+
+    The noncentral-t interval is exact for normal runs, whose pooled variance has Var(s^2) / sigma^4 = 2 / (N - 2)
+    (N = n + m). The delta method gives the standardised difference d the variance V = 1 / n + 1 / m + d^2
+    Var(s^2) / (4 sigma^4), and for runs of kurtosis kappa Var(s^2) / sigma^4 = (kappa - 1) / (N - 2), so that
+    V_normal = 1 / n + 1 / m + d^2 / (2 (N - 2)) (the normal-theory large-sample variance of d, Hedges and Olkin
+    1985, chapter 5). With kappa the pooled sample kurtosis (fourth over squared second moment of the residuals about
+    each agent's mean) the interval widens where the runs' tails are heavier than the normal's and never narrows:
+    at d = 0 it is the exact t test's inversion whatever kappa. Two agents' lognormal (skewed) runs at 20 runs each,
+    a true delta of 0.5: covered 0.924 without it and 0.940 with it in 20,000 simulated pairs, 0.9205 without it in
+    2,000 tasks of tests/reference/coverage_effect_sizes.py's grid; it costs at most 3% of width there and nothing on
+    normal runs. The sample kurtosis of 20 runs sees little of the lognormal's (34), so some shortfall remains.
+
+    >>> x, y = np.array([0.0, 1.0, 2.0, 3.0, 4.0]), np.array([1.0, 1.0, 1.0, 1.0, 10.0])
+    >>> round(kurtosis_stretch(x, y, 1.0), 4), kurtosis_stretch(x, y, 0.0)
+    (1.0635, 1.0)
+    """
+    n, m = x.size, y.size
+    residual = np.concatenate([x - x.mean(), y - y.mean()])
+    second = float(np.mean(residual**2))
+    kappa = float(np.mean(residual**4)) / second**2 if second > 0 else 3.0
+    base = 1.0 / n + 1.0 / m
+    normal = base + d * d / (2.0 * (n + m - 2))
+    return math.sqrt(max(1.0, (base + d * d * (kappa - 1.0) / (4.0 * (n + m - 2))) / normal))
+
+
 def noncentral_t_limits(t, df, level):
     """The noncentrality parameters that put ``t`` at the upper and at the lower (1 - level) / 2 tail (``level``
     one number or one per t).
@@ -371,8 +395,11 @@ def noncentral_t_limits(t, df, level):
     return limits[0], limits[1]
 
 
-#: the effect-size intervals (``effect_intervals=``): "fcr", the default, and "per_pair", those of earlier releases
-EFFECT_INTERVALS = ("fcr", "per_pair")
+#: the effect-size intervals (``effect_intervals=``): "fcr", the default; "fcr_normal", the default of earlier
+#: releases (Hedges' g without the kurtosis widening); "per_pair", the unadjusted intervals of earlier releases
+EFFECT_INTERVALS = ("fcr", "fcr_normal", "per_pair")
+#: the intervals at the false coverage-statement level (:func:`fcr_level`)
+FCR_INTERVALS = ("fcr", "fcr_normal")
 
 
 def fcr_level(level, agents):
@@ -455,8 +482,9 @@ def effect_sizes(pairs, level, ranked=None, intervals="per_pair", effect_levels=
     hedges_g : ndarray, shape (P, 3)
         g = J (mean_x - mean_y) / s_pooled with Hedges' exact J on n + m - 2 df (:func:`hedges_correction`), with
         the interval that inverts the noncentral t distribution of t = d sqrt(n m / (n + m)) on n + m - 2 df
-        (Steiger and Fouladi 1997). ``"fcr"``: the limits over sqrt(n m / (n + m)), the exact interval of the
-        standardised difference delta for normal runs. ``"per_pair"``: the limits also times J, R's
+        (Steiger and Fouladi 1997). ``"fcr_normal"``: the limits over sqrt(n m / (n + m)), the exact interval of the
+        standardised difference delta for normal runs; ``"fcr"``: those widened around d by
+        :func:`kurtosis_stretch` where the runs' kurtosis exceeds the normal's. ``"per_pair"``: the limits also times J, R's
         ``effectsize::hedges_g(x, y)`` (0.8.0 and later), estimate and limits, which shrinks the interval towards 0
         and covers delta less the larger it is.
     welch : ndarray, shape (P, 4)
@@ -473,13 +501,20 @@ def effect_sizes(pairs, level, ranked=None, intervals="per_pair", effect_levels=
                              (len(pairs),))
     estimate, variance, df = a12_parts.T
     g, t, df_g, scale = hedges_parts.T
-    if intervals == "fcr":
+    if intervals in FCR_INTERVALS:
         sizes = np.array([(x.size, y.size) for x, y in pairs], dtype=np.float64).reshape(-1, 2)
         low_a, high_a = a12_score_limits(estimate, sizes[:, 0], sizes[:, 1], levels)
         a12_out = np.stack([estimate, low_a, high_a], axis=1)
         root = np.sqrt(sizes.prod(axis=1) / sizes.sum(axis=1))
         low, high = noncentral_t_limits(t, df_g, levels)
-        hedges_out = np.stack([g, low / root, high / root], axis=1)
+        low, high = low / root, high / root
+        if intervals == "fcr":  # widened where the runs' tails are heavier than the normal's (kurtosis_stretch)
+            d = t / root
+            stretch = np.array([kurtosis_stretch(x, y, float(v)) if np.isfinite(v) else 1.0
+                                for (x, y), v in zip(pairs, d)]).reshape(d.shape)
+            widen = stretch > 1  # elsewhere the limits stay fcr_normal's, bit for bit
+            low, high = np.where(widen, d + stretch * (low - d), low), np.where(widen, d + stretch * (high - d), high)
+        hedges_out = np.stack([g, low, high], axis=1)
     else:
         quantile = 0.5 + levels / 2.0
         with np.errstate(invalid="ignore"):

@@ -351,9 +351,10 @@ class TaskTableResult(Result):
         return text
 
 
-_A12_INTERVALS = {"fcr": "score-type (Newcombe)", "per_pair": "Brunner-Munzel"}
+_A12_INTERVALS = {"fcr": "score-type (Newcombe)", "fcr_normal": "score-type (Newcombe)", "per_pair": "Brunner-Munzel"}
 _JOINTLY = {"fcr": "; the intervals of a task with k agents each at 1 - 2 (1 - level) / k, so that at most that share "
                    "of them miss whichever agent is best", "per_pair": ""}
+_JOINTLY["fcr_normal"] = _JOINTLY["fcr"]
 
 
 def _missing_where(values, withheld):
