@@ -725,3 +725,30 @@ def test_runner_options_that_cannot_run(options, phrase, capsys):
     with pytest.raises(SystemExit):
         CALIBRATE["main"]([*TINY_GRID, *options])
     assert phrase in capsys.readouterr().err
+
+
+
+def test_mack_skillings_chi_squared_size_is_the_permutation_law_of_the_ranks():
+    # Issue 40 item 2: the default at 8 agents x 10 tasks x 10 runs is the chi-squared p-value of a statistic of the
+    # within-task ranks alone (checked against Mack & Skillings' statistic written out here), so on tie-free scores
+    # its size is that of the permutation law of the ranks: at most alpha + 3 SE (0.0499 over 100,000 permutations;
+    # with few tasks the statistic's variance is below the chi-squared's 2 (k - 1): the approximation errs safe).
+    from scipy import stats
+
+    from rlstats.methods.skillings_mack._api import pvalue_only
+
+    agents, tasks, runs = 8, 10, 10
+    q = agents * runs
+    # the null covariance of the agents' mean rank sums d_j = sum_i (R_ij - runs (q + 1) / 2) / q
+    cov = tasks * (q + 1) / (12.0 * q**2) * (q * runs * np.eye(agents) - runs**2 * np.ones((agents, agents)))
+    template = SIZE["design"](agents, tasks, runs)
+    rng = np.random.default_rng(40)
+    for draw in range(3):
+        y = SIZE["null_scores"]("skewed", template, rng, draw)
+        ranks = pd.Series(y).groupby(template.task).rank().to_numpy()
+        d = np.bincount(template.agent, weights=(ranks - (q + 1) / 2) / q, minlength=agents)
+        expected = stats.chi2.sf(d @ np.linalg.pinv(cov) @ d, agents - 1)
+        assert pvalue_only(dataclasses.replace(template, y=y), rng=0) == pytest.approx(expected, rel=1e-9)
+    size, se, statistics = SIZE["chi_squared_size"](agents, tasks, runs, 10_000, rng)
+    assert size <= 0.05 + 3 * se, size
+    assert statistics.mean() == pytest.approx(agents - 1, abs=4 * np.sqrt(2 * (agents - 1) / 10_000))
