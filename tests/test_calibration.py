@@ -458,8 +458,10 @@ def test_mixed_notes_follow_the_table():
     short = sorted(d for d in designs if calibration.shortfall(rows, 0.95, test=d[0], interval=d[1], agents=d[2],
                                                                tasks=d[3], runs=d[4]))
     holding = sorted(designs - set(short))
-    assert short and holding
-    for ddf, adjust, agents, tasks, runs in (short[0], short[-1], holding[0], holding[-1]):
+    assert holding
+    # since issue 40 no row is short (its 8 x 26 rows measured on 100 data sets per draw): the quoting of a short row
+    # is checked on a table of chosen rows above (test_mixed_quotes_a_measured_coverage)
+    for ddf, adjust, agents, tasks, runs in short[:1] + short[-1:] + [holding[0], holding[-1]]:
         if agents * tasks * runs > 600:
             continue  # keep the default run quick
         row = calibration.shortfall(rows, 0.95, test=ddf, interval=adjust, agents=agents, tasks=tasks, runs=runs)
