@@ -281,13 +281,16 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     from few runs, which a normal or t quantile does not. Each band is then the hull of that band
     and the ``bands="expanded"`` one (below), which holds where the statistic moves in jumps (the
     median of task means, runs tied at a ceiling). For the IQM and the median, a resample's
-    standard error is floored at a quarter of the resamples' standard deviation at the step
-    (``SE_FLOOR`` of ``rlstats.methods.curves._kernels``): a resample whose winsorised runs tie
-    (the IQM where tasks' scores do not overlap) has a standard error near 0 that sees none of its
-    deviation, and its ratio would otherwise withhold the band or make it hundreds of data ranges
-    wide. Where more than the tail's share of resamples repeat a single run in every task
-    (with one task, below 4 runs), and everywhere at 2 runs per task, the band is withheld with a
-    note (add runs, or tasks). A statistic function has no standard error of its own and keeps
+    standard error is floored at a quarter of the resamples' standard deviation at the step, for
+    the mean at 0.15 of it (``SE_FLOOR`` of ``rlstats.methods.curves._kernels``): a resample whose
+    winsorised runs tie (the IQM where tasks' scores do not overlap), or that holds only 2 distinct
+    runs whose trajectories cross (the mean of one task's 5 runs: a tenth of the resamples), has a
+    standard error near 0 that sees none of its deviation, and its ratio would otherwise withhold
+    the band or make it far too wide (the IQM: hundreds of data ranges; the mean's simultaneous
+    band of 5 skewed runs of one task: 7.9 times the oracle's width unfloored, 2.7 times floored).
+    Where more than the tail's share of resamples repeat a single run in every task (with one
+    task, below 4 runs), and everywhere at 2 runs per task, the band is withheld with a note (add
+    runs, or tasks). A statistic function has no standard error of its own and keeps
     the expanded bands.
 
     ``bands="expanded"`` gives the bands of earlier versions bit for bit: the percentile band, and
@@ -608,7 +611,8 @@ def _floor_words(statistic):
     """How the studentised bands floor a resample's standard error, for the note (nothing where they do not)."""
     floor = kernels.SE_FLOOR[statistic]
     return "" if not floor else (f" (at least {floor:g} times the resamples' standard deviation at the step, so "
-                                 "that a resample whose runs tie cannot set the band alone)")
+                                 "that a resample of few distinct runs, whose standard error nears 0 where they tie "
+                                 "or cross, cannot set the band alone)")
 
 
 def _clipped(known, options, notes, pointwise, simultaneous, differences):
