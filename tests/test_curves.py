@@ -389,6 +389,21 @@ def test_the_default_band_at_five_runs_stays_within_the_data(monkeypatch):
     assert np.nanmin(bare.simultaneous[..., 0]) < low - 50 * (high - low)
 
 
+def test_the_mean_band_of_one_task_is_floored_and_says_so(monkeypatch):
+    """5 runs of one task: resamples of 2 distinct runs have a standard error near 0 where their runs cross, which
+    unfloored set the largest ratio over steps; floored at 0.15 of the resamples' spread the band is far narrower."""
+    one = simulate_curves(agents=1, tasks=1, seeds=5, steps=10, rho=0.8, rng=3)
+    res = rlstats.curves(one, FORMULA, step="step", statistic="mean", n_resamples=400, rng=0)
+    assert _kernels.SE_FLOOR["mean"] == 0.15
+    assert any("at least 0.15 times the resamples' standard deviation at the step" in n for n in res.notes)
+    monkeypatch.setitem(_kernels.SE_FLOOR, "mean", 0.0)  # the bootstrap-t of the mean before the floor
+    bare = rlstats.curves(one, FORMULA, step="step", statistic="mean", n_resamples=400, rng=0)
+    np.testing.assert_array_equal(res.estimates, bare.estimates)
+    width, bare_width = (np.mean(r.simultaneous[0, :, 1] - r.simultaneous[0, :, 0]) for r in (res, bare))
+    assert width < bare_width / 3, (width, bare_width)  # 3.0 against 19.5 here
+    assert not any("at least" in n for n in bare.notes)
+
+
 def test_share_of_resamples_repeating_one_run_in_every_task_is_counted():
     from itertools import product
 
@@ -500,6 +515,12 @@ def test_bands_hold_their_level_reduced():
     rows = _check_coverage(("iqm", 5, 1, "capped", 2), n_sim=20, n_resamples=200, draws=2)
     new, old = rows["studentized", "simultaneous"], rows["expanded", "simultaneous"]
     assert new["withheld"] == 0 and new["n_sim"] == 40 and 1.0 <= new["width"] / old["width"] < 2.0, (new, old)
+    # the mean of 5 skewed runs of one task: a tenth of the resamples hold 2 distinct runs, whose standard error nears
+    # 0 where their trajectories cross; floored at 0.15 of the resamples' spread, the band holds its level at 2.5
+    # times the expanded band's width (unfloored: 7.6 times, covering 1.00)
+    rows = _check_coverage(("mean", 5, 1, "skewed", 2), n_sim=20, n_resamples=200, draws=2)
+    new, old = rows["studentized", "simultaneous"], rows["expanded", "simultaneous"]
+    assert new["withheld"] == 0 and 1.0 < new["width"] / old["width"] < 4.0, (new, old)
 
 
 @pytest.mark.slow
