@@ -208,7 +208,7 @@ def studentized_bands(replicates, std_errors, estimate, std_error, level, scale,
     the resamples' statistic at the step: a resample that repeats a run (or whose runs tie, as at a ceiling or
     where the IQM's winsorising at the runs' quartiles ties a task's runs) has an se* near 0 that sees none of its
     real deviation, and its t would set the quantile (bands withheld, or hundreds of data ranges wide); floored,
-    |t| is at most its deviation over a quarter of the bootstrap's spread. A resample still without spread (se* within
+    |t| is at most its deviation over that share of the bootstrap's spread. A resample still without spread (se* within
     ``TIE_TOLERANCE`` of ``scale``, the step's largest |score|: the resamples do not vary there) has an infinite
     t; where more resamples than the tail have one, a pointwise end is infinite and the step is withheld from both
     bands. Steps without spread in the data or without estimate are withheld too.
