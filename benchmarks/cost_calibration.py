@@ -3,7 +3,7 @@
     python benchmarks/cost_calibration.py [back end ...]
 
 For every back end, a few designs whose calls take about a second or more: the estimate the call makes before
-computing (captured from rlstats.cost.within, which every call passes through) and the call's CPU seconds
+computing (read from the DEBUG records of the rlstats.cost logger, which every call's estimate passes through) and the call's CPU seconds
 (``time.process_time``: the machine may be shared). Prints one Markdown row per call and the largest
 measured / estimated ratio either way, which rlstats.cost.FACTOR states. One thread (OMP/OpenBLAS), in one process,
 after a warm-up call (imports).
@@ -11,6 +11,7 @@ after a warm-up call (imports).
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 import sys
@@ -78,13 +79,16 @@ def main(only):
 
     warnings.simplefilter("ignore")
     seen = []
-    original = cost.within
 
-    def within(work, bound, call="this call"):
-        seen.append(work)
-        return original(work, bound, call)
+    class Estimates(logging.Handler):
+        """Collects the Work of every estimate rlstats.cost logs (at DEBUG level) as the calls make them."""
 
-    cost.within = within
+        def emit(self, record):
+            seen.append(record.work)
+
+    log = logging.getLogger("rlstats.cost")
+    log.setLevel(logging.DEBUG)
+    log.addHandler(Estimates())
     rlstats.bootstrap(rlstats.datasets.simulate(2, 2, 3, rng=0), "score ~ agent | task", n_resamples=10)  # warm-up
     print("| back end | design (agents x tasks x runs) | estimated s | measured CPU s | measured / estimated |")
     print("|---|---|---|---|---|")

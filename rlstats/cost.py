@@ -14,12 +14,15 @@ estimated time). Estimates are within :data:`FACTOR` of measured CPU time there 
   is estimated at 80 minutes) the call is an OptionError that quotes the estimate and names ``max_seconds=``, the
   option that accepts it.
 
-Nothing here changes a result: the decisions only switch a bar and refuse before anything is computed.
+Nothing here changes a result: the decisions only switch a bar and refuse before anything is computed. Every
+estimate is logged at DEBUG level on the ``rlstats.cost`` logger (the record's ``work`` attribute holds the
+:class:`Work`), so a caller can read what a call expected to cost without a bar.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import math
 import numbers
 import threading
@@ -29,6 +32,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import OptionError, shown
+
+_log = logging.getLogger(__name__)
 
 #: estimated seconds above which a bar is shown by default
 PROGRESS_SECONDS = 3.0
@@ -132,6 +137,7 @@ def admit(formula: Callable[[Shape, Any], Work], design: Any, options: Any, max_
 def within(work: Work, bound: float, call: str = "this call") -> Work:
     """``work`` if its estimate is at most ``bound`` seconds; otherwise the OptionError :func:`admit` describes."""
     seconds = work.seconds
+    _log.debug("%s: %s", call, work.text, extra={"work": work})
     if seconds > bound:
         accept = max(math.ceil(seconds * FACTOR / 60) * 60, 60)  # room for the estimate's error
         raise OptionError(f"{call} would take {work.text}, more than the {_duration(bound)} rlstats runs without "

@@ -200,3 +200,13 @@ def test_power_estimates_the_study_and_gives_its_analyses_no_bar_or_bound(monkey
     work = _api._study_work(study, (3, 5), 10)
     assert work.units == 20
     assert work.seconds == pytest.approx(10 * (200 * 36 * 1 + 200 * 60 * 1) * 2e-8)
+
+
+def test_every_estimate_is_logged_with_its_work(caplog):
+    """The estimate a call made is on the rlstats.cost logger at DEBUG level (what benchmarks/cost_calibration.py
+    reads), and it is the formula's count: resamples x runs x metrics for the bootstrap."""
+    data = rlstats.datasets.simulate(2, 3, 4, rng=0)
+    with caplog.at_level("DEBUG", logger="rlstats.cost"):
+        rlstats.bootstrap(data, "score ~ agent | task", metrics=["iqm"], n_resamples=50, rng=0)
+    works = [r.work for r in caplog.records if r.name == "rlstats.cost"]
+    assert works and works[0].units == 50 * len(data) and "bootstrap()" in caplog.records[0].getMessage()
