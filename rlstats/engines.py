@@ -160,7 +160,7 @@ def map_ordered(function: Callable[[_T], _R], items: Iterable[_T], where: int | 
     return _joblib_map(function, items, where)
 
 
-def _joblib_map(function, items, where):
+def _joblib_map(function: Callable[[Any], Any], items: Iterable[Any], where: Engine) -> Iterator[Any]:
     """Items through joblib; Parallel is made inside parallel_config, which it reads when created."""
     from joblib import Parallel, delayed, parallel_config
 
@@ -170,11 +170,11 @@ def _joblib_map(function, items, where):
         yield from parallel(delayed(function)(item) for item in items)
 
 
-def _call(function, item):
+def _call(function: Callable[[Any], Any], item: Any) -> Any:
     return function(item)
 
 
-def _dask_map(function, items, client):
+def _dask_map(function: Callable[[Any], Any], items: Iterable[Any], client: Any) -> Iterator[Any]:
     """Items as Dask tasks, a bounded number in flight, results in order; pending tasks cancelled on the way out."""
     bound = IN_FLIGHT_PER_THREAD * max(1, sum(client.nthreads().values()))
     shipped = client.scatter(function, hash=False)  # once per cluster, not once per item

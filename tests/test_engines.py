@@ -23,6 +23,7 @@ distributed = pytest.importorskip("distributed", reason="dask.distributed is not
 FORMULA = "score ~ agent | task"
 
 
+@pytest.mark.slow  # importing distributed takes seconds on a shared machine; power's default test checks the message
 @pytest.mark.parametrize("call", [
     lambda: rlstats.bootstrap(rlstats.datasets.simulate(agents=2, tasks=2, seeds=3, rng=0), FORMULA,
                               backend="dask", n_resamples=100),
