@@ -31,6 +31,8 @@ _T = TypeVar("_T")
 _R = TypeVar("_R")
 
 DASK = "dask"
+#: ``backend=`` where the local engine is threads (bootstrap, tuning): None or one of these (_typing.DaskBackend)
+CLUSTER_BACKENDS = (DASK,)
 #: Dask tasks in flight per worker thread: enough to keep every thread busy while results are read in order
 IN_FLIGHT_PER_THREAD = 4
 

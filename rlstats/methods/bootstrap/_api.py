@@ -40,8 +40,8 @@ from . import _kernels as kernels
 from . import _small_runs as small_runs
 from ._result import (_METRIC_LABELS, BootstrapResult, ProbabilityOfImprovementResult, PerformanceProfileResult,
                       InferentialIntervalsResult)
-from ..._typing import (BootstrapInterval, Data, EvalEnv, FormulaLike, ImprovementInterval, NaAction, Normalizer,
-                        ProfileInterval, Seed)
+from ..._typing import (BootstrapInterval, DaskBackend, Data, EvalEnv, FormulaLike, ImprovementInterval, NaAction,
+                        Normalizer, ProfileInterval, Seed)
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -378,7 +378,7 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
               task_bootstrap: bool = False,
               normalize: Normalizer = None, gamma: float = 1.0, rliable_compat: bool = False,
               bounds: tuple[float | None, float | None] | None = None, na_action: NaAction = "raise", rng: Seed = None,
-              progress: bool = False, n_jobs: int = 1, backend: str | None = None, client: Any = None,
+              progress: bool = False, n_jobs: int = 1, backend: DaskBackend | None = None, client: Any = None,
               eval_env: EvalEnv = None) -> BootstrapResult:
     """Aggregate metrics with stratified bootstrap confidence intervals (rliable's method, vectorised).
 

@@ -27,7 +27,7 @@ from ._backend import BACKENDS
 from ._result import TuningResult
 
 if TYPE_CHECKING:
-    from ..._typing import Data, EvalEnv, FormulaLike, NaAction, Normalizer, Seed
+    from ..._typing import DaskBackend, Data, EvalEnv, FormulaLike, NaAction, Normalizer, Seed
 
 VIEWS = ("expected_max", "best_set", "complete", "sensitivity")
 #: the expected-max band's methods: the default, and the centred percentile band, the default before issue 40 (bit for bit)
@@ -52,7 +52,7 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
            tuned_lower: TunedLower = "pooled",
            percentiles: tuple[float, float] | None = (5.0, 95.0), fraction: float = 0.95, normalize: Normalizer = None,
            bounds: tuple[float | None, float | None] | None = None, na_action: NaAction = "raise", rng: Seed = None,
-           n_jobs: int = 1, backend: str | None = None, client: Any = None,
+           n_jobs: int = 1, backend: DaskBackend | None = None, client: Any = None,
            eval_env: EvalEnv = None) -> TuningResult:
     """Tuning-aware evaluation of a hyperparameter sweep: expected best score, best set, complete algorithm.
 
