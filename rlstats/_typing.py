@@ -60,6 +60,8 @@ ColumnNames = Literal["rlstats", "broom"]
 
 #: ``na_action=`` of every front door (design.NA_ACTIONS)
 NaAction = Literal["raise", "drop", "omit"]
+#: ``backend=`` of bootstrap and tuning besides None, threads of this machine (engines.CLUSTER_BACKENDS)
+DaskBackend = Literal["dask"]
 #: every result's ``report(format=)`` (results.REPORT_FORMATS)
 ReportFormat = Literal["text", "latex"]
 #: the rank test's ``pvalue=`` (skillings_mack PVALUE_METHODS)

@@ -534,6 +534,15 @@ OWN_OPTIONS = [
     ("bayes", "n_samples", 10, OptionError, "n_samples must be at least 100"),
     ("bayes", "chains", 1, OptionError, "chains must be at least 2"),
     ("bayes", "confidence_level", 95, OptionError, "confidence_level"),
+    # issue 43 item 3: where the resamples run (rlstats.engines): backend= and client= of bootstrap and tuning
+    # (backend='dask' without a running Client, and a closed Client: tests/test_engines.py)
+    ("bootstrap", "backend", "loky", OptionError, ("backend='loky' is not available here", "backend='dask'")),
+    ("bootstrap", "backend", 3, OptionError, "backend must be None or 'dask', got 3"),
+    ("bootstrap", "client", "tcp://scheduler:8786", OptionError,
+     ("client= is a Dask client and runs only with backend='dask'", "pass backend='dask'")),
+    ("tuning", "backend", "threading", OptionError, ("backend='threading' is not available here", "n_jobs=")),
+    ("tuning", "client", object(), OptionError, "client= is a Dask client and runs only with backend='dask'"),
+    ("tuning", "n_jobs", 0, OptionError, "n_jobs must be a positive whole number or -1"),
 ]
 
 

@@ -107,6 +107,10 @@ LITERALS = {
                         [("rlstats.methods.tuning._api", "tuning", "band")]),
     "TunedLower": (lambda: _runtime("rlstats.methods.tuning._api", "TUNED_LOWER"),
                    [("rlstats.methods.tuning._api", "tuning", "tuned_lower")]),
+    # issue 43 item 3
+    "DaskBackend": (lambda: _runtime("rlstats.engines", "CLUSTER_BACKENDS"),
+                    [("rlstats.methods.bootstrap._api", "bootstrap", "backend"),
+                     ("rlstats.methods.tuning._api", "tuning", "backend")]),
     # issue 41 item 2
     "EquivalenceAlternative": (lambda: _runtime("rlstats.methods.equivalence._api", "ALTERNATIVES"),
                                [("rlstats.methods.equivalence._api", "equivalence", "alternative")]),

@@ -33,8 +33,8 @@ or methods are asked for.  Every method sees the same simulated data sets.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
+import functools
 import inspect
 import math
 import numbers
@@ -52,8 +52,9 @@ from .. import format as fmt
 from ..design import Design
 from ..formula import capture_environment
 from ..methods import DECLARATIONS, POWER_METHODS, backend as _backend, load
+from ..engines import engine as _engine, map_ordered
 from ..errors import OptionError, warn
-from ..options import check_at_most, check_bool, check_choice, check_fraction, check_int, check_n_jobs
+from ..options import check_at_most, check_bool, check_choice, check_fraction, check_int
 from ..cost import Shape, Work, check_max_seconds, shows, within
 from ..progress import progress_bar
 from ..resampling import child_generator, seed_sequence
@@ -87,7 +88,8 @@ _BLOCK = 50
 # Options power() sets itself, so a method must not be given them.
 _RESERVED = {"data": "the simulated data", "formula": "formula= of power()", "rng": "rng= of power()",
              "progress": "progress= of power()", "eval_env": "eval_env= of power()",
-             "alpha": "alpha= of power()", "max_seconds": "max_seconds= of power()"}
+             "alpha": "alpha= of power()", "max_seconds": "max_seconds= of power()",
+             "backend": "backend= of power()", "client": "client= of power()"}
 #: what power() gives each analysis it runs: the study's estimate covers them, and power() draws the one bar
 _QUIET = {"progress": False, "max_seconds": math.inf}
 
@@ -293,46 +295,20 @@ def _dry_run(study, seeds):
     return levels
 
 
-def _check_backend(backend):
-    if backend is None:
-        return None
-    if not isinstance(backend, str):
-        raise OptionError(f"backend must be None, 'dask' or the name of a joblib backend, got {backend!r}")
-    if backend == "dask":
-        try:
-            import distributed
-        except ImportError:
-            raise OptionError("backend='dask' needs dask.distributed: pip install 'rlstats[distributed]' "
-                              "(or pip install 'dask[distributed]')") from None
-        try:
-            distributed.Client.current()
-        except ValueError:
-            raise OptionError("backend='dask' runs on a dask.distributed Client, and none is running: create one "
-                              "first, e.g. `from dask.distributed import Client; client = Client()` for this "
-                              "machine or `client = Client('tcp://scheduler:8786')` for a cluster") from None
-        return backend
-    from joblib.parallel import BACKENDS
-
-    # Results stream back as workers finish (return_as="generator"); a backend that cannot do that
-    # (joblib's 'multiprocessing') is not offered.
-    usable = sorted(name for name, kind in BACKENDS.items() if kind.supports_return_generator is not False)
-    if backend not in usable:
-        raise OptionError(f"backend={backend!r} is not a joblib backend rlstats can use; use 'dask' or one of: "
-                          f"{', '.join(usable)}")
-    return backend
-
-
 def _blocks(seeds_list, n_sim):
     return [(seeds, start, min(start + _BLOCK, n_sim)) for seeds in seeds_list for start in range(0, n_sim, _BLOCK)]
 
 
-def _execute(study, seeds_list, n_sim, n_jobs, backend, progress, description="power simulations"):
+def _execute(study, seeds_list, n_sim, where, progress, description="power simulations"):
     """Outcomes per (method, seeds), each in simulation order, and warning counts."""
     blocks = _blocks(seeds_list, n_sim)
     parts = {}
     messages = {}
     with progress_bar(len(seeds_list) * n_sim, progress, description) as advance:
-        for (seeds, start, stop), (outcomes, caught) in zip(blocks, _map_blocks(study, blocks, n_jobs, backend)):
+        # the engine's one home (rlstats.engines): this thread, joblib, or a Dask cluster; a block's streams are
+        # keyed by (seeds, simulation), never by the worker
+        run = functools.partial(_run_block_of, study)
+        for (seeds, start, stop), (outcomes, caught) in zip(blocks, map_ordered(run, blocks, where, local="joblib")):
             for method, arrays in outcomes.items():
                 parts.setdefault((method, seeds), []).append(arrays)
             for key, count in caught.items():
@@ -343,21 +319,8 @@ def _execute(study, seeds_list, n_sim, n_jobs, backend, progress, description="p
     return joined, messages
 
 
-def _map_blocks(study, blocks, n_jobs, backend):
-    """Results of _run_block for every block, in block order, on the chosen engine."""
-    if backend is None and n_jobs == 1:
-        return (_run_block(study, *block) for block in blocks)
-    return _joblib_blocks(study, blocks, n_jobs, backend)
-
-
-def _joblib_blocks(study, blocks, n_jobs, backend):
-    """Blocks through joblib; Parallel is made inside parallel_config, which it reads when created."""
-    from joblib import Parallel, delayed, parallel_config
-
-    config = parallel_config(backend=backend) if backend is not None else contextlib.nullcontext()
-    with config:
-        parallel = Parallel(n_jobs=n_jobs, return_as="generator")
-        yield from parallel(delayed(_run_block)(study, *block) for block in blocks)
+def _run_block_of(study, block):
+    return _run_block(study, *block)
 
 
 # ---------------------------------------------------------------------------
@@ -442,15 +405,14 @@ def _default_seeds(plans):
 
 
 def _prepare(method, design, formula, effect, tasks, agents, distribution, heterogeneity, resample, shifted_agent,
-             alpha, n_sim, rng, n_jobs, backend, progress, eval_env, method_options, max_seconds=None):
+             alpha, n_sim, rng, n_jobs, backend, client, progress, eval_env, method_options, max_seconds=None):
     """Everything both public functions check once: methods, options, data source, engine."""
     methods = _check_methods(method)
     plans = _split_options(methods, method_options)
     alpha = check_fraction("alpha", alpha)
     n_sim = check_at_most("n_sim", check_int("n_sim", n_sim, minimum=1), MAX_SIMULATIONS, "data sets per number "
                           "of seeds", "a smaller n_sim is enough (the Monte Carlo error is about 0.5 / sqrt(n_sim))")
-    backend = _check_backend(backend)
-    n_jobs = check_n_jobs(n_jobs, local=backend != "dask")  # a Dask cluster may have more workers than our cores
+    where = _engine(n_jobs, backend, client)  # a Dask cluster may have more workers than our cores
     progress = check_bool("progress", progress)
     if design is None:
         if formula is not None:
@@ -478,8 +440,7 @@ def _prepare(method, design, formula, effect, tasks, agents, distribution, heter
                           f"{type(design).__name__}")
     root, record = seed_sequence(rng)
     study = _Study(source=source, methods=plans, alpha=alpha, root=root)
-    engine = {"n_jobs": n_jobs, "backend": backend, "progress": progress,
-              "max_seconds": check_max_seconds(max_seconds)}
+    engine = {"where": where, "progress": progress, "max_seconds": check_max_seconds(max_seconds)}
     return study, effect, n_sim, record, engine
 
 
@@ -493,8 +454,8 @@ def _evaluate(study, seeds_list, n_sim, engine, description="power simulations")
                 levels[(method, seeds)] = level
     messages = _caught_messages(caught)
     work = within(_study_work(study, seeds_list, n_sim), engine["max_seconds"], "this power study")  # issue 43
-    outcomes, found = _execute(study, seeds_list, n_sim, engine["n_jobs"], engine["backend"],
-                               shows(work, engine["progress"]), description)
+    outcomes, found = _execute(study, seeds_list, n_sim, engine["where"], shows(work, engine["progress"]),
+                               description)
     for key in found:
         messages.setdefault(key, 0)
         messages[key] += found[key]
@@ -545,7 +506,8 @@ def _result(study, rows, effect, n_sim, record, engine, title, messages, **searc
     return PowerResult(
         method=title, formula=study.source.formula, data_name=study.source.data_name(),
         nobs=int(n_sim * table["seeds"].nunique()), notes=tuple(_notes(study, effect)),
-        options={"alpha": study.alpha, "n_sim": n_sim, "n_jobs": engine["n_jobs"], "backend": engine["backend"],
+        options={"alpha": study.alpha, "n_sim": n_sim, "n_jobs": engine["where"].n_jobs,
+                 "backend": engine["where"].backend,
                  "block_size": _BLOCK, **{m: o for m, o in study.methods}},
         seed=record, methods=methods, seeds=tuple(sorted(table["seeds"].unique().tolist())), effect=effect,
         alpha=study.alpha, n_sim=n_sim, table=table, data_source=study.source.kind,
@@ -557,7 +519,8 @@ def power(method: str | Sequence[str], *, design: Data | None = None, formula: F
           tasks: int | Sequence[str] | None = None, agents: int | Sequence[str] | None = None,
           distribution: str = "mixed", heterogeneity: float = 1.0, resample: str = "agents",
           shifted_agent: str | None = None, alpha: float = 0.05, n_sim: int = 1_000, rng: Seed = None,
-          n_jobs: int = 1, backend: str | None = None, progress: bool = True, max_seconds: float | None = None,
+          n_jobs: int = 1, backend: str | None = None, client: Any = None, progress: bool = True,
+          max_seconds: float | None = None,
           eval_env: EvalEnv = None, **method_options: Any) -> PowerResult:
     """Power of one or several methods by simulation: rejection rate against the number of seeds.
 
@@ -619,12 +582,17 @@ def power(method: str | Sequence[str], *, design: Data | None = None, formula: F
         Parallel workers (joblib; -1 for all cores).  With a backend, the
         backend's workers run the blocks.
     backend : None or str
-        ``"dask"``: run the blocks on the running ``dask.distributed``
-        Client (``pip install 'rlstats[distributed]'``).  To use a cluster,
-        connect first: ``client = dask.distributed.Client("tcp://scheduler:8786")``,
-        then call ``power(..., backend="dask")``; each worker needs rlstats
-        installed.  Any other joblib backend name (``"loky"``,
-        ``"threading"``, ...) is passed to joblib.
+        ``"dask"``: run the blocks on a ``dask.distributed`` cluster
+        (``pip install 'rlstats[distributed]'``): the Client given as
+        ``client=``, or else the default Client (the one made last in this
+        process).  To use a cluster, connect first:
+        ``client = dask.distributed.Client("tcp://scheduler:8786")``, then call
+        ``power(..., backend="dask")``; each worker needs rlstats installed.
+        Any other joblib backend name (``"loky"``, ``"threading"``, ...) is
+        passed to joblib.  The engine is :mod:`rlstats.engines`, shared with
+        :func:`rlstats.bootstrap`, :func:`rlstats.tuning` and the calibration grid.
+    client : distributed.Client or None
+        With ``backend="dask"``, the Client to run on (None: the default Client).
     progress : bool
         A progress bar (tqdm: on a terminal, or a notebook's widget) when the study is estimated to take more than
         a few seconds (each method's declared cost times the data sets, :mod:`rlstats.cost`); False: never.
@@ -698,7 +666,7 @@ def power(method: str | Sequence[str], *, design: Data | None = None, formula: F
     """
     study, effect, n_sim, record, engine = _prepare(
         method, design, formula, effect, tasks, agents, distribution, heterogeneity, resample, shifted_agent,
-        alpha, n_sim, rng, n_jobs, backend, progress, eval_env, method_options, max_seconds)
+        alpha, n_sim, rng, n_jobs, backend, client, progress, eval_env, method_options, max_seconds)
     seeds_list = _default_seeds(study.methods) if seeds is None else _check_seeds(seeds)
     _check_runs(study.source, max(seeds_list), "seeds")
     rows, messages = _evaluate(study, seeds_list, n_sim, engine)
@@ -710,8 +678,9 @@ def sample_size(method: str, target_power: float = 0.8, *, design: Data | None =
                 min_seeds: int | None = None, max_seeds: int = 100, tasks: int | Sequence[str] | None = None,
                 agents: int | Sequence[str] | None = None, distribution: str = "mixed", heterogeneity: float = 1.0,
                 resample: str = "agents", shifted_agent: str | None = None, alpha: float = 0.05, n_sim: int = 1_000,
-                rng: Seed = None, n_jobs: int = 1, backend: str | None = None, progress: bool = True,
-                max_seconds: float | None = None, eval_env: EvalEnv = None, **method_options: Any) -> PowerResult:
+                rng: Seed = None, n_jobs: int = 1, backend: str | None = None, client: Any = None,
+                progress: bool = True, max_seconds: float | None = None, eval_env: EvalEnv = None,
+                **method_options: Any) -> PowerResult:
     """Smallest number of seeds whose simulated power reaches ``target_power``.
 
     Power is estimated as in :func:`power` at numbers of seeds chosen by a
@@ -732,7 +701,7 @@ def sample_size(method: str, target_power: float = 0.8, *, design: Data | None =
         Search range.  ``min_seeds`` defaults to 2, or to AdaStop's K (or n):
         with AdaStop the search runs over multiples of K (or of n).
     design, formula, effect, tasks, agents, distribution, heterogeneity, resample, shifted_agent, alpha, n_sim,
-    rng, n_jobs, backend, progress, max_seconds, eval_env, **method_options
+    rng, n_jobs, backend, client, progress, max_seconds, eval_env, **method_options
         As in :func:`power`.
 
     Returns
@@ -775,7 +744,7 @@ def sample_size(method: str, target_power: float = 0.8, *, design: Data | None =
     target = check_fraction("target_power", target_power)
     study, effect, n_sim, record, engine = _prepare(
         method, design, formula, effect, tasks, agents, distribution, heterogeneity, resample, shifted_agent,
-        alpha, n_sim, rng, n_jobs, backend, progress, eval_env, method_options, max_seconds)
+        alpha, n_sim, rng, n_jobs, backend, client, progress, eval_env, method_options, max_seconds)
     if _null_simulation(study.source.describe()):
         raise OptionError("effect=0 is the null hypothesis: power stays at about alpha whatever the number of "
                           "seeds; give the effect to detect, e.g. effect=0.5")

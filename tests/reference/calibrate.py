@@ -14,7 +14,7 @@ given, writes ``calibration-quick.csv`` in the working directory rather than the
 ``--points N`` (the first N grid points of each procedure: a trial of the runner, e.g. on a new cluster).
 
 Where the grid points run: ``--backend loky`` (the default) on ``--jobs`` worker processes of this machine;
-``--backend dask`` on Dask distributed through joblib's dask backend, on the scheduler at ``--scheduler ADDRESS``
+``--backend dask`` on Dask distributed (``rlstats.engines``, the engine ``power(backend="dask")`` uses), on the scheduler at ``--scheduler ADDRESS``
 (``tcp://host:8786``; its workers need rlstats and this checkout's ``tests/reference`` at the same path) or,
 without it, on a local cluster of ``--jobs`` worker processes. A grid point draws from its own seeds, whatever
 worker runs it, and rows are written in grid order, so the table is the same byte for byte whatever the backend
@@ -93,15 +93,20 @@ def summary(table):
     return lines
 
 
+def measure_job(job):
+    """``measure(*job)``: one grid point, the unit of work sent to a worker."""
+    return measure(*job)
+
+
 @contextlib.contextmanager
 def workers(backend, jobs, scheduler=None):
-    """Run joblib's ``Parallel`` inside on ``backend``: loky's processes, or a Dask client (on ``scheduler``, or on
-    a local cluster of ``jobs`` worker processes that is shut down on the way out). Yields the ``n_jobs`` to pass."""
-    from joblib import parallel_config
+    """The engine (``rlstats.engines``, the one shared with ``power``, ``bootstrap`` and ``tuning``) to run the grid
+    points on: ``jobs`` of loky's processes, or a Dask client (on ``scheduler``, or on a local cluster of ``jobs``
+    worker processes that is shut down on the way out)."""
+    from rlstats.engines import engine
 
     if backend == "loky":
-        with parallel_config(backend="loky"):
-            yield jobs
+        yield engine(jobs, "loky")
         return
     from distributed import Client, LocalCluster
 
@@ -113,14 +118,14 @@ def workers(backend, jobs, scheduler=None):
                                                       dashboard_address=None))
             client = stack.enter_context(Client(cluster))
         client.wait_for_workers(1, timeout=60)
-        with parallel_config(backend="dask"):
-            yield -1  # joblib's dask backend sends every grid point to the cluster, whose scheduler places them
+        yield engine(backend="dask", client=client)  # every grid point a task; the scheduler places them
 
 
 def main(argv=None):
     import pandas as pd
-    from joblib import Parallel, delayed
     from tqdm.auto import tqdm
+
+    from rlstats.engines import map_ordered
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--jobs", type=int, default=1,
@@ -156,11 +161,10 @@ def main(argv=None):
     for procedure in procedures:
         module = load(procedure)
         n_sim = args.simulations or module["SIMULATIONS"][args.quick]
-        jobs += [delayed(measure)(procedure, point, n_sim, args.quick)
-                 for point in module["grid"](args.quick)[:args.points]]
+        jobs += [(procedure, point, n_sim, args.quick) for point in module["grid"](args.quick)[:args.points]]
     start = time.time()
-    with workers(args.backend, args.jobs, args.scheduler) as n_jobs:
-        results = Parallel(n_jobs=n_jobs, return_as="generator")(jobs)
+    with workers(args.backend, args.jobs, args.scheduler) as where:
+        results = map_ordered(measure_job, jobs, where, local="joblib")
         rows = [row for result in tqdm(results, total=len(jobs), desc="grid points", disable=not args.progress)
                 for row in result]
     table = pd.read_csv(out, dtype=str, keep_default_na=False) if out.exists() else pd.DataFrame(columns=COLUMNS)

@@ -29,6 +29,7 @@ from ... import format as fmt
 from ...bounds import KINDS, check_bounds, clip, clipped_note
 from ...cost import admit, shows
 from ...design import NA_ACTIONS, design_of
+from ...engines import Engine, engine as _engine
 from ...errors import DesignError, OptionError, warn
 from ...normalization import warn_raw_scales
 from ...options import (check_bool, check_choice, check_confidence_level, check_fraction, check_n_jobs, check_pairs,
@@ -41,8 +42,8 @@ from . import _small_runs as small_runs
 from ._backend import cost, improvement_cost, profile_cost
 from ._result import (_METRIC_LABELS, BootstrapResult, ProbabilityOfImprovementResult, PerformanceProfileResult,
                       InferentialIntervalsResult)
-from ..._typing import (BootstrapInterval, Data, EvalEnv, FormulaLike, ImprovementInterval, NaAction, Normalizer,
-                        ProfileInterval, Seed)
+from ..._typing import (BootstrapInterval, DaskBackend, Data, EvalEnv, FormulaLike, ImprovementInterval, NaAction,
+                        Normalizer, ProfileInterval, Seed)
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -135,11 +136,15 @@ class BootstrapOptions:
     progress: bool = True
     n_jobs: int = 1
     bounds: tuple | None = None
+    #: None (threads of this machine) or "dask" (rlstats.engines), on ``client`` (None: the default Client)
+    backend: str | None = None
+    client: Any = dataclasses.field(default=None, repr=False, compare=False)
 
     @classmethod
     def checked(cls, **options: Any) -> BootstrapOptions:
         """Validate every option once; raises OptionError naming the bad one."""
         names, specs = _check_metrics(options["metrics"])
+        where = _engine(options["n_jobs"], options.get("backend"), options.get("client"), joblib=False)
         checked = cls(
             metric_names=names, metrics=specs,
             n_resamples=check_resamples(options["n_resamples"], minimum=2),
@@ -150,7 +155,12 @@ class BootstrapOptions:
             rliable_compat=check_bool("rliable_compat", options["rliable_compat"]),
             na_action=check_choice("na_action", options["na_action"], NA_ACTIONS),
             progress=check_bool("progress", options["progress"]),
-            n_jobs=check_n_jobs(options["n_jobs"]), bounds=check_bounds(options.get("bounds")))
+            n_jobs=where.n_jobs, bounds=check_bounds(options.get("bounds")), backend=where.backend,
+            client=where.client)
+        if checked.rliable_compat and checked.backend is not None:
+            raise OptionError(f"rliable_compat=True draws every resample from rliable's one sequential legacy "
+                              f"stream, in this process; it cannot run on backend={checked.backend!r}: use "
+                              f"rliable_compat=False (streams per block of resamples) or backend=None")
         if checked.rliable_compat and checked.interval not in COMPAT_INTERVALS + (DEFAULT_INTERVAL,):
             raise OptionError(
                 f"rliable_compat=True reproduces interval='percentile' and 'basic' only, got {checked.interval!r}: "
@@ -162,9 +172,15 @@ class BootstrapOptions:
                 "tasks, whose spread it does not model; use interval='percentile' with task_bootstrap=True")
         return checked
 
+    @property
+    def engine(self) -> Engine:
+        """Where the resamples are computed (:mod:`rlstats.engines`)."""
+        return Engine(n_jobs=self.n_jobs, backend=self.backend, client=self.client)
+
     def record(self) -> dict[str, Any]:
-        """The options as stored in the result (metric functions by name)."""
-        out = dataclasses.asdict(self)
+        """The options as stored in the result (metric functions by name; not the Dask client, a live connection)."""
+        out = dataclasses.asdict(dataclasses.replace(self, client=None))
+        del out["client"]
         out["metrics"] = list(self.metric_names)
         del out["metric_names"]
         return out
@@ -364,8 +380,8 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
               task_bootstrap: bool = False,
               normalize: Normalizer = None, gamma: float = 1.0, rliable_compat: bool = False,
               bounds: tuple[float | None, float | None] | None = None, na_action: NaAction = "raise", rng: Seed = None,
-              progress: bool = True,
-              max_seconds: float | None = None, n_jobs: int = 1, eval_env: EvalEnv = None) -> BootstrapResult:
+              progress: bool = True, max_seconds: float | None = None, n_jobs: int = 1,
+              backend: DaskBackend | None = None, client: Any = None, eval_env: EvalEnv = None) -> BootstrapResult:
     """Aggregate metrics with stratified bootstrap confidence intervals (rliable's method, vectorised).
 
     Parameters
@@ -477,6 +493,14 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
         whatever ``n_jobs``.  With ``rliable_compat`` the draws stay in one
         thread, in rliable's order, and only the metrics are computed on
         threads.  User metric functions are called from several threads at once.
+    backend : None or "dask"
+        ``"dask"``: the blocks of resamples are computed on a ``dask.distributed`` cluster
+        (``pip install 'rlstats[distributed]'``), for very large run collections; the result is the same bits
+        as on one machine (each block's stream is keyed by the block, never by the worker).  Each agent's
+        runs are sent to the cluster once.  Not with ``rliable_compat=True`` (one sequential stream).
+    client : distributed.Client or None
+        With ``backend="dask"``, the Client to run on (None: the default Client, the one made last in
+        this process; an error if there is none).
     eval_env : patsy.EvalEnvironment, optional
         Where names in the response expression are looked up; by default the caller's frame.
 
@@ -524,7 +548,7 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
     options = BootstrapOptions.checked(
         metrics=metrics, n_resamples=n_resamples, confidence_level=confidence_level, interval=interval,
         task_bootstrap=task_bootstrap, gamma=gamma, rliable_compat=rliable_compat, na_action=na_action,
-        progress=progress, n_jobs=n_jobs, bounds=bounds)
+        progress=progress, n_jobs=n_jobs, bounds=bounds, backend=backend, client=client)
     # One agent is enough: its intervals describe it on its own.
     design = _prepared_design(design_of(data, formula, na_action=options.na_action, eval_env=eval_env,
                                         normalize=normalize, min_agents=1, bounds=options.bounds), options.na_action)
@@ -616,7 +640,7 @@ def _run_bootstrap(design, options, rng):
             stats = [kernels.bootstrap_agent(layout, options.metrics, options.gamma, options.n_resamples,
                                              kernels.agent_seed_sequence(root, name),
                                              task_bootstrap=options.task_bootstrap, advance=advance,
-                                             n_jobs=options.n_jobs)
+                                             n_jobs=options.engine)
                      for name, layout in zip(design.agents, layouts)]
             estimates = np.stack([kernels.point_estimates(layout, options.metrics, options.gamma)
                                   for layout in layouts])
@@ -640,13 +664,13 @@ def _run_builtin_bootstrap(design, options, rng, notes):
             layout = _agent_layout(design, j)
             distribution[j] = kernels.bootstrap_agent(
                 layout, options.metrics, options.gamma, options.n_resamples, kernels.agent_seed_sequence(root, name),
-                task_bootstrap=options.task_bootstrap, advance=advance, n_jobs=options.n_jobs).T
+                task_bootstrap=options.task_bootstrap, advance=advance, n_jobs=options.engine).T
             estimates[j] = kernels.point_estimates(layout, options.metrics, options.gamma)
             if acceleration is not None:
                 acceleration[j] = _accelerations([layout], options)[0]
             if studentized:
                 resampled[j] = small_runs.resampled_se(layout, options.metrics, options.gamma, options.n_resamples,
-                                                       kernels.agent_seed_sequence(root, name), options.n_jobs).T
+                                                       kernels.agent_seed_sequence(root, name), options.engine).T
                 observed[j] = small_runs.data_se(layout, options.metrics, options.gamma)
                 median = [m for m, name in enumerate(options.metrics) if name == "median"]
                 if median and layout.task_sizes.min() > 1:  # its t interval's SE (with one run: withheld anyway)

@@ -45,8 +45,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...statistics import corrected_wilson_interval, near_ties
+from ...engines import Engine, map_ordered, workers
 from ...resampling import (UniformIndices, canonical_order, child_stream, chunk_seeds, fixed_dot,
-                           keep_work_arrays_on_heap, parallel_map, worker_count)
+                           keep_work_arrays_on_heap, parallel_map)
 
 #: Resamples drawn from one spawned generator; fixed so results never depend on batching.
 RNG_BLOCK = 100
@@ -310,37 +311,51 @@ def blocks_per_item(n_runs):
 def block_groups(blocks, per_item, n_jobs=1):
     """Consecutive RNG blocks in items of ``per_item`` blocks, the unit of work (and of progress).
 
-    With threads, items are made smaller where needed so that there are at
-    least four per thread (the last ones then keep every thread busy).
+    With threads or a Dask cluster (``n_jobs`` an :class:`rlstats.engines.Engine`), items are made smaller
+    where needed so that there are at least four per thread (the last ones then keep every thread busy).
     """
-    if n_jobs != 1:
-        per_item = max(1, min(per_item, len(blocks) // (4 * worker_count(n_jobs))))
+    if not (n_jobs == 1 or isinstance(n_jobs, Engine) and n_jobs.serial):
+        per_item = max(1, min(per_item, len(blocks) // (4 * workers(n_jobs))))
     return [blocks[first:first + per_item] for first in range(0, len(blocks), per_item)]
 
 
-def run_blocks(groups, compute, n_jobs=1, advance=None):
-    """Run ``compute(group)`` for every group of RNG blocks, serially or on ``n_jobs`` threads.
+def run_blocks(groups, compute, n_jobs=1, advance=None, out=None):
+    """Run ``compute(group)`` for every group of RNG blocks: serially, on ``n_jobs`` threads, or on the engine
+    ``n_jobs`` names (:class:`rlstats.engines.Engine`: a Dask cluster).
 
-    ``compute`` writes its rows of the output itself; each group's result
-    depends only on its own blocks, so the output is identical whatever
-    ``n_jobs``.  Progress advances, in the caller's thread, by each group's resamples.
+    Without ``out``, ``compute`` writes its rows of the output itself and returns its group (threads share the
+    output). With ``out``, it returns the rows of its group's resamples and they are written here, in the
+    caller's thread: the form that runs on other processes (Dask). Each group's result depends only on its own
+    blocks, so the output is identical whatever ``n_jobs`` or engine.  Progress advances, in the caller's
+    thread, by each group's resamples.
     """
     keep_work_arrays_on_heap()
-    for group in parallel_map(compute, groups, n_jobs):
+    for group, done in zip(groups, map_ordered(compute, groups, n_jobs)):
+        if out is not None:
+            out[group[0][0]:group[-1][1]] = done
+        else:
+            group = done  # the (start, stop, seed) blocks it computed
         if advance is not None:
             advance(group[-1][1] - group[0][0])
 
 
-def per_thread(factory):
-    """A callable returning this thread's own ``factory()`` (work buffers that threads must not share)."""
-    local = threading.local()
+class per_thread:
+    """A callable returning this thread's own ``factory()`` (work buffers that threads must not share).
 
-    def get():
-        made = getattr(local, "value", None)
+    Sent to another process (Dask), it travels as its factory: each process makes its own buffers.
+    """
+
+    def __init__(self, factory):
+        self.factory, self.local = factory, threading.local()
+
+    def __call__(self):
+        made = getattr(self.local, "value", None)
         if made is None:
-            made = local.value = factory()
+            made = self.local.value = self.factory()
         return made
-    return get
+
+    def __reduce__(self):
+        return per_thread, (self.factory,)
 
 
 def statistics_from_counts(ss, layout, n_resamples, width, factory, *, budget=None, n_jobs=1, advance=None):
@@ -353,14 +368,16 @@ def statistics_from_counts(ss, layout, n_resamples, width, factory, *, budget=No
     counter = CountDrawer(layout, budget)
     statistics = per_thread(lambda: factory(counter.rows))
 
-    def compute(group):
+    def compute(group):  # the group's rows (run_blocks writes them: the form that runs on a Dask worker too)
         own = statistics()
+        first = group[0][0]
+        rows = np.empty((group[-1][1] - first, width))
         for start, stop, counts in counter.chunks(group):
-            out[start:stop] = own(counts)
-        return group
+            rows[start - first:stop - first] = own(counts)
+        return rows
 
     run_blocks(block_groups(agent_blocks(ss, n_resamples), blocks_per_item(layout.n_runs), n_jobs), compute, n_jobs,
-               advance)
+               advance, out)
     return out
 
 
@@ -786,13 +803,12 @@ def bootstrap_agent(layout, metrics, gamma, n_resamples, ss, *, task_bootstrap=F
                                       budget=budget, n_jobs=n_jobs, advance=advance)
     out = np.empty((n_resamples, len(metrics)))
 
-    def compute(group):
+    def compute(group):  # the group's rows (run_blocks writes them)
         draws = draw_blocks(group, layout, task_bootstrap)
-        out[group[0][0]:group[-1][1]] = metric_values(layout, resample_from_draws(layout, draws), metrics, gamma)
-        return group
+        return metric_values(layout, resample_from_draws(layout, draws), metrics, gamma)
 
     groups = block_groups(agent_blocks(ss, n_resamples), batch_blocks(layout.n_runs, batch_size), n_jobs)
-    run_blocks(groups, compute, n_jobs, advance)
+    run_blocks(groups, compute, n_jobs, advance, out)
     return out
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import math
 import re
 from dataclasses import asdict, dataclass
@@ -15,10 +17,11 @@ from ... import formula as formula_module
 from ...bounds import check_bounds, clip_columns
 from ...cost import admit, shows, timed_bar
 from ...design import Design, design_of
+from ...engines import Engine, engine as _engine, map_ordered
 from ...interop import as_pandas
 from ...errors import DesignError, OptionError
 from ...options import check_bool, check_choice, check_confidence_level, check_fraction, check_resamples
-from ...resampling import child_generator, child_stream, seed_sequence
+from ...resampling import child_stream, seed_sequence
 from .._replication import verdict
 from . import _kernels as kernels
 from ._backend import cost
@@ -26,7 +29,7 @@ from ._backend import BACKENDS
 from ._result import TuningResult
 
 if TYPE_CHECKING:
-    from ..._typing import Data, EvalEnv, FormulaLike, NaAction, Normalizer, Seed
+    from ..._typing import DaskBackend, Data, EvalEnv, FormulaLike, NaAction, Normalizer, Seed
 
 VIEWS = ("expected_max", "best_set", "complete", "sensitivity")
 #: the expected-max band's methods: the default, and the centred percentile band, the default before issue 40 (bit for bit)
@@ -52,6 +55,7 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
            percentiles: tuple[float, float] | None = (5.0, 95.0), fraction: float = 0.95, normalize: Normalizer = None,
            bounds: tuple[float | None, float | None] | None = None, na_action: NaAction = "raise", rng: Seed = None,
            progress: bool = True, max_seconds: float | None = None,
+           n_jobs: int = 1, backend: DaskBackend | None = None, client: Any = None,
            eval_env: EvalEnv = None) -> TuningResult:
     """Tuning-aware evaluation of a hyperparameter sweep: expected best score, best set, complete algorithm.
 
@@ -155,6 +159,16 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
         within them (the notes say where an end was clipped). Without them a tuned score near a cap can get an
         interval above it.
     rng : None, int or numpy.random.Generator
+    n_jobs : int
+        Threads resampling the sweeps (-1: one per core).
+    backend : None or "dask"
+        ``"dask"``: each sweep's resamples (the best set's and the expected-max and complete views') are drawn on
+        a ``dask.distributed`` cluster (``pip install 'rlstats[distributed]'``), a task per agent x task sweep.
+        Each sweep draws from its own stream, keyed by (task, agent), so the result is the same bits whatever
+        ``n_jobs``, the backend or the number of workers.
+    client : distributed.Client or None
+        With ``backend="dask"``, the Client to run on (None: the default Client, the one made last in this
+        process; an error if there is none).
 
     progress : bool
         A progress bar over the estimated seconds (tqdm: on a terminal, or a notebook's widget) when the work is
@@ -198,7 +212,7 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
     opts = TuningOptions.checked(
         views=VIEWS if views is None else views, higher_is_better=higher_is_better, threshold=threshold, confidence_level=confidence_level,
         n_resamples=n_resamples, budgets=budgets, percentiles=percentiles, fraction=fraction, bounds=bounds,
-        band=band, tuned_lower=tuned_lower)
+        band=band, tuned_lower=tuned_lower, n_jobs=n_jobs, backend=backend, client=client)
     higher, threshold, level = opts.higher_is_better, opts.threshold, opts.confidence_level
     n_resamples, budgets, percentiles, fraction = opts.n_resamples, opts.budgets, opts.percentiles, opts.fraction
     data = as_pandas(data)  # a polars or pyarrow table: converted once, stated
@@ -240,10 +254,11 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
     with timed_bar(work, shows(work, check_bool("progress", progress)), "tuning"):
         if "best_set" in views:
             tables["best_set"], tables["tuned"] = _best_set(design, sweeps, labels, ss, n_resamples, threshold, level,
-                                                           sign, holdout is not None, notes, opts.tuned_lower)
+                                                           sign, holdout is not None, notes, opts.tuned_lower,
+                                                           opts.engine)
         if "expected_max" in views or "complete" in views:
             em, complete, runs = _resampled_views(design, sweeps, labels, ss, n_resamples, level, sign, budgets, views,
-                                                  notes, weights is not None, parsed, opts.band)
+                                                  notes, weights is not None, parsed, opts.band, opts.engine)
             tables.update({"expected_max": em, "complete": complete, "complete_runs": runs})
         if "sensitivity" in views:
             tables["sensitivity"], tables["dimensions"] = _sensitivity(design, sweeps, config, percentiles, fraction,
@@ -278,11 +293,17 @@ class TuningOptions:
     bounds: tuple | None = None
     band: str = "skew_t"
     tuned_lower: str = "pooled"
+    #: where the sweeps are resampled (rlstats.engines): threads, or Dask on ``client`` (None: the default Client)
+    n_jobs: int = 1
+    backend: str | None = None
+    client: Any = dataclasses.field(default=None, repr=False, compare=False)
 
     @classmethod
     def checked(cls, **options: Any) -> TuningOptions:
         """Validate every option once; raises OptionError naming the bad one."""
-        return cls(views=_check_views(options["views"]),
+        where = _engine(options.get("n_jobs", 1), options.get("backend"), options.get("client"), joblib=False)
+        return cls(n_jobs=where.n_jobs, backend=where.backend, client=where.client,
+                   views=_check_views(options["views"]),
                    higher_is_better=check_bool("higher_is_better", options["higher_is_better"]),
                    threshold=check_fraction("threshold", options["threshold"]),
                    confidence_level=check_confidence_level(options["confidence_level"]),
@@ -293,9 +314,15 @@ class TuningOptions:
                    band=check_choice("band", options.get("band", "skew_t"), BANDS),
                    tuned_lower=check_choice("tuned_lower", options.get("tuned_lower", "pooled"), TUNED_LOWER))
 
+    @property
+    def engine(self) -> Engine:
+        """Where the sweeps are resampled (:mod:`rlstats.engines`)."""
+        return Engine(n_jobs=self.n_jobs, backend=self.backend, client=self.client)
+
     def record(self) -> dict[str, Any]:
-        """The options as stored in the result."""
-        out = asdict(self)
+        """The options as stored in the result (not the Dask client, a live connection)."""
+        out = asdict(dataclasses.replace(self, client=None))
+        del out["client"]
         out.update(views=list(self.views), percentiles=None if self.percentiles is None else list(self.percentiles),
                    bounds=None if self.bounds is None else list(self.bounds),
                    budgets=None if self.budgets is None else list(self.budgets))
@@ -542,14 +569,22 @@ def _spread(sweep):
         return means, np.where(sizes > 1, np.sqrt(squares / np.maximum(sizes - 1, 1)), np.nan)
 
 
-def _best_set(design, sweeps, labels, ss, n_resamples, threshold, level, sign, has_holdout, notes, lower="pooled"):
+def _sweep_best_set(n_resamples, job):
+    """One sweep's best-set resamples (``kernels.best_set``), from the sweep's own stream: a unit of work."""
+    values, starts, sizes, seed = job
+    return kernels.best_set(values, starts, sizes, seed, n_resamples)
+
+
+def _best_set(design, sweeps, labels, ss, n_resamples, threshold, level, sign, has_holdout, notes, lower="pooled",
+              where=1):
     from scipy.special import stdtrit  # Student's t quantile, without scipy.stats' import time
 
     rows, tuned = [], []
-    for (t, a), sweep in sweeps.items():
+    jobs = [(sweep["values"], sweep["starts"], sweep["sizes"], child_stream(ss, 0, t, a))
+            for (t, a), sweep in sweeps.items()]
+    drawn = map_ordered(functools.partial(_sweep_best_set, n_resamples), jobs, where)
+    for ((t, a), sweep), (probability, best_resampled, winner) in zip(sweeps.items(), drawn):
         means, spread = _spread(sweep)
-        probability, best_resampled, winner = kernels.best_set(sweep["values"], sweep["starts"], sweep["sizes"],
-                                                               child_stream(ss, 0, t, a), n_resamples)
         selected = int(np.argmax(means))
         corrected, low, high, optimism = kernels.tuned_interval(means, sweep["sizes"], spread, selected,
                                                                 best_resampled, winner, level, lower)
@@ -597,8 +632,31 @@ def _ordered(low, high):
     return [min(low, high), max(low, high)] if np.isfinite(low) and np.isfinite(high) else [low, high]
 
 
+def _sweep_resampled_max(n_resamples, job):
+    """One sweep's resampled expected maxima and complete-algorithm values, from its own streams: a unit of work.
+
+    Seeds resampled within configurations, one chunk of rows at a time (the rows of one draw, bit for bit), each
+    chunk reduced at once to what the views keep: memory stays one chunk's whatever B and G.
+    """
+    v, starts, sizes, means, weights, w, seed, complete_seed = job
+    kept = {key: [] for key in list(weights) + ["complete"]}
+    if weights or w is not None:
+        widen = np.sqrt(sizes / np.maximum(sizes - 1, 1))
+        generator = np.random.Generator(np.random.PCG64(complete_seed)) if w is not None else None
+        for chunk in kernels.resampled_mean_chunks(v, starts, sizes, seed, n_resamples):
+            # resampled means vary by (n - 1) / n of a mean's variance: widen their deviations to the unbiased
+            # one (at 3 seeds a plain bootstrap band is sqrt(2/3) as wide as it should be)
+            chunk = means + (chunk - means) * widen
+            ordered = np.sort(chunk, axis=-1) if weights else None
+            for key, weight in weights.items():
+                kept[key].append(ordered @ weight.T)
+            if w is not None:
+                kept["complete"].append(kernels.complete_bootstrap(chunk, w, generator))
+    return {key: np.concatenate(parts) for key, parts in kept.items() if parts}
+
+
 def _resampled_views(design, sweeps, labels, ss, n_resamples, level, sign, budgets, views, notes, weighted, parsed,
-                     band="skew_t"):
+                     band="skew_t", where=1):
     """Expected-max curves and the complete algorithm from one set of seed resamples per sweep."""
     tail = (1 - level) / 2
     n_min = min(s["sizes"].size for s in sweeps.values())
@@ -622,6 +680,7 @@ def _resampled_views(design, sweeps, labels, ss, n_resamples, level, sign, budge
     # one unit for every sweep's moments, so that the mean over tasks can sum them
     moments_unit = kernels.moment_unit(np.concatenate([s["values"] for s in sweeps.values()])) if sweeps else 1.0
     percentile = "expected_max" in views and band == "percentile"
+    plans, jobs = {}, []
     for (t, a), sweep in sweeps.items():
         v, starts, sizes = sweep["values"], sweep["starts"], sweep["sizes"]
         means = kernels.config_means(v, starts, sizes)
@@ -633,27 +692,20 @@ def _resampled_views(design, sweeps, labels, ss, n_resamples, level, sign, budge
             w = sweep.get("weights", np.ones(sizes.size))
             if w.sum() == 0:
                 raise DesignError(f"weights= are all 0 for agent '{agent}' on task '{task}'")
-        # the order-statistic weights, (K, G) each: once per sweep, whatever the number of resamples
+        # the order-statistic weights, (K, G) each: once per sweep, whatever the number of resamples; the skew-t
+        # band reads no resample, so without the complete view and the percentile band none is drawn
         weights = {(replace, grid): kernels.expected_max_weights(sizes.size, grid_ks, replace)
                    for replace in (False, True) for grid, grid_ks in (("ks", ks), ("common", common))
                    if percentile and (grid == "ks" or not same)}
-        # seeds resampled within configurations, one chunk of rows at a time (the rows of one draw, bit for bit),
-        # each chunk reduced at once to what the views keep: memory stays one chunk's whatever B and G; the
-        # skew-t band reads no resample, so without the complete view and the percentile band none is drawn
-        kept = {key: [] for key in list(weights) + ["complete"]}
-        if weights or w is not None:
-            widen = np.sqrt(sizes / np.maximum(sizes - 1, 1))
-            generator = child_generator(ss, 2, t, a) if w is not None else None
-            for chunk in kernels.resampled_mean_chunks(v, starts, sizes, child_stream(ss, 1, t, a), n_resamples):
-                # resampled means vary by (n - 1) / n of a mean's variance: widen their deviations to the unbiased
-                # one (at 3 seeds a plain bootstrap band is sqrt(2/3) as wide as it should be)
-                chunk = means + (chunk - means) * widen
-                ordered = np.sort(chunk, axis=-1) if weights else None
-                for key, weight in weights.items():
-                    kept[key].append(ordered @ weight.T)
-                if w is not None:
-                    kept["complete"].append(kernels.complete_bootstrap(chunk, w, generator))
-        resampled_max = {key: np.concatenate(parts) for key, parts in kept.items() if parts}
+        plans[t, a] = means, ks, same, w
+        # the complete view's generator is child_generator(ss, 2, t, a), sent as its SeedSequence
+        jobs.append((v, starts, sizes, means, weights, w, child_stream(ss, 1, t, a), child_stream(ss, 2, t, a)))
+    # each sweep's resamples where the engine runs them (rlstats.engines), in sweep order
+    drawn = map_ordered(functools.partial(_sweep_resampled_max, n_resamples), jobs, where)
+    for ((t, a), sweep), resampled_max in zip(sweeps.items(), drawn):
+        v, starts, sizes = sweep["values"], sweep["starts"], sweep["sizes"]
+        means, ks, same, w = plans[t, a]
+        agent, task = design.agents[a], design.tasks[t]
         if "expected_max" in views:
             for replace, name in ((False, "without replacement"), (True, "with replacement")):
                 if band == "percentile":
