@@ -342,3 +342,42 @@ def test_one_task_has_no_across_tasks_test():
     assert tidy.query("scope != 'task'")["conclusion"].tolist() == ["withheld"]  # the aggregate: no row, a note
     assert any("across-tasks test needs 2 or more tasks" in n for n in res.notes)
     assert any("aggregate (IQM) difference is withheld" in n and "there is one task" in n for n in res.notes)
+
+
+# ---------------------------------------------------------------------------- issue 41 items 1-2: withholding, units
+
+#: final evaluation returns of A2C and PPO in /work/shared/data/logs/sb3_classic (3 seeds), normalised to [0, 1] by
+#: each environment's return range (Acrobot-v1 [-500, 0], CartPole-v1 [0, 500]): every PPO run on Acrobot-v1 hit the
+#: 500-step cap, so it scores 0 three times (the vignette's frame, issue 41 item 5)
+SB3 = pd.DataFrame({"agent": ["A2C"] * 6 + ["PPO"] * 6, "task": (["Acrobot-v1"] * 3 + ["CartPole-v1"] * 3) * 2,
+                    "seed": [0, 1, 2] * 4, "score": [0.0, 0.8204, 0.6452, 0.8128, 0.9904, 0.4896,
+                                                     0.0, 0.0, 0.0, 0.6532, 0.642, 0.7272]})
+
+
+def test_aggregate_is_withheld_where_the_bootstrap_withholds_an_agent():
+    # the bootstrap withholds PPO's studentised IQM interval (its resamples of Acrobot-v1 have standard error 0); the
+    # difference's resampled standard error took A2C's part alone and gave -3.58 to 0.69 for a difference in [-1, 1]
+    res = rlstats.equivalence(SB3, "score ~ agent | task/seed", margin=0.05, n_resamples=2000, rng=0)
+    boot = rlstats.bootstrap(SB3, "score ~ agent | task/seed", metrics=["iqm"], n_resamples=2000, rng=0).tidy()
+    assert boot.set_index("agent").loc["PPO", ["conf_low", "conf_high"]].isna().all()
+    row = res.tidy().query("scope == 'aggregate'").iloc[0]
+    assert row["conclusion"] == "withheld" and np.isnan(row["conf_low"]) and np.isnan(row["conf_high"])
+    assert np.isnan(row["p_value"]) and row["shown"] is None
+    assert row["estimate"] == pytest.approx(0.692 - 0.3238)  # the IQMs' difference is still the estimate
+    assert any("aggregate (IQM) difference is withheld for A2C vs PPO: the bootstrap withholds the studentised "
+               "interval of PPO" in n for n in res.notes)
+    assert not any("interval=\"percentile\"" in n for n in res.notes)  # the bootstrap's way on is not this test's
+    assert "aggregate: withheld (see the notes)" in str(res)
+
+
+def test_aggregate_is_withheld_where_its_interval_leaves_the_resampled_range():
+    # both agents' bootstrap intervals are given, but the difference's bootstrap-t interval reaches beyond
+    # min(A2C) - max(PPO) = 0.586 - 0.817: t* blown up by resamples whose standard errors are near 0
+    df = SB3.assign(score=[0.668, 0.720, 0.757, 0.662, 0.586, 0.759, 0.564, 0.817, 0.690, 0.564, 0.729, 0.564])
+    boot = rlstats.bootstrap(df, "score ~ agent | task/seed", metrics=["iqm"], n_resamples=1000, rng=0).tidy()
+    assert boot[["conf_low", "conf_high"]].notna().all().all()
+    res = rlstats.equivalence(df, "score ~ agent | task/seed", margin=0.05, n_resamples=1000, rng=0)
+    row = res.tidy().query("scope == 'aggregate'").iloc[0]
+    assert row["conclusion"] == "withheld" and np.isnan(row["conf_low"])
+    assert any("withheld for A2C vs PPO: its bootstrap-t interval reaches beyond the range" in n for n in res.notes)
+    # a healthy interval stays given: test_aggregate_is_the_bootstraps_difference

@@ -166,7 +166,12 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
         The aggregate whose difference is tested, from :func:`rlstats.bootstrap` (its default studentised
         resamples, at confidence level 1 - 2 alpha): bootstrap-t interval of the difference, each agent resampled
         on its own stream. Given when every agent ran every task with at least 3 runs, on 2 or more tasks
-        (the bootstrap's own rule); otherwise withheld with a note. None leaves it out.
+        (the bootstrap's own rule); otherwise withheld with a note. A pair's is also withheld where the bootstrap
+        withholds either agent's interval (resamples with standard error 0), or where its interval reaches beyond
+        the range the difference takes in any resample (each agent's IQM or mean lies within its scores): an end
+        there comes from near-zero standard errors, not from the data, and is withheld rather than clipped, since a
+        clipped end would be a bound of the range, not a confidence bound, and the p-values read the same t*.
+        None leaves it out.
     n_resamples : int
         Bootstrap resamples of the aggregate (at least 100).
     normalize : DataFrame, str, dict or False, optional
@@ -402,7 +407,13 @@ def _aggregate(design, options, pairs, rng):
     result = backend("bootstrap")(design, metrics=[options.aggregate], n_resamples=options.n_resamples,
                                   confidence_level=1 - 2 * options.alpha, rng=rng)
     index = {name: j for j, name in enumerate(result.agents)}
-    rows = []
+    # each agent's scores bound its resampled IQM or mean: a difference's end beyond them is t* blown up by
+    # standard errors near 0, which the bootstrap-t cannot support (withheld: a clipped end is no confidence bound)
+    low = np.full(design.n_agents, np.inf)
+    high = np.full(design.n_agents, -np.inf)
+    np.minimum.at(low, design.agent, design.y)
+    np.maximum.at(high, design.agent, design.y)
+    rows, lost, reaches = [], {}, options.alpha * (options.n_resamples + 1) >= 1
     for a, b in pairs:
         i, j = index[a], index[b]
         delta = result.estimates[i, 0] - result.estimates[j, 0]
@@ -411,9 +422,21 @@ def _aggregate(design, options, pairs, rng):
         draw_se = np.hypot(result.resampled_standard_errors[i, 0], result.resampled_standard_errors[j, 0])
         test = kernels.bootstrap_t(delta, se, draws, draw_se, options.margin, options.alpha, options.alternative,
                                    options.higher_is_better)
+        # (too few resamples for alpha: an infinite interval and nothing shown, by that rule's note below)
+        own = [n for n, k in ((a, i), (b, j)) if reaches and not np.isfinite(result.intervals[k, 0]).all()]
+        beyond = reaches and ((test["conf_low"] < low[i] - high[j]) | (test["conf_high"] > high[i] - low[j]))
+        if own or beyond:
+            lost[f"{a} vs {b}"] = (f"the bootstrap withholds the studentised interval of {' and '.join(own)} (too "
+                                   "many resamples repeat one score in a task: standard error 0)" if own else
+                                   "its bootstrap-t interval reaches beyond the range the difference takes in any "
+                                   "resample of these scores (resamples with standard errors near 0)")
+            test = {key: np.nan if key != "shown" else False for key in test}
         rows += _rows("aggregate", a, b, None, f"bootstrap-t ({label})", delta, se, np.nan, test, options.margin)
-    fresh = [n for n in result.notes if n not in design.notes]
-    if options.alpha * (options.n_resamples + 1) < 1:  # no (hits + 1) / (B + 1) reaches alpha
+    # the bootstrap's own withholding notes point at its options; the pairs' note below says it for this test
+    fresh = [n for n in result.notes if n not in design.notes and not n.startswith("studentized intervals withheld")]
+    fresh += [f"the aggregate ({label}) difference is withheld for {pair}: {why}; add runs, or read the per-task and "
+              "across-tasks tests" for pair, why in lost.items()]
+    if not reaches:  # no (hits + 1) / (B + 1) reaches alpha
         fresh.append(f"the aggregate's bootstrap-t cannot show anything at alpha = {signif(options.alpha)} with "
                      f"{options.n_resamples} resamples (its smallest p-value is 1 / {options.n_resamples + 1}); "
                      f"raise n_resamples to {int(np.ceil(1 / options.alpha))} or more")
