@@ -207,22 +207,22 @@ def test_one_run_per_cell_withholds_what_needs_a_spread():
 def test_normalised_margin_is_said():
     data = rlstats.datasets.simulate(agents=2, tasks=4, seeds=5, rng=0)
     res = rlstats.equivalence(data, "score ~ agent | task", margin=0.2, normalize="minmax", aggregate=None)
-    assert res.margin_scale == "normalised score" and "normalised score" in str(res)
+    assert res.margin_scale == "normalised scores" and "margin = 0.2 (normalised scores)" in str(res)
     raw = rlstats.equivalence(data, "score ~ agent | task", margin=0.2, aggregate=None)
-    assert raw.margin_scale == "units of score"
+    assert raw.margin_scale == "the units of 'score'"
 
 
 def test_margin_units_follow_the_designs_record_of_normalisation():
     # issue 41 item 2 (review): normalize=False (the scores are on one scale already) is no normalisation
     data = rlstats.datasets.simulate(agents=2, tasks=4, seeds=5, rng=0)
     kept = rlstats.equivalence(data, "score ~ agent | task", margin=0.5, normalize=False, aggregate=None)
-    assert kept.margin_scale == "units of score" and "margin = 0.5 (units of score)" in str(kept)
+    assert kept.margin_scale == "the units of 'score'" and "margin = 0.5 (the units of 'score')" in str(kept)
     table = data[data["agent"] == "agent_2"].groupby("task")["score"].agg(mean="mean", sd="std", n="size")
     table = table.reset_index()
     mine = data[data["agent"] == "agent_1"]
     with_false = rlstats.equivalence(mine, "score ~ agent | task", margin=0.5, published=table, normalize=False)
     plain = rlstats.equivalence(mine, "score ~ agent | task", margin=0.5, published=table)
-    assert with_false.margin_scale == "units of score"
+    assert with_false.margin_scale == "the units of 'score'"
     pd.testing.assert_frame_equal(with_false.tidy(), plain.tidy())
     with pytest.raises(rlstats.OptionError, match="normalize= with published="):
         rlstats.equivalence(mine, "score ~ agent | task", margin=0.5, published=table, normalize="minmax")
@@ -242,7 +242,7 @@ def test_noninferiority_says_its_one_sided_rule():
     assert "interval lies within \u00b10.5" in tost
     for text in (higher, lower, tost):
         assert "(a margin should be fixed before the analysis)" not in text  # said inside the units' parentheses
-        assert "units of score; a margin should be fixed before the analysis)" in text
+        assert "(the units of 'score'; a margin should be fixed before the analysis)" in text
         assert "), fixed before the analysis" not in text
 
 
@@ -381,3 +381,21 @@ def test_aggregate_is_withheld_where_its_interval_leaves_the_resampled_range():
     assert row["conclusion"] == "withheld" and np.isnan(row["conf_low"])
     assert any("withheld for A2C vs PPO: its bootstrap-t interval reaches beyond the range" in n for n in res.notes)
     # a healthy interval stays given: test_aggregate_is_the_bootstraps_difference
+
+
+def test_units_of_a_frame_normalised_beforehand_read_as_bayes_reads_them():
+    # a frame made by rlstats.normalize holds normalised scores: bayes said so, equivalence said "units of score"
+    raw = rlstats.datasets.simulate(agents=2, tasks=3, seeds=5, rng=0)
+    normalised = rlstats.normalize(raw, "minmax", by="task", score="score")
+    formula = "score ~ agent | task/seed"
+    tost = rlstats.equivalence(normalised, formula, margin=0.05, aggregate=None)
+    signed = rlstats.bayes(normalised, formula, rope=0.05, n_samples=500, rng=0)
+    assert tost.margin_scale == signed.rope_scale == "normalised scores"
+    assert "margin = 0.05 (normalised scores)" in str(tost) and "in normalised scores" in str(signed)
+    # the same fact read from one home: the Design; a normalised frame analysed through another column is not
+    assert rlstats.build(normalised, formula).normalized and not rlstats.build(raw, formula).normalized
+    other = normalised.assign(raw_score=raw["score"])
+    assert not rlstats.build(other, "raw_score ~ agent | task/seed").normalized
+    assert rlstats.equivalence(raw, formula, margin=0.5, aggregate=None).margin_scale \
+        == rlstats.bayes(raw, formula, rope=0.5, n_samples=500, rng=0, normalize=False).rope_scale \
+        == "the units of 'score'"

@@ -220,9 +220,7 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
         raise OptionError(f"control={options.control!r} is not an agent of the data; the agents are: "
                           + ", ".join(map(repr, design.agents)))
     warn_raw_scales(design, normalize)
-    # normalize=False says the scores are on one scale already, not that they were normalised
-    normalised = (normalize is not None and normalize is not False) or any("normalised" in n for n in design.notes)
-    return _run(design, options, ss, record, normalised)
+    return _run(design, options, ss, record)
 
 
 def _pairs(design, options):
@@ -235,7 +233,7 @@ def _pairs(design, options):
     return np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
 
 
-def _run(design, options, ss, record, normalised):
+def _run(design, options, ss, record):
     notes = list(design.notes)
     first, second = _pairs(design, options)
     sign = 1.0 if options.higher_is_better else -1.0
@@ -254,7 +252,7 @@ def _run(design, options, ss, record, normalised):
         notes.append("each agent's runs on a task are averaged first for the signed-rank model's task-level "
                      "differences" if options.model == "signed_rank" else
                      "each pair's runs on a task are paired by seed label (runs of one seed share its randomness)")
-    rope_scale = ("normalised scores" if normalised else f"the units of '{design.formula.response}'")
+    rope_scale = design.units  # one home for every result: Design.units
     fit = _signed_rank if options.model == "signed_rank" else _hierarchical
     parts = fit(design, options, ss, first, second, differences, present, sign, notes)
     return BayesResult(

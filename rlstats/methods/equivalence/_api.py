@@ -248,10 +248,8 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
 
 
 def _scale(design):
-    """What the margin's units are, in words: the Design's record of whether it normalised the response (a frame
-    normalised beforehand holds its normalised scores in the response column, whose units they are; its notes say
-    how it was made)."""
-    return "normalised score" if design.normalized else f"units of {design.formula.response}"
+    """What the margin's units are, in words, as every result says them (:attr:`rlstats.design.Design.units`)."""
+    return design.units
 
 
 # ----------------------------------------------------------------------------- per-cell summaries
