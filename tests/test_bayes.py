@@ -429,3 +429,29 @@ def test_signed_rank_posterior_plot_labels_its_numbers():
     ax = low.plot(kind="posterior")
     assert "B \u2212 A, lower is better" in ax.get_xlabel() and "ROPE shaded" not in ax.get_xlabel()
     plt.close("all")
+
+
+# ---------------------------------------------------------------------------- issue 41 items 1-2: names and notes
+
+@pytest.mark.filterwarnings("ignore:the chains of")  # short chains: the names are tested, not the fit
+def test_hierarchical_names_delta0_the_centre_not_the_mean():
+    import matplotlib.pyplot as plt
+
+    # one task far from the rest: the Student-t's centre delta0 stays near the others (0.1), the mean does not (0.6)
+    diffs = [0.1, 0.05, 0.15, 0.1, 0.12, 0.08, 0.1, 4.1]
+    res = rlstats.bayes(_frame(diffs, runs=3, noise=0.05), "score ~ agent | task/seed", model="hierarchical",
+                        rope=0.05, chains=2, warmup=150, draws=150, rng=0, normalize=False)
+    estimate = res.tidy()["estimate"].iloc[0]            # the tidy column keeps its name
+    assert abs(estimate - 0.1) < 0.1 and abs(estimate - np.mean(diffs)) > 0.4
+    text = str(res)
+    assert "mean diff" not in text and "centre (delta0) = agent 1 - agent 2" in text
+    assert "posterior probability that delta0, the centre (location) of the tasks' differences" in text
+    report = res.report("text")
+    assert "mean difference across" not in report and "centre of the differences (delta0) 0.0" in report
+    assert "the probabilities are those of delta0, the centre (location) of the tasks' differences, which is not " \
+           "their mean" in report
+    assert "centre (delta0)" in res.summary().tables["Pairs"].columns or "estimate" in res.summary().tables["Pairs"]
+    assert res.plot().get_xlabel().startswith("centre of the differences (delta0), A \u2212 B")
+    plt.close("all")
+    signed = rlstats.bayes(_frame(diffs), "score ~ agent | task", rope=0.05, n_samples=500, rng=0, normalize=False)
+    assert "mean diff = agent 1 - agent 2" in str(signed) and "mean difference" in signed.report("text")

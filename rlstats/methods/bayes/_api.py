@@ -2,7 +2,8 @@
 
 ``bayes(df, "score ~ agent | task/seed", rope=...)`` gives, for each pair of agents, the posterior probabilities that
 the first is practically better, practically equivalent (the difference within +-rope) or practically worse than the
-second, the posterior of the mean difference across tasks (and, with the hierarchical model, per task), and with the
+second, the posterior of the difference across tasks (the signed-rank model's mean, the hierarchical model's centre
+delta0) and, with the hierarchical model, per task, and with the
 signed-rank model the probability of each ordering of the agents.  Two models from the literature:
 
 * ``model="signed_rank"``: the Bayesian signed-rank test on the task-level mean differences (Benavoli et al. 2014,
@@ -181,7 +182,8 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
     sets them, on the differences divided by the mean over tasks of their standard deviation: delta0 ~
     U(-max|x|, max|x|), sigma0 ~ U(0, 1000 sd(task means)), sigma_i ~ U(0, 1000), nu - 1 ~ Gamma(alpha, beta) with
     alpha ~ U(1, 2), beta ~ U(0.01, 0.1).  ``p_better``, ``p_rope`` and ``p_worse`` are the posterior probabilities
-    that delta0 (the mean difference across tasks) lies above, within and below the ROPE; the per-task ones those of
+    that delta0 (the centre, or location, of the tasks' differences: not their mean, which a far-off task moves
+    more) lies above, within and below the ROPE; the per-task ones those of
     delta_i; ``p_better_next``, ``p_rope_next`` and ``p_worse_next`` are those of Corani et al. and baycomp's
     ``HierarchicalTest``: the share of posterior draws in which a next task's difference, t(nu, delta0, sigma0), has
     its largest mass above, within or below the ROPE (the simplex of ``plot(kind="simplex")``).  R-hat (rank-normalised split R-hat, the larger of bulk and tail) and the bulk effective sample size of

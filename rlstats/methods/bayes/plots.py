@@ -69,10 +69,13 @@ def plot_simplex(result, *, ax=None, width=None, **kwargs):
 
 
 def plot_posterior(result, *, ax=None, width=None, **kwargs):
-    """Each pair's posterior of the mean difference across tasks (a histogram of the result's kept draws: with the
+    """Each pair's posterior of the difference across tasks, the mean (signed-rank) or delta0, the centre of the tasks'
+    Student-t (hierarchical) (a histogram of the result's kept draws: with the
     hierarchical model every k-th draw of all chains), the ROPE shaded and the credible interval marked; the x label
     names the difference's direction and units.  With the signed-rank model the title's probabilities are the shares
     of draws where each region holds the largest Walsh-average mass ("Walsh shares"), not areas of this histogram."""
+    from ._result import ACROSS  # the estimate's names live with the result's words (which imports this module)
+
     fig, axes, pairs = _pair_axes(result, ax, (2.3, 1.9), "posterior", width)
     style = {"bins": 40, "color": "C0", "alpha": 0.8, "density": True}
     style.update(kwargs)
@@ -91,7 +94,7 @@ def plot_posterior(result, *, ax=None, width=None, **kwargs):
         direction = (f"{row.agent_1} \u2212 {row.agent_2}" if result.higher_is_better else
                      f"{row.agent_2} \u2212 {row.agent_1}, lower is better")
         # two lines: agent names and the units would run past a paper column on one
-        panel.set_xlabel(f"mean difference, {direction}\n({result.rope_scale}"
+        panel.set_xlabel(f"{ACROSS[result.model][1]}, {direction}\n({result.rope_scale}"
                          + ("; ROPE shaded)" if result.rope > 0 else ")"), fontsize=SMALL_FONT)
         panel.tick_params(labelsize=SMALL_FONT)
     return axes[0] if len(axes) == 1 else fig
