@@ -484,3 +484,16 @@ def test_signed_rank_on_one_or_two_tasks_says_so():
     assert not any("fewer than 3 tasks" in n for n in three.notes)
     one = rlstats.bayes(_frame([0.3]), "score ~ agent | task", n_samples=500, rng=0, normalize=False)
     assert any("A vs B (1 task) rest on fewer than 3 tasks" in n and "in 47% or more" in n for n in one.notes)
+
+
+@pytest.mark.filterwarnings("ignore:the chains of")  # short chains: the note is tested, not the fit
+def test_hierarchical_note_states_the_pairing_and_its_assumption_without_asserting_it():
+    # published data number their runs 0..n-1: the runs of one label need not share any randomness
+    res = rlstats.bayes(_frame([0.1, 0.2, 0.3], runs=3, noise=0.1), "score ~ agent | task/seed", model="hierarchical",
+                        chains=2, warmup=100, draws=100, rng=0, normalize=False)
+    text = " ".join(res.notes)
+    assert "share its randomness" not in text
+    assert ("each pair's runs on a task are paired by their seed label and the pairs' differences are the replicates: "
+            "this removes randomness that runs of one label share (an environment seed, say), if they do; where the "
+            "labels only number the runs the pairs are arbitrary, which independent runs allow but which gains "
+            "nothing") in res.notes

@@ -253,7 +253,10 @@ def _run(design, options, ss, record):
     if design.max_runs_per_cell > 1:
         notes.append("each agent's runs on a task are averaged first for the signed-rank model's task-level "
                      "differences" if options.model == "signed_rank" else
-                     "each pair's runs on a task are paired by seed label (runs of one seed share its randomness)")
+                     "each pair's runs on a task are paired by their seed label and the pairs' differences are the "
+                     "replicates: this removes randomness that runs of one label share (an environment seed, say), "
+                     "if they do; where the labels only number the runs the pairs are arbitrary, which independent "
+                     "runs allow but which gains nothing")
     rope_scale = design.units  # one home for every result: Design.units
     fit = _signed_rank if options.model == "signed_rank" else _hierarchical
     parts = fit(design, options, ss, first, second, differences, present, sign, notes)
@@ -378,7 +381,7 @@ def _paired_statistics(design, first, second, present, sign, notes):
         # order pairs best with best, which shrinks the spread of the differences (overconfident intervals)
         raise DesignError(
             f"the hierarchical model pairs each agent's runs on a task by their seed: name the seed column after the "
-            f"task, '{design.formula.text}/seed' (runs of one seed share its randomness), or use "
+            f"task, '{design.formula.text}/seed' (runs with the same label are paired), or use "
             "model='signed_rank', which works on task-level means")
     n_pairs = first.size
     shape = (n_pairs, design.n_tasks)
