@@ -3018,8 +3018,8 @@ def test_equivalence_says_what_it_withholds():
     noted(("per-task equivalence tests", "add runs"), rlstats.equivalence, one_run, "score ~ agent | task", margin=1.0)
     noted(("aggregate (IQM) difference is withheld", "3 runs or more"), rlstats.equivalence, one_run,
           "score ~ agent | task", margin=1.0)
-    noted("the across-tasks test needs 2 or more tasks", rlstats.equivalence, one_run, "score ~ agent | task",
-          margin=1.0)
+    noted(("the across-tasks test is withheld for", "add runs, or use across='paired_t'"), rlstats.equivalence,
+          one_run, "score ~ agent | task", margin=1.0)
     extra = pd.concat([_PUBLISHED, pd.DataFrame({"task": ["task_99"], "mean": [0.0], "sd": [1.0], "n": [3]})])
     noted(("1 task of the published table not in the data left out", "task_99"), rlstats.equivalence, TINY,
           "score ~ agent | task", margin=1.0, published=extra)

@@ -340,7 +340,8 @@ def test_one_task_has_no_across_tasks_test():
     tidy = res.tidy()
     assert tidy.query("scope == 'task'")["shown"].notna().all()
     assert tidy.query("scope != 'task'")["conclusion"].tolist() == ["withheld"]  # the aggregate: no row, a note
-    assert any("across-tasks test needs 2 or more tasks" in n for n in res.notes)
+    assert any("across-tasks test is withheld for agent_1 vs agent_2: they share only one task (task_01)" in n
+               for n in res.notes)
     assert any("aggregate (IQM) difference is withheld" in n and "there is one task" in n for n in res.notes)
 
 
@@ -399,3 +400,24 @@ def test_units_of_a_frame_normalised_beforehand_read_as_bayes_reads_them():
     assert rlstats.equivalence(raw, formula, margin=0.5, aggregate=None).margin_scale \
         == rlstats.bayes(raw, formula, rope=0.5, n_samples=500, rng=0, normalize=False).rope_scale \
         == "the units of 'score'"
+
+
+def test_across_tasks_note_names_the_reason_it_is_withheld():
+    # the note said "needs 2 or more tasks ... (with across='welch', 2 runs ...; across='paired_t' needs one)" where
+    # the reason was a single shared task: it names the reason of each pair now
+    one_task = SB3[SB3["task"] == "CartPole-v1"]
+    notes = rlstats.equivalence(one_task, "score ~ agent | task/seed", margin=0.05).notes
+    assert ("the across-tasks test is withheld for A2C vs PPO: they share only one task (CartPole-v1), and a test "
+            "across tasks needs 2 or more; its per-task test is the answer there") in notes
+    assert not any("needs one" in n for n in notes)
+    one_run = SB3[SB3["seed"] == 0]
+    notes = rlstats.equivalence(one_run, "score ~ agent | task/seed", margin=0.05, aggregate=None).notes
+    assert ("the across-tasks test is withheld for A2C vs PPO: across='welch' reads the spread of the runs within "
+            "every shared task, and 2 tasks of 2 (Acrobot-v1, CartPole-v1) lack one (fewer than 2 runs of an agent, "
+            "or runs that all score the same); add runs, or use across='paired_t' (tasks as a sample, one run per "
+            "cell is enough)") in notes
+    paired = rlstats.equivalence(one_run, "score ~ agent | task/seed", margin=0.05, aggregate=None, across="paired_t")
+    assert not any("across-tasks test is withheld" in n for n in paired.notes)
+    # PPO's Acrobot-v1 runs all score 0: that task lacks a spread for PPO; CartPole-v1 has one
+    notes = rlstats.equivalence(SB3, "score ~ agent | task/seed", margin=0.05, aggregate=None).notes
+    assert not any("across-tasks test is withheld" in n for n in notes)  # A2C's Acrobot-v1 runs vary: Welch's t holds

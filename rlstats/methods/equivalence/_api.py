@@ -386,7 +386,7 @@ def _run(design, options, rng, scale):
         notes += more
         table = pd.concat([table, pd.DataFrame(aggregate)], ignore_index=True) if aggregate else table
     table = _ordered(table, pairs)
-    notes += _across_notes(table) + _size_notes(design, options, table)
+    notes += _across_notes(table, options.across) + _size_notes(design, options, table)
     return _result(design, options, pairs, table, notes, seed, scale, published=False)
 
 
@@ -452,15 +452,31 @@ def _ordered(table, pairs):
     return table.iloc[np.argsort(key, kind="stable")].reset_index(drop=True)
 
 
-def _across_notes(table):
-    across = table[table["scope"] == "across tasks"]
-    lost = across[~np.isfinite(across["conf_low"].to_numpy(dtype=float))]
-    if not len(lost):
-        return []
-    names = "; ".join(f"{a} vs {b}" for a, b in zip(lost["agent_1"], lost["agent_2"]))
-    return [f"the across-tasks test needs 2 or more tasks where both agents ran (with across='welch', 2 runs of each in "
-            f"every one, for the spread within tasks; across='paired_t' needs one), with scores that vary; it is "
-            f"withheld for {names}"]
+def _across_notes(table, across):
+    """One note per pair whose across-tasks test is withheld, naming its reason: the tasks the pair shares, the
+    shared tasks without a spread (across='welch'), or task-level differences that do not vary (across='paired_t')."""
+    rows = table[table["scope"] == "across tasks"]
+    withheld = {}  # reason -> the pairs it withholds (pairs of one reason share a note)
+    for a, b, low in zip(rows["agent_1"], rows["agent_2"], rows["conf_low"].to_numpy(dtype=float)):
+        if np.isfinite(low):
+            continue
+        tasks = table[(table["scope"] == "task") & (table["agent_1"] == a) & (table["agent_2"] == b)]
+        flat = tasks[~np.isfinite(tasks["std_error"].to_numpy(dtype=float))]["task"].tolist()
+        if len(tasks) < 2:
+            why = (f"they share only one task ({tasks['task'].iloc[0]}), and a test across tasks needs 2 or more; "
+                   "its per-task test is the answer there" if len(tasks) else
+                   "they share no task where both ran")
+        elif across == "welch" and flat:
+            why = (f"across='welch' reads the spread of the runs within every shared task, and {count(len(flat), 'task')} "
+                   f"of {len(tasks)} ({', '.join(flat[:5])}{' ...' if len(flat) > 5 else ''}) lack one (fewer than 2 "
+                   "runs of an agent, or runs that all score the same); add runs, or use across='paired_t' (tasks as "
+                   "a sample, one run per cell is enough)")
+        else:
+            why = (f"their differences on the {len(tasks)} shared tasks are all the same, so the paired t over tasks "
+                   "has no spread to read" if across == "paired_t" else
+                   "the runs of every shared task score the same, so there is no spread to read")
+        withheld.setdefault(why, []).append(f"{a} vs {b}")
+    return [f"the across-tasks test is withheld for {'; '.join(pairs)}: {why}" for why, pairs in withheld.items()]
 
 
 def _size_notes(design, options, table):
@@ -507,7 +523,7 @@ def _run_published(design, options, table, scale):
         notes.append(f"no aggregate ({options.aggregate}) row: a published table holds per-task means and SDs, not "
                      "runs to bootstrap; the across-tasks test is of the mean over tasks")
     frame = _ordered(pd.DataFrame(rows), pairs)
-    notes += _across_notes(frame) + _size_notes(design, options, frame)
+    notes += _across_notes(frame, options.across) + _size_notes(design, options, frame)
     return _result(design, options, pairs, frame, notes, None, scale, published=True)
 
 
