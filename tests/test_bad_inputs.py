@@ -1365,14 +1365,15 @@ KILLED = ("run '0' of agent 'agent_1' on task 'task_03' at 500k", "its task's ru
 PROVENANCE_CASES = [  # (what, data, phrases of one printed note each, phrases no printed note holds)
     ("subset frame with stale notes", lambda: _killed().query("task != 'task_03'"),
      [("score: the value at each run's last logged step (every run ends at step 1M)",),
-      ("notes about 6 rows not in these data were left out",)], ["500k", "task_03'"]),
+      ("these data lack 6 rows of the frame they were taken from; notes about those rows alone are not shown",)],
+     ["500k", "task_03'"]),
     ("concat of two annotated frames", _two_annotated,
      [KILLED, ("score: the value at each run's last logged step (every run ends at step 1M)",)],
-     ["not in these data"]),
-    ("reordered frame", lambda: _killed().iloc[::-1], [KILLED], ["not in these data"]),
+     ["these data lack"]),
+    ("reordered frame", lambda: _killed().iloc[::-1], [KILLED], ["these data lack"]),
     # pandas drops attrs that differ on a concat: nothing is said of the frames, nothing false either
     ("pandas.concat of two annotated frames", lambda: _two_annotated(pd.concat),
-     [], ["500k", "every run ends", "not in these data"]),
+     [], ["500k", "every run ends", "these data lack"]),
 ]
 
 
