@@ -13,11 +13,7 @@ from ...results import Result, resultclass
 from . import plots
 
 _MODELS = {"signed_rank": "Bayesian signed-rank test", "hierarchical": "hierarchical model"}
-#: what each model's difference across tasks (tidy()'s estimate) is: (printed column, short name, full name); the
-#: hierarchical model's delta0 is the location of a heavy-tailed t, which weighs far-off tasks less than a mean does
-ACROSS = {"signed_rank": ("mean diff", "mean difference", "mean difference across tasks (Dirichlet-weighted)"),
-          "hierarchical": ("centre (delta0)", "centre of the differences (delta0)",
-                           "centre of the differences across tasks (delta0, the location of their Student-t)")}
+ACROSS = plots.ACROSS  # what each model's estimate across tasks is called (the figures' labels too)
 
 
 @resultclass

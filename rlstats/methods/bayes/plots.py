@@ -13,6 +13,12 @@ import numpy as np
 from ...errors import OptionError
 from ...plotting import PAGE_WIDTH, SMALL_FONT, panels
 
+#: what each model's difference across tasks (tidy()'s estimate) is: (printed column, short name, full name); the
+#: hierarchical model's delta0 is the location of a heavy-tailed t, which weighs far-off tasks less than a mean does
+ACROSS = {"signed_rank": ("mean diff", "mean difference", "mean difference across tasks (Dirichlet-weighted)"),
+          "hierarchical": ("centre (delta0)", "centre of the differences (delta0)",
+                           "centre of the differences across tasks (delta0, the location of their Student-t)")}
+
 #: the simplex's corners in the plane: worse (left), equivalent (top), better (right), as baycomp draws it
 _CORNERS = np.array([[0.0, 0.0], [0.5, np.sqrt(3) / 2], [1.0, 0.0]])
 
@@ -74,8 +80,6 @@ def plot_posterior(result, *, ax=None, width=None, **kwargs):
     hierarchical model every k-th draw of all chains), the ROPE shaded and the credible interval marked; the x label
     names the difference's direction and units.  With the signed-rank model the title's probabilities are the shares
     of draws where each region holds the largest Walsh-average mass ("Walsh shares"), not areas of this histogram."""
-    from ._result import ACROSS  # the estimate's names live with the result's words (which imports this module)
-
     fig, axes, pairs = _pair_axes(result, ax, (2.3, 1.9), "posterior", width)
     style = {"bins": 40, "color": "C0", "alpha": 0.8, "density": True}
     style.update(kwargs)
