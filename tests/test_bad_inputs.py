@@ -3126,3 +3126,11 @@ def test_equivalence_aggregate_withheld_with_the_bootstrap():
                                                          0.0, 0.0, 0.0, 0.6532, 0.642, 0.7272]})
     noted(("aggregate (IQM) difference is withheld for A2C vs PPO", "studentised interval of PPO", "add runs"),
           rlstats.equivalence, sb3, "score ~ agent | task/seed", margin=0.05, n_resamples=500, rng=0)
+
+
+# issue 41 items 1-2: the signed-rank model on 1 or 2 tasks gives its probabilities with a note saying they rest on
+# too few tasks (a handled result)
+def test_bayes_signed_rank_on_two_tasks_says_so():
+    two = TINY[TINY["task"].isin(sorted(TINY["task"].unique())[:2])]
+    noted(("rest on fewer than 3 tasks", "add tasks"), rlstats.bayes, two, "score ~ agent | task", n_samples=200,
+          rng=0, normalize=False)
