@@ -27,7 +27,7 @@ from .format import count
 from .errors import DesignError, OptionError, shown
 from .formula import capture_environment
 from .interop import as_pandas
-from .normalization import load_reference, normalize_response
+from .normalization import load_reference, normalised_in, normalize_response
 from .options import check_bool, check_choice
 from .provenance import NOTES_ATTR, Note, add_note, notes_for
 
@@ -89,8 +89,9 @@ class Design:
         Known limits of the response (``bounds=``, or a normaliser's hard range), which every row respects and
         no interval a back end reports leaves (:mod:`rlstats.bounds`).
     normalized : bool
-        Whether ``build`` normalised the response per task (``normalize=`` given, and not False): the units a
-        result states for the response.
+        Whether the response is on a normalised scale: ``build`` normalised it per task (``normalize=`` given, and
+        not False), or the frame's notes say :func:`rlstats.normalize` made the response column. Results state the
+        response's units from it (:attr:`units`).
     """
 
     formula: formula_module.Formula
@@ -109,6 +110,11 @@ class Design:
     n_dropped_rows: int = 0
     bounds: Bounds | None = None
     normalized: bool = False
+
+    @property
+    def units(self) -> str:
+        """The response's units as every result states them: "normalised scores" or "the units of '<response>'"."""
+        return "normalised scores" if self.normalized else f"the units of '{self.formula.response}'"
 
     @property
     def n_agents(self) -> int:
@@ -511,8 +517,10 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
     if design.n_agents < min_agents:
         raise DesignError(f"at least two agents are needed in column '{formula.groups}', found "
                           f"{design.n_agents} ({', '.join(design.agents)}) with usable runs")
+    # normalize=False says the scores are on one scale already, not that they were normalised
     return dataclasses.replace(design, notes=tuple(notes), bounds=known,
-                               normalized=normalize is not None and normalize is not False)
+                               normalized=(normalize is not None and normalize is not False)
+                               or normalised_in(notes, formula.response))
 
 
 @overload

@@ -469,13 +469,19 @@ def normalize_response(data: pd.DataFrame, parsed: Formula, reference: Normalize
     return out, out.attrs[NOTES_ATTR][-1]
 
 
+def normalised_in(notes: Any, response: str) -> bool:
+    """Whether ``notes`` (a frame's, as :func:`rlstats.design.build` carries them) say that :func:`normalize` put
+    the column ``response`` on a normalised scale: each note it writes begins "'<column>' normalised"."""
+    return any(str(note).startswith(f"'{response}' normalised") for note in notes)
+
+
 def warn_raw_scales(design: Any, normalize: Normalizer) -> None:
     """Aggregating raw scores of tasks whose scales differ tenfold lets the large tasks decide: say so.
 
     Silent when the scores were normalised (``normalize=`` or a frame from :func:`normalize`) or the
     caller says they are on one scale already (``normalize=False``).
     """
-    if normalize is not None or design.n_tasks < 2 or any("normalised" in note for note in design.notes):
+    if normalize is not None or design.n_tasks < 2 or design.normalized:
         return
     scale = np.zeros(design.n_tasks)  # each task's largest |score|, in one pass (a mask per task is quadratic)
     np.maximum.at(scale, design.task, np.abs(design.y))

@@ -15,7 +15,7 @@ pandas keeps ``attrs`` through a subset, a reorder or a copy, so a result may re
 written for. :func:`carried`, at the front door (``design.build``), checks the rows against the frame the notes
 were written for (its row count and an order-free hash of the key columns, :func:`fingerprint`): the same rows
 keep every note; other rows keep the operation notes, the row notes re-worded for the keys present, and one line
-saying that notes about rows not in these data were left out. ``pandas.concat`` keeps ``attrs`` only when every
+saying how many rows of the frame are not in these data, whose notes are not shown. ``pandas.concat`` keeps ``attrs`` only when every
 frame's are equal (pandas >= 2.1; pandas 2.0 never does): a concat of differently made frames arrives without notes,
 so it says nothing of them (never something false). :func:`concat` stacks frames keeping each one's notes for its
 own rows. Nothing is remembered between calls: equal rows are no proof of the same history.
@@ -38,7 +38,7 @@ PROVENANCE_ATTR = "rlstats_provenance"
 SCOPES = ("operation", "frame", "rows")
 #: Rows hashed at a time (the hashes of a million-row frame are made without a copy of its columns).
 HASH_BLOCK = 1 << 16
-#: ``Note.word`` of the line that says notes about other rows were left out (it adds up over subsets).
+#: ``Note.word`` of the line that counts the rows not in these data, whose notes are not shown (it adds up over subsets).
 LEFT_OUT = "left out"
 #: ``Note.word`` of a count (:func:`counted`).
 COUNTED = "rlstats.provenance:counted"
@@ -257,11 +257,12 @@ def _settle(notes, rows, n_other):
 
 
 def left_out_note(n_rows: int) -> Note:
-    """The one line saying that notes about rows not in these data were left out."""
+    """The one line saying how many rows of the frame are not in these data, whose notes are not shown."""
     if n_rows > 0:
-        text = f"notes about {n_rows:,} row{'' if n_rows == 1 else 's'} not in these data were left out"
+        text = (f"these data lack {n_rows:,} row{'' if n_rows == 1 else 's'} of the frame they were taken from; notes "
+                f"about {'that row' if n_rows == 1 else 'those rows'} alone are not shown")
     else:  # every row is here, but among others (a concat) or under other column names: notes that name them fail
-        text = "notes of the frame these rows came from that no longer hold for them were left out"
+        text = "notes of the frame these rows came from that no longer hold for them are not shown"
     return Note(text, scope="operation", word=LEFT_OUT, data=int(n_rows))
 
 
@@ -285,8 +286,8 @@ def carried(frame: pd.DataFrame, source: pd.DataFrame | None = None) -> tuple[No
     """The notes of ``source``'s attrs (default: ``frame``'s) that are true of ``frame``'s rows.
 
     The rows the notes were written for (any order) keep every note. Other rows keep the operation notes and
-    the row notes re-worded for the keys they hold, and get one line saying that notes about rows not in these
-    data were left out. A frame without notes gets none.
+    the row notes re-worded for the keys they hold, and get one line counting the rows not in these data, whose
+    notes are not shown. A frame without notes gets none.
     """
     attrs = (frame if source is None else source).attrs
     provenance = provenance_of(frame if source is None else source)

@@ -429,3 +429,71 @@ def test_signed_rank_posterior_plot_labels_its_numbers():
     ax = low.plot(kind="posterior")
     assert "B \u2212 A, lower is better" in ax.get_xlabel() and "ROPE shaded" not in ax.get_xlabel()
     plt.close("all")
+
+
+# ---------------------------------------------------------------------------- issue 41 items 1-2: names and notes
+
+@pytest.mark.filterwarnings("ignore:the chains of")  # short chains: the names are tested, not the fit
+def test_hierarchical_names_delta0_the_centre_not_the_mean():
+    import matplotlib.pyplot as plt
+
+    # one task far from the rest: the Student-t's centre delta0 stays near the others (0.1), the mean does not (0.6)
+    diffs = [0.1, 0.05, 0.15, 0.1, 0.12, 0.08, 0.1, 4.1]
+    res = rlstats.bayes(_frame(diffs, runs=3, noise=0.05), "score ~ agent | task/seed", model="hierarchical",
+                        rope=0.05, chains=2, warmup=150, draws=150, rng=0, normalize=False)
+    estimate = res.tidy()["estimate"].iloc[0]            # the tidy column keeps its name
+    assert abs(estimate - 0.1) < 0.1 and abs(estimate - np.mean(diffs)) > 0.4
+    text = str(res)
+    assert "mean diff" not in text and "centre (delta0) = agent 1 - agent 2" in text
+    assert "posterior probability that delta0, the centre (location) of the tasks' differences" in text
+    report = res.report("text")
+    assert "mean difference across" not in report and "centre of the differences (delta0) 0.0" in report
+    assert "the probabilities are those of delta0, the centre (location) of the tasks' differences, which is not " \
+           "their mean" in report
+    assert "centre (delta0)" in res.summary().tables["Pairs"].columns or "estimate" in res.summary().tables["Pairs"]
+    assert res.plot().get_xlabel().startswith("centre of the differences (delta0), A \u2212 B")
+    plt.close("all")
+    signed = rlstats.bayes(_frame(diffs), "score ~ agent | task", rope=0.05, n_samples=500, rng=0, normalize=False)
+    assert "mean diff = agent 1 - agent 2" in str(signed) and "mean difference" in signed.report("text")
+
+
+def test_signed_rank_on_one_or_two_tasks_says_so():
+    from rlstats.methods.bayes._api import FEW_TASKS, _prior_share
+
+    # the share of the Walsh-average mass holding the pseudo-observation, against Dirichlet draws
+    rng = np.random.default_rng(0)
+    for prior, n in ((0.5, 1), (0.5, 2), (1.0, 2), (1.0, 3), (2.0, 5)):
+        w0 = rng.dirichlet([prior] + [1.0] * n, 50_000)[:, 0]
+        assert _prior_share(prior, n) == pytest.approx(np.mean(w0 ** 2 + 2 * w0 * (1 - w0)), abs=6e-3)
+    assert FEW_TASKS == 3  # tests/reference/few_tasks_signed_rank.py: decisive under the null in over a third below
+    # SB3-shaped: A2C and PPO on the two classic-control tasks, final returns normalised to [0, 1]; P(better) 0.86
+    two = pd.DataFrame({"agent": ["A2C"] * 6 + ["PPO"] * 6, "task": (["Acrobot-v1"] * 3 + ["CartPole-v1"] * 3) * 2,
+                        "seed": [0, 1, 2] * 4, "score": [0.0, 0.8204, 0.6452, 0.8128, 0.9904, 0.4896,
+                                                         0.0, 0.0, 0.0, 0.6532, 0.642, 0.7272]})
+    res = rlstats.bayes(two, "score ~ agent | task/seed", rope=0.05, n_samples=2000, rng=0)
+    assert res.comparisons["p_better"].iloc[0] > 0.8
+    note = [n for n in res.notes if "rest on fewer than 3 tasks" in n]
+    assert note == ["the signed-rank probabilities of A2C vs PPO (2 tasks) rest on fewer than 3 tasks: the posterior "
+                    "knows only their differences and the prior's pseudo-observation at 0 (weight 0.5, in 31% or more "
+                    "of the Walsh-average mass on average), and with identical agents it reached a probability of "
+                    "0.95 in over a third of simulated data sets of 1 or 2 tasks; read them as a description of these "
+                    "tasks, not of tasks in general, and add tasks"]
+    assert "rest on fewer than 3 tasks" in res.report("text")
+    three = rlstats.bayes(_frame([0.3, 0.2, 0.4]), "score ~ agent | task", rope=0.05, n_samples=500, rng=0,
+                          normalize=False)
+    assert not any("fewer than 3 tasks" in n for n in three.notes)
+    one = rlstats.bayes(_frame([0.3]), "score ~ agent | task", n_samples=500, rng=0, normalize=False)
+    assert any("A vs B (1 task) rest on fewer than 3 tasks" in n and "in 47% or more" in n for n in one.notes)
+
+
+@pytest.mark.filterwarnings("ignore:the chains of")  # short chains: the note is tested, not the fit
+def test_hierarchical_note_states_the_pairing_and_its_assumption_without_asserting_it():
+    # published data number their runs 0..n-1: the runs of one label need not share any randomness
+    res = rlstats.bayes(_frame([0.1, 0.2, 0.3], runs=3, noise=0.1), "score ~ agent | task/seed", model="hierarchical",
+                        chains=2, warmup=100, draws=100, rng=0, normalize=False)
+    text = " ".join(res.notes)
+    assert "share its randomness" not in text
+    assert ("each pair's runs on a task are paired by their seed label and the pairs' differences are the replicates: "
+            "this removes randomness that runs of one label share (an environment seed, say), if they do; where the "
+            "labels only number the runs the pairs are arbitrary, which independent runs allow but which gains "
+            "nothing") in res.notes

@@ -207,22 +207,22 @@ def test_one_run_per_cell_withholds_what_needs_a_spread():
 def test_normalised_margin_is_said():
     data = rlstats.datasets.simulate(agents=2, tasks=4, seeds=5, rng=0)
     res = rlstats.equivalence(data, "score ~ agent | task", margin=0.2, normalize="minmax", aggregate=None)
-    assert res.margin_scale == "normalised score" and "normalised score" in str(res)
+    assert res.margin_scale == "normalised scores" and "margin = 0.2 (normalised scores)" in str(res)
     raw = rlstats.equivalence(data, "score ~ agent | task", margin=0.2, aggregate=None)
-    assert raw.margin_scale == "units of score"
+    assert raw.margin_scale == "the units of 'score'"
 
 
 def test_margin_units_follow_the_designs_record_of_normalisation():
     # issue 41 item 2 (review): normalize=False (the scores are on one scale already) is no normalisation
     data = rlstats.datasets.simulate(agents=2, tasks=4, seeds=5, rng=0)
     kept = rlstats.equivalence(data, "score ~ agent | task", margin=0.5, normalize=False, aggregate=None)
-    assert kept.margin_scale == "units of score" and "margin = 0.5 (units of score)" in str(kept)
+    assert kept.margin_scale == "the units of 'score'" and "margin = 0.5 (the units of 'score')" in str(kept)
     table = data[data["agent"] == "agent_2"].groupby("task")["score"].agg(mean="mean", sd="std", n="size")
     table = table.reset_index()
     mine = data[data["agent"] == "agent_1"]
     with_false = rlstats.equivalence(mine, "score ~ agent | task", margin=0.5, published=table, normalize=False)
     plain = rlstats.equivalence(mine, "score ~ agent | task", margin=0.5, published=table)
-    assert with_false.margin_scale == "units of score"
+    assert with_false.margin_scale == "the units of 'score'"
     pd.testing.assert_frame_equal(with_false.tidy(), plain.tidy())
     with pytest.raises(rlstats.OptionError, match="normalize= with published="):
         rlstats.equivalence(mine, "score ~ agent | task", margin=0.5, published=table, normalize="minmax")
@@ -242,7 +242,7 @@ def test_noninferiority_says_its_one_sided_rule():
     assert "interval lies within \u00b10.5" in tost
     for text in (higher, lower, tost):
         assert "(a margin should be fixed before the analysis)" not in text  # said inside the units' parentheses
-        assert "units of score; a margin should be fixed before the analysis)" in text
+        assert "(the units of 'score'; a margin should be fixed before the analysis)" in text
         assert "), fixed before the analysis" not in text
 
 
@@ -340,5 +340,89 @@ def test_one_task_has_no_across_tasks_test():
     tidy = res.tidy()
     assert tidy.query("scope == 'task'")["shown"].notna().all()
     assert tidy.query("scope != 'task'")["conclusion"].tolist() == ["withheld"]  # the aggregate: no row, a note
-    assert any("across-tasks test needs 2 or more tasks" in n for n in res.notes)
+    assert any("across-tasks test is withheld for agent_1 vs agent_2: they share only one task (task_01)" in n
+               for n in res.notes)
     assert any("aggregate (IQM) difference is withheld" in n and "there is one task" in n for n in res.notes)
+
+
+# ---------------------------------------------------------------------------- issue 41 items 1-2: withholding, units
+
+#: final evaluation returns of A2C and PPO in /work/shared/data/logs/sb3_classic (3 seeds), normalised to [0, 1] by
+#: each environment's return range (Acrobot-v1 [-500, 0], CartPole-v1 [0, 500]): every PPO run on Acrobot-v1 hit the
+#: 500-step cap, so it scores 0 three times (the vignette's frame, issue 41 item 5)
+SB3 = pd.DataFrame({"agent": ["A2C"] * 6 + ["PPO"] * 6, "task": (["Acrobot-v1"] * 3 + ["CartPole-v1"] * 3) * 2,
+                    "seed": [0, 1, 2] * 4, "score": [0.0, 0.8204, 0.6452, 0.8128, 0.9904, 0.4896,
+                                                     0.0, 0.0, 0.0, 0.6532, 0.642, 0.7272]})
+
+
+def test_aggregate_is_withheld_where_the_bootstrap_withholds_an_agent():
+    # the SB3 frame gave -3.58 to 0.69 for a difference in [-1, 1]: its difference's bootstrap-t is withheld (the
+    # bootstrap withheld PPO's interval before its standard-error floor, issue 40; with the floor the range rule holds)
+    res = rlstats.equivalence(SB3, "score ~ agent | task/seed", margin=0.05, n_resamples=2000, rng=0)
+    row = res.tidy().query("scope == 'aggregate'").iloc[0]
+    assert row["conclusion"] == "withheld" and np.isnan(row["conf_low"]) and np.isnan(row["conf_high"])
+    assert np.isnan(row["p_value"]) and row["shown"] is None
+    assert row["estimate"] == pytest.approx(0.692 - 0.3238)  # the IQMs' difference is still the estimate
+    assert any("aggregate (IQM) difference is withheld for A2C vs PPO" in n for n in res.notes)
+    assert "aggregate: withheld (see the notes)" in str(res)
+    # PPO failing every run (all 0): the bootstrap withholds its studentised interval, and so does this test
+    flat = SB3.assign(score=SB3["score"].where(SB3["agent"] == "A2C", 0.0))
+    boot = rlstats.bootstrap(flat, "score ~ agent | task/seed", metrics=["iqm"], n_resamples=2000, rng=0).tidy()
+    assert boot.set_index("agent").loc["PPO", ["conf_low", "conf_high"]].isna().all()
+    res = rlstats.equivalence(flat, "score ~ agent | task/seed", margin=0.05, n_resamples=2000, rng=0)
+    assert res.tidy().query("scope == 'aggregate'")["conclusion"].iloc[0] == "withheld"
+    assert any("aggregate (IQM) difference is withheld for A2C vs PPO: the bootstrap withholds the studentised "
+               "interval of PPO" in n for n in res.notes)
+    assert not any("interval=\"percentile\"" in n for n in res.notes)  # the bootstrap's way on is not this test's
+
+
+def test_aggregate_is_withheld_where_its_interval_leaves_the_resampled_range():
+    # both agents' bootstrap intervals are given, but the difference's bootstrap-t interval reaches beyond
+    # min(A2C) - max(PPO) = 0.586 - 0.817: t* blown up by resamples whose standard errors are near 0
+    df = SB3.assign(score=[0.668, 0.720, 0.757, 0.662, 0.586, 0.759, 0.564, 0.817, 0.690, 0.564, 0.729, 0.564])
+    boot = rlstats.bootstrap(df, "score ~ agent | task/seed", metrics=["iqm"], n_resamples=1000, rng=0).tidy()
+    assert boot[["conf_low", "conf_high"]].notna().all().all()
+    res = rlstats.equivalence(df, "score ~ agent | task/seed", margin=0.05, n_resamples=1000, rng=0)
+    row = res.tidy().query("scope == 'aggregate'").iloc[0]
+    assert row["conclusion"] == "withheld" and np.isnan(row["conf_low"])
+    assert any("withheld for A2C vs PPO: its bootstrap-t interval reaches beyond the range" in n for n in res.notes)
+    # a healthy interval stays given: test_aggregate_is_the_bootstraps_difference
+
+
+def test_units_of_a_frame_normalised_beforehand_read_as_bayes_reads_them():
+    # a frame made by rlstats.normalize holds normalised scores: bayes said so, equivalence said "units of score"
+    raw = rlstats.datasets.simulate(agents=2, tasks=3, seeds=5, rng=0)
+    normalised = rlstats.normalize(raw, "minmax", by="task", score="score")
+    formula = "score ~ agent | task/seed"
+    tost = rlstats.equivalence(normalised, formula, margin=0.05, aggregate=None)
+    signed = rlstats.bayes(normalised, formula, rope=0.05, n_samples=500, rng=0)
+    assert tost.margin_scale == signed.rope_scale == "normalised scores"
+    assert "margin = 0.05 (normalised scores)" in str(tost) and "in normalised scores" in str(signed)
+    # the same fact read from one home: the Design; a normalised frame analysed through another column is not
+    assert rlstats.build(normalised, formula).normalized and not rlstats.build(raw, formula).normalized
+    other = normalised.assign(raw_score=raw["score"])
+    assert not rlstats.build(other, "raw_score ~ agent | task/seed").normalized
+    assert rlstats.equivalence(raw, formula, margin=0.5, aggregate=None).margin_scale \
+        == rlstats.bayes(raw, formula, rope=0.5, n_samples=500, rng=0, normalize=False).rope_scale \
+        == "the units of 'score'"
+
+
+def test_across_tasks_note_names_the_reason_it_is_withheld():
+    # the note said "needs 2 or more tasks ... (with across='welch', 2 runs ...; across='paired_t' needs one)" where
+    # the reason was a single shared task: it names the reason of each pair now
+    one_task = SB3[SB3["task"] == "CartPole-v1"]
+    notes = rlstats.equivalence(one_task, "score ~ agent | task/seed", margin=0.05).notes
+    assert ("the across-tasks test is withheld for A2C vs PPO: they share only one task (CartPole-v1), and a test "
+            "across tasks needs 2 or more; its per-task test is the answer there") in notes
+    assert not any("needs one" in n for n in notes)
+    one_run = SB3[SB3["seed"] == 0]
+    notes = rlstats.equivalence(one_run, "score ~ agent | task/seed", margin=0.05, aggregate=None).notes
+    assert ("the across-tasks test is withheld for A2C vs PPO: across='welch' reads the spread of the runs within "
+            "every shared task, and 2 tasks of 2 (Acrobot-v1, CartPole-v1) lack one (fewer than 2 runs of an agent, "
+            "or runs that all score the same); add runs, or use across='paired_t' (tasks as a sample, one run per "
+            "cell is enough)") in notes
+    paired = rlstats.equivalence(one_run, "score ~ agent | task/seed", margin=0.05, aggregate=None, across="paired_t")
+    assert not any("across-tasks test is withheld" in n for n in paired.notes)
+    # PPO's Acrobot-v1 runs all score 0: that task lacks a spread for PPO; CartPole-v1 has one
+    notes = rlstats.equivalence(SB3, "score ~ agent | task/seed", margin=0.05, aggregate=None).notes
+    assert not any("across-tasks test is withheld" in n for n in notes)  # A2C's Acrobot-v1 runs vary: Welch's t holds

@@ -1,5 +1,5 @@
 """Notes bound to the rows they describe (issue 39 item 1): after a pandas subset, reorder or concat, a result
-states only what is true of the rows it analyses, and says in one line that notes about other rows were left out.
+states only what is true of the rows it analyses, and says in one line how many rows of its frame are not in these data (their notes are not shown).
 
 The end-to-end tests read a folder laid out like the public Stable-Baselines3 trained agents
 (rl-baselines3-zoo's ``rl-trained-agents``: ``<algo>/<Env>_1/evaluations.npz`` and ``0.monitor.csv``, one run
@@ -132,7 +132,8 @@ def test_a_pandas_subset_to_the_atari_games_states_only_what_is_true_of_them(zoo
                 "more than one logging interval before the last run of its task, so its value comes from earlier "
                 "in training (run '1' of agent 'qrdqn' on task 'MsPacmanNoFrameskip-v4' at 950k, its task's runs "
                 "reaching 10M); " + ENDS_RULE + ")",
-                f"notes about {len(zoo) - len(atari)} rows not in these data were left out"]
+                f"these data lack {len(zoo) - len(atari)} rows of the frame they were taken from; notes about those "
+                "rows alone are not shown"]
     results = results_of(atari)
     assert not isinstance(results["bootstrap over tasks"], DesignError)
     assert_carried(results, expected, absent=("PandaStack-v1", "Acrobot-v1", "CartPole-v1", "her", "100k", "500k"))
@@ -147,7 +148,7 @@ def test_a_subset_to_the_classic_tasks_names_the_short_a2c_run_and_not_the_kille
                 "more than one logging interval before the last run of its task, so its value comes from earlier "
                 "in training (run '1' of agent 'a2c' on task 'Acrobot-v1' at 100k, its task's runs reaching 500k); "
                 + ENDS_RULE + ")",
-                "notes about 12 rows not in these data were left out"]
+                "these data lack 12 rows of the frame they were taken from; notes about those rows alone are not shown"]
     assert_carried(results_of(classic), expected, absent=("MsPacmanNoFrameskip-v4", "PandaStack-v1", "her", "qrdqn",
                                                           "10M"))
 
@@ -157,7 +158,7 @@ def test_a_reordered_frame_keeps_every_note(zoo):
     assert notes_for(shuffled) == notes_for(zoo) == zoo.attrs[NOTES_ATTR]
     res = rlstats.compare(shuffled, FORMULA)
     assert list(res.notes[:5]) == list(zoo.attrs[NOTES_ATTR])
-    assert not [n for n in res.notes if "not in these data" in n]
+    assert not [n for n in res.notes if "these data lack" in n]
 
 
 def test_a_subset_that_keeps_every_run_and_only_drops_nothing_keeps_every_note(zoo):
@@ -185,7 +186,7 @@ def test_the_concat_of_two_annotated_frames_keeps_each_frames_notes(tmp_path):
     # The classic frame's note on its a2c run that stopped at 100k is left out with a2c's 5 runs (3 Atari, 2
     # classic): the line counts the rows of the stacked frame not here, as for any subset of one frame.
     assert "qrdqn" in said[2] and "a2c" not in " ".join(said) and said[-1] == (
-        "notes about 5 rows not in these data were left out")
+        "these data lack 5 rows of the frame they were taken from; notes about those rows alone are not shown")
 
 
 def test_a_concat_of_parts_of_one_frame_reads_the_same_as_pandas_keeping_equal_attrs(zoo):
@@ -196,7 +197,7 @@ def test_a_concat_of_parts_of_one_frame_reads_the_same_as_pandas_keeping_equal_a
     assert joined.attrs[PROVENANCE_ATTR] is zoo.attrs[PROVENANCE_ATTR]  # pandas 3: equal attrs are kept
     assert notes_for(rlstats.concat(parts)) == notes_for(joined)
     assert notes_for(joined)[0] == read_note(10) and notes_for(joined)[-1] == (
-        "notes about 8 rows not in these data were left out")
+        "these data lack 8 rows of the frame they were taken from; notes about those rows alone are not shown")
     whole = rlstats.concat([zoo.iloc[:7], zoo.iloc[7:]])
     assert notes_for(whole) == zoo.attrs[NOTES_ATTR]  # all the rows again: nothing left out
 
@@ -216,11 +217,11 @@ def test_the_shared_sb3_logs_subset_to_one_task(sb3):
     res = rlstats.compare(cartpole, FORMULA)
     assert list(res.notes[:2]) == ["read 9 runs from TensorBoard event files, tag 'eval/mean_reward' as 'score'",
                                    dqn_note]  # the same runs end early: said as it was, nothing left out
-    assert not [n for n in res.notes if "Acrobot" in n or "not in these data" in n]
+    assert not [n for n in res.notes if "Acrobot" in n or "these data lack" in n]
     acrobot = runs[(runs["task"] == "Acrobot-v1")]
     assert notes_for(acrobot) == ("read 6 runs from TensorBoard event files, tag 'eval/mean_reward' as 'score'",
                                   "score: the value at each run's last logged step (every run ends at step 20k)",
-                                  "notes about 9 rows not in these data were left out")
+                                  "these data lack 9 rows of the frame they were taken from; notes about those rows alone are not shown")
 
 
 # ----------------------------------------------------------------------------- the pieces
@@ -235,10 +236,10 @@ def test_sentences_stay_frame_notes_go_and_the_line_adds_up_over_subsets():
     assert frame.attrs[NOTES_ATTR] == ("scores doubled", "2 rows dropped")
     assert notes_for(frame.iloc[::-1]) == ("scores doubled", "2 rows dropped")
     first = frame[frame["score"] < 8]
-    assert notes_for(first) == ("scores doubled", "notes about 4 rows not in these data were left out")
+    assert notes_for(first) == ("scores doubled", "these data lack 4 rows of the frame they were taken from; notes about those rows alone are not shown")
     second = add_note(first.copy(), "then halved")
     assert notes_for(second[second["score"] < 2]) == (
-        "scores doubled", "then halved", "notes about 10 rows not in these data were left out")
+        "scores doubled", "then halved", "these data lack 10 rows of the frame they were taken from; notes about those rows alone are not shown")
 
 
 def test_row_notes_are_worded_again_for_the_keys_present():
@@ -249,9 +250,9 @@ def test_row_notes_are_worded_again_for_the_keys_present():
     set_notes(frame, [note])
     said = notes_for(frame[frame["agent"] != "b"])
     assert said == ("tasks named by their position in the rliable arrays, a, c here (tasks= names them)",
-                    "notes about 4 rows not in these data were left out")
+                    "these data lack 4 rows of the frame they were taken from; notes about those rows alone are not shown")
     renamed = frame.rename(columns={"agent": "algo"})  # the notes' key column is gone: they cannot be bound
-    assert notes_for(renamed) == ("notes of the frame these rows came from that no longer hold for them were left out",)
+    assert notes_for(renamed) == ("notes of the frame these rows came from that no longer hold for them are not shown",)
 
 
 def test_minmax_bounds_are_those_of_the_tasks_analysed():
@@ -261,7 +262,7 @@ def test_minmax_bounds_are_those_of_the_tasks_analysed():
     pong = notes_for(out[out["task"] == "Pong"])
     assert pong == ("'score' normalised per task as (score - min) / (max - min) with min and max the smallest and "
                     "largest score of each task in the frame normalised (before these rows were selected): Pong -20 "
-                    "to 10", "notes about 4 rows not in these data were left out")
+                    "to 10", "these data lack 4 rows of the frame they were taken from; notes about those rows alone are not shown")
     assert notes_for(out.iloc[::-1])[0].endswith("in the data: Boxing 2 to 6.5, Pong -20 to 10, Seaquest 100 to 300")
 
 
@@ -278,7 +279,7 @@ def test_an_early_end_among_read_logs_runs_is_said_again_of_the_siblings_present
              "agent=ppo task=Hopper-v4 seed={seed} ends at step 500 (its {n} siblings: median 1,000)")
     assert frame.attrs[NOTES_ATTR][-1] == early.format(seed=3, n=3)
     two = frame[frame["seed"].isin([0, 3])]
-    assert notes_for(two)[-2:] == (early.format(seed=3, n=1), "notes about 20 rows not in these data were left out")
+    assert notes_for(two)[-2:] == (early.format(seed=3, n=1), "these data lack 20 rows of the frame they were taken from; notes about those rows alone are not shown")
     assert frame.attrs[NOTES_ATTR][0].startswith("read 4 runs from 4 Stable-Baselines3 EvalCallback evaluations.npz "
                                                  "files, tags 'eval/mean_reward' (each evaluation's mean return")
     assert notes_for(two)[0] == frame.attrs[NOTES_ATTR][0].replace("4 runs from 4 ", "2 runs from ")
@@ -320,7 +321,7 @@ def test_align_steps_names_the_grids_of_the_tasks_present():
     cartpole = aligned[aligned["task"] == "CartPole-v1"]
     assert len(aligned) - len(cartpole) == 4 * 4  # Acrobot's 4 runs at 4 steps each
     assert notes_for(cartpole) == ("every run is logged at the same 6 steps from 5k to 30k",
-                                   "notes about 16 rows not in these data were left out")
+                                   "these data lack 16 rows of the frame they were taken from; notes about those rows alone are not shown")
 
 
 def test_a_frame_written_to_parquet_and_read_back_keeps_its_bound_notes(zoo, tmp_path):
@@ -333,7 +334,7 @@ def test_a_frame_written_to_parquet_and_read_back_keeps_its_bound_notes(zoo, tmp
     assert notes_for(back) == zoo.attrs[NOTES_ATTR]
     atari = back[back["task"].str.contains("NoFrameskip")]
     assert notes_for(atari) == notes_for(zoo[zoo["task"].str.contains("NoFrameskip")])
-    assert notes_for(atari)[-1] == "notes about 6 rows not in these data were left out"
+    assert notes_for(atari)[-1] == "these data lack 6 rows of the frame they were taken from; notes about those rows alone are not shown"
 
 
 def test_notes_follow_a_chain_of_subsets_through_normalize_and_summarize_runs():
@@ -341,7 +342,7 @@ def test_notes_follow_a_chain_of_subsets_through_normalize_and_summarize_runs():
     scaled = rlstats.normalize(curves, "minmax")
     bounds = curves.groupby("task", observed=True)["score"].agg(["min", "max"])  # independent: pandas
     runs = rlstats.summarize_runs(scaled[scaled["task"] != "task_03"], "score ~ agent | task/seed", step="step")
-    assert runs.attrs[NOTES_ATTR][1:] == ("notes about 16 rows not in these data were left out",  # task_03's curves
+    assert runs.attrs[NOTES_ATTR][1:] == ("these data lack 16 rows of the frame they were taken from; notes about those rows alone are not shown",  # task_03's curves
                                           "1 task level with no runs left out: task_03",
                                           "score: the value at each run's last logged step (every run ends at step 1M)")
     one = runs[runs["task"] == "task_01"]
@@ -350,7 +351,7 @@ def test_notes_follow_a_chain_of_subsets_through_normalize_and_summarize_runs():
         "'score' normalised per task as (score - min) / (max - min) with min and max the smallest and largest score "
         f"of each task in the frame normalised (before these rows were selected): task_01 {low:.5g} to {high:.5g}",
         "score: the value at each run's last logged step (every run ends at step 1M)",
-        "notes about 4 rows not in these data were left out")  # task_02's runs, and the task_03 level's note
+        "these data lack 4 rows of the frame they were taken from; notes about those rows alone are not shown")  # task_02's runs, and the task_03 level's note
 
 
 def _said_again_of_every_item(frame):
@@ -399,7 +400,7 @@ def test_runs_read_from_several_files_and_reruns_are_said_of_the_runs_present(tm
     seed0 = notes_for(frame[frame["seed"] == 0])
     assert seed0[1] == notes[1].replace("2 runs", "1 run").split("; agent=ppo task=hopper seed=1")[0]
     assert not [n for n in seed0 if "started again" in n or "seed=1" in n]
-    assert seed0[-1].startswith("notes about ") and seed0[-1].endswith(" rows not in these data were left out")
+    assert seed0[-1].startswith("these data lack ") and seed0[-1].endswith(" rows of the frame they were taken from; notes about those rows alone are not shown")
     seed2 = notes_for(frame[frame["seed"] == 2])  # read from one file, never rerun: only the read count
     assert seed2[0].startswith("read 1 run from TensorBoard event files") and len(seed2) == 2
 
@@ -421,7 +422,7 @@ def test_a_polars_frame_summarised_says_its_conversion_of_the_curves_only_of_the
     assert notes_for(runs.iloc[::-1]) == runs.attrs[NOTES_ATTR]
     assert notes_for(runs[runs["task"] == "task_01"]) == (  # 48 rows were converted, not the 4 runs analysed
         "score: the value at each run's last logged step (every run ends at step 1M)",
-        "notes about 8 rows not in these data were left out")
+        "these data lack 8 rows of the frame they were taken from; notes about those rows alone are not shown")
     frame = rlstats.interop.as_pandas(pl.from_pandas(curves))  # at the front door: the rows analysed, counted
     assert notes_for(frame[frame["step"] > 0]) == (f"{converted} ({int((curves['step'] > 0).sum()):,} rows)",)
 

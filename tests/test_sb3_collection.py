@@ -110,4 +110,4 @@ def test_a_pandas_subset_to_the_atari_games_says_only_what_is_true_of_them(colle
         for other in ("Acrobot", "PandaStack", "'her'", r"\bher\b", r"\btqc\b", "never ran on a common task"):
             assert not re.search(other, said), (call.__name__, other)
         assert "run '1' of agent 'qrdqn' on task 'MsPacmanNoFrameskip-v4'" in said
-        assert "read 16 runs" in said and "notes about 21 rows not in these data were left out" in said
+        assert "read 16 runs" in said and "these data lack 21 rows of the frame they were taken from; notes about those rows alone are not shown" in said

@@ -13,6 +13,7 @@ from ...results import Result, resultclass
 from . import plots
 
 _MODELS = {"signed_rank": "Bayesian signed-rank test", "hierarchical": "hierarchical model"}
+ACROSS = plots.ACROSS  # what each model's estimate across tasks is called (the figures' labels too)
 
 
 @resultclass
@@ -36,7 +37,9 @@ class BayesResult(Result):
         Runs per cell.
     comparisons : DataFrame
         One row per pair (``tidy()``): agent_1, agent_2, p_better, p_rope, p_worse, estimate (posterior mean of the
-        mean difference across tasks), conf_low and conf_high (equal-tailed credible interval), n_tasks; with the
+        difference across tasks: the signed-rank model's Dirichlet-weighted mean of the task differences, the
+        hierarchical model's delta0, the centre (location) of the tasks' Student-t, which is not their mean), conf_low
+        and conf_high (equal-tailed credible interval), n_tasks; with the
         hierarchical model also p_better_next, p_rope_next, p_worse_next (a next task's difference: baycomp's
         ``HierarchicalTest`` probabilities), r_hat (the largest over the pair's parameters) and ess_bulk (the smallest).
     task_effects : DataFrame
@@ -46,7 +49,7 @@ class BayesResult(Result):
         Signed-rank model on a complete design: each ordering of the agents by their Dirichlet-weighted mean over
         tasks seen in the draws, best first, with its posterior probability, most probable first.
     posterior_draws : ndarray, shape (n_pairs, kept)
-        The first posterior draws of each pair's mean difference across tasks (for the figures).
+        The first posterior draws of each pair's difference across tasks (the estimate's; for the figures).
     simplex_draws : ndarray, shape (n_pairs, kept, 3)
         The first draws of the posterior masses (worse, rope, better) (for the simplex): of the Walsh averages with
         the signed-rank model, of a next task's difference with the hierarchical model.
@@ -85,7 +88,7 @@ class BayesResult(Result):
 
     def plot(self, ax: Any = None, kind: str | None = None, **kwargs: Any) -> Any:
         """The simplex of the three probabilities (baycomp's figure; the signed-rank model's default) or the posterior
-        of the mean difference across tasks with the ROPE shaded (``kind="posterior"``, the hierarchical model's
+        of the difference across tasks (mean, or the hierarchical model's centre delta0) with the ROPE shaded (``kind="posterior"``, the hierarchical model's
         default; its simplex shows a next task's masses)."""
         if kind is None:
             kind = "simplex" if self.model == "signed_rank" else "posterior"
@@ -123,8 +126,8 @@ class BayesResult(Result):
             return ("P(.): share of posterior draws in which that region holds the largest Dirichlet-weighted mass of "
                     "the Walsh averages (about a median: it can disagree with the sign of the mean); mean diff and "
                     "interval: posterior of the mean difference across tasks")
-        return ("P(.): posterior probability that the mean difference across tasks lies above, within or below the "
-                "ROPE; P(. next): that a next task's difference has its largest mass there")
+        return ("P(.): posterior probability that delta0, the centre (location) of the tasks' differences, lies "
+                "above, within or below the ROPE; P(. next): that a next task's difference has its largest mass there")
 
     def _what(self):
         if self.model == "signed_rank":
@@ -136,7 +139,7 @@ class BayesResult(Result):
         share = [[self._share(p) for p in pairs[c]] for c in ("p_better", "p_rope", "p_worse")]
         shown = pd.DataFrame({"pair": pairs["agent_1"] + " vs " + pairs["agent_2"],
                               "P(better)": share[0], "P(rope)": share[1],
-                              "P(worse)": share[2], "mean diff": pairs["estimate"],
+                              "P(worse)": share[2], ACROSS[self.model][0]: pairs["estimate"],
                               "lower": pairs["conf_low"], "upper": pairs["conf_high"], "tasks": pairs["n_tasks"]})
         if "r_hat" in pairs:
             shown["P(better next)"] = [self._share(p) for p in pairs["p_better_next"]]
@@ -147,9 +150,9 @@ class BayesResult(Result):
     def _extra_lines(self):
         lines = [f"model: {_MODELS[self.model]} ({self._what()})",
                  f"posterior probabilities that agent 1 is practically better / equivalent / worse than agent 2; "
-                 f"mean difference across tasks with {self.confidence_level:.0%} credible interval:",
+                 f"{ACROSS[self.model][2]} with {self.confidence_level:.0%} credible interval:",
                  f"  {self._meaning()}",
-                 f"  mean diff = {self._direction()}"]
+                 f"  {ACROSS[self.model][0]} = {self._direction()}"]
         lines += ["  " + line for line in fmt.table_text(self._shown_pairs(), 4).splitlines()]
         if self.orderings is not None:
             top = self.orderings.head(5)
@@ -171,7 +174,8 @@ class BayesResult(Result):
 
     # ---- tidy output ------------------------------------------------------------------
     def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
-        """One row per pair: p_better, p_rope, p_worse and the posterior of the mean difference across tasks."""
+        """One row per pair: p_better, p_rope, p_worse and the posterior of the difference across tasks (estimate: the
+        signed-rank model's mean difference, the hierarchical model's centre delta0)."""
         out = self.comparisons.copy()
         out["rope"] = self.rope
         out["model"] = self.model
@@ -194,7 +198,8 @@ class BayesResult(Result):
         else:
             how = (f"the Bayesian hierarchical model of Corani et al. (2017) (per-task mean differences Student-t "
                    f"across tasks, runs as normal replicates), fitted by Gibbs sampling with {self.chains} chains of "
-                   f"{self.draws} draws; the probabilities are those of the mean difference across tasks")
+                   f"{self.draws} draws; the probabilities are those of delta0, the centre (location) of the tasks' "
+                   "differences, which is not their mean")
         region = ("no region of practical equivalence (rope = 0)" if self.rope == 0 else
                   f"a region of practical equivalence of \u00b1{fmt.signif(self.rope, 3)} in {self.rope_scale}")
         text = (f"We compared {self.n_agents} agents on {self.n_tasks} tasks ({self.nobs} runs) with {how}, with "
@@ -203,7 +208,7 @@ class BayesResult(Result):
         for row in self.comparisons.itertuples():
             better, rope, worse = (self._share(p, 3) for p in (row.p_better, row.p_rope, row.p_worse))
             parts.append(f"{row.agent_1} vs {row.agent_2}: P(better) {_eq(better)}, P(equivalent) {_eq(rope)}, "
-                         f"P(worse) {_eq(worse)}, mean difference "
+                         f"P(worse) {_eq(worse)}, {ACROSS[self.model][1]} "
                          f"{fmt.signif(row.estimate, 3)} ({self.confidence_level:.0%} credible interval "
                          f"{fmt.signif(row.conf_low, 3)} to {fmt.signif(row.conf_high, 3)})")
         text += "; ".join(parts) + "."

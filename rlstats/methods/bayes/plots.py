@@ -13,6 +13,12 @@ import numpy as np
 from ...errors import OptionError
 from ...plotting import PAGE_WIDTH, SMALL_FONT, panels
 
+#: what each model's difference across tasks (tidy()'s estimate) is: (printed column, short name, full name); the
+#: hierarchical model's delta0 is the location of a heavy-tailed t, which weighs far-off tasks less than a mean does
+ACROSS = {"signed_rank": ("mean diff", "mean difference", "mean difference across tasks (Dirichlet-weighted)"),
+          "hierarchical": ("centre (delta0)", "centre of the differences (delta0)",
+                           "centre of the differences across tasks (delta0, the location of their Student-t)")}
+
 #: the simplex's corners in the plane: worse (left), equivalent (top), better (right), as baycomp draws it
 _CORNERS = np.array([[0.0, 0.0], [0.5, np.sqrt(3) / 2], [1.0, 0.0]])
 
@@ -69,7 +75,8 @@ def plot_simplex(result, *, ax=None, width=None, **kwargs):
 
 
 def plot_posterior(result, *, ax=None, width=None, **kwargs):
-    """Each pair's posterior of the mean difference across tasks (a histogram of the result's kept draws: with the
+    """Each pair's posterior of the difference across tasks, the mean (signed-rank) or delta0, the centre of the tasks'
+    Student-t (hierarchical) (a histogram of the result's kept draws: with the
     hierarchical model every k-th draw of all chains), the ROPE shaded and the credible interval marked; the x label
     names the difference's direction and units.  With the signed-rank model the title's probabilities are the shares
     of draws where each region holds the largest Walsh-average mass ("Walsh shares"), not areas of this histogram."""
@@ -91,7 +98,7 @@ def plot_posterior(result, *, ax=None, width=None, **kwargs):
         direction = (f"{row.agent_1} \u2212 {row.agent_2}" if result.higher_is_better else
                      f"{row.agent_2} \u2212 {row.agent_1}, lower is better")
         # two lines: agent names and the units would run past a paper column on one
-        panel.set_xlabel(f"mean difference, {direction}\n({result.rope_scale}"
+        panel.set_xlabel(f"{ACROSS[result.model][1]}, {direction}\n({result.rope_scale}"
                          + ("; ROPE shaded)" if result.rope > 0 else ")"), fontsize=SMALL_FONT)
         panel.tick_params(labelsize=SMALL_FONT)
     return axes[0] if len(axes) == 1 else fig

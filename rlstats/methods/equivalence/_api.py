@@ -169,7 +169,12 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
         The aggregate whose difference is tested, from :func:`rlstats.bootstrap` (its default studentised
         resamples, at confidence level 1 - 2 alpha): bootstrap-t interval of the difference, each agent resampled
         on its own stream. Given when every agent ran every task with at least 3 runs, on 2 or more tasks
-        (the bootstrap's own rule); otherwise withheld with a note. None leaves it out.
+        (the bootstrap's own rule); otherwise withheld with a note. A pair's is also withheld where the bootstrap
+        withholds either agent's interval (resamples with standard error 0), or where its interval reaches beyond
+        the range the difference takes in any resample (each agent's IQM or mean lies within its scores): an end
+        there comes from near-zero standard errors, not from the data, and is withheld rather than clipped, since a
+        clipped end would be a bound of the range, not a confidence bound, and the p-values read the same t*.
+        None leaves it out.
     n_resamples : int
         Bootstrap resamples of the aggregate (at least 100).
     normalize : DataFrame, str, dict or False, optional
@@ -254,10 +259,8 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
 
 
 def _scale(design):
-    """What the margin's units are, in words: the Design's record of whether it normalised the response (a frame
-    normalised beforehand holds its normalised scores in the response column, whose units they are; its notes say
-    how it was made)."""
-    return "normalised score" if design.normalized else f"units of {design.formula.response}"
+    """What the margin's units are, in words, as every result says them (:attr:`rlstats.design.Design.units`)."""
+    return design.units
 
 
 # ----------------------------------------------------------------------------- per-cell summaries
@@ -394,7 +397,7 @@ def _run(design, options, rng, scale):
         notes += more
         table = pd.concat([table, pd.DataFrame(aggregate)], ignore_index=True) if aggregate else table
     table = _ordered(table, pairs)
-    notes += _across_notes(table) + _size_notes(design, options, table)
+    notes += _across_notes(table, options.across) + _size_notes(design, options, table)
     return _result(design, options, pairs, table, notes, seed, scale, published=False)
 
 
@@ -414,7 +417,13 @@ def _aggregate(design, options, pairs, rng):
                                   confidence_level=1 - 2 * options.alpha, rng=rng,
                                   progress=False, max_seconds=float("inf"))  # equivalence() estimated it and shows it
     index = {name: j for j, name in enumerate(result.agents)}
-    rows = []
+    # each agent's scores bound its resampled IQM or mean: a difference's end beyond them is t* blown up by
+    # standard errors near 0, which the bootstrap-t cannot support (withheld: a clipped end is no confidence bound)
+    low = np.full(design.n_agents, np.inf)
+    high = np.full(design.n_agents, -np.inf)
+    np.minimum.at(low, design.agent, design.y)
+    np.maximum.at(high, design.agent, design.y)
+    rows, lost, reaches = [], {}, options.alpha * (options.n_resamples + 1) >= 1
     for a, b in pairs:
         i, j = index[a], index[b]
         delta = result.estimates[i, 0] - result.estimates[j, 0]
@@ -423,9 +432,21 @@ def _aggregate(design, options, pairs, rng):
         draw_se = np.hypot(result.resampled_standard_errors[i, 0], result.resampled_standard_errors[j, 0])
         test = kernels.bootstrap_t(delta, se, draws, draw_se, options.margin, options.alpha, options.alternative,
                                    options.higher_is_better)
+        # (too few resamples for alpha: an infinite interval and nothing shown, by that rule's note below)
+        own = [n for n, k in ((a, i), (b, j)) if reaches and not np.isfinite(result.intervals[k, 0]).all()]
+        beyond = reaches and ((test["conf_low"] < low[i] - high[j]) | (test["conf_high"] > high[i] - low[j]))
+        if own or beyond:
+            lost[f"{a} vs {b}"] = (f"the bootstrap withholds the studentised interval of {' and '.join(own)} (too "
+                                   "many resamples repeat one score in a task: standard error 0)" if own else
+                                   "its bootstrap-t interval reaches beyond the range the difference takes in any "
+                                   "resample of these scores (resamples with standard errors near 0)")
+            test = {key: np.nan if key != "shown" else False for key in test}
         rows += _rows("aggregate", a, b, None, f"bootstrap-t ({label})", delta, se, np.nan, test, options.margin)
-    fresh = [n for n in result.notes if n not in design.notes]
-    if options.alpha * (options.n_resamples + 1) < 1:  # no (hits + 1) / (B + 1) reaches alpha
+    # the bootstrap's own withholding notes point at its options; the pairs' note below says it for this test
+    fresh = [n for n in result.notes if n not in design.notes and not n.startswith("studentized intervals withheld")]
+    fresh += [f"the aggregate ({label}) difference is withheld for {pair}: {why}; add runs, or read the per-task and "
+              "across-tasks tests" for pair, why in lost.items()]
+    if not reaches:  # no (hits + 1) / (B + 1) reaches alpha
         fresh.append(f"the aggregate's bootstrap-t cannot show anything at alpha = {signif(options.alpha)} with "
                      f"{options.n_resamples} resamples (its smallest p-value is 1 / {options.n_resamples + 1}); "
                      f"raise n_resamples to {int(np.ceil(1 / options.alpha))} or more")
@@ -443,15 +464,31 @@ def _ordered(table, pairs):
     return table.iloc[np.argsort(key, kind="stable")].reset_index(drop=True)
 
 
-def _across_notes(table):
-    across = table[table["scope"] == "across tasks"]
-    lost = across[~np.isfinite(across["conf_low"].to_numpy(dtype=float))]
-    if not len(lost):
-        return []
-    names = "; ".join(f"{a} vs {b}" for a, b in zip(lost["agent_1"], lost["agent_2"]))
-    return [f"the across-tasks test needs 2 or more tasks where both agents ran (with across='welch', 2 runs of each in "
-            f"every one, for the spread within tasks; across='paired_t' needs one), with scores that vary; it is "
-            f"withheld for {names}"]
+def _across_notes(table, across):
+    """One note per pair whose across-tasks test is withheld, naming its reason: the tasks the pair shares, the
+    shared tasks without a spread (across='welch'), or task-level differences that do not vary (across='paired_t')."""
+    rows = table[table["scope"] == "across tasks"]
+    withheld = {}  # reason -> the pairs it withholds (pairs of one reason share a note)
+    for a, b, low in zip(rows["agent_1"], rows["agent_2"], rows["conf_low"].to_numpy(dtype=float)):
+        if np.isfinite(low):
+            continue
+        tasks = table[(table["scope"] == "task") & (table["agent_1"] == a) & (table["agent_2"] == b)]
+        flat = tasks[~np.isfinite(tasks["std_error"].to_numpy(dtype=float))]["task"].tolist()
+        if len(tasks) < 2:
+            why = (f"they share only one task ({tasks['task'].iloc[0]}), and a test across tasks needs 2 or more; "
+                   "its per-task test is the answer there" if len(tasks) else
+                   "they share no task where both ran")
+        elif across == "welch" and flat:
+            why = (f"across='welch' reads the spread of the runs within every shared task, and {count(len(flat), 'task')} "
+                   f"of {len(tasks)} ({', '.join(flat[:5])}{' ...' if len(flat) > 5 else ''}) lack one (fewer than 2 "
+                   "runs of an agent, or runs that all score the same); add runs, or use across='paired_t' (tasks as "
+                   "a sample, one run per cell is enough)")
+        else:
+            why = (f"their differences on the {len(tasks)} shared tasks are all the same, so the paired t over tasks "
+                   "has no spread to read" if across == "paired_t" else
+                   "the runs of every shared task score the same, so there is no spread to read")
+        withheld.setdefault(why, []).append(f"{a} vs {b}")
+    return [f"the across-tasks test is withheld for {'; '.join(pairs)}: {why}" for why, pairs in withheld.items()]
 
 
 def _size_notes(design, options, table):
@@ -498,7 +535,7 @@ def _run_published(design, options, table, scale):
         notes.append(f"no aggregate ({options.aggregate}) row: a published table holds per-task means and SDs, not "
                      "runs to bootstrap; the across-tasks test is of the mean over tasks")
     frame = _ordered(pd.DataFrame(rows), pairs)
-    notes += _across_notes(frame) + _size_notes(design, options, frame)
+    notes += _across_notes(frame, options.across) + _size_notes(design, options, frame)
     return _result(design, options, pairs, frame, notes, None, scale, published=True)
 
 

@@ -27,7 +27,8 @@ class EquivalenceResult(Result):
     margin : float
         The equivalence margin (the band is -margin to +margin).
     margin_scale : str
-        The margin's units: ``"units of <response>"`` or ``"normalised score"``.
+        The margin's units (``Design.units``, as every result says them): ``"normalised scores"`` or ``"the units of
+        '<response>'"``.
     alternative : str
         ``"equivalence"`` (TOST) or ``"noninferior"`` (one-sided).
     alpha : float
