@@ -526,6 +526,8 @@ OWN_OPTIONS = [
     ("bayes", "n_samples", 10, OptionError, "n_samples must be at least 100"),
     ("bayes", "chains", 1, OptionError, "chains must be at least 2"),
     ("bayes", "confidence_level", 95, OptionError, "confidence_level"),
+    # issue 41 item 1: the orderings' switch
+    ("bayes", "orderings", "yes", OptionError, "orderings= is True, False or None"),
 ]
 
 
