@@ -2,7 +2,7 @@
 model's fit of Atari 100k with its R-hats and effective sample sizes.
 
     python benchmarks/bench_bayes.py signed_rank      # needs baycomp (pip install baycomp): time per pair, agreement
-    RLSTATS_DATA_MIRROR=../shared/data/raw python benchmarks/bench_bayes.py atari --seeds 0 1 2
+    RLSTATS_DATA_MIRROR=../shared/data/raw python benchmarks/bench_bayes.py atari --seeds 0 1 2 [--orderings]
 
 CPU seconds are ``time.process_time()`` of the public call (best of ``--repeat``), one thread.
 """
@@ -58,11 +58,17 @@ def atari(args):
             warnings.simplefilter("always")
             seconds, res = _cpu(lambda: rlstats.bayes(six, "score ~ agent | task/seed", rope=0.01,
                                                       model="hierarchical", normalize="atari100k_reference",
-                                                      rng=seed), args.repeat)
+                                                      rng=seed, orderings=args.orderings or None), args.repeat)
         tidy = res.tidy()
         print(f"rng={seed}: {seconds:.2f} s CPU, largest R-hat {tidy['r_hat'].max():.4f}, smallest bulk ESS "
               f"{tidy['ess_bulk'].min():.0f} ({res.chains} chains x {res.draws} draws), "
               f"{sum('did not show convergence' in str(w.message) for w in caught)} convergence warning(s)")
+        if res.orderings is not None:
+            joint = res.diagnostics[res.diagnostics["parameter"].str.startswith("delta0 (joint")]
+            top = res.orderings.iloc[0]
+            print(f"  orderings: {len(res.orderings)} seen, most probable {top['ordering']} "
+                  f"({top['probability']:.3f}); the joint fit's largest R-hat {joint['r_hat'].max():.4f}, "
+                  f"smallest ESS {joint['ess_bulk'].min():.0f}")
 
 
 def main():
@@ -70,6 +76,8 @@ def main():
     parser.add_argument("what", choices=["signed_rank", "atari"])
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--seeds", type=int, nargs="+", default=[0])
+    parser.add_argument("--orderings", action="store_true",
+                        help="atari: also the joint fit behind the orderings (orderings=True)")
     args = parser.parse_args()
     {"signed_rank": signed_rank, "atari": atari}[args.what](args)
 

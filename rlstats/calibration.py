@@ -15,7 +15,9 @@ part: ``--only PROCEDURE``). One row per procedure and grid point:
     ``mixed.contrast`` (the mixed model's Tukey or Bonferroni simultaneous intervals of the pairwise differences,
     with Satterthwaite's or Kenward-Roger's df in ``test`` and the adjustment in ``interval``, hold every true
     difference; under agents alike, no pair is declared different), ``equivalence.size`` (the equivalence and
-    non-inferiority tests do not declare their alternative when the true difference sits on the margin), ...
+    non-inferiority tests do not declare their alternative when the true difference sits on the margin),
+    ``task_table.next_ranked`` (an effect-size interval against the next-ranked agent holds the true effect),
+    ``skillings_mack.conover_fwer`` (Conover's post hoc declares no pair of null agents different), ...
 design columns
     ``test``, ``statistic``, ``band``, ``interval``, ``metric``, ``agents``, ``tasks``, ``runs``,
     ``distribution``, ``configuration``: the design the row was simulated at; empty where a procedure has no such
@@ -151,6 +153,10 @@ DEFAULTS: dict[str, Patterns] = {
     # equivalence(): TOST per task (Welch) and across tasks (across="welch"); the aggregate's default metric, the IQM
     "equivalence.size": ({"test": "tost", "interval": ("welch", "welch_mean")},
                          {"test": "tost", "interval": "bootstrap_t", "metric": "iqm"}),
+    # issue 41 item 4: task_table's intervals against the next-ranked agent (effect_intervals="fcr"), and Conover's
+    # post hoc after the blocked rank test (its adjustment="auto", Holm)
+    "task_table.next_ranked": ({"interval": "fcr"},),
+    "skillings_mack.conover_fwer": ({"test": "conover", "statistic": "holm"},),
 }
 #: The defaults before issue 40 made every default hold its level (as :data:`DEFAULTS` read then): the figure
 #: draws a method that was the default and is no longer as a "former default". Never edited.

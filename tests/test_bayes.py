@@ -497,3 +497,82 @@ def test_hierarchical_note_states_the_pairing_and_its_assumption_without_asserti
             "this removes randomness that runs of one label share (an environment seed, say), if they do; where the "
             "labels only number the runs the pairs are arbitrary, which independent runs allow but which gains "
             "nothing") in res.notes
+# ---------------------------------------------------------------------------- orderings (issue 41 item 1)
+
+def _three_agents(seed=2, tasks=6, runs=4):
+    return rlstats.datasets.simulate(agents=3, tasks=tasks, seeds=runs, effect=0.5, rng=seed)
+
+
+def test_codes_of_enumerate_every_ordering_once():
+    # the Lehmer code of each permutation of 4 values is its index in orderings(4), best first
+    table = kernels.orderings(4)
+    values = np.array([[-p.index(a) for a in range(4)] for p in table], dtype=float)  # agent p[0] highest
+    assert kernels.codes_of(values).tolist() == list(range(24))
+    assert kernels.codes_of(-values, higher_is_better=False).tolist() == list(range(24))
+
+
+@pytest.mark.filterwarnings("ignore:the chains of", "ignore:the joint fit")
+def test_hierarchical_orderings_are_the_joint_draws_ranked():
+    df = _three_agents(tasks=4, runs=3)
+    res = rlstats.bayes(df, "score ~ agent | task/seed", model="hierarchical", orderings=True, chains=2, warmup=100,
+                        draws=100, rng=1, normalize=False)
+    assert res.orderings["probability"].sum() == pytest.approx(1.0)
+    assert res.orderings["probability"].is_monotonic_decreasing and len(res.orderings) <= 6
+    assert "Orderings" in res.summary().tables
+    joint = res.diagnostics[res.diagnostics["parameter"] == "delta0 (joint fit, orderings)"]
+    assert list(joint["agent_2"]) == ["agent_1", "agent_1"]      # the reference: control= or the first agent
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore:the chains of", "ignore:the joint fit")
+def test_hierarchical_pairs_do_not_depend_on_the_orderings():
+    df = _three_agents()
+    kw = dict(model="hierarchical", chains=2, warmup=100, draws=150, rng=1, normalize=False)
+    res = rlstats.bayes(df, "score ~ agent | task/seed", orderings=True, **kw)
+    # without orderings=True the hierarchical model lists none, and says how to ask
+    plain = rlstats.bayes(df, "score ~ agent | task/seed", **kw)
+    assert plain.orderings is None and any("orderings=True" in n for n in plain.notes)
+    # the pairwise fits do not depend on whether the orderings were asked for (their own streams)
+    pd.testing.assert_frame_equal(plain.tidy(), res.tidy())
+
+
+def test_orderings_switch_off_and_bounds():
+    df = _three_agents()
+    assert rlstats.bayes(df, "score ~ agent | task/seed", orderings=False, n_samples=500, rng=0).orderings is None
+    many = rlstats.datasets.simulate(agents=9, tasks=3, seeds=2, rng=0)
+    with pytest.raises(rlstats.errors.OptionError, match="at most 8 agents"):
+        rlstats.bayes(many, "score ~ agent | task/seed", orderings=True, n_samples=500, rng=0)
+    holes = df[~((df["agent"] == "agent_2") & (df["task"] == df["task"].iloc[0]))]
+    with pytest.raises(rlstats.errors.DesignError, match="orderings=True needs every agent on every task"):
+        rlstats.bayes(holes, "score ~ agent | task/seed", orderings=True, n_samples=500, rng=0)
+
+
+@pytest.mark.slow  # two fits of 8 chains x 2,000 draws (~10 s on a shared core)
+@pytest.mark.filterwarnings("ignore:the chains of")
+def test_two_agent_ordering_equals_the_pairwise_posterior_when_the_reference_is_exact():
+    # The joint fit's independent check: with two agents whose reference (B) has runs that barely vary, the unpaired
+    # joint model and the paired pairwise model (checked against NUTS) have the same likelihood and priors, so the
+    # ordering's probability P(delta0 > 0) equals the pairwise p_better at rope=0, within Monte Carlo error.
+    rng = np.random.default_rng(11)
+    means = np.array([0.3, -0.2, 0.5, 0.1, 0.4, -0.1])
+    x = means[:, None] + 0.5 * rng.standard_normal((6, 8))
+    df = _pair_frame(x)
+    df.loc[df["agent"] == "B", "score"] = 1e-7 * rng.standard_normal(int((df["agent"] == "B").sum()))
+    kw = dict(model="hierarchical", rope=0.0, chains=8, warmup=500, draws=2000, normalize=False)
+    res = rlstats.bayes(df, "score ~ agent | task/seed", orderings=True, rng=4, **kw)
+    p_order = float(res.orderings.set_index("ordering")["probability"].get("A > B", 0.0))
+    p_pair = float(res.tidy()["p_better"].iloc[0])
+    ess = float(res.diagnostics["ess_bulk"].min())
+    se = np.sqrt(2 * p_pair * (1 - p_pair) / ess)
+    assert 0.6 < p_pair < 0.97
+    assert abs(p_order - p_pair) < 4.5 * se, (p_order, p_pair, se)
+
+
+def test_two_agent_signed_rank_ordering_is_the_share_of_positive_mean_differences():
+    # two agents: the ordering A > B holds in exactly the draws where the Dirichlet-weighted mean difference is
+    # positive (the ROPE plays no part), here all 1,000 draws kept for the figures; it is not p_better (a median's)
+    diffs = np.array([0.4, -0.3, 0.2, 0.05, -0.1, 0.3])
+    res = rlstats.bayes(_frame(diffs), "score ~ agent | task", rope=0.1, n_samples=1000, rng=3, normalize=False)
+    p = res.orderings.set_index("ordering")["probability"]
+    assert p.get("A > B", 0.0) == pytest.approx(float(np.mean(res.posterior_draws[0] > 0)), abs=1e-12)
+    assert p.sum() == pytest.approx(1.0)

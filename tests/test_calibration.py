@@ -590,6 +590,9 @@ def test_defaults_name_the_public_functions_defaults():
             _keyword_default(rlstats.equivalence, "aggregate")) == ("equivalence", "welch", "iqm")
     assert d["equivalence.size"] == ({"test": "tost", "interval": ("welch", "welch_mean")},
                                      {"test": "tost", "interval": "bootstrap_t", "metric": "iqm"})
+    # issue 41 item 4: the next-ranked intervals are task_table's effect intervals; Conover's "auto" is Holm
+    assert d["task_table.next_ranked"] == ({"interval": _keyword_default(rlstats.task_table, "effect_intervals")},)
+    assert d["skillings_mack.conover_fwer"] == ({"test": "conover", "statistic": "holm"},)
     # no method to choose, or chosen from the design: every row is a default
     for procedure in ("adastop.fwe", "skillings_mack.size"):
         assert d[procedure] == calibration.ALL, procedure

@@ -1098,3 +1098,48 @@ def test_header_names_friedman_on_a_complete_collapsed_design():
     tied = rlstats.skillings_mack(df.assign(score=df["score"].round(0)), "score ~ agent | task",
                                   within_cell="median", pvalue="asymptotic")
     assert tied.has_ties and tied.method == "Friedman rank sum test on cell medians (no tie correction)"
+
+
+# issue 41 item 4: the family-wise error of Conover's post hoc (rows skillings_mack.conover_fwer of calibration.csv)
+
+def _conover_fwer_module():
+    import runpy
+    from pathlib import Path
+
+    return runpy.run_path(str(Path(__file__).parent / "reference" / "conover_fwer.py"))
+
+
+@pytest.mark.slow  # 40 public calls with exact omnibus p-values
+def test_conover_fwer_screen_loses_no_declaration():
+    # the calibration module calls the public function only where its vectorised screen (smallest raw p at most
+    # twice Holm's first threshold) cannot clear a data set: the public function on every data set agrees
+    import warnings
+
+    module = _conover_fwer_module()
+    designs = module["_designs"]()
+    agents, tasks, runs, n_sim = 3, 5, 3, 40
+    screened = module["declared_any"](agents, tasks, runs, "capped", n_sim, 0, seed=3)
+    offset, scale = designs.design_draw(0, tasks)
+    rng = np.random.default_rng([4103, 3, agents, tasks, runs, designs.DISTRIBUTIONS.index("capped"), 0])
+    scores = designs.scores("capped", designs.deviations(rng, "capped", (n_sim, tasks, agents, runs)), 0.0,
+                            offset[:, None, None], scale[:, None, None])
+    t, a, s = np.meshgrid(np.arange(tasks), np.arange(agents), np.arange(runs), indexing="ij")
+    full = []
+    for i in range(n_sim):
+        df = pd.DataFrame({"task": t.ravel(), "agent": a.ravel(), "seed": s.ravel(), "score": scores[i].ravel()})
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            pairs = rlstats.skillings_mack(df, "score ~ agent | task/seed", variant="skillings_mack",
+                                           within_cell="mean", posthoc="conover", rng=i).tidy()
+        full.append(bool((pairs["significant"].astype(bool) & ~pairs["withheld"].astype(bool)).any()))
+    assert screened.tolist() == full
+
+
+@pytest.mark.parametrize("point", [(5, 10, 5, "heavy_tailed"), (8, 3, 20, "capped")])
+def test_conover_fwer_at_most_alpha_reduced(point):
+    # a reduced re-measurement of two grid points of the calibration rows: the default (Holm after the omnibus
+    # test) declares some pair of null agents different in at most alpha (+ 3 SE) of the data sets
+    module = _conover_fwer_module()
+    row = module["table_rows"](point, 150)[0]
+    assert row["n_sim"] == 600
+    assert 1 - row["coverage"] <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / row["n_sim"])

@@ -1,52 +1,91 @@
-"""False coverage-statement rate of the task table's intervals against the next-ranked agent (issue 41 item 3).
+"""Coverage of task_table's effect-size intervals against the next-ranked agent: the ``task_table.next_ranked`` rows
+of ``rlstats/calibration.csv`` (issue 41 item 3).
 
-Each simulated task has k agents with normal runs (sd 1) whose true means are spaced ``spacing`` apart; the agents
-are ordered by their mean run, and each agent's A12 and Hedges' g intervals against the agent ranked just above it
-are computed as ``rlstats.task_table`` does (``effect_intervals="fcr"``: each at 1 - 2 (1 - 0.95) / k). The share of
-a task's k - 1 intervals that miss the true value (A12 = Phi(delta / sqrt 2), delta the standardised difference of
-the pair's true means), averaged over 600 tasks, is the false coverage-statement rate, which the bound of
-Benjamini and Yekutieli (2005) keeps at most 0.05. Normal runs only: the skewed, heavy-tailed and capped scores of
-the calibration grid were not run for these intervals.
+    PYTHONPATH=. python tests/reference/calibrate.py --only task_table.next_ranked [--jobs 1] [--quick]
 
-    PYTHONPATH=. python tests/reference/coverage_next_ranked.py      (about a minute)
-
-Measured (numpy 2, seed 5), rate (Monte Carlo SE):
-    k=3 runs=3 spacing=0.5: A12 0.003 (0.001), Hedges' g 0.023 (0.004)
-    k=4 runs=5 spacing=0.5: A12 0.011 (0.002), Hedges' g 0.016 (0.003)
-    k=8 runs=5 spacing=0.3: A12 0.003 (0.001), Hedges' g 0.006 (0.001)
-    k=4 runs=10 spacing=0.0: A12 0.000 (0.000), Hedges' g 0.001 (0.001)
-    k=4 runs=3 spacing=1.0: A12 0.007 (0.002), Hedges' g 0.026 (0.004)
+(or this script with the same options). Each simulated task is a replicate of the grid's design (``designs.py``):
+agents 2, 3 and 8, runs per agent 3, 5, 10, 20, the four score distributions, and the agents' locations all equal
+(``all_equal``) or spaced 0.5 noise units apart (``spaced``: 0, -0.5, -1, ...); each task's offset and scale come
+from a design draw, and a row pools ``DESIGN_DRAWS`` draws (``coverage_min`` the worst). ``rlstats.task_table``
+(its default ``effect_intervals="fcr"``) orders the agents of each task by their mean run and gives each agent's A12
+and Hedges' g interval against the agent ranked just above it (``a12_next``, ``hedges_g_next``); a row's
+``coverage`` is the share of those printed intervals that hold the true effect of their pair (A12: P(X > Y) +
+P(X = Y) / 2 of the next-ranked agent's runs X against the agent's Y; g: the standardised difference of their true
+means), exact from ``designs.population``'s stratified quantiles (``coverage_effect_sizes.truth``). The pairs are
+chosen by the data, so 1 - coverage is the false coverage-statement rate that the per-pair level 1 - 2 (1 - 0.95) / k
+keeps at most 0.05 (Benjamini and Yekutieli 2005). An interval that could not be formed counts as not holding.
+``n_sim`` counts intervals (k - 1 per task), which share runs within a task, so ``se`` understates the Monte Carlo
+error a little.
 """
 
-import math
+from __future__ import annotations
+
+import itertools
+import pathlib
+import runpy
+from types import SimpleNamespace
 
 import numpy as np
-from scipy import stats
 
-from rlstats.methods.task_table import _kernels as kernels
+import rlstats
 
-DESIGNS = ((3, 3, 0.5), (4, 5, 0.5), (8, 5, 0.3), (4, 10, 0.0), (4, 3, 1.0))  # (agents, runs, spacing)
+HERE = pathlib.Path(__file__).resolve().parent
+designs = SimpleNamespace(**runpy.run_path(str(HERE / "designs.py")))
+# the exact truths and the simulated frame are those of the intervals against the best (one home each)
+effects = SimpleNamespace(**runpy.run_path(str(HERE / "coverage_effect_sizes.py")))
+
+AGENTS, RUNS, DISTRIBUTIONS = (2, 3, 8), designs.RUNS, designs.DISTRIBUTIONS
+CONFIGURATIONS, EFFECTS = ("all_equal", "spaced"), ("a12", "hedges_g")
+PROCEDURE, LEVEL = "task_table.next_ranked", 0.95
+#: simulated tasks per design draw and grid point: the table's, and --quick's
+SIMULATIONS = (100, 30)
+SPACING = 0.5
 
 
-def main(n_tasks=600, level=0.95, seed=5):
-    rng = np.random.default_rng(seed)
-    for k, runs, spacing in DESIGNS:
-        mu = np.arange(k) * spacing
-        missed_a12, missed_g = [], []
-        for _ in range(n_tasks):
-            x = rng.standard_normal((k, runs)) + mu[:, None]
-            order = np.argsort(-x.mean(axis=1), kind="stable")
-            pairs = [(x[order[i - 1]], x[order[i]]) for i in range(1, k)]
-            a12, g, _ = kernels.effect_sizes(pairs, level, pairs, intervals="fcr",
-                                             effect_levels=kernels.fcr_level(level, np.full(k - 1, k)))
-            delta = np.array([mu[order[i - 1]] - mu[order[i]] for i in range(1, k)])
-            true_a12 = stats.norm.cdf(delta / math.sqrt(2))
-            missed_a12.append(np.mean((true_a12 < a12[:, 1]) | (true_a12 > a12[:, 2])))
-            missed_g.append(np.mean((delta < g[:, 1]) | (delta > g[:, 2])))
-        se = [np.std(m) / math.sqrt(n_tasks) for m in (missed_a12, missed_g)]
-        print(f"k={k} runs={runs} spacing={spacing}: A12 {np.mean(missed_a12):.3f} ({se[0]:.3f}), "
-              f"Hedges' g {np.mean(missed_g):.3f} ({se[1]:.3f})")
+def true_locations(agents, configuration):
+    """The agents' locations in noise units: all 0, or 0, -0.5, -1, ... (every next-ranked pair 0.5 apart)."""
+    return np.zeros(agents) if configuration == "all_equal" else -SPACING * np.arange(agents)
+
+
+def intervals_held(data, locations, distribution, level=LEVEL):
+    """{effect: held} per printed interval of an agent against the agent ranked just above it."""
+    res = rlstats.task_table(data, "score ~ agent | task/seed", test="welch", confidence_level=level, rng=0)
+    location = {res.agents.index(f"a{a}"): m for a, m in enumerate(locations)}
+    tasks_of, agents_of = np.nonzero(res.next_ranked >= 0)
+    above = res.next_ranked[tasks_of, agents_of]
+    # the next-ranked agent's runs against the agent's: positive favours the next-ranked, as a12_next is oriented
+    truths = np.array([effects.truth(float(location[j]), float(location[a]), distribution)
+                       for j, a in zip(above, agents_of)]).reshape(-1, 2)
+    out = {}
+    for e, values in enumerate((res.a12_next, res.hedges_g_next)):
+        cells = values[tasks_of, agents_of]
+        out[EFFECTS[e]] = (cells[:, 1] <= truths[:, e]) & (truths[:, e] <= cells[:, 2])
+    return out
+
+
+def measure(agents, runs, distribution, configuration, n_sim, seed=0):
+    """One grid point: a row per effect, pooling ``designs.DESIGN_DRAWS`` design draws."""
+    locations = true_locations(agents, configuration)
+    held = {e: [] for e in EFFECTS}
+    for draw in range(designs.DESIGN_DRAWS):
+        key = [41, seed, agents, runs, DISTRIBUTIONS.index(distribution), CONFIGURATIONS.index(configuration), draw]
+        data = effects.simulate(locations, runs, n_sim, distribution, draw, np.random.default_rng(key))
+        for effect, hits in intervals_held(data, locations, distribution).items():
+            held[effect].append(hits)
+    return [{"interval": "fcr", "metric": effect, "agents": agents, "runs": runs, "distribution": distribution,
+             "configuration": configuration, **designs.pooled_row(held[effect], LEVEL)} for effect in EFFECTS]
+
+
+def grid(quick=False):
+    """Every agents, runs, distribution and configuration; --quick: 3 and 8 agents at 3 and 10 runs."""
+    agents, runs = ((3, 8), (3, 10)) if quick else (AGENTS, RUNS)
+    return list(itertools.product(agents, runs, DISTRIBUTIONS, CONFIGURATIONS))
+
+
+def table_rows(point, n_sim, quick=False):
+    """The rows of one grid point for the package table (``tests/reference/calibrate.py``)."""
+    return measure(*point, n_sim)
 
 
 if __name__ == "__main__":
-    main()
+    runpy.run_path(str(HERE / "calibrate.py"))["run_alone"](PROCEDURE)

@@ -3,8 +3,9 @@
 ``bayes(df, "score ~ agent | task/seed", rope=...)`` gives, for each pair of agents, the posterior probabilities that
 the first is practically better, practically equivalent (the difference within +-rope) or practically worse than the
 second, the posterior of the difference across tasks (the signed-rank model's mean, the hierarchical model's centre
-delta0) and, with the hierarchical model, per task, and with the
-signed-rank model the probability of each ordering of the agents.  Two models from the literature:
+delta0) and, with the hierarchical model, per task, and the probability of each ordering of the agents (the
+signed-rank model by default; the hierarchical model with ``orderings=True``, from a joint fit of all agents).  Two
+models from the literature:
 
 * ``model="signed_rank"``: the Bayesian signed-rank test on the task-level mean differences (Benavoli et al. 2014,
   2017): a Dirichlet process posterior with a pseudo-observation at 0 of weight ``prior``, whose draws are Dirichlet
@@ -58,11 +59,12 @@ class BayesOptions:
     prior: float = 0.5
     n_samples: int = 50_000
     chains: int = 8
-    warmup: int = 500
-    draws: int = 1_000
+    warmup: int = 300
+    draws: int = 1_200
     confidence_level: float = 0.95
     na_action: NaAction = "raise"
     n_jobs: int = 1
+    orderings: bool | None = None
 
     @classmethod
     def checked(cls, **options: Any) -> BayesOptions:
@@ -77,6 +79,11 @@ class BayesOptions:
                 or float(prior) <= 0:
             raise OptionError(f"prior must be a finite number > 0 (the weight of the pseudo-observation at 0; "
                               f"Benavoli et al. use 0.5), got {shown(prior)}")
+        orderings = options.get("orderings")
+        if orderings is not None and not isinstance(orderings, (bool, np.bool_)):
+            raise OptionError(f"orderings= is True, False or None (the model's default: the signed-rank model's "
+                              "orderings on complete designs, none from the hierarchical model), got "
+                              f"{shown(orderings)}")
         control = options["control"]
         if control is not None and not isinstance(control, str):
             raise OptionError(f"control= names one agent, e.g. control='DQN'; got {type(control).__name__}")
@@ -90,15 +97,15 @@ class BayesOptions:
             draws=check_resamples(options["draws"], minimum=100, name="draws"),
             confidence_level=check_confidence_level(options["confidence_level"]),
             na_action=check_choice("na_action", options["na_action"], NA_ACTIONS),
-            n_jobs=check_n_jobs(options["n_jobs"]))
+            n_jobs=check_n_jobs(options["n_jobs"]), orderings=None if orderings is None else bool(orderings))
 
 
 def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, model: BayesModel = "signed_rank",
           control: str | None = None, higher_is_better: bool = True, prior: float = 0.5, n_samples: int = 50_000,
-          chains: int = 8, warmup: int = 500, draws: int = 1_000, confidence_level: float = 0.95,
+          chains: int = 8, warmup: int = 300, draws: int = 1_200, confidence_level: float = 0.95,
           normalize: Normalizer = None, na_action: NaAction = "raise", rng: Seed = None, n_jobs: int = 1,
           progress: bool = True, max_seconds: float | None = None,
-          eval_env: EvalEnv = None) -> BayesResult:
+          eval_env: EvalEnv = None, orderings: bool | None = None) -> BayesResult:
     """Posterior probabilities that one agent is practically better, equivalent or worse than another.
 
     Parameters
@@ -128,10 +135,20 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
     chains, warmup, draws : int
         Hierarchical model: chains of the Gibbs sampler (run side by side as arrays, so 8 cost little more than 4),
         warm-up iterations discarded (they also learn the Metropolis proposal of sigma0 and nu), draws kept per
-        chain.  On Atari 100k (15 pairs of 6 agents, 26 games, 100 runs) the defaults gave every R-hat below 1.01 and
-        bulk effective sample sizes above 1,000 (benchmarks/bench_bayes.py).
+        chain.  On Atari 100k (15 pairs of 6 agents, 26 games, 100 runs) the defaults gave every R-hat of the 435
+        parameters below 1.008 over six seeds (benchmarks/README.md, benchmarks/bench_bayes.py).
     confidence_level : float
         Level of the equal-tailed credible intervals.
+    orderings : bool, optional
+        The posterior probability of each ordering of the agents (``result.orderings``, a table in ``summary()``),
+        on complete designs of at most 8 agents (8! = 40,320 orderings; the table lists those the draws show, most
+        probable first).  None (default): given by the signed-rank model (its Dirichlet weights are shared by every
+        pair), not by the hierarchical model, whose orderings need a joint fit of all agents that costs about a
+        third of the pairs' fits again.  True: also with the hierarchical model (refused beyond 8 agents or on an
+        incomplete design); False: none.  An ordering ranks the agents by value in each posterior draw: the ROPE
+        plays no part (two agents within it are still ordered), so with two agents the ordering's probability is
+        P(difference > 0) (the signed-rank model's mean difference, the hierarchical joint fit's centre delta0),
+        which equals p_better + p_rope / 2 only when the posterior is symmetric within the ROPE.
     normalize : DataFrame, str or dict, optional
         Per-task normalisation first (:func:`rlstats.normalize`), stated in the notes; the ROPE is then on the
         normalised scale.
@@ -220,7 +237,8 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
     """
     options = BayesOptions.checked(rope=rope, model=model, control=control, higher_is_better=higher_is_better,
                                    prior=prior, n_samples=n_samples, chains=chains, warmup=warmup, draws=draws,
-                                   confidence_level=confidence_level, na_action=na_action, n_jobs=n_jobs)
+                                   confidence_level=confidence_level, na_action=na_action, n_jobs=n_jobs,
+                                   orderings=orderings)
     ss, record = seed_sequence(rng)
     design = design_of(data, formula, na_action=options.na_action, eval_env=eval_env, normalize=normalize)
     if not design.has_blocks:
@@ -230,6 +248,14 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
     if options.control is not None and options.control not in design.agents:
         raise OptionError(f"control={options.control!r} is not an agent of the data; the agents are: "
                           + ", ".join(map(repr, design.agents)))
+    if options.orderings and design.n_agents > MAX_ORDERING_AGENTS:
+        raise OptionError(f"orderings=True lists the orderings of at most {MAX_ORDERING_AGENTS} agents "
+                          f"({MAX_ORDERING_AGENTS}! = {math.factorial(MAX_ORDERING_AGENTS)}); the data hold "
+                          f"{design.n_agents}: keep fewer agents with subset=, or pass orderings=None")
+    if options.orderings and not design.is_complete:
+        raise DesignError("orderings=True needs every agent on every task (a joint posterior of all agents): "
+                          f"{count(int((design.counts == 0).sum()), 'cell')} of this design are empty; keep the "
+                          "tasks every agent ran with subset=, or pass orderings=None")
     warn_raw_scales(design, normalize)
     work = admit(cost, design, options, max_seconds, "bayes()")  # issue 43 item 2
     with timed_bar(work, shows(work, check_bool("progress", progress)), "bayes"):
@@ -299,7 +325,7 @@ def _signed_rank(design, options, ss, first, second, differences, present, sign,
     n_tasks = design.n_tasks
     task_means = design.cell_matrix("mean")
     filled = np.where(present, differences, 0.0)
-    ordered = complete and design.n_agents <= MAX_ORDERING_AGENTS
+    ordered = complete and design.n_agents <= MAX_ORDERING_AGENTS and options.orderings is not False
     # each pair's largest |task-level score|: the scale of the tie tolerance at the ROPE bounds (statistics.near_ties)
     scale = np.nanmax(np.abs(np.stack([task_means[:, first], task_means[:, second]])), axis=(0, 1))
 
@@ -320,12 +346,9 @@ def _signed_rank(design, options, ss, first, second, differences, present, sign,
     notes += _few_tasks(comparisons, options.prior)
     orderings = None
     if ordered:
-        codes, hits = np.unique(np.concatenate([b[2] for b in blocks]), return_counts=True)
-        table = kernels.orderings(design.n_agents)
-        by = np.argsort(-hits, kind="stable")
-        word = " > " if options.higher_is_better else " < "
-        orderings = pd.DataFrame({"ordering": [word.join(design.agents[a] for a in table[codes[i]]) for i in by],
-                                  "probability": hits[by] / options.n_samples})
+        orderings = _ordering_frame(design, np.concatenate([b[2] for b in blocks]), options.higher_is_better)
+    elif options.orderings is False:
+        pass
     elif design.n_agents > MAX_ORDERING_AGENTS:
         notes.append(f"orderings of the agents are not listed beyond {MAX_ORDERING_AGENTS} agents ({design.n_agents}!"
                      " orderings)")
@@ -366,6 +389,17 @@ def _few_tasks(comparisons, prior):
             f"{share:.0%} or more of the Walsh-average mass on average), and with identical agents it reached a "
             "probability of 0.95 in over a third of simulated data sets of 1 or 2 tasks; read them as a description "
             "of these tasks, not of tasks in general, and add tasks"]
+
+
+def _ordering_frame(design, codes, higher_is_better):
+    """The orderings seen in the draws' ``codes`` (:func:`kernels.codes_of`), best first, most probable first, with
+    their share of the draws."""
+    codes, hits = np.unique(codes, return_counts=True)
+    table = kernels.orderings(design.n_agents)
+    by = np.argsort(-hits, kind="stable")
+    word = " > " if higher_is_better else " < "
+    return pd.DataFrame({"ordering": [word.join(design.agents[a] for a in table[codes[i]]) for i in by],
+                         "probability": hits[by] / hits.sum()})
 
 
 def _task_frame(design, first, second, differences, present, sign, posterior=None):
@@ -544,11 +578,75 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
                    "and warmup=")
         notes.append(message)
         warn(message)
-    notes.append("orderings of the agents are given by the signed-rank model only: the hierarchical model is "
-                 "fitted pair by pair, without a joint posterior of all agents")
+    orderings = None
+    if options.orderings:
+        orderings, joint = _joint_orderings(design, options, ss, sign, notes)
+        diagnostics += joint
+    elif options.orderings is None:
+        notes.append("orderings of the agents are not computed by default with the hierarchical model (fitted pair "
+                     "by pair): orderings=True adds a joint fit of all agents against one reference and their "
+                     "posterior probabilities")
     return dict(comparisons=comparisons,
                 task_effects=_task_frame(design, first, second, paired, present, sign, posterior),
-                orderings=None, posterior_draws=kept, simplex_draws=simplex,
+                orderings=orderings, posterior_draws=kept, simplex_draws=simplex,
                 diagnostics=pd.DataFrame(diagnostics), n_samples=None, prior=None, chains=options.chains,
                 draws=options.draws)
 
+
+
+def _joint_orderings(design, options, ss, sign, notes):
+    """The orderings of the agents from a joint fit of all of them against one reference agent (``control=`` or the
+    first), :func:`kernels.gibbs` with ``reference``: each draw ranks the agents by delta0_a, the location of their
+    differences from the reference across tasks (the reference's is 0).  Returns the ordering table and the joint
+    fit's diagnostics rows."""
+    k = design.n_agents
+    ref = design.agents.index(options.control) if options.control is not None else 0
+    others = np.array([a for a in range(k) if a != ref])
+    y = sign * np.asarray(design.y, dtype=np.float64)
+    cells = np.asarray(design.task) * k + np.asarray(design.agent)
+    size = design.n_tasks * k
+    counts = np.bincount(cells, minlength=size).astype(np.float64)
+    sums = np.bincount(cells, weights=y, minlength=size)
+    means = sums / counts
+    within = np.bincount(cells, weights=np.square(y - means[cells]), minlength=size)
+    high = np.full(size, -np.inf)
+    low = np.full(size, np.inf)
+    np.maximum.at(high, cells, y)
+    np.minimum.at(low, cells, y)
+    shape = (design.n_tasks, k)
+    counts, sums, means, within, high, low = (v.reshape(shape).T for v in (counts, sums, means, within, high, low))
+    variance = within / counts
+    # one scale for all agents (the reference's task means are shared): the mean over the other agents and tasks of
+    # sd(y_a - y_r) for independent runs, the pairwise model's scale when the reference's runs do not vary
+    scale = float(np.sqrt(variance[others] + variance[ref]).mean())
+    # every difference of a run of agent a and a run of the reference on one task lies within delta_high (the
+    # pairwise model's max|x| whatever the pairing)
+    spread = np.maximum(high[others] - low[ref], high[ref] - low[others]).max(axis=1) / scale
+    priors = kernels.Priors(delta_high=spread,
+                            sigma0_high=1000 * np.maximum((means[others] - means[ref]).std(axis=1) / scale, 1e-12),
+                            sigma_high=np.full(others.size, 1000.0))
+    chains, _ = kernels.gibbs(sums[others] / scale, counts[others], within[others] / scale ** 2, priors,
+                              child_generator(ss, 2), options.chains, options.warmup, options.draws,
+                              reference=(sums[ref] / scale, counts[ref], within[ref] / scale ** 2))
+    delta0 = chains.delta0 * scale                                    # (others, chains, draws)
+    values = np.zeros((options.chains * options.draws, k))
+    values[:, others] = delta0.reshape(others.size, -1).T
+    # delta0 > 0: better than the reference (the runs were oriented by sign), so rank by value, higher first
+    table = _ordering_frame(design, kernels.codes_of(values, True), options.higher_is_better)
+    r_hat, ess = kernels.diagnose(delta0)
+    names = design.agents
+    rows = [{"agent_1": names[a], "agent_2": names[ref], "parameter": "delta0 (joint fit, orderings)",
+             "estimate": float(delta0[i].mean()), "r_hat": float(r_hat[i]), "ess_bulk": float(ess[i])}
+            for i, a in enumerate(others)]
+    notes.append(f"orderings: a joint fit of every agent against {names[ref]} (the hierarchical model with "
+                 f"{names[ref]}'s task means shared and unpaired runs; {options.chains} chains of {options.draws} "
+                 "draws), each draw ranking the agents by their location delta0 across tasks against it; the ROPE "
+                 "plays no part in an ordering")
+    bad = (r_hat > RHAT_LIMIT) | (ess < ESS_LIMIT)
+    if bad.any():
+        message = (f"the joint fit behind the orderings did not show convergence (largest R-hat "
+                   f"{signif(float(r_hat.max()), 4)}, smallest ESS {signif(float(ess.min()), 3)}): rerun with more "
+                   "draws= and warmup=")
+        notes.append(message)
+        warn(message)
+    return table, rows

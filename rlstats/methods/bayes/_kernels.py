@@ -130,8 +130,14 @@ def ordering_codes(weights: NDArray[np.float64], task_means: NDArray[np.float64]
     """Per sample, the ordering of the agents by their Dirichlet-weighted mean over tasks (best first), as an index
     into :func:`orderings` of ``n_agents``."""
     means = weights[1:].T @ task_means            # (S, n_agents); the pseudo-observation carries no agent
-    order = np.argsort(-means if higher_is_better else means, axis=1, kind="stable")
-    k = task_means.shape[1]
+    return codes_of(means, higher_is_better)
+
+
+def codes_of(values: NDArray[np.float64], higher_is_better: bool = True) -> NDArray[np.int64]:
+    """Per row of ``values`` (S, n_agents), the ordering of the agents by their value (best first; equal values in
+    the agents' order), as an index into :func:`orderings` of ``n_agents``."""
+    order = np.argsort(-values if higher_is_better else values, axis=1, kind="stable")
+    k = values.shape[1]
     # lexicographic rank of a permutation (Lehmer code), so every ordering has one integer
     code = np.zeros(order.shape[0], dtype=np.int64)
     remaining = np.ones((order.shape[0], k), dtype=bool)
@@ -209,25 +215,37 @@ def _t_logpdf_sum(nu, z2):
     return z2.shape[-1] * per_task - (nu + 1) / 2 * np.log1p(z2 / nu[..., None]).sum(axis=-1)
 
 
-def _log_alpha_density(alpha, beta, m):
-    """log p(alpha | beta, m) on its uniform prior's interval: Gamma(m; alpha, beta) as a function of alpha."""
-    from scipy.special import gammaln
+def _log_m_prior(m, alpha, beta_low, beta_high):
+    """log p(m | alpha) up to terms free of m and alpha, m = nu - 1 ~ Gamma(alpha, rate beta) with beta ~ U(beta_low,
+    beta_high) integrated out: the integral of beta^alpha m^(alpha - 1) e^(-beta m) / Gamma(alpha) over the interval
+    is alpha m^-2 [P(alpha + 1, beta_high m) - P(alpha + 1, beta_low m)], P the regularised lower incomplete gamma."""
+    from scipy.special import gammainc
 
-    return alpha * np.log(beta * m) - gammaln(alpha)
+    mass = gammainc(alpha + 1, beta_high * m) - gammainc(alpha + 1, beta_low * m)
+    with np.errstate(divide="ignore"):
+        return np.log(alpha) - 2 * np.log(m) + np.log(mass)
 
 
-def _log_scale_density(log_sigma0, log_m, alpha, beta, deviations):
-    """log p(log sigma0, log(nu - 1) | delta, delta0, alpha, beta), the lambdas integrated out, with the Jacobians;
+def _log_alpha_density(alpha, m, beta_low, beta_high):
+    """log p(alpha | m) on its uniform prior's interval, beta integrated out (:func:`_log_m_prior`)."""
+    return _log_m_prior(m, alpha, beta_low, beta_high)
+
+
+def _log_scale_density(log_sigma0, log_m, alpha, beta_low, beta_high, deviations):
+    """log p(log sigma0, log(nu - 1) | delta, delta0, alpha), the lambdas and beta integrated out, with the Jacobians;
     ``deviations`` = delta_i - delta0, (..., n_tasks).  sigma0's uniform prior is flat (its interval is checked by the
-    caller)."""
+    caller).  Integrating beta out removes the slow see-saw of nu and beta (beta ~ alpha / (nu - 1) given nu) that
+    limited nu's effective sample size when each was drawn given the other."""
     sigma0, m = np.exp(log_sigma0), np.exp(log_m)
     z2 = np.square(deviations / sigma0[..., None])
     q = deviations.shape[-1]
-    return (1 - q) * log_sigma0 + alpha * log_m - beta * m + _t_logpdf_sum(1.0 + m, z2)
+    return (1 - q) * log_sigma0 + log_m + _log_m_prior(m, alpha, beta_low, beta_high) + _t_logpdf_sum(1.0 + m, z2)
 
 
 def gibbs(sums: NDArray[np.float64], counts: NDArray[np.float64], within: NDArray[np.float64], priors: Priors,
-          generator: np.random.Generator, chains: int, warmup: int, draws: int) -> tuple[Chains, NDArray[Any]]:
+          generator: np.random.Generator, chains: int, warmup: int, draws: int,
+          reference: tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]] | None = None
+          ) -> tuple[Chains, NDArray[Any]]:
     """Run the Gibbs sampler of the hierarchical model for a group of pairs at once.
 
     The model (Corani et al. 2017, with independent runs: their correlation rho = 0) on the standardised run-level
@@ -236,13 +254,15 @@ def gibbs(sums: NDArray[np.float64], counts: NDArray[np.float64], within: NDArra
         x_ij ~ N(delta_i, sigma_i^2),  delta_i ~ t_nu(delta0, sigma0),  priors as in :class:`Priors`.
 
     The Student t is written as a scale mixture, delta_i | lambda_i ~ N(delta0, sigma0^2 / lambda_i) with
-    lambda_i ~ Gamma(nu / 2, rate nu / 2), so that delta_i, lambda_i, delta0, 1/sigma0^2, 1/sigma_i^2 and beta have
+    lambda_i ~ Gamma(nu / 2, rate nu / 2), so that delta_i, lambda_i, delta0, 1/sigma0^2 and 1/sigma_i^2 have
     conjugate conditionals (truncated to the priors' intervals: an untruncated draw where it falls inside, else an
     inverse-CDF draw, or a redraw of the rare 1/sigma_i^2 that falls out).  Three moves fight the model's slow directions: delta0 and sigma0 are drawn again given
     z = (delta - delta0) / sigma0 (interweaving the centred and non-centred parametrisations, Yu and Meng 2011);
     (sigma0, nu, lambda) is updated as a block, (sigma0, nu) by random-walk Metropolis on (log sigma0, log(nu - 1))
     with the lambdas integrated out and a proposal covariance learnt in warm-up (heavy tails and a small spread trade
-    off), then the lambdas given them; alpha by random-walk Metropolis on its interval.
+    off), then the lambdas given them; alpha by random-walk Metropolis on its interval.  beta (the rate of nu - 1's
+    Gamma prior) is integrated out of both Metropolis moves in closed form (:func:`_log_m_prior`): drawn given nu,
+    as it was before issue 41's R-hat work, it made a slow see-saw with nu.
 
     Parameters
     ----------
@@ -251,6 +271,14 @@ def gibbs(sums: NDArray[np.float64], counts: NDArray[np.float64], within: NDArra
         squares around their mean.
     generator : numpy.random.Generator
         The group's stream (a group's pairs are fixed by the design, not by ``n_jobs``).
+    reference : (sums, counts, within) of shape (n_tasks,), optional
+        The joint model of all agents against one reference agent (the orderings' model): ``sums``, ``counts`` and
+        ``within`` are then each other agent's own runs (a row per agent), these the reference's, and the model is
+        y_aij ~ N(mu_i + delta_ai, sigma_ai^2), y_rij ~ N(mu_i, sigma_ri^2), delta_ai ~ t_nu_a(delta0_a, sigma0_a)
+        with a flat prior on the reference's task means mu_i, sigma_ri ~ U(0, max ``sigma_high``).  Each sweep draws
+        the 1/sigma^2, then mu given them with the deltas integrated out (a normal per task and chain), then the
+        deltas given mu, then each agent's hyperparameters as in the pairwise model.  Without it the stream of
+        draws is exactly the pairwise model's.
 
     Returns
     -------
@@ -263,16 +291,23 @@ def gibbs(sums: NDArray[np.float64], counts: NDArray[np.float64], within: NDArra
     shape3 = (n_pairs, c, q)
     mean_x = sums / counts
     dh, s0h, sh = (priors.delta_high[:, None], priors.sigma0_high[:, None], priors.sigma_high[:, None, None])
+    mx = mean_x[:, None, :]          # the data's per-task mean of each pair's differences, (n_pairs, 1 or c, q)
+    if reference is not None:
+        sums_r, counts_r, within_r = reference
+        mean_r = sums_r / counts_r
+        mu = np.broadcast_to(mean_r, (c, q)).copy()
+        mx = mean_x[:, None, :] - mu[None]
+        shape_r = np.broadcast_to((counts_r - 1) / 2, (c, q))
+        low_tau_r = 1.0 / np.square(priors.sigma_high.max())
     # start each chain at a dispersed point: the task means jittered, delta0 and sigma0 from their spread
     u0 = g.random((n_pairs, c, q + 2))
-    delta = mean_x[:, None, :] + (u0[..., :q] - 0.5) * np.sqrt(within / np.maximum(counts - 1, 1))[:, None, :]
+    delta = mx + (u0[..., :q] - 0.5) * np.sqrt(within / np.maximum(counts - 1, 1))[:, None, :]
     delta0 = (u0[..., q] - 0.5) * dh
-    sigma0 = np.maximum(np.std(mean_x, axis=1)[:, None], 1e-3 * s0h) * (0.5 + u0[..., q + 1])
+    sigma0 = np.maximum(np.std(mx, axis=-1), 1e-3 * s0h) * (0.5 + u0[..., q + 1])
     sigma0 = np.minimum(sigma0, 0.999 * s0h)
     lam = np.ones(shape3)
     m = np.full((n_pairs, c), 4.0)   # nu - 1
     alpha = np.full((n_pairs, c), 0.5 * (priors.alpha_low + priors.alpha_high))
-    beta = np.full((n_pairs, c), 0.5 * (priors.beta_low + priors.beta_high))
     # the (log sigma0, log m) proposal: a Cholesky factor per chain, learnt from the warm-up's states
     chol = np.zeros((n_pairs, c, 2, 2))
     chol[..., 0, 0], chol[..., 1, 1] = 0.3, 0.5
@@ -292,15 +327,32 @@ def gibbs(sums: NDArray[np.float64], counts: NDArray[np.float64], within: NDArra
         normals = g.standard_normal((n_pairs, c, q + 4 + 2 * SCALE_STEPS))
         uniforms = g.random((n_pairs, c, 7 + SCALE_STEPS))
         # 1/sigma_i^2 | delta_i: Gamma((n_i - 1)/2, rate S_i/2), S_i the squares around delta_i; redraw below 1/high^2
-        squares = within[:, None, :] + counts[:, None, :] * np.square(mean_x[:, None, :] - delta)
+        squares = within[:, None, :] + counts[:, None, :] * np.square(mx - delta)
         tau = g.standard_gamma(shape_sigma) / (squares / 2)
         low = tau < low_tau
         while low.any():
             tau = np.where(low, g.standard_gamma(shape_sigma) / (squares / 2), tau)
             low = tau < low_tau
+        if reference is not None:
+            # the reference's 1/sigma^2, then mu_i | the 1/sigma^2, delta0, sigma0, lambda with the deltas integrated
+            # out: each other agent's task mean is N(mu_i + delta0_a, 1/(n tau) + sigma0^2/lambda), the reference's
+            # N(mu_i, 1/(n_r tau_r)); then the deltas given mu (below)
+            squares_r = within_r + counts_r * np.square(mean_r - mu)
+            tau_r = g.standard_gamma(shape_r) / (squares_r / 2)
+            low = tau_r < low_tau_r
+            while low.any():
+                tau_r = np.where(low, g.standard_gamma(shape_r) / (squares_r / 2), tau_r)
+                low = tau_r < low_tau_r
+            weight_a = 1.0 / (1.0 / (counts[:, None, :] * tau) + (np.square(sigma0)[..., None] / lam))
+            precision_mu = counts_r * tau_r + weight_a.sum(axis=0)
+            centre_mu = (counts_r * tau_r * mean_r + (weight_a * (mean_x[:, None, :] - delta0[..., None])).sum(axis=0)
+                         ) / precision_mu
+            mu = centre_mu + g.standard_normal((c, q)) / np.sqrt(precision_mu)
+            mx = mean_x[:, None, :] - mu[None]
         # delta_i | sigma_i, lambda_i, delta0, sigma0: normal
         precision = counts[:, None, :] * tau + lam / np.square(sigma0)[..., None]
-        centre = (sums[:, None, :] * tau + lam * (delta0 / np.square(sigma0))[..., None]) / precision
+        data_term = sums[:, None, :] * tau if reference is None else counts[:, None, :] * tau * mx
+        centre = (data_term + lam * (delta0 / np.square(sigma0))[..., None]) / precision
         delta = centre + normals[..., :q] / np.sqrt(precision)
         # delta0 | delta, lambda, sigma0: normal truncated to the prior's interval
         weight = lam.sum(axis=-1)
@@ -319,26 +371,27 @@ def gibbs(sums: NDArray[np.float64], counts: NDArray[np.float64], within: NDArra
         z = (delta - delta0[..., None]) / sigma0[..., None]
         data_precision = counts[:, None, :] * tau
         prec0 = data_precision.sum(axis=-1)
-        delta0 = _truncated_normal((data_precision * (mean_x[:, None, :] - sigma0[..., None] * z)).sum(axis=-1)
+        delta0 = _truncated_normal((data_precision * (mx - sigma0[..., None] * z)).sum(axis=-1)
                                    / prec0, 1.0 / np.sqrt(prec0), -dh, dh, uniforms[..., 5],
                                    normals[..., q + 2 + 2 * SCALE_STEPS])
         prec_s = (data_precision * np.square(z)).sum(axis=-1)
-        sigma0 = _truncated_normal((data_precision * z * (mean_x[:, None, :] - delta0[..., None])).sum(axis=-1)
+        sigma0 = _truncated_normal((data_precision * z * (mx - delta0[..., None])).sum(axis=-1)
                                    / prec_s, 1.0 / np.sqrt(prec_s), 0.0, s0h, uniforms[..., 6],
                                    normals[..., q + 3 + 2 * SCALE_STEPS])
         sigma0 = np.maximum(sigma0, 1e-300)
         delta = delta0[..., None] + sigma0[..., None] * z
-        # (sigma0, nu) | delta, delta0, alpha, beta, the lambdas integrated out: Metropolis on the logs
+        # (sigma0, nu) | delta, delta0, alpha, the lambdas and beta integrated out: Metropolis on the logs
         deviations = delta - delta0[..., None]
         current = np.stack([np.log(sigma0), np.log(m)], axis=-1)
-        density = _log_scale_density(current[..., 0], current[..., 1], alpha, beta, deviations)
+        density = _log_scale_density(current[..., 0], current[..., 1], alpha, priors.beta_low, priors.beta_high,
+                                     deviations)
         take = np.zeros((n_pairs, c))
         for step in range(SCALE_STEPS):   # cheap next to a sweep, and these are the slowest directions
             proposal = current + scale[..., None] * np.einsum("pcij,pcj->pci", chol,
                                                               normals[..., q + 1 + 2 * step:q + 3 + 2 * step])
             inside = np.exp(proposal[..., 0]) < s0h
-            proposed = np.where(inside, _log_scale_density(proposal[..., 0], proposal[..., 1], alpha, beta,
-                                                           deviations), -np.inf)
+            proposed = np.where(inside, _log_scale_density(proposal[..., 0], proposal[..., 1], alpha, priors.beta_low,
+                                                           priors.beta_high, deviations), -np.inf)
             moved = np.log(uniforms[..., 7 + step]) < proposed - density
             current = np.where(moved[..., None], proposal, current)
             density = np.where(moved, proposed, density)
@@ -348,15 +401,14 @@ def gibbs(sums: NDArray[np.float64], counts: NDArray[np.float64], within: NDArra
         # lambda_i | nu, delta_i, delta0, sigma0: Gamma((nu + 1)/2, rate (nu + z_i^2)/2)
         z2 = np.square(deviations / sigma0[..., None])
         lam = g.standard_gamma(np.broadcast_to(((nu + 1) / 2)[..., None], shape3)) / ((nu[..., None] + z2) / 2)
-        # beta | alpha, m: Gamma(alpha + 1, rate m) truncated to the prior's interval
-        beta = _truncated_gamma_between(alpha + 1, m, priors.beta_low, priors.beta_high, uniforms[..., 3],
-                                        g.standard_gamma(alpha + 1))
-        # alpha | beta, m: Metropolis, proposals outside the interval rejected
+        # alpha | m, beta integrated out: Metropolis, proposals outside the interval rejected
         proposal_a = alpha + step_alpha * normals[..., q]
         inside_a = (proposal_a > priors.alpha_low) & (proposal_a < priors.alpha_high)
+        bounds = (priors.beta_low, priors.beta_high)
         ratio_a = np.where(inside_a, _log_alpha_density(np.clip(proposal_a, priors.alpha_low, priors.alpha_high),
-                                                        beta, m) - _log_alpha_density(alpha, beta, m), -np.inf)
+                                                        m, *bounds) - _log_alpha_density(alpha, m, *bounds), -np.inf)
         alpha = np.where(np.log(uniforms[..., 4]) < ratio_a, proposal_a, alpha)
+        # beta is integrated out of every update (collapsed), so it is never drawn: nothing reported depends on it
         if it < warmup:
             history[:, :, it] = current
             window += take
@@ -394,20 +446,6 @@ def _truncated_gamma(shape, rate, low, u, first):
         start = gammainc(a, r * lo)
         p = np.clip(start + uu * (1 - start), 1e-300, 1 - 1e-16)
         out[outside] = np.maximum(gammaincinv(a, p) / r, lo)
-    return out
-
-
-def _truncated_gamma_between(shape, rate, low, high, u, first):
-    """Draws of Gamma(shape, rate) truncated to (low, high), as :func:`_truncated_gamma` draws them."""
-    out = first / rate
-    outside = (out <= low) | (out >= high)
-    if outside.any():
-        from scipy.special import gammainc, gammaincinv
-
-        a, r, uu = np.broadcast_to(shape, out.shape)[outside], np.broadcast_to(rate, out.shape)[outside], u[outside]
-        start, stop = gammainc(a, r * low), gammainc(a, r * high)
-        p = np.clip(start + uu * (stop - start), 1e-300, 1 - 1e-16)
-        out[outside] = np.clip(gammaincinv(a, p) / r, low, high)
     return out
 
 

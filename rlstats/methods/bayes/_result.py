@@ -46,8 +46,11 @@ class BayesResult(Result):
         Per pair and shared task: the observed mean difference, and with the hierarchical model delta_i's posterior
         mean, credible interval and p_better, p_rope, p_worse (NaN with the signed-rank model, whose tasks are data).
     orderings : DataFrame or None
-        Signed-rank model on a complete design: each ordering of the agents by their Dirichlet-weighted mean over
-        tasks seen in the draws, best first, with its posterior probability, most probable first.
+        Each ordering of the agents seen in the posterior draws, best first (``ordering``), with its posterior
+        probability (``probability``, the share of draws), most probable first; on complete designs of at most 8
+        agents.  Signed-rank model: the agents ranked by their Dirichlet-weighted mean over tasks (by default).
+        Hierarchical model, with ``orderings=True``: ranked by delta0_a, their location across tasks against one
+        reference agent in a joint fit of all agents (the reference's is 0).  The ROPE plays no part.
     posterior_draws : ndarray, shape (n_pairs, kept)
         The first posterior draws of each pair's difference across tasks (the estimate's; for the figures).
     simplex_draws : ndarray, shape (n_pairs, kept, 3)
@@ -156,7 +159,9 @@ class BayesResult(Result):
         lines += ["  " + line for line in fmt.table_text(self._shown_pairs(), 4).splitlines()]
         if self.orderings is not None:
             top = self.orderings.head(5)
-            lines += ["", "most probable orderings of the agents (by their weighted mean over tasks):"]
+            how = ("their weighted mean over tasks" if self.model == "signed_rank" else
+                   "their mean difference across tasks against one reference, in a joint fit")
+            lines += ["", f"most probable orderings of the agents (by {how}):"]
             lines += [f"  {fmt.signif(p, 3):>7}  {o}" for o, p in zip(top["ordering"], top["probability"])]
         return lines
 
