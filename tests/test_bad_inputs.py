@@ -541,7 +541,7 @@ OWN_OPTIONS = [
     ("bootstrap", "client", "tcp://scheduler:8786", OptionError,
      ("client= is a Dask client and runs only with backend='dask'", "pass backend='dask'")),
     ("tuning", "backend", "threading", OptionError, ("backend='threading' is not available here", "n_jobs=")),
-    ("tuning", "client", object(), OptionError, "client= is a Dask client and runs only with backend='dask'"),
+    ("tuning", "client", 8786, OptionError, "client= is a Dask client and runs only with backend='dask'"),
     ("tuning", "n_jobs", 0, OptionError, "n_jobs must be a positive whole number or -1"),
     # issue 41 item 1: the orderings' switch
     ("bayes", "orderings", "yes", OptionError, "orderings= is True, False or None"),
