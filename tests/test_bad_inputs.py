@@ -486,7 +486,8 @@ OWN_OPTIONS = [
     ("performance_profile", "interval", "bca", OptionError,
      "interval='bca' is not one of the allowed values: 'wilson', 'percentile'"),
     # issue 40 item 1: the expected-max band's method
-    ("tuning", "band", "bca", OptionError, "band='bca' is not one of the allowed values: 'skew_t', 'percentile'"),
+    ("tuning", "band", "bca", OptionError, "band='bca' is not one of the allowed values: 'skew_t', "
+     "'skew_t_normal', 'percentile'"),
     ("tuning", "tuned_lower", "own", OptionError, "tuned_lower='own' is not one of the allowed values: 'pooled', "
      "'winner'"),
     # issue 40 item 1: the curves' band method (2 runs per task: bands withheld with a note, tests/test_curves.py)

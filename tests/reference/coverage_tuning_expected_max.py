@@ -10,11 +10,13 @@ four distributions of ``designs.py`` (``capped``: each configuration at its own 
 hit). The estimand at budget k is the expected best of k configurations' n-seed mean scores (drawn without
 replacement), the configurations given: theta(k) = E[sum_i w_ki m_(i)] over the seed noise, computed once per
 design draw from 40,000 draws of the sweep (its Monte Carlo error is below 1% of the estimate's sd). Each row is one
-budget (``statistic`` = ``k=...``) and one band (``band``: the default ``skew_t`` or the earlier ``percentile``),
-both measured on the same data sets: the share whose 95% band holds theta(k) there, pooled over ``DESIGN_DRAWS``
-draws (``coverage_min`` the lowest draw). The bands come from the kernels ``rlstats.tuning`` calls, in its order
-(``tests/test_tuning.py`` checks that they equal the public function's). ``width()`` gives the median
-band widths against the old default and the oracle (2 z times the estimate's true sd).
+budget (``statistic`` = ``k=...``) and one band (``band``: the default ``skew_t``, whose degrees of freedom count
+the runs' excess kurtosis; ``skew_t_normal``, the same band with normal-theory degrees of freedom, the default before
+that; or the earlier ``percentile``), all measured on the same data sets: the share whose 95% band holds theta(k)
+there, pooled over ``DESIGN_DRAWS`` draws (``coverage_min`` the lowest draw). The bands come from the kernels
+``rlstats.tuning`` calls, in its order (``tests/test_tuning.py`` checks that they equal the public function's).
+``width()`` gives the median band widths against the old defaults (``skew_t_normal``, ``percentile``) and the
+oracle (2 z times the estimate's true sd).
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ PROCEDURE, LEVEL = "tuning.expected_max_band", 0.95
 #: data sets per design draw: the table's, and --quick's
 SIMULATIONS = (200, 25)
 N_RESAMPLES = 1000
-BANDS = ("skew_t", "percentile")
+BANDS = ("skew_t", "skew_t_normal", "percentile")
 TRUTH_DRAWS = 40_000
 
 
@@ -72,8 +74,10 @@ def bands(x, ks, seed, level=LEVEL, n_resamples=N_RESAMPLES):
     point = kernels.expected_max(means, ks, False)
     resampled = np.concatenate(list(kernels.resampled_mean_chunks(values, starts, sizes, seed, n_resamples)))
     resampled = means + (resampled - means) * np.sqrt(sizes / np.maximum(sizes - 1, 1))
-    moments = kernels.expected_max_moments(values, starts, sizes, ks, False)
+    moments = kernels.expected_max_moments(values, starts, sizes, ks, False, kurtosis=True)
+    normal_df = kernels.expected_max_moments(values, starts, sizes, ks, False, kurtosis=False)
     return {"skew_t": kernels.skew_t_band(point, *moments[1:], level),
+            "skew_t_normal": kernels.skew_t_band(point, *normal_df[1:], level),
             "percentile": kernels.centred_band(point, kernels.expected_max(resampled, ks, False), (1 - level) / 2)}
 
 
@@ -113,8 +117,9 @@ def width(points, per_draw=25):
     """Median width of the default band over the old default's and over the oracle's, per grid point and budget."""
     for N, n, distribution in points:
         found = measure(N, n, distribution, per_draw)
-        new, old = (np.median(np.array(found[b][1]), axis=0) for b in BANDS)
-        print(f"N={N} n={n} {distribution}: new/oracle {np.round(new, 2)}, new/old {np.round(new / old, 2)}")
+        new, old, percentile = (np.median(np.array(found[b][1]), axis=0) for b in BANDS)
+        print(f"N={N} n={n} {distribution}: new/oracle {np.round(new, 2)}, new/skew_t_normal {np.round(new / old, 2)}, "
+              f"new/percentile {np.round(new / percentile, 2)}")
 
 
 if __name__ == "__main__":
