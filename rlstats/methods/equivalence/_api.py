@@ -25,6 +25,7 @@ from ...errors import DesignError, OptionError
 from ...format import count, signif
 from ...options import check_bool, check_choice, check_fraction, check_resamples
 from ...resampling import check_rng
+from ...statistics import STUDENTIZED_SE_FLOOR, floored_standard_errors, run_expansion
 from .._replication import verdict
 from . import _kernels as kernels
 from ._backend import cost
@@ -424,12 +425,18 @@ def _aggregate(design, options, pairs, rng):
     np.minimum.at(low, design.agent, design.y)
     np.maximum.at(high, design.agent, design.y)
     rows, lost, reaches = [], {}, options.alpha * (options.n_resamples + 1) >= 1
+    # as the bootstrap's own studentised interval: each agent's standard error scaled by sqrt(c / (c - 1)) for its
+    # fewest runs c in a task, and each resample's difference SE floored at a share of the resamples' spread
+    expansion = run_expansion(design.counts.min(axis=0))
     for a, b in pairs:
         i, j = index[a], index[b]
         delta = result.estimates[i, 0] - result.estimates[j, 0]
-        se = float(np.hypot(result.standard_errors[i, 0], result.standard_errors[j, 0]))
+        se = float(np.hypot(result.standard_errors[i, 0] * expansion[design.agents.index(a)],
+                            result.standard_errors[j, 0] * expansion[design.agents.index(b)]))
         draws = result.bootstrap_distribution[i, 0] - result.bootstrap_distribution[j, 0]
-        draw_se = np.hypot(result.resampled_standard_errors[i, 0], result.resampled_standard_errors[j, 0])
+        draw_se = floored_standard_errors(np.hypot(result.resampled_standard_errors[i, 0],
+                                                   result.resampled_standard_errors[j, 0]),
+                                          draws, STUDENTIZED_SE_FLOOR, axis=-1)
         test = kernels.bootstrap_t(delta, se, draws, draw_se, options.margin, options.alpha, options.alternative,
                                    options.higher_is_better)
         # (too few resamples for alpha: an infinite interval and nothing shown, by that rule's note below)
