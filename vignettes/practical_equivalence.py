@@ -464,6 +464,9 @@ sb3_hier = rlstats.bayes(two, FORMULA, rope=ROPE, model="hierarchical", normaliz
                          rng=2021)
 sb3_boot = rlstats.bootstrap(two, FORMULA, normalize=SB3_NORMALISER, metrics=["iqm"], interval="percentile",
                              n_resamples=N_RESAMPLES, rng=2021)
+# the default (studentised) interval, for the sentence below on why the percentile one is shown
+sb3_default = rlstats.bootstrap(two, FORMULA, normalize=SB3_NORMALISER, metrics=["iqm"], n_resamples=N_RESAMPLES,
+                                rng=2021).tidy().set_index("agent")
 print(sb3_tost.summary().tables[next(iter(sb3_tost.summary().tables))].round(3).to_string(index=False))
 print(sb3_signed.tidy()[["agent_1", "agent_2", "p_better", "p_rope", "p_worse", "estimate", "conf_low",
                          "conf_high", "n_tasks"]].round(3).to_string(index=False))
@@ -487,8 +490,13 @@ say(f"The rank test rejects that the three agents are alike overall (p = {sb3_ra
     f"{across['estimate']:+.3f} with a {LEVEL} interval of {across['conf_low']:+.3f} to {across['conf_high']:+.3f},",
     f"{(across['conf_high'] - across['conf_low']) / (2 * ROPE):.0f} times as wide as the band. The",
     f"{sb3_boot.confidence_level:.0%} bootstrap",
-    f"intervals of the IQM (percentile: with {final.groupby(['agent', 'task']).size().min()} runs the default",
-    f"studentised one is withheld where every run of a task scores the same), A2C {ci.loc['A2C', 'conf_low']:.2f}",
+    f"intervals of the IQM (percentile: with {final.groupby(['agent', 'task']).size().min()} runs per task the default",
+    "studentised interval of A2C" + (f" reaches {sb3_default.loc['A2C', 'conf_high']:.2f}, beyond the top of the"
+                                     " normalised scale, which bounds=(0, 1) would clip with a note"
+                                     if sb3_default.loc["A2C", "conf_high"] > 1 else
+                                     f" is {sb3_default.loc['A2C', 'conf_low']:.2f} to "
+                                     f"{sb3_default.loc['A2C', 'conf_high']:.2f}, wide from so few runs") +
+    f"), A2C {ci.loc['A2C', 'conf_low']:.2f}",
     f"to {ci.loc['A2C', 'conf_high']:.2f} and PPO {ci.loc['PPO', 'conf_low']:.2f} to {ci.loc['PPO', 'conf_high']:.2f},",
     f"{'overlap' if overlap else 'do not overlap'}. The hierarchical model, on {int(hier['n_tasks'])} tasks, puts",
     f"delta0 anywhere from {hier['conf_low']:+.2f} to {hier['conf_high']:+.2f} (P(rope) = {hier['p_rope']:.2f}):",
