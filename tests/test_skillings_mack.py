@@ -1135,7 +1135,8 @@ def test_conover_fwer_screen_loses_no_declaration():
     assert screened.tolist() == full
 
 
-@pytest.mark.parametrize("point", [(5, 10, 5, "heavy_tailed"), (8, 3, 20, "capped")])
+@pytest.mark.parametrize("point", [(5, 10, 5, "heavy_tailed"),
+                                   pytest.param((8, 3, 20, "capped"), marks=pytest.mark.slow)])  # the default run's budget
 def test_conover_fwer_at_most_alpha_reduced(point):
     # a reduced re-measurement of two grid points of the calibration rows: the default (Holm after the omnibus
     # test) declares some pair of null agents different in at most alpha (+ 3 SE) of the data sets
