@@ -319,10 +319,12 @@ def test_the_normal_theory_skew_t_band_is_the_old_default_bit_for_bit():
     values = [rng.standard_t(3, 6) + mu for mu in rng.normal(0, 1, 7)]
     em = rlstats.tuning(sweep_frame(values), "score ~ agent | task/seed", config="lr", views=["expected_max"],
                         budgets=[1, 3, 7], n_resamples=200, rng=0, band="skew_t_normal").expected_max()
-    assert (tuple(em["conf_low"]), tuple(em["conf_high"])) == SKEW_T_BEFORE
+    # bit for bit on the versions that recorded it; the oldest allowed scipy's t quantile is ~1e-10 off (CI)
+    np.testing.assert_allclose(np.array([em["conf_low"], em["conf_high"]]), np.array(SKEW_T_BEFORE), rtol=1e-8)
 
 
 #: the call above with the default band on main before the kurtosis was counted (commit 6c1cb0f), printed with repr
+#: (equal bit for bit on those versions: checked below to 1e-8, the oldest allowed scipy's precision)
 SKEW_T_BEFORE = ((0.1436210000536734, 1.202538017492702, 1.6456489281652684, 0.14362100005367356, 1.0649131373634448,
                   1.4696614518071587),
                  (1.0276134982498388, 2.3716339312580965, 4.015667809475061, 1.0276134982498393, 2.141777321242233,
