@@ -420,7 +420,7 @@ EXPECTED_COVERAGE = 2 * stats.norm.cdf(1.959964 * math.sqrt(19 / 20)) - 1
 
 
 def test_interval_coverage_reduced():
-    covered, n = coverage(150, 400, seed=11)
+    covered, n = coverage(100, 400, seed=11)
     se = math.sqrt(0.95 * 0.05 / n)
     for metric, rate in covered.items():
         assert abs(rate - EXPECTED_COVERAGE) < 3 * se + 0.01, (metric, rate)

@@ -73,7 +73,8 @@ def _check_panels(figure):
 
 
 @pytest.mark.parametrize("many, every", [
-    (False, True), (True, False), pytest.param(True, True, marks=pytest.mark.slow)],
+    (False, True), pytest.param(True, False, marks=pytest.mark.slow),  # 9 s each: the default run's budget
+    pytest.param(True, True, marks=pytest.mark.slow)],
     ids=["contract-data", "12-tasks-5-agents", "12-tasks-5-agents-every-method"])
 def test_multi_panel_figures_keep_every_panel_readable_in_one_column(many, every):
     # At 12 tasks the default run checks AdaStop's three per-task figures, the ones whose panels multiply with tasks
