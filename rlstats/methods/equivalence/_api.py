@@ -431,8 +431,8 @@ def _aggregate(design, options, pairs, rng):
     for a, b in pairs:
         i, j = index[a], index[b]
         delta = result.estimates[i, 0] - result.estimates[j, 0]
-        se = float(np.hypot(result.standard_errors[i, 0] * expansion[design.agents.index(a)],
-                            result.standard_errors[j, 0] * expansion[design.agents.index(b)]))
+        se = float(np.hypot(result.standard_errors[i, 0] * expansion[i],  # the result keeps the design's agents
+                            result.standard_errors[j, 0] * expansion[j]))
         draws = result.bootstrap_distribution[i, 0] - result.bootstrap_distribution[j, 0]
         draw_se = floored_standard_errors(np.hypot(result.resampled_standard_errors[i, 0],
                                                    result.resampled_standard_errors[j, 0]),
