@@ -141,8 +141,9 @@ def within(work: Work, bound: float, call: str = "this call") -> Work:
     if seconds > bound:
         accept = max(math.ceil(seconds * FACTOR / 60) * 60, 60)  # room for the estimate's error
         raise OptionError(f"{call} would take {work.text}, more than the {_duration(bound)} rlstats runs without "
-                          f"being asked; pass max_seconds={accept} (or float('inf')) to run it, or ask for less "
-                          f"work (fewer resamples, runs or agents)")
+                          f"being asked; pass max_seconds={accept} (or float('inf'); on the command line "
+                          f"--max-seconds {accept} or inf) to run it, or ask for less work (fewer resamples, runs or "
+                          f"agents)")
     return work
 
 

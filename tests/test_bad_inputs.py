@@ -331,7 +331,8 @@ SHARED_OPTIONS = [
     ("max_seconds", float("nan"), OptionError, "max_seconds must be None or a positive number of seconds, got nan"),
     ("max_seconds", True, OptionError, "max_seconds must be None or a positive number of seconds, got True"),
     ("max_seconds", 1e-9, OptionError, ("would take about", "more than the 1e-09 s rlstats runs without being "
-                                        "asked; pass max_seconds=60 (or float('inf')) to run it")),
+                                        "asked; pass max_seconds=60 (or float('inf'); on the command line "
+                                        "--max-seconds 60 or inf) to run it")),
 ]
 
 
@@ -2618,6 +2619,18 @@ COMMAND_LINE_CASES = [  # (id, argv with {d} for the folder of inputs, phrase)
     ("read-logs-a file past --max-file-bytes", ["read-logs", "file://{d}/logs", "--max-file-bytes", "5", "-o",
                                                 "{d}/out.csv", NO_PROGRESS],
      "more than the --max-file-bytes 5 a file read from a URL may have"),
+    # issue 43 item 2: the bound on estimated seconds from the command line (-o cannot give infinity)
+    ("compare-max-seconds below the estimate", _compare("--method", "bootstrap", "--max-seconds", "1e-9"),
+     ("bootstrap() would take about", "on the command line --max-seconds 60 or inf")),
+    ("compare-max-seconds negative", _compare("--max-seconds", "-1"),
+     "max_seconds must be None or a positive number of seconds, got -1.0"),
+    ("compare-max-seconds nan", _compare("--max-seconds", "nan"),
+     "max_seconds must be None or a positive number of seconds, got nan"),
+    ("compare-o max_seconds", _compare("-o", "max_seconds=5"), "give it with --max-seconds"),
+    ("compare-o progress", _compare("-o", "progress=False"), "give it with --no-progress"),
+    ("power-max-seconds below the estimate", _power("--max-seconds", "1e-9"),
+     ("this power study would take about", "--max-seconds 60 or inf")),
+    ("power-o max_seconds", _power("-o", "max_seconds=5"), "give it with --max-seconds"),
 ]
 
 
@@ -2654,6 +2667,8 @@ USAGE_CASES = [  # (id, argv, phrase of argparse's last line)
     ("plot-kind unknown", ["adastop", "plot", "s.json", "x.png", "--kind", "pie"], "argument --kind: invalid choice"),
     ("power-n-sim text", ["power", "skillings_mack", "--n-sim", "many"], "argument --n-sim: invalid int value"),
     ("power-effect text", ["power", "skillings_mack", "--effect", "big"], "argument --effect: invalid float value"),
+    ("compare-max-seconds text", ["compare", "runs.csv", F, "--max-seconds", "soon"],
+     "argument --max-seconds: invalid float value: 'soon'"),
     ("read-logs-no output", ["read-logs", "logs"], "the following arguments are required: -o/--output"),
     ("read-logs-format unknown", ["read-logs", "logs", "-o", "x.csv", "--format", "xml"],
      "argument --format: invalid choice"),

@@ -117,7 +117,8 @@ def test_the_bound_names_the_option_and_quotes_the_estimate():
     message = str(caught.value)
     assert message.startswith("bootstrap() would take about 80 minutes (2.4e+11 resampled values: 10,000,000 "
                               "resamples x 6,000 runs x 4 metrics), more than the 60 minutes")
-    assert "pass max_seconds=19200 (or float('inf')) to run it" in message
+    assert ("pass max_seconds=19200 (or float('inf'); on the command line --max-seconds 19200 or inf) to run it"
+            in message)
     assert cost.admit(formula, design, options, 19200, "bootstrap()").seconds == pytest.approx(4800)
     assert cost.admit(formula, design, options, math.inf).units == 2.4e11
     # the public function refuses before drawing anything

@@ -237,6 +237,7 @@ def test_the_user_script_passes_pyright_strict_and_its_bad_lines_fail():
     assert "0 errors" in done.stdout
 
 
+@pytest.mark.slow  # 7-14 s of pyright: the default run's budget; the strict user-script check stays in it
 def test_pyright_knows_the_type_of_most_public_symbols():
     # pyright's own measure of what a user sees: every public symbol of every public module (a name or module
     # starting with "_" is private; rlstats/__init__.pyi stands for the lazy package face), known when its

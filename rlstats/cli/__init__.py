@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..errors import RlstatsError
-from ._shared import (FORMATS, UsageError, check_figure_path, make_output_folder, parse_options, read_table,
-                      render, save_plot)
+from ._shared import (COST_FLAGS, FORMATS, UsageError, add_cost_flags, check_figure_path, cost_options,
+                      make_output_folder, parse_options, read_table, render, save_plot)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -42,7 +42,7 @@ def demo_runs(data: pd.DataFrame,
 
 #: compare()'s own arguments, which -o cannot set: where each comes from instead.
 _RESERVED_OPTIONS = {"data": "the FILE argument", "formula": "the FORMULA argument", "method": "--method",
-                     "rng": "--seed", "eval_env": "--allow-python"}
+                     "rng": "--seed", "eval_env": "--allow-python", **COST_FLAGS}
 
 
 def compare_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -50,7 +50,7 @@ def compare_options(args: argparse.Namespace) -> dict[str, Any]:
     from ..conditions import parse_condition
     from ..formula import RESTRICTED
 
-    options = parse_options(args.option, _RESERVED_OPTIONS)
+    options = {**parse_options(args.option, _RESERVED_OPTIONS), **cost_options(args)}
     if args.seed is not None:
         options["rng"] = args.seed
     if "subset" in options:  # parsed now, so that a bad condition is reported before the file is read
@@ -150,6 +150,7 @@ def build_parser() -> argparse.ArgumentParser:
     cmp.add_argument("--allow-python", action="store_true",
                      help="evaluate the response as Python (it can then run any code: only for formulas you trust; "
                           "-o subset= keeps its grammar)")
+    add_cost_flags(cmp)
     cmp.set_defaults(run=run_compare)
 
     demo = commands.add_parser("demo", help="simulate a benchmark and run every available back end on it")

@@ -7,6 +7,7 @@ the package that imports them.
 
 from __future__ import annotations
 
+import argparse
 import ast
 import os
 import sys
@@ -260,6 +261,28 @@ def check_figure_path(path, *, option="--plot", inputs=(), stream_ok=False):
         raise UsageError(f"cannot save a figure as {path.name!r}: use one of the suffixes "
                          f"{', '.join('.' + f for f in sorted(formats))}")
     return path
+
+
+def add_cost_flags(parser: argparse.ArgumentParser) -> None:
+    """``--max-seconds`` and ``--no-progress``: the back ends' ``max_seconds=`` and ``progress=`` (issue 43 item 2).
+
+    A flag rather than ``-o``, since ``-o`` values are Python literals and infinity is not one."""
+    parser.add_argument("--max-seconds", type=float, default=None, metavar="SECONDS",
+                        help="most estimated seconds to run without refusing (max_seconds=; default one hour; "
+                             "inf: no bound)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr (progress=False)")
+
+
+def cost_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The keyword options :func:`add_cost_flags` set: only those given, so a back end's defaults stay its own."""
+    options: dict[str, Any] = {} if args.max_seconds is None else {"max_seconds": args.max_seconds}
+    if args.no_progress:
+        options["progress"] = False
+    return options
+
+
+#: What -o cannot set because :func:`add_cost_flags` does.
+COST_FLAGS = {"max_seconds": "--max-seconds", "progress": "--no-progress"}
 
 
 def parse_options(texts: Iterable[str], reserved: Mapping[str, str]) -> dict[str, Any]:

@@ -63,9 +63,11 @@ def add_power_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentP
     power.add_argument("--seed", type=int, default=None, help="seed of the random stream (rng=)")
     power.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
     power.add_argument("--plot", default=None, metavar="PATH", help="also save power against seeds to PATH")
-    power.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     power.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE",
                        help="option of the method(s), e.g. -o n_resamples=2000 or -o K=5 (repeatable)")
+    from ._shared import add_cost_flags
+
+    add_cost_flags(power)
     power.set_defaults(run=run_power)
     return power
 
@@ -101,20 +103,20 @@ def _count_or_names(text, flag):
 #: power()'s arguments that the command's own flags set: -o cannot set them too.
 _RESERVED_OPTIONS = {"rng": "--seed", "method": "the METHOD argument", "seeds": "--seeds", "n_sim": "--n-sim",
                      "effect": "--effect", "n_jobs": "--jobs", "backend": "--backend", "alpha": "--alpha",
-                     "tasks": "--tasks", "agents": "--agents", "progress": "--no-progress",
+                     "tasks": "--tasks", "agents": "--agents", "max_seconds": "--max-seconds", "progress": "--no-progress",
                      "eval_env": "--allow-python", "design": "--pilot", "distribution": "--distribution",
                      "heterogeneity": "--heterogeneity", "resample": "--resample", "shifted_agent": "--shifted-agent",
                      "target_power": "--target-power", "max_seeds": "--max-seeds"}
 
 
 def _arguments(args):
-    from ._shared import parse_options, read_table
+    from ._shared import cost_options, parse_options, read_table
 
     methods = [m.strip() for m in args.method.split(",") if m.strip()]
-    options = parse_options(args.option, _RESERVED_OPTIONS)
+    options = {**parse_options(args.option, _RESERVED_OPTIONS), **cost_options(args)}
     kwargs = dict(effect=args.effect, n_sim=args.n_sim, n_jobs=args.jobs, backend=args.backend, alpha=args.alpha,
                   tasks=_count_or_names(args.tasks, "--tasks"), agents=_count_or_names(args.agents, "--agents"),
-                  rng=args.seed, progress=not args.no_progress, **options)
+                  rng=args.seed, **options)
     if args.pilot is not None:
         if args.formula is None:
             raise _usage_error("--pilot needs --formula, e.g. --formula 'score ~ agent | task'")
