@@ -6,6 +6,8 @@ import math
 import os
 import pathlib
 import runpy
+import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
@@ -888,3 +890,42 @@ def test_skew_t_band_alone_draws_no_resamples(monkeypatch):
     pd.testing.assert_frame_equal(res.expected_max(), expected.expected_max(), check_exact=True)
     with pytest.raises(AssertionError, match="drew seed resamples"):
         rlstats.tuning(df, "score ~ agent | task/seed", config="lr", views=["expected_max"], band="percentile", rng=0)
+
+
+def test_expected_max_sums_do_not_depend_on_the_rows_summed_together():
+    """The band's weighted sums are each row's own fixed-order dots: a chunk gives the bits of its rows one by one
+    (a BLAS matrix product did not, and rounded otherwise with BLAS's threads: Dask's workers run one)."""
+    rng = np.random.default_rng(3)
+    ordered = np.sort(rng.normal(size=(37, 3000)), axis=-1)
+    weights = kernels.expected_max_weights(3000, [1, 2, 5, 50, 3000], replace=False)
+    together = kernels.weighted_order_sums(ordered, weights)
+    assert together.shape == (37, 5)
+    for i in (0, 17, 36):
+        np.testing.assert_array_equal(kernels.weighted_order_sums(ordered[i], weights), together[i])
+    np.testing.assert_array_equal(kernels.weighted_order_sums(ordered[5:9], weights), together[5:9])
+    np.testing.assert_allclose(together, ordered @ weights.T, rtol=1e-12)
+    np.testing.assert_array_equal(together[:, -1], ordered[:, -1])  # the best of all: the largest, exactly
+
+
+@pytest.mark.slow
+def test_percentile_band_is_the_same_bits_with_one_and_two_blas_threads(tmp_path):
+    # The caller's BLAS threads against a worker's one (issue 43 item 3): 3,000 configurations, where a matrix
+    # product of the resampled means rounded otherwise on two threads.
+    script = tmp_path / "band.py"
+    script.write_text(
+        "import sys, numpy as np, pandas as pd, rlstats\n"
+        "rng = np.random.default_rng(0)\n"
+        "df = pd.DataFrame({'agent': 'a', 'task': 't', 'lr': np.repeat(np.arange(3000), 5),\n"
+        "                   'seed': np.tile(np.arange(5), 3000), 'score': rng.normal(size=15000)})\n"
+        "res = rlstats.tuning(df, 'score ~ agent | task/seed', config='lr', band='percentile', rng=1,\n"
+        "                     progress=False, n_resamples=300, views=['expected_max'])\n"
+        "res.tables['expected_max'].to_pickle(sys.argv[1])\n")
+    frames = []
+    for threads in ("1", "2"):
+        env = dict(os.environ, OPENBLAS_NUM_THREADS=threads, OMP_NUM_THREADS=threads,
+                   PYTHONPATH=os.pathsep.join(filter(None, [str(pathlib.Path(rlstats.__file__).parents[1]),
+                                                            os.environ.get("PYTHONPATH")])))
+        out = tmp_path / f"band{threads}.pkl"
+        subprocess.run([sys.executable, str(script), str(out)], env=env, check=True, timeout=600)
+        frames.append(pd.read_pickle(out))
+    pd.testing.assert_frame_equal(frames[0], frames[1], check_exact=True)

@@ -658,7 +658,7 @@ def _sweep_resampled_max(n_resamples, job):
             chunk = means + (chunk - means) * widen
             ordered = np.sort(chunk, axis=-1) if weights else None
             for key, weight in weights.items():
-                kept[key].append(ordered @ weight.T)
+                kept[key].append(kernels.weighted_order_sums(ordered, weight))
             if w is not None:
                 kept["complete"].append(kernels.complete_bootstrap(chunk, w, generator))
     return {key: np.concatenate(parts) for key, parts in kept.items() if parts}
