@@ -336,6 +336,16 @@ def test_size_at_the_margin(point, n_sim):
     _check(point, n_sim)
 
 
+@pytest.mark.slow
+def test_aggregate_size_at_the_margin_of_five_heavy_tailed_tasks():
+    # issue 41 item 4: the IQM's bootstrap-t at 5 tasks x 20 heavy-tailed runs at -margin was recorded at 0.930 (worst
+    # draw 0.86) by a re-measurement that reused the data sets whose chance miss triggered it; on fresh data sets it
+    # held (0.9463 and 0.9567 at 1,600 and 1,200): re-measured here on others, by the table's rule (20 s)
+    point, configuration = ("bootstrap_t", "iqm", 5, 20, "heavy_tailed"), "delta = -margin"
+    for row in SIZE["rows_of"]((*point, configuration), SIZE["held_by_draw"](*point, configuration, 100, seed=99)):
+        assert not calibration.misses({k: str(v) for k, v in row.items()}, 0.95), row
+
+
 def test_one_task_has_no_across_tasks_test():
     df = rlstats.datasets.simulate(agents=2, tasks=1, seeds=6, rng=0)
     res = rlstats.equivalence(df, "score ~ agent | task", margin=1.0)

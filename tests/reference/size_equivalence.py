@@ -52,8 +52,15 @@ draw, so the bootstrap-t aggregate holds its level there and needs no change (no
 scaling). The table now measures any bootstrap point with a row that misses at 25 data sets per draw again at
 ``BOOTSTRAP_EXTENDED`` = 100 per draw (the same rule for every point). Since the aggregate scales its standard
 error by sqrt(c / (c - 1)) and floors each resample's as the bootstrap's own interval does, 5 tasks x 20
-heavy-tailed runs at -margin covers 0.930 at 400 data sets (worst draw 0.86; 0.925 and 0.85 before): a real excess
-size of about 0.01-0.02 there, which the table records and the results quote.
+heavy-tailed runs at -margin was recorded at 0.930 (worst draw 0.86) by that rule, which then re-used the table's
+seed: the first 25 data sets of each draw were the ones whose chance miss (one draw at 0.80) triggered it. On fresh
+data sets the same interval held: 0.9567 (seed 5, 1,200 data sets), 0.950 (seed 99, 400), 0.946 over 1,600 more
+(worst draw 0.94) and 0.945 in the new row below, size 0.050 over the 3,600; and the studentised pivot itself, (IQM
+difference - truth) / its winsorised standard error scaled by sqrt(c / (c - 1)), lies beyond z_0.95 on the side
+that decides in 0.045-0.050 of 20,000 data sets per draw (both margins; 0.045-0.048 at 10 runs), the standard error
+1-3% above the estimate's spread: nothing to correct there (a t quantile on tasks - 1 df took the size to 0.018 and
+widened the interval 26%). So the re-measurement now draws fresh data sets (``EXTENDED_SEED``), which replace the
+first: 0.945 there, worst draw 0.93.
 
 The Welch, Welch-Satterthwaite and paired-t rows call the kernels :func:`rlstats.equivalence` calls (``_kernels.welch``, ``welch_mean``,
 ``paired``, ``tost``) on arrays of many data sets at once, with per-task margins the public function (one margin) cannot take;
@@ -218,12 +225,17 @@ def grid(quick=False):
 #: give a test at exactly alpha a few draws at 0.80 among the grid's 384 (a 3-SE miss by chance); 100 per draw tell
 #: chance from a shortfall. The rule applies to every bootstrap point alike (as coverage_curves_bands' EXTENDED).
 BOOTSTRAP_EXTENDED = 100
+#: seed of that re-measurement: fresh data sets, not the ones whose miss triggered it (with the table's seed the first
+#: 25 data sets of each draw were the same, so the re-measured row carried the chance miss that selected it)
+EXTENDED_SEED = 3
 
 
 def table_rows(point, n_sim, quick=False):
     """The rows of one grid point for the package table (``tests/reference/calibrate.py``): three per point (TOST at
     +margin and -margin, non-inferiority at -margin); a bootstrap point with a row that misses its level is
-    measured again on ``BOOTSTRAP_EXTENDED`` data sets per design draw (both configurations)."""
+    measured again on ``BOOTSTRAP_EXTENDED`` fresh data sets per design draw (both configurations; seed
+    ``EXTENDED_SEED``), which replace the first measurement: the row is then a measurement independent of the miss
+    that asked for it."""
     from rlstats import calibration
 
     bootstrap = point[0] == "bootstrap_t"
@@ -236,7 +248,8 @@ def table_rows(point, n_sim, quick=False):
             calibration.misses({k: str(v) for k, v in row.items()}, LEVEL) for row in rows):
         rows = []
         for configuration in CONFIGURATIONS:
-            rows += rows_of((*point, configuration), held_by_draw(*point, configuration, BOOTSTRAP_EXTENDED))
+            rows += rows_of((*point, configuration), held_by_draw(*point, configuration, BOOTSTRAP_EXTENDED,
+                                                                   seed=EXTENDED_SEED))
     return rows
 
 
