@@ -308,7 +308,8 @@ def _run(design, options, ss, record):
 
 def _interval(draws, level, axis=-1):
     tail = (1 - level) / 2
-    return np.quantile(draws, tail, axis=axis), np.quantile(draws, 1 - tail, axis=axis)
+    low, high = np.quantile(draws, [tail, 1 - tail], axis=axis)     # one partition for both ends
+    return low, high
 
 
 def _pair_frame(design, first, second, present, p, estimate, low, high):
@@ -549,13 +550,14 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
             estimate[p] = flat.mean()
             low[p], high[p] = _interval(flat, level)
             kept[p] = flat[thinned]
-            per_task = delta[i].reshape(draws, -1)
+            # a row per task (the sampler's memory is task-major, so this is a view)
+            per_task = np.moveaxis(delta[i], -1, 0).reshape(-1, draws)
             where = np.flatnonzero(keep)
-            posterior["estimate"][p, where] = per_task.mean(axis=0)
-            posterior["conf_low"][p, where], posterior["conf_high"][p, where] = _interval(per_task, level, axis=0)
-            posterior["p_better"][p, where] = np.mean(per_task > rope, axis=0)
-            posterior["p_rope"][p, where] = np.mean(np.abs(per_task) <= rope, axis=0)
-            posterior["p_worse"][p, where] = np.mean(per_task < -rope, axis=0)
+            posterior["estimate"][p, where] = per_task.mean(axis=1)
+            posterior["conf_low"][p, where], posterior["conf_high"][p, where] = _interval(per_task, level, axis=1)
+            posterior["p_better"][p, where] = np.mean(per_task > rope, axis=1)
+            posterior["p_rope"][p, where] = np.mean(np.abs(per_task) <= rope, axis=1)
+            posterior["p_worse"][p, where] = np.mean(per_task < -rope, axis=1)
             rows = [(name, values[i]) for name, values in parameters.items()]
             rows += [(f"delta[{design.tasks[t]}]", delta[i][..., k]) for k, t in enumerate(where)]
             stacked = np.stack([v for _, v in rows])       # (parameters, chains, draws): one pass for all
