@@ -208,15 +208,20 @@ def _truncated_normal(mean, sd, low, high, u, first):
     return out
 
 
-def _log_m_prior(m, log_m, alpha, log_alpha, beta):
+def _special():
+    """scipy.special, imported on first use (an import statement in a function called 10^4 times a fit costs)."""
+    import scipy.special
+
+    return scipy.special
+
+
+def _log_m_prior(m, log_m, alpha_1, log_alpha, beta):
     """log p(m | alpha) up to terms free of m and alpha, m = nu - 1 ~ Gamma(alpha, rate beta) with beta ~ U(beta_low,
     beta_high) integrated out: the integral of beta^alpha m^(alpha - 1) e^(-beta m) / Gamma(alpha) over the interval
     is alpha m^-2 [P(alpha + 1, beta_high m) - P(alpha + 1, beta_low m)], P the regularised lower incomplete gamma.
-    ``beta`` is (2, 1, 1): (beta_high, beta_low), so both incomplete gammas are one call.  The caller silences log(0)
+    ``alpha_1`` is alpha + 1, ``beta`` (2, 1, 1): (beta_high, beta_low), so both incomplete gammas are one call.  The caller silences log(0)
     (a mass that underflows is -inf: a proposal there is rejected)."""
-    from scipy.special import gammainc
-
-    both = gammainc(alpha + 1, beta * m)
+    both = _special().gammainc(alpha_1, beta * m)
     return log_alpha - 2 * log_m + np.log(both[0] - both[1])
 
 
@@ -225,9 +230,7 @@ def _log_nu_terms(m, log_m, q):
     Student t normalising constants up to terms free of nu, log Gamma((nu + 1)/2) - log Gamma(nu/2) - log(nu)/2 =
     log Gamma(1/2) - log B(nu/2, 1/2) - log(nu)/2 (one call, and no cancellation of two large log-gammas when nu is
     large), and the Jacobian log m."""
-    from scipy.special import betaln
-
-    return log_m - q * (betaln(0.5 + 0.5 * m, 0.5) + 0.5 * np.log1p(m))
+    return log_m - q * (_special().betaln(0.5 + 0.5 * m, 0.5) + 0.5 * np.log1p(m))
 
 
 def gibbs(sums: NDArray[np.float64], counts: NDArray[np.float64], within: NDArray[np.float64], priors: Priors,
@@ -318,7 +321,7 @@ def gibbs(sums: NDArray[np.float64], counts: NDArray[np.float64], within: NDArra
     state[LOG_M] = np.log(m)
     with np.errstate(divide="ignore"):
         state[NU_TERMS] = _log_nu_terms(m, state[LOG_M], q)
-        state[M_PRIOR] = _log_m_prior(m, state[LOG_M], alpha, np.log(alpha), beta)
+        state[M_PRIOR] = _log_m_prior(m, state[LOG_M], alpha + 1, np.log(alpha), beta)
     # the (log sigma0, log m) proposal: a lower Cholesky factor per chain times the step's scale, learnt from the
     # warm-up's states
     chol = np.zeros((n_pairs, c, 2, 2))
@@ -413,13 +416,16 @@ def gibbs(sums: NDArray[np.float64], counts: NDArray[np.float64], within: NDArra
             state[DENSITY] = ((1 - q) * state[LOG_S] + state[NU_TERMS] + state[M_PRIOR]
                               - 0.5 * (m + 2) * np.log1p(squares * (1.0 / (sigma0 * sigma0 * (1 + m)))).sum(axis=0))
             take = np.zeros((n_pairs, c))
+            # every step's random-walk increments at once: (steps, n_pairs, c) each
+            first, second = normals[N_STEPS:N_DELTA0:2], normals[N_STEPS + 1:N_DELTA0:2]
+            step_s, step_m = l00 * first, l10 * first + l11 * second
+            alpha_1 = alpha + 1
             for step in range(SCALE_STEPS):   # cheap next to a sweep, and these are the slowest directions
-                first, second = normals[N_STEPS + 2 * step], normals[N_STEPS + 2 * step + 1]
-                log_s = np.add(state[LOG_S], l00 * first, out=proposal[LOG_S])
-                log_m = np.add(state[LOG_M], l10 * first + l11 * second, out=proposal[LOG_M])
+                log_s = np.add(state[LOG_S], step_s[step], out=proposal[LOG_S])
+                log_m = np.add(state[LOG_M], step_m[step], out=proposal[LOG_M])
                 m_new = np.exp(log_m)
                 proposal[NU_TERMS] = _log_nu_terms(m_new, log_m, q)
-                proposal[M_PRIOR] = _log_m_prior(m_new, log_m, alpha, log_alpha, beta)
+                proposal[M_PRIOR] = _log_m_prior(m_new, log_m, alpha_1, log_alpha, beta)
                 t_sum = np.log1p(squares * (np.exp(-2.0 * log_s) / (1 + m_new))).sum(axis=0)
                 density = (1 - q) * log_s + proposal[NU_TERMS] + proposal[M_PRIOR] - 0.5 * (m_new + 2) * t_sum
                 # a proposal beyond sigma0's prior bound is rejected
@@ -436,7 +442,7 @@ def gibbs(sums: NDArray[np.float64], counts: NDArray[np.float64], within: NDArra
             proposal_a = alpha + step_alpha * normals[N_ALPHA]
             inside_a = (proposal_a > priors.alpha_low) & (proposal_a < priors.alpha_high)
             clipped = np.clip(proposal_a, priors.alpha_low, priors.alpha_high)
-            prior_a = _log_m_prior(m, state[LOG_M], clipped, np.log(clipped), beta)
+            prior_a = _log_m_prior(m, state[LOG_M], clipped + 1, np.log(clipped), beta)
             moved_a = inside_a & (log_u[0] < prior_a - state[M_PRIOR])
             alpha = np.where(moved_a, proposal_a, alpha)
             state[M_PRIOR] = np.where(moved_a, prior_a, state[M_PRIOR])
