@@ -3,6 +3,8 @@ model's fit of Atari 100k with its R-hats and effective sample sizes.
 
     python benchmarks/bench_bayes.py signed_rank      # needs baycomp (pip install baycomp): time per pair, agreement
     RLSTATS_DATA_MIRROR=../shared/data/raw python benchmarks/bench_bayes.py atari --seeds 0 1 2 [--orderings]
+    RLSTATS_DATA_MIRROR=../shared/data/raw python benchmarks/bench_bayes.py sampler   # the sampler against its
+        # previous version (git commit a35d18e, read with git show): the same posterior within Monte Carlo error
 
 CPU seconds are ``time.process_time()`` of the public call (best of ``--repeat``), one thread.
 """
@@ -71,15 +73,113 @@ def atari(args):
                   f"smallest ESS {joint['ess_bulk'].min():.0f}")
 
 
+PREVIOUS = "a35d18e"   # the hierarchical sampler before issue 41 item 4's speed work
+
+
+def _previous_kernels():
+    """The previous version's _kernels module, from git (its one relative import made absolute)."""
+    import importlib.util
+    import subprocess
+    import tempfile
+    from pathlib import Path
+
+    source = subprocess.run(["git", "show", f"{PREVIOUS}:rlstats/methods/bayes/_kernels.py"], check=True,
+                            capture_output=True, text=True, cwd=Path(__file__).parent).stdout
+    path = Path(tempfile.mkdtemp()) / "previous_kernels.py"
+    path.write_text(source.replace("from ...statistics", "from rlstats.statistics"))
+    spec = importlib.util.spec_from_file_location("previous_kernels", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _sampler_inputs(df):
+    """The hierarchical sampler's inputs (standardised sufficient statistics and priors) for every pair of ``df``."""
+    from rlstats.methods.bayes import _kernels as kernels
+
+    got = {}
+    gibbs = kernels.gibbs
+
+    def capture(sums, counts, within, priors, generator, chains, warmup, draws, reference=None):
+        got.update(sums=sums, counts=counts, within=within, priors=priors)
+        return gibbs(sums, counts, within, priors, generator, chains, warmup, draws, reference)
+
+    kernels.gibbs = capture
+    try:
+        with warnings.catch_warnings():      # a short run only to read the inputs: its convergence is no matter
+            warnings.simplefilter("ignore")
+            rlstats.bayes(df, "score ~ agent | task/seed", model="hierarchical", normalize=False, chains=2,
+                          warmup=100, draws=100)
+    finally:
+        kernels.gibbs = gibbs
+    return got
+
+
+def sampler(args):
+    """Long chains of the current and the previous sampler on three designs: every parameter's mean (but nu's, whose
+    posterior can be heavy-tailed) and its 2.5, 25, 50, 75 and 97.5% quantiles, as z-scores with the two chains'
+    bulk ESS: the share beyond 1.96 should be near 0.05 and none far beyond 4 if the two posteriors are one."""
+    from rlstats.methods.bayes import _kernels as kernels
+
+    previous = _previous_kernels()
+    rng = np.random.default_rng(0)
+
+    def pair_frame(x):
+        tasks, runs = x.shape
+        return pd.DataFrame({"agent": np.repeat(["A", "B"], tasks * runs),
+                             "task": np.tile(np.repeat([f"t{i:02d}" for i in range(tasks)], runs), 2),
+                             "seed": np.tile(np.arange(runs), 2 * tasks),
+                             "score": np.concatenate([x.ravel(), np.zeros(x.size)])})
+
+    # the designs of tests/test_bayes.py's NUTS reference, the Atari one with all 15 pairs
+    small = rng.normal(0.2, 1.0, size=(6, 5)) + rng.standard_t(3, size=(6, 1)) * 0.3
+    heavy = rng.normal(0.0, 0.5, size=(10, 10)) + rng.standard_t(2, size=(10, 1)) * 0.4 + 0.1
+    atari = rlstats.datasets.load("atari100k")
+    atari = rlstats.normalize(atari[atari["agent"].isin(SIX)], "atari100k_reference")
+    designs = {"6 tasks x 5 runs": pair_frame(small), "10 tasks x 10 runs, t(2) tasks": pair_frame(heavy),
+               "Atari 100k, 15 pairs": atari}
+    chains, warmup, draws = 8, 1000, args.draws
+    for name, df in designs.items():
+        d = _sampler_inputs(df)
+        fits = {}
+        for label, module, seed in (("previous", previous, 101), ("current", kernels, 202)):
+            priors = module.Priors(d["priors"].delta_high, d["priors"].sigma0_high, d["priors"].sigma_high)
+            start = time.process_time()
+            fit, _ = module.gibbs(d["sums"], d["counts"], d["within"], priors, np.random.default_rng(seed), chains,
+                                  warmup, draws)
+            fits[label] = fit, time.process_time() - start
+        z_mean, z_quantile = [], []
+        for p in range(d["sums"].shape[0]):
+            parameters = [("delta0", lambda c: c.delta0[p]), ("sigma0", lambda c: c.sigma0[p]),
+                          ("nu", lambda c: c.nu[p])]
+            parameters += [("delta", lambda c, i=i: np.ascontiguousarray(c.delta[p][..., i]))
+                           for i in range(d["sums"].shape[1])]
+            for parameter, get in parameters:
+                a, b = get(fits["previous"][0]), get(fits["current"][0])
+                se = np.sqrt(1 / float(kernels.ess_bulk(a)) + 1 / float(kernels.ess_bulk(b)))
+                a, b = a.ravel(), b.ravel()
+                if parameter != "nu":
+                    z_mean.append((b.mean() - a.mean()) / (np.sqrt(0.5 * (a.var() + b.var())) * se))
+                for prob in (0.025, 0.25, 0.5, 0.75, 0.975):
+                    # the current chains' share below the previous chains' quantile
+                    z_quantile.append((np.mean(b <= np.quantile(a, prob)) - prob) / (np.sqrt(prob * (1 - prob)) * se))
+        z_mean, z_quantile = np.abs(z_mean), np.abs(z_quantile)
+        print(f"{name}: sampler CPU previous {fits['previous'][1]:.2f} s, current {fits['current'][1]:.2f} s "
+              f"({chains} chains x {warmup} + {draws}); {z_mean.size} means: largest |z| {z_mean.max():.2f}, share "
+              f"beyond 1.96 {np.mean(z_mean > 1.96):.3f}; {z_quantile.size} quantiles: largest |z| "
+              f"{z_quantile.max():.2f}, share beyond 1.96 {np.mean(z_quantile > 1.96):.3f}", flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", choices=["signed_rank", "atari"])
+    parser.add_argument("what", choices=["signed_rank", "atari", "sampler"])
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--seeds", type=int, nargs="+", default=[0])
     parser.add_argument("--orderings", action="store_true",
                         help="atari: also the joint fit behind the orderings (orderings=True)")
+    parser.add_argument("--draws", type=int, default=4000, help="sampler: draws per chain after 1,000 warm-up")
     args = parser.parse_args()
-    {"signed_rank": signed_rank, "atari": atari}[args.what](args)
+    {"signed_rank": signed_rank, "atari": atari, "sampler": sampler}[args.what](args)
 
 
 if __name__ == "__main__":

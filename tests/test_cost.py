@@ -89,7 +89,7 @@ def test_other_formulas_count_what_their_kernels_do():
     # Bayesian signed-rank: draws x pairs x tasks; hierarchical: chains x iterations x pairs x tasks
     assert count["bayes"](shape, _options("bayes")).units == 50_000 * 6 * 10
     assert count["bayes"](shape, _options("bayes", control="agent_1")).units == 50_000 * 3 * 10
-    assert count["bayes"](shape, _options("bayes", model="hierarchical")).units == 8 * 1500 * 6 * 10
+    assert count["bayes"](shape, _options("bayes", model="hierarchical")).units == 8 * 1300 * 6 * 10
     # the selection check permutes the tasks' effects
     assert count["selection"](shape, _options("selection")).units == 9_999 * 10 + 200
     # the profile's Wilson band draws no resample

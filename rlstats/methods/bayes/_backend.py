@@ -25,11 +25,13 @@ def citations(result, keys):
 
 def cost(shape: Shape, options: Any) -> Work:
     """Each posterior draw of each compared pair sums over the tasks: the signed-rank test's Dirichlet draws
-    (4e-8 s a task, measured) or the hierarchical sampler's iterations over its chains (3e-6 s a task)."""
+    (4e-8 s a task, measured) or the hierarchical sampler's iterations over its chains (2e-6 s a task: the
+    geometric middle of 4.5e-6 on 3 agents x 10 tasks, where each sweep's fixed cost dominates, and 0.85e-6 on Atari
+    100k's 15 pairs x 26 games, measured after issue 41 item 4's speed work; it was 3e-6)."""
     pairs = shape.agents - 1 if options.control is not None else shape.agents * (shape.agents - 1) // 2
     if options.model == "hierarchical":
         draws = options.chains * (options.warmup + options.draws)
-        return Work(draws * pairs * shape.tasks, "posterior draws", 3e-6,
+        return Work(draws * pairs * shape.tasks, "posterior draws", 2e-6,
                     f"{options.chains} chains x {options.warmup + options.draws:,} iterations x {pairs} pairs x "
                     f"{shape.tasks} tasks")
     return Work(options.n_samples * pairs * shape.tasks, "posterior draws", 4e-8,

@@ -20,7 +20,7 @@ from ...statistics import TIE_TOLERANCE
 BLOCK = 10_000
 
 #: Metropolis steps of (sigma0, nu) per sweep of the Gibbs sampler
-SCALE_STEPS = 4
+SCALE_STEPS = 6
 
 #: draws kept per pair for the figures (the first ones, in stream order)
 KEPT_DRAWS = 1_000
@@ -197,49 +197,40 @@ def _truncated_normal(mean, sd, low, high, u, first):
     """Draws of N(mean, sd) truncated to (low, high): ``mean + sd * first`` (``first`` standard normal draws) where it
     falls inside, else an inverse-CDF draw from uniform ``u`` (exact, as :func:`_truncated_gamma` explains)."""
     out = mean + sd * first
-    low, high = np.broadcast_to(low, out.shape), np.broadcast_to(high, out.shape)
     outside = (out <= low) | (out >= high)
     if outside.any():
-        m, s, lo, hi = mean[outside], sd[outside], low[outside], high[outside]
+        shape = out.shape
+        m, s = np.broadcast_to(mean, shape)[outside], np.broadcast_to(sd, shape)[outside]
+        lo, hi = np.broadcast_to(low, shape)[outside], np.broadcast_to(high, shape)[outside]
         a, b = _ndtr((lo - m) / s), _ndtr((hi - m) / s)
         p = np.clip(a + u[outside] * (b - a), 1e-300, 1 - 1e-16)
         out[outside] = np.clip(m + s * _ndtri(p), lo, hi)
     return out
 
 
-def _t_logpdf_sum(nu, z2):
-    """sum over tasks of log t_nu(z) up to the terms free of nu, z2 = ((delta_i - delta0) / sigma0)^2: (..., n_tasks)."""
-    from scipy.special import gammaln
+def _special():
+    """scipy.special, imported on first use (an import statement in a function called 10^4 times a fit costs)."""
+    import scipy.special
 
-    per_task = gammaln((nu + 1) / 2) - gammaln(nu / 2) - 0.5 * np.log(nu)
-    return z2.shape[-1] * per_task - (nu + 1) / 2 * np.log1p(z2 / nu[..., None]).sum(axis=-1)
+    return scipy.special
 
 
-def _log_m_prior(m, alpha, beta_low, beta_high):
+def _log_m_prior(m, log_m, alpha_1, log_alpha, beta):
     """log p(m | alpha) up to terms free of m and alpha, m = nu - 1 ~ Gamma(alpha, rate beta) with beta ~ U(beta_low,
     beta_high) integrated out: the integral of beta^alpha m^(alpha - 1) e^(-beta m) / Gamma(alpha) over the interval
-    is alpha m^-2 [P(alpha + 1, beta_high m) - P(alpha + 1, beta_low m)], P the regularised lower incomplete gamma."""
-    from scipy.special import gammainc
-
-    mass = gammainc(alpha + 1, beta_high * m) - gammainc(alpha + 1, beta_low * m)
-    with np.errstate(divide="ignore"):
-        return np.log(alpha) - 2 * np.log(m) + np.log(mass)
-
-
-def _log_alpha_density(alpha, m, beta_low, beta_high):
-    """log p(alpha | m) on its uniform prior's interval, beta integrated out (:func:`_log_m_prior`)."""
-    return _log_m_prior(m, alpha, beta_low, beta_high)
+    is alpha m^-2 [P(alpha + 1, beta_high m) - P(alpha + 1, beta_low m)], P the regularised lower incomplete gamma.
+    ``alpha_1`` is alpha + 1, ``beta`` (2, 1, 1): (beta_high, beta_low), so both incomplete gammas are one call.  The caller silences log(0)
+    (a mass that underflows is -inf: a proposal there is rejected)."""
+    both = _special().gammainc(alpha_1, beta * m)
+    return log_alpha - 2 * log_m + np.log(both[0] - both[1])
 
 
-def _log_scale_density(log_sigma0, log_m, alpha, beta_low, beta_high, deviations):
-    """log p(log sigma0, log(nu - 1) | delta, delta0, alpha), the lambdas and beta integrated out, with the Jacobians;
-    ``deviations`` = delta_i - delta0, (..., n_tasks).  sigma0's uniform prior is flat (its interval is checked by the
-    caller).  Integrating beta out removes the slow see-saw of nu and beta (beta ~ alpha / (nu - 1) given nu) that
-    limited nu's effective sample size when each was drawn given the other."""
-    sigma0, m = np.exp(log_sigma0), np.exp(log_m)
-    z2 = np.square(deviations / sigma0[..., None])
-    q = deviations.shape[-1]
-    return (1 - q) * log_sigma0 + log_m + _log_m_prior(m, alpha, beta_low, beta_high) + _t_logpdf_sum(1.0 + m, z2)
+def _log_nu_terms(m, log_m, q):
+    """The terms of log p(log sigma0, log(nu - 1) | ...) that depend on m = nu - 1 alone (alpha's prior aside): the q
+    Student t normalising constants up to terms free of nu, log Gamma((nu + 1)/2) - log Gamma(nu/2) - log(nu)/2 =
+    log Gamma(1/2) - log B(nu/2, 1/2) - log(nu)/2 (one call, and no cancellation of two large log-gammas when nu is
+    large), and the Jacobian log m."""
+    return log_m - q * (_special().betaln(0.5 + 0.5 * m, 0.5) + 0.5 * np.log1p(m))
 
 
 def gibbs(sums: NDArray[np.float64], counts: NDArray[np.float64], within: NDArray[np.float64], priors: Priors,
@@ -264,6 +255,12 @@ def gibbs(sums: NDArray[np.float64], counts: NDArray[np.float64], within: NDArra
     Gamma prior) is integrated out of both Metropolis moves in closed form (:func:`_log_m_prior`): drawn given nu,
     as it was before issue 41's R-hat work, it made a slow see-saw with nu.
 
+    The runs enter only through their sufficient statistics per task (sum, number, squares around the mean), and a
+    sweep is a fixed sequence of whole-array operations over (tasks, pairs, chains), tasks first so that sums over
+    the tasks add contiguous rows; the Metropolis densities reuse what a sweep already knows (the squared deviations
+    once per sweep, the terms of nu and alpha alone carried with the state), so a proposal costs one pass over the
+    tasks (issue 41 item 4's speed work; the moves and their law are those of the sampler before it).
+
     Parameters
     ----------
     sums, counts, within : (n_pairs, n_tasks)
@@ -283,152 +280,197 @@ def gibbs(sums: NDArray[np.float64], counts: NDArray[np.float64], within: NDArra
     Returns
     -------
     (Chains, acceptance) with acceptance (n_pairs, chains) the Metropolis acceptance rate of (sigma0, nu) after
-    warm-up.
+    warm-up.  ``Chains.delta`` is a (n_pairs, chains, draws, n_tasks) view of task-major memory, so that one task's
+    draws are contiguous.
     """
     g = generator
     n_pairs, q = sums.shape
     c = chains
-    shape3 = (n_pairs, c, q)
-    mean_x = sums / counts
-    dh, s0h, sh = (priors.delta_high[:, None], priors.sigma0_high[:, None], priors.sigma_high[:, None, None])
-    mx = mean_x[:, None, :]          # the data's per-task mean of each pair's differences, (n_pairs, 1 or c, q)
+    shape3 = (q, n_pairs, c)                     # tasks first: a sum over the tasks adds contiguous rows
+    n_t = np.ascontiguousarray(counts.T)[:, :, None]
+    within_t = np.ascontiguousarray(within.T)[:, :, None]
+    mean_t = np.ascontiguousarray((sums / counts).T)[:, :, None]
+    dh, s0h = priors.delta_high[:, None], priors.sigma0_high[:, None]
+    log_s0h = np.log(s0h)
+    low_tau = (1.0 / np.square(priors.sigma_high))[:, None]
+    beta = np.array([priors.beta_high, priors.beta_low])[:, None, None]
+    mx = mean_t                                  # the data's per-task mean of the differences, (q, n_pairs, 1 or c)
     if reference is not None:
-        sums_r, counts_r, within_r = reference
+        sums_r, counts_r, within_r = (np.asarray(v, dtype=np.float64)[:, None] for v in reference)
         mean_r = sums_r / counts_r
-        mu = np.broadcast_to(mean_r, (c, q)).copy()
-        mx = mean_x[:, None, :] - mu[None]
-        shape_r = np.broadcast_to((counts_r - 1) / 2, (c, q))
+        mu = np.repeat(mean_r, c, axis=1)        # (q, c)
+        mx = mean_t - mu[:, None, :]
+        shape_r = (counts_r - 1) / 2
         low_tau_r = 1.0 / np.square(priors.sigma_high.max())
     # start each chain at a dispersed point: the task means jittered, delta0 and sigma0 from their spread
     u0 = g.random((n_pairs, c, q + 2))
-    delta = mx + (u0[..., :q] - 0.5) * np.sqrt(within / np.maximum(counts - 1, 1))[:, None, :]
+    spread0 = np.sqrt(within / np.maximum(counts - 1, 1)).T[:, :, None]
+    delta = mx + (np.moveaxis(u0[..., :q], -1, 0) - 0.5) * spread0
     delta0 = (u0[..., q] - 0.5) * dh
-    sigma0 = np.maximum(np.std(mx, axis=-1), 1e-3 * s0h) * (0.5 + u0[..., q + 1])
+    sigma0 = np.maximum(np.std(mx, axis=0), 1e-3 * s0h) * (0.5 + u0[..., q + 1])
     sigma0 = np.minimum(sigma0, 0.999 * s0h)
     lam = np.ones(shape3)
-    m = np.full((n_pairs, c), 4.0)   # nu - 1
     alpha = np.full((n_pairs, c), 0.5 * (priors.alpha_low + priors.alpha_high))
-    # the (log sigma0, log m) proposal: a Cholesky factor per chain, learnt from the warm-up's states
+    # the Metropolis state, one row each: log sigma0, log m (m = nu - 1), m's terms alone (:func:`_log_nu_terms`),
+    # m's prior given alpha (:func:`_log_m_prior`), and the density; a proposal fills the same rows and one masked
+    # copy moves the accepted chains
+    LOG_S, LOG_M, NU_TERMS, M_PRIOR, DENSITY = range(5)
+    state = np.empty((5, n_pairs, c))
+    proposal = np.empty((5, n_pairs, c))
+    m = np.full((n_pairs, c), 4.0)
+    state[LOG_M] = np.log(m)
+    with np.errstate(divide="ignore"):
+        state[NU_TERMS] = _log_nu_terms(m, state[LOG_M], q)
+        state[M_PRIOR] = _log_m_prior(m, state[LOG_M], alpha + 1, np.log(alpha), beta)
+    # the (log sigma0, log m) proposal: a lower Cholesky factor per chain times the step's scale, learnt from the
+    # warm-up's states
     chol = np.zeros((n_pairs, c, 2, 2))
     chol[..., 0, 0], chol[..., 1, 1] = 0.3, 0.5
     scale = np.ones((n_pairs, c))
+    l00, l10, l11 = chol[..., 0, 0] * scale, chol[..., 1, 0] * scale, chol[..., 1, 1] * scale
     history = np.empty((n_pairs, c, warmup, 2))
     step_alpha = 0.5 * (priors.alpha_high - priors.alpha_low)
-    shape_sigma = np.broadcast_to(((counts - 1) / 2)[:, None, :], shape3)   # 1/sigma_i^2 under sigma_i's prior
-    low_tau = 1.0 / np.square(sh)
+    counts_equal = bool(np.all(counts == counts.flat[0]))
+    # 1/sigma_i^2's gamma shape under sigma_i's prior: a scalar when every task has as many runs (faster draws)
+    shape_sigma = float((counts.flat[0] - 1) / 2) if counts_equal else ((n_t - 1) / 2)
+    shape0 = (q - 1) / 2
+    low_tau0 = 1.0 / np.square(s0h)
     total = warmup + draws
     out_delta0 = np.empty((n_pairs, c, draws))
     out_sigma0 = np.empty((n_pairs, c, draws))
     out_nu = np.empty((n_pairs, c, draws))
-    out_delta = np.empty((n_pairs, c, draws, q))
+    out_delta = np.empty((draws,) + shape3)
     accepted = np.zeros((n_pairs, c))
     window = np.zeros((n_pairs, c))
-    for it in range(total):
-        normals = g.standard_normal((n_pairs, c, q + 4 + 2 * SCALE_STEPS))
-        uniforms = g.random((n_pairs, c, 7 + SCALE_STEPS))
-        # 1/sigma_i^2 | delta_i: Gamma((n_i - 1)/2, rate S_i/2), S_i the squares around delta_i; redraw below 1/high^2
-        squares = within[:, None, :] + counts[:, None, :] * np.square(mx - delta)
-        tau = g.standard_gamma(shape_sigma) / (squares / 2)
-        low = tau < low_tau
-        while low.any():
-            tau = np.where(low, g.standard_gamma(shape_sigma) / (squares / 2), tau)
+    # one block of draws per sweep: normals (the deltas' q, then alpha's, 2 per Metropolis step, delta0's and the
+    # interweaving's 3) and uniforms (the truncations' inverse CDFs, then alpha's and the steps' acceptances)
+    N_ALPHA, N_STEPS, N_DELTA0 = q, q + 1, q + 1 + 2 * SCALE_STEPS
+    U_ALPHA = 4
+    with np.errstate(divide="ignore"):         # log(0) of an underflowed prior mass: -inf, a rejection
+        for it in range(total):
+            normals = g.standard_normal((q + 4 + 2 * SCALE_STEPS, n_pairs, c))
+            uniforms = g.random((5 + SCALE_STEPS, n_pairs, c))
+            log_u = np.log(uniforms[U_ALPHA:])
+            # 1/sigma_i^2 | delta_i: Gamma((n_i - 1)/2, rate S_i/2), S_i the squares around delta_i; redraw below
+            # 1/high^2
+            resid = mx - delta
+            half_squares = 0.5 * (within_t + n_t * (resid * resid))
+            tau = g.standard_gamma(shape_sigma, size=shape3) / half_squares
             low = tau < low_tau
-        if reference is not None:
-            # the reference's 1/sigma^2, then mu_i | the 1/sigma^2, delta0, sigma0, lambda with the deltas integrated
-            # out: each other agent's task mean is N(mu_i + delta0_a, 1/(n tau) + sigma0^2/lambda), the reference's
-            # N(mu_i, 1/(n_r tau_r)); then the deltas given mu (below)
-            squares_r = within_r + counts_r * np.square(mean_r - mu)
-            tau_r = g.standard_gamma(shape_r) / (squares_r / 2)
-            low = tau_r < low_tau_r
             while low.any():
-                tau_r = np.where(low, g.standard_gamma(shape_r) / (squares_r / 2), tau_r)
+                tau = np.where(low, g.standard_gamma(shape_sigma, size=shape3) / half_squares, tau)
+                low = tau < low_tau
+            if reference is not None:
+                # the reference's 1/sigma^2, then mu_i | the 1/sigma^2, delta0, sigma0, lambda with the deltas
+                # integrated out: each other agent's task mean is N(mu_i + delta0_a, 1/(n tau) + sigma0^2/lambda),
+                # the reference's N(mu_i, 1/(n_r tau_r)); then the deltas given mu (below)
+                half_r = 0.5 * (within_r + counts_r * np.square(mean_r - mu))
+                tau_r = g.standard_gamma(shape_r, size=(q, c)) / half_r
                 low = tau_r < low_tau_r
-            weight_a = 1.0 / (1.0 / (counts[:, None, :] * tau) + (np.square(sigma0)[..., None] / lam))
-            precision_mu = counts_r * tau_r + weight_a.sum(axis=0)
-            centre_mu = (counts_r * tau_r * mean_r + (weight_a * (mean_x[:, None, :] - delta0[..., None])).sum(axis=0)
-                         ) / precision_mu
-            mu = centre_mu + g.standard_normal((c, q)) / np.sqrt(precision_mu)
-            mx = mean_x[:, None, :] - mu[None]
-        # delta_i | sigma_i, lambda_i, delta0, sigma0: normal
-        precision = counts[:, None, :] * tau + lam / np.square(sigma0)[..., None]
-        data_term = sums[:, None, :] * tau if reference is None else counts[:, None, :] * tau * mx
-        centre = (data_term + lam * (delta0 / np.square(sigma0))[..., None]) / precision
-        delta = centre + normals[..., :q] / np.sqrt(precision)
-        # delta0 | delta, lambda, sigma0: normal truncated to the prior's interval
-        weight = lam.sum(axis=-1)
-        delta0 = _truncated_normal((lam * delta).sum(axis=-1) / weight, sigma0 / np.sqrt(weight), -dh, dh,
-                                   uniforms[..., 0], normals[..., q + 1 + 2 * SCALE_STEPS])
-        # 1/sigma0^2 | delta, delta0, lambda: Gamma((q - 1)/2, rate sum lambda_i (delta_i - delta0)^2 / 2), truncated
-        # below at 1/sigma0_high^2 by the inverse CDF
-        spread = (lam * np.square(delta - delta0[..., None])).sum(axis=-1) / 2
-        tau0 = _truncated_gamma((q - 1) / 2, spread, 1.0 / np.square(s0h), uniforms[..., 1],
-                                g.standard_gamma((q - 1) / 2, size=(n_pairs, c)))
-        sigma0 = 1.0 / np.sqrt(tau0)
-        # interweaving (Yu and Meng 2011): delta0 and sigma0 again given z = (delta - delta0) / sigma0, whose prior
-        # N(0, 1/lambda) involves neither, so the data alone speak: each is normal, truncated to its prior's interval.
-        # The centred updates above mix slowly when the tasks' differences are noisy next to their spread (a funnel);
-        # these mix slowly in the opposite case: together they do not.
-        z = (delta - delta0[..., None]) / sigma0[..., None]
-        data_precision = counts[:, None, :] * tau
-        prec0 = data_precision.sum(axis=-1)
-        delta0 = _truncated_normal((data_precision * (mx - sigma0[..., None] * z)).sum(axis=-1)
-                                   / prec0, 1.0 / np.sqrt(prec0), -dh, dh, uniforms[..., 5],
-                                   normals[..., q + 2 + 2 * SCALE_STEPS])
-        prec_s = (data_precision * np.square(z)).sum(axis=-1)
-        sigma0 = _truncated_normal((data_precision * z * (mx - delta0[..., None])).sum(axis=-1)
-                                   / prec_s, 1.0 / np.sqrt(prec_s), 0.0, s0h, uniforms[..., 6],
-                                   normals[..., q + 3 + 2 * SCALE_STEPS])
-        sigma0 = np.maximum(sigma0, 1e-300)
-        delta = delta0[..., None] + sigma0[..., None] * z
-        # (sigma0, nu) | delta, delta0, alpha, the lambdas and beta integrated out: Metropolis on the logs
-        deviations = delta - delta0[..., None]
-        current = np.stack([np.log(sigma0), np.log(m)], axis=-1)
-        density = _log_scale_density(current[..., 0], current[..., 1], alpha, priors.beta_low, priors.beta_high,
-                                     deviations)
-        take = np.zeros((n_pairs, c))
-        for step in range(SCALE_STEPS):   # cheap next to a sweep, and these are the slowest directions
-            proposal = current + scale[..., None] * np.einsum("pcij,pcj->pci", chol,
-                                                              normals[..., q + 1 + 2 * step:q + 3 + 2 * step])
-            inside = np.exp(proposal[..., 0]) < s0h
-            proposed = np.where(inside, _log_scale_density(proposal[..., 0], proposal[..., 1], alpha, priors.beta_low,
-                                                           priors.beta_high, deviations), -np.inf)
-            moved = np.log(uniforms[..., 7 + step]) < proposed - density
-            current = np.where(moved[..., None], proposal, current)
-            density = np.where(moved, proposed, density)
-            take += moved / SCALE_STEPS
-        sigma0, m = np.exp(current[..., 0]), np.exp(current[..., 1])
-        nu = 1.0 + m
-        # lambda_i | nu, delta_i, delta0, sigma0: Gamma((nu + 1)/2, rate (nu + z_i^2)/2)
-        z2 = np.square(deviations / sigma0[..., None])
-        lam = g.standard_gamma(np.broadcast_to(((nu + 1) / 2)[..., None], shape3)) / ((nu[..., None] + z2) / 2)
-        # alpha | m, beta integrated out: Metropolis, proposals outside the interval rejected
-        proposal_a = alpha + step_alpha * normals[..., q]
-        inside_a = (proposal_a > priors.alpha_low) & (proposal_a < priors.alpha_high)
-        bounds = (priors.beta_low, priors.beta_high)
-        ratio_a = np.where(inside_a, _log_alpha_density(np.clip(proposal_a, priors.alpha_low, priors.alpha_high),
-                                                        m, *bounds) - _log_alpha_density(alpha, m, *bounds), -np.inf)
-        alpha = np.where(np.log(uniforms[..., 4]) < ratio_a, proposal_a, alpha)
-        # beta is integrated out of every update (collapsed), so it is never drawn: nothing reported depends on it
-        if it < warmup:
-            history[:, :, it] = current
-            window += take
-            if (it + 1) % 50 == 0:
-                # the step towards ~0.3 acceptance (2-d); from half-way, the covariance of the states so far
-                scale = scale * np.exp(np.clip(window / 50 - 0.3, -0.3, 0.3) * 3)
-                window[:] = 0
-                if it + 1 >= warmup // 2:
-                    seen = history[:, :, it // 2: it + 1]
-                    cov = np.einsum("pcti,pctj->pcij", seen - seen.mean(axis=2, keepdims=True),
-                                    seen - seen.mean(axis=2, keepdims=True)) / max(seen.shape[2] - 1, 1)
-                    cov = cov * 2.38 ** 2 / 2 + 1e-6 * np.eye(2)
-                    chol = np.linalg.cholesky(cov)
-                    scale = np.ones((n_pairs, c))
-        else:
-            k = it - warmup
-            accepted += take
-            out_delta0[..., k], out_sigma0[..., k], out_nu[..., k] = delta0, sigma0, nu
-            out_delta[:, :, k, :] = delta
-    return Chains(out_delta0, out_sigma0, out_nu, out_delta), accepted / max(draws, 1)
+                while low.any():
+                    tau_r = np.where(low, g.standard_gamma(shape_r, size=(q, c)) / half_r, tau_r)
+                    low = tau_r < low_tau_r
+                weight_a = 1.0 / (1.0 / (n_t * tau) + np.square(sigma0) / lam)
+                precision_mu = counts_r * tau_r + weight_a.sum(axis=1)
+                centre_mu = (counts_r * tau_r * mean_r + (weight_a * (mean_t - delta0)).sum(axis=1)) / precision_mu
+                mu = centre_mu + g.standard_normal((q, c)) / np.sqrt(precision_mu)
+                mx = mean_t - mu[:, None, :]
+            # delta_i | sigma_i, lambda_i, delta0, sigma0: normal
+            data_precision = n_t * tau
+            data_term = data_precision * mx
+            prior_precision = lam * (1.0 / (sigma0 * sigma0))
+            precision = data_precision + prior_precision
+            delta = (data_term + prior_precision * delta0) / precision + normals[:q] / np.sqrt(precision)
+            # delta0 | delta, lambda, sigma0: normal truncated to the prior's interval
+            weight = lam.sum(axis=0)
+            delta0 = _truncated_normal((lam * delta).sum(axis=0) / weight, sigma0 / np.sqrt(weight), -dh, dh,
+                                       uniforms[0], normals[N_DELTA0])
+            # 1/sigma0^2 | delta, delta0, lambda: Gamma((q - 1)/2, rate sum lambda_i (delta_i - delta0)^2 / 2),
+            # truncated below at 1/sigma0_high^2 by the inverse CDF
+            deviations = delta - delta0
+            spread = 0.5 * (lam * (deviations * deviations)).sum(axis=0)
+            tau0 = _truncated_gamma(shape0, spread, low_tau0, uniforms[1], g.standard_gamma(shape0, size=(n_pairs, c)))
+            sigma0 = 1.0 / np.sqrt(tau0)
+            # interweaving (Yu and Meng 2011): delta0 and sigma0 again given z = (delta - delta0) / sigma0, whose
+            # prior N(0, 1/lambda) involves neither, so the data alone speak: each is normal, truncated to its
+            # prior's interval.  The centred updates above mix slowly when the tasks' differences are noisy next to
+            # their spread (a funnel); these mix slowly in the opposite case: together they do not.  The sums over
+            # the tasks are expanded (sum w (mx - sigma0 z) = sum w mx - sigma0 sum w z) so each is taken once.
+            z = deviations / sigma0
+            weighted_z = data_precision * z
+            prec0 = data_precision.sum(axis=0)
+            sum_wz = weighted_z.sum(axis=0)
+            delta0 = _truncated_normal((data_term.sum(axis=0) - sigma0 * sum_wz) / prec0, 1.0 / np.sqrt(prec0),
+                                       -dh, dh, uniforms[2], normals[N_DELTA0 + 1])
+            prec_s = (weighted_z * z).sum(axis=0)
+            sigma0 = _truncated_normal(((weighted_z * mx).sum(axis=0) - delta0 * sum_wz) / prec_s,
+                                       1.0 / np.sqrt(prec_s), 0.0, s0h, uniforms[3], normals[N_DELTA0 + 2])
+            sigma0 = np.maximum(sigma0, 1e-300)
+            deviations = sigma0 * z
+            delta = delta0 + deviations
+            # (sigma0, nu) | delta, delta0, alpha, the lambdas and beta integrated out: Metropolis on the logs.  The
+            # density: (1 - q) log sigma0 + the terms of m + m's prior - (nu + 1)/2 sum_i log(1 + d_i^2/(sigma0^2 nu))
+            squares = deviations * deviations
+            state[LOG_S] = np.log(sigma0)
+            log_alpha = np.log(alpha)
+            state[DENSITY] = ((1 - q) * state[LOG_S] + state[NU_TERMS] + state[M_PRIOR]
+                              - 0.5 * (m + 2) * np.log1p(squares * (1.0 / (sigma0 * sigma0 * (1 + m)))).sum(axis=0))
+            take = np.zeros((n_pairs, c))
+            # every step's random-walk increments at once: (steps, n_pairs, c) each
+            first, second = normals[N_STEPS:N_DELTA0:2], normals[N_STEPS + 1:N_DELTA0:2]
+            step_s, step_m = l00 * first, l10 * first + l11 * second
+            alpha_1 = alpha + 1
+            for step in range(SCALE_STEPS):   # cheap next to a sweep, and these are the slowest directions
+                log_s = np.add(state[LOG_S], step_s[step], out=proposal[LOG_S])
+                log_m = np.add(state[LOG_M], step_m[step], out=proposal[LOG_M])
+                m_new = np.exp(log_m)
+                proposal[NU_TERMS] = _log_nu_terms(m_new, log_m, q)
+                proposal[M_PRIOR] = _log_m_prior(m_new, log_m, alpha_1, log_alpha, beta)
+                t_sum = np.log1p(squares * (np.exp(-2.0 * log_s) / (1 + m_new))).sum(axis=0)
+                density = (1 - q) * log_s + proposal[NU_TERMS] + proposal[M_PRIOR] - 0.5 * (m_new + 2) * t_sum
+                # a proposal beyond sigma0's prior bound is rejected
+                proposal[DENSITY] = np.where(log_s < log_s0h, density, -np.inf)
+                moved = log_u[1 + step] < proposal[DENSITY] - state[DENSITY]
+                np.copyto(state, proposal, where=moved)
+                take += moved
+            take /= SCALE_STEPS
+            sigma0, m = np.exp(state[LOG_S]), np.exp(state[LOG_M])
+            nu = 1.0 + m
+            # lambda_i | nu, delta_i, delta0, sigma0: Gamma((nu + 1)/2, rate (nu + z_i^2)/2)
+            lam = g.standard_gamma(0.5 * (nu + 1), size=shape3) / (0.5 * (nu + squares * (1.0 / (sigma0 * sigma0))))
+            # alpha | m, beta integrated out: Metropolis, proposals outside the interval rejected
+            proposal_a = alpha + step_alpha * normals[N_ALPHA]
+            inside_a = (proposal_a > priors.alpha_low) & (proposal_a < priors.alpha_high)
+            clipped = np.clip(proposal_a, priors.alpha_low, priors.alpha_high)
+            prior_a = _log_m_prior(m, state[LOG_M], clipped + 1, np.log(clipped), beta)
+            moved_a = inside_a & (log_u[0] < prior_a - state[M_PRIOR])
+            alpha = np.where(moved_a, proposal_a, alpha)
+            state[M_PRIOR] = np.where(moved_a, prior_a, state[M_PRIOR])
+            # beta is integrated out of every update (collapsed), so it is never drawn: nothing reported depends on it
+            if it < warmup:
+                history[:, :, it, 0], history[:, :, it, 1] = state[LOG_S], state[LOG_M]
+                window += take
+                if (it + 1) % 50 == 0:
+                    # the step towards ~0.3 acceptance (2-d); from half-way, the covariance of the states so far
+                    scale = scale * np.exp(np.clip(window / 50 - 0.3, -0.3, 0.3) * 3)
+                    window[:] = 0
+                    if it + 1 >= warmup // 2:
+                        seen = history[:, :, it // 2: it + 1]
+                        cov = np.einsum("pcti,pctj->pcij", seen - seen.mean(axis=2, keepdims=True),
+                                        seen - seen.mean(axis=2, keepdims=True)) / max(seen.shape[2] - 1, 1)
+                        cov = cov * 2.38 ** 2 / 2 + 1e-6 * np.eye(2)
+                        chol = np.linalg.cholesky(cov)
+                        scale = np.ones((n_pairs, c))
+                    l00, l10, l11 = chol[..., 0, 0] * scale, chol[..., 1, 0] * scale, chol[..., 1, 1] * scale
+            else:
+                k = it - warmup
+                accepted += take
+                out_delta0[..., k], out_sigma0[..., k], out_nu[..., k] = delta0, sigma0, nu
+                out_delta[k] = delta
+    # task-major memory (n_pairs, q, chains, draws), seen as (n_pairs, chains, draws, q)
+    task_major = np.ascontiguousarray(out_delta.transpose(2, 1, 3, 0))
+    return (Chains(out_delta0, out_sigma0, out_nu, task_major.transpose(0, 2, 3, 1)),
+            accepted / max(draws, 1))
 
 
 def _truncated_gamma(shape, rate, low, u, first):
@@ -468,15 +510,29 @@ def _split(x):
     return np.concatenate([x[..., :half], x[..., x.shape[-1] - half:]], axis=-2)
 
 
-def _rank_normal(x):
-    """Rank-normalised draws: ranks over all chains, Blom's offsets, normal quantiles (Vehtari et al. 2021, eq. 14)."""
+def _rank_normal(x, median=False):
+    """Rank-normalised draws: ranks over all chains, Blom's offsets, normal quantiles (Vehtari et al. 2021, eq. 14);
+    equal draws (a rejected Metropolis move repeats one) are ranked in their order of appearance.  With ``median``,
+    also the median over all chains (..., 1, 1), read off the same sort.
+
+    The sort is numpy's default (several times faster than a stable one), redone stably only for the rows that hold
+    equal draws, so the ranks are those of a stable sort; the normal quantiles of the n ranks are computed once."""
     shape = x.shape
     flat = x.reshape(*shape[:-2], -1)
     n = flat.shape[-1]
-    ranks = np.empty(flat.shape)
-    order = np.argsort(flat, axis=-1, kind="stable")
-    np.put_along_axis(ranks, order, np.broadcast_to(np.arange(1.0, n + 1), flat.shape), axis=-1)
-    return _ndtri((ranks - 3 / 8) / (n + 1 / 4)).reshape(shape)
+    order = np.argsort(flat, axis=-1)
+    ordered = np.take_along_axis(flat, order, axis=-1)
+    tied = (ordered[..., 1:] == ordered[..., :-1]).any(axis=-1)
+    if tied.any():
+        order[tied] = np.argsort(flat[tied], axis=-1, kind="stable")
+    scores = _ndtri((np.arange(1.0, n + 1) - 3 / 8) / (n + 1 / 4))
+    out = np.empty(flat.shape)
+    np.put_along_axis(out, order, np.broadcast_to(scores, flat.shape), axis=-1)
+    out = out.reshape(shape)
+    if not median:
+        return out
+    middle = ordered[..., (n - 1) // 2: n // 2 + 1]
+    return out, (middle.sum(axis=-1) / middle.shape[-1])[..., None, None]
 
 
 def _rhat_basic(x):
@@ -491,8 +547,8 @@ def _rhat_basic(x):
 def diagnose(x: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """(R-hat, bulk ESS) of draws (..., chains, draws), the rank-normalised split chains computed once for both."""
     split = _split(x)
-    bulk = _rank_normal(split)
-    folded = _rank_normal(np.abs(split - np.median(split, axis=(-2, -1), keepdims=True)))
+    bulk, median = _rank_normal(split, median=True)
+    folded = _rank_normal(np.abs(split - median))
     return np.maximum(_rhat_basic(bulk), _rhat_basic(folded)), _ess(bulk)
 
 
@@ -506,7 +562,9 @@ def _ess(z):
     """The effective sample size of rank-normalised split chains z (..., chains, draws)."""
     m, n = z.shape[-2], z.shape[-1]
     centred = z - z.mean(axis=-1, keepdims=True)
-    size = 1 << int(np.ceil(np.log2(2 * n)))
+    from scipy.fft import next_fast_len
+
+    size = next_fast_len(2 * n - 1, real=True)      # zero-padded past 2n - 1: the linear (not circular) autocovariance
     spectrum = np.fft.rfft(centred, n=size, axis=-1)
     acov = np.fft.irfft(spectrum * np.conj(spectrum), n=size, axis=-1)[..., :n] / n
     chain_var = acov[..., 0] * n / (n - 1)
