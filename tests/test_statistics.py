@@ -239,4 +239,5 @@ def test_block_value_order_is_lexsort_permutation():
     values = rng.normal(size=block.size)
     np.testing.assert_array_equal(statistics.block_value_order(values, block), np.lexsort((values, block)))
     block = np.arange(70_000)[::-1]
-    np.testing.assert_array_equal(statistics.block_value_order(np.zeros(70_000), block), np.lexsort((np.zeros(70_000), block)))
+    zeros = np.zeros(70_000)
+    np.testing.assert_array_equal(statistics.block_value_order(zeros, block), np.lexsort((zeros, block)))
