@@ -12,6 +12,7 @@ It also holds the within-block permutation engine of the blocked rank tests
 
 from __future__ import annotations
 
+import math
 import numbers
 import os
 from collections import deque
@@ -408,7 +409,15 @@ def canonical_order(values: ArrayLike, *keys: ArrayLike) -> NDArray[np.intp]:
     >>> canonical_order([3.0, 1.0, 2.0, 0.5], [1, 1, 0, 0])
     array([3, 2, 1, 0])
     """
-    return np.lexsort((np.asarray(values),) + tuple(np.asarray(key) for key in reversed(keys)))
+    from .statistics import block_value_order  # linear in the groups (a global lexsort is N log N)
+
+    keys_ = [np.asarray(key) for key in keys]
+    if keys_ and all(k.dtype.kind in "iu" and k.size and int(k.min()) >= 0 for k in keys_):
+        dims = tuple(int(k.max()) + 1 for k in keys_)
+        if math.prod(dims) < 2**62:  # one code whose order is the keys' (the first outermost)
+            code = np.ravel_multi_index(keys_, dims) if len(keys_) > 1 else keys_[0]
+            return block_value_order(np.asarray(values), code)
+    return np.lexsort((np.asarray(values),) + tuple(keys_[::-1]))
 
 
 def block_layout(values: ArrayLike, block: ArrayLike) -> BlockLayout:

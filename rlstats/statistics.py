@@ -38,6 +38,41 @@ _erfc = np.frompyfunc(math.erfc, 1, 1)
 TIE_TOLERANCE = 1e-12
 
 
+def block_value_order(values: ArrayLike, block: ArrayLike) -> NDArray[np.intp]:
+    """``np.lexsort((values, block))``, the same permutation, in time linear in the number of blocks.
+
+    A global sort of N scores costs N log N, and its indirect passes leave the caches once N is large (the blocked
+    rank test's time grew 15x for 10x the tasks). Here the rows are grouped by block with a stable radix sort of
+    16-bit codes, laid out as a (blocks, largest block) grid (the spare cells NaN, or the largest integer, after
+    every real value) and sorted along each row, stably: the ties keep their rows' order and NaN goes last, as in
+    lexsort. Many blocks (more than 65,535), very unequal blocks or other dtypes fall back to lexsort.
+
+    Examples
+    --------
+    >>> block_value_order([3.0, 1.0, 2.0, 0.5, 1.0], [1, 1, 0, 0, 1]).tolist()
+    [3, 2, 1, 4, 0]
+    """
+    values, block = np.asarray(values), np.asarray(block)
+    n = values.size
+    if n == 0 or values.dtype.kind not in "fiu" or block.dtype.kind not in "iu" or int(block.min()) < 0 \
+            or int(block.max()) > 65_534:
+        return np.lexsort((values, block))
+    counts = np.bincount(block)
+    m = int(counts.max())
+    if counts.size * m > 2 * n + 4096:  # very unequal blocks: the grid would be mostly padding
+        return np.lexsort((values, block))
+    by_block = np.argsort(block.astype(np.uint16), kind="stable")  # radix sort: each block's rows in their order
+    row = np.repeat(np.arange(counts.size), counts)
+    column = np.arange(n) - np.repeat(np.cumsum(counts) - counts, counts)
+    pad = np.nan if values.dtype.kind == "f" else np.iinfo(values.dtype).max
+    grid = np.full((counts.size, m), pad, dtype=values.dtype)
+    grid[row, column] = values[by_block]
+    rows = np.full((counts.size, m), -1, dtype=np.intp)
+    rows[row, column] = by_block
+    order = np.take_along_axis(rows, np.argsort(grid, axis=1, kind="stable"), axis=1).ravel()
+    return order[order >= 0]
+
+
 def near_ties(y: ArrayLike, block: ArrayLike, scale: ArrayLike | None = None) -> tuple[NDArray[np.float64], int]:
     """Scores with near-equal scores of their block made equal, and how many pairs that joined.
 
@@ -71,7 +106,7 @@ def near_ties(y: ArrayLike, block: ArrayLike, scale: ArrayLike | None = None) ->
     block = np.asarray(block, dtype=np.intp)
     if y.size == 0:
         return y.copy(), 0
-    order = np.lexsort((y, block))
+    order = block_value_order(y, block)
     ys, bs = y[order], block[order]
     if scale is None:
         scale = np.zeros(int(bs.max()) + 1)
@@ -111,7 +146,7 @@ def doubled_midranks(y: ArrayLike, block: ArrayLike, n_blocks: int) -> tuple[NDA
     """
     block = np.asarray(block, dtype=np.intp)
     y = near_ties(y, block)[0]
-    order = np.lexsort((y, block))
+    order = block_value_order(y, block)
     ys, bs = y[order], block[order]
     idx = np.arange(y.size)
     new_block = np.r_[True, bs[1:] != bs[:-1]]

@@ -713,3 +713,15 @@ def test_bounds_clip_the_bands_at_the_cap():
     # the difference of two means lies within plus or minus the bounds' width: (0, cap) leaves the bands as they are
     both = rlstats.curves(df, "score ~ agent | task/seed", bounds=(0, cap), **options)
     np.testing.assert_array_equal(both.difference_bands, np.clip(free.difference_bands, -cap, cap))
+
+
+# issue 43 item 1: the standard errors of a block of resamples, a few rows at a time, are those of one pass
+@pytest.mark.parametrize("statistic", ["mean", "iqm"])
+def test_standard_errors_in_row_pieces_equal_one_pass(statistic, monkeypatch):
+    values, task_of = _runs([4, 6, 5], steps=7)
+    prepared = _kernels.Prepared(values, task_of, 3, 2.0)
+    weights = np.random.default_rng(1).poisson(1.0, size=(9, task_of.size)).astype(float) + 0.5
+    whole = _kernels.weighted_std_error(prepared, weights, statistic)
+    monkeypatch.setattr(_kernels, "CHUNK_ELEMENTS", 3 * prepared.slots * 7 * 2)  # two rows a piece
+    np.testing.assert_array_equal(_kernels.weighted_std_error(prepared, weights, statistic), whole)
+    assert whole.shape == (9, 7) and np.isfinite(whole).all()

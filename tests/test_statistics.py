@@ -220,3 +220,24 @@ def test_welch_satterthwaite_df_matches_its_closed_form_and_scipy():
         per_task[0].sum(axis=-1) ** 2 / summed, rel=1e-13)
     assert float(welch_satterthwaite_df((1e-200, 1e-200), (3, 3))) == 4.0  # squares would underflow to 0 / 0
     assert np.isnan(welch_satterthwaite_df((0.0, 0.0), (3, 3)))  # no spread: the caller decides
+
+
+# issue 43 item 1: lexsort's permutation, sorted within blocks (linear in the number of blocks)
+def test_block_value_order_is_lexsort_permutation():
+    rng = np.random.default_rng(7)
+    for trial in range(120):
+        n_blocks, n = int(rng.integers(1, 25)), int(rng.integers(1, 200))
+        block = rng.integers(0, n_blocks, n)
+        if trial % 5 == 0:  # balanced, with ties
+            block = np.repeat(np.arange(n_blocks), 4)
+        size = block.size
+        values = [rng.normal(size=size), rng.integers(0, 3, size).astype(float),
+                  rng.choice([np.nan, -0.0, 0.0, 1.0, np.inf, -np.inf], size), rng.integers(-2, 2, size)][trial % 4]
+        np.testing.assert_array_equal(statistics.block_value_order(values, block), np.lexsort((values, block)))
+    # very unequal blocks and more than 65,535 blocks fall back to lexsort itself
+    block = np.r_[np.zeros(5000, dtype=int), np.arange(1, 50)]
+    values = rng.normal(size=block.size)
+    np.testing.assert_array_equal(statistics.block_value_order(values, block), np.lexsort((values, block)))
+    block = np.arange(70_000)[::-1]
+    zeros = np.zeros(70_000)
+    np.testing.assert_array_equal(statistics.block_value_order(zeros, block), np.lexsort((zeros, block)))

@@ -518,15 +518,23 @@ def _check_columns(name, columns, data, parsed, single=False):
 def _sweeps(design, parsed, config, weights, holdout, higher):
     """Per (task, agent): the runs sorted by configuration, oriented so that higher is better."""
     if config:
-        keys = pd.MultiIndex.from_arrays([pd.Series(design.extra[c]).astype(str).to_numpy() for c in config])
-        codes, uniques = pd.factorize(keys, sort=True)
-        labels = tuple(", ".join(f"{c}={v}" for c, v in zip(config, u)) for u in uniques)
-        levels = [pd.factorize(pd.Series(design.extra[c]).astype(str), sort=True)[0] for c in config]
+        # each column's values as text, coded in sorted order; a configuration is its tuple of codes, so the
+        # configurations sorted by their codes are the tuples of texts sorted (no MultiIndex of 10^5 tuples)
+        factored = [pd.factorize(pd.Series(design.extra[c]).astype(str), sort=True) for c in config]
+        levels = [np.asarray(level, dtype=np.intp) for level, _ in factored]
+        codes = np.zeros(design.nobs, dtype=np.int64)
+        for level, (_, uniques) in zip(levels, factored):  # ranks of the tuples' prefixes, one column at a time
+            codes = np.unique(codes * len(uniques) + level, return_inverse=True)[1].reshape(-1)
+        codes = codes.astype(np.intp)
+        first = np.unique(codes, return_index=True)[1]
+        texts = [np.asarray(uniques, dtype=object)[level[first]] for level, (_, uniques) in zip(levels, factored)]
+        labels = tuple(", ".join(f"{c}={v}" for c, v in zip(config, u)) for u in zip(*texts))
     else:
         codes, labels = design.agent.astype(np.intp), tuple(design.agents)
         levels = []
     seeds = pd.Series(design.extra[parsed.replicate]).astype(str).to_numpy()
-    frame = pd.DataFrame({"t": design.task, "a": design.agent, "c": codes, "s": seeds})
+    seed_codes = pd.factorize(seeds, sort=True)[0]  # sorted like the texts: the same order, on integers
+    frame = pd.DataFrame({"t": design.task, "a": design.agent, "c": codes, "s": seed_codes})
     repeated = frame.duplicated(keep=False).to_numpy()
     if repeated.any():
         i = int(np.flatnonzero(repeated)[0])
@@ -549,7 +557,7 @@ def _sweeps(design, parsed, config, weights, holdout, higher):
     sweeps = {}
     for (t, a) in sorted(set(zip(design.task.tolist(), design.agent.tolist()))):
         here = np.flatnonzero((design.task == t) & (design.agent == a))
-        order = here[np.lexsort((seeds[here], codes[here]))]
+        order = here[np.lexsort((seed_codes[here], codes[here]))]
         tune, evaluate = order[~held[order]], order[held[order]]
         if tune.size == 0:
             raise DesignError(f"agent '{design.agents[a]}' on task '{design.tasks[t]}' has no tuning runs "
@@ -655,7 +663,9 @@ def _sweep_resampled_max(n_resamples, job):
         for chunk in kernels.resampled_mean_chunks(v, starts, sizes, seed, n_resamples):
             # resampled means vary by (n - 1) / n of a mean's variance: widen their deviations to the unbiased
             # one (at 3 seeds a plain bootstrap band is sqrt(2/3) as wide as it should be)
-            chunk = means + (chunk - means) * widen
+            chunk -= means  # in place, the operations of means + (chunk - means) * widen
+            chunk *= widen
+            chunk += means
             ordered = np.sort(chunk, axis=-1) if weights else None
             for key, weight in weights.items():
                 kept[key].append(kernels.weighted_order_sums(ordered, weight))

@@ -76,7 +76,8 @@ class SeedResampler:
         """The next k resamples' means, (k, G); with ``live`` (k booleans) only those rows' (the stream still
         advances by k rows, so which rows are computed never changes their values)."""
         index = self.draws.rows(k, self.offsets, live)
-        return self.table[index].reshape(-1, self.width, self.G).sum(axis=1) / self.sizes
+        means = self.table[index].reshape(-1, self.width, self.G).sum(axis=1)
+        return np.divide(means, self.sizes, out=means)
 
 
 def resampled_mean_chunks(values, starts, sizes, seed, n_resamples):
@@ -370,7 +371,7 @@ def complete_bootstrap(resampled_means, weights, generator):
     counts = generator.multinomial(G, np.full(G, 1.0 / G), size=B) * weights
     total = counts.sum(axis=1)
     total[total == 0] = np.nan  # every drawn configuration had weight 0
-    return (counts * resampled_means).sum(axis=1) / total
+    return np.multiply(counts, resampled_means, out=counts).sum(axis=1) / total
 
 
 def percentile_normalise(values, task, n_tasks, percentiles):
