@@ -1,14 +1,18 @@
-"""Issue 43: CPU seconds and peak memory of rlstats.mixed, and its exponent in tasks.
+"""Issue 43: CPU seconds and peak memory of rlstats.mixed, and its exponent in tasks, runs or agents.
 
     python benchmarks/mixed_scaling.py [--tasks 30 100 300 1000] [--agents 10] [--seeds 10] [--ddf satterthwaite]
+    python benchmarks/mixed_scaling.py --tasks 1000 --seeds 10 100          # runs per cell (rows) grow
+    python benchmarks/mixed_scaling.py --tasks 1000 --agents 3 10 30        # agents grow
+
+One of ``--tasks``, ``--agents``, ``--seeds`` may take several values: that one varies, the others stay fixed.
 
 Data: ``rlstats.datasets.simulate(agents, tasks, seeds, rng=0)`` (agents x tasks x seeds runs, so the model has the
 task and task x agent intercepts). Each size runs in a fresh process: CPU seconds (``time.process_time``: the
 machine may be shared, wall time would count other people's work) of the first ``rlstats.mixed`` call (imports of
 scipy's modules included) and of a second, warm, call; the process's peak resident memory (``resource.ru_maxrss``,
 pandas and the frame included) beside the call's own peak allocation (``tracemalloc``, a third call, so that its
-bookkeeping does not inflate the CPU figures). The exponent is log(warm cost ratio) / log(size ratio) between
-consecutive sizes.
+bookkeeping does not inflate the CPU figures). The exponent is log(cost ratio) / log(size ratio) between
+consecutive sizes, of the warm and of the cold call.
 """
 
 from __future__ import annotations
@@ -44,31 +48,40 @@ def one(agents, tasks, seeds, ddf):
     rlstats.mixed(df, "score ~ agent | task", ddf=ddf)
     traced = tracemalloc.get_traced_memory()[1] / 2**20
     tracemalloc.stop()
-    print(json.dumps({"tasks": tasks, "cpu": cpu, "warm": warm, "peak_mb": peak, "call_mb": traced}))
+    print(json.dumps({"cpu": cpu, "warm": warm, "peak_mb": peak, "call_mb": traced}))
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, nargs="+", default=[30, 100, 300, 1000])
-    parser.add_argument("--agents", type=int, default=10)
-    parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--agents", type=int, nargs="+", default=[10])
+    parser.add_argument("--seeds", type=int, nargs="+", default=[10])
     parser.add_argument("--ddf", default="satterthwaite", choices=["satterthwaite", "kenward-roger"])
-    parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--one", type=int, nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
-        return one(args.agents, args.one, args.seeds, args.ddf)
+        return one(*args.one, args.ddf)
+    sizes = {"agents": args.agents, "tasks": args.tasks, "seeds": args.seeds}
+    varying = [name for name, values in sizes.items() if len(values) > 1] or ["tasks"]
+    if len(varying) > 1:
+        parser.error(f"only one of --agents, --tasks, --seeds may take several values, not {' and '.join(varying)}")
+    name = varying[0]
     previous = None
-    for n in args.tasks:
-        out = subprocess.run([sys.executable, __file__, "--one", str(n), "--agents", str(args.agents),
-                              "--seeds", str(args.seeds), "--ddf", args.ddf],
+    for value in sizes[name]:
+        shape = {key: (value if key == name else values[0]) for key, values in sizes.items()}
+        out = subprocess.run([sys.executable, __file__, "--one", str(shape["agents"]), str(shape["tasks"]),
+                              str(shape["seeds"]), "--ddf", args.ddf],
                              check=True, capture_output=True, text=True).stdout
         now = json.loads(out.strip().splitlines()[-1])
         slope = ""
         if previous is not None:
-            slope = f", exponent {math.log(now['warm'] / previous['warm']) / math.log(n / previous['tasks']):.2f}"
-        print(f"{args.agents} x {n:>5,} x {args.seeds} ({args.ddf}): {now['cpu']:7.2f} s CPU (warm {now['warm']:6.2f}), "
-              f"peak {now['peak_mb']:6.0f} MB (call {now['call_mb']:6.1f} MB){slope}", flush=True)
-        previous = now
+            ratio = math.log(value / previous[0])
+            slope = (f", exponent in {name} {math.log(now['warm'] / previous[1]['warm']) / ratio:.2f} warm, "
+                     f"{math.log(now['cpu'] / previous[1]['cpu']) / ratio:.2f} cold")
+        print(f"{shape['agents']} x {shape['tasks']:>5,} x {shape['seeds']} ({args.ddf}): {now['cpu']:7.2f} s CPU "
+              f"(warm {now['warm']:6.2f}), peak {now['peak_mb']:6.0f} MB (call {now['call_mb']:6.1f} MB){slope}",
+              flush=True)
+        previous = (value, now)
 
 
 if __name__ == "__main__":
