@@ -245,7 +245,8 @@ def _vx_g_vx(m, pc, i):
         w = shrink[:, None] * ga
         return _symmetric(float(np.sum((shrink * pc.su) ** 2)), (shrink**2 * pc.su) @ ga, w.T @ w)
     # with n u^2 = g^2 and k_t = sum over task t's cells of g^2: (V^{-1}s)' N (V^{-1}s) = shrink^2 k,
-    # (V^{-1}s)' N (V^{-1}x_a) = shrink g_a (g_a - c k), (V^{-1}x_a)' N (V^{-1}x_b) = [a = b] g_a^2 - c g_a g_b (g_a + g_b - c k)
+    # (V^{-1}s)' N (V^{-1}x_a) = shrink g_a (g_a - c k),
+    # (V^{-1}x_a)' N (V^{-1}x_b) = [a = b] g_a^2 - c g_a g_b (g_a + g_b - c k)
     k = np.sum(pc.g**2, axis=1)
     ck = c * k
     sq = ga**2
