@@ -500,3 +500,52 @@ def test_many_tasks_fit_in_memory_linear_in_cells(ddf):
     np.testing.assert_allclose(res.sigma, exact["sigma"], **close)
     np.testing.assert_allclose(res.comparisons["std_error"], exact["diff_se"], **close)
     np.testing.assert_allclose(res.comparisons["df"], exact["diff_df"], **close)
+
+
+def test_per_task_grid_formulas_match_dense_products():
+    # issue 43 item 1: X'V^{-1}X, X'V^{-1}y, X'V^{-1} G_i V^{-1} X and V^{-1}X come from the (tasks x agents) grid
+    # n / d; here against the dense matrices of an unbalanced design (missing cells, 1 to 4 runs a cell)
+    rng = np.random.default_rng(5)
+    agents, tasks = 4, 7
+    n = rng.integers(0, 5, size=(tasks, agents))
+    n[:, 0] = np.maximum(n[:, 0], 1)
+    task = np.repeat(np.repeat(np.arange(tasks), agents), n.ravel())
+    agent = np.repeat(np.tile(np.arange(agents), tasks), n.ravel())
+    m = kernels.model(rng.normal(size=task.size), agent, task, agents, tasks, True)
+    theta = np.array([1.3, 0.6])
+    same = m.cell_task[:, None] == m.cell_task[None, :]
+    g = [np.outer(m.root, m.root) * same, np.diag(m.cell_n)]
+    v = np.eye(m.r) + theta[0] ** 2 * g[0] + theta[1] ** 2 * g[1]
+    vx = np.linalg.solve(v, m.x)
+    pc = kernels._pieces(m, theta)
+    close = dict(rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(pc.vx, vx, **close)
+    np.testing.assert_allclose(pc.phi, np.linalg.inv(m.x.T @ vx), **close)
+    np.testing.assert_allclose(pc.beta, pc.phi @ vx.T @ m.y, **close)
+    for i in range(2):
+        np.testing.assert_allclose(kernels._vx_g_vx(m, pc, i), vx.T @ g[i] @ vx, **close)
+
+
+def test_kenward_roger_df_of_single_rows_equal_the_general_formula():
+    # the rank-one shortcut of kenward_roger_t (A1 = A2 = t'Wt) against _kr_a's matrices, row by row
+    frame = rlstats.datasets.simulate(4, 9, 3, effect=0.5, missing=0.2, rng=2)
+    codes = {name: np.unique(frame[name].astype(str), return_inverse=True)[1] for name in ("agent", "task")}
+    m = kernels.model(frame["score"].to_numpy(float), codes["agent"], codes["task"], 4, 9, True)
+    setup = kernels.kenward_roger_setup(m, kernels.fit(m))
+    means, pairs, _, _ = kernels.agent_contrasts(4)
+    rows = np.vstack([means, pairs])
+    general = [kernels._kr_ddf(*kernels._kr_a(setup, row[None, :]), 1)[0] for row in rows]
+    np.testing.assert_allclose(kernels.kenward_roger_t(setup, rows)[1], general, rtol=1e-12)
+
+
+def test_cost_counts_runs_and_tukeys_pairs():
+    # issue 43: linear in the runs, plus one studentized-range integral per pair of agents under Tukey's adjustment
+    import types
+
+    from rlstats.cost import Shape
+    from rlstats.methods.mixed._backend import cost
+
+    shape = Shape(rows=100_000, agents=10, tasks=1000, cells=10_000, most_runs=10)
+    tukey = cost(shape, types.SimpleNamespace(adjust="tukey"))
+    assert tukey.units == 100_000 + 300 * 45 and "45 Tukey pairs" in tukey.what
+    assert cost(shape, types.SimpleNamespace(adjust="holm")).units == 100_000

@@ -249,7 +249,7 @@ def _run(design, options):
     notes += _indirect_notes(graph, pairs, options)
     u_task, u_cell = kernels.random_effects(m, fitted)
     # per run in the data's row order (R's fitted() and residuals()), not the design's sorted order
-    in_data_order = np.argsort(design.row_position, kind="stable")
+    in_data_order = _order_of_positions(design.row_position)
     fitted_values = kernels.fitted_values(m, fitted, design.agent, design.task)[in_data_order]
     residuals = design.y[in_data_order] - fitted_values
     sds = fitted.theta * fitted.sigma
@@ -282,8 +282,21 @@ def _normal_scores(values):
     n = values.size
     a = 3 / 8 if n <= 10 else 1 / 2
     ranks = np.empty(n)
-    ranks[np.argsort(values, kind="stable")] = np.arange(1, n + 1)
+    # numpy's quicksort argsort is several times faster than its stable one (10^6 residuals: 0.05 s against 0.2 s);
+    # without ties the order is unique, so it is the stable one; with ties, ties keep their rows' order
+    order = np.argsort(values)
+    if n > 1 and not np.all(values[order[1:]] > values[order[:-1]]):
+        order = np.argsort(values, kind="stable")
+    ranks[order] = np.arange(1, n + 1)
     return special.ndtri((ranks - a) / (n + 1 - 2 * a))
+
+
+def _order_of_positions(position):
+    """``np.argsort(position)`` of distinct non-negative integers (rows of the caller's frame) by one scatter into
+    their range: O(rows), not a sort."""
+    slots = np.full(int(position.max(initial=-1)) + 1, -1, dtype=np.intp)
+    slots[position] = np.arange(position.size)
+    return slots[slots >= 0]
 
 
 def _satterthwaite(m, fitted, hypothesis):

@@ -63,6 +63,8 @@ class Model:
     rss_within: float        # sum of squares of runs about their cell means
     nobs: int
     scale: float             # the scores' unit: y and rss_within are in it (a power of two, see unit_scale)
+    root: np.ndarray         # (r,) sqrt(cell_n)
+    cell_key: np.ndarray     # (r,) task * p + agent: the cell's place in the (task, agent) grid
 
     @property
     def p(self):
@@ -104,7 +106,7 @@ def model(y, agent, task, n_agents, n_tasks, interaction):
     x[np.arange(cells.size), cell_agent] = 1.0  # agent 0 is the intercept (treatment coding)
     x *= root[:, None]
     return Model(x, root * means, 2 if interaction else 1, int(n_tasks), n, cell_agent, cell_task, row_cell, rss,
-                 int(y.size), scale)
+                 int(y.size), scale, root, cells)
 
 
 def _task_sum(m, a):
@@ -142,32 +144,62 @@ def _g_quad(m, i, a, b):
     return a.T @ (b * (m.cell_n if b.ndim == 1 else m.cell_n[:, None]))
 
 
+def _grid(m, f):
+    """The cells' values ``f`` (r,) in the (task, agent) grid: (n_tasks, p), 0 where a task has no run of an agent."""
+    grid = np.zeros(m.n_tasks * m.p)
+    grid[m.cell_key] = f
+    return grid.reshape(m.n_tasks, m.p)
+
+
+def _symmetric(corner, edge, block):
+    """The (p, p) matrix with [0, 0] = corner, [0, 1:] = [1:, 0] = edge and [1:, 1:] = block."""
+    out = np.empty((edge.size + 1, edge.size + 1))
+    out[0, 0], out[0, 1:], out[1:, 0], out[1:, 1:] = corner, edge, edge, block
+    return out
+
+
 @dataclass(frozen=True, eq=False)
 class _Pieces:
-    """What one covariance (sigma = 1) gives: V^{-1} in closed form, V^{-1} X, (X'V^{-1}X)^{-1}, beta, residual terms.
+    """What one covariance (sigma = 1) gives: V^{-1} in closed form, (X'V^{-1}X)^{-1}, beta, residual terms.
 
     V's block for task t is ``diag(d_t) + theta_task^2 s_t s_t'`` (``d = 1 + theta_cell^2 n``), whose inverse is
     ``diag(1/d_t) - c_t u_t u_t'`` with ``u = s / d`` and ``c_t = theta_task^2 / (1 + theta_task^2 s_t'u_t)``
-    (Sherman-Morrison); it is applied, never formed.
+    (Sherman-Morrison); it is applied, never formed. X's columns are ``s`` (the intercept) and ``s`` on one agent's
+    cells, so ``V^{-1} X`` is known from the (tasks x agents) grid ``g = n / d`` alone: ``V^{-1} s = shrink_t u``
+    and ``V^{-1} x_a = u e_a - c_t g_a u`` within task t. The deviance and its gradient touch only that grid and
+    the cells' vectors (issue 43: the (cells x p) ``V^{-1} X`` of every evaluation made the cost superlinear in
+    tasks once it left the caches); :attr:`vx` forms it for the one-off Kenward-Roger setup.
     """
 
     d: np.ndarray            # (r,)
     u: np.ndarray            # (r,)
     c: np.ndarray            # (n_tasks,)
     su: np.ndarray           # (n_tasks,) s_t'u_t
-    vx: np.ndarray
+    shrink: np.ndarray       # (n_tasks,) 1 - c_t s_t'u_t = 1 / (1 + theta_task^2 s_t'u_t), without its cancellation
+    g: np.ndarray            # (n_tasks, p) n / d of each task's agent-a cell, column 0 for agent 0
     phi: np.ndarray
     beta: np.ndarray
     ve: np.ndarray
     pwrss: float
     logdet_v: float
     logdet_xvx: float
+    model: Model
 
     def solve(self, m, a):
         """``V^{-1} a`` for a (r,) vector or (r, q) matrix."""
         u = self.u if a.ndim == 1 else self.u[:, None]
         d = self.d if a.ndim == 1 else self.d[:, None]
         return a / d - _expand(m, self.c, a) * u * _task_sum(m, u * a)[m.cell_task]
+
+    @property
+    def vx(self):
+        """``V^{-1} X`` (r, p), formed (for the one-off setups that need it whole)."""
+        m = self.model
+        out = -(self.c[m.cell_task] * self.u)[:, None] * self.g[m.cell_task]
+        out[:, 0] = self.shrink[m.cell_task] * self.u
+        rows = np.flatnonzero(m.cell_agent > 0)
+        out[rows, m.cell_agent[rows]] += self.u[rows]
+        return out
 
     def component(self, m, i):
         """``V^{-1} G_i`` (i = 0, 1; i = n_components: the identity) as ``diag(a) + x y'`` within each task: (a, x, y)."""
@@ -181,33 +213,58 @@ class _Pieces:
 def _pieces(m, theta):
     d = 1.0 + (theta[1] ** 2 * m.cell_n if len(theta) > 1 else 0.0)
     d = np.broadcast_to(d, m.cell_n.shape).astype(float)
-    root = np.sqrt(m.cell_n)
-    u = root / d
-    su = _task_sum(m, root * u)
+    u = m.root / d
+    su = _task_sum(m, m.root * u)
     c = theta[0] ** 2 / (1.0 + theta[0] ** 2 * su)
+    shrink = 1.0 / (1.0 + theta[0] ** 2 * su)
     logdet_v = float(np.log(d).sum() + np.log1p(theta[0] ** 2 * su).sum())
-    partial = _Pieces(d, u, c, su, None, None, None, None, 0.0, logdet_v, 0.0)
-    vx = partial.solve(m, m.x)
-    xvx = m.x.T @ vx
+    g = _grid(m, m.cell_n / d)
+    ga = g[:, 1:]
+    # X'V^{-1}X: s'V^{-1}s = shrink s'u, s'V^{-1}x_a = shrink g_a, x_a'V^{-1}x_b = [a = b] g_a - c g_a g_b
+    xvx = _symmetric(float(np.sum(shrink * su)), shrink @ ga, np.diag(ga.sum(axis=0)) - (ga * c[:, None]).T @ ga)
     phi = np.linalg.inv(xvx)
     phi = (phi + phi.T) / 2
-    beta = phi @ (vx.T @ m.y)
-    e = m.y - m.x @ beta
+    uy = _grid(m, u * m.y)
+    uy_task = uy.sum(axis=1)
+    xvy = np.concatenate(([shrink @ uy_task], uy[:, 1:].sum(axis=0) - (c * uy_task) @ ga))
+    beta = phi @ xvy
+    shift = beta.copy()
+    shift[0] = 0.0
+    e = m.y - m.root * (beta[0] + shift[m.cell_agent])     # y - X beta
+    partial = _Pieces(d, u, c, su, shrink, g, phi, beta, None, 0.0, logdet_v, 0.0, m)
     ve = partial.solve(m, e)
-    return _Pieces(d, u, c, su, vx, phi, beta, ve, float(e @ ve) + m.rss_within, logdet_v,
-                   float(np.linalg.slogdet(xvx)[1]))
+    return _Pieces(d, u, c, su, shrink, g, phi, beta, ve, float(e @ ve) + m.rss_within, logdet_v,
+                   float(np.linalg.slogdet(xvx)[1]), m)
+
+
+def _vx_g_vx(m, pc, i):
+    """``X'V^{-1} G_i V^{-1} X`` (p, p) from the grid ``g``: O(tasks p^2) and no (cells x p) array."""
+    ga, c, shrink = pc.g[:, 1:], pc.c, pc.shrink
+    if i == 0:
+        # s'V^{-1}X of task t is shrink_t (s_t'u_t, g_t1, ..., g_tp)
+        w = shrink[:, None] * ga
+        return _symmetric(float(np.sum((shrink * pc.su) ** 2)), (shrink**2 * pc.su) @ ga, w.T @ w)
+    # with n u^2 = g^2 and k_t = sum over task t's cells of g^2: (V^{-1}s)' N (V^{-1}s) = shrink^2 k,
+    # (V^{-1}s)' N (V^{-1}x_a) = shrink g_a (g_a - c k),
+    # (V^{-1}x_a)' N (V^{-1}x_b) = [a = b] g_a^2 - c g_a g_b (g_a + g_b - c k)
+    k = np.sum(pc.g**2, axis=1)
+    ck = c * k
+    sq = ga**2
+    cross = (sq * c[:, None]).T @ ga
+    block = np.diag(sq.sum(axis=0)) - cross - cross.T + (ga * (c * ck)[:, None]).T @ ga
+    return _symmetric(float(np.sum(shrink**2 * k)), np.sum(shrink[:, None] * ga * (ga - ck[:, None]), axis=0), block)
 
 
 def _trace_v_g(m, pc, i):
     """tr(V^{-1} G_i), summed over the tasks' blocks."""
     if i == 0:
-        return float(np.sum(pc.su - pc.c * pc.su**2))
+        return float(np.sum(pc.su * pc.shrink))
     return float(np.sum(m.cell_n * (1.0 / pc.d - pc.c[m.cell_task] * pc.u**2)))
 
 
 def _traces(m, pieces, i):
     """tr(V^{-1} G) - tr(Phi X'V^{-1} G V^{-1} X) and e'V^{-1} G V^{-1} e: the derivative's parts for G_i."""
-    return (_trace_v_g(m, pieces, i) - float(np.sum(pieces.phi * _g_quad(m, i, pieces.vx, pieces.vx))),
+    return (_trace_v_g(m, pieces, i) - float(np.sum(pieces.phi * _vx_g_vx(m, pieces, i))),
             float(_g_quad(m, i, pieces.ve, pieces.ve)))
 
 
@@ -272,17 +329,27 @@ def fit(m):
                str(res.message), projected, m.scale)
 
 
+#: the polish's gradient floor in units of eps x runs (see _polish)
+_GRADIENT_ROUNDOFF = 16.0
+
+
 def _polish(m, phi, steps=10):
     """Newton's method on the coordinates away from the bound, with a numerical Hessian of the gradient.
 
     A step is kept when the criterion falls, or when it rises by no more than its round-off while the gradient
     shrinks: next to the optimum the criterion is flat to ~1e-13, so its value alone cannot tell the last steps,
     which move theta by ~1e-7, from a step that overshoots (issue 39 item 7).
+
+    It stops when the gradient is down to its own round-off: its terms are sums over the N runs, so below about
+    ``16 eps N`` (1e-12 for small N) a Newton step is computed from noise (issue 43: at 10^6 runs the gradient
+    stayed at 1e-11 to 1.5e-10 and five more steps of 18 evaluations each moved theta by ~1e-14, their number
+    growing with N).
     """
+    floor = max(1e-12, _GRADIENT_ROUNDOFF * np.finfo(float).eps * m.nobs)
     for _ in range(steps):
         value, grad = profiled_deviance(m, phi)
         free = ~((phi <= 0) & (grad >= 0))
-        if not free.any() or np.max(np.abs(grad[free])) < 1e-12:
+        if not free.any() or np.max(np.abs(grad[free])) < floor:
             break
 
         def sub_gradient(x, free=free):
@@ -371,7 +438,7 @@ def satterthwaite_setup(m, fitted):
     pc = _pieces(m, fitted.theta)
     jac = []
     for i, t in enumerate(fitted.theta):
-        jac.append(sigma**2 * pc.phi @ (2.0 * t * _g_quad(m, i, pc.vx, pc.vx)) @ pc.phi)
+        jac.append(sigma**2 * pc.phi @ (2.0 * t * _vx_g_vx(m, pc, i)) @ pc.phi)
     jac.append(2.0 * sigma * pc.phi)
     return Satterthwaite(varpar, vcov_varpar, np.array(jac), values, m.scale)
 
@@ -520,7 +587,15 @@ def _kr_ddf(a1, a2, q):
 def kenward_roger_t(setup, contrasts):
     """Adjusted variance and Kenward-Roger df of each row of ``contrasts`` (k, p)."""
     variance = np.einsum("kp,pq,kq->k", contrasts, setup.vcov_adjusted, contrasts)
-    df = np.array([_kr_ddf(*_kr_a(setup, row[None, :]), 1)[0] for row in contrasts])
+    # one row c: Theta = c c' / (c'Phi c) is rank one, so each U_i = Theta Phi P_i Phi is too, tr(U_i U_j) =
+    # tr(U_i) tr(U_j) and A2 = A1 = t'Wt with t_i = c'Phi P_i Phi c / c'Phi c: O(p^2) a row, not _kr_a's O(p^3)
+    # (the agents' pairs are ~agents^2 rows)
+    phi = setup.vcov
+    inner = np.array([phi @ p @ phi for p in setup.p_list])
+    t = np.einsum("kp,ipq,kq->ki", contrasts, inner, contrasts) / np.einsum("kp,pq,kq->k", contrasts, phi,
+                                                                              contrasts)[:, None]
+    a = np.einsum("ki,ij,kj->k", t, setup.w, t)
+    df = np.array([_kr_ddf(float(x), float(x), 1)[0] for x in a])
     return variance, df
 
 
@@ -560,13 +635,22 @@ def agent_contrasts(n_agents):
     return means, means[first] - means[second], first, second
 
 
+#: pairs per studentized-range integral call (about 50 MB of temporaries each)
+_TUKEY_BLOCK = 256
+
+
 def tukey_pvalues(t, df, n_means):
     """Tukey's single-step p-values, ``P(Q > sqrt(2) |t|)`` for the studentized range of ``n_means`` with df."""
     from scipy.special import stdtr  # Student's t tail as scipy's t.sf computes it, with a lighter import
 
     if n_means == 2:  # the range of two means is one |t|: the exact two-sided t p-value
         return 2.0 * stdtr(df, -np.abs(t))
-    return studentized_range_sf(np.sqrt(2.0) * np.abs(t), n_means, df)
+    q, df = np.broadcast_arrays(np.sqrt(2.0) * np.abs(t), np.asarray(df, dtype=float))
+    shape, q, df = q.shape, q.ravel(), df.ravel()
+    # in blocks of pairs: the integral holds (pairs x nodes x nodes) temporaries, 1.9 GB at 100 agents' 4,950 pairs
+    blocks = [studentized_range_sf(q[i:i + _TUKEY_BLOCK], n_means, df[i:i + _TUKEY_BLOCK])
+              for i in range(0, q.size, _TUKEY_BLOCK)]
+    return np.concatenate(blocks).reshape(shape) if blocks else np.empty(shape)
 
 
 def tukey_quantiles(confidence_level, df, n_means):
