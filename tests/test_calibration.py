@@ -59,7 +59,9 @@ def test_every_procedure_quoted_has_rows_for_its_whole_grid():
         if procedure == small_runs.PROCEDURE:  # the studentised default has no rows where it withholds
             given = [p for p in module["grid"]() if p[2] >= small_runs.STUDENTIZED_MIN_RUNS and p[1] > 1]
             assert sum(r["interval"] == "studentized" for r in rows) == 4 * len(given)
-            rows = [r for r in rows if r["interval"] != "studentized"]
+            # and the former default's (its mean and median only: the IQM's and gap's are the default's)
+            assert sum(r["interval"] == "studentized_unwidened" for r in rows) == 2 * len(given)
+            rows = [r for r in rows if r["interval"] not in small_runs.STUDENTIZED_INTERVALS]
         # curves.band writes no row for a band withheld at a point (its studentised bands at 2 runs per task, and at
         # 3 runs of one task); tests/test_curves.py checks that its rows cover its grid point by point
         assert rows and (len(rows) % len(module["grid"]()) == 0 or procedure == "curves.band"), procedure

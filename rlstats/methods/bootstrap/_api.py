@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     from ...results import Result
 
 DEFAULT_METRICS = ("iqm", "mean", "median", "optimality_gap")
-INTERVALS = ("studentized", "percentile", "basic", "bca", "expanded")
+INTERVALS = ("studentized", "percentile", "basic", "bca", "expanded", "studentized_unwidened")
 #: The default interval; where it does not apply (``rliable_compat``, ``task_bootstrap``, a metric function)
 #: the percentile interval is given instead (:func:`_effective_interval`).
 DEFAULT_INTERVAL: BootstrapInterval = "studentized"
@@ -402,7 +402,7 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
     n_resamples : int
         Bootstrap resamples (memory stays bounded: they are drawn in batches).
     confidence_level : float
-    interval : {"studentized", "percentile", "basic", "bca", "expanded"}
+    interval : {"studentized", "percentile", "basic", "bca", "expanded", "studentized_unwidened"}
         Studentized (the default since issue 40): the bootstrap-t interval,
         each resample's (metric - estimate) divided by its own stratified
         delta-method standard error (within tasks; winsorised at the
@@ -415,7 +415,17 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
         interval: the t quantile at its middle task's degrees of freedom
         (Welch-Satterthwaite for two middle tasks) times sqrt(c / (c - 1))
         times the root mean square of the resamples' deviations from the
-        estimate (c the agent's fewest runs in a task).  Percentile and BCa intervals
+        estimate (c the agent's fewest runs in a task).  The mean's and
+        the median's intervals are widened on the side of their skew by
+        skewness / 6 (2 z^2 + 1) of their standard errors (the
+        Cornish-Fisher term of a studentised mean, Hall 1992; the skewness
+        of the mean, or of the middle task's mean, from the runs'
+        k-statistic skewness averaged over tasks): at 5 tasks of 10
+        lognormal runs the median's symmetric interval missed only above
+        (0.936, 0.873 in the worst design draw; widened 0.964 and 0.935,
+        1.13 times as wide), as did the mean's at 5 runs (0.933 on 1,920
+        intervals).  ``"studentized_unwidened"`` is the default before that
+        widening (issue 40), bit for bit.  Percentile and BCa intervals
         covered 0.6-0.9 at 3-5 runs per task in simulation; the studentised
         one holds 95% within Monte Carlo error on most of the grid (the
         ``bootstrap.interval`` rows of ``calibration.csv``; the result quotes
@@ -600,7 +610,7 @@ def _effective_interval(options):
     rliable's percentile interval (silently: that is what the option promises), and task resampling or a metric
     function has no such standard error (said in a note).
     """
-    if options.interval != DEFAULT_INTERVAL:
+    if options.interval not in small_runs.STUDENTIZED_INTERVALS:
         return options, []
     percentile = dataclasses.replace(options, interval="percentile")
     if options.rliable_compat:
@@ -655,7 +665,7 @@ def _run_builtin_bootstrap(design, options, rng, notes):
     distribution = np.empty((design.n_agents, len(options.metrics), options.n_resamples))
     estimates = np.empty((design.n_agents, len(options.metrics)))
     acceleration = np.zeros_like(estimates) if options.interval == "bca" else None
-    studentized = options.interval == DEFAULT_INTERVAL
+    studentized = options.interval in small_runs.STUDENTIZED_INTERVALS
     # the studentised interval's standard errors: of each resample (the same draws again) and of the data
     resampled = np.empty_like(distribution) if studentized else None
     observed = np.empty_like(estimates) if studentized else None
@@ -691,11 +701,16 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
         z0 = kernels.bias_correction(distribution, estimates)
         notes += _bca_notes(design.agents, options.metric_names, np.where(undefined, 0.0, z0))
     df = _welch_df(design) if options.interval == "expanded" else None
+    skewness = None
     if errors is not None:
         df = np.array([small_runs.middle_df(design, j) for j in range(design.n_agents)])
+        if options.interval == DEFAULT_INTERVAL:
+            skewness = np.array([small_runs.widening_skewness(design, j, options.metrics)
+                                 for j in range(design.n_agents)])
     bounds, se = small_runs.bootstrap_bounds(distribution, estimates, options.confidence_level, options.interval, z0,
                                              acceleration, options.rliable_compat, design.counts.min(axis=0), df,
-                                             errors, options.metrics, design.n_tasks)  # specs: "median" by kind
+                                             errors, options.metrics, design.n_tasks,
+                                             skewness)  # specs: "median" by kind
     if errors is not None:
         notes += small_runs.studentized_notes(bounds, design.counts.min(axis=0), design.n_tasks, design.agents,
                                               options.metric_names)
@@ -714,7 +729,7 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
         bootstrap_distribution=distribution, bias_correction=z0, acceleration=acceleration,
         n_resamples=options.n_resamples, confidence_level=options.confidence_level, interval=options.interval,
         task_bootstrap=options.task_bootstrap, gamma=options.gamma, rliable_compat=options.rliable_compat,
-        counts=design.counts, degrees_of_freedom=df, design=design,
+        counts=design.counts, degrees_of_freedom=df, skewness=skewness, design=design,
         standard_errors=None if errors is None else errors[1],
         resampled_standard_errors=None if errors is None else errors[0])
 

@@ -74,7 +74,7 @@ class BootstrapResult(Result):
     n_resamples : int
     confidence_level : float
     interval : str
-        ``"studentized"``, ``"percentile"``, ``"basic"``, ``"bca"`` or ``"expanded"``.
+        ``"studentized"``, ``"percentile"``, ``"basic"``, ``"bca"``, ``"expanded"`` or ``"studentized_unwidened"``.
     task_bootstrap : bool
         Whether tasks were resampled as well as runs.
     gamma : float
@@ -91,6 +91,10 @@ class BootstrapResult(Result):
         The studentised interval's standard error of each estimate (``interval="studentized"`` only); for the
         median, that of its t interval: sqrt(c / (c - 1)) times the resamples' root-mean-square deviation from the
         estimate, c the agent's fewest runs in a task.
+    skewness : ndarray, shape (n_agents, n_metrics), or None
+        The skewness of each agent's mean and median that widens their intervals on the side of the skew (the runs'
+        skewness pooled over tasks; 0 for the other metrics, which are not widened) (``interval="studentized"``);
+        None otherwise.
     resampled_standard_errors : ndarray, shape (n_agents, n_metrics, n_resamples), or None
         The same standard error on every resample, paired with ``bootstrap_distribution``
         (``interval="studentized"`` only; NaN for the median, which is not studentised; not exported by
@@ -117,6 +121,7 @@ class BootstrapResult(Result):
     counts: np.ndarray
     degrees_of_freedom: np.ndarray | None = None
     standard_errors: np.ndarray | None = None
+    skewness: np.ndarray | None = None
     resampled_standard_errors: np.ndarray | None = field(default=None, repr=False)
     design: Design | None = field(default=None, repr=False)
 
@@ -172,7 +177,7 @@ class BootstrapResult(Result):
                      f"level whose normal quantile is sqrt(c/(c - 1)) times the t quantile, with c = {fewest} the "
                      "fewest runs in a task and the Welch-Satterthwaite degrees of freedom of the agent's mean "
                      "over tasks.")
-        if self.interval == "studentized":
+        if self.interval in ("studentized", "studentized_unwidened"):
             text += (" Each interval is studentised (bootstrap-t; Efron and Tibshirani 1993, Section 12.5): the "
                      "resamples' (estimate - observed) / standard error, with the stratified delta-method standard "
                      "error within tasks (winsorised for the IQM) and at least a quarter of the resamples' standard "
@@ -180,7 +185,10 @@ class BootstrapResult(Result):
                      "fewest runs in a task; the median of task means "
                      "takes a t interval, with its middle task's degrees of freedom, of standard error sqrt(c/(c - 1)) "
                      "times the resamples' root-mean-square deviation from the estimate (c the fewest runs in a "
-                     "task).")
+                     "task)")
+            text += ("; the mean's and the median's intervals are widened on the side of their skew by the "
+                     "Cornish-Fisher term of a studentised mean (Hall 1992), with the runs' skewness pooled over "
+                     "tasks." if self.interval == "studentized" else ".")
         if "iqm" in self.metrics:
             text += (" The IQM is the mean of the middle 50% of all runs pooled over tasks (floor(N/4) runs cut "
                      "from each end).")
@@ -210,7 +218,7 @@ class BootstrapResult(Result):
         bounds, _ = small_runs.bootstrap_bounds(self.bootstrap_distribution, self.estimates, level, self.interval,
                                                 self.bias_correction, self.acceleration, self.rliable_compat,
                                                 self.counts.min(axis=0), self.degrees_of_freedom, errors,
-                                                self.metrics, self.n_tasks)
+                                                self.metrics, self.n_tasks, self.skewness)
         out = self.tidy()
         out["conf_low"] = bounds[:, :, 0].T.ravel()
         out["conf_high"] = bounds[:, :, 1].T.ravel()
