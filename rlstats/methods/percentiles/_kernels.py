@@ -50,10 +50,11 @@ RNG_BLOCK = 32
 GMRES_RTOL = 1e-12
 GMRES_MAX_ITER = 80
 GMRES_MAX_RESTARTS = 4
-#: GMRES of the structured PBP solver (:class:`_GreedySystem`): a tenth of the dense blocks' tolerance, where its
-#: bounds agree with dense LU solves to about 1e-13 relative (the dense blocks' GMRES to about 6e-13), and more
-#: restarts before a dense solve, which large games cannot afford.
-GREEDY_RTOL = 1e-13
+#: GMRES of the structured PBP solver (:class:`_GreedySystem`): a third of the dense blocks' tolerance (its bounds then
+#: agree with dense LU solves to about 1e-13 relative, the dense blocks' GMRES to about 6e-13), or eps |S| where
+#: rounding leaves no less (values are about |S| times the rewards); more restarts before a dense solve, which large
+#: games cannot afford.
+GREEDY_RTOL = 3e-13
 GREEDY_RESTARTS = 12
 #: Policy iteration settings of the reference (spec Section 6.1(e)).
 PI_TOL = 1e-7
@@ -982,9 +983,18 @@ class _OverlapAdversary:
         self.group_start = (stride + group_start).ravel()
         self.group_end = (stride + group_end + 1).ravel()
         self.tie_end = (stride + tie_end + 1).ravel()
+        self.row_sums = self._product(np.ones(shape))
 
     def product(self, x):
-        """Q x for x of shape (..., n_A, R)."""
+        """Q x for x of shape (..., n_A, R).
+
+        Computed on x minus its mean in each block, plus the mean times Q's row sums: values are about
+        1 / (1 - gamma) = |S| times the rewards, and cumulative sums of them would lose the digits GMRES needs.
+        """
+        mean = x.mean(axis=-1, keepdims=True)
+        return self._product(x - mean) + mean * self.row_sums
+
+    def _product(self, x):
         flat = x.reshape(-1)
         rows, r = flat.size // self.shape[-1], self.shape[-1]
         out = np.empty(flat.size)
@@ -1017,12 +1027,17 @@ class _GreedySystem:
         p_lo, p_hi = lower[2], upper[2]
         self.move = np.swapaxes(value, -1, -2)[:, None, :, :] >= value[..., None]  # (B, i, r, i'): w(i', r) >= w(i, r)
         self.p = p_lo + (p_hi - p_lo) * self.move
-        self.diag = 1.0 - self.adversary.product(np.ones(value.shape)) - self.p.sum(axis=-1)
+        self.diag = 1.0 - self.adversary.row_sums - self.p.sum(axis=-1)
         self.scale = 1.0 / (1.0 - gamma * self.diag)
 
     def matvec(self, x):
-        moved = self.diag * x + self.adversary.product(x) + np.einsum("...irj,...jr->...ir", self.p, x)
-        return x - self.gamma * moved
+        # Rows of C sum to one, so (I - gamma C) c = (1 - gamma) c for a constant c: the product is taken of x minus
+        # its mean, whose entries are much smaller than the values' (about |S| times the rewards), so that GMRES
+        # can reach its tolerance.
+        mean = x.mean(axis=(-2, -1), keepdims=True)
+        u = x - mean
+        moved = self.diag * u + self.adversary.product(u) + np.einsum("...irj,...jr->...ir", self.p, u)
+        return (1.0 - self.gamma) * mean + (u - self.gamma * moved)
 
     def precondition(self, x):
         return x * self.scale
@@ -1086,7 +1101,9 @@ def robust_values(lower, upper, reward, gamma, *, dense_limit=DENSE_LIMIT, group
                 changed = ((system.adversary.rank != rank[active]).reshape(active.size, -1).any(axis=1)
                            | (system.move != moves[active]).reshape(active.size, -1).any(axis=1))
             rank[active], moves[active] = system.adversary.rank, system.move
-            v_new = _gmres(system, np.ascontiguousarray(rhs_all[active]), v_old, GREEDY_RTOL, GREEDY_RESTARTS)
+            # values are about |S| times the rewards, so rounding alone leaves residuals of about eps |S|
+            rtol = max(GREEDY_RTOL, float(np.finfo(float).eps) * n_a * r)
+            v_new = _gmres(system, np.ascontiguousarray(rhs_all[active]), v_old, rtol, GREEDY_RESTARTS)
         v[active] = v_new
         iterations[active] = it
         step = np.abs(v_new - v_old).reshape(active.size, -1).max(axis=1)
