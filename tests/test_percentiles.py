@@ -299,11 +299,10 @@ def test_structured_greedy_rows_are_the_dense_greedy_rows():
     # for values with ties (which the greedy fill breaks towards the successors, before the self-loop).
     rng = np.random.default_rng(5)
     z_lo, z_hi = _pbp_bounds(random_cells(rng, 3, 3, tie_levels=3))
-    groups = kernels.overlap_groups(z_lo, z_hi)
     lower, upper = kernels.interval_transitions(z_lo, z_hi)
     gamma = kernels.game_constants(3, 3)[1]
     value = np.round(rng.normal(size=(2, 3, 9)), 1)
-    system = kernels._GreedySystem(lower, upper, groups, value, gamma)
+    system = kernels._GreedySystem(kernels.overlap_of(z_lo, z_hi), value, gamma)
     n = 27
     columns = np.eye(n).reshape(n, 3, 9)
     for b in range(2):

@@ -247,14 +247,6 @@ def _move_probability(new, old, eta):
     return np.where(new > old, eta, np.where(_close(new, old), eta / TIE_DIVISOR, 0.0))
 
 
-def _zero_self_moves(q, p):
-    """No move to the same state: r' = r in Q and i' = i in P."""
-    n_a, r = p.shape[-3], p.shape[-2]
-    q[..., np.arange(r), np.arange(r)] = 0.0
-    p[..., np.arange(n_a), :, np.arange(n_a)] = 0.0
-    return q, p
-
-
 def transitions(payoff):
     """The pieces (D, Q, P) of the transition matrix C for payoffs (..., n_A, n_E, n_A); see the module doc."""
     n_a, n_e = payoff.shape[-3], payoff.shape[-2]
@@ -846,13 +838,23 @@ def interval_transitions(z_lo, z_hi):
     lo, hi = z_lo.reshape(n_a, n_e * n_a), z_hi.reshape(n_a, n_e * n_a)
     # Adversary payoffs are -Z: its interval is [-Z+, -Z-].
     q_lo, q_hi = _interval_move_bounds(-hi[:, None, :], -lo[:, None, :], -hi[:, :, None], -lo[:, :, None], eta)
-    lo_t, hi_t = lo.T, hi.T
-    p_lo, p_hi = _interval_move_bounds(lo_t[None, :, :], hi_t[None, :, :], lo[:, :, None], hi[:, :, None], eta)
-    q_lo, p_lo = _zero_self_moves(q_lo, p_lo)
-    q_hi, p_hi = _zero_self_moves(q_hi, p_hi)
+    p_lo, p_hi = agent_move_bounds(z_lo, z_hi)
+    q_lo[..., np.arange(q_lo.shape[-1]), np.arange(q_lo.shape[-1])] = 0.0
+    q_hi[..., np.arange(q_hi.shape[-1]), np.arange(q_hi.shape[-1])] = 0.0
     d_lo = 1.0 - q_hi.sum(axis=-1) - p_hi.sum(axis=-1)
     d_hi = 1.0 - q_lo.sum(axis=-1) - p_lo.sum(axis=-1)
     return (d_lo, q_lo, p_lo), (d_hi, q_hi, p_hi)
+
+
+def agent_move_bounds(z_lo, z_hi):
+    """(P-, P+) of C from payoff bounds (n_A, n_E, n_A): the agent player's moves alone (no n_A R^2 adversary pieces)."""
+    n_a, n_e = z_lo.shape[0], z_lo.shape[1]
+    eta, _, _ = game_constants(n_a, n_e)
+    lo, hi = z_lo.reshape(n_a, n_e * n_a), z_hi.reshape(n_a, n_e * n_a)
+    p_lo, p_hi = _interval_move_bounds(lo.T[None, :, :], hi.T[None, :, :], lo[:, :, None], hi[:, :, None], eta)
+    for p in (p_lo, p_hi):
+        p[np.arange(n_a), :, np.arange(n_a)] = 0.0
+    return p_lo, p_hi
 
 
 def _greedy_rows(lower, upper, value):
@@ -1019,12 +1021,12 @@ class _GreedySystem:
     a few dozen steps.
     """
 
-    def __init__(self, lower, upper, group, value, gamma):
-        self.lower, self.upper, self.group, self.value, self.gamma = lower, upper, group, value, gamma
+    def __init__(self, overlap, value, gamma):
+        self.overlap, self.value, self.gamma = overlap, value, gamma
         n_a, r = value.shape[-2], value.shape[-1]
         eta, _, _ = game_constants(n_a, r // n_a)
-        self.adversary = _OverlapAdversary(group, value, eta)
-        p_lo, p_hi = lower[2], upper[2]
+        self.adversary = _OverlapAdversary(overlap.groups, value, eta)
+        p_lo, p_hi = overlap.p_lo, overlap.p_hi
         self.move = np.swapaxes(value, -1, -2)[:, None, :, :] >= value[..., None]  # (B, i, r, i'): w(i', r) >= w(i, r)
         self.p = p_lo + (p_hi - p_lo) * self.move
         self.diag = 1.0 - self.adversary.row_sums - self.p.sum(axis=-1)
@@ -1043,13 +1045,31 @@ class _GreedySystem:
         return x * self.scale
 
     def subset(self, rows):
-        return _GreedySystem(self.lower, self.upper, self.group, self.value[rows], self.gamma)
+        return _GreedySystem(self.overlap, self.value[rows], self.gamma)
 
     def dense_solve(self, rhs):
-        return _solve_dense(*_greedy_rows(self.lower, self.upper, self.value), self.gamma, rhs, False)
+        lower, upper = interval_transitions(self.overlap.z_lo, self.overlap.z_hi)
+        return _solve_dense(*_greedy_rows(lower, upper, self.value), self.gamma, rhs, False)
 
 
-def robust_values(lower, upper, reward, gamma, *, dense_limit=DENSE_LIMIT, groups=None):
+@dataclass(frozen=True)
+class Overlap:
+    """What the structured PBP solver needs of the payoff bounds: :func:`overlap_groups` and the agent moves."""
+
+    z_lo: np.ndarray
+    z_hi: np.ndarray
+    groups: np.ndarray
+    p_lo: np.ndarray
+    p_hi: np.ndarray
+
+
+def overlap_of(z_lo, z_hi):
+    """The :class:`Overlap` of payoff bounds, or None where :func:`overlap_groups` refuses them."""
+    groups = overlap_groups(z_lo, z_hi)
+    return None if groups is None else Overlap(z_lo, z_hi, groups, *agent_move_bounds(z_lo, z_hi))
+
+
+def robust_values(lower, upper, reward, gamma, *, dense_limit=DENSE_LIMIT, overlap=None):
     """max over C in [C-, C+] of (1 - gamma) mean((I - gamma C)^{-1} R) by policy iteration (Algorithm 2).
 
     Parameters
@@ -1059,8 +1079,9 @@ def robust_values(lower, upper, reward, gamma, *, dense_limit=DENSE_LIMIT, group
     reward : ndarray, shape (B, R)
         One reward per adversary strategy r for each of B problems; the reward
         of state (i', r) is reward[r] whatever i'.
-    groups : ndarray of int, shape (n_A, R), optional
-        :func:`overlap_groups` of the payoff intervals: each round's greedy rows are then held by
+        Unused (None) when ``overlap`` is given.
+    overlap : Overlap, optional
+        :func:`overlap_of` the payoff intervals: each round's greedy rows are then held by
         :class:`_GreedySystem` (sorts and cumulative sums) instead of dense blocks.
 
     Returns
@@ -1068,23 +1089,23 @@ def robust_values(lower, upper, reward, gamma, *, dense_limit=DENSE_LIMIT, group
     value : ndarray, shape (B,)
     iterations : ndarray of int, shape (B,)
     """
-    n_a, r = lower[0].shape
-    batch = reward.shape[0]
+    batch, r = reward.shape
+    n_a = (lower[0] if overlap is None else overlap.p_lo).shape[0]
     rhs_all = np.broadcast_to(reward[:, None, :], (batch, n_a, r))
     v = np.zeros((batch, n_a, r))
     iterations = np.zeros(batch, dtype=int)
     active = np.arange(batch)
-    if groups is None:
+    if overlap is None:
         current = tuple(np.broadcast_to(piece, (batch,) + piece.shape).copy() for piece in lower)
     else:
         # the policy of a round: the dense rank of every state's value within its block (which adversary moves
         # are taken) and the agent player's moves; the first round is compared with the lower bounds
         rank = np.full((batch, n_a, r), -1)
         moves = np.zeros((batch, n_a, r, n_a), dtype=bool)
-        uncertain = (groups.max(axis=1) > 0).any() or (upper[2] > lower[2]).any()
+        uncertain = (overlap.groups.max(axis=1) > 0).any() or (overlap.p_hi > overlap.p_lo).any()
     for it in range(1, PI_MAX_ITER + 1):
         v_old = v[active]
-        if groups is None:
+        if overlap is None:
             rows = _greedy_rows(lower, upper, v_old)
             changed = np.zeros(active.size, dtype=bool)
             for piece, new in zip(current, rows):
@@ -1094,7 +1115,7 @@ def robust_values(lower, upper, reward, gamma, *, dense_limit=DENSE_LIMIT, group
             v_new = solve(*(piece[active] for piece in current), gamma, rhs_all[active], x0=v_old,
                           dense_limit=dense_limit)
         else:
-            system = _GreedySystem(lower, upper, groups, v_old, gamma)
+            system = _GreedySystem(overlap, v_old, gamma)
             if it == 1:
                 changed = np.full(active.size, uncertain)
             else:
@@ -1125,20 +1146,21 @@ def propagate_bounds(z_lo, z_hi, *, dense_limit=DENSE_LIMIT, structured=True):
     """
     n_a, n_e = z_lo.shape[0], z_lo.shape[1]
     _, gamma, n_states = game_constants(n_a, n_e)
-    lower, upper = interval_transitions(z_lo, z_hi)
     rewards = np.concatenate([z_hi.reshape(n_a, -1), -z_lo.reshape(n_a, -1)], axis=0)
     r = n_e * n_a
-    groups = overlap_groups(z_lo, z_hi) if structured and n_states > dense_limit else None
+    overlap = overlap_of(z_lo, z_hi) if structured and n_states > dense_limit else None
+    # the dense pieces hold n_A R^2 numbers each: only the dense solver builds them
+    lower, upper = interval_transitions(z_lo, z_hi) if overlap is None else ((None,) * 3, (None,) * 3)
     # Each problem needs a few arrays of n_A R (R + n_A + 1) numbers (dense blocks) or n_A R (n_A + GMRES basis)
     # (structured): solve them in memory-bounded groups (every problem is computed on its own, so the grouping
     # does not change the result).
-    width = r + n_a + 1 if groups is None else 2 * n_a + GMRES_MAX_ITER + 8
+    width = r + n_a + 1 if overlap is None else 2 * n_a + GMRES_MAX_ITER + 8
     per_group = max(1, PBP_MEMORY_BUDGET // (n_a * r * width))
     values, iterations = np.empty(2 * n_a), np.empty(2 * n_a, dtype=int)
     for start in range(0, 2 * n_a, per_group):
         part = slice(start, min(start + per_group, 2 * n_a))
         values[part], iterations[part] = robust_values(lower, upper, rewards[part], gamma, dense_limit=dense_limit,
-                                                       groups=groups)
+                                                       overlap=overlap)
     return -values[n_a:], values[:n_a], iterations
 
 
