@@ -20,7 +20,11 @@ player's moves are left outside the preconditioner.  For the point game the
 adversary's moves follow the order of each agent's payoffs, so Q is never
 formed: products with it and solves with its blocks are cumulative sums over
 the sorted payoffs (:class:`_OrderedAdversary`).  Policy iteration (PBP)
-chooses arbitrary rows and uses dense blocks, LU-factored once per round.
+chooses its rows greedily by the last values: when one agent's payoff
+intervals all overlap, each adversary move is a tie or uncertain, and the
+greedy rows are again cumulative sums, over the order of the values
+(:class:`_GreedySystem`, Jacobi-preconditioned GMRES); otherwise they are
+dense blocks, LU-factored once per round.
 
 Runs are counted, never sorted per resample: each run gets an integer code, the
 position of its score among the distinct scores of its task, so the empirical
