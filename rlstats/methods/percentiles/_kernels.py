@@ -605,13 +605,16 @@ def solve(diag, q, p, gamma, rhs, *, transpose=False, x0=None, dense_limit=DENSE
 def _stationary_iterative(payoff, x0):
     system = _OrderedSystem(payoff)
     near = system.adversary.near_ties
+    # the solution is about 1 / (1 - gamma) = |S| times the right-hand side: rounding alone leaves residuals of about
+    # eps |S|, which above 4,500 joint strategies exceeds GMRES_RTOL (the dense fallback then cost minutes)
+    rtol = max(GMRES_RTOL, float(np.finfo(float).eps) * system.diag[0].size)
     if not near.any():
-        return _gmres(system, np.full(system.diag.shape, (1.0 - system.gamma) / system.diag[0].size), x0)
+        return _gmres(system, np.full(system.diag.shape, (1.0 - system.gamma) / system.diag[0].size), x0, rtol)
     # Payoffs within the tie tolerance but unequal: the dense pieces hold the exact moves; the ordered
     # blocks still precondition well.
     diag, q, p = transitions(payoff)
     dense = _DenseBlockSystem(diag, q, p, system.gamma, True, blocks=system.adversary)
-    return _gmres(dense, np.full(diag.shape, (1.0 - system.gamma) / diag[0].size), x0)
+    return _gmres(dense, np.full(diag.shape, (1.0 - system.gamma) / diag[0].size), x0, rtol)
 
 
 def stationary(payoff, *, x0=None, dense_limit=DENSE_LIMIT):
