@@ -22,7 +22,7 @@ def cost(shape: Shape, options: Any) -> Work:
     """PBP intervals (the default, and ``"pbp_t"``) do not resample.  When each agent's payoff intervals all overlap
     (every design measured, up to 100 runs a cell) the robust game costs about agents^3 x tasks: 2 n_A bound
     problems of n_A^2 n_E joint strategies each, solved without dense blocks (issue 43 item 1: 1.6e-4 s a unit,
-    measured from 5 to 20 agents and 20 to 1,000 tasks at 10 runs, within a factor of 1.4; runs enter only the
+    measured from 5 to 20 agents and 20 to 1,000 tasks at 10 runs, within a factor of 1.5; runs enter only the
     payoff bounds, linearly, but change the game: 10 x 100 x 5 took a ninth of its estimate).  Separated intervals
     (thousands of runs) take the dense blocks, which cost more.
     ``interval="bootstrap"`` places every run against the other agents in each resample (2.8e-7 s a value)."""
