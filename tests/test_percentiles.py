@@ -275,7 +275,7 @@ def _pbp_bounds(cells, ties="le"):
     (2, 6, None, "le", 0),   # two agents, unequal runs
     (3, 4, 3, "le", 1),      # integer scores: tied runs and tied payoff intervals
     (3, 3, 4, "mid", 2),     # ties as half wins (PBP bounds below with F(x-))
-    (8, 3, None, "le", 3),   # eight agents
+    (8, 2, None, "le", 3),   # eight agents
 ])
 def test_structured_pbp_solver_gives_the_dense_bounds(agents, tasks, tie_levels, ties, seed):
     # Issue 43: the robust game solved with sorted value orders and cumulative sums (no dense R x R blocks) gives
