@@ -331,6 +331,18 @@ def test_structured_pbp_solver_refuses_separated_and_loose_near_tied_intervals()
     assert kernels.overlap_groups(z_lo, z_hi) is None
 
 
+def test_ties_mid_payoffs_are_complementary():
+    rng = np.random.default_rng(3)
+    cells = random_cells(rng, 3, 2, tie_levels=3)
+    res = percentiles(frame(cells), FORMULA, interval="pbp", ties="mid")
+    off = ~np.eye(3, dtype=bool)
+    total = res.payoff + np.transpose(res.payoff, (2, 1, 0))
+    np.testing.assert_allclose(np.moveaxis(total, 1, 0)[:, off], 1.0, atol=1e-14)
+    assert np.all(res.payoff_low <= res.payoff + 1e-12) and np.all(res.payoff <= res.payoff_high + 1e-12)
+    same = percentiles(frame(EXAMPLES["ex4"]), FORMULA, interval=None, ties="mid")
+    np.testing.assert_allclose(same.estimate, 0.5, atol=1e-12)
+
+
 def test_self_payoff_and_identical_override():
     cells = EXAMPLES["ex3"]
     res = percentiles(frame(cells), FORMULA, interval=None, self_payoff=0.4, identical=[("a0", "a2", "t1")])
