@@ -77,8 +77,8 @@ def test_other_formulas_count_what_their_kernels_do():
     shape = cost.Shape.of(design)
     assert (shape.rows, shape.agents, shape.tasks, shape.cells, shape.most_runs) == (200, 4, 10, 40, 5)
     count = {name: load(DECLARATIONS[name].cost) for name in DECLARATIONS}
-    # percentiles: PBP does not resample and grows as runs x agents^4 today (issue 43); its bootstrap resamples
-    assert count["percentiles"](shape, _options("percentiles")).units == 200 * 4**4
+    # percentiles: PBP does not resample and grows as agents^3 x tasks (issue 43 item 1); its bootstrap resamples
+    assert count["percentiles"](shape, _options("percentiles")).units == 4**3 * 10
     assert count["percentiles"](shape, _options("percentiles", interval="bootstrap")).units == 10_000 * 200 * 4
     # the rank test permutes only for Monte Carlo p-values
     assert count["skillings_mack"](shape, _options("skillings_mack", pvalue="monte_carlo")).units == 10_000 * 200

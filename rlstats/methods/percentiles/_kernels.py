@@ -20,7 +20,11 @@ player's moves are left outside the preconditioner.  For the point game the
 adversary's moves follow the order of each agent's payoffs, so Q is never
 formed: products with it and solves with its blocks are cumulative sums over
 the sorted payoffs (:class:`_OrderedAdversary`).  Policy iteration (PBP)
-chooses arbitrary rows and uses dense blocks, LU-factored once per round.
+chooses its rows greedily by the last values: when one agent's payoff
+intervals all overlap, each adversary move is a tie or uncertain, and the
+greedy rows are again cumulative sums, over the order of the values
+(:class:`_GreedySystem`, Jacobi-preconditioned GMRES); otherwise they are
+dense blocks, LU-factored once per round.
 
 Runs are counted, never sorted per resample: each run gets an integer code, the
 position of its score among the distinct scores of its task, so the empirical
@@ -50,6 +54,12 @@ RNG_BLOCK = 32
 GMRES_RTOL = 1e-12
 GMRES_MAX_ITER = 80
 GMRES_MAX_RESTARTS = 4
+#: GMRES of the structured PBP solver (:class:`_GreedySystem`): a third of the dense blocks' tolerance (its bounds then
+#: agree with dense LU solves to about 1e-13 relative, the dense blocks' GMRES to about 6e-13), or eps |S| where
+#: rounding leaves no less (values are about |S| times the rewards); more restarts before a dense solve, which large
+#: games cannot afford.
+GREEDY_RTOL = 3e-13
+GREEDY_RESTARTS = 12
 #: Policy iteration settings of the reference (spec Section 6.1(e)).
 PI_TOL = 1e-7
 PI_MAX_ITER = 400
@@ -239,14 +249,6 @@ def _close(a, b):
 def _move_probability(new, old, eta):
     """Paper eq. 5: eta for a strict improvement of the deviator, eta/m for a tie, else 0 (">" tested first)."""
     return np.where(new > old, eta, np.where(_close(new, old), eta / TIE_DIVISOR, 0.0))
-
-
-def _zero_self_moves(q, p):
-    """No move to the same state: r' = r in Q and i' = i in P."""
-    n_a, r = p.shape[-3], p.shape[-2]
-    q[..., np.arange(r), np.arange(r)] = 0.0
-    p[..., np.arange(n_a), :, np.arange(n_a)] = 0.0
-    return q, p
 
 
 def transitions(payoff):
@@ -564,13 +566,14 @@ def _gmres_cycle(system, rhs, x0, rtol, max_iter):
     return x, true_residual <= 10 * target
 
 
-def _gmres(system, rhs, x0=None):
+def _gmres(system, rhs, x0=None, rtol=None, restarts=GMRES_MAX_RESTARTS):
     """Block-preconditioned GMRES with restarts; any system left unconverged is solved densely."""
     x = np.zeros_like(rhs) if x0 is None else np.broadcast_to(x0, rhs.shape).copy()
     todo = np.arange(rhs.shape[0])
-    for _ in range(GMRES_MAX_RESTARTS):
+    for _ in range(restarts):
         sub = system if todo.size == rhs.shape[0] else system.subset(todo)
-        x[todo], converged = _gmres_cycle(sub, rhs[todo], x[todo], GMRES_RTOL, GMRES_MAX_ITER)
+        x[todo], converged = _gmres_cycle(sub, rhs[todo], x[todo], GMRES_RTOL if rtol is None else rtol,
+                                          GMRES_MAX_ITER)
         todo = todo[~converged]
         if todo.size == 0:
             return x
@@ -602,13 +605,16 @@ def solve(diag, q, p, gamma, rhs, *, transpose=False, x0=None, dense_limit=DENSE
 def _stationary_iterative(payoff, x0):
     system = _OrderedSystem(payoff)
     near = system.adversary.near_ties
+    # the solution is about 1 / (1 - gamma) = |S| times the right-hand side: rounding alone leaves residuals of about
+    # eps |S|, which above 4,500 joint strategies exceeds GMRES_RTOL (the dense fallback then cost minutes)
+    rtol = max(GMRES_RTOL, float(np.finfo(float).eps) * system.diag[0].size)
     if not near.any():
-        return _gmres(system, np.full(system.diag.shape, (1.0 - system.gamma) / system.diag[0].size), x0)
+        return _gmres(system, np.full(system.diag.shape, (1.0 - system.gamma) / system.diag[0].size), x0, rtol)
     # Payoffs within the tie tolerance but unequal: the dense pieces hold the exact moves; the ordered
     # blocks still precondition well.
     diag, q, p = transitions(payoff)
     dense = _DenseBlockSystem(diag, q, p, system.gamma, True, blocks=system.adversary)
-    return _gmres(dense, np.full(diag.shape, (1.0 - system.gamma) / diag[0].size), x0)
+    return _gmres(dense, np.full(diag.shape, (1.0 - system.gamma) / diag[0].size), x0, rtol)
 
 
 def stationary(payoff, *, x0=None, dense_limit=DENSE_LIMIT):
@@ -839,13 +845,23 @@ def interval_transitions(z_lo, z_hi):
     lo, hi = z_lo.reshape(n_a, n_e * n_a), z_hi.reshape(n_a, n_e * n_a)
     # Adversary payoffs are -Z: its interval is [-Z+, -Z-].
     q_lo, q_hi = _interval_move_bounds(-hi[:, None, :], -lo[:, None, :], -hi[:, :, None], -lo[:, :, None], eta)
-    lo_t, hi_t = lo.T, hi.T
-    p_lo, p_hi = _interval_move_bounds(lo_t[None, :, :], hi_t[None, :, :], lo[:, :, None], hi[:, :, None], eta)
-    q_lo, p_lo = _zero_self_moves(q_lo, p_lo)
-    q_hi, p_hi = _zero_self_moves(q_hi, p_hi)
+    p_lo, p_hi = agent_move_bounds(z_lo, z_hi)
+    q_lo[..., np.arange(q_lo.shape[-1]), np.arange(q_lo.shape[-1])] = 0.0
+    q_hi[..., np.arange(q_hi.shape[-1]), np.arange(q_hi.shape[-1])] = 0.0
     d_lo = 1.0 - q_hi.sum(axis=-1) - p_hi.sum(axis=-1)
     d_hi = 1.0 - q_lo.sum(axis=-1) - p_lo.sum(axis=-1)
     return (d_lo, q_lo, p_lo), (d_hi, q_hi, p_hi)
+
+
+def agent_move_bounds(z_lo, z_hi):
+    """(P-, P+) of C from payoff bounds (n_A, n_E, n_A): the agent player's moves alone (no n_A R^2 adversary pieces)."""
+    n_a, n_e = z_lo.shape[0], z_lo.shape[1]
+    eta, _, _ = game_constants(n_a, n_e)
+    lo, hi = z_lo.reshape(n_a, n_e * n_a), z_hi.reshape(n_a, n_e * n_a)
+    p_lo, p_hi = _interval_move_bounds(lo.T[None, :, :], hi.T[None, :, :], lo[:, :, None], hi[:, :, None], eta)
+    for p in (p_lo, p_hi):
+        p[np.arange(n_a), :, np.arange(n_a)] = 0.0
+    return p_lo, p_hi
 
 
 def _greedy_rows(lower, upper, value):
@@ -876,7 +892,191 @@ def _greedy_rows(lower, upper, value):
     return d_lo + add[..., -1], q_lo + add[..., :r], p_lo + add[..., r:r + n_a]
 
 
-def robust_values(lower, upper, reward, gamma, *, dense_limit=DENSE_LIMIT):
+# ----------------------------------------------------------------------------- PBP with overlapping intervals
+
+
+def overlap_groups(z_lo, z_hi):
+    """Each agent's adversary strategies grouped by their exact payoff interval, or None where that does not suffice.
+
+    The structured PBP solver (:class:`_GreedySystem`) needs every pair of one agent's payoff intervals to overlap
+    (no adversary move is then sure: each is a tie, for equal intervals, or uncertain) and no two unequal intervals
+    within the tie tolerance (which would make them a tie of the reference rule without being equal).  Returns
+    group codes (n_A, R), or None when a pair is separated or near-tied (the dense solver is then used).
+    """
+    n_a = z_lo.shape[0]
+    lo, hi = z_lo.reshape(n_a, -1), z_hi.reshape(n_a, -1)
+    if (lo > hi).any() or (hi.min(axis=1) < lo.max(axis=1)).any():
+        return None
+    # Values within the tie tolerance come from rounding (payoffs equal in exact arithmetic): they are merged into
+    # one value when each such cluster is tight (all its values pairwise close), else the dense solver is used.
+    lo, hi = _merge_close(lo), _merge_close(hi)
+    if lo is None or hi is None:
+        return None
+    order = np.lexsort((hi, lo), axis=-1)
+    slo, shi = np.take_along_axis(lo, order, 1), np.take_along_axis(hi, order, 1)
+    first = np.ones(lo.shape, dtype=bool)
+    first[:, 1:] = (slo[:, 1:] != slo[:, :-1]) | (shi[:, 1:] != shi[:, :-1])
+    group = np.empty(lo.shape, dtype=np.intp)
+    np.put_along_axis(group, order, np.cumsum(first, axis=1) - 1, axis=1)
+    return group
+
+
+def _merge_close(values):
+    """Each row's values with runs of neighbours within the tie tolerance replaced by the run's first value.
+
+    None when a run is not tight (its extremes not within the tolerance of the smaller magnitude), where Julia's
+    isapprox would not be an equivalence on the run.
+    """
+    order = np.argsort(values, axis=1, kind="stable")
+    s = np.take_along_axis(values, order, 1)
+    first = np.ones(s.shape, dtype=bool)
+    first[:, 1:] = ~_close(s[:, 1:], s[:, :-1])
+    start, end = _run_ends(first)
+    low, high = np.take_along_axis(s, start, 1), np.take_along_axis(s, end, 1)
+    if (high - low > TIE_RTOL * np.minimum(np.abs(low), np.abs(high))).any() or ((low < 0) & (high > 0)).any():
+        return None
+    out = np.empty_like(values)
+    np.put_along_axis(out, order, low, axis=1)
+    return out
+
+
+def _run_ends(first):
+    """First and last position of the run of equal keys that holds each position (rows of sorted keys)."""
+    position = np.broadcast_to(np.arange(first.shape[1]), first.shape)
+    start = np.maximum.accumulate(np.where(first, position, 0), axis=1)
+    last = np.ones(first.shape, dtype=bool)
+    last[:, :-1] = first[:, 1:]
+    end = np.minimum.accumulate(np.where(last, position, first.shape[1])[:, ::-1], axis=1)[:, ::-1]
+    return start, end
+
+
+class _OverlapAdversary:
+    """The adversary's greedy moves of PBP's robust game when one agent's payoff intervals all overlap.
+
+    In block i the adversary moves from r to r' with eta / m when the two intervals are equal (same group) and,
+    when they differ (the move's probability lies in [0, eta]), with eta exactly when the value w(r') >= w(r)
+    (Algorithm 3's fill: the uncertain successors of value at least the state's own come before its self-loop).
+    So Q x = eta (sum over w' >= w minus the same sum within r's group) + eta / m (group total minus x): cumulative
+    sums over two orders, by value and by (group, value), fixed for a policy-iteration round: O(R) a product
+    after an O(R log R) sort, instead of a dense R x R block.
+    """
+
+    def __init__(self, group, value, eta):
+        shape = value.shape
+        r = shape[-1]
+        w = value.reshape(-1, r)
+        g = np.broadcast_to(group, shape).reshape(-1, r)
+        rows = w.shape[0]
+        self.shape, self.eta, self.tie = shape, eta, eta / TIE_DIVISOR
+        base = (np.arange(rows) * r)[:, None]
+        stride = (np.arange(rows) * (r + 1))[:, None]
+        by_value = np.argsort(-w, axis=1, kind="stable")
+        ws = np.take_along_axis(w, by_value, 1)
+        first = np.ones(w.shape, dtype=bool)
+        first[:, 1:] = ws[:, 1:] != ws[:, :-1]
+        _, end = _run_ends(first)
+        self.by_value, self.value_end = (base + by_value).ravel(), (base + end).ravel()
+        rank = np.empty(w.shape, dtype=np.intp)
+        np.put_along_axis(rank, by_value, np.cumsum(first, axis=1) - 1, axis=1)
+        self.rank = rank.reshape(shape)  # dense rank of each state's value: the adversary's policy
+        by_group = np.lexsort((-w, g), axis=-1)
+        wg, gg = np.take_along_axis(w, by_group, 1), np.take_along_axis(g, by_group, 1)
+        new_group = np.ones(w.shape, dtype=bool)
+        new_group[:, 1:] = gg[:, 1:] != gg[:, :-1]
+        new_tie = new_group.copy()
+        new_tie[:, 1:] |= wg[:, 1:] != wg[:, :-1]
+        group_start, group_end = _run_ends(new_group)
+        _, tie_end = _run_ends(new_tie)
+        self.by_group = (base + by_group).ravel()
+        # indices into each row's cumulative sum with a leading zero (stride r + 1)
+        self.group_start = (stride + group_start).ravel()
+        self.group_end = (stride + group_end + 1).ravel()
+        self.tie_end = (stride + tie_end + 1).ravel()
+        self.row_sums = self._product(np.ones(shape))
+
+    def product(self, x):
+        """Q x for x of shape (..., n_A, R).
+
+        Computed on x minus its mean in each block, plus the mean times Q's row sums: values are about
+        1 / (1 - gamma) = |S| times the rewards, and cumulative sums of them would lose the digits GMRES needs.
+        """
+        mean = x.mean(axis=-1, keepdims=True)
+        return self._product(x - mean) + mean * self.row_sums
+
+    def _product(self, x):
+        flat = x.reshape(-1)
+        rows, r = flat.size // self.shape[-1], self.shape[-1]
+        out = np.empty(flat.size)
+        above = np.cumsum(flat[self.by_value].reshape(rows, r), axis=1).ravel()[self.value_end]
+        out[self.by_value] = self.eta * above
+        summed = np.zeros((rows, r + 1))
+        np.cumsum(flat[self.by_group].reshape(rows, r), axis=1, out=summed[:, 1:])
+        summed = summed.ravel()
+        start = summed[self.group_start]
+        within = self.tie * (summed[self.group_end] - start) - self.eta * (summed[self.tie_end] - start)
+        out[self.by_group] += within
+        out -= self.tie * flat
+        return out.reshape(x.shape)
+
+
+class _GreedySystem:
+    """``I - gamma C`` for the greedy rows (Algorithm 3) of values ``value`` (B, n_A, R), without dense blocks.
+
+    Only for payoff intervals that :func:`overlap_groups` accepts.  The agent player's moves are kept dense
+    (n_A successors a state); the adversary's are :class:`_OverlapAdversary`.  Preconditioned by the
+    self-loops alone (Jacobi): the moves of a state are spread over many successors, so GMRES still converges in
+    a few dozen steps.
+    """
+
+    def __init__(self, overlap, value, gamma):
+        self.overlap, self.value, self.gamma = overlap, value, gamma
+        n_a, r = value.shape[-2], value.shape[-1]
+        eta, _, _ = game_constants(n_a, r // n_a)
+        self.adversary = _OverlapAdversary(overlap.groups, value, eta)
+        p_lo, p_hi = overlap.p_lo, overlap.p_hi
+        self.move = np.swapaxes(value, -1, -2)[:, None, :, :] >= value[..., None]  # (B, i, r, i'): w(i', r) >= w(i, r)
+        self.p = p_lo + (p_hi - p_lo) * self.move
+        self.diag = 1.0 - self.adversary.row_sums - self.p.sum(axis=-1)
+        self.scale = 1.0 / (1.0 - gamma * self.diag)
+
+    def matvec(self, x):
+        # Rows of C sum to one, so (I - gamma C) c = (1 - gamma) c for a constant c: the product is taken of x minus
+        # its mean, whose entries are much smaller than the values' (about |S| times the rewards), so that GMRES
+        # can reach its tolerance.
+        mean = x.mean(axis=(-2, -1), keepdims=True)
+        u = x - mean
+        moved = self.diag * u + self.adversary.product(u) + np.einsum("...irj,...jr->...ir", self.p, u)
+        return (1.0 - self.gamma) * mean + (u - self.gamma * moved)
+
+    def precondition(self, x):
+        return x * self.scale
+
+    def subset(self, rows):
+        return _GreedySystem(self.overlap, self.value[rows], self.gamma)
+
+    def dense_solve(self, rhs):
+        lower, upper = interval_transitions(self.overlap.z_lo, self.overlap.z_hi)
+        return _solve_dense(*_greedy_rows(lower, upper, self.value), self.gamma, rhs, False)
+
+
+@dataclass(frozen=True)
+class Overlap:
+    """What the structured PBP solver needs of the payoff bounds: :func:`overlap_groups` and the agent moves."""
+
+    z_lo: np.ndarray
+    z_hi: np.ndarray
+    groups: np.ndarray
+    p_lo: np.ndarray
+    p_hi: np.ndarray
+
+
+def overlap_of(z_lo, z_hi):
+    """The :class:`Overlap` of payoff bounds, or None where :func:`overlap_groups` refuses them."""
+    groups = overlap_groups(z_lo, z_hi)
+    return None if groups is None else Overlap(z_lo, z_hi, groups, *agent_move_bounds(z_lo, z_hi))
+
+
+def robust_values(lower, upper, reward, gamma, *, dense_limit=DENSE_LIMIT, overlap=None):
     """max over C in [C-, C+] of (1 - gamma) mean((I - gamma C)^{-1} R) by policy iteration (Algorithm 2).
 
     Parameters
@@ -886,29 +1086,52 @@ def robust_values(lower, upper, reward, gamma, *, dense_limit=DENSE_LIMIT):
     reward : ndarray, shape (B, R)
         One reward per adversary strategy r for each of B problems; the reward
         of state (i', r) is reward[r] whatever i'.
+        Unused (None) when ``overlap`` is given.
+    overlap : Overlap, optional
+        :func:`overlap_of` the payoff intervals: each round's greedy rows are then held by
+        :class:`_GreedySystem` (sorts and cumulative sums) instead of dense blocks.
 
     Returns
     -------
     value : ndarray, shape (B,)
     iterations : ndarray of int, shape (B,)
     """
-    n_a, r = lower[0].shape
-    batch = reward.shape[0]
+    batch, r = reward.shape
+    n_a = (lower[0] if overlap is None else overlap.p_lo).shape[0]
     rhs_all = np.broadcast_to(reward[:, None, :], (batch, n_a, r))
     v = np.zeros((batch, n_a, r))
-    current = tuple(np.broadcast_to(piece, (batch,) + piece.shape).copy() for piece in lower)
     iterations = np.zeros(batch, dtype=int)
     active = np.arange(batch)
+    if overlap is None:
+        current = tuple(np.broadcast_to(piece, (batch,) + piece.shape).copy() for piece in lower)
+    else:
+        # the policy of a round: the dense rank of every state's value within its block (which adversary moves
+        # are taken) and the agent player's moves; the first round is compared with the lower bounds
+        rank = np.full((batch, n_a, r), -1)
+        moves = np.zeros((batch, n_a, r, n_a), dtype=bool)
+        uncertain = (overlap.groups.max(axis=1) > 0).any() or (overlap.p_hi > overlap.p_lo).any()
     for it in range(1, PI_MAX_ITER + 1):
         v_old = v[active]
-        rows = _greedy_rows(lower, upper, v_old)
-        changed = np.zeros(active.size, dtype=bool)
-        for piece, new in zip(current, rows):
-            diff = np.abs(new - piece[active]).reshape(active.size, -1).max(axis=1)
-            changed |= diff >= PI_CHANGE
-            piece[active] = new
-        v_new = solve(*(piece[active] for piece in current), gamma, rhs_all[active], x0=v_old,
-                      dense_limit=dense_limit)
+        if overlap is None:
+            rows = _greedy_rows(lower, upper, v_old)
+            changed = np.zeros(active.size, dtype=bool)
+            for piece, new in zip(current, rows):
+                diff = np.abs(new - piece[active]).reshape(active.size, -1).max(axis=1)
+                changed |= diff >= PI_CHANGE
+                piece[active] = new
+            v_new = solve(*(piece[active] for piece in current), gamma, rhs_all[active], x0=v_old,
+                          dense_limit=dense_limit)
+        else:
+            system = _GreedySystem(overlap, v_old, gamma)
+            if it == 1:
+                changed = np.full(active.size, uncertain)
+            else:
+                changed = ((system.adversary.rank != rank[active]).reshape(active.size, -1).any(axis=1)
+                           | (system.move != moves[active]).reshape(active.size, -1).any(axis=1))
+            rank[active], moves[active] = system.adversary.rank, system.move
+            # values are about |S| times the rewards, so rounding alone leaves residuals of about eps |S|
+            rtol = max(GREEDY_RTOL, float(np.finfo(float).eps) * n_a * r)
+            v_new = _gmres(system, np.ascontiguousarray(rhs_all[active]), v_old, rtol, GREEDY_RESTARTS)
         v[active] = v_new
         iterations[active] = it
         step = np.abs(v_new - v_old).reshape(active.size, -1).max(axis=1)
@@ -919,25 +1142,32 @@ def robust_values(lower, upper, reward, gamma, *, dense_limit=DENSE_LIMIT):
     return (1.0 - gamma) * v.reshape(batch, -1).mean(axis=1), iterations
 
 
-def propagate_bounds(z_lo, z_hi, *, dense_limit=DENSE_LIMIT):
+def propagate_bounds(z_lo, z_hi, *, dense_limit=DENSE_LIMIT, structured=True):
     """Aggregate bounds (Y-, Y+) for every agent from payoff bounds (spec 6.1(d)-(e)).
 
     Y+_i maximises the aggregate with rewards Z+_i and Y-_i minimises it with
     Z-_i (as the maximum with rewards -Z-_i); Y- is taken as minus that value,
-    not its absolute value (spec P7).
+    not its absolute value (spec P7).  Games above ``dense_limit`` joint strategies whose payoff intervals
+    :func:`overlap_groups` accepts are solved without dense blocks (:class:`_GreedySystem`); ``structured=False``
+    keeps the dense blocks (the reference the structured solver is tested against).
     """
     n_a, n_e = z_lo.shape[0], z_lo.shape[1]
-    _, gamma, _ = game_constants(n_a, n_e)
-    lower, upper = interval_transitions(z_lo, z_hi)
+    _, gamma, n_states = game_constants(n_a, n_e)
     rewards = np.concatenate([z_hi.reshape(n_a, -1), -z_lo.reshape(n_a, -1)], axis=0)
-    # Each problem needs a few arrays of n_A R (R + n_A + 1) numbers: solve them in memory-bounded groups
-    # (every problem is computed on its own, so the grouping does not change the result).
     r = n_e * n_a
-    per_group = max(1, PBP_MEMORY_BUDGET // (n_a * r * (r + n_a + 1)))
+    overlap = overlap_of(z_lo, z_hi) if structured and n_states > dense_limit else None
+    # the dense pieces hold n_A R^2 numbers each: only the dense solver builds them
+    lower, upper = interval_transitions(z_lo, z_hi) if overlap is None else ((None,) * 3, (None,) * 3)
+    # Each problem needs a few arrays of n_A R (R + n_A + 1) numbers (dense blocks) or n_A R (n_A + GMRES basis)
+    # (structured): solve them in memory-bounded groups (every problem is computed on its own, so the grouping
+    # does not change the result).
+    width = r + n_a + 1 if overlap is None else 2 * n_a + GMRES_MAX_ITER + 8
+    per_group = max(1, PBP_MEMORY_BUDGET // (n_a * r * width))
     values, iterations = np.empty(2 * n_a), np.empty(2 * n_a, dtype=int)
     for start in range(0, 2 * n_a, per_group):
         part = slice(start, min(start + per_group, 2 * n_a))
-        values[part], iterations[part] = robust_values(lower, upper, rewards[part], gamma, dense_limit=dense_limit)
+        values[part], iterations[part] = robust_values(lower, upper, rewards[part], gamma, dense_limit=dense_limit,
+                                                       overlap=overlap)
     return -values[n_a:], values[:n_a], iterations
 
 
