@@ -216,7 +216,7 @@ def _pieces(m, theta):
     u = m.root / d
     su = _task_sum(m, m.root * u)
     c = theta[0] ** 2 / (1.0 + theta[0] ** 2 * su)
-    shrink = 1.0 / (1.0 + theta[0] ** 2 * su)
+    shrink = np.reciprocal(1.0 + theta[0] ** 2 * su)
     logdet_v = float(np.log(d).sum() + np.log1p(theta[0] ** 2 * su).sum())
     g = _grid(m, m.cell_n / d)
     ga = g[:, 1:]
