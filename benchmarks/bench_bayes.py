@@ -94,25 +94,29 @@ def _previous_kernels():
 
 
 def _sampler_inputs(df):
-    """The hierarchical sampler's inputs (standardised sufficient statistics and priors) for every pair of ``df``."""
+    """Both samplers' inputs, built here from the runs (the same for both, which is all the comparison needs): per
+    pair of agents and task, the sum, number and within-task sum of squares of the seed-paired run differences, each
+    pair on its own scale (the mean over tasks of the differences' sd), and priors as the package sets them."""
     from rlstats.methods.bayes import _kernels as kernels
 
-    got = {}
-    gibbs = kernels.gibbs
-
-    def capture(sums, counts, within, priors, generator, chains, warmup, draws, reference=None):
-        got.update(sums=sums, counts=counts, within=within, priors=priors)
-        return gibbs(sums, counts, within, priors, generator, chains, warmup, draws, reference)
-
-    kernels.gibbs = capture
-    try:
-        with warnings.catch_warnings():      # a short run only to read the inputs: its convergence is no matter
-            warnings.simplefilter("ignore")
-            rlstats.bayes(df, "score ~ agent | task/seed", model="hierarchical", normalize=False, chains=2,
-                          warmup=100, draws=100)
-    finally:
-        kernels.gibbs = gibbs
-    return got
+    wide = df.pivot_table(index=["task", "seed"], columns="agent", values="score", observed=True)
+    agents = list(wide.columns)
+    tasks = wide.index.get_level_values("task").unique()
+    pairs = [(a, b) for i, a in enumerate(agents) for b in agents[i + 1:]]
+    sums, counts, within, sd, largest = (np.zeros((len(pairs), len(tasks))) for _ in range(5))
+    for p, (a, b) in enumerate(pairs):
+        by_task = (wide[a] - wide[b]).dropna().groupby(level="task", observed=True)
+        sums[p] = by_task.sum().reindex(tasks).to_numpy()
+        counts[p] = by_task.count().reindex(tasks).to_numpy()
+        within[p] = by_task.var(ddof=0).reindex(tasks).to_numpy() * counts[p]
+        sd[p] = by_task.std(ddof=1).reindex(tasks).to_numpy()
+        largest[p] = by_task.apply(lambda d: d.abs().max()).reindex(tasks).to_numpy()
+    scale = sd.mean(axis=1)[:, None]
+    means = sums / scale / counts
+    priors = kernels.Priors(delta_high=(largest / scale).max(axis=1),
+                            sigma0_high=1000 * np.maximum(means.std(axis=1), 1e-12),
+                            sigma_high=np.full(len(pairs), 1000.0))
+    return {"sums": sums / scale, "counts": counts, "within": within / scale ** 2, "priors": priors}
 
 
 def sampler(args):
