@@ -228,6 +228,7 @@ def _pyright():
     return pyright
 
 
+@pytest.mark.slow  # 5 s of pyright: the default run's budget; the mypy --strict check of the same script stays
 def test_the_user_script_passes_pyright_strict_and_its_bad_lines_fail():
     pyright = _pyright()
     _current_numpy()
