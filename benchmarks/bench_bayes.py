@@ -17,17 +17,9 @@ import numpy as np
 import pandas as pd
 
 import rlstats
+from measure import best_of  # benchmarks/measure.py
 
 SIX = ["CURL", "DER", "DrQ", "DrQ(eps)", "OTRainbow", "SPR"]
-
-
-def _cpu(call, repeat):
-    best, out = np.inf, None
-    for _ in range(repeat):
-        start = time.process_time()
-        out = call()
-        best = min(best, time.process_time() - start)
-    return best, out
 
 
 def signed_rank(args):
@@ -39,9 +31,9 @@ def signed_rank(args):
         diffs = rng.normal(0.05, 0.2, size=tasks)
         df = pd.DataFrame({"agent": np.repeat(["A", "B"], tasks), "task": np.tile(np.arange(tasks), 2),
                            "score": np.concatenate([diffs, np.zeros(tasks)])})
-        ours_s, res = _cpu(lambda: rlstats.bayes(df, "score ~ agent | task", rope=0.05, rng=1, normalize=False),
+        ours_s, res = best_of(lambda: rlstats.bayes(df, "score ~ agent | task", rope=0.05, rng=1, normalize=False),
                            args.repeat)
-        theirs_s, probs = _cpu(lambda: baycomp.SignedRankTest.probs(np.zeros(tasks), diffs, rope=0.05,
+        theirs_s, probs = best_of(lambda: baycomp.SignedRankTest.probs(np.zeros(tasks), diffs, rope=0.05,
                                                                     nsamples=50_000, random_state=2), args.repeat)
         row = res.tidy().iloc[0]
         ours = np.array([row.p_worse, row.p_rope, row.p_better])
@@ -58,7 +50,7 @@ def atari(args):
     for seed in args.seeds:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            seconds, res = _cpu(lambda: rlstats.bayes(six, "score ~ agent | task/seed", rope=0.01,
+            seconds, res = best_of(lambda: rlstats.bayes(six, "score ~ agent | task/seed", rope=0.01,
                                                       model="hierarchical", normalize="atari100k_reference",
                                                       rng=seed, orderings=args.orderings or None), args.repeat)
         tidy = res.tidy()

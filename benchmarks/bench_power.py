@@ -28,20 +28,12 @@ import importlib
 import time
 import warnings
 
+from measure import best_of  # benchmarks/measure.py
 from rlstats.planning import power
 
 power_module = importlib.import_module("rlstats.planning._api")  # the planning internals
 
 METHODS = ("skillings_mack", "bootstrap", "adastop", "permutation")
-
-
-def timed(function, repeat):
-    best, result = float("inf"), None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        result = function()
-        best = min(best, time.perf_counter() - start)
-    return best, result
 
 
 def run(method, n_sim, seeds, n_jobs, **options):
@@ -62,19 +54,20 @@ def main(argv=None):
     print(f"{'method':<28} {'ms / data set (1 job)':>22} {'ms / data set (2 jobs)':>23} {'speed-up':>9}")
     for method in METHODS:
         n_sim = args.n_sim * (20 if method == "skillings_mack" else 1)
-        one, first = timed(lambda: run(method, n_sim, args.seeds, 1), args.repeat)
-        two, second = timed(lambda: run(method, n_sim, args.seeds, 2), args.repeat)
+        one, first = best_of(lambda: run(method, n_sim, args.seeds, 1), args.repeat, time.perf_counter)
+        two, second = best_of(lambda: run(method, n_sim, args.seeds, 2), args.repeat, time.perf_counter)
         assert first.table.equals(second.table), "results differ between n_jobs=1 and n_jobs=2"
         print(f"{method:<28} {1e3 * one / n_sim:>22.3f} {1e3 * two / n_sim:>23.3f} {one / two:>9.2f}")
     original = power_module._batch_pvalues
     power_module._batch_pvalues = lambda method: None
     try:
-        one, _ = timed(lambda: run("skillings_mack", args.n_sim, args.seeds, 1), args.repeat)
+        one, _ = best_of(lambda: run("skillings_mack", args.n_sim, args.seeds, 1), args.repeat, time.perf_counter)
     finally:
         power_module._batch_pvalues = original
     print(f"{'skillings_mack (per data set)':<28} {1e3 * one / args.n_sim:>22.3f}")
     monte_carlo = {"pvalue": "monte_carlo", "n_resamples": 1_000}
-    one, _ = timed(lambda: run("skillings_mack", args.n_sim, args.seeds, 1, **monte_carlo), args.repeat)
+    one, _ = best_of(lambda: run("skillings_mack", args.n_sim, args.seeds, 1, **monte_carlo), args.repeat,
+                     time.perf_counter)
     print(f"{'skillings_mack (monte_carlo)':<28} {1e3 * one / args.n_sim:>22.3f}")
 
 

@@ -25,7 +25,6 @@ import argparse
 import json
 import os
 import subprocess
-import sys
 import tempfile
 import time
 
@@ -75,16 +74,12 @@ def peer(path, resamples, repeat):
 
 def ours(df, resamples, repeat, interval):
     import rlstats
+    from measure import best_of  # benchmarks/measure.py
 
     call = lambda: rlstats.bootstrap(df, "score ~ agent | task", metrics=["mean"], n_resamples=resamples,  # noqa: E731
                                      interval=interval, normalize=False, rng=0, progress=False)
     call()
-    best, result = float("inf"), None
-    for _ in range(repeat):
-        start = time.process_time()
-        result = call()
-        best = min(best, time.process_time() - start)
-    return best, result
+    return best_of(call, repeat)
 
 
 def compare(args):

@@ -20,6 +20,17 @@ def best_time(function, repeat):
     return min(run_times(function, repeat))
 
 
+def best_of(function, repeat, clock=time.process_time):
+    """``(seconds, result)``: the fastest of ``repeat`` calls by ``clock`` (CPU seconds by default: the machine may
+    be shared) and the last call's result."""
+    best, result = float("inf"), None
+    for _ in range(repeat):
+        start = clock()
+        result = function()
+        best = min(best, clock() - start)
+    return best, result
+
+
 def median_time(function, repeat):
     """The median of ``repeat`` calls after one warm-up call, in seconds."""
     function()
