@@ -413,7 +413,7 @@ def test_plot_with_more_pairs_than_a_page_holds_names_the_way_on():
             res.plot(kind=kind)
     one = rlstats.bayes(df, "score ~ agent | task", rng=0, n_samples=200, normalize=False, control=res.agents[0])
     fig = one.plot()
-    assert fig.get_size_inches()[1] < 9.5                          # a page (8 panels, 3 a row)
+    assert fig.get_size_inches()[1] < 9.5                          # a page (8 panels, 3 a row: 2.1 in each)
     plt.close("all")
 
 

@@ -9,7 +9,7 @@ import pytest
 
 import rlstats
 from rlstats.methods import METHODS
-from rlstats.plotting import palette
+from rlstats.plotting import PAGE_WIDTH, palette
 from conftest import drawable_plots
 from test_contract import CASES, CURVE_METHODS, simulated
 
@@ -58,31 +58,41 @@ def _panel_sizes(figure):
 
 
 def _check_panels(figure):
-    """Problems of a multi-panel figure at a column's width: small panels, small text, text cut off."""
+    """Problems of a multi-panel figure at a column's width (a page's, for a figure made page-wide: the Bayesian
+    comparisons' panels of 4-12 pairs): small panels, small text, text cut off."""
     width, height = figure.get_size_inches()
-    figure.set_size_inches(COLUMN_WIDTH, height * COLUMN_WIDTH / width)
+    target = PAGE_WIDTH if width > COLUMN_WIDTH + 0.01 else COLUMN_WIDTH
+    figure.set_size_inches(target, height * target / width)
     sizes = _panel_sizes(figure)
     problems = [f"a panel {w:.2f} x {h:.2f} in" for w, h in sizes
                 if w < SMALLEST_PANEL[0] or h < SMALLEST_PANEL[1]]
     texts = [t for t in figure.findobj(matplotlib.text.Text) if t.get_visible() and t.get_text().strip()]
     problems += [f"{t.get_text()!r} at {t.get_fontsize()} pt" for t in texts if t.get_fontsize() < SMALLEST_FONT]
     box = figure.get_tightbbox(figure.canvas.get_renderer())  # what is drawn, ticks out of view excluded
-    if box.x0 < -0.02 or box.x1 > COLUMN_WIDTH + 0.02:
+    if box.x0 < -0.02 or box.x1 > target + 0.02:
         problems.append(f"the drawing spans {box.x0:.2f} to {box.x1:.2f} in")
     return problems
 
 
+#: The methods whose standard figures have several panels on the contract data: the default run checks these,
+#: -m slow every method (7-10 s: the default run's budget).
+MULTI_PANEL = {"adastop", "percentiles", "bootstrap"}
+
+
 @pytest.mark.parametrize("many, every", [
-    (False, True), pytest.param(True, False, marks=pytest.mark.slow),  # 9 s each: the default run's budget
+    (False, False), pytest.param(False, True, marks=pytest.mark.slow),
+    pytest.param(True, False, marks=pytest.mark.slow),  # 9 s each: the default run's budget
     pytest.param(True, True, marks=pytest.mark.slow)],
-    ids=["contract-data", "12-tasks-5-agents", "12-tasks-5-agents-every-method"])
+    ids=["contract-data-multi-panel", "contract-data", "12-tasks-5-agents", "12-tasks-5-agents-every-method"])
 def test_multi_panel_figures_keep_every_panel_readable_in_one_column(many, every):
-    # At 12 tasks the default run checks AdaStop's three per-task figures, the ones whose panels multiply with tasks
-    # (the permutation test draws the same three); every method's runs with -m slow.
+    # At 12 tasks, AdaStop's three per-task figures, the ones whose panels multiply with tasks (the permutation test
+    # draws the same three); every method's with -m slow.
     checked, problems = [], {}
     for method in sorted(METHODS):
         formula, options = CASES[method]
-        if many and (method in CURVE_METHODS or (not every and method != "adastop")):
+        if not every and method not in (MULTI_PANEL if not many else {"adastop"}):
+            continue
+        if many and method in CURVE_METHODS:
             continue
         df = rlstats.datasets.simulate(agents=5, tasks=12, seeds=4, effect=1.0, rng=0) if many else simulated(method)
         result = rlstats.compare(df, formula, method=method, rng=1, **options)

@@ -412,7 +412,7 @@ def _null_rejection_rate(n_sim, seed, **simulate_options):
     {"agents": 3, "tasks": 5, "seeds": 3, "missing": 0.1},   # Mack-Skillings, replicated, empty cells
 ])
 def test_type_one_error_at_most_alpha_reduced(options):
-    n_sim = 300
+    n_sim = 200  # the default run's budget; -m slow runs 3,000
     rates = _null_rejection_rate(n_sim, 11, **options)
     assert np.all(rates <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / n_sim))
 

@@ -46,7 +46,7 @@ def plot_simplex(result, *, ax=None, width=None, **kwargs):
     the probabilities that each region holds the largest mass at its corner (a next task's, with the hierarchical
     model).  A new figure is a column wide for up to 3 pairs, a page wide (three in a row) for up to 12; more pairs are
     an error naming ``control=`` (``width=`` sets the width)."""
-    fig, axes, pairs = _pair_axes(result, ax, (2.3, 2.2), "simplex", width)
+    fig, axes, pairs = _pair_axes(result, ax, (2.2, 2.1), "simplex", width)  # three fit a page
     style = {"s": 2, "alpha": 0.3, "color": "C0", "linewidths": 0}
     style.update(kwargs)
     next_task = result.model == "hierarchical"
@@ -80,7 +80,7 @@ def plot_posterior(result, *, ax=None, width=None, **kwargs):
     hierarchical model every k-th draw of all chains), the ROPE shaded and the credible interval marked; the x label
     names the difference's direction and units.  With the signed-rank model the title's probabilities are the shares
     of draws where each region holds the largest Walsh-average mass ("Walsh shares"), not areas of this histogram."""
-    fig, axes, pairs = _pair_axes(result, ax, (2.3, 1.9), "posterior", width)
+    fig, axes, pairs = _pair_axes(result, ax, (2.3, 1.9), "posterior", width)  # two a row: the titles are long
     style = {"bins": 40, "color": "C0", "alpha": 0.8, "density": True}
     style.update(kwargs)
     for panel, draws, row in zip(axes, result.posterior_draws, pairs.itertuples()):
