@@ -209,6 +209,7 @@ def _current_numpy():
                     "with numpy >= 2")
 
 
+@pytest.mark.slow  # 7-9 s of mypy: the default run's budget; .ci/run's mypy step runs the same check
 def test_the_user_script_passes_mypy_strict_and_its_bad_lines_fail():
     pytest.importorskip("mypy", reason="mypy is not installed (the test extra has it)")
     _current_numpy()
