@@ -23,6 +23,7 @@ marked slow.
 
 import dataclasses
 import math
+import re
 import sys
 import warnings
 
@@ -594,6 +595,18 @@ def test_warnings_from_simulated_runs_are_reported_once():
     messages = [str(w.message) for w in caught if issubclass(w.category, RlstatsWarning)]
     assert len(messages) == 1 and "no level can be spent" in messages[0]
     assert caught[0].filename == __file__
+
+
+def test_a_warning_whose_figures_differ_per_data_set_is_reported_once():
+    # the bootstrap's unnormalised-scales warning quotes each data set's own largest scores: one warning, with
+    # the count of calls and of distinct texts, not one per data set
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        power("bootstrap", effect=0.5, seeds=[4], tasks=6, n_sim=12, rng=3, n_resamples=100, **QUIET)
+    messages = [str(w.message) for w in caught if "on their own scales" in str(w.message)]
+    assert len(messages) == 1, messages
+    calls, texts = re.search(r"raised by (\d+) method calls.*, (\d+) texts in all", messages[0]).groups()
+    assert 1 < int(texts) <= int(calls) <= 12
 
 
 # --------------------------------------------------------------------------- the decision without the Result (issue 17)

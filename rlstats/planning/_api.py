@@ -38,6 +38,7 @@ import functools
 import inspect
 import math
 import numbers
+import re
 import threading
 import types
 import warnings
@@ -348,12 +349,23 @@ def _rows(outcomes, methods, seeds_list, n_sim, levels):
     return rows
 
 
+#: A number in a message's text: messages that differ only in their numbers (each data set's own scores,
+#: say) are one warning, not one per data set.
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?")
+
+
 def _emit(messages, n_data_sets):
+    kinds = {}
     for (category, text), count in sorted(messages.items()):
+        kind = kinds.setdefault((category, _NUMBER.sub("#", text)), [text, 0, 0])
+        kind[1] += count
+        kind[2] += 1
+    for (category, _), (text, count, variants) in kinds.items():
+        quoted = "" if variants == 1 else f"; its figures are from one of them, {variants} texts in all"
         if category == "RlstatsWarning":
-            warn(f"{text} (raised by {count} method calls on the simulated data sets)")
+            warn(f"{text} (raised by {count} method calls on the simulated data sets{quoted})")
         else:
-            warn(f"{category} in {count} method calls on the {n_data_sets} simulated data sets: {text}")
+            warn(f"{category} in {count} method calls on the {n_data_sets} simulated data sets{quoted}: {text}")
 
 
 # ---------------------------------------------------------------------------
