@@ -95,7 +95,10 @@ def _duration(seconds):
 
 
 def check_max_seconds(value: object) -> float:
-    """``max_seconds=`` checked: None (the package's :data:`MAX_SECONDS`) or a positive number (inf: no bound)."""
+    """``max_seconds=`` checked: None (the package's :data:`MAX_SECONDS`) or a positive number (inf: no bound).
+
+    Called by :func:`rlstats.options.check_cost_options`, with which every options class checks it, and again by
+    :func:`admit` on what it is given (a checked value passes unchanged)."""
     if value is None:
         return MAX_SECONDS
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or math.isnan(value) or value <= 0:

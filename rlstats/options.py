@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from .cost import check_max_seconds
 from .errors import OptionError, shown
 
 _N = TypeVar("_N", int, float)
@@ -83,6 +84,22 @@ def check_bool(name: str, value: object) -> bool:
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
     raise OptionError(f"{name} must be True or False, got {shown(value)}")
+
+
+def check_cost_options(progress: object, max_seconds: object) -> tuple[bool, float]:
+    """``progress=`` and ``max_seconds=``, with which a caller steers :mod:`rlstats.cost`, checked: the one home of
+    their validation, which every back end's options class calls in ``checked()`` (a bad value is refused with the
+    other options, before the data are read) and ``power()`` calls for its study.
+
+    ``progress`` must be True or False (what the caller asked: a bar when the estimated work is long, or never; the
+    result's options record it, not whether a bar was drawn); ``max_seconds`` None (the package's bound,
+    :data:`rlstats.cost.MAX_SECONDS`) or a positive number of seconds (inf: no bound), returned as a float
+    (:func:`rlstats.cost.check_max_seconds`, which :func:`rlstats.cost.admit` also applies to what it is given).
+
+    >>> check_cost_options(False, None)
+    (False, 3600.0)
+    """
+    return check_bool("progress", progress), check_max_seconds(max_seconds)
 
 
 def check_pairs(name: str, pairs: object, agents: Sequence[str]) -> tuple[tuple[str, str], ...]:

@@ -356,6 +356,23 @@ def test_a_bad_value_of_a_shared_option(name, option, value, error, phrases):
     fails(error, phrases, function, data, formula, **{**options, option: value})
 
 
+# issue 43 tidy: progress= and max_seconds= are checked with the other options (options.check_cost_options, in each
+# options class's checked()), so a bad value is named before the data are read: here the data lack the score column
+#: (option, bad value, phrase of the message)
+COST_OPTIONS_FIRST = [
+    ("progress", "yes", "progress must be True or False, got 'yes'"),
+    ("max_seconds", "x", "max_seconds must be None or a positive number of seconds, got 'x'"),
+]
+
+
+@pytest.mark.parametrize("name, option, value, phrase",
+                         [pytest.param(name, *case, id=f"{name}-{case[0]}") for name in BACKENDS
+                          for case in COST_OPTIONS_FIRST])
+def test_a_bad_cost_option_is_named_before_the_data_are_read(name, option, value, phrase):
+    function, data, formula, options = BACKENDS[name]
+    fails(OptionError, phrase, function, data.rename(columns={"score": "points"}), formula, **{**options, option: value})
+
+
 #: (back end, option, bad value, error, phrases): the options each back end has of its own
 OWN_OPTIONS = [
     ("skillings_mack", "variant", "kruskal", OptionError, "variant='kruskal' is not one of the allowed values"),

@@ -141,6 +141,8 @@ def test_fast_calls_draw_no_bar_and_long_ones_do_unless_progress_is_false(monkey
     for res in (shown, silent):  # a bar changes no number
         np.testing.assert_array_equal(res.intervals, quick.intervals)
         np.testing.assert_array_equal(res.estimates, quick.estimates)
+    # issue 43 tidy: the result records what was asked (progress=True by default), not whether a bar was drawn
+    assert [r.options["progress"] for r in (quick, shown, silent)] == [True, True, False]
 
 
 def test_a_back_end_without_steps_of_its_own_shows_a_bar_over_the_estimated_seconds(monkeypatch):
@@ -153,9 +155,10 @@ def test_a_back_end_without_steps_of_its_own_shows_a_bar_over_the_estimated_seco
     shown = rlstats.bayes(df, "score ~ agent | task", **options)
     assert "bayes (estimated 0.00036 s):   0%" in stream.getvalue()  # 500 draws x 3 pairs x 6 tasks x 4e-8 s
     before = stream.getvalue()
-    rlstats.bayes(df, "score ~ agent | task", progress=False, **options)
+    silent = rlstats.bayes(df, "score ~ agent | task", progress=False, **options)
     assert stream.getvalue() == before
     assert shown.tidy().equals(quiet.tidy())
+    assert [r.options["progress"] for r in (quiet, shown, silent)] == [True, True, False]  # issue 43 tidy: as asked
 
 
 def test_the_timed_bar_advances_with_a_fake_clock_and_completes(monkeypatch):

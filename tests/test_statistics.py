@@ -241,3 +241,49 @@ def test_block_value_order_is_lexsort_permutation():
     block = np.arange(70_000)[::-1]
     zeros = np.zeros(70_000)
     np.testing.assert_array_equal(statistics.block_value_order(zeros, block), np.lexsort((zeros, block)))
+
+
+def test_cornish_fisher_shift_inverts_the_studentised_means_edgeworth_expansion():
+    # issue 43 tidy: P(T <= x) = Phi(x) + gamma (2 x^2 + 1) / 6 phi(x) for the studentised mean T of skewness gamma
+    # (Hall 1992); its (1 + level) / 2 quantile is z - the shift, to first order in gamma, so the interval
+    # mean - se T-quantiles has its ends moved up by the shift
+    from scipy import optimize, special, stats
+
+    z = special.ndtri(0.975)
+    assert statistics.cornish_fisher_shift(1.0, 0.95) == pytest.approx((2 * z * z + 1) / 6, rel=1e-15)
+    np.testing.assert_array_equal(statistics.cornish_fisher_shift([-2.0, 0.0], 0.9),
+                                  [-2.0 / 6 * (2 * special.ndtri(0.95) ** 2 + 1), 0.0])
+    for level in (0.8, 0.95, 0.99):
+        for gamma in (-1e-3, 2e-3):
+            edgeworth = lambda x: stats.norm.cdf(x) + gamma * (2 * x * x + 1) / 6 * stats.norm.pdf(x) - (1 + level) / 2
+            quantile = optimize.brentq(edgeworth, -10, 10, xtol=1e-14)
+            shift = stats.norm.ppf((1 + level) / 2) - quantile
+            assert float(statistics.cornish_fisher_shift(gamma, level)) == pytest.approx(shift, rel=1e-2)
+    # Hall's transformation of the selection reporter has it as its first-order term (mean of n, skewness g / sqrt(n))
+    from rlstats.methods.selection import _kernels as selection_kernels
+
+    n, g = 10_000, 1e-2
+    moved = selection_kernels.hall_transform(z / np.sqrt(n), g, n) - z
+    assert moved == pytest.approx(statistics.cornish_fisher_shift(g / np.sqrt(n), 0.95), rel=1e-3)
+
+
+def test_shape_ratios_are_scipys_unbiased_skewness_and_kurtosis_per_group():
+    # issue 43 tidy: G1 = k3 / k2^1.5 and G2 = k4 / k2^2, grouped, against scipy.stats with bias=False
+    from scipy import stats
+
+    rng = np.random.default_rng(43)
+    sizes = np.array([4, 7, 25, 5, 100])
+    values = rng.lognormal(sigma=1.0, size=sizes.sum()) * 1e-120  # tiny scores, in units of their spread below
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    groups = np.split(values, starts[1:])
+    means = np.array([x.mean() for x in groups])
+    deviations = (values - np.repeat(means, sizes)) / 1e-120
+    g1, g2 = statistics.grouped_shape_ratios(deviations, starts, sizes)
+    np.testing.assert_allclose(g1, [stats.skew(x / 1e-120, bias=False) for x in groups], rtol=1e-10)
+    np.testing.assert_allclose(g2, [stats.kurtosis(x / 1e-120, bias=False) for x in groups], rtol=1e-10)
+    # from the sums of powers directly; one of the two only; a group whose values tie has shape 0
+    sums = [np.add.reduceat(deviations ** r, starts) for r in (2, 3, 4)]
+    np.testing.assert_array_equal(statistics.shape_ratios(sizes, *sums)[0], g1)
+    assert statistics.grouped_shape_ratios(deviations, starts, sizes, kurtosis=False)[1] is None
+    flat = statistics.grouped_shape_ratios(np.zeros(8), [0, 4], [4, 4])
+    assert flat[0].tolist() == [0.0, 0.0] and flat[1].tolist() == [0.0, 0.0]

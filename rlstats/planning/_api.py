@@ -55,8 +55,8 @@ from ..formula import capture_environment
 from ..methods import DECLARATIONS, POWER_METHODS, backend as _backend, load
 from ..engines import engine as _engine, map_ordered
 from ..errors import OptionError, warn
-from ..options import check_at_most, check_bool, check_choice, check_fraction, check_int
-from ..cost import Shape, Work, check_max_seconds, shows, within
+from ..options import check_at_most, check_choice, check_cost_options, check_fraction, check_int
+from ..cost import Shape, Work, shows, within
 from ..progress import progress_bar
 from ..resampling import child_generator, seed_sequence
 from ..statistics import wilson_interval
@@ -425,7 +425,7 @@ def _prepare(method, design, formula, effect, tasks, agents, distribution, heter
     n_sim = check_at_most("n_sim", check_int("n_sim", n_sim, minimum=1), MAX_SIMULATIONS, "data sets per number "
                           "of seeds", "a smaller n_sim is enough (the Monte Carlo error is about 0.5 / sqrt(n_sim))")
     where = _engine(n_jobs, backend, client)  # a Dask cluster may have more workers than our cores
-    progress = check_bool("progress", progress)
+    progress, max_seconds = check_cost_options(progress, max_seconds)
     if design is None:
         if formula is not None:
             raise OptionError("formula= goes with a pilot (design= a DataFrame); simulated data use "
@@ -452,7 +452,7 @@ def _prepare(method, design, formula, effect, tasks, agents, distribution, heter
                           f"{type(design).__name__}")
     root, record = seed_sequence(rng)
     study = _Study(source=source, methods=plans, alpha=alpha, root=root)
-    engine = {"where": where, "progress": progress, "max_seconds": check_max_seconds(max_seconds)}
+    engine = {"where": where, "progress": progress, "max_seconds": max_seconds}
     return study, effect, n_sim, record, engine
 
 

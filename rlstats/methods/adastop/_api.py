@@ -26,7 +26,6 @@ alpha (see :func:`adastop`'s Notes).  With two agents both are the same test.
 
 from __future__ import annotations
 
-import dataclasses
 import inspect
 import math
 from dataclasses import asdict, dataclass, field
@@ -41,7 +40,7 @@ from ... import format as fmt
 from ...design import design_of
 from ...cost import admit, shows
 from ...errors import DesignError, OptionError, warn
-from ...options import check_at_most, check_bool, check_choice, check_fraction, check_int, check_pairs
+from ...options import check_at_most, check_choice, check_cost_options, check_fraction, check_int, check_pairs
 from ...progress import progress_bar
 from ...resampling import canonical_order, child_generator, seed_sequence
 from . import _kernels as kernels
@@ -128,7 +127,8 @@ class AdaStopOptions:
                    reference=reference, batch=batch,
                    permutations=check_choice("permutations", options.get("permutations", "joint"),
                                              PERMUTATIONS),
-                   na_action=options["na_action"], progress=check_bool("progress", options["progress"]))
+                   na_action=options["na_action"],
+                   progress=check_cost_options(options["progress"], options.get("max_seconds"))[0])
 
 
 def _check_comparisons_option(comparisons, reference):
@@ -708,12 +708,13 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
     """
     options = AdaStopOptions.checked(n=n, K=K, n_resamples=n_resamples, alpha=alpha, beta=beta,
                                      comparisons=comparisons, reference=reference, batch=batch,
-                                     permutations=permutations, na_action=na_action, progress=progress)
+                                     permutations=permutations, na_action=na_action, progress=progress,
+                                     max_seconds=max_seconds)
     design = design_of(data, formula, eval_env=eval_env, **_design_options(options))
     work = admit(cost, design, options, max_seconds, "adastop()")  # issue 43 item 2
-    options = dataclasses.replace(options, progress=shows(work, options.progress))
     short, withheld = _short_agents("adastop", design, options)
-    order_column, task_data, max_interims, pairs, record, runs = _adastop_runs(design, options, rng, short)
+    order_column, task_data, max_interims, pairs, record, runs = _adastop_runs(design, options, rng, short,
+                                                                               shows(work, options.progress))
     notes = (list(design.notes) + withheld + _no_level_notes(design, runs)
              + _interim_notes(design, options, order_column, max_interims, task_data)
              + _calibration_notes("adastop", runs, options))
@@ -724,8 +725,9 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
         blocked=design.has_blocks)
 
 
-def _adastop_runs(design, options, rng, short):
-    """Everything :func:`adastop` computes before its tables: the data, the finished tests."""
+def _adastop_runs(design, options, rng, short, shown):
+    """Everything :func:`adastop` computes before its tables: the data, the finished tests (``shown``: whether to
+    draw a bar)."""
     order_column = _order_column(design, options)
     task_data = _task_data(design, options.n, options.batch, order_column)
     max_interims = options.K or check_at_most(
@@ -736,7 +738,7 @@ def _adastop_runs(design, options, rng, short):
                                  tests=len(task_data))[0])
     ss, record = seed_sequence(rng)
     runs = []
-    with progress_bar(len(task_data) * max_interims, options.progress, "AdaStop interims") as advance:
+    with progress_bar(len(task_data) * max_interims, shown, "AdaStop interims") as advance:
         for t, data_t in enumerate(task_data):
             runs.append(_run_task(t, data_t, pairs, options, options.n, max_interims, ss, advance, short[t]))
     return order_column, task_data, max_interims, pairs, record, runs
@@ -773,7 +775,8 @@ def adastop_outcomes(design, *, rng=None, **options):
     """
     options = AdaStopOptions.checked(**_simulation_options(adastop, options))
     design = design_of(design, **_design_options(options))
-    return _task_outcomes(_adastop_runs(design, options, rng, _short_agents("adastop", design, options)[0])[-1])
+    short = _short_agents("adastop", design, options)[0]
+    return _task_outcomes(_adastop_runs(design, options, rng, short, options.progress)[-1])
 
 
 def permutation(data: Data, formula: FormulaLike | None = None, *, n_resamples: int = 10_000, alpha: float = 0.05,
@@ -846,12 +849,11 @@ def permutation(data: Data, formula: FormulaLike | None = None, *, n_resamples: 
     """
     options = _permutation_options(n_resamples=n_resamples, alpha=alpha, comparisons=comparisons,
                                    reference=reference, permutations=permutations, na_action=na_action,
-                                   progress=progress)
+                                   progress=progress, max_seconds=max_seconds)
     design = design_of(data, formula, na_action=options.na_action, eval_env=eval_env)
     work = admit(cost, design, options, max_seconds, "permutation()")  # issue 43 item 2
-    options = dataclasses.replace(options, progress=shows(work, options.progress))
     short, withheld = _short_agents("permutation", design, options)
-    pairs, record, runs = _permutation_runs(design, options, rng, short)
+    pairs, record, runs = _permutation_runs(design, options, rng, short, shows(work, options.progress))
     p_adjusted = np.concatenate([_stepdown_pvalues(run, pairs) for run in runs])
     return _assemble(
         PermutationResult, runs, pairs, design.agents,
@@ -945,14 +947,17 @@ def _calibration_notes(test, runs, options):
     return notes
 
 
-def _permutation_options(*, n_resamples, alpha, comparisons, reference, permutations, na_action, progress):
+def _permutation_options(*, n_resamples, alpha, comparisons, reference, permutations, na_action, progress,
+                         max_seconds=None):
     return AdaStopOptions.checked(n=1, K=1, n_resamples=n_resamples, alpha=alpha, beta=0.0,
                                   comparisons=comparisons, reference=reference, batch=None,
-                                  permutations=permutations, na_action=na_action, progress=progress)
+                                  permutations=permutations, na_action=na_action, progress=progress,
+                                  max_seconds=max_seconds)
 
 
-def _permutation_runs(design, options, rng, short):
-    """Everything :func:`permutation` computes before its tables: the pairs, the finished tests."""
+def _permutation_runs(design, options, rng, short, shown):
+    """Everything :func:`permutation` computes before its tables: the pairs, the finished tests (``shown``: whether
+    to draw a bar)."""
     pairs = _resolve_pairs(design.agents, options.comparisons, options.reference)
     _check_memory(options, int(design.counts.max()), 1, pairs, tests=design.n_tasks, sequential=False)
     ss, record = seed_sequence(rng)
@@ -960,7 +965,7 @@ def _permutation_runs(design, options, rng, short):
     order = canonical_order(design.y, design.task, design.agent)
     y, task_of, agent_of = design.y[order], design.task[order], design.agent[order]
     runs = []
-    with progress_bar(design.n_tasks, options.progress, "permutation tests") as advance:
+    with progress_bar(design.n_tasks, shown, "permutation tests") as advance:
         for t, task in enumerate(design.tasks):
             n_task = _equal_runs(design, t, task)
             data_t = _TaskData(task, {a: y[(task_of == t) & (agent_of == a)].reshape(1, -1)
@@ -978,7 +983,8 @@ def permutation_outcomes(design, *, rng=None, **options):
     """
     options = _permutation_options(**_simulation_options(permutation, options))
     design = design_of(design)
-    return _task_outcomes(_permutation_runs(design, options, rng, _short_agents("permutation", design, options)[0])[-1])
+    short = _short_agents("permutation", design, options)[0]
+    return _task_outcomes(_permutation_runs(design, options, rng, short, options.progress)[-1])
 
 
 def _equal_runs(design, t, task):

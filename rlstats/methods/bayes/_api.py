@@ -35,8 +35,8 @@ from ...design import NA_ACTIONS, design_of
 from ...errors import DesignError, OptionError, shown, warn
 from ...format import count, signif
 from ...normalization import warn_raw_scales
-from ...options import (check_at_most, check_bool, check_choice, check_confidence_level, check_int, check_n_jobs,
-                        check_resamples)
+from ...options import (check_at_most, check_bool, check_choice, check_confidence_level, check_cost_options, check_int,
+                        check_n_jobs, check_resamples)
 from ...resampling import child_generator, child_stream, chunk_generators, parallel_map, seed_sequence
 from . import _kernels as kernels
 from ._backend import cost
@@ -65,6 +65,7 @@ class BayesOptions:
     na_action: NaAction = "raise"
     n_jobs: int = 1
     orderings: bool | None = None
+    progress: bool = True
 
     @classmethod
     def checked(cls, **options: Any) -> BayesOptions:
@@ -97,7 +98,8 @@ class BayesOptions:
             draws=check_resamples(options["draws"], minimum=100, name="draws"),
             confidence_level=check_confidence_level(options["confidence_level"]),
             na_action=check_choice("na_action", options["na_action"], NA_ACTIONS),
-            n_jobs=check_n_jobs(options["n_jobs"]), orderings=None if orderings is None else bool(orderings))
+            n_jobs=check_n_jobs(options["n_jobs"]), orderings=None if orderings is None else bool(orderings),
+            progress=check_cost_options(options.get("progress", True), options.get("max_seconds"))[0])
 
 
 def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, model: BayesModel = "signed_rank",
@@ -239,7 +241,7 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
     options = BayesOptions.checked(rope=rope, model=model, control=control, higher_is_better=higher_is_better,
                                    prior=prior, n_samples=n_samples, chains=chains, warmup=warmup, draws=draws,
                                    confidence_level=confidence_level, na_action=na_action, n_jobs=n_jobs,
-                                   orderings=orderings)
+                                   orderings=orderings, progress=progress, max_seconds=max_seconds)
     ss, record = seed_sequence(rng)
     design = design_of(data, formula, na_action=options.na_action, eval_env=eval_env, normalize=normalize)
     if not design.has_blocks:
@@ -259,7 +261,7 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
                           "tasks every agent ran with subset=, or pass orderings=None")
     warn_raw_scales(design, normalize)
     work = admit(cost, design, options, max_seconds, "bayes()")  # issue 43 item 2
-    with timed_bar(work, shows(work, check_bool("progress", progress)), "bayes"):
+    with timed_bar(work, shows(work, options.progress), "bayes"):
         return _run(design, options, ss, record)
 
 

@@ -32,8 +32,8 @@ from ...design import NA_ACTIONS, design_of
 from ...engines import Engine, engine as _engine
 from ...errors import DesignError, OptionError, warn
 from ...normalization import warn_raw_scales
-from ...options import (check_bool, check_choice, check_confidence_level, check_fraction, check_n_jobs, check_pairs,
-                       check_resamples)
+from ...options import (check_bool, check_choice, check_confidence_level, check_cost_options, check_fraction,
+                       check_n_jobs, check_pairs, check_resamples)
 from ...progress import progress_bar
 from ...resampling import seed_sequence
 from ...statistics import near_tie_note
@@ -154,7 +154,7 @@ class BootstrapOptions:
             gamma=_check_real("gamma", options["gamma"]),
             rliable_compat=check_bool("rliable_compat", options["rliable_compat"]),
             na_action=check_choice("na_action", options["na_action"], NA_ACTIONS),
-            progress=check_bool("progress", options["progress"]),
+            progress=check_cost_options(options["progress"], options.get("max_seconds"))[0],
             n_jobs=where.n_jobs, bounds=check_bounds(options.get("bounds")), backend=where.backend,
             client=where.client)
         if checked.rliable_compat and checked.backend is not None:
@@ -206,7 +206,7 @@ class ProbabilityOfImprovementOptions:
             confidence_level=check_confidence_level(options["confidence_level"]),
             interval=check_choice("interval", options["interval"], IMPROVEMENT_INTERVALS),
             na_action=check_choice("na_action", options["na_action"], NA_ACTIONS),
-            progress=check_bool("progress", options["progress"]),
+            progress=check_cost_options(options["progress"], options.get("max_seconds"))[0],
             n_jobs=check_n_jobs(options["n_jobs"]))
 
     def for_agents(self, agents):
@@ -254,7 +254,7 @@ class PerformanceProfileOptions:
             confidence_level=check_confidence_level(options["confidence_level"]),
             task_bootstrap=task_bootstrap,
             na_action=check_choice("na_action", options["na_action"], NA_ACTIONS),
-            progress=check_bool("progress", options["progress"]),
+            progress=check_cost_options(options["progress"], options.get("max_seconds"))[0],
             n_jobs=check_n_jobs(options["n_jobs"]),
             tau=None if options["tau"] is None else _check_tau(options["tau"]))
 
@@ -558,14 +558,13 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
     options = BootstrapOptions.checked(
         metrics=metrics, n_resamples=n_resamples, confidence_level=confidence_level, interval=interval,
         task_bootstrap=task_bootstrap, gamma=gamma, rliable_compat=rliable_compat, na_action=na_action,
-        progress=progress, n_jobs=n_jobs, bounds=bounds, backend=backend, client=client)
+        progress=progress, max_seconds=max_seconds, n_jobs=n_jobs, bounds=bounds, backend=backend, client=client)
     # One agent is enough: its intervals describe it on its own.
     design = _prepared_design(design_of(data, formula, na_action=options.na_action, eval_env=eval_env,
                                         normalize=normalize, min_agents=1, bounds=options.bounds), options.na_action)
     warn_raw_scales(design, normalize)
     work = admit(cost, design, options, max_seconds, "bootstrap()")  # issue 43 item 2
-    options = dataclasses.replace(options, progress=shows(work, options.progress))
-    return _run_bootstrap(design, options, rng)
+    return _run_bootstrap(design, options, rng, shows(work, options.progress))
 
 
 def _welch_df(design):
@@ -623,20 +622,22 @@ def _effective_interval(options):
                         f"which {why} does not have: percentile intervals are given"]
 
 
-def _run_bootstrap(design, options, rng):
+def _run_bootstrap(design, options, rng, shown):
+    """The bootstrap of the checked options; ``shown``: whether to draw a bar (``options.progress`` stays what the
+    caller asked, as the result records it)."""
     options, notes = _effective_interval(options)
     # Before any resampling: one run in every task is an error, single-run tasks are notes.
     notes += [] if options.task_bootstrap else small_runs.check_single_runs(
         "bootstrap", design.counts, design.agents, options, design.tasks)
     if not options.rliable_compat and not any(callable(m) for m in options.metrics):
-        return _run_builtin_bootstrap(design, options, rng, notes)
+        return _run_builtin_bootstrap(design, options, rng, notes, shown)
     layouts = _layouts(design)
     if options.rliable_compat:
         _require_run_matrices(design, layouts, "rliable_compat=True")
     elif any(callable(m) for m in options.metrics):
         _require_run_matrices(design, layouts, "a user metric function")
     total = design.n_agents * options.n_resamples
-    with progress_bar(total, options.progress, "bootstrap") as advance:
+    with progress_bar(total, shown, "bootstrap") as advance:
         if options.rliable_compat:
             seed = _compat_seed(rng)
             matrices = [layout.run_matrix for layout in layouts]
@@ -659,7 +660,7 @@ def _run_bootstrap(design, options, rng):
     return _bootstrap_result(design, options, seed, distribution, estimates, acceleration, notes)
 
 
-def _run_builtin_bootstrap(design, options, rng, notes):
+def _run_builtin_bootstrap(design, options, rng, notes, shown):
     """Built-in metrics: one agent's layout at a time, so memory holds one agent's runs, not all."""
     root, seed = seed_sequence(rng)
     distribution = np.empty((design.n_agents, len(options.metrics), options.n_resamples))
@@ -669,7 +670,7 @@ def _run_builtin_bootstrap(design, options, rng, notes):
     # the studentised interval's standard errors: of each resample (the same draws again) and of the data
     resampled = np.empty_like(distribution) if studentized else None
     observed = np.empty_like(estimates) if studentized else None
-    with progress_bar(design.n_agents * options.n_resamples, options.progress, "bootstrap") as advance:
+    with progress_bar(design.n_agents * options.n_resamples, shown, "bootstrap") as advance:
         for j, name in enumerate(design.agents):
             layout = _agent_layout(design, j)
             distribution[j] = kernels.bootstrap_agent(
@@ -868,12 +869,12 @@ def probability_of_improvement(data: Data, formula: FormulaLike | None = None, *
     """
     options = ProbabilityOfImprovementOptions.checked(
         pairs=pairs, n_resamples=n_resamples, confidence_level=confidence_level, interval=interval,
-        na_action=na_action, progress=progress, n_jobs=n_jobs)
+        na_action=na_action, progress=progress, max_seconds=max_seconds, n_jobs=n_jobs)
     design = _prepared_design(design_of(data, formula, na_action=options.na_action, eval_env=eval_env,
                                         normalize=normalize), options.na_action)
     options = options.for_agents(design.agents)
     work = admit(improvement_cost, design, options, max_seconds, "probability_of_improvement()")  # issue 43 item 2
-    options = dataclasses.replace(options, progress=shows(work, options.progress))
+    shown = shows(work, options.progress)
     pairs, n_resamples, confidence_level, interval = (options.pairs, options.n_resamples, options.confidence_level,
                                                       options.interval)
     involved = sorted({design.agents.index(a) for pair in pairs for a in pair})
@@ -890,7 +891,7 @@ def probability_of_improvement(data: Data, formula: FormulaLike | None = None, *
     root, seed = seed_sequence(rng)
     involved = sorted({a for pair in pairs for a in pair}, key=design.agents.index)
     blocks = {a: kernels.agent_blocks(kernels.agent_seed_sequence(root, a), n_resamples) for a in involved}
-    with progress_bar(n_resamples, options.progress, "probability of improvement") as advance:
+    with progress_bar(n_resamples, shown, "probability of improvement") as advance:
         distribution = kernels.improvement_distribution(pairs, pair_layouts, layouts, blocks, n_resamples,
                                                         n_jobs=options.n_jobs, advance=advance)
     fewest, df = _pair_runs(design, pairs)
@@ -1074,13 +1075,13 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
     """
     options = PerformanceProfileOptions.checked(
         tau=tau, kind=kind, interval=interval, n_resamples=n_resamples, confidence_level=confidence_level,
-        task_bootstrap=task_bootstrap, na_action=na_action, progress=progress, n_jobs=n_jobs)
+        task_bootstrap=task_bootstrap, na_action=na_action, progress=progress, max_seconds=max_seconds, n_jobs=n_jobs)
     kind, n_resamples, confidence_level, task_bootstrap = (options.kind, options.n_resamples,
                                                            options.confidence_level, options.task_bootstrap)
     design = _prepared_design(design_of(data, formula, na_action=options.na_action, eval_env=eval_env,
                                         normalize=normalize), options.na_action)
     work = admit(profile_cost, design, options, max_seconds, "performance_profile()")  # issue 43 item 2
-    options = dataclasses.replace(options, progress=shows(work, options.progress))
+    shown = shows(work, options.progress)
     notes = list(design.notes)
     if not task_bootstrap:
         notes += small_runs.check_single_runs("performance_profile", design.counts, design.agents, options,
@@ -1098,7 +1099,7 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
                            for i, layout in enumerate(layouts)])
         return _profile_result(design, options, notes, seed, tau, estimates, bounds, np.zeros_like(bounds), None)
     bounds, se = np.empty(estimates.shape + (2,)), np.empty(estimates.shape + (2,))
-    with progress_bar(design.n_agents * n_resamples, options.progress, "performance profiles") as advance:
+    with progress_bar(design.n_agents * n_resamples, shown, "performance profiles") as advance:
         for i, (name, layout) in enumerate(zip(design.agents, layouts)):
             stats = kernels.profile_agent(layout, tau, kind, n_resamples, kernels.agent_seed_sequence(root, name),
                                           task_bootstrap=task_bootstrap, advance=advance, n_jobs=options.n_jobs)

@@ -29,7 +29,8 @@ from __future__ import annotations
 import numpy as np
 
 from ... import calibration
-from ...statistics import STUDENTIZED_SE_FLOOR, floored_standard_errors, run_expansion
+from ...statistics import (STUDENTIZED_SE_FLOOR, cornish_fisher_shift, floored_standard_errors, run_expansion,
+                           shape_ratios)
 from .._replication import verdict
 from . import _kernels as kernels
 
@@ -235,14 +236,14 @@ def widening_skewness(design, agent, metrics):
     if not scale > 0 or not np.isfinite(scale):
         return out
     deviation = deviation / scale  # moments in units of the largest deviation: no underflow of tiny scores
+    # sums in row order (bincount), not statistics.grouped_shape_ratios' reduceat, which adds in another order
     second = np.bincount(task, weights=deviation ** 2, minlength=design.n_tasks)
     third = np.bincount(task, weights=deviation ** 3, minlength=design.n_tasks)
     variance = second / np.maximum(sizes - 1, 1)
     usable = (sizes >= 3) & (variance > 0)
     if not usable.any():
         return out
-    k3 = sizes[usable] / ((sizes[usable] - 1) * (sizes[usable] - 2)) * third[usable]
-    g = float(np.mean(k3 / variance[usable] ** 1.5))
+    g = float(np.mean(shape_ratios(sizes, second, third)[0][usable]))  # the mean of the tasks' G1 = k3 / s^3
     tasks = design.n_tasks
     share = variance / np.maximum(sizes, 1)  # each task mean's variance; its third cumulant g s^3 / c^2
     subsets = {"mean": np.flatnonzero(sizes > 0),
@@ -256,8 +257,9 @@ def widening_skewness(design, agent, metrics):
 
 def skew_widened(bounds, standard_error, skewness, level):
     """(K, n, 2) ``bounds`` (the mean's bootstrap-t or the median's t interval) widened on the side of the skew by
-    the Cornish-Fisher (Edgeworth) term of a studentised mean, skewness / 6 (2 z^2 + 1) standard errors (Hall 1992),
-    z the normal quantile of ``level``; never narrowed.  ``skewness`` and ``standard_error`` are (K, n).
+    the Cornish-Fisher (Edgeworth) term of a studentised mean, skewness / 6 (2 z^2 + 1) standard errors (Hall 1992;
+    :func:`rlstats.statistics.cornish_fisher_shift`), z the normal quantile of ``level``; never narrowed.
+    ``skewness`` and ``standard_error`` are (K, n).
 
     The t interval of the median is symmetric, but its middle task's mean is skewed like the runs: at 5 tasks of 10
     lognormal runs every miss was above the interval (a middle task without its rare large runs), 0.936 pooled and
@@ -268,9 +270,7 @@ def skew_widened(bounds, standard_error, skewness, level):
     1,920 intervals, 0.943 over 6,080), and the pooled skewness's term, on top, adds about 0.8 points where runs
     are skewed, 1.02-1.07 times as wide at 10 runs.
     """
-    from scipy import stats
-    z = stats.norm.ppf((1 + level) / 2)
-    shift = np.asarray(skewness, dtype=np.float64) / 6 * (2 * z * z + 1) * standard_error
+    shift = cornish_fisher_shift(skewness, level) * standard_error
     out = bounds.copy()
     out[..., 0] -= np.maximum(-shift, 0.0)
     out[..., 1] += np.maximum(shift, 0.0)

@@ -22,7 +22,7 @@ from ...format import count, format_step
 from ...errors import DesignError, OptionError
 from .._replication import verdict
 from ...normalization import warn_raw_scales
-from ...options import (check_bool, check_choice, check_confidence_level, check_fraction, check_n_jobs,
+from ...options import (check_choice, check_confidence_level, check_cost_options, check_fraction, check_n_jobs,
                        check_resamples)
 from ...progress import progress_bar
 from ...resampling import chunk_generators, seed_sequence
@@ -79,7 +79,8 @@ class CurvesOptions:
             n_resamples=check_resamples(options["n_resamples"], minimum=20),
             confidence_level=check_confidence_level(options["confidence_level"]),
             alpha=check_fraction("alpha", options["alpha"]), gamma=_check_gamma(options["gamma"]),
-            progress=check_bool("progress", options["progress"]), n_jobs=check_n_jobs(options["n_jobs"]),
+            progress=check_cost_options(options["progress"], options.get("max_seconds"))[0],
+            n_jobs=check_n_jobs(options["n_jobs"]),
             bounds=check_bounds(options.get("bounds")))
 
     def for_agents(self, agents):
@@ -443,7 +444,7 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     options = CurvesOptions.checked(
         step=step, statistic=statistic, align=align, compare=compare, bands=bands, n_resamples=n_resamples,
         confidence_level=confidence_level, alpha=alpha, gamma=gamma, na_action=na_action, progress=progress,
-        n_jobs=n_jobs, bounds=bounds)
+        max_seconds=max_seconds, n_jobs=n_jobs, bounds=bounds)
     design = design_of(data, formula, subset=subset, na_action=options.na_action, eval_env=eval_env, step=step,
                        curves=True, normalize=normalize, min_agents=1, bounds=options.bounds)
     why = "curves aggregate every agent over the same tasks"
@@ -453,12 +454,12 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
                  if empty.size else "")
     design = design.require_complete(options.na_action, why + leave_out)
     work = admit(cost, design, options, max_seconds, "curves()")  # issue 43 item 2
-    options = dataclasses.replace(options, progress=shows(work, options.progress))
     warn_raw_scales(design, normalize)
-    return _run_curves(design, step, steps, options.for_agents(design.agents), rng)
+    return _run_curves(design, step, steps, options.for_agents(design.agents), rng, shows(work, options.progress))
 
 
-def _run_curves(design, step, steps, options, rng):
+def _run_curves(design, step, steps, options, rng, shown):
+    """The bands and tests of the checked options; ``shown``: whether to draw a bar."""
     starts, stops = runs.run_bounds(design)
     logged = runs.snap_steps(design.extra[step], starts)
     if (stops - starts == 1).all():
@@ -500,7 +501,7 @@ def _run_curves(design, step, steps, options, rng):
     jobs = ([(_bootstrap, (v, t, n_tasks, options, child)) for (v, t), child in zip(per_agent, boot_ss.spawn(k))]
             + [(_permutation_null, (per_agent[i], per_agent[j], n_tasks, options, child))
                for (i, j), child in zip(pair_codes, perm_ss.spawn(len(pair_codes)))])
-    with progress_bar(len(jobs), options.progress, "curves") as advance:
+    with progress_bar(len(jobs), shown, "curves") as advance:
         done = _run_jobs(jobs, options.n_jobs, advance)
     raw = np.stack([r for r, _, _ in done[:k]])
     replicates = estimates[:, None, :] + expansion[:, None, None] * (raw - estimates[:, None, :])

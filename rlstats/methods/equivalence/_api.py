@@ -23,7 +23,7 @@ from ...cost import admit, shows, timed_bar
 from ...design import NA_ACTIONS, design_of
 from ...errors import DesignError, OptionError
 from ...format import count, signif
-from ...options import check_bool, check_choice, check_fraction, check_resamples
+from ...options import check_bool, check_choice, check_cost_options, check_fraction, check_resamples
 from ...resampling import check_rng
 from ...statistics import STUDENTIZED_SE_FLOOR, floored_standard_errors, run_expansion
 from .._replication import verdict
@@ -83,6 +83,7 @@ class EquivalenceOptions:
     aggregate: EquivalenceAggregate | None = "iqm"
     n_resamples: int = 2_000
     na_action: NaAction = "raise"
+    progress: bool = True
 
     @classmethod
     def checked(cls, **options: Any) -> EquivalenceOptions:
@@ -103,7 +104,8 @@ class EquivalenceOptions:
                    control=control, aggregate=aggregate,
                    across=check_choice("across", options.get("across", "welch"), ACROSS),
                    n_resamples=check_resamples(options.get("n_resamples", 2_000), minimum=100),
-                   na_action=check_choice("na_action", options.get("na_action", "raise"), NA_ACTIONS))
+                   na_action=check_choice("na_action", options.get("na_action", "raise"), NA_ACTIONS),
+                   progress=check_cost_options(options.get("progress", True), options.get("max_seconds"))[0])
 
     def for_agents(self, agents: Sequence[str]) -> tuple[tuple[str, str], ...]:
         """The pairs compared, (agent_1, agent_2) each: every pair in order, or each agent against ``control``."""
@@ -239,7 +241,8 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
     options = EquivalenceOptions.checked(margin=margin, alternative=alternative, alpha=alpha,
                                          higher_is_better=higher_is_better, control=control, across=across,
                                          aggregate=aggregate,
-                                         n_resamples=n_resamples, na_action=na_action)
+                                         n_resamples=n_resamples, na_action=na_action, progress=progress,
+                                         max_seconds=max_seconds)
     check_rng(rng)
     if published is not None and normalize is not None and normalize is not False:
         raise OptionError("normalize= with published= would normalise the runs but not the published table; "
@@ -255,7 +258,7 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
         return _run_published(design, options, _published_table(published, design), scale)
     if options.control is not None and options.control not in design.agents:
         options.for_agents(design.agents)  # raises, naming the agents
-    with timed_bar(work, shows(work, check_bool("progress", progress)), "equivalence"):
+    with timed_bar(work, shows(work, options.progress), "equivalence"):
         return _run(design, options, rng, scale)
 
 

@@ -29,7 +29,7 @@ from ...design import design_of
 from ...errors import DesignError
 from ...format import count
 from ...normalization import warn_raw_scales
-from ...options import check_bool, check_choice, check_confidence_level
+from ...options import check_choice, check_confidence_level, check_cost_options
 from ...resampling import check_rng
 from ...statistics import holm
 from . import _kernels as kernels
@@ -49,6 +49,7 @@ class MixedOptions:
     confidence_level: float = 0.95
     na_action: NaAction = "raise"
     bounds: tuple | None = None
+    progress: bool = True
 
     @classmethod
     def checked(cls, **options: Any) -> MixedOptions:
@@ -56,7 +57,8 @@ class MixedOptions:
         return cls(ddf=check_choice("ddf", options["ddf"], DDF),
                    adjust=check_choice("adjust", options["adjust"], ADJUST),
                    confidence_level=check_confidence_level(options["confidence_level"]),
-                   na_action=options["na_action"], bounds=check_bounds(options.get("bounds")))
+                   na_action=options["na_action"], bounds=check_bounds(options.get("bounds")),
+                   progress=check_cost_options(options.get("progress", True), options.get("max_seconds"))[0])
 
 
 def mixed(data: Data, formula: FormulaLike | None = None, *, ddf: Ddf = "satterthwaite", adjust: MixedAdjust = "tukey",
@@ -161,7 +163,7 @@ def mixed(data: Data, formula: FormulaLike | None = None, *, ddf: Ddf = "sattert
     (('task', 'task:agent'), 2)
     """
     options = MixedOptions.checked(ddf=ddf, adjust=adjust, confidence_level=confidence_level, na_action=na_action,
-                                   bounds=bounds)
+                                   bounds=bounds, progress=progress, max_seconds=max_seconds)
     check_rng(rng)
     design = design_of(data, formula, na_action=na_action, eval_env=eval_env, normalize=normalize,
                        bounds=options.bounds)
@@ -170,7 +172,7 @@ def mixed(data: Data, formula: FormulaLike | None = None, *, ddf: Ddf = "sattert
                           f"'{design.formula.text} | task'")
     warn_raw_scales(design, normalize)  # one residual variance for every task: raw scales break it
     work = admit(cost, design, options, max_seconds, "mixed()")  # issue 43 item 2
-    with timed_bar(work, shows(work, check_bool("progress", progress)), "mixed"):
+    with timed_bar(work, shows(work, options.progress), "mixed"):
         return _run(design, options)
 
 

@@ -37,7 +37,7 @@ from ...cost import admit, shows
 from .._replication import verdict
 from ...errors import DesignError, OptionError, warn
 from ...format import count
-from ...options import check_bool, check_choice, check_fraction, check_n_jobs, check_resamples
+from ...options import check_bool, check_choice, check_cost_options, check_fraction, check_n_jobs, check_resamples
 from ...progress import progress_bar
 from ...resampling import seed_sequence
 from . import _kernels as kernels
@@ -141,7 +141,7 @@ class PercentilesOptions:
             higher_is_better=check_bool("higher_is_better", options["higher_is_better"]),
             na_action=check_choice("na_action", options["na_action"], NA_ACTIONS),
             n_jobs=check_n_jobs(options["n_jobs"]),
-            progress=check_bool("progress", options["progress"]))
+            progress=check_cost_options(options["progress"], options.get("max_seconds"))[0])
 
 
 # ----------------------------------------------------------------------------- result
@@ -327,16 +327,16 @@ def percentiles(data: Data, formula: FormulaLike | None = None, *, interval: Per
     options = PercentilesOptions.checked(
         interval=interval, delta=delta, n_resamples=n_resamples, ties=ties, self_payoff=self_payoff,
         bounds=bounds, identical=identical, higher_is_better=higher_is_better, na_action=na_action,
-        n_jobs=n_jobs, progress=progress)
+        n_jobs=n_jobs, progress=progress, max_seconds=max_seconds)
     pair = options.bounds if isinstance(options.bounds, tuple) else None  # checked, with the rows, by the Design
     design = _prepared_design(design_of(data, formula, na_action=options.na_action, eval_env=eval_env, bounds=pair),
                               options)
     work = admit(cost, design, options, max_seconds, "percentiles()")  # issue 43 item 2
-    options = dataclasses.replace(options, progress=shows(work, options.progress))
-    return _run(design, options, rng)
+    return _run(design, options, rng, shows(work, options.progress))
 
 
-def _run(design, options, rng):
+def _run(design, options, rng, shown):
+    """The intervals of the checked options; ``shown``: whether the bootstrap draws a bar."""
     n_a, n_e = design.n_agents, design.n_tasks
     y = design.y if options.higher_is_better else -design.y
     layout = kernels.make_layout(y, design.agent, design.task, n_a, n_e)
@@ -351,7 +351,7 @@ def _run(design, options, rng):
     d = d.reshape(n_a, n_e, n_a)
 
     notes = list(design.notes)
-    intervals = _intervals(layout, options, game, delta_cell, low, high, rng, notes)
+    intervals = _intervals(layout, options, game, delta_cell, low, high, rng, notes, shown)
     conf_low, conf_high = intervals["bounds"]
     rank = kernels.competition_rank(estimate)
     rank_best = rank_worst = None
@@ -385,7 +385,7 @@ def _run(design, options, rng):
         self_payoff=options.self_payoff, higher_is_better=options.higher_is_better)
 
 
-def _intervals(layout, options, game, delta_cell, low, high, rng, notes):
+def _intervals(layout, options, game, delta_cell, low, high, rng, notes, shown):
     """The chosen interval and everything it produced (absent parts are None)."""
     out = {"bounds": (None, None), "payoff_low": None, "payoff_high": None, "distribution": None,
            "n_resamples": None, "iterations": None, "seed": None}
@@ -401,7 +401,7 @@ def _intervals(layout, options, game, delta_cell, low, high, rng, notes):
         out.update(bounds=(lo, hi), payoff_low=z_lo, payoff_high=z_hi, iterations=iterations)
     elif options.interval == "bootstrap":
         ss, seed = seed_sequence(rng)
-        with progress_bar(options.n_resamples, options.progress, "bootstrap resamples") as advance:
+        with progress_bar(options.n_resamples, shown, "bootstrap resamples") as advance:
             samples = kernels.bootstrap_aggregates(layout, ss, options.n_resamples, n_jobs=options.n_jobs,
                                                    progress=advance, **game)
         out.update(bounds=kernels.percentile_interval(samples, delta_cell), distribution=samples,

@@ -43,7 +43,7 @@ from ...interop import as_pandas
 from ...format import cannot_reject, count, returned_nan
 from .._replication import verdict
 from ...errors import DesignError, OptionError
-from ...options import check_bool, check_choice, check_fraction, check_int, check_resamples
+from ...options import check_bool, check_choice, check_cost_options, check_fraction, check_int, check_resamples
 from ...resampling import check_rng, seed_sequence
 from ...statistics import monte_carlo_pvalue, near_tie_note, near_ties
 from . import _kernels as kernels
@@ -80,6 +80,7 @@ class SelectionOptions:
     n_resamples: int = 9_999
     na_action: NaAction = "raise"
     bounds: tuple | None = None
+    progress: bool = True
 
     @classmethod
     def checked(cls, **options: Any) -> SelectionOptions:
@@ -114,7 +115,8 @@ class SelectionOptions:
                    beta=check_fraction("beta", options["beta"]),
                    higher_is_better=check_bool("higher_is_better", options["higher_is_better"]),
                    n_resamples=check_resamples(options["n_resamples"], minimum=1),
-                   na_action=options["na_action"], bounds=check_bounds(options.get("bounds")))
+                   na_action=options["na_action"], bounds=check_bounds(options.get("bounds")),
+                   progress=check_cost_options(options.get("progress", True), options.get("max_seconds"))[0])
 
     @property
     def effect_name(self):
@@ -408,7 +410,7 @@ def selection_check(data: Data, formula: FormulaLike | None = None, *, treatment
     options = SelectionOptions.checked(
         effect=effect, inspector=inspector, reporter=reporter, mu_gap=mu_gap, n_candidates=n_candidates,
         sigma=sigma, alpha=alpha, beta=beta, higher_is_better=higher_is_better, n_resamples=n_resamples,
-        na_action=na_action, bounds=bounds)
+        na_action=na_action, bounds=bounds, progress=progress, max_seconds=max_seconds)
     # reported= may name a column of the data (kept in the Design when the data have it)
     design = design_of(data, formula, na_action=na_action, eval_env=eval_env, normalize=normalize,
                        optional_columns=(reported,) if isinstance(reported, str) else (), bounds=options.bounds)
@@ -426,7 +428,7 @@ def selection_check(data: Data, formula: FormulaLike | None = None, *, treatment
         fresh = design_of(heldout, design.formula, na_action=na_action, eval_env=eval_env, normalize=normalize,
                           bounds=options.bounds)
     work = admit(cost, design, options, max_seconds, "selection_check()")  # issue 43 item 2
-    with timed_bar(work, shows(work, check_bool("progress", progress)), "selection_check"):
+    with timed_bar(work, shows(work, options.progress), "selection_check"):
         return _run(design, fresh, treatment, baseline, reported_names, heldout, options, rng)
 
 
@@ -538,7 +540,8 @@ def _skew_t_interval(v_p, skewness, reported, level, source):
     n, mean, sd = v_p.size, float(v_p.mean()), float(v_p.std(ddof=1))
     q = stats.t.ppf(1 - (1 - level) / 2, n - 1)
     gamma = float(kernels.effect_skewness(v_p) if skewness is None else skewness)
-    # the lower end tests "greater" with min(gamma, 0); the upper end "less", the mirror image, with max(gamma, 0)
+    # the lower end tests "greater" with min(gamma, 0); the upper end "less", the mirror image, with max(gamma, 0);
+    # Hall's cubic inverted, not statistics.cornish_fisher_shift (its first-order term; see kernels.hall_transform)
     low = mean - sd * max(float(kernels.hall_inverse(q, min(gamma, 0.0), n)), q / np.sqrt(n))
     high = mean + sd * max(float(kernels.hall_inverse(q, -max(gamma, 0.0), n)), q / np.sqrt(n))
     return {**fields, "conf_low": low, "conf_high": high}

@@ -178,6 +178,8 @@ def effect_skewness(v, k2=None, k3=None):
     no task has 3 runs of each agent, the sample skewness of the effects (0 with fewer than 3): Hall's (1992) plug-in
     ``m3 / m2^1.5``, both central moments over n (scipy's ``skew(bias=True)``), as his correction term is defined.
     """
+    # not statistics.shape_ratios' G1 (k3 / k2^1.5): Hall's correction is defined on the plug-in m3 / m2^1.5, and
+    # the runs' form pools k3 and k2 over tasks before dividing (one task's few runs give a noisy ratio)
     v = np.asarray(v, dtype=float)
     n = v.shape[-1]
     centred = v - v.mean(axis=-1, keepdims=True)
@@ -199,7 +201,11 @@ def effect_skewness(v, k2=None, k3=None):
 
 def hall_transform(s, gamma, n):
     """Hall's (1992) monotone skewness correction of a studentised mean ``s = (mean - mu0) / sd``:
-    ``sqrt(n) (s + gamma s^2 / 3 + gamma^2 s^3 / 27 + gamma / (6 n))``, a cubic increasing in s for any gamma."""
+    ``sqrt(n) (s + gamma s^2 / 3 + gamma^2 s^3 / 27 + gamma / (6 n))``, a cubic increasing in s for any gamma.
+
+    Its first-order term at t = sqrt(n) s is gamma (2 t^2 + 1) / (6 sqrt(n)), the Cornish-Fisher shift of
+    :func:`rlstats.statistics.cornish_fisher_shift` at the mean's skewness gamma / sqrt(n); the whole cubic, not
+    that shift, is kept here: it is monotone, so the test and its inversion (:func:`hall_inverse`) agree."""
     return np.sqrt(n) * (s + gamma * s ** 2 / 3 + gamma ** 2 * s ** 3 / 27 + gamma / (6 * n))
 
 

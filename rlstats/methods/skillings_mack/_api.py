@@ -18,7 +18,6 @@ numbers in :class:`SkillingsMackResult`.
 
 from __future__ import annotations
 
-import dataclasses
 import inspect
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
@@ -31,7 +30,7 @@ from ...design import design_of
 from ...cost import admit, shows
 from ...format import cannot_reject, count
 from ...errors import DesignError, OptionError
-from ...options import check_bool, check_choice, check_fraction, check_n_jobs, check_resamples
+from ...options import check_bool, check_choice, check_cost_options, check_fraction, check_n_jobs, check_resamples
 from ...progress import progress_bar
 from ...resampling import canonical_order, seed_sequence
 from ...statistics import (TIE_TOLERANCE, chi2_sf, doubled_midranks, monte_carlo_pvalue, near_tie_note,
@@ -93,7 +92,7 @@ class SkillingsMackOptions:
             posthoc=check_choice("posthoc", options["posthoc"], POSTHOC),
             control=control,
             na_action=options["na_action"],
-            progress=check_bool("progress", options["progress"]),
+            progress=check_cost_options(options["progress"], options.get("max_seconds"))[0],
             n_jobs=check_n_jobs(options["n_jobs"]),
         )
 
@@ -306,13 +305,13 @@ def skillings_mack(data: Data, formula: FormulaLike | None = None, *, variant: R
     options = SkillingsMackOptions.checked(
         variant=variant, within_cell=within_cell, pvalue=pvalue, n_resamples=n_resamples,
         tie_correction=tie_correction, higher_is_better=higher_is_better, alpha=alpha, adjustment=adjustment,
-        posthoc=posthoc, control=control, na_action=na_action, progress=progress, n_jobs=n_jobs)
+        posthoc=posthoc, control=control, na_action=na_action, progress=progress, max_seconds=max_seconds,
+        n_jobs=n_jobs)
     design = design_of(data, formula, na_action=na_action, eval_env=eval_env)
     if not design.has_blocks:
         raise DesignError(f"the blocked rank test needs blocks: write '{design.formula.text} | task'")
     work = admit(cost, design, options, max_seconds, "skillings_mack()")  # issue 43 item 2
-    options = dataclasses.replace(options, progress=shows(work, options.progress))
-    return _run(design, options, rng)
+    return _run(design, options, rng, shows(work, options.progress))
 
 
 def batch_pvalues(design, responses, **options):
@@ -395,7 +394,8 @@ class _Test:
 _ACROSS_GROUPS = "the rank test's mean ranks and post hoc would set side by side agents that no task compared"
 
 
-def _test(design, options, rng):
+def _test(design, options, rng, shown):
+    """The omnibus test; ``shown``: whether the Monte Carlo null draws a bar."""
     # Refused rather than tested within each group: the omnibus test, its mean ranks and the post hoc are one
     # family over all agents, and a per-group analysis is the user's subset= away.
     design.graph.require_connected(design.formula.groups, _ACROSS_GROUPS)
@@ -428,7 +428,7 @@ def _test(design, options, rng):
         method, reason, exact = kernels.auto_pvalue_method(setup)
     if method == "monte_carlo":
         ss, seed = seed_sequence(rng)
-        with progress_bar(options.n_resamples, options.progress, "permutations") as advance:
+        with progress_bar(options.n_resamples, shown, "permutations") as advance:
             mc = kernels.monte_carlo_test(setup, options.n_resamples, ss, progress=advance, n_jobs=options.n_jobs)
         p, smallest = mc.pvalue, monte_carlo_pvalue(0, options.n_resamples)
     elif method == "exact":
@@ -467,7 +467,7 @@ def pvalue_only(design, *, rng=None, **options):
     only the decision, thousands of times: the same options and checks, the same number, the same rng use.
     """
     options = SkillingsMackOptions.checked(**{**_default_options(), **options})
-    return _test(design, options, rng).pvalue
+    return _test(design, options, rng, options.progress).pvalue
 
 
 def _adjustment(options, variant):
@@ -505,8 +505,8 @@ def _pairs(design, options):
     return others, np.full(others.size, c, dtype=np.intp)
 
 
-def _run(design, options, rng):
-    test = _test(design, options, rng)
+def _run(design, options, rng, shown):
+    test = _test(design, options, rng, shown)
     variant, within, corrected, setup, statistic = test.variant, test.within, test.corrected, test.setup, \
         test.statistic
     y, agent, task = test.cells

@@ -14,7 +14,8 @@ from ...cost import admit, shows
 from ...design import design_of
 from ...format import count
 from ...errors import DesignError, OptionError
-from ...options import check_bool, check_choice, check_confidence_level, check_fraction, check_resamples
+from ...options import (check_bool, check_choice, check_confidence_level, check_cost_options, check_fraction,
+                        check_resamples)
 from ...resampling import child_generator, seed_sequence
 from ...statistics import bonferroni, holm, near_tie_note, near_ties
 from .._replication import verdict
@@ -48,6 +49,7 @@ class TaskTableOptions:
     n_resamples: int = 10_000
     bounds: tuple | None = None
     effect_intervals: EffectIntervals = "fcr"
+    progress: bool = True
 
     @classmethod
     def checked(cls, **options: Any) -> TaskTableOptions:
@@ -66,7 +68,8 @@ class TaskTableOptions:
             n_resamples=check_resamples(options["n_resamples"], minimum=100),
             bounds=check_bounds(options.get("bounds")),
             effect_intervals=check_choice("effect_intervals", options.get("effect_intervals", "fcr"),
-                                          kernels.EFFECT_INTERVALS))
+                                          kernels.EFFECT_INTERVALS),
+            progress=check_cost_options(options.get("progress", True), options.get("max_seconds"))[0])
 
     def record(self) -> dict[str, Any]:
         """The options as stored in the result."""
@@ -218,7 +221,7 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
     options = TaskTableOptions.checked(
         statistic=statistic, test=test, alpha=alpha, adjustment=adjustment, confidence_level=confidence_level,
         higher_is_better=higher_is_better, aggregate=aggregate, n_resamples=n_resamples, bounds=bounds,
-        effect_intervals=effect_intervals)
+        effect_intervals=effect_intervals, progress=progress, max_seconds=max_seconds)
     summary, test, adjustment, alpha = options.statistic, options.test, options.adjustment, options.alpha
     level, higher, aggregate, n_resamples = (options.confidence_level, options.higher_is_better, options.aggregate,
                                              options.n_resamples)
@@ -227,7 +230,7 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
     if not design.has_blocks:
         raise DesignError("a task table needs tasks: write the formula as 'score ~ agent | task/seed'")
     work = admit(cost, design, options, max_seconds, "task_table()")  # issue 43 item 2
-    shown = shows(work, check_bool("progress", progress))  # the aggregate row's bootstrap draws it
+    shown = shows(work, options.progress)  # the aggregate row's bootstrap draws it
 
     ss, seed_record = seed_sequence(rng)
     k, n = design.n_agents, design.n_tasks

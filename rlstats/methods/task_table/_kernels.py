@@ -345,6 +345,7 @@ def kurtosis_stretch(x, y, d):
     residual = np.concatenate([x - x.mean(), y - y.mean()])
     largest = float(np.max(np.abs(residual)))
     residual = residual / largest if largest > 0 else residual  # kurtosis is unit-free; powers of 1e-150 underflow
+    # the pooled plug-in m4 / m2^2, not statistics.shape_ratios' per-agent G2: Var(s^2) of the pooled s^2 reads it
     second = float(np.mean(residual**2))
     kappa = float(np.mean(residual**4)) / second**2 if second > 0 else 3.0
     base = 1.0 / n + 1.0 / m

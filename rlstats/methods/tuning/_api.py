@@ -20,7 +20,8 @@ from ...design import Design, design_of
 from ...engines import Engine, engine as _engine, map_ordered
 from ...interop import as_pandas
 from ...errors import DesignError, OptionError
-from ...options import check_bool, check_choice, check_confidence_level, check_fraction, check_resamples
+from ...options import (check_bool, check_choice, check_confidence_level, check_cost_options, check_fraction,
+                        check_resamples)
 from ...resampling import child_stream, seed_sequence
 from .._replication import verdict
 from . import _kernels as kernels
@@ -221,7 +222,8 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
     opts = TuningOptions.checked(
         views=VIEWS if views is None else views, higher_is_better=higher_is_better, threshold=threshold, confidence_level=confidence_level,
         n_resamples=n_resamples, budgets=budgets, percentiles=percentiles, fraction=fraction, bounds=bounds,
-        band=band, tuned_lower=tuned_lower, n_jobs=n_jobs, backend=backend, client=client)
+        band=band, tuned_lower=tuned_lower, progress=progress, max_seconds=max_seconds, n_jobs=n_jobs, backend=backend,
+        client=client)
     higher, threshold, level = opts.higher_is_better, opts.threshold, opts.confidence_level
     n_resamples, budgets, percentiles, fraction = opts.n_resamples, opts.budgets, opts.percentiles, opts.fraction
     data = as_pandas(data)  # a polars or pyarrow table: converted once, stated
@@ -260,7 +262,7 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
     ss, seed_record = seed_sequence(rng)
     sign = 1.0 if higher else -1.0
     tables = {}
-    with timed_bar(work, shows(work, check_bool("progress", progress)), "tuning"):
+    with timed_bar(work, shows(work, opts.progress), "tuning"):
         if "best_set" in views:
             tables["best_set"], tables["tuned"] = _best_set(design, sweeps, labels, ss, n_resamples, threshold, level,
                                                            sign, holdout is not None, notes, opts.tuned_lower,
@@ -302,6 +304,7 @@ class TuningOptions:
     bounds: tuple | None = None
     band: str = "skew_t"
     tuned_lower: str = "pooled"
+    progress: bool = True
     #: where the sweeps are resampled (rlstats.engines): threads, or Dask on ``client`` (None: the default Client)
     n_jobs: int = 1
     backend: str | None = None
@@ -321,7 +324,8 @@ class TuningOptions:
                    percentiles=_check_percentiles(options["percentiles"]),
                    fraction=check_fraction("fraction", options["fraction"], open_interval=False),
                    band=check_choice("band", options.get("band", "skew_t"), BANDS),
-                   tuned_lower=check_choice("tuned_lower", options.get("tuned_lower", "pooled"), TUNED_LOWER))
+                   tuned_lower=check_choice("tuned_lower", options.get("tuned_lower", "pooled"), TUNED_LOWER),
+                   progress=check_cost_options(options.get("progress", True), options.get("max_seconds"))[0])
 
     @property
     def engine(self) -> Engine:
