@@ -313,6 +313,30 @@ def test_structured_greedy_rows_are_the_dense_greedy_rows():
         np.testing.assert_allclose(got, expected, rtol=0, atol=1e-15)
 
 
+@pytest.mark.parametrize("agents, tasks, tie_levels, seed", [(3, 4, 3, 0), (2, 6, None, 1), (4, 3, 2, 2)])
+def test_value_order_blocks_solve_the_dense_adversary_blocks(agents, tasks, tie_levels, seed):
+    # Issue 43: the structured solver's preconditioner solves I - gamma (D + Q_i) of Algorithm 3's greedy rows
+    # exactly by a recurrence over each block's value order: against dense solves of those blocks, for distinct
+    # values and for the first round's all-equal values (every other group's state then a successor).
+    rng = np.random.default_rng(seed)
+    z_lo, z_hi = _pbp_bounds(random_cells(rng, agents, tasks, tie_levels))
+    overlap = kernels.overlap_of(z_lo, z_hi)
+    assert overlap is not None and (np.bincount(overlap.groups.ravel()) > 1).any()
+    lower, upper = kernels.interval_transitions(z_lo, z_hi)
+    gamma, r = kernels.game_constants(agents, tasks)[1], agents * tasks
+    for value in (rng.normal(size=(2, agents, r)), np.zeros((2, agents, r))):
+        system = kernels._GreedySystem(overlap, value, gamma)
+        assert system.blocks.usable
+        x = rng.normal(size=value.shape)
+        got = system.precondition(x)
+        _, q, _ = kernels._greedy_rows(lower, upper, value)
+        for b in range(2):
+            for i in range(agents):
+                block = np.eye(r) - gamma * (np.diag(system.diag[b, i]) + q[b, i])
+                expected = np.linalg.solve(block, x[b, i])
+                np.testing.assert_allclose(got[b, i], expected, rtol=0, atol=1e-12 * np.abs(expected).max())
+
+
 def test_structured_pbp_solver_refuses_separated_and_loose_near_tied_intervals():
     z_lo = np.full((2, 3, 2), 0.2)
     z_hi = np.full((2, 3, 2), 0.9)
