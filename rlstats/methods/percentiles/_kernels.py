@@ -1040,14 +1040,13 @@ class _ValueOrderBlocks:
     self-loops (Jacobi) then.
     """
 
-    def __init__(self, groups, value, diag, gamma, eta, max_groups=64):
+    def __init__(self, groups, value, diag, gamma, eta, by_value, max_groups=64):
         shape = value.shape
         r = shape[-1]
         w = value.reshape(-1, r)
         rows = w.shape[0]
         self.shape, self.rows, self.r = shape, rows, r
-        order = np.argsort(-w, axis=1, kind="stable")
-        self.flat_order = (np.arange(rows)[:, None] * r + order).ravel()
+        self.flat_order = by_value  # flat indices of each row's states by decreasing value (stable)
         g = np.broadcast_to(groups, shape).reshape(-1)[self.flat_order].reshape(rows, r)
         n_groups = int(g.max()) + 1
         size = np.bincount((np.arange(rows)[:, None] * n_groups + g).ravel(),
@@ -1082,49 +1081,53 @@ class _ValueOrderBlocks:
         slot = np.where(valid, np.take_along_axis(g, pos, 1), n_groups)
         self.loop_index = (np.arange(rows)[:, None] * (n_groups + 1) + slot).T.copy()
         self.n_slots = rows * (n_groups + 1)
-        # unknowns: the totals of the groups of several members, then the row's total (used by tied rows only)
-        member = (label[:, :, None] == np.arange(n_unknown)).astype(float)
-        self.member = np.concatenate([member, np.ones((rows, r, 1))], axis=-1)  # (rows, R, K + 1)
-        coef = np.concatenate([member * np.where(tied, t - a, t)[:, :, None],
-                               np.broadcast_to(np.where(tied, a, 0.0)[:, :, None], (rows, r, 1))], axis=-1)
-        self.response = self._recurrence(self.c[:, :, None] * coef)
-        totals = np.matmul(np.swapaxes(self.member, 1, 2), self.response)
-        self.total_solve = np.linalg.inv(np.eye(n_unknown + 1) - totals)
+        # unknowns: the totals of the groups of several members, then (with tied rows) the row's total
+        unknowns = n_unknown + int(tied.any())
+        member = np.ones((rows, unknowns, r))
+        member[:, :n_unknown] = label[:, None, :] == np.arange(n_unknown)[:, None]
+        coef = np.empty((unknowns, rows, r))
+        coef[:n_unknown] = np.moveaxis(member[:, :n_unknown], 1, 0) * (self.c * np.where(tied, t - a, t))
+        coef[n_unknown:] = self.c * np.where(tied, a, 0.0)
+        self.member = member  # (rows, K, R)
+        self.response = np.ascontiguousarray(np.moveaxis(self._recurrence(coef), 0, 1))  # (rows, K, R)
+        totals = np.matmul(member, np.swapaxes(self.response, 1, 2))
+        self.total_solve = np.linalg.inv(np.eye(unknowns) - totals)
 
     def _recurrence(self, cb):
-        """y_p = cb_p + ca_p X_p over the sorted positions, for cb of shape (rows, R, ...)."""
-        extra = cb.shape[2:]
-        pad = (1,) * len(extra)
-        flat = cb.reshape((-1,) + extra)
+        """y_p = cb_p + ca_p X_p over the sorted positions, for cb of shape (E, rows, R): E systems at once."""
+        n_sys = cb.shape[0]
+        flat = cb.reshape(n_sys, -1)
         # the earlier members of the largest group, summed: at a position outside it, the inclusive sum is that
-        cb_major = cb * self.major_float.reshape(self.major_float.shape + pad)
-        cb_before = np.cumsum(cb_major, axis=1).reshape(flat.shape)
-        start = flat[self.loop_at] + self.loop_ca.reshape(self.loop_ca.shape + pad) * cb_before[self.loop_at]
-        start *= self.loop_valid.reshape(self.loop_valid.shape + pad)
-        e, f, before = (x.reshape(x.shape + pad) for x in (self.loop_e, self.loop_f, self.loop_before))
-        running, weighted = np.zeros((self.rows,) + extra), np.zeros((self.rows,) + extra)
-        group = np.zeros((self.n_slots,) + extra)
-        for n, index in enumerate(self.loop_index):
-            held = group[index]
+        cb_major = cb * self.major_float
+        cb_before = np.cumsum(cb_major, axis=-1).reshape(n_sys, -1)
+        start = flat[:, self.loop_at] + self.loop_ca * cb_before[:, self.loop_at]
+        start *= self.loop_valid
+        # the loop on flat (E * rows) vectors: a few microseconds a numpy call, whatever E
+        start = np.swapaxes(start, 0, 1).reshape(-1, n_sys * self.rows)
+        index = (self.loop_index[:, None, :] + (np.arange(n_sys) * self.n_slots)[:, None]).reshape(start.shape)
+        e, f, before = (np.tile(v, n_sys) for v in (self.loop_e, self.loop_f, self.loop_before))
+        running, weighted, group = np.zeros(start.shape[1]), np.zeros(start.shape[1]), np.zeros(n_sys * self.n_slots)
+        for n in range(start.shape[0]):
+            held = group[index[n]]
             y = start[n]
             y += e[n] * running - f[n] * (weighted + held)
             running += y
             weighted += before[n] * y
-            group[index] = held + y
-        out = np.zeros(flat.shape)
-        out[self.loop_at[self.loop_valid]] = start[self.loop_valid]
+            group[index[n]] = held + y
+        out = np.zeros((n_sys, self.rows * self.r))
+        out[:, self.loop_at[self.loop_valid]] = np.swapaxes(start.reshape(-1, n_sys, self.rows), 0, 1)[:, self.loop_valid]
         out = out.reshape(cb.shape)
         # members of the largest group: the earlier states of the other groups (inclusive = exclusive there)
         out += cb_major
-        out += self.ca_major.reshape(self.ca_major.shape + pad) * np.cumsum(out - cb_major, axis=1)
+        out += self.ca_major * np.cumsum(out - cb_major, axis=-1)
         return out
 
     def apply(self, x):
         """Solve (I - gamma (D + Q_i)) y = x for every block of x (..., n_A, R)."""
         b = x.reshape(-1)[self.flat_order].reshape(self.rows, self.r)
-        y = self._recurrence(self.c * b)
-        totals = np.matmul(self.total_solve, np.matmul(np.swapaxes(self.member, 1, 2), y[:, :, None]))
-        y += np.matmul(self.response, totals)[:, :, 0]
+        y = self._recurrence((self.c * b)[None])[0]
+        totals = np.matmul(self.total_solve, np.matmul(self.member, y[:, :, None]))
+        y += np.matmul(np.swapaxes(totals, 1, 2), self.response)[:, 0]
         out = np.empty(y.size)
         out[self.flat_order] = y.ravel()
         return out.reshape(self.shape)
@@ -1149,7 +1152,7 @@ class _GreedySystem:
         self.p = p_lo + (p_hi - p_lo) * self.move
         self.diag = 1.0 - self.adversary.row_sums - self.p.sum(axis=-1)
         self.scale = 1.0 / (1.0 - gamma * self.diag)
-        self.blocks = _ValueOrderBlocks(overlap.groups, value, self.diag, gamma, eta)
+        self.blocks = _ValueOrderBlocks(overlap.groups, value, self.diag, gamma, eta, self.adversary.by_value)
 
     def matvec(self, x):
         # Rows of C sum to one, so (I - gamma C) c = (1 - gamma) c for a constant c: the product is taken of x minus
