@@ -980,7 +980,10 @@ class _OverlapAdversary:
         rank = np.empty(w.shape, dtype=np.intp)
         np.put_along_axis(rank, by_value, np.cumsum(first, axis=1) - 1, axis=1)
         self.rank = rank.reshape(shape)  # dense rank of each state's value: the adversary's policy
-        by_group = np.lexsort((-w, g), axis=-1)
+        # by group, then by decreasing value (ties by index): a stable sort of the value order by the small group codes
+        # (radix sort), what np.lexsort((-w, g)) gives at a fraction of its time
+        key = np.take_along_axis(g, by_value, 1).astype(np.int16 if g.max() < 2**15 else np.intp)
+        by_group = np.take_along_axis(by_value, np.argsort(key, axis=1, kind="stable"), 1)
         wg, gg = np.take_along_axis(w, by_group, 1), np.take_along_axis(g, by_group, 1)
         new_group = np.ones(w.shape, dtype=bool)
         new_group[:, 1:] = gg[:, 1:] != gg[:, :-1]
@@ -993,7 +996,13 @@ class _OverlapAdversary:
         self.group_start = (stride + group_start).ravel()
         self.group_end = (stride + group_end + 1).ravel()
         self.tie_end = (stride + tie_end + 1).ravel()
-        self.row_sums = self._product(np.ones(shape))
+        # Q's row sums: _product of ones, from the counts (the same floating operations on the same integers)
+        row_sums = np.empty(w.size)
+        row_sums[self.by_value] = self.eta * (end + 1.0).ravel()
+        row_sums[self.by_group] += (self.tie * (group_end + 1.0 - group_start)
+                                    - self.eta * (tie_end + 1.0 - group_start)).ravel()
+        row_sums -= self.tie
+        self.row_sums = row_sums.reshape(shape)
 
     def product(self, x):
         """Q x for x of shape (..., n_A, R).
@@ -1149,7 +1158,7 @@ class _GreedySystem:
         self.adversary = _OverlapAdversary(overlap.groups, value, eta)
         p_lo, p_hi = overlap.p_lo, overlap.p_hi
         self.move = np.swapaxes(value, -1, -2)[:, None, :, :] >= value[..., None]  # (B, i, r, i'): w(i', r) >= w(i, r)
-        self.p = p_lo + (p_hi - p_lo) * self.move
+        self.p = np.where(self.move, p_hi, p_lo)
         self.diag = 1.0 - self.adversary.row_sums - self.p.sum(axis=-1)
         self.scale = 1.0 / (1.0 - gamma * self.diag)
         self.blocks = _ValueOrderBlocks(overlap.groups, value, self.diag, gamma, eta, self.adversary.by_value)
