@@ -67,6 +67,9 @@ PI_MAX_ITER = 400
 PI_CHANGE = 1e-8
 #: Numbers per array of the PBP row updates held at once (about 256 MB of float64).
 PBP_MEMORY_BUDGET = 2**25
+#: Groups of fewer than R / MINOR_GROUP_SHARE equal intervals (but the largest) keep only their ties to earlier states
+#: in the structured solver's preconditioner (:class:`_ValueOrderBlocks`): fewer unknowns a round.
+MINOR_GROUP_SHARE = 16
 
 
 # ----------------------------------------------------------------------------- data layout
@@ -1030,26 +1033,26 @@ class _OverlapAdversary:
 
 
 class _ValueOrderBlocks:
-    """Exact solves with the diagonal blocks ``I - gamma (D + Q_i)`` of the greedy rows (:class:`_GreedySystem`).
+    """Solves with the diagonal blocks ``I - gamma (D + Q_i)`` of the greedy rows (:class:`_GreedySystem`).
 
     With block i's states sorted by decreasing value w, its adversary moves (:class:`_OverlapAdversary`) are eta to
     every earlier state of another interval group and eta / m to every other member of the state's own group. So
     the block system is y_p = c_p (b_p + t S_g(p) + a X_p), with a = gamma eta, t = gamma eta / m,
-    c_p = 1 / (1 - gamma D_p + t) (t only for groups of several members), S_g the group's total and X_p the sum of y
-    over the earlier states of other groups: a recurrence over the sorted positions, linear in the unknown totals of
-    the groups of several members, which a small system per row gives from the recurrence's response to each total
-    (computed once a round). The members of each row's largest group (most of the states: wide intervals are clipped
-    to the same [0, 1]) only read the running sum of the other groups' states, so the Python loop runs over the other
-    states alone and the largest group is one cumulative sum.
+    c_p = 1 / (1 - gamma D_p + t), S_g the group's total and X_p the sum of y over the earlier states of other groups:
+    a recurrence over the sorted positions, linear in the unknown group totals, which a small system per row gives
+    from the recurrence's response to each total (computed once a round). The members of each row's largest group
+    (most of the states: wide intervals are clipped to the same [0, 1]) only read the running sum of the other
+    groups' states, so the Python loop runs over the other states alone and the largest group is one cumulative sum.
 
-    Exact unless states of different groups have equal values in a row that is not wholly tied (the move then goes
-    both ways and the order keeps one direction); rows whose values are all equal (the first round starts from
-    zeros) are solved exactly, every other group's states being successors (an extra unknown: the row's total).
-    ``usable`` is False when a row has more than ``max_groups`` groups of several members; the caller keeps the
-    self-loops (Jacobi) then.
+    The totals that are unknowns: the largest group's and those of groups of at least ``min_size`` members (default
+    R / MINOR_GROUP_SHARE, at least 2). A smaller group of several members keeps its ties to earlier members (in the
+    loop) and drops those to later ones: fewer unknowns, at the price of tie moves of eta / m each. Otherwise exact,
+    unless states of different groups have equal values in a row that is not wholly tied (the move then goes both
+    ways and the order keeps one direction); rows whose values are all equal (the first round starts from zeros)
+    are solved exactly, every group's total an unknown and the row's total another.
     """
 
-    def __init__(self, groups, value, diag, gamma, eta, by_value, max_groups=64):
+    def __init__(self, groups, value, diag, gamma, eta, by_value, min_size=None):
         shape = value.shape
         r = shape[-1]
         w = value.reshape(-1, r)
@@ -1060,21 +1063,23 @@ class _ValueOrderBlocks:
         n_groups = int(g.max()) + 1
         size = np.bincount((np.arange(rows)[:, None] * n_groups + g).ravel(),
                            minlength=rows * n_groups).reshape(rows, n_groups)
-        several = size > 1
-        n_unknown = int(several.sum(axis=1).max())
-        self.usable = n_unknown <= max_groups
-        if not self.usable:
-            return
-        a, t = gamma * eta, gamma * eta / TIE_DIVISOR
+        largest = np.argmax(size, axis=1)
+        # groups whose total is an unknown: the largest, and any of at least min_size members; the other groups of
+        # several members ("minor") keep their ties to earlier members only
+        min_size = max(2, r // MINOR_GROUP_SHARE) if min_size is None else min_size
         tied = (w.max(axis=1) == w.min(axis=1))[:, None]
-        label = np.take_along_axis(np.where(several, np.cumsum(several, axis=1) - 1, -1), g, 1)
+        exact = (size >= min_size) | ((np.arange(n_groups) == largest[:, None]) | tied) & (size > 1)
+        n_unknown = int(exact.sum(axis=1).max())
+        a, t = gamma * eta, gamma * eta / TIE_DIVISOR
+        label = np.take_along_axis(np.where(exact, np.cumsum(exact, axis=1) - 1, -1), g, 1)
         shared = label >= 0
+        minor = np.take_along_axis((size > 1) & ~exact, g, 1)
         d = diag.reshape(-1)[self.flat_order].reshape(rows, r)
         self.c = 1.0 / (1.0 - gamma * d + t * shared + a * (tied & ~shared))
         self.ca = np.where(tied, 0.0, a * self.c)
+        self.major = g == largest[:, None]
         # the loop: positions outside each row's largest group, padded to the longest row (pads add zeros to a spare
         # slot); CA = sum of ca over the earlier members of the largest group
-        self.major = g == np.argmax(size, axis=1)[:, None]
         outside = (~self.major).sum(axis=1)
         length = int(outside.max())
         pos = np.argsort(self.major, axis=1, kind="stable")[:, :length]
@@ -1085,12 +1090,15 @@ class _ValueOrderBlocks:
         self.ca_major = self.ca * self.major_float
         before = (np.cumsum(self.ca_major, axis=1) - self.ca_major).reshape(-1)[self.loop_at] * self.loop_valid
         ca_n = self.ca.reshape(-1)[self.loop_at] * self.loop_valid
+        # the earlier members of the state's own group: -ca (not successors), plus the ties of a minor group
+        own = minor * self.c * np.where(tied, t - a, t)
         self.loop_e, self.loop_f, self.loop_before = ca_n * (1.0 + before), ca_n, before
+        self.loop_own = own.reshape(-1)[self.loop_at] * self.loop_valid - ca_n
         self.loop_ca = ca_n
         slot = np.where(valid, np.take_along_axis(g, pos, 1), n_groups)
         self.loop_index = (np.arange(rows)[:, None] * (n_groups + 1) + slot).T.copy()
         self.n_slots = rows * (n_groups + 1)
-        # unknowns: the totals of the groups of several members, then (with tied rows) the row's total
+        # unknowns: the totals of the exact groups, then (with tied rows) the row's total
         unknowns = n_unknown + int(tied.any())
         member = np.ones((rows, unknowns, r))
         member[:, :n_unknown] = label[:, None, :] == np.arange(n_unknown)[:, None]
@@ -1114,12 +1122,12 @@ class _ValueOrderBlocks:
         # the loop on flat (E * rows) vectors: a few microseconds a numpy call, whatever E
         start = np.swapaxes(start, 0, 1).reshape(-1, n_sys * self.rows)
         index = (self.loop_index[:, None, :] + (np.arange(n_sys) * self.n_slots)[:, None]).reshape(start.shape)
-        e, f, before = (np.tile(v, n_sys) for v in (self.loop_e, self.loop_f, self.loop_before))
+        e, f, before, own = (np.tile(v, n_sys) for v in (self.loop_e, self.loop_f, self.loop_before, self.loop_own))
         running, weighted, group = np.zeros(start.shape[1]), np.zeros(start.shape[1]), np.zeros(n_sys * self.n_slots)
         for n in range(start.shape[0]):
             held = group[index[n]]
             y = start[n]
-            y += e[n] * running - f[n] * (weighted + held)
+            y += e[n] * running - f[n] * weighted + own[n] * held
             running += y
             weighted += before[n] * y
             group[index[n]] = held + y
@@ -1173,7 +1181,7 @@ class _GreedySystem:
         return (1.0 - self.gamma) * mean + (u - self.gamma * moved)
 
     def precondition(self, x):
-        return self.blocks.apply(x) if self.blocks.usable else x * self.scale
+        return self.blocks.apply(x)
 
     def subset(self, rows):
         return _GreedySystem(self.overlap, self.value[rows], self.gamma)
