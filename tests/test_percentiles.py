@@ -353,6 +353,30 @@ def test_value_order_blocks_solve_the_dense_adversary_blocks(agents, tasks, tie_
     assert minor_ties > 0 or (agents, seed) == (2, 1)
 
 
+def test_value_order_blocks_keep_few_unknowns_for_all_equal_values(monkeypatch):
+    # Above MAX_UNKNOWNS group totals, rows of all-equal values are solved in the index order like rows of distinct
+    # values: exact for the block without the moves to later states of other groups (memory stays rows x few x R).
+    monkeypatch.setattr(kernels, "MAX_UNKNOWNS", 0)
+    rng = np.random.default_rng(3)
+    z_lo, z_hi = _pbp_bounds(random_cells(rng, 3, 6, 4))
+    overlap = kernels.overlap_of(z_lo, z_hi)
+    lower, upper = kernels.interval_transitions(z_lo, z_hi)
+    gamma, r = kernels.game_constants(3, 6)[1], 18
+    value = np.zeros((2, 3, r))
+    system = kernels._GreedySystem(overlap, value, gamma)
+    x = rng.normal(size=value.shape)
+    got = system.precondition(x)
+    _, q, _ = kernels._greedy_rows(lower, upper, value)
+    later = np.arange(r)[None, :] > np.arange(r)[:, None]
+    for b in range(2):
+        for i in range(3):
+            g = overlap.groups[i]
+            block_q = np.where(later & (g[:, None] != g[None, :]), 0.0, q[b, i])
+            block = np.eye(r) - gamma * (np.diag(system.diag[b, i]) + block_q)
+            expected = np.linalg.solve(block, x[b, i])
+            np.testing.assert_allclose(got[b, i], expected, rtol=0, atol=1e-12 * np.abs(expected).max())
+
+
 def test_structured_pbp_solver_refuses_separated_and_loose_near_tied_intervals():
     z_lo = np.full((2, 3, 2), 0.2)
     z_hi = np.full((2, 3, 2), 0.9)

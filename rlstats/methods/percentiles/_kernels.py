@@ -70,6 +70,8 @@ PBP_MEMORY_BUDGET = 2**25
 #: Groups of fewer than R / MINOR_GROUP_SHARE equal intervals (but the largest) keep only their ties to earlier states
 #: in the structured solver's preconditioner (:class:`_ValueOrderBlocks`): fewer unknowns a round.
 MINOR_GROUP_SHARE = 16
+#: At most this many group totals a row are unknowns of those solves (memory: rows x unknowns x R numbers).
+MAX_UNKNOWNS = 32
 
 
 # ----------------------------------------------------------------------------- data layout
@@ -1049,7 +1051,8 @@ class _ValueOrderBlocks:
     loop) and drops those to later ones: fewer unknowns, at the price of tie moves of eta / m each. Otherwise exact,
     unless states of different groups have equal values in a row that is not wholly tied (the move then goes both
     ways and the order keeps one direction); rows whose values are all equal (the first round starts from zeros)
-    are solved exactly, every group's total an unknown and the row's total another.
+    are solved exactly, every group's total an unknown and the row's total another (unless that makes more than
+    MAX_UNKNOWNS: then in the index order, as rows of distinct values).
     """
 
     def __init__(self, groups, value, diag, gamma, eta, by_value, min_size=None):
@@ -1069,6 +1072,11 @@ class _ValueOrderBlocks:
         min_size = max(2, r // MINOR_GROUP_SHARE) if min_size is None else min_size
         tied = (w.max(axis=1) == w.min(axis=1))[:, None]
         exact = (size >= min_size) | ((np.arange(n_groups) == largest[:, None]) | tied) & (size > 1)
+        if exact.sum(axis=1).max() > MAX_UNKNOWNS:
+            # all-equal rows with many groups: solved in the index order like the others (their moves to later
+            # states of other groups dropped), so that the unknowns stay few (at most 1 + MINOR_GROUP_SHARE)
+            tied = np.zeros_like(tied)
+            exact = (size >= min_size) | (np.arange(n_groups) == largest[:, None]) & (size > 1)
         n_unknown = int(exact.sum(axis=1).max())
         a, t = gamma * eta, gamma * eta / TIE_DIVISOR
         label = np.take_along_axis(np.where(exact, np.cumsum(exact, axis=1) - 1, -1), g, 1)
