@@ -313,6 +313,70 @@ def test_structured_greedy_rows_are_the_dense_greedy_rows():
         np.testing.assert_allclose(got, expected, rtol=0, atol=1e-15)
 
 
+@pytest.mark.parametrize("agents, tasks, tie_levels, seed", [(3, 4, 3, 0), (2, 6, None, 1), (4, 3, 2, 2), (3, 6, 4, 3)])
+def test_value_order_blocks_solve_the_dense_adversary_blocks(agents, tasks, tie_levels, seed):
+    # Issue 43: the structured solver's preconditioner solves I - gamma (D + Q_i) of Algorithm 3's greedy rows
+    # by a recurrence over each block's value order: against dense solves of those blocks, for distinct values and
+    # for the first round's all-equal values (every other group's state then a successor).  With only the largest
+    # group's total as an unknown (min_size above every other group), a smaller group's ties to members of lower
+    # value are dropped: against the dense block without them.
+    rng = np.random.default_rng(seed)
+    z_lo, z_hi = _pbp_bounds(random_cells(rng, agents, tasks, tie_levels))
+    overlap = kernels.overlap_of(z_lo, z_hi)
+    assert overlap is not None and (np.bincount(overlap.groups.ravel()) > 1).any()
+    lower, upper = kernels.interval_transitions(z_lo, z_hi)
+    (eta, gamma, _), r = kernels.game_constants(agents, tasks), agents * tasks
+    minor_ties = 0
+    for value in (rng.normal(size=(2, agents, r)), np.zeros((2, agents, r))):
+        system = kernels._GreedySystem(overlap, value, gamma)
+        x = rng.normal(size=value.shape)
+        _, q, _ = kernels._greedy_rows(lower, upper, value)
+        for min_size in (2, r + 1):
+            blocks = kernels._ValueOrderBlocks(overlap.groups, value, system.diag, gamma, eta,
+                                               system.adversary.by_value, min_size=min_size)
+            got = blocks.apply(x)
+            for b in range(2):
+                for i in range(agents):
+                    block_q = q[b, i].copy()
+                    g = overlap.groups[i]
+                    sizes = np.bincount(g)
+                    if min_size > 2 and value[b, i].min() < value[b, i].max():
+                        order = np.argsort(-value[b, i], kind="stable")
+                        position = np.argsort(order)
+                        minor = (sizes[g] > 1) & (g != np.argmax(sizes))
+                        drop = minor[:, None] & (g[:, None] == g[None, :]) & (position[None, :] > position[:, None])
+                        minor_ties += drop.sum()
+                        block_q[drop] = 0.0
+                    block = np.eye(r) - gamma * (np.diag(system.diag[b, i]) + block_q)
+                    expected = np.linalg.solve(block, x[b, i])
+                    np.testing.assert_allclose(got[b, i], expected, rtol=0, atol=1e-12 * np.abs(expected).max())
+    assert minor_ties > 0 or (agents, seed) == (2, 1)
+
+
+def test_value_order_blocks_keep_few_unknowns_for_all_equal_values(monkeypatch):
+    # Above MAX_UNKNOWNS group totals, rows of all-equal values are solved in the index order like rows of distinct
+    # values: exact for the block without the moves to later states of other groups (memory stays rows x few x R).
+    monkeypatch.setattr(kernels, "MAX_UNKNOWNS", 0)
+    rng = np.random.default_rng(3)
+    z_lo, z_hi = _pbp_bounds(random_cells(rng, 3, 6, 4))
+    overlap = kernels.overlap_of(z_lo, z_hi)
+    lower, upper = kernels.interval_transitions(z_lo, z_hi)
+    gamma, r = kernels.game_constants(3, 6)[1], 18
+    value = np.zeros((2, 3, r))
+    system = kernels._GreedySystem(overlap, value, gamma)
+    x = rng.normal(size=value.shape)
+    got = system.precondition(x)
+    _, q, _ = kernels._greedy_rows(lower, upper, value)
+    later = np.arange(r)[None, :] > np.arange(r)[:, None]
+    for b in range(2):
+        for i in range(3):
+            g = overlap.groups[i]
+            block_q = np.where(later & (g[:, None] != g[None, :]), 0.0, q[b, i])
+            block = np.eye(r) - gamma * (np.diag(system.diag[b, i]) + block_q)
+            expected = np.linalg.solve(block, x[b, i])
+            np.testing.assert_allclose(got[b, i], expected, rtol=0, atol=1e-12 * np.abs(expected).max())
+
+
 def test_structured_pbp_solver_refuses_separated_and_loose_near_tied_intervals():
     z_lo = np.full((2, 3, 2), 0.2)
     z_hi = np.full((2, 3, 2), 0.9)

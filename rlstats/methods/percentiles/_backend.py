@@ -21,9 +21,9 @@ _HERE = "rlstats.methods.percentiles"
 def cost(shape: Shape, options: Any) -> Work:
     """PBP intervals (the default, and ``"pbp_t"``) do not resample.  When each agent's payoff intervals all overlap
     (every design measured, up to 100 runs a cell) the robust game costs about agents^3 x tasks: 2 n_A bound
-    problems of n_A^2 n_E joint strategies each, solved without dense blocks (issue 43 item 1: 1.6e-4 s a unit,
-    measured from 5 to 20 agents and 20 to 1,000 tasks at 10 runs, within a factor of 1.5; runs enter only the
-    payoff bounds, linearly, but change the game: 10 x 100 x 5 took a ninth of its estimate).  Separated intervals
+    problems of n_A^2 n_E joint strategies each, solved without dense blocks (issue 43 item 1, round s6-pbp: 8e-5 s
+    a unit, measured from 5 to 20 agents and 20 to 1,000 tasks at 10 runs, within a factor of 2; runs enter only the
+    payoff bounds, linearly, but change the game: 10 x 100 x 5 took a fifth of its estimate).  Separated intervals
     (thousands of runs) take the dense blocks, which cost more.
     ``interval="bootstrap"`` places every run against the other agents in each resample (2.8e-7 s a value)."""
     if options.interval == "bootstrap":
@@ -31,7 +31,7 @@ def cost(shape: Shape, options: Any) -> Work:
                     f"{options.n_resamples:,} resamples x {shape.rows:,} runs x {shape.agents} agents")
     if options.interval is None:
         return Work(shape.rows, "rows", 1e-6, f"{shape.rows:,} runs")
-    return Work(shape.agents ** 3 * shape.tasks, "agent^3-task units", 1.6e-4,
+    return Work(shape.agents ** 3 * shape.tasks, "agent^3-task units", 8e-5,
                 f"{shape.agents}^3 (agents) x {shape.tasks:,} tasks")
 
 
