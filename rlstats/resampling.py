@@ -233,10 +233,10 @@ class UniformIndices:
             return out if offsets is None else np.add(out, offsets, out=out)
         index, rejected = multiply_shift(self._draw_lanes(k), self.high_lanes, self.threshold)
         if self.bits == 32:
-            index = index.view(np.int64)  # every index is below 2**32
+            wide: NDArray[np.int64] = index.view(np.int64)  # every index is below 2**32
+            self._replace(wide, np.flatnonzero(rejected))
+            return wide if offsets is None else np.add(wide, offsets, out=wide)
         self._replace(index, np.flatnonzero(rejected))
-        if self.bits == 32:
-            return index if offsets is None else np.add(index, offsets, out=index)
         if offsets is None:
             return index.astype(np.int64)
         if offsets.dtype == np.uint32:
