@@ -221,7 +221,8 @@ class UniformIndices:
         """(k, n) int64 draws of the next k rows, plus ``offsets`` (broadcast to (k, n)) when given.
 
         uint32 ``offsets`` (the caller's promise that every sum stays below 2**32) are added in 32 bits
-        before one conversion to int64: faster than adding int64 offsets to the 32-bit indices.
+        before one conversion to int64 on the 16-bit path: faster than adding int64 offsets to the 32-bit
+        indices (the 32-bit path's indices are int64 already).
         ``live`` (a boolean mask of the k rows) keeps those rows only, ``rows(k, offsets)[live]``: every row's
         bits and rejections are still drawn, so the stream advances as ever, but only the live rows become
         indices, most of the work when few rows are live (``offsets`` then broadcast to (live rows, n)).
