@@ -109,21 +109,37 @@ def chunk_generators(ss: np.random.SeedSequence, n_total: int,
         yield start, stop, np.random.Generator(np.random.PCG64(child))
 
 
-def multiply_shift16(u: NDArray[np.uint16], high: ArrayLike,
-                     threshold: ArrayLike) -> tuple[NDArray[np.uint32], NDArray[Any]]:
-    """Lemire's bounded integers on 16-bit values: ``(index, rejected)``.
+#: The unsigned type twice as wide as each lane type: it holds a lane times a bound whole.
+WIDER = {np.dtype(np.uint8): np.uint16, np.dtype(np.uint16): np.uint32, np.dtype(np.uint32): np.uint64}
 
-    ``index = (u * high) >> 16`` (uint32) and ``rejected`` (bool) where the low
-    half of ``u * high`` is below ``threshold = 65536 % high``.  For uniform
-    ``u`` the accepted indices are exactly uniform on ``[0, high)``: the low
-    halves of the ``u`` mapped to one index are one residue class modulo
-    ``high``, and ``[threshold, 65536)`` holds ``65536 // high`` members of
-    every class (Lemire 2019, ACM TOMACS 29(1), Section 4).  ``high`` and
-    ``threshold`` are uint16 (scalars or broadcast against ``u``).
+
+def multiply_shift(u: NDArray[np.unsignedinteger[Any]], high: ArrayLike,
+                   threshold: ArrayLike) -> tuple[NDArray[np.unsignedinteger[Any]], NDArray[np.bool_]]:
+    """Lemire's bounded integers on b-bit values, b the width of ``u``'s dtype (8, 16 or 32): ``(index, rejected)``.
+
+    ``index = (u * high) >> b`` (in the type twice as wide, :data:`WIDER`) and
+    ``rejected`` (bool) where the low half of ``u * high`` is below
+    ``threshold = 2**b % high``.  ``high`` (1 <= high < 2**b) and ``threshold``
+    are of ``u``'s dtype, scalars or broadcast against ``u``.
+
+    Exactness: for uniform ``u`` on ``[0, 2**b)`` the accepted indices are
+    exactly uniform on ``[0, high)``.  Write ``u * high = i * 2**b + l`` with
+    ``0 <= l < 2**b``: ``i`` is the index and ``l`` the low half.  The ``u``
+    mapped to one ``i`` are those with ``u * high`` in ``[i * 2**b, (i + 1) * 2**b)``;
+    their products are the multiples of ``high`` in that range, so their low
+    halves ``l`` are every member of ``[0, 2**b)`` in one residue class
+    ``-i * 2**b`` modulo ``high`` (consecutive ``u`` step ``l`` by ``high``).
+    The interval ``[threshold, 2**b)`` holds ``2**b - (2**b % high)`` values, a
+    multiple of ``high``: exactly ``2**b // high`` members of every residue
+    class.  So every index keeps ``2**b // high`` accepted ``u``, and
+    ``2**b % high`` values are rejected in all (Lemire 2019, ACM TOMACS 29(1),
+    Section 4).  The same code runs at every width, so the test that
+    enumerates every 8- and 16-bit ``u`` checks the 32-bit arithmetic too.
     """
-    rejected = np.less(np.multiply(u, high), threshold)  # uint16 arithmetic wraps: the low half
-    index = np.multiply(u, high, dtype=np.uint32)
-    index >>= 16
+    bits = 8 * u.dtype.itemsize
+    rejected = np.less(np.multiply(u, high), threshold)  # arithmetic in u's type wraps: the low half
+    index = np.multiply(u, high, dtype=WIDER[u.dtype])
+    index >>= bits
     return index, rejected
 
 
@@ -132,18 +148,24 @@ class UniformIndices:
 
     ``Generator.integers`` spends about 3 ns on each bounded draw here (a
     generic rejection loop around one 32-bit output), several times the cost
-    of the random bits a draw below 65,536 needs.  This draws 16 bits a
-    value, four values from each 64-bit output of the block's PCG64, with
-    whole-array operations (:func:`multiply_shift16`).  A rejected value
-    (probability ``(65536 % high) / 65536``, 0.05% at 100 runs) is replaced
-    by ``Generator.integers`` on a second stream of the block
-    (``child_stream(seed, 0)``, made on first use), in row-major order.
+    of the random bits a draw needs.  This draws b bits a value, 64 / b
+    values from each 64-bit output of the block's PCG64, with whole-array
+    operations (:func:`multiply_shift`, exact at every width): b = 16 (four
+    values an output) when every ``high`` is at most :data:`CROSSOVER`, b = 32
+    (two values an output) when the largest ``high`` is above it and at most
+    2**32 - 1.  A rejected value (probability ``(2**b % high) / 2**b``: 0.05% at
+    100 runs and 16 bits, 8.4% at 10,000 runs and 16 bits, hence the crossover;
+    below 0.03% at 10^6 runs and 32 bits) is replaced by ``Generator.integers``
+    on a second stream of the block (``child_stream(seed, 0)``, made on first
+    use), in row-major order.  The width is chosen once for the whole block
+    from its largest ``high``: columns with small bounds beside one large
+    bound are drawn 32 bits a value too, exactly uniform as well.
 
-    Row r always takes the next ``ceil(n / 4)`` outputs of the main stream and
-    replacements come in row-major order from their own stream, so drawing
+    Row r always takes the next ``ceil(n * b / 64)`` outputs of the main stream
+    and replacements come in row-major order from their own stream, so drawing
     a block's rows in several calls gives exactly the rows of one call (row
-    chunks never change results).  When some ``high`` exceeds 65,535 every
-    draw goes through ``Generator.integers`` on the main stream.  The 16-bit
+    chunks never change results).  When some ``high`` exceeds 2**32 - 1 every
+    draw goes through ``Generator.integers`` on the main stream.  The b-bit
     lanes of an output are read in the machine's byte order: a given seed
     gives the same draws on every little-endian machine (all numpy's wheels
     but s390x), other draws on a big-endian one.
@@ -158,69 +180,91 @@ class UniformIndices:
         Columns (values per row).
     """
 
-    #: Largest ``high`` drawn 16 bits a value.
-    NARROW = 2**16 - 1
+    #: Largest ``high`` drawn 16 bits a value.  Measured (benchmarks/README.md, issue 43 item 1): the 32-bit
+    #: path costs about 1 ns a value more than a 16-bit path without rejections, and each 1% of 16-bit
+    #: rejections (replaced one by one) about 0.3 ns, so they break even at 2-4% rejections; near ``high``
+    #: the 16-bit rejection rate averages ``high / 131072``, 2.3% at 3,000.
+    CROSSOVER = 3000
+    #: Largest ``high`` drawn 32 bits a value; above it, ``Generator.integers``.
+    WIDE = 2**32 - 1
 
     seed: np.random.SeedSequence
     n: int
     main: np.random.PCG64
     high: Any  # an int, or an int64 array of one bound per column
-    narrow: bool
-    high16: NDArray[np.uint16]
-    threshold: NDArray[np.uint16]
+    bits: int  # 16 or 32 bits a value, 0 for Generator.integers
+    high_lanes: NDArray[Any]
+    threshold: NDArray[Any]
     words: int
 
     def __init__(self, seed: np.random.SeedSequence, high: int | NDArray[np.integer[Any]], n: int) -> None:
         self.seed, self.n = seed, int(n)
         self.main = np.random.PCG64(seed)
         self.high = np.asarray(high, dtype=np.int64) if np.ndim(high) else int(high)
-        self.narrow = int(np.max(high)) <= self.NARROW
-        if self.narrow:
-            self.high16 = np.asarray(high, dtype=np.uint16)
-            self.threshold = np.asarray(2**16 % np.asarray(high, dtype=np.int64), dtype=np.uint16)
-        self.words = -(-self.n // 4)
+        top = int(np.max(high))
+        self.bits = 16 if top <= self.CROSSOVER else 32 if top <= self.WIDE else 0
+        if self.bits:
+            lane = np.uint16 if self.bits == 16 else np.uint32
+            self.high_lanes = np.asarray(high, dtype=lane)
+            self.threshold = np.asarray(2**self.bits % np.asarray(high, dtype=np.int64), dtype=lane)
+            self.lanes = 64 // self.bits
+            self.words = -(-self.n // self.lanes)
         self._replacements = None
+
+    def _draw_lanes(self, k):
+        """The next k rows' b-bit values, (k, n), from ceil(n * b / 64) outputs a row."""
+        lane = self.high_lanes.dtype
+        return self.main.random_raw(k * self.words).view(lane).reshape(k, self.lanes * self.words)[:, :self.n]
 
     def rows(self, k: int, offsets: NDArray[Any] | None = None,
              live: NDArray[np.bool_] | None = None) -> NDArray[np.int64]:
         """(k, n) int64 draws of the next k rows, plus ``offsets`` (broadcast to (k, n)) when given.
 
         uint32 ``offsets`` (the caller's promise that every sum stays below 2**32) are added in 32 bits
-        before one conversion to int64: faster than adding int64 offsets to the 32-bit indices.
+        before one conversion to int64 on the 16-bit path: faster than adding int64 offsets to the 32-bit
+        indices (the 32-bit path's indices are int64 already).
         ``live`` (a boolean mask of the k rows) keeps those rows only, ``rows(k, offsets)[live]``: every row's
         bits and rejections are still drawn, so the stream advances as ever, but only the live rows become
         indices, most of the work when few rows are live (``offsets`` then broadcast to (live rows, n)).
         """
         if live is not None:
-            return self._live_rows(k, offsets, live) if self.narrow else self.rows(k, offsets)[live]
-        if not self.narrow:
+            return self._live_rows(k, offsets, live) if self.bits else self.rows(k, offsets)[live]
+        if not self.bits:
             out = np.random.Generator(self.main).integers(0, self.high, size=(k, self.n))
             return out if offsets is None else np.add(out, offsets, out=out)
-        u = self.main.random_raw(k * self.words).view(np.uint16).reshape(k, 4 * self.words)[:, :self.n]
-        index, rejected = multiply_shift16(u, self.high16, self.threshold)
-        rejected = np.flatnonzero(rejected)
-        if rejected.size:
-            high = self.high if not np.ndim(self.high) else self.high[rejected % self.n]
-            index.ravel()[rejected] = self._replacement_stream().integers(0, high, size=rejected.size)
+        index, rejected = multiply_shift(self._draw_lanes(k), self.high_lanes, self.threshold)
+        if self.bits == 32:
+            wide: NDArray[np.int64] = index.view(np.int64)  # every index is below 2**32
+            self._replace(wide, np.flatnonzero(rejected))
+            return wide if offsets is None else np.add(wide, offsets, out=wide)
+        self._replace(index, np.flatnonzero(rejected))
         if offsets is None:
             return index.astype(np.int64)
         if offsets.dtype == np.uint32:
             return np.add(index, offsets, out=index).astype(np.int64)
         return np.add(index, offsets, dtype=np.int64)
 
+    def _replace(self, index, rejected):
+        """Put the replacements of the row-major flat positions ``rejected`` into ``index`` (k, n)."""
+        if rejected.size:
+            high = self.high if not np.ndim(self.high) else self.high[rejected % self.n]
+            index.ravel()[rejected] = self._replacement_stream().integers(0, high, size=rejected.size)
+
     def _live_rows(self, k, offsets, live):
-        u = self.main.random_raw(k * self.words).view(np.uint16).reshape(k, 4 * self.words)[:, :self.n]
-        rejected = np.flatnonzero(np.less(np.multiply(u, self.high16), self.threshold))  # as multiply_shift16
+        u = self._draw_lanes(k)
+        rejected = np.flatnonzero(np.less(np.multiply(u, self.high_lanes), self.threshold))  # as multiply_shift
         if rejected.size:
             high = self.high if not np.ndim(self.high) else self.high[rejected % self.n]
             replacement = self._replacement_stream().integers(0, high, size=rejected.size)
-        index = np.multiply(u[live], self.high16, dtype=np.uint32)  # multiply_shift16's index: the high half
-        index >>= 16
+        index = np.multiply(u[live], self.high_lanes, dtype=WIDER[u.dtype])  # multiply_shift's index: the high half
+        index >>= self.bits
+        if self.bits == 32:
+            index = index.view(np.int64)
         if rejected.size:
             row, column = np.divmod(rejected, self.n)
             kept = live[row]
             index[(np.cumsum(live) - 1)[row[kept]], column[kept]] = replacement[kept]
-        return np.add(index, offsets, dtype=np.int64) if offsets is not None else index.astype(np.int64)
+        return np.add(index, offsets, dtype=np.int64) if offsets is not None else index.astype(np.int64, copy=False)
 
     def _replacement_stream(self):
         if self._replacements is None:

@@ -307,11 +307,20 @@ class StandardErrors:
         # and in units of the largest deviation, so that squares of tiny scores (1e-150) do not underflow
         top = float(np.abs(self.values - self.centre).max(initial=0.0))
         self.unit = top if top > 0 and np.isfinite(top) else 1.0
+        self._deviations = {}  # (values - centre) / unit of the values (False) and of the clipped values (True)
 
     def task_moments(self, counts, values):
         """(sums, sums of squares) per task of the resampled ``values`` (rows, T), taken about the data's task means."""
         layout = self.layout
-        deviation = (values - self.centre) / self.unit
+        if values is self.values or values is self.clipped:
+            # made once: a chunk holds a single resample on large designs (kernels.chunk_rows), where making the
+            # deviations again at every call doubled the work of every chunk (growth above linear in the runs)
+            key = values is self.clipped
+            if key not in self._deviations:
+                self._deviations[key] = (values - self.centre) / self.unit
+            deviation = self._deviations[key]
+        else:
+            deviation = (values - self.centre) / self.unit
         first = counts * deviation
         second = first * deviation
         return (np.add.reduceat(first, layout.task_start, axis=1), np.add.reduceat(second, layout.task_start, axis=1))
