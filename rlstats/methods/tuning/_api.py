@@ -390,6 +390,8 @@ def _calibration_notes(sweeps, views, level, tables, band="skew_t", tuned_lower=
     notes = []
     shown = {"best_set": tables.get("tuned"), "expected_max": tables.get("expected_max")}
     for view, (procedure, what) in CALIBRATED.items():
+        if view not in views:
+            continue  # before reading the table: a fresh process would read all of it for nothing
         rows = calibration.rows(procedure)
         if view == "expected_max":
             rows = tuple(r for r in rows if r.get("band") == band)

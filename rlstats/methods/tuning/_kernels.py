@@ -402,13 +402,14 @@ class UnitDraws:
             self.high = self.high[:, :1]
         product = np.uint32 if self.bits == 16 else np.uint64
         self.bound = self.high.astype(self.lane if self.bits == 16 else product)
-        self.threshold = (2 ** self.bits % self.high).astype(self.bound.dtype)
+        self.threshold = (2 ** self.bits % self.high).astype(self.lane)
         self.main = np.random.PCG64(seed)
         self._replacements = None
 
     def rows(self, k, units=None):
-        """The next k rows' draws, uint32 ``(width, k * G)`` (column ``row * G + g``); with ``units`` (flat unit
-        positions ``row * G + g`` in the k rows, in any order) only those units', ``(width, units.size)``."""
+        """The next k rows' draws, ``(width, k * G)`` (column ``row * G + g``; uint32, or int64 for 32-bit lanes);
+        with ``units`` (flat unit positions ``row * G + g`` in the k rows, in any order) only those units',
+        ``(width, units.size)``."""
         lanes = self.main.random_raw(k * self.words).view(self.lane).reshape(k, -1)[:, :self.G * self.width]
         lanes = np.ascontiguousarray(lanes).reshape(k * self.G, self.width)
         if units is not None:  # each unit's lanes as one item: a gather of items, not of rows
@@ -422,8 +423,9 @@ class UnitDraws:
             index, rejected = multiply_shift16(u, bound, threshold)
         else:
             product = np.multiply(u, bound, dtype=np.uint64)
-            rejected = np.less(product & np.uint64(0xFFFFFFFF), threshold)
-            index = (product >> np.uint64(32)).astype(np.uint32)
+            rejected = np.less(product.astype(np.uint32), threshold)  # the low half (a cast keeps it)
+            product >>= np.uint64(32)
+            index = product.view(np.int64)  # the high half, below 2**32
         rejected = np.flatnonzero(rejected)
         if rejected.size:
             lane, column = np.divmod(rejected, u.shape[1])
@@ -445,7 +447,7 @@ def configuration_counts(picks, k):
     configuration g in resample r at ``g * k + r``): each resample's G indices from ``picks`` (a :class:`UnitDraws`
     of G units of one lane, bound G), counted."""
     G = picks.G
-    position = picks.rows(k)[0].astype(np.intp).reshape(k, G)
+    position = picks.rows(k)[0].astype(np.intp, copy=False).reshape(k, G)
     position *= k
     position += np.arange(k)[:, None]
     return np.bincount(position.ravel(), minlength=G * k)
