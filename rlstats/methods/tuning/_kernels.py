@@ -20,6 +20,8 @@ from ...resampling import UniformIndices, child_stream, fixed_dot, multiply_shif
 #: draws per chunk (rows x columns): a chunk is ~10 MB of int64 indices whatever the number of configurations
 CELLS = 2048 * 640
 #: configurations per block of the best-set search (each block has its own stream)
+#: (budgets x configurations) values per block of :func:`expected_max_moments` (about 1 MB a temporary)
+_BUDGET_CELLS = 2 ** 17
 BLOCK = 64
 
 
@@ -219,11 +221,17 @@ def expected_max_weights(n, budgets, replace):
     k = np.asarray(budgets, dtype=np.float64)[:, None]
     i = np.arange(n, dtype=np.float64)[None, :]
     if replace:
-        return np.exp(k * np.log((i + 1) / n)) - np.where(i > 0, np.exp(k * np.log(np.maximum(i, 1) / n)), 0.0)
+        # ((i + 1) / n)^k, and (i / n)^k is the same array one column on (the same operations on the same values)
+        upper = np.exp(k * np.log((i + 1) / n))
+        out = upper.copy()
+        out[:, 1:] -= upper[:, :-1]
+        return out
     feasible = i >= k - 1
     from scipy.special import gammaln  # here, so that importing rlstats does not import scipy
 
-    log_w = (gammaln(i + 1) - gammaln(k) - gammaln(np.maximum(i - k + 2, 1))
+    # log Gamma at the integers 0..n + 1 once, then looked up: the values of gammaln at each (K, n) argument
+    table = gammaln(np.arange(n + 2, dtype=np.float64))
+    log_w = (table[1:n + 1][None, :] - gammaln(k) - table[np.maximum(i - k + 2, 1).astype(np.intp)]
              - (gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1)))
     return np.where(feasible, np.exp(np.where(feasible, log_w, 0.0)), 0.0)
 
@@ -298,15 +306,36 @@ def expected_max_moments(values, starts, sizes, budgets, replace, unit=1.0, kurt
         kappa = _excess_kurtosis(residual, starts, n) if kurtosis else 0.0
     order = np.argsort(means, kind="stable")
     weights = expected_max_weights(means.size, budgets, replace)  # (K, G): computed once, the costly part
-    a = np.zeros((len(budgets), means.size))
-    a[:, order] = weights
     point = np.sort(means) @ weights.T
-    u = a ** 2 * v / n
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)  # a[k, c] = weights[k, rank[c]]: configuration c's weight
     # 1 / df_c: the normal's 1 / (n_c - 1), plus the share of a variance estimate's noise that heavy tails add
     inverse_df = 1 / np.maximum(df, 1) + kappa / (2 * n) if kurtosis else None
-    sq_df = (u ** 2 / np.maximum(df, 1)).sum(axis=1) if inverse_df is None else (u ** 2 * inverse_df).sum(axis=1)
-    # a^3 is |a|^3 sign(a) bit for bit (IEEE cubing is odd), without two more (K, G) passes
-    return point, u.sum(axis=1), sq_df, g * (a ** 3 * v ** 1.5 / n ** 2).sum(axis=1)
+    floor_df, v_cubed = np.maximum(df, 1), v ** 1.5
+    n_squared = n ** 2
+    variance, sq_df, third = (np.empty(len(budgets)) for _ in range(3))
+    # a few budgets at a time, so that the (budgets, G) temporaries stay in cache; each value and each row's sum
+    # is the one of the whole array's operations, bit for bit
+    step = max(1, _BUDGET_CELLS // max(means.size, 1))
+    for lo in range(0, len(budgets), step):
+        rows = slice(lo, lo + step)
+        a = np.take(weights[rows], rank, axis=1)
+        u = a ** 2
+        u *= v
+        u /= n
+        variance[rows] = u.sum(axis=1)
+        u *= u
+        if inverse_df is None:
+            u /= floor_df
+        else:
+            u *= inverse_df
+        sq_df[rows] = u.sum(axis=1)
+        # a^3 is |a|^3 sign(a) bit for bit (IEEE cubing is odd), without two more passes
+        a **= 3
+        a *= v_cubed
+        a /= n_squared
+        third[rows] = a.sum(axis=1)
+    return point, variance, sq_df, g * third
 
 
 def sweep_excess_kurtosis(values, starts, sizes, unit=1.0):
