@@ -1087,3 +1087,40 @@ def test_the_complete_view_draws_its_own_resamples():
     both = rlstats.tuning(df, "score ~ agent | task/seed", config="lr", views=["expected_max", "complete"],
                           band="percentile", n_resamples=300, rng=2)
     pd.testing.assert_frame_equal(alone.complete_summary(), both.complete_summary(), check_exact=True)
+
+
+def test_expected_max_moments_in_blocks_are_the_whole_arrays_bits(monkeypatch):
+    """The moments' (budgets x configurations) terms formed a few budgets at a time, and the weights' gammaln
+    looked up at the integers, are the bits of the formulas on whole arrays."""
+    from scipy.special import gammaln
+
+    rng = np.random.default_rng(6)
+    sizes = rng.integers(1, 7, 300)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    y = rng.standard_t(3, sizes.sum()) + np.repeat(rng.normal(0, 1, 300), sizes)
+    ks = kernels.budget_grid(300)
+    k, i, n = ks.astype(float)[:, None], np.arange(300.0)[None, :], 300
+    log_w = gammaln(i + 1) - gammaln(k) - gammaln(np.maximum(i - k + 2, 1)) - (
+        gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1))
+    whole = {False: np.where(i >= k - 1, np.exp(np.where(i >= k - 1, log_w, 0.0)), 0.0),
+             True: np.exp(k * np.log((i + 1) / n)) - np.where(i > 0, np.exp(k * np.log(np.maximum(i, 1) / n)), 0.0)}
+    monkeypatch.setattr(kernels, "_BUDGET_CELLS", 2000)  # blocks of 6 budgets
+    for replace in (False, True):
+        np.testing.assert_array_equal(kernels.expected_max_weights(n, ks, replace), whole[replace])
+        point, variance, sq_df, third = kernels.expected_max_moments(y, starts, sizes, ks, replace, 0.5)
+        means = np.add.reduceat(y, starts) / sizes
+        residual = (y - np.repeat(means, sizes)) / 0.5
+        df = np.maximum(sizes - 1.0, 0)
+        s2 = np.where(sizes > 1, np.add.reduceat(residual ** 2, starts) / np.maximum(df, 1), np.nan)
+        pooled = np.nansum(df * s2) / df.sum()
+        v = np.where(sizes > 1, np.maximum(s2, (df * s2 + pooled) / sizes), pooled)
+        k3 = np.add.reduceat(residual ** 3, starts) * sizes / (np.maximum(df, 1) * np.maximum(sizes - 2, 1))
+        g = np.mean(k3[sizes > 2]) / pooled ** 1.5
+        kappa = kernels.sweep_excess_kurtosis(y, starts, sizes, 0.5)
+        a = np.zeros((ks.size, 300))
+        a[:, np.argsort(means, kind="stable")] = whole[replace]
+        u = a ** 2 * v / sizes
+        np.testing.assert_array_equal(point, np.sort(means) @ whole[replace].T)
+        np.testing.assert_array_equal(variance, u.sum(axis=1))
+        np.testing.assert_array_equal(sq_df, (u ** 2 * (1 / np.maximum(df, 1) + kappa / (2 * sizes))).sum(axis=1))
+        np.testing.assert_array_equal(third, g * (a ** 3 * v ** 1.5 / sizes ** 2).sum(axis=1))
