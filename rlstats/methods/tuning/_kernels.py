@@ -5,7 +5,8 @@ configuration (oriented so that higher is better), ``starts`` where each configu
 how many it has. Resampling seeds within configurations draws, for every resample and configuration, ``size``
 indices uniformly among that configuration's runs (:class:`rlstats.resampling.UniformIndices`, 16 bits a draw,
 rows = resamples), so a bootstrap mean is a counts-weighted mean of the configuration's runs; rows are drawn in
-chunks and no Python loop runs per resample.
+chunks and no Python loop runs per resample. The complete view's two-stage bootstrap draws its configurations and
+then seeds for the drawn configurations only (:class:`UnitDraws`, :func:`complete_bootstrap`).
 """
 
 from __future__ import annotations
