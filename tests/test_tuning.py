@@ -1124,3 +1124,22 @@ def test_expected_max_moments_in_blocks_are_the_whole_arrays_bits(monkeypatch):
         np.testing.assert_array_equal(variance, u.sum(axis=1))
         np.testing.assert_array_equal(sq_df, (u ** 2 * (1 / np.maximum(df, 1) + kappa / (2 * sizes))).sum(axis=1))
         np.testing.assert_array_equal(third, g * (a ** 3 * v ** 1.5 / sizes ** 2).sum(axis=1))
+
+
+def test_complete_bootstrap_has_the_law_of_multinomial_counts_and_every_seed_resampled():
+    # the statistic as defined and computed before issue 43's session 6: numpy's multinomial counts and a seed
+    # resample of every configuration (SeedResampler), weighted; the kernel's draws must have the same law
+    rng = np.random.default_rng(11)
+    sizes = rng.integers(2, 9, 30)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    y = rng.exponential(1, sizes.sum()) + np.repeat(rng.normal(0, 0.3, 30), sizes)
+    w = rng.uniform(0.2, 2, 30)
+    widen = np.sqrt(sizes / (sizes - 1))
+    B = 20_000
+    means = np.add.reduceat(y, starts) / sizes
+    seeds = (_all_resampled_means(y, starts, sizes, np.random.SeedSequence(1), B) - means) * widen + means
+    counts = np.random.default_rng(2).multinomial(30, np.full(30, 1 / 30), size=B) * w
+    before = (counts * seeds).sum(axis=1) / counts.sum(axis=1)
+    now = kernels.complete_bootstrap(y, starts, sizes, w, widen, np.random.SeedSequence(3), B)
+    assert stats.ks_2samp(before, now).pvalue > 1e-3
+    assert now.var() / before.var() == pytest.approx(1.0, abs=0.06)  # about 4 SE of the ratio
