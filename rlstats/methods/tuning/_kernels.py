@@ -21,9 +21,9 @@ from ...resampling import UniformIndices, child_stream, fixed_dot, multiply_shif
 #: draws per chunk (rows x columns): a chunk is ~10 MB of int64 indices whatever the number of configurations
 CELLS = 2048 * 640
 #: configurations per block of the best-set search (each block has its own stream)
+BLOCK = 64
 #: (budgets x configurations) values per block of :func:`expected_max_moments` (about 1 MB a temporary)
 _BUDGET_CELLS = 2 ** 17
-BLOCK = 64
 
 
 def config_means(values, starts, sizes):
@@ -40,8 +40,8 @@ def run_tables(values, starts, sizes, ids):
     ``width`` slots per configuration of ``ids``; ``high`` (width, G) is each slot's number of equally likely
     outcomes (n * n pairs, n runs, or 1 for a spare slot) and ``offsets`` (width, G) where its outcomes start in
     ``table``: slot j of configuration g reads ``table[offsets[j, g] + i]`` for its draw i in [0, high[j, g]).
-    The table holds each configuration's pair sums (pair (i, j) at i * n + j), then its single runs, then one 0.0
-    that the spare slots read.
+    The table holds, for each number of runs n in turn, the pair sums of the configurations with n runs (pair
+    (i, j) at i * n + j) and then their single runs; last, one 0.0 that the spare slots read.
     """
     ids = np.asarray(ids, dtype=np.intp)
     n = sizes[ids]
@@ -312,7 +312,7 @@ def expected_max_moments(values, starts, sizes, budgets, replace, unit=1.0, kurt
     rank[order] = np.arange(order.size)  # a[k, c] = weights[k, rank[c]]: configuration c's weight
     # 1 / df_c: the normal's 1 / (n_c - 1), plus the share of a variance estimate's noise that heavy tails add
     inverse_df = 1 / np.maximum(df, 1) + kappa / (2 * n) if kurtosis else None
-    floor_df, v_cubed = np.maximum(df, 1), v ** 1.5
+    floor_df, v_three_halves = np.maximum(df, 1), v ** 1.5
     n_squared = n ** 2
     variance, sq_df, third = (np.empty(len(budgets)) for _ in range(3))
     # a few budgets at a time, so that the (budgets, G) temporaries stay in cache; each value and each row's sum
@@ -333,7 +333,7 @@ def expected_max_moments(values, starts, sizes, budgets, replace, unit=1.0, kurt
         sq_df[rows] = u.sum(axis=1)
         # a^3 is |a|^3 sign(a) bit for bit (IEEE cubing is odd), without two more passes
         a **= 3
-        a *= v_cubed
+        a *= v_three_halves
         a /= n_squared
         third[rows] = a.sum(axis=1)
     return point, variance, sq_df, g * third
