@@ -858,14 +858,14 @@ def test_resampled_views_in_chunks_equal_one_draw(monkeypatch):
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
     y = rng.normal(0, 1, sizes.sum()) + np.repeat(rng.normal(0, 0.5, 120), sizes)
     seed, w = np.random.SeedSequence(3), rng.uniform(0, 2, 120)
+    widen = np.sqrt(sizes / (sizes - 1))
     whole = _all_resampled_means(y, starts, sizes, seed, 300)
-    old = kernels.complete_bootstrap(whole, w, np.random.default_rng(5))  # the statistic before: one (B, G) draw
+    complete = kernels.complete_bootstrap(y, starts, sizes, w, widen, seed, 300)
     monkeypatch.setattr(kernels, "CELLS", 97)  # a few rows a chunk
     chunks = list(kernels.resampled_mean_chunks(y, starts, sizes, seed, 300))
     assert len(chunks) > 10
     np.testing.assert_array_equal(np.concatenate(chunks), whole)
-    generator = np.random.default_rng(5)
-    np.testing.assert_array_equal(np.concatenate([kernels.complete_bootstrap(c, w, generator) for c in chunks]), old)
+    np.testing.assert_array_equal(kernels.complete_bootstrap(y, starts, sizes, w, widen, seed, 300), complete)
     # through the public function: the percentile band and the complete view whatever the chunk size
     df = sweep_frame([np.asarray(y[s:s + n]) for s, n in zip(starts[:40], sizes[:40])])
     small = rlstats.tuning(df, "score ~ agent | task/seed", config="lr", views=["expected_max", "complete"],
@@ -929,3 +929,217 @@ def test_percentile_band_is_the_same_bits_with_one_and_two_blas_threads(tmp_path
         subprocess.run([sys.executable, str(script), str(out)], env=env, check=True, timeout=600)
         frames.append(pd.read_pickle(out))
     pd.testing.assert_frame_equal(frames[0], frames[1], check_exact=True)
+
+
+# issue 43 item 1 (session 6): the complete view's configuration counts are G uniform indices a resample, counted
+# (exactly multinomial), and only the configurations drawn get a seed resample (one, shared by their copies)
+
+
+class _Words:
+    """A stand-in for a PCG64 that hands out given 64-bit words, to put chosen lanes in front of UnitDraws."""
+
+    def __init__(self, lanes):  # lanes (rows, 4) uint16: one 64-bit word a row
+        self.words = np.ascontiguousarray(lanes, dtype=np.uint16).view(np.uint64).ravel()
+
+    def random_raw(self, n):
+        out, self.words = self.words[:n], self.words[n:]
+        return out
+
+
+def _lanes_to(index, G):
+    """A 16-bit lane that Lemire's map sends to ``index`` among G without rejection."""
+    u = -(-index * 65536 // G) + 1
+    assert (u * G) >> 16 == index and (u * G) % 65536 >= 65536 % G
+    return u
+
+
+def test_configuration_counts_are_exactly_multinomial_by_enumeration():
+    from fractions import Fraction
+
+    G = 3
+    picks = kernels.UnitDraws(np.random.SeedSequence(4), np.full((G, 1), G))
+    assert picks.bits == 16
+    # every 16-bit value of lane 0 (lanes 1 and 2 fixed): the exact law of one configuration index
+    lanes = np.zeros((65536, 4), dtype=np.uint16)
+    lanes[:, 0] = np.arange(65536)
+    lanes[:, 1:3] = _lanes_to(1, G)
+    picks.main = _Words(lanes)
+    first = picks.rows(65536)[0].reshape(65536, G)[:, 0]
+    rejected = np.flatnonzero((np.arange(65536) * G) % 65536 < 65536 % G)
+    assert rejected.tolist() == [0]  # 65536 % 3 = 1 value rejected, replaced from the second stream
+    replacement = np.random.Generator(np.random.PCG64(rlstats.resampling.child_stream(np.random.SeedSequence(4), 0)))
+    assert first[0] == replacement.integers(0, G)
+    accepted = np.bincount(np.delete(first, rejected), minlength=G)
+    law = [Fraction(int(a), 65536) + Fraction(rejected.size, 65536) * Fraction(1, G) for a in accepted]
+    assert law == [Fraction(1, G)] * G  # exactly uniform: 21,845 values each, and the rejected one's 1/3
+    # every sequence of G indices, counted by configuration_counts (layout g * k + r): the count vectors of the
+    # G^G equally likely sequences are multinomial(G; 1/G, ...) exactly
+    sequences = list(itertools.product(range(G), repeat=G))
+    lanes = np.zeros((len(sequences), 4), dtype=np.uint16)
+    lanes[:, :G] = [[_lanes_to(i, G) for i in seq] for seq in sequences]
+    picks.main = _Words(lanes)
+    counts = kernels.configuration_counts(picks, len(sequences)).reshape(G, len(sequences)).T
+    np.testing.assert_array_equal(counts, [np.bincount(seq, minlength=G) for seq in sequences])
+    found = pd.Series([tuple(c) for c in counts.tolist()]).value_counts()
+    for c, n in found.items():
+        pmf = Fraction(math.factorial(G), math.prod(math.factorial(x) for x in c)) / G ** G
+        assert Fraction(int(n), G ** G) == pmf
+    assert len(found) == math.comb(2 * G - 1, G)  # every count vector with sum G, once each
+
+
+def test_configuration_counts_moments_against_the_multinomial():
+    G, B = 40, 20_000
+    picks = kernels.UnitDraws(np.random.SeedSequence(7), np.full((G, 1), G))
+    counts = np.concatenate([kernels.configuration_counts(picks, k).reshape(G, k).T for k in (6_000, 14_000)])
+    assert (counts.sum(axis=1) == G).all()
+    # E c_g = 1, Var c_g = 1 - 1/G, Cov(c_g, c_h) = -1/G
+    np.testing.assert_allclose(counts.mean(axis=0), 1.0, atol=5 * math.sqrt((1 - 1 / G) / B))
+    cov = np.cov(counts, rowvar=False)
+    assert np.diag(cov).mean() == pytest.approx(1 - 1 / G, abs=0.01)
+    off = cov[~np.eye(G, dtype=bool)]
+    assert np.abs(off + 1 / G).max() < 5 / math.sqrt(B)
+    # the number of configurations drawn 0 times: E Z = G (1 - 1/G)^G and E Z(Z - 1) = G (G - 1)(1 - 2/G)^G (for
+    # independent Poisson(1) counts E Z would be G / e, 13 SE away, and Var Z 2.4 times as large)
+    Z = (counts == 0).sum(axis=1)
+    EZ = G * (1 - 1 / G) ** G
+    VZ = G * (G - 1) * (1 - 2 / G) ** G + EZ - EZ ** 2
+    assert Z.mean() == pytest.approx(EZ, abs=4 * math.sqrt(VZ / B))
+    assert Z.var() == pytest.approx(VZ, rel=0.06)
+
+
+def test_unit_draws_of_some_units_are_uniform_and_in_any_order():
+    # 32-bit lanes with a bound that rejects a quarter of them: the replacements keep every draw uniform
+    high = np.array([[3 * 2**30, 5], [7, 2]])  # (G, width)
+    draws = kernels.UnitDraws(np.random.SeedSequence(2), high)
+    assert draws.bits == 32 and not draws.same
+    units = np.flatnonzero(np.random.default_rng(0).random(2 * 40_000) < 0.6)  # 40,000 rows of 2 units
+    got = draws.rows(40_000, units)
+    assert got.shape == (2, units.size)
+    g = units % 2
+    for j in range(2):
+        for unit in range(2):
+            x = got[j, g == unit].astype(np.int64)
+            h = high[unit, j]
+            bins = np.minimum(x * 7 // h, 6) if h > 7 else x  # seven equal bins of the large bound
+            p = np.bincount(bins, minlength=min(h, 7)) / x.size
+            expected = np.full(min(h, 7), 1 / min(h, 7)) if h <= 7 else np.diff(-(-np.arange(8) * h // 7)) / h
+            np.testing.assert_allclose(p, expected, atol=5 * math.sqrt(0.25 / x.size))
+    # the same units listed in another order give the same draws, each with its unit
+    again = kernels.UnitDraws(np.random.SeedSequence(2), high)
+    order = np.random.default_rng(1).permutation(units.size)
+    np.testing.assert_array_equal(again.rows(40_000, units[order]), got[:, order])
+
+
+def _complete_directly(values, starts, sizes, weights, widen, seed, n_resamples):
+    """The two-stage statistic resample by resample, from every unit's draws (bounds that never reject)."""
+    G = sizes.size
+    table, high, offsets, width = kernels.run_tables(values, starts, sizes, np.arange(G))
+    picks = kernels.UnitDraws(rlstats.resampling.child_stream(seed, 1), np.full((G, 1), G))
+    seeds = kernels.UnitDraws(rlstats.resampling.child_stream(seed, 2), high.T)
+    means = np.add.reduceat(values, starts) / sizes
+    out = []
+    for _ in range(n_resamples):
+        counts = np.bincount(picks.rows(1)[0], minlength=G)
+        slots = seeds.rows(1)  # (width, G)
+        num = den = 0.0
+        for g in range(G):
+            if counts[g]:
+                resampled = sum(table[offsets[j, g] + slots[j, g]] for j in range(width)) / sizes[g]
+                m = means[g] + widen[g] * (resampled - means[g])
+                num, den = num + counts[g] * weights[g] * m, den + counts[g] * weights[g]
+        out.append(num / den if den > 0 else np.nan)
+    return np.array(out)
+
+
+def test_complete_bootstrap_equals_the_statistic_computed_directly(monkeypatch):
+    rng = np.random.default_rng(5)
+    sizes = np.array([1, 2, 4, 8, 16, 32, 4, 2, 8])  # bounds 1, 4, 16, ..., 256, 32: powers of 2 never reject
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    y = rng.normal(0, 1, sizes.sum())
+    widen = np.sqrt(sizes / np.maximum(sizes - 1, 1))
+    for weights in (np.ones(sizes.size), rng.uniform(0, 2, sizes.size) * (np.arange(sizes.size) != 3)):
+        seed = np.random.SeedSequence(9)
+        direct = _complete_directly(y, starts, sizes, weights, widen, seed, 60)
+        monkeypatch.setattr(kernels, "CELLS", 200)  # several chunks
+        np.testing.assert_allclose(kernels.complete_bootstrap(y, starts, sizes, weights, widen, seed, 60), direct,
+                                   rtol=1e-13)
+
+
+def test_complete_copies_of_a_configuration_share_one_seed_resample():
+    # equal configuration means: the statistic varies by the seeds alone, Var* = (2 - 1/N) / N^2 sum s_c^2 / n_c
+    # when a configuration drawn c times enters with one seed resample c times (E c^2 = 2 - 1/N); with a seed
+    # resample for each copy it would be 1 / N^2 sum s_c^2 / n_c, about half
+    rng = np.random.default_rng(3)
+    N, n = 20, 5
+    runs = rng.normal(0, 1, (N, n)) * rng.uniform(0.5, 2, (N, 1))
+    runs -= runs.mean(axis=1, keepdims=True)
+    sizes, starts = np.full(N, n), np.arange(N) * n
+    widen = np.sqrt(sizes / (sizes - 1))
+    stat = kernels.complete_bootstrap(runs.ravel(), starts, sizes, np.ones(N), widen, np.random.SeedSequence(1),
+                                      20_000)
+    expected = (2 - 1 / N) / N**2 * (runs.var(axis=1, ddof=1) / n).sum()
+    assert stat.var() / expected == pytest.approx(1.0, abs=0.05)  # the variance's SE: about 1.5%
+
+
+def test_the_complete_view_draws_its_own_resamples():
+    df = sweep_frame(np.random.default_rng(4).normal(0, 1, (25, 3)))
+    alone = rlstats.tuning(df, "score ~ agent | task/seed", config="lr", views=["complete"], n_resamples=300, rng=2)
+    both = rlstats.tuning(df, "score ~ agent | task/seed", config="lr", views=["expected_max", "complete"],
+                          band="percentile", n_resamples=300, rng=2)
+    pd.testing.assert_frame_equal(alone.complete_summary(), both.complete_summary(), check_exact=True)
+
+
+def test_expected_max_moments_in_blocks_are_the_whole_arrays_bits(monkeypatch):
+    """The moments' (budgets x configurations) terms formed a few budgets at a time, and the weights' gammaln
+    looked up at the integers, are the bits of the formulas on whole arrays."""
+    from scipy.special import gammaln
+
+    rng = np.random.default_rng(6)
+    sizes = rng.integers(1, 7, 300)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    y = rng.standard_t(3, sizes.sum()) + np.repeat(rng.normal(0, 1, 300), sizes)
+    ks = kernels.budget_grid(300)
+    k, i, n = ks.astype(float)[:, None], np.arange(300.0)[None, :], 300
+    log_w = gammaln(i + 1) - gammaln(k) - gammaln(np.maximum(i - k + 2, 1)) - (
+        gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1))
+    whole = {False: np.where(i >= k - 1, np.exp(np.where(i >= k - 1, log_w, 0.0)), 0.0),
+             True: np.exp(k * np.log((i + 1) / n)) - np.where(i > 0, np.exp(k * np.log(np.maximum(i, 1) / n)), 0.0)}
+    monkeypatch.setattr(kernels, "_BUDGET_CELLS", 2000)  # blocks of 6 budgets
+    for replace in (False, True):
+        np.testing.assert_array_equal(kernels.expected_max_weights(n, ks, replace), whole[replace])
+        point, variance, sq_df, third = kernels.expected_max_moments(y, starts, sizes, ks, replace, 0.5)
+        means = np.add.reduceat(y, starts) / sizes
+        residual = (y - np.repeat(means, sizes)) / 0.5
+        df = np.maximum(sizes - 1.0, 0)
+        s2 = np.where(sizes > 1, np.add.reduceat(residual ** 2, starts) / np.maximum(df, 1), np.nan)
+        pooled = np.nansum(df * s2) / df.sum()
+        v = np.where(sizes > 1, np.maximum(s2, (df * s2 + pooled) / sizes), pooled)
+        k3 = np.add.reduceat(residual ** 3, starts) * sizes / (np.maximum(df, 1) * np.maximum(sizes - 2, 1))
+        g = np.mean(k3[sizes > 2]) / pooled ** 1.5
+        kappa = kernels.sweep_excess_kurtosis(y, starts, sizes, 0.5)
+        a = np.zeros((ks.size, 300))
+        a[:, np.argsort(means, kind="stable")] = whole[replace]
+        u = a ** 2 * v / sizes
+        np.testing.assert_array_equal(point, np.sort(means) @ whole[replace].T)
+        np.testing.assert_array_equal(variance, u.sum(axis=1))
+        np.testing.assert_array_equal(sq_df, (u ** 2 * (1 / np.maximum(df, 1) + kappa / (2 * sizes))).sum(axis=1))
+        np.testing.assert_array_equal(third, g * (a ** 3 * v ** 1.5 / sizes ** 2).sum(axis=1))
+
+
+def test_complete_bootstrap_has_the_law_of_multinomial_counts_and_every_seed_resampled():
+    # the statistic as defined and computed before issue 43's session 6: numpy's multinomial counts and a seed
+    # resample of every configuration (SeedResampler), weighted; the kernel's draws must have the same law
+    rng = np.random.default_rng(11)
+    sizes = rng.integers(2, 9, 30)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    y = rng.exponential(1, sizes.sum()) + np.repeat(rng.normal(0, 0.3, 30), sizes)
+    w = rng.uniform(0.2, 2, 30)
+    widen = np.sqrt(sizes / (sizes - 1))
+    B = 20_000
+    means = np.add.reduceat(y, starts) / sizes
+    seeds = (_all_resampled_means(y, starts, sizes, np.random.SeedSequence(1), B) - means) * widen + means
+    counts = np.random.default_rng(2).multinomial(30, np.full(30, 1 / 30), size=B) * w
+    before = (counts * seeds).sum(axis=1) / counts.sum(axis=1)
+    now = kernels.complete_bootstrap(y, starts, sizes, w, widen, np.random.SeedSequence(3), B)
+    assert stats.ks_2samp(before, now).pvalue > 1e-3
+    assert now.var() / before.var() == pytest.approx(1.0, abs=0.06)  # about 4 SE of the ratio

@@ -394,6 +394,8 @@ def _calibration_notes(sweeps, views, level, tables, band="skew_t", tuned_lower=
     notes = []
     shown = {"best_set": tables.get("tuned"), "expected_max": tables.get("expected_max")}
     for view, (procedure, what) in CALIBRATED.items():
+        if view not in views:
+            continue  # before reading the table: a fresh process would read all of it for nothing
         rows = calibration.rows(procedure)
         if view == "expected_max":
             rows = tuple(r for r in rows if r.get("band") == band)
@@ -656,26 +658,27 @@ def _ordered(low, high):
 def _sweep_resampled_max(n_resamples, job):
     """One sweep's resampled expected maxima and complete-algorithm values, from its own streams: a unit of work.
 
-    Seeds resampled within configurations, one chunk of rows at a time (the rows of one draw, bit for bit), each
-    chunk reduced at once to what the views keep: memory stays one chunk's whatever B and G.
+    The percentile band's seed resamples are drawn one chunk of rows at a time (the rows of one draw, bit for bit),
+    each chunk reduced at once to the band's expected maxima; the complete view draws its own two-stage resamples
+    (``kernels.complete_bootstrap``). Memory stays one chunk's whatever B and G.
     """
     v, starts, sizes, means, weights, w, seed, complete_seed = job
-    kept = {key: [] for key in list(weights) + ["complete"]}
-    if weights or w is not None:
-        widen = np.sqrt(sizes / np.maximum(sizes - 1, 1))
-        generator = np.random.Generator(np.random.PCG64(complete_seed)) if w is not None else None
+    kept = {key: [] for key in weights}
+    # resampled means vary by (n - 1) / n of a mean's variance: widen their deviations to the unbiased one (at 3
+    # seeds a plain bootstrap band is sqrt(2/3) as wide as it should be)
+    widen = np.sqrt(sizes / np.maximum(sizes - 1, 1))
+    if weights:
         for chunk in kernels.resampled_mean_chunks(v, starts, sizes, seed, n_resamples):
-            # resampled means vary by (n - 1) / n of a mean's variance: widen their deviations to the unbiased
-            # one (at 3 seeds a plain bootstrap band is sqrt(2/3) as wide as it should be)
             chunk -= means  # in place, the operations of means + (chunk - means) * widen
             chunk *= widen
             chunk += means
-            ordered = np.sort(chunk, axis=-1) if weights else None
+            ordered = np.sort(chunk, axis=-1)
             for key, weight in weights.items():
                 kept[key].append(kernels.weighted_order_sums(ordered, weight))
-            if w is not None:
-                kept["complete"].append(kernels.complete_bootstrap(chunk, w, generator))
-    return {key: np.concatenate(parts) for key, parts in kept.items() if parts}
+    out = {key: np.concatenate(parts) for key, parts in kept.items()}
+    if w is not None:
+        out["complete"] = kernels.complete_bootstrap(v, starts, sizes, w, widen, complete_seed, n_resamples)
+    return out
 
 
 def _resampled_views(design, sweeps, labels, ss, n_resamples, level, sign, budgets, views, notes, weighted, parsed,
@@ -723,7 +726,7 @@ def _resampled_views(design, sweeps, labels, ss, n_resamples, level, sign, budge
                    for replace in (False, True) for grid, grid_ks in (("ks", ks), ("common", common))
                    if percentile and (grid == "ks" or not same)}
         plans[t, a] = means, ks, same, w
-        # the complete view's generator is child_generator(ss, 2, t, a), sent as its SeedSequence
+        # the complete view's streams are children of child_stream(ss, 2, t, a)
         jobs.append((v, starts, sizes, means, weights, w, child_stream(ss, 1, t, a), child_stream(ss, 2, t, a)))
     # each sweep's resamples where the engine runs them (rlstats.engines), in sweep order
     drawn = map_ordered(functools.partial(_sweep_resampled_max, n_resamples), jobs, where)
@@ -755,7 +758,8 @@ def _resampled_views(design, sweeps, labels, ss, n_resamples, level, sign, budge
             low, high = np.nanquantile(stat, [tail, 1 - tail]) if not no_complete[t, a] else (np.nan, np.nan)
             complete_rows.append((agent, task, sign * float(w @ means / w.sum()), *_ordered(sign * low, sign * high),
                                   int(sizes.size), int(sizes.sum())))
-            runs += [(f"{agent} (complete)", task, labels[sweep["ids"][g]], sign * means[g], w[g] / w.sum())
+            share = w / w.sum()  # once: w.sum() for each configuration was quadratic in configurations
+            runs += [(f"{agent} (complete)", task, labels[sweep["ids"][g]], sign * means[g], share[g])
                      for g in range(sizes.size)]
     if any(kappa > 0 for *_, kappa in kurtosis):
         notes.append(_kurtosis_note(kurtosis))

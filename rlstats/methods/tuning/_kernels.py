@@ -3,9 +3,10 @@
 A *sweep* is one agent's configurations on one task: ``values`` holds every run's score, configuration after
 configuration (oriented so that higher is better), ``starts`` where each configuration's runs begin and ``sizes``
 how many it has. Resampling seeds within configurations draws, for every resample and configuration, ``size``
-indices uniformly among that configuration's runs (:class:`rlstats.resampling.UniformIndices`, 16 bits a draw,
-rows = resamples), so a bootstrap mean is a counts-weighted mean of the configuration's runs; rows are drawn in
-chunks and no Python loop runs per resample.
+indices uniformly among that configuration's runs (:class:`rlstats.resampling.UniformIndices`, 16 bits a draw up to
+3,000 runs a configuration, else 32; rows = resamples), so a bootstrap mean is a counts-weighted mean of the configuration's runs; rows are drawn in
+chunks and no Python loop runs per resample. The complete view's two-stage bootstrap draws its configurations and
+then seeds for the drawn configurations only (:class:`UnitDraws`, :func:`complete_bootstrap`).
 """
 
 from __future__ import annotations
@@ -15,13 +16,15 @@ import math
 
 import numpy as np
 
-from ...resampling import UniformIndices, child_stream, fixed_dot
+from ...resampling import UniformIndices, child_stream, fixed_dot, multiply_shift
 from ...statistics import grouped_shape_ratios
 
 #: draws per chunk (rows x columns): a chunk is ~10 MB of int64 indices whatever the number of configurations
 CELLS = 2048 * 640
 #: configurations per block of the best-set search (each block has its own stream)
 BLOCK = 64
+#: (budgets x configurations) values per block of :func:`expected_max_moments` (about 1 MB a temporary)
+_BUDGET_CELLS = 2 ** 17
 
 
 def config_means(values, starts, sizes):
@@ -30,6 +33,39 @@ def config_means(values, starts, sizes):
 
 #: configurations with at most this many runs draw them two at a time (a table of n * n pair sums each)
 PAIRED = 16
+
+
+def run_tables(values, starts, sizes, ids):
+    """The look-up table of :class:`SeedResampler`: ``(table, high, offsets, width)``.
+
+    ``width`` slots per configuration of ``ids``; ``high`` (width, G) is each slot's number of equally likely
+    outcomes (n * n pairs, n runs, or 1 for a spare slot) and ``offsets`` (width, G) where its outcomes start in
+    ``table``: slot j of configuration g reads ``table[offsets[j, g] + i]`` for its draw i in [0, high[j, g]).
+    The table holds, for each number of runs n in turn, the pair sums of the configurations with n runs (pair
+    (i, j) at i * n + j) and then their single runs; last, one 0.0 that the spare slots read.
+    """
+    ids = np.asarray(ids, dtype=np.intp)
+    n = sizes[ids]
+    pairs = np.where(n <= PAIRED, n // 2, 0)
+    slots = n - pairs
+    width, G = int(slots.max()), ids.size
+    high = np.ones((width, G), dtype=np.int64)
+    offsets = np.zeros((width, G), dtype=np.int64)
+    tables, used = [], 0
+    for m in np.unique(n).tolist():  # one pass per distinct number of runs
+        here = np.flatnonzero(n == m)
+        runs = values[starts[ids[here]][:, None] + np.arange(m)]
+        p = m // 2 if m <= PAIRED else 0
+        if p:
+            tables.append((runs[:, :, None] + runs[:, None, :]).ravel())  # pair (i, j) at i * m + j
+            high[:p, here], offsets[:p, here] = m * m, used + np.arange(here.size) * m * m
+            used += here.size * m * m
+        if m > 2 * p:
+            tables.append(runs.ravel())
+            high[p:m - p, here], offsets[p:m - p, here] = m, used + np.arange(here.size) * m
+            used += runs.size
+    offsets[np.arange(width)[:, None] >= slots[None, :]] = used  # spare slots read the 0.0
+    return np.concatenate(tables + [np.zeros(1)]), high, offsets, width
 
 
 class SeedResampler:
@@ -46,29 +82,9 @@ class SeedResampler:
     """
 
     def __init__(self, values, starts, sizes, ids, seed):
-        ids = np.asarray(ids, dtype=np.intp)
-        n = sizes[ids]
-        pairs = np.where(n <= PAIRED, n // 2, 0)
-        slots = n - pairs
-        self.width, self.G = int(slots.max()), ids.size
-        self.sizes = n.astype(np.float64)
-        high = np.ones((self.width, self.G), dtype=np.int64)
-        offsets = np.zeros((self.width, self.G), dtype=np.int64)
-        tables, used = [], 0
-        for m in np.unique(n).tolist():  # one pass per distinct number of runs
-            here = np.flatnonzero(n == m)
-            runs = values[starts[ids[here]][:, None] + np.arange(m)]
-            p = m // 2 if m <= PAIRED else 0
-            if p:
-                tables.append((runs[:, :, None] + runs[:, None, :]).ravel())  # pair (i, j) at i * m + j
-                high[:p, here], offsets[:p, here] = m * m, used + np.arange(here.size) * m * m
-                used += here.size * m * m
-            if m > 2 * p:
-                tables.append(runs.ravel())
-                high[p:m - p, here], offsets[p:m - p, here] = m, used + np.arange(here.size) * m
-                used += runs.size
-        offsets[np.arange(self.width)[:, None] >= slots[None, :]] = used  # spare slots read the 0.0
-        self.table = np.concatenate(tables + [np.zeros(1)])
+        self.table, high, offsets, self.width = run_tables(values, starts, sizes, ids)
+        self.G = high.shape[1]
+        self.sizes = sizes[np.asarray(ids, dtype=np.intp)].astype(np.float64)
         # uint32 offsets: UniformIndices adds them in 32 bits (a table of 2**32 entries is out of reach)
         self.offsets = offsets.ravel().astype(np.uint32)
         self.draws = UniformIndices(seed, high.ravel(), self.width * self.G)
@@ -207,11 +223,17 @@ def expected_max_weights(n, budgets, replace):
     k = np.asarray(budgets, dtype=np.float64)[:, None]
     i = np.arange(n, dtype=np.float64)[None, :]
     if replace:
-        return np.exp(k * np.log((i + 1) / n)) - np.where(i > 0, np.exp(k * np.log(np.maximum(i, 1) / n)), 0.0)
+        # ((i + 1) / n)^k, and (i / n)^k is the same array one column on (the same operations on the same values)
+        upper = np.exp(k * np.log((i + 1) / n))
+        out = upper.copy()
+        out[:, 1:] -= upper[:, :-1]
+        return out
     feasible = i >= k - 1
     from scipy.special import gammaln  # here, so that importing rlstats does not import scipy
 
-    log_w = (gammaln(i + 1) - gammaln(k) - gammaln(np.maximum(i - k + 2, 1))
+    # log Gamma at the integers 0..n + 1 once, then looked up: the values of gammaln at each (K, n) argument
+    table = gammaln(np.arange(n + 2, dtype=np.float64))
+    log_w = (table[1:n + 1][None, :] - gammaln(k) - table[np.maximum(i - k + 2, 1).astype(np.intp)]
              - (gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1)))
     return np.where(feasible, np.exp(np.where(feasible, log_w, 0.0)), 0.0)
 
@@ -287,15 +309,36 @@ def expected_max_moments(values, starts, sizes, budgets, replace, unit=1.0, kurt
         kappa = _excess_kurtosis(residual, starts, n) if kurtosis else 0.0
     order = np.argsort(means, kind="stable")
     weights = expected_max_weights(means.size, budgets, replace)  # (K, G): computed once, the costly part
-    a = np.zeros((len(budgets), means.size))
-    a[:, order] = weights
     point = np.sort(means) @ weights.T
-    u = a ** 2 * v / n
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)  # a[k, c] = weights[k, rank[c]]: configuration c's weight
     # 1 / df_c: the normal's 1 / (n_c - 1), plus the share of a variance estimate's noise that heavy tails add
     inverse_df = 1 / np.maximum(df, 1) + kappa / (2 * n) if kurtosis else None
-    sq_df = (u ** 2 / np.maximum(df, 1)).sum(axis=1) if inverse_df is None else (u ** 2 * inverse_df).sum(axis=1)
-    # a^3 is |a|^3 sign(a) bit for bit (IEEE cubing is odd), without two more (K, G) passes
-    return point, u.sum(axis=1), sq_df, g * (a ** 3 * v ** 1.5 / n ** 2).sum(axis=1)
+    floor_df, v_three_halves = np.maximum(df, 1), v ** 1.5
+    n_squared = n ** 2
+    variance, sq_df, third = (np.empty(len(budgets)) for _ in range(3))
+    # a few budgets at a time, so that the (budgets, G) temporaries stay in cache; each value and each row's sum
+    # is the one of the whole array's operations, bit for bit
+    step = max(1, _BUDGET_CELLS // max(means.size, 1))
+    for lo in range(0, len(budgets), step):
+        rows = slice(lo, lo + step)
+        a = np.take(weights[rows], rank, axis=1)
+        u = a ** 2
+        u *= v
+        u /= n
+        variance[rows] = u.sum(axis=1)
+        u *= u
+        if inverse_df is None:
+            u /= floor_df
+        else:
+            u *= inverse_df
+        sq_df[rows] = u.sum(axis=1)
+        # a^3 is |a|^3 sign(a) bit for bit (IEEE cubing is odd), without two more passes
+        a **= 3
+        a *= v_three_halves
+        a /= n_squared
+        third[rows] = a.sum(axis=1)
+    return point, variance, sq_df, g * third
 
 
 def sweep_excess_kurtosis(values, starts, sizes, unit=1.0):
@@ -360,17 +403,137 @@ def budget_grid(n, budgets=None):
     return np.concatenate([np.arange(1, 101), tail])
 
 
-def complete_bootstrap(resampled_means, weights, generator):
-    """Two-stage bootstrap of the complete algorithm: configurations resampled (multinomial counts), then seeds.
+class UnitDraws:
+    """Exact uniform integers for chosen units of each row, from one stream: a row is G units of ``width`` lanes.
 
-    ``resampled_means`` (B, G) are the second stage (seeds resampled within each configuration); each resample draws
-    G configurations with replacement and weighs their means by ``weights``: sum(c w m) / sum(c w).
+    Lane j of unit g is uniform on [0, ``high[g, j]``) in every row. Each row takes the next G * width lanes of the
+    stream's 64-bit outputs (16 bits a lane, four an output, or 32 bits, two an output, when some bound would
+    reject more than 1/64 of the 16-bit lanes), whichever units are asked for, and maps a lane u to
+    ``(u * high) >> bits`` unless its low half falls below ``2**bits % high`` (Lemire's rejection, as
+    :func:`rlstats.resampling.multiply_shift`: every accepted value is exactly uniform). A rejected lane of an
+    asked unit is replaced by ``Generator.integers`` on ``child_stream(seed, 0)``, in the order of the lanes'
+    positions (row, unit, lane). So the asked lanes are independent and exactly uniform whichever units are asked
+    for, and the draws depend neither on the order in which the units are listed nor on how the rows are split
+    into calls. (:class:`rlstats.resampling.UniformIndices` gives whole rows; this reads only the asked units'
+    lanes.)
     """
-    B, G = resampled_means.shape
-    counts = generator.multinomial(G, np.full(G, 1.0 / G), size=B) * weights
-    total = counts.sum(axis=1)
-    total[total == 0] = np.nan  # every drawn configuration had weight 0
-    return np.multiply(counts, resampled_means, out=counts).sum(axis=1) / total
+
+    def __init__(self, seed, high):
+        self.seed, self.high = seed, np.ascontiguousarray(np.asarray(high, dtype=np.int64).T)  # (width, G)
+        self.width, self.G = self.high.shape
+        # 16 bits a lane while no bound rejects more than 1/64 of them (e.g. 8% at 10,000 configurations: each
+        # rejection costs a draw of its own), else 32 bits
+        self.bits = 16 if int(self.high.max()) <= 0xFFFF and int((2 ** 16 % self.high).max()) <= 2 ** 10 else 32
+        self.lane = np.uint16 if self.bits == 16 else np.uint32
+        self.words = -(-self.G * self.width * self.bits // 64)
+        self.same = bool((self.high == self.high[:, :1]).all())  # one column of bounds for every unit: broadcast
+        if self.same:
+            self.high = self.high[:, :1]
+        product = np.uint32 if self.bits == 16 else np.uint64
+        self.bound = self.high.astype(self.lane if self.bits == 16 else product)
+        self.threshold = (2 ** self.bits % self.high).astype(self.lane)
+        self.main = np.random.PCG64(seed)
+        self._replacements = None
+
+    def rows(self, k, units=None):
+        """The next k rows' draws, ``(width, k * G)`` (column ``row * G + g``; uint32, or int64 for 32-bit lanes);
+        with ``units`` (flat unit positions ``row * G + g`` in the k rows, in any order) only those units',
+        ``(width, units.size)``."""
+        lanes = self.main.random_raw(k * self.words).view(self.lane).reshape(k, -1)[:, :self.G * self.width]
+        lanes = np.ascontiguousarray(lanes).reshape(k * self.G, self.width)
+        if units is not None:  # each unit's lanes as one item: a gather of items, not of rows
+            lanes = np.take(lanes.view(np.dtype((np.void, lanes.itemsize * self.width))).ravel(), units)
+            lanes = lanes.view(self.lane).reshape(-1, self.width)
+        u = np.ascontiguousarray(lanes.T)
+        at = None if self.same else units % self.G if units is not None else np.tile(np.arange(self.G), k)
+        bound, threshold = ((self.bound, self.threshold) if self.same else
+                            (np.take(self.bound, at, axis=1), np.take(self.threshold, at, axis=1)))
+        if self.bits == 16:
+            index, rejected = multiply_shift(u, bound, threshold)
+        else:
+            product = np.multiply(u, bound, dtype=np.uint64)
+            rejected = np.less(product.astype(np.uint32), threshold)  # the low half (a cast keeps it)
+            product >>= np.uint64(32)
+            index = product.view(np.int64)  # the high half, below 2**32
+        rejected = np.flatnonzero(rejected)
+        if rejected.size:
+            lane, column = np.divmod(rejected, u.shape[1])
+            unit = units[column] if units is not None else column
+            rejected = rejected[np.argsort(unit * self.width + lane, kind="stable")]  # in the lanes' order
+            lane, column = np.divmod(rejected, u.shape[1])
+            high = self.high[lane, 0] if self.same else self.high[lane, at[column]]
+            index.ravel()[rejected] = self._replacement_stream().integers(0, high)
+        return index
+
+    def _replacement_stream(self):
+        if self._replacements is None:
+            self._replacements = np.random.Generator(np.random.PCG64(child_stream(self.seed, 0)))
+        return self._replacements
+
+
+def configuration_counts(picks, k):
+    """The next k resamples' configuration counts, ``(G * k,)`` laid out configuration-major (the count of
+    configuration g in resample r at ``g * k + r``): each resample's G indices from ``picks`` (a :class:`UnitDraws`
+    of G units of one lane, bound G), counted."""
+    G = picks.G
+    position = picks.rows(k)[0].astype(np.intp, copy=False).reshape(k, G)
+    position *= k
+    position += np.arange(k)[:, None]
+    return np.bincount(position.ravel(), minlength=G * k)
+
+
+def complete_bootstrap(values, starts, sizes, weights, widen, seed, n_resamples):
+    """Two-stage bootstrap of the complete algorithm, ``(n_resamples,)``: configurations, then seeds within them.
+
+    Resample b draws G configurations uniformly with replacement, configuration g c_bg times, and one seed
+    resample of each drawn configuration (its ``sizes[g]`` runs drawn uniformly with replacement, two at a time as
+    in :class:`SeedResampler`; mean m*_bg, its deviation from the configuration's mean widened by ``widen[g]``);
+    a configuration drawn several times enters with that one seed resample, c_bg times. The statistic is
+    sum_g c_bg w_g m*_bg / sum_g c_bg w_g (NaN when every drawn configuration has weight 0).
+
+    The counts are drawn as G configuration indices a resample, uniform on [0, G) (:class:`UnitDraws` on
+    ``child_stream(seed, 1)``), and counted: the G indices are independent and each exactly uniform, so each of the
+    G^G sequences has probability G^-G, and the counts c are those of G! / prod_g c_g! sequences, which is the
+    multinomial(G; 1/G, ..., 1/G) probability of c: the counts are exactly multinomial. A configuration drawn 0
+    times (about 37% of them) weighs 0 in the statistic, so its seed resample is not computed: the seeds of
+    configuration g in resample b are the lanes of unit (b, g) of :class:`UnitDraws` on ``child_stream(seed, 2)``,
+    whose stream advances alike whichever units are read, so the units read have the law and independence of a
+    draw of every unit. A chunk's units are taken configuration after configuration (then by resample), so that
+    the table look-ups of one configuration's resamples are adjacent in memory; each resample's sums add its
+    configurations in their order whatever the chunk. Rows are drawn in chunks of about :data:`CELLS` lanes, with
+    no Python loop per resample; the result does not depend on the chunk size.
+    """
+    G = sizes.size
+    table, high, offsets, width = run_tables(values, starts, sizes, np.arange(G))
+    picks = UnitDraws(child_stream(seed, 1), np.full((G, 1), G))
+    seeds = UnitDraws(child_stream(seed, 2), high.T)
+    means = config_means(values, starts, sizes)
+    # m*_bg w_g = A_g (sum of the drawn runs) + B_g: the resampled mean, its deviation widened, weighted
+    even = bool((weights == weights[0]).all())  # equal weights: the statistic is sum_g c_bg m*_bg / G
+    w = np.ones(G) if even else weights
+    a, b = w * widen / sizes, w * means * (1 - widen)
+    drawn = w > 0
+    out = np.empty(n_resamples)
+    chunk = max(1, CELLS // (width * G))
+    for lo in range(0, n_resamples, chunk):
+        k = min(lo + chunk, n_resamples) - lo
+        counts = configuration_counts(picks, k)
+        live = counts > 0
+        if not drawn.all():
+            live &= np.repeat(drawn, k)
+        at = np.flatnonzero(live)
+        per = live.reshape(G, k).sum(axis=1)  # the units of each configuration, adjacent
+        g = np.repeat(np.arange(G), per)
+        row = at - g * k
+        index = np.repeat(offsets, per, axis=1)  # (width, units): where each slot's outcomes start
+        index += seeds.rows(k, row * G + g)
+        sums = np.add.reduce(np.take(table, index), axis=0)  # slot after slot
+        c = counts[at].astype(np.float64)
+        total = G if even else np.bincount(row, weights=c * w[g], minlength=k)
+        c *= np.repeat(a, per) * sums + np.repeat(b, per)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[lo:lo + k] = np.bincount(row, weights=c, minlength=k) / np.where(total > 0, total, np.nan)
+    return out
 
 
 def percentile_normalise(values, task, n_tasks, percentiles):
