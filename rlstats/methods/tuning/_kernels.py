@@ -3,9 +3,10 @@
 A *sweep* is one agent's configurations on one task: ``values`` holds every run's score, configuration after
 configuration (oriented so that higher is better), ``starts`` where each configuration's runs begin and ``sizes``
 how many it has. Resampling seeds within configurations draws, for every resample and configuration, ``size``
-indices uniformly among that configuration's runs (:class:`rlstats.resampling.UniformIndices`, 16 bits a draw up to
-3,000 runs a configuration, else 32; rows = resamples), so a bootstrap mean is a counts-weighted mean of the configuration's runs; rows are drawn in
-chunks and no Python loop runs per resample. The complete view's two-stage bootstrap draws its configurations and
+indices uniformly among that configuration's runs (:class:`rlstats.resampling.UniformIndices`, 16 bits a draw up
+to 3,000 runs a configuration, else 32; rows = resamples), so a bootstrap mean is a counts-weighted mean of the
+configuration's runs; rows are drawn in chunks and no Python loop runs per resample. The complete view's
+two-stage bootstrap draws its configurations and
 then seeds for the drawn configurations only (:class:`UnitDraws`, :func:`complete_bootstrap`).
 """
 
