@@ -22,18 +22,24 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
-def sweep(n_configs, seeds):
-    """One agent's sweep of ``n_configs`` configurations on a grid of two hyperparameters, ``seeds`` seeds each."""
+def sweep(n_configs, seeds, agents=1, tasks=1):
+    """Each agent's sweep of ``n_configs`` configurations on a grid of two hyperparameters, ``seeds`` seeds each, on
+    every task (one agent, "ppo", on one task, "t0", by default)."""
     import numpy as np
     import pandas as pd
 
     side = math.isqrt(n_configs - 1) + 1
     rng = np.random.default_rng(0)
     config = np.arange(n_configs)
-    score = rng.normal(0, 1, n_configs)[:, None] + rng.normal(0, 1, (n_configs, seeds))
-    return pd.DataFrame({"agent": "ppo", "task": "t0", "lr": np.repeat(config // side, seeds),
-                         "gamma": np.repeat(config % side, seeds), "seed": np.tile(np.arange(seeds), n_configs),
-                         "score": score.ravel()})
+    frames = []
+    for a in range(agents):
+        for t in range(tasks):
+            score = rng.normal(0, 1, n_configs)[:, None] + rng.normal(0, 1, (n_configs, seeds))
+            frames.append(pd.DataFrame({"agent": "ppo" if agents == 1 else f"agent_{a}",
+                                        "task": "t0" if tasks == 1 else f"t{t}", "lr": np.repeat(config // side, seeds),
+                                        "gamma": np.repeat(config % side, seeds),
+                                        "seed": np.tile(np.arange(seeds), n_configs), "score": score.ravel()}))
+    return pd.concat(frames, ignore_index=True)
 
 
 def cases():
@@ -70,6 +76,14 @@ def cases():
         ("bayes", "6 x 40 x 5, signed rank", lambda: sim(6, 40, 5, rng=0), nested, {}),
         ("bayes", "3 x 10 x 5, hierarchical", lambda: sim(3, 10, 5, rng=0), nested, {"model": "hierarchical"}),
         ("tuning", "2,000 configurations x 10 seeds", lambda: sweep(2000, 10), nested, {"config": ["lr", "gamma"]}),
+        ("tuning", "10,000 configurations x 10 seeds", lambda: sweep(10_000, 10), nested,
+         {"config": ["lr", "gamma"]}),
+        ("tuning", "10,000 x 10, best set and expected max", lambda: sweep(10_000, 10), nested,
+         {"config": ["lr", "gamma"], "views": ["best_set", "expected_max"]}),
+        ("tuning", "2,000 x 10, percentile band", lambda: sweep(2000, 10), nested,
+         {"config": ["lr", "gamma"], "band": "percentile"}),
+        ("tuning", "2 agents x 3 tasks x 500 x 5, percentile band", lambda: sweep(500, 5, 2, 3), nested,
+         {"config": ["lr", "gamma"], "band": "percentile"}),
     ]
 
 
