@@ -1161,6 +1161,10 @@ def test_the_cost_estimate_follows_the_views_and_the_band_asked_for(caplog):
 
     default = seconds()
     assert default == seconds(views=list(VIEWS))  # deterministic
+    # a caller with no views or band (the registry's generic options) gets the defaults' estimate
+    import types
+
+    assert cost(shape, types.SimpleNamespace(n_resamples=2000), (2000,)).seconds == default
     # the counts written out: 2,000 resamples x 20,000 seeds (best set 2e-9, complete 6.5e-9 s), 2,000 configurations
     # x 200 budgets x 2 samplings of skew-t moments (5e-8 s), 20,000 rows read (1e-6 s) and normalised (5e-7 s)
     assert default == pytest.approx(2000 * 20_000 * 8.5e-9 + 2000 * 200 * 2 * 5e-8 + 20_000 * 1.5e-6)
@@ -1184,4 +1188,5 @@ def test_the_cost_estimate_follows_the_views_and_the_band_asked_for(caplog):
                        band="percentile")
     work = [r.work for r in caplog.records if hasattr(r, "work")][-1]
     assert work.seconds == pytest.approx(120 * 1e-6 + 100 * (120 * 7e-9 + 40 * 40 * 2 * 5.5e-10))
-    assert "100 resamples x 120 seeds (percentile band)" in work.text
+    assert "100 resamples x 120 seeds (percentile band) + 100 resamples x 1,600 configuration-budgets x 2 samplings" \
+        in work.text

@@ -47,6 +47,7 @@ def cost(shape: Shape, options: Any, configurations: Sequence[int] | None = None
     default skew-t band reads no resample but forms moments over configurations x budgets, each of both samplings;
     the percentile band resamples seeds and sums each resample's ordered means over configurations x budgets.
     """
+    # without views (a registry's generic options): the default views, tuning's VIEWS
     views = tuple(getattr(options, "views", None) or ("expected_max", "best_set", "complete", "sensitivity"))
     band = getattr(options, "band", "skew_t")
     budgets = getattr(options, "budgets", None)
@@ -65,10 +66,10 @@ def cost(shape: Shape, options: Any, configurations: Sequence[int] | None = None
     if "expected_max" in views and band == "percentile":
         seconds["band"] = B * (rows * _PER["band_draw"] + grid * _PER["band_sum"])
         resampled.append("percentile band")
-        what.append(f"{B:,} resamples x {grid:,} configuration-budgets (percentile band)")
+        what.append(f"{B:,} resamples x {grid // 2:,} configuration-budgets x 2 samplings (percentile band)")
     elif "expected_max" in views:
         seconds["moments"] = grid * _PER["moments"]
-        what.append(f"{grid:,} configuration-budgets (skew-t band)")
+        what.append(f"{grid // 2:,} configuration-budgets x 2 samplings (skew-t band)")
     if resampled:
         what.insert(1, f"{B:,} resamples x {rows:,} seeds ({', '.join(v.replace('_', ' ') for v in resampled)})")
     if "sensitivity" in views:
