@@ -90,8 +90,8 @@ def test_other_formulas_count_what_their_kernels_do():
     assert count["bayes"](shape, _options("bayes")).units == 50_000 * 6 * 10
     assert count["bayes"](shape, _options("bayes", control="agent_1")).units == 50_000 * 3 * 10
     assert count["bayes"](shape, _options("bayes", model="hierarchical")).units == 8 * 1300 * 6 * 10
-    # the selection check permutes the tasks' effects
-    assert count["selection"](shape, _options("selection")).units == 9_999 * 10 + 200
+    # the selection check permutes the tasks' effects, after reading the runs (a run's pass costs 50 permuted values)
+    assert count["selection"](shape, _options("selection")).units == 9_999 * 10 + 50 * 200
     # the profile's Wilson band draws no resample
     assert count["performance_profile"](shape, _options("performance_profile", interval="wilson")).units == 200
 

@@ -1143,3 +1143,50 @@ def test_complete_bootstrap_has_the_law_of_multinomial_counts_and_every_seed_res
     now = kernels.complete_bootstrap(y, starts, sizes, w, widen, np.random.SeedSequence(3), B)
     assert stats.ks_2samp(before, now).pvalue > 1e-3
     assert now.var() / before.var() == pytest.approx(1.0, abs=0.06)  # about 4 SE of the ratio
+
+
+def test_the_cost_estimate_follows_the_views_and_the_band_asked_for(caplog):
+    # issue 43 item 2: tuning's estimate is a function of the options and each sweep's configurations (no timing)
+    from rlstats.cost import Shape
+    from rlstats.methods.tuning._api import VIEWS, TuningOptions
+    from rlstats.methods.tuning._backend import cost
+
+    shape = Shape(rows=20_000, agents=1, tasks=1, cells=1, most_runs=20_000)
+
+    def seconds(configurations=(2000,), **given):
+        options = TuningOptions.checked(**{"views": VIEWS, "higher_is_better": True, "threshold": 0.05,
+                                           "confidence_level": 0.95, "n_resamples": 2000, "budgets": None,
+                                           "percentiles": (5.0, 95.0), "fraction": 0.95, **given})
+        return cost(shape, options, configurations).seconds
+
+    default = seconds()
+    assert default == seconds(views=list(VIEWS))  # deterministic
+    # a caller with no views or band (the registry's generic options) gets the defaults' estimate
+    import types
+
+    assert cost(shape, types.SimpleNamespace(n_resamples=2000), (2000,)).seconds == default
+    # the counts written out: 2,000 resamples x 20,000 seeds (best set 2e-9, complete 6.5e-9 s), 2,000 configurations
+    # x 200 budgets x 2 samplings of skew-t moments (5e-8 s), 20,000 rows read (1e-6 s) and normalised (5e-7 s)
+    assert default == pytest.approx(2000 * 20_000 * 8.5e-9 + 2000 * 200 * 2 * 5e-8 + 20_000 * 1.5e-6)
+    band = seconds(band="percentile")
+    assert band > 2 * default  # the percentile band resamples seeds and sums ordered means over the budgets
+    assert band - default == pytest.approx(2000 * (20_000 * 7e-9 + 2000 * 200 * 2 * 5.5e-10) - 2000 * 200 * 2 * 5e-8)
+    without_complete = seconds(views=["best_set", "expected_max"])
+    assert without_complete < default / 2  # the complete view's two-stage bootstrap is most of the default's work
+    assert seconds(views=["expected_max"]) < without_complete < default
+    assert seconds(views=["complete"]) > seconds(views=["best_set"])
+    # more configurations (same seeds) cost more moments; budgets= bounds the curve's length
+    assert seconds(views=["expected_max"], configurations=(5000,)) > seconds(views=["expected_max"])
+    assert seconds(views=["expected_max"], budgets=[1, 2, 5]) < seconds(views=["expected_max"])
+    # the call's own estimate (logged by rlstats.cost) is the formula on the sweeps it read
+    import logging
+
+    frame = pd.DataFrame({"agent": "ppo", "task": "t0", "lr": np.repeat(np.arange(40), 3),
+                          "seed": np.tile(np.arange(3), 40), "score": np.random.default_rng(0).normal(size=120)})
+    with caplog.at_level(logging.DEBUG, logger="rlstats.cost"):
+        rlstats.tuning(frame, "score ~ agent | task/seed", config="lr", n_resamples=100, rng=0, views=["expected_max"],
+                       band="percentile")
+    work = [r.work for r in caplog.records if hasattr(r, "work")][-1]
+    assert work.seconds == pytest.approx(120 * 1e-6 + 100 * (120 * 7e-9 + 40 * 40 * 2 * 5.5e-10))
+    assert "100 resamples x 120 seeds (percentile band) + 100 resamples x 1,600 configuration-budgets x 2 samplings" \
+        in work.text

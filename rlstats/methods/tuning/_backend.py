@@ -9,6 +9,7 @@ drawn from the sweep) and hyperparameter sensitivity. Seeds stay nested in their
 the unit. With one configuration per agent, use the bootstrap or the blocked rank test.
 """
 
+from collections.abc import Sequence
 from typing import Any
 
 from .._declaration import Backend, Need
@@ -16,12 +17,64 @@ from ...cost import Shape, Work
 
 _HERE = "rlstats.methods.tuning"
 
+#: seconds per unit of each part of a call (2 cores, one thread; ``benchmarks/cost_calibration.py``, issue 43 item
+#: 2), measured view by view at 100-10,000 configurations x 3-30 seeds and 500-20,000 resamples
+_PER = {
+    "read": 1e-6,  # a seed's row: the Design, the sweeps and the tables
+    "best_set": 2e-9,  # a resample x seed of the pruned arg-max search (0.2-4e-9 as the configurations separate)
+    "complete": 6.5e-9,  # a resample x seed of the two-stage bootstrap
+    "sensitivity": 5e-7,  # a seed's row, percentile-normalised
+    "band_draw": 7e-9,  # a resample x seed of the percentile band's seed resamples
+    "band_sum": 5.5e-10,  # a resample x configuration x budget x sampling of the percentile band's order sums
+    "moments": 5e-8,  # a configuration x budget x sampling of the skew-t band's moments
+}
+#: the nanosecond is the unit the message counts in: each part's count weighted by its seconds
+_NS = 1e-9
 
-def cost(shape: Shape, options: Any) -> Work:
-    """The resampled views draw every seed of every configuration again in each resample (2e-8 s a value,
-    measured at 300 and 2,000 configurations x 5 and 10 seeds)."""
-    return Work(options.n_resamples * shape.rows, "resampled values", 2e-8,
-                f"{options.n_resamples:,} resamples x {shape.rows:,} seeds")
+
+def _budgets(configurations: int, budgets: Sequence[int] | None) -> int:
+    """How many budgets a sweep's curve has (``_kernels.budget_grid``: all up to 200, then about 200)."""
+    return len(budgets) if budgets is not None else min(configurations, 200)
+
+
+def cost(shape: Shape, options: Any, configurations: Sequence[int] | None = None) -> Work:
+    """Each asked view's work, counted from the seeds (``shape.rows``), the resamples and each sweep's number of
+    configurations (``configurations``, one count a sweep, known once the sweeps are read; without them, one
+    configuration a cell, as when nothing was tuned).
+
+    The best set and the complete view resample every seed of every configuration (the best set's search prunes
+    configurations that cannot win, so its constant is the middle of what it measured); the expected-max curves'
+    default skew-t band reads no resample but forms moments over configurations x budgets, each of both samplings;
+    the percentile band resamples seeds and sums each resample's ordered means over configurations x budgets.
+    """
+    # without views (a registry's generic options): the default views, tuning's VIEWS
+    views = tuple(getattr(options, "views", None) or ("expected_max", "best_set", "complete", "sensitivity"))
+    band = getattr(options, "band", "skew_t")
+    budgets = getattr(options, "budgets", None)
+    B, rows = int(options.n_resamples), int(shape.rows)
+    sizes = [int(g) for g in configurations] if configurations is not None else [1] * max(int(shape.cells), 1)
+    fewest = min(sizes)
+    # configurations x budgets over the sweeps (both samplings), plus the common grid of the mean over tasks where a
+    # sweep's own grid differs from it
+    grid = 2 * sum(g * (_budgets(g, budgets) + (_budgets(fewest, budgets) if budgets is None and g != fewest
+                                                 and shape.tasks > 1 else 0)) for g in sizes)
+    seconds = {"read": rows * _PER["read"]}
+    what = [f"{rows:,} seeds read"]
+    resampled = [view for view in ("best_set", "complete") if view in views]
+    for view in resampled:
+        seconds[view] = B * rows * _PER[view]
+    if "expected_max" in views and band == "percentile":
+        seconds["band"] = B * (rows * _PER["band_draw"] + grid * _PER["band_sum"])
+        resampled.append("percentile band")
+        what.append(f"{B:,} resamples x {grid // 2:,} configuration-budgets x 2 samplings (percentile band)")
+    elif "expected_max" in views:
+        seconds["moments"] = grid * _PER["moments"]
+        what.append(f"{grid // 2:,} configuration-budgets x 2 samplings (skew-t band)")
+    if resampled:
+        what.insert(1, f"{B:,} resamples x {rows:,} seeds ({', '.join(v.replace('_', ' ') for v in resampled)})")
+    if "sensitivity" in views:
+        seconds["sensitivity"] = rows * _PER["sensitivity"]
+    return Work(sum(seconds.values()) / _NS, "ns of counted work", _NS, " + ".join(what))
 
 
 BACKENDS = (
