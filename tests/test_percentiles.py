@@ -313,6 +313,39 @@ def test_structured_greedy_rows_are_the_dense_greedy_rows():
         np.testing.assert_allclose(got, expected, rtol=0, atol=1e-15)
 
 
+def _knapsack_rows(lower, upper, value):
+    """Algorithm 3 as written: a fractional knapsack per row, successors sorted by value (the former _greedy_rows)."""
+    (d_lo, q_lo, p_lo), (d_hi, q_hi, p_hi) = lower, upper
+    batch, (n_a, r) = value.shape[0], d_lo.shape
+    cap = np.concatenate([q_hi - q_lo, p_hi - p_lo, (d_hi - d_lo)[..., None]], axis=-1)
+    successor = np.concatenate([np.broadcast_to(value[:, :, None, :], (batch, n_a, r, r)),
+                                np.broadcast_to(np.swapaxes(value, 1, 2)[:, None], (batch, n_a, r, n_a)),
+                                value[..., None]], axis=-1)
+    order = np.argsort(-successor, axis=-1, kind="stable")
+    cap_sorted = np.take_along_axis(np.broadcast_to(cap, successor.shape), order, axis=-1)
+    before = np.cumsum(cap_sorted, axis=-1) - cap_sorted
+    add = np.empty_like(cap_sorted)
+    np.put_along_axis(add, order, np.clip((d_hi - d_lo)[None, ..., None] - before, 0.0, cap_sorted), axis=-1)
+    return d_lo + add[..., -1], q_lo + add[..., :r], p_lo + add[..., r:r + n_a]
+
+
+@pytest.mark.parametrize("tie_levels, separated", [(3, False), (None, True), (2, True)])
+def test_greedy_rows_are_the_sorted_knapsack(tie_levels, separated):
+    # Issue 43 (Atari 100k): the greedy rows take each successor of value at least the state's own at its upper
+    # bound, without sorting; against Algorithm 3's sorted fill, for tied values and separated intervals (sure moves).
+    rng = np.random.default_rng(11)
+    if separated:
+        z_lo, z_hi = np.sort(rng.uniform(size=(2, 3, 4, 3)), axis=0)
+    else:
+        z_lo, z_hi = _pbp_bounds(random_cells(rng, 3, 4, tie_levels))
+    lower, upper = kernels.interval_transitions(z_lo, z_hi)
+    for value in (np.round(rng.normal(size=(4, 3, 12)), 1), np.zeros((1, 3, 12))):
+        got, expected = kernels._greedy_rows(lower, upper, value), _knapsack_rows(lower, upper, value)
+        for new, old in zip(got, expected):
+            np.testing.assert_allclose(new, old, rtol=0, atol=1e-15)
+        np.testing.assert_allclose(got[0] + got[1].sum(axis=-1) + got[2].sum(axis=-1), 1.0, rtol=0, atol=1e-15)
+
+
 @pytest.mark.parametrize("agents, tasks, tie_levels, seed", [(3, 4, 3, 0), (2, 6, None, 1), (4, 3, 2, 2), (3, 6, 4, 3)])
 def test_value_order_blocks_solve_the_dense_adversary_blocks(agents, tasks, tie_levels, seed):
     # Issue 43: the structured solver's preconditioner solves I - gamma (D + Q_i) of Algorithm 3's greedy rows

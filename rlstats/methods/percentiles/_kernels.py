@@ -873,29 +873,18 @@ def agent_move_bounds(z_lo, z_hi):
 def _greedy_rows(lower, upper, value):
     """Rows of C in [C-, C+] that put the free mass on the successors of highest value (Algorithm 3).
 
-    A fractional knapsack per state: start from the lower bounds and fill the
-    uncertain successors (and the self-loop) in decreasing order of ``value``
-    (B, n_A, R) until the row sums to one.  Ties in value keep the successor
-    order (adversary moves, agent moves, self-loop), so the result is
-    deterministic.
+    A fractional knapsack per state: start from the lower bounds and fill the uncertain successors (and the
+    self-loop) in decreasing order of ``value`` (B, n_A, R) until the row sums to one, ties in value towards the
+    successors (adversary moves, agent moves, then the self-loop).  The self-loop's room D+ - D- is the whole free
+    mass (the sum of the successors' rooms), so the fill takes every successor before the self-loop in full and
+    gives the self-loop the rest: a successor is at its upper bound exactly when its value is at least the state's
+    own.  A comparison per successor instead of a sort of every row (issue 43: the sorts were half of PBP's time on
+    the Atari 100k scores).
     """
-    (d_lo, q_lo, p_lo), (d_hi, q_hi, p_hi) = lower, upper
-    n_a, r = d_lo.shape
-    batch = value.shape[0]
-    cap = np.concatenate([q_hi - q_lo, p_hi - p_lo, (d_hi - d_lo)[..., None]], axis=-1)  # (n_A, R, R+n_A+1)
-    successor = np.concatenate([
-        np.broadcast_to(value[:, :, None, :], (batch, n_a, r, r)),          # (i, r')
-        np.broadcast_to(np.swapaxes(value, 1, 2)[:, None], (batch, n_a, r, n_a)),  # (i', r)
-        value[..., None],                                                     # (i, r)
-    ], axis=-1)
-    order = np.argsort(-successor, axis=-1, kind="stable")
-    cap_sorted = np.take_along_axis(np.broadcast_to(cap, successor.shape), order, axis=-1)
-    before = np.cumsum(cap_sorted, axis=-1) - cap_sorted
-    free = d_hi - d_lo  # = the total uncertain off-diagonal mass left to place (spec 6.1(e))
-    add_sorted = np.clip(free[None, ..., None] - before, 0.0, cap_sorted)
-    add = np.empty_like(add_sorted)
-    np.put_along_axis(add, order, add_sorted, axis=-1)
-    return d_lo + add[..., -1], q_lo + add[..., :r], p_lo + add[..., r:r + n_a]
+    (_, q_lo, p_lo), (_, q_hi, p_hi) = lower, upper
+    q = np.where(value[:, :, None, :] >= value[..., None], q_hi, q_lo)  # (i, r) -> (i, r')
+    p = np.where(np.swapaxes(value, 1, 2)[:, None] >= value[..., None], p_hi, p_lo)  # (i, r) -> (i', r)
+    return 1.0 - q.sum(axis=-1) - p.sum(axis=-1), q, p
 
 
 # ----------------------------------------------------------------------------- PBP with overlapping intervals
