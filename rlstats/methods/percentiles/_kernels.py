@@ -1244,7 +1244,9 @@ def robust_values(lower, upper, reward, gamma, *, dense_limit=DENSE_LIMIT, overl
     iterations = np.zeros(batch, dtype=int)
     active = np.arange(batch)
     if overlap is None:
-        current = tuple(np.broadcast_to(piece, (batch,) + piece.shape).copy() for piece in lower)
+        # the rows of the active problems' last round (the lower bounds before the first): compared with the new
+        # rows, not copied into a batch-sized store (issue 43: those copies were 1 s of 6 on the Atari 100k scores)
+        current = lower
     else:
         # the policy of a round: the dense rank of every state's value within its block (which adversary moves
         # are taken) and the agent player's moves; the first round is compared with the lower bounds
@@ -1257,11 +1259,10 @@ def robust_values(lower, upper, reward, gamma, *, dense_limit=DENSE_LIMIT, overl
             rows = _greedy_rows(lower, upper, v_old)
             changed = np.zeros(active.size, dtype=bool)
             for piece, new in zip(current, rows):
-                diff = np.abs(new - piece[active]).reshape(active.size, -1).max(axis=1)
-                changed |= diff >= PI_CHANGE
-                piece[active] = new
-            v_new = solve(*(piece[active] for piece in current), gamma, rhs_all[active], x0=v_old,
-                          dense_limit=dense_limit)
+                diff = (new - piece).reshape(active.size, -1)
+                changed |= np.maximum(diff.max(axis=1), -diff.min(axis=1)) >= PI_CHANGE
+            current = rows
+            v_new = solve(*rows, gamma, rhs_all[active], x0=v_old, dense_limit=dense_limit)
         else:
             system = _GreedySystem(overlap, v_old, gamma)
             if it == 1:
@@ -1278,6 +1279,8 @@ def robust_values(lower, upper, reward, gamma, *, dense_limit=DENSE_LIMIT, overl
         step = np.abs(v_new - v_old).reshape(active.size, -1).max(axis=1)
         finished = (2 * gamma * step < PI_TOL) | ~changed
         active = active[~finished]
+        if overlap is None and finished.any():
+            current = tuple(piece[~finished] for piece in current)
         if active.size == 0:
             break
     return (1.0 - gamma) * v.reshape(batch, -1).mean(axis=1), iterations
