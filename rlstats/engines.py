@@ -25,7 +25,7 @@ from .errors import OptionError
 from .options import check_n_jobs
 from .resampling import parallel_map, worker_count
 
-__all__ = ["Engine", "engine", "check_backend", "map_ordered", "workers"]
+__all__ = ["Engine", "engine", "check_backend", "map_ordered", "workers", "one_blas_thread"]
 
 _T = TypeVar("_T")
 _R = TypeVar("_R")
@@ -192,3 +192,20 @@ def _dask_map(function: Callable[[Any], Any], items: Iterable[Any], client: Any)
         if pending:
             client.cancel(list(pending))
         client.cancel([shipped])
+
+
+@contextlib.contextmanager
+def one_blas_thread() -> Iterator[None]:
+    """BLAS and LAPACK on one thread inside the block (numpy's and scipy's libraries, whatever the caller set).
+
+    For back ends whose work is many small products and factorisations (PBP's 234 x 234 blocks on Atari 100k):
+    there a threaded OpenBLAS spends its time waking and spinning its threads. Measured on 2 cores with the
+    library's default of 2 threads, another process busy: 165 s of CPU (and of wall time) against 5.3 s on one
+    thread; the bounds also differed in the last bits with the thread count. Back ends parallelise over their own
+    work (``n_jobs``) instead.
+    """
+    import scipy.linalg  # noqa: F401  (scipy's own OpenBLAS is loaded on first use; the limit reaches loaded ones)
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield

@@ -893,3 +893,25 @@ def test_a_one_sided_pair_and_a_designs_bounds_are_the_support():
     flipped = percentiles(df, FORMULA, interval="pbp", bounds=(None, 100.0), higher_is_better=False)
     np.testing.assert_array_equal(flipped.support_high, 100.0)
     np.testing.assert_array_equal(flipped.support_low, observed_low)
+
+
+def test_pbp_runs_blas_on_one_thread(monkeypatch):
+    # many small LAPACK calls: a threaded OpenBLAS spun its threads (165 s against 5.3 s of CPU on Atari 100k,
+    # 2 cores) and moved the bounds' last bits with the thread count (rlstats.engines.one_blas_thread)
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    from rlstats.methods.percentiles import _kernels
+
+    seen = []
+    original = _kernels.propagate_bounds
+
+    def recording(*args, **kwargs):
+        seen.extend(info["num_threads"] for info in threadpoolctl.threadpool_info() if info["user_api"] == "blas")
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(_kernels, "propagate_bounds", recording)
+    df = rlstats.datasets.simulate(agents=3, tasks=4, seeds=5, effect=1.0, rng=0)
+    with threadpoolctl.threadpool_limits(limits=2, user_api="blas"):
+        rlstats.percentiles(df, "score ~ agent | task", interval="pbp", progress=False)
+        after = [info["num_threads"] for info in threadpoolctl.threadpool_info() if info["user_api"] == "blas"]
+    assert seen and set(seen) == {1}
+    assert set(after) == {2}  # the caller's setting is back

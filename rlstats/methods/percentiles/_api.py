@@ -34,6 +34,7 @@ from ... import calibration
 from ...bounds import check_bounds
 from ...design import NA_ACTIONS, design_of
 from ...cost import admit, shows
+from ...engines import one_blas_thread
 from .._replication import verdict
 from ...errors import DesignError, OptionError, warn
 from ...format import count
@@ -332,7 +333,8 @@ def percentiles(data: Data, formula: FormulaLike | None = None, *, interval: Per
     design = _prepared_design(design_of(data, formula, na_action=options.na_action, eval_env=eval_env, bounds=pair),
                               options)
     work = admit(cost, design, options, max_seconds, "percentiles()")  # issue 43 item 2
-    return _run(design, options, rng, shows(work, options.progress))
+    with one_blas_thread():  # many small LAPACK calls: threads only spin (rlstats.engines.one_blas_thread)
+        return _run(design, options, rng, shows(work, options.progress))
 
 
 def _run(design, options, rng, shown):
