@@ -253,6 +253,30 @@ def chunk_rows(n_runs, budget=None):
     return max(1, min(RNG_BLOCK, int(budget) // max(1, n_runs)))
 
 
+#: Runs in one slice of whole tasks when a chunk holds a single resample of more runs than this: its passes
+#: (draws to counts, the studentised interval's task moments) go slice by slice, in the core's cache; never changes
+#: results (:meth:`rlstats.resampling.UniformIndices.row_counts`).
+TASK_BLOCK = 2**16
+
+
+def task_slices(layout, size=None):
+    """Edges ``[0, e_1, ..., n]`` of consecutive groups of whole tasks, each at most ``size`` runs (or one task), or
+    None when the agent has at most ``size`` runs (``size`` defaults to :data:`TASK_BLOCK`)."""
+    size = TASK_BLOCK if size is None else int(size)
+    n = layout.n_runs
+    if n <= size:
+        return None
+    ends = np.cumsum(layout.task_sizes)
+    edges, start = [0], 0
+    while start < n:
+        stop = int(ends[np.searchsorted(ends, start + size, side="right") - 1])  # the furthest task end in reach
+        if stop <= start:  # a task of more than `size` runs: alone
+            stop = int(ends[np.searchsorted(ends, start, side="right")])
+        edges.append(stop)
+        start = stop
+    return edges
+
+
 class CountDrawer:
     """Draws RNG blocks' resamples as canonical counts, in row chunks.
 
@@ -280,6 +304,10 @@ class CountDrawer:
         self.offsets = layout.slot_base[None, :] + (np.arange(self.rows, dtype=np.intp) * n)[:, None]
         if self.rows * n <= 2**32:  # keys below 2**32: offsets added in 32 bits (UniformIndices.rows)
             self.offsets = self.offsets.astype(np.uint32)
+        self.edges = task_slices(layout) if self.rows == 1 else None  # one resample a chunk: counted in slices
+        if self.edges is not None:  # offsets local to each slice (UniformIndices.row_counts)
+            local = layout.slot_base - np.repeat(self.edges[:-1], np.diff(self.edges))
+            self.local = local.astype(np.uint32 if n <= 2**32 else np.intp)
 
     def chunks(self, blocks):
         """Yield ``(start, stop, counts)`` for consecutive blocks ``[(start, stop, SeedSequence), ...]``.
@@ -293,8 +321,11 @@ class CountDrawer:
             draws = UniformIndices(seed, self.high, n)
             for first in range(start, stop, rows):
                 k = min(rows, stop - first)
-                keys = draws.rows(k, self.offsets[:k])
-                counts = np.bincount(keys.ravel(), minlength=k * n).reshape(k, n)
+                if self.edges is not None:
+                    counts = draws.row_counts(self.local, self.edges)[None, :]
+                else:
+                    keys = draws.rows(k, self.offsets[:k])
+                    counts = np.bincount(keys.ravel(), minlength=k * n).reshape(k, n)
                 yield first, first + k, counts
 
 
