@@ -244,48 +244,6 @@ class UniformIndices:
             return np.add(index, offsets, out=index).astype(np.int64)
         return np.add(index, offsets, dtype=np.int64)
 
-    def row_counts(self, offsets: NDArray[Any], edges: Sequence[int]) -> NDArray[np.int64]:
-        """(n,) the counts of the next row's keys, one slice of columns at a time.
-
-        ``edges`` (0 = e_0 < ... < e_m = n) cut the columns into slices, and ``offsets`` (shape (n,), uint32 or
-        int64) are local to them: a column of slice [e_i, e_(i+1)) draws key ``e_i + draw + offset`` with
-        ``draw + offset`` in [0, e_(i+1) - e_i).  The result is ``np.bincount(self.rows(1, offsets + e).ravel(),
-        minlength=n)``, e each column's slice start: the same integers, with each slice's lanes mapped, offset and
-        counted while they are in the core's cache (on rows of 10^5-10^6 values a whole-row pass costs 1.3-1.6
-        times as much a value as on 50,000; benchmarks/README.md, issue 43 item 1).  The row's outputs are drawn
-        at once and its rejections replaced after the slices by one call in row-major order, as :meth:`rows` does:
-        the stream advances as ever.
-        """
-        edges = np.asarray(edges, dtype=np.intp)
-        if not self.bits:  # Generator.integers draws: the whole row
-            starts = np.repeat(edges[:-1], np.diff(edges))
-            return np.bincount((self.rows(1, offsets) + starts).ravel(), minlength=self.n)
-        u = self._draw_lanes(1)[0]
-        counts = np.empty(self.n, dtype=np.int64)
-        rejected, wrong = [], []
-        scalar = self.high_lanes.ndim == 0
-        for start, stop in zip(edges[:-1].tolist(), edges[1:].tolist()):
-            high = self.high_lanes if scalar else self.high_lanes[start:stop]
-            threshold = self.threshold if scalar else self.threshold[start:stop]
-            index, refused = multiply_shift(u[start:stop], high, threshold)
-            if self.bits == 32:  # uint64 indices below 2**32: offset in place
-                keys = np.add(index.view(np.int64), offsets[start:stop], out=index.view(np.int64))
-            else:
-                keys = np.add(index, offsets[start:stop], dtype=np.int64)
-            counts[start:stop] = np.bincount(keys, minlength=stop - start)
-            if refused.any():  # counted as drawn for now; undone below
-                where = np.flatnonzero(refused)
-                rejected.append(where + start)
-                wrong.append(keys[where] + start)
-        if rejected:
-            where = np.concatenate(rejected)
-            high = self.high if not np.ndim(self.high) else self.high[where]
-            replacement = self._replacement_stream().integers(0, high, size=where.size)
-            starts = edges[np.searchsorted(edges, where, side="right") - 1]
-            np.subtract.at(counts, np.concatenate(wrong), 1)
-            np.add.at(counts, replacement + offsets[where].astype(np.int64) + starts, 1)
-        return counts
-
     def _replace(self, index, rejected):
         """Put the replacements of the row-major flat positions ``rejected`` into ``index`` (k, n)."""
         if rejected.size:

@@ -202,29 +202,3 @@ def test_live_rows_are_the_rows_of_the_whole_draw(high):
         live = np.random.default_rng(k).random(k) < 0.4
         np.testing.assert_array_equal(live_draws.rows(k, offsets, live), whole_draws.rows(k, offsets)[live])
 
-
-@pytest.mark.parametrize("wide", [False, True, "integers"])
-def test_row_counts_in_slices_equal_the_bincount_of_whole_rows(monkeypatch, wide):
-    """UniformIndices.row_counts (slices of columns, rejections replaced after them) gives every row's counts as
-    np.bincount of rows(1) does, and leaves the stream where rows(1) leaves it, rejections included (issue 43 item 1)."""
-    if wide == "integers":  # Generator.integers on the main stream: every bound above WIDE
-        monkeypatch.setattr(UniformIndices, "CROSSOVER", 50)
-        monkeypatch.setattr(UniformIndices, "WIDE", 100)
-    sizes = np.array([3100, 7, 1900, 2500, 1]) if wide is True else np.array([1900, 7, 2500, 1, 1200])
-    n = int(sizes.sum())
-    edges = np.array([0, sizes[0], sizes[:3].sum(), n])  # slices of whole tasks
-    high = np.repeat(sizes, sizes)
-    base = np.repeat(np.r_[0, np.cumsum(sizes)[:-1]], sizes)
-    local = (base - np.repeat(edges[:-1], np.diff(edges))).astype(np.uint32)
-    whole = UniformIndices(np.random.SeedSequence(5), high, n)
-    sliced = UniformIndices(np.random.SeedSequence(5), high, n)
-    assert whole.bits == {False: 16, True: 32, "integers": 0}[wide]
-    peek, rejected = np.random.PCG64(np.random.SeedSequence(5)), 0  # the main stream's outputs, in step
-    for _ in range(30):
-        if whole.bits:  # count the next row's rejections
-            u = peek.random_raw(whole.words).view(whole.high_lanes.dtype)[:n]
-            rejected += multiply_shift(u, whole.high_lanes, whole.threshold)[1].sum()
-        expected = np.bincount(whole.rows(1, base.astype(np.uint32)[None]).ravel(), minlength=n)
-        np.testing.assert_array_equal(sliced.row_counts(local, edges), expected)
-    assert rejected > 0 or wide is not False  # the 16-bit rows replaced some draws (about 2% at 1,900-2,500)
-    np.testing.assert_array_equal(sliced.rows(2), whole.rows(2))  # the streams are at the same place

@@ -253,9 +253,10 @@ def chunk_rows(n_runs, budget=None):
     return max(1, min(RNG_BLOCK, int(budget) // max(1, n_runs)))
 
 
-#: Runs in one slice of whole tasks when a chunk holds a single resample of more runs than this: its passes
-#: (draws to counts, the studentised interval's task moments) go slice by slice, in the core's cache; never changes
-#: results (:meth:`rlstats.resampling.UniformIndices.row_counts`).
+#: Runs in one slice of whole tasks when a chunk holds a single resample of more runs than this: the studentised
+#: interval's task moments are summed slice by slice, in the core's cache (``_small_runs.StandardErrors``; 4.1-5.5 ->
+#: 2.7-3.4 ns a value at 500,000 runs an agent).  The draws and counts are not: counted slice by slice (the same
+#: integers) they were no faster than whole rows (benchmarks/README.md, issue 43 item 1).  Never changes results.
 TASK_BLOCK = 2**16
 
 
@@ -304,10 +305,6 @@ class CountDrawer:
         self.offsets = layout.slot_base[None, :] + (np.arange(self.rows, dtype=np.intp) * n)[:, None]
         if self.rows * n <= 2**32:  # keys below 2**32: offsets added in 32 bits (UniformIndices.rows)
             self.offsets = self.offsets.astype(np.uint32)
-        self.edges = task_slices(layout) if self.rows == 1 else None  # one resample a chunk: counted in slices
-        if self.edges is not None:  # offsets local to each slice (UniformIndices.row_counts)
-            local = layout.slot_base - np.repeat(self.edges[:-1], np.diff(self.edges))
-            self.local = local.astype(np.uint32 if n <= 2**32 else np.intp)
 
     def chunks(self, blocks):
         """Yield ``(start, stop, counts)`` for consecutive blocks ``[(start, stop, SeedSequence), ...]``.
@@ -321,11 +318,8 @@ class CountDrawer:
             draws = UniformIndices(seed, self.high, n)
             for first in range(start, stop, rows):
                 k = min(rows, stop - first)
-                if self.edges is not None:
-                    counts = draws.row_counts(self.local, self.edges)[None, :]
-                else:
-                    keys = draws.rows(k, self.offsets[:k])
-                    counts = np.bincount(keys.ravel(), minlength=k * n).reshape(k, n)
+                keys = draws.rows(k, self.offsets[:k])
+                counts = np.bincount(keys.ravel(), minlength=k * n).reshape(k, n)
                 yield first, first + k, counts
 
 
