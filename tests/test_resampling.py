@@ -201,4 +201,3 @@ def test_live_rows_are_the_rows_of_the_whole_draw(high):
     for k in (500, 1, 333):
         live = np.random.default_rng(k).random(k) < 0.4
         np.testing.assert_array_equal(live_draws.rows(k, offsets, live), whole_draws.rows(k, offsets)[live])
-
