@@ -589,6 +589,36 @@ def test_count_kernel_equals_the_draw_path_and_ignores_chunking(sizes):
                                                       batch_size=size))
 
 
+@pytest.mark.parametrize("sizes", [[700] * 4, [3100, 3, 900, 1200, 40]])  # 16 bits a draw; 32 and unequal tasks
+def test_one_resample_in_slices_of_whole_tasks_changes_no_bit(monkeypatch, sizes):
+    """Issue 43 item 1: in a chunk of one resample of more than TASK_BLOCK runs, the standard errors' task moments
+    are summed slice by slice of whole tasks: the same bits as the whole row and as chunks of several resamples, for
+    the four metrics' studentised standard errors (and the bootstrap distributions beside them)."""
+    from rlstats.methods.bootstrap import _small_runs
+
+    rng = np.random.default_rng(4)
+    sizes = np.array(sizes)
+    task = np.repeat(np.arange(sizes.size), sizes)
+    y = np.round(rng.gamma(2.0, 0.5, size=task.size), 2)  # ties
+    layout = K.agent_layout(y, task, np.concatenate([np.arange(c) for c in sizes]), sizes.size)
+    metrics = list(K.BUILTIN_METRICS)
+
+    def run():
+        ss = np.random.SeedSequence(8)
+        return (K.bootstrap_agent(layout, metrics, 1.0, 150, ss),
+                _small_runs.resampled_se(layout, metrics, 1.0, 150, ss))
+
+    several = run()  # chunks of several resamples
+    monkeypatch.setattr(K, "COUNT_BUDGET", 64)  # one resample a chunk
+    monkeypatch.setattr(K, "TASK_BLOCK", 10**9)
+    whole = run()
+    monkeypatch.setattr(K, "TASK_BLOCK", 1000)
+    assert _small_runs.StandardErrors(layout, metrics, 1.0).slices  # three slices: 3,100 | 3 + 900 | 1,200 + 40
+    sliced = run()
+    for a, b, c in zip(several, whole, sliced):
+        assert np.array_equal(a, b) and np.array_equal(b, c)
+
+
 def test_cumulative_count_moments_by_enumeration():
     """E and Var of the cumulative counts in pooled order, over all 27,648 equally likely resamples."""
     sizes = [2, 3, 4]

@@ -253,6 +253,31 @@ def chunk_rows(n_runs, budget=None):
     return max(1, min(RNG_BLOCK, int(budget) // max(1, n_runs)))
 
 
+#: Runs in one slice of whole tasks when a chunk holds a single resample of more runs than this: the studentised
+#: interval's task moments are summed slice by slice, in the core's cache (``_small_runs.StandardErrors``; 4.1-5.5 ->
+#: 2.7-3.4 ns a value at 500,000 runs an agent).  The draws and counts are not: counted slice by slice (the same
+#: integers) they were no faster than whole rows (benchmarks/README.md, issue 43 item 1).  Never changes results.
+TASK_BLOCK = 2**16
+
+
+def task_slices(layout, size=None):
+    """Edges ``[0, e_1, ..., n]`` of consecutive groups of whole tasks, each at most ``size`` runs (or one task), or
+    None when the agent has at most ``size`` runs (``size`` defaults to :data:`TASK_BLOCK`)."""
+    size = TASK_BLOCK if size is None else int(size)
+    n = layout.n_runs
+    if n <= size:
+        return None
+    ends = np.cumsum(layout.task_sizes)
+    edges, start = [0], 0
+    while start < n:
+        stop = int(ends[np.searchsorted(ends, start + size, side="right") - 1])  # the furthest task end in reach
+        if stop <= start:  # a task of more than `size` runs: alone
+            stop = int(ends[np.searchsorted(ends, start, side="right")])
+        edges.append(stop)
+        start = stop
+    return edges
+
+
 class CountDrawer:
     """Draws RNG blocks' resamples as canonical counts, in row chunks.
 

@@ -308,6 +308,12 @@ class StandardErrors:
         top = float(np.abs(self.values - self.centre).max(initial=0.0))
         self.unit = top if top > 0 and np.isfinite(top) else 1.0
         self._deviations = {}  # (values - centre) / unit of the values (False) and of the clipped values (True)
+        # a resample of more than kernels.TASK_BLOCK runs is taken in slices of whole tasks: (slots, tasks, task starts)
+        edges = kernels.task_slices(layout)
+        self.slices = None
+        if edges is not None:
+            tasks = [slice(*np.searchsorted(layout.task_start, (a, b))) for a, b in zip(edges[:-1], edges[1:])]
+            self.slices = [(slice(a, b), t, layout.task_start[t] - a) for a, b, t in zip(edges[:-1], edges[1:], tasks)]
 
     def task_moments(self, counts, values):
         """(sums, sums of squares) per task of the resampled ``values`` (rows, T), taken about the data's task means."""
@@ -321,9 +327,19 @@ class StandardErrors:
             deviation = self._deviations[key]
         else:
             deviation = (values - self.centre) / self.unit
-        first = counts * deviation
-        second = first * deviation
-        return (np.add.reduceat(first, layout.task_start, axis=1), np.add.reduceat(second, layout.task_start, axis=1))
+        if self.slices is None or counts.shape[0] != 1:
+            first = counts * deviation
+            second = first * deviation
+            return (np.add.reduceat(first, layout.task_start, axis=1), np.add.reduceat(second, layout.task_start, axis=1))
+        # one resample, slice by slice in the core's cache: each task's sums are the same reduceat over the same values
+        sums, squares = np.empty((1, layout.n_tasks)), np.empty((1, layout.n_tasks))
+        for slots, tasks, starts in self.slices:
+            part = deviation[..., slots]
+            first = counts[:, slots] * part
+            sums[:, tasks] = np.add.reduceat(first, starts, axis=1)
+            first *= part
+            squares[:, tasks] = np.add.reduceat(first, starts, axis=1)
+        return sums, squares
 
     def task_variances(self, counts, values):
         """(rows, T) each task's variance of the resampled values, on c_t - 1 degrees of freedom, and (rows, T) their
@@ -334,7 +350,8 @@ class StandardErrors:
         return centred / np.maximum(sizes - 1, 1), sums / sizes * self.unit + self.task_mean
 
     def __call__(self, counts):
-        counts = np.asarray(counts, dtype=np.float64)
+        if self.slices is None or counts.shape[0] != 1:  # a slice's int64 counts times floats: the same products
+            counts = np.asarray(counts, dtype=np.float64)
         sizes = self.layout.task_sizes.astype(np.float64)
         n, tasks = float(sizes.sum()), sizes.size
         out = np.empty((counts.shape[0], len(self.metrics)))
