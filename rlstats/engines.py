@@ -16,6 +16,7 @@ whatever the number of items), and results come back in order.  ``backend="dask"
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -207,5 +208,23 @@ def one_blas_thread() -> Iterator[None]:
     import scipy.linalg  # noqa: F401  (scipy's own OpenBLAS is loaded on first use; the limit reaches loaded ones)
     from threadpoolctl import threadpool_limits
 
-    with threadpool_limits(limits=1, user_api="blas"):
+    global _one_thread_users, _one_thread_limit
+    # The limit is the process's, not the thread's: callers in several threads share one limit, set by the first
+    # in and restored by the last out (restoring when the first left would leave the others on many threads).
+    with _ONE_THREAD_LOCK:
+        if _one_thread_users == 0:
+            _one_thread_limit = threadpool_limits(limits=1, user_api="blas")
+        _one_thread_users += 1
+    try:
         yield
+    finally:
+        with _ONE_THREAD_LOCK:
+            _one_thread_users -= 1
+            if _one_thread_users == 0:
+                _one_thread_limit.restore_original_limits()
+                _one_thread_limit = None
+
+
+_ONE_THREAD_LOCK = threading.Lock()
+_one_thread_users = 0
+_one_thread_limit: Any = None

@@ -1559,3 +1559,18 @@ def test_probability_of_improvement_reads_noise_as_ties_and_says_so():
     np.testing.assert_array_equal(res.bootstrap_distribution, ties.bootstrap_distribution)
     assert res.notes[0].startswith("24 pairs of scores of one task within 1e-12 of each other")
     assert not any("within 1e-12" in note for note in ties.notes)
+
+
+@pytest.mark.parametrize("sizes, size, edges", [
+    ([10, 3, 3, 3, 3], 8, [0, 10, 16, 22]),  # a first task larger than a slice: alone (it made one slice of all)
+    ([5000, 300, 4000, 20], 3000, [0, 5000, 5300, 9300, 9320]),
+    ([2, 2, 9, 1, 1], 4, [0, 4, 13, 15]),
+    ([3, 3], 6, None),
+])
+def test_task_slices_hold_whole_tasks_of_at_most_a_slice_or_one_task(sizes, size, edges):
+    from types import SimpleNamespace
+
+    from rlstats.methods.bootstrap._kernels import task_slices
+
+    layout = SimpleNamespace(n_runs=sum(sizes), task_sizes=np.array(sizes))
+    assert task_slices(layout, size) == edges

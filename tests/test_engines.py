@@ -160,3 +160,26 @@ def test_a_closed_client_is_refused():
 def test_power_names_a_client_without_dask():
     with pytest.raises(OptionError, match="client= is a Dask client and runs only with backend='dask'"):
         rlstats.power("skillings_mack", client=object(), n_sim=5, progress=False)
+
+
+
+def test_one_blas_thread_is_restored_by_the_last_of_overlapping_callers():
+    # threadpoolctl's limit is the process's: callers that overlap (user threads each running percentiles()) share
+    # it, and only the last one out restores the caller's setting. Overlap is shown here by nesting in one thread:
+    # OpenBLAS applies a limit set from another thread to that thread only when the main thread has set its own.
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    from rlstats.engines import one_blas_thread
+
+    def blas_threads():
+        return {info["num_threads"] for info in threadpoolctl.threadpool_info() if info["user_api"] == "blas"}
+
+    with threadpoolctl.threadpool_limits(limits=2, user_api="blas"):
+        first, second = one_blas_thread(), one_blas_thread()
+        first.__enter__()
+        second.__enter__()
+        first.__exit__(None, None, None)  # the first caller leaves while the second is still inside
+        inside = blas_threads()
+        second.__exit__(None, None, None)
+        after = blas_threads()
+    assert inside == {1}
+    assert after == {2}

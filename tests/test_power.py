@@ -699,3 +699,14 @@ def test_declared_power_rules_give_the_outputs_recorded_before():
     assert (found.sample_size, found.sample_size_low, found.sample_size_high) == (10, 10, 15)
     assert found.table["n_rejections"].tolist() == [0, 33, 38, 39]  # 37, 38 before issue 39 item 4
 
+
+
+def test_messages_that_differ_in_a_name_stay_apart(recwarn):
+    # the figures of a message merge its texts, the digits of a label (agent a1, a2) do not
+    power_module._emit({("RlstatsWarning", "agent a1 has 3 runs below 0.5"): 2,
+                        ("RlstatsWarning", "agent a2 has 4 runs below 1e-3"): 5,
+                        ("RlstatsWarning", "agent a2 has 6 runs below 0.25"): 1}, 10)
+    texts = sorted(str(w.message) for w in recwarn)
+    assert len(texts) == 2
+    assert texts[0].startswith("agent a1 has 3 runs below 0.5 (raised by 2 method calls")
+    assert "raised by 6 method calls" in texts[1] and "2 texts in all" in texts[1]

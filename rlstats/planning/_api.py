@@ -351,7 +351,7 @@ def _rows(outcomes, methods, seeds_list, n_sim, levels):
 
 #: A number in a message's text: messages that differ only in their numbers (each data set's own scores,
 #: say) are one warning, not one per data set.
-_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?")
+_NUMBER = re.compile(r"(?<![A-Za-z_\d.])[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?")  # not the digits of a name
 
 
 def _emit(messages, n_data_sets):

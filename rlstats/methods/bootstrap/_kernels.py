@@ -270,7 +270,8 @@ def task_slices(layout, size=None):
     ends = np.cumsum(layout.task_sizes)
     edges, start = [0], 0
     while start < n:
-        stop = int(ends[np.searchsorted(ends, start + size, side="right") - 1])  # the furthest task end in reach
+        reach = int(np.searchsorted(ends, start + size, side="right")) - 1  # the furthest task end in reach
+        stop = int(ends[reach]) if reach >= 0 else start  # (-1 would wrap to the last end)
         if stop <= start:  # a task of more than `size` runs: alone
             stop = int(ends[np.searchsorted(ends, start, side="right")])
         edges.append(stop)

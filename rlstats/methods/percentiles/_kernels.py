@@ -1165,7 +1165,7 @@ class _GreedySystem:
     Only for payoff intervals that :func:`overlap_groups` accepts.  The agent player's moves are kept dense
     (n_A successors a state); the adversary's are :class:`_OverlapAdversary`.  Preconditioned by exact solves of the
     adversary's blocks (:class:`_ValueOrderBlocks`; measured at 10 x 100 x 10: 5-14 GMRES steps a round instead of
-    the self-loops' (Jacobi) 13-52), or by the self-loops where those blocks have too many groups.
+    the self-loops' (Jacobi) 13-52).
     """
 
     def __init__(self, overlap, value, gamma):
@@ -1177,7 +1177,6 @@ class _GreedySystem:
         self.move = np.swapaxes(value, -1, -2)[:, None, :, :] >= value[..., None]  # (B, i, r, i'): w(i', r) >= w(i, r)
         self.p = np.where(self.move, p_hi, p_lo)
         self.diag = 1.0 - self.adversary.row_sums - self.p.sum(axis=-1)
-        self.scale = 1.0 / (1.0 - gamma * self.diag)
         self.blocks = _ValueOrderBlocks(overlap.groups, value, self.diag, gamma, eta, self.adversary.by_value)
 
     def matvec(self, x):
