@@ -1103,7 +1103,6 @@ class _ValueOrderBlocks:
         own = minor * self.c * np.where(tied, t - a, t)
         self.loop_e, self.loop_f, self.loop_before = ca_n * (1.0 + before), ca_n, before
         self.loop_own = own.reshape(-1)[self.loop_at] * self.loop_valid - ca_n
-        self.loop_ca = ca_n
         slot = np.where(valid, np.take_along_axis(g, pos, 1), n_groups)
         self.loop_index = (np.arange(rows)[:, None] * (n_groups + 1) + slot).T.copy()
         self.n_slots = rows * (n_groups + 1)
@@ -1126,7 +1125,7 @@ class _ValueOrderBlocks:
         # the earlier members of the largest group, summed: at a position outside it, the inclusive sum is that
         cb_major = cb * self.major_float
         cb_before = np.cumsum(cb_major, axis=-1).reshape(n_sys, -1)
-        start = flat[:, self.loop_at] + self.loop_ca * cb_before[:, self.loop_at]
+        start = flat[:, self.loop_at] + self.loop_f * cb_before[:, self.loop_at]
         start *= self.loop_valid
         # the loop on flat (E * rows) vectors: a few microseconds a numpy call, whatever E
         start = np.swapaxes(start, 0, 1).reshape(-1, n_sys * self.rows)

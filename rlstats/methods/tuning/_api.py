@@ -15,7 +15,7 @@ import pandas as pd
 from ... import format as fmt
 from ... import formula as formula_module
 from ...bounds import check_bounds, clip_columns
-from ...cost import Shape, check_max_seconds, shows, timed_bar, within
+from ...cost import admit, shows, timed_bar
 from ...design import Design, design_of
 from ...engines import Engine, engine as _engine, map_ordered
 from ...interop import as_pandas
@@ -255,8 +255,8 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
     sweeps, labels = _sweeps(design, parsed, config, weights, holdout, higher)
     # issue 43 item 2: estimated once the sweeps are read (cheap), since the views' work grows with each sweep's
     # number of configurations, which the Design's shape does not hold; nothing is resampled before it
-    work = within(cost(Shape.of(design), opts, [s["sizes"].size for s in sweeps.values()]),
-                  check_max_seconds(max_seconds), "tuning()")
+    work = admit(functools.partial(cost, configurations=[s["sizes"].size for s in sweeps.values()]), design, opts,
+                 max_seconds, "tuning()")
     if not config:
         notes.append("no config= columns: each agent is one configuration (nothing was tuned)")
     unit = f"configuration ({', '.join(config)})" if config else "agent"

@@ -430,8 +430,7 @@ class UnitDraws:
         self.same = bool((self.high == self.high[:, :1]).all())  # one column of bounds for every unit: broadcast
         if self.same:
             self.high = self.high[:, :1]
-        product = np.uint32 if self.bits == 16 else np.uint64
-        self.bound = self.high.astype(self.lane if self.bits == 16 else product)
+        self.bound = self.high.astype(self.lane)
         self.threshold = (2 ** self.bits % self.high).astype(self.lane)
         self.main = np.random.PCG64(seed)
         self._replacements = None
@@ -449,13 +448,9 @@ class UnitDraws:
         at = None if self.same else units % self.G if units is not None else np.tile(np.arange(self.G), k)
         bound, threshold = ((self.bound, self.threshold) if self.same else
                             (np.take(self.bound, at, axis=1), np.take(self.threshold, at, axis=1)))
-        if self.bits == 16:
-            index, rejected = multiply_shift(u, bound, threshold)
-        else:
-            product = np.multiply(u, bound, dtype=np.uint64)
-            rejected = np.less(product.astype(np.uint32), threshold)  # the low half (a cast keeps it)
-            product >>= np.uint64(32)
-            index = product.view(np.int64)  # the high half, below 2**32
+        index, rejected = multiply_shift(u, bound, threshold)
+        if self.bits == 32:
+            index = index.view(np.int64)  # the high half, below 2**32
         rejected = np.flatnonzero(rejected)
         if rejected.size:
             lane, column = np.divmod(rejected, u.shape[1])
