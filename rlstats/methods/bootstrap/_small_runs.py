@@ -307,7 +307,7 @@ class StandardErrors:
         # and in units of the largest deviation, so that squares of tiny scores (1e-150) do not underflow
         top = float(np.abs(self.values - self.centre).max(initial=0.0))
         self.unit = top if top > 0 and np.isfinite(top) else 1.0
-        self._deviations = {}  # (values - centre) / unit of the values (False) and of the clipped values (True)
+        self._deviations = {}  # (values - centre) / unit of the named arrays "values" and "clipped", made once
         # a resample of more than kernels.TASK_BLOCK runs is taken in slices of whole tasks: (slots, tasks, task starts)
         edges = kernels.task_slices(layout)
         self.slices = None
@@ -316,15 +316,17 @@ class StandardErrors:
             self.slices = [(slice(a, b), t, layout.task_start[t] - a) for a, b, t in zip(edges[:-1], edges[1:], tasks)]
 
     def task_moments(self, counts, values):
-        """(sums, sums of squares) per task of the resampled ``values`` (rows, T), taken about the data's task means."""
+        """(sums, sums of squares) per task of the resampled ``values`` (rows, T), taken about the data's task means.
+
+        ``values`` is an array of slot values, or the name of one this object holds ("values", "clipped"), whose
+        deviations are then made once: a chunk holds a single resample on large designs (kernels.chunk_rows), where
+        making them again at every call doubled the work of every chunk (growth above linear in the runs).
+        """
         layout = self.layout
-        if values is self.values or values is self.clipped:
-            # made once: a chunk holds a single resample on large designs (kernels.chunk_rows), where making the
-            # deviations again at every call doubled the work of every chunk (growth above linear in the runs)
-            key = values is self.clipped
-            if key not in self._deviations:
-                self._deviations[key] = (values - self.centre) / self.unit
-            deviation = self._deviations[key]
+        if isinstance(values, str):
+            if values not in self._deviations:
+                self._deviations[values] = (getattr(self, values) - self.centre) / self.unit
+            deviation = self._deviations[values]
         else:
             deviation = (values - self.centre) / self.unit
         if self.slices is None or counts.shape[0] != 1:
@@ -342,8 +344,8 @@ class StandardErrors:
         return sums, squares
 
     def task_variances(self, counts, values):
-        """(rows, T) each task's variance of the resampled values, on c_t - 1 degrees of freedom, and (rows, T) their
-        task means."""
+        """(rows, T) each task's variance of the resampled values (an array or a name, as :meth:`task_moments`), on
+        c_t - 1 degrees of freedom, and (rows, T) their task means."""
         sizes = self.layout.task_sizes
         sums, squares = self.task_moments(counts, values)
         centred = np.maximum(squares - sums * sums / sizes, 0.0)
@@ -359,14 +361,14 @@ class StandardErrors:
         for j, metric in enumerate(self.metrics):
             if metric in ("mean", "median"):
                 if plain is None:
-                    plain = self.task_variances(counts, self.values)
+                    plain = self.task_variances(counts, "values")
                 variance, means = plain
                 if metric == "mean":
                     out[:, j] = np.sqrt((variance / sizes).sum(axis=1)) / tasks
                 else:
                     out[:, j] = middle_se(means, variance / sizes)
             elif metric == "optimality_gap":
-                variance, _ = self.task_variances(counts, self.clipped)
+                variance, _ = self.task_variances(counts, "clipped")
                 out[:, j] = np.sqrt((sizes * variance).sum(axis=1)) / n
             else:  # iqm: winsorised at the resample's own cut order statistics
                 cumulative = np.cumsum(np.take(counts, self.order, axis=1), axis=1)
