@@ -74,6 +74,16 @@ class Bounds:
         return [None if np.isinf(self.low) else self.low, None if np.isinf(self.high) else self.high]
 
 
+#: the limits every response has: the optimality gap's range is still [0, inf) (audit s7: a studentized interval of
+#: the gap printed (-0.27, 6.3) without bounds=), the other kinds' unlimited
+UNBOUNDED = Bounds(-np.inf, np.inf, "a mean of max(gamma - score, 0), never negative whatever the scores")
+
+
+def known_or_unbounded(known: Bounds | None) -> Bounds:
+    """``known`` bounds, or :data:`UNBOUNDED` without them: what a back end clips its intervals to."""
+    return UNBOUNDED if known is None else known
+
+
 def check_bounds(bounds: object) -> tuple[float | None, float | None] | None:
     """The ``bounds=`` option checked: None, or ``(low, high)`` with None (or an infinity) for a missing side."""
     if bounds is None:
@@ -176,7 +186,7 @@ def clipped_note(moved: int, what: str, bounds: Bounds, kind: str = "score", gam
     low, high = bounds.limits(kind, gamma) if limits is None else limits
     where = Bounds(low, high, "").text
     scale = {"score": "the score's bounds", "difference": "the largest difference the bounds allow",
-             "optimality_gap": "the optimality gap's range under the bounds"}[kind]
+             "optimality_gap": "the optimality gap's range" + ("" if bounds is UNBOUNDED else " under the bounds")}[kind]
     return (f"{moved} end(s) of {what} clipped to {where}, {scale} ({bounds.source}): the true value lies within "
             "them, so clipping keeps the coverage")
 

@@ -1574,3 +1574,41 @@ def test_task_slices_hold_whole_tasks_of_at_most_a_slice_or_one_task(sizes, size
 
     layout = SimpleNamespace(n_runs=sum(sizes), task_sizes=np.array(sizes))
     assert task_slices(layout, size) == edges
+
+
+def test_renamed_builtin_metrics_keep_their_arithmetic_everywhere():
+    """metrics={"middle": "median", ...} is the median under another name: the printed intervals, the report,
+    confidence_interval() at the printed level and the inferential intervals are those of the built-in names (the
+    result once went by the names, so confidence_interval() gave the median a bootstrap-t interval)."""
+    df = rlstats.datasets.simulate(agents=2, tasks=5, seeds=5, rng=1)
+    builtin = ["median", "mean", "optimality_gap", "iqm"]
+    renamed = {"middle": "median", "avg": "mean", "gap": "optimality_gap", "trimmed": "iqm"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = rlstats.bootstrap(df, FORMULA, metrics=builtin, n_resamples=400, rng=2, normalize=False)
+        b = rlstats.bootstrap(df, FORMULA, metrics=renamed, n_resamples=400, rng=2, normalize=False)
+    assert b.metric_kinds == tuple(builtin)
+    np.testing.assert_array_equal(a.intervals, b.intervals)
+    for res in (a, b):
+        again = res.confidence_interval()
+        np.testing.assert_array_equal(again[["conf_low", "conf_high"]].to_numpy(),
+                                      res.tidy()[["conf_low", "conf_high"]].to_numpy())
+    assert "mean shortfall of the runs below" in b.report() and "middle 50" in b.report()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        np.testing.assert_array_equal(a.inferential_intervals("agent_1", "agent_2").inferential,
+                                      b.inferential_intervals("agent_1", "agent_2").inferential)
+
+
+def test_optimality_gap_interval_is_clipped_at_zero_without_bounds():
+    """The gap is a mean of max(gamma - score, 0): its interval never goes below 0, bounds= or not, and the note
+    says so; at another level too."""
+    rng = np.random.default_rng(4)
+    rows = [("A", f"t{t}", r, float(v)) for t in range(4) for r, v in enumerate(rng.normal(1.6, 0.5, 4))]
+    df = pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
+    res = rlstats.bootstrap(df, FORMULA, metrics=["optimality_gap"], n_resamples=500, rng=1)
+    unclipped = res.estimates[0, 0] - res.standard_errors[0, 0] * 3  # the studentized low end falls below 0 here
+    assert unclipped < 0 and res.intervals[0, 0, 0] == 0.0
+    assert any("clipped to [0, inf), the optimality gap's range (a mean of max(gamma - score, 0)" in n
+               for n in res.notes)
+    assert (res.confidence_interval(0.99)["conf_low"] >= 0).all()

@@ -26,7 +26,7 @@ import numpy as np
 
 from ... import calibration
 from ... import format as fmt
-from ...bounds import KINDS, check_bounds, clip, clipped_note
+from ...bounds import KINDS, check_bounds, clip, clipped_note, known_or_unbounded
 from ...cost import admit, shows
 from ...design import NA_ACTIONS, design_of
 from ...engines import Engine, engine as _engine
@@ -40,8 +40,8 @@ from ...statistics import near_tie_note
 from . import _kernels as kernels
 from . import _small_runs as small_runs
 from ._backend import cost, improvement_cost, profile_cost
-from ._result import (_METRIC_LABELS, BootstrapResult, ProbabilityOfImprovementResult, PerformanceProfileResult,
-                      InferentialIntervalsResult)
+from ._result import (_METRIC_LABELS, BootstrapResult, InferentialIntervalsResult, PerformanceProfileResult,
+                      ProbabilityOfImprovementResult, clipped_intervals)
 from ..._typing import (BootstrapInterval, DaskBackend, Data, EvalEnv, FormulaLike, ImprovementInterval, NaAction,
                         Normalizer, ProfileInterval, Seed)
 
@@ -345,12 +345,12 @@ def _inferential(result, a, b, test, alpha):
     scale = np.where(np.isnan(eps), 1.0, eps)
     centre = estimates[:, :, None]
     inferential = centre + scale[None, :, None] * (descriptive - centre)
-    known = getattr(result.design, "bounds", None)
-    for j, metric in enumerate(result.metrics if known is not None else ()):
+    known = known_or_unbounded(getattr(result.design, "bounds", None))
+    for j, (metric, kind) in enumerate(zip(result.metrics, result._kinds)):
         # widening can pass a bound; clipping keeps which pairs overlap (both estimates lie within the bounds)
-        if KINDS.get(metric) is not None:
-            inferential[:, j], moved = clip(inferential[:, j], known.limits(KINDS[metric], result.gamma))
-            note = clipped_note(moved, f"the inferential intervals of {metric!r}", known, KINDS[metric], result.gamma)
+        if KINDS.get(kind) is not None:
+            inferential[:, j], moved = clip(inferential[:, j], known.limits(KINDS[kind], result.gamma))
+            note = clipped_note(moved, f"the inferential intervals of {metric!r}", known, KINDS[kind], result.gamma)
             notes += [note] if note else []
     significant = pvalue <= alpha
     overlap = kernels.overlaps(inferential)
@@ -698,6 +698,7 @@ def _run_builtin_bootstrap(design, options, rng, notes, shown):
 def _bootstrap_result(design, options, seed, distribution, estimates, acceleration, run_notes, errors=None):
     z0 = None
     notes = list(design.notes) + run_notes
+    kinds = tuple(spec if isinstance(spec, str) else None for spec in options.metrics)  # built-in by what it computes
     undefined = np.isnan(distribution).any(axis=-1) | np.isnan(estimates)
     notes += _nan_notes(design.agents, options, distribution, estimates)
     if options.interval == "bca":
@@ -712,12 +713,12 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
                                  for j in range(design.n_agents)])
     bounds, se = small_runs.bootstrap_bounds(distribution, estimates, options.confidence_level, options.interval, z0,
                                              acceleration, options.rliable_compat, design.counts.min(axis=0), df,
-                                             errors, options.metrics, design.n_tasks,
-                                             skewness)  # specs: "median" by kind
+                                             errors, kinds, design.n_tasks, skewness)
     if errors is not None:
         notes += small_runs.studentized_notes(bounds, design.counts.min(axis=0), design.n_tasks, design.agents,
-                                              options.metric_names)
-    bounds = _clipped(bounds, design.bounds, options, notes)
+                                              options.metric_names, errors[1])
+    bounds, clipped = clipped_intervals(bounds, design.bounds, options.metric_names, kinds, options.gamma)
+    notes += clipped
     if not options.task_bootstrap:
         notes += _coverage_notes(options.interval, options.metric_names, int(design.counts.min()))
     title = "Stratified bootstrap confidence intervals"
@@ -732,23 +733,9 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
         bootstrap_distribution=distribution, bias_correction=z0, acceleration=acceleration,
         n_resamples=options.n_resamples, confidence_level=options.confidence_level, interval=options.interval,
         task_bootstrap=options.task_bootstrap, gamma=options.gamma, rliable_compat=options.rliable_compat,
-        counts=design.counts, degrees_of_freedom=df, skewness=skewness, design=design,
+        counts=design.counts, degrees_of_freedom=df, skewness=skewness, design=design, metric_kinds=kinds,
         standard_errors=None if errors is None else errors[1],
         resampled_standard_errors=None if errors is None else errors[0])
-
-
-def _clipped(intervals, known, options, notes):
-    """(K, M, 2) intervals with each built-in metric's ends within its range under the score's known bounds."""
-    if known is None:
-        return intervals
-    intervals = intervals.copy()
-    for j, (name, spec) in enumerate(zip(options.metric_names, options.metrics)):
-        kind = None if callable(spec) else KINDS.get(spec)
-        if kind is not None:
-            intervals[:, j], moved = clip(intervals[:, j], known.limits(kind, options.gamma))
-            note = clipped_note(moved, f"the {_METRIC_LABELS.get(name, name)} intervals", known, kind, options.gamma)
-            notes += [note] if note else []
-    return intervals
 
 
 def _coverage_notes(interval, metrics, fewest_runs):

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ... import format as fmt
+from ...bounds import KINDS, clip, clipped_note, known_or_unbounded
 from . import _small_runs as small_runs
 from . import plots
 from ...design import Design
@@ -29,6 +30,20 @@ def _export(result, skip):
             out[f.name] = to_jsonable(getattr(result, f.name))
     out["versions"] = package_versions()
     return out
+
+
+def clipped_intervals(intervals, known, names, kinds, gamma):
+    """((K, M, 2) intervals with each built-in metric's ends within its range, notes): under the score's known
+    bounds, or without them the optimality gap's at 0 and above, which holds whatever the scores (audit s7: the
+    studentized interval printed (-0.27, 6.3) on SimPLe's Atari 100k runs)."""
+    known = known_or_unbounded(known)
+    intervals, notes = intervals.copy(), []
+    for j, (name, kind) in enumerate(zip(names, kinds)):
+        if KINDS.get(kind) is not None:
+            intervals[:, j], moved = clip(intervals[:, j], known.limits(KINDS[kind], gamma))
+            note = clipped_note(moved, f"the {_METRIC_LABELS.get(name, name)} intervals", known, KINDS[kind], gamma)
+            notes += [note] if note else []
+    return intervals, notes
 
 
 def _runs_phrase(counts):
@@ -101,6 +116,9 @@ class BootstrapResult(Result):
         ``to_dict``).
     design : Design
         The data analysed (used by :meth:`inferential_intervals`; not exported).
+    metric_kinds : tuple of (str or None)
+        The built-in metric each of ``metrics`` computes (``metrics={"middle": "median"}``: "median"), None for a
+        function: what the intervals' arithmetic and range go by, whatever the metric is called.
     """
 
     agents: tuple[str, ...]
@@ -124,8 +142,14 @@ class BootstrapResult(Result):
     skewness: np.ndarray | None = None
     resampled_standard_errors: np.ndarray | None = field(default=None, repr=False)
     design: Design | None = field(default=None, repr=False)
+    metric_kinds: tuple[str | None, ...] = ()
 
     _plot_kinds: ClassVar[dict] = {"interval_estimates": plots.plot_interval_estimates}
+
+    @property
+    def _kinds(self):
+        """The built-in metric of each of ``metrics`` (a result made without ``metric_kinds``: the names)."""
+        return self.metric_kinds or self.metrics
 
     def _statistic_line(self):
         strata = f"{self.n_tasks} task strata" if self.n_tasks > 1 else "1 stratum"
@@ -189,10 +213,10 @@ class BootstrapResult(Result):
             text += ("; the mean's and the median's intervals are widened on the side of their skew by the "
                      "Cornish-Fisher term of a studentised mean (Hall 1992), with the runs' skewness pooled over "
                      "tasks." if self.interval == "studentized" else ".")
-        if "iqm" in self.metrics:
+        if "iqm" in self._kinds:
             text += (" The IQM is the mean of the middle 50% of all runs pooled over tasks (floor(N/4) runs cut "
                      "from each end).")
-        if "optimality_gap" in self.metrics:
+        if "optimality_gap" in self._kinds:
             text += f" The optimality gap is the mean shortfall of the runs below {fmt.signif(self.gamma)}."
         for j, metric in enumerate(self.metrics):
             parts = [f"{a} {fmt.signif(self.estimates[i, j], 3)} ({fmt.signif(self.intervals[i, j, 0], 3)} to "
@@ -218,7 +242,9 @@ class BootstrapResult(Result):
         bounds, _ = small_runs.bootstrap_bounds(self.bootstrap_distribution, self.estimates, level, self.interval,
                                                 self.bias_correction, self.acceleration, self.rliable_compat,
                                                 self.counts.min(axis=0), self.degrees_of_freedom, errors,
-                                                self.metrics, self.n_tasks, self.skewness)
+                                                self._kinds, self.n_tasks, self.skewness)
+        bounds, _ = clipped_intervals(bounds, getattr(self.design, "bounds", None), self.metrics, self._kinds,
+                                      self.gamma)
         out = self.tidy()
         out["conf_low"] = bounds[:, :, 0].T.ravel()
         out["conf_high"] = bounds[:, :, 1].T.ravel()

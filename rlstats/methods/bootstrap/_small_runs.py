@@ -302,18 +302,30 @@ class StandardErrors:
         self.cut = n // 4
         self.kept = n - 2 * self.cut
         # each slot's task mean on the data: moments about it keep the variances exact for shifted scores
-        self.task_mean = np.add.reduceat(self.values, layout.task_start) / layout.task_sizes
-        self.centre = np.repeat(self.task_mean, layout.task_sizes)
+        task_mean = np.add.reduceat(self.values, layout.task_start) / layout.task_sizes
+        # ... except in a task whose values are all one (for the optimality gap: every run at or above gamma), which
+        # is its own centre, so that its deviations are exactly 0 and so is its variance: a mean 1 ulp off the
+        # value left a standard error of rounding noise, positive or 0 as the scores' units fell, and with it an
+        # interval given or withheld (audit s7)
+        self.anchors = {name: self._anchors(array, task_mean) for name, array in
+                        (("values", self.values), ("clipped", self.clipped))}
+        self.centre = np.repeat(self.anchors["values"], layout.task_sizes)
         # and in units of the largest deviation, so that squares of tiny scores (1e-150) do not underflow
         top = float(np.abs(self.values - self.centre).max(initial=0.0))
         self.unit = top if top > 0 and np.isfinite(top) else 1.0
-        self._deviations = {}  # (values - centre) / unit of the named arrays "values" and "clipped", made once
+        self._deviations = {}  # (array - its centre) / unit of the named arrays "values" and "clipped", made once
         # a resample of more than kernels.TASK_BLOCK runs is taken in slices of whole tasks: (slots, tasks, task starts)
         edges = kernels.task_slices(layout)
         self.slices = None
         if edges is not None:
             tasks = [slice(*np.searchsorted(layout.task_start, (a, b))) for a, b in zip(edges[:-1], edges[1:])]
             self.slices = [(slice(a, b), t, layout.task_start[t] - a) for a, b, t in zip(edges[:-1], edges[1:], tasks)]
+
+    def _anchors(self, array, task_mean):
+        """(T,) each task's centre for ``array``: the data's task mean, or the task's one value where all are one."""
+        start = self.layout.task_start
+        constant = np.maximum.reduceat(array, start) == np.minimum.reduceat(array, start)
+        return np.where(constant, array[start], task_mean)
 
     def task_moments(self, counts, values):
         """(sums, sums of squares) per task of the resampled ``values`` (rows, T), taken about the data's task means.
@@ -325,7 +337,8 @@ class StandardErrors:
         layout = self.layout
         if isinstance(values, str):
             if values not in self._deviations:
-                self._deviations[values] = (getattr(self, values) - self.centre) / self.unit
+                centre = np.repeat(self.anchors[values], layout.task_sizes)
+                self._deviations[values] = (getattr(self, values) - centre) / self.unit
             deviation = self._deviations[values]
         else:
             deviation = (values - self.centre) / self.unit
@@ -349,7 +362,8 @@ class StandardErrors:
         sizes = self.layout.task_sizes
         sums, squares = self.task_moments(counts, values)
         centred = np.maximum(squares - sums * sums / sizes, 0.0)
-        return centred / np.maximum(sizes - 1, 1), sums / sizes * self.unit + self.task_mean
+        anchors = self.anchors[values if isinstance(values, str) else "values"]
+        return centred / np.maximum(sizes - 1, 1), sums / sizes * self.unit + anchors
 
     def __call__(self, counts):
         if self.slices is None or counts.shape[0] != 1:  # a slice's int64 counts times floats: the same products
@@ -468,8 +482,10 @@ def studentized_withheld(fewest_runs, n_tasks):
     return (np.asarray(fewest_runs) < STUDENTIZED_MIN_RUNS) | (n_tasks < 2)
 
 
-def studentized_notes(bounds, fewest_runs, n_tasks, agents, metrics):
-    """Notes saying which studentised intervals are withheld, why, and the way on."""
+def studentized_notes(bounds, fewest_runs, n_tasks, agents, metrics, observed=None):
+    """Notes saying which studentised intervals are withheld, why, and the way on (``observed``: the (K, M) standard
+    errors of the data, to tell an interval withheld for the data's own lack of spread from one withheld for its
+    resamples')."""
     notes = []
     withheld = studentized_withheld(fewest_runs, n_tasks)
     if n_tasks < 2:
@@ -482,8 +498,15 @@ def studentized_notes(bounds, fewest_runs, n_tasks, agents, metrics):
                      f"withheld for {names} (fewest runs in a task): no interval measured at 2 runs per task held its "
                      "level; add runs, or use task_bootstrap=True (tasks resampled too) or interval=\"percentile\" "
                      "(its measured coverage is quoted)")
-    degenerate = [f"{agents[i]}/{metrics[j]}" for i, j in zip(*np.nonzero(np.isnan(bounds).any(axis=-1)))
-                  if not withheld[i]]
+    missing = np.isnan(bounds).any(axis=-1) & ~withheld[:, None]
+    flat = missing & (np.zeros(missing.shape, dtype=bool) if observed is None else ~(np.asarray(observed) > 0))
+    if flat.any():
+        names = ", ".join(f"{agents[i]}/{metrics[j]}" for i, j in zip(*np.nonzero(flat)))
+        notes.append(f"studentized intervals withheld for {names}: the runs have no spread to studentise (in every "
+                     "task the runs tie, or for the optimality gap all are at or above gamma, so the metric is the "
+                     "same in every resample); an interval of one point would say nothing of runs not yet seen: "
+                     "report the estimate with its runs, or add runs")
+    degenerate = [f"{agents[i]}/{metrics[j]}" for i, j in zip(*np.nonzero(missing & ~flat))]
     if degenerate:
         notes.append(f"studentized intervals withheld for {', '.join(degenerate)}: too many resamples repeat one "
                      "score in a task (standard error 0) to studentise; add runs, or use interval=\"percentile\" "

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ... import calibration, runs
-from ...bounds import KINDS, check_bounds, clip, clipped_note
+from ...bounds import KINDS, check_bounds, clip, clipped_note, known_or_unbounded
 from ...design import NA_ACTIONS, data_and_formula, design_of
 from ...cost import admit, shows
 from ...interop import as_pandas
@@ -631,10 +631,12 @@ def _floor_words(statistic):
 
 def _clipped(known, options, notes, pointwise, simultaneous, differences):
     """The bands with their ends within the statistic's range under the score's known bounds (a difference band:
-    within plus or minus that range's width); unchanged for a statistic function or without bounds."""
-    kind = None if known is None or callable(options.statistic) else KINDS.get(options.statistic_name)
+    within plus or minus that range's width); unchanged for a statistic function, and without bounds but for the
+    optimality gap's (never below 0)."""
+    kind = None if callable(options.statistic) else KINDS.get(options.statistic_name)
     if kind is None:
         return pointwise, simultaneous, differences
+    known = known_or_unbounded(known)
     low, high = known.limits(kind, options.gamma)
     label = _label(options.statistic_name)
     out = []
