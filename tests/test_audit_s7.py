@@ -42,13 +42,13 @@ def test_optimality_gap_interval_does_not_depend_on_float_noise():
 @pytest.mark.xfail(strict=True, reason="probability_of_improvement with interval='score' (the default) prints "
                    "'resamples = 300' in its statistic line, but no printed number depends on the resamples: the "
                    "Hanley-McNeil score interval is a closed form (identical estimates and intervals for "
-                   "n_resamples=300 and 2000 with other seeds); _result.py ProbabilityOfImprovementResult._statistic_line")
+                   "n_resamples=300 and 600 with other seeds); _result.py ProbabilityOfImprovementResult._statistic_line")
 def test_improvement_score_interval_states_no_resamples():
     rng = np.random.default_rng(0)
     df = pd.DataFrame([(a, f"t{t}", r, rng.normal(i, 1)) for i, a in enumerate("AB") for t in range(3) for r in range(5)],
                       columns=["agent", "task", "seed", "score"])
     a = rlstats.compare(df, "score ~ agent | task", method="probability_of_improvement", n_resamples=300, rng=1)
-    b = rlstats.compare(df, "score ~ agent | task", method="probability_of_improvement", n_resamples=2000, rng=5)
+    b = rlstats.compare(df, "score ~ agent | task", method="probability_of_improvement", n_resamples=600, rng=5)
     pd.testing.assert_frame_equal(a.tidy(), b.tidy())  # the printed numbers do not depend on the resamples
     assert "resamples = 300" not in str(a)
 
@@ -102,3 +102,25 @@ def test_last_row_per_run_is_not_called_a_learning_curve():
         kept = df[df["step"] == df["step"].max()]
         assert len(kept) == 1  # what the suggested filter keeps of the 6 runs
         assert "df['step'] == df['step'].max()" not in str(error), str(error)
+
+
+_MUJOCO = "/work/shared/data/mujoco_batches.csv"
+
+
+@pytest.mark.skipif(not __import__("os").path.exists(_MUJOCO), reason="needs the shared real data")
+@pytest.mark.xfail(strict=True, reason="AdaStop on the real halfcheetah batches: DDPG vs SAC at interim 1 has "
+                   "|diff| 6088.3 against a Monte Carlo boundary of about 6122 (10,000 random paths), so the decision "
+                   "is 'smaller' for half the seeds and 'continue (runs exhausted)' for the other half, and with it "
+                   "three other decisions (DDPG > PPO, DDPG = TRPO, PPO = TRPO) and the runs used (30 or 5 per "
+                   "agent); renaming PPO to zPPO flips it at the same rng. Nothing printed says a decision lies "
+                   "within Monte Carlo error of its boundary (permutation() prints its Monte Carlo SE)")
+def test_adastop_flags_decisions_within_monte_carlo_error():
+    df = pd.read_csv(_MUJOCO)
+    hc = df[df.task == "halfcheetah"]
+    outcomes = {}
+    for seed in range(6):
+        res = rlstats.adastop(hc, "score ~ agent | task", n=5, K=6, batch="batch", rng=seed)
+        decision = res.tidy().set_index(["agent_1", "agent_2"])["decision"][("DDPG", "SAC")]
+        outcomes[seed] = (decision, any("Monte Carlo" in note for note in res.notes))
+    assert len({d for d, _ in outcomes.values()}) > 1, outcomes  # the decision depends on the seed alone
+    assert all(flagged for _, flagged in outcomes.values()), outcomes
