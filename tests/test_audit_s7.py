@@ -21,11 +21,6 @@ def _clearing_gamma():
     return pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason="bootstrap's optimality-gap interval for agents whose every run clears gamma "
-                   "is printed [0, 0] at scales 1 and 2 but withheld at scale 3, and the note then says 'too many "
-                   "resamples repeat one score in a task', which is false (6 distinct runs per task; the gap's "
-                   "standard error is 0 because no run is below gamma): the decision reads floating-point noise in "
-                   "the data's own standard error (_small_runs.studentized_bounds, observed > 0)")
 def test_optimality_gap_interval_does_not_depend_on_float_noise():
     df = _clearing_gamma()
     outcomes = []
@@ -132,10 +127,6 @@ _SIMPLE = {"Alien": [677.2, 435.5, 515.9, 425.3, 1030.5], "Boxing": [12.7, 21.0,
            "Pong": [21.0, -17.9, 19.3, 20.7, 21.0]}
 
 
-@pytest.mark.xfail(strict=True, reason="bootstrap prints the optimality gap's interval as (-0.27, 6.3) on SimPLe's real "
-                   "runs: the gap is a mean of max(gamma - score, 0) and cannot be negative whatever the scores, "
-                   "yet the end is clipped to 0 only when bounds= is given (bootstrap/_api.py _clipped returns "
-                   "early for known is None)")
 def test_optimality_gap_interval_never_below_zero():
     df = pd.DataFrame([("SimPLe", task, seed, score) for task, runs in _SIMPLE.items() for seed, score in enumerate(runs)],
                       columns=["agent", "task", "seed", "score"])
