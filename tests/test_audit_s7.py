@@ -68,10 +68,6 @@ def test_bayes_orderings_do_not_order_tied_agents_by_name():
     assert above(a, "A", "B") < 1.0  # A and B tie in every draw: no draw puts A strictly above B
 
 
-@pytest.mark.xfail(strict=True, reason="tuning's note says expected-max bands are withheld because 'every sweep has "
-                   "one seed' when the only sweep has 21 seeds (four configurations of 5 seeds, one of 1): the "
-                   "count is the fewest seeds of a configuration, but _replication._sentence (per='cell', "
-                   "'every {cell} has' + _have(noun=first word of counted)) states it of the whole sweep")
 def test_tuning_withheld_band_note_counts_seeds_of_configurations():
     rng = np.random.default_rng(0)
     df = pd.DataFrame([("A", "t0", c, s, rng.normal(c, 1)) for c in range(5) for s in range(5)],

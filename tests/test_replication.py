@@ -83,6 +83,25 @@ def test_the_rule_reads_each_unit_as_declared(monkeypatch):
         replication.verdict("task_table", np.array([[2, 1], [5, 1]]), agents="AB")
 
 
+def test_sentences_say_what_holds_the_count(monkeypatch):
+    """A need counted in part of a cell (tuning: a sweep's fewest-seeded configuration) says so, and one cell is
+    "it", not "those" (audit s7: "every sweep has one seed" of a sweep of 21 seeds)."""
+    needs = (Need("band", "bands", per="cell", counted="seeds in each configuration", cell="sweep",
+                  holder="fewest-seeded configuration", way_on="add seeds"),
+             Need("mark", "marks", per="cell", way_on="add runs"))
+    monkeypatch.setitem(DECLARATIONS, "task_table", dataclasses.replace(DECLARATIONS["task_table"],
+                                                                         replication=needs))
+    every = replication.verdict("task_table", np.array([[1, 1]]), agents="AB", tasks=("t0",))
+    assert every.sentences["band"] == ("bands are withheld in every sweep: they need at least 2 seeds in each "
+                                       "configuration, and in every sweep the fewest-seeded configuration has one "
+                                       "seed; add seeds")
+    one = replication.verdict("task_table", np.array([[1, 3], [4, 4]]), agents="AB", tasks=("t0", "t1"))
+    assert one.sentences["band"] == ("bands are withheld in 1 sweep (t0/A): they need at least 2 seeds in each "
+                                     "configuration, and in it the fewest-seeded configuration has one seed; add seeds")
+    assert one.sentences["mark"] == ("marks are withheld in 1 cell (t0/A): they need at least 2 runs per agent and "
+                                     "task, and it has one run; add runs")
+
+
 @pytest.mark.filterwarnings("ignore:with n = 2 runs per batch:rlstats.errors.RlstatsWarning")
 def test_back_ends_read_their_need_from_the_declaration(monkeypatch):
     # raising a declared need to 3 runs makes 2 runs too few, in every back end that refuses below it
@@ -292,7 +311,8 @@ def test_tuning_withholds_intervals_from_one_seed():
     for table in ("tuned", "expected_max", "complete"):
         assert res.tables[table][["conf_low", "conf_high"]].isna().all().all(), table
     assert ("tuned-score intervals are withheld in every sweep: they need at least 2 seeds in the selected "
-            "configuration, and every sweep has one seed; add seeds to the selected configuration") in res.notes
+            "configuration, and in every sweep the selected configuration has one seed; add seeds to the selected "
+            "configuration") in res.notes
     assert "[NaN" not in str(res) and "(no interval: too few seeds)" in str(res)
     assert not any("measured at" in n for n in res.notes)  # no calibration row for a band that is not printed
     two = rlstats.tuning(rlstats.datasets.simulate(agents=3, tasks=3, seeds=2, effect=1.0, rng=0), FORMULA,
@@ -374,7 +394,7 @@ def test_adastop_withholds_per_pair_where_an_agent_has_one_run():
     used = res.runs_used.set_index(["task", "agent"])["n_runs"]
     assert used.loc["task_01"].tolist() == [0, used.loc[("task_01", "B")], used.loc[("task_01", "C")]]
     assert ("per-task comparisons (decisions and p-values) are withheld in 1 cell (task_01/A): they need at least "
-            "2 runs per agent and task, and those have one run") in res.notes[0]
+            "2 runs per agent and task, and it has one run") in res.notes[0]
     glance = res.glance().iloc[0]
     assert glance["n_withheld"] == 2 and glance["n_comparisons"] == 6
     assert glance["n_rejected"] + glance["n_equal"] + glance["n_undecided"] == 4

@@ -95,6 +95,9 @@ class Need:
     #: and what a sentence calls the unit it counts them in ("cell"; tuning: "sweep")
     counted: str = "runs per agent and task"
     cell: str = "cell"
+    #: what in a cell the count is of, when not the whole cell (tuning: "fewest-seeded configuration"): a sentence
+    #: then says "in every sweep the fewest-seeded configuration has one seed", not that the sweep has one
+    holder: str = ""
     #: "withhold" the output where the need is not met, or "refuse" the design (DesignError)
     below: str = "withhold"
     #: ((option, value), ...): the need applies only when every named option of the result has that value

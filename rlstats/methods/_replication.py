@@ -151,9 +151,11 @@ def _sentence(need, counts, mask, agents, tasks, reference):
     runs = f"at least {need.runs} {need.counted}"
     noun = need.counted.split()[0]
     present = counts > 0
+    # what holds the count: the cell itself, or a part of it ("in every sweep the fewest-seeded configuration has")
+    every = f"in every {need.cell} the {need.holder} has" if need.holder else f"every {need.cell} has"
     if need.per == "design":
         met = int((present & (counts >= need.runs)).any(axis=1).sum())
-        fewer = (f"every {need.cell} has {_have(counts[present], noun)}" if need.tasks == 1 else
+        fewer = (f"{every} {_have(counts[present], noun)}" if need.tasks == 1 else
                  f"{count(met, 'task')} {'has' if met == 1 else 'have'} them")
         needs = runs if need.tasks == 1 else f"{runs} in at least {count(need.tasks, 'task')}"
         return f"{need.what} {_verb(need)}: they need {needs}, and {fewer}; {need.way_on}"
@@ -166,13 +168,16 @@ def _sentence(need, counts, mask, agents, tasks, reference):
                 f"{_have(counts[:, mask][present[:, mask]], noun)} in every task; {need.way_on}")
     both = " (of both agents of the pair)" if need.per == "pair" else ""
     if mask.sum() == (present.sum() - (counts.shape[0] if need.per == "pair" else 0)):
-        where, which = ((f"in every {need.cell}", f"every {need.cell} has") if need.per == "cell" else
+        where, which = ((f"in every {need.cell}", every) if need.per == "cell" else
                         ("in every task", "each pair's shorter side has"))
     else:
         cells = [f"{tasks[t] if t < len(tasks) else t}/{agents[a] if a < len(agents) else a}"
                  for t, a in zip(*np.nonzero(mask))]
         where = f"in {count(len(cells), need.cell)} ({_listed(cells)})"
-        which = "those have" if need.per == "cell" else "their shorter side has"
+        one = len(cells) == 1
+        which = ((f"{'its' if one else 'their'} shorter side has") if need.per != "cell" else
+                 f"in {'it' if one else 'those'} the {need.holder} has" if need.holder else
+                 "it has" if one else "those have")
     rows, columns = np.nonzero(mask)
     short = counts[rows, columns] if need.per == "cell" else np.minimum(counts[rows, columns],
                                                                          counts[rows, reference[rows]])

@@ -94,10 +94,10 @@ BACKENDS = (
         # and the sweep's runs
         replication=(
             Need("tuned_interval", "tuned-score intervals", runs=2, per="cell", counted="seeds in the selected "
-                 "configuration", cell="sweep",
+                 "configuration", cell="sweep", holder="selected configuration",
                  way_on="add seeds to the selected configuration"),
             Need("expected_max", "expected-max bands", runs=2, per="cell", counted="seeds in each configuration",
-                 cell="sweep",
+                 cell="sweep", holder="fewest-seeded configuration",
                  way_on="the bands resample seeds within each configuration; add seeds"),
             Need("complete", "complete-algorithm intervals", runs=2, per="cell", counted="runs in the sweep",
                  cell="sweep",
