@@ -34,10 +34,6 @@ def test_optimality_gap_interval_does_not_depend_on_float_noise():
     assert outcomes[0] == outcomes[1] == outcomes[2]
 
 
-@pytest.mark.xfail(strict=True, reason="probability_of_improvement with interval='score' (the default) prints "
-                   "'resamples = 100' in its statistic line, but no printed number depends on the resamples: the "
-                   "Hanley-McNeil score interval is a closed form (identical estimates and intervals for "
-                   "n_resamples=100 and 200 with other seeds); _result.py ProbabilityOfImprovementResult._statistic_line")
 def test_improvement_score_interval_states_no_resamples():
     rng = np.random.default_rng(0)
     df = pd.DataFrame([(a, f"t{t}", r, rng.normal(i, 1)) for i, a in enumerate("AB") for t in range(3) for r in range(5)],

@@ -910,8 +910,10 @@ def test_probability_of_improvement_resamples_and_symmetry():
     rng = np.random.default_rng(14)
     data = ragged_data(rng, sizes=((4, 6, 3), (5, 2, 4)))
     df = long_frame(data)
-    forward = probability_of_improvement(df, FORMULA, pairs=[("A", "B")], n_resamples=500, rng=9)
-    backward = probability_of_improvement(df, FORMULA, pairs=[("B", "A")], n_resamples=500, rng=9)
+    forward = probability_of_improvement(df, FORMULA, pairs=[("A", "B")], n_resamples=500, rng=9,
+                                         interval="percentile")
+    backward = probability_of_improvement(df, FORMULA, pairs=[("B", "A")], n_resamples=500, rng=9,
+                                          interval="percentile")
     np.testing.assert_allclose(backward.bootstrap_distribution, 1 - forward.bootstrap_distribution, atol=1e-12)
     np.testing.assert_allclose(backward.intervals[0], 1 - forward.intervals[0, ::-1], atol=1e-12)
     # the resamples are each agent's bootstrap() resamples: check replicate-by-replicate on the kernels
@@ -966,9 +968,9 @@ def test_probability_of_improvement_chunks_agents_of_different_sizes_alike():
             "C": [np.round(rng.gamma(2.2, size=30), 1) for _ in range(20)]}
     assert K.chunk_rows(2400) == 54 and K.chunk_rows(60) == K.chunk_rows(600) == K.RNG_BLOCK
     df = long_frame(data)
-    res = probability_of_improvement(df, FORMULA, n_resamples=230, rng=4)
+    res = probability_of_improvement(df, FORMULA, n_resamples=230, rng=4, interval="percentile")
     assert res.pairs == (("A", "B"), ("A", "C"), ("B", "C"))
-    threads = probability_of_improvement(df, FORMULA, n_resamples=230, rng=4, n_jobs=2)
+    threads = probability_of_improvement(df, FORMULA, n_resamples=230, rng=4, n_jobs=2, interval="percentile")
     assert np.array_equal(res.bootstrap_distribution, threads.bootstrap_distribution)
     groups = drawn_task_groups(df, 4, 230)
     for b in (0, 53, 54, 99, 100, 229):  # either side of the chunk and block edges

@@ -83,9 +83,11 @@ def test_other_formulas_count_what_their_kernels_do():
     # the rank test permutes only for Monte Carlo p-values
     assert count["skillings_mack"](shape, _options("skillings_mack", pvalue="monte_carlo")).units == 10_000 * 200
     assert count["skillings_mack"](shape, _options("skillings_mack")).units == 200
-    # probability of improvement: every pair's two agents' runs in each resample
-    assert count["probability_of_improvement"](shape, _options("probability_of_improvement")).units == \
-        2000 * 6 * 100
+    # probability of improvement: every pair's two agents' runs in each resample; the score interval (default)
+    # draws none, one pass over the pairs' runs
+    assert count["probability_of_improvement"](shape, _options("probability_of_improvement",
+                                                               interval="percentile")).units == 2000 * 6 * 100
+    assert count["probability_of_improvement"](shape, _options("probability_of_improvement")).units == 6 * 100
     # Bayesian signed-rank: draws x pairs x tasks; hierarchical: chains x iterations x pairs x tasks
     assert count["bayes"](shape, _options("bayes")).units == 50_000 * 6 * 10
     assert count["bayes"](shape, _options("bayes", control="agent_1")).units == 50_000 * 3 * 10

@@ -92,7 +92,7 @@ def test_expanded_is_the_percentile_interval_at_the_expanded_level():
 
 def test_expanded_probability_of_improvement():
     df = simulated(seeds=3)
-    plain = rlstats.probability_of_improvement(df, FORMULA, n_resamples=800, rng=1)
+    plain = rlstats.probability_of_improvement(df, FORMULA, n_resamples=800, rng=1, interval="percentile")
     wide = rlstats.probability_of_improvement(df, FORMULA, n_resamples=800, rng=1, interval="expanded")
     df_pair = 2 * 6 * (3 - 1)
     level = 1 - 2 * stats.norm.sf(math.sqrt(3 / 2) * stats.t.ppf(0.975, df_pair))

@@ -879,10 +879,12 @@ def probability_of_improvement(data: Data, formula: FormulaLike | None = None, *
                           for p, (x, y) in zip(pair_layouts, pairs)])
     root, seed = seed_sequence(rng)
     involved = sorted({a for pair in pairs for a in pair}, key=design.agents.index)
-    blocks = {a: kernels.agent_blocks(kernels.agent_seed_sequence(root, a), n_resamples) for a in involved}
-    with progress_bar(n_resamples, shown, "probability of improvement") as advance:
-        distribution = kernels.improvement_distribution(pairs, pair_layouts, layouts, blocks, n_resamples,
-                                                        n_jobs=options.n_jobs, advance=advance)
+    distribution = None
+    if interval != "score":  # the score interval is a closed form: it reads no resample, so none is drawn
+        blocks = {a: kernels.agent_blocks(kernels.agent_seed_sequence(root, a), n_resamples) for a in involved}
+        with progress_bar(n_resamples, shown, "probability of improvement") as advance:
+            distribution = kernels.improvement_distribution(pairs, pair_layouts, layouts, blocks, n_resamples,
+                                                            n_jobs=options.n_jobs, advance=advance)
     fewest, df = _pair_runs(design, pairs)
     if interval == "expanded":
         bounds, se = small_runs.expanded_bounds(distribution, estimates, confidence_level, fewest, df)
@@ -899,9 +901,11 @@ def probability_of_improvement(data: Data, formula: FormulaLike | None = None, *
                 "Probability of improvement with stratified bootstrap intervals"), formula=design.formula,
         data_name=design.data_name, nobs=design.nobs, notes=tuple(notes + ([note] if note else [])),
         options=options.record(),
-        seed=seed, pairs=options.pairs, estimates=estimates, intervals=bounds, interval_mc_se=se,
-        bootstrap_distribution=distribution, agents=design.agents, tasks=design.tasks, n_resamples=n_resamples,
-        confidence_level=confidence_level, counts=design.counts)
+        seed=None if distribution is None else seed, pairs=options.pairs, estimates=estimates, intervals=bounds,
+        interval_mc_se=se,
+        bootstrap_distribution=distribution, agents=design.agents, tasks=design.tasks,
+        n_resamples=None if distribution is None else n_resamples, confidence_level=confidence_level,
+        counts=design.counts)
 
 
 def _pair_counts(design, pairs):

@@ -48,11 +48,13 @@ def cost(shape: Shape, options: Any) -> Work:
 
 
 def improvement_cost(shape: Shape, options: Any) -> Work:
-    """Each resample compares the runs of both agents of every pair, task by task (1e-8 s a value, measured)."""
+    """Each resample compares the runs of both agents of every pair, task by task (1e-8 s a value, measured); the
+    score interval (``interval="score"``) draws none: one pass over the pairs' runs."""
     pairs = len(options.pairs) if options.pairs else shape.agents * (shape.agents - 1) // 2
     runs = 2 * shape.rows // max(shape.agents, 1)
-    return Work(options.n_resamples * pairs * runs, "resampled values", 1e-8,
-                f"{options.n_resamples:,} resamples x {pairs:,} pairs x {runs:,} runs of a pair")
+    resamples = 1 if options.interval == "score" else options.n_resamples
+    return Work(resamples * pairs * runs, "resampled values", 1e-8,
+                f"{resamples:,} resamples x {pairs:,} pairs x {runs:,} runs of a pair")
 
 
 def profile_cost(shape: Shape, options: Any) -> Work:

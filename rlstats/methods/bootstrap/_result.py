@@ -310,9 +310,12 @@ class ProbabilityOfImprovementResult(Result):
         (X, Y) for each row: the estimate is P(X > Y) + P(X = Y) / 2, averaged over tasks.
     estimates : ndarray, shape (n_pairs,)
     intervals, interval_mc_se : ndarray, shape (n_pairs, 2)
-    bootstrap_distribution : ndarray, shape (n_pairs, n_resamples)
+    bootstrap_distribution : ndarray, shape (n_pairs, n_resamples), or None
+        The resampled estimates; None with the score interval (``interval="score"``, the default), a closed form
+        that reads no resample, so none is drawn.
     agents, tasks : tuple of str
-    n_resamples : int
+    n_resamples : int or None
+        None with the score interval.
     confidence_level : float
     counts : ndarray, shape (n_tasks, n_agents)
     """
@@ -321,17 +324,19 @@ class ProbabilityOfImprovementResult(Result):
     estimates: np.ndarray
     intervals: np.ndarray
     interval_mc_se: np.ndarray
-    bootstrap_distribution: np.ndarray
+    bootstrap_distribution: np.ndarray | None
     agents: tuple[str, ...]
     tasks: tuple[str, ...]
-    n_resamples: int
+    n_resamples: int | None
     confidence_level: float
     counts: np.ndarray
 
     _plot_kinds: ClassVar[dict] = {"probability_of_improvement": plots.plot_probability_of_improvement}
 
     def _statistic_line(self):
-        return (f"resamples = {self.n_resamples}, confidence level = {self.confidence_level}, "
+        intervals = ("intervals = score (Hanley-McNeil)" if self.n_resamples is None else
+                     f"resamples = {self.n_resamples}")
+        return (f"{intervals}, confidence level = {self.confidence_level}, "
                 f"pairs = {len(self.pairs)}, tasks = {len(self.tasks)}")
 
     def _extra_lines(self):
@@ -360,9 +365,15 @@ class ProbabilityOfImprovementResult(Result):
         level = f"{fmt.signif(100 * self.confidence_level)}%"
         text = (f"For each pair of agents (X, Y) we estimated the probability of improvement, the chance that a run "
                 f"of X scores higher than a run of Y on the same task (ties counting one half), averaged over "
-                f"{len(self.tasks)} tasks ({_runs_phrase(self.counts)}), with {level} percentile intervals from "
-                f"{_bootstrap_phrase(self.n_resamples, False, len(self.tasks))}, each agent's runs resampled "
-                "independently.")
+                f"{len(self.tasks)} tasks ({_runs_phrase(self.counts)}), ")
+        if self.n_resamples is None:
+            text += (f"with {level} score intervals: the probabilities p whose distance from the estimate is at most "
+                     "the normal quantile times the standard error the tasks' Hanley and McNeil (1982) variances "
+                     "give at p (Newcombe 2006, stratified by task).")
+        else:
+            text += (f"with {level} percentile intervals from "
+                     f"{_bootstrap_phrase(self.n_resamples, False, len(self.tasks))}, each agent's runs resampled "
+                     "independently.")
         if self.options.get("interval") == "expanded":
             text += (" Each interval was expanded for few runs per task (Hesterberg 2015): read at the level whose "
                      "normal quantile is sqrt(c/(c - 1)) times the t quantile, with c the fewest runs of the pair in "
