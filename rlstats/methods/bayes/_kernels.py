@@ -149,9 +149,17 @@ def codes_of(values: NDArray[np.float64], higher_is_better: bool = True,
     A row without ties is its strict ordering's index, as before ties were told apart; :func:`weak_ordering` decodes.
     """
     rows, k = values.shape
-    block = np.repeat(np.arange(rows), k)
-    snapped = near_ties(values.ravel(), block, scale)[0].reshape(rows, k)   # tied values made exactly equal
-    order = np.argsort(-snapped if higher_is_better else snapped, axis=1, kind="stable")
+    sign = -1.0 if higher_is_better else 1.0
+    order = np.argsort(sign * values, axis=1, kind="stable")
+    ranked = np.take_along_axis(values, order, axis=1)
+    bound = np.abs(values).max(axis=1) if scale is None else np.asarray(scale, dtype=np.float64)
+    near = (np.abs(np.diff(ranked, axis=1)) <= TIE_TOLERANCE * bound[:, None]).any(axis=1)
+    if near.any():
+        # the rows holding a tie (most draws hold none): their tied values made exactly equal, then ranked again
+        tied = values[near]
+        snapped = near_ties(tied.ravel(), np.repeat(np.arange(tied.shape[0]), k), bound[near])[0].reshape(tied.shape)
+        order[near] = np.argsort(sign * snapped, axis=1, kind="stable")
+        ranked[near] = np.take_along_axis(snapped, order[near], axis=1)
     # lexicographic rank of a permutation (Lehmer code), so every ordering has one integer
     code = np.zeros(rows, dtype=np.int64)
     remaining = np.ones((rows, k), dtype=bool)
@@ -161,7 +169,6 @@ def codes_of(values: NDArray[np.float64], higher_is_better: bool = True,
         smaller = np.cumsum(remaining, axis=1)[index, chosen] - 1
         code += smaller * math.factorial(k - 1 - position)
         remaining[index, chosen] = False
-    ranked = np.take_along_axis(snapped, order, axis=1)
     links = (ranked[:, 1:] == ranked[:, :-1]).astype(np.int64) @ (np.int64(1) << np.arange(k - 1, dtype=np.int64))
     return code + math.factorial(k) * links
 
