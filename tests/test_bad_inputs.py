@@ -3193,3 +3193,20 @@ def test_bayes_signed_rank_on_two_tasks_says_so():
     two = TINY[TINY["task"].isin(sorted(TINY["task"].unique())[:2])]
     noted(("rest on fewer than 3 tasks", "add tasks"), rlstats.bayes, two, "score ~ agent | task", n_samples=200,
           rng=0, normalize=False)
+
+
+# [audit s7: bayes orderings] agents tied in every posterior draw (both at a score cap on every task): the signed-rank
+# orderings tie them ('A = B > C', a handled result with its note); the hierarchical joint fit behind orderings=True
+# gives each agent a variance per task, which runs that do not vary leave without data: refused with the way on
+_CAPPED = pd.DataFrame([(a, f"t{t}", r, 500.0 if a != "C" else 100.0 + 37.0 * t + 11.0 * r)
+                        for a in "ABC" for t in range(4) for r in range(3)], columns=["agent", "task", "seed", "score"])
+
+
+def test_bayes_orderings_of_agents_tied_at_a_cap():
+    res = noted(("some agents tied in 500 of the 500 posterior draws", "written 'A = B'", "not ordered"),
+                rlstats.bayes, _CAPPED, "score ~ agent | task/seed", n_samples=500, rng=0, normalize=False)
+    assert res.orderings["ordering"].tolist() == ["A = B > C"]
+    fails(DesignError, ("orderings=True", "A's runs on 't0' do not vary", "8 such cells", "model='signed_rank'",
+                        "orderings=None"),
+          rlstats.bayes, _CAPPED, "score ~ agent | task/seed", model="hierarchical", control="C", orderings=True,
+          warmup=100, draws=100, rng=0)

@@ -576,3 +576,118 @@ def test_two_agent_signed_rank_ordering_is_the_share_of_positive_mean_difference
     p = res.orderings.set_index("ordering")["probability"]
     assert p.get("A > B", 0.0) == pytest.approx(float(np.mean(res.posterior_draws[0] > 0)), abs=1e-12)
     assert p.sum() == pytest.approx(1.0)
+
+
+# ---------------------------------------------------------------------------- weak orderings (audit s7)
+
+def _weak_orderings(k):
+    """Every weak ordering of k agents as a level vector (0 = best place), by enumeration: the vectors of
+    {0..k-1}^k whose levels are 0..m-1 without a gap (1, 3, 13, 75, 541 of them for k = 1..5, the Fubini numbers)."""
+    from itertools import product
+
+    return [levels for levels in product(range(k), repeat=k) if set(levels) == set(range(max(levels) + 1))]
+
+
+def _places(levels):
+    """The tied groups, best first, of a level vector: the answer :func:`kernels.weak_ordering` must give."""
+    return [tuple(a for a in range(len(levels)) if levels[a] == level) for level in range(max(levels) + 1)]
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 4])
+def test_codes_of_give_every_weak_ordering_one_code_whatever_the_agents_order(k):
+    from itertools import permutations
+
+    every = _weak_orderings(k)
+    assert len(every) == [1, 3, 13, 75][k - 1]
+    values = 100.0 - np.array(every, dtype=float)               # level 0 highest; tied agents exactly equal
+    codes = kernels.codes_of(values)
+    assert len(set(codes.tolist())) == len(every)               # one code per weak ordering
+    assert [kernels.weak_ordering(c, k) for c in codes] == [_places(levels) for levels in every]
+    # lower is better: the same places from the negated values
+    assert kernels.codes_of(-values, higher_is_better=False).tolist() == codes.tolist()
+    # the same weak ordering of the same agents, whatever the order of the columns (the agents' order in the data)
+    for order in permutations(range(k)):
+        shuffled = kernels.codes_of(values[:, list(order)])
+        for code, levels in zip(shuffled, every):
+            places = [tuple(sorted(order[a] for a in group)) for group in kernels.weak_ordering(code, k)]
+            assert places == _places(levels)
+
+
+def test_codes_of_tie_values_that_differ_by_rounding_only():
+    summed = 0.1 + 0.2 + 0.3                                    # 0.6000000000000001: one ulp above 0.6
+    values = np.array([[summed, 0.6, 0.5], [0.6, summed, 0.5], [0.6 + 1e-9, 0.6, 0.5], [0.5, 0.6, 0.6 + 1e-9]])
+    places = [kernels.weak_ordering(c, 3) for c in kernels.codes_of(values)]
+    assert places == [[(0, 1), (2,)], [(0, 1), (2,)], [(0,), (1,), (2,)], [(2,), (1,), (0,)]]
+    # the signed-rank model's draws: two agents with the same task means, one summed in another order, tie in every
+    # draw (the scale is the draw's weighted mean of |task means|); the third is below them in every draw
+    weights = kernels.dirichlet_block(np.random.default_rng(0), 500, 4, 0.5)
+    means = np.array([[summed, 0.6, 0.1], [2.0, 2.0, 1.0], [0.6, summed, 0.2], [1e3, 1e3, 9e2]])
+    codes = kernels.ordering_codes(weights, means, True)
+    assert {tuple(kernels.weak_ordering(c, 3)) for c in codes} == {((0, 1), (2,))}
+
+
+def test_ordering_table_of_constructed_draws_with_ties():
+    from types import SimpleNamespace
+
+    from rlstats.methods.bayes._api import _ordering_frame
+
+    # 10 draws of agents A, B, C: 5 with A and B tied above C, 3 with A > B > C, 2 with C above A and B tied
+    values = np.array([[2.0, 2.0, 1.0]] * 5 + [[3.0, 2.0, 1.0]] * 3 + [[1.0, 1.0, 2.0]] * 2)
+    design = SimpleNamespace(agents=("A", "B", "C"), n_agents=3)
+    notes = []
+    table = _ordering_frame(design, kernels.codes_of(values), True, notes)
+    assert table["ordering"].tolist() == ["A = B > C", "A > B > C", "C > A = B"]
+    assert table["probability"].tolist() == [0.5, 0.3, 0.2]
+    assert notes == ["orderings: some agents tied in 7 of the 10 posterior draws (values within 1e-12 of each other "
+                     "relative to the draw's scale, as the same task means give, e.g. both at a score cap): agents "
+                     "tied in a draw are written 'A = B' and are not ordered there"]
+    # lower is better: the same draws negated read best first with '<'
+    table = _ordering_frame(design, kernels.codes_of(-values, higher_is_better=False), False, [])
+    assert table["ordering"].tolist() == ["A = B < C", "A < B < C", "C < A = B"]
+    # no ties: no note
+    notes = []
+    _ordering_frame(design, kernels.codes_of(values[5:8]), True, notes)
+    assert notes == []
+
+
+def _capped(seed=3, tasks=6):
+    """A and B at the score cap (500) on every run of every task; C and D below it, varying."""
+    rng = np.random.default_rng(seed)
+    rows = [(a, f"t{t}", r, 500.0 if a in "AB" else float(rng.uniform(100, 400)))
+            for a in "ABCD" for t in range(tasks) for r in range(3)]
+    return pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
+
+
+def _as_sets(table, rename=None):
+    """{ordering as a tuple of sets of agents, best first: probability}, with agents renamed by ``rename``."""
+    rename = rename or {}
+    out = {}
+    for ordering, p in zip(table["ordering"], table["probability"]):
+        places = tuple(frozenset(rename.get(a, a) for a in place.split(" = ")) for place in ordering.split(" > "))
+        out[places] = p
+    return out
+
+
+def test_capped_agents_tie_in_every_draw_whatever_their_names():
+    df = _capped()
+    kw = dict(n_samples=2000, rng=4, normalize=False)
+    res = rlstats.bayes(df, "score ~ agent | task/seed", **kw)
+    # the draws order C and D as a fit of those two alone does (the Dirichlet weights are the tasks', shared), and
+    # tie A and B above both in every draw
+    alone = rlstats.bayes(df[df["agent"].isin(["C", "D"])], "score ~ agent | task/seed", **kw).orderings
+    p_cd = float(alone.set_index("ordering")["probability"].get("C > D", 0.0))
+    assert 0 < p_cd < 1
+    expected = {"A = B > C > D": p_cd, "A = B > D > C": 1 - p_cd}
+    got = dict(zip(res.orderings["ordering"], res.orderings["probability"]))
+    assert got.keys() == expected.keys() and got == pytest.approx(expected, abs=1e-15)
+    assert res.orderings["probability"].sum() == pytest.approx(1.0, abs=1e-15)
+    assert "some agents tied in 2000 of the 2000 posterior draws" in str(res)
+    # renamed (A -> Z: now the last agent) or with the rows in another order: the same orderings of the same agents
+    renamed = rlstats.bayes(df.assign(agent=df["agent"].replace({"A": "Z"})), "score ~ agent | task/seed", **kw)
+    assert _as_sets(renamed.orderings, {"Z": "A"}) == _as_sets(res.orderings)
+    shuffled = rlstats.bayes(df.sample(frac=1.0, random_state=0), "score ~ agent | task/seed", **kw)
+    assert _as_sets(shuffled.orderings) == _as_sets(res.orderings)
+    # lower is better: A and B are now last, tied, and "D < C" (D best) holds where C's mean was above D's
+    low = rlstats.bayes(df, "score ~ agent | task/seed", higher_is_better=False, **kw).orderings
+    assert dict(zip(low["ordering"], low["probability"])) == pytest.approx({"D < C < A = B": p_cd,
+                                                                           "C < D < A = B": 1 - p_cd}, abs=1e-15)

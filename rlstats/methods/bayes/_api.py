@@ -38,6 +38,7 @@ from ...normalization import warn_raw_scales
 from ...options import (check_at_most, check_bool, check_choice, check_confidence_level, check_cost_options, check_int,
                         check_n_jobs, check_resamples)
 from ...resampling import child_generator, child_stream, chunk_generators, parallel_map, seed_sequence
+from ...statistics import TIE_TOLERANCE
 from . import _kernels as kernels
 from ._backend import cost
 from ._result import BayesResult
@@ -151,7 +152,14 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
         incomplete design); False: none.  An ordering ranks the agents by value in each posterior draw: the ROPE
         plays no part (two agents within it are still ordered), so with two agents the ordering's probability is
         P(difference > 0) (the signed-rank model's mean difference, the hierarchical joint fit's centre delta0),
-        which equals p_better + p_rope / 2 only when the posterior is symmetric within the ROPE.
+        which equals p_better + p_rope / 2 only when the posterior is symmetric within the ROPE.  The orderings are
+        weak: agents whose values are equal in a draw are tied there, ``"A = B > C"`` (tied agents in the agents'
+        order), never ordered by their labels, and the probabilities of all orderings, tied or not, sum to 1.  Values
+        within 1e-12 (``rlstats.statistics.TIE_TOLERANCE``) of each other relative to the draw's scale count as
+        equal, so that rounding cannot order them: with the signed-rank model the scale is the draw's largest
+        Dirichlet-weighted mean of |task means| (agents with the same task means, e.g. both at a score cap on every
+        task, tie in every draw); with the hierarchical joint fit, whose delta0 draws are continuous, the draw's
+        largest |delta0|.  A note counts the draws with a tie.
     normalize : DataFrame, str or dict, optional
         Per-task normalisation first (:func:`rlstats.normalize`), stated in the notes; the ROPE is then on the
         normalised scale.
@@ -350,7 +358,8 @@ def _signed_rank(design, options, ss, first, second, differences, present, sign,
     notes += _few_tasks(comparisons, options.prior)
     orderings = None
     if ordered:
-        orderings = _ordering_frame(design, np.concatenate([b[2] for b in blocks]), options.higher_is_better)
+        orderings = _ordering_frame(design, np.concatenate([b[2] for b in blocks]), options.higher_is_better,
+                                    notes)
     elif options.orderings is False:
         pass
     elif design.n_agents > MAX_ORDERING_AGENTS:
@@ -395,14 +404,22 @@ def _few_tasks(comparisons, prior):
             "of these tasks, not of tasks in general, and add tasks"]
 
 
-def _ordering_frame(design, codes, higher_is_better):
-    """The orderings seen in the draws' ``codes`` (:func:`kernels.codes_of`), best first, most probable first, with
-    their share of the draws."""
+def _ordering_frame(design, codes, higher_is_better, notes):
+    """The weak orderings seen in the draws' ``codes`` (:func:`kernels.codes_of`), best first, most probable first,
+    with their share of the draws: agents tied in a draw are joined by " = " (in the agents' order), never ordered by
+    their labels; a note says how many draws tied some agents."""
+    tied = int(np.count_nonzero(codes >= math.factorial(design.n_agents)))
     codes, hits = np.unique(codes, return_counts=True)
-    table = kernels.orderings(design.n_agents)
     by = np.argsort(-hits, kind="stable")
     word = " > " if higher_is_better else " < "
-    return pd.DataFrame({"ordering": [word.join(design.agents[a] for a in table[codes[i]]) for i in by],
+    names = design.agents
+    if tied:
+        notes.append(f"orderings: some agents tied in {tied} of the {int(hits.sum())} posterior draws (values within "
+                     f"{TIE_TOLERANCE:g} of each other relative to the draw's scale, as the same task means give, "
+                     "e.g. both at a score cap): agents tied in a draw are written 'A = B' and are not ordered there")
+    return pd.DataFrame({"ordering": [word.join(" = ".join(names[a] for a in group)
+                                                for group in kernels.weak_ordering(codes[i], design.n_agents))
+                                      for i in by],
                          "probability": hits[by] / hits.sum()})
 
 
@@ -490,6 +507,8 @@ def _paired_statistics(design, first, second, present, sign, notes):
 
 
 def _hierarchical(design, options, ss, first, second, differences, present, sign, notes):
+    # the joint fit's own cells are checked before any fit runs, so a refusal costs nothing
+    cells = _agent_cells(design, sign) if options.orderings else None
     sums, counts, within, sd, largest = _paired_statistics(design, first, second, present, sign, notes)
     # the observed per-task differences are those of the paired runs the model sees, not of all runs
     paired = np.where(present, sums / np.maximum(counts, 1), np.nan)
@@ -585,7 +604,7 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
         warn(message)
     orderings = None
     if options.orderings:
-        orderings, joint = _joint_orderings(design, options, ss, sign, notes)
+        orderings, joint = _joint_orderings(design, options, ss, cells, notes)
         diagnostics += joint
     elif options.orderings is None:
         notes.append("orderings of the agents are not computed by default with the hierarchical model (fitted pair "
@@ -599,14 +618,12 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
 
 
 
-def _joint_orderings(design, options, ss, sign, notes):
-    """The orderings of the agents from a joint fit of all of them against one reference agent (``control=`` or the
-    first), :func:`kernels.gibbs` with ``reference``: each draw ranks the agents by delta0_a, the location of their
-    differences from the reference across tasks (the reference's is 0).  Returns the ordering table and the joint
-    fit's diagnostics rows."""
+def _agent_cells(design, sign):
+    """Per agent and task (rows agents), the joint fit's statistics of each agent's own runs (oriented by ``sign``):
+    counts, sums, means, squares around the mean, largest and smallest run.  A cell whose runs do not vary is refused:
+    the joint model gives each agent a variance per task, whose posterior has no bound below without spread (its
+    draws ran to NaN, and an ordering built on them)."""
     k = design.n_agents
-    ref = design.agents.index(options.control) if options.control is not None else 0
-    others = np.array([a for a in range(k) if a != ref])
     y = sign * np.asarray(design.y, dtype=np.float64)
     cells = np.asarray(design.task) * k + np.asarray(design.agent)
     size = design.n_tasks * k
@@ -614,12 +631,35 @@ def _joint_orderings(design, options, ss, sign, notes):
     sums = np.bincount(cells, weights=y, minlength=size)
     means = sums / counts
     within = np.bincount(cells, weights=np.square(y - means[cells]), minlength=size)
+    squares = np.bincount(cells, weights=np.square(y), minlength=size)
     high = np.full(size, -np.inf)
     low = np.full(size, np.inf)
     np.maximum.at(high, cells, y)
     np.minimum.at(low, cells, y)
     shape = (design.n_tasks, k)
-    counts, sums, means, within, high, low = (v.reshape(shape).T for v in (counts, sums, means, within, high, low))
+    counts, sums, means, within, squares, high, low = (v.reshape(shape).T for v in
+                                                        (counts, sums, means, within, squares, high, low))
+    # the pairwise model's rule for runs that do not vary, on each agent's own runs
+    flat = within <= 1e-24 * np.maximum(1.0, squares)
+    if flat.any():
+        a, t = (int(i[0]) for i in np.nonzero(flat))
+        raise DesignError(
+            f"orderings=True fits every agent's runs jointly, with a variance per agent and task, and "
+            f"{design.agents[a]}'s runs on {design.tasks[t]!r} do not vary (e.g. all at a score cap; "
+            f"{count(int(flat.sum()), 'such cell')}): that variance has no data; use model='signed_rank', whose "
+            "orderings tie agents with equal task means, or leave that task out with subset=, or pass orderings=None")
+    return counts, sums, means, within, high, low
+
+
+def _joint_orderings(design, options, ss, cells, notes):
+    """The orderings of the agents from a joint fit of all of them against one reference agent (``control=`` or the
+    first), :func:`kernels.gibbs` with ``reference``: each draw ranks the agents by delta0_a, the location of their
+    differences from the reference across tasks (the reference's is 0).  ``cells`` are :func:`_agent_cells`.
+    Returns the ordering table and the joint fit's diagnostics rows."""
+    k = design.n_agents
+    ref = design.agents.index(options.control) if options.control is not None else 0
+    others = np.array([a for a in range(k) if a != ref])
+    counts, sums, means, within, high, low = cells
     variance = within / counts
     # one scale for all agents (the reference's task means are shared): the mean over the other agents and tasks of
     # sd(y_a - y_r) for independent runs, the pairwise model's scale when the reference's runs do not vary
@@ -637,7 +677,7 @@ def _joint_orderings(design, options, ss, sign, notes):
     values = np.zeros((options.chains * options.draws, k))
     values[:, others] = delta0.reshape(others.size, -1).T
     # delta0 > 0: better than the reference (the runs were oriented by sign), so rank by value, higher first
-    table = _ordering_frame(design, kernels.codes_of(values, True), options.higher_is_better)
+    table = _ordering_frame(design, kernels.codes_of(values, True), options.higher_is_better, notes)
     r_hat, ess = kernels.diagnose(delta0)
     names = design.agents
     rows = [{"agent_1": names[a], "agent_2": names[ref], "parameter": "delta0 (joint fit, orderings)",

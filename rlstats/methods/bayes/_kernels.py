@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from ...statistics import TIE_TOLERANCE
+from ...statistics import TIE_TOLERANCE, near_ties
 
 #: Dirichlet samples drawn per block of the signed-rank posterior (a fixed size: blocks, not n_jobs, key the streams)
 BLOCK = 10_000
@@ -127,32 +127,73 @@ def winner_counts(theta: NDArray[np.float64]) -> NDArray[np.float64]:
 
 def ordering_codes(weights: NDArray[np.float64], task_means: NDArray[np.float64],
                    higher_is_better: bool) -> NDArray[np.int64]:
-    """Per sample, the ordering of the agents by their Dirichlet-weighted mean over tasks (best first), as an index
-    into :func:`orderings` of ``n_agents``."""
-    means = weights[1:].T @ task_means            # (S, n_agents); the pseudo-observation carries no agent
-    return codes_of(means, higher_is_better)
+    """Per sample, the weak ordering of the agents by their Dirichlet-weighted mean over tasks (best first), as a code
+    of :func:`codes_of`.  Two means tie within ``TIE_TOLERANCE`` of the sample's largest weighted mean of |task
+    means|, which bounds the rounding of every mean: agents with the same task means (both at a score cap, or the
+    same runs summed in another order, which can differ in the last bit) tie in every sample."""
+    task_weights = weights[1:].T                    # (S, n_tasks); the pseudo-observation carries no agent
+    means = task_weights @ task_means               # (S, n_agents)
+    scale = (task_weights @ np.abs(task_means)).max(axis=1)
+    return codes_of(means, higher_is_better, scale)
 
 
-def codes_of(values: NDArray[np.float64], higher_is_better: bool = True) -> NDArray[np.int64]:
-    """Per row of ``values`` (S, n_agents), the ordering of the agents by their value (best first; equal values in
-    the agents' order), as an index into :func:`orderings` of ``n_agents``."""
-    order = np.argsort(-values if higher_is_better else values, axis=1, kind="stable")
-    k = values.shape[1]
+def codes_of(values: NDArray[np.float64], higher_is_better: bool = True,
+             scale: NDArray[np.float64] | None = None) -> NDArray[np.int64]:
+    """Per row of ``values`` (S, n_agents), the weak ordering of the agents by their value, best first, as one integer.
+
+    Values of a row within ``TIE_TOLERANCE`` times the row's ``scale`` of each other tie (the rule of
+    :func:`rlstats.statistics.near_ties`, a chain of such steps joining one group); ``scale`` defaults to the row's
+    largest |value|.  The code is ``lehmer + n_agents! * links``: ``lehmer`` the index in :func:`orderings` of the
+    agents ranked best first, tied agents in the agents' order (so each weak ordering has one code whatever the
+    agents' order in the row), and ``links`` has bit ``p`` set when the agents at places ``p`` and ``p + 1`` tie.
+    A row without ties is its strict ordering's index, as before ties were told apart; :func:`weak_ordering` decodes.
+    """
+    rows, k = values.shape
+    sign = -1.0 if higher_is_better else 1.0
+    order = np.argsort(sign * values, axis=1, kind="stable")
+    ranked = np.take_along_axis(values, order, axis=1)
+    bound = np.abs(values).max(axis=1) if scale is None else np.asarray(scale, dtype=np.float64)
+    near = (np.abs(np.diff(ranked, axis=1)) <= TIE_TOLERANCE * bound[:, None]).any(axis=1)
+    if near.any():
+        # the rows holding a tie (most draws hold none): their tied values made exactly equal, then ranked again
+        tied = values[near]
+        snapped = near_ties(tied.ravel(), np.repeat(np.arange(tied.shape[0]), k), bound[near])[0].reshape(tied.shape)
+        order[near] = np.argsort(sign * snapped, axis=1, kind="stable")
+        ranked[near] = np.take_along_axis(snapped, order[near], axis=1)
     # lexicographic rank of a permutation (Lehmer code), so every ordering has one integer
-    code = np.zeros(order.shape[0], dtype=np.int64)
-    remaining = np.ones((order.shape[0], k), dtype=bool)
-    rows = np.arange(order.shape[0])
+    code = np.zeros(rows, dtype=np.int64)
+    remaining = np.ones((rows, k), dtype=bool)
+    index = np.arange(rows)
     for position in range(k):
         chosen = order[:, position]
-        smaller = np.cumsum(remaining, axis=1)[rows, chosen] - 1
+        smaller = np.cumsum(remaining, axis=1)[index, chosen] - 1
         code += smaller * math.factorial(k - 1 - position)
-        remaining[rows, chosen] = False
-    return code
+        remaining[index, chosen] = False
+    links = (ranked[:, 1:] == ranked[:, :-1]).astype(np.int64) @ (np.int64(1) << np.arange(k - 1, dtype=np.int64))
+    return code + math.factorial(k) * links
 
 
 def orderings(n_agents: int) -> list[tuple[int, ...]]:
-    """Every ordering of ``n_agents`` in lexicographic order: the index is :func:`ordering_codes`'s code."""
+    """Every strict ordering of ``n_agents`` in lexicographic order: the index is :func:`codes_of`'s Lehmer code."""
     return list(permutations(range(n_agents)))
+
+
+def weak_ordering(code: int, n_agents: int) -> list[tuple[int, ...]]:
+    """The agents' tied groups, best first, of a :func:`codes_of` code (agents in their order within a group)."""
+    links, lehmer = divmod(int(code), math.factorial(n_agents))
+    remaining = list(range(n_agents))
+    ranked = []
+    for position in range(n_agents):
+        step = math.factorial(n_agents - 1 - position)
+        ranked.append(remaining.pop(lehmer // step))
+        lehmer %= step
+    groups = [[ranked[0]]]
+    for position in range(1, n_agents):
+        if links >> (position - 1) & 1:
+            groups[-1].append(ranked[position])
+        else:
+            groups.append([ranked[position]])
+    return [tuple(group) for group in groups]
 
 
 # ---------------------------------------------------------------------------- the hierarchical model

@@ -50,7 +50,10 @@ class BayesResult(Result):
         probability (``probability``, the share of draws), most probable first; on complete designs of at most 8
         agents.  Signed-rank model: the agents ranked by their Dirichlet-weighted mean over tasks (by default).
         Hierarchical model, with ``orderings=True``: ranked by delta0_a, their location across tasks against one
-        reference agent in a joint fit of all agents (the reference's is 0).  The ROPE plays no part.
+        reference agent in a joint fit of all agents (the reference's is 0).  The ROPE plays no part.  The orderings
+        are weak: agents tied in a draw (values equal within 1e-12 of the draw's scale, see :func:`bayes`) are
+        joined by ``=`` (``"A = B > C"``: A and B tie, both above C), in the agents' order, and are not ordered
+        there; a note counts such draws.  With ``higher_is_better=False`` the separator is ``<`` (best first).
     posterior_draws : ndarray, shape (n_pairs, kept)
         The first posterior draws of each pair's difference across tasks (the estimate's; for the figures).
     simplex_draws : ndarray, shape (n_pairs, kept, 3)
