@@ -534,9 +534,11 @@ def subset_rows(data: Data, subset: Subset | Condition) -> pd.DataFrame | Design
     restricted grammar of :mod:`rlstats.conditions` (``"task != 'Pong' and seed < 5"``; text or a
     parsed :class:`~rlstats.conditions.Condition`), which is interpreted and never evaluated as
     code, whether it comes from Python, the command line or a file; for anything else, compute the
-    mask in pandas. The caller's frame is not changed; the note rides in ``attrs`` so that results
-    state it. A polars DataFrame or a pyarrow Table is converted to pandas first, once, and the
-    result says so (:func:`rlstats.interop.as_pandas`), so every public function taking a frame takes these.
+    mask in pandas. As in R, a row where a missing value leaves the condition neither true nor false
+    (``lr != 0.1`` where ``lr`` is NaN) is left out, and the note counts those rows. The caller's
+    frame is not changed; the note rides in ``attrs`` so that results state it. A polars DataFrame or a
+    pyarrow Table is converted to pandas first, once, and the result says so
+    (:func:`rlstats.interop.as_pandas`), so every public function taking a frame takes these.
     """
     if isinstance(data, Design):
         if subset is not None:
@@ -546,9 +548,11 @@ def subset_rows(data: Data, subset: Subset | Condition) -> pd.DataFrame | Design
     if subset is None:
         return data
     mask: ArrayLike
+    unknown = ""
     if isinstance(subset, (str, Condition)):
         condition = parse_condition(subset)
-        mask, said = condition.mask(data), repr(condition.text)
+        mask, unknown_rows = condition.evaluate(data)
+        said, unknown = repr(condition.text), _unknown_rows(data, condition, unknown_rows)
     else:
         mask, said = subset, "a boolean mask"
     mask = np.asarray(mask)
@@ -556,11 +560,27 @@ def subset_rows(data: Data, subset: Subset | Condition) -> pd.DataFrame | Design
         raise OptionError(f"subset= must give one True/False per row ({len(data)}), got an array of dtype "
                           f"{mask.dtype} and shape {mask.shape}")
     if not mask.any():
-        raise DesignError(f"subset={said} keeps no rows")
+        raise DesignError(f"subset={said} keeps no rows" + (f"; {unknown}" if unknown else ""))
     kept = data.loc[mask]
     kept.attrs = dict(data.attrs)
-    said = f"subset={said} kept {int(mask.sum())} of {len(data)} rows"
+    n_kept = int(mask.sum())
+    said = f"subset={said} kept {n_kept} of {len(data)} rows"
+    if unknown:
+        said += f"; of the {len(data) - n_kept} left out, {unknown}"
     return add_note(kept, Note(said, scope="frame"), source=data)  # true of these rows as they are: a frame note
+
+
+def _unknown_rows(data, condition, unknown):
+    """What the note says of the rows where a missing value left ``condition`` unknown (empty when none)."""
+    if not unknown.any():
+        return ""
+    by_column = [(c, int((data[c].isna().to_numpy() & unknown).sum())) for c in condition.columns]
+    by_column = [(c, n) for c, n in by_column if n]
+    n = int(unknown.sum())
+    which = (f"{by_column[0][0]} missing" if len(by_column) == 1 else
+             "missing values (" + ", ".join(f"{c} in {k}" for c, k in by_column) + ")")
+    return (f"{count(n, 'row')} {'has' if n == 1 else 'have'} {which}, where the condition is neither true nor "
+            "false (R's subset() leaves out rows where it is NA too)")
 
 
 def data_and_formula(data: Any, formula: Any) -> tuple[Any, Any]:

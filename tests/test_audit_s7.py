@@ -136,9 +136,6 @@ def test_optimality_gap_interval_never_below_zero():
     assert (table["conf_low"] >= 0).all(), table
 
 
-@pytest.mark.xfail(strict=True, reason="subset='lr != 0.1' keeps the rows whose lr is missing (NaN != 0.1 in pandas) "
-                   "and analyses them silently (the note says only 'kept 48 of 72 rows'), while 'lr < 1' drops them; R's "
-                   "subset() drops rows where the condition is NA. conditions.py states no rule for missing values")
 def test_subset_not_equal_does_not_keep_missing_silently():
     rng = np.random.default_rng(0)
     df = pd.DataFrame([(f"a{a}", f"t{t}", r, rng.normal(a, 1)) for a in range(3) for t in range(4) for r in range(6)],

@@ -305,3 +305,37 @@ def test_codes_are_four_bytes_and_their_range_is_checked(monkeypatch):
     monkeypatch.setattr(design_module, "CODE_LIMIT", 10)
     with pytest.raises(rlstats.errors.DesignError, match="data has 24 rows, more than one analysis takes"):
         rlstats.build(df, "score ~ agent | task")
+
+
+def _with_lr():
+    """3 agents x 4 tasks x 6 seeds; lr missing for seed 0 (12 rows), 0.1 for even seeds, 0.01 for odd ones."""
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame([(f"a{a}", f"t{t}", r, rng.normal(a, 1)) for a in range(3) for t in range(4) for r in range(6)],
+                      columns=["agent", "task", "seed", "score"])
+    df["lr"] = np.where(df.seed == 0, np.nan, np.where(df.seed % 2 == 0, 0.1, 0.01))
+    return df
+
+
+def test_subset_leaves_out_rows_where_the_condition_is_missing_and_says_so():
+    df = _with_lr()
+    res = rlstats.compare(df, "score ~ agent | task", subset="lr != 0.1")
+    direct = rlstats.compare(df[df["lr"] == 0.01], "score ~ agent | task")  # seeds 1, 3, 5: 36 rows
+    assert res.nobs == 36 and res.statistic == direct.statistic
+    assert ("subset='lr != 0.1' kept 36 of 72 rows; of the 36 left out, 12 rows have lr missing, where the "
+            "condition is neither true nor false (R's subset() leaves out rows where it is NA too)") in res.notes
+    # FALSE | NA is NA, TRUE | NA is TRUE: seed == 0 keeps the 12 rows whose lr is missing, with no note on them
+    either = rlstats.compare(df, "score ~ agent | task", subset="lr != 0.1 | seed == 0")
+    assert either.nobs == 48 and "subset='lr != 0.1 | seed == 0' kept 48 of 72 rows" in either.notes
+    # two columns missing: each counted
+    two = df.assign(task2=df["task"].where(df["seed"] != 5))
+    res = rlstats.compare(two, "score ~ agent | task", subset="lr < 1 & task2 != 't0'")
+    # seeds 1-4 less task t0 are kept (36 rows); seed 5 is NA (task2 missing: 12 rows); seed 0 is NA & TRUE = NA off
+    # t0 (9 rows) and NA & FALSE = FALSE on t0 (3 rows, left out as the condition fails there, not counted)
+    assert res.nobs == 36
+    assert ("kept 36 of 72 rows; of the 36 left out, 21 rows have missing values (lr in 9, task2 in 12)"
+            in res.notes[0]), res.notes
+
+
+def test_subset_of_only_missing_rows_is_refused_with_the_count():
+    with pytest.raises(DesignError, match=r"subset='lr != lr' keeps no rows; 12 rows have lr missing"):
+        rlstats.compare(_with_lr(), "score ~ agent | task", subset="lr != lr")
