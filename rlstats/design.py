@@ -250,22 +250,59 @@ def _first_rows(data, mask, limit=5):
 
 
 def _levels(column, values, what):
-    """Integer codes, labels in level order, and the missing mask of a factor column."""
+    """Integer codes, labels in level order, and the missing mask of a factor column.
+
+    Levels with rows that a reader could not tell apart in print are an error (:func:`_check_labels`).
+    """
     if isinstance(values.dtype, pd.CategoricalDtype):
         codes = values.cat.codes.to_numpy().astype(CODE)
-        labels = [str(c) for c in values.cat.categories]
-        return codes, labels, codes < 0
-    try:
-        codes, uniques = pd.factorize(values, sort=True)
-    except TypeError:
-        # Mixed types cannot be sorted: keep the order of first appearance.
-        codes, uniques = pd.factorize(values, sort=False)
-    labels = [str(u) for u in uniques]
-    if len(set(labels)) != len(labels):
-        raise DesignError(f"column '{column}' ({what}) has distinct values that print the same "
-                          f"({labels[:6]}...); convert it to strings first")
-    codes = codes.astype(CODE)
-    return codes, labels, codes < 0
+        levels = list(values.cat.categories)
+        # only the categories with rows print; unused ones are left out with a note (_drop_unused)
+        used = np.bincount(codes[codes >= 0], minlength=len(levels)) > 0
+    else:
+        try:
+            codes, uniques = pd.factorize(values, sort=True)
+        except TypeError:
+            # Mixed types cannot be sorted: keep the order of first appearance.
+            codes, uniques = pd.factorize(values, sort=False)
+        codes, levels, used = codes.astype(CODE), list(uniques), None
+    missing = codes < 0
+    _check_labels(column, what, levels, used, bool(missing.any()))
+    return codes, [str(level) for level in levels], missing
+
+
+def _check_labels(column, what, levels, used, has_missing):
+    """Distinct levels that print the same (1 and '1'), or alike but for spaces at their ends ('A' and 'A '): an error.
+
+    Every table, plot and note shows a level by ``str()``, where a trailing space cannot be seen, so
+    two such levels would be two agents (tasks, runs) that no reader can tell apart. Merging them
+    would be a guess about the data; the message names both and the one line that merges them.
+    """
+    seen: dict[str, Any] = {}
+    for i, level in enumerate(levels):
+        if used is not None and not used[i]:
+            continue
+        label = str(level)
+        key = label.strip()
+        if key not in seen:
+            seen[key] = level
+            continue
+        first = seen[key]
+        name = f"df[{column!r}]"
+        keep_missing = f".where({name}.notna())" if has_missing else ""
+        if str(first) == label:
+            kinds = f"{first!r} ({type(first).__name__}) and {level!r} ({type(level).__name__})"
+            raise DesignError(
+                f"column {column!r} ({what}) has distinct values that print the same, {kinds}, so no table "
+                f"could tell them apart; if they are one {what}, convert the column to text: "
+                f"{name} = {name}.astype(str){keep_missing}; otherwise rename one of them")
+        strings = all(isinstance(v, str) for v, u in zip(levels, used if used is not None else [True] * len(levels))
+                      if u)
+        strip = f"{name}.str.strip()" if strings else f"{name}.astype(str).str.strip(){keep_missing}"
+        raise DesignError(
+            f"column {column!r} ({what}) has values that differ only in white space at their ends, {first!r} and "
+            f"{level!r}, which print the same in every table; if they are one {what}, strip it: "
+            f"{name} = {strip}; otherwise rename one of them")
 
 
 def _missing_error(data, column, mask):
@@ -698,6 +735,7 @@ def _crossed_blocks(data, formula, task_codes, task_labels, drop, na_action):
         if missing.any() and na_action == "raise":
             _missing_error(data, column, missing)
         drop = drop | missing
+        _levels(column, values, "block")  # its values join the block's label: they too must print apart
         parts.append(values.astype(str).to_numpy())
     combined = pd.Series(parts[0], dtype=object).str.cat([pd.Series(p, dtype=object) for p in parts[1:]], sep=":")
     codes, uniques = pd.factorize(combined, sort=True)

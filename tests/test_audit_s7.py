@@ -155,9 +155,6 @@ def _three_agents():
                         columns=["agent", "task", "seed", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason="a Categorical agent column with categories [1, '1', 'x'] passes and prints "
-                   "two agents both named '1' ('1 vs 1: differ' in the post hoc table): design._levels checks "
-                   "'distinct values that print the same' for plain columns only, not for a Categorical's categories")
 def test_categorical_levels_that_print_the_same_are_refused():
     df = _three_agents()
     df["agent"] = pd.Categorical(df.agent.map({0: 1, 1: "1", 2: "x"}).astype(object))
@@ -165,9 +162,6 @@ def test_categorical_levels_that_print_the_same_are_refused():
         rlstats.compare(df, "score ~ agent | task")
 
 
-@pytest.mark.xfail(strict=True, reason="agents 'A' and 'A ' (a trailing space, common in hand-written CSVs) are "
-                   "analysed as two agents that print the same ('A    A     B' in the mean ranks, two 'A' columns in "
-                   "the task table), with no error or note; design._levels compares str() of the values, which differ")
 def test_labels_differing_only_in_whitespace_are_not_silent():
     df = _three_agents()
     df["agent"] = df.agent.map({0: "A", 1: "A ", 2: "B"})
