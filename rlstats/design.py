@@ -913,37 +913,88 @@ def _check_one_row_per_step(design, column):
             f"'{design.formula.replicate}', '{column}'], keep='last')")
 
 
+#: Columns that name the run a row belongs to (RUN_NAMES but batches and row numbers, which hold several runs or
+#: one row each whatever the runs): one row per run of such a column is the evidence that rows are runs, not curves.
+RUN_IDS = RUN_NAMES - {"batch", "batches", "index"}
+
+
 def _check_no_curves(design, data, step):
-    """Rows of one run at several steps must not count as runs: an error naming the three ways on."""
-    used = {design.formula.groups, design.formula.blocks, design.formula.replicate, design.formula.response}
+    """Rows of one run at several steps must not count as runs: an error naming the ways on.
+
+    A step column varying within an agent x task cell is not enough: one row per run (each run's last
+    logged row, say) varies there too, as runs end at steps of their own. The formula's run column, or
+    else a column named like one (:data:`RUN_IDS`), settles it: one row per run is runs, several rows of
+    one run at several steps are curves. Without a run column, a varying step is taken as curves.
+    """
+    f = design.formula
+    used = {f.groups, f.blocks, f.replicate, f.outer, f.response, *f.crossed}
     candidates = [c for c in data.columns if isinstance(c, str) and c not in used
                   and (c == step or c.lower() in STEP_NAMES)]
     if not candidates:
         return
-    cell = design.task * design.n_agents + design.agent
-    if design.seeds is not None:  # the cell of one run
-        seed_code, seed_levels = pd.factorize(design.seeds)
-        cell = cell.astype(np.int64) * len(seed_levels) + seed_code  # cells x seeds may pass int32
+    cell = design.task.astype(np.int64) * design.n_agents + design.agent
+    if design.seeds is not None:  # the formula names the run: its rows are the cell of one run
+        run_columns = [f.replicate]
+        run_codes = [pd.factorize(design.seeds)[0]]
+    else:
+        run_columns = [c for c in data.columns if isinstance(c, str) and c not in used and c.lower() in RUN_IDS
+                       and c not in candidates]
+        run_codes = [pd.factorize(data[c].to_numpy()[design.row_position])[0] for c in run_columns]
     for column in candidates:
         values = pd.Series(data[column].to_numpy()[design.row_position])
         per_cell = values.groupby(cell).nunique()
         if per_cell.max() <= 1:
             continue
+        evidence = None  # (steps, rows, first row, run column) of the run logged at the most steps
+        for name, codes in zip(run_columns, run_codes):
+            if (codes < 0).any():
+                continue  # a run id missing somewhere: it cannot say which rows are one run
+            run = cell * (int(codes.max()) + 1) + codes
+            per_run = values.groupby(run).nunique()
+            if per_run.max() > 1:
+                if evidence is None or per_run.max() > evidence[0]:
+                    i = int(np.flatnonzero(run == per_run.idxmax())[0])
+                    evidence = (int(per_run.max()), int((run == run[i]).sum()), i, name)
+            elif name == f.replicate or np.bincount(pd.factorize(run)[0]).max() == 1:
+                break  # one step per run (the formula's runs), or one row per run: runs ending where they do
+        else:
+            _refuse_curves(design, data, column, per_cell, cell, evidence, run_columns)
+
+
+def _refuse_curves(design, data, column, per_cell, cell, evidence, run_columns):
+    """The error of :func:`_check_no_curves`: where the rows look like curves, and ways on that fit the data."""
+    f = design.formula
+    if evidence is not None:
+        steps, rows, i, run = evidence
+        seed = data[run].to_numpy()[design.row_position[i]]  # the id as the data hold it (1, not '1')
+        seed = seed.item() if isinstance(seed, np.generic) else seed
+        where = f"run {run}={seed!r} of {_cell_label(design, i)} ({rows} rows)"
+    else:
         worst = int(per_cell.idxmax())
         i = int(np.flatnonzero(cell == worst)[0])
-        rows = int((cell == worst).sum())
-        f = design.formula
-        run_formula = f"{f.response} ~ {f.groups} | {f.blocks or 'task'}/{f.replicate or 'seed'}"
-        where = _cell_label(design, i)
-        if design.seeds is not None:
-            where = f"run {design.seeds[i]!r} of {where}"
-        raise DesignError(
-            f"column '{column}' takes {int(per_cell.max())} values within {where} ({rows} rows), so the rows "
-            f"look like learning curves and each would be counted as a run. "
-            f"Pick a step (e.g. df[df['{column}'] == df['{column}'].max()]), summarise each run "
-            f"(rlstats.summarize_runs(df, '{run_formula}', step='{column}', how='auc')), or compare the curves "
-            f"(rlstats.curves(df, '{run_formula}', step='{column}')). If '{column}' is not a training step, "
-            "rename or drop it")
+        # a run column whose runs hold one step each but several rows: it still names the runs for the ways on
+        steps, run = int(per_cell.max()), next((c for c in run_columns if not data[c].isna().any()), None)
+        where = f"{_cell_label(design, i)} ({int((cell == worst).sum())} rows)"
+    said = (f"column {column!r} takes {steps} values within {where}, so the rows look like learning curves and "
+            "each would be counted as a run. ")
+    if run is None:
+        # no column says which rows are one run: the ways on need one
+        unnamed = ("The data name no run (no column such as 'seed' or 'run'), so a run's rows cannot be found: "
+                   "add a column naming each run, then pick each run's last step, summarise or compare the "
+                   f"curves as below with it in place of 'seed'. If each row is one run already (at a step of its "
+                   f"own), drop the column: df.drop(columns={column!r}). ")
+        run = "seed"
+    else:
+        unnamed = ""
+    keys = [k for k in (f.groups, f.blocks, *f.crossed) if k is not None] + [run]
+    run_formula = f"{f.response} ~ {f.groups} | {f.blocks or 'task'}/{run}"
+    raise DesignError(
+        said + unnamed +
+        f"Pick a step of each run, e.g. its last: rlstats.summarize_runs(df, {run_formula!r}, step={column!r}) "
+        f"(whose notes say where runs end at different steps) or df.sort_values({column!r}).groupby({keys!r})"
+        f".tail(1); summarise each run otherwise (how='auc', 'max', ...); or compare the curves: "
+        f"rlstats.curves(df, {run_formula!r}, step={column!r}). If {column!r} is not a training step, rename or "
+        "drop it")
 
 
 def _check_unique_replicates(design):

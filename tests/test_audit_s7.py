@@ -83,10 +83,6 @@ def test_tuning_withheld_band_note_counts_seeds_of_configurations():
     assert not any("sweep has one seed" in n for n in withheld), withheld
 
 
-@pytest.mark.xfail(strict=True, reason="one row per run (each run's last monitor.csv row: 3 seeds, steps 19993-19999 "
-                   "as episodes end where they do) is refused as 'rows look like learning curves' though column "
-                   "'seed' has one row each; the first remedy offered, df[df['step'] == df['step'].max()], keeps 1 "
-                   "of the 6 runs (design._check_no_curves)")
 def test_last_row_per_run_is_not_called_a_learning_curve():
     df = pd.DataFrame({"agent": ["A"] * 3 + ["B"] * 3, "task": "CartPole-v1", "seed": [0, 1, 2] * 2,
                        "step": [19999, 19996, 19993, 20011, 20004, 19990],
