@@ -278,16 +278,14 @@ def _check_labels(column, what, levels, used, has_missing):
     two such levels would be two agents (tasks, runs) that no reader can tell apart. Merging them
     would be a guess about the data; the message names both and the one line that merges them.
     """
-    seen: dict[str, Any] = {}
-    for i, level in enumerate(levels):
-        if used is not None and not used[i]:
-            continue
+    shown = [level for i, level in enumerate(levels) if used is None or used[i]]
+    seen = {}  # a label without the white space at its ends -> the first level printed so
+    for level in shown:
         label = str(level)
-        key = label.strip()
-        if key not in seen:
-            seen[key] = level
+        if label.strip() not in seen:
+            seen[label.strip()] = level
             continue
-        first = seen[key]
+        first = seen[label.strip()]
         name = f"df[{column!r}]"
         keep_missing = f".where({name}.notna())" if has_missing else ""
         if str(first) == label:
@@ -296,13 +294,13 @@ def _check_labels(column, what, levels, used, has_missing):
                 f"column {column!r} ({what}) has distinct values that print the same, {kinds}, so no table "
                 f"could tell them apart; if they are one {what}, convert the column to text: "
                 f"{name} = {name}.astype(str){keep_missing}; otherwise rename one of them")
-        strings = all(isinstance(v, str) for v, u in zip(levels, used if used is not None else [True] * len(levels))
-                      if u)
-        strip = f"{name}.str.strip()" if strings else f"{name}.astype(str).str.strip(){keep_missing}"
+        # .str.strip() would turn values that are not strings into NaN
+        text = f"{name}.str.strip()" if all(isinstance(v, str) for v in shown) else \
+            f"{name}.astype(str).str.strip(){keep_missing}"
         raise DesignError(
             f"column {column!r} ({what}) has values that differ only in white space at their ends, {first!r} and "
             f"{level!r}, which print the same in every table; if they are one {what}, strip it: "
-            f"{name} = {strip}; otherwise rename one of them")
+            f"{name} = {text}; otherwise rename one of them")
 
 
 def _missing_error(data, column, mask):
