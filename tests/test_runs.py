@@ -103,7 +103,7 @@ def test_curves_at_steps_of_their_own_are_refused_with_ways_on_that_give_one_row
         assert len(summarised) == 12
         np.testing.assert_array_equal(summarised.sort_values(["agent", "task", "seed"])["r"],
                                       kept.sort_values(["agent", "task", "seed"])["r"])
-        assert eval(_offered(message, "rlstats.curves("), {"df": df, "rlstats": rlstats}).n_tasks == 2
+    assert eval(_offered(message, "rlstats.curves("), {"df": df, "rlstats": rlstats}).n_tasks == 2  # as offered
 
 
 def test_without_a_run_column_the_ways_on_say_one_is_needed():
