@@ -15,7 +15,10 @@ The grammar is small and is interpreted here, never handed to ``eval``, ``DataFr
     literal    := number | 'string' | "string" | True | False
 
 ``&``, ``|`` and ``~`` bind as ``and``, ``or`` and ``not`` do (as in ``DataFrame.query``), so
-``task == 'Pong' | seed < 3`` means what it says. Numbers are plain literals (no arithmetic), so no
+``task == 'Pong' | seed < 3`` means what it says. Missing values follow R's ``subset()``, not pandas: a
+comparison with a missing value (``in`` and ``not in`` too) is unknown, ``and``, ``or`` and ``not`` combine
+unknowns by R's three-valued logic, and a row where the whole condition is unknown is not kept
+(:meth:`Condition.evaluate`); pandas would keep ``NaN != 0.1``. Numbers are plain literals (no arithmetic), so no
 input can ask for a large computation; the text itself is bounded by :data:`MAX_LENGTH`.
 """
 
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
 import operator
 from typing import TYPE_CHECKING
 
@@ -107,66 +111,125 @@ class Condition:
             else identifier
 
     def mask(self, data: pd.DataFrame) -> np.ndarray:
-        """One True/False per row of ``data`` (a DataFrame), as a numpy array."""
+        """One True/False per row of ``data`` (a DataFrame), as a numpy array: True where the condition holds.
+
+        Where a missing value leaves the condition unknown (:meth:`evaluate`), the row is False, as R's
+        ``subset()`` drops the rows where its condition is ``NA``.
+        """
+        return self.evaluate(data)[0]
+
+    def evaluate(self, data: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+        """Two True/False arrays, one value per row of ``data``: where the condition holds, and where it is unknown.
+
+        R's three-valued logic: a comparison with a missing value (NaN, None, NA, NaT) is unknown,
+        whatever the operator (``in`` and ``not in`` too, as ``==`` and ``!=`` are); ``and`` is false if
+        either side is false and unknown if neither is but one side is unknown; ``or`` is true if either
+        side is true and unknown if neither is but one side is unknown; ``not`` of unknown is unknown.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> df = pd.DataFrame({"lr": [0.1, np.nan, 0.01], "seed": [0, 1, 2]})
+        >>> parse_condition("lr != 0.1").evaluate(df)
+        (array([False, False,  True]), array([False,  True, False]))
+        >>> parse_condition("lr != 0.1 | seed == 1").evaluate(df)
+        (array([False,  True,  True]), array([False, False, False]))
+        """
         missing = [c for c in self.columns if c not in data.columns]
         if missing:
             raise OptionError(f"subset={self.text!r} names column {missing[0]!r}, which the data do not have; "
                               f"columns: {', '.join(map(str, data.columns))}")
-        result = self._truth(self.tree.body, data)
-        if result.ndim == 0:
+        holds, unknown = self._truth(self.tree.body, data)
+        if holds.ndim == 0:
             raise _fail(self.text, "it does not read any column")
-        return result
+        return holds, np.broadcast_to(unknown, holds.shape).copy()
 
     def _value(self, node, data):
+        """A truth (holds, unknown) for conditions; (values, missing) for a column; (value, False) for a literal."""
         if isinstance(node, ast.BoolOp):
-            combine = np.logical_and if isinstance(node.op, ast.And) else np.logical_or
-            values = [self._truth(v, data) for v in node.values]
-            out = values[0]
-            for value in values[1:]:
-                out = combine(out, value)
+            combine = _and if isinstance(node.op, ast.And) else _or
+            out = self._truth(node.values[0], data)
+            for value in node.values[1:]:
+                out = combine(out, self._truth(value, data))
             return out
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-            return np.logical_not(self._truth(node.operand, data))
+            holds, unknown = self._truth(node.operand, data)
+            return ~holds & ~unknown, unknown
         if isinstance(node, ast.Compare):
             return self._compare(node, data)
         if isinstance(node, ast.Name):
             return self._series(node.id, data)
-        return _literal(node)
+        return _literal(node), np.False_  # a literal is never missing
 
     def _series(self, identifier, data):
-        return data[self._column(identifier)].to_numpy()
+        column = data[self._column(identifier)]
+        return column.to_numpy(), column.isna().to_numpy()
 
     def _truth(self, node, data):
-        value = self._value(node, data)
+        value, unknown = self._value(node, data)
         array = np.asarray(value)
+        if array.dtype == object and np.ndim(unknown) and unknown.any():
+            known = array[~unknown]
+            if all(isinstance(x, (bool, np.bool_)) for x in known):  # a boolean column with missing values
+                array = np.zeros(array.shape, dtype=bool)
+                array[~unknown] = known.astype(bool)
         if array.dtype != bool:
             said = ast.get_source_segment(self.source, node) or "a part"
             raise _fail(self.text, f"{said!r} is not a condition (a True/False value); compare it, e.g. "
                                    f"{said} == 1")
-        return array
+        return array & ~unknown, unknown
 
     def _compare(self, node, data):
-        out, left = None, self._value(node.left, data)
+        out, (left, left_missing) = None, self._value(node.left, data)
         for op, right_node in zip(node.ops, node.comparators):
             if isinstance(op, (ast.In, ast.NotIn)):
-                right = [_literal(e) for e in right_node.elts]
-                found = _isin(left, right)
-                step = np.logical_not(found) if isinstance(op, ast.NotIn) else found
+                found = _where_known(_isin, left, [_literal(e) for e in right_node.elts], left_missing)
+                step = (~found & ~left_missing if isinstance(op, ast.NotIn) else found), left_missing
+                right, right_missing = None, np.False_
             else:
-                right = self._value(right_node, data)
-                step = _apply(_COMPARISONS[type(op)], left, right, self.text)
-            out = step if out is None else np.logical_and(out, step)
-            left = right
+                right, right_missing = self._value(right_node, data)
+                unknown = left_missing | right_missing
+                step = _where_known(functools.partial(_apply, _COMPARISONS[type(op)], text=self.text), left, right,
+                                    unknown), unknown
+            out = step if out is None else _and(out, step)
+            left, left_missing = right, right_missing
         return out
+
+
+def _and(a, b):
+    """R's ``&`` on (holds, unknown) pairs: false where either side is false, else unknown where either is."""
+    false = (~a[0] & ~a[1]) | (~b[0] & ~b[1])
+    holds = a[0] & b[0]
+    return holds, ~holds & ~false
+
+
+def _or(a, b):
+    """R's ``|`` on (holds, unknown) pairs: true where either side is true, else unknown where either is."""
+    holds = a[0] | b[0]
+    return holds, ~holds & (a[1] | b[1])
+
+
+def _where_known(compare, left, right, unknown):
+    """``compare(left, right)`` on the rows where neither side is missing (False elsewhere): a missing value
+    never reaches the comparison, so None or NaN among strings cannot make it fail."""
+    if np.ndim(unknown) == 0:
+        return compare(left, right)
+    out = np.zeros(unknown.shape, dtype=bool)
+    known = ~unknown
+    if known.any():
+        out[known] = compare(*(side[known] if isinstance(side, np.ndarray) and side.ndim else side
+                               for side in (left, right)))  # a column's rows; a literal or 'in' list as it is
+    return out
 
 
 def _isin(left, values):
     import pandas as pd
 
-    return pd.Series(np.asarray(left, dtype=object) if np.ndim(left) else [left]).isin(values).to_numpy()
+    found = pd.Series(np.asarray(left, dtype=object) if np.ndim(left) else [left]).isin(values).to_numpy()
+    return found if np.ndim(left) else found[0]  # a literal in a list reads no column: one value
 
 
-def _apply(compare, left, right, text):
+def _apply(compare, left, right, *, text):
     with np.errstate(invalid="ignore"):
         try:
             result = compare(left, right)

@@ -250,22 +250,57 @@ def _first_rows(data, mask, limit=5):
 
 
 def _levels(column, values, what):
-    """Integer codes, labels in level order, and the missing mask of a factor column."""
+    """Integer codes, labels in level order, and the missing mask of a factor column.
+
+    Levels with rows that a reader could not tell apart in print are an error (:func:`_check_labels`).
+    """
     if isinstance(values.dtype, pd.CategoricalDtype):
         codes = values.cat.codes.to_numpy().astype(CODE)
-        labels = [str(c) for c in values.cat.categories]
-        return codes, labels, codes < 0
-    try:
-        codes, uniques = pd.factorize(values, sort=True)
-    except TypeError:
-        # Mixed types cannot be sorted: keep the order of first appearance.
-        codes, uniques = pd.factorize(values, sort=False)
-    labels = [str(u) for u in uniques]
-    if len(set(labels)) != len(labels):
-        raise DesignError(f"column '{column}' ({what}) has distinct values that print the same "
-                          f"({labels[:6]}...); convert it to strings first")
-    codes = codes.astype(CODE)
-    return codes, labels, codes < 0
+        levels = list(values.cat.categories)
+        # only the categories with rows print; unused ones are left out with a note (_drop_unused)
+        used = np.bincount(codes[codes >= 0], minlength=len(levels)) > 0
+    else:
+        try:
+            codes, uniques = pd.factorize(values, sort=True)
+        except TypeError:
+            # Mixed types cannot be sorted: keep the order of first appearance.
+            codes, uniques = pd.factorize(values, sort=False)
+        codes, levels, used = codes.astype(CODE), list(uniques), None
+    missing = codes < 0
+    _check_labels(column, what, levels, used, bool(missing.any()))
+    return codes, [str(level) for level in levels], missing
+
+
+def _check_labels(column, what, levels, used, has_missing):
+    """Distinct levels that print the same (1 and '1'), or alike but for spaces at their ends ('A' and 'A '): an error.
+
+    Every table, plot and note shows a level by ``str()``, where a trailing space cannot be seen, so
+    two such levels would be two agents (tasks, runs) that no reader can tell apart. Merging them
+    would be a guess about the data; the message names both and the one line that merges them.
+    """
+    shown = [level for i, level in enumerate(levels) if used is None or used[i]]
+    seen = {}  # a label without the white space at its ends -> the first level printed so
+    for level in shown:
+        label = str(level)
+        if label.strip() not in seen:
+            seen[label.strip()] = level
+            continue
+        first = seen[label.strip()]
+        name = f"df[{column!r}]"
+        keep_missing = f".where({name}.notna())" if has_missing else ""
+        if str(first) == label:
+            kinds = f"{first!r} ({type(first).__name__}) and {level!r} ({type(level).__name__})"
+            raise DesignError(
+                f"column {column!r} ({what}) has distinct values that print the same, {kinds}, so no table "
+                f"could tell them apart; if they are one {what}, convert the column to text: "
+                f"{name} = {name}.astype(str){keep_missing}; otherwise rename one of them")
+        # .str.strip() would turn values that are not strings into NaN
+        text = f"{name}.str.strip()" if all(isinstance(v, str) for v in shown) else \
+            f"{name}.astype(str).str.strip(){keep_missing}"
+        raise DesignError(
+            f"column {column!r} ({what}) has values that differ only in white space at their ends, {first!r} and "
+            f"{level!r}, which print the same in every table; if they are one {what}, strip it: "
+            f"{name} = {text}; otherwise rename one of them")
 
 
 def _missing_error(data, column, mask):
@@ -534,9 +569,11 @@ def subset_rows(data: Data, subset: Subset | Condition) -> pd.DataFrame | Design
     restricted grammar of :mod:`rlstats.conditions` (``"task != 'Pong' and seed < 5"``; text or a
     parsed :class:`~rlstats.conditions.Condition`), which is interpreted and never evaluated as
     code, whether it comes from Python, the command line or a file; for anything else, compute the
-    mask in pandas. The caller's frame is not changed; the note rides in ``attrs`` so that results
-    state it. A polars DataFrame or a pyarrow Table is converted to pandas first, once, and the
-    result says so (:func:`rlstats.interop.as_pandas`), so every public function taking a frame takes these.
+    mask in pandas. As in R, a row where a missing value leaves the condition neither true nor false
+    (``lr != 0.1`` where ``lr`` is NaN) is left out, and the note counts those rows. The caller's
+    frame is not changed; the note rides in ``attrs`` so that results state it. A polars DataFrame or a
+    pyarrow Table is converted to pandas first, once, and the result says so
+    (:func:`rlstats.interop.as_pandas`), so every public function taking a frame takes these.
     """
     if isinstance(data, Design):
         if subset is not None:
@@ -546,9 +583,11 @@ def subset_rows(data: Data, subset: Subset | Condition) -> pd.DataFrame | Design
     if subset is None:
         return data
     mask: ArrayLike
+    unknown = ""
     if isinstance(subset, (str, Condition)):
         condition = parse_condition(subset)
-        mask, said = condition.mask(data), repr(condition.text)
+        mask, unknown_rows = condition.evaluate(data)
+        said, unknown = repr(condition.text), _unknown_rows(data, condition, unknown_rows)
     else:
         mask, said = subset, "a boolean mask"
     mask = np.asarray(mask)
@@ -556,11 +595,27 @@ def subset_rows(data: Data, subset: Subset | Condition) -> pd.DataFrame | Design
         raise OptionError(f"subset= must give one True/False per row ({len(data)}), got an array of dtype "
                           f"{mask.dtype} and shape {mask.shape}")
     if not mask.any():
-        raise DesignError(f"subset={said} keeps no rows")
+        raise DesignError(f"subset={said} keeps no rows" + (f"; {unknown}" if unknown else ""))
     kept = data.loc[mask]
     kept.attrs = dict(data.attrs)
-    said = f"subset={said} kept {int(mask.sum())} of {len(data)} rows"
+    n_kept = int(mask.sum())
+    said = f"subset={said} kept {n_kept} of {len(data)} rows"
+    if unknown:
+        said += f"; of the {len(data) - n_kept} left out, {unknown}"
     return add_note(kept, Note(said, scope="frame"), source=data)  # true of these rows as they are: a frame note
+
+
+def _unknown_rows(data, condition, unknown):
+    """What the note says of the rows where a missing value left ``condition`` unknown (empty when none)."""
+    if not unknown.any():
+        return ""
+    by_column = [(c, int((data[c].isna().to_numpy() & unknown).sum())) for c in condition.columns]
+    by_column = [(c, n) for c, n in by_column if n]
+    n = int(unknown.sum())
+    which = (f"{by_column[0][0]} missing" if len(by_column) == 1 else
+             "missing values (" + ", ".join(f"{c} in {k}" for c, k in by_column) + ")")
+    return (f"{count(n, 'row')} {'has' if n == 1 else 'have'} {which}, where the condition is neither true nor "
+            "false (R's subset() leaves out rows where it is NA too)")
 
 
 def data_and_formula(data: Any, formula: Any) -> tuple[Any, Any]:
@@ -678,6 +733,7 @@ def _crossed_blocks(data, formula, task_codes, task_labels, drop, na_action):
         if missing.any() and na_action == "raise":
             _missing_error(data, column, missing)
         drop = drop | missing
+        _levels(column, values, "block")  # its values join the block's label: they too must print apart
         parts.append(values.astype(str).to_numpy())
     combined = pd.Series(parts[0], dtype=object).str.cat([pd.Series(p, dtype=object) for p in parts[1:]], sep=":")
     codes, uniques = pd.factorize(combined, sort=True)
@@ -855,37 +911,88 @@ def _check_one_row_per_step(design, column):
             f"'{design.formula.replicate}', '{column}'], keep='last')")
 
 
+#: Columns that name the run a row belongs to (RUN_NAMES but batches and row numbers, which hold several runs or
+#: one row each whatever the runs): one row per run of such a column is the evidence that rows are runs, not curves.
+RUN_IDS = RUN_NAMES - {"batch", "batches", "index"}
+
+
 def _check_no_curves(design, data, step):
-    """Rows of one run at several steps must not count as runs: an error naming the three ways on."""
-    used = {design.formula.groups, design.formula.blocks, design.formula.replicate, design.formula.response}
+    """Rows of one run at several steps must not count as runs: an error naming the ways on.
+
+    A step column varying within an agent x task cell is not enough: one row per run (each run's last
+    logged row, say) varies there too, as runs end at steps of their own. The formula's run column, or
+    else a column named like one (:data:`RUN_IDS`), settles it: one row per run is runs, several rows of
+    one run at several steps are curves. Without a run column, a varying step is taken as curves.
+    """
+    f = design.formula
+    used = {f.groups, f.blocks, f.replicate, f.outer, f.response, *f.crossed}
     candidates = [c for c in data.columns if isinstance(c, str) and c not in used
                   and (c == step or c.lower() in STEP_NAMES)]
     if not candidates:
         return
-    cell = design.task * design.n_agents + design.agent
-    if design.seeds is not None:  # the cell of one run
-        seed_code, seed_levels = pd.factorize(design.seeds)
-        cell = cell.astype(np.int64) * len(seed_levels) + seed_code  # cells x seeds may pass int32
+    cell = design.task.astype(np.int64) * design.n_agents + design.agent
+    if design.seeds is not None:  # the formula names the run: its rows are the cell of one run
+        run_columns = [f.replicate]
+        run_codes = [pd.factorize(design.seeds)[0]]
+    else:
+        run_columns = [c for c in data.columns if isinstance(c, str) and c not in used and c.lower() in RUN_IDS
+                       and c not in candidates]
+        run_codes = [pd.factorize(data[c].to_numpy()[design.row_position])[0] for c in run_columns]
     for column in candidates:
         values = pd.Series(data[column].to_numpy()[design.row_position])
         per_cell = values.groupby(cell).nunique()
         if per_cell.max() <= 1:
             continue
+        evidence = None  # (steps, rows, first row, run column) of the run logged at the most steps
+        for name, codes in zip(run_columns, run_codes):
+            if (codes < 0).any():
+                continue  # a run id missing somewhere: it cannot say which rows are one run
+            run = cell * (int(codes.max()) + 1) + codes
+            per_run = values.groupby(run).nunique()
+            if per_run.max() > 1:
+                if evidence is None or per_run.max() > evidence[0]:
+                    i = int(np.flatnonzero(run == per_run.idxmax())[0])
+                    evidence = (int(per_run.max()), int((run == run[i]).sum()), i, name)
+            elif name == f.replicate or np.bincount(pd.factorize(run)[0]).max() == 1:
+                break  # one step per run (the formula's runs), or one row per run: runs ending where they do
+        else:
+            _refuse_curves(design, data, column, per_cell, cell, evidence, run_columns)
+
+
+def _refuse_curves(design, data, column, per_cell, cell, evidence, run_columns):
+    """The error of :func:`_check_no_curves`: where the rows look like curves, and ways on that fit the data."""
+    f = design.formula
+    if evidence is not None:
+        steps, rows, i, run = evidence
+        seed = data[run].to_numpy()[design.row_position[i]]  # the id as the data hold it (1, not '1')
+        seed = seed.item() if isinstance(seed, np.generic) else seed
+        where = f"run {run}={seed!r} of {_cell_label(design, i)} ({rows} rows)"
+    else:
         worst = int(per_cell.idxmax())
         i = int(np.flatnonzero(cell == worst)[0])
-        rows = int((cell == worst).sum())
-        f = design.formula
-        run_formula = f"{f.response} ~ {f.groups} | {f.blocks or 'task'}/{f.replicate or 'seed'}"
-        where = _cell_label(design, i)
-        if design.seeds is not None:
-            where = f"run {design.seeds[i]!r} of {where}"
-        raise DesignError(
-            f"column '{column}' takes {int(per_cell.max())} values within {where} ({rows} rows), so the rows "
-            f"look like learning curves and each would be counted as a run. "
-            f"Pick a step (e.g. df[df['{column}'] == df['{column}'].max()]), summarise each run "
-            f"(rlstats.summarize_runs(df, '{run_formula}', step='{column}', how='auc')), or compare the curves "
-            f"(rlstats.curves(df, '{run_formula}', step='{column}')). If '{column}' is not a training step, "
-            "rename or drop it")
+        # a run column whose runs hold one step each but several rows: it still names the runs for the ways on
+        steps, run = int(per_cell.max()), next((c for c in run_columns if not data[c].isna().any()), None)
+        where = f"{_cell_label(design, i)} ({int((cell == worst).sum())} rows)"
+    said = (f"column {column!r} takes {steps} values within {where}, so the rows look like learning curves and "
+            "each would be counted as a run. ")
+    if run is None:
+        # no column says which rows are one run: the ways on need one
+        unnamed = ("The data name no run (no column such as 'seed' or 'run'), so a run's rows cannot be found: "
+                   "add a column naming each run, then pick each run's last step, summarise or compare the "
+                   f"curves as below with it in place of 'seed'. If each row is one run already (at a step of its "
+                   f"own), drop the column: df.drop(columns={column!r}). ")
+        run = "seed"
+    else:
+        unnamed = ""
+    keys = [k for k in (f.groups, f.blocks, *f.crossed) if k is not None] + [run]
+    run_formula = f"{f.response} ~ {f.groups} | {f.blocks or 'task'}/{run}"
+    raise DesignError(
+        said + unnamed +
+        f"Pick a step of each run, e.g. its last: rlstats.summarize_runs(df, {run_formula!r}, step={column!r}) "
+        f"(whose notes say where runs end at different steps) or df.sort_values({column!r}).groupby({keys!r})"
+        f".tail(1); summarise each run otherwise (how='auc', 'max', ...); or compare the curves: "
+        f"rlstats.curves(df, {run_formula!r}, step={column!r}). If {column!r} is not a training step, rename or "
+        "drop it")
 
 
 def _check_unique_replicates(design):

@@ -73,10 +73,6 @@ def test_tuning_withheld_band_note_counts_seeds_of_configurations():
     assert not any("sweep has one seed" in n for n in withheld), withheld
 
 
-@pytest.mark.xfail(strict=True, reason="one row per run (each run's last monitor.csv row: 3 seeds, steps 19993-19999 "
-                   "as episodes end where they do) is refused as 'rows look like learning curves' though column "
-                   "'seed' has one row each; the first remedy offered, df[df['step'] == df['step'].max()], keeps 1 "
-                   "of the 6 runs (design._check_no_curves)")
 def test_last_row_per_run_is_not_called_a_learning_curve():
     df = pd.DataFrame({"agent": ["A"] * 3 + ["B"] * 3, "task": "CartPole-v1", "seed": [0, 1, 2] * 2,
                        "step": [19999, 19996, 19993, 20011, 20004, 19990],
@@ -126,9 +122,6 @@ def test_optimality_gap_interval_never_below_zero():
     assert (table["conf_low"] >= 0).all(), table
 
 
-@pytest.mark.xfail(strict=True, reason="subset='lr != 0.1' keeps the rows whose lr is missing (NaN != 0.1 in pandas) "
-                   "and analyses them silently (the note says only 'kept 48 of 72 rows'), while 'lr < 1' drops them; R's "
-                   "subset() drops rows where the condition is NA. conditions.py states no rule for missing values")
 def test_subset_not_equal_does_not_keep_missing_silently():
     rng = np.random.default_rng(0)
     df = pd.DataFrame([(f"a{a}", f"t{t}", r, rng.normal(a, 1)) for a in range(3) for t in range(4) for r in range(6)],
@@ -148,9 +141,6 @@ def _three_agents():
                         columns=["agent", "task", "seed", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason="a Categorical agent column with categories [1, '1', 'x'] passes and prints "
-                   "two agents both named '1' ('1 vs 1: differ' in the post hoc table): design._levels checks "
-                   "'distinct values that print the same' for plain columns only, not for a Categorical's categories")
 def test_categorical_levels_that_print_the_same_are_refused():
     df = _three_agents()
     df["agent"] = pd.Categorical(df.agent.map({0: 1, 1: "1", 2: "x"}).astype(object))
@@ -158,9 +148,6 @@ def test_categorical_levels_that_print_the_same_are_refused():
         rlstats.compare(df, "score ~ agent | task")
 
 
-@pytest.mark.xfail(strict=True, reason="agents 'A' and 'A ' (a trailing space, common in hand-written CSVs) are "
-                   "analysed as two agents that print the same ('A    A     B' in the mean ranks, two 'A' columns in "
-                   "the task table), with no error or note; design._levels compares str() of the values, which differ")
 def test_labels_differing_only_in_whitespace_are_not_silent():
     df = _three_agents()
     df["agent"] = df.agent.map({0: "A", 1: "A ", 2: "B"})

@@ -678,6 +678,16 @@ BAD_DATA = [
     ("a dict", lambda d: d.to_dict(), DesignError, lambda name: _not_a_frame(name, "dict")),
     ("a file name", lambda d: "runs.csv", DesignError, lambda name: _not_a_frame(name, "str")),
     ("a numpy array", lambda d: d.to_numpy(), DesignError, lambda name: _not_a_frame(name, "ndarray")),
+    # [audit s7: design] agent labels a reader cannot tell apart: an error naming both and the line that merges them
+    ("agent labels alike but for a trailing space",
+     lambda d: d.assign(agent=d["agent"].astype(str).where(d["agent"] != "agent_2", "agent_1 ")), DesignError,
+     ("column 'agent' (agent) has values that differ only in white space at their ends, 'agent_1' and 'agent_1 '",
+      "df['agent'] = df['agent'].str.strip()")),
+    ("agent categories that print the same",
+     lambda d: d.assign(agent=pd.Categorical(d["agent"].astype(str).map({"agent_1": 1, "agent_2": "1"})
+                                             .astype(object))),
+     DesignError, ("column 'agent' (agent) has distinct values that print the same, 1 (int) and '1' (str)",
+                   "df['agent'] = df['agent'].astype(str)")),
 ]
 
 
@@ -3210,3 +3220,65 @@ def test_bayes_orderings_of_agents_tied_at_a_cap():
                         "orderings=None"),
           rlstats.bayes, _CAPPED, "score ~ agent | task/seed", model="hierarchical", control="C", orderings=True,
           warmup=100, draws=100, rng=0)
+
+
+# [audit s7: design] subset= where a missing value leaves the condition unknown (R's NA): those rows are left out, as
+# R's subset() does, and the note counts them; an error when nothing else is kept. One row per run, each at a step of
+# its own (runs' last rows), is runs, not curves; curves whose runs end at steps of their own are refused with ways on
+# that give one row per run.
+def _gappy(data):
+    """The frame with a column 'decay' missing on the first seed's rows and 0.1 elsewhere."""
+    return data.assign(decay=np.where(data["seed"] == data["seed"].min(), np.nan, 0.1))
+
+
+@pytest.mark.parametrize("method", sorted(rlstats.methods.METHODS))
+def test_a_subset_where_a_missing_value_leaves_the_condition_unknown(method):
+    _, data, formula, options = BACKENDS["selection_check" if method == "selection" else method]
+    data = _gappy(data)
+    options = {**options, "n": 4} if method == "adastop" else options  # 4 of its 5 runs per agent are kept
+    unknown = int(data["decay"].isna().sum())
+    noted((f"subset='decay != 0.5' kept {len(data) - unknown} of {len(data)} rows; of the {unknown} left out, "
+           f"{unknown} rows have decay missing, where the condition is neither true nor false"),
+          rlstats.compare, data, formula, method=method, subset="decay != 0.5", **options)
+
+
+@pytest.mark.parametrize("subset, phrase", [
+    ("decay != decay", "subset='decay != decay' keeps no rows; 6 rows have decay missing"),
+    ("decay not in [0.1] | seed > 99", "keeps no rows; 6 rows have decay missing"),  # NA | FALSE is NA
+])
+def test_a_subset_that_keeps_only_unknown_rows(subset, phrase):
+    fails(DesignError, phrase, rlstats.compare, _gappy(TINY), "score ~ agent | task", subset=subset,
+          pvalue="asymptotic")
+
+
+def test_a_subset_with_missing_values_on_the_command_line(tmp_path):
+    _gappy(TINY).to_csv(tmp_path / "gappy.csv", index=False)  # the missing values are empty cells
+    done = _cli("compare", tmp_path / "gappy.csv", "score ~ agent | task", "-o", "subset=decay != 0.5")
+    assert done.returncode == 0, done.stderr
+    assert "of the 6 left out, 6 rows have decay missing" in done.stdout
+
+
+def _last_rows_of_runs(data):
+    """Each run's last row, at a step of its own (episodes end where they do)."""
+    last = data[data["step"] == data["step"].max()].copy()
+    return last.assign(step=last["step"] - np.arange(len(last)) * 7)
+
+
+@pytest.mark.parametrize("name", [n for n in BACKENDS if BACKENDS[n][1] is TINY])
+def test_one_row_per_run_at_a_step_of_its_own_is_runs(name):
+    function, _, formula, options = BACKENDS[name]
+    data = _last_rows_of_runs(CURVES)
+    with unchanged(data):
+        assert function(data, formula, **options).nobs == 18
+
+
+@pytest.mark.parametrize("make, phrases", [
+    (lambda: CURVES.assign(step=CURVES["step"] + CURVES["seed"] * 3), (
+        "column 'step' takes 5 values within run seed=0 of agent 'agent_1' on task 'task_01' (5 rows)",
+        "df.sort_values('step').groupby(['agent', 'task', 'seed']).tail(1)")),
+    (lambda: _last_rows_of_runs(CURVES).drop(columns="seed"), (
+        "column 'step' takes 3 values within agent 'agent_1' on task 'task_01' (3 rows)",
+        "The data name no run", "df.drop(columns='step')")),
+], ids=["curves at steps of their own", "last rows without a run column"])
+def test_curves_whose_runs_end_at_steps_of_their_own(make, phrases):
+    fails(DesignError, phrases, rlstats.task_table, make(), "score ~ agent | task")

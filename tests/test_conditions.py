@@ -123,3 +123,112 @@ def test_a_condition_object_passes_through_and_prints_its_text():
     assert str(condition) == "seed < 3" and condition.columns == ("seed",)
     with pytest.raises(OptionError, match="must be a condition in text"):
         parse_condition(3)
+
+
+# ----------------------------------------------------------------------------- missing values, as R's subset()
+# A comparison with a missing value is unknown (NA); and/or/not follow R's three-valued logic; subset() drops
+# the rows where the whole condition is NA. pandas' query keeps NaN != 0.1, which is what this replaces.
+
+# R's truth tables, written out: TRUE & NA is NA, FALSE & NA is FALSE, TRUE | NA is TRUE, FALSE | NA is NA, !NA is NA
+_T, _F, _NA = True, False, None
+R_AND = {(_T, _T): _T, (_T, _F): _F, (_T, _NA): _NA, (_F, _T): _F, (_F, _F): _F, (_F, _NA): _F,
+         (_NA, _T): _NA, (_NA, _F): _F, (_NA, _NA): _NA}
+R_OR = {(_T, _T): _T, (_T, _F): _T, (_T, _NA): _T, (_F, _T): _T, (_F, _F): _F, (_F, _NA): _NA,
+        (_NA, _T): _T, (_NA, _F): _NA, (_NA, _NA): _NA}
+R_NOT = {_T: _F, _F: _T, _NA: _NA}
+
+
+@pytest.fixture(scope="module")
+def truth_pairs():
+    """x and y over the nine pairs of (TRUE, FALSE, NA) of 'x == 1' and 'y == 1'."""
+    value = {_T: 1.0, _F: 0.0, _NA: np.nan}
+    pairs = [(a, b) for a in (_T, _F, _NA) for b in (_T, _F, _NA)]
+    return pairs, pd.DataFrame({"x": [value[a] for a, _ in pairs], "y": [value[b] for _, b in pairs]})
+
+
+def _as_r(holds, unknown):
+    return [None if u else bool(h) for h, u in zip(holds, unknown)]
+
+
+@pytest.mark.parametrize("op, table", [("&", R_AND), ("and", R_AND), ("|", R_OR), ("or", R_OR)])
+def test_and_or_follow_r_three_valued_logic(truth_pairs, op, table):
+    pairs, df = truth_pairs
+    holds, unknown = parse_condition(f"x == 1 {op} y == 1").evaluate(df)
+    assert _as_r(holds, unknown) == [table[p] for p in pairs]
+    np.testing.assert_array_equal(parse_condition(f"x == 1 {op} y == 1").mask(df), holds)
+
+
+@pytest.mark.parametrize("text", ["~(x == 1)", "not x == 1", "not not not x == 1"])
+def test_not_of_unknown_is_unknown(truth_pairs, text):
+    pairs, df = truth_pairs
+    assert _as_r(*parse_condition(text).evaluate(df)) == [R_NOT[a] for a, _ in pairs]
+
+
+def test_a_chained_comparison_is_an_and(truth_pairs):
+    pairs, df = truth_pairs
+    # 0 <= x <= y: (0 <= x) & (x <= y); x = NaN is NA & NA; y = NaN with x = 0 or 1 is TRUE & NA
+    got = _as_r(*parse_condition("0 <= x <= y").evaluate(df))
+    assert got == [True, False, None, True, True, None, None, None, None]
+
+
+@pytest.fixture(scope="module")
+def gappy():
+    """Missing values of every kind pandas has: NaN, None among strings, pd.NA in Int64 and boolean columns."""
+    return pd.DataFrame({
+        "lr": [0.1, np.nan, 0.01, 0.1, np.nan, 0.01],
+        "task": ["Pong", None, "Qbert", "Breakout", "Pong", None],
+        "seed": pd.array([0, 1, pd.NA, 3, 4, pd.NA], dtype="Int64"),
+        "done": pd.array([True, pd.NA, False, True, False, True], dtype="boolean"),
+        "label": pd.Categorical(["a", "b", None, "a", None, "b"]),
+    })
+
+
+# Each condition with its reference in pandas' nullable (Kleene) arithmetic, where a comparison with NA is NA
+# and &, |, ~ are three-valued as in R; 'in' is written as isin() with NA put back where the value is missing.
+def _isin(column, values):
+    return column.isin(values).astype("boolean").mask(column.isna())
+
+
+def _nullable(df):
+    return df.assign(lr=df["lr"].astype("Float64"), task=df["task"].astype(pd.StringDtype("python")),
+                     label=df["label"].astype(pd.StringDtype("python")))
+
+
+KLEENE = [
+    ("lr != 0.1", lambda d: d.lr != 0.1),
+    ("lr == 0.1", lambda d: d.lr == 0.1),
+    ("lr < 1", lambda d: d.lr < 1),
+    ("lr >= 0.01 & seed > 0", lambda d: (d.lr >= 0.01) & (d.seed > 0)),
+    ("lr != 0.1 | seed < 2", lambda d: (d.lr != 0.1) | (d.seed < 2)),
+    ("not (lr == 0.1 or task == 'Pong')", lambda d: ~((d.lr == 0.1) | (d.task == "Pong"))),
+    ("task != 'Pong'", lambda d: d.task != "Pong"),
+    ("task < 'Q'", lambda d: d.task < "Q"),  # None among strings: unknown, not a TypeError
+    ("task in ['Pong', 'Qbert']", lambda d: _isin(d.task, ["Pong", "Qbert"])),
+    ("task not in ['Pong']", lambda d: ~_isin(d.task, ["Pong"])),
+    ("seed in [0, 1] | lr == 0.01", lambda d: _isin(d.seed, [0, 1]) | (d.lr == 0.01)),
+    ("done", lambda d: d.done),
+    ("~done & lr < 1", lambda d: ~d.done & (d.lr < 1)),
+    ("label != 'a'", lambda d: d.label != "a"),
+    ("lr == lr", lambda d: d.lr == d.lr),
+]
+
+
+@pytest.mark.parametrize("text, reference", KLEENE, ids=[c[0] for c in KLEENE])
+def test_missing_values_are_unknown_in_every_comparison(gappy, text, reference):
+    expected = reference(_nullable(gappy))
+    holds, unknown = parse_condition(text).evaluate(gappy)
+    np.testing.assert_array_equal(unknown, expected.isna().to_numpy())
+    np.testing.assert_array_equal(holds, expected.fillna(False).to_numpy(dtype=bool))
+    np.testing.assert_array_equal(parse_condition(text).mask(gappy), holds)
+
+
+def test_not_equal_drops_missing_unlike_pandas_query():
+    df = pd.DataFrame({"lr": [0.1, np.nan, 0.01]})
+    assert df.query("lr != 0.1").index.tolist() == [1, 2]  # what pandas does, and this grammar does not
+    assert parse_condition("lr != 0.1").mask(df).tolist() == [False, False, True]
+    assert parse_condition("lr not in [0.1]").mask(df).tolist() == [False, False, True]
+
+
+def test_type_errors_are_still_named_beside_missing_values(gappy):
+    with pytest.raises(OptionError, match="cannot compare a column of object values with the value 3"):
+        parse_condition("task < 3").mask(gappy)

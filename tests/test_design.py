@@ -1,5 +1,7 @@
 """design.build: the arrays, their order, and every validation error."""
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -305,3 +307,118 @@ def test_codes_are_four_bytes_and_their_range_is_checked(monkeypatch):
     monkeypatch.setattr(design_module, "CODE_LIMIT", 10)
     with pytest.raises(rlstats.errors.DesignError, match="data has 24 rows, more than one analysis takes"):
         rlstats.build(df, "score ~ agent | task")
+
+
+def _with_lr():
+    """3 agents x 4 tasks x 6 seeds; lr missing for seed 0 (12 rows), 0.1 for even seeds, 0.01 for odd ones."""
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame([(f"a{a}", f"t{t}", r, rng.normal(a, 1)) for a in range(3) for t in range(4) for r in range(6)],
+                      columns=["agent", "task", "seed", "score"])
+    df["lr"] = np.where(df.seed == 0, np.nan, np.where(df.seed % 2 == 0, 0.1, 0.01))
+    return df
+
+
+def test_subset_leaves_out_rows_where_the_condition_is_missing_and_says_so():
+    df = _with_lr()
+    res = rlstats.compare(df, "score ~ agent | task", subset="lr != 0.1")
+    direct = rlstats.compare(df[df["lr"] == 0.01], "score ~ agent | task")  # seeds 1, 3, 5: 36 rows
+    assert res.nobs == 36 and res.statistic == direct.statistic
+    assert ("subset='lr != 0.1' kept 36 of 72 rows; of the 36 left out, 12 rows have lr missing, where the "
+            "condition is neither true nor false (R's subset() leaves out rows where it is NA too)") in res.notes
+    # FALSE | NA is NA, TRUE | NA is TRUE: seed == 0 keeps the 12 rows whose lr is missing, with no note on them
+    either = rlstats.compare(df, "score ~ agent | task", subset="lr != 0.1 | seed == 0")
+    assert either.nobs == 48 and "subset='lr != 0.1 | seed == 0' kept 48 of 72 rows" in either.notes
+    # two columns missing: each counted
+    two = df.assign(task2=df["task"].where(df["seed"] != 5))
+    res = rlstats.compare(two, "score ~ agent | task", subset="lr < 1 & task2 != 't0'")
+    # seeds 1-4 less task t0 are kept (36 rows); seed 5 is NA (task2 missing: 12 rows); seed 0 is NA & TRUE = NA off
+    # t0 (9 rows) and NA & FALSE = FALSE on t0 (3 rows, left out as the condition fails there, not counted)
+    assert res.nobs == 36
+    assert ("kept 36 of 72 rows; of the 36 left out, 21 rows have missing values (lr in 9, task2 in 12)"
+            in res.notes[0]), res.notes
+
+
+def test_subset_of_only_missing_rows_is_refused_with_the_count():
+    with pytest.raises(DesignError, match=r"subset='lr != lr' keeps no rows; 12 rows have lr missing"):
+        rlstats.compare(_with_lr(), "score ~ agent | task", subset="lr != lr")
+
+
+# ----------------------------------------------------------------------------- labels a reader cannot tell apart
+def _three_agents(agent=None, **columns):
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame([(a, f"t{t}", r, rng.normal(a, 1)) for a in range(3) for t in range(4) for r in range(3)],
+                      columns=["agent", "task", "seed", "score"])
+    if agent is not None:
+        df["agent"] = df["agent"].map(agent)
+    return df.assign(**columns)
+
+
+def _apply_remedy(df, message):
+    """Run the one line the message offers (``df['x'] = ...``) on a copy of the frame, as a user would paste it."""
+    df = df.copy()
+    exec(re.search(r"(df\[[^\]]+\] = .*?); otherwise", message).group(1), {"df": df})
+    return df
+
+
+def test_categorical_levels_that_print_the_same_are_an_error_and_the_remedy_merges_them():
+    df = _three_agents({0: 1, 1: "1", 2: "x"})
+    df["agent"] = pd.Categorical(df["agent"].astype(object))
+    with pytest.raises(DesignError) as info:
+        rlstats.compare(df, "score ~ agent | task")
+    assert str(info.value) == (
+        "column 'agent' (agent) has distinct values that print the same, 1 (int) and '1' (str), so no table could "
+        "tell them apart; if they are one agent, convert the column to text: df['agent'] = df['agent'].astype(str); "
+        "otherwise rename one of them")
+    fixed = _apply_remedy(df, str(info.value))
+    assert build(fixed, "score ~ agent | task").agents == ("1", "x")
+
+
+def test_only_the_levels_used_are_checked():
+    # a category with no rows never prints in a table: it is left out with a note, as any unused level
+    df = _three_agents({0: "1", 1: "2", 2: "x"})
+    df["agent"] = pd.Categorical(df["agent"], categories=[1, "1", "2", "x"])
+    design = build(df, "score ~ agent | task")
+    assert design.agents == ("1", "2", "x")
+    assert "1 agent level with no runs left out: 1" in design.notes
+
+
+@pytest.mark.parametrize("agent, first, second", [
+    ({0: "A", 1: "A ", 2: "B"}, "'A'", "'A '"),
+    ({0: "A", 1: " A", 2: "B"}, "' A'", "'A'"),  # in sorted order
+    ({0: "A", 1: "A\t", 2: "B"}, "'A'", "'A\\t'"),
+    ({0: "A\u00a0", 1: "A", 2: "B"}, "'A'", "'A\\xa0'"),  # a no-break space, as pasted from a web page
+])
+def test_labels_alike_but_for_white_space_at_their_ends_are_an_error(agent, first, second):
+    df = _three_agents(agent)
+    with pytest.raises(DesignError) as info:
+        rlstats.compare(df, "score ~ agent | task")
+    assert str(info.value) == (
+        f"column 'agent' (agent) has values that differ only in white space at their ends, {first} and {second}, "
+        "which print the same in every table; if they are one agent, strip it: df['agent'] = df['agent'].str.strip(); "
+        "otherwise rename one of them")
+    assert build(_apply_remedy(df, str(info.value)), "score ~ agent | task").agents == ("A", "B")
+
+
+def test_a_strip_remedy_for_mixed_types_keeps_missing_values_missing():
+    df = _three_agents({0: 1, 1: " 1", 2: "B"})
+    df.loc[0, "agent"] = None
+    with pytest.raises(DesignError) as info:
+        build(df, "score ~ agent | task", na_action="drop")
+    assert ("df['agent'] = df['agent'].astype(str).str.strip().where(df['agent'].notna()); otherwise"
+            in str(info.value)), str(info.value)
+    fixed = _apply_remedy(df, str(info.value))
+    assert fixed["agent"].isna().sum() == 1
+    assert build(fixed, "score ~ agent | task", na_action="drop").agents == ("1", "B")
+
+
+@pytest.mark.parametrize("columns, formula, phrase", [
+    ({"task": lambda d: d["task"].where(d["seed"] != 0, d["task"] + " ")}, "score ~ agent | task",
+     "column 'task' (task) has values that differ only in white space at their ends, 't0' and 't0 '"),
+    ({"seed": lambda d: d["seed"].astype(object).where(d["seed"] != 2, "1 ")}, "score ~ agent | task/seed",
+     "column 'seed' (replicate) has values that differ only in white space at their ends, 1 and '1 '"),
+    ({"seed": lambda d: d["seed"].astype(object).where(d["seed"] != 2, "1")}, "score ~ agent | task:seed",
+     "column 'seed' (block) has distinct values that print the same, 1 (int) and '1' (str)"),
+], ids=["task", "replicate", "crossed block"])
+def test_every_factor_column_is_checked(columns, formula, phrase):
+    with pytest.raises(DesignError, match=re.escape(phrase)):
+        build(_three_agents(**columns), formula)

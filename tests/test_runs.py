@@ -53,6 +53,102 @@ def test_one_row_per_run_with_a_constant_step_is_fine(curves):
     assert res.nobs == 24
 
 
+def _monitor_like(rows_per_run=40, runs=3):
+    """Curves as a monitor.csv logs them: each run's steps are its own (episodes end where they do)."""
+    rng = np.random.default_rng(5)
+    out = []
+    for agent in ("A2C", "PPO"):
+        for task in ("CartPole-v1", "Acrobot-v1"):
+            for seed in range(runs):
+                steps = np.cumsum(rng.integers(20, 500, rows_per_run))
+                out += [(agent, task, seed, int(step), float(rng.normal(100, 20))) for step in steps]
+    return pd.DataFrame(out, columns=["agent", "task", "seed", "step", "r"])
+
+
+def _offered(message, start):
+    """The pandas line of the message that starts with ``start`` (up to its closing parenthesis's partner)."""
+    i = message.index(start)
+    depth, j = 0, i
+    while True:
+        depth += {"(": 1, ")": -1}.get(message[j], 0)
+        if message[j] == ")" and depth == 0 and not (message[j + 1] == "." and message[j + 2] != " "):
+            return message[i:j + 1]
+        j += 1
+
+
+def test_one_row_per_run_at_steps_of_its_own_is_runs_not_curves():
+    # each run's last monitor.csv row: the step differs by run, 'seed' has one row per (agent, task, seed)
+    last = _monitor_like().sort_values("step").groupby(["agent", "task", "seed"]).tail(1)
+    assert last["step"].nunique() == 12
+    for formula in ("r ~ agent | task", "r ~ agent | task/seed"):
+        assert rlstats.task_table(last, formula).nobs == 12
+    # a run id unique per run settles it too, when seeds are reused (a sweep's configurations, say)
+    assert rlstats.build(last.assign(run_id=np.arange(12), seed=0), "r ~ agent | task").nobs == 12
+
+
+def test_curves_at_steps_of_their_own_are_refused_with_ways_on_that_give_one_row_per_run():
+    df = _monitor_like()
+    for formula in ("r ~ agent | task", "r ~ agent | task/seed"):
+        with pytest.raises(DesignError) as info:
+            rlstats.compare(df, formula)
+        message = str(info.value)
+        assert message.startswith("column 'step' takes 40 values within run seed=0 of agent 'A2C' on task "
+                                  "'Acrobot-v1' (40 rows), so the rows look like learning curves"), message
+        assert "df['step'] == df['step'].max()" not in message  # keeps 1 of the 12 runs here
+        kept = eval(_offered(message, "df.sort_values("), {"df": df})
+        assert len(kept) == 12 and not kept.duplicated(["agent", "task", "seed"]).any()
+        assert kept.set_index(["agent", "task", "seed"])["step"].to_dict() == df.groupby(
+            ["agent", "task", "seed"])["step"].max().to_dict()
+        summarised = eval(_offered(message, "rlstats.summarize_runs("), {"df": df, "rlstats": rlstats})
+        assert len(summarised) == 12
+        np.testing.assert_array_equal(summarised.sort_values(["agent", "task", "seed"])["r"],
+                                      kept.sort_values(["agent", "task", "seed"])["r"])
+    assert eval(_offered(message, "rlstats.curves("), {"df": df, "rlstats": rlstats}).n_tasks == 2  # as offered
+
+
+def test_without_a_run_column_the_ways_on_say_one_is_needed():
+    last = _monitor_like().sort_values("step").groupby(["agent", "task", "seed"]).tail(1).drop(columns="seed")
+    with pytest.raises(DesignError) as info:
+        rlstats.compare(last, "r ~ agent | task")
+    message = str(info.value)
+    assert "within agent 'A2C' on task 'Acrobot-v1' (3 rows)" in message
+    assert ("The data name no run (no column such as 'seed' or 'run'), so a run's rows cannot be found: add a "
+            "column naming each run") in message
+    assert rlstats.task_table(eval(_offered(message, "df.drop("), {"df": last}), "r ~ agent | task").nobs == 12
+
+
+def test_several_rows_of_a_run_at_one_step_name_the_run_column_in_the_ways_on():
+    # 2 evaluation episodes at each run's last step: not curves of a run, yet not one row per run either
+    last = _monitor_like().sort_values("step").groupby(["agent", "task", "seed"]).tail(1)
+    twice = pd.concat([last, last.assign(r=last["r"] + 1)])
+    with pytest.raises(DesignError) as info:
+        rlstats.compare(twice, "r ~ agent | task")
+    message = str(info.value)
+    assert "within agent 'A2C' on task 'Acrobot-v1' (6 rows)" in message and "The data name no run" not in message
+    assert len(eval(_offered(message, "df.sort_values("), {"df": twice})) == 12
+
+
+@pytest.mark.parametrize("column", ["batch", "index"])
+def test_batches_and_row_numbers_are_not_run_ids(column):
+    # a column numbering rows has one row per value: it must not pass curves off as runs
+    df = _monitor_like().reset_index(drop=True).drop(columns="seed")
+    df[column] = np.arange(len(df))
+    with pytest.raises(DesignError, match="column 'step' takes 120 values within agent 'A2C'"):  # 3 runs
+        rlstats.build(df, "r ~ agent | task")
+
+
+@pytest.mark.slow  # reading the 75 monitor.csv files takes a second or so
+def test_the_real_monitor_logs_last_rows_are_runs(shared_data):
+    logs = rlstats.read_logs(shared_data / "logs" / "sb3_classic", "{agent}/{task}/seed_{seed}",
+                             format="sb3_monitor", progress=False)
+    with pytest.raises(DesignError) as info:
+        rlstats.task_table(logs, "r ~ agent | task")
+    kept = eval(_offered(str(info.value), "df.sort_values("), {"df": logs})
+    assert len(kept) == 15 and kept["step"].nunique() == 15  # 15 runs, each ending at a step of its own
+    res = rlstats.task_table(kept, "r ~ agent | task")
+    assert res.nobs == 15
+
+
 def test_the_simulated_false_positive_rate_is_gone():
     # Issue 13: 2 alike agents, 6 tasks, 5 seeds, 10 steps rejected 63% of the time when steps were runs.
     df = simulate_curves(agents=2, tasks=6, seeds=5, steps=10, effect=0.0, rng=0)
