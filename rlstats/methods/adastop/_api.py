@@ -965,88 +965,112 @@ MC_FLAG_SE = 2.0
 MC_NOTE_ROWS = 5
 
 
-def _needed_resamples(run, k, se, margin):
-    """The n_resamples that would put ``MC_FLAG_SE`` standard errors of interim ``k``'s boundary inside ``margin``,
-    and whether it enumerates that interim exactly; None when no number rlstats allows does.
+def _most_resamples(runs, pairs):
+    """The largest n_resamples the memory check (:func:`_check_memory`) lets this design's tests run, at most
+    ``MAX_RESAMPLES``: the estimate grows linearly with the paths."""
+    n_agents = len({a for p in pairs for a in p})
+    sizes = (max(run.schedule.n for run in runs), max(run.schedule.max_interims for run in runs))
+    joint = any(run.joint for run in runs)
 
-    The error falls as ``1 / sqrt(paths)``; with slot choices (not joint relabelling) a count that holds the whole
-    permutation tree of interim ``k`` enumerates it, with no Monte Carlo error at all.
-    """
-    paths = run.schedule.n_paths[k - 1]
-    if margin <= 0:
-        return None
-    need = paths * (MC_FLAG_SE * se / margin) ** 2
+    def need(paths):
+        return kernels.memory_estimate(*sizes, paths, len(pairs), n_agents, joint=joint, tests=len(runs))
+    per_path = need(2) - need(1)
+    most = (MEMORY_LIMIT - need(1) + per_path) // per_path
+    digits = 10 ** max(0, int(math.log10(most)) - 1)  # two significant digits, rounded down
+    return int(min(MAX_RESAMPLES, most // digits * digits))
+
+
+def _needed_resamples(run, k, se, margin, most):
+    """The n_resamples that would put ``MC_FLAG_SE`` standard errors of interim ``k``'s boundary inside ``margin``
+    (the error falls as ``1 / sqrt(paths)``; two significant digits, rounded up), None when it is above ``most``;
+    and, for slot choices (not joint relabelling), the count that enumerates interim ``k``'s whole permutation
+    tree (no Monte Carlo error at all), None when it is above ``most``."""
+    tree = None
     if not run.joint:
-        tree = kernels.path_counts(run.schedule.n, k, MAX_RESAMPLES)[0][-1]
-        if kernels.path_counts(run.schedule.n, k, tree)[1][-1] and tree <= max(need, paths):
-            return tree, True
-    if need > MAX_RESAMPLES:
-        return None
-    digits = 10 ** max(0, int(math.log10(need)) - 1)  # two significant digits, rounded up
-    return int(math.ceil(need / digits) * digits), False
+        count, exact = kernels.path_counts(run.schedule.n, k, most)
+        tree = count[-1] if exact[-1] else None
+    need = run.schedule.n_paths[k - 1] * (MC_FLAG_SE * se / margin) ** 2 if margin > 0 else math.inf
+    if need > most:
+        return None, tree
+    digits = 10 ** max(0, int(math.log10(need)) - 1)
+    return int(math.ceil(need / digits) * digits), tree
 
 
-def _monte_carlo_notes(runs, pairs, agents, blocked, sequential=True):
-    """A note naming every decision whose statistic lies within ``MC_FLAG_SE`` Monte Carlo standard errors of the
-    boundary it was taken against (history's ``boundary_mc_se``), and the n_resamples that would resolve it.
-
-    A boundary of random permutation paths is a Monte Carlo estimate of a quantile of the statistic's permutation
-    distribution; where the statistic sits within its error, another rng (or anything that reorders the agents, whose
-    order the relabellings act in) can take the decision the other way, and a sequential test's later interims and
-    runs used with it.
-    """
-    flagged = []
+def _close_decisions(runs):
+    """``(run, history entry, boundary, se, margin)`` of every decision whose statistic lies within ``MC_FLAG_SE``
+    Monte Carlo standard errors of the rejection or early-accept boundary it was taken against."""
+    close = []
     for run in runs:
-        n = run.schedule.n
         for h in run.test.history:
             for boundary, se in ((h["boundary"], h["boundary_mc_se"]),
                                  (h["accept_boundary"], h["accept_boundary_mc_se"])):
                 margin = abs(h["statistic"] - boundary)
                 if se > 0 and margin <= MC_FLAG_SE * se:
-                    flagged.append((run, h, boundary, se, margin))
-    if not flagged:
+                    close.append((run, h, boundary, se, margin))
+    return close
+
+
+def _monte_carlo_notes(runs, pairs, agents, blocked, sequential=True):
+    """A note naming every decision whose statistic lies within ``MC_FLAG_SE`` Monte Carlo standard errors of its
+    boundary (history's ``boundary_mc_se``), and the n_resamples that would resolve them.
+
+    A boundary of random permutation paths is a Monte Carlo estimate of a quantile of the statistic's permutation
+    distribution; where the statistic sits within its error, another rng (or anything that reorders the agents or
+    tasks, which the random relabellings follow) can take the decision the other way, and with it the step-down's
+    later steps, a sequential test's later interims and the runs used.
+    """
+    close = _close_decisions(runs)
+    if not close:
         return []
     parts, needs = [], []
-    for run, h, boundary, se, margin in flagged:
+    most = _most_resamples(runs, pairs)
+    for run, h, boundary, se, margin in close:
         a, b = pairs[run.pair_ids[h["comparison"]]]
         k, scale = h["interim"], h["interim"] * run.schedule.n
         where = (f" on {run.name}" if blocked else "") + (f" at interim {k}" if sequential else "")
         parts.append(f"{agents[a]} vs {agents[b]}{where}, {kernels.DECISION_NAMES[h['decision']]}: |mean difference| "
-                     f"{fmt.signif(h['statistic'] / scale, 5)} against a boundary of {fmt.signif(boundary / scale, 5)}, "
-                     f"Monte Carlo SE {fmt.signif(se / scale, 2)} ({run.schedule.n_paths[k - 1]:,} random paths)")
-        needs.append(_needed_resamples(run, k, se, margin))
+                     f"{fmt.signif(h['statistic'] / scale, 5)} against a boundary of "
+                     f"{fmt.signif(boundary / scale, 5)}, Monte Carlo SE {fmt.signif(se / scale, 2)} "
+                     f"({run.schedule.n_paths[k - 1]:,} random paths)")
+        needs.append(_needed_resamples(run, k, se, margin, most))
+    one = len(parts) == 1
+    it, its = ("it", "its") if one else ("them", "their")
     shown = "; ".join(parts[:MC_NOTE_ROWS])
     if len(parts) > MC_NOTE_ROWS:
         shown += f"; and {len(parts) - MC_NOTE_ROWS} more (history's boundary_mc_se)"
-    one = len(parts) == 1
     text = (f"Monte Carlo error: {fmt.count(len(parts), 'decision')} {'lies' if one else 'lie'} within "
-            f"{MC_FLAG_SE:g} Monte Carlo standard errors of {'its' if one else 'their'} boundary, so another rng "
-            f"could take {'it' if one else 'them'} the other way"
-            + (f" (and with {'it' if one else 'them'} the boundaries of the step-down's later steps, the later "
-               "interims and the runs used)" if sequential else "")
-            + f": {shown}. ")
-    resolvable = [need for need in needs if need is not None]
-    if len(resolvable) < len(needs):
-        text += (f"{'It sits' if one else f'{len(needs) - len(resolvable)} of them sit'} on the boundary to Monte "
-                 f"Carlo precision: no n_resamples rlstats allows (at most {MAX_RESAMPLES:,}) makes "
-                 f"{'its margin' if one else 'their margins'} exceed {MC_FLAG_SE:g} SE, so read "
-                 f"{'it' if one else 'them'} as undecided between the two outcomes: the rng, not the data, decides")
-        text += "; for the others, " if resolvable else ". "
-    if resolvable:
-        most, exact = max(resolvable)
-        text += (f"{'p' if len(resolvable) < len(needs) else 'P'}ass n_resamples={most:,} to make "
-                 f"{'every' if len(resolvable) > 1 else 'the'} margin exceed {MC_FLAG_SE:g} Monte Carlo SE"
-                 + (" (it enumerates the paths exactly). " if exact else
-                    " (the error falls as 1 / sqrt(n_resamples)). "))
-    pairwise = sorted({h["interim"] for run, h, *_ in flagged
-                       if run.joint and kernels.path_counts(run.schedule.n, h["interim"], MAX_RESAMPLES)[1][-1]})
-    if pairwise:
-        interims = f"interim{'s' if len(pairwise) > 1 else ''} {', '.join(map(str, pairwise))}"
-        text += (f"permutations='pairwise' enumerates {interims if sequential else 'the permutations'} exactly "
-                 "(no Monte Carlo error), but it is the paper's other test, whose family-wise error can exceed alpha "
-                 "with three agents or more: choose it before seeing the data. ")
-    text += "The margins are estimated at this rng, so these counts are a guide, not a guarantee"
-    return [text]
+            f"{MC_FLAG_SE:g} Monte Carlo standard errors of {its} boundary, so another rng could take {it} the other "
+            f"way" + (f" (and with {it} the step-down's later steps, the later interims and the runs used)"
+                      if sequential else "") + f": {shown}. ")
+    unresolved = sum(need is None and tree is None for need, tree in needs)
+    counts = [need if need is not None else tree for need, tree in needs if need is not None or tree is not None]
+    if unresolved:
+        cap = (f"at most {MAX_RESAMPLES:,}" if most == MAX_RESAMPLES else
+               f"at most {most:,}: the paths must fit in {MEMORY_LIMIT // 1024 ** 3} GiB")
+        single = unresolved == 1
+        who = "It sits" if one else ("1 of them sits" if single else f"{unresolved} of them sit")
+        text += (f"{who} on the boundary to Monte Carlo precision: no n_resamples rlstats allows ({cap}) makes "
+                 f"{'its margin' if single else 'their margins'} exceed {MC_FLAG_SE:g} SE, so read "
+                 f"{'it' if single else 'them'} as undecided between the two outcomes: the rng, not the data, "
+                 "decides" + ("; for the others, " if counts else ". "))
+    if counts:
+        text += (("p" if unresolved else "P") + f"ass n_resamples={max(counts):,} to make "
+                 f"{'every' if len(counts) > 1 else 'the'} margin exceed {MC_FLAG_SE:g} Monte Carlo SE (the error "
+                 "falls as 1 / sqrt(n_resamples)). ")
+    trees = {h["interim"]: tree for (run, h, *_), (_, tree) in zip(close, needs) if tree is not None}
+    if trees:
+        text += (f"n_resamples={max(trees.values()):,} enumerates every path of interim"
+                 f"{'s' if len(trees) > 1 else ''} {', '.join(map(str, sorted(trees)))}: no Monte Carlo error. ")
+    # interims the paper's slot choice would enumerate at this n_resamples (joint relabelling never enumerates)
+    enumerable = sorted({h["interim"] for run, h, *_ in close if run.joint and
+                         kernels.path_counts(run.schedule.n, h["interim"], run.schedule.n_resamples)[1][-1]})
+    if enumerable:
+        what = (f"interim{'s' if len(enumerable) > 1 else ''} {', '.join(map(str, enumerable))}" if sequential
+                else "the permutations")
+        text += (f"permutations='pairwise' enumerates {what} exactly (no Monte Carlo error), but it is the paper's "
+                 "other test, whose family-wise error can exceed alpha with three agents or more: choose it before "
+                 "seeing the data. ")
+    return [text + "The margins are estimated at this rng, so these counts are a guide, not a guarantee"]
 
 
 def _permutation_options(*, n_resamples, alpha, comparisons, reference, permutations, na_action, progress,
