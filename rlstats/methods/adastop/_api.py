@@ -687,6 +687,18 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
     spread of the others' comparisons), and Monte Carlo noise from the first
     interim on (report the seed).
 
+    A boundary of random paths is a Monte Carlo estimate of a quantile of
+    the permutation distribution: ``history["boundary_mc_se"]`` (and tidy's
+    ``boundary_mc_se``) is its binomial order-statistic standard error, 0
+    where the interim's paths are enumerated.  A decision whose statistic
+    lies within 2 such errors of its boundary is named in a note, with the
+    ``n_resamples`` that would resolve it: another ``rng`` could take it the
+    other way, and with it the later interims and the runs used.  The random
+    relabellings act on the agents in the order of their names, and each
+    task's stream is keyed by its position among the tasks: a renaming that
+    changes the agents' order, or a task dropped before this one, draws
+    other paths (as another ``rng`` does; the rows' order never matters).
+
     The paper's pairwise slot choice shared by all comparisons is not a
     permutation of the data with three agents or more (an agent sits first
     in one pair and second in another), so the identity is not exactly
