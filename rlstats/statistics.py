@@ -3,7 +3,8 @@
 Mid-ranks (scores of one block within ``TIE_TOLERANCE`` of each other, relative
 to the block's largest absolute score, tie: :func:`near_ties`, the one home of that
 rule), the probability of improvement P(X > Y) + P(X = Y) / 2 from them,
-the Monte Carlo p-value ``(1 + hits) / (B + 1)`` and its standard error,
+the Monte Carlo p-value ``(1 + hits) / (B + 1)`` and its standard error, the Monte Carlo standard error of
+a resampled quantile (:func:`order_statistic_se`),
 Holm, Bonferroni, Hochberg, Hommel, Benjamini-Hochberg and Benjamini-Yekutieli
 adjustments (R's ``p.adjust``), the Wilson interval of a proportion, the floor of a resample's
 standard error in bootstrap-t intervals and bands (:func:`floored_standard_errors`), the
@@ -483,6 +484,45 @@ def monte_carlo_se(pvalue: NDArray[np.float64], n_resamples: int) -> NDArray[np.
 def monte_carlo_se(pvalue: float | NDArray[np.float64], n_resamples: int) -> float | NDArray[np.float64]:
     """Binomial standard error ``sqrt(p (1 - p) / B)`` of a Monte Carlo p-value from B resamples."""
     return np.sqrt(pvalue * (1 - pvalue) / n_resamples)
+
+
+def order_statistic_se(sorted_stats: ArrayLike, level: ArrayLike) -> NDArray[np.float64]:
+    """Monte Carlo standard error of the ``level``-quantile (0-1) of B resampled statistics (bootstrap or permutation).
+
+    Binomial order-statistic argument: the number of the B replicates below
+    the true quantile is Binomial(B, p), so the estimated quantile wanders by
+    about s = sqrt(B p (1 - p)) ranks.  The standard error is s ranks times
+    the local slope of the empirical quantile function, measured between the
+    order statistics s ranks either side of the estimate (position
+    ``level * (B - 1)`` of the ascending order).  Works along the last axis;
+    NaN levels give NaN.  The bootstrap's interval bounds and AdaStop's
+    rejection boundaries take their Monte Carlo error from here.
+
+    Examples
+    --------
+    Fifty sets of B = 10,000 normal draws: the 97.5% quantile's error is sqrt(p (1 - p) / B) / phi(1.96) = 0.0267
+
+    >>> x = np.sort(np.random.default_rng(0).standard_normal((50, 10_000)), axis=1)
+    >>> bool(abs(order_statistic_se(x, np.full(50, 0.975)).mean() / 0.0267 - 1) < 0.1)
+    True
+    """
+    sorted_stats = np.asarray(sorted_stats, dtype=np.float64)
+    level = np.asarray(level, dtype=np.float64)
+    b = sorted_stats.shape[-1]
+    with np.errstate(invalid="ignore"):
+        spread = np.sqrt(b * level * (1 - level))
+        centre = level * (b - 1)
+        lo = np.clip(np.floor(centre - spread), 0, b - 1)
+        hi = np.clip(np.ceil(centre + spread), 0, b - 1)
+    bad = ~np.isfinite(lo) | ~np.isfinite(hi)
+    lo_i = np.where(bad, 0, lo).astype(np.intp)
+    hi_i = np.where(bad, 0, hi).astype(np.intp)
+    x_lo = np.take_along_axis(sorted_stats, lo_i[..., None], axis=-1)[..., 0]
+    x_hi = np.take_along_axis(sorted_stats, hi_i[..., None], axis=-1)[..., 0]
+    width = hi_i - lo_i
+    with np.errstate(invalid="ignore", divide="ignore"):
+        se = np.where(width > 0, (x_hi - x_lo) * spread / np.maximum(width, 1), 0.0)
+    return np.asarray(np.where(bad, np.nan, se), dtype=np.float64)
 
 
 def holm(p: NDArray[np.float64]) -> NDArray[np.float64]:

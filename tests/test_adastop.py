@@ -630,7 +630,7 @@ def test_result_contract():
     assert isinstance(res, AdaStopResult)
     assert unknown_columns(res.tidy().columns) == [] and unknown_columns(res.glance().columns) == []
     assert list(res.tidy().columns) == ["agent_1", "agent_2", "decision", "interim", "estimate", "n_1", "n_2",
-                                        "reason"]
+                                        "boundary", "boundary_mc_se", "reason"]
     glance = res.glance().iloc[0]
     assert glance["n_rejected"] == 2 and glance["n_equal"] == 1 and glance["n_runs_used"] == 70
     # three agents, default joint relabelling: 10,000 random paths at every interim, so the level is

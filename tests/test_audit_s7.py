@@ -89,12 +89,6 @@ _MUJOCO = "/work/shared/data/mujoco_batches.csv"
 
 
 @pytest.mark.skipif(not __import__("os").path.exists(_MUJOCO), reason="needs the shared real data")
-@pytest.mark.xfail(strict=True, reason="AdaStop on the real halfcheetah batches: DDPG vs SAC at interim 1 has "
-                   "|diff| 6088.3 against a Monte Carlo boundary of about 6122 (10,000 random paths), so the decision "
-                   "is 'smaller' for half the seeds and 'continue (runs exhausted)' for the other half, and with it "
-                   "three other decisions (DDPG > PPO, DDPG = TRPO, PPO = TRPO) and the runs used (30 or 5 per "
-                   "agent); renaming PPO to zPPO flips it at the same rng. Nothing printed says a decision lies "
-                   "within Monte Carlo error of its boundary (permutation() prints its Monte Carlo SE)")
 def test_adastop_flags_decisions_within_monte_carlo_error():
     df = pd.read_csv(_MUJOCO)
     hc = df[df.task == "halfcheetah"]

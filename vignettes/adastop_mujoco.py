@@ -196,6 +196,16 @@ seed_variation("pairwise")
 # collected and HalfCheetah's test stops with four comparisons undecided.  On
 # Hopper two rejections move between interims 2 and 3.  Report the seed with
 # the result: `result.seed`.
+#
+# One run says so itself: each boundary of random paths carries its Monte
+# Carlo standard error (`history["boundary_mc_se"]`, tidy's
+# `boundary_mc_se`), and a note names every decision whose statistic lies
+# within 2 of them of its boundary, with the `n_resamples` that would resolve
+# it, or says that none can:
+
+# %%
+replay = adastop(runs, "score ~ agent | task", n=5, K=6, batch="batch", n_resamples=N_RESAMPLES, rng=0)
+print("\n".join(note for note in replay.notes if note.startswith("Monte Carlo error")) or "(no close decision)")
 
 # %% [markdown]
 # ## 5. Incremental use while experiments run

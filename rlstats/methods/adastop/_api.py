@@ -395,26 +395,30 @@ def _decision_rows(runs, pairs, agents, n_of, blocked):
     for run in runs:
         n = n_of(run)
         local = {g: i for i, g in enumerate(run.pair_ids)}
+        faced_at = {(h["comparison"], h["interim"]): h for h in run.test.history}
         for g, (a, b) in enumerate(pairs):
             row = {"task": run.name} if blocked else {}
             row.update(agent_1=agents[a], agent_2=agents[b])
             if g in run.missing_pairs:
-                row.update(decision="continue", interim=0, estimate=math.nan, n_1=0, n_2=0,
-                           reason=f"no runs of {agents[run.missing_pairs[g]]} on this task")
+                row.update(decision="continue", interim=0, estimate=math.nan, n_1=0, n_2=0, boundary=math.nan,
+                           boundary_mc_se=math.nan, reason=f"no runs of {agents[run.missing_pairs[g]]} on this task")
                 rows.append(row)
                 continue
             if g in run.withheld_pairs:
                 row.update(decision=WITHHELD, interim=0, estimate=float(run.blocks[a].mean() - run.blocks[b].mean()),
-                           n_1=run.blocks[a].size, n_2=run.blocks[b].size,
-                           reason=_withheld_reason(run.withheld_pairs[g], run, agents))
+                           n_1=run.blocks[a].size, n_2=run.blocks[b].size, boundary=math.nan,
+                           boundary_mc_se=math.nan, reason=_withheld_reason(run.withheld_pairs[g], run, agents))
                 rows.append(row)
                 continue
             j = local[g]
             code = int(run.test.decision[j])
             k = int(run.test.decided_at[j]) if code != kernels.CONTINUE else run.test.interim
             estimate = (run.blocks[a][:k].mean() - run.blocks[b][:k].mean()) if k else math.nan
+            faced = faced_at.get((j, k))  # the rejection boundary of the decision's interim, |mean difference| scale
             row.update(decision=kernels.DECISION_NAMES[code], interim=k, estimate=float(estimate),
                        n_1=k * n, n_2=k * n,
+                       boundary=math.nan if faced is None else faced["boundary"] / (k * n),
+                       boundary_mc_se=math.nan if faced is None else faced["boundary_mc_se"] / (k * n),
                        reason=_reason(run, (a, b), agents, n) if code == kernels.CONTINUE else None)
             rows.append(row)
     frame = pd.DataFrame(rows)
@@ -432,11 +436,13 @@ def _history_rows(runs, pairs, agents, n_of, blocked):
             row = {"task": run.name} if blocked else {}
             row.update(agent_1=agents[a], agent_2=agents[b], interim=h["interim"], estimate=h["sum"] / scale,
                        statistic=h["statistic"] / scale, boundary=h["boundary"] / scale,
-                       accept_boundary=h["accept_boundary"] / scale,
+                       boundary_mc_se=h["boundary_mc_se"] / scale, accept_boundary=h["accept_boundary"] / scale,
+                       accept_boundary_mc_se=h["accept_boundary_mc_se"] / scale,
                        decision=kernels.DECISION_NAMES[h["decision"]])
             rows.append(row)
     columns = (["task"] if blocked else []) + ["agent_1", "agent_2", "interim", "estimate", "statistic",
-                                               "boundary", "accept_boundary", "decision"]
+                                               "boundary", "boundary_mc_se", "accept_boundary",
+                                               "accept_boundary_mc_se", "decision"]
     return pd.DataFrame(rows, columns=columns)
 
 
@@ -450,13 +456,16 @@ def _step_rows(runs, pairs, agents, n_of, blocked):
             a, b = pairs[run.pair_ids[chosen]] if chosen >= 0 else (None, None)
             row = {"task": run.name} if blocked else {}
             row.update(interim=s["interim"], step=s["step"], n_comparisons=s["n_comparisons"],
-                       boundary=s["boundary"] / scale, accept_boundary=s["accept_boundary"] / scale,
+                       boundary=s["boundary"] / scale, boundary_mc_se=s["boundary_mc_se"] / scale,
+                       accept_boundary=s["accept_boundary"] / scale,
+                       accept_boundary_mc_se=s["accept_boundary_mc_se"] / scale,
                        max_statistic=s["max_statistic"] / scale, min_statistic=s["min_statistic"] / scale,
                        action=s["action"], agent_1="" if a is None else agents[a],
                        agent_2="" if b is None else agents[b])
             rows.append(row)
-    columns = (["task"] if blocked else []) + ["interim", "step", "n_comparisons", "boundary", "accept_boundary",
-                                               "max_statistic", "min_statistic", "action", "agent_1", "agent_2"]
+    columns = (["task"] if blocked else []) + ["interim", "step", "n_comparisons", "boundary", "boundary_mc_se",
+                                               "accept_boundary", "accept_boundary_mc_se", "max_statistic",
+                                               "min_statistic", "action", "agent_1", "agent_2"]
     return pd.DataFrame(rows, columns=columns)
 
 
@@ -678,6 +687,18 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
     spread of the others' comparisons), and Monte Carlo noise from the first
     interim on (report the seed).
 
+    A boundary of random paths is a Monte Carlo estimate of a quantile of
+    the permutation distribution: ``history["boundary_mc_se"]`` (and tidy's
+    ``boundary_mc_se``) is its binomial order-statistic standard error, 0
+    where the interim's paths are enumerated.  A decision whose statistic
+    lies within 2 such errors of its boundary is named in a note, with the
+    ``n_resamples`` that would resolve it: another ``rng`` could take it the
+    other way, and with it the later interims and the runs used.  The random
+    relabellings act on the agents in the order of their names, and each
+    task's stream is keyed by its position among the tasks: a renaming that
+    changes the agents' order, or a task dropped before this one, draws
+    other paths (as another ``rng`` does; the rows' order never matters).
+
     The paper's pairwise slot choice shared by all comparisons is not a
     permutation of the data with three agents or more (an agent sits first
     in one pair and second in another), so the identity is not exactly
@@ -717,7 +738,8 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
                                                                                shows(work, options.progress))
     notes = (list(design.notes) + withheld + _no_level_notes(design, runs)
              + _interim_notes(design, options, order_column, max_interims, task_data)
-             + _calibration_notes("adastop", runs, options))
+             + _calibration_notes("adastop", runs, options) + _monte_carlo_notes(runs, pairs, design.agents,
+                                                                                  design.has_blocks))
     return _assemble(
         AdaStopResult, runs, pairs, design.agents,
         method="AdaStop sequential permutation test", formula=design.formula, data_name=design.data_name,
@@ -859,7 +881,9 @@ def permutation(data: Data, formula: FormulaLike | None = None, *, n_resamples: 
         PermutationResult, runs, pairs, design.agents,
         method="Permutation test of mean differences with step-down", formula=design.formula,
         data_name=design.data_name, nobs=design.nobs,
-        notes=list(design.notes) + withheld + _unreachable_notes(design, runs) + _calibration_notes("permutation", runs, options),
+        notes=list(design.notes) + withheld + _unreachable_notes(design, runs)
+        + _calibration_notes("permutation", runs, options)
+        + _monte_carlo_notes(runs, pairs, design.agents, design.has_blocks, sequential=False),
         options={**asdict(options), "n": None}, seed=record, blocked=design.has_blocks,
         extra={"p_adjusted": p_adjusted})
 
@@ -945,6 +969,120 @@ def _calibration_notes(test, runs, options):
                      f"{calibration.worst_draw_clause(row, size=True)} ({row['distribution']} scores, {row['n_sim']} "
                      f"null tests), above alpha = {options.alpha:g} by more than 3 Monte Carlo standard errors")
     return notes
+
+
+#: a decision is flagged when its statistic lies within this many Monte Carlo standard errors of its boundary
+MC_FLAG_SE = 2.0
+#: flagged decisions a note names before it counts the rest
+MC_NOTE_ROWS = 5
+
+
+def _most_resamples(runs, pairs):
+    """The largest n_resamples the memory check (:func:`_check_memory`) lets this design's tests run, at most
+    ``MAX_RESAMPLES``: the estimate grows linearly with the paths."""
+    n_agents = len({a for p in pairs for a in p})
+    sizes = (max(run.schedule.n for run in runs), max(run.schedule.max_interims for run in runs))
+    joint = any(run.joint for run in runs)
+
+    def need(paths):
+        return kernels.memory_estimate(*sizes, paths, len(pairs), n_agents, joint=joint, tests=len(runs))
+    per_path = need(2) - need(1)
+    most = (MEMORY_LIMIT - need(1) + per_path) // per_path
+    digits = 10 ** max(0, int(math.log10(most)) - 1)  # two significant digits, rounded down
+    return int(min(MAX_RESAMPLES, most // digits * digits))
+
+
+def _needed_resamples(run, k, se, margin, most):
+    """The n_resamples that would put ``MC_FLAG_SE`` standard errors of interim ``k``'s boundary inside ``margin``
+    (the error falls as ``1 / sqrt(paths)``; two significant digits, rounded up), None when it is above ``most``;
+    and, for slot choices (not joint relabelling), the count that enumerates interim ``k``'s whole permutation
+    tree (no Monte Carlo error at all), None when it is above ``most``."""
+    tree = None
+    if not run.joint:
+        count, exact = kernels.path_counts(run.schedule.n, k, most)
+        tree = count[-1] if exact[-1] else None
+    need = run.schedule.n_paths[k - 1] * (MC_FLAG_SE * se / margin) ** 2 if margin > 0 else math.inf
+    if need > most:
+        return None, tree
+    digits = 10 ** max(0, int(math.log10(need)) - 1)
+    return int(math.ceil(need / digits) * digits), tree
+
+
+def _close_decisions(runs):
+    """``(run, history entry, boundary, se, margin)`` of every decision whose statistic lies within ``MC_FLAG_SE``
+    Monte Carlo standard errors of the rejection or early-accept boundary it was taken against."""
+    close = []
+    for run in runs:
+        for h in run.test.history:
+            for boundary, se in ((h["boundary"], h["boundary_mc_se"]),
+                                 (h["accept_boundary"], h["accept_boundary_mc_se"])):
+                margin = abs(h["statistic"] - boundary)
+                if se > 0 and margin <= MC_FLAG_SE * se:
+                    close.append((run, h, boundary, se, margin))
+    return close
+
+
+def _monte_carlo_notes(runs, pairs, agents, blocked, sequential=True):
+    """A note naming every decision whose statistic lies within ``MC_FLAG_SE`` Monte Carlo standard errors of its
+    boundary (history's ``boundary_mc_se``), and the n_resamples that would resolve them.
+
+    A boundary of random permutation paths is a Monte Carlo estimate of a quantile of the statistic's permutation
+    distribution; where the statistic sits within its error, another rng (or anything that reorders the agents or
+    tasks, which the random relabellings follow) can take the decision the other way, and with it the step-down's
+    later steps, a sequential test's later interims and the runs used.
+    """
+    close = _close_decisions(runs)
+    if not close:
+        return []
+    parts, needs = [], []
+    most = _most_resamples(runs, pairs)
+    for run, h, boundary, se, margin in close:
+        a, b = pairs[run.pair_ids[h["comparison"]]]
+        k, scale = h["interim"], h["interim"] * run.schedule.n
+        where = (f" on {run.name}" if blocked else "") + (f" at interim {k}" if sequential else "")
+        parts.append(f"{agents[a]} vs {agents[b]}{where}, {kernels.DECISION_NAMES[h['decision']]}: |mean difference| "
+                     f"{fmt.signif(h['statistic'] / scale, 5)} against a boundary of "
+                     f"{fmt.signif(boundary / scale, 5)}, Monte Carlo SE {fmt.signif(se / scale, 2)} "
+                     f"({run.schedule.n_paths[k - 1]:,} random paths)")
+        needs.append(_needed_resamples(run, k, se, margin, most))
+    one = len(parts) == 1
+    it, its = ("it", "its") if one else ("them", "their")
+    shown = "; ".join(parts[:MC_NOTE_ROWS])
+    if len(parts) > MC_NOTE_ROWS:
+        shown += f"; and {len(parts) - MC_NOTE_ROWS} more (history's boundary_mc_se)"
+    text = (f"Monte Carlo error: {fmt.count(len(parts), 'decision')} {'lies' if one else 'lie'} within "
+            f"{MC_FLAG_SE:g} Monte Carlo standard errors of {its} boundary, so another rng could take {it} the other "
+            f"way" + (f" (and with {it} the step-down's later steps, the later interims and the runs used)"
+                      if sequential else "") + f": {shown}. ")
+    unresolved = sum(need is None and tree is None for need, tree in needs)
+    counts = [need if need is not None else tree for need, tree in needs if need is not None or tree is not None]
+    if unresolved:
+        cap = (f"at most {MAX_RESAMPLES:,}" if most == MAX_RESAMPLES else
+               f"at most {most:,}: the paths must fit in {MEMORY_LIMIT // 1024 ** 3} GiB")
+        single = unresolved == 1
+        who = "It sits" if one else ("1 of them sits" if single else f"{unresolved} of them sit")
+        text += (f"{who} on the boundary to Monte Carlo precision: no n_resamples rlstats allows ({cap}) makes "
+                 f"{'its margin' if single else 'their margins'} exceed {MC_FLAG_SE:g} SE, so read "
+                 f"{'it' if single else 'them'} as undecided between the two outcomes: the rng, not the data, "
+                 "decides" + ("; for the others, " if counts else ". "))
+    if counts:
+        text += (("p" if unresolved else "P") + f"ass n_resamples={max(counts):,} to make "
+                 f"{'every' if len(counts) > 1 else 'the'} margin exceed {MC_FLAG_SE:g} Monte Carlo SE (the error "
+                 "falls as 1 / sqrt(n_resamples)). ")
+    trees = {h["interim"]: tree for (run, h, *_), (_, tree) in zip(close, needs) if tree is not None}
+    if trees:
+        text += (f"n_resamples={max(trees.values()):,} enumerates every path of interim"
+                 f"{'s' if len(trees) > 1 else ''} {', '.join(map(str, sorted(trees)))}: no Monte Carlo error. ")
+    # interims the paper's slot choice would enumerate at this n_resamples (joint relabelling never enumerates)
+    enumerable = sorted({h["interim"] for run, h, *_ in close if run.joint and
+                         kernels.path_counts(run.schedule.n, h["interim"], run.schedule.n_resamples)[1][-1]})
+    if enumerable:
+        what = (f"interim{'s' if len(enumerable) > 1 else ''} {', '.join(map(str, enumerable))}" if sequential
+                else "the permutations")
+        text += (f"permutations='pairwise' enumerates {what} exactly (no Monte Carlo error), but it is the paper's "
+                 "other test, whose family-wise error can exceed alpha with three agents or more: choose it before "
+                 "seeing the data. ")
+    return [text + "The margins are estimated at this rng, so these counts are a guide, not a guarantee"]
 
 
 def _permutation_options(*, n_resamples, alpha, comparisons, reference, permutations, na_action, progress,

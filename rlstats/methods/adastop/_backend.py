@@ -89,4 +89,8 @@ VOCABULARY = (
     ("batch_size", "batch_size", "batch size", "runs per agent per interim of a sequential test"),
     ("max_interims", "max_interims", "max. interims", "maximum number of interims (K) of a sequential test"),
     ("n_runs_used", None, "runs used", "number of runs a sequential test used"),
+    ("boundary", None, "boundary",
+     "rejection boundary of |estimate| the comparison faced at its interim (AdaStop, the permutation test)"),
+    ("boundary_mc_se", None, "boundary MC SE",
+     "Monte Carlo standard error of the boundary (0 where its permutation paths are enumerated exactly)"),
 )

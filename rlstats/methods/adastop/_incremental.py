@@ -25,7 +25,7 @@ from . import _integrity as integrity
 from . import _kernels as kernels
 from ._defaults import LOCK_TIMEOUT
 from ._api import (DEFAULT_K, MAX_AGENTS, MAX_COMPARISONS, AdaStopOptions, _assemble, _decision_rows,
-                   _interim_generator, _resolve_pairs, _schedule, _TaskRun, _warn_if_powerless)
+                   _interim_generator, _monte_carlo_notes, _resolve_pairs, _schedule, _TaskRun, _warn_if_powerless)
 from ._result import AdaStopResult
 
 if TYPE_CHECKING:
@@ -255,6 +255,7 @@ class AdaStop:
             notes.append(_migration_note(self._migrated))
         if not self.done:
             notes.append(f"the test is still running: next batch needs {', '.join(self.agents_to_run)}")
+        notes += _monte_carlo_notes([run], self._pairs, self._agents, blocked=False)
         return _assemble(
             AdaStopResult, [run], self._pairs, self._agents,
             method="AdaStop sequential permutation test", formula=None,

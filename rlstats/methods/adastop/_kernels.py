@@ -65,6 +65,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from ...statistics import order_statistic_se
+
 #: decision codes of a comparison
 CONTINUE, LARGER, SMALLER, EQUAL = 0, 1, 2, 3
 DECISION_NAMES = ("continue", "larger", "smaller", "equal")
@@ -268,6 +270,28 @@ def lower_boundary(values, alive, r):
     return float(np.partition(v, r)[r])
 
 
+def boundary_se(values, alive, r, upper=True):
+    """Monte Carlo standard error of :func:`upper_boundary` (or :func:`lower_boundary`) over random paths.
+
+    The boundary is an order statistic of the ``m`` path values, the paths removed by conditioning set below
+    every survivor (above, for the lower boundary), which is where the ``1/m`` sub-distribution puts them: the
+    (r+1)-th largest (smallest) of all ``m``.  Its error is the binomial order-statistic one
+    (:func:`rlstats.statistics.order_statistic_se`): the ranks wander by ``sqrt(m p (1 - p))`` paths, times the
+    local slope of the values.  0 where the rule, not an order statistic, sets the boundary (no level to spend,
+    or at most ``r`` paths left); NaN where the slope would reach a removed path of the lower boundary.
+    """
+    m = values.size
+    survivors = m if alive is None else int(np.count_nonzero(alive))
+    if m < 2 or survivors <= r or (not upper and r == 0):
+        return 0.0
+    full = np.array(values, dtype=np.float64)
+    if alive is not None:
+        full[~alive] = 0.0 if upper else math.inf  # |S| >= 0: a removed path sits at the upper boundary's floor
+    position = m - r - 1 if upper else r
+    se = float(order_statistic_se(np.sort(full), position / (m - 1)))
+    return se if math.isfinite(se) else math.nan
+
+
 # ---------------------------------------------------------------------------
 # One AdaStop run on one task
 # ---------------------------------------------------------------------------
@@ -436,12 +460,23 @@ class SequentialTest:
         The earlier boundaries of the same set are recomputed on the stored
         paths (Eq. 11 per subset) and cached.
         """
-        reject, accept, _ = self._level(tuple(int(c) for c in comparisons), k)
+        reject, accept, _, _ = self._level(tuple(int(c) for c in comparisons), k)
         return reject, accept
 
-    def _level(self, key, i):
+    def boundary_errors(self, comparisons, k):
+        """Monte Carlo standard errors of :meth:`boundaries` (0 at an interim whose paths are all enumerated).
+
+        A random path is an independent draw (the identity excepted), so the boundary of a random interim is an
+        order statistic of ``m_k`` independent paths (:func:`boundary_se`), with the same set's survival mask as
+        :meth:`boundaries`.  Computed with the boundaries, once, and cached with them.
+        """
+        return self._level(tuple(int(c) for c in comparisons), k, errors=True)[3]
+
+    def _level(self, key, i, errors=False):
+        """``(reject, accept, survive, errors)`` of the set ``key`` at interim ``i``; ``errors`` (the boundaries'
+        Monte Carlo SEs) is None unless asked for, as only the interim a decision is taken at needs them."""
         cached = self._cache.get((key, i))
-        if cached is not None:
+        if cached is not None and (cached[3] is not None or not errors):
             return cached
         level = self.levels[i - 1]
         alive = None if i == 1 else self._level(key, i - 1)[2][level.parent]
@@ -451,13 +486,20 @@ class SequentialTest:
         survive = high <= reject
         accept_count = self.schedule.accept_counts[i - 1]
         accept = 0.0
+        low = None
         if accept_count:
             low = stat.min(axis=1)
             accept = lower_boundary(low, alive, accept_count)
             survive &= low >= accept
         if alive is not None:
             survive &= alive
-        out = (reject, accept, survive)
+        found = None
+        if errors:
+            found = (0.0, 0.0)
+            if not self.schedule.exact[i - 1]:
+                found = (boundary_se(high, alive, self.schedule.reject_counts[i - 1], upper=True),
+                         0.0 if low is None else boundary_se(low, alive, accept_count, upper=False))
+        out = (reject, accept, survive, found)
         self._cache[(key, i)] = out
         return out
 
@@ -471,14 +513,15 @@ class SequentialTest:
         step = 0
         while current:
             step += 1
-            reject, accept = self.boundaries(current, k)
+            reject, accept, _, (reject_se, accept_se) = self._level(tuple(current), k, errors=True)
             stats = absolute[current]
             high, low = current[int(np.argmax(stats))], current[int(np.argmin(stats))]
             record = {"interim": k, "step": step, "n_comparisons": len(current), "boundary": reject,
-                      "accept_boundary": accept, "max_statistic": float(absolute[high]),
-                      "min_statistic": float(absolute[low]), "action": "none", "comparison": -1}
+                      "boundary_mc_se": reject_se, "accept_boundary": accept, "accept_boundary_mc_se": accept_se,
+                      "max_statistic": float(absolute[high]), "min_statistic": float(absolute[low]),
+                      "action": "none", "comparison": -1}
             for j in current:
-                faced[j] = (reject, accept)
+                faced[j] = (reject, accept, reject_se, accept_se)
             if absolute[high] > reject:
                 chosen, code, action = high, LARGER if observed[high] > 0 else SMALLER, "reject"
             elif absolute[low] < accept:
@@ -497,10 +540,11 @@ class SequentialTest:
                 self.decision[j] = EQUAL
                 self.decided_at[j] = k
                 decided.append(j)
-        for j, (reject, accept) in sorted(faced.items()):
+        for j, (reject, accept, reject_se, accept_se) in sorted(faced.items()):
             self.history.append({"interim": k, "comparison": j, "sum": float(observed[j]),
-                                 "statistic": float(absolute[j]), "boundary": reject,
-                                 "accept_boundary": accept, "decision": int(self.decision[j])})
+                                 "statistic": float(absolute[j]), "boundary": reject, "boundary_mc_se": reject_se,
+                                 "accept_boundary": accept, "accept_boundary_mc_se": accept_se,
+                                 "decision": int(self.decision[j])})
         self._forget_decided()
         return decided
 

@@ -29,14 +29,20 @@ class AdaStopResult(Result):
         decision`` (``larger``, ``smaller``, ``equal``, ``continue``, read as
         "agent_1 is larger than agent_2"), ``interim`` (of the decision; the
         last interim tested for ``continue``), ``estimate`` (difference of the
-        means of the runs used), ``n_1, n_2`` (runs used) and ``reason`` (why
-        a comparison stayed undecided).
+        means of the runs used), ``n_1, n_2`` (runs used), ``boundary`` (the
+        rejection boundary of ``|estimate|`` the comparison faced at that
+        interim), ``boundary_mc_se`` (its Monte Carlo standard error: 0 where
+        the interim's paths are enumerated exactly) and ``reason`` (why a
+        comparison stayed undecided).  A decision whose statistic lies within
+        2 Monte Carlo SE of its boundary is named in a note: another rng
+        could take it the other way.
     runs_used : DataFrame
         Per agent (and task): runs used by the test and runs available.
     history : DataFrame
         Per comparison and interim tested: the signed mean difference, the
         statistic ``|mean difference|`` and the rejection (and early-accept)
-        boundary it faced, on the same scale.
+        boundary it faced, on the same scale, each with its Monte Carlo
+        standard error (``boundary_mc_se``, ``accept_boundary_mc_se``).
     steps : DataFrame
         The step-down trace: per interim and step, the size of the set
         tested, its boundaries, the largest and smallest statistic and what
@@ -152,7 +158,8 @@ class AdaStopResult(Result):
 
     def _extra_lines(self):
         lines = [self._design_line(), "decisions (agent_1 is <decision> than agent_2):"]
-        shown = self.tidy()
+        # the boundaries stay in tidy() and the summary; the printed flag of a close one is the Monte Carlo note
+        shown = self.tidy().drop(columns=["boundary", "boundary_mc_se"])
         shown["reason"] = shown["reason"].fillna("")
         if not (shown["reason"] != "").any():
             shown = shown.drop(columns="reason")

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...statistics import corrected_wilson_interval, near_ties
+from ...statistics import corrected_wilson_interval, near_ties, order_statistic_se  # noqa: F401 (bound ranks' SE)
 from ...engines import Engine, map_ordered, workers
 from ...resampling import (UniformIndices, canonical_order, child_stream, chunk_seeds, fixed_dot,
                            keep_work_arrays_on_heap, parallel_map)
@@ -1081,35 +1081,6 @@ def percentile_levels(confidence_level):
     """Lower and upper percentiles (0-100) as arch computes them for rliable: 100 a, 100 (1 - a), a = (1 - cl) / 2."""
     alpha = (1.0 - confidence_level) / 2
     return 100 * alpha, 100 * (1.0 - alpha)
-
-
-def order_statistic_se(sorted_stats, level):
-    """Monte Carlo standard error of the ``level``-quantile (0-1) of a bootstrap distribution.
-
-    Binomial order-statistic argument: the number of the B replicates below
-    the true quantile is Binomial(B, p), so the estimated quantile wanders by
-    about s = sqrt(B p (1 - p)) ranks.  The standard error is s ranks times
-    the local slope of the empirical quantile function, measured between the
-    order statistics s ranks either side of the estimate.  Works along the
-    last axis; NaN levels give NaN.
-    """
-    sorted_stats = np.asarray(sorted_stats, dtype=np.float64)
-    level = np.asarray(level, dtype=np.float64)
-    b = sorted_stats.shape[-1]
-    with np.errstate(invalid="ignore"):
-        spread = np.sqrt(b * level * (1 - level))
-        centre = level * (b - 1)
-        lo = np.clip(np.floor(centre - spread), 0, b - 1)
-        hi = np.clip(np.ceil(centre + spread), 0, b - 1)
-    bad = ~np.isfinite(lo) | ~np.isfinite(hi)
-    lo_i = np.where(bad, 0, lo).astype(np.intp)
-    hi_i = np.where(bad, 0, hi).astype(np.intp)
-    x_lo = np.take_along_axis(sorted_stats, lo_i[..., None], axis=-1)[..., 0]
-    x_hi = np.take_along_axis(sorted_stats, hi_i[..., None], axis=-1)[..., 0]
-    width = hi_i - lo_i
-    with np.errstate(invalid="ignore", divide="ignore"):
-        se = np.where(width > 0, (x_hi - x_lo) * spread / np.maximum(width, 1), 0.0)
-    return np.where(bad, np.nan, se)
 
 
 def _quantiles(sorted_stats, levels):
