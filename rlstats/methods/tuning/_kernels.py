@@ -410,8 +410,9 @@ def configuration_counts(picks, k):
     configuration g in resample r at ``g * k + r``): each resample's G indices from ``picks`` (a
     :class:`rlstats.resampling.UniformIndices` of G columns of bound G, read as units of one column), counted."""
     G = picks.n
-    position = picks.units(k)[0].astype(np.intp, copy=False).reshape(k, G)
-    position *= k
+    index = picks.units(k)[0].reshape(k, G)  # uint32 at 16 bits a lane, int64 at 32
+    # the positions in place at 32 bits; from 16-bit lanes' uint32 in the same pass as their conversion
+    position = np.multiply(index, k, out=index) if index.dtype == np.intp else np.multiply(index, k, dtype=np.intp)
     position += np.arange(k)[:, None]
     return np.bincount(position.ravel(), minlength=G * k)
 
