@@ -7,7 +7,8 @@ draws forced to 16 bits and to 32 bits (``bits=``): at 16 bits a share (2**16 % 
 and replaced one by one, at 32 bits almost none. The paths: whole rows with one bound and uint32 offsets (the
 bootstrap's counts on balanced tasks: 4 rows of 32,768 runs), the same with a bound per column (unbalanced tasks),
 chosen units of 5 lanes (the complete view's seeds: 20,000 units a row, 63% of them read, configuration-major) and
-whole rows of G lanes of bound G (the complete view's configuration indices, G = h). Each figure is the best of
+the complete view's configuration counts (G = h indices of bound G a row, counted by ``configuration_counts``: the
+16-bit path's uint32 indices need a conversion that the 32-bit path's int64 ones do not). Each figure is the best of
 ``--repeat`` calls, then the best over ``--rounds`` rounds (the paths and widths alternate within a round).
 """
 
@@ -24,7 +25,7 @@ import numpy as np  # noqa: E402
 
 from rlstats.resampling import UniformIndices  # noqa: E402
 
-BOUNDS = (64, 1000, 1200, 1500, 2000, 2300, 2900, 3000, 4500, 5500)
+BOUNDS = (1000, 1200, 1500, 1800, 2000, 2300, 2900, 3000, 4096, 5500)
 
 
 def whole_rows(h, bits, per_column=False, n=32768, k=4):
@@ -40,13 +41,16 @@ def seed_units(h, bits, G=20_000, width=5, k=10):
     return lambda: draws.units(k, asked), k * G * width
 
 
-def configuration_indices(h, bits, k=60):
+def configuration_counts(h, bits):
+    from rlstats.methods.tuning import _kernels
+
     draws = UniformIndices(np.random.SeedSequence(0), h, h, bits=bits)
-    return lambda: draws.units(k), k * h
+    k = _kernels.CELLS // (5 * h)  # a chunk's rows at 5 slots a configuration
+    return lambda: _kernels.configuration_counts(draws, k), k * h
 
 
 PATHS = {"rows, one bound": whole_rows, "rows, a bound per column": lambda h, b: whole_rows(h, b, True),
-         "units of 5 (seeds)": seed_units, "configuration indices": configuration_indices}
+         "units of 5 (seeds)": seed_units, "configuration counts": configuration_counts}
 
 
 def best(function, repeat):

@@ -145,16 +145,17 @@ def multiply_shift(u: NDArray[np.unsignedinteger[Any]], high: ArrayLike,
 
 #: The one width rule of :class:`UniformIndices` (:func:`lane_bits`): 16-bit lanes while at most 1 in
 #: ``REJECTION_SHARE`` (2.5%) of a row's lanes is expected to be rejected, else 32-bit lanes.  Measured (issue 43,
-#: s7-draws; benchmarks/README.md): a 32-bit lane costs 0.3-1.4 ns more than a 16-bit lane without rejections, and
-#: each 1% of rejected 16-bit lanes 0.3-0.6 ns a lane (a replacement costs 30-60 ns), so 16 bits break even at
-#: 3.3% of rejections on whole rows with one bound (the bootstrap's balanced tasks), 2.2% with a bound per column,
-#: 1.9-2.0% reading chosen units (the complete view's seeds) and 1.6% on the complete view's configuration
-#: indices.  2.5% keeps the cost at any bound within about 0.35 ns a lane of the better width on every path.
+#: s7-draws; benchmarks/bench_lane_width.py, benchmarks/README.md): a 32-bit lane costs 0.3-1.4 ns more than a
+#: 16-bit lane without rejections, and each 1% of rejected 16-bit lanes 0.3-0.6 ns a lane (a replacement costs
+#: 30-60 ns), so 16 bits break even at 2.7-3.3% of rejections on whole rows with one bound (the bootstrap's
+#: balanced tasks), 1.8-2.2% with a bound per column, 1.9-2.4% reading chosen units (the complete view's seeds) and
+#: 1.0-1.6% on the complete view's configuration counts.  2.5% keeps each path within about 0.3 ns a lane of its
+#: better width (the configuration counts, a few % of the complete view, within 0.6) and favours the bootstrap.
 REJECTION_SHARE = 40
 
 
 def lane_bits(high: int | ArrayLike) -> int:
-    """Bits a lane that :class:`UniformIndices` draws for the bounds ``high`` of a row: 16, 32, or 0 (``Generator.integers``).
+    """Bits a lane of :class:`UniformIndices` for the bounds ``high`` of a row: 16, 32, or 0 (Generator.integers).
 
     The one width rule of every bounded draw in the package.  A 16-bit lane below bound h is rejected with
     probability ``(2**16 % h) / 2**16`` and replaced one by one, a 32-bit lane with probability below ``h / 2**32``

@@ -427,14 +427,14 @@ def complete_bootstrap(values, starts, sizes, weights, widen, seed, n_resamples)
     sum_g c_bg w_g m*_bg / sum_g c_bg w_g (NaN when every drawn configuration has weight 0).
 
     The counts are drawn as G configuration indices a resample, uniform on [0, G)
-    (:class:`rlstats.resampling.UniformIndices` on ``child_stream(seed, 1)``), and counted: the G indices are independent and each exactly uniform, so each of the
-    G^G sequences has probability G^-G, and the counts c are those of G! / prod_g c_g! sequences, which is the
-    multinomial(G; 1/G, ..., 1/G) probability of c: the counts are exactly multinomial. A configuration drawn 0
-    times (about 37% of them) weighs 0 in the statistic, so its seed resample is not computed: the seeds of
-    configuration g in resample b are unit (b, g) of :meth:`rlstats.resampling.UniformIndices.units` on
-    ``child_stream(seed, 2)`` (a row is G units of ``width`` slots), whose stream advances alike whichever units are
-    read, so the units read have the law and independence of a
-    draw of every unit. A chunk's units are taken configuration after configuration (then by resample), so that
+    (:class:`rlstats.resampling.UniformIndices` on ``child_stream(seed, 1)``), and counted: the G indices are
+    independent and each exactly uniform, so each of the G^G sequences has probability G^-G, and the counts c are
+    those of G! / prod_g c_g! sequences, which is the multinomial(G; 1/G, ..., 1/G) probability of c: the counts
+    are exactly multinomial. A configuration drawn 0 times (about 37% of them) weighs 0 in the statistic, so its
+    seed resample is not computed: the seeds of configuration g in resample b are unit (b, g) of
+    :meth:`rlstats.resampling.UniformIndices.units` on ``child_stream(seed, 2)`` (a row is G units of ``width``
+    slots), whose stream advances alike whichever units are read, so the units read have the law and independence
+    of a draw of every unit. A chunk's units are taken configuration after configuration (then by resample), so that
     the table look-ups of one configuration's resamples are adjacent in memory; each resample's sums add its
     configurations in their order whatever the chunk. Rows are drawn in chunks of about :data:`CELLS` lanes, with
     no Python loop per resample; the result does not depend on the chunk size.
