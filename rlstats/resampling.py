@@ -338,20 +338,21 @@ class UniformIndices:
             lanes = lanes.view(self.high_lanes.dtype).reshape(-1, width)
         u = np.ascontiguousarray(lanes.T)
         high, bound, threshold, same = self._unit_bounds or self._make_unit_bounds()
-        at = None if same else which % G if which is not None else np.tile(np.arange(G), k)
+        at: NDArray[Any] | None = None  # each column's unit g, where the units' bounds differ
         if not same:
+            at = which % G if which is not None else np.tile(np.arange(G), k)
             bound, threshold = np.take(bound, at, axis=1), np.take(threshold, at, axis=1)
         index, rejected = multiply_shift(u, bound, threshold)
         if self.bits == 32:
             index = index.view(np.int64)  # the high half, below 2**32
-        rejected = np.flatnonzero(rejected)
-        if rejected.size:
-            lane, column = np.divmod(rejected, u.shape[1])
+        flagged = np.flatnonzero(rejected)
+        if flagged.size:
+            lane, column = np.divmod(flagged, u.shape[1])
             unit = which[column] if which is not None else column
-            rejected = rejected[np.argsort(unit * width + lane, kind="stable")]  # in the lanes' order
-            lane, column = np.divmod(rejected, u.shape[1])
-            h = high[lane, 0] if same else high[lane, at[column]]
-            index.ravel()[rejected] = self._replacement_stream().integers(0, h)
+            flagged = flagged[np.argsort(unit * width + lane, kind="stable")]  # in the lanes' order
+            lane, column = np.divmod(flagged, u.shape[1])
+            h = high[lane, 0] if at is None else high[lane, at[column]]
+            index.ravel()[flagged] = self._replacement_stream().integers(0, h)
         return index
 
     def _make_unit_bounds(self):
