@@ -71,9 +71,10 @@ CASES = {
                                         "simulate"),
     "bootstrap, mean (R=200)": ("bootstrap", (3, 10, 1000), DIMENSIONS, FLAT,
                                 {"n_resamples": 200, "metrics": ["mean"]}, "simulate"),
-    # 819 and 8,190 runs a cell: 65,536 % runs is 16 at both, so before issue 43 the 16-bit draws' rejection rate
-    # stayed ~0.02 % (at 10,000 runs a cell it was 8.4 %, against 0.8 % at 1,000); since, cells above 3,000 runs
-    # are drawn 32 bits a value (rlstats.resampling.UniformIndices), so 8,190 is on the 32-bit path
+    # 819 and 8,190 runs a cell: 65,536 % runs is 16 at both, so the 16-bit draws' rejection rate stays ~0.02 %
+    # (at 10,000 runs a cell it is 8.4 %, against 0.8 % at 1,000); session 6 of issue 43 drew cells above 3,000 runs
+    # 32 bits a value, and since s7-draws the width follows the expected share of rejected lanes
+    # (rlstats.resampling.lane_bits: 16 bits up to 2.5 %), so both are on the 16-bit path again
     "bootstrap, mean (R=200), 819 runs": ("bootstrap", (3, 10, 819), ("runs",), FLAT,
                                           {"n_resamples": 200, "metrics": ["mean"]}, "simulate"),
     "probability_of_improvement (R=500)": ("probability_of_improvement", (3, 10, 300), DIMENSIONS, FLAT,

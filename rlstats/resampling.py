@@ -143,32 +143,81 @@ def multiply_shift(u: NDArray[np.unsignedinteger[Any]], high: ArrayLike,
     return index, rejected
 
 
+#: The one width rule of :class:`UniformIndices` (:func:`lane_bits`): 16-bit lanes while at most 1 in
+#: ``REJECTION_SHARE`` (2.5%) of a row's lanes is expected to be rejected, else 32-bit lanes.  Measured (issue 43,
+#: s7-draws; benchmarks/bench_lane_width.py, benchmarks/README.md): a 32-bit lane costs 0.3-1.4 ns more than a
+#: 16-bit lane without rejections, and each 1% of rejected 16-bit lanes 0.3-0.6 ns a lane (a replacement costs
+#: 30-60 ns), so 16 bits break even at 2.7-3.3% of rejections on whole rows with one bound (the bootstrap's
+#: balanced tasks), 1.8-2.2% with a bound per column, 1.9-2.4% reading chosen units (the complete view's seeds) and
+#: 1.0-1.6% on the complete view's configuration counts.  2.5% keeps each path within about 0.3 ns a lane of its
+#: better width (the configuration counts, a few % of the complete view, within 0.6) and favours the bootstrap.
+REJECTION_SHARE = 40
+
+
+def lane_bits(high: int | ArrayLike) -> int:
+    """Bits a lane of :class:`UniformIndices` for the bounds ``high`` of a row: 16, 32, or 0 (Generator.integers).
+
+    The one width rule of every bounded draw in the package.  A 16-bit lane below bound h is rejected with
+    probability ``(2**16 % h) / 2**16`` and replaced one by one, a 32-bit lane with probability below ``h / 2**32``
+    but at half as many lanes an output.  So the cost of a row at 16 bits is its lanes plus its expected rejections,
+    the mean of ``(2**16 % h) / 2**16`` over its columns (columns of bound 1 count: they are lanes that never
+    reject): 16 bits while that mean is at most ``1 / REJECTION_SHARE``, 32 bits above it or when some bound
+    exceeds 2**16 - 1, and ``Generator.integers`` when some bound exceeds 2**32 - 1.
+
+    Parameters
+    ----------
+    high : int or array_like of int
+        The exclusive bound of every column of a row (>= 1), or one bound for all of them.
+
+    Returns
+    -------
+    int
+        16, 32 or 0.
+
+    Examples
+    --------
+    >>> lane_bits(100), lane_bits(2000), lane_bits(4096), lane_bits(3000), lane_bits(70_000), lane_bits(2**32)
+    (16, 16, 16, 32, 32, 0)
+    >>> lane_bits([3000, 1, 1, 1])  # one 3.9% bound among lanes that never reject: 1.0% on average
+    16
+    """
+    return _lane_bits(np.asarray(high, dtype=np.int64))[0]
+
+
+def _lane_bits(high):
+    """:func:`lane_bits` of an int64 array, and the 16-bit thresholds ``2**16 % high`` when they were made."""
+    top = int(high.max())
+    if top > UniformIndices.WIDE:
+        return 0, None
+    if top < 2**16:
+        threshold = 2**16 % high
+        if int(threshold.sum()) * REJECTION_SHARE <= 2**16 * threshold.size:
+            return 16, threshold
+    return 32, None
+
+
 class UniformIndices:
     """Exact uniform integers in ``[0, high)`` per column, drawn row by row from one block's stream.
 
-    ``Generator.integers`` spends about 3 ns on each bounded draw here (a
-    generic rejection loop around one 32-bit output), several times the cost
-    of the random bits a draw needs.  This draws b bits a value, 64 / b
-    values from each 64-bit output of the block's PCG64, with whole-array
-    operations (:func:`multiply_shift`, exact at every width): b = 16 (four
-    values an output) when every ``high`` is at most :data:`CROSSOVER`, b = 32
-    (two values an output) when the largest ``high`` is above it and at most
-    2**32 - 1.  A rejected value (probability ``(2**b % high) / 2**b``: 0.05% at
-    100 runs and 16 bits, 8.4% at 10,000 runs and 16 bits, hence the crossover;
-    below 0.03% at 10^6 runs and 32 bits) is replaced by ``Generator.integers``
-    on a second stream of the block (``child_stream(seed, 0)``, made on first
-    use), in row-major order.  The width is chosen once for the whole block
-    from its largest ``high``: columns with small bounds beside one large
-    bound are drawn 32 bits a value too, exactly uniform as well.
+    The one home of the package's bounded draws (the bootstrap's runs, tuning's seeds and configurations).
+    ``Generator.integers`` spends about 3 ns on each bounded draw here (a generic rejection loop around one 32-bit
+    output), several times the cost of the random bits a draw needs.  This draws b bits a value, 64 / b values
+    from each 64-bit output of the block's PCG64, with whole-array operations (:func:`multiply_shift`, exact at
+    every width): b = 16 (four values an output) or b = 32 (two values an output) by the one width rule
+    :func:`lane_bits`, chosen once for the block from all its columns' bounds.  A rejected value is replaced by
+    ``Generator.integers`` on a second stream of the block (``child_stream(seed, 0)``, made on first use), in
+    row-major order.
 
-    Row r always takes the next ``ceil(n * b / 64)`` outputs of the main stream
-    and replacements come in row-major order from their own stream, so drawing
-    a block's rows in several calls gives exactly the rows of one call (row
-    chunks never change results).  When some ``high`` exceeds 2**32 - 1 every
-    draw goes through ``Generator.integers`` on the main stream.  The b-bit
-    lanes of an output are read in the machine's byte order: a given seed
-    gives the same draws on every little-endian machine (all numpy's wheels
-    but s390x), other draws on a big-endian one.
+    Row r always takes the next ``ceil(n * b / 64)`` outputs of the main stream and replacements come in
+    row-major order from their own stream, so drawing a block's rows in several calls gives exactly the rows of
+    one call (row chunks never change results).  :meth:`units` reads a row as ``n / width`` units of ``width``
+    consecutive columns and maps and replaces only the lanes of the units asked for: the main stream advances
+    alike, and the replacements of those lanes come in the same (row, column) order, so the units read are
+    independent and exactly uniform whichever are asked for, in whatever order they are listed, and are those of
+    :meth:`rows` when every unit is asked for.  When some ``high`` exceeds 2**32 - 1 every draw goes through
+    ``Generator.integers`` on the main stream.  The b-bit lanes of an output are read in the machine's byte
+    order: a given seed gives the same draws on every little-endian machine (all numpy's wheels but s390x),
+    other draws on a big-endian one.
 
     Parameters
     ----------
@@ -178,18 +227,19 @@ class UniformIndices:
         Exclusive upper bound of each column (>= 1).
     n : int
         Columns (values per row).
+    width : int, optional
+        Columns of a unit of :meth:`units` (dividing ``n``; default 1).
+    bits : int, optional
+        16, 32 or 0 instead of :func:`lane_bits`' choice: for measuring the rule and testing both paths; the draws
+        are exactly uniform at any width a bound fits in.
     """
 
-    #: Largest ``high`` drawn 16 bits a value.  Measured (benchmarks/README.md, issue 43 item 1): the 32-bit
-    #: path costs about 1 ns a value more than a 16-bit path without rejections, and each 1% of 16-bit
-    #: rejections (replaced one by one) about 0.3 ns, so they break even at 2-4% rejections; near ``high``
-    #: the 16-bit rejection rate averages ``high / 131072``, 2.3% at 3,000.
-    CROSSOVER = 3000
     #: Largest ``high`` drawn 32 bits a value; above it, ``Generator.integers``.
     WIDE = 2**32 - 1
 
     seed: np.random.SeedSequence
     n: int
+    width: int
     main: np.random.PCG64
     high: Any  # an int, or an int64 array of one bound per column
     bits: int  # 16 or 32 bits a value, 0 for Generator.integers
@@ -197,19 +247,21 @@ class UniformIndices:
     threshold: NDArray[Any]
     words: int
 
-    def __init__(self, seed: np.random.SeedSequence, high: int | NDArray[np.integer[Any]], n: int) -> None:
-        self.seed, self.n = seed, int(n)
+    def __init__(self, seed: np.random.SeedSequence, high: int | NDArray[np.integer[Any]], n: int, *,
+                 width: int = 1, bits: int | None = None) -> None:
+        self.seed, self.n, self.width = seed, int(n), int(width)
         self.main = np.random.PCG64(seed)
-        self.high = np.asarray(high, dtype=np.int64) if np.ndim(high) else int(high)
-        top = int(np.max(high))
-        self.bits = 16 if top <= self.CROSSOVER else 32 if top <= self.WIDE else 0
+        high64 = np.asarray(high, dtype=np.int64)
+        self.high = high64 if np.ndim(high) else int(high)
+        self.bits, threshold = _lane_bits(high64) if bits is None else (int(bits), None)
         if self.bits:
             lane = np.uint16 if self.bits == 16 else np.uint32
             self.high_lanes = np.asarray(high, dtype=lane)
-            self.threshold = np.asarray(2**self.bits % np.asarray(high, dtype=np.int64), dtype=lane)
+            self.threshold = np.asarray(2**self.bits % high64 if threshold is None else threshold, dtype=lane)
             self.lanes = 64 // self.bits
             self.words = -(-self.n // self.lanes)
         self._replacements = None
+        self._unit_bounds: tuple[Any, ...] | None = None
 
     def _draw_lanes(self, k):
         """The next k rows' b-bit values, (k, n), from ceil(n * b / 64) outputs a row."""
@@ -265,6 +317,54 @@ class UniformIndices:
             kept = live[row]
             index[(np.cumsum(live) - 1)[row[kept]], column[kept]] = replacement[kept]
         return np.add(index, offsets, dtype=np.int64) if offsets is not None else index.astype(np.int64, copy=False)
+
+    def units(self, k: int, which: NDArray[np.integer[Any]] | None = None) -> NDArray[Any]:
+        """The next k rows read as ``G = n / width`` units of ``width`` columns: ``(width, k * G)``, or ``(width,
+        which.size)`` with ``which``.
+
+        Column ``r * G + g`` (or column i with ``which``, whose item i is the flat position ``r * G + g`` of a unit
+        in the k rows, in any order) holds the ``width`` draws of unit g of row r.  Every row's lanes are drawn, so
+        the stream advances by k rows whichever units are read; only the units read are mapped and have their
+        rejected lanes replaced, in the order of the lanes' positions (row, unit, column), so the result does not
+        depend on the order of ``which``.  uint32 on 16-bit lanes, int64 otherwise.
+        """
+        G, width = self.n // self.width, self.width
+        if not self.bits:
+            out = self.rows(k).reshape(k * G, width)
+            return np.ascontiguousarray((out if which is None else out[which]).T)
+        lanes = np.ascontiguousarray(self._draw_lanes(k)).reshape(k * G, width)
+        if which is not None:  # each unit's lanes as one item: a gather of items, not of rows
+            lanes = np.take(lanes.view(np.dtype((np.void, lanes.itemsize * width))).ravel(), which)
+            lanes = lanes.view(self.high_lanes.dtype).reshape(-1, width)
+        u = np.ascontiguousarray(lanes.T)
+        high, bound, threshold, same = self._unit_bounds or self._make_unit_bounds()
+        at: NDArray[Any] | None = None  # each column's unit g, where the units' bounds differ
+        if not same:
+            at = which % G if which is not None else np.tile(np.arange(G), k)
+            bound, threshold = np.take(bound, at, axis=1), np.take(threshold, at, axis=1)
+        index, rejected = multiply_shift(u, bound, threshold)
+        if self.bits == 32:
+            index = index.view(np.int64)  # the high half, below 2**32
+        flagged = np.flatnonzero(rejected)
+        if flagged.size:
+            lane, column = np.divmod(flagged, u.shape[1])
+            unit = which[column] if which is not None else column
+            flagged = flagged[np.argsort(unit * width + lane, kind="stable")]  # in the lanes' order
+            lane, column = np.divmod(flagged, u.shape[1])
+            h = high[lane, 0] if at is None else high[lane, at[column]]
+            index.ravel()[flagged] = self._replacement_stream().integers(0, h)
+        return index
+
+    def _make_unit_bounds(self):
+        """(high, lane bounds, thresholds, same): (width, G) arrays of the units' bounds, (width, 1) when every
+        unit has the same, made once."""
+        G = self.n // self.width
+        high = np.broadcast_to(np.asarray(self.high, dtype=np.int64), (self.n,)).reshape(G, self.width).T
+        same = bool((high == high[:, :1]).all())
+        high = np.ascontiguousarray(high[:, :1] if same else high)
+        lane = self.high_lanes.dtype
+        self._unit_bounds = (high, high.astype(lane), (2**self.bits % high).astype(lane), same)
+        return self._unit_bounds
 
     def _replacement_stream(self):
         if self._replacements is None:

@@ -936,7 +936,7 @@ def test_percentile_band_is_the_same_bits_with_one_and_two_blas_threads(tmp_path
 
 
 class _Words:
-    """A stand-in for a PCG64 that hands out given 64-bit words, to put chosen lanes in front of UnitDraws."""
+    """A stand-in for a PCG64 that hands out given 64-bit words, to put chosen lanes in front of UniformIndices."""
 
     def __init__(self, lanes):  # lanes (rows, 4) uint16: one 64-bit word a row
         self.words = np.ascontiguousarray(lanes, dtype=np.uint16).view(np.uint64).ravel()
@@ -957,14 +957,14 @@ def test_configuration_counts_are_exactly_multinomial_by_enumeration():
     from fractions import Fraction
 
     G = 3
-    picks = kernels.UnitDraws(np.random.SeedSequence(4), np.full((G, 1), G))
+    picks = rlstats.resampling.UniformIndices(np.random.SeedSequence(4), G, G)
     assert picks.bits == 16
     # every 16-bit value of lane 0 (lanes 1 and 2 fixed): the exact law of one configuration index
     lanes = np.zeros((65536, 4), dtype=np.uint16)
     lanes[:, 0] = np.arange(65536)
     lanes[:, 1:3] = _lanes_to(1, G)
     picks.main = _Words(lanes)
-    first = picks.rows(65536)[0].reshape(65536, G)[:, 0]
+    first = picks.units(65536)[0].reshape(65536, G)[:, 0]
     rejected = np.flatnonzero((np.arange(65536) * G) % 65536 < 65536 % G)
     assert rejected.tolist() == [0]  # 65536 % 3 = 1 value rejected, replaced from the second stream
     replacement = np.random.Generator(np.random.PCG64(rlstats.resampling.child_stream(np.random.SeedSequence(4), 0)))
@@ -989,7 +989,7 @@ def test_configuration_counts_are_exactly_multinomial_by_enumeration():
 
 def test_configuration_counts_moments_against_the_multinomial():
     G, B = 40, 20_000
-    picks = kernels.UnitDraws(np.random.SeedSequence(7), np.full((G, 1), G))
+    picks = rlstats.resampling.UniformIndices(np.random.SeedSequence(7), G, G)
     counts = np.concatenate([kernels.configuration_counts(picks, k).reshape(G, k).T for k in (6_000, 14_000)])
     assert (counts.sum(axis=1) == G).all()
     # E c_g = 1, Var c_g = 1 - 1/G, Cov(c_g, c_h) = -1/G
@@ -1007,40 +1007,45 @@ def test_configuration_counts_moments_against_the_multinomial():
     assert Z.var() == pytest.approx(VZ, rel=0.06)
 
 
-def test_unit_draws_of_some_units_are_uniform_and_in_any_order():
-    # 32-bit lanes with a bound that rejects a quarter of them: the replacements keep every draw uniform
-    high = np.array([[3 * 2**30, 5], [7, 2]])  # (G, width)
-    draws = kernels.UnitDraws(np.random.SeedSequence(2), high)
-    assert draws.bits == 32 and not draws.same
-    units = np.flatnonzero(np.random.default_rng(0).random(2 * 40_000) < 0.6)  # 40,000 rows of 2 units
-    got = draws.rows(40_000, units)
-    assert got.shape == (2, units.size)
-    g = units % 2
-    for j in range(2):
-        for unit in range(2):
-            x = got[j, g == unit].astype(np.int64)
-            h = high[unit, j]
-            bins = np.minimum(x * 7 // h, 6) if h > 7 else x  # seven equal bins of the large bound
-            p = np.bincount(bins, minlength=min(h, 7)) / x.size
-            expected = np.full(min(h, 7), 1 / min(h, 7)) if h <= 7 else np.diff(-(-np.arange(8) * h // 7)) / h
-            np.testing.assert_allclose(p, expected, atol=5 * math.sqrt(0.25 / x.size))
-    # the same units listed in another order give the same draws, each with its unit
-    again = kernels.UnitDraws(np.random.SeedSequence(2), high)
-    order = np.random.default_rng(1).permutation(units.size)
-    np.testing.assert_array_equal(again.rows(40_000, units[order]), got[:, order])
+def test_tuning_and_the_bootstrap_draw_under_one_width_rule(monkeypatch):
+    # issue 43 (s7-draws): the complete view's configuration indices and seeds, the best set's and percentile band's
+    # seed resamples and the bootstrap's runs are all UniformIndices, whose width is resampling.lane_bits'. At these
+    # bounds the two former rules disagreed (UnitDraws: 32 bits above 1,024 rejected values of 65,536;
+    # UniformIndices: 32 bits above 3,000 runs): 1,500 (1,036 rejected), 1,681 (1,658) and 4,096 (none).
+    from rlstats.methods.bootstrap import _kernels as boot
+
+    made = []
+    init = rlstats.resampling.UniformIndices.__init__
+
+    def recording(self, seed, high, n, **options):
+        init(self, seed, high, n, **options)
+        made.append((np.unique(high).tolist(), self.bits))
+
+    monkeypatch.setattr(rlstats.resampling.UniformIndices, "__init__", recording)
+    for c, bits in ((1500, 16), (1681, 32), (4096, 16)):
+        assert rlstats.resampling.lane_bits(c) == bits
+        made.clear()
+        sizes = np.full(c, 2)  # c configurations of two runs: c configuration indices below c a resample
+        kernels.complete_bootstrap(np.arange(2.0 * c), np.arange(c) * 2, sizes, np.ones(c), np.ones(c),
+                                   np.random.SeedSequence(1), 2)
+        kernels.SeedResampler(np.arange(float(c)), np.array([0]), np.array([c]), [0], np.random.SeedSequence(1))
+        layout = boot.agent_layout(np.arange(float(c)), np.zeros(c, dtype=np.intp), np.arange(c), 1)  # c runs
+        boot.draw(np.random.SeedSequence(1), layout, 2)
+        assert [b for high, b in made if high == [c]] == [bits] * 3  # picks, seed resampler, bootstrap
 
 
 def _complete_directly(values, starts, sizes, weights, widen, seed, n_resamples):
     """The two-stage statistic resample by resample, from every unit's draws (bounds that never reject)."""
     G = sizes.size
     table, high, offsets, width = kernels.run_tables(values, starts, sizes, np.arange(G))
-    picks = kernels.UnitDraws(rlstats.resampling.child_stream(seed, 1), np.full((G, 1), G))
-    seeds = kernels.UnitDraws(rlstats.resampling.child_stream(seed, 2), high.T)
+    picks = rlstats.resampling.UniformIndices(rlstats.resampling.child_stream(seed, 1), G, G)
+    seeds = rlstats.resampling.UniformIndices(rlstats.resampling.child_stream(seed, 2), high.T.ravel(), G * width,
+                                              width=width)
     means = np.add.reduceat(values, starts) / sizes
     out = []
     for _ in range(n_resamples):
-        counts = np.bincount(picks.rows(1)[0], minlength=G)
-        slots = seeds.rows(1)  # (width, G)
+        counts = np.bincount(picks.units(1)[0], minlength=G)
+        slots = seeds.units(1)  # (width, G)
         num = den = 0.0
         for g in range(G):
             if counts[g]:

@@ -485,9 +485,11 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
         Runs are drawn 16 bits a value (:class:`rlstats.resampling.UniformIndices`,
         exactly uniform); before issue 17 they came from ``Generator.integers``,
         so the same ``rng`` now gives other resamples than earlier versions did,
-        with the same distribution (tested).  Since issue 43 an agent with more
-        than 3,000 runs in a task draws 32 bits a value (other resamples than
-        before for those agents, the same distribution).  Task resampling still draws
+        with the same distribution (tested).  Since issue 43 an agent whose
+        16-bit draws would be rejected more than 2.5% of the time on average
+        (``rlstats.resampling.lane_bits``; e.g. every task with 3,000 runs)
+        draws 32 bits a value (other resamples than before for some agents with
+        more than 1,680 runs in a task, the same distribution).  Task resampling still draws
         with ``Generator.integers``.  The same ``rng`` gives the same
         resamples on every little-endian machine; the statistics' sums go
         through numpy's OpenBLAS where it has one, whose kernels differ

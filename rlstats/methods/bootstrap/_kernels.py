@@ -26,7 +26,7 @@ so the statistics agree with it up to floating-point rounding of the sums
 Draws are made in a fixed *canonical* layout (task by task, runs sorted by
 score within a task), from a random stream keyed by the agent's label and
 split into fixed blocks of ``RNG_BLOCK`` resamples (:func:`agent_blocks`),
-each drawn 16 bits a value, 32 above 3,000 runs in a task (:class:`rlstats.resampling.UniformIndices`), so
+each drawn 16 or 32 bits a value by one width rule (:class:`rlstats.resampling.UniformIndices`), so
 results depend neither on the batch size nor on which other agents are
 analysed or in which order.
 

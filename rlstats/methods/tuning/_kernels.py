@@ -3,11 +3,12 @@
 A *sweep* is one agent's configurations on one task: ``values`` holds every run's score, configuration after
 configuration (oriented so that higher is better), ``starts`` where each configuration's runs begin and ``sizes``
 how many it has. Resampling seeds within configurations draws, for every resample and configuration, ``size``
-indices uniformly among that configuration's runs (:class:`rlstats.resampling.UniformIndices`, 16 bits a draw up
-to 3,000 runs a configuration, else 32; rows = resamples), so a bootstrap mean is a counts-weighted mean of the
+indices uniformly among that configuration's runs (:class:`rlstats.resampling.UniformIndices`, 16 or 32 bits a
+draw by its one width rule; rows = resamples), so a bootstrap mean is a counts-weighted mean of the
 configuration's runs; rows are drawn in chunks and no Python loop runs per resample. The complete view's
 two-stage bootstrap draws its configurations and
-then seeds for the drawn configurations only (:class:`UnitDraws`, :func:`complete_bootstrap`).
+then seeds for the drawn configurations only (:meth:`rlstats.resampling.UniformIndices.units`,
+:func:`complete_bootstrap`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import math
 
 import numpy as np
 
-from ...resampling import UniformIndices, child_stream, fixed_dot, multiply_shift
+from ...resampling import UniformIndices, child_stream, fixed_dot
 from ...statistics import grouped_shape_ratios
 
 #: draws per chunk (rows x columns): a chunk is ~10 MB of int64 indices whatever the number of configurations
@@ -404,76 +405,14 @@ def budget_grid(n, budgets=None):
     return np.concatenate([np.arange(1, 101), tail])
 
 
-class UnitDraws:
-    """Exact uniform integers for chosen units of each row, from one stream: a row is G units of ``width`` lanes.
-
-    Lane j of unit g is uniform on [0, ``high[g, j]``) in every row. Each row takes the next G * width lanes of the
-    stream's 64-bit outputs (16 bits a lane, four an output, or 32 bits, two an output, when some bound would
-    reject more than 1/64 of the 16-bit lanes), whichever units are asked for, and maps a lane u to
-    ``(u * high) >> bits`` unless its low half falls below ``2**bits % high`` (Lemire's rejection, as
-    :func:`rlstats.resampling.multiply_shift`: every accepted value is exactly uniform). A rejected lane of an
-    asked unit is replaced by ``Generator.integers`` on ``child_stream(seed, 0)``, in the order of the lanes'
-    positions (row, unit, lane). So the asked lanes are independent and exactly uniform whichever units are asked
-    for, and the draws depend neither on the order in which the units are listed nor on how the rows are split
-    into calls. (:class:`rlstats.resampling.UniformIndices` gives whole rows; this reads only the asked units'
-    lanes.)
-    """
-
-    def __init__(self, seed, high):
-        self.seed, self.high = seed, np.ascontiguousarray(np.asarray(high, dtype=np.int64).T)  # (width, G)
-        self.width, self.G = self.high.shape
-        # 16 bits a lane while no bound rejects more than 1/64 of them (e.g. 8% at 10,000 configurations: each
-        # rejection costs a draw of its own), else 32 bits
-        self.bits = 16 if int(self.high.max()) <= 0xFFFF and int((2 ** 16 % self.high).max()) <= 2 ** 10 else 32
-        self.lane = np.uint16 if self.bits == 16 else np.uint32
-        self.words = -(-self.G * self.width * self.bits // 64)
-        self.same = bool((self.high == self.high[:, :1]).all())  # one column of bounds for every unit: broadcast
-        if self.same:
-            self.high = self.high[:, :1]
-        self.bound = self.high.astype(self.lane)
-        self.threshold = (2 ** self.bits % self.high).astype(self.lane)
-        self.main = np.random.PCG64(seed)
-        self._replacements = None
-
-    def rows(self, k, units=None):
-        """The next k rows' draws, ``(width, k * G)`` (column ``row * G + g``; uint32, or int64 for 32-bit lanes);
-        with ``units`` (flat unit positions ``row * G + g`` in the k rows, in any order) only those units',
-        ``(width, units.size)``."""
-        lanes = self.main.random_raw(k * self.words).view(self.lane).reshape(k, -1)[:, :self.G * self.width]
-        lanes = np.ascontiguousarray(lanes).reshape(k * self.G, self.width)
-        if units is not None:  # each unit's lanes as one item: a gather of items, not of rows
-            lanes = np.take(lanes.view(np.dtype((np.void, lanes.itemsize * self.width))).ravel(), units)
-            lanes = lanes.view(self.lane).reshape(-1, self.width)
-        u = np.ascontiguousarray(lanes.T)
-        at = None if self.same else units % self.G if units is not None else np.tile(np.arange(self.G), k)
-        bound, threshold = ((self.bound, self.threshold) if self.same else
-                            (np.take(self.bound, at, axis=1), np.take(self.threshold, at, axis=1)))
-        index, rejected = multiply_shift(u, bound, threshold)
-        if self.bits == 32:
-            index = index.view(np.int64)  # the high half, below 2**32
-        rejected = np.flatnonzero(rejected)
-        if rejected.size:
-            lane, column = np.divmod(rejected, u.shape[1])
-            unit = units[column] if units is not None else column
-            rejected = rejected[np.argsort(unit * self.width + lane, kind="stable")]  # in the lanes' order
-            lane, column = np.divmod(rejected, u.shape[1])
-            high = self.high[lane, 0] if self.same else self.high[lane, at[column]]
-            index.ravel()[rejected] = self._replacement_stream().integers(0, high)
-        return index
-
-    def _replacement_stream(self):
-        if self._replacements is None:
-            self._replacements = np.random.Generator(np.random.PCG64(child_stream(self.seed, 0)))
-        return self._replacements
-
-
 def configuration_counts(picks, k):
     """The next k resamples' configuration counts, ``(G * k,)`` laid out configuration-major (the count of
-    configuration g in resample r at ``g * k + r``): each resample's G indices from ``picks`` (a :class:`UnitDraws`
-    of G units of one lane, bound G), counted."""
-    G = picks.G
-    position = picks.rows(k)[0].astype(np.intp, copy=False).reshape(k, G)
-    position *= k
+    configuration g in resample r at ``g * k + r``): each resample's G indices from ``picks`` (a
+    :class:`rlstats.resampling.UniformIndices` of G columns of bound G, read as units of one column), counted."""
+    G = picks.n
+    index = picks.units(k)[0].reshape(k, G)  # uint32 at 16 bits a lane, int64 at 32
+    # the positions in place at 32 bits; from 16-bit lanes' uint32 in the same pass as their conversion
+    position = np.multiply(index, k, out=index) if index.dtype == np.intp else np.multiply(index, k, dtype=np.intp)
     position += np.arange(k)[:, None]
     return np.bincount(position.ravel(), minlength=G * k)
 
@@ -487,22 +426,23 @@ def complete_bootstrap(values, starts, sizes, weights, widen, seed, n_resamples)
     a configuration drawn several times enters with that one seed resample, c_bg times. The statistic is
     sum_g c_bg w_g m*_bg / sum_g c_bg w_g (NaN when every drawn configuration has weight 0).
 
-    The counts are drawn as G configuration indices a resample, uniform on [0, G) (:class:`UnitDraws` on
-    ``child_stream(seed, 1)``), and counted: the G indices are independent and each exactly uniform, so each of the
-    G^G sequences has probability G^-G, and the counts c are those of G! / prod_g c_g! sequences, which is the
-    multinomial(G; 1/G, ..., 1/G) probability of c: the counts are exactly multinomial. A configuration drawn 0
-    times (about 37% of them) weighs 0 in the statistic, so its seed resample is not computed: the seeds of
-    configuration g in resample b are the lanes of unit (b, g) of :class:`UnitDraws` on ``child_stream(seed, 2)``,
-    whose stream advances alike whichever units are read, so the units read have the law and independence of a
-    draw of every unit. A chunk's units are taken configuration after configuration (then by resample), so that
+    The counts are drawn as G configuration indices a resample, uniform on [0, G)
+    (:class:`rlstats.resampling.UniformIndices` on ``child_stream(seed, 1)``), and counted: the G indices are
+    independent and each exactly uniform, so each of the G^G sequences has probability G^-G, and the counts c are
+    those of G! / prod_g c_g! sequences, which is the multinomial(G; 1/G, ..., 1/G) probability of c: the counts
+    are exactly multinomial. A configuration drawn 0 times (about 37% of them) weighs 0 in the statistic, so its
+    seed resample is not computed: the seeds of configuration g in resample b are unit (b, g) of
+    :meth:`rlstats.resampling.UniformIndices.units` on ``child_stream(seed, 2)`` (a row is G units of ``width``
+    slots), whose stream advances alike whichever units are read, so the units read have the law and independence
+    of a draw of every unit. A chunk's units are taken configuration after configuration (then by resample), so that
     the table look-ups of one configuration's resamples are adjacent in memory; each resample's sums add its
     configurations in their order whatever the chunk. Rows are drawn in chunks of about :data:`CELLS` lanes, with
     no Python loop per resample; the result does not depend on the chunk size.
     """
     G = sizes.size
     table, high, offsets, width = run_tables(values, starts, sizes, np.arange(G))
-    picks = UnitDraws(child_stream(seed, 1), np.full((G, 1), G))
-    seeds = UnitDraws(child_stream(seed, 2), high.T)
+    picks = UniformIndices(child_stream(seed, 1), G, G)
+    seeds = UniformIndices(child_stream(seed, 2), high.T.ravel(), G * width, width=width)
     means = config_means(values, starts, sizes)
     # m*_bg w_g = A_g (sum of the drawn runs) + B_g: the resampled mean, its deviation widened, weighted
     even = bool((weights == weights[0]).all())  # equal weights: the statistic is sum_g c_bg m*_bg / G
@@ -522,7 +462,7 @@ def complete_bootstrap(values, starts, sizes, weights, widen, seed, n_resamples)
         g = np.repeat(np.arange(G), per)
         row = at - g * k
         index = np.repeat(offsets, per, axis=1)  # (width, units): where each slot's outcomes start
-        index += seeds.rows(k, row * G + g)
+        index += seeds.units(k, row * G + g)
         sums = np.add.reduce(np.take(table, index), axis=0)  # slot after slot
         c = counts[at].astype(np.float64)
         total = G if even else np.bincount(row, weights=c * w[g], minlength=k)
