@@ -1,6 +1,7 @@
-"""Audit s7: printed results checked against the data they analysed (defects found, each a strict xfail to flip).
+"""Audit s7: printed results checked against the data they analysed, one test per defect found (all fixed since).
 
-Each test is a minimal reproducer of one defect of the audit's report; the reason names what is said and what is true.
+Each test is a minimal reproducer of one defect of the audit's report, kept as a regression test: what a result
+said that was not true of its rows, an invariance that broke, or a silent change.
 """
 
 from __future__ import annotations
