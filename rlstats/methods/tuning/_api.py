@@ -752,16 +752,13 @@ def _resampled_views(design, sweeps, labels, ss, n_resamples, level, sign, budge
         configs[t, a] = kernels.effective_configurations(sweep.get("weights", np.ones(sweep["sizes"].size)))
     banded = verdict("tuning", fewest, outputs=[v for v in ("expected_max",) if v in views], agents=design.agents,
                      tasks=design.tasks)
-    # the two-stage interval needs runs in the sweep, the default one configurations (complete_interval=)
-    chosen = {"complete_interval": complete_interval}
-    spread = verdict("tuning", total, options=chosen, outputs=[v for v in ("complete",) if v in views],
-                     agents=design.agents, tasks=design.tasks)
-    sampled = verdict("tuning", configs, options=chosen, agents=design.agents, tasks=design.tasks,
-                      outputs=["complete_configurations"] if "complete" in views else [])
-    notes += banded.lines + spread.lines + sampled.lines
-    no_band = banded.mask("expected_max", fewest.shape)
-    no_complete = spread.mask("complete", total.shape) | sampled.mask("complete_configurations", configs.shape)
+    # the two-stage interval needs runs in the sweep, the default one configurations in effect (each need applies
+    # under its complete_interval=)
     two_stage = complete_interval == "two_stage"
+    spread = verdict("tuning", total if two_stage else configs, options={"complete_interval": complete_interval},
+                     outputs=[v for v in ("complete",) if v in views], agents=design.agents, tasks=design.tasks)
+    notes += banded.lines + spread.lines
+    no_band, no_complete = banded.mask("expected_max", fewest.shape), spread.mask("complete", total.shape)
     # one unit for every sweep's moments, so that the mean over tasks can sum them
     moments_unit = kernels.moment_unit(np.concatenate([s["values"] for s in sweeps.values()])) if sweeps else 1.0
     percentile = "expected_max" in views and band == "percentile"

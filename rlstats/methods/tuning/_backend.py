@@ -110,7 +110,7 @@ BACKENDS = (
                  way_on="add seeds or configurations"),
             # the default interval's spread is the configurations': below COMPLETE_CONFIGURATIONS (in effect, with
             # weights=) no interval held its level on every landscape of the calibration grid (tuning.complete_interval)
-            Need("complete_configurations", "complete-algorithm intervals", runs=COMPLETE_CONFIGURATIONS,
+            Need("complete", "complete-algorithm intervals", runs=COMPLETE_CONFIGURATIONS,
                  per="cell", counted="configurations (in effect with weights=: 1 / the sum of squared weight shares)",
                  cell="sweep",
                  when=(("complete_interval", "skew_t"),),
