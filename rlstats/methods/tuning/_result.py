@@ -214,7 +214,8 @@ class TuningResult(Result):
             how = ("comes from a two-stage bootstrap over configurations, then seeds"
                    if self.options.get("complete_interval") == "two_stage" else
                    "is Student's t on the configurations' mean scores (the sweep's configurations a sample of the "
-                   "hyperparameter distribution) with G - 1 degrees of freedom, widened on the side of their skew "
+                   "hyperparameter distribution) with G - 1 degrees of freedom (with weights, the effective number "
+                   "of configurations less one), widened on the side of their skew "
                    "by an Edgeworth correction (Hall 1992)")
             text += (" The complete algorithm draws its configuration from the sweep (Jordan et al. 2020); its "
                      f"{level} interval {how}.")
