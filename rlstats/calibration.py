@@ -157,6 +157,8 @@ DEFAULTS: dict[str, Patterns] = {
     # post hoc after the blocked rank test (its adjustment="auto", Holm)
     "task_table.next_ranked": ({"interval": "fcr"},),
     "skillings_mack.conover_fwer": ({"test": "conover", "statistic": "holm"},),
+    # [calibration: tuning complete] the complete algorithm's interval (complete_interval="skew_t")
+    "tuning.complete_interval": ({"interval": "skew_t"},),
 }
 #: The defaults before issue 40 made every default hold its level (as :data:`DEFAULTS` read then): the figure
 #: draws a method that was the default and is no longer as a "former default". Never edited.
@@ -172,6 +174,8 @@ FORMER_DEFAULTS: dict[str, Patterns] = {
     "task_table.possibly_best": ({"test": "welch"},),
     "tuning.best_interval": ({"interval": "select_then_report_t"},),
     "tuning.expected_max_band": ({"band": "percentile"},),  # named centred_percentile in the rows before issue 40
+    # the complete algorithm's two-stage bootstrap, the default then (its rows came later, with its replacement)
+    "tuning.complete_interval": ({"interval": "two_stage"},),
 }
 
 #: The columns describing the design a row was simulated at, as the table and its filters name them.

@@ -564,6 +564,10 @@ OWN_OPTIONS = [
     ("tuning", "n_jobs", 0, OptionError, "n_jobs must be a positive whole number or -1"),
     # issue 41 item 1: the orderings' switch
     ("bayes", "orderings", "yes", OptionError, "orderings= is True, False or None"),
+    # [calibration: tuning complete] the complete algorithm's interval (below its configurations: REPLICATION_CASES)
+    ("tuning", "complete_interval", "bca", OptionError, "complete_interval='bca' is not one of the allowed values: "
+     "'skew_t', 'two_stage'"),
+    ("tuning", "complete_interval", None, OptionError, "complete_interval=None is not one of the allowed values"),
 ]
 
 
@@ -2904,6 +2908,11 @@ REPLICATION_CASES = [  # (what, function, data, formula, options, error or None 
     ("studentized bootstrap with tasks resampled", rlstats.bootstrap, TINY, "score ~ agent | task",
      {"n_resamples": 200, "task_bootstrap": True}, None,
      ("which task_bootstrap=True does not have: percentile intervals are given",)),
+    # [calibration: tuning complete] the complete algorithm's default interval below 30 configurations
+    ("tuning's complete algorithm from two configurations", rlstats.tuning, SWEEP, "score ~ agent | task/seed",
+     {"config": "lr", "views": ["complete"], "n_resamples": 200}, None,
+     ("complete-algorithm intervals are withheld in every sweep: they need at least 30 configurations",
+      "every sweep has 2 configurations; add configurations drawn from the hyperparameter distribution")),
 ]
 
 

@@ -62,6 +62,9 @@ def test_every_procedure_quoted_has_rows_for_its_whole_grid():
             # and the former default's (its mean and median only: the IQM's and gap's are the default's)
             assert sum(r["interval"] == "studentized_unwidened" for r in rows) == 2 * len(given)
             rows = [r for r in rows if r["interval"] not in small_runs.STUDENTIZED_INTERVALS]
+        if procedure == "tuning.complete_interval":  # the default has no rows where it withholds (few configurations)
+            assert sum(r["interval"] == "two_stage" for r in rows) == len(module["grid"]())
+            rows = [r for r in rows if r["interval"] == "two_stage"]
         # curves.band writes no row for a band withheld at a point (its studentised bands at 2 runs per task, and at
         # 3 runs of one task); tests/test_curves.py checks that its rows cover its grid point by point
         assert rows and (len(rows) % len(module["grid"]()) == 0 or procedure == "curves.band"), procedure
@@ -588,6 +591,7 @@ def test_defaults_name_the_public_functions_defaults():
     assert d["tuning.expected_max_band"] == ({"band": _keyword_default(rlstats.tuning, "band")},)
     assert _keyword_default(rlstats.tuning, "tuned_lower") == "pooled"
     assert d["tuning.best_interval"] == ({"interval": "select_then_report_pooled_t"},)
+    assert d["tuning.complete_interval"] == ({"interval": _keyword_default(rlstats.tuning, "complete_interval")},)
     # issue 41 item 2: TOST per task and across tasks (Welch-Satterthwaite), and the aggregate's default metric
     assert (_keyword_default(rlstats.equivalence, "alternative"), _keyword_default(rlstats.equivalence, "across"),
             _keyword_default(rlstats.equivalence, "aggregate")) == ("equivalence", "welch", "iqm")

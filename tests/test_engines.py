@@ -104,7 +104,8 @@ def test_bootstrap_chunks_sent_to_workers_do_not_change_the_resamples(client, ru
 
 @pytest.mark.slow
 def test_tuning_on_dask_is_the_bits_of_one_thread(client, sweep):
-    kw = dict(config="lr", rng=0, band="percentile", weights="w", n_resamples=300)
+    # the complete view's two-stage bootstrap resamples (its default interval reads none)
+    kw = dict(config="lr", rng=0, band="percentile", weights="w", n_resamples=300, complete_interval="two_stage")
     one = rlstats.tuning(sweep, "score ~ agent | task/seed", **kw)
     for other in (rlstats.tuning(sweep, "score ~ agent | task/seed", n_jobs=2, **kw),
                   rlstats.tuning(sweep, "score ~ agent | task/seed", backend="dask", client=client, **kw)):
@@ -112,6 +113,7 @@ def test_tuning_on_dask_is_the_bits_of_one_thread(client, sweep):
             if table is not None:
                 pd.testing.assert_frame_equal(table, other.tables[name], check_exact=True)
     assert one.tables["expected_max"]["conf_low"].notna().any()  # the resampled band was drawn and compared
+    assert one.tables["complete"]["conf_low"].notna().any()  # and so was the complete view's bootstrap
 
 
 @pytest.mark.slow

@@ -315,11 +315,21 @@ def test_tuning_withholds_intervals_from_one_seed():
             "configuration") in res.notes
     assert "[NaN" not in str(res) and "(no interval: too few seeds)" in str(res)
     assert not any("measured at" in n for n in res.notes)  # no calibration row for a band that is not printed
+    # the two-stage complete interval needs seeds; the default one configurations ([calibration: tuning complete]):
+    # each agent is one configuration here, so it is withheld whatever the seeds
     two = rlstats.tuning(rlstats.datasets.simulate(agents=3, tasks=3, seeds=2, effect=1.0, rng=0), FORMULA,
-                         n_resamples=200, rng=0)
+                         n_resamples=200, rng=0, complete_interval="two_stage")
     for table in ("tuned", "expected_max", "complete"):
         assert two.tables[table][["conf_low", "conf_high"]].notna().all().all(), table
     assert not any("withheld" in n for n in two.notes)
+    default = rlstats.tuning(rlstats.datasets.simulate(agents=3, tasks=3, seeds=2, effect=1.0, rng=0), FORMULA,
+                             n_resamples=200, rng=0)
+    assert default.tables["complete"][["conf_low", "conf_high"]].isna().all().all()
+    assert [n for n in default.notes if "withheld" in n] == [
+        "complete-algorithm intervals are withheld in every sweep: they need at least 30 configurations (in effect "
+        "with weights=: 1 / the sum of squared weight shares), and every sweep has one configuration; add "
+        "configurations drawn from the hyperparameter distribution (with fewer, the spread of a few configurations' "
+        "means misses skewed landscapes; the estimate stands)"]
 
 
 # ----------------------------------------------------------------------------- per-task tests: permutation, AdaStop

@@ -410,7 +410,7 @@ def test_complete_algorithm_estimate_and_two_stage_bootstrap_spread():
     rng = np.random.default_rng(8)
     values = [rng.normal(mu, 1.0, 5) for mu in rng.normal(0, 2, 15)]
     res = rlstats.tuning(sweep_frame(values), "score ~ agent | task/seed", config="lr", views=["complete"],
-                         n_resamples=20_000, rng=0)
+                         n_resamples=20_000, rng=0, complete_interval="two_stage")
     row = res.complete_summary().iloc[0]
     means = np.array([v.mean() for v in values])
     N = means.size
@@ -446,11 +446,64 @@ def test_complete_algorithm_with_weights():
     df = sweep_frame(values)
     df["p"] = df["lr"].map({0: 0.5, 1: 0.5, 2: 0.0})
     res = rlstats.tuning(df, "score ~ agent | task/seed", config="lr", weights="p", views=["complete"],
-                         n_resamples=500, rng=0)
+                         n_resamples=500, rng=0, complete_interval="two_stage")
     row = res.complete_summary().iloc[0]
     assert row["estimate"] == pytest.approx(0.5 * 1.5 + 0.5 * 4.0)
     assert row["conf_high"] < 6.0  # the weight-0 configuration (mean 11) never counts
     assert "not equally likely" in str(res)
+
+
+# [calibration: tuning complete] the default interval: Student's t on the configurations' means, skew-corrected
+def test_complete_moments_are_the_ratio_estimators_linearised_moments():
+    rng = np.random.default_rng(3)
+    means, w = rng.lognormal(0, 1, 9), rng.uniform(0, 2, 9)
+    w[4] = 0.0
+    point, variance, sq_df, third = kernels.complete_moments(means, w)
+    p = w / w.sum()
+    assert point == pytest.approx(p @ means, rel=1e-14)
+    e = p * (means - point)
+    assert variance == pytest.approx(9 / 8 * np.sum(e ** 2), rel=1e-14)
+    assert third == pytest.approx(81 / (8 * 7) * np.sum(e ** 3), rel=1e-14)
+    assert variance ** 2 / sq_df == pytest.approx(1 / np.sum(p ** 2) - 1, rel=1e-12)  # Kish's size less one
+    # equal weights: the sample variance of the means over G, k3 over G^2 and G - 1 degrees of freedom
+    point, variance, sq_df, third = kernels.complete_moments(means, np.ones(9))
+    assert variance == pytest.approx(np.var(means, ddof=1) / 9, rel=1e-12)
+    assert third == pytest.approx(stats.kstat(means, 3) / 81, rel=1e-12)
+    assert variance ** 2 / sq_df == pytest.approx(8, rel=1e-12)
+    low, high = kernels.skew_t_band(point, variance, sq_df, third, 0.95)
+    half = stats.t.ppf(0.975, 8) * math.sqrt(variance)
+    assert low == pytest.approx(point - half, rel=1e-12)  # right skew widens the upper side only
+    gamma = third / variance ** 1.5
+    z = stats.norm.ppf(0.975)
+    assert high == pytest.approx(point + half + math.sqrt(variance) * min(gamma * (2 * z * z + 1) / 6,
+                                                                          stats.t.ppf(0.975, 8) / 2), rel=1e-12)
+    # one configuration with weight: no spread to read
+    assert np.isnan(kernels.complete_moments(means, np.eye(9)[2])[1])
+
+
+def test_complete_interval_option_is_recorded_validated_and_keeps_the_two_stage_bootstrap_bit_for_bit():
+    rng = np.random.default_rng(8)
+    values = [rng.normal(mu, 1.0, 4) for mu in rng.normal(0, 2, 7)]
+    df = sweep_frame(values)
+    df["p"] = df["lr"].map(dict(zip(range(7), [0.1, 0.2, 0.3, 0.1, 0.0, 0.2, 0.1])))
+    options = {"config": "lr", "views": ["complete"], "n_resamples": 500, "rng": 0}
+    for given, before in ((({}), COMPLETE_BEFORE[0]), ({"weights": "p"}, COMPLETE_BEFORE[1])):
+        old = rlstats.tuning(df, "score ~ agent | task/seed", complete_interval="two_stage", **options, **given)
+        row = old.complete_summary().iloc[0]
+        assert (row["conf_low"], row["conf_high"], row["estimate"]) == recorded(before)
+        assert old.options["complete_interval"] == "two_stage" and "two-stage bootstrap" in str(old)
+        new = rlstats.tuning(df, "score ~ agent | task/seed", **options, **given)
+        assert new.options["complete_interval"] == "skew_t" and "skew-t on the configurations' means" in str(new)
+        # the estimate does not move; the default's interval is withheld at 7 configurations
+        assert new.complete_summary().iloc[0]["estimate"] == row["estimate"]
+        assert new.complete_summary()[["conf_low", "conf_high"]].isna().all(axis=None)
+    with pytest.raises(rlstats.errors.OptionError, match="complete_interval='bca' is not one of the allowed values"):
+        rlstats.tuning(df, "score ~ agent | task/seed", complete_interval="bca", **options)
+
+
+#: the calls above on main before complete_interval= (commit d7e8c3d, the two-stage bootstrap), printed with repr
+COMPLETE_BEFORE = ((-3.2891141331295337, -1.3058156373207768, -2.2462822256940576),
+                   (-2.6556866254157985, -0.9304427138163156, -1.878250878404537))
 
 
 # ------------------------------------------------------------------------------------------------ sensitivity
@@ -607,10 +660,11 @@ def test_nested_seeds_in_the_formula_make_the_middle_level_the_unit():
     rng = np.random.default_rng(11)
     df = pd.DataFrame([("dehb", "ant", r, s, r + rng.normal()) for r in range(4) for s in range(5)],
                       columns=["procedure", "task", "tuning_run", "seed", "score"])
+    # complete_interval="two_stage": the default withholds its interval at 4 tuning runs
     nested = rlstats.tuning(df, "score ~ procedure | task/tuning_run/seed", views=["complete", "best_set"],
-                            n_resamples=300, rng=0)
+                            n_resamples=300, rng=0, complete_interval="two_stage")
     given = rlstats.tuning(df, "score ~ procedure | task/seed", config="tuning_run", views=["complete", "best_set"],
-                           n_resamples=300, rng=0)
+                           n_resamples=300, rng=0, complete_interval="two_stage")
     pd.testing.assert_frame_equal(nested.tidy(), given.tidy())
     assert "seeds are nested in 'tuning_run', which is the unit" in str(nested)
     # treating the 20 runs as independent seeds of one configuration would be the pooled analysis: the complete
@@ -625,6 +679,7 @@ CALIBRATION = runpy.run_path(str(HERE / "reference" / "coverage_tuning.py"))
 
 
 BANDS = runpy.run_path(str(HERE / "reference" / "coverage_tuning_expected_max.py"))
+COMPLETE = runpy.run_path(str(HERE / "reference" / "coverage_tuning_complete.py"))
 
 
 def test_the_calibration_modules_compute_what_the_public_function_prints():
@@ -757,6 +812,90 @@ def test_the_expected_max_band_covers_over_the_grid():
                 assert row["coverage"] >= 0.95 - 3 * row["se"], (point, row)
                 draw_misses += rlstats.calibration.misses({k: str(v) for k, v in row.items()}, 0.95)
     assert draw_misses <= 2
+
+
+# [calibration: tuning complete] the complete algorithm's interval, measured as calibration.csv measures it
+def test_the_complete_calibration_module_computes_what_the_public_function_prints():
+    from rlstats.resampling import child_stream, seed_sequence
+
+    rng = np.random.default_rng(5)
+    for G, weighted in ((30, False), (40, True), (6, False)):
+        x = rng.lognormal(0, 0.8, (G, 4)) + rng.normal(0, 1, (G, 1))
+        w = rng.uniform(0.5, 1, G) if weighted else None
+        order = sorted(range(G), key=str)  # tuning's configuration order: the labels sorted as text
+        got = COMPLETE["intervals"](x[order], child_stream(seed_sequence(9)[0], 2, 0, 0),
+                                    None if w is None else w[order], n_resamples=300)
+        df = sweep_frame(x)
+        options = {"config": "lr", "views": ["complete"], "n_resamples": 300, "rng": 9}
+        if weighted:
+            df["p"] = w[df["lr"]]
+            options["weights"] = "p"
+        for interval in ("skew_t", "two_stage"):
+            row = rlstats.tuning(df, "score ~ agent | task/seed", complete_interval=interval,
+                                 **options).complete_summary().iloc[0]
+            if G < 30 and interval == "skew_t":  # withheld by tuning and by the module alike
+                assert np.isnan(got[interval][0]) and np.isnan(row["conf_low"]) and np.isnan(row["conf_high"])
+            else:
+                assert (row["conf_low"], row["conf_high"]) == pytest.approx(got[interval], rel=1e-12)
+
+
+def test_the_complete_interval_covers_at_reduced_grid_points():
+    # 30 configurations x 3 seeds of a skewed landscape whose configurations vary 10x as much as the seeds: the
+    # default's lowest pooled coverage where it is shown; 4 design draws x 40 data sets
+    rows = COMPLETE["table_rows"]((30, 3, "skewed", 10.0, False), 40, True)
+    assert [r["interval"] for r in rows] == ["skew_t", "two_stage"] and rows[0]["n_sim"] == 160
+    assert rows[0]["coverage"] >= 0.95 - 3 * math.sqrt(0.95 * 0.05 / 160), rows[0]
+    # 5 configurations: the default is withheld (no row); the two-stage bootstrap covered 0.855 over 1,000 data sets
+    rows = COMPLETE["table_rows"]((5, 3, "normal", 10.0, False), 40, True)
+    assert [r["interval"] for r in rows] == ["two_stage"]
+    assert rows[0]["coverage"] < 0.95 - 3 * math.sqrt(0.95 * 0.05 / 160), rows[0]
+    tabled = [r for r in rlstats.calibration.rows("tuning.complete_interval")
+              if (r["configuration"], r["runs"], r["distribution"], r["statistic"]) ==
+              ("30 configurations", "3", "skewed", "ratio=10")]
+    assert [r["interval"] for r in tabled] == ["skew_t", "two_stage"]
+    assert not rlstats.calibration.misses(tabled[0], 0.95)
+
+
+def test_the_complete_interval_is_withheld_below_30_configurations_in_effect():
+    rng = np.random.default_rng(2)
+    df = sweep_frame(rng.normal(rng.normal(0, 1, (40, 1)), 1, (40, 3)))
+    options = {"config": "lr", "views": ["complete"], "n_resamples": 200, "rng": 0}
+    res = rlstats.tuning(df[df["lr"] < 12], "score ~ agent | task/seed", **options)
+    row = res.complete_summary().iloc[0]
+    assert np.isfinite(row["estimate"]) and np.isnan(row["conf_low"]) and np.isnan(row["conf_high"])
+    text = str(res).replace("\n", " ")
+    assert "complete-algorithm intervals are withheld in every sweep: they need at least 30 configurations" in text
+    assert "every sweep has 12 configurations; add configurations drawn from the hyperparameter distribution" in text
+    assert "(no interval: too few configurations) over 12 configurations" in text
+    assert "was measured at" not in text  # no calibration row is quoted for a withheld interval
+    assert np.isfinite(rlstats.tuning(df, "score ~ agent | task/seed", **options).complete_summary()["conf_low"]).all()
+    # 40 configurations, weights concentrated on 20 of them: 20 in effect, withheld; the two-stage bootstrap is not
+    df["p"] = np.where(df["lr"] < 20, 1.0, 0.0)
+    res = rlstats.tuning(df, "score ~ agent | task/seed", weights="p", **options)
+    assert np.isnan(res.complete_summary()["conf_low"]).all() and "every sweep has 20 configurations" in \
+        str(res).replace("\n", " ")
+    old = rlstats.tuning(df, "score ~ agent | task/seed", weights="p", complete_interval="two_stage", **options)
+    assert np.isfinite(old.complete_summary()["conf_low"]).all() and "are withheld" not in str(old)
+    # and its measured shortfall at the nearest grid design is quoted (30 configurations, 3 seeds)
+    short = rlstats.calibration.shortfall(rlstats.calibration.rows("tuning.complete_interval"), 0.95,
+                                          configuration="30 configurations", runs=3, interval="two_stage")
+    assert f"the complete algorithm's interval's coverage of its expected score was measured at " \
+           f"{float(short['coverage']):.3f} for a 95% claim" in str(old).replace("\n", " ")
+
+
+@pytest.mark.slow
+def test_the_complete_interval_covers_over_the_grid():
+    # the default holds its level (pooled and in the worst design draw) wherever it is shown; the two-stage
+    # bootstrap, the default before, misses at most designs of few configurations
+    two_stage_misses = 0
+    for point in COMPLETE["grid"](False):
+        for row in COMPLETE["table_rows"](point, COMPLETE["SIMULATIONS"][0], False):
+            missed = rlstats.calibration.misses({k: str(v) for k, v in row.items()}, 0.95)
+            if row["interval"] == "skew_t":
+                assert not missed, (point, row)
+            else:
+                two_stage_misses += missed
+    assert two_stage_misses > 50
 
 
 # ------------------------------------------------------------------------------------------------ datasets
@@ -1170,16 +1309,20 @@ def test_the_cost_estimate_follows_the_views_and_the_band_asked_for(caplog):
     import types
 
     assert cost(shape, types.SimpleNamespace(n_resamples=2000), (2000,)).seconds == default
-    # the counts written out: 2,000 resamples x 20,000 seeds (best set 2e-9, complete 6.5e-9 s), 2,000 configurations
-    # x 200 budgets x 2 samplings of skew-t moments (5e-8 s), 20,000 rows read (1e-6 s) and normalised (5e-7 s)
-    assert default == pytest.approx(2000 * 20_000 * 8.5e-9 + 2000 * 200 * 2 * 5e-8 + 20_000 * 1.5e-6)
+    # the counts written out: 2,000 resamples x 20,000 seeds (best set 2e-9 s; the complete view's default interval
+    # reads no resample), 2,000 configurations x 200 budgets x 2 samplings of skew-t moments (5e-8 s), 20,000 rows
+    # read (1e-6 s) and normalised (5e-7 s)
+    assert default == pytest.approx(2000 * 20_000 * 2e-9 + 2000 * 200 * 2 * 5e-8 + 20_000 * 1.5e-6)
     band = seconds(band="percentile")
     assert band > 2 * default  # the percentile band resamples seeds and sums ordered means over the budgets
     assert band - default == pytest.approx(2000 * (20_000 * 7e-9 + 2000 * 200 * 2 * 5.5e-10) - 2000 * 200 * 2 * 5e-8)
-    without_complete = seconds(views=["best_set", "expected_max"])
-    assert without_complete < default / 2  # the complete view's two-stage bootstrap is most of the default's work
-    assert seconds(views=["expected_max"]) < without_complete < default
-    assert seconds(views=["complete"]) > seconds(views=["best_set"])
+    two_stage = seconds(complete_interval="two_stage")  # complete 6.5e-9 s a resample x seed
+    assert two_stage - default == pytest.approx(2000 * 20_000 * 6.5e-9)
+    without_complete = seconds(views=["best_set", "expected_max"], complete_interval="two_stage")
+    assert without_complete < two_stage / 2  # the two-stage bootstrap is most of that call's work
+    assert seconds(views=["expected_max"]) < without_complete < two_stage
+    assert seconds(views=["complete"], complete_interval="two_stage") > seconds(views=["best_set"])
+    assert seconds(views=["complete"]) < seconds(views=["best_set"])
     # more configurations (same seeds) cost more moments; budgets= bounds the curve's length
     assert seconds(views=["expected_max"], configurations=(5000,)) > seconds(views=["expected_max"])
     assert seconds(views=["expected_max"], budgets=[1, 2, 5]) < seconds(views=["expected_max"])

@@ -38,6 +38,7 @@ MODULES = {"task_table.possibly_best": "coverage_possibly_best", "curves.band": 
            "bootstrap.interval": "coverage_small_runs", "percentiles.interval": "coverage_percentiles",
            "adastop.fwe": "size_adastop", "bootstrap.profile": "coverage_profiles", "selection.size": "size_selection",
            "tuning.best_interval": "coverage_tuning", "tuning.expected_max_band": "coverage_tuning_expected_max",
+           "tuning.complete_interval": "coverage_tuning_complete",
            "mixed.contrast": "coverage_mixed",
            "equivalence.size": "size_equivalence",  # issue 41 item 2
            # issue 41 item 4: the next-ranked effect-size intervals and Conover's post hoc

@@ -28,6 +28,10 @@ _PER = {
     "band_sum": 5.5e-10,  # a resample x configuration x budget x sampling of the percentile band's order sums
     "moments": 5e-8,  # a configuration x budget x sampling of the skew-t band's moments
 }
+#: the fewest configurations of a sweep for the complete algorithm's default interval (tuning.complete_interval rows)
+COMPLETE_CONFIGURATIONS = 30
+COMPLETE_WAY_ON = ("add configurations drawn from the hyperparameter distribution (with fewer, the spread of a few "
+                   "configurations' means misses skewed landscapes; the estimate stands)")
 #: the nanosecond is the unit the message counts in: each part's count weighted by its seconds
 _NS = 1e-9
 
@@ -60,7 +64,9 @@ def cost(shape: Shape, options: Any, configurations: Sequence[int] | None = None
                                                  and shape.tasks > 1 else 0)) for g in sizes)
     seconds = {"read": rows * _PER["read"]}
     what = [f"{rows:,} seeds read"]
-    resampled = [view for view in ("best_set", "complete") if view in views]
+    # the complete view resamples only for its two-stage interval; its default reads the configurations' means
+    two_stage = getattr(options, "complete_interval", "skew_t") == "two_stage"
+    resampled = [view for view in ("best_set", "complete") if view in views and (view != "complete" or two_stage)]
     for view in resampled:
         seconds[view] = B * rows * _PER[view]
     if "expected_max" in views and band == "percentile":
@@ -100,8 +106,15 @@ BACKENDS = (
                  cell="sweep", holder="fewest-seeded configuration",
                  way_on="the bands resample seeds within each configuration; add seeds"),
             Need("complete", "complete-algorithm intervals", runs=2, per="cell", counted="runs in the sweep",
-                 cell="sweep",
+                 cell="sweep", when=(("complete_interval", "two_stage"),),
                  way_on="add seeds or configurations"),
+            # the default interval's spread is the configurations': below COMPLETE_CONFIGURATIONS (in effect, with
+            # weights=) no interval held its level on every landscape of the calibration grid (tuning.complete_interval)
+            Need("complete", "complete-algorithm intervals", runs=COMPLETE_CONFIGURATIONS,
+                 per="cell", counted="configurations (in effect with weights=: 1 / the sum of squared weight shares)",
+                 cell="sweep",
+                 when=(("complete_interval", "skew_t"),),
+                 way_on=COMPLETE_WAY_ON),
         ),
         no_demo="it needs hyperparameter columns (config=), which the demo's simulated data do not have; see "
                 "vignettes/tuning_procedures.py",

@@ -8,7 +8,7 @@ draw by its one width rule; rows = resamples), so a bootstrap mean is a counts-w
 configuration's runs; rows are drawn in chunks and no Python loop runs per resample. The complete view's
 two-stage bootstrap draws its configurations and
 then seeds for the drawn configurations only (:meth:`rlstats.resampling.UniformIndices.units`,
-:func:`complete_bootstrap`).
+:func:`complete_bootstrap`); its default interval reads no resample (:func:`complete_moments`).
 """
 
 from __future__ import annotations
@@ -470,6 +470,41 @@ def complete_bootstrap(values, starts, sizes, weights, widen, seed, n_resamples)
         with np.errstate(invalid="ignore", divide="ignore"):
             out[lo:lo + k] = np.bincount(row, weights=c, minlength=k) / np.where(total > 0, total, np.nan)
     return out
+
+
+def effective_configurations(weights):
+    """Kish's effective number of configurations, floored: 1 / sum_g p_g^2 with p = weights / sum (G with equal
+    weights; 1 when every weight is 0, which the caller refuses)."""
+    total = float(np.sum(weights))
+    if total <= 0:
+        return 1
+    p = np.asarray(weights, dtype=np.float64) / total
+    return int(math.floor(1.0 / float(p @ p) + 1e-9))
+
+
+def complete_moments(means, weights):
+    """The complete algorithm's estimate and the moments of its sampling law over configurations, for
+    :func:`skew_t_band`: ``(point, variance, variance_sq_df, third)``.
+
+    The sweep's G configurations are a sample from the hyperparameter distribution and each configuration's mean
+    ``means[g]`` already carries its seeds' noise, so the estimate theta^ = sum_g p_g m_g (p = weights / sum) is a
+    mean of G independent terms, and its variance is estimated from the spread of the m_g alone: with
+    e_g = p_g (m_g - theta^), variance = G / (G - 1) sum_g e_g^2 (s^2 / G with equal weights: unbiased for
+    (between-configuration variance + seed variance / n) / G) and third cumulant G^2 / ((G - 1)(G - 2)) sum_g e_g^3
+    (k3 / G^2 with equal weights; 0 below 3 configurations). The degrees of freedom are the effective number of
+    configurations less one, 1 / sum p_g^2 - 1 (G - 1 with equal weights). Resampling seeds again inside resampled
+    configurations would count the seed noise twice. NaN variance with one configuration of positive weight.
+    """
+    G = means.size
+    p = weights / weights.sum()
+    point = float(p @ means)
+    e = p * (means - point)
+    effective = 1.0 / float(p @ p)
+    if G < 2 or effective <= 1.0 + 1e-12:
+        return np.float64(point), np.float64(np.nan), np.float64(np.nan), np.float64(0.0)
+    variance = np.float64(G / (G - 1) * float(e @ e))  # numpy scalars: skew_t_band divides by them
+    third = np.float64(G * G / ((G - 1) * (G - 2)) * float(np.sum(e ** 3)) if G > 2 else 0.0)
+    return np.float64(point), variance, variance ** 2 / np.float64(effective - 1.0), third
 
 
 def percentile_normalise(values, task, n_tasks, percentiles):

@@ -96,7 +96,7 @@ class TuningResult(Result):
         return self._table("complete_runs", "complete")
 
     def complete_summary(self) -> pd.DataFrame:
-        """The complete algorithm's expected score per agent and task, with its two-stage bootstrap interval."""
+        """The complete algorithm's expected score per agent and task, with its interval (``complete_interval=``)."""
         return self._table("complete", "complete")
 
     def sensitivity(self) -> pd.DataFrame:
@@ -143,9 +143,13 @@ class TuningResult(Result):
                     for r in picks.itertuples()))
         complete = self.tables.get("complete")
         if complete is not None:
-            lines += ["", f"complete algorithm (configurations drawn from the sweep), {level} two-stage bootstrap:"]
-            lines += [f"  {r.agent} on {r.task}: {fmt.signif(r.estimate)} {_interval(r.conf_low, r.conf_high)} over "
-                      f"{r.n_configs} configurations"
+            how = "two-stage bootstrap" if self.options.get("complete_interval") == "two_stage" else \
+                "skew-t on the configurations' means"
+            lines += ["", f"complete algorithm (configurations drawn from the sweep), {level} {how}:"]
+            # the default interval is withheld for want of configurations, the two-stage one of runs
+            wanting = "runs" if self.options.get("complete_interval") == "two_stage" else "configurations"
+            lines += [f"  {r.agent} on {r.task}: {fmt.signif(r.estimate)} "
+                      f"{_interval(r.conf_low, r.conf_high, wanting=wanting)} over {r.n_configs} configurations"
                       for r in complete.head(SHOWN).itertuples()]
             lines += _more(len(complete))
         sens = self.tables.get("sensitivity")
@@ -207,8 +211,14 @@ class TuningResult(Result):
             text += (" Expected best scores after tuning k configurations follow Dodge et al. (2019)'s "
                      f"order-statistic formula, with {band}.")
         if "complete" in self.views:
+            how = ("comes from a two-stage bootstrap over configurations, then seeds"
+                   if self.options.get("complete_interval") == "two_stage" else
+                   "is Student's t on the configurations' mean scores (the sweep's configurations a sample of the "
+                   "hyperparameter distribution) with G - 1 degrees of freedom (with weights, the effective number "
+                   "of configurations less one), widened on the side of their skew "
+                   "by an Edgeworth correction (Hall 1992)")
             text += (" The complete algorithm draws its configuration from the sweep (Jordan et al. 2020); its "
-                     f"{level} interval comes from a two-stage bootstrap over configurations, then seeds.")
+                     f"{level} interval {how}.")
         if "sensitivity" in self.views and self.tables.get("sensitivity") is not None:
             scale = ("scores on the caller's scale" if self.options.get("percentiles", ()) is None
                      else "percentile-normalised scores")
@@ -216,10 +226,10 @@ class TuningResult(Result):
         return text
 
 
-def _interval(low, high, digits=5):
-    """'[low, high]', or what stands for an interval withheld for want of seeds (the notes say why)."""
+def _interval(low, high, digits=5, wanting="seeds"):
+    """'[low, high]', or what stands for an interval withheld for want of ``wanting`` (the notes say why)."""
     if np.isnan(low) and np.isnan(high):
-        return "(no interval: too few seeds)"
+        return f"(no interval: too few {wanting})"
     return f"[{fmt.signif(low, digits)}, {fmt.signif(high, digits)}]"
 
 
