@@ -181,19 +181,15 @@ def lane_bits(high: int | ArrayLike) -> int:
     >>> lane_bits([3000, 1, 1, 1])  # one 3.9% bound among lanes that never reject: 1.0% on average
     16
     """
-    return _lane_bits(np.asarray(high, dtype=np.int64))[0]
-
-
-def _lane_bits(high):
-    """:func:`lane_bits` of an int64 array, and the 16-bit thresholds ``2**16 % high`` when they were made."""
+    high = np.asarray(high, dtype=np.int64)
     top = int(high.max())
     if top > UniformIndices.WIDE:
-        return 0, None
+        return 0
     if top < 2**16:
         threshold = 2**16 % high
         if int(threshold.sum()) * REJECTION_SHARE <= 2**16 * threshold.size:
-            return 16, threshold
-    return 32, None
+            return 16
+    return 32
 
 
 class UniformIndices:
@@ -253,11 +249,11 @@ class UniformIndices:
         self.main = np.random.PCG64(seed)
         high64 = np.asarray(high, dtype=np.int64)
         self.high = high64 if np.ndim(high) else int(high)
-        self.bits, threshold = _lane_bits(high64) if bits is None else (int(bits), None)
+        self.bits = lane_bits(high64) if bits is None else int(bits)
         if self.bits:
             lane = np.uint16 if self.bits == 16 else np.uint32
             self.high_lanes = np.asarray(high, dtype=lane)
-            self.threshold = np.asarray(2**self.bits % high64 if threshold is None else threshold, dtype=lane)
+            self.threshold = np.asarray(2**self.bits % high64, dtype=lane)
             self.lanes = 64 // self.bits
             self.words = -(-self.n // self.lanes)
         self._replacements = None

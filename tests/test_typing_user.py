@@ -107,6 +107,8 @@ LITERALS = {
                         [("rlstats.methods.tuning._api", "tuning", "band")]),
     "TunedLower": (lambda: _runtime("rlstats.methods.tuning._api", "TUNED_LOWER"),
                    [("rlstats.methods.tuning._api", "tuning", "tuned_lower")]),
+    "CompleteInterval": (lambda: _runtime("rlstats.methods.tuning._api", "COMPLETE_INTERVALS"),
+                         [("rlstats.methods.tuning._api", "tuning", "complete_interval")]),
     # issue 43 item 3
     "DaskBackend": (lambda: _runtime("rlstats.engines", "CLUSTER_BACKENDS"),
                     [("rlstats.methods.bootstrap._api", "bootstrap", "backend"),
