@@ -1,0 +1,34 @@
+"""Audit s7b: printed results checked against the rows they analysed (task_table, percentiles, mixed, skillings_mack,
+selection, equivalence). One strict-xfail test per defect found: a minimal reproducer of what a result says that is
+not true of its rows, an invariance that breaks, or a silent change. Each runs well under a second."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rlstats
+
+
+def _frame(rows):
+    return pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "equivalence: the note on a withheld across-tasks (welch) test names a task where both agents' runs all score the "
+    "same as a reason, yet that task does not withhold the test (without the one-run task the same pair is tested "
+    "with it); rlstats/methods/equivalence/_api.py:483 counts every task whose per-task standard error is not finite"))
+def test_equivalence_across_note_names_only_tasks_that_withhold_it():
+    rng = np.random.default_rng(0)
+    rows = [(a, t, r, float(rng.normal())) for a in "AB" for t in ("t0", "t1", "t2") for r in range(4)
+            if not (a == "B" and t == "t0" and r > 0)]  # B has one run on t0
+    rows += [(a, "tie", r, 100.0) for a in "AB" for r in range(4)]  # both agents score 100 in every run
+    df = _frame(rows)
+    without_t0 = rlstats.compare(df[df.task != "t0"], "score ~ agent | task", method="equivalence", margin=0.5, rng=1)
+    across = without_t0.tidy().query("scope == 'across tasks'")
+    assert np.isfinite(across["conf_low"]).all()  # the tie task alone does not withhold the across-tasks test
+    res = rlstats.compare(df, "score ~ agent | task", method="equivalence", margin=0.5, rng=1)
+    note = [n for n in res.notes if n.startswith("the across-tasks test is withheld")]
+    assert len(note) == 1
+    assert "tie" not in note[0], note[0]  # only t0 (one run of B) withholds it
