@@ -18,7 +18,7 @@ def _frame(rows):
 @pytest.mark.xfail(strict=True, reason=(
     "equivalence: the note on a withheld across-tasks (welch) test names a task where both agents' runs all score the "
     "same as a reason, yet that task does not withhold the test (without the one-run task the same pair is tested "
-    "with it); rlstats/methods/equivalence/_api.py:483 counts every task whose per-task standard error is not finite"))
+    "with it); rlstats/methods/equivalence/_api.py:486 lists every shared task whose per-task standard error is not finite, though the across test uses a task with zero spread"))
 def test_equivalence_across_note_names_only_tasks_that_withhold_it():
     rng = np.random.default_rng(0)
     rows = [(a, t, r, float(rng.normal())) for a in "AB" for t in ("t0", "t1", "t2") for r in range(4)
@@ -39,7 +39,7 @@ def test_equivalence_across_note_names_only_tasks_that_withhold_it():
 @pytest.mark.xfail(strict=True, reason=(
     "task_table: two agents with the same runs (0.1, 0.2, 0.3) tie for best when their rows come in the same order, "
     "but only A is bold (B gets a dagger) when B's rows come reversed: the float mean differs in the last bit with "
-    "the summation order and 'best' is exact float equality; rlstats/methods/task_table/_api.py:250"))
+    "the summation order and best is exact float equality of means; rlstats/methods/task_table/_api.py:251"))
 def test_task_table_best_does_not_depend_on_row_order():
     same = _frame([(a, "t0", r, v) for a in "AB" for r, v in enumerate((0.1, 0.2, 0.3))])
     tied = rlstats.compare(same, "score ~ agent | task", method="task_table").tidy()
