@@ -76,6 +76,21 @@ def block_value_order(values: ArrayLike, block: ArrayLike) -> NDArray[np.intp]:
     return order[order >= 0]
 
 
+def best_of(values: ArrayLike, axis: int = -1) -> NDArray[np.bool_]:
+    """Which of ``values`` are the largest along ``axis``: within ``TIE_TOLERANCE`` of the largest, relative to the
+    larger magnitude of the two, so that two summaries of the same runs summed in another order (1 ulp apart) are
+    both best; NaN and -inf (absent) never are.
+
+    >>> best_of([0.1 + 0.2 + 0.3, 0.3 + 0.2 + 0.1, 0.5]).tolist()
+    [True, True, False]
+    """
+    values = np.asarray(values, dtype=float)
+    with np.errstate(invalid="ignore"):
+        top = np.nanmax(np.where(np.isnan(values), -np.inf, values), axis=axis, keepdims=True)
+        near = top - values <= TIE_TOLERANCE * np.maximum(np.abs(top), np.abs(values))
+    return near & np.isfinite(values)
+
+
 def near_ties(y: ArrayLike, block: ArrayLike, scale: ArrayLike | None = None) -> tuple[NDArray[np.float64], int]:
     """Scores with near-equal scores of their block made equal, and how many pairs that joined.
 

@@ -37,10 +37,6 @@ def test_equivalence_across_note_names_only_tasks_that_withhold_it():
     assert "tie" not in note[0], note[0]  # only t0 (one run of B) withholds it
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "task_table: two agents with the same runs (0.1, 0.2, 0.3) tie for best when their rows come in the same order, "
-    "but only A is bold (B gets a dagger) when B's rows come reversed: the float mean differs in the last bit with "
-    "the summation order and best is exact float equality of means; rlstats/methods/task_table/_api.py:251"))
 def test_task_table_best_does_not_depend_on_row_order():
     same = _frame([(a, "t0", r, v) for a in "AB" for r, v in enumerate((0.1, 0.2, 0.3))])
     tied = rlstats.compare(same, "score ~ agent | task", method="task_table").tidy()
@@ -59,10 +55,6 @@ def _bold_in_aggregate_row(result):
     return {agent for agent, cell in zip(header[1:], cells[1:]) if cell.startswith("**")}
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "task_table(aggregate='bootstrap'): two agents with identical runs on every task tie on the aggregate (both "
-    "bold on every task), yet only the first in display order is bold on the aggregate row, so renaming A to Z moves "
-    "the bold to B; rlstats/methods/task_table/_result.py:144 and :229 take np.nanargmax (the first of the tied)"))
 def test_task_table_aggregate_bold_ties_do_not_follow_label_order():
     rng = np.random.default_rng(0)
     runs = {t: rng.normal(size=4) for t in range(3)}
@@ -88,3 +80,15 @@ def test_rank_test_is_invariant_to_a_shift_of_the_scores():
     after = rlstats.compare(shifted, "score ~ agent | task", method="skillings_mack", pvalue="asymptotic").glance()
     assert after["statistic"][0] == pytest.approx(before["statistic"][0])
     assert after["p_value"][0] == pytest.approx(before["p_value"][0])
+
+
+def test_task_table_aggregate_bold_follows_the_direction_of_better():
+    """With higher_is_better=False the smallest aggregate is best: it was the largest that was bold (found beside
+    the audit's defect 2)."""
+    df = rlstats.datasets.simulate(agents=3, tasks=4, seeds=5, effect=1.0, rng=0)
+    res = rlstats.task_table(df, "score ~ agent | task", aggregate="bootstrap", higher_is_better=False,
+                             n_resamples=200, rng=1, normalize=False)
+    last = res.to_markdown().splitlines()[-3]  # the aggregate row
+    cells = [c.strip() for c in last.strip("|").split("|")][1:]
+    smallest = int(np.argmin(res.aggregate["estimates"]))
+    assert [c.startswith("**") for c in cells] == [j == smallest for j in range(3)]

@@ -17,7 +17,7 @@ from ...errors import DesignError, OptionError
 from ...options import (check_bool, check_choice, check_confidence_level, check_cost_options, check_fraction,
                         check_resamples)
 from ...resampling import child_generator, seed_sequence
-from ...statistics import bonferroni, holm, near_tie_note, near_ties
+from ...statistics import best_of, block_value_order, bonferroni, holm, near_tie_note, near_ties
 from .._replication import verdict
 from . import _calibration as calibration
 from . import _kernels as kernels
@@ -236,7 +236,9 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
     k, n = design.n_agents, design.n_tasks
     sign = 1.0 if higher else -1.0
     cell = design.task * k + design.agent
-    order = np.argsort(cell, kind="stable")
+    # each cell's runs in increasing order, whatever the rows' order: a mean summed in row order differs in its last
+    # bit between orders, which decided the best and the marks (audit s7b)
+    order = block_value_order(design.y, cell)
     cells, starts = np.unique(cell[order], return_index=True)
     runs = dict(zip(cells.tolist(), np.split(design.y[order], starts[1:])))
     # the ranks (rank tests, A12) read noise-level differences within a task as ties; means and sds do not
@@ -248,7 +250,7 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
         spreads[c // k, c % k] = np.std(values, ddof=1) if values.size > 1 else np.nan
     present = ~np.isnan(estimates)
     oriented = np.where(present, sign * estimates, -np.inf)
-    tied_best = present & (oriented == oriented.max(axis=1, keepdims=True))
+    tied_best = present & best_of(oriented, axis=1)
     best = np.argmax(tied_best, axis=1)
 
     # the declared replication: below it a cell's mark, and a pair's test and intervals, are withheld (issue 39)

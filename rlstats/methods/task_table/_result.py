@@ -12,6 +12,7 @@ from ... import format as fmt
 from ...errors import OptionError
 from ..._typing import ColumnNames
 from ...results import Result, resultclass
+from ...statistics import best_of
 from . import plots
 
 DAGGER = "\u2020"
@@ -139,13 +140,17 @@ class TaskTableResult(Result):
             out.append(row)
         return out
 
+    def _aggregate_best(self):
+        """Which agents have the best aggregate: the largest, or the smallest with higher_is_better=False, every tied
+        one (audit s7b: the largest was bold whatever the direction, and of tied agents the first in label order)."""
+        sign = 1.0 if self.options.get("higher_is_better", True) else -1.0
+        return best_of(sign * np.asarray(self.aggregate["estimates"], dtype=float))
+
     def _aggregate_texts(self, digits, bold, plain=str):
         agg = self.aggregate
-        best = int(np.nanargmax(agg["estimates"]))
         texts = [plain(f"{fmt.signif(e, digits)} [{fmt.signif(lo, 3)}, {fmt.signif(hi, 3)}]")
                  for e, (lo, hi) in zip(agg["estimates"], agg["intervals"])]
-        texts[best] = bold(texts[best])
-        return texts
+        return [bold(text) if best else text for text, best in zip(texts, self._aggregate_best())]
 
     def display(self, digits: int = DIGITS, bold: Callable[[str], str] = lambda s: f"*{s}*",
                 mark: Callable[[str], str] = lambda s: f"{s} {DAGGER}") -> pd.DataFrame:
@@ -226,9 +231,8 @@ class TaskTableResult(Result):
             texts = self._aggregate_texts(digits, lambda s: rf"\textbf{{{s}}}", plain=escape)
             metric = _LABELS.get(self.aggregate["metric"], self.aggregate["metric"])
             rows.append("\\midrule\n" + escape(f"Aggregate {metric}") + " & " + " & ".join(texts))
-            best = int(np.nanargmax(self.aggregate["estimates"]))
-            for j, text in enumerate(self._aggregate_texts(digits, str)):
-                columns[j].append((text, j == best))
+            for j, (text, best) in enumerate(zip(self._aggregate_texts(digits, str), self._aggregate_best())):
+                columns[j].append((text, bool(best)))
             first.append((f"Aggregate {metric}", False))
         named = any(fmt.text_width(a) > max(fmt.text_width(t, b) for t, b in column[1:]) for a, column in
                     zip(self.agents, columns))  # a name wider than its numbers widens the table
