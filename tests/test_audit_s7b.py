@@ -15,11 +15,6 @@ def _frame(rows):
     return pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "equivalence: the note on a withheld across-tasks (welch) test names a task where both agents' runs all score the "
-    "same as a reason, yet that task does not withhold the test (without the one-run task the same pair is tested "
-    "with it); rlstats/methods/equivalence/_api.py:486 lists every shared task whose per-task standard error is not "
-    "finite, though the across-tasks test uses a task with zero spread"))
 def test_equivalence_across_note_names_only_tasks_that_withhold_it():
     rng = np.random.default_rng(0)
     rows = [(a, t, r, float(rng.normal())) for a in "AB" for t in ("t0", "t1", "t2") for r in range(4)

@@ -389,11 +389,12 @@ def _run(design, options, rng, scale):
     index = {name: j for j, name in enumerate(design.agents)}
     withheld = verdict("equivalence", design.counts, options=options, agents=design.agents, tasks=design.tasks)
     notes += withheld.lines
-    rows = []
+    rows, short = [], {}
     for a, b in pairs:
         i, j = index[a], index[b]
         rows += _pair_rows(options, a, b, design.tasks, means[:, i], sds[:, i], runs[:, i], means[:, j], sds[:, j],
                            runs[:, j])
+        short[a, b] = _short_tasks(design.tasks, runs[:, i], runs[:, j])
     table = pd.DataFrame(rows)
     seed = None
     if options.aggregate is not None:
@@ -401,7 +402,7 @@ def _run(design, options, rng, scale):
         notes += more
         table = pd.concat([table, pd.DataFrame(aggregate)], ignore_index=True) if aggregate else table
     table = _ordered(table, pairs)
-    notes += _across_notes(table, options.across) + _size_notes(design, options, table)
+    notes += _across_notes(table, options.across, short) + _size_notes(design, options, table)
     return _result(design, options, pairs, table, notes, seed, scale, published=False)
 
 
@@ -474,16 +475,24 @@ def _ordered(table, pairs):
     return table.iloc[np.argsort(key, kind="stable")].reset_index(drop=True)
 
 
-def _across_notes(table, across):
+def _short_tasks(tasks, n_a, n_b):
+    """The tasks both agents ran where one has fewer than 2 runs: no spread to read there (across='welch')."""
+    n_a, n_b = np.asarray(n_a), np.asarray(n_b)
+    return [t for t, x, y in zip(tasks, n_a, n_b) if x > 0 and y > 0 and min(x, y) < 2]
+
+
+def _across_notes(table, across, short):
     """One note per pair whose across-tasks test is withheld, naming its reason: the tasks the pair shares, the
-    shared tasks without a spread (across='welch'), or task-level differences that do not vary (across='paired_t')."""
+    shared tasks where an agent has fewer than 2 runs (``short``, by pair; across='welch'), or task-level spreads
+    or differences that do not vary.  A task whose runs all score the same adds no spread but withholds nothing
+    by itself (audit s7b: such a task was named as a reason)."""
     rows = table[table["scope"] == "across tasks"]
     withheld = {}  # reason -> the pairs it withholds (pairs of one reason share a note)
     for a, b, low in zip(rows["agent_1"], rows["agent_2"], rows["conf_low"].to_numpy(dtype=float)):
         if np.isfinite(low):
             continue
         tasks = table[(table["scope"] == "task") & (table["agent_1"] == a) & (table["agent_2"] == b)]
-        flat = tasks[~np.isfinite(tasks["std_error"].to_numpy(dtype=float))]["task"].tolist()
+        flat = short.get((a, b), [])
         if len(tasks) < 2:
             why = (f"they share only one task ({tasks['task'].iloc[0]}), and a test across tasks needs 2 or more; "
                    "its per-task test is the answer there" if len(tasks) else
@@ -491,8 +500,8 @@ def _across_notes(table, across):
         elif across == "welch" and flat:
             why = (f"across='welch' reads the spread of the runs within every shared task, and {count(len(flat), 'task')} "
                    f"of {len(tasks)} ({', '.join(flat[:5])}{' ...' if len(flat) > 5 else ''}) lack one (fewer than 2 "
-                   "runs of an agent, or runs that all score the same); add runs, or use across='paired_t' (tasks as "
-                   "a sample, one run per cell is enough)")
+                   "runs of an agent); add runs, or use across='paired_t' (tasks as a sample, one run per cell is "
+                   "enough)")
         else:
             why = (f"their differences on the {len(tasks)} shared tasks are all the same, so the paired t over tasks "
                    "has no spread to read" if across == "paired_t" else
@@ -538,14 +547,15 @@ def _run_published(design, options, table, scale):
     pairs = tuple((a, PUBLISHED) for a in design.agents)
     withheld = verdict("equivalence", design.counts, options=options, agents=design.agents, tasks=design.tasks)
     notes += withheld.lines
-    rows = []
+    rows, short = [], {}
     for j, a in enumerate(design.agents):
         rows += _pair_rows(options, a, PUBLISHED, design.tasks, means[:, j], sds[:, j], runs[:, j], mean_p, sd_p, n_p)
+        short[a, PUBLISHED] = _short_tasks(design.tasks, runs[:, j], n_p)
     if options.aggregate is not None:
         notes.append(f"no aggregate ({options.aggregate}) row: a published table holds per-task means and SDs, not "
                      "runs to bootstrap; the across-tasks test is of the mean over tasks")
     frame = _ordered(pd.DataFrame(rows), pairs)
-    notes += _across_notes(frame, options.across) + _size_notes(design, options, frame)
+    notes += _across_notes(frame, options.across, short) + _size_notes(design, options, frame)
     return _result(design, options, pairs, frame, notes, None, scale, published=True)
 
 
