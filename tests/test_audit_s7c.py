@@ -44,3 +44,13 @@ def test_normalize_refuses_an_infinite_reference_bound():
     ref = pd.DataFrame({"task": ["x", "y"], "random": [0.0, 0.0], "human": [np.inf, 10.0]})
     with pytest.raises(rlstats.errors.DesignError):
         rlstats.normalize(df, ref)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "align_steps(steps=[[1, 2], [3, 4]]): a 2-D steps= is silently flattened into the grid 1, 2, 3, 4 (its note "
+    "says 'a grid of 4 steps from 1 to 4'), where performance_profile's tau= of that shape is an OptionError; "
+    "cause: .ravel() in the steps= check (rlstats/runs.py:322)"))
+def test_align_steps_refuses_a_two_dimensional_grid():
+    df = _curves_frame(runs=3, tasks=("t1",))
+    with pytest.raises(rlstats.errors.OptionError):
+        rlstats.align_steps(df, "score ~ agent | task/run", step="step", steps=[[10, 20], [30, 40]])
