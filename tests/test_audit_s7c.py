@@ -54,3 +54,35 @@ def test_align_steps_refuses_a_two_dimensional_grid():
     df = _curves_frame(runs=3, tasks=("t1",))
     with pytest.raises(rlstats.errors.OptionError):
         rlstats.align_steps(df, "score ~ agent | task/run", step="step", steps=[[10, 20], [30, 40]])
+
+
+def _peaked_frame():
+    """Two agents x 3 runs logged at steps 0, 10, ..., 90 with score = step, except 100 at step 30."""
+    rows = [(agent, "t", r, s, 100.0 if s == 30 else float(s)) for agent in "AB" for r in range(3)
+            for s in range(0, 100, 10)]
+    return pd.DataFrame(rows, columns=["agent", "task", "run", "step", "score"])
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "summarize_runs(how='max', steps=[0, 50]) says 'the largest value of each run (steps 0 to 50 ...)' and gives "
+    "50, but each run logged 100 at step 30: the maximum is taken over the grid's aligned values only; cause: with "
+    "steps= every summary reads the aligned grid row (rlstats/runs.py:639-660) while _summary_text "
+    "(rlstats/runs.py:536) describes the run's logged values"))
+def test_summarize_runs_max_with_steps_is_the_largest_logged_value_in_range():
+    res = rlstats.summarize_runs(_peaked_frame(), "score ~ agent | task/run", step="step", how="max", steps=[0, 50])
+    assert any("the largest value of each run (steps 0 to 50" in note for note in res.attrs["rlstats_notes"])
+    assert (res["score"] == 100.0).all()
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "summarize_runs(how='last_k_mean', k=2, steps=[0, 50]) says 'the mean of each run's last 2 logged values, a "
+    "window ending at the run's last logged step (every run ends at step 50)' and gives 25 = mean(value at 0, value "
+    "at 50), but the last 2 logged values up to step 50 are 40 and 50 (mean 45) and every run was logged to step "
+    "90; cause: the grid row stands for the run (rlstats/runs.py:639-660), the note (rlstats/runs.py:530-534) says "
+    "logged values"))
+def test_summarize_runs_last_k_mean_with_steps_is_what_its_note_says():
+    df = _peaked_frame()
+    df["score"] = df["step"].astype(float)
+    res = rlstats.summarize_runs(df, "score ~ agent | task/run", step="step", how="last_k_mean", k=2, steps=[0, 50])
+    note = [n for n in res.attrs["rlstats_notes"] if "last 2 logged values" in n]
+    assert not note or (res["score"] == 45.0).all()
