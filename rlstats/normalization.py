@@ -215,6 +215,12 @@ def _bounds(ref, tasks, by, low, high):
         raise DesignError(
             f"the reference has a missing (NaN) {low!r} or {high!r} score for task {_show(nan)}"
         )
+    infinite = [t for t, a, b in zip(tasks, lo, hi) if np.isinf(a) or np.isinf(b)]
+    if infinite:  # (score - low) / inf is 0 for every score: the task would vanish from the comparison
+        raise DesignError(
+            f"the reference has an infinite {low!r} or {high!r} score for task {_show(infinite)}; normalising "
+            "by it would make every score of the task 0 (or NaN): give finite bounds"
+        )
     empty = [t for t, a, b in zip(tasks, lo, hi) if not b > a]
     if empty:
         raise DesignError(

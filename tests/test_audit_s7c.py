@@ -35,14 +35,10 @@ def test_curves_withholding_reason_is_true_at_steps_past_every_run():
     assert not any("repeat one run in every task" in note for note in res.notes)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "normalize() with an infinite reference bound (human = inf for task 'x'): every score of the task is silently "
-    "normalised to 0.0, where a NaN bound is a DesignError and a zero range is refused; cause: _bounds "
-    "(rlstats/normalization.py:213-222) checks NaN and empty ranges but not infinite bounds"))
 def test_normalize_refuses_an_infinite_reference_bound():
     df = pd.DataFrame({"agent": ["A", "A", "B", "B"], "task": ["x", "y", "x", "y"], "score": [1.0, 2.0, 3.0, 4.0]})
     ref = pd.DataFrame({"task": ["x", "y"], "random": [0.0, 0.0], "human": [np.inf, 10.0]})
-    with pytest.raises(rlstats.errors.DesignError):
+    with pytest.raises(rlstats.errors.DesignError, match=r"infinite 'random' or 'human' score for task 'x'.*give finite bounds"):
         rlstats.normalize(df, ref)
 
 

@@ -308,6 +308,8 @@ SHARED_OPTIONS = [
     ("normalize", {"low": "random"}, OptionError, "normalize= as a dict must hold 'reference'"),
     ("normalize", REFERENCE.iloc[:2], DesignError, "missing from the reference's 'task' column: 'task_03'"),
     ("normalize", REFERENCE.assign(human=0.0), DesignError, "the reference's range is zero or negative"),
+    ("normalize", REFERENCE.assign(human=float("inf")), DesignError, ("an infinite 'random' or 'human' score",
+                                                                     "give finite bounds")),
     ("normalize", True, OptionError, ("normalize=True does not say how to normalise", "normalize=False")),
     ("eval_env", "x", OptionError, "eval_env must be a patsy.EvalEnvironment or a number of frames"),
     ("eval_env", 10**6, OptionError, "eval_env=1000000 counts more frames than the call stack holds"),
