@@ -107,21 +107,11 @@ def _two_scales():
     return pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "performance_profile on raw scores of tasks whose scales differ 100-fold: one tau is compared with both tasks' "
-    "scores and the fractions averaged over tasks, silently, where bootstrap() on the same frame warns 'scores of 2 "
-    "tasks are aggregated on their own scales'; cause: performance_profile (rlstats/methods/bootstrap/_api.py:1076) "
-    "never calls warn_raw_scales (rlstats/normalization.py:478)"))
 def test_performance_profile_warns_of_raw_scales_like_bootstrap():
     with pytest.warns(rlstats.errors.RlstatsWarning, match="aggregated on their own scales"):
         rlstats.performance_profile(_two_scales(), "score ~ agent | task", progress=False, rng=1)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "tuning(views=['expected_max']) prints the expected best score 'on (mean over tasks)' of raw scores of tasks "
-    "whose scales differ 100-fold, silently, where bootstrap() on such a frame warns 'scores of 2 tasks are "
-    "aggregated on their own scales'; cause: tuning (rlstats/methods/tuning/_api.py:252, design_of) never calls "
-    "warn_raw_scales (rlstats/normalization.py:478)"))
 def test_tuning_expected_max_mean_over_tasks_warns_of_raw_scales():
     rows = [(agent, task, c, s, (1.0 + c + s + (agent == "B")) * scale) for agent in "AB"
             for task, scale in (("t1", 1.0), ("t2", 100.0)) for c in range(3) for s in range(3)]

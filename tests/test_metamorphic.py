@@ -231,6 +231,8 @@ CHANGES = {
                                          "tidy[p_value]", "tidy[p_lower]", "tidy[p_upper]", "tidy[shown]",
                                          "tidy[conclusion]", "tidy[statistic]", "dict.comparisons", "glance[n_shown]")),
     ("equivalence", "shift"): (_RAW_SCALES, ("warnings",)),
+    ("performance_profile", "shift"): (_RAW_SCALES, ("warnings",)),  # audit s7c: it warns as bootstrap does
+    ("tuning", "shift"): (_RAW_SCALES, ("warnings",)),  # audit s7c: expected_max's mean over tasks
     ("summarize_runs_auc", "shift"): ("the area under the curve grows by the shift times the step range",
                                       ("frame[score]",)),
     ("tuning_sensitivity_raw", "shift"): ("with percentiles=None the effective dimension asks for a fraction of the "

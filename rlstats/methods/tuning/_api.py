@@ -20,6 +20,7 @@ from ...design import Design, design_of
 from ...engines import Engine, engine as _engine, map_ordered
 from ...interop import as_pandas
 from ...errors import DesignError, OptionError
+from ...normalization import warn_raw_scales
 from ...options import (check_bool, check_choice, check_confidence_level, check_cost_options, check_fraction,
                         check_resamples)
 from ...resampling import child_stream, seed_sequence
@@ -279,6 +280,8 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
     # replicate roles (READS_NESTING, as declared); a seed's uniqueness within a configuration is checked below.
     design = design_of(data, parsed, extra_columns=extra, na_action=na_action, eval_env=eval_env,
                        normalize=normalize, min_agents=1, reads_nesting=READS_NESTING, bounds=opts.bounds)
+    if "expected_max" in views:  # its mean over tasks adds raw scores (sensitivity normalises its own)
+        warn_raw_scales(design, normalize)
     notes = list(design.notes) + ([nested_note] if nested_note else []) + ([dropped_view] if dropped_view else [])
     sweeps, labels = _sweeps(design, parsed, config, weights, holdout, higher)
     # issue 43 item 2: estimated once the sweeps are read (cheap), since the views' work grows with each sweep's
