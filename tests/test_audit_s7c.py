@@ -84,11 +84,6 @@ def test_summarize_runs_last_k_mean_with_steps_is_what_its_note_says():
     assert not note or (res["score"] == 45.0).all()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "power('permutation', seeds=[3], n_sim=3): the relayed warning says it was 'raised by 4 method calls on the "
-    "simulated data sets', but 3 data sets were simulated (tidy n_sim = n_tests = 3); cause: _evaluate "
-    "(rlstats/planning/_api.py:462-470) adds the dry run's warnings (the first data set, run again in the blocks) "
-    "to the blocks' counts"))
 def test_power_warning_counts_method_calls_on_the_simulated_data_sets():
     rows = [(agent, "t", r, float(r) + (agent == "B")) for agent in "AB" for r in range(6)]
     pilot = pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
