@@ -463,7 +463,7 @@ def _dropped_steps(data, design, step, starts):
     kept[design.row_position] = True
     gone = data.iloc[np.flatnonzero(~kept)]
     run_of = {key: i for i, key in enumerate(zip(*(data[c].iloc[design.row_position[starts]] for c in columns)))}
-    out: list[list[float]] = [[] for _ in starts]
+    out = [[] for _ in starts]
     for *key, at in zip(*(gone[c] for c in columns), pd.to_numeric(gone[step], errors="coerce")):
         i = run_of.get(tuple(key))
         if i is not None and np.isfinite(at):
