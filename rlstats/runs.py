@@ -41,6 +41,9 @@ if TYPE_CHECKING:
 
 ALIGN_METHODS = ("last", "linear")
 SUMMARIES = ("final", "last_k_mean", "auc", "max", "time_to_threshold")
+#: Summaries of a run's logged values: steps= restricts them to the logged steps within its range (it aligns
+#: the runs for the others).
+LOGGED_SUMMARIES = ("last_k_mean", "max", "time_to_threshold")
 #: The most steps a grid may have: every run gets a value at each (and curves keeps each resample's), so
 #: one run logged at step 10**9 among runs logged every step must not ask for 10**9 of them.
 MAX_GRID_STEPS = 100_000
@@ -319,9 +322,13 @@ def check_grid(steps: Any) -> NDArray[np.float64]:
     size = len(steps) if hasattr(steps, "__len__") else 0  # range(10**12) is small until converted
     if size <= MAX_GRID_STEPS:
         try:
-            grid = np.asarray(steps, dtype=float).ravel()
+            grid = np.asarray(steps, dtype=float)
         except (TypeError, ValueError):
             grid = np.zeros(0)
+        if grid.ndim > 1:  # flattening [[10, 20], [30, 40]] would guess at a grid the caller did not write
+            raise OptionError(f"steps= must be one grid of steps, a 1-D sequence such as steps=range(0, 1_000_001, "
+                              f"50_000); got an array of shape {grid.shape}")
+        grid = grid.ravel()  # a single number is a grid of one step
         size = grid.size
     if size > MAX_GRID_STEPS:
         raise OptionError(f"steps= has {size:,} steps, more than the {MAX_GRID_STEPS:,} a grid may have; pass a "
@@ -384,6 +391,12 @@ def align_steps(data: Table, formula: FormulaLike, *, step: str, steps: ArrayLik
         ``"last"``: the value at the last logged step at or before each grid step; ``"linear"``:
         linear interpolation between the logged steps around it. Grid steps before a run's first
         or after its last logged step are missing (NaN), never extrapolated.
+    na_action : {"raise", "drop", "omit"}
+        Rows with missing values: an error, or dropped and counted in the notes. As R's ``na.omit``,
+        a dropped row is not used: the grid steps whose value would come from it (by ``"last"``, a
+        dropped step between the run's last logged step before and the grid step; by ``"linear"``,
+        one between the logged steps around it) are left out of the output, counted and named in
+        the notes, not filled in from the neighbouring steps.
 
     Returns
     -------
@@ -425,8 +438,66 @@ def align_steps(data: Table, formula: FormulaLike, *, step: str, steps: ArrayLik
     sizes = np.array([grids[t].size for t in run_task])
     frame = _run_frame(data, design, np.repeat(starts, sizes), np.concatenate(values), _value_name(design.formula))
     frame.insert(3, step, as_steps(np.concatenate([grids[t] for t in run_task]), design.extra[step]))
+    dropped = _dropped_steps(data, design, step, starts)
+    if dropped is not None:  # na_action="drop": R's na.omit, a dropped row is not used, nor filled in from others
+        left_out = np.concatenate([_across(logged[a:b], dropped[i], grids[run_task[i]], method)
+                                   for i, (a, b) in enumerate(zip(starts, stops))])
+        if left_out.any():
+            cut_notes.append(Note(_left_out_text(design, frame, step, starts, sizes, left_out, method, na_action),
+                                  scope="frame"))
+            frame = frame.loc[~left_out].reset_index(drop=True)
     return _annotate(frame, data, design, [_grids_note(design, frame, grids, aligned, method)] + cut_notes,
                      _run_keys(design) + (step,))
+
+
+def _dropped_steps(data, design, step, starts):
+    """Per run, the sorted steps of its rows dropped by na_action (None when no row was dropped).
+
+    A dropped row counts for the run its agent, task and run columns name, when they and its step are given.
+    """
+    if design.n_dropped_rows == 0 or design.row_position is None:
+        return None
+    f = design.formula
+    columns = [f.groups, f.blocks, f.replicate]
+    kept = np.zeros(len(data), dtype=bool)
+    kept[design.row_position] = True
+    gone = data.iloc[np.flatnonzero(~kept)]
+    run_of = {key: i for i, key in enumerate(zip(*(data[c].iloc[design.row_position[starts]] for c in columns)))}
+    out = [[] for _ in starts]
+    for *key, at in zip(*(gone[c] for c in columns), pd.to_numeric(gone[step], errors="coerce")):
+        i = run_of.get(tuple(key))
+        if i is not None and np.isfinite(at):
+            out[i].append(float(at))
+    return [np.sort(np.array(steps_, dtype=float)) for steps_ in out]
+
+
+def _across(xs, dropped, grid, method):
+    """Grid cells whose aligned value would come from, or across, one of the ``dropped`` steps of a run logged
+    at ``xs``: by "last", a dropped step in (last logged step at or before the cell, cell]; by "linear", one
+    strictly between the logged steps around the cell."""
+    if dropped.size == 0:
+        return np.zeros(grid.size, dtype=bool)
+    at = np.searchsorted(xs, grid, side="right") - 1
+    before = np.where(at >= 0, xs[np.maximum(at, 0)], -np.inf)
+    low = np.searchsorted(dropped, before, side="right")
+    if method == "last":
+        return np.searchsorted(dropped, grid, side="right") > low
+    nxt = np.searchsorted(xs, grid, side="left")
+    after = np.where(nxt < xs.size, xs[np.minimum(nxt, xs.size - 1)], np.inf)
+    return np.searchsorted(dropped, after, side="left") > low
+
+
+def _left_out_text(design, frame, step, starts, sizes, left_out, method, na_action):
+    """The note on grid cells left out because they would read a dropped row's step."""
+    run_of_cell = np.repeat(np.arange(starts.size), sizes)
+    runs = np.unique(run_of_cell[left_out])
+    cells = np.flatnonzero(left_out)
+    shown = "; ".join(f"{run_label(design, starts[run_of_cell[c]])} at step {format_step(frame[step].iloc[c])}"
+                      for c in cells[:3]) + ("; ..." if cells.size > 3 else "")
+    how = "the value of the step before" if method == "last" else "interpolation across it"
+    return (f"{count(int(left_out.sum()), 'grid step')} of {count(runs.size, 'run')} left out of the aligned rows "
+            f"because {'its' if left_out.sum() == 1 else 'their'} value would come from a row dropped by "
+            f"na_action={na_action!r} (a dropped row is not used, nor filled in by {how}): {shown}")
 
 
 def _threshold_of(threshold, design):
@@ -490,14 +561,17 @@ def _median_of_counts(values, counts):
     return float((low + high) / 2)
 
 
-def _ends(tasks, facts):
+def _ends(tasks, facts, within=False):
     """The sentence saying where the runs end, and whether some end well before the others of their task.
 
     A run ends early when its last step is more than one logging interval (its task's median) before
     the latest end in its task: its summary is then taken earlier in training than its siblings'.
+    ``within``: the runs were cut to the range of steps=, so their ends are their last logged steps there.
     """
     last = np.array([f[3] for f in facts], dtype=float)
     if (last == last[0]).all():
+        if within:
+            return f"every run's last logged step in that range is {format_step(last[0])}"
         return f"every run ends at step {format_step(last[0])}"
     run_task = np.array([f[0] for f in facts])
     early, ends = [], []
@@ -507,7 +581,8 @@ def _ends(tasks, facts):
         top = last[mine].max()
         ends.append(f"{format_step(top)} on {tasks[t]}")
         early += [(i, top) for i in mine if last[i] < top - interval]
-    text = f"runs end between steps {format_step(last.min())} and {format_step(last.max())}"
+    text = (f"{'in that range, ' if within else ''}runs end between steps {format_step(last.min())} and "
+            f"{format_step(last.max())}")
     if not early:
         return text + f" (at {', '.join(ends)})"
     shown = "; ".join(f"{facts[i][1]} at {format_step(last[i])}, its task's runs reaching "
@@ -523,21 +598,29 @@ def _summary_text(spec, facts):
     how, name, tasks = spec["how"], spec["name"], spec["tasks"]
     first = min(f[2] for f in facts)
     last = max(f[3] for f in facts)
+    within = spec.get("within")
     span = f"steps {format_step(first)} to {format_step(last)}"
+    if within is not None:
+        span = f"{span} logged within steps= {format_step(within[0])} to {format_step(within[1])}"
     if how == "auc":
         return _auc_text(name, tasks, facts, spec["normalize_auc"])
-    ends = _ends(tasks, facts)
+    ends = _ends(tasks, facts, within is not None)
     if how == "final":
+        if spec.get("grid"):
+            return f"{name}: the value on the grid of steps= at each run's last step there ({ends})"
         return f"{name}: the value at each run's last logged step ({ends})"
     if how == "last_k_mean":
-        return (f"{name}: the mean of each run's last {spec['k']} logged values, a window ending at the run's last "
-                f"logged step ({ends})")
+        where = "" if within is None else (f" within steps= {format_step(within[0])} to "
+                                           f"{format_step(within[1])}")
+        return (f"{name}: the mean of each run's last {spec['k']} logged values{where}, a window ending at the run's "
+                f"last logged step{' there' if where else ''} ({ends})")
     if how == "max":
         return f"{name}: the largest value of each run ({span}; {ends})"
     censored = sum(f[6] for f in facts)
+    after = "training" if within is None else "that range"
     return (f"{name}: the first of {spec['where']} at which the run reached {spec['said']} ({span}; {ends}); "
             f"{censored} of {count(len(facts), 'run')} never reached it and are censored at step "
-            f"{format_step(spec['after_end'])}, after the end of training (ranked after every run that reached "
+            f"{format_step(spec['after_end'])}, after the end of {after} (ranked after every run that reached "
             "it); smaller is better here, so 'best' in rankings, which favour larger values, reads reversed")
 
 
@@ -592,8 +675,12 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
     normalize_auc : bool
         Divide ``auc`` by the step range.
     steps, method
-        Align the runs on this grid first, as :func:`align_steps` does; ``auc`` of runs logged at
-        different steps aligns them on each task's default grid.
+        For ``final`` and ``auc``: align the runs on this grid first, as :func:`align_steps` does
+        (``final`` is then each run's value at its last step of the grid); ``auc`` of runs logged at
+        different steps aligns them on each task's default grid. For ``max``, ``last_k_mean`` and
+        ``time_to_threshold``, which read a run's logged values: only the steps logged within the
+        range of ``steps`` (its first to its last step) are summarised, and ``method`` is not used;
+        a run with no logged step there is an error.
 
     Options read by one ``how`` only (``k``, ``threshold``, ``normalize_auc``) are an error with another.
 
@@ -636,7 +723,25 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
     logged = snap_steps(design.extra[step], starts)
     run_task = design.task[starts]
     grid_notes: list[Any] = []  # (grids, aligned) and the note on steps left out, once the frame is made
-    if steps is not None or (how == "auc" and not shares_steps(logged, starts, stops)):
+    # Rows of each run that the summary reads: all logged rows, or (steps= with a summary of logged values)
+    # those logged within the range of steps=.
+    rows: list[Any] = [np.arange(a, b) for a, b in zip(starts, stops)]
+    within = None
+    if steps is not None and how in LOGGED_SUMMARIES:
+        grid = check_grid(steps)
+        within = (float(grid[0]), float(grid[-1]))
+        rows = [r[(logged[r] >= within[0]) & (logged[r] <= within[1])] for r in rows]
+        empty = [i for i, r in enumerate(rows) if r.size == 0]
+        if empty:
+            i = starts[empty[0]]
+            raise DesignError(f"{len(empty)} run(s) have no logged step within steps= ({format_step(within[0])} to "
+                              f"{format_step(within[1])}; e.g. {run_label(design, i)}, logged from step "
+                              f"{format_step(logged[i])} to {format_step(logged[stops[empty[0]] - 1])}); pass steps= "
+                              "spanning a range every run logs")
+        grid_notes.append(Note(f"how={how!r} reads each run's logged values within the range of steps= (steps "
+                               f"{format_step(within[0])} to {format_step(within[1])}), not values aligned to its "
+                               "grid", scope="frame"))
+    if within is None and (steps is not None or (how == "auc" and not shares_steps(logged, starts, stops))):
         if steps is None:
             grids, shared, cut = task_grids(design, logged, starts, stops)
             grid_notes += [(grids, not shared)] + ([Note(cut, scope="frame")] if cut else [])
@@ -664,8 +769,8 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
                               f"{run_label(design, i)}, logged from step {format_step(logged[i])}); pass steps= "
                               "within the logged range")
     else:
-        runs = [design.y[a:b] for a, b in zip(starts, stops)]
-        run_steps = [logged[a:b] for a, b in zip(starts, stops)]
+        runs = [design.y[r] for r in rows]
+        run_steps = [logged[r] for r in rows]
     first = np.array([s[0] for s in run_steps])
     last = np.array([s[-1] for s in run_steps])
     extra_columns = {}
@@ -676,7 +781,8 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
     elif how == "last_k_mean":
         short = np.array([r.size < k for r in runs])
         if short.any():
-            raise DesignError(f"{int(short.sum())} run(s) have fewer than k={k} logged values; lower k")
+            there = "" if within is None else " within the range of steps="
+            raise DesignError(f"{int(short.sum())} run(s) have fewer than k={k} logged values{there}; lower k")
         values = np.array([r[-k:].mean() for r in runs])
         spec["k"] = k
     elif how == "max":
@@ -694,15 +800,18 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
         after_end = float(last.max()) + (float(np.median(gaps)) if gaps.size else 1.0)
         if np.issubdtype(raw.dtype, np.integer):
             after_end = float(np.ceil(after_end))  # integer steps stay integers
-        if steps is None:
-            values = np.array([raw[a + hit[0]] if hit.size else after_end for a, hit in zip(starts, reached)],
+        if steps is None or within is not None:
+            values = np.array([raw[r[hit[0]]] if hit.size else after_end for r, hit in zip(rows, reached)],
                               dtype=float)
         else:
             values = np.array([s[hit[0]] if hit.size else after_end for s, hit in zip(run_steps, reached)])
         values = as_steps(values, raw)
         extra_columns["censored"] = censored
-        spec.update(where="each run's own logged steps" if steps is None else "the grid's steps", said=said,
-                    after_end=after_end)
+        spec.update(where="each run's own logged steps", said=said, after_end=after_end)
+    if within is not None:
+        spec["within"] = within
+    elif steps is not None:
+        spec["grid"] = True
     frame = _run_frame(data, design, starts, values, name)
     for column, content in extra_columns.items():
         frame[column] = content

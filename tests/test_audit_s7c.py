@@ -42,10 +42,6 @@ def test_normalize_refuses_an_infinite_reference_bound():
         rlstats.normalize(df, ref)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "align_steps(steps=[[1, 2], [3, 4]]): a 2-D steps= is silently flattened into the grid 1, 2, 3, 4 (its note "
-    "says 'a grid of 4 steps from 1 to 4'), where performance_profile's tau= of that shape is an OptionError; "
-    "cause: .ravel() in the steps= check (rlstats/runs.py:322)"))
 def test_align_steps_refuses_a_two_dimensional_grid():
     df = _curves_frame(runs=3, tasks=("t1",))
     with pytest.raises(rlstats.errors.OptionError):
@@ -59,23 +55,12 @@ def _peaked_frame():
     return pd.DataFrame(rows, columns=["agent", "task", "run", "step", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "summarize_runs(how='max', steps=[0, 50]) says 'the largest value of each run (steps 0 to 50 ...)' and gives "
-    "50, but each run logged 100 at step 30: the maximum is taken over the grid's aligned values only; cause: with "
-    "steps= every summary reads the aligned grid row (rlstats/runs.py:639-660) while _summary_text "
-    "(rlstats/runs.py:536) describes the run's logged values"))
 def test_summarize_runs_max_with_steps_is_the_largest_logged_value_in_range():
     res = rlstats.summarize_runs(_peaked_frame(), "score ~ agent | task/run", step="step", how="max", steps=[0, 50])
     assert any("the largest value of each run (steps 0 to 50" in note for note in res.attrs["rlstats_notes"])
     assert (res["score"] == 100.0).all()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "summarize_runs(how='last_k_mean', k=2, steps=[0, 50]) says 'the mean of each run's last 2 logged values, a "
-    "window ending at the run's last logged step (every run ends at step 50)' and gives 25 = mean(value at 0, value "
-    "at 50), but the last 2 logged values up to step 50 are 40 and 50 (mean 45) and every run was logged to step "
-    "90; cause: the grid row stands for the run (rlstats/runs.py:639-660), the note (rlstats/runs.py:530-534) says "
-    "logged values"))
 def test_summarize_runs_last_k_mean_with_steps_is_what_its_note_says():
     df = _peaked_frame()
     df["score"] = df["step"].astype(float)
@@ -135,12 +120,6 @@ def test_curves_comparison_does_not_depend_on_the_order_of_the_pair():
     np.testing.assert_allclose(ab.difference_pvalues, ba.difference_pvalues)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "align_steps(na_action='drop') with 3 missing scores inside runs: the note says '3 of 80 rows dropped' but the "
-    "aligned frame still has 80 rows, the 3 dropped steps filled with the value of the step before (run 0 of A "
-    "has its missing steps 50 and 60 filled with its step-40 score), and no note counts the filled cells; cause: "
-    "the dropped rows leave gaps inside the runs' logged ranges, which align (rlstats/runs.py:417 onwards, "
-    "method='last') fills like any grid step between logged steps"))
 def test_align_steps_does_not_fill_dropped_missing_scores_silently():
     df = _curves_frame(runs=4, tasks=("t1",))
     df.loc[[5, 6, 17], "score"] = np.nan

@@ -570,6 +570,9 @@ OWN_OPTIONS = [
     ("tuning", "complete_interval", "bca", OptionError, "complete_interval='bca' is not one of the allowed values: "
      "'skew_t', 'two_stage'"),
     ("tuning", "complete_interval", None, OptionError, "complete_interval=None is not one of the allowed values"),
+    # [audit s7c: runs] a 2-D steps= is refused, not flattened into a grid (align_steps and summarize_runs: below)
+    ("curves", "steps", [[0, 250_000], [500_000, 750_000]], OptionError,
+     ("steps= must be one grid of steps, a 1-D sequence", "shape (2, 2)")),
 ]
 
 
@@ -3293,3 +3296,13 @@ def test_one_row_per_run_at_a_step_of_its_own_is_runs(name):
 ], ids=["curves at steps of their own", "last rows without a run column"])
 def test_curves_whose_runs_end_at_steps_of_their_own(make, phrases):
     fails(DesignError, phrases, rlstats.task_table, make(), "score ~ agent | task")
+
+
+# [audit s7c: runs] steps= of align_steps and summarize_runs: a 2-D grid is refused, not flattened
+@pytest.mark.parametrize("call, options", [(rlstats.align_steps, {}), (rlstats.summarize_runs, {"how": "max"}),
+                                           (rlstats.summarize_runs, {"how": "auc"})],
+                         ids=["align_steps", "summarize_runs max", "summarize_runs auc"])
+def test_a_two_dimensional_grid_of_steps_is_refused(call, options):
+    fails(OptionError, ("steps= must be one grid of steps, a 1-D sequence such as steps=range(", "got an array of "
+                        "shape (2, 2)"), call, CURVES, "score ~ agent | task/seed", step="step",
+          steps=[[0, 250_000], [500_000, 750_000]], **options)

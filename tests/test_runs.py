@@ -494,3 +494,79 @@ def test_real_sb3_logs_align_per_task_and_summarise_with_their_dtypes(sb3):
     assert len(sb3.merge(final, on=["agent", "task", "seed"])) == len(sb3)
     note = final.attrs["rlstats_notes"][-1]
     assert "runs end between steps 20k and 30k" in note and "DQN" in note  # DQN's 20k among 30k runs is named
+
+
+# ----------------------------------------------------------------------------- [audit s7c: runs] steps= and drops
+
+
+def _sawtooth():
+    """Agents A, B x 2 seeds on task 't', logged at steps 0, 10, ..., 90: score = step % 40 + 10 seed (+100 for B),
+    except 1000 at step 90 (outside the range [15, 55] used below)."""
+    rows = [(agent, "t", seed, s, 1000.0 if s == 90 else s % 40 + 10.0 * seed + 100.0 * (agent == "B"))
+            for agent in "AB" for seed in range(2) for s in range(0, 100, 10)]
+    return pd.DataFrame(rows, columns=["agent", "task", "seed", "step", "score"])
+
+
+def test_logged_value_summaries_with_steps_read_the_logged_steps_in_its_range():
+    data = _sawtooth()
+    # By hand: within steps= 15 to 55 each run logged 20, 30, 40, 50 -> 20, 30, 0, 10 (+ 10 seed, + 100 for B);
+    # on the grid the runs would read 10 (step 10's value at 15) and 10 (step 50's at 55).
+    offset = np.array([0.0, 10.0, 100.0, 110.0])
+    top = rlstats.summarize_runs(data, FORMULA, step="step", how="max", steps=[15, 55])
+    np.testing.assert_array_equal(top["score"], 30.0 + offset)
+    assert top.attrs["rlstats_notes"][-1] == ("score: the largest value of each run (steps 20 to 50 logged within "
+                                              "steps= 15 to 55; every run's last logged step in that range is 50)")
+    assert "how='max' reads each run's logged values within the range of steps= (steps 15 to 55)" in \
+        top.attrs["rlstats_notes"][-2]
+    window = rlstats.summarize_runs(data, FORMULA, step="step", how="last_k_mean", k=3, steps=[15, 55])
+    np.testing.assert_allclose(window["score"], (30.0 + 0.0 + 10.0) / 3 + offset)
+    assert "the mean of each run's last 3 logged values within steps= 15 to 55" in window.attrs["rlstats_notes"][-1]
+    # Threshold 45: A's runs never reach it in range (their 1000 at step 90 is outside), B's reach it at step 20;
+    # the censored ones get the range's last logged step plus one interval, 50 + 10.
+    hit = rlstats.summarize_runs(data, FORMULA, step="step", how="time_to_threshold", threshold=45, steps=[15, 55])
+    assert hit["score"].tolist() == [60, 60, 20, 20] and hit["censored"].tolist() == [True, True, False, False]
+    assert "2 of 4 runs never reached it and are censored at step 60, after the end of that range" in \
+        hit.attrs["rlstats_notes"][-1]
+    # Independent: pandas over the rows logged in [15, 55].
+    inside = data[data["step"].between(15, 55)].groupby(["agent", "seed"])["score"]
+    np.testing.assert_array_equal(top["score"], inside.max().to_numpy())
+    np.testing.assert_allclose(window["score"], inside.apply(lambda v: v.tail(3).mean()).to_numpy())
+    with pytest.raises(DesignError, match=r"4 run\(s\) have fewer than k=5 logged values within the range of steps="):
+        rlstats.summarize_runs(data, FORMULA, step="step", how="last_k_mean", k=5, steps=[15, 55])
+    with pytest.raises(DesignError, match=r"4 run\(s\) have no logged step within steps= \(91 to 95;"):
+        rlstats.summarize_runs(data, FORMULA, step="step", how="max", steps=[91, 95])
+
+
+def _gappy_curves():
+    """score = step + 1000 seed (+100 for B) at steps 0, ..., 90; A seed 0 misses steps 50 and 60, A seed 1 step 70."""
+    rows = [(agent, "t", seed, s, s + 1000.0 * seed + 100.0 * (agent == "B"))
+            for agent in "AB" for seed in range(2) for s in range(0, 100, 10)]
+    data = pd.DataFrame(rows, columns=["agent", "task", "seed", "step", "score"])
+    data.loc[[5, 6, 17], "score"] = np.nan
+    return data
+
+
+def test_align_steps_leaves_out_the_grid_steps_of_dropped_rows():
+    data = _gappy_curves()
+    out = rlstats.align_steps(data, FORMULA, step="step", na_action="drop")
+    # R's na.omit: the 3 dropped rows are not in the output (40 - 3 rows), the others are as logged.
+    assert len(out) == 37
+    kept = data.dropna().reset_index(drop=True)
+    pd.testing.assert_frame_equal(out[["agent", "task", "seed", "step", "score"]], kept, check_dtype=False)
+    notes = out.attrs["rlstats_notes"]
+    assert notes[-1] == ("3 grid steps of 2 runs left out of the aligned rows because their value would come from a row "
+                         "dropped by na_action='drop' (a dropped row is not used, nor filled in by the value of the "
+                         "step before): run '0' of agent 'A' on task 't' at step 50; run '0' of agent 'A' on task 't' "
+                         "at step 60; run '1' of agent 'A' on task 't' at step 70")
+    # By hand on the grid 45, 55, 65: by "last", A seed 0 would read its dropped 50 at 55 and 60 at 65 (2 cells);
+    # by "linear", also 45 (between 40 and the dropped 50), and A seed 1's 65 (between 60 and the dropped 70): 4.
+    last = rlstats.align_steps(data, FORMULA, step="step", na_action="drop", steps=[45, 55, 65])
+    assert len(last) == 12 - 2
+    assert not ((last["agent"] == "A") & (last["seed"] == 0) & last["step"].isin([55, 65])).any()
+    np.testing.assert_array_equal(last.loc[(last["agent"] == "A") & (last["seed"] == 1), "score"], [1040, 1050, 1060])
+    linear = rlstats.align_steps(data, FORMULA, step="step", na_action="drop", steps=[45, 55, 65], method="linear")
+    assert len(linear) == 12 - 4 and "4 grid steps of 2 runs left out" in linear.attrs["rlstats_notes"][-1]
+    np.testing.assert_array_equal(linear.loc[(linear["agent"] == "A") & (linear["seed"] == 1), "score"], [1045, 1055])
+    # Without dropped rows nothing is left out.
+    assert len(rlstats.align_steps(data.dropna(subset=["score"]).query("agent == 'B'").pipe(
+        lambda b: pd.concat([b, b.assign(agent="C")])), FORMULA, step="step")) == 40
