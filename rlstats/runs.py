@@ -750,10 +750,22 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
             grid_notes.append((grids, True))
         runs: list[Any] = [None] * starts.size
         run_steps: list[Any] = [None] * starts.size
+        dropped = _dropped_steps(data, design, step, starts)  # na_action="drop": those rows are not used
+        left_out = []  # (run, grid step) of the cells whose value would come from a dropped row
         for t, grid in enumerate(grids):
             mine = np.flatnonzero(run_task == t)
             matrix = align(design.y, logged, starts[mine], stops[mine], grid, method)
+            if dropped is not None:
+                for row, i in enumerate(mine):
+                    across = _across(logged[starts[i]:stops[i]], dropped[i], grid, method)
+                    matrix[row, across] = np.nan
+                    left_out += [(i, g) for g in grid[across]]
             incomplete = np.isnan(matrix).any(axis=1)
+            if how == "auc" and incomplete.any() and left_out:
+                raise DesignError(
+                    f"{len(left_out)} grid step(s) would read a row dropped by na_action={na_action!r} (e.g. "
+                    f"{run_label(design, starts[left_out[0][0]])} at step {format_step(left_out[0][1])}), so the "
+                    "areas would not be comparable; fill or remove those rows yourself, or pass steps= that avoid them")
             if how == "auc" and incomplete.any():
                 raise DesignError(
                     f"{int(incomplete.sum())} run(s) do not cover the steps {format_step(grid[0])} to "
@@ -762,6 +774,13 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
                     "comparable; pass steps= covering a range every run reached")
             for i, row in zip(mine, matrix):
                 runs[i], run_steps[i] = row[~np.isnan(row)], grid[~np.isnan(row)]
+        if left_out:
+            shown = "; ".join(f"{run_label(design, starts[i])} at step {format_step(g)}" for i, g in left_out[:3])
+            grid_notes.append(Note(
+                f"{count(len(left_out), 'grid step')} of {count(len({i for i, _ in left_out}), 'run')} not read "
+                f"because {'its' if len(left_out) == 1 else 'their'} value would come from a row dropped by "
+                f"na_action={na_action!r} (a dropped row is not used, nor filled in from the steps around it): "
+                f"{shown}{'; ...' if len(left_out) > 3 else ''}", scope="frame"))
         empty = [i for i, r in enumerate(runs) if r.size == 0]
         if empty:
             i = starts[empty[0]]

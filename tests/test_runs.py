@@ -570,3 +570,23 @@ def test_align_steps_leaves_out_the_grid_steps_of_dropped_rows():
     # Without dropped rows nothing is left out.
     assert len(rlstats.align_steps(data.dropna(subset=["score"]).query("agent == 'B'").pipe(
         lambda b: pd.concat([b, b.assign(agent="C")])), FORMULA, step="step")) == 40
+
+
+def test_summaries_on_a_grid_do_not_read_dropped_rows():
+    """summarize_runs on a grid (how='final' with steps=, how='auc') reads no value that would come from a row
+    dropped by na_action='drop', says so, and refuses an area that would need one."""
+    data = _gappy_curves()
+    # grid 45, 55, 65 by "last": A seed 0 would read its dropped 50 at 55 and 60 at 65; A seed 1 reads 40, 50, 60
+    final = rlstats.summarize_runs(data, FORMULA, step="step", how="final", steps=[45, 55, 65], na_action="drop")
+    by_run = final.set_index(["agent", "seed"])["score"]
+    assert by_run[("A", 0)] == 40.0  # its last readable grid step is 45, holding step 40's score
+    assert by_run[("A", 1)] == 1060.0 and by_run[("B", 0)] == 160.0 and by_run[("B", 1)] == 1160.0
+    note = [n for n in final.attrs["rlstats_notes"] if "not read because" in n]
+    assert note == ["2 grid steps of 1 run not read because their value would come from a row dropped by "
+                    "na_action='drop' (a dropped row is not used, nor filled in from the steps around it): run '0' "
+                    "of agent 'A' on task 't' at step 55; run '0' of agent 'A' on task 't' at step 65"]
+    with pytest.raises(DesignError, match=r"2 grid step\(s\) would read a row dropped by na_action='drop'"):
+        rlstats.summarize_runs(data, FORMULA, step="step", how="auc", steps=[45, 55, 65], na_action="drop")
+    # without dropped rows the same grid reads every cell
+    clean = rlstats.summarize_runs(data.fillna(0.0), FORMULA, step="step", how="final", steps=[45, 55, 65])
+    assert not any("not read because" in n for n in clean.attrs["rlstats_notes"])
