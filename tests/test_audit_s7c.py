@@ -135,13 +135,6 @@ def test_tuning_expected_max_mean_over_tasks_warns_of_raw_scales():
                        progress=False)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "curves(compare=...) on the same data and rng: compare=[('A', 'B')] prints 'B above A at steps 40-50' while "
-    "compare=[('B', 'A')] prints 'B and A: no step differs' (smallest adjusted p 0.040 vs 0.065, "
-    "n_resamples=200, rng=1): the two-sided permutation verdict depends on which agent is named first; cause: "
-    "_permutation_null "
-    "(rlstats/methods/curves/_api.py:191-211) pools the first agent's runs before the second's, so the same "
-    "random draws relabel different runs"))
 def test_curves_comparison_does_not_depend_on_the_order_of_the_pair():
     rng = np.random.default_rng(3)
     rows = [(agent, task, r, s, float(s) + rng.normal() * 5 + shift) for agent, shift in (("A", 0.0), ("B", 3.0))

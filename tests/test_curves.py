@@ -18,6 +18,7 @@ from scipy import stats
 import rlstats
 from rlstats.datasets import simulate_curves
 from rlstats.errors import DesignError, OptionError
+from rlstats.format import format_step
 from rlstats.methods.curves import _api, _kernels
 
 FORMULA = "score ~ agent | task/seed"
@@ -725,3 +726,14 @@ def test_standard_errors_in_row_pieces_equal_one_pass(statistic, monkeypatch):
     monkeypatch.setattr(_kernels, "CHUNK_ELEMENTS", 3 * prepared.slots * 7 * 2)  # two rows a piece
     np.testing.assert_array_equal(_kernels.weighted_std_error(prepared, weights, statistic), whole)
     assert whole.shape == (9, 7) and np.isfinite(whole).all()
+
+
+def test_a_comparison_gives_the_same_pvalues_whichever_agent_is_named_first(data):
+    # [audit s7c] the relabellings draw on the pair's runs in the design's order, so (a, b) and (b, a) share them
+    kw = dict(step="step", n_resamples=100, rng=2, progress=False, bands="expanded")
+    ab = rlstats.curves(data, FORMULA, compare=[("agent_1", "agent_3")], **kw)
+    ba = rlstats.curves(data, FORMULA, compare=[("agent_3", "agent_1")], **kw)
+    np.testing.assert_array_equal(ab.difference_pvalues, ba.difference_pvalues)
+    np.testing.assert_array_equal(ab.differences, -ba.differences)
+    np.testing.assert_array_equal(ab.difference_bands, -ba.difference_bands[..., ::-1])
+
