@@ -22,12 +22,6 @@ def _curves_frame(runs=5, tasks=("t1", "t2"), last=90, seed=3):
     return pd.DataFrame(rows, columns=["agent", "task", "run", "step", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "curves with steps= past every run's end: the note says the bands at those steps are withheld because 'more "
-    "than 0.025 of the resamples repeat one run in every task (with one task, below 4 runs ...)', but there are 5 "
-    "runs on each of 2 tasks (share 5^-4 per task) and no run at all is logged there; cause: repeat_share "
-    "(rlstats/methods/curves/_api.py:557-561) counts an absent cell as 1 run (share 1), and _studentized "
-    "(_api.py:574) does not leave out steps where nothing is logged"))
 def test_curves_withholding_reason_is_true_at_steps_past_every_run():
     df = _curves_frame()
     res = rlstats.curves(df, "score ~ agent | task/run", step="step", steps=[0, 50, 100, 150], n_resamples=200,

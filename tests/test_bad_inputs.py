@@ -568,6 +568,11 @@ OWN_OPTIONS = [
     ("tuning", "complete_interval", "bca", OptionError, "complete_interval='bca' is not one of the allowed values: "
      "'skew_t', 'two_stage'"),
     ("tuning", "complete_interval", None, OptionError, "complete_interval=None is not one of the allowed values"),
+    # [audit s7c: curves] steps= past every run's end: nothing logged there is an error naming the logged range
+    # (steps= partly past it: a note, test_curves_steps_partly_past_every_run_say_no_run_is_logged_there)
+    ("curves", "steps", [2_000_000, 3_000_000], DesignError,
+     ("no run is logged at any of the 2 grid steps (from 2M to 3M), so there is no curve to show",
+      "the runs are logged from step 0 to 1M: pass steps= within that range")),
 ]
 
 
@@ -3291,3 +3296,12 @@ def test_one_row_per_run_at_a_step_of_its_own_is_runs(name):
 ], ids=["curves at steps of their own", "last rows without a run column"])
 def test_curves_whose_runs_end_at_steps_of_their_own(make, phrases):
     fails(DesignError, phrases, rlstats.task_table, make(), "score ~ agent | task")
+
+
+# [audit s7c: curves] steps= partly past every run's end: the bands there are missing because no run is logged, and
+# the note says so (not that resamples repeat one run)
+def test_curves_steps_partly_past_every_run_say_no_run_is_logged_there():
+    res = noted(("curves and bands are missing where a task has no run of the agent logged: no run is logged at 2 "
+                 "steps (2M to 3M; the runs are logged from step 0 to 1M)"), rlstats.curves, CURVES, CURVES_FORMULA,
+                step="step", steps=[0, 500_000, 2_000_000, 3_000_000], n_resamples=200, rng=0, progress=False)
+    assert not any("repeat one run" in note for note in res.notes)
