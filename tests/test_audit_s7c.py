@@ -22,12 +22,6 @@ def _curves_frame(runs=5, tasks=("t1", "t2"), last=90, seed=3):
     return pd.DataFrame(rows, columns=["agent", "task", "run", "step", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "curves with steps= past every run's end: the note says the bands at those steps are withheld because 'more "
-    "than 0.025 of the resamples repeat one run in every task (with one task, below 4 runs ...)', but there are 5 "
-    "runs on each of 2 tasks (share 5^-4 per task) and no run at all is logged there; cause: repeat_share "
-    "(rlstats/methods/curves/_api.py:557-561) counts an absent cell as 1 run (share 1), and _studentized "
-    "(_api.py:574) does not leave out steps where nothing is logged"))
 def test_curves_withholding_reason_is_true_at_steps_past_every_run():
     df = _curves_frame()
     res = rlstats.curves(df, "score ~ agent | task/run", step="step", steps=[0, 50, 100, 150], n_resamples=200,
@@ -101,13 +95,6 @@ def test_tuning_expected_max_mean_over_tasks_warns_of_raw_scales():
                        progress=False)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "curves(compare=...) on the same data and rng: compare=[('A', 'B')] prints 'B above A at steps 40-50' while "
-    "compare=[('B', 'A')] prints 'B and A: no step differs' (smallest adjusted p 0.040 vs 0.065, "
-    "n_resamples=200, rng=1): the two-sided permutation verdict depends on which agent is named first; cause: "
-    "_permutation_null "
-    "(rlstats/methods/curves/_api.py:191-211) pools the first agent's runs before the second's, so the same "
-    "random draws relabel different runs"))
 def test_curves_comparison_does_not_depend_on_the_order_of_the_pair():
     rng = np.random.default_rng(3)
     rows = [(agent, task, r, s, float(s) + rng.normal() * 5 + shift) for agent, shift in (("A", 0.0), ("B", 3.0))

@@ -573,6 +573,11 @@ OWN_OPTIONS = [
     # [audit s7c: runs] a 2-D steps= is refused, not flattened into a grid (align_steps and summarize_runs: below)
     ("curves", "steps", [[0, 250_000], [500_000, 750_000]], OptionError,
      ("steps= must be one grid of steps, a 1-D sequence", "shape (2, 2)")),
+    # [audit s7c: curves] steps= past every run's end: nothing logged there is an error naming the logged range
+    # (steps= partly past it: a note, test_curves_steps_partly_past_every_run_say_no_run_is_logged_there)
+    ("curves", "steps", [2_000_000, 3_000_000], DesignError,
+     ("no run is logged at any of the 2 grid steps (from 2M to 3M), so there is no curve to show",
+      "the runs are logged from step 0 to 1M: pass steps= within that range")),
 ]
 
 
@@ -3306,3 +3311,12 @@ def test_a_two_dimensional_grid_of_steps_is_refused(call, options):
     fails(OptionError, ("steps= must be one grid of steps, a 1-D sequence such as steps=range(", "got an array of "
                         "shape (2, 2)"), call, CURVES, "score ~ agent | task/seed", step="step",
           steps=[[0, 250_000], [500_000, 750_000]], **options)
+
+
+# [audit s7c: curves] steps= partly past every run's end: the bands there are missing because no run is logged, and
+# the note says so (not that resamples repeat one run)
+def test_curves_steps_partly_past_every_run_say_no_run_is_logged_there():
+    res = noted(("curves and bands are missing where a task has no run of the agent logged: no run is logged at 2 "
+                 "steps (2M to 3M; the runs are logged from step 0 to 1M)"), rlstats.curves, CURVES, CURVES_FORMULA,
+                step="step", steps=[0, 500_000, 2_000_000, 3_000_000], n_resamples=200, rng=0, progress=False)
+    assert not any("repeat one run" in note for note in res.notes)

@@ -18,6 +18,7 @@ from scipy import stats
 import rlstats
 from rlstats.datasets import simulate_curves
 from rlstats.errors import DesignError, OptionError
+from rlstats.format import format_step
 from rlstats.methods.curves import _api, _kernels
 
 FORMULA = "score ~ agent | task/seed"
@@ -725,3 +726,35 @@ def test_standard_errors_in_row_pieces_equal_one_pass(statistic, monkeypatch):
     monkeypatch.setattr(_kernels, "CHUNK_ELEMENTS", 3 * prepared.slots * 7 * 2)  # two rows a piece
     np.testing.assert_array_equal(_kernels.weighted_std_error(prepared, weights, statistic), whole)
     assert whole.shape == (9, 7) and np.isfinite(whole).all()
+
+
+def test_a_comparison_gives_the_same_pvalues_whichever_agent_is_named_first(data):
+    # [audit s7c] the relabellings draw on the pair's runs in the design's order, so (a, b) and (b, a) share them
+    kw = dict(step="step", n_resamples=100, rng=2, progress=False, bands="expanded")
+    ab = rlstats.curves(data, FORMULA, compare=[("agent_1", "agent_3")], **kw)
+    ba = rlstats.curves(data, FORMULA, compare=[("agent_3", "agent_1")], **kw)
+    np.testing.assert_array_equal(ab.difference_pvalues, ba.difference_pvalues)
+    np.testing.assert_array_equal(ab.differences, -ba.differences)
+    np.testing.assert_array_equal(ab.difference_bands, -ba.difference_bands[..., ::-1])
+
+
+def test_steps_where_an_agent_has_no_run_logged_on_a_task_are_said_to_be_so(data):
+    # [audit s7c] agent_2's runs of task_02 end at the median step: its curve is missing past it, and the note says
+    # why (no run logged), not that its resamples repeat one run in every task
+    grid = np.sort(data["step"].unique())
+    cut = data[~((data["agent"] == "agent_2") & (data["task"] == "task_02") & (data["step"] > grid[3]))]
+    res = rlstats.curves(cut, FORMULA, step="step", steps=grid, n_resamples=100, rng=0, progress=False)
+    assert ("curves and bands are missing where a task has no run of the agent logged: agent_2 has no run logged on "
+            f"task_02 at 4 steps ({format_step(grid[4])} to {format_step(grid[7])}); pass steps= within the range the "
+            "runs reach, or add runs that reach those steps") in res.notes
+    assert not any("repeat one run" in note for note in res.notes)
+    assert np.isnan(res.estimates[1, 4:]).all() and np.isfinite(res.estimates[1, :4]).all()
+    assert np.isnan(res.simultaneous[1, 4:]).all() and np.isfinite(res.simultaneous[[0, 2]]).all()
+    def middle(x):
+        return np.nanmedian(x, axis=(-2, -1))
+
+    res = rlstats.curves(cut, FORMULA, step="step", steps=grid, statistic=middle, n_resamples=100, rng=0,
+                         progress=False)
+    assert any(note.startswith("the statistic function gets a task without runs (NaN-padded) where a task has no run "
+                               "of the agent logged: agent_2 has no run logged on task_02 at 4 steps")
+               for note in res.notes)

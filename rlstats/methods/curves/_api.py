@@ -189,8 +189,13 @@ def _bootstrap(values, task_of, n_tasks, options, ss):
     return out, counts, errors
 
 
-def _permutation_null(first, second, n_tasks, options, ss):
-    """(B, steps) difference of the statistic after relabelling whole runs within tasks."""
+def _permutation_null(first, second, n_tasks, options, ss, sign=1.0):
+    """(B, steps) difference of the statistic after relabelling whole runs within tasks, times ``sign``.
+
+    The caller passes the pair's agents in the design's order and ``sign=-1.0`` where the pair named them the other
+    way, so that the same draws relabel the same runs whichever agent is named first: (a, b) and (b, a) get nulls
+    of opposite sign, hence the same p-values bit for bit and mirrored bands.
+    """
     (va, ta), (vb, tb) = first, second
     pooled = np.concatenate([va, vb])
     task_of = np.concatenate([ta, tb])
@@ -209,12 +214,13 @@ def _permutation_null(first, second, n_tasks, options, ss):
         first, second = (_statistic_of(prepared, pooled, task_of[slots], n_tasks, shuffled[:, slots], options)
                          for slots in (first_slots, ~first_slots))
         out[start:stop] = first - second
-    return out
+    return out if sign == 1.0 else sign * out
 
 
 def _short_steps(design, matrix, starts, grid):
     """(agents, steps) where an agent's bands are withheld, the note that says so (None when nowhere), and (agents,
-    steps) the share of its resamples that repeat one run in every task (:func:`repeat_share`) at each step.
+    steps) the share of its resamples that repeat one run in every task (:func:`repeat_share`) at each step, NaN
+    where a task has no run of the agent logged (its curve is missing there: :func:`_unlogged_note`).
 
     The replication rule (the ``step_bands`` need) is read at each grid step on the runs logged there: runs that
     end early can leave a task with one run of an agent at the last steps, whose resampling adds no spread.
@@ -226,7 +232,7 @@ def _short_steps(design, matrix, starts, grid):
     for s in range(grid.size):
         counts = np.zeros((design.n_tasks, design.n_agents), dtype=int)
         np.add.at(counts, (design.task[starts], design.agent[starts]), logged[:, s])
-        repeats[:, s] = repeat_share(counts)
+        repeats[:, s] = np.where((counts > 0).all(axis=0), repeat_share(counts), np.nan)
         mask = verdict("curves", counts, outputs=("step_bands",)).mask("step_bands", counts.shape)
         short[:, s] = mask.any(axis=0)
         for t, a in zip(*np.nonzero(mask)):
@@ -238,6 +244,37 @@ def _short_steps(design, matrix, starts, grid):
                       "logged" for a, agent in enumerate(design.agents) if short[a].any())
     return short, (f"bands of the curves (and their standard errors) are withheld for {where}: they need at least "
                    "2 runs per agent and task logged at the step; add runs that reach those steps"), repeats
+
+
+def _unlogged_note(design, matrix, starts, grid, logged, stops, custom):
+    """The note on the grid steps where a task has no run of an agent logged, where a built-in statistic's curve and
+    bands are missing (a statistic function gets the task NaN-padded); None when there are none. A DesignError when
+    no run at all is logged at any grid step (``steps=`` past every run, or before every run's start)."""
+    counts = np.zeros((design.n_tasks, design.n_agents, grid.size), dtype=int)
+    np.add.at(counts, (design.task[starts], design.agent[starts]), ~np.isnan(matrix))
+    empty = (counts == 0).any(axis=0)  # (agents, steps)
+    if not empty.any():
+        return None
+    span = f"{format_step(logged[starts].min())} to {format_step(logged[stops - 1].max())}"
+    nothing = (counts == 0).all(axis=(0, 1))
+    if nothing.all():
+        raise DesignError(f"no run is logged at any of the {count(grid.size, 'grid step')} (from "
+                          f"{format_step(grid[0])} to {format_step(grid[-1])}), so there is no curve to show; the "
+                          f"runs are logged from step {span}: pass steps= within that range")
+    parts = []
+    if nothing.any():
+        parts.append(f"no run is logged at {count(int(nothing.sum()), 'step')} ({_step_span(grid[nothing])}; the "
+                     f"runs are logged from step {span})")
+    for a, agent in enumerate(design.agents):
+        mine = empty[a] & ~nothing
+        if mine.any():
+            tasks = [design.tasks[t] for t in np.flatnonzero((counts[:, a] == 0)[:, mine].any(axis=1))]
+            parts.append(f"{agent} has no run logged on {_and(tasks)} at {count(int(mine.sum()), 'step')} "
+                         f"({_step_span(grid[mine])})")
+    what = ("the statistic function gets a task without runs (NaN-padded)" if custom
+            else "curves and bands are missing")
+    return (f"{what} where a task has no run of the agent logged: {'; '.join(parts)}; pass steps= within the range "
+            "the runs reach, or add runs that reach those steps")
 
 
 def _and(names):
@@ -328,7 +365,9 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     together, however correlated the steps are. The band of a difference is drawn from the same
     relabellings: the difference plus or minus the max-T threshold times the null's standard
     error at each step, at level 1 - ``alpha``, so it excludes 0 exactly at the steps the test
-    calls different. Alike agents' runs are exchangeable within tasks, so the test's size is exact
+    calls different. The relabellings draw on the pair's runs in the design's order of agents, so
+    ``("A", "B")`` and ``("B", "A")`` give the same p-values and mirrored differences and bands.
+    Alike agents' runs are exchangeable within tasks, so the test's size is exact
     whatever the scores: for the mean of 26 tasks of 5 capped runs, where 60 simulated curves
     held 0 in 0.833 of them, 400 of the same experiment held it in 0.930, and 800 others in 0.949.
 
@@ -355,7 +394,9 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
         logs, else an even grid at the runs' median logging interval; float jitter in the logged
         steps is ignored (see :func:`rlstats.align_steps`). ``steps`` keeps the step column's
         dtype. At most 100,000 steps, and at most 250,000,000 resampled values kept over agents,
-        comparisons, resamples and steps.
+        comparisons, resamples and steps. A grid where no run is logged at any step is an error; at
+        steps where a task has no run of an agent logged, its curve and bands are missing, which a
+        note says.
     align : {"last", "linear"}
         How runs logged at other steps are put on the grid.
     bands : {"studentized", "expanded"}
@@ -486,8 +527,9 @@ def _run_curves(design, step, steps, options, rng, shown):
                      f"{'; ...' if missing.size > 3 else ''}); at each step an agent's aggregate uses the runs logged "
                      "there, and is missing where a task has none")
     expansion, fewest = _expansion(design.counts, design.agents, design.tasks)
+    unlogged = _unlogged_note(design, matrix, starts, grid, logged, stops, callable(options.statistic))
     short, withheld_note, repeats = _short_steps(design, matrix, starts, grid)
-    notes += [withheld_note] if withheld_note else []
+    notes += [n for n in (unlogged, withheld_note) if n]
     notes.append(f"bootstrap deviations widened by sqrt(n/(n - 1)) with n = {fewest.min()} runs per task"
                  + ("" if (fewest == fewest[0]).all() else " (each agent's fewest)")
                  + ", because resampling n runs sees only (n - 1)/n of their variance (Hesterberg, 2015)")
@@ -499,7 +541,8 @@ def _run_curves(design, step, steps, options, rng, shown):
     estimates = np.array([_estimate(v, t, n_tasks, options) for v, t in per_agent])
     pair_codes = [(design.agents.index(a), design.agents.index(b)) for a, b in options.pairs]
     jobs = ([(_bootstrap, (v, t, n_tasks, options, child)) for (v, t), child in zip(per_agent, boot_ss.spawn(k))]
-            + [(_permutation_null, (per_agent[i], per_agent[j], n_tasks, options, child))
+            + [(_permutation_null, (per_agent[min(i, j)], per_agent[max(i, j)], n_tasks, options, child,
+                                    1.0 if i < j else -1.0))
                for (i, j), child in zip(pair_codes, perm_ss.spawn(len(pair_codes)))])
     with progress_bar(len(jobs), shown, "curves") as advance:
         done = _run_jobs(jobs, options.n_jobs, advance)
@@ -573,9 +616,11 @@ def _studentized(raw, errors, estimates, short, expanded, scale, fewest, repeats
                      "resamples repeat one run, and no band simulated at 2 runs per task held its level over score "
                      "distributions; add runs (at least 3 per agent and task)")
     tail = (1.0 - options.confidence_level) / 2.0
-    repeated = (repeats > tail) & ~short & (fewest >= MIN_STUDENTIZED_RUNS)[:, None]
+    # the steps where the agent's curve exists (no task without a logged run) and its bands were not withheld
+    shown = ~short & ~np.isnan(repeats)
+    repeated = (repeats > tail) & shown & (fewest >= MIN_STUDENTIZED_RUNS)[:, None]
     if repeated.any():
-        named = [agent if repeated[a].sum() == (~short[a]).sum()
+        named = [agent if repeated[a].sum() == shown[a].sum()
                  else f"{agent} at {count(int(repeated[a].sum()), 'step')}"
                  for a, agent in enumerate(agents) if repeated[a].any()]
         notes.append(f"bands of the curves are withheld for {_and(named)}: more than {tail:.3g} of the resamples "
@@ -584,12 +629,12 @@ def _studentized(raw, errors, estimates, short, expanded, scale, fewest, repeats
                      "one task covered 0.79-0.93 at 95%; add runs (at least 4 with one task) or tasks, or pass "
                      "bands=\"expanded\" for the t-expanded bands, whose notes quote their measured coverage")
     for j, (r, e) in enumerate(zip(raw, errors)):
-        if fewest[j] < MIN_STUDENTIZED_RUNS or repeated[j].sum() == (~short[j]).sum():
+        if fewest[j] < MIN_STUDENTIZED_RUNS or repeated[j].sum() == shown[j].sum():
             nothing = np.full(estimates[j].shape, np.nan)
             pointwise.append(np.stack([nothing, nothing], axis=-1))
             bands.append((np.stack([nothing, nothing], axis=-1), nothing, nothing))
             continue
-        out = short[j] | repeated[j]
+        out = short[j] | repeated[j] | ~np.isfinite(repeats[j])
         r = np.where(out[None, :], np.nan, r)
         point, simultaneous = kernels.studentized_bands(r, e[1:], estimates[j], e[0], options.confidence_level,
                                                         scale[j], kernels.SE_FLOOR[options.statistic_name])
