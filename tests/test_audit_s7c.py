@@ -1,7 +1,7 @@
 """Audit s7c: printed results of curves, normalisers, log readers, power, tuning views, profiles and the CLI checked
-against the rows they analysed. Each test is a minimal reproducer of one defect found, marked xfail(strict=True)
-until it is fixed: what a result says that is not true of its rows, an invariance that breaks, a silent change, or
-a crash with a non-rlstats error.
+against the rows they analysed. Each test is a minimal reproducer of one defect found, kept as a regression
+test now that it is fixed: what a result said that was not true of its rows, an invariance that broke, a silent
+change, or a crash with a non-rlstats error.
 """
 
 from __future__ import annotations
