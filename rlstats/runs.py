@@ -438,10 +438,9 @@ def align_steps(data: Table, formula: FormulaLike, *, step: str, steps: ArrayLik
     sizes = np.array([grids[t].size for t in run_task])
     frame = _run_frame(data, design, np.repeat(starts, sizes), np.concatenate(values), _value_name(design.formula))
     frame.insert(3, step, as_steps(np.concatenate([grids[t] for t in run_task]), design.extra[step]))
-    dropped = _dropped_steps(data, design, step, starts)
-    if dropped is not None:  # na_action="drop": R's na.omit, a dropped row is not used, nor filled in from others
-        left_out = np.concatenate([_across(logged[a:b], dropped[i], grids[run_task[i]], method)
-                                   for i, (a, b) in enumerate(zip(starts, stops))])
+    cells = dropped_cells(data, design, step, starts, stops, logged, [grids[t] for t in run_task], method)
+    if cells is not None:  # na_action="drop": R's na.omit, a dropped row is not used, nor filled in from others
+        left_out = np.concatenate(cells)
         if left_out.any():
             cut_notes.append(Note(_left_out_text(design, frame, step, starts, sizes, left_out, method, na_action),
                                   scope="frame"))
@@ -485,6 +484,16 @@ def _across(xs, dropped, grid, method):
     nxt = np.searchsorted(xs, grid, side="left")
     after = np.where(nxt < xs.size, xs[np.minimum(nxt, xs.size - 1)], np.inf)
     return np.searchsorted(dropped, after, side="left") > low
+
+
+def dropped_cells(data, design, step, starts, stops, logged, grids, method):
+    """Per run, which cells of its grid (``grids[i]``) would read a row dropped by ``na_action`` (by "last": the value
+    of the step before; by "linear": interpolation across it), or None when no row was dropped.  R's na.omit: a
+    dropped row is not used, so those cells are not read (align_steps, summarize_runs, curves)."""
+    dropped = _dropped_steps(data, design, step, starts)
+    if dropped is None:
+        return None
+    return [_across(logged[a:b], dropped[i], grids[i], method) for i, (a, b) in enumerate(zip(starts, stops))]
 
 
 def _left_out_text(design, frame, step, starts, sizes, left_out, method, na_action):
@@ -750,16 +759,15 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
             grid_notes.append((grids, True))
         runs: list[Any] = [None] * starts.size
         run_steps: list[Any] = [None] * starts.size
-        dropped = _dropped_steps(data, design, step, starts)  # na_action="drop": those rows are not used
-        left_out = []  # (run, grid step) of the cells whose value would come from a dropped row
+        # na_action="drop": the cells that would read a dropped row are not read
+        cells = dropped_cells(data, design, step, starts, stops, logged, [grids[t] for t in run_task], method)
+        left_out = []  # (run, grid step) of those cells
         for t, grid in enumerate(grids):
             mine = np.flatnonzero(run_task == t)
             matrix = align(design.y, logged, starts[mine], stops[mine], grid, method)
-            if dropped is not None:
-                for row, i in enumerate(mine):
-                    across = _across(logged[starts[i]:stops[i]], dropped[i], grid, method)
-                    matrix[row, across] = np.nan
-                    left_out += [(i, g) for g in grid[across]]
+            for row, i in enumerate(mine if cells is not None else ()):
+                matrix[row, cells[i]] = np.nan
+                left_out += [(i, g) for g in grid[cells[i]]]
             incomplete = np.isnan(matrix).any(axis=1)
             if how == "auc" and incomplete.any() and left_out:
                 raise DesignError(

@@ -758,3 +758,21 @@ def test_steps_where_an_agent_has_no_run_logged_on_a_task_are_said_to_be_so(data
     assert any(note.startswith("the statistic function gets a task without runs (NaN-padded) where a task has no run "
                                "of the agent logged: agent_2 has no run logged on task_02 at 4 steps")
                for note in res.notes)
+
+
+def test_curves_do_not_read_rows_dropped_by_na_action():
+    """na_action='drop' is R's na.omit: a grid step whose value would come from a dropped row (by "last", the step
+    before's value carried over it) is not read; the agent's aggregate uses its other runs there, and a note says so."""
+    rows = [(agent, "t", seed, s, s + 1000.0 * seed + 100.0 * (agent == "B"))
+            for agent in "AB" for seed in range(3) for s in range(0, 100, 10)]
+    data = pd.DataFrame(rows, columns=["agent", "task", "seed", "step", "score"])
+    data.loc[[5, 6, 17], "score"] = np.nan  # A seed 0 at steps 50 and 60, A seed 1 at step 70
+    for subset in (None, "agent == 'A' | agent == 'B'"):
+        res = rlstats.curves(data, "score ~ agent | task/seed", step="step", statistic="mean", na_action="drop",
+                             n_resamples=100, rng=0, progress=False, steps=[45, 55, 65], subset=subset)
+        a = res.tidy().query("agent == 'A'")["estimate"].tolist()
+        # by hand: at 45 all three runs (40, 1040, 2040); at 55 and 65 seed 0 would carry step 40 over its dropped
+        # rows, so only seeds 1 and 2 count (1050 and 2050; 1060 and 2060)
+        assert a == [1040.0, 1550.0, 1560.0]
+        assert ("2 grid steps of 1 run not read because their value would come from a row dropped by "
+                "na_action='drop' (a dropped row is not used, nor filled in from the steps around it)") in res.notes

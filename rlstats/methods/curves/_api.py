@@ -15,7 +15,7 @@ import pandas as pd
 
 from ... import calibration, runs
 from ...bounds import KINDS, check_bounds, clip, clipped_note, known_or_unbounded
-from ...design import NA_ACTIONS, data_and_formula, design_of
+from ...design import NA_ACTIONS, data_and_formula, design_of, subset_rows
 from ...cost import admit, shows
 from ...interop import as_pandas
 from ...format import count, format_step
@@ -496,11 +496,15 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     design = design.require_complete(options.na_action, why + leave_out)
     work = admit(cost, design, options, max_seconds, "curves()")  # issue 43 item 2
     warn_raw_scales(design, normalize)
-    return _run_curves(design, step, steps, options.for_agents(design.agents), rng, shows(work, options.progress))
+    # na_action="drop": the frame whose rows the Design's row positions count, to find the dropped rows' steps
+    source = None if not design.n_dropped_rows else data if subset is None else subset_rows(data, subset)
+    return _run_curves(design, step, steps, options.for_agents(design.agents), rng, shows(work, options.progress),
+                       source)
 
 
-def _run_curves(design, step, steps, options, rng, shown):
-    """The bands and tests of the checked options; ``shown``: whether to draw a bar."""
+def _run_curves(design, step, steps, options, rng, shown, source=None):
+    """The bands and tests of the checked options; ``shown``: whether to draw a bar; ``source``: the frame of the
+    Design's rows when na_action dropped some (grid steps that would read a dropped row are then not read)."""
     starts, stops = runs.run_bounds(design)
     logged = runs.snap_steps(design.extra[step], starts)
     if (stops - starts == 1).all():
@@ -518,6 +522,15 @@ def _run_curves(design, step, steps, options, rng, shown):
                           "pass steps= with fewer steps, a smaller n_resamples, or fewer pairs to compare=")
     matrix = runs.align(design.y, logged, starts, stops, grid, options.align)
     notes = list(design.notes) + [runs.grid_sentence(grid, options.align, not shared)]
+    cells = None if source is None else runs.dropped_cells(source, design, step, starts, stops, logged,
+                                                          [grid] * starts.size, options.align)
+    if cells is not None and np.any(cells):  # R's na.omit: a dropped row is not used, nor filled in from others
+        matrix[np.array(cells)] = np.nan
+        left = np.array(cells)
+        notes.append(f"{count(int(left.sum()), 'grid step')} of {count(int(left.any(axis=1).sum()), 'run')} not read "
+                     f"because {'its' if left.sum() == 1 else 'their'} value would come from a row dropped by "
+                     f"na_action={options.na_action!r} (a dropped row is not used, nor filled in from the steps "
+                     "around it)")
     notes += [range_note] if range_note else []
     missing = np.flatnonzero(np.isnan(matrix).any(axis=1))
     if missing.size:
