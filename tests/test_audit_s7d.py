@@ -87,3 +87,21 @@ def test_bootstrap_median_bound_monte_carlo_se_is_not_zero_when_it_moves_with_rn
     rows = [next(t for t in tab.values() if "conf_low_mc_se" in t.columns).iloc[0] for tab in tables]
     assert rows[0].conf_low != rows[1].conf_low
     assert rows[0].conf_low_mc_se > 0
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "skillings_mack with one run per cell (exact permutation p chosen automatically, p = 0.2458 in glance(), "
+    "report() and res.p_value): to_latex() captions every table 'Skillings-Mack chi-squared = 3.1097, df = 2, "
+    "p-value = 0.2112' (the chi-squared p, not the one used) and never gives 0.2458; text/Markdown/HTML add the "
+    "exact p on the next line; cause: rlstats/methods/skillings_mack/_result.py:220-221 (the statistic line "
+    "prints pvalue_asymptotic as 'p-value') and rlstats/results.py:197 (the caption takes only that line)"))
+def test_skillings_mack_latex_caption_gives_the_p_value_of_the_result():
+    rng = np.random.default_rng(0)
+    rows = [(a, f"t{t}", float(rng.normal(i, 1))) for i, a in enumerate("ABC") for t in range(6)
+            if not (a == "C" and t == 0)]
+    res = rlstats.compare(pd.DataFrame(rows, columns=["agent", "task", "score"]), "score ~ agent | task",
+                          progress=False)
+    assert res.glance().pvalue_method.iloc[0] == "exact"
+    p = f"{res.glance().p_value.iloc[0]:.4f}"
+    stated = re.findall(r"p-value = ([0-9.e-]+?)\.?(?:\s|$|\})", res.to_latex())
+    assert stated and all(s.startswith(p[:5]) for s in stated), (p, stated)
