@@ -89,12 +89,6 @@ def test_bootstrap_median_bound_monte_carlo_se_is_not_zero_when_it_moves_with_rn
     assert rows[0].conf_low_mc_se > 0
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "skillings_mack with one run per cell (exact permutation p chosen automatically, p = 0.2458 in glance(), "
-    "report() and res.p_value): to_latex() captions every table 'Skillings-Mack chi-squared = 3.1097, df = 2, "
-    "p-value = 0.2112' (the chi-squared p, not the one used) and never gives 0.2458; text/Markdown/HTML add the "
-    "exact p on the next line; cause: rlstats/methods/skillings_mack/_result.py:220-221 (the statistic line "
-    "prints pvalue_asymptotic as 'p-value') and rlstats/results.py:197 (the caption takes only that line)"))
 def test_skillings_mack_latex_caption_gives_the_p_value_of_the_result():
     rng = np.random.default_rng(0)
     rows = [(a, f"t{t}", float(rng.normal(i, 1))) for i, a in enumerate("ABC") for t in range(6)

@@ -460,7 +460,9 @@ def test_two_agents_eight_tasks_exact_p_is_the_default():
     assert res.pvalue_asymptotic == pytest.approx(0.033894853524689, rel=1e-9)
     assert "did not reject" in res.report() and "exact permutation distribution" in res.report()
     text = str(res)
-    assert "p-value = 0.03389" in text and "exact permutation p-value = 0.07031 (chosen automatically" in text
+    # the first line gives the p-value the result uses, the chi-squared one beside it (a LaTeX caption is that line)
+    assert "df = 1, p-value = 0.07031 (exact permutation; chi-squared 0.03389)" in text
+    assert "exact permutation p-value = 0.07031 (chosen automatically" in text
     r = rlstats.skillings_mack(df, "score ~ agent | task", pvalue="asymptotic")
     assert r.pvalue == r.pvalue_asymptotic and r.pvalue_rule is None and " rejected" in r.report()
 

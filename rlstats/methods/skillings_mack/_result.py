@@ -217,8 +217,13 @@ class SkillingsMackResult(Result):
         if self.df_denominator is not None:  # Quade's F, as R prints it
             return (f"{_STATISTIC_NAMES[self.variant]} = {fmt.signif(self.statistic)}, num df = {self.df}, "
                     f"denom df = {self.df_denominator}, {fmt.pvalue_phrase(self.pvalue)}")
-        return (f"{_STATISTIC_NAMES[self._statistic_kind()]} = {fmt.signif(self.statistic)}, df = {self.df}, "
-                f"{fmt.pvalue_phrase(self.pvalue_asymptotic)}")
+        # the p-value the result uses (a caption is made of this line alone, audit s7d); the chi-squared one beside
+        # it where the result's is a permutation p-value
+        phrase = fmt.pvalue_phrase(self.pvalue)
+        if self.pvalue_method in ("exact", "monte_carlo"):
+            kind = "exact permutation" if self.pvalue_method == "exact" else "permutation"
+            phrase += f" ({kind}; chi-squared {fmt.format_pvalue(self.pvalue_asymptotic)})"
+        return f"{_STATISTIC_NAMES[self._statistic_kind()]} = {fmt.signif(self.statistic)}, df = {self.df}, {phrase}"
 
     def _htest_parameter(self):
         """R's ``parameter``: df, or Quade's (num df, denom df)."""
