@@ -74,12 +74,6 @@ def test_task_table_markdown_header_escapes_a_pipe_in_an_agent_name():
     assert len(table) == 4 and cells == {4}
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "bootstrap (studentized, the default): the median's bounds are read from the resamples (their root-mean-square "
-    "deviation, median_se) and move with rng (lower bound -0.644 at rng=1, -0.589 at rng=2, 100 resamples), yet "
-    "tidy()'s conf_low_mc_se/conf_high_mc_se, to_latex(mc_se=True) and the 'largest Monte Carlo SE of a bound' "
-    "line give the median's Monte Carlo SE as exactly 0; cause: rlstats/methods/bootstrap/_small_runs.py:197 "
-    "(se[:, median] = 0.0, 'no Monte Carlo error: a closed form', but errors[1] comes from the resamples)"))
 def test_bootstrap_median_bound_monte_carlo_se_is_not_zero_when_it_moves_with_rng():
     df = _two_run_cell().query("agent == 'A'")
     tables = [rlstats.compare(df, "score ~ agent | task", method="bootstrap", metrics=["median"], n_resamples=100,
