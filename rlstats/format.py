@@ -126,7 +126,7 @@ def table_markdown(frame: pd.DataFrame, digits: int = 5) -> str:
     """A GitHub-flavoured Markdown table."""
     header, rows = _formatted(frame, digits)
     align = ["---:" if _is_numeric(frame, j) else ":---" for j in range(len(header))]
-    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |"]
+    lines = ["| " + " | ".join(c.replace("|", "\\|") for c in header) + " |", "| " + " | ".join(align) + " |"]
     lines += ["| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in rows]
     return "\n".join(lines)
 

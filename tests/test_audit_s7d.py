@@ -58,11 +58,6 @@ def test_bootstrap_report_does_not_write_a_withheld_interval_as_nan():
     assert "NaN" not in res.report(format="text") and "NaN" not in res.report()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "task_table to_markdown() with an agent named 'a|b': the header row '| task | a|b | c |' has one more cell "
-    "than the body rows, so the table renders with a wrong column (the name split in two, every mean shifted); "
-    "body cells are escaped to '\\|', headers are not; cause: rlstats/format.py:129 (table_markdown joins the "
-    "header cells unescaped)"))
 def test_task_table_markdown_header_escapes_a_pipe_in_an_agent_name():
     rng = np.random.default_rng(0)
     rows = [(a, t, r, float(rng.normal(i, 1))) for i, a in enumerate(["a|b", "c"]) for t in ("t1", "t2")
