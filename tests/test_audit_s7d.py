@@ -21,12 +21,6 @@ def _adastop_one_agent_short():
     return pd.DataFrame(rows, columns=["agent", "seed", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "adastop: a decided comparison has no reason; print(res) shows it blank but summary() (text, to_latex, "
-    "to_markdown, _repr_html_) shows 'NaN' in its reason cell, and tidy() holds NaN, not None as documented for "
-    "the other rows' absent values; cause: rlstats/methods/adastop/_api.py:422-425 (None in a column pandas "
-    "stores as str becomes NaN, astype(object) keeps it) and _result.py:178 (the Decisions table is tidy() as is, "
-    "without the fillna('') of _extra_lines, _result.py:163)"))
 def test_adastop_summary_does_not_show_nan_as_a_decided_comparisons_reason():
     res = rlstats.compare(_adastop_one_agent_short(), "score ~ agent", method="adastop", n_resamples=100, rng=1,
                           progress=False)

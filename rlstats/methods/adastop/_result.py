@@ -176,7 +176,9 @@ class AdaStopResult(Result):
         return lines
 
     def _summary_tables(self):
-        return {"Decisions": self.tidy(),
+        decisions = self.tidy()
+        decisions["reason"] = decisions["reason"].fillna("")  # a decided comparison has no reason to continue
+        return {"Decisions": decisions,
                 "Runs used per agent": self.runs_used,
                 "Statistic |mean difference| and boundaries per interim": self.history,
                 "Step-down": self.steps,
