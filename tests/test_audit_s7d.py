@@ -1,7 +1,7 @@
 """Audit s7d: every output format of a result (print, summary, report, LaTeX, Markdown, HTML, tidy, glance, JSON,
 plot, CLI) checked against the others and against the rows analysed. Each test is a minimal reproducer of one
-defect found, marked xfail(strict=True) until it is fixed: a number or word shown in one format that differs from
-another, or that is not true of the rows."""
+defect found, kept as a regression test now that it is fixed: a number or word shown in one format that differed
+from another, or that was not true of the rows."""
 
 from __future__ import annotations
 
@@ -40,11 +40,6 @@ def _two_run_cell():
     return pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "bootstrap report(): an interval withheld (a note says studentized intervals are withheld for B) is written "
-    "in the methods paragraph as 'B 0.327 (NaN to NaN)', in LaTeX too, a number-like 'NaN' pasted into a paper "
-    "instead of saying it is withheld; cause: rlstats/methods/bootstrap/_result.py:222 formats the bounds with "
-    "fmt.signif whatever they are"))
 def test_bootstrap_report_does_not_write_a_withheld_interval_as_nan():
     res = rlstats.compare(_two_run_cell(), "score ~ agent | task", method="bootstrap", n_resamples=100, rng=1,
                           progress=False)

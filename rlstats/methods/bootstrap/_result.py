@@ -159,7 +159,8 @@ class BootstrapResult(Result):
 
     def _extra_lines(self):
         lines = fmt.table_text(self.tidy()).split("\n")
-        lines.append(f"largest Monte Carlo SE of a bound: {fmt.signif(_max_se(self.interval_mc_se), 2)}")
+        if np.isfinite(_max_se(self.interval_mc_se)):  # every interval withheld: no bound to speak of
+            lines.append(f"largest Monte Carlo SE of a bound: {fmt.signif(_max_se(self.interval_mc_se), 2)}")
         return lines
 
     def _summary_tables(self):
@@ -219,12 +220,15 @@ class BootstrapResult(Result):
         if "optimality_gap" in self._kinds:
             text += f" The optimality gap is the mean shortfall of the runs below {fmt.signif(self.gamma)}."
         for j, metric in enumerate(self.metrics):
-            parts = [f"{a} {fmt.signif(self.estimates[i, j], 3)} ({fmt.signif(self.intervals[i, j, 0], 3)} to "
-                     f"{fmt.signif(self.intervals[i, j, 1], 3)})" for i, a in enumerate(self.agents)]
+            parts = [f"{a} {fmt.signif(self.estimates[i, j], 3)} " + (
+                     "(interval withheld)" if np.isnan(self.intervals[i, j]).any() else
+                     f"({fmt.signif(self.intervals[i, j, 0], 3)} to {fmt.signif(self.intervals[i, j, 1], 3)})")
+                     for i, a in enumerate(self.agents)]
             label = _METRIC_LABELS.get(metric, metric)
             text += f" {label[:1].upper() + label[1:]}: {'; '.join(parts)}."
-        text += (f" The largest Monte Carlo standard error of a bound is "
-                 f"{fmt.signif(_max_se(self.interval_mc_se), 2)}.")
+        if np.isfinite(_max_se(self.interval_mc_se)):  # every interval withheld: no bound to speak of
+            text += (f" The largest Monte Carlo standard error of a bound is "
+                     f"{fmt.signif(_max_se(self.interval_mc_se), 2)}.")
         if self.rliable_compat:
             text += (f" Resamples were drawn exactly as rliable 1.2.0 draws them "
                      f"(seed {fmt.short_seed(self.seed)}).")
