@@ -1338,3 +1338,21 @@ def test_the_cost_estimate_follows_the_views_and_the_band_asked_for(caplog):
     assert work.seconds == pytest.approx(120 * 1e-6 + 100 * (120 * 7e-9 + 40 * 40 * 2 * 5.5e-10))
     assert "100 resamples x 120 seeds (percentile band) + 100 resamples x 1,600 configuration-budgets x 2 samplings" \
         in work.text
+
+
+def test_resamples_are_stated_only_where_a_view_reads_them():
+    """The complete view's and the expected-max band's defaults are closed forms: with only them, the result says
+    no resamples were drawn (it printed 'resamples = 2000' and 'seeds ... resampled'); the best set reads them."""
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame([(a, "t", c, s, float(rng.normal(c * 0.01, 1))) for a in "AB" for c in range(40)
+                       for s in range(3)], columns=["agent", "task", "cfg", "seed", "score"])
+    closed = rlstats.tuning(df, "score ~ agent | task/seed", config="cfg", views=["complete", "expected_max"],
+                            n_resamples=500, rng=0, progress=False)
+    assert closed.n_resamples is None and "resamples =" not in str(closed) and "bootstrap resamples" not in \
+        closed.report()
+    assert "the unit is the configuration (cfg): seeds ('seed') are nested in it" in closed.notes
+    boot = rlstats.tuning(df, "score ~ agent | task/seed", config="cfg", views=["complete"], n_resamples=500, rng=0,
+                          complete_interval="two_stage", progress=False)
+    assert boot.n_resamples == 500 and "resamples = 500" in str(boot)
+    assert "the unit is the configuration (cfg): seeds ('seed') are nested in it and resampled only within it" \
+        in boot.notes

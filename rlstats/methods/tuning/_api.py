@@ -291,8 +291,12 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
     if not config:
         notes.append("no config= columns: each agent is one configuration (nothing was tuned)")
     unit = f"configuration ({', '.join(config)})" if config else "agent"
-    notes.append(f"the unit is the {unit}: seeds ('{parsed.replicate}') are nested in it and resampled only "
-                 "within it")
+    # whether any view reads resamples: the best set; the expected-max and complete views only with their bootstrap
+    # options (their defaults are closed forms), so that nothing says resamples were used where none was (audit s7)
+    resampled = ("best_set" in views or ("expected_max" in views and opts.band == "percentile")
+                 or ("complete" in views and opts.complete_interval == "two_stage"))
+    notes.append(f"the unit is the {unit}: seeds ('{parsed.replicate}') are nested in it"
+                 + (" and resampled only within it" if resampled else ""))
     ss, seed_record = seed_sequence(rng)
     sign = 1.0 if higher else -1.0
     tables = {}
@@ -320,7 +324,7 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
         options={"config": list(config), "weights": weights, "holdout": holdout, **opts.record()},
         seed=seed_record, agents=design.agents, tasks=design.tasks, config_columns=tuple(config), unit=unit,
         views=tuple(views), n_configs=n_configs, confidence_level=level, threshold=threshold,
-        n_resamples=n_resamples, tables=tables,
+        n_resamples=n_resamples if resampled else None, tables=tables,
     )
 
 

@@ -33,7 +33,9 @@ class TuningResult(Result):
     n_configs : ndarray of int, shape (n_tasks, n_agents)
         Configurations in each sweep.
     confidence_level, threshold : float
-    n_resamples : int
+    n_resamples : int or None
+        The bootstrap resamples the views read; None when none does (the expected-max and complete views' default
+        intervals are closed forms).
     tables : dict of str -> DataFrame or None
         ``best_set`` (one row per configuration with a chance of being best, and the selected one), ``tuned`` (one
         row per agent and task: the selected configuration, the tuned score corrected for selection and its
@@ -49,7 +51,7 @@ class TuningResult(Result):
     n_configs: np.ndarray
     confidence_level: float
     threshold: float
-    n_resamples: int
+    n_resamples: int | None
     tables: dict[str, pd.DataFrame]
 
     _plot_kinds: ClassVar[dict] = {"best_set": plots.plot_best_set, "expected_max": plots.plot_expected_max,
@@ -112,8 +114,8 @@ class TuningResult(Result):
     def _statistic_line(self):
         n = self.n_configs[self.n_configs > 0]
         configs = f"{n.min()}" if n.min() == n.max() else f"{n.min()} to {n.max()}"
-        return (f"configurations = {configs}, agents = {len(self.agents)}, tasks = {len(self.tasks)}, "
-                f"resamples = {self.n_resamples}")
+        return (f"configurations = {configs}, agents = {len(self.agents)}, tasks = {len(self.tasks)}"
+                + ("" if self.n_resamples is None else f", resamples = {self.n_resamples}"))
 
     def _extra_lines(self):
         level = f"{fmt.signif(100 * self.confidence_level)}%"
@@ -193,8 +195,9 @@ class TuningResult(Result):
     def _prose(self):
         level = f"{fmt.signif(100 * self.confidence_level)}%"
         text = (f"We evaluated {fmt.count(len(self.agents), 'agent')} on {fmt.count(len(self.tasks), 'task')} over "
-                f"a sweep of {int(self.n_configs.sum())} configurations in all, taking the {self.unit} as the unit "
-                f"and resampling seeds only within configurations ({self.n_resamples} bootstrap resamples).")
+                f"a sweep of {int(self.n_configs.sum())} configurations in all, taking the {self.unit} as the unit"
+                + ("." if self.n_resamples is None else
+                   f" and resampling seeds only within configurations ({self.n_resamples} bootstrap resamples)."))
         if "best_set" in self.views:
             text += (f" The best configuration was selected by its mean; each configuration's probability of being "
                      f"best was estimated by bootstrapping the whole selection, configurations with probability at "
