@@ -944,6 +944,7 @@ def _check_no_curves(design, data, step):
         if per_cell.max() <= 1:
             continue
         evidence = None  # (steps, rows, first row, run column) of the run logged at the most steps
+        runs_alone = None  # a run column holding one step per run (the formula's runs) or one row per run
         for name, codes in zip(run_columns, run_codes):
             if (codes < 0).any():
                 continue  # a run id missing somewhere: it cannot say which rows are one run
@@ -954,13 +955,16 @@ def _check_no_curves(design, data, step):
                     i = int(np.flatnonzero(run == per_run.idxmax())[0])
                     evidence = (int(per_run.max()), int((run == run[i]).sum()), i, name)
             elif name == f.replicate or np.bincount(pd.factorize(run)[0]).max() == 1:
-                break  # one step per run (the formula's runs), or one row per run: runs ending where they do
-        else:
-            _refuse_curves(design, data, column, per_cell, cell, evidence, run_columns)
+                runs_alone = runs_alone or name
+        # a run logged at several steps is curves whatever another column says: a column unique to each row (a
+        # trial number) must not outweigh it (review s7); the formula naming that column settles it
+        if evidence is not None or runs_alone is None:
+            _refuse_curves(design, data, column, per_cell, cell, evidence, run_columns, runs_alone)
 
 
-def _refuse_curves(design, data, column, per_cell, cell, evidence, run_columns):
-    """The error of :func:`_check_no_curves`: where the rows look like curves, and ways on that fit the data."""
+def _refuse_curves(design, data, column, per_cell, cell, evidence, run_columns, unique=None):
+    """The error of :func:`_check_no_curves`: where the rows look like curves, and ways on that fit the data
+    (``unique``: a run column holding one row per run, which the formula can name if it is the run)."""
     f = design.formula
     if evidence is not None:
         steps, rows, i, run = evidence
@@ -992,7 +996,9 @@ def _refuse_curves(design, data, column, per_cell, cell, evidence, run_columns):
         f"(whose notes say where runs end at different steps) or df.sort_values({column!r}).groupby({keys!r})"
         f".tail(1); summarise each run otherwise (how='auc', 'max', ...); or compare the curves: "
         f"rlstats.curves(df, {run_formula!r}, step={column!r}). If {column!r} is not a training step, rename or "
-        "drop it")
+        "drop it" + ("" if unique is None else
+                     f". If each row is one run, named by {unique!r} (one row each), say so in the formula: "
+                     f"'{f.response} ~ {f.groups} | {f.blocks or 'task'}/{unique}'"))
 
 
 def _check_unique_replicates(design):

@@ -82,8 +82,13 @@ def test_one_row_per_run_at_steps_of_its_own_is_runs_not_curves():
     assert last["step"].nunique() == 12
     for formula in ("r ~ agent | task", "r ~ agent | task/seed"):
         assert rlstats.task_table(last, formula).nobs == 12
-    # a run id unique per run settles it too, when seeds are reused (a sweep's configurations, say)
-    assert rlstats.build(last.assign(run_id=np.arange(12), seed=0), "r ~ agent | task").nobs == 12
+    # seeds reused (a sweep's configurations, say) beside a run id unique per run: the seed's "runs" hold several
+    # steps, which is what curves look like, so the formula must name the run (review s7), as the error says
+    reused = last.assign(run_id=np.arange(12), seed=0)
+    with pytest.raises(DesignError, match=r"If each row is one run, named by 'run_id' \(one row each\), say so in "
+                                          r"the formula: 'r ~ agent \| task/run_id'"):
+        rlstats.build(reused, "r ~ agent | task")
+    assert rlstats.build(reused, "r ~ agent | task/run_id").nobs == 12
 
 
 def test_curves_at_steps_of_their_own_are_refused_with_ways_on_that_give_one_row_per_run():
@@ -590,3 +595,17 @@ def test_summaries_on_a_grid_do_not_read_dropped_rows():
     # without dropped rows the same grid reads every cell
     clean = rlstats.summarize_runs(data.fillna(0.0), FORMULA, step="step", how="final", steps=[45, 55, 65])
     assert not any("not read because" in n for n in clean.attrs["rlstats_notes"])
+
+
+def test_a_column_unique_to_each_row_does_not_hide_curves():
+    """Curves (a seed logged at 3 steps) beside a column unique to each row named like a run id (trial): the run
+    logged at several steps is the evidence, whichever column comes first (review s7: the unique column let them
+    through as 9 runs a cell)."""
+    rows = [(a, t, s, step, i, float(step + s)) for i, (a, t, s, step) in enumerate(
+        (a, t, s, step) for a in "AB" for t in ("t1", "t2") for s in range(3) for step in (0, 10, 20))]
+    for columns in (["agent", "task", "seed", "step", "trial", "score"], ["agent", "task", "trial", "step", "seed",
+                                                                          "score"]):
+        df = pd.DataFrame(rows, columns=["agent", "task", "seed", "step", "trial", "score"])[columns]
+        with pytest.raises(DesignError, match=r"column 'step' takes 3 values within run seed=0 of agent 'A' on task "
+                                              r"'t1' \(3 rows\)"):
+            rlstats.task_table(df, "score ~ agent | task")
