@@ -16,9 +16,10 @@ The grammar is small and is interpreted here, never handed to ``eval``, ``DataFr
 
 ``&``, ``|`` and ``~`` bind as ``and``, ``or`` and ``not`` do (as in ``DataFrame.query``), so
 ``task == 'Pong' | seed < 3`` means what it says. Missing values follow R's ``subset()``, not pandas: a
-comparison with a missing value (``in`` and ``not in`` too) is unknown, ``and``, ``or`` and ``not`` combine
-unknowns by R's three-valued logic, and a row where the whole condition is unknown is not kept
-(:meth:`Condition.evaluate`); pandas would keep ``NaN != 0.1``. Numbers are plain literals (no arithmetic), so no
+comparison with a missing value is unknown, ``and``, ``or`` and ``not`` combine unknowns by R's three-valued
+logic, and a row where the whole condition is unknown is not kept (:meth:`Condition.evaluate`); pandas would keep
+``NaN != 0.1``. ``in`` is R's ``%in%``, never unknown: a missing value is not in the list, so ``x not in [0.1]``
+keeps it, as R's ``!(x %in% 0.1)`` and pandas' ``~isin`` do. Numbers are plain literals (no arithmetic), so no
 input can ask for a large computation; the text itself is bounded by :data:`MAX_LENGTH`.
 """
 
@@ -122,7 +123,7 @@ class Condition:
         """Two True/False arrays, one value per row of ``data``: where the condition holds, and where it is unknown.
 
         R's three-valued logic: a comparison with a missing value (NaN, None, NA, NaT) is unknown,
-        whatever the operator (``in`` and ``not in`` too, as ``==`` and ``!=`` are); ``and`` is false if
+        whatever the operator, but for ``in`` (R's ``%in%``: a missing value is not in the list); ``and`` is false if
         either side is false and unknown if neither is but one side is unknown; ``or`` is true if either
         side is true and unknown if neither is but one side is unknown; ``not`` of unknown is unknown.
 
@@ -183,8 +184,9 @@ class Condition:
         out, (left, left_missing) = None, self._value(node.left, data)
         for op, right_node in zip(node.ops, node.comparators):
             if isinstance(op, (ast.In, ast.NotIn)):
+                # R's %in% is never NA: a missing value is not in the list (pandas' isin agrees), so 'not in' holds
                 found = _where_known(_isin, left, [_literal(e) for e in right_node.elts], left_missing)
-                step = (~found & ~left_missing if isinstance(op, ast.NotIn) else found), left_missing
+                step = (~found if isinstance(op, ast.NotIn) else found), np.zeros(np.shape(found), dtype=bool)
                 right, right_missing = None, np.False_
             else:
                 right, right_missing = self._value(right_node, data)

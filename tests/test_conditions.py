@@ -184,9 +184,10 @@ def gappy():
 
 
 # Each condition with its reference in pandas' nullable (Kleene) arithmetic, where a comparison with NA is NA
-# and &, |, ~ are three-valued as in R; 'in' is written as isin() with NA put back where the value is missing.
+# and &, |, ~ are three-valued as in R; 'in' is R's %in% and pandas' isin(): never NA, a missing value is not in
+# the list (review s7: it was NA here, unlike R).
 def _isin(column, values):
-    return column.isin(values).astype("boolean").mask(column.isna())
+    return column.isin(values).astype("boolean")
 
 
 def _nullable(df):
@@ -226,7 +227,9 @@ def test_not_equal_drops_missing_unlike_pandas_query():
     df = pd.DataFrame({"lr": [0.1, np.nan, 0.01]})
     assert df.query("lr != 0.1").index.tolist() == [1, 2]  # what pandas does, and this grammar does not
     assert parse_condition("lr != 0.1").mask(df).tolist() == [False, False, True]
-    assert parse_condition("lr not in [0.1]").mask(df).tolist() == [False, False, True]
+    # R: subset(df, !(lr %in% 0.1)) keeps the missing lr (%in% is never NA), as pandas' ~isin does
+    assert parse_condition("lr not in [0.1]").mask(df).tolist() == [False, True, True]
+    assert df[~df["lr"].isin([0.1])].index.tolist() == [1, 2]
 
 
 def test_type_errors_are_still_named_beside_missing_values(gappy):
