@@ -691,3 +691,17 @@ def test_capped_agents_tie_in_every_draw_whatever_their_names():
     low = rlstats.bayes(df, "score ~ agent | task/seed", higher_is_better=False, **kw).orderings
     assert dict(zip(low["ordering"], low["probability"])) == pytest.approx({"D < C < A = B": p_cd,
                                                                            "C < D < A = B": 1 - p_cd}, abs=1e-15)
+
+
+def test_runs_that_vary_are_told_from_runs_that_do_not_whatever_the_units():
+    """One relative rule (runs_do_not_vary) for the pairwise and the joint hierarchical fits: runs of 1e-13 to 3e-13
+    vary as they do times 1e13, and runs all at one value do not, at any scale (review s7: a floor of 1 in the rule
+    refused the small runs)."""
+    from rlstats.methods.bayes import _kernels as kernels
+
+    for scale in (1e-13, 1.0, 1e13):
+        x = np.array([1.0, 2.0, 3.0]) * scale
+        assert not kernels.runs_do_not_vary(np.square(x - x.mean()).sum(), np.square(x).sum())
+        flat = np.full(3, 0.1 + 0.2) * scale  # one value, with its rounding
+        assert kernels.runs_do_not_vary(np.square(flat - flat.mean()).sum(), np.square(flat).sum())
+    assert kernels.runs_do_not_vary(0.0, 0.0)  # runs all at 0

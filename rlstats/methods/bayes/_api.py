@@ -481,7 +481,7 @@ def _paired_statistics(design, first, second, present, sign, notes):
             within[p, t] = np.square(x - x.mean()).sum()
             sd[p, t] = x.std()
             largest[p, t] = np.abs(x).max()
-            if within[p, t] <= 1e-24 * max(1.0, float(np.square(x).sum())):
+            if kernels.runs_do_not_vary(within[p, t], np.square(x).sum()):
                 raise DesignError(
                     f"the differences of {design.agents[first[p]]} and {design.agents[second[p]]} on "
                     f"{design.tasks[t]!r} do not vary from run to run (e.g. both at a score cap): the hierarchical "
@@ -640,7 +640,7 @@ def _agent_cells(design, sign):
     counts, sums, means, within, squares, high, low = (v.reshape(shape).T for v in
                                                         (counts, sums, means, within, squares, high, low))
     # the pairwise model's rule for runs that do not vary, on each agent's own runs
-    flat = within <= 1e-24 * np.maximum(1.0, squares)
+    flat = kernels.runs_do_not_vary(within, squares)
     if flat.any():
         a, t = (int(i[0]) for i in np.nonzero(flat))
         raise DesignError(

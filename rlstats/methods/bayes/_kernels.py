@@ -12,7 +12,7 @@ from itertools import permutations
 from typing import Any, NamedTuple
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from ...statistics import TIE_TOLERANCE, near_ties
 
@@ -27,6 +27,13 @@ KEPT_DRAWS = 1_000
 
 
 # ---------------------------------------------------------------------------- the Bayesian signed-rank test
+
+def runs_do_not_vary(within: ArrayLike, squares: ArrayLike) -> NDArray[np.bool_]:
+    """Where runs do not vary: their sum of squared deviations ``within`` is rounding noise beside their sum of
+    squares (at most 1e-24 of it, a relative test, so the same whatever the score's units; review s7: a floor of 1
+    refused runs of 1e-13 to 3e-13 that vary, and passed them times 1e13)."""
+    return np.asarray(within, dtype=np.float64) <= 1e-24 * np.asarray(squares, dtype=np.float64)
+
 
 def dirichlet_block(generator: np.random.Generator, n_samples: int, n_tasks: int,
                     prior: float) -> NDArray[np.float64]:
