@@ -250,6 +250,8 @@ class UniformIndices:
         high64 = np.asarray(high, dtype=np.int64)
         self.high = high64 if np.ndim(high) else int(high)
         self.bits = lane_bits(high64) if bits is None else int(bits)
+        if self.bits and int(high64.max()) >= 2**self.bits:  # a forced width must hold every bound (no wrap-around)
+            raise ValueError(f"bits={self.bits} cannot draw below a bound of {int(high64.max())}")
         if self.bits:
             lane = np.uint16 if self.bits == 16 else np.uint32
             self.high_lanes = np.asarray(high, dtype=lane)

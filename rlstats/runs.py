@@ -438,12 +438,13 @@ def align_steps(data: Table, formula: FormulaLike, *, step: str, steps: ArrayLik
     sizes = np.array([grids[t].size for t in run_task])
     frame = _run_frame(data, design, np.repeat(starts, sizes), np.concatenate(values), _value_name(design.formula))
     frame.insert(3, step, as_steps(np.concatenate([grids[t] for t in run_task]), design.extra[step]))
-    cells = dropped_cells(data, design, step, starts, stops, logged, [grids[t] for t in run_task], method)
+    run_grids = [grids[t] for t in run_task]
+    cells = dropped_cells(data, design, step, starts, stops, logged, run_grids, method)
     if cells is not None:  # na_action="drop": R's na.omit, a dropped row is not used, nor filled in from others
         left_out = np.concatenate(cells)
         if left_out.any():
-            cut_notes.append(Note(_left_out_text(design, frame, step, starts, sizes, left_out, method, na_action),
-                                  scope="frame"))
+            cut_notes.append(Note(dropped_note(design, starts, cells, run_grids, method, na_action,
+                                               "left out of the aligned rows"), scope="frame"))
             frame = frame.loc[~left_out].reset_index(drop=True)
     return _annotate(frame, data, design, [_grids_note(design, frame, grids, aligned, method)] + cut_notes,
                      _run_keys(design) + (step,))
@@ -496,17 +497,18 @@ def dropped_cells(data, design, step, starts, stops, logged, grids, method):
     return [_across(logged[a:b], dropped[i], grids[i], method) for i, (a, b) in enumerate(zip(starts, stops))]
 
 
-def _left_out_text(design, frame, step, starts, sizes, left_out, method, na_action):
-    """The note on grid cells left out because they would read a dropped row's step."""
-    run_of_cell = np.repeat(np.arange(starts.size), sizes)
-    runs = np.unique(run_of_cell[left_out])
-    cells = np.flatnonzero(left_out)
-    shown = "; ".join(f"{run_label(design, starts[run_of_cell[c]])} at step {format_step(frame[step].iloc[c])}"
-                      for c in cells[:3]) + ("; ..." if cells.size > 3 else "")
+def dropped_note(design, starts, cells, grids, method, na_action, what="not read"):
+    """The one note on grid cells that are not read because they would read a row dropped by ``na_action``
+    (:func:`dropped_cells`' ``cells`` per run on ``grids[i]``), naming the first three (align_steps, summarize_runs,
+    curves); None when there are none."""
+    where = [(i, g) for i, (mask, grid) in enumerate(zip(cells, grids)) for g in grid[mask]]
+    if not where:
+        return None
+    shown = "; ".join(f"{run_label(design, starts[i])} at step {format_step(g)}" for i, g in where[:3])
     how = "the value of the step before" if method == "last" else "interpolation across it"
-    return (f"{count(int(left_out.sum()), 'grid step')} of {count(runs.size, 'run')} left out of the aligned rows "
-            f"because {'its' if left_out.sum() == 1 else 'their'} value would come from a row dropped by "
-            f"na_action={na_action!r} (a dropped row is not used, nor filled in by {how}): {shown}")
+    return (f"{count(len(where), 'grid step')} of {count(len({i for i, _ in where}), 'run')} {what} because "
+            f"{'its' if len(where) == 1 else 'their'} value would come from a row dropped by na_action={na_action!r} "
+            f"(a dropped row is not used, nor filled in by {how}): {shown}{'; ...' if len(where) > 3 else ''}")
 
 
 def _threshold_of(threshold, design):
@@ -760,20 +762,22 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
         runs: list[Any] = [None] * starts.size
         run_steps: list[Any] = [None] * starts.size
         # na_action="drop": the cells that would read a dropped row are not read
-        cells = dropped_cells(data, design, step, starts, stops, logged, [grids[t] for t in run_task], method)
-        left_out = []  # (run, grid step) of those cells
+        run_grids = [grids[t] for t in run_task]
+        cells = dropped_cells(data, design, step, starts, stops, logged, run_grids, method)
         for t, grid in enumerate(grids):
             mine = np.flatnonzero(run_task == t)
             matrix = align(design.y, logged, starts[mine], stops[mine], grid, method)
             for row, i in enumerate(mine if cells is not None else ()):
                 matrix[row, cells[i]] = np.nan
-                left_out += [(i, g) for g in grid[cells[i]]]
             incomplete = np.isnan(matrix).any(axis=1)
-            if how == "auc" and incomplete.any() and left_out:
+            unread = [] if cells is None else [i for i in mine if cells[i].any()]  # this task's own cells
+            if how == "auc" and unread:
+                i = unread[0]
                 raise DesignError(
-                    f"{len(left_out)} grid step(s) would read a row dropped by na_action={na_action!r} (e.g. "
-                    f"{run_label(design, starts[left_out[0][0]])} at step {format_step(left_out[0][1])}), so the "
-                    "areas would not be comparable; fill or remove those rows yourself, or pass steps= that avoid them")
+                    f"{int(sum(cells[j].sum() for j in unread))} grid step(s) of task {design.tasks[t]!r} would read "
+                    f"a row dropped by na_action={na_action!r} (e.g. {run_label(design, starts[i])} at step "
+                    f"{format_step(grid[cells[i]][0])}), so the areas would not be comparable; fill or remove those "
+                    "rows yourself, or pass steps= that avoid them")
             if how == "auc" and incomplete.any():
                 raise DesignError(
                     f"{int(incomplete.sum())} run(s) do not cover the steps {format_step(grid[0])} to "
@@ -782,13 +786,9 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
                     "comparable; pass steps= covering a range every run reached")
             for i, row in zip(mine, matrix):
                 runs[i], run_steps[i] = row[~np.isnan(row)], grid[~np.isnan(row)]
-        if left_out:
-            shown = "; ".join(f"{run_label(design, starts[i])} at step {format_step(g)}" for i, g in left_out[:3])
-            grid_notes.append(Note(
-                f"{count(len(left_out), 'grid step')} of {count(len({i for i, _ in left_out}), 'run')} not read "
-                f"because {'its' if len(left_out) == 1 else 'their'} value would come from a row dropped by "
-                f"na_action={na_action!r} (a dropped row is not used, nor filled in from the steps around it): "
-                f"{shown}{'; ...' if len(left_out) > 3 else ''}", scope="frame"))
+        said = None if cells is None else dropped_note(design, starts, cells, run_grids, method, na_action)
+        if said:
+            grid_notes.append(Note(said, scope="frame"))
         empty = [i for i, r in enumerate(runs) if r.size == 0]
         if empty:
             i = starts[empty[0]]
@@ -827,11 +827,8 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
         after_end = float(last.max()) + (float(np.median(gaps)) if gaps.size else 1.0)
         if np.issubdtype(raw.dtype, np.integer):
             after_end = float(np.ceil(after_end))  # integer steps stay integers
-        if steps is None or within is not None:
-            values = np.array([raw[r[hit[0]]] if hit.size else after_end for r, hit in zip(rows, reached)],
-                              dtype=float)
-        else:
-            values = np.array([s[hit[0]] if hit.size else after_end for s, hit in zip(run_steps, reached)])
+        # a summary of logged values: with steps= too, the rows read are the logged ones within its range
+        values = np.array([raw[r[hit[0]]] if hit.size else after_end for r, hit in zip(rows, reached)], dtype=float)
         values = as_steps(values, raw)
         extra_columns["censored"] = censored
         spec.update(where="each run's own logged steps", said=said, after_end=after_end)

@@ -588,9 +588,9 @@ def test_summaries_on_a_grid_do_not_read_dropped_rows():
     assert by_run[("A", 1)] == 1060.0 and by_run[("B", 0)] == 160.0 and by_run[("B", 1)] == 1160.0
     note = [n for n in final.attrs["rlstats_notes"] if "not read because" in n]
     assert note == ["2 grid steps of 1 run not read because their value would come from a row dropped by "
-                    "na_action='drop' (a dropped row is not used, nor filled in from the steps around it): run '0' "
-                    "of agent 'A' on task 't' at step 55; run '0' of agent 'A' on task 't' at step 65"]
-    with pytest.raises(DesignError, match=r"2 grid step\(s\) would read a row dropped by na_action='drop'"):
+                    "na_action='drop' (a dropped row is not used, nor filled in by the value of the step before): "
+                    "run '0' of agent 'A' on task 't' at step 55; run '0' of agent 'A' on task 't' at step 65"]
+    with pytest.raises(DesignError, match=r"2 grid step\(s\) of task 't' would read a row dropped by na_action="):
         rlstats.summarize_runs(data, FORMULA, step="step", how="auc", steps=[45, 55, 65], na_action="drop")
     # without dropped rows the same grid reads every cell
     clean = rlstats.summarize_runs(data.fillna(0.0), FORMULA, step="step", how="final", steps=[45, 55, 65])

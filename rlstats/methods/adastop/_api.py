@@ -1014,11 +1014,14 @@ def _close_decisions(runs):
     close = []
     for run in runs:
         for h in run.test.history:
-            for boundary, se in ((h["boundary"], h["boundary_mc_se"]),
-                                 (h["accept_boundary"], h["accept_boundary_mc_se"])):
-                margin = abs(h["statistic"] - boundary)
-                if se > 0 and margin <= MC_FLAG_SE * se:
-                    close.append((run, h, boundary, se, margin))
+            # each decision once, against the nearer boundary in standard errors (review s7: one close to both was
+            # counted twice); a NaN SE (a lower boundary whose order statistic reaches a removed path) is not flagged
+            near = [(abs(h["statistic"] - boundary) / se, boundary, se) for boundary, se in
+                    ((h["boundary"], h["boundary_mc_se"]), (h["accept_boundary"], h["accept_boundary_mc_se"]))
+                    if se > 0 and abs(h["statistic"] - boundary) <= MC_FLAG_SE * se]
+            if near:
+                _, boundary, se = min(near, key=lambda item: item[0])
+                close.append((run, h, boundary, se, abs(h["statistic"] - boundary)))
     return close
 
 

@@ -526,11 +526,7 @@ def _run_curves(design, step, steps, options, rng, shown, source=None):
                                                           [grid] * starts.size, options.align)
     if cells is not None and np.any(cells):  # R's na.omit: a dropped row is not used, nor filled in from others
         matrix[np.array(cells)] = np.nan
-        left = np.array(cells)
-        notes.append(f"{count(int(left.sum()), 'grid step')} of {count(int(left.any(axis=1).sum()), 'run')} not read "
-                     f"because {'its' if left.sum() == 1 else 'their'} value would come from a row dropped by "
-                     f"na_action={options.na_action!r} (a dropped row is not used, nor filled in from the steps "
-                     "around it)")
+        notes.append(runs.dropped_note(design, starts, cells, [grid] * starts.size, options.align, options.na_action))
     notes += [range_note] if range_note else []
     missing = np.flatnonzero(np.isnan(matrix).any(axis=1))
     if missing.size:
