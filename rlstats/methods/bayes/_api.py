@@ -157,9 +157,9 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
         order), never ordered by their labels, and the probabilities of all orderings, tied or not, sum to 1.  Values
         within 1e-12 (``rlstats.statistics.TIE_TOLERANCE``) of each other relative to the draw's scale count as
         equal, so that rounding cannot order them: with the signed-rank model the scale is the draw's largest
-        Dirichlet-weighted mean of |task means| (agents with the same task means, e.g. both at a score cap on every
-        task, tie in every draw); with the hierarchical joint fit, whose delta0 draws are continuous, the draw's
-        largest |delta0|.  A note counts the draws with a tie.
+        Dirichlet-weighted mean of absolute task means (agents with the same task means, e.g. both at a score cap
+        on every task, tie in every draw); with the hierarchical joint fit, whose delta0 draws are continuous, the
+        draw's largest absolute delta0.  A note counts the draws with a tie.
     normalize : DataFrame, str or dict, optional
         Per-task normalisation first (:func:`rlstats.normalize`), stated in the notes; the ROPE is then on the
         normalised scale.
