@@ -44,7 +44,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...statistics import corrected_wilson_interval, near_ties, order_statistic_se  # noqa: F401 (bound ranks' SE)
+from ...statistics import corrected_wilson_interval, near_ties, order_statistic_se
 from ...engines import Engine, map_ordered, workers
 from ...resampling import (UniformIndices, canonical_order, child_stream, chunk_seeds, fixed_dot,
                            keep_work_arrays_on_heap, parallel_map)

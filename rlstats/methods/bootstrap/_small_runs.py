@@ -29,8 +29,8 @@ from __future__ import annotations
 import numpy as np
 
 from ... import calibration
-from ...statistics import (STUDENTIZED_SE_FLOOR, cornish_fisher_shift, floored_standard_errors, run_expansion,
-                           shape_ratios)
+from ...statistics import (STUDENTIZED_SE_FLOOR, cornish_fisher_shift, floored_standard_errors, order_statistic_se,
+                           run_expansion, shape_ratios)
 from .._replication import verdict
 from . import _kernels as kernels
 
@@ -483,7 +483,7 @@ def studentized_bounds(distribution, estimates, resampled, observed, confidence_
     bounds = estimates[..., None] - q[..., ::-1] * observed
     finite = np.isfinite(sorted_t)
     safe = np.where(finite, sorted_t, 0.0)
-    se = np.stack([kernels.order_statistic_se(safe, np.full(safe.shape[:-1], level)) for level in levels[::-1]],
+    se = np.stack([order_statistic_se(safe, np.full(safe.shape[:-1], level)) for level in levels[::-1]],
                   axis=-1) * observed  # the bound from the upper quantile of t* is the lower one
     # one bound undefined withholds the interval: a half-open "(-0.07 to NaN)" is no interval, and the note says withheld
     bad = (~np.isfinite(bounds) | ~(observed > 0)).any(axis=-1, keepdims=True)

@@ -472,14 +472,18 @@ def complete_bootstrap(values, starts, sizes, weights, widen, seed, n_resamples)
     return out
 
 
+def _kish(p):
+    """Kish's effective number of configurations of shares ``p`` (summing to 1): 1 / sum_g p_g^2."""
+    return 1.0 / float(p @ p)
+
+
 def effective_configurations(weights):
-    """Kish's effective number of configurations, floored: 1 / sum_g p_g^2 with p = weights / sum (G with equal
-    weights; 1 when every weight is 0, which the caller refuses)."""
+    """:func:`_kish` of ``weights``, floored (G with equal weights; 1 when every weight is 0, which the caller
+    refuses)."""
     total = float(np.sum(weights))
     if total <= 0:
         return 1
-    p = np.asarray(weights, dtype=np.float64) / total
-    return int(math.floor(1.0 / float(p @ p) + 1e-9))
+    return int(math.floor(_kish(np.asarray(weights, dtype=np.float64) / total) + 1e-9))
 
 
 def complete_moments(means, weights):
@@ -499,7 +503,7 @@ def complete_moments(means, weights):
     p = weights / weights.sum()
     point = float(p @ means)
     e = p * (means - point)
-    effective = 1.0 / float(p @ p)
+    effective = _kish(p)
     if G < 2 or effective <= 1.0 + 1e-12:
         return np.float64(point), np.float64(np.nan), np.float64(np.nan), np.float64(0.0)
     variance = np.float64(G / (G - 1) * float(e @ e))  # numpy scalars: skew_t_band divides by them
