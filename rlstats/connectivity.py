@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import DesignError
-from .format import count
+from .format import count, join_and
 
 __all__ = ["ComparisonGraph", "comparison_graph", "components", "subset_selecting"]
 
@@ -135,10 +135,7 @@ class ComparisonGraph:
     def pairs_phrase(self, pairs: list[tuple[str, str]] | None = None, limit: int = 8) -> str:
         """'A-D, A-E and B-E' (the never-met pairs unless given), at most ``limit`` named."""
         pairs = self.never_met() if pairs is None else pairs
-        named = [f"{a}-{b}" for a, b in pairs]
-        if len(named) > limit:
-            return ", ".join(named[:limit]) + f" and {len(named) - limit} more"
-        return named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
+        return join_and((f"{a}-{b}" for a, b in pairs), limit)
 
     def subsets(self, column: str) -> tuple[str, ...]:
         """One ``subset=`` condition per group, selecting that group's agents."""

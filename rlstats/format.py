@@ -348,6 +348,18 @@ def count(n: SupportsInt, word: str, plural: str | None = None) -> str:
     return f"{n} {word if n == 1 else (plural or word + 's')}"
 
 
+def join_and(names: Iterable[object], limit: int | None = None) -> str:
+    """Names as prose: "A", "A and B", "A, B and C"; past ``limit`` names, the rest counted.
+
+    >>> join_and(["A", "B", "C"]), join_and(["A", "B", "C"], limit=2)
+    ('A, B and C', 'A, B and 1 more')
+    """
+    names = [str(name) for name in names]
+    if limit is not None and len(names) > limit:
+        return ", ".join(names[:limit]) + f" and {len(names) - limit} more"
+    return " and ".join(filter(None, (", ".join(names[:-1]), names[-1] if names else "")))
+
+
 def cannot_reject(test: str, smallest: float, level: float, where: str | None = None,
                   level_name: str = "alpha") -> str:
     """The note of a test whose smallest attainable p-value is above its level: no data can make it reject.

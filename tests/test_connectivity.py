@@ -185,7 +185,7 @@ def test_the_rank_test_names_the_pairs_that_never_met(ranks):
     assert tidy["n_shared_tasks"].tolist() == [3, 3, 0, 0, 5, 2, 0, 5, 3, 3]
     printed = str(ranks)
     assert ("post hoc (holm, alpha = 0.05): 0 of 7 pairs compared differ; 3 pairs never ran on a common task "
-            "(A-D, A-E, B-E): not compared") in printed
+            "(A-D, A-E and B-E): not compared") in printed
     assert f"Note: {NOTE}" in printed
     assert NOTE in ranks.report().replace("\\", "")
     matrix = ranks.met_matrix()
@@ -224,7 +224,7 @@ def test_no_critical_difference_bar_joins_agents_that_never_met(ranks, tmp_path)
     for bar in bars:
         assert not any((a, b) in NEVER_MET for a in bar for b in bar)
     texts = [t.get_text() for t in ax.texts]
-    assert "never on a common task, so not compared and under no\ncommon bar: A-D, A-E, B-E" in texts
+    assert "never on a common task, so not compared and under no\ncommon bar: A-D, A-E and B-E" in texts
     assert ax.get_title() == "Mean ranks among each task's agents (1 = best)\nbars join agents that met, not different (holm)"
     # the check matters: without the met matrix one bar would join all five
     order = list(np.argsort(ranks.mean_ranks, kind="stable"))

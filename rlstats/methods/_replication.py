@@ -16,7 +16,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ..errors import DesignError
-from ..format import count
+from ..format import count, join_and
 from ._declaration import Need
 
 #: cells or agents a sentence names before "and N more"
@@ -122,7 +122,7 @@ def _merge_everywhere(needs, withheld, sentences, counts):
     for (runs, way_on), group in groups.items():
         if len(group) > 1:
             present = counts[counts > 0]
-            what = ", ".join(n.what for n in group[:-1]) + " and " + group[-1].what
+            what = join_and(n.what for n in group)
             text = (f"{what} are withheld: they need at least {runs} {group[0].counted}, and every "
                     f"{group[0].cell} has {_have(present, group[0].counted.split()[0])}; {way_on}")
             sentences.update({n.output: text for n in group})

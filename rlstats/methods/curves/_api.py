@@ -18,7 +18,7 @@ from ...bounds import KINDS, check_bounds, clip, clipped_note, known_or_unbounde
 from ...design import NA_ACTIONS, data_and_formula, design_of, subset_rows
 from ...cost import admit, shows
 from ...interop import as_pandas
-from ...format import count, format_step
+from ...format import count, format_step, join_and
 from ...errors import DesignError, OptionError
 from .._replication import verdict
 from ...normalization import warn_raw_scales
@@ -240,7 +240,7 @@ def _short_steps(design, matrix, starts, grid):
     if not short.any():
         return short, None, repeats
     where = "; ".join(f"{agent} at {count(int(short[a].sum()), 'step')} ({_step_span(grid[short[a]])}), where "
-                      f"{_and(sorted(cells[agent]))} {'has' if len(cells[agent]) == 1 else 'have'} one run "
+                      f"{join_and(sorted(cells[agent]))} {'has' if len(cells[agent]) == 1 else 'have'} one run "
                       "logged" for a, agent in enumerate(design.agents) if short[a].any())
     return short, (f"bands of the curves (and their standard errors) are withheld for {where}: they need at least "
                    "2 runs per agent and task logged at the step; add runs that reach those steps"), repeats
@@ -269,16 +269,12 @@ def _unlogged_note(design, matrix, starts, grid, logged, stops, custom):
         mine = empty[a] & ~nothing
         if mine.any():
             tasks = [design.tasks[t] for t in np.flatnonzero((counts[:, a] == 0)[:, mine].any(axis=1))]
-            parts.append(f"{agent} has no run logged on {_and(tasks)} at {count(int(mine.sum()), 'step')} "
+            parts.append(f"{agent} has no run logged on {join_and(tasks)} at {count(int(mine.sum()), 'step')} "
                          f"({_step_span(grid[mine])})")
     what = ("the statistic function gets a task without runs (NaN-padded)" if custom
             else "curves and bands are missing")
     return (f"{what} where a task has no run of the agent logged: {'; '.join(parts)}; pass steps= within the range "
             "the runs reach, or add runs that reach those steps")
-
-
-def _and(names):
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def _step_span(steps):
@@ -621,7 +617,7 @@ def _studentized(raw, errors, estimates, short, expanded, scale, fewest, repeats
     pointwise, bands, withheld = [], [], []
     two = [agent for agent, n in zip(agents, fewest) if n < MIN_STUDENTIZED_RUNS]
     if two:
-        notes.append(f"bands of the curves are withheld for {_and(two)}: with 2 runs of a task, half of a task's "
+        notes.append(f"bands of the curves are withheld for {join_and(two)}: with 2 runs of a task, half of a task's "
                      "resamples repeat one run, and no band simulated at 2 runs per task held its level over score "
                      "distributions; add runs (at least 3 per agent and task)")
     tail = (1.0 - options.confidence_level) / 2.0
@@ -632,7 +628,7 @@ def _studentized(raw, errors, estimates, short, expanded, scale, fewest, repeats
         named = [agent if repeated[a].sum() == shown[a].sum()
                  else f"{agent} at {count(int(repeated[a].sum()), 'step')}"
                  for a, agent in enumerate(agents) if repeated[a].any()]
-        notes.append(f"bands of the curves are withheld for {_and(named)}: more than {tail:.3g} of the resamples "
+        notes.append(f"bands of the curves are withheld for {join_and(named)}: more than {tail:.3g} of the resamples "
                      "repeat one run in every task (with one task, below 4 runs: 3 of the 27 resamples of 3 runs), so "
                      "single runs set the tail of the studentised deviations, and the bands simulated with 3 runs of "
                      "one task covered 0.79-0.93 at 95%; add runs (at least 4 with one task) or tasks, or pass "
@@ -668,7 +664,7 @@ def _studentized(raw, errors, estimates, short, expanded, scale, fewest, repeats
                  "moves in steps between tasks or ties (median, ceilings). bands=\"expanded\" gives the second "
                  "alone, the bands of earlier versions")
     if withheld:
-        notes.append(f"bands of the curves are withheld for {_and(withheld)}: there, more than "
+        notes.append(f"bands of the curves are withheld for {join_and(withheld)}: there, more than "
                      f"{(1 - options.confidence_level) / 2:.3g} of the resamples do not vary at all, so the "
                      "studentised band has no finite end; add runs per task, or tasks, or pass bands=\"expanded\" "
                      "for the t-expanded bands alone, whose notes quote their measured coverage at these runs")

@@ -209,8 +209,7 @@ class SkillingsMackResult(Result):
 
     def _never_met_phrase(self):
         named = [f"{a}-{b}" for a, b in self.never_met()]
-        shown = ", ".join(named[:8]) + (f" and {len(named) - 8} more" if len(named) > 8 else "")
-        return f"{fmt.count(len(named), 'pair')} never ran on a common task ({shown})"
+        return f"{fmt.count(len(named), 'pair')} never ran on a common task ({fmt.join_and(named, limit=8)})"
 
     # ---- printing -------------------------------------------------------------------
     def _statistic_line(self):

@@ -15,6 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ...errors import OptionError
+from ...format import join_and
 from ...plotting import axes_or_new, palette
 
 
@@ -311,7 +312,7 @@ def plot_critical_difference(result: Any, *, ax: Any = None, hue: Any = None, da
                       gid="cd_bar")
     never = result.never_met()
     if never:
-        named = ", ".join(f"{a}-{b}" for a, b in never[:6]) + (f" and {len(never) - 6} more" if len(never) > 6 else "")
+        named = join_and((f"{a}-{b}" for a, b in never), limit=6)
         said = textwrap.fill(f"never on a common task, so not compared and under no common bar: {named}", 56,
                               break_on_hyphens=False)
         ax.text(0.5, 0.0, said,  # wrapped: a paper column holds about 56 characters at 7 points
