@@ -738,6 +738,17 @@ def test_a_comparison_gives_the_same_pvalues_whichever_agent_is_named_first(data
     np.testing.assert_array_equal(ab.difference_bands, -ba.difference_bands[..., ::-1])
 
 
+def test_a_comparison_does_not_depend_on_the_other_pairs_compared(data):
+    # each pair's relabellings are keyed by the pair, as each agent's resamples are by the agent
+    kw = dict(step="step", n_resamples=100, rng=2, progress=False, bands="expanded")
+    alone = rlstats.curves(data, FORMULA, compare=[("agent_1", "agent_3")], **kw)
+    listed = rlstats.curves(data, FORMULA, compare=[("agent_2", "agent_3"), ("agent_3", "agent_1")], **kw)
+    np.testing.assert_array_equal(alone.difference_pvalues[0], listed.difference_pvalues[1])
+    np.testing.assert_array_equal(alone.difference_bands[0], -listed.difference_bands[1][..., ::-1])
+    other = rlstats.curves(data, FORMULA, compare=[("agent_2", "agent_3")], **kw)
+    np.testing.assert_array_equal(other.difference_pvalues[0], listed.difference_pvalues[0])
+
+
 def test_steps_where_an_agent_has_no_run_logged_on_a_task_are_said_to_be_so(data):
     # [audit s7c] agent_2's runs of task_02 end at the median step: its curve is missing past it, and the note says
     # why (no run logged), not that its resamples repeat one run in every task

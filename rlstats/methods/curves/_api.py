@@ -25,7 +25,7 @@ from ...normalization import warn_raw_scales
 from ...options import (check_choice, check_confidence_level, check_cost_options, check_fraction, check_n_jobs,
                        check_resamples)
 from ...progress import progress_bar
-from ...resampling import chunk_generators, seed_sequence
+from ...resampling import child_stream, chunk_generators, seed_sequence
 from . import _kernels as kernels
 from ._backend import cost
 from ._result import CurvesResult
@@ -362,7 +362,8 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     relabellings: the difference plus or minus the max-T threshold times the null's standard
     error at each step, at level 1 - ``alpha``, so it excludes 0 exactly at the steps the test
     calls different. The relabellings draw on the pair's runs in the design's order of agents, so
-    ``("A", "B")`` and ``("B", "A")`` give the same p-values and mirrored differences and bands.
+    ``("A", "B")`` and ``("B", "A")`` give the same p-values and mirrored differences and bands; each pair's
+    relabellings are keyed by the pair, so a pair's result does not depend on the other pairs compared.
     Alike agents' runs are exchangeable within tasks, so the test's size is exact
     whatever the scores: for the mean of 26 tasks of 5 capped runs, where 60 simulated curves
     held 0 in 0.833 of them, 400 of the same experiment held it in 0.930, and 800 others in 0.949.
@@ -548,7 +549,7 @@ def _run_curves(design, step, steps, options, rng, shown, source=None):
     jobs = ([(_bootstrap, (v, t, n_tasks, options, child)) for (v, t), child in zip(per_agent, boot_ss.spawn(k))]
             + [(_permutation_null, (per_agent[min(i, j)], per_agent[max(i, j)], n_tasks, options, child,
                                     1.0 if i < j else -1.0))
-               for (i, j), child in zip(pair_codes, perm_ss.spawn(len(pair_codes)))])
+               for (i, j), child in zip(pair_codes, (child_stream(perm_ss, min(ij), max(ij)) for ij in pair_codes))])
     with progress_bar(len(jobs), shown, "curves") as advance:
         done = _run_jobs(jobs, options.n_jobs, advance)
     raw = np.stack([r for r, _, _ in done[:k]])
