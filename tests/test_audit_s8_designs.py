@@ -154,3 +154,29 @@ def test_curves_iqm_does_not_weigh_tasks_by_their_run_counts():
     res = rlstats.curves(df, "score ~ agent | task/seed", step="step", n_resamples=100, rng=0)
     last = res.tidy().query("step == 100").set_index("agent")["estimate"]
     assert abs(last["A"] - last["B"]) < 2.0
+
+
+def _integer_coded_groups():
+    """Agents 1, 2 ran tasks 10 and 20; agents 3, 4 ran tasks 30 and 40 (integer codes, as many logs store them)."""
+    rng = np.random.default_rng(0)
+    rows = [(a, t, s, float(rng.normal())) for a, ts in ((1, (10, 20)), (2, (10, 20)), (3, (30, 40)), (4, (30, 40)))
+            for t in ts for s in range(4)]
+    return pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
+
+
+@pytest.mark.xfail(strict=True, reason="with integer-coded agents the refusal of groups that never met suggests "
+                                       "subset=\"agent in ['1', '2']\", which keeps no rows")
+def test_suggested_subset_keeps_the_group_of_integer_coded_agents():
+    """The error says 'analyse one group at a time by passing its subset=': pasting the suggested condition
+    raises 'subset="agent in ['1', '2']" keeps no rows', since the labels are compared as strings with a column of
+    integers (and DataFrame.query, which the error says reads the same text, keeps none either)."""
+    import re
+    df = _integer_coded_groups()
+    with pytest.raises(rlstats.DesignError) as caught:
+        rlstats.compare(df, "score ~ agent | task")
+    suggested = re.findall(r'subset="([^"]*)"', str(caught.value))
+    assert len(suggested) == 2
+    for condition, agents in zip(suggested, ({1, 2}, {3, 4})):
+        res = rlstats.compare(df, "score ~ agent | task", subset=condition)
+        assert {str(a) for a in res.tidy()[["agent_1", "agent_2"]].to_numpy().ravel()} == {str(a) for a in agents}
+        assert set(df.query(condition)["agent"]) == agents
