@@ -18,8 +18,6 @@ def _constant_task():
     return pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason="equivalence prints '(1 withheld)' for a task where neither agent's runs "
-                                       "vary, and no note says which task or why")
 def test_equivalence_says_why_a_task_test_is_withheld():
     """On t2 both agents score 1 in every run: the per-task TOST is withheld (NaN interval, conclusion 'withheld')
     and the pair's line says '1 of 1 tasks tested shown equivalent (1 withheld)', but no note names t2 or gives
