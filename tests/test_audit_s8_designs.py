@@ -56,8 +56,6 @@ def _missing_cell():
     return df[~((df.agent == "agent_3") & (df.task == "task_02"))]
 
 
-@pytest.mark.xfail(strict=True, reason="task_table(aggregate='bootstrap') with a missing cell says 'pass "
-                                       "na_action=\"drop\"', and with it raises the same error")
 def test_task_table_aggregate_way_on_works():
     """The error's way on must work: with na_action='drop' the aggregate row is computed on the complete tasks
     (or the error must not offer it)."""
