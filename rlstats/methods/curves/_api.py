@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ... import calibration, runs
+from ...connectivity import label_literal
 from ...bounds import KINDS, check_bounds, clip, clipped_note, known_or_unbounded
 from ...design import NA_ACTIONS, data_and_formula, design_of, subset_rows
 from ...cost import admit, shows
@@ -491,7 +492,8 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     why = "curves aggregate every agent over the same tasks"
     design.graph.require_connected(design.formula.groups, why)  # groups apart: name them, not one agent to drop
     empty = np.argwhere(design.counts == 0)
-    leave_out = (f" (subset=\"{design.formula.groups} != '{design.agents[empty[0, 1]]}'\" leaves that agent out)"
+    leave_out = (f" (subset=\"{design.formula.groups} != "
+                 f"{label_literal(design.agents[empty[0, 1]], design.numeric_agents)}\" leaves that agent out)"
                  if empty.size else "")
     design = design.require_complete(options.na_action, why + leave_out)
     work = admit(cost, design, options, max_seconds, "curves()")  # issue 43 item 2
