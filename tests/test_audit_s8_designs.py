@@ -119,9 +119,6 @@ def _alike_agents_unequal_runs():
     return pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason="the IQM and optimality gap pool runs over tasks, so with unequal runs per "
-                                       "task they weigh tasks by run count: A's IQM 9.24 against B's 0.23 for agents "
-                                       "alike on every task, and equivalence calls their aggregate difference 9.0")
 def test_iqm_does_not_weigh_tasks_by_their_run_counts():
     """A user with 3 runs on one task and 10 on another (a crashed cluster job) gets bootstrap IQMs 9.24 (7.7 to
     10.2) and 0.23 (-0.6 to 2.2) for two agents drawn from the same distribution on each task, and equivalence
