@@ -74,8 +74,6 @@ def _agent_missing_a_task():
     return pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason="tuning's printed expected-max section shows the mean over tasks for A only; "
-                                       "B (no runs on t2) vanishes from it without a note")
 def test_tuning_says_which_agents_have_no_mean_over_tasks():
     """With an agent missing from a task, the print's 'expected best score after tuning k configurations' section
     lists only the agents with a mean over tasks; B is silently left out (its per-task curves sit in the table, and

@@ -839,6 +839,15 @@ def _resampled_views(design, sweeps, labels, ss, n_resamples, level, sign, budge
         if design.n_tasks > 1:
             em = pd.concat([em, _mean_over_tasks(design, curves, common, level, sign, no_band, band, moments_unit)],
                            ignore_index=True)
+            # an agent missing from a task has no mean over tasks: say so, not only leave it out (audit s8)
+            lacking = [(agent, [design.tasks[t] for t in range(design.n_tasks) if (t, a, False) not in curves])
+                       for a, agent in enumerate(design.agents)]
+            lacking = [(agent, tasks) for agent, tasks in lacking if tasks]
+            if lacking:
+                named = "; ".join(f"{agent} (no sweep on {', '.join(tasks[:3])}{', ...' if len(tasks) > 3 else ''})"
+                                  for agent, tasks in lacking[:5]) + ("; ..." if len(lacking) > 5 else "")
+                notes.append(f"expected_max(): no mean over tasks for {named}: it needs the agent on every task; "
+                             "its expected-max curves are given per task in expected_max()")
     complete = runs_frame = None
     if "complete" in views:
         complete = pd.DataFrame(complete_rows, columns=["agent", "task", "estimate", "conf_low", "conf_high",
