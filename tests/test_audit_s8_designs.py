@@ -88,8 +88,6 @@ def _constant_agent():
     return pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason="tuning prints a 95% interval [0.5, 0.5] of zero width for an agent whose runs "
-                                       "never vary; rlstats.bootstrap withholds that interval as saying nothing")
 def test_tuning_withholds_a_one_point_interval():
     """A's runs are all 0.5: tuning prints 'tuned score 0.5 [0.5, 0.5]' and an expected-max band [0.5, 0.5], a 95%
     claim that no run not yet seen can fall elsewhere, resting on no spread at all. rlstats.bootstrap on the same
