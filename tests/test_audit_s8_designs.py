@@ -167,3 +167,25 @@ def test_suggested_subset_keeps_the_group_of_integer_coded_agents():
         res = rlstats.compare(df, "score ~ agent | task", subset=condition)
         assert {str(a) for a in res.tidy()[["agent_1", "agent_2"]].to_numpy().ravel()} == {str(a) for a in agents}
         assert set(df.query(condition)["agent"]) == agents
+
+
+def _every_run_at_the_cap():
+    """A and B, 5 runs on each of 3 tasks, every run scoring exactly 1 (all solved)."""
+    rows = [(a, t, s, 1.0) for a in "AB" for t in ("t1", "t2", "t3") for s in range(5)]
+    return pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
+
+
+@pytest.mark.xfail(strict=True, reason="every run at the cap: percentiles print a 95% simultaneous interval of one "
+                                       "point, (0.75, 0.75), beside a note that PBP intervals are wide")
+def test_percentiles_withhold_a_one_point_simultaneous_interval():
+    """Every run at the cap: the default PBP printed 'A 0.75 (0.75, 0.75)' as a 95% simultaneous interval, beside a
+    note that the DKW band's half-width is 0.74 'so PBP intervals are wide': the observed bounds of each task are one
+    value, so the interval reads no spread (with bounds=(0, 2) it is (0.10, 0.96)). A one-point interval is withheld
+    with its reason, as rlstats.bootstrap withholds one."""
+    df = _every_run_at_the_cap()
+    for interval in ("pbp", "bootstrap"):
+        res = rlstats.percentiles(df, "score ~ agent | task", interval=interval, n_resamples=400, rng=0)
+        assert np.isnan(res.conf_low).all() and np.isnan(res.conf_high).all()
+        assert any("one point" in note for note in res.notes)
+    known = rlstats.percentiles(df, "score ~ agent | task", bounds=(0, 2))
+    assert (known.conf_high - known.conf_low > 0.5).all()
