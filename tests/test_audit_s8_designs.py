@@ -175,8 +175,6 @@ def _every_run_at_the_cap():
     return pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason="every run at the cap: percentiles print a 95% simultaneous interval of one "
-                                       "point, (0.75, 0.75), beside a note that PBP intervals are wide")
 def test_percentiles_withhold_a_one_point_simultaneous_interval():
     """Every run at the cap: the default PBP printed 'A 0.75 (0.75, 0.75)' as a 95% simultaneous interval, beside a
     note that the DKW band's half-width is 0.74 'so PBP intervals are wide': the observed bounds of each task are one
