@@ -394,7 +394,9 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
         Built-in names ``"iqm"`` (25% trimmed mean of all runs x tasks, floor
         trimming), ``"mean"`` (mean of per-task means), ``"median"`` (median of
         per-task means), ``"optimality_gap"`` (mean of max(gamma - score, 0)
-        over all runs x tasks), or functions of a (runs x tasks) score matrix
+        over all runs x tasks; an agent whose runs per task differ weighs each
+        task alike in these two, a run of a task with c runs counting c_max / c
+        times), or functions of a (runs x tasks) score matrix
         returning a float; a function with attribute ``vectorized = True``
         receives a (resamples, runs, tasks) array and returns one value per
         resample.  A dict maps names to metrics.  With unequal runs per task,
