@@ -400,7 +400,8 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
         returning a float; a function with attribute ``vectorized = True``
         receives a (resamples, runs, tasks) array and returns one value per
         resample.  A dict maps names to metrics.  With unequal runs per task,
-        IQM and optimality gap pool all runs (tasks with more runs weigh more).
+        IQM and optimality gap weigh each task alike (they pooled all runs, so
+        that tasks with more runs weighed more, before audit s8), with a note.
     n_resamples : int
         Bootstrap resamples (memory stays bounded: they are drawn in batches).
     confidence_level : float
