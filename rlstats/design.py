@@ -24,7 +24,7 @@ from .bounds import Bounds, check_bounds, check_within, score_bounds, with_bound
 from .conditions import Condition, parse_condition
 from .connectivity import ComparisonGraph, comparison_graph
 from .format import count
-from .errors import DesignError, OptionError, shown
+from .errors import DesignError, OptionError, repeated_index_rows, shown
 from .formula import capture_environment
 from .interop import as_pandas
 from .normalization import load_reference, normalised_in, normalize_response
@@ -249,6 +249,9 @@ class Design:
 
 
 def _first_rows(data, mask, limit=5):
+    by_position = repeated_index_rows(data.index, np.flatnonzero(mask), limit)
+    if by_position:
+        return by_position
     labels = list(data.index[np.flatnonzero(mask)[:limit]])
     return ", ".join(repr(x) for x in labels) + (", ..." if mask.sum() > limit else "")
 

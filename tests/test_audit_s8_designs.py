@@ -187,3 +187,15 @@ def test_percentiles_withhold_a_one_point_simultaneous_interval():
         assert any("one point" in note for note in res.notes)
     known = rlstats.percentiles(df, "score ~ agent | task", bounds=(0, 2))
     assert (known.conf_high - known.conf_low > 0.5).all()
+
+
+def test_an_error_names_rows_by_position_where_the_index_repeats_labels():
+    """A frame with a repeated index (pd.concat without ignore_index) and two missing scores: the error said 'first
+    rows: 7, 7', which names no row. Where labels repeat, rows are named by position."""
+    df = rlstats.datasets.simulate(2, 3, 4, rng=1).set_axis([7] * 24)
+    df.iloc[[3, 10], df.columns.get_loc("score")] = np.nan
+    with pytest.raises(rlstats.DesignError, match=r"positions 3, 10 \(the index repeats labels"):
+        rlstats.compare(df, "score ~ agent | task")
+    df.iloc[[3, 10], df.columns.get_loc("score")] = np.inf
+    with pytest.raises(rlstats.RlstatsError, match=r"positions 3, 10"):
+        rlstats.compare(df, "score ~ agent | task")
