@@ -201,8 +201,6 @@ def test_an_error_names_rows_by_position_where_the_index_repeats_labels():
         rlstats.compare(df, "score ~ agent | task")
 
 
-@pytest.mark.xfail(strict=True, reason="task_table's summary LaTeX heads agents agent_1, agent_2 as 'agent 1', "
-                                       "'agent 2' (the pair tables' tidy labels) and agent_3 by its name")
 def test_task_table_summary_latex_heads_each_agent_by_its_name():
     """Agents named agent_1 .. agent_3 (rlstats.datasets.simulate's names) on 3 tasks: the summary's LaTeX table
     headed its agent columns 'agent 1 & agent 2 & agent\\_3', the first two relabelled as the tidy columns agent_1
