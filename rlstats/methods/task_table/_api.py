@@ -568,5 +568,7 @@ def _bootstrap_row(design, summary, level, n_resamples, seed, shown=False, na_ac
     result = backend("bootstrap")(complete,
                                   metrics=[metric], n_resamples=n_resamples, confidence_level=level, rng=seed,
                                   progress=shown, max_seconds=float("inf"))  # task_table() estimated it
+    # the bootstrap's note of agents whose unequal runs per task it weighs alike (the IQM's aggregate row)
+    notes += [note for note in result.notes if "weighs each task alike" in note]
     return {"metric": metric, "estimates": result.estimates[:, 0], "intervals": result.intervals[:, 0, :],
             "n_resamples": n_resamples}, notes
