@@ -22,7 +22,7 @@ import numpy as np
 from .errors import DesignError
 from .format import count, join_and
 
-__all__ = ["ComparisonGraph", "comparison_graph", "components", "subset_selecting"]
+__all__ = ["ComparisonGraph", "comparison_graph", "components", "label_literal", "subset_selecting"]
 
 #: How many groups, and how many names per group, a refusal spells out before "...".
 _SHOWN_GROUPS = 6
@@ -65,15 +65,23 @@ def _components(present_bytes: bytes, shape: tuple[int, int]) -> bytes:
     return label.tobytes()
 
 
-def subset_selecting(column: str, names: tuple[str, ...], others: tuple[str, ...] = ()) -> str:
+def label_literal(label: str, numeric: bool = False) -> str:
+    """A label as a literal of a condition: quoted text, or the number itself where the column holds numbers
+    (a label of an integer-coded column is its printed number, which no quoted string equals)."""
+    return label if numeric else repr(label)
+
+
+def subset_selecting(column: str, names: tuple[str, ...], others: tuple[str, ...] = (),
+                     numeric: bool = False) -> str:
     """A ``subset=`` condition keeping the rows of the agents ``names`` (or dropping ``others``, if shorter).
 
     Written in the grammar of :mod:`rlstats.conditions` (string literals: agent labels as the design holds
-    them), so that it can be pasted into any public function's ``subset=``.
+    them; numbers where the column holds numbers, ``numeric``), so that it can be pasted into any public
+    function's ``subset=`` (and ``DataFrame.query``).
     """
     name = column if column.isidentifier() else f"`{column}`"
-    keep = f"{name} in [{', '.join(map(repr, names))}]"
-    drop = f"{name} not in [{', '.join(map(repr, others))}]"
+    keep = f"{name} in [{', '.join(label_literal(n, numeric) for n in names)}]"
+    drop = f"{name} not in [{', '.join(label_literal(n, numeric) for n in others)}]"
     return drop if others and len(drop) < len(keep) else keep
 
 
@@ -102,6 +110,7 @@ class ComparisonGraph:
     shared: np.ndarray
     group: np.ndarray
     task_group: np.ndarray
+    numeric_agents: bool = False
 
     @property
     def n_groups(self) -> int:
@@ -140,8 +149,8 @@ class ComparisonGraph:
     def subsets(self, column: str) -> tuple[str, ...]:
         """One ``subset=`` condition per group, selecting that group's agents."""
         groups = self.groups
-        return tuple(subset_selecting(column, g, tuple(a for other in groups if other is not g for a in other))
-                     for g in groups)
+        return tuple(subset_selecting(column, g, tuple(a for other in groups if other is not g for a in other),
+                                      self.numeric_agents) for g in groups)
 
     def refusal(self, column: str, what: str) -> DesignError:
         """The error of a back end that cannot compare agents of different groups.
@@ -172,7 +181,8 @@ class ComparisonGraph:
             raise self.refusal(column, what)
 
 
-def comparison_graph(counts: np.ndarray, agents: tuple[str, ...], tasks: tuple[str, ...]) -> ComparisonGraph:
+def comparison_graph(counts: np.ndarray, agents: tuple[str, ...], tasks: tuple[str, ...], *,
+                     numeric_agents: bool = False) -> ComparisonGraph:
     """The comparison graph of a design's (n_tasks, n_agents) run counts.
 
     Examples
@@ -191,4 +201,4 @@ def comparison_graph(counts: np.ndarray, agents: tuple[str, ...], tasks: tuple[s
     first = np.argmax(present, axis=1)  # any agent of the task gives its group
     task_group = np.where(present.any(axis=1), group[first] if group.size else -1, -1).astype(np.intp)
     return ComparisonGraph(agents=tuple(agents), tasks=tuple(tasks), shared=as_int.T @ as_int, group=group,
-                           task_group=task_group)
+                           task_group=task_group, numeric_agents=numeric_agents)

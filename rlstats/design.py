@@ -24,7 +24,7 @@ from .bounds import Bounds, check_bounds, check_within, score_bounds, with_bound
 from .conditions import Condition, parse_condition
 from .connectivity import ComparisonGraph, comparison_graph
 from .format import count
-from .errors import DesignError, OptionError, shown
+from .errors import DesignError, OptionError, repeated_index_rows, shown
 from .formula import capture_environment
 from .interop import as_pandas
 from .normalization import load_reference, normalised_in, normalize_response
@@ -88,6 +88,9 @@ class Design:
     bounds : Bounds or None
         Known limits of the response (``bounds=``, or a normaliser's hard range), which every row respects and
         no interval a back end reports leaves (:mod:`rlstats.bounds`).
+    numeric_agents : bool
+        Whether the agent column holds numbers (integer codes), so that a ``subset=`` naming agents writes them as
+        numbers, not as their printed labels in quotes (audit s8: "agent in ['1', '2']" kept no rows).
     normalized : bool
         Whether the response is on a normalised scale: ``build`` normalised it per task (``normalize=`` given, and
         not False), or the frame's notes say :func:`rlstats.normalize` made the response column. Results state the
@@ -110,6 +113,7 @@ class Design:
     n_dropped_rows: int = 0
     bounds: Bounds | None = None
     normalized: bool = False
+    numeric_agents: bool = False
 
     @property
     def units(self) -> str:
@@ -153,7 +157,7 @@ class Design:
     @property
     def graph(self) -> ComparisonGraph:
         """Which agents met on which tasks, and the groups that never share a task (:mod:`rlstats.connectivity`)."""
-        return comparison_graph(self.counts, self.agents, self.tasks)
+        return comparison_graph(self.counts, self.agents, self.tasks, numeric_agents=self.numeric_agents)
 
     @classmethod
     def from_counts(cls, formula: formula_module.Formula, agents: Sequence[str], tasks: Sequence[str],
@@ -245,6 +249,9 @@ class Design:
 
 
 def _first_rows(data, mask, limit=5):
+    by_position = repeated_index_rows(data.index, np.flatnonzero(mask), limit)
+    if by_position:
+        return by_position
     labels = list(data.index[np.flatnonzero(mask)[:limit]])
     return ", ".join(repr(x) for x in labels) + (", ..." if mask.sum() > limit else "")
 
@@ -269,6 +276,12 @@ def _levels(column, values, what):
     missing = codes < 0
     _check_labels(column, what, levels, used, bool(missing.any()))
     return codes, [str(level) for level in levels], missing
+
+
+def _holds_numbers(values):
+    """Whether a factor column's levels are numbers (not booleans): a condition names them unquoted."""
+    dtype = values.dtype.categories.dtype if isinstance(values.dtype, pd.CategoricalDtype) else values.dtype
+    return bool(pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype))
 
 
 def _check_labels(column, what, levels, used, has_missing):
@@ -554,6 +567,7 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
                           f"{design.n_agents} ({', '.join(design.agents)}) with usable runs")
     # normalize=False says the scores are on one scale already, not that they were normalised
     return dataclasses.replace(design, notes=tuple(notes), bounds=known,
+                               numeric_agents=_holds_numbers(data[formula.groups]),
                                normalized=(normalize is not None and normalize is not False)
                                or normalised_in(notes, formula.response))
 

@@ -6,6 +6,8 @@ Every input problem raises a subclass of :class:`RlstatsError`, which is a
 
 import functools
 import types
+from collections.abc import Sequence
+from typing import Any
 
 
 class RlstatsError(ValueError):
@@ -34,6 +36,16 @@ class LogReadError(RlstatsError):
 
 class RlstatsWarning(UserWarning):
     """Warnings about the data or the method that do not stop the analysis."""
+
+
+def repeated_index_rows(index: Any, positions: Sequence[int], limit: int = 5) -> str | None:
+    """Rows an error names by position where the frame's index repeats labels (None where labels name them): an
+    index of repeated labels, such as one left by pd.concat, names several rows by one label (audit s8: 'first
+    rows: 7, 7')."""
+    if index.is_unique:
+        return None
+    shown_ = ", ".join(str(int(p)) for p in list(positions)[:limit]) + (", ..." if len(positions) > limit else "")
+    return f"positions {shown_} (the index repeats labels: df.iloc reads them)"
 
 
 def shown(value: object) -> str:

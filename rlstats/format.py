@@ -284,9 +284,13 @@ def table_latex(frame: pd.DataFrame, digits: int = 5, caption: str | None = None
     whose transpose fits one is transposed (one row per column); otherwise :func:`latex_float` picks
     ``table`` or ``table*`` (``environment``, ``resize``).
     """
+    # a table whose columns after the first are the data's labels (agents) prints them as they are: an agent named
+    # like a tidy column (simulate's agent_1) is not relabelled "agent 1" (audit s8)
+    data_columns = set(frame.columns[1:]) if frame.attrs.get("rlstats_label_columns") else set()
     if not mc_se:
         frame = frame[[c for c in frame.columns if not str(c).endswith("mc_se")]]
-    names = {c: vocabulary.label(c) if c in vocabulary.VOCABULARY else str(c) for c in frame.columns}
+    names = {c: vocabulary.label(c) if c in vocabulary.VOCABULARY and c not in data_columns else str(c)
+             for c in frame.columns}
     constant = _constant_columns(frame)
     if constant and len(constant) < len(frame.columns):
         fixed = [f"{names[c]}: {_formatted(frame[[c]].head(1), digits)[1][0][0] or 'NA'}" for c in constant]
@@ -410,3 +414,4 @@ def wrap_prose(text: str, width: int = 100) -> str:
         out.append(textwrap.fill(body, width=width, initial_indent=indent, subsequent_indent=indent + "  ",
                                  break_long_words=False, break_on_hyphens=False))
     return "\n".join(out)
+

@@ -35,7 +35,7 @@ import pandas as pd
 import patsy
 
 from .conditions import ast_depth
-from .errors import DesignError, FormulaError, OptionError, shown
+from .errors import DesignError, FormulaError, OptionError, repeated_index_rows, shown
 from .options import check_choice
 
 __all__ = ["Formula", "Response", "parse", "check_columns", "evaluate_response"]
@@ -813,7 +813,7 @@ def _nonfinite_message(parts, values, bad, data):
     kinds = {"NaN": np.isnan, "inf": np.isposinf, "-inf": np.isneginf}
     detail = ", ".join(f"{int(test(values[bad]).sum())} {kind}" for kind, test in kinds.items()
                        if test(values[bad]).any())
-    rows = data.index[bad][:5].tolist()
+    rows = repeated_index_rows(data.index, np.flatnonzero(bad)) or data.index[bad][:5].tolist()
     found = f"{count} non-finite value{'s' if count > 1 else ''} ({detail}; first rows: {rows})"
     if parts.simple:
         return (f"column '{parts.response_names[0]}' contains {found} that are not missing values; "

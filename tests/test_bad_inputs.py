@@ -702,7 +702,16 @@ BAD_DATA = [
                                              .astype(object))),
      DesignError, ("column 'agent' (agent) has distinct values that print the same, 1 (int) and '1' (str)",
                    "df['agent'] = df['agent'].astype(str)")),
+    # [s8 audit designs] an index of one repeated label: the rows an error names are positions, not the label
+    ("an index of repeated labels and a NaN score", lambda d: _nan_at_position(d.set_axis([0] * len(d)), 1),
+     DesignError, "first rows: positions 1 (the index repeats labels: df.iloc reads them)"),
 ]
+
+
+def _nan_at_position(data, position):
+    data = data.copy()
+    data.iloc[position, data.columns.get_loc("score")] = np.nan
+    return data
 
 
 def _not_a_frame(name, kind):

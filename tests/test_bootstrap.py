@@ -72,12 +72,35 @@ def ragged_data(rng, agents=("A", "B"), sizes=((3, 4, 2), (5, 2, 3))):
 # ----------------------------------------------------------------------------- metric definitions
 
 
-def direct_metrics(groups, gamma=1.0):
-    """The four metrics straight from their definitions: groups = list of per-task run arrays."""
+def direct_metrics(groups, gamma=1.0, weight_to=None):
+    """The four metrics straight from their definitions: groups = list of per-task run arrays.
+
+    ``weight_to``: None pools the runs (rliable's IQM and optimality gap, every task with the agent's c runs);
+    c_max weighs each run of a task of c_t runs c_max / c_t, as if every task had c_max runs (an agent with unequal
+    runs per task, audit s8): the IQM then cuts floor(T c_max / 4) weighted copies from each end, with the copies
+    of a value straddling a cut counted in part, and the optimality gap is the mean over tasks of each task's mean.
+    """
     task_means = np.array([g.mean() for g in groups])
     pooled = np.concatenate(groups)
-    return {"iqm": stats.trim_mean(pooled, 0.25), "mean": task_means.mean(), "median": np.median(task_means),
-            "optimality_gap": np.mean(np.maximum(gamma - pooled, 0.0))}
+    if weight_to is None:
+        return {"iqm": stats.trim_mean(pooled, 0.25), "mean": task_means.mean(), "median": np.median(task_means),
+                "optimality_gap": np.mean(np.maximum(gamma - pooled, 0.0))}
+    weights = np.concatenate([np.full(g.size, weight_to / g.size) for g in groups])
+    order = np.argsort(pooled, kind="stable")
+    values, weights = pooled[order], weights[order]
+    total = len(groups) * weight_to
+    cut = np.floor(total / 4)
+    upper = np.cumsum(weights)
+    inside = np.clip(upper, cut, total - cut) - np.clip(upper - weights, cut, total - cut)  # each value's kept copies
+    return {"iqm": float(np.sum(values * inside) / (total - 2 * cut)), "mean": task_means.mean(),
+            "median": np.median(task_means),
+            "optimality_gap": float(np.mean([np.mean(np.maximum(gamma - g, 0.0)) for g in groups]))}
+
+
+def weight_to(sizes):
+    """The c_max to weigh an agent's tasks to where their runs differ (None: pooled, every task alike)."""
+    sizes = np.asarray(sizes)
+    return None if (sizes == sizes[0]).all() else int(sizes.max())
 
 
 @pytest.mark.parametrize("ragged", [False, True])
@@ -88,7 +111,7 @@ def test_point_estimates_match_direct_definitions(ragged, gamma):
     res = bootstrap(long_frame(data), FORMULA, n_resamples=50, gamma=gamma, rng=0)
     for i, agent in enumerate(res.agents):
         groups = data[agent] if ragged else list(data[agent].T)
-        expected = direct_metrics(groups, gamma)
+        expected = direct_metrics(groups, gamma, weight_to([len(g) for g in groups]))
         for j, metric in enumerate(res.metrics):
             assert res.estimates[i, j] == pytest.approx(expected[metric], rel=1e-12, abs=1e-12)
 
@@ -118,7 +141,7 @@ def test_kernel_metrics_on_resamples_match_explicit_resampled_values():
                 else:
                     picked = layout.canonical_values[draws.slots[b]]
                     groups = np.split(picked, np.cumsum(sizes)[:-1])
-                expected = direct_metrics(groups, 0.5)
+                expected = direct_metrics(groups, 0.5, weight_to(sizes))  # the agent's tasks, not those drawn
                 np.testing.assert_allclose(got[b], [expected[m] for m in K.BUILTIN_METRICS], rtol=1e-12, atol=1e-12)
 
 
@@ -208,7 +231,8 @@ def test_bca_stratified_acceleration_matches_within_task_jackknife(sizes):
             for t, runs in enumerate(groups):
                 if runs.size == 1:  # no within-task variation: skipped
                     continue
-                loo = np.array([direct_metrics([np.delete(runs, k) if s == t else g for s, g in enumerate(groups)])
+                loo = np.array([direct_metrics([np.delete(runs, k) if s == t else g for s, g in enumerate(groups)],
+                                               weight_to=weight_to([len(g) for g in groups]))
                                 [metric] for k in range(runs.size)])
                 influence = (runs.size - 1) * (loo.mean() - loo)
                 num += np.sum(influence**3) / runs.size**3
@@ -235,7 +259,8 @@ def test_closed_form_jackknife_equals_refitting_without_each_run(sizes):
     for p in range(layout.n_runs):
         t = layout.task_of[p]
         i = np.flatnonzero(np.flatnonzero(layout.task_of == t) == p)[0]
-        expected = direct_metrics([np.delete(g, i) if s == t else g for s, g in enumerate(groups)], 0.3)
+        expected = direct_metrics([np.delete(g, i) if s == t else g for s, g in enumerate(groups)], 0.3,
+                                  weight_to(sizes))
         np.testing.assert_allclose(got[p], [expected[m] for m in metrics], rtol=1e-12, atol=1e-12)
 
 
@@ -744,7 +769,8 @@ def test_windowed_iqm_equals_the_full_cumulative_sum(windows):
 
 @pytest.mark.parametrize("sizes", [[1, 7, 30, 3, 19, 40], [120]])
 def test_windowed_iqm_on_random_windows_of_an_unbalanced_design(sizes):
-    """Any windows a1 < b1 <= a2 < b2 (adjacent ones, the edges) give the full sum, on a tie-heavy design."""
+    """Any windows a1 < b1 <= a2 < b2 (adjacent ones, the edges) give the full sum, on a tie-heavy design (an agent
+    with unequal runs per task weighs them, audit s8, and takes the full weighted sum whatever windows are given)."""
     rng = np.random.default_rng(len(sizes))
     sizes = np.array(sizes)
     task = np.repeat(np.arange(sizes.size), sizes)

@@ -131,13 +131,21 @@ def direct_errors(scores, task, gamma=1.0):
     c = np.array([g.size for g in groups], dtype=float)
     n = c.sum()
     out = {"mean": math.sqrt((var / c).sum()) / tasks.size}
+    # an agent with unequal runs per task weighs each task as c_max runs (audit s8): task weights W_t, total W
+    weight = c if (c == c[0]).all() else np.full(c.size, c.max())
+    total = weight.sum()
     clipped = [np.minimum(g, gamma).var(ddof=1) for g in groups]
-    out["optimality_gap"] = math.sqrt((c * clipped).sum()) / n
+    out["optimality_gap"] = math.sqrt((weight ** 2 / c * clipped).sum()) / total
     ordered = np.sort(scores)
-    cut = int(n) // 4
-    low, high = ordered[cut], ordered[int(n) - 1 - cut]
+    cut = int(total) // 4
+    if (weight == c).all():
+        low, high = ordered[cut], ordered[int(n) - 1 - cut]
+    else:  # the weighted copies' (cut + 1)-th and (total - cut)-th
+        copies = np.cumsum(np.concatenate([np.full(g.size, w / g.size) for g, w in zip(groups, weight)])[
+            np.argsort(np.concatenate(groups), kind="stable")])
+        low, high = ordered[np.argmax(copies > cut)], ordered[np.argmax(copies > total - cut - 1e-9)]
     wins = [np.clip(g, low, high).var(ddof=1) for g in groups]
-    out["iqm"] = math.sqrt((c * wins).sum()) / (n - 2 * cut)
+    out["iqm"] = math.sqrt((weight ** 2 / c * wins).sum()) / (total - 2 * cut)
     means = np.array([g.mean() for g in groups])
     middle = np.argsort(means, kind="stable")[(tasks.size - 1) // 2:tasks.size // 2 + 1]
     out["median"] = math.sqrt((var / c)[middle].sum()) / middle.size

@@ -129,6 +129,14 @@ class AdaStopResult(Result):
         return frame[frame["task"] == task]
 
     # ---- printing -----------------------------------------------------------------
+    def _level_phrase(self):
+        """The level spent as printed: one number, or the range over tasks where their permutation grids spent
+        different levels (audit s8: one task's level was printed for every task; ``level_spent`` is the smallest)."""
+        spent = self.spending.groupby("task", sort=False)["level"].last() if "task" in self.spending else None
+        if spent is None or spent.nunique() < 2:
+            return fmt.signif(self.level_spent, 4)
+        return f"{fmt.signif(spent.min(), 4)} to {fmt.signif(spent.max(), 4)} by task"
+
     def _withheld_phrase(self):
         n = self._count("withheld")
         return f", withheld = {n}" if n else ""
@@ -137,7 +145,7 @@ class AdaStopResult(Result):
         return (f"rejected = {self._count('larger', 'smaller')}, equal = {self._count('equal')}, "
                 f"undecided = {self._count('continue')}{self._withheld_phrase()} (of {self.n_comparisons} "
                 "comparisons), "
-                f"level spent = {fmt.signif(self.level_spent, 4)} (alpha = {self.alpha})")
+                f"level spent = {self._level_phrase()} (alpha = {self.alpha})")
 
     def _design_line(self):
         n = f"n = {self.batch_size} runs" if self.batch_size is not None else "n runs (per task)"
@@ -207,7 +215,7 @@ class AdaStopResult(Result):
                 f"(Mathieu et al., 2023), a group-sequential permutation test with step-down multiple "
                 f"testing of {_family(self)}: {self._design_line()}. The family-wise error was set to "
                 f"alpha = {self.alpha} with linear spending (alpha * k / K, rounded down to the permutation "
-                f"grid), so the level actually spendable is {fmt.signif(self.level_spent, 4)}; the statistic "
+                f"grid), so the level actually spendable is {self._level_phrase()}; the statistic "
                 f"is the absolute difference of the agents' means, its permutation paths are shared by all "
                 f"comparisons and extend from one interim to the next, and paths that crossed an earlier "
                 f"boundary are discounted (conditioning on non-rejection).")
@@ -300,7 +308,7 @@ class PermutationResult(AdaStopResult):
         smallest = float(np.nanmin(self.p_adjusted)) if np.isfinite(self.p_adjusted).any() else math.nan
         return (f"rejected = {self._count('larger', 'smaller')} of {self.n_comparisons} comparisons"
                 f"{self._withheld_phrase()}, smallest adjusted {fmt.pvalue_phrase(smallest)}, level spent = "
-                f"{fmt.signif(self.level_spent, 4)} (alpha = {self.alpha})")
+                f"{self._level_phrase()} (alpha = {self.alpha})")
 
     def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
         """One row per comparison: decision, estimate, runs, and the step-down adjusted p-value."""
@@ -324,7 +332,7 @@ class PermutationResult(AdaStopResult):
                 f"(Romano and Wolf, 2003; AdaStop's machinery with one interim, Mathieu et al., 2023): "
                 f"{self._design_line()}, one permutation shared by all comparisons. The family-wise error was "
                 f"set to alpha = {self.alpha}; on the permutation grid the level actually spendable is "
-                f"{fmt.signif(self.level_spent, 4)}. Adjusted p-values follow the same step-down (Westfall "
+                f"{self._level_phrase()}. Adjusted p-values follow the same step-down (Westfall "
                 f"and Young, 1993).")
         if self.seed is not None and not self.spending["exact"].all():
             text += f" Random permutations used seed {fmt.short_seed(self.seed)}."

@@ -394,11 +394,14 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
         Built-in names ``"iqm"`` (25% trimmed mean of all runs x tasks, floor
         trimming), ``"mean"`` (mean of per-task means), ``"median"`` (median of
         per-task means), ``"optimality_gap"`` (mean of max(gamma - score, 0)
-        over all runs x tasks), or functions of a (runs x tasks) score matrix
+        over all runs x tasks; an agent whose runs per task differ weighs each
+        task alike in these two, a run of a task with c runs counting c_max / c
+        times), or functions of a (runs x tasks) score matrix
         returning a float; a function with attribute ``vectorized = True``
         receives a (resamples, runs, tasks) array and returns one value per
         resample.  A dict maps names to metrics.  With unequal runs per task,
-        IQM and optimality gap pool all runs (tasks with more runs weigh more).
+        IQM and optimality gap weigh each task alike (they pooled all runs, so
+        that tasks with more runs weighed more, before audit s8), with a note.
     n_resamples : int
         Bootstrap resamples (memory stays bounded: they are drawn in batches).
     confidence_level : float
@@ -626,6 +629,24 @@ def _effective_interval(options):
                         f"which {why} does not have: percentile intervals are given"]
 
 
+def _weighted_tasks_note(design, metrics):
+    """The note of the agents whose runs per task differ, where the IQM and the optimality gap weigh each task alike
+    (``AgentLayout.run_weight``; audit s8: pooled runs weighed the tasks by their runs, and two agents alike on
+    every task got IQMs 9.2 and 0.23 from 3 and 10 runs on two tasks)."""
+    named = [_METRIC_LABELS[m] for m in ("iqm", "optimality_gap") if m in metrics]
+    counts = design.counts
+    unequal = [j for j in range(design.n_agents) if counts[:, j].min() != counts[:, j].max()]
+    if not named or not unequal:
+        return []
+    agents = ", ".join(design.agents[j] for j in unequal[:5]) + (f" and {len(unequal) - 5} more"
+                                                                  if len(unequal) > 5 else "")
+    low, high = min(counts[:, j].min() for j in unequal), max(counts[:, j].max() for j in unequal)
+    verb = "weigh" if len(named) > 1 else "weighs"
+    return [f"{agents}: runs per task differ ({low} to {high}), so the {' and the '.join(named)} {verb} each task "
+            "alike, a run of a task with c runs counting c_max / c times (as if every task had the agent's most "
+            "runs, c_max); pooling the runs would weigh the tasks by their runs"]
+
+
 def _run_bootstrap(design, options, rng, shown):
     """The bootstrap of the checked options; ``shown``: whether to draw a bar (``options.progress`` stays what the
     caller asked, as the result records it)."""
@@ -633,6 +654,7 @@ def _run_bootstrap(design, options, rng, shown):
     # Before any resampling: one run in every task is an error, single-run tasks are notes.
     notes += [] if options.task_bootstrap else small_runs.check_single_runs(
         "bootstrap", design.counts, design.agents, options, design.tasks)
+    notes += _weighted_tasks_note(design, options.metrics)
     if not options.rliable_compat and not any(callable(m) for m in options.metrics):
         return _run_builtin_bootstrap(design, options, rng, notes, shown)
     layouts = _layouts(design)

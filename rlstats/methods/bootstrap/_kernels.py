@@ -114,6 +114,20 @@ class AgentLayout:
     def balanced(self):  # cached: read once per chunk of the counts path
         return bool((self.task_sizes == self.task_sizes[0]).all())
 
+    @functools.cached_property
+    def run_weight(self):
+        """(n,) each run's weight in the pooled order for the IQM and the optimality gap: c_max / c_t, as if every
+        task had c_max runs, so that each task weighs alike whatever its runs (audit s8: pooling the runs of
+        unequal tasks weighed them by their runs); None when every task has the agent's c runs (weight 1)."""
+        if self.balanced:
+            return None
+        return self.task_sizes.max() / self.task_sizes[self.task_of]
+
+    @property
+    def weighted_runs(self):
+        """The weighted runs' total, T c_max (n when balanced): the IQM trims floor(of it / 4) at each end."""
+        return float(self.n_tasks * self.task_sizes.max())
+
 
 def agent_layout(y, task, run, n_tasks):
     """The :class:`AgentLayout` of one agent's runs.
@@ -571,13 +585,20 @@ class CountStatistics:
         self.order = pooled_slots(layout)
         self.clipped = np.minimum(layout.canonical_values, gamma)
         self.steps = layout.values[:-1] - layout.values[1:]
-        self.cut = n // 4
+        # unequal runs per task: weighted copies (AgentLayout.run_weight), cut at floor(T c_max / 4), no windows
+        self.weight = layout.run_weight  # in the pooled order of the cumulative counts
+        self.total = layout.weighted_runs if self.weight is not None else n
+        self.cut = int(self.total) // 4 if self.weight is not None else n // 4
+        if self.weight is not None:
+            self.clipped = self.clipped * self.weight[layout.slot_to_pooled]
         self.float_counts = np.empty((rows, n))
         # balanced designs: the scores as (tasks, runs), for one einsum per chunk
         self.by_task = layout.canonical_values.reshape(layout.n_tasks, -1) if layout.balanced else None
         if isinstance(windows, str):  # "auto"; None: the full cumulative sum; or (a1, b1, a2, b2)
-            windows = trim_windows(layout) if "iqm" in self.metrics else None
-        self.windowed = None if windows is None else WindowedTrim(layout, windows, self.order, rows)
+            windows = trim_windows(layout) if "iqm" in self.metrics and self.weight is None else None
+        # (the windows count whole copies: a weighted agent takes the full sum)
+        self.windowed = None if windows is None or self.weight is not None else \
+            WindowedTrim(layout, windows, self.order, rows)
         # the full cumulative sum's buffers, reused chunk after chunk; with windows it sees a few rows only
         full_sum = "iqm" in self.metrics and self.windowed is None
         self.buffers = (np.empty((rows, n), dtype=np.int64), np.empty((rows, n))) if full_sum else None
@@ -593,9 +614,12 @@ class CountStatistics:
     def iqm(self, counts):
         b, n = counts.shape
         buffers = self.buffers
-        cum = np.take(counts, self.order, axis=1, out=None if buffers is None else buffers[0][:b])
+        if self.weight is None:
+            cum = np.take(counts, self.order, axis=1, out=None if buffers is None else buffers[0][:b])
+        else:  # weighted copies: floats
+            cum = np.take(counts, self.order, axis=1) * self.weight
         np.cumsum(cum, axis=1, out=cum)
-        low, high = self.cut, n - self.cut
+        low, high = self.cut, self.total - self.cut
         work = np.empty(cum.shape) if buffers is None else buffers[1][:b]
         np.clip(cum, low, high, out=work)  # clipped and made float in one pass (exact: whole numbers)
         values = self.layout.values
@@ -612,7 +636,7 @@ class CountStatistics:
             if metric == "iqm":
                 out[:, j] = self.iqm(counts) if self.windowed is None else self.windowed(counts, as_float, self.iqm)
             elif metric == "optimality_gap":
-                out[:, j] = self.gamma - fixed_dot(as_float, self.clipped) / n
+                out[:, j] = self.gamma - fixed_dot(as_float, self.clipped) / self.total
             else:  # mean and median of the task means
                 if means is None:
                     means = self.task_means(as_float)
@@ -726,11 +750,19 @@ def metric_iqm(layout, r, gamma):
     This is ``scipy.stats.trim_mean(x, 0.25, axis=None)`` over all runs x tasks
     (rliable ``aggregate_iqm``): floor(N/4) values are cut from each end, with
     no fractional weighting.  Read off the cumulative counts in pooled order
-    by summation by parts (:func:`trimmed_sum`): no sort per resample.
+    by summation by parts (:func:`trimmed_sum`): no sort per resample.  Where the
+    agent's tasks have unequal runs, each run counts c_max / c_t times
+    (:attr:`AgentLayout.run_weight`), the trimmed mean of the task-averaged
+    score distribution, and floor(T c_max / 4) weighted copies are cut.
     """
-    total = np.rint(r.total)
+    counts = r.counts_float
+    if layout.run_weight is None:
+        total = np.rint(r.total)
+    else:  # each task weighs alike (AgentLayout.run_weight): the copies are weighted, their total T c_max
+        counts = counts * layout.run_weight
+        total = np.rint(counts.sum(axis=1))
     cut = np.floor(total / 4)
-    return trimmed_sum(r.counts_float, layout.values, cut, total - cut) / (total - 2 * cut)
+    return trimmed_sum(counts, layout.values, cut, total - cut) / (total - 2 * cut)
 
 
 def trimmed_sum(counts, values, low, high):
@@ -753,8 +785,13 @@ def trimmed_sum(counts, values, low, high):
 
 
 def metric_optimality_gap(layout, r, gamma):
-    """gamma minus the mean of min(score, gamma) over all runs x tasks (rliable's definition)."""
-    return gamma - fixed_dot(r.counts_float, np.minimum(layout.values, gamma)) / r.total
+    """gamma minus the mean of min(score, gamma) over all runs x tasks (rliable's definition); where the agent's
+    tasks have unequal runs, the mean over tasks of each task's mean (:attr:`AgentLayout.run_weight`)."""
+    clipped = np.minimum(layout.values, gamma)
+    if layout.run_weight is None:
+        return gamma - fixed_dot(r.counts_float, clipped) / r.total
+    counts = r.counts_float * layout.run_weight  # each task weighs alike (AgentLayout.run_weight)
+    return gamma - fixed_dot(counts, clipped) / counts.sum(axis=1)
 
 
 BUILTIN_METRICS = {
@@ -1222,7 +1259,9 @@ def leave_one_out_values(layout, metrics, gamma):
         rank_of_task[order] = np.arange(T)
         sorted_means = means[order]
     for j, metric in enumerate(metrics):
-        if metric == "mean":
+        if metric in ("iqm", "optimality_gap") and layout.run_weight is not None:
+            out[:, j] = _weighted_leave_one_out(layout, metric, gamma)
+        elif metric == "mean":
             out[:, j] = (sums / sizes).sum() / T + (new_mean - means[task]) / T
         elif metric == "median":
             out[:, j] = _median_with_replacement(sorted_means, rank_of_task[task], new_mean)
@@ -1245,6 +1284,26 @@ def leave_one_out_values(layout, metrics, gamma):
             window[:lo] = prefix[hi + 1] - prefix[lo + 1]  # left out below it
             window /= hi - lo
             window += centre
+    return out
+
+
+def _weighted_leave_one_out(layout, metric, gamma, rows=256):
+    """(n,) the IQM or optimality gap of an agent with unequal runs per task (each task weighing alike,
+    :attr:`AgentLayout.run_weight`) with each run left out in turn: its task's other c_t - 1 runs then carry the
+    task's weight, c_max / (c_t - 1) each (NaN for a task's only run). Computed from count rows, ``rows`` at a time
+    (quadratic in the runs, as unequal designs are small)."""
+    n, sizes = layout.n_runs, layout.task_sizes[layout.task_of]
+    out = np.empty(n)
+    for start in range(0, n, rows):
+        stop = min(start + rows, n)
+        counts = np.ones((stop - start, n))
+        left = np.arange(start, stop)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            same = layout.task_of[None, :] == layout.task_of[left, None]
+            counts = np.where(same, sizes / (sizes - 1.0), counts)  # the task's weight on its other runs
+        counts[np.arange(stop - start), left] = 0.0
+        out[start:stop] = BUILTIN_METRICS[metric](layout, resample_from_counts(layout, counts), gamma)
+    out[sizes < 2] = np.nan
     return out
 
 

@@ -214,11 +214,15 @@ class BootstrapResult(Result):
             text += ("; the mean's and the median's intervals are widened on the side of their skew by the "
                      "Cornish-Fisher term of a studentised mean (Hall 1992), with the runs' skewness pooled over "
                      "tasks." if self.interval == "studentized" else ".")
+        # an agent with unequal runs per task weighs each task alike (audit s8; the notes name the agents)
+        weighted = bool((self.counts.min(axis=0) != self.counts.max(axis=0)).any())
         if "iqm" in self._kinds:
             text += (" The IQM is the mean of the middle 50% of all runs pooled over tasks (floor(N/4) runs cut "
-                     "from each end).")
+                     "from each end" + ("; an agent whose runs per task differ counts each run of a task with c runs "
+                                        "c_max / c times, so that each task weighs alike)." if weighted else ")."))
         if "optimality_gap" in self._kinds:
-            text += f" The optimality gap is the mean shortfall of the runs below {fmt.signif(self.gamma)}."
+            text += f" The optimality gap is the mean shortfall of the runs below {fmt.signif(self.gamma)}" + (
+                " (each task weighing alike where an agent's runs per task differ)." if weighted else ".")
         for j, metric in enumerate(self.metrics):
             parts = [f"{a} {fmt.signif(self.estimates[i, j], 3)} " + (
                      "(interval withheld)" if np.isnan(self.intervals[i, j]).any() else

@@ -303,8 +303,14 @@ class StandardErrors:
         self.clipped = np.minimum(self.values, gamma)
         self.order = kernels.pooled_slots(layout)
         n = layout.n_runs
-        self.cut = n // 4
-        self.kept = n - 2 * self.cut
+        # unequal runs per task: the IQM and optimality gap weigh each run c_max / c_t (AgentLayout.run_weight), so
+        # each task's weight is c_max rather than its c_t runs, and the IQM cuts floor(T c_max / 4) weighted copies
+        self.weight = layout.run_weight  # pooled order; None when balanced
+        self.total = layout.weighted_runs if self.weight is not None else float(n)
+        self.cut = int(self.total) // 4
+        self.kept = self.total - 2 * self.cut
+        self.task_weight = layout.task_sizes.astype(np.float64) if self.weight is None else \
+            np.full(layout.n_tasks, float(layout.task_sizes.max()))
         # each slot's task mean on the data: moments about it keep the variances exact for shifted scores
         task_mean = np.add.reduceat(self.values, layout.task_start) / layout.task_sizes
         # ... except in a task whose values are all one (for the optimality gap: every run at or above gamma), which
@@ -385,17 +391,23 @@ class StandardErrors:
                     out[:, j] = np.sqrt((variance / sizes).sum(axis=1)) / tasks
                 else:
                     out[:, j] = middle_se(means, variance / sizes)
-            elif metric == "optimality_gap":
+            elif metric == "optimality_gap":  # sum_t W_t^2 s_t^2 / c_t over W^2, W_t a task's weight (c_t pooled)
                 variance, _ = self.task_variances(counts, "clipped")
-                out[:, j] = np.sqrt((sizes * variance).sum(axis=1)) / n
+                out[:, j] = np.sqrt((self.task_weight ** 2 / sizes * variance).sum(axis=1)) / self.total
             else:  # iqm: winsorised at the resample's own cut order statistics
-                cumulative = np.cumsum(np.take(counts, self.order, axis=1), axis=1)
+                pooled = np.take(counts, self.order, axis=1)
+                if self.weight is not None:
+                    pooled = pooled * self.weight
+                cumulative = np.cumsum(pooled, axis=1)
                 values = self.layout.values
                 low = values[np.argmax(cumulative > self.cut, axis=1)]
-                high = values[np.argmax(cumulative > n - 1 - self.cut, axis=1)]
+                # the (total - cut)-th copy: whole counts reach it where cumulative > n - 1 - cut; weighted ones
+                # within their sums' rounding
+                slack = 0.5 if self.weight is None else 1e-9 * self.total
+                high = values[np.argmax(cumulative > self.total - self.cut - slack, axis=1)]
                 winsorised = np.clip(self.values[None, :], low[:, None], high[:, None])
                 variance, _ = self.task_variances(counts, winsorised)
-                out[:, j] = np.sqrt((sizes * variance).sum(axis=1)) / self.kept
+                out[:, j] = np.sqrt((self.task_weight ** 2 / sizes * variance).sum(axis=1)) / self.kept
         return out * self.unit  # the variances were in units of self.unit squared
 
 

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ... import calibration, runs
+from ...connectivity import label_literal
 from ...bounds import KINDS, check_bounds, clip, clipped_note, known_or_unbounded
 from ...design import NA_ACTIONS, data_and_formula, design_of, subset_rows
 from ...cost import admit, shows
@@ -488,7 +489,8 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     why = "curves aggregate every agent over the same tasks"
     design.graph.require_connected(design.formula.groups, why)  # groups apart: name them, not one agent to drop
     empty = np.argwhere(design.counts == 0)
-    leave_out = (f" (subset=\"{design.formula.groups} != '{design.agents[empty[0, 1]]}'\" leaves that agent out)"
+    leave_out = (f" (subset=\"{design.formula.groups} != "
+                 f"{label_literal(design.agents[empty[0, 1]], design.numeric_agents)}\" leaves that agent out)"
                  if empty.size else "")
     design = design.require_complete(options.na_action, why + leave_out)
     work = admit(cost, design, options, max_seconds, "curves()")  # issue 43 item 2
@@ -532,6 +534,13 @@ def _run_curves(design, step, steps, options, rng, shown, source=None):
         notes.append(f"{count(missing.size, 'run')} miss{'es' if missing.size == 1 else ''} some grid steps ({named}"
                      f"{'; ...' if missing.size > 3 else ''}); at each step an agent's aggregate uses the runs logged "
                      "there, and is missing where a task has none")
+    unequal = [a for j, a in enumerate(design.agents) if design.counts[:, j].min() != design.counts[:, j].max()]
+    if options.statistic in ("iqm", "optimality_gap") and (unequal or missing.size):
+        # as rlstats.bootstrap's: pooled runs would weigh each task by its runs (audit s8)
+        whose = f"{', '.join(unequal[:5])}{' and more' if len(unequal) > 5 else ''} ha{'s' if len(unequal) == 1 else 've'}"
+        notes.append(f"{whose + ' unequal runs per task' if unequal else 'some runs miss grid steps'}: the "
+                     f"{_label(options.statistic_name)} weighs each task alike at each step, its runs logged there "
+                     "scaled to the agent's most runs in a task (pooling them would weigh the tasks by their runs)")
     expansion, fewest = _expansion(design.counts, design.agents, design.tasks)
     unlogged = _unlogged_note(design, matrix, starts, grid, logged, stops, callable(options.statistic))
     short, withheld_note, repeats = _short_steps(design, matrix, starts, grid)

@@ -79,6 +79,11 @@ class Prepared:
         self.valid_by_step = np.ascontiguousarray(self.valid.T, dtype=np.float64)
         # A step counts only where every task has a value of this agent.
         self.complete = (self.padded_valid.reshape(n_tasks, self.slots, -1).sum(axis=1) > 0).all(axis=0)
+        # Unequal runs per task (or runs that end early): the IQM and the optimality gap weigh each task alike at
+        # each step, as bootstrap does (audit s8: pooled runs weighed the tasks by their runs); equal tasks logged
+        # at every step keep the pooled sums, bit for bit.
+        self.weighted = not (self.all_valid and (sizes == sizes[0]).all())
+        self.task_of = task_of
 
 
 def _task_means(prepared, weights):
@@ -95,6 +100,38 @@ def _task_means(prepared, weights):
         return sums / counts
 
 
+def _task_weights(prepared, weights):
+    """(B, tasks, steps) the weight of each task's runs logged at each step (NaN-free: 0 where none is)."""
+    padded = np.zeros((weights.shape[0], prepared.n_tasks * prepared.slots))
+    padded[:, prepared.position] = weights
+    blocks = padded.reshape(weights.shape[0], prepared.n_tasks, prepared.slots)
+    return np.einsum("btj,tjs->bts", blocks, prepared.padded_valid.reshape(prepared.n_tasks, prepared.slots, -1))
+
+
+def _equal_task_copies(prepared, weights):
+    """(B, steps, runs) each run's copies in the sorted order of its step, each task's runs logged there scaled to
+    the same total, the agent's most runs in a task (c_max), and the total T c_max: the weighted sample of the
+    task-averaged distribution, whose trimmed mean the IQM is when tasks differ in their runs."""
+    c_max = float(prepared.sizes.max())
+    with np.errstate(invalid="ignore", divide="ignore"):
+        scale = np.where(_task_weights(prepared, weights) > 0, c_max / _task_weights(prepared, weights), 0.0)
+    copies = weights[:, :, None] * prepared.valid[None] * scale[:, prepared.task_of, :]  # (B, runs, steps)
+    copies = np.take_along_axis(copies.transpose(0, 2, 1), prepared.order[None], axis=2)
+    return copies, prepared.n_tasks * c_max
+
+
+def _weighted_iqm(prepared, weights):
+    """(B, steps) the IQM of the equal-task copies (:func:`_equal_task_copies`): floor(T c_max / 4) copies cut
+    from each end, by the same summation by parts as :func:`_iqm`."""
+    copies, total = _equal_task_copies(prepared, weights)
+    cumulative = np.cumsum(copies, axis=2)
+    low = np.floor(total / 4.0)
+    high = total - low
+    np.clip(cumulative, low, high, out=cumulative)
+    trimmed = np.einsum("bsj,sj->bs", cumulative, prepared.value_steps) - low * prepared.sorted_values[:, 0]
+    return trimmed / (high - low)
+
+
 def _iqm(prepared, weights):
     """(B, steps) interquartile mean of the pooled weighted runs: floor(N/4) cut from each end.
 
@@ -102,6 +139,8 @@ def _iqm(prepared, weights):
     (low, high] is sum_j v_j (m_j - m_(j-1)) with m = clip(C, low, high), which by summation by
     parts is sum_j m_j (v_j - v_(j+1)) - low * v_1: no sort and no difference per resample.
     """
+    if prepared.weighted:
+        return _weighted_iqm(prepared, weights)
     # Counts are whole numbers below the number of runs: a small integer type moves a quarter of
     # the memory of float64 through the three passes over (B, steps, runs), exactly.
     small = np.int16 if weights.shape[1] < np.iinfo(np.int16).max else np.int32
@@ -119,6 +158,14 @@ def _iqm(prepared, weights):
 
 
 def _optimality_gap(prepared, weights):
+    if prepared.weighted:  # each task alike: the mean over tasks of each task's mean shortfall
+        shortfall = prepared.padded_values.reshape(prepared.n_tasks, prepared.slots, -1)
+        shortfall = np.maximum(prepared.gamma - shortfall, 0.0) * prepared.padded_valid.reshape(shortfall.shape)
+        padded = np.zeros((weights.shape[0], prepared.n_tasks * prepared.slots))
+        padded[:, prepared.position] = weights
+        sums = np.einsum("btj,tjs->bts", padded.reshape(weights.shape[0], prepared.n_tasks, prepared.slots), shortfall)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return (sums / _task_weights(prepared, weights)).mean(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         by_run = weights[:, None, :]  # a matrix product's bits would depend on BLAS's thread count
         return fixed_dot(by_run, prepared.shortfall) / fixed_dot(by_run, prepared.valid_by_step)
@@ -139,12 +186,20 @@ def weighted_statistic(prepared, weights, statistic):
 
 
 def iqm_limits(prepared, weights):
-    """(B, steps) each, the values at the first and last kept positions of the IQM of the weighted runs."""
-    cumulative = np.cumsum(weights[:, prepared.order] * prepared.sorted_valid[None], axis=2)  # (B, steps, runs)
-    total = cumulative[:, :, -1:]
+    """(B, steps) each, the values at the first and last kept positions of the IQM of the weighted runs (of their
+    equal-task copies where the tasks differ, :func:`_equal_task_copies`)."""
+    if prepared.weighted:
+        copies, whole = _equal_task_copies(prepared, weights)
+        cumulative = np.cumsum(copies, axis=2)
+        total = np.full(cumulative.shape[:2] + (1,), whole)
+        slack = 1e-9 * whole  # the copies' sums round
+    else:
+        cumulative = np.cumsum(weights[:, prepared.order] * prepared.sorted_valid[None], axis=2)  # (B, steps, runs)
+        total = cumulative[:, :, -1:]
+        slack = 0.0
     low = np.floor(total / 4.0)
-    first = np.minimum((cumulative <= low).sum(axis=2), cumulative.shape[2] - 1)
-    last = np.minimum((cumulative < total - low).sum(axis=2), cumulative.shape[2] - 1)
+    first = np.minimum((cumulative <= low + slack).sum(axis=2), cumulative.shape[2] - 1)
+    last = np.minimum((cumulative < total - low - slack).sum(axis=2), cumulative.shape[2] - 1)
     values = prepared.sorted_values[None]
     return (np.take_along_axis(values, first[:, :, None], axis=2)[..., 0],
             np.take_along_axis(values, last[:, :, None], axis=2)[..., 0])
@@ -189,8 +244,14 @@ def weighted_std_error(prepared, weights, statistic, limits=None):
         total = n.sum(axis=1)  # (B, steps)
         if statistic == "mean":
             out = per_task.sum(axis=1) / n_tasks ** 2
+        elif statistic == "optimality_gap" and prepared.weighted:  # each task alike: as the mean's
+            out = per_task.sum(axis=1) / n_tasks ** 2
         elif statistic == "optimality_gap":
             out = (n ** 2 * per_task).sum(axis=1) / total ** 2
+        elif statistic == "iqm" and prepared.weighted:  # a task's weight c_max of a total T c_max
+            c_max = float(prepared.sizes.max())
+            kept = n_tasks * c_max - 2.0 * np.floor(n_tasks * c_max / 4.0)
+            out = c_max ** 2 * per_task.sum(axis=1) / kept ** 2
         elif statistic == "iqm":
             kept = total - 2.0 * np.floor(total / 4.0)
             out = (n ** 2 * per_task).sum(axis=1) / kept ** 2

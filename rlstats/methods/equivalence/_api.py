@@ -389,12 +389,14 @@ def _run(design, options, rng, scale):
     index = {name: j for j, name in enumerate(design.agents)}
     withheld = verdict("equivalence", design.counts, options=options, agents=design.agents, tasks=design.tasks)
     notes += withheld.lines
-    rows, short = [], {}
+    rows, short, flat = [], {}, []
     for a, b in pairs:
         i, j = index[a], index[b]
         rows += _pair_rows(options, a, b, design.tasks, means[:, i], sds[:, i], runs[:, i], means[:, j], sds[:, j],
                            runs[:, j])
         short[a, b] = _short_tasks(design.tasks, runs[:, i], runs[:, j])
+        flat += [f"{t}/{a} vs {b}" for t in _flat_tasks(design.tasks, sds[:, i], runs[:, i], sds[:, j], runs[:, j])]
+    notes += _flat_note(flat)
     table = pd.DataFrame(rows)
     seed = None
     if options.aggregate is not None:
@@ -481,6 +483,24 @@ def _short_tasks(tasks, n_a, n_b):
     return [t for t, x, y in zip(tasks, n_a, n_b) if x > 0 and y > 0 and min(x, y) < 2]
 
 
+def _flat_tasks(tasks, sd_a, n_a, sd_b, n_b):
+    """The tasks where both agents have 2 runs or more and neither's runs vary: Welch's t has no spread to read
+    (the one-run case is the replication rule's note)."""
+    return [t for t, s, x, u, y in zip(tasks, np.asarray(sd_a), np.asarray(n_a), np.asarray(sd_b), np.asarray(n_b))
+            if x >= 2 and y >= 2 and not s > 0 and not u > 0]
+
+
+def _flat_note(flat):
+    """The note of the per-task tests withheld because neither agent's runs vary there (audit s8: they were
+    withheld with no word why)."""
+    if not flat:
+        return []
+    shown = ", ".join(flat[:8]) + (f" and {len(flat) - 8} more" if len(flat) > 8 else "")
+    return [f"per-task equivalence tests are withheld in {count(len(flat), 'case')} where neither agent's runs vary "
+            f"({shown}): Welch's t has no spread to read there, and a difference of runs that all tie says nothing "
+            "of runs not yet seen; the difference of means is in tidy()"]
+
+
 def _across_notes(table, across, short):
     """One note per pair whose across-tasks test is withheld, naming its reason: the tasks the pair shares, the
     shared tasks where an agent has fewer than 2 runs (``short``, by pair; across='welch'), or task-level spreads
@@ -547,10 +567,12 @@ def _run_published(design, options, table, scale):
     pairs = tuple((a, PUBLISHED) for a in design.agents)
     withheld = verdict("equivalence", design.counts, options=options, agents=design.agents, tasks=design.tasks)
     notes += withheld.lines
-    rows, short = [], {}
+    rows, short, flat = [], {}, []
     for j, a in enumerate(design.agents):
         rows += _pair_rows(options, a, PUBLISHED, design.tasks, means[:, j], sds[:, j], runs[:, j], mean_p, sd_p, n_p)
         short[a, PUBLISHED] = _short_tasks(design.tasks, runs[:, j], n_p)
+        flat += [f"{t}/{a} vs {PUBLISHED}" for t in _flat_tasks(design.tasks, sds[:, j], runs[:, j], sd_p, n_p)]
+    notes += _flat_note(flat)
     if options.aggregate is not None:
         notes.append(f"no aggregate ({options.aggregate}) row: a published table holds per-task means and SDs, not "
                      "runs to bootstrap; the across-tasks test is of the mean over tasks")

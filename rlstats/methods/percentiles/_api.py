@@ -361,6 +361,17 @@ def _run(design, options, rng, shown):
         found = verdict("percentiles", design.counts, options=options, agents=design.agents, tasks=design.tasks,
                         outputs=("agent_intervals",))
         unknown = found.mask("agent_intervals", (n_a,))
+        # an interval of one point reads no spread (every run it rests on ties, the observed bounds one value):
+        # withheld, as rlstats.bootstrap withholds such intervals (audit s8: all runs at a cap gave (0.75, 0.75))
+        point = ~unknown & np.isclose(conf_low, conf_high, rtol=0.0, atol=1e-12)
+        if point.any():
+            named = ", ".join(a for a, p in zip(design.agents, point) if p)
+            way = ("); add runs" if source == "given" else
+                   ", and its observed bounds are one value); pass bounds= with the scores' known limits"
+                   + ("" if options.interval == "pbp" else " and interval='pbp'"))
+            notes.append(f"simultaneous intervals withheld for {named}: they would be one point, as the runs they "
+                         "rest on do not vary (every task's runs tie" + way)
+        unknown = unknown | point
         conf_low, conf_high = np.where(unknown, np.nan, conf_low), np.where(unknown, np.nan, conf_high)
         rank_best, rank_worst = kernels.rank_range(conf_low, conf_high, unknown=unknown)
         notes += found.lines

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -334,7 +335,9 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
     if aggregate == "bootstrap" and "aggregate" in needs.sentences:
         notes.append(needs.sentences["aggregate"] + " (the aggregate row compares every agent, so it is left out)")
     elif aggregate == "bootstrap":
-        aggregate_row = _bootstrap_row(design, summary, level, n_resamples, ss.spawn(1)[0], shown)
+        aggregate_row, left_out = _bootstrap_row(design, summary, level, n_resamples, ss.spawn(1)[0], shown,
+                                                 na_action)
+        notes += left_out
         if normalize is None and design.n_tasks > 1:
             notes.append("the aggregate row pools raw scores of tasks on different scales; pass normalize= "
                          "(e.g. normalize='atari100k_reference') to put them on one scale first")
@@ -550,14 +553,22 @@ def _adjust_name(adjustment):
             "none": "unadjusted"}[adjustment]
 
 
-def _bootstrap_row(design, summary, level, n_resamples, seed, shown=False):
-    """Each agent's aggregate over tasks with its stratified bootstrap interval, through the registry."""
+def _bootstrap_row(design, summary, level, n_resamples, seed, shown=False, na_action="raise"):
+    """Each agent's aggregate over tasks with its stratified bootstrap interval, through the registry, and the note
+    of the tasks it leaves out (na_action="drop": those where some agent has no runs; the per-task rows keep them)."""
     from .. import backend
 
     metric = {"mean": "mean", "median": "median", "iqm": "iqm"}[summary]
-    result = backend("bootstrap")(design.require_complete("raise", "the aggregate row compares agents on the "
-                                                          "same tasks"),
+    complete = design.require_complete(na_action, "the aggregate row compares agents on the same tasks")
+    gone = [t for t in design.tasks if t not in complete.tasks]
+    notes = [f"the aggregate row reads the {count(complete.n_tasks, 'task')} where every agent has runs; "
+             f"{count(len(gone), 'task')} left out of it (na_action=\"drop\"; the rows above keep "
+             f"{'it' if len(gone) == 1 else 'them'}): {_names(gone)}"] if gone else []
+    complete = dataclasses.replace(complete, notes=design.notes)  # its own drop note would say the table lost them
+    result = backend("bootstrap")(complete,
                                   metrics=[metric], n_resamples=n_resamples, confidence_level=level, rng=seed,
                                   progress=shown, max_seconds=float("inf"))  # task_table() estimated it
+    # the bootstrap's note of agents whose unequal runs per task it weighs alike (the IQM's aggregate row)
+    notes += [note for note in result.notes if "weighs each task alike" in note]
     return {"metric": metric, "estimates": result.estimates[:, 0], "intervals": result.intervals[:, 0, :],
-            "n_resamples": n_resamples}
+            "n_resamples": n_resamples}, notes

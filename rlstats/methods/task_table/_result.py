@@ -269,7 +269,9 @@ class TaskTableResult(Result):
         return fmt.table_text(self.display().reset_index()).split("\n") + [key]
 
     def _summary_tables(self):
-        return {"table": self.display().reset_index(), "comparisons with the best": self.tidy()}
+        table = self.display().reset_index()
+        table.attrs["rlstats_label_columns"] = True  # its columns are agents, headed by their names (format.table_latex)
+        return {"table": table, "comparisons with the best": self.tidy()}
 
     def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
         """One row per task and agent: estimate, spread, the set, the test against the best and effect sizes.

@@ -24,6 +24,7 @@ from ...normalization import warn_raw_scales
 from ...options import (check_bool, check_choice, check_confidence_level, check_cost_options, check_fraction,
                         check_resamples)
 from ...resampling import child_stream, seed_sequence
+from ...statistics import TIE_TOLERANCE
 from .._replication import verdict
 from . import _kernels as kernels
 from ._backend import cost
@@ -641,6 +642,28 @@ def _sweeps(design, parsed, config, weights, holdout, higher):
     return sweeps, labels
 
 
+def _flat_sweeps(design, sweeps):
+    """(tasks, agents) bool: the sweeps whose configurations' runs do not vary (every configuration's runs tie, by
+    ``statistics.TIE_TOLERANCE`` of the sweep's largest |score|), where a tuned-score interval or an expected-max
+    band would be one point: withheld, as rlstats.bootstrap withholds such intervals (audit s8)."""
+    flat = np.zeros((design.n_tasks, design.n_agents), dtype=bool)
+    for (t, a), sweep in sweeps.items():
+        v, starts = sweep["values"], sweep["starts"]
+        top = float(np.abs(v).max(initial=0.0))
+        ranges = np.maximum.reduceat(v, starts) - np.minimum.reduceat(v, starts)  # no squares: tiny units stay
+        flat[t, a] = bool((sweep["sizes"] > 1).any()) and not ranges.max() > TIE_TOLERANCE * top
+    return flat
+
+
+def _flat_note(design, flat, what):
+    """The note of the outputs ``what`` withheld in the sweeps of ``flat``."""
+    cells = [f"{design.tasks[t]}/{design.agents[a]}" for t, a in zip(*np.nonzero(flat))]
+    shown = ", ".join(cells[:5]) + (f" and {len(cells) - 5} more" if len(cells) > 5 else "")
+    return [f"{what} are withheld in {fmt.count(len(cells), 'sweep')} ({shown}): no configuration's runs vary there, "
+            "and an interval of one point would say nothing of runs not yet seen; report the estimate with its runs, "
+            "or add runs"] if cells else []
+
+
 def _spread(sweep):
     """Standard deviation of each configuration's runs (NaN with one run)."""
     v, starts, sizes = sweep["values"], sweep["starts"], sweep["sizes"]
@@ -703,6 +726,9 @@ def _best_set(design, sweeps, labels, ss, n_resamples, threshold, level, sign, h
     notes += needs.lines
     tuned = pd.DataFrame(tuned)
     short = needs.mask("tuned_interval", selected_runs.shape)
+    flat = _flat_sweeps(design, sweeps) & ~short
+    notes += _flat_note(design, flat, "tuned-score intervals")
+    short = short | flat
     for column in ("conf_low", "conf_high"):
         tuned.loc[[bool(short[design.tasks.index(t), design.agents.index(a)])
                    for t, a in zip(tuned["task"], tuned["agent"])], column] = np.nan
@@ -766,6 +792,10 @@ def _resampled_views(design, sweeps, labels, ss, n_resamples, level, sign, budge
                      outputs=[v for v in ("complete",) if v in views], agents=design.agents, tasks=design.tasks)
     notes += banded.lines + spread.lines
     no_band, no_complete = banded.mask("expected_max", fewest.shape), spread.mask("complete", total.shape)
+    if "expected_max" in views:
+        flat = _flat_sweeps(design, sweeps) & ~no_band
+        notes += _flat_note(design, flat, "expected-max bands")
+        no_band = no_band | flat
     # one unit for every sweep's moments, so that the mean over tasks can sum them
     moments_unit = kernels.moment_unit(np.concatenate([s["values"] for s in sweeps.values()])) if sweeps else 1.0
     percentile = "expected_max" in views and band == "percentile"
@@ -839,6 +869,15 @@ def _resampled_views(design, sweeps, labels, ss, n_resamples, level, sign, budge
         if design.n_tasks > 1:
             em = pd.concat([em, _mean_over_tasks(design, curves, common, level, sign, no_band, band, moments_unit)],
                            ignore_index=True)
+            # an agent missing from a task has no mean over tasks: say so, not only leave it out (audit s8)
+            lacking = [(agent, [design.tasks[t] for t in range(design.n_tasks) if (t, a, False) not in curves])
+                       for a, agent in enumerate(design.agents)]
+            lacking = [(agent, tasks) for agent, tasks in lacking if tasks]
+            if lacking:
+                named = "; ".join(f"{agent} (no sweep on {', '.join(tasks[:3])}{', ...' if len(tasks) > 3 else ''})"
+                                  for agent, tasks in lacking[:5]) + ("; ..." if len(lacking) > 5 else "")
+                notes.append(f"expected_max(): no mean over tasks for {named}: it needs the agent on every task; "
+                             "its expected-max curves are given per task in expected_max()")
     complete = runs_frame = None
     if "complete" in views:
         complete = pd.DataFrame(complete_rows, columns=["agent", "task", "estimate", "conf_low", "conf_high",

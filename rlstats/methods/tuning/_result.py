@@ -127,7 +127,8 @@ class TuningResult(Result):
             for row in tuned.head(SHOWN).itertuples():
                 text = (f"  {row.agent} on {row.task}: {row.config} selected of {row.n_configs}, best set of "
                         f"{row.n_best_set}; tuned score {fmt.signif(row.estimate)} "
-                        f"{_interval(row.conf_low, row.conf_high)} (its own mean {fmt.signif(row.mean_selected)})")
+                        f"{_interval(row.conf_low, row.conf_high, wanting='seeds' if row.n_runs < 2 else None)} "
+                        f"(its own mean {fmt.signif(row.mean_selected)})")
                 if "heldout_estimate" in tuned.columns:
                     text += f"; held out {fmt.signif(row.heldout_estimate)} over {row.heldout_runs} runs"
                 lines.append(text)
@@ -141,7 +142,7 @@ class TuningResult(Result):
             for (agent, task), curve in list(rows.groupby(["agent", "task"], sort=False))[:SHOWN]:
                 picks = curve.iloc[sorted({0, min(4, len(curve) - 1), min(9, len(curve) - 1), len(curve) - 1})]
                 lines.append(f"  {agent} on {task}: " + ", ".join(
-                    f"k={r.budget}: {fmt.signif(r.estimate, 4)} {_interval(r.conf_low, r.conf_high, 3)}"
+                    f"k={r.budget}: {fmt.signif(r.estimate, 4)} {_interval(r.conf_low, r.conf_high, 3, None)}"
                     for r in picks.itertuples()))
         complete = self.tables.get("complete")
         if complete is not None:
@@ -230,9 +231,10 @@ class TuningResult(Result):
 
 
 def _interval(low, high, digits=5, wanting="seeds"):
-    """'[low, high]', or what stands for an interval withheld for want of ``wanting`` (the notes say why)."""
+    """'[low, high]', or what stands for an interval withheld for want of ``wanting`` (None: for another reason, such
+    as runs that do not vary; the notes say why)."""
     if np.isnan(low) and np.isnan(high):
-        return f"(no interval: too few {wanting})"
+        return f"(no interval: too few {wanting})" if wanting else "(no interval: see the notes)"
     return f"[{fmt.signif(low, digits)}, {fmt.signif(high, digits)}]"
 
 
