@@ -5,6 +5,9 @@ why it is not true of the rows analysed (or not readable where the package says 
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
@@ -12,6 +15,7 @@ import pandas as pd
 import pytest
 
 import rlstats
+from conftest import SHARED_DATA
 
 matplotlib.use("Agg")
 
@@ -86,3 +90,32 @@ def test_curve_figure_does_not_claim_bands_it_withheld():
         assert "withheld" in title or "bands" not in title, title
     finally:
         plt.close(ax.figure)
+
+
+SB3_LOGS = SHARED_DATA / "logs" / "sb3_classic"
+VIGNETTES = Path(__file__).resolve().parents[1] / "vignettes"
+
+
+def _markdown_cells(path):
+    """The prose of a jupytext percent-format vignette: its markdown cells' comment lines, joined."""
+    cells = re.findall(r"# %% \[markdown\]\n((?:#.*\n?)*)", path.read_text(encoding="utf-8"))
+    return " ".join(line.lstrip("# ").strip() for cell in cells for line in cell.splitlines())
+
+
+@pytest.mark.xfail(strict=True, reason="the SB3 vignette reads the curves' notes as bands shown at 43% coverage; "
+                                       "the result withholds every band (measured 0.79-0.93) and draws none")
+def test_sb3_vignette_reads_the_notes_its_curves_print():
+    """vignettes/sb3_logs_to_paper.py (the README: it "reads every note this prints") says of the curves of the
+    real SB3 logs: "The last two notes matter most: ... the simultaneous band 43% of the time ... With 3 seeds
+    the bands show the spread of the runs", and of the figure "titled with the band drawn". What the call prints
+    today: "band withheld: too few runs" for A2C, DQN and PPO, the notes "bands of the curves are withheld ... covered
+    0.79-0.93 at 95%", and no band in the figure. The prose must say the bands are withheld."""
+    if not SB3_LOGS.is_dir():
+        pytest.skip(f"the real SB3 logs are not at {SB3_LOGS} (../shared/data/logs/sb3_classic beside the repository)")
+    evaluations = rlstats.read_logs(SB3_LOGS, "{agent}/{task}/seed_{seed}", format="sb3_eval",
+                                    tags={"eval/mean_reward": "score"}, progress=False)
+    curves = rlstats.curves(evaluations, "score ~ agent | task/seed", step="step", na_action="drop",
+                            n_resamples=200, rng=0)
+    assert np.isnan(curves.simultaneous).all() and any("withheld" in note for note in curves.notes)
+    prose = _markdown_cells(VIGNETTES / "sb3_logs_to_paper.py")
+    assert "43%" not in prose and "withheld" in prose
