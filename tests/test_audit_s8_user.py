@@ -153,3 +153,23 @@ def test_bootstrap_figure_does_not_claim_intervals_it_withheld():
         assert all("withheld" in text for text in labels), labels
     finally:
         plt.close(figure)
+
+
+@pytest.mark.xfail(strict=True, reason="figures of normalised scores label their axis with the raw column's name "
+                                       "('score', 'threshold tau'), where the print, equivalence's and bayes' "
+                                       "figures say 'normalised scores'")
+@pytest.mark.parametrize("method", ["bootstrap", "performance_profile"])
+def test_figure_of_normalised_scores_says_they_are_normalised(method):
+    """On Atari 100k with normalize="atari100k_reference" the bootstrap figure's axis reads "score: 95%
+    studentized intervals" under IQMs of 0.08 to 0.56 (raw Atari scores run to thousands), and the profile's
+    "threshold tau" / "fraction of runs with score > tau": the README's own figure script has to relabel it
+    "human-normalised score threshold tau". equivalence and bayes say "(normalised scores)" (Design.units)."""
+    df = rlstats.datasets.simulate(agents=3, tasks=4, seeds=5, effect=1.0, rng=0)
+    res = rlstats.compare(df, "score ~ agent | task/seed", method=method, normalize="minmax", n_resamples=200, rng=0)
+    drawn = res.plot()
+    figure = drawn.figure if hasattr(drawn, "figure") else drawn[0].figure
+    try:
+        labels = [t.get_text() for t in figure.findobj(matplotlib.text.Text) if "score" in t.get_text()]
+        assert labels and all("normalised" in text for text in labels), labels
+    finally:
+        plt.close(figure)
