@@ -216,3 +216,23 @@ def test_data_box_of_the_sb3_logs_does_not_send_the_reader_to_the_mirror():
     box = _docs_generate().data_box(reason).replace("\\", "")
     assert "RLSTATS_SB3_LOGS" in box
     assert "RLSTATS_DATA_MIRROR" not in box and "download the pinned files" not in box
+
+
+@pytest.mark.xfail(strict=True, reason="getting_started says the raw and normalised statistics differ in the last bit "
+                                       "because rlstats 'never rounds'; it prints them equal, near-ties being ties")
+def test_getting_started_says_what_the_rank_test_does_with_near_ties():
+    """The first vignette a user reads says: "Run on the raw scores, the statistic agrees with the normalised one
+    to five significant digits, but not to the last bit", because "`rlstats`, like R's `rank()`, compares scores
+    exactly (it never rounds), so these are distinct values" (748.9 and 748.8999999999999). The cell below it
+    prints 3070.445861308082 twice, and the result's note says 18960 such pairs "were treated as ties in the
+    ranks" (statistics.near_ties, 1e-12 of the task's largest |score|). The prose must say what the code does."""
+    rng = np.random.default_rng(0)
+    rows = [(a, t, s, float(rng.normal(700 + 10 * i, 30))) for i, a in enumerate("ABC") for t in ("Alien", "Pong")
+            for s in range(5)]
+    df = pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
+    df.loc[0, "score"], df.loc[10, "score"] = 748.9, 748.8999999999999  # A and C, Alien: a published near-tie
+    raw = rlstats.compare(df, "score ~ agent | task/seed")
+    scaled = rlstats.compare(df.assign(score=(df["score"] - 227.8) / (7127.7 - 227.8)), "score ~ agent | task/seed")
+    assert raw.statistic == scaled.statistic and any("ties" in note for note in raw.notes)
+    prose = _markdown_cells(VIGNETTES / "getting_started.py")
+    assert "not to the last bit" not in prose and "never rounds" not in prose
