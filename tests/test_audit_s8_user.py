@@ -122,20 +122,6 @@ def test_sb3_vignette_reads_the_notes_its_curves_print():
     assert "43%" not in prose and "withheld" in prose
 
 
-@pytest.mark.xfail(strict=True, reason="with normalize='minmax' every score lies in [0, 1] by construction, yet the "
-                                       "bootstrap prints an IQM interval from -0.126 (no note, no clipping)")
-def test_minmax_normalised_intervals_stay_in_the_range_the_scores_can_take():
-    """The README and `rlstats demo` aggregate tasks with normalize='minmax' ((score - min) / (max - min) per task
-    in the data), so every normalised score, and every IQM, mean and median of them, lies in [0, 1]. On 3 agents x
-    4 tasks x 5 seeds the bootstrap's IQM interval of agent_1 is printed as -0.126 to 0.78: a lower end no data of
-    this scale can have. dm_control's [0, 1] range clips intervals (bounds.py) with a note; minmax's does not."""
-    df = rlstats.datasets.simulate(agents=3, tasks=4, seeds=5, effect=1.0, rng=0)
-    res = rlstats.bootstrap(df, "score ~ agent | task/seed", normalize="minmax", n_resamples=200, rng=0)
-    table = res.tidy()
-    location = table[table["metric"].isin(["iqm", "mean", "median"])]
-    assert (location["conf_low"] >= 0.0).all() and (location["conf_high"] <= 1.0).all(), location
-
-
 @pytest.mark.xfail(strict=True, reason="bootstrap.plot() labels its axis '95% studentized intervals' when every "
                                        "interval is withheld and only the estimates are drawn")
 def test_bootstrap_figure_does_not_claim_intervals_it_withheld():
