@@ -80,8 +80,6 @@ def test_latex_table_keeps_the_notes_of_what_was_done_to_the_data():
     assert "normalised" in table.to_latex() and "normalised" in table.to_markdown()
 
 
-@pytest.mark.xfail(strict=True, reason="curves.plot() titles its legend '95% simultaneous bands' when every band "
-                                       "is withheld and none is drawn")
 def test_curve_figure_does_not_claim_bands_it_withheld():
     """3 runs of one task (the README's SB3 logs: CartPole-v1 alone once Acrobot-v1 is dropped): the print says
     "band withheld: too few runs" for every agent, the figure draws no band and its legend title still reads
@@ -126,8 +124,6 @@ def test_sb3_vignette_reads_the_notes_its_curves_print():
     assert "43%" not in prose and "withheld" in prose
 
 
-@pytest.mark.xfail(strict=True, reason="bootstrap.plot() labels its axis '95% studentized intervals' when every "
-                                       "interval is withheld and only the estimates are drawn")
 def test_bootstrap_figure_does_not_claim_intervals_it_withheld():
     """One task (a single environment, common in RL papers): the print shows every conf_low and conf_high as NaN
     and its note says the studentised intervals are withheld on a single task. The figure draws a tick per

@@ -74,8 +74,15 @@ def plot_interval_estimates(result, *, ax=None, metrics=None, colors=None, width
         panel.xaxis.set_major_locator(MaxNLocator(3))
         _tidy_spines(panel)
     score = str(result.formula.response) if result.formula is not None else "score"
-    fig.supxlabel(f"{score}: {fmt.signif(100 * result.confidence_level)}% {result.interval} intervals",
-                  fontsize=SMALL_FONT + 1)
+    label = f"{score}: {fmt.signif(100 * result.confidence_level)}% {result.interval} intervals"
+    shown = result.intervals[:, [result.metrics.index(m) for m in metrics]]
+    if not np.isfinite(shown).any():  # only the estimates' ticks are drawn: never read them as narrow intervals
+        label += "\nwithheld (see the notes); ticks: estimates"
+    elif not np.isfinite(shown).all():
+        label += "\n(no bar where withheld: see the notes)"
+    if "\n" in label and ax is None:  # the label's second line takes its own room, not the panels'
+        fig.set_size_inches(fig.get_size_inches() + [0.0, 0.15])
+    fig.supxlabel(label, fontsize=SMALL_FONT + 1)
     return fig if len(axes) > 1 else axes[0]
 
 
