@@ -36,8 +36,6 @@ def _drawn_outside(figure):
     return max(0.0, -box.x0), max(0.0, -box.y0), max(0.0, box.x1 - width), max(0.0, box.y1 - height)
 
 
-@pytest.mark.xfail(strict=True, reason="res.plot()'s own figure, saved with plt.savefig at its own size, cuts off "
-                                       "the axis label and the agent names: no layout keeps their room")
 @pytest.mark.parametrize("method, kind, options", [
     ("probability_of_improvement", None, {}),
     ("skillings_mack", "mean_ranks", {}),
