@@ -103,8 +103,6 @@ def _markdown_cells(path):
     return " ".join(line.lstrip("# ").strip() for cell in cells for line in cell.splitlines())
 
 
-@pytest.mark.xfail(strict=True, reason="the SB3 vignette reads the curves' notes as bands shown at 43% coverage; "
-                                       "the result withholds every band (measured 0.79-0.93) and draws none")
 def test_sb3_vignette_reads_the_notes_its_curves_print():
     """vignettes/sb3_logs_to_paper.py (the README: it "reads every note this prints") says of the curves of the
     real SB3 logs: "The last two notes matter most: ... the simultaneous band 43% of the time ... With 3 seeds
