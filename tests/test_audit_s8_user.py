@@ -200,8 +200,6 @@ def test_data_box_of_the_sb3_logs_does_not_send_the_reader_to_the_mirror():
     assert "RLSTATS_DATA_MIRROR" not in box and "download the pinned files" not in box
 
 
-@pytest.mark.xfail(strict=True, reason="getting_started says the raw and normalised statistics differ in the last bit "
-                                       "because rlstats 'never rounds'; it prints them equal, near-ties being ties")
 def test_getting_started_says_what_the_rank_test_does_with_near_ties():
     """The first vignette a user reads says: "Run on the raw scores, the statistic agrees with the normalised one
     to five significant digits, but not to the last bit", because "`rlstats`, like R's `rank()`, compares scores
