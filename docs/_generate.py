@@ -301,8 +301,21 @@ class DataMissing(Exception):
     """A vignette stopped because the data it reads are not on this machine (the message says which)."""
 
 
+#: Variables of the dataset loader: a message naming another RLSTATS_ variable (the SB3 logs' RLSTATS_SB3_LOGS) is
+#: about data no download or mirror holds, and its own way on is the box's.
+_LOADER_VARIABLES = {"RLSTATS_DATA_MIRROR", "RLSTATS_DATA_DIR"}
+
+
 def data_box(reason: str) -> str:
     """The Markdown box a gallery page shows instead of outputs when the vignette's data are missing."""
+    own = set(re.findall(r"RLSTATS_[A-Z0-9_]+", reason)) - _LOADER_VARIABLES
+    way = ("To run it (or to build this page with its outputs): do what the message above says; these data are not "
+           "published files, so no download or `RLSTATS_DATA_MIRROR` holds them." if own else
+           "To run it (or to build this page with its outputs): let `rlstats.datasets.load` download the pinned "
+           "files once (it needs the network; they are cached, `RLSTATS_DATA_DIR` says where), or set the "
+           "environment variable `RLSTATS_DATA_MIRROR` to a folder holding copies of them under "
+           "`<owner>/<repo>/<commit>/<path>`; `rlstats.datasets.available()` lists every data set with its files "
+           "and their URLs.")
     return textwrap.dedent("""\
         :::{{admonition}} {title}
         :class: warning
@@ -312,13 +325,9 @@ def data_box(reason: str) -> str:
 
         > {reason}
 
-        To run it (or to build this page with its outputs): let `rlstats.datasets.load` download the pinned
-        files once (it needs the network; they are cached, `RLSTATS_DATA_DIR` says where), or set the
-        environment variable `RLSTATS_DATA_MIRROR` to a folder holding copies of them under
-        `<owner>/<repo>/<commit>/<path>`; `rlstats.datasets.available()` lists every data set with its files
-        and their URLs. Then run `python vignettes/{{name}}` or rebuild the site.
+        {way} Then run `python vignettes/{{name}}` or rebuild the site.
         :::
-        """).format(title=BOX_TITLE, reason=_literal_markdown(" ".join(reason.split())))
+        """).format(title=BOX_TITLE, reason=_literal_markdown(" ".join(reason.split())), way=way)
 
 
 def _literal_markdown(text: str) -> str:
