@@ -160,8 +160,6 @@ def test_figure_of_normalised_scores_says_they_are_normalised(method):
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.mark.xfail(strict=True, reason="the README's Dopamine figure is said to be made by the vignette, but no code "
-                                       "in the repository writes it: it is a stale picture (legend over the curves)")
 def test_every_readme_figure_is_written_by_code_in_the_repository():
     """README.md shows vignettes/figures/dopamine_iqm.png, "vignettes/learning_curves_dopamine.py makes it". The
     vignette draws its figure on a Figure it closes and never saves a file; nothing else names the file. The picture
