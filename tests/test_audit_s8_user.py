@@ -137,9 +137,6 @@ def test_bootstrap_figure_does_not_claim_intervals_it_withheld():
         plt.close(figure)
 
 
-@pytest.mark.xfail(strict=True, reason="figures of normalised scores label their axis with the raw column's name "
-                                       "('score', 'threshold tau'), where the print, equivalence's and bayes' "
-                                       "figures say 'normalised scores'")
 @pytest.mark.parametrize("method", ["bootstrap", "performance_profile"])
 def test_figure_of_normalised_scores_says_they_are_normalised(method):
     """On Atari 100k with normalize="atari100k_reference" the bootstrap figure's axis reads "score: 95%
