@@ -219,7 +219,7 @@ def test_greek_letters_in_names_are_written_as_latex_math():
     passes ε through, and pdflatex (utf8 input, the default) stops: "Unicode character ε (U+03B5) not set up for
     use with LaTeX". Greek letters must come out as math ($\\varepsilon$ or $\\epsilon$)."""
     df = _three_named_agents()
-    df["agent"] = df["agent"].replace({"DrQ(eps)": "DrQ(ε)", "SPR": "μ-SPR"})
+    df["agent"] = df["agent"].astype(str).replace({"DrQ(eps)": "DrQ(ε)", "SPR": "μ-SPR"})
     res = rlstats.compare(df, "score ~ agent | task")
     for text in (res.to_latex(), res.report()):
         assert "ε" not in text and "μ" not in text
