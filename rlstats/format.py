@@ -136,6 +136,14 @@ _LATEX_SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{
                   "<": r"$<$", ">": r"$>$", "\u00b1": r"$\pm$", "\u2020": r"$^\dagger$", "\u00d7": r"$\times$",
                   "\u2212": "$-$", "\u2264": r"$\leq$", "\u2265": r"$\geq$", "<=": r"$\leq$", ">=": r"$\geq$"}
 _LATEX_TOKEN = re.compile(r"<=|>=|.", re.S)  # a character, or a two-character comparison written as one sign
+# Greek letters (agent names such as DrQ(ε)): pdflatex has no text glyph for them, LaTeX's math has one for each,
+# the capitals that look Latin being those letters
+_GREEK_NAMES = ("alpha beta gamma delta varepsilon zeta eta theta iota kappa lambda mu nu xi o pi rho varsigma sigma "
+                "tau upsilon varphi chi psi omega").split()
+_GREEK_CAPITALS = "A B Gamma Delta E Z H Theta I K Lambda M N Xi O Pi P - Sigma T Upsilon Phi X Psi Omega".split()
+_LATEX_SPECIAL.update({chr(0x3B1 + i): f"$\\{n}$" if len(n) > 1 else n for i, n in enumerate(_GREEK_NAMES)})
+_LATEX_SPECIAL.update({chr(0x391 + i): (f"$\\{n}$" if len(n) > 1 else n) for i, n in enumerate(_GREEK_CAPITALS)
+                       if n != "-"})  # U+03A2 is unassigned
 
 
 def latex_escape(text: object) -> str:
@@ -143,6 +151,8 @@ def latex_escape(text: object) -> str:
 
     >>> print(latex_escape("95% of agent_1 < 2 ± 1, p >= 0.05"))
     95\% of agent\_1 $<$ 2 $\pm$ 1, p $\geq$ 0.05
+    >>> print(latex_escape("DrQ(ε) and Ω"))
+    DrQ($\varepsilon$) and $\Omega$
     """
     return "".join(_LATEX_SPECIAL.get(token, token) for token in _LATEX_TOKEN.findall(str(text)))
 

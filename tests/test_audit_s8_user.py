@@ -211,8 +211,6 @@ def test_getting_started_says_what_the_rank_test_does_with_near_ties():
     assert "not to the last bit" not in prose and "never rounds" not in prose
 
 
-@pytest.mark.xfail(strict=True, reason="an agent named DrQ(ε), as papers write it, goes into to_latex() and report() "
-                                       "as a raw ε, which pdflatex stops on (Unicode character not set up)")
 def test_greek_letters_in_names_are_written_as_latex_math():
     """Atari 100k's agent "DrQ(eps)" is DrQ(ε) in the papers, and a user keeps that name. The README says report()
     is "LaTeX text that compiles where it is pasted"; to_latex() escapes _ % & # and writes ±, †, ×, ≤ as math, but
