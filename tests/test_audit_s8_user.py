@@ -225,8 +225,6 @@ def test_greek_letters_in_names_are_written_as_latex_math():
 
 
 @pytest.mark.slow  # 3 s: the README's call at its default 10,000 resamples
-@pytest.mark.xfail(strict=True, reason="the README's per-task table shows aggregate IQM intervals the call no longer "
-                                       "prints (e.g. SPR [0.517, 0.598] where it prints [0.515, 0.597])")
 def test_readme_task_table_is_what_its_call_prints(monkeypatch):
     """README "A real case: the table and the figure of a paper" gives a call and the Markdown table it prints. Run
     today on the published Atari 100k runs, the per-task rows agree but the aggregate row's intervals do not
