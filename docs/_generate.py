@@ -191,14 +191,17 @@ def _declaration_rows(declared) -> list[tuple[str, str]]:
     from rlstats.citations import ENTRIES
     from rlstats.methods import load
 
-    def options(path):
-        # The options classes live in private modules: show what a reader types, the keywords and defaults.
-        import dataclasses
+    def options(function_name):
+        # What a reader types: the public function's own keywords and defaults (its options class also holds fields
+        # the function sets itself, such as the permutation test's fixed K, which are no keywords)
+        import inspect
 
-        fields = dataclasses.fields(load(path))
-        default = [f"``{f.name}={f.default!r}``" if f.default is not dataclasses.MISSING else f"``{f.name}``"
-                   for f in fields]
-        return (f"keyword arguments of :func:`rlstats.{declared.function_name}` and of ``rlstats.compare()`` "
+        import rlstats
+
+        parameters = inspect.signature(getattr(rlstats, function_name)).parameters.values()
+        default = [f"``{p.name}={p.default!r}``" if p.default is not p.empty else f"``{p.name}``"
+                   for p in parameters if p.name not in ("data", "formula") and p.kind is not p.VAR_KEYWORD]
+        return (f"keyword arguments of :func:`rlstats.{function_name}` and of ``rlstats.compare()`` "
                 "(defaults shown): " + ", ".join(default))
 
     rows = [("function", f":func:`rlstats.{declared.function_name}`"),
@@ -207,7 +210,7 @@ def _declaration_rows(declared) -> list[tuple[str, str]]:
                           + (f", the default {declared.default_for}" if declared.default_for else "")),
             ("data", "learning curves: one row per agent, task, run and step" if declared.reads_curves
              else "one row per run (agent, task, seed)"),
-            ("options", options(declared.options))]  # every back end declares its options class
+            ("options", options(declared.function_name))]
     if declared.power is not None:
         rule = declared.power
         rows.append(("power()", f'``rlstats.power("{declared.name}", ...)`` counts the decisions of the '

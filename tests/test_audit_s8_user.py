@@ -247,9 +247,6 @@ def test_readme_task_table_is_what_its_call_prints(monkeypatch):
     assert [row for row in shown if row not in printed] == []
 
 
-@pytest.mark.xfail(strict=True, reason="the back-end pages list as keyword arguments names the functions refuse "
-                                       "(curves: pairs, statistic_name; permutation: n, K, beta, batch; bootstrap: "
-                                       "metric_names) and leave out real ones (curves' compare=)")
 def test_backend_pages_list_the_keywords_the_function_takes():
     """docs/generated/backends/curves: "options: keyword arguments of rlstats.curves and of rlstats.compare()
     (defaults shown): statistic='iqm', statistic_name='iqm', align='last', bands='studentized', pairs=(), ...".
