@@ -191,14 +191,17 @@ def _declaration_rows(declared) -> list[tuple[str, str]]:
     from rlstats.citations import ENTRIES
     from rlstats.methods import load
 
-    def options(path):
-        # The options classes live in private modules: show what a reader types, the keywords and defaults.
-        import dataclasses
+    def options(function_name):
+        # What a reader types: the public function's own keywords and defaults (its options class also holds fields
+        # the function sets itself, such as the permutation test's fixed K, which are no keywords)
+        import inspect
 
-        fields = dataclasses.fields(load(path))
-        default = [f"``{f.name}={f.default!r}``" if f.default is not dataclasses.MISSING else f"``{f.name}``"
-                   for f in fields]
-        return (f"keyword arguments of :func:`rlstats.{declared.function_name}` and of ``rlstats.compare()`` "
+        import rlstats
+
+        parameters = inspect.signature(getattr(rlstats, function_name)).parameters.values()
+        default = [f"``{p.name}={p.default!r}``" if p.default is not p.empty else f"``{p.name}``"
+                   for p in parameters if p.name not in ("data", "formula") and p.kind is not p.VAR_KEYWORD]
+        return (f"keyword arguments of :func:`rlstats.{function_name}` and of ``rlstats.compare()`` "
                 "(defaults shown): " + ", ".join(default))
 
     rows = [("function", f":func:`rlstats.{declared.function_name}`"),
@@ -207,7 +210,7 @@ def _declaration_rows(declared) -> list[tuple[str, str]]:
                           + (f", the default {declared.default_for}" if declared.default_for else "")),
             ("data", "learning curves: one row per agent, task, run and step" if declared.reads_curves
              else "one row per run (agent, task, seed)"),
-            ("options", options(declared.options))]  # every back end declares its options class
+            ("options", options(declared.function_name))]
     if declared.power is not None:
         rule = declared.power
         rows.append(("power()", f'``rlstats.power("{declared.name}", ...)`` counts the decisions of the '
@@ -301,8 +304,21 @@ class DataMissing(Exception):
     """A vignette stopped because the data it reads are not on this machine (the message says which)."""
 
 
+#: Variables of the dataset loader: a message naming another RLSTATS_ variable (the SB3 logs' RLSTATS_SB3_LOGS) is
+#: about data no download or mirror holds, and its own way on is the box's.
+_LOADER_VARIABLES = {"RLSTATS_DATA_MIRROR", "RLSTATS_DATA_DIR"}
+
+
 def data_box(reason: str) -> str:
     """The Markdown box a gallery page shows instead of outputs when the vignette's data are missing."""
+    own = set(re.findall(r"RLSTATS_[A-Z0-9_]+", reason)) - _LOADER_VARIABLES
+    way = ("To run it (or to build this page with its outputs): do what the message above says; these data are not "
+           "published files, so no download or `RLSTATS_DATA_MIRROR` holds them." if own else
+           "To run it (or to build this page with its outputs): let `rlstats.datasets.load` download the pinned "
+           "files once (it needs the network; they are cached, `RLSTATS_DATA_DIR` says where), or set the "
+           "environment variable `RLSTATS_DATA_MIRROR` to a folder holding copies of them under "
+           "`<owner>/<repo>/<commit>/<path>`; `rlstats.datasets.available()` lists every data set with its files "
+           "and their URLs.")
     return textwrap.dedent("""\
         :::{{admonition}} {title}
         :class: warning
@@ -312,13 +328,9 @@ def data_box(reason: str) -> str:
 
         > {reason}
 
-        To run it (or to build this page with its outputs): let `rlstats.datasets.load` download the pinned
-        files once (it needs the network; they are cached, `RLSTATS_DATA_DIR` says where), or set the
-        environment variable `RLSTATS_DATA_MIRROR` to a folder holding copies of them under
-        `<owner>/<repo>/<commit>/<path>`; `rlstats.datasets.available()` lists every data set with its files
-        and their URLs. Then run `python vignettes/{{name}}` or rebuild the site.
+        {way} Then run `python vignettes/{{name}}` or rebuild the site.
         :::
-        """).format(title=BOX_TITLE, reason=_literal_markdown(" ".join(reason.split())))
+        """).format(title=BOX_TITLE, reason=_literal_markdown(" ".join(reason.split())), way=way)
 
 
 def _literal_markdown(text: str) -> str:

@@ -136,6 +136,14 @@ _LATEX_SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{
                   "<": r"$<$", ">": r"$>$", "\u00b1": r"$\pm$", "\u2020": r"$^\dagger$", "\u00d7": r"$\times$",
                   "\u2212": "$-$", "\u2264": r"$\leq$", "\u2265": r"$\geq$", "<=": r"$\leq$", ">=": r"$\geq$"}
 _LATEX_TOKEN = re.compile(r"<=|>=|.", re.S)  # a character, or a two-character comparison written as one sign
+# Greek letters (agent names such as DrQ(ε)): pdflatex has no text glyph for them, LaTeX's math has one for each,
+# the capitals that look Latin being those letters
+_GREEK_NAMES = ("alpha beta gamma delta varepsilon zeta eta theta iota kappa lambda mu nu xi o pi rho varsigma sigma "
+                "tau upsilon varphi chi psi omega").split()
+_GREEK_CAPITALS = "A B Gamma Delta E Z H Theta I K Lambda M N Xi O Pi P - Sigma T Upsilon Phi X Psi Omega".split()
+_LATEX_SPECIAL.update({chr(0x3B1 + i): f"$\\{n}$" if len(n) > 1 else n for i, n in enumerate(_GREEK_NAMES)})
+_LATEX_SPECIAL.update({chr(0x391 + i): (f"$\\{n}$" if len(n) > 1 else n) for i, n in enumerate(_GREEK_CAPITALS)
+                       if n != "-"})  # U+03A2 is unassigned
 
 
 def latex_escape(text: object) -> str:
@@ -143,6 +151,8 @@ def latex_escape(text: object) -> str:
 
     >>> print(latex_escape("95% of agent_1 < 2 ± 1, p >= 0.05"))
     95\% of agent\_1 $<$ 2 $\pm$ 1, p $\geq$ 0.05
+    >>> print(latex_escape("DrQ(ε) and Ω"))
+    DrQ($\varepsilon$) and $\Omega$
     """
     return "".join(_LATEX_SPECIAL.get(token, token) for token in _LATEX_TOKEN.findall(str(text)))
 
@@ -197,7 +207,7 @@ def _fits(width):
 
 def latex_float(spec: str, header: str, rows: Sequence[str], width: float, caption: str | None = None,
                 label: str | None = None, environment: str | None = None, resize: bool | None = None,
-                how_to_fit: str = "") -> str:
+                how_to_fit: str = "", notes: Sequence[str] = ()) -> str:
     """A booktabs tabular (``spec``, escaped ``header`` and body ``rows``) in a ``table`` that fits its column, or a
     ``table*``, saying which and why.
 
@@ -208,7 +218,9 @@ def latex_float(spec: str, header: str, rows: Sequence[str], width: float, capti
     None does so only when nothing else holds it (wider than :data:`TEXT_WIDTH`). More than
     :data:`ROWS_PER_FLOAT` rows are split into floats of that many, numbered as one table. A first comment
     line names the packages the table needs, its estimated width and, when it is wider than a column, how to
-    make it fit one (``how_to_fit`` adds the table's own ways).
+    make it fit one (``how_to_fit`` adds the table's own ways). ``notes`` (plain text: what was dropped, changed
+    or withheld, as the print gives them) are set under the tabular of the last float, one "Note:" paragraph each in
+    footnote size, so a table pasted into a paper says what its rows are.
     """
     if environment is None:
         environment = "table" if _fits(width) == 0 else "table*"
@@ -242,7 +254,11 @@ def latex_float(spec: str, header: str, rows: Sequence[str], width: float, capti
             lines.append(r"\resizebox{\ifdim\width>\linewidth\linewidth\else\width\fi}{!}{%")
         lines += [rf"\begin{{tabular}}{{{spec}}}", r"\toprule", header + r" \\", r"\midrule"]
         lines += [row + r" \\" for row in part]
-        lines += [r"\bottomrule", r"\end{tabular}"] + (["}"] if resize else []) + [rf"\end{{{environment}}}"]
+        lines += [r"\bottomrule", r"\end{tabular}"] + (["}"] if resize else [])
+        if notes and i == len(parts) - 1:
+            lines += [r"\par\smallskip", r"{\raggedright\footnotesize"]
+            lines += [f"Note: {latex_escape(note.rstrip('.'))}.\\par" for note in notes] + ["}"]
+        lines.append(rf"\end{{{environment}}}")
     return "\n".join(lines)
 
 
@@ -275,14 +291,15 @@ def _constant_columns(frame):
 
 
 def table_latex(frame: pd.DataFrame, digits: int = 5, caption: str | None = None, label: str | None = None,
-                mc_se: bool = False, environment: str | None = None, resize: bool | None = None) -> str:
+                mc_se: bool = False, environment: str | None = None, resize: bool | None = None,
+                notes: Sequence[str] = ()) -> str:
     """A booktabs LaTeX table (``\\toprule``, ``\\midrule``, ``\\bottomrule``) for a paper.
 
     Headers are the vocabulary's printed labels (``p_adjusted`` -> "adj. p-value"); p-values below
     1e-16 read "< 1e-16"; Monte Carlo standard-error columns are left out unless ``mc_se``; a column
     holding one value in every row is stated once in the caption instead. A table wider than a column
     whose transpose fits one is transposed (one row per column); otherwise :func:`latex_float` picks
-    ``table`` or ``table*`` (``environment``, ``resize``).
+    ``table`` or ``table*`` (``environment``, ``resize``), with ``notes`` under it.
     """
     # a table whose columns after the first are the data's labels (agents) prints them as they are: an agent named
     # like a tidy column (simulate's agent_1) is not relabelled "agent 1" (audit s8)
@@ -311,7 +328,7 @@ def table_latex(frame: pd.DataFrame, digits: int = 5, caption: str | None = None
     return latex_float(spec, " & ".join(latex_escape(h) for h in header),
                        [" & ".join(latex_escape(c) for c in r) for r in rows], width,
                        caption=latex_escape(caption) if caption else None, label=label, environment=environment,
-                       resize=resize)
+                       resize=resize, notes=notes)
 
 
 def table_html(frame: pd.DataFrame, digits: int = 5) -> str:

@@ -19,12 +19,16 @@ if TYPE_CHECKING:
 
 
 def axes_or_new(ax: Any, figsize: tuple[float, float]) -> Any:
-    """The caller's Axes, or a new figure's when ``ax`` is None (never ``plt.gca()``)."""
+    """The caller's Axes, or a new figure's when ``ax`` is None (never ``plt.gca()``).
+
+    The new figure is laid out (constrained) so that its tick labels, axis labels and titles stay inside it when it
+    is saved at its own size, as ``plt.savefig`` does outside notebooks; the caller's Axes keep the caller's layout.
+    """
     if ax is not None:
         return ax
     import matplotlib.pyplot as plt
 
-    _, ax = plt.subplots(figsize=figsize)
+    _, ax = plt.subplots(figsize=figsize, layout="constrained")
     return ax
 
 

@@ -184,7 +184,8 @@ class Summary:
         ``table*`` spanning both (``environment=`` "table" or "table*" chooses); ``resize=True`` shrinks
         a table to its float's width (graphicx), which None does only for a table wider than the page.
         A comment line above each table names the packages it needs (booktabs; graphicx when resized)
-        and its width; see :func:`rlstats.format.table_latex`.
+        and its width; the notes (what was dropped, changed or withheld) are set under the first table, as
+        the print gives them; see :func:`rlstats.format.table_latex`.
         """
         if label is not None and not isinstance(label, str):
             raise OptionError(f"label must be text for \\label{{...}}, e.g. label='tab:results', got {label!r}")
@@ -196,7 +197,7 @@ class Summary:
             table_label = f"{label}:{i}" if label else None
             caption = f"{self.title}: {name}." + (f" {self.statistic_line.strip()}." if self.statistic_line else "")
             blocks.append(fmt.table_latex(table, self.digits, caption=caption, label=table_label, mc_se=mc_se,
-                                          environment=environment, resize=resize))
+                                          environment=environment, resize=resize, notes=self.notes if not i else ()))
         return "\n\n".join(blocks) + "\n"
 
     def _repr_html_(self):

@@ -417,6 +417,9 @@ class Relation:
 def _clean(text, transform):
     if transform.name in ("polars", "pyarrow"):  # the conversion note, and the heading of notes it alone needed
         text = re.sub(r"\n*Notes:\s*$", "\n", CONVERTED.sub("", text))
+        # in LaTeX: its line under the table, and the notes' paragraph when it was the only note
+        text = re.sub(r"\\par\\smallskip\n\{\\raggedright\\footnotesize\n\}\n", "",
+                      re.sub(r"^\\par\n", "", text, flags=re.M))
     if transform.names is _prefixed:  # the prefix, also capitalised at the start of a sentence
         text = re.sub(PREFIX.capitalize() + r"(\w)", lambda m: m.group(1).upper(), text.replace(PREFIX, ""))
     return text

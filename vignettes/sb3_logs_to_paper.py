@@ -132,21 +132,22 @@ except rlstats.DesignError as error:
 
 # %% [markdown]
 # The main path passed `na_action="drop"`: Acrobot-v1 is left out and the curves are CartPole's.
-# Its notes, in order: what the frame was read from; the task left out and the 6 runs with it;
-# every run logged at the same 4 steps; the curves stop at 20k, where DQN's runs stop, so that
-# every agent is aggregated at the same point of training, and CartPole's steps beyond (to 30k) are
-# named; the bootstrap's widening for 3 runs; t quantiles at 2 degrees of freedom. The last two
-# notes matter most: at 3 runs on 1 task, bands of this kind were *measured* to cover the true curve
-# far less often than 95% (the simultaneous band 43% of the time in simulations with capped scores,
-# as CartPole's returns are capped at 500). With 3 seeds the bands show the spread of the runs,
-# not a trustworthy 95% statement; a caption should say so, or the study should have more seeds.
+# Its notes, in order: what the frame was read from and what a score is; the task left out and the
+# 6 runs with it; every run logged at the same 4 steps; the curves stop at 20k, where DQN's runs
+# stop, so that every agent is aggregated at the same point of training, and CartPole's steps beyond
+# (to 30k) are named; the bootstrap's widening for 3 runs; t quantiles at 2 degrees of freedom. The
+# note that matters most follows: the bands are *withheld*. With 3 runs of one task, 3 of the 27
+# resamples repeat one run, and bands of this kind simulated with 3 runs of one task covered 0.79 to
+# 0.93 of the true curves at 95%, so each agent's IQM is printed with "band withheld" and the figure
+# draws the curves alone. `bands="expanded"` gives the t-expanded bands, whose notes quote their
+# measured coverage; a trustworthy 95% band needs more seeds (4 or more with one task) or tasks.
 
 # %%
 print(curves)
 
 # %% [markdown]
-# The figure, at the width of one column. The legend sits above the curves, titled with the band
-# drawn; the step axis has a tick at each of the 4 evaluations. DQN's returns stay near 9: with
+# The figure, at the width of one column. The legend sits above the curves, its title saying that
+# the bands are withheld; the step axis has a tick at each of the 4 evaluations. DQN's returns stay near 9: with
 # SB3's default hyperparameters it has not learned to balance the pole within 20,000 steps.
 
 # %%

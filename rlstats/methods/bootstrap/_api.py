@@ -1133,4 +1133,4 @@ def _profile_result(design, options, notes, seed, tau, estimates, bounds, se, n_
         options=options.record(), seed=seed, agents=design.agents, tasks=design.tasks, tau=np.asarray(tau),
         kind=options.kind, interval=options.interval, estimates=estimates, intervals=bounds, interval_mc_se=se,
         n_resamples=n_resamples, confidence_level=options.confidence_level, task_bootstrap=options.task_bootstrap,
-        counts=design.counts)
+        counts=design.counts, normalized=design.normalized)

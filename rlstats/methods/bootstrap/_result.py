@@ -418,6 +418,8 @@ class PerformanceProfileResult(Result):
     confidence_level : float
     task_bootstrap : bool
     counts : ndarray, shape (n_tasks, n_agents)
+    normalized : bool
+        Whether the scores were normalised (``normalize=``): the figure's axes say so.
     """
 
     agents: tuple[str, ...]
@@ -432,6 +434,7 @@ class PerformanceProfileResult(Result):
     confidence_level: float
     task_bootstrap: bool
     counts: np.ndarray
+    normalized: bool = False
 
     _plot_kinds: ClassVar[dict] = {"performance_profile": plots.plot_performance_profile}
 

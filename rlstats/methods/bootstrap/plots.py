@@ -74,8 +74,17 @@ def plot_interval_estimates(result, *, ax=None, metrics=None, colors=None, width
         panel.xaxis.set_major_locator(MaxNLocator(3))
         _tidy_spines(panel)
     score = str(result.formula.response) if result.formula is not None else "score"
-    fig.supxlabel(f"{score}: {fmt.signif(100 * result.confidence_level)}% {result.interval} intervals",
-                  fontsize=SMALL_FONT + 1)
+    if result.design is not None and result.design.normalized:  # the estimates' unit, as the print's note says
+        score += " (normalised)"
+    label = f"{score}: {fmt.signif(100 * result.confidence_level)}% {result.interval} intervals"
+    shown = result.intervals[:, [result.metrics.index(m) for m in metrics]]
+    if not np.isfinite(shown).any():  # only the estimates' ticks are drawn: never read them as narrow intervals
+        label += "\nwithheld (see the notes); ticks: estimates"
+    elif not np.isfinite(shown).all():
+        label += "\n(no bar where withheld: see the notes)"
+    if "\n" in label and ax is None:  # the label's second line takes its own room, not the panels'
+        fig.set_size_inches(fig.get_size_inches() + [0.0, 0.15])
+    fig.supxlabel(label, fontsize=SMALL_FONT + 1)
     return fig if len(axes) > 1 else axes[0]
 
 
@@ -115,9 +124,10 @@ def plot_performance_profile(result, *, ax=None, scaling="linear", colors=None, 
         ticks = np.unique([int(np.argmin(np.abs(x - target))) for target in targets])
         ax.set_xticks(x[ticks])
         ax.set_xticklabels([fmt.signif(t, 3) for t in tau[ticks]])
-    ax.set_xlabel("threshold tau" + (" (non-linear scale)" if scaling == "nonlinear" else ""))
-    ax.set_ylabel("fraction of runs with score > tau" if result.kind == "runs"
-                  else "fraction of tasks with mean score > tau")
+    score = "normalised score" if result.normalized else "score"  # the unit the thresholds are in
+    ax.set_xlabel(f"{score} threshold tau" + (" (non-linear scale)" if scaling == "nonlinear" else ""))
+    ax.set_ylabel(f"fraction of runs with {score} > tau" if result.kind == "runs"
+                  else f"fraction of tasks with mean {score} > tau")
     ax.set_ylim(-0.02, 1.02)
     # Profiles fall from the top left: their upper right corner is the empty one.
     ax.legend(frameon=False, loc="upper right", fontsize=SMALL_FONT + 1)

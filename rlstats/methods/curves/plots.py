@@ -65,8 +65,8 @@ def _legend_above(ax, title=None):
 def plot_curves(result, *, ax=None, band="simultaneous", agents=None, colors=None, **kwargs):
     """Each agent's per-step aggregate with a shaded band (the sample-efficiency figure).
 
-    The legend sits above the Axes, titled with the band drawn; the step axis has a tick at each
-    logged step when there are at most six (``MAX_STEP_TICKS``), else round ticks no closer than
+    The legend sits above the Axes, titled with the band drawn (or saying it is withheld); the step axis has a
+    tick at each logged step when there are at most six (``MAX_STEP_TICKS``), else round ticks no closer than
     the logging interval, labelled 5k, 1.2M.
 
     Parameters
@@ -88,6 +88,7 @@ def plot_curves(result, *, ax=None, band="simultaneous", agents=None, colors=Non
     if unknown:
         raise OptionError(f"agent(s) {unknown} not in the result; agents: {', '.join(result.agents)}")
     ax = _new_axes(ax)
+    withheld = []  # agents whose band is withheld at every step (too few runs): the title says so, none is drawn
     for name, color in zip(names, palette(len(names), colors)):
         j = result.agents.index(name)
         style = {"color": color, "linewidth": 1.5, "label": name}
@@ -96,10 +97,16 @@ def plot_curves(result, *, ax=None, band="simultaneous", agents=None, colors=Non
         if band != "none":
             bounds = result.simultaneous[j] if band == "simultaneous" else result.pointwise[j]
             ax.fill_between(result.steps, bounds[:, 0], bounds[:, 1], color=style["color"], alpha=0.2, linewidth=0)
+            if not np.isfinite(bounds).any():
+                withheld.append(name)
     level = f"{100 * result.confidence_level:g}%"
     ax.set_ylabel(result.label)
     _step_axis(ax, result, result.steps)
-    _legend_above(ax, None if band == "none" else f"{result.label} per step, {level} {band} bands")
+    title = None if band == "none" else f"{result.label} per step, {level} {band} bands"
+    if withheld:  # on a line of its own: the legend is as wide as the Axes at a column's width
+        title = (f"{result.label} per step, {level} {band}\nbands withheld: too few runs" if len(withheld) == len(names)
+                 else f"{title}\n(withheld for {', '.join(withheld)}: too few runs)")
+    _legend_above(ax, title)
     return ax
 
 

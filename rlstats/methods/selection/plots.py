@@ -67,7 +67,7 @@ def plot_null_distribution(result, *, ax=None, bins=40, **kwargs):
         style.update(kwargs)
         ax.hist(result.null_distribution, bins=bins, **style)
         how = "all subsets" if result.pvalue_method == "exact" else f"{result.n_resamples} random subsets"
-        ax.set_xlabel(f"mean(reported) - mean(held-out) over random choices of the reported tasks ({how})")
+        ax.set_xlabel(f"mean(reported) - mean(held-out)\nover random choices of the reported tasks ({how})")
     else:
         reference = stats.norm if result.df is None else stats.t(result.df)
         span = max(4.0, abs(observed) * 1.15)

@@ -212,7 +212,7 @@ class TaskTableResult(Result):
         ``environment=`` "table" or "table*" chooses, and ``resize=True`` shrinks the table to its float's width
         (``\\resizebox``, graphicx), which None does only for a table wider than the page. The first line, a
         LaTeX comment, names the packages it needs (booktabs; graphicx when resized), its width and how to make it
-        fit a column.
+        fit a column. The notes (what was dropped or changed, as printed) are set under the table.
         """
         if label is not None and not isinstance(label, str):
             raise OptionError(f"label must be text for \\label{{...}}, e.g. label='tab:results', got {label!r}")
@@ -239,11 +239,14 @@ class TaskTableResult(Result):
         return fmt.latex_float("l" + "r" * len(self.agents), "Task & " + " & ".join(escape(a) for a in self.agents),
                                rows, fmt.tabular_width([first] + columns), caption=escape(self.caption()),
                                label=label, environment=environment, resize=resize,
-                               how_to_fit="shorter agent names (they head the columns)" if named else "") + "\n"
+                               how_to_fit="shorter agent names (they head the columns)" if named else "",
+                               notes=self.notes) + "\n"
 
     def to_markdown(self, digits: int = DIGITS) -> str:
         frame = self.display(digits, bold=lambda s: f"**{s}**")
-        return fmt.table_markdown(frame.reset_index(), digits) + f"\n\n{self.caption()}\n"
+        notes = "".join(f"- {n}\n" for n in self.notes)  # what was dropped or changed, as printed
+        table = fmt.table_markdown(frame.reset_index(), digits)
+        return f"{table}\n\n{self.caption()}\n" + (f"\n{notes}" if notes else "")
 
     def _repr_html_(self):
         frame = self.display(DIGITS, bold=lambda s: f"<b>{html.escape(s)}</b>",

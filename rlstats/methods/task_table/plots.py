@@ -25,6 +25,7 @@ def plot_table(result, *, ax=None, cmap="Greys", **kwargs):
     for t, a in np.argwhere(result.possibly_best & ~result.tied_best):
         ax.text(a, t, "\u2020", ha="center", va="center", fontsize=9, color="#D55E00")
     marked = result._marks_shown()  # marks withheld for want of runs are not drawn, nor named in the title
-    ax.set_title(f"{result.label} relative to each task's best (outlined"
-                 + ("; \u2020 possibly best)" if marked else ")\npossibly-best marks withheld: too few runs"), fontsize=9)
+    # two lines: the figure is as narrow as a column for a few agents
+    ax.set_title(f"{result.label} relative to each task's best\n(outlined"
+                 + ("; \u2020 possibly best)" if marked else "; possibly-best marks withheld: too few runs)"), fontsize=9)
     return ax

@@ -49,7 +49,7 @@ def plot_best_set(result, *, ax=None, **kwargs):
     ax.set_yticks(range(len(best)), labels, fontsize=7)
     ax.invert_yaxis()
     ax.axvline(result.threshold, color="#D55E00", linewidth=1, linestyle="--")
-    ax.set_xlabel("probability of being best (bootstrap of the selection)")
+    ax.set_xlabel("probability of being best\n(bootstrap of the selection)")  # long y labels leave a narrow Axes
     return ax
 
 
@@ -63,7 +63,7 @@ def plot_complete(result, *, ax=None, **kwargs):
                 fmt="o", color="#0072B2", **kwargs)
     ax.set_yticks(y, [f"{r.agent} / {r.task}" for r in complete.itertuples()], fontsize=8)
     ax.invert_yaxis()
-    ax.set_xlabel("complete algorithm: expected score")
+    ax.set_xlabel("complete algorithm:\nexpected score")
     return ax
 
 
