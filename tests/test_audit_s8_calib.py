@@ -1,0 +1,49 @@
+"""Audit s8 (calib): default claims at their stated level where ``rlstats/calibration.csv`` has no row, or rows on
+an easy part of the grid only. Each test re-measures, on few simulated data sets, a claim a user sees (an interval,
+a decision, a band, a power figure), with a bound that can fail; a strict xfail is a defect not fixed yet."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import pytest
+
+import rlstats
+from rlstats import calibration
+
+
+@pytest.mark.xfail(strict=True, reason="the non-inferiority test's rows of the default tests are not marked default: "
+                                       "calibration_table(default=True) leaves them out")
+def test_noninferiority_rows_of_the_default_tests_are_marked_default():
+    """``equivalence(alternative="noninferior")`` runs Welch's tests per task and across tasks and the IQM's
+    bootstrap-t, as TOST does; the table measures them (``test="noninferior"``) but :data:`DEFAULTS` marked only
+    TOST's rows, so ``calibration_table(default=True, misses=True)`` -- what the docs call "what still misses" --
+    and the docs' count of the defaults' rows left the non-inferiority test out."""
+    table = rlstats.calibration_table("equivalence.size", test="noninferior")
+    default = table[table["default"]]
+    assert set(default["interval"]) == {"welch", "welch_mean", "bootstrap_t"}
+    assert len(default) == 112  # 48 Welch per task, 32 across tasks, 32 IQM bootstrap-t
+
+
+def _null_bootstrap_power(tasks, seeds, rng):
+    """power("bootstrap") on simulated data where nothing differs: its rejection rate is the rule's size."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the simulated tasks' own scales: not what is measured here
+        res = rlstats.power("bootstrap", effect=0.0, seeds=[seeds], tasks=tasks, n_sim=100, rng=rng, progress=False,
+                            bootstrap={"n_resamples": 200})
+    return res.tidy().iloc[0]
+
+
+@pytest.mark.xfail(strict=True, reason="power('bootstrap') says its interval-separation rule is conservative, but at 2 "
+                                       "seeds on 1 task it rejects 0.30 of null data sets (alpha 0.05)")
+def test_bootstrap_power_rule_is_conservative_or_withheld_at_two_seeds():
+    """``power("bootstrap")`` separates percentile intervals (the thesis's rule) and notes that it is conservative,
+    "expect a rejection rate below alpha when nothing differs". Percentile intervals of 2 runs per task are far
+    too narrow: with nothing different the rule rejected 0.35 (1 task), 0.20-0.26 (5 tasks) and 0.08-0.09 (26
+    tasks) of 200 data sets, and 0.07-0.12 at 3 seeds; so power at 2-3 seeds, and ``sample_size("bootstrap")``'s
+    search, which starts at 2 seeds, count false rejections as power. The claim holds when the rate is within
+    3 Monte Carlo SE of alpha, or the row is withheld (NaN) with the way on."""
+    row = _null_bootstrap_power(tasks=1, seeds=2, rng=1)
+    bound = 0.05 + 3 * math.sqrt(0.05 * 0.95 / row["n_tests"])
+    assert math.isnan(row["power"]) or row["power"] <= bound
