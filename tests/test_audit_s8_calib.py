@@ -47,3 +47,24 @@ def test_bootstrap_power_rule_is_conservative_or_withheld_at_two_seeds():
     row = _null_bootstrap_power(tasks=1, seeds=2, rng=1)
     bound = 0.05 + 3 * math.sqrt(0.05 * 0.95 / row["n_tests"])
     assert math.isnan(row["power"]) or row["power"] <= bound
+
+
+@pytest.mark.slow  # 13 s: two df methods' REML fits of 160 data sets of 8 agents
+@pytest.mark.xfail(strict=True, reason="mixed()'s 95% intervals of the agents' marginal means cover 0.875-0.93 of the "
+                                       "agents' means over tasks like these at 3 tasks (calibration rows mixed.means)")
+def test_mixed_marginal_means_intervals_hold_for_tasks_like_these():
+    """``rlstats.mixed`` prints each agent's estimated marginal mean with a 95% interval whose standard error counts
+    the tasks' spread: an interval of the agent's mean over tasks like these (tasks random, as the model has them).
+    Where tasks differ in level and spread, as RL benchmarks do (so that agents' differences scale with the task),
+    the model's one task variance misstates each agent's: at 3 tasks the intervals held 0.875-0.969 (median 0.91)
+    of 160 data sets per design over 2 and 8 agents, 3-20 runs and the four score distributions, 11 of 32 rows
+    missing 0.95 by more than 3 SE; at 26 tasks median 0.95. Over the tasks at hand they hold (0.975-1). Here: 8
+    agents, 3 tasks, 10 capped runs, 160 fresh data sets (other seeds than the table's)."""
+    import runpy
+    from pathlib import Path
+
+    means = runpy.run_path(str(Path(__file__).parent / "reference" / "coverage_mixed_means.py"))
+    point = (8, 3, 10, "capped", "tasks drawn afresh")
+    row = means["rows_of"](point, means["measure"](*point, 40, seed=7))[0]
+    assert row["test"] == "satterthwaite"
+    assert row["coverage"] >= 0.95 - 3 * math.sqrt(0.95 * 0.05 / row["n_sim"])
