@@ -153,9 +153,10 @@ DEFAULTS: dict[str, Patterns] = {
     "task_table.possibly_best": ({"test": "welch"},),
     "tuning.best_interval": ({"interval": "select_then_report_pooled_t"},),  # tuned_lower="pooled"
     "tuning.expected_max_band": ({"band": "skew_t"},),
-    # equivalence(): TOST per task (Welch) and across tasks (across="welch"); the aggregate's default metric, the IQM
-    "equivalence.size": ({"test": "tost", "interval": ("welch", "welch_mean")},
-                         {"test": "tost", "interval": "bootstrap_t", "metric": "iqm"}),
+    # equivalence(): TOST per task (Welch) and across tasks (across="welch"); the aggregate's default metric, the IQM;
+    # for either alternative= (TOST, and the non-inferiority test: a claim the function makes by default too)
+    "equivalence.size": ({"test": ("tost", "noninferior"), "interval": ("welch", "welch_mean")},
+                         {"test": ("tost", "noninferior"), "interval": "bootstrap_t", "metric": "iqm"}),
     # issue 41 item 4: task_table's intervals against the next-ranked agent (effect_intervals="fcr"), and Conover's
     # post hoc after the blocked rank test (its adjustment="auto", Holm)
     "task_table.next_ranked": ({"interval": "fcr"},),

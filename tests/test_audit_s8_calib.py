@@ -13,8 +13,6 @@ import rlstats
 from rlstats import calibration
 
 
-@pytest.mark.xfail(strict=True, reason="the non-inferiority test's rows of the default tests are not marked default: "
-                                       "calibration_table(default=True) leaves them out")
 def test_noninferiority_rows_of_the_default_tests_are_marked_default():
     """``equivalence(alternative="noninferior")`` runs Welch's tests per task and across tasks and the IQM's
     bootstrap-t, as TOST does; the table measures them (``test="noninferior"``) but :data:`DEFAULTS` marked only

@@ -10,6 +10,7 @@ import dataclasses
 import math
 import pathlib
 import runpy
+import typing
 
 import numpy as np
 import pandas as pd
@@ -17,6 +18,7 @@ import pytest
 
 import rlstats
 from rlstats import calibration
+from rlstats.methods.equivalence._api import _CALIBRATED_TESTS, EquivalenceAlternative
 
 REFERENCE = pathlib.Path(__file__).parent / "reference"
 CALIBRATE = runpy.run_path(str(REFERENCE / "calibrate.py"))
@@ -639,8 +641,9 @@ def test_defaults_name_the_public_functions_defaults():
     # issue 41 item 2: TOST per task and across tasks (Welch-Satterthwaite), and the aggregate's default metric
     assert (_keyword_default(rlstats.equivalence, "alternative"), _keyword_default(rlstats.equivalence, "across"),
             _keyword_default(rlstats.equivalence, "aggregate")) == ("equivalence", "welch", "iqm")
-    assert d["equivalence.size"] == ({"test": "tost", "interval": ("welch", "welch_mean")},
-                                     {"test": "tost", "interval": "bootstrap_t", "metric": "iqm"})
+    tests = tuple(_CALIBRATED_TESTS[a] for a in typing.get_args(EquivalenceAlternative))  # both alternatives
+    assert d["equivalence.size"] == ({"test": tests, "interval": ("welch", "welch_mean")},
+                                     {"test": tests, "interval": "bootstrap_t", "metric": "iqm"})
     # issue 41 item 4: the next-ranked intervals are task_table's effect intervals; Conover's "auto" is Holm
     assert d["task_table.next_ranked"] == ({"interval": _keyword_default(rlstats.task_table, "effect_intervals")},)
     assert d["skillings_mack.conover_fwer"] == ({"test": "conover", "statistic": "holm"},)
