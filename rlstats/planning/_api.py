@@ -472,7 +472,33 @@ def _evaluate(study, seeds_list, n_sim, engine, description="power simulations")
     # from them alone (audit s7c: "raised by 4 method calls" of 3 data sets); one only the dry run raised (a
     # vectorised path calls no method) keeps its count
     messages.update(found)
-    return _rows(outcomes, [m for m, _ in study.methods], seeds_list, n_sim, levels), messages
+    rows = _rows(outcomes, [m for m, _ in study.methods], seeds_list, n_sim, levels)
+    for row in rows:
+        if _withheld(study, row["method"], row["seeds"]):  # not a test at its level there: no rate to call power
+            row.update(power=math.nan, std_error=math.nan, conf_low=math.nan, conf_high=math.nan,
+                       n_rejections=math.nan)
+    return rows, messages
+
+
+def _withheld(study, method, seeds):
+    """Why ``method``'s rule decides no test at its level at ``seeds`` runs per cell (its power rule's
+    ``withhold``), or None."""
+    withhold = _hook(method, "withhold")
+    return None if withhold is None else withhold(dict(study.methods)[method], seeds, study.source.template(seeds))
+
+
+def _withheld_notes(study, seeds_list):
+    """One note per method and reason: the numbers of seeds whose power is withheld, and why."""
+    notes = []
+    for method, _ in study.methods:
+        by_reason = {}
+        for seeds in sorted(seeds_list):
+            reason = _withheld(study, method, seeds)
+            if reason:
+                by_reason.setdefault(reason, []).append(seeds)
+        notes += [f"{_rule(method).label} withheld at {', '.join(map(str, seeds))} seeds per cell: {reason}"
+                  for reason, seeds in by_reason.items()]
+    return notes
 
 
 def _study_work(study, seeds_list, n_sim):
@@ -518,7 +544,8 @@ def _result(study, rows, effect, n_sim, record, engine, title, messages, **searc
     _emit(messages, n_sim * table["seeds"].nunique())
     return PowerResult(
         method=title, formula=study.source.formula, data_name=study.source.data_name(),
-        nobs=int(n_sim * table["seeds"].nunique()), notes=tuple(_notes(study, effect)),
+        nobs=int(n_sim * table["seeds"].nunique()),
+        notes=tuple(_notes(study, effect) + _withheld_notes(study, table["seeds"].unique().tolist())),
         options={"alpha": study.alpha, "n_sim": n_sim, "n_jobs": engine["where"].n_jobs,
                  "backend": engine["where"].backend,
                  "block_size": _BLOCK, **{m: o for m, o in study.methods}},
