@@ -417,15 +417,17 @@ def _coverage_notes(design, options):
 
 def _means_notes(design, options):
     """The measured coverage of the marginal means' intervals, for the agents' means over tasks like these, where the
-    calibration table's nearest design (agents, tasks, runs per cell) shows it below 0.95 by more than 3 Monte Carlo
-    SE (balanced designs, at the 95% level it measured; over the tasks at hand those intervals hold)."""
+    calibration table shows it below 0.95 by more than 3 Monte Carlo SE at this number of tasks and the nearest
+    numbers of agents and runs per cell measured (balanced designs, at the 95% level it measured; over the tasks at
+    hand those intervals hold). The tasks must match: the shortfall shrinks as tasks are added."""
     rows = calibration.rows(MEANS_CALIBRATION)
     if not rows or not np.isclose(options.confidence_level, 0.95) or not design.is_balanced:
         return []
-    wanted = {"agents": design.n_agents, "tasks": design.n_tasks, "runs": design.max_runs_per_cell}
+    wanted = {"agents": design.n_agents, "runs": design.max_runs_per_cell}
     nearest = {column: min({int(row[column]) for row in rows}, key=lambda v: (abs(v - value), v))
                for column, value in wanted.items()}
-    row = calibration.shortfall(rows, 0.95, test=options.ddf, configuration=_FRESH_TASKS, **nearest)
+    row = calibration.shortfall(rows, 0.95, test=options.ddf, configuration=_FRESH_TASKS, tasks=design.n_tasks,
+                                **nearest)
     if row is None:
         return []
     at = "" if nearest == wanted else " (the nearest design measured)"
