@@ -685,8 +685,9 @@ def power(method: str | Sequence[str], *, design: Data | None = None, formula: F
     difference) where the intervals hold their level; with its default
     percentile intervals at 2 or 3 seeds per cell it rejects too often
     when nothing differs, so its rate there is withheld (NaN, with a note;
-    ``interval="percentile"`` keeps the thesis's rule as it is).  The blocked rank test takes a vectorised path (the same
-    kernels as :func:`rlstats.skillings_mack`) when its p-value is the
+    ``interval="percentile"`` keeps the thesis's rule as it is).  The
+    blocked rank test takes a vectorised path (the same kernels as
+    :func:`rlstats.skillings_mack`) when its p-value is the
     chi-squared one and every cell has the same number of runs; otherwise
     every method runs through its public function on each data set.
 

@@ -24,7 +24,8 @@ tasks' noise units (agents that differ, and with capped scores differ in varianc
 An interval holds when it holds its agent's truth; data set i reads the interval of agent i mod k only, so that the
 data sets of a row are independent trials and the binomial SE of ``pooled_row`` applies. Grid: 2 and 8 agents on 3
 and 26 tasks, runs 3, 5, 10 and 20, the four distributions, both estimands: 128 points, ``SIMULATIONS`` data sets per
-block (160 per row), about 10 CPU-minutes with ``OPENBLAS_NUM_THREADS=1``.
+block (160 per row; a point with a row that misses is continued to 640, ``CONTINUED``), about 12 CPU-minutes with
+``OPENBLAS_NUM_THREADS=1``.
 """
 
 from __future__ import annotations
@@ -42,6 +43,9 @@ DESIGNS = MIXED["DESIGNS"]
 PROCEDURE, LEVEL = "mixed.means", 0.95
 #: data sets per design draw (or block of fresh tasks) at a grid point: the table's, and --quick's
 SIMULATIONS = (40, 8)
+#: a point one of whose rows misses its level is continued to this many times its data sets (the same data sets,
+#: then more), to tell chance from a shortfall, as the other procedures' rows that missed on few data sets were
+CONTINUED = 4
 DESIGNS_AT = ((2, 3), (2, 26), (8, 3), (8, 26))
 CONFIGURATIONS = ("tasks at hand", "tasks drawn afresh")
 DDF = MIXED["DDF"]
@@ -97,7 +101,8 @@ def measure(agents, tasks, runs, distribution, configuration, n_sim, seed=0):
         true = population if fresh else truths(distribution, location, *fixed)
         hits = {ddf: np.zeros(n_sim, dtype=bool) for ddf in DDF}
         for i in range(n_sim):
-            offset, scale = (DESIGNS["design_draw"](_FRESH_SEEDS + (seed * DESIGNS["DESIGN_DRAWS"] + draw) * n_sim + i,
+            # data set i's tasks do not depend on n_sim, so that a continued point keeps its first data sets
+            offset, scale = (DESIGNS["design_draw"](_FRESH_SEEDS + ((seed * DESIGNS["DESIGN_DRAWS"] + draw) << 20) + i,
                                                     tasks) if fresh else fixed)
             y = MIXED["simulate"](distribution, location, offset, scale, runs, rng)
             while np.all(np.ptp(y.reshape(tasks, agents, runs), axis=(0, 2)) == 0):  # rlstats.mixed refuses
@@ -125,8 +130,14 @@ def grid(quick=False):
 
 
 def table_rows(point, n_sim, quick=False):
-    """The rows of one grid point for the package table (``tests/reference/calibrate.py``)."""
-    return rows_of(point, measure(*point, n_sim))
+    """The rows of one grid point for the package table (``tests/reference/calibrate.py``): continued to
+    ``CONTINUED`` times the data sets where a row misses its level (not with --quick)."""
+    from rlstats.calibration import misses
+
+    rows = rows_of(point, measure(*point, n_sim))
+    if not quick and any(misses({key: str(value) for key, value in row.items()}, LEVEL) for row in rows):
+        rows = rows_of(point, measure(*point, CONTINUED * n_sim))
+    return rows
 
 
 if __name__ == "__main__":

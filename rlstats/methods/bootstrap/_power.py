@@ -16,7 +16,7 @@ POWER_RESAMPLES = 1_000
 SEPARATION_MIN_SEEDS = 4
 #: what power() says where the default rule is withheld
 _TOO_FEW_RUNS = ("percentile intervals of 2 or 3 runs per task are too narrow: with no difference the rule rejected "
-                 "0.20-0.35 (2 runs) and 0.07-0.12 (3 runs) of simulated data sets on 1 and 5 tasks, above "
+                 "0.20-0.37 (2 runs) and 0.07-0.12 (3 runs) of simulated data sets on 1 and 5 tasks, above "
                  "alpha = 0.05, so its rate there is no power; plan with {min} or more seeds, or give "
                  "interval='percentile' for the thesis's rule as it is")
 
