@@ -45,25 +45,21 @@ def test_bootstrap_power_rule_is_conservative_or_withheld_at_two_seeds():
     assert math.isnan(row["power"]) or row["power"] <= bound
 
 
-@pytest.mark.slow  # 13 s: two df methods' REML fits of 160 data sets of 8 agents
-@pytest.mark.xfail(strict=True, reason="mixed()'s 95% intervals of the agents' marginal means cover 0.875-0.93 of the "
-                                       "agents' means over tasks like these at 3 tasks (calibration rows mixed.means)")
+@pytest.mark.xfail(strict=True, reason="mixed()'s 95% intervals of the agents' marginal means cover 0.917-0.923 of the "
+                                       "agents' means over tasks like these at 8 agents x 3 tasks (mixed.means rows)")
 def test_mixed_marginal_means_intervals_hold_for_tasks_like_these():
     """``rlstats.mixed`` prints each agent's estimated marginal mean with a 95% interval whose standard error counts
     the tasks' spread: an interval of the agent's mean over tasks like these (tasks random, as the model has them).
     Where tasks differ in level and spread, as RL benchmarks do (so that agents' differences scale with the task),
-    the model's one task variance misstates each agent's: at 3 tasks the intervals held 0.875-0.969 (median 0.91)
-    of 160 data sets per design over 2 and 8 agents, 3-20 runs and the four score distributions, 11 of 32 rows
-    missing 0.95 by more than 3 SE; at 26 tasks median 0.95. Over the tasks at hand they hold (0.975-1). Here: 8
-    agents, 3 tasks, 10 capped runs, 160 fresh data sets (other seeds than the table's)."""
-    import runpy
-    from pathlib import Path
-
-    means = runpy.run_path(str(Path(__file__).parent / "reference" / "coverage_mixed_means.py"))
-    point = (8, 3, 10, "capped", "tasks drawn afresh")
-    row = means["rows_of"](point, means["measure"](*point, 40, seed=7))[0]
-    assert row["test"] == "satterthwaite"
-    assert row["coverage"] >= 0.95 - 3 * math.sqrt(0.95 * 0.05 / row["n_sim"])
+    the model's one task variance misstates each agent's. The table (160 data sets per design, continued to 640
+    where a row missed): at 8 agents x 3 tasks x 10-20 skewed or heavy-tailed runs 0.917-0.923 (640 each), below
+    0.95 by more than 3 SE; pooled over each (agents, tasks) 0.923 (8 x 3), 0.928 (2 x 3), 0.935 (2 x 26), 0.952
+    (8 x 26). Over the tasks at hand they hold (0.975-1). The shortfall, 0.01-0.03, is too small for a re-measure
+    of a few seconds to resolve (fresh data sets: 0.934 on 1,280 at the four 8 x 3 designs, 0.939 on 2,560 at
+    2 x 3 x 3-5 runs, against 3-SE bounds of 0.932 and 0.937), so this test reads the table's rows of the default:
+    none may miss."""
+    short = rlstats.calibration_table("mixed.means", default=True, misses=True)
+    assert short.empty, short[["agents", "tasks", "runs", "distribution", "coverage", "coverage_min"]]
 
 
 def test_bootstrap_power_rule_keeps_the_thesis_rule_on_request_and_withholds_what_it_cannot_decide():
