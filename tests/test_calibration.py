@@ -400,14 +400,16 @@ def test_mixed_means_intervals(point, n_sim):
 
 
 def test_mixed_quotes_the_means_row_that_misses_at_its_number_of_tasks():
-    # 2 agents x 3 tasks x 10 runs: the table's worst row there (normal scores, tasks drawn afresh) is quoted; at 4
-    # tasks, which the table does not measure, nothing is
-    row = calibration.shortfall(calibration.rows("mixed.means"), 0.95, test="satterthwaite", agents=2, tasks=3, runs=10,
+    # 8 agents x 3 tasks x 10 runs: the table's worst row there (tasks drawn afresh) is quoted; at 7 agents (the
+    # nearest measured: 8) too; at 4 tasks, which the table does not measure, nothing is
+    row = calibration.shortfall(calibration.rows("mixed.means"), 0.95, test="satterthwaite", agents=8, tasks=3, runs=10,
                                 configuration="tasks drawn afresh")
     assert row is not None
-    notes = [n for n in rlstats.mixed(_mixed_data(2, 3, 10)).notes if "agents' marginal means" in n]
-    assert len(notes) == 1 and f": {float(row['coverage']):.3f} (" in notes[0] and "3 tasks and 10 runs" in notes[0]
-    assert not any("agents' marginal means" in n for n in rlstats.mixed(_mixed_data(2, 4, 10)).notes)
+    for agents in (8, 7):
+        notes = [n for n in rlstats.mixed(_mixed_data(agents, 3, 10)).notes if "agents' marginal means" in n]
+        assert len(notes) == 1 and f": {float(row['coverage']):.3f} (" in notes[0], notes
+        assert "at 8 agents, 3 tasks and 10 runs per cell" in notes[0], notes
+    assert not any("agents' marginal means" in n for n in rlstats.mixed(_mixed_data(8, 4, 10)).notes)
 
 
 def test_mixed_means_coverage_decision_is_the_printed_interval():
