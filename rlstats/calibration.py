@@ -14,8 +14,10 @@ part: ``--only PROCEDURE``). One row per procedure and grid point:
     ``adastop.fwe`` (AdaStop and the one-shot permutation test reject no comparison under the global null),
     ``mixed.contrast`` (the mixed model's Tukey or Bonferroni simultaneous intervals of the pairwise differences,
     with Satterthwaite's or Kenward-Roger's df in ``test`` and the adjustment in ``interval``, hold every true
-    difference; under agents alike, no pair is declared different), ``equivalence.size`` (the equivalence and
-    non-inferiority tests do not declare their alternative when the true difference sits on the margin),
+    difference; under agents alike, no pair is declared different), ``mixed.means`` (each agent's interval of its
+    estimated marginal mean holds its true mean, over the tasks at hand or over tasks drawn afresh),
+    ``equivalence.size`` (the equivalence and non-inferiority tests do not declare their alternative when the true
+    difference sits on the margin),
     ``task_table.next_ranked`` (an effect-size interval against the next-ranked agent holds the true effect),
     ``skillings_mack.conover_fwer`` (Conover's post hoc declares no pair of null agents different), ...
 design columns
@@ -141,6 +143,7 @@ DEFAULTS: dict[str, Patterns] = {
     "bootstrap.profile": ({"metric": "runs", "interval": "wilson"},),  # the profile's kind and band
     "curves.band": ({"interval": ("studentized", "")},),  # bootstrap-t bands; the difference band and max-T
     "mixed.contrast": ({"test": "satterthwaite", "interval": "tukey"},),  # ddf and adjust
+    "mixed.means": ({"test": "satterthwaite"},),  # ddf: the marginal means' intervals are not adjusted
     "percentiles.interval": ({"interval": "pbp"},),
     # the reporter's skewness-corrected t (issue 40; reporter="t", the paper's, before)
     "selection.size": ({"statistic": "inspector", "test": "fisher_pitman"},
@@ -150,9 +153,10 @@ DEFAULTS: dict[str, Patterns] = {
     "task_table.possibly_best": ({"test": "welch"},),
     "tuning.best_interval": ({"interval": "select_then_report_pooled_t"},),  # tuned_lower="pooled"
     "tuning.expected_max_band": ({"band": "skew_t"},),
-    # equivalence(): TOST per task (Welch) and across tasks (across="welch"); the aggregate's default metric, the IQM
-    "equivalence.size": ({"test": "tost", "interval": ("welch", "welch_mean")},
-                         {"test": "tost", "interval": "bootstrap_t", "metric": "iqm"}),
+    # equivalence(): TOST per task (Welch) and across tasks (across="welch"); the aggregate's default metric, the IQM;
+    # for either alternative= (TOST, and the non-inferiority test: a claim the function makes by default too)
+    "equivalence.size": ({"test": ("tost", "noninferior"), "interval": ("welch", "welch_mean")},
+                         {"test": ("tost", "noninferior"), "interval": "bootstrap_t", "metric": "iqm"}),
     # issue 41 item 4: task_table's intervals against the next-ranked agent (effect_intervals="fcr"), and Conover's
     # post hoc after the blocked rank test (its adjustment="auto", Holm)
     "task_table.next_ranked": ({"interval": "fcr"},),

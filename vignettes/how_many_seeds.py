@@ -128,10 +128,11 @@ fig
 #   non-overlap of two 95% intervals is a much stricter criterion than a
 #   5% test (it is conservative), and the IQM pools the raw scores of all
 #   tasks, so the tasks with the largest scales dominate it and the others
-#   hardly count.  Its curve may even dip between 2 and 5 seeds: with two
-#   or three runs per task the percentile intervals are too narrow, so it
-#   rejects too often whatever the truth (section 3 and the thesis's
-#   Chapter 3 show the same).
+#   hardly count.  With two or three runs per task the percentile
+#   intervals are too narrow, so the rule rejects too often whatever the
+#   truth (the thesis's Chapter 3 shows the same): `power()` withholds its
+#   rate there (NaN, with a note saying why), and `interval="percentile"`
+#   gives the thesis's rule as it is.
 # * AdaStop answers a different, per-task question with no pooling across
 #   tasks, so it needs tens of runs per task, but it stops early when the
 #   difference is clear: compare the budget with the runs it used.

@@ -40,7 +40,9 @@ class PowerRule:
     * ``batch_pvalues(design, responses, **call)``: p-values of a batch of data sets at once, or None where no
       vectorised path applies (optional; a test that rejects when ``p <= alpha``);
     * ``check(options)``: options power() reads itself (``extra_options``), checked once;
-    * ``seed_unit(options) -> (unit, why)``: numbers of seeds must be multiples of ``unit`` (``why`` says so).
+    * ``seed_unit(options) -> (unit, why)``: numbers of seeds must be multiples of ``unit`` (``why`` says so);
+    * ``withhold(options, seeds, template) -> str or None``: why the rule's decision at ``seeds`` runs per cell is
+      no test at its level (its power is then withheld: NaN, with the reason in a note), or None (optional).
     """
 
     #: stream key below each simulation's SeedSequence (simulate() uses 0, 1, 2); fixed once given, so a
@@ -56,6 +58,7 @@ class PowerRule:
     batch_pvalues: str | None = None
     check: str | None = None
     seed_unit: str | None = None
+    withhold: str | None = None
     #: one test per task: the rate is per (simulation, task); ``called`` names it in that note ("AdaStop")
     per_task: bool = False
     called: str | None = None

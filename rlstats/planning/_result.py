@@ -223,7 +223,8 @@ class PowerResult(Result):
                  "error.")
         for method in self.methods:
             rows = self.table[self.table["method"] == method]
-            parts = [f"{s} seeds {fmt.signif(p, 3)} ({fmt.signif(lo, 3)} to {fmt.signif(hi, 3)})"
+            parts = [f"{s} seeds withheld (see the notes)" if np.isnan(p) else
+                     f"{s} seeds {fmt.signif(p, 3)} ({fmt.signif(lo, 3)} to {fmt.signif(hi, 3)})"
                      for s, p, lo, hi in zip(rows["seeds"], rows["power"], rows["conf_low"], rows["conf_high"])]
             label = _rule(method).label
             text += f" {label[:1].upper() + label[1:]}: {'; '.join(parts)}."

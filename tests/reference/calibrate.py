@@ -39,7 +39,7 @@ MODULES = {"task_table.possibly_best": "coverage_possibly_best", "curves.band": 
            "adastop.fwe": "size_adastop", "bootstrap.profile": "coverage_profiles", "selection.size": "size_selection",
            "tuning.best_interval": "coverage_tuning", "tuning.expected_max_band": "coverage_tuning_expected_max",
            "tuning.complete_interval": "coverage_tuning_complete",
-           "mixed.contrast": "coverage_mixed",
+           "mixed.contrast": "coverage_mixed", "mixed.means": "coverage_mixed_means",
            "equivalence.size": "size_equivalence",  # issue 41 item 2
            # issue 41 item 4: the next-ranked effect-size intervals and Conover's post hoc
            "task_table.next_ranked": "coverage_next_ranked", "skillings_mack.conover_fwer": "conover_fwer"}

@@ -82,6 +82,12 @@ def design_draw(seed, tasks):
     return rng.uniform(0.0, 2.0, tasks), np.exp(rng.normal(0.0, 0.5, tasks))
 
 
+def design_means():
+    """(mean offset, mean scale) over design draws: the population of tasks ``design_draw`` samples from (uniform on
+    [0, 2]: 1; lognormal with log-scale sd 0.5: exp(0.5^2 / 2))."""
+    return 1.0, math.exp(0.5 ** 2 / 2)
+
+
 def population(distribution, location=0.0, offset=0.0, scale=1.0, points=_QUANTILE_POINTS):
     """(..., points) the score distribution of each task as stratified quantiles, for exact truths.
 

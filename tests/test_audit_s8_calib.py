@@ -1,0 +1,83 @@
+"""Audit s8 (calib): default claims at their stated level where ``rlstats/calibration.csv`` has no row, or rows on
+an easy part of the grid only. Each test re-measures, on few simulated data sets, a claim a user sees (an interval,
+a decision, a band, a power figure), with a bound that can fail; a strict xfail is a defect not fixed yet."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import pytest
+
+import rlstats
+from rlstats import calibration
+
+
+def test_noninferiority_rows_of_the_default_tests_are_marked_default():
+    """``equivalence(alternative="noninferior")`` runs Welch's tests per task and across tasks and the IQM's
+    bootstrap-t, as TOST does; the table measures them (``test="noninferior"``) but :data:`DEFAULTS` marked only
+    TOST's rows, so ``calibration_table(default=True, misses=True)`` -- what the docs call "what still misses" --
+    and the docs' count of the defaults' rows left the non-inferiority test out."""
+    table = rlstats.calibration_table("equivalence.size", test="noninferior")
+    default = table[table["default"]]
+    assert set(default["interval"]) == {"welch", "welch_mean", "bootstrap_t"}
+    assert len(default) == 112  # 48 Welch per task, 32 across tasks, 32 IQM bootstrap-t
+
+
+def _null_bootstrap_power(tasks, seeds, rng):
+    """power("bootstrap") on simulated data where nothing differs: its rejection rate is the rule's size."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the simulated tasks' own scales: not what is measured here
+        res = rlstats.power("bootstrap", effect=0.0, seeds=[seeds], tasks=tasks, n_sim=100, rng=rng, progress=False,
+                            bootstrap={"n_resamples": 200})
+    return res.tidy().iloc[0]
+
+
+def test_bootstrap_power_rule_is_conservative_or_withheld_at_two_seeds():
+    """``power("bootstrap")`` separates percentile intervals (the thesis's rule) and notes that it is conservative,
+    "expect a rejection rate below alpha when nothing differs". Percentile intervals of 2 runs per task are far
+    too narrow: with nothing different the rule rejected 0.35 (1 task), 0.20-0.26 (5 tasks) and 0.08-0.09 (26
+    tasks) of 200 data sets, and 0.07-0.12 at 3 seeds; so power at 2-3 seeds, and ``sample_size("bootstrap")``'s
+    search, which starts at 2 seeds, count false rejections as power. The claim holds when the rate is within
+    3 Monte Carlo SE of alpha, or the row is withheld (NaN) with the way on."""
+    row = _null_bootstrap_power(tasks=1, seeds=2, rng=1)
+    bound = 0.05 + 3 * math.sqrt(0.05 * 0.95 / row["n_tests"])
+    assert math.isnan(row["power"]) or row["power"] <= bound
+
+
+@pytest.mark.xfail(strict=True, reason="mixed()'s 95% intervals of the agents' marginal means cover 0.917-0.923 of the "
+                                       "agents' means over tasks like these at 8 agents x 3 tasks (mixed.means rows)")
+def test_mixed_marginal_means_intervals_hold_for_tasks_like_these():
+    """``rlstats.mixed`` prints each agent's estimated marginal mean with a 95% interval whose standard error counts
+    the tasks' spread: an interval of the agent's mean over tasks like these (tasks random, as the model has them).
+    Where tasks differ in level and spread, as RL benchmarks do (so that agents' differences scale with the task),
+    the model's one task variance misstates each agent's. The table (160 data sets per design, continued to 640
+    where a row missed): at 8 agents x 3 tasks x 10-20 skewed or heavy-tailed runs 0.917-0.923 (640 each), below
+    0.95 by more than 3 SE; pooled over each (agents, tasks) 0.923 (8 x 3), 0.928 (2 x 3), 0.935 (2 x 26), 0.952
+    (8 x 26). Over the tasks at hand they hold (0.975-1). The shortfall, 0.01-0.03, is too small for a re-measure
+    of a few seconds to resolve (fresh data sets: 0.934 on 1,280 at the four 8 x 3 designs, 0.939 on 2,560 at
+    2 x 3 x 3-5 runs, against 3-SE bounds of 0.932 and 0.937), so this test reads the table's rows of the default:
+    none may miss."""
+    short = rlstats.calibration_table("mixed.means", default=True, misses=True)
+    assert short.empty, short[["agents", "tasks", "runs", "distribution", "coverage", "coverage_min"]]
+
+
+def test_bootstrap_power_rule_keeps_the_thesis_rule_on_request_and_withholds_what_it_cannot_decide():
+    """The thesis's rule stays as it was under interval="percentile" (its rate at 2 seeds is a number again, the
+    default's rows at 4 or more seeds are the same bits); a studentised interval, which bootstrap() withholds at 2
+    runs per task, no longer counts every data set as no rejection (power 0) but is withheld with its reason."""
+    def run(seeds, **options):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return rlstats.power("bootstrap", effect=0.5, seeds=seeds, tasks=2, n_sim=12, rng=3, progress=False,
+                                 bootstrap={"n_resamples": 100, **options})
+
+    default, thesis, studentized = run([2, 4]), run([2, 4], interval="percentile"), run([2], interval="studentized")
+    rows = default.tidy().set_index("seeds")
+    assert math.isnan(rows.loc[2, "power"]) and math.isnan(rows.loc[2, "conf_high"])
+    assert rows.loc[4, "power"] == thesis.tidy().set_index("seeds").loc[4, "power"]
+    assert not math.isnan(thesis.tidy().set_index("seeds").loc[2, "power"])
+    assert any(n.startswith("bootstrap interval separation withheld at 2 seeds") for n in default.notes)
+    assert not any("withheld" in n for n in thesis.notes)
+    assert math.isnan(studentized.tidy()["power"].iloc[0])
+    assert any("withholds studentized intervals" in n for n in studentized.notes)
