@@ -1,0 +1,188 @@
+"""Audit s8 (inputs): bad input, the caller's frame untouched, bounded sizes, nothing evaluated as code.
+
+Each test is a minimal reproducer of one defect found: a public name that crashed with a non-rlstats error, answered
+a number that is false of its input, allocated without a bound, or refused in a message without the way on. A test
+asserts the correct behaviour; while the defect stands it is a strict xfail with its reason.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rlstats
+import rlstats.selection
+from rlstats.errors import DesignError, OptionError, RlstatsError
+
+TINY = rlstats.datasets.simulate(agents=2, tasks=3, seeds=3, rng=0)
+CURVES = rlstats.datasets.simulate_curves(agents=2, tasks=3, seeds=3, steps=5, rng=0)
+CURVES_FORMULA = "score ~ agent | task/seed"
+
+
+@contextlib.contextmanager
+def _within(seconds=2.0):
+    """The block ends within ``seconds`` of wall-clock time, else TimeoutError (a size checked before any work
+    is refused at once; one that is not would allocate or loop for minutes)."""
+    def _late(*_):
+        raise TimeoutError(f"still running after {seconds} s: the size was not checked before the work")
+
+    previous = signal.signal(signal.SIGALRM, _late)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+# ----------------------------------------------------------------------------- rlstats.selection's planning helpers
+
+
+@pytest.mark.xfail(strict=True, reason="top_mean_null/conservative_pvalue allocate n_resamples x n_candidates with "
+                                       "no bound on n_candidates: numpy MemoryError, not an OptionError")
+@pytest.mark.parametrize("call", ["top_mean_null", "conservative_pvalue"])
+def test_selection_null_of_a_huge_number_of_candidates_is_refused(call):
+    """``rlstats.selection.top_mean_null(10, 10**12)`` asks numpy for 7 TiB and the user sees numpy's
+    MemoryError; the number of candidate tasks must be bounded (as n_resamples is) before anything is drawn."""
+    args = (10, 10**12) if call == "top_mean_null" else (1.0, 10, 10**12)
+    with _within(), pytest.raises(OptionError, match="n_candidates=1000000000000 is more than"):
+        getattr(rlstats.selection, call)(*args, n_resamples=100, rng=0)
+
+
+@pytest.mark.xfail(strict=True, reason="selection.simulate draws n_trials x n_candidates (and x n_heldout) with no "
+                                       "bound: numpy MemoryError, or minutes of work before it")
+@pytest.mark.parametrize("options", [{"n_candidates": 10**12}, {"n_heldout": 10**12}, {"n_trials": 10**12}],
+                         ids=["candidates", "heldout", "trials"])
+def test_selection_simulate_of_huge_sizes_is_refused(options):
+    """``rlstats.selection.simulate(30, 10, 10, n_trials=10**12)`` ran for 92 s and then raised numpy's
+    MemoryError; ``n_candidates=10**9`` or ``n_heldout=10**9`` raise it at once. Each size must be an OptionError
+    naming it before anything is drawn."""
+    arguments = {"n_candidates": 30, "n_reported": 10, "n_heldout": 10, "n_trials": 10, **options}
+    name, value = next(iter(options.items()))
+    with _within(), pytest.raises(OptionError, match=f"{name}={value}"):
+        rlstats.selection.simulate(arguments.pop("n_candidates"), arguments.pop("n_reported"),
+                                   arguments.pop("n_heldout"), rng=0, **arguments)
+
+
+@pytest.mark.xfail(strict=True, reason="required_heldout allocates np.arange(max_heldout) unbounded (MemoryError) "
+                                       "and divides by n_reported=0 (ZeroDivisionError)")
+@pytest.mark.parametrize("arguments, phrase", [
+    ({"n_reported": 5, "max_heldout": 10**12}, "max_heldout=1000000000000 is more than"),
+    ({"n_reported": 0}, "n_reported must be at least 1, got 0"),
+    ({"n_reported": 2.5}, "n_reported must be a whole number"),
+], ids=["max_heldout 10**12", "no reported tasks", "fractional reported tasks"])
+def test_selection_required_heldout_checks_its_counts(arguments, phrase):
+    """``required_heldout(0.74, 5, max_heldout=10**12)`` raised numpy's MemoryError (7 TiB) and
+    ``required_heldout(1.0, 0)`` a ZeroDivisionError; each count must be checked and named."""
+    with _within(), pytest.raises(OptionError, match=phrase):
+        rlstats.selection.required_heldout(0.74, **arguments)
+
+
+@pytest.mark.xfail(strict=True, reason="detection_probability divides by n_reported=0 (ZeroDivisionError), answers "
+                                       "0.987 for n_reported=-5, and a text mean is a TypeError")
+@pytest.mark.parametrize("arguments, phrase", [
+    ((1.0, 0, 5), "n_reported must be at least 1"),
+    ((1.0, -5, 5), "n_reported must be at least 1"),
+    ((1.0, 5, 0), "n_heldout must be at least 1"),
+    ((1.0, 2.5, 5), "n_reported must be whole numbers"),
+    (("a", 5, 5), "mean_reported must be"),
+], ids=["no reported tasks", "negative reported tasks", "no fresh tasks", "fractional", "text mean"])
+def test_selection_detection_probability_checks_its_inputs(arguments, phrase):
+    """``detection_probability(1.0, -5, 5)`` returned 0.987, a probability of a design that cannot exist;
+    ``(1.0, 0, 5)`` raised ZeroDivisionError and ``("a", 5, 5)`` a TypeError."""
+    with pytest.raises(OptionError, match=phrase):
+        rlstats.selection.detection_probability(*arguments)
+
+
+@pytest.mark.xfail(strict=True, reason="conservative_pvalue(nan) answers p = 1/(n+1), 'significant', for a mean that "
+                                       "is not a number; a text mean is numpy's ValueError")
+@pytest.mark.parametrize("mean", [float("nan"), float("inf"), "x", [1.0, float("nan")]],
+                         ids=["nan", "inf", "text", "a nan among numbers"])
+def test_selection_conservative_pvalue_of_a_mean_that_is_not_a_number(mean):
+    """``conservative_pvalue(float('nan'), 10, 30, n_resamples=100)`` returned (0.0099, 0.0099): the smallest
+    p-value it can give, for a reported mean that is missing. A mean that is not a finite number must be an
+    OptionError naming mean_reported (or a NaN p-value), never a significant one."""
+    with pytest.raises(OptionError, match="mean_reported"):
+        rlstats.selection.conservative_pvalue(mean, 10, 30, n_resamples=100, rng=0)
+
+
+# ----------------------------------------------------------------------------- grids and sizes of the back ends
+
+
+@pytest.mark.xfail(strict=True, reason="performance_profile's tau= grid has no bound (curves' steps= has 100,000): "
+                                       "10**8 thresholds is numpy's MemoryError after seconds of work")
+def test_performance_profile_of_a_huge_threshold_grid_is_refused():
+    """``performance_profile(df, f, tau=np.linspace(0, 30, 10**8))`` spent 5 s and raised numpy's MemoryError
+    (under a 6 GB cap; without one it takes the machine's memory). A threshold grid must be bounded, as curves'
+    steps= grid is, before the resamples are drawn over it."""
+    tau = np.linspace(0.0, 30.0, 10**6)
+    with _within(), pytest.raises(OptionError, match="tau= has 1,000,000 thresholds"):
+        rlstats.performance_profile(TINY, "score ~ agent | task", tau=tau, n_resamples=10, rng=0)
+
+
+# ----------------------------------------------------------------------------- the step column
+
+
+@pytest.mark.xfail(strict=True, reason="step= naming the response column: align_steps raises pandas' ValueError "
+                                       "'cannot insert score', summarize_runs silently returns each run's maximum")
+@pytest.mark.parametrize("function", ["align_steps", "summarize_runs", "curves"])
+def test_step_naming_the_response_column_is_an_error(function):
+    """``rlstats.summarize_runs(curves, 'score ~ agent | task/seed', step='score')`` returned, as each run's
+    'final' score, the score at the run's largest score, i.e. its maximum, without a word; ``align_steps`` raised
+    pandas' ``ValueError: cannot insert score, already exists`` and ``curves`` spoke of steps 8.855 to 17.89. A
+    step column that is the response's own column is a mistake to name."""
+    options = {"n_resamples": 50, "rng": 0} if function == "curves" else {}
+    with pytest.raises(DesignError, match="step='score' is the response"):
+        getattr(rlstats, function)(CURVES, CURVES_FORMULA, step="score", **options)
+
+
+@pytest.mark.xfail(strict=True, reason="align_steps on a frame flagged allows_duplicate_labels=False raises pandas' "
+                                       "DuplicateLabelError from an internal reindex")
+def test_align_steps_of_a_frame_that_forbids_duplicate_labels():
+    """A frame whose ``flags.allows_duplicate_labels`` is False (a pandas option to catch accidental duplicates;
+    the frame has none) made ``align_steps`` fail inside pandas with DuplicateLabelError: rlstats built a
+    duplicated index of its own from the caller's flagged frame. The caller's flags must not reach rlstats'
+    working copies, and the frame must be left as it was."""
+    data = CURVES.copy()
+    data.flags.allows_duplicate_labels = False
+    aligned = rlstats.align_steps(data, CURVES_FORMULA, step="step")
+    assert len(aligned) == len(CURVES)
+    assert data.flags.allows_duplicate_labels is False
+    pd.testing.assert_frame_equal(data, CURVES)
+
+
+# ----------------------------------------------------------------------------- messages with the way on
+
+
+@pytest.mark.xfail(strict=True, reason="n_resamples=1e4 is refused as 'must be a whole number, got 10000.0', which "
+                                       "is a whole number; the message gives no way on")
+@pytest.mark.parametrize("function", ["bootstrap", "skillings_mack"])
+def test_a_count_written_1e4_says_to_pass_the_int(function):
+    """R and scipy users write ``n_resamples=1e4``. The message 'n_resamples must be a whole number, got
+    10000.0' is false (10000.0 is whole) and says nothing of what to write; it must say to pass the int."""
+    with pytest.raises(OptionError, match="n_resamples=10000"):
+        getattr(rlstats, function)(TINY, "score ~ agent | task", n_resamples=1e4, rng=0)
+
+
+@pytest.mark.xfail(strict=True, reason="confidence_level=95 (a percentage, R's habit) is refused without the way on, "
+                                       "while 0.05 gets 'pass confidence_level=0.95'")
+def test_a_confidence_level_in_percent_says_to_pass_the_fraction():
+    """``confidence_level=95`` answered 'confidence_level must be strictly between 0 and 1, got 95.0': the
+    mistake is plain (a percentage) and the message must say ``confidence_level=0.95``, as it does for 0.05."""
+    with pytest.raises(OptionError, match="confidence_level=0.95"):
+        rlstats.bootstrap(TINY, "score ~ agent | task", confidence_level=95, n_resamples=100, rng=0)
+
+
+@pytest.mark.xfail(strict=True, reason="a fraction or margin given as an int too large for numpy (10**21, e.g. a "
+                                       "mistyped -o value) is numpy's TypeError from isfinite, not an OptionError")
+@pytest.mark.parametrize("function, option", [("bootstrap", "confidence_level"), ("skillings_mack", "alpha"),
+                                              ("equivalence", "margin")])
+def test_an_int_beyond_float_range_is_an_option_error(function, option):
+    """``confidence_level=10**21`` (or alpha=, margin=) raised ``TypeError: ufunc 'isfinite' not supported``:
+    numpy cannot hold the int, and the check that should name the option never ran."""
+    with pytest.raises(OptionError, match=option):
+        getattr(rlstats, function)(TINY, "score ~ agent | task", **{option: 10**21})
