@@ -186,3 +186,78 @@ def test_an_int_beyond_float_range_is_an_option_error(function, option):
     numpy cannot hold the int, and the check that should name the option never ran."""
     with pytest.raises(OptionError, match=option):
         getattr(rlstats, function)(TINY, "score ~ agent | task", **{option: 10**21})
+
+
+# ----------------------------------------------------------------------------- the command line
+
+
+def _cli(*args):
+    """``rlstats ARGS`` in-process: (exit status, stdout, stderr); an exception that escapes is returned as such."""
+    import io
+    import types
+
+    from rlstats.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            status = main([str(a) for a in args], out=out)
+        except SystemExit as exc:
+            status = exc.code
+        except Exception as exc:  # noqa: BLE001 - the defect under test: a traceback instead of a message
+            status = f"{type(exc).__name__}: {exc}"
+    return types.SimpleNamespace(returncode=status, stdout=out.getvalue(), stderr=err.getvalue())
+
+
+@pytest.mark.xfail(strict=True, reason="-o confidence_level=<an int of 24 digits> escapes the command as numpy's "
+                                       "TypeError (a traceback), not 'rlstats: error:' naming the option")
+def test_command_line_option_of_a_huge_int_is_a_clear_error(tmp_path):
+    """``rlstats compare runs.csv F --method bootstrap -o confidence_level=100000000000000000000000`` (a mistyped
+    level) ended in ``TypeError: ufunc 'isfinite' not supported``: the command must exit 2 with one line naming
+    confidence_level."""
+    TINY.to_csv(tmp_path / "runs.csv", index=False)
+    done = _cli("compare", tmp_path / "runs.csv", "score ~ agent | task", "--method", "bootstrap",
+                "-o", "confidence_level=100000000000000000000000")
+    assert done.returncode == 2 and done.stderr.startswith("rlstats: error: confidence_level"), done
+
+
+@pytest.mark.xfail(strict=True, reason="a CSV with two columns named 'score' is read as 'score' and 'score.1' "
+                                       "(pandas renames the second) and the first is analysed without a word")
+def test_command_line_file_with_a_repeated_column_name_is_an_error(tmp_path):
+    """A file whose header is ``agent,task,seed,score,score`` (e.g. a train and an eval score, both named score)
+    was analysed on its first 'score' column with exit status 0; pandas had silently renamed the second to
+    'score.1'. The Python API refuses the same table ('column 'score' appears 2 times in the data; give columns
+    unique names'); the command line must too, naming the column, not pick one."""
+    frame = TINY.assign(other=1000.0).rename(columns={"other": "score"})
+    frame.to_csv(tmp_path / "runs.csv", index=False)
+    assert (tmp_path / "runs.csv").read_text().splitlines()[0] == "agent,task,seed,score,score"
+    done = _cli("compare", tmp_path / "runs.csv", "score ~ agent | task")
+    assert done.returncode == 2 and "'score'" in done.stderr and "2 times" in done.stderr, done
+
+
+# ----------------------------------------------------------------------------- AdaStop batch by batch
+
+
+@pytest.mark.xfail(strict=True, reason="AdaStop.update turns text scores ('1.0') into numbers without a word, "
+                                       "where rlstats.adastop refuses the same column as not numeric")
+def test_adastop_update_refuses_text_scores_as_adastop_does():
+    """``AdaStop(...).update(batch)`` with a score column of text (``'1.0'``, read from a file without dtypes)
+    recorded the batch as numbers [1.0, 2.0, 3.0] in the state; ``rlstats.adastop`` on the same column raised
+    'column 'score' has dtype str; the response must be numeric ... pd.to_numeric'. The incremental test must
+    not change the data silently where the batch test refuses it."""
+    batch = pd.DataFrame({"agent": ["a"] * 3 + ["b"] * 3, "score": ["1.0", "2.0", "3.0", "4.0", "5.0", "6.0"]})
+    state = rlstats.AdaStop(["a", "b"], n=3, K=2, n_resamples=200, rng=0)
+    with pytest.raises(DesignError, match="pd.to_numeric"):
+        state.update(batch)
+
+
+@pytest.mark.xfail(strict=True, reason="a batch with two 'score' columns is refused as 'agent 'a' has 6 runs in "
+                                       "this batch', which is false: it has 3")
+def test_adastop_update_of_a_batch_with_a_repeated_column_names_it():
+    """A batch with the score column twice made ``update`` say agent 'a' had 6 runs (it has 3, each row's score
+    given twice); the message must name the repeated column, as design.build does."""
+    batch = pd.DataFrame({"agent": ["a"] * 3 + ["b"] * 3, "score": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]})
+    batch = pd.concat([batch, batch[["score"]]], axis=1)
+    state = rlstats.AdaStop(["a", "b"], n=3, K=2, n_resamples=200, rng=0)
+    with pytest.raises(DesignError, match="column 'score' appears 2 times"):
+        state.update(batch)
