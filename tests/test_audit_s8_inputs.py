@@ -261,3 +261,29 @@ def test_adastop_update_of_a_batch_with_a_repeated_column_names_it():
     state = rlstats.AdaStop(["a", "b"], n=3, K=2, n_resamples=200, rng=0)
     with pytest.raises(DesignError, match="column 'score' appears 2 times"):
         state.update(batch)
+
+
+# ----------------------------------------------------------------------------- formulas and log helpers
+
+
+@pytest.mark.xfail(strict=True, reason="R's nesting 'seed %in% task' is answered with advice naming a column 'in' "
+                                       "('| seed/in'), which does not exist; R's meaning is '| task/seed'")
+def test_r_nesting_operator_in_the_blocks_gets_the_right_advice():
+    """``score ~ agent | seed %in% task`` (R's spelling of seeds nested in tasks) was refused with "Use '| seed'
+    (seeds are replicates within seed ...), '| seed/in' ... or '| seed:in'": the words of R's operator taken for
+    columns. The advice must be the nesting R meant, '| task/seed', and name no column 'in'."""
+    with pytest.raises(rlstats.FormulaError) as info:
+        rlstats.parse("score ~ agent | seed %in% task")
+    assert "'| task/seed'" in str(info.value) and "/in'" not in str(info.value)
+
+
+@pytest.mark.xfail(strict=True, reason="rlstats.logs.choose_return_tag('eval/return') reads a tag name as its "
+                                       "letters ('e', 'v', ...); a number is a TypeError")
+@pytest.mark.parametrize("available", ["eval/return", 3], ids=["one name as text", "a number"])
+def test_choose_return_tag_of_something_that_is_not_a_list_of_tags(available):
+    """``choose_return_tag('eval/return')`` answered 'no logged tag looks like a return ... Logged tags: 'e', 'v',
+    'a', ...' and ``choose_return_tag(3)`` raised TypeError; it must ask for a collection of tag names."""
+    import rlstats.logs
+
+    with pytest.raises(OptionError, match="available must be a collection of tag names"):
+        rlstats.logs.choose_return_tag(available)
