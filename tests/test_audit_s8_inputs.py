@@ -287,3 +287,25 @@ def test_choose_return_tag_of_something_that_is_not_a_list_of_tags(available):
 
     with pytest.raises(OptionError, match="available must be a collection of tag names"):
         rlstats.logs.choose_return_tag(available)
+
+
+# ----------------------------------------------------------------------------- frames of other libraries
+
+
+@pytest.mark.xfail(strict=True, reason="a polars frame with a Struct or Array column the formula does not use is "
+                                       "pandas' ValueError 'Per-column arrays must each be 1-dimensional'")
+@pytest.mark.parametrize("column", ["struct", "array"])
+def test_polars_frame_with_a_nested_column_the_formula_does_not_use(column):
+    """A polars frame of runs with a ``config`` Struct column (the run's hyperparameters, a common polars layout)
+    or a fixed-size Array column failed in the conversion to pandas with ValueError, before the formula was read,
+    although the column plays no part in it. The conversion must keep such a column (as Python objects) so the
+    analysis of the other columns runs, and leave the caller's frame as it was."""
+    pl = pytest.importorskip("polars")
+    frame = pl.from_pandas(TINY.assign(agent=TINY["agent"].astype(str), task=TINY["task"].astype(str)))
+    extra = (pl.struct(lr=pl.lit(0.1), gamma=pl.lit(0.99)) if column == "struct"
+             else pl.lit([1.0, 2.0]).cast(pl.Array(pl.Float64, 2)))
+    frame = frame.with_columns(extra.alias("config"))
+    before = frame.clone()
+    result = rlstats.bootstrap(frame, "score ~ agent | task", n_resamples=50, rng=0)
+    assert result.nobs == len(TINY)
+    assert frame.equals(before)
