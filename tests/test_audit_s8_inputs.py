@@ -309,3 +309,56 @@ def test_polars_frame_with_a_nested_column_the_formula_does_not_use(column):
     result = rlstats.bootstrap(frame, "score ~ agent | task", n_resamples=50, rng=0)
     assert result.nobs == len(TINY)
     assert frame.equals(before)
+
+
+# ----------------------------------------------------------------------------- log files
+
+
+def _log(tmp_path, relative, text):
+    path = tmp_path / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.xfail(strict=True, reason="a step beyond int64 in a log (progress.csv or JSON lines) is read as "
+                                       "-9223372036854775808, a negative step, without a word")
+@pytest.mark.parametrize("name, text", [
+    ("progress.csv", "step,eval/return\n99999999999999999999999,1.0\n0,2.0\n"),
+    ("log.jsonl", '{"step": 0, "return": 2}\n{"step": 99999999999999999999999, "return": 1}\n'),
+], ids=["progress.csv", "json lines"])
+def test_a_step_beyond_int64_in_a_log_is_not_wrapped(tmp_path, name, text):
+    """A corrupt or mistyped step of 10**23 came out of read_logs as step -9223372036854775808 (int64's minimum,
+    numpy's cast of an overflowing value), so the run's curve gained a point far before its start. The reader
+    must refuse the file naming the value (or keep the step exact), never a different number."""
+    _log(tmp_path, f"a/t/seed_0/{name}", text)
+    try:
+        frame = rlstats.read_logs(tmp_path, "{agent}/{task}/seed_{seed}", progress=False)
+    except RlstatsError as err:
+        assert "99999999999999999999999" in str(err)
+    else:
+        assert frame["step"].min() >= 0, frame
+
+
+@pytest.mark.xfail(strict=True, reason="a log file whose steps go back (a restart appended to one file) is sorted "
+                                       "by step, the two attempts' values interleaved, without a note")
+def test_a_log_file_whose_steps_go_back_is_stated(tmp_path):
+    """A progress.csv of steps 0, 10, 20, then 5, 15 (a run restarted from its step-5 checkpoint, appending to the
+    same file) was read as one curve 1, 100, 2, 200, 3 at steps 0, 5, 10, 15, 20: two attempts woven together,
+    and no note. Across files read_logs tells a restart and supersedes the earlier attempt with a note; within a
+    file the data change must at least be stated (or refused)."""
+    _log(tmp_path, "a/t/seed_0/progress.csv", "step,eval/return\n0,1\n10,2\n20,3\n5,100\n15,200\n")
+    frame = rlstats.read_logs(tmp_path, "{agent}/{task}/seed_{seed}", progress=False)
+    notes = " ".join(frame.attrs.get("rlstats_notes", ()))
+    assert "back" in notes or "restart" in notes or "order" in notes, notes
+
+
+@pytest.mark.xfail(strict=True, reason="a monitor.csv whose 'r' column holds only NaN is refused as \"no 'r'; it "
+                                       "logs 'l'\", which is false: the column is there")
+def test_a_monitor_file_with_missing_returns_is_named_truly(tmp_path):
+    """SB3's monitor.csv with an 'r' column whose one value is NaN was refused with "missing tag: no 'r'; it logs
+    'l'". The file has the column; the message must say its values are missing, not that the column is."""
+    _log(tmp_path, "a/t/seed_0/0.monitor.csv", '#{"t_start": 1.0, "env_id": "X"}\nr,l,t\nnan,10,0.1\n')
+    with pytest.raises(RlstatsError) as info:
+        rlstats.read_logs(tmp_path, "{agent}/{task}/seed_{seed}", progress=False)
+    assert "no 'r'" not in str(info.value), str(info.value)
