@@ -3320,3 +3320,27 @@ def test_curves_steps_partly_past_every_run_say_no_run_is_logged_there():
                  "steps (2M to 3M; the runs are logged from step 0 to 1M)"), rlstats.curves, CURVES, CURVES_FORMULA,
                 step="step", steps=[0, 500_000, 2_000_000, 3_000_000], n_resamples=200, rng=0, progress=False)
     assert not any("repeat one run" in note for note in res.notes)
+
+
+# [s8 audit inputs] rlstats.selection's planning helpers: every count bounded and checked before a draw, every mean
+# a finite number (a NaN mean once got the smallest p-value); each an OptionError naming the argument
+SELECTION_PLANNING_CASES = [  # (what, helper, arguments, keywords, phrase)
+    ("null of 10**12 candidates", "top_mean_null", (10, 10**12), {"n_resamples": 100}, "n_candidates=1000000000000 is more than 10,000 tasks"),
+    ("p-value of 10**12 candidates", "conservative_pvalue", (1.0, 10, 10**12), {"n_resamples": 100}, "n_candidates=1000000000000 is more than"),
+    ("p-value of a NaN mean", "conservative_pvalue", (float("nan"), 10, 30), {"n_resamples": 100}, "mean_reported must be a finite number"),
+    ("p-value of a text mean", "conservative_pvalue", ("x", 10, 30), {"n_resamples": 100}, "mean_reported must be a finite number"),
+    ("detection of no reported tasks", "detection_probability", (1.0, 0, 5), {}, "n_reported must be at least 1"),
+    ("detection of -5 reported tasks", "detection_probability", (1.0, -5, 5), {}, "n_reported must be at least 1"),
+    ("detection of 2.5 held-out tasks", "detection_probability", (1.0, 5, 2.5), {}, "n_heldout must be whole numbers"),
+    ("held-out search to 10**12", "required_heldout", (0.74, 5), {"max_heldout": 10**12}, "max_heldout=1000000000000 is more than"),
+    ("held-out of no reported tasks", "required_heldout", (1.0, 0), {}, "n_reported must be at least 1, got 0"),
+    ("simulation of 10**12 candidates", "simulate", (10**12, 10, 10), {"n_trials": 10}, "n_candidates=1000000000000 is more than"),
+    ("simulation of 10**12 held-out tasks", "simulate", (30, 10, 10**12), {"n_trials": 10}, "n_heldout=1000000000000 is more than"),
+    ("simulation of 10**12 trials", "simulate", (30, 10, 10), {"n_trials": 10**12}, "n_trials=1000000000000 is more than"),
+]
+
+
+@pytest.mark.parametrize("what, helper, arguments, keywords, phrase", SELECTION_PLANNING_CASES,
+                         ids=[c[0] for c in SELECTION_PLANNING_CASES])
+def test_selection_planning_helpers(what, helper, arguments, keywords, phrase):
+    fails(OptionError, phrase, getattr(rlstats.selection, helper), *arguments, **keywords)

@@ -48,7 +48,7 @@ from ...resampling import check_rng, seed_sequence
 from ...statistics import monte_carlo_pvalue, near_tie_note, near_ties
 from . import _kernels as kernels
 from ._backend import cost
-from ._planning import CONSERVATIVE_RESAMPLES
+from ._planning import CONSERVATIVE_RESAMPLES, check_tasks
 from ._result import _INSPECTOR_NAMES, _REPORTER_NAMES, CONF_LEVEL, SelectionCheckResult
 from ..._typing import Data, EvalEnv, FormulaLike, NaAction, Normalizer, Seed, Table
 
@@ -97,7 +97,7 @@ class SelectionOptions:
                               f"of the per-task effect), got {mu_gap}; use 0 for the naive test")
         n_candidates = options["n_candidates"]
         if n_candidates is not None:
-            n_candidates = check_int("n_candidates", n_candidates, minimum=1)
+            n_candidates = check_tasks("n_candidates", n_candidates)
         sigma = _checked_sigma(options["sigma"])
         inspector = check_choice("inspector", options["inspector"], INSPECTORS, renamed=kernels.RENAMED_INSPECTORS)
         reporter = check_choice("reporter", options["reporter"], REPORTERS)
