@@ -335,6 +335,12 @@ SHARED_OPTIONS = [
     ("max_seconds", 1e-9, OptionError, ("would take about", "more than the 1e-09 s rlstats runs without being "
                                         "asked; pass max_seconds=60 (or float('inf'); on the command line "
                                         "--max-seconds 60 or inf) to run it")),
+    # [s8 audit inputs] a count written 1e4, a level in percent, an int numpy cannot hold: each named, with the way on
+    ("n_resamples", 1e4, OptionError, "n_resamples must be an int, got the float 10000.0; pass n_resamples=10000"),
+    ("confidence_level", 95, OptionError, "for a 95% interval pass confidence_level=0.95"),
+    ("confidence_level", 10**21, OptionError, "confidence_level must be strictly between 0 and 1"),
+    ("alpha", 10**21, OptionError, "alpha must be strictly between 0 and 1"),
+    ("alpha", 10**400, OptionError, "alpha must be a number between 0 and 1"),
 ]
 
 

@@ -33,7 +33,7 @@ from ...engines import Engine, engine as _engine
 from ...errors import DesignError, OptionError, warn
 from ...normalization import warn_raw_scales
 from ...options import (check_bool, check_choice, check_confidence_level, check_cost_options, check_fraction,
-                       check_n_jobs, check_pairs, check_resamples)
+                       check_n_jobs, check_pairs, check_resamples, is_finite_number)
 from ...progress import progress_bar
 from ...resampling import seed_sequence
 from ...statistics import near_tie_note
@@ -107,7 +107,7 @@ def _check_metrics(metrics):
 
 
 def _check_real(name, value):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
+    if not is_finite_number(value):
         raise OptionError(f"{name} must be a finite number, got {value!r}")
     return float(value)
 

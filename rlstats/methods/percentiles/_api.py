@@ -22,7 +22,6 @@ heuristic).  The numbers come from :mod:`rlstats.methods.percentiles._kernels`.
 from __future__ import annotations
 
 import dataclasses
-import numbers
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Literal, Sequence
@@ -38,7 +37,8 @@ from ...engines import one_blas_thread
 from .._replication import verdict
 from ...errors import DesignError, OptionError, warn
 from ...format import count
-from ...options import check_bool, check_choice, check_cost_options, check_fraction, check_n_jobs, check_resamples
+from ...options import (check_bool, check_choice, check_cost_options, check_fraction, check_n_jobs, check_resamples,
+                       is_finite_number)
 from ...progress import progress_bar
 from ...resampling import seed_sequence
 from . import _kernels as kernels
@@ -65,7 +65,7 @@ TIES = ("le", "mid")
 
 
 def _check_real(name, value):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or not np.isfinite(value):
+    if not is_finite_number(value):
         raise OptionError(f"{name} must be a finite number, got {value!r}")
     return float(value)
 

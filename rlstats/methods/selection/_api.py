@@ -43,7 +43,8 @@ from ...interop import as_pandas
 from ...format import cannot_reject, count, returned_nan
 from .._replication import verdict
 from ...errors import DesignError, OptionError
-from ...options import check_bool, check_choice, check_cost_options, check_fraction, check_int, check_resamples
+from ...options import (check_bool, check_choice, check_cost_options, check_fraction, check_int, check_resamples,
+                       is_finite_number)
 from ...resampling import check_rng, seed_sequence
 from ...statistics import monte_carlo_pvalue, near_tie_note, near_ties
 from . import _kernels as kernels
@@ -89,8 +90,7 @@ class SelectionOptions:
         if not callable(effect):
             effect = check_choice("effect", effect, EFFECT_MEASURES)
         mu_gap = options["mu_gap"]
-        if (isinstance(mu_gap, bool) or not isinstance(mu_gap, numbers.Real)
-                or not np.isfinite(mu_gap)):  # type: ignore[call-overload]  # numpy's stubs take no numbers.Real
+        if not is_finite_number(mu_gap):
             raise OptionError(f"mu_gap must be a finite number >= 0, got {mu_gap!r}")
         if mu_gap < 0:
             raise OptionError(f"mu_gap must be >= 0 (the minimum improvement a claim must exceed, in the units "
@@ -126,7 +126,7 @@ class SelectionOptions:
 def _checked_sigma(sigma):
     if sigma is None or (isinstance(sigma, str) and sigma == "pooled"):
         return sigma
-    if isinstance(sigma, bool) or not isinstance(sigma, numbers.Real) or not np.isfinite(sigma) or sigma <= 0:
+    if not is_finite_number(sigma) or sigma <= 0:
         raise OptionError(f"sigma must be None (unknown sd), \"pooled\" or a positive number (the known sd of "
                           f"the per-task effects), got {sigma!r}")
     return float(sigma)
