@@ -103,8 +103,6 @@ def test_selection_conservative_pvalue_of_a_mean_that_is_not_a_number(mean):
 # ----------------------------------------------------------------------------- grids and sizes of the back ends
 
 
-@pytest.mark.xfail(strict=True, reason="performance_profile's tau= grid has no bound (curves' steps= has 100,000): "
-                                       "10**8 thresholds is numpy's MemoryError after seconds of work")
 def test_performance_profile_of_a_huge_threshold_grid_is_refused():
     """``performance_profile(df, f, tau=np.linspace(0, 30, 10**8))`` spent 5 s and raised numpy's MemoryError
     (under a 6 GB cap; without one it takes the machine's memory). A threshold grid must be bounded, as curves'

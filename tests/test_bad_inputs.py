@@ -3350,3 +3350,10 @@ SELECTION_PLANNING_CASES = [  # (what, helper, arguments, keywords, phrase)
                          ids=[c[0] for c in SELECTION_PLANNING_CASES])
 def test_selection_planning_helpers(what, helper, arguments, keywords, phrase):
     fails(OptionError, phrase, getattr(rlstats.selection, helper), *arguments, **keywords)
+
+
+# [s8 audit inputs] performance_profile's tau= grid is bounded as curves' steps= grid is, before any resample
+def test_performance_profile_of_a_huge_threshold_grid():
+    fails(OptionError, ("tau= has 100,001 thresholds, more than the 10,000 a profile may have",
+                        "tau=np.linspace(0, 30, 201)"), rlstats.performance_profile, TINY, "score ~ agent | task",
+          tau=np.linspace(0.0, 30.0, 100_001), n_resamples=10, rng=0)
