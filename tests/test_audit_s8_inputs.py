@@ -115,8 +115,6 @@ def test_performance_profile_of_a_huge_threshold_grid_is_refused():
 # ----------------------------------------------------------------------------- the step column
 
 
-@pytest.mark.xfail(strict=True, reason="step= naming the response column: align_steps raises pandas' ValueError "
-                                       "'cannot insert score', summarize_runs silently returns each run's maximum")
 @pytest.mark.parametrize("function", ["align_steps", "summarize_runs", "curves"])
 def test_step_naming_the_response_column_is_an_error(function):
     """``rlstats.summarize_runs(curves, 'score ~ agent | task/seed', step='score')`` returned, as each run's

@@ -3357,3 +3357,13 @@ def test_performance_profile_of_a_huge_threshold_grid():
     fails(OptionError, ("tau= has 100,001 thresholds, more than the 10,000 a profile may have",
                         "tau=np.linspace(0, 30, 201)"), rlstats.performance_profile, TINY, "score ~ agent | task",
           tau=np.linspace(0.0, 30.0, 100_001), n_resamples=10, rng=0)
+
+
+# [s8 audit inputs] step= naming a column the formula uses: summarize_runs once took each run's largest score as
+# its 'final' one, align_steps raised pandas' ValueError
+@pytest.mark.parametrize("function", ["align_steps", "summarize_runs", "curves"])
+@pytest.mark.parametrize("step, role", [("score", "response"), ("agent", "groups"), ("seed", "run")])
+def test_step_naming_a_column_of_the_formula(function, step, role):
+    options = {"n_resamples": 50, "rng": 0} if function == "curves" else {}
+    fails(DesignError, (f"step={step!r} is the {role} column of the formula", "step='step'"),
+          getattr(rlstats, function), CURVES, CURVES_FORMULA, step=step, **options)
