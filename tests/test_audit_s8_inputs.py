@@ -200,8 +200,6 @@ def test_command_line_option_of_a_huge_int_is_a_clear_error(tmp_path):
     assert done.returncode == 2 and done.stderr.startswith("rlstats: error: confidence_level"), done
 
 
-@pytest.mark.xfail(strict=True, reason="a CSV with two columns named 'score' is read as 'score' and 'score.1' "
-                                       "(pandas renames the second) and the first is analysed without a word")
 def test_command_line_file_with_a_repeated_column_name_is_an_error(tmp_path):
     """A file whose header is ``agent,task,seed,score,score`` (e.g. a train and an eval score, both named score)
     was analysed on its first 'score' column with exit status 0; pandas had silently renamed the second to

@@ -3367,3 +3367,11 @@ def test_step_naming_a_column_of_the_formula(function, step, role):
     options = {"n_resamples": 50, "rng": 0} if function == "curves" else {}
     fails(DesignError, (f"step={step!r} is the {role} column of the formula", "step='step'"),
           getattr(rlstats, function), CURVES, CURVES_FORMULA, step=step, **options)
+
+
+# [s8 audit inputs] a table file whose header names a column twice: pandas would read the second as 'score.1' and the
+# formula the first, without a word; the command refuses it as the Python API refuses such a frame
+def test_command_line_file_with_a_repeated_column_name(tmp_path):
+    TINY.assign(other=1000.0).rename(columns={"other": "score"}).to_csv(tmp_path / "runs.csv", index=False)
+    cli_fails(tmp_path, ["compare", str(tmp_path / "runs.csv"), F],
+              "runs.csv: column 'score' appears 2 times in the header; give columns unique names")
