@@ -215,8 +215,6 @@ def test_command_line_file_with_a_repeated_column_name_is_an_error(tmp_path):
 # ----------------------------------------------------------------------------- AdaStop batch by batch
 
 
-@pytest.mark.xfail(strict=True, reason="AdaStop.update turns text scores ('1.0') into numbers without a word, "
-                                       "where rlstats.adastop refuses the same column as not numeric")
 def test_adastop_update_refuses_text_scores_as_adastop_does():
     """``AdaStop(...).update(batch)`` with a score column of text (``'1.0'``, read from a file without dtypes)
     recorded the batch as numbers [1.0, 2.0, 3.0] in the state; ``rlstats.adastop`` on the same column raised
@@ -228,8 +226,6 @@ def test_adastop_update_refuses_text_scores_as_adastop_does():
         state.update(batch)
 
 
-@pytest.mark.xfail(strict=True, reason="a batch with two 'score' columns is refused as 'agent 'a' has 6 runs in "
-                                       "this batch', which is false: it has 3")
 def test_adastop_update_of_a_batch_with_a_repeated_column_names_it():
     """A batch with the score column twice made ``update`` say agent 'a' had 6 runs (it has 3, each row's score
     given twice); the message must name the repeated column, as design.build does."""

@@ -1598,6 +1598,12 @@ UPDATE_CASES = [  # (what, batch, options, error, phrase)
     ("a list", [1, 2], {}, DesignError, "a batch must be a DataFrame or a mapping {agent: scores}, got list"),
     ("a short mapping", {"a": [1.0, 2.0], "b": [4.0, 5.0, 6.0]}, {}, DesignError, "agent 'a' has 2 runs"),
     ("allow_repeat text", BATCH, {"allow_repeat": "yes"}, OptionError, "allow_repeat must be True or False"),
+    # [s8 audit inputs] numbers written as text are refused as rlstats.adastop refuses them; a repeated score column
+    # is named, not counted as twice the runs
+    ("numbers as text", BATCH.assign(score=BATCH["score"].astype(str)), {}, DesignError,
+     ("scores of agent 'a' are not numbers: ['1.0', '2.0', '3.0']", "pd.to_numeric")),
+    ("the score column twice", pd.concat([BATCH, BATCH[["score"]]], axis=1), {}, DesignError,
+     "column 'score' appears 2 times in the batch; give columns unique names"),
 ]
 
 
