@@ -31,8 +31,8 @@ def as_pandas(data: Any) -> Any:
 
     The conversion is stated in the frame's notes (``attrs``), so results print it. Column order, names and
     values are kept: polars ``Enum`` columns become pandas categoricals with the same level order,
-    ``Categorical`` ones pandas categoricals with sorted levels, other polars columns NumPy arrays (missing
-    values as NaN or None); pyarrow uses its own ``to_pandas``.
+    ``Categorical`` ones pandas categoricals with sorted levels, nested ones (Struct, Array, List) Python objects,
+    other polars columns NumPy arrays (missing values as NaN or None); pyarrow uses its own ``to_pandas``.
 
     Raises
     ------
@@ -67,6 +67,8 @@ def _from_polars(data: Any) -> pd.DataFrame:
                                                   categories=series.dtype.categories.to_list())
         elif isinstance(series.dtype, pl.Categorical):  # its order is not a declared one: pandas' sorted levels
             columns[series.name] = pd.Categorical(series.cast(pl.String).to_numpy())
+        elif series.dtype.is_nested():  # Struct, Array, List: numpy would give 2-D or record arrays pandas refuses
+            columns[series.name] = pd.Series(series.to_list(), dtype=object).to_numpy()
         else:
             columns[series.name] = series.to_numpy()
     return pd.DataFrame(columns)

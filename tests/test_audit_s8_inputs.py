@@ -265,8 +265,6 @@ def test_choose_return_tag_of_something_that_is_not_a_list_of_tags(available):
 # ----------------------------------------------------------------------------- frames of other libraries
 
 
-@pytest.mark.xfail(strict=True, reason="a polars frame with a Struct or Array column the formula does not use is "
-                                       "pandas' ValueError 'Per-column arrays must each be 1-dimensional'")
 @pytest.mark.parametrize("column", ["struct", "array"])
 def test_polars_frame_with_a_nested_column_the_formula_does_not_use(column):
     """A polars frame of runs with a ``config`` Struct column (the run's hyperparameters, a common polars layout)

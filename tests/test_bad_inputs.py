@@ -3381,3 +3381,15 @@ def test_command_line_file_with_a_repeated_column_name(tmp_path):
     TINY.assign(other=1000.0).rename(columns={"other": "score"}).to_csv(tmp_path / "runs.csv", index=False)
     cli_fails(tmp_path, ["compare", str(tmp_path / "runs.csv"), F],
               "runs.csv: column 'score' appears 2 times in the header; give columns unique names")
+
+
+# [s8 audit inputs] a polars frame with a nested column the formula does not use (a Struct of hyperparameters, a
+# fixed-size Array) is analysed; the conversion to pandas once raised pandas' ValueError
+@pytest.mark.parametrize("column", ["struct", "array"])
+def test_polars_frame_with_a_nested_column(column):
+    pl = pytest.importorskip("polars")
+    frame = pl.from_pandas(TINY.assign(agent=TINY["agent"].astype(str), task=TINY["task"].astype(str)))
+    extra = (pl.struct(lr=pl.lit(0.1), gamma=pl.lit(0.99)) if column == "struct"
+             else pl.lit([1.0, 2.0]).cast(pl.Array(pl.Float64, 2)))
+    noted("data converted from a polars DataFrame to a pandas DataFrame", rlstats.bootstrap,
+          frame.with_columns(extra.alias("config")), "score ~ agent | task", n_resamples=50, rng=0)
