@@ -3393,3 +3393,14 @@ def test_polars_frame_with_a_nested_column(column):
              else pl.lit([1.0, 2.0]).cast(pl.Array(pl.Float64, 2)))
     noted("data converted from a polars DataFrame to a pandas DataFrame", rlstats.bootstrap,
           frame.with_columns(extra.alias("config")), "score ~ agent | task", n_resamples=50, rng=0)
+
+
+# [s8 audit inputs] a step beyond int64 in a log stays the number written (a float), never numpy's wrapped -2**63
+@pytest.mark.parametrize("name, text", [
+    ("progress.csv", "step,eval/return\n99999999999999999999999,1.0\n0,2.0\n"),
+    ("log.jsonl", '{"step": 0, "return": 2}\n{"step": 99999999999999999999999, "return": 1}\n'),
+], ids=["progress.csv", "json lines"])
+def test_read_logs_of_a_step_beyond_int64(tmp_path, name, text):
+    _write(tmp_path / "a" / "t" / "seed_0" / name, text)
+    frame = rlstats.read_logs(tmp_path, LOG_PATTERN, progress=False)
+    assert sorted(frame["step"].tolist()) == [0.0, 1e23]

@@ -28,7 +28,7 @@ from ..progress import progress_bar
 from ._formats import FORMATS, LABELS, STANDARD_FIELDS, LogFormat, file_patterns, load
 from ._layout import Pattern, compile_pattern, discover, stated_notes, with_stated
 from ._remote import MAX_FILE_BYTES, MAX_FILES, RemoteOptions, RemoteRoot, is_url, read_in_order
-from ._pieces import FileProblem
+from ._pieces import FileProblem, whole_steps
 from ._smooth import check_smooth, smooth_frame
 
 if TYPE_CHECKING:
@@ -1009,8 +1009,8 @@ def _assemble(runs, field_names, mapping, sources, keep):
     columns = {name: _repeat(values, row_run) for name, values in
                _field_values([fields for fields, _ in runs.values()], _ordered_fields(field_names)).items()}
     row_step = joined(0)
-    if np.issubdtype(row_step.dtype, np.floating) and np.all(row_step == np.round(row_step)):
-        row_step = row_step.astype(np.int64)
+    if np.issubdtype(row_step.dtype, np.floating):
+        row_step = whole_steps(row_step)
     columns["step"] = row_step
     for j, t in enumerate(tag_order):
         columns[mapping[t]] = joined(4 + j)
