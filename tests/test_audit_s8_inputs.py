@@ -309,8 +309,6 @@ def test_a_step_beyond_int64_in_a_log_is_not_wrapped(tmp_path, name, text):
         assert frame["step"].min() >= 0, frame
 
 
-@pytest.mark.xfail(strict=True, reason="a log file whose steps go back (a restart appended to one file) is sorted "
-                                       "by step, the two attempts' values interleaved, without a note")
 def test_a_log_file_whose_steps_go_back_is_stated(tmp_path):
     """A progress.csv of steps 0, 10, 20, then 5, 15 (a run restarted from its step-5 checkpoint, appending to the
     same file) was read as one curve 1, 100, 2, 200, 3 at steps 0, 5, 10, 15, 20: two attempts woven together,

@@ -3404,3 +3404,11 @@ def test_read_logs_of_a_step_beyond_int64(tmp_path, name, text):
     _write(tmp_path / "a" / "t" / "seed_0" / name, text)
     frame = rlstats.read_logs(tmp_path, LOG_PATTERN, progress=False)
     assert sorted(frame["step"].tolist()) == [0.0, 1e23]
+
+
+# [s8 audit inputs] a log file whose steps go back (a restart appended to it) is put in step order with a note
+def test_read_logs_of_a_file_whose_steps_go_back(tmp_path):
+    _write(tmp_path / "a" / "t" / "seed_0" / "progress.csv", "step,eval/return\n0,1\n10,2\n20,3\n5,100\n15,200\n")
+    frame = rlstats.read_logs(tmp_path, LOG_PATTERN, progress=False)
+    assert any("1 log file with steps that go back" in note and "split the file at the restart" in note
+               for note in frame.attrs["rlstats_notes"]), frame.attrs["rlstats_notes"]

@@ -806,6 +806,7 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
                                                split=found.record.in_turn)
     frame_runs, last_steps = _last_steps(runs, field_names, mapping)  # before _assemble lets the pieces go
     ended_early = _early_ends(frame_runs, last_steps)
+    going_back = sum(_goes_back(piece) for _, pieces in runs.values() for _, piece in pieces)  # before _assemble
     frame, duplicates, without_step = _assemble(runs, field_names, mapping, found.to_read, options.keep)
     files_read = len(found.to_read) - len([p for p in found.problems if p.kind != "missing tag"])
     keys = tuple(_ordered_fields(field_names))
@@ -831,6 +832,10 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
                           f"tag in one file; the one written {options.keep} was kept", scope="frame"))
     if without_step:
         notes.append(Note(f"{count(without_step, 'table row')} without a step left out", scope="frame"))
+    if going_back:
+        notes.append(Note(f"{count(going_back, 'log file')} with steps that go back (a restart appended to "
+                          "the same file?); their values were put in step order, the attempts' values interleaved: "
+                          "split the file at the restart to keep one attempt", scope="frame"))
     if found.ignored:
         notes.append(Note(f"{count(len(found.ignored), 'log file')} did not match the pattern "
                           f"{found.pattern.text!r} and were not read", scope="frame"))
@@ -1095,6 +1100,16 @@ def _in_order(pieces, step, tag, row, n_tags):
     filled = np.zeros((int(row[-1]) + 1, n_tags), dtype=bool)
     filled[row, tag] = True
     return int(filled.sum()) == step.size
+
+
+def _goes_back(piece):
+    """Whether a file's steps go back for some tag (a restart appended to the file): sorting by step then weaves
+    the attempts' values together."""
+    if piece.step is None or piece.step.size < 2:
+        return False
+    order = np.argsort(piece.tag, kind="stable")  # each tag's records in the order written
+    step, tag = piece.step[order], piece.tag[order]
+    return bool(np.any((step[1:] < step[:-1]) & (tag[1:] == tag[:-1])))
 
 
 def _kept_order(step, tag, file_id, position, keep):
