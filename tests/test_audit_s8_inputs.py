@@ -320,8 +320,6 @@ def test_a_log_file_whose_steps_go_back_is_stated(tmp_path):
     assert "back" in notes or "restart" in notes or "order" in notes, notes
 
 
-@pytest.mark.xfail(strict=True, reason="a monitor.csv whose 'r' column holds only NaN is refused as \"no 'r'; it "
-                                       "logs 'l'\", which is false: the column is there")
 def test_a_monitor_file_with_missing_returns_is_named_truly(tmp_path):
     """SB3's monitor.csv with an 'r' column whose one value is NaN was refused with "missing tag: no 'r'; it logs
     'l'". The file has the column; the message must say its values are missing, not that the column is."""

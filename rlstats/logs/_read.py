@@ -791,7 +791,7 @@ def _complete_runs(runs, mapping, found):
         missing = [t for t in mapping if t not in logged]
         if missing:
             sources = ", ".join(found.to_read[i] for i, _ in pieces)
-            found.problems.append(ReadProblem(sources, "missing tag", f"no {_listed(missing)}; it logs "
+            found.problems.append(ReadProblem(sources, "missing tag", f"no values of {_listed(missing)}; it logs "
                                               f"{_listed(sorted(logged)) or 'no column of numbers'}"))
         else:
             complete[key] = (fields, pieces)
