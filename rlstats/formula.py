@@ -485,6 +485,10 @@ def _groups(text, tokens, tilde):
 
 
 def _bad_block_operator(op, names):
+    if op == "%" and len(names) == 3 and names[1].value == "in":  # R's 'seed %in% task': seed nested in task
+        inner, outer = names[0].value, names[2].value
+        return (f"'%in%' is R's nesting, which rlstats writes with '/': '{inner} %in% {outer}' is "
+                f"'| {outer}/{inner}' ({inner} names the replicates within {outer})")
     a, b = (names[0].value, names[1].value) if len(names) > 1 else ("task", "seed")
     return (f"'{op}' is not allowed in the blocking term (R's friedman.test rejects it too). "
             f"Use '| {a}' (seeds are replicates within {a}, the usual RL design), "

@@ -239,8 +239,6 @@ def test_adastop_update_of_a_batch_with_a_repeated_column_names_it():
 # ----------------------------------------------------------------------------- formulas and log helpers
 
 
-@pytest.mark.xfail(strict=True, reason="R's nesting 'seed %in% task' is answered with advice naming a column 'in' "
-                                       "('| seed/in'), which does not exist; R's meaning is '| task/seed'")
 def test_r_nesting_operator_in_the_blocks_gets_the_right_advice():
     """``score ~ agent | seed %in% task`` (R's spelling of seeds nested in tasks) was refused with "Use '| seed'
     (seeds are replicates within seed ...), '| seed/in' ... or '| seed:in'": the words of R's operator taken for

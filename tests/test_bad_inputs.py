@@ -763,6 +763,9 @@ BAD_BLOCKS = [  # only where the formula has blocks
     ("blocks nested three times", lambda f: f.split("|")[0] + "| task/seed/agent/step", FormulaError,
      "nests 3 levels; at most two are allowed"),
     ("the same column twice", _edit("task", "agent"), FormulaError, "column 'agent' is used twice"),
+    # [s8 audit inputs] R's nesting operator: the advice is the nesting R meant, not a column named 'in'
+    ("R's %in% nesting", lambda f: f.split("|")[0] + "| seed %in% task", FormulaError,
+     "'seed %in% task' is '| task/seed' (seed names the replicates within task)"),
 ]
 
 
