@@ -248,8 +248,6 @@ def test_r_nesting_operator_in_the_blocks_gets_the_right_advice():
     assert "'| task/seed'" in str(info.value) and "/in'" not in str(info.value)
 
 
-@pytest.mark.xfail(strict=True, reason="rlstats.logs.choose_return_tag('eval/return') reads a tag name as its "
-                                       "letters ('e', 'v', ...); a number is a TypeError")
 @pytest.mark.parametrize("available", ["eval/return", 3], ids=["one name as text", "a number"])
 def test_choose_return_tag_of_something_that_is_not_a_list_of_tags(available):
     """``choose_return_tag('eval/return')`` answered 'no logged tag looks like a return ... Logged tags: 'e', 'v',

@@ -3415,3 +3415,11 @@ def test_read_logs_of_a_file_whose_steps_go_back(tmp_path):
     frame = rlstats.read_logs(tmp_path, LOG_PATTERN, progress=False)
     assert any("1 log file with steps that go back" in note and "split the file at the restart" in note
                for note in frame.attrs["rlstats_notes"]), frame.attrs["rlstats_notes"]
+
+
+# [s8 audit inputs] rlstats.logs.choose_return_tag of one name (read as its letters) or of a number
+@pytest.mark.parametrize("available", ["eval/return", 3, [3]], ids=["one name as text", "a number", "numbers"])
+def test_choose_return_tag_of_something_that_is_not_tag_names(available):
+    import rlstats.logs
+
+    fails(OptionError, "available must be a collection of tag names", rlstats.logs.choose_return_tag, available)

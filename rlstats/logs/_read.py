@@ -14,6 +14,7 @@ import numbers
 import os
 import posixpath
 import re
+import reprlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Collection, Sequence
 
@@ -184,6 +185,10 @@ def choose_return_tag(available: Collection[str]) -> tuple[str, str]:
     score) and no spread (std, min, max, ...); among them, those naming an evaluation (eval,
     evaluation, test) win. Exactly one must remain.
     """
+    if isinstance(available, (str, bytes)) or not isinstance(available, Collection) \
+            or not all(isinstance(t, str) for t in available):  # a single name would be read as its letters
+        raise OptionError(f"available must be a collection of tag names, e.g. ['eval/mean_reward', "
+                          f"'rollout/ep_rew_mean'], got {reprlib.repr(available)}")
     returns = [t for t in available if _words(t) & _RETURN_WORDS and not _words(t) & _SPREAD_WORDS]
     evaluations = [t for t in returns if _words(t) & _EVAL_WORDS]
     listed = _listed(available)
