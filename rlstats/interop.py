@@ -27,7 +27,8 @@ def _library(data: Any) -> str | None:
 
 
 def as_pandas(data: Any) -> Any:
-    """``data`` as a pandas DataFrame when it is a polars DataFrame or a pyarrow Table/RecordBatch, else unchanged.
+    """``data`` as a pandas DataFrame when it is a polars DataFrame or a pyarrow Table/RecordBatch, else unchanged
+    (a pandas frame flagged ``allows_duplicate_labels=False`` comes back without the flag, the caller's untouched).
 
     The conversion is stated in the frame's notes (``attrs``), so results print it. Column order, names and
     values are kept: polars ``Enum`` columns become pandas categoricals with the same level order,
@@ -41,6 +42,9 @@ def as_pandas(data: Any) -> Any:
     """
     library = _library(data)
     if library is None:
+        if isinstance(data, pd.DataFrame) and not data.flags.allows_duplicate_labels:
+            # the caller's flag is theirs: rlstats' working frames take a row more than once (a run per step)
+            return data.set_flags(allows_duplicate_labels=True)
         return data
     kind = type(data).__name__
     if library == "polars" and kind == "DataFrame":

@@ -3423,3 +3423,13 @@ def test_choose_return_tag_of_something_that_is_not_tag_names(available):
     import rlstats.logs
 
     fails(OptionError, "available must be a collection of tag names", rlstats.logs.choose_return_tag, available)
+
+
+# [s8 audit inputs] a frame flagged allows_duplicate_labels=False (it has none): align_steps raised pandas'
+# DuplicateLabelError from its own working frames; the flag stays the caller's
+@pytest.mark.parametrize("function", ["align_steps", "summarize_runs"])
+def test_a_frame_that_forbids_duplicate_labels(function):
+    data = CURVES.set_flags(allows_duplicate_labels=False)
+    with unchanged(data):
+        assert len(getattr(rlstats, function)(data, CURVES_FORMULA, step="step")) > 0
+    assert data.flags.allows_duplicate_labels is False
