@@ -322,3 +322,23 @@ def test_a_monitor_file_with_missing_returns_is_named_truly(tmp_path):
     with pytest.raises(RlstatsError) as info:
         rlstats.read_logs(tmp_path, "{agent}/{task}/seed_{seed}", progress=False)
     assert "no 'r'" not in str(info.value), str(info.value)
+
+
+# ----------------------------------------------------------------------------- found while fixing
+
+
+def test_mixed_interval_at_a_level_in_percent_is_named_not_advised():
+    """``rlstats.mixed(...).confidence_interval(confidence_level=95)`` answered 'rerun rlstats.mixed(...,
+    confidence_level=95)', advice that mixed itself refuses; the level must be checked as mixed checks it."""
+    result = rlstats.mixed(TINY, "score ~ agent | task", rng=0)
+    with pytest.raises(OptionError, match="pass confidence_level=0.95"):
+        result.confidence_interval(confidence_level=95)
+    with pytest.raises(OptionError, match="confidence_level must be strictly between 0 and 1"):
+        result.confidence_interval(confidence_level=0)
+
+
+def test_concat_of_no_frames_is_an_rlstats_error():
+    """``rlstats.concat([])`` (the frames of a glob that matched nothing) raised pandas' 'No objects to
+    concatenate'; it must be an OptionError saying a frame is needed."""
+    with pytest.raises(OptionError, match="at least one DataFrame"):
+        rlstats.concat([])
