@@ -342,3 +342,14 @@ def test_concat_of_no_frames_is_an_rlstats_error():
     concatenate'; it must be an OptionError saying a frame is needed."""
     with pytest.raises(OptionError, match="at least one DataFrame"):
         rlstats.concat([])
+
+
+@pytest.mark.parametrize("rng, phrase", [("abc", "got str"), (-1, "non-negative"), (1.5, "got float"),
+                                         (np.random.RandomState(0), "the legacy np.random.RandomState")],
+                         ids=["text", "negative", "float", "RandomState"])
+def test_rank_test_refuses_a_bad_rng_whatever_its_pvalue(rng, phrase):
+    """``rlstats.compare(df, 'score ~ agent | task', rng=np.random.RandomState(0))`` (the default method, the rank
+    test, with its default p-value) ran without a word, where every other back end refuses a legacy RandomState
+    or a text seed: the rng went unchecked when the p-value drew nothing."""
+    with pytest.raises(OptionError, match=phrase):
+        rlstats.compare(TINY, "score ~ agent | task", rng=rng)

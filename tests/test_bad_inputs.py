@@ -3445,3 +3445,9 @@ def test_mixed_confidence_interval_at_a_bad_level(results, level, phrase):
 
 def test_concat_of_no_frames():
     fails(OptionError, "rlstats.concat needs at least one DataFrame to stack, got none", rlstats.concat, [])
+
+
+# [s8 audit inputs] the rank test with its default p-value (no draws) refused no rng: a bad one is named all the same
+@pytest.mark.parametrize("rng", ["abc", -1, np.random.RandomState(0)], ids=["text", "negative", "RandomState"])
+def test_rank_test_with_a_bad_rng_and_a_pvalue_that_draws_nothing(rng):
+    fails(OptionError, "rng must be", rlstats.skillings_mack, TINY, "score ~ agent | task", rng=rng)
