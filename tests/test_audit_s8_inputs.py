@@ -353,3 +353,10 @@ def test_rank_test_refuses_a_bad_rng_whatever_its_pvalue(rng, phrase):
     or a text seed: the rng went unchecked when the p-value drew nothing."""
     with pytest.raises(OptionError, match=phrase):
         rlstats.compare(TINY, "score ~ agent | task", rng=rng)
+
+
+def test_percentiles_refuse_a_bad_rng_whatever_their_interval():
+    """``rlstats.percentiles(df, f, rng='abc')`` with its default (asymptotic) interval ran without a word, as the
+    rank test did: the rng was checked only where the bootstrap interval draws."""
+    with pytest.raises(OptionError, match="rng must be"):
+        rlstats.percentiles(TINY, "score ~ agent | task", rng="abc")

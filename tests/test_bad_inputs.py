@@ -3451,3 +3451,7 @@ def test_concat_of_no_frames():
 @pytest.mark.parametrize("rng", ["abc", -1, np.random.RandomState(0)], ids=["text", "negative", "RandomState"])
 def test_rank_test_with_a_bad_rng_and_a_pvalue_that_draws_nothing(rng):
     fails(OptionError, "rng must be", rlstats.skillings_mack, TINY, "score ~ agent | task", rng=rng)
+
+
+def test_percentiles_with_a_bad_rng_and_an_interval_that_draws_nothing():
+    fails(OptionError, "rng must be", rlstats.percentiles, TINY, "score ~ agent | task", rng="abc")

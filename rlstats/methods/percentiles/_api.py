@@ -40,7 +40,7 @@ from ...format import count
 from ...options import (check_bool, check_choice, check_cost_options, check_fraction, check_n_jobs, check_resamples,
                        is_finite_number)
 from ...progress import progress_bar
-from ...resampling import seed_sequence
+from ...resampling import check_rng, seed_sequence
 from . import _kernels as kernels
 from ._backend import cost
 from ._result import _REFERENCE, _SHORT_NAMES, PercentilesResult
@@ -329,6 +329,7 @@ def percentiles(data: Data, formula: FormulaLike | None = None, *, interval: Per
         interval=interval, delta=delta, n_resamples=n_resamples, ties=ties, self_payoff=self_payoff,
         bounds=bounds, identical=identical, higher_is_better=higher_is_better, na_action=na_action,
         n_jobs=n_jobs, progress=progress, max_seconds=max_seconds)
+    check_rng(rng)  # a bad rng is an error even where the interval draws nothing (the default, asymptotic)
     pair = options.bounds if isinstance(options.bounds, tuple) else None  # checked, with the rows, by the Design
     design = _prepared_design(design_of(data, formula, na_action=options.na_action, eval_env=eval_env, bounds=pair),
                               options)
