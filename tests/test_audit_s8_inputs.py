@@ -360,3 +360,20 @@ def test_percentiles_refuse_a_bad_rng_whatever_their_interval():
     rank test did: the rng was checked only where the bootstrap interval draws."""
     with pytest.raises(OptionError, match="rng must be"):
         rlstats.percentiles(TINY, "score ~ agent | task", rng="abc")
+
+
+@pytest.mark.parametrize("make", ["pyarrow decimal", "polars Decimal"])
+def test_a_decimal_score_column_gets_advice_that_works(make):
+    """A score column of decimals (a pyarrow decimal128 column, or a polars Decimal one, from a database) was
+    refused with 'the response must be numeric. Convert it first, e.g. df['score'] = pd.to_numeric(df['score'])';
+    pd.to_numeric leaves a pyarrow decimal column as it is (dtype object), so the advice went round in a circle.
+    The message must say what converts it: astype(float)."""
+    pa = pytest.importorskip("pyarrow")
+    if make == "pyarrow decimal":
+        data = TINY.assign(score=TINY["score"].round(3).astype(pd.ArrowDtype(pa.decimal128(12, 4))))
+    else:
+        pl = pytest.importorskip("polars")
+        data = pl.from_pandas(TINY.assign(agent=TINY["agent"].astype(str), task=TINY["task"].astype(str)))
+        data = data.with_columns(pl.col("score").cast(pl.Decimal(12, 4)))
+    with pytest.raises(rlstats.FormulaError, match=r"holds decimals .*astype\(float\)"):
+        rlstats.bootstrap(data, "score ~ agent | task", n_resamples=50, rng=0)

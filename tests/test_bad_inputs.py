@@ -3455,3 +3455,12 @@ def test_rank_test_with_a_bad_rng_and_a_pvalue_that_draws_nothing(rng):
 
 def test_percentiles_with_a_bad_rng_and_an_interval_that_draws_nothing():
     fails(OptionError, "rng must be", rlstats.percentiles, TINY, "score ~ agent | task", rng="abc")
+
+
+# [s8 audit inputs] a score column of decimals: the advice is astype(float), which converts it (pd.to_numeric keeps a
+# pyarrow decimal column as it is)
+def test_a_decimal_score_column():
+    pa = pytest.importorskip("pyarrow")
+    data = TINY.assign(score=TINY["score"].round(3).astype(pd.ArrowDtype(pa.decimal128(12, 4))))
+    fails(FormulaError, ("column 'score' holds decimals (dtype decimal128(12, 4)[pyarrow])",
+                         "df['score'] = df['score'].astype(float)"), rlstats.bootstrap, data, "score ~ agent | task")
