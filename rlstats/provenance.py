@@ -369,8 +369,6 @@ def concat(frames: Iterable[pd.DataFrame], **kwargs: Any) -> pd.DataFrame:
     from .errors import OptionError
 
     frames = list(frames)
-    if not frames:  # a pattern that matched no file, say
-        raise OptionError("rlstats.concat needs at least one DataFrame to stack, got none")
     for position, frame in enumerate(frames):
         if not isinstance(frame, pd.DataFrame):
             raise OptionError(f"rlstats.concat stacks pandas DataFrames; item {position} is a {type(frame).__name__}: "

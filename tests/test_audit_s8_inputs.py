@@ -337,13 +337,6 @@ def test_mixed_interval_at_a_level_in_percent_is_named_not_advised():
         result.confidence_interval(confidence_level=0)
 
 
-def test_concat_of_no_frames_is_an_rlstats_error():
-    """``rlstats.concat([])`` (the frames of a glob that matched nothing) raised pandas' 'No objects to
-    concatenate'; it must be an OptionError saying a frame is needed."""
-    with pytest.raises(OptionError, match="at least one DataFrame"):
-        rlstats.concat([])
-
-
 @pytest.mark.parametrize("rng, phrase", [("abc", "got str"), (-1, "non-negative"), (1.5, "got float"),
                                          (np.random.RandomState(0), "the legacy np.random.RandomState")],
                          ids=["text", "negative", "float", "RandomState"])

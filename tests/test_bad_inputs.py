@@ -3436,15 +3436,11 @@ def test_a_frame_that_forbids_duplicate_labels(function):
 
 
 # [s8 audit inputs] mixed's intervals at a level it would refuse: named as mixed names it (the advice was to rerun
-# with confidence_level=95); concat of no frames
+# with confidence_level=95)
 @pytest.mark.parametrize("level, phrase", INTERVAL_LEVELS + [(95, "pass confidence_level=0.95")],
                          ids=[repr(c[0]) for c in INTERVAL_LEVELS] + ["95"])
 def test_mixed_confidence_interval_at_a_bad_level(results, level, phrase):
     fails(OptionError, phrase, results["mixed"].confidence_interval, confidence_level=level)
-
-
-def test_concat_of_no_frames():
-    fails(OptionError, "rlstats.concat needs at least one DataFrame to stack, got none", rlstats.concat, [])
 
 
 # [s8 audit inputs] the rank test with its default p-value (no draws) refused no rng: a bad one is named all the same
