@@ -39,8 +39,9 @@ def check_choice(name: str, value: object, allowed: Collection[object], *,
 def check_int(name: str, value: object, *, minimum: int | None = None) -> int:
     """Return ``value`` as an int, checking that it is integral and >= minimum (bounds above: :func:`check_at_most`)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        if is_finite_number(value) and float(value).is_integer():  # 1e4: whole in value, a float in type
-            raise OptionError(f"{name} must be an int, got the float {shown(value)}; pass {name}={int(value)}")
+        real = float(value) if is_finite_number(value) else None  # type: ignore[arg-type]  # a real number
+        if real is not None and real.is_integer():  # 1e4: whole in value, a float in type
+            raise OptionError(f"{name} must be an int, got the float {shown(value)}; pass {name}={int(real)}")
         raise OptionError(f"{name} must be a whole number, got {shown(value)}")
     value = int(value)
     if minimum is not None and value < minimum:
