@@ -370,3 +370,25 @@ def test_a_decimal_score_column_gets_advice_that_works(make):
         data = data.with_columns(pl.col("score").cast(pl.Decimal(12, 4)))
     with pytest.raises(rlstats.FormulaError, match=r"holds decimals .*astype\(float\)"):
         rlstats.bootstrap(data, "score ~ agent | task", n_resamples=50, rng=0)
+
+
+def test_a_seed_beyond_int64_in_a_run_folder_name(tmp_path):
+    """Runs in folders ``seed_12345678901234567890`` (an unsigned 64-bit seed, as some launchers draw) made
+    read_logs raise OverflowError ('Python int too large to convert to C long'): the seed, written in digits,
+    was cast to int64. It must be read (as text, the digits written), not crash."""
+    for agent in ("a", "b"):
+        _log(tmp_path, f"{agent}/t/seed_12345678901234567890/progress.csv", "step,eval/return\n0,1\n10,2\n")
+    frame = rlstats.read_logs(tmp_path, "{agent}/{task}/seed_{seed}", progress=False)
+    assert set(frame["seed"].astype(str)) == {"12345678901234567890"}
+
+
+def test_a_marl_eval_step_count_beyond_int64(tmp_path):
+    """A marl-eval JSON whose step_count is 10**23 raised OverflowError in read_logs instead of the LogReadError
+    naming the file and the value that other corrupt step counts get."""
+    import json
+
+    layout = {"env": {"task": {"algo": {"0": {"step_0": {"step_count": 99999999999999999999999, "return": [1.0]},
+                                              "step_1": {"step_count": 10, "return": [2.0]}}}}}}
+    _log(tmp_path, "metrics.json", json.dumps(layout))
+    with pytest.raises(rlstats.LogReadError, match="step_count is '99999999999999999999999'"):
+        rlstats.read_logs(tmp_path, progress=False)

@@ -3460,3 +3460,18 @@ def test_a_decimal_score_column():
     data = TINY.assign(score=TINY["score"].round(3).astype(pd.ArrowDtype(pa.decimal128(12, 4))))
     fails(FormulaError, ("column 'score' holds decimals (dtype decimal128(12, 4)[pyarrow])",
                          "df['score'] = df['score'].astype(float)"), rlstats.bootstrap, data, "score ~ agent | task")
+
+
+# [s8 audit inputs] numbers beyond int64 in logs: a run folder's seed of 20 digits stays text, a marl-eval step_count
+# of 10**23 is a corrupt file named (both raised OverflowError)
+def test_read_logs_of_a_seed_beyond_int64(tmp_path):
+    for agent in ("a", "b"):
+        _write(tmp_path / agent / "t" / "seed_12345678901234567890" / "progress.csv", "step,eval/return\n0,1\n10,2\n")
+    assert set(rlstats.read_logs(tmp_path, LOG_PATTERN, progress=False)["seed"]) == {"12345678901234567890"}
+
+
+def test_read_logs_of_a_marl_eval_step_count_beyond_int64(tmp_path):
+    layout = {"env": {"task": {"algo": {"0": {"step_0": {"step_count": 10**23, "return": [1.0]}}}}}}
+    _write(tmp_path / "metrics.json", json.dumps(layout))
+    fails(LogReadError, ("metrics.json: corrupt: env/task/algo/0/step_0's step_count is '100000000000000000000000', "
+                         "more steps than any run takes"), rlstats.read_logs, tmp_path, progress=False)
