@@ -392,3 +392,18 @@ def test_a_marl_eval_step_count_beyond_int64(tmp_path):
     _log(tmp_path, "metrics.json", json.dumps(layout))
     with pytest.raises(rlstats.LogReadError, match="step_count is '99999999999999999999999'"):
         rlstats.read_logs(tmp_path, progress=False)
+
+
+@pytest.mark.parametrize("library", ["polars", "pyarrow"])
+def test_power_takes_a_polars_or_pyarrow_pilot(library):
+    """``rlstats.power('skillings_mack', design=<a polars DataFrame>, ...)`` was refused with 'design must be None
+    (simulated data) or a pilot DataFrame of runs, got DataFrame' (a DataFrame refused for not being one), where
+    every other public function taking a frame takes polars and pyarrow tables."""
+    module = pytest.importorskip(library)
+    frame = TINY.assign(agent=TINY["agent"].astype(str), task=TINY["task"].astype(str))
+    pilot = module.from_pandas(frame) if library == "polars" else module.Table.from_pandas(frame)
+    result = rlstats.power("skillings_mack", design=pilot, formula="score ~ agent | task", seeds=[3], n_sim=4,
+                           progress=False, rng=0)
+    expected = rlstats.power("skillings_mack", design=frame, formula="score ~ agent | task", seeds=[3], n_sim=4,
+                             progress=False, rng=0)
+    pd.testing.assert_frame_equal(result.table, expected.table)

@@ -3475,3 +3475,14 @@ def test_read_logs_of_a_marl_eval_step_count_beyond_int64(tmp_path):
     _write(tmp_path / "metrics.json", json.dumps(layout))
     fails(LogReadError, ("metrics.json: corrupt: env/task/algo/0/step_0's step_count is '100000000000000000000000', "
                          "more steps than any run takes"), rlstats.read_logs, tmp_path, progress=False)
+
+
+# [s8 audit inputs] a polars pilot of power() is converted as every front door converts it (it was refused as 'not a
+# pilot DataFrame, got DataFrame'); a LazyFrame is named
+def test_power_of_a_polars_pilot():
+    pl = pytest.importorskip("polars")
+    pilot = pl.from_pandas(TINY.astype({"agent": str, "task": str}))
+    noted("data converted from a polars DataFrame to a pandas DataFrame", rlstats.power, "skillings_mack",
+          **{**PILOT, "design": pilot})
+    fails(DesignError, "data is a polars LazyFrame; call .collect() on it first", rlstats.power, "skillings_mack",
+          **{**PILOT, "design": pilot.lazy()})
