@@ -407,3 +407,17 @@ def test_power_takes_a_polars_or_pyarrow_pilot(library):
     expected = rlstats.power("skillings_mack", design=frame, formula="score ~ agent | task", seeds=[3], n_sim=4,
                              progress=False, rng=0)
     pd.testing.assert_frame_equal(result.table, expected.table)
+
+
+@pytest.mark.parametrize("function, options, phrase", [
+    ("task_table", {}, "its tests' p-values are the p_value column of tidy()"),
+    ("bootstrap", {"n_resamples": 50}, "it reports no p-value"),
+])
+def test_p_value_of_a_result_without_one_says_where_to_look(function, options, phrase):
+    """``res.p_value`` (R's p.value, a property of every result) on a task table raised "'TaskTableResult' object
+    has no attribute 'pvalue'. Did you mean: 'p_value'?": the name typed suggested back, and no word of the
+    per-task p-values in tidy(). It stays an AttributeError (hasattr works) with a message that says where."""
+    result = getattr(rlstats, function)(TINY, "score ~ agent | task", rng=0, **options)
+    with pytest.raises(AttributeError, match=phrase):
+        result.p_value
+    assert not hasattr(result, "p_value")

@@ -3486,3 +3486,12 @@ def test_power_of_a_polars_pilot():
           **{**PILOT, "design": pilot})
     fails(DesignError, "data is a polars LazyFrame; call .collect() on it first", rlstats.power, "skillings_mack",
           **{**PILOT, "design": pilot.lazy()})
+
+
+# [s8 audit inputs] res.p_value of a result that has no single p-value says where its p-values are, or that it has
+# none (Python's message named 'pvalue' and suggested 'p_value', the name typed)
+@pytest.mark.parametrize("name, phrase", [("task_table", "the p_value column of tidy()"),
+                                          ("bootstrap", "it reports no p-value")])
+def test_p_value_of_a_result_without_one(results, name, phrase):
+    with pytest.raises(AttributeError, match=phrase):
+        results[name].p_value
