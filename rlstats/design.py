@@ -439,6 +439,11 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
                           "summarise the runs first (e.g. one row per run) or analyse subsets")
     if not isinstance(formula, formula_module.Formula):
         formula = formula_module.parse(formula)
+    if step is not None and step in formula.columns:  # the steps would be read off scores, agents or runs
+        role = ("response" if step in formula.response_columns else "groups" if step == formula.groups
+                else "blocks" if step == formula.blocks else "run")
+        raise DesignError(f"step={step!r} is the {role} column of the formula '{formula.text}'; step= names the "
+                          "column that counts training steps, one the formula does not use (e.g. step='step')")
     known = score_bounds(check_bounds(bounds), normalize, formula)  # one home: rlstats.bounds
     if curves:
         if step is None or formula.replicate is None:

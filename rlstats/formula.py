@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import decimal
 import difflib
 import functools
 import keyword
@@ -485,6 +486,10 @@ def _groups(text, tokens, tilde):
 
 
 def _bad_block_operator(op, names):
+    if op == "%" and len(names) == 3 and names[1].value == "in":  # R's 'seed %in% task': seed nested in task
+        inner, outer = names[0].value, names[2].value
+        return (f"'%in%' is R's nesting, which rlstats writes with '/': '{inner} %in% {outer}' is "
+                f"'| {outer}/{inner}' ({inner} names the replicates within {outer})")
     a, b = (names[0].value, names[1].value) if len(names) > 1 else ("task", "seed")
     return (f"'{op}' is not allowed in the blocking term (R's friedman.test rejects it too). "
             f"Use '| {a}' (seeds are replicates within {a}, the usual RL design), "
@@ -768,6 +773,14 @@ def _is_numeric(dtype):
     return pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_complex_dtype(dtype)
 
 
+def _holds_decimals(column):
+    """Whether a column holds decimal numbers: pyarrow's decimal type, or Python Decimals (a polars Decimal)."""
+    if str(column.dtype).startswith("decimal"):
+        return True
+    first = column.dropna().iloc[:1]
+    return column.dtype == object and len(first) == 1 and isinstance(first.iloc[0], decimal.Decimal)
+
+
 def _dtype_notes(parts, data):
     """' (column 'agent' has dtype str)' for each non-numeric column the response reads."""
     notes = [f"column '{name}' has dtype {data[name].dtype}" for name in parts.response_names
@@ -790,6 +803,9 @@ def _as_float(raw, parts, data):
     if not _is_numeric(dtype):
         if parts.simple and parts.response_names[0] in data.columns:
             name = parts.response_names[0]
+            if _holds_decimals(data[name]):  # pd.to_numeric keeps pyarrow decimals as they are
+                _fail(text, start, end, f"column '{name}' holds decimals (dtype {data[name].dtype}); rlstats computes "
+                                        f"in floats: convert it first, e.g. df['{name}'] = df['{name}'].astype(float)")
             _fail(text, start, end, f"column '{name}' has dtype {data[name].dtype}; the response must be numeric. "
                                     f"Convert it first, e.g. df['{name}'] = pd.to_numeric(df['{name}'])")
         _fail(text, start, end, f"response '{response}' gave dtype {dtype}, not numbers"

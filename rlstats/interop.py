@@ -27,12 +27,13 @@ def _library(data: Any) -> str | None:
 
 
 def as_pandas(data: Any) -> Any:
-    """``data`` as a pandas DataFrame when it is a polars DataFrame or a pyarrow Table/RecordBatch, else unchanged.
+    """``data`` as a pandas DataFrame when it is a polars DataFrame or a pyarrow Table/RecordBatch, else unchanged
+    (a pandas frame flagged ``allows_duplicate_labels=False`` comes back without the flag, the caller's untouched).
 
     The conversion is stated in the frame's notes (``attrs``), so results print it. Column order, names and
     values are kept: polars ``Enum`` columns become pandas categoricals with the same level order,
-    ``Categorical`` ones pandas categoricals with sorted levels, other polars columns NumPy arrays (missing
-    values as NaN or None); pyarrow uses its own ``to_pandas``.
+    ``Categorical`` ones pandas categoricals with sorted levels, nested ones (Struct, Array, List) Python objects,
+    other polars columns NumPy arrays (missing values as NaN or None); pyarrow uses its own ``to_pandas``.
 
     Raises
     ------
@@ -41,6 +42,9 @@ def as_pandas(data: Any) -> Any:
     """
     library = _library(data)
     if library is None:
+        if isinstance(data, pd.DataFrame) and not data.flags.allows_duplicate_labels:
+            # the caller's flag is theirs: rlstats' working frames take a row more than once (a run per step)
+            return data.set_flags(allows_duplicate_labels=True)
         return data
     kind = type(data).__name__
     if library == "polars" and kind == "DataFrame":
@@ -67,6 +71,8 @@ def _from_polars(data: Any) -> pd.DataFrame:
                                                   categories=series.dtype.categories.to_list())
         elif isinstance(series.dtype, pl.Categorical):  # its order is not a declared one: pandas' sorted levels
             columns[series.name] = pd.Categorical(series.cast(pl.String).to_numpy())
+        elif series.dtype.is_nested():  # Struct, Array, List: numpy would give 2-D or record arrays pandas refuses
+            columns[series.name] = pd.Series(series.to_list(), dtype=object).to_numpy()
         else:
             columns[series.name] = series.to_numpy()
     return pd.DataFrame(columns)

@@ -7,6 +7,7 @@ wording: the option's name, the value given and what is allowed.
 
 from __future__ import annotations
 
+import math
 import numbers
 import os
 from collections.abc import Collection, Iterable, Mapping, Sequence
@@ -38,6 +39,9 @@ def check_choice(name: str, value: object, allowed: Collection[object], *,
 def check_int(name: str, value: object, *, minimum: int | None = None) -> int:
     """Return ``value`` as an int, checking that it is integral and >= minimum (bounds above: :func:`check_at_most`)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        real = float(value) if is_finite_number(value) else None  # type: ignore[arg-type]  # a real number
+        if real is not None and real.is_integer():  # 1e4: whole in value, a float in type
+            raise OptionError(f"{name} must be an int, got the float {shown(value)}; pass {name}={int(real)}")
         raise OptionError(f"{name} must be a whole number, got {shown(value)}")
     value = int(value)
     if minimum is not None and value < minimum:
@@ -57,10 +61,26 @@ def check_resamples(value: object, *, minimum: int = 1, name: str = "n_resamples
                          "the differences that matter")
 
 
+def is_finite_number(value: object) -> bool:
+    """Whether ``value`` is a real number (not a bool) and finite.
+
+    Not numpy's isfinite, which raises TypeError on an int beyond int64 (a mistyped ``-o alpha=100...0``); an int
+    beyond float's range is not finite here.
+
+    >>> is_finite_number(10**21), is_finite_number(10**400), is_finite_number(True), is_finite_number(float("nan"))
+    (True, False, False, False)
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        return False
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:
+        return False
+
+
 def check_fraction(name: str, value: Any, *, open_interval: bool = True) -> float:
     """Return ``value`` as a float strictly between 0 and 1 (or within [0, 1])."""
-    # numpy's stubs take no numbers.Real, and typeshed's numbers.Integral declares no comparisons
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):  # type: ignore[call-overload]
+    if not is_finite_number(value):
         raise OptionError(f"{name} must be a number between 0 and 1, got {shown(value)}")
     value = float(value)
     inside = 0.0 < value < 1.0 if open_interval else 0.0 <= value <= 1.0
@@ -71,7 +91,11 @@ def check_fraction(name: str, value: Any, *, open_interval: bool = True) -> floa
 
 
 def check_confidence_level(value: object, name: str = "confidence_level") -> float:
-    """A confidence level between 0.5 and 1: a level below one half is almost surely alpha given by mistake."""
+    """A confidence level between 0.5 and 1: a level below one half is almost surely alpha given by mistake, and
+    one between 50 and 100 a percentage."""
+    if is_finite_number(value) and 50 <= value < 100:  # type: ignore[operator]  # a real number, checked
+        raise OptionError(f"{name} must be strictly between 0 and 1, got {shown(value)}; for a {value:g}% interval "
+                          f"pass {name}={value / 100:g}")  # type: ignore[operator]
     value = check_fraction(name, value)
     if value < 0.5:
         raise OptionError(f"{name}={value:g} is below 0.5, so the interval would cover less often than it misses; "

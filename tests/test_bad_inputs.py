@@ -335,6 +335,12 @@ SHARED_OPTIONS = [
     ("max_seconds", 1e-9, OptionError, ("would take about", "more than the 1e-09 s rlstats runs without being "
                                         "asked; pass max_seconds=60 (or float('inf'); on the command line "
                                         "--max-seconds 60 or inf) to run it")),
+    # [s8 audit inputs] a count written 1e4, a level in percent, an int numpy cannot hold: each named, with the way on
+    ("n_resamples", 1e4, OptionError, "n_resamples must be an int, got the float 10000.0; pass n_resamples=10000"),
+    ("confidence_level", 95, OptionError, "for a 95% interval pass confidence_level=0.95"),
+    ("confidence_level", 10**21, OptionError, "confidence_level must be strictly between 0 and 1"),
+    ("alpha", 10**21, OptionError, "alpha must be strictly between 0 and 1"),
+    ("alpha", 10**400, OptionError, "alpha must be a number between 0 and 1"),
 ]
 
 
@@ -766,6 +772,9 @@ BAD_BLOCKS = [  # only where the formula has blocks
     ("blocks nested three times", lambda f: f.split("|")[0] + "| task/seed/agent/step", FormulaError,
      "nests 3 levels; at most two are allowed"),
     ("the same column twice", _edit("task", "agent"), FormulaError, "column 'agent' is used twice"),
+    # [s8 audit inputs] R's nesting operator: the advice is the nesting R meant, not a column named 'in'
+    ("R's %in% nesting", lambda f: f.split("|")[0] + "| seed %in% task", FormulaError,
+     "'seed %in% task' is '| task/seed' (seed names the replicates within task)"),
 ]
 
 
@@ -1601,6 +1610,12 @@ UPDATE_CASES = [  # (what, batch, options, error, phrase)
     ("a list", [1, 2], {}, DesignError, "a batch must be a DataFrame or a mapping {agent: scores}, got list"),
     ("a short mapping", {"a": [1.0, 2.0], "b": [4.0, 5.0, 6.0]}, {}, DesignError, "agent 'a' has 2 runs"),
     ("allow_repeat text", BATCH, {"allow_repeat": "yes"}, OptionError, "allow_repeat must be True or False"),
+    # [s8 audit inputs] numbers written as text are refused as rlstats.adastop refuses them; a repeated score column
+    # is named, not counted as twice the runs
+    ("numbers as text", BATCH.assign(score=BATCH["score"].astype(str)), {}, DesignError,
+     ("scores of agent 'a' are not numbers: ['1.0', '2.0', '3.0']", "pd.to_numeric")),
+    ("the score column twice", pd.concat([BATCH, BATCH[["score"]]], axis=1), {}, DesignError,
+     "column 'score' appears 2 times in the batch; give columns unique names"),
 ]
 
 
@@ -3343,3 +3358,163 @@ def test_curves_steps_partly_past_every_run_say_no_run_is_logged_there():
 def test_power_of_bootstrap_separation_withheld_where_it_is_no_test(options, phrases):
     res = noted(phrases, rlstats.power, "bootstrap", **{**POWER_QUICK, "seeds": [2], "n_resamples": 50, **options})
     assert np.isnan(res.tidy()["power"]).all()
+
+
+# [s8 audit inputs] rlstats.selection's planning helpers: every count bounded and checked before a draw, every mean
+# a finite number (a NaN mean once got the smallest p-value); each an OptionError naming the argument
+SELECTION_PLANNING_CASES = [  # (what, helper, arguments, keywords, phrase)
+    ("null of 10**12 candidates", "top_mean_null", (10, 10**12), {"n_resamples": 100}, "n_candidates=1000000000000 is more than 10,000 tasks"),
+    ("p-value of 10**12 candidates", "conservative_pvalue", (1.0, 10, 10**12), {"n_resamples": 100}, "n_candidates=1000000000000 is more than"),
+    ("p-value of a NaN mean", "conservative_pvalue", (float("nan"), 10, 30), {"n_resamples": 100}, "mean_reported must be a finite number"),
+    ("p-value of a text mean", "conservative_pvalue", ("x", 10, 30), {"n_resamples": 100}, "mean_reported must be a finite number"),
+    ("detection of no reported tasks", "detection_probability", (1.0, 0, 5), {}, "n_reported must be at least 1"),
+    ("detection of -5 reported tasks", "detection_probability", (1.0, -5, 5), {}, "n_reported must be at least 1"),
+    ("detection of 2.5 held-out tasks", "detection_probability", (1.0, 5, 2.5), {}, "n_heldout must be whole numbers"),
+    ("held-out search to 10**12", "required_heldout", (0.74, 5), {"max_heldout": 10**12}, "max_heldout=1000000000000 is more than"),
+    ("held-out of no reported tasks", "required_heldout", (1.0, 0), {}, "n_reported must be at least 1, got 0"),
+    ("simulation of 10**12 candidates", "simulate", (10**12, 10, 10), {"n_trials": 10}, "n_candidates=1000000000000 is more than"),
+    ("simulation of 10**12 held-out tasks", "simulate", (30, 10, 10**12), {"n_trials": 10}, "n_heldout=1000000000000 is more than"),
+    ("simulation of 10**12 trials", "simulate", (30, 10, 10), {"n_trials": 10**12}, "n_trials=1000000000000 is more than"),
+]
+
+
+@pytest.mark.parametrize("what, helper, arguments, keywords, phrase", SELECTION_PLANNING_CASES,
+                         ids=[c[0] for c in SELECTION_PLANNING_CASES])
+def test_selection_planning_helpers(what, helper, arguments, keywords, phrase):
+    fails(OptionError, phrase, getattr(rlstats.selection, helper), *arguments, **keywords)
+
+
+# [s8 audit inputs] performance_profile's tau= grid is bounded as curves' steps= grid is, before any resample
+def test_performance_profile_of_a_huge_threshold_grid():
+    fails(OptionError, ("tau= has 100,001 thresholds, more than the 10,000 a profile may have",
+                        "tau=np.linspace(0, 30, 201)"), rlstats.performance_profile, TINY, "score ~ agent | task",
+          tau=np.linspace(0.0, 30.0, 100_001), n_resamples=10, rng=0)
+
+
+# [s8 audit inputs] step= naming a column the formula uses: summarize_runs once took each run's largest score as
+# its 'final' one, align_steps raised pandas' ValueError
+@pytest.mark.parametrize("function", ["align_steps", "summarize_runs", "curves"])
+@pytest.mark.parametrize("step, role", [("score", "response"), ("agent", "groups"), ("seed", "run")])
+def test_step_naming_a_column_of_the_formula(function, step, role):
+    options = {"n_resamples": 50, "rng": 0} if function == "curves" else {}
+    fails(DesignError, (f"step={step!r} is the {role} column of the formula", "step='step'"),
+          getattr(rlstats, function), CURVES, CURVES_FORMULA, step=step, **options)
+
+
+# [s8 audit inputs] a table file whose header names a column twice: pandas would read the second as 'score.1' and the
+# formula the first, without a word; the command refuses it as the Python API refuses such a frame
+def test_command_line_file_with_a_repeated_column_name(tmp_path):
+    TINY.assign(other=1000.0).rename(columns={"other": "score"}).to_csv(tmp_path / "runs.csv", index=False)
+    cli_fails(tmp_path, ["compare", str(tmp_path / "runs.csv"), F],
+              "runs.csv: column 'score' appears 2 times in the header; give columns unique names")
+
+
+# [s8 audit inputs] a polars frame with a nested column the formula does not use (a Struct of hyperparameters, a
+# fixed-size Array) is analysed; the conversion to pandas once raised pandas' ValueError
+@pytest.mark.parametrize("column", ["struct", "array"])
+def test_polars_frame_with_a_nested_column(column):
+    pl = pytest.importorskip("polars")
+    frame = pl.from_pandas(TINY.assign(agent=TINY["agent"].astype(str), task=TINY["task"].astype(str)))
+    extra = (pl.struct(lr=pl.lit(0.1), gamma=pl.lit(0.99)) if column == "struct"
+             else pl.lit([1.0, 2.0]).cast(pl.Array(pl.Float64, 2)))
+    noted("data converted from a polars DataFrame to a pandas DataFrame", rlstats.bootstrap,
+          frame.with_columns(extra.alias("config")), "score ~ agent | task", n_resamples=50, rng=0)
+
+
+# [s8 audit inputs] a step beyond int64 in a log stays the number written (a float), never numpy's wrapped -2**63
+@pytest.mark.parametrize("name, text", [
+    ("progress.csv", "step,eval/return\n99999999999999999999999,1.0\n0,2.0\n"),
+    ("log.jsonl", '{"step": 0, "return": 2}\n{"step": 99999999999999999999999, "return": 1}\n'),
+], ids=["progress.csv", "json lines"])
+def test_read_logs_of_a_step_beyond_int64(tmp_path, name, text):
+    _write(tmp_path / "a" / "t" / "seed_0" / name, text)
+    frame = rlstats.read_logs(tmp_path, LOG_PATTERN, progress=False)
+    assert sorted(frame["step"].tolist()) == [0.0, 1e23]
+
+
+# [s8 audit inputs] a log file whose steps go back (a restart appended to it) is put in step order with a note
+def test_read_logs_of_a_file_whose_steps_go_back(tmp_path):
+    _write(tmp_path / "a" / "t" / "seed_0" / "progress.csv", "step,eval/return\n0,1\n10,2\n20,3\n5,100\n15,200\n")
+    frame = rlstats.read_logs(tmp_path, LOG_PATTERN, progress=False)
+    assert any("1 log file with steps that go back" in note and "split the file at the restart" in note
+               for note in frame.attrs["rlstats_notes"]), frame.attrs["rlstats_notes"]
+
+
+# [s8 audit inputs] rlstats.logs.choose_return_tag of one name (read as its letters) or of a number
+@pytest.mark.parametrize("available", ["eval/return", 3, [3]], ids=["one name as text", "a number", "numbers"])
+def test_choose_return_tag_of_something_that_is_not_tag_names(available):
+    import rlstats.logs
+
+    fails(OptionError, "available must be a collection of tag names", rlstats.logs.choose_return_tag, available)
+
+
+# [s8 audit inputs] a frame flagged allows_duplicate_labels=False (it has none): align_steps raised pandas'
+# DuplicateLabelError from its own working frames; the flag stays the caller's
+@pytest.mark.parametrize("function", ["align_steps", "summarize_runs"])
+def test_a_frame_that_forbids_duplicate_labels(function):
+    data = CURVES.set_flags(allows_duplicate_labels=False)
+    with unchanged(data):
+        assert len(getattr(rlstats, function)(data, CURVES_FORMULA, step="step")) > 0
+    assert data.flags.allows_duplicate_labels is False
+
+
+# [s8 audit inputs] mixed's intervals at a level it would refuse: named as mixed names it (the advice was to rerun
+# with confidence_level=95)
+@pytest.mark.parametrize("level, phrase", INTERVAL_LEVELS + [(95, "pass confidence_level=0.95")],
+                         ids=[repr(c[0]) for c in INTERVAL_LEVELS] + ["95"])
+def test_mixed_confidence_interval_at_a_bad_level(results, level, phrase):
+    fails(OptionError, phrase, results["mixed"].confidence_interval, confidence_level=level)
+
+
+# [s8 audit inputs] the rank test with its default p-value (no draws) refused no rng: a bad one is named all the same
+@pytest.mark.parametrize("rng", ["abc", -1, np.random.RandomState(0)], ids=["text", "negative", "RandomState"])
+def test_rank_test_with_a_bad_rng_and_a_pvalue_that_draws_nothing(rng):
+    fails(OptionError, "rng must be", rlstats.skillings_mack, TINY, "score ~ agent | task", rng=rng)
+
+
+def test_percentiles_with_a_bad_rng_and_an_interval_that_draws_nothing():
+    fails(OptionError, "rng must be", rlstats.percentiles, TINY, "score ~ agent | task", rng="abc")
+
+
+# [s8 audit inputs] a score column of decimals: the advice is astype(float), which converts it (pd.to_numeric keeps a
+# pyarrow decimal column as it is)
+def test_a_decimal_score_column():
+    pa = pytest.importorskip("pyarrow")
+    data = TINY.assign(score=TINY["score"].round(3).astype(pd.ArrowDtype(pa.decimal128(12, 4))))
+    fails(FormulaError, ("column 'score' holds decimals (dtype decimal128(12, 4)[pyarrow])",
+                         "df['score'] = df['score'].astype(float)"), rlstats.bootstrap, data, "score ~ agent | task")
+
+
+# [s8 audit inputs] numbers beyond int64 in logs: a run folder's seed of 20 digits stays text, a marl-eval step_count
+# of 10**23 is a corrupt file named (both raised OverflowError)
+def test_read_logs_of_a_seed_beyond_int64(tmp_path):
+    for agent in ("a", "b"):
+        _write(tmp_path / agent / "t" / "seed_12345678901234567890" / "progress.csv", "step,eval/return\n0,1\n10,2\n")
+    assert set(rlstats.read_logs(tmp_path, LOG_PATTERN, progress=False)["seed"]) == {"12345678901234567890"}
+
+
+def test_read_logs_of_a_marl_eval_step_count_beyond_int64(tmp_path):
+    layout = {"env": {"task": {"algo": {"0": {"step_0": {"step_count": 10**23, "return": [1.0]}}}}}}
+    _write(tmp_path / "metrics.json", json.dumps(layout))
+    fails(LogReadError, ("metrics.json: corrupt: env/task/algo/0/step_0's step_count is '100000000000000000000000', "
+                         "more steps than any run takes"), rlstats.read_logs, tmp_path, progress=False)
+
+
+# [s8 audit inputs] a polars pilot of power() is converted as every front door converts it (it was refused as 'not a
+# pilot DataFrame, got DataFrame'); a LazyFrame is named
+def test_power_of_a_polars_pilot():
+    pl = pytest.importorskip("polars")
+    pilot = pl.from_pandas(TINY.astype({"agent": str, "task": str}))
+    noted("data converted from a polars DataFrame to a pandas DataFrame", rlstats.power, "skillings_mack",
+          **{**PILOT, "design": pilot})
+    fails(DesignError, "data is a polars LazyFrame; call .collect() on it first", rlstats.power, "skillings_mack",
+          **{**PILOT, "design": pilot.lazy()})
+
+
+# [s8 audit inputs] res.p_value of a result that has no single p-value says where its p-values are, or that it has
+# none (Python's message named 'pvalue' and suggested 'p_value', the name typed)
+@pytest.mark.parametrize("name, phrase", [("task_table", "the p_value column of tidy()"),
+                                          ("bootstrap", "it reports no p-value")])
+def test_p_value_of_a_result_without_one(results, name, phrase):
+    with pytest.raises(AttributeError, match=phrase):
+        results[name].p_value

@@ -243,7 +243,7 @@ def test_bad_files_are_an_error_listing_them(tb_runs):
     assert "4 of 9 TensorBoard event files" in message and "on_error='skip'" in message
     for source, kind in damaged.items():
         assert f"{source}: {kind}:" in message
-    assert "ppo/ant/seed_0/events" in message and "missing tag: no 'eval/mean_reward'" in message
+    assert "ppo/ant/seed_0/events" in message and "missing tag: no values of 'eval/mean_reward'" in message
 
 
 def test_bad_files_skipped_with_a_warning_and_a_log(tb_runs):
@@ -697,7 +697,7 @@ def test_a_column_without_a_value_is_no_tag_and_a_bad_t_start_is_corrupt(tmp_pat
         rlstats.read_logs(tmp_path, "{agent}/{task}/{seed}", tags="score", progress=False)
     (tmp_path / "a" / "t" / "2").mkdir()
     (tmp_path / "a" / "t" / "2" / "log.csv").write_text("global_step,score\n1,5\n")
-    with pytest.raises(LogReadError, match="a/t/1/log.csv: missing tag: no 'score'; it logs 'other'"):
+    with pytest.raises(LogReadError, match="a/t/1/log.csv: missing tag: no values of 'score'; it logs 'other'"):
         rlstats.read_logs(tmp_path, "{agent}/{task}/{seed}", tags="score", progress=False)
     monitor = tmp_path / "b" / "1" / "monitor.csv"
     monitor.parent.mkdir(parents=True)

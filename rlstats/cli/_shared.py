@@ -70,7 +70,10 @@ def _stdin_table(separator):
     if raw[:4] == b"PAR1" and raw[-4:] == b"PAR1":
         return _parquet(io.BytesIO(raw), "standard input")
     text = _decoded(raw, "standard input")
-    return _delimited(lambda: read_csv(io.StringIO(text), sep=separator), "standard input", separator)
+    frame = _delimited(lambda: read_csv(io.StringIO(text), sep=separator), "standard input", separator)
+    _check_unique_header(lambda: read_csv(io.StringIO(text), sep=separator, header=None, nrows=1, dtype=str,
+                                          keep_default_na=False), "standard input")
+    return frame
 
 
 def _parquet(source, where):
@@ -162,7 +165,19 @@ def read_table(path: str | os.PathLike[str], sep: str | None = None) -> pd.DataF
         return _parquet(path, str(path))
     separator = sep if sep is not None else ("\t" if suffix in (".tsv", ".tab") else ",")
     frame = _delimited(lambda: read_csv(path, sep=separator), str(path), separator, path)
+    _check_unique_header(lambda: read_csv(path, sep=separator, header=None, nrows=1, dtype=str,
+                                          keep_default_na=False), str(path))
     return _check_one_column(frame, str(path), separator, sep)
+
+
+def _check_unique_header(read_header, where):
+    """A header naming a column twice is an error: pandas would rename the second ('score.1') and the formula
+    would read the first without a word (the Python API refuses such a frame too)."""
+    names = [str(name) for name in read_header().iloc[0].tolist()]
+    repeated = next((name for name in names if name and names.count(name) > 1), None)  # blank: "Unnamed: i"
+    if repeated is not None:
+        raise UsageError(f"{where}: column {repeated!r} appears {names.count(repeated)} times in the header; give "
+                         "columns unique names")
 
 
 def _check_one_column(frame, where, separator, sep):

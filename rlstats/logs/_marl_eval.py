@@ -88,6 +88,9 @@ def _step_count(value, where):
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0 \
             or value != round(value):
         raise FileProblem("corrupt", f"{where}'s step_count is {str(value)[:40]!r}, not a whole number of steps")
+    if value >= 2**63:  # the steps are int64: beyond it numpy raises OverflowError
+        raise FileProblem("corrupt", f"{where}'s step_count is {str(value)[:40]!r}, more steps than any run takes "
+                                     "(at least 2**63)")
     return int(value)
 
 

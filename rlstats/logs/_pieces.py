@@ -21,6 +21,14 @@ class FileProblem(Exception):
 PROBLEM_KINDS = ("unreadable", "truncated", "corrupt", "empty", "missing tag")
 
 
+def whole_steps(steps):
+    """Steps read as floats, as int64 where every one is a whole number int64 holds exactly (below 2**53); others
+    stay floats, so that a step beyond int64 (a corrupt 1e23) is never cast to a different number."""
+    if np.all(steps == np.round(steps)) and np.all(np.abs(steps) < 2.0**53):
+        return steps.astype(np.int64)
+    return steps
+
+
 @dataclasses.dataclass
 class Piece:
     """Scalars of one run from one file, one record per (step, tag) value, in the order written.

@@ -14,6 +14,7 @@ import numbers
 import os
 import posixpath
 import re
+import reprlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Collection, Sequence
 
@@ -28,7 +29,7 @@ from ..progress import progress_bar
 from ._formats import FORMATS, LABELS, STANDARD_FIELDS, LogFormat, file_patterns, load
 from ._layout import Pattern, compile_pattern, discover, stated_notes, with_stated
 from ._remote import MAX_FILE_BYTES, MAX_FILES, RemoteOptions, RemoteRoot, is_url, read_in_order
-from ._pieces import FileProblem
+from ._pieces import FileProblem, whole_steps
 from ._smooth import check_smooth, smooth_frame
 
 if TYPE_CHECKING:
@@ -184,6 +185,10 @@ def choose_return_tag(available: Collection[str]) -> tuple[str, str]:
     score) and no spread (std, min, max, ...); among them, those naming an evaluation (eval,
     evaluation, test) win. Exactly one must remain.
     """
+    if isinstance(available, (str, bytes)) or not isinstance(available, Collection) \
+            or not all(isinstance(t, str) for t in available):  # a single name would be read as its letters
+        raise OptionError(f"available must be a collection of tag names, e.g. ['eval/mean_reward', "
+                          f"'rollout/ep_rew_mean'], got {reprlib.repr(available)}")
     returns = [t for t in available if _words(t) & _RETURN_WORDS and not _words(t) & _SPREAD_WORDS]
     evaluations = [t for t in returns if _words(t) & _EVAL_WORDS]
     listed = _listed(available)
@@ -250,7 +255,8 @@ def _field_values(field_rows, names):
         raw = [fields.get(name) for fields in field_rows]
         if all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in raw):
             columns[name] = np.asarray(raw)
-        elif name == "seed" and all(isinstance(v, str) and v.isdigit() and str(int(v)) == v for v in raw):
+        elif name == "seed" and all(isinstance(v, str) and v.isdigit() and str(int(v)) == v and int(v) < 2**63
+                                    for v in raw):  # a 64-bit unsigned seed beyond int64 stays text
             columns[name] = np.asarray([int(v) for v in raw], dtype=np.int64)
         else:
             columns[name] = np.asarray([None if v is None else str(v) for v in raw], dtype=object)
@@ -791,7 +797,7 @@ def _complete_runs(runs, mapping, found):
         missing = [t for t in mapping if t not in logged]
         if missing:
             sources = ", ".join(found.to_read[i] for i, _ in pieces)
-            found.problems.append(ReadProblem(sources, "missing tag", f"no {_listed(missing)}; it logs "
+            found.problems.append(ReadProblem(sources, "missing tag", f"no values of {_listed(missing)}; it logs "
                                               f"{_listed(sorted(logged)) or 'no column of numbers'}"))
         else:
             complete[key] = (fields, pieces)
@@ -806,6 +812,7 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
                                                split=found.record.in_turn)
     frame_runs, last_steps = _last_steps(runs, field_names, mapping)  # before _assemble lets the pieces go
     ended_early = _early_ends(frame_runs, last_steps)
+    going_back = sum(_goes_back(piece) for _, pieces in runs.values() for _, piece in pieces)  # before _assemble
     frame, duplicates, without_step = _assemble(runs, field_names, mapping, found.to_read, options.keep)
     files_read = len(found.to_read) - len([p for p in found.problems if p.kind != "missing tag"])
     keys = tuple(_ordered_fields(field_names))
@@ -831,6 +838,10 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
                           f"tag in one file; the one written {options.keep} was kept", scope="frame"))
     if without_step:
         notes.append(Note(f"{count(without_step, 'table row')} without a step left out", scope="frame"))
+    if going_back:
+        notes.append(Note(f"{count(going_back, 'log file')} with steps that go back (a restart appended to "
+                          "the same file?); their values were put in step order, the attempts' values interleaved: "
+                          "split the file at the restart to keep one attempt", scope="frame"))
     if found.ignored:
         notes.append(Note(f"{count(len(found.ignored), 'log file')} did not match the pattern "
                           f"{found.pattern.text!r} and were not read", scope="frame"))
@@ -1009,8 +1020,8 @@ def _assemble(runs, field_names, mapping, sources, keep):
     columns = {name: _repeat(values, row_run) for name, values in
                _field_values([fields for fields, _ in runs.values()], _ordered_fields(field_names)).items()}
     row_step = joined(0)
-    if np.issubdtype(row_step.dtype, np.floating) and np.all(row_step == np.round(row_step)):
-        row_step = row_step.astype(np.int64)
+    if np.issubdtype(row_step.dtype, np.floating):
+        row_step = whole_steps(row_step)
     columns["step"] = row_step
     for j, t in enumerate(tag_order):
         columns[mapping[t]] = joined(4 + j)
@@ -1095,6 +1106,16 @@ def _in_order(pieces, step, tag, row, n_tags):
     filled = np.zeros((int(row[-1]) + 1, n_tags), dtype=bool)
     filled[row, tag] = True
     return int(filled.sum()) == step.size
+
+
+def _goes_back(piece):
+    """Whether a file's steps go back for some tag (a restart appended to the file): sorting by step then weaves
+    the attempts' values together."""
+    if piece.step is None or piece.step.size < 2:
+        return False
+    order = np.argsort(piece.tag, kind="stable")  # each tag's records in the order written
+    step, tag = piece.step[order], piece.tag[order]
+    return bool(np.any((step[1:] < step[:-1]) & (tag[1:] == tag[:-1])))
 
 
 def _kept_order(step, tag, file_id, position, keep):

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ..tables import read_csv
-from ._pieces import FileProblem, from_columns, repeated_names
+from ._pieces import FileProblem, from_columns, repeated_names, whole_steps
 
 #: Step columns tried in order when ``step=`` is not given (exact names, then lower-cased names).
 STEP_COLUMNS = ("time/total_timesteps", "TotalEnvInteracts", "global_step", "step", "Step", "_step",
@@ -145,9 +145,7 @@ def _pieces_from_frame(frame, step, *, meta=None, name=None):
         if not numbers.notna().any() and frame[column].notna().any():
             continue  # text columns (a run name, a date) are not scalars
         values[column] = _numeric(frame, column)[keep]  # a word among numbers is an error
-    step_values = steps[keep]
-    if np.all(step_values == np.round(step_values)):
-        step_values = step_values.astype(np.int64)
+    step_values = whole_steps(steps[keep])
     piece = from_columns(step_values, values,
                          wall_time=None if wall is None else _numeric(frame, wall)[keep],
                          time_elapsed=None if elapsed is None else _numeric(frame, elapsed)[keep],
@@ -385,8 +383,6 @@ def _wandb_export(frame, step):
     pieces = []
     for run, columns in by_run.items():
         keep = ~np.isnan(steps)
-        step_values = steps[keep]
-        if np.all(step_values == np.round(step_values)):
-            step_values = step_values.astype(np.int64)
+        step_values = whole_steps(steps[keep])
         pieces.append(from_columns(step_values, {k: v[keep] for k, v in columns.items()}, name=run))
     return pieces

@@ -53,6 +53,7 @@ import pandas as pd
 from .. import format as fmt
 from ..design import Design
 from ..formula import capture_environment
+from ..interop import as_pandas
 from ..methods import DECLARATIONS, POWER_METHODS, backend as _backend, load
 from ..engines import engine as _engine, map_ordered
 from ..errors import OptionError, warn
@@ -427,6 +428,7 @@ def _prepare(method, design, formula, effect, tasks, agents, distribution, heter
                           "of seeds", "a smaller n_sim is enough (the Monte Carlo error is about 0.5 / sqrt(n_sim))")
     where = _engine(n_jobs, backend, client)  # a Dask cluster may have more workers than our cores
     progress, max_seconds = check_cost_options(progress, max_seconds)
+    design = as_pandas(design)  # a polars or pyarrow pilot, as every front door takes it (stated in the notes)
     if design is None:
         if formula is not None:
             raise OptionError("formula= goes with a pilot (design= a DataFrame); simulated data use "

@@ -651,6 +651,11 @@ def _batch_scores(batch, agent, score, agents):
     """{agent: float array} from a long or wide DataFrame (pandas, polars or pyarrow) or a mapping."""
     batch = as_pandas(batch)
     if isinstance(batch, pd.DataFrame):
+        repeated = batch.columns[batch.columns.duplicated()]
+        if len(repeated):  # each row's score would count as several runs
+            name = repeated[0]
+            raise DesignError(f"column {str(name)!r} appears {list(batch.columns).count(name)} times in the batch; "
+                              "give columns unique names")
         if agent in batch.columns and score in batch.columns:
             out = {}
             for name, values in batch.groupby(batch[agent].astype(str), sort=False)[score]:
@@ -674,8 +679,9 @@ def _batch_scores(batch, agent, score, agents):
 
 
 def _as_scores(values, name):
-    try:
-        values = np.asarray(values, dtype=float).ravel()
-    except (TypeError, ValueError):
-        raise DesignError(f"scores of agent {name!r} are not numbers: {list(values)[:5]}") from None
-    return values
+    given = np.asarray(values)
+    # text or objects are not read as numbers here, as rlstats.adastop's formula does not read them
+    if given.dtype.kind not in "biuf":
+        raise DesignError(f"scores of agent {name!r} are not numbers: {given.ravel().tolist()[:5]} (dtype "
+                          f"{given.dtype}); convert them first, e.g. df['score'] = pd.to_numeric(df['score'])")
+    return given.astype(float).ravel()

@@ -33,7 +33,7 @@ from ...engines import Engine, engine as _engine
 from ...errors import DesignError, OptionError, warn
 from ...normalization import warn_raw_scales
 from ...options import (check_bool, check_choice, check_confidence_level, check_cost_options, check_fraction,
-                       check_n_jobs, check_pairs, check_resamples)
+                       check_n_jobs, check_pairs, check_resamples, is_finite_number)
 from ...progress import progress_bar
 from ...resampling import seed_sequence
 from ...statistics import near_tie_note
@@ -107,9 +107,14 @@ def _check_metrics(metrics):
 
 
 def _check_real(name, value):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
+    if not is_finite_number(value):
         raise OptionError(f"{name} must be a finite number, got {value!r}")
     return float(value)
+
+
+#: The most thresholds of a performance profile's tau= grid (the default has a few hundred): each resample keeps
+#: a fraction per agent and threshold.
+MAX_THRESHOLDS = 10_000
 
 
 def _check_tau(tau):
@@ -119,6 +124,9 @@ def _check_tau(tau):
         raise OptionError(f"tau must be a sequence of numbers, got {tau!r}") from None
     if tau.ndim != 1 or tau.size == 0 or not np.isfinite(tau).all():
         raise OptionError(f"tau must be a non-empty 1-D array of finite thresholds, got shape {tau.shape}")
+    if tau.size > MAX_THRESHOLDS:  # every resample keeps a profile over the grid
+        raise OptionError(f"tau= has {tau.size:,} thresholds, more than the {MAX_THRESHOLDS:,} a profile may have; "
+                          f"pass a coarser grid, e.g. tau=np.linspace({tau.min():g}, {tau.max():g}, 201)")
     return tau
 
 
@@ -1021,7 +1029,7 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
         agent's profile is still at least 0.95 to the smallest at which
         every profile is at most 0.05, widened by 5% of that span on each
         side (within the scores' range).  A note of the result states the
-        range and how many runs score outside it.
+        range and how many runs score outside it.  At most 10,000 thresholds.
     kind : {"runs", "tasks"}
         ``"runs"``: fraction of runs scoring strictly above tau, averaged over
         tasks (rliable's score distribution; with equal runs, the fraction of

@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
-import numbers
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Sequence
@@ -24,7 +23,7 @@ from ...errors import DesignError, OptionError
 from .._replication import verdict
 from ...normalization import warn_raw_scales
 from ...options import (check_choice, check_confidence_level, check_cost_options, check_fraction, check_n_jobs,
-                       check_resamples)
+                       check_resamples, is_finite_number)
 from ...progress import progress_bar
 from ...resampling import child_stream, chunk_generators, seed_sequence
 from . import _kernels as kernels
@@ -127,7 +126,7 @@ def _pairs(compare, agents):
 
 
 def _check_gamma(gamma):
-    if isinstance(gamma, bool) or not isinstance(gamma, numbers.Real) or not np.isfinite(gamma):
+    if not is_finite_number(gamma):
         raise OptionError(f"gamma must be a finite number, got {gamma!r}")
     return float(gamma)
 

@@ -11,7 +11,6 @@ published table of per-task means, SDs and run counts (a reproduction). The numb
 from __future__ import annotations
 
 import dataclasses
-import numbers
 from dataclasses import dataclass
 from typing import Any, Literal, Sequence
 
@@ -23,7 +22,8 @@ from ...cost import admit, shows, timed_bar
 from ...design import NA_ACTIONS, design_of
 from ...errors import DesignError, OptionError
 from ...format import count, signif
-from ...options import check_bool, check_choice, check_cost_options, check_fraction, check_resamples
+from ...options import (check_bool, check_choice, check_cost_options, check_fraction, check_resamples,
+                       is_finite_number)
 from ...resampling import check_rng
 from ...statistics import STUDENTIZED_SE_FLOOR, floored_standard_errors, run_expansion
 from .._replication import verdict
@@ -67,7 +67,7 @@ def _check_margin(margin):
         raise OptionError("equivalence needs margin=, the largest difference that counts as practically nothing, "
                           "in the score's units (or on normalised scores with normalize=), e.g. margin=0.1; "
                           "choose it before looking at the data")
-    if isinstance(margin, bool) or not isinstance(margin, numbers.Real) or not np.isfinite(margin) or margin <= 0:
+    if not is_finite_number(margin) or margin <= 0:
         raise OptionError(f"margin must be a finite number above 0 (the band is -margin to +margin), got {margin!r}")
     return float(margin)
 

@@ -9,6 +9,7 @@ import pandas as pd
 
 from ... import format as fmt
 from ...errors import OptionError
+from ...options import check_confidence_level
 from ..._typing import ColumnNames
 from ...results import Result, resultclass
 from . import plots
@@ -119,6 +120,8 @@ class MixedResult(Result):
 
     def confidence_interval(self, confidence_level: float | None = None) -> pd.DataFrame:
         """Simultaneous intervals of the pairwise differences (``tidy()``'s rows) at the level computed."""
+        if confidence_level is not None:  # a level rlstats.mixed would refuse is named as it would name it
+            confidence_level = check_confidence_level(confidence_level)
         if confidence_level is not None and not np.isclose(confidence_level, self.confidence_level):
             raise OptionError(f"the intervals were computed at confidence_level={self.confidence_level}; rerun "
                               f"rlstats.mixed(..., confidence_level={confidence_level})")

@@ -22,7 +22,6 @@ heuristic).  The numbers come from :mod:`rlstats.methods.percentiles._kernels`.
 from __future__ import annotations
 
 import dataclasses
-import numbers
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Literal, Sequence
@@ -38,9 +37,10 @@ from ...engines import one_blas_thread
 from .._replication import verdict
 from ...errors import DesignError, OptionError, warn
 from ...format import count
-from ...options import check_bool, check_choice, check_cost_options, check_fraction, check_n_jobs, check_resamples
+from ...options import (check_bool, check_choice, check_cost_options, check_fraction, check_n_jobs, check_resamples,
+                       is_finite_number)
 from ...progress import progress_bar
-from ...resampling import seed_sequence
+from ...resampling import check_rng, seed_sequence
 from . import _kernels as kernels
 from ._backend import cost
 from ._result import _REFERENCE, _SHORT_NAMES, PercentilesResult
@@ -65,7 +65,7 @@ TIES = ("le", "mid")
 
 
 def _check_real(name, value):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or not np.isfinite(value):
+    if not is_finite_number(value):
         raise OptionError(f"{name} must be a finite number, got {value!r}")
     return float(value)
 
@@ -329,6 +329,7 @@ def percentiles(data: Data, formula: FormulaLike | None = None, *, interval: Per
         interval=interval, delta=delta, n_resamples=n_resamples, ties=ties, self_payoff=self_payoff,
         bounds=bounds, identical=identical, higher_is_better=higher_is_better, na_action=na_action,
         n_jobs=n_jobs, progress=progress, max_seconds=max_seconds)
+    check_rng(rng)  # a bad rng is an error even where the interval draws nothing (the default, asymptotic)
     pair = options.bounds if isinstance(options.bounds, tuple) else None  # checked, with the rows, by the Design
     design = _prepared_design(design_of(data, formula, na_action=options.na_action, eval_env=eval_env, bounds=pair),
                               options)

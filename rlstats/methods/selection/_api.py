@@ -43,12 +43,13 @@ from ...interop import as_pandas
 from ...format import cannot_reject, count, returned_nan
 from .._replication import verdict
 from ...errors import DesignError, OptionError
-from ...options import check_bool, check_choice, check_cost_options, check_fraction, check_int, check_resamples
+from ...options import (check_bool, check_choice, check_cost_options, check_fraction, check_int, check_resamples,
+                       is_finite_number)
 from ...resampling import check_rng, seed_sequence
 from ...statistics import monte_carlo_pvalue, near_tie_note, near_ties
 from . import _kernels as kernels
 from ._backend import cost
-from ._planning import CONSERVATIVE_RESAMPLES
+from ._planning import CONSERVATIVE_RESAMPLES, check_tasks
 from ._result import _INSPECTOR_NAMES, _REPORTER_NAMES, CONF_LEVEL, SelectionCheckResult
 from ..._typing import Data, EvalEnv, FormulaLike, NaAction, Normalizer, Seed, Table
 
@@ -89,15 +90,14 @@ class SelectionOptions:
         if not callable(effect):
             effect = check_choice("effect", effect, EFFECT_MEASURES)
         mu_gap = options["mu_gap"]
-        if (isinstance(mu_gap, bool) or not isinstance(mu_gap, numbers.Real)
-                or not np.isfinite(mu_gap)):  # type: ignore[call-overload]  # numpy's stubs take no numbers.Real
+        if not is_finite_number(mu_gap):
             raise OptionError(f"mu_gap must be a finite number >= 0, got {mu_gap!r}")
         if mu_gap < 0:
             raise OptionError(f"mu_gap must be >= 0 (the minimum improvement a claim must exceed, in the units "
                               f"of the per-task effect), got {mu_gap}; use 0 for the naive test")
         n_candidates = options["n_candidates"]
         if n_candidates is not None:
-            n_candidates = check_int("n_candidates", n_candidates, minimum=1)
+            n_candidates = check_tasks("n_candidates", n_candidates)
         sigma = _checked_sigma(options["sigma"])
         inspector = check_choice("inspector", options["inspector"], INSPECTORS, renamed=kernels.RENAMED_INSPECTORS)
         reporter = check_choice("reporter", options["reporter"], REPORTERS)
@@ -126,7 +126,7 @@ class SelectionOptions:
 def _checked_sigma(sigma):
     if sigma is None or (isinstance(sigma, str) and sigma == "pooled"):
         return sigma
-    if isinstance(sigma, bool) or not isinstance(sigma, numbers.Real) or not np.isfinite(sigma) or sigma <= 0:
+    if not is_finite_number(sigma) or sigma <= 0:
         raise OptionError(f"sigma must be None (unknown sd), \"pooled\" or a positive number (the known sd of "
                           f"the per-task effects), got {sigma!r}")
     return float(sigma)

@@ -16,8 +16,8 @@ import numpy as np
 import pandas as pd
 
 from ... import format as fmt
-from ...errors import OptionError
-from ...options import check_choice, check_fraction, check_int, check_resamples
+from ...errors import OptionError, shown
+from ...options import MAX_RESAMPLES, check_at_most, check_choice, check_fraction, check_int, check_resamples
 from ...resampling import seed_sequence
 from . import _kernels as kernels
 
@@ -27,6 +27,37 @@ if TYPE_CHECKING:
     from ..._typing import Seed
 
 CONSERVATIVE_RESAMPLES = kernels.CONSERVATIVE_RESAMPLES
+#: The most candidate or held-out tasks these helpers take (power()'s bound on tasks): the conservative null draws
+#: n_resamples x n_candidates normals, a simulation n_candidates + n_heldout a trial; benchmarks have tens.
+MAX_TASKS = 10_000
+#: The most fresh tasks :func:`required_heldout` tries (it evaluates every count up to max_heldout).
+MAX_HELDOUT = 10_000_000
+
+
+def check_tasks(name: str, value: object, *, minimum: int = 1) -> int:
+    """A number of tasks: whole, at least ``minimum``, at most :data:`MAX_TASKS` (checked before any draw)."""
+    return check_at_most(name, check_int(name, value, minimum=minimum), MAX_TASKS, "tasks",
+                         "benchmarks have tens of tasks; pass a smaller count")
+
+
+def _task_counts(name, value):
+    """``n_reported`` or ``n_heldout`` of the vectorised :func:`detection_probability`: whole numbers >= 1."""
+    array = np.asarray(value) if not isinstance(value, (bool, np.bool_)) else np.asarray(None)
+    if array.dtype.kind not in "iuf" or array.size == 0 or not np.all(np.isfinite(array)) \
+            or not np.all(array == np.floor(array)):
+        raise OptionError(f"{name} must be whole numbers of tasks (a count or an array of them), got {shown(value)}")
+    if np.any(array < 1):
+        raise OptionError(f"{name} must be at least 1, got {shown(value)}")
+    return array
+
+
+def _means(value):
+    """``mean_reported``: finite numbers (a missing or infinite reported mean has no p-value or detection)."""
+    array = np.asarray(value) if not isinstance(value, (bool, np.bool_)) else np.asarray(None)
+    if array.dtype.kind not in "iuf" or not np.all(np.isfinite(array)):
+        raise OptionError(f"mean_reported must be a finite number (or an array of them), the reported mean effect "
+                          f"over the sd of the effects; got {shown(value)}")
+    return array.astype(float)
 
 
 def detection_probability(mean_reported: ArrayLike, n_reported: ArrayLike, n_heldout: ArrayLike, *,
@@ -67,7 +98,8 @@ def detection_probability(mean_reported: ArrayLike, n_reported: ArrayLike, n_hel
     (0.68, 0.972)
     """
     beta = check_fraction("beta", beta)
-    result = kernels.detection_probability(mean_reported, n_reported, n_heldout, beta, mu0)
+    result = kernels.detection_probability(_means(mean_reported), _task_counts("n_reported", n_reported),
+                                           _task_counts("n_heldout", n_heldout), beta, mu0)
     return float(result) if np.ndim(result) == 0 else result
 
 
@@ -87,8 +119,10 @@ def required_heldout(mean_reported: float, n_reported: int, *, beta: float = 0.0
     """
     beta = check_fraction("beta", beta)
     power = check_fraction("power", power)
-    return kernels.required_heldout(mean_reported, n_reported, beta, power, mu0,
-                                    check_int("max_heldout", max_heldout, minimum=1))
+    n_reported = check_tasks("n_reported", n_reported)
+    max_heldout = check_at_most("max_heldout", check_int("max_heldout", max_heldout, minimum=1), MAX_HELDOUT,
+                                "fresh tasks", "no benchmark has more; pass a smaller max_heldout")
+    return kernels.required_heldout(float(_means(mean_reported)), n_reported, beta, power, mu0, max_heldout)
 
 
 def conservative_pvalue(mean_reported: ArrayLike, n_reported: int, n_candidates: int, *,
@@ -117,11 +151,12 @@ def conservative_pvalue(mean_reported: ArrayLike, n_reported: int, n_candidates:
     >>> abs(p - 0.278) < 4 * se
     True
     """
-    n_reported = check_int("n_reported", n_reported, minimum=1)
-    n_candidates = check_int("n_candidates", n_candidates, minimum=n_reported)
+    means = _means(mean_reported)
+    n_reported = check_tasks("n_reported", n_reported)
+    n_candidates = check_tasks("n_candidates", n_candidates, minimum=n_reported)
     ss, _ = seed_sequence(rng)
     null = kernels.top_mean_null(n_reported, n_candidates, check_resamples(n_resamples, minimum=1), ss)
-    p, se = kernels.conservative_pvalue(null, np.asarray(mean_reported, dtype=float))
+    p, se = kernels.conservative_pvalue(null, means)
     return (float(p), float(se)) if np.ndim(p) == 0 else (p, se)
 
 
@@ -138,8 +173,8 @@ def top_mean_null(n_reported: int, n_candidates: int, *, n_resamples: int = CONS
     >>> round(float(rlstats.selection.top_mean_null(10, 30, rng=0).mean()), 2)
     1.06
     """
-    n_reported = check_int("n_reported", n_reported, minimum=1)
-    n_candidates = check_int("n_candidates", n_candidates, minimum=n_reported)
+    n_reported = check_tasks("n_reported", n_reported)
+    n_candidates = check_tasks("n_candidates", n_candidates, minimum=n_reported)
     ss, _ = seed_sequence(rng)
     return kernels.top_mean_null(n_reported, n_candidates, check_resamples(n_resamples, minimum=1), ss)
 
@@ -266,8 +301,8 @@ def simulate(n_candidates: int, n_reported: int, n_heldout: int | None = None, *
     >>> abs(sim.claim_rate - 0.813) < 0.01
     True
     """
-    n_candidates = check_int("n_candidates", n_candidates, minimum=1)
-    n_reported = check_int("n_reported", n_reported, minimum=1)
+    n_candidates = check_tasks("n_candidates", n_candidates)
+    n_reported = check_tasks("n_reported", n_reported)
     if n_reported > n_candidates:
         raise OptionError(f"n_reported={n_reported} exceeds n_candidates={n_candidates}")
     heldout = check_choice("heldout", heldout, _SIMULATION_HELDOUT)
@@ -279,7 +314,7 @@ def simulate(n_candidates: int, n_reported: int, n_heldout: int | None = None, *
                               f"reported; drop n_heldout (got {n_heldout})")
         n_heldout = rest
     n_heldout = n_reported if n_heldout is None else n_heldout
-    n_heldout = check_int("n_heldout", n_heldout, minimum=1)
+    n_heldout = check_tasks("n_heldout", n_heldout)
     if heldout == "resample" and n_heldout > n_candidates:
         raise OptionError(f"n_heldout={n_heldout} exceeds the {n_candidates} candidates it is drawn from")
     inspector = ("z" if variance == "known" else "t") if inspector is None else inspector
@@ -300,7 +335,8 @@ def simulate(n_candidates: int, n_reported: int, n_heldout: int | None = None, *
         reporter=check_choice("reporter", reporter, ("top", "random")), variance=variance, heldout=heldout,
         inspector=inspector, alpha=check_fraction("alpha", alpha), beta=check_fraction("beta", beta),
         n_resamples=check_resamples(n_resamples, minimum=1))
-    n_trials = check_int("n_trials", n_trials, minimum=1)
+    n_trials = check_at_most("n_trials", check_int("n_trials", n_trials, minimum=1), MAX_RESAMPLES, "trials",
+                             "10,000 to 100,000 give rates to within a percent")
     ss, seed = seed_sequence(rng)
     counts = kernels.simulate_counts(setting, n_trials, ss)
     counts = {name: float(value) for name, value in counts.items()}

@@ -32,7 +32,7 @@ from ...format import cannot_reject, count
 from ...errors import DesignError, OptionError
 from ...options import check_bool, check_choice, check_cost_options, check_fraction, check_n_jobs, check_resamples
 from ...progress import progress_bar
-from ...resampling import canonical_order, seed_sequence
+from ...resampling import canonical_order, check_rng, seed_sequence
 from ...statistics import (TIE_TOLERANCE, chi2_sf, doubled_midranks, monte_carlo_pvalue, near_tie_note,
                            near_ties)
 from . import _kernels as kernels
@@ -307,6 +307,7 @@ def skillings_mack(data: Data, formula: FormulaLike | None = None, *, variant: R
         tie_correction=tie_correction, higher_is_better=higher_is_better, alpha=alpha, adjustment=adjustment,
         posthoc=posthoc, control=control, na_action=na_action, progress=progress, max_seconds=max_seconds,
         n_jobs=n_jobs)
+    check_rng(rng)  # a bad rng is an error even where the p-value draws nothing (asymptotic, exact)
     design = design_of(data, formula, na_action=na_action, eval_env=eval_env)
     if not design.has_blocks:
         raise DesignError(f"the blocked rank test needs blocks: write '{design.formula.text} | task'")
