@@ -375,10 +375,10 @@ def join_and(names: Iterable[object], limit: int | None = None) -> str:
     >>> join_and(["A", "B", "C"]), join_and(["A", "B", "C"], limit=2)
     ('A, B and C', 'A, B and 1 more')
     """
-    names = [str(name) for name in names]
-    if limit is not None and len(names) > limit:
-        return ", ".join(names[:limit]) + f" and {len(names) - limit} more"
-    return " and ".join(filter(None, (", ".join(names[:-1]), names[-1] if names else "")))
+    text = [str(name) for name in names]
+    if limit is not None and len(text) > limit:
+        return ", ".join(text[:limit]) + f" and {len(text) - limit} more"
+    return " and ".join(filter(None, (", ".join(text[:-1]), text[-1] if text else "")))
 
 
 def cannot_reject(test: str, smallest: float, level: float, where: str | None = None,
