@@ -144,10 +144,15 @@ class Summary:
     tables: dict[str, pd.DataFrame]
     notes: tuple[str, ...]
     digits: int
+    latex: dict[str, Callable[..., str]]
 
     def __init__(self, title: str, header: str, tables: Mapping[str, pd.DataFrame], notes: Iterable[str] = (),
-                 digits: int = 5, statistic_line: str | None = None) -> None:
+                 digits: int = 5, statistic_line: str | None = None,
+                 latex: Mapping[str, Callable[..., str]] | None = None) -> None:
         self.title = title
+        # tables whose cells carry marks (bold, daggers) that only their result can set in LaTeX: name -> a
+        # function of (caption, label, environment, resize, notes) giving the float
+        self.latex = dict(latex or {})
         self.statistic_line = statistic_line
         self.header = header
         self.tables = dict(tables)
@@ -196,6 +201,10 @@ class Summary:
         for i, (name, table) in enumerate(self.tables.items()):
             table_label = f"{label}:{i}" if label else None
             caption = f"{self.title}: {name}." + (f" {self.statistic_line.strip()}." if self.statistic_line else "")
+            if name in self.latex:
+                blocks.append(self.latex[name](caption, label=table_label, environment=environment, resize=resize,
+                                               notes=self.notes if not i else ()))
+                continue
             blocks.append(fmt.table_latex(table, self.digits, caption=caption, label=table_label, mc_se=mc_se,
                                           environment=environment, resize=resize, notes=self.notes if not i else ()))
         return "\n\n".join(blocks) + "\n"
