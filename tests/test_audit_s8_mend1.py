@@ -19,3 +19,17 @@ def test_task_table_summary_latex_sets_marks_in_latex_with_their_legend():
     assert r"task & agent\_1 & agent\_2 & agent\_3 \\" in first
     # the second table (comparisons with the best) is as before
     assert latex.count(r"\begin{table") == 2 and "Holm-adjusted within task): comparisons with the best." in latex
+
+
+def test_performance_profile_of_tied_scores_says_one_threshold():
+    """When every run scores 1, performance_profile printed 'thresholds = 81 from 1 to 1' and 'for 81 thresholds tau
+    from 1 to 1': 81 copies of one value are one threshold. It must use and say that one threshold."""
+    df = rlstats.datasets.simulate(2, 3, 3, rng=0)
+    df["score"] = 1.0
+    res = rlstats.performance_profile(df, "score ~ agent | task")
+    assert res.tau.tolist() == [1.0]
+    assert res.estimates.tolist() == [[0.0], [0.0]]  # no run scores strictly above 1
+    text = str(res)
+    assert "thresholds = 1 (tau = 1)" in text and "81" not in text
+    assert "every score is 1, so every profile steps from 1 to 0 there" in text
+    assert "for the one threshold tau = 1," in res.report()
