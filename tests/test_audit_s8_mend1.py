@@ -33,3 +33,24 @@ def test_performance_profile_of_tied_scores_says_one_threshold():
     assert "thresholds = 1 (tau = 1)" in text and "81" not in text
     assert "every score is 1, so every profile steps from 1 to 0 there" in text
     assert "for the one threshold tau = 1," in res.report()
+
+
+def test_percentiles_note_of_a_one_run_cell_says_no_row_measures_it():
+    """A cell of 1 run (the others 5): the percentile bootstrap's note read '1 runs in the smallest cell are few ...:
+    in simulations of ... with 3 runs per cell ... held ... in 0.57', quoting a 3-run design as if it measured a
+    1-run cell; and the PBP note read 'with 1 runs'. The count must be in words and the quote said to be of the
+    fewest runs simulated, with the 1-run design unmeasured."""
+    df = rlstats.datasets.simulate(2, 3, 5, rng=0)
+    df = df.drop(df.index[(df.agent == "agent_1") & (df.task == "task_01")][1:])
+    notes = rlstats.percentiles(df, "score ~ agent | task", n_resamples=240, rng=0, interval="bootstrap").notes
+    note = [n for n in notes if "smallest cell" in n][0]
+    assert note.startswith("the smallest cell has 1 run, fewer than any design simulated for the percentile "
+                           "bootstrap (its coverage there was not measured); at the fewest runs simulated, 2 agents "
+                           "x 1 task with 3 runs per cell")
+    assert "1 runs" not in note
+    notes = rlstats.percentiles(df, "score ~ agent | task", n_resamples=240, rng=0, interval="pbp").notes
+    assert any(n.startswith("with 1 run in the smallest cell the DKW band half-width") for n in notes)
+    df3 = rlstats.datasets.simulate(2, 3, 3, rng=0)
+    note3 = rlstats.percentiles(df3, "score ~ agent | task", n_resamples=240, rng=0, interval="bootstrap").notes[0]
+    assert note3.startswith("3 runs in the smallest cell are few for the percentile bootstrap: in simulations of "
+                            "2 agents x 1 task with 3 runs per cell")
