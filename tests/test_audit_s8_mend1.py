@@ -2,6 +2,8 @@
 table's summary LaTeX, performance_profile's prose, percentiles' small-cell note, the selection check's verdict,
 plot(figsize=), the equivalence figure). Each asserts the correct behaviour and failed before its fix."""
 
+import pytest
+
 import rlstats
 
 
@@ -54,3 +56,24 @@ def test_percentiles_note_of_a_one_run_cell_says_no_row_measures_it():
     note3 = rlstats.percentiles(df3, "score ~ agent | task", n_resamples=240, rng=0, interval="bootstrap").notes[0]
     assert note3.startswith("3 runs in the smallest cell are few for the percentile bootstrap: in simulations of "
                             "2 agents x 1 task with 3 runs per cell")
+
+
+def test_selection_check_verdict_is_untestable_where_the_inspector_cannot_reject():
+    """3 reported and 2 held-out tasks: the exact permutation inspector's smallest attainable p-value is 1/10 > beta =
+    0.05, so no data could have flagged selection; yet the verdict read 'the claim survives verification'. It must
+    say the check is untestable at this design."""
+    df = rlstats.datasets.simulate(2, 5, 5, rng=0)
+    df.loc[df.agent == "agent_2", "score"] += 50
+    res = rlstats.selection_check(df, "score ~ agent | task", treatment="agent_2", baseline="agent_1",
+                                  reported=["task_01", "task_02", "task_03"], rng=0)
+    assert res.pvalue == pytest.approx(0.7) and res.pvalue_reporter < 0.05  # a claim, not flagged
+    assert res.verdict == "untestable" and res.glance()["verdict"].iloc[0] == "untestable"
+    text = str(res) + res.report()
+    assert "survives" not in text
+    assert "whether they are representative is untestable here" in res.report()
+    # 6 reported and 4 held-out tasks: 1/210 < 0.05, the inspector can reject, and the claim does survive
+    df = rlstats.datasets.simulate(2, 10, 5, rng=0)
+    df.loc[df.agent == "agent_2", "score"] += 50
+    res = rlstats.selection_check(df, "score ~ agent | task", treatment="agent_2", baseline="agent_1",
+                                  reported=[f"task_{i:02d}" for i in range(1, 7)], rng=0)
+    assert res.verdict == "survives" and res.pvalue > 0.05
