@@ -419,7 +419,8 @@ class Result:
         """``json.dumps(self.to_dict())``."""
         return json.dumps(self.to_dict(), **kwargs)
 
-    def plot(self, ax: Any = None, kind: str | None = None, **kwargs: Any) -> Any:
+    def plot(self, ax: Any = None, kind: str | None = None, *, figsize: tuple[float, float] | None = None,
+             **kwargs: Any) -> Any:
         """Draw the method's standard figure.
 
         Parameters
@@ -429,6 +430,10 @@ class Result:
             figure is made when None.
         kind : str, optional
             One of the result's plot kinds; the first one by default.
+        figsize : (float, float), optional
+            Width and height in inches of the new figure (laid out again at
+            that size); None: the plot's own size. Not with ``ax=``, whose
+            figure is the caller's.
         **kwargs
             Passed to the drawing function; user keywords win over defaults.
 
@@ -440,6 +445,8 @@ class Result:
             no single Axes stands for the whole drawing then.
         """
         kinds = type(self)._plot_kinds
+        from .plotting import check_figsize, resized
+
         if not kinds:
             raise OptionError(f"{type(self).__name__} has no plots")
         kind = next(iter(kinds)) if kind is None else kind
@@ -448,7 +455,8 @@ class Result:
         if ax is not None and not _all_axes(ax):
             raise OptionError(f"ax= must be a matplotlib Axes (or a sequence of them, one per panel), got "
                               f"{type(ax).__name__}: {ax!r:.60}")
-        return kinds[kind](self, ax=ax, **kwargs)
+        size = check_figsize(figsize, ax)  # before anything is drawn
+        return resized(kinds[kind](self, ax=ax, **kwargs), size)
 
 
 def _all_axes(ax):

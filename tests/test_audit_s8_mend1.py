@@ -77,3 +77,39 @@ def test_selection_check_verdict_is_untestable_where_the_inspector_cannot_reject
     res = rlstats.selection_check(df, "score ~ agent | task", treatment="agent_2", baseline="agent_1",
                                   reported=[f"task_{i:02d}" for i in range(1, 7)], rng=0)
     assert res.verdict == "survives" and res.pvalue > 0.05
+
+
+def test_plot_takes_figsize_for_the_figure_it_makes():
+    """res.plot(figsize=(4, 3)) raised matplotlib's AttributeError ('LineCollection.set() got an unexpected keyword
+    argument figsize'): the keyword reached the drawing calls. plot() must size the new figure it makes (one panel
+    or several, and the Bayesian result's own plot()), refuse a bad size or figsize= with the caller's ax= as an
+    OptionError naming the keyword and the way on, and every result's plot() must take it."""
+    import importlib
+    import inspect
+
+    import matplotlib.pyplot as plt
+
+    from rlstats.methods import DECLARATIONS
+
+    df = rlstats.datasets.simulate(2, 3, 5, rng=0)
+    res = rlstats.compare(df, "score ~ agent | task")
+    drawn = res.plot(figsize=(4, 3))
+    assert drawn.figure.get_size_inches().tolist() == [4.0, 3.0]
+    assert type(drawn.figure.get_layout_engine()).__name__ == "ConstrainedLayoutEngine"
+    panels = rlstats.bootstrap(df, "score ~ agent | task", n_resamples=50, rng=0).plot(figsize=(6, 2))
+    assert panels.get_size_inches().tolist() == [6.0, 2.0]
+    bayes = rlstats.bayes(df, "score ~ agent | task", rope=0.1, n_samples=200, rng=0).plot(figsize=(3.5, 3.5))
+    assert bayes.figure.get_size_inches().tolist() == [3.5, 3.5]
+    figure, ax = plt.subplots()
+    with pytest.raises(rlstats.OptionError, match=r"figsize= sizes the figure plot\(\) makes, but ax= .*"
+                                                  r"plt.subplots\(figsize=...\)"):
+        res.plot(ax=ax, figsize=(4, 3))
+    assert not ax.has_data()  # refused before drawing on the caller's axes
+    for bad in [(4,), (0, 3), "big", (4, float("nan"))]:
+        with pytest.raises(rlstats.OptionError, match=r"figsize= must be \(width, height\) in inches"):
+            res.plot(figsize=bad)
+    plt.close("all")
+    for declared in DECLARATIONS.values():
+        module, name = declared.result.split(":")
+        result = getattr(importlib.import_module(module), name)
+        assert "figsize" in inspect.signature(result.plot).parameters, declared.name
