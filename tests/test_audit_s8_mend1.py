@@ -113,3 +113,25 @@ def test_plot_takes_figsize_for_the_figure_it_makes():
         module, name = declared.result.split(":")
         result = getattr(importlib.import_module(module), name)
         assert "figsize" in inspect.signature(result.plot).parameters, declared.name
+
+
+def test_equivalence_figure_keeps_its_x_label_inside_when_saved_at_its_own_size(tmp_path):
+    """equivalence(...).plot() on 2 agents x 3 tasks: the x label, centred on axes that long y labels push right,
+    reached 0.059 in past the right edge of the 5 x 2.2 in figure saved at its own size ('band ±margi' cut off).
+    Every line of the label must lie inside the figure."""
+    import matplotlib.pyplot as plt
+
+    res = rlstats.equivalence(rlstats.datasets.simulate(2, 3, 5, rng=0), "score ~ agent | task", margin=1.0,
+                              n_resamples=200, rng=0)
+    ax = res.plot()
+    figure = ax.figure
+    try:
+        figure.savefig(tmp_path / "equivalence.png")  # at its own size, laid out as saved
+        width, height = figure.get_size_inches() * figure.dpi
+        for text in (ax.xaxis.label, ax.title):
+            box = text.get_window_extent(figure.canvas.get_renderer())
+            assert box.x0 >= 0 and box.x1 <= width and box.y0 >= 0 and box.y1 <= height, (text.get_text(), box)
+        assert ax.get_xlabel() == ("difference (the units of 'score')\n90% intervals, band \u00b1margin "
+                                   "(filled: shown equivalent)")
+    finally:
+        plt.close(figure)
