@@ -44,7 +44,7 @@ def check_figsize(figsize: object, ax: Any) -> tuple[float, float] | None:
         raise OptionError("figsize= sizes the figure plot() makes, but ax= draws on the caller's figure: size that "
                           "figure where it is made (plt.subplots(figsize=...)), or leave out ax=")
     if (not isinstance(figsize, (tuple, list, np.ndarray)) or len(figsize) != 2
-            or not all(is_finite_number(v) and float(v) > 0 for v in figsize)):  # type: ignore[arg-type]
+            or not all(is_finite_number(v) and float(v) > 0 for v in figsize)):
         raise OptionError(f"figsize= must be (width, height) in inches, two positive numbers, e.g. figsize=(5, 3), "
                           f"got {figsize!r:.60}")
     return float(figsize[0]), float(figsize[1])
