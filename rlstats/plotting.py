@@ -32,6 +32,33 @@ def axes_or_new(ax: Any, figsize: tuple[float, float]) -> Any:
     return ax
 
 
+def check_figsize(figsize: object, ax: Any) -> tuple[float, float] | None:
+    """``figsize=`` of ``Result.plot`` as (width, height) inches, checked before anything is drawn: an OptionError
+    when it is not two positive numbers, or comes with the caller's ``ax`` (whose figure the caller sized)."""
+    if figsize is None:
+        return None
+    from .errors import OptionError
+    from .options import is_finite_number
+
+    if ax is not None:
+        raise OptionError("figsize= sizes the figure plot() makes, but ax= draws on the caller's figure: size that "
+                          "figure where it is made (plt.subplots(figsize=...)), or leave out ax=")
+    if (not isinstance(figsize, (tuple, list, np.ndarray)) or len(figsize) != 2
+            or not all(is_finite_number(v) and float(v) > 0 for v in figsize)):
+        raise OptionError(f"figsize= must be (width, height) in inches, two positive numbers, e.g. figsize=(5, 3), "
+                          f"got {figsize!r:.60}")
+    return float(figsize[0]), float(figsize[1])
+
+
+def resized(drawn: Any, figsize: tuple[float, float] | None) -> Any:
+    """``drawn`` (the Axes or Figure a plot returned) with its new figure set to ``figsize`` inches; the constrained
+    layout of :func:`axes_or_new` and :func:`panels` lays it out again at that size (None: the plot's own size)."""
+    if figsize is not None:
+        figure = drawn if hasattr(drawn, "set_size_inches") else drawn.figure
+        figure.set_size_inches(*figsize)
+    return drawn
+
+
 #: Width of one column of a two-column paper, in inches: a new multi-panel figure is this wide by default.
 COLUMN_WIDTH = 3.3
 

@@ -144,10 +144,15 @@ class Summary:
     tables: dict[str, pd.DataFrame]
     notes: tuple[str, ...]
     digits: int
+    latex: dict[str, Callable[..., str]]
 
     def __init__(self, title: str, header: str, tables: Mapping[str, pd.DataFrame], notes: Iterable[str] = (),
-                 digits: int = 5, statistic_line: str | None = None) -> None:
+                 digits: int = 5, statistic_line: str | None = None,
+                 latex: Mapping[str, Callable[..., str]] | None = None) -> None:
         self.title = title
+        # tables whose cells carry marks (bold, daggers) that only their result can set in LaTeX: name -> a
+        # function of (caption, label, environment, resize, notes) giving the float
+        self.latex = dict(latex or {})
         self.statistic_line = statistic_line
         self.header = header
         self.tables = dict(tables)
@@ -196,6 +201,10 @@ class Summary:
         for i, (name, table) in enumerate(self.tables.items()):
             table_label = f"{label}:{i}" if label else None
             caption = f"{self.title}: {name}." + (f" {self.statistic_line.strip()}." if self.statistic_line else "")
+            if name in self.latex:
+                blocks.append(self.latex[name](caption, label=table_label, environment=environment, resize=resize,
+                                               notes=self.notes if not i else ()))
+                continue
             blocks.append(fmt.table_latex(table, self.digits, caption=caption, label=table_label, mc_se=mc_se,
                                           environment=environment, resize=resize, notes=self.notes if not i else ()))
         return "\n\n".join(blocks) + "\n"
@@ -410,7 +419,8 @@ class Result:
         """``json.dumps(self.to_dict())``."""
         return json.dumps(self.to_dict(), **kwargs)
 
-    def plot(self, ax: Any = None, kind: str | None = None, **kwargs: Any) -> Any:
+    def plot(self, ax: Any = None, kind: str | None = None, *, figsize: tuple[float, float] | None = None,
+             **kwargs: Any) -> Any:
         """Draw the method's standard figure.
 
         Parameters
@@ -420,6 +430,10 @@ class Result:
             figure is made when None.
         kind : str, optional
             One of the result's plot kinds; the first one by default.
+        figsize : (float, float), optional
+            Width and height in inches of the new figure (laid out again at
+            that size); None: the plot's own size. Not with ``ax=``, whose
+            figure is the caller's.
         **kwargs
             Passed to the drawing function; user keywords win over defaults.
 
@@ -431,6 +445,8 @@ class Result:
             no single Axes stands for the whole drawing then.
         """
         kinds = type(self)._plot_kinds
+        from .plotting import check_figsize, resized
+
         if not kinds:
             raise OptionError(f"{type(self).__name__} has no plots")
         kind = next(iter(kinds)) if kind is None else kind
@@ -439,7 +455,8 @@ class Result:
         if ax is not None and not _all_axes(ax):
             raise OptionError(f"ax= must be a matplotlib Axes (or a sequence of them, one per panel), got "
                               f"{type(ax).__name__}: {ax!r:.60}")
-        return kinds[kind](self, ax=ax, **kwargs)
+        size = check_figsize(figsize, ax)  # before anything is drawn
+        return resized(kinds[kind](self, ax=ax, **kwargs), size)
 
 
 def _all_axes(ax):

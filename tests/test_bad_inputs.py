@@ -2288,6 +2288,30 @@ def test_plot_on_something_that_is_not_axes(results, name, ax):
           ax=ax)
 
 
+# [s8 mend1] figsize= of plot(): a bad size, or one with the caller's ax=, is an OptionError before anything is drawn
+@pytest.mark.parametrize("name", RESULTS)
+@pytest.mark.parametrize("figsize, phrase", [
+    ((4,), "figsize= must be (width, height) in inches, two positive numbers, e.g. figsize=(5, 3), got (4,)"),
+    ((0, 3), "figsize= must be (width, height) in inches, two positive numbers"),
+    ("big", "got 'big'"),
+], ids=["one number", "zero width", "text"])
+def test_plot_with_a_bad_figsize(results, name, figsize, phrase):
+    fails(OptionError, phrase, results[name].plot, figsize=figsize)
+
+
+@pytest.mark.parametrize("name", RESULTS)
+def test_plot_with_figsize_and_the_callers_axes(results, name):
+    import matplotlib.pyplot as plt
+
+    figure, ax = plt.subplots()
+    try:
+        fails(OptionError, "figsize= sizes the figure plot() makes, but ax= draws on the caller's figure",
+              results[name].plot, ax=ax, figsize=(4, 3))
+        assert not ax.has_data()
+    finally:
+        plt.close(figure)
+
+
 INTERVAL_LEVELS = [
     (0, "confidence_level must be strictly between 0 and 1"),
     (1, "confidence_level must be strictly between 0 and 1"),

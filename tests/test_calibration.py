@@ -9,6 +9,7 @@ The other procedures' rows are re-measured by the test files of their back ends 
 import dataclasses
 import math
 import pathlib
+import re
 import runpy
 import typing
 
@@ -319,11 +320,14 @@ def test_percentiles_quote_the_nearest_measured_design(monkeypatch):
     # off the grid: the design nearest on a log scale among those measured at most at the smallest cell's runs
     def quoted(agents, tasks, smallest):
         note = _api._coverage_note("pbp_t", smallest, agents, tasks)
-        return note and note.split("in simulations of ")[1].split(", nominal")[0]
+        # below the fewest runs measured the note says so and quotes the fewest as such (audit s8)
+        return note and re.split("in simulations of |at the fewest runs simulated, ", note)[1].split(", nominal")[0]
 
     assert quoted(8, 5, 7) == "8 agents x 5 tasks with 5 runs per cell"
     assert quoted(8, 5, 4) == "8 agents x 5 tasks with 3 runs per cell"
     assert quoted(7, 6, 2) == "8 agents x 5 tasks with 3 runs per cell"  # fewer runs than measured: the smallest
+    assert _api._coverage_note("pbp_t", 2, 7, 6).startswith("the smallest cell has 2 runs, fewer than any design "
+                                                              "simulated for Student-t payoff intervals")
     assert quoted(2, 1, 4) == "3 agents x 2 tasks with 3 runs per cell"  # 2 x 1 was measured at 5 runs only
     assert quoted(2, 1, 6) == "2 agents x 1 task with 5 runs per cell"
     assert quoted(4, 4, 3) == "4 agents x 8 tasks with 3 runs per cell"  # a tie with 4 x 2: the larger design

@@ -92,13 +92,14 @@ class BayesResult(Result):
         "posterior": plots.plot_posterior,
     }
 
-    def plot(self, ax: Any = None, kind: str | None = None, **kwargs: Any) -> Any:
+    def plot(self, ax: Any = None, kind: str | None = None, *, figsize: tuple[float, float] | None = None,
+             **kwargs: Any) -> Any:
         """The simplex of the three probabilities (baycomp's figure; the signed-rank model's default) or the posterior
         of the difference across tasks (mean, or the hierarchical model's centre delta0) with the ROPE shaded (``kind="posterior"``, the hierarchical model's
         default; its simplex shows a next task's masses)."""
         if kind is None:
             kind = "simplex" if self.model == "signed_rank" else "posterior"
-        return super().plot(ax=ax, kind=kind, **kwargs)
+        return super().plot(ax=ax, kind=kind, figsize=figsize, **kwargs)
 
     # ---- printing -------------------------------------------------------------------
     def _statistic_line(self):

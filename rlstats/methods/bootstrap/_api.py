@@ -961,6 +961,10 @@ def _pair_runs(design, pairs):
 def _default_tau(design, layouts, kind):
     """The default thresholds (where the profiles change) and the note that states them."""
     low, high = kernels.profile_range(layouts, kind, design.y, PROFILE_EDGE, PROFILE_MARGIN)
+    if low == high:  # every score ties: a grid of 81 copies of one value is one threshold (audit s8)
+        return np.array([low]), (f"every score is {fmt.signif(low, 3)}, so every profile steps from 1 to 0 there: "
+                                 f"the default is the one threshold tau = {fmt.signif(low, 3)} (no run scores above "
+                                 "it); pass tau= for other thresholds")
     below, above = int((design.y < low).sum()), int((design.y > high).sum())
     outside = [f"{count} of {design.y.size} runs score {side} {fmt.signif(bound, 3)}"
                for count, side, bound in ((below, "below", low), (above, "above", high)) if count]

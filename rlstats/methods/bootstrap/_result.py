@@ -442,7 +442,8 @@ class PerformanceProfileResult(Result):
         bands = (f"resamples = {self.n_resamples}" if self.n_resamples is not None
                  else "bands = stratified Wilson (continuity-corrected)")
         return (f"{bands}, confidence level = {self.confidence_level}, "
-                f"thresholds = {self.tau.size} from {fmt.signif(self.tau.min())} to {fmt.signif(self.tau.max())}")
+                f"thresholds = {self.tau.size} " + (f"from {fmt.signif(self.tau.min())} to {fmt.signif(self.tau.max())}"
+                                                    if self.tau.size > 1 else f"(tau = {fmt.signif(self.tau[0])})"))
 
     def _extra_lines(self):
         what = "fraction of runs above tau (mean over tasks)" if self.kind == "runs" else \
@@ -475,8 +476,9 @@ class PerformanceProfileResult(Result):
         what = ("the fraction of runs scoring above tau, averaged over tasks (score distribution)"
                 if self.kind == "runs" else "the fraction of tasks whose mean score is above tau")
         level = f"{fmt.signif(100 * self.confidence_level)}%"
-        text = (f"Performance profiles show, for {self.tau.size} thresholds tau from {fmt.signif(self.tau.min(), 3)} "
-                f"to {fmt.signif(self.tau.max(), 3)}, {what}, for {len(self.agents)} agents on {len(self.tasks)} "
+        where = (f"{self.tau.size} thresholds tau from {fmt.signif(self.tau.min(), 3)} to {fmt.signif(self.tau.max(), 3)}"
+                 if self.tau.size > 1 else f"the one threshold tau = {fmt.signif(self.tau[0], 3)}")
+        text = (f"Performance profiles show, for {where}, {what}, for {len(self.agents)} agents on {len(self.tasks)} "
                 f"tasks ({_runs_phrase(self.counts)}); ")
         if self.interval == "wilson":
             return text + (f"pointwise {level} bands are stratified Wilson score intervals with continuity correction "

@@ -114,8 +114,12 @@ def plot_performance_profile(result, *, ax=None, scaling="linear", colors=None, 
     x = tau if scaling == "linear" else 1 - result.estimates.mean(axis=0)
     for i, (name, color) in enumerate(zip(result.agents, palette(len(result.agents), colors))):
         style = {"color": color, "linewidth": 2.0, "label": name}
+        if tau.size == 1:  # one threshold (every score ties): a line through one point draws nothing
+            style["marker"] = "o"
         style.update(kwargs)
         ax.plot(x, result.estimates[i], **style)
+        if tau.size == 1:
+            ax.vlines(x, result.intervals[i, :, 0], result.intervals[i, :, 1], color=style["color"], alpha=0.4)
         ax.fill_between(x, result.intervals[i, :, 0], result.intervals[i, :, 1], color=style["color"], alpha=0.2,
                         linewidth=0)
     if scaling == "nonlinear":

@@ -438,7 +438,7 @@ def _caveats(design, options, layout, delta_cell, source):
         smallest = int(design.counts.min())
         eps = float(kernels.dkw_epsilon(smallest, delta_cell))
         if eps > 0.1:
-            notes.append(f"with {smallest} runs in the smallest cell the DKW band half-width at delta' = "
+            notes.append(f"with {count(smallest, 'run')} in the smallest cell the DKW band half-width at delta' = "
                          f"{delta_cell:.3g} is {eps:.2f}, so PBP intervals are wide; PBP needs hundreds to thousands "
                          "of runs per cell to separate agents")
         if source != "given":
@@ -487,9 +487,15 @@ def _coverage_note(interval, smallest, agents, tasks):
     scores = f" of {row['distribution'].replace('_', '-')} scores" if row.get("distribution") else ""
     if coverage >= COVERAGE_FLOOR.get(interval, 0.0) and calibration.shortfall([row], CALIBRATION_LEVEL) is None:
         return None
-    note = (f"{smallest} runs in the smallest cell are few for {_INTERVAL_NAMES[interval]}: in simulations of "
-            f"{row['agents']} agents x {count(row['tasks'], 'task')} with {runs} runs per cell{scores}, nominal 95% "
-            f"simultaneous intervals held every true value in {coverage:.2f} of {row['n_sim']} data sets")
+    measured = (f"{row['agents']} agents x {count(row['tasks'], 'task')} with {runs} runs per cell{scores}, nominal "
+                f"95% simultaneous intervals held every true value in {coverage:.2f} of {row['n_sim']} data sets")
+    if smallest < fewest:  # no row measures a design this small: the fewest runs simulated are quoted as such (audit s8)
+        note = (f"the smallest cell has {count(smallest, 'run')}, fewer than any design simulated for "
+                f"{_INTERVAL_NAMES[interval]} (its coverage there was not measured); at the fewest runs simulated, "
+                f"{measured}")
+    else:
+        note = (f"{count(smallest, 'run')} in the smallest cell {'is' if smallest == 1 else 'are'} few for "
+                f"{_INTERVAL_NAMES[interval]}: in simulations of {measured}")
     if interval == "pbp" or _coverage_note("pbp", smallest, agents, tasks):
         return note
     return note + '; interval="pbp" keeps its level'

@@ -573,19 +573,23 @@ def _inspect(v_p, v_i, options, sigma, ss):
             "n_resamples": None, "null_distribution": None}
 
 
-def _unreachable_note(inspector, beta, n_p, n_i):
-    """The note of a permutation inspector whose smallest attainable p-value is above beta (none otherwise)."""
+def _smallest_pvalue(inspector):
+    """The permutation inspector's smallest attainable p-value (None for the parametric inspectors)."""
     null = inspector["null_distribution"]
     if null is None:
-        return []
+        return None
     if inspector["pvalue_method"] == "exact":
         top = null.max()
         # subsets whose statistic ties the largest, to a tolerance relative to the statistics' own scale (a floor in
         # absolute units would tie every subset of scores in small units)
-        smallest = np.count_nonzero(null >= top - 1e-9 * np.abs(null).max()) / null.size
-    else:
-        smallest = monte_carlo_pvalue(0, inspector["n_resamples"])
-    if smallest <= beta:
+        return np.count_nonzero(null >= top - 1e-9 * np.abs(null).max()) / null.size
+    return monte_carlo_pvalue(0, inspector["n_resamples"])
+
+
+def _unreachable_note(inspector, beta, n_p, n_i):
+    """The note of a permutation inspector whose smallest attainable p-value is above beta (none otherwise)."""
+    smallest = _smallest_pvalue(inspector)
+    if smallest is None or smallest <= beta:
         return []
     where = f"with {n_p} reported and {n_i} held-out tasks" if inspector["pvalue_method"] == "exact" else \
         f"with {inspector['n_resamples']} permutations"
@@ -699,12 +703,17 @@ def _reported_skewness(frame, v_p):
     return float(kernels.effect_skewness(v_p)), "effects"
 
 
-def _verdict(reporter, pvalue, options):
-    """Spec section 3: a claim (gap test when mu_gap > 0, else naive) that the inspector does or does not flag."""
+def _verdict(reporter, inspector, options):
+    """Spec section 3: a claim (gap test when mu_gap > 0, else naive) that the inspector does or does not flag; a
+    claim the inspector could not have flagged at this design (its smallest attainable p-value above beta) is
+    untestable here, not a survival (audit s8)."""
     claim_p = reporter["pvalue_gap"] if reporter["pvalue_gap"] is not None else reporter["pvalue_reporter"]
     if not claim_p <= options.alpha:  # NaN (undefined test) counts as no claim
         return "no_claim"
-    return "selection_bias" if pvalue <= options.beta else "survives"
+    if inspector["pvalue"] <= options.beta:
+        return "selection_bias"
+    smallest = _smallest_pvalue(inspector)
+    return "untestable" if smallest is not None and smallest > options.beta else "survives"
 
 
 def _run(design, fresh, treatment, baseline, reported_names, heldout, options, rng):
@@ -767,5 +776,5 @@ def _run(design, fresh, treatment, baseline, reported_names, heldout, options, r
         group_summary=group_summary, reported_tasks=tuple(frame.loc[frame["set"] == "reported", "task"]),
         heldout_tasks=tuple(frame.loc[frame["set"] == "heldout", "task"]), heldout_design=heldout_design,
         mean_reported=float(v_p.mean()), mean_heldout=float(v_i.mean()), alpha=options.alpha, beta=options.beta,
-        verdict=_verdict(reporter, inspector["pvalue"], options),
+        verdict=_verdict(reporter, inspector, options),
         reporter_interval=reporter_interval, conf_level=CONF_LEVEL)

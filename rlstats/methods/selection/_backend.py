@@ -59,7 +59,7 @@ PUBLIC = {"selection": "rlstats.methods:selection"}
 #: the tidy and glance columns only this folder's results report: (column, attribute, printed label,
 #: description) rows, which rlstats.vocabulary reads through the registry
 VOCABULARY = (
-    ("verdict", "verdict", "verdict", "outcome of a selection check: survives, selection_bias or no_claim"),
+    ("verdict", "verdict", "verdict", "outcome of a selection check: survives, selection_bias, untestable or no_claim"),
     ("inspector", "inspector", "inspector", "test comparing reported with held-out tasks (fisher_pitman, t, welch, z)"),
     ("reporter", "reporter", "reporter", "the reporter's test of a positive mean effect on the reported tasks"),
     ("p_value_reporter", "pvalue_reporter", "reporter p-value",

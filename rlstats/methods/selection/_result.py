@@ -27,6 +27,9 @@ VERDICTS = {
                 "the claim survives verification",
     "selection_bias": "significant on reported tasks, but reported tasks are not representative -- "
                       "selection bias suspected",
+    "untestable": "significant on reported tasks, but the inspector could not reject at this design (its smallest "
+                  "attainable p-value is above beta) -- whether they are representative is untestable here, so the "
+                  "claim is not verified; hold out more tasks (or draw more permutations, n_resamples=)",
     "no_claim": "not significant on reported tasks -- nothing is claimed; the inspector's result is "
                 "informational",
 }
@@ -111,7 +114,8 @@ class SelectionCheckResult(Result):
     alpha, beta : float
         Levels of the reporter's and of the inspector's tests.
     verdict : str
-        ``"survives"``, ``"selection_bias"`` or ``"no_claim"`` (spec section 3).
+        ``"survives"``, ``"selection_bias"``, ``"untestable"`` (a claim the permutation inspector could not have
+        flagged at this design: its smallest attainable p-value is above beta) or ``"no_claim"`` (spec section 3).
     """
 
     statistic: float

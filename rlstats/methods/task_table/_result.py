@@ -11,7 +11,7 @@ import pandas as pd
 from ... import format as fmt
 from ...errors import OptionError
 from ..._typing import ColumnNames
-from ...results import Result, resultclass
+from ...results import Result, Summary, resultclass
 from ...statistics import best_of
 from . import plots
 
@@ -219,6 +219,11 @@ class TaskTableResult(Result):
         if isinstance(digits, bool) or not isinstance(digits, (int, np.integer)) or not 1 <= digits <= 15:
             raise OptionError(f"digits must be a whole number of significant digits from 1 to 15, got {digits!r}")
         fmt.check_layout(environment, resize)
+        return self._latex(self.caption(), label, digits, environment, resize, self.notes)
+
+    def _latex(self, caption, label=None, digits=DIGITS, environment=None, resize=None, notes=(), head="Task"):
+        """The table's float under ``caption`` (plain text), its first column headed ``head``, in the rules of
+        :meth:`to_latex`."""
         escape = fmt.latex_escape
         cells = self._cell_texts(digits, lambda s: rf"\textbf{{{s}}}", lambda s: s + r"$^\dagger$", plain=escape)
         rows = [escape(task) + " & " + " & ".join(row) for task, row in zip(self.tasks, cells)]
@@ -226,7 +231,7 @@ class TaskTableResult(Result):
         plain = self._cell_texts(digits, str, lambda s: s + DAGGER)
         columns = [[(a, False)] + [(row[j], bool(self.tied_best[t, j])) for t, row in enumerate(plain)]
                    for j, a in enumerate(self.agents)]
-        first = [("Task", False)] + [(t, False) for t in self.tasks]
+        first = [(head, False)] + [(t, False) for t in self.tasks]
         if self.aggregate is not None:
             texts = self._aggregate_texts(digits, lambda s: rf"\textbf{{{s}}}", plain=escape)
             metric = _LABELS.get(self.aggregate["metric"], self.aggregate["metric"])
@@ -236,11 +241,12 @@ class TaskTableResult(Result):
             first.append((f"Aggregate {metric}", False))
         named = any(fmt.text_width(a) > max(fmt.text_width(t, b) for t, b in column[1:]) for a, column in
                     zip(self.agents, columns))  # a name wider than its numbers widens the table
-        return fmt.latex_float("l" + "r" * len(self.agents), "Task & " + " & ".join(escape(a) for a in self.agents),
-                               rows, fmt.tabular_width([first] + columns), caption=escape(self.caption()),
+        header = escape(head) + " & " + " & ".join(escape(a) for a in self.agents)
+        return fmt.latex_float("l" + "r" * len(self.agents), header,
+                               rows, fmt.tabular_width([first] + columns), caption=escape(caption),
                                label=label, environment=environment, resize=resize,
                                how_to_fit="shorter agent names (they head the columns)" if named else "",
-                               notes=self.notes) + "\n"
+                               notes=notes) + "\n"
 
     def to_markdown(self, digits: int = DIGITS) -> str:
         frame = self.display(digits, bold=lambda s: f"**{s}**")
@@ -270,6 +276,14 @@ class TaskTableResult(Result):
     def _extra_lines(self):
         key = f"(*bold*: best; {self.mark_sentence()})" if self._marks_shown() else "(*bold*: best)"
         return fmt.table_text(self.display().reset_index()).split("\n") + [key]
+
+    def summary(self) -> Summary:
+        """The full tables; in LaTeX the table keeps to_latex()'s rules (\\textbf, daggers, the legend in the
+        caption), not the printed table's *bold* (audit s8)."""
+        def table(caption, **layout):
+            return self._latex(f"{caption} {self.caption()}", head="task", **layout).rstrip("\n")
+        return Summary(self.method, self._header(), self._summary_tables(), self.notes,
+                       statistic_line=self._statistic_line(), latex={"table": table})
 
     def _summary_tables(self):
         table = self.display().reset_index()
