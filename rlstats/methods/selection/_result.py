@@ -23,8 +23,9 @@ _REPORTER_NAMES = {"skew_t": "skewness-corrected one-sample t test", "t": "one-s
                    "z": "one-sample z test with known sd", "wilcoxon": "Wilcoxon signed-rank test"}
 _STATISTIC_SYMBOL = {"skew_t": "t", "t": "t", "welch": "t", "z": "z", "wilcoxon": "V"}
 VERDICTS = {
-    "survives": "significant on reported tasks, and they are representative of the held-out tasks -- "
-                "the claim survives verification",
+    "survives": "significant on reported tasks, and the inspector found no sign that they show larger effects than "
+                "the held-out tasks (a test that did not reject, not a proof that they are representative) -- the "
+                "claim survives verification",
     "selection_bias": "significant on reported tasks, but reported tasks are not representative -- "
                       "selection bias suspected",
     "untestable": "significant on reported tasks, but the inspector could not reject at this design (its smallest "
