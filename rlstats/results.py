@@ -145,14 +145,17 @@ class Summary:
     notes: tuple[str, ...]
     digits: int
     latex: dict[str, Callable[..., str]]
+    markdown: dict[str, Callable[[], str]]
 
     def __init__(self, title: str, header: str, tables: Mapping[str, pd.DataFrame], notes: Iterable[str] = (),
                  digits: int = 5, statistic_line: str | None = None,
-                 latex: Mapping[str, Callable[..., str]] | None = None) -> None:
+                 latex: Mapping[str, Callable[..., str]] | None = None,
+                 markdown: Mapping[str, Callable[[], str]] | None = None) -> None:
         self.title = title
         # tables whose cells carry marks (bold, daggers) that only their result can set in LaTeX: name -> a
         # function of (caption, label, environment, resize, notes) giving the float
         self.latex = dict(latex or {})
+        self.markdown = dict(markdown or {})  # the same tables' Markdown (bold as **x**), name -> a function of nothing
         self.statistic_line = statistic_line
         self.header = header
         self.tables = dict(tables)
@@ -173,7 +176,8 @@ class Summary:
         """The summary as Markdown: the test line, one table per section, notes as a list."""
         lines = [f"**{self.title}**", "", "```", self.header.strip("\n"), "```"]
         for name, table in self.tables.items():
-            lines += ["", f"*{name}*", "", fmt.table_markdown(table, self.digits)]
+            body = self.markdown[name]() if name in self.markdown else fmt.table_markdown(table, self.digits)
+            lines += ["", f"*{name}*", "", body]
         if self.notes:
             lines += [""] + [f"- {n}" for n in self.notes]
         return "\n".join(lines) + "\n"

@@ -135,3 +135,14 @@ def test_equivalence_figure_keeps_its_x_label_inside_when_saved_at_its_own_size(
                                    "(filled: shown equivalent)")
     finally:
         plt.close(figure)
+
+
+def test_task_table_summary_markdown_sets_the_best_in_bold():
+    """The summary's Markdown table showed the best as *x*, which Markdown renders in italics, beside a legend
+    saying bold; it now uses **x** as res.to_markdown() does."""
+    df = rlstats.datasets.simulate(agents=3, tasks=2, seeds=5, rng=0)
+    res = rlstats.task_table(df, "score ~ agent | task", n_resamples=200, rng=1)
+    table = res.summary().to_markdown().split("*table*")[1].split("*comparisons with the best*")[0]
+    rows = [line for line in table.splitlines() if line.startswith("| task_0")]
+    assert rows == [line for line in res.to_markdown().splitlines() if line.startswith("| task_0")]
+    assert sum(cell.strip().startswith("**") for row in rows for cell in row.split("|")) == 2

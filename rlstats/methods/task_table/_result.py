@@ -279,11 +279,13 @@ class TaskTableResult(Result):
 
     def summary(self) -> Summary:
         """The full tables; in LaTeX the table keeps to_latex()'s rules (\\textbf, daggers, the legend in the
-        caption), not the printed table's *bold* (audit s8)."""
+        caption), in Markdown its **bold**, not the printed table's *bold* (audit s8)."""
         def table(caption, **layout):
             return self._latex(f"{caption} {self.caption()}", head="task", **layout).rstrip("\n")
+        def markdown():
+            return fmt.table_markdown(self.display(DIGITS, bold=lambda s: f"**{s}**").reset_index(), DIGITS)
         return Summary(self.method, self._header(), self._summary_tables(), self.notes,
-                       statistic_line=self._statistic_line(), latex={"table": table})
+                       statistic_line=self._statistic_line(), latex={"table": table}, markdown={"table": markdown})
 
     def _summary_tables(self):
         table = self.display().reset_index()
