@@ -33,3 +33,34 @@ def test_mixed_tied_residuals_share_their_normal_score_whatever_the_row_order():
     expected = special.ndtri((stats.rankdata(base.residuals, method="average") - 0.5) / n)
     np.testing.assert_allclose(scores, expected, atol=1e-12)
     assert scores[0] == scores[1]  # the first cell's two equal runs
+
+
+def _two_scale_curves():
+    """2 agents, 2 tasks a hundredfold apart, 4 runs each, 2 steps."""
+    rng = np.random.default_rng(1)
+    rows = [(agent, task, seed, step, float(scale * rng.lognormal()))
+            for agent in "AB" for task, scale in (("t0", 1.0), ("t1", 100.0)) for seed in range(4) for step in (1, 2)]
+    return pd.DataFrame(rows, columns=["agent", "task", "seed", "step", "score"])
+
+
+def test_curves_std_error_and_pointwise_are_documented_as_computed():
+    """``CurvesResult.std_error`` was documented as the "Bootstrap standard error" and ``pointwise`` as the
+    "Percentile bootstrap interval"; by default they are the stratified delta-method standard error and the hull of
+    the bootstrap-t and t-expanded percentile intervals (the bootstrap SD and the t-expanded percentile interval
+    only with ``bands="expanded"``)."""
+    df = _two_scale_curves()
+    kwargs = dict(step="step", statistic="mean", n_resamples=400, rng=0, normalize=False)
+    studentized = rlstats.curves(df, "score ~ agent | task/seed", **kwargs)
+    expanded = rlstats.curves(df, "score ~ agent | task/seed", bands="expanded", **kwargs)
+    runs = df[df["agent"] == "A"]
+    # the mean of task means: sqrt(sum_t var_t / n_t) / T
+    delta = np.array([np.sqrt(sum(g["score"].var(ddof=1) / len(g) for _, g in runs[runs["step"] == s].groupby("task")))
+                      / 2 for s in (1, 2)])
+    bootstrap_sd = np.std(studentized.bootstrap_distribution[0], axis=0, ddof=1)
+    np.testing.assert_allclose(studentized.std_error[0], delta, rtol=1e-12)
+    assert not np.allclose(studentized.std_error[0], bootstrap_sd, rtol=1e-3)
+    np.testing.assert_allclose(expanded.std_error[0], np.std(expanded.bootstrap_distribution[0], axis=0, ddof=1),
+                               rtol=1e-12)
+    doc = " ".join(rlstats.CurvesResult.__doc__.split())
+    assert "Percentile bootstrap interval at each step" not in doc and "Bootstrap standard error" not in doc
+    assert "delta-method" in doc and "bootstrap-t" in doc
