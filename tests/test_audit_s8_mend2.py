@@ -64,3 +64,26 @@ def test_curves_std_error_and_pointwise_are_documented_as_computed():
     doc = " ".join(rlstats.CurvesResult.__doc__.split())
     assert "Percentile bootstrap interval at each step" not in doc and "Bootstrap standard error" not in doc
     assert "delta-method" in doc and "bootstrap-t" in doc
+
+
+def test_cli_errors_give_hints_in_the_command_line_spelling(tmp_path, capsys):
+    """The CLI printed the library's Python hints (``pass na_action="drop"``, ``n_resamples=10**8 is more than``)
+    where its user must write ``-o na_action=drop``; flags (``rng=`` -> ``--seed``) keep their own spelling."""
+    from rlstats.cli import main
+    from rlstats.cli._shared import in_command_words
+
+    df = pd.DataFrame({"agent": list("ABAB") * 2, "task": ["t1"] * 4 + ["t2"] * 4,
+                       "score": [1.0, 2.0, np.nan, 2.5, 0.5, 1.5, 1.0, 3.0]})
+    path = tmp_path / "runs.csv"
+    df.to_csv(path, index=False)
+    assert main(["compare", str(path), "score ~ agent | task"]) == 2
+    error = capsys.readouterr().err
+    assert "pass -o na_action=drop to drop those rows" in error and 'na_action="drop"' not in error
+    assert main(["compare", str(path), "score ~ agent | task", "--method", "bootstrap", "-o", "na_action=drop",
+                 "-o", "n_resamples=100000000"]) == 2
+    assert "error: -o n_resamples=100000000 is more than" in capsys.readouterr().err
+    flags = {"rng": "--seed", "progress": "--no-progress", "formula": "the FORMULA argument"}
+    assert (in_command_words("pass rng=3, progress=False, formula='y ~ x' or subset=\"task != 'a'\", "
+                             "or compare=[('a', 'b')]", flags, {"subset", "compare"})
+            == "pass --seed 3, --no-progress, formula='y ~ x' or -o 'subset=task != '\"'\"'a'\"'\"'', "
+               "or compare=[('a', 'b')]")

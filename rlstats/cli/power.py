@@ -68,7 +68,7 @@ def add_power_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentP
     from ._shared import add_cost_flags
 
     add_cost_flags(power)
-    power.set_defaults(run=run_power)
+    power.set_defaults(run=run_power, hints=_power_hints)
     return power
 
 
@@ -107,6 +107,14 @@ _RESERVED_OPTIONS = {"rng": "--seed", "method": "the METHOD argument", "seeds": 
                      "eval_env": "--allow-python", "design": "--pilot", "distribution": "--distribution",
                      "heterogeneity": "--heterogeneity", "resample": "--resample", "shifted_agent": "--shifted-agent",
                      "target_power": "--target-power", "max_seeds": "--max-seeds"}
+
+
+def _power_hints():
+    """(flags, -o names) for the library's hints in power's errors: its flags, and power()'s and the methods' keywords."""
+    from ..planning import power, sample_size
+    from ._shared import keyword_names
+
+    return _RESERVED_OPTIONS, keyword_names(power, sample_size)
 
 
 def _arguments(args):
