@@ -87,3 +87,12 @@ def test_cli_errors_give_hints_in_the_command_line_spelling(tmp_path, capsys):
                              "or compare=[('a', 'b')]", flags, {"subset", "compare"})
             == "pass --seed 3, --no-progress, formula='y ~ x' or -o 'subset=task != '\"'\"'a'\"'\"'', "
                "or compare=[('a', 'b')]")
+
+
+def test_power_command_refuses_an_empty_item_of_seeds(capsys):
+    """``rlstats power --seeds 3,,5`` ran 3 and 5 seeds, silently skipping the empty item (a number left out?)."""
+    from rlstats.cli import main
+
+    assert main(["power", "skillings_mack", "--seeds", "3,,5", "--n-sim", "4", "--seed", "0"]) == 2
+    captured = capsys.readouterr()
+    assert "--seeds 3,,5: item 2 is empty" in captured.err and not captured.out

@@ -3519,3 +3519,11 @@ def test_p_value_of_a_result_without_one(results, name, phrase):
     with pytest.raises(AttributeError, match=phrase):
         results[name].p_value
 
+
+# [s8 mend2] an empty item of a comma list of the command line is refused, naming the flag and the item (3,,5 was
+# read as 3,5)
+@pytest.mark.parametrize("seeds, phrase", [("3,,5", "--seeds 3,,5: item 2 is empty"),
+                                           ("3,5,", "--seeds 3,5,: item 3 is empty")])
+def test_power_command_with_an_empty_seeds_item(seeds, phrase):
+    done = _cli("power", "skillings_mack", "--seeds", seeds, "--n-sim", "4")
+    assert done.returncode == 2 and phrase in done.stderr and not done.stdout

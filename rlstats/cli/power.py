@@ -79,13 +79,17 @@ def _usage_error(message):
 
 
 def _int_list(text, flag):
+    parts = [part.strip() for part in text.split(",")]
+    if not any(parts):
+        raise _usage_error(f"{flag} is empty; give numbers separated by commas, e.g. 3,5,10")
+    if not all(parts):  # 3,,5 or 3,5, is a typo (a number left out?), not a list of two
+        place = parts.index("") + 1
+        raise _usage_error(f"{flag} {text}: item {place} is empty; give numbers separated by single commas, "
+                           "e.g. 3,5,10")
     try:
-        values = [int(part) for part in text.split(",") if part.strip()]
+        return [int(part) for part in parts]
     except ValueError:
         raise _usage_error(f"{flag} takes whole numbers separated by commas, e.g. 3,5,10; got {text!r}") from None
-    if not values:
-        raise _usage_error(f"{flag} is empty; give numbers separated by commas, e.g. 3,5,10")
-    return values
 
 
 def _count_or_names(text, flag):
