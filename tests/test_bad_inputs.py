@@ -584,6 +584,10 @@ OWN_OPTIONS = [
     ("curves", "steps", [2_000_000, 3_000_000], DesignError,
      ("no run is logged at any of the 2 grid steps (from 2M to 3M), so there is no curve to show",
       "the runs are logged from step 0 to 1M: pass steps= within that range")),
+    # [s8 mend2] more metrics than any table shows: refused at once, naming the bound (10^5 took 7.5 s to refuse as
+    # duplicates, by a quadratic check)
+    ("bootstrap", "metrics", ["iqm", "mean"] * 50_000, OptionError,
+     "metrics has more than 1,000 entries, the most rlstats takes"),
 ]
 
 
