@@ -584,6 +584,10 @@ OWN_OPTIONS = [
     ("curves", "steps", [2_000_000, 3_000_000], DesignError,
      ("no run is logged at any of the 2 grid steps (from 2M to 3M), so there is no curve to show",
       "the runs are logged from step 0 to 1M: pass steps= within that range")),
+    # [s8 mend2] more metrics than any table shows: refused at once, naming the bound (10^5 took 7.5 s to refuse as
+    # duplicates, by a quadratic check)
+    ("bootstrap", "metrics", ["iqm", "mean"] * 50_000, OptionError,
+     "metrics has more than 1,000 entries, the most rlstats takes"),
 ]
 
 
@@ -2474,9 +2478,9 @@ COMMAND_LINE_CASES = [  # (id, argv with {d} for the folder of inputs, phrase)
     ("compare-o rng", _compare("-o", "rng=__import__('os')"), "give it with --seed"),
     ("compare-o eval_env", _compare("-o", "eval_env=1"), "give it with --allow-python"),
     ("compare-o unknown", _compare("-o", "nosuch=1"),
-     "method='skillings_mack' has no option 'nosuch'; its options are"),
-    ("compare-o pvalue unknown", _compare("-o", "pvalue=x"), "pvalue='x' is not one of the"),
-    ("compare-o na_action unknown", _compare("-o", "na_action=x"), "na_action='x' is not one"),
+     "--method skillings_mack has no option 'nosuch'; its options are"),
+    ("compare-o pvalue unknown", _compare("-o", "pvalue=x"), "-o pvalue=x is not one of the"),
+    ("compare-o na_action unknown", _compare("-o", "na_action=x"), "-o na_action=x is not one"),
     ("compare-o normalize unknown", _compare("--method", "bootstrap", "-o", "normalize=nosuch"),
      "name='nosuch' is not one of the allowed values"),
     ("compare-o without =", _compare("-o", "n_resamples"), "option 'n_resamples' must look like NAME=VALUE"),
@@ -2486,8 +2490,8 @@ COMMAND_LINE_CASES = [  # (id, argv with {d} for the folder of inputs, phrase)
     ("compare-subset arithmetic", _compare("-o", "subset=seed + 1 > 0"), "it uses arithmetic"),
     ("compare-subset local", _compare("-o", "subset=seed > @x"), "it does not parse"),
     ("compare-subset unknown column", _compare("-o", "subset=game == 'Pong'"),
-     "subset=\"game == 'Pong'\" names column 'game', which the data do not have"),
-    ("compare-subset keeps nothing", _compare("-o", "subset=seed > 99"), "subset='seed > 99' keeps no rows"),
+     "-o \"subset=game == 'Pong'\" names column 'game', which the data do not have"),
+    ("compare-subset keeps nothing", _compare("-o", "subset=seed > 99"), "-o \"subset=seed > 99\" keeps no rows"),
     ("compare-subset too long", _compare("-o", "subset=" + " | ".join(["seed == 1"] * 200)),
      "more than the 2,000 a condition may have"),
     ("compare-subset nested too deep", _compare("-o", "subset=" + "not " * 60 + "seed == 1"),
@@ -2504,7 +2508,7 @@ COMMAND_LINE_CASES = [  # (id, argv with {d} for the folder of inputs, phrase)
     ("compare-plot to stdout", _compare("--plot", "-"), "would mix the figure with the text"),
     ("compare-curves without step", ["compare", "{d}/curves.csv", "score ~ agent | task/seed", "--method", "curves"],
      "method='curves' needs the option step= (e.g. step='step', -o step=step"),
-    ("compare-unknown method", _compare("--method", "nosuch"), "method='nosuch' is not one of the available methods"),
+    ("compare-unknown method", _compare("--method", "nosuch"), "--method nosuch is not one of the available methods"),
     ("compare-96,000-character formula", ["compare", "{d}/runs.csv", F + " " * 96_000],
      "the formula is 96,020 characters long, more than the 5,000 a formula may have"),
     ("compare-misspelt response", ["compare", "{d}/runs.csv", "scor ~ agent | task"],
@@ -2570,9 +2574,9 @@ COMMAND_LINE_CASES = [  # (id, argv with {d} for the folder of inputs, phrase)
     ("power-unknown method", ["power", "nosuch", NO_PROGRESS], "method='nosuch' is not one of the allowed values"),
     ("power-seeds text", _power("--seeds", "x"), "--seeds takes whole numbers separated by commas"),
     ("power-seeds empty", _power("--seeds", ","), "--seeds is empty"),
-    ("power-seeds 10**9", _power("--seeds", "1000000000"), "seeds=1000000000 is more than"),
+    ("power-seeds 10**9", _power("--seeds", "1000000000"), "--seeds 1000000000 is more than"),
     ("power-n-sim 0", _power("--n-sim", "0"), "n_sim must be at least 1, got 0"),
-    ("power-n-sim 10**11", _power("--n-sim", "100000000000"), "n_sim=100000000000 is more than"),
+    ("power-n-sim 10**11", _power("--n-sim", "100000000000"), "--n-sim 100000000000 is more than"),
     ("power-o unknown", _power("-o", "nosuch=1"), "nosuch=1 is not an option of skillings_mack"),
     ("power-o n_resamples 0", _power("-o", "n_resamples=0"), "n_resamples must be at least"),
     ("power-o rng", _power("-o", "rng=1"), ("-o rng=", "--seed")),
@@ -2605,18 +2609,18 @@ COMMAND_LINE_CASES = [  # (id, argv with {d} for the folder of inputs, phrase)
     ("power-pilot formula of code", _power("--pilot", "{d}/runs.csv", "--formula",
                                      "__import__('os').getpid() ~ agent | task"), "--allow-python"),
     ("power-tasks 0", _power("--tasks", "0"), "tasks must be at least 1, got 0"),
-    ("power-one agent", _power("--agents", "1"), "agents=1: a comparison needs"),
+    ("power-one agent", _power("--agents", "1"), "--agents 1: a comparison needs"),
     ("power-jobs 0", _power("--jobs", "0"), "n_jobs must be a positive whole"),
-    ("power-backend unknown", _power("--backend", "nosuch"), "backend='nosuch' is not a joblib backend"),
+    ("power-backend unknown", _power("--backend", "nosuch"), "--backend nosuch is not a joblib backend"),
     ("power-alpha 2", _power("--alpha", "2"), "alpha must be strictly between"),
     ("power-distribution unknown", _power("--distribution", "cauchy"),
-     "distribution='cauchy' is not one of the allowed values"),
+     "--distribution cauchy is not one of the allowed values"),
     ("power-target 2", _power("--target-power", "2", "--effect", "1"), "target_power must be strictly between 0 and 1"),
     ("power-target with two methods", ["power", "skillings_mack,bootstrap", "--target-power", "0.8", NO_PROGRESS],
      "--target-power searches one method at a time"),
     ("power-target with seeds", _power("--target-power", "0.8", "--seeds", "3"), "drop --seeds"),
     ("power-max-seeds 10**9", _power("--target-power", "0.8", "--effect", "1", "--max-seeds",
-                               "1000000000"), "max_seeds=1000000000 is more than"),
+                               "1000000000"), "--max-seeds 1000000000 is more than"),
     ("read-logs-missing folder", ["read-logs", "{d}/nosuch", "-o", "{d}/out.csv", NO_PROGRESS], "no such folder"),
     ("read-logs-empty file", ["read-logs", "{d}/empty.csv", "-o", "{d}/out.csv", NO_PROGRESS],
      "empty: the file has no content"),
@@ -3542,3 +3546,12 @@ def test_power_of_a_polars_pilot():
 def test_p_value_of_a_result_without_one(results, name, phrase):
     with pytest.raises(AttributeError, match=phrase):
         results[name].p_value
+
+
+# [s8 mend2] an empty item of a comma list of the command line is refused, naming the flag and the item (3,,5 was
+# read as 3,5)
+@pytest.mark.parametrize("seeds, phrase", [("3,,5", "--seeds 3,,5: item 2 is empty"),
+                                           ("3,5,", "--seeds 3,5,: item 3 is empty")])
+def test_power_command_with_an_empty_seeds_item(seeds, phrase):
+    done = _cli("power", "skillings_mack", "--seeds", seeds, "--n-sim", "4")
+    assert done.returncode == 2 and phrase in done.stderr and not done.stdout

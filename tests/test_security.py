@@ -133,7 +133,7 @@ def test_a_pilot_formula_runs_no_code(sandbox, extra, phrase):
 @pytest.mark.parametrize("option, phrase", [
     ("rng=__import__('os').system('touch {m}')", "-o rng=... cannot be set as an option; give it with --seed"),
     ("n_resamples=__import__('os').system('touch {m}')", "n_resamples must be a whole number"),
-    ("pvalue=exec('import os')", "pvalue=\"exec('import os')\" is not one of the allowed values"),
+    ("pvalue=exec('import os')", "-o \"pvalue=exec('import os')\" is not one of the allowed values"),
     ("n_resamples=" + "[" * 100_000, "n_resamples must be a whole number"),
     ("n_resamples=" + "9" * 5000, "n_resamples must be a whole number"),
     ("n_resamples=10000000000000", "n_resamples=10000000000000 is more than 10,000,000 resamples, the most rlstats takes"),

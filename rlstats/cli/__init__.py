@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..errors import RlstatsError
-from ._shared import (COST_FLAGS, FORMATS, UsageError, add_cost_flags, check_figure_path, cost_options,
+from ._shared import (COST_FLAGS, FORMATS, UsageError, add_cost_flags, check_figure_path, cost_options, in_command_words,
+                      keyword_names,
                       make_output_folder, parse_options, read_table, render, save_plot)
 
 if TYPE_CHECKING:
@@ -58,6 +59,13 @@ def compare_options(args: argparse.Namespace) -> dict[str, Any]:
     if not args.allow_python:  # a response typed on the command line runs no code
         options["eval_env"] = RESTRICTED
     return options
+
+
+def _compare_hints() -> tuple[dict[str, str], set[str]]:
+    """(flags, -o names) for :func:`in_command_words`: compare's own arguments and every back end's keywords."""
+    from ..comparison import compare
+
+    return _RESERVED_OPTIONS, keyword_names(compare)
 
 
 def run_compare(args: argparse.Namespace, out: TextIO) -> int:
@@ -151,7 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="evaluate the response as Python (it can then run any code: only for formulas you trust; "
                           "-o subset= keeps its grammar)")
     add_cost_flags(cmp)
-    cmp.set_defaults(run=run_compare)
+    cmp.set_defaults(run=run_compare, hints=_compare_hints)
 
     demo = commands.add_parser("demo", help="simulate a benchmark and run every available back end on it")
     demo.add_argument("--out", default="rlstats-demo", help="folder for the data and figures (default: rlstats-demo)")
@@ -186,7 +194,10 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
             warnings.showwarning = _show_warning  # one line, as errors are, not a source excerpt
             return args.run(args, out)
     except (RlstatsError, UsageError) as exc:
-        sys.stderr.write(f"rlstats: error: {exc}\n")
+        message = str(exc)
+        if isinstance(exc, RlstatsError) and getattr(args, "hints", None) is not None:  # the library's words
+            message = in_command_words(message, *args.hints())
+        sys.stderr.write(f"rlstats: error: {message}\n")
         return 2
     except BrokenPipeError:  # the reader went away (| head): stop quietly, as other commands do
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

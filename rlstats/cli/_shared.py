@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 import ast
 import os
+import re
+import shlex
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -312,6 +314,58 @@ def parse_options(texts: Iterable[str], reserved: Mapping[str, str]) -> dict[str
             raise UsageError(f"-o {name} is given twice; give it once")
         options[name] = value
     return options
+
+
+#: Flags that take no value: a hint ``progress=False`` reads ``--no-progress``.
+_BARE_FLAGS = ("--no-progress", "--allow-python")
+#: ``name=value`` in a message: a quoted string, or a bare number, word or placeholder (``<number>``, ``...``)
+_PYTHON_OPTION = re.compile(r"""(?<![\w.-])([a-z_][a-z0-9_]*)=("[^"]*"|'[^']*'|\.\.\.|[\w+<>-]+(?:\.[\w+<>-]+)*)"""
+                            r"""(?!\.?[\w+<>\[({-])""")  # not a Python structure (a list, a call): left as it is
+
+
+def in_command_words(message: str, flags: Mapping[str, str], options: Iterable[str]) -> str:
+    """A library message's hints ``name=value`` / ``name="value"`` in the command line's spelling: ``--flag value``
+    for a name the command sets with a flag (``flags``: name -> where it comes from, as :func:`parse_options`'s
+    ``reserved``), ``-o name=value`` for one of the ``options`` -o sets; other text is left as it is, and so is a
+    message that gives the command line's spelling itself (max_seconds='s)."""
+    if "on the command line" in message:
+        return message
+    settable = set(options)
+
+    def spelled(match):
+        name, value = match.group(1), match.group(2)
+        if value[0] in "\"'" and value[-1] == value[0]:
+            value = value[1:-1]
+        flag = flags.get(name, "")
+        if flag.startswith("--"):
+            return flag if flag in _BARE_FLAGS else f"{flag} {_shell_word(value)}"
+        if name in settable and name not in flags:
+            return "-o " + _shell_word(f"{name}={value}")
+        return match.group(0)
+
+    return _PYTHON_OPTION.sub(spelled, message)
+
+
+def _shell_word(text):
+    """``text`` as one word of a shell command: bare if it can be, else in double quotes where nothing in it is
+    special there (readable around single quotes), else shlex's quoting."""
+    quoted = shlex.quote(text)
+    if quoted == text or any(c in text for c in '"$`\\!'):
+        return quoted
+    return f'"{text}"'
+
+
+def keyword_names(*functions: Callable[..., Any]) -> set[str]:
+    """The keyword parameters of ``functions`` and of every back end of compare(): the names -o can set."""
+    import inspect
+
+    from ..methods import METHODS, backend
+
+    names = set()
+    for function in (*functions, *(backend(name) for name in METHODS)):
+        names |= {p.name for p in inspect.signature(function).parameters.values()
+                  if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)}
+    return names
 
 
 def parse_option(text):

@@ -68,7 +68,7 @@ def add_power_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentP
     from ._shared import add_cost_flags
 
     add_cost_flags(power)
-    power.set_defaults(run=run_power)
+    power.set_defaults(run=run_power, hints=_power_hints)
     return power
 
 
@@ -79,13 +79,17 @@ def _usage_error(message):
 
 
 def _int_list(text, flag):
+    parts = [part.strip() for part in text.split(",")]
+    if not any(parts):
+        raise _usage_error(f"{flag} is empty; give numbers separated by commas, e.g. 3,5,10")
+    if not all(parts):  # 3,,5 or 3,5, is a typo (a number left out?), not a list of two
+        place = parts.index("") + 1
+        raise _usage_error(f"{flag} {text}: item {place} is empty; give numbers separated by single commas, "
+                           "e.g. 3,5,10")
     try:
-        values = [int(part) for part in text.split(",") if part.strip()]
+        return [int(part) for part in parts]
     except ValueError:
         raise _usage_error(f"{flag} takes whole numbers separated by commas, e.g. 3,5,10; got {text!r}") from None
-    if not values:
-        raise _usage_error(f"{flag} is empty; give numbers separated by commas, e.g. 3,5,10")
-    return values
 
 
 def _count_or_names(text, flag):
@@ -107,6 +111,14 @@ _RESERVED_OPTIONS = {"rng": "--seed", "method": "the METHOD argument", "seeds": 
                      "eval_env": "--allow-python", "design": "--pilot", "distribution": "--distribution",
                      "heterogeneity": "--heterogeneity", "resample": "--resample", "shifted_agent": "--shifted-agent",
                      "target_power": "--target-power", "max_seeds": "--max-seeds"}
+
+
+def _power_hints():
+    """(flags, -o names) for the library's hints in power's errors: its flags, and power()'s and the methods' keywords."""
+    from ..planning import power, sample_size
+    from ._shared import keyword_names
+
+    return _RESERVED_OPTIONS, keyword_names(power, sample_size)
 
 
 def _arguments(args):

@@ -17,7 +17,9 @@ rliable 1.2.0's numbers bit for bit from a seed, for users migrating.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import numbers
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Sequence
@@ -73,6 +75,10 @@ PROFILE_MARGIN = 0.05
 # ----------------------------------------------------------------------------- options
 
 
+#: The most metrics one call takes (4 are built in; the rest are functions), each a column of every resample.
+MAX_METRICS = 1_000
+
+
 def _metric_name(metric):
     name = getattr(metric, "__name__", None)
     if not name or name == "<lambda>":
@@ -88,8 +94,13 @@ def _check_metrics(metrics):
     if not isinstance(metrics, Iterable):
         raise OptionError(f"metrics must be a metric name, a function, or a list or dict of them, e.g. "
                           f"metrics=['iqm', 'mean'], got {metrics!r}")
-    items = list(metrics.items()) if isinstance(metrics, Mapping) else [
-        (m if isinstance(m, str) else _metric_name(m), m) for m in metrics]
+    # at most MAX_METRICS + 1 taken, so that a huge (or endless) iterable is refused without being listed
+    listed = list(itertools.islice(metrics.items() if isinstance(metrics, Mapping) else metrics, MAX_METRICS + 1))
+    if len(listed) > MAX_METRICS:
+        raise OptionError(f"metrics has more than {MAX_METRICS:,} entries, the most rlstats takes (each keeps "
+                          "n_resamples values per agent); pass the metrics you report, each once")
+    items = listed if isinstance(metrics, Mapping) else [(m if isinstance(m, str) else _metric_name(m), m)
+                                                         for m in listed]
     if not items:
         raise OptionError(f"metrics is empty; name at least one of {', '.join(map(repr, DEFAULT_METRICS))} "
                           "or pass a function")
@@ -100,7 +111,7 @@ def _check_metrics(metrics):
             raise OptionError(f"metric {spec!r} is not one of the built-in metrics "
                               f"{', '.join(map(repr, kernels.BUILTIN_METRICS))} and is not a function")
     names = [name for name, _ in items]
-    duplicated = sorted({n for n in names if names.count(n) > 1})
+    duplicated = sorted(name for name, times in Counter(names).items() if times > 1)  # one pass, not names.count
     if duplicated:
         raise OptionError(f"metric name(s) {duplicated} appear more than once; give each metric its own name")
     return tuple(names), tuple(spec for _, spec in items)
@@ -407,7 +418,8 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
         times), or functions of a (runs x tasks) score matrix
         returning a float; a function with attribute ``vectorized = True``
         receives a (resamples, runs, tasks) array and returns one value per
-        resample.  A dict maps names to metrics.  With unequal runs per task,
+        resample.  A dict maps names to metrics; at most 1,000 (``MAX_METRICS``),
+        each name once.  With unequal runs per task,
         IQM and optimality gap weigh each task alike (they pooled all runs, so
         that tasks with more runs weighed more, before audit s8), with a note.
     n_resamples : int

@@ -49,11 +49,19 @@ class CurvesResult(Result):
         The per-step aggregate (``"iqm"``, ``"mean"``, ... or a function's name).
     estimates : ndarray, shape (n_agents, n_steps)
     pointwise : ndarray, shape (n_agents, n_steps, 2)
-        Percentile bootstrap interval at each step.
+        Interval at each step. With ``bands="studentized"`` (the default) and a built-in statistic, the hull of the
+        studentised (bootstrap-t) interval and the t-expanded percentile one; with ``bands="expanded"`` or a
+        statistic function, the t-expanded percentile interval alone (the bootstrap's percentiles, their distances
+        from the estimate widened by the t quantile at ``df`` over the normal one).
     simultaneous : ndarray, shape (n_agents, n_steps, 2)
-        Band covering the whole curve at ``confidence_level`` (sup-t).
+        Band covering the whole curve at ``confidence_level``: the sup-t band, hulled with the bootstrap-t one
+        where ``pointwise`` is.
     std_error : ndarray, shape (n_agents, n_steps)
-        Bootstrap standard error at each step.
+        Standard error at each step. With ``bands="studentized"`` and a built-in statistic, the stratified
+        first-order (delta-method) standard error on the runs, sqrt(sum over tasks of a_t^2 var_t / n_t) (the
+        standard error that studentises the bootstrap-t band; a_t the task's weight, var_t the variance of its
+        runs' pseudo-values: the score for the mean); with ``bands="expanded"`` or a statistic function, the
+        standard deviation of ``bootstrap_distribution``.
     critical_value : ndarray, shape (n_agents, n_steps)
         Multiplier of the standard error in the simultaneous band at each step.
     df : ndarray, shape (n_agents, n_steps)

@@ -75,7 +75,7 @@ class MixedResult(Result):
         part plus predicted intercepts, and the run minus it.
     residual_normal_scores, task_normal_scores, cell_normal_scores : ndarray
         Normal quantiles at the plotting positions of each residual, task effect and task x agent effect (None
-        without that term) (R's ``qqnorm``).
+        without that term) (R's ``qqnorm``, tied values sharing the average of their ranks).
     """
 
     statistic: float
