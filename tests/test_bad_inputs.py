@@ -3550,8 +3550,11 @@ def test_p_value_of_a_result_without_one(results, name, phrase):
 
 # [s8 mend2] an empty item of a comma list of the command line is refused, naming the flag and the item (3,,5 was
 # read as 3,5)
-@pytest.mark.parametrize("seeds, phrase", [("3,,5", "--seeds 3,,5: item 2 is empty"),
-                                           ("3,5,", "--seeds 3,5,: item 3 is empty")])
-def test_power_command_with_an_empty_seeds_item(seeds, phrase):
-    done = _cli("power", "skillings_mack", "--seeds", seeds, "--n-sim", "4")
+@pytest.mark.parametrize("flag, value, phrase", [("--seeds", "3,,5", "--seeds 3,,5: item 2 is empty"),
+                                                 ("--seeds", "3,5,", "--seeds 3,5,: item 3 is empty"),
+                                                 ("--tasks", "a,,b", "--tasks a,,b: item 2 is empty"),
+                                                 ("--agents", "A,B,", "--agents A,B,: item 3 is empty")])
+def test_power_command_with_an_empty_list_item(flag, value, phrase):
+    done = _cli("power", "skillings_mack", *(() if flag == "--seeds" else ("--seeds", "3")), flag, value,
+                "--n-sim", "4")
     assert done.returncode == 2 and phrase in done.stderr and not done.stdout

@@ -98,9 +98,12 @@ def _count_or_names(text, flag):
         return None
     if text.strip().isdigit():
         return int(text)
-    names = [part.strip() for part in text.split(",") if part.strip()]
-    if not names:
+    names = [part.strip() for part in text.split(",")]
+    if not any(names):
         raise _usage_error(f"{flag} is empty")
+    if not all(names):  # a,,b or a,b, is a typo (a name left out?), as in --seeds
+        raise _usage_error(f"{flag} {text}: item {names.index('') + 1} is empty; give a count or names separated by "
+                           "single commas, e.g. 10 or Pong,Breakout")
     return names
 
 
