@@ -431,4 +431,3 @@ def wrap_prose(text: str, width: int = 100) -> str:
         out.append(textwrap.fill(body, width=width, initial_indent=indent, subsequent_indent=indent + "  ",
                                  break_long_words=False, break_on_hyphens=False))
     return "\n".join(out)
-

@@ -16,9 +16,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..errors import RlstatsError
-from ._shared import (COST_FLAGS, FORMATS, UsageError, add_cost_flags, check_figure_path, cost_options, in_command_words,
-                      keyword_names,
-                      make_output_folder, parse_options, read_table, render, save_plot)
+from ._shared import (COST_FLAGS, FORMATS, UsageError, add_cost_flags, check_figure_path, cost_options,
+                      in_command_words, keyword_names, make_output_folder, parse_options, read_table, render, save_plot)
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -490,12 +490,6 @@ def _withheld(study, method, seeds):
     return None if withhold is None else withhold(dict(study.methods)[method], seeds, study.source.template(seeds))
 
 
-def _and_list(values):
-    """"2", "2 and 3", "2, 3 and 5"."""
-    words = [str(v) for v in values]
-    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
-
-
 def _withheld_notes(study, seeds_list):
     """One note per method and reason: the numbers of seeds whose power is withheld, and why."""
     notes = []
@@ -505,7 +499,7 @@ def _withheld_notes(study, seeds_list):
             reason = _withheld(study, method, seeds)
             if reason:
                 by_reason.setdefault(reason, []).append(seeds)
-        notes += [f"{_rule(method).label} withheld at {_and_list(seeds)} seeds per cell: {reason}"
+        notes += [f"{_rule(method).label} withheld at {fmt.join_and(seeds)} seeds per cell: {reason}"
                   for reason, seeds in by_reason.items()]
     return notes
 

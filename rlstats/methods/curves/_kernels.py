@@ -100,12 +100,17 @@ def _task_means(prepared, weights):
         return sums / counts
 
 
-def _task_weights(prepared, weights):
-    """(B, tasks, steps) the weight of each task's runs logged at each step (NaN-free: 0 where none is)."""
+def _by_task_slot(prepared, weights):
+    """(B, tasks, slots) the runs' weights in their tasks' slots (0 in a task's empty slots)."""
     padded = np.zeros((weights.shape[0], prepared.n_tasks * prepared.slots))
     padded[:, prepared.position] = weights
-    blocks = padded.reshape(weights.shape[0], prepared.n_tasks, prepared.slots)
-    return np.einsum("btj,tjs->bts", blocks, prepared.padded_valid.reshape(prepared.n_tasks, prepared.slots, -1))
+    return padded.reshape(weights.shape[0], prepared.n_tasks, prepared.slots)
+
+
+def _task_weights(prepared, weights):
+    """(B, tasks, steps) the weight of each task's runs logged at each step (NaN-free: 0 where none is)."""
+    return np.einsum("btj,tjs->bts", _by_task_slot(prepared, weights),
+                     prepared.padded_valid.reshape(prepared.n_tasks, prepared.slots, -1))
 
 
 def _equal_task_copies(prepared, weights):
@@ -113,8 +118,9 @@ def _equal_task_copies(prepared, weights):
     the same total, the agent's most runs in a task (c_max), and the total T c_max: the weighted sample of the
     task-averaged distribution, whose trimmed mean the IQM is when tasks differ in their runs."""
     c_max = float(prepared.sizes.max())
+    task_weights = _task_weights(prepared, weights)
     with np.errstate(invalid="ignore", divide="ignore"):
-        scale = np.where(_task_weights(prepared, weights) > 0, c_max / _task_weights(prepared, weights), 0.0)
+        scale = np.where(task_weights > 0, c_max / task_weights, 0.0)
     copies = weights[:, :, None] * prepared.valid[None] * scale[:, prepared.task_of, :]  # (B, runs, steps)
     copies = np.take_along_axis(copies.transpose(0, 2, 1), prepared.order[None], axis=2)
     return copies, prepared.n_tasks * c_max
@@ -161,9 +167,7 @@ def _optimality_gap(prepared, weights):
     if prepared.weighted:  # each task alike: the mean over tasks of each task's mean shortfall
         shortfall = prepared.padded_values.reshape(prepared.n_tasks, prepared.slots, -1)
         shortfall = np.maximum(prepared.gamma - shortfall, 0.0) * prepared.padded_valid.reshape(shortfall.shape)
-        padded = np.zeros((weights.shape[0], prepared.n_tasks * prepared.slots))
-        padded[:, prepared.position] = weights
-        sums = np.einsum("btj,tjs->bts", padded.reshape(weights.shape[0], prepared.n_tasks, prepared.slots), shortfall)
+        sums = np.einsum("btj,tjs->bts", _by_task_slot(prepared, weights), shortfall)
         with np.errstate(invalid="ignore", divide="ignore"):
             return (sums / _task_weights(prepared, weights)).mean(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
