@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import DesignError
-from .format import count, join_and
+from .format import count, join_and, listed
 
 __all__ = ["ComparisonGraph", "comparison_graph", "components", "label_literal", "subset_selecting"]
 
@@ -83,11 +83,6 @@ def subset_selecting(column: str, names: tuple[str, ...], others: tuple[str, ...
     keep = f"{name} in [{', '.join(label_literal(n, numeric) for n in names)}]"
     drop = f"{name} not in [{', '.join(label_literal(n, numeric) for n in others)}]"
     return drop if others and len(drop) < len(keep) else keep
-
-
-def _names(names, limit=_SHOWN_NAMES):
-    shown = ", ".join(names[:limit])
-    return shown if len(names) <= limit else f"{shown} and {len(names) - limit} more"
 
 
 @dataclass(frozen=True)
@@ -167,8 +162,8 @@ class ComparisonGraph:
             if i == _SHOWN_GROUPS:
                 parts.append(f"... and {self.n_groups - _SHOWN_GROUPS} more groups")
                 break
-            parts.append(f"group {i + 1}: {_names(list(agents))} (on {count(len(tasks), 'task')}: "
-                         f"{_names(list(tasks), 5)}), subset={subset!r}")
+            parts.append(f"group {i + 1}: {listed(agents, _SHOWN_NAMES)} (on {count(len(tasks), 'task')}: "
+                         f"{listed(tasks, 5)}), subset={subset!r}")
         return DesignError(
             f"the agents fall into {self.n_groups} groups that never ran on a common task, so agents of different "
             f"groups cannot be compared ({what}): " + "; ".join(parts)

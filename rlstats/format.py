@@ -369,15 +369,27 @@ def count(n: SupportsInt, word: str, plural: str | None = None) -> str:
     return f"{n} {word if n == 1 else (plural or word + 's')}"
 
 
+def listed(items: Iterable[object], limit: int | None = None) -> str:
+    """Items as a comma list, for parentheses and messages; past ``limit`` items, the rest counted.
+
+    >>> listed(["A", "B", "C"]), listed(["A", "B", "C"], limit=2), listed(range(1203), limit=1)
+    ('A, B, C', 'A, B and 1 more', '0 and 1,202 more')
+    """
+    text = [str(item) for item in items]
+    if limit is not None and len(text) > limit:
+        return ", ".join(text[:limit]) + f" and {len(text) - limit:,} more"
+    return ", ".join(text)
+
+
 def join_and(names: Iterable[object], limit: int | None = None) -> str:
-    """Names as prose: "A", "A and B", "A, B and C"; past ``limit`` names, the rest counted.
+    """Names as prose: "A", "A and B", "A, B and C"; past ``limit`` names, the rest counted (:func:`listed`).
 
     >>> join_and(["A", "B", "C"]), join_and(["A", "B", "C"], limit=2)
     ('A, B and C', 'A, B and 1 more')
     """
     text = [str(name) for name in names]
     if limit is not None and len(text) > limit:
-        return ", ".join(text[:limit]) + f" and {len(text) - limit} more"
+        return listed(text, limit)
     return " and ".join(filter(None, (", ".join(text[:-1]), text[-1] if text else "")))
 
 

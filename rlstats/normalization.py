@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import DesignError, OptionError, warn
-from .format import signif
+from .format import listed, signif
 from .interop import as_pandas
 from .provenance import NOTES_ATTR, Note, add_note
 from ._typing import Normalizer, Table
@@ -104,9 +104,7 @@ def _check_range(rule_or_name, df, values, lo, hi, by, score, agent):
 
 def _show(values, limit=10):
     """Comma-separated ``repr`` of the first ``limit`` values, with a count of the rest."""
-    values = [*values]
-    shown = ", ".join(repr(v) for v in values[:limit])
-    return shown + (f" and {len(values) - limit} more" if len(values) > limit else "")
+    return listed(map(repr, values), limit)
 
 
 def _reference_frame(reference):
@@ -166,7 +164,7 @@ def _canonical_tasks(column, keys):
 def _bounds_phrase(table, by, limit=10):
     """'Pong -20.7 to 14.6, Boxing 0.1 to 12.1, ...' (5 significant digits, the first ``limit`` tasks)."""
     parts = [f"{t} {signif(a, 5)} to {signif(b, 5)}" for t, a, b in zip(table[by], table["min"], table["max"])]
-    return ", ".join(parts[:limit]) + (f" and {len(parts) - limit} more" if len(parts) > limit else "")
+    return listed(parts, limit)
 
 
 def _require_columns(frame, columns, what, hint=""):

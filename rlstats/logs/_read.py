@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..provenance import Note, set_notes
-from ..format import count
+from ..format import count, listed
 from ..errors import LogReadError, OptionError, warn
 from ..options import check_bool, check_choice, check_int, check_n_jobs
 from ..progress import progress_bar
@@ -242,8 +242,7 @@ def _resolve_tags(tags, available, record):
 
 def _listed(items, limit=20):
     """``'a', 'b', ... and 3 more``: the first ``limit`` of ``items`` for a message."""
-    shown = ", ".join(repr(item) for item in items[:limit])
-    return shown if len(items) <= limit else f"{shown} and {len(items) - limit:,} more"
+    return listed(map(repr, items), limit)
 
 
 def _field_values(field_rows, names):

@@ -16,7 +16,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ..errors import DesignError
-from ..format import count, join_and
+from ..format import count, join_and, listed
 from ._declaration import Need
 
 #: cells or agents a sentence names before "and N more"
@@ -161,7 +161,7 @@ def _sentence(need, counts, mask, agents, tasks, reference):
         return f"{need.what} {_verb(need)}: they need {needs}, and {fewer}; {need.way_on}"
     if need.per == "agent":
         names = [agents[i] if i < len(agents) else str(i) for i in np.flatnonzero(mask)]
-        where = "for every agent" if mask.all() else f"for {_listed(names)}"
+        where = "for every agent" if mask.all() else f"for {listed(names, _NAMED)}"
         in_tasks = "some task" if need.tasks == 1 else f"at least {count(need.tasks, 'task')}"
         return (f"{need.what} {_verb(need)} {where}: they need at least {need.runs} {noun} in {in_tasks} "
                 f"of each agent, and {'each has' if mask.sum() > 1 else 'it has'} "
@@ -173,7 +173,7 @@ def _sentence(need, counts, mask, agents, tasks, reference):
     else:
         cells = [f"{tasks[t] if t < len(tasks) else t}/{agents[a] if a < len(agents) else a}"
                  for t, a in zip(*np.nonzero(mask))]
-        where = f"in {count(len(cells), need.cell)} ({_listed(cells)})"
+        where = f"in {count(len(cells), need.cell)} ({listed(cells, _NAMED)})"
         one = len(cells) == 1
         which = ((f"{'its' if one else 'their'} shorter side has") if need.per != "cell" else
                  f"in {'it' if one else 'those'} the {need.holder} has" if need.holder else
@@ -198,7 +198,3 @@ def _have(values, noun="runs"):
         return f"{low} to {high} {noun}"
     return f"one {single}" if low == 1 else f"{low} {noun}"
 
-
-def _listed(names):
-    shown = ", ".join(map(str, names[:_NAMED]))
-    return shown if len(names) <= _NAMED else f"{shown} and {len(names) - _NAMED} more"

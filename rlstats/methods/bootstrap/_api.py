@@ -658,8 +658,7 @@ def _weighted_tasks_note(design, metrics):
     unequal = [j for j in range(design.n_agents) if counts[:, j].min() != counts[:, j].max()]
     if not named or not unequal:
         return []
-    agents = ", ".join(design.agents[j] for j in unequal[:5]) + (f" and {len(unequal) - 5} more"
-                                                                  if len(unequal) > 5 else "")
+    agents = fmt.listed([design.agents[j] for j in unequal], 5)
     low, high = min(counts[:, j].min() for j in unequal), max(counts[:, j].max() for j in unequal)
     verb = "weigh" if len(named) > 1 else "weighs"
     return [f"{agents}: runs per task differ ({low} to {high}), so the {' and the '.join(named)} {verb} each task "

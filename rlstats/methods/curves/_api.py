@@ -18,7 +18,7 @@ from ...bounds import KINDS, check_bounds, clip, clipped_note, known_or_unbounde
 from ...design import NA_ACTIONS, data_and_formula, design_of, subset_rows
 from ...cost import admit, shows
 from ...interop import as_pandas
-from ...format import count, format_step, join_and
+from ...format import count, format_step, join_and, listed
 from ...errors import DesignError, OptionError
 from .._replication import verdict
 from ...normalization import warn_raw_scales
@@ -536,7 +536,7 @@ def _run_curves(design, step, steps, options, rng, shown, source=None):
     unequal = [a for j, a in enumerate(design.agents) if design.counts[:, j].min() != design.counts[:, j].max()]
     if options.statistic in ("iqm", "optimality_gap") and (unequal or missing.size):
         # as rlstats.bootstrap's: pooled runs would weigh each task by its runs (audit s8)
-        whose = f"{', '.join(unequal[:5])}{' and more' if len(unequal) > 5 else ''} ha{'s' if len(unequal) == 1 else 've'}"
+        whose = f"{listed(unequal, 5)} ha{'s' if len(unequal) == 1 else 've'}"
         notes.append(f"{whose + ' unequal runs per task' if unequal else 'some runs miss grid steps'}: the "
                      f"{_label(options.statistic_name)} weighs each task alike at each step, its runs logged there "
                      "scaled to the agent's most runs in a task (pooling them would weigh the tasks by their runs)")

@@ -21,7 +21,7 @@ from ... import calibration
 from ...cost import admit, shows, timed_bar
 from ...design import NA_ACTIONS, design_of
 from ...errors import DesignError, OptionError
-from ...format import count, signif
+from ...format import count, listed, signif
 from ...options import (check_bool, check_choice, check_cost_options, check_fraction, check_resamples,
                        is_finite_number)
 from ...resampling import check_rng
@@ -495,7 +495,7 @@ def _flat_note(flat):
     withheld with no word why)."""
     if not flat:
         return []
-    shown = ", ".join(flat[:8]) + (f" and {len(flat) - 8} more" if len(flat) > 8 else "")
+    shown = listed(flat, 8)
     return [f"per-task equivalence tests are withheld in {count(len(flat), 'case')} where neither agent's runs vary "
             f"({shown}): Welch's t has no spread to read there, and a difference of runs that all tie says nothing "
             "of runs not yet seen; the difference of means is in tidy()"]

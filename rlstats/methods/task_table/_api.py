@@ -13,7 +13,7 @@ from ... import format as fmt
 from ...bounds import check_bounds, clip, clipped_note
 from ...cost import admit, shows
 from ...design import design_of
-from ...format import count
+from ...format import count, listed
 from ...errors import DesignError, OptionError
 from ...options import (check_bool, check_choice, check_confidence_level, check_cost_options, check_fraction,
                         check_resamples)
@@ -453,7 +453,7 @@ def _set_notes(design, test, alpha, adjustment, present, pairwise, smallest, ove
     beside = [design.tasks[t] for t in range(present.shape[0])
               if present[t].any() and (design.counts[t] > 0).sum() > present[t].sum()]
     if beside:
-        notes.append(f"in {count(len(beside), 'task')} ({_names(beside)}) the marks compare only the agents with "
+        notes.append(f"in {count(len(beside), 'task')} ({listed(beside, 5)}) the marks compare only the agents with "
                      "the runs they need: an agent with fewer excludes no other agent from the set")
     blocked = {}
     for t in range(present.shape[0]):
@@ -473,7 +473,7 @@ def _set_notes(design, test, alpha, adjustment, present, pairwise, smallest, ove
                                "pairs)",
                  "none": f"alpha = {fmt.signif(threshold, 2)}"}[adjustment]
         where = ("in every task" if len(tasks) == design.n_tasks
-                 else f"in {count(len(tasks), 'task')} ({_names(tasks)})")
+                 else f"in {count(len(tasks), 'task')} ({listed(tasks, 5)})")
         notes.append(f"the {name} cannot reject at {runs} per agent: its smallest one-sided p-value is "
                      f"{fmt.signif(reach, 3)}, above {bound}; every agent stays possibly best {where}")
     if overruled.any():
@@ -534,18 +534,13 @@ def _shortfall_sentence(what, row, tasks, counted, level):
     return (f"measured coverage of {what} with {row['agents']} agents and {row['runs']} runs per agent: "
             f"{float(row['coverage']):.3f}{calibration.worst_draw_clause(row)} ({row['distribution']} scores, "
             f"{row['configuration'].replace('_', ' ')}; "
-            f"{row['n_sim']} {counted}), below {level} by more than 3 Monte Carlo standard errors ({_names(tasks)})")
-
-
-def _names(items, limit=5):
-    shown = ", ".join(str(i) for i in items[:limit])
-    return shown if len(items) <= limit else f"{shown} and {len(items) - limit} more"
+            f"{row['n_sim']} {counted}), below {level} by more than 3 Monte Carlo standard errors ({listed(tasks, 5)})")
 
 
 def _cells_phrase(design, mask):
     tasks_of, agents_of = np.nonzero(mask)
     cells = [f"{design.tasks[t]}/{design.agents[a]}" for t, a in zip(tasks_of, agents_of)]
-    return f"{count(len(cells), 'cell')} ({_names(cells)})"
+    return f"{count(len(cells), 'cell')} ({listed(cells, 5)})"
 
 
 def _adjust_name(adjustment):
@@ -563,7 +558,7 @@ def _bootstrap_row(design, summary, level, n_resamples, seed, shown=False, na_ac
     gone = [t for t in design.tasks if t not in complete.tasks]
     notes = [f"the aggregate row reads the {count(complete.n_tasks, 'task')} where every agent has runs; "
              f"{count(len(gone), 'task')} left out of it (na_action=\"drop\"; the rows above keep "
-             f"{'it' if len(gone) == 1 else 'them'}): {_names(gone)}"] if gone else []
+             f"{'it' if len(gone) == 1 else 'them'}): {listed(gone, 5)}"] if gone else []
     complete = dataclasses.replace(complete, notes=design.notes)  # its own drop note would say the table lost them
     result = backend("bootstrap")(complete,
                                   metrics=[metric], n_resamples=n_resamples, confidence_level=level, rng=seed,

@@ -658,7 +658,7 @@ def _flat_sweeps(design, sweeps):
 def _flat_note(design, flat, what):
     """The note of the outputs ``what`` withheld in the sweeps of ``flat``."""
     cells = [f"{design.tasks[t]}/{design.agents[a]}" for t, a in zip(*np.nonzero(flat))]
-    shown = ", ".join(cells[:5]) + (f" and {len(cells) - 5} more" if len(cells) > 5 else "")
+    shown = fmt.listed(cells, 5)
     return [f"{what} are withheld in {fmt.count(len(cells), 'sweep')} ({shown}): no configuration's runs vary there, "
             "and an interval of one point would say nothing of runs not yet seen; report the estimate with its runs, "
             "or add runs"] if cells else []
@@ -874,8 +874,8 @@ def _resampled_views(design, sweeps, labels, ss, n_resamples, level, sign, budge
                        for a, agent in enumerate(design.agents)]
             lacking = [(agent, tasks) for agent, tasks in lacking if tasks]
             if lacking:
-                named = "; ".join(f"{agent} (no sweep on {', '.join(tasks[:3])}{', ...' if len(tasks) > 3 else ''})"
-                                  for agent, tasks in lacking[:5]) + ("; ..." if len(lacking) > 5 else "")
+                named = "; ".join(f"{agent} (no sweep on {fmt.listed(tasks, 3)})" for agent, tasks in lacking[:5])
+                named += f"; and {len(lacking) - 5} more" if len(lacking) > 5 else ""
                 notes.append(f"expected_max(): no mean over tasks for {named}: it needs the agent on every task; "
                              "its expected-max curves are given per task in expected_max()")
     complete = runs_frame = None
