@@ -143,7 +143,9 @@ DEFAULTS: dict[str, Patterns] = {
     "bootstrap.profile": ({"metric": "runs", "interval": "wilson"},),  # the profile's kind and band
     "curves.band": ({"interval": ("studentized", "")},),  # bootstrap-t bands; the difference band and max-T
     "mixed.contrast": ({"test": "satterthwaite", "interval": "tukey"},),  # ddf and adjust
-    "mixed.means": ({"test": "satterthwaite"},),  # ddf: the marginal means' intervals are not adjusted
+    # ddf (the marginal means' intervals are not adjusted) and the estimand the result names: each agent's mean over
+    # the tasks analysed; the rows of tasks drawn afresh measure another reading, which the notes quote where it misses
+    "mixed.means": ({"test": "satterthwaite", "configuration": "tasks at hand"},),
     "percentiles.interval": ({"interval": "pbp"},),
     # the reporter's skewness-corrected t (issue 40; reporter="t", the paper's, before)
     "selection.size": ({"statistic": "inspector", "test": "fisher_pitman"},

@@ -405,7 +405,8 @@ def test_mixed_means_intervals(point, n_sim):
 
 def test_mixed_quotes_the_means_row_that_misses_at_its_number_of_tasks():
     # 8 agents x 3 tasks x 10 runs: the table's worst row there (tasks drawn afresh) is quoted; at 7 agents (the
-    # nearest measured: 8) too; at 4 tasks, which the table does not measure, nothing is
+    # nearest measured: 8) and at 4 tasks (the nearest measured at or below them: 3) too, as the nearest design; at
+    # 5 tasks, whose rows hold, nothing is
     row = calibration.shortfall(calibration.rows("mixed.means"), 0.95, test="satterthwaite", agents=8, tasks=3, runs=10,
                                 configuration="tasks drawn afresh")
     assert row is not None
@@ -413,7 +414,10 @@ def test_mixed_quotes_the_means_row_that_misses_at_its_number_of_tasks():
         notes = [n for n in rlstats.mixed(_mixed_data(agents, 3, 10)).notes if "agents' marginal means" in n]
         assert len(notes) == 1 and f": {float(row['coverage']):.3f} (" in notes[0], notes
         assert "at 8 agents, 3 tasks and 10 runs per cell" in notes[0], notes
-    assert not any("agents' marginal means" in n for n in rlstats.mixed(_mixed_data(8, 4, 10)).notes)
+        assert ("(the nearest design measured)" in notes[0]) is (agents == 7), notes
+    notes = [n for n in rlstats.mixed(_mixed_data(8, 4, 10)).notes if "agents' marginal means" in n]
+    assert len(notes) == 1 and "3 tasks and 10 runs per cell (the nearest design measured)" in notes[0], notes
+    assert not any("agents' marginal means" in n for n in rlstats.mixed(_mixed_data(8, 5, 10)).notes)
 
 
 def test_mixed_means_coverage_decision_is_the_printed_interval():
@@ -644,7 +648,7 @@ def test_defaults_name_the_public_functions_defaults():
     assert rlstats.performance_profile.__doc__ and "wilson" in rlstats.performance_profile.__doc__
     assert d["mixed.contrast"] == ({"test": _keyword_default(rlstats.mixed, "ddf"),
                                     "interval": _keyword_default(rlstats.mixed, "adjust")},)
-    assert d["mixed.means"] == ({"test": _keyword_default(rlstats.mixed, "ddf")},)
+    assert d["mixed.means"] == ({"test": _keyword_default(rlstats.mixed, "ddf"), "configuration": "tasks at hand"},)
     assert d["percentiles.interval"] == ({"interval": _keyword_default(rlstats.percentiles, "interval")},)
     assert d["selection.size"] == tuple({"statistic": role, "test": _keyword_default(rlstats.selection_check, role)}
                                         for role in ("inspector", "reporter"))

@@ -22,10 +22,11 @@ tasks' noise units (agents that differ, and with capped scores differ in varianc
     random. The four "draws" of a row are then four blocks of data sets, each with tasks of its own.
 
 An interval holds when it holds its agent's truth; data set i reads the interval of agent i mod k only, so that the
-data sets of a row are independent trials and the binomial SE of ``pooled_row`` applies. Grid: 2 and 8 agents on 3
-and 26 tasks, runs 3, 5, 10 and 20, the four distributions, both estimands: 128 points, ``SIMULATIONS`` data sets per
-block (160 per row; a point with a row that misses is continued to 640, ``CONTINUED``), about 12 CPU-minutes with
-``OPENBLAS_NUM_THREADS=1``.
+data sets of a row are independent trials and the binomial SE of ``pooled_row`` applies. Grid: 2 and 8 agents on 3,
+5, 10 and 26 tasks (5 and 10 since session 9, so that a result at 4-25 tasks has a row at or below its tasks to
+quote), runs 3, 5, 10 and 20, the four distributions, both estimands: 256 points, ``SIMULATIONS`` data sets per
+block (160 per row; a point with a row that misses is continued to 640, ``CONTINUED``), about 30 CPU-minutes with
+``OPENBLAS_NUM_THREADS=1``. The default, as the result states it, is "tasks at hand" (``rlstats.calibration.DEFAULTS``).
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ SIMULATIONS = (40, 8)
 #: a point one of whose rows misses its level is continued to this many times its data sets (the same data sets,
 #: then more), to tell chance from a shortfall, as the other procedures' rows that missed on few data sets were
 CONTINUED = 4
-DESIGNS_AT = ((2, 3), (2, 26), (8, 3), (8, 26))
+DESIGNS_AT = ((2, 3), (2, 5), (2, 10), (2, 26), (8, 3), (8, 5), (8, 10), (8, 26))
 CONFIGURATIONS = ("tasks at hand", "tasks drawn afresh")
 DDF = MIXED["DDF"]
 #: the seeds of the fresh tasks' design draws start here, clear of the fixed draws 0, 1, 2, 3

@@ -419,19 +419,20 @@ def _coverage_notes(design, options):
 
 
 def _means_notes(design, options):
-    """The measured coverage of the marginal means' intervals, for the agents' means over tasks like these, where the
-    calibration table shows it below 0.95 by more than 3 Monte Carlo SE at this number of tasks and the nearest
-    numbers of agents and runs per cell measured (balanced designs, at the 95% level it measured; over the tasks at
-    hand those intervals hold). The tasks must match: the shortfall depends on them (0.92-0.93 pooled over the
-    table's designs at 3 tasks, 0.935-0.95 at 26)."""
+    """The measured coverage of the marginal means' intervals, read as intervals of the agents' means over tasks like
+    these, where the calibration table shows it below 0.95 by more than 3 Monte Carlo SE at the nearest design
+    measured (balanced designs, at the 95% level it measured). The result claims the mean over the tasks at hand,
+    which those intervals hold. The shortfall shrinks as tasks are added, so the nearest number of tasks measured
+    is taken at or below the design's (the fewest measured below them); agents and runs, the nearest."""
     rows = calibration.rows(MEANS_CALIBRATION)
     if not rows or not np.isclose(options.confidence_level, 0.95) or not design.is_balanced:
         return []
-    wanted = {"agents": design.n_agents, "runs": design.max_runs_per_cell}
+    wanted = {"agents": design.n_agents, "runs": design.max_runs_per_cell, "tasks": design.n_tasks}
     nearest = {column: min({int(row[column]) for row in rows}, key=lambda v: (abs(v - value), v))
-               for column, value in wanted.items()}
-    row = calibration.shortfall(rows, 0.95, test=options.ddf, configuration=_FRESH_TASKS, tasks=design.n_tasks,
-                                **nearest)
+               for column, value in wanted.items() if column != "tasks"}
+    measured_tasks = sorted({int(row["tasks"]) for row in rows})
+    nearest["tasks"] = max([t for t in measured_tasks if t <= design.n_tasks], default=measured_tasks[0])
+    row = calibration.shortfall(rows, 0.95, test=options.ddf, configuration=_FRESH_TASKS, **nearest)
     if row is None:
         return []
     at = "" if nearest == wanted else " (the nearest design measured)"
