@@ -276,3 +276,18 @@ def test_read_logs_help_names_smooth(capsys):
     text = " ".join(capsys.readouterr().out.split())
     assert "--smooth N" in text and "trailing rolling mean over the last N episodes" in text
     assert "--smooth-over {episodes,steps}" in text
+
+
+@pytest.mark.filterwarnings("always:scores of .* tasks are aggregated")  # pyproject.toml ignores it elsewhere
+def test_warnings_give_their_hints_in_the_command_lines_spelling(tmp_path, capsys):
+    # the library's warnings name keywords (normalize='atari100k_reference', normalize=False); on the command line
+    # those are -o options, as its errors already said (session 9: warnings kept the Python spelling)
+    df = rlstats.datasets.simulate(agents=3, tasks=4, seeds=3, rng=0)  # tasks on scales of their own
+    path = tmp_path / "runs.csv"
+    df.to_csv(path, index=False)
+    status, _ = run(["compare", str(path), "score ~ agent | task", "--method", "mixed"])
+    err = capsys.readouterr().err
+    assert status == 0
+    assert err.startswith("rlstats: warning: scores of 4 tasks are aggregated on their own scales"), err
+    assert "-o normalize=atari100k_reference" in err and "pass -o normalize=False" in err, err
+    assert "normalize='atari100k_reference'" not in err

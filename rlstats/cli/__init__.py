@@ -179,23 +179,25 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _show_warning(message, category, filename, lineno, file=None, line=None):
-    sys.stderr.write(f"rlstats: warning: {message}\n")
-
-
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     """Entry point of the ``rlstats`` command; returns the exit status."""
     out = sys.stdout if out is None else out
     parser = build_parser()
     args = parser.parse_args(argv)
+    hints = getattr(args, "hints", None)
+
+    def words(message):  # the library's hints (name=value) in the command line's spelling
+        return message if hints is None else in_command_words(message, *hints())
+
+    def show_warning(message, category, filename, lineno, file=None, line=None):
+        sys.stderr.write(f"rlstats: warning: {words(str(message))}\n")  # one line, as errors are
+
     try:
         with warnings.catch_warnings():
-            warnings.showwarning = _show_warning  # one line, as errors are, not a source excerpt
+            warnings.showwarning = show_warning
             return args.run(args, out)
     except (RlstatsError, UsageError) as exc:
-        message = str(exc)
-        if isinstance(exc, RlstatsError) and getattr(args, "hints", None) is not None:  # the library's words
-            message = in_command_words(message, *args.hints())
+        message = words(str(exc)) if isinstance(exc, RlstatsError) else str(exc)
         sys.stderr.write(f"rlstats: error: {message}\n")
         return 2
     except BrokenPipeError:  # the reader went away (| head): stop quietly, as other commands do
