@@ -367,10 +367,12 @@ def grouped_shape_ratios(deviations: ArrayLike, starts: ArrayLike, sizes: ArrayL
 
 def wilson_interval(successes: ArrayLike, trials: ArrayLike,
                     confidence_level: float = 0.95) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Wilson score interval of a binomial proportion (vectorised)."""
+    """Wilson score interval of a binomial proportion (vectorised); NaN where there are no trials."""
     from scipy import stats
     successes = np.asarray(successes, dtype=float)
     trials = np.asarray(trials, dtype=float)
+    # no trials, no interval (a power row withheld without simulating it)
+    trials = np.where(trials > 0, trials, np.nan)
     z = stats.norm.ppf(0.5 + confidence_level / 2)
     p = successes / trials
     denominator = 1 + z**2 / trials
@@ -379,7 +381,7 @@ def wilson_interval(successes: ArrayLike, trials: ArrayLike,
     # At 0 or all successes the bound is exactly 0 or 1 (rounding leaves a 1e-19 otherwise).
     low = np.where(successes == 0, 0.0, np.clip(centre - half, 0, 1))
     high = np.where(successes == trials, 1.0, np.clip(centre + half, 0, 1))
-    return low, high
+    return np.where(np.isnan(trials), np.nan, low), high
 
 
 def corrected_wilson_interval(proportion: ArrayLike, size: ArrayLike, confidence_level: float = 0.95

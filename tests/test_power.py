@@ -711,3 +711,18 @@ def test_messages_that_differ_in_a_name_stay_apart(recwarn):
     assert len(texts) == 2
     assert texts[0].startswith("agent a1 has 3 runs below 0.5 (raised by 2 method calls")
     assert "raised by 6 method calls" in texts[1] and "2 texts in all" in texts[1]
+
+
+def test_withheld_numbers_of_seeds_are_not_simulated():
+    # bootstrap interval separation is withheld at 2-3 seeds: those data sets are not drawn (n_tests 0), and the
+    # rate at 4 seeds is the same bits as a study of 4 seeds alone (streams are keyed by the number of seeds)
+    def study(seeds):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return rlstats.power("bootstrap", effect=0.5, seeds=seeds, tasks=2, n_sim=12, rng=3, progress=False,
+                                 bootstrap={"n_resamples": 100}).tidy().set_index("seeds")
+
+    both, alone = study([2, 4]), study([4])
+    assert both.loc[2, "n_tests"] == 0 and np.isnan(both.loc[2, "power"]) and np.isnan(both.loc[2, "mean_runs"])
+    assert both.loc[4, "n_tests"] == 12
+    assert both.loc[4, "power"] == alone.loc[4, "power"] and both.loc[4, "mean_runs"] == alone.loc[4, "mean_runs"]

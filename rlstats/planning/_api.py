@@ -334,6 +334,12 @@ def _rows(outcomes, methods, seeds_list, n_sim, levels):
     rows = []
     for method in methods:
         for seeds in seeds_list:
+            if (method, seeds) not in outcomes:  # withheld for every method, not simulated (:func:`_evaluate`)
+                rows.append({"method": method, "seeds": int(seeds), "power": math.nan, "std_error": math.nan,
+                             "conf_low": math.nan, "conf_high": math.nan, "mean_runs": math.nan,
+                             "mean_runs_se": math.nan, "level_spent": levels.get((method, seeds), math.nan),
+                             "n_sim": int(n_sim), "n_tests": 0, "n_rejections": math.nan})
+                continue
             rejected, runs = outcomes[(method, seeds)]
             trials = rejected.size
             hits = int(rejected.sum())
@@ -468,8 +474,12 @@ def _evaluate(study, seeds_list, n_sim, engine, description="power simulations")
             for method, level in _dry_run(study, seeds).items():
                 levels[(method, seeds)] = level
     messages = _caught_messages(caught)
-    work = within(_study_work(study, seeds_list, n_sim), engine["max_seconds"], "this power study")  # issue 43
-    outcomes, found = _execute(study, seeds_list, n_sim, engine["where"], shows(work, engine["progress"]),
+    # numbers of seeds where every method's rule is withheld give no rate: they are not simulated (session 9: a
+    # bootstrap study simulated its 2 and 3 seeds in full, then withheld them)
+    simulated = [seeds for seeds in seeds_list
+                 if not all(_withheld(study, method, seeds) for method, _ in study.methods)]
+    work = within(_study_work(study, simulated, n_sim), engine["max_seconds"], "this power study")  # issue 43
+    outcomes, found = _execute(study, simulated, n_sim, engine["where"], shows(work, engine["progress"]),
                                description)
     # the dry run analysed the first data set, which the blocks analyse again: a message the blocks raise is counted
     # from them alone (audit s7c: "raised by 4 method calls" of 3 data sets); one only the dry run raised (a
@@ -517,7 +527,7 @@ def _study_work(study, seeds_list, n_sim):
             call = {**defaults, **_call_options(method, options, seeds, study.alpha)}
             seconds += n_sim * load(DECLARATIONS[method].cost)(shape, types.SimpleNamespace(**call)).seconds
     analyses = n_sim * len(seeds_list) * len(study.methods)
-    return Work(analyses, "analyses", seconds / analyses,
+    return Work(analyses, "analyses", seconds / max(analyses, 1),
                 f"{n_sim:,} data sets x {len(seeds_list)} numbers of seeds x {len(study.methods)} method(s)")
 
 

@@ -49,7 +49,8 @@ class PowerResult(Result):
         number of seeds except for AdaStop) and its standard error
         ``mean_runs_se``, ``level_spent`` (the level a permutation-based
         test can spend, NaN for the others), ``n_sim``, ``n_tests``
-        (simulations, times tasks for the per-task tests) and
+        (simulations, times tasks for the per-task tests; 0 where every
+        method's rule is withheld, which is then not simulated) and
         ``n_rejections``.
     data_source : str
         ``"simulate"`` or ``"pilot"``.
