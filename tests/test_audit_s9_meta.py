@@ -157,7 +157,6 @@ def test_rank_test_monte_carlo_pvalue_does_not_depend_on_category_order(column):
     assert b.pvalue == a.pvalue
 
 
-@pytest.mark.xfail(strict=True, reason="each agent's resamples are laid out in the design's order of tasks")
 def test_bootstrap_intervals_do_not_depend_on_task_category_order():
     """Each agent's bootstrap interval changed when only the task column's category order was reversed (same rows,
     labels, rng=1): agent_1's IQM interval [1.865, 5.726] became [1.532, 5.923] on 3 agents x 6 tasks x 4 runs.
@@ -169,7 +168,6 @@ def test_bootstrap_intervals_do_not_depend_on_task_category_order():
     pd.testing.assert_frame_equal(_by_label(b.tidy(), keys), _by_label(a.tidy(), keys), rtol=1e-12)
 
 
-@pytest.mark.xfail(strict=True, reason="each sweep's stream is keyed by the positions of its task and agent")
 @pytest.mark.parametrize("column", ["agent", "task"])
 def test_tuned_score_does_not_depend_on_category_order(column):
     """The tuned score corrected for selection (a point estimate) and its interval changed when only the category
