@@ -12,7 +12,6 @@ It also holds the within-block permutation engine of the blocked rank tests
 
 from __future__ import annotations
 
-import hashlib
 import math
 import numbers
 import os
@@ -84,23 +83,12 @@ def child_stream(ss: np.random.SeedSequence, *key: int) -> np.random.SeedSequenc
     return np.random.SeedSequence(ss.entropy, spawn_key=tuple(ss.spawn_key) + tuple(int(k) for k in key))
 
 
-def label_key(*labels: object) -> tuple[int, ...]:
-    """A :func:`child_stream` key naming agents or tasks by their labels: two 32-bit words of each label's SHA-256.
-
-    A stream keyed by labels rather than positions draws the same numbers whatever the other agents or tasks and
-    their order (a Categorical's category order, or the sort order of other names).
-    """
-    words: list[int] = []
-    for label in labels:
-        digest = hashlib.sha256(str(label).encode("utf-8")).digest()
-        words += [int.from_bytes(digest[i:i + 4], "little") for i in (0, 4)]
-    return tuple(words)
-
-
-def label_ranks(labels: Sequence[object]) -> NDArray[np.intp]:
-    """Each label's place among ``labels`` sorted as text: codes to lay out draws in, so that they do not depend on
-    the labels' order in the design (a Categorical's category order)."""
-    order = sorted(range(len(labels)), key=lambda i: str(labels[i]))
+def label_ranks(labels: Sequence[str], numeric: bool = False) -> NDArray[np.intp]:
+    """Each label's place among ``labels`` sorted (as numbers where ``numeric``, else as text): codes to key random
+    streams by and lay out draws in, so that they do not depend on the labels' order in the design (a
+    Categorical's category order, or the order of first appearance where labels cannot be sorted). For labels of
+    another dtype than a Categorical this is the design's own order, so such results keep their bits."""
+    order = sorted(range(len(labels)), key=lambda i: float(labels[i]) if numeric else str(labels[i]))
     ranks = np.empty(len(labels), dtype=np.intp)
     ranks[order] = np.arange(len(labels))
     return ranks

@@ -181,8 +181,6 @@ def test_tuned_score_does_not_depend_on_category_order(column):
     pd.testing.assert_frame_equal(_by_label(b.tidy(), keys), _by_label(a.tidy(), keys), rtol=1e-12)
 
 
-@pytest.mark.xfail(strict=True, reason="each agent's band resamples are spawned in the design's order of agents and "
-                                       "laid out in its order of tasks")
 @pytest.mark.parametrize("column", ["agent", "task"])
 def test_curve_bands_do_not_depend_on_category_order(column):
     """Each agent's pointwise band changed when only the category order of the agent or task column was reversed

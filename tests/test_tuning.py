@@ -379,10 +379,8 @@ def test_the_percentile_band_is_the_old_one_bit_for_bit():
     assert em["conf_high"].tolist() == recorded(PERCENTILE_BEFORE[1])
 
 
-#: the call above, printed with repr: on main before issue 40 (commit 453fee1, the default band then) until audit s9
-#: keyed each sweep's stream by its task's and agent's labels rather than their positions (the same band from another
-#: stream; before: [-0.6453394192847044, 0.3426427956479908], [0.271863455860849, 1.8958583380418432])
-PERCENTILE_BEFORE = ([-0.6500917933094547, 0.3235653383653808], [0.23648274507825265, 1.8767808807592332])
+#: the call above on main before issue 40 (commit 453fee1, the default band then), printed with repr
+PERCENTILE_BEFORE = ([-0.6453394192847044, 0.3426427956479908], [0.271863455860849, 1.8958583380418432])
 
 
 def recorded(value):
@@ -503,11 +501,9 @@ def test_complete_interval_option_is_recorded_validated_and_keeps_the_two_stage_
         rlstats.tuning(df, "score ~ agent | task/seed", complete_interval="bca", **options)
 
 
-#: the calls above, printed with repr: on main before complete_interval= (commit d7e8c3d, the two-stage bootstrap)
-#: until audit s9 keyed each sweep's stream by its labels (before: intervals (-3.2891141331295337,
-#: -1.3058156373207768) and (-2.6556866254157985, -0.9304427138163156), the same estimates)
-COMPLETE_BEFORE = ((-3.2673316883731465, -1.262772222743663, -2.2462822256940576),
-                   (-2.667877962972344, -0.9273773397896542, -1.878250878404537))
+#: the calls above on main before complete_interval= (commit d7e8c3d, the two-stage bootstrap), printed with repr
+COMPLETE_BEFORE = ((-3.2891141331295337, -1.3058156373207768, -2.2462822256940576),
+                   (-2.6556866254157985, -0.9304427138163156, -1.878250878404537))
 
 
 # ------------------------------------------------------------------------------------------------ sensitivity
@@ -688,13 +684,12 @@ COMPLETE = runpy.run_path(str(HERE / "reference" / "coverage_tuning_complete.py"
 
 def test_the_calibration_modules_compute_what_the_public_function_prints():
     # both modules measure the kernels in tuning()'s order: the same numbers as the public function, same seed
-    from rlstats.resampling import child_stream, label_key, seed_sequence
+    from rlstats.resampling import child_stream, seed_sequence
 
     x = np.random.default_rng(4).lognormal(0, 0.8, (6, 4))
     ss = seed_sequence(9)[0]
-    key = label_key("ant", "ppo")  # the sweep's stream is keyed by its task's and agent's labels
-    bands = BANDS["bands"](x, [1, 3, 6], child_stream(ss, 1, *key), n_resamples=300)
-    selected, intervals = CALIBRATION["interval"](x, child_stream(ss, 0, *key), n_resamples=300)
+    bands = BANDS["bands"](x, [1, 3, 6], child_stream(ss, 1, 0, 0), n_resamples=300)
+    selected, intervals = CALIBRATION["interval"](x, child_stream(ss, 0, 0, 0), n_resamples=300)
     for band, lower in (("skew_t", "pooled"), ("skew_t_normal", "pooled"), ("percentile", "winner")):
         res = rlstats.tuning(sweep_frame(x), "score ~ agent | task/seed", config="lr", views=["expected_max", "best_set"],
                              budgets=[1, 3, 6], n_resamples=300, rng=9, band=band, tuned_lower=lower)
@@ -742,10 +737,8 @@ def test_the_earlier_tuned_interval_is_kept_bit_for_bit():
     assert new["conf_low"] == pytest.approx(TUNED_BEFORE[0] + t * (own - max(own, pooled)) / 2, rel=1e-12)
 
 
-#: the call above, printed with repr: on main before issue 40 (commit 453fee1) until audit s9 keyed each sweep's
-#: stream by its labels (before: -3.6707355285866363, 1.9680989587046431, -0.6016815164981983; the corrected estimate
-#: is read off the resamples)
-TUNED_BEFORE = (-3.621612149157321, 1.9680989587046431, -0.5915537332263545)
+#: the call above on main before issue 40 (commit 453fee1), printed with repr
+TUNED_BEFORE = (-3.6707355285866363, 1.9680989587046431, -0.6016815164981983)
 
 
 def test_the_expected_max_band_covers_at_a_reduced_grid_point():
@@ -823,14 +816,14 @@ def test_the_expected_max_band_covers_over_the_grid():
 
 # [calibration: tuning complete] the complete algorithm's interval, measured as calibration.csv measures it
 def test_the_complete_calibration_module_computes_what_the_public_function_prints():
-    from rlstats.resampling import child_stream, label_key, seed_sequence
+    from rlstats.resampling import child_stream, seed_sequence
 
     rng = np.random.default_rng(5)
     for G, weighted in ((30, False), (40, True), (6, False)):
         x = rng.lognormal(0, 0.8, (G, 4)) + rng.normal(0, 1, (G, 1))
         w = rng.uniform(0.5, 1, G) if weighted else None
         order = sorted(range(G), key=str)  # tuning's configuration order: the labels sorted as text
-        got = COMPLETE["intervals"](x[order], child_stream(seed_sequence(9)[0], 2, *label_key("ant", "ppo")),
+        got = COMPLETE["intervals"](x[order], child_stream(seed_sequence(9)[0], 2, 0, 0),
                                     None if w is None else w[order], n_resamples=300)
         df = sweep_frame(x)
         options = {"config": "lr", "views": ["complete"], "n_resamples": 300, "rng": 9}

@@ -67,7 +67,7 @@ def truth(distribution, offset, scale, n, ks, draws=TRUTH_DRAWS):
 
 def bands(x, ks, seed, level=LEVEL, n_resamples=N_RESAMPLES):
     """{band: (low, high)} of sweep ``x`` (N, n) without replacement, as ``rlstats.tuning`` computes them from the
-    seed stream ``seed`` (its ``child_stream(ss, 1, *label_key(task, agent))``)."""
+    seed stream ``seed`` (its ``child_stream(ss, 1, task, agent)``)."""
     N, n = x.shape
     values, starts, sizes = x.ravel(), np.arange(N) * n, np.full(N, n)
     means = kernels.config_means(values, starts, sizes)

@@ -621,7 +621,7 @@ def _accelerations(layouts, options):
 
 
 def _agent_layout(design, j):
-    # the tasks in their labels' text order, not the design's: an agent's draws, keyed by its label, then do not
+    # the tasks in their names' sorted order, not the design's: an agent's draws, keyed by its label, then do not
     # depend on the order of the tasks (a Categorical's category order) either
     mine = np.flatnonzero(design.agent == j)
     task = label_ranks(design.tasks)[design.task[mine]]

@@ -38,6 +38,7 @@ order with a legacy ``RandomState`` and its exact numpy/scipy operations
 from __future__ import annotations
 
 import functools
+import hashlib
 import threading
 from dataclasses import dataclass
 
@@ -45,7 +46,7 @@ import numpy as np
 
 from ...statistics import corrected_wilson_interval, near_ties, order_statistic_se
 from ...engines import Engine, map_ordered, workers
-from ...resampling import (UniformIndices, canonical_order, child_stream, chunk_seeds, fixed_dot, label_key,
+from ...resampling import (UniformIndices, canonical_order, child_stream, chunk_seeds, fixed_dot,
                            keep_work_arrays_on_heap, parallel_map)
 
 #: Resamples drawn from one spawned generator; fixed so results never depend on batching.
@@ -165,7 +166,9 @@ def agent_seed_sequence(root, label):
     Keying by label (not position) makes every agent's resamples, and so its
     intervals, independent of the other agents and of their order.
     """
-    return child_stream(root, *label_key(label))
+    digest = hashlib.sha256(str(label).encode("utf-8")).digest()
+    words = tuple(int.from_bytes(digest[i:i + 4], "little") for i in (0, 4))
+    return child_stream(root, *words)
 
 
 def batch_blocks(n_runs, batch_size=None):
