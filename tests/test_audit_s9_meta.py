@@ -195,7 +195,6 @@ def test_curve_bands_do_not_depend_on_category_order(column):
     pd.testing.assert_frame_equal(_by_label(b.tidy(), keys), _by_label(a.tidy(), keys), rtol=1e-12)
 
 
-@pytest.mark.xfail(strict=True, reason="the Dirichlet weights are drawn over the tasks in the design's order")
 def test_bayes_signed_rank_does_not_depend_on_task_category_order():
     """The Bayesian signed-rank posterior changed when only the task column's category order was reversed (same
     rows, labels, rng=1): agent_1 vs agent_2's P(rope) 0.0405 became 0.044 on 3 agents x 6 tasks x 4 runs."""

@@ -37,7 +37,7 @@ from ...format import count, signif
 from ...normalization import warn_raw_scales
 from ...options import (check_at_most, check_bool, check_choice, check_confidence_level, check_cost_options, check_int,
                         check_n_jobs, check_resamples)
-from ...resampling import child_generator, child_stream, chunk_generators, parallel_map, seed_sequence
+from ...resampling import child_generator, child_stream, chunk_generators, label_ranks, parallel_map, seed_sequence
 from ...statistics import TIE_TOLERANCE
 from . import _kernels as kernels
 from ._backend import cost
@@ -335,8 +335,11 @@ def _pair_frame(design, first, second, present, p, estimate, low, high):
 def _signed_rank(design, options, ss, first, second, differences, present, sign, notes):
     complete = bool(present.all()) and design.is_complete
     n_tasks = design.n_tasks
-    task_means = design.cell_matrix("mean")
-    filled = np.where(present, differences, 0.0)
+    # the Dirichlet weights fall on the tasks in their names' sorted order, not the design's (a Categorical's
+    # category order), so that order does not change the draws
+    by_name = np.argsort(label_ranks(design.tasks))
+    task_means = design.cell_matrix("mean")[by_name]
+    filled, logged = np.where(present, differences, 0.0)[:, by_name], present[:, by_name]  # (pairs, tasks)
     ordered = complete and design.n_agents <= MAX_ORDERING_AGENTS and options.orderings is not False
     # each pair's largest |task-level score|: the scale of the tie tolerance at the ROPE bounds (statistics.near_ties)
     scale = np.nanmax(np.abs(np.stack([task_means[:, first], task_means[:, second]])), axis=(0, 1))
@@ -344,7 +347,7 @@ def _signed_rank(design, options, ss, first, second, differences, present, sign,
     def block(item):
         start, stop, generator = item
         weights = kernels.dirichlet_block(generator, stop - start, n_tasks, options.prior)
-        theta, mean = kernels.signed_rank_block(weights, filled, present, options.rope, scale)
+        theta, mean = kernels.signed_rank_block(weights, filled, logged, options.rope, scale)
         codes = kernels.ordering_codes(weights, task_means, options.higher_is_better) if ordered else None
         return theta, mean, codes
 
