@@ -528,9 +528,13 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
     for p in range(n_pairs):
         groups.setdefault(tuple(present[p]), []).append(p)
 
+    # the sampler takes a pair's tasks in their names' sorted order, not the design's (a Categorical's category
+    # order), so that order does not change the draws
+    by_name = np.argsort(label_ranks(design.tasks))
+
     def fit(members):
         members = np.array(members)
-        keep = present[members[0]]
+        keep = by_name[present[members[0]][by_name]]  # the group's tasks (codes), in that order
         s = scale[members][:, None]
         x_sums, x_counts, x_within = sums[members][:, keep] / s, counts[members][:, keep], \
             within[members][:, keep] / np.square(s)
@@ -577,14 +581,15 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
             kept[p] = flat[thinned]
             # a row per task (the sampler's memory is task-major, so this is a view)
             per_task = np.moveaxis(delta[i], -1, 0).reshape(-1, draws)
-            where = np.flatnonzero(keep)
+            where = keep
             posterior["estimate"][p, where] = per_task.mean(axis=1)
             posterior["conf_low"][p, where], posterior["conf_high"][p, where] = _interval(per_task, level, axis=1)
             posterior["p_better"][p, where] = np.mean(per_task > rope, axis=1)
             posterior["p_rope"][p, where] = np.mean(np.abs(per_task) <= rope, axis=1)
             posterior["p_worse"][p, where] = np.mean(per_task < -rope, axis=1)
             rows = [(name, values[i]) for name, values in parameters.items()]
-            rows += [(f"delta[{design.tasks[t]}]", delta[i][..., k]) for k, t in enumerate(where)]
+            rows += [(f"delta[{design.tasks[t]}]", delta[i][..., k]) for k, t in sorted(enumerate(where),
+                                                                                       key=lambda kt: kt[1])]
             stacked = np.stack([v for _, v in rows])       # (parameters, chains, draws): one pass for all
             r_hat, ess = kernels.diagnose(stacked)
             r, e = r_hat.tolist(), ess.tolist()
