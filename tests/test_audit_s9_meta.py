@@ -229,7 +229,6 @@ def _pilot_power(df):
     return res.tidy()["power"].tolist()
 
 
-@pytest.mark.xfail(strict=True, reason="the pilot's runs are drawn by their positions in the caller's row order")
 def test_power_from_a_pilot_does_not_depend_on_the_row_order():
     """power() from a pilot frame gave another power when the pilot's rows were shuffled (same rng=1, 40 simulated
     data sets of 3 seeds from 3 agents x 4 tasks x 5 runs): 0.325 became 0.30."""
@@ -238,7 +237,6 @@ def test_power_from_a_pilot_does_not_depend_on_the_row_order():
     assert _pilot_power(shuffled) == _pilot_power(df)
 
 
-@pytest.mark.xfail(strict=True, reason="the pilot's runs are drawn in the design's order of agents and tasks")
 @pytest.mark.parametrize("column", ["agent", "task"])
 def test_power_from_a_pilot_does_not_depend_on_category_order(column):
     """power() from a pilot frame gave another power when only the category order of the agent or task column was
