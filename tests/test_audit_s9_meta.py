@@ -254,3 +254,19 @@ def test_percentiles_bootstrap_interval_does_not_depend_on_category_order(column
     a = rlstats.percentiles(df, "score ~ agent | task", interval="bootstrap", rng=1)
     b = rlstats.percentiles(_reordered(df, column), "score ~ agent | task", interval="bootstrap", rng=1)
     pd.testing.assert_frame_equal(_by_label(b.tidy(), ["agent"]), _by_label(a.tidy(), ["agent"]), rtol=1e-12)
+
+
+def test_label_ranks_are_the_names_sorted_as_the_design_sorts_them():
+    """The places the random back ends key their streams by: the names sorted as text, or as numbers when every
+    name reads as a finite number (integer task ids keep the design's numeric order, so their results keep their
+    bits); a Categorical's order plays no part."""
+    from rlstats.resampling import label_ranks
+
+    assert label_ranks(["b", "a", "10", "2"]).tolist() == [3, 2, 0, 1]
+    assert label_ranks(["10", "2", "1"]).tolist() == [2, 1, 0]
+    assert label_ranks(["10", "2", "nan"]).tolist() == [0, 1, 2]  # NaN is not a finite number: all as text
+    assert label_ranks(["10", "2"], numeric=False).tolist() == [0, 1]
+    df = rlstats.datasets.simulate(agents=2, tasks=12, seeds=2, rng=0)
+    df["task"] = df["task"].astype(str).str[5:].astype(int)
+    tasks = rlstats.build(df, "score ~ agent | task").tasks
+    assert tasks[:3] == ("1", "2", "3") and label_ranks(tasks).tolist() == list(range(12))
