@@ -411,8 +411,8 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
         per-task means), ``"optimality_gap"`` (mean of max(gamma - score, 0)
         over all runs x tasks; an agent whose runs per task differ weighs each
         task alike in these two, a run of a task with c runs counting c_max / c
-        times), or functions of a (runs x tasks) score matrix
-        returning a float; a function with attribute ``vectorized = True``
+        times), or functions of a (runs x tasks) score matrix (the tasks in
+        their names' sorted order) returning a float; a function with attribute ``vectorized = True``
         receives a (resamples, runs, tasks) array and returns one value per
         resample.  A dict maps names to metrics; at most 1,000 (``MAX_METRICS``),
         each name once.  With unequal runs per task,

@@ -384,8 +384,8 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
         ``iqm``: 25% trimmed mean of all runs of all tasks pooled (floor(N/4) cut from each
         end, as rliable); ``mean`` and ``median``: of the per-task mean scores;
         ``optimality_gap``: mean shortfall below ``gamma``. A function receives an array of
-        shape (..., runs, tasks), NaN-padded where a task has fewer runs, and returns the
-        statistic over the last two axes.
+        shape (..., runs, tasks), NaN-padded where a task has fewer runs, the tasks in their
+        names' sorted order, and returns the statistic over the last two axes.
     steps : array-like, optional
         Grid to align the runs on. By default the steps every agent reaches on every task (an
         agent reaches a step when one of its runs is logged there or beyond): tasks trained for
