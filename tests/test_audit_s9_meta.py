@@ -272,14 +272,13 @@ def test_label_ranks_are_the_names_sorted_as_the_design_sorts_them():
     assert tasks[:3] == ("1", "2", "3") and label_ranks(tasks).tolist() == list(range(12))
 
 
-@pytest.mark.xfail(strict=True, reason="not fixed: each pair is fitted in the design's orientation of its agents and "
-                                       "its stream keyed by their codes; a fix orients the pairs by name and mirrors "
-                                       "the draws back, a change to the sampler's inputs left for a decision")
 def test_bayes_hierarchical_does_not_depend_on_agent_category_order():
     """The hierarchical model's posterior changed when only the agent column's category order was reversed (same
     rows, labels, rng=1; 2 chains of 200 draws on 3 agents x 6 tasks x 4 runs): agent_1 vs agent_2's mean
     difference -0.0657 became 0.0499 as agent_2 vs agent_1 (so -0.0499 for agent_1 vs agent_2), P(agent_1 better)
-    0.3625 became 0.36. Within the Monte Carlo error, but the same seed should give the same numbers."""
+    0.3625 became 0.36. Each pair was fitted in the design's orientation and its group's stream keyed by the agents'
+    codes; the pairs are now fitted in their names' sorted order and their draws mirrored back where the result
+    names them the other way round."""
     df = rlstats.datasets.simulate(agents=3, tasks=6, seeds=4, effect=1.0, rng=0)
     options = dict(rope=0.2, rng=1, model="hierarchical", draws=200, warmup=200, chains=2)
     a = _quiet(rlstats.bayes, df, "score ~ agent | task/seed", **options).tidy()

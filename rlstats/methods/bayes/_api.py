@@ -528,15 +528,21 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
     for p in range(n_pairs):
         groups.setdefault(tuple(present[p]), []).append(p)
 
-    # the sampler takes a pair's tasks in their names' sorted order, not the design's (a Categorical's category
-    # order), so that order does not change the draws
+    # the sampler takes a pair's tasks, a group's pairs and each pair's two agents in their names' sorted order, not
+    # the design's (a Categorical's category order), and keys a group's stream by the places of its first pair's
+    # agents, so that order does not change the draws; a pair fitted the other way round has its draws mirrored
     by_name = np.argsort(label_ranks(design.tasks))
+    place = label_ranks(design.agents, design.numeric_agents)
+    flipped = (place[first] > place[second]) if options.control is None else np.zeros(n_pairs, dtype=bool)
+    low_place = np.where(flipped, place[second], place[first])
+    high_place = np.where(flipped, place[first], place[second])
+    mirror = np.where(flipped, -1.0, 1.0)
 
     def fit(members):
-        members = np.array(members)
+        members = np.array(sorted(members, key=lambda p: (low_place[p], high_place[p])))
         keep = by_name[present[members[0]][by_name]]  # the group's tasks (codes), in that order
         s = scale[members][:, None]
-        x_sums, x_counts, x_within = sums[members][:, keep] / s, counts[members][:, keep], \
+        x_sums, x_counts, x_within = mirror[members][:, None] * sums[members][:, keep] / s, counts[members][:, keep], \
             within[members][:, keep] / np.square(s)
         means = x_sums / x_counts
         # the largest |standardised difference| of a run bounds delta0 (the paper's and baycomp's max|x|)
@@ -544,7 +550,7 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
                                 sigma0_high=1000 * np.maximum(means.std(axis=1), 1e-12),
                                 sigma_high=np.full(len(members), 1000.0))
         # the group's stream, keyed by its first pair's agents: the groups are the design's, whatever n_jobs
-        generator = child_generator(ss, 1, int(first[members[0]]), int(second[members[0]]))
+        generator = child_generator(ss, 1, int(low_place[members[0]]), int(high_place[members[0]]))
         chains, accept = kernels.gibbs(x_sums, x_counts, x_within, priors, generator, options.chains,
                                        options.warmup, options.draws)
         return members, keep, s, chains
@@ -565,8 +571,9 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
     diagnostics = []
     names = design.agents
     for members, keep, s, chains in fits:
-        delta0 = chains.delta0 * s[:, :, None]                       # (m, chains, draws), in the response's units
-        delta = chains.delta * s[:, :, None, None]                   # (m, chains, draws, tasks)
+        oriented = s * mirror[members][:, None]                      # the scale, and the pair's orientation back
+        delta0 = chains.delta0 * oriented[:, :, None]                # (m, chains, draws), in the response's units
+        delta = chains.delta * oriented[:, :, None, None]            # (m, chains, draws, tasks)
         parameters = {"delta0": delta0, "sigma0": chains.sigma0 * s[:, :, None], "nu": chains.nu}
         for i, p in enumerate(members):
             flat = delta0[i].ravel()
