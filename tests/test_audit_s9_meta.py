@@ -9,9 +9,13 @@ integer codes as agent names; renamings that keep or change the names' sort orde
 (values, dtypes, categories, index, attrs) is unchanged after every call and every printed form.  What held is kept
 here as tests too (the index, dtype and mutation cases).
 
-The defects are of one kind: with the same ``rng``, the random back ends drew from streams laid out in the order of
-the design's agents or tasks (a Categorical's category order, or the sort order of the names), so the same rows with
-the same labels gave other numbers when only the category order differed.
+The defects found: with the same ``rng``, the random back ends (the rank test's Monte Carlo p-value, bootstrap,
+percentiles' bootstrap, tuning, curves, both Bayesian models, power from a pilot) drew from streams laid out in the
+design's order of agents or tasks, which a Categorical's category order sets, so the same rows with the same labels
+gave other numbers when only the category order differed; and power() from a pilot drew runs by their positions in
+the caller's row order. All are fixed (resampling.label_ranks: the names sorted). AdaStop and the permutation test
+still follow the design's order; their docstring now says so. Bootstrap keys each agent's stream by its label (a
+documented choice, test_metamorphic's CHANGES), so renaming an agent there draws other resamples.
 """
 
 from __future__ import annotations
