@@ -83,6 +83,26 @@ def child_stream(ss: np.random.SeedSequence, *key: int) -> np.random.SeedSequenc
     return np.random.SeedSequence(ss.entropy, spawn_key=tuple(ss.spawn_key) + tuple(int(k) for k in key))
 
 
+def label_ranks(labels: Sequence[str], numeric: bool | None = None) -> NDArray[np.intp]:
+    """Each label's place among ``labels`` sorted (as numbers where ``numeric``, else as text; None: as numbers when
+    every label reads as a finite number): codes to key random streams by and lay out draws in, so that they do not
+    depend on the labels' order in the design (a Categorical's category order). For labels that are not a
+    Categorical this is the design's own order, so such results keep their bits."""
+    if numeric is None:
+        numeric = all(_finite_number(label) for label in labels)
+    order = sorted(range(len(labels)), key=lambda i: float(labels[i]) if numeric else str(labels[i]))
+    ranks = np.empty(len(labels), dtype=np.intp)
+    ranks[order] = np.arange(len(labels))
+    return ranks
+
+
+def _finite_number(label: object) -> bool:
+    try:
+        return math.isfinite(float(label))  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return False
+
+
 def child_generator(ss: np.random.SeedSequence, *key: int) -> np.random.Generator:
     """A Generator on :func:`child_stream` ``(ss, *key)``."""
     return np.random.Generator(np.random.PCG64(child_stream(ss, *key)))

@@ -595,7 +595,8 @@ def power(method: str | Sequence[str], *, design: Data | None = None, formula: F
     design : None, DataFrame or Design
         None: data from :func:`rlstats.datasets.simulate`.  A pilot DataFrame
         of real runs (with ``formula``): runs are drawn with replacement from
-        it (Mathieu et al. 2023, Section 5.2).
+        it (Mathieu et al. 2023, Section 5.2), the same ones whatever the order
+        of its rows or of its agents and tasks.
     formula : str, optional
         The pilot's formula, e.g. ``"score ~ agent | task"`` or ``"score ~ agent"``.
     effect : float or sequence of float

@@ -11,7 +11,7 @@ from typing import ClassVar
 import numpy as np
 
 from .. import datasets as datasets_module
-from ..resampling import child_stream
+from ..resampling import child_stream, label_ranks
 from ..simulation import noise, task_locations
 from .. import format as fmt
 from ..design import Design, design_of
@@ -94,6 +94,7 @@ class _PilotSource:
     task_sd: np.ndarray
     shifted_agent: str
     notes: tuple              # what building the pilot did (rows dropped by na_action="drop")
+    draw_order: np.ndarray    # the cells with runs (in the design's order) in the order they are drawn in
 
     kind: ClassVar[str] = "pilot"
 
@@ -107,10 +108,12 @@ class _PilotSource:
 
     def draw(self, simulation, seeds):
         gen = np.random.default_rng(child_stream(simulation, 0))
-        parts = []
-        for t, a in zip(*np.nonzero(self.present)):
+        cells = list(zip(*np.nonzero(self.present)))
+        parts = [None] * len(cells)
+        for i in self.draw_order:
+            t, a = cells[i]
             pool = self.task_pools[t] if self.resample == "pooled" else self.pools[t][a]
-            parts.append(pool[gen.integers(0, pool.size, seeds)] + self.shift[t, a])
+            parts[i] = pool[gen.integers(0, pool.size, seeds)] + self.shift[t, a]
         return np.concatenate(parts)
 
     def describe(self):
@@ -202,14 +205,19 @@ def _pilot_source(data, formula, agents, tasks, effect, resample, shifted_agent,
                 f"{', '.join(bad[:5])} have no cell with two distinct runs to estimate it; use a pilot with "
                 "several runs per agent and task, or effect=0")
         shift[:, design.agents.index(shifted)] = effect * sd
-    pools = tuple(tuple(design.y[(design.task == t) & (design.agent == a)] if design.counts[t, a] > 0 else None
-                        for a in range(design.n_agents)) for t in range(design.n_tasks))
-    task_pools = tuple(design.y[design.task == t] for t in range(design.n_tasks))
+    # each pool's runs sorted and the cells drawn in their names' sorted order: the same data sets whatever the
+    # order of the pilot's rows, and of its agents and tasks (a Categorical's category order)
+    pools = tuple(tuple(np.sort(design.y[(design.task == t) & (design.agent == a)]) if design.counts[t, a] > 0
+                        else None for a in range(design.n_agents)) for t in range(design.n_tasks))
+    task_pools = tuple(np.sort(design.y[design.task == t]) for t in range(design.n_tasks))
+    tasks, agents = np.nonzero(design.counts > 0)
+    draw_order = np.lexsort((label_ranks(design.agents, design.numeric_agents)[agents],
+                             label_ranks(design.tasks)[tasks]))
     return _PilotSource(formula=design.formula, agents=design.agents, tasks=design.tasks,
                         present=design.counts > 0, pools=pools, task_pools=task_pools, shift=shift,
                         resample=check_choice("resample", resample, RESAMPLE), pilot_name=design.data_name,
                         pilot_counts=design.counts.copy(), task_sd=sd, shifted_agent=shifted,
-                        notes=tuple(design.notes))
+                        notes=tuple(design.notes), draw_order=draw_order)
 
 
 def _check_effect(effect, pilot):

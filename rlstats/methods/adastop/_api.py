@@ -694,10 +694,12 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
     lies within 2 such errors of its boundary is named in a note, with the
     ``n_resamples`` that would resolve it: another ``rng`` could take it the
     other way, and with it the later interims and the runs used.  The random
-    relabellings act on the agents in the order of their names, and each
-    task's stream is keyed by its position among the tasks: a renaming that
-    changes the agents' order, or a task dropped before this one, draws
-    other paths (as another ``rng`` does; the rows' order never matters).
+    relabellings act on the agents in the design's order (their names
+    sorted, or a Categorical's category order), and each task's stream is
+    keyed by its position among the tasks in that order: a renaming that
+    changes the agents' order, another category order, or a task dropped
+    before this one, draws other paths (as another ``rng`` does; the rows'
+    order never matters).
 
     The paper's pairwise slot choice shared by all comparisons is not a
     permutation of the data with three agents or more (an agent sits first

@@ -37,7 +37,7 @@ from ...format import count, signif
 from ...normalization import warn_raw_scales
 from ...options import (check_at_most, check_bool, check_choice, check_confidence_level, check_cost_options, check_int,
                         check_n_jobs, check_resamples)
-from ...resampling import child_generator, child_stream, chunk_generators, parallel_map, seed_sequence
+from ...resampling import child_generator, child_stream, chunk_generators, label_ranks, parallel_map, seed_sequence
 from ...statistics import TIE_TOLERANCE
 from . import _kernels as kernels
 from ._backend import cost
@@ -335,8 +335,11 @@ def _pair_frame(design, first, second, present, p, estimate, low, high):
 def _signed_rank(design, options, ss, first, second, differences, present, sign, notes):
     complete = bool(present.all()) and design.is_complete
     n_tasks = design.n_tasks
-    task_means = design.cell_matrix("mean")
-    filled = np.where(present, differences, 0.0)
+    # the Dirichlet weights fall on the tasks in their names' sorted order, not the design's (a Categorical's
+    # category order), so that order does not change the draws
+    by_name = np.argsort(label_ranks(design.tasks))
+    task_means = design.cell_matrix("mean")[by_name]
+    filled, logged = np.where(present, differences, 0.0)[:, by_name], present[:, by_name]  # (pairs, tasks)
     ordered = complete and design.n_agents <= MAX_ORDERING_AGENTS and options.orderings is not False
     # each pair's largest |task-level score|: the scale of the tie tolerance at the ROPE bounds (statistics.near_ties)
     scale = np.nanmax(np.abs(np.stack([task_means[:, first], task_means[:, second]])), axis=(0, 1))
@@ -344,7 +347,7 @@ def _signed_rank(design, options, ss, first, second, differences, present, sign,
     def block(item):
         start, stop, generator = item
         weights = kernels.dirichlet_block(generator, stop - start, n_tasks, options.prior)
-        theta, mean = kernels.signed_rank_block(weights, filled, present, options.rope, scale)
+        theta, mean = kernels.signed_rank_block(weights, filled, logged, options.rope, scale)
         codes = kernels.ordering_codes(weights, task_means, options.higher_is_better) if ordered else None
         return theta, mean, codes
 
@@ -525,11 +528,21 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
     for p in range(n_pairs):
         groups.setdefault(tuple(present[p]), []).append(p)
 
+    # the sampler takes a pair's tasks, a group's pairs and each pair's two agents in their names' sorted order, not
+    # the design's (a Categorical's category order), and keys a group's stream by the places of its first pair's
+    # agents, so that order does not change the draws; a pair fitted the other way round has its draws mirrored
+    by_name = np.argsort(label_ranks(design.tasks))
+    place = label_ranks(design.agents, design.numeric_agents)
+    flipped = (place[first] > place[second]) if options.control is None else np.zeros(n_pairs, dtype=bool)
+    low_place = np.where(flipped, place[second], place[first])
+    high_place = np.where(flipped, place[first], place[second])
+    mirror = np.where(flipped, -1.0, 1.0)
+
     def fit(members):
-        members = np.array(members)
-        keep = present[members[0]]
+        members = np.array(sorted(members, key=lambda p: (low_place[p], high_place[p])))
+        keep = by_name[present[members[0]][by_name]]  # the group's tasks (codes), in that order
         s = scale[members][:, None]
-        x_sums, x_counts, x_within = sums[members][:, keep] / s, counts[members][:, keep], \
+        x_sums, x_counts, x_within = mirror[members][:, None] * sums[members][:, keep] / s, counts[members][:, keep], \
             within[members][:, keep] / np.square(s)
         means = x_sums / x_counts
         # the largest |standardised difference| of a run bounds delta0 (the paper's and baycomp's max|x|)
@@ -537,7 +550,7 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
                                 sigma0_high=1000 * np.maximum(means.std(axis=1), 1e-12),
                                 sigma_high=np.full(len(members), 1000.0))
         # the group's stream, keyed by its first pair's agents: the groups are the design's, whatever n_jobs
-        generator = child_generator(ss, 1, int(first[members[0]]), int(second[members[0]]))
+        generator = child_generator(ss, 1, int(low_place[members[0]]), int(high_place[members[0]]))
         chains, accept = kernels.gibbs(x_sums, x_counts, x_within, priors, generator, options.chains,
                                        options.warmup, options.draws)
         return members, keep, s, chains
@@ -558,8 +571,9 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
     diagnostics = []
     names = design.agents
     for members, keep, s, chains in fits:
-        delta0 = chains.delta0 * s[:, :, None]                       # (m, chains, draws), in the response's units
-        delta = chains.delta * s[:, :, None, None]                   # (m, chains, draws, tasks)
+        oriented = s * mirror[members][:, None]                      # the scale, and the pair's orientation back
+        delta0 = chains.delta0 * oriented[:, :, None]                # (m, chains, draws), in the response's units
+        delta = chains.delta * oriented[:, :, None, None]            # (m, chains, draws, tasks)
         parameters = {"delta0": delta0, "sigma0": chains.sigma0 * s[:, :, None], "nu": chains.nu}
         for i, p in enumerate(members):
             flat = delta0[i].ravel()
@@ -574,14 +588,15 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
             kept[p] = flat[thinned]
             # a row per task (the sampler's memory is task-major, so this is a view)
             per_task = np.moveaxis(delta[i], -1, 0).reshape(-1, draws)
-            where = np.flatnonzero(keep)
+            where = keep
             posterior["estimate"][p, where] = per_task.mean(axis=1)
             posterior["conf_low"][p, where], posterior["conf_high"][p, where] = _interval(per_task, level, axis=1)
             posterior["p_better"][p, where] = np.mean(per_task > rope, axis=1)
             posterior["p_rope"][p, where] = np.mean(np.abs(per_task) <= rope, axis=1)
             posterior["p_worse"][p, where] = np.mean(per_task < -rope, axis=1)
             rows = [(name, values[i]) for name, values in parameters.items()]
-            rows += [(f"delta[{design.tasks[t]}]", delta[i][..., k]) for k, t in enumerate(where)]
+            rows += [(f"delta[{design.tasks[t]}]", delta[i][..., k]) for k, t in sorted(enumerate(where),
+                                                                                       key=lambda kt: kt[1])]
             stacked = np.stack([v for _, v in rows])       # (parameters, chains, draws): one pass for all
             r_hat, ess = kernels.diagnose(stacked)
             r, e = r_hat.tolist(), ess.tolist()

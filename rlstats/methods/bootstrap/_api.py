@@ -37,7 +37,7 @@ from ...normalization import warn_raw_scales
 from ...options import (check_bool, check_choice, check_confidence_level, check_cost_options, check_fraction,
                        check_n_jobs, check_pairs, check_resamples, is_finite_number)
 from ...progress import progress_bar
-from ...resampling import seed_sequence
+from ...resampling import label_ranks, seed_sequence
 from ...statistics import near_tie_note
 from . import _kernels as kernels
 from . import _small_runs as small_runs
@@ -292,11 +292,7 @@ def _prepared_design(design, na_action):
 
 
 def _layouts(design):
-    layouts = []
-    for j in range(design.n_agents):
-        mine = design.agent == j
-        layouts.append(kernels.agent_layout(design.y[mine], design.task[mine], design.run[mine], design.n_tasks))
-    return layouts
+    return [_agent_layout(design, j) for j in range(design.n_agents)]
 
 
 def _require_run_matrices(design, layouts, why):
@@ -415,8 +411,8 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
         per-task means), ``"optimality_gap"`` (mean of max(gamma - score, 0)
         over all runs x tasks; an agent whose runs per task differ weighs each
         task alike in these two, a run of a task with c runs counting c_max / c
-        times), or functions of a (runs x tasks) score matrix
-        returning a float; a function with attribute ``vectorized = True``
+        times), or functions of a (runs x tasks) score matrix (the tasks in
+        their names' sorted order) returning a float; a function with attribute ``vectorized = True``
         receives a (resamples, runs, tasks) array and returns one value per
         resample.  A dict maps names to metrics; at most 1,000 (``MAX_METRICS``),
         each name once.  With unequal runs per task,
@@ -625,8 +621,11 @@ def _accelerations(layouts, options):
 
 
 def _agent_layout(design, j):
+    # the tasks in their names' sorted order, not the design's: an agent's draws, keyed by its label, then do not
+    # depend on the order of the tasks (a Categorical's category order) either
     mine = np.flatnonzero(design.agent == j)
-    return kernels.agent_layout(design.y[mine], design.task[mine], design.run[mine], design.n_tasks)
+    task = label_ranks(design.tasks)[design.task[mine]]
+    return kernels.agent_layout(design.y[mine], task, design.run[mine], design.n_tasks)
 
 
 def _effective_interval(options):

@@ -25,7 +25,7 @@ from ...normalization import warn_raw_scales
 from ...options import (check_choice, check_confidence_level, check_cost_options, check_fraction, check_n_jobs,
                        check_resamples, is_finite_number)
 from ...progress import progress_bar
-from ...resampling import child_stream, chunk_generators, seed_sequence
+from ...resampling import child_stream, chunk_generators, label_ranks, seed_sequence
 from . import _kernels as kernels
 from ._backend import cost
 from ._result import CurvesResult
@@ -132,9 +132,12 @@ def _check_gamma(gamma):
 
 
 def _agent_runs(design, matrix, starts, agent):
-    """The aligned runs of one agent (sorted by task) and each run's task code."""
+    """The aligned runs of one agent and each run's task code, the tasks in their names' sorted order (not the
+    design's), so that the draws do not depend on the order of the tasks (a Categorical's category order)."""
     mine = design.agent[starts] == agent
-    return matrix[mine], design.task[starts][mine]
+    task = label_ranks(design.tasks)[design.task[starts][mine]]
+    order = np.argsort(task, kind="stable")
+    return matrix[mine][order], task[order]
 
 
 def _prepared(values, task_of, n_tasks, options):
@@ -192,8 +195,8 @@ def _bootstrap(values, task_of, n_tasks, options, ss):
 def _permutation_null(first, second, n_tasks, options, ss, sign=1.0):
     """(B, steps) difference of the statistic after relabelling whole runs within tasks, times ``sign``.
 
-    The caller passes the pair's agents in the design's order and ``sign=-1.0`` where the pair named them the other
-    way, so that the same draws relabel the same runs whichever agent is named first: (a, b) and (b, a) get nulls
+    The caller passes the pair's agents in their names' sorted order and ``sign=-1.0`` where the pair named them the
+    other way, so that the same draws relabel the same runs whichever agent is named first: (a, b) and (b, a) get nulls
     of opposite sign, hence the same p-values bit for bit and mirrored bands.
     """
     (va, ta), (vb, tb) = first, second
@@ -361,9 +364,10 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     together, however correlated the steps are. The band of a difference is drawn from the same
     relabellings: the difference plus or minus the max-T threshold times the null's standard
     error at each step, at level 1 - ``alpha``, so it excludes 0 exactly at the steps the test
-    calls different. The relabellings draw on the pair's runs in the design's order of agents, so
+    calls different. The relabellings draw on the pair's runs in their names' sorted order, so
     ``("A", "B")`` and ``("B", "A")`` give the same p-values and mirrored differences and bands; each pair's
-    relabellings are keyed by the pair, so a pair's result does not depend on the other pairs compared.
+    relabellings are keyed by the pair, so a pair's result does not depend on the other pairs compared, and the
+    streams follow the names sorted, not the order of the agents or tasks in the data (a Categorical's).
     Alike agents' runs are exchangeable within tasks, so the test's size is exact
     whatever the scores: for the mean of 26 tasks of 5 capped runs, where 60 simulated curves
     held 0 in 0.833 of them, 400 of the same experiment held it in 0.930, and 800 others in 0.949.
@@ -380,8 +384,8 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
         ``iqm``: 25% trimmed mean of all runs of all tasks pooled (floor(N/4) cut from each
         end, as rliable); ``mean`` and ``median``: of the per-task mean scores;
         ``optimality_gap``: mean shortfall below ``gamma``. A function receives an array of
-        shape (..., runs, tasks), NaN-padded where a task has fewer runs, and returns the
-        statistic over the last two axes.
+        shape (..., runs, tasks), NaN-padded where a task has fewer runs, the tasks in their
+        names' sorted order, and returns the statistic over the last two axes.
     steps : array-like, optional
         Grid to align the runs on. By default the steps every agent reaches on every task (an
         agent reaches a step when one of its runs is logged there or beyond): tasks trained for
@@ -554,10 +558,15 @@ def _run_curves(design, step, steps, options, rng, shown, source=None):
     per_agent = [_agent_runs(design, matrix, starts, a) for a in range(k)]
     estimates = np.array([_estimate(v, t, n_tasks, options) for v, t in per_agent])
     pair_codes = [(design.agents.index(a), design.agents.index(b)) for a, b in options.pairs]
-    jobs = ([(_bootstrap, (v, t, n_tasks, options, child)) for (v, t), child in zip(per_agent, boot_ss.spawn(k))]
-            + [(_permutation_null, (per_agent[min(i, j)], per_agent[max(i, j)], n_tasks, options, child,
-                                    1.0 if i < j else -1.0))
-               for (i, j), child in zip(pair_codes, (child_stream(perm_ss, min(ij), max(ij)) for ij in pair_codes))])
+    # streams keyed by the agents' places among their names sorted, a pair's runs in that order: the same draws
+    # whatever the agents' order in the data (a Categorical's category order)
+    rank = label_ranks(design.agents, design.numeric_agents)
+    first = [(i, j) if rank[i] < rank[j] else (j, i) for i, j in pair_codes]
+    jobs = ([(_bootstrap, (v, t, n_tasks, options, child_stream(boot_ss, rank[a])))
+             for a, (v, t) in enumerate(per_agent)]
+            + [(_permutation_null, (per_agent[a], per_agent[b], n_tasks, options,
+                                    child_stream(perm_ss, rank[a], rank[b]), 1.0 if (a, b) == ij else -1.0))
+               for ij, (a, b) in zip(pair_codes, first)])
     with progress_bar(len(jobs), shown, "curves") as advance:
         done = _run_jobs(jobs, options.n_jobs, advance)
     raw = np.stack([r for r, _, _ in done[:k]])

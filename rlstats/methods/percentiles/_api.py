@@ -40,7 +40,7 @@ from ...format import count
 from ...options import (check_bool, check_choice, check_cost_options, check_fraction, check_n_jobs, check_resamples,
                        is_finite_number)
 from ...progress import progress_bar
-from ...resampling import check_rng, seed_sequence
+from ...resampling import check_rng, label_ranks, seed_sequence
 from . import _kernels as kernels
 from ._backend import cost
 from ._result import _REFERENCE, _SHORT_NAMES, PercentilesResult
@@ -354,7 +354,7 @@ def _run(design, options, rng, shown):
     d = d.reshape(n_a, n_e, n_a)
 
     notes = list(design.notes)
-    intervals = _intervals(layout, options, game, delta_cell, low, high, rng, notes, shown)
+    intervals = _intervals(layout, options, game, delta_cell, low, high, rng, notes, shown, (design, y))
     conf_low, conf_high = intervals["bounds"]
     rank = kernels.competition_rank(estimate)
     rank_best = rank_worst = None
@@ -399,8 +399,9 @@ def _run(design, options, rng, shown):
         self_payoff=options.self_payoff, higher_is_better=options.higher_is_better)
 
 
-def _intervals(layout, options, game, delta_cell, low, high, rng, notes, shown):
-    """The chosen interval and everything it produced (absent parts are None)."""
+def _intervals(layout, options, game, delta_cell, low, high, rng, notes, shown, data):
+    """The chosen interval and everything it produced (absent parts are None); ``data``: the design and its
+    scores in the game's direction."""
     out = {"bounds": (None, None), "payoff_low": None, "payoff_high": None, "distribution": None,
            "n_resamples": None, "iterations": None, "seed": None}
     if options.interval in ("pbp", "pbp_t"):
@@ -415,9 +416,18 @@ def _intervals(layout, options, game, delta_cell, low, high, rng, notes, shown):
         out.update(bounds=(lo, hi), payoff_low=z_lo, payoff_high=z_hi, iterations=iterations)
     elif options.interval == "bootstrap":
         ss, seed = seed_sequence(rng)
+        # resampled with the agents and tasks in their names' sorted order, not the design's (a Categorical's
+        # category order), so that order does not change the draws; the aggregates come back in the design's order
+        design, y = data
+        agents, tasks = label_ranks(design.agents, design.numeric_agents), label_ranks(design.tasks)
+        named = kernels.make_layout(y, agents[design.agent], tasks[design.task], design.n_agents, design.n_tasks)
+        identical = game["identical"]
+        if identical is not None:
+            identical = np.empty_like(identical)
+            identical[np.ix_(agents, tasks, agents)] = game["identical"]
         with progress_bar(options.n_resamples, shown, "bootstrap resamples") as advance:
-            samples = kernels.bootstrap_aggregates(layout, ss, options.n_resamples, n_jobs=options.n_jobs,
-                                                   progress=advance, **game)
+            samples = kernels.bootstrap_aggregates(named, ss, options.n_resamples, n_jobs=options.n_jobs,
+                                                   progress=advance, **{**game, "identical": identical})[:, agents]
         out.update(bounds=kernels.percentile_interval(samples, delta_cell), distribution=samples,
                    n_resamples=options.n_resamples, seed=seed)
         if options.n_resamples * delta_cell / 2 < 1:

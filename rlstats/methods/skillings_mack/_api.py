@@ -32,7 +32,7 @@ from ...format import cannot_reject, count
 from ...errors import DesignError, OptionError
 from ...options import check_bool, check_choice, check_cost_options, check_fraction, check_n_jobs, check_resamples
 from ...progress import progress_bar
-from ...resampling import canonical_order, check_rng, seed_sequence
+from ...resampling import canonical_order, check_rng, label_ranks, seed_sequence
 from ...statistics import (TIE_TOLERANCE, chi2_sf, doubled_midranks, monte_carlo_pvalue, near_tie_note,
                            near_ties)
 from . import _kernels as kernels
@@ -236,7 +236,10 @@ def skillings_mack(data: Data, formula: FormulaLike | None = None, *, variant: R
     rng : None, int or numpy.random.Generator
         Seed of the permutations (recorded in the result).  With None a seed
         is drawn, recorded and printed, so the Monte Carlo p-value can be
-        repeated with ``rng=res.seed``.
+        repeated with ``rng=res.seed``.  The permutations take the runs in
+        an order of their own (tasks and agents by name, runs by score), so
+        neither the rows' order nor a Categorical's category order changes
+        them.
     progress : bool
         A progress bar (tqdm: on a terminal, or a notebook's widget) when the work is estimated to take more
         than a few seconds (:mod:`rlstats.cost`; none for fast calls); False: never.
@@ -430,7 +433,9 @@ def _test(design, options, rng, shown):
     if method == "monte_carlo":
         ss, seed = seed_sequence(rng)
         with progress_bar(options.n_resamples, shown, "permutations") as advance:
-            mc = kernels.monte_carlo_test(setup, options.n_resamples, ss, progress=advance, n_jobs=options.n_jobs)
+            places = label_ranks(design.tasks), label_ranks(design.agents, design.numeric_agents)
+            mc = kernels.monte_carlo_test(setup, options.n_resamples, ss, progress=advance, n_jobs=options.n_jobs,
+                                          places=places)
         p, smallest = mc.pvalue, monte_carlo_pvalue(0, options.n_resamples)
     elif method == "exact":
         exact = exact if exact is not None else kernels.exact_null(setup)

@@ -338,9 +338,13 @@ class _CellLayout:
     cell_agents: tuple  # per size group, ((w / 2, (n_cells_g, k) int64 indicator of the agent), ...) by weight
 
 
-def _cell_layout(setup):
-    order = np.lexsort((setup.agent, setup.block))
-    layout = block_layout(setup.ranks2[order], setup.block[order])
+def _cell_layout(setup, places=None):
+    # The draws act on the blocks, and on the agents within a block, in the order of ``places`` (each task's and
+    # agent's place among the names sorted; the codes' own order without it), so the same resamples land on the
+    # same agents whatever the order of the agents or tasks in the data (a Categorical's category order).
+    block, agent = (setup.block, setup.agent) if places is None else (places[0][setup.block], places[1][setup.agent])
+    order = np.lexsort((agent, block))
+    layout = block_layout(setup.ranks2[order], block[order])
     agent_sorted, weight_sorted = setup.agent[order], setup.weight[order]
     starts, agents = [], []
     for vals, slots in zip(layout.values, layout.slots):
@@ -408,7 +412,8 @@ def _batches(seed_sequence, n_resamples, layout, per_batch):
         yield start, batch
 
 
-def monte_carlo_test(setup, n_resamples, seed_sequence, *, progress=None, batch_size=None, n_jobs=1):
+def monte_carlo_test(setup, n_resamples, seed_sequence, *, progress=None, batch_size=None, n_jobs=1,
+                     places=None):
     """Permutation p-value: permute the observed mid-ranks within every block.
 
     Each resample permutes, independently in every block, the observed
@@ -434,6 +439,10 @@ def monte_carlo_test(setup, n_resamples, seed_sequence, *, progress=None, batch_
         about ``_ELEMENT_BUDGET`` run slots, at least one resample.
     n_jobs : int
         Threads computing batches (-1: one per core).
+    places : (ndarray of int, ndarray of int), optional
+        Each block's and each agent's place in the order the draws take them in (their names sorted,
+        :func:`rlstats.resampling.label_ranks`, so that a Categorical's category order does not change the
+        draws); the codes' own order by default.
 
     Returns
     -------
@@ -447,7 +456,7 @@ def monte_carlo_test(setup, n_resamples, seed_sequence, *, progress=None, batch_
     (the (1 + hits) / (B + 1) rule).
     """
     t_obs = observed_statistic(setup)
-    cells = _cell_layout(setup)
+    cells = _cell_layout(setup, places)
     per_batch = batch_size if batch_size is not None else max(1, _ELEMENT_BUDGET // setup.agent.size)
     null = np.empty(n_resamples)
 

@@ -23,7 +23,7 @@ from ...errors import DesignError, OptionError
 from ...normalization import warn_raw_scales
 from ...options import (check_bool, check_choice, check_confidence_level, check_cost_options, check_fraction,
                         check_resamples)
-from ...resampling import child_stream, seed_sequence
+from ...resampling import child_stream, label_ranks, seed_sequence
 from ...statistics import TIE_TOLERANCE
 from .._replication import verdict
 from . import _kernels as kernels
@@ -204,8 +204,9 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
     backend : None or "dask"
         ``"dask"``: each sweep's resamples (the best set's and the expected-max and complete views') are drawn on
         a ``dask.distributed`` cluster (``pip install 'rlstats[distributed]'``), a task per agent x task sweep.
-        Each sweep draws from its own stream, keyed by (task, agent), so the result is the same bits whatever
-        ``n_jobs``, the backend or the number of workers.
+        Each sweep draws from its own stream, keyed by the places of its task and agent among the names sorted,
+        so the result is the same bits whatever ``n_jobs``, the backend or the number of workers, and whatever the
+        order of the agents and tasks in the data (a Categorical's category order).
     client : distributed.Client or None
         With ``backend="dask"``, the Client to run on (None: the default Client, the one made last in this
         process; an error if there is none).
@@ -673,6 +674,13 @@ def _spread(sweep):
         return means, np.where(sizes > 1, np.sqrt(squares / np.maximum(sizes - 1, 1)), np.nan)
 
 
+def _stream_keys(design):
+    """(task code, agent code) -> the key of the sweep's streams: the places of its task and agent among the names
+    sorted (resampling.label_ranks), not in the design's order, which a Categorical's category order sets."""
+    tasks, agents = label_ranks(design.tasks), label_ranks(design.agents, design.numeric_agents)
+    return lambda t, a: (int(tasks[t]), int(agents[a]))
+
+
 def _sweep_best_set(n_resamples, job):
     """One sweep's best-set resamples (``kernels.best_set``), from the sweep's own stream: a unit of work."""
     values, starts, sizes, seed = job
@@ -684,7 +692,8 @@ def _best_set(design, sweeps, labels, ss, n_resamples, threshold, level, sign, h
     from scipy.special import stdtrit  # Student's t quantile, without scipy.stats' import time
 
     rows, tuned = [], []
-    jobs = [(sweep["values"], sweep["starts"], sweep["sizes"], child_stream(ss, 0, t, a))
+    key = _stream_keys(design)
+    jobs = [(sweep["values"], sweep["starts"], sweep["sizes"], child_stream(ss, 0, *key(t, a)))
             for (t, a), sweep in sweeps.items()]
     drawn = map_ordered(functools.partial(_sweep_best_set, n_resamples), jobs, where)
     for ((t, a), sweep), (probability, best_resampled, winner) in zip(sweeps.items(), drawn):
@@ -799,7 +808,7 @@ def _resampled_views(design, sweeps, labels, ss, n_resamples, level, sign, budge
     # one unit for every sweep's moments, so that the mean over tasks can sum them
     moments_unit = kernels.moment_unit(np.concatenate([s["values"] for s in sweeps.values()])) if sweeps else 1.0
     percentile = "expected_max" in views and band == "percentile"
-    plans, jobs = {}, []
+    plans, jobs, key = {}, [], _stream_keys(design)
     counted = band == "skew_t"  # the default band counts the runs' kurtosis in its degrees of freedom
     kurtosis = []  # (agent, task, the sweep's pooled excess kurtosis) where a printed band counted it
     for (t, a), sweep in sweeps.items():
@@ -819,9 +828,9 @@ def _resampled_views(design, sweeps, labels, ss, n_resamples, level, sign, budge
                    for replace in (False, True) for grid, grid_ks in (("ks", ks), ("common", common))
                    if percentile and (grid == "ks" or not same)}
         plans[t, a] = means, ks, same, w
-        # the complete view's streams are children of child_stream(ss, 2, t, a)
-        jobs.append((v, starts, sizes, means, weights, w if two_stage else None, child_stream(ss, 1, t, a),
-                     child_stream(ss, 2, t, a)))
+        # the complete view's streams are children of the third (keyed as the best set's)
+        jobs.append((v, starts, sizes, means, weights, w if two_stage else None, child_stream(ss, 1, *key(t, a)),
+                     child_stream(ss, 2, *key(t, a))))
     # each sweep's resamples where the engine runs them (rlstats.engines), in sweep order
     drawn = map_ordered(functools.partial(_sweep_resampled_max, n_resamples), jobs, where)
     for ((t, a), sweep), resampled_max in zip(sweeps.items(), drawn):
