@@ -51,7 +51,6 @@ def _texts(res):
     ("percentiles", {"n_resamples": 20, "rng": 0}),
     ("equivalence", {"margin": 500, "n_resamples": 100, "rng": 0}),
 ])
-@pytest.mark.xfail(strict=True, reason="one task is written '1 tasks' in the prose")
 def test_one_task_is_not_counted_as_tasks(mirror, method, options):
     """HalfCheetah, SAC against TD3, one task (the user's `score ~ agent | task` on the published file): the
     reports say "We compared 2 agents on 1 tasks" (skillings_mack, bayes), "averaged over 1 tasks"
@@ -62,7 +61,6 @@ def test_one_task_is_not_counted_as_tasks(mirror, method, options):
         assert not _ONE_PLURAL.search(text), (where, _ONE_PLURAL.search(text).group())
 
 
-@pytest.mark.xfail(strict=True, reason="curves' report describes withheld bands as computed")
 def test_curves_report_counts_one_task_and_does_not_describe_withheld_bands():
     """The SB3 logs' evaluations (A2C, DQN, PPO; Acrobot-v1 dropped as DQN has no runs there, 3 seeds): the report
     says "We computed the IQM of 3 agents over 1 tasks" and then "95% pointwise and simultaneous bands come from
@@ -81,7 +79,6 @@ def test_curves_report_counts_one_task_and_does_not_describe_withheld_bands():
     assert "withheld" in report.split(". ")[1], report.split(". ")[1]  # said where the bands would be described
 
 
-@pytest.mark.xfail(strict=True, reason="'from 1 marl-eval JSON files'")
 def test_log_note_counts_one_file(mirror_root):
     """The marl-eval log is one JSON file: the reader's note, printed in every result of its rows, says "read 18
     runs from 1 marl-eval JSON files"."""

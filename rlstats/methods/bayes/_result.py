@@ -211,7 +211,7 @@ class BayesResult(Result):
                    "differences, which is not their mean")
         region = ("no region of practical equivalence (rope = 0)" if self.rope == 0 else
                   f"a region of practical equivalence of \u00b1{fmt.signif(self.rope, 3)} in {self.rope_scale}")
-        text = (f"We compared {self.n_agents} agents on {self.n_tasks} tasks ({self.nobs} runs) with {how}, with "
+        text = (f"We compared {self.n_agents} agents on {fmt.count(self.n_tasks, 'task')} ({self.nobs} runs) with {how}, with "
                 f"{region}; differences are {self._direction()}. ")
         parts = []
         for row in self.comparisons.itertuples():

@@ -131,7 +131,7 @@ class EquivalenceResult(Result):
             lines.append(f"  per task: withheld on all {len(tasks)} tasks (see the notes)")
         elif len(tasks):
             what = "equivalent" if self.alternative == "equivalence" else "non-inferior"
-            lines.append(f"  per task: {int(tested['shown'].astype(bool).sum())} of {len(tested)} tasks tested "
+            lines.append(f"  per task: {int(tested['shown'].astype(bool).sum())} of {fmt.count(len(tested), 'task')} tested "
                          f"shown {what}" + (f" ({len(tasks) - len(tested)} withheld)" if len(tested) < len(tasks)
                                             else "")
                          + f"; separate tests each at alpha = {fmt.signif(self.alpha)}, not adjusted for "
@@ -198,7 +198,7 @@ class EquivalenceResult(Result):
             tasks = self._scope("task", a, b)
             tested = tasks[tasks["shown"].notna()]
             if len(tested):
-                parts.append(f"on {int(tested['shown'].astype(bool).sum())} of {len(tested)} tasks individually "
+                parts.append(f"on {int(tested['shown'].astype(bool).sum())} of {fmt.count(len(tested), 'task')} individually "
                              f"(each at alpha = {fmt.signif(self.alpha)}, not adjusted for multiplicity: a claim "
                              "about some task would need an adjustment)")
             if parts:
