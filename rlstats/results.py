@@ -97,8 +97,9 @@ class ConfidenceInterval(NamedTuple):
 
 
 def sentences(notes: Iterable[str]) -> str:
-    """Notes as prose: each starts with a capital and ends with a full stop, joined by spaces ("" for none)."""
-    return " ".join(note[0].upper() + note[1:] + ("" if note.endswith(".") else ".") for note in notes if note)
+    """Notes as prose: each starts with a capital (unless it opens with code, such as ``expected_max()``) and ends
+    with a full stop, joined by spaces ("" for none)."""
+    return " ".join(fmt.sentence_start(note) + ("" if note.endswith(".") else ".") for note in notes if note)
 
 
 def to_jsonable(value: Any) -> Any:

@@ -90,7 +90,6 @@ def test_log_note_counts_one_file(mirror_root):
     assert note.startswith("read 18 runs from 1 marl-eval JSON file,"), note
 
 
-@pytest.mark.xfail(strict=True, reason="sentences() capitalises code names")
 def test_report_keeps_the_case_of_code_names_that_open_a_note(mirror):
     """A LunarLander sweep (hpo_landscapes, 40 configurations of learning rate x angle weight, 10 seeds): the report
     turns the notes "expected_max(): the band's degrees of freedom ..." and "sensitivity() needs config= columns"
