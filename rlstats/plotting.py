@@ -55,8 +55,44 @@ def resized(drawn: Any, figsize: tuple[float, float] | None) -> Any:
     layout of :func:`axes_or_new` and :func:`panels` lays it out again at that size (None: the plot's own size)."""
     if figsize is not None:
         figure = drawn if hasattr(drawn, "set_size_inches") else drawn.figure
+        own = figure.get_size_inches()
         figure.set_size_inches(*figsize)
+        # The titles and axis labels were written for the plot's own size: at a smaller one matplotlib breaks
+        # them at words where they would cross the figure's edge (wrap=True, at draw time), rather than cutting.
+        texts = [figure._suptitle, figure._supxlabel, figure._supylabel]
+        for axes in figure.axes:
+            texts += [axes.title, getattr(axes, "_left_title", None), getattr(axes, "_right_title", None),
+                      axes.xaxis.label, axes.yaxis.label]
+        for text in texts:
+            if text is not None:
+                text.set_wrap(True)
+        _check_room(figure, figsize, own)
     return drawn
+
+
+def _check_room(figure: Any, figsize: tuple[float, float], own: Any) -> None:
+    """An OptionError, the figure closed, when the constrained layout cannot fit the panels into ``figsize``:
+    matplotlib then only warns and draws them over each other."""
+    import warnings
+
+    import matplotlib.pyplot as plt
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        figure.canvas.draw()
+    collapsed = [w for w in caught if "axes sizes collapsed" in str(w.message)]
+    for w in caught:
+        if w not in collapsed:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    if collapsed:
+        from .errors import OptionError
+
+        plt.close(figure)
+        n = len(figure.axes)
+        raise OptionError(f"figsize=({figsize[0]:g}, {figsize[1]:g}) is too small for the "
+                          f"{n} panel{'s' if n != 1 else ''} of this figure with their labels: the layout collapsed "
+                          f"them onto each other; pass a larger figsize= (the plot's own size is "
+                          f"({own[0]:.3g}, {own[1]:.3g})), or plot fewer panels")
 
 
 #: Width of one column of a two-column paper, in inches: a new multi-panel figure is this wide by default.

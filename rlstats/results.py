@@ -437,8 +437,10 @@ class Result:
             One of the result's plot kinds; the first one by default.
         figsize : (float, float), optional
             Width and height in inches of the new figure (laid out again at
-            that size); None: the plot's own size. Not with ``ax=``, whose
-            figure is the caller's.
+            that size, titles and axis labels broken at words where they
+            would cross its edge); None: the plot's own size. An OptionError
+            when the size cannot hold the panels with their labels. Not with
+            ``ax=``, whose figure is the caller's.
         **kwargs
             Passed to the drawing function; user keywords win over defaults.
 

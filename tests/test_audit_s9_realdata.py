@@ -120,7 +120,6 @@ def _outside(figure):
     ("percentiles", {"n_resamples": 20, "rng": 0}),
     ("mixed", {"normalize": "atari100k_reference"}),
 ])
-@pytest.mark.xfail(strict=True, reason="figsize= resizes after the text was laid out: labels and titles clipped")
 def test_a_figure_at_a_papers_size_keeps_its_text_inside(mirror, method, options):
     """`res.plot(figsize=(3.3, 2.5))` on 4 Atari 100k agents x 6 games, saved as it is: the probability of
     improvement loses the end of "P(X > Y), averaged over tasks" (0.11 in past the right edge), the performance
@@ -136,7 +135,6 @@ def test_a_figure_at_a_papers_size_keeps_its_text_inside(mirror, method, options
         plt.close(figure)
 
 
-@pytest.mark.xfail(strict=True, reason="panels collapse silently at a small figsize")
 def test_a_panel_figure_too_small_for_its_panels_is_refused(mirror):
     """The permutation test's decision grids of 6 Atari games at figsize=(3.3, 2.5): matplotlib warns
     "constrained_layout not applied because axes sizes collapsed to zero" and the panels' titles, labels and cells
