@@ -148,7 +148,6 @@ def test_a_panel_figure_too_small_for_its_panels_is_refused(mirror):
     plt.close("all")
 
 
-@pytest.mark.xfail(strict=True, reason="the curves' y label does not say normalised")
 def test_curve_figure_names_the_normalisation(mirror):
     """Dopamine's DQN, IQN and Rainbow on Pong, Breakout and Seaquest, human-normalised (normalize=
     "atari_reference"): the printed result says the scores were normalised, the bootstrap's figure labels its axis

@@ -608,7 +608,8 @@ def _run_curves(design, step, steps, options, rng, shown, source=None):
         counts=design.counts, pairs=options.pairs,
         differences=np.array([c[0] for c in comparisons]).reshape(len(comparisons), grid.size),
         difference_bands=difference_bands,
-        difference_pvalues=np.array([c[2] for c in comparisons]).reshape(len(comparisons), grid.size))
+        difference_pvalues=np.array([c[2] for c in comparisons]).reshape(len(comparisons), grid.size),
+        normalized=design.normalized)
 
 
 def repeat_share(counts):

@@ -83,6 +83,9 @@ class CurvesResult(Result):
         at the steps where ``difference_pvalues <= alpha``.
     difference_pvalues : ndarray, shape (n_pairs, n_steps)
         Max-T permutation p-values, adjusted over all steps.
+    normalized : bool
+        Whether the scores were normalised (``normalize=``, or a frame from :func:`rlstats.normalize`): the
+        figure's axis says so, as the notes do.
     """
 
     agents: tuple[str, ...]
@@ -105,6 +108,7 @@ class CurvesResult(Result):
     differences: np.ndarray
     difference_bands: np.ndarray
     difference_pvalues: np.ndarray
+    normalized: bool = False
 
     _plot_kinds: ClassVar[dict] = {"curves": plots.plot_curves, "difference": plots.plot_difference}
 
