@@ -163,7 +163,6 @@ def test_curve_figure_names_the_normalisation(mirror):
         plt.close(ax.figure)
 
 
-@pytest.mark.xfail(strict=True, reason="one configuration is 'corrected' by Monte Carlo noise")
 def test_one_configuration_is_not_corrected_for_selection(mirror):
     """The tuning experiments' baselines (PPO with default hyperparameters on Brax ant: one configuration, 10
     evaluation seeds): nothing is selected, yet the print says "tuned score 6757.5 [6458.7, 6936.2] (its own mean
@@ -187,7 +186,6 @@ def test_one_configuration_is_not_corrected_for_selection(mirror):
     assert other.estimate == tuned.estimate  # nothing random where nothing is selected
 
 
-@pytest.mark.xfail(strict=True, reason="the raw-scales warning is not in the result's notes")
 def test_raw_scales_warning_is_in_the_result(mirror):
     """Atari 100k raw scores of Pong (max 19.5), Alien (947) and Boxing aggregated by the bootstrap without
     normalize=: a RlstatsWarning says the large tasks decide the result, but nothing in print(res), the report or
