@@ -56,6 +56,7 @@ def resized(drawn: Any, figsize: tuple[float, float] | None) -> Any:
     if figsize is not None:
         figure = drawn if hasattr(drawn, "set_size_inches") else drawn.figure
         own = figure.get_size_inches()
+        apart = _overlapping(figure)  # panels that overlap by design (twins, insets) at the plot's own size
         figure.set_size_inches(*figsize)
         # The titles and axis labels were written for the plot's own size: at a smaller one matplotlib breaks
         # them at words where they would cross the figure's edge (wrap=True, at draw time), rather than cutting.
@@ -66,13 +67,25 @@ def resized(drawn: Any, figsize: tuple[float, float] | None) -> Any:
         for text in texts:
             if text is not None:
                 text.set_wrap(True)
-        _check_room(figure, figsize, own)
+        _check_room(figure, figsize, own, apart)
     return drawn
 
 
-def _check_room(figure: Any, figsize: tuple[float, float], own: Any) -> None:
-    """An OptionError, the figure closed, when the constrained layout cannot fit the panels into ``figsize``:
-    matplotlib then only warns and draws them over each other."""
+def _overlapping(figure: Any) -> set[tuple[int, int]]:
+    """The pairs of the figure's Axes whose drawings (with their titles and labels) overlap, drawn as it is now."""
+    import itertools
+
+    if len(figure.axes) < 2:
+        return set()
+    figure.canvas.draw()
+    renderer = figure.canvas.get_renderer()
+    boxes = [axes.get_tightbbox(renderer) for axes in figure.axes]
+    return {(i, j) for i, j in itertools.combinations(range(len(boxes)), 2) if boxes[i].overlaps(boxes[j])}
+
+
+def _check_room(figure: Any, figsize: tuple[float, float], own: Any, apart: set[tuple[int, int]]) -> None:
+    """An OptionError, the figure closed, when ``figsize`` cannot hold the panels apart: the constrained layout
+    collapsed them (matplotlib only warns) or panels apart at the plot's own size (``apart``) now overlap."""
     import warnings
 
     import matplotlib.pyplot as plt
@@ -84,14 +97,14 @@ def _check_room(figure: Any, figsize: tuple[float, float], own: Any) -> None:
     for w in caught:
         if w not in collapsed:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    if collapsed:
+    if collapsed or _overlapping(figure) - apart:
         from .errors import OptionError
 
         plt.close(figure)
         n = len(figure.axes)
         raise OptionError(f"figsize=({figsize[0]:g}, {figsize[1]:g}) is too small for the "
-                          f"{n} panel{'s' if n != 1 else ''} of this figure with their labels: the layout collapsed "
-                          f"them onto each other; pass a larger figsize= (the plot's own size is "
+                          f"{n} panel{'s' if n != 1 else ''} of this figure with their labels: they would be drawn "
+                          f"over each other; pass a larger figsize= (the plot's own size is "
                           f"({own[0]:.3g}, {own[1]:.3g})), or plot fewer panels")
 
 

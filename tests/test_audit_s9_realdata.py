@@ -197,7 +197,6 @@ def test_raw_scales_warning_is_in_the_result(mirror):
     assert "own scales" in res.report(format="text") and "own scales" in res.to_latex()
 
 
-@pytest.mark.xfail(strict=True, reason="panels drawn over each other at a small figsize, with no warning")
 def test_panels_that_would_overlap_at_a_papers_size_are_refused(mirror):
     """The Bayesian signed-rank test's 6 simplex panels of 4 Atari 100k agents at figsize=(3.3, 2.5): no warning
     from matplotlib, but the panels' titles run into each other ("DER vs OTRainbow" into "DER vs SPR") and into
