@@ -215,7 +215,6 @@ def _lunar_lander_sweep():
     return sweep[(sweep.landscape == "learning-rate_angle-weight") & (sweep.config < 40)].assign(agent="PPO")
 
 
-@pytest.mark.xfail(strict=True, reason="best_set figure collapses on real configuration labels")
 def test_best_set_figure_holds_real_configuration_labels(mirror):
     """The LunarLander sweep's best set (learning rate x angle weight, 40 configurations): `res.plot("best_set")`
     at its own size (5 x 1.24 in) labels each bar "PPO / LunarLander: hyperparameter=1.873817422860383e-05,
