@@ -500,7 +500,8 @@ def warn_raw_scales(design: Any, normalize: Normalizer) -> Any:
          f"{signif(scale.min(), 3)} to {signif(scale.max(), 3)}), so the tasks with large scores decide the "
          "result; normalise them first with normalize= (e.g. normalize='atari100k_reference' or a reference frame), "
          "or pass normalize=False if they are on one scale already")
-    ratio = f"{signif(scale.max() / scale.min(), 3)}-fold" if scale.min() > 0 else "without bound (a task scores only 0)"
+    ratio = (f"{signif(scale.max() / scale.min(), 3)}-fold" if scale.min() > 0
+             else "without bound (a task scores only 0)")
     note = (f"scores of {design.n_tasks} tasks were aggregated on their own scales (the tasks' largest |score| differ "
             f"{ratio}), so the tasks with large scores decide the result; normalize= puts them on one scale")
     return dataclasses.replace(design, notes=(*design.notes, note))

@@ -102,10 +102,11 @@ def _check_room(figure: Any, figsize: tuple[float, float], own: Any, apart: set[
 
         plt.close(figure)
         n = len(figure.axes)
-        raise OptionError(f"figsize=({figsize[0]:g}, {figsize[1]:g}) is too small for the "
-                          f"{n} panel{'s' if n != 1 else ''} of this figure with their labels: they would be drawn "
-                          f"over each other; pass a larger figsize= (the plot's own size is "
-                          f"({own[0]:.3g}, {own[1]:.3g})), or plot fewer panels")
+        what = (f"the {n} panels of this figure with their labels: they would be drawn over each other" if n > 1
+                else "this figure's labels: they leave no room for the plot")
+        raise OptionError(f"figsize=({figsize[0]:g}, {figsize[1]:g}) is too small for {what}; pass a larger "
+                          f"figsize= (the plot's own size is ({own[0]:.3g}, {own[1]:.3g}))"
+                          + (", or plot fewer panels" if n > 1 else ""))
 
 
 #: Width of one column of a two-column paper, in inches: a new multi-panel figure is this wide by default.

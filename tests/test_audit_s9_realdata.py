@@ -232,3 +232,13 @@ def test_best_set_figure_holds_real_configuration_labels(mirror):
                        for label in labels), labels  # the configuration named in full, as tidy() names it
         finally:
             plt.close(ax.figure)
+
+
+def test_a_single_panel_too_small_is_refused_in_its_own_words(mirror):
+    """One panel (the probability of improvement) at figsize=(1, 0.6): refused as a collapsed layout, in words
+    about its labels rather than panels drawn over each other."""
+    res = rlstats.probability_of_improvement(_atari(mirror, agents=("DER", "DrQ", "SPR"), tasks=("Pong", "Alien")),
+                                             "score ~ agent | task")
+    with pytest.raises(rlstats.OptionError, match=r"figsize=\(1, 0.6\) is too small for this figure's labels: "
+                                                  r"they leave no room for the plot; .* own size is \(5, 2\)\)$"):
+        res.plot(figsize=(1, 0.6))

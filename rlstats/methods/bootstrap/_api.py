@@ -1123,7 +1123,8 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
                                         normalize=normalize), options.na_action)
     work = admit(profile_cost, design, options, max_seconds, "performance_profile()")  # issue 43 item 2
     shown = shows(work, options.progress)
-    design = warn_raw_scales(design, normalize)  # one threshold tau for every task: raw scales let the large tasks decide
+    # one threshold tau for every task: raw scales let the large tasks decide
+    design = warn_raw_scales(design, normalize)
     notes = list(design.notes)
     if not task_bootstrap:
         notes += small_runs.check_single_runs("performance_profile", design.counts, design.agents, options,
