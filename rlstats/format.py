@@ -381,6 +381,19 @@ def listed(items: Iterable[object], limit: int | None = None) -> str:
     return ", ".join(text)
 
 
+#: A plain lowercase word opening a text: one that a sentence capitalises (not ``expected_max()``, ``pvalue=``).
+_PLAIN_WORD = re.compile(r"[a-z]+(?![\w(=\[])")
+
+
+def sentence_start(text: str) -> str:
+    """``text`` with a capital first letter when it opens with a plain word; code stays as it is written.
+
+    >>> sentence_start("the unit is the run"), sentence_start("expected_max(): ..."), sentence_start("'score' ...")
+    ('The unit is the run', 'expected_max(): ...', "'score' ...")
+    """
+    return text[0].upper() + text[1:] if _PLAIN_WORD.match(text) else text
+
+
 def join_and(names: Iterable[object], limit: int | None = None) -> str:
     """Names as prose: "A", "A and B", "A, B and C"; past ``limit`` names, the rest counted (:func:`listed`).
 

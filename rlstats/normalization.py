@@ -9,6 +9,7 @@ tables (:data:`TABLE_BOUNDS`) and two rules computed from the data
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -479,19 +480,26 @@ def normalised_in(notes: Any, response: str) -> bool:
     return any(str(note).startswith(f"'{response}' normalised") for note in notes)
 
 
-def warn_raw_scales(design: Any, normalize: Normalizer) -> None:
+def warn_raw_scales(design: Any, normalize: Normalizer) -> Any:
     """Aggregating raw scores of tasks whose scales differ tenfold lets the large tasks decide: say so.
 
-    Silent when the scores were normalised (``normalize=`` or a frame from :func:`normalize`) or the
+    A warning at the call, and the Design returned with the same caution as a note, so that the printed result,
+    its report and its tables say it too (in a ratio of the scales, which the score's units leave alone). The
+    Design unchanged when the scores were normalised (``normalize=`` or a frame from :func:`normalize`) or the
     caller says they are on one scale already (``normalize=False``).
     """
     if normalize is not None or design.n_tasks < 2 or design.normalized:
-        return
+        return design
     scale = np.zeros(design.n_tasks)  # each task's largest |score|, in one pass (a mask per task is quadratic)
     np.maximum.at(scale, design.task, np.abs(design.y))
     if scale.min() > 0 and scale.max() <= 10 * scale.min():
-        return
+        return design
     warn(f"scores of {design.n_tasks} tasks are aggregated on their own scales (largest scores from "
          f"{signif(scale.min(), 3)} to {signif(scale.max(), 3)}), so the tasks with large scores decide the "
          "result; normalise them first with normalize= (e.g. normalize='atari100k_reference' or a reference frame), "
          "or pass normalize=False if they are on one scale already")
+    ratio = (f"{signif(scale.max() / scale.min(), 3)}-fold" if scale.min() > 0
+             else "without bound (a task scores only 0)")
+    note = (f"scores of {design.n_tasks} tasks were aggregated on their own scales (the tasks' largest |score| differ "
+            f"{ratio}), so the tasks with large scores decide the result; normalize= puts them on one scale")
+    return dataclasses.replace(design, notes=(*design.notes, note))

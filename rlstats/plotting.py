@@ -55,8 +55,58 @@ def resized(drawn: Any, figsize: tuple[float, float] | None) -> Any:
     layout of :func:`axes_or_new` and :func:`panels` lays it out again at that size (None: the plot's own size)."""
     if figsize is not None:
         figure = drawn if hasattr(drawn, "set_size_inches") else drawn.figure
+        own = figure.get_size_inches()
+        apart = _overlapping(figure)  # panels that overlap by design (twins, insets) at the plot's own size
         figure.set_size_inches(*figsize)
+        # The titles and axis labels were written for the plot's own size: at a smaller one matplotlib breaks
+        # them at words where they would cross the figure's edge (wrap=True, at draw time), rather than cutting.
+        texts = [figure._suptitle, figure._supxlabel, figure._supylabel]
+        for axes in figure.axes:
+            texts += [axes.title, getattr(axes, "_left_title", None), getattr(axes, "_right_title", None),
+                      axes.xaxis.label, axes.yaxis.label]
+        for text in texts:
+            if text is not None:
+                text.set_wrap(True)
+        _check_room(figure, figsize, own, apart)
     return drawn
+
+
+def _overlapping(figure: Any) -> set[tuple[int, int]]:
+    """The pairs of the figure's Axes whose drawings (with their titles and labels) overlap, drawn as it is now."""
+    import itertools
+
+    if len(figure.axes) < 2:
+        return set()
+    figure.canvas.draw()
+    renderer = figure.canvas.get_renderer()
+    boxes = [axes.get_tightbbox(renderer) for axes in figure.axes]
+    return {(i, j) for i, j in itertools.combinations(range(len(boxes)), 2) if boxes[i].overlaps(boxes[j])}
+
+
+def _check_room(figure: Any, figsize: tuple[float, float], own: Any, apart: set[tuple[int, int]]) -> None:
+    """An OptionError, the figure closed, when ``figsize`` cannot hold the panels apart: the constrained layout
+    collapsed them (matplotlib only warns) or panels apart at the plot's own size (``apart``) now overlap."""
+    import warnings
+
+    import matplotlib.pyplot as plt
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        figure.canvas.draw()
+    collapsed = [w for w in caught if "axes sizes collapsed" in str(w.message)]
+    for w in caught:
+        if w not in collapsed:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    if collapsed or _overlapping(figure) - apart:
+        from .errors import OptionError
+
+        plt.close(figure)
+        n = len(figure.axes)
+        what = (f"the {n} panels of this figure with their labels: they would be drawn over each other" if n > 1
+                else "this figure's labels: they leave no room for the plot")
+        raise OptionError(f"figsize=({figsize[0]:g}, {figsize[1]:g}) is too small for {what}; pass a larger "
+                          f"figsize= (the plot's own size is ({own[0]:.3g}, {own[1]:.3g}))"
+                          + (", or plot fewer panels" if n > 1 else ""))
 
 
 #: Width of one column of a two-column paper, in inches: a new multi-panel figure is this wide by default.

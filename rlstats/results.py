@@ -97,8 +97,9 @@ class ConfidenceInterval(NamedTuple):
 
 
 def sentences(notes: Iterable[str]) -> str:
-    """Notes as prose: each starts with a capital and ends with a full stop, joined by spaces ("" for none)."""
-    return " ".join(note[0].upper() + note[1:] + ("" if note.endswith(".") else ".") for note in notes if note)
+    """Notes as prose: each starts with a capital (unless it opens with code, such as ``expected_max()``) and ends
+    with a full stop, joined by spaces ("" for none)."""
+    return " ".join(fmt.sentence_start(note) + ("" if note.endswith(".") else ".") for note in notes if note)
 
 
 def to_jsonable(value: Any) -> Any:
@@ -436,8 +437,10 @@ class Result:
             One of the result's plot kinds; the first one by default.
         figsize : (float, float), optional
             Width and height in inches of the new figure (laid out again at
-            that size); None: the plot's own size. Not with ``ax=``, whose
-            figure is the caller's.
+            that size, titles and axis labels broken at words where they
+            would cross its edge); None: the plot's own size. An OptionError
+            when the size cannot hold the panels with their labels. Not with
+            ``ax=``, whose figure is the caller's.
         **kwargs
             Passed to the drawing function; user keywords win over defaults.
 

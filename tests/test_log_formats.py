@@ -216,7 +216,7 @@ def test_marl_eval_mock_file_against_the_json_by_hand(marl_eval_mock):
         ("algo_1", "task_1", 43289, 10006, 2.5)  # [1, 2, 3, 4] at STEP_1
     assert frame["seed"].dtype == np.int64 and sorted(set(frame["seed"])) == [42, 43289]
     assert frame.attrs[NOTES_ATTR][0] == (
-        "read 18 runs from 1 marl-eval JSON files, metrics 'return', 'win_rate' (each the mean of the values logged "
+        "read 18 runs from 1 marl-eval JSON file, metrics 'return', 'win_rate' (each the mean of the values logged "
         "at an evaluation); pass tags= for the absolute metrics 'absolute_metrics/return', "
         "'absolute_metrics/win_rate'")
 
@@ -433,7 +433,7 @@ def test_every_format_reads_its_sample_with_and_without_format(tmp_path, name):
     write(tmp_path / "run" / file_name)
     frame = rlstats.read_logs(tmp_path, format=name, progress=False)
     assert frame["step"].tolist() == [100, 200] and frame[column].tolist() == [1.5, 2.5]
-    assert frame.attrs[NOTES_ATTR][0].startswith(f"read 1 run from 1 {FORMATS[name].label}, ")
+    assert frame.attrs[NOTES_ATTR][0].startswith(f"read 1 run from 1 {FORMATS[name].label.removesuffix('s')}, ")
     assert (FORMATS[name].note in frame.attrs[NOTES_ATTR]) if FORMATS[name].note else len(frame.attrs[NOTES_ATTR]) == 1
     found = rlstats.read_logs(tmp_path, progress=False)  # a W&B export is found as a CSV file, read the same
     assert found.attrs["read_log"].format == file_format(file_name) == (name if name != "wandb_csv" else "csv")

@@ -544,12 +544,12 @@ def test_two_agents_posthoc_is_the_exact_omnibus_test():
     assert res.critical_difference is None
     assert "A and B are not declared different" in report and "A vs B" not in report
     assert line == ("post hoc: with two agents the pair's test is the omnibus test (exact p-value, alpha = 0.05): "
-                    "0 of 1 pairs differ")
+                    "0 of 1 pair differs")
     # At alpha = 0.1 both reject: the pair differs.
     res = rlstats.skillings_mack(frame, "score ~ agent | task", alpha=0.1)
     tidy, report, line = _agreement(res)
     assert tidy["significant"].iloc[0] and "A and B are declared different" in report
-    assert line.endswith("1 of 1 pairs differ")
+    assert line.endswith("1 of 1 pair differs")
 
 
 def test_two_agents_monte_carlo_posthoc_is_the_monte_carlo_omnibus():

@@ -817,7 +817,8 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
     keys = tuple(_ordered_fields(field_names))
     run_keys = tuple((tuple(run[f] for f in keys), None) for run in frame_runs)
     # Notes bound to the runs they name (re-worded for the runs a result receives), or to this frame as a whole.
-    notes = [Note(f"read {count(len(runs), 'run')} from {files_read} {found.record.label}, {tag_sentence}",
+    label = found.record.label if files_read != 1 else found.record.label.removesuffix("s")  # "1 ... file"
+    notes = [Note(f"read {count(len(runs), 'run')} from {files_read} {label}, {tag_sentence}",
                   scope="rows", keys=keys, items=run_keys, word="rlstats.provenance:counted",
                   data=(f"read {{n}} from {found.record.label}, {tag_sentence}", "run"))]
     notes += [Note(found.record.note)] if found.record.note else []

@@ -211,8 +211,8 @@ class BayesResult(Result):
                    "differences, which is not their mean")
         region = ("no region of practical equivalence (rope = 0)" if self.rope == 0 else
                   f"a region of practical equivalence of \u00b1{fmt.signif(self.rope, 3)} in {self.rope_scale}")
-        text = (f"We compared {self.n_agents} agents on {self.n_tasks} tasks ({self.nobs} runs) with {how}, with "
-                f"{region}; differences are {self._direction()}. ")
+        text = (f"We compared {self.n_agents} agents on {fmt.count(self.n_tasks, 'task')} ({self.nobs} runs) "
+                f"with {how}, with {region}; differences are {self._direction()}. ")
         parts = []
         for row in self.comparisons.itertuples():
             better, rope, worse = (self._share(p, 3) for p in (row.p_better, row.p_rope, row.p_worse))

@@ -585,7 +585,7 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
     # One agent is enough: its intervals describe it on its own.
     design = _prepared_design(design_of(data, formula, na_action=options.na_action, eval_env=eval_env,
                                         normalize=normalize, min_agents=1, bounds=options.bounds), options.na_action)
-    warn_raw_scales(design, normalize)
+    design = warn_raw_scales(design, normalize)
     work = admit(cost, design, options, max_seconds, "bootstrap()")  # issue 43 item 2
     return _run_bootstrap(design, options, rng, shows(work, options.progress))
 
@@ -1121,7 +1121,8 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
                                         normalize=normalize), options.na_action)
     work = admit(profile_cost, design, options, max_seconds, "performance_profile()")  # issue 43 item 2
     shown = shows(work, options.progress)
-    warn_raw_scales(design, normalize)  # one threshold tau for every task: raw scales let the large tasks decide
+    # one threshold tau for every task: raw scales let the large tasks decide
+    design = warn_raw_scales(design, normalize)
     notes = list(design.notes)
     if not task_bootstrap:
         notes += small_runs.check_single_runs("performance_profile", design.counts, design.agents, options,

@@ -373,7 +373,7 @@ class ProbabilityOfImprovementResult(Result):
         level = f"{fmt.signif(100 * self.confidence_level)}%"
         text = (f"For each pair of agents (X, Y) we estimated the probability of improvement, the chance that a run "
                 f"of X scores higher than a run of Y on the same task (ties counting one half), averaged over "
-                f"{len(self.tasks)} tasks ({_runs_phrase(self.counts)}), ")
+                f"{fmt.count(len(self.tasks), 'task')} ({_runs_phrase(self.counts)}), ")
         if self.n_resamples is None:
             text += (f"with {level} score intervals: the probabilities p whose distance from the estimate is at most "
                      "the normal quantile times the standard error the tasks' Hanley and McNeil (1982) variances "
@@ -478,8 +478,8 @@ class PerformanceProfileResult(Result):
         level = f"{fmt.signif(100 * self.confidence_level)}%"
         where = (f"{self.tau.size} thresholds tau from {fmt.signif(self.tau.min(), 3)} to {fmt.signif(self.tau.max(), 3)}"
                  if self.tau.size > 1 else f"the one threshold tau = {fmt.signif(self.tau[0], 3)}")
-        text = (f"Performance profiles show, for {where}, {what}, for {len(self.agents)} agents on {len(self.tasks)} "
-                f"tasks ({_runs_phrase(self.counts)}); ")
+        text = (f"Performance profiles show, for {where}, {what}, for {len(self.agents)} agents on "
+                f"{fmt.count(len(self.tasks), 'task')} ({_runs_phrase(self.counts)}); ")
         if self.interval == "wilson":
             return text + (f"pointwise {level} bands are stratified Wilson score intervals with continuity correction "
                            f"(Yan and Su 2010; Newcombe 1998), at the effective number of runs T^2 / sum(1 / n_t) "

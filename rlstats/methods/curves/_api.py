@@ -497,7 +497,7 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
                  if empty.size else "")
     design = design.require_complete(options.na_action, why + leave_out)
     work = admit(cost, design, options, max_seconds, "curves()")  # issue 43 item 2
-    warn_raw_scales(design, normalize)
+    design = warn_raw_scales(design, normalize)
     # na_action="drop": the frame whose rows the Design's row positions count, to find the dropped rows' steps
     source = None if not design.n_dropped_rows else data if subset is None else subset_rows(data, subset)
     return _run_curves(design, step, steps, options.for_agents(design.agents), rng, shows(work, options.progress),
@@ -617,7 +617,8 @@ def _run_curves(design, step, steps, options, rng, shown, source=None):
         counts=design.counts, pairs=options.pairs,
         differences=np.array([c[0] for c in comparisons]).reshape(len(comparisons), grid.size),
         difference_bands=difference_bands,
-        difference_pvalues=np.array([c[2] for c in comparisons]).reshape(len(comparisons), grid.size))
+        difference_pvalues=np.array([c[2] for c in comparisons]).reshape(len(comparisons), grid.size),
+        normalized=design.normalized)
 
 
 def repeat_share(counts):

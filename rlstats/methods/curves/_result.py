@@ -83,6 +83,9 @@ class CurvesResult(Result):
         at the steps where ``difference_pvalues <= alpha``.
     difference_pvalues : ndarray, shape (n_pairs, n_steps)
         Max-T permutation p-values, adjusted over all steps.
+    normalized : bool
+        Whether the scores were normalised (``normalize=``, or a frame from :func:`rlstats.normalize`): the
+        figure's axis says so, as the notes do.
     """
 
     agents: tuple[str, ...]
@@ -105,6 +108,7 @@ class CurvesResult(Result):
     differences: np.ndarray
     difference_bands: np.ndarray
     difference_pvalues: np.ndarray
+    normalized: bool = False
 
     _plot_kinds: ClassVar[dict] = {"curves": plots.plot_curves, "difference": plots.plot_difference}
 
@@ -207,10 +211,14 @@ class CurvesResult(Result):
         level = f"{fmt.signif(100 * self.confidence_level)}%"
         runs = self.counts[self.counts > 0]
         per_cell = f"{runs.min()}" if runs.min() == runs.max() else f"{runs.min()} to {runs.max()}"
-        text = (f"We computed the {self.label} of {self.n_agents} agents over {self.n_tasks} tasks ({per_cell} runs "
-                f"per agent and task) at each of {self.steps.size} steps from {fmt.format_step(self.steps[0])} to "
+        text = (f"We computed the {self.label} of {self.n_agents} agents over {fmt.count(self.n_tasks, 'task')} "
+                f"({per_cell} runs per agent and task) at each of {self.steps.size} steps from "
+                f"{fmt.format_step(self.steps[0])} to "
                 f"{fmt.format_step(self.steps[-1])}. ")
-        if self.options.get("bands") == "studentized" and self.statistic in _STUDENTIZED:
+        if np.isnan(self.pointwise).all() and np.isnan(self.simultaneous).all():
+            # nothing drawn, nothing to describe: the notes say why they were withheld
+            text += f"The {level} pointwise and simultaneous bands were withheld for every agent (see below)."
+        elif self.options.get("bands") == "studentized" and self.statistic in _STUDENTIZED:
             text += (f"{level} pointwise and simultaneous bands come from {self.n_resamples} stratified bootstrap "
                      "resamples that draw whole runs within each task (Agarwal et al., 2021), each band the hull of "
                      "two: a studentised (bootstrap-t) band, each resample's deviation divided by its own standard "

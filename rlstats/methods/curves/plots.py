@@ -100,7 +100,7 @@ def plot_curves(result, *, ax=None, band="simultaneous", agents=None, colors=Non
             if not np.isfinite(bounds).any():
                 withheld.append(name)
     level = f"{100 * result.confidence_level:g}%"
-    ax.set_ylabel(result.label)
+    ax.set_ylabel(result.label + (" (normalised score)" if result.normalized else ""))  # the notes' unit
     _step_axis(ax, result, result.steps)
     title = None if band == "none" else f"{result.label} per step, {level} {band} bands"
     if withheld:  # on a line of its own: the legend is as wide as the Axes at a column's width
@@ -137,7 +137,7 @@ def plot_difference(result, *, ax=None, pair=None, color="#0072B2", **kwargs):
         low = np.nanmin(table["conf_low"].to_numpy())
         ax.plot(table["step"][differs], np.full(differs.sum(), low), "|", color="black", markersize=6,
                 label=f"differs (max-T, alpha = {result.alpha:g})")
-    ax.set_ylabel(f"{result.label}: {a} - {b}")
+    ax.set_ylabel(f"{result.label}: {a} - {b}" + (" (normalised)" if result.normalized else ""))
     _step_axis(ax, result, table["step"])
     _legend_above(ax)
     return ax

@@ -131,9 +131,9 @@ class EquivalenceResult(Result):
             lines.append(f"  per task: withheld on all {len(tasks)} tasks (see the notes)")
         elif len(tasks):
             what = "equivalent" if self.alternative == "equivalence" else "non-inferior"
-            lines.append(f"  per task: {int(tested['shown'].astype(bool).sum())} of {len(tested)} tasks tested "
-                         f"shown {what}" + (f" ({len(tasks) - len(tested)} withheld)" if len(tested) < len(tasks)
-                                            else "")
+            lines.append(f"  per task: {int(tested['shown'].astype(bool).sum())} of "
+                         f"{fmt.count(len(tested), 'task')} tested shown {what}"
+                         + (f" ({len(tasks) - len(tested)} withheld)" if len(tested) < len(tasks) else "")
                          + f"; separate tests each at alpha = {fmt.signif(self.alpha)}, not adjusted for "
                          "multiplicity (on every task: holds at alpha; on some task: needs an adjustment)")
         return lines
@@ -198,9 +198,9 @@ class EquivalenceResult(Result):
             tasks = self._scope("task", a, b)
             tested = tasks[tasks["shown"].notna()]
             if len(tested):
-                parts.append(f"on {int(tested['shown'].astype(bool).sum())} of {len(tested)} tasks individually "
-                             f"(each at alpha = {fmt.signif(self.alpha)}, not adjusted for multiplicity: a claim "
-                             "about some task would need an adjustment)")
+                parts.append(f"on {int(tested['shown'].astype(bool).sum())} of {fmt.count(len(tested), 'task')} "
+                             f"individually (each at alpha = {fmt.signif(self.alpha)}, not adjusted for "
+                             "multiplicity: a claim about some task would need an adjustment)")
             if parts:
                 text += f" {a} against {b}: " + "; ".join(parts) + "."
         text += (" Not shown equivalent does not mean different: the interval may be too wide for the margin."

@@ -172,7 +172,7 @@ def mixed(data: Data, formula: FormulaLike | None = None, *, ddf: Ddf = "sattert
     if not design.has_blocks:
         raise DesignError(f"the mixed model needs the task column for its random intercepts: write "
                           f"'{design.formula.text} | task'")
-    warn_raw_scales(design, normalize)  # one residual variance for every task: raw scales break it
+    design = warn_raw_scales(design, normalize)  # one residual variance for every task: raw scales break it
     work = admit(cost, design, options, max_seconds, "mixed()")  # issue 43 item 2
     with timed_bar(work, shows(work, options.progress), "mixed"):
         return _run(design, options)

@@ -209,8 +209,9 @@ class MixedResult(Result):
                     else f"{runs.min()} to {runs.max()} runs per agent and task")
         random = "random task intercepts" + (" and random task x agent intercepts" if len(self.random_terms) > 1
                                              else "")
-        text = (f"We fitted a linear mixed model by REML to {self.n_agents} agents on {self.n_tasks} tasks "
-                f"({per_cell}, {self.nobs} runs), with fixed agent effects and {random} (Bates et al., 2015). "
+        text = (f"We fitted a linear mixed model by REML to {self.n_agents} agents on "
+                f"{fmt.count(self.n_tasks, 'task')} ({per_cell}, {self.nobs} runs), with fixed agent effects "
+                f"and {random} (Bates et al., 2015). "
                 f"The estimated standard deviations were "
                 + ", ".join(f"{fmt.signif(sd, 3)} ({term})" for term, sd in zip(self.random_terms,
                                                                                 self.variance_sd))

@@ -235,8 +235,9 @@ class PercentilesResult(Result):
         runs = self.counts
         per_cell = (f"{runs.min()} runs per agent and task" if runs.min() == runs.max()
                     else f"{runs.min()} to {runs.max()} runs per agent and task")
-        text = (f"We aggregated the scores of {self.n_agents} agents on {self.n_tasks} tasks ({per_cell}) with "
-                f"performance percentiles ({_REFERENCE}). Each agent's runs on a task were scored by their mean "
+        text = (f"We aggregated the scores of {self.n_agents} agents on {fmt.count(self.n_tasks, 'task')} "
+                f"({per_cell}) with performance percentiles ({_REFERENCE}). Each agent's runs on a task "
+                f"were scored by their mean "
                 f"percentile in each other agent's score distribution (ties counted as "
                 f"{'wins' if self.ties == 'le' else 'half wins'}, an agent against itself "
                 f"{fmt.signif(self.self_payoff)}), and the task and reference weights came from the stationary "
@@ -256,7 +257,8 @@ class PercentilesResult(Result):
             text += " " + self._separation_sentence()
         top = self.task_weights.sort_values("weight", ascending=False, kind="stable").head(3)
         weights = ", ".join(f"{t} ({fmt.signif(w, 2)})" for t, w in zip(top["task"], top["weight"]))
-        text += f" The adversary weighted most the tasks {weights}."
+        if len(self.task_weights) > 1:  # with one task the adversary has no choice to report
+            text += f" The adversary weighted most the tasks {weights}."
         return text
 
     def _separation_sentence(self):

@@ -251,7 +251,7 @@ class SkillingsMackResult(Result):
         if self._pair_is_omnibus():
             lines.append(f"post hoc: with two agents the pair's test is the omnibus test "
                          f"({_PVALUE_KINDS[self.pvalue_method]} p-value, alpha = {self.alpha}): "
-                         f"{n_sig} of 1 pairs differ")
+                         f"{n_sig} of 1 pair differs")
             return lines
         cd = "" if self.critical_difference is None else \
             f", critical difference {fmt.signif(self.critical_difference, 4)} in mean rank"
@@ -345,7 +345,7 @@ class SkillingsMackResult(Result):
         per_cell = f"{runs.min()} run{'s' if runs.max() > 1 else ''} per agent and task" if runs.min() == runs.max() \
             else f"{runs.min()} to {runs.max()} runs per agent and task"
         missing = int((self.counts == 0).sum())
-        design = f"{self.n_agents} agents on {self.n_tasks} tasks ({per_cell}"
+        design = f"{self.n_agents} agents on {fmt.count(self.n_tasks, 'task')} ({per_cell}"
         design += f", {missing} empty cell{'s' if missing != 1 else ''})" if missing else ")"
         pv = fmt.format_pvalue(self.pvalue)
         p_text = f"p {pv}" if pv.startswith("<") else f"p = {pv}"

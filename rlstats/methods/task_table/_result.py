@@ -343,7 +343,8 @@ class TaskTableResult(Result):
         parts = [f"{a} ({won(w, n)})" for a, w, n in sorted(zip(self.agents, wins, ran), key=lambda p: -p[1]) if w]
         marked = int((self.possibly_best & ~self.tied_best).sum())
         runs = self._runs_phrase()
-        best = (f"For each of {len(self.tasks)} tasks we marked the agent with the best {self.label} of its runs "
+        which = f"each of {len(self.tasks)} tasks" if len(self.tasks) > 1 else "the task"
+        best = (f"For {which} we marked the agent with the best {self.label} of its runs "
                 f"({runs} {'run' if runs == '1' else 'runs'} per agent and task)")
         compared = np.asarray(self.withheld.get("comparisons", np.zeros(self.counts.shape, dtype=bool)))
         others = (self.counts > 0) & ~(np.arange(len(self.agents))[None, :] == self.best[:, None])

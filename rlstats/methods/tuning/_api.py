@@ -283,7 +283,7 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
     design = design_of(data, parsed, extra_columns=extra, na_action=na_action, eval_env=eval_env,
                        normalize=normalize, min_agents=1, reads_nesting=READS_NESTING, bounds=opts.bounds)
     if "expected_max" in views:  # its mean over tasks adds raw scores (sensitivity normalises its own)
-        warn_raw_scales(design, normalize)
+        design = warn_raw_scales(design, normalize)
     notes = list(design.notes) + ([nested_note] if nested_note else []) + ([dropped_view] if dropped_view else [])
     sweeps, labels = _sweeps(design, parsed, config, weights, holdout, higher)
     # issue 43 item 2: estimated once the sweeps are read (cheap), since the views' work grows with each sweep's

@@ -176,7 +176,9 @@ def tuned_interval(means, sizes, spread, selected, best_resampled, winner, level
     Student's t (n - 1 df) times the winner's standard error, to the winner's mean plus t times the larger of the
     winner's standard deviation and the sweep's pooled one (``spread``'s, weighted by degrees of freedom), over
     sqrt(n). ``lower="pooled"`` takes that larger spread on the lower end too; ``lower="winner"`` (the rule before
-    issue 40) the winner's own. Returns ``(corrected, low, high, optimism)`` (NaN bounds with one run).
+    issue 40) the winner's own. A sweep of one configuration selects nothing: its optimism is 0 (the bootstrap's
+    mean deviation there is Monte Carlo noise) and its interval Student's t. Returns ``(corrected, low, high,
+    optimism)`` (NaN bounds with one run).
 
     Ties. ``selected`` is the first configuration with the largest mean (``np.argmax``: configurations in their
     sorted label order). In a resample where several configurations tie for the largest bootstrap mean,
@@ -191,7 +193,8 @@ def tuned_interval(means, sizes, spread, selected, best_resampled, winner, level
     """
     from scipy.special import stdtrit  # Student's t quantile, without scipy.stats' import time
 
-    optimism = float(np.mean(best_resampled - means[winner]))
+    single = means.size == 1  # nothing selected, nothing to correct
+    optimism = 0.0 if single else float(np.mean(best_resampled - means[winner]))
     corrected = means[selected] - optimism
     n = sizes[selected]
     if n < 2:
@@ -202,7 +205,7 @@ def tuned_interval(means, sizes, spread, selected, best_resampled, winner, level
     # swing widely), moving the upper bound down would miss the truth from above
     # the lower end takes the optimism's upper quantile rather than its mean: the bootstrap world separates the
     # configurations more than the truth does, so the mean optimism understates it where configurations nearly tie
-    worst = float(np.quantile(best_resampled - means[winner], 0.5 + level / 2))
+    worst = 0.0 if single else float(np.quantile(best_resampled - means[winner], 0.5 + level / 2))
     # the upper end uses the sweep's pooled spread when it is larger: a few seeds of skewed scores often miss the rare
     # high ones, so the winner's own spread understates it and its true mean lies above its t interval (every miss
     # of the calibration grid's skewed landscape was from above; 0.83-0.92 coverage with the winner's spread alone)

@@ -40,8 +40,11 @@ def plot_best_set(result, *, ax=None, **kwargs):
     threshold line)."""
     best = _table(result, "best_set", "best_set")
     best = best[best["probability_best"] > 0].head(30)
-    ax = axes_or_new(ax, (5.0, 0.8 + 0.22 * len(best)))
-    labels = [f"{r.agent} / {r.task}: {r.config}" for r in best.itertuples()]
+    # one line for agent / task and one per hyperparameter: a sweep's "name=value, ..." on one line (floats in
+    # full) is wider than the figure, which then has no room left for the bars
+    labels = ["\n".join([f"{r.agent} / {r.task}", *str(r.config).split(", ")]) for r in best.itertuples()]
+    lines = sum(label.count("\n") + 1 for label in labels)
+    ax = axes_or_new(ax, (5.0, 0.8 + 0.1 * len(best) + 0.12 * lines))
     colors = np.where(best["in_best_set"], "#0072B2", "#BBBBBB")
     style = {"color": colors}
     style.update(kwargs)
