@@ -17,7 +17,6 @@ import rlstats
 CAP = -1.0364333894937898
 
 
-@pytest.mark.xfail(strict=True, reason="flat cells read a rounding-level variance and are tested")
 def test_equivalence_withholds_a_task_where_every_run_ties_even_when_the_mean_rounds():
     """Two agents whose 10 runs on a task all score the same capped value: neither agent's runs vary, so the
     per-task TOST must be withheld (the rule of ``_flat_tasks``, with its note). The cells' variance was read from

@@ -271,16 +271,21 @@ def _scale(design):
 
 
 def _cells(design):
-    """(means, sds, runs), each (tasks, agents); NaN where a cell is empty (sd: where it has fewer than 2 runs)."""
+    """(means, sds, runs), each (tasks, agents); NaN where a cell is empty (sd: where it has fewer than 2 runs); a
+    cell whose runs all tie has their value as mean and sd 0, as Welch's tests and the flat-task note read it."""
     cell = design.task * design.n_agents + design.agent
     size = design.n_tasks * design.n_agents
     n = np.bincount(cell, minlength=size).astype(np.float64)
+    low, high = np.full(size, np.inf), np.full(size, -np.inf)
+    np.minimum.at(low, cell, design.y)
+    np.maximum.at(high, cell, design.y)
+    flat = low == high  # runs that all tie: a sum / n can miss their value in the last bit (audit s9)
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.bincount(cell, design.y, minlength=size) / n
+        mean = np.where(flat, low, np.bincount(cell, design.y, minlength=size) / n)
         # deviations from each cell's own mean keep the variance exact for shifted scores
         deviation = design.y - mean[cell]
         variance = np.bincount(cell, deviation ** 2, minlength=size) / (n - 1)
-    variance = np.where(n >= 2, variance, np.nan)
+    variance = np.where(n >= 2, np.where(flat, 0.0, variance), np.nan)
     shape = (design.n_tasks, design.n_agents)
     return mean.reshape(shape), np.sqrt(variance).reshape(shape), n.reshape(shape)
 
