@@ -34,7 +34,6 @@ def test_equivalence_withholds_a_task_where_every_run_ties_even_when_the_mean_ro
     assert any("neither agent's runs vary" in note for note in res.notes)
 
 
-@pytest.mark.xfail(strict=True, reason="power('bootstrap') does not say its rate is that of percentile intervals")
 def test_bootstrap_power_says_it_is_not_the_rate_of_the_default_intervals():
     """``power("bootstrap")`` separates percentile intervals (the thesis's rule), while :func:`rlstats.bootstrap`'s
     default intervals are studentised and wider. On the same simulated data the rates differ by a factor of 2-3:
