@@ -82,3 +82,38 @@ def test_possibly_best_holds_its_level_on_tied_success_rates():
     rng = np.random.default_rng(5)
     res = rlstats.task_table(_long(rng.binomial(10, 0.9, (400, 8, 3)) / 10), "score ~ agent | task/seed")
     assert res.possibly_best.all(axis=1).mean() >= 0.95 - 3 * np.sqrt(0.95 * 0.05 / 400)
+
+
+def _two_agents(rng, tasks, runs, delta):
+    """Two agents' runs: the first's task-level effects normal about ``delta`` (sd 0.5), run noise normal (sd 1)."""
+    scores = rng.standard_normal((tasks, 2, runs))
+    scores[:, 0] += delta + 0.5 * rng.standard_normal(tasks)[:, None]
+    return _long(scores)
+
+
+@pytest.mark.xfail(strict=True, reason="the signed-rank credible interval's coverage goes unsaid")
+def test_signed_rank_credible_interval_says_it_is_not_a_confidence_interval_at_few_tasks():
+    """``bayes()`` prints the signed-rank model's mean difference 'with 95% credible interval' and the docs claim no
+    frequentist level, yet nothing says how it reads as one, and readers take '95%' for a confidence level. Over 300
+    simulated data sets of two agents (task effects normal about the true mean, sd 0.5; 3 runs, normal or skewed
+    noise) it held the true mean difference across tasks in 0.807-0.830 at 5 tasks, 0.867-0.873 at 10 and
+    0.923-0.963 at 26; and P(better) >= 0.95 with no difference (rope 0) in 0.09-0.10 (5-10 tasks). The
+    hierarchical model's interval held 0.95-1.00 there. A note now says so where a pair has 10 tasks or fewer."""
+    df = _two_agents(np.random.default_rng(0), 5, 3, 0.0)
+    res = rlstats.bayes(df, "score ~ agent | task/seed", n_samples=2_000, rng=0)
+    assert any("not confidence intervals" in note and "0.81" in note for note in res.notes)
+    many = rlstats.bayes(_two_agents(np.random.default_rng(0), 12, 3, 0.0), "score ~ agent | task/seed",
+                         n_samples=2_000, rng=0)
+    assert not any("not confidence intervals" in note for note in many.notes)
+
+
+@pytest.mark.slow
+def test_signed_rank_credible_interval_coverage_at_five_tasks():
+    """The measurement the note quotes, reduced: 200 data sets of 5 tasks x 3 runs, true mean difference 0.3."""
+    rng = np.random.default_rng(7)
+    held = 0
+    for j in range(200):
+        row = rlstats.bayes(_two_agents(rng, 5, 3, 0.3), "score ~ agent | task/seed", n_samples=2_000,
+                            rng=j).tidy().iloc[0]
+        held += row["conf_low"] <= 0.3 <= row["conf_high"]
+    assert 0.74 <= held / 200 <= 0.89
