@@ -91,7 +91,6 @@ def _two_agents(rng, tasks, runs, delta):
     return _long(scores)
 
 
-@pytest.mark.xfail(strict=True, reason="the signed-rank credible interval's coverage goes unsaid")
 def test_signed_rank_credible_interval_says_it_is_not_a_confidence_interval_at_few_tasks():
     """``bayes()`` prints the signed-rank model's mean difference 'with 95% credible interval' and the docs claim no
     frequentist level, yet nothing says how it reads as one, and readers take '95%' for a confidence level. Over 300
