@@ -116,3 +116,54 @@ def test_signed_rank_credible_interval_coverage_at_five_tasks():
                             rng=j).tidy().iloc[0]
         held += row["conf_low"] <= 0.3 <= row["conf_high"]
     assert 0.74 <= held / 200 <= 0.89
+
+
+def _capped_pair(rng, n_sim, runs, share, sign):
+    """(n_sim, runs) runs of agents A (location sign * 0.5) and B (0) of normal scores capped where ``share`` of
+    B's runs reach the cap, and their true difference of means."""
+    from scipy import stats
+
+    cap = stats.norm.ppf(1 - share)
+
+    def mean(mu):  # E min(mu + Z, cap)
+        return mu * stats.norm.cdf(cap - mu) - stats.norm.pdf(cap - mu) + cap * stats.norm.sf(cap - mu)
+
+    a = np.minimum(sign * 0.5 + rng.standard_normal((n_sim, runs)), cap)
+    b = np.minimum(rng.standard_normal((n_sim, runs)), cap)
+    return a, b, mean(sign * 0.5) - mean(0.0)
+
+
+@pytest.mark.xfail(strict=True, reason="per-task tests on saturated scores miss alpha without a note")
+def test_equivalence_notes_per_task_tests_on_saturated_runs():
+    """Per-task Welch tests on scores that saturate: normal scores capped where 70% or 85% of a baseline agent's runs
+    reach the cap (the grid's ``capped`` has a third there), the other agent 0.5 SD better or worse, the margin the
+    true difference. With flat cells read as flat, the per-task non-inferiority test declared at the margin in
+    0.063-0.082 (70% at the cap; 3-20 runs) and 0.064-0.124 (85%) of 20,000 simulated tests, and TOST in up to 0.062
+    (70%) and 0.093 (85%), against alpha = 0.05 (3 Monte Carlo SE: 0.0046): Welch's t reads a mean near normal,
+    which a few runs off a cap are not. Nothing said so. A note now names the tasks whose runs mostly tie at one
+    value and quotes these sizes."""
+    a, b, _ = _capped_pair(np.random.default_rng(0), 1, 5, 0.85, 1.0)
+    df = pd.DataFrame({"agent": ["A"] * 5 + ["B"] * 5 + ["A"] * 5 + ["B"] * 5,
+                       "task": ["capped"] * 10 + ["free"] * 10,
+                       "score": np.r_[a[0], b[0], np.random.default_rng(1).standard_normal(10)]})
+    res = rlstats.equivalence(df, "score ~ agent | task", margin=0.1, aggregate=None)
+    saturated = [note for note in res.notes if "tie at one value" in note]
+    assert len(saturated) == 1 and "capped/A vs B" in saturated[0] and "free" not in saturated[0]
+    assert "0.12" in saturated[0]
+
+
+@pytest.mark.slow
+def test_equivalence_size_on_saturated_runs():
+    """The measurement the note quotes, reduced: non-inferiority at 85% of the baseline's runs at the cap, 10 runs,
+    through the kernels the public function calls (flat cells read as flat), 4,000 tests."""
+    from rlstats.methods.equivalence import _kernels
+
+    a, b, delta = _capped_pair(np.random.default_rng(3), 4_000, 10, 0.85, -1.0)
+
+    def summary(x):
+        flat = np.ptp(x, axis=1) == 0
+        return np.where(flat, x[:, 0], x.mean(axis=1)), np.where(flat, 0.0, x.std(axis=1, ddof=1)), x.shape[1]
+
+    estimate, se, df = _kernels.welch(*summary(a), *summary(b))
+    shown = _kernels.tost(estimate, se, df, abs(delta), 0.05, "noninferior", True)["shown"]
+    assert shown.mean() >= 0.08
