@@ -133,7 +133,6 @@ def _capped_pair(rng, n_sim, runs, share, sign):
     return a, b, mean(sign * 0.5) - mean(0.0)
 
 
-@pytest.mark.xfail(strict=True, reason="per-task tests on saturated scores miss alpha without a note")
 def test_equivalence_notes_per_task_tests_on_saturated_runs():
     """Per-task Welch tests on scores that saturate: normal scores capped where 70% or 85% of a baseline agent's runs
     reach the cap (the grid's ``capped`` has a third there), the other agent 0.5 SD better or worse, the margin the

@@ -690,7 +690,8 @@ def test_declared_power_rules_give_the_outputs_recorded_before():
         "of 200 simulated data sets against 0.155; at 10 tasks x 10 seeds, effect 0.5, 0.39 against 0.245): for the "
         "power of an analysis with bootstrap()'s defaults pass bootstrap={'interval': 'studentized'}")
     report = res.report(format="text")
-    for sentence in ("rejected when the 95% stratified-bootstrap percentile intervals (200 resamples) of the iqm of two agents",
+    for sentence in ("rejected when the 95% stratified-bootstrap percentile intervals (200 resamples) of the iqm of "
+                     "two agents",
                      "AdaStop (K = 2 interims of n = seeds / K runs, one test per task) counted as rejecting",
                      "The permutation test of mean differences (one test per task, step-down over comparisons)",
                      "The blocked rank test (Mack-Skillings 1980", "Mean runs used per agent: 4 of 4, 6 of 6."):
