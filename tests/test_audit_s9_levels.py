@@ -166,3 +166,38 @@ def test_equivalence_size_on_saturated_runs():
     estimate, se, df = _kernels.welch(*summary(a), *summary(b))
     shown = _kernels.tost(estimate, se, df, abs(delta), 0.05, "noninferior", True)["shown"]
     assert shown.mean() >= 0.08
+
+
+def _profile_frame(rng, tasks, runs):
+    """Agents A and B alike, task means evenly from -1 to 1, normal runs (sd 1)."""
+    means = np.linspace(-1.0, 1.0, tasks)
+    scores = means[:, None, None] + rng.standard_normal((tasks, 2, runs))
+    return _long(scores.transpose(0, 1, 2)).assign(agent=lambda d: d["agent"].map({"a0": "A", "a1": "B"}))
+
+
+@pytest.mark.xfail(strict=True, reason="the tasks profile's percentile band misses its level without a note")
+def test_tasks_profile_band_quotes_its_measured_coverage():
+    """``performance_profile(kind="tasks")`` prints a 95% pointwise band of the fraction of tasks whose mean is above
+    tau, the stratified percentile bootstrap (the only band there), with no ``bootstrap.profile`` row (those measure
+    kind="runs") and no note. A task whose true mean lies near tau is above it in about half of the resamples
+    whatever the truth, so at 26 tasks (means evenly from -1 to 1, 25 random thresholds, 200 data sets) the band
+    held the true profile in 0.71 (normal) and 0.77 (capped) of threshold x data set pairs at 3 runs, 0.84-0.86 at
+    5 and 0.92-0.93 at 10, and at its worst threshold in 0.00-0.49; at 5 tasks 0.92-0.99 (worst 0.75-0.97)."""
+    res = rlstats.performance_profile(_profile_frame(np.random.default_rng(0), 26, 3), "score ~ agent | task",
+                                      tau=[0.0, 0.5], kind="tasks", n_resamples=200, rng=0)
+    assert any("0.71" in note and "kind='runs'" in note for note in res.notes)
+
+
+@pytest.mark.slow
+def test_tasks_profile_band_coverage_at_26_tasks_of_3_runs():
+    """The measurement the note quotes, reduced: 60 data sets, 11 thresholds, agent A's band."""
+    rng = np.random.default_rng(4)
+    means, taus = np.linspace(-1.0, 1.0, 26), np.linspace(-1.2, 1.2, 11)
+    truth = (means[None, :] > taus[:, None]).mean(axis=1)
+    held = []
+    for j in range(60):
+        res = rlstats.performance_profile(_profile_frame(rng, 26, 3), "score ~ agent | task", tau=taus, kind="tasks",
+                                          n_resamples=200, rng=j)
+        band = res.tidy().query("agent == 'A'")
+        held.append((band["conf_low"].to_numpy() <= truth) & (truth <= band["conf_high"].to_numpy()))
+    assert np.mean(held) <= 0.85
