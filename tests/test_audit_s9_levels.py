@@ -175,7 +175,6 @@ def _profile_frame(rng, tasks, runs):
     return _long(scores.transpose(0, 1, 2)).assign(agent=lambda d: d["agent"].map({"a0": "A", "a1": "B"}))
 
 
-@pytest.mark.xfail(strict=True, reason="the tasks profile's percentile band misses its level without a note")
 def test_tasks_profile_band_quotes_its_measured_coverage():
     """``performance_profile(kind="tasks")`` prints a 95% pointwise band of the fraction of tasks whose mean is above
     tau, the stratified percentile bootstrap (the only band there), with no ``bootstrap.profile`` row (those measure
