@@ -217,7 +217,8 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
     Monte Carlo standard errors a note quotes it. The grid's capped scores have a third of a baseline's runs at the
     cap; where half or more of an agent's runs on a task sit at the task's largest or smallest score (a cap more
     often reached), a note names the per-task tests and quotes their measured size: up to 0.12 (non-inferiority)
-    and 0.09 (equivalence) with 70-85% of a baseline agent's runs at the cap.
+    and 0.09 (equivalence) with 70-85% of a baseline agent's runs at the cap, and up to 0.075 for the across-tasks
+    test where every task is so.
 
     See Also
     --------
@@ -533,7 +534,8 @@ def _saturated_note(design, pairs, index, rows):
             f"task's largest or smallest, as at a score cap ({shown}): Welch's t assumes a mean near normal, and on "
             "capped scores with 70-85% of a baseline agent's runs at the cap (3-20 runs, a true difference equal to "
             "the margin) it declared non-inferiority in 0.06-0.12 and equivalence in up to 0.09 of simulated tests, "
-            "not 0.05; read a shown result there as weaker than its alpha"]
+            "not 0.05, and the across-tasks test (Welch-Satterthwaite) in up to 0.075 where every task was so (5 and "
+            "26 tasks); read a shown result there as weaker than its alpha"]
 
 
 def _across_notes(table, across, short):
