@@ -24,8 +24,10 @@
 # * the **blocked rank test** (`"skillings_mack"`): ranks all runs within each
 #   task and sums over tasks (Mack–Skillings with several seeds);
 # * **bootstrap interval separation** (`"bootstrap"`): declares a difference
-#   when the two agents' stratified-bootstrap intervals of the interquartile
-#   mean (IQM) do not overlap, which is how such intervals are often read;
+#   when the two agents' stratified-bootstrap percentile intervals of the
+#   interquartile mean (IQM) do not overlap, which is how such intervals are
+#   often read (`rlstats.bootstrap`'s default studentised intervals are wider
+#   and separate less often: `bootstrap={"interval": "studentized"}` plans for them);
 # * **AdaStop** (`"adastop"`): the sequential test of Mathieu et al. (2023),
 #   which stops training an agent as soon as its comparison is decided.
 #

@@ -13,7 +13,8 @@ What "rejects" means for each method is its back end's power rule, declared in i
 (``rlstats.methods.<folder>._backend`` and ``_power``; ``rlstats.methods.POWER_METHODS`` lists them):
 
 * ``"skillings_mack"``: the blocked rank test's p-value is at most ``alpha``;
-* ``"bootstrap"``: the stratified-bootstrap intervals of the chosen metric
+* ``"bootstrap"``: the stratified-bootstrap percentile intervals (not :func:`rlstats.bootstrap`'s default
+  studentised ones, which separate less often: ``bootstrap={"interval": "studentized"}``) of the chosen metric
   (IQM by default, ``1 - alpha`` level) of two agents do not overlap, the
   rule the thesis studies (Section 3.1); this rule is conservative where the intervals hold their level, and its
   rate is withheld (NaN, with a note) where they do not: percentile intervals of 2-3 runs per task;

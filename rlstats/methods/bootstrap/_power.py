@@ -70,7 +70,9 @@ def sentence(result):
     metric = getattr(metric, "__name__", metric)
     level = options.get("confidence_level", 1 - result.alpha)
     resamples = options.get("n_resamples", POWER_RESAMPLES)
+    interval = options.get("interval", "percentile")
     return (f"Bootstrap interval separation (thesis Section 3.1) rejected when the {fmt.signif(100 * level)}% "
-            f"stratified-bootstrap intervals ({resamples} resamples) of the {metric} of two agents did not overlap; "
+            f"stratified-bootstrap {interval} intervals ({resamples} resamples) of the {metric} of two agents did not "
+            "overlap; "
             "non-overlap of two intervals that hold their level is a conservative test, so its rejection rate under "
             "no difference is expected below alpha.")

@@ -115,18 +115,17 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
     statistic : {"mean", "median", "iqm"}
         What a cell shows and what decides the best agent.
     test : {"welch", "mannwhitney", "brunnermunzel", "fisher_pitman"}
-        The one-sided test of each ordered pair. Welch's t (default: what papers report; it needs 2 runs per
-        agent and leans on normality at few runs; a capped score on every seed is handled: equal values tie,
-        different ones are ordered with p = 0); Mann-Whitney's rank-sum test, exact (conditional on ties, with
-        mid-ranks) by enumerating the splits of the two agents' runs; the studentized permutation test of the
-        Brunner-Munzel statistic (Neubert and Brunner 2007), which is exact when the two agents' runs are
-        exchangeable and asymptotically valid when their spreads differ, and gives a complete separation the
+        The one-sided test of each ordered pair. Welch's t (default: what papers report; it needs 2 runs per agent and
+        leans on normality at few runs; a capped score on every seed is handled: equal values tie, different ones are
+        ordered by the exact permutation p-value 1 / C(n + m, n), not Welch's p = 0); Mann-Whitney's rank-sum test,
+        exact (conditional on ties, with mid-ranks) by enumerating the splits of the two agents' runs; the studentized
+        permutation test of the Brunner-Munzel statistic (Neubert and Brunner 2007), which is exact when the two agents'
+        runs are exchangeable and asymptotically valid when their spreads differ, and gives a complete separation the
         smallest p-value its run counts allow; Fisher-Pitman's permutation test of the difference of means. The
         permutation tests enumerate all splits up to 20,000 of them and draw ``n_resamples`` random ones beyond. Their
-        smallest p-value is 1 / C(2r, r) at r runs per agent (1/20 at 3 runs, 1/70 at 4, 1/252 at 5), while Holm's
-        first threshold is alpha / (k(k - 1)) (0.0083 for 3 agents, 0.0025 for 5): with 5 agents and 5 runs they
-        cannot exclude any agent, where Welch's t can. A note says when a test cannot reject at the design's run
-        counts.
+        smallest p-value is 1 / C(2r, r) at r runs per agent (1/20 at 3 runs, 1/70 at 4, 1/252 at 5), while Holm's first
+        threshold is alpha / (k(k - 1)) (0.0083 for 3 agents, 0.0025 for 5): with 5 agents and 5 runs they cannot
+        exclude any agent, where Welch's t can. A note says when a test cannot reject at the design's run counts.
     alpha : float
         One minus the confidence level of the set.
     adjustment : {"holm", "bonferroni", "none"}

@@ -106,16 +106,21 @@ def welch(x, y):
     """One-sided Welch t tests ``(greater, less)`` of each pair (n, m >= 2).
 
     With no spread in either sample (a capped score on every seed), equal values are tied (p = 1 both ways) and
-    different ones are ordered (p = 0 for the better, 1 for the other).
+    different ones are ordered by the exact permutation p-value, 1 / C(n + m, n) for the better (every run of one
+    above every run of the other: the one split of the runs as extreme), 1 for the other. Welch's t is infinite there
+    and its p-value 0, which runs that tie say nothing to support: at 8 agents x 3 runs of success rates k / 10
+    (p = 0.9, all agents alike) it dropped a truly best agent from the possibly-best set in 0.137 of tasks (audit s9).
     """
     from scipy import special
 
     t, df, difference, _ = welch_t(x, y)
     flat = np.isnan(df)
+    n, m = x.shape[-1], y.shape[-1]
+    extreme = 1.0 / math.comb(n + m, n)
     with np.errstate(invalid="ignore"):
         greater, less = special.stdtr(df, -t), special.stdtr(df, t)
-    greater = np.where(flat, np.where(difference > 0, 0.0, 1.0), greater)
-    less = np.where(flat, np.where(difference < 0, 0.0, 1.0), less)
+    greater = np.where(flat, np.where(difference > 0, extreme, 1.0), greater)
+    less = np.where(flat, np.where(difference < 0, extreme, 1.0), less)
     return greater, less
 
 
