@@ -1131,7 +1131,7 @@ POWER_CASES = [  # (what, method, options on top of POWER_QUICK, error, phrases)
     ("a study above max_seconds", "skillings_mack", {"max_seconds": 1e-9}, OptionError,
      ("this power study would take about", "(4 analyses: 4 data sets x 1 numbers of seeds x 1 method(s))",
       "pass max_seconds=60")),
-    ("a study above the default bound", "bootstrap", {"n_sim": 10**6, "n_resamples": 10**5}, OptionError,
+    ("a study above the default bound", "bootstrap", {"n_sim": 10**6, "n_resamples": 10**5, "seeds": [4]}, OptionError,
      ("this power study would take about", "hours", "more than the 60 minutes rlstats runs without being asked")),
 ]
 
