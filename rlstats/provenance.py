@@ -289,7 +289,6 @@ def carried(frame: pd.DataFrame, source: pd.DataFrame | None = None) -> tuple[No
     the row notes re-worded for the keys they hold, and get one line counting the rows not in these data, whose
     notes are not shown. A frame without notes gets none.
     """
-    attrs = (frame if source is None else source).attrs
     provenance = provenance_of(frame if source is None else source)
     legacy = _legacy(frame if source is None else source, provenance)
     if provenance is not None:

@@ -379,7 +379,7 @@ class StandardErrors:
         if self.slices is None or counts.shape[0] != 1:  # a slice's int64 counts times floats: the same products
             counts = np.asarray(counts, dtype=np.float64)
         sizes = self.layout.task_sizes.astype(np.float64)
-        n, tasks = float(sizes.sum()), sizes.size
+        tasks = sizes.size
         out = np.empty((counts.shape[0], len(self.metrics)))
         plain = None
         for j, metric in enumerate(self.metrics):

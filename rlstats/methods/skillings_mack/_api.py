@@ -419,7 +419,7 @@ def _test(design, options, rng, shown):
                                 tie_correction=corrected)
     if variant == "quade":
         if options.pvalue not in ("auto", "asymptotic") or options.tie_correction:
-            raise OptionError(f"variant=\"quade\" has R's F p-value only, with mid-ranks for ties; drop "
+            raise OptionError("variant=\"quade\" has R's F p-value only, with mid-ranks for ties; drop "
                               + ("tie_correction=True" if options.tie_correction else f"pvalue={options.pvalue!r}")
                               + " or use variant=\"friedman\"")
         quade = kernels.quade_test(_cell_scores(y, agent, task, design), higher_is_better=options.higher_is_better)

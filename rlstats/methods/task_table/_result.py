@@ -346,7 +346,6 @@ class TaskTableResult(Result):
         which = f"each of {len(self.tasks)} tasks" if len(self.tasks) > 1 else "the task"
         best = (f"For {which} we marked the agent with the best {self.label} of its runs "
                 f"({runs} {'run' if runs == '1' else 'runs'} per agent and task)")
-        compared = np.asarray(self.withheld.get("comparisons", np.zeros(self.counts.shape, dtype=bool)))
         others = (self.counts > 0) & ~(np.arange(len(self.agents))[None, :] == self.best[:, None])
         if not self._marks_shown():
             # nothing was tested: say only what the table shows; the notes say why and the way on
