@@ -124,6 +124,18 @@ def sb3():
 
 
 @pytest.fixture
+def sb3_evaluations():
+    """The same logs' evaluation callbacks (``evaluations.npz``, format sb3_eval), as column score; skips when absent."""
+    import rlstats
+
+    folder = SHARED_DATA / "logs" / "sb3_classic"
+    if not folder.is_dir():
+        pytest.skip(f"the SB3 logs are not at {folder} (shared/data/logs/sb3_classic beside the clone)")
+    return rlstats.read_logs(folder, "{agent}/{task}/seed_{seed}", format="sb3_eval",
+                             tags={"eval/mean_reward": "score"}, progress=False)
+
+
+@pytest.fixture
 def no_network(monkeypatch):
     """Fail the test if pooch is asked to download anything."""
     import pooch
@@ -171,6 +183,14 @@ def _close_figures():
 def pytest_report_header(config):
     mirror = os.environ.get("RLSTATS_DATA_MIRROR")
     return f"rlstats data mirror: {mirror or '(none)'}"
+
+
+def drawn_outside(figure):
+    """How far (inches) what the figure draws reaches past each edge of the figure: left, bottom, right, top."""
+    figure.canvas.draw()
+    box = figure.get_tightbbox(figure.canvas.get_renderer())
+    width, height = figure.get_size_inches()
+    return max(0.0, -box.x0), max(0.0, -box.y0), max(0.0, box.x1 - width), max(0.0, box.y1 - height)
 
 
 def drawable_plots(result):

@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 
 import rlstats
+from conftest import drawn_outside
 from conftest import SHARED_DATA
 
 matplotlib.use("Agg")
@@ -26,14 +27,6 @@ def _three_named_agents():
     df = rlstats.datasets.simulate(agents=3, tasks=4, seeds=5, effect=1.0, rng=0)
     df["agent"] = df["agent"].map({"agent_1": "OTRainbow", "agent_2": "DrQ(eps)", "agent_3": "SPR"})
     return df
-
-
-def _drawn_outside(figure):
-    """How far (inches) what the figure draws reaches past each edge of the figure: left, bottom, right, top."""
-    figure.canvas.draw()
-    box = figure.get_tightbbox(figure.canvas.get_renderer())
-    width, height = figure.get_size_inches()
-    return max(0.0, -box.x0), max(0.0, -box.y0), max(0.0, box.x1 - width), max(0.0, box.y1 - height)
 
 
 @pytest.mark.parametrize("method, kind, options", [
@@ -55,7 +48,7 @@ def test_a_new_figure_keeps_its_labels_inside_when_saved_at_its_own_size(method,
     drawn = res.plot(kind=kind)
     figure = drawn.figure
     try:
-        assert max(_drawn_outside(figure)) <= 0.02, _drawn_outside(figure)
+        assert max(drawn_outside(figure)) <= 0.02, drawn_outside(figure)
     finally:
         plt.close(figure)
 
@@ -93,7 +86,6 @@ def test_curve_figure_does_not_claim_bands_it_withheld():
         plt.close(ax.figure)
 
 
-SB3_LOGS = SHARED_DATA / "logs" / "sb3_classic"
 VIGNETTES = Path(__file__).resolve().parents[1] / "vignettes"
 
 
@@ -103,17 +95,13 @@ def _markdown_cells(path):
     return " ".join(line.lstrip("# ").strip() for cell in cells for line in cell.splitlines())
 
 
-def test_sb3_vignette_reads_the_notes_its_curves_print():
+def test_sb3_vignette_reads_the_notes_its_curves_print(sb3_evaluations):
     """vignettes/sb3_logs_to_paper.py (the README: it "reads every note this prints") says of the curves of the
     real SB3 logs: "The last two notes matter most: ... the simultaneous band 43% of the time ... With 3 seeds
     the bands show the spread of the runs", and of the figure "titled with the band drawn". What the call prints
     today: "band withheld: too few runs" for A2C, DQN and PPO, the notes "bands of the curves are withheld ... covered
     0.79-0.93 at 95%", and no band in the figure. The prose must say the bands are withheld."""
-    if not SB3_LOGS.is_dir():
-        pytest.skip(f"the real SB3 logs are not at {SB3_LOGS} (../shared/data/logs/sb3_classic beside the repository)")
-    evaluations = rlstats.read_logs(SB3_LOGS, "{agent}/{task}/seed_{seed}", format="sb3_eval",
-                                    tags={"eval/mean_reward": "score"}, progress=False)
-    curves = rlstats.curves(evaluations, "score ~ agent | task/seed", step="step", na_action="drop",
+    curves = rlstats.curves(sb3_evaluations, "score ~ agent | task/seed", step="step", na_action="drop",
                             n_resamples=200, rng=0)
     assert np.isnan(curves.simultaneous).all() and any("withheld" in note for note in curves.notes)
     prose = _markdown_cells(VIGNETTES / "sb3_logs_to_paper.py")

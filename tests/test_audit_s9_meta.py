@@ -27,16 +27,11 @@ import pandas as pd
 import pytest
 
 import rlstats
+from test_metamorphic import _curves  # the curves of the metamorphic suite
 
 
 def _runs(tasks=4):
     df = rlstats.datasets.simulate(agents=3, tasks=tasks, seeds=5, effect=1.0, rng=0)
-    df.attrs = {}
-    return df
-
-
-def _curves():
-    df = rlstats.datasets.simulate_curves(agents=3, tasks=4, seeds=3, steps=5, effect=0.5, rng=0)
     df.attrs = {}
     return df
 

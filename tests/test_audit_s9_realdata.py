@@ -16,11 +16,10 @@ import numpy as np
 import pytest
 
 import rlstats
-from conftest import SHARED_DATA
+from conftest import drawn_outside
 
 matplotlib.use("Agg")
 
-SB3_LOGS = SHARED_DATA / "logs" / "sb3_classic"
 MARL_EVAL = ("instadeepai/marl-eval/5675ad67e8eeb7450bbbe827883849a938b27d80/tests/mock_data_test.json")
 
 # "1 tasks", "1 files", "of 1 tasks": a count of one with a plural noun
@@ -61,16 +60,12 @@ def test_one_task_is_not_counted_as_tasks(mirror, method, options):
         assert not _ONE_PLURAL.search(text), (where, _ONE_PLURAL.search(text).group())
 
 
-def test_curves_report_counts_one_task_and_does_not_describe_withheld_bands():
+def test_curves_report_counts_one_task_and_does_not_describe_withheld_bands(sb3_evaluations):
     """The SB3 logs' evaluations (A2C, DQN, PPO; Acrobot-v1 dropped as DQN has no runs there, 3 seeds): the report
     says "We computed the IQM of 3 agents over 1 tasks" and then "95% pointwise and simultaneous bands come from
     200 stratified bootstrap resamples ...", while every band is withheld (print: "band withheld: too few runs";
     the figure draws none). The report must not describe bands that are not there as computed."""
-    if not SB3_LOGS.is_dir():
-        pytest.skip(f"the real SB3 logs are not at {SB3_LOGS} (../shared/data/logs/sb3_classic beside the repository)")
-    evaluations = rlstats.read_logs(SB3_LOGS, "{agent}/{task}/seed_{seed}", format="sb3_eval",
-                                    tags={"eval/mean_reward": "score"}, progress=False)
-    res = rlstats.curves(evaluations, "score ~ agent | task/seed", step="step", na_action="drop",
+    res = rlstats.curves(sb3_evaluations, "score ~ agent | task/seed", step="step", na_action="drop",
                          n_resamples=100, rng=0)
     assert np.isnan(res.simultaneous).all()
     report = res.report(format="text")
@@ -106,14 +101,6 @@ def test_report_keeps_the_case_of_code_names_that_open_a_note(mirror):
     assert "The unit is the configuration" in report
 
 
-def _outside(figure):
-    """How far (inches) what the figure draws reaches past each edge: left, bottom, right, top."""
-    figure.canvas.draw()
-    box = figure.get_tightbbox(figure.canvas.get_renderer())
-    width, height = figure.get_size_inches()
-    return max(0.0, -box.x0), max(0.0, -box.y0), max(0.0, box.x1 - width), max(0.0, box.y1 - height)
-
-
 @pytest.mark.parametrize("method, options", [
     ("probability_of_improvement", {}),
     ("performance_profile", {"normalize": "atari100k_reference"}),
@@ -130,7 +117,7 @@ def test_a_figure_at_a_papers_size_keeps_its_text_inside(mirror, method, options
     figure = drawn if hasattr(drawn, "savefig") else drawn.figure
     try:
         assert tuple(figure.get_size_inches()) == (3.3, 2.5)
-        assert max(_outside(figure)) <= 0.02, _outside(figure)
+        assert max(drawn_outside(figure)) <= 0.02, drawn_outside(figure)
     finally:
         plt.close(figure)
 
@@ -226,7 +213,7 @@ def test_best_set_figure_holds_real_configuration_labels(mirror):
         warnings.simplefilter("error")
         ax = res.plot(kind="best_set")
         try:
-            assert max(_outside(ax.figure)) <= 0.02, _outside(ax.figure)
+            assert max(drawn_outside(ax.figure)) <= 0.02, drawn_outside(ax.figure)
             labels = [t.get_text() for t in ax.get_yticklabels()]
             assert any("hyperparameter=1.873817422860383e-05" in label and "reward_weight=0.0" in label
                        for label in labels), labels  # the configuration named in full, as tidy() names it
