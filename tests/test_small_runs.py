@@ -562,3 +562,23 @@ def test_median_bound_monte_carlo_error_matches_its_spread_over_seeds():
             given.append(res.interval_mc_se[0, 0, 0])
     ratio = float(np.mean(given) / np.std(lows, ddof=1))
     assert 0.7 < ratio < 1.4, ratio  # the spread's own error over 30 seeds is about 13%
+
+
+def test_an_iqm_of_fewer_than_four_pooled_runs_says_it_is_the_mean():
+    # a quarter of 3 runs is less than one run: the IQM trims nothing and is the mean (scipy's trim_mean(0.25) too);
+    # printed as "IQM" without a word before session 9 (the real HalfCheetah and SB3 subsets)
+    three = pd.DataFrame({"agent": ["A"] * 3 + ["B"] * 3, "task": "t", "seed": [0, 1, 2] * 2,
+                          "score": [0.0, 1.0, 10.0, 0.0, 2.0, 3.0]})
+    res = rlstats.bootstrap(three, "score ~ agent | task", metrics=["iqm", "mean"], interval="percentile",
+                            n_resamples=50, rng=0)
+    tidy = res.tidy().set_index(["agent", "metric"])["estimate"]
+    assert tidy["A", "iqm"] == pytest.approx(stats.trim_mean([0.0, 1.0, 10.0], 0.25)) == tidy["A", "mean"]
+    assert any(n.startswith("the IQM of A and B trims nothing") for n in res.notes)
+    four = pd.concat([three, three.iloc[[0, 3]].assign(seed=3, score=[5.0, 1.0])])
+    res = rlstats.bootstrap(four, "score ~ agent | task", metrics=["iqm"], interval="percentile", n_resamples=50,
+                            rng=0)
+    assert res.tidy().set_index("agent").loc["A", "estimate"] == pytest.approx(3.0)  # (1 + 5) / 2: trimmed
+    assert not any("trims nothing" in n for n in res.notes)
+    curves = rlstats.datasets.simulate_curves(agents=2, tasks=1, seeds=3, steps=4, rng=0)
+    res = rlstats.curves(curves, "score ~ agent | task/seed", step="step", n_resamples=50, rng=0)
+    assert any(n.startswith("the IQM of agent_1 and agent_2 trims nothing") for n in res.notes)

@@ -198,3 +198,15 @@ def _have(values, noun="runs"):
         return f"{low} to {high} {noun}"
     return f"one {single}" if low == 1 else f"{low} {noun}"
 
+
+def untrimmed_iqm_note(counts, names, label="IQM"):
+    """The note of the agents whose IQM trims nothing: pooled over their tasks, each weighed as if it had the agent's
+    most runs (``AgentLayout.run_weight``), fewer than 4 runs, of which a quarter is less than one run, so the IQM is
+    their mean (rliable's and scipy's ``trim_mean(0.25)`` alike). ``counts`` (tasks, agents)."""
+    counts = np.asarray(counts)
+    pooled = counts.max(axis=0) * (counts > 0).sum(axis=0)
+    few = [str(name) for name, n in zip(names, pooled) if 0 < n < 4]
+    if not few:
+        return []
+    return [f"the {label} of {join_and(few, limit=5)} trims nothing: a quarter of fewer than 4 runs pooled over "
+            "tasks is less than one run, so it is their mean; an IQM needs 4 or more runs"]

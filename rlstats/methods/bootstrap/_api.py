@@ -39,6 +39,7 @@ from ...options import (check_bool, check_choice, check_confidence_level, check_
 from ...progress import progress_bar
 from ...resampling import label_ranks, seed_sequence
 from ...statistics import near_tie_note
+from .._replication import untrimmed_iqm_note
 from . import _kernels as kernels
 from . import _small_runs as small_runs
 from ._backend import cost, improvement_cost, profile_cost
@@ -673,6 +674,8 @@ def _run_bootstrap(design, options, rng, shown):
     notes += [] if options.task_bootstrap else small_runs.check_single_runs(
         "bootstrap", design.counts, design.agents, options, design.tasks)
     notes += _weighted_tasks_note(design, options.metrics)
+    if "iqm" in options.metrics:
+        notes += untrimmed_iqm_note(design.counts, design.agents)
     if not options.rliable_compat and not any(callable(m) for m in options.metrics):
         return _run_builtin_bootstrap(design, options, rng, notes, shown)
     layouts = _layouts(design)

@@ -20,7 +20,7 @@ from ...cost import admit, shows
 from ...interop import as_pandas
 from ...format import count, format_step, join_and, listed
 from ...errors import DesignError, OptionError
-from .._replication import verdict
+from .._replication import untrimmed_iqm_note, verdict
 from ...normalization import warn_raw_scales
 from ...options import (check_choice, check_confidence_level, check_cost_options, check_fraction, check_n_jobs,
                        check_resamples, is_finite_number)
@@ -544,6 +544,8 @@ def _run_curves(design, step, steps, options, rng, shown, source=None):
         notes.append(f"{whose + ' unequal runs per task' if unequal else 'some runs miss grid steps'}: the "
                      f"{_label(options.statistic_name)} weighs each task alike at each step, its runs logged there "
                      "scaled to the agent's most runs in a task (pooling them would weigh the tasks by their runs)")
+    if options.statistic == "iqm":
+        notes += untrimmed_iqm_note(design.counts, design.agents)
     expansion, fewest = _expansion(design.counts, design.agents, design.tasks)
     unlogged = _unlogged_note(design, matrix, starts, grid, logged, stops, callable(options.statistic))
     short, withheld_note, repeats = _short_steps(design, matrix, starts, grid)
