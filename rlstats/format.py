@@ -310,7 +310,12 @@ def table_latex(frame: pd.DataFrame, digits: int = 5, caption: str | None = None
              for c in frame.columns}
     constant = _constant_columns(frame)
     if constant and len(constant) < len(frame.columns):
-        fixed = [f"{names[c]}: {_formatted(frame[[c]].head(1), digits)[1][0][0] or 'NA'}" for c in constant]
+        # columns missing in every row (withheld intervals, say) are named together, not each read "NaN"
+        missing = [c for c in constant if pd.isna(frame[c].iloc[0])]
+        fixed = [f"{names[c]}: {_formatted(frame[[c]].head(1), digits)[1][0][0] or 'NA'}" for c in constant
+                 if c not in missing]
+        fixed += [f"{join_and(names[c] for c in missing)}: not given" + (" (see the notes)" if notes else "")
+                  ] if missing else []
         caption = (f"{caption} " if caption else "") + "In every row, " + "; ".join(fixed) + "."
         frame = frame.drop(columns=constant)
     header, rows = _formatted(frame, digits)

@@ -53,3 +53,13 @@ def test_paper_tables_read_well():
     assert r"\begin{table*}[t]" in table_latex(wide) and "resizebox" not in table_latex(wide)
     assert r"\begin{table}[ht]" in table_latex(wide, resize=True, environment="table")
     assert r"\resizebox{\ifdim\width>\linewidth\linewidth\else\width\fi}{!}{%" in table_latex(wide, resize=True)
+
+
+def test_latex_names_columns_missing_in_every_row_together():
+    # withheld bands (every row NaN) read "std. error: NaN; lower: NaN; ..." in the caption (audit s9 realdata)
+    frame = pd.DataFrame({"agent": ["A", "B"], "estimate": [1.0, 2.0], "conf_low": [np.nan] * 2,
+                          "conf_high": [np.nan] * 2, "step": [10, 10]})
+    text = fmt.table_latex(frame, caption="Curves.", notes=["bands are withheld"])
+    assert "In every row, step: 10; lower and upper: not given (see the notes)." in text
+    assert "NaN" not in text
+    assert "not given." in fmt.table_latex(frame, caption="Curves.")
