@@ -141,7 +141,8 @@ class TuningResult(Result):
             lines += ["", f"expected best score after tuning k configurations (without replacement), {level} band:"]
             for (agent, task), curve in list(rows.groupby(["agent", "task"], sort=False))[:SHOWN]:
                 picks = curve.iloc[sorted({0, min(4, len(curve) - 1), min(9, len(curve) - 1), len(curve) - 1})]
-                lines.append(f"  {agent} on {task}: " + ", ".join(
+                where = "averaged over tasks" if task == "(mean over tasks)" else f"on {task}"
+                lines.append(f"  {agent} {where}: " + ", ".join(
                     f"k={r.budget}: {fmt.signif(r.estimate, 4)} {_interval(r.conf_low, r.conf_high, 3, None)}"
                     for r in picks.itertuples()))
         complete = self.tables.get("complete")
