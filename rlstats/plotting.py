@@ -58,17 +58,50 @@ def resized(drawn: Any, figsize: tuple[float, float] | None) -> Any:
         own = figure.get_size_inches()
         apart = _overlapping(figure)  # panels that overlap by design (twins, insets) at the plot's own size
         figure.set_size_inches(*figsize)
-        # The titles and axis labels were written for the plot's own size: at a smaller one matplotlib breaks
-        # them at words where they would cross the figure's edge (wrap=True, at draw time), rather than cutting.
+        # The titles and axis labels were written for the plot's own size: at a smaller one they are broken at
+        # words to fit the figure, rather than cut at its edge. Broken here, not by matplotlib's wrap=True, whose
+        # width under a constrained layout differs between releases (3.7 left a title 0.87 in past the edge).
         texts = [figure._suptitle, figure._supxlabel, figure._supylabel]
         for axes in figure.axes:
             texts += [axes.title, getattr(axes, "_left_title", None), getattr(axes, "_right_title", None),
                       axes.xaxis.label, axes.yaxis.label]
-        for text in texts:
-            if text is not None:
-                text.set_wrap(True)
+        _fit_texts(figure, [text for text in texts if text is not None and text.get_text()])
         _check_room(figure, figsize, own, apart)
     return drawn
+
+
+def _fit_texts(figure: Any, texts: list[Any]) -> None:
+    """Break each text at words until it lies inside the figure, with a margin, along its direction, where it is
+    anchored: a centred title over an Axes set off by long tick labels has less room on one side than the other."""
+    import textwrap
+    import warnings
+
+    with warnings.catch_warnings():  # a layout that collapses is :func:`_check_room`'s to report, after this
+        warnings.simplefilter("ignore")
+        figure.canvas.draw()  # the constrained layout at the new size places the texts
+    renderer = figure.canvas.get_renderer()
+    width, height = figure.get_size_inches() * figure.dpi
+
+    def outside(text):
+        box = text.get_window_extent(renderer)
+        vertical = abs(text.get_rotation() % 180 - 90) < 45
+        low, high, edge = (box.y0, box.y1, height) if vertical else (box.x0, box.x1, width)
+        margin = 0.03 * edge  # the layout moves the Axes a little once the texts are broken
+        return max(margin - low, high - (edge - margin), 0.0) / max(high - low, 1.0)
+
+    for text in texts:
+        share = outside(text)
+        if share == 0:
+            continue
+        lines = text.get_text().split("\n")
+        chars = max(len(line) for line in lines)
+        # narrower lines, first in proportion to the part outside, until the text is inside (or lines of 8)
+        chars = int(chars * (1 - share))
+        while chars >= 8:
+            text.set_text("\n".join(textwrap.fill(line, chars, break_long_words=False) for line in lines))
+            if outside(text) == 0:
+                break
+            chars = int(chars * 0.85)
 
 
 def _overlapping(figure: Any) -> set[tuple[int, int]]:
