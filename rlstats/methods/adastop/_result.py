@@ -165,7 +165,8 @@ class AdaStopResult(Result):
         return line
 
     def _extra_lines(self):
-        lines = [self._design_line(), "decisions (agent_1 is <decision> than agent_2):"]
+        lines = [self._design_line(),
+                 "decisions (agent_1 is <decision> than agent_2; equal: not shown to differ at this level):"]
         # the boundaries stay in tidy() and the summary; the printed flag of a close one is the Monte Carlo note
         shown = self.tidy().drop(columns=["boundary", "boundary_mc_se"])
         shown["reason"] = shown["reason"].fillna("")
@@ -271,7 +272,8 @@ def _sentence_of_decisions(rows):
         elif d == "withheld":
             parts.append(f"{a} vs {b} {reason}")
         else:
-            word = {"larger": "larger than", "smaller": "smaller than", "equal": "equal to"}[d]
+            # "equal" is the test's name for not rejecting: the report does not claim the agents are the same
+            word = {"larger": "larger than", "smaller": "smaller than", "equal": "not shown to differ from"}[d]
             parts.append(f"{a} {word} {b} (interim {k}, {n1} and {n2} runs, mean difference {fmt.signif(e, 4)})")
     return "decisions: " + "; ".join(parts) + "."
 
