@@ -28,6 +28,7 @@ from .errors import DesignError, OptionError, repeated_index_rows, shown
 from .formula import capture_environment
 from .interop import as_pandas
 from .normalization import load_reference, normalised_in, normalize_response
+from .resampling import label_ranks
 from .options import check_bool, check_choice
 from .provenance import NOTES_ATTR, Note, add_note, notes_for
 
@@ -153,6 +154,18 @@ class Design:
     def is_balanced(self) -> bool:
         """Complete, with the same number of runs in every cell."""
         return bool((self.counts == self.counts.flat[0]).all())
+
+    @property
+    def agent_places(self) -> np.ndarray:
+        """Each agent's place among the agents' names sorted (as numbers where they are): the codes that random
+        streams and draws are keyed by, so that a Categorical's category order does not change them
+        (:func:`rlstats.resampling.label_ranks`; for other columns, the design's own order)."""
+        return label_ranks(self.agents, self.numeric_agents)
+
+    @property
+    def task_places(self) -> np.ndarray:
+        """Each task's place among the tasks' names sorted, as :attr:`agent_places` is for the agents."""
+        return label_ranks(self.tasks)
 
     @property
     def graph(self) -> ComparisonGraph:

@@ -11,7 +11,7 @@ from typing import ClassVar
 import numpy as np
 
 from .. import datasets as datasets_module
-from ..resampling import child_stream, label_ranks
+from ..resampling import child_stream
 from ..simulation import noise, task_locations
 from .. import format as fmt
 from ..design import Design, design_of
@@ -211,8 +211,8 @@ def _pilot_source(data, formula, agents, tasks, effect, resample, shifted_agent,
                         else None for a in range(design.n_agents)) for t in range(design.n_tasks))
     task_pools = tuple(np.sort(design.y[design.task == t]) for t in range(design.n_tasks))
     tasks, agents = np.nonzero(design.counts > 0)
-    draw_order = np.lexsort((label_ranks(design.agents, design.numeric_agents)[agents],
-                             label_ranks(design.tasks)[tasks]))
+    draw_order = np.lexsort((design.agent_places[agents],
+                             design.task_places[tasks]))
     return _PilotSource(formula=design.formula, agents=design.agents, tasks=design.tasks,
                         present=design.counts > 0, pools=pools, task_pools=task_pools, shift=shift,
                         resample=check_choice("resample", resample, RESAMPLE), pilot_name=design.data_name,

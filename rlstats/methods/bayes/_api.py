@@ -37,7 +37,7 @@ from ...format import count, signif
 from ...normalization import warn_raw_scales
 from ...options import (check_at_most, check_bool, check_choice, check_confidence_level, check_cost_options, check_int,
                         check_n_jobs, check_resamples)
-from ...resampling import child_generator, child_stream, chunk_generators, label_ranks, parallel_map, seed_sequence
+from ...resampling import child_generator, child_stream, chunk_generators, parallel_map, seed_sequence
 from ...statistics import TIE_TOLERANCE
 from . import _kernels as kernels
 from ._backend import cost
@@ -344,7 +344,7 @@ def _signed_rank(design, options, ss, first, second, differences, present, sign,
     n_tasks = design.n_tasks
     # the Dirichlet weights fall on the tasks in their names' sorted order, not the design's (a Categorical's
     # category order), so that order does not change the draws
-    by_name = np.argsort(label_ranks(design.tasks))
+    by_name = np.argsort(design.task_places)
     task_means = design.cell_matrix("mean")[by_name]
     filled, logged = np.where(present, differences, 0.0)[:, by_name], present[:, by_name]  # (pairs, tasks)
     ordered = complete and design.n_agents <= MAX_ORDERING_AGENTS and options.orderings is not False
@@ -556,8 +556,8 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
     # the sampler takes a pair's tasks, a group's pairs and each pair's two agents in their names' sorted order, not
     # the design's (a Categorical's category order), and keys a group's stream by the places of its first pair's
     # agents, so that order does not change the draws; a pair fitted the other way round has its draws mirrored
-    by_name = np.argsort(label_ranks(design.tasks))
-    place = label_ranks(design.agents, design.numeric_agents)
+    by_name = np.argsort(design.task_places)
+    place = design.agent_places
     flipped = (place[first] > place[second]) if options.control is None else np.zeros(n_pairs, dtype=bool)
     low_place = np.where(flipped, place[second], place[first])
     high_place = np.where(flipped, place[first], place[second])

@@ -37,7 +37,7 @@ from ...normalization import warn_raw_scales
 from ...options import (check_bool, check_choice, check_confidence_level, check_cost_options, check_fraction,
                        check_n_jobs, check_pairs, check_resamples, is_finite_number)
 from ...progress import progress_bar
-from ...resampling import label_ranks, seed_sequence
+from ...resampling import seed_sequence
 from ...statistics import near_tie_note
 from .._replication import untrimmed_iqm_note
 from . import _kernels as kernels
@@ -625,7 +625,7 @@ def _agent_layout(design, j):
     # the tasks in their names' sorted order, not the design's: an agent's draws, keyed by its label, then do not
     # depend on the order of the tasks (a Categorical's category order) either
     mine = np.flatnonzero(design.agent == j)
-    task = label_ranks(design.tasks)[design.task[mine]]
+    task = design.task_places[design.task[mine]]
     return kernels.agent_layout(design.y[mine], task, design.run[mine], design.n_tasks)
 
 

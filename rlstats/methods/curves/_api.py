@@ -25,7 +25,7 @@ from ...normalization import warn_raw_scales
 from ...options import (check_choice, check_confidence_level, check_cost_options, check_fraction, check_n_jobs,
                        check_resamples, is_finite_number)
 from ...progress import progress_bar
-from ...resampling import child_stream, chunk_generators, label_ranks, seed_sequence
+from ...resampling import child_stream, chunk_generators, seed_sequence
 from . import _kernels as kernels
 from ._backend import cost
 from ._result import CurvesResult
@@ -135,7 +135,7 @@ def _agent_runs(design, matrix, starts, agent):
     """The aligned runs of one agent and each run's task code, the tasks in their names' sorted order (not the
     design's), so that the draws do not depend on the order of the tasks (a Categorical's category order)."""
     mine = design.agent[starts] == agent
-    task = label_ranks(design.tasks)[design.task[starts][mine]]
+    task = design.task_places[design.task[starts][mine]]
     order = np.argsort(task, kind="stable")
     return matrix[mine][order], task[order]
 
@@ -562,7 +562,7 @@ def _run_curves(design, step, steps, options, rng, shown, source=None):
     pair_codes = [(design.agents.index(a), design.agents.index(b)) for a, b in options.pairs]
     # streams keyed by the agents' places among their names sorted, a pair's runs in that order: the same draws
     # whatever the agents' order in the data (a Categorical's category order)
-    rank = label_ranks(design.agents, design.numeric_agents)
+    rank = design.agent_places
     first = [(i, j) if rank[i] < rank[j] else (j, i) for i, j in pair_codes]
     jobs = ([(_bootstrap, (v, t, n_tasks, options, child_stream(boot_ss, rank[a])))
              for a, (v, t) in enumerate(per_agent)]

@@ -529,7 +529,7 @@ def _saturated_note(design, pairs, index, rows):
              if tied[task_index[t], index[a]] or tied[task_index[t], index[b]]]
     if not cases:
         return []
-    shown = ", ".join(cases[:8]) + (f" and {len(cases) - 8} more" if len(cases) > 8 else "")
+    shown = listed(cases, 8)
     return [f"per-task tests in {count(len(cases), 'case')} read runs of which half or more tie at one value, the "
             f"task's largest or smallest, as at a score cap ({shown}): Welch's t assumes a mean near normal, and on "
             "capped scores with 70-85% of a baseline agent's runs at the cap (3-20 runs, a true difference equal to "

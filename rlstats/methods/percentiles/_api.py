@@ -40,7 +40,7 @@ from ...format import count
 from ...options import (check_bool, check_choice, check_cost_options, check_fraction, check_n_jobs, check_resamples,
                        is_finite_number)
 from ...progress import progress_bar
-from ...resampling import check_rng, label_ranks, seed_sequence
+from ...resampling import check_rng, seed_sequence
 from . import _kernels as kernels
 from ._backend import cost
 from ._result import _REFERENCE, _SHORT_NAMES, PercentilesResult
@@ -419,7 +419,7 @@ def _intervals(layout, options, game, delta_cell, low, high, rng, notes, shown, 
         # resampled with the agents and tasks in their names' sorted order, not the design's (a Categorical's
         # category order), so that order does not change the draws; the aggregates come back in the design's order
         design, y = data
-        agents, tasks = label_ranks(design.agents, design.numeric_agents), label_ranks(design.tasks)
+        agents, tasks = design.agent_places, design.task_places
         named = kernels.make_layout(y, agents[design.agent], tasks[design.task], design.n_agents, design.n_tasks)
         identical = game["identical"]
         if identical is not None:

@@ -32,7 +32,7 @@ from ...format import cannot_reject, count
 from ...errors import DesignError, OptionError
 from ...options import check_bool, check_choice, check_cost_options, check_fraction, check_n_jobs, check_resamples
 from ...progress import progress_bar
-from ...resampling import canonical_order, check_rng, label_ranks, seed_sequence
+from ...resampling import canonical_order, check_rng, seed_sequence
 from ...statistics import (TIE_TOLERANCE, chi2_sf, doubled_midranks, monte_carlo_pvalue, near_tie_note,
                            near_ties)
 from . import _kernels as kernels
@@ -433,7 +433,7 @@ def _test(design, options, rng, shown):
     if method == "monte_carlo":
         ss, seed = seed_sequence(rng)
         with progress_bar(options.n_resamples, shown, "permutations") as advance:
-            places = label_ranks(design.tasks), label_ranks(design.agents, design.numeric_agents)
+            places = design.task_places, design.agent_places
             mc = kernels.monte_carlo_test(setup, options.n_resamples, ss, progress=advance, n_jobs=options.n_jobs,
                                           places=places)
         p, smallest = mc.pvalue, monte_carlo_pvalue(0, options.n_resamples)

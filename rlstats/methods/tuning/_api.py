@@ -23,7 +23,7 @@ from ...errors import DesignError, OptionError
 from ...normalization import warn_raw_scales
 from ...options import (check_bool, check_choice, check_confidence_level, check_cost_options, check_fraction,
                         check_resamples)
-from ...resampling import child_stream, label_ranks, seed_sequence
+from ...resampling import child_stream, seed_sequence
 from ...statistics import TIE_TOLERANCE
 from .._replication import verdict
 from . import _kernels as kernels
@@ -677,7 +677,7 @@ def _spread(sweep):
 def _stream_keys(design):
     """(task code, agent code) -> the key of the sweep's streams: the places of its task and agent among the names
     sorted (resampling.label_ranks), not in the design's order, which a Categorical's category order sets."""
-    tasks, agents = label_ranks(design.tasks), label_ranks(design.agents, design.numeric_agents)
+    tasks, agents = design.task_places, design.agent_places
     return lambda t, a: (int(tasks[t]), int(agents[a]))
 
 
