@@ -21,7 +21,6 @@ heuristic).  The numbers come from :mod:`rlstats.methods.percentiles._kernels`.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Literal, Sequence
@@ -35,7 +34,7 @@ from ...design import NA_ACTIONS, design_of
 from ...cost import admit, shows
 from ...engines import one_blas_thread
 from .._replication import verdict
-from ...errors import DesignError, OptionError, warn
+from ...errors import OptionError, warn
 from ...format import count
 from ...options import (check_bool, check_choice, check_cost_options, check_fraction, check_n_jobs, check_resamples,
                        is_finite_number)

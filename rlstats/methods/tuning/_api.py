@@ -30,6 +30,7 @@ from . import _kernels as kernels
 from ._backend import cost
 from ._backend import BACKENDS
 from ._result import TuningResult
+from . import plots
 
 if TYPE_CHECKING:
     from ..._typing import DaskBackend, Data, EvalEnv, FormulaLike, NaAction, Normalizer, Seed
@@ -934,7 +935,7 @@ def _mean_over_tasks(design, curves, ks, level, sign, no_band, band="skew_t", mo
                 low, high = kernels.skew_t_band(point, *parts, level, moments_unit)
             if no_band[:, a].any():
                 low, high = np.full_like(point, np.nan), np.full_like(point, np.nan)
-            rows += [(agent, "(mean over tasks)", int(k), name, sign * p, *_ordered(sign * lo, sign * hi))
+            rows += [(agent, plots.MEAN_OVER_TASKS, int(k), name, sign * p, *_ordered(sign * lo, sign * hi))
                      for k, p, lo, hi in zip(ks, point, low, high)]
     return pd.DataFrame(rows, columns=["agent", "task", "budget", "sampling", "estimate", "conf_low", "conf_high"])
 

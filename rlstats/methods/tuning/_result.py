@@ -136,12 +136,12 @@ class TuningResult(Result):
         em = self.tables.get("expected_max")
         if em is not None:
             rows = em[(em["sampling"] == "without replacement")]
-            aggregate = rows[rows["task"] == "(mean over tasks)"]
+            aggregate = rows[rows["task"] == plots.MEAN_OVER_TASKS]
             rows = aggregate if len(aggregate) else rows
             lines += ["", f"expected best score after tuning k configurations (without replacement), {level} band:"]
             for (agent, task), curve in list(rows.groupby(["agent", "task"], sort=False))[:SHOWN]:
                 picks = curve.iloc[sorted({0, min(4, len(curve) - 1), min(9, len(curve) - 1), len(curve) - 1})]
-                where = "averaged over tasks" if task == "(mean over tasks)" else f"on {task}"
+                where = "averaged over tasks" if task == plots.MEAN_OVER_TASKS else f"on {task}"
                 lines.append(f"  {agent} {where}: " + ", ".join(
                     f"k={r.budget}: {fmt.signif(r.estimate, 4)} {_interval(r.conf_low, r.conf_high, 3, None)}"
                     for r in picks.itertuples()))

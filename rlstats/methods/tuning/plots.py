@@ -7,6 +7,9 @@ import numpy as np
 from ...errors import OptionError
 from ...plotting import axes_or_new, palette
 
+#: the task of expected_max()'s rows averaged over the tasks (a label in its data, not a task of the design)
+MEAN_OVER_TASKS = "(mean over tasks)"
+
 
 def _table(result, name, view):
     table = result.tables.get(name)
@@ -21,7 +24,7 @@ def plot_expected_max(result, *, ax=None, task=None, sampling="without replaceme
     em = _table(result, "expected_max", "expected_max")
     em = em[em["sampling"] == sampling]
     if task is None:
-        task = "(mean over tasks)" if (em["task"] == "(mean over tasks)").any() else em["task"].iloc[0]
+        task = MEAN_OVER_TASKS if (em["task"] == MEAN_OVER_TASKS).any() else em["task"].iloc[0]
     em = em[em["task"] == task]
     ax = axes_or_new(ax, (4.5, 3.2))
     for (agent, curve), color in zip(em.groupby("agent", sort=False), palette(em["agent"].nunique())):
