@@ -141,6 +141,7 @@ DEFAULTS: dict[str, Patterns] = {
     # bootstrap()'s interval (the metrics' rows) and probability_of_improvement()'s (its rows)
     "bootstrap.interval": ({"interval": ("studentized", "score")},),
     "bootstrap.profile": ({"metric": "runs", "interval": "wilson"},),  # the profile's kind and band
+    "bootstrap.profile_tasks": ({"metric": "tasks", "interval": "t"},),  # kind="tasks" (audit s10)
     "curves.band": ({"interval": ("studentized", "")},),  # bootstrap-t bands; the difference band and max-T
     "mixed.contrast": ({"test": "satterthwaite", "interval": "tukey"},),  # ddf and adjust
     # ddf (the marginal means' intervals are not adjusted) and the estimand the result names: each agent's mean over

@@ -177,15 +177,16 @@ def _profile_frame(rng, tasks, runs):
 
 
 def test_tasks_profile_band_quotes_its_measured_coverage():
-    """``performance_profile(kind="tasks")`` prints a 95% pointwise band of the fraction of tasks whose mean is above
-    tau, the stratified percentile bootstrap (the only band there), with no ``bootstrap.profile`` row (those measure
-    kind="runs") and no note. A task whose true mean lies near tau is above it in about half of the resamples
+    """``performance_profile(kind="tasks")`` printed a 95% pointwise band of the fraction of tasks whose mean is above
+    tau, the stratified percentile bootstrap (then the only band there), with no ``bootstrap.profile`` row (those
+    measure kind="runs") and no note; it is ``interval="percentile"`` since audit s10 (tests/test_audit_s10_profile.py).
+    A task whose true mean lies near tau is above it in about half of the resamples
     whatever the truth, so at 26 tasks (means evenly from -1 to 1, 25 random thresholds, 200 data sets) the band
     held the true profile in 0.71 (normal) and 0.77 (capped) of threshold x data set pairs at 3 runs, 0.84-0.86 at
     5 and 0.92-0.93 at 10, and at its worst threshold in 0.00-0.49; at 5 tasks 0.92-0.99 (worst 0.75-0.97)."""
     res = rlstats.performance_profile(_profile_frame(np.random.default_rng(0), 26, 3), "score ~ agent | task",
-                                      tau=[0.0, 0.5], kind="tasks", n_resamples=200, rng=0)
-    assert any("0.71" in note and "kind='runs'" in note for note in res.notes)
+                                      tau=[0.0, 0.5], kind="tasks", interval="percentile", n_resamples=200, rng=0)
+    assert any("0.71" in note and "interval='t'" in note for note in res.notes)
 
 
 @pytest.mark.slow
@@ -197,7 +198,7 @@ def test_tasks_profile_band_coverage_at_26_tasks_of_3_runs():
     held = []
     for j in range(60):
         res = rlstats.performance_profile(_profile_frame(rng, 26, 3), "score ~ agent | task", tau=taus, kind="tasks",
-                                          n_resamples=200, rng=j)
+                                          interval="percentile", n_resamples=200, rng=j)
         band = res.tidy().query("agent == 'A'")
         held.append((band["conf_low"].to_numpy() <= truth) & (truth <= band["conf_high"].to_numpy()))
     assert np.mean(held) <= 0.85

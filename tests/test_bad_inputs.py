@@ -510,7 +510,7 @@ OWN_OPTIONS = [
     ("mixed", "adjust", "bonferroni", OptionError, "adjust='bonferroni' is not one of the allowed values"),
     # issue 40 item 1: the profile's bands (interval='wilson' with kind='tasks' or task_bootstrap=True: test_bootstrap)
     ("performance_profile", "interval", "bca", OptionError,
-     "interval='bca' is not one of the allowed values: 'wilson', 'percentile'"),
+     "interval='bca' is not one of the allowed values: 'wilson', 't', 'percentile'"),
     # issue 40 item 1: the expected-max band's method
     ("tuning", "band", "bca", OptionError, "band='bca' is not one of the allowed values: 'skew_t', "
      "'skew_t_normal', 'percentile'"),

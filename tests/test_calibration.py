@@ -54,7 +54,7 @@ def test_every_procedure_quoted_has_rows_for_its_whole_grid():
     quoted = {curves_api.CALIBRATION, skillings_mack_api.SIZE_PROCEDURE, task_table_calibration.PROCEDURE,
               small_runs.PROCEDURE, percentiles_api.CALIBRATION, bootstrap_api.PROFILE_CALIBRATION,
               selection_api.SIZE_PROCEDURE, adastop_api.FWE_PROCEDURE, mixed_api.CALIBRATION,
-              mixed_api.MEANS_CALIBRATION,
+              mixed_api.MEANS_CALIBRATION, bootstrap_api.TASKS_PROFILE_CALIBRATION,
               equivalence_api.CALIBRATION}
     assert quoted <= set(calibration.procedures()) == set(CALIBRATE["MODULES"])
     for procedure in CALIBRATE["MODULES"]:
@@ -70,8 +70,10 @@ def test_every_procedure_quoted_has_rows_for_its_whole_grid():
             assert sum(r["interval"] == "two_stage" for r in rows) == len(module["grid"]())
             rows = [r for r in rows if r["interval"] == "two_stage"]
         # curves.band writes no row for a band withheld at a point (its studentised bands at 2 runs per task, and at
-        # 3 runs of one task); tests/test_curves.py checks that its rows cover its grid point by point
-        assert rows and (len(rows) % len(module["grid"]()) == 0 or procedure == "curves.band"), procedure
+        # 3 runs of one task); tests/test_curves.py checks that its rows cover its grid point by point; the kind="tasks"
+        # profile reads 2 steps of the truth on one task, 10 on 5 and 14 on 26 (tests/test_audit_s10_profile.py)
+        assert rows and (len(rows) % len(module["grid"]()) == 0
+                         or procedure in ("curves.band", "bootstrap.profile_tasks")), procedure
 
 
 def test_only_replaces_the_procedures_measured(tmp_path):
@@ -645,6 +647,10 @@ def test_defaults_name_the_public_functions_defaults():
     # the profile's band is chosen from its kind (None: Wilson's band for kind="runs", the percentile one otherwise)
     assert d["bootstrap.profile"] == ({"metric": _keyword_default(rlstats.performance_profile, "kind"),
                                        "interval": "wilson"},)
+    # and kind="tasks" the t band (audit s10), the one performance_profile chooses for it
+    assert d["bootstrap.profile_tasks"] == ({"metric": "tasks", "interval": "t"},)
+    assert rlstats.performance_profile(rlstats.datasets.simulate(agents=2, tasks=3, seeds=3, rng=0), "score ~ agent | "
+                                       "task", kind="tasks", tau=[0.0]).interval == "t"
     assert rlstats.performance_profile.__doc__ and "wilson" in rlstats.performance_profile.__doc__
     assert d["mixed.contrast"] == ({"test": _keyword_default(rlstats.mixed, "ddf"),
                                     "interval": _keyword_default(rlstats.mixed, "adjust")},)

@@ -36,7 +36,9 @@ OUT = HERE.parents[1] / "rlstats" / "calibration.csv"
 MODULES = {"task_table.possibly_best": "coverage_possibly_best", "curves.band": "coverage_curves_bands",
            "skillings_mack.size": "size_rank_test", "task_table.effect_size": "coverage_effect_sizes",
            "bootstrap.interval": "coverage_small_runs", "percentiles.interval": "coverage_percentiles",
-           "adastop.fwe": "size_adastop", "bootstrap.profile": "coverage_profiles", "selection.size": "size_selection",
+           "adastop.fwe": "size_adastop", "bootstrap.profile": "coverage_profiles",
+           "bootstrap.profile_tasks": "coverage_profiles_tasks",  # audit s10: kind="tasks", its own rows
+           "selection.size": "size_selection",
            "tuning.best_interval": "coverage_tuning", "tuning.expected_max_band": "coverage_tuning_expected_max",
            "tuning.complete_interval": "coverage_tuning_complete",
            "mixed.contrast": "coverage_mixed", "mixed.means": "coverage_mixed_means",

@@ -62,8 +62,12 @@ COMPAT_INTERVALS = ("percentile", "basic")
 IMPROVEMENT_INTERVALS = ("score", "percentile", "expanded")
 PROFILE_KINDS = ("runs", "tasks")
 #: "wilson": the continuity-corrected stratified Wilson band, the default of kind="runs" without task resampling;
-#: "percentile": the stratified bootstrap percentile band (rliable's, and the default before issue 40)
-PROFILE_INTERVALS = ("wilson", "percentile")
+#: "t": the count of tasks whose Student t bounds lie above tau, the default of kind="tasks" without task
+#: resampling (audit s10); "percentile": the stratified bootstrap percentile band (rliable's, the default of
+#: kind="runs" before issue 40 and of kind="tasks" before audit s10)
+PROFILE_INTERVALS = ("wilson", "t", "percentile")
+#: each band's kind when tasks are not resampled (the percentile band serves both, and is the only one with them)
+_PROFILE_BANDS = {"runs": "wilson", "tasks": "t"}
 DEFAULT_PROFILE_POINTS = 81
 #: Default thresholds run from where every profile is still >= 1 - PROFILE_EDGE to where every one is
 #: <= PROFILE_EDGE, widened by PROFILE_MARGIN of that span each side: the raw score range let one
@@ -244,7 +248,8 @@ class PerformanceProfileOptions:
     #: the thresholds, or None for the default range (chosen from the data)
     tau: np.ndarray | None = None
     kind: str = "runs"
-    #: "wilson" or "percentile" (None given: "wilson" for kind="runs" without task resampling, else "percentile")
+    #: "wilson", "t" or "percentile" (None given: "wilson" for kind="runs" and "t" for kind="tasks" without task
+    #: resampling, else "percentile")
     interval: str = "wilson"
     n_resamples: int = 2_000
     confidence_level: float = 0.95
@@ -258,16 +263,17 @@ class PerformanceProfileOptions:
         """Validate every option once; raises OptionError naming the bad one."""
         kind = check_choice("kind", options["kind"], PROFILE_KINDS)
         task_bootstrap = check_bool("task_bootstrap", options["task_bootstrap"])
-        binomial = kind == "runs" and not task_bootstrap
         interval = options.get("interval")
-        interval = ("wilson" if binomial else "percentile") if interval is None else \
-            check_choice("interval", interval, PROFILE_INTERVALS)
-        if interval == "wilson" and not binomial:
-            # the Wilson band treats each task's runs above tau as binomial counts: a fraction of tasks, or tasks
-            # drawn again, is not that
-            raise OptionError(f"interval='wilson' bands the fraction of runs above tau in the tasks given "
-                              f"(kind='runs', task_bootstrap=False), got kind={kind!r}, "
-                              f"task_bootstrap={task_bootstrap}: use interval='percentile'")
+        own = "percentile" if task_bootstrap else _PROFILE_BANDS[kind]
+        interval = own if interval is None else check_choice("interval", interval, PROFILE_INTERVALS)
+        if interval not in (own, "percentile"):
+            # the Wilson band treats each task's runs above tau as binomial counts, the t band bounds each task's
+            # mean: each bands its own kind of profile over the tasks given, not tasks drawn again
+            what = {"wilson": "the fraction of runs above tau", "t": "the fraction of tasks whose mean is above tau"}
+            wanted = {"wilson": "runs", "t": "tasks"}[interval]
+            raise OptionError(f"interval={interval!r} bands {what[interval]} in the tasks given "
+                              f"(kind={wanted!r}, task_bootstrap=False), got kind={kind!r}, "
+                              f"task_bootstrap={task_bootstrap}: use interval={own!r}")
         return cls(
             kind=kind, interval=interval,
             n_resamples=check_resamples(options["n_resamples"], minimum=2),
@@ -995,7 +1001,13 @@ def _default_tau(design, layouts, kind):
 PROFILE_CALIBRATION = "bootstrap.profile"
 
 
-#: what the kind="tasks" band (runs resampled within tasks; no table rows: those measure kind="runs") covered in
+#: The t band's measured pointwise coverage (kind="tasks", 95%; rlstats/calibration.csv, written by
+#: tests/reference/coverage_profiles_tasks.py): 1, 5 and 26 tasks, 3 to 20 runs, thresholds at and just below the
+#: tasks' true means, where the profile steps (``configuration``, e.g. ``tau below mean 1 of 26``).
+TASKS_PROFILE_CALIBRATION = "bootstrap.profile_tasks"
+
+
+#: what the kind="tasks" percentile band (runs resampled within tasks; the default before audit s10) covered in
 #: simulation (audit s9: two alike agents, task means evenly from -1 to 1, normal or capped runs, 25 random
 #: thresholds, 200 data sets per design; tests/test_audit_s9_levels.py)
 _TASKS_PROFILE_NOTE = (
@@ -1003,20 +1015,24 @@ _TASKS_PROFILE_NOTE = (
     "whose true mean lies near tau is above it in about half the resamples whatever the truth: in simulation its "
     "95% band held the true profile in 0.71-0.77 of thresholds at 26 tasks of 3 runs, 0.84-0.86 at 5 runs and "
     "0.92-0.93 at 10 (0.00-0.49 at the worst threshold), and 0.92-0.99 at 5 tasks; read it as the resampling "
-    "spread, not a 95% band (kind='runs' with its default Wilson band holds its level)")
+    "spread, not a 95% band (the default interval='t' held its level at every threshold measured for normal and "
+    "heavy-tailed runs)")
 
 
 def _profile_coverage_notes(design, interval, kind, confidence_level, task_bootstrap):
-    """The measured pointwise coverage where the table shows the ``interval`` band short of 95% at this design.
+    """The measured pointwise coverage where the table shows the ``interval`` band short of 95% at this design
+    (``kind="runs"``: the ``bootstrap.profile`` rows; ``kind="tasks"``: the t band's ``bootstrap.profile_tasks``
+    rows, or for its percentile band the note of audit s9's measurement).
 
     The design is read as the table's largest run count at most the fewest runs per task (its smallest when there
     are fewer; none beyond its largest: nothing was measured there) and its number of tasks nearest on a log scale;
     the lowest row over score distributions and thresholds is quoted, with the middle of the profile beside it.
     """
-    if kind == "tasks" and not task_bootstrap:
+    if kind == "tasks" and interval == "percentile" and not task_bootstrap:
         return [_TASKS_PROFILE_NOTE]
-    rows = [row for row in calibration.rows(PROFILE_CALIBRATION) if row.get("interval", "percentile") == interval]
-    if kind != "runs" or task_bootstrap or not np.isclose(confidence_level, 0.95) or not rows:
+    procedure = PROFILE_CALIBRATION if kind == "runs" else TASKS_PROFILE_CALIBRATION
+    rows = [row for row in calibration.rows(procedure) if row.get("interval", "percentile") == interval]
+    if task_bootstrap or not np.isclose(confidence_level, 0.95) or not rows:
         return []
     fewest = int(design.counts.min())
     measured = sorted({int(row["runs"]) for row in rows})
@@ -1027,6 +1043,8 @@ def _profile_coverage_notes(design, interval, kind, confidence_level, task_boots
     row = calibration.shortfall(rows, 0.95, runs=runs, tasks=tasks)
     if row is None:
         return []
+    if kind == "tasks":
+        return [_tasks_shortfall_note(row, fewest)]
     middle = [float(r["coverage"]) for r in rows if (r["runs"], r["tasks"], r["distribution"], r["configuration"])
               == (row["runs"], row["tasks"], row["distribution"], "profile 0.501")]
     beside = f"; {middle[0]:.2f} where it is 0.5" if middle else ""
@@ -1039,6 +1057,35 @@ def _profile_coverage_notes(design, interval, kind, confidence_level, task_boots
             f"simulations with {runs} runs per task on {fmt.count(tasks, 'task')}, a band held the true profile at a "
             f"threshold where it is {where:.2f} in {float(row['coverage']):.2f} of {row['n_sim']} simulated bands "
             f"({row['distribution']} scores{draws}){beside}; {way_on}"]
+
+
+def _tasks_shortfall_note(row, fewest):
+    """The note quoting a ``bootstrap.profile_tasks`` row short of 95% (configuration ``tau at|below mean k of T``)."""
+    _, side, _, k, _, tasks = row["configuration"].split()
+    k, tasks = int(k), int(tasks)
+    which = ("the task's true mean" if tasks == 1 else "the lowest true task mean" if k == 1 else
+             "the highest true task mean" if k == tasks else f"true task mean {k} of {tasks} from the lowest")
+    where = f"{'just below' if side == 'below' else 'at'} {which}"
+    low = calibration.worst_coverage(row)
+    draws = f", {low:.2f} in its worst draw of the tasks' offsets and scales" if low < float(row["coverage"]) else ""
+    return (f"pointwise 95% t profile bands from {fmt.count(fewest, 'run')} per task: in simulations with "
+            f"{row['runs']} runs per task on {fmt.count(tasks, 'task')}, a band held the true fraction of tasks "
+            f"above tau in {float(row['coverage']):.2f} of {row['n_sim']} simulated bands at its worst threshold, "
+            f"tau {where} ({row['distribution'].replace('_', '-')} scores{draws}): each task's mean is bounded by "
+            "a Student t interval, which skewed runs or runs at a ceiling push below its level, and more runs do "
+            "not mend that")
+
+
+def _flat_tasks_note(design, flats):
+    """The note naming, per agent, the tasks whose runs give no spread (they count in the upper end only)."""
+    by_place = [design.tasks[j] for j in np.argsort(design.task_places)]  # the layouts' order of the tasks
+    named = [f"{name!r} on {fmt.listed([by_place[t] for t in np.flatnonzero(flat)], 5)}"
+             for name, flat in zip(design.agents, flats) if flat.any()]
+    if not named:
+        return []
+    return [f"the t band bounds each task's mean from the spread of its runs; these have one run or runs that all "
+            f"tie, so no spread: {fmt.join_and(named)}; such a task counts as above every tau in the band's upper "
+            f"end and never in its lower end (the estimate counts it by its mean)"]
 
 
 def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: ArrayLike | None = None,
@@ -1064,26 +1111,44 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
         ``"runs"``: fraction of runs scoring strictly above tau, averaged over
         tasks (rliable's score distribution; with equal runs, the fraction of
         all runs); ``"tasks"``: fraction of tasks whose mean score is above tau.
-    interval : {"wilson", "percentile"}, optional
+    interval : {"wilson", "t", "percentile"}, optional
         ``"wilson"`` (the default for ``kind="runs"`` without
         ``task_bootstrap``): the stratified Wilson score band with continuity
         correction, read at the effective runs T^2 / sum_t(1 / n_t) (T tasks,
         n_t runs in task t); it needs no resampling and held 95% in simulation
         from 2 runs per task on 1 to 26 tasks, for normal, skewed,
-        heavy-tailed and capped scores.  ``"percentile"``: the stratified
-        bootstrap percentile band (rliable's, and the default of earlier
-        releases), bit for bit as before from the same seed; it covers far
-        less than its level at few runs per task, and a note quotes what
-        simulation measured.  The default for ``kind="tasks"`` or
+        heavy-tailed and capped scores.  ``"t"`` (the default for
+        ``kind="tasks"`` without ``task_bootstrap``): each task's mean gets
+        Student t bounds from its runs, one-sided at (1 - confidence_level) / T
+        each way; the band's lower end is the fraction of tasks whose lower
+        bound is above tau, its upper end the fraction whose upper bound is.
+        It misses at a tau only if some task's bound misses on the side of
+        tau where its mean lies, so at most with probability 1 -
+        confidence_level whatever the tasks' means, wherever the t bounds
+        hold: in simulation (1, 5 and 26 tasks, 3 to 20 runs) it held 95% at
+        every threshold for normal and heavy-tailed runs; skewed runs (the
+        lowest task's upper bound) and runs at a ceiling (the highest task's
+        lower bound) fell short at the extreme steps of the profile, down to
+        about 0.8, and a note quotes the table's row there (``bootstrap.profile_tasks``
+        rows of :mod:`rlstats.calibration`).  It is wide with few runs: at 3
+        runs on 26 tasks it spans nearly 0 to 1 where the task means lie, which
+        is what 3 runs can tell.  A task with one run, or whose runs all tie,
+        has no spread to bound its mean: it counts in the upper end only, and
+        a note names it.  ``"percentile"``: the stratified bootstrap
+        percentile band (rliable's, and the default of earlier releases for
+        either kind), bit for bit as before from the same seed; it covers far
+        less than its level at few runs per task (for ``kind="tasks"``, 0.71-0.77
+        of thresholds at 26 tasks of 3 runs, 0.00-0.49 at the worst), and a
+        note quotes what simulation measured.  The default with
         ``task_bootstrap=True``, where only it applies.
     n_resamples : int
         Resamples of the percentile band, 2,000 by default, as rliable.
     confidence_level : float
         Pointwise: at each tau the band holds the true profile with this
-        probability.  Where simulation measured less for the band
-        (``kind="runs"``, 95%) at this design's runs per task, a note quotes
-        the measured coverage (``bootstrap.profile`` rows of
-        :mod:`rlstats.calibration`).
+        probability.  Where simulation measured less for the band at 95% at
+        this design's runs per task, a note quotes the measured coverage
+        (``bootstrap.profile`` rows of :mod:`rlstats.calibration` for
+        ``kind="runs"``, ``bootstrap.profile_tasks`` for ``kind="tasks"``).
     task_bootstrap : bool
         Also resample tasks (percentile band).
     normalize : DataFrame, str or dict, optional
@@ -1155,6 +1220,11 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
         bounds = np.stack([kernels.profile_wilson_bounds(estimates[i], layout.task_sizes, confidence_level)
                            for i, layout in enumerate(layouts)])
         return _profile_result(design, options, notes, seed, tau, estimates, bounds, np.zeros_like(bounds), None)
+    if options.interval == "t":  # closed form too
+        tasks = [kernels.profile_task_bounds(layout, confidence_level) for layout in layouts]
+        bounds = np.stack([kernels.profile_t_bounds(low, high, tau) for low, high, _ in tasks])
+        notes += _flat_tasks_note(design, [flat for _, _, flat in tasks])
+        return _profile_result(design, options, notes, seed, tau, estimates, bounds, np.zeros_like(bounds), None)
     bounds, se = np.empty(estimates.shape + (2,)), np.empty(estimates.shape + (2,))
     with progress_bar(design.n_agents * n_resamples, shown, "performance profiles") as advance:
         for i, (name, layout) in enumerate(zip(design.agents, layouts)):
@@ -1166,6 +1236,7 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
 
 def _profile_result(design, options, notes, seed, tau, estimates, bounds, se, n_resamples):
     method = {"wilson": "Performance profiles with stratified Wilson bands",
+              "t": "Performance profiles with per-task t bands",
               "percentile": "Performance profiles with stratified bootstrap bands"}[options.interval]
     return PerformanceProfileResult(
         method=method, formula=design.formula, data_name=design.data_name, nobs=design.nobs, notes=tuple(notes),

@@ -59,8 +59,8 @@ def improvement_cost(shape: Shape, options: Any) -> Work:
 
 def profile_cost(shape: Shape, options: Any) -> Work:
     """Each resample draws every run again and places it on the thresholds (4e-8 s a value, measured); the Wilson
-    band (``interval="wilson"``) draws none: one pass over the runs."""
-    resamples = 1 if options.interval == "wilson" else options.n_resamples
+    band (``interval="wilson"``) and the t band (``"t"``) draw none: one pass over the runs."""
+    resamples = 1 if options.interval in ("wilson", "t") else options.n_resamples
     return Work(resamples * shape.rows, "resampled values", 4e-8, f"{resamples:,} resamples x {shape.rows:,} runs")
 
 

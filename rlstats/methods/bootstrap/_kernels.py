@@ -983,6 +983,40 @@ def profile_wilson_bounds(estimate, task_sizes, confidence_level):
     return np.stack([low, high], axis=-1)
 
 
+def profile_task_bounds(layout, confidence_level):
+    """(low, high, flat), each (T,): the Student t bounds of each task's mean behind the ``"t"`` band of a
+    ``"tasks"`` profile, one-sided at (1 - confidence_level) / T each (Bonferroni over the tasks).
+
+    At a threshold tau the profile counts the tasks with mean mu_t > tau. The band's lower end counts the tasks whose
+    lower bound is above tau; it can exceed that count only if some task with mu_t <= tau has its lower bound above
+    mu_t. The upper end counts the tasks whose upper bound is above tau; it can fall short only if some task with
+    mu_t > tau has its upper bound below mu_t. Each task is on one side of tau, so the band misses with probability
+    at most T (1 - confidence_level) / T, whatever the tasks' means: the pointwise level holds wherever each bound
+    does (normal runs; simulation measures the rest). A task whose runs all tie (after :func:`near_ties`), or with
+    one run, has no spread to bound its mean with: its bounds are -inf and inf (it counts in the upper end only).
+    The means are those of the estimate (:func:`profile_estimate`), so the band always holds the estimate.
+    """
+    from scipy import stats
+
+    sizes = layout.task_sizes
+    means = observed(layout).task_means[0]
+    snapped = near_ties(layout.canonical_values, np.repeat(np.arange(sizes.size), sizes))[0]  # task-blocked order
+    flat = (sizes < 2) | (np.maximum.reduceat(snapped, layout.task_start)
+                          == np.minimum.reduceat(snapped, layout.task_start))
+    values = layout.sorted_by_task
+    squares = np.nansum((values - np.nanmean(values, axis=1, keepdims=True)) ** 2, axis=1)
+    spread = np.sqrt(squares / np.maximum(sizes - 1, 1))
+    quantile = stats.t.ppf(1.0 - (1.0 - confidence_level) / sizes.size, np.maximum(sizes - 1, 1))
+    half = np.where(flat, np.inf, quantile * spread / np.sqrt(sizes))
+    return means - half, means + half, flat
+
+
+def profile_t_bounds(task_low, task_high, tau):
+    """(n_tau, 2) the ``"t"`` band: the fractions of tasks whose lower bound, and whose upper bound, is above tau."""
+    tau = np.asarray(tau, dtype=np.float64)
+    return np.stack([(task_low[:, None] > tau).mean(axis=0), (task_high[:, None] > tau).mean(axis=0)], axis=-1)
+
+
 def profile_range(layouts, kind, pooled, edge, margin):
     """(low, high): the thresholds over which the profiles change, from the data.
 

@@ -408,13 +408,14 @@ class PerformanceProfileResult(Result):
         ``"runs"``: fraction of runs above tau, averaged over tasks (score
         distribution); ``"tasks"``: fraction of tasks whose mean is above tau.
     interval : str
-        ``"wilson"`` (stratified Wilson score bands with continuity correction) or ``"percentile"`` (stratified
-        bootstrap percentile bands).
+        ``"wilson"`` (stratified Wilson score bands with continuity correction), ``"t"`` (the fractions of tasks
+        whose Student t bounds, Bonferroni over the tasks, lie above tau) or ``"percentile"`` (stratified bootstrap
+        percentile bands).
     estimates : ndarray, shape (n_agents, n_tau)
     intervals, interval_mc_se : ndarray, shape (n_agents, n_tau, 2)
-        Pointwise bands and the Monte Carlo SE of each bound (0 for the Wilson band, which draws nothing).
+        Pointwise bands and the Monte Carlo SE of each bound (0 for the Wilson and t bands, which draw nothing).
     n_resamples : int or None
-        Bootstrap resamples of the percentile band; None for the Wilson band.
+        Bootstrap resamples of the percentile band; None for the Wilson and t bands.
     confidence_level : float
     task_bootstrap : bool
     counts : ndarray, shape (n_tasks, n_agents)
@@ -440,6 +441,7 @@ class PerformanceProfileResult(Result):
 
     def _statistic_line(self):
         bands = (f"resamples = {self.n_resamples}" if self.n_resamples is not None
+                 else "bands = per-task t bounds (Bonferroni over tasks)" if self.interval == "t"
                  else "bands = stratified Wilson (continuity-corrected)")
         return (f"{bands}, confidence level = {self.confidence_level}, "
                 f"thresholds = {self.tau.size} " + (f"from {fmt.signif(self.tau.min())} to {fmt.signif(self.tau.max())}"
@@ -484,6 +486,12 @@ class PerformanceProfileResult(Result):
             return text + (f"pointwise {level} bands are stratified Wilson score intervals with continuity correction "
                            f"(Yan and Su 2010; Newcombe 1998), at the effective number of runs T^2 / sum(1 / n_t) "
                            f"(T tasks, n_t runs in task t), whose variance tasks that differ can only lower.")
+        if self.interval == "t":
+            return text + (f"the pointwise {level} band's lower end is the fraction of tasks whose Student t lower "
+                           f"bound of the mean lies above tau, its upper end the fraction whose upper bound does, "
+                           f"each bound one-sided at {fmt.signif(100 * (1 - self.confidence_level))}% divided by the "
+                           f"number of tasks (Bonferroni), so the band misses with at most the stated probability "
+                           f"at each tau wherever the bounds hold.")
         return text + (f"pointwise {level} percentile bands come from "
                        f"{_bootstrap_phrase(self.n_resamples, self.task_bootstrap, len(self.tasks))}.")
 
