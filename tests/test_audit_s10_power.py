@@ -84,8 +84,9 @@ def test_default_is_withheld_where_bootstrap_gives_no_interval():
     res = _quietly(rlstats.power, "bootstrap", effect=1.0, seeds=[10], tasks=1, n_sim=20, rng=0, n_resamples=200,
                    **QUIET)
     assert math.isnan(res.tidy()["power"].iloc[0]) and res.tidy()["n_tests"].iloc[0] == 0
-    assert any("withheld at 10 seeds per cell: bootstrap() withholds studentized intervals" in note
-               and "interval='percentile'" in note for note in res.notes)
+    assert any("withheld at 10 seeds per cell: bootstrap() withholds studentized intervals on a single task, so "
+               "there are no intervals to separate; add tasks, or give interval='percentile'" in note
+               for note in res.notes)
 
 
 def test_sample_size_searches_the_default_rule_and_refuses_where_it_has_no_rate():

@@ -65,9 +65,10 @@ def withhold(options, seeds, template):
 
     given = interval(options)
     if given in STUDENTIZED_INTERVALS and (seeds < STUDENTIZED_MIN_RUNS or template.n_tasks < 2):
-        return (f"bootstrap() withholds {given} intervals below {STUDENTIZED_MIN_RUNS} runs per task and on one "
-                "task, so there are no intervals to separate; add seeds or tasks, or give interval='percentile' for "
-                "the thesis's rule")
+        where, more = ((f"below {STUDENTIZED_MIN_RUNS} runs per task", "seeds") if seeds < STUDENTIZED_MIN_RUNS
+                       else ("on a single task", "tasks"))
+        return (f"bootstrap() withholds {given} intervals {where}, so there are no intervals to separate; add "
+                f"{more}, or give interval='percentile' for the thesis's rule")
     if given == "percentile" and options.get("interval") != "percentile" and seeds < SEPARATION_MIN_SEEDS:
         return _TOO_FEW_RUNS.format(min=SEPARATION_MIN_SEEDS)
     return None
@@ -87,8 +88,11 @@ def sentence(result):
     level = options.get("confidence_level", 1 - result.alpha)
     resamples = options.get("n_resamples", POWER_RESAMPLES)
     shown = interval(options)
-    whose = {None: "bootstrap()'s default, ", "percentile": "the thesis's rule, Section 3.1, "}.get(
-        options.get("interval"), "")
+    asked = options.get("interval")
+    whose = ("the thesis's rule, Section 3.1, " if asked == "percentile" else
+             "" if asked is not None else
+             "bootstrap()'s default, " if shown != "percentile" else
+             "bootstrap()'s studentised default gives way to them here, ")
     return (f"Bootstrap interval separation rejected when the {fmt.signif(100 * level)}% "
             f"stratified-bootstrap {shown} intervals ({whose}{resamples} resamples) of the {metric} of two agents did "
             "not overlap; non-overlap of two intervals that hold their level is a conservative test, so its rejection "
