@@ -35,23 +35,26 @@ def test_equivalence_withholds_a_task_where_every_run_ties_even_when_the_mean_ro
 
 
 def test_bootstrap_power_says_it_is_not_the_rate_of_the_default_intervals():
-    """``power("bootstrap")`` separates percentile intervals (the thesis's rule), while :func:`rlstats.bootstrap`'s
+    """``power("bootstrap")`` separated percentile intervals (the thesis's rule), while :func:`rlstats.bootstrap`'s
     default intervals are studentised and wider. On the same simulated data the rates differ by a factor of 2-3:
     at 2 agents x 5 tasks x 5 seeds, effect 1 (simulate()'s mixed families), power() reported 0.505 of 200 data
     sets and bootstrap(interval="percentile") separated 0.505 of 200 fresh ones, but bootstrap()'s default
     intervals 0.155; at 10 tasks x 10 seeds, effect 0.5: 0.39, 0.375 and 0.245. The printed result called them
     '95% stratified-bootstrap intervals' and said nothing of the kind, so a user planning seeds for a default
-    bootstrap() analysis read a power two to three times too high."""
+    bootstrap() analysis read a power two to three times too high. Audit s9 noted it; session 10 made the default
+    plan bootstrap()'s default interval (tests/test_audit_s10_power.py), the thesis's rule on interval="percentile"."""
     import warnings
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the simulated tasks' own scales
-        default, studentized = (rlstats.power("bootstrap", effect=1.0, seeds=[5], tasks=5, n_sim=30, rng=3,
-                                              progress=False, bootstrap={"n_resamples": 200, **extra})
-                                for extra in ({}, {"interval": "studentized"}))
-    assert default.tidy()["power"].iloc[0] >= studentized.tidy()["power"].iloc[0] + 0.2
-    text = str(default)
-    assert "percentile" in text and "interval': 'studentized'" in text
+        default, studentized, thesis = (
+            rlstats.power("bootstrap", effect=1.0, seeds=[5], tasks=5, n_sim=30, rng=3, progress=False,
+                          bootstrap={"n_resamples": 200, **extra})
+            for extra in ({}, {"interval": "studentized"}, {"interval": "percentile"}))
+    assert default.tidy()["power"].iloc[0] == studentized.tidy()["power"].iloc[0]
+    assert thesis.tidy()["power"].iloc[0] >= default.tidy()["power"].iloc[0] + 0.2
+    assert "stratified-bootstrap studentized intervals (bootstrap()'s default" in default.report(format="text")
+    assert "interval='percentile' is the thesis's rule" in str(thesis)
 
 
 def _long(scores):

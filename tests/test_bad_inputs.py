@@ -3375,14 +3375,21 @@ def test_curves_steps_partly_past_every_run_say_no_run_is_logged_there():
 
 
 # [s8 audit calib] power('bootstrap') where its separation rule is no test at its level: a studentised interval that
-# bootstrap() withholds at 2 runs per task (counted as power 0 before) and the default percentile rule at 2-3 runs are
-# withheld, NaN with a note saying why and the way on
+# bootstrap() withholds at 2 runs per task (counted as power 0 before) and percentile intervals not asked for at 2-3
+# runs are withheld, NaN with a note saying why and the way on (session 10: the default is bootstrap()'s studentised
+# interval; percentile intervals not asked for are those bootstrap() gives a metric function)
+def _best(scores):
+    return float(scores.max())
+
+
 @pytest.mark.parametrize("options, phrases", [
     ({"interval": "studentized"}, ("bootstrap interval separation withheld at 2 seeds per cell",
                                    "bootstrap() withholds studentized intervals below 3 runs per task")),
-    ({}, ("bootstrap interval separation withheld at 2 seeds per cell", "plan with 4 or more seeds",
-          "give interval='percentile'")),
-], ids=["studentized at 2 seeds", "the default at 2 seeds"])
+    ({}, ("bootstrap interval separation withheld at 2 seeds per cell",
+          "bootstrap() withholds studentized intervals below 3 runs per task", "give interval='percentile'")),
+    ({"metric": _best}, ("bootstrap interval separation withheld at 2 seeds per cell", "plan with 4 or more seeds",
+                         "give interval='percentile'")),
+], ids=["studentized at 2 seeds", "the default at 2 seeds", "a metric function at 2 seeds"])
 def test_power_of_bootstrap_separation_withheld_where_it_is_no_test(options, phrases):
     res = noted(phrases, rlstats.power, "bootstrap", **{**POWER_QUICK, "seeds": [2], "n_resamples": 50, **options})
     assert np.isnan(res.tidy()["power"]).all()

@@ -673,8 +673,9 @@ def test_each_power_rule_keeps_its_own_stream():
 @pytest.mark.filterwarnings("ignore:with n = .* no level can be spent")  # AdaStop at few seeds: expected
 def test_declared_power_rules_give_the_outputs_recorded_before():
     # Recorded on main at 72debe6, when power/ kept its own tables and branches per method.
+    # the bootstrap's thesis rule (percentile intervals), its default before session 10, keeps its numbers
     res = power(list(RECORDED_KEYS), effect=0.8, seeds=[4, 6], tasks=3, n_sim=30, rng=9, n_resamples=200,
-                adastop={"K": 2}, **QUIET)
+                adastop={"K": 2}, bootstrap={"interval": "percentile"}, **QUIET)
     # the permutation test's 26 at 6 seeds became 25 with issue 39 item 4's canonical order (Monte Carlo draws)
     assert res.table["n_rejections"].tolist() == [15, 24, 5, 13, 0, 24, 11, 25]
     assert res.method_labels == {"skillings_mack": "blocked rank test", "bootstrap": "bootstrap interval separation",
@@ -682,16 +683,13 @@ def test_declared_power_rules_give_the_outputs_recorded_before():
     assert res.notes == (
         "AdaStop and the permutation test run one test per task: their rates are per task and simulation (3 tasks), "
         "with Wilson intervals over all tests (conservative when tasks differ in power)",
-        "bootstrap interval separation is conservative where the intervals hold their level: two intervals can "
-        "overlap although the difference is significant, so expect a rejection rate below alpha when nothing differs "
-        "(not so with percentile intervals of 2 or 3 runs per task, which are too narrow). The rule separates "
-        "percentile intervals unless bootstrap={'interval': ...} names another, not bootstrap()'s default studentised "
-        "ones, which are wider and separate less often (audit s9: at 2 agents x 5 tasks x 5 seeds, effect 1, 0.505 "
-        "of 200 simulated data sets against 0.155; at 10 tasks x 10 seeds, effect 0.5, 0.39 against 0.245): for the "
-        "power of an analysis with bootstrap()'s defaults pass bootstrap={'interval': 'studentized'}")
+        DECLARATIONS["bootstrap"].power.note)
+    assert DECLARATIONS["bootstrap"].power.note.startswith(
+        "bootstrap interval separation counts a rejection when two agents' intervals of the metric do not overlap, "
+        "as a reader of bootstrap()'s printed intervals decides")
     report = res.report(format="text")
-    for sentence in ("rejected when the 95% stratified-bootstrap percentile intervals (200 resamples) of the iqm of "
-                     "two agents",
+    for sentence in ("rejected when the 95% stratified-bootstrap percentile intervals (the thesis's rule, Section "
+                     "3.1, 200 resamples) of the iqm of two agents",
                      "AdaStop (K = 2 interims of n = seeds / K runs, one test per task) counted as rejecting",
                      "The permutation test of mean differences (one test per task, step-down over comparisons)",
                      "The blocked rank test (Mack-Skillings 1980", "Mean runs used per agent: 4 of 4, 6 of 6."):
@@ -719,8 +717,9 @@ def test_messages_that_differ_in_a_name_stay_apart(recwarn):
 
 
 def test_withheld_numbers_of_seeds_are_not_simulated():
-    # bootstrap interval separation is withheld at 2-3 seeds: those data sets are not drawn (n_tests 0), and the
-    # rate at 4 seeds is the same bits as a study of 4 seeds alone (streams are keyed by the number of seeds)
+    # bootstrap interval separation is withheld at 2 seeds (bootstrap() withholds studentised intervals): those data
+    # sets are not drawn (n_tests 0), and the rate at 4 seeds is the same bits as a study of 4 seeds alone (streams
+    # are keyed by the number of seeds)
     def study(seeds):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

@@ -24,10 +24,12 @@
 # * the **blocked rank test** (`"skillings_mack"`): ranks all runs within each
 #   task and sums over tasks (Mack–Skillings with several seeds);
 # * **bootstrap interval separation** (`"bootstrap"`): declares a difference
-#   when the two agents' stratified-bootstrap percentile intervals of the
-#   interquartile mean (IQM) do not overlap, which is how such intervals are
-#   often read (`rlstats.bootstrap`'s default studentised intervals are wider
-#   and separate less often: `bootstrap={"interval": "studentized"}` plans for them);
+#   when the two agents' stratified-bootstrap intervals of the interquartile
+#   mean (IQM) do not overlap, which is how the intervals `rlstats.bootstrap`
+#   prints are often read; they are its default (studentised) intervals, so the
+#   rate is that of an analysis with `bootstrap()`'s defaults
+#   (`interval="percentile"` gives the thesis's rule, whose narrower percentile
+#   intervals separate more often);
 # * **AdaStop** (`"adastop"`): the sequential test of Mathieu et al. (2023),
 #   which stops training an agent as soon as its comparison is decided.
 #
@@ -130,11 +132,12 @@ fig
 #   non-overlap of two 95% intervals is a much stricter criterion than a
 #   5% test (it is conservative), and the IQM pools the raw scores of all
 #   tasks, so the tasks with the largest scales dominate it and the others
-#   hardly count.  With two or three runs per task the percentile
-#   intervals are too narrow, so the rule rejects too often whatever the
-#   truth (the thesis's Chapter 3 shows the same): `power()` withholds its
-#   rate there (NaN, with a note saying why), and `interval="percentile"`
-#   gives the thesis's rule as it is.
+#   hardly count.  With two runs per task `bootstrap()` gives no
+#   studentised interval, so `power()` withholds the rate there (NaN, with a
+#   note saying why); `interval="percentile"` gives the thesis's rule as it
+#   is, whose percentile intervals of two or three runs per task are too
+#   narrow, so that it rejects too often whatever the truth (the thesis's
+#   Chapter 3 shows the same).
 # * AdaStop answers a different, per-task question with no pooling across
 #   tasks, so it needs tens of runs per task, but it stops early when the
 #   difference is clear: compare the budget with the runs it used.

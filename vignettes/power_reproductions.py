@@ -228,7 +228,7 @@ for n_tasks in TASKS:
     family = "normal" if n_tasks == 2 else "mixed"
     ranks = power("skillings_mack", effect=0.0, seeds=C_GRID, tasks=n_tasks, distribution=family,
                   heterogeneity=0.0, n_sim=N_SIM_RANKS, rng=n_tasks, n_jobs=JOBS, progress=False)
-    # interval="percentile": the thesis's rule as it is, also at 2 and 3 runs, where power() withholds its default
+    # interval="percentile": the thesis's rule as it is (power()'s default is bootstrap()'s studentised interval)
     boot = power("bootstrap", effect=0.0, seeds=C_GRID, tasks=n_tasks, distribution=family, heterogeneity=0.0,
                  n_sim=N_SIM_BOOTSTRAP, rng=n_tasks, n_resamples=N_RESAMPLES, interval="percentile", n_jobs=JOBS,
                  progress=False)

@@ -1,6 +1,9 @@
 """What :func:`rlstats.power` decides on for the bootstrap: two agents' intervals of one metric do not overlap.
 
-The rule the thesis studies (Casesa 2024, Section 3.1); non-overlap of two intervals is a conservative test.
+The intervals are those :func:`rlstats.bootstrap` gives with its defaults (studentised) unless ``interval=`` names
+another, so that the power is that of the analysis a user runs: bootstrap() prints each agent's interval and no
+interval of a difference, so its reader decides by whether two agents' intervals overlap. ``interval="percentile"``
+is the rule the thesis studies (Casesa 2024, Section 3.1). Non-overlap of two intervals is a conservative test.
 """
 
 import numpy as np
@@ -10,11 +13,12 @@ from ...errors import OptionError
 
 #: bootstrap resamples per simulated data set unless n_resamples is given
 POWER_RESAMPLES = 1_000
-#: the fewest runs per cell at which the default rule's percentile intervals separate at most alpha of data sets with
-#: no difference (audit s8 calib: 200 null data sets of simulate()'s families on 1, 5 and 26 tasks, 500 resamples:
-#: 0.005-0.040 at 4 runs, 0.035-0.12 at 3, 0.075-0.365 at 2)
+#: the fewest runs per cell at which percentile intervals that were not asked for (bootstrap()'s studentised default
+#: gives way to them for a metric function, task_bootstrap=True or rliable_compat=True) separate at most alpha of
+#: data sets with no difference (audit s8 calib: 200 null data sets of simulate()'s families on 1, 5 and 26 tasks,
+#: 500 resamples: 0.005-0.040 at 4 runs, 0.035-0.12 at 3, 0.075-0.365 at 2)
 SEPARATION_MIN_SEEDS = 4
-#: what power() says where the default rule is withheld
+#: what power() says where percentile intervals that were not asked for are withheld
 _TOO_FEW_RUNS = ("percentile intervals of 2 or 3 runs per task are too narrow: with no difference the rule rejected "
                  "0.20-0.37 (2 runs) and 0.07-0.12 (3 runs) of simulated data sets on 1 and 5 tasks, above "
                  "alpha = 0.05, so its rate there is no power; plan with {min} or more seeds, or give "
@@ -30,30 +34,43 @@ def check(options):
 
 
 def call_options(options, seeds, alpha):
-    """One metric's percentile intervals at level 1 - alpha, 1,000 resamples unless given."""
+    """One metric's intervals at level 1 - alpha (bootstrap()'s 0.95 at alpha = 0.05), bootstrap()'s default
+    interval unless interval= is given, 1,000 resamples unless n_resamples is given."""
     call = {k: v for k, v in options.items() if k != "metric"}
     call["metrics"] = [options.get("metric", "iqm")]
     call.setdefault("n_resamples", POWER_RESAMPLES)
     call.setdefault("confidence_level", 1 - alpha)
-    # the thesis's rule separates percentile intervals; the studentised default withholds at 2 runs per task,
-    # which would leave power nothing to count there
-    call.setdefault("interval", "percentile")
     return call
 
 
+def interval(options):
+    """The interval bootstrap() gives with these options: its default unless interval= names another, and the
+    percentile one where a studentised one does not apply (a metric function, task_bootstrap=True,
+    rliable_compat=True)."""
+    from ._api import DEFAULT_INTERVAL, studentized_gives_way
+
+    asked = options.get("interval", DEFAULT_INTERVAL)
+    metric = options.get("metric", "iqm")
+    gives_way = studentized_gives_way(asked, options.get("rliable_compat", False),
+                                      options.get("task_bootstrap", False), [metric])
+    return asked if gives_way is None else "percentile"
+
+
 def withhold(options, seeds, template):
-    """Why the separation rule decides no test at its level with ``seeds`` runs per cell, or None: the default
-    (percentile intervals, no interval= given) below :data:`SEPARATION_MIN_SEEDS`; an interval that bootstrap()
-    withholds there (the studentised ones below 3 runs per task or on one task), which would count every data set as
-    no rejection."""
+    """Why the separation rule decides no test at its level with ``seeds`` runs per cell, or None: studentised
+    intervals where bootstrap() withholds them (below 3 runs per task or on one task: there are no intervals, and
+    every data set would count as no rejection); percentile intervals that were not asked for (bootstrap()'s default
+    giving way) below :data:`SEPARATION_MIN_SEEDS`. interval='percentile' given is the thesis's rule as it is."""
     from ._small_runs import STUDENTIZED_INTERVALS, STUDENTIZED_MIN_RUNS
 
-    interval = options.get("interval")
-    if interval is None and seeds < SEPARATION_MIN_SEEDS:
+    given = interval(options)
+    if given in STUDENTIZED_INTERVALS and (seeds < STUDENTIZED_MIN_RUNS or template.n_tasks < 2):
+        where, more = ((f"below {STUDENTIZED_MIN_RUNS} runs per task", "seeds") if seeds < STUDENTIZED_MIN_RUNS
+                       else ("on a single task", "tasks"))
+        return (f"bootstrap() withholds {given} intervals {where}, so there are no intervals to separate; add "
+                f"{more}, or give interval='percentile' for the thesis's rule")
+    if given == "percentile" and options.get("interval") != "percentile" and seeds < SEPARATION_MIN_SEEDS:
         return _TOO_FEW_RUNS.format(min=SEPARATION_MIN_SEEDS)
-    if interval in STUDENTIZED_INTERVALS and (seeds < STUDENTIZED_MIN_RUNS or template.n_tasks < 2):
-        return (f"bootstrap() withholds {interval} intervals below {STUDENTIZED_MIN_RUNS} runs per task and on one "
-                "task, so there are no intervals to separate")
     return None
 
 
@@ -70,9 +87,13 @@ def sentence(result):
     metric = getattr(metric, "__name__", metric)
     level = options.get("confidence_level", 1 - result.alpha)
     resamples = options.get("n_resamples", POWER_RESAMPLES)
-    interval = options.get("interval", "percentile")
-    return (f"Bootstrap interval separation (thesis Section 3.1) rejected when the {fmt.signif(100 * level)}% "
-            f"stratified-bootstrap {interval} intervals ({resamples} resamples) of the {metric} of two agents did not "
-            "overlap; "
-            "non-overlap of two intervals that hold their level is a conservative test, so its rejection rate under "
-            "no difference is expected below alpha.")
+    shown = interval(options)
+    asked = options.get("interval")
+    whose = ("the thesis's rule, Section 3.1, " if asked == "percentile" else
+             "" if asked is not None else
+             "bootstrap()'s default, " if shown != "percentile" else
+             "bootstrap()'s studentised default gives way to them here, ")
+    return (f"Bootstrap interval separation rejected when the {fmt.signif(100 * level)}% "
+            f"stratified-bootstrap {shown} intervals ({whose}{resamples} resamples) of the {metric} of two agents did "
+            "not overlap; non-overlap of two intervals that hold their level is a conservative test, so its rejection "
+            "rate under no difference is expected below alpha.")
