@@ -22,8 +22,8 @@ no other procedure's grid or draws)
     below the baseline hits it in 70% of its runs, half a unit above in 94%.
 
 A task's score is ``offset + scale * (location + deviation)`` (the agent's ``location`` in the task's noise units),
-cut at the ceiling for ``capped`` and ``saturated``. A *design draw* is one set of per-task offsets and scales: offsets uniform on
-[0, 2] and scales lognormal (sigma 0.5), from ``design_draw(seed, tasks)``. A row of ``calibration.csv`` pools
+cut at the ceiling for ``capped`` and ``saturated``. A *design draw* is one set of per-task offsets and scales:
+offsets uniform on [0, 2] and scales lognormal (sigma 0.5), from ``design_draw(seed, tasks)``. A row of ``calibration.csv`` pools
 ``DESIGN_DRAWS`` draws (``design_draws``), records the pooled ``coverage`` and the lowest coverage of a single draw
 (``coverage_min``), so that no row flatters one lucky set of offsets and scales (issue 40 item 5).
 """

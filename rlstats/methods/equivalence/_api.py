@@ -164,7 +164,8 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
     across : {"welch", "paired_t"}
         The across-tasks test of the mean over tasks of the task-level differences of means. ``"welch"``: the
         tasks at hand, its standard error from the runs within each task, sqrt(sum_t (s_1t^2 / n_1t + s_2t^2 /
-        n_2t)) / T, on Welch-Satterthwaite df (every cell needs 2 runs; withheld otherwise, with a note).
+        n_2t)) / T, on Welch-Satterthwaite df (every cell needs 2 runs; withheld otherwise, with a note), each s^2
+        of runs that mostly sit at a score cap bounded from below (Notes).
         ``"paired_t"``: tasks as a sample from a population of tasks, the one-sample t of the T differences on T - 1
         df (one run per cell is enough); it assumes the differences alike in spread, which tasks on different scales
         are not: it missed alpha at 5 tasks on capped scores (``equivalence.size`` rows), which the result quotes.
@@ -214,11 +215,22 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
     level alpha without adjustment (Berger 1982), while "equivalent on some task" would need one. The size at the
     margin (the rate of declaring equivalence when the true difference is exactly +-margin) was measured on the
     calibration grid (``equivalence.size`` rows of ``calibration.csv``); where a design misses alpha by more than 3
-    Monte Carlo standard errors a note quotes it. The grid's capped scores have a third of a baseline's runs at the
-    cap; where half or more of an agent's runs on a task sit at the task's largest or smallest score (a cap more
-    often reached), a note names the per-task tests and quotes their measured size: up to 0.12 (non-inferiority)
-    and 0.09 (equivalence) with 70-85% of a baseline agent's runs at the cap, and up to 0.075 for the across-tasks
-    test where every task is so.
+    Monte Carlo standard errors a note quotes it.
+
+    Where half or more of an agent's runs on a task (2 or more) sit at the task's largest or smallest score, as at a
+    score cap often reached, Welch's t missed alpha: with 70-85% of a baseline agent's runs at the cap it declared
+    non-inferiority in up to 0.12 and equivalence in up to 0.09 of simulated tests at alpha = 0.05, and the
+    across-tasks test in up to 0.075 where every task was so. There the per-task test is withheld (NaN, with a note
+    naming the cases): a floor on the runs' variance (the Bernoulli bound of a score at the cap or off it, the share
+    off it at its Wilson 95% upper bound, by the observed range or the mean distance off the cap), Welch's t on
+    min(n) - 1 df and the Bhatia-Davis bound each still missed alpha at 5 runs (0.06-0.11), and the floor that came
+    nearest declared alike agents non-inferior in 0.06-0.13 of data sets (Welch's t: 0.09-0.49). The across-tasks
+    test (``across="welch"``) bounds such a cell's run variance from below by p (1 - p) d^2, p the Wilson 95% upper
+    bound of the share of its runs off the bound (at most 1/2), d the mean distance off the bound of the task's runs:
+    it held alpha on the grid's ``saturated`` scores (85% of a baseline's runs at the cap, 3-20 runs, 5 and 26 tasks)
+    and at 70% and 90%. Where both agents' runs of a task all sit at one bound, nothing bounds their spread and the
+    across-tasks test is withheld with a note. Runs with no such ties give the former numbers bit for bit; a
+    published table (no runs) is tested as before.
 
     See Also
     --------
