@@ -216,3 +216,19 @@ def test_size_and_power_on_saturated_runs(share):
             task, across = _declared(y, abs(delta), "noninferior", rule)
             print("power", share, runs, rule, round(task.mean(), 4), round(across.mean(), 4))
     assert worst[True] <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / 4_000) < worst[False]
+
+
+def test_published_tables_read_the_agents_runs_at_a_cap():
+    """With published=, the agent's runs are read as without it: t0 (A's runs 3 of 5 at the cap) is withheld, t1
+    is Welch's test from the summaries, bit for bit."""
+    scores = np.array([[1.0, 1.0, 1.0, 0.2, 0.4], [0.1, 0.5, 0.3, 0.9, 0.6]])
+    frame = pd.DataFrame({"task": np.repeat(["t0", "t1"], 5), "agent": "A", "score": scores.ravel()})
+    table = pd.DataFrame({"task": ["t0", "t1"], "mean": [0.6, 0.5], "sd": [0.2, 0.3], "n": [5, 5]})
+    res = rlstats.equivalence(frame, "score ~ agent | task", margin=0.3, published=table)
+    rows = res.tidy().query("scope == 'task'").set_index("task")
+    assert rows.loc["t0", "shown"] is None and rows.loc["t1", "shown"] is not None
+    assert any(n.startswith("per-task tests are withheld in 1 case") and "t0/A vs published" in n for n in res.notes)
+    estimate, se, df = _kernels.welch(scores[1].mean(), scores[1].std(ddof=1), 5, 0.5, 0.3, 5)
+    assert rows.loc["t1", "std_error"] == se and rows.loc["t1", "df"] == df
+    across = res.tidy().query("scope == 'across tasks'").iloc[0]
+    assert across["method"] == "Welch-Satterthwaite over tasks (capped runs' variance bounded)"

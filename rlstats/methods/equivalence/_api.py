@@ -229,8 +229,8 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
     bound of the share of its runs off the bound (at most 1/2), d the mean distance off the bound of the task's runs:
     it held alpha on the grid's ``saturated`` scores (85% of a baseline's runs at the cap, 3-20 runs, 5 and 26 tasks)
     and at 70% and 90%. Where both agents' runs of a task all sit at one bound, nothing bounds their spread and the
-    across-tasks test is withheld with a note. Runs with no such ties give the former numbers bit for bit; a
-    published table (no runs) is tested as before.
+    across-tasks test is withheld with a note. Runs with no such ties give the former numbers bit for bit. With
+    ``published=`` the rule reads the agents' runs (the table has none).
 
     See Also
     --------
@@ -384,8 +384,8 @@ def _test(options, estimate, se, df):
 def _pair_rows(options, a, b, task_names, mean_a, sd_a, n_a, mean_b, sd_b, n_b, saturation=None):
     """(rows, changed): the per-task Welch tests and the across-tasks test of one pair, on the tasks both ran.
 
-    ``saturation`` (tied_a, floor_a, tied_b, floor_b), each (tasks,) (``_saturation``; None: no runs to read, as
-    a published table): the per-task tests are withheld on the tasks where either agent's runs mostly sit at a bound,
+    ``saturation`` (tied_a, floor_a, tied_b, floor_b), each (tasks,) (``_saturation``; None: none tied; a
+    published table has no runs to read, so its side is never tied): the per-task tests are withheld on the tasks where either agent's runs mostly sit at a bound,
     and across='welch' bounds those cells' variance from below; ``changed`` names those tasks ("withheld"), and says
     whether the across-tasks test was bounded ("floored") or withheld because both agents' runs all tie there
     ("still"). Elsewhere the numbers are the plain Welch tests' bit for bit."""
@@ -610,9 +610,9 @@ def _across_notes(table, across, short, still=None):
                    "they share no task where both ran")
         elif across == "welch" and (still or {}).get((a, b)):
             tied = still[a, b]
-            why = (f"both agents' runs all sit at the largest or smallest score of {count(len(tied), 'task')} "
-                   f"({listed(tied, 5)}), a cap they always reach, where no run off it bounds the spread of their "
-                   "scores; leave those tasks out (subset=) to test the others, saying so")
+            why = (f"the runs of both sides all tie in {count(len(tied), 'task')} ({listed(tied, 5)}), an agent's at "
+                   "the task's largest or smallest score (a cap always reached), so no run off it bounds their spread "
+                   "there; leave those tasks out (subset=) to test the others, saying so")
         elif across == "welch" and flat:
             why = (f"across='welch' reads the spread of the runs within every shared task, and {count(len(flat), 'task')} "
                    f"of {len(tasks)} ({', '.join(flat[:5])}{' ...' if len(flat) > 5 else ''}) lack one (fewer than 2 "
@@ -663,18 +663,23 @@ def _run_published(design, options, table, scale):
     pairs = tuple((a, PUBLISHED) for a in design.agents)
     withheld = verdict("equivalence", design.counts, options=options, agents=design.agents, tasks=design.tasks)
     notes += withheld.lines
-    rows, short, flat = [], {}, []
+    tied, floor = _saturation(design)  # the agents' runs (the table has none to read)
+    none = np.zeros(design.n_tasks, dtype=bool)
+    rows, short, flat, still, withheld, floored = [], {}, [], {}, [], []
     for j, a in enumerate(design.agents):
-        rows += _pair_rows(options, a, PUBLISHED, design.tasks, means[:, j], sds[:, j], runs[:, j], mean_p, sd_p,
-                           n_p)[0]
-        short[a, PUBLISHED] = _short_tasks(design.tasks, runs[:, j], n_p)
+        more, changed = _pair_rows(options, a, PUBLISHED, design.tasks, means[:, j], sds[:, j], runs[:, j], mean_p,
+                                   sd_p, n_p, (tied[:, j], floor[:, j], none, 0.0))
+        rows += more
+        short[a, PUBLISHED], still[a, PUBLISHED] = _short_tasks(design.tasks, runs[:, j], n_p), changed["still"]
         flat += [f"{t}/{a} vs {PUBLISHED}" for t in _flat_tasks(design.tasks, sds[:, j], runs[:, j], sd_p, n_p)]
-    notes += _flat_note(flat)
+        withheld += [f"{t}/{a} vs {PUBLISHED}" for t in changed["withheld"]]
+        floored += [f"{a} vs {PUBLISHED}"] if changed["floored"] else []
+    notes += _flat_note(flat) + _saturated_notes(withheld, floored)
     if options.aggregate is not None:
         notes.append(f"no aggregate ({options.aggregate}) row: a published table holds per-task means and SDs, not "
                      "runs to bootstrap; the across-tasks test is of the mean over tasks")
     frame = _ordered(pd.DataFrame(rows), pairs)
-    notes += _across_notes(frame, options.across, short) + _size_notes(design, options, frame)
+    notes += _across_notes(frame, options.across, short, still) + _size_notes(design, options, frame)
     return _result(design, options, pairs, frame, notes, None, scale, published=True)
 
 
