@@ -385,10 +385,11 @@ def _pair_rows(options, a, b, task_names, mean_a, sd_a, n_a, mean_b, sd_b, n_b, 
     """(rows, changed): the per-task Welch tests and the across-tasks test of one pair, on the tasks both ran.
 
     ``saturation`` (tied_a, floor_a, tied_b, floor_b), each (tasks,) (``_saturation``; None: none tied; a
-    published table has no runs to read, so its side is never tied): the per-task tests are withheld on the tasks where either agent's runs mostly sit at a bound,
-    and across='welch' bounds those cells' variance from below; ``changed`` names those tasks ("withheld"), and says
-    whether the across-tasks test was bounded ("floored") or withheld because both agents' runs all tie there
-    ("still"). Elsewhere the numbers are the plain Welch tests' bit for bit."""
+    published table has no runs to read, so its side is never tied): the per-task tests are withheld on the tasks
+    where either agent's runs mostly sit at a bound, and across='welch' bounds those cells' variance from below;
+    ``changed`` names those tasks ("withheld"), and says whether the across-tasks test was bounded ("floored") or
+    withheld because both sides' runs all tie there ("still"). Elsewhere the numbers are the plain Welch tests' bit
+    for bit."""
     shared = (n_a > 0) & (n_b > 0)
     names = [t for t, s in zip(task_names, shared) if s]
     tied_a, floor_a, tied_b, floor_b = (np.zeros(len(task_names), dtype=bool), 0.0) * 2 if saturation is None \
@@ -431,7 +432,7 @@ def _run(design, options, rng, scale):
     withheld = verdict("equivalence", design.counts, options=options, agents=design.agents, tasks=design.tasks)
     notes += withheld.lines
     tied, floor = _saturation(design)
-    rows, short, flat, still, withheld, floored = [], {}, [], {}, [], []
+    rows, short, flat, still, capped, floored = [], {}, [], {}, [], []
     for a, b in pairs:
         i, j = index[a], index[b]
         more, changed = _pair_rows(options, a, b, design.tasks, means[:, i], sds[:, i], runs[:, i], means[:, j],
@@ -439,9 +440,9 @@ def _run(design, options, rng, scale):
         rows += more
         short[a, b], still[a, b] = _short_tasks(design.tasks, runs[:, i], runs[:, j]), changed["still"]
         flat += [f"{t}/{a} vs {b}" for t in _flat_tasks(design.tasks, sds[:, i], runs[:, i], sds[:, j], runs[:, j])]
-        withheld += [f"{t}/{a} vs {b}" for t in changed["withheld"]]
+        capped += [f"{t}/{a} vs {b}" for t in changed["withheld"]]
         floored += [f"{a} vs {b}"] if changed["floored"] else []
-    notes += _flat_note(flat) + _saturated_notes(withheld, floored)
+    notes += _flat_note(flat) + _saturated_notes(capped, floored)
     table = pd.DataFrame(rows)
     seed = None
     if options.aggregate is not None:
@@ -665,16 +666,16 @@ def _run_published(design, options, table, scale):
     notes += withheld.lines
     tied, floor = _saturation(design)  # the agents' runs (the table has none to read)
     none = np.zeros(design.n_tasks, dtype=bool)
-    rows, short, flat, still, withheld, floored = [], {}, [], {}, [], []
+    rows, short, flat, still, capped, floored = [], {}, [], {}, [], []
     for j, a in enumerate(design.agents):
         more, changed = _pair_rows(options, a, PUBLISHED, design.tasks, means[:, j], sds[:, j], runs[:, j], mean_p,
                                    sd_p, n_p, (tied[:, j], floor[:, j], none, 0.0))
         rows += more
         short[a, PUBLISHED], still[a, PUBLISHED] = _short_tasks(design.tasks, runs[:, j], n_p), changed["still"]
         flat += [f"{t}/{a} vs {PUBLISHED}" for t in _flat_tasks(design.tasks, sds[:, j], runs[:, j], sd_p, n_p)]
-        withheld += [f"{t}/{a} vs {PUBLISHED}" for t in changed["withheld"]]
+        capped += [f"{t}/{a} vs {PUBLISHED}" for t in changed["withheld"]]
         floored += [f"{a} vs {PUBLISHED}"] if changed["floored"] else []
-    notes += _flat_note(flat) + _saturated_notes(withheld, floored)
+    notes += _flat_note(flat) + _saturated_notes(capped, floored)
     if options.aggregate is not None:
         notes.append(f"no aggregate ({options.aggregate}) row: a published table holds per-task means and SDs, not "
                      "runs to bootstrap; the across-tasks test is of the mean over tasks")
