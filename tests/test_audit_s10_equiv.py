@@ -47,7 +47,7 @@ def test_the_saturated_family_has_85_percent_of_a_baseline_at_its_cap():
     assert np.mean(y == DESIGNS["SATURATED_CAP"]) == pytest.approx(0.85, abs=0.003)
     assert SIZE["DISTRIBUTIONS"][:4] == DESIGNS["DISTRIBUTIONS"] == ("normal", "skewed", "heavy_tailed", "capped")
     grid = SIZE["grid"]()
-    assert grid[:len(grid) - 28] == [p for p in grid if p[4] != "saturated"] and len(grid) - 28 == 144
+    assert grid[:len(grid) - 36] == [p for p in grid if p[4] != "saturated"] and len(grid) - 36 == 144
 
 
 def test_per_task_tests_are_withheld_where_runs_sit_at_a_cap():
