@@ -612,8 +612,9 @@ def _saturated_notes(withheld, floored):
 def _across_notes(table, across, short, still=None):
     """One note per pair whose across-tasks test is withheld, naming its reason: the tasks the pair shares, the
     shared tasks where an agent has fewer than 2 runs (``short``, by pair; across='welch'), or task-level spreads
-    or differences that do not vary.  A task whose runs all score the same adds no spread but withholds nothing
-    by itself (audit s7b: such a task was named as a reason)."""
+    or differences that do not vary, or (``still``, by pair; across='welch') tasks where the runs of both sides all
+    tie at the task's largest or smallest score: since audit s10 such a task withholds the test (a cap always
+    reached, whose spread no run bounds), where audit s7b had it add no spread and withhold nothing."""
     rows = table[table["scope"] == "across tasks"]
     withheld = {}  # reason -> the pairs it withholds (pairs of one reason share a note)
     for a, b, low in zip(rows["agent_1"], rows["agent_2"], rows["conf_low"].to_numpy(dtype=float)):
@@ -625,16 +626,19 @@ def _across_notes(table, across, short, still=None):
             why = (f"they share only one task ({tasks['task'].iloc[0]}), and a test across tasks needs 2 or more; "
                    "its per-task test is the answer there" if len(tasks) else
                    "they share no task where both ran")
-        elif across == "welch" and (still or {}).get((a, b)):
-            tied = still[a, b]
-            why = (f"the runs of both sides all tie in {count(len(tied), 'task')} ({listed(tied, 5)}), an agent's at "
-                   "the task's largest or smallest score (a cap always reached), so no run off it bounds their spread "
-                   "there; leave those tasks out (subset=) to test the others, saying so")
-        elif across == "welch" and flat:
-            why = (f"across='welch' reads the spread of the runs within every shared task, and {count(len(flat), 'task')} "
-                   f"of {len(tasks)} ({', '.join(flat[:5])}{' ...' if len(flat) > 5 else ''}) lack one (fewer than 2 "
-                   "runs of an agent); add runs, or use across='paired_t' (tasks as a sample, one run per cell is "
-                   "enough)")
+        elif across == "welch" and (flat or (still or {}).get((a, b))):
+            tied, reasons = (still or {}).get((a, b), []), []
+            if flat:
+                reasons.append(f"across='welch' reads the spread of the runs within every shared task, and "
+                               f"{count(len(flat), 'task')} of {len(tasks)} ({', '.join(flat[:5])}"
+                               f"{' ...' if len(flat) > 5 else ''}) lack one (fewer than 2 runs of an agent); add "
+                               "runs, or use across='paired_t' (tasks as a sample, one run per cell is enough)")
+            if tied:  # audit s10: a cap always reached; before, such a task counted as a difference known exactly
+                reasons.append(f"the runs of both sides all tie in {count(len(tied), 'task')} ({listed(tied, 5)}), an "
+                               "agent's at the task's largest or smallest score (a cap always reached), so no run "
+                               "off it bounds their spread there; leave those tasks out (subset=) to test the "
+                               "others, saying so")
+            why = "; and ".join(reasons)
         else:
             why = (f"their differences on the {len(tasks)} shared tasks are all the same, so the paired t over tasks "
                    "has no spread to read" if across == "paired_t" else
