@@ -169,5 +169,5 @@ def test_pooled_row_arithmetic():
 @pytest.mark.parametrize("function, arguments", [("deviations", (np.random.default_rng(0), "lognormal", 3)),
                                                  ("quantiles", ("exponential",))])
 def test_an_unknown_distribution_is_named(function, arguments):
-    with pytest.raises(ValueError, match="one of \\('normal', 'skewed', 'heavy_tailed', 'capped'\\)"):
+    with pytest.raises(ValueError, match="one of \\('normal', 'skewed', 'heavy_tailed', 'capped', 'saturated'\\)"):
         DESIGNS[function](*arguments)

@@ -15,9 +15,15 @@ computed exactly from stratified quantiles:
     ``CAP`` the normal 2/3 quantile (an agent placed above the baseline hits it more often). The ceiling is the
     task's: ``offset + scale * CAP`` in score units, whatever the agent.
 
+``saturated`` (``EXTRA_DISTRIBUTIONS``: measured only by the procedures that ask for it, so that adding it changed
+no other procedure's grid or draws)
+    standard normal deviations cut at a ceiling that 85% of a baseline agent's runs hit (``SATURATED_CAP``, the
+    normal 0.15 quantile): a cap often reached, as success rates or solved tasks are. An agent half a noise unit
+    below the baseline hits it in 70% of its runs, half a unit above in 94%.
+
 A task's score is ``offset + scale * (location + deviation)`` (the agent's ``location`` in the task's noise units),
-cut at the ceiling for ``capped``. A *design draw* is one set of per-task offsets and scales: offsets uniform on
-[0, 2] and scales lognormal (sigma 0.5), from ``design_draw(seed, tasks)``. A row of ``calibration.csv`` pools
+cut at the ceiling for ``capped`` and ``saturated``. A *design draw* is one set of per-task offsets and scales:
+offsets uniform on [0, 2] and scales lognormal (sigma 0.5), from ``design_draw(seed, tasks)``. A row of ``calibration.csv`` pools
 ``DESIGN_DRAWS`` draws (``design_draws``), records the pooled ``coverage`` and the lowest coverage of a single draw
 (``coverage_min``), so that no row flatters one lucky set of offsets and scales (issue 40 item 5).
 """
@@ -29,24 +35,29 @@ import math
 import numpy as np
 
 DISTRIBUTIONS = ("normal", "skewed", "heavy_tailed", "capped")
+#: families outside DISTRIBUTIONS (the grids that loop over DISTRIBUTIONS keep theirs); their seed index follows them
+EXTRA_DISTRIBUTIONS = ("saturated",)
 RUNS = (3, 5, 10, 20)
 #: design draws pooled in one table row (``coverage_min`` is the lowest of them)
 DESIGN_DRAWS = 4
 SIGMA = 0.8  # the skewed lognormal's log-scale sd
 T_DF = 3
 CAP = 0.4307272992954576  # scipy.stats.norm.ppf(2 / 3): a third of a baseline agent's runs sit at the ceiling
+SATURATED_CAP = -1.0364333894937898  # scipy.stats.norm.ppf(0.15): 85% of a baseline agent's runs sit at the ceiling
+_CAPS = {"capped": CAP, "saturated": SATURATED_CAP}
 _QUANTILE_POINTS = 200_000
 
 
 def deviations(rng, distribution, size):
-    """Standardised deviations of ``distribution`` (before the cap of ``capped``, which ``scores`` applies)."""
-    if distribution in ("normal", "capped"):
+    """Standardised deviations of ``distribution`` (before the cap of ``capped`` or ``saturated``, which ``scores``
+    applies)."""
+    if distribution in ("normal", *_CAPS):
         return rng.standard_normal(size)
     if distribution == "skewed":
         return _lognormal(rng.standard_normal(size))
     if distribution == "heavy_tailed":
         return rng.standard_t(T_DF, size) / math.sqrt(T_DF)
-    raise ValueError(f"unknown distribution {distribution!r}; one of {DISTRIBUTIONS}")
+    raise ValueError(f"unknown distribution {distribution!r}; one of {DISTRIBUTIONS + EXTRA_DISTRIBUTIONS}")
 
 
 def quantiles(distribution, points=_QUANTILE_POINTS):
@@ -54,13 +65,13 @@ def quantiles(distribution, points=_QUANTILE_POINTS):
     from scipy import stats
 
     u = (np.arange(points) + 0.5) / points
-    if distribution in ("normal", "capped"):
+    if distribution in ("normal", *_CAPS):
         return stats.norm.ppf(u)
     if distribution == "skewed":
         return _lognormal(stats.norm.ppf(u))
     if distribution == "heavy_tailed":
         return stats.t.ppf(u, T_DF) / math.sqrt(T_DF)
-    raise ValueError(f"unknown distribution {distribution!r}; one of {DISTRIBUTIONS}")
+    raise ValueError(f"unknown distribution {distribution!r}; one of {DISTRIBUTIONS + EXTRA_DISTRIBUTIONS}")
 
 
 def _lognormal(z):
@@ -71,8 +82,8 @@ def _lognormal(z):
 def scores(distribution, deviation, location=0.0, offset=0.0, scale=1.0):
     """Scores in task units from standardised ``deviation``: offset + scale * (location + deviation), capped."""
     value = np.asarray(location) + np.asarray(deviation)
-    if distribution == "capped":
-        value = np.minimum(value, CAP)
+    if distribution in _CAPS:
+        value = np.minimum(value, _CAPS[distribution])
     return np.asarray(offset) + np.asarray(scale) * value
 
 

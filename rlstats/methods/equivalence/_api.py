@@ -164,7 +164,8 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
     across : {"welch", "paired_t"}
         The across-tasks test of the mean over tasks of the task-level differences of means. ``"welch"``: the
         tasks at hand, its standard error from the runs within each task, sqrt(sum_t (s_1t^2 / n_1t + s_2t^2 /
-        n_2t)) / T, on Welch-Satterthwaite df (every cell needs 2 runs; withheld otherwise, with a note).
+        n_2t)) / T, on Welch-Satterthwaite df (every cell needs 2 runs; withheld otherwise, with a note), each s^2
+        of runs that mostly sit at a score cap bounded from below (Notes).
         ``"paired_t"``: tasks as a sample from a population of tasks, the one-sample t of the T differences on T - 1
         df (one run per cell is enough); it assumes the differences alike in spread, which tasks on different scales
         are not: it missed alpha at 5 tasks on capped scores (``equivalence.size`` rows), which the result quotes.
@@ -214,11 +215,24 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
     level alpha without adjustment (Berger 1982), while "equivalent on some task" would need one. The size at the
     margin (the rate of declaring equivalence when the true difference is exactly +-margin) was measured on the
     calibration grid (``equivalence.size`` rows of ``calibration.csv``); where a design misses alpha by more than 3
-    Monte Carlo standard errors a note quotes it. The grid's capped scores have a third of a baseline's runs at the
-    cap; where half or more of an agent's runs on a task sit at the task's largest or smallest score (a cap more
-    often reached), a note names the per-task tests and quotes their measured size: up to 0.12 (non-inferiority)
-    and 0.09 (equivalence) with 70-85% of a baseline agent's runs at the cap, and up to 0.075 for the across-tasks
-    test where every task is so.
+    Monte Carlo standard errors a note quotes it.
+
+    Where half or more of an agent's runs on a task (2 or more) sit at the task's largest or smallest score, as at a
+    score cap often reached, Welch's t missed alpha: with 70-85% of a baseline agent's runs at the cap it declared
+    non-inferiority in up to 0.12 and equivalence in up to 0.09 of simulated tests at alpha = 0.05, and the
+    across-tasks test in up to 0.075 where every task was so. There the per-task test is withheld (NaN, with a note
+    naming the cases): a floor on the runs' variance (the Bernoulli bound of a score at the cap or off it, the share
+    off it at its Wilson 95% upper bound, by the observed range or the mean distance off the cap), Welch's t on
+    min(n) - 1 df and the Bhatia-Davis bound each still missed alpha at 5 runs (0.06-0.11), and the floor that came
+    nearest declared alike agents non-inferior in 0.06-0.13 of data sets (Welch's t: 0.09-0.49). The across-tasks
+    test (``across="welch"``) bounds such a cell's run variance from below by p (1 - p) d^2, p the Wilson 95% upper
+    bound of the share of its runs off the bound (at most 1/2), d the mean distance off the bound of the task's runs:
+    it held alpha on the grid's ``saturated`` scores (85% of a baseline's runs at the cap, 3-20 runs, 5 and 26 tasks)
+    and at 70% and 90%. Where both agents' runs of a task all sit at one bound, nothing bounds their spread and the
+    across-tasks test is withheld with a note. Runs with no such ties give the former numbers bit for bit. With
+    ``published=`` the rule reads the agents' runs (the table has none). The aggregate's bootstrap-t is unchanged:
+    on such scores at 5 tasks it declared non-inferiority in up to 0.067 of tests (1,600 a design), which a note
+    quotes where it reads such runs.
 
     See Also
     --------
@@ -369,26 +383,47 @@ def _test(options, estimate, se, df):
                         options.higher_is_better)
 
 
-def _pair_rows(options, a, b, task_names, mean_a, sd_a, n_a, mean_b, sd_b, n_b):
-    """The per-task Welch tests and the across-tasks test of one pair, on the tasks both ran."""
+def _pair_rows(options, a, b, task_names, mean_a, sd_a, n_a, mean_b, sd_b, n_b, saturation=None):
+    """(rows, changed): the per-task Welch tests and the across-tasks test of one pair, on the tasks both ran.
+
+    ``saturation`` (tied_a, floor_a, tied_b, floor_b), each (tasks,) (``_saturation``; None: none tied; a
+    published table has no runs to read, so its side is never tied): the per-task tests are withheld on the tasks
+    where either agent's runs mostly sit at a bound, and across='welch' bounds those cells' variance from below;
+    ``changed`` names those tasks ("withheld"), and says whether the across-tasks test was bounded ("floored") or
+    withheld because both sides' runs all tie there ("still"). Elsewhere the numbers are the plain Welch tests' bit
+    for bit."""
     shared = (n_a > 0) & (n_b > 0)
+    names = [t for t, s in zip(task_names, shared) if s]
+    tied_a, floor_a, tied_b, floor_b = (np.zeros(len(task_names), dtype=bool), 0.0) * 2 if saturation is None \
+        else saturation
+    tied = (tied_a | tied_b)[shared]
     rows = []
     estimate, se, df = kernels.welch(mean_a[shared], sd_a[shared], n_a[shared], mean_b[shared], sd_b[shared],
                                      n_b[shared])
-    names = [t for t, s in zip(task_names, shared) if s]
+    given = np.isfinite(se)
+    changed = {"withheld": [t for t, w, g in zip(names, tied, given) if w and g], "floored": False, "still": []}
+    se, df = np.where(tied, np.nan, se), np.where(tied, np.nan, df)
     rows += _rows("task", a, b, names, "Welch t", estimate, se, df, _test(options, estimate, se, df), options.margin)
     if options.across == "paired_t":
         estimate, se, df = kernels.paired((mean_a[shared] - mean_b[shared])[None, :])
         method = "paired t over tasks"
     else:
+        method = "Welch-Satterthwaite over tasks"
+        if tied.any():  # a cap often reached: each such cell's variance at least its floor (kernels.variance_floor)
+            sd_a = np.where(tied_a, np.sqrt(np.maximum(sd_a ** 2, floor_a)), sd_a)
+            sd_b = np.where(tied_b, np.sqrt(np.maximum(sd_b ** 2, floor_b)), sd_b)
+            method += " (capped runs' variance bounded)"
+            # both agents' runs all at one bound: no run off it to bound their spread by
+            changed["still"] = [t for t, w, x, y in zip(names, tied, sd_a[shared], sd_b[shared])
+                                if w and x == 0 and y == 0]
+            changed["floored"] = not changed["still"]
         estimate, se, df = kernels.welch_mean(mean_a[shared], sd_a[shared], n_a[shared], mean_b[shared], sd_b[shared],
                                               n_b[shared])
-        method = "Welch-Satterthwaite over tasks"
-        if shared.sum() < 2:  # one task: the per-task test says it all; "across tasks" needs tasks to go across
+        if shared.sum() < 2 or changed["still"]:  # one task: the per-task test says it all
             se = df = np.nan
     rows += _rows("across tasks", a, b, None, method, estimate, se, df, _test(options, estimate, se, df),
                   options.margin)
-    return rows
+    return rows, changed
 
 
 def _run(design, options, rng, scale):
@@ -398,23 +433,41 @@ def _run(design, options, rng, scale):
     index = {name: j for j, name in enumerate(design.agents)}
     withheld = verdict("equivalence", design.counts, options=options, agents=design.agents, tasks=design.tasks)
     notes += withheld.lines
-    rows, short, flat = [], {}, []
+    tied, floor = _saturation(design)
+    rows, short, flat, still, capped, floored = [], {}, [], {}, [], []
     for a, b in pairs:
         i, j = index[a], index[b]
-        rows += _pair_rows(options, a, b, design.tasks, means[:, i], sds[:, i], runs[:, i], means[:, j], sds[:, j],
-                           runs[:, j])
-        short[a, b] = _short_tasks(design.tasks, runs[:, i], runs[:, j])
+        more, changed = _pair_rows(options, a, b, design.tasks, means[:, i], sds[:, i], runs[:, i], means[:, j],
+                                   sds[:, j], runs[:, j], (tied[:, i], floor[:, i], tied[:, j], floor[:, j]))
+        rows += more
+        short[a, b], still[a, b] = _short_tasks(design.tasks, runs[:, i], runs[:, j]), changed["still"]
         flat += [f"{t}/{a} vs {b}" for t in _flat_tasks(design.tasks, sds[:, i], runs[:, i], sds[:, j], runs[:, j])]
-    notes += _flat_note(flat) + _saturated_note(design, pairs, index, rows)
+        capped += [f"{t}/{a} vs {b}" for t in changed["withheld"]]
+        floored += [f"{a} vs {b}"] if changed["floored"] else []
+    notes += _flat_note(flat) + _saturated_notes(capped, floored)
     table = pd.DataFrame(rows)
     seed = None
     if options.aggregate is not None:
         aggregate, seed, more = _aggregate(design, options, pairs, rng)
-        notes += more
+        notes += more + _saturated_aggregate_note(aggregate, tied, index)
         table = pd.concat([table, pd.DataFrame(aggregate)], ignore_index=True) if aggregate else table
     table = _ordered(table, pairs)
-    notes += _across_notes(table, options.across, short) + _size_notes(design, options, table)
+    notes += _across_notes(table, options.across, short, still) + _size_notes(design, options, table)
     return _result(design, options, pairs, table, notes, seed, scale, published=False)
+
+
+def _saturated_aggregate_note(rows, tied, index):
+    """The note of the aggregate tests given on runs that mostly sit at a task's bound: the size measured there
+    (audit s10), which the table's rows of 100 data sets could not resolve."""
+    pairs = [f"{r['agent_1']} vs {r['agent_2']}" for r in rows if r["shown"] is not None
+             and tied[:, [index[r["agent_1"]], index[r["agent_2"]]]].any()]
+    if not pairs:
+        return []
+    return [f"the aggregate test of {listed(pairs, 8)} reads runs of which half or more sit at a task's largest or "
+            "smallest score (a cap): on such scores (85% of a baseline agent's runs at the cap, 5 tasks, 3-20 runs, "
+            "1,600 simulated tests each) the IQM's bootstrap-t declared non-inferiority in 0.051-0.067 of tests at "
+            "alpha = 0.05 and equivalence in 0.013-0.043; read a shown non-inferiority there as weaker than its "
+            "alpha, or the across-tasks test, which holds it there"]
 
 
 def _aggregate(design, options, pairs, rng):
@@ -510,39 +563,58 @@ def _flat_note(flat):
             "of runs not yet seen; the difference of means is in tidy()"]
 
 
-def _saturated_note(design, pairs, index, rows):
-    """The note of the per-task tests given where an agent's runs mostly sit at the task's largest or smallest score
-    (a score cap), at which Welch's t missed alpha (audit s9): the cases, and the sizes measured."""
+def _saturation(design):
+    """(tied, floor), each (tasks, agents): where an agent's runs mostly sit at the task's largest or smallest score
+    (``kernels.saturated``: a cap often reached), and the lower bound of such a cell's run variance
+    (``kernels.variance_floor``) from the mean distance of the task's runs off the bound the cell sits at."""
     size = design.n_tasks * design.n_agents
     top, bottom = np.full(design.n_tasks, -np.inf), np.full(design.n_tasks, np.inf)
     np.maximum.at(top, design.task, design.y)
     np.minimum.at(bottom, design.task, design.y)
     cell = design.task * design.n_agents + design.agent
-    at_bound = np.maximum(np.bincount(cell, design.y == top[design.task], minlength=size),
-                          np.bincount(cell, design.y == bottom[design.task], minlength=size))
-    at_bound = at_bound.reshape(design.n_tasks, design.n_agents)
-    tied = (at_bound >= 2) & (2 * at_bound >= design.counts)
-    given = {(r["task"], r["agent_1"], r["agent_2"]) for r in rows
-             if r["scope"] == "task" and np.isfinite(r["std_error"])}
-    task_index = {name: t for t, name in enumerate(design.tasks)}
-    cases = [f"{t}/{a} vs {b}" for t, a, b in sorted(given, key=lambda k: (task_index[k[0]], k[1], k[2]))
-             if tied[task_index[t], index[a]] or tied[task_index[t], index[b]]]
-    if not cases:
-        return []
-    shown = listed(cases, 8)
-    return [f"per-task tests in {count(len(cases), 'case')} read runs of which half or more tie at one value, the "
-            f"task's largest or smallest, as at a score cap ({shown}): Welch's t assumes a mean near normal, and on "
-            "capped scores with 70-85% of a baseline agent's runs at the cap (3-20 runs, a true difference equal to "
-            "the margin) it declared non-inferiority in 0.06-0.12 and equivalence in up to 0.09 of simulated tests, "
-            "not 0.05, and the across-tasks test (Welch-Satterthwaite) in up to 0.075 where every task was so (5 and "
-            "26 tasks); read a shown result there as weaker than its alpha"]
+    at_top, at_bottom = design.y == top[design.task], design.y == bottom[design.task]
+    n_top = np.bincount(cell, at_top, minlength=size).reshape(design.n_tasks, design.n_agents)
+    n_bottom = np.bincount(cell, at_bottom, minlength=size).reshape(design.n_tasks, design.n_agents)
+    # distances from the bound (not the scores' own values) keep the floor exact under shifts
+    below = np.bincount(design.task, np.where(at_top, 0.0, top[design.task] - design.y), minlength=design.n_tasks)
+    above = np.bincount(design.task, np.where(at_bottom, 0.0, design.y - bottom[design.task]),
+                        minlength=design.n_tasks)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        d_top = below / np.bincount(design.task, ~at_top, minlength=design.n_tasks)
+        d_bottom = above / np.bincount(design.task, ~at_bottom, minlength=design.n_tasks)
+    sits_top = n_top >= n_bottom
+    at_bound = np.where(sits_top, n_top, n_bottom)
+    distance = np.nan_to_num(np.where(sits_top, d_top[:, None], d_bottom[:, None]))  # no run off it: 0
+    return kernels.saturated(at_bound, design.counts), kernels.variance_floor(at_bound, design.counts, distance)
 
 
-def _across_notes(table, across, short):
+def _saturated_notes(withheld, floored):
+    """The notes of the tests changed where an agent's runs mostly sit at a score cap (audit s10): the per-task
+    tests withheld there, and the across-tasks tests whose standard error bounds those cells' variance."""
+    notes = []
+    if withheld:
+        notes.append(f"per-task tests are withheld in {count(len(withheld), 'case')} where half or more of an agent's "
+                     f"runs tie at the task's largest or smallest score, as at a score cap ({listed(withheld, 8)}): "
+                     "there Welch's t declared non-inferiority in up to 0.12 and equivalence in up to 0.09 of "
+                     "simulated tests at alpha = 0.05 (70-85% of a baseline agent's runs at the cap, 3-20 runs, a "
+                     "true difference equal to the margin), and no bound on the runs' variance tried held alpha at 5 "
+                     "runs; the difference of means is in tidy(); read the across-tasks test, or compare how often "
+                     "each agent reaches the cap (a test of two proportions)")
+    if floored:
+        notes.append(f"the across-tasks test of {listed(floored, 8)} bounds from below the variance of the runs that "
+                     "mostly sit at a task's largest or smallest score (a cap): by that of a run at the cap or off it "
+                     "by the task's mean distance off it, off it at the Wilson 95% upper bound of the share seen "
+                     "(Welch-Satterthwaite on the runs' own spread declared in up to 0.075 of simulated tests at "
+                     "alpha = 0.05 there)")
+    return notes
+
+
+def _across_notes(table, across, short, still=None):
     """One note per pair whose across-tasks test is withheld, naming its reason: the tasks the pair shares, the
     shared tasks where an agent has fewer than 2 runs (``short``, by pair; across='welch'), or task-level spreads
-    or differences that do not vary.  A task whose runs all score the same adds no spread but withholds nothing
-    by itself (audit s7b: such a task was named as a reason)."""
+    or differences that do not vary, or (``still``, by pair; across='welch') tasks where the runs of both sides all
+    tie at the task's largest or smallest score: since audit s10 such a task withholds the test (a cap always
+    reached, whose spread no run bounds), where audit s7b had it add no spread and withhold nothing."""
     rows = table[table["scope"] == "across tasks"]
     withheld = {}  # reason -> the pairs it withholds (pairs of one reason share a note)
     for a, b, low in zip(rows["agent_1"], rows["agent_2"], rows["conf_low"].to_numpy(dtype=float)):
@@ -554,11 +626,19 @@ def _across_notes(table, across, short):
             why = (f"they share only one task ({tasks['task'].iloc[0]}), and a test across tasks needs 2 or more; "
                    "its per-task test is the answer there" if len(tasks) else
                    "they share no task where both ran")
-        elif across == "welch" and flat:
-            why = (f"across='welch' reads the spread of the runs within every shared task, and {count(len(flat), 'task')} "
-                   f"of {len(tasks)} ({', '.join(flat[:5])}{' ...' if len(flat) > 5 else ''}) lack one (fewer than 2 "
-                   "runs of an agent); add runs, or use across='paired_t' (tasks as a sample, one run per cell is "
-                   "enough)")
+        elif across == "welch" and (flat or (still or {}).get((a, b))):
+            tied, reasons = (still or {}).get((a, b), []), []
+            if flat:
+                reasons.append(f"across='welch' reads the spread of the runs within every shared task, and "
+                               f"{count(len(flat), 'task')} of {len(tasks)} ({', '.join(flat[:5])}"
+                               f"{' ...' if len(flat) > 5 else ''}) lack one (fewer than 2 runs of an agent); add "
+                               "runs, or use across='paired_t' (tasks as a sample, one run per cell is enough)")
+            if tied:  # audit s10: a cap always reached; before, such a task counted as a difference known exactly
+                reasons.append(f"the runs of both sides all tie in {count(len(tied), 'task')} ({listed(tied, 5)}), an "
+                               "agent's at the task's largest or smallest score (a cap always reached), so no run "
+                               "off it bounds their spread there; leave those tasks out (subset=) to test the "
+                               "others, saying so")
+            why = "; and ".join(reasons)
         else:
             why = (f"their differences on the {len(tasks)} shared tasks are all the same, so the paired t over tasks "
                    "has no spread to read" if across == "paired_t" else
@@ -604,17 +684,23 @@ def _run_published(design, options, table, scale):
     pairs = tuple((a, PUBLISHED) for a in design.agents)
     withheld = verdict("equivalence", design.counts, options=options, agents=design.agents, tasks=design.tasks)
     notes += withheld.lines
-    rows, short, flat = [], {}, []
+    tied, floor = _saturation(design)  # the agents' runs (the table has none to read)
+    none = np.zeros(design.n_tasks, dtype=bool)
+    rows, short, flat, still, capped, floored = [], {}, [], {}, [], []
     for j, a in enumerate(design.agents):
-        rows += _pair_rows(options, a, PUBLISHED, design.tasks, means[:, j], sds[:, j], runs[:, j], mean_p, sd_p, n_p)
-        short[a, PUBLISHED] = _short_tasks(design.tasks, runs[:, j], n_p)
+        more, changed = _pair_rows(options, a, PUBLISHED, design.tasks, means[:, j], sds[:, j], runs[:, j], mean_p,
+                                   sd_p, n_p, (tied[:, j], floor[:, j], none, 0.0))
+        rows += more
+        short[a, PUBLISHED], still[a, PUBLISHED] = _short_tasks(design.tasks, runs[:, j], n_p), changed["still"]
         flat += [f"{t}/{a} vs {PUBLISHED}" for t in _flat_tasks(design.tasks, sds[:, j], runs[:, j], sd_p, n_p)]
-    notes += _flat_note(flat)
+        capped += [f"{t}/{a} vs {PUBLISHED}" for t in changed["withheld"]]
+        floored += [f"{a} vs {PUBLISHED}"] if changed["floored"] else []
+    notes += _flat_note(flat) + _saturated_notes(capped, floored)
     if options.aggregate is not None:
         notes.append(f"no aggregate ({options.aggregate}) row: a published table holds per-task means and SDs, not "
                      "runs to bootstrap; the across-tasks test is of the mean over tasks")
     frame = _ordered(pd.DataFrame(rows), pairs)
-    notes += _across_notes(frame, options.across, short) + _size_notes(design, options, frame)
+    notes += _across_notes(frame, options.across, short, still) + _size_notes(design, options, frame)
     return _result(design, options, pairs, frame, notes, None, scale, published=True)
 
 

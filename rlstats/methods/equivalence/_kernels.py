@@ -138,3 +138,29 @@ def welch_mean(mean_1, sd_1, n_1, mean_2, sd_2, n_2):
         estimate = np.mean(mean_1 - mean_2, axis=-1) if tasks else np.full(variance.shape, np.nan)
     good = (variance > 0) & np.isfinite(variance) & (tasks > 0)
     return estimate, np.where(good, np.sqrt(variance) / max(tasks, 1), np.nan), np.where(good, df, np.nan)
+
+
+#: the one-sided level of the Wilson bound on the share of a saturated cell's runs off its bound (``variance_floor``)
+FLOOR_Z = 1.6448536269514722  # scipy.stats.norm.ppf(0.95)
+
+
+def saturated(at_bound, n):
+    """Where a cell's runs mostly sit at the task's largest or smallest score (a cap often reached): 2 runs or more
+    there and half or more of the cell's ``n``. Welch's t misses alpha on such runs (audit s9; tests/reference/
+    size_equivalence.py, the ``saturated`` rows)."""
+    at_bound, n = np.asarray(at_bound), np.asarray(n)
+    return (at_bound >= 2) & (2 * at_bound >= n)
+
+
+def variance_floor(at_bound, n, distance):
+    """A lower bound for the variance of a run of a saturated cell, broadcast: a score at its bound or ``distance``
+    off it (the mean distance of the task's runs off that bound), off it with probability p, has variance p (1 - p)
+    distance^2; p is taken at the Wilson 95% upper bound of the share of the cell's ``n`` runs off the bound (n -
+    ``at_bound`` of them), and at most 1/2, where p (1 - p) is largest. Runs that mostly sit at the cap are few
+    runs off it, whose share the cell's own spread reads as nearly 0 in the data sets that declare too easily."""
+    at_bound, n, distance = (np.asarray(v, dtype=np.float64) for v in (at_bound, n, distance))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share, z2 = (n - at_bound) / n, FLOOR_Z ** 2
+        upper = (share + z2 / (2 * n) + FLOOR_Z * np.sqrt(share * (1 - share) / n + z2 / (4 * n * n))) / (1 + z2 / n)
+    upper = np.minimum(upper, 0.5)
+    return upper * (1 - upper) * distance ** 2
