@@ -108,8 +108,8 @@ def _show(values, limit=10):
     return listed(map(repr, values), limit)
 
 
-def _reference_frame(reference):
-    """The reference as a DataFrame: given, or loaded by dataset name."""
+def _reference_frame(reference, option="normalize"):
+    """The reference as a DataFrame: given, or loaded by dataset name (``option``: the argument that named it)."""
     if isinstance(reference, pd.DataFrame):
         return reference
     if isinstance(reference, str) and reference in RULES:
@@ -117,6 +117,12 @@ def _reference_frame(reference):
     if isinstance(reference, str):
         from . import datasets
 
+        references = [name for name in datasets.available()["name"] if name.endswith("_reference")]
+        if reference not in references:
+            # datasets.load's own refusal names its name= option, which the caller never wrote
+            raise OptionError(f"{option}={reference!r} is neither a dataset of reference scores "
+                              f"({listed(map(repr, references), 8)}) nor a rule ({', '.join(map(repr, RULES))}): "
+                              "give one of those, or a DataFrame with a task column and low/high columns")
         return datasets.load(reference)
     raise OptionError(
         "reference must be a DataFrame with a task column and low/high columns, a dataset "
@@ -342,7 +348,7 @@ def normalize(df: Table, reference: Table | str, *, low: str | None = None, high
     if not isinstance(df, pd.DataFrame):
         raise DesignError(f"df must be a pandas DataFrame with a {by!r} and a {score!r} column, got "
                           f"{type(df).__name__}")
-    return _normalized(df, _reference_frame(reference), reference if isinstance(reference, str) else None,
+    return _normalized(df, _reference_frame(reference, "reference"), reference if isinstance(reference, str) else None,
                        low=low, high=high, by=by, score=score)
 
 
