@@ -319,6 +319,14 @@ class SequentialTest:
         ``L`` agents) and every comparison reads its difference from that one
         relabelling; needs a schedule of random paths.  Both coincide for two
         agents.
+    places : array_like of int, optional
+        Each agent code's place in the order the random paths lay the agents out in (the caller passes their
+        names' places among the names sorted, so that the codes' order draws nothing different); None: the
+        codes' own order.
+    flip : array_like of bool, optional
+        Comparisons whose slot choices (``joint=False``) are applied to the pooled pair ``(b, a)`` and their
+        differences negated: the same paths as the comparison ``(b, a)`` would see, reported as ``(a, b)``.
+        None: none.
 
     Notes
     -----
@@ -326,8 +334,10 @@ class SequentialTest:
     state, so an exception leaves the object as it was.
     """
 
-    def __init__(self, pairs, schedule, joint=False):
+    def __init__(self, pairs, schedule, joint=False, places=None, flip=None):
         self.pairs = np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
+        self.places = None if places is None else np.asarray(places, dtype=np.intp)
+        self.flip = np.zeros(len(self.pairs), dtype=bool) if flip is None else np.asarray(flip, dtype=bool)
         self.schedule = schedule
         self.joint = bool(joint)
         if self.joint and any(schedule.exact):
@@ -413,11 +423,19 @@ class SequentialTest:
         sums[:, cols] = carried + d
         return _Level(parent=parent, sums=sums)
 
+    def _pooled(self, block, cols):
+        """The pooled pairs ``(2n, |cols|)`` the slot choices act on (a flipped comparison's second agent first),
+        and the flipped columns."""
+        pairs, flip = self.pairs[cols], self.flip[cols]
+        first, second = np.where(flip, pairs[:, 1], pairs[:, 0]), np.where(flip, pairs[:, 0], pairs[:, 1])
+        return np.concatenate([block[first], block[second]], axis=1).T, flip
+
     def _pair_differences(self, masks, block, cols):
         """Block differences ``(paths, |cols|)`` when each path's slot choice is applied to every pair."""
-        pairs = self.pairs[cols]
-        z = np.concatenate([block[pairs[:, 0]], block[pairs[:, 1]]], axis=1).T  # (2n, |cols|)
-        return 2.0 * (masks @ z) - z.sum(axis=0)
+        z, flip = self._pooled(block, cols)
+        d = 2.0 * (masks @ z) - z.sum(axis=0)
+        d[:, flip] = -d[:, flip]  # exact: the differences of (a, b) on the paths of (b, a)
+        return d
 
     def _random_pair_differences(self, gen, block, cols, size):
         """Block differences of ``size`` uniform random slot choices, row 0 the identity.
@@ -433,15 +451,21 @@ class SequentialTest:
             pick = gen.integers(0, len(table), size=size)
             pick[0] = 0
             return table[pick]
-        pairs = self.pairs[cols]
-        z = np.concatenate([block[pairs[:, 0]], block[pairs[:, 1]]], axis=1).T  # (2n, |cols|)
+        z, flip = self._pooled(block, cols)
         chosen = random_slots(gen, size, n)
-        return 2.0 * z[chosen].sum(axis=1) - z.sum(axis=0)
+        d = 2.0 * z[chosen].sum(axis=1) - z.sum(axis=0)
+        d[:, flip] = -d[:, flip]
+        return d
 
     def _joint_differences(self, gen, block, cols, size):
         """Block differences ``(paths, |cols|)`` when each path relabels the pooled block of all running agents."""
         pairs = self.pairs[cols]
         agents, local = np.unique(pairs, return_inverse=True)
+        if self.places is not None:  # the agents laid out in their places' order
+            order = np.argsort(self.places[agents], kind="stable")
+            rank = np.empty_like(order)
+            rank[order] = np.arange(order.size)
+            agents, local = agents[order], rank[local]
         local = local.reshape(pairs.shape)
         n_agents, n = len(agents), self.schedule.n
         pooled = block[agents].ravel()
