@@ -230,3 +230,24 @@ def test_a_states_draw_order_is_covered_by_its_digests():
             AdaStop.from_state(broken)
     with pytest.raises(rlstats.errors.DesignError, match="version 5 is not supported .* reads versions 1, 2, 3, 4"):
         AdaStop.from_state(dict(state, version=5))
+
+
+def test_the_command_line_does_not_depend_on_the_row_order_of_the_first_batch_file(tmp_path):
+    """`rlstats adastop update` takes the agents in the order they first appear in the first batch file: two files
+    with the same runs, rows in another order, began tests that decided ppo < sac at interim 3 or 2. The paths now
+    follow the names sorted: both decide at interim 2."""
+    import io
+
+    import rlstats.cli as cli
+
+    decided = []
+    for order in (["ppo", "dqn", "sac"], ["dqn", "ppo", "sac"]):
+        state = tmp_path / f"{order[0]}.json"
+        for k, batch in enumerate(OLD_BATCHES, start=1):
+            path = tmp_path / f"{order[0]}{k}.csv"
+            pd.DataFrame([(a, x) for a in order for x in batch[a]], columns=["agent", "score"]).to_csv(path)
+            argv = ["adastop", "update", str(state), str(path)] + (["--K", "4", "--seed", "3", "--n-resamples", "500"]
+                                                                    if k == 1 else [])
+            assert cli.main(argv, out=io.StringIO()) == 0
+        decided.append(_by_pair(AdaStop.load(state).decisions, "interim"))
+    assert decided[0] == decided[1] and decided[0][("", "ppo", "sac")] == ("smaller", 2)
