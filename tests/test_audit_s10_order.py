@@ -251,3 +251,22 @@ def test_the_command_line_does_not_depend_on_the_row_order_of_the_first_batch_fi
             assert cli.main(argv, out=io.StringIO()) == 0
         decided.append(_by_pair(AdaStop.load(state).decisions, "interim"))
     assert decided[0] == decided[1] and decided[0][("", "ppo", "sac")] == ("smaller", 2)
+
+
+# ------------------------------------------------------------------------------------------------ the rest: printed forms
+
+@pytest.mark.xfail(strict=True, reason="to_latex states a column once only when its values agree in every bit")
+def test_latex_layout_does_not_depend_on_the_row_order():
+    """The mixed model's LaTeX changed with the rows' order (simulate rng=1, 3 agents x 6 tasks x 4 runs, rows
+    shuffled): its marginal means' std. errors 1.3958869702542909, 1.395886970254291, 1.395886970254291 (sums in
+    one order) became 1.3958869702543 in every row (in another), so one table printed a row "std. error & 1.3959 &
+    1.3959 & 1.3959" where the other stated "In every row, std. error: 1.3959" in its caption, and the
+    pairwise table's df moved the other way; in 6 of 10 simulated data sets. A column is stated once when its
+    cells print alike."""
+    df = rlstats.datasets.simulate(agents=3, tasks=6, seeds=4, effect=1.0, rng=1)
+    df.attrs = {}
+    base = rlstats.mixed(df, "score ~ agent | task").to_latex()
+    shuffled = rlstats.mixed(df.sample(frac=1.0, random_state=1).reset_index(drop=True), "score ~ agent | task")
+    assert shuffled.to_latex() == base
+    assert rlstats.mixed(_reordered(df, "task"), "score ~ agent | task").to_latex() == base
+    assert "In every row, std. error: 1.3959." in base and "df & 10" not in base
