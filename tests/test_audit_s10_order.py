@@ -279,7 +279,6 @@ def _successes(seed, rates, runs):
     return pd.DataFrame(rows, columns=["agent", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason="path statistics that tie are split by the rounding of their sums")
 def test_permutation_pvalues_do_not_depend_on_the_units_of_tied_scores():
     """Successes out of 10 (integers) and the same runs as success rates (/ 10) gave other step-down p-values with
     the same rng (3 agents x 10 runs, rates 0.5, 0.6, 0.7, 2000 relabellings): 0.2765, 0.2765, 0.9575 became
@@ -294,7 +293,6 @@ def test_permutation_pvalues_do_not_depend_on_the_units_of_tied_scores():
     assert a == [0.2765, 0.2765, 0.9575]
 
 
-@pytest.mark.xfail(strict=True, reason="path statistics that tie are split by the rounding of their sums")
 def test_adastop_decisions_do_not_depend_on_the_units_of_tied_scores():
     """AdaStop on successes out of 10 decided a < b at interim 4, on the same runs as rates (/ 10) at interim 2
     (2 agents x 20 runs, rates 0.5 and 0.65, n=5, K=4, rng=1): the exact first interim's paths that tie with the

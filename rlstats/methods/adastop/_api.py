@@ -718,6 +718,12 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
     before this one, draws other paths (as another ``rng`` does).  Pairs
     named by ``comparisons=`` or ``reference=`` are read as named.
 
+    Path statistics within ``1e-12`` times the summed ``|score|`` of the
+    runs fed of each other are ties (tied scores, such as successes out of
+    10, make many paths tie with the observed one): a tie is never beyond a
+    boundary and counts as reaching the observed value in a p-value, so the
+    rounding of sums cannot split it and the score's units change nothing.
+
     The paper's pairwise slot choice shared by all comparisons is not a
     permutation of the data with three agents or more (an agent sits first
     in one pair and second in another), so the identity is not exactly

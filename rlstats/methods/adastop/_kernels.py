@@ -65,7 +65,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ...statistics import order_statistic_se
+from ...statistics import TIE_TOLERANCE, order_statistic_se
 
 #: decision codes of a comparison
 CONTINUE, LARGER, SMALLER, EQUAL = 0, 1, 2, 3
@@ -300,6 +300,10 @@ def boundary_se(values, alive, r, upper=True):
 class _Level:
     parent: np.ndarray   # (m_k,) index into the previous level's paths
     sums: np.ndarray     # (m_k, J) signed cumulative sums; columns of decided comparisons are 0
+    # path statistics closer than this are ties: TIE_TOLERANCE times the summed |score| of every run fed so far, a
+    # bound on any |S| (tied scores make paths tie with the observed sum exactly, and the rounding of sums taken in
+    # another order must not split them: it would depend on the score's units)
+    tolerance: float = 0.0
 
 
 class SequentialTest:
@@ -391,6 +395,9 @@ class SequentialTest:
         if self.done:
             raise RuntimeError("every comparison is already decided")
         level = self._new_level(block, gen, k)
+        magnitude = float(np.abs(block[self.active_agents()]).sum())
+        level = _Level(level.parent, level.sums, (self.levels[-1].tolerance if self.levels else 0.0)
+                       + TIE_TOLERANCE * magnitude)
         self.levels.append(level)
         return self._step_down(k)
 
@@ -507,14 +514,14 @@ class SequentialTest:
         stat = np.abs(level.sums[:, list(key)])
         high = stat.max(axis=1)
         reject = upper_boundary(high, alive, self.schedule.reject_counts[i - 1])
-        survive = high <= reject
+        survive = high <= reject + level.tolerance
         accept_count = self.schedule.accept_counts[i - 1]
         accept = 0.0
         low = None
         if accept_count:
             low = stat.min(axis=1)
             accept = lower_boundary(low, alive, accept_count)
-            survive &= low >= accept
+            survive &= low >= accept - level.tolerance
         if alive is not None:
             survive &= alive
         found = None
@@ -529,7 +536,7 @@ class SequentialTest:
 
     # ---- step-down -------------------------------------------------------------------
     def _step_down(self, k):
-        observed = self.levels[-1].sums[0]
+        observed, tolerance = self.levels[-1].sums[0], self.levels[-1].tolerance
         absolute = np.abs(observed)
         current = [int(j) for j in self.undecided]
         faced = {}
@@ -546,9 +553,9 @@ class SequentialTest:
                       "action": "none", "comparison": -1}
             for j in current:
                 faced[j] = (reject, accept, reject_se, accept_se)
-            if absolute[high] > reject:
+            if absolute[high] > reject + tolerance:  # beyond every tie of the boundary
                 chosen, code, action = high, LARGER if observed[high] > 0 else SMALLER, "reject"
-            elif absolute[low] < accept:
+            elif absolute[low] < accept - tolerance:
                 chosen, code, action = low, EQUAL, "accept"
             else:
                 self.steps.append(record)
@@ -586,16 +593,17 @@ def stepdown_pvalues(test):
     t-th is the largest, over steps s <= t, of the share of the ``m_1`` paths
     whose maximum over the comparisons left at step s reaches the observed
     value of step s.  Path 0 (the identity) counts, so a p-value is never
-    below ``1 / m_1``, and ``p <= alpha`` exactly when the boundary rule rejects.
+    below ``1 / m_1``, and ``p <= alpha`` exactly when the boundary rule rejects.  A path within the level's
+    tolerance of the observed value ties with it and counts as reaching it.
     """
     stat = np.abs(test.levels[0].sums)
-    observed = stat[0]
+    observed, tolerance = stat[0], test.levels[0].tolerance
     m = test.schedule.n_paths[0]
     order = np.argsort(-observed, kind="stable")
     pvalues = np.empty(observed.size)
     running = 0.0
     for t, j in enumerate(order):
-        count = np.count_nonzero(stat[:, order[t:]].max(axis=1) >= observed[j])
+        count = np.count_nonzero(stat[:, order[t:]].max(axis=1) >= observed[j] - tolerance)
         running = max(running, count / m)
         pvalues[j] = running
     return pvalues
