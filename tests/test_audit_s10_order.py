@@ -325,7 +325,6 @@ def test_curve_bands_do_not_depend_on_the_units_of_tied_scores():
     assert bands[0][1, 2:] == pytest.approx([4.438197, 7.852058], abs=1e-6)
 
 
-@pytest.mark.xfail(strict=True, reason="tuning's best set compares bootstrap means for ties exactly")
 def test_tuned_score_does_not_depend_on_the_units_of_tied_scores():
     """tuning()'s tuned score of ppo on hopper was 2.0225 on integer scores (a sweep of 3 learning rates x 4 seeds,
     rng=1, 100 resamples) and 0.20075 on the same scores / 10, 2.0075 in the first units; its lr=0.01's probability
