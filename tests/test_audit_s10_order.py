@@ -363,7 +363,6 @@ def test_adastop_power_from_a_pilot_does_not_depend_on_its_units():
     assert power(df.assign(score=df["score"] * 1000)) == power(df) == [0.35]
 
 
-@pytest.mark.xfail(strict=True, reason="curves resamples an agent's runs in the seed column's category order")
 def test_curve_bands_do_not_depend_on_the_seed_category_order():
     """curves()' bands changed when only the seed column's category order was reversed (same rows and labels, rng=1,
     100 resamples, 3 agents x 3 tasks x 4 seeds x 4 steps): agent_1's simultaneous upper end at step 0 12.811 became
