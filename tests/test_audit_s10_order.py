@@ -253,7 +253,7 @@ def test_the_command_line_does_not_depend_on_the_row_order_of_the_first_batch_fi
     assert decided[0] == decided[1] and decided[0][("", "ppo", "sac")] == ("smaller", 2)
 
 
-# ------------------------------------------------------------------------------------------------ the rest: printed forms
+# ------------------------------------------------------------------------------------------- the rest: printed forms
 
 def test_latex_layout_does_not_depend_on_the_row_order():
     """The mixed model's LaTeX changed with the rows' order (simulate rng=1, 3 agents x 6 tasks x 4 runs, rows
