@@ -1,9 +1,18 @@
 """Audit of session 10 (helper ``order``): the random back ends left out of session 9's fix, AdaStop and the
 permutation test, under another order of the agents and tasks (a Categorical's category order, the order an
-incremental AdaStop lists its agents in, the rows of the command line's first batch file); then the rest of the
-package for results that change with the rows' order, a category order, the score's units or the frame library.
+incremental AdaStop lists its agents in, the rows of the command line's first batch file), and a state saved before
+the fix; then the rest of the package for results that change with the rows' order, a category order (of the agent,
+task, seed, config and batch columns), the score's units (positive scaling, also of tied integer scores against the
+same scores in tenths or thirds, which the metamorphic suite's continuous scores never tie) or the frame library
+(polars, pyarrow; pyarrow dictionary columns), on every back end of tests/test_metamorphic.py's cases, power() from a
+pilot, and the printed forms (print, summary, to_latex, Markdown).
 
-The defects found are each a strict-xfail reproducer first, with the numbers seen, then fixed.
+Defects found, each a reproducer below with the numbers seen, all fixed: AdaStop's and the permutation test's paths
+followed the design's order of the agents and tasks (and the incremental AdaStop its agents' listed order); their
+path statistics that tie were split by the rounding of sums (p-values and decisions moved with the units of tied
+scores); curves' sup-t band counted a step's rounding noise as spread, and laid out a task's runs in the seed
+column's category order; tuning's best set compared tied bootstrap means exactly; to_latex moved a column between
+the table and its caption when its values differed in the last bit (the rows' order sets the summation order).
 """
 
 from __future__ import annotations
