@@ -283,11 +283,16 @@ def _width(header, rows):
     return tabular_width([[(h, False)] + [(r[j], False) for r in rows] for j, h in enumerate(header)])
 
 
-def _constant_columns(frame):
-    """Names of the columns holding one value in every row (of a table of two rows or more)."""
+def _constant_columns(frame, digits):
+    """Names of the columns that print one value in every row (of a table of two rows or more).
+
+    As printed at ``digits``, not bit for bit: values that differ in their last bits (sums taken in another order,
+    which the rows' order sets) would otherwise move a column between the table and the caption.
+    """
     if len(frame) < 2:
         return []
-    return [c for c in frame.columns if frame[c].astype(object).map(repr).nunique() == 1]
+    rows = _formatted(frame, digits)[1]
+    return [c for j, c in enumerate(frame.columns) if len({row[j] for row in rows}) == 1]
 
 
 def table_latex(frame: pd.DataFrame, digits: int = 5, caption: str | None = None, label: str | None = None,
@@ -308,7 +313,7 @@ def table_latex(frame: pd.DataFrame, digits: int = 5, caption: str | None = None
         frame = frame[[c for c in frame.columns if not str(c).endswith("mc_se")]]
     names = {c: vocabulary.label(c) if c in vocabulary.VOCABULARY and c not in data_columns else str(c)
              for c in frame.columns}
-    constant = _constant_columns(frame)
+    constant = _constant_columns(frame, digits)
     if constant and len(constant) < len(frame.columns):
         # columns missing in every row (withheld intervals, say) are named together, not each read "NaN"
         missing = [c for c in constant if pd.isna(frame[c].iloc[0])]

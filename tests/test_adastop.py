@@ -1348,7 +1348,7 @@ def decided(seq):
 def resigned(state, key=None):
     """What someone editing the file would do next: make every digest anew from what the file now says."""
     settings = {"agents": state["agents"], "options": state["options"], "seed": state["seed"],
-                "migrated": state.get("migrated")}
+                "migrated": state.get("migrated"), "draws": state.get("draws")}
     state["digests"], state["integrity"] = _integrity.record(settings, state["batches"], key)
     return state
 
@@ -1376,7 +1376,7 @@ def test_untampered_states_round_trip_with_identical_decisions(tmp_path):
         seq = _campaign(key)
         path = seq.save(tmp_path / "state.json")
         text = path.read_text()
-        assert text.startswith("{\n \"format\": \"rlstats.AdaStop\",\n \"version\": 3,")  # indented JSON
+        assert text.startswith("{\n \"format\": \"rlstats.AdaStop\",\n \"version\": 4,")  # indented JSON
         assert KEY.decode() not in text and "key" not in json.loads(text)["options"]
         loaded = AdaStop.load(path, key=key)
         assert decided(loaded) == decided(seq) == [["a", "b", "continue"], ["a", "c", "continue"], ["b", "c", "continue"]]
@@ -1500,7 +1500,8 @@ def test_digests_are_the_documented_canonical_json():
     # recomputed here from the documented layout with hashlib alone: the format is what the docstring says
     seq = _campaign(KEY)
     state = seq.to_state()
-    settings = {"agents": ["a", "b", "c"], "options": state["options"], "seed": state["seed"], "migrated": None}
+    settings = {"agents": ["a", "b", "c"], "options": state["options"], "seed": state["seed"], "migrated": None,
+                "draws": "sorted"}
 
     def text(value):
         return json.dumps(value, sort_keys=True, separators=(",", ":")).encode()
@@ -1523,7 +1524,7 @@ def test_digests_are_the_documented_canonical_json():
 
 def _legacy(state, version, digests=True):
     """The state as rlstats wrote it before issue 39: digests of each batch's scores alone (or none)."""
-    state = {k: v for k, v in state.items() if k != "integrity"}
+    state = {k: v for k, v in state.items() if k not in ("integrity", "draws")}
     state["version"] = version
     if digests:
         state["digests"] = [_integrity.legacy_digest(b) for b in state["batches"]]
@@ -1541,7 +1542,7 @@ def test_older_states_migrate_with_a_note_that_stays(tmp_path, version, digests,
     seq = _campaign()
     old = _legacy(seq.to_state(), version, digests)
     with pytest.warns(RlstatsWarning, match=f"written in version {version}, which .* taken as found; the next save "
-                                            "writes version 3"):
+                                            "writes version 4"):
         migrated = AdaStop.from_state(old)
     assert decided(migrated) == decided(seq)
     note = f"batches 1-2 were fed under a version {version} AdaStop state {covered} were taken as found"
@@ -1549,9 +1550,9 @@ def test_older_states_migrate_with_a_note_that_stays(tmp_path, version, digests,
     path = migrated.save(tmp_path / "state.json")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        again = AdaStop.load(path)  # version 3 now: no warning, the note kept
+        again = AdaStop.load(path)  # version 4 now: no warning, the note kept
     state = json.loads(path.read_text())
-    assert state["version"] == 3 and state["migrated"] == {"from_version": version, "batches": 2,
+    assert state["version"] == 4 and state["migrated"] == {"from_version": version, "batches": 2,
                                                            "scores_verified": digests}
     assert any(n.startswith(note) for n in again.result().notes)
     state["migrated"]["batches"] = 0  # hiding the migration is an edit like any other

@@ -1690,7 +1690,7 @@ def _resigned_plain(mark_plain=False):
 
     state = _state(key=STATE_KEY)
     state["batches"][0]["a"] = [9.0, 9.0, 9.0]
-    settings = {name: state.get(name) for name in ("agents", "options", "seed", "migrated")}
+    settings = {name: state.get(name) for name in ("agents", "options", "seed", "migrated", "draws")}
     state["digests"], plain = record(settings, state["batches"], None)
     state["integrity"] = plain if mark_plain else {**plain, "algorithm": state["integrity"]["algorithm"],
                                                    "key_id": state["integrity"]["key_id"]}

@@ -264,7 +264,7 @@ def test_hand_edited_state_is_detected(tmp_path):
         AdaStop.load(path)
     del state["digests"]  # removing the digests hides nothing: a version 3 state always has them
     path.write_text(json.dumps(state))
-    with pytest.raises(DesignError, match="has no \"digests\": a version 3 state always records one per batch"):
+    with pytest.raises(DesignError, match="has no \"digests\": a version 4 state always records one per batch"):
         AdaStop.load(path)
 
 
@@ -275,8 +275,8 @@ def test_state_from_before_digests_loads_with_a_warning(tmp_path, capsys):
     seq = AdaStop(["a", "b"], n=2, K=4, n_resamples=200, rng=0)
     seq.update({"a": [1.0, 2.0], "b": [3.0, 4.0]})
     state = seq.to_state()
-    assert state["version"] == 3
-    del state["integrity"]
+    assert state["version"] == 4
+    del state["integrity"], state["draws"]
     state.update(version=1, digests=[legacy_digest(b) for b in state["batches"]])
     path = tmp_path / "old.json"
     path.write_text(json.dumps(state))
@@ -296,10 +296,10 @@ def test_state_from_before_digests_loads_with_a_warning(tmp_path, capsys):
     assert status == 0 and "after batch 1" in text
     assert "rlstats: warning: the AdaStop state was written in version 1, which recorded no digests" in \
         capsys.readouterr().err
-    for version in (0, 4, "2", True):
+    for version in (0, 5, "2", True):
         state["version"] = version
         path.write_text(json.dumps(state))
-        with pytest.raises(DesignError, match="is not supported .*reads versions 1, 2, 3"):
+        with pytest.raises(DesignError, match="is not supported .*reads versions 1, 2, 3, 4"):
             AdaStop.load(path)
 
 
@@ -612,7 +612,7 @@ def test_a_keyed_state_from_creation_to_the_end(tmp_path, capsys):
 
     def resign(state):
         state["batches"][1]["a"][0] += 1.0
-        settings = {name: state.get(name) for name in ("agents", "options", "seed", "migrated")}
+        settings = {name: state.get(name) for name in ("agents", "options", "seed", "migrated", "draws")}
         state["digests"], plain = record(settings, state["batches"], None)
         state["integrity"] = {**plain, "algorithm": "hmac-sha256", "key_id": key_id(b"k" * 32)}
 

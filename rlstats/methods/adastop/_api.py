@@ -187,6 +187,15 @@ def _interim_generator(ss, task_index, interim):
     return child_generator(ss, task_index, interim)
 
 
+def _flips(pairs, places, options):
+    """Which comparisons the slot choices read the other way round (:class:`kernels.SequentialTest`'s ``flip``):
+    "all" pairs, which the agents' order orients, are drawn as their names sorted orient them; pairs the caller
+    names (comparisons=, reference=) keep the caller's orientation."""
+    if options.reference is not None or options.comparisons != "all":
+        return [False] * len(pairs)
+    return [bool(places[a] > places[b]) for a, b in pairs]
+
+
 # ---------------------------------------------------------------------------
 # Data: interims of each agent on each task
 # ---------------------------------------------------------------------------
@@ -327,8 +336,12 @@ def _schedule(options, n, max_interims, family, tests=1):
     return schedule, joint
 
 
-def _run_task(task_index, data, pairs, options, n, max_interims, ss, advance, short=()):
-    """One task's test; agents in ``short`` (too few runs on the task: the replication rule) are not tested."""
+def _run_task(task_index, data, pairs, options, n, max_interims, ss, advance, short=(), places=None):
+    """One task's test; agents in ``short`` (too few runs on the task: the replication rule) are not tested.
+
+    ``task_index`` keys the task's stream and ``places`` (each agent code's place among the names sorted) lays out
+    its random paths: both from the names, so that the design's order of the agents and tasks draws the same.
+    """
     present = set(data.blocks)
     compared = present - set(short)
     pair_ids = [i for i, (a, b) in enumerate(pairs) if a in compared and b in compared]
@@ -338,7 +351,9 @@ def _run_task(task_index, data, pairs, options, n, max_interims, ss, advance, sh
                 if a in present and b in present and i not in pair_ids}
     family = [a for i in pair_ids for a in pairs[i]]
     schedule, joint = _schedule(options, n, max_interims, family)
-    test = kernels.SequentialTest([pairs[i] for i in pair_ids], schedule, joint=joint)
+    flips = _flips(pairs, places, options) if places is not None else [False] * len(pairs)
+    test = kernels.SequentialTest([pairs[i] for i in pair_ids], schedule, joint=joint, places=places,
+                                  flip=[flips[i] for i in pair_ids])
     n_agents = 1 + max(max(p) for p in pairs)
     available = {a: len(block) for a, block in data.blocks.items()}
     used = dict.fromkeys(data.blocks, 0)
@@ -694,12 +709,20 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
     lies within 2 such errors of its boundary is named in a note, with the
     ``n_resamples`` that would resolve it: another ``rng`` could take it the
     other way, and with it the later interims and the runs used.  The random
-    relabellings act on the agents in the design's order (their names
-    sorted, or a Categorical's category order), and each task's stream is
-    keyed by its position among the tasks in that order: a renaming that
-    changes the agents' order, another category order, or a task dropped
-    before this one, draws other paths (as another ``rng`` does; the rows'
-    order never matters).
+    paths lay the agents out in their names' sorted order (as numbers when
+    every name reads as one), a slot choice reads each of the "all" pairs
+    as the sorted names orient it, and each task's stream is keyed by its
+    place among the tasks' names sorted: neither the rows' order nor a
+    Categorical's category order changes a path, while a renaming that
+    changes the names' sorted order, or dropping a task whose name sorts
+    before this one, draws other paths (as another ``rng`` does).  Pairs
+    named by ``comparisons=`` or ``reference=`` are read as named.
+
+    Path statistics within ``1e-12`` times the summed ``|score|`` of the
+    runs fed of each other are ties (tied scores, such as successes out of
+    10, make many paths tie with the observed one): a tie is never beyond a
+    boundary and counts as reaching the observed value in a p-value, so the
+    rounding of sums cannot split it and the score's units change nothing.
 
     The paper's pairwise slot choice shared by all comparisons is not a
     permutation of the data with three agents or more (an agent sits first
@@ -763,8 +786,10 @@ def _adastop_runs(design, options, rng, short, shown):
     ss, record = seed_sequence(rng)
     runs = []
     with progress_bar(len(task_data) * max_interims, shown, "AdaStop interims") as advance:
+        places, task_places = design.agent_places, design.task_places
         for t, data_t in enumerate(task_data):
-            runs.append(_run_task(t, data_t, pairs, options, options.n, max_interims, ss, advance, short[t]))
+            runs.append(_run_task(int(task_places[t]), data_t, pairs, options, options.n, max_interims, ss, advance,
+                                  short[t], places))
     return order_column, task_data, max_interims, pairs, record, runs
 
 
@@ -837,6 +862,8 @@ def permutation(data: Data, formula: FormulaLike | None = None, *, n_resamples: 
         :func:`adastop`'s Notes).
     na_action : {"raise", "drop"}
     rng : None, int or numpy.random.Generator
+        Seed of the random permutations, which follow the agents' and tasks' names sorted (as in
+        :func:`adastop`): the rows' order and a Categorical's category order change none.
     progress : bool
         A progress bar (tqdm: on a terminal, or a notebook's widget) when the work is estimated to take more
         than a few seconds (:mod:`rlstats.cost`; none for fast calls); False: never.
@@ -1032,8 +1059,8 @@ def _monte_carlo_notes(runs, pairs, agents, blocked, sequential=True):
     boundary (history's ``boundary_mc_se``), and the n_resamples that would resolve them.
 
     A boundary of random permutation paths is a Monte Carlo estimate of a quantile of the statistic's permutation
-    distribution; where the statistic sits within its error, another rng (or anything that reorders the agents or
-    tasks, which the random relabellings follow) can take the decision the other way, and with it the step-down's
+    distribution; where the statistic sits within its error, another rng (or a renaming that reorders the agents' or
+    tasks' names sorted, which the random paths follow) can take the decision the other way, and with it the step-down's
     later steps, a sequential test's later interims and the runs used.
     """
     close = _close_decisions(runs)
@@ -1108,12 +1135,14 @@ def _permutation_runs(design, options, rng, short, shown):
     order = canonical_order(design.y, design.task, design.agent)
     y, task_of, agent_of = design.y[order], design.task[order], design.agent[order]
     runs = []
+    places, task_places = design.agent_places, design.task_places
     with progress_bar(design.n_tasks, shown, "permutation tests") as advance:
         for t, task in enumerate(design.tasks):
             n_task = _equal_runs(design, t, task)
             data_t = _TaskData(task, {a: y[(task_of == t) & (agent_of == a)].reshape(1, -1)
                                       for a in range(design.n_agents) if design.counts[t, a] > 0})
-            runs.append(_run_task(t, data_t, pairs, options, n_task, 1, ss, advance, short[t]))
+            runs.append(_run_task(int(task_places[t]), data_t, pairs, options, n_task, 1, ss, advance, short[t],
+                                  places))
     for schedule in {id(r.schedule): r.schedule for r in runs if r.pair_ids}.values():
         _warn_if_powerless(schedule)
     return pairs, record, runs

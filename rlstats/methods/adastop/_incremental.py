@@ -20,11 +20,11 @@ import pandas as pd
 from ...errors import DesignError, OptionError, RlstatsError, warn
 from ...interop import as_pandas
 from ...options import check_bool
-from ...resampling import seed_sequence
+from ...resampling import label_ranks, seed_sequence
 from . import _integrity as integrity
 from . import _kernels as kernels
 from ._defaults import LOCK_TIMEOUT
-from ._api import (DEFAULT_K, MAX_AGENTS, MAX_COMPARISONS, AdaStopOptions, _assemble, _decision_rows,
+from ._api import (DEFAULT_K, MAX_AGENTS, MAX_COMPARISONS, AdaStopOptions, _assemble, _decision_rows, _flips,
                    _interim_generator, _monte_carlo_notes, _resolve_pairs, _schedule, _TaskRun, _warn_if_powerless)
 from ._result import AdaStopResult
 
@@ -35,13 +35,20 @@ if TYPE_CHECKING:
 
 
 _STATE_FORMAT = "rlstats.AdaStop"
-# Version 3 chains each batch's digest to the one before, the options, the agents and the seed (_integrity.py).
-# Version 2 states carry one SHA-256 digest per batch of its scores alone; version 1 was written both before
-# digests existed (until fcc6f46) and after.  Both load (their digests, where present, checked), with a warning
-# that what their digests did not cover is taken as found, and are migrated: the next save writes version 3
-# and keeps a record of the migration, which the result's notes quote.
-_STATE_VERSION = 3
-_READ_VERSIONS = (1, 2, 3)
+# Version 4 records "draws": the order the random paths lay the agents out in, "sorted" (their names sorted, so that
+# the order they are listed in draws nothing different) or "listed" (as versions 1-3 drew them: a state begun so
+# continues so, keeping its decisions), and its digests cover it.  Version 3 chains each batch's digest to the one
+# before, the options, the agents and the seed (_integrity.py); it loads without a warning (its digests checked as
+# written) and the next save writes version 4.  Version 2 states carry one SHA-256 digest per batch of its scores
+# alone; version 1 was written both before digests existed (until fcc6f46) and after.  Both load (their digests,
+# where present, checked), with a warning that what their digests did not cover is taken as found, and are
+# migrated: the next save writes the current version and keeps a record of the migration, which the result's notes
+# quote.
+_STATE_VERSION = 4
+_READ_VERSIONS = (1, 2, 3, 4)
+_FIRST_VERSION_WITH_CHAIN = 3
+#: the orders the random paths may lay the agents out in (see _STATE_VERSION)
+_DRAWS = ("sorted", "listed")
 _FIRST_VERSION_WITH_DIGESTS = 2
 
 
@@ -51,7 +58,8 @@ class AdaStop:
     Parameters
     ----------
     agents : sequence of str
-        The agents compared (order sets "all pairs" and the printing order).
+        The agents compared (their order sets the printing order and how "all pairs" are named; the random
+        paths follow the names sorted, as numbers when every name reads as one, so it draws nothing different).
     n : int
         Runs per agent per batch.
     K : int
@@ -115,10 +123,19 @@ class AdaStop:
                                           [a for p in self._pairs for a in p])
         _warn_if_powerless(self._schedule)
         self._ss, self._seed_record = seed_sequence(rng)
-        self._test = kernels.SequentialTest(self._pairs, self._schedule, joint=joint)
+        self._joint = joint
+        self._use_draws("sorted")
         self._batches: list[dict[str, list[float]]] = []  # one {agent: list of floats} per interim fed
         # {"from_version", "batches", "scores_verified"} when loaded from a state of version 1 or 2
         self._migrated: dict[str, Any] | None = None
+
+    def _use_draws(self, draws):
+        """A fresh test whose random paths lay the agents out in the names' sorted order or in the order listed
+        (a state begun before rlstats drew them sorted); before any batch is fed."""
+        self._draws = draws
+        places = label_ranks(self._agents) if draws == "sorted" else np.arange(len(self._agents))
+        self._test = kernels.SequentialTest(self._pairs, self._schedule, joint=self._joint, places=places,
+                                            flip=_flips(self._pairs, places, self._options))
 
     # ---- what the user asks --------------------------------------------------------
     @property
@@ -253,6 +270,10 @@ class AdaStop:
         notes = [f"incremental AdaStop: {self.interim} batch(es) fed"]
         if self._migrated is not None:
             notes.append(_migration_note(self._migrated))
+        if self._draws == "listed":
+            notes.append(f"the random paths lay the agents out in the order listed ({', '.join(self._agents)}), as "
+                         "when this test began under an rlstats that drew them so (a state of version 3 or earlier), "
+                         "so that resuming it keeps its decisions; a new test draws them in the names' sorted order")
         if not self.done:
             notes.append(f"the test is still running: next batch needs {', '.join(self.agents_to_run)}")
         notes += _monte_carlo_notes([run], self._pairs, self._agents, blocked=False)
@@ -263,18 +284,23 @@ class AdaStop:
             options={**asdict(self._options), "batch": None}, seed=self._seed_record, blocked=False)
 
     # ---- persistence --------------------------------------------------------------------
-    def _settings(self):
-        """What decides besides the batches: agents in their order, every option, the seed, any migration."""
+    def _settings(self, version=_STATE_VERSION):
+        """What decides besides the batches: agents in their order, every option, the seed, any migration and
+        (from version 4) the order the paths draw the agents in; ``version``: as a state of that version holds them.
+        """
         options = asdict(self._options)
         options["comparisons"] = options["comparisons"] if options["comparisons"] == "all" \
             else [list(p) for p in options["comparisons"]]
         entropy = self._ss.entropy
-        return {"agents": list(self._agents),
-                "options": {k: options[k] for k in ("n", "K", "n_resamples", "alpha", "beta", "comparisons",
-                                                     "reference", "permutations")},
-                "seed": {"entropy": entropy if isinstance(entropy, int) else [int(e) for e in entropy],
-                         "spawn_key": [int(s) for s in self._ss.spawn_key], "record": self._seed_record},
-                "migrated": self._migrated}
+        settings = {"agents": list(self._agents),
+                    "options": {k: options[k] for k in ("n", "K", "n_resamples", "alpha", "beta", "comparisons",
+                                                         "reference", "permutations")},
+                    "seed": {"entropy": entropy if isinstance(entropy, int) else [int(e) for e in entropy],
+                             "spawn_key": [int(s) for s in self._ss.spawn_key], "record": self._seed_record},
+                    "migrated": self._migrated}
+        if version >= 4:
+            settings["draws"] = self._draws
+        return settings
 
     def to_state(self) -> dict[str, Any]:
         """The JSON-serialisable state: options, seed, every batch fed and their digests (no pickle)."""
@@ -326,8 +352,10 @@ class AdaStop:
         score, and a dropped, repeated or reordered batch are refused, naming the batch and what differs.  A
         state written with a key needs it (``key=``, as in :class:`AdaStop`); a key given to a state written
         without one is refused.  A state of version 1 or 2 (whose digests, where it has them, cover the scores
-        alone) loads with a warning, is migrated to version 3 by the next save, and keeps a note that its
-        options were taken as found.
+        alone) loads with a warning, is migrated to the current version by the next save, and keeps a note that
+        its options were taken as found.  A state of version 3 or earlier drew its paths with the agents in the
+        order listed: it continues so (with a note in the result), so that it keeps its decisions; version 4
+        records that order.
         """
         key = integrity.checked_key(key)
         if not isinstance(state, dict) or state.get("format") != _STATE_FORMAT:
@@ -340,7 +368,7 @@ class AdaStop:
         _check_state_shape(state)
         _check_state_sizes(state)
         digests = state.get("digests")
-        if version == _STATE_VERSION:
+        if version >= _FIRST_VERSION_WITH_CHAIN:
             integrity.check_shape(state)
             migrated = _check_migrated(state.get("migrated"), len(state["batches"]))
         else:
@@ -364,15 +392,16 @@ class AdaStop:
             seq = cls(state["agents"], rng=ss, key=key, **options)
             seq._seed_record = seed["record"]
             seq._migrated = migrated
-        if version == _STATE_VERSION:
+        seq._use_draws(_state_draws(state, version))
+        if version >= _FIRST_VERSION_WITH_CHAIN:
             # the settings as this AdaStop holds them, so that 0.05 written 5e-2 is no edit; before any replay
-            integrity.verify(seq._settings(), state, key)
+            integrity.verify(seq._settings(version), state, key)
         with _state_errors():
             for batch in state["batches"]:
                 scores = {a: np.asarray(v, dtype=float) for a, v in batch.items()}
                 seq._check_batch(scores, allow_repeat=True)
                 seq._advance(scores)
-        if version != _STATE_VERSION:
+        if version < _FIRST_VERSION_WITH_CHAIN:
             warn(_migration_warning(migrated))
         return seq
 
@@ -405,6 +434,20 @@ class AdaStop:
             raise DesignError(f"cannot read the AdaStop state {where}: it is nested too deeply to be a state "
                               "written by rlstats") from None
         return cls.from_state(state, key=key)
+
+
+def _state_draws(state, version):
+    """The order a state's paths lay the agents out in: as recorded (version 4), else as the order listed, which
+    versions 1-3 drew in ("sorted" when that is the names' sorted order: the same paths)."""
+    if version >= 4:
+        draws = state.get("draws")
+        if draws not in _DRAWS:
+            raise DesignError(f"the AdaStop state is damaged: \"draws\" must be one of {', '.join(map(repr, _DRAWS))} "
+                              f"(the order its random paths lay the agents out in), got {draws!r}; it was not written "
+                              "by rlstats (or was edited)")
+        return draws
+    agents = state["agents"]
+    return "sorted" if label_ranks(agents).tolist() == list(range(len(agents))) else "listed"
 
 
 @contextlib.contextmanager
@@ -554,7 +597,7 @@ def _migration_warning(migrated):
     covered = ("recorded no digests, so its batches, options and seed" if not migrated["scores_verified"] else
                "had digests of the batches' scores only, so its options, seed and batch order")
     return (f"the AdaStop state was written in version {version}, which {covered} cannot be verified against hand "
-            "edits and are taken as found; the next save writes version 3, whose digests cover them")
+            f"edits and are taken as found; the next save writes version {_STATE_VERSION}, whose digests cover them")
 
 
 def _migration_note(migrated):
@@ -563,11 +606,11 @@ def _migration_note(migrated):
     covered = ("without digests: their scores, the options and the seed" if not migrated["scores_verified"] else
                "whose digests covered their scores only: the options, the seed and the batch order")
     return (f"{which} fed under a version {version} AdaStop state {covered} were taken as found when it was "
-            "migrated to version 3")
+            "migrated to a version whose digests cover them")
 
 
 def _check_migrated(migrated, count):
-    """A version 3 state's record of its migration: None, or what :func:`_migration_note` reads."""
+    """A version 3 or 4 state's record of its migration: None, or what :func:`_migration_note` reads."""
     if migrated is None:
         return None
     if not (isinstance(migrated, dict) and set(migrated) == {"from_version", "batches", "scores_verified"}

@@ -1,12 +1,13 @@
 """The AdaStop state's digests: a chain that binds every batch to the options, the seed and the batch before it.
 
-A state of version 3 records, besides its batches:
+A state of version 3 or 4 records, besides its batches:
 
 ``digests``
     one digest per batch, of (its number, the digest of the batch before, the settings, its scores);
 ``integrity``
     ``algorithm`` (``"sha256"``, or ``"hmac-sha256"`` when a key was given), ``key_id`` (keyed states only),
-    ``fields`` (a short tag per setting: agents, each option, seed, migration), ``scores`` (a short tag per batch,
+    ``fields`` (a short tag per setting: agents, each option, seed, migration and, from version 4, the order the
+    random paths draw the agents in), ``scores`` (a short tag per batch,
     of its number and scores) and ``end`` (a digest of the number of batches and the last digest, so that a batch
     dropped from the end is seen).
 
@@ -30,7 +31,7 @@ from typing import Any, Sequence
 from ...errors import DesignError, OptionError
 
 #: what every message hashed starts with: the format and its version
-_DOMAIN = b"rlstats.AdaStop/3"
+_DOMAIN = b"rlstats.AdaStop/3"  # kept by version 4, whose settings add "draws"
 PLAIN, KEYED = "sha256", "hmac-sha256"
 _TAG = 16  # hex digits kept of a diagnostic tag (64 bits); chain digests keep all 64
 #: a key shorter than this is refused: an HMAC is only as strong as its key is hard to guess
@@ -79,11 +80,13 @@ def _fields(settings: dict[str, Any]) -> list[tuple[str, Any]]:
     """The settings one by one, in the order a message names the first that differs."""
     out = [("agents", settings["agents"])]
     out += [(f"options.{name}", value) for name, value in settings["options"].items()]
-    return out + [("seed", settings["seed"]), ("migrated", settings["migrated"])]
+    out += [("seed", settings["seed"]), ("migrated", settings["migrated"])]
+    return out + ([("draws", settings["draws"])] if "draws" in settings else [])
 
 
 _LABELS = {"agents": "the agents (their names or their order)", "seed": "the seed",
-           "migrated": "the record of its migration from an older state"}
+           "migrated": "the record of its migration from an older state",
+           "draws": "the order its random paths draw the agents in"}
 
 
 def _label(field):
@@ -132,19 +135,20 @@ def _damaged(what):
 
 
 def check_shape(state: dict[str, Any]) -> None:
-    """One clear error for a version 3 state whose digests or integrity record are missing or malformed."""
+    """One clear error for a version 3 or 4 state whose digests or integrity record are missing or malformed."""
     digests, integrity = state.get("digests"), state.get("integrity")
+    version = state["version"]
     count = len(state["batches"])
     if digests is None:
-        raise DesignError("the AdaStop state has no \"digests\": a version 3 state always records one per batch, "
-                          f"so it was edited by hand or corrupted; {_RESTORE}")
+        raise DesignError(f"the AdaStop state has no \"digests\": a version {version} state always records one per "
+                          f"batch, so it was edited by hand or corrupted; {_RESTORE}")
     if not isinstance(digests, list) or not all(isinstance(d, str) for d in digests):
         raise _damaged("\"digests\" must be a list of hexadecimal digests")
     if len(digests) != count:
         raise _not_one_each("\"digests\"", count, len(digests), "digest")
     if not isinstance(integrity, dict):
-        raise DesignError("the AdaStop state has no \"integrity\" record: a version 3 state always has one, so it "
-                          f"was edited by hand or corrupted; {_RESTORE}")
+        raise DesignError(f"the AdaStop state has no \"integrity\" record: a version {version} state always has one, "
+                          f"so it was edited by hand or corrupted; {_RESTORE}")
     if integrity.get("algorithm") not in (PLAIN, KEYED):
         raise _damaged(f"\"integrity.algorithm\" must be {PLAIN!r} or {KEYED!r}, got {integrity.get('algorithm')!r}")
     if integrity["algorithm"] == KEYED and not isinstance(integrity.get("key_id"), str):
@@ -172,7 +176,8 @@ def _not_one_each(what, count, recorded, noun):
 
 def check_key(state: dict[str, Any], key: bytes | None) -> None:
     """A keyed state needs its key; a key given to a plain (or older) state is refused, never added."""
-    integrity = state.get("integrity") if state.get("version") == 3 else None
+    chained = state.get("version") in (3, 4)  # the versions with an integrity record
+    integrity = state.get("integrity") if chained else None
     recorded = integrity.get("key_id") if isinstance(integrity, dict) and integrity.get("algorithm") == KEYED \
         else None
     count = len(state["batches"])
@@ -187,7 +192,7 @@ def check_key(state: dict[str, Any], key: bytes | None) -> None:
                           "file the state was created with")
     if recorded is None and key is not None:
         what = ("the digests of the AdaStop state are plain SHA-256: it was created without a key, or rewritten "
-                "without one" if state.get("version") == 3
+                "without one" if chained
                 else f"a version {state.get('version')} AdaStop state has no keyed digests")
         raise DesignError(f"a key was given, but {what}; a key applies only when a state is created, so that "
                           "nobody can bless an edited state by adding one: drop the key (--key-file, key=), or "

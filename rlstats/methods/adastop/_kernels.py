@@ -65,7 +65,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ...statistics import order_statistic_se
+from ...statistics import TIE_TOLERANCE, order_statistic_se
 
 #: decision codes of a comparison
 CONTINUE, LARGER, SMALLER, EQUAL = 0, 1, 2, 3
@@ -300,6 +300,10 @@ def boundary_se(values, alive, r, upper=True):
 class _Level:
     parent: np.ndarray   # (m_k,) index into the previous level's paths
     sums: np.ndarray     # (m_k, J) signed cumulative sums; columns of decided comparisons are 0
+    # path statistics closer than this are ties: TIE_TOLERANCE times the summed |score| of every run fed so far, a
+    # bound on any |S| (tied scores make paths tie with the observed sum exactly, and the rounding of sums taken in
+    # another order must not split them: it would depend on the score's units)
+    tolerance: float = 0.0
 
 
 class SequentialTest:
@@ -319,6 +323,14 @@ class SequentialTest:
         ``L`` agents) and every comparison reads its difference from that one
         relabelling; needs a schedule of random paths.  Both coincide for two
         agents.
+    places : array_like of int, optional
+        Each agent code's place in the order the random paths lay the agents out in (the caller passes their
+        names' places among the names sorted, so that the codes' order draws nothing different); None: the
+        codes' own order.
+    flip : array_like of bool, optional
+        Comparisons whose slot choices (``joint=False``) are applied to the pooled pair ``(b, a)`` and their
+        differences negated: the same paths as the comparison ``(b, a)`` would see, reported as ``(a, b)``.
+        None: none.
 
     Notes
     -----
@@ -326,8 +338,10 @@ class SequentialTest:
     state, so an exception leaves the object as it was.
     """
 
-    def __init__(self, pairs, schedule, joint=False):
+    def __init__(self, pairs, schedule, joint=False, places=None, flip=None):
         self.pairs = np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
+        self.places = None if places is None else np.asarray(places, dtype=np.intp)
+        self.flip = np.zeros(len(self.pairs), dtype=bool) if flip is None else np.asarray(flip, dtype=bool)
         self.schedule = schedule
         self.joint = bool(joint)
         if self.joint and any(schedule.exact):
@@ -381,6 +395,9 @@ class SequentialTest:
         if self.done:
             raise RuntimeError("every comparison is already decided")
         level = self._new_level(block, gen, k)
+        magnitude = float(np.abs(block[self.active_agents()]).sum())
+        level = _Level(level.parent, level.sums, (self.levels[-1].tolerance if self.levels else 0.0)
+                       + TIE_TOLERANCE * magnitude)
         self.levels.append(level)
         return self._step_down(k)
 
@@ -413,11 +430,19 @@ class SequentialTest:
         sums[:, cols] = carried + d
         return _Level(parent=parent, sums=sums)
 
+    def _pooled(self, block, cols):
+        """The pooled pairs ``(2n, |cols|)`` the slot choices act on (a flipped comparison's second agent first),
+        and the flipped columns."""
+        pairs, flip = self.pairs[cols], self.flip[cols]
+        first, second = np.where(flip, pairs[:, 1], pairs[:, 0]), np.where(flip, pairs[:, 0], pairs[:, 1])
+        return np.concatenate([block[first], block[second]], axis=1).T, flip
+
     def _pair_differences(self, masks, block, cols):
         """Block differences ``(paths, |cols|)`` when each path's slot choice is applied to every pair."""
-        pairs = self.pairs[cols]
-        z = np.concatenate([block[pairs[:, 0]], block[pairs[:, 1]]], axis=1).T  # (2n, |cols|)
-        return 2.0 * (masks @ z) - z.sum(axis=0)
+        z, flip = self._pooled(block, cols)
+        d = 2.0 * (masks @ z) - z.sum(axis=0)
+        d[:, flip] = -d[:, flip]  # exact: the differences of (a, b) on the paths of (b, a)
+        return d
 
     def _random_pair_differences(self, gen, block, cols, size):
         """Block differences of ``size`` uniform random slot choices, row 0 the identity.
@@ -433,15 +458,21 @@ class SequentialTest:
             pick = gen.integers(0, len(table), size=size)
             pick[0] = 0
             return table[pick]
-        pairs = self.pairs[cols]
-        z = np.concatenate([block[pairs[:, 0]], block[pairs[:, 1]]], axis=1).T  # (2n, |cols|)
+        z, flip = self._pooled(block, cols)
         chosen = random_slots(gen, size, n)
-        return 2.0 * z[chosen].sum(axis=1) - z.sum(axis=0)
+        d = 2.0 * z[chosen].sum(axis=1) - z.sum(axis=0)
+        d[:, flip] = -d[:, flip]
+        return d
 
     def _joint_differences(self, gen, block, cols, size):
         """Block differences ``(paths, |cols|)`` when each path relabels the pooled block of all running agents."""
         pairs = self.pairs[cols]
         agents, local = np.unique(pairs, return_inverse=True)
+        if self.places is not None:  # the agents laid out in their places' order
+            order = np.argsort(self.places[agents], kind="stable")
+            rank = np.empty_like(order)
+            rank[order] = np.arange(order.size)
+            agents, local = agents[order], rank[local]
         local = local.reshape(pairs.shape)
         n_agents, n = len(agents), self.schedule.n
         pooled = block[agents].ravel()
@@ -483,14 +514,14 @@ class SequentialTest:
         stat = np.abs(level.sums[:, list(key)])
         high = stat.max(axis=1)
         reject = upper_boundary(high, alive, self.schedule.reject_counts[i - 1])
-        survive = high <= reject
+        survive = high <= reject + level.tolerance
         accept_count = self.schedule.accept_counts[i - 1]
         accept = 0.0
         low = None
         if accept_count:
             low = stat.min(axis=1)
             accept = lower_boundary(low, alive, accept_count)
-            survive &= low >= accept
+            survive &= low >= accept - level.tolerance
         if alive is not None:
             survive &= alive
         found = None
@@ -505,7 +536,7 @@ class SequentialTest:
 
     # ---- step-down -------------------------------------------------------------------
     def _step_down(self, k):
-        observed = self.levels[-1].sums[0]
+        observed, tolerance = self.levels[-1].sums[0], self.levels[-1].tolerance
         absolute = np.abs(observed)
         current = [int(j) for j in self.undecided]
         faced = {}
@@ -522,9 +553,9 @@ class SequentialTest:
                       "action": "none", "comparison": -1}
             for j in current:
                 faced[j] = (reject, accept, reject_se, accept_se)
-            if absolute[high] > reject:
+            if absolute[high] > reject + tolerance:  # beyond every tie of the boundary
                 chosen, code, action = high, LARGER if observed[high] > 0 else SMALLER, "reject"
-            elif absolute[low] < accept:
+            elif absolute[low] < accept - tolerance:
                 chosen, code, action = low, EQUAL, "accept"
             else:
                 self.steps.append(record)
@@ -562,16 +593,17 @@ def stepdown_pvalues(test):
     t-th is the largest, over steps s <= t, of the share of the ``m_1`` paths
     whose maximum over the comparisons left at step s reaches the observed
     value of step s.  Path 0 (the identity) counts, so a p-value is never
-    below ``1 / m_1``, and ``p <= alpha`` exactly when the boundary rule rejects.
+    below ``1 / m_1``, and ``p <= alpha`` exactly when the boundary rule rejects.  A path within the level's
+    tolerance of the observed value ties with it and counts as reaching it.
     """
     stat = np.abs(test.levels[0].sums)
-    observed = stat[0]
+    observed, tolerance = stat[0], test.levels[0].tolerance
     m = test.schedule.n_paths[0]
     order = np.argsort(-observed, kind="stable")
     pvalues = np.empty(observed.size)
     running = 0.0
     for t, j in enumerate(order):
-        count = np.count_nonzero(stat[:, order[t:]].max(axis=1) >= observed[j])
+        count = np.count_nonzero(stat[:, order[t:]].max(axis=1) >= observed[j] - tolerance)
         running = max(running, count / m)
         pvalues[j] = running
     return pvalues

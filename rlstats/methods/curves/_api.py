@@ -25,7 +25,7 @@ from ...normalization import warn_raw_scales
 from ...options import (check_choice, check_confidence_level, check_cost_options, check_fraction, check_n_jobs,
                        check_resamples, is_finite_number)
 from ...progress import progress_bar
-from ...resampling import child_stream, chunk_generators, seed_sequence
+from ...resampling import child_stream, chunk_generators, label_ranks, seed_sequence
 from . import _kernels as kernels
 from ._backend import cost
 from ._result import CurvesResult
@@ -132,11 +132,16 @@ def _check_gamma(gamma):
 
 
 def _agent_runs(design, matrix, starts, agent):
-    """The aligned runs of one agent and each run's task code, the tasks in their names' sorted order (not the
-    design's), so that the draws do not depend on the order of the tasks (a Categorical's category order)."""
+    """The aligned runs of one agent and each run's task code, the tasks and a task's runs in their names' sorted
+    order (not the design's), so that the draws do not depend on the order of the tasks or of the seeds (a
+    Categorical's category order); for other columns that is the design's order."""
     mine = design.agent[starts] == agent
     task = design.task_places[design.task[starts][mine]]
-    order = np.argsort(task, kind="stable")
+    seeds = np.zeros(task.size, dtype=np.intp)
+    if design.seeds is not None:
+        labels, codes = np.unique(design.seeds[starts][mine].astype(str), return_inverse=True)
+        seeds = label_ranks(labels)[codes]
+    order = np.lexsort((seeds, task))
     return matrix[mine][order], task[order]
 
 

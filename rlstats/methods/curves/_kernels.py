@@ -412,6 +412,16 @@ def percentile_bounds(replicates, estimate, level, df=None):
     return estimate[:, None] + ratio * (bounds - estimate[:, None])
 
 
+def _spread(se, values):
+    """Steps whose standard error ``se`` exceeds ``TIE_TOLERANCE`` times the step's largest |value|: below it the
+    values tie, and their spread is the rounding of sums, which the score's units set (tied integer runs give 0,
+    the same runs in tenths 1e-15, whose ratios of noise to noise then set the maximum over steps)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # steps without a value
+        scale = np.nanmax(np.abs(values), axis=0, initial=0.0)
+    return np.isfinite(se) & (se > TIE_TOLERANCE * scale)
+
+
 def sup_t_band(replicates, estimate, level, df=None):
     """Simultaneous band: estimate +- c * se, c from the level-quantile of the max studentised deviation.
 
@@ -419,12 +429,13 @@ def sup_t_band(replicates, estimate, level, df=None):
     With ``df``, c at a step is the t quantile at its df with the same two-sided tail as the bootstrap's
     quantile has under the normal: the steps' joint behaviour from the bootstrap, each step's studentised
     deviation t-distributed rather than normal, as a standard error from few runs makes it. Steps with no
-    spread (se = 0) or no estimate are left out of the maximum; their band is the estimate itself.
+    spread (se within the ties' tolerance: :func:`_spread`) or no estimate are left out of the maximum; their band
+    is the estimate itself.
     """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         se = np.nanstd(replicates, axis=0, ddof=1)
-    usable = np.isfinite(estimate) & np.isfinite(se) & (se > 0)
+    usable = np.isfinite(estimate) & _spread(se, replicates)
     c = np.full(estimate.shape, np.nan)
     if not usable.any():
         return np.stack([estimate, estimate], axis=-1), se, c
@@ -445,7 +456,7 @@ def _max_t(observed, null):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         se = np.nanstd(null, axis=0, ddof=1)
-    usable = np.isfinite(observed) & np.isfinite(se) & (se > 0)
+    usable = np.isfinite(observed) & _spread(se, null)
     if not usable.any():
         return usable, se, np.empty(0), np.empty(0)
     return (usable, se, np.abs(observed[usable]) / se[usable],

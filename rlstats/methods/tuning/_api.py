@@ -24,7 +24,7 @@ from ...normalization import warn_raw_scales
 from ...options import (check_bool, check_choice, check_confidence_level, check_cost_options, check_fraction,
                         check_resamples)
 from ...resampling import child_stream, seed_sequence
-from ...statistics import TIE_TOLERANCE
+from ...statistics import TIE_TOLERANCE, best_of
 from .._replication import verdict
 from . import _kernels as kernels
 from ._backend import cost
@@ -699,7 +699,7 @@ def _best_set(design, sweeps, labels, ss, n_resamples, threshold, level, sign, h
     drawn = map_ordered(functools.partial(_sweep_best_set, n_resamples), jobs, where)
     for ((t, a), sweep), (probability, best_resampled, winner) in zip(sweeps.items(), drawn):
         means, spread = _spread(sweep)
-        selected = int(np.argmax(means))
+        selected = int(np.flatnonzero(best_of(means))[0])  # the first of the tied best (np.argmax, ties kept)
         corrected, low, high, optimism = kernels.tuned_interval(means, sweep["sizes"], spread, selected,
                                                                 best_resampled, winner, level, lower)
         in_set = probability >= threshold

@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from ...resampling import UniformIndices, child_stream, fixed_dot
-from ...statistics import grouped_shape_ratios
+from ...statistics import TIE_TOLERANCE, grouped_shape_ratios, near_ties
 
 #: draws per chunk (rows x columns): a chunk is ~10 MB of int64 indices whatever the number of configurations
 CELLS = 2048 * 640
@@ -119,11 +119,14 @@ def best_set(values, starts, sizes, seed, n_resamples, prune=True):
     by their largest run, in blocks of :data:`BLOCK` each drawn from its own stream (``child_stream(seed, block)``);
     a block's means are computed only for the resamples it can still reach, and the search stops at the first block
     that reaches none. Ties are kept as they are found (each block's (resample, configuration) pairs at the running
-    maximum), so no block is drawn twice.
+    maximum), so no block is drawn twice. Means within ``TIE_TOLERANCE`` of the sweep's largest |run| of each other
+    tie (tied runs, such as successes out of 10, give equal means that the rounding of their sums would split by an
+    ulp or two, as the score's units set), in the search order, the winners and the shared credit alike.
     """
     means = config_means(values, starts, sizes)
     G, B = sizes.size, n_resamples
-    top = np.argsort(-means, kind="stable")[:BLOCK]
+    tolerance = TIE_TOLERANCE * float(np.abs(values).max(initial=0.0))
+    top = np.argsort(-near_ties(means, np.zeros(G, dtype=np.intp))[0], kind="stable")[:BLOCK]
     largest = np.maximum.reduceat(values, starts)
     # the bound, loosened by rounding: a sum of n copies of the largest run, over n, can come out a few ulps above it
     bound = largest + 1e-12 * np.maximum(1.0, np.abs(largest))
@@ -141,16 +144,16 @@ def best_set(values, starts, sizes, seed, n_resamples, prune=True):
                 break  # no later block can win or tie any resample
         block_means = _block_means(values, starts, sizes, ids, child_stream(seed, b), B, live)
         rows = np.arange(B) if live is None else np.flatnonzero(live)
-        at = block_means.argmax(axis=1)
-        best = block_means[np.arange(rows.size), at]
-        better = best > running[rows]
+        best = block_means.max(axis=1)
+        at = (block_means >= best[:, None] - tolerance).argmax(axis=1)  # the first of the block's tied best
+        better = best > running[rows] + tolerance  # beyond a tie with an earlier block's winner
         winner[rows[better]] = ids[at[better]]
         running[rows] = np.maximum(running[rows], best)
-        reach = np.flatnonzero(best == running[rows])
-        r, c = np.nonzero(block_means[reach] == best[reach, None])
-        found.append((rows[reach[r]], ids[c], best[reach[r]]))
+        reach = np.flatnonzero(best >= running[rows] - tolerance)
+        r, c = np.nonzero(block_means[reach] >= running[rows][reach, None] - tolerance)
+        found.append((rows[reach[r]], ids[c], block_means[reach[r], c]))
     rows, configs, reached = (np.concatenate(parts) for parts in zip(*found))
-    final = reached == running[rows]  # a later block may have raised the maximum
+    final = reached >= running[rows] - tolerance  # a later block may have raised the maximum
     rows, configs = rows[final], configs[final]
     ties = np.bincount(rows, minlength=B)
     probability = np.bincount(configs, weights=1.0 / ties[rows], minlength=G)
