@@ -21,7 +21,7 @@ def test_noninferiority_rows_of_the_default_tests_are_marked_default():
     table = rlstats.calibration_table("equivalence.size", test="noninferior")
     default = table[table["default"]]
     assert set(default["interval"]) == {"welch", "welch_mean", "bootstrap_t"}
-    assert len(default) == 112  # 48 Welch per task, 32 across tasks, 32 IQM bootstrap-t
+    assert len(default) == 140  # 48 + 12 Welch per task, 32 + 8 across tasks, 32 + 8 IQM bootstrap-t (+: saturated)
 
 
 def _null_bootstrap_power(tasks, seeds, rng):
