@@ -46,6 +46,13 @@ def _expanded_bands(rlstats):
     return {"bands": "expanded"} if "bands" in inspect.signature(rlstats.curves).parameters else {}
 
 
+def _percentile_profile(rlstats):
+    """The profiles' bootstrap band as recorded: ``interval="percentile"`` since issue 40 (kind="runs") and audit s10
+    (kind="tasks") made closed-form bands the defaults."""
+    return {"interval": "percentile"} if "interval" in inspect.signature(rlstats.performance_profile).parameters \
+        else {}
+
+
 def _paper_reporter(rlstats):
     """The reporter's one-sample t as recorded: ``reporter="t"`` since issue 40 made the skewness-corrected t the
     default."""
@@ -128,7 +135,8 @@ def calls(rlstats):
         "probability_of_improvement/expanded": lambda: rlstats.probability_of_improvement(
             d["runs"], BLOCKED, pairs=[("agent_3", "agent_1")], interval="expanded", n_resamples=300, rng=0),
         "performance_profile/tasks": lambda: rlstats.performance_profile(
-            d["runs"], BLOCKED, kind="tasks", tau=np.linspace(-1, 2, 7), n_resamples=200, rng=0),
+            d["runs"], BLOCKED, kind="tasks", tau=np.linspace(-1, 2, 7), n_resamples=200, rng=0,
+            **_percentile_profile(rlstats)),
         # percentiles
         "percentiles/pbp": lambda: rlstats.percentiles(d["runs"], BLOCKED, rng=0),
         "percentiles/bootstrap": lambda: rlstats.percentiles(d["runs"], BLOCKED, interval="bootstrap",
