@@ -38,7 +38,6 @@ def _profile_frame(single=()):
     return df[~((df["agent"] == "A") & df["task"].isin(single) & (df["seed"] > 0))]
 
 
-@pytest.mark.xfail(strict=True, reason="the t band prints the percentile band's single-run line")
 def test_t_band_says_what_single_run_tasks_do_to_it():
     """With the t band, a task where an agent has one run counts in the band's upper end at every tau (it has no
     spread to bound its mean), so it widens the band; the result still printed the percentile band's line "A: 2 of
@@ -58,7 +57,6 @@ def test_t_band_says_what_single_run_tasks_do_to_it():
     assert any("A: 2 of 5 tasks have a single run, which adds no spread" in note for note in old.notes)
 
 
-@pytest.mark.xfail(strict=True, reason="the t band's refusal gives the percentile band's reason")
 def test_t_band_refusal_of_single_runs_gives_its_own_reason():
     """With one run in every task the t band has no task whose mean it can bound; the refusal said "resampling
     runs within tasks gives intervals of zero width; add runs, or pass task_bootstrap=True", a reason of the

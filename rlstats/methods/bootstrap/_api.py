@@ -1216,8 +1216,11 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
     design = warn_raw_scales(design, normalize)
     notes = list(design.notes)
     if not task_bootstrap:
-        notes += small_runs.check_single_runs("performance_profile", design.counts, design.agents, options,
+        single = small_runs.check_single_runs("performance_profile", design.counts, design.agents, options,
                                               design.tasks)
+        # a single-run task adds no spread to a resampled band; the t band counts it in its upper end at every tau
+        # instead, which its own note says (_flat_tasks_note)
+        notes += single if options.interval != "t" else []
     notes += _profile_coverage_notes(design, options.interval, kind, confidence_level, task_bootstrap)
     layouts = _layouts(design)
     tau = options.tau
