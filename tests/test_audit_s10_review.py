@@ -73,7 +73,6 @@ def test_t_band_refusal_of_single_runs_gives_its_own_reason():
     assert "interval='t'" in message and "spread" in message and "add runs" in message, message
 
 
-@pytest.mark.xfail(strict=True, reason="power(rliable_compat=True) blames the user's int rng")
 def test_power_refuses_rliable_compat_with_a_clear_reason():
     """power("bootstrap", rliable_compat=True, rng=1) failed with "rliable_compat=True needs rng= the int seed you
     gave np.random.seed (0 <= seed < 2**32), got Generator(PCG64) at 0x...": the user had given an int, and the
