@@ -85,7 +85,6 @@ def test_power_refuses_rliable_compat_with_a_clear_reason():
     assert "Generator" not in message and "power()" in message and "interval='percentile'" in message, message
 
 
-@pytest.mark.xfail(strict=True, reason="the suggestion rounds to a refused level")
 def test_a_tiny_confidence_level_is_answered_with_a_level_that_is_accepted():
     """confidence_level=1e-9 (alpha given by mistake) was refused with "for a 100% interval pass
     confidence_level=1", a value that is itself refused ("must be strictly between 0 and 1"); the suggestion is now
