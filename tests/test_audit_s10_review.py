@@ -126,19 +126,30 @@ def test_t_band_against_scipy_with_unequal_and_tied_runs():
 def test_variance_floor_by_hand():
     """The across-tasks floor of a capped cell by hand: runs [10, 10, 10, 10, 8] at a cap of 10, the task's runs
     off the cap 8, 9 and 7 (mean distance 2): the share off the cap, 1 of 5, at its one-sided Wilson 95% upper bound
-    p = 0.5 at most, gives p (1 - p) 2^2 (1.0 here: p is capped at 1/2), above the runs' own variance 0.8; the test's
-    standard error and df are Welch-Satterthwaite's on the floored variance. (No defect: the check of the brief.)"""
+    p (at most 1/2) gives p (1 - p) 2^2 (1.0 here: p is capped at 1/2), above the runs' own variance 0.8; the test's
+    standard error and df are Welch-Satterthwaite's on the floored variance. The kernel now reads the bound from
+    rlstats.statistics.wilson_interval (session 10 had written Wilson's formula out again in the kernel); these
+    numbers are the check that it is the same bound. (No defect in the numbers: the check of the brief.)"""
     z = stats.norm.ppf(0.95)
-    share, n = 1 / 5, 5
-    upper = (share + z * z / (2 * n) + z * math.sqrt(share * (1 - share) / n + z * z / (4 * n * n))) / (1 + z * z / n)
-    p = min(upper, 0.5)
-    assert equivalence_kernels.variance_floor(4, 5, 2.0) == pytest.approx(p * (1 - p) * 4.0, rel=1e-12)
+
+    def floor(off, n, distance):  # Wilson's one-sided 95% upper bound of the share off the cap, at most 1/2
+        share = off / n
+        half = z * math.sqrt(share * (1 - share) / n + z * z / (4 * n * n))
+        upper = (share + z * z / (2 * n) + half) / (1 + z * z / n)
+        p = min(upper, 0.5)
+        return p * (1 - p) * distance ** 2
+
+    assert floor(1, 5, 2.0) == 1.0  # p capped at 1/2
+    assert floor(2, 20, 2.0) == pytest.approx(0.77278, abs=1e-5)  # p 0.26166 below 1/2
+    for off, n, distance in ((1, 5, 2.0), (2, 6, 2.0), (2, 20, 2.0), (0, 3, 0.7), (3, 7, 1e-150)):
+        assert equivalence_kernels.variance_floor(n - off, n, distance) == pytest.approx(floor(off, n, distance),
+                                                                                       rel=1e-12)
     scores = {("A", "t1"): [10, 10, 10, 10, 8], ("B", "t1"): [10, 10, 9, 7, 10, 10],
               ("A", "t2"): [3.1, 2.5, 4.0, 3.3], ("B", "t2"): [2.9, 3.6, 3.0, 2.2, 2.8]}
     res = rlstats.equivalence(_frame(scores), FORMULA, margin=1.0, aggregate=None)
     across = res.tidy().query("scope == 'across tasks'").iloc[0]
-    parts = [max(np.var(scores["A", "t1"], ddof=1), p * (1 - p) * 4.0) / 5,
-             max(np.var(scores["B", "t1"], ddof=1), equivalence_kernels.variance_floor(4, 6, 2.0)) / 6,
+    parts = [max(np.var(scores["A", "t1"], ddof=1), floor(1, 5, 2.0)) / 5,
+             max(np.var(scores["B", "t1"], ddof=1), floor(2, 6, 2.0)) / 6,
              np.var(scores["A", "t2"], ddof=1) / 4, np.var(scores["B", "t2"], ddof=1) / 5]
     df = sum(parts) ** 2 / sum(v * v / (m - 1) for v, m in zip(parts, (5, 6, 4, 5)))
     assert across["std_error"] == pytest.approx(math.sqrt(sum(parts)) / 2, rel=1e-12)
