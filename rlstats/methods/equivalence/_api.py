@@ -634,10 +634,11 @@ def _across_notes(table, across, short, still=None):
                                f"{' ...' if len(flat) > 5 else ''}) lack one (fewer than 2 runs of an agent); add "
                                "runs, or use across='paired_t' (tasks as a sample, one run per cell is enough)")
             if tied:  # audit s10: a cap always reached; before, such a task counted as a difference known exactly
-                reasons.append(f"the runs of both sides all tie in {count(len(tied), 'task')} ({listed(tied, 5)}), an "
-                               "agent's at the task's largest or smallest score (a cap always reached), so no run "
-                               "off it bounds their spread there; leave those tasks out (subset=) to test the "
-                               "others, saying so")
+                # equivalence() takes no subset=: the rows are left out before the call, or by compare()'s
+                reasons.append(f"the runs of both sides all tie at one score in {count(len(tied), 'task')} "
+                               f"({listed(tied, 5)}), as at a cap every run reaches, so no run off it bounds their "
+                               "spread there; to test the other tasks, saying so, leave those out of the data "
+                               "(DataFrame.query, or rlstats.compare(..., method='equivalence', subset=...))")
             why = "; and ".join(reasons)
         else:
             why = (f"their differences on the {len(tasks)} shared tasks are all the same, so the paired t over tasks "
