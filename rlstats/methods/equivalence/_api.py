@@ -383,19 +383,18 @@ def _test(options, estimate, se, df):
                         options.higher_is_better)
 
 
-def _pair_rows(options, a, b, task_names, mean_a, sd_a, n_a, mean_b, sd_b, n_b, saturation=None):
+def _pair_rows(options, a, b, task_names, mean_a, sd_a, n_a, mean_b, sd_b, n_b, saturation):
     """(rows, changed): the per-task Welch tests and the across-tasks test of one pair, on the tasks both ran.
 
-    ``saturation`` (tied_a, floor_a, tied_b, floor_b), each (tasks,) (``_saturation``; None: none tied; a
-    published table has no runs to read, so its side is never tied): the per-task tests are withheld on the tasks
+    ``saturation`` (tied_a, floor_a, tied_b, floor_b), each (tasks,) (``_saturation``; a published table has no
+    runs to read, so its side is never tied): the per-task tests are withheld on the tasks
     where either agent's runs mostly sit at a bound, and across='welch' bounds those cells' variance from below;
     ``changed`` names those tasks ("withheld"), and says whether the across-tasks test was bounded ("floored") or
     withheld because both sides' runs all tie there ("still"). Elsewhere the numbers are the plain Welch tests' bit
     for bit."""
     shared = (n_a > 0) & (n_b > 0)
     names = [t for t, s in zip(task_names, shared) if s]
-    tied_a, floor_a, tied_b, floor_b = (np.zeros(len(task_names), dtype=bool), 0.0) * 2 if saturation is None \
-        else saturation
+    tied_a, floor_a, tied_b, floor_b = saturation
     tied = (tied_a | tied_b)[shared]
     rows = []
     estimate, se, df = kernels.welch(mean_a[shared], sd_a[shared], n_a[shared], mean_b[shared], sd_b[shared],
@@ -609,7 +608,7 @@ def _saturated_notes(withheld, floored):
     return notes
 
 
-def _across_notes(table, across, short, still=None):
+def _across_notes(table, across, short, still):
     """One note per pair whose across-tasks test is withheld, naming its reason: the tasks the pair shares, the
     shared tasks where an agent has fewer than 2 runs (``short``, by pair; across='welch'), or task-level spreads
     or differences that do not vary, or (``still``, by pair; across='welch') tasks where the runs of both sides all
@@ -626,8 +625,8 @@ def _across_notes(table, across, short, still=None):
             why = (f"they share only one task ({tasks['task'].iloc[0]}), and a test across tasks needs 2 or more; "
                    "its per-task test is the answer there" if len(tasks) else
                    "they share no task where both ran")
-        elif across == "welch" and (flat or (still or {}).get((a, b))):
-            tied, reasons = (still or {}).get((a, b), []), []
+        elif across == "welch" and (flat or still.get((a, b))):
+            tied, reasons = still.get((a, b), []), []
             if flat:
                 reasons.append(f"across='welch' reads the spread of the runs within every shared task, and "
                                f"{count(len(flat), 'task')} of {len(tasks)} ({', '.join(flat[:5])}"
