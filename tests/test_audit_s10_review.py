@@ -172,7 +172,6 @@ def test_withheld_across_tasks_note_points_to_a_subset_that_exists():
     assert np.isfinite(kept.tidy().query("scope == 'across tasks'")["std_error"]).all()
 
 
-@pytest.mark.xfail(strict=True, reason="the mean aggregate's note quotes the IQM's measurement as its own")
 def test_saturated_aggregate_note_says_which_aggregate_was_measured():
     """With aggregate="mean" on runs mostly at a cap, the note read "the aggregate test of A vs B reads runs of which
     half or more sit at a task's largest or smallest score ...: the IQM's bootstrap-t declared non-inferiority in

@@ -231,8 +231,8 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
     and at 70% and 90%. Where both agents' runs of a task all sit at one bound, nothing bounds their spread and the
     across-tasks test is withheld with a note. Runs with no such ties give the former numbers bit for bit. With
     ``published=`` the rule reads the agents' runs (the table has none). The aggregate's bootstrap-t is unchanged:
-    on such scores at 5 tasks it declared non-inferiority in up to 0.067 of tests (1,600 a design), which a note
-    quotes where it reads such runs.
+    on such scores at 5 tasks the IQM's declared non-inferiority in up to 0.067 of tests (1,600 a design), which a
+    note quotes where it reads such runs (the mean's, ``aggregate="mean"``, was not measured, as that note says).
 
     See Also
     --------
@@ -448,25 +448,32 @@ def _run(design, options, rng, scale):
     seed = None
     if options.aggregate is not None:
         aggregate, seed, more = _aggregate(design, options, pairs, rng)
-        notes += more + _saturated_aggregate_note(aggregate, tied, index)
+        notes += more + _saturated_aggregate_note(aggregate, tied, index, options.aggregate)
         table = pd.concat([table, pd.DataFrame(aggregate)], ignore_index=True) if aggregate else table
     table = _ordered(table, pairs)
     notes += _across_notes(table, options.across, short, still) + _size_notes(design, options, table)
     return _result(design, options, pairs, table, notes, seed, scale, published=False)
 
 
-def _saturated_aggregate_note(rows, tied, index):
-    """The note of the aggregate tests given on runs that mostly sit at a task's bound: the size measured there
-    (audit s10), which the table's rows of 100 data sets could not resolve."""
+def _saturated_aggregate_note(rows, tied, index, aggregate):
+    """The note of the aggregate tests given on runs that mostly sit at a task's bound: the size of the IQM's test
+    measured there (audit s10), which the table's rows of 100 data sets could not resolve; the mean's
+    (``aggregate="mean"``) was not measured, which the note says."""
     pairs = [f"{r['agent_1']} vs {r['agent_2']}" for r in rows if r["shown"] is not None
              and tied[:, [index[r["agent_1"]], index[r["agent_2"]]]].any()]
     if not pairs:
         return []
+    measured = ("1,600 simulated tests each) the IQM's bootstrap-t declared non-inferiority in 0.051-0.067 of tests at "
+                "alpha = 0.05 and equivalence in 0.013-0.043")
+    if aggregate == "iqm":
+        return [f"the aggregate test of {listed(pairs, 8)} reads runs of which half or more sit at a task's largest "
+                "or smallest score (a cap): on such scores (85% of a baseline agent's runs at the cap, 5 tasks, 3-20 "
+                f"runs, {measured}; read a shown non-inferiority there as weaker than its alpha, or the across-tasks "
+                "test, which holds it there"]
     return [f"the aggregate test of {listed(pairs, 8)} reads runs of which half or more sit at a task's largest or "
-            "smallest score (a cap): on such scores (85% of a baseline agent's runs at the cap, 5 tasks, 3-20 runs, "
-            "1,600 simulated tests each) the IQM's bootstrap-t declared non-inferiority in 0.051-0.067 of tests at "
-            "alpha = 0.05 and equivalence in 0.013-0.043; read a shown non-inferiority there as weaker than its "
-            "alpha, or the across-tasks test, which holds it there"]
+            f"smallest score (a cap): the mean's bootstrap-t was not measured on such scores; the IQM's was (85% of a "
+            f"baseline agent's runs at the cap, 5 tasks, 3-20 runs, {measured}); read a shown result there with that "
+            "in mind, or the across-tasks test, which holds its alpha there"]
 
 
 def _aggregate(design, options, pairs, rng):
