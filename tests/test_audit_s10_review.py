@@ -189,3 +189,23 @@ def test_saturated_aggregate_note_says_which_aggregate_was_measured():
     iqm = rlstats.equivalence(df, FORMULA, margin=0.5, rng=1, n_resamples=200)
     note = next(n for n in iqm.notes if n.startswith("the aggregate test of A vs B"))
     assert "the IQM's bootstrap-t declared non-inferiority in 0.051-0.067" in note and "not measured" not in note
+
+
+def test_saturated_equivalence_is_unchanged_by_units_shifts_and_row_order():
+    """The saturation rule on runs capped at each task's ceiling (3 agents, 5 tasks, 5 runs): scaling the scores and
+    the margin by 1e-150 or 1e12, shifting them, or shuffling the rows leaves every p-value and every withheld test
+    as it was (the variance floor reads distances off the bound, not the scores). (No defect: the check of the
+    brief, which the metamorphic suite does not reach: its frames have no ties at a cap.)"""
+    rng = np.random.default_rng(0)
+    rows = [(a, f"t{t}", s, min(rng.normal(1 + shift + 0.1 * t, 1.0), 1.0 + 0.1 * t))
+            for a, shift in (("A", 0.0), ("B", 0.2), ("C", -0.1)) for t in range(5) for s in range(5)]
+    df = pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
+    base = rlstats.equivalence(df, FORMULA, margin=0.5, aggregate=None).tidy()
+    assert base["conclusion"].eq("withheld").sum() == 13  # the rule is at work here
+    for scale, shift, shuffle in ((1e-150, 0.0, False), (1e12, 0.0, False), (1.0, -3.3, False), (1.0, 0.0, True)):
+        moved = df.assign(score=df["score"] * scale + shift)
+        moved = moved.sample(frac=1.0, random_state=2) if shuffle else moved
+        res = rlstats.equivalence(moved, FORMULA, margin=0.5 * scale, aggregate=None).tidy()
+        assert res["shown"].tolist() == base["shown"].tolist()  # None where withheld
+        np.testing.assert_allclose(res["p_value"], base["p_value"], rtol=1e-9, atol=1e-14)
+        np.testing.assert_allclose(res["std_error"] / scale, base["std_error"], rtol=1e-9)
