@@ -98,8 +98,10 @@ def check_confidence_level(value: object, name: str = "confidence_level") -> flo
                           f"pass {name}={value / 100:g}")  # type: ignore[operator]
     value = check_fraction(name, value)
     if value < 0.5:
+        # 12 significant digits: %g's 6 rounded 1 - 1e-9 to 1, a level this function refuses
         raise OptionError(f"{name}={value:g} is below 0.5, so the interval would cover less often than it misses; "
-                          f"for a {100 * (1 - value):g}% interval pass {name}={1 - value:g} (alpha is 1 - {name})")
+                          f"for a {100 * (1 - value):.12g}% interval pass {name}={1 - value:.12g} (alpha is 1 - "
+                          f"{name})")
     return value
 
 

@@ -1059,14 +1059,20 @@ def _profile_coverage_notes(design, interval, kind, confidence_level, task_boots
               == (row["runs"], row["tasks"], row["distribution"], "profile 0.501")]
     beside = f"; {middle[0]:.2f} where it is 0.5" if middle else ""
     where = float(row["configuration"].split()[-1])
-    low = calibration.worst_coverage(row)
-    draws = f", {low:.2f} in its worst draw of the tasks' offsets and scales" if low < float(row["coverage"]) else ""
+    draws = _worst_draw(row)
     way_on = ("the default interval='wilson' held its level there" if interval == "percentile"
               else "more runs per task are needed for the stated level")
     return [f"pointwise 95% {interval} profile bands from {fmt.count(fewest, 'run')} per task: in "
             f"simulations with {runs} runs per task on {fmt.count(tasks, 'task')}, a band held the true profile at a "
             f"threshold where it is {where:.2f} in {float(row['coverage']):.2f} of {row['n_sim']} simulated bands "
             f"({row['distribution']} scores{draws}){beside}; {way_on}"]
+
+
+def _worst_draw(row):
+    """", 0.86 in its worst draw of the tasks' offsets and scales" where a profile row's worst design draw is below
+    its pooled coverage; empty otherwise (both profile notes)."""
+    low = calibration.worst_coverage(row)
+    return f", {low:.2f} in its worst draw of the tasks' offsets and scales" if low < float(row["coverage"]) else ""
 
 
 def _tasks_shortfall_note(row, fewest):
@@ -1076,8 +1082,7 @@ def _tasks_shortfall_note(row, fewest):
     which = ("the task's true mean" if tasks == 1 else "the lowest true task mean" if k == 1 else
              "the highest true task mean" if k == tasks else f"true task mean {k} of {tasks} from the lowest")
     where = f"{'just below' if side == 'below' else 'at'} {which}"
-    low = calibration.worst_coverage(row)
-    draws = f", {low:.2f} in its worst draw of the tasks' offsets and scales" if low < float(row["coverage"]) else ""
+    draws = _worst_draw(row)
     return (f"pointwise 95% t profile bands from {fmt.count(fewest, 'run')} per task: in simulations with "
             f"{row['runs']} runs per task on {fmt.count(tasks, 'task')}, a band held the true fraction of tasks "
             f"above tau in {float(row['coverage']):.2f} of {row['n_sim']} simulated bands at its worst threshold, "
@@ -1216,8 +1221,11 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
     design = warn_raw_scales(design, normalize)
     notes = list(design.notes)
     if not task_bootstrap:
-        notes += small_runs.check_single_runs("performance_profile", design.counts, design.agents, options,
+        single = small_runs.check_single_runs("performance_profile", design.counts, design.agents, options,
                                               design.tasks)
+        # a single-run task adds no spread to a resampled band; the t band counts it in its upper end at every tau
+        # instead, which its own note says (_flat_tasks_note)
+        notes += single if options.interval != "t" else []
     notes += _profile_coverage_notes(design, options.interval, kind, confidence_level, task_bootstrap)
     layouts = _layouts(design)
     tau = options.tau

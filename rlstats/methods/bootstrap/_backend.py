@@ -13,6 +13,7 @@ Intervals that merely overlap are not a test; for a decision use the blocked ran
 ``res.inferential_intervals(a, b)``.
 """
 
+import dataclasses
 from typing import Any
 
 from .._declaration import Backend, Need, PowerRule
@@ -37,6 +38,18 @@ def _resampled(what, tasks_too=True):
                  way_on=f"resampling runs within tasks gives intervals of zero width; {way_on}"),
             Need("intervals", f"interval='expanded' {what}", runs=2, per="cell", below="refuse",
                  when=(("interval", "expanded"), *lifted), way_on="use interval='percentile' or add runs"))
+
+
+def _profile_needs():
+    """The profile's bands need a task with 2 runs for each agent: the resampled bands (percentile, and the Wilson
+    band, which keeps their need) to resample, the t band (``kind="tasks"``) to bound a task's mean by its runs'
+    spread, which one run has none of (its band would span 0 to 1 at every tau)."""
+    resampled = _resampled("performance profile bands")[0]
+    return (*(dataclasses.replace(resampled, when=(("interval", interval), *resampled.when))
+              for interval in ("wilson", "percentile")),
+            Need("intervals", "t profile bands", runs=2, per="agent", below="refuse", when=(("interval", "t"),),
+                 way_on="interval='t' bounds each task's mean by the spread of its runs, and one run has no spread, "
+                        "so its band would span 0 to 1 at every tau; add runs"))
 
 
 def cost(shape: Shape, options: Any) -> Work:
@@ -116,7 +129,7 @@ BACKENDS = (
         options=f"{_HERE}._api:PerformanceProfileOptions",
         citations=("agarwal2021",),
         cite=f"{_HERE}._backend:citations",
-        replication=_resampled("performance profile bands")[:1],
+        replication=_profile_needs(),
         contract=(_FORMULA, {"n_resamples": 200}),
         demo=(_FORMULA, {"n_resamples": 500, "na_action": "drop"}),
         no_power="a performance profile is a curve with pointwise bands, not a test: there is no decision to count",

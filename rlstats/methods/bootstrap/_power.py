@@ -14,7 +14,7 @@ from ...errors import OptionError
 #: bootstrap resamples per simulated data set unless n_resamples is given
 POWER_RESAMPLES = 1_000
 #: the fewest runs per cell at which percentile intervals that were not asked for (bootstrap()'s studentised default
-#: gives way to them for a metric function, task_bootstrap=True or rliable_compat=True) separate at most alpha of
+#: gives way to them for a metric function or task_bootstrap=True) separate at most alpha of
 #: data sets with no difference (audit s8 calib: 200 null data sets of simulate()'s families on 1, 5 and 26 tasks,
 #: 500 resamples: 0.005-0.040 at 4 runs, 0.035-0.12 at 3, 0.075-0.365 at 2)
 SEPARATION_MIN_SEEDS = 4
@@ -26,7 +26,13 @@ _TOO_FEW_RUNS = ("percentile intervals of 2 or 3 runs per task are too narrow: w
 
 
 def check(options):
-    """metric= (power()'s own option) names one metric."""
+    """metric= (power()'s own option) names one metric; rliable_compat=True, which draws from numpy's global seed, is
+    refused (power() gives each simulated data set its own stream)."""
+    compat = options.get("rliable_compat", False)
+    if isinstance(compat, (bool, np.bool_)) and compat:  # another value: bootstrap()'s own check names it
+        raise OptionError("power() cannot plan rliable_compat=True: rliable's resamples come from numpy's global "
+                          "seed, and power() draws each simulated data set's from its own stream; that option's "
+                          "intervals are percentile ones: give interval='percentile' to plan them")
     if "metric" in options:
         metric = options["metric"]
         if not (isinstance(metric, str) or callable(metric)):
@@ -45,14 +51,13 @@ def call_options(options, seeds, alpha):
 
 def interval(options):
     """The interval bootstrap() gives with these options: its default unless interval= names another, and the
-    percentile one where a studentised one does not apply (a metric function, task_bootstrap=True,
-    rliable_compat=True)."""
+    percentile one where a studentised one does not apply (a metric function, task_bootstrap=True; rliable_compat=True
+    is refused by :func:`check`)."""
     from ._api import DEFAULT_INTERVAL, studentized_gives_way
 
     asked = options.get("interval", DEFAULT_INTERVAL)
     metric = options.get("metric", "iqm")
-    gives_way = studentized_gives_way(asked, options.get("rliable_compat", False),
-                                      options.get("task_bootstrap", False), [metric])
+    gives_way = studentized_gives_way(asked, False, options.get("task_bootstrap", False), [metric])
     return asked if gives_way is None else "percentile"
 
 

@@ -231,8 +231,8 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
     and at 70% and 90%. Where both agents' runs of a task all sit at one bound, nothing bounds their spread and the
     across-tasks test is withheld with a note. Runs with no such ties give the former numbers bit for bit. With
     ``published=`` the rule reads the agents' runs (the table has none). The aggregate's bootstrap-t is unchanged:
-    on such scores at 5 tasks it declared non-inferiority in up to 0.067 of tests (1,600 a design), which a note
-    quotes where it reads such runs.
+    on such scores at 5 tasks the IQM's declared non-inferiority in up to 0.067 of tests (1,600 a design), which a
+    note quotes where it reads such runs (the mean's, ``aggregate="mean"``, was not measured, as that note says).
 
     See Also
     --------
@@ -383,19 +383,18 @@ def _test(options, estimate, se, df):
                         options.higher_is_better)
 
 
-def _pair_rows(options, a, b, task_names, mean_a, sd_a, n_a, mean_b, sd_b, n_b, saturation=None):
+def _pair_rows(options, a, b, task_names, mean_a, sd_a, n_a, mean_b, sd_b, n_b, saturation):
     """(rows, changed): the per-task Welch tests and the across-tasks test of one pair, on the tasks both ran.
 
-    ``saturation`` (tied_a, floor_a, tied_b, floor_b), each (tasks,) (``_saturation``; None: none tied; a
-    published table has no runs to read, so its side is never tied): the per-task tests are withheld on the tasks
+    ``saturation`` (tied_a, floor_a, tied_b, floor_b), each (tasks,) (``_saturation``; a published table has no
+    runs to read, so its side is never tied): the per-task tests are withheld on the tasks
     where either agent's runs mostly sit at a bound, and across='welch' bounds those cells' variance from below;
     ``changed`` names those tasks ("withheld"), and says whether the across-tasks test was bounded ("floored") or
     withheld because both sides' runs all tie there ("still"). Elsewhere the numbers are the plain Welch tests' bit
     for bit."""
     shared = (n_a > 0) & (n_b > 0)
     names = [t for t, s in zip(task_names, shared) if s]
-    tied_a, floor_a, tied_b, floor_b = (np.zeros(len(task_names), dtype=bool), 0.0) * 2 if saturation is None \
-        else saturation
+    tied_a, floor_a, tied_b, floor_b = saturation
     tied = (tied_a | tied_b)[shared]
     rows = []
     estimate, se, df = kernels.welch(mean_a[shared], sd_a[shared], n_a[shared], mean_b[shared], sd_b[shared],
@@ -449,25 +448,32 @@ def _run(design, options, rng, scale):
     seed = None
     if options.aggregate is not None:
         aggregate, seed, more = _aggregate(design, options, pairs, rng)
-        notes += more + _saturated_aggregate_note(aggregate, tied, index)
+        notes += more + _saturated_aggregate_note(aggregate, tied, index, options.aggregate)
         table = pd.concat([table, pd.DataFrame(aggregate)], ignore_index=True) if aggregate else table
     table = _ordered(table, pairs)
     notes += _across_notes(table, options.across, short, still) + _size_notes(design, options, table)
     return _result(design, options, pairs, table, notes, seed, scale, published=False)
 
 
-def _saturated_aggregate_note(rows, tied, index):
-    """The note of the aggregate tests given on runs that mostly sit at a task's bound: the size measured there
-    (audit s10), which the table's rows of 100 data sets could not resolve."""
+def _saturated_aggregate_note(rows, tied, index, aggregate):
+    """The note of the aggregate tests given on runs that mostly sit at a task's bound: the size of the IQM's test
+    measured there (audit s10), which the table's rows of 100 data sets could not resolve; the mean's
+    (``aggregate="mean"``) was not measured, which the note says."""
     pairs = [f"{r['agent_1']} vs {r['agent_2']}" for r in rows if r["shown"] is not None
              and tied[:, [index[r["agent_1"]], index[r["agent_2"]]]].any()]
     if not pairs:
         return []
+    measured = ("1,600 simulated tests each) the IQM's bootstrap-t declared non-inferiority in 0.051-0.067 of tests at "
+                "alpha = 0.05 and equivalence in 0.013-0.043")
+    if aggregate == "iqm":
+        return [f"the aggregate test of {listed(pairs, 8)} reads runs of which half or more sit at a task's largest "
+                "or smallest score (a cap): on such scores (85% of a baseline agent's runs at the cap, 5 tasks, 3-20 "
+                f"runs, {measured}; read a shown non-inferiority there as weaker than its alpha, or the across-tasks "
+                "test, which holds it there"]
     return [f"the aggregate test of {listed(pairs, 8)} reads runs of which half or more sit at a task's largest or "
-            "smallest score (a cap): on such scores (85% of a baseline agent's runs at the cap, 5 tasks, 3-20 runs, "
-            "1,600 simulated tests each) the IQM's bootstrap-t declared non-inferiority in 0.051-0.067 of tests at "
-            "alpha = 0.05 and equivalence in 0.013-0.043; read a shown non-inferiority there as weaker than its "
-            "alpha, or the across-tasks test, which holds it there"]
+            f"smallest score (a cap): the mean's bootstrap-t was not measured on such scores; the IQM's was (85% of a "
+            f"baseline agent's runs at the cap, 5 tasks, 3-20 runs, {measured}); read a shown result there with that "
+            "in mind, or the across-tasks test, which holds its alpha there"]
 
 
 def _aggregate(design, options, pairs, rng):
@@ -609,7 +615,7 @@ def _saturated_notes(withheld, floored):
     return notes
 
 
-def _across_notes(table, across, short, still=None):
+def _across_notes(table, across, short, still):
     """One note per pair whose across-tasks test is withheld, naming its reason: the tasks the pair shares, the
     shared tasks where an agent has fewer than 2 runs (``short``, by pair; across='welch'), or task-level spreads
     or differences that do not vary, or (``still``, by pair; across='welch') tasks where the runs of both sides all
@@ -626,18 +632,19 @@ def _across_notes(table, across, short, still=None):
             why = (f"they share only one task ({tasks['task'].iloc[0]}), and a test across tasks needs 2 or more; "
                    "its per-task test is the answer there" if len(tasks) else
                    "they share no task where both ran")
-        elif across == "welch" and (flat or (still or {}).get((a, b))):
-            tied, reasons = (still or {}).get((a, b), []), []
+        elif across == "welch" and (flat or still.get((a, b))):
+            tied, reasons = still.get((a, b), []), []
             if flat:
                 reasons.append(f"across='welch' reads the spread of the runs within every shared task, and "
                                f"{count(len(flat), 'task')} of {len(tasks)} ({', '.join(flat[:5])}"
                                f"{' ...' if len(flat) > 5 else ''}) lack one (fewer than 2 runs of an agent); add "
                                "runs, or use across='paired_t' (tasks as a sample, one run per cell is enough)")
             if tied:  # audit s10: a cap always reached; before, such a task counted as a difference known exactly
-                reasons.append(f"the runs of both sides all tie in {count(len(tied), 'task')} ({listed(tied, 5)}), an "
-                               "agent's at the task's largest or smallest score (a cap always reached), so no run "
-                               "off it bounds their spread there; leave those tasks out (subset=) to test the "
-                               "others, saying so")
+                # equivalence() takes no subset=: the rows are left out before the call, or by compare()'s
+                reasons.append(f"the runs of both sides all tie at one score in {count(len(tied), 'task')} "
+                               f"({listed(tied, 5)}), as at a cap every run reaches, so no run off it bounds their "
+                               "spread there; to test the other tasks, saying so, leave those out of the data "
+                               "(DataFrame.query, or rlstats.compare(..., method='equivalence', subset=...))")
             why = "; and ".join(reasons)
         else:
             why = (f"their differences on the {len(tasks)} shared tasks are all the same, so the paired t over tasks "

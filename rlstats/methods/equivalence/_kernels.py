@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...statistics import monte_carlo_pvalue, welch_satterthwaite_df
+from ...statistics import monte_carlo_pvalue, welch_satterthwaite_df, wilson_interval
 
 #: the alternatives: what a rejection shows
 ALTERNATIVES = ("equivalence", "noninferior")
@@ -140,10 +140,6 @@ def welch_mean(mean_1, sd_1, n_1, mean_2, sd_2, n_2):
     return estimate, np.where(good, np.sqrt(variance) / max(tasks, 1), np.nan), np.where(good, df, np.nan)
 
 
-#: the one-sided level of the Wilson bound on the share of a saturated cell's runs off its bound (``variance_floor``)
-FLOOR_Z = 1.6448536269514722  # scipy.stats.norm.ppf(0.95)
-
-
 def saturated(at_bound, n):
     """Where a cell's runs mostly sit at the task's largest or smallest score (a cap often reached): 2 runs or more
     there and half or more of the cell's ``n``. Welch's t misses alpha on such runs (audit s9; tests/reference/
@@ -159,8 +155,6 @@ def variance_floor(at_bound, n, distance):
     ``at_bound`` of them), and at most 1/2, where p (1 - p) is largest. Runs that mostly sit at the cap are few
     runs off it, whose share the cell's own spread reads as nearly 0 in the data sets that declare too easily."""
     at_bound, n, distance = (np.asarray(v, dtype=np.float64) for v in (at_bound, n, distance))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        share, z2 = (n - at_bound) / n, FLOOR_Z ** 2
-        upper = (share + z2 / (2 * n) + FLOOR_Z * np.sqrt(share * (1 - share) / n + z2 / (4 * n * n))) / (1 + z2 / n)
-    upper = np.minimum(upper, 0.5)
+    # the one-sided 95% upper bound is the upper end of the two-sided 90% interval
+    upper = np.minimum(wilson_interval(n - at_bound, n, 0.90)[1], 0.5)
     return upper * (1 - upper) * distance ** 2
