@@ -253,3 +253,19 @@ def test_aggregate_size_on_saturated_runs_at_five_tasks():
     held = SIZE["held_by_draw"]("bootstrap_t", "iqm", 5, 10, "saturated", "delta = -margin", 200, seed=9)
     row = DESIGNS["pooled_row"](held["noninferior"], 0.95)
     assert 0.90 <= row["coverage"] <= 0.96
+
+
+def test_a_third_agent_changes_nothing_of_a_pairs_saturated_tests():
+    """The cap a pair's runs sit at is read from the pair's own runs. Before: from the task's runs of every agent,
+    so a third agent C scoring above A's tied top runs on t0 (1.2, never reached by A or B) turned A vs B's withheld
+    t0 test into a plain Welch test (and the note vanished): adding an agent changed the A vs B rows."""
+    scores = np.array([[[1.0, 1.0, 1.0, 0.2, 0.4], [0.9, 0.5, 0.7, 0.3, 0.8]],
+                       [[0.1, 0.5, 0.3, 0.9, 0.6], [0.2, 0.4, 0.8, 0.7, 0.35]]])
+    pair = _long(scores)
+    third = pair[pair["agent"] == "B"].assign(agent="C", score=lambda d: d["score"] + 0.4)
+    options = dict(margin=0.3, aggregate=None, control="A")
+    alone = rlstats.equivalence(pair, "score ~ agent | task", **options).tidy()
+    beside = rlstats.equivalence(pd.concat([pair, third], ignore_index=True), "score ~ agent | task", **options).tidy()
+    ab = beside[beside["agent_1"] == "B"].reset_index(drop=True)
+    pd.testing.assert_frame_equal(ab[alone.columns], alone)
+    assert (ab["conclusion"] == "withheld").sum() == 1

@@ -217,22 +217,23 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
     calibration grid (``equivalence.size`` rows of ``calibration.csv``); where a design misses alpha by more than 3
     Monte Carlo standard errors a note quotes it.
 
-    Where half or more of an agent's runs on a task (2 or more) sit at the task's largest or smallest score, as at a
-    score cap often reached, Welch's t missed alpha: with 70-85% of a baseline agent's runs at the cap it declared
-    non-inferiority in up to 0.12 and equivalence in up to 0.09 of simulated tests at alpha = 0.05, and the
-    across-tasks test in up to 0.075 where every task was so. There the per-task test is withheld (NaN, with a note
-    naming the cases): a floor on the runs' variance (the Bernoulli bound of a score at the cap or off it, the share
-    off it at its Wilson 95% upper bound, by the observed range or the mean distance off the cap), Welch's t on
-    min(n) - 1 df and the Bhatia-Davis bound each still missed alpha at 5 runs (0.06-0.11), and the floor that came
-    nearest declared alike agents non-inferior in 0.06-0.13 of data sets (Welch's t: 0.09-0.49). The across-tasks
-    test (``across="welch"``) bounds such a cell's run variance from below by p (1 - p) d^2, p the Wilson 95% upper
-    bound of the share of its runs off the bound (at most 1/2), d the mean distance off the bound of the task's runs:
-    it held alpha on the grid's ``saturated`` scores (85% of a baseline's runs at the cap, 3-20 runs, 5 and 26 tasks)
-    and at 70% and 90%. Where both agents' runs of a task all sit at one bound, nothing bounds their spread and the
-    across-tasks test is withheld with a note. Runs with no such ties give the former numbers bit for bit. With
-    ``published=`` the rule reads the agents' runs (the table has none). The aggregate's bootstrap-t is unchanged:
-    on such scores at 5 tasks the IQM's declared non-inferiority in up to 0.067 of tests (1,600 a design), which a
-    note quotes where it reads such runs (the mean's, ``aggregate="mean"``, was not measured, as that note says).
+    Where half or more of an agent's runs on a task (2 or more) sit at the largest or smallest score of the pair's runs
+    there, as at a score cap often reached (only the pair's runs are read, so other agents change nothing), Welch's t
+    missed alpha: with 70-85% of a baseline agent's runs at the cap it declared non-inferiority in up to 0.12 and
+    equivalence in up to 0.09 of simulated tests at alpha = 0.05, and the across-tasks test in up to 0.075 where every
+    task was so. There the per-task test is withheld (NaN, with a note naming the cases): a floor on the runs' variance
+    (the Bernoulli bound of a score at the cap or off it, the share off it at its Wilson 95% upper bound, by the
+    observed range or the mean distance off the cap), Welch's t on min(n) - 1 df and the Bhatia-Davis bound each still
+    missed alpha at 5 runs (0.06-0.11), and the floor that came nearest declared alike agents non-inferior in 0.06-0.13
+    of data sets (Welch's t: 0.09-0.49). The across-tasks test (``across="welch"``) bounds such a cell's run variance
+    from below by p (1 - p) d^2, p the Wilson 95% upper bound of the share of its runs off the bound (at most 1/2), d
+    the mean distance off the bound of the pair's runs: it held alpha on the grid's ``saturated`` scores (85% of a
+    baseline's runs at the cap, 3-20 runs, 5 and 26 tasks) and at 70% and 90%. Where both agents' runs of a task all sit
+    at one bound, nothing bounds their spread and the across-tasks test is withheld with a note. Runs with no such ties
+    give the former numbers bit for bit. With ``published=`` the rule reads each agent's own runs (the table has none).
+    The aggregate's bootstrap-t is unchanged: on such scores at 5 tasks the IQM's declared non-inferiority in up to
+    0.067 of tests (1,600 a design), which a note quotes where it reads such runs (the mean's, ``aggregate="mean"``, was
+    not measured, as that note says).
 
     See Also
     --------
@@ -432,12 +433,13 @@ def _run(design, options, rng, scale):
     index = {name: j for j, name in enumerate(design.agents)}
     withheld = verdict("equivalence", design.counts, options=options, agents=design.agents, tasks=design.tasks)
     notes += withheld.lines
-    tied, floor = _saturation(design)
-    rows, short, flat, still, capped, floored = [], {}, [], {}, [], []
+    rows, short, flat, still, capped, floored, tied = [], {}, [], {}, [], [], {}
     for a, b in pairs:
         i, j = index[a], index[b]
+        tied[a, b], floor = _saturation(design, (i, j))
         more, changed = _pair_rows(options, a, b, design.tasks, means[:, i], sds[:, i], runs[:, i], means[:, j],
-                                   sds[:, j], runs[:, j], (tied[:, i], floor[:, i], tied[:, j], floor[:, j]))
+                                   sds[:, j], runs[:, j], (tied[a, b][:, 0], floor[:, 0], tied[a, b][:, 1],
+                                                           floor[:, 1]))
         rows += more
         short[a, b], still[a, b] = _short_tasks(design.tasks, runs[:, i], runs[:, j]), changed["still"]
         flat += [f"{t}/{a} vs {b}" for t in _flat_tasks(design.tasks, sds[:, i], runs[:, i], sds[:, j], runs[:, j])]
@@ -448,32 +450,32 @@ def _run(design, options, rng, scale):
     seed = None
     if options.aggregate is not None:
         aggregate, seed, more = _aggregate(design, options, pairs, rng)
-        notes += more + _saturated_aggregate_note(aggregate, tied, index, options.aggregate)
+        notes += more + _saturated_aggregate_note(aggregate, tied, options.aggregate)
         table = pd.concat([table, pd.DataFrame(aggregate)], ignore_index=True) if aggregate else table
     table = _ordered(table, pairs)
     notes += _across_notes(table, options.across, short, still) + _size_notes(design, options, table)
     return _result(design, options, pairs, table, notes, seed, scale, published=False)
 
 
-def _saturated_aggregate_note(rows, tied, index, aggregate):
+def _saturated_aggregate_note(rows, tied, aggregate):
     """The note of the aggregate tests given on runs that mostly sit at a task's bound: the size of the IQM's test
     measured there (audit s10), which the table's rows of 100 data sets could not resolve; the mean's
     (``aggregate="mean"``) was not measured, which the note says."""
     pairs = [f"{r['agent_1']} vs {r['agent_2']}" for r in rows if r["shown"] is not None
-             and tied[:, [index[r["agent_1"]], index[r["agent_2"]]]].any()]
+             and tied[r["agent_1"], r["agent_2"]].any()]
     if not pairs:
         return []
     measured = ("1,600 simulated tests each) the IQM's bootstrap-t declared non-inferiority in 0.051-0.067 of tests at "
                 "alpha = 0.05 and equivalence in 0.013-0.043")
     if aggregate == "iqm":
-        return [f"the aggregate test of {listed(pairs, 8)} reads runs of which half or more sit at a task's largest "
-                "or smallest score (a cap): on such scores (85% of a baseline agent's runs at the cap, 5 tasks, 3-20 "
-                f"runs, {measured}; read a shown non-inferiority there as weaker than its alpha, or the across-tasks "
-                "test, which holds it there"]
-    return [f"the aggregate test of {listed(pairs, 8)} reads runs of which half or more sit at a task's largest or "
-            f"smallest score (a cap): the mean's bootstrap-t was not measured on such scores; the IQM's was (85% of a "
-            f"baseline agent's runs at the cap, 5 tasks, 3-20 runs, {measured}); read a shown result there with that "
-            "in mind, or the across-tasks test, which holds its alpha there"]
+        return [f"the aggregate test of {listed(pairs, 8)} reads runs of which half or more sit at the pair's largest "
+                "or smallest score of a task (a cap): on such scores (85% of a baseline agent's runs at the cap, 5 "
+                f"tasks, 3-20 runs, {measured}; read a shown non-inferiority there as weaker than its alpha, or the "
+                "across-tasks test, which holds it there"]
+    return [f"the aggregate test of {listed(pairs, 8)} reads runs of which half or more sit at the pair's largest or "
+            f"smallest score of a task (a cap): the mean's bootstrap-t was not measured on such scores; the IQM's was "
+            f"(85% of a baseline agent's runs at the cap, 5 tasks, 3-20 runs, {measured}); read a shown result there "
+            "with that in mind, or the across-tasks test, which holds its alpha there"]
 
 
 def _aggregate(design, options, pairs, rng):
@@ -569,29 +571,36 @@ def _flat_note(flat):
             "of runs not yet seen; the difference of means is in tidy()"]
 
 
-def _saturation(design):
-    """(tied, floor), each (tasks, agents): where an agent's runs mostly sit at the task's largest or smallest score
+def _saturation(design, agents):
+    """(tied, floor), each (tasks, 2): for the agents ``agents`` (two codes, or one for a published table's pair),
+    where an agent's runs mostly sit at the largest or smallest score of the pair's runs of a task
     (``kernels.saturated``: a cap often reached), and the lower bound of such a cell's run variance
-    (``kernels.variance_floor``) from the mean distance of the task's runs off the bound the cell sits at."""
-    size = design.n_tasks * design.n_agents
-    top, bottom = np.full(design.n_tasks, -np.inf), np.full(design.n_tasks, np.inf)
-    np.maximum.at(top, design.task, design.y)
-    np.minimum.at(bottom, design.task, design.y)
-    cell = design.task * design.n_agents + design.agent
-    at_top, at_bottom = design.y == top[design.task], design.y == bottom[design.task]
-    n_top = np.bincount(cell, at_top, minlength=size).reshape(design.n_tasks, design.n_agents)
-    n_bottom = np.bincount(cell, at_bottom, minlength=size).reshape(design.n_tasks, design.n_agents)
+    (``kernels.variance_floor``) from the mean distance of the pair's runs off the bound the cell sits at. Only the
+    pair's runs are read, so that a third agent of the data changes nothing of the pair's tests."""
+    agents = np.atleast_1d(np.asarray(agents, dtype=np.intp))
+    keep = np.isin(design.agent, agents)
+    task, y = design.task[keep], design.y[keep]
+    agent = (design.agent[keep] == agents[-1]).astype(np.intp) if agents.size == 2 else np.zeros(task.size, np.intp)
+    n_tasks, size = design.n_tasks, design.n_tasks * 2
+    top, bottom = np.full(n_tasks, -np.inf), np.full(n_tasks, np.inf)
+    np.maximum.at(top, task, y)
+    np.minimum.at(bottom, task, y)
+    cell = task * 2 + agent
+    at_top, at_bottom = y == top[task], y == bottom[task]
+    n_top = np.bincount(cell, at_top, minlength=size).reshape(n_tasks, 2)
+    n_bottom = np.bincount(cell, at_bottom, minlength=size).reshape(n_tasks, 2)
     # distances from the bound (not the scores' own values) keep the floor exact under shifts
-    below = np.bincount(design.task, np.where(at_top, 0.0, top[design.task] - design.y), minlength=design.n_tasks)
-    above = np.bincount(design.task, np.where(at_bottom, 0.0, design.y - bottom[design.task]),
-                        minlength=design.n_tasks)
+    below = np.bincount(task, np.where(at_top, 0.0, top[task] - y), minlength=n_tasks)
+    above = np.bincount(task, np.where(at_bottom, 0.0, y - bottom[task]), minlength=n_tasks)
     with np.errstate(invalid="ignore", divide="ignore"):
-        d_top = below / np.bincount(design.task, ~at_top, minlength=design.n_tasks)
-        d_bottom = above / np.bincount(design.task, ~at_bottom, minlength=design.n_tasks)
+        d_top = below / np.bincount(task, ~at_top, minlength=n_tasks)
+        d_bottom = above / np.bincount(task, ~at_bottom, minlength=n_tasks)
     sits_top = n_top >= n_bottom
     at_bound = np.where(sits_top, n_top, n_bottom)
     distance = np.nan_to_num(np.where(sits_top, d_top[:, None], d_bottom[:, None]))  # no run off it: 0
-    return kernels.saturated(at_bound, design.counts), kernels.variance_floor(at_bound, design.counts, distance)
+    counts = np.zeros((n_tasks, 2), dtype=design.counts.dtype)
+    counts[:, :agents.size] = design.counts[:, agents]
+    return kernels.saturated(at_bound, counts), kernels.variance_floor(at_bound, counts, distance)
 
 
 def _saturated_notes(withheld, floored):
@@ -600,7 +609,8 @@ def _saturated_notes(withheld, floored):
     notes = []
     if withheld:
         notes.append(f"per-task tests are withheld in {count(len(withheld), 'case')} where half or more of an agent's "
-                     f"runs tie at the task's largest or smallest score, as at a score cap ({listed(withheld, 8)}): "
+                     f"runs tie at the pair's largest or smallest score of the task, as at a score cap "
+                     f"({listed(withheld, 8)}): "
                      "there Welch's t declared non-inferiority in up to 0.12 and equivalence in up to 0.09 of "
                      "simulated tests at alpha = 0.05 (70-85% of a baseline agent's runs at the cap, 3-20 runs, a "
                      "true difference equal to the margin), and no bound on the runs' variance tried held alpha at 5 "
@@ -608,8 +618,9 @@ def _saturated_notes(withheld, floored):
                      "each agent reaches the cap (a test of two proportions)")
     if floored:
         notes.append(f"the across-tasks test of {listed(floored, 8)} bounds from below the variance of the runs that "
-                     "mostly sit at a task's largest or smallest score (a cap): by that of a run at the cap or off it "
-                     "by the task's mean distance off it, off it at the Wilson 95% upper bound of the share seen "
+                     "mostly sit at the pair's largest or smallest score of a task (a cap): by that of a run at the "
+                     "cap or off it by the mean distance of the pair's runs off it, off it at the Wilson 95% upper "
+                     "bound of the share seen "
                      "(Welch-Satterthwaite on the runs' own spread declared in up to 0.075 of simulated tests at "
                      "alpha = 0.05 there)")
     return notes
@@ -619,8 +630,8 @@ def _across_notes(table, across, short, still):
     """One note per pair whose across-tasks test is withheld, naming its reason: the tasks the pair shares, the
     shared tasks where an agent has fewer than 2 runs (``short``, by pair; across='welch'), or task-level spreads
     or differences that do not vary, or (``still``, by pair; across='welch') tasks where the runs of both sides all
-    tie at the task's largest or smallest score: since audit s10 such a task withholds the test (a cap always
-    reached, whose spread no run bounds), where audit s7b had it add no spread and withhold nothing."""
+    tie at the pair's largest or smallest score of the task: since audit s10 such a task withholds the test (a cap
+    always reached, whose spread no run bounds), where audit s7b had it add no spread and withhold nothing."""
     rows = table[table["scope"] == "across tasks"]
     withheld = {}  # reason -> the pairs it withholds (pairs of one reason share a note)
     for a, b, low in zip(rows["agent_1"], rows["agent_2"], rows["conf_low"].to_numpy(dtype=float)):
@@ -691,12 +702,12 @@ def _run_published(design, options, table, scale):
     pairs = tuple((a, PUBLISHED) for a in design.agents)
     withheld = verdict("equivalence", design.counts, options=options, agents=design.agents, tasks=design.tasks)
     notes += withheld.lines
-    tied, floor = _saturation(design)  # the agents' runs (the table has none to read)
     none = np.zeros(design.n_tasks, dtype=bool)
     rows, short, flat, still, capped, floored = [], {}, [], {}, [], []
     for j, a in enumerate(design.agents):
+        tied, floor = _saturation(design, j)  # the agent's runs (the table has none to read)
         more, changed = _pair_rows(options, a, PUBLISHED, design.tasks, means[:, j], sds[:, j], runs[:, j], mean_p,
-                                   sd_p, n_p, (tied[:, j], floor[:, j], none, 0.0))
+                                   sd_p, n_p, (tied[:, 0], floor[:, 0], none, 0.0))
         rows += more
         short[a, PUBLISHED], still[a, PUBLISHED] = _short_tasks(design.tasks, runs[:, j], n_p), changed["still"]
         flat += [f"{t}/{a} vs {PUBLISHED}" for t in _flat_tasks(design.tasks, sds[:, j], runs[:, j], sd_p, n_p)]

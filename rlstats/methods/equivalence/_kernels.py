@@ -141,7 +141,7 @@ def welch_mean(mean_1, sd_1, n_1, mean_2, sd_2, n_2):
 
 
 def saturated(at_bound, n):
-    """Where a cell's runs mostly sit at the task's largest or smallest score (a cap often reached): 2 runs or more
+    """Where a cell's runs mostly sit at the largest or smallest score of a task (a cap often reached): 2 runs or more
     there and half or more of the cell's ``n``. Welch's t misses alpha on such runs (audit s9; tests/reference/
     size_equivalence.py, the ``saturated`` rows)."""
     at_bound, n = np.asarray(at_bound), np.asarray(n)
