@@ -237,3 +237,29 @@ def clip_columns(frame: pd.DataFrame | None, bounds: Bounds | None, columns: Seq
     if note and notes is not None:
         notes.append(note)
     return out
+
+
+def bound_ties(design: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(at_bound, distance), each (tasks, agents): how many of a cell's runs tie at the task's largest or smallest
+    score (the one more of its runs sit at), and the mean distance of the task's runs off that bound (0 where none is
+    off it). A cap often reached (a success rate at 1, a return at its limit) shows as most runs at one bound; one
+    home for the back ends that read it (equivalence's variance floor, bootstrap's and curves' saturation rules)."""
+    size = design.n_tasks * design.n_agents
+    top, bottom = np.full(design.n_tasks, -np.inf), np.full(design.n_tasks, np.inf)
+    np.maximum.at(top, design.task, design.y)
+    np.minimum.at(bottom, design.task, design.y)
+    cell = design.task * design.n_agents + design.agent
+    at_top, at_bottom = design.y == top[design.task], design.y == bottom[design.task]
+    n_top = np.bincount(cell, at_top, minlength=size).reshape(design.n_tasks, design.n_agents)
+    n_bottom = np.bincount(cell, at_bottom, minlength=size).reshape(design.n_tasks, design.n_agents)
+    # distances from the bound (not the scores' own values) keep the floor exact under shifts
+    below = np.bincount(design.task, np.where(at_top, 0.0, top[design.task] - design.y), minlength=design.n_tasks)
+    above = np.bincount(design.task, np.where(at_bottom, 0.0, design.y - bottom[design.task]),
+                        minlength=design.n_tasks)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        d_top = below / np.bincount(design.task, ~at_top, minlength=design.n_tasks)
+        d_bottom = above / np.bincount(design.task, ~at_bottom, minlength=design.n_tasks)
+    sits_top = n_top >= n_bottom
+    at_bound = np.where(sits_top, n_top, n_bottom)
+    distance = np.nan_to_num(np.where(sits_top, d_top[:, None], d_bottom[:, None]))  # no run off it: 0
+    return at_bound, distance

@@ -28,7 +28,7 @@ import numpy as np
 
 from ... import calibration
 from ... import format as fmt
-from ...bounds import KINDS, check_bounds, clip, clipped_note, known_or_unbounded
+from ...bounds import KINDS, bound_ties, check_bounds, clip, clipped_note, known_or_unbounded
 from ...cost import admit, shows
 from ...design import NA_ACTIONS, design_of
 from ...engines import Engine, engine as _engine
@@ -775,9 +775,16 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
     bounds, se = small_runs.bootstrap_bounds(distribution, estimates, options.confidence_level, options.interval, z0,
                                              acceleration, options.rliable_compat, design.counts.min(axis=0), df,
                                              errors, kinds, design.n_tasks, skewness)
+    saturated = None
     if errors is not None:
+        # audit s10: runs mostly at a cap leave too few off it to studentise; withheld where an interval was given
+        saturated = small_runs.saturated_withheld(bound_ties(design)[0], design.counts, kinds)
+        saturated &= np.isfinite(bounds).all(axis=-1)
+        if saturated.any():
+            bounds, se = bounds.copy(), se.copy()
+            bounds[saturated], se[saturated] = np.nan, np.nan
         notes += small_runs.studentized_notes(bounds, design.counts.min(axis=0), design.n_tasks, design.agents,
-                                              options.metric_names, errors[1])
+                                              options.metric_names, errors[1], saturated)
     bounds, clipped = clipped_intervals(bounds, design.bounds, options.metric_names, kinds, options.gamma)
     notes += clipped
     if not options.task_bootstrap:
@@ -796,7 +803,7 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
         task_bootstrap=options.task_bootstrap, gamma=options.gamma, rliable_compat=options.rliable_compat,
         counts=design.counts, degrees_of_freedom=df, skewness=skewness, design=design, metric_kinds=kinds,
         standard_errors=None if errors is None else errors[1],
-        resampled_standard_errors=None if errors is None else errors[0])
+        resampled_standard_errors=None if errors is None else errors[0], saturated=saturated)
 
 
 def _coverage_notes(interval, metrics, fewest_runs):

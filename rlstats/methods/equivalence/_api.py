@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ... import calibration
+from ...bounds import bound_ties
 from ...cost import admit, shows, timed_bar
 from ...design import NA_ACTIONS, design_of
 from ...errors import DesignError, OptionError
@@ -496,6 +497,9 @@ def _aggregate(design, options, pairs, rng):
     # as the bootstrap's own studentised interval: each agent's standard error scaled by sqrt(c / (c - 1)) for its
     # fewest runs c in a task, and each resample's difference SE floored at a share of the resamples' spread
     expansion = run_expansion(design.counts.min(axis=0))
+    # the bootstrap withholds its own interval on runs mostly at a cap (audit s10); this test reads the resamples,
+    # whose size on such runs its note quotes, so that rule alone does not withhold it
+    capped = np.zeros(design.n_agents, dtype=bool) if result.saturated is None else result.saturated[:, 0]
     for a, b in pairs:
         i, j = index[a], index[b]
         delta = result.estimates[i, 0] - result.estimates[j, 0]
@@ -508,7 +512,8 @@ def _aggregate(design, options, pairs, rng):
         test = kernels.bootstrap_t(delta, se, draws, draw_se, options.margin, options.alpha, options.alternative,
                                    options.higher_is_better)
         # (too few resamples for alpha: an infinite interval and nothing shown, by that rule's note below)
-        own = [n for n, k in ((a, i), (b, j)) if reaches and not np.isfinite(result.intervals[k, 0]).all()]
+        own = [n for n, k in ((a, i), (b, j)) if reaches and not np.isfinite(result.intervals[k, 0]).all()
+               and not capped[k]]
         beyond = reaches and ((test["conf_low"] < low[i] - high[j]) | (test["conf_high"] > high[i] - low[j]))
         if own or beyond:
             lost[f"{a} vs {b}"] = (f"the bootstrap withholds the studentised interval of {' and '.join(own)} (too "
@@ -567,24 +572,7 @@ def _saturation(design):
     """(tied, floor), each (tasks, agents): where an agent's runs mostly sit at the task's largest or smallest score
     (``kernels.saturated``: a cap often reached), and the lower bound of such a cell's run variance
     (``kernels.variance_floor``) from the mean distance of the task's runs off the bound the cell sits at."""
-    size = design.n_tasks * design.n_agents
-    top, bottom = np.full(design.n_tasks, -np.inf), np.full(design.n_tasks, np.inf)
-    np.maximum.at(top, design.task, design.y)
-    np.minimum.at(bottom, design.task, design.y)
-    cell = design.task * design.n_agents + design.agent
-    at_top, at_bottom = design.y == top[design.task], design.y == bottom[design.task]
-    n_top = np.bincount(cell, at_top, minlength=size).reshape(design.n_tasks, design.n_agents)
-    n_bottom = np.bincount(cell, at_bottom, minlength=size).reshape(design.n_tasks, design.n_agents)
-    # distances from the bound (not the scores' own values) keep the floor exact under shifts
-    below = np.bincount(design.task, np.where(at_top, 0.0, top[design.task] - design.y), minlength=design.n_tasks)
-    above = np.bincount(design.task, np.where(at_bottom, 0.0, design.y - bottom[design.task]),
-                        minlength=design.n_tasks)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        d_top = below / np.bincount(design.task, ~at_top, minlength=design.n_tasks)
-        d_bottom = above / np.bincount(design.task, ~at_bottom, minlength=design.n_tasks)
-    sits_top = n_top >= n_bottom
-    at_bound = np.where(sits_top, n_top, n_bottom)
-    distance = np.nan_to_num(np.where(sits_top, d_top[:, None], d_bottom[:, None]))  # no run off it: 0
+    at_bound, distance = bound_ties(design)
     return kernels.saturated(at_bound, design.counts), kernels.variance_floor(at_bound, design.counts, distance)
 
 
