@@ -103,3 +103,23 @@ def test_curves_saturated_steps_withhold_the_studentised_bands():
     np.testing.assert_allclose(res.simultaneous[:, -1], [[-1.81653946946, 0.968700570856],
                                                           [-1.007198904716, 0.845163706837]], rtol=0, atol=1e-11)
     assert not any("three quarters" in n for n in res.notes)
+
+
+def test_saturated_rows_of_the_rank_test_and_the_possibly_best_set_hold():
+    """The table's saturated rows (after each grid's own points): the rank test's size 0-0.05 at 2, 3 and 8 agents x
+    1-26 tasks x 3-10 runs (480 data sets a row) and the possibly-best set's coverage 0.997-1 (320 tasks a row)."""
+    for procedure, rows in (("skillings_mack.size", 36), ("task_table.possibly_best", 24)):
+        table = rlstats.calibration_table(procedure, distribution="saturated")
+        assert len(table) == rows and not table["misses"].any()
+        assert sorted(table["runs"].unique().tolist()) == [3, 5, 10]
+
+
+def test_calibration_page_counts_the_defaults_rows():
+    """docs/calibration.md quotes the count of the defaults' rows at 3-20 runs per cell (3,664 with the saturated
+    rows of the rank test and the possibly-best set)."""
+    import pathlib
+
+    table = rlstats.calibration_table(default=True)
+    count = int(((table["runs"] >= 3) & (table["runs"] <= 20)).sum())
+    page = (pathlib.Path(__file__).resolve().parents[1] / "docs" / "calibration.md").read_text(encoding="utf-8")
+    assert f"none of the defaults' {count:,} rows misses" in page

@@ -457,7 +457,12 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
         ``bootstrap.interval`` rows of ``calibration.csv``; the result quotes
         the rows it misses).  It is withheld (NaN bounds, a note with the
         way on) for an agent with fewer than 3 runs in a task and on a
-        single task, and gives way to the percentile interval, with a note,
+        single task, and for an agent whose runs mostly sit at a cap
+        (three quarters or more at a task's largest or smallest score,
+        with fewer than 8 off it for the IQM, 6 for the mean and the
+        optimality gap, and for the median whatever the count: on such
+        runs it covered 0.47-0.91 at 5-10 tasks, and every other kind
+        less), and gives way to the percentile interval, with a note,
         with ``task_bootstrap=True`` or a metric function (no within-task
         standard error), and silently with ``rliable_compat=True`` (rliable's
         interval).  Or: percentile (rliable's), basic (reflected percentile), BCa
