@@ -152,3 +152,24 @@ def test_bootstrap_intervals_given_on_saturated_runs_hold():
         assert held / given >= 0.9, (distribution, tasks, held, given)
         if distribution == "capped":
             assert given == total
+
+
+def _mixed_contrast_coverage(agents, tasks, runs, n_sim):
+    import pathlib
+    import runpy
+
+    mixed = runpy.run_path(str(pathlib.Path(__file__).parent / "reference" / "coverage_mixed.py"))
+    mixed["measure"].__globals__["DISTRIBUTIONS"] = mixed["DISTRIBUTIONS"] + ("saturated",)
+    held = mixed["measure"](agents, tasks, runs, "saturated", "spread 0 to 1", n_sim)[("satterthwaite", "tukey")]
+    return float(np.concatenate(held).mean())
+
+
+@pytest.mark.xfail(strict=True, reason="mixed()'s Tukey contrasts miss on saturated runs of agents at different "
+                                       "levels (0.63-0.90 at 100 data sets); no fix measured yet (audit s10)")
+def test_mixed_contrasts_on_saturated_runs_of_agents_apart():
+    """mixed()'s default contrasts (Satterthwaite, Tukey) on the grid's saturated scores with agents spread 0 to 1
+    noise units apart covered 0.63 (2 agents x 3 tasks x 3 runs), 0.64 (3 x 3 x 3), 0.84 (2 x 3 x 10), 0.83 (3 x 10 x
+    3), 0.87-0.90 (8 x 26 x 3, 2 x 26 x 3) of 100 data sets; with all agents equal 0.96-1. Its model gives every agent
+    one residual variance, and an agent that reaches the cap in 98% of its runs has almost none (heteroscedasticity
+    the cap makes). Reduced here to 20 data sets of 2 x 3 x 3 (about 2 s)."""
+    assert _mixed_contrast_coverage(2, 3, 3, 5) >= 0.9

@@ -7,7 +7,8 @@ and ``"score ~ agent | task/seed"`` (several runs per cell: Mack-Skillings) with
 automatic choice of an exact, Monte Carlo or chi-squared p-value, on balanced designs of agents (2, 3, 8), tasks (1
 with several runs per cell, 3, 10, 26) and runs per cell (1, 2, 3, 5, 10, 20), under the null: every run of a task
 drawn from one of the four distributions of ``designs.py`` (normal, skewed, heavy_tailed, capped: a third of the runs
-tie at the ceiling; and since audit s10 saturated, 85% at the ceiling, at 3, 5 and 10 runs per cell), on the task's offset and scale of a design draw (``null_scores``). A row's ``coverage`` is the
+tie at the ceiling; and since audit s10 saturated, 85% at the ceiling, at 3, 5 and 10 runs per cell), on the task's
+offset and scale of a design draw (``null_scores``). A row's ``coverage`` is the
 share of null data sets the test did not reject at alpha = 0.05, so its size is 1 - coverage and it holds its level
 when coverage >= 0.95; each row pools ``DESIGN_DRAWS`` draws (``coverage_min`` the lowest). Ranks within a task do
 not see its offset and scale, so the draws differ only in their data; they are pooled as in every row of the table.

@@ -28,7 +28,7 @@ import numpy as np
 
 from ... import calibration
 from ... import format as fmt
-from ...bounds import KINDS, bound_ties, check_bounds, clip, clipped_note, known_or_unbounded
+from ...bounds import KINDS, bound_ties, check_bounds, clip, clipped_note, known_or_unbounded, saturated_withheld
 from ...cost import admit, shows
 from ...design import NA_ACTIONS, design_of
 from ...engines import Engine, engine as _engine
@@ -783,7 +783,7 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
     saturated = None
     if errors is not None:
         # audit s10: runs mostly at a cap leave too few off it to studentise; withheld where an interval was given
-        saturated = small_runs.saturated_withheld(bound_ties(design)[0], design.counts, kinds)
+        saturated = saturated_withheld(bound_ties(design)[0], design.counts, kinds)
         saturated &= np.isfinite(bounds).all(axis=-1)
         if saturated.any():
             bounds, se = bounds.copy(), se.copy()

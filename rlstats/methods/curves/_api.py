@@ -14,14 +14,13 @@ import pandas as pd
 
 from ... import calibration, runs
 from ...connectivity import label_literal
-from ...bounds import KINDS, check_bounds, clip, clipped_note, known_or_unbounded
+from ...bounds import KINDS, check_bounds, clip, clipped_note, known_or_unbounded, saturated_withheld
 from ...design import NA_ACTIONS, data_and_formula, design_of, subset_rows
 from ...cost import admit, shows
 from ...interop import as_pandas
 from ...format import count, format_step, join_and, listed
 from ...errors import DesignError, OptionError
 from .._replication import untrimmed_iqm_note, verdict
-from ..bootstrap._small_runs import saturated_withheld
 from ...normalization import warn_raw_scales
 from ...options import (check_choice, check_confidence_level, check_cost_options, check_fraction, check_n_jobs,
                        check_resamples, is_finite_number)
@@ -252,9 +251,9 @@ def _short_steps(design, matrix, starts, grid):
 
 def _saturated_steps(design, matrix, starts, statistic):
     """(agents, steps) where the studentised bands of a built-in ``statistic`` are withheld for saturated runs
-    (audit s10; the rule of ``rlstats.bootstrap``'s intervals, ``_small_runs.saturated_withheld``): at the step, three
-    quarters or more of the agent's runs logged there tie at their task's largest or smallest score (a cap) and too
-    few are off it."""
+    (audit s10; the rule of ``rlstats.bootstrap``'s intervals, ``rlstats.bounds.saturated_withheld``): at the step,
+    three quarters or more of the agent's runs logged there tie at their task's largest or smallest score (a cap) and
+    too few are off it."""
     task, agent = design.task[starts], design.agent[starts]
     shape = (design.n_tasks, design.n_agents * matrix.shape[1])
     at_bound, counts = np.zeros(shape), np.zeros(shape)
@@ -369,7 +368,8 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     ``bootstrap()``'s rule for its intervals (three quarters or more of the runs logged there at
     their task's largest or smallest score, too few off it): there the simultaneous bands covered
     0.81-0.88 at 5 tasks of 3-10 runs, and those of the steps given 0.94-1.0 once withheld; the
-    median's pointwise band still read 0.88-0.91 at 5 tasks. A statistic function has no standard error of its own and keeps
+    median's pointwise band still read 0.88-0.91 at 5 tasks. A statistic function has no
+    standard error of its own and keeps
     the expanded bands.
 
     ``bands="expanded"`` gives the bands of earlier versions bit for bit: the percentile band, and
