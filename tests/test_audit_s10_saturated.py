@@ -175,3 +175,19 @@ def test_mixed_contrasts_on_saturated_runs_of_agents_apart():
     one residual variance, and an agent that reaches the cap in 98% of its runs has almost none (heteroscedasticity
     the cap makes). Reduced here to 20 data sets of 2 x 3 x 3 (about 2 s)."""
     assert _mixed_contrast_coverage(2, 3, 3, 5) >= 0.9
+
+
+@pytest.mark.xfail(strict=True, reason="curves()' pointwise band of the median misses on saturated runs at 5 tasks "
+                                       "at steps the saturation rule keeps (0.88-0.91); left open (audit s10)")
+def test_curves_median_pointwise_band_on_saturated_runs():
+    """After the saturation rule, curves()' pointwise band of the median still covered 0.884 (3 runs), 0.879 (5) and
+    0.907 (10) of the steps given at 5 tasks of the grid's saturated curves (120 bands a row; simultaneous 0.94-0.97),
+    at steps where fewer than three quarters of the runs sit at the cap. Here the 3-run design, 40 curves (0.893)."""
+    import pathlib
+    import runpy
+
+    bands = runpy.run_path(str(pathlib.Path(__file__).parent / "reference" / "coverage_curves_bands.py"))
+    bands["measure"].__globals__["DISTRIBUTIONS"] = bands["DISTRIBUTIONS"] + ("saturated",)
+    rows = bands["measure"]("median", 3, 5, "saturated", 2, 40, n_resamples=300)
+    row = next(r for r in rows if (r["interval"], r["band"]) == ("studentized", "pointwise"))
+    assert row["coverage"] >= 0.93
