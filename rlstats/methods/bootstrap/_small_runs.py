@@ -517,8 +517,8 @@ def saturated_note(pairs):
             "on simulated runs with 85% of a baseline's at a cap, nominal 95% intervals covered 0.64-0.91 (IQM) and "
             "0.78-0.94 (mean, optimality gap) at 5-10 tasks x 3-10 runs, and the median's 0.47-0.88 at 5-26 tasks; "
             "the percentile, basic, BCa and expanded intervals did worse (0.29-0.69 at 5 tasks x 3 runs); report "
-            "each agent's share of runs at the cap (a proportion), or add runs and tasks (the IQM's held with 12 "
-            "runs off the cap, the mean's with 7)")
+            "each agent's share of runs at the cap (a proportion), or add runs and tasks (intervals are given from 8 "
+            "runs off the cap for the IQM, 6 for the mean and the optimality gap, and held there)")
 
 
 def studentized_notes(bounds, fewest_runs, n_tasks, agents, metrics, observed=None, saturated=None):
