@@ -4,7 +4,8 @@
 
 (or this script with the same options). For each test, number of agents, runs per agent (2, 3, 5, 10, 20), score
 distribution (the four of ``designs.py``: normal, skewed, heavy_tailed, capped, whose ceiling a third of the best
-agents' runs hit) and configuration of the true means (all equal, the least favourable; one best with the others
+agents' runs hit; since audit s10 saturated too, 85% at the ceiling, for the default test at 3, 5 and 10 runs) and
+configuration of the true means (all equal, the least favourable; one best with the others
 spread from 0.5 to 1 SD lower; two tied best with the others spread from 0.5 to 1 SD lower), it simulates data sets
 whose tasks are the independent replicates, runs ``rlstats.task_table`` on them with its defaults (Holm, alpha =
 0.05) and counts the tasks whose set holds every truly best agent, one row per grid point (pooled over
@@ -38,6 +39,10 @@ DEFAULT_TEST = "welch"
 AGENTS = {"welch": (2, 3, 8), "other": (2, 8)}
 RUNS = (2,) + DESIGNS["RUNS"]
 DISTRIBUTIONS = DESIGNS["DISTRIBUTIONS"]
+#: the seeds' index of a distribution: the saturated family (85% of the runs at the cap) follows the four, so their
+#: draws are unchanged; measured for the default test at 3, 5 and 10 runs (audit s10), its rows after the others
+SEEDED = DISTRIBUTIONS + DESIGNS["EXTRA_DISTRIBUTIONS"]
+SATURATED_RUNS = (3, 5, 10)
 CONFIGURATIONS = ("all_equal", "one_best", "two_best")
 #: the tasks a design draw gives offsets and scales to (the simulated tasks cycle through them)
 DRAW_TASKS = 26
@@ -71,7 +76,7 @@ def measure(test, agents, runs, distribution, configuration, n_sim, n_resamples=
     means = true_means(agents, configuration)
     held, sizes = [], []
     for draw in range(draws):
-        key = [seed, TESTS.index(test), agents, runs, DISTRIBUTIONS.index(distribution),
+        key = [seed, TESTS.index(test), agents, runs, SEEDED.index(distribution),
                CONFIGURATIONS.index(configuration), draw]
         data_seed, test_seed = np.random.SeedSequence(key).spawn(2)
         data = simulate(means, runs, -(-n_sim // draws), distribution, np.random.default_rng(data_seed), draw)
@@ -97,6 +102,10 @@ def grid(quick=False, tests=TESTS, runs=RUNS):
         configurations = CONFIGURATIONS if default else CONFIGURATIONS[:1]
         points += [(test, k, r, dist, config) for k, r, dist, config
                    in itertools.product(AGENTS["welch" if default else "other"], runs, DISTRIBUTIONS, configurations)
+                   if not (config == "two_best" and k == 2)]
+    if DEFAULT_TEST in tests:  # audit s10: saturated scores, the default test, after the grid's own points
+        points += [(DEFAULT_TEST, k, r, "saturated", config) for k, r, config
+                   in itertools.product(AGENTS["welch"], SATURATED_RUNS, CONFIGURATIONS)
                    if not (config == "two_best" and k == 2)]
     return points
 

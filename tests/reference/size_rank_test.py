@@ -7,7 +7,8 @@ and ``"score ~ agent | task/seed"`` (several runs per cell: Mack-Skillings) with
 automatic choice of an exact, Monte Carlo or chi-squared p-value, on balanced designs of agents (2, 3, 8), tasks (1
 with several runs per cell, 3, 10, 26) and runs per cell (1, 2, 3, 5, 10, 20), under the null: every run of a task
 drawn from one of the four distributions of ``designs.py`` (normal, skewed, heavy_tailed, capped: a third of the runs
-tie at the ceiling), on the task's offset and scale of a design draw (``null_scores``). A row's ``coverage`` is the
+tie at the ceiling; and since audit s10 saturated, 85% at the ceiling, at 3, 5 and 10 runs per cell), on the task's
+offset and scale of a design draw (``null_scores``). A row's ``coverage`` is the
 share of null data sets the test did not reject at alpha = 0.05, so its size is 1 - coverage and it holds its level
 when coverage >= 0.95; each row pools ``DESIGN_DRAWS`` draws (``coverage_min`` the lowest). Ranks within a task do
 not see its offset and scale, so the draws differ only in their data; they are pooled as in every row of the table.
@@ -32,6 +33,10 @@ AGENTS = (2, 3, 8)
 TASKS = (1, 3, 10, 26)
 RUNS = (1, 2) + DESIGNS["RUNS"]
 DISTRIBUTIONS = DESIGNS["DISTRIBUTIONS"]
+#: the seeds' index of a distribution: the saturated family (85% of the runs at the cap) follows the four, so their
+#: draws are unchanged; measured at 3, 5 and 10 runs (audit s10), its rows after the others
+SEEDED = DISTRIBUTIONS + DESIGNS["EXTRA_DISTRIBUTIONS"]
+SATURATED_RUNS = (3, 5, 10)
 ALPHA, N_RESAMPLES = 0.05, 999
 PROCEDURE, LEVEL = "skillings_mack.size", 1 - ALPHA
 #: null data sets per grid point (over all design draws): the table's, and --quick's
@@ -71,7 +76,7 @@ def measure(agents, tasks, runs, distribution, n_sim, seed=0):
     draws = DESIGNS["DESIGN_DRAWS"]
     held = []
     for draw in range(draws):
-        key = [seed, agents, tasks, runs, DISTRIBUTIONS.index(distribution), draw]
+        key = [seed, agents, tasks, runs, SEEDED.index(distribution), draw]
         data_seed, test_seed = np.random.SeedSequence(key).spawn(2)
         rng = np.random.default_rng(data_seed)
         held.append([pvalue_only(dataclasses.replace(template, y=null_scores(distribution, template, rng, draw)),
@@ -115,8 +120,12 @@ def grid(quick=False):
     --quick: 2 and 8 agents on 3 and 26 tasks with 1 and 3 runs per cell.
     """
     agents, tasks, runs = ((2, 8), (3, 26), (1, 3)) if quick else (AGENTS, TASKS, RUNS)
-    return [(k, n, c, dist) for k, n, c, dist in itertools.product(agents, tasks, runs, DISTRIBUTIONS)
-            if not (n == 1 and c == 1)]
+    points = [(k, n, c, dist) for k, n, c, dist in itertools.product(agents, tasks, runs, DISTRIBUTIONS)
+              if not (n == 1 and c == 1)]
+    if quick:
+        return points
+    # audit s10: saturated scores (ties at the cap in most runs), after the grid's own points
+    return points + [(k, n, c, "saturated") for k, n, c in itertools.product(AGENTS, TASKS, SATURATED_RUNS)]
 
 
 def table_rows(point, n_sim, quick=False):

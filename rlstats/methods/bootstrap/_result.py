@@ -119,6 +119,10 @@ class BootstrapResult(Result):
     metric_kinds : tuple of (str or None)
         The built-in metric each of ``metrics`` computes (``metrics={"middle": "median"}``: "median"), None for a
         function: what the intervals' arithmetic and range go by, whatever the metric is called.
+    saturated : ndarray of bool, shape (n_agents, n_metrics), or None
+        The studentised intervals withheld because the agent's runs mostly sit at a task's largest or smallest score
+        (a cap) with too few off it (audit s10; ``interval="studentized"``), which would otherwise be given; not
+        exported by ``to_dict``.
     """
 
     agents: tuple[str, ...]
@@ -143,6 +147,7 @@ class BootstrapResult(Result):
     resampled_standard_errors: np.ndarray | None = field(default=None, repr=False)
     design: Design | None = field(default=None, repr=False)
     metric_kinds: tuple[str | None, ...] = ()
+    saturated: np.ndarray | None = field(default=None, repr=False)
 
     _plot_kinds: ClassVar[dict] = {"interval_estimates": plots.plot_interval_estimates}
 
@@ -240,7 +245,7 @@ class BootstrapResult(Result):
 
     def to_dict(self) -> dict[str, Any]:
         """Every field as JSON data, except the bootstrap distribution and the design."""
-        return _export(self, {"bootstrap_distribution", "resampled_standard_errors", "design"})
+        return _export(self, {"bootstrap_distribution", "resampled_standard_errors", "design", "saturated"})
 
     def confidence_interval(self, confidence_level: float | None = None) -> pd.DataFrame:
         """Intervals at another confidence level from the stored bootstrap distribution (tidy layout)."""
@@ -251,6 +256,8 @@ class BootstrapResult(Result):
                                                 self.bias_correction, self.acceleration, self.rliable_compat,
                                                 self.counts.min(axis=0), self.degrees_of_freedom, errors,
                                                 self._kinds, self.n_tasks, self.skewness)
+        if self.saturated is not None:  # withheld at every level (audit s10)
+            bounds = np.where(self.saturated[..., None], np.nan, bounds)
         bounds, _ = clipped_intervals(bounds, getattr(self.design, "bounds", None), self.metrics, self._kinds,
                                       self.gamma)
         out = self.tidy()

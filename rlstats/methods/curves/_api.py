@@ -14,7 +14,7 @@ import pandas as pd
 
 from ... import calibration, runs
 from ...connectivity import label_literal
-from ...bounds import KINDS, check_bounds, clip, clipped_note, known_or_unbounded
+from ...bounds import KINDS, check_bounds, clip, clipped_note, known_or_unbounded, saturated_withheld
 from ...design import NA_ACTIONS, data_and_formula, design_of, subset_rows
 from ...cost import admit, shows
 from ...interop import as_pandas
@@ -254,6 +254,41 @@ def _short_steps(design, matrix, starts, grid):
                    "2 runs per agent and task logged at the step; add runs that reach those steps"), repeats
 
 
+def _saturated_steps(design, matrix, starts, statistic):
+    """(agents, steps) where the studentised bands of a built-in ``statistic`` are withheld for saturated runs
+    (audit s10; the rule of ``rlstats.bootstrap``'s intervals, ``rlstats.bounds.saturated_withheld``): at the step,
+    three quarters or more of the agent's runs logged there tie at their task's largest or smallest score (a cap) and
+    too few are off it."""
+    task, agent = design.task[starts], design.agent[starts]
+    shape = (design.n_tasks, design.n_agents * matrix.shape[1])
+    at_bound, counts = np.zeros(shape), np.zeros(shape)
+    for s in range(matrix.shape[1]):
+        y, logged = matrix[:, s], ~np.isnan(matrix[:, s])
+        top, bottom = np.full(design.n_tasks, -np.inf), np.full(design.n_tasks, np.inf)
+        np.fmax.at(top, task[logged], y[logged])
+        np.fmin.at(bottom, task[logged], y[logged])
+        n_top, n_bottom, n = (np.zeros((design.n_tasks, design.n_agents)) for _ in range(3))
+        np.add.at(n_top, (task, agent), logged & (y == top[task]))
+        np.add.at(n_bottom, (task, agent), logged & (y == bottom[task]))
+        np.add.at(n, (task, agent), logged)
+        at_bound[:, s::matrix.shape[1]], counts[:, s::matrix.shape[1]] = np.fmax(n_top, n_bottom), n
+    withheld = saturated_withheld(at_bound, counts, (statistic,))[:, 0]
+    return withheld.reshape(design.n_agents, matrix.shape[1])
+
+
+def _saturated_note(saturated, agents, grid):
+    """The note of the steps whose studentised bands are withheld for saturated runs (None where none is)."""
+    if not saturated.any():
+        return None
+    where = "; ".join(f"{agent} at {count(int(saturated[a].sum()), 'step')} ({_step_span(grid[saturated[a]])})"
+                      for a, agent in enumerate(agents) if saturated[a].any())
+    return (f"bands of the curves are withheld for {where}: there three quarters or more of the agent's runs sit at a "
+            "task's largest or smallest score (a cap often reached) and too few are off it to read their spread "
+            "(bootstrap()'s rule for its intervals): on simulated curves whose last steps have 85% of the runs at a "
+            "cap, the simultaneous bands covered 0.81-0.88 at 5 tasks x 3-10 runs and the median's pointwise bands "
+            "0.76-0.92 at 5-26 tasks; report the share of runs at the cap at those steps, or add runs and tasks")
+
+
 def _unlogged_note(design, matrix, starts, grid, logged, stops, custom):
     """The note on the grid steps where a task has no run of an agent logged, where a built-in statistic's curve and
     bands are missing (a statistic function gets the task NaN-padded); None when there are none. A DesignError when
@@ -334,7 +369,12 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     band of 5 skewed runs of one task: 7.9 times the oracle's width unfloored, 2.7 times floored).
     Where more than the tail's share of resamples repeat a single run in every task (with one
     task, below 4 runs), and everywhere at 2 runs per task, the band is withheld with a note (add
-    runs, or tasks). A statistic function has no standard error of its own and keeps
+    runs, or tasks). So is it at the steps where an agent's runs mostly sit at a cap, by
+    ``bootstrap()``'s rule for its intervals (three quarters or more of the runs logged there at
+    their task's largest or smallest score, too few off it): there the simultaneous bands covered
+    0.81-0.88 at 5 tasks of 3-10 runs, and those of the steps given 0.94-1.0 once withheld; the
+    median's pointwise band still read 0.88-0.91 at 5 tasks. A statistic function has no
+    standard error of its own and keeps
     the expanded bands.
 
     ``bands="expanded"`` gives the bands of earlier versions bit for bit: the percentile band, and
@@ -555,6 +595,10 @@ def _run_curves(design, step, steps, options, rng, shown, source=None):
     unlogged = _unlogged_note(design, matrix, starts, grid, logged, stops, callable(options.statistic))
     short, withheld_note, repeats = _short_steps(design, matrix, starts, grid)
     notes += [n for n in (unlogged, withheld_note) if n]
+    if options.bands == "studentized" and not callable(options.statistic):  # audit s10: runs mostly at a cap
+        saturated = _saturated_steps(design, matrix, starts, options.statistic) & ~short
+        short = short | saturated
+        notes += [n for n in [_saturated_note(saturated, design.agents, grid)] if n]
     notes.append(f"bootstrap deviations widened by sqrt(n/(n - 1)) with n = {fewest.min()} runs per task"
                  + ("" if (fewest == fewest[0]).all() else " (each agent's fewest)")
                  + ", because resampling n runs sees only (n - 1)/n of their variance (Hesterberg, 2015)")

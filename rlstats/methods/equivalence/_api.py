@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ... import calibration
+from ...bounds import bound_ties
 from ...cost import admit, shows, timed_bar
 from ...design import NA_ACTIONS, design_of
 from ...errors import DesignError, OptionError
@@ -504,6 +505,9 @@ def _aggregate(design, options, pairs, rng):
     # as the bootstrap's own studentised interval: each agent's standard error scaled by sqrt(c / (c - 1)) for its
     # fewest runs c in a task, and each resample's difference SE floored at a share of the resamples' spread
     expansion = run_expansion(design.counts.min(axis=0))
+    # the bootstrap withholds its own interval on runs mostly at a cap (audit s10); this test reads the resamples,
+    # whose size on such runs its note quotes, so that rule alone does not withhold it
+    capped = np.zeros(design.n_agents, dtype=bool) if result.saturated is None else result.saturated[:, 0]
     for a, b in pairs:
         i, j = index[a], index[b]
         delta = result.estimates[i, 0] - result.estimates[j, 0]
@@ -516,7 +520,8 @@ def _aggregate(design, options, pairs, rng):
         test = kernels.bootstrap_t(delta, se, draws, draw_se, options.margin, options.alpha, options.alternative,
                                    options.higher_is_better)
         # (too few resamples for alpha: an infinite interval and nothing shown, by that rule's note below)
-        own = [n for n, k in ((a, i), (b, j)) if reaches and not np.isfinite(result.intervals[k, 0]).all()]
+        own = [n for n, k in ((a, i), (b, j)) if reaches and not np.isfinite(result.intervals[k, 0]).all()
+               and not capped[k]]
         beyond = reaches and ((test["conf_low"] < low[i] - high[j]) | (test["conf_high"] > high[i] - low[j]))
         if own or beyond:
             lost[f"{a} vs {b}"] = (f"the bootstrap withholds the studentised interval of {' and '.join(own)} (too "
@@ -575,31 +580,14 @@ def _saturation(design, agents):
     """(tied, floor), each (tasks, 2): for the agents ``agents`` (two codes, or one for a published table's pair),
     where an agent's runs mostly sit at the largest or smallest score of the pair's runs of a task
     (``kernels.saturated``: a cap often reached), and the lower bound of such a cell's run variance
-    (``kernels.variance_floor``) from the mean distance of the pair's runs off the bound the cell sits at. Only the
-    pair's runs are read, so that a third agent of the data changes nothing of the pair's tests."""
+    (``kernels.variance_floor``) from the mean distance of the pair's runs off the bound the cell sits at
+    (``rlstats.bounds.bound_ties``). Only the pair's runs are read, so that a third agent of the data changes nothing
+    of the pair's tests."""
     agents = np.atleast_1d(np.asarray(agents, dtype=np.intp))
-    keep = np.isin(design.agent, agents)
-    task, y = design.task[keep], design.y[keep]
-    agent = (design.agent[keep] == agents[-1]).astype(np.intp) if agents.size == 2 else np.zeros(task.size, np.intp)
-    n_tasks, size = design.n_tasks, design.n_tasks * 2
-    top, bottom = np.full(n_tasks, -np.inf), np.full(n_tasks, np.inf)
-    np.maximum.at(top, task, y)
-    np.minimum.at(bottom, task, y)
-    cell = task * 2 + agent
-    at_top, at_bottom = y == top[task], y == bottom[task]
-    n_top = np.bincount(cell, at_top, minlength=size).reshape(n_tasks, 2)
-    n_bottom = np.bincount(cell, at_bottom, minlength=size).reshape(n_tasks, 2)
-    # distances from the bound (not the scores' own values) keep the floor exact under shifts
-    below = np.bincount(task, np.where(at_top, 0.0, top[task] - y), minlength=n_tasks)
-    above = np.bincount(task, np.where(at_bottom, 0.0, y - bottom[task]), minlength=n_tasks)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        d_top = below / np.bincount(task, ~at_top, minlength=n_tasks)
-        d_bottom = above / np.bincount(task, ~at_bottom, minlength=n_tasks)
-    sits_top = n_top >= n_bottom
-    at_bound = np.where(sits_top, n_top, n_bottom)
-    distance = np.nan_to_num(np.where(sits_top, d_top[:, None], d_bottom[:, None]))  # no run off it: 0
-    counts = np.zeros((n_tasks, 2), dtype=design.counts.dtype)
-    counts[:, :agents.size] = design.counts[:, agents]
+    at_bound, distance = bound_ties(design, agents)
+    counts = design.counts[:, agents]
+    if agents.size == 1:  # a published table's side: no runs, never tied
+        at_bound, distance, counts = (np.pad(v, ((0, 0), (0, 1))) for v in (at_bound, distance, counts))
     return kernels.saturated(at_bound, counts), kernels.variance_floor(at_bound, counts, distance)
 
 

@@ -1,0 +1,193 @@
+"""Audit s10 (saturated): the default claims of the back ends on saturated scores.
+
+The design grid's ``saturated`` family (``tests/reference/designs.py``: 85% of a baseline agent's runs at a cap, as
+success rates or a capped return) was measured against every default claim it touches (200-480 data sets per
+design; the numbers are in the docstrings below and in docs/calibration.md). Held: the rank test's size (0-0.05 at 2,
+3 and 8 agents, 1-26 tasks, 3-10 runs; its post hoc runs only after it rejects), task_table's possibly-best set
+(0.997-1) and effect-size intervals where given, curves' difference bands and max-T test, AdaStop's FWE, the
+kind="runs" profile's Wilson band, the selection check. Missed: bootstrap()'s studentised intervals at few tasks (the
+IQM 0.64-0.83 at 5 tasks, the median 0.47-0.88 at 5-26 tasks) and curves' studentised bands at 5 tasks, now withheld
+there; mixed()'s Tukey contrasts with agents apart (0.63-0.90), left open.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rlstats
+
+SATURATED_CAP = -1.0364333894937898  # designs.SATURATED_CAP: 85% of a baseline's runs at the cap
+CAPPED_CAP = 0.4307272992954576  # designs.CAP: a third at the cap
+
+
+def _frame(cap, seed, runs=3, tasks=5, agents=2):
+    rng = np.random.default_rng(seed)
+    z = rng.standard_normal((agents, tasks, runs))
+    if cap is not None:
+        z = np.minimum(z, cap)
+    a, t, _ = np.meshgrid(range(agents), range(tasks), range(runs), indexing="ij")
+    return pd.DataFrame({"agent": np.array(list("ABCD"))[a.ravel()], "task": [f"t{i}" for i in t.ravel()],
+                         "score": z.ravel()})
+
+
+def test_bootstrap_saturated_runs_withhold_the_studentised_intervals():
+    """bootstrap()'s default gave agent A, 12 of whose 15 runs (5 tasks x 3) sit at the cap, a 95% interval of its
+    IQM of zero width (-1.0364 to -1.0364) and intervals of the mean, median and optimality gap read off 3 runs. On
+    the grid's saturated scores its studentised intervals covered 0.64-0.83 (IQM), 0.79-0.94 (mean), 0.47-0.76
+    (median) and 0.78-0.93 (optimality gap) at 5 tasks x 3-10 runs; every other kind measured did worse (percentile,
+    basic, BCa, expanded: 0.29-0.69 at 5 tasks x 3 runs). They are now withheld with a note saying why."""
+    data = _frame(SATURATED_CAP, 3)
+    res = rlstats.bootstrap(data, "score ~ agent | task", n_resamples=200, rng=1)
+    a = res.agents.index("A")
+    assert np.isnan(res.intervals[a]).all()
+    text = " ".join(res.notes)
+    assert "sit at a task's largest or smallest score" in text and "A" in text
+    assert "0.64" in text  # the measured coverage is quoted
+
+
+def test_bootstrap_unsaturated_runs_keep_their_intervals_bit_for_bit():
+    """Normal and capped runs (a third at the ceiling) keep the intervals they had before the saturation rule."""
+    before = {None: [[[-0.989807579229, 0.580496351961], [-0.672995884634, 0.704184018747],
+                      [-1.796077895982, 2.470746515074], [0.621125681113, 1.673087119237]],
+                     [[-1.183956996808, 0.254989412237], [-1.250273786774, 0.212816738193],
+                      [-1.368038067066, 0.382726060076], [0.787183261807, 2.216206600841]]],
+              CAPPED_CAP: [[[-1.221304030285, 0.38985455412], [-0.801442726477, 0.142004829336],
+                            [-1.573631712655, 1.058221962874], [0.857995170664, 1.740920923294]],
+                           [[-1.183956996808, 0.254989412237], [-1.152052456833, 0.077730825665],
+                            [-1.329246219685, 0.330363087818], [0.922269174335, 2.109184212505]]]}
+    for cap, bounds in before.items():
+        res = rlstats.bootstrap(_frame(cap, 5), "score ~ agent | task", n_resamples=200, rng=1)
+        np.testing.assert_allclose(res.intervals, bounds, rtol=0, atol=1e-11)
+        assert not any("largest or smallest score" in note for note in res.notes)
+
+
+def test_bootstrap_saturated_withholding_holds_at_every_level_and_spares_the_equivalence_aggregate():
+    """``confidence_interval(level)`` recomputes the bounds: it withholds the saturated agent's intervals too; the
+    equivalence aggregate, whose own size on such runs its note quotes, is not withheld by that rule alone."""
+    data = _frame(SATURATED_CAP, 3)
+    res = rlstats.bootstrap(data, "score ~ agent | task", n_resamples=200, rng=1)
+    again = res.confidence_interval(0.9).query("agent == 'A'")
+    assert again[["conf_low", "conf_high"]].isna().all().all()
+    assert res.saturated[res.agents.index("A")].all() and "saturated" not in res.to_dict()
+
+
+def _curves_frame(cap, seed, runs=3, tasks=5, steps=4):
+    rng = np.random.default_rng(seed)
+    z = rng.standard_normal((2, tasks, runs, steps)) + np.linspace(-2, 0, steps)
+    if cap is not None:
+        z = np.minimum(z, cap)
+    a, t, r, s = np.meshgrid(range(2), range(tasks), range(runs), range(steps), indexing="ij")
+    return pd.DataFrame({"agent": np.array(list("AB"))[a.ravel()], "task": [f"t{i}" for i in t.ravel()],
+                         "seed": r.ravel(), "step": s.ravel(), "score": z.ravel()})
+
+
+def test_curves_saturated_steps_withhold_the_studentised_bands():
+    """curves()' default bands at 5 tasks of saturated runs (the grid's curves, 85% of the runs at the cap at the
+    last step) covered 0.81 (mean, 3 runs), 0.84-0.88 (IQM, 3-10 runs) and 0.82-0.87 (median, 3-5 runs) as
+    simultaneous bands, and the median's pointwise bands 0.76-0.92 at 5-26 tasks (120 bands a row). The steps where
+    an agent's runs mostly sit at the cap with too few off it are now withheld, with a note; the other steps keep
+    their pointwise bands bit for bit (the simultaneous band, over fewer steps, is narrower: A's at step 0 read
+    -3.256 to 1.774, now -3.046 to 1.774), and unsaturated curves keep all their bands (checked against the code
+    before the rule)."""
+    res = rlstats.curves(_curves_frame(SATURATED_CAP, 2), "score ~ agent | task/seed", step="step", n_resamples=200,
+                         rng=1)
+    assert np.isnan(res.simultaneous[1, 2:]).all() and np.isnan(res.pointwise[0, 2]).all()
+    np.testing.assert_allclose(res.pointwise[0, :2], [[-2.731688955646, -0.860575787492],
+                                                      [-1.582037401243, -0.77505103042]], rtol=0, atol=1e-11)
+    assert any("three quarters or more of the agent's runs sit at a task's largest" in n and "B at 2 steps" in n
+               for n in res.notes)
+    # the difference bands and max-T test held on such runs (0.92-1): unchanged
+    assert np.isfinite(res.difference_bands).all()
+    res = rlstats.curves(_curves_frame(CAPPED_CAP, 2), "score ~ agent | task/seed", step="step", n_resamples=200,
+                         rng=1)
+    np.testing.assert_allclose(res.simultaneous[:, -1], [[-1.81653946946, 0.968700570856],
+                                                          [-1.007198904716, 0.845163706837]], rtol=0, atol=1e-11)
+    assert not any("three quarters" in n for n in res.notes)
+
+
+def test_saturated_rows_of_the_rank_test_and_the_possibly_best_set_hold():
+    """The table's saturated rows (after each grid's own points): the rank test's size 0-0.05 at 2, 3 and 8 agents x
+    1-26 tasks x 3-10 runs (480 data sets a row) and the possibly-best set's coverage 0.997-1 (320 tasks a row)."""
+    for procedure, rows in (("skillings_mack.size", 36), ("task_table.possibly_best", 24)):
+        table = rlstats.calibration_table(procedure, distribution="saturated")
+        assert len(table) == rows and not table["misses"].any()
+        assert sorted(table["runs"].unique().tolist()) == [3, 5, 10]
+
+
+def test_calibration_page_counts_the_defaults_rows():
+    """docs/calibration.md quotes the count of the defaults' rows at 3-20 runs per cell (3,664 with the saturated
+    rows of the rank test and the possibly-best set)."""
+    import pathlib
+
+    table = rlstats.calibration_table(default=True)
+    count = int(((table["runs"] >= 3) & (table["runs"] <= 20)).sum())
+    page = (pathlib.Path(__file__).resolve().parents[1] / "docs" / "calibration.md").read_text(encoding="utf-8")
+    assert f"none of the defaults' {count:,} rows misses" in page
+
+
+@pytest.mark.slow
+def test_bootstrap_intervals_given_on_saturated_runs_hold():
+    """The studentised intervals still given on the grid's saturated scores hold 95%, and the rule withholds none on
+    its capped scores (a third at the ceiling). Measured with 15 data sets a draw (240 intervals a row): given ones
+    covered 0.92-1.0 at 5, 10 and 26 tasks x 3-10 runs; here 5 tasks x 3 runs and 26 x 3, 5 data sets a draw."""
+    import runpy
+    import pathlib
+    import warnings
+
+    small = runpy.run_path(str(pathlib.Path(__file__).parent / "reference" / "coverage_small_runs.py"))
+    for distribution, tasks in (("saturated", 5), ("saturated", 26), ("capped", 5)):
+        held, given, total = 0, 0, 0
+        for draw in range(4):
+            for d, (data, truth) in enumerate(small["draw_design"](distribution, tasks, 3, draw, 5, 305)):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    res = rlstats.bootstrap(data, "score ~ agent | task", metrics=small["METRICS"], n_resamples=300,
+                                            rng=d)
+                for j, metric in enumerate(small["METRICS"]):
+                    t = np.array([truth[a][metric] for a in res.agents])
+                    bounds = res.intervals[:, j]
+                    ok = np.isfinite(bounds).all(axis=-1)
+                    held += int((ok & (bounds[:, 0] <= t) & (t <= bounds[:, 1])).sum())
+                    given, total = given + int(ok.sum()), total + len(t)
+        assert held / given >= 0.9, (distribution, tasks, held, given)
+        if distribution == "capped":
+            assert given == total
+
+
+def _mixed_contrast_coverage(agents, tasks, runs, n_sim):
+    import pathlib
+    import runpy
+
+    mixed = runpy.run_path(str(pathlib.Path(__file__).parent / "reference" / "coverage_mixed.py"))
+    mixed["measure"].__globals__["DISTRIBUTIONS"] = mixed["DISTRIBUTIONS"] + ("saturated",)
+    held = mixed["measure"](agents, tasks, runs, "saturated", "spread 0 to 1", n_sim)[("satterthwaite", "tukey")]
+    return float(np.concatenate(held).mean())
+
+
+@pytest.mark.xfail(strict=True, reason="mixed()'s Tukey contrasts miss on saturated runs of agents at different "
+                                       "levels (0.63-0.90 at 100 data sets); no fix measured yet (audit s10)")
+def test_mixed_contrasts_on_saturated_runs_of_agents_apart():
+    """mixed()'s default contrasts (Satterthwaite, Tukey) on the grid's saturated scores with agents spread 0 to 1
+    noise units apart covered 0.63 (2 agents x 3 tasks x 3 runs), 0.64 (3 x 3 x 3), 0.84 (2 x 3 x 10), 0.83 (3 x 10 x
+    3), 0.87-0.90 (8 x 26 x 3, 2 x 26 x 3) of 100 data sets; with all agents equal 0.96-1. Its model gives every agent
+    one residual variance, and an agent that reaches the cap in 98% of its runs has almost none (heteroscedasticity
+    the cap makes). Reduced here to 20 data sets of 2 x 3 x 3 (about 2 s)."""
+    assert _mixed_contrast_coverage(2, 3, 3, 5) >= 0.9
+
+
+@pytest.mark.xfail(strict=True, reason="curves()' pointwise band of the median misses on saturated runs at 5 tasks "
+                                       "at steps the saturation rule keeps (0.88-0.91); left open (audit s10)")
+def test_curves_median_pointwise_band_on_saturated_runs():
+    """After the saturation rule, curves()' pointwise band of the median still covered 0.884 (3 runs), 0.879 (5) and
+    0.907 (10) of the steps given at 5 tasks of the grid's saturated curves (120 bands a row; simultaneous 0.94-0.97),
+    at steps where fewer than three quarters of the runs sit at the cap. Here the 3-run design, 40 curves (0.893)."""
+    import pathlib
+    import runpy
+
+    bands = runpy.run_path(str(pathlib.Path(__file__).parent / "reference" / "coverage_curves_bands.py"))
+    bands["measure"].__globals__["DISTRIBUTIONS"] = bands["DISTRIBUTIONS"] + ("saturated",)
+    rows = bands["measure"]("median", 3, 5, "saturated", 2, 40, n_resamples=300)
+    row = next(r for r in rows if (r["interval"], r["band"]) == ("studentized", "pointwise"))
+    assert row["coverage"] >= 0.93
