@@ -356,7 +356,7 @@ def test_fwe_discrete_scores_at_most_alpha():
 
 @pytest.mark.parametrize("n_agents, max_interims, draw, reps", [
     (3, 5, "normal", 1000), pytest.param(4, 5, "normal", 1000, marks=pytest.mark.slow),  # the default run's budget
-    (4, 5, "lognormal", 600), (3, 1, "normal", 2000)])
+    (4, 5, "lognormal", 600), pytest.param(3, 1, "normal", 2000, marks=pytest.mark.slow)])  # time budget
 def test_fwe_default_many_agents_equals_the_level_spent(n_agents, max_interims, draw, reps):
     # The default joint relabelling is a permutation of the data: under the complete null the identity
     # is exchangeable with the random paths, so the error equals the level spent (500 paths: exactly 0.05).
@@ -452,7 +452,8 @@ def check_power(published, n, max_interims, reps):
     assert power >= paper - 3.5 * math.sqrt(paper * (1 - paper) * (1 / reps + 1 / 1000))
 
 
-@pytest.mark.parametrize("n, max_interims", [(5, 5), (4, 5), (3, 3)])
+@pytest.mark.parametrize("n, max_interims", [pytest.param(5, 5, marks=pytest.mark.slow),
+                                             pytest.param(4, 5, marks=pytest.mark.slow), (3, 3)])  # time budget
 def test_power_and_runs(published, n, max_interims):
     check_power(published, n, max_interims, 1000)
 

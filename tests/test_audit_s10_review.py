@@ -209,3 +209,19 @@ def test_saturated_equivalence_is_unchanged_by_units_shifts_and_row_order():
         assert res["shown"].tolist() == base["shown"].tolist()  # None where withheld
         np.testing.assert_allclose(res["p_value"], base["p_value"], rtol=1e-9, atol=1e-14)
         np.testing.assert_allclose(res["std_error"] / scale, base["std_error"], rtol=1e-9)
+
+
+def test_closed_form_profile_bands_say_n_resamples_was_not_used_and_report_no_seed():
+    """Noticed in the review, fixed by the lead: the Wilson and t bands draw nothing, yet ``n_resamples=`` was
+    silently ignored and the report gave a random seed. Now a given n_resamples is named in a note as unused, and
+    the result records no seed; the percentile band still resamples and records its seed."""
+    df = rlstats.datasets.simulate(agents=2, tasks=4, seeds=5, rng=3)
+    for kind in ("runs", "tasks"):
+        res = rlstats.performance_profile(df, "score ~ agent | task", kind=kind, n_resamples=500, rng=1)
+        assert [n for n in res.notes if n.startswith("n_resamples=500 was not used")], res.notes
+        assert res.seed is None and "random seed" not in res.report()
+        quiet = rlstats.performance_profile(df, "score ~ agent | task", kind=kind, rng=1)
+        assert not [n for n in quiet.notes if "n_resamples" in n]
+    boot = rlstats.performance_profile(df, "score ~ agent | task", interval="percentile", n_resamples=100, rng=1)
+    assert not [n for n in boot.notes if "was not used" in n] and boot.seed is not None
+    assert boot.n_resamples == 100 and "random seed" in boot.report()

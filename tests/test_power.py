@@ -204,9 +204,9 @@ def test_adastop_type_I_error_is_its_level_spent():
 
 
 def test_bootstrap_separation_is_conservative():
-    res = power("bootstrap", effect=0.0, seeds=[10], tasks=5, n_sim=300, rng=13, n_resamples=500, **QUIET)
+    res = power("bootstrap", effect=0.0, seeds=[10], tasks=5, n_sim=150, rng=13, n_resamples=500, **QUIET)
     r = row(res, "bootstrap", 10)
-    assert r["power"] <= 0.05 + 3 * binomial_se(0.05, 300)
+    assert r["power"] <= 0.05 + 3 * binomial_se(0.05, 150)
 
 
 @pytest.mark.slow

@@ -68,6 +68,8 @@ PROFILE_KINDS = ("runs", "tasks")
 PROFILE_INTERVALS = ("wilson", "t", "percentile")
 #: each band's kind when tasks are not resampled (the percentile band serves both, and is the only one with them)
 _PROFILE_BANDS = {"runs": "wilson", "tasks": "t"}
+#: resamples of the percentile band unless given (rliable's)
+PROFILE_RESAMPLES = 2_000
 DEFAULT_PROFILE_POINTS = 81
 #: Default thresholds run from where every profile is still >= 1 - PROFILE_EDGE to where every one is
 #: <= PROFILE_EDGE, widened by PROFILE_MARGIN of that span each side: the raw score range let one
@@ -1116,7 +1118,7 @@ def _flat_tasks_note(design, flats):
 
 
 def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: ArrayLike | None = None,
-                        kind: str = "runs", interval: ProfileInterval | None = None, n_resamples: int = 2_000,
+                        kind: str = "runs", interval: ProfileInterval | None = None, n_resamples: int | None = None,
                         confidence_level: float = 0.95, task_bootstrap: bool = False, normalize: Normalizer = None,
                         na_action: NaAction = "raise", rng: Seed = None, progress: bool = True,
                         max_seconds: float | None = None, n_jobs: int = 1,
@@ -1168,8 +1170,10 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
         of thresholds at 26 tasks of 3 runs, 0.00-0.49 at the worst), and a
         note quotes what simulation measured.  The default with
         ``task_bootstrap=True``, where only it applies.
-    n_resamples : int
+    n_resamples : int, optional
         Resamples of the percentile band, 2,000 by default, as rliable.
+        The Wilson and t bands are closed forms and draw none: given with
+        them, a note says it was not used.
     confidence_level : float
         Pointwise: at each tau the band holds the true profile with this
         probability.  Where simulation measured less for the band at 95% at
@@ -1216,13 +1220,15 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
     --------
     >>> import rlstats
     >>> df = rlstats.datasets.simulate(agents=2, tasks=5, seeds=5, rng=0)
-    >>> res = rlstats.performance_profile(df, "score ~ agent | task", n_resamples=200, rng=0)
+    >>> res = rlstats.performance_profile(df, "score ~ agent | task")
     >>> res.tau.size, res.tidy().columns.tolist()
     (81, ['agent', 'tau', 'estimate', 'conf_low', 'conf_high'])
     """
     options = PerformanceProfileOptions.checked(
-        tau=tau, kind=kind, interval=interval, n_resamples=n_resamples, confidence_level=confidence_level,
-        task_bootstrap=task_bootstrap, na_action=na_action, progress=progress, max_seconds=max_seconds, n_jobs=n_jobs)
+        tau=tau, kind=kind, interval=interval, n_resamples=PROFILE_RESAMPLES if n_resamples is None else n_resamples,
+        confidence_level=confidence_level, task_bootstrap=task_bootstrap, na_action=na_action, progress=progress,
+        max_seconds=max_seconds, n_jobs=n_jobs)
+    given_resamples = n_resamples
     kind, n_resamples, confidence_level, task_bootstrap = (options.kind, options.n_resamples,
                                                            options.confidence_level, options.task_bootstrap)
     design = _prepared_design(design_of(data, formula, na_action=options.na_action, eval_env=eval_env,
@@ -1246,15 +1252,19 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
         notes.append(note)
     root, seed = seed_sequence(rng)
     estimates = np.stack([kernels.profile_estimate(layout, tau, kind) for layout in layouts])
-    if options.interval == "wilson":  # closed form: no resamples, no Monte Carlo error
-        bounds = np.stack([kernels.profile_wilson_bounds(estimates[i], layout.task_sizes, confidence_level)
-                           for i, layout in enumerate(layouts)])
-        return _profile_result(design, options, notes, seed, tau, estimates, bounds, np.zeros_like(bounds), None)
-    if options.interval == "t":  # closed form too
-        tasks = [kernels.profile_task_bounds(layout, confidence_level) for layout in layouts]
-        bounds = np.stack([kernels.profile_t_bounds(low, high, tau) for low, high, _ in tasks])
-        notes += _flat_tasks_note(design, [flat for _, _, flat in tasks])
-        return _profile_result(design, options, notes, seed, tau, estimates, bounds, np.zeros_like(bounds), None)
+    if options.interval in _PROFILE_BANDS.values():
+        # closed forms: nothing drawn, so no seed to report and no Monte Carlo error
+        if given_resamples is not None:
+            notes.append(f"n_resamples={given_resamples} was not used: the {options.interval} band is a closed form and "
+                         "draws no resamples (interval='percentile' resamples)")
+        if options.interval == "wilson":
+            bounds = np.stack([kernels.profile_wilson_bounds(estimates[i], layout.task_sizes, confidence_level)
+                               for i, layout in enumerate(layouts)])
+        else:
+            tasks = [kernels.profile_task_bounds(layout, confidence_level) for layout in layouts]
+            bounds = np.stack([kernels.profile_t_bounds(low, high, tau) for low, high, _ in tasks])
+            notes += _flat_tasks_note(design, [flat for _, _, flat in tasks])
+        return _profile_result(design, options, notes, None, tau, estimates, bounds, np.zeros_like(bounds), None)
     bounds, se = np.empty(estimates.shape + (2,)), np.empty(estimates.shape + (2,))
     with progress_bar(design.n_agents * n_resamples, shown, "performance profiles") as advance:
         for i, (name, layout) in enumerate(zip(design.agents, layouts)):
