@@ -59,7 +59,9 @@ def test_bootstrap_unsaturated_runs_keep_their_intervals_bit_for_bit():
                             [-1.329246219685, 0.330363087818], [0.922269174335, 2.109184212505]]]}
     for cap, bounds in before.items():
         res = rlstats.bootstrap(_frame(cap, 5), "score ~ agent | task", n_resamples=200, rng=1)
-        np.testing.assert_allclose(res.intervals, bounds, rtol=0, atol=1e-11)
+        # recorded before the rule; 1e-6 relative: the oldest allowed numpy and scipy differ in their last digits
+        # (up to 2e-7, test_recorded_outputs), a change of rule moves intervals far more
+        np.testing.assert_allclose(res.intervals, bounds, rtol=1e-6, atol=1e-12)
         assert not any("largest or smallest score" in note for note in res.notes)
 
 
@@ -95,7 +97,7 @@ def test_curves_saturated_steps_withhold_the_studentised_bands():
                          rng=1)
     assert np.isnan(res.simultaneous[1, 2:]).all() and np.isnan(res.pointwise[0, 2]).all()
     np.testing.assert_allclose(res.pointwise[0, :2], [[-2.731688955646, -0.860575787492],
-                                                      [-1.582037401243, -0.77505103042]], rtol=0, atol=1e-11)
+                                                      [-1.582037401243, -0.77505103042]], rtol=1e-6, atol=1e-12)
     assert any("three quarters or more of the agent's runs sit at a task's largest" in n and "B at 2 steps" in n
                for n in res.notes)
     # the difference bands and max-T test held on such runs (0.92-1): unchanged
@@ -103,7 +105,7 @@ def test_curves_saturated_steps_withhold_the_studentised_bands():
     res = rlstats.curves(_curves_frame(CAPPED_CAP, 2), "score ~ agent | task/seed", step="step", n_resamples=200,
                          rng=1)
     np.testing.assert_allclose(res.simultaneous[:, -1], [[-1.81653946946, 0.968700570856],
-                                                          [-1.007198904716, 0.845163706837]], rtol=0, atol=1e-11)
+                                                          [-1.007198904716, 0.845163706837]], rtol=1e-6, atol=1e-12)
     assert not any("three quarters" in n for n in res.notes)
 
 
