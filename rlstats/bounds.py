@@ -252,15 +252,20 @@ def bound_ties(design: Any, agents: Sequence[int] | None = None) -> tuple[np.nda
     column = np.full(design.n_agents, -1)
     column[codes] = np.arange(codes.size)
     keep = column[design.agent] >= 0
-    task, y, cell_agent = design.task[keep], design.y[keep], column[design.agent[keep]]
-    n_tasks, width = design.n_tasks, codes.size
+    return ties_at_bounds(design.task[keep], column[design.agent[keep]], design.y[keep], design.n_tasks, codes.size)
+
+
+def ties_at_bounds(task: np.ndarray, agent: np.ndarray, y: np.ndarray, n_tasks: int,
+                   n_agents: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`bound_ties` of the runs given as arrays (task and agent codes, finite scores): curves() reads it step
+    by step, on the runs logged at each step."""
     top, bottom = np.full(n_tasks, -np.inf), np.full(n_tasks, np.inf)
     np.maximum.at(top, task, y)
     np.minimum.at(bottom, task, y)
-    cell = task * width + cell_agent
+    cell = task * n_agents + agent
     at_top, at_bottom = y == top[task], y == bottom[task]
-    n_top = np.bincount(cell, at_top, minlength=n_tasks * width).reshape(n_tasks, width)
-    n_bottom = np.bincount(cell, at_bottom, minlength=n_tasks * width).reshape(n_tasks, width)
+    n_top = np.bincount(cell, at_top, minlength=n_tasks * n_agents).reshape(n_tasks, n_agents)
+    n_bottom = np.bincount(cell, at_bottom, minlength=n_tasks * n_agents).reshape(n_tasks, n_agents)
     # distances from the bound (not the scores' own values) keep the floor exact under shifts
     below = np.bincount(task, np.where(at_top, 0.0, top[task] - y), minlength=n_tasks)
     above = np.bincount(task, np.where(at_bottom, 0.0, y - bottom[task]), minlength=n_tasks)

@@ -1135,6 +1135,9 @@ POWER_CASES = [  # (what, method, options on top of POWER_QUICK, error, phrases)
       "pass max_seconds=60")),
     ("a study above the default bound", "bootstrap", {"n_sim": 10**6, "n_resamples": 10**5, "seeds": [4]}, OptionError,
      ("this power study would take about", "hours", "more than the 60 minutes rlstats runs without being asked")),
+    # audit s10: power("bootstrap") plans bootstrap()'s default intervals; rliable's draw from numpy's global seed
+    ("bootstrap planning rliable_compat", "bootstrap", {"bootstrap": {"rliable_compat": True}}, OptionError,
+     ("power() cannot plan rliable_compat=True", "give interval='percentile'")),
 ]
 
 
@@ -3422,6 +3425,17 @@ def test_selection_planning_helpers(what, helper, arguments, keywords, phrase):
 
 
 # [s8 audit inputs] performance_profile's tau= grid is bounded as curves' steps= grid is, before any resample
+@pytest.mark.parametrize("options, phrase", [
+    ({"kind": "runs", "interval": "t"}, "interval='t' bands the fraction of tasks whose mean is above tau"),
+    ({"kind": "tasks", "interval": "wilson"}, "got kind='tasks', task_bootstrap=False: use interval='t'"),
+    ({"kind": "tasks", "interval": "t", "task_bootstrap": True}, "task_bootstrap=True: use interval='percentile'"),
+])
+def test_performance_profile_band_that_does_not_fit_its_kind(options, phrase):
+    """Audit s10: each closed-form band bands its own kind of profile over the tasks given; another kind, or tasks
+    drawn again, is refused with the band that fits."""
+    fails(OptionError, phrase, rlstats.performance_profile, TINY, "score ~ agent | task", **options)
+
+
 def test_performance_profile_of_a_huge_threshold_grid():
     fails(OptionError, ("tau= has 100,001 thresholds, more than the 10,000 a profile may have",
                         "tau=np.linspace(0, 30, 201)"), rlstats.performance_profile, TINY, "score ~ agent | task",

@@ -14,7 +14,7 @@ import pandas as pd
 
 from ... import calibration, runs
 from ...connectivity import label_literal
-from ...bounds import KINDS, check_bounds, clip, clipped_note, known_or_unbounded, saturated_withheld
+from ...bounds import KINDS, check_bounds, clip, clipped_note, known_or_unbounded, saturated_withheld, ties_at_bounds
 from ...design import NA_ACTIONS, data_and_formula, design_of, subset_rows
 from ...cost import admit, shows
 from ...interop import as_pandas
@@ -263,15 +263,11 @@ def _saturated_steps(design, matrix, starts, statistic):
     shape = (design.n_tasks, design.n_agents * matrix.shape[1])
     at_bound, counts = np.zeros(shape), np.zeros(shape)
     for s in range(matrix.shape[1]):
-        y, logged = matrix[:, s], ~np.isnan(matrix[:, s])
-        top, bottom = np.full(design.n_tasks, -np.inf), np.full(design.n_tasks, np.inf)
-        np.fmax.at(top, task[logged], y[logged])
-        np.fmin.at(bottom, task[logged], y[logged])
-        n_top, n_bottom, n = (np.zeros((design.n_tasks, design.n_agents)) for _ in range(3))
-        np.add.at(n_top, (task, agent), logged & (y == top[task]))
-        np.add.at(n_bottom, (task, agent), logged & (y == bottom[task]))
-        np.add.at(n, (task, agent), logged)
-        at_bound[:, s::matrix.shape[1]], counts[:, s::matrix.shape[1]] = np.fmax(n_top, n_bottom), n
+        logged = ~np.isnan(matrix[:, s])
+        at_bound[:, s::matrix.shape[1]] = ties_at_bounds(task[logged], agent[logged], matrix[logged, s],
+                                                         design.n_tasks, design.n_agents)[0]
+        cells = np.bincount(task[logged] * design.n_agents + agent[logged], minlength=design.n_tasks * design.n_agents)
+        counts[:, s::matrix.shape[1]] = cells.reshape(design.n_tasks, design.n_agents)
     withheld = saturated_withheld(at_bound, counts, (statistic,))[:, 0]
     return withheld.reshape(design.n_agents, matrix.shape[1])
 
