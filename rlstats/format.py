@@ -134,7 +134,8 @@ def table_markdown(frame: pd.DataFrame, digits: int = 5) -> str:
 _LATEX_SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
                   "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}",
                   "<": r"$<$", ">": r"$>$", "\u00b1": r"$\pm$", "\u2020": r"$^\dagger$", "\u00d7": r"$\times$",
-                  "\u2212": "$-$", "\u2264": r"$\leq$", "\u2265": r"$\geq$", "<=": r"$\leq$", ">=": r"$\geq$"}
+                  "\u00b2": r"$^2$", "\u2212": "$-$", "\u2264": r"$\leq$", "\u2265": r"$\geq$", "<=": r"$\leq$",
+                  ">=": r"$\geq$"}
 _LATEX_TOKEN = re.compile(r"<=|>=|.", re.S)  # a character, or a two-character comparison written as one sign
 # Greek letters (agent names such as DrQ(ε)): pdflatex has no text glyph for them, LaTeX's math has one for each,
 # the capitals that look Latin being those letters

@@ -1032,6 +1032,22 @@ def test_profiles_match_direct_fractions():
     assert (runs.intervals[..., 0] <= runs.estimates + 1e-12).all()
 
 
+def test_profile_tables_and_report_read_as_text_and_latex():
+    """The table is named by what it holds (the caption read "Performance profiles ...: Performance profiles."),
+    and the Wilson band's effective runs T² / sum(1 / n_t) is set as math in LaTeX, not as a caret."""
+    df = rlstats.datasets.simulate(agents=2, tasks=3, seeds=3, rng=6)
+    runs = performance_profile(df, FORMULA, tau=[0.0, 1.0])
+    tasks = performance_profile(df, FORMULA, tau=[0.0, 1.0], kind="tasks")
+    assert list(runs._summary_tables()) == ["Fraction of runs above each threshold (mean over tasks)"]
+    assert list(tasks._summary_tables()) == ["Fraction of tasks whose mean score is above each threshold"]
+    caption = next(line for line in runs.to_latex().splitlines() if line.startswith(r"\caption"))
+    assert caption.startswith(r"\caption{Performance profiles with stratified Wilson bands: Fraction of runs above "
+                              "each threshold (mean over tasks). ")
+    assert "runs T² / sum(1 / n_t)" in runs.report("text")
+    latex = runs.report("latex")
+    assert r"runs T$^2$ / sum(1 / n\_t)" in latex and "textasciicircum" not in latex
+
+
 def test_profile_default_grid_and_task_bootstrap():
     df = rlstats.datasets.simulate(agents=2, tasks=4, seeds=3, rng=6)
     res = performance_profile(df, FORMULA, n_resamples=100, task_bootstrap=True, rng=0)

@@ -463,7 +463,9 @@ class PerformanceProfileResult(Result):
         table = self.tidy()
         table["conf_low_mc_se"] = self.interval_mc_se[:, :, 0].ravel()
         table["conf_high_mc_se"] = self.interval_mc_se[:, :, 1].ravel()
-        return {"Performance profiles": table}
+        heading = "Fraction of runs above each threshold (mean over tasks)" if self.kind == "runs" else \
+            "Fraction of tasks whose mean score is above each threshold"
+        return {heading: table}
 
     def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
         """One row per agent and threshold: agent, tau, estimate, conf_low, conf_high."""
@@ -491,7 +493,7 @@ class PerformanceProfileResult(Result):
                 f"{fmt.count(len(self.tasks), 'task')} ({_runs_phrase(self.counts)}); ")
         if self.interval == "wilson":
             return text + (f"pointwise {level} bands are stratified Wilson score intervals with continuity correction "
-                           f"(Yan and Su 2010; Newcombe 1998), at the effective number of runs T^2 / sum(1 / n_t) "
+                           f"(Yan and Su 2010; Newcombe 1998), at the effective number of runs T\u00b2 / sum(1 / n_t) "
                            f"(T tasks, n_t runs in task t), whose variance tasks that differ can only lower.")
         if self.interval == "t":
             return text + (f"the pointwise {level} band's lower end is the fraction of tasks whose Student t lower "
