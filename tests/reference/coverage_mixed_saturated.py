@@ -18,9 +18,30 @@ Candidates, each a Tukey family over all pairs (the pairs a rule withholds left 
     the model's intervals, with the pairs withheld where an agent is saturated (three quarters or more of its runs at
     a task's largest or smallest score, ``rlstats.bounds.bound_ties``) with fewer than K runs off that bound.
 
+``refit`` (:func:`measure_refit`)
+    ``withhold K`` with the pairs left from the model refitted to the agents not withheld (Tukey over those agents);
+``default`` (:func:`measure_default`)
+    what :func:`rlstats.mixed` gives since audit s11 (``refit`` at K = 12, ``bounds.SATURATED_FEWEST_OFF_CONTRAST``).
+
 Prints one line per design and candidate: coverage of the pairs given (a family holds when every given pair holds
 its truth; data sets with no pair given do not count), the share of pairs given, and the median half-width relative
-to the model's.
+to the model's. ``data_sets`` and its seeds are ``coverage_mixed.py``'s (seed 0), so the model's numbers on the other
+families are the ``mixed.contrast`` rows' data sets.
+
+Measured (audit s11, 100 data sets a design, agents spread 0 to 1 noise units apart unless said):
+
+- saturated, every pair given: model 0.63 (2 agents x 3 tasks x 3 runs), 0.64 (3 x 3 x 3), 0.84 (2 x 3 x 10), 0.83
+  (3 x 10 x 3), 0.90 (2 x 26 x 3), 0.87 (8 x 26 x 3), 0.95 (2 x 26 x 10), 0.89 (3 x 10 x 10); welch 0.64, 0.33, 0.78,
+  0.75, 0.91, 0.72, 0.95, 0.87; paired 0.65, 0.30, 0.86, 0.73, 0.89, 0.57, 0.95, 0.81. Agents equal (2 and 3 x 3 x
+  3): model 1.0, welch and paired 0.90-0.92.
+- saturated, withhold K, pairs left from the model / the refit: K = 6: 0.90 / 0.96 (8 x 26 x 3, 18% of pairs
+  given), 0.816 / 0.837 (3 x 10 x 10, 49 data sets with a pair given), 0.943 / 0.943 (2 x 26 x 10, 53); K = 8: 0.978
+  / 0.978 (8 x 26 x 3, 89), 0.85 / 0.85 (3 x 10 x 10, 20), 0.864 / 0.864 (2 x 26 x 10, 22); K = 12: 1.0 (13, 1 and
+  2 data sets at those designs), 0.930 / 0.930 (3 x 26 x 20, 62% of pairs given); K = 20: 0.929 (3 x 26 x 20).
+- default (``measure_default``): saturated, nothing given at 2-3 x 3-26 x 3-10 apart; 13/13 (8 x 26 x 3), 2/2 (2 x
+  26 x 10), 1/1 (3 x 10 x 10), 93/100 (3 x 26 x 20) families held; agents equal 7/7 (3 x 3 x 3). Capped: 0.931 (2 x
+  3 x 3, 58% of pairs given), 0.989 (3 x 3 x 3, 63%), 0.955 (2 x 3 x 10, 66%), 0.970 (3 x 10 x 3, 78%), and with
+  every pair given 0.94-0.99 at 26 tasks and 3 x 10 x 10, 3 x 26 x 20. Normal: 0.98-1, every pair given.
 """
 
 from __future__ import annotations

@@ -383,7 +383,7 @@ def _pairs_table(agents, first, second, estimate, variance, df, options):
     return table
 
 
-#: the columns of a pair withheld on saturated runs: its test and interval (the estimate, SE and df stay, as the model's)
+#: the columns of a pair withheld on saturated runs: its test and interval (the estimate, SE and df stay: the model's)
 _WITHHELD = ("statistic", "p_value", "p_adjusted", "conf_low", "conf_high")
 
 
