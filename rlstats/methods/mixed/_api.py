@@ -158,7 +158,8 @@ def mixed(data: Data, formula: FormulaLike | None = None, *, ddf: Ddf = "sattert
     their pairs (the saturated runs would shrink their residual variance: 0.90 against 0.96 at 8 agents x 26 tasks x
     3 runs); a note names the agents. Runs without ties at a bound are untouched, bit for bit; on simulated runs a
     third of a baseline's at a cap (72% of an agent one noise unit above it) 22-42% of the pairs were withheld at 3
-    tasks, the families given holding 0.93-0.99 (``tests/reference/coverage_mixed_saturated.py``). With one run per
+    tasks or 10 tasks x 3 runs (none at 26 tasks), the families given holding 0.93-0.99
+    (``tests/reference/coverage_mixed_saturated.py``). With one run per
     cell, a best score that no other run ties is not taken for a cap.
 
     References
