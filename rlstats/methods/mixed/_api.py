@@ -23,11 +23,11 @@ import pandas as pd
 
 from ... import calibration
 from ..._typing import Data, Ddf, EvalEnv, FormulaLike, MixedAdjust, NaAction, Normalizer, Seed
-from ...bounds import check_bounds, clip_columns
+from ...bounds import SATURATED_FEWEST_OFF_CONTRAST, SATURATED_SHARE, bound_ties, check_bounds, clip_columns
 from ...cost import admit, shows, timed_bar
 from ...design import design_of
 from ...errors import DesignError
-from ...format import count
+from ...format import count, listed
 from ...normalization import warn_raw_scales
 from ...options import check_choice, check_confidence_level, check_cost_options
 from ...resampling import check_rng
@@ -148,6 +148,20 @@ def mixed(data: Data, formula: FormulaLike | None = None, *, ddf: Ddf = "sattert
     Carlo standard errors, pooled or in one draw of the tasks' levels and spreads, a note quotes the lowest coverage
     measured there.
 
+    Runs at a score cap (audit s11): the model gives every agent one residual variance, which an agent whose runs
+    nearly all reach a cap does not have. On simulated runs with 85% of a baseline agent's runs at a cap and agents 0
+    to 1 noise units apart, the Tukey intervals covered 0.63-0.90 (2-8 agents, 3-26 tasks, 3-10 runs), and
+    per-agent or per-pair (Welch-type) variances with Satterthwaite df did no better (0.30-0.91). So an agent three
+    quarters or more of whose runs tie at a task's largest or smallest score (a bound two or more runs reach), with
+    fewer than 12 runs off it, has its pairs' t, p-values and intervals withheld (NaN, not significant; the estimate,
+    the model's SE and df stay), and the other agents' pairs come from the model fitted to them alone, adjusted over
+    their pairs (the saturated runs would shrink their residual variance: 0.90 against 0.96 at 8 agents x 26 tasks x
+    3 runs); a note names the agents. Runs without ties at a bound are untouched, bit for bit; on simulated runs a
+    third of a baseline's at a cap (72% of an agent one noise unit above it) 22-42% of the pairs were withheld at 3
+    tasks or 10 tasks x 3 runs (none at 26 tasks), the families given holding 0.93-0.99
+    (``tests/reference/coverage_mixed_saturated.py``). With one run per
+    cell, a best score that no other run ties is not taken for a cap.
+
     References
     ----------
     Bates, D., Maechler, M., Bolker, B. and Walker, S. (2015), J. Stat. Softw. 67(1) (lme4; the REML criterion).
@@ -249,6 +263,7 @@ def _run(design, options):
     means["conf_low"], means["conf_high"] = means["estimate"] - half, means["estimate"] + half
     means.insert(0, "agent", list(design.agents))
     pairs = _pairs_table(design.agents, first, second, pair_rows @ fitted.beta, pair_var, pair_df, options)
+    pairs, saturated = _saturated_pairs(design, pairs, terms, options)
     pairs.insert(2, "n_shared_tasks", graph.shared[first, second])
     notes += _indirect_notes(graph, pairs, options)
     u_task, u_cell = kernels.random_effects(m, fitted)
@@ -258,7 +273,8 @@ def _run(design, options):
     residuals = design.y[in_data_order] - fitted_values
     sds = fitted.theta * fitted.sigma
     singular = bool(np.any(fitted.theta < kernels.SINGULAR_TOL))
-    notes += _fit_notes(fitted, terms) + _coverage_notes(design, options) + _means_notes(design, options)
+    notes += _fit_notes(fitted, terms) + _saturated_notes(design, saturated, pairs) + \
+        _coverage_notes(design, options) + _means_notes(design, options)
     means = clip_columns(means, design.bounds, ("estimate", "conf_low", "conf_high"), "the agents' means", notes=notes)
     pairs = clip_columns(pairs, design.bounds, ("estimate", "conf_low", "conf_high"), "the pairwise differences",
                          "difference", notes)
@@ -368,6 +384,93 @@ def _pairs_table(agents, first, second, estimate, variance, df, options):
     table["conf_low"], table["conf_high"] = estimate - half, estimate + half
     table["significant"] = adjusted <= 1 - options.confidence_level
     return table
+
+
+#: the columns of a pair withheld on saturated runs: its test and interval (the estimate, SE and df stay: the model's)
+_WITHHELD = ("statistic", "p_value", "p_adjusted", "conf_low", "conf_high")
+
+
+def saturated_agents(design):
+    """(n_agents,) bool: the agents whose runs mostly sit at a score cap with too few off it for the model's contrasts
+    (audit s11): three quarters or more of their runs tie at a task's largest or smallest score (a bound reached by
+    two or more runs), and fewer than ``bounds.SATURATED_FEWEST_OFF_CONTRAST`` are off it (``rlstats.bootstrap``'s
+    rule, ``rlstats.bounds.saturated_withheld``, with the count measured for these contrasts)."""
+    at_bound = bound_ties(design, tied_only=True)[0].sum(axis=0)
+    runs = design.counts.sum(axis=0)
+    return (at_bound >= SATURATED_SHARE * runs) & (runs - at_bound < SATURATED_FEWEST_OFF_CONTRAST)
+
+
+def _saturated_pairs(design, pairs, terms, options):
+    """The pairs table with the pairs of a saturated agent (:func:`saturated_agents`) withheld and the others' tests
+    and intervals from the model refitted to the agents not saturated (adjusted over those agents' pairs), and the
+    saturated agents' codes; the table unchanged when none is (audit s11).
+
+    Why: the model gives every agent one residual variance, and an agent whose runs nearly all sit at the cap has
+    almost none, so its pairs' intervals were too narrow (simulated coverage 0.63-0.90), and the pooled variance
+    shrank the other pairs' too (0.90 at 8 agents x 26 tasks x 3 runs); per-agent and per-pair variances missed as
+    well (0.30-0.91), since runs nearly all at the cap show no spread to read.
+    """
+    saturated = saturated_agents(design)
+    if not saturated.any():
+        return pairs, saturated
+    out = pairs.copy()
+    out.loc[:, list(_WITHHELD)] = np.nan
+    out["significant"] = False
+    left = [a for a, s in zip(design.agents, saturated) if not s]
+    refit = None
+    if len(left) >= 2:
+        sub = design.select_agents(left)
+        # tasks where two of them ran, as the design keeps tasks where two agents ran
+        sub = sub.select_tasks([t for t, n in zip(sub.tasks, (sub.counts > 0).sum(axis=1)) if n >= 2])
+        refit = _refit_pairs(sub, terms, options)
+    if refit is not None:
+        where = {(a, b): i for i, (a, b) in enumerate(zip(out["agent_1"], out["agent_2"]))}
+        rows = [where[a, b] for a, b in zip(refit["agent_1"], refit["agent_2"])]
+        columns = ["std_error", "df", *_WITHHELD, "significant"]
+        for column in columns:
+            values = out[column].to_numpy(copy=True)
+            values[rows] = refit[column].to_numpy()
+            out[column] = values
+    return out, saturated
+
+
+def _refit_pairs(sub, terms, options):
+    """The pairs table of the model fitted to the agents of ``sub`` alone (None where it cannot be: they fall into
+    groups that never share a task, their runs are flat, or fewer than two tasks are left)."""
+    if not sub.graph.connected:  # a contrast across groups would rest on the random intercepts alone
+        return None
+    low, high = np.full(sub.n_agents, np.inf), np.full(sub.n_agents, -np.inf)
+    np.minimum.at(low, sub.agent, sub.y)
+    np.maximum.at(high, sub.agent, sub.y)
+    if sub.n_tasks < 2 or np.all(low == high):
+        return None
+    m = kernels.model(sub.y, sub.agent, sub.task, sub.n_agents, sub.n_tasks, len(terms) == 2)
+    fitted = kernels.fit(m)
+    _, pair_rows, first, second = kernels.agent_contrasts(sub.n_agents)
+    _, t_test, _ = _DF_METHODS[options.ddf](m, fitted, kernels.agent_hypothesis(m))
+    variance, df = t_test(pair_rows)
+    return _pairs_table(sub.agents, first, second, pair_rows @ fitted.beta, variance, df, options)
+
+
+def _saturated_notes(design, saturated, pairs):
+    """The note of the pairs withheld on saturated runs and of the refit that gave the others (audit s11)."""
+    if not saturated.any():
+        return []
+    names = [a for a, s in zip(design.agents, saturated) if s]
+    given = int(np.isfinite(pairs["conf_low"].to_numpy(dtype=float)).sum())
+    others = int((~saturated).sum())
+    rest = (f"; the tests and intervals of the other {count(given, 'pair')} come from the model fitted to the other "
+            "agents alone (adjusted over their pairs), whose residual variance the saturated runs would shrink"
+            if given else
+            "; the other agents' pairs are withheld too: the model of those agents alone could not be fitted (they "
+            "share no task, fewer than 2 tasks, or their runs do not vary)" if others >= 2 else "")
+    return [f"pairwise tests and intervals withheld for every pair of {listed(names, 8)}: three quarters or more of "
+            "the agent's runs sit at a task's largest or smallest score (a cap often reached) and fewer than "
+            f"{SATURATED_FEWEST_OFF_CONTRAST} are off it, so the model's one residual variance does not describe "
+            "them: on simulated runs with 85% of a baseline's at a cap and agents apart, its 95% Tukey intervals "
+            "covered 0.63-0.90 (2-8 agents, 3-26 tasks, 3-10 runs), per-agent or per-pair variances did no better "
+            "(0.30-0.91), and pairs given from 6 or 8 runs off the cap still missed (0.84-0.85); the estimates stay in "
+            "tidy(); compare how often each agent reaches the cap (a test of two proportions), or add runs" + rest]
 
 
 def _indirect_notes(graph, pairs, options):

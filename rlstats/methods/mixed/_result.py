@@ -69,7 +69,10 @@ class MixedResult(Result):
         Every pair i < j in the agents' order, estimate = mean of agent_1 minus mean of agent_2: n_shared_tasks
         (tasks where both ran; 0 marks an indirect contrast, resting on the model rather than on a common task), std_error,
         df, statistic (t), p_value (unadjusted), p_adjusted, adjustment, conf_low and conf_high (simultaneous:
-        Tukey's, or Bonferroni's with Holm), significant (p_adjusted at most 1 - confidence_level).
+        Tukey's, or Bonferroni's with Holm), significant (p_adjusted at most 1 - confidence_level). The pairs of an
+        agent whose runs mostly sit at a score cap have NaN for statistic, p-values and interval, and the others'
+        std_error, df, tests and intervals come from the model fitted without such agents (audit s11; see
+        :func:`rlstats.mixed`).
     task_effects : ndarray
         Predicted random task intercepts (conditional modes, lme4's ``ranef``), in ``tasks`` order.
     cell_effects : ndarray or None
@@ -234,4 +237,8 @@ class MixedResult(Result):
                                  for a, b, far in zip(sig["agent_1"], sig["agent_2"], indirect)) + ".")
         else:
             text += f" No pair differs with {adjust} at level {fmt.signif(1 - self.confidence_level, 3)}."
+        withheld = self.comparisons[self.comparisons["p_adjusted"].isna()]
+        if len(withheld):  # audit s11: the pairs of agents whose runs sit at a cap (see the notes)
+            text += (" Tests withheld (runs at a score cap, see the notes): "
+                     + "; ".join(f"{a} vs {b}" for a, b in zip(withheld["agent_1"], withheld["agent_2"])) + ".")
         return text

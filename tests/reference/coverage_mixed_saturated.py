@@ -1,0 +1,212 @@
+"""Candidates for mixed()'s pairwise contrasts on saturated runs (audit s11), measured on the grid's ``saturated``
+family (``designs.py``: 85% of a baseline agent's runs at a cap) and, to show what else a rule would touch, on the
+other families.
+
+    PYTHONPATH=. OPENBLAS_NUM_THREADS=1 python tests/reference/coverage_mixed_saturated.py [n_sim per draw]
+
+Candidates, each a Tukey family over all pairs (the pairs a rule withholds left out of the family's event):
+
+``model``
+    the default: the model's variance and Satterthwaite df (one residual variance for every agent);
+``welch``
+    per-agent residual variances: the pair's variance ``2 sigma_ta^2 / T + (s_i^2 + s_j^2) / (n T)`` with ``s_a^2``
+    the agent's own within-cell variance (its runs about their cell means) and ``sigma_ta`` the model's task x agent
+    SD, Welch-Satterthwaite df (``T (n - 1)`` for each agent's variance, the model's df for the interaction part);
+``paired``
+    per pair, the differences of the two agents' cell means over tasks: variance ``var_t(d_t) / T``, df ``T - 1``;
+``withhold K``
+    the model's intervals, with the pairs withheld where an agent is saturated (three quarters or more of its runs at
+    a task's largest or smallest score, ``rlstats.bounds.bound_ties``) with fewer than K runs off that bound.
+
+``refit`` (:func:`measure_refit`)
+    ``withhold K`` with the pairs left from the model refitted to the agents not withheld (Tukey over those agents);
+``default`` (:func:`measure_default`)
+    what :func:`rlstats.mixed` gives since audit s11 (``refit`` at K = 12, ``bounds.SATURATED_FEWEST_OFF_CONTRAST``).
+
+Prints one line per design and candidate: coverage of the pairs given (a family holds when every given pair holds
+its truth; data sets with no pair given do not count), the share of pairs given, and the median half-width relative
+to the model's. ``data_sets`` and its seeds are ``coverage_mixed.py``'s (seed 0), so the model's numbers on the other
+families are the ``mixed.contrast`` rows' data sets.
+
+Measured (audit s11, 100 data sets a design, agents spread 0 to 1 noise units apart unless said):
+
+- saturated, every pair given: model 0.63 (2 agents x 3 tasks x 3 runs), 0.64 (3 x 3 x 3), 0.84 (2 x 3 x 10), 0.83
+  (3 x 10 x 3), 0.90 (2 x 26 x 3), 0.87 (8 x 26 x 3), 0.95 (2 x 26 x 10), 0.89 (3 x 10 x 10); welch 0.64, 0.33, 0.78,
+  0.75, 0.91, 0.72, 0.95, 0.87; paired 0.65, 0.30, 0.86, 0.73, 0.89, 0.57, 0.95, 0.81. Agents equal (2 and 3 x 3 x
+  3): model 1.0, welch and paired 0.90-0.92.
+- saturated, withhold K, pairs left from the model / the refit: K = 6: 0.90 / 0.96 (8 x 26 x 3, 18% of pairs
+  given), 0.816 / 0.837 (3 x 10 x 10, 49 data sets with a pair given), 0.943 / 0.943 (2 x 26 x 10, 53); K = 8: 0.978
+  / 0.978 (8 x 26 x 3, 89), 0.85 / 0.85 (3 x 10 x 10, 20), 0.864 / 0.864 (2 x 26 x 10, 22); K = 12: 1.0 (13, 1 and
+  2 data sets at those designs), 0.930 / 0.930 (3 x 26 x 20, 62% of pairs given); K = 20: 0.929 (3 x 26 x 20).
+- default (``measure_default``): saturated, nothing given at 2-3 x 3-26 x 3-10 apart; 13/13 (8 x 26 x 3), 2/2 (2 x
+  26 x 10), 1/1 (3 x 10 x 10), 93/100 (3 x 26 x 20) families held; agents equal 7/7 (3 x 3 x 3). Capped: 0.931 (2 x
+  3 x 3, 58% of pairs given), 0.989 (3 x 3 x 3, 63%), 0.955 (2 x 3 x 10, 66%), 0.970 (3 x 10 x 3, 78%), and with
+  every pair given 0.94-0.99 at 26 tasks and 3 x 10 x 10, 3 x 26 x 20. Normal 0.94-1 and skewed 0.95-1,
+  every pair given (unchanged).
+"""
+
+from __future__ import annotations
+
+import pathlib
+import runpy
+import sys
+
+import numpy as np
+
+HERE = pathlib.Path(__file__).resolve().parent
+MIXED = runpy.run_path(str(HERE / "coverage_mixed.py"))
+MIXED["data_sets"].__globals__["DISTRIBUTIONS"] = MIXED["DISTRIBUTIONS"] + ("saturated",)
+LEVEL = 0.95
+THRESHOLDS = (0, 3, 6, 8, 12, 20)
+
+
+def per_data_set(design, y, agents, tasks, runs):
+    """{candidate: (estimates, variances, df)} and each agent's (share at a bound, runs off it)."""
+    from rlstats.bounds import ties_at_bounds
+    from rlstats.methods.mixed import _kernels as kernels
+
+    _, pair_rows, first, second = kernels.agent_contrasts(agents)
+    m, fit = MIXED["fitted"](design, y)
+    est, var, df = MIXED["pairs"](design, y, ("satterthwaite",))["satterthwaite"]
+    out = {"model": (est, var, df)}
+    cube = y.reshape(tasks, agents, runs)
+    within = ((cube - cube.mean(axis=2, keepdims=True)) ** 2).sum(axis=(0, 2)) / (tasks * (runs - 1))
+    sd_ta = fit.theta[-1] * fit.sigma if fit.theta.size > 1 else 0.0
+    part_ta = 2 * sd_ta ** 2 / tasks
+    parts_i, parts_j = within[first] / (runs * tasks), within[second] / (runs * tasks)
+    v = part_ta + parts_i + parts_j
+    df_ta = (tasks - 1) * (agents - 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        dfw = v ** 2 / (part_ta ** 2 / df_ta + (parts_i ** 2 + parts_j ** 2) / (tasks * (runs - 1)))
+    out["welch"] = (est, v, dfw)
+    means = cube.mean(axis=2)  # (tasks, agents)
+    d = means[:, first] - means[:, second]
+    out["paired"] = (d.mean(axis=0), d.var(axis=0, ddof=1) / tasks, np.full(first.size, tasks - 1.0))
+    at_bound, _ = ties_at_bounds(design.task, design.agent, y, tasks, agents)
+    total = design.counts.sum(axis=0)
+    bound = at_bound.sum(axis=0)
+    return out, bound / total, total - bound, first, second
+
+
+def tukey_ok(est, var, df, truth, agents, keep):
+    from rlstats.methods.mixed import _kernels as kernels
+
+    if not keep.any():
+        return None
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = (est - truth) / np.sqrt(var)
+    t, df = t[keep], df[keep]
+    if not np.all(np.isfinite(t)):
+        return False
+    return bool(np.all(kernels.tukey_pvalues(t, np.maximum(df, 1e-3), agents) > 1 - LEVEL))
+
+
+def measure(agents, tasks, runs, distribution, configuration, n_sim, seed=0):
+    from rlstats.methods.mixed import _kernels as kernels
+
+    design = MIXED["template"](agents, tasks, runs)
+    # the template's rows are sorted as the design's (task, agent, run), which simulate() fills
+    results = {}
+    widths = {}
+    given = {}
+    for truth, ys in MIXED["data_sets"](agents, tasks, runs, distribution, configuration, n_sim, seed):
+        for y in ys:
+            out, share, off, first, second = per_data_set(design, y, agents, tasks, runs)
+            saturated = share >= 0.75
+            q = None
+            for name in ("model", "welch", "paired"):
+                est, var, df = out[name]
+                ok = tukey_ok(est, var, df, truth, agents, np.ones(first.size, bool))
+                results.setdefault(name, []).append(ok)
+                half = kernels.tukey_quantiles(LEVEL, np.maximum(df, 1e-3), agents) * np.sqrt(var)
+                if name == "model":
+                    q = half
+                widths.setdefault(name, []).append(np.median(half / q))
+            for k in THRESHOLDS[1:]:
+                bad = saturated & (off < k)
+                keep = ~(bad[first] | bad[second])
+                for name in ("model", "welch"):
+                    key = f"{name} withhold {k}"
+                    results.setdefault(key, []).append(tukey_ok(*out[name], truth, agents, keep))
+                    given.setdefault(key, []).append(keep.mean())
+    lines = []
+    for key, oks in results.items():
+        counted = [o for o in oks if o is not None]
+        cov = np.mean(counted) if counted else float("nan")
+        share = np.mean(given.get(key, [1.0]))
+        width = np.nanmedian(widths[key]) if key in widths else float("nan")
+        lines.append(f"{agents}x{tasks}x{runs} {distribution:9s} {configuration:14s} {key:18s} coverage {cov:.3f} "
+                     f"({len(counted)} sets) pairs given {share:.2f} width/model {width:.2f}")
+    return lines
+
+
+GRID = [(2, 3, 3), (3, 3, 3), (2, 3, 10), (3, 10, 3), (2, 26, 3), (8, 26, 3), (2, 26, 10), (3, 10, 10)]
+
+if __name__ == "__main__":
+    n_sim = int(sys.argv[1]) if len(sys.argv) > 1 else 25
+    which = sys.argv[2].split(",") if len(sys.argv) > 2 else ["saturated"]
+    configurations = sys.argv[3].split(",") if len(sys.argv) > 3 else ["spread 0 to 1", "all_equal"]
+    for distribution in which:
+        for configuration in configurations:
+            for point in GRID:
+                for line in measure(*point, distribution, configuration, n_sim):
+                    print(line, flush=True)
+
+
+def measure_refit(agents, tasks, runs, distribution, configuration, n_sim, fewest=6, seed=0):
+    """Candidate ``refit``: the pairs with a flagged agent withheld (saturated, fewer than ``fewest`` runs off the
+    bound) and the others from the model refitted to the agents not flagged (Tukey over those agents), against the
+    model's intervals of the same pairs from the fit of every agent. (coverage refit, coverage model, sets, share)"""
+    from rlstats.methods.mixed import _kernels as kernels
+
+    design = MIXED["template"](agents, tasks, runs)
+    _, _, first, second = kernels.agent_contrasts(agents)
+    refit_ok, model_ok, given = [], [], []
+    for truth, ys in MIXED["data_sets"](agents, tasks, runs, distribution, configuration, n_sim, seed):
+        for y in ys:
+            out, share, off, _, _ = per_data_set(design, y, agents, tasks, runs)
+            flagged = (share >= 0.75) & (off < fewest)
+            keep = ~(flagged[first] | flagged[second])
+            given.append(keep.mean())
+            if not keep.any():
+                continue
+            model_ok.append(tukey_ok(*out["model"], truth, agents, keep))
+            if not flagged.any():
+                refit_ok.append(model_ok[-1])
+                continue
+            left = np.flatnonzero(~flagged)
+            sub = MIXED["template"](left.size, tasks, runs)
+            ysub = y.reshape(tasks, agents, runs)[:, left, :].ravel()
+            est, var, df = MIXED["pairs"](sub, ysub, ("satterthwaite",))["satterthwaite"]
+            refit_ok.append(tukey_ok(est, var, df, truth[keep], left.size, np.ones(est.size, bool)))
+    return (float(np.mean(refit_ok)) if refit_ok else np.nan, float(np.mean(model_ok)) if model_ok else np.nan,
+            len(refit_ok), float(np.mean(given)))
+
+
+def measure_default(agents, tasks, runs, distribution, configuration, n_sim, seed=0):
+    """``rlstats.mixed``'s default pairs as given (audit s11's rule): (families that held every true difference of
+    the pairs given, families with a pair given, data sets, share of pairs given)."""
+    import warnings
+
+    import pandas as pd
+
+    import rlstats
+
+    task, agent, run = np.meshgrid(np.arange(tasks), np.arange(agents), np.arange(runs), indexing="ij")
+    frame = pd.DataFrame({"task": [f"t{t:02d}" for t in task.ravel()], "agent": [f"a{a}" for a in agent.ravel()],
+                          "seed": run.ravel()})
+    held = given = total = 0
+    shares = []
+    for truth, ys in MIXED["data_sets"](agents, tasks, runs, distribution, configuration, n_sim, seed):
+        for y in ys:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                pairs = rlstats.mixed(frame.assign(score=y), "score ~ agent | task/seed").tidy()
+            low, high = pairs["conf_low"].to_numpy(), pairs["conf_high"].to_numpy()
+            shown = np.isfinite(low)
+            total += 1
+            shares.append(shown.mean())
+            if shown.any():
+                given += 1
+                held += bool(np.all((low[shown] <= truth[shown]) & (truth[shown] <= high[shown])))
+    return held, given, total, float(np.mean(shares))
