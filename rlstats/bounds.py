@@ -262,7 +262,9 @@ def bound_ties(design: Any, agents: Sequence[int] | None = None,
 def ties_at_bounds(task: np.ndarray, agent: np.ndarray, y: np.ndarray, n_tasks: int,
                    n_agents: int, tied_only: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """:func:`bound_ties` of the runs given as arrays (task and agent codes, finite scores): curves() reads it step
-    by step, on the runs logged at each step."""
+    by step, on the runs logged at each step. ``tied_only``: a run at a bound counts only where two or more of the
+    task's runs (any agent's) sit there (a tie, not the one run that is a continuous score's largest; curves() reads
+    the counts alone)."""
     top, bottom = np.full(n_tasks, -np.inf), np.full(n_tasks, np.inf)
     np.maximum.at(top, task, y)
     np.minimum.at(bottom, task, y)

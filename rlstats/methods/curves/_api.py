@@ -44,6 +44,14 @@ CALIBRATION_LEVEL = 0.95
 #: ``bands=``: the bootstrap-t bands (default since issue 40), and the bands before it (t-expanded percentile
 #: pointwise, sup-t with a t quantile simultaneous), kept bit for bit
 BAND_METHODS = ("studentized", "expanded")
+#: audit s11: the share of an agent's runs at a step tied at their task's largest or smallest score (two or more of
+#: the task's runs there: ``rlstats.bounds.ties_at_bounds(tied_only=True)``) from which the median's bands are withheld.
+#: On the grid's saturated curves (tests/reference/coverage_curves_bands.py, the cap reached by 17% to 85% of the
+#: runs over training) the median's pointwise band covered 0.87-0.90 at 5 tasks x 3-10 runs (0.93-0.94 at 26 tasks)
+#: of the steps the three-quarters rule kept, and every share threshold from 0.35 up still missed at 5 tasks x 5 runs
+#: (0.93 at 0.35, 0.92 at 0.4-0.6), as did a percentile, basic or bias-corrected band (0.56-0.73 at 3 runs); below
+#: 0.3 it covered 0.94-0.97 at 5 tasks x 3-10 runs and 26 tasks x 3-5 runs (240 bands each)
+MEDIAN_TIED_SHARE = 0.3
 #: fewest runs per agent and task with studentised bands (at 2, half of a task's resamples repeat one run)
 MIN_STUDENTIZED_RUNS = 3
 
@@ -258,26 +266,37 @@ def _saturated_steps(design, matrix, starts, statistic):
     """(agents, steps) where the studentised bands of a built-in ``statistic`` are withheld for saturated runs
     (audit s10; the rule of ``rlstats.bootstrap``'s intervals, ``rlstats.bounds.saturated_withheld``): at the step,
     three quarters or more of the agent's runs logged there tie at their task's largest or smallest score (a cap) and
-    too few are off it."""
+    too few are off it; for the median, also where ``MEDIAN_TIED_SHARE`` or more of them tie there (audit s11)."""
     task, agent = design.task[starts], design.agent[starts]
     shape = (design.n_tasks, design.n_agents * matrix.shape[1])
-    at_bound, counts = np.zeros(shape), np.zeros(shape)
+    at_bound, tied, counts = np.zeros(shape), np.zeros(shape), np.zeros(shape)
     for s in range(matrix.shape[1]):
         logged = ~np.isnan(matrix[:, s])
-        at_bound[:, s::matrix.shape[1]] = ties_at_bounds(task[logged], agent[logged], matrix[logged, s],
-                                                         design.n_tasks, design.n_agents)[0]
+        runs_there = (task[logged], agent[logged], matrix[logged, s], design.n_tasks, design.n_agents)
+        at_bound[:, s::matrix.shape[1]] = ties_at_bounds(*runs_there)[0]
+        if statistic == "median":
+            tied[:, s::matrix.shape[1]] = ties_at_bounds(*runs_there, tied_only=True)[0]
         cells = np.bincount(task[logged] * design.n_agents + agent[logged], minlength=design.n_tasks * design.n_agents)
         counts[:, s::matrix.shape[1]] = cells.reshape(design.n_tasks, design.n_agents)
     withheld = saturated_withheld(at_bound, counts, (statistic,))[:, 0]
+    if statistic == "median":
+        withheld |= tied.sum(axis=0) >= MEDIAN_TIED_SHARE * counts.sum(axis=0)
     return withheld.reshape(design.n_agents, matrix.shape[1])
 
 
-def _saturated_note(saturated, agents, grid):
+def _saturated_note(saturated, agents, grid, statistic):
     """The note of the steps whose studentised bands are withheld for saturated runs (None where none is)."""
     if not saturated.any():
         return None
     where = "; ".join(f"{agent} at {count(int(saturated[a].sum()), 'step')} ({_step_span(grid[saturated[a]])})"
                       for a, agent in enumerate(agents) if saturated[a].any())
+    if statistic == "median":
+        return (f"bands of the curves are withheld for {where}: there {MEDIAN_TIED_SHARE:g} or more of the agent's "
+                "runs tie at a task's largest or smallest score (a cap reached), where the median of task means moves "
+                "in jumps its resamples do not see: on simulated curves with a cap reached by 17% to 85% of the runs, "
+                "the median's pointwise bands covered 0.87-0.90 at 5 tasks x 3-10 runs given wherever fewer than "
+                "three quarters of the runs sat at the cap, and 0.94-0.97 with such steps withheld; report the share "
+                "of runs at the cap at those steps, or the curves of the mean or IQM")
     return (f"bands of the curves are withheld for {where}: there three quarters or more of the agent's runs sit at a "
             "task's largest or smallest score (a cap often reached) and too few are off it to read their spread "
             "(bootstrap()'s rule for its intervals): on simulated curves whose last steps have 85% of the runs at a "
@@ -368,10 +387,17 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     runs, or tasks). So is it at the steps where an agent's runs mostly sit at a cap, by
     ``bootstrap()``'s rule for its intervals (three quarters or more of the runs logged there at
     their task's largest or smallest score, too few off it): there the simultaneous bands covered
-    0.81-0.88 at 5 tasks of 3-10 runs, and those of the steps given 0.94-1.0 once withheld; the
-    median's pointwise band still read 0.88-0.91 at 5 tasks. A statistic function has no
-    standard error of its own and keeps
-    the expanded bands.
+    0.81-0.88 at 5 tasks of 3-10 runs, and those of the steps given 0.94-1.0 once withheld. The
+    median's bands are withheld too where 0.3 or more of the agent's runs at the step tie at their
+    task's largest or smallest score (two or more of the task's runs there; ``MEDIAN_TIED_SHARE``):
+    the median of task means moves in jumps that the resamples of mostly tied runs do not see: on
+    simulated curves whose cap is reached by 17% to 85% of the runs, its pointwise band covered
+    0.87-0.90 of the steps the three-quarters rule kept at 5 tasks of 3-10 runs (every threshold
+    from 0.35 up still missed at 5 runs; percentile, basic and bias-corrected bands did worse),
+    and 0.94-0.97 at 5 and 26 tasks once withheld. Continuous scores have no ties and keep
+    every band; on the ``capped`` curves (a third of the runs at the cap at the last step) the
+    median's bands are withheld at 10-25% of the steps, the others covering 0.96-0.98 (0.95-0.97
+    before). A statistic function has no standard error of its own and keeps the expanded bands.
 
     ``bands="expanded"`` gives the bands of earlier versions bit for bit: the percentile band, and
     the sup-t band (estimate plus or minus the level-quantile of the largest bootstrap-studentised
@@ -594,7 +620,7 @@ def _run_curves(design, step, steps, options, rng, shown, source=None):
     if options.bands == "studentized" and not callable(options.statistic):  # audit s10: runs mostly at a cap
         saturated = _saturated_steps(design, matrix, starts, options.statistic) & ~short
         short = short | saturated
-        notes += [n for n in [_saturated_note(saturated, design.agents, grid)] if n]
+        notes += [n for n in [_saturated_note(saturated, design.agents, grid, options.statistic)] if n]
     notes.append(f"bootstrap deviations widened by sqrt(n/(n - 1)) with n = {fewest.min()} runs per task"
                  + ("" if (fewest == fewest[0]).all() else " (each agent's fewest)")
                  + ", because resampling n runs sees only (n - 1)/n of their variance (Hesterberg, 2015)")
