@@ -1,0 +1,144 @@
+"""Audit s11, equivalence on saturated runs: the two claims audit s10 quoted rather than fixed.
+
+Audited: ``rlstats.equivalence(across="paired_t")`` and the aggregate's bootstrap-t (IQM) where half or more of an
+agent's runs on a task sit at the pair's largest or smallest score (a cap often reached: the calibration grid's
+``saturated`` family, 85% of a baseline's runs at the cap), and what ``rlstats.bayes`` prints of its credible
+intervals there. The project's rule: a claim that misses its level is replaced, not only quoted; where no procedure
+measured holds, it is withheld with a note.
+"""
+
+import dataclasses
+import pathlib
+import runpy
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rlstats
+from rlstats.design import design_of
+
+REFERENCE = pathlib.Path(__file__).parent / "reference"
+SIZE = runpy.run_path(str(REFERENCE / "size_equivalence.py"))
+DESIGNS = runpy.run_path(str(REFERENCE / "designs.py"))
+#: the one-sided 95% Wilson bound's z (the upper end of the two-sided 90% interval)
+Z = 1.6448536269514722
+
+
+def _long(scores):
+    """Long frame of scores (tasks, 2, runs): agents A and B, tasks t0, t1, ..."""
+    tasks, agents, runs = scores.shape
+    t, a, r = np.meshgrid(np.arange(tasks), np.arange(agents), np.arange(runs), indexing="ij")
+    return pd.DataFrame({"task": [f"t{i}" for i in t.ravel()], "agent": np.array(["A", "B"])[a.ravel()],
+                         "seed": r.ravel(), "score": scores.ravel()})
+
+
+def _wilson_upper(off, n):
+    """The one-sided 95% Wilson upper bound of a share off / n, written out (not the package's helper)."""
+    p = off / n
+    return (p + Z ** 2 / (2 * n) + Z * np.sqrt(p * (1 - p) / n + Z ** 2 / (4 * n ** 2))) / (1 + Z ** 2 / n)
+
+
+#: three tasks of 4 runs: on t0, 3 of A's runs tie at the pair's top score 1.0 (A's runs there are saturated)
+A_RUNS = np.array([[1.0, 1.0, 1.0, 0.98], [0.4775, 0.6075, 0.3675, 0.6575], [0.2725, 0.4225, 0.1725, 0.5725]])
+B_RUNS = np.array([[0.9, 0.95, 1.0, 0.85], [0.4, 0.52, 0.33, 0.61], [0.25, 0.3, 0.12, 0.45]])
+
+
+def _closed_form(a_runs, b_runs):
+    """(plain paired-t SE, within-task floor SE) of the example, from the definitions: the plain SE is sd(d) /
+    sqrt(T); the floor's is sqrt(sum_t (s_At^2 + s_Bt^2) / n) / T with A's t0 variance at least p (1 - p) d^2, p the
+    Wilson bound of 1 run off the top in 4 (0.644, so 1/2), d the mean distance of the pair's t0 runs off 1.0."""
+    d = a_runs.mean(axis=1) - b_runs.mean(axis=1)
+    plain = d.std(ddof=1) / np.sqrt(d.size)
+    off_top = np.array([0.02, 0.1, 0.05, 0.15])  # A's 0.98; B's 0.9, 0.95, 0.85 (B's 1.0 is at the top)
+    p = min(_wilson_upper(1, 4), 0.5)
+    floor = p * (1 - p) * off_top.mean() ** 2
+    var_a, var_b = a_runs.var(axis=1, ddof=1), b_runs.var(axis=1, ddof=1)
+    var_a[0] = max(var_a[0], floor)
+    return plain, np.sqrt(np.sum((var_a + var_b) / 4)) / d.size
+
+
+@pytest.mark.xfail(strict=True, reason="paired t reads only the spread of the task differences (0.0051 here)")
+def test_paired_t_standard_error_is_bounded_by_the_runs_at_a_cap():
+    """On 3 tasks whose differences of means are alike (0.07, 0.0625, 0.08) the paired t's standard error was
+    0.0051, a tenth of the runs' own sampling noise (0.049), and with margin=0.1 it declared A and B equivalent,
+    though on t0 A's runs sit at the cap (3 of 4; the per-task test there is withheld). Now, where a cell is
+    saturated, the paired t's standard error is at least the across-tasks test's, whose variance bounds those cells'
+    run variance: max(0.0051, 0.0493) on T - 1 df."""
+    plain, floor = _closed_form(A_RUNS, B_RUNS)
+    assert plain == pytest.approx(0.005069, abs=1e-6) and floor == pytest.approx(0.049336, abs=1e-6)
+    res = rlstats.equivalence(_long(np.stack([A_RUNS, B_RUNS], axis=1)), "score ~ agent | task", margin=0.1,
+                              aggregate=None, across="paired_t")
+    across = res.tidy().query("scope == 'across tasks'").iloc[0]
+    assert across["method"] == "paired t over tasks (capped runs' variance bounded)"
+    assert across["std_error"] == pytest.approx(max(plain, floor), rel=1e-12) and across["df"] == 2
+    assert across["shown"] is False or across["shown"] == False  # noqa: E712 (a numpy bool from the frame)
+    assert any(n.startswith("the across-tasks test of A vs B bounds") and "paired t" in n for n in res.notes)
+
+
+@pytest.mark.xfail(strict=True, reason="paired t reads only the spread of the task differences")
+def test_paired_t_adds_the_bound_where_a_task_always_sits_at_the_cap():
+    """A fourth task where every run of both agents is 1.0 (a cap always reached) contributes a difference of
+    exactly 0 and nothing to the bound: the largest of the two read then missed alpha (0.098 at 5 tasks x 3 runs),
+    so there the paired t's variance is the sum of the two, sd(d)^2 / T + the bound's."""
+    a_runs, b_runs = np.vstack([A_RUNS, np.ones((1, 4))]), np.vstack([B_RUNS, np.ones((1, 4))])
+    d = a_runs.mean(axis=1) - b_runs.mean(axis=1)
+    plain = d.std(ddof=1) / 2
+    _, floor3 = _closed_form(A_RUNS, B_RUNS)
+    floor = floor3 * 3 / 4  # the same sum of variances over T = 4 tasks
+    res = rlstats.equivalence(_long(np.stack([a_runs, b_runs], axis=1)), "score ~ agent | task", margin=0.1,
+                              aggregate=None, across="paired_t")
+    across = res.tidy().query("scope == 'across tasks'").iloc[0]
+    assert across["std_error"] == pytest.approx(np.hypot(plain, floor), rel=1e-12) and across["df"] == 3
+
+
+def _public_size(tasks, runs, per_draw, seed, alternative="noninferior", sign=-1.0):
+    """The share of data sets of the saturated family (4 design draws) in which rlstats.equivalence(across=
+    'paired_t') declared its alternative at the margin, called as a user calls it."""
+    shown = []
+    # one Design refilled with each data set's scores (task, then agent, then run, as _long orders them)
+    design = design_of(_long(np.zeros((tasks, 2, runs))), "score ~ agent | task")
+    for draw in range(4):
+        offset, scale = DESIGNS["design_draw"](draw, tasks)
+        rng = np.random.default_rng([seed, draw])
+        margin = abs(SIZE["truths"]("saturated", sign, offset, scale)["mean"])
+        y = SIZE["simulate"]("saturated", sign, offset, scale, runs, per_draw, rng)
+        for scores in y:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # raw scales of the design draws: on purpose
+                res = rlstats.equivalence(dataclasses.replace(design, y=scores.ravel()), margin=margin, aggregate=None,
+                                          across="paired_t", alternative=alternative)
+            shown.append(res.tidy().query("scope == 'across tasks'")["shown"].iloc[0] is True)
+    return float(np.mean(shown)), len(shown)
+
+
+@pytest.mark.xfail(strict=True, reason="paired t over tasks misses alpha on saturated runs (0.108)")
+def test_paired_t_holds_alpha_on_saturated_runs():
+    """At 5 tasks x 3 runs of the saturated family, the paired t over tasks declared non-inferiority at the margin
+    in 0.107 of data sets (4,000; the table's row: 0.109) at alpha = 0.05; reduced here to 240 data sets through the
+    public function (0.108 before the bound). Now within 3 Monte Carlo SE of alpha."""
+    size, n = _public_size(5, 3, 60, seed=111)
+    assert size <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / n)
+
+
+def _saturated(seed, tasks, runs, sign=-1.0):
+    """(tasks, 2, runs) scores of the grid's saturated family: A at sign * 0.5, B at 0, 85% of B's runs at the cap."""
+    deviation = DESIGNS["deviations"](np.random.default_rng(seed), "saturated", (tasks, 2, runs))
+    return DESIGNS["scores"]("saturated", deviation, np.array([sign * 0.5, 0.0])[None, :, None])
+
+
+@pytest.mark.xfail(strict=True, reason="the IQM's bootstrap-t is given on saturated runs, size up to 0.075")
+def test_the_iqm_test_is_withheld_where_the_bootstrap_withholds_an_agents_interval_at_a_cap():
+    """5 tasks x 5 runs of the saturated family: 22 of B's 25 runs sit at the cap, so rlstats.bootstrap withholds
+    B's studentised IQM interval (three quarters or more at a bound, fewer than 8 runs off it), yet equivalence()
+    read the same resamples and gave the aggregate test, with a note quoting its measured non-inferiority size
+    0.051-0.067 (0.075 at 5 runs, 3,200 data sets, in this audit). Now it is withheld there with a note saying why
+    (withheld, the test given elsewhere held: 0.0013-0.049)."""
+    res = rlstats.equivalence(_long(_saturated(8, 5, 5)), "score ~ agent | task", margin=0.3, n_resamples=200, rng=0,
+                              alternative="noninferior")
+    row = res.tidy().query("scope == 'aggregate'").iloc[0]
+    assert row["shown"] is None and np.isnan(row["conf_low"]) and np.isfinite(row["estimate"])
+    said = [n for n in res.notes if n.startswith("the aggregate (IQM) difference is withheld for A vs B")]
+    assert len(said) == 1 and "B's runs" in said[0] and "at the cap" in said[0]
+    assert not any(n.startswith("the aggregate test of A vs B reads runs") for n in res.notes)
