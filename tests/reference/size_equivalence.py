@@ -167,6 +167,19 @@ def summaries(y):
     return mean, sd, kernels.saturated(at_bound, runs), kernels.variance_floor(at_bound, runs, distance)
 
 
+def _paired_bounded(kernels, mean, sd, tied, floor, runs):
+    """(estimate, se, df) of across='paired_t' on (n_sim, tasks, 2) summaries as :func:`rlstats.equivalence` forms it
+    (``_api._pair_rows``, audit s11): the plain paired t where no cell's runs mostly sit at a bound; elsewhere its
+    variance bounded from below by the within-task variance of the mean difference, saturated cells' run variance at
+    least their floor (``_kernels.paired_bounded``), the two added where both agents' runs of a task all tie."""
+    difference = mean[..., 0] - mean[..., 1]
+    estimate, se, df = kernels.paired(difference)
+    sd = np.where(tied, np.sqrt(np.maximum(sd ** 2, floor)), sd)
+    always = (tied.any(axis=-1) & (sd == 0).all(axis=-1)).any(axis=-1)
+    _, bounded, _ = kernels.paired_bounded(difference, (sd[..., 0] ** 2 + sd[..., 1] ** 2) / runs, always)
+    return estimate, np.where(tied.any(axis=(-2, -1)), bounded, se), df
+
+
 def _declared(kernels, estimate, se, df, margin):
     """{test: (n,) bool}, True where the test declared its alternative (equivalence, non-inferiority)."""
     out = {}
@@ -184,7 +197,7 @@ def held_by_draw(interval, metric, tasks, runs, distribution, configuration, n_s
     for draw in range(DESIGNS["DESIGN_DRAWS"]):
         offset, scale = DESIGNS["design_draw"](draw, tasks)
         key = [seed, draw, tasks, runs, DISTRIBUTIONS.index(distribution), int(sign > 0),
-               ("welch", "paired_t", "bootstrap_t", "welch_mean").index(interval), ("", "iqm", "mean").index(metric)]
+               ("welch", "paired_t", "bootstrap_t", "welch_mean", "paired_t_bounded").index(interval), ("", "iqm", "mean").index(metric)]
         rng = np.random.default_rng(np.random.SeedSequence(key))
         truth = truths(distribution, sign, offset, scale)
         if interval == "bootstrap_t":
@@ -206,7 +219,10 @@ def held_by_draw(interval, metric, tasks, runs, distribution, configuration, n_s
                 # withheld where both agents' runs of a task all sit at its bound (nothing bounds their spread)
                 se = np.where((tied.any(axis=-1) & (sd == 0).all(axis=-1)).any(axis=-1), np.nan, se)
                 margin = abs(truth["mean"])
-            else:
+            elif interval == "paired_t_bounded":  # audit s11: across='paired_t' as the public function runs it
+                estimate, se, df = _paired_bounded(kernels, mean, sd, tied, floor, runs)
+                margin = abs(truth["mean"])
+            else:  # the plain paired t (the saturated family's paired_t rows: before audit s11's bound, kept)
                 estimate, se, df = kernels.paired(mean[:, :, 0] - mean[:, :, 1])
                 margin = abs(truth["mean"])
             declared = _declared(kernels, estimate, se, df, margin)
@@ -266,7 +282,9 @@ def grid(quick=False):
                 if t == 5]
     return ([(i, m, t, r, d) for (i, m, t), r, d in itertools.product(SCOPES, RUNS, DESIGNS["DISTRIBUTIONS"])]
             # the saturated family after them, in the order its rows were added to the table (audit s10)
-            + [(i, m, t, r, "saturated") for (i, m, t), r in itertools.product(SCOPES, RUNS)])
+            + [(i, m, t, r, "saturated") for (i, m, t), r in itertools.product(SCOPES, RUNS)]
+            # audit s11: across='paired_t' with its variance bounded, as it runs on saturated runs
+            + [("paired_t_bounded", "", t, r, "saturated") for t, r in itertools.product((5, 26), RUNS)])
 
 
 #: data sets per design draw of a bootstrap grid point where a row misses with BOOTSTRAP_SIMULATIONS: 25 per draw
