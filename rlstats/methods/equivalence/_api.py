@@ -178,7 +178,8 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
         resamples, at confidence level 1 - 2 alpha): bootstrap-t interval of the difference, each agent resampled
         on its own stream. Given when every agent ran every task with at least 3 runs, on 2 or more tasks
         (the bootstrap's own rule); otherwise withheld with a note. A pair's is also withheld where the bootstrap
-        withholds either agent's interval (resamples with standard error 0), or where its interval reaches beyond
+        withholds either agent's interval (resamples with standard error 0, or runs mostly at a score cap: Notes),
+        or where its interval reaches beyond
         the range the difference takes in any resample (each agent's IQM or mean lies within its scores): an end
         there comes from near-zero standard errors, not from the data, and is withheld rather than clipped, since a
         clipped end would be a bound of the range, not a confidence bound, and the p-values read the same t*.
@@ -242,9 +243,16 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
     as above, and the two are added where both agents' runs of a task all sit at the bound (the larger alone reached
     0.098 at 5 tasks x 3 runs there), on T - 1 df: 0.002-0.063 on the grid (``interval="paired_t_bounded"`` rows,
     worst draw 0.076); its power to declare alike agents non-inferior at 5 tasks fell from 0.39-0.78 to 0.15-0.66.
-    The aggregate's bootstrap-t is unchanged: on such scores at 5 tasks the IQM's declared non-inferiority in up to
-    0.067 of tests (1,600 a design), which a note quotes where it reads such runs (the mean's, ``aggregate="mean"``, was
-    not measured, as that note says).
+    The aggregate's bootstrap-t declared non-inferiority at the margin in up to 0.080 of tests on such scores at 5
+    tasks (1,600-3,200 a design; audit s10 quoted 0.051-0.067). Since audit s11 it is withheld, with a note, where the
+    bootstrap withholds an agent's studentised interval for runs at a cap (:func:`rlstats.bounds.saturated_withheld`:
+    three quarters or more of its runs at a task's largest or smallest score, fewer than 8 (IQM) or 6 (mean) off
+    it), read from the pair's runs; where still given there, the IQM's test declared non-inferiority in at most 0.051
+    (5 tasks, 800-1,600 a design; 26 tasks: at most 0.050 of 200), equivalence in at most 0.040. Its power to declare
+    alike agents non-inferior at 5 tasks fell from 0.15-0.72 to 0-0.69 (0 at 3-5 runs, where the bootstrap withholds
+    nearly every interval). A count of 6 rather than 8 gave more (0.30 against 0.085 at 10 runs) but declared in
+    0.055-0.056 of 2,400 tests at 10 runs, above alpha in both measurements. The mean's test (``aggregate="mean"``)
+    was not measured on such scores, as its note says.
 
     See Also
     --------
