@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...bounds import mostly_at_bound
 from ...statistics import monte_carlo_pvalue, welch_satterthwaite_df, wilson_interval
 
 #: the alternatives: what a rejection shows
@@ -157,9 +158,8 @@ def welch_mean(mean_1, sd_1, n_1, mean_2, sd_2, n_2):
 def saturated(at_bound, n):
     """Where a cell's runs mostly sit at the largest or smallest score of a task (a cap often reached): 2 runs or more
     there and half or more of the cell's ``n``. Welch's t misses alpha on such runs (audit s9; tests/reference/
-    size_equivalence.py, the ``saturated`` rows)."""
-    at_bound, n = np.asarray(at_bound), np.asarray(n)
-    return (at_bound >= 2) & (2 * at_bound >= n)
+    size_equivalence.py, the ``saturated`` rows); the rule's home is :func:`rlstats.bounds.mostly_at_bound`."""
+    return mostly_at_bound(at_bound, n)
 
 
 def variance_floor(at_bound, n, distance):
