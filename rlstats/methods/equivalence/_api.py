@@ -244,14 +244,14 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
     0.098 at 5 tasks x 3 runs there), on T - 1 df: 0.002-0.063 on the grid (``interval="paired_t_bounded"`` rows,
     worst draw 0.076); its power to declare alike agents non-inferior at 5 tasks fell from 0.39-0.78 to 0.15-0.66.
     The aggregate's bootstrap-t declared non-inferiority at the margin in up to 0.080 of tests on such scores at 5
-    tasks (1,600-3,200 a design; audit s10 quoted 0.051-0.067). Since audit s11 it is withheld, with a note, where the
-    bootstrap withholds an agent's studentised interval for runs at a cap (:func:`rlstats.bounds.saturated_withheld`:
-    three quarters or more of its runs at a task's largest or smallest score, fewer than 8 (IQM) or 6 (mean) off
-    it), read from the pair's runs; where still given there, the IQM's test declared non-inferiority in at most 0.051
+    tasks (800-1,600 data sets a measurement; audit s10 quoted 0.051-0.067). Since audit s11 it is withheld, with a
+    note, where the bootstrap withholds an agent's studentised interval for runs at a cap
+    (:func:`rlstats.bounds.saturated_withheld`: three quarters or more of its runs at a task's largest or smallest
+    score, fewer than 8 (IQM) or 6 (mean) off it), read from the pair's runs; where still given there, the IQM's test declared non-inferiority in at most 0.051
     (5 tasks, 800-1,600 a design; 26 tasks: at most 0.050 of 200), equivalence in at most 0.040. Its power to declare
     alike agents non-inferior at 5 tasks fell from 0.15-0.72 to 0-0.69 (0 at 3-5 runs, where the bootstrap withholds
     nearly every interval). A count of 6 rather than 8 gave more (0.30 against 0.085 at 10 runs) but declared in
-    0.055-0.056 of 2,400 tests at 10 runs, above alpha in both measurements. The mean's test (``aggregate="mean"``)
+    0.055 and 0.056 of 800 and 1,600 tests at 10 runs, above alpha in both measurements, and was not taken. The mean's test (``aggregate="mean"``)
     was not measured on such scores, as its note says.
 
     See Also
