@@ -287,6 +287,15 @@ def ties_at_bounds(task: np.ndarray, agent: np.ndarray, y: np.ndarray, n_tasks: 
     return at_bound, distance
 
 
+def mostly_at_bound(at_bound, n):
+    """Where a cell's runs mostly sit at the largest or smallest score of a task (a cap often reached): 2 runs or more
+    there and half or more of the cell's ``n`` (``at_bound`` from :func:`bound_ties`). equivalence() withholds its
+    per-task tests and bounds its across-tasks variance there (audit s10); bayes() says how its credible intervals
+    read on such runs (audit s11)."""
+    at_bound, n = np.asarray(at_bound), np.asarray(n)
+    return (at_bound >= 2) & (2 * at_bound >= n)
+
+
 #: audit s10: the share of an agent's runs at a task's largest or smallest score from which they are saturated (a cap
 #: often reached), and per metric the fewest runs off that bound below which its studentised interval is withheld
 #: (the median's whatever the count): measured on the grid's saturated scores (85% of a baseline's runs at the cap),

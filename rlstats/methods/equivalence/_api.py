@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ... import calibration
-from ...bounds import bound_ties
+from ...bounds import SATURATED_FEWEST_OFF, bound_ties, saturated_withheld
 from ...cost import admit, shows, timed_bar
 from ...design import NA_ACTIONS, design_of
 from ...errors import DesignError, OptionError
@@ -55,6 +55,7 @@ _CALIBRATED = {"Welch t": "welch", "Welch-Satterthwaite over tasks": "welch_mean
                "bootstrap-t": "bootstrap_t"}
 #: what a note quoting a measured miss of each test suggests instead
 _WAY_ON = {"paired_t": "; across='welch' held alpha on that grid",
+           "paired_t_bounded": "; across='welch' held alpha on that grid",
            "bootstrap_t": "; the across-tasks test (across='welch') held alpha on that grid",
            "welch": "; add runs", "welch_mean": "; add runs"}
 #: alternative= -> what a shown test declares, as the size notes quote it
@@ -170,12 +171,15 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
         ``"paired_t"``: tasks as a sample from a population of tasks, the one-sample t of the T differences on T - 1
         df (one run per cell is enough); it assumes the differences alike in spread, which tasks on different scales
         are not: it missed alpha at 5 tasks on capped scores (``equivalence.size`` rows), which the result quotes.
+        Where a cell's runs mostly sit at a score cap its variance is bounded from below by the within-task
+        variance of the mean difference, as ``"welch"`` bounds it (Notes).
     aggregate : {"iqm", "mean"} or None
         The aggregate whose difference is tested, from :func:`rlstats.bootstrap` (its default studentised
         resamples, at confidence level 1 - 2 alpha): bootstrap-t interval of the difference, each agent resampled
         on its own stream. Given when every agent ran every task with at least 3 runs, on 2 or more tasks
         (the bootstrap's own rule); otherwise withheld with a note. A pair's is also withheld where the bootstrap
-        withholds either agent's interval (resamples with standard error 0), or where its interval reaches beyond
+        withholds either agent's interval (resamples with standard error 0, or runs mostly at a score cap: Notes),
+        or where its interval reaches beyond
         the range the difference takes in any resample (each agent's IQM or mean lies within its scores): an end
         there comes from near-zero standard errors, not from the data, and is withheld rather than clipped, since a
         clipped end would be a bound of the range, not a confidence bound, and the p-values read the same t*.
@@ -232,9 +236,23 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
     baseline's runs at the cap, 3-20 runs, 5 and 26 tasks) and at 70% and 90%. Where both agents' runs of a task all sit
     at one bound, nothing bounds their spread and the across-tasks test is withheld with a note. Runs with no such ties
     give the former numbers bit for bit. With ``published=`` the rule reads each agent's own runs (the table has none).
-    The aggregate's bootstrap-t is unchanged: on such scores at 5 tasks the IQM's declared non-inferiority in up to
-    0.067 of tests (1,600 a design), which a note quotes where it reads such runs (the mean's, ``aggregate="mean"``, was
-    not measured, as that note says).
+    ``across="paired_t"`` read the spread of the tasks' differences alone and declared non-inferiority or equivalence
+    at the margin in up to 0.11 of simulated tests on such scores (the grid's ``saturated`` rows of
+    ``interval="paired_t"``, kept as measured); since audit s11 its variance sd(d)^2 / T is at least the within-task
+    variance of the mean difference, sum_t (s_1t^2 / n_1t + s_2t^2 / n_2t) / T^2 with each saturated cell's s^2 bounded
+    as above, and the two are added where both agents' runs of a task all sit at the bound (the larger alone reached
+    0.098 at 5 tasks x 3 runs there), on T - 1 df: 0.002-0.063 on the grid (``interval="paired_t_bounded"`` rows,
+    worst draw 0.076); its power to declare alike agents non-inferior at 5 tasks fell from 0.39-0.78 to 0.15-0.66.
+    The aggregate's bootstrap-t declared non-inferiority at the margin in up to 0.080 of tests on such scores at 5
+    tasks (800-1,600 data sets a measurement; audit s10 quoted 0.051-0.067). Since audit s11 it is withheld, with a
+    note, where the bootstrap withholds an agent's studentised interval for runs at a cap
+    (:func:`rlstats.bounds.saturated_withheld`: three quarters or more of its runs at a task's largest or smallest
+    score, fewer than 8 (IQM) or 6 (mean) off it), read from the pair's runs; where still given there, the IQM's test declared non-inferiority in at most 0.051
+    (5 tasks, 800-1,600 a design; 26 tasks: at most 0.050 of 200), equivalence in at most 0.040. Its power to declare
+    alike agents non-inferior at 5 tasks fell from 0.15-0.72 to 0-0.69 (0 at 3-5 runs, where the bootstrap withholds
+    nearly every interval). A count of 6 rather than 8 gave more (0.30 against 0.085 at 10 runs) but declared in
+    0.055 and 0.056 of 800 and 1,600 tests at 10 runs, above alpha in both measurements, and was not taken. The mean's test (``aggregate="mean"``)
+    was not measured on such scores, as its note says.
 
     See Also
     --------
@@ -405,18 +423,26 @@ def _pair_rows(options, a, b, task_names, mean_a, sd_a, n_a, mean_b, sd_b, n_b, 
     changed = {"withheld": [t for t, w, g in zip(names, tied, given) if w and g], "floored": False, "still": []}
     se, df = np.where(tied, np.nan, se), np.where(tied, np.nan, df)
     rows += _rows("task", a, b, names, "Welch t", estimate, se, df, _test(options, estimate, se, df), options.margin)
+    if tied.any():  # a cap often reached: each such cell's variance at least its floor (kernels.variance_floor)
+        sd_a = np.where(tied_a, np.sqrt(np.maximum(sd_a ** 2, floor_a)), sd_a)
+        sd_b = np.where(tied_b, np.sqrt(np.maximum(sd_b ** 2, floor_b)), sd_b)
+        # both agents' runs all at one bound: no run off it to bound their spread by
+        always = [w and x == 0 and y == 0 for w, x, y in zip(tied, sd_a[shared], sd_b[shared])]
     if options.across == "paired_t":
-        estimate, se, df = kernels.paired((mean_a[shared] - mean_b[shared])[None, :])
+        difference = (mean_a[shared] - mean_b[shared])[None, :]
+        estimate, se, df = kernels.paired(difference)
         method = "paired t over tasks"
+        if tied.any():  # audit s11: the spread of the tasks' differences alone missed alpha there (up to 0.11)
+            # a cell of one run has no spread to read: it adds nothing to the bound (the bound stays a lower one)
+            within = np.nan_to_num(sd_a[shared] ** 2 / n_a[shared]) + np.nan_to_num(sd_b[shared] ** 2 / n_b[shared])
+            estimate, se, df = kernels.paired_bounded(difference, within, any(always))
+            method += " (capped runs' variance bounded)"
+            changed["floored"] = True
     else:
         method = "Welch-Satterthwaite over tasks"
-        if tied.any():  # a cap often reached: each such cell's variance at least its floor (kernels.variance_floor)
-            sd_a = np.where(tied_a, np.sqrt(np.maximum(sd_a ** 2, floor_a)), sd_a)
-            sd_b = np.where(tied_b, np.sqrt(np.maximum(sd_b ** 2, floor_b)), sd_b)
+        if tied.any():
             method += " (capped runs' variance bounded)"
-            # both agents' runs all at one bound: no run off it to bound their spread by
-            changed["still"] = [t for t, w, x, y in zip(names, tied, sd_a[shared], sd_b[shared])
-                                if w and x == 0 and y == 0]
+            changed["still"] = [t for t, w in zip(names, always) if w]
             changed["floored"] = not changed["still"]
         estimate, se, df = kernels.welch_mean(mean_a[shared], sd_a[shared], n_a[shared], mean_b[shared], sd_b[shared],
                                               n_b[shared])
@@ -446,7 +472,7 @@ def _run(design, options, rng, scale):
         flat += [f"{t}/{a} vs {b}" for t in _flat_tasks(design.tasks, sds[:, i], runs[:, i], sds[:, j], runs[:, j])]
         capped += [f"{t}/{a} vs {b}" for t in changed["withheld"]]
         floored += [f"{a} vs {b}"] if changed["floored"] else []
-    notes += _flat_note(flat) + _saturated_notes(capped, floored)
+    notes += _flat_note(flat) + _saturated_notes(capped, floored, options.across)
     table = pd.DataFrame(rows)
     seed = None
     if options.aggregate is not None:
@@ -459,24 +485,38 @@ def _run(design, options, rng, scale):
 
 
 def _saturated_aggregate_note(rows, tied, aggregate):
-    """The note of the aggregate tests given on runs that mostly sit at a task's bound: the size of the IQM's test
-    measured there (audit s10), which the table's rows of 100 data sets could not resolve; the mean's
-    (``aggregate="mean"``) was not measured, which the note says."""
+    """The note of the mean's aggregate tests given on runs that mostly sit at a task's bound, which were not
+    measured there (the IQM's given there held since audit s11 withholds it by the bootstrap's rule: no note)."""
     pairs = [f"{r['agent_1']} vs {r['agent_2']}" for r in rows if r["shown"] is not None
              and tied[r["agent_1"], r["agent_2"]].any()]
-    if not pairs:
+    if not pairs or aggregate == "iqm":
         return []
-    measured = ("1,600 simulated tests each) the IQM's bootstrap-t declared non-inferiority in 0.051-0.067 of tests at "
-                "alpha = 0.05 and equivalence in 0.013-0.043")
-    if aggregate == "iqm":
-        return [f"the aggregate test of {listed(pairs, 8)} reads runs of which half or more sit at the pair's largest "
-                "or smallest score of a task (a cap): on such scores (85% of a baseline agent's runs at the cap, 5 "
-                f"tasks, 3-20 runs, {measured}; read a shown non-inferiority there as weaker than its alpha, or the "
-                "across-tasks test, which holds it there"]
     return [f"the aggregate test of {listed(pairs, 8)} reads runs of which half or more sit at the pair's largest or "
-            f"smallest score of a task (a cap): the mean's bootstrap-t was not measured on such scores; the IQM's was "
-            f"(85% of a baseline agent's runs at the cap, 5 tasks, 3-20 runs, {measured}); read a shown result there "
-            "with that in mind, or the across-tasks test, which holds its alpha there"]
+            "smallest score of a task (a cap): the mean's bootstrap-t was not measured on such scores; the IQM's, "
+            "withheld by the same rule where the bootstrap withholds its interval, held where given (non-inferiority "
+            "declared at the margin in at most 0.051 of simulated tests at alpha = 0.05; 85% of a baseline agent's "
+            "runs at the cap, 5 and 26 tasks, 3-20 runs); read a shown result there with that in mind, or the "
+            "across-tasks test, which holds its alpha there"]
+
+
+#: audit s11: why the aggregate test is withheld on runs mostly at a cap (the bootstrap's own rule for its interval)
+_CAPPED_AGGREGATE = ("{who}: three quarters or more of them sit at the largest or smallest score of the pair's "
+                     "runs of their task, fewer than {fewest} off it, as at a score cap, where the bootstrap "
+                     "withholds its own studentised interval of the {label}; {measured}")
+#: what was measured of that rule (the IQM's test; the mean's was not measured on such runs)
+_CAPPED_MEASURED = {
+    "iqm": ("given there, this test declared non-inferiority at the margin in up to 0.080 of simulated tests at "
+            "alpha = 0.05 (5 tasks, 85% of a baseline agent's runs at the cap), and where the rule still gives it, "
+            "in at most 0.051"),
+    "mean": ("the mean's test was not measured on such runs; the IQM's, given there, declared non-inferiority at the "
+             "margin in up to 0.080 of simulated tests at alpha = 0.05")}
+
+
+def _capped_pair(design, pair, metric):
+    """(2,) bool: where the bootstrap's saturation rule (:func:`rlstats.bounds.saturated_withheld`) holds for each
+    agent of ``pair`` (codes), its runs' bounds read from the pair's runs alone."""
+    at_bound = bound_ties(design, pair)[0]
+    return saturated_withheld(at_bound, design.counts[:, list(pair)], [metric])[:, 0]
 
 
 def _aggregate(design, options, pairs, rng):
@@ -505,8 +545,8 @@ def _aggregate(design, options, pairs, rng):
     # as the bootstrap's own studentised interval: each agent's standard error scaled by sqrt(c / (c - 1)) for its
     # fewest runs c in a task, and each resample's difference SE floored at a share of the resamples' spread
     expansion = run_expansion(design.counts.min(axis=0))
-    # the bootstrap withholds its own interval on runs mostly at a cap (audit s10); this test reads the resamples,
-    # whose size on such runs its note quotes, so that rule alone does not withhold it
+    # the bootstrap withholds its own interval on runs mostly at a cap (audit s10); audit s11 withholds this test by
+    # the same rule, read from the pair's own runs (a third agent changes nothing), below; not as "own"
     capped = np.zeros(design.n_agents, dtype=bool) if result.saturated is None else result.saturated[:, 0]
     for a, b in pairs:
         i, j = index[a], index[b]
@@ -523,11 +563,17 @@ def _aggregate(design, options, pairs, rng):
         own = [n for n, k in ((a, i), (b, j)) if reaches and not np.isfinite(result.intervals[k, 0]).all()
                and not capped[k]]
         beyond = reaches and ((test["conf_low"] < low[i] - high[j]) | (test["conf_high"] > high[i] - low[j]))
+        at_cap = [n for n, k in zip((a, b), _capped_pair(design, (i, j), options.aggregate)) if k]
         if own or beyond:
             lost[f"{a} vs {b}"] = (f"the bootstrap withholds the studentised interval of {' and '.join(own)} (too "
                                    "many resamples repeat one score in a task: standard error 0)" if own else
                                    "its bootstrap-t interval reaches beyond the range the difference takes in any "
                                    "resample of these scores (resamples with standard errors near 0)")
+        elif at_cap:  # audit s11: given there, the IQM's declared non-inferiority at the margin in up to 0.080
+            lost[f"{a} vs {b}"] = _CAPPED_AGGREGATE.format(
+                who=" and ".join(f"{n}'s runs" for n in at_cap), fewest=SATURATED_FEWEST_OFF[options.aggregate],
+                label=label, measured=_CAPPED_MEASURED[options.aggregate])
+        if at_cap or own or beyond:
             test = {key: np.nan if key != "shown" else False for key in test}
         rows += _rows("aggregate", a, b, None, f"bootstrap-t ({label})", delta, se, np.nan, test, options.margin)
     # the bootstrap's own withholding notes point at its options; the pairs' note below says it for this test
@@ -591,9 +637,10 @@ def _saturation(design, agents):
     return kernels.saturated(at_bound, counts), kernels.variance_floor(at_bound, counts, distance)
 
 
-def _saturated_notes(withheld, floored):
+def _saturated_notes(withheld, floored, across="welch"):
     """The notes of the tests changed where an agent's runs mostly sit at a score cap (audit s10): the per-task
-    tests withheld there, and the across-tasks tests whose standard error bounds those cells' variance."""
+    tests withheld there, and the across-tasks tests whose standard error bounds those cells' variance
+    (across='paired_t': since audit s11)."""
     notes = []
     if withheld:
         notes.append(f"per-task tests are withheld in {count(len(withheld), 'case')} where half or more of an agent's "
@@ -604,7 +651,15 @@ def _saturated_notes(withheld, floored):
                      "true difference equal to the margin), and no bound on the runs' variance tried held alpha at 5 "
                      "runs; the difference of means is in tidy(); read the across-tasks test, or compare how often "
                      "each agent reaches the cap (a test of two proportions)")
-    if floored:
+    if floored and across == "paired_t":
+        notes.append(f"the across-tasks test of {listed(floored, 8)} (paired t over tasks) bounds its variance from "
+                     "below, where runs mostly sit at the pair's largest or smallest score of a task (a cap), by the "
+                     "variance of the mean difference within tasks, each such cell's run variance at least that of a "
+                     "run at the cap or off it by the mean distance of the pair's runs off it, off it at the Wilson "
+                     "95% upper bound of the share seen (the bound added, not the larger taken, where both agents' "
+                     "runs of a task all sit at the bound): the spread of the tasks' differences alone declared in up "
+                     "to 0.11 of simulated tests at alpha = 0.05 there, the bounded test in at most 0.052")
+    elif floored:
         notes.append(f"the across-tasks test of {listed(floored, 8)} bounds from below the variance of the runs that "
                      "mostly sit at the pair's largest or smallest score of a task (a cap): by that of a run at the "
                      "cap or off it by the mean distance of the pair's runs off it, off it at the Wilson 95% upper "
@@ -662,14 +717,21 @@ def _size_notes(design, options, table):
     measured_runs = min((3, 5, 10, 20), key=lambda r: (abs(r - runs), r))
     given = table[np.isfinite(table["conf_low"].to_numpy(dtype=float))]
     notes = []
+    table_rows = calibration.rows(CALIBRATION)
     for (scope, method), _ in given.groupby(["scope", "method"], sort=False):
-        interval = _CALIBRATED[method.partition(" (")[0]]
+        name, _, detail = method.partition(" (")
+        interval = _CALIBRATED[name]
+        rows = table_rows
+        if interval == "paired_t":  # audit s11: on saturated runs the paired t runs bounded, with rows of its own;
+            # the plain one's rows of the saturated family describe a test no longer run on such runs
+            interval = "paired_t_bounded" if detail.startswith("capped") else interval
+            rows = [r for r in table_rows if interval == "paired_t_bounded" or r["distribution"] != "saturated"]
         tasks = (1, 5, 26) if interval == "welch" else (5, 26)
         columns = {"test": _CALIBRATED_TESTS[options.alternative], "interval": interval, "runs": measured_runs,
                    "tasks": min(tasks, key=lambda t: (abs(t - design.n_tasks), t))}
         if interval == "bootstrap_t":
             columns["metric"] = options.aggregate
-        row = calibration.shortfall(calibration.rows(CALIBRATION), 0.95, **columns)
+        row = calibration.shortfall(rows, 0.95, **columns)
         if row is not None:
             notes.append(f"measured size at the margin of the {scope} test ({method}) at {row['tasks']} tasks and "
                          f"{row['runs']} runs per agent: {1 - calibration.worst_coverage(row):.3f} ("
@@ -701,7 +763,7 @@ def _run_published(design, options, table, scale):
         flat += [f"{t}/{a} vs {PUBLISHED}" for t in _flat_tasks(design.tasks, sds[:, j], runs[:, j], sd_p, n_p)]
         capped += [f"{t}/{a} vs {PUBLISHED}" for t in changed["withheld"]]
         floored += [f"{a} vs {PUBLISHED}"] if changed["floored"] else []
-    notes += _flat_note(flat) + _saturated_notes(capped, floored)
+    notes += _flat_note(flat) + _saturated_notes(capped, floored, options.across)
     if options.aggregate is not None:
         notes.append(f"no aggregate ({options.aggregate}) row: a published table holds per-task means and SDs, not "
                      "runs to bootstrap; the across-tasks test is of the mean over tasks")
