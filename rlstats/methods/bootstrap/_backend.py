@@ -52,12 +52,39 @@ def _profile_needs():
                         "so its band would span 0 to 1 at every tau; add runs"))
 
 
+#: seconds a resampled run takes with the built-in metrics: the draw, shared by every metric, and each metric's pass
+_PER_RUN, _PER_METRIC = 7e-9, 1e-9
+#: an agent's own work in each resample (its tasks' offsets, the chunk's statistics), in resampled runs
+_RUNS_PER_AGENT = 100
+#: a call's fixed seconds (the Design's notes, the intervals, the result): most of a power() data set's analysis
+_CALL_SECONDS = 0.006
+#: passes over the resamples: the studentised interval draws each resample again for its standard error (2.2-3.9
+#: times the percentile interval's CPU, round s11); rliable_compat=True, task_bootstrap=True and metric functions
+#: resample the run matrices, 2x the built-in kernels' CPU
+STUDENTIZED_PASSES, MATRIX_PASSES = 3, 2
+
+
 def cost(shape: Shape, options: Any) -> Work:
-    """Every resample draws each run again and enters it into every metric (2e-8 s a value, measured: 1.3e-8 at 10^3
-    runs, 2.8e-8 at 10^6 runs with the Design's construction)."""
+    """Every resample draws each run once for all the metrics (7e-9 s a run and 1e-9 s more a metric, measured in round
+    s11 of benchmarks/README.md: four metrics took 1.1-1.6 times one), plus each agent's own work (100 runs' worth);
+    the studentised interval, the default, passes over the resamples again for their standard errors (3 passes in
+    all), the run matrices' path twice; and a call's fixed 0.006 s, which power() multiplies by its data sets."""
+    from ._api import studentized_gives_way
+    from ._small_runs import STUDENTIZED_INTERVALS
+
     metrics = len(options.metrics)
-    return Work(options.n_resamples * shape.rows * metrics, "resampled values", 2e-8,
-                f"{options.n_resamples:,} resamples x {shape.rows:,} runs x {metrics} metrics")
+    interval = getattr(options, "interval", "percentile")
+    compat, tasks = getattr(options, "rliable_compat", False), getattr(options, "task_bootstrap", False)
+    matrices = bool(compat or tasks or any(callable(m) for m in options.metrics))
+    studentized = interval in STUDENTIZED_INTERVALS and studentized_gives_way(interval, compat, tasks,
+                                                                              options.metrics) is None
+    passes = STUDENTIZED_PASSES if studentized else MATRIX_PASSES if matrices else 1
+    per_unit = _PER_RUN + _PER_METRIC * metrics
+    resampled = options.n_resamples * (shape.rows + _RUNS_PER_AGENT * shape.agents)
+    how = {STUDENTIZED_PASSES: "3 passes (studentised) x ", MATRIX_PASSES: "2 passes (run matrices) x ", 1: ""}[passes]
+    return Work(passes * resampled + _CALL_SECONDS / per_unit, "resampled runs", per_unit,
+                f"{how}{options.n_resamples:,} resamples x ({shape.rows:,} runs + {_RUNS_PER_AGENT} x {shape.agents} "
+                f"agents), {metrics} metric{'s' if metrics > 1 else ''}, + the call's own {_CALL_SECONDS:g} s")
 
 
 def improvement_cost(shape: Shape, options: Any) -> Work:
