@@ -16,11 +16,6 @@ import pytest
 from rlstats import cost
 from rlstats.methods import DECLARATIONS, load
 
-_OFF = pytest.mark.xfail(strict=True, reason="estimate more than 2x off the measured CPU (round s11)")
-_STUDENTISED = pytest.mark.xfail(strict=True, reason="the studentised interval's second pass is not counted")
-_SHARED = pytest.mark.xfail(strict=True, reason="four metrics counted as four draws")
-_WIDE = pytest.mark.xfail(strict=True, reason="the rank test's wide tasks are not counted")
-
 
 def _options(name, **given):
     """A back end's options as its public function's defaults and ``given`` (what the formula reads)."""
@@ -82,7 +77,6 @@ def test_the_bootstrap_estimate_grows_with_resamples_runs_and_agents():
     assert _estimate("bootstrap", _shape(8, 10, 100), n_resamples=1000) > 1.9 * base
 
 
-@_WIDE
 def test_the_rank_test_counts_its_slower_permutation_of_tasks_above_1024_runs():
     """The Monte Carlo p-value permutes each task's doubled mid-ranks packed beside 52 random bits in one int64 sort
     while they fit in 11 bits (tasks of up to 1,024 runs, rlstats.resampling.permute_blocks); wider tasks rank the
@@ -98,37 +92,33 @@ def test_the_rank_test_counts_its_slower_permutation_of_tasks_above_1024_runs():
 
 #: (back end, shape, options, CPU seconds measured in round s11 of benchmarks/README.md)
 MEASURED = [
-    pytest.param("bootstrap", _shape(2, 20, 10_000), {"n_resamples": 1000}, 12.5),
-    pytest.param("bootstrap", _shape(2, 20, 10_000), {"n_resamples": 1000, "interval": "percentile"}, 4.85),
+    ("bootstrap", _shape(2, 20, 10_000), {"n_resamples": 1000}, 12.5),
+    ("bootstrap", _shape(2, 20, 10_000), {"n_resamples": 1000, "interval": "percentile"}, 4.85),
     ("bootstrap", _shape(2, 20, 10_000), {"n_resamples": 1000, "metrics": ["iqm"]}, 8.92),
-    pytest.param("bootstrap", _shape(4, 10, 1000), {"n_resamples": 1000}, 1.33),
+    ("bootstrap", _shape(4, 10, 1000), {"n_resamples": 1000}, 1.33),
     # power('bootstrap')'s data set: 4 agents x 5 tasks x 5 seeds, the IQM with 1,000 resamples, mostly the
     # call's own fixed costs, which power() multiplies by its data sets
-    pytest.param("bootstrap", _shape(4, 5, 5), {"n_resamples": 1000, "metrics": ["iqm"]}, 0.0162),
-    pytest.param("skillings_mack", _shape(6, 30, 200), {"pvalue": "monte_carlo", "n_resamples": 2000}, 2.55,
-                 marks=_OFF),
-    pytest.param("skillings_mack", _shape(6, 30, 800), {"pvalue": "monte_carlo", "n_resamples": 500}, 3.61,
-                 marks=_OFF),
+    ("bootstrap", _shape(4, 5, 5), {"n_resamples": 1000, "metrics": ["iqm"]}, 0.0162),
+    ("skillings_mack", _shape(6, 30, 200), {"pvalue": "monte_carlo", "n_resamples": 2000}, 2.55),
+    ("skillings_mack", _shape(6, 30, 800), {"pvalue": "monte_carlo", "n_resamples": 500}, 3.61),
     ("skillings_mack", _shape(6, 120, 50), {"pvalue": "monte_carlo", "n_resamples": 2000}, 0.95),
-    pytest.param("curves", _shape(3, 5, 10, 500), {"n_resamples": 2000}, 2.76, marks=_OFF),
-    pytest.param("curves", _shape(3, 5, 10, 500), {"n_resamples": 2000, "bands": "expanded"}, 1.14, marks=_OFF),
+    ("curves", _shape(3, 5, 10, 500), {"n_resamples": 2000}, 2.76),
+    ("curves", _shape(3, 5, 10, 500), {"n_resamples": 2000, "bands": "expanded"}, 1.14),
     ("curves", _shape(3, 5, 10, 500), {"n_resamples": 2000, "pairs": "all"}, 5.33),
     ("curves", _shape(3, 5, 10, 50), {"n_resamples": 2000, "pairs": "all"}, 0.524),
     # the default score interval and the Wilson and t bands draw nothing, but pass over the runs
-    pytest.param("probability_of_improvement", _shape(6, 20, 8000), {}, 0.849, marks=_OFF),
-    pytest.param("probability_of_improvement", _shape(4, 10, 1000), {"interval": "percentile", "n_resamples": 2000},
-                 0.939, marks=_OFF),
-    pytest.param("performance_profile", _shape(4, 20, 20_000), {"interval": "t"}, 0.525, marks=_OFF),
-    pytest.param("performance_profile", _shape(4, 20, 1000), {"interval": "percentile", "n_resamples": 2000}, 0.934,
-                 marks=_OFF),
-    pytest.param("percentiles", _shape(6, 10, 20), {"interval": "bootstrap", "n_resamples": 2000}, 1.15,
-                 marks=_OFF),
+    ("probability_of_improvement", _shape(6, 20, 8000), {}, 0.849),
+    ("probability_of_improvement", _shape(4, 10, 1000), {"interval": "percentile", "n_resamples": 2000},
+     0.939),
+    ("performance_profile", _shape(4, 20, 20_000), {"interval": "t"}, 0.525),
+    ("performance_profile", _shape(4, 20, 1000), {"interval": "percentile", "n_resamples": 2000}, 0.934),
+    ("percentiles", _shape(6, 10, 20), {"interval": "bootstrap", "n_resamples": 2000}, 1.15),
     ("percentiles", _shape(8, 10, 10), {"interval": "bootstrap", "n_resamples": 2000}, 1.83),
 ]
 
 
 @pytest.mark.parametrize("name, shape, given, measured", MEASURED,
-                         ids=[f"{m.values[0] if hasattr(m, 'values') else m[0]}-{i}" for i, m in enumerate(MEASURED)])
+                         ids=[f"{m[0]}-{i}" for i, m in enumerate(MEASURED)])
 def test_the_estimate_is_within_2x_of_the_measured_cpu(name, shape, given, measured):
     """Estimates 2.5-6.6x off the measured CPU time at the sizes where they decide the bar (3 s) and, scaled up,
     the bound (an hour): the bootstrap (default 0.40, percentile 0.15, the IQM studentised 1.1-1.4 with only 2e-8 s

@@ -88,18 +88,21 @@ def test_other_formulas_count_what_their_kernels_do():
     assert count["skillings_mack"](shape, _options("skillings_mack", pvalue="monte_carlo")).units == 10_000 * 200
     assert count["skillings_mack"](shape, _options("skillings_mack")).units == 200
     # probability of improvement: every pair's two agents' runs in each resample; the score interval (default)
-    # draws none, one pass over the pairs' runs
+    # draws none; each first passes over the pairs' runs, worth 36 resamples (session 11: it was 1, 18x under)
     assert count["probability_of_improvement"](shape, _options("probability_of_improvement",
-                                                               interval="percentile")).units == 2000 * 6 * 100
-    assert count["probability_of_improvement"](shape, _options("probability_of_improvement")).units == 6 * 100
+                                                               interval="percentile")).units == 2036 * 6 * 100
+    assert count["probability_of_improvement"](shape, _options("probability_of_improvement")).units == 36 * 6 * 100
     # Bayesian signed-rank: draws x pairs x tasks; hierarchical: chains x iterations x pairs x tasks
     assert count["bayes"](shape, _options("bayes")).units == 50_000 * 6 * 10
     assert count["bayes"](shape, _options("bayes", control="agent_1")).units == 50_000 * 3 * 10
     assert count["bayes"](shape, _options("bayes", model="hierarchical")).units == 8 * 1300 * 6 * 10
     # the selection check permutes the tasks' effects, after reading the runs (a run's pass costs 50 permuted values)
     assert count["selection"](shape, _options("selection")).units == 9_999 * 10 + 50 * 200
-    # the profile's Wilson band draws no resample
-    assert count["performance_profile"](shape, _options("performance_profile", interval="wilson")).units == 200
+    # the profile's Wilson band draws no resample: its pass over the runs is worth 60 resamples (session 11); a
+    # resampled band adds 200 values a cell in each resample
+    assert count["performance_profile"](shape, _options("performance_profile", interval="wilson")).units == 60 * 200
+    assert count["performance_profile"](shape, _options("performance_profile", interval="percentile",
+                                                        n_resamples=100)).units == 160 * 200 + 100 * 200 * 40
 
 
 def test_issue_43s_bootstrap_of_a_million_runs_shows_progress_by_default_and_runs():

@@ -88,20 +88,26 @@ def cost(shape: Shape, options: Any) -> Work:
 
 
 def improvement_cost(shape: Shape, options: Any) -> Work:
-    """Each resample compares the runs of both agents of every pair, task by task (1e-8 s a value, measured); the
-    score interval (``interval="score"``) draws none: one pass over the pairs' runs."""
+    """Each resample compares the runs of both agents of every pair, task by task (5e-9 s a value, measured in round
+    s11 of benchmarks/README.md: 3.9-5.5e-9; 1e-8 before); every interval, the score interval (the default, which
+    draws none) too, first passes over the pairs' runs (1.8e-7 s a run of a pair: 36 values; uncounted before, 18x
+    under at 6 agents x 20 tasks x 2,000-8,000 runs)."""
     pairs = len(options.pairs) if options.pairs else shape.agents * (shape.agents - 1) // 2
     runs = 2 * shape.rows // max(shape.agents, 1)
-    resamples = 1 if options.interval == "score" else options.n_resamples
-    return Work(resamples * pairs * runs, "resampled values", 1e-8,
-                f"{resamples:,} resamples x {pairs:,} pairs x {runs:,} runs of a pair")
+    resamples = 0 if options.interval == "score" else options.n_resamples
+    return Work((resamples + 36) * pairs * runs, "resampled values", 5e-9,
+                f"({resamples:,} resamples + 36 for the pass) x {pairs:,} pairs x {runs:,} runs of a pair")
 
 
 def profile_cost(shape: Shape, options: Any) -> Work:
-    """Each resample draws every run again and places it on the thresholds (4e-8 s a value, measured); the Wilson
-    band (``interval="wilson"``) and the t band (``"t"``) draw none: one pass over the runs."""
-    resamples = 1 if options.interval in ("wilson", "t") else options.n_resamples
-    return Work(resamples * shape.rows, "resampled values", 4e-8, f"{resamples:,} resamples x {shape.rows:,} runs")
+    """Each resample draws every run again and places it on the thresholds (6e-9 s a value, measured in round s11 of
+    benchmarks/README.md: 5.8e-9; 4e-8 before, 6.6x over), with each agent x task cell's own work (200 values); every
+    band, the Wilson band (``interval="wilson"``) and the t band (``"t"``), which draw none, too, first places the
+    runs on the thresholds (3.3-3.8e-7 s a run: 60 values; uncounted before, 8-9.5x under)."""
+    resamples = 0 if options.interval in ("wilson", "t") else options.n_resamples
+    return Work((resamples + 60) * shape.rows + 200 * resamples * shape.cells, "resampled values", 6e-9,
+                f"({resamples:,} resamples + 60 for the pass) x {shape.rows:,} runs + {resamples:,} resamples x 200 "
+                f"x {shape.cells:,} cells")
 
 
 BACKENDS = (
