@@ -131,7 +131,6 @@ def test_the_estimate_is_within_2x_of_the_measured_cpu(name, shape, given, measu
     assert 0.5 <= measured / estimated <= 2.0, (estimated, measured)
 
 
-@pytest.mark.xfail(strict=True, reason="the studentised pass advances no bar")
 def test_the_studentised_bootstrap_bar_counts_the_standard_errors_pass(monkeypatch):
     """The bar counted agents x resamples, which the first pass over each agent's resamples fills; the studentised
     interval's second pass (their standard errors, 1.2-2.9 times the first's CPU, round s11) advanced nothing, so the
