@@ -30,8 +30,10 @@ _WITHIN_TASK = (Need("decisions", "per-task comparisons of agents", runs=2, per=
 
 
 def cost(shape: Shape, options: Any) -> Work:
-    """At most every run is permuted once a resample at some interim (3.7e-8 s a value, measured)."""
-    return Work(options.n_resamples * shape.rows, "permuted values", 3.7e-8,
+    """At most every run is permuted once a resample at some interim (2e-8 s a value, measured in round s11 of
+    benchmarks/README.md, where 3.7e-8 had been 2-5x over: AdaStop's calls 0.52-0.64, the permutation test's
+    0.54-0.78, power('adastop') 0.20-0.31, stopping early or not)."""
+    return Work(options.n_resamples * shape.rows, "permuted values", 2e-8,
                 f"{options.n_resamples:,} permutations x {shape.rows:,} runs")
 
 
