@@ -118,6 +118,7 @@ MEASURED = [
     ("percentiles", _shape(8, 10, 10), {"interval": "bootstrap", "n_resamples": 2000}, 2.56),
     ("adastop", _shape(4, 5, 50), {"n": 10}, 0.237),
     ("permutation", _shape(3, 10, 100), {}, 0.864),
+    ("permutation", _shape(3, 10, 100), {}, 1.51),
 ]
 
 
