@@ -55,9 +55,23 @@ def cases():
         ("bootstrap", "10 x 10 x 1,000, R=50", lambda: sim(10, 10, 1000, rng=0), flat, {"n_resamples": 50}),
         # 10,000 runs a cell: 8.4% of 16-bit draws would be rejected, so 32-bit values (resampling.lane_bits)
         ("bootstrap", "2 x 5 x 10,000, R=200", lambda: sim(2, 5, 10_000, rng=0), flat, {"n_resamples": 200}),
+        # session 11: the default studentised interval beside the percentile one, four metrics and one, large and small
+        ("bootstrap", "4 x 10 x 1,000, R=1,000", lambda: sim(4, 10, 1000, rng=0), flat, {"n_resamples": 1000}),
+        ("bootstrap", "2 x 20 x 10,000, R=1,000", lambda: sim(2, 20, 10_000, rng=0), flat, {"n_resamples": 1000}),
+        ("bootstrap", "2 x 20 x 10,000, R=1,000, percentile", lambda: sim(2, 20, 10_000, rng=0), flat,
+         {"n_resamples": 1000, "interval": "percentile"}),
+        ("bootstrap", "2 x 20 x 10,000, R=1,000, IQM", lambda: sim(2, 20, 10_000, rng=0), flat,
+         {"n_resamples": 1000, "metrics": ["iqm"]}),
+        ("bootstrap", "2 x 20 x 10,000, R=1,000, IQM percentile", lambda: sim(2, 20, 10_000, rng=0), flat,
+         {"n_resamples": 1000, "metrics": ["iqm"], "interval": "percentile"}),
+        ("bootstrap", "4 x 26 x 5, R=5,000, IQM", lambda: sim(4, 26, 5, rng=0), flat,
+         {"n_resamples": 5000, "metrics": ["iqm"]}),
         ("probability_of_improvement", "6 x 20 x 50, R=2,000", lambda: sim(6, 20, 50, rng=0), flat, {}),
         ("performance_profile", "4 x 20 x 100, tasks, R=2,000", lambda: sim(4, 20, 100, rng=0), flat,
          {"kind": "tasks"}),
+        # the t band above draws nothing since session 10: the percentile band resamples
+        ("performance_profile", "4 x 20 x 1,000, percentile R=2,000", lambda: sim(4, 20, 1000, rng=0), flat,
+         {"interval": "percentile", "n_resamples": 2000}),
         ("percentiles", "5 x 20 x 10, PBP", lambda: sim(5, 20, 10, rng=0), flat, {}),
         ("percentiles", "8 x 10 x 10, PBP", lambda: sim(8, 10, 10, rng=0), flat, {"n_resamples": 2000}),
         ("percentiles", "10 x 20 x 10, PBP", lambda: sim(10, 20, 10, rng=0), flat, {}),
@@ -65,10 +79,17 @@ def cases():
          {"interval": "bootstrap", "n_resamples": 2000}),
         ("skillings_mack", "6 x 30 x 50, Monte Carlo", lambda: sim(6, 30, 50, rng=0), flat,
          {"pvalue": "monte_carlo"}),
+        # 1,200 runs a task: doubled mid-ranks too wide to pack beside the sort keys (resampling.permute_blocks)
+        ("skillings_mack", "6 x 30 x 200, Monte Carlo R=2,000", lambda: sim(6, 30, 200, rng=0), flat,
+         {"pvalue": "monte_carlo", "n_resamples": 2000}),
         ("adastop", "4 x 5 x 50, n=10", lambda: sim(4, 5, 50, rng=0), flat, {"n": 10}),
         ("permutation", "3 x 10 x 100", lambda: sim(3, 10, 100, rng=0), flat, {}),
         ("curves", "3 x 5 x 10 runs x 50 steps, R=2,000", lambda: curves(3, 5, 10, 50, rng=0), nested,
          {"step": "step", "n_resamples": 2000, "compare": "all"}),
+        ("curves", "3 x 5 x 10 runs x 500 steps, defaults", lambda: curves(3, 5, 10, 500, rng=0), nested,
+         {"step": "step"}),
+        ("percentiles", "6 x 10 x 20, bootstrap R=2,000", lambda: sim(6, 10, 20, rng=0), flat,
+         {"interval": "bootstrap", "n_resamples": 2000}),
         ("mixed", "10 x 300 x 10", lambda: sim(10, 300, 10, rng=0), flat, {}),
         ("mixed", "10 x 1,000 x 10", lambda: sim(10, 1000, 10, rng=0), flat, {}),
         ("task_table", "5 x 40 x 20, aggregate", lambda: sim(5, 40, 20, rng=0), flat, {"aggregate": "bootstrap"}),
@@ -76,8 +97,11 @@ def cases():
         ("selection", "3 x 200 x 10, R=99,999", lambda: sim(3, 200, 10, rng=0), flat,
          {**reported, "reported": ["task_001", "task_002", "task_003"], "n_resamples": 99_999}),
         ("equivalence", "5 x 40 x 100", lambda: sim(5, 40, 100, rng=0), flat, {"margin": 1.0}),
+        ("equivalence", "5 x 40 x 300", lambda: sim(5, 40, 300, rng=0), flat, {"margin": 1.0}),
         ("bayes", "6 x 40 x 5, signed rank", lambda: sim(6, 40, 5, rng=0), nested, {}),
         ("bayes", "3 x 10 x 5, hierarchical", lambda: sim(3, 10, 5, rng=0), nested, {"model": "hierarchical"}),
+        ("bayes", "6 x 100 x 5, signed rank", lambda: sim(6, 100, 5, rng=0), nested, {}),
+        ("bayes", "4 x 20 x 5, hierarchical", lambda: sim(4, 20, 5, rng=0), nested, {"model": "hierarchical"}),
         ("tuning", "2,000 configurations x 10 seeds", lambda: sweep(2000, 10), nested, {"config": ["lr", "gamma"]}),
         ("tuning", "10,000 configurations x 10 seeds", lambda: sweep(10_000, 10), nested,
          {"config": ["lr", "gamma"]}),
@@ -87,6 +111,15 @@ def cases():
          {"config": ["lr", "gamma"], "band": "percentile"}),
         ("tuning", "2 agents x 3 tasks x 500 x 5, percentile band", lambda: sweep(500, 5, 2, 3), nested,
          {"config": ["lr", "gamma"], "band": "percentile"}),
+        # power(): the study's estimate (each analysis's declared cost x data sets) against the whole study, 2 agents x
+        # 5 tasks at 3, 5, 10 and 20 seeds (3 withheld for the bootstrap), 40 data sets each
+        *(("power", f"{method}, 2 x 5, 40 data sets{label}", None, None, {"method": method, **given})
+          for method, label, given in (("skillings_mack", "", {}),
+                                       ("skillings_mack", ", Monte Carlo R=2,000",
+                                        {"pvalue": "monte_carlo", "n_resamples": 2000}),
+                                       ("adastop", "", {}), ("permutation", "", {}), ("bootstrap", "", {}),
+                                       ("bootstrap", ", percentile", {"interval": "percentile"}),
+                                       ("bootstrap", ", R=5,000", {"n_resamples": 5000}))),
     ]
 
 
@@ -101,7 +134,7 @@ def main(only):
         """Collects the Work of every estimate rlstats.cost logs (at DEBUG level) as the calls make them."""
 
         def emit(self, record):
-            seen.append(record.work)
+            seen.append((record.getMessage(), record.work))
 
     log = logging.getLogger("rlstats.cost")
     log.setLevel(logging.DEBUG)
@@ -113,13 +146,20 @@ def main(only):
     for name, label, make, formula, options in cases():
         if only and name not in only:
             continue
-        data = make()
         seen.clear()
-        function = rlstats.methods.backend(name)
-        start = time.process_time()
-        function(data, formula, rng=0, progress=False, **options)
-        measured = time.process_time() - start
-        estimated = seen[0].seconds  # the call's own estimate (an inner bootstrap's comes after it)
+        if name == "power":
+            start = time.process_time()
+            rlstats.power(effect=1.0, tasks=5, n_sim=40, rng=0, progress=False, **options)
+            measured = time.process_time() - start
+            # the study's estimate (the analyses of its dry run, before it, log their own)
+            estimated = next(work for message, work in seen if message.startswith("this power study")).seconds
+        else:
+            data = make()
+            function = rlstats.methods.backend(name)
+            start = time.process_time()
+            function(data, formula, rng=0, progress=False, **options)
+            measured = time.process_time() - start
+            estimated = seen[0][1].seconds  # the call's own estimate (an inner bootstrap's comes after it)
         ratios.append((measured, measured / estimated))
         print(f"| {name} | {label} | {estimated:.3g} | {measured:.3g} | {measured / estimated:.2f} |", flush=True)
     if ratios:

@@ -10,9 +10,9 @@ estimated time). Estimates are within :data:`FACTOR` of measured CPU time there 
 
 * above :data:`PROGRESS_SECONDS` of estimated work a progress bar is shown by default (``progress=True``, the
   default, means "when the work is long"; ``progress=False`` never shows one; fast calls show none);
-* above :data:`MAX_SECONDS` (a small input can ask for hours: the bootstrap of 6,000 runs with ``n_resamples=10**7``
-  is estimated at 80 minutes) the call is an OptionError that quotes the estimate and names ``max_seconds=``, the
-  option that accepts it.
+* above :data:`MAX_SECONDS` (a small input can ask for hours: the bootstrap of 12,000 runs with
+  ``n_resamples=10**7`` is estimated at 68 minutes) the call is an OptionError that quotes the estimate and names
+  ``max_seconds=``, the option that accepts it.
 
 Nothing here changes a result: the decisions only switch a bar and refuse before anything is computed. Every
 estimate is logged at DEBUG level on the ``rlstats.cost`` logger (the record's ``work`` attribute holds the
@@ -67,7 +67,7 @@ class Shape:
 class Work:
     """Counted work: ``units`` of ``unit`` ("resampled values"), the seconds one unit took where the back end's
     formula was calibrated (``per_unit``), and what was counted (``what``, the product the message quotes:
-    "10,000 resamples x 1,000,000 runs x 4 metrics")."""
+    "3 passes (studentised) x 10,000 resamples x (1,000,000 runs + 100 x 1 agents), 4 metrics")."""
 
     units: float
     unit: str
@@ -81,7 +81,8 @@ class Work:
 
     @property
     def text(self) -> str:
-        """'about 13.3 minutes (4e+10 resampled values: 10,000 resamples x 1,000,000 runs x 4 metrics)'."""
+        """'about 5.5 minutes (3e+10 resampled runs: 3 passes (studentised) x 10,000 resamples x (1,000,000 runs +
+        100 x 1 agents), 4 metrics, + the call's own 0.006 s)'."""
         counted = f"{self.units:.2g} {self.unit}" + (f": {self.what}" if self.what else "")
         return f"about {_duration(self.seconds)} ({counted})"
 

@@ -62,14 +62,18 @@ def _options(name, **given):
 
 
 @pytest.mark.parametrize("agents, tasks, seeds, resamples", [(3, 5, 4, 2000), (10, 26, 5, 10_000), (2, 1, 7, 3)])
-def test_the_bootstrap_counts_resamples_times_runs_times_metrics(agents, tasks, seeds, resamples):
+def test_the_bootstrap_counts_resamples_times_runs_and_agents_with_its_passes(agents, tasks, seeds, resamples):
+    # session 11: the studentised interval (the default) passes over the resamples 3 times, the metrics share one
+    # draw (each adds 1e-9 s to the 7e-9 a resampled run), each agent adds 100 runs' worth a resample, and a call
+    # costs 0.006 s (it counted resamples x runs x metrics at 2e-8 s, 2.5-6.6x off; test_audit_s11_cost.py)
     design = _design(agents, tasks, seeds)
     options = _options("bootstrap", n_resamples=resamples)
     work = load(DECLARATIONS["bootstrap"].cost)(cost.Shape.of(design), options)
     rows = agents * tasks * seeds  # the frame simulate() draws, counted apart from the Design
-    assert work.units == resamples * rows * 4  # the four default metrics
-    assert work.seconds == pytest.approx(work.units * 2e-8)
-    assert f"{resamples:,} resamples x {rows:,} runs x 4 metrics" in work.text
+    assert work.per_unit == pytest.approx(7e-9 + 4 * 1e-9)  # the four default metrics
+    assert work.seconds == pytest.approx(3 * resamples * (rows + 100 * agents) * 11e-9 + 0.006)
+    assert (f"3 passes (studentised) x {resamples:,} resamples x ({rows:,} runs + 100 x {agents} agents), 4 metrics"
+            in work.text)
 
 
 def test_other_formulas_count_what_their_kernels_do():
@@ -81,21 +85,26 @@ def test_other_formulas_count_what_their_kernels_do():
     assert count["percentiles"](shape, _options("percentiles")).units == 4**3 * 10
     assert count["percentiles"](shape, _options("percentiles", interval="bootstrap")).units == 10_000 * 200 * 4
     # the rank test permutes only for Monte Carlo p-values
-    assert count["skillings_mack"](shape, _options("skillings_mack", pvalue="monte_carlo")).units == 10_000 * 200
+    # (and the call's own 3 ms, which power() multiplies by its data sets: session 11)
+    assert count["skillings_mack"](shape, _options("skillings_mack", pvalue="monte_carlo")).seconds == pytest.approx(
+        10_000 * 200 * 1.1e-8 + 0.003)
     assert count["skillings_mack"](shape, _options("skillings_mack")).units == 200
     # probability of improvement: every pair's two agents' runs in each resample; the score interval (default)
-    # draws none, one pass over the pairs' runs
+    # draws none; each first passes over the pairs' runs, worth 36 resamples (session 11: it was 1, 18x under)
     assert count["probability_of_improvement"](shape, _options("probability_of_improvement",
-                                                               interval="percentile")).units == 2000 * 6 * 100
-    assert count["probability_of_improvement"](shape, _options("probability_of_improvement")).units == 6 * 100
+                                                               interval="percentile")).units == 2036 * 6 * 100
+    assert count["probability_of_improvement"](shape, _options("probability_of_improvement")).units == 36 * 6 * 100
     # Bayesian signed-rank: draws x pairs x tasks; hierarchical: chains x iterations x pairs x tasks
     assert count["bayes"](shape, _options("bayes")).units == 50_000 * 6 * 10
     assert count["bayes"](shape, _options("bayes", control="agent_1")).units == 50_000 * 3 * 10
     assert count["bayes"](shape, _options("bayes", model="hierarchical")).units == 8 * 1300 * 6 * 10
     # the selection check permutes the tasks' effects, after reading the runs (a run's pass costs 50 permuted values)
     assert count["selection"](shape, _options("selection")).units == 9_999 * 10 + 50 * 200
-    # the profile's Wilson band draws no resample
-    assert count["performance_profile"](shape, _options("performance_profile", interval="wilson")).units == 200
+    # the profile's Wilson band draws no resample: its pass over the runs is worth 60 resamples (session 11); a
+    # resampled band adds 200 values a cell in each resample
+    assert count["performance_profile"](shape, _options("performance_profile", interval="wilson")).units == 60 * 200
+    assert count["performance_profile"](shape, _options("performance_profile", interval="percentile",
+                                                        n_resamples=100)).units == 160 * 200 + 100 * 200 * 40
 
 
 def test_issue_43s_bootstrap_of_a_million_runs_shows_progress_by_default_and_runs():
@@ -103,29 +112,34 @@ def test_issue_43s_bootstrap_of_a_million_runs_shows_progress_by_default_and_run
     # below the bound, so it runs with a bar and without asking
     shape = cost.Shape(rows=10**6, agents=1, tasks=10, cells=10, most_runs=10**5)
     work = load(DECLARATIONS["bootstrap"].cost)(shape, _options("bootstrap"))
-    assert work.units == 10**6 * 10_000 * 4
+    assert work.seconds == pytest.approx(3 * 10_000 * (10**6 + 100) * 11e-9 + 0.006)  # about 330 s, studentised
     assert cost.PROGRESS_SECONDS < work.seconds < cost.MAX_SECONDS
     assert cost.within(work, cost.MAX_SECONDS) is work
     assert cost.shows(work, True) and not cost.shows(work, False)
 
 
 def test_the_bound_names_the_option_and_quotes_the_estimate():
-    # a 6,000-row frame with n_resamples=10**7 (the most n_resamples takes) asks for about 80 minutes
-    design = _design(3, 10, 200)
+    # a 12,000-row frame with n_resamples=10**7 (the most n_resamples takes) asks for about 68 minutes, studentised
+    # (a 6,000-row frame's 80 minutes at 2e-8 s x 4 metrics a resampled run became 35 minutes in session 11)
+    design = _design(3, 10, 400)
     options = _options("bootstrap", n_resamples=10**7)
     formula = load(DECLARATIONS["bootstrap"].cost)
     with pytest.raises(rlstats.OptionError) as caught:
         cost.admit(formula, design, options, None, "bootstrap()")
     message = str(caught.value)
-    assert message.startswith("bootstrap() would take about 80 minutes (2.4e+11 resampled values: 10,000,000 "
-                              "resamples x 6,000 runs x 4 metrics), more than the 60 minutes")
-    assert ("pass max_seconds=19200 (or float('inf'); on the command line --max-seconds 19200 or inf) to run it"
+    seconds = 3 * 10**7 * (12_000 + 300) * 11e-9 + 0.006
+    assert message.startswith("bootstrap() would take about 67.7 minutes (3.7e+11 resampled runs: 3 passes "
+                              "(studentised) x 10,000,000 resamples x (12,000 runs + 100 x 3 agents), 4 metrics, + "
+                              "the call's own 0.006 s), more than the 60 minutes")
+    accept = math.ceil(seconds * cost.FACTOR / 60) * 60
+    assert accept == 16260
+    assert ("pass max_seconds=16260 (or float('inf'); on the command line --max-seconds 16260 or inf) to run it"
             in message)
-    assert cost.admit(formula, design, options, 19200, "bootstrap()").seconds == pytest.approx(4800)
-    assert cost.admit(formula, design, options, math.inf).units == 2.4e11
+    assert cost.admit(formula, design, options, 16260, "bootstrap()").seconds == pytest.approx(seconds)
+    assert cost.admit(formula, design, options, math.inf).seconds == pytest.approx(seconds)
     # the public function refuses before drawing anything
-    df = rlstats.datasets.simulate(agents=3, tasks=10, seeds=200, rng=0)
-    with pytest.raises(rlstats.OptionError, match="pass max_seconds=19200"):
+    df = rlstats.datasets.simulate(agents=3, tasks=10, seeds=400, rng=0)
+    with pytest.raises(rlstats.OptionError, match="pass max_seconds=16260"):
         rlstats.bootstrap(df, "score ~ agent | task", n_resamples=10**7, normalize=False)
 
 
@@ -205,14 +219,18 @@ def test_power_estimates_the_study_and_gives_its_analyses_no_bar_or_bound(monkey
     monkeypatch.setattr(_api, "_public_function", original)
     work = _api._study_work(study, (3, 5), 10)
     assert work.units == 20
-    assert work.seconds == pytest.approx(10 * (200 * 36 * 1 + 200 * 60 * 1) * 2e-8)
+    # bootstrap()'s default studentised interval of the rule's one metric (the IQM, 8e-9 s a resampled run): 3 passes,
+    # 100 runs' worth an agent, and a call's 0.006 s for each data set (session 11)
+    assert work.seconds == pytest.approx(10 * sum(3 * 200 * (rows + 400) * 8e-9 + 0.006 for rows in (36, 60)))
 
 
 def test_every_estimate_is_logged_with_its_work(caplog):
     """The estimate a call made is on the rlstats.cost logger at DEBUG level (what benchmarks/cost_calibration.py
-    reads), and it is the formula's count: resamples x runs x metrics for the bootstrap."""
+    reads), and it is the formula's count: passes x resamples x (runs + 100 an agent) for the bootstrap."""
     data = rlstats.datasets.simulate(2, 3, 4, rng=0)
     with caplog.at_level("DEBUG", logger="rlstats.cost"):
         rlstats.bootstrap(data, "score ~ agent | task", metrics=["iqm"], n_resamples=50, rng=0)
     works = [r.work for r in caplog.records if r.name == "rlstats.cost"]
-    assert works and works[0].units == 50 * len(data) and "bootstrap()" in caplog.records[0].getMessage()
+    assert works and "bootstrap()" in caplog.records[0].getMessage()
+    # studentised (3 passes), the IQM alone (8e-9 s a resampled run), 2 agents, the call's 0.006 s
+    assert works[0].seconds == pytest.approx(3 * 50 * (len(data) + 200) * 8e-9 + 0.006)

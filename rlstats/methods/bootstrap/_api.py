@@ -740,7 +740,9 @@ def _run_builtin_bootstrap(design, options, rng, notes, shown):
     # the studentised interval's standard errors: of each resample (the same draws again) and of the data
     resampled = np.empty_like(distribution) if studentized else None
     observed = np.empty_like(estimates) if studentized else None
-    with progress_bar(design.n_agents * options.n_resamples, shown, "bootstrap") as advance:
+    # the bar counts both passes of the studentised interval: the draws, then their standard errors
+    passes = 2 if studentized else 1
+    with progress_bar(passes * design.n_agents * options.n_resamples, shown, "bootstrap") as advance:
         for j, name in enumerate(design.agents):
             layout = _agent_layout(design, j)
             distribution[j] = kernels.bootstrap_agent(
@@ -751,7 +753,8 @@ def _run_builtin_bootstrap(design, options, rng, notes, shown):
                 acceleration[j] = _accelerations([layout], options)[0]
             if studentized:
                 resampled[j] = small_runs.resampled_se(layout, options.metrics, options.gamma, options.n_resamples,
-                                                       kernels.agent_seed_sequence(root, name), options.engine).T
+                                                       kernels.agent_seed_sequence(root, name), options.engine,
+                                                       advance).T
                 observed[j] = small_runs.data_se(layout, options.metrics, options.gamma)
                 median = [m for m, name in enumerate(options.metrics) if name == "median"]
                 if median and layout.task_sizes.min() > 1:  # its t interval's SE (with one run: withheld anyway)

@@ -52,29 +52,62 @@ def _profile_needs():
                         "so its band would span 0 to 1 at every tau; add runs"))
 
 
+#: seconds a resampled run takes with the built-in metrics: the draw, shared by every metric, and each metric's pass
+_PER_RUN, _PER_METRIC = 7e-9, 1e-9
+#: an agent's own work in each resample (its tasks' offsets, the chunk's statistics), in resampled runs
+_RUNS_PER_AGENT = 100
+#: a call's fixed seconds (the Design's notes, the intervals, the result): most of a power() data set's analysis
+_CALL_SECONDS = 0.006
+#: passes over the resamples: the studentised interval draws each resample again for its standard error (2.2-3.9
+#: times the percentile interval's CPU, round s11); rliable_compat=True, task_bootstrap=True and metric functions
+#: resample the run matrices, 2x the built-in kernels' CPU
+STUDENTIZED_PASSES, MATRIX_PASSES = 3, 2
+
+
 def cost(shape: Shape, options: Any) -> Work:
-    """Every resample draws each run again and enters it into every metric (2e-8 s a value, measured: 1.3e-8 at 10^3
-    runs, 2.8e-8 at 10^6 runs with the Design's construction)."""
+    """Every resample draws each run once for all the metrics (7e-9 s a run and 1e-9 s more a metric, measured in round
+    s11 of benchmarks/README.md: four metrics took 1.1-1.6 times one), plus each agent's own work (100 runs' worth);
+    the studentised interval, the default, passes over the resamples again for their standard errors (3 passes in
+    all), the run matrices' path twice; and a call's fixed 0.006 s, which power() multiplies by its data sets."""
+    from ._api import studentized_gives_way
+    from ._small_runs import STUDENTIZED_INTERVALS
+
     metrics = len(options.metrics)
-    return Work(options.n_resamples * shape.rows * metrics, "resampled values", 2e-8,
-                f"{options.n_resamples:,} resamples x {shape.rows:,} runs x {metrics} metrics")
+    interval = getattr(options, "interval", "percentile")
+    compat, tasks = getattr(options, "rliable_compat", False), getattr(options, "task_bootstrap", False)
+    matrices = bool(compat or tasks or any(callable(m) for m in options.metrics))
+    studentized = interval in STUDENTIZED_INTERVALS and studentized_gives_way(interval, compat, tasks,
+                                                                              options.metrics) is None
+    passes = STUDENTIZED_PASSES if studentized else MATRIX_PASSES if matrices else 1
+    per_unit = _PER_RUN + _PER_METRIC * metrics
+    resampled = options.n_resamples * (shape.rows + _RUNS_PER_AGENT * shape.agents)
+    how = {STUDENTIZED_PASSES: "3 passes (studentised) x ", MATRIX_PASSES: "2 passes (run matrices) x ", 1: ""}[passes]
+    return Work(passes * resampled + _CALL_SECONDS / per_unit, "resampled runs", per_unit,
+                f"{how}{options.n_resamples:,} resamples x ({shape.rows:,} runs + {_RUNS_PER_AGENT} x {shape.agents} "
+                f"agents), {metrics} metric{'s' if metrics > 1 else ''}, + the call's own {_CALL_SECONDS:g} s")
 
 
 def improvement_cost(shape: Shape, options: Any) -> Work:
-    """Each resample compares the runs of both agents of every pair, task by task (1e-8 s a value, measured); the
-    score interval (``interval="score"``) draws none: one pass over the pairs' runs."""
+    """Each resample compares the runs of both agents of every pair, task by task (5e-9 s a value, measured in round
+    s11 of benchmarks/README.md: 3.9-5.5e-9; 1e-8 before); every interval, the score interval (the default, which
+    draws none) too, first passes over the pairs' runs (1.8e-7 s a run of a pair: 36 values; uncounted before, 18x
+    under at 6 agents x 20 tasks x 2,000-8,000 runs)."""
     pairs = len(options.pairs) if options.pairs else shape.agents * (shape.agents - 1) // 2
     runs = 2 * shape.rows // max(shape.agents, 1)
-    resamples = 1 if options.interval == "score" else options.n_resamples
-    return Work(resamples * pairs * runs, "resampled values", 1e-8,
-                f"{resamples:,} resamples x {pairs:,} pairs x {runs:,} runs of a pair")
+    resamples = 0 if options.interval == "score" else options.n_resamples
+    return Work((resamples + 36) * pairs * runs, "resampled values", 5e-9,
+                f"({resamples:,} resamples + 36 for the pass) x {pairs:,} pairs x {runs:,} runs of a pair")
 
 
 def profile_cost(shape: Shape, options: Any) -> Work:
-    """Each resample draws every run again and places it on the thresholds (4e-8 s a value, measured); the Wilson
-    band (``interval="wilson"``) and the t band (``"t"``) draw none: one pass over the runs."""
-    resamples = 1 if options.interval in ("wilson", "t") else options.n_resamples
-    return Work(resamples * shape.rows, "resampled values", 4e-8, f"{resamples:,} resamples x {shape.rows:,} runs")
+    """Each resample draws every run again and places it on the thresholds (6e-9 s a value, measured in round s11 of
+    benchmarks/README.md: 5.8e-9; 4e-8 before, 6.6x over), with each agent x task cell's own work (200 values); every
+    band, the Wilson band (``interval="wilson"``) and the t band (``"t"``), which draw none, too, first places the
+    runs on the thresholds (3.3-3.8e-7 s a run: 60 values; uncounted before, 8-9.5x under)."""
+    resamples = 0 if options.interval in ("wilson", "t") else options.n_resamples
+    return Work((resamples + 60) * shape.rows + 200 * resamples * shape.cells, "resampled values", 6e-9,
+                f"({resamples:,} resamples + 60 for the pass) x {shape.rows:,} runs + {resamples:,} resamples x 200 "
+                f"x {shape.cells:,} cells")
 
 
 BACKENDS = (

@@ -453,13 +453,15 @@ def median_se_relative_error(resamples, estimate):
     return np.where(mean > 0, out, 0.0)
 
 
-def resampled_se(layout, metrics, gamma, n_resamples, ss, n_jobs=1):
+def resampled_se(layout, metrics, gamma, n_resamples, ss, n_jobs=1, advance=None):
     """(n_resamples, M) the standard errors of the resamples that :func:`kernels.bootstrap_agent` draws from ``ss``.
 
-    The same blocks and chunks (:func:`kernels.statistics_from_counts`), so row b pairs with that function's row b.
+    The same blocks and chunks (:func:`kernels.statistics_from_counts`), so row b pairs with that function's row b;
+    ``advance(n)`` is called as their resamples are done, as the bar's second pass.
     """
     return kernels.statistics_from_counts(ss, layout, n_resamples, len(metrics),
-                                          lambda rows: StandardErrors(layout, metrics, gamma), n_jobs=n_jobs)
+                                          lambda rows: StandardErrors(layout, metrics, gamma), n_jobs=n_jobs,
+                                          advance=advance)
 
 
 def data_se(layout, metrics, gamma):

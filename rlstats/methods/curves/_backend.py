@@ -18,9 +18,18 @@ _HERE = "rlstats.methods.curves"
 
 
 def cost(shape: Shape, options: Any) -> Work:
-    """Each resample draws every run's curve again, step by step (rows: runs x steps; 6e-8 s a value, measured)."""
-    return Work(options.n_resamples * shape.rows, "resampled values", 6e-8,
-                f"{options.n_resamples:,} resamples x {shape.rows:,} run-steps")
+    """Each resample draws every run's curve again, step by step (rows: runs x steps; 1e-8 s a value, measured in
+    round s11 of benchmarks/README.md); the studentised bands (the default) pass over the resamples again for their
+    standard errors (2 passes: 1.8-3.8x the expanded bands' CPU), and each compared pair's differences read both
+    agents' run-steps again (2 x pairs x rows / agents). It counted 6e-8 s a run-step, 3-4x over the defaults."""
+    passes = 2 if getattr(options, "bands", "studentized") == "studentized" else 1
+    compare = getattr(options, "pairs", ())
+    pairs = (shape.agents * (shape.agents - 1) // 2 if isinstance(compare, str) and compare == "all"
+             else len(compare) if compare else 0)
+    pair_steps = 2 * pairs * shape.rows // max(shape.agents, 1)
+    compared = f" + {pair_steps:,} run-steps of {pairs} compared pair{'s' if pairs > 1 else ''}" if pairs else ""
+    return Work(options.n_resamples * (passes * shape.rows + pair_steps), "resampled values", 1e-8,
+                f"{options.n_resamples:,} resamples x ({passes} x {shape.rows:,} run-steps{compared})")
 
 
 BACKENDS = (

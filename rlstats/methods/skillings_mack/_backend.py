@@ -49,12 +49,27 @@ def citations(result, keys):
     return [*first, *keys, *posthoc, *control]
 
 
+#: the most runs a task's doubled mid-ranks (up to 2n - 1) fit in the 11 bits rlstats.resampling.permute_blocks packs
+#: beside each permutation's 52 random key bits; wider tasks rank the keys with argsort and gather the values
+_PACKED_RUNS = 1024
+#: a Monte Carlo call's fixed seconds
+_CALL_SECONDS = 0.003
+
+
 def cost(shape: Shape, options: Any) -> Work:
-    """Monte Carlo p-values permute every run's rank within its task once a resample (1.1e-8 s a value, measured);
-    the asymptotic and exact p-values are a pass over the rows (the exact one is bounded where it is enumerated)."""
+    """Monte Carlo p-values permute every run's rank within its task once a resample (1.1e-8 s a value, measured;
+    3.5e-8 s where a task has more than 1,024 runs, whose ranks are too wide to sort packed with their keys: 3.2-4.6x
+    the narrow tasks' CPU a value, round s11 of benchmarks/README.md; the largest task is bounded by the most runs in
+    a cell times the agents), and the call's own 3 ms (the Design, the ranks, the result: power() multiplies it by its
+    data sets, 2.4-2.6x under without it); the asymptotic and exact p-values are a pass over the rows (the exact one
+    is bounded where it is enumerated)."""
     if options.pvalue == "monte_carlo":
-        return Work(options.n_resamples * shape.rows, "permuted values", 1.1e-8,
-                    f"{options.n_resamples:,} permutations x {shape.rows:,} runs")
+        wide = min(shape.rows, shape.most_runs * shape.agents) > _PACKED_RUNS
+        per_unit = 3.5e-8 if wide else 1.1e-8
+        return Work(options.n_resamples * shape.rows + _CALL_SECONDS / per_unit, "permuted values", per_unit,
+                    f"{options.n_resamples:,} permutations x {shape.rows:,} runs"
+                    + (f" (tasks of more than {_PACKED_RUNS:,} runs)" if wide else "")
+                    + f" + the call's own {_CALL_SECONDS:g} s")
     return Work(shape.rows, "rows", 1e-6, f"{shape.rows:,} runs")
 
 
