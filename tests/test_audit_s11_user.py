@@ -1,0 +1,135 @@
+"""Audit s11, as a user porting R habits would run them: ``rlstats.tuning()`` (its views, print, summary, report,
+LaTeX, plots), ``rlstats.selection_check()`` and ``rlstats.task_table()``, on the published hyperparameter
+landscapes of Dierkes et al. (2024, ``hpo_landscapes`` through the mirror) and the Atari 100k scores, on subsets made
+with pandas (a few tasks and agents, agents renamed, one agent's runs copied under another name, tasks shifted).
+Each sentence printed was read against the rows analysed and each figure was saved at one column's size and looked
+at. Each test is a minimal reproducer of one defect found; its docstring gives the numbers seen."""
+
+from __future__ import annotations
+
+import functools
+
+import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
+
+import rlstats
+
+matplotlib.use("Agg")
+
+
+@functools.lru_cache(maxsize=1)
+def _landscapes():
+    """The nine published PPO landscapes on LunarLander (about 1 s to parse), read once per session."""
+    return rlstats.datasets.load("hpo_landscapes")
+
+
+def _sweep(mirror, n_configs=12):
+    """The first ``n_configs`` configurations of every landscape, agent = the hyperparameter tuned, task = the reward
+    weight (the file names spell them with '-' or '_')."""
+    d = _landscapes()
+    d = d[d.config < n_configs].copy()
+    parts = d.landscape.str.split("_", n=1)
+    d["agent"] = parts.str[0]
+    d["task"] = parts.str[1].str.replace("_", "-")
+    return d.drop(columns="landscape")
+
+
+def _atari(atari, agents, tasks, seeds=5):
+    return atari[atari.agent.isin(agents) & atari.task.isin(tasks) & (atari.seed < seeds)]
+
+
+@pytest.mark.xfail(strict=True, reason="task_table's figure divides by the task's best mean: location-dependent")
+def test_task_table_figure_scales_each_task_between_its_worst_and_its_best(atari):
+    """task_table's heat map drew each cell's mean divided by its task's best mean ("mean relative to each task's
+    best"), on one colour scale for all tasks. Atari 100k, 5 seeds: Pong's means are negative (CURL -17.3, DER -9.21,
+    SPR -3.94 against IRIS 14.6), so Pong's cells read -1.18, -0.63 and -0.27 and stretched the scale, leaving
+    Boxing's and Breakout's other cells (-0.04 to 0.53) in the same few greys; Pong shifted by +21 (scores from 0)
+    gave other cells, and so did a lower-is-better table (the best, the smallest, read 1, the others above it).
+    Each task's cells are now placed between its worst (0) and its best (1) mean, which shifts and units leave
+    alone."""
+    sub = _atari(atari, ("CURL", "DER", "IRIS", "SPR"), ("Pong", "Boxing", "Breakout"))
+    means = sub.groupby(["task", "agent"]).score.mean().unstack()  # tasks and agents sorted, as the table
+    expected = means.sub(means.min(axis=1), axis=0).div(means.max(axis=1) - means.min(axis=1), axis=0).to_numpy()
+    res = rlstats.task_table(sub, "score ~ agent | task/seed", rng=0)
+    ax = res.plot()
+    drawn = np.asarray(ax.images[0].get_array())
+    np.testing.assert_allclose(drawn, expected, rtol=1e-12)
+    assert drawn[list(res.tasks).index("Pong")].tolist() == pytest.approx([0.0, 0.253230, 1.0, 0.418580], abs=1e-6)
+    shifted = sub.assign(score=np.where(sub.task == "Pong", sub.score + 21, sub.score * 1000))
+    again = np.asarray(rlstats.task_table(shifted, "score ~ agent | task/seed", rng=0).plot().images[0].get_array())
+    np.testing.assert_allclose(again, expected, rtol=1e-9)
+    lower = np.asarray(rlstats.task_table(sub, "score ~ agent | task/seed", higher_is_better=False, rng=0)
+                       .plot().images[0].get_array())
+    np.testing.assert_allclose(lower, 1 - expected, atol=1e-12)
+    assert ax.images[0].get_clim() == (0.0, 1.0)
+
+
+@pytest.mark.xfail(strict=True, reason="the report credits tied wins to the first agent in label order")
+def test_task_table_report_credits_every_tied_best(atari):
+    """IRIS's runs copied under a second name ('IRIS copy') tie it on each of 3 tasks, and the table bolds both in
+    every task; the report said "Best per task: IRIS (3)", crediting the three wins to whichever name sorts first
+    (renamed 'AAA copy', the report said "AAA copy (3)"), and "In 1 further agent-task cells"."""
+    sub = _atari(atari, ("IRIS", "SimPLe", "SPR"), ("Pong", "Boxing", "Breakout"), seeds=100)
+    both = rlstats.task_table(pd.concat([sub, sub[sub.agent == "IRIS"].assign(agent="IRIS copy")]),
+                              "score ~ agent | task/seed", rng=0)
+    assert both.tied_best.sum() == 6
+    text = both.report(format="text")
+    assert "Best per task: IRIS (3), IRIS copy (3)" in text and "tied" in text, text
+    assert "In 1 further agent-task cell the agent" in text
+
+
+@pytest.mark.xfail(strict=True, reason="an empty sensitivity view is announced as computed")
+def test_sensitivity_with_no_agent_on_every_task_is_not_announced(mirror):
+    """Each landscape as its own agent (a task each): the sensitivity view leaves every agent out ("lacks runs on
+    some task"), yet print(res) showed the heading "hyperparameter sensitivity (percentile-normalised) and effective
+    dimensionality:" with nothing under it, the report said "Hyperparameter sensitivity and effective
+    dimensionality follow Adkins et al. (2024) on percentile-normalised scores", and res.sensitivity() was an empty
+    frame. Nothing was computed: the view is now absent, as with one task, and the notes say why."""
+    d = _sweep(mirror, 6)
+    d = d.assign(agent=d.agent + " / " + d.task)  # nine agents, each on one task
+    res = rlstats.tuning(d, "score ~ agent | task/seed", config=["hyperparameter", "reward_weight"],
+                         views=["best_set", "sensitivity"], n_resamples=100, rng=0, progress=False)
+    assert "hyperparameter sensitivity" not in str(res)
+    assert "Adkins" not in res.report(format="text")
+    with pytest.raises(rlstats.OptionError, match="sensitivity"):
+        res.sensitivity()
+    assert any("no agent has runs on every task" in note for note in res.notes), res.notes
+
+
+@pytest.mark.xfail(strict=True, reason="a negative Monte Carlo optimism raises the tuned score")
+def test_tuned_score_is_never_raised_by_the_selection_correction(mirror):
+    """The gae-lambda x distance-weight landscape, first 12 configurations, 10 seeds each: one configuration wins
+    every resample (best set of 1), so each resample's optimism is only its resampled mean less its own mean, noise
+    about 0; the mean of 2,000 came out -0.47 with rng=0 (-1.87 with rng=5), and the "tuned score corrected for
+    selection" (641.42) was printed above the selected configuration's own mean (640.96). The bootstrap's optimism
+    is at least 0 in expectation (the largest resampled mean is at least the selected one's, whose mean is the
+    largest data mean), so a negative Monte Carlo estimate is now 0."""
+    d = _sweep(mirror)
+    d = d[(d.agent == "gae-lambda") & (d.task == "distance-weight")]
+    res = rlstats.tuning(d, "score ~ agent | task/seed", config=["hyperparameter", "reward_weight"],
+                         views=["best_set"], rng=0, progress=False)
+    row = res.tuned().iloc[0]
+    assert row["n_best_set"] == 1 and row["mean_selected"] == pytest.approx(640.95625, abs=1e-9)
+    assert row["optimism"] == 0.0 and row["estimate"] == row["mean_selected"]
+
+
+@pytest.mark.xfail(strict=True, reason="selection_check averages raw-scale effects without a word")
+def test_selection_check_on_raw_scales_says_so(atari):
+    """SPR against DER on the 26 Atari games' raw scores: the default effect is the difference of means, averaged
+    over tasks, and UpNDown's (25,053) outweighs Pong's (1.8) ten-thousandfold; bootstrap(), tuning() and curves()
+    warn of raw scales, but the selection check printed nothing, though its docstring asks to normalise first."""
+    sub = atari[atari.agent.isin(["SPR", "DER"]) & (atari.seed < 10)]
+    reported = ["Boxing", "Breakout", "Pong", "Kangaroo", "Krull"]
+    with pytest.warns(rlstats.RlstatsWarning, match="own scales"):
+        res = rlstats.selection_check(sub, "score ~ agent | task/seed", treatment="SPR", baseline="DER",
+                                      reported=reported, rng=0)
+    assert any("own scales" in note for note in res.notes), res.notes
+    assert "own scales" in str(res) and "own scales" in res.to_latex()
+    # a scale-free effect, or scores said to be on one scale, need no caution
+    for options in ({"effect": "poi"}, {"normalize": False}):
+        quiet = rlstats.selection_check(sub, "score ~ agent | task/seed", treatment="SPR", baseline="DER",
+                                        reported=reported, rng=0, **options)
+        assert not any("own scales" in note for note in quiet.notes), (options, quiet.notes)
