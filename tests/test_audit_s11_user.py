@@ -41,7 +41,6 @@ def _atari(atari, agents, tasks, seeds=5):
     return atari[atari.agent.isin(agents) & atari.task.isin(tasks) & (atari.seed < seeds)]
 
 
-@pytest.mark.xfail(strict=True, reason="task_table's figure divides by the task's best mean: location-dependent")
 def test_task_table_figure_scales_each_task_between_its_worst_and_its_best(atari):
     """task_table's heat map drew each cell's mean divided by its task's best mean ("mean relative to each task's
     best"), on one colour scale for all tasks. Atari 100k, 5 seeds: Pong's means are negative (CURL -17.3, DER -9.21,
