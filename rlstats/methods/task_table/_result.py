@@ -336,11 +336,17 @@ class TaskTableResult(Result):
                               "conf_level": self.confidence_level}])
 
     def _prose(self):
-        wins = np.bincount(self.best, minlength=len(self.agents))
+        # every tied best agent wins its task, as the table bolds them all (crediting the first in label order made
+        # the count depend on the names; audit s11)
+        wins = self.tied_best.sum(axis=0)
         ran = (self.counts > 0).sum(axis=0)
         # agents on different task sets: each count of wins with the tasks the agent ran, its only denominator
         won = (lambda w, n: f"{w}") if (ran == len(self.tasks)).all() else (lambda w, n: f"{w} of the {n} it ran")
         parts = [f"{a} ({won(w, n)})" for a, w, n in sorted(zip(self.agents, wins, ran), key=lambda p: -p[1]) if w]
+        shared = int((self.tied_best.sum(axis=1) > 1).sum())
+        if shared:
+            parts[-1] += (f"; tied best agents are each credited ({fmt.count(shared, 'task')} "
+                          f"{'has' if shared == 1 else 'have'} more than one)")
         marked = int((self.possibly_best & ~self.tied_best).sum())
         runs = self._runs_phrase()
         which = f"each of {len(self.tasks)} tasks" if len(self.tasks) > 1 else "the task"
@@ -366,8 +372,8 @@ class TaskTableResult(Result):
                     "2024)")
         intervals = self.options.get("effect_intervals", "per_pair")
         text = (f"{best}, tested every ordered pair of agents one-sided with the {self.test_name} on that task's "
-                f"runs, and {rule}. Best per task: {', '.join(parts)}. In {marked} further agent-task cells the agent "
-                f"was possibly best. Effect sizes against the best are the Vargha-Delaney A12 (probability that a run "
+                f"runs, and {rule}. Best per task: {', '.join(parts)}. In {fmt.count(marked, 'further agent-task cell')} "
+                f"the agent was possibly best. Effect sizes against the best are the Vargha-Delaney A12 (probability that a run "
                 f"of the best scores higher) with {_A12_INTERVALS[intervals]} intervals, Cliff's delta = 2 A12 - 1, "
                 f"Hedges' g with noncentral-t intervals and Welch's t with the interval of the difference of means "
                 f"({fmt.signif(100 * self.confidence_level)}%{_JOINTLY[intervals]}). The same effect sizes are "
