@@ -83,7 +83,6 @@ def test_task_table_report_credits_every_tied_best(atari):
     assert "Best per task: AAA copy (3), IRIS (3); tied" in renamed.report(format="text")
 
 
-@pytest.mark.xfail(strict=True, reason="an empty sensitivity view is announced as computed")
 def test_sensitivity_with_no_agent_on_every_task_is_not_announced(mirror):
     """Each landscape as its own agent (a task each): the sensitivity view leaves every agent out ("lacks runs on
     some task"), yet print(res) showed the heading "hyperparameter sensitivity (percentile-normalised) and effective

@@ -979,6 +979,10 @@ def _sensitivity(design, sweeps, config, percentiles, fraction, sign, notes):
         rows.append((design.agents[a], per_task - cross_task, per_task, cross_task, dimension, len(shared)))
         subsets += [(design.agents[a], ", ".join(config[j] for j in S) or "(none)", len(S), score)
                     for S, score in scores]
+    if not rows:  # every agent left out: no view, as with one task (an empty one was printed under its heading)
+        notes.append("sensitivity() not computed: no agent has runs on every task with a configuration run on all of "
+                     "them (the notes above say which agent lacks what)")
+        return None, None
     if sign < 0:
         notes.append("sensitivity: scores were negated first (higher_is_better=False), so the normalised scale "
                      "has 1 for the best")

@@ -61,8 +61,8 @@ class TuningResult(Result):
         table = self.tables.get(name)
         if table is None:
             raise OptionError(f"the {view} view was not computed here (views={list(self.views)}); run "
-                              f"rlstats.tuning(..., views=[{view!r}, ...]) (sensitivity also needs config= columns "
-                              "and two tasks)")
+                              f"rlstats.tuning(..., views=[{view!r}, ...]) (sensitivity also needs config= columns, "
+                              "two tasks and an agent with runs on every task)")
         return table.copy()
 
     @property
