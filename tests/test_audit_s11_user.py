@@ -100,7 +100,6 @@ def test_sensitivity_with_no_agent_on_every_task_is_not_announced(mirror):
     assert any("no agent has runs on every task" in note for note in res.notes), res.notes
 
 
-@pytest.mark.xfail(strict=True, reason="a negative Monte Carlo optimism raises the tuned score")
 def test_tuned_score_is_never_raised_by_the_selection_correction(mirror):
     """The gae-lambda x distance-weight landscape, first 12 configurations, 10 seeds each: one configuration wins
     every resample (best set of 1), so each resample's optimism is only its resampled mean less its own mean, noise
