@@ -116,7 +116,6 @@ def test_tuned_score_is_never_raised_by_the_selection_correction(mirror):
     assert row["optimism"] == 0.0 and row["estimate"] == row["mean_selected"]
 
 
-@pytest.mark.xfail(strict=True, reason="selection_check averages raw-scale effects without a word")
 def test_selection_check_on_raw_scales_says_so(atari):
     """SPR against DER on the 26 Atari games' raw scores: the default effect is the difference of means, averaged
     over tasks, and UpNDown's (25,053) outweighs Pong's (1.8) ten-thousandfold; bootstrap(), tuning() and curves()

@@ -27,6 +27,7 @@ those live in ``_planning.py``.  The numerics live in
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import numbers
 from dataclasses import asdict, dataclass
@@ -40,6 +41,7 @@ from ...bounds import check_bounds, clip, clip_columns, clipped_note
 from ...cost import admit, shows, timed_bar
 from ...design import design_of
 from ...interop import as_pandas
+from ...normalization import warn_raw_scales
 from ...format import cannot_reject, count, returned_nan
 from .._replication import verdict
 from ...errors import DesignError, OptionError
@@ -314,7 +316,8 @@ def selection_check(data: Data, formula: FormulaLike | None = None, *, treatment
         new tasks (same columns, read with the same formula).
     effect : {"mean_diff", "std_diff", "poi"} or callable
         Per-task effect of the treatment: difference of mean scores
-        (normalise scores across tasks first); that difference over the
+        (normalise scores across tasks first: a warning and a note say when
+        the two agents' tasks score on scales ten times apart); that difference over the
         pooled within-task sd (needs 2 runs per agent); the probability of
         improvement minus 0.5; or ``f(treatment_runs, baseline_runs) -> float``.
     inspector : {"fisher_pitman", "t", "welch", "z"}
@@ -427,9 +430,25 @@ def selection_check(data: Data, formula: FormulaLike | None = None, *, treatment
     if isinstance(heldout, pd.DataFrame):
         fresh = design_of(heldout, design.formula, na_action=na_action, eval_env=eval_env, normalize=normalize,
                           bounds=options.bounds)
+    if isinstance(options.effect, str) and options.effect == "mean_diff":
+        design = _raw_scales(design, treatment, baseline, normalize)
+        fresh = None if fresh is None else _raw_scales(fresh, treatment, baseline, normalize)
     work = admit(cost, design, options, max_seconds, "selection_check()")  # issue 43 item 2
     with timed_bar(work, shows(work, options.progress), "selection_check"):
         return _run(design, fresh, treatment, baseline, reported_names, heldout, options, rng)
+
+
+def _raw_scales(design, treatment, baseline, normalize):
+    """``design`` with the raw-scales caution of :func:`rlstats.normalization.warn_raw_scales` (a warning and a note)
+    when the two agents' tasks score on scales ten times apart: the default effect, a difference of means, is
+    averaged over tasks, so the large tasks decide both tests (audit s11: Atari's UpNDown outweighed Pong 10^4-fold)."""
+    if treatment not in design.agents or baseline not in design.agents:
+        return design  # fresh held-out data without them: _effects_of says so
+    pair = design.select_agents([treatment, baseline])
+    ran = [task for task, counts in zip(pair.tasks, pair.counts) if counts.sum() > 0]
+    pair = pair.select_tasks(ran) if len(ran) < pair.n_tasks else pair
+    caution = warn_raw_scales(pair, normalize).notes[len(pair.notes):]
+    return dataclasses.replace(design, notes=(*design.notes, *caution)) if caution else design
 
 
 def _split_tasks(design, fresh, treatment, baseline, reported_names, heldout, options):
