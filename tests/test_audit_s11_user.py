@@ -92,7 +92,7 @@ def test_sensitivity_with_no_agent_on_every_task_is_not_announced(mirror):
     d = _sweep(mirror, 6)
     d = d.assign(agent=d.agent + " / " + d.task)  # nine agents, each on one task
     res = rlstats.tuning(d, "score ~ agent | task/seed", config=["hyperparameter", "reward_weight"],
-                         views=["best_set", "sensitivity"], n_resamples=100, rng=0, progress=False)
+                         views=["sensitivity"], rng=0, progress=False)
     assert "hyperparameter sensitivity" not in str(res)
     assert "Adkins" not in res.report(format="text")
     with pytest.raises(rlstats.OptionError, match="sensitivity"):
@@ -124,11 +124,11 @@ def test_selection_check_on_raw_scales_says_so(atari):
     reported = ["Boxing", "Breakout", "Pong", "Kangaroo", "Krull"]
     with pytest.warns(rlstats.RlstatsWarning, match="own scales"):
         res = rlstats.selection_check(sub, "score ~ agent | task/seed", treatment="SPR", baseline="DER",
-                                      reported=reported, rng=0)
+                                      reported=reported, n_resamples=999, rng=0)
     assert any("own scales" in note for note in res.notes), res.notes
     assert "own scales" in str(res) and "own scales" in res.to_latex()
     # a scale-free effect, or scores said to be on one scale, need no caution
     for options in ({"effect": "poi"}, {"normalize": False}):
         quiet = rlstats.selection_check(sub, "score ~ agent | task/seed", treatment="SPR", baseline="DER",
-                                        reported=reported, rng=0, **options)
+                                        reported=reported, n_resamples=999, rng=0, **options)
         assert not any("own scales" in note for note in quiet.notes), (options, quiet.notes)
