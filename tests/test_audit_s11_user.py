@@ -141,7 +141,7 @@ def test_reported_task_without_runs_is_named_as_such(atari):
     you mean 'Boxing'?)": Pong is a level of the column, only without runs, and Boxing is no spelling of it."""
     df = atari.assign(task=atari.task.astype("category"))
     sub = df[df.agent.isin(["SPR", "DER"]) & (df.seed < 10) & (df.task != "Pong")]
-    with pytest.raises(rlstats.DesignError, match=r"'Pong' has no runs of 'SPR' or 'DER' in the data") as error:
+    with pytest.raises(rlstats.DesignError, match=r"'Pong' has no runs in the data") as error:
         rlstats.selection_check(sub, "score ~ agent | task/seed", treatment="SPR", baseline="DER",
                                 reported=["Boxing", "Breakout", "Pong"], effect="poi", rng=0)
     assert "did you mean" not in str(error.value)
