@@ -134,17 +134,16 @@ def test_selection_check_on_raw_scales_says_so(atari):
         assert not any("own scales" in note for note in quiet.notes), (options, quiet.notes)
 
 
-@pytest.mark.xfail(strict=True, reason="a reported task filtered out of a Categorical column is called unknown")
 def test_reported_task_without_runs_is_named_as_such(atari):
     """A user's habit from R: the task column a factor (Categorical), Pong dropped with a filter, Pong still a level.
     reported=["Boxing", "Breakout", "Pong"] was refused as naming "1 unknown task(s) in column 'task': 'Pong' (did
     you mean 'Boxing'?)": Pong is a level of the column, only without runs, and Boxing is no spelling of it."""
     df = atari.assign(task=atari.task.astype("category"))
     sub = df[df.agent.isin(["SPR", "DER"]) & (df.seed < 10) & (df.task != "Pong")]
-    with pytest.raises(rlstats.DesignError, match=r"'Pong' has no runs in the data") as error:
+    with pytest.raises(rlstats.DesignError, match=r"reported= names 'Pong', which has no runs in the data") as error:
         rlstats.selection_check(sub, "score ~ agent | task/seed", treatment="SPR", baseline="DER",
                                 reported=["Boxing", "Breakout", "Pong"], effect="poi", rng=0)
     assert "did you mean" not in str(error.value)
-    with pytest.raises(rlstats.DesignError, match=r"'Pong' has no runs"):
+    with pytest.raises(rlstats.DesignError, match=r"heldout= names 'Pong', which has no runs"):
         rlstats.selection_check(sub, "score ~ agent | task/seed", treatment="SPR", baseline="DER",
                                 reported=["Boxing", "Breakout"], heldout=["Alien", "Pong"], effect="poi", rng=0)

@@ -167,8 +167,20 @@ def _check_met(design, treatment, baseline):
                       + (f": {', '.join(map(repr, partners))}" if partners else ""))
 
 
-def _task_list(role, names, design):
-    """Validate a list of task names given as ``reported=`` or ``heldout=``; returns them as strings."""
+def _levels_without_runs(data, design):
+    """The task column's levels that the Design left out for want of runs (a Categorical's unused levels, tasks
+    whose every score was dropped as missing), to tell them apart from misspelt names."""
+    column = design.formula.blocks
+    if not isinstance(data, pd.DataFrame) or column not in data.columns:
+        return frozenset()
+    values = data[column]
+    levels = values.cat.categories if isinstance(values.dtype, pd.CategoricalDtype) else pd.unique(values)
+    return frozenset(map(str, levels)) - set(design.tasks) - set(design.dropped_tasks)
+
+
+def _task_list(role, names, design, empty=frozenset()):
+    """Validate a list of task names given as ``reported=`` or ``heldout=``; returns them as strings. ``empty``: the
+    task levels without runs (:func:`_levels_without_runs`)."""
     if isinstance(names, (str, bytes)) or not hasattr(names, "__iter__"):
         raise OptionError(f"{role}= must be a list of task names, got {names!r}")
     names = [str(n) for n in names]
@@ -178,6 +190,12 @@ def _task_list(role, names, design):
     if repeated:
         raise OptionError(f"{role}= names task(s) more than once: {', '.join(map(repr, repeated))}")
     unknown = [n for n in names if n not in design.tasks and n not in design.dropped_tasks]
+    without = [n for n in unknown if n in empty]
+    if without:
+        raise DesignError(f"{role}= names {', '.join(map(repr, without))}, which "
+                          f"{'has' if len(without) == 1 else 'have'} no runs in the data (a level of column "
+                          f"'{design.formula.blocks}' without rows: filtered out, or every score missing), so no "
+                          "effect can be computed there; name tasks with runs of both agents")
     if unknown:
         hints = "; ".join(f"{n!r}{_suggest(n, design.tasks)}" for n in unknown)
         raise OptionError(f"{role}= names {len(unknown)} unknown task(s) in column '{design.formula.blocks}': "
@@ -204,7 +222,7 @@ def _reported_from_column(column, design):
     return [design.tasks[t] for t in flags.index[flags["max"]]]
 
 
-def _resolve_reported(reported, design):
+def _resolve_reported(reported, design, empty=frozenset()):
     if reported is None:
         raise OptionError("reported= is required: the list of tasks shown in the paper, or the name of a boolean "
                           "column marking them")
@@ -218,7 +236,7 @@ def _resolve_reported(reported, design):
                 if reported in design.tasks else "")
         raise OptionError(f"reported={reported!r} is not a column of the data{hint}; pass a list of task names "
                           "or the name of a boolean column")
-    return _task_list("reported", reported, design)
+    return _task_list("reported", reported, design, empty)
 
 
 # =========================================================================== per-task effects
@@ -424,7 +442,8 @@ def selection_check(data: Data, formula: FormulaLike | None = None, *, treatment
     if treatment == baseline:
         raise OptionError(f"treatment and baseline are both {treatment!r}; name two different agents")
     _check_met(design, treatment, baseline)
-    reported_names = _resolve_reported(reported, design)
+    empty = _levels_without_runs(data, design)
+    reported_names = _resolve_reported(reported, design, empty)
     fresh = None
     heldout = as_pandas(heldout)  # a polars or pyarrow table: converted once, stated
     if isinstance(heldout, pd.DataFrame):
@@ -435,7 +454,7 @@ def selection_check(data: Data, formula: FormulaLike | None = None, *, treatment
         fresh = None if fresh is None else _raw_scales(fresh, treatment, baseline, normalize)
     work = admit(cost, design, options, max_seconds, "selection_check()")  # issue 43 item 2
     with timed_bar(work, shows(work, options.progress), "selection_check"):
-        return _run(design, fresh, treatment, baseline, reported_names, heldout, options, rng)
+        return _run(design, fresh, treatment, baseline, reported_names, heldout, options, rng, empty)
 
 
 def _raw_scales(design, treatment, baseline, normalize):
@@ -451,7 +470,7 @@ def _raw_scales(design, treatment, baseline, normalize):
     return dataclasses.replace(design, notes=(*design.notes, *caution)) if caution else design
 
 
-def _split_tasks(design, fresh, treatment, baseline, reported_names, heldout, options):
+def _split_tasks(design, fresh, treatment, baseline, reported_names, heldout, options, empty=frozenset()):
     """The per-task effects table with its sets, and the notes it produced."""
     frame = _effects_of(design, treatment, baseline, options)
     notes = []
@@ -487,7 +506,7 @@ def _split_tasks(design, fresh, treatment, baseline, reported_names, heldout, op
             raise DesignError("no held-out tasks: selection cannot be checked; every task with runs of both agents "
                               "is reported. Pass heldout= a DataFrame of runs on fresh tasks")
         return frame, notes, "complement"
-    listed = _task_list("heldout", heldout, design)
+    listed = _task_list("heldout", heldout, design, empty)
     overlap = [t for t in listed if t in reported_names]
     if overlap:
         raise OptionError(f"task(s) {', '.join(map(repr, overlap))} are both reported and held out; a task is "
@@ -735,8 +754,9 @@ def _verdict(reporter, inspector, options):
     return "untestable" if smallest is not None and smallest > options.beta else "survives"
 
 
-def _run(design, fresh, treatment, baseline, reported_names, heldout, options, rng):
-    frame, notes, heldout_design = _split_tasks(design, fresh, treatment, baseline, reported_names, heldout, options)
+def _run(design, fresh, treatment, baseline, reported_names, heldout, options, rng, empty=frozenset()):
+    frame, notes, heldout_design = _split_tasks(design, fresh, treatment, baseline, reported_names, heldout, options,
+                                                empty)
     if isinstance(options.effect, str) and options.effect == "poi":  # its ranks tie noise-level differences
         pair = design.select_agents([treatment, baseline])
         notes += [note for note in (near_tie_note(near_ties(pair.y, pair.task)[1]),) if note]
