@@ -149,13 +149,13 @@ def test_reported_task_without_runs_is_named_as_such(atari):
                                 reported=["Boxing", "Breakout"], heldout=["Alien", "Pong"], effect="poi", rng=0)
 
 
-@pytest.mark.xfail(strict=True, reason="the aggregate row prints [NaN, NaN] under a caption claiming intervals")
 def test_aggregate_row_with_withheld_intervals_says_so(atari):
     """IRIS and SimPLe on Pong and Breakout, SPR and DER on Pong and Boxing, with aggregate="bootstrap" and
     na_action="drop": the aggregate row reads the one task all four ran (Pong), where the bootstrap withholds its
     studentized intervals (with a note); task_table printed "0.311 [NaN, NaN]" in every aggregate cell, in the text,
     Markdown and LaTeX tables, dropped the bootstrap's note, and its caption said "Aggregate: mean over tasks with
-    95% stratified bootstrap intervals (500 resamples)"."""
+    95% stratified bootstrap intervals (500 resamples)"; a note said that the row "pools raw scores of tasks on
+    different scales", of its one task."""
     sub = atari[(atari.task.isin(["Pong", "Breakout"]) & atari.agent.isin(["IRIS", "SimPLe"]))
                 | (atari.task.isin(["Pong", "Boxing"]) & atari.agent.isin(["SPR", "DER"]))]
     res = rlstats.task_table(sub, "score ~ agent | task/seed", aggregate="bootstrap", na_action="drop",
@@ -166,4 +166,5 @@ def test_aggregate_row_with_withheld_intervals_says_so(atari):
     for text in (str(res), res.to_markdown(), res.to_latex()):
         assert "NaN" not in text, text
     assert "bootstrap intervals" not in res.caption() and "withheld" in res.caption(), res.caption()
-    assert any("withheld on a single task" in note for note in res.notes), res.notes
+    assert "the aggregate row's intervals are withheld: it reads one task (Pong)" in str(res)
+    assert not any("raw scores of tasks" in note for note in res.notes), res.notes  # it pools no tasks

@@ -61,7 +61,8 @@ class TaskTableResult(Result):
     welch_next : ndarray, shape (n_tasks, n_agents, 4)
         Welch's t, df and interval of the difference of means, next-ranked minus the agent.
     aggregate : dict or None
-        ``metric``, ``estimates`` and ``intervals`` of the aggregate row (None when not asked for, or withheld).
+        ``metric``, ``estimates``, ``intervals`` (NaN where the bootstrap withheld them), ``n_resamples`` and ``n_tasks``
+        (the tasks it pools) of the aggregate row (None when not asked for, or withheld).
     withheld : dict of str to ndarray of bool
         Where each output that rests on replication is withheld, by the needs the back end declares
         (:mod:`rlstats.methods._replication`): ``"possibly_best"`` and ``"std_dev"`` per cell, ``"comparisons"`` (the
@@ -148,7 +149,9 @@ class TaskTableResult(Result):
 
     def _aggregate_texts(self, digits, bold, plain=str):
         agg = self.aggregate
-        texts = [plain(f"{fmt.signif(e, digits)} [{fmt.signif(lo, 3)}, {fmt.signif(hi, 3)}]")
+        # an interval the bootstrap withheld is left out, not printed as "[NaN, NaN]" (the caption and notes say why)
+        texts = [plain(f"{fmt.signif(e, digits)}" + (f" [{fmt.signif(lo, 3)}, {fmt.signif(hi, 3)}]"
+                                                     if np.isfinite(lo) and np.isfinite(hi) else ""))
                  for e, (lo, hi) in zip(agg["estimates"], agg["intervals"])]
         return [bold(text) if best else text for text, best in zip(texts, self._aggregate_best())]
 
@@ -199,8 +202,13 @@ class TaskTableResult(Result):
             text += " " + self.withheld_sentence()
         if self.aggregate is not None:
             metric = _LABELS.get(self.aggregate["metric"], self.aggregate["metric"])
-            text += (f" Aggregate: {metric} over tasks with {level} stratified bootstrap intervals "
-                     f"({self.aggregate['n_resamples']} resamples).")
+            shown = np.isfinite(np.asarray(self.aggregate["intervals"], dtype=float)).all(axis=1)
+            if not shown.any():
+                text += f" Aggregate: {metric} over tasks (its intervals withheld: see the notes)."
+            else:
+                text += (f" Aggregate: {metric} over tasks with {level} stratified bootstrap intervals "
+                         f"({self.aggregate['n_resamples']} resamples"
+                         + ("; withheld where none is shown)." if not shown.all() else ")."))
         return text
 
     def to_latex(self, label: str | None = None, digits: int = DIGITS,
