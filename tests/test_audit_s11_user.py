@@ -170,7 +170,6 @@ def test_aggregate_row_with_withheld_intervals_says_so(atari):
     assert not any("raw scores of tasks" in note for note in res.notes), res.notes  # it pools no tasks
 
 
-@pytest.mark.xfail(strict=True, reason="a comma-separated config= names no column and gets no hint")
 def test_cli_config_as_comma_list_is_hinted(tmp_path, capsys):
     """`rlstats compare runs.csv 'score ~ agent | task/seed' --method tuning -o config=lr,gamma`, the way a list is
     written on many command lines, stopped with "config= column(s) ['lr,gamma'] not found in data; available:
