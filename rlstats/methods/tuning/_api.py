@@ -576,8 +576,8 @@ def _check_columns(name, columns, data, parsed, single=False):
         # 'lr,gamma' (a list as many command lines write it): each part a column
         parts = [p.strip() for p in missing[0].split(",")]
         hint = (f"; to name several columns give a list: {name}={parts!r} (on the command line: -o "
-                f"\"{name}=[{','.join(map(repr, parts))}]\")" if len(parts) > 1 and all(p in data.columns for p in parts)
-                else "")
+                f"\"{name}=[{','.join(map(repr, parts))}]\")" if not single and len(parts) > 1
+                and all(p in data.columns for p in parts) else "")
         raise DesignError(f"{name}= column(s) {missing} not found in data; available: {list(data.columns)}{hint}")
     roles = {parsed.groups: "the agents", parsed.blocks: "the tasks", parsed.replicate: "the seeds"}
     clash = [c for c in listed if c in roles or c in parsed.response_columns]
