@@ -187,3 +187,17 @@ def test_cli_config_as_comma_list_is_hinted(tmp_path, capsys):
     assert code != 0 and "config=['lr', 'gamma']" in err and "-o \"config=['lr','gamma']\"" in err, err
     with pytest.raises(rlstats.DesignError, match=r"config=\['lr', 'gamma'\]"):
         rlstats.tuning(runs, "score ~ agent | task/seed", config="lr, gamma")
+
+
+@pytest.mark.xfail(strict=True, reason="the complete-algorithm figure draws bare points where intervals are withheld")
+def test_complete_figure_says_where_intervals_are_withheld(mirror):
+    """The nine landscapes' first 12 configurations: the complete algorithm's intervals are withheld in every sweep
+    (they need 30 configurations; a note says so), and res.plot(kind="complete") drew nine bare points, as precise as
+    an interval of width 0, with nothing on the figure saying that their intervals were left out."""
+    d = _sweep(mirror)
+    res = rlstats.tuning(d, "score ~ agent | task/seed", config=["hyperparameter", "reward_weight"],
+                         views=["complete"], rng=0, progress=False)
+    assert np.isnan(res.complete_summary()[["conf_low", "conf_high"]].to_numpy()).all()
+    ax = res.plot(kind="complete", figsize=(3.3, 3.0))
+    said = " ".join([ax.get_title(), ax.get_xlabel()]).replace("\n", " ")
+    assert "intervals withheld" in said and "30 configurations" in said, said
