@@ -189,7 +189,6 @@ def test_cli_config_as_comma_list_is_hinted(tmp_path, capsys):
         rlstats.tuning(runs, "score ~ agent | task/seed", config="lr, gamma")
 
 
-@pytest.mark.xfail(strict=True, reason="the complete-algorithm figure draws bare points where intervals are withheld")
 def test_complete_figure_says_where_intervals_are_withheld(mirror):
     """The nine landscapes' first 12 configurations: the complete algorithm's intervals are withheld in every sweep
     (they need 30 configurations; a note says so), and res.plot(kind="complete") drew nine bare points, as precise as

@@ -60,7 +60,10 @@ def plot_best_set(result, *, ax=None, **kwargs):
 
 
 def plot_complete(result, *, ax=None, **kwargs):
-    """The complete algorithm's expected score and two-stage bootstrap interval per agent and task."""
+    """The complete algorithm's expected score and its interval (``complete_interval=``) per agent and task; where an
+    interval is withheld (too few configurations, or runs) the title says so, not a bare point alone."""
+    from ._backend import COMPLETE_CONFIGURATIONS
+
     complete = _table(result, "complete", "complete")
     ax = axes_or_new(ax, (4.5, 0.8 + 0.3 * len(complete)))
     y = np.arange(len(complete))
@@ -70,6 +73,12 @@ def plot_complete(result, *, ax=None, **kwargs):
     ax.set_yticks(y, [f"{r.agent} / {r.task}" for r in complete.itertuples()], fontsize=8)
     ax.invert_yaxis()
     ax.set_xlabel("complete algorithm:\nexpected score")
+    withheld = ~(np.isfinite(complete["conf_low"]) & np.isfinite(complete["conf_high"])).to_numpy()
+    if withheld.any():  # a bare point reads as a precise one (audit s11)
+        why = ("too few runs" if result.options.get("complete_interval") == "two_stage" else
+               f"fewer than {COMPLETE_CONFIGURATIONS} configurations")
+        ax.set_title(f"intervals withheld{'' if withheld.all() else ' where none is drawn'}\n({why}; see the notes)",
+                     fontsize=8)
     return ax
 
 
