@@ -202,7 +202,6 @@ def test_complete_figure_says_where_intervals_are_withheld(mirror):
     assert "intervals withheld" in said and "30 configurations" in said, said
 
 
-@pytest.mark.xfail(strict=True, reason="the best-set figure's labels overlap at one column's width")
 def test_best_set_figure_is_readable_at_one_column(mirror):
     """The gamma x velocity-weight landscape, first 12 configurations: four configurations have a chance of being
     best, each labelled "gamma / velocity-weight" and its two hyperparameters in full float precision
