@@ -226,3 +226,17 @@ def test_best_set_figure_is_readable_at_one_column(mirror):
     labels = [label.get_text() for label in ax.get_yticklabels()]
     assert "hyperparameter=0.009274" in " ".join(labels) and "0.009274286" not in " ".join(labels), labels
     assert "gamma / velocity-weight" in ax.get_title()
+
+
+@pytest.mark.xfail(strict=True, reason="the selection check's LaTeX tables do not name the agents compared")
+def test_selection_tables_name_the_agents_compared(atari):
+    """SPR against DER on five reported Atari games: res.to_latex() gives a table "Per-task effects" with a column
+    "effect" (Kangaroo 2744, Qbert -1349) and a table "Mean effect by set", neither of which names the two agents
+    or which one is subtracted; pasted into a paper, the sign of every number is unreadable."""
+    sub = atari[atari.agent.isin(["SPR", "DER"]) & (atari.seed < 10)]
+    res = rlstats.selection_check(sub, "score ~ agent | task/seed", treatment="SPR", baseline="DER",
+                                  reported=["Boxing", "Breakout", "Pong", "Kangaroo", "Krull"], effect="poi",
+                                  n_resamples=999, rng=0)
+    captions = [line for line in res.to_latex().splitlines() if line.startswith("\\caption")]
+    assert len(captions) == 3
+    assert "Per-task effects (poi, SPR vs DER)" in captions[0] and "Mean effect by set (poi, SPR vs DER)" in captions[1]
