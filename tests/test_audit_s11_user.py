@@ -228,7 +228,6 @@ def test_best_set_figure_is_readable_at_one_column(mirror):
     assert "gamma / velocity-weight" in ax.get_title()
 
 
-@pytest.mark.xfail(strict=True, reason="the selection check's LaTeX tables do not name the agents compared")
 def test_selection_tables_name_the_agents_compared(atari):
     """SPR against DER on five reported Atari games: res.to_latex() gives a table "Per-task effects" with a column
     "effect" (Kangaroo 2744, Qbert -1349) and a table "Mean effect by set", neither of which names the two agents
