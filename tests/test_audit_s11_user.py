@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 
 import matplotlib
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
@@ -241,7 +240,6 @@ def test_selection_tables_name_the_agents_compared(atari):
     assert "Per-task effects (poi, SPR vs DER)" in captions[0] and "Mean effect by set (poi, SPR vs DER)" in captions[1]
 
 
-@pytest.mark.xfail(strict=True, reason="'over 1 configurations'")
 def test_complete_line_counts_one_configuration(mirror):
     """The tuning experiments' PPO baseline (default hyperparameters: one configuration per task) beside DEHB's five
     tuning runs: print(res) said "hpo=base, rpo=base, return on ant: 6766.7 (no interval: too few configurations)

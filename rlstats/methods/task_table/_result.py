@@ -61,8 +61,8 @@ class TaskTableResult(Result):
     welch_next : ndarray, shape (n_tasks, n_agents, 4)
         Welch's t, df and interval of the difference of means, next-ranked minus the agent.
     aggregate : dict or None
-        ``metric``, ``estimates``, ``intervals`` (NaN where the bootstrap withheld them), ``n_resamples`` and ``n_tasks``
-        (the tasks it pools) of the aggregate row (None when not asked for, or withheld).
+        ``metric``, ``estimates``, ``intervals`` (NaN where the bootstrap withheld them), ``n_resamples`` and
+        ``n_tasks`` (the tasks it pools) of the aggregate row (None when not asked for, or withheld).
     withheld : dict of str to ndarray of bool
         Where each output that rests on replication is withheld, by the needs the back end declares
         (:mod:`rlstats.methods._replication`): ``"possibly_best"`` and ``"std_dev"`` per cell, ``"comparisons"`` (the
@@ -380,10 +380,11 @@ class TaskTableResult(Result):
                     "2024)")
         intervals = self.options.get("effect_intervals", "per_pair")
         text = (f"{best}, tested every ordered pair of agents one-sided with the {self.test_name} on that task's "
-                f"runs, and {rule}. Best per task: {', '.join(parts)}. In {fmt.count(marked, 'further agent-task cell')} "
-                f"the agent was possibly best. Effect sizes against the best are the Vargha-Delaney A12 (probability that a run "
-                f"of the best scores higher) with {_A12_INTERVALS[intervals]} intervals, Cliff's delta = 2 A12 - 1, "
-                f"Hedges' g with noncentral-t intervals and Welch's t with the interval of the difference of means "
+                f"runs, and {rule}. Best per task: {', '.join(parts)}. In "
+                f"{fmt.count(marked, 'further agent-task cell')} the agent was possibly best. Effect sizes against the "
+                f"best are the Vargha-Delaney A12 (probability that a run of the best scores higher) with "
+                f"{_A12_INTERVALS[intervals]} intervals, Cliff's delta = 2 A12 - 1, Hedges' g with noncentral-t "
+                f"intervals and Welch's t with the interval of the difference of means "
                 f"({fmt.signif(100 * self.confidence_level)}%{_JOINTLY[intervals]}). The same effect sizes are "
                 f"given against the agent ranked just above each agent in its task (next_agent in tidy()), with "
                 f"intervals at the same level.")

@@ -98,10 +98,11 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
       ``threshold`` (Patterson et al. 2024's set), and an interval for the tuned score that accounts for the
       selection: the estimate is the winner's mean less the bootstrap estimate of the optimism of
       select-then-report (floored at 0: the bootstrap's optimism is never negative in expectation, so a negative
-      average of the resamples is Monte Carlo noise); the interval runs from the winner's mean less the optimism's upper quantile less Student's
-      t times s over sqrt(n), to the winner's mean plus t times s over sqrt(n), s the larger of the winner's
-      standard deviation and the sweep's pooled one (a few seeds of skewed scores often miss the rare high ones, and
-      at a score ceiling they often all sit at it, which the other configurations' seeds show; coverage of the
+      average of the resamples is Monte Carlo noise); the interval runs from the winner's mean less the optimism's
+      upper quantile less Student's t times s over sqrt(n), to the winner's mean plus t times s over sqrt(n), s the
+      larger of the winner's standard deviation and the sweep's pooled one (a few seeds of skewed scores often miss
+      the rare high ones, and at a score ceiling they often all sit at it, which the other configurations' seeds
+      show; coverage of the
       selected configuration's true mean in ``rlstats/calibration.csv``, procedure ``tuning.best_interval``).
       ``tuned_lower="winner"`` keeps the earlier lower end (the winner's own standard deviation), bit for bit.
       Ties: the selected configuration is the first

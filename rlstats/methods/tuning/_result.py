@@ -153,7 +153,8 @@ class TuningResult(Result):
             # the default interval is withheld for want of configurations, the two-stage one of runs
             wanting = "runs" if self.options.get("complete_interval") == "two_stage" else "configurations"
             lines += [f"  {r.agent} on {r.task}: {fmt.signif(r.estimate)} "
-                      f"{_interval(r.conf_low, r.conf_high, wanting=wanting)} over {r.n_configs} configurations"
+                      f"{_interval(r.conf_low, r.conf_high, wanting=wanting)} "
+                      f"over {fmt.count(r.n_configs, 'configuration')}"
                       for r in complete.head(SHOWN).itertuples()]
             lines += _more(len(complete))
         sens = self.tables.get("sensitivity")
