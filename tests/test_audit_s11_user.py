@@ -253,7 +253,6 @@ def test_complete_line_counts_one_configuration(mirror):
     assert "over 5 configurations" in text
 
 
-@pytest.mark.xfail(strict=True, reason="a held-out interval of runs that all tie is one point")
 def test_held_out_interval_of_tied_runs_is_withheld(mirror):
     """The gamma x velocity-weight landscape, first 12 configurations, seeds 7-9 held out (holdout=): the selected
     configuration's three held-out runs all score the cap, 1000, and tuned() gave the held-out 95% interval

@@ -727,8 +727,15 @@ def _best_set(design, sweeps, labels, ss, n_resamples, threshold, level, sign, h
                 row.update(heldout_estimate=np.nan, heldout_low=np.nan, heldout_high=np.nan, heldout_runs=0)
             else:
                 m = float(held.mean())
+                # runs that all tie give an interval of one point, which says nothing of runs not yet seen: withheld,
+                # as the tuned-score intervals of such runs are (audit s11: three held-out runs at the cap, 1000)
+                tied = held.size > 1 and not np.ptp(held) > TIE_TOLERANCE * float(np.abs(held).max())
+                if tied:
+                    notes.append(f"{design.agents[a]} on {design.tasks[t]}: the selected configuration's "
+                                 f"{held.size} held-out runs do not vary (all {fmt.signif(sign * m)}), so their "
+                                 "interval is withheld; report the estimate with its runs, or hold out more")
                 half = (stdtrit(held.size - 1, 0.5 + level / 2) * held.std(ddof=1) / math.sqrt(held.size)
-                        if held.size > 1 else np.nan)
+                        if held.size > 1 and not tied else np.nan)
                 row.update(heldout_estimate=sign * m, heldout_runs=int(held.size),
                            **dict(zip(("heldout_low", "heldout_high"), _ordered(sign * (m - half), sign * (m + half)))))
         tuned.append(row)
