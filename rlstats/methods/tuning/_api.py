@@ -111,7 +111,7 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
       optimism of the tied ones; beyond 64 configurations, see ``_kernels.tuned_interval``), while the probability
       of being best is shared among them. With ``holdout=`` (a boolean column, True for
       runs kept out of tuning) the selection uses the other runs and the honest estimate is the selected
-      configuration's held-out runs, with Student's t interval.
+      configuration's held-out runs, with Student's t interval (withheld, with a note, when they all tie).
     * ``complete``: Jordan et al. (2020)'s complete algorithm, whose hyperparameters are drawn from a distribution
       (uniformly over the sweep, or by the ``weights=`` column). The estimand is its expected score: the mean, over
       the hyperparameter distribution, of a configuration's true mean score, the sweep's configurations being a random
