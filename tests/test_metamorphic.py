@@ -235,6 +235,7 @@ CHANGES = {
     ("equivalence", "shift"): (_RAW_SCALES, _NOTED),
     ("performance_profile", "shift"): (_RAW_SCALES, _NOTED),  # audit s7c: it warns as bootstrap does
     ("tuning", "shift"): (_RAW_SCALES, _NOTED),  # audit s7c: expected_max's mean over tasks
+    ("selection", "shift"): (_RAW_SCALES, _NOTED),  # audit s11: the mean of the per-task differences of means
     ("summarize_runs_auc", "shift"): ("the area under the curve grows by the shift times the step range",
                                       ("frame[score]",)),
     ("tuning_sensitivity_raw", "shift"): ("with percentiles=None the effective dimension asks for a fraction of the "

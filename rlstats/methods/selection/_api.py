@@ -27,6 +27,7 @@ those live in ``_planning.py``.  The numerics live in
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import numbers
 from dataclasses import asdict, dataclass
@@ -40,6 +41,7 @@ from ...bounds import check_bounds, clip, clip_columns, clipped_note
 from ...cost import admit, shows, timed_bar
 from ...design import design_of
 from ...interop import as_pandas
+from ...normalization import warn_raw_scales
 from ...format import cannot_reject, count, returned_nan
 from .._replication import verdict
 from ...errors import DesignError, OptionError
@@ -165,8 +167,20 @@ def _check_met(design, treatment, baseline):
                       + (f": {', '.join(map(repr, partners))}" if partners else ""))
 
 
-def _task_list(role, names, design):
-    """Validate a list of task names given as ``reported=`` or ``heldout=``; returns them as strings."""
+def _levels_without_runs(data, design):
+    """The task column's levels that the Design left out for want of runs (a Categorical's unused levels, tasks
+    whose every score was dropped as missing), to tell them apart from misspelt names."""
+    column = design.formula.blocks
+    if not isinstance(data, pd.DataFrame) or column not in data.columns:
+        return frozenset()
+    values = data[column]
+    levels = values.cat.categories if isinstance(values.dtype, pd.CategoricalDtype) else pd.unique(values)
+    return frozenset(map(str, levels)) - set(design.tasks) - set(design.dropped_tasks)
+
+
+def _task_list(role, names, design, empty=frozenset()):
+    """Validate a list of task names given as ``reported=`` or ``heldout=``; returns them as strings. ``empty``: the
+    task levels without runs (:func:`_levels_without_runs`)."""
     if isinstance(names, (str, bytes)) or not hasattr(names, "__iter__"):
         raise OptionError(f"{role}= must be a list of task names, got {names!r}")
     names = [str(n) for n in names]
@@ -176,6 +190,12 @@ def _task_list(role, names, design):
     if repeated:
         raise OptionError(f"{role}= names task(s) more than once: {', '.join(map(repr, repeated))}")
     unknown = [n for n in names if n not in design.tasks and n not in design.dropped_tasks]
+    without = [n for n in unknown if n in empty]
+    if without:
+        raise DesignError(f"{role}= names {', '.join(map(repr, without))}, which "
+                          f"{'has' if len(without) == 1 else 'have'} no runs in the data (a level of column "
+                          f"'{design.formula.blocks}' without rows: filtered out, or every score missing), so no "
+                          "effect can be computed there; name tasks with runs of both agents")
     if unknown:
         hints = "; ".join(f"{n!r}{_suggest(n, design.tasks)}" for n in unknown)
         raise OptionError(f"{role}= names {len(unknown)} unknown task(s) in column '{design.formula.blocks}': "
@@ -202,7 +222,7 @@ def _reported_from_column(column, design):
     return [design.tasks[t] for t in flags.index[flags["max"]]]
 
 
-def _resolve_reported(reported, design):
+def _resolve_reported(reported, design, empty=frozenset()):
     if reported is None:
         raise OptionError("reported= is required: the list of tasks shown in the paper, or the name of a boolean "
                           "column marking them")
@@ -216,7 +236,7 @@ def _resolve_reported(reported, design):
                 if reported in design.tasks else "")
         raise OptionError(f"reported={reported!r} is not a column of the data{hint}; pass a list of task names "
                           "or the name of a boolean column")
-    return _task_list("reported", reported, design)
+    return _task_list("reported", reported, design, empty)
 
 
 # =========================================================================== per-task effects
@@ -314,7 +334,8 @@ def selection_check(data: Data, formula: FormulaLike | None = None, *, treatment
         new tasks (same columns, read with the same formula).
     effect : {"mean_diff", "std_diff", "poi"} or callable
         Per-task effect of the treatment: difference of mean scores
-        (normalise scores across tasks first); that difference over the
+        (normalise scores across tasks first: a warning and a note say when
+        the two agents' tasks score on scales ten times apart); that difference over the
         pooled within-task sd (needs 2 runs per agent); the probability of
         improvement minus 0.5; or ``f(treatment_runs, baseline_runs) -> float``.
     inspector : {"fisher_pitman", "t", "welch", "z"}
@@ -421,18 +442,35 @@ def selection_check(data: Data, formula: FormulaLike | None = None, *, treatment
     if treatment == baseline:
         raise OptionError(f"treatment and baseline are both {treatment!r}; name two different agents")
     _check_met(design, treatment, baseline)
-    reported_names = _resolve_reported(reported, design)
+    empty = _levels_without_runs(data, design)
+    reported_names = _resolve_reported(reported, design, empty)
     fresh = None
     heldout = as_pandas(heldout)  # a polars or pyarrow table: converted once, stated
     if isinstance(heldout, pd.DataFrame):
         fresh = design_of(heldout, design.formula, na_action=na_action, eval_env=eval_env, normalize=normalize,
                           bounds=options.bounds)
+    if isinstance(options.effect, str) and options.effect == "mean_diff":
+        design = _raw_scales(design, treatment, baseline, normalize)
+        fresh = None if fresh is None else _raw_scales(fresh, treatment, baseline, normalize)
     work = admit(cost, design, options, max_seconds, "selection_check()")  # issue 43 item 2
     with timed_bar(work, shows(work, options.progress), "selection_check"):
-        return _run(design, fresh, treatment, baseline, reported_names, heldout, options, rng)
+        return _run(design, fresh, treatment, baseline, reported_names, heldout, options, rng, empty)
 
 
-def _split_tasks(design, fresh, treatment, baseline, reported_names, heldout, options):
+def _raw_scales(design, treatment, baseline, normalize):
+    """``design`` with the raw-scales caution of :func:`rlstats.normalization.warn_raw_scales` (a warning and a note)
+    when the two agents' tasks score on scales ten times apart: the default effect, a difference of means, is
+    averaged over tasks, so the large tasks decide both tests (audit s11: Atari's UpNDown outweighed Pong 10^4-fold)."""
+    if treatment not in design.agents or baseline not in design.agents:
+        return design  # fresh held-out data without them: _effects_of says so
+    pair = design.select_agents([treatment, baseline])
+    ran = [task for task, counts in zip(pair.tasks, pair.counts) if counts.sum() > 0]
+    pair = pair.select_tasks(ran) if len(ran) < pair.n_tasks else pair
+    caution = warn_raw_scales(pair, normalize).notes[len(pair.notes):]
+    return dataclasses.replace(design, notes=(*design.notes, *caution)) if caution else design
+
+
+def _split_tasks(design, fresh, treatment, baseline, reported_names, heldout, options, empty=frozenset()):
     """The per-task effects table with its sets, and the notes it produced."""
     frame = _effects_of(design, treatment, baseline, options)
     notes = []
@@ -468,7 +506,7 @@ def _split_tasks(design, fresh, treatment, baseline, reported_names, heldout, op
             raise DesignError("no held-out tasks: selection cannot be checked; every task with runs of both agents "
                               "is reported. Pass heldout= a DataFrame of runs on fresh tasks")
         return frame, notes, "complement"
-    listed = _task_list("heldout", heldout, design)
+    listed = _task_list("heldout", heldout, design, empty)
     overlap = [t for t in listed if t in reported_names]
     if overlap:
         raise OptionError(f"task(s) {', '.join(map(repr, overlap))} are both reported and held out; a task is "
@@ -716,8 +754,9 @@ def _verdict(reporter, inspector, options):
     return "untestable" if smallest is not None and smallest > options.beta else "survives"
 
 
-def _run(design, fresh, treatment, baseline, reported_names, heldout, options, rng):
-    frame, notes, heldout_design = _split_tasks(design, fresh, treatment, baseline, reported_names, heldout, options)
+def _run(design, fresh, treatment, baseline, reported_names, heldout, options, rng, empty=frozenset()):
+    frame, notes, heldout_design = _split_tasks(design, fresh, treatment, baseline, reported_names, heldout, options,
+                                                empty)
     if isinstance(options.effect, str) and options.effect == "poi":  # its ranks tie noise-level differences
         pair = design.select_agents([treatment, baseline])
         notes += [note for note in (near_tie_note(near_ties(pair.y, pair.task)[1]),) if note]

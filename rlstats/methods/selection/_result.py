@@ -282,8 +282,11 @@ class SelectionCheckResult(Result):
         order = {"reported": 0, "heldout": 1, "dropped": 2}
         effects = self.effects.assign(_set=self.effects["set"].map(order))
         effects = effects.sort_values(["_set", "effect"], ascending=[True, False], kind="stable")
-        return {"Per-task effects": effects.drop(columns="_set").reset_index(drop=True),
-                "Mean effect by set": self.group_summary,
+        # the effect's measure and its sign (treatment vs baseline) in each table's name: a table pasted alone into a
+        # paper says which agent is subtracted (audit s11)
+        what = f"({self.effect_measure}, {self.treatment} vs {self.baseline})"
+        return {f"Per-task effects {what}": effects.drop(columns="_set").reset_index(drop=True),
+                f"Mean effect by set {what}": self.group_summary,
                 "Tests": self.tidy()}
 
     # ---- tidy output ---------------------------------------------------------------------

@@ -337,7 +337,7 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
         aggregate_row, left_out = _bootstrap_row(design, summary, level, n_resamples, ss.spawn(1)[0], shown,
                                                  na_action)
         notes += left_out
-        if normalize is None and design.n_tasks > 1:
+        if normalize is None and aggregate_row["n_tasks"] > 1:  # the tasks it pools, not the table's (audit s11)
             notes.append("the aggregate row pools raw scores of tasks on different scales; pass normalize= "
                          "(e.g. normalize='atari100k_reference') to put them on one scale first")
 
@@ -562,7 +562,16 @@ def _bootstrap_row(design, summary, level, n_resamples, seed, shown=False, na_ac
     result = backend("bootstrap")(complete,
                                   metrics=[metric], n_resamples=n_resamples, confidence_level=level, rng=seed,
                                   progress=shown, max_seconds=float("inf"))  # task_table() estimated it
-    # the bootstrap's note of agents whose unequal runs per task it weighs alike (the IQM's aggregate row)
+    # the bootstrap's note of agents whose unequal runs per task it weighs alike (the IQM's aggregate row), and of
+    # intervals it withheld (one task: the row would print none without saying why; audit s11)
     notes += [note for note in result.notes if "weighs each task alike" in note]
+    # intervals the bootstrap withheld: the row would print none without saying why (audit s11); its own note's way on
+    # (interval="percentile") is no option of task_table
+    if complete.n_tasks == 1 and np.isnan(result.intervals[:, 0, :]).all():
+        notes.append(f"the aggregate row's intervals are withheld: it reads one task ({complete.tasks[0]}), where the "
+                     "stratified bootstrap's intervals fell well short of their level in simulations; add tasks on "
+                     "which every agent has runs")
+    else:
+        notes += [note for note in result.notes if note not in design.notes and "withheld" in note]
     return {"metric": metric, "estimates": result.estimates[:, 0], "intervals": result.intervals[:, 0, :],
-            "n_resamples": n_resamples}, notes
+            "n_resamples": n_resamples, "n_tasks": complete.n_tasks}, notes

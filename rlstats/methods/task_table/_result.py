@@ -61,7 +61,8 @@ class TaskTableResult(Result):
     welch_next : ndarray, shape (n_tasks, n_agents, 4)
         Welch's t, df and interval of the difference of means, next-ranked minus the agent.
     aggregate : dict or None
-        ``metric``, ``estimates`` and ``intervals`` of the aggregate row (None when not asked for, or withheld).
+        ``metric``, ``estimates``, ``intervals`` (NaN where the bootstrap withheld them), ``n_resamples`` and
+        ``n_tasks`` (the tasks it pools) of the aggregate row (None when not asked for, or withheld).
     withheld : dict of str to ndarray of bool
         Where each output that rests on replication is withheld, by the needs the back end declares
         (:mod:`rlstats.methods._replication`): ``"possibly_best"`` and ``"std_dev"`` per cell, ``"comparisons"`` (the
@@ -148,7 +149,9 @@ class TaskTableResult(Result):
 
     def _aggregate_texts(self, digits, bold, plain=str):
         agg = self.aggregate
-        texts = [plain(f"{fmt.signif(e, digits)} [{fmt.signif(lo, 3)}, {fmt.signif(hi, 3)}]")
+        # an interval the bootstrap withheld is left out, not printed as "[NaN, NaN]" (the caption and notes say why)
+        texts = [plain(f"{fmt.signif(e, digits)}" + (f" [{fmt.signif(lo, 3)}, {fmt.signif(hi, 3)}]"
+                                                     if np.isfinite(lo) and np.isfinite(hi) else ""))
                  for e, (lo, hi) in zip(agg["estimates"], agg["intervals"])]
         return [bold(text) if best else text for text, best in zip(texts, self._aggregate_best())]
 
@@ -199,8 +202,13 @@ class TaskTableResult(Result):
             text += " " + self.withheld_sentence()
         if self.aggregate is not None:
             metric = _LABELS.get(self.aggregate["metric"], self.aggregate["metric"])
-            text += (f" Aggregate: {metric} over tasks with {level} stratified bootstrap intervals "
-                     f"({self.aggregate['n_resamples']} resamples).")
+            shown = np.isfinite(np.asarray(self.aggregate["intervals"], dtype=float)).all(axis=1)
+            if not shown.any():
+                text += f" Aggregate: {metric} over tasks (its intervals withheld: see the notes)."
+            else:
+                text += (f" Aggregate: {metric} over tasks with {level} stratified bootstrap intervals "
+                         f"({self.aggregate['n_resamples']} resamples"
+                         + ("; withheld where none is shown)." if not shown.all() else ")."))
         return text
 
     def to_latex(self, label: str | None = None, digits: int = DIGITS,
@@ -336,11 +344,17 @@ class TaskTableResult(Result):
                               "conf_level": self.confidence_level}])
 
     def _prose(self):
-        wins = np.bincount(self.best, minlength=len(self.agents))
+        # every tied best agent wins its task, as the table bolds them all (crediting the first in label order made
+        # the count depend on the names; audit s11)
+        wins = self.tied_best.sum(axis=0)
         ran = (self.counts > 0).sum(axis=0)
         # agents on different task sets: each count of wins with the tasks the agent ran, its only denominator
         won = (lambda w, n: f"{w}") if (ran == len(self.tasks)).all() else (lambda w, n: f"{w} of the {n} it ran")
         parts = [f"{a} ({won(w, n)})" for a, w, n in sorted(zip(self.agents, wins, ran), key=lambda p: -p[1]) if w]
+        shared = int((self.tied_best.sum(axis=1) > 1).sum())
+        if shared:
+            parts[-1] += (f"; tied best agents are each credited ({fmt.count(shared, 'task')} "
+                          f"{'has' if shared == 1 else 'have'} more than one)")
         marked = int((self.possibly_best & ~self.tied_best).sum())
         runs = self._runs_phrase()
         which = f"each of {len(self.tasks)} tasks" if len(self.tasks) > 1 else "the task"
@@ -366,10 +380,11 @@ class TaskTableResult(Result):
                     "2024)")
         intervals = self.options.get("effect_intervals", "per_pair")
         text = (f"{best}, tested every ordered pair of agents one-sided with the {self.test_name} on that task's "
-                f"runs, and {rule}. Best per task: {', '.join(parts)}. In {marked} further agent-task cells the agent "
-                f"was possibly best. Effect sizes against the best are the Vargha-Delaney A12 (probability that a run "
-                f"of the best scores higher) with {_A12_INTERVALS[intervals]} intervals, Cliff's delta = 2 A12 - 1, "
-                f"Hedges' g with noncentral-t intervals and Welch's t with the interval of the difference of means "
+                f"runs, and {rule}. Best per task: {', '.join(parts)}. In "
+                f"{fmt.count(marked, 'further agent-task cell')} the agent was possibly best. Effect sizes against the "
+                f"best are the Vargha-Delaney A12 (probability that a run of the best scores higher) with "
+                f"{_A12_INTERVALS[intervals]} intervals, Cliff's delta = 2 A12 - 1, Hedges' g with noncentral-t "
+                f"intervals and Welch's t with the interval of the difference of means "
                 f"({fmt.signif(100 * self.confidence_level)}%{_JOINTLY[intervals]}). The same effect sizes are "
                 f"given against the agent ranked just above each agent in its task (next_agent in tidy()), with "
                 f"intervals at the same level.")

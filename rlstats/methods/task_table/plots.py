@@ -2,20 +2,35 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ...plotting import axes_or_new
 
 
+def scaled(result):
+    """(n_tasks, n_agents) each task's estimates placed between its worst (0) and its best (1) agent, oriented by
+    ``higher_is_better``: unchanged by shifts and positive scaling of a task's scores, where a ratio to the best is
+    not (negative scores, such as Atari Pong's, read below 0 and stretch every task's scale); NaN for empty cells, 1
+    where a task's agents all tie."""
+    sign = 1.0 if result.options.get("higher_is_better", True) else -1.0
+    oriented = sign * np.asarray(result.estimates, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # an empty task's all-NaN row
+        low, high = np.nanmin(oriented, axis=1, keepdims=True), np.nanmax(oriented, axis=1, keepdims=True)
+        out = (oriented - low) / (high - low)
+    return np.where(np.isfinite(oriented) & (high == low), 1.0, out)
+
+
 def plot_table(result, *, ax=None, cmap="Greys", **kwargs):
-    """Each task's estimates relative to its best (1 = best) as a heat map; best outlined, the possibly best marked."""
+    """Each task's estimates from its worst (0) to its best (1) agent as a heat map; best outlined, the possibly best
+    marked."""
     from matplotlib.patches import Rectangle
 
     ax = axes_or_new(ax, (1.2 + 0.7 * len(result.agents), 0.8 + 0.25 * len(result.tasks)))
-    best = result.estimates[np.arange(len(result.tasks)), result.best][:, None]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        relative = result.estimates / best
-    style = {"cmap": cmap, "aspect": "auto"}
+    relative = scaled(result)
+    style = {"cmap": cmap, "aspect": "auto", "vmin": 0.0, "vmax": 1.0}
     style.update(kwargs)
     ax.imshow(relative, **style)
     ax.set_xticks(range(len(result.agents)), result.agents, rotation=45, ha="right", fontsize=8)
@@ -26,6 +41,7 @@ def plot_table(result, *, ax=None, cmap="Greys", **kwargs):
         ax.text(a, t, "\u2020", ha="center", va="center", fontsize=9, color="#D55E00")
     marked = result._marks_shown()  # marks withheld for want of runs are not drawn, nor named in the title
     # two lines: the figure is as narrow as a column for a few agents
-    ax.set_title(f"{result.label} relative to each task's best\n(outlined"
+    worst, best = ("white", "black") if style["cmap"] == "Greys" else ("0", "1")  # no colour bar: say which is which
+    ax.set_title(f"{result.label} per task: worst {worst}, best {best}\n(outlined"
                  + ("; \u2020 possibly best)" if marked else "; possibly-best marks withheld: too few runs)"), fontsize=9)
     return ax

@@ -97,10 +97,12 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
       (seeds resampled within every configuration, the arg-max taken; ties share), the configurations above
       ``threshold`` (Patterson et al. 2024's set), and an interval for the tuned score that accounts for the
       selection: the estimate is the winner's mean less the bootstrap estimate of the optimism of
-      select-then-report; the interval runs from the winner's mean less the optimism's upper quantile less Student's
-      t times s over sqrt(n), to the winner's mean plus t times s over sqrt(n), s the larger of the winner's
-      standard deviation and the sweep's pooled one (a few seeds of skewed scores often miss the rare high ones, and
-      at a score ceiling they often all sit at it, which the other configurations' seeds show; coverage of the
+      select-then-report (floored at 0: the bootstrap's optimism is never negative in expectation, so a negative
+      average of the resamples is Monte Carlo noise); the interval runs from the winner's mean less the optimism's
+      upper quantile less Student's t times s over sqrt(n), to the winner's mean plus t times s over sqrt(n), s the
+      larger of the winner's standard deviation and the sweep's pooled one (a few seeds of skewed scores often miss
+      the rare high ones, and at a score ceiling they often all sit at it, which the other configurations' seeds
+      show; coverage of the
       selected configuration's true mean in ``rlstats/calibration.csv``, procedure ``tuning.best_interval``).
       ``tuned_lower="winner"`` keeps the earlier lower end (the winner's own standard deviation), bit for bit.
       Ties: the selected configuration is the first
@@ -109,7 +111,7 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
       optimism of the tied ones; beyond 64 configurations, see ``_kernels.tuned_interval``), while the probability
       of being best is shared among them. With ``holdout=`` (a boolean column, True for
       runs kept out of tuning) the selection uses the other runs and the honest estimate is the selected
-      configuration's held-out runs, with Student's t interval.
+      configuration's held-out runs, with Student's t interval (withheld, with a note, when they all tie).
     * ``complete``: Jordan et al. (2020)'s complete algorithm, whose hyperparameters are drawn from a distribution
       (uniformly over the sweep, or by the ``weights=`` column). The estimand is its expected score: the mean, over
       the hyperparameter distribution, of a configuration's true mean score, the sweep's configurations being a random
@@ -572,7 +574,12 @@ def _check_columns(name, columns, data, parsed, single=False):
         raise OptionError(f"{name}= must be {what}, got {columns!r}")
     missing = [c for c in listed if c not in data.columns]
     if missing:
-        raise DesignError(f"{name}= column(s) {missing} not found in data; available: {list(data.columns)}")
+        # 'lr,gamma' (a list as many command lines write it): each part a column
+        parts = [p.strip() for p in missing[0].split(",")]
+        hint = (f"; to name several columns give a list: {name}={parts!r} (on the command line: -o "
+                f"\"{name}=[{','.join(map(repr, parts))}]\")" if not single and len(parts) > 1
+                and all(p in data.columns for p in parts) else "")
+        raise DesignError(f"{name}= column(s) {missing} not found in data; available: {list(data.columns)}{hint}")
     roles = {parsed.groups: "the agents", parsed.blocks: "the tasks", parsed.replicate: "the seeds"}
     clash = [c for c in listed if c in roles or c in parsed.response_columns]
     if clash:
@@ -720,8 +727,15 @@ def _best_set(design, sweeps, labels, ss, n_resamples, threshold, level, sign, h
                 row.update(heldout_estimate=np.nan, heldout_low=np.nan, heldout_high=np.nan, heldout_runs=0)
             else:
                 m = float(held.mean())
+                # runs that all tie give an interval of one point, which says nothing of runs not yet seen: withheld,
+                # as the tuned-score intervals of such runs are (audit s11: three held-out runs at the cap, 1000)
+                tied = held.size > 1 and not np.ptp(held) > TIE_TOLERANCE * float(np.abs(held).max())
+                if tied:
+                    notes.append(f"{design.agents[a]} on {design.tasks[t]}: the selected configuration's "
+                                 f"{held.size} held-out runs do not vary (all {fmt.signif(sign * m)}), so their "
+                                 "interval is withheld; report the estimate with its runs, or hold out more")
                 half = (stdtrit(held.size - 1, 0.5 + level / 2) * held.std(ddof=1) / math.sqrt(held.size)
-                        if held.size > 1 else np.nan)
+                        if held.size > 1 and not tied else np.nan)
                 row.update(heldout_estimate=sign * m, heldout_runs=int(held.size),
                            **dict(zip(("heldout_low", "heldout_high"), _ordered(sign * (m - half), sign * (m + half)))))
         tuned.append(row)
@@ -979,6 +993,10 @@ def _sensitivity(design, sweeps, config, percentiles, fraction, sign, notes):
         rows.append((design.agents[a], per_task - cross_task, per_task, cross_task, dimension, len(shared)))
         subsets += [(design.agents[a], ", ".join(config[j] for j in S) or "(none)", len(S), score)
                     for S, score in scores]
+    if not rows:  # every agent left out: no view, as with one task (an empty one was printed under its heading)
+        notes.append("sensitivity() not computed: no agent has runs on every task with a configuration run on all of "
+                     "them (the notes above say which agent lacks what)")
+        return None, None
     if sign < 0:
         notes.append("sensitivity: scores were negated first (higher_is_better=False), so the normalised scale "
                      "has 1 for the best")

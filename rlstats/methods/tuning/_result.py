@@ -61,8 +61,8 @@ class TuningResult(Result):
         table = self.tables.get(name)
         if table is None:
             raise OptionError(f"the {view} view was not computed here (views={list(self.views)}); run "
-                              f"rlstats.tuning(..., views=[{view!r}, ...]) (sensitivity also needs config= columns "
-                              "and two tasks)")
+                              f"rlstats.tuning(..., views=[{view!r}, ...]) (sensitivity also needs config= columns, "
+                              "two tasks and an agent with runs on every task)")
         return table.copy()
 
     @property
@@ -153,7 +153,8 @@ class TuningResult(Result):
             # the default interval is withheld for want of configurations, the two-stage one of runs
             wanting = "runs" if self.options.get("complete_interval") == "two_stage" else "configurations"
             lines += [f"  {r.agent} on {r.task}: {fmt.signif(r.estimate)} "
-                      f"{_interval(r.conf_low, r.conf_high, wanting=wanting)} over {r.n_configs} configurations"
+                      f"{_interval(r.conf_low, r.conf_high, wanting=wanting)} "
+                      f"over {fmt.count(r.n_configs, 'configuration')}"
                       for r in complete.head(SHOWN).itertuples()]
             lines += _more(len(complete))
         sens = self.tables.get("sensitivity")

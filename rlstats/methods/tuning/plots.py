@@ -43,11 +43,17 @@ def plot_best_set(result, *, ax=None, **kwargs):
     threshold line)."""
     best = _table(result, "best_set", "best_set")
     best = best[best["probability_best"] > 0].head(30)
-    # one line for agent / task and one per hyperparameter: a sweep's "name=value, ..." on one line (floats in
-    # full) is wider than the figure, which then has no room left for the bars
-    labels = ["\n".join([f"{r.agent} / {r.task}", *str(r.config).split(", ")]) for r in best.itertuples()]
+    # one line per hyperparameter: a sweep's "name=value, ..." on one line is wider than the figure, which then has
+    # no room left for the bars; values with the digits that tell them apart (floats in full overlapped at one
+    # column's width, audit s11); the sweep's name heads the figure when there is one sweep, else each bar's label
+    one = best[["agent", "task"]].drop_duplicates().shape[0] == 1
+    settings = _short_settings([str(c) for c in best["config"]])
+    labels = ["\n".join(([] if one else [f"{r.agent} / {r.task}"]) + lines)
+              for r, lines in zip(best.itertuples(), settings)]
     lines = sum(label.count("\n") + 1 for label in labels)
     ax = axes_or_new(ax, (5.0, 0.8 + 0.1 * len(best) + 0.12 * lines))
+    if one and len(best):
+        ax.set_title(f"{best['agent'].iloc[0]} / {best['task'].iloc[0]}", fontsize=9)
     colors = np.where(best["in_best_set"], "#0072B2", "#BBBBBB")
     style = {"color": colors}
     style.update(kwargs)
@@ -55,12 +61,33 @@ def plot_best_set(result, *, ax=None, **kwargs):
     ax.set_yticks(range(len(best)), labels, fontsize=7)
     ax.invert_yaxis()
     ax.axvline(result.threshold, color="#D55E00", linewidth=1, linestyle="--")
-    ax.set_xlabel("probability of being best\n(bootstrap of the selection)")  # long y labels leave a narrow Axes
+    ax.set_xlabel("probability of being best\n(bootstrap)")  # long y labels leave a narrow Axes
     return ax
 
 
+def _short_settings(configs):
+    """Each configuration label ("lr=0.0012345678, gamma=0.99") as its lines of settings, numbers with the fewest
+    significant digits (4 or more) that keep the labels apart."""
+    from ...format import signif
+
+    split = [[part.partition("=") for part in config.split(", ")] for config in configs]
+    for digits in (4, 6, 8, 12, None):
+        def short(value):
+            try:
+                return value if digits is None else signif(float(value), digits)
+            except ValueError:
+                return value  # a setting that is no number
+        shown = [[f"{name}{eq}{short(value) if eq else value}" for name, eq, value in parts] for parts in split]
+        if len({tuple(lines) for lines in shown}) == len(set(configs)):
+            return shown
+    return shown
+
+
 def plot_complete(result, *, ax=None, **kwargs):
-    """The complete algorithm's expected score and two-stage bootstrap interval per agent and task."""
+    """The complete algorithm's expected score and its interval (``complete_interval=``) per agent and task; where an
+    interval is withheld (too few configurations, or runs) the title says so, not a bare point alone."""
+    from ._backend import COMPLETE_CONFIGURATIONS
+
     complete = _table(result, "complete", "complete")
     ax = axes_or_new(ax, (4.5, 0.8 + 0.3 * len(complete)))
     y = np.arange(len(complete))
@@ -70,6 +97,12 @@ def plot_complete(result, *, ax=None, **kwargs):
     ax.set_yticks(y, [f"{r.agent} / {r.task}" for r in complete.itertuples()], fontsize=8)
     ax.invert_yaxis()
     ax.set_xlabel("complete algorithm:\nexpected score")
+    withheld = ~(np.isfinite(complete["conf_low"]) & np.isfinite(complete["conf_high"])).to_numpy()
+    if withheld.any():  # a bare point reads as a precise one (audit s11)
+        why = ("too few runs" if result.options.get("complete_interval") == "two_stage" else
+               f"fewer than {COMPLETE_CONFIGURATIONS} configurations")
+        ax.set_title(f"intervals withheld{'' if withheld.all() else ' where none is drawn'}\n({why}; see the notes)",
+                     fontsize=8)
     return ax
 
 
