@@ -79,7 +79,6 @@ The Welch, Welch-Satterthwaite and paired-t rows call the kernels :func:`rlstats
 from __future__ import annotations
 
 import functools
-import itertools
 import pathlib
 import runpy
 
@@ -262,11 +261,9 @@ def rows_of(point, held):
 def grid(quick=False):
     """(interval, metric, tasks, runs, distribution); --quick: 5 tasks at 3 and 10 runs, normal and capped."""
     if quick:
-        return [(i, m, t, r, d) for (i, m, t), r, d in itertools.product(SCOPES, (3, 10), ("normal", "capped"))
-                if t == 5]
-    return ([(i, m, t, r, d) for (i, m, t), r, d in itertools.product(SCOPES, RUNS, DESIGNS["DISTRIBUTIONS"])]
-            # the saturated family after them, in the order its rows were added to the table (audit s10)
-            + [(i, m, t, r, "saturated") for (i, m, t), r in itertools.product(SCOPES, RUNS)])
+        return [(i, m, t, r, d) for i, m, t, r, d in DESIGNS["grid"](SCOPES, (3, 10), ("normal", "capped")) if t == 5]
+    # the saturated family after them, in the order its rows were added to the table (audit s10)
+    return DESIGNS["grid"](SCOPES, RUNS, DESIGNS["DISTRIBUTIONS"]) + DESIGNS["grid"](SCOPES, RUNS, ("saturated",))
 
 
 #: data sets per design draw of a bootstrap grid point where a row misses with BOOTSTRAP_SIMULATIONS: 25 per draw
