@@ -32,7 +32,6 @@ def _prose_and_notes(agents):
     return res._prose(), " ".join(res.notes)
 
 
-@pytest.mark.xfail(strict=True, reason="power('bootstrap') calls its rule conservative whatever the number of agents")
 def test_the_rule_is_not_called_conservative_where_it_reads_many_pairs():
     """power("bootstrap") rejects when any two agents' intervals do not overlap, and said for any number of agents
     that the rule is conservative, "so expect a rejection rate below alpha when nothing differs". With 8 agents it
