@@ -13,7 +13,6 @@ import pathlib
 import runpy
 import warnings
 
-import numpy as np
 import pytest
 
 import rlstats
