@@ -19,7 +19,9 @@ part: ``--only PROCEDURE``). One row per procedure and grid point:
     ``equivalence.size`` (the equivalence and non-inferiority tests do not declare their alternative when the true
     difference sits on the margin),
     ``task_table.next_ranked`` (an effect-size interval against the next-ranked agent holds the true effect),
-    ``skillings_mack.conover_fwer`` (Conover's post hoc declares no pair of null agents different), ...
+    ``skillings_mack.conover_fwer`` (Conover's post hoc declares no pair of null agents different),
+    ``power.bootstrap`` (``power("bootstrap")``'s rule does not reject with no difference, ``statistic`` ``size``; its
+    decision on a data set is the one :func:`rlstats.bootstrap` with its defaults makes there, ``agreement``), ...
 design columns
     ``test``, ``statistic``, ``band``, ``interval``, ``metric``, ``agents``, ``tasks``, ``runs``,
     ``distribution``, ``configuration``: the design the row was simulated at; empty where a procedure has no such
@@ -169,6 +171,8 @@ DEFAULTS: dict[str, Patterns] = {
     "skillings_mack.conover_fwer": ({"test": "conover", "statistic": "holm"},),
     # [calibration: tuning complete] the complete algorithm's interval (complete_interval="skew_t")
     "tuning.complete_interval": ({"interval": "skew_t"},),
+    # audit s11: power("bootstrap") plans bootstrap()'s default intervals; its size and its agreement with bootstrap()
+    "power.bootstrap": ({"statistic": ("size", "agreement"), "interval": "studentized"},),
 }
 #: The defaults before issue 40 made every default hold its level (as :data:`DEFAULTS` read then): the figure
 #: draws a method that was the default and is no longer as a "former default". Never edited.

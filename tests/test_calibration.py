@@ -674,6 +674,9 @@ def test_defaults_name_the_public_functions_defaults():
     # issue 41 item 4: the next-ranked intervals are task_table's effect intervals; Conover's "auto" is Holm
     assert d["task_table.next_ranked"] == ({"interval": _keyword_default(rlstats.task_table, "effect_intervals")},)
     assert d["skillings_mack.conover_fwer"] == ({"test": "conover", "statistic": "holm"},)
+    # audit s11: power("bootstrap") separates bootstrap()'s default intervals (interval= given to it is bootstrap()'s)
+    assert d["power.bootstrap"] == ({"statistic": ("size", "agreement"),
+                                     "interval": _keyword_default(rlstats.bootstrap, "interval")},)
     # no method to choose, or chosen from the design: every row is a default
     for procedure in ("adastop.fwe", "skillings_mack.size"):
         assert d[procedure] == calibration.ALL, procedure

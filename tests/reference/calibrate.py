@@ -44,7 +44,8 @@ MODULES = {"task_table.possibly_best": "coverage_possibly_best", "curves.band": 
            "mixed.contrast": "coverage_mixed", "mixed.means": "coverage_mixed_means",
            "equivalence.size": "size_equivalence",  # issue 41 item 2
            # issue 41 item 4: the next-ranked effect-size intervals and Conover's post hoc
-           "task_table.next_ranked": "coverage_next_ranked", "skillings_mack.conover_fwer": "conover_fwer"}
+           "task_table.next_ranked": "coverage_next_ranked", "skillings_mack.conover_fwer": "conover_fwer",
+           "power.bootstrap": "power_bootstrap"}  # audit s11: what power("bootstrap") plans against bootstrap()
 COLUMNS = ["procedure", "test", "statistic", "band", "interval", "metric", "agents", "tasks", "runs", "distribution",
            "configuration", "level", "n_sim", "n_resamples", "coverage", "se", "set_size", "design_draws", "coverage_min"]
 

@@ -75,11 +75,8 @@ def _designs():
 
 def grid(quick=False):
     """(agents, tasks, runs, distribution): SHAPES x runs 3, 5, 10, 20 x the four distributions; --quick: runs 3."""
-    import itertools
-
     designs = _designs()
-    runs = (3,) if quick else designs.RUNS
-    return [(a, t, r, d) for (a, t), r, d in itertools.product(SHAPES, runs, designs.DISTRIBUTIONS)]
+    return designs.grid(SHAPES, (3,) if quick else designs.RUNS, designs.DISTRIBUTIONS)
 
 
 def declared_any(agents, tasks, runs, distribution, n_sim, draw, seed=0):

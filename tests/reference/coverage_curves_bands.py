@@ -26,7 +26,6 @@ each step (``designs.population``).
 
 from __future__ import annotations
 
-import itertools
 import math
 import pathlib
 import runpy
@@ -203,7 +202,7 @@ def grid(quick=False, statistics=STATISTICS, runs=RUNS, tasks=TASKS, distributio
     """
     if quick:
         statistics, runs, tasks = ("mean", "iqm"), (3, 10), (5,)
-    return [(stat, r, t, dist, 2) for stat, r, t, dist in itertools.product(statistics, runs, tasks, distributions)
+    return [(stat, r, t, dist, k) for stat, r, t, dist, k in designs.grid(statistics, runs, tasks, distributions, (2,))
             if not (stat == "median" and t == 1) and not (r == 2 and t != 5)]
 
 

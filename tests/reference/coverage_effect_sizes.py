@@ -124,7 +124,7 @@ def measure(agents, runs, distribution, configuration, n_sim, seed=0, intervals=
 def grid(quick=False):
     """Every agents, runs, distribution and configuration; --quick: 2 and 8 agents at 3 and 10 runs."""
     agents, runs = ((2, 8), (3, 10)) if quick else (AGENTS, RUNS)
-    return list(itertools.product(agents, runs, DISTRIBUTIONS, CONFIGURATIONS))
+    return designs.grid(agents, runs, DISTRIBUTIONS, CONFIGURATIONS)
 
 
 def table_rows(point, n_sim, quick=False):

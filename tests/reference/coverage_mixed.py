@@ -53,7 +53,6 @@ CR2's intervals were 1.5 to 2.3 times as wide on 3 tasks (200 data sets per poin
 
 from __future__ import annotations
 
-import itertools
 import pathlib
 import runpy
 import sys
@@ -197,9 +196,8 @@ def rows_of(point, held_by):
 def grid(quick=False):
     """(agents, tasks, runs, distribution, configuration); --quick: 3 agents on 3 tasks at 3 and 10 runs."""
     if quick:
-        return [(3, 3, runs, dist, "spread 0 to 1") for runs in (3, 10) for dist in ("normal", "capped")]
-    return [(a, t, r, dist, conf) for (a, t), r, dist, conf in itertools.product(DESIGNS_AT, RUNS, DISTRIBUTIONS,
-                                                                                  CONFIGURATIONS)]
+        return DESIGNS["grid"]((3,), (3,), (3, 10), ("normal", "capped"), ("spread 0 to 1",))
+    return DESIGNS["grid"](DESIGNS_AT, RUNS, DISTRIBUTIONS, CONFIGURATIONS)
 
 
 def table_rows(point, n_sim, quick=False):

@@ -31,7 +31,6 @@ block (160 per row; a point with a row that misses is continued to 640, ``CONTIN
 
 from __future__ import annotations
 
-import itertools
 import math
 import pathlib
 import runpy
@@ -125,9 +124,8 @@ def rows_of(point, held_by):
 def grid(quick=False):
     """(agents, tasks, runs, distribution, configuration); --quick: 2 agents on 3 tasks, capped, 3 and 10 runs."""
     if quick:
-        return [(2, 3, runs, "capped", conf) for runs in (3, 10) for conf in CONFIGURATIONS]
-    return [(a, t, r, dist, conf) for (a, t), r, dist, conf in itertools.product(
-        DESIGNS_AT, DESIGNS["RUNS"], DESIGNS["DISTRIBUTIONS"], CONFIGURATIONS)]
+        return DESIGNS["grid"]((2,), (3,), (3, 10), ("capped",), CONFIGURATIONS)
+    return DESIGNS["grid"](DESIGNS_AT, DESIGNS["RUNS"], DESIGNS["DISTRIBUTIONS"], CONFIGURATIONS)
 
 
 def table_rows(point, n_sim, quick=False):

@@ -20,7 +20,6 @@ error a little.
 
 from __future__ import annotations
 
-import itertools
 import pathlib
 import runpy
 from types import SimpleNamespace
@@ -79,7 +78,7 @@ def measure(agents, runs, distribution, configuration, n_sim, seed=0):
 def grid(quick=False):
     """Every agents, runs, distribution and configuration; --quick: 3 and 8 agents at 3 and 10 runs."""
     agents, runs = ((3, 8), (3, 10)) if quick else (AGENTS, RUNS)
-    return list(itertools.product(agents, runs, DISTRIBUTIONS, CONFIGURATIONS))
+    return designs.grid(agents, runs, DISTRIBUTIONS, CONFIGURATIONS)
 
 
 def table_rows(point, n_sim, quick=False):

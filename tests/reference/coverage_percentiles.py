@@ -122,8 +122,8 @@ def grid(quick=False):
     """(interval, agents, tasks, runs, distribution) of every plan; --quick: PBP and PBP-t at 2 x 1, 3 runs."""
     if quick:
         return [("pbp", 2, 1, 3, "skewed"), ("pbp_t", 2, 1, 3, "skewed")]
-    return [(interval, agents, tasks, runs, distribution) for intervals, agents, tasks, _ in PLANS
-            for interval in intervals for runs in designs.RUNS for distribution in designs.DISTRIBUTIONS]
+    return [point for intervals, agents, tasks, _ in PLANS
+            for point in designs.grid(intervals, (agents,), (tasks,), designs.RUNS, designs.DISTRIBUTIONS)]
 
 
 def table_rows(point, n_sim, quick=False):

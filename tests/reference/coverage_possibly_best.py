@@ -23,7 +23,6 @@ at the nominal level, pooled or in its worst design draw.
 
 from __future__ import annotations
 
-import itertools
 import pathlib
 import runpy
 
@@ -94,19 +93,18 @@ def grid(quick=False, tests=TESTS, runs=RUNS):
     """(test, agents, runs, distribution, configuration): the default test in every configuration at 2, 3 and 8
     agents, the others all equal at 2 and 8; --quick: Welch at 2 and 8 agents and 3 and 10 runs, all equal."""
     if quick:
-        return [(DEFAULT_TEST, k, r, dist, "all_equal") for k, r, dist
-                in itertools.product((2, 8), (3, 10), DISTRIBUTIONS)]
+        return DESIGNS["grid"]((DEFAULT_TEST,), (2, 8), (3, 10), DISTRIBUTIONS, ("all_equal",))
     points = []
     for test in tests:
         default = test == DEFAULT_TEST
         configurations = CONFIGURATIONS if default else CONFIGURATIONS[:1]
-        points += [(test, k, r, dist, config) for k, r, dist, config
-                   in itertools.product(AGENTS["welch" if default else "other"], runs, DISTRIBUTIONS, configurations)
-                   if not (config == "two_best" and k == 2)]
+        points += [(test, k, r, dist, config) for test, k, r, dist, config in DESIGNS["grid"](
+            (test,), AGENTS["welch" if default else "other"], runs, DISTRIBUTIONS, configurations)
+            if not (config == "two_best" and k == 2)]
     if DEFAULT_TEST in tests:  # audit s10: saturated scores, the default test, after the grid's own points
-        points += [(DEFAULT_TEST, k, r, "saturated", config) for k, r, config
-                   in itertools.product(AGENTS["welch"], SATURATED_RUNS, CONFIGURATIONS)
-                   if not (config == "two_best" and k == 2)]
+        points += [(test, k, r, dist, config) for test, k, r, dist, config in DESIGNS["grid"](
+            (DEFAULT_TEST,), AGENTS["welch"], SATURATED_RUNS, ("saturated",), CONFIGURATIONS)
+            if not (config == "two_best" and k == 2)]
     return points
 
 

@@ -147,9 +147,7 @@ def widths(distribution, tasks, runs, n_sim, seed=0, n_resamples=N_RESAMPLES[1],
 def grid(quick=False):
     """(distribution, tasks, runs): every combination; --quick: normal scores on 5 tasks at 3 runs, capped on 26 at
     10."""
-    if quick:
-        return [("normal", 5, 3), ("capped", 26, 10)]
-    return [(dist, tasks, runs) for dist in DISTRIBUTIONS for tasks in TASKS for runs in RUNS]
+    return DESIGNS["grid"](DISTRIBUTIONS, TASKS, RUNS, quick=quick, quick_points=[("normal", 5, 3), ("capped", 26, 10)])
 
 
 def table_rows(point, n_sim, quick=False):

@@ -123,11 +123,8 @@ def measure(distribution, tasks, runs, n_sim, seed=0, draws=None):
 
 
 def grid(quick=False):
-    """(distribution, tasks, runs): every combination; --quick: normal scores on 5 tasks at 3 runs, capped on 26 at
-    10."""
-    if quick:
-        return [("normal", 5, 3), ("capped", 26, 10)]
-    return [(dist, tasks, runs) for dist in DISTRIBUTIONS for tasks in TASKS for runs in RUNS]
+    """(distribution, tasks, runs): every combination of 3-20 runs; --quick: ``coverage_profiles.py``'s."""
+    return DESIGNS["grid"](DISTRIBUTIONS, TASKS, RUNS, quick=quick, quick_points=PROFILES["grid"](quick=True))
 
 
 def table_rows(point, n_sim, quick=False):

@@ -204,7 +204,7 @@ def grid(quick=False):
     """(distribution, tasks, runs): every setting at every runs count; --quick: normal scores, 5 tasks, 3 runs."""
     if quick:
         return [("normal", 5, 3)]
-    return [(dist, tasks, runs) for runs in RUNS for dist in designs["DISTRIBUTIONS"] for tasks in TASKS]
+    return [(dist, tasks, runs) for runs, dist, tasks in designs["grid"](RUNS, designs["DISTRIBUTIONS"], TASKS)]
 
 
 def continued(rows, point, quick=False):

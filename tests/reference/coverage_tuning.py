@@ -46,10 +46,8 @@ LANDSCAPES = ("identical", "spread")
 
 
 def grid(quick=False):
-    if quick:
-        return [(10, 3, "skewed", "identical"), (3, 5, "capped", "spread")]
-    return [(N, n, dist, landscape) for N in (3, 10, 30) for n in DESIGNS["RUNS"]
-            for dist in DESIGNS["DISTRIBUTIONS"] for landscape in LANDSCAPES]
+    return DESIGNS["grid"]((3, 10, 30), DESIGNS["RUNS"], DESIGNS["DISTRIBUTIONS"], LANDSCAPES, quick=quick,
+                           quick_points=[(10, 3, "skewed", "identical"), (3, 5, "capped", "spread")])
 
 
 def locations(landscape, offset):

@@ -65,11 +65,9 @@ INTERVALS = ("skew_t", "two_stage")
 def grid(quick=False):
     if quick:
         return [(10, 3, "skewed", 10.0, False), (30, 5, "capped", 1.0, True)]
-    uniform = [(G, n, dist, ratio, False) for G in CONFIGURATIONS for n in DESIGNS["RUNS"]
-               for dist in DESIGNS["DISTRIBUTIONS"] for ratio in RATIOS]
+    uniform = DESIGNS["grid"](CONFIGURATIONS, DESIGNS["RUNS"], DESIGNS["DISTRIBUTIONS"], RATIOS, (False,))
     # weights= (a sub-grid): configurations weighted by Phi(b_c), the hyperparameter distribution tilted to the good
-    return uniform + [(G, n, dist, ratio, True) for G in CONFIGURATIONS[1:] for n in (3, 10)
-                      for dist in DESIGNS["DISTRIBUTIONS"] for ratio in RATIOS[1:]]
+    return uniform + DESIGNS["grid"](CONFIGURATIONS[1:], (3, 10), DESIGNS["DISTRIBUTIONS"], RATIOS[1:], (True,))
 
 
 def _spreads(u):

@@ -41,9 +41,8 @@ TRUTH_DRAWS = 40_000
 
 
 def grid(quick=False):
-    if quick:
-        return [(10, 3, "skewed"), (10, 5, "capped")]
-    return [(N, n, dist) for N in (10, 30) for n in DESIGNS["RUNS"] for dist in DESIGNS["DISTRIBUTIONS"]]
+    return DESIGNS["grid"]((10, 30), DESIGNS["RUNS"], DESIGNS["DISTRIBUTIONS"], quick=quick,
+                           quick_points=[(10, 3, "skewed"), (10, 5, "capped")])
 
 
 def budgets(N):

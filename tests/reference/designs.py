@@ -30,6 +30,7 @@ offsets uniform on [0, 2] and scales lognormal (sigma 0.5), from ``design_draw(s
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -125,3 +126,13 @@ def pooled_row(held_by_draw, level):
             "se": math.sqrt(max(coverage * (1 - coverage), level * (1 - level)) / pooled.size),
             "design_draws": len(held_by_draw),
             "coverage_min": float(min(np.mean(h) for h in held_by_draw))}
+
+
+def grid(*axes, quick=False, quick_points=()):
+    """A calibration module's grid points (its ``grid(quick)``, which ``calibrate.py`` runs in order):
+    ``quick_points`` with ``quick`` where they are given, else every combination of ``axes`` as a flat tuple, the
+    last axis varying fastest (an axis of tuples, such as (agents, tasks) pairs, gives their items in place)."""
+    if quick and quick_points:
+        return list(quick_points)
+    return [tuple(item for value in point for item in (value if isinstance(value, tuple) else (value,)))
+            for point in itertools.product(*axes)]

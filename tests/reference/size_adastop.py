@@ -36,7 +36,6 @@ grid's time by about 5.
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import pathlib
 import runpy
 import warnings
@@ -115,10 +114,9 @@ def grid(quick=False):
     --quick: 2 and 8 agents on one task, AdaStop at n = 3 and the permutation test at 5 runs per agent.
     """
     if quick:
-        return [(test, agents, 1, runs, dist) for test, runs in (("adastop", 3), ("permutation", 5))
-                for agents in (2, 8) for dist in DISTRIBUTIONS]
-    return [(test, agents, tasks, runs, dist) for test in TESTS
-            for (agents, tasks), runs, dist in itertools.product(DESIGNS_GRID, RUNS[test], DISTRIBUTIONS)]
+        return (DESIGNS["grid"](("adastop",), (2, 8), (1,), (3,), DISTRIBUTIONS)
+                + DESIGNS["grid"](("permutation",), (2, 8), (1,), (5,), DISTRIBUTIONS))
+    return [point for test in TESTS for point in DESIGNS["grid"]((test,), DESIGNS_GRID, RUNS[test], DISTRIBUTIONS)]
 
 
 def table_rows(point, n_sim, quick=False):

@@ -294,11 +294,10 @@ def rows_of(point, held):
 def grid(quick=False):
     """(interval, metric, tasks, runs, distribution); --quick: 5 tasks at 3 and 10 runs, normal and capped."""
     if quick:
-        return [(i, m, t, r, d) for (i, m, t), r, d in itertools.product(SCOPES, (3, 10), ("normal", "capped"))
-                if t == 5]
-    return ([(i, m, t, r, d) for (i, m, t), r, d in itertools.product(SCOPES, RUNS, DESIGNS["DISTRIBUTIONS"])]
+        return [(i, m, t, r, d) for i, m, t, r, d in DESIGNS["grid"](SCOPES, (3, 10), ("normal", "capped")) if t == 5]
+    return (DESIGNS["grid"](SCOPES, RUNS, DESIGNS["DISTRIBUTIONS"])
             # the saturated family after them, in the order its rows were added to the table (audit s10)
-            + [(i, m, t, r, "saturated") for (i, m, t), r in itertools.product(SCOPES, RUNS)]
+            + DESIGNS["grid"](SCOPES, RUNS, ("saturated",))
             # audit s11: across='paired_t' with its variance bounded, as it runs on saturated runs
             + [("paired_t_bounded", "", t, r, "saturated") for t, r in itertools.product((5, 26), RUNS)])
 

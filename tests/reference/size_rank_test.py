@@ -20,7 +20,6 @@ only the test (``skillings_mack._api.pvalue_only``, the numbers ``compare`` give
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import pathlib
 import runpy
 
@@ -120,12 +119,12 @@ def grid(quick=False):
     --quick: 2 and 8 agents on 3 and 26 tasks with 1 and 3 runs per cell.
     """
     agents, tasks, runs = ((2, 8), (3, 26), (1, 3)) if quick else (AGENTS, TASKS, RUNS)
-    points = [(k, n, c, dist) for k, n, c, dist in itertools.product(agents, tasks, runs, DISTRIBUTIONS)
+    points = [(k, n, c, dist) for k, n, c, dist in DESIGNS["grid"](agents, tasks, runs, DISTRIBUTIONS)
               if not (n == 1 and c == 1)]
     if quick:
         return points
     # audit s10: saturated scores (ties at the cap in most runs), after the grid's own points
-    return points + [(k, n, c, "saturated") for k, n, c in itertools.product(AGENTS, TASKS, SATURATED_RUNS)]
+    return points + DESIGNS["grid"](AGENTS, TASKS, SATURATED_RUNS, ("saturated",))
 
 
 def table_rows(point, n_sim, quick=False):

@@ -135,9 +135,8 @@ def measure(reported, heldout, runs, distribution, n_sim, seed=0):
 
 def grid(quick=False):
     """(reported, held-out, runs, distribution): every design, runs count and distribution; --quick: two."""
-    if quick:
-        return [(3, 3, 2, "skewed"), (5, 21, 5, "normal")]
-    return [(p, i, c, dist) for p, i in DESIGNS for c in RUNS for dist in DISTRIBUTIONS]
+    return DESIGNS_MODULE["grid"](DESIGNS, RUNS, DISTRIBUTIONS, quick=quick,
+                                  quick_points=[(3, 3, 2, "skewed"), (5, 21, 5, "normal")])
 
 
 def table_rows(point, n_sim, quick=False):
