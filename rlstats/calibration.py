@@ -20,7 +20,7 @@ part: ``--only PROCEDURE``). One row per procedure and grid point:
     difference sits on the margin),
     ``task_table.next_ranked`` (an effect-size interval against the next-ranked agent holds the true effect),
     ``skillings_mack.conover_fwer`` (Conover's post hoc declares no pair of null agents different),
-    ``power.bootstrap`` (``power("bootstrap")``'s rule does not reject with no difference, ``statistic`` ``size``; its
+    ``power.bootstrap`` (``power("bootstrap")``'s rule does not reject two alike agents, ``statistic`` ``size``; its
     decision on a data set is the one :func:`rlstats.bootstrap` with its defaults makes there, ``agreement``), ...
 design columns
     ``test``, ``statistic``, ``band``, ``interval``, ``metric``, ``agents``, ``tasks``, ``runs``,

@@ -121,7 +121,7 @@ def test_saturated_rows_of_the_rank_test_and_the_possibly_best_set_hold():
 
 def test_calibration_page_counts_the_defaults_rows():
     """docs/calibration.md quotes the count of the defaults' rows at 3-20 runs per cell (3,664 with the saturated
-    rows of the rank test and the possibly-best set; 3,784 with audit s11's 120 rows of power("bootstrap"))."""
+    rows of the rank test and the possibly-best set; 3,754 with audit s11's 90 rows of power("bootstrap"))."""
     import pathlib
 
     table = rlstats.calibration_table(default=True)
