@@ -173,9 +173,9 @@ def test_the_studentised_bootstrap_bar_counts_the_standard_errors_pass(monkeypat
 
 
 def test_a_power_study_of_the_rank_tests_monte_carlo_p_value_counts_each_calls_fixed_cost():
-    """power('skillings_mack', pvalue='monte_carlo') calls the test once a data set: 2 agents (its default) x 5 tasks at 3, 5, 10
-    and 20 seeds, 40 data sets each, 2,000 permutations, took 0.81-0.88 s of CPU (round s11) for 0.33 s estimated
-    (2.4-2.6x under): each call's fixed 3 ms (the Design, the ranks, the result) was not counted, and power()
+    """power('skillings_mack', pvalue='monte_carlo') calls the test once a data set: 2 agents (its default) x 5 tasks at
+    3, 5, 10 and 20 seeds, 40 data sets each, 2,000 permutations, took 0.81-0.88 s of CPU (round s11) for 0.33 s
+    estimated (2.4-2.6x under): each call's fixed 3 ms (the Design, the ranks, the result) was not counted, and power()
     multiplies it by its data sets."""
     estimate = 40 * sum(_estimate("skillings_mack", _shape(2, 5, seeds), pvalue="monte_carlo", n_resamples=2000)
                         for seeds in (3, 5, 10, 20))

@@ -28,10 +28,10 @@ simulation), bit for bit those power() decides on. Grid: 2 and 8 agents, 5 and 2
 withholds its studentised intervals and power() its rate, with a note), 3, 5 and 10 runs, and the four families of
 the grid with ``saturated``; ``DESIGN_DRAWS`` draws pooled per row.
 
-Measured (audit s11, 32 data sets a row): size 0-0.031 at 2 agents; at 8, where any of 28 pairs counts, 0-0.156
-(0.092 of 240 at 8 x 26 x 10 normal runs; not tabled, see above); agreement 0.906-1, the planned power within 0.031 of the realised at 2
-agents and 0.094 (3 of 32) at 8, 0.007 on average; every row holds 0.95 by the table's 3-SE rule, one (8 x 5 x 5
-normal, worst draw 5 of 8) after its continuation to ``CONTINUED`` data sets a draw.
+Measured (audit s11, 32 data sets a row): size 0-0.031 at 2 agents; at 8, where any of 28 pairs counts, 0-0.156 (0.092
+of 240 at 8 x 26 x 10 normal runs; not tabled, see above); agreement 0.906-1, the planned power within 0.031 of the
+realised at 2 agents and 0.094 (3 of 32) at 8, 0.007 on average; every row holds 0.95 by the table's 3-SE rule, one (8 x
+5 x 5 normal, worst draw 5 of 8) after its continuation to ``CONTINUED`` data sets a draw.
 """
 
 from __future__ import annotations

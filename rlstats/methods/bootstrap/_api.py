@@ -642,27 +642,14 @@ def _agent_layout(design, j):
     return kernels.agent_layout(design.y[mine], task, design.run[mine], design.n_tasks)
 
 
-def studentized_gives_way(interval, rliable_compat, task_bootstrap, metrics):
-    """Why ``interval`` (a studentised one) gives way to the percentile interval: "" for ``rliable_compat=True``
-    (rliable's interval, silently: that is what the option promises), "task_bootstrap=True" or "a metric function"
-    (no within-task standard error, said in a note); None where it applies or ``interval`` is not studentised.
-
-    One home for :func:`bootstrap` and for :func:`rlstats.power`, which plans the interval bootstrap() gives.
-    """
-    if interval not in small_runs.STUDENTIZED_INTERVALS:
-        return None
-    if rliable_compat:
-        return ""
-    return ("task_bootstrap=True" if task_bootstrap else
-            "a metric function" if any(callable(m) for m in metrics) else None)
-
-
 def _effective_interval(options):
     """(options, notes): the default studentised interval becomes the percentile one where it does not apply.
 
-    It studentises the built-in metrics with their within-task standard errors (:func:`studentized_gives_way`).
+    It studentises the built-in metrics with their within-task standard errors
+    (:func:`_small_runs.studentized_gives_way`).
     """
-    why = studentized_gives_way(options.interval, options.rliable_compat, options.task_bootstrap, options.metrics)
+    why = small_runs.studentized_gives_way(options.interval, options.rliable_compat, options.task_bootstrap,
+                                           options.metrics)
     if why is None:
         return options, []
     percentile = dataclasses.replace(options, interval="percentile")

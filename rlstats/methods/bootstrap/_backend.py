@@ -69,8 +69,7 @@ def cost(shape: Shape, options: Any) -> Work:
     s11 of benchmarks/README.md: four metrics took 1.1-1.6 times one), plus each agent's own work (100 runs' worth);
     the studentised interval, the default, passes over the resamples again for their standard errors (3 passes in
     all), the run matrices' path twice; and a call's fixed 0.006 s, which power() multiplies by its data sets."""
-    from ._api import studentized_gives_way
-    from ._small_runs import STUDENTIZED_INTERVALS
+    from ._small_runs import STUDENTIZED_INTERVALS, studentized_gives_way
 
     metrics = len(options.metrics)
     interval = getattr(options, "interval", "percentile")

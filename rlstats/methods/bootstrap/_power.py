@@ -54,7 +54,8 @@ def interval(options):
     """The interval bootstrap() gives with these options: its default unless interval= names another, and the
     percentile one where a studentised one does not apply (a metric function, task_bootstrap=True; rliable_compat=True
     is refused by :func:`check`)."""
-    from ._api import DEFAULT_INTERVAL, studentized_gives_way
+    from ._api import DEFAULT_INTERVAL
+    from ._small_runs import studentized_gives_way
 
     asked = options.get("interval", DEFAULT_INTERVAL)
     metric = options.get("metric", "iqm")

@@ -575,3 +575,18 @@ def middle_df(design, agent):
         part = part / part.max()  # df is scale-free; squares of tiny variances would underflow to 0
     denominator = np.sum(part ** 2 / np.maximum(dof, 1))
     return float(part.sum() ** 2 / denominator) if denominator > 0 else float(dof.min())
+
+
+def studentized_gives_way(interval, rliable_compat, task_bootstrap, metrics):
+    """Why ``interval`` (a studentised one) gives way to the percentile interval: "" for ``rliable_compat=True``
+    (rliable's interval, silently: that is what the option promises), "task_bootstrap=True" or "a metric function"
+    (no within-task standard error, said in a note); None where it applies or ``interval`` is not studentised.
+
+    One home for :func:`bootstrap` and for :func:`rlstats.power`, which plans the interval bootstrap() gives.
+    """
+    if interval not in STUDENTIZED_INTERVALS:
+        return None
+    if rliable_compat:
+        return ""
+    return ("task_bootstrap=True" if task_bootstrap else
+            "a metric function" if any(callable(m) for m in metrics) else None)

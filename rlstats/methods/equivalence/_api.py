@@ -1,11 +1,12 @@
 """equivalence(): two one-sided tests (TOST) and non-inferiority, per task, across tasks and on an aggregate.
 
-``equivalence(df, "score ~ agent | task", margin=0.1)`` asks, for each pair of agents (every pair, or each agent
-against ``control=``), whether their difference lies within +-margin: on each task (Welch's t of the two agents'
-runs), across tasks (the mean of the paired task-level differences of means: the tasks at hand with Welch-Satterthwaite
-df, or ``across="paired_t"``, tasks as a sample) and on an aggregate (the IQM or mean over tasks, its difference's bootstrap-t interval read off :func:`rlstats.bootstrap`'s
-own resamples and standard errors, reached through the registry). ``published=`` replaces the second agent by a
-published table of per-task means, SDs and run counts (a reproduction). The numbers come from :mod:`._kernels`.
+``equivalence(df, "score ~ agent | task", margin=0.1)`` asks, for each pair of agents (every pair, or each agent against
+``control=``), whether their difference lies within +-margin: on each task (Welch's t of the two agents' runs), across
+tasks (the mean of the paired task-level differences of means: the tasks at hand with Welch-Satterthwaite df, or
+``across="paired_t"``, tasks as a sample) and on an aggregate (the IQM or mean over tasks, its difference's bootstrap-t
+interval read off :func:`rlstats.bootstrap`'s own resamples and standard errors, reached through the registry).
+``published=`` replaces the second agent by a published table of per-task means, SDs and run counts (a reproduction).
+The numbers come from :mod:`._kernels`.
 """
 
 from __future__ import annotations
@@ -241,18 +242,18 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
     ``interval="paired_t"``, kept as measured); since audit s11 its variance sd(d)^2 / T is at least the within-task
     variance of the mean difference, sum_t (s_1t^2 / n_1t + s_2t^2 / n_2t) / T^2 with each saturated cell's s^2 bounded
     as above, and the two are added where both agents' runs of a task all sit at the bound (the larger alone reached
-    0.098 at 5 tasks x 3 runs there), on T - 1 df: 0.002-0.063 on the grid (``interval="paired_t_bounded"`` rows,
-    worst draw 0.076); its power to declare alike agents non-inferior at 5 tasks fell from 0.39-0.78 to 0.15-0.66.
-    The aggregate's bootstrap-t declared non-inferiority at the margin in up to 0.080 of tests on such scores at 5
-    tasks (800-1,600 data sets a measurement; audit s10 quoted 0.051-0.067). Since audit s11 it is withheld, with a
-    note, where the bootstrap withholds an agent's studentised interval for runs at a cap
+    0.098 at 5 tasks x 3 runs there), on T - 1 df: 0.002-0.063 on the grid (``interval="paired_t_bounded"`` rows, worst
+    draw 0.076); its power to declare alike agents non-inferior at 5 tasks fell from 0.39-0.78 to 0.15-0.66. The
+    aggregate's bootstrap-t declared non-inferiority at the margin in up to 0.080 of tests on such scores at 5 tasks
+    (800-1,600 data sets a measurement; audit s10 quoted 0.051-0.067). Since audit s11 it is withheld, with a note,
+    where the bootstrap withholds an agent's studentised interval for runs at a cap
     (:func:`rlstats.bounds.saturated_withheld`: three quarters or more of its runs at a task's largest or smallest
-    score, fewer than 8 (IQM) or 6 (mean) off it), read from the pair's runs; where still given there, the IQM's test declared non-inferiority in at most 0.051
-    (5 tasks, 800-1,600 a design; 26 tasks: at most 0.050 of 200), equivalence in at most 0.040. Its power to declare
-    alike agents non-inferior at 5 tasks fell from 0.15-0.72 to 0-0.69 (0 at 3-5 runs, where the bootstrap withholds
-    nearly every interval). A count of 6 rather than 8 gave more (0.30 against 0.085 at 10 runs) but declared in
-    0.055 and 0.056 of 800 and 1,600 tests at 10 runs, above alpha in both measurements, and was not taken. The mean's test (``aggregate="mean"``)
-    was not measured on such scores, as its note says.
+    score, fewer than 8 (IQM) or 6 (mean) off it), read from the pair's runs; where still given there, the IQM's test
+    declared non-inferiority in at most 0.051 (5 tasks, 800-1,600 a design; 26 tasks: at most 0.050 of 200), equivalence
+    in at most 0.040. Its power to declare alike agents non-inferior at 5 tasks fell from 0.15-0.72 to 0-0.69 (0 at 3-5
+    runs, where the bootstrap withholds nearly every interval). A count of 6 rather than 8 gave more (0.30 against 0.085
+    at 10 runs) but declared in 0.055 and 0.056 of 800 and 1,600 tests at 10 runs, above alpha in both measurements, and
+    was not taken. The mean's test (``aggregate="mean"``) was not measured on such scores, as its note says.
 
     See Also
     --------

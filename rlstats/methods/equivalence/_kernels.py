@@ -45,11 +45,11 @@ def paired(differences):
 
 
 def paired_bounded(differences, within, always):
-    """(estimate, se, df) of the one-sample t of each row of ``differences`` (..., T) where some cell's runs mostly
-    sit at a bound (audit s11): its variance sd^2 / T is bounded from below by the within-task variance of the mean difference,
-    sum_t ``within``_t / T^2 (``within``: each task's s_1t^2 / n_1t + s_2t^2 / n_2t, a saturated cell's s^2 at least
-    :func:`variance_floor`), on T - 1 df; where a task's runs of both sides all tie at the bound (``always``, one
-    per row), whose difference of exactly 0 bounds nothing, the two are added instead (the larger alone missed alpha
+    """(estimate, se, df) of the one-sample t of each row of ``differences`` (..., T) where some cell's runs mostly sit
+    at a bound (audit s11): its variance sd^2 / T is bounded from below by the within-task variance of the mean
+    difference, sum_t ``within``_t / T^2 (``within``: each task's s_1t^2 / n_1t + s_2t^2 / n_2t, a saturated cell's s^2
+    at least :func:`variance_floor`), on T - 1 df; where a task's runs of both sides all tie at the bound (``always``,
+    one per row), whose difference of exactly 0 bounds nothing, the two are added instead (the larger alone missed alpha
     there: 0.098 at 5 tasks x 3 runs). NaN where the differences do not vary."""
     mean, se, df = paired(differences)
     within = np.asarray(within, dtype=np.float64)
