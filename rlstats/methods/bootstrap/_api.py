@@ -28,7 +28,8 @@ import numpy as np
 
 from ... import calibration
 from ... import format as fmt
-from ...bounds import KINDS, bound_ties, check_bounds, clip, clipped_note, known_or_unbounded, saturated_withheld
+from ...bounds import (KINDS, bound_ties, check_bounds, clip, clipped_note, known_or_unbounded, median_tied,
+                       saturated_withheld)
 from ...cost import admit, shows
 from ...design import NA_ACTIONS, design_of
 from ...engines import Engine, engine as _engine
@@ -786,12 +787,20 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
     if errors is not None:
         # audit s10: runs mostly at a cap leave too few off it to studentise; withheld where an interval was given
         saturated = saturated_withheld(bound_ties(design)[0], design.counts, kinds)
-        saturated &= np.isfinite(bounds).all(axis=-1)
+        # audit s11: the median's also where a share of the runs tie at a bound (curves()' rule for its bands)
+        tied = np.zeros_like(saturated)
+        if "median" in kinds:
+            tied[:, np.array(kinds) == "median"] = median_tied(bound_ties(design, tied_only=True)[0],
+                                                               design.counts)[:, None]
+        given = np.isfinite(bounds).all(axis=-1)
+        tied &= given & ~saturated
+        saturated &= given
+        saturated |= tied
         if saturated.any():
             bounds, se = bounds.copy(), se.copy()
             bounds[saturated], se[saturated] = np.nan, np.nan
         notes += small_runs.studentized_notes(bounds, design.counts.min(axis=0), design.n_tasks, design.agents,
-                                              options.metric_names, errors[1], saturated)
+                                              options.metric_names, errors[1], saturated, tied)
     bounds, clipped = clipped_intervals(bounds, design.bounds, options.metric_names, kinds, options.gamma)
     notes += clipped
     if not options.task_bootstrap:
