@@ -3,6 +3,13 @@ what the median's tied-share rule (audit s11, ``rlstats.bounds.MEDIAN_TIED_SHARE
 
     PYTHONPATH=. python tests/reference/coverage_bootstrap_median_tied.py --out after.npz [--datasets 10]
     PYTHONPATH=. python tests/reference/coverage_bootstrap_median_tied.py --compare before.npz after.npz
+    PYTHONPATH=. python tests/reference/coverage_bootstrap_median_tied.py --alike --out alike.npz [--datasets 50]
+
+``--alike`` (:func:`measure_alike`): two alike agents placed so that 36%, 55% or 70% of their runs sit at the grid's
+saturated cap (one step of the saturated curves, where curves()' median bands missed), the median's intervals alone,
+at 5 and 26 tasks x 3, 5 and 10 runs; it prints the coverage of those given. Audit s11 ran each mode on the package
+before and after the median's tied-share rule: ``--datasets 8`` (128 intervals a point) for the grid's design,
+``--alike --datasets 50`` (400) for the alike agents (docs/calibration.md).
 
 The data sets are those of ``coverage_small_runs.draw_design`` (four agents, B and D ``SHIFT`` noise units above A
 and C, ``designs.DESIGN_DRAWS`` design draws): the ``saturated`` family with its cap moved so that a share ``s`` of

@@ -527,10 +527,10 @@ def median_tied_note(pairs):
     labels; ``rlstats.bounds.median_tied``)."""
     return (f"studentized intervals withheld for {', '.join(pairs)}: there {MEDIAN_TIED_SHARE:g} or more of the "
             "agent's runs tie at a task's largest or smallest score (a cap reached), where the median of task means "
-            "moves in jumps its resamples do not see: on simulated runs with 36-70% of a baseline's at a cap, its "
-            "nominal 95% intervals covered 0.90-0.95 at 5 tasks x 3-10 runs given wherever fewer than three quarters "
-            "of the runs sat at the cap, as curves()' median bands did (withheld there too); report each agent's "
-            "share of runs at the cap, or the mean or IQM")
+            "moves in jumps its resamples do not see: on simulated runs with 36-70% of them at a cap, its nominal "
+            "95% intervals covered 0.87-0.95 at 5 tasks x 3-10 runs, given wherever fewer than three quarters sat at "
+            "the cap, as curves()' median bands did (withheld there too); report each agent's share of runs at the "
+            "cap, or the mean or IQM")
 
 
 def studentized_notes(bounds, fewest_runs, n_tasks, agents, metrics, observed=None, saturated=None, tied=None):
