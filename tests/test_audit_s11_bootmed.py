@@ -91,6 +91,11 @@ def test_the_rule_starts_at_three_tenths_of_the_runs_tied():
     assert note.startswith("studentized intervals withheld for A/median: there 0.3 or more")
     assert "0.87-0.95 at 5 tasks x 3-10 runs" in note
     assert not any("three quarters or more" in n for n in six.notes)  # the other rule's note is not given
+    # the rule goes by what a metric computes, whatever it is called
+    renamed = rlstats.bootstrap(_tied_frame([("A", 0, 2), ("A", 1, 2), ("A", 2, 2)]), "score ~ agent | task",
+                                metrics={"middle": "median", "mean": "mean", "iqm": "iqm"}, n_resamples=200, rng=1)
+    np.testing.assert_array_equal(renamed.intervals, six.intervals)
+    assert any(n.startswith("studentized intervals withheld for A/middle: there 0.3") for n in renamed.notes)
 
 
 def test_ties_at_the_smallest_score_count_and_every_level_withholds():

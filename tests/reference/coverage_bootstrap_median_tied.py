@@ -14,7 +14,8 @@ before and after the median's tied-share rule: ``--datasets 8`` (128 intervals a
 The data sets are those of ``coverage_small_runs.draw_design`` (four agents, B and D ``SHIFT`` noise units above A
 and C, ``designs.DESIGN_DRAWS`` design draws): the ``saturated`` family with its cap moved so that a share ``s`` of
 the baseline agents' runs sit at it (``s`` = 0.36, 0.55, 0.70; 0.85 is the grid's own), at 5 and 26 tasks x 3, 5 and
-10 runs, and the grid's ``normal``, ``skewed``, ``heavy_tailed`` and ``capped`` families at 5 tasks x 3 and 5 runs.
+10 runs, and the grid's ``normal``, ``skewed``, ``heavy_tailed`` and ``capped`` families at 5 tasks x 3 and 5 runs
+(``capped`` also at 5 tasks x 10 runs and 26 tasks x 3, 5 and 10).
 Every interval of the four metrics is saved, so that a run of the package before a change and one after can be
 compared: the coverage of the median's intervals given, how many are given, and whether every other interval is
 the same bit for bit (``--compare``). An interval withheld is not counted as given.
@@ -37,7 +38,8 @@ small = runpy.run_path(str(HERE / "coverage_small_runs.py"))
 METRICS = small["METRICS"]
 SHARES = (0.36, 0.55, 0.70, 0.85)
 SATURATED = [("saturated", share, tasks, runs) for tasks in (5, 26) for share in SHARES for runs in (3, 5, 10)]
-OTHERS = [(family, None, 5, runs) for family in ("normal", "skewed", "heavy_tailed", "capped") for runs in (3, 5)]
+OTHERS = ([(family, None, 5, runs) for family in ("normal", "skewed", "heavy_tailed", "capped") for runs in (3, 5)]
+          + [("capped", None, 5, 10)] + [("capped", None, 26, runs) for runs in (3, 5, 10)])
 N_RESAMPLES = 300
 SEED = 311
 
