@@ -313,7 +313,7 @@ SATURATED_FEWEST_OFF_CONTRAST = 12
 #: 36-70% of their runs at the cap covered 0.87-0.95 at 5 tasks x 3-10 runs (0.96-0.99 at 26 tasks; 400 intervals a
 #: point, tests/reference/coverage_bootstrap_median_tied.py); those given under the rule 0.92-0.98 (at 36%, 63-173
 #: of 400 given; none at 55-70%). The rule costs intervals that held where the tasks' means do not nearly tie: at
-#: 5 tasks x 3-5 runs of the grid's capped scores it withholds 77-82% of them (they covered 0.97-0.98)
+#: 5-26 tasks x 3-10 runs of the grid's capped scores (a third at the cap) it withholds 77-92% of them (0.97-1.0)
 MEDIAN_TIED_SHARE = 0.3
 
 

@@ -472,8 +472,8 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
         between near-tied tasks that resamples of mostly tied runs do not
         see, and it covered 0.87-0.95 at 5 tasks x 3-10 runs with 36-70%
         of the runs at a cap (0.92-0.98 of those given after the rule; on
-        the grid's capped scores, a third at the cap, it withholds about
-        four fifths of the median's intervals, which held).  It
+        the grid's capped scores, a third at the cap, it withholds 77-92%
+        of the median's intervals, which held).  It
         gives way to the percentile interval, with a note,
         with ``task_bootstrap=True`` or a metric function (no within-task
         standard error), and silently with ``rliable_compat=True`` (rliable's
