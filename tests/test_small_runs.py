@@ -544,6 +544,11 @@ def test_default_coverage_full():
             measured = measured_at(dist, 26, runs, n_datasets=40, seed=11, n_resamples=500,
                                    intervals=("studentized",), improvement_intervals=())
             for metric in ("iqm", "mean", "median", "optimality_gap"):
+                if (dist, metric) == ("capped", "median"):
+                    # withheld since audit s11 wherever 0.3 or more of an agent's runs tie at the cap (most data
+                    # sets here; the script counts a withheld interval as a miss): those given covered 1.0 at 26
+                    # tasks x 3-10 runs (10-17 of 128; tests/reference/coverage_bootstrap_median_tied.py)
+                    continue
                 coverage, n = measured[("studentized", metric)]
                 assert coverage >= 0.95 - 3 * math.sqrt(0.95 * 0.05 / n), (dist, runs, metric)
 

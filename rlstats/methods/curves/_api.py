@@ -14,7 +14,8 @@ import pandas as pd
 
 from ... import calibration, runs
 from ...connectivity import label_literal
-from ...bounds import KINDS, check_bounds, clip, clipped_note, known_or_unbounded, saturated_withheld, ties_at_bounds
+from ...bounds import (KINDS, MEDIAN_TIED_SHARE, check_bounds, clip, clipped_note, known_or_unbounded, median_tied,
+                       saturated_withheld, ties_at_bounds)
 from ...design import NA_ACTIONS, data_and_formula, design_of, subset_rows
 from ...cost import admit, shows
 from ...interop import as_pandas
@@ -44,14 +45,6 @@ CALIBRATION_LEVEL = 0.95
 #: ``bands=``: the bootstrap-t bands (default since issue 40), and the bands before it (t-expanded percentile
 #: pointwise, sup-t with a t quantile simultaneous), kept bit for bit
 BAND_METHODS = ("studentized", "expanded")
-#: audit s11: the share of an agent's runs at a step tied at their task's largest or smallest score (two or more of
-#: the task's runs there: ``rlstats.bounds.ties_at_bounds(tied_only=True)``) from which the median's bands are withheld.
-#: On the grid's saturated curves (tests/reference/coverage_curves_bands.py, the cap reached by 17% to 85% of the
-#: runs over training) the median's pointwise band covered 0.87-0.90 at 5 tasks x 3-10 runs (0.93-0.94 at 26 tasks)
-#: of the steps the three-quarters rule kept, and every share threshold from 0.35 up still missed at 5 tasks x 5 runs
-#: (0.93 at 0.35, 0.92 at 0.4-0.6), as did a percentile, basic or bias-corrected band (0.56-0.73 at 3 runs); below
-#: 0.3 it covered 0.94-0.97 at 5 tasks x 3-10 runs and 26 tasks x 3-5 runs (240 bands each)
-MEDIAN_TIED_SHARE = 0.3
 #: fewest runs per agent and task with studentised bands (at 2, half of a task's resamples repeat one run)
 MIN_STUDENTIZED_RUNS = 3
 
@@ -266,7 +259,8 @@ def _saturated_steps(design, matrix, starts, statistic):
     """(agents, steps) where the studentised bands of a built-in ``statistic`` are withheld for saturated runs
     (audit s10; the rule of ``rlstats.bootstrap``'s intervals, ``rlstats.bounds.saturated_withheld``): at the step,
     three quarters or more of the agent's runs logged there tie at their task's largest or smallest score (a cap) and
-    too few are off it; for the median, also where ``MEDIAN_TIED_SHARE`` or more of them tie there (audit s11)."""
+    too few are off it; for the median, also where ``MEDIAN_TIED_SHARE`` or more of them tie there (audit s11,
+    ``rlstats.bounds.median_tied``)."""
     task, agent = design.task[starts], design.agent[starts]
     shape = (design.n_tasks, design.n_agents * matrix.shape[1])
     at_bound, tied, counts = np.zeros(shape), np.zeros(shape), np.zeros(shape)
@@ -280,7 +274,7 @@ def _saturated_steps(design, matrix, starts, statistic):
         counts[:, s::matrix.shape[1]] = cells.reshape(design.n_tasks, design.n_agents)
     withheld = saturated_withheld(at_bound, counts, (statistic,))[:, 0]
     if statistic == "median":
-        withheld |= tied.sum(axis=0) >= MEDIAN_TIED_SHARE * counts.sum(axis=0)
+        withheld |= median_tied(tied, counts)
     return withheld.reshape(design.n_agents, matrix.shape[1])
 
 

@@ -1,0 +1,169 @@
+"""Audit s11 (bootmed): bootstrap()'s default (studentised) interval of the median of task means on saturated scores.
+
+The three-quarters rule of audit s10 (``rlstats.bounds.saturated_withheld``) withholds it where three quarters or
+more of an agent's runs sit at a task's bound; below that share it was given and missed: on single-step saturated
+scores at 5 tasks (about 200 data sets a point) it covered 0.935 / 0.950 / 0.910 (3 / 5 / 10 runs) with 36% of the
+runs at the cap, 0.906 / 0.933 / 0.920 with 55% and 0.908 / 0.897 / 0.922 with 70%. curves() withholds the median's
+bands where 0.3 or more of an agent's runs tie at their task's largest or smallest score (``MEDIAN_TIED_SHARE``,
+commit 9499ef6); bootstrap() gave the interval there. It now withholds it by the same rule
+(``rlstats.bounds.MEDIAN_TIED_SHARE`` and ``median_tied``, one home for both); measured with
+``tests/reference/coverage_bootstrap_median_tied.py`` (numbers in docs/calibration.md).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rlstats
+from conftest import SHARED_DATA
+
+CAP = -0.12566134685507402  # scipy.stats.norm.ppf(0.45): 55% of the runs at the cap
+
+
+def _frame(seed, cap=CAP, runs=5, tasks=5, agents=2):
+    rng = np.random.default_rng(seed)
+    z = rng.standard_normal((agents, tasks, runs))
+    if cap is not None:
+        z = np.minimum(z, cap)
+    a, t, _ = np.meshgrid(range(agents), range(tasks), range(runs), indexing="ij")
+    return pd.DataFrame({"agent": np.array(list("ABCD"))[a.ravel()], "task": [f"t{i}" for i in t.ravel()],
+                         "score": z.ravel()})
+
+
+def test_median_interval_withheld_where_runs_tie_at_the_cap():
+    """At 5 tasks x 5 runs with 12 of A's 25 runs (48%) and 15 of B's (60%) at the cap, below the three-quarters
+    rule, bootstrap() gave the median intervals (-0.747, -0.088) and (-0.755, -0.025); curves() withholds the median's
+    band on such runs, where it covered 0.87-0.90 at 5 tasks, and bootstrap()'s interval covered 0.909-0.924 at 5 tasks
+    x 3-10 runs of alike agents with 55% of their runs at the cap. It is now withheld, with a note; the mean's and
+    IQM's are not."""
+    data = _frame(0)
+    assert (data.score == CAP).groupby(data.agent).sum().tolist() == [12, 15]
+    res = rlstats.bootstrap(data, "score ~ agent | task", metrics=["median", "mean", "iqm"], n_resamples=200, rng=1)
+    assert np.isnan(res.intervals[:, 0]).all()
+    assert np.isfinite(res.intervals[:, 1:]).all()
+    text = " ".join(res.notes)
+    assert "0.3 or more of the agent's runs tie at a task's largest or smallest score" in text
+    assert res.saturated[:, 0].all() and not res.saturated[:, 1:].any()
+
+
+def _tied_frame(top, bottom=(), seed=7, runs=4, tasks=5):
+    """Normal scores of A and B (tasks x runs each); each (agent, task, n) of ``top`` puts n of that agent's runs of
+    the task at 3.0 (above every other score), of ``bottom`` at -3.0 (below)."""
+    rng = np.random.default_rng(seed)
+    z = rng.standard_normal((2, tasks, runs))
+    for value, where in ((3.0, top), (-3.0, bottom)):
+        for agent, task, n in where:
+            z["AB".index(agent), task, :n] = value
+    a, t, _ = np.meshgrid(range(2), range(tasks), range(runs), indexing="ij")
+    return pd.DataFrame({"agent": np.array(list("AB"))[a.ravel()], "task": [f"t{i}" for i in t.ravel()],
+                         "score": z.ravel()})
+
+
+#: (A's then B's intervals of the median, mean and IQM), recorded before the median's tied-share rule
+FIVE_BEFORE = [[[-1.141931237651, 2.812209268818], [-0.417916414305, 1.227052300941],
+                [-0.699845374624, 0.880118396077]],
+               [[-1.37973766437, 0.727151047325], [-0.975211096763, 0.59936913998], [-0.786168600031, 0.175672628293]]]
+SIX_BEFORE = [[[-1.136620818936, 3.479384218422], [-0.278019600052, 1.377448978794],
+               [-1.264404492844, 3.097622729548]],
+              [[-1.357950687074, 0.381322986216], [-0.986068237522, 0.057559154783], [-0.758071666377, 0.060558971937]]]
+BOTTOM_BEFORE = [[[-2.640893850237, 0.223538586852], [-1.95664367727, -0.119830613428],
+                  [-3.797973547738, 0.549109725913]], SIX_BEFORE[1]]
+
+
+def _run(data):
+    return rlstats.bootstrap(data, "score ~ agent | task", metrics=["median", "mean", "iqm"], n_resamples=200, rng=1)
+
+
+def test_the_rule_starts_at_three_tenths_of_the_runs_tied():
+    """5 of A's 20 runs tied at their task's largest score (0.25; B's one run there ties with A's): every interval
+    as before the rule, bit for bit (1e-6 relative: the oldest numpy and scipy allowed differ in their last digits).
+    6 of 20 (0.3): A's median withheld with the note, every other interval as before."""
+    five = _run(_tied_frame([("A", 0, 2), ("A", 1, 2), ("A", 2, 1), ("B", 2, 1)]))
+    np.testing.assert_allclose(five.intervals, FIVE_BEFORE, rtol=1e-6, atol=1e-12)
+    assert not five.saturated.any() and not any("tie at a task's" in note for note in five.notes)
+    six = _run(_tied_frame([("A", 0, 2), ("A", 1, 2), ("A", 2, 2)]))
+    assert np.isnan(six.intervals[0, 0]).all() and np.isnan(six.interval_mc_se[0, 0]).all()
+    expected = np.array(SIX_BEFORE)
+    expected[0, 0] = np.nan
+    np.testing.assert_allclose(six.intervals, expected, rtol=1e-6, atol=1e-12)
+    assert six.saturated.tolist() == [[True, False, False], [False, False, False]]
+    note = next(n for n in six.notes if "tie at a task's" in n)
+    assert note.startswith("studentized intervals withheld for A/median: there 0.3 or more")
+    assert "0.87-0.95 at 5 tasks x 3-10 runs" in note
+    assert not any("three quarters or more" in n for n in six.notes)  # the other rule's note is not given
+    # the rule goes by what a metric computes, whatever it is called
+    renamed = rlstats.bootstrap(_tied_frame([("A", 0, 2), ("A", 1, 2), ("A", 2, 2)]), "score ~ agent | task",
+                                metrics={"middle": "median", "mean": "mean", "iqm": "iqm"}, n_resamples=200, rng=1)
+    np.testing.assert_array_equal(renamed.intervals, six.intervals)
+    assert any(n.startswith("studentized intervals withheld for A/middle: there 0.3") for n in renamed.notes)
+
+
+def test_ties_at_the_smallest_score_count_and_every_level_withholds():
+    """Runs tied at the task's smallest score count as well (6 of 20 at -3.0); ``confidence_interval(level)``
+    withholds the median there at every level, and the other intervals are as before."""
+    res = _run(_tied_frame([], [("A", 0, 2), ("A", 1, 2), ("A", 3, 2)]))
+    expected = np.array(BOTTOM_BEFORE)
+    expected[0, 0] = np.nan
+    np.testing.assert_allclose(res.intervals, expected, rtol=1e-6, atol=1e-12)
+    again = res.confidence_interval(0.8)
+    median = again[(again.agent == "A") & (again.metric == "median")]
+    assert len(median) == 1 and median[["conf_low", "conf_high"]].isna().all().all()
+    assert again[again.metric != "median"][["conf_low", "conf_high"]].notna().all().all()
+
+
+def test_one_home_for_the_share_and_the_count():
+    """curves() and bootstrap() read one constant and one helper; the helper counts as enumeration does."""
+    from rlstats import bounds
+    from rlstats.methods.curves import _api as curves_api
+
+    assert curves_api.MEDIAN_TIED_SHARE is bounds.MEDIAN_TIED_SHARE == 0.3
+    data = _tied_frame([("A", 0, 2), ("A", 1, 2), ("A", 2, 1), ("B", 2, 1)])
+    design = rlstats.design.build(data, "score ~ agent | task")
+    tied = bounds.bound_ties(design, tied_only=True)[0]
+    counted = []
+    for agent in "AB":  # by hand: runs at a task's largest or smallest score that two or more of its runs share
+        n = 0
+        for _, task in data.groupby("task"):
+            for value in (task.score.max(), task.score.min()):
+                if (task.score == value).sum() >= 2:
+                    n += int(((task.agent == agent) & (task.score == value)).sum())
+        counted.append(n)
+    assert tied.sum(axis=0).tolist() == counted == [5, 1]
+    assert bounds.median_tied(tied, design.counts).tolist() == [False, False]
+    assert bounds.median_tied(tied + np.eye(5, 2, dtype=int), design.counts).tolist() == [True, False]
+
+
+def test_median_coverage_on_runs_tied_at_the_cap():
+    """Alike agents with 36% or 55% of their runs at the grid's saturated cap, 5 tasks x 5 runs (one step of the
+    saturated curves; tests/reference/coverage_bootstrap_median_tied.py, 400 intervals a point): before the rule the
+    median's intervals covered 0.930 (36%) and 0.909 (55%); now 0.974 of the 114 of 400 given at 36%, none given at
+    55%. Here 10 data sets a design draw (80 intervals a point): 24 of 24 given held at 36%, none given at 55%."""
+    import pathlib
+    import runpy
+
+    script = runpy.run_path(str(pathlib.Path(__file__).parent / "reference" / "coverage_bootstrap_median_tied.py"))
+    intervals, truths = script["measure_alike"](0.36, 5, 5, 10)
+    held, given = script["coverage"](intervals, truths, 0)
+    assert (held, given) == (24, 24)
+    intervals, truths = script["measure_alike"](0.55, 5, 5, 10)
+    assert script["coverage"](intervals, truths, 0) == (0, 0)
+
+
+def test_real_sb3_runs_at_acrobots_floor_and_cartpoles_cap():
+    """Stable-Baselines3 A2C and PPO on CartPole-v1 and Acrobot-v1 (3 seeds), the evaluation at 20k steps: PPO's
+    three Acrobot runs sit at -500 (no episode solved), A2C has one there and two CartPole runs at 500: half of each
+    agent's runs tie at a task's bound, below the three-quarters rule. The median's intervals were given,
+    (-235.1, 307.1) and (-203.5, 33.4); now withheld, as curves() withholds its band there; the mean's as before."""
+    logs = SHARED_DATA / "logs" / "sb3_classic"
+    if not logs.is_dir():
+        pytest.skip(f"the real SB3 logs are not at {logs} (../shared/data/logs/sb3_classic beside the repository)")
+    runs = rlstats.read_logs(logs, "{agent}/{task}/seed_{seed}", format="sb3_eval", tags={"eval/mean_reward": "score"},
+                             progress=False)
+    runs = runs[(runs.agent != "DQN") & (runs.step == 20000)]
+    res = rlstats.bootstrap(runs, "score ~ agent | task", metrics=["median", "mean"], n_resamples=200, rng=0, progress=False)
+    assert list(res.agents) == ["A2C", "PPO"] and np.isnan(res.intervals[:, 0]).all()
+    np.testing.assert_allclose(res.intervals[:, 1], [[-607.963002065, 323.43338385], [-241.275101231, 192.516448874]],
+                               rtol=1e-6)
+    assert any(n.startswith("studentized intervals withheld for A2C/median, PPO/median: there 0.3") for n in res.notes)
