@@ -162,7 +162,8 @@ def test_real_sb3_runs_at_acrobots_floor_and_cartpoles_cap():
     runs = rlstats.read_logs(logs, "{agent}/{task}/seed_{seed}", format="sb3_eval", tags={"eval/mean_reward": "score"},
                              progress=False)
     runs = runs[(runs.agent != "DQN") & (runs.step == 20000)]
-    res = rlstats.bootstrap(runs, "score ~ agent | task", metrics=["median", "mean"], n_resamples=200, rng=0, progress=False)
+    res = rlstats.bootstrap(runs, "score ~ agent | task", metrics=["median", "mean"], n_resamples=200, rng=0,
+                            progress=False)
     assert list(res.agents) == ["A2C", "PPO"] and np.isnan(res.intervals[:, 0]).all()
     np.testing.assert_allclose(res.intervals[:, 1], [[-607.963002065, 323.43338385], [-241.275101231, 192.516448874]],
                                rtol=1e-6)
