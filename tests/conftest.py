@@ -216,3 +216,18 @@ def noise_ties(tasks):
                      (f"t{t}", "c", s, 10.0 + s)]
     noisy = pd.DataFrame(rows, columns=["task", "agent", "seed", "score"])
     return noisy, noisy.assign(score=noisy["score"].round(6))
+
+
+def capped_normal_frame(cap, seed, runs, tasks=5, agents=2):
+    """Agents A, B, ... on ``tasks`` tasks x ``runs`` runs of standard normal scores, each score above ``cap`` set to
+    it (None: no cap): the saturated and capped runs of the audits' reproducers."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    z = rng.standard_normal((agents, tasks, runs))
+    if cap is not None:
+        z = np.minimum(z, cap)
+    a, t, _ = np.meshgrid(range(agents), range(tasks), range(runs), indexing="ij")
+    return pd.DataFrame({"agent": np.array(list("ABCD"))[a.ravel()], "task": [f"t{i}" for i in t.ravel()],
+                         "score": z.ravel()})

@@ -18,19 +18,14 @@ import pandas as pd
 import pytest
 
 import rlstats
+from conftest import capped_normal_frame
 
 SATURATED_CAP = -1.0364333894937898  # designs.SATURATED_CAP: 85% of a baseline's runs at the cap
 CAPPED_CAP = 0.4307272992954576  # designs.CAP: a third at the cap
 
 
 def _frame(cap, seed, runs=3, tasks=5, agents=2):
-    rng = np.random.default_rng(seed)
-    z = rng.standard_normal((agents, tasks, runs))
-    if cap is not None:
-        z = np.minimum(z, cap)
-    a, t, _ = np.meshgrid(range(agents), range(tasks), range(runs), indexing="ij")
-    return pd.DataFrame({"agent": np.array(list("ABCD"))[a.ravel()], "task": [f"t{i}" for i in t.ravel()],
-                         "score": z.ravel()})
+    return capped_normal_frame(cap, seed, runs, tasks, agents)
 
 
 def test_bootstrap_saturated_runs_withhold_the_studentised_intervals():
@@ -169,26 +164,9 @@ def _mixed_contrast_coverage(agents, tasks, runs, n_sim):
     withheld (audit s11: a saturated agent's) is not a claim, and a data set with none given counts for nothing."""
     import pathlib
     import runpy
-    import warnings
 
-    mixed = runpy.run_path(str(pathlib.Path(__file__).parent / "reference" / "coverage_mixed.py"))
-    mixed["data_sets"].__globals__["DISTRIBUTIONS"] = mixed["DISTRIBUTIONS"] + ("saturated",)
-    task, agent, seed = np.meshgrid(np.arange(tasks), np.arange(agents), np.arange(runs), indexing="ij")
-    frame = pd.DataFrame({"task": [f"t{t:02d}" for t in task.ravel()], "agent": [f"a{a}" for a in agent.ravel()],
-                          "seed": seed.ravel()})
-    held = given = total = 0
-    for truth, ys in mixed["data_sets"](agents, tasks, runs, "saturated", "spread 0 to 1", n_sim):
-        for y in ys:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                pairs = rlstats.mixed(frame.assign(score=y), "score ~ agent | task/seed").tidy()
-            low, high = pairs["conf_low"].to_numpy(), pairs["conf_high"].to_numpy()
-            shown = np.isfinite(low)
-            total += 1
-            if shown.any():
-                given += 1
-                held += bool(np.all((low[shown] <= truth[shown]) & (truth[shown] <= high[shown])))
-    return held, given, total
+    script = runpy.run_path(str(pathlib.Path(__file__).parent / "reference" / "coverage_mixed_saturated.py"))
+    return script["measure_default"](agents, tasks, runs, "saturated", "spread 0 to 1", n_sim)[:3]
 
 
 def test_mixed_contrasts_on_saturated_runs_of_agents_apart():

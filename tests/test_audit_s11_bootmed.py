@@ -17,19 +17,13 @@ import pandas as pd
 import pytest
 
 import rlstats
-from conftest import SHARED_DATA
+from conftest import SHARED_DATA, capped_normal_frame
 
 CAP = -0.12566134685507402  # scipy.stats.norm.ppf(0.45): 55% of the runs at the cap
 
 
 def _frame(seed, cap=CAP, runs=5, tasks=5, agents=2):
-    rng = np.random.default_rng(seed)
-    z = rng.standard_normal((agents, tasks, runs))
-    if cap is not None:
-        z = np.minimum(z, cap)
-    a, t, _ = np.meshgrid(range(agents), range(tasks), range(runs), indexing="ij")
-    return pd.DataFrame({"agent": np.array(list("ABCD"))[a.ravel()], "task": [f"t{i}" for i in t.ravel()],
-                         "score": z.ravel()})
+    return capped_normal_frame(cap, seed, runs, tasks, agents)
 
 
 def test_median_interval_withheld_where_runs_tie_at_the_cap():
