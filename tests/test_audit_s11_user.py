@@ -199,6 +199,15 @@ def test_complete_figure_says_where_intervals_are_withheld(mirror):
     ax = res.plot(kind="complete", figsize=(3.3, 3.0))
     said = " ".join([ax.get_title(), ax.get_xlabel()]).replace("\n", " ")
     assert "intervals withheld" in said and "30 configurations" in said, said
+    # the report said "its 95% interval is Student's t on the configurations' mean scores ..." of intervals it gave
+    # nowhere; with 40 configurations (intervals given) it still describes the interval
+    prose = res.report("text")
+    assert "interval is withheld for every agent and task (the notes say why)" in prose
+    assert "Student's t on the configurations' mean scores" not in prose
+    given = rlstats.tuning(_sweep(mirror, 40), "score ~ agent | task/seed", config=["hyperparameter", "reward_weight"],
+                           views=["complete"], rng=0, progress=False)
+    assert np.isfinite(given.complete_summary()["conf_low"].to_numpy()).any()
+    assert "Student's t on the configurations' mean scores" in given.report("text")
 
 
 def test_best_set_figure_is_readable_at_one_column(mirror):

@@ -223,8 +223,11 @@ class TuningResult(Result):
                    "hyperparameter distribution) with G - 1 degrees of freedom (with weights, the effective number "
                    "of configurations less one), widened on the side of their skew "
                    "by an Edgeworth correction (Hall 1992)")
+            complete = self.tables.get("complete")
+            given = complete is not None and bool(np.isfinite(complete["conf_low"].to_numpy(dtype=float)).any())
             text += (" The complete algorithm draws its configuration from the sweep (Jordan et al. 2020); its "
-                     f"{level} interval {how}.")
+                     + (f"{level} interval {how}." if given else
+                        f"{level} interval is withheld for every agent and task (the notes say why)."))
         if "sensitivity" in self.views and self.tables.get("sensitivity") is not None:
             scale = ("scores on the caller's scale" if self.options.get("percentiles", ()) is None
                      else "percentile-normalised scores")
