@@ -305,12 +305,14 @@ def mostly_at_bound(at_bound, n):
 #: these counts covered 0.915-1 (the IQM's at 8 rather than 12: 0.915-0.98, given in 160 rather than 78 of 240 at
 #: 26 tasks x 3 runs); none was withheld on the grid's capped scores (a third at the cap)
 SATURATED_SHARE = 0.75
-SATURATED_FEWEST_OFF = {"iqm": 8, "mean": 6, "optimality_gap": 6, "median": np.inf}
-#: audit s11: the fewest runs off the bound of a saturated agent for mixed()'s pairwise contrasts (its pairs withheld
-#: below). On the grid's saturated scores (agents 0 to 1 noise units apart) the model's Tukey families missed at every
+#: audit s11: the fewest runs off the bound of a saturated agent for mixed()'s pairwise contrasts (with fewer, its
+#: pairs are withheld). On the grid's saturated scores (agents 0 to 1 noise units apart) the model's Tukey families missed at every
 #: design of 3-10 runs (0.63-0.90); given from 6 runs off they covered 0.84 (3 agents x 10 tasks x 10 runs, 49 of 100
-#: data sets given), from 8 0.85 (20 given), from 12 0.93-1 (3 x 26 x 20: 0.93, 100 given)
+#: data sets given), from 8 0.85 (20 given), from 12 0.93-1 (3 x 26 x 20: 0.93, 100 given); the count of the kind
+#: "contrast" in :func:`saturated_withheld`
 SATURATED_FEWEST_OFF_CONTRAST = 12
+SATURATED_FEWEST_OFF = {"iqm": 8, "mean": 6, "optimality_gap": 6, "median": np.inf,
+                        "contrast": SATURATED_FEWEST_OFF_CONTRAST}
 #: audit s11: the share of an agent's runs tied at their task's largest or smallest score (two or more of the task's
 #: runs there: :func:`ties_at_bounds` with ``tied_only=True``) from which the median's studentised interval
 #: (bootstrap()) and bands (curves(), at a step) are withheld (:func:`median_tied`). On the grid's saturated curves

@@ -23,7 +23,7 @@ import pandas as pd
 
 from ... import calibration
 from ..._typing import Data, Ddf, EvalEnv, FormulaLike, MixedAdjust, NaAction, Normalizer, Seed
-from ...bounds import SATURATED_FEWEST_OFF_CONTRAST, SATURATED_SHARE, bound_ties, check_bounds, clip_columns
+from ...bounds import SATURATED_FEWEST_OFF_CONTRAST, bound_ties, check_bounds, clip_columns, saturated_withheld
 from ...cost import admit, shows, timed_bar
 from ...design import design_of
 from ...errors import DesignError
@@ -395,9 +395,7 @@ def saturated_agents(design):
     (audit s11): three quarters or more of their runs tie at a task's largest or smallest score (a bound reached by
     two or more runs), and fewer than ``bounds.SATURATED_FEWEST_OFF_CONTRAST`` are off it (``rlstats.bootstrap``'s
     rule, ``rlstats.bounds.saturated_withheld``, with the count measured for these contrasts)."""
-    at_bound = bound_ties(design, tied_only=True)[0].sum(axis=0)
-    runs = design.counts.sum(axis=0)
-    return (at_bound >= SATURATED_SHARE * runs) & (runs - at_bound < SATURATED_FEWEST_OFF_CONTRAST)
+    return saturated_withheld(bound_ties(design, tied_only=True)[0], design.counts, ["contrast"])[:, 0]
 
 
 def _saturated_pairs(design, pairs, terms, options):
