@@ -21,21 +21,8 @@ import pytest
 
 from conftest import HANG_SECONDS
 
-PACKAGE = Path(__file__).resolve().parents[1] / "rlstats"
-
-
-def _module_name(path):
-    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
-
-
-def _modules():
-    return {_module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
-
-
-MODULES = _modules()
+from package_source import MODULES, PACKAGE
+from package_source import tree as _tree
 
 
 def _is_package(name):
@@ -67,12 +54,6 @@ def _resolve(name, node):
 
 
 @functools.cache
-def _tree(name):
-    """The parsed source of a package module, parsed once for all the checks below (they only read it)."""
-    path = MODULES[name]
-    return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-
-
 def import_graph():
     """module name -> set of package modules it imports (anywhere in its body)."""
     graph = {}
@@ -86,8 +67,6 @@ def import_graph():
         graph[name] = edges
     return graph
 
-
-GRAPH = import_graph()
 
 
 def _backend(name):
@@ -127,22 +106,22 @@ def test_the_walk_sees_the_layout():
     for name in ("rlstats", "rlstats.methods", "rlstats.methods.skillings_mack._kernels", "rlstats.methods.adastop._api",
                  "rlstats.cli", "rlstats.planning", "rlstats.statistics", "rlstats.resampling"):
         assert name in MODULES
-    assert "rlstats.methods.skillings_mack._kernels" in GRAPH["rlstats.methods.skillings_mack._api"]
-    assert "rlstats.format" in GRAPH["rlstats.results"]
+    assert "rlstats.methods.skillings_mack._kernels" in import_graph()["rlstats.methods.skillings_mack._api"]
+    assert "rlstats.format" in import_graph()["rlstats.results"]
 
 
 def test_no_import_cycle():
-    cycle = _cycle(GRAPH)
+    cycle = _cycle(import_graph())
     assert cycle is None, "import cycle: " + " -> ".join(cycle)
 
 
 def test_nothing_imports_the_package_face():
-    offenders = sorted(name for name, edges in GRAPH.items() if "rlstats" in edges)
+    offenders = sorted(name for name, edges in import_graph().items() if "rlstats" in edges)
     assert offenders == [], f"{offenders} import the package face (rlstats/__init__.py); import the module instead"
 
 
 def test_no_back_end_imports_another():
-    offenders = sorted((name, target) for name, edges in GRAPH.items() for target in edges
+    offenders = sorted((name, target) for name, edges in import_graph().items() for target in edges
                        if _backend(name) and _backend(target) and _backend(name) != _backend(target))
     assert offenders == [], f"back ends reach each other directly (go through rlstats.methods.backend): {offenders}"
 
@@ -155,7 +134,7 @@ READERS = ("rlstats", "rlstats.methods", "rlstats.methods._declaration", "rlstat
 
 def test_readers_reach_back_ends_only_through_the_registry():
     assert set(READERS) <= set(MODULES) and {n for n in MODULES if n.startswith("rlstats.planning")} <= set(READERS)
-    offenders = sorted((name, target) for name, edges in GRAPH.items() for target in edges
+    offenders = sorted((name, target) for name, edges in import_graph().items() for target in edges
                        if name in READERS and _backend(target))
     assert offenders == [], f"use rlstats.methods.backend / DECLARATIONS instead: {offenders}"
 
@@ -286,7 +265,7 @@ def test_a_back_end_is_named_as_code_only_in_its_folder_and_its_registry_line():
     for module, path in MODULES.items():
         if _backend(module) or module == "rlstats.methods":
             continue
-        found |= {(module, _backend(target)) for target in GRAPH[module] if _backend(target)}
+        found |= {(module, _backend(target)) for target in import_graph()[module] if _backend(target)}
         tree = _tree(module)
         found |= {(module, owner[name]) for _, name in _references(tree, names)}
     assert sorted(found - set(NAMED_OUTSIDE)) == []
@@ -364,7 +343,7 @@ def test_kernels_import_no_pandas_and_no_result(name):
     imported |= {(node.module or "").split(".")[0] for node in ast.walk(tree)
                  if isinstance(node, ast.ImportFrom) and not node.level}
     assert "pandas" not in imported
-    assert not any(target.endswith(("._result", "._api", ".plots", "rlstats.results")) for target in GRAPH[name])
+    assert not any(target.endswith(("._result", "._api", ".plots", "rlstats.results")) for target in import_graph()[name])
 
 
 # --------------------------------------------------------------------------- documented attribute paths

@@ -8,23 +8,13 @@ builtin, and benchmarks that call the package without replacing any of it.
 import ast
 import builtins
 import re
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-PACKAGE = ROOT / "rlstats"
+from package_source import MODULES, ROOT, trees
+from package_source import tree as parsed
 
-
-def _module_name(path):
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
-
-
-TREES = {_module_name(path): ast.parse(path.read_text(encoding="utf-8")) for path in sorted(PACKAGE.rglob("*.py"))}
-PACKAGES = {name for name in TREES if (ROOT / name.replace(".", "/") / "__init__.py").exists()}
+PACKAGES = {name for name in MODULES if (ROOT / name.replace(".", "/") / "__init__.py").exists()}
 
 
 def _referenced(tree):
@@ -48,9 +38,9 @@ def _referenced(tree):
 def test_every_kernel_is_used_by_the_package():
     # A function kept only because a test calls it is dead code: its logic belongs in the test, as the
     # independent reference it is, or the test goes through the public path.
-    used = set().union(*(_referenced(tree) for tree in TREES.values()))
-    shared = [n for n in TREES if n.endswith("._kernels")] + ["rlstats.statistics", "rlstats.resampling"]
-    unused = sorted(f"{module}.{node.name}" for module in shared for node in TREES[module].body
+    used = set().union(*(_referenced(tree) for tree in trees().values()))
+    shared = [n for n in MODULES if n.endswith("._kernels")] + ["rlstats.statistics", "rlstats.resampling"]
+    unused = sorted(f"{module}.{node.name}" for module in shared for node in parsed(module).body
                     if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name not in used)
     assert unused == []
 
@@ -80,7 +70,7 @@ def test_the_monte_carlo_pvalue_is_written_once():
     # (1 + hits) / (B + 1) lives in rlstats.statistics; a back end calls monte_carlo_pvalue, also for the smallest
     # p-value B resamples can give (hits = 0).
     again, smallest = [], []
-    for name, tree in TREES.items():
+    for name, tree in trees().items():
         for node in ast.walk(tree):
             if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and _adds_one(node.right):
                 if _adds_one(node.left) and name != "rlstats.statistics":
@@ -129,7 +119,7 @@ def _private_crossings(name, tree):
 def test_no_private_import_across_packages():
     # What two packages share has a public name in its home (rlstats.methods.adastop.state_lock,
     # rlstats.logs.FORMATS, rlstats.results.package_versions); within a package, private modules are its own.
-    found = [hit for name, tree in TREES.items() for hit in _private_crossings(name, tree)]
+    found = [hit for name, tree in trees().items() for hit in _private_crossings(name, tree)]
     assert found == []
 
 
@@ -144,7 +134,7 @@ def test_no_module_level_name_hides_a_builtin():
     # rlstats.datasets.list() hid Python's list inside its module; it is rlstats.datasets.available() now.
     hidden = set(dir(builtins))
     found = []
-    for name, tree in TREES.items():
+    for name, tree in trees().items():
         for node in tree.body:
             if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
                 bound = [node.name]

@@ -1,0 +1,33 @@
+"""The package's source as the layout tests read it (with ast; nothing is imported): module names, their paths, and
+each module's parsed tree, parsed once a process and only when a test first asks, since parsing all of it at
+collection cost every test worker seconds whether or not it ran a layout test."""
+
+import ast
+import functools
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "rlstats"
+
+
+def _module_name(path):
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+MODULES = {_module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
+"""Dotted module name -> path of every module of the package."""
+
+
+@functools.cache
+def tree(name):
+    """The parsed source of one package module."""
+    path = MODULES[name]
+    return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+
+
+def trees():
+    """Dotted module name -> parsed source, for every module of the package."""
+    return {name: tree(name) for name in MODULES}
