@@ -24,7 +24,6 @@ from test_audit_s11_mixedsat import _capped_frame
 SCRIPT = pathlib.Path(__file__).parent / "reference" / "coverage_mixed_saturated.py"
 
 
-@pytest.mark.xfail(strict=True, reason="the omnibus F mixes in the saturated agents whose pairs are withheld")
 def test_the_f_test_leaves_out_the_saturated_agents():
     """C and D sit at the cap 10 in 14 of their 15 runs, so their pairs are withheld; the F test (F = 117 on 3 and
     12 df, p = 4e-9) still rested on them. It should be the F of the refit the pairs left come from, A and B alone:

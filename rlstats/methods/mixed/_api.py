@@ -263,7 +263,11 @@ def _run(design, options):
     means["conf_low"], means["conf_high"] = means["estimate"] - half, means["estimate"] + half
     means.insert(0, "agent", list(design.agents))
     pairs = _pairs_table(design.agents, first, second, pair_rows @ fitted.beta, pair_var, pair_df, options)
-    pairs, saturated = _saturated_pairs(design, pairs, terms, options)
+    pairs, saturated, refit_f = _saturated_pairs(design, pairs, terms, options)
+    compared = tuple(design.agents)
+    if saturated.any():  # audit s12: the F of the refit the pairs left come from, or none
+        compared = tuple(a for a, s in zip(design.agents, saturated) if not s) if refit_f is not None else ()
+        f_stat, num_df, den_df = refit_f if refit_f is not None else (np.nan, num_df, np.nan)
     pairs.insert(2, "n_shared_tasks", graph.shared[first, second])
     notes += _indirect_notes(graph, pairs, options)
     u_task, u_cell = kernels.random_effects(m, fitted)
@@ -273,7 +277,7 @@ def _run(design, options):
     residuals = design.y[in_data_order] - fitted_values
     sds = fitted.theta * fitted.sigma
     singular = bool(np.any(fitted.theta < kernels.SINGULAR_TOL))
-    notes += _fit_notes(fitted, terms) + _saturated_notes(design, saturated, pairs) + \
+    notes += _fit_notes(fitted, terms) + _saturated_notes(design, saturated, pairs) + _omnibus_notes(compared, design) + \
         _coverage_notes(design, options) + _means_notes(design, options)
     means = clip_columns(means, design.bounds, ("estimate", "conf_low", "conf_high"), "the agents' means", notes=notes)
     pairs = clip_columns(pairs, design.bounds, ("estimate", "conf_low", "conf_high"), "the pairwise differences",
@@ -288,7 +292,7 @@ def _run(design, options):
         confidence_level=level, agents=design.agents, tasks=design.tasks, counts=design.counts,
         random_terms=terms, variance_sd=np.append(sds, fitted.sigma), sigma=fitted.sigma, theta=fitted.theta,
         reml_criterion=fitted.reml, converged=fitted.converged, singular=singular, optimizer_message=fitted.message,
-        coefficients=coefficients, vcov=vcov, emmeans=means, comparisons=pairs,
+        coefficients=coefficients, vcov=vcov, emmeans=means, comparisons=pairs, omnibus_agents=compared,
         task_effects=u_task, fitted_values=fitted_values, residuals=residuals,
         cell_effects=u_cell if len(terms) == 2 else None,
         residual_normal_scores=_normal_scores(residuals), task_normal_scores=_normal_scores(u_task),
@@ -400,8 +404,9 @@ def saturated_agents(design):
 
 def _saturated_pairs(design, pairs, terms, options):
     """The pairs table with the pairs of a saturated agent (:func:`saturated_agents`) withheld and the others' tests
-    and intervals from the model refitted to the agents not saturated (adjusted over those agents' pairs), and the
-    saturated agents' codes; the table unchanged when none is (audit s11).
+    and intervals from the model refitted to the agents not saturated (adjusted over those agents' pairs), the
+    saturated agents' codes, and the refit's omnibus F ``(F, num_df, den_df)`` (None without a refit); the table
+    unchanged when none is saturated (audit s11; the F, audit s12).
 
     Why: the model gives every agent one residual variance, and an agent whose runs nearly all sit at the cap has
     almost none, so its pairs' intervals were too narrow (simulated coverage 0.63-0.90), and the pooled variance
@@ -410,7 +415,7 @@ def _saturated_pairs(design, pairs, terms, options):
     """
     saturated = saturated_agents(design)
     if not saturated.any():
-        return pairs, saturated
+        return pairs, saturated, None
     out = pairs.copy()
     out.loc[:, list(_WITHHELD)] = np.nan
     out["significant"] = False
@@ -420,8 +425,10 @@ def _saturated_pairs(design, pairs, terms, options):
         sub = design.select_agents(left)
         # tasks where two of them ran, as the design keeps tasks where two agents ran
         sub = sub.select_tasks([t for t, n in zip(sub.tasks, (sub.counts > 0).sum(axis=1)) if n >= 2])
-        refit = _refit_pairs(sub, terms, options)
+        refit = _refit(sub, terms, options)
+    omnibus = None
     if refit is not None:
+        refit, omnibus = refit
         where = {(a, b): i for i, (a, b) in enumerate(zip(out["agent_1"], out["agent_2"]))}
         rows = [where[a, b] for a, b in zip(refit["agent_1"], refit["agent_2"])]
         columns = ["std_error", "df", *_WITHHELD, "significant"]
@@ -429,12 +436,13 @@ def _saturated_pairs(design, pairs, terms, options):
             values = out[column].to_numpy(copy=True)
             values[rows] = refit[column].to_numpy()
             out[column] = values
-    return out, saturated
+    return out, saturated, omnibus
 
 
-def _refit_pairs(sub, terms, options):
-    """The pairs table of the model fitted to the agents of ``sub`` alone (None where it cannot be: they fall into
-    groups that never share a task, their runs are flat, or fewer than two tasks are left)."""
+def _refit(sub, terms, options):
+    """(pairs table, omnibus F ``(F, num_df, den_df)``) of the model fitted to the agents of ``sub`` alone (None
+    where it cannot be: they fall into groups that never share a task, their runs are flat, or fewer than two tasks
+    are left)."""
     if not sub.graph.connected:  # a contrast across groups would rest on the random intercepts alone
         return None
     low, high = np.full(sub.n_agents, np.inf), np.full(sub.n_agents, -np.inf)
@@ -445,9 +453,9 @@ def _refit_pairs(sub, terms, options):
     m = kernels.model(sub.y, sub.agent, sub.task, sub.n_agents, sub.n_tasks, len(terms) == 2)
     fitted = kernels.fit(m)
     _, pair_rows, first, second = kernels.agent_contrasts(sub.n_agents)
-    _, t_test, _ = _DF_METHODS[options.ddf](m, fitted, kernels.agent_hypothesis(m))
+    _, t_test, omnibus = _DF_METHODS[options.ddf](m, fitted, kernels.agent_hypothesis(m))
     variance, df = t_test(pair_rows)
-    return _pairs_table(sub.agents, first, second, pair_rows @ fitted.beta, variance, df, options)
+    return _pairs_table(sub.agents, first, second, pair_rows @ fitted.beta, variance, df, options), omnibus
 
 
 def _saturated_notes(design, saturated, pairs):
@@ -469,6 +477,21 @@ def _saturated_notes(design, saturated, pairs):
             "covered 0.63-0.90 (2-8 agents, 3-26 tasks, 3-10 runs), per-agent or per-pair variances did no better "
             "(0.30-0.91), and pairs given from 6 or 8 runs off the cap still missed (0.84-0.85); the estimates stay in "
             "tidy(); compare how often each agent reaches the cap (a test of two proportions), or add runs" + rest]
+
+
+def _omnibus_notes(compared, design):
+    """The note of an omnibus F over fewer agents than the data hold, or withheld (audit s12)."""
+    if len(compared) == design.n_agents:
+        return []
+    if not compared:
+        return ["the F test that the agents' means are equal is withheld, as the saturated agents' pairs are: the "
+                "model's one residual variance does not describe their runs (the F's size on simulated runs of agents "
+                "alike, one with 85% of its runs at the cap, reached 0.13 at 3 agents x 10 tasks x 3 runs), and fewer "
+                "than 2 other agents could be fitted alone"]
+    return [f"the F test compares {listed(compared, 8)} only, from the model fitted to them alone that the pairs "
+            "left come from: the saturated agents are left out, as their pairs are, since the model's one residual "
+            "variance does not describe their runs (with them the F's size on simulated runs of agents alike, one "
+            "with 85% of its runs at the cap, reached 0.13 at 3 agents x 10 tasks x 3 runs)"]
 
 
 def _indirect_notes(graph, pairs, options):
