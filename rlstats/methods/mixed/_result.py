@@ -142,7 +142,7 @@ class MixedResult(Result):
     # ---- printing -------------------------------------------------------------------
     def _statistic_line(self):
         if not self.omnibus_agents:  # audit s12: withheld with the saturated agents' pairs
-            return "F test withheld: the agents' runs sit at a score cap (see the notes)"
+            return "F test withheld: agents' runs at a score cap (see the notes)"
         line = (f"F = {fmt.signif(self.statistic)}, num df = {self.num_df}, denom df = {fmt.signif(self.den_df)}, "
                 f"{fmt.pvalue_phrase(self.pvalue)}")
         if len(self.omnibus_agents) < self.n_agents:
@@ -235,7 +235,7 @@ class MixedResult(Result):
         pv = fmt.format_pvalue(self.pvalue)
         text += f"Degrees of freedom came from {df_how}. "
         if not self.omnibus_agents:  # audit s12: withheld on runs at a cap
-            text += "No F test of the agents is given: their runs sit at a score cap (see the notes)."
+            text += "No F test of the agents is given (runs at a score cap; see the notes)."
         else:
             which = ("The agents" if len(self.omnibus_agents) == self.n_agents else
                      f"The agents not at a score cap ({fmt.join_and(self.omnibus_agents, 8)}, fitted alone)")
