@@ -167,7 +167,7 @@ def mixed(data: Data, formula: FormulaLike | None = None, *, ddf: Ddf = "sattert
     fewer than two are left. On simulated runs of agents alike in mean, one at the cap in 85% or 95% of its runs and
     the others in a third (``coverage_mixed_saturated.py omnibus``, 100 data sets a design), the F of every agent
     rejected at the 5% level in up to 0.30 of them, above 0.05 by more than 3 Monte Carlo SE at 7 of 18 designs of 2-8
-    agents x 3-26 tasks x 3-20 runs (0.12-0.30); as given now, in 0-0.06.
+    agents x 3-26 tasks x 3-20 runs (0.12-0.30; Kenward-Roger's df alike); as given now, in 0-0.06.
     The agents' mean intervals held their means over the tasks at hand on those runs and the grid's saturated ones
     (0.97-1), so they stay as the model gives them.
 
