@@ -26,7 +26,11 @@ class MixedResult(Result):
     ----------
     statistic, num_df, den_df, pvalue : float, int, float, float
         The omnibus F test that all agents' means are equal, as lmerTest's ``anova()`` gives it (type III,
-        Satterthwaite's or Kenward-Roger's denominator df; Kenward-Roger's F is scaled as pbkrtest's).
+        Satterthwaite's or Kenward-Roger's denominator df; Kenward-Roger's F is scaled as pbkrtest's). Where some
+        agents' runs mostly sit at a score cap (their pairs withheld, see ``comparisons``), the F of the model fitted
+        to the other agents alone, or NaN (withheld) where fewer than two are left (audit s12).
+    omnibus_agents : tuple of str
+        The agents the F test compares: every agent, those not at a cap, or none (withheld).
     df : tuple
         ``(num_df, den_df)``, the F's degrees of freedom (R's ``parameter``).
     ddf : str
@@ -114,6 +118,7 @@ class MixedResult(Result):
     residual_normal_scores: np.ndarray
     task_normal_scores: np.ndarray
     cell_normal_scores: np.ndarray | None
+    omnibus_agents: tuple[str, ...]
 
     _plot_kinds: ClassVar[dict] = {
         "contrasts": plots.plot_contrasts,
@@ -136,8 +141,13 @@ class MixedResult(Result):
 
     # ---- printing -------------------------------------------------------------------
     def _statistic_line(self):
-        return (f"F = {fmt.signif(self.statistic)}, num df = {self.num_df}, denom df = {fmt.signif(self.den_df)}, "
+        if not self.omnibus_agents:  # audit s12: withheld with the saturated agents' pairs
+            return "F test withheld: agents' runs at a score cap (see the notes)"
+        line = (f"F = {fmt.signif(self.statistic)}, num df = {self.num_df}, denom df = {fmt.signif(self.den_df)}, "
                 f"{fmt.pvalue_phrase(self.pvalue)}")
+        if len(self.omnibus_agents) < self.n_agents:
+            line += f" (agents {fmt.listed(self.omnibus_agents, 8)} only: see the notes)"
+        return line
 
     def _variance_table(self):
         groups = [*self.random_terms[::-1], "Residual"]
@@ -223,8 +233,14 @@ class MixedResult(Result):
                   "Kenward and Roger's method, with their adjusted covariance of the fixed effects")
         verdict = "differ" if self.pvalue <= 1 - self.confidence_level else "were not shown to differ"
         pv = fmt.format_pvalue(self.pvalue)
-        text += (f"Degrees of freedom came from {df_how}. The agents {verdict} (F = {fmt.signif(self.statistic, 4)} "
-                 f"on {self.num_df} and {fmt.signif(self.den_df, 4)} df, p {pv if pv.startswith('<') else '= ' + pv}).")
+        text += f"Degrees of freedom came from {df_how}. "
+        if not self.omnibus_agents:  # audit s12: withheld on runs at a cap
+            text += "No F test of the agents is given (runs at a score cap; see the notes)."
+        else:
+            which = ("The agents" if len(self.omnibus_agents) == self.n_agents else
+                     f"The agents not at a score cap ({fmt.join_and(self.omnibus_agents, 8)}, fitted alone)")
+            text += (f"{which} {verdict} (F = {fmt.signif(self.statistic, 4)} on {self.num_df} and "
+                     f"{fmt.signif(self.den_df, 4)} df, p {pv if pv.startswith('<') else '= ' + pv}).")
         order = np.argsort(-self.emmeans["estimate"].to_numpy(), kind="stable")
         text += " Estimated marginal means: " + ", ".join(
             f"{self.agents[j]} {fmt.signif(self.emmeans['estimate'].iloc[j], 3)}" for j in order) + "."
