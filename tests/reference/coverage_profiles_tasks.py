@@ -54,6 +54,9 @@ HERE = pathlib.Path(__file__).resolve().parent
 DESIGNS = runpy.run_path(str(HERE / "designs.py"))
 PROFILES = runpy.run_path(str(HERE / "coverage_profiles.py"))
 PROCEDURE, LEVEL = "bootstrap.profile_tasks", 0.95
+#: the bands measured on the same data sets, one row each (``interval``): the default since audit s12 and the former
+#: one (audit s10 to s12), whose rows re-measured are its table rows bit for bit
+INTERVALS = ("skew_t", "t")
 #: data sets per grid point and design draw (each of AGENTS bands): the table's, and --quick's
 SIMULATIONS = (50, 5)
 AGENTS = PROFILES["AGENTS"]
@@ -92,34 +95,90 @@ def truth(distribution, tasks, draw):
     return tau, (means[None, :] > tau[:, None]).mean(axis=1), configurations
 
 
-def held(distribution, tasks, runs, draw, n_sim, seed=0):
-    """(bands, thresholds) bool: whether each band held the truth; and (bands, thresholds) widths."""
+def held(distribution, tasks, runs, draw, n_sim, seed=0, intervals=INTERVALS):
+    """Per interval, (hits, widths): (bands, thresholds) bool, whether each band held the truth (False where it is
+    withheld, NaN), and (bands, thresholds) widths."""
     import rlstats
 
     design = PROFILES["template"](tasks, runs, AGENTS)
     offset, scale = DESIGNS["design_draw"](draw, tasks)
     tau, true, _ = truth(distribution, tasks, draw)
     rng = np.random.default_rng([seed, tasks, runs, DISTRIBUTIONS.index(distribution), draw, 10])
-    hits, widths = [], []
+    hits, widths = {i: [] for i in intervals}, {i: [] for i in intervals}
     for _ in range(n_sim):
         deviation = DESIGNS["deviations"](rng, distribution, design.y.size)
         y = DESIGNS["scores"](distribution, deviation, 0.0, offset[design.task], scale[design.task])
-        res = rlstats.performance_profile(dataclasses.replace(design, y=y), tau=tau, kind="tasks")
-        low, high = res.intervals[..., 0], res.intervals[..., 1]
-        hits.append((low <= true) & (true <= high))
-        widths.append(high - low)
-    return np.concatenate(hits), np.concatenate(widths)
+        for interval in intervals:
+            res = rlstats.performance_profile(dataclasses.replace(design, y=y), tau=tau, kind="tasks",
+                                              interval=interval)
+            low, high = res.intervals[..., 0], res.intervals[..., 1]
+            hits[interval].append((low <= true) & (true <= high))
+            widths[interval].append(high - low)
+    return {i: (np.concatenate(hits[i]), np.concatenate(widths[i])) for i in intervals}
 
 
-def measure(distribution, tasks, runs, n_sim, seed=0, draws=None):
-    """Rows of one design: per step and side, the pooled coverage over the design draws."""
+def measured(tasks):
+    """The bands that give rows at ``tasks``: the skew-corrected t band is withheld below ``SKEW_T_MIN_TASKS``."""
+    from rlstats.methods.bootstrap._api import SKEW_T_MIN_TASKS
+
+    return tuple(i for i in INTERVALS if i != "skew_t" or tasks >= SKEW_T_MIN_TASKS)
+
+
+def measure(distribution, tasks, runs, n_sim, seed=0, draws=None, intervals=None):
+    """Rows of one design: per band (``intervals``, by default those ``measured`` at ``tasks``), step and side, the
+    pooled coverage over the design draws."""
     draws = range(DESIGNS["DESIGN_DRAWS"]) if draws is None else draws
-    by_draw = [held(distribution, tasks, runs, draw, n_sim, seed)[0] for draw in draws]
+    intervals = measured(tasks) if intervals is None else intervals
+    by_draw = [held(distribution, tasks, runs, draw, n_sim, seed, intervals) for draw in draws]
     configurations = truth(distribution, tasks, 0)[2]
-    return [{"band": "pointwise", "interval": "t", "metric": "tasks", "tasks": tasks, "runs": runs,
+    return [{"band": "pointwise", "interval": interval, "metric": "tasks", "tasks": tasks, "runs": runs,
              "distribution": distribution, "configuration": configuration,
-             **DESIGNS["pooled_row"]([h[:, j] for h in by_draw], LEVEL)}
-            for j, configuration in enumerate(configurations)]
+             **DESIGNS["pooled_row"]([h[interval][0][:, j] for h in by_draw], LEVEL)}
+            for interval in intervals for j, configuration in enumerate(configurations)]
+
+
+#: skewed shapes the grid does not have, standardised (mean 0, variance 1), to check that the skew-corrected band is not
+#: tuned to the grid's lognormal and ceiling (audit s12; measured by ``measure_shape``, not table rows): a gamma with
+#: shape 1/2 (skewness 2.83), the same reflected (left-skewed without a ceiling, as rare catastrophic runs), and a
+#: mixture of N(0, 1) with N(4, 1) in a tenth of the runs (skewness 1.45, bimodal)
+SHAPES = {
+    "gamma": lambda rng, size: (rng.gamma(0.5, 1.0, size) - 0.5) / math.sqrt(0.5),
+    "reflected_gamma": lambda rng, size: -(rng.gamma(0.5, 1.0, size) - 0.5) / math.sqrt(0.5),
+    "mixture": lambda rng, size: (rng.standard_normal(size) + 4.0 * (rng.random(size) < 0.1) - 0.4) / math.sqrt(2.44),
+}
+
+
+def measure_shape(shape, tasks, runs, n_sim, seed=0, draws=None, intervals=INTERVALS):
+    """(interval -> (worst pooled coverage, its worst design draw, configuration)) of the bands on one of
+    ``SHAPES`` (task means ``offset``, as the deviations have mean 0), as ``measure`` reads the grid."""
+    import rlstats
+
+    draws = range(DESIGNS["DESIGN_DRAWS"]) if draws is None else draws
+    design = PROFILES["template"](tasks, runs, AGENTS)
+    by_draw = {i: [] for i in intervals}
+    for draw in draws:
+        offset, scale = DESIGNS["design_draw"](draw, tasks)
+        means = np.sort(offset)
+        tau = np.array([np.nextafter(m, -np.inf) if side == "below" else m
+                        for m in means[np.array(steps(tasks)) - 1] for side in SIDES])
+        true = (means[None, :] > tau[:, None]).mean(axis=1)
+        rng = np.random.default_rng([seed, tasks, runs, list(SHAPES).index(shape), draw, 11])
+        hits = {i: [] for i in intervals}
+        for _ in range(n_sim):
+            y = offset[design.task] + scale[design.task] * SHAPES[shape](rng, design.y.size)
+            for interval in intervals:
+                bands = rlstats.performance_profile(dataclasses.replace(design, y=y), tau=tau, kind="tasks",
+                                                    interval=interval).intervals
+                hits[interval].append((bands[..., 0] <= true) & (true <= bands[..., 1]))
+        for interval in intervals:
+            by_draw[interval].append(np.concatenate(hits[interval]).mean(axis=0))
+    configurations = truth("normal", tasks, 0)[2]
+    out = {}
+    for interval, coverage in by_draw.items():
+        pooled, worst = np.mean(coverage, axis=0), np.min(coverage, axis=0)
+        j = int(np.argmin(pooled))
+        out[interval] = (float(pooled[j]), float(worst.min()), configurations[j])
+    return out
 
 
 def grid(quick=False):
