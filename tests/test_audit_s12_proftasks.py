@@ -70,7 +70,8 @@ def test_skew_t_band_counts_the_tasks_whose_hall_bounds_lie_above_tau():
     runs = {f"t{t}": np.exp(rng.normal(0.0, 0.8, c)) + t for t, c in enumerate(sizes)}
     runs["t5"] = np.full(4, 2.5)
     frame = pd.DataFrame([(agent, task, s, v + shift) for agent, shift in (("A", 0.0), ("B", 0.5))
-                          for task, x in runs.items() for s, v in enumerate(x)], columns=["agent", "task", "seed", "score"])
+                          for task, x in runs.items() for s, v in enumerate(x)],
+                         columns=["agent", "task", "seed", "score"])
     tau = np.linspace(0.0, 8.0, 161)
     res = rlstats.performance_profile(frame, "score ~ agent | task", tau=tau, kind="tasks")
     assert res.interval == "skew_t" and "skew-corrected" in res.method

@@ -1154,7 +1154,8 @@ def _skew_withheld_note(design, skewness, withheld):
             f"with 3 or more runs, and needs {SKEW_T_MIN_TASKS} such tasks; with fewer the band is "
             f"withheld (NaN) for {fmt.listed(named, 5)}: from one task's few runs no bound of its mean holds "
             f"whatever their shape (a task without its rare large run looks unskewed; Bahadur and Savage 1956), and "
-            f"in simulation skewed runs on 1-3 tasks held 0.81-0.87 with t bounds and 0.88-0.93 skew-corrected; "
+            f"in simulation skewed runs on one task held 0.81-0.86 with t bounds and 0.88-0.92 skew-corrected at "
+            f"3-20 runs (0.91-0.93 on 2 or 3 tasks of 3 runs); "
             f"interval='t' gives Student t bands, which hold their level for normal runs"]
 
 
@@ -1210,36 +1211,56 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
         ``"runs"``: fraction of runs scoring strictly above tau, averaged over
         tasks (rliable's score distribution; with equal runs, the fraction of
         all runs); ``"tasks"``: fraction of tasks whose mean score is above tau.
-    interval : {"wilson", "t", "percentile"}, optional
+    interval : {"wilson", "skew_t", "t", "percentile"}, optional
         ``"wilson"`` (the default for ``kind="runs"`` without
         ``task_bootstrap``): the stratified Wilson score band with continuity
         correction, read at the effective runs T^2 / sum_t(1 / n_t) (T tasks,
         n_t runs in task t); it needs no resampling and held 95% in simulation
         from 2 runs per task on 1 to 26 tasks, for normal, skewed,
-        heavy-tailed and capped scores.  ``"t"`` (the default for
+        heavy-tailed and capped scores.  ``"skew_t"`` (the default for
         ``kind="tasks"`` without ``task_bootstrap``): each task's mean gets
-        Student t bounds from its runs, one-sided at (1 - confidence_level) / T
-        each way; the band's lower end is the fraction of tasks whose lower
-        bound is above tau, its upper end the fraction whose upper bound is.
-        It misses at a tau only if some task's bound misses on the side of
-        tau where its mean lies, so at most with probability 1 -
-        confidence_level whatever the tasks' means, wherever the t bounds
-        hold: in simulation (1, 5 and 26 tasks, 3 to 20 runs) it held 95% at
-        every threshold for normal and heavy-tailed runs; skewed runs (the
-        lowest task's upper bound) and runs at a ceiling (the highest task's
-        lower bound) fell short at the extreme steps of the profile, down to
-        about 0.8, and a note quotes the table's row there (``bootstrap.profile_tasks``
-        rows of :mod:`rlstats.calibration`).  It is wide with few runs: at 3
-        runs on 26 tasks it spans nearly 0 to 1 where the task means lie, which
-        is what 3 runs can tell.  A task with one run, or whose runs all tie,
-        has no spread to bound its mean: it counts in the upper end only, and
-        a note names it.  ``"percentile"``: the stratified bootstrap
-        percentile band (rliable's, and the default of earlier releases for
-        either kind), bit for bit as before from the same seed; it covers far
-        less than its level at few runs per task (for ``kind="tasks"``, 0.71-0.77
-        of thresholds at 26 tasks of 3 runs, 0.00-0.49 at the worst), and a
-        note quotes what simulation measured.  The default with
-        ``task_bootstrap=True``, where only it applies.
+        bounds from its runs, one-sided at (1 - confidence_level) / T each
+        way; the band's lower end is the fraction of tasks whose lower bound
+        is above tau, its upper end the fraction whose upper bound is.  It
+        misses at a tau only if some task's bound misses on the side of tau
+        where its mean lies, so at most with probability 1 -
+        confidence_level whatever the tasks' means, wherever the bounds hold.
+        Each bound is the Student t bound moved out on the side of the runs'
+        skewness by Hall's (1992) transformation of the t statistic (as the
+        selection check's skew-corrected t), the skewness read from all the
+        agent's tasks (the k-statistic skewness of each task with 3 or more
+        runs, averaged): a task whose few runs miss their rare large value
+        shows no skew of its own.  In simulation (5 and 26 tasks, 3 to 20
+        runs; ``bootstrap.profile_tasks`` rows of :mod:`rlstats.calibration`)
+        it held 95% at every threshold for normal, skewed (lognormal),
+        heavy-tailed and capped runs (lowest 0.946), where the Student t
+        bounds fell to 0.85 for skewed runs just below the lowest task mean and
+        to 0.90 for runs at a ceiling at the highest; from 5 runs it held on
+        shapes outside that grid too (gamma, reflected gamma, a mixture:
+        0.937 and above), and at 3 runs not on a gamma with shape 1/2
+        (0.83-0.90: 3 runs show a skewness of at most 1.73), which a note
+        says.  With fewer than 5 tasks of 3 or more runs an agent's band is
+        withheld (NaN) with a note: the skewness would come from the runs
+        whose mean it corrects, and from one task's few runs no bound of its
+        mean holds whatever their shape (Bahadur and Savage 1956; skewed runs
+        on one task held 0.88-0.92 skew-corrected at 3-20 runs).  Its width
+        is the t band's times 1.04-1.07 for normal and heavy-tailed runs at
+        26 tasks of 3 and 10 runs, 1.04-1.09 at 3 runs and 1.57 at 10 for
+        skewed and capped runs, and on Atari 100k at 3 runs 0.42 for DER
+        (0.19 with t bounds) and SPR (0.42).  ``"t"`` (the default from audit s10 to s12):
+        the same band with Student t bounds, exact for normal runs, and
+        given from 1 task; a note quotes its table row where it falls short.
+        Either is wide with few runs: at 3 runs on 26 tasks it spans nearly 0
+        to 1 where the task means lie, which is what 3 runs can tell.  A task
+        with one run, or whose runs all tie, has no spread to bound its mean:
+        it counts in the upper end only, and a note names it.
+        ``"percentile"``: the stratified bootstrap percentile band (rliable's,
+        and the default of earlier releases for either kind), bit for bit as
+        before from the same seed; it covers far less than its level at few
+        runs per task (for ``kind="tasks"``, 0.71-0.77 of thresholds at 26
+        tasks of 3 runs, 0.00-0.49 at the worst), and a note quotes what
+        simulation measured.  The default with ``task_bootstrap=True``, where
+        only it applies.
     n_resamples : int, optional
         Resamples of the percentile band, 2,000 by default, as rliable.
         The Wilson and t bands are closed forms and draw none: given with
@@ -1285,6 +1306,10 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
     Dolan, E. D. and More, J. J. (2002), Math. Program. 91, 201-213.
     Newcombe, R. G. (1998), Stat. Med. 17, 857-872 (method 4: Wilson's interval with continuity correction).
     Yan, X. and Su, X. G. (2010), Stat. Biopharm. Res. 2, 329-335 (the stratified Wilson interval).
+    Hall, P. (1992), On the removal of skewness by transformation, J. R. Stat. Soc. B 54(1), 221-228 (the
+    ``"skew_t"`` bounds).
+    Bahadur, R. R. and Savage, L. J. (1956), Ann. Math. Statist. 27(4), 1115-1122 (no bound of a mean holds for
+    every shape).
 
     Examples
     --------
