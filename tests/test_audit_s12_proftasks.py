@@ -175,3 +175,25 @@ def test_default_band_beyond_the_grid_from_five_runs(shape):
             pooled, worst, where = TASKS["measure_shape"](shape, tasks, runs, 25, intervals=("skew_t",))["skew_t"]
             assert pooled >= 0.95 - 3 * math.sqrt(0.05 * 0.95 / 2000), (shape, tasks, runs, pooled, where)
             assert worst >= 0.95 - 3 * math.sqrt(0.05 * 0.95 / 500), (shape, tasks, runs, worst, where)
+
+
+def test_skew_t_result_reads_its_own_rows_and_describes_its_band():
+    """The coverage note of the default band reads the ``skew_t`` rows (none short of 95%: no note at 26 tasks of 3
+    runs, where the t band's row 0.88 is quoted with interval="t"); were a row short, the note names the band and why
+    (a synthetic row); the report describes Hall's correction."""
+    import rlstats
+    from rlstats import calibration
+    from rlstats.methods.bootstrap import _api
+
+    rows = [r for r in calibration.rows(TASKS["PROCEDURE"]) if r["interval"] == "skew_t"]
+    assert len(rows) == 384 and not any(calibration.misses(r, 0.95) for r in rows)
+    frame = rlstats.datasets.simulate(agents=2, tasks=26, seeds=3, rng=0)
+    res = rlstats.performance_profile(frame, "score ~ agent | task", kind="tasks", tau=[0.0])
+    assert not any(n.startswith("pointwise 95%") for n in res.notes)
+    assert "Hall's (1992) transformation" in res.report() and "skew-corrected t bounds" in str(res)
+    t_band = rlstats.performance_profile(frame, "score ~ agent | task", kind="tasks", tau=[0.0], interval="t")
+    assert any(n.startswith("pointwise 95% t profile bands from 3 runs") for n in t_band.notes)
+    row = {**rows[0], "coverage": "0.9", "coverage_min": "0.88", "configuration": "tau below mean 1 of 5"}
+    note = _api._tasks_shortfall_note(row, 3, "skew_t")
+    assert note.startswith("pointwise 95% skew_t profile bands from 3 runs per task") and "0.90 of 4000" in note
+    assert "skewness read from the agent's tasks" in note and "lowest true task mean" in note
