@@ -1160,19 +1160,20 @@ def _skew_withheld_note(design, skewness, withheld):
 
 
 #: below this many runs in a task the "skew_t" band says how far the skewness it reads reaches (audit s12)
-SKEW_T_FULL_RUNS = 5
+SKEW_T_FULL_RUNS = 10
 
 
 def _skew_few_runs_note(design):
-    """The note on a skew-corrected t band from 3 or 4 runs in some task: a sample that small shows a skewness of at
-    most 1.73 (3 runs) or 2 (4), whatever the runs' shape, so the correction stops there."""
+    """The note on a skew-corrected t band from fewer than ``SKEW_T_FULL_RUNS`` runs in some task: n runs show a
+    sample skewness (k-statistic) of at most sqrt(n) whatever the runs' shape (n - 1 tied below one), so the
+    correction stops there."""
     fewest = int(design.counts[design.counts >= 3].min())  # the tasks the skewness is read from
     if fewest >= SKEW_T_FULL_RUNS:
         return []
     return [f"the skew-corrected t band reads the runs' skewness from tasks with as few as {fewest} runs, which "
-            f"show a skewness of at most {1.73 if fewest <= 3 else 2.0} whatever their shape: in simulation at 3 runs "
-            f"it held 95% for lognormal (skewness 3.7) and capped runs, but 0.83-0.90 for runs shaped as a gamma "
-            f"with shape 1/2 (skewness 2.8; 0.94 and more from 5 runs)"]
+            f"show a skewness of at most {np.sqrt(fewest):.3g} whatever their shape: in simulation it held 95% for "
+            f"lognormal (skewness 3.7) and capped runs from 3 runs, but for runs shaped as a gamma with shape 1/2 "
+            f"(skewness 2.8) only 0.83-0.90 at 3 runs and 0.92-0.955 at 5 (0.985 and more from 10)"]
 
 
 def _flat_tasks_note(design, flats, interval):
@@ -1235,11 +1236,11 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
         it held 95% at every threshold for normal, skewed (lognormal),
         heavy-tailed and capped runs (lowest 0.946), where the Student t
         bounds fell to 0.85 for skewed runs just below the lowest task mean and
-        to 0.90 for runs at a ceiling at the highest; from 5 runs it held on
-        shapes outside that grid too (gamma, reflected gamma, a mixture:
-        0.937 and above), and at 3 runs not on a gamma with shape 1/2
-        (0.83-0.90: 3 runs show a skewness of at most 1.73), which a note
-        says.  With fewer than 5 tasks of 3 or more runs an agent's band is
+        to 0.90 for runs at a ceiling at the highest.  On shapes outside that
+        grid it held from 3 runs on a normal mixture, and from 10 on a gamma with shape 1/2 (skewness 2.8) and its reflection
+        (0.985 and above), but not at 3 runs (0.83-0.90) or 5 (0.92-0.955):
+        n runs show a skewness of at most sqrt(n), and below 10 runs a note
+        says so.  With fewer than 5 tasks of 3 or more runs an agent's band is
         withheld (NaN) with a note: the skewness would come from the runs
         whose mean it corrects, and from one task's few runs no bound of its
         mean holds whatever their shape (Bahadur and Savage 1956; skewed runs
