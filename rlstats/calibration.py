@@ -146,7 +146,8 @@ DEFAULTS: dict[str, Patterns] = {
     # bootstrap()'s interval (the metrics' rows) and probability_of_improvement()'s (its rows)
     "bootstrap.interval": ({"interval": ("studentized", "score")},),
     "bootstrap.profile": ({"metric": "runs", "interval": "wilson"},),  # the profile's kind and band
-    "bootstrap.profile_tasks": ({"metric": "tasks", "interval": "t"},),  # kind="tasks" (audit s10)
+    # kind="tasks": the skew-corrected t band (audit s12; "t" from audit s10, whose rows stay)
+    "bootstrap.profile_tasks": ({"metric": "tasks", "interval": "skew_t"},),
     "curves.band": ({"interval": ("studentized", "")},),  # bootstrap-t bands; the difference band and max-T
     "mixed.contrast": ({"test": "satterthwaite", "interval": "tukey"},),  # ddf and adjust
     # ddf (the marginal means' intervals are not adjusted) and the estimand the result names: each agent's mean over

@@ -47,7 +47,7 @@ def test_tasks_profile_default_band_holds_its_level_at_every_threshold():
     truth = (means[None, :] > taus[:, None]).mean(axis=1)
     held = []
     for _ in range(60):
-        res = rlstats.performance_profile(_frame(rng, 26, 3), FORMULA, tau=taus, kind="tasks")
+        res = rlstats.performance_profile(_frame(rng, 26, 3), FORMULA, tau=taus, kind="tasks", interval="t")
         held.append((res.intervals[..., 0] <= truth) & (truth <= res.intervals[..., 1]))
     held = np.concatenate(held)
     assert res.interval == "t" and res.n_resamples is None and not res.interval_mc_se.any()
@@ -64,7 +64,7 @@ def test_t_band_counts_the_tasks_whose_t_bounds_lie_above_tau():
     df = pd.DataFrame([(a, t, s, v) for (a, t), vals in scores.items() for s, v in enumerate(vals)],
                       columns=["agent", "task", "seed", "score"])
     tau = np.linspace(-2.0, 4.0, 61)
-    res = rlstats.performance_profile(df, FORMULA, tau=tau, kind="tasks", confidence_level=0.9)
+    res = rlstats.performance_profile(df, FORMULA, tau=tau, kind="tasks", confidence_level=0.9, interval="t")
     for i, agent in enumerate("AB"):
         low, high = [], []
         for task in ("t1", "t2", "t3", "t4"):
@@ -87,22 +87,24 @@ def test_t_band_counts_the_tasks_whose_t_bounds_lie_above_tau():
     assert "per-task t" in res.method and "Bonferroni" in res.report()
 
 
-def test_t_band_is_unchanged_by_units_row_order_and_category_order():
+@pytest.mark.parametrize("interval", ["t", "skew_t"])
+def test_t_band_is_unchanged_by_units_row_order_and_category_order(interval):
     """Scores times 7.3 with tau times 7.3, the rows shuffled, and the agents' and tasks' categories reversed: the
-    same band, the same estimate and the same notes (agent by agent)."""
+    same band, the same estimate and the same notes (agent by agent); for the skew-corrected band (audit s12) too."""
     rng = np.random.default_rng(3)
     df = _frame(rng, 6, 4, agents=3)
     df.loc[(df["agent"] == "a1") & (df["task"] == "t02"), "score"] = 0.25  # a task without spread
     tau = np.linspace(-2.0, 2.0, 41)
-    base = rlstats.performance_profile(df, FORMULA, tau=tau, kind="tasks")
-    scaled = rlstats.performance_profile(df.assign(score=df["score"] * 7.3), FORMULA, tau=tau * 7.3, kind="tasks")
+    base = rlstats.performance_profile(df, FORMULA, tau=tau, kind="tasks", interval=interval)
+    scaled = rlstats.performance_profile(df.assign(score=df["score"] * 7.3), FORMULA, tau=tau * 7.3, kind="tasks",
+                                         interval=interval)
     np.testing.assert_array_equal(scaled.intervals, base.intervals)
     np.testing.assert_array_equal(scaled.estimates, base.estimates)
     shuffled = df.sample(frac=1.0, random_state=1).reset_index(drop=True)
     for order in (shuffled, shuffled.assign(
             agent=pd.Categorical(shuffled["agent"], categories=["a2", "a1", "a0"]),
             task=pd.Categorical(shuffled["task"], categories=sorted(df["task"].unique(), reverse=True)))):
-        res = rlstats.performance_profile(order, FORMULA, tau=tau, kind="tasks")
+        res = rlstats.performance_profile(order, FORMULA, tau=tau, kind="tasks", interval=interval)
         for i, agent in enumerate(res.agents):
             j = base.agents.index(agent)
             np.testing.assert_array_equal(res.intervals[i], base.intervals[j])
@@ -118,7 +120,7 @@ def test_old_band_is_an_option_that_quotes_its_coverage():
     old = rlstats.performance_profile(df, FORMULA, tau=[0.0, 0.5], kind="tasks", interval="percentile",
                                       n_resamples=200, rng=0)
     assert old.interval == "percentile" and old.n_resamples == 200
-    assert any("0.71-0.77" in note and "interval='t'" in note for note in old.notes)
+    assert any("0.71-0.77" in note and "interval='skew_t'" in note for note in old.notes)
     new = rlstats.performance_profile(df, FORMULA, tau=[0.0, 0.5], kind="tasks")
     assert not any("0.71-0.77" in note for note in new.notes)
     assert rlstats.performance_profile(df, FORMULA, tau=[0.0], kind="tasks", task_bootstrap=True,
@@ -133,10 +135,11 @@ def test_old_band_is_an_option_that_quotes_its_coverage():
 def test_t_band_quotes_the_tables_worst_row_at_the_design():
     """The table's rows of the t band miss 95% for skewed and capped runs at the profile's extreme steps; a result
     at such a design (26 tasks of 3 runs) quotes the lowest of them, with its configuration in words."""
-    rows = calibration.rows(TASKS["PROCEDURE"])
+    rows = [r for r in calibration.rows(TASKS["PROCEDURE"]) if r["interval"] == "t"]
     row = calibration.shortfall(rows, 0.95, runs=3, tasks=26)
     assert row is not None and row["distribution"] in ("skewed", "capped")
-    res = rlstats.performance_profile(_frame(np.random.default_rng(1), 26, 3), FORMULA, tau=[0.0], kind="tasks")
+    res = rlstats.performance_profile(_frame(np.random.default_rng(1), 26, 3), FORMULA, tau=[0.0], kind="tasks",
+                                      interval="t")
     quoted = [n for n in res.notes if n.startswith("pointwise 95% t profile bands from 3 runs per task")]
     assert len(quoted) == 1 and f"in {float(row['coverage']):.2f} of {row['n_sim']} simulated bands" in quoted[0]
     assert "more runs do not mend that" in quoted[0]
@@ -145,15 +148,17 @@ def test_t_band_quotes_the_tables_worst_row_at_the_design():
     assert symmetric and not any(calibration.misses(r, 0.95) for r in symmetric)
     # at another level nothing is quoted (nothing was measured there)
     res = rlstats.performance_profile(_frame(np.random.default_rng(1), 26, 3), FORMULA, tau=[0.0], kind="tasks",
-                                      confidence_level=0.9)
+                                      confidence_level=0.9, interval="t")
     assert not any(n.startswith("pointwise") for n in res.notes)
 
 
 def test_tasks_rows_cover_the_grid_and_read_the_steps_of_the_truth():
     """Every grid point has its 2 rows per step read; the truth steps by 1 / T at each configuration."""
     rows = calibration.rows(TASKS["PROCEDURE"])
-    expected = sum(2 * len(TASKS["steps"](tasks)) for _, tasks, _ in TASKS["grid"]())
-    assert len(rows) == expected and {r["metric"] for r in rows} == {"tasks"} and {r["interval"] for r in rows} == {"t"}
+    # both bands' rows (audit s12: the skew-corrected band's from 5 tasks, where it is given)
+    expected = sum(2 * len(TASKS["steps"](tasks)) * len(TASKS["measured"](tasks)) for _, tasks, _ in TASKS["grid"]())
+    assert len(rows) == expected and {r["metric"] for r in rows} == {"tasks"}
+    assert {r["interval"] for r in rows} == {"t", "skew_t"} and TASKS["measured"](1) == ("t",)
     tau, truth, configurations = TASKS["truth"]("capped", 5, 2)
     assert configurations[:2] == ["tau below mean 1 of 5", "tau at mean 1 of 5"]
     np.testing.assert_allclose(truth[0::2] - truth[1::2], 0.2)
@@ -169,10 +174,10 @@ def test_tasks_rows_re_measured(point):
     """Re-measured on fresh data sets (seed 99, every design draw): within 4 joint SE of the table's row, and at 95%
     within 3 SE for normal and heavy-tailed runs."""
     distribution, tasks, runs = point
-    tabled = {r["configuration"]: r for r in calibration.rows(TASKS["PROCEDURE"])
+    tabled = {(r["interval"], r["configuration"]): r for r in calibration.rows(TASKS["PROCEDURE"])
               if (r["distribution"], int(r["tasks"]), int(r["runs"])) == point}
     for row in TASKS["measure"](distribution, tasks, runs, 20, seed=99):
-        table = tabled[row["configuration"]]
+        table = tabled[row["interval"], row["configuration"]]
         coverage = float(table["coverage"])
         joint = math.sqrt(max(coverage * (1 - coverage), 0.05 * 0.95) * (1 / row["n_sim"] + 1 / int(table["n_sim"])))
         assert abs(row["coverage"] - coverage) <= 4 * joint, (point, row, coverage)

@@ -43,7 +43,7 @@ def test_t_band_says_what_single_run_tasks_do_to_it():
     spread to bound its mean), so it widens the band; the result still printed the percentile band's line "A: 2 of
     5 tasks have a single run, which adds no spread to the intervals" beside the t band's own note naming the same
     two tasks: an untrue sentence and a contradiction. The t band's result says it once, truly."""
-    res = rlstats.performance_profile(_profile_frame(single=("t1", "t2")), FORMULA, kind="tasks",
+    res = rlstats.performance_profile(_profile_frame(single=("t1", "t2")), FORMULA, kind="tasks", interval="t",
                                       tau=np.linspace(-1.0, 2.0, 7))
     assert res.interval == "t"
     assert not any("adds no spread" in note for note in res.notes), res.notes
@@ -57,7 +57,8 @@ def test_t_band_says_what_single_run_tasks_do_to_it():
     assert any("A: 2 of 5 tasks have a single run, which adds no spread" in note for note in old.notes)
 
 
-def test_t_band_refusal_of_single_runs_gives_its_own_reason():
+@pytest.mark.parametrize("interval", ["t", "skew_t"])  # the default since audit s12, "t" before
+def test_t_band_refusal_of_single_runs_gives_its_own_reason(interval):
     """With one run in every task the t band has no task whose mean it can bound; the refusal said "resampling
     runs within tasks gives intervals of zero width; add runs, or pass task_bootstrap=True", a reason of the
     percentile band (the t band resamples nothing, and its band there would be 0 to 1, not of zero width). It now
@@ -67,10 +68,10 @@ def test_t_band_refusal_of_single_runs_gives_its_own_reason():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the tasks' own scales
         with pytest.raises(DesignError) as caught:
-            rlstats.performance_profile(df, FORMULA, kind="tasks")
+            rlstats.performance_profile(df, FORMULA, kind="tasks", interval=None if interval == "skew_t" else interval)
     message = str(caught.value)
     assert "resampling" not in message and "zero width" not in message, message
-    assert "interval='t'" in message and "spread" in message and "add runs" in message, message
+    assert f"interval='{interval}'" in message and "spread" in message and "add runs" in message, message
 
 
 def test_power_refuses_rliable_compat_with_a_clear_reason():
@@ -119,7 +120,7 @@ def test_t_band_against_scipy_with_unequal_and_tied_runs():
     df = _frame(scores)
     for scale, shift in ((1.0, 0.0), (1e-150, 0.0), (1e12, 0.0), (1.0, -7.25)):
         moved = df.assign(score=df["score"] * scale + shift).sample(frac=1.0, random_state=1)
-        res = rlstats.performance_profile(moved, FORMULA, kind="tasks", tau=tau * scale + shift)
+        res = rlstats.performance_profile(moved, FORMULA, kind="tasks", tau=tau * scale + shift, interval="t")
         np.testing.assert_array_equal(res.intervals, np.stack(expected))
 
 

@@ -192,7 +192,7 @@ def test_tasks_profile_band_quotes_its_measured_coverage():
     5 and 0.92-0.93 at 10, and at its worst threshold in 0.00-0.49; at 5 tasks 0.92-0.99 (worst 0.75-0.97)."""
     res = rlstats.performance_profile(_profile_frame(np.random.default_rng(0), 26, 3), "score ~ agent | task",
                                       tau=[0.0, 0.5], kind="tasks", interval="percentile", n_resamples=200, rng=0)
-    assert any("0.71" in note and "interval='t'" in note for note in res.notes)
+    assert any("0.71" in note and "interval='skew_t'" in note for note in res.notes)  # the default since audit s12
 
 
 @pytest.mark.slow

@@ -512,7 +512,7 @@ OWN_OPTIONS = [
     ("mixed", "adjust", "bonferroni", OptionError, "adjust='bonferroni' is not one of the allowed values"),
     # issue 40 item 1: the profile's bands (interval='wilson' with kind='tasks' or task_bootstrap=True: test_bootstrap)
     ("performance_profile", "interval", "bca", OptionError,
-     "interval='bca' is not one of the allowed values: 'wilson', 't', 'percentile'"),
+     "interval='bca' is not one of the allowed values: 'wilson', 'skew_t', 't', 'percentile'"),
     # issue 40 item 1: the expected-max band's method
     ("tuning", "band", "bca", OptionError, "band='bca' is not one of the allowed values: 'skew_t', "
      "'skew_t_normal', 'percentile'"),
@@ -3427,7 +3427,7 @@ def test_selection_planning_helpers(what, helper, arguments, keywords, phrase):
 # [s8 audit inputs] performance_profile's tau= grid is bounded as curves' steps= grid is, before any resample
 @pytest.mark.parametrize("options, phrase", [
     ({"kind": "runs", "interval": "t"}, "interval='t' bands the fraction of tasks whose mean is above tau"),
-    ({"kind": "tasks", "interval": "wilson"}, "got kind='tasks', task_bootstrap=False: use interval='t'"),
+    ({"kind": "tasks", "interval": "wilson"}, "got kind='tasks', task_bootstrap=False: use interval='skew_t'"),
     ({"kind": "tasks", "interval": "t", "task_bootstrap": True}, "task_bootstrap=True: use interval='percentile'"),
 ])
 def test_performance_profile_band_that_does_not_fit_its_kind(options, phrase):

@@ -648,10 +648,11 @@ def test_defaults_name_the_public_functions_defaults():
     # the profile's band is chosen from its kind (None: Wilson's band for kind="runs", the percentile one otherwise)
     assert d["bootstrap.profile"] == ({"metric": _keyword_default(rlstats.performance_profile, "kind"),
                                        "interval": "wilson"},)
-    # and kind="tasks" the t band (audit s10), the one performance_profile chooses for it
-    assert d["bootstrap.profile_tasks"] == ({"metric": "tasks", "interval": "t"},)
+    # and kind="tasks" the skew-corrected t band (audit s12; the t band from audit s10), the one performance_profile
+    # chooses for it
+    assert d["bootstrap.profile_tasks"] == ({"metric": "tasks", "interval": "skew_t"},)
     assert rlstats.performance_profile(rlstats.datasets.simulate(agents=2, tasks=3, seeds=3, rng=0), "score ~ agent | "
-                                       "task", kind="tasks", tau=[0.0]).interval == "t"
+                                       "task", kind="tasks", tau=[0.0]).interval == "skew_t"
     assert rlstats.performance_profile.__doc__ and "wilson" in rlstats.performance_profile.__doc__
     assert d["mixed.contrast"] == ({"test": _keyword_default(rlstats.mixed, "ddf"),
                                     "interval": _keyword_default(rlstats.mixed, "adjust")},)

@@ -63,12 +63,20 @@ COMPAT_INTERVALS = ("percentile", "basic")
 IMPROVEMENT_INTERVALS = ("score", "percentile", "expanded")
 PROFILE_KINDS = ("runs", "tasks")
 #: "wilson": the continuity-corrected stratified Wilson band, the default of kind="runs" without task resampling;
-#: "t": the count of tasks whose Student t bounds lie above tau, the default of kind="tasks" without task
-#: resampling (audit s10); "percentile": the stratified bootstrap percentile band (rliable's, the default of
-#: kind="runs" before issue 40 and of kind="tasks" before audit s10)
-PROFILE_INTERVALS = ("wilson", "t", "percentile")
+#: "skew_t": the count of tasks whose skew-corrected t bounds lie above tau, the default of kind="tasks" without
+#: task resampling (audit s12); "t": the same with Student t bounds (the default from audit s10 to s12);
+#: "percentile": the stratified bootstrap percentile band (rliable's, the default of kind="runs" before issue 40
+#: and of kind="tasks" before audit s10)
+PROFILE_INTERVALS = ("wilson", "skew_t", "t", "percentile")
 #: each band's kind when tasks are not resampled (the percentile band serves both, and is the only one with them)
-_PROFILE_BANDS = {"runs": "wilson", "tasks": "t"}
+_PROFILE_BANDS = {"runs": "wilson", "tasks": "skew_t"}
+#: the closed-form bands and the kind each bands
+_BAND_KINDS = {"wilson": "runs", "skew_t": "tasks", "t": "tasks"}
+#: tasks with 3 runs from which the "skew_t" band reads the runs' skewness, at the fewest: with one task
+#: its own runs carry the skew their mean is corrected for (a task without its rare large run looks unskewed), and
+#: no bound holds whatever their shape (audit s12: skewed runs on one task 0.88-0.92 at 3-20 runs, 2 tasks
+#: 0.91-0.95 and 3 tasks 0.93-0.97, against 0.94-1.00 from 5)
+SKEW_T_MIN_TASKS = 5
 #: resamples of the percentile band unless given (rliable's)
 PROFILE_RESAMPLES = 2_000
 DEFAULT_PROFILE_POINTS = 81
@@ -251,8 +259,8 @@ class PerformanceProfileOptions:
     #: the thresholds, or None for the default range (chosen from the data)
     tau: np.ndarray | None = None
     kind: str = "runs"
-    #: "wilson", "t" or "percentile" (None given: "wilson" for kind="runs" and "t" for kind="tasks" without task
-    #: resampling, else "percentile")
+    #: "wilson", "skew_t", "t" or "percentile" (None given: "wilson" for kind="runs" and "skew_t" for kind="tasks"
+    #: without task resampling, else "percentile")
     interval: str = "wilson"
     n_resamples: int = 2_000
     confidence_level: float = 0.95
@@ -269,12 +277,13 @@ class PerformanceProfileOptions:
         interval = options.get("interval")
         own = "percentile" if task_bootstrap else _PROFILE_BANDS[kind]
         interval = own if interval is None else check_choice("interval", interval, PROFILE_INTERVALS)
-        if interval not in (own, "percentile"):
-            # the Wilson band treats each task's runs above tau as binomial counts, the t band bounds each task's
+        if interval != "percentile" and (task_bootstrap or _BAND_KINDS[interval] != kind):
+            # the Wilson band treats each task's runs above tau as binomial counts, the t bands bound each task's
             # mean: each bands its own kind of profile over the tasks given, not tasks drawn again
-            what = {"wilson": "the fraction of runs above tau", "t": "the fraction of tasks whose mean is above tau"}
-            wanted = {"wilson": "runs", "t": "tasks"}[interval]
-            raise OptionError(f"interval={interval!r} bands {what[interval]} in the tasks given "
+            wanted = _BAND_KINDS[interval]
+            what = {"runs": "the fraction of runs above tau",
+                    "tasks": "the fraction of tasks whose mean is above tau"}[wanted]
+            raise OptionError(f"interval={interval!r} bands {what} in the tasks given "
                               f"(kind={wanted!r}, task_bootstrap=False), got kind={kind!r}, "
                               f"task_bootstrap={task_bootstrap}: use interval={own!r}")
         return cls(
@@ -1047,8 +1056,12 @@ _TASKS_PROFILE_NOTE = (
     "whose true mean lies near tau is above it in about half the resamples whatever the truth: in simulation its "
     "95% band held the true profile in 0.71-0.77 of thresholds at 26 tasks of 3 runs, 0.84-0.86 at 5 runs and "
     "0.92-0.93 at 10 (0.00-0.49 at the worst threshold), and 0.92-0.99 at 5 tasks; read it as the resampling "
-    "spread, not a 95% band (the default interval='t' held its level at every threshold measured for normal and "
-    "heavy-tailed runs)")
+    "spread, not a 95% band (the default interval='skew_t' held its level at every threshold measured from 5 tasks)")
+
+
+#: why the skew-corrected t band falls short where its rows do (the tail of ``_tasks_shortfall_note``)
+_SKEW_T_SHORTFALL = ("each task's t bound is corrected for the runs' skewness read from the agent's tasks, which "
+                     "few runs per task read only in part; more runs mend that")
 
 
 def _profile_coverage_notes(design, interval, kind, confidence_level, task_bootstrap):
@@ -1066,6 +1079,8 @@ def _profile_coverage_notes(design, interval, kind, confidence_level, task_boots
     rows = [row for row in calibration.rows(procedure) if row.get("interval", "percentile") == interval]
     if task_bootstrap or not np.isclose(confidence_level, 0.95) or not rows:
         return []
+    if interval == "skew_t" and design.n_tasks < SKEW_T_MIN_TASKS:
+        return []  # withheld: _skew_withheld_note says why
     fewest = int(design.counts.min())
     measured = sorted({int(row["runs"]) for row in rows})
     if fewest > measured[-1]:
@@ -1076,7 +1091,7 @@ def _profile_coverage_notes(design, interval, kind, confidence_level, task_boots
     if row is None:
         return []
     if kind == "tasks":
-        return [_tasks_shortfall_note(row, fewest)]
+        return [_tasks_shortfall_note(row, fewest, interval)]
     middle = [float(r["coverage"]) for r in rows if (r["runs"], r["tasks"], r["distribution"], r["configuration"])
               == (row["runs"], row["tasks"], row["distribution"], "profile 0.501")]
     beside = f"; {middle[0]:.2f} where it is 0.5" if middle else ""
@@ -1097,7 +1112,7 @@ def _worst_draw(row):
     return f", {low:.2f} in its worst draw of the tasks' offsets and scales" if low < float(row["coverage"]) else ""
 
 
-def _tasks_shortfall_note(row, fewest):
+def _tasks_shortfall_note(row, fewest, interval):
     """The note quoting a ``bootstrap.profile_tasks`` row short of 95% (configuration ``tau at|below mean k of T``)."""
     _, side, _, k, _, tasks = row["configuration"].split()
     k, tasks = int(k), int(tasks)
@@ -1105,22 +1120,71 @@ def _tasks_shortfall_note(row, fewest):
              "the highest true task mean" if k == tasks else f"true task mean {k} of {tasks} from the lowest")
     where = f"{'just below' if side == 'below' else 'at'} {which}"
     draws = _worst_draw(row)
-    return (f"pointwise 95% t profile bands from {fmt.count(fewest, 'run')} per task: in simulations with "
+    why = (_SKEW_T_SHORTFALL if interval == "skew_t" else
+           "each task's mean is bounded by a Student t interval, which skewed runs or runs at a ceiling push below "
+           "its level, and more runs do not mend that (the default interval='skew_t' corrects it for their skew)")
+    return (f"pointwise 95% {interval} profile bands from {fmt.count(fewest, 'run')} per task: in simulations with "
             f"{row['runs']} runs per task on {fmt.count(tasks, 'task')}, a band held the true fraction of tasks "
             f"above tau in {float(row['coverage']):.2f} of {row['n_sim']} simulated bands at its worst threshold, "
-            f"tau {where} ({row['distribution'].replace('_', '-')} scores{draws}): each task's mean is bounded by "
-            "a Student t interval, which skewed runs or runs at a ceiling push below its level, and more runs do "
-            "not mend that")
+            f"tau {where} ({row['distribution'].replace('_', '-')} scores{draws}): {why}")
 
 
-def _flat_tasks_note(design, flats):
+def _band_skewness(design, interval):
+    """Per agent (g, tasks): for the ``"skew_t"`` band the runs' skewness pooled over the agent's tasks
+    (``_small_runs.pooled_run_skewness``) and its tasks with 3 or more runs, which it is read from where they spread
+    (a task whose runs all tie, as at a ceiling, has unbounded bounds and needs none); for the ``"t"`` band (None,
+    0)."""
+    if interval != "skew_t":
+        return [(None, 0)] * design.n_agents
+    out = []
+    for j in range(design.n_agents):
+        mine = design.agent == j
+        g, _, sizes, _, _ = small_runs.pooled_run_skewness(design.y[mine], design.task[mine], design.n_tasks)
+        out.append((g, int((sizes >= 3).sum())))
+    return out
+
+
+def _skew_withheld_note(design, skewness, withheld):
+    """The note naming the agents whose ``"skew_t"`` band is withheld: fewer than ``SKEW_T_MIN_TASKS`` tasks to read
+    the runs' skewness from."""
+    if not withheld.any():
+        return []
+    named = [f"{name!r} ({usable})" for name, (_, usable), out in zip(design.agents, skewness, withheld) if out]
+    return [f"the skew-corrected t band bounds each task's mean with the runs' skewness read from the agent's tasks "
+            f"with 3 or more runs, and needs {SKEW_T_MIN_TASKS} such tasks; with fewer the band is "
+            f"withheld (NaN) for {fmt.listed(named, 5)}: from one task's few runs no bound of its mean holds "
+            f"whatever their shape (a task without its rare large run looks unskewed; Bahadur and Savage 1956), and "
+            f"in simulation skewed runs on one task held 0.81-0.86 with t bounds and 0.88-0.92 skew-corrected at "
+            f"3-20 runs (0.91-0.93 on 2 or 3 tasks of 3 runs); "
+            f"interval='t' gives Student t bands, which hold their level for normal runs"]
+
+
+#: below this many runs in a task the "skew_t" band says how far the skewness it reads reaches (audit s12)
+SKEW_T_FULL_RUNS = 10
+
+
+def _skew_few_runs_note(design):
+    """The note on a skew-corrected t band from fewer than ``SKEW_T_FULL_RUNS`` runs in some task: n runs show a
+    sample skewness (k-statistic) of at most sqrt(n) whatever the runs' shape (n - 1 tied below one), so the
+    correction stops there."""
+    fewest = int(design.counts[design.counts >= 3].min())  # the tasks the skewness is read from
+    if fewest >= SKEW_T_FULL_RUNS:
+        return []
+    return [f"the skew-corrected t band reads the runs' skewness from tasks with as few as {fewest} runs, which "
+            f"show a skewness of at most {np.sqrt(fewest):.3g} whatever their shape: in simulation it held 95% for "
+            f"lognormal (skewness 3.7) and capped runs from 3 runs, but for runs shaped as a gamma with shape 1/2 "
+            f"(skewness 2.8) only 0.83-0.90 at 3 runs and 0.92-0.955 at 5 (0.985 and more from 10)"]
+
+
+def _flat_tasks_note(design, flats, interval):
     """The note naming, per agent, the tasks whose runs give no spread (they count in the upper end only)."""
     by_place = [design.tasks[j] for j in np.argsort(design.task_places)]  # the layouts' order of the tasks
     named = [f"{name!r} on {fmt.listed([by_place[t] for t in np.flatnonzero(flat)], 5)}"
              for name, flat in zip(design.agents, flats) if flat.any()]
     if not named:
         return []
-    return [f"the t band bounds each task's mean from the spread of its runs; these have one run or runs that all "
+    band = "skew-corrected t" if interval == "skew_t" else "t"
+    return [f"the {band} band bounds each task's mean from the spread of its runs; these have one run or runs that all "
             f"tie, so no spread: {fmt.join_and(named)}; such a task counts as above every tau in the band's upper "
             f"end and never in its lower end (the estimate counts it by its mean)"]
 
@@ -1148,36 +1212,56 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
         ``"runs"``: fraction of runs scoring strictly above tau, averaged over
         tasks (rliable's score distribution; with equal runs, the fraction of
         all runs); ``"tasks"``: fraction of tasks whose mean score is above tau.
-    interval : {"wilson", "t", "percentile"}, optional
+    interval : {"wilson", "skew_t", "t", "percentile"}, optional
         ``"wilson"`` (the default for ``kind="runs"`` without
         ``task_bootstrap``): the stratified Wilson score band with continuity
         correction, read at the effective runs T^2 / sum_t(1 / n_t) (T tasks,
         n_t runs in task t); it needs no resampling and held 95% in simulation
         from 2 runs per task on 1 to 26 tasks, for normal, skewed,
-        heavy-tailed and capped scores.  ``"t"`` (the default for
+        heavy-tailed and capped scores.  ``"skew_t"`` (the default for
         ``kind="tasks"`` without ``task_bootstrap``): each task's mean gets
-        Student t bounds from its runs, one-sided at (1 - confidence_level) / T
-        each way; the band's lower end is the fraction of tasks whose lower
-        bound is above tau, its upper end the fraction whose upper bound is.
-        It misses at a tau only if some task's bound misses on the side of
-        tau where its mean lies, so at most with probability 1 -
-        confidence_level whatever the tasks' means, wherever the t bounds
-        hold: in simulation (1, 5 and 26 tasks, 3 to 20 runs) it held 95% at
-        every threshold for normal and heavy-tailed runs; skewed runs (the
-        lowest task's upper bound) and runs at a ceiling (the highest task's
-        lower bound) fell short at the extreme steps of the profile, down to
-        about 0.8, and a note quotes the table's row there (``bootstrap.profile_tasks``
-        rows of :mod:`rlstats.calibration`).  It is wide with few runs: at 3
-        runs on 26 tasks it spans nearly 0 to 1 where the task means lie, which
-        is what 3 runs can tell.  A task with one run, or whose runs all tie,
-        has no spread to bound its mean: it counts in the upper end only, and
-        a note names it.  ``"percentile"``: the stratified bootstrap
-        percentile band (rliable's, and the default of earlier releases for
-        either kind), bit for bit as before from the same seed; it covers far
-        less than its level at few runs per task (for ``kind="tasks"``, 0.71-0.77
-        of thresholds at 26 tasks of 3 runs, 0.00-0.49 at the worst), and a
-        note quotes what simulation measured.  The default with
-        ``task_bootstrap=True``, where only it applies.
+        bounds from its runs, one-sided at (1 - confidence_level) / T each
+        way; the band's lower end is the fraction of tasks whose lower bound
+        is above tau, its upper end the fraction whose upper bound is.  It
+        misses at a tau only if some task's bound misses on the side of tau
+        where its mean lies, so at most with probability 1 -
+        confidence_level whatever the tasks' means, wherever the bounds hold.
+        Each bound is the Student t bound moved out on the side of the runs'
+        skewness by Hall's (1992) transformation of the t statistic (as the
+        selection check's skew-corrected t), the skewness read from all the
+        agent's tasks (the k-statistic skewness of each task with 3 or more
+        runs, averaged): a task whose few runs miss their rare large value
+        shows no skew of its own.  In simulation (5 and 26 tasks, 3 to 20
+        runs; ``bootstrap.profile_tasks`` rows of :mod:`rlstats.calibration`)
+        it held 95% at every threshold for normal, skewed (lognormal),
+        heavy-tailed and capped runs (lowest 0.946), where the Student t
+        bounds fell to 0.85 for skewed runs just below the lowest task mean and
+        to 0.90 for runs at a ceiling at the highest.  On shapes outside that
+        grid it held from 3 runs on a normal mixture, and from 10 on a gamma with shape 1/2 (skewness 2.8) and its reflection
+        (0.985 and above), but not at 3 runs (0.83-0.90) or 5 (0.92-0.955):
+        n runs show a skewness of at most sqrt(n), and below 10 runs a note
+        says so.  With fewer than 5 tasks of 3 or more runs an agent's band is
+        withheld (NaN) with a note: the skewness would come from the runs
+        whose mean it corrects, and from one task's few runs no bound of its
+        mean holds whatever their shape (Bahadur and Savage 1956; skewed runs
+        on one task held 0.88-0.92 skew-corrected at 3-20 runs).  Its width
+        is the t band's times 1.04-1.07 for normal and heavy-tailed runs at
+        26 tasks of 3 and 10 runs, 1.04-1.09 at 3 runs and 1.57 at 10 for
+        skewed and capped runs, and on Atari 100k at 3 runs 0.42 for DER
+        (0.19 with t bounds) and SPR (0.42).  ``"t"`` (the default from audit s10 to s12):
+        the same band with Student t bounds, exact for normal runs, and
+        given from 1 task; a note quotes its table row where it falls short.
+        Either is wide with few runs: at 3 runs on 26 tasks it spans nearly 0
+        to 1 where the task means lie, which is what 3 runs can tell.  A task
+        with one run, or whose runs all tie, has no spread to bound its mean:
+        it counts in the upper end only, and a note names it.
+        ``"percentile"``: the stratified bootstrap percentile band (rliable's,
+        and the default of earlier releases for either kind), bit for bit as
+        before from the same seed; it covers far less than its level at few
+        runs per task (for ``kind="tasks"``, 0.71-0.77 of thresholds at 26
+        tasks of 3 runs, 0.00-0.49 at the worst), and a note quotes what
+        simulation measured.  The default with ``task_bootstrap=True``, where
+        only it applies.
     n_resamples : int, optional
         Resamples of the percentile band, 2,000 by default, as rliable.
         The Wilson and t bands are closed forms and draw none: given with
@@ -1223,6 +1307,10 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
     Dolan, E. D. and More, J. J. (2002), Math. Program. 91, 201-213.
     Newcombe, R. G. (1998), Stat. Med. 17, 857-872 (method 4: Wilson's interval with continuity correction).
     Yan, X. and Su, X. G. (2010), Stat. Biopharm. Res. 2, 329-335 (the stratified Wilson interval).
+    Hall, P. (1992), On the removal of skewness by transformation, J. R. Stat. Soc. B 54(1), 221-228 (the
+    ``"skew_t"`` bounds).
+    Bahadur, R. R. and Savage, L. J. (1956), Ann. Math. Statist. 27(4), 1115-1122 (no bound of a mean holds for
+    every shape).
 
     Examples
     --------
@@ -1249,9 +1337,9 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
     if not task_bootstrap:
         single = small_runs.check_single_runs("performance_profile", design.counts, design.agents, options,
                                               design.tasks)
-        # a single-run task adds no spread to a resampled band; the t band counts it in its upper end at every tau
-        # instead, which its own note says (_flat_tasks_note)
-        notes += single if options.interval != "t" else []
+        # a single-run task adds no spread to a resampled band; the t bands count it in their upper end at every
+        # tau instead, which their own note says (_flat_tasks_note)
+        notes += single if _BAND_KINDS.get(options.interval) != "tasks" else []
     notes += _profile_coverage_notes(design, options.interval, kind, confidence_level, task_bootstrap)
     layouts = _layouts(design)
     tau = options.tau
@@ -1260,7 +1348,7 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
         notes.append(note)
     root, seed = seed_sequence(rng)
     estimates = np.stack([kernels.profile_estimate(layout, tau, kind) for layout in layouts])
-    if options.interval in _PROFILE_BANDS.values():
+    if options.interval in _BAND_KINDS:
         # closed forms: nothing drawn, so no seed to report and no Monte Carlo error
         if given_resamples is not None:
             notes.append(f"n_resamples={given_resamples} was not used: the {options.interval} band is a closed form and "
@@ -1269,9 +1357,15 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
             bounds = np.stack([kernels.profile_wilson_bounds(estimates[i], layout.task_sizes, confidence_level)
                                for i, layout in enumerate(layouts)])
         else:
-            tasks = [kernels.profile_task_bounds(layout, confidence_level) for layout in layouts]
+            skewness = _band_skewness(design, options.interval)
+            tasks = [kernels.profile_task_bounds(layout, confidence_level, g) for layout, (g, _) in
+                     zip(layouts, skewness)]
             bounds = np.stack([kernels.profile_t_bounds(low, high, tau) for low, high, _ in tasks])
-            notes += _flat_tasks_note(design, [flat for _, _, flat in tasks])
+            withheld = np.array([g is not None and usable < SKEW_T_MIN_TASKS for g, usable in skewness])
+            bounds[withheld] = np.nan
+            notes += _flat_tasks_note(design, [flat for _, _, flat in tasks], options.interval)
+            notes += _skew_withheld_note(design, skewness, withheld)
+            notes += _skew_few_runs_note(design) if options.interval == "skew_t" and not withheld.all() else []
         return _profile_result(design, options, notes, None, tau, estimates, bounds, np.zeros_like(bounds), None)
     bounds, se = np.empty(estimates.shape + (2,)), np.empty(estimates.shape + (2,))
     with progress_bar(design.n_agents * n_resamples, shown, "performance profiles") as advance:
@@ -1284,6 +1378,7 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
 
 def _profile_result(design, options, notes, seed, tau, estimates, bounds, se, n_resamples):
     method = {"wilson": "Performance profiles with stratified Wilson bands",
+              "skew_t": "Performance profiles with per-task skew-corrected t bands",
               "t": "Performance profiles with per-task t bands",
               "percentile": "Performance profiles with stratified bootstrap bands"}[options.interval]
     return PerformanceProfileResult(

@@ -47,9 +47,11 @@ def _profile_needs():
     resampled = _resampled("performance profile bands")[0]
     return (*(dataclasses.replace(resampled, when=(("interval", interval), *resampled.when))
               for interval in ("wilson", "percentile")),
-            Need("intervals", "t profile bands", runs=2, per="agent", below="refuse", when=(("interval", "t"),),
-                 way_on="interval='t' bounds each task's mean by the spread of its runs, and one run has no spread, "
-                        "so its band would span 0 to 1 at every tau; add runs"))
+            *(Need("intervals", f"{band} profile bands", runs=2, per="agent", below="refuse",
+                   when=(("interval", band),),
+                   way_on=f"interval='{band}' bounds each task's mean by the spread of its runs, and one run has no "
+                          "spread, so its band would span 0 to 1 at every tau; add runs")
+              for band in ("skew_t", "t")))
 
 
 #: seconds a resampled run takes with the built-in metrics: the draw, shared by every metric, and each metric's pass
@@ -101,9 +103,9 @@ def improvement_cost(shape: Shape, options: Any) -> Work:
 def profile_cost(shape: Shape, options: Any) -> Work:
     """Each resample draws every run again and places it on the thresholds (6e-9 s a value, measured in round s11 of
     benchmarks/README.md: 5.8e-9; 4e-8 before, 6.6x over), with each agent x task cell's own work (200 values); every
-    band, the Wilson band (``interval="wilson"``) and the t band (``"t"``), which draw none, too, first places the
-    runs on the thresholds (3.3-3.8e-7 s a run: 60 values; uncounted before, 8-9.5x under)."""
-    resamples = 0 if options.interval in ("wilson", "t") else options.n_resamples
+    band, the Wilson band (``interval="wilson"``) and the t bands (``"skew_t"``, ``"t"``), which draw none, too, first
+    places the runs on the thresholds (3.3-3.8e-7 s a run: 60 values; uncounted before, 8-9.5x under)."""
+    resamples = 0 if options.interval in ("wilson", "skew_t", "t") else options.n_resamples
     return Work((resamples + 60) * shape.rows + 200 * resamples * shape.cells, "resampled values", 6e-9,
                 f"({resamples:,} resamples + 60 for the pass) x {shape.rows:,} runs + {resamples:,} resamples x 200 "
                 f"x {shape.cells:,} cells")

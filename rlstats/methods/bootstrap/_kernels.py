@@ -983,8 +983,8 @@ def profile_wilson_bounds(estimate, task_sizes, confidence_level):
     return np.stack([low, high], axis=-1)
 
 
-def profile_task_bounds(layout, confidence_level):
-    """(low, high, flat), each (T,): the Student t bounds of each task's mean behind the ``"t"`` band of a
+def profile_task_bounds(layout, confidence_level, skewness=None):
+    """(low, high, flat), each (T,): the bounds of each task's mean behind the ``"skew_t"`` and ``"t"`` bands of a
     ``"tasks"`` profile, one-sided at (1 - confidence_level) / T each (Bonferroni over the tasks).
 
     At a threshold tau the profile counts the tasks with mean mu_t > tau. The band's lower end counts the tasks whose
@@ -992,9 +992,14 @@ def profile_task_bounds(layout, confidence_level):
     mu_t. The upper end counts the tasks whose upper bound is above tau; it can fall short only if some task with
     mu_t > tau has its upper bound below mu_t. Each task is on one side of tau, so the band misses with probability
     at most T (1 - confidence_level) / T, whatever the tasks' means: the pointwise level holds wherever each bound
-    does (normal runs; simulation measures the rest). A task whose runs all tie (after :func:`near_ties`), or with
-    one run, has no spread to bound its mean with: its bounds are -inf and inf (it counts in the upper end only).
-    The means are those of the estimate (:func:`profile_estimate`), so the band always holds the estimate.
+    does (simulation measures that). A task whose runs all tie (after :func:`near_ties`), or with one run, has no
+    spread to bound its mean with: its bounds are -inf and inf (it counts in the upper end only). The means are
+    those of the estimate (:func:`profile_estimate`), so the band always holds the estimate.
+
+    ``skewness`` None: Student t bounds. Else the runs' skewness g (pooled over the agent's tasks,
+    ``_small_runs.pooled_run_skewness``): each task's t statistic goes through Hall's (1992) monotone transformation
+    at g (``selection._kernels.hall_transform``, the selection check's skew-corrected t), whose inversion at the t
+    quantile moves the bound on the side of the skew out; the bounds are never inside the t bounds.
     """
     from scipy import stats
 
@@ -1008,7 +1013,16 @@ def profile_task_bounds(layout, confidence_level):
     spread = np.sqrt(squares / np.maximum(sizes - 1, 1))
     quantile = stats.t.ppf(1.0 - (1.0 - confidence_level) / sizes.size, np.maximum(sizes - 1, 1))
     half = np.where(flat, np.inf, quantile * spread / np.sqrt(sizes))
-    return means - half, means + half, flat
+    low, high = means - half, means + half
+    if skewness is not None and skewness != 0:
+        from ..selection._kernels import hall_inverse
+
+        # the mean mu at which the transformed statistic of (mean - mu) / spread is -/+ the quantile
+        with np.errstate(invalid="ignore"):
+            low = np.minimum(low, means - spread * hall_inverse(quantile, skewness, sizes))
+            high = np.maximum(high, means - spread * hall_inverse(-quantile, skewness, sizes))
+        low, high = np.where(flat, -np.inf, low), np.where(flat, np.inf, high)
+    return low, high, flat
 
 
 def profile_t_bounds(task_low, task_high, tau):

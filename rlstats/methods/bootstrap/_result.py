@@ -416,14 +416,15 @@ class PerformanceProfileResult(Result):
         ``"runs"``: fraction of runs above tau, averaged over tasks (score
         distribution); ``"tasks"``: fraction of tasks whose mean is above tau.
     interval : str
-        ``"wilson"`` (stratified Wilson score bands with continuity correction), ``"t"`` (the fractions of tasks
-        whose Student t bounds, Bonferroni over the tasks, lie above tau) or ``"percentile"`` (stratified bootstrap
-        percentile bands).
+        ``"wilson"`` (stratified Wilson score bands with continuity correction), ``"skew_t"`` (the fractions of
+        tasks whose skew-corrected t bounds, Bonferroni over the tasks, lie above tau; NaN where the agent has fewer
+        than 5 tasks to read the runs' skewness from), ``"t"`` (the same with Student t bounds) or
+        ``"percentile"`` (stratified bootstrap percentile bands).
     estimates : ndarray, shape (n_agents, n_tau)
     intervals, interval_mc_se : ndarray, shape (n_agents, n_tau, 2)
         Pointwise bands and the Monte Carlo SE of each bound (0 for the Wilson and t bands, which draw nothing).
     n_resamples : int or None
-        Bootstrap resamples of the percentile band; None for the Wilson and t bands.
+        Bootstrap resamples of the percentile band; None for the Wilson and t bands (``"skew_t"``, ``"t"``).
     confidence_level : float
     task_bootstrap : bool
     counts : ndarray, shape (n_tasks, n_agents)
@@ -450,6 +451,7 @@ class PerformanceProfileResult(Result):
     def _statistic_line(self):
         bands = (f"resamples = {self.n_resamples}" if self.n_resamples is not None
                  else "bands = per-task t bounds (Bonferroni over tasks)" if self.interval == "t"
+                 else "bands = per-task skew-corrected t bounds (Bonferroni over tasks)" if self.interval == "skew_t"
                  else "bands = stratified Wilson (continuity-corrected)")
         return (f"{bands}, confidence level = {self.confidence_level}, "
                 f"thresholds = {self.tau.size} " + (f"from {fmt.signif(self.tau.min())} to {fmt.signif(self.tau.max())}"
@@ -496,6 +498,14 @@ class PerformanceProfileResult(Result):
             return text + (f"pointwise {level} bands are stratified Wilson score intervals with continuity correction "
                            f"(Yan and Su 2010; Newcombe 1998), at the effective number of runs T\u00b2 / sum(1 / n_t) "
                            f"(T tasks, n_t runs in task t), whose variance tasks that differ can only lower.")
+        if self.interval == "skew_t":
+            return text + (f"the pointwise {level} band's lower end is the fraction of tasks whose lower bound of "
+                           f"the mean lies above tau, its upper end the fraction whose upper bound does, each bound "
+                           f"the Student t bound moved out on the side of the runs' skewness (pooled over the "
+                           f"agent's tasks) by Hall's (1992) transformation, one-sided at "
+                           f"{fmt.signif(100 * (1 - self.confidence_level))}% divided by the number of tasks "
+                           f"(Bonferroni), so the band misses with at most the stated probability at each tau "
+                           f"wherever the bounds hold.")
         if self.interval == "t":
             return text + (f"the pointwise {level} band's lower end is the fraction of tasks whose Student t lower "
                            f"bound of the mean lies above tau, its upper end the fraction whose upper bound does, "

@@ -220,35 +220,47 @@ def bootstrap_bounds(distribution, estimates, level, interval, z0, acceleration,
 STUDENTIZED_INTERVALS = ("studentized", "studentized_unwidened")
 
 
+def pooled_run_skewness(y, task, n_tasks):
+    """(g, tasks, sizes, means, variance): the runs' skewness pooled over tasks, as the mean of the k-statistic
+    skewness k3 / s^3 of each task with at least 3 runs and some spread (``tasks`` of them; g 0 where none has),
+    with each task's runs, mean and variance (ddof 1) beside it. ``y`` and ``task`` (codes below ``n_tasks``) are one
+    agent's runs, in any order.
+
+    One shape for every task, read from all the agent's runs rather than one task's few: a task whose runs miss their
+    rare large value shows no skew of its own. Used by the bootstrap's skew widening (:func:`widening_skewness`) and
+    the ``"skew_t"`` band of a ``kind="tasks"`` profile (``_kernels.profile_task_bounds``).
+    """
+    sizes = np.bincount(task, minlength=n_tasks).astype(float)
+    means = np.bincount(task, weights=y, minlength=n_tasks) / np.maximum(sizes, 1)
+    deviation = y - means[task]
+    scale = np.abs(deviation).max(initial=0.0)
+    if not scale > 0 or not np.isfinite(scale):
+        return 0.0, 0, sizes, means, np.zeros(n_tasks)
+    deviation = deviation / scale  # moments in units of the largest deviation: no underflow of tiny scores
+    # sums in row order (bincount), not statistics.grouped_shape_ratios' reduceat, which adds in another order
+    second = np.bincount(task, weights=deviation ** 2, minlength=n_tasks)
+    third = np.bincount(task, weights=deviation ** 3, minlength=n_tasks)
+    variance = second / np.maximum(sizes - 1, 1)
+    usable = (sizes >= 3) & (variance > 0)
+    if not usable.any():
+        return 0.0, 0, sizes, means, variance
+    g = float(np.mean(shape_ratios(sizes, second, third)[0][usable]))  # the mean of the tasks' G1 = k3 / s^3
+    return g, int(usable.sum()), sizes, means, variance
+
+
 def widening_skewness(design, agent, metrics):
     """(M,) the skewness of ``agent``'s mean and median of task means for :func:`skew_widened` (0 for the other
-    metrics), with the runs' skewness pooled over tasks.
+    metrics), with the runs' skewness g pooled over tasks (:func:`pooled_run_skewness`).
 
-    Each task with at least 3 runs and some spread gives the k-statistic skewness k3 / s^3 of its runs; their
-    average, g, is the runs' skewness (one shape for every task, as in issue 40's grid, read from all the agent's
-    runs rather than one task's few: a task whose runs miss their rare large value shows no skew of its own).  A
-    mean of task means over the tasks S (all of them for the mean; the middle one, or the two middle ones, for the
+    A mean of task means over the tasks S (all of them for the mean; the middle one, or the two middle ones, for the
     median) has third cumulant sum_S g s^3 / c^2 and variance sum_S s^2 / c, over |S|^3 and |S|^2: its skewness is
     g sum_S (s^2 / c)^(3/2) / sqrt(c) over (sum_S s^2 / c)^(3/2).  0 where no task has 3 runs with spread.
     """
     out = np.zeros(len(metrics))
     mine = design.agent == agent
-    y, task = design.y[mine], design.task[mine]
-    sizes = np.bincount(task, minlength=design.n_tasks).astype(float)
-    means = np.bincount(task, weights=y, minlength=design.n_tasks) / np.maximum(sizes, 1)
-    deviation = y - means[task]
-    scale = np.abs(deviation).max(initial=0.0)
-    if not scale > 0 or not np.isfinite(scale):
+    g, usable, sizes, means, variance = pooled_run_skewness(design.y[mine], design.task[mine], design.n_tasks)
+    if not usable:
         return out
-    deviation = deviation / scale  # moments in units of the largest deviation: no underflow of tiny scores
-    # sums in row order (bincount), not statistics.grouped_shape_ratios' reduceat, which adds in another order
-    second = np.bincount(task, weights=deviation ** 2, minlength=design.n_tasks)
-    third = np.bincount(task, weights=deviation ** 3, minlength=design.n_tasks)
-    variance = second / np.maximum(sizes - 1, 1)
-    usable = (sizes >= 3) & (variance > 0)
-    if not usable.any():
-        return out
-    g = float(np.mean(shape_ratios(sizes, second, third)[0][usable]))  # the mean of the tasks' G1 = k3 / s^3
     tasks = design.n_tasks
     share = variance / np.maximum(sizes, 1)  # each task mean's variance; its third cumulant g s^3 / c^2
     subsets = {"mean": np.flatnonzero(sizes > 0),
