@@ -263,7 +263,7 @@ def cornish_fisher_shift(skewness: ArrayLike, level: float) -> NDArray[np.float6
     The one home of the term: the bootstrap's skew widening of the mean's and median's intervals
     (``bootstrap._small_runs.skew_widened``) multiplies it by the standard error.  The tuning views' skew-t band
     (``tuning._kernels.skew_t_band``) writes it as ``|gamma| (2 z^2 + 1) / 6``, the same term rounded in another
-    order, and the selection reporter's skew-corrected t (``selection._kernels.hall_transform``) uses Hall's
+    order, and the selection reporter's skew-corrected t (:func:`hall_transform`) uses Hall's
     transformation, whose first-order term it is; both keep their own arithmetic (see there).
 
     Parameters
@@ -297,6 +297,35 @@ def cornish_fisher_shift(skewness: ArrayLike, level: float) -> NDArray[np.float6
     z = ndtri((1 + level) / 2)
     # skewness / 6 first, then the polynomial: the bootstrap's widening rounded it in this order (bit for bit)
     return np.asarray(skewness, dtype=np.float64) / 6 * (2 * z * z + 1)
+
+
+def hall_transform(s: ArrayLike, gamma: ArrayLike, n: ArrayLike) -> NDArray[np.float64]:
+    """Hall's (1992) monotone skewness correction of a studentised mean ``s = (mean - mu0) / sd``:
+    ``sqrt(n) (s + gamma s^2 / 3 + gamma^2 s^3 / 27 + gamma / (6 n))``, a cubic increasing in s for any gamma.
+
+    Its first-order term at t = sqrt(n) s is gamma (2 t^2 + 1) / (6 sqrt(n)), the Cornish-Fisher shift of
+    :func:`cornish_fisher_shift` at the mean's skewness gamma / sqrt(n); the whole cubic, not that shift, is kept
+    here: it is monotone, so a test and its inversion (:func:`hall_inverse`) agree. The one home of the
+    transformation: the selection reporter's skew-corrected t and the skew-corrected band of
+    ``performance_profile(kind="tasks")`` use it.
+
+    Examples
+    --------
+    >>> round(float(hall_inverse(hall_transform(0.5, 1.2, 6), 1.2, 6)), 12)
+    0.5
+    """
+    s, gamma, n = (np.asarray(v, dtype=np.float64) for v in (s, gamma, n))
+    return np.asarray(np.sqrt(n) * (s + gamma * s ** 2 / 3 + gamma ** 2 * s ** 3 / 27 + gamma / (6 * n)))
+
+
+def hall_inverse(x: ArrayLike, gamma: ArrayLike, n: ArrayLike) -> NDArray[np.float64]:
+    """The s with ``hall_transform(s, gamma, n) == x`` (real cube root: the transform is
+    ``sqrt(n) (((1 + gamma s / 3)^3 - 1) / gamma + gamma / (6 n))``); ``x / sqrt(n)`` where gamma is 0."""
+    gamma, n = np.asarray(gamma, dtype=np.float64), np.asarray(n, dtype=np.float64)
+    y = np.asarray(x, dtype=np.float64) / np.sqrt(n) - gamma / (6 * n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        inverted = 3 / gamma * (np.cbrt(1 + gamma * y) - 1)
+    return np.asarray(np.where(np.abs(gamma) > 1e-12, inverted, y))
 
 
 def shape_ratios(sizes: ArrayLike, second: ArrayLike, third: ArrayLike | None = None,

@@ -259,11 +259,9 @@ def test_cornish_fisher_shift_inverts_the_studentised_means_edgeworth_expansion(
             quantile = optimize.brentq(edgeworth, -10, 10, xtol=1e-14)
             shift = stats.norm.ppf((1 + level) / 2) - quantile
             assert float(statistics.cornish_fisher_shift(gamma, level)) == pytest.approx(shift, rel=1e-2)
-    # Hall's transformation of the selection reporter has it as its first-order term (mean of n, skewness g / sqrt(n))
-    from rlstats.methods.selection import _kernels as selection_kernels
-
+    # Hall's transformation (the selection reporter's) has it as its first-order term (mean of n, skewness g / sqrt(n))
     n, g = 10_000, 1e-2
-    moved = selection_kernels.hall_transform(z / np.sqrt(n), g, n) - z
+    moved = statistics.hall_transform(z / np.sqrt(n), g, n) - z
     assert moved == pytest.approx(statistics.cornish_fisher_shift(g / np.sqrt(n), 0.95), rel=1e-3)
 
 

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...statistics import corrected_wilson_interval, near_ties, order_statistic_se
+from ...statistics import corrected_wilson_interval, hall_inverse, near_ties, order_statistic_se
 from ...engines import Engine, map_ordered, workers
 from ...resampling import (UniformIndices, canonical_order, child_stream, chunk_seeds, fixed_dot,
                            keep_work_arrays_on_heap, parallel_map)
@@ -998,7 +998,7 @@ def profile_task_bounds(layout, confidence_level, skewness=None):
 
     ``skewness`` None: Student t bounds. Else the runs' skewness g (pooled over the agent's tasks,
     ``_small_runs.pooled_run_skewness``): each task's t statistic goes through Hall's (1992) monotone transformation
-    at g (``selection._kernels.hall_transform``, the selection check's skew-corrected t), whose inversion at the t
+    at g (``rlstats.statistics.hall_transform``, the selection check's skew-corrected t), whose inversion at the t
     quantile moves the bound on the side of the skew out; the bounds are never inside the t bounds.
     """
     from scipy import stats
@@ -1015,8 +1015,6 @@ def profile_task_bounds(layout, confidence_level, skewness=None):
     half = np.where(flat, np.inf, quantile * spread / np.sqrt(sizes))
     low, high = means - half, means + half
     if skewness is not None and skewness != 0:
-        from ..selection._kernels import hall_inverse
-
         # the mean mu at which the transformed statistic of (mean - mu) / spread is -/+ the quantile
         with np.errstate(invalid="ignore"):
             low = np.minimum(low, means - spread * hall_inverse(quantile, skewness, sizes))

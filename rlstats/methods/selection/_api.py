@@ -579,7 +579,7 @@ def _skew_t_interval(v_p, skewness, reported, level, source):
     q = stats.t.ppf(1 - (1 - level) / 2, n - 1)
     gamma = float(kernels.effect_skewness(v_p) if skewness is None else skewness)
     # the lower end tests "greater" with min(gamma, 0); the upper end "less", the mirror image, with max(gamma, 0);
-    # Hall's cubic inverted, not statistics.cornish_fisher_shift (its first-order term; see kernels.hall_transform)
+    # Hall's cubic inverted, not statistics.cornish_fisher_shift (its first-order term; see statistics.hall_transform)
     low = mean - sd * max(float(kernels.hall_inverse(q, min(gamma, 0.0), n)), q / np.sqrt(n))
     high = mean + sd * max(float(kernels.hall_inverse(q, -max(gamma, 0.0), n)), q / np.sqrt(n))
     return {**fields, "conf_low": low, "conf_high": high}

@@ -23,7 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...resampling import chunk_generators
-from ...statistics import monte_carlo_pvalue, monte_carlo_se, probability_of_improvement
+from ...statistics import (hall_inverse, hall_transform, monte_carlo_pvalue, monte_carlo_se,
+                           probability_of_improvement)
 
 EPS = float(np.finfo(float).eps)
 #: Resamples per block of the permutation inspector (blocks get their own spawned stream).
@@ -197,26 +198,6 @@ def effect_skewness(v, k2=None, k3=None):
         second = np.where(have, k2, 0.0).sum(axis=-1) / have.sum(axis=-1)
         runs = np.where(have, k3, 0.0).sum(axis=-1) / have.sum(axis=-1) / second ** 1.5
     return np.where(have.any(axis=-1) & (second > 0), runs, own)
-
-
-def hall_transform(s, gamma, n):
-    """Hall's (1992) monotone skewness correction of a studentised mean ``s = (mean - mu0) / sd``:
-    ``sqrt(n) (s + gamma s^2 / 3 + gamma^2 s^3 / 27 + gamma / (6 n))``, a cubic increasing in s for any gamma.
-
-    Its first-order term at t = sqrt(n) s is gamma (2 t^2 + 1) / (6 sqrt(n)), the Cornish-Fisher shift of
-    :func:`rlstats.statistics.cornish_fisher_shift` at the mean's skewness gamma / sqrt(n); the whole cubic, not
-    that shift, is kept here: it is monotone, so the test and its inversion (:func:`hall_inverse`) agree."""
-    return np.sqrt(n) * (s + gamma * s ** 2 / 3 + gamma ** 2 * s ** 3 / 27 + gamma / (6 * n))
-
-
-def hall_inverse(x, gamma, n):
-    """The s with ``hall_transform(s, gamma, n) == x`` (real cube root: the transform is
-    ``sqrt(n) (((1 + gamma s / 3)^3 - 1) / gamma + gamma / (6 n))``)."""
-    gamma = np.asarray(gamma, dtype=float)
-    y = np.asarray(x, dtype=float) / np.sqrt(n) - gamma / (6 * n)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        inverted = 3 / gamma * (np.cbrt(1 + gamma * y) - 1)
-    return np.where(np.abs(gamma) > 1e-12, inverted, y)
 
 
 def _reporter_skew_t(v, mu0, sigma, skewness=None):
