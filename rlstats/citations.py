@@ -78,6 +78,12 @@ ENTRIES = {
   journal = {Journal of the American Statistical Association},
   volume = {82}, number = {397}, pages = {171--185}, year = {1987}
 }""",
+    "hall1992": """@article{hall1992,
+  author = {Hall, Peter},
+  title = {On the removal of skewness by transformation},
+  journal = {Journal of the Royal Statistical Society: Series B (Methodological)},
+  volume = {54}, number = {1}, pages = {221--228}, year = {1992}
+}""",
     "mathieu2023": """@article{mathieu2023,
   author = {Mathieu, Timoth{\\'e}e and Della Vecchia, Riccardo and Shilova, Alena and Medeiros Centa, Matheus
             and Kohler, Hector and Maillard, Odalric-Ambrym and Preux, Philippe},

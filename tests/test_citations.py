@@ -33,6 +33,17 @@ def test_citations_that_depend_on_the_result():
     table = rlstats.compare(df, "score ~ agent | task", method="task_table", rng=0)
     assert _keys(table.cite()) == ["mogstad2024", "holm1979", "neubert2007", "brunner2000", "vargha2000",
                                    "steiger1997", "rlstats"]
+    # Hall (1992) wherever his skewness-corrected t is used: the kind="tasks" profile's default band and the
+    # selection check's default reporter test; not for their Student t options
+    profile = rlstats.performance_profile(df, "score ~ agent | task", kind="tasks", normalize=False)
+    assert _keys(profile.cite()) == ["agarwal2021", "hall1992", "rlstats"]
+    profile_t = rlstats.performance_profile(df, "score ~ agent | task", kind="tasks", normalize=False, interval="t")
+    assert _keys(profile_t.cite()) == ["agarwal2021", "rlstats"]
+    chosen = dict(treatment="agent_1", baseline="agent_2", reported=["task_01", "task_02", "task_03"])
+    assert _keys(rlstats.selection_check(df, "score ~ agent | task", **chosen).cite()) == [
+        "komiyama2018", "hall1992", "rlstats"]
+    assert _keys(rlstats.selection_check(df, "score ~ agent | task", reporter="t", **chosen).cite()) == [
+        "komiyama2018", "rlstats"]
 
 
 def _keys(text):

@@ -24,9 +24,11 @@ _FORMULA = "score ~ agent | task"
 
 
 def citations(result, keys):
-    """Hesterberg (2015) after the method's papers when the interval is the expanded one."""
-    expanded = (getattr(result, "options", None) or {}).get("interval") == "expanded"
-    return [*keys, "hesterberg2015"] if expanded else list(keys)
+    """After the method's papers: Hesterberg (2015) when the interval is the expanded one, Hall (1992) when the
+    band is the skew-corrected t (``performance_profile(kind="tasks")``'s default)."""
+    interval = (getattr(result, "options", None) or {}).get("interval")
+    extra = {"expanded": ["hesterberg2015"], "skew_t": ["hall1992"]}.get(interval, [])
+    return [*keys, *extra]
 
 
 def _resampled(what, tasks_too=True):

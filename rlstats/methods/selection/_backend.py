@@ -25,6 +25,12 @@ def demo_options(data):
     return {"treatment": agents[-1], "baseline": agents[0], "reported": list(gap.index[:4]), "na_action": "drop"}
 
 
+def citations(result: Any, keys: tuple[str, ...]) -> list[str]:
+    """Hall (1992) after the method's paper when the reporter's test is the skew-corrected t (the default)."""
+    skew_t = (getattr(result, "options", None) or {}).get("reporter") == "skew_t"
+    return [*keys, "hall1992"] if skew_t else list(keys)
+
+
 def cost(shape: Shape, options: Any) -> Work:
     """The inspector permutes the tasks' effects (2e-8 s a task and permutation, measured at 3 agents x 200-1,000
     tasks; 5e-8 before issue 43's session 6 overstated it 2.9x), after a pass over the runs (the Design and the
@@ -42,6 +48,7 @@ BACKENDS = (
         result=f"{_HERE}._result:SelectionCheckResult",
         options=f"{_HERE}._api:SelectionOptions",
         citations=("komiyama2018",),
+        cite=f"{_HERE}._backend:citations",
         # a standardised difference divides by the runs' pooled standard deviation; the other effects need one run
         replication=(Need("effects", 'effect="std_diff" effects', runs=2, per="cell", below="refuse",
                           when=(("effect", "std_diff"),), way_on='use effect="mean_diff" or "poi", or add runs'),),
