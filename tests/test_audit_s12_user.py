@@ -1,0 +1,134 @@
+"""Audit s12, as a careful new user (familiar with R and the scientific Python stack) would run them:
+``rlstats.percentiles`` (print, summary, LaTeX, its three plots at one column's width; rescaled, shifted, reordered and
+polars frames; lower-is-better against negated scores; payoffs against a brute-force loop), ``rlstats.adastop`` and
+``rlstats.AdaStop`` with ``python -m rlstats adastop update|status|plot`` (the AdaStop paper's MuJoCo batches replayed
+batch by batch and in one call, rescaled, shifted, reordered, polars, pyarrow and categorical frames), and
+``rlstats.read_logs`` on the shared SB3 logs (TensorBoard, monitor.csv, evaluations.npz, smoothing) and marl-eval's
+JSON (each checked against the files read with json, pandas and numpy). Each test is a minimal reproducer of one
+defect found; its docstring gives the numbers seen."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rlstats
+import rlstats.cli as cli
+from rlstats.errors import DesignError
+from rlstats.tables import read_csv
+
+
+def _cli(*argv):
+    out = io.StringIO()
+    return cli.main(list(argv), out=out), out.getvalue()
+
+
+@pytest.fixture
+def mujoco_first_batch(published):
+    """The first batch of the AdaStop paper's hopper and walker runs, long format with its task column."""
+    runs = read_csv(published / "mujoco_batches.csv")
+    return runs[(runs["batch"] == 1) & runs["task"].isin(["hopper", "walker"])].reset_index(drop=True)
+
+
+# ----------------------------------------------------------------------------- AdaStop batches
+
+
+@pytest.mark.xfail(strict=True, reason="a batch's task column was ignored: two tasks pooled as one")
+def test_incremental_batch_of_two_tasks_is_refused(mujoco_first_batch):
+    """``AdaStop.update`` (and so ``rlstats adastop update``) read a long batch's ``agent`` and ``score`` and ignored
+    every other column: the first batch of the paper's hopper and walker runs (``task`` holding both) was taken as
+    one task, 10 runs per agent (5 hopper + 5 walker), and the CLI created a state with ``n = 10`` and decided
+    SAC > DDPG and SAC > TRPO on the pooled scores (estimates 2201.6 and 2121.4), with no word of the two tasks.
+    A batch whose ``task`` (or ``environment``, ``batch``) column holds several values is now a DesignError naming
+    the column and its values."""
+    seq = rlstats.AdaStop(["PPO", "SAC", "DDPG", "TRPO"], n=10, K=6, rng=0)
+    with pytest.raises(DesignError, match=r"column 'task' holds 2 values \(hopper, walker\)"):
+        seq.update(mujoco_first_batch)
+    assert seq.interim == 0
+    # one task's rows with its task column are a batch as before
+    one = rlstats.AdaStop(["PPO", "SAC", "DDPG", "TRPO"], n=5, K=6, rng=0)
+    one.update(mujoco_first_batch[mujoco_first_batch["task"] == "hopper"])
+    assert one.interim == 1
+
+
+@pytest.mark.xfail(strict=True, reason="the CLI created a pooled state from a batch of two tasks")
+def test_cli_batch_of_two_tasks_is_refused(mujoco_first_batch, tmp_path, capsys):
+    """The same from the shell: ``rlstats adastop update state.json batch.csv`` on that file printed "created
+    state.json: agents PPO, SAC, DDPG, TRPO; n = 10" and exited 0. It now exits 2 naming the column, writes no
+    state, and says how to run one test per task."""
+    path = tmp_path / "batch1.csv"
+    mujoco_first_batch.to_csv(path, index=False)
+    state = tmp_path / "state.json"
+    status, _ = _cli("adastop", "update", str(state), str(path), "--seed", "0")
+    err = capsys.readouterr().err
+    assert status == 2 and "column 'task' holds 2 values" in err and "Traceback" not in err
+    assert not state.exists()
+
+
+@pytest.mark.xfail(strict=True, reason="an empty reason column read 'In every row, reason: NA.' in the caption")
+def test_adastop_latex_caption_has_no_empty_reason(published):
+    """``adastop(...).to_latex()`` on the paper's MuJoCo batches (every comparison decided, so no reason to continue
+    anywhere) captioned the decisions table "... In every row, reason: NA.": the summary's reason column, empty text
+    in all 30 rows, went to the caption as a constant column. The printed result leaves an empty reason column out;
+    the LaTeX tables now do too."""
+    runs = read_csv(published / "mujoco_batches.csv")
+    runs = runs[runs["task"] == "walker"]
+    res = rlstats.adastop(runs, "score ~ agent", n=5, K=6, batch="batch", rng=0, permutations="pairwise",
+                          n_resamples=2000)
+    assert (res.decisions["decision"] != "continue").all()
+    latex = res.to_latex()
+    assert "reason: NA" not in latex and "reason" not in latex.split("\\begin{tabular}")[1].split("\\end{tabular}")[0]
+
+
+# ----------------------------------------------------------------------------- percentiles
+
+
+def _noise_pair():
+    """Agents a and b with b's scores a's up to round-off (1e-15 of scores near 1), and c above both."""
+    base = np.array([0.3, 0.7, 1.1, 1.9])
+    rows = [("t1", "a", s, v) for s, v in enumerate(base)]
+    rows += [("t1", "b", s, v * (1 + 1e-15) if s % 2 else v) for s, v in enumerate(base)]
+    rows += [("t1", "c", s, v + 5.0) for s, v in enumerate(base)]
+    rows += [("t2", agent, s, float(s + i)) for i, agent in enumerate("abc") for s in range(4)]
+    return pd.DataFrame(rows, columns=["task", "agent", "seed", "score"])
+
+
+@pytest.mark.xfail(strict=True, reason="percentiles compared scores bit for bit: round-off decided wins")
+def test_percentiles_round_off_is_a_tie():
+    """``percentiles`` built its ECDFs comparing scores bit for bit, unlike the rank methods (skillings_mack,
+    bootstrap's ranks, task_table), which tie scores within 1e-12 of the task's largest |score| (issue 39). Scores
+    equal up to round-off then decided payoffs: b = a x (1 + 1e-15) on two of four runs gave A[a, t1, b] = 0.5
+    instead of the 0.625 of exact ties (A[b, t1, a] stayed 0.625), and the aggregates moved with it. On the Atari 100k scores, Breakout's
+    DrQ has 14.77 and SPR 14.770000000000001 (two such pairs): adding 1000 to every score (which rounds them
+    equal) moved A[DrQ, Breakout, SPR] by 2e-4 and DrQ's aggregate by 1.8e-5, so the result was not shift
+    invariant. Near ties are now ties, with the note the rank methods give."""
+    noisy = _noise_pair()
+    exact = noisy.assign(score=noisy["score"].round(9))
+    a = rlstats.percentiles(noisy, "score ~ agent | task", interval="pbp")
+    b = rlstats.percentiles(exact, "score ~ agent | task", interval="pbp")
+    i, k = a.agents.index("a"), a.agents.index("b")
+    assert a.payoff[i, 0, k] == pytest.approx(0.625, abs=1e-12) and a.payoff[k, 0, i] == pytest.approx(0.625)
+    np.testing.assert_allclose(a.payoff, b.payoff, atol=1e-12)
+    np.testing.assert_allclose(a.estimate, b.estimate, atol=1e-12)
+    np.testing.assert_allclose(a.conf_low, b.conf_low, atol=1e-12)
+    np.testing.assert_allclose(a.conf_high, b.conf_high, atol=1e-12)
+    assert any("treated as ties" in note for note in a.notes)
+    # the per-task means stay those of the scores given
+    mean_b = noisy[(noisy.task == "t1") & (noisy.agent == "b")].score.mean()
+    row = a.per_task[(a.per_task.task == "t1") & (a.per_task.agent == "b")]
+    assert row["estimate"].iloc[0] == mean_b
+
+
+@pytest.mark.xfail(strict=True, reason="percentiles compared scores bit for bit: a shift moved the payoffs")
+def test_percentiles_atari_shift_invariant(atari):
+    """The Atari 100k case of the test above: DER, DrQ and SPR on Alien, Boxing, Breakout and Pong, every score
+    shifted by +1000, changed A[DrQ, Breakout, SPR] from 0.3105 to 0.3106 and A[SPR, Breakout, DrQ] from 0.6901 to 0.6903 and the aggregates by up to
+    1.8e-5."""
+    sub = atari[atari.agent.isin(["DER", "DrQ", "SPR"]) & atari.task.isin(["Alien", "Pong", "Boxing", "Breakout"])]
+    a = rlstats.percentiles(sub, "score ~ agent | task", interval=None)
+    b = rlstats.percentiles(sub.assign(score=sub["score"] + 1000), "score ~ agent | task", interval=None)
+    np.testing.assert_allclose(a.payoff, b.payoff, atol=1e-12)
+    np.testing.assert_allclose(a.estimate, b.estimate, atol=1e-12)
