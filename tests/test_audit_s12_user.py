@@ -36,7 +36,6 @@ def mujoco_first_batch(published):
 # ----------------------------------------------------------------------------- AdaStop batches
 
 
-@pytest.mark.xfail(strict=True, reason="a batch's task column was ignored: two tasks pooled as one")
 def test_incremental_batch_of_two_tasks_is_refused(mujoco_first_batch):
     """``AdaStop.update`` (and so ``rlstats adastop update``) read a long batch's ``agent`` and ``score`` and ignored
     every other column: the first batch of the paper's hopper and walker runs (``task`` holding both) was taken as
@@ -54,7 +53,6 @@ def test_incremental_batch_of_two_tasks_is_refused(mujoco_first_batch):
     assert one.interim == 1
 
 
-@pytest.mark.xfail(strict=True, reason="the CLI created a pooled state from a batch of two tasks")
 def test_cli_batch_of_two_tasks_is_refused(mujoco_first_batch, tmp_path, capsys):
     """The same from the shell: ``rlstats adastop update state.json batch.csv`` on that file printed "created
     state.json: agents PPO, SAC, DDPG, TRPO; n = 10" and exited 0. It now exits 2 naming the column, writes no

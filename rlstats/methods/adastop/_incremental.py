@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ...errors import DesignError, OptionError, RlstatsError, warn
+from ...format import listed
 from ...interop import as_pandas
 from ...options import check_bool
 from ...resampling import label_ranks, seed_sequence
@@ -186,7 +187,10 @@ class AdaStop:
         batch : DataFrame or mapping
             Long format with columns ``agent`` and ``score`` (names set by the
             keywords), or one column per agent (the reference tool's CSV
-            layout), or a mapping ``{agent: scores}``.
+            layout), or a mapping ``{agent: scores}``.  Other columns of the
+            long format are not read, but a ``task``, ``environment``,
+            ``batch`` or ``interim`` column must hold one value: one test
+            compares agents on one task, one batch at a time.
         agent, score : str
             Column names of the long format.
         allow_repeat : bool
@@ -203,8 +207,9 @@ class AdaStop:
         ------
         DesignError
             The test is finished, an agent is missing, unknown or should not
-            run, a count differs from ``n``, a score is not finite, or the
-            batch repeats an earlier one.  The state is then unchanged.
+            run, a count differs from ``n``, a score is not finite, the batch
+            holds several tasks or batches, or it repeats an earlier one.  The
+            state is then unchanged.
         """
         scores = _batch_scores(batch, agent, score, self._agents)
         self._check_batch(scores, check_bool("allow_repeat", allow_repeat))
@@ -688,6 +693,26 @@ def _check_agents(agents):
 
 #: columns of a wide batch that hold a written index, not an agent
 INDEX_COLUMNS = ("", "Unnamed: 0", "index")
+#: columns of a long batch that say what its runs are one of: several values would pool tasks (or interims) into one
+#: batch of one test, so they are refused (audit s12: hopper and walker fed as one batch of n = 10)
+ONE_VALUE_COLUMNS = {"task": "task", "environment": "task", "batch": "batch", "interim": "batch"}
+
+
+def _check_one_value(batch, agent, score):
+    """A DesignError when a long batch's task (or batch) column holds several values."""
+    for column, what in ONE_VALUE_COLUMNS.items():
+        if column not in batch.columns or column in (agent, score):
+            continue
+        values = list(dict.fromkeys(batch[column].dropna().astype(str)))
+        if len(values) < 2:
+            continue
+        way = ("feed each task to its own AdaStop (one state file per task), or run rlstats.adastop(df, "
+               "'score ~ agent | task', batch=...) for one test per task" if what == "task" else
+               "feed one batch at a time, in order, or run rlstats.adastop(df, 'score ~ agent', batch=...) on "
+               "all of them")
+        raise DesignError(f"the batch's column {column!r} holds {len(values)} values ({listed(values, limit=5)}), "
+                          f"but one AdaStop tests one task and a batch is one interim's runs, so they would be "
+                          f"pooled; {way}")
 
 
 def _batch_scores(batch, agent, score, agents):
@@ -700,6 +725,7 @@ def _batch_scores(batch, agent, score, agents):
             raise DesignError(f"column {str(name)!r} appears {list(batch.columns).count(name)} times in the batch; "
                               "give columns unique names")
         if agent in batch.columns and score in batch.columns:
+            _check_one_value(batch, agent, score)
             out = {}
             for name, values in batch.groupby(batch[agent].astype(str), sort=False)[score]:
                 out[name] = _as_scores(values.to_numpy(), name)
