@@ -66,7 +66,6 @@ def test_cli_batch_of_two_tasks_is_refused(mujoco_first_batch, tmp_path, capsys)
     assert not state.exists()
 
 
-@pytest.mark.xfail(strict=True, reason="an empty reason column read 'In every row, reason: NA.' in the caption")
 def test_adastop_latex_caption_has_no_empty_reason(published):
     """``adastop(...).to_latex()`` on the paper's MuJoCo batches (every comparison decided, so no reason to continue
     anywhere) captioned the decisions table "... In every row, reason: NA.": the summary's reason column, empty text
