@@ -93,7 +93,6 @@ def _noise_pair():
     return pd.DataFrame(rows, columns=["task", "agent", "seed", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason="percentiles compared scores bit for bit: round-off decided wins")
 def test_percentiles_round_off_is_a_tie():
     """``percentiles`` built its ECDFs comparing scores bit for bit, unlike the rank methods (skillings_mack,
     bootstrap's ranks, task_table), which tie scores within 1e-12 of the task's largest |score| (issue 39). Scores
@@ -119,7 +118,6 @@ def test_percentiles_round_off_is_a_tie():
     assert row["estimate"].iloc[0] == mean_b
 
 
-@pytest.mark.xfail(strict=True, reason="percentiles compared scores bit for bit: a shift moved the payoffs")
 def test_percentiles_atari_shift_invariant(atari):
     """The Atari 100k case of the test above: DER, DrQ and SPR on Alien, Boxing, Breakout and Pong, every score
     shifted by +1000, changed A[DrQ, Breakout, SPR] from 0.3105 to 0.3106 and A[SPR, Breakout, DrQ] from 0.6901 to 0.6903 and the aggregates by up to

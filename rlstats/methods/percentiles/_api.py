@@ -39,6 +39,7 @@ from ...format import count
 from ...options import (check_bool, check_choice, check_cost_options, check_fraction, check_n_jobs, check_resamples,
                        is_finite_number)
 from ...progress import progress_bar
+from ...statistics import near_tie_note, near_ties
 from ...resampling import check_rng, seed_sequence
 from . import _kernels as kernels
 from ._backend import cost
@@ -253,7 +254,9 @@ def percentiles(data: Data, formula: FormulaLike | None = None, *, interval: Per
         limits at delta'/2 are extreme order statistics).
     ties : {"le", "mid"}
         How a tie with a reference run counts: a win (the paper's convention)
-        or half a win.
+        or half a win.  Scores of a task within 1e-12 of its largest |score|
+        of each other are ties (round-off, as in the rank methods; stated in
+        the notes).
     self_payoff : float
         A[i, j, i], an agent measured against itself (0.5).
     bounds : None, "observed", (low, high) or dict
@@ -343,17 +346,25 @@ def _run(design, options, rng, shown):
     y = design.y if options.higher_is_better else -design.y
     layout = kernels.make_layout(y, design.agent, design.task, n_a, n_e)
     low, high, source = _support(design, layout, options.bounds, options.higher_is_better)
+    # The game reads scores of a task within TIE_TOLERANCE of its largest |score| as ties, as the rank methods do:
+    # round-off (Atari 100k's 14.77 and 14.770000000000001) decided payoffs, and a shift of the scores moved them
+    # (audit s12). The per-task means and the support stay those of the scores given.
+    snapped, near = near_ties(y, design.task)
+    played = kernels.make_layout(snapped, design.agent, design.task, n_a, n_e) if near else layout
+    game_low, game_high, _ = _support(design, played, options.bounds, options.higher_is_better) if near \
+        else (low, high, source)
     identical = _identical_mask(design, options.identical)
     game = {"ties": options.ties, "self_payoff": options.self_payoff, "identical": identical}
     delta_cell = options.delta / (n_a * n_e)
 
-    payoff, _ = kernels.payoff_tensor(layout, **game)
+    payoff, _ = kernels.payoff_tensor(played, **game)
     d = kernels.stationary(payoff[None])[0]
     estimate = kernels.aggregate(payoff, d)
     d = d.reshape(n_a, n_e, n_a)
 
-    notes = list(design.notes)
-    intervals = _intervals(layout, options, game, delta_cell, low, high, rng, notes, shown, (design, y))
+    notes = list(design.notes) + ([near_tie_note(near)] if near else [])
+    intervals = _intervals(played, options, game, delta_cell, game_low, game_high, rng, notes, shown,
+                           (design, snapped))
     conf_low, conf_high = intervals["bounds"]
     rank = kernels.competition_rank(estimate)
     rank_best = rank_worst = None
