@@ -80,7 +80,6 @@ def test_adastop_latex_caption_has_no_empty_reason(published):
     assert "reason: NA" not in latex and "reason" not in latex.split("\\begin{tabular}")[1].split("\\end{tabular}")[0]
 
 
-@pytest.mark.xfail(strict=True, reason="runs left unused after the test decided were not mentioned")
 def test_adastop_says_which_runs_it_left_unused(published):
     """``adastop`` on the paper's HalfCheetah batches (PPO, DDPG and TRPO have 30 runs, SAC 5; the pairwise test
     decided everything at interim 5) analysed 25 runs of PPO, DDPG and TRPO and printed no line about the other 15
