@@ -53,7 +53,7 @@ def test_incremental_batch_of_two_tasks_is_refused(mujoco_first_batch):
     assert one.interim == 1
 
 
-def test_cli_batch_of_two_tasks_is_refused(mujoco_first_batch, tmp_path, capsys):
+def test_cli_batch_of_two_tasks_is_refused(mujoco_first_batch, published, tmp_path, capsys):
     """The same from the shell: ``rlstats adastop update state.json batch.csv`` on that file printed "created
     state.json: agents PPO, SAC, DDPG, TRPO; n = 10" and exited 0. It now exits 2 naming the column, writes no
     state, and says how to run one test per task."""
@@ -64,6 +64,13 @@ def test_cli_batch_of_two_tasks_is_refused(mujoco_first_batch, tmp_path, capsys)
     err = capsys.readouterr().err
     assert status == 2 and "column 'task' holds 2 values" in err and "Traceback" not in err
     assert not state.exists()
+    # tasks with different agents (walker's SAC stops later than halfcheetah's): the same error, not "pass --n"
+    runs = read_csv(published / "mujoco_batches.csv")
+    mixed = runs[(runs["batch"] == 2) & runs["task"].isin(["walker", "halfcheetah"])]
+    mixed.to_csv(path, index=False)
+    status, _ = _cli("adastop", "update", str(state), str(path), "--seed", "0")
+    err = capsys.readouterr().err
+    assert status == 2 and "column 'task' holds 2 values (halfcheetah, walker)" in err and "--n" not in err
 
 
 def test_adastop_latex_caption_has_no_empty_reason(published):

@@ -137,7 +137,10 @@ def _key(args):
 
 def _create(args, frame, key):
     from ..methods.adastop import AdaStop
+    from ..methods.adastop._incremental import _check_one_value
 
+    if "agent" in frame.columns and "score" in frame.columns:
+        _check_one_value(frame, "agent", "score")  # before n is read from the counts of pooled tasks
     agents = _agents_in(frame)
     options = _given_options(args)
     options.setdefault("n", _runs_per_agent(frame, agents))
