@@ -73,6 +73,29 @@ def test_cli_batch_of_two_tasks_is_refused(mujoco_first_batch, published, tmp_pa
     assert status == 2 and "column 'task' holds 2 values (halfcheetah, walker)" in err and "--n" not in err
 
 
+@pytest.mark.xfail(strict=True, reason="a wide batch's seed index column was read as an agent")
+def test_wide_batch_seed_index_is_not_an_agent(mujoco_first_batch, tmp_path, capsys):
+    """A wide batch written the pandas way, ``df.pivot(index="seed", columns="agent", values="score").to_csv(path)``,
+    has the header ``seed,DDPG,PPO,SAC,TRPO``. ``rlstats adastop update`` took ``seed`` for a fifth agent whose scores
+    were the run ids 0 to 4: it created a state with "agents seed, DDPG, PPO, SAC, TRPO", decided "seed smaller
+    than PPO" at interim 1 (estimate -2511.8) and asked for "5 new runs of each of: seed, DDPG, PPO, SAC, TRPO";
+    the ids' block also widened the joint permutation boundaries of the real comparisons (2162.4 against 1787.2
+    without it). Columns ``seed`` and ``run`` (and the task and batch columns, which must hold one value) are now
+    not agents, as an unnamed index column was not."""
+    hopper = mujoco_first_batch[mujoco_first_batch["task"] == "hopper"]
+    path = tmp_path / "batch1.csv"
+    hopper.pivot(index="seed", columns="agent", values="score").to_csv(path)
+    assert path.read_text().splitlines()[0] == "seed,DDPG,PPO,SAC,TRPO"
+    state = tmp_path / "state.json"
+    status, text = _cli("adastop", "update", str(state), str(path), "--seed", "0", "--n-resamples", "500")
+    assert status == 0 and "agents DDPG, PPO, SAC, TRPO;" in text and "seed " not in text.split("\n", 2)[2]
+    assert rlstats.AdaStop.load(state).agents == ("DDPG", "PPO", "SAC", "TRPO")
+    # the same wide frame fed from Python, with its seed column
+    seq = rlstats.AdaStop(["DDPG", "PPO", "SAC", "TRPO"], n=5, K=6, rng=0, n_resamples=500)
+    seq.update(hopper.pivot(index="seed", columns="agent", values="score").reset_index())
+    assert seq.interim == 1
+
+
 def test_adastop_latex_caption_has_no_empty_reason(published):
     """``adastop(...).to_latex()`` on the paper's MuJoCo batches (every comparison decided, so no reason to continue
     anywhere) captioned the decisions table "... In every row, reason: NA.": the summary's reason column, empty text
