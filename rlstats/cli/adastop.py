@@ -9,7 +9,9 @@ calls), with the state in a JSON file the user names::
     rlstats adastop plot state.json decisions.png
 
 A batch file is either long (columns ``agent`` and ``score``) or wide (one
-column per agent, one row per run, as the reference tool writes them); ``-``
+column per agent, one row per run, as the reference tool writes them; an
+index column, unnamed or named ``index``, ``seed`` or ``run``, is not an
+agent, and a ``task`` or ``batch`` column must hold one value); ``-``
 reads it (or, for ``status`` and ``plot``, the state) from standard input.
 An update waits for another update of the same state to finish, at most
 ``--lock-timeout`` seconds.
@@ -139,8 +141,8 @@ def _create(args, frame, key):
     from ..methods.adastop import AdaStop
     from ..methods.adastop._incremental import _check_one_value
 
-    if "agent" in frame.columns and "score" in frame.columns:
-        _check_one_value(frame, "agent", "score")  # before n is read from the counts of pooled tasks
+    long = "agent" in frame.columns and "score" in frame.columns
+    _check_one_value(frame, *(("agent", "score") if long else ()))  # before n is read from pooled tasks' counts
     agents = _agents_in(frame)
     options = _given_options(args)
     options.setdefault("n", _runs_per_agent(frame, agents))

@@ -188,9 +188,10 @@ class AdaStop:
             Long format with columns ``agent`` and ``score`` (names set by the
             keywords), or one column per agent (the reference tool's CSV
             layout), or a mapping ``{agent: scores}``.  Other columns of the
-            long format are not read, but a ``task``, ``environment``,
-            ``batch`` or ``interim`` column must hold one value: one test
-            compares agents on one task, one batch at a time.
+            long format are not read, nor are a wide batch's index columns
+            (unnamed, ``index``, ``seed``, ``run``), but a ``task``,
+            ``environment``, ``batch`` or ``interim`` column must hold one
+            value: one test compares agents on one task, one batch at a time.
         agent, score : str
             Column names of the long format.
         allow_repeat : bool
@@ -691,15 +692,17 @@ def _check_agents(agents):
     return agents
 
 
-#: columns of a wide batch that hold a written index, not an agent
-INDEX_COLUMNS = ("", "Unnamed: 0", "index")
-#: columns of a long batch that say what its runs are one of: several values would pool tasks (or interims) into one
+#: columns of a batch that say what its runs are one of: several values would pool tasks (or interims) into one
 #: batch of one test, so they are refused (audit s12: hopper and walker fed as one batch of n = 10)
 ONE_VALUE_COLUMNS = {"task": "task", "environment": "task", "batch": "batch", "interim": "batch"}
+#: columns of a wide batch that hold a written index or run ids, not an agent (audit s12: pandas' pivot(index="seed")
+#: .to_csv() wrote a column 'seed', read as a fifth agent scoring 0 to 4), and the columns above
+INDEX_COLUMNS = ("", "Unnamed: 0", "index", "seed", "run") + tuple(ONE_VALUE_COLUMNS)
 
 
-def _check_one_value(batch, agent, score):
-    """A DesignError when a long batch's task (or batch) column holds several values."""
+def _check_one_value(batch, agent=None, score=None):
+    """A DesignError when a batch's task (or batch) column holds several values (``agent`` and ``score``: the long
+    format's columns, never such a column)."""
     for column, what in ONE_VALUE_COLUMNS.items():
         if column not in batch.columns or column in (agent, score):
             continue
@@ -730,6 +733,7 @@ def _batch_scores(batch, agent, score, agents):
             for name, values in batch.groupby(batch[agent].astype(str), sort=False)[score]:
                 out[name] = _as_scores(values.to_numpy(), name)
         else:
+            _check_one_value(batch)
             columns = [c for c in batch.columns if str(c) not in INDEX_COLUMNS]
             if not columns or any(str(c) not in agents for c in columns):
                 raise DesignError(
