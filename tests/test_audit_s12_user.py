@@ -144,10 +144,10 @@ def test_percentiles_round_off_is_a_tie():
     """``percentiles`` built its ECDFs comparing scores bit for bit, unlike the rank methods (skillings_mack,
     bootstrap's ranks, task_table), which tie scores within 1e-12 of the task's largest |score| (issue 39). Scores
     equal up to round-off then decided payoffs: b = a x (1 + 1e-15) on two of four runs gave A[a, t1, b] = 0.5
-    instead of the 0.625 of exact ties (A[b, t1, a] stayed 0.625), and the aggregates moved with it. On the Atari 100k scores, Breakout's
-    DrQ has 14.77 and SPR 14.770000000000001 (two such pairs): adding 1000 to every score (which rounds them
-    equal) moved A[DrQ, Breakout, SPR] by 2e-4 and DrQ's aggregate by 1.8e-5, so the result was not shift
-    invariant. Near ties are now ties, with the note the rank methods give."""
+    instead of the 0.625 of exact ties (A[b, t1, a] stayed 0.625), and the aggregates moved with it. On the Atari
+    100k scores, Breakout's DrQ has 14.77 and SPR 14.770000000000001 (two such pairs): adding 1000 to every score
+    (which rounds them equal) moved A[DrQ, Breakout, SPR] by 2e-4 and DrQ's aggregate by 1.8e-5, so the result was
+    not shift invariant. Near ties are now ties, with the note the rank methods give."""
     noisy = _noise_pair()
     exact = noisy.assign(score=noisy["score"].round(9))
     a = rlstats.percentiles(noisy, "score ~ agent | task", interval="pbp")
@@ -166,9 +166,9 @@ def test_percentiles_round_off_is_a_tie():
 
 
 def test_percentiles_atari_shift_invariant(atari):
-    """The Atari 100k case of the test above: DER, DrQ and SPR on Alien, Boxing, Breakout and Pong, every score
-    shifted by +1000, changed A[DrQ, Breakout, SPR] from 0.3105 to 0.3106 and A[SPR, Breakout, DrQ] from 0.6901 to 0.6903 and the aggregates by up to
-    1.8e-5."""
+    """The Atari 100k case of the test above: DER, DrQ and SPR on Alien, Boxing, Breakout and Pong, every score shifted
+    by +1000, changed A[DrQ, Breakout, SPR] from 0.3105 to 0.3106 and A[SPR, Breakout, DrQ] from 0.6901 to 0.6903
+    and the aggregates by up to 1.8e-5."""
     sub = atari[atari.agent.isin(["DER", "DrQ", "SPR"]) & atari.task.isin(["Alien", "Pong", "Boxing", "Breakout"])]
     a = rlstats.percentiles(sub, "score ~ agent | task", interval=None)
     b = rlstats.percentiles(sub.assign(score=sub["score"] + 1000), "score ~ agent | task", interval=None)
