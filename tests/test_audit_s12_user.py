@@ -95,6 +95,30 @@ def test_wide_batch_seed_index_is_not_an_agent(mujoco_first_batch, tmp_path, cap
     assert seq.interim == 1
 
 
+@pytest.mark.xfail(strict=True, reason="curve rows fed as a batch counted each logged step as a run")
+def test_batch_of_learning_curves_is_refused(sb3_evaluations, tmp_path, capsys):
+    """The shared SB3 logs read with ``rlstats read-logs --format sb3_eval --tags eval/mean_reward=score`` hold
+    every evaluation of every run (columns agent, task, seed, step, score). Fed as an AdaStop batch, each evaluation
+    counted as a run: A2C and PPO on CartPole-v1 had 18 "runs" each (3 seeds x 6 evaluations), which
+    ``AdaStop.update`` took as a batch of n = 18 (and the CLI, with DQN's 12, answered "pass --n"), while
+    ``rlstats.adastop(df, "score ~ agent")`` refuses the same rows as learning curves. The batch is now refused
+    the same way, naming the step column and how to keep one score per run."""
+    curves = sb3_evaluations[(sb3_evaluations["task"] == "CartPole-v1") & (sb3_evaluations["agent"] != "DQN")]
+    assert curves.groupby("agent").size().tolist() == [18, 18]
+    seq = rlstats.AdaStop(["A2C", "PPO"], n=18, K=2, rng=0, n_resamples=200)
+    with pytest.raises(DesignError, match="column 'step' takes 6 values within run seed=0 of agent 'A2C'"):
+        seq.update(curves)
+    assert seq.interim == 0
+    path = tmp_path / "curves.csv"
+    curves.to_csv(path, index=False)
+    status, _ = _cli("adastop", "update", str(tmp_path / "state.json"), str(path), "--seed", "0")
+    err = capsys.readouterr().err
+    assert status == 2 and "learning curves" in err and not (tmp_path / "state.json").exists()
+    # one row per run (its last evaluation) is a batch
+    last = curves.sort_values("step").groupby(["agent", "seed"]).tail(1)
+    rlstats.AdaStop(["A2C", "PPO"], n=3, K=2, rng=0, n_resamples=200).update(last)
+
+
 def test_adastop_latex_caption_has_no_empty_reason(published):
     """``adastop(...).to_latex()`` on the paper's MuJoCo batches (every comparison decided, so no reason to continue
     anywhere) captioned the decisions table "... In every row, reason: NA.": the summary's reason column, empty text
