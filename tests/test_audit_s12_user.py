@@ -95,7 +95,6 @@ def test_wide_batch_seed_index_is_not_an_agent(mujoco_first_batch, tmp_path, cap
     assert seq.interim == 1
 
 
-@pytest.mark.xfail(strict=True, reason="curve rows fed as a batch counted each logged step as a run")
 def test_batch_of_learning_curves_is_refused(sb3_evaluations, tmp_path, capsys):
     """The shared SB3 logs read with ``rlstats read-logs --format sb3_eval --tags eval/mean_reward=score`` hold
     every evaluation of every run (columns agent, task, seed, step, score). Fed as an AdaStop batch, each evaluation

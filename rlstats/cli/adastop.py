@@ -139,10 +139,12 @@ def _key(args):
 
 def _create(args, frame, key):
     from ..methods.adastop import AdaStop
-    from ..methods.adastop._incremental import _check_one_value
+    from ..methods.adastop._incremental import _check_not_curves, _check_one_value
 
     long = "agent" in frame.columns and "score" in frame.columns
     _check_one_value(frame, *(("agent", "score") if long else ()))  # before n is read from pooled tasks' counts
+    if long:
+        _check_not_curves(frame, "agent")  # or from a curve's rows
     agents = _agents_in(frame)
     options = _given_options(args)
     options.setdefault("n", _runs_per_agent(frame, agents))

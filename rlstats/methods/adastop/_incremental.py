@@ -192,6 +192,9 @@ class AdaStop:
             (unnamed, ``index``, ``seed``, ``run``), but a ``task``,
             ``environment``, ``batch`` or ``interim`` column must hold one
             value: one test compares agents on one task, one batch at a time.
+            Rows of learning curves (a step column taking several values
+            within one run) are refused, as :func:`rlstats.adastop` refuses
+            them: a batch holds one score per run.
         agent, score : str
             Column names of the long format.
         allow_repeat : bool
@@ -718,6 +721,30 @@ def _check_one_value(batch, agent=None, score=None):
                           f"pooled; {way}")
 
 
+def _check_not_curves(batch, agent):
+    """A DesignError when a long batch's rows look like learning curves: a step column (``STEP_NAMES``) taking several
+    values within one run (``seed`` or ``run``), or within one agent when no column names the run; each row would
+    count as a run, as ``rlstats.adastop``'s formula refuses (audit s12: read-logs output fed as a batch)."""
+    from ...design import STEP_NAMES
+
+    steps = [c for c in batch.columns if isinstance(c, str) and c.lower() in STEP_NAMES and c != agent]
+    runs = [c for c in ("seed", "run") if c in batch.columns]
+    keys = [batch[agent].astype(str)] + [batch[c] for c in runs[:1]]
+    for column in steps:
+        per_run = batch.groupby(keys, sort=False, dropna=False)[column].nunique()
+        if per_run.max() < 2:
+            continue
+        where = per_run.idxmax()
+        where = f"run {runs[0]}={where[1]} of agent {where[0]!r}" if runs else f"agent {where!r}"
+        group = [agent, runs[0] if runs else "seed"]
+        raise DesignError(f"column {column!r} takes {int(per_run.max())} values within {where}, so the rows look "
+                          "like learning curves and each would count as a run; a batch holds one score per run: "
+                          f"keep each run's final score, e.g. df.sort_values({column!r}).groupby({group!r}).tail(1)"
+                          + ("" if runs else " with the runs named in a column 'seed'")
+                          + (f", or summarise each run with rlstats.summarize_runs(df, 'score ~ agent | task/"
+                             f"{runs[0]}', step={column!r})" if runs and "task" in batch.columns else ""))
+
+
 def _batch_scores(batch, agent, score, agents):
     """{agent: float array} from a long or wide DataFrame (pandas, polars or pyarrow) or a mapping."""
     batch = as_pandas(batch)
@@ -729,6 +756,7 @@ def _batch_scores(batch, agent, score, agents):
                               "give columns unique names")
         if agent in batch.columns and score in batch.columns:
             _check_one_value(batch, agent, score)
+            _check_not_curves(batch, agent)
             out = {}
             for name, values in batch.groupby(batch[agent].astype(str), sort=False)[score]:
                 out[name] = _as_scores(values.to_numpy(), name)
