@@ -139,12 +139,9 @@ def _key(args):
 
 def _create(args, frame, key):
     from ..methods.adastop import AdaStop
-    from ..methods.adastop._incremental import _check_not_curves, _check_one_value
+    from ..methods.adastop import check_batch_columns
 
-    long = "agent" in frame.columns and "score" in frame.columns
-    _check_one_value(frame, *(("agent", "score") if long else ()))  # before n is read from pooled tasks' counts
-    if long:
-        _check_not_curves(frame, "agent")  # or from a curve's rows
+    check_batch_columns(frame)  # before n is read from the counts of pooled tasks or of a curve's rows
     agents = _agents_in(frame)
     options = _given_options(args)
     options.setdefault("n", _runs_per_agent(frame, agents))

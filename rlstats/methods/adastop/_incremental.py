@@ -703,6 +703,20 @@ ONE_VALUE_COLUMNS = {"task": "task", "environment": "task", "batch": "batch", "i
 INDEX_COLUMNS = ("", "Unnamed: 0", "index", "seed", "run") + tuple(ONE_VALUE_COLUMNS)
 
 
+def check_batch_columns(batch: pd.DataFrame, agent: str = "agent", score: str = "score") -> None:
+    """A DesignError when a batch frame's columns say it is not one task's runs of one interim: a task or batch
+    column holding several values, or (long format: columns ``agent`` and ``score``) rows of learning curves.
+
+    :meth:`AdaStop.update` checks every batch so; ``rlstats adastop update`` checks the first before it reads ``n``
+    from the batch's counts.
+    """
+    if agent in batch.columns and score in batch.columns:
+        _check_one_value(batch, agent, score)
+        _check_not_curves(batch, agent)
+    else:
+        _check_one_value(batch)
+
+
 def _check_one_value(batch, agent=None, score=None):
     """A DesignError when a batch's task (or batch) column holds several values (``agent`` and ``score``: the long
     format's columns, never such a column)."""
@@ -754,14 +768,12 @@ def _batch_scores(batch, agent, score, agents):
             name = repeated[0]
             raise DesignError(f"column {str(name)!r} appears {list(batch.columns).count(name)} times in the batch; "
                               "give columns unique names")
+        check_batch_columns(batch, agent, score)
         if agent in batch.columns and score in batch.columns:
-            _check_one_value(batch, agent, score)
-            _check_not_curves(batch, agent)
             out = {}
             for name, values in batch.groupby(batch[agent].astype(str), sort=False)[score]:
                 out[name] = _as_scores(values.to_numpy(), name)
         else:
-            _check_one_value(batch)
             columns = [c for c in batch.columns if str(c) not in INDEX_COLUMNS]
             if not columns or any(str(c) not in agents for c in columns):
                 raise DesignError(
