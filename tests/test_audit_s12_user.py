@@ -118,6 +118,23 @@ def test_batch_of_learning_curves_is_refused(sb3_evaluations, tmp_path, capsys):
     rlstats.AdaStop(["A2C", "PPO"], n=3, K=2, rng=0, n_resamples=200).update(last)
 
 
+@pytest.mark.xfail(strict=True, reason="a batch repeating its runs (same seed twice) was read as twice the runs")
+def test_batch_repeating_a_run_is_refused(mujoco_first_batch, tmp_path, capsys):
+    """The hopper first batch concatenated with itself (``pd.concat([b, b])``: the file read twice) has every
+    (agent, seed) twice. ``rlstats adastop update`` created a state with n = 10 from it, each run counted twice,
+    while ``rlstats.adastop(df, "score ~ agent/seed")``-style formulas refuse a repeated run id. A long batch with a
+    ``seed`` (or ``run``) column repeating an id within an agent is now a DesignError naming the run."""
+    hopper = mujoco_first_batch[mujoco_first_batch["task"] == "hopper"]
+    twice = pd.concat([hopper, hopper], ignore_index=True)
+    seq = rlstats.AdaStop(["PPO", "SAC", "DDPG", "TRPO"], n=10, K=6, rng=0, n_resamples=200)
+    with pytest.raises(DesignError, match="run seed=0 of agent 'PPO' has 2 rows"):
+        seq.update(twice)
+    path = tmp_path / "batch1.csv"
+    twice.to_csv(path, index=False)
+    status, _ = _cli("adastop", "update", str(tmp_path / "state.json"), str(path), "--seed", "0")
+    assert status == 2 and "has 2 rows" in capsys.readouterr().err and not (tmp_path / "state.json").exists()
+
+
 def test_adastop_latex_caption_has_no_empty_reason(published):
     """``adastop(...).to_latex()`` on the paper's MuJoCo batches (every comparison decided, so no reason to continue
     anywhere) captioned the decisions table "... In every row, reason: NA.": the summary's reason column, empty text
