@@ -118,12 +118,12 @@ def test_batch_of_learning_curves_is_refused(sb3_evaluations, tmp_path, capsys):
     rlstats.AdaStop(["A2C", "PPO"], n=3, K=2, rng=0, n_resamples=200).update(last)
 
 
-@pytest.mark.xfail(strict=True, reason="a batch repeating its runs (same seed twice) was read as twice the runs")
 def test_batch_repeating_a_run_is_refused(mujoco_first_batch, tmp_path, capsys):
     """The hopper first batch concatenated with itself (``pd.concat([b, b])``: the file read twice) has every
     (agent, seed) twice. ``rlstats adastop update`` created a state with n = 10 from it, each run counted twice,
-    while ``rlstats.adastop(df, "score ~ agent/seed")``-style formulas refuse a repeated run id. A long batch with a
-    ``seed`` (or ``run``) column repeating an id within an agent is now a DesignError naming the run."""
+    while ``rlstats.adastop(df, "score ~ agent | task/seed", batch="batch")`` refuses the same rows ("replicate
+    column 'seed' repeats id '0'"). A long batch with a ``seed`` (or ``run``) column repeating an id within an agent
+    is now a DesignError naming the run."""
     hopper = mujoco_first_batch[mujoco_first_batch["task"] == "hopper"]
     twice = pd.concat([hopper, hopper], ignore_index=True)
     seq = rlstats.AdaStop(["PPO", "SAC", "DDPG", "TRPO"], n=10, K=6, rng=0, n_resamples=200)

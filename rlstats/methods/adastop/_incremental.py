@@ -193,8 +193,9 @@ class AdaStop:
             ``environment``, ``batch`` or ``interim`` column must hold one
             value: one test compares agents on one task, one batch at a time.
             Rows of learning curves (a step column taking several values
-            within one run) are refused, as :func:`rlstats.adastop` refuses
-            them: a batch holds one score per run.
+            within one run) and a ``seed`` or ``run`` id repeated within an
+            agent are refused, as :func:`rlstats.adastop` refuses them: a
+            batch holds one score per run.
         agent, score : str
             Column names of the long format.
         allow_repeat : bool
@@ -713,6 +714,7 @@ def check_batch_columns(batch: pd.DataFrame, agent: str = "agent", score: str = 
     if agent in batch.columns and score in batch.columns:
         _check_one_value(batch, agent, score)
         _check_not_curves(batch, agent)
+        _check_runs_once(batch, agent)
     else:
         _check_one_value(batch)
 
@@ -735,6 +737,21 @@ def _check_one_value(batch, agent=None, score=None):
                           f"pooled; {way}")
 
 
+def _check_runs_once(batch, agent):
+    """A DesignError when a long batch's ``seed`` (or ``run``) column repeats an id within an agent: one run would
+    count twice, as rlstats.adastop's formula refuses (audit s12: a batch file read twice made n = 10)."""
+    column = next((c for c in ("seed", "run") if c in batch.columns and c != agent), None)
+    if column is None:
+        return
+    rows = batch.groupby([batch[agent].astype(str), batch[column]], sort=False).size()
+    if rows.empty or rows.max() < 2:
+        return
+    (name, run), most = rows.idxmax(), int(rows.max())
+    raise DesignError(f"run {column}={run} of agent {name!r} has {most} rows in this batch ({int((rows - 1).sum())} "
+                      "repeated row(s) in all), but each run gives one score; drop the repeated rows (the same file "
+                      f"read twice?), e.g. df.drop_duplicates(['{agent}', '{column}'])")
+
+
 def _check_not_curves(batch, agent):
     """A DesignError when a long batch's rows look like learning curves: a step column (``STEP_NAMES``) taking several
     values within one run (``seed`` or ``run``), or within one agent when no column names the run; each row would
@@ -746,7 +763,7 @@ def _check_not_curves(batch, agent):
     keys = [batch[agent].astype(str)] + [batch[c] for c in runs[:1]]
     for column in steps:
         per_run = batch.groupby(keys, sort=False, dropna=False)[column].nunique()
-        if per_run.max() < 2:
+        if per_run.empty or per_run.max() < 2:
             continue
         where = per_run.idxmax()
         where = f"run {runs[0]}={where[1]} of agent {where[0]!r}" if runs else f"agent {where!r}"
