@@ -214,3 +214,24 @@ def test_percentiles_atari_shift_invariant(atari):
     b = rlstats.percentiles(sub.assign(score=sub["score"] + 1000), "score ~ agent | task", interval=None)
     np.testing.assert_allclose(a.payoff, b.payoff, atol=1e-12)
     np.testing.assert_allclose(a.estimate, b.estimate, atol=1e-12)
+
+
+@pytest.mark.xfail(strict=True, reason="the bounds note said every task's bounds were observed when some were given")
+def test_percentiles_bounds_note_names_what_was_observed(atari):
+    """With ``bounds={"Pong": (-21, 21)}`` (Pong's known limits) on DER, DrQ and SPR on Alien, Boxing and Pong, the
+    result said "PBP used the observed minimum and maximum score of each task as its bounds", untrue of Pong; with
+    ``bounds=(None, 5000)`` it said the same although every task's upper bound was the 5000 given. The note now
+    names the tasks (or the side) whose bounds were observed."""
+    sub = atari[atari.agent.isin(["DER", "DrQ", "SPR"]) & atari.task.isin(["Alien", "Pong", "Boxing"])]
+    res = rlstats.percentiles(sub, "score ~ agent | task", bounds={"Pong": (-21, 21)})
+    line = [note for note in res.notes if "PBP used" in note]
+    assert len(line) == 1 and "of each task" not in line[0]
+    assert "tasks Alien and Boxing" in line[0] and "Pong" in line[0]
+    res = rlstats.percentiles(sub, "score ~ agent | task", bounds=(None, 5000))
+    line = [note for note in res.notes if "PBP used" in note]
+    assert len(line) == 1 and "observed minimum score of each task as its lower bound" in line[0]
+    assert "maximum" not in line[0]
+    res = rlstats.percentiles(sub, "score ~ agent | task")
+    assert any("observed minimum and maximum score of each task" in note for note in res.notes)
+    assert not any("PBP used" in note for note in rlstats.percentiles(sub, "score ~ agent | task",
+                                                                      bounds=(-1e6, 1e6)).notes)
