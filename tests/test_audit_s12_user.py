@@ -216,7 +216,6 @@ def test_percentiles_atari_shift_invariant(atari):
     np.testing.assert_allclose(a.estimate, b.estimate, atol=1e-12)
 
 
-@pytest.mark.xfail(strict=True, reason="the bounds note said every task's bounds were observed when some were given")
 def test_percentiles_bounds_note_names_what_was_observed(atari):
     """With ``bounds={"Pong": (-21, 21)}`` (Pong's known limits) on DER, DrQ and SPR on Alien, Boxing and Pong, the
     result said "PBP used the observed minimum and maximum score of each task as its bounds", untrue of Pong; with

@@ -35,7 +35,7 @@ from ...cost import admit, shows
 from ...engines import one_blas_thread
 from .._replication import verdict
 from ...errors import OptionError, warn
-from ...format import count
+from ...format import count, join_and
 from ...options import (check_bool, check_choice, check_cost_options, check_fraction, check_n_jobs, check_resamples,
                        is_finite_number)
 from ...progress import progress_bar
@@ -462,8 +462,7 @@ def _caveats(design, options, layout, delta_cell, source):
                          f"{delta_cell:.3g} is {eps:.2f}, so PBP intervals are wide; PBP needs hundreds to thousands "
                          "of runs per cell to separate agents")
         if source != "given":
-            notes.append("PBP used the observed minimum and maximum score of each task as its bounds (data-dependent, "
-                         "as in the reference code); pass bounds= when the scores have known limits")
+            notes.append(_observed_bounds_note(design, options.bounds))
     if options.interval == "bootstrap":
         notes += _bootstrap_caveats(design)
     coverage = _coverage_note(options.interval, int(design.counts.min()), design.n_agents, design.n_tasks)
@@ -471,6 +470,30 @@ def _caveats(design, options, layout, delta_cell, source):
     if not options.higher_is_better:
         notes.append("scores were negated (higher_is_better=False), so lower scores rank higher")
     return notes
+
+
+def _observed_bounds_note(design, bounds):
+    """Which of PBP's bounds were the observed scores: every task's, one side of every task's, or some tasks' (a
+    sentence about every task's was printed for all three, audit s12)."""
+    if bounds is None and design.bounds is not None:  # as _support reads them
+        bounds = design.bounds.record()
+    why = "(data-dependent, as in the reference code)"
+    if isinstance(bounds, (tuple, list)):
+        sides = [(side, limit) for given, side, limit in zip(bounds, ("minimum", "maximum"), ("lower", "upper"))
+                 if given is None]
+        if len(sides) == 1:
+            (side, limit), = sides
+            return (f"PBP used the observed {side} score of each task as its {limit} bound {why}; pass both limits "
+                    "in bounds= when the scores have known ones")
+    elif isinstance(bounds, Mapping):
+        observed = [task for task in design.tasks if task not in bounds]
+        given = [task for task in design.tasks if task in bounds]
+        return (f"PBP used the observed minimum and maximum score as the bounds of "
+                f"{'task' if len(observed) == 1 else 'tasks'} {join_and(observed, limit=10)} {why}, and the bounds "
+                f"given for {join_and(given, limit=10)}; pass bounds= for the others when their scores have known "
+                "limits")
+    return (f"PBP used the observed minimum and maximum score of each task as its bounds {why}; pass bounds= when the "
+            "scores have known limits")
 
 
 def _bootstrap_caveats(design):
