@@ -138,8 +138,7 @@ def _key(args):
 
 
 def _create(args, frame, key):
-    from ..methods.adastop import AdaStop
-    from ..methods.adastop import check_batch_columns
+    from ..methods.adastop import AdaStop, check_batch_columns
 
     check_batch_columns(frame)  # before n is read from the counts of pooled tasks or of a curve's rows
     agents = _agents_in(frame)

@@ -213,8 +213,8 @@ class AdaStop:
         DesignError
             The test is finished, an agent is missing, unknown or should not
             run, a count differs from ``n``, a score is not finite, the batch
-            holds several tasks or batches, or it repeats an earlier one.  The
-            state is then unchanged.
+            holds several tasks or batches, rows of learning curves or a run
+            twice, or it repeats an earlier one.  The state is then unchanged.
         """
         scores = _batch_scores(batch, agent, score, self._agents)
         self._check_batch(scores, check_bool("allow_repeat", allow_repeat))
@@ -706,7 +706,8 @@ INDEX_COLUMNS = ("", "Unnamed: 0", "index", "seed", "run") + tuple(ONE_VALUE_COL
 
 def check_batch_columns(batch: pd.DataFrame, agent: str = "agent", score: str = "score") -> None:
     """A DesignError when a batch frame's columns say it is not one task's runs of one interim: a task or batch
-    column holding several values, or (long format: columns ``agent`` and ``score``) rows of learning curves.
+    column holding several values, or (long format: columns ``agent`` and ``score``) rows of learning curves or a
+    run id repeated within an agent.
 
     :meth:`AdaStop.update` checks every batch so; ``rlstats adastop update`` checks the first before it reads ``n``
     from the batch's counts.
