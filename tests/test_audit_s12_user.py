@@ -239,7 +239,6 @@ def test_percentiles_bounds_note_names_what_was_observed(atari):
 # ----------------------------------------------------------------------------- read_logs
 
 
-@pytest.mark.xfail(strict=True, reason="a run that lost one of its monitor.csv files kept steps counted without it")
 def test_monitor_run_missing_a_file_is_skipped_whole(tmp_path):
     """A monitor.csv row's step is the cumulative episode length over all monitor files of its run (the VecEnv's
     copies, side by side). With ``on_error="skip"``, PPO CartPole-v1 seed 0 of the shared logs with one of its four
