@@ -9,7 +9,9 @@ calls), with the state in a JSON file the user names::
     rlstats adastop plot state.json decisions.png
 
 A batch file is either long (columns ``agent`` and ``score``) or wide (one
-column per agent, one row per run, as the reference tool writes them); ``-``
+column per agent, one row per run, as the reference tool writes them; an
+index column, unnamed or named ``index``, ``seed`` or ``run``, is not an
+agent, and a ``task`` or ``batch`` column must hold one value); ``-``
 reads it (or, for ``status`` and ``plot``, the state) from standard input.
 An update waits for another update of the same state to finish, at most
 ``--lock-timeout`` seconds.
@@ -136,8 +138,9 @@ def _key(args):
 
 
 def _create(args, frame, key):
-    from ..methods.adastop import AdaStop
+    from ..methods.adastop import AdaStop, check_batch_columns
 
+    check_batch_columns(frame)  # before n is read from the counts of pooled tasks or of a curve's rows
     agents = _agents_in(frame)
     options = _given_options(args)
     options.setdefault("n", _runs_per_agent(frame, agents))

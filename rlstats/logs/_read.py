@@ -484,7 +484,9 @@ def read_logs(path: str | os.PathLike[str], pattern: str | Callable[..., Any] | 
     on_error : {"raise", "skip"}
         A file that is unreadable, truncated mid-record, corrupt or empty, and a run missing a
         requested tag, is recorded in the read log; ``"raise"`` then raises a LogReadError listing
-        them, ``"skip"`` leaves them out with a warning that counts them.
+        them, ``"skip"`` leaves them out with a warning that counts them. A run of monitor.csv files
+        (read side by side, its steps counting the episodes of all of them) that loses one is left out
+        whole, as a problem of its own.
     progress : bool
         Show a progress bar over the files where someone sees it: on stderr when it is a terminal, as a
         widget in a notebook with ipywidgets; elsewhere (a pipe, a log, a notebook without ipywidgets)
@@ -713,10 +715,11 @@ def read_runs(found, options):
 
     Returns ({run key: (fields, [(file index, piece), ...])}, the field names in the order first met).
     """
-    runs, field_names = {}, list(found.pattern.fields)
+    runs, field_names, broken = {}, list(found.pattern.fields), []
     for index, outcome in enumerate(_read_files(found, options)):
         if isinstance(outcome, FileProblem):
             found.problems.append(ReadProblem(found.to_read[index], outcome.kind, outcome.detail))
+            broken.append(index)
             continue
         for piece in outcome:
             fields = _run_fields(found, index, piece)
@@ -726,11 +729,34 @@ def read_runs(found, options):
             key = tuple(sorted((k, str(v)) for k, v in fields.items()))
             runs.setdefault(key, (fields, []))[1].append((index, piece))
     if found.record.combine:
+        _drop_runs_missing_a_file(runs, broken, found)
         combine = load(found.record.combine)
         for fields, pieces in runs.values():
             if len(pieces) > 1:
                 pieces[:] = [(i, p) for (i, _), p in zip(pieces, combine([p for _, p in pieces]))]
     return runs, field_names
+
+
+def _drop_runs_missing_a_file(runs, broken, found):
+    """Each run of a format whose files are read together (a VecEnv's monitor.csv files, side by side) that lost
+    one of them becomes a problem of its own: its steps count the episodes of all its files, so without one they
+    would all be too small (audit s12: a file cut mid-line left a run's last step at 24,165 instead of 32,278)."""
+    for index in broken:
+        relative = found.to_read[index]
+        if found.pattern.text is None:
+            own = {"run": Path(relative).parent.as_posix()}
+        elif found.fields[index] is not None:
+            own = {name: str(value) for name, value in found.fields[index].items()}
+        else:
+            continue
+        for key in [key for key, (fields, _) in runs.items()
+                    if all(str(fields.get(name)) == value for name, value in own.items())]:
+            fields, pieces = runs.pop(key)
+            found.problems.append(ReadProblem(
+                run_label(fields), "incomplete run",
+                f"its file {relative} could not be used, and a row's step counts the episodes of all the run's "
+                f"files, read side by side ({count(len(pieces) + 1, 'file')}), so without it every step would be "
+                "too small; the run is left out"))
 
 
 def _read_file(record, path, step):

@@ -10,13 +10,14 @@ from ._defaults import DEFAULT_K, LOCK_TIMEOUT
 __getattr__: Callable[[str], Any]
 __dir__: Callable[[], list[str]]
 __getattr__, __dir__ = lazy_names(__name__, {"._api": ("AdaStopOptions", "adastop", "permutation"),
-                                             "._incremental": ("AdaStop", "INDEX_COLUMNS", "state_lock"),
+                                             "._incremental": ("AdaStop", "INDEX_COLUMNS", "check_batch_columns",
+                                                                "state_lock"),
                                              "._integrity": ("read_key",),
                                              "._result": ("AdaStopResult", "PermutationResult")})
 
 if TYPE_CHECKING:  # what a type checker sees of the lazy names
     from ._api import AdaStopOptions, adastop, permutation
-    from ._incremental import AdaStop, INDEX_COLUMNS, state_lock
+    from ._incremental import AdaStop, INDEX_COLUMNS, check_batch_columns, state_lock
     from ._integrity import read_key
     from ._result import AdaStopResult, PermutationResult
 

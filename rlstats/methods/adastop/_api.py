@@ -597,6 +597,26 @@ def _interim_notes(design, options, order_column, K, task_data):
     return notes
 
 
+def _unused_notes(runs, pairs, agents, K, blocked):
+    """The runs within the first K batches that the test never fed (it had decided, or stopped, before their
+    batch), counted per agent (and task): the printed runs used alone left them unsaid (audit s12)."""
+    parts, total = [], 0
+    for run in runs:
+        compared = sorted({a for i in run.pair_ids for a in pairs[i]}, key=lambda a: agents[a])
+        n = run.schedule.n
+        unused = [(agents[a], (min(run.available[a], K) - run.batches_used[a]) * n) for a in compared]
+        unused = [(name, k) for name, k in unused if k > 0]
+        if unused:
+            total += sum(k for _, k in unused)
+            text = ", ".join(f"{name} {k}" for name, k in unused)
+            parts.append(f"{run.name}: {text}" if blocked else text)
+    if not total:
+        return []
+    return [f"{fmt.count(total, 'run')} within the first K = {K} batches {'was' if total == 1 else 'were'} not "
+            "used: the test had decided every comparison they would enter, or had stopped, before their batch ("
+            + "; ".join(parts) + ")"]
+
+
 def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: int | None = None,
             n_resamples: int = 10_000, alpha: float = 0.05, beta: float = 0.0,
             comparisons: str | Sequence[tuple[str, str]] = "all", reference: str | None = None,
@@ -691,7 +711,9 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
     When an agent that an undecided comparison still needs has no further
     batch, the test of that task stops there: the undecided comparisons stay
     ``continue`` with the reason "runs exhausted" (stopping a sequential test
-    early never raises its error).
+    early never raises its error).  Runs the test never fed, as it had decided
+    (or stopped) before their batch, are counted per agent in a note, as are
+    runs beyond K batches.
 
     With two agents the test is exact: under equal distributions the chance
     of a rejection is the level spent (at most ``alpha``).  With three agents
@@ -763,6 +785,7 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
                                                                                shows(work, options.progress))
     notes = (list(design.notes) + withheld + _no_level_notes(design, runs)
              + _interim_notes(design, options, order_column, max_interims, task_data)
+             + _unused_notes(runs, pairs, design.agents, max_interims, design.has_blocks)
              + _calibration_notes("adastop", runs, options) + _monte_carlo_notes(runs, pairs, design.agents,
                                                                                   design.has_blocks))
     return _assemble(

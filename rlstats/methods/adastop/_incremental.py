@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ...errors import DesignError, OptionError, RlstatsError, warn
+from ...format import listed
 from ...interop import as_pandas
 from ...options import check_bool
 from ...resampling import label_ranks, seed_sequence
@@ -186,7 +187,15 @@ class AdaStop:
         batch : DataFrame or mapping
             Long format with columns ``agent`` and ``score`` (names set by the
             keywords), or one column per agent (the reference tool's CSV
-            layout), or a mapping ``{agent: scores}``.
+            layout), or a mapping ``{agent: scores}``.  Other columns of the
+            long format are not read, nor are a wide batch's index columns
+            (unnamed, ``index``, ``seed``, ``run``), but a ``task``,
+            ``environment``, ``batch`` or ``interim`` column must hold one
+            value: one test compares agents on one task, one batch at a time.
+            Rows of learning curves (a step column taking several values
+            within one run) and a ``seed`` or ``run`` id repeated within an
+            agent are refused, as :func:`rlstats.adastop` refuses them: a
+            batch holds one score per run.
         agent, score : str
             Column names of the long format.
         allow_repeat : bool
@@ -203,8 +212,9 @@ class AdaStop:
         ------
         DesignError
             The test is finished, an agent is missing, unknown or should not
-            run, a count differs from ``n``, a score is not finite, or the
-            batch repeats an earlier one.  The state is then unchanged.
+            run, a count differs from ``n``, a score is not finite, the batch
+            holds several tasks or batches, rows of learning curves or a run
+            twice, or it repeats an earlier one.  The state is then unchanged.
         """
         scores = _batch_scores(batch, agent, score, self._agents)
         self._check_batch(scores, check_bool("allow_repeat", allow_repeat))
@@ -686,8 +696,85 @@ def _check_agents(agents):
     return agents
 
 
-#: columns of a wide batch that hold a written index, not an agent
-INDEX_COLUMNS = ("", "Unnamed: 0", "index")
+#: columns of a batch that say what its runs are one of: several values would pool tasks (or interims) into one
+#: batch of one test, so they are refused (audit s12: hopper and walker fed as one batch of n = 10)
+ONE_VALUE_COLUMNS = {"task": "task", "environment": "task", "batch": "batch", "interim": "batch"}
+#: columns of a wide batch that hold a written index or run ids, not an agent (audit s12: pandas' pivot(index="seed")
+#: .to_csv() wrote a column 'seed', read as a fifth agent scoring 0 to 4), and the columns above
+INDEX_COLUMNS = ("", "Unnamed: 0", "index", "seed", "run") + tuple(ONE_VALUE_COLUMNS)
+
+
+def check_batch_columns(batch: pd.DataFrame, agent: str = "agent", score: str = "score") -> None:
+    """A DesignError when a batch frame's columns say it is not one task's runs of one interim: a task or batch
+    column holding several values, or (long format: columns ``agent`` and ``score``) rows of learning curves or a
+    run id repeated within an agent.
+
+    :meth:`AdaStop.update` checks every batch so; ``rlstats adastop update`` checks the first before it reads ``n``
+    from the batch's counts.
+    """
+    if agent in batch.columns and score in batch.columns:
+        _check_one_value(batch, agent, score)
+        _check_not_curves(batch, agent)
+        _check_runs_once(batch, agent)
+    else:
+        _check_one_value(batch)
+
+
+def _check_one_value(batch, agent=None, score=None):
+    """A DesignError when a batch's task (or batch) column holds several values (``agent`` and ``score``: the long
+    format's columns, never such a column)."""
+    for column, what in ONE_VALUE_COLUMNS.items():
+        if column not in batch.columns or column in (agent, score):
+            continue
+        values = list(dict.fromkeys(batch[column].dropna().astype(str)))
+        if len(values) < 2:
+            continue
+        way = ("feed each task to its own AdaStop (one state file per task), or run rlstats.adastop(df, "
+               "'score ~ agent | task', batch=...) for one test per task" if what == "task" else
+               "feed one batch at a time, in order, or run rlstats.adastop(df, 'score ~ agent', batch=...) on "
+               "all of them")
+        raise DesignError(f"the batch's column {column!r} holds {len(values)} values ({listed(values, limit=5)}), "
+                          f"but one AdaStop tests one task and a batch is one interim's runs, so they would be "
+                          f"pooled; {way}")
+
+
+def _check_runs_once(batch, agent):
+    """A DesignError when a long batch's ``seed`` (or ``run``) column repeats an id within an agent: one run would
+    count twice, as rlstats.adastop's formula refuses (audit s12: a batch file read twice made n = 10)."""
+    column = next((c for c in ("seed", "run") if c in batch.columns and c != agent), None)
+    if column is None:
+        return
+    rows = batch.groupby([batch[agent].astype(str), batch[column]], sort=False).size()
+    if rows.empty or rows.max() < 2:
+        return
+    (name, run), most = rows.idxmax(), int(rows.max())
+    raise DesignError(f"run {column}={run} of agent {name!r} has {most} rows in this batch ({int((rows - 1).sum())} "
+                      "repeated row(s) in all), but each run gives one score; drop the repeated rows (the same file "
+                      f"read twice?), e.g. df.drop_duplicates(['{agent}', '{column}'])")
+
+
+def _check_not_curves(batch, agent):
+    """A DesignError when a long batch's rows look like learning curves: a step column (``STEP_NAMES``) taking several
+    values within one run (``seed`` or ``run``), or within one agent when no column names the run; each row would
+    count as a run, as ``rlstats.adastop``'s formula refuses (audit s12: read-logs output fed as a batch)."""
+    from ...design import STEP_NAMES
+
+    steps = [c for c in batch.columns if isinstance(c, str) and c.lower() in STEP_NAMES and c != agent]
+    runs = [c for c in ("seed", "run") if c in batch.columns]
+    keys = [batch[agent].astype(str)] + [batch[c] for c in runs[:1]]
+    for column in steps:
+        per_run = batch.groupby(keys, sort=False, dropna=False)[column].nunique()
+        if per_run.empty or per_run.max() < 2:
+            continue
+        where = per_run.idxmax()
+        where = f"run {runs[0]}={where[1]} of agent {where[0]!r}" if runs else f"agent {where!r}"
+        group = [agent, runs[0] if runs else "seed"]
+        raise DesignError(f"column {column!r} takes {int(per_run.max())} values within {where}, so the rows look "
+                          "like learning curves and each would count as a run; a batch holds one score per run: "
+                          f"keep each run's final score, e.g. df.sort_values({column!r}).groupby({group!r}).tail(1)"
+                          + ("" if runs else " with the runs named in a column 'seed'")
+                          + (f", or summarise each run with rlstats.summarize_runs(df, 'score ~ agent | task/"
+                             f"{runs[0]}', step={column!r})" if runs and "task" in batch.columns else ""))
 
 
 def _batch_scores(batch, agent, score, agents):
@@ -699,6 +786,7 @@ def _batch_scores(batch, agent, score, agents):
             name = repeated[0]
             raise DesignError(f"column {str(name)!r} appears {list(batch.columns).count(name)} times in the batch; "
                               "give columns unique names")
+        check_batch_columns(batch, agent, score)
         if agent in batch.columns and score in batch.columns:
             out = {}
             for name, values in batch.groupby(batch[agent].astype(str), sort=False)[score]:

@@ -187,6 +187,8 @@ class AdaStopResult(Result):
     def _summary_tables(self):
         decisions = self.tidy()
         decisions["reason"] = decisions["reason"].fillna("")  # a decided comparison has no reason to continue
+        if not (decisions["reason"] != "").any():  # left out, as printed (a caption read "reason: NA", audit s12)
+            decisions = decisions.drop(columns="reason")
         return {"Decisions": decisions,
                 "Runs used per agent": self.runs_used,
                 "Statistic |mean difference| and boundaries per interim": self.history,

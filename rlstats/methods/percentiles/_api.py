@@ -35,10 +35,11 @@ from ...cost import admit, shows
 from ...engines import one_blas_thread
 from .._replication import verdict
 from ...errors import OptionError, warn
-from ...format import count
+from ...format import count, join_and
 from ...options import (check_bool, check_choice, check_cost_options, check_fraction, check_n_jobs, check_resamples,
                        is_finite_number)
 from ...progress import progress_bar
+from ...statistics import near_tie_note, near_ties
 from ...resampling import check_rng, seed_sequence
 from . import _kernels as kernels
 from ._backend import cost
@@ -253,7 +254,9 @@ def percentiles(data: Data, formula: FormulaLike | None = None, *, interval: Per
         limits at delta'/2 are extreme order statistics).
     ties : {"le", "mid"}
         How a tie with a reference run counts: a win (the paper's convention)
-        or half a win.
+        or half a win.  Scores of a task within 1e-12 of its largest |score|
+        of each other are ties (round-off, as in the rank methods; stated in
+        the notes).
     self_payoff : float
         A[i, j, i], an agent measured against itself (0.5).
     bounds : None, "observed", (low, high) or dict
@@ -343,17 +346,25 @@ def _run(design, options, rng, shown):
     y = design.y if options.higher_is_better else -design.y
     layout = kernels.make_layout(y, design.agent, design.task, n_a, n_e)
     low, high, source = _support(design, layout, options.bounds, options.higher_is_better)
+    # The game reads scores of a task within TIE_TOLERANCE of its largest |score| as ties, as the rank methods do:
+    # round-off (Atari 100k's 14.77 and 14.770000000000001) decided payoffs, and a shift of the scores moved them
+    # (audit s12). The per-task means and the support stay those of the scores given.
+    snapped, near = near_ties(y, design.task)
+    played = kernels.make_layout(snapped, design.agent, design.task, n_a, n_e) if near else layout
+    game_low, game_high, _ = _support(design, played, options.bounds, options.higher_is_better) if near \
+        else (low, high, source)
     identical = _identical_mask(design, options.identical)
     game = {"ties": options.ties, "self_payoff": options.self_payoff, "identical": identical}
     delta_cell = options.delta / (n_a * n_e)
 
-    payoff, _ = kernels.payoff_tensor(layout, **game)
+    payoff, _ = kernels.payoff_tensor(played, **game)
     d = kernels.stationary(payoff[None])[0]
     estimate = kernels.aggregate(payoff, d)
     d = d.reshape(n_a, n_e, n_a)
 
-    notes = list(design.notes)
-    intervals = _intervals(layout, options, game, delta_cell, low, high, rng, notes, shown, (design, y))
+    notes = list(design.notes) + ([near_tie_note(near)] if near else [])
+    intervals = _intervals(played, options, game, delta_cell, game_low, game_high, rng, notes, shown,
+                           (design, snapped))
     conf_low, conf_high = intervals["bounds"]
     rank = kernels.competition_rank(estimate)
     rank_best = rank_worst = None
@@ -451,8 +462,7 @@ def _caveats(design, options, layout, delta_cell, source):
                          f"{delta_cell:.3g} is {eps:.2f}, so PBP intervals are wide; PBP needs hundreds to thousands "
                          "of runs per cell to separate agents")
         if source != "given":
-            notes.append("PBP used the observed minimum and maximum score of each task as its bounds (data-dependent, "
-                         "as in the reference code); pass bounds= when the scores have known limits")
+            notes.append(_observed_bounds_note(design, options.bounds))
     if options.interval == "bootstrap":
         notes += _bootstrap_caveats(design)
     coverage = _coverage_note(options.interval, int(design.counts.min()), design.n_agents, design.n_tasks)
@@ -460,6 +470,30 @@ def _caveats(design, options, layout, delta_cell, source):
     if not options.higher_is_better:
         notes.append("scores were negated (higher_is_better=False), so lower scores rank higher")
     return notes
+
+
+def _observed_bounds_note(design, bounds):
+    """Which of PBP's bounds were the observed scores: every task's, one side of every task's, or some tasks' (a
+    sentence about every task's was printed for all three, audit s12)."""
+    if bounds is None and design.bounds is not None:  # as _support reads them
+        bounds = design.bounds.record()
+    why = "(data-dependent, as in the reference code)"
+    if isinstance(bounds, (tuple, list)):
+        sides = [(side, limit) for given, side, limit in zip(bounds, ("minimum", "maximum"), ("lower", "upper"))
+                 if given is None]
+        if len(sides) == 1:
+            (side, limit), = sides
+            return (f"PBP used the observed {side} score of each task as its {limit} bound {why}; pass both limits "
+                    "in bounds= when the scores have known ones")
+    elif isinstance(bounds, Mapping):
+        observed = [task for task in design.tasks if task not in bounds]
+        given = [task for task in design.tasks if task in bounds]
+        return (f"PBP used the observed minimum and maximum score as the bounds of "
+                f"{'task' if len(observed) == 1 else 'tasks'} {join_and(observed, limit=10)} {why}, and the bounds "
+                f"given for {join_and(given, limit=10)}; pass bounds= for the others when their scores have known "
+                "limits")
+    return (f"PBP used the observed minimum and maximum score of each task as its bounds {why}; pass bounds= when the "
+            "scores have known limits")
 
 
 def _bootstrap_caveats(design):
