@@ -77,7 +77,6 @@ def _suggested(error):
 
 
 @pytest.mark.slow  # 2-5 s: 26 rows drawn three times
-@pytest.mark.xfail(strict=True, reason="plot(figsize=) does not check tick labels")
 def test_selection_effects_of_26_games_refused_at_a_column_with_a_size_that_holds_them():
     """The selection check's effects, one row per game: at figsize=(3.4, 2.6) the 26 game names were drawn over each
     other (49 overlapping pairs, e.g. 'CrazyClimber' over 'DemonAttack'); now an OptionError naming the axis and a
@@ -95,7 +94,6 @@ def test_selection_effects_of_26_games_refused_at_a_column_with_a_size_that_hold
     plt.close(figure)
 
 
-@pytest.mark.xfail(strict=True, reason="plot(figsize=) does not check tick labels")
 def test_numbers_on_a_crowded_axis_refused_when_two_labels_already_overlap():
     """The probability of improvement of 2 agents with long names at figsize=(3.4, 2.6): the names leave the x axis
     0.35 in, and its two labels '0.25' and '0.50' were drawn over each other; two labels cannot be thinned, so an
@@ -122,7 +120,6 @@ def _names_figure(names, figsize=(6.4, 4.8)):
     return ax
 
 
-@pytest.mark.xfail(strict=True, reason="plot(figsize=) does not check tick labels")
 def test_resized_turns_names_and_thins_numbers_without_dropping_a_name():
     """A figure of 8 long agent names along x and 41 numbers along y, resized to one column: names were drawn over
     each other (upright, 7 pairs) and numbers too; now the names are turned (all 8 kept, in order) and the numbers
@@ -143,7 +140,6 @@ def test_resized_turns_names_and_thins_numbers_without_dropping_a_name():
 
 
 @pytest.mark.slow  # 1.5 s
-@pytest.mark.xfail(strict=True, reason="plot(figsize=) does not check tick labels")
 def test_resized_refuses_names_it_cannot_separate_and_closes_the_figure():
     """26 game names along x at figsize=(1.5, 2): even turned upright they overlap; an OptionError naming the x axis,
     'fewer columns' and a wider size, the figure closed (no half-drawn figure left for plt.show)."""
@@ -157,3 +153,62 @@ def test_resized_refuses_names_it_cannot_separate_and_closes_the_figure():
     assert not plt.fignum_exists(ax.figure.number)
     width, height = _suggested(caught.value)
     assert width > 1.5 and height == 2.0
+
+
+def _atari_frame(agents=8, runs=5):
+    """8 Atari 100k agents (renamed to longer names as papers print them) x 26 games x ``runs`` runs, human
+    normalised."""
+    df = pd.read_csv(DATA / "atari100k.csv")
+    ref = pd.read_csv(DATA / "atari100k_reference.csv").set_index("task")
+    names = dict(zip(["CURL", "DER", "DrQ", "DrQ(eps)", "OTRainbow", "IRIS", "PlayVirtual", "SPR"], AGENTS))
+    df = df[df["agent"].isin(list(names)[:agents]) & (df["seed"] < runs)]
+    random, human = df["task"].map(ref["random"]), df["task"].map(ref["human"])
+    score = (df["score"] - random) / (human - random)
+    return df.assign(score=score, agent=df["agent"].map(names))
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not (DATA / "atari100k.csv").exists(), reason="the Atari 100k scores (shared data) are absent")
+@pytest.mark.parametrize("method", ["bootstrap", "curves", "equivalence", "mixed", "percentiles", "permutation",
+                                    "performance_profile", "probability_of_improvement", "selection", "skillings_mack",
+                                    "task_table", "tuning", "adastop", "bayes"])
+def test_every_figure_kind_keeps_tick_labels_apart_or_refuses(method):
+    """Every plot kind of every back end on 8 Atari 100k agents x 26 games (4 x 6 for the per-task and per-pair
+    panel figures, which refuse 26 panels; 4 x 26 for equivalence's rows of pairs and games) at (3.4, 2.6) and
+    (7, 4): drawn with no two tick labels over each other, or an OptionError; a refusal for tick labels names a size
+    at which they are apart."""
+    from test_contract import CASES, CURVE_METHODS
+
+    formula, options = CASES[method]
+    options = dict(options)
+    df = _atari_frame()
+    if method in ("adastop", "bayes", "permutation"):
+        df = df[df["agent"].isin(AGENTS[:4]) & df["task"].isin(GAMES[:6])]
+    if method == "equivalence":  # 6 pairs x 26 games, 156 rows: 28 pairs' 728 rows take minutes to measure
+        df = df[df["agent"].isin(AGENTS[:4])]
+    if method in CURVE_METHODS:
+        df = rlstats.datasets.simulate_curves(agents=8, tasks=26, seeds=3, steps=5, effect=0.5, rng=0)
+        df = df.assign(agent=df["agent"].map(dict(zip(sorted(df["agent"].unique()), AGENTS))),
+                       task=df["task"].map(dict(zip(sorted(df["task"].unique()), GAMES))))
+    if method == "selection":
+        options.update(treatment=AGENTS[-1], baseline=AGENTS[2], reported=GAMES[:8])
+    if method == "adastop":
+        options.update(n=5)
+    res = rlstats.compare(df, formula, method=method, rng=1, **options)
+    drawn_or_refused = 0
+    for kind in type(res)._plot_kinds:
+        for size in SIZES:
+            try:
+                figure = _figure(res.plot(kind=kind, figsize=size))
+            except rlstats.OptionError as error:
+                drawn_or_refused += 1
+                if "tick label" in str(error):
+                    figure = _figure(res.plot(kind=kind, figsize=_suggested(error)))
+                    assert overlapping_tick_labels(figure) == [], (kind, size, str(error))
+                    plt.close(figure)
+                continue
+            drawn_or_refused += 1
+            assert overlapping_tick_labels(figure) == [], (kind, size)
+            plt.close(figure)
+    assert drawn_or_refused == 2 * len(type(res)._plot_kinds)
+
