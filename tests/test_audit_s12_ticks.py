@@ -212,3 +212,61 @@ def test_every_figure_kind_keeps_tick_labels_apart_or_refuses(method):
             plt.close(figure)
     assert drawn_or_refused == 2 * len(type(res)._plot_kinds)
 
+
+# ---------------------------------------------------------------- the selection check's intervals of one mean
+
+
+def _skewed_selection_frame():
+    """2 agents x 10 tasks x 5 runs, the treatment's runs skewed towards losses (rare failures) on every task."""
+    rng = np.random.default_rng(4)
+    rows = []
+    for t in range(10):
+        for s in range(5):
+            loss = -6.0 if rng.random() < 0.15 else 0.0
+            rows += [("new", GAMES[t], s, 1.0 + rng.normal(0, 0.5) + loss), ("old", GAMES[t], s, rng.normal(0, 0.5))]
+    return pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
+
+
+@pytest.mark.xfail(strict=True, reason="the by-set table prints the plain t interval of the reported mean")
+def test_the_reported_mean_has_one_interval_the_reporters_and_each_is_labelled():
+    """The reported mean's 95% interval was printed twice, differently: the "Tests" table gave the skew-corrected
+    interval of the default reporter (on Atari 100k SPR vs DrQ(eps), 8 reported games: -1210.7 to 3079.9), the "Mean
+    effect by set" table the plain t's (-1181.9 to 3079.9), neither saying which. Now both give the reporter's
+    interval, checked against Hall's (1992) correction by hand (scipy's k-statistics of the runs, the cubic solved
+    numerically), and the table names each set's interval; the held-out set keeps Student's t."""
+    from scipy import optimize, stats
+
+    df = _skewed_selection_frame()
+    reported = GAMES[:5]
+    res = rlstats.selection_check(df, "score ~ agent | task", treatment="new", baseline="old", reported=reported,
+                                  n_resamples=99, rng=0)
+    by_set = res.group_summary.set_index("set")
+    tests = res.tidy().set_index("term")
+    # by hand: the effects, their skewness from the runs' k-statistics, Hall's lower end, Student's t upper end
+    runs = {a: np.array([df[(df.agent == a) & (df.task == g)].score.to_numpy() for g in reported]) for a in ("new", "old")}
+    v = runs["new"].mean(axis=1) - runs["old"].mean(axis=1)
+    k2 = (stats.kstat(runs["new"], 2, axis=1) + stats.kstat(runs["old"], 2, axis=1)) / 5
+    k3 = (stats.kstat(runs["new"], 3, axis=1) - stats.kstat(runs["old"], 3, axis=1)) / 25
+    gamma, n, sd = k3.mean() / k2.mean() ** 1.5, v.size, v.std(ddof=1)
+    assert gamma < -0.5  # skewed towards losses: the correction moves the lower end
+    q = stats.t.ppf(0.975, n - 1)
+    s = optimize.brentq(lambda s: np.sqrt(n) * (s + gamma * s ** 2 / 3 + gamma ** 2 * s ** 3 / 27 + gamma / (6 * n)) - q,
+                        0.0, 50.0)
+    low, high = v.mean() - sd * max(s, q / np.sqrt(n)), v.mean() + q * sd / np.sqrt(n)
+    assert low < v.mean() - q * sd / np.sqrt(n) - 0.01  # apart from the t's lower end
+    assert tests.loc["reporter", ["conf_low", "conf_high"]].tolist() == pytest.approx([low, high], rel=1e-9)
+    assert by_set.loc["reported", ["conf_low", "conf_high"]].tolist() == pytest.approx([low, high], rel=1e-9)
+    assert by_set.loc["reported", "std_error"] == pytest.approx(sd / np.sqrt(n), rel=1e-12)
+    heldout = res.effects.loc[res.effects["set"] == "heldout", "effect"].to_numpy()
+    half = stats.t.ppf(0.975, heldout.size - 1) * heldout.std(ddof=1) / np.sqrt(heldout.size)
+    assert by_set.loc["heldout", ["conf_low", "conf_high"]].tolist() == pytest.approx(
+        [heldout.mean() - half, heldout.mean() + half], rel=1e-9)
+    assert by_set["interval"].tolist() == ["t, skewness-corrected (from the runs)", "t"]
+    printed = str(res.summary())
+    assert "t, skewness-corrected (from the runs)" in printed.split("Mean effect by set")[1].split("Tests")[0]
+    # the paper's reporter: both tables give the t interval, named so
+    plain = rlstats.selection_check(df, "score ~ agent | task", treatment="new", baseline="old", reported=reported,
+                                    reporter="t", n_resamples=99, rng=0)
+    t_row = plain.group_summary.set_index("set").loc["reported"]
+    assert t_row["interval"] == "t" and t_row["conf_low"] == pytest.approx(v.mean() - q * sd / np.sqrt(n), rel=1e-9)
+    assert plain.tidy().set_index("term").loc["reporter", "conf_low"] == t_row["conf_low"]
