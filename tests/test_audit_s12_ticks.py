@@ -272,3 +272,17 @@ def test_the_reported_mean_has_one_interval_the_reporters_and_each_is_labelled()
     t_row = plain.group_summary.set_index("set").loc["reported"]
     assert t_row["interval"] == "t" and t_row["conf_low"] == pytest.approx(v.mean() - q * sd / np.sqrt(n), rel=1e-9)
     assert plain.tidy().set_index("term").loc["reporter", "conf_low"] == t_row["conf_low"]
+    # the known-sd reporter: its normal interval and standard error in both tables; the signed-rank reporter gives
+    # no interval, so the table keeps the t's, named so
+    z = rlstats.selection_check(df, "score ~ agent | task", treatment="new", baseline="old", reported=reported,
+                                reporter="z", sigma=1.0, n_resamples=99, rng=0)
+    z_row = z.group_summary.set_index("set").loc["reported"]
+    z_half = stats.norm.ppf(0.975) / np.sqrt(n)
+    assert z_row[["std_error", "conf_low", "conf_high"]].tolist() == pytest.approx(
+        [1 / np.sqrt(n), v.mean() - z_half, v.mean() + z_half], rel=1e-12)
+    assert z.tidy().set_index("term").loc["reporter", ["conf_low", "conf_high"]].tolist() == \
+        z_row[["conf_low", "conf_high"]].tolist() and z_row["interval"] == "normal"
+    signed = rlstats.selection_check(df, "score ~ agent | task", treatment="new", baseline="old", reported=reported,
+                                     reporter="wilcoxon", n_resamples=99, rng=0)
+    assert signed.group_summary["interval"].tolist() == ["t", "t"]
+    assert np.isnan(signed.tidy().set_index("term").loc["reporter", "conf_low"])
