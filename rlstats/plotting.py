@@ -67,6 +67,7 @@ def resized(drawn: Any, figsize: tuple[float, float] | None) -> Any:
                       axes.xaxis.label, axes.yaxis.label]
         _fit_texts(figure, [text for text in texts if text is not None and text.get_text()])
         _check_room(figure, figsize, own, apart)
+        _fit_tick_labels(figure, figsize, own)
     return drawn
 
 
@@ -140,6 +141,139 @@ def _check_room(figure: Any, figsize: tuple[float, float], own: Any, apart: set[
         raise OptionError(f"figsize=({figsize[0]:g}, {figsize[1]:g}) is too small for {what}; pass a larger "
                           f"figsize= (the plot's own size is ({own[0]:.3g}, {own[1]:.3g}))"
                           + (", or plot fewer panels" if n > 1 else ""))
+
+
+
+def _shown_tick_labels(axis: Any) -> list[Any]:
+    """The tick labels ``axis`` draws: visible, not empty, at a tick inside the view (matplotlib keeps labels of
+    ticks past the limits, which it does not draw)."""
+    low, high = sorted(axis.get_view_interval())
+    span = (high - low) * 1e-9
+    ticks = axis.get_major_ticks()
+    shown = []
+    for tick, where in zip(ticks, axis.get_majorticklocs()):
+        if low - span <= where <= high + span:
+            shown += [label for label in (tick.label1, tick.label2)
+                      if label.get_visible() and label.get_text().strip()]
+    return shown
+
+
+def _drawn_over(labels: list[Any], renderer: Any) -> list[tuple[str, str]]:
+    """The pairs of neighbouring ``labels`` drawn over each other: boxes that overlap, or for labels turned at a
+    slant (whose upright boxes overlap though the words do not) lines closer than a font size, measured across."""
+    import math
+
+    shown = []
+    for label in labels:
+        box = label.get_window_extent(renderer)
+        shown.append((label, box, ((box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2)))
+    along = 0 if len(shown) < 2 or abs(shown[0][2][0] - shown[-1][2][0]) >= abs(shown[0][2][1] - shown[-1][2][1]) \
+        else 1
+    shown.sort(key=lambda item: item[2][along])
+    pairs = []
+    for (a, box_a, _), (b, box_b, _) in zip(shown, shown[1:]):
+        angle = math.radians(a.get_rotation() % 180)
+        if min(abs(angle), abs(angle - math.pi / 2), abs(angle - math.pi)) < 1e-3:
+            crowded = box_a.overlaps(box_b)
+        else:  # slanted lines: their distance across is the step along the axis times the sine of the slant
+            step = abs((box_b.x1 - box_a.x1) if along == 0 else (box_b.y1 - box_a.y1))
+            slant = abs(math.sin(angle)) if along == 0 else abs(math.cos(angle))
+            crowded = step * slant < a.get_fontsize() * renderer.points_to_pixels(1.0)
+        if crowded:
+            pairs.append((a.get_text(), b.get_text()))
+    return pairs
+
+
+def _numeric(labels: list[Any]) -> bool:
+    """Whether the labels are numbers (a formatter's: thinning them loses nothing) rather than names."""
+    for label in labels:
+        text = label.get_text().replace("\u2212", "-").replace("%", "").strip()
+        if text.startswith("$"):  # mathtext of a log axis' formatter
+            continue
+        try:
+            float(text)
+        except ValueError:
+            return False
+    return True
+
+
+def _fit_tick_labels(figure: Any, figsize: tuple[float, float], own: Any) -> None:
+    """Tick labels apart at ``figsize``: numbers thinned (every second, third, ... tick in view kept, at least two),
+    names along x turned 45 then 90 degrees; where they still overlap an OptionError, the figure closed, naming the
+    axis and a size that would hold them (names are never dropped or shortened: each labels its row or column)."""
+    import warnings
+
+    def draw():
+        with warnings.catch_warnings():  # a collapsed layout was _check_room's to report, before this
+            warnings.simplefilter("ignore")
+            figure.canvas.draw()
+        return figure.canvas.get_renderer()
+
+    renderer = draw()
+    crowded = []
+    for axes in figure.axes:
+        for axis, name in ((axes.xaxis, "x"), (axes.yaxis, "y")):
+            labels = _shown_tick_labels(axis)
+            if not _drawn_over(labels, renderer):
+                continue
+            if _numeric(labels):
+                from matplotlib.ticker import FixedLocator
+
+                # thinned among the ticks in view (so the view stays as drawn), while two labels give the scale
+                locations = [label.get_position()[0 if name == "x" else 1] for label in labels]
+                for step in range(2, len(locations)):
+                    axis.set_major_locator(FixedLocator(locations[::step]))
+                    renderer = draw()
+                    if not _drawn_over(_shown_tick_labels(axis), renderer):
+                        break
+            elif name == "x":
+                for angle in (45, 90):
+                    for label in axis.get_ticklabels():
+                        label.set(rotation=angle, ha="right", va="top" if angle < 90 else "center", rotation_mode="anchor")
+                    renderer = draw()
+                    if not _drawn_over(_shown_tick_labels(axis), renderer):
+                        break
+            labels = _shown_tick_labels(axis)
+            if _drawn_over(labels, renderer):
+                crowded.append((axes, name, labels))
+    if crowded:
+        _refuse_tick_labels(figure, figsize, own, crowded, renderer)
+
+
+def _refuse_tick_labels(figure: Any, figsize: tuple[float, float], own: Any, crowded: list[tuple[Any, str, list[Any]]],
+                        renderer: Any) -> None:
+    """The OptionError of :func:`_fit_tick_labels` for the ``crowded`` (Axes, axis name, tick labels): the figure
+    closed, the first axis named, and a size that would hold every one's labels."""
+    import matplotlib.pyplot as plt
+
+    from .errors import OptionError
+    from .format import count, listed
+
+    inch = figure.dpi
+    width, height = figsize
+    for axes, name, labels in crowded:
+        boxes = [label.get_window_extent(renderer) for label in labels]
+        box = axes.get_window_extent(renderer)
+        spec = axes.get_subplotspec()
+        grid = (1, 1) if spec is None else spec.get_gridspec().get_geometry()  # (rows, columns) sharing the growth
+        # each label needs its extent along the axis, and a fifth of a line between neighbours
+        needed = sum(b.width if name == "x" else b.height for b in boxes) * 1.2
+        grow = max(needed - (box.width if name == "x" else box.height), 0.0)
+        across = 0.0
+        if axes.get_aspect() != "auto":  # a drawing of fixed shape (a matrix) grows along both axes together
+            across = grow * (box.height / box.width if name == "x" else box.width / box.height)
+        grow_x, grow_y = (grow, across) if name == "x" else (across, grow)
+        width = max(width, figsize[0] + grid[1] * grow_x / inch)
+        height = max(height, figsize[1] + grid[0] * grow_y / inch)
+    plt.close(figure)
+    _, name, labels = crowded[0]
+    names = listed([repr(label.get_text().replace("\n", " ")) for label in labels], limit=3)
+    more = f" and {count(len(crowded) - 1, 'other axis', 'other axes')}" if len(crowded) > 1 else ""
+    fewer = "" if _numeric(labels) else f", or plot fewer {'columns' if name == 'x' else 'rows'}"
+    raise OptionError(f"figsize=({figsize[0]:g}, {figsize[1]:g}) is too small for the "
+                      f"{count(len(labels), 'tick label')} of the {name} axis ({names}){more}: they would be drawn "
+                      f"over each other; pass a larger figsize= (about ({width:.3g}, {height:.3g}) holds them; the "
+                      f"plot's own size is ({own[0]:.3g}, {own[1]:.3g})){fewer}")
 
 
 #: Width of one column of a two-column paper, in inches: a new multi-panel figure is this wide by default.

@@ -438,9 +438,11 @@ class Result:
         figsize : (float, float), optional
             Width and height in inches of the new figure (laid out again at
             that size, titles and axis labels broken at words where they
-            would cross its edge); None: the plot's own size. An OptionError
-            when the size cannot hold the panels with their labels. Not with
-            ``ax=``, whose figure is the caller's.
+            would cross its edge; tick labels that would overlap thinned where
+            they are numbers, turned where they are names along x); None: the
+            plot's own size. An OptionError, with a size that would do, when the
+            size cannot hold the panels with their labels or an axis' tick
+            labels apart. Not with ``ax=``, whose figure is the caller's.
         **kwargs
             Passed to the drawing function; user keywords win over defaults.
 

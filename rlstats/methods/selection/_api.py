@@ -545,8 +545,22 @@ def _group_summary(v_p, v_i):
         half = stats.t.ppf(1 - (1 - CONF_LEVEL) / 2, n - 1) * se if n > 1 else np.nan
         half = np.nan if kernels.essentially_constant(mean, se) else half  # no interval of width 0
         rows.append({"set": name, "n_tasks": n, "estimate": mean, "std_error": se,
-                     "conf_low": mean - half, "conf_high": mean + half})
+                     "conf_low": mean - half, "conf_high": mean + half, "interval": "t"})
     return pd.DataFrame(rows)
+
+
+def _one_interval(group_summary, reporter_interval):
+    """The by-set table with the reported mean's standard error and interval the reporter's, where it gives one (the
+    skew-corrected t by default: the inversion of its test, whose lower end the t's overshoots on effects skewed
+    towards losses), so that one mean has one interval in the printed result; ``interval`` names each row's."""
+    if "conf_low" not in reporter_interval:  # the signed-rank reporter has no interval: the t's stays
+        return group_summary
+    out = group_summary.copy()
+    row = out.index[out["set"] == "reported"][0]
+    for column in ("std_error", "conf_low", "conf_high"):
+        out.loc[row, column] = float(reporter_interval[column])
+    out.loc[row, "interval"] = reporter_interval["pvalue_method"]
+    return out
 
 
 def _reporter_interval(reporter, v_p, sigma, group_summary, level=CONF_LEVEL, skewness=None,
@@ -796,6 +810,7 @@ def _run(design, fresh, treatment, baseline, reported_names, heldout, options, r
     difference = _difference(v_p, v_i, options, sigma)
     reporter_interval = _reporter_interval(options.reporter, v_p, sigma, group_summary, skewness=skewness,
                                            skewness_source=skewness_source)
+    group_summary = _one_interval(group_summary, reporter_interval)
     if design.bounds is not None and options.effect == "mean_diff":  # the other effects are not on the score's scale
         group_summary, reporter_interval, difference = _clipped(design.bounds, group_summary, reporter_interval,
                                                                 difference, notes)

@@ -107,7 +107,11 @@ class SelectionCheckResult(Result):
         One row per task: task, set (``"reported"``, ``"heldout"`` or
         ``"dropped"``), effect, n_treatment, n_baseline.
     group_summary : DataFrame
-        Mean effect of each set with its t interval.
+        Mean effect of each set with its standard error and interval, and
+        ``interval`` naming it: the reported set's the reporter's (the
+        ``reporter_interval``: by default the skew-corrected t, ``"t,
+        skewness-corrected (from the runs)"``; Student's t for the signed-rank
+        reporter, which gives none), the held-out set's Student's t (``"t"``).
     reported_tasks, heldout_tasks : tuple of str
     heldout_design : str
         ``"complement"`` (every other task), ``"listed"`` or ``"fresh"``.

@@ -17,7 +17,8 @@ SET_LABELS = {"reported": "reported", "heldout": "held-out"}
 
 
 def plot_effects(result, *, ax=None, **kwargs):
-    """Per-task effects, reported vs held-out, with each set's mean and 95 % t interval.
+    """Per-task effects, reported vs held-out, with each set's mean and 95 % interval (the title names each: the
+    reported set's the reporter's, the skew-corrected t by default; the held-out set's Student's t).
 
     Tasks are sorted by effect (largest at the top), one per row; each set's
     mean is a vertical line and its interval a shaded band of the set's
@@ -43,7 +44,10 @@ def plot_effects(result, *, ax=None, **kwargs):
     ax.set_ylim(-0.7, len(effects) - 0.3)
     direction = "" if result.higher_is_better else ", sign flipped: positive = better"
     ax.set_xlabel(f"per-task effect ({result.effect_measure}: {result.treatment} vs {result.baseline}{direction})")
-    ax.set_title("Per-task effects; lines: set means, bands: 95% t intervals", fontsize=9)
+    kinds = dict(zip(result.group_summary["set"], result.group_summary["interval"]))
+    bands = "95% t intervals" if set(kinds.values()) == {"t"} else "95% intervals (" + "; ".join(
+        f"{SET_LABELS[name]}: {kind}" for name, kind in kinds.items()) + ")"
+    ax.set_title(f"Per-task effects; lines: set means, bands: {bands}", fontsize=9)
     ax.legend(frameon=False, fontsize=8, loc="lower right")
     return ax
 
