@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import pathlib
+import re
 import runpy
 import warnings
 
@@ -143,14 +144,158 @@ def compare(before_path, after_path):
               f"median kept same: {same_kept}")
 
 
+#: the columns of :func:`median_features`
+FEATURES = ("tied", "gap", "distinct", "middle_tied", "middle_off", "near", "mode")
+
+
+def median_features(res):
+    """(K, len(FEATURES)) per agent of a bootstrap result whose first metric is the median: the share of its runs
+    tied at a task's largest or smallest score (the rule's count, ``rlstats.bounds.median_tied``); the smallest gap
+    between the middle task means and their neighbours, in standard errors (a near tie the median jumps across); the
+    share of distinct values among the median's resamples; the share of the middle task's (tasks') runs tied and the
+    fewest of its runs off the tie; how many other tasks' means lie within two standard errors of the middle one;
+    the largest share of the resamples at one value."""
+    from rlstats import bounds
+
+    design = res.design
+    tied_cells = bounds.bound_ties(design, tied_only=True)[0]
+    tied = tied_cells.sum(axis=0) / design.counts.sum(axis=0)
+    out = np.empty((design.n_agents, len(FEATURES)))
+    for j in range(design.n_agents):
+        mine = design.agent == j
+        task, y = design.task[mine], design.y[mine]
+        n = np.bincount(task, minlength=design.n_tasks)
+        means = np.bincount(task, y, minlength=design.n_tasks) / n
+        var = np.bincount(task, (y - means[task]) ** 2, minlength=design.n_tasks) / (n - 1)
+        se = np.sqrt(var / n)
+        order = np.argsort(means, kind="stable")
+        t = order.size
+        middle = [(t - 1) // 2] if t % 2 else [t // 2 - 1, t // 2]
+        pairs = {(i, i + 1) for m in middle for i in (m - 1, m) if 0 <= i and i + 1 < t}
+        with np.errstate(divide="ignore", invalid="ignore"):
+            gaps = [np.nan_to_num((means[order[b]] - means[order[a]]) / np.hypot(se[order[a]], se[order[b]]),
+                                  nan=0.0, posinf=np.inf) for a, b in pairs]
+            mid = order[middle]
+            near = max(int((np.abs(means - means[m]) <= 2 * np.hypot(se, se[m])).sum()) - 1 for m in mid)
+        draws = res.bootstrap_distribution[j, 0]
+        _, repeats = np.unique(draws, return_counts=True)
+        out[j] = (tied[j], min(gaps), repeats.size / draws.size, tied_cells[mid, j].sum() / n[mid].sum(),
+                  (n[mid] - tied_cells[mid, j]).min(), near, repeats.max() / draws.size)
+    return out
+
+
+def measure_rules(design, n_datasets, seed=SEED):
+    """The median's intervals with the tied-share rule switched off (the three-quarters rule kept), their truths and
+    :func:`median_features`, flat over data sets and agents: (intervals (n, 2), truths (n,), features (n, len(FEATURES))).
+    ``design``: ("alike", share, tasks, runs) (:func:`measure_alike`'s data) or (family, share, tasks, runs)
+    (:func:`measure`'s)."""
+    from rlstats import bounds
+
+    kind, share, tasks, runs = design
+    d = small["designs"]
+    caps, saved, saved_share = d["_CAPS"], d["_CAPS"]["saturated"], bounds.MEDIAN_TIED_SHARE
+    bounds.MEDIAN_TIED_SHARE = np.inf
+    if kind != "alike" and share is not None:
+        caps["saturated"] = float(stats.norm.ppf(1 - share))
+    intervals, truths, features = [], [], []
+    try:
+        for draw in range(d["DESIGN_DRAWS"]):
+            if kind == "alike":
+                location = d["SATURATED_CAP"] - float(stats.norm.ppf(1 - share))
+                offset, scale = d["design_draw"](draw, tasks)
+                truth = np.median(d["population"]("saturated", location, offset, scale).mean(axis=1))
+                rng = np.random.default_rng([seed, draw, tasks, runs, int(share * 100)])
+                sets = ((small["frame"]({a: d["scores"]("saturated", rng.standard_normal((runs, tasks)), location,
+                                                        offset, scale) for a in "AB"}), {a: truth for a in "AB"})
+                        for _ in range(n_datasets))
+            else:
+                sets = ((data, {a: t["median"] for a, t in truth.items()})
+                        for data, truth in small["draw_design"](kind, tasks, runs, draw, n_datasets, seed))
+            for i, (data, truth_of) in enumerate(sets):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    res = rlstats.bootstrap(data, "score ~ agent | task", metrics=["median"], n_resamples=N_RESAMPLES,
+                                            rng=np.random.default_rng([seed, draw, i]), progress=False)
+                intervals.append(res.intervals[:, 0])
+                truths.append([truth_of[a] for a in res.agents])
+                features.append(median_features(res))
+    finally:
+        caps["saturated"], bounds.MEDIAN_TIED_SHARE = saved, saved_share
+    return np.concatenate(intervals), np.concatenate(truths), np.concatenate(features)
+
+
+def measure_identical(share, tasks, runs, n_datasets, seed=SEED):
+    """The median's intervals as the package gives them on the reproducers' design (tests/conftest.py's
+    ``capped_normal_frame``): two agents, every task the same standard normal cut where a share ``share`` of the runs
+    sit, so that the tasks' true means tie exactly (the median's hardest case). (held, given, intervals)."""
+    import sys
+
+    sys.path.insert(0, str(HERE.parent))
+    from conftest import capped_normal_frame
+
+    cap = float(stats.norm.ppf(1 - share))
+    truth = cap * share - stats.norm.pdf(cap)  # E min(Z, cap)
+    held = given = 0
+    for i in range(n_datasets):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = rlstats.bootstrap(capped_normal_frame(cap, [seed, i], runs, tasks), "score ~ agent | task",
+                                    metrics=["median"], n_resamples=N_RESAMPLES, rng=np.random.default_rng([seed, i]),
+                                    progress=False)
+        b = res.intervals[:, 0]
+        ok = np.isfinite(b).all(axis=1)
+        given += int(ok.sum())
+        held += int((ok & (b[:, 0] <= truth) & (truth <= b[:, 1])).sum())
+    return held, given, 2 * n_datasets
+
+
+RULE_DESIGNS = ([("alike", share, tasks, runs) for tasks in (5, 26) for share in SHARES[:3] for runs in (3, 5, 10)]
+                + [("capped", None, tasks, runs) for tasks in (5, 26) for runs in (3, 5, 10)])
+
+
+def run_rules(out, n_datasets, only=None):
+    saved = dict(np.load(out)) if only and pathlib.Path(out).exists() else {}
+    for design in RULE_DESIGNS:
+        if only and not re.search(only, key(*design)):
+            continue
+        intervals, truths, features = measure_rules(design, n_datasets)
+        name = key(*design)
+        saved[name + "_i"], saved[name + "_t"], saved[name + "_f"] = intervals, truths, features
+        np.savez(out, **saved)
+        print(name, intervals.shape[0], flush=True)
+
+
+def rule_coverage(path, rules):
+    """Per design and rule (name: function of the features (n, 3) -> withheld (n,)): coverage of those given."""
+    saved = np.load(path)
+    for design in RULE_DESIGNS:
+        name = key(*design)
+        if name + "_i" not in saved:
+            continue
+        b, t, f = saved[name + "_i"], saved[name + "_t"], saved[name + "_f"]
+        given = np.isfinite(b).all(axis=1)
+        held = given & (b[:, 0] <= t) & (t <= b[:, 1])
+        parts = []
+        for rule, withheld in rules.items():
+            keep = given & ~withheld(f)
+            n = int(keep.sum())
+            parts.append(f"{rule} {held[keep].sum() / max(n, 1):.3f}/{n:4d}")
+        print(f"{name:24s} of {b.shape[0]:4d}: " + "  ".join(parts))
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--out")
     parser.add_argument("--datasets", type=int, default=10)
     parser.add_argument("--compare", nargs=2)
     parser.add_argument("--alike", action="store_true", help="the alike agents' median intervals alone")
+    parser.add_argument("--rules", action="store_true", help="the median's intervals without the tied-share rule, "
+                        "and the features candidate rules read")
+    parser.add_argument("--only", help="with --rules: the designs whose key matches this regular expression")
     options = parser.parse_args()
-    if options.alike:
+    if options.rules:
+        run_rules(options.out, options.datasets, options.only)
+    elif options.alike:
         run_alike(options.out, options.datasets)
     elif options.compare:
         compare(*options.compare)
