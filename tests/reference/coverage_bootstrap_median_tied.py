@@ -186,7 +186,7 @@ def median_features(res):
 
 def measure_rules(design, n_datasets, seed=SEED):
     """The median's intervals with the tied-share rule switched off (the three-quarters rule kept), their truths and
-    :func:`median_features`, flat over data sets and agents: (intervals (n, 2), truths (n,), features (n, len(FEATURES))).
+    :func:`median_features`, flat over data sets and agents: (intervals (n, 2), truths (n,), features (n, 7)).
     ``design``: ("alike", share, tasks, runs) (:func:`measure_alike`'s data) or (family, share, tasks, runs)
     (:func:`measure`'s)."""
     from rlstats import bounds
