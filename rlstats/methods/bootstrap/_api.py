@@ -469,10 +469,11 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
         tie at a task's largest or smallest score (two or more of the
         task's runs there; ``rlstats.bounds.MEDIAN_TIED_SHARE``) and half
         or more of the runs of the task(s) the median sits on tie there
-        too (``MEDIAN_MIDDLE_TIED_SHARE``, audit s12): the median then
+        too (``MEDIAN_MIDDLE_TIED_SHARE``, audit s12), or 0.6 or more of
+        all its runs tie (``MEDIAN_TIED_SHARE_ALONE``): the median then
         moves by those tasks' few runs off the tie, and it covered
         0.87-0.95 at 5 tasks x 3-10 runs with 36-70% of the runs at a cap
-        (0.94-0.99 of those given under the rule; on the grid's capped
+        (0.96-1.0 of those given under the rule; on the grid's capped
         scores, a third at the cap, it withholds 23-38% of the median's
         intervals, which held; curves() withholds its median bands by the
         share alone).  It
