@@ -4,12 +4,22 @@ what the median's tied-share rule (audit s11, ``rlstats.bounds.MEDIAN_TIED_SHARE
     PYTHONPATH=. python tests/reference/coverage_bootstrap_median_tied.py --out after.npz [--datasets 10]
     PYTHONPATH=. python tests/reference/coverage_bootstrap_median_tied.py --compare before.npz after.npz
     PYTHONPATH=. python tests/reference/coverage_bootstrap_median_tied.py --alike --out alike.npz [--datasets 50]
+    PYTHONPATH=. python tests/reference/coverage_bootstrap_median_tied.py --rules --out rules.npz --datasets 125 \
+        --only "^alike_.*_5_"      (then "^capped_None_5_" with 30, "^capped_None_26_" with 15, "^alike_.*_26_" 40)
+    PYTHONPATH=. python tests/reference/coverage_bootstrap_median_tied.py --evaluate rules.npz
 
 ``--alike`` (:func:`measure_alike`): two alike agents placed so that 36%, 55% or 70% of their runs sit at the grid's
 saturated cap (one step of the saturated curves, where curves()' median bands missed), the median's intervals alone,
 at 5 and 26 tasks x 3, 5 and 10 runs; it prints the coverage of those given. Audit s11 ran each mode on the package
 before and after the median's tied-share rule: ``--datasets 8`` (128 intervals a point) for the grid's design,
 ``--alike --datasets 50`` (400) for the alike agents (docs/calibration.md).
+
+``--rules`` (:func:`measure_rules`, audit s12): the median's intervals with the tied-share rule off, on the alike
+designs and the grid's ``capped`` scores at 5 and 26 tasks x 3, 5 and 10 runs, with what candidate rules read
+(:data:`FEATURES`); ``--evaluate`` prints the coverage and count of those each candidate gives (:data:`RULES`).
+Audit s12 ran it with the sizes above (1000 intervals a point for the alike designs at 5 tasks, 320 at 26, 480 and
+240 for the capped ones); the package's rule (``rlstats.bounds.median_tied_at_middle``) gave the same counts as
+``"middle or 0.6"`` at every alike design checked with :func:`measure_alike`.
 
 The data sets are those of ``coverage_small_runs.draw_design`` (four agents, B and D ``SHIFT`` noise units above A
 and C, ``designs.DESIGN_DRAWS`` design draws): the ``saturated`` family with its cap moved so that a share ``s`` of
@@ -265,7 +275,26 @@ def run_rules(out, n_datasets, only=None):
         print(name, intervals.shape[0], flush=True)
 
 
-def rule_coverage(path, rules):
+def _rule(name):
+    col = FEATURES.index(name)
+    return lambda f: f[:, col]
+
+
+_tied, _gap, _middle = _rule("tied"), _rule("gap"), _rule("middle_tied")
+#: the candidate rules audit s12 compared (features -> withheld): audit s11's share alone, none, a higher share, a
+#: near tie of the middle task means (in standard errors), and the middle task's share of ties (the package's, with
+#: the share alone from 0.6)
+RULES = {
+    "share 0.3": lambda f: _tied(f) >= 0.3,
+    "none": lambda f: np.zeros(len(f), bool),
+    "share 0.5": lambda f: _tied(f) >= 0.5,
+    "near tie <1 SE": lambda f: (_tied(f) >= 0.3) & (_gap(f) < 1),
+    "middle": lambda f: (_tied(f) >= 0.3) & (_middle(f) >= 0.5),
+    "middle or 0.6": lambda f: (_tied(f) >= 0.3) & ((_middle(f) >= 0.5) | (_tied(f) >= 0.6)),
+}
+
+
+def rule_coverage(path, rules=RULES):
     """Per design and rule (name: function of the features (n, 3) -> withheld (n,)): coverage of those given."""
     saved = np.load(path)
     for design in RULE_DESIGNS:
@@ -292,8 +321,11 @@ if __name__ == "__main__":
     parser.add_argument("--rules", action="store_true", help="the median's intervals without the tied-share rule, "
                         "and the features candidate rules read")
     parser.add_argument("--only", help="with --rules: the designs whose key matches this regular expression")
+    parser.add_argument("--evaluate", help="a --rules output: the coverage of the candidate rules (RULES)")
     options = parser.parse_args()
-    if options.rules:
+    if options.evaluate:
+        rule_coverage(options.evaluate)
+    elif options.rules:
         run_rules(options.out, options.datasets, options.only)
     elif options.alike:
         run_alike(options.out, options.datasets)
