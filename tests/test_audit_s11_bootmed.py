@@ -30,15 +30,30 @@ def test_median_interval_withheld_where_runs_tie_at_the_cap():
     """At 5 tasks x 5 runs with 12 of A's 25 runs (48%) and 15 of B's (60%) at the cap, below the three-quarters
     rule, bootstrap() gave the median intervals (-0.747, -0.088) and (-0.755, -0.025); curves() withholds the median's
     band on such runs, where it covered 0.87-0.90 at 5 tasks, and bootstrap()'s interval covered 0.909-0.924 at 5 tasks
-    x 3-10 runs of alike agents with 55% of their runs at the cap. It is now withheld, with a note; the mean's and
-    IQM's are not."""
+    x 3-10 runs of alike agents with 55% of their runs at the cap. It was then withheld by the share alone; since audit
+    s12 where 0.6 or more of the runs tie (B) or half or more of those of the task the median sits on: A's (2 of 5
+    tied) is given, as before the rule (such intervals covered 0.96 at that design, and 0.99-1.0 at this one of
+    exactly tied tasks). With A's median task capped in 3 of its 5 runs it is withheld too, with a note; the mean's
+    and IQM's never are."""
     data = _frame(0)
     assert (data.score == CAP).groupby(data.agent).sum().tolist() == [12, 15]
     res = rlstats.bootstrap(data, "score ~ agent | task", metrics=["median", "mean", "iqm"], n_resamples=200, rng=1)
-    assert np.isnan(res.intervals[:, 0]).all()
-    assert np.isfinite(res.intervals[:, 1:]).all()
+    np.testing.assert_allclose(res.intervals[0, 0], [-0.747, -0.088], atol=5e-4)
+    assert np.isnan(res.intervals[1, 0]).all() and np.isfinite(res.intervals[:, 1:]).all()
+    assert res.saturated.tolist() == [[False, False, False], [True, False, False]]
+    assert "0.3 or more of the agent's runs tie at a task's largest or smallest score" in " ".join(res.notes)
+    means = data[data.agent == "A"].groupby("task").score.mean()
+    middle = means.sort_values().index[2]
+    capped = data.copy()
+    x, y = capped.index[(capped.agent == "A") & (capped.task == middle) & (capped.score < CAP)][:2]
+    # one more of that task's runs at the cap (3 of 5), another lowered as much: its mean, and the median, unchanged
+    capped.loc[y, "score"] -= CAP - capped.loc[x, "score"]
+    capped.loc[x, "score"] = CAP
+    np.testing.assert_allclose(capped[capped.agent == "A"].groupby("task").score.mean(), means, rtol=1e-12)
+    res = rlstats.bootstrap(capped, "score ~ agent | task", metrics=["median", "mean", "iqm"], n_resamples=200, rng=1)
+    assert np.isnan(res.intervals[:, 0]).all() and np.isfinite(res.intervals[:, 1:]).all()
     text = " ".join(res.notes)
-    assert "0.3 or more of the agent's runs tie at a task's largest or smallest score" in text
+    assert "studentized intervals withheld for A/median, B/median: there 0.3 or more of the agent's runs tie" in text
     assert res.saturated[:, 0].all() and not res.saturated[:, 1:].any()
 
 
@@ -95,12 +110,26 @@ def test_the_rule_starts_at_three_tenths_of_the_runs_tied():
 
 
 def test_ties_at_the_smallest_score_count_and_every_level_withholds():
-    """Runs tied at the task's smallest score count as well (6 of 20 at -3.0); ``confidence_interval(level)``
-    withholds the median there at every level, and the other intervals are as before."""
+    """Runs tied at the task's smallest score count as well (6 of 20 at -3.0, 2 of 4 in three tasks); since audit
+    s12 the median is withheld only where those of its task tie too: with the ties in t0, t1 and t3 it sits on t4
+    (none tied) and is given, as before the rule; with them in t0, t1 and t4 it sits on a tied task and
+    ``confidence_interval(level)`` withholds it at every level, the other intervals as with the rule off."""
     res = _run(_tied_frame([], [("A", 0, 2), ("A", 1, 2), ("A", 3, 2)]))
-    expected = np.array(BOTTOM_BEFORE)
+    np.testing.assert_allclose(res.intervals, BOTTOM_BEFORE, rtol=1e-6, atol=1e-12)
+    from rlstats import bounds
+
+    data = _tied_frame([], [("A", 0, 2), ("A", 1, 2), ("A", 4, 2)])
+    res = _run(data)
+    saved = bounds.MEDIAN_TIED_SHARE
+    bounds.MEDIAN_TIED_SHARE = np.inf  # the rule off
+    try:
+        off = _run(data)
+    finally:
+        bounds.MEDIAN_TIED_SHARE = saved
+    expected = off.intervals.copy()
+    assert np.isfinite(expected).all()
     expected[0, 0] = np.nan
-    np.testing.assert_allclose(res.intervals, expected, rtol=1e-6, atol=1e-12)
+    np.testing.assert_array_equal(res.intervals, expected)
     again = res.confidence_interval(0.8)
     median = again[(again.agent == "A") & (again.metric == "median")]
     assert len(median) == 1 and median[["conf_low", "conf_high"]].isna().all().all()
@@ -132,17 +161,19 @@ def test_one_home_for_the_share_and_the_count():
 def test_median_coverage_on_runs_tied_at_the_cap():
     """Alike agents with 36% or 55% of their runs at the grid's saturated cap, 5 tasks x 5 runs (one step of the
     saturated curves; tests/reference/coverage_bootstrap_median_tied.py, 400 intervals a point): before the rule the
-    median's intervals covered 0.930 (36%) and 0.909 (55%); now 0.974 of the 114 of 400 given at 36%, none given at
-    55%. Here 10 data sets a design draw (80 intervals a point): 24 of 24 given held at 36%, none given at 55%."""
+    median's intervals covered 0.930 (36%) and 0.909 (55%); under the share rule 0.974 of the 114 of 400 given at
+    36%, none given at 55%. Here 10 data sets a design draw (80 intervals a point): 24 of 24 given held at 36%, none
+    given at 55%; under audit s12's middle rule (1000 intervals a point: 0.959 of 754 given at 36%, 0.972 of 286 at
+    55%) 60 of 61 and 20 of 21."""
     import pathlib
     import runpy
 
     script = runpy.run_path(str(pathlib.Path(__file__).parent / "reference" / "coverage_bootstrap_median_tied.py"))
     intervals, truths = script["measure_alike"](0.36, 5, 5, 10)
     held, given = script["coverage"](intervals, truths, 0)
-    assert (held, given) == (24, 24)
+    assert (held, given) == (60, 61)
     intervals, truths = script["measure_alike"](0.55, 5, 5, 10)
-    assert script["coverage"](intervals, truths, 0) == (0, 0)
+    assert script["coverage"](intervals, truths, 0) == (20, 21)
 
 
 def test_real_sb3_runs_at_acrobots_floor_and_cartpoles_cap():

@@ -28,7 +28,7 @@ import numpy as np
 
 from ... import calibration
 from ... import format as fmt
-from ...bounds import (KINDS, bound_ties, check_bounds, clip, clipped_note, known_or_unbounded, median_tied,
+from ...bounds import (KINDS, bound_ties, check_bounds, clip, clipped_note, known_or_unbounded, median_tied_at_middle,
                        saturated_withheld)
 from ...cost import admit, shows
 from ...design import NA_ACTIONS, design_of
@@ -476,13 +476,16 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
         runs it covered 0.47-0.91 at 5-10 tasks, and every other kind
         less); the median's also where 0.3 or more of the agent's runs
         tie at a task's largest or smallest score (two or more of the
-        task's runs there; ``rlstats.bounds.MEDIAN_TIED_SHARE``, curves()'
-        rule for its bands): the median of task means then moves in jumps
-        between near-tied tasks that resamples of mostly tied runs do not
-        see, and it covered 0.87-0.95 at 5 tasks x 3-10 runs with 36-70%
-        of the runs at a cap (0.92-0.98 of those given after the rule; on
-        the grid's capped scores, a third at the cap, it withholds 77-92%
-        of the median's intervals, which held).  It
+        task's runs there; ``rlstats.bounds.MEDIAN_TIED_SHARE``) and half
+        or more of the runs of the task(s) the median sits on tie there
+        too (``MEDIAN_MIDDLE_TIED_SHARE``, audit s12), or 0.6 or more of
+        all its runs tie (``MEDIAN_TIED_SHARE_ALONE``): the median then
+        moves by those tasks' few runs off the tie, and it covered
+        0.87-0.95 at 5 tasks x 3-10 runs with 36-70% of the runs at a cap
+        (0.96-1.0 of those given under the rule; on the grid's capped
+        scores, a third at the cap, it withholds 23-38% of the median's
+        intervals, which held; curves() withholds its median bands by the
+        share alone).  It
         gives way to the percentile interval, with a note,
         with ``task_bootstrap=True`` or a metric function (no within-task
         standard error), and silently with ``rliable_compat=True`` (rliable's
@@ -798,8 +801,8 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
         # audit s11: the median's also where a share of the runs tie at a bound (curves()' rule for its bands)
         tied = np.zeros_like(saturated)
         if "median" in kinds:
-            tied[:, np.array(kinds) == "median"] = median_tied(bound_ties(design, tied_only=True)[0],
-                                                               design.counts)[:, None]
+            tied[:, np.array(kinds) == "median"] = median_tied_at_middle(
+                bound_ties(design, tied_only=True)[0], design.counts, design.cell_matrix())[:, None]
         given = np.isfinite(bounds).all(axis=-1)
         tied &= given & ~saturated
         saturated &= given

@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import calibration
-from ...bounds import MEDIAN_TIED_SHARE
+from ...bounds import MEDIAN_MIDDLE_TIED_SHARE, MEDIAN_TIED_SHARE, MEDIAN_TIED_SHARE_ALONE
 from ...statistics import (STUDENTIZED_SE_FLOOR, cornish_fisher_shift, floored_standard_errors, order_statistic_se,
                            run_expansion, shape_ratios)
 from .._replication import verdict
@@ -538,20 +538,21 @@ def saturated_note(pairs):
 
 def median_tied_note(pairs):
     """The note of the median's studentised intervals withheld for runs tied at a bound (``pairs``: "agent/metric"
-    labels; ``rlstats.bounds.median_tied``)."""
+    labels; ``rlstats.bounds.median_tied_at_middle``)."""
     return (f"studentized intervals withheld for {', '.join(pairs)}: there {MEDIAN_TIED_SHARE:g} or more of the "
-            "agent's runs tie at a task's largest or smallest score (a cap reached), where the median of task means "
-            "moves in jumps its resamples do not see: on simulated runs with 36-70% of them at a cap, its nominal "
-            "95% intervals covered 0.87-0.95 at 5 tasks x 3-10 runs, given wherever fewer than three quarters sat at "
-            "the cap, as curves()' median bands did (withheld there too); report each agent's share of runs at the "
-            "cap, or the mean or IQM")
+            "agent's runs tie at a task's largest or smallest score (a cap reached), and "
+            f"{MEDIAN_MIDDLE_TIED_SHARE:g} or more of those of the task(s) the median sits on (or "
+            f"{MEDIAN_TIED_SHARE_ALONE:g} or more of all its runs), whose few runs off the tie then move it: on "
+            "simulated runs with 36-70% of them at a cap, its nominal 95% intervals covered 0.87-0.95 at 5 tasks x "
+            "3-10 runs, given wherever fewer than three quarters sat at the cap; report each agent's share of runs at "
+            "the cap, or the mean or IQM")
 
 
 def studentized_notes(bounds, fewest_runs, n_tasks, agents, metrics, observed=None, saturated=None, tied=None):
     """Notes saying which studentised intervals are withheld, why, and the way on (``observed``: the (K, M) standard
     errors of the data, to tell an interval withheld for the data's own lack of spread from one withheld for its
     resamples'; ``saturated``: the (K, M) intervals withheld for saturated runs, ``rlstats.bounds.saturated_withheld``,
-    and ``tied`` those of them withheld by the median's rule alone, ``rlstats.bounds.median_tied``)."""
+    and ``tied`` those of them withheld by the median's rule alone, ``rlstats.bounds.median_tied_at_middle``)."""
     notes = []
     withheld = studentized_withheld(fewest_runs, n_tasks)
     if n_tasks < 2:
