@@ -31,7 +31,6 @@ def _profile_frame(first_task):
     return pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason="the skew_t band reads a skewness from runs tied up to round-off")
 def test_skew_t_band_reads_no_skewness_from_runs_tied_up_to_round_off():
     """A task whose runs tie up to round-off (0.3, 0.1 + 0.2, 0.3) counts as flat in the band (near_ties), but its
     runs gave the pooled skewness their k-statistic skewness of sqrt(3): agent A's g moved from 0.399 to -0.167 and
