@@ -41,3 +41,19 @@ def test_skew_t_band_reads_no_skewness_from_runs_tied_up_to_round_off():
     rounded = rlstats.performance_profile(_profile_frame([0.3, 0.1 + 0.2, 0.3]), "score ~ agent | task",
                                           kind="tasks", tau=tau)
     np.testing.assert_array_equal(rounded.intervals, exact.intervals)
+
+
+@pytest.mark.xfail(strict=True, reason="plot(figsize=) thins tick labels that are names made of digits")
+def test_plot_keeps_every_name_that_reads_as_a_number():
+    """Agents named by a learning rate ("0.0001", "0.0003", ...) were taken for a number axis' labels and thinned:
+    the bootstrap's intervals at figsize=(3.4, 1.6) kept 2 of the 12 agents' names ('0.0001', '0.1'), leaving ten
+    rows unnamed, where names are never to be dropped (refused with a size that holds them instead)."""
+    from rlstats.errors import OptionError
+
+    rng = np.random.default_rng(0)
+    names = [str(v) for v in (1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0)]
+    frame = pd.DataFrame([(a, f"t{t}", r, rng.normal(i * 0.1, 1)) for i, a in enumerate(names) for t in range(3)
+                          for r in range(3)], columns=["agent", "task", "seed", "score"])
+    res = rlstats.bootstrap(frame, "score ~ agent | task", n_resamples=200, rng=0)
+    with pytest.raises(OptionError, match="tick labels? of the y axis"):
+        res.plot(figsize=(3.4, 1.6))
