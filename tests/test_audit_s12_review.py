@@ -43,7 +43,6 @@ def test_skew_t_band_reads_no_skewness_from_runs_tied_up_to_round_off():
     np.testing.assert_array_equal(rounded.intervals, exact.intervals)
 
 
-@pytest.mark.xfail(strict=True, reason="plot(figsize=) thins tick labels that are names made of digits")
 def test_plot_keeps_every_name_that_reads_as_a_number():
     """Agents named by a learning rate ("0.0001", "0.0003", ...) were taken for a number axis' labels and thinned:
     the bootstrap's intervals at figsize=(3.4, 1.6) kept 2 of the 12 agents' names ('0.0001', '0.1'), leaving ten
