@@ -59,7 +59,8 @@ class MixedResult(Result):
     coefficients : DataFrame
         The fixed effects as lmerTest's summary shows them (treatment coding: the intercept is the first
         agent's mean, each other row that agent minus the first): term, estimate, std_error, df, statistic,
-        p_value.
+        p_value; statistic and p_value NaN in the rows of a pair whose test is withheld on runs at a score cap
+        (see ``comparisons``).
     vcov : ndarray
         Covariance of the fixed effects used for the t tests (Kenward-Roger's adjusted one with that ddf).
     emmeans : DataFrame
