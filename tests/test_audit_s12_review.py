@@ -86,7 +86,6 @@ def test_mixed_withholds_the_coefficients_test_of_a_saturated_pair(agents, cappe
         assert np.isfinite(coef.loc[term, "estimate"]) and np.isfinite(coef.loc[term, "std_error"])
 
 
-@pytest.mark.xfail(strict=True, reason="mixed()'s adjustment line counts the saturated agents in the family")
 @pytest.mark.parametrize("adjust, line", [("tukey", "tukey method for comparing a family of 3 estimates"),
                                           ("holm", "holm method for 3 tests")])
 def test_mixed_adjustment_line_names_the_family_the_pairs_given_were_adjusted_over(adjust, line):
