@@ -95,7 +95,6 @@ def test_mixed_adjustment_line_names_the_family_the_pairs_given_were_adjusted_ov
     assert "P value adjustment: " + line in str(res)
 
 
-@pytest.mark.xfail(strict=True, reason="read_logs' warning counts incomplete runs among the files that failed")
 def test_read_logs_warning_counts_files_and_incomplete_runs_apart(tmp_path):
     """Two runs of PPO CartPole (4 monitor.csv files each), one file of one cut mid-line: the warning read "skipped 2
     of 8 Stable-Baselines3 monitor.csv files that could not be used", counting the run left out whole (its three
