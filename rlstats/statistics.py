@@ -327,8 +327,10 @@ def hall_inverse(x: ArrayLike, gamma: ArrayLike, n: ArrayLike) -> NDArray[np.flo
     audit s12 review), and the denominator is at least 3/4."""
     gamma, n = np.asarray(gamma, dtype=np.float64), np.asarray(n, dtype=np.float64)
     y = np.asarray(x, dtype=np.float64) / np.sqrt(n) - gamma / (6 * n)
-    a = np.cbrt(1 + gamma * y)
-    return np.asarray(3 * y / (a * a + a + 1))
+    with np.errstate(invalid="ignore"):  # an infinite x: 0 inf or inf / inf, where s is x's (the cubic increases)
+        a = np.cbrt(1 + gamma * y)
+        s = 3 * y / (a * a + a + 1)
+    return np.asarray(np.where(np.isinf(y), y, s))
 
 
 def shape_ratios(sizes: ArrayLike, second: ArrayLike, third: ArrayLike | None = None,

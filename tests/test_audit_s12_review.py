@@ -19,6 +19,7 @@ def test_hall_inverse_agrees_with_a_root_finder_at_small_skewness(gamma):
         root = optimize.brentq(lambda s: float(statistics.hall_transform(s, gamma, n)) - x, -1e3, 1e3,
                                xtol=1e-15, rtol=1e-15)
         assert float(statistics.hall_inverse(x, gamma, n)) == pytest.approx(root, rel=1e-12, abs=1e-14)
+    assert statistics.hall_inverse([np.inf, -np.inf], gamma, 5).tolist() == [np.inf, -np.inf]
 
 
 def _profile_frame(first_task):
