@@ -184,8 +184,14 @@ def _drawn_over(labels: list[Any], renderer: Any) -> list[tuple[str, str]]:
     return pairs
 
 
-def _numeric(labels: list[Any]) -> bool:
-    """Whether the labels are numbers (a formatter's: thinning them loses nothing) rather than names."""
+def _numeric(axis: Any, labels: list[Any]) -> bool:
+    """Whether the labels are numbers (a number formatter's: thinning them loses nothing) rather than names, which
+    a plot sets one per row or column (as a FuncFormatter, FixedFormatter or categories) and may be made of digits
+    (agents named by a learning rate: audit s12 review)."""
+    from matplotlib.ticker import EngFormatter, LogFormatter, PercentFormatter, ScalarFormatter
+
+    if not isinstance(axis.get_major_formatter(), (ScalarFormatter, LogFormatter, PercentFormatter, EngFormatter)):
+        return False
     for label in labels:
         text = label.get_text().replace("\u2212", "-").replace("%", "").strip()
         if text.startswith("$"):  # mathtext of a log axis' formatter
@@ -216,7 +222,7 @@ def _fit_tick_labels(figure: Any, figsize: tuple[float, float], own: Any) -> Non
             labels = _shown_tick_labels(axis)
             if not _drawn_over(labels, renderer):
                 continue
-            if _numeric(labels):
+            if _numeric(axis, labels):
                 from matplotlib.ticker import FixedLocator
 
                 # thinned among the ticks in view (so the view stays as drawn), while two labels give the scale
@@ -229,7 +235,8 @@ def _fit_tick_labels(figure: Any, figsize: tuple[float, float], own: Any) -> Non
             elif name == "x":
                 for angle in (45, 90):
                     for label in axis.get_ticklabels():
-                        label.set(rotation=angle, ha="right", va="top" if angle < 90 else "center", rotation_mode="anchor")
+                        label.set(rotation=angle, ha="right", va="top" if angle < 90 else "center",
+                                  rotation_mode="anchor")
                     renderer = draw()
                     if not _drawn_over(_shown_tick_labels(axis), renderer):
                         break
@@ -266,10 +273,11 @@ def _refuse_tick_labels(figure: Any, figsize: tuple[float, float], own: Any, cro
         width = max(width, figsize[0] + grid[1] * grow_x / inch)
         height = max(height, figsize[1] + grid[0] * grow_y / inch)
     plt.close(figure)
-    _, name, labels = crowded[0]
+    axes, name, labels = crowded[0]
     names = listed([repr(label.get_text().replace("\n", " ")) for label in labels], limit=3)
     more = f" and {count(len(crowded) - 1, 'other axis', 'other axes')}" if len(crowded) > 1 else ""
-    fewer = "" if _numeric(labels) else f", or plot fewer {'columns' if name == 'x' else 'rows'}"
+    axis = axes.xaxis if name == "x" else axes.yaxis
+    fewer = "" if _numeric(axis, labels) else f", or plot fewer {'columns' if name == 'x' else 'rows'}"
     raise OptionError(f"figsize=({figsize[0]:g}, {figsize[1]:g}) is too small for the "
                       f"{count(len(labels), 'tick label')} of the {name} axis ({names}){more}: they would be drawn "
                       f"over each other; pass a larger figsize= (about ({width:.3g}, {height:.3g}) holds them; the "

@@ -1012,11 +1012,14 @@ def _early_note(ended_early, field_names):
 def _fail_or_warn(problems, root, label, on_error, *, total, fatal):
     shown = "\n".join(f"  {p}" for p in problems[:10])
     more = f"\n  ... and {len(problems) - 10} more" if len(problems) > 10 else ""
+    # a run left out for a file it lost is no file of its own that failed (review s12: "2 of 8 files" for 1)
+    incomplete = sum(p.kind == "incomplete run" for p in problems)
+    runs = f", and {count(incomplete, 'run')} that lost one" if incomplete else ""
     if on_error == "raise" or fatal:
         advice = ("pass on_error='skip' to read the others" if not fatal else "no run could be read")
-        raise LogReadError(f"{len(problems)} of {total} {label} under {root} could not be used "
+        raise LogReadError(f"{len(problems) - incomplete} of {total} {label} under {root} could not be used{runs} "
                            f"({advice}):\n{shown}{more}")
-    warn(f"skipped {len(problems)} of {total} {label} that could not be used "
+    warn(f"skipped {len(problems) - incomplete} of {total} {label} that could not be used{runs} "
          f"(frame.attrs['read_log'] lists them):\n{shown}{more}")
 
 

@@ -30,8 +30,8 @@ import numpy as np
 
 from ... import calibration
 from ...bounds import MEDIAN_MIDDLE_TIED_SHARE, MEDIAN_TIED_SHARE, MEDIAN_TIED_SHARE_ALONE
-from ...statistics import (STUDENTIZED_SE_FLOOR, cornish_fisher_shift, floored_standard_errors, order_statistic_se,
-                           run_expansion, shape_ratios)
+from ...statistics import (STUDENTIZED_SE_FLOOR, cornish_fisher_shift, floored_standard_errors, near_ties,
+                           order_statistic_se, run_expansion, shape_ratios)
 from .._replication import verdict
 from . import _kernels as kernels
 
@@ -222,9 +222,9 @@ STUDENTIZED_INTERVALS = ("studentized", "studentized_unwidened")
 
 def pooled_run_skewness(y, task, n_tasks):
     """(g, tasks, sizes, means, variance): the runs' skewness pooled over tasks, as the mean of the k-statistic
-    skewness k3 / s^3 of each task with at least 3 runs and some spread (``tasks`` of them; g 0 where none has),
-    with each task's runs, mean and variance (ddof 1) beside it. ``y`` and ``task`` (codes below ``n_tasks``) are one
-    agent's runs, in any order.
+    skewness k3 / s^3 of each task with at least 3 runs and some spread beyond round-off (``tasks`` of them; g 0
+    where none has), with each task's runs, mean and variance (ddof 1) beside it. ``y`` and ``task`` (codes below
+    ``n_tasks``) are one agent's runs, in any order.
 
     One shape for every task, read from all the agent's runs rather than one task's few: a task whose runs miss their
     rare large value shows no skew of its own. Used by the bootstrap's skew widening (:func:`widening_skewness`) and
@@ -241,7 +241,14 @@ def pooled_run_skewness(y, task, n_tasks):
     second = np.bincount(task, weights=deviation ** 2, minlength=n_tasks)
     third = np.bincount(task, weights=deviation ** 3, minlength=n_tasks)
     variance = second / np.maximum(sizes - 1, 1)
-    usable = (sizes >= 3) & (variance > 0)
+    # a task whose runs tie up to round-off (statistics.near_ties) shows no skewness, not the sqrt(n) of one run
+    # 1e-16 off the others: the profile's band counts it as flat, and one score's round-off had moved the bands
+    # by 0.67 (audit s12 review)
+    snapped = near_ties(y, task)[0]
+    low, high = np.full(n_tasks, np.inf), np.full(n_tasks, -np.inf)
+    np.minimum.at(low, task, snapped)
+    np.maximum.at(high, task, snapped)
+    usable = (sizes >= 3) & (variance > 0) & (high > low)
     if not usable.any():
         return 0.0, 0, sizes, means, variance
     g = float(np.mean(shape_ratios(sizes, second, third)[0][usable]))  # the mean of the tasks' G1 = k3 / s^3

@@ -277,6 +277,10 @@ def _run(design, options):
     if saturated.any():  # audit s12: the F of the refit the pairs left come from, or none
         compared = tuple(a for a, s in zip(design.agents, saturated) if not s) if refit_f is not None else ()
         f_stat, num_df, den_df = refit_f if refit_f is not None else (np.nan, num_df, np.nan)
+        # a coefficient is the difference of its agent and the first: the test of a pair withheld above (review s12:
+        # agentD t = 5.43, p = 8.9e-05 printed beside A - D's withheld test)
+        paired = saturated[1:] | saturated[0]
+        coefficients.loc[1 + np.flatnonzero(paired), ["statistic", "p_value"]] = np.nan
     pairs.insert(2, "n_shared_tasks", graph.shared[first, second])
     notes += _indirect_notes(graph, pairs, options)
     u_task, u_cell = kernels.random_effects(m, fitted)
@@ -479,7 +483,8 @@ def _saturated_notes(design, saturated, pairs):
             if given else
             "; the other agents' pairs are withheld too: the model of those agents alone could not be fitted (they "
             "share no task, fewer than 2 tasks, or their runs do not vary)" if others >= 2 else "")
-    return [f"pairwise tests and intervals withheld for every pair of {listed(names, 8)}: three quarters or more of "
+    return [f"pairwise tests and intervals withheld for every pair of {listed(names, 8)} (and the fixed effects' tests "
+            "of those differences): three quarters or more of "
             "the agent's runs sit at a task's largest or smallest score (a cap often reached) and fewer than "
             f"{SATURATED_FEWEST_OFF_CONTRAST} are off it, so the model's one residual variance does not describe "
             "them: on simulated runs with 85% of a baseline's at a cap and agents apart, its 95% Tukey intervals "

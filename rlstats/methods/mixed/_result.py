@@ -59,7 +59,8 @@ class MixedResult(Result):
     coefficients : DataFrame
         The fixed effects as lmerTest's summary shows them (treatment coding: the intercept is the first
         agent's mean, each other row that agent minus the first): term, estimate, std_error, df, statistic,
-        p_value.
+        p_value; statistic and p_value NaN in the rows of a pair whose test is withheld on runs at a score cap
+        (see ``comparisons``).
     vcov : ndarray
         Covariance of the fixed effects used for the t tests (Kenward-Roger's adjusted one with that ddf).
     emmeans : DataFrame
@@ -187,10 +188,12 @@ class MixedResult(Result):
         return self.comparisons["n_shared_tasks"].to_numpy() == 0
 
     def _adjustment_sentence(self):
+        # with saturated agents the pairs given come from the refit of the others, adjusted over their family alone
+        family = len(self.omnibus_agents) if 0 < len(self.omnibus_agents) < self.n_agents else self.n_agents
         if self.adjust == "tukey":
-            return f"P value adjustment: tukey method for comparing a family of {self.n_agents} estimates"
+            return f"P value adjustment: tukey method for comparing a family of {family} estimates"
         if self.adjust == "holm":
-            return f"P value adjustment: holm method for {len(self.comparisons)} tests"
+            return f"P value adjustment: holm method for {family * (family - 1) // 2} tests"
         return "P values are not adjusted for multiple comparisons"
 
     def _summary_tables(self):
