@@ -15,7 +15,7 @@ import pandas as pd
 from ... import calibration, runs
 from ...connectivity import label_literal
 from ...bounds import (KINDS, MEDIAN_TIED_SHARE, check_bounds, clip, clipped_note, known_or_unbounded, median_tied,
-                       saturated_withheld, ties_at_bounds)
+                       saturated_withheld, tie_counts)
 from ...design import NA_ACTIONS, data_and_formula, design_of, subset_rows
 from ...cost import admit, shows
 from ...interop import as_pandas
@@ -267,9 +267,8 @@ def _saturated_steps(design, matrix, starts, statistic):
     for s in range(matrix.shape[1]):
         logged = ~np.isnan(matrix[:, s])
         runs_there = (task[logged], agent[logged], matrix[logged, s], design.n_tasks, design.n_agents)
-        at_bound[:, s::matrix.shape[1]] = ties_at_bounds(*runs_there)[0]
-        if statistic == "median":
-            tied[:, s::matrix.shape[1]] = ties_at_bounds(*runs_there, tied_only=True)[0]
+        # both counts from one pass: at_bound for every statistic's rule, tied for the median's
+        at_bound[:, s::matrix.shape[1]], tied[:, s::matrix.shape[1]] = tie_counts(*runs_there)
         cells = np.bincount(task[logged] * design.n_agents + agent[logged], minlength=design.n_tasks * design.n_agents)
         counts[:, s::matrix.shape[1]] = cells.reshape(design.n_tasks, design.n_agents)
     withheld = saturated_withheld(at_bound, counts, (statistic,))[:, 0]
