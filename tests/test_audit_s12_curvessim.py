@@ -83,7 +83,6 @@ def test_saturated_steps_unchanged_by_the_one_pass():
 FRESH = runpy.run_path(str(pathlib.Path(__file__).parent / "reference" / "coverage_curves_fresh.py"))
 
 
-@pytest.mark.xfail(strict=True, reason="the simultaneous band is narrower than the pointwise band at some steps")
 def test_simultaneous_band_holds_the_pointwise_band():
     """A band that holds the whole curve at 95% holds each step at 95%, so it cannot be narrower than the 95%
     pointwise band there; each default band is a hull with an expanded band (a symmetric sup-t band for the
