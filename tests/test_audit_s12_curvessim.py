@@ -99,3 +99,74 @@ def test_simultaneous_band_holds_the_pointwise_band():
         assert given.sum() >= 4
         assert (res.simultaneous[given, 0] <= res.pointwise[given, 0]).all()
         assert (res.simultaneous[given, 1] >= res.pointwise[given, 1]).all()
+
+
+def _fresh_rows(statistic, runs, tasks, distribution, **options):
+    """The table rows (simultaneous, pointwise) of :mod:`coverage_curves_fresh` at one design, and its records."""
+    got = FRESH["measure"]((statistic,), runs, tasks, distribution, **options)[statistic]
+    return {r["band"]: r for r in FRESH["rows"](statistic, runs, tasks, distribution, got)}, got
+
+
+def _tabled(statistic, runs, tasks, distribution, band):
+    from rlstats import calibration
+
+    rows = [r for r in calibration.rows("curves.band") if (r["statistic"], int(r["runs"]), int(r["tasks"]),
+            r["distribution"], r["agents"], r["band"], r["interval"])
+            == (statistic, runs, tasks, distribution, str(FRESH["AGENTS"]), band, "studentized")]
+    assert len(rows) == 1, "the table lacks this design of audit s12"
+    return rows[0]
+
+
+def test_audit_rows_of_the_table_hold():
+    """The rows of this audit (8 agents; 1,920 bands a row over the grid's 4 design draws) hold 95% within 3 SE,
+    pooled and in the worst draw, at every design measured (10 and 26 tasks x 5, 10 and 20 runs)."""
+    from rlstats import calibration
+
+    rows = [r for r in calibration.rows("curves.band") if r["agents"] == str(FRESH["AGENTS"])]
+    assert rows and all(r["n_sim"] == "1920" and r["interval"] == "studentized" for r in rows)
+    assert {("median", 26, 10, d) for d in FRESH["designs"].DISTRIBUTIONS} <= {
+        (r["statistic"], int(r["tasks"]), int(r["runs"]), r["distribution"]) for r in rows}
+    assert not [r for r in rows if calibration.misses(r, 0.95)]
+
+
+@pytest.mark.slow
+def test_median_band_of_saturated_curves_at_26_tasks_of_10_runs():
+    """Audit s11's open design, on the fresh data sets of the table's measurement (1,920 bands): the simultaneous
+    band covered 0.930 (worst draw 0.898) before it held the pointwise band, 0.955 (0.931) now."""
+    from rlstats import calibration
+
+    rows, _ = _fresh_rows("median", 10, 26, "saturated")
+    for band, (coverage, worst) in {"simultaneous": (0.955208, 0.93125), "pointwise": (0.954688, 0.93125)}.items():
+        assert rows[band]["n_sim"] == 1920
+        assert abs(rows[band]["coverage"] - coverage) <= 2 / 1920 and abs(rows[band]["coverage_min"] - worst) <= 2 / 480
+        assert not calibration.misses({k: str(v) for k, v in rows[band].items()}, 0.95)
+
+
+def _audit_points():
+    from rlstats import calibration
+
+    return sorted({(r["statistic"], int(r["runs"]), int(r["tasks"]), r["distribution"])
+                   for r in calibration.rows("curves.band") if r["agents"] == str(FRESH["AGENTS"])})
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("point", _audit_points(), ids=lambda point: "-".join(map(str, point)))
+def test_fresh_bands_full(point):
+    """Each row of this audit re-measured (the same data sets: the same coverage up to bands on a boundary)."""
+    rows, _ = _fresh_rows(*point)
+    for band, row in rows.items():
+        tabled = _tabled(*point, band)
+        assert abs(row["coverage"] - float(tabled["coverage"])) <= 2 / 1920, (row, tabled)
+
+
+@pytest.mark.xfail(strict=True, reason="the median's bands miss above on skewed runs (middle tasks without their rare "
+                   "large runs)")
+def test_median_pointwise_band_on_skewed_runs_reduced():
+    """The median's pointwise band at 10 tasks x 10 skewed runs covered 0.927 of 1,920 fresh bands (worst design
+    draw 0.876, draw 1), its misses above the band: a middle task whose runs lack their rare large values, which
+    bootstrap()'s median interval had shown at 5 tasks (audit s10). Here draw 1 on 160 fresh bands (20 data sets of
+    8 agents): 0.891 (simultaneous 0.931) then."""
+    got = FRESH["measure"](("median",), 10, 10, "skewed", data_sets=20, draws=[1], seed=98)["median"]
+    rows = {r["band"]: r for r in FRESH["rows"]("median", 10, 10, "skewed", got)}
+    for row in rows.values():
+        assert row["n_sim"] == 160 and row["coverage"] >= 0.95 - 3 * math.sqrt(0.05 * 0.95 / 160), row
