@@ -660,8 +660,10 @@ def _run_curves(design, step, steps, options, rng, shown, source=None):
         notes += _calibration_notes(options, fewest.min(), n_tasks, "expanded")
     else:
         scale = np.stack([np.nanmax(np.abs(v), axis=0, initial=0.0) for v, _ in per_agent])
+        skewness = (np.stack([kernels.median_skewness(v, t, n_tasks) for v, t in per_agent])
+                    if options.statistic_name == "median" else None)
         pointwise, bands = _studentized(raw, [e for _, _, e in done[:k]], estimates, short, (pointwise, bands), scale,
-                                      fewest, repeats, options, notes, design.agents)
+                                      fewest, repeats, options, notes, design.agents, skewness)
         notes += _calibration_notes(options, fewest.min(), n_tasks, "studentized")
     comparisons = []
     for (i, j), null in zip(pair_codes, done[k:]):
@@ -699,11 +701,13 @@ def repeat_share(counts):
     return np.prod(n ** (1.0 - n), axis=0)
 
 
-def _studentized(raw, errors, estimates, short, expanded, scale, fewest, repeats, options, notes, agents):
+def _studentized(raw, errors, estimates, short, expanded, scale, fewest, repeats, options, notes, agents,
+                 skewness=None):
     """Each agent's pointwise and simultaneous bands (with standard errors and critical values): the hull of the
     bootstrap-t band and the expanded one, withheld (NaN) where the bootstrap-t band is (2 runs of a task; steps
     where more than the tail of resamples repeat one run in every task, ``repeats``; resamples without spread at a
-    step), which a note says."""
+    step), which a note says. ``skewness`` (agents, steps): the median's, whose bands are widened on the side of the
+    runs' skew (:func:`kernels.skew_widened`); None for the other statistics."""
     pointwise, bands, withheld = [], [], []
     two = [agent for agent, n in zip(agents, fewest) if n < MIN_STUDENTIZED_RUNS]
     if two:
@@ -739,9 +743,13 @@ def _studentized(raw, errors, estimates, short, expanded, scale, fewest, repeats
         if lost.any():
             withheld.append(f"{agents[j]} at {count(int(lost.sum()), 'step')}")
         point = kernels.hull(point, expanded[0][j])
+        simultaneous = kernels.hull(simultaneous, expanded[1][j][0])
+        if skewness is not None:  # the median: its middle tasks' means are skewed like the runs (audit s12)
+            point = kernels.skew_widened(point, e[0], skewness[j], options.confidence_level)
+            simultaneous = kernels.skew_widened(simultaneous, e[0], skewness[j], options.confidence_level)
         # a band holding the whole curve at the level holds each step at it: never narrower than the pointwise band
         # (audit s12: with one or two steps given, the symmetric sup-t hull was narrower than the percentile one)
-        simultaneous = kernels.hull(kernels.hull(simultaneous, expanded[1][j][0]), point)
+        simultaneous = kernels.hull(simultaneous, point)
         se = np.where(out, np.nan, e[0])
         with np.errstate(invalid="ignore", divide="ignore"):
             critical = np.fmax(simultaneous[:, 1] - estimates[j], estimates[j] - simultaneous[:, 0]) / se
