@@ -194,3 +194,21 @@ def test_median_skewness_against_a_loop():
             sizes = np.array([runs[t].size for t in middle])
             expected = np.mean(g1) * np.sum(share ** 1.5 / np.sqrt(sizes)) / share.sum() ** 1.5 if g1 else 0.0
             np.testing.assert_allclose(got[s], expected, rtol=1e-9, atol=1e-12)
+
+
+def test_median_widening_is_free_of_units_and_row_order():
+    """The median's skew widening reads shape ratios only: its bands scale with the scores and move with a shift
+    (a location-free statistic's band), and the rows' order changes nothing, bit for bit."""
+    rng = np.random.default_rng(8)
+    data = _curves_frame(None, 3, runs=6, tasks=5, steps=4)
+    data["score"] = np.exp(0.8 * data["score"] + rng.normal(0, 0.5, len(data)))  # right-skewed runs
+    options = dict(step="step", statistic="median", n_resamples=100, rng=4, progress=False)
+    base = rlstats.curves(data, "score ~ agent | task/seed", **options)
+    moved = data.assign(score=1000.0 * data["score"] + 7.0)
+    scaled = rlstats.curves(moved, "score ~ agent | task/seed", **options)
+    np.testing.assert_allclose(scaled.pointwise, 1000.0 * base.pointwise + 7.0, rtol=1e-9)
+    np.testing.assert_allclose(scaled.simultaneous, 1000.0 * base.simultaneous + 7.0, rtol=1e-9)
+    shuffled = rlstats.curves(data.sample(frac=1.0, random_state=2), "score ~ agent | task/seed", **options)
+    np.testing.assert_array_equal(shuffled.pointwise, base.pointwise)
+    np.testing.assert_array_equal(shuffled.simultaneous, base.simultaneous)
+    assert any("widened on the side of the runs' skew" in n for n in base.notes)
