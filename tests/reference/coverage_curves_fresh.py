@@ -1,4 +1,4 @@
-"""Audit s12: the studentised bands of ``rlstats.curves`` re-measured on fresh data sets, enough to tell (SE near 0.005).
+"""Audit s12: the studentised bands of ``rlstats.curves`` re-measured on fresh data sets, enough to tell a miss.
 
     PYTHONPATH=. python tests/reference/coverage_curves_fresh.py OUT.jsonl [--stat median] [--points 26x10,...]
         [--dist saturated]
@@ -12,7 +12,14 @@ line of 240 bands. Here each design (10 and 26 tasks x 5, 10 and 20 runs x the g
 are not re-used), with 300 resamples and ``compare=None`` (the bands are each agent's; the pairs add nothing to them).
 Each agent's band comes from its own runs, so the 8 agents of a data set give 8 independent bands. Rows: the
 simultaneous band (held at every step given) and the pointwise band (share of steps given that hold), with the
-table's columns (``rows``); the ``curves.band`` rows at ``agents`` 8 of ``rlstats/calibration.csv`` came from here.
+table's columns (``rows``); the ``curves.band`` rows at ``agents`` 8 of ``rlstats/calibration.csv`` came from here
+(standard error near 0.005), written by ``--append-table`` from the runs of audit s12::
+
+    python tests/reference/coverage_curves_fresh.py median.jsonl --stat median                  # 24 designs
+    python tests/reference/coverage_curves_fresh.py mean_iqm.jsonl --stat iqm,mean --points 26x10
+    python tests/reference/coverage_curves_fresh.py --append-table rlstats/calibration.csv median.jsonl mean_iqm.jsonl
+
+(the saturated family, ``--dist saturated --points 26x10``, is measured but not written to the table).
 """
 
 from __future__ import annotations
