@@ -265,26 +265,49 @@ def ties_at_bounds(task: np.ndarray, agent: np.ndarray, y: np.ndarray, n_tasks: 
     by step, on the runs logged at each step. ``tied_only``: a run at a bound counts only where two or more of the
     task's runs (any agent's) sit there (a tie, not the one run that is a continuous score's largest; curves() reads
     the counts alone)."""
-    top, bottom = np.full(n_tasks, -np.inf), np.full(n_tasks, np.inf)
-    np.maximum.at(top, task, y)
-    np.minimum.at(bottom, task, y)
-    cell = task * n_agents + agent
-    at_top, at_bottom = y == top[task], y == bottom[task]
+    top, bottom, at_top, at_bottom = _at_bounds(task, y, n_tasks)
     if tied_only:
-        at_top &= (np.bincount(task, at_top, minlength=n_tasks) >= 2)[task]
-        at_bottom &= (np.bincount(task, at_bottom, minlength=n_tasks) >= 2)[task]
-    n_top = np.bincount(cell, at_top, minlength=n_tasks * n_agents).reshape(n_tasks, n_agents)
-    n_bottom = np.bincount(cell, at_bottom, minlength=n_tasks * n_agents).reshape(n_tasks, n_agents)
+        at_top, at_bottom = _tied(task, at_top, n_tasks), _tied(task, at_bottom, n_tasks)
+    at_bound, sits_top = _cell_counts(task * n_agents + agent, at_top, at_bottom, n_tasks, n_agents)
     # distances from the bound (not the scores' own values) keep the floor exact under shifts
     below = np.bincount(task, np.where(at_top, 0.0, top[task] - y), minlength=n_tasks)
     above = np.bincount(task, np.where(at_bottom, 0.0, y - bottom[task]), minlength=n_tasks)
     with np.errstate(invalid="ignore", divide="ignore"):
         d_top = below / np.bincount(task, ~at_top, minlength=n_tasks)
         d_bottom = above / np.bincount(task, ~at_bottom, minlength=n_tasks)
-    sits_top = n_top >= n_bottom
-    at_bound = np.where(sits_top, n_top, n_bottom)
     distance = np.nan_to_num(np.where(sits_top, d_top[:, None], d_bottom[:, None]))  # no run off it: 0
     return at_bound, distance
+
+
+def tie_counts(task: np.ndarray, agent: np.ndarray, y: np.ndarray, n_tasks: int,
+               n_agents: int) -> tuple[np.ndarray, np.ndarray]:
+    """(at_bound, tied), each (tasks, agents): the counts of :func:`ties_at_bounds` without and with ``tied_only``
+    from one pass over the runs (curves() reads both at every step, the second for the median's rule)."""
+    _, _, at_top, at_bottom = _at_bounds(task, y, n_tasks)
+    cell = task * n_agents + agent
+    return (_cell_counts(cell, at_top, at_bottom, n_tasks, n_agents)[0],
+            _cell_counts(cell, _tied(task, at_top, n_tasks), _tied(task, at_bottom, n_tasks), n_tasks, n_agents)[0])
+
+
+def _at_bounds(task, y, n_tasks):
+    """Each task's largest and smallest score (tasks,), and whether each run sits at its task's (runs,)."""
+    top, bottom = np.full(n_tasks, -np.inf), np.full(n_tasks, np.inf)
+    np.maximum.at(top, task, y)
+    np.minimum.at(bottom, task, y)
+    return top, bottom, y == top[task], y == bottom[task]
+
+
+def _tied(task, at, n_tasks):
+    """``at`` where two or more of the task's runs are at the bound (a tie), else False."""
+    return at & (np.bincount(task, at, minlength=n_tasks) >= 2)[task]
+
+
+def _cell_counts(cell, at_top, at_bottom, n_tasks, n_agents):
+    """(at_bound, sits_top), each (tasks, agents): a cell's runs at the bound more of them sit at, and which."""
+    n_top = np.bincount(cell, at_top, minlength=n_tasks * n_agents).reshape(n_tasks, n_agents)
+    n_bottom = np.bincount(cell, at_bottom, minlength=n_tasks * n_agents).reshape(n_tasks, n_agents)
+    sits_top = n_top >= n_bottom
+    return np.where(sits_top, n_top, n_bottom), sits_top
 
 
 def mostly_at_bound(at_bound, n):

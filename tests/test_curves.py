@@ -566,7 +566,9 @@ def test_calibration_table_ships_with_the_package():
     config = configparser.ConfigParser()
     config.read(pathlib.Path(__file__).resolve().parents[1] / "setup.cfg")
     assert "calibration.csv" in config.get("options.package_data", "rlstats")
-    rows = calibration.rows(_api.CALIBRATION)
+    # audit s12's re-measurement at 8 agents, 10 and 26 tasks (tests/reference/coverage_curves_fresh.py) is checked
+    # by tests/test_audit_s12_curvessim.py
+    rows = [r for r in calibration.rows(_api.CALIBRATION) if r["agents"] != "8"]
     assert calibration.PATH.is_file() and {(r["statistic"], int(r["runs"]), int(r["tasks"]), r["distribution"],
                                             int(r["agents"])) for r in rows} == set(COVERAGE["grid"]())
     assert all(r["design_draws"] == "4" and r["distribution"] in COVERAGE["DISTRIBUTIONS"] for r in rows)

@@ -20,7 +20,7 @@ import warnings
 import numpy as np
 
 from ...resampling import fixed_dot
-from ...statistics import TIE_TOLERANCE, floored_standard_errors, monte_carlo_pvalue
+from ...statistics import TIE_TOLERANCE, cornish_fisher_shift, floored_standard_errors, monte_carlo_pvalue, shape_ratios
 
 #: Floor of a resample's standard error in the studentised bands, as a share of the resamples' standard deviation
 #: at the step, by statistic: chosen by simulation (issue 40; tests/reference/coverage_curves_bands.py) among floors
@@ -313,6 +313,49 @@ def studentized_bands(replicates, std_errors, estimate, std_error, level, scale,
     if np.isfinite(joint).all():
         simultaneous[finite] = estimate[finite, None] - joint[None, :] * std_error[finite, None]
     return pointwise, simultaneous
+
+
+def median_skewness(values, task_of, n_tasks):
+    """(steps,) the skewness of the median of task means at each step, for :func:`skew_widened`: bootstrap()'s
+    (``rlstats.methods.bootstrap._small_runs.widening_skewness``) step by step, on the runs logged there.
+
+    The runs' skewness g is the mean of the tasks' G1 (k3 / s^3; tasks with 3 runs and some spread), one shape for
+    every task read from all of them; the middle task (or the two middle tasks) by mean, S, with each task mean's
+    variance s^2 / c, gives g sum_S (s^2 / c)^(3/2) / sqrt(c) over (sum_S s^2 / c)^(3/2). 0 where no task has 3
+    runs with spread. ``values`` (runs, steps), NaN where a run is not logged; ``task_of`` each run's task code.
+    """
+    valid = ~np.isnan(values)
+    filled = np.where(valid, values, 0.0)
+    member = (task_of[None, :] == np.arange(n_tasks)[:, None]).astype(float)  # (tasks, runs)
+    sizes = np.einsum("tr,rs->ts", member, valid.astype(float))  # einsum, not BLAS: bits free of its threads
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = np.einsum("tr,rs->ts", member, filled) / sizes
+        deviation = np.where(valid, filled - means[task_of], 0.0)
+        scale = np.abs(deviation).max(axis=0)
+        deviation = deviation / np.where(scale > 0, scale, 1.0)  # in units of the step's largest deviation
+        second = np.einsum("tr,rs->ts", member, deviation ** 2)
+        third = np.einsum("tr,rs->ts", member, deviation ** 3)
+        g1 = shape_ratios(sizes.ravel(), second.ravel(), third.ravel())[0].reshape(sizes.shape)
+        variance = second / np.maximum(sizes - 1.0, 1.0)
+        usable = (sizes >= 3) & (variance > 0)
+        g = np.where(usable, g1, 0.0).sum(axis=0) / usable.sum(axis=0)
+        share = variance / sizes  # each task mean's variance, in the step's units
+        middle = np.argsort(np.where(np.isnan(means), np.inf, means), axis=0, kind="stable")[
+            (n_tasks - 1) // 2:n_tasks // 2 + 1]
+        chosen, counts = np.take_along_axis(share, middle, axis=0), np.take_along_axis(sizes, middle, axis=0)
+        out = g * np.sum(chosen ** 1.5 / np.sqrt(counts), axis=0) / np.sum(chosen, axis=0) ** 1.5
+    return np.where(np.isfinite(out), out, 0.0)
+
+
+def skew_widened(band, std_error, skewness, level):
+    """(steps, 2) ``band`` widened on the side of the skew by the Cornish-Fisher term of a studentised mean,
+    skewness / 6 (2 z^2 + 1) standard errors (:func:`rlstats.statistics.cornish_fisher_shift`); never narrowed
+    (bootstrap()'s widening of its median's interval, audit s10, at each step)."""
+    shift = np.nan_to_num(cornish_fisher_shift(skewness, level) * std_error)
+    out = band.copy()
+    out[:, 0] -= np.maximum(-shift, 0.0)
+    out[:, 1] += np.maximum(shift, 0.0)
+    return out
 
 
 def hull(first, second):
