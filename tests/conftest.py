@@ -172,6 +172,22 @@ def atari(published):
     return read_csv(published / "atari100k.csv")
 
 
+@pytest.fixture
+def sb3_run_missing_a_file(tmp_path):
+    """Two runs of PPO CartPole-v1 from the shared SB3 logs (seed_0, seed_1; four monitor.csv files each) copied into
+    ``tmp_path``, with seed 0's 2.monitor.csv cut mid-line (training killed while writing); skips without the logs."""
+    import shutil
+
+    source = SHARED_DATA / "logs" / "sb3_classic" / "PPO" / "CartPole-v1"
+    if not source.is_dir():
+        pytest.skip(f"the SB3 logs are not at {source}")
+    for seed in (0, 1):
+        shutil.copytree(source / f"seed_{seed}", tmp_path / f"seed_{seed}")
+    cut = tmp_path / "seed_0" / "2.monitor.csv"
+    cut.write_text(cut.read_text()[:-7])
+    return tmp_path
+
+
 @pytest.fixture(autouse=True)
 def _close_figures():
     yield

@@ -96,23 +96,13 @@ def test_mixed_adjustment_line_names_the_family_the_pairs_given_were_adjusted_ov
     assert "P value adjustment: " + line in str(res)
 
 
-def test_read_logs_warning_counts_files_and_incomplete_runs_apart(tmp_path):
+def test_read_logs_warning_counts_files_and_incomplete_runs_apart(sb3_run_missing_a_file):
     """Two runs of PPO CartPole (4 monitor.csv files each), one file of one cut mid-line: the warning read "skipped 2
     of 8 Stable-Baselines3 monitor.csv files that could not be used", counting the run left out whole (its three
     good files unsaid) as a second file that failed."""
-    import shutil
-
-    from conftest import SHARED_DATA
     from rlstats.errors import RlstatsWarning
 
-    source = SHARED_DATA / "logs" / "sb3_classic" / "PPO" / "CartPole-v1"
-    if not source.is_dir():
-        pytest.skip(f"the SB3 logs are not at {source}")
-    for seed in (0, 1):
-        shutil.copytree(source / f"seed_{seed}", tmp_path / f"seed_{seed}")
-    cut = tmp_path / "seed_0" / "2.monitor.csv"
-    cut.write_text(cut.read_text()[:-7])
     with pytest.warns(RlstatsWarning) as caught:
-        rlstats.read_logs(tmp_path, "seed_{seed}", format="sb3_monitor", on_error="skip", progress=False)
+        rlstats.read_logs(sb3_run_missing_a_file, "seed_{seed}", format="sb3_monitor", on_error="skip", progress=False)
     text = " ".join(str(w.message) for w in caught)
     assert "skipped 1 of 8 Stable-Baselines3 monitor.csv files that could not be used, and 1 run" in text

@@ -239,35 +239,26 @@ def test_percentiles_bounds_note_names_what_was_observed(atari):
 # ----------------------------------------------------------------------------- read_logs
 
 
-def test_monitor_run_missing_a_file_is_skipped_whole(tmp_path):
+def test_monitor_run_missing_a_file_is_skipped_whole(sb3_run_missing_a_file):
     """A monitor.csv row's step is the cumulative episode length over all monitor files of its run (the VecEnv's
     copies, side by side). With ``on_error="skip"``, PPO CartPole-v1 seed 0 of the shared logs with one of its four
     files cut mid-line (training killed while writing) kept its other three files, and its steps were counted
     without the fourth's episodes: its last step read 24,165 instead of about 32,278, every step of the run ~25% too
     small, with only "1 file or run could not be used and was skipped". A run missing one of its files is now
     skipped whole, as a problem of its own in the read log."""
-    import shutil
     import warnings
 
-    source = conftest_shared() / "logs" / "sb3_classic" / "PPO" / "CartPole-v1"
-    if not source.is_dir():
-        pytest.skip(f"the SB3 logs are not at {source}")
-    for seed in (0, 1):
-        shutil.copytree(source / f"seed_{seed}", tmp_path / f"seed_{seed}")
-    cut = tmp_path / "seed_0" / "2.monitor.csv"
-    cut.write_text(cut.read_text()[:-7])
+    from conftest import SHARED_DATA
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        df = rlstats.read_logs(tmp_path, "seed_{seed}", format="sb3_monitor", on_error="skip", progress=False)
+        df = rlstats.read_logs(sb3_run_missing_a_file, "seed_{seed}", format="sb3_monitor", on_error="skip",
+                               progress=False)
     assert sorted(df["seed"].unique().tolist()) == [1]
+    source = SHARED_DATA / "logs" / "sb3_classic" / "PPO" / "CartPole-v1"
     whole = rlstats.read_logs(source, "seed_{seed}", format="sb3_monitor", progress=False)
     assert df["step"].max() == whole.loc[whole["seed"] == 1, "step"].max()
     problems = df.attrs["read_log"].problems
     assert [p.kind for p in problems] == ["truncated", "incomplete run"]
     assert "seed=0" in problems[1].source and "2.monitor.csv" in problems[1].detail
 
-
-def conftest_shared():
-    from conftest import SHARED_DATA
-
-    return SHARED_DATA
