@@ -254,7 +254,7 @@ def percentiles(data: Data, formula: FormulaLike | None = None, *, interval: Per
         limits at delta'/2 are extreme order statistics).
     ties : {"le", "mid"}
         How a tie with a reference run counts: a win (the paper's convention)
-        or half a win.  Scores of a task within 1e-12 of its largest |score|
+        or half a win.  Scores of a task within 1e-12 of its largest absolute score
         of each other are ties (round-off, as in the rank methods; stated in
         the notes).
     self_payoff : float
