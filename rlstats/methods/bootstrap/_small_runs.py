@@ -30,8 +30,8 @@ import numpy as np
 
 from ... import calibration
 from ...bounds import MEDIAN_MIDDLE_TIED_SHARE, MEDIAN_TIED_SHARE, MEDIAN_TIED_SHARE_ALONE
-from ...statistics import (STUDENTIZED_SE_FLOOR, cornish_fisher_shift, floored_standard_errors, near_ties,
-                           order_statistic_se, run_expansion, shape_ratios)
+from ...statistics import (STUDENTIZED_SE_FLOOR, floored_standard_errors, near_ties, order_statistic_se,
+                           run_expansion, shape_ratios, skew_widened)
 from .._replication import verdict
 from . import _kernels as kernels
 
@@ -276,28 +276,6 @@ def widening_skewness(design, agent, metrics):
         chosen = subsets.get(metric)
         if chosen is not None and share[chosen].sum() > 0:
             out[j] = g * np.sum(share[chosen] ** 1.5 / np.sqrt(sizes[chosen])) / np.sum(share[chosen]) ** 1.5
-    return out
-
-
-def skew_widened(bounds, standard_error, skewness, level):
-    """(K, n, 2) ``bounds`` (the mean's bootstrap-t or the median's t interval) widened on the side of the skew by
-    the Cornish-Fisher (Edgeworth) term of a studentised mean, skewness / 6 (2 z^2 + 1) standard errors (Hall 1992;
-    :func:`rlstats.statistics.cornish_fisher_shift`), z the normal quantile of ``level``; never narrowed.
-    ``skewness`` and ``standard_error`` are (K, n).
-
-    The t interval of the median is symmetric, but its middle task's mean is skewed like the runs: at 5 tasks of 10
-    lognormal runs every miss was above the interval (a middle task without its rare large runs), 0.936 pooled and
-    0.873 in the design draw whose middle task is the narrowest (1,600 intervals); widened on that side, 0.964 and
-    0.935, 1.13 times as wide (1.02 on normal scores).  Shifting both ends instead moved the misses below the
-    interval at 3 runs; Hall's transformation on the t quantile made it 1.5 times as wide.  The mean's bootstrap-t
-    reads skewness from each task's few runs: at 5 tasks of 5 lognormal runs its misses were above it too (0.933 on
-    1,920 intervals, 0.943 over 6,080), and the pooled skewness's term, on top, adds about 0.8 points where runs
-    are skewed, 1.02-1.07 times as wide at 10 runs.
-    """
-    shift = cornish_fisher_shift(skewness, level) * standard_error
-    out = bounds.copy()
-    out[..., 0] -= np.maximum(-shift, 0.0)
-    out[..., 1] += np.maximum(shift, 0.0)
     return out
 
 

@@ -27,6 +27,7 @@ from ...options import (check_choice, check_confidence_level, check_cost_options
                        check_resamples, is_finite_number)
 from ...progress import progress_bar
 from ...resampling import child_stream, chunk_generators, label_ranks, seed_sequence
+from ...statistics import skew_widened
 from . import _kernels as kernels
 from ._backend import cost
 from ._result import CurvesResult
@@ -711,7 +712,7 @@ def _studentized(raw, errors, estimates, short, expanded, scale, fewest, repeats
     bootstrap-t band and the expanded one, withheld (NaN) where the bootstrap-t band is (2 runs of a task; steps
     where more than the tail of resamples repeat one run in every task, ``repeats``; resamples without spread at a
     step), which a note says. ``skewness`` (agents, steps): the median's, whose bands are widened on the side of the
-    runs' skew (:func:`kernels.skew_widened`); None for the other statistics."""
+    runs' skew (:func:`rlstats.statistics.skew_widened`); None for the other statistics."""
     pointwise, bands, withheld = [], [], []
     two = [agent for agent, n in zip(agents, fewest) if n < MIN_STUDENTIZED_RUNS]
     if two:
@@ -749,8 +750,9 @@ def _studentized(raw, errors, estimates, short, expanded, scale, fewest, repeats
         point = kernels.hull(point, expanded[0][j])
         simultaneous = kernels.hull(simultaneous, expanded[1][j][0])
         if skewness is not None:  # the median: its middle tasks' means are skewed like the runs (audit s12)
-            point = kernels.skew_widened(point, e[0], skewness[j], options.confidence_level)
-            simultaneous = kernels.skew_widened(simultaneous, e[0], skewness[j], options.confidence_level)
+            error = np.nan_to_num(e[0])  # a step without a standard error is not widened
+            point = skew_widened(point, error, skewness[j], options.confidence_level)
+            simultaneous = skew_widened(simultaneous, error, skewness[j], options.confidence_level)
         # a band holding the whole curve at the level holds each step at it: never narrower than the pointwise band
         # (audit s12: with one or two steps given, the symmetric sup-t hull was narrower than the percentile one)
         simultaneous = kernels.hull(simultaneous, point)

@@ -20,7 +20,7 @@ import warnings
 import numpy as np
 
 from ...resampling import fixed_dot
-from ...statistics import TIE_TOLERANCE, cornish_fisher_shift, floored_standard_errors, monte_carlo_pvalue, shape_ratios
+from ...statistics import TIE_TOLERANCE, floored_standard_errors, monte_carlo_pvalue, shape_ratios
 
 #: Floor of a resample's standard error in the studentised bands, as a share of the resamples' standard deviation
 #: at the step, by statistic: chosen by simulation (issue 40; tests/reference/coverage_curves_bands.py) among floors
@@ -316,7 +316,7 @@ def studentized_bands(replicates, std_errors, estimate, std_error, level, scale,
 
 
 def median_skewness(values, task_of, n_tasks):
-    """(steps,) the skewness of the median of task means at each step, for :func:`skew_widened`: bootstrap()'s
+    """(steps,) the skewness of the median of task means at each step, for :func:`rlstats.statistics.skew_widened`: bootstrap()'s
     (``rlstats.methods.bootstrap._small_runs.widening_skewness``) step by step, on the runs logged there.
 
     The runs' skewness g is the mean of the tasks' G1 (k3 / s^3; tasks with 3 runs and some spread), one shape for
@@ -345,17 +345,6 @@ def median_skewness(values, task_of, n_tasks):
         chosen, counts = np.take_along_axis(share, middle, axis=0), np.take_along_axis(sizes, middle, axis=0)
         out = g * np.sum(chosen ** 1.5 / np.sqrt(counts), axis=0) / np.sum(chosen, axis=0) ** 1.5
     return np.where(np.isfinite(out), out, 0.0)
-
-
-def skew_widened(band, std_error, skewness, level):
-    """(steps, 2) ``band`` widened on the side of the skew by the Cornish-Fisher term of a studentised mean,
-    skewness / 6 (2 z^2 + 1) standard errors (:func:`rlstats.statistics.cornish_fisher_shift`); never narrowed
-    (bootstrap()'s widening of its median's interval, audit s10, at each step)."""
-    shift = np.nan_to_num(cornish_fisher_shift(skewness, level) * std_error)
-    out = band.copy()
-    out[:, 0] -= np.maximum(-shift, 0.0)
-    out[:, 1] += np.maximum(shift, 0.0)
-    return out
 
 
 def hull(first, second):
