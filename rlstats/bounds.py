@@ -329,8 +329,8 @@ def mostly_at_bound(at_bound, n):
 #: 26 tasks x 3 runs); none was withheld on the grid's capped scores (a third at the cap)
 SATURATED_SHARE = 0.75
 #: audit s11: the fewest runs off the bound of a saturated agent for mixed()'s pairwise contrasts (with fewer, its
-#: pairs are withheld). On the grid's saturated scores (agents 0 to 1 noise units apart) the model's Tukey families missed at every
-#: design of 3-10 runs (0.63-0.90); given from 6 runs off they covered 0.84 (3 agents x 10 tasks x 10 runs, 49 of 100
+#: pairs are withheld). On the grid's saturated scores (agents 0 to 1 noise units apart) the model's Tukey families
+#: missed at every design of 3-10 runs (0.63-0.90); given from 6 runs off they covered 0.84 (3 agents x 10 tasks x 10 runs, 49 of 100
 #: data sets given), from 8 0.85 (20 given), from 12 0.93-1 (3 x 26 x 20: 0.93, 100 given); the count of the kind
 #: "contrast" in :func:`saturated_withheld`
 SATURATED_FEWEST_OFF_CONTRAST = 12

@@ -143,7 +143,6 @@ def _check_room(figure: Any, figsize: tuple[float, float], own: Any, apart: set[
                           + (", or plot fewer panels" if n > 1 else ""))
 
 
-
 def _shown_tick_labels(axis: Any) -> list[Any]:
     """The tick labels ``axis`` draws: visible, not empty, at a tick inside the view (matplotlib keeps labels of
     ticks past the limits, which it does not draw)."""
@@ -247,8 +246,8 @@ def _fit_tick_labels(figure: Any, figsize: tuple[float, float], own: Any) -> Non
         _refuse_tick_labels(figure, figsize, own, crowded, renderer)
 
 
-def _refuse_tick_labels(figure: Any, figsize: tuple[float, float], own: Any, crowded: list[tuple[Any, str, list[Any]]],
-                        renderer: Any) -> None:
+def _refuse_tick_labels(figure: Any, figsize: tuple[float, float], own: Any,
+                        crowded: list[tuple[Any, str, list[Any]]], renderer: Any) -> None:
     """The OptionError of :func:`_fit_tick_labels` for the ``crowded`` (Axes, axis name, tick labels): the figure
     closed, the first axis named, and a size that would hold every one's labels."""
     import matplotlib.pyplot as plt

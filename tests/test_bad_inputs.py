@@ -1625,7 +1625,24 @@ UPDATE_CASES = [  # (what, batch, options, error, phrase)
      ("scores of agent 'a' are not numbers: ['1.0', '2.0', '3.0']", "pd.to_numeric")),
     ("the score column twice", pd.concat([BATCH, BATCH[["score"]]], axis=1), {}, DesignError,
      "column 'score' appears 2 times in the batch; give columns unique names"),
+    # [s12 user audit] a batch is one task's runs of one interim, one score per run (check_batch_columns)
+    ("two tasks in one batch", BATCH.assign(task=["x", "y", "x", "y", "x", "y"]), {}, DesignError,
+     ("the batch's column 'task' holds 2 values (x, y)", "one state file per task")),
+    ("two interims in one batch", BATCH.assign(batch=[1, 2, 1, 1, 2, 1]), {}, DesignError,
+     ("the batch's column 'batch' holds 2 values", "feed one batch at a time")),
+    ("rows of learning curves", BATCH.assign(seed=[0, 0, 1, 0, 0, 1], step=[1, 2, 1, 1, 2, 1]), {}, DesignError,
+     ("column 'step' takes 2 values within run seed=0 of agent 'a'", "keep each run's final score")),
+    ("a run twice", BATCH.assign(seed=[0, 0, 1, 0, 1, 2]), {}, DesignError,
+     ("run seed=0 of agent 'a' has 2 rows in this batch", "drop_duplicates")),
 ]
+
+
+@pytest.mark.parametrize("what, batch, options, error, phrase", UPDATE_CASES[-4:],
+                         ids=[c[0] for c in UPDATE_CASES[-4:]])
+def test_check_batch_columns(what, batch, options, error, phrase):
+    from rlstats.methods.adastop import check_batch_columns
+
+    fails(error, phrase, check_batch_columns, batch)
 
 
 @pytest.mark.parametrize("what, batch, options, error, phrase", UPDATE_CASES, ids=[c[0] for c in UPDATE_CASES])
@@ -3429,6 +3446,10 @@ def test_selection_planning_helpers(what, helper, arguments, keywords, phrase):
     ({"kind": "runs", "interval": "t"}, "interval='t' bands the fraction of tasks whose mean is above tau"),
     ({"kind": "tasks", "interval": "wilson"}, "got kind='tasks', task_bootstrap=False: use interval='skew_t'"),
     ({"kind": "tasks", "interval": "t", "task_bootstrap": True}, "task_bootstrap=True: use interval='percentile'"),
+    # audit s12: the skew-corrected t band as the t band
+    ({"kind": "runs", "interval": "skew_t"}, "interval='skew_t' bands the fraction of tasks whose mean is above tau"),
+    ({"kind": "tasks", "interval": "skew_t", "task_bootstrap": True},
+     "task_bootstrap=True: use interval='percentile'"),
 ])
 def test_performance_profile_band_that_does_not_fit_its_kind(options, phrase):
     """Audit s10: each closed-form band bands its own kind of profile over the tasks given; another kind, or tasks

@@ -343,7 +343,8 @@ def test_kernels_import_no_pandas_and_no_result(name):
     imported |= {(node.module or "").split(".")[0] for node in ast.walk(tree)
                  if isinstance(node, ast.ImportFrom) and not node.level}
     assert "pandas" not in imported
-    assert not any(target.endswith(("._result", "._api", ".plots", "rlstats.results")) for target in import_graph()[name])
+    assert not any(target.endswith(("._result", "._api", ".plots", "rlstats.results"))
+                   for target in import_graph()[name])
 
 
 # --------------------------------------------------------------------------- documented attribute paths

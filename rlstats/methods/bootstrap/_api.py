@@ -1240,8 +1240,8 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
         heavy-tailed and capped runs (lowest 0.946), where the Student t
         bounds fell to 0.85 for skewed runs just below the lowest task mean and
         to 0.90 for runs at a ceiling at the highest.  On shapes outside that
-        grid it held from 3 runs on a normal mixture, and from 10 on a gamma with shape 1/2 (skewness 2.8) and its reflection
-        (0.985 and above), but not at 3 runs (0.83-0.90) or 5 (0.92-0.955):
+        grid it held from 3 runs on a normal mixture, and from 10 on a gamma
+        with shape 1/2 (skewness 2.8) and its reflection (0.985 and above), but not at 3 runs (0.83-0.90) or 5 (0.92-0.955):
         n runs show a skewness of at most sqrt(n), and below 10 runs a note
         says so.  With fewer than 5 tasks of 3 or more runs an agent's band is
         withheld (NaN) with a note: the skewness would come from the runs
@@ -1251,8 +1251,8 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
         is the t band's times 1.04-1.07 for normal and heavy-tailed runs at
         26 tasks of 3 and 10 runs, 1.04-1.09 at 3 runs and 1.57 at 10 for
         skewed and capped runs, and on Atari 100k at 3 runs 0.42 for DER
-        (0.19 with t bounds) and SPR (0.42).  ``"t"`` (the default from audit s10 to s12):
-        the same band with Student t bounds, exact for normal runs, and
+        (0.19 with t bounds) and SPR (0.42).  ``"t"`` (the default from
+        audit s10 to s12): the same band with Student t bounds, exact for normal runs, and
         given from 1 task; a note quotes its table row where it falls short.
         Either is wide with few runs: at 3 runs on 26 tasks it spans nearly 0
         to 1 where the task means lie, which is what 3 runs can tell.  A task

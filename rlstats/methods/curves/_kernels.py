@@ -316,8 +316,9 @@ def studentized_bands(replicates, std_errors, estimate, std_error, level, scale,
 
 
 def median_skewness(values, task_of, n_tasks):
-    """(steps,) the skewness of the median of task means at each step, for :func:`rlstats.statistics.skew_widened`: bootstrap()'s
-    (``rlstats.methods.bootstrap._small_runs.widening_skewness``) step by step, on the runs logged there.
+    """(steps,) the skewness of the median of task means at each step, for :func:`rlstats.statistics.skew_widened`:
+    bootstrap()'s (``rlstats.methods.bootstrap._small_runs.widening_skewness``) step by step, on the runs logged
+    there.
 
     The runs' skewness g is the mean of the tasks' G1 (k3 / s^3; tasks with 3 runs and some spread), one shape for
     every task read from all of them; the middle task (or the two middle tasks) by mean, S, with each task mean's

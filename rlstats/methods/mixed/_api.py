@@ -499,8 +499,8 @@ def _omnibus_notes(compared, design):
         return []
     # audit s12, tests/reference/coverage_mixed_saturated.py omnibus: sizes 0.12-0.30 with them, 0-0.06 without
     measured = ("on simulated runs of agents alike in mean, one at the cap in 85% or 95% of its runs and the others in "
-                "a third, the F of every agent rejected at the 5% level in up to 30% of the data sets (3 agents x 10 tasks x 3 "
-                "runs)")
+                "a third, the F of every agent rejected at the 5% level in up to 30% of the data sets (3 agents x 10 "
+                "tasks x 3 runs)")
     if not compared:
         return ["the F test that the agents' means are equal is withheld, as the saturated agents' pairs are, and "
                 "fewer than 2 other agents could be fitted alone: the model's one residual variance does not describe "
