@@ -31,6 +31,7 @@ def _tabled(point, statistic):
     return rows[0]
 
 
+@pytest.mark.slow  # the suite's time budget (4-5 s): test_power's bootstrap size check is the default run's reduced one
 def test_a_size_row_is_reproduced_bit_for_bit():
     """The size row at 2 agents x 5 tasks x 3 normal runs, re-measured by the script on the table's data sets (32,
     4 design draws), is the table's row to the digit; and power() itself, given one draw's pilot, reports the rate
