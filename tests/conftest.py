@@ -14,6 +14,16 @@ matplotlib.use("Agg")
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_collect_file(file_path, parent):
+    """The test modules hold no doctests: --doctest-modules (pyproject.toml) is for the package's docstrings, and
+    searching every object of each test module for examples cost each worker 2.5-5 s of collection."""
+    collected = yield
+    from _pytest.doctest import DoctestModule
+
+    return [node for node in collected if not isinstance(node, DoctestModule)]
+
+
 #: The wall-clock bound of a test's child process, in seconds: a guard against a hang only, never a measure of
 #: speed, since a loaded machine (2 cores shared by 8 test runs) stretches wall time many times over; a child's
 #: work is bounded in CPU seconds instead (:func:`cpu_limit`, :func:`run_child`).

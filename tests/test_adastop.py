@@ -339,8 +339,10 @@ DRAWS = {
 }
 
 
-@pytest.mark.parametrize("draw, reps", [pytest.param("normal", 2000, marks=pytest.mark.slow),  # the default run's budget
-                                        ("t2", 1000)])
+# The default run checks two agents through power("adastop")'s type I error (tests/test_power.py) and on discrete
+# scores below; these two continuous laws are the default run's budget.
+@pytest.mark.slow
+@pytest.mark.parametrize("draw, reps", [("normal", 2000), ("t2", 1000)])
 def test_fwe_two_agents_equals_the_level_spent(draw, reps):
     # Two agents, continuous scores: the rejection probability is exactly the level spent, 0.0499
     # (spec §9.6 measured 0.047 +- 0.003 for its reference; adastop 0.1.3 gives 0.109).
