@@ -14,14 +14,14 @@ matplotlib.use("Agg")
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 
-@pytest.hookimpl(wrapper=True)
+@pytest.hookimpl(hookwrapper=True)  # the old-style wrapper: pytest 7 (setup.cfg's floor) has no wrapper=True
 def pytest_collect_file(file_path, parent):
     """The test modules hold no doctests: --doctest-modules (pyproject.toml) is for the package's docstrings, and
     searching every object of each test module for examples cost each worker 2.5-5 s of collection."""
-    collected = yield
+    outcome = yield
     from _pytest.doctest import DoctestModule
 
-    return [node for node in collected if not isinstance(node, DoctestModule)]
+    outcome.force_result([node for node in outcome.get_result() if not isinstance(node, DoctestModule)])
 
 
 #: The wall-clock bound of a test's child process, in seconds: a guard against a hang only, never a measure of
