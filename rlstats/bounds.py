@@ -347,8 +347,8 @@ SATURATED_FEWEST_OFF = {"iqm": 8, "mean": 6, "optimality_gap": 6, "median": np.i
 #: 36-70% of their runs at the cap covered 0.87-0.95 at 5 tasks x 3-10 runs (0.96-0.99 at 26 tasks; 400 intervals a
 #: point, tests/reference/coverage_bootstrap_median_tied.py); those given under the rule 0.92-0.98 (at 36%, 63-173
 #: of 400 given; none at 55-70%). The rule costs intervals that held: at 5-26 tasks x 3-10 runs of the grid's capped
-#: scores (a third at the cap) it withholds 77-92% of them (0.97-1.0); bootstrap() adds a condition on the median's
-#: task (:data:`MEDIAN_MIDDLE_TIED_SHARE`, audit s12)
+#: scores (a third at the cap) it withholds 77-92% of them (0.97-1.0); bootstrap() (audit s12) and curves() (audit s13)
+#: add a condition on the median's task (:data:`MEDIAN_MIDDLE_TIED_SHARE`)
 MEDIAN_TIED_SHARE = 0.3
 #: audit s12: bootstrap()'s median interval is withheld by :data:`MEDIAN_TIED_SHARE` only where this share or more of
 #: the runs of the task(s) its estimate sits on tie as well (:func:`median_tied_at_middle`): the median then moves by
@@ -360,7 +360,9 @@ MEDIAN_TIED_SHARE = 0.3
 #: tie of the tasks is not what misses (tasks whose true means tie exactly covered 0.99-1.0 under this rule,
 #: measure_identical). On the grid's capped scores (a third at the cap) it withholds 23-38% of the median's
 #: intervals at 5 and 26 tasks x 3-10 runs, the share alone 74-93% (those given held: 0.97-1.0 either way). curves()
-#: keeps the share alone: its bands were not measured under this rule
+#: reads the rule at each step since audit s13 (tests/reference/coverage_curves_median_tied.py, 800 bands a design):
+#: on saturated and capped curves at 5 and 10 tasks x 3-10 runs the pointwise bands of the steps it gives and the
+#: share alone withheld covered 0.969-0.994, the simultaneous bands holding them 0.974-1.0
 MEDIAN_MIDDLE_TIED_SHARE = 0.5
 #: audit s12: the share of an agent's runs tied (as for :data:`MEDIAN_TIED_SHARE`) from which bootstrap() withholds
 #: the median's interval whatever its task: under the middle rule alone, alike agents with 70% at the cap covered 0.92
@@ -382,15 +384,16 @@ def saturated_withheld(at_bound, counts, metric_kinds):
 
 
 def median_tied(tied, counts):
-    """(K,) agents whose median of task means has its studentised interval or band withheld: ``MEDIAN_TIED_SHARE``
-    or more of their runs tie at a task's largest or smallest score (``tied`` (tasks, K): :func:`ties_at_bounds` with
-    ``tied_only=True``; ``counts`` (tasks, K) all runs). The median then moves in jumps between near-tied tasks that
-    resamples of mostly tied runs do not see (audit s11)."""
+    """(K,) agents with ``MEDIAN_TIED_SHARE`` or more of their runs tied at a task's largest or smallest score
+    (``tied`` (tasks, K): :func:`ties_at_bounds` with ``tied_only=True``; ``counts`` (tasks, K) all runs): the first
+    condition of :func:`median_tied_at_middle`, which withholds the median's studentised interval and bands (audit
+    s11 withheld them on this share alone)."""
     return np.asarray(tied).sum(axis=0) >= MEDIAN_TIED_SHARE * np.asarray(counts).sum(axis=0)
 
 
 def median_tied_at_middle(tied, counts, means):
-    """(K,) agents whose median of task means has its studentised interval withheld (bootstrap()): those of
+    """(K,) agents whose median of task means has its studentised interval (bootstrap()) or band (curves(), on the
+    runs logged at a step) withheld: those of
     :func:`median_tied` where also ``MEDIAN_MIDDLE_TIED_SHARE`` or more of the runs of the middle task(s) tie at
     their task's bound, or ``MEDIAN_TIED_SHARE_ALONE`` or more of all the agent's runs tie. The middle tasks are
     those whose mean equals the middle one (an odd number of tasks) or either of the two middle ones (even): equal

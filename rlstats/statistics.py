@@ -9,7 +9,8 @@ Holm, Bonferroni, Hochberg, Hommel, Benjamini-Hochberg and Benjamini-Yekutieli
 adjustments (R's ``p.adjust``), the Wilson interval of a proportion, the floor of a resample's
 standard error in bootstrap-t intervals and bands (:func:`floored_standard_errors`), the
 Welch-Satterthwaite degrees of freedom of a sum of independent variances (:func:`welch_satterthwaite_df`), the
-Cornish-Fisher term of a studentised mean (:func:`cornish_fisher_shift`) and the runs' skewness and excess
+Cornish-Fisher term of a studentised mean (:func:`cornish_fisher_shift`), the skewness of a mean of task means
+(:func:`skewness_of_means`) and the runs' skewness and excess
 kurtosis per group from unbiased k-statistics (:func:`shape_ratios`, :func:`grouped_shape_ratios`).
 The tails the default rank test prints (normal, chi-squared with whole
 degrees of freedom, the studentized range with infinite degrees of freedom)
@@ -325,6 +326,45 @@ def skew_widened(bounds: ArrayLike, standard_error: ArrayLike, skewness: ArrayLi
     out[..., 0] -= np.maximum(-shift, 0.0)
     out[..., 1] += np.maximum(shift, 0.0)
     return out
+
+
+def skewness_of_means(run_skewness: ArrayLike, variances: ArrayLike, sizes: ArrayLike,
+                      axis: int = 0) -> NDArray[np.float64]:
+    """The skewness of a mean of independent task means whose runs share one skewness: for :func:`skew_widened`.
+
+    A task of c runs with variance s^2 and skewness g has a mean of variance v = s^2 / c and third cumulant
+    g s^3 / c^2 = g v^(3/2) / sqrt(c); an average of such means over the tasks S has skewness
+    g sum_S v^(3/2) / sqrt(c) over (sum_S v)^(3/2) (the 1 / abs(S) factors cancel). 0 where that is not finite
+    (no task with spread). The one home of the formula: bootstrap()'s mean and median intervals read it per agent
+    (``rlstats.methods.bootstrap._small_runs.widening_skewness``, S all tasks or the middle ones), curves()' median
+    bands per step (``rlstats.methods.curves._kernels.median_skewness``).
+
+    Parameters
+    ----------
+    run_skewness : array_like
+        g, the runs' skewness (pooled over tasks); broadcast against the sums over ``axis``.
+    variances : array_like
+        v, each task mean's variance (s^2 / c), the tasks along ``axis``.
+    sizes : array_like
+        c, each task's runs, the shape of ``variances``.
+    axis : int
+        The axis of the tasks.
+
+    Returns
+    -------
+    ndarray
+        The skewness, ``variances``' shape without ``axis``.
+
+    Examples
+    --------
+    >>> round(float(skewness_of_means(2.0, [0.25, 1.0], [4, 4])), 12)  # 2 (0.125 + 1) / 2 / 1.25^1.5
+    0.8049844719
+    """
+    variances, sizes = np.asarray(variances, dtype=np.float64), np.asarray(sizes, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = (np.asarray(run_skewness, dtype=np.float64) * np.sum(variances ** 1.5 / np.sqrt(sizes), axis=axis)
+               / np.sum(variances, axis=axis) ** 1.5)
+    return np.where(np.isfinite(out), out, 0.0)
 
 
 def hall_transform(s: ArrayLike, gamma: ArrayLike, n: ArrayLike) -> NDArray[np.float64]:

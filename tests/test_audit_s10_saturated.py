@@ -191,7 +191,8 @@ def test_curves_median_pointwise_band_on_saturated_runs():
     0.907 (10) of the steps given at 5 tasks of the grid's saturated curves (120 bands a row; simultaneous 0.94-0.97),
     at steps where fewer than three quarters of the runs sit at the cap. Here the 3-run design, 40 curves: 0.893
     then; 0.936 since the median's bands are withheld where 0.3 or more of the runs tie at the cap (audit s11,
-    ``MEDIAN_TIED_SHARE``; 240 bands a design: 0.942-0.954 at 5 tasks x 3-10 runs, 0.958-0.967 at 26 tasks)."""
+    ``MEDIAN_TIED_SHARE``; 240 bands a design: 0.942-0.954 at 5 tasks x 3-10 runs, 0.958-0.967 at 26 tasks); 0.969
+    since audit s13 (bootstrap()'s finer rule, ``median_tied_at_middle``, gives back steps whose bands held)."""
     import pathlib
     import runpy
 

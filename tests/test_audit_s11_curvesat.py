@@ -25,7 +25,9 @@ def test_median_bands_withheld_where_runs_tie_at_a_cap():
     (0.44, 0.52) and B's 9, 14 and 18 of 25 at steps 2-4 (0.36-0.72): below three quarters, so the median's bands
     were given there (A at step 2: -1.765 to -1.144), where such bands covered 0.87-0.90. From 0.3 tied they are
     withheld, with a note; steps 0-1 (2-5 and 2-3 of 25 tied) keep their bands (widened below since audit s12 by the
-    runs' skew), and the mean's and the IQM's bands (which held) are not touched."""
+    runs' skew), and the mean's and the IQM's bands (which held) are not touched. Since audit s13 curves() reads
+    bootstrap()'s finer rule (half or more of the middle task's runs tied too): the task the median sits on has 3 of
+    its 5 runs tied at each of those steps, so they stay withheld."""
     data = _curves_frame(SATURATED_CAP, 2, runs=5, steps=6)
     res = rlstats.curves(data, "score ~ agent | task/seed", step="step", statistic="median", n_resamples=200, rng=1,
                          progress=False)
@@ -37,6 +39,7 @@ def test_median_bands_withheld_where_runs_tie_at_a_cap():
                                                        [-3.234913972755, -1.517062194106]]], rtol=1e-6, atol=1e-12)
     note = next(n for n in res.notes if "tie at a task's largest or smallest score" in n)
     assert "A at 4 steps (2 to 5); B at 4 steps (2 to 5)" in note and "0.3 or more" in note
+    assert "0.5 or more of those of the task(s) the median sits on (or 0.6 or more of all its runs)" in note
     for statistic in ("mean", "iqm"):
         res = rlstats.curves(data, "score ~ agent | task/seed", step="step", statistic=statistic, n_resamples=200,
                              rng=1, progress=False)
@@ -44,12 +47,29 @@ def test_median_bands_withheld_where_runs_tie_at_a_cap():
 
 
 def test_median_bands_of_capped_and_continuous_curves():
-    """Capped curves (a third of the runs at the cap at the last step): only B's last step, where 12 of its 25 runs
-    tie at the cap (0.48), loses its median bands (A's 7 of 25 keeps them); continuous scores have no ties and keep
-    every band bit for bit (recorded before the rule)."""
-    res = rlstats.curves(_curves_frame(CAPPED_CAP, 2, runs=5, steps=6), "score ~ agent | task/seed", step="step",
-                         statistic="median", n_resamples=200, rng=1, progress=False)
-    assert np.isnan(res.pointwise[1, 5]).all() and np.isfinite(res.pointwise[0]).all()
+    """Capped curves (a third of the runs at the cap at the last step): B's last step, where 12 of its 25 runs tie at
+    the cap (0.48), lost its median bands by audit s11's share alone (A's 7 of 25 kept them). Since audit s13
+    curves() reads bootstrap()'s finer rule, and the task B's median sits on (t0, mean -0.229) has 2 of its 5 runs
+    tied (below half): the step keeps its bands, those of the rule switched off bit for bit (-0.752 to 0.188), with
+    no note; the steps the finer rule gives back covered 0.989-0.994 on such curves
+    (tests/reference/coverage_curves_median_tied.py). Continuous scores have no ties and keep every band bit for bit
+    (recorded before the rule)."""
+    from rlstats import bounds
+
+    data = _curves_frame(CAPPED_CAP, 2, runs=5, steps=6)
+    res = rlstats.curves(data, "score ~ agent | task/seed", step="step", statistic="median", n_resamples=200, rng=1,
+                         progress=False)
+    assert np.isfinite(res.pointwise).all() and not any("0.3 or more" in n for n in res.notes)
+    saved = bounds.MEDIAN_TIED_SHARE
+    bounds.MEDIAN_TIED_SHARE = np.inf  # the rule off
+    try:
+        off = rlstats.curves(data, "score ~ agent | task/seed", step="step", statistic="median", n_resamples=200,
+                             rng=1, progress=False)
+    finally:
+        bounds.MEDIAN_TIED_SHARE = saved
+    np.testing.assert_array_equal(res.pointwise, off.pointwise)
+    np.testing.assert_array_equal(res.simultaneous, off.simultaneous)
+    np.testing.assert_allclose(res.pointwise[1, 5], [-0.751837478, 0.188068240], rtol=1e-6)
     # widened below by the runs' skew since audit s12 (-1.071953182221 before)
     np.testing.assert_allclose(res.pointwise[1, 4:5], [[-1.117333580181, 0.350546498866]], rtol=1e-6, atol=1e-12)
     res = rlstats.curves(_curves_frame(None, 2, runs=5, steps=6), "score ~ agent | task/seed", step="step",
@@ -84,7 +104,10 @@ def test_real_sb3_curves_median_bands_where_runs_sit_at_acrobots_floor():
     """What a user sees on real curves (Stable-Baselines3 PPO and A2C, CartPole-v1 and Acrobot-v1, 3 seeds, the
     evaluations every 5,000 steps): PPO's Acrobot runs sit at -500 (no episode solved) at 5k-20k steps, 2-3 of its 6
     runs at each step, and A2C has 2 at -500 at 5k and two CartPole runs at 500 at 20k. The median's bands were given
-    at all 8 agent-steps; now at A2C's 10k and 15k only, with a note; the mean's keep all 8."""
+    at all 8 agent-steps; audit s11 (the share alone) kept A2C's 10k and 15k only, with a note. Since audit s13
+    (bootstrap()'s finer rule: with two tasks both are the median's, so half or more of all the runs tied) A2C's 5k
+    (2 of 6 runs at -500) is given again; its 20k (3 of 6) and PPO's steps (3-4 of 6) stay withheld; the mean's keep
+    all 8."""
     logs = SHARED_DATA / "logs" / "sb3_classic"
     if not logs.is_dir():
         pytest.skip(f"the real SB3 logs are not at {logs} (../shared/data/logs/sb3_classic beside the repository)")
@@ -93,7 +116,7 @@ def test_real_sb3_curves_median_bands_where_runs_sit_at_acrobots_floor():
     options = dict(step="step", subset="agent != 'DQN'", na_action="drop", n_resamples=200, rng=0, progress=False)
     res = rlstats.curves(runs, "score ~ agent | task/seed", statistic="median", **options)
     given = np.isfinite(res.pointwise).all(axis=-1)
-    assert list(res.agents) == ["A2C", "PPO"] and given.tolist() == [[False, True, True, False], [False] * 4]
-    assert any("A2C at 2 steps (5k to 20k); PPO at 4 steps (5k to 20k): there 0.3 or more" in n for n in res.notes)
+    assert list(res.agents) == ["A2C", "PPO"] and given.tolist() == [[True, True, True, False], [False] * 4]
+    assert any("A2C at 1 step (20k); PPO at 4 steps (5k to 20k): there 0.3 or more" in n for n in res.notes)
     res = rlstats.curves(runs, "score ~ agent | task/seed", statistic="mean", **options)
     assert np.isfinite(res.pointwise).all()

@@ -7,7 +7,7 @@ Audit s11 withheld the median's interval wherever 0.3 or more of an agent's runs
 rules read), the misses of alike agents with 36-70% of their runs at a cap come from the task the median sits on
 having few runs off the tie, not from near ties of the tasks' means: bootstrap() now also asks that half or more
 of that task's (tasks') runs tie (``MEDIAN_MIDDLE_TIED_SHARE``, ``median_tied_at_middle``), or 0.6 or more of all
-the agent's runs (``MEDIAN_TIED_SHARE_ALONE``); curves() keeps the share alone.
+the agent's runs (``MEDIAN_TIED_SHARE_ALONE``); curves() kept the share alone (until audit s13).
 """
 
 from __future__ import annotations
@@ -100,10 +100,11 @@ def test_median_coverage_under_the_rule():
     assert script["measure_identical"](0.55, 5, 5, 40) == (28, 28, 80)
 
 
-def test_curves_keep_the_share_alone():
-    """curves() reads MEDIAN_TIED_SHARE with median_tied (the share alone), not the middle rule: unmeasured there."""
+def test_curves_read_the_middle_rule():
+    """curves() kept the share alone here (its bands were not measured under the middle rule); since audit s13,
+    which measured them (tests/reference/coverage_curves_median_tied.py), it reads the same rule from its one home."""
     from rlstats.methods.curves import _api as curves_api
 
-    assert curves_api.median_tied is bounds.median_tied and not hasattr(curves_api, "median_tied_at_middle")
+    assert curves_api.median_tied_at_middle is bounds.median_tied_at_middle and not hasattr(curves_api, "median_tied")
     assert (bounds.MEDIAN_MIDDLE_TIED_SHARE, bounds.MEDIAN_TIED_SHARE_ALONE) == (0.5, 0.6)
 

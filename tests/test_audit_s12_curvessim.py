@@ -38,14 +38,15 @@ def test_tie_counts_are_the_two_counts_of_ties_at_bounds():
 
 
 def test_saturated_steps_unchanged_by_the_one_pass():
-    """The steps curves() withholds (every statistic's three-quarters rule and the median's tied share) read from
-    ``tie_counts`` are those of the two calls it made before, on saturated, capped and continuous curves."""
-    from rlstats.bounds import median_tied, saturated_withheld
+    """The steps curves() withholds (every statistic's three-quarters rule and the median's tied rule) read from
+    ``tie_counts`` are those of the two calls it made before, on saturated, capped and continuous curves (the median's
+    rule since audit s13 bootstrap()'s, ``median_tied_at_middle``, on task means taken here cell by cell)."""
+    from rlstats.bounds import median_tied_at_middle, saturated_withheld
 
     def before(design, matrix, starts, statistic):  # the former loop, two counts per step
         task, agent = design.task[starts], design.agent[starts]
         shape = (design.n_tasks, design.n_agents * matrix.shape[1])
-        at_bound, tied, counts = np.zeros(shape), np.zeros(shape), np.zeros(shape)
+        at_bound, tied, counts, means = np.zeros(shape), np.zeros(shape), np.zeros(shape), np.zeros(shape)
         for s in range(matrix.shape[1]):
             logged = ~np.isnan(matrix[:, s])
             there = (task[logged], agent[logged], matrix[logged, s], design.n_tasks, design.n_agents)
@@ -55,9 +56,12 @@ def test_saturated_steps_unchanged_by_the_one_pass():
             cells = np.bincount(task[logged] * design.n_agents + agent[logged],
                                 minlength=design.n_tasks * design.n_agents)
             counts[:, s::matrix.shape[1]] = cells.reshape(design.n_tasks, design.n_agents)
+            for t, a in np.ndindex(design.n_tasks, design.n_agents):  # audit s13: the median's rule reads task means
+                mine = logged & (task == t) & (agent == a)
+                means[t, a * matrix.shape[1] + s] = matrix[mine, s].mean() if mine.any() else np.nan
         withheld = saturated_withheld(at_bound, counts, (statistic,))[:, 0]
         if statistic == "median":
-            withheld |= median_tied(tied, counts)
+            withheld |= median_tied_at_middle(tied, counts, means)
         return withheld.reshape(design.n_agents, matrix.shape[1])
 
     seen = []
@@ -77,7 +81,9 @@ def test_saturated_steps_unchanged_by_the_one_pass():
                            statistic=statistic, n_resamples=20, rng=1, progress=False)
     finally:
         _api._saturated_steps = original
-    assert seen == [8, 3, 1, 0]  # the median's 8 saturated agent-steps (audit s11), the mean's 3, B's last capped step
+    # the median's 8 saturated agent-steps (audit s11), the mean's 3; B's last capped step (1 under the share alone)
+    # is given since audit s13's finer rule (2 of 5 runs of its middle task tied)
+    assert seen == [8, 3, 0, 0]
 
 
 FRESH = runpy.run_path(str(pathlib.Path(__file__).parent / "reference" / "coverage_curves_fresh.py"))

@@ -31,7 +31,7 @@ import numpy as np
 from ... import calibration
 from ...bounds import MEDIAN_MIDDLE_TIED_SHARE, MEDIAN_TIED_SHARE, MEDIAN_TIED_SHARE_ALONE
 from ...statistics import (STUDENTIZED_SE_FLOOR, floored_standard_errors, near_ties, order_statistic_se,
-                           run_expansion, shape_ratios, skew_widened)
+                           run_expansion, shape_ratios, skew_widened, skewness_of_means)
 from .._replication import verdict
 from . import _kernels as kernels
 
@@ -260,8 +260,8 @@ def widening_skewness(design, agent, metrics):
     metrics), with the runs' skewness g pooled over tasks (:func:`pooled_run_skewness`).
 
     A mean of task means over the tasks S (all of them for the mean; the middle one, or the two middle ones, for the
-    median) has third cumulant sum_S g s^3 / c^2 and variance sum_S s^2 / c, over |S|^3 and |S|^2: its skewness is
-    g sum_S (s^2 / c)^(3/2) / sqrt(c) over (sum_S s^2 / c)^(3/2).  0 where no task has 3 runs with spread.
+    median) has the skewness :func:`skewness_of_means` gives (curves()' median bands read it step by step).  0 where
+    no task has 3 runs with spread.
     """
     out = np.zeros(len(metrics))
     mine = design.agent == agent
@@ -274,8 +274,8 @@ def widening_skewness(design, agent, metrics):
                "median": np.argsort(means, kind="stable")[(tasks - 1) // 2:tasks // 2 + 1]}
     for j, metric in enumerate(metrics):
         chosen = subsets.get(metric)
-        if chosen is not None and share[chosen].sum() > 0:
-            out[j] = g * np.sum(share[chosen] ** 1.5 / np.sqrt(sizes[chosen])) / np.sum(share[chosen]) ** 1.5
+        if chosen is not None:
+            out[j] = skewness_of_means(g, share[chosen], sizes[chosen])
     return out
 
 

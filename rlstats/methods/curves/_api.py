@@ -14,8 +14,8 @@ import pandas as pd
 
 from ... import calibration, runs
 from ...connectivity import label_literal
-from ...bounds import (KINDS, MEDIAN_TIED_SHARE, check_bounds, clip, clipped_note, known_or_unbounded, median_tied,
-                       saturated_withheld, tie_counts)
+from ...bounds import (KINDS, MEDIAN_MIDDLE_TIED_SHARE, MEDIAN_TIED_SHARE, MEDIAN_TIED_SHARE_ALONE, check_bounds, clip,
+                       clipped_note, known_or_unbounded, median_tied_at_middle, saturated_withheld, tie_counts)
 from ...design import NA_ACTIONS, data_and_formula, design_of, subset_rows
 from ...cost import admit, shows
 from ...interop import as_pandas
@@ -260,21 +260,27 @@ def _saturated_steps(design, matrix, starts, statistic):
     """(agents, steps) where the studentised bands of a built-in ``statistic`` are withheld for saturated runs
     (audit s10; the rule of ``rlstats.bootstrap``'s intervals, ``rlstats.bounds.saturated_withheld``): at the step,
     three quarters or more of the agent's runs logged there tie at their task's largest or smallest score (a cap) and
-    too few are off it; for the median, also where ``MEDIAN_TIED_SHARE`` or more of them tie there (audit s11,
-    ``rlstats.bounds.median_tied``)."""
+    too few are off it; for the median, also bootstrap()'s rule for its interval on the runs logged at the step
+    (``rlstats.bounds.median_tied_at_middle``, audit s13): ``MEDIAN_TIED_SHARE`` or more of them tie there and half
+    or more of those of the middle task(s) do, or 0.6 or more of them all."""
     task, agent = design.task[starts], design.agent[starts]
     shape = (design.n_tasks, design.n_agents * matrix.shape[1])
-    at_bound, tied, counts = np.zeros(shape), np.zeros(shape), np.zeros(shape)
+    at_bound, tied, counts, means = np.zeros(shape), np.zeros(shape), np.zeros(shape), np.zeros(shape)
     for s in range(matrix.shape[1]):
         logged = ~np.isnan(matrix[:, s])
         runs_there = (task[logged], agent[logged], matrix[logged, s], design.n_tasks, design.n_agents)
         # both counts from one pass: at_bound for every statistic's rule, tied for the median's
         at_bound[:, s::matrix.shape[1]], tied[:, s::matrix.shape[1]] = tie_counts(*runs_there)
-        cells = np.bincount(task[logged] * design.n_agents + agent[logged], minlength=design.n_tasks * design.n_agents)
+        cell = task[logged] * design.n_agents + agent[logged]
+        cells = np.bincount(cell, minlength=design.n_tasks * design.n_agents)
         counts[:, s::matrix.shape[1]] = cells.reshape(design.n_tasks, design.n_agents)
+        if statistic == "median":
+            with np.errstate(invalid="ignore", divide="ignore"):  # a cell without a run logged: NaN, not read
+                sums = np.bincount(cell, matrix[logged, s], minlength=cells.size)
+                means[:, s::matrix.shape[1]] = (sums / cells).reshape(design.n_tasks, design.n_agents)
     withheld = saturated_withheld(at_bound, counts, (statistic,))[:, 0]
     if statistic == "median":
-        withheld |= median_tied(tied, counts)
+        withheld |= median_tied_at_middle(tied, counts, means)
     return withheld.reshape(design.n_agents, matrix.shape[1])
 
 
@@ -286,11 +292,14 @@ def _saturated_note(saturated, agents, grid, statistic):
                       for a, agent in enumerate(agents) if saturated[a].any())
     if statistic == "median":
         return (f"bands of the curves are withheld for {where}: there {MEDIAN_TIED_SHARE:g} or more of the agent's "
-                "runs tie at a task's largest or smallest score (a cap reached), where the median of task means moves "
-                "in jumps its resamples do not see: on simulated curves with a cap reached by 17% to 85% of the runs, "
-                "the median's pointwise bands covered 0.87-0.90 at 5 tasks x 3-10 runs given wherever fewer than "
-                "three quarters of the runs sat at the cap, and 0.94-0.97 with such steps withheld; report the share "
-                "of runs at the cap at those steps, or the curves of the mean or IQM")
+                "runs tie at a task's largest or smallest score (a cap reached), and "
+                f"{MEDIAN_MIDDLE_TIED_SHARE:g} or more of those of the task(s) the median sits on (or "
+                f"{MEDIAN_TIED_SHARE_ALONE:g} or more of all its runs), whose few runs off the tie move the median of "
+                "task means in jumps its resamples do not see (bootstrap()'s rule for its median interval): on "
+                "simulated curves with a cap reached by 17% to 85% of the runs, the median's pointwise bands covered "
+                "0.87-0.90 at 5 tasks x 3-10 runs given wherever fewer than three quarters of the runs sat at the "
+                "cap, and 0.96-0.98 at 5 and 10 tasks with such steps withheld; report the share of runs at the cap "
+                "at those steps, or the curves of the mean or IQM")
     return (f"bands of the curves are withheld for {where}: there three quarters or more of the agent's runs sit at a "
             "task's largest or smallest score (a cap often reached) and too few are off it to read their spread "
             "(bootstrap()'s rule for its intervals): on simulated curves whose last steps have 85% of the runs at a "
@@ -390,16 +399,22 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     ``bootstrap()``'s rule for its intervals (three quarters or more of the runs logged there at
     their task's largest or smallest score, too few off it): there the simultaneous bands covered
     0.81-0.88 at 5 tasks of 3-10 runs, and those of the steps given 0.94-1.0 once withheld. The
-    median's bands are withheld too where 0.3 or more of the agent's runs at the step tie at their
-    task's largest or smallest score (two or more of the task's runs there; ``MEDIAN_TIED_SHARE``):
-    the median of task means moves in jumps that the resamples of mostly tied runs do not see: on
-    simulated curves whose cap is reached by 17% to 85% of the runs, its pointwise band covered
-    0.87-0.90 of the steps the three-quarters rule kept at 5 tasks of 3-10 runs (every threshold
-    from 0.35 up still missed at 5 runs; percentile, basic and bias-corrected bands did worse),
-    and 0.94-0.97 at 5 and 26 tasks once withheld. Continuous scores have no ties and keep
-    every band; on the ``capped`` curves (a third of the runs at the cap at the last step) the
-    median's bands are withheld at 10-25% of the steps, the others covering 0.96-0.98 (0.95-0.97
-    before). A statistic function has no standard error of its own and keeps the expanded bands.
+    median's bands are withheld too by ``bootstrap()``'s rule for its median interval, on the runs
+    logged at the step (``rlstats.bounds.median_tied_at_middle``): where 0.3 or more of the agent's
+    runs there tie at their task's largest or smallest score (two or more of the task's runs there;
+    ``MEDIAN_TIED_SHARE``) and half or more of those of the task(s) the median sits on do
+    (``MEDIAN_MIDDLE_TIED_SHARE``), or 0.6 or more of them all (``MEDIAN_TIED_SHARE_ALONE``): the
+    median of task means then moves in jumps that the resamples of mostly tied runs do not see. On
+    simulated curves whose cap is reached by 17% to 85% of the runs, its pointwise band had covered
+    0.87-0.90 of the steps the three-quarters rule kept at 5 tasks of 3-10 runs. Audit s11 withheld
+    it wherever the share alone was reached (0.94-0.97 then); audit s13 measured the steps the finer
+    rule gives back (``tests/reference/coverage_curves_median_tied.py``, 800 bands a design): at 5
+    and 10 tasks of 3-10 runs their pointwise bands covered 0.969-0.981 on those curves and
+    0.989-0.994 on the ``capped`` ones (a third of the runs at the cap at the last step), the
+    simultaneous bands holding such steps 0.974-0.990 and 0.986-1.0, and every band 0.96-0.98
+    (pointwise) and 0.96-1.0 (simultaneous); on the ``capped`` curves 1-8% of the median's steps are
+    withheld (23-26% by the share alone). Continuous scores have no ties and keep every band. A
+    statistic function has no standard error of its own and keeps the expanded bands.
 
     ``bands="expanded"`` gives the bands of earlier versions bit for bit: the percentile band, and
     the sup-t band (estimate plus or minus the level-quantile of the largest bootstrap-studentised

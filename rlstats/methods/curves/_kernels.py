@@ -20,7 +20,7 @@ import warnings
 import numpy as np
 
 from ...resampling import fixed_dot
-from ...statistics import TIE_TOLERANCE, floored_standard_errors, monte_carlo_pvalue, shape_ratios
+from ...statistics import TIE_TOLERANCE, floored_standard_errors, monte_carlo_pvalue, shape_ratios, skewness_of_means
 
 #: Floor of a resample's standard error in the studentised bands, as a share of the resamples' standard deviation
 #: at the step, by statistic: chosen by simulation (issue 40; tests/reference/coverage_curves_bands.py) among floors
@@ -321,9 +321,10 @@ def median_skewness(values, task_of, n_tasks):
     there.
 
     The runs' skewness g is the mean of the tasks' G1 (k3 / s^3; tasks with 3 runs and some spread), one shape for
-    every task read from all of them; the middle task (or the two middle tasks) by mean, S, with each task mean's
-    variance s^2 / c, gives g sum_S (s^2 / c)^(3/2) / sqrt(c) over (sum_S s^2 / c)^(3/2). 0 where no task has 3
-    runs with spread. ``values`` (runs, steps), NaN where a run is not logged; ``task_of`` each run's task code.
+    every task read from all of them; the middle task (or the two middle tasks) by mean, with each task mean's
+    variance s^2 / c, give the skewness of their mean (:func:`rlstats.statistics.skewness_of_means`). 0 where no
+    task has 3 runs with spread. ``values`` (runs, steps), NaN where a run is not logged; ``task_of`` each run's
+    task code.
     """
     valid = ~np.isnan(values)
     filled = np.where(valid, values, 0.0)
@@ -343,9 +344,7 @@ def median_skewness(values, task_of, n_tasks):
         share = variance / sizes  # each task mean's variance, in the step's units
         middle = np.argsort(np.where(np.isnan(means), np.inf, means), axis=0, kind="stable")[
             (n_tasks - 1) // 2:n_tasks // 2 + 1]
-        chosen, counts = np.take_along_axis(share, middle, axis=0), np.take_along_axis(sizes, middle, axis=0)
-        out = g * np.sum(chosen ** 1.5 / np.sqrt(counts), axis=0) / np.sum(chosen, axis=0) ** 1.5
-    return np.where(np.isfinite(out), out, 0.0)
+    return skewness_of_means(g, np.take_along_axis(share, middle, axis=0), np.take_along_axis(sizes, middle, axis=0))
 
 
 def hull(first, second):
