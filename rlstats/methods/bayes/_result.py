@@ -174,12 +174,21 @@ class BayesResult(Result):
         if self.model == "signed_rank":
             # the signed-rank model's tasks are data: its posterior columns are all NaN, so they are not shown
             effects = effects.loc[:, ~effects.isna().all(axis=0)]
-        tables = {"Pairs": self.tidy(), "Per task": effects}
+        tables = {"Pairs": self._shares_shown(self.tidy()), "Per task": self._shares_shown(effects)}
         if self.orderings is not None:
             tables["Orderings"] = self.orderings
         if self.diagnostics is not None:
             tables["Convergence"] = self.diagnostics
         return tables
+
+    def _shares_shown(self, table):
+        """``table`` with its shares of draws as the print gives them: "< 1/n" for none, never a certainty of 0 or 1
+        (a paper takes the summary's tables through to_latex())."""
+        table = table.copy()
+        for column in ("p_better", "p_rope", "p_worse", "p_better_next", "p_rope_next", "p_worse_next"):
+            if column in table:
+                table[column] = [self._share(p, 5) for p in table[column]]
+        return table
 
     # ---- tidy output ------------------------------------------------------------------
     def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
