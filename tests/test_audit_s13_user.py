@@ -29,7 +29,6 @@ def three_agents(atari, mirror):
 # ----------------------------------------------------------------------------- bayes
 
 
-@pytest.mark.xfail(strict=True, reason="bayes summary/LaTeX tables print a share of no draws as 0")
 def test_bayes_tables_do_not_print_a_share_of_no_draws_as_a_certainty(three_agents):
     """DER against SPR on eight games (human-normalised, ROPE 0.05): no posterior draw favoured DER, and the print and
     the report said "P(better) < 1/5000", but ``res.summary()``'s Pairs table and ``res.to_latex()`` (the table a
@@ -46,7 +45,6 @@ def test_bayes_tables_do_not_print_a_share_of_no_draws_as_a_certainty(three_agen
     assert row.split("&")[2].strip() == "$<$ 1/5000"
 
 
-@pytest.mark.xfail(strict=True, reason="simplex panel titles overlap the rope corner label at one column")
 def test_bayes_simplex_titles_clear_the_rope_corner_at_one_column(three_agents):
     """``res.plot(figsize=(3.4, 2.6))`` of the three pairs' simplexes: each panel's title ("DER vs DrQ") was drawn
     over the label of the triangle's top corner ("rope" and its share), the title's box 11 pixels (at 100 dpi) into the
