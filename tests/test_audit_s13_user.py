@@ -71,7 +71,6 @@ def test_bayes_simplex_titles_clear_the_rope_corner_at_one_column(three_agents):
 # ----------------------------------------------------------------------------- mixed
 
 
-@pytest.mark.xfail(strict=True, reason="mixed: no note that EMMs of agents with empty cells are model predictions")
 def test_mixed_says_which_agents_means_reach_tasks_they_never_ran(atari, mirror):
     """IRIS on Alien, Boxing and Breakout only, SimPLe on Pong, Seaquest and Kangaroo only, DER and SPR on all six:
     the summary's table was headed "intervals of each agent's mean over these 6 tasks" and the report said

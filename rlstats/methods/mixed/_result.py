@@ -70,6 +70,8 @@ class MixedResult(Result):
         ``mixed.means`` rows "tasks at hand" of ``rlstats/calibration.csv``). Read as intervals of the agent's mean
         over tasks drawn afresh, they fall short at 3 tasks where agents' differences vary from task to task
         (0.92 pooled over the measured designs, 0.917 at the worst); the notes quote the measured coverage there.
+        The mean of an agent that did not run every task is the model's on the tasks without its runs (its effect
+        the same on every task); a note names such agents.
     comparisons : DataFrame
         Every pair i < j in the agents' order, estimate = mean of agent_1 minus mean of agent_2: n_shared_tasks
         (tasks where both ran; 0 marks an indirect contrast, resting on the model rather than on a common task), std_error,
