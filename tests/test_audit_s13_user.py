@@ -92,3 +92,31 @@ def test_mixed_says_which_agents_means_reach_tasks_they_never_ran(atari, mirror)
                                & (atari["seed"] < 10)], "score ~ agent | task/seed",
                          normalize="atari100k_reference")
     assert not any("estimated marginal mean" in n for n in full.notes)
+
+
+# ----------------------------------------------------------------------------- compare / skillings_mack
+
+
+@pytest.mark.xfail(strict=True, reason="CD diagram leaves a pair not different under no bar without a word")
+def test_critical_difference_diagram_names_alike_pairs_no_bar_can_join(atari):
+    """IRIS on Alien, Boxing and Breakout only, SimPLe on Pong, Seaquest and Kangaroo only, DER and SPR on all six
+    (every run): mean ranks SPR 1.52, IRIS 1.54, SimPLe 1.81, DER 2.50; Holm's post hoc finds SPR and SimPLe not
+    different (adjusted p = 0.435), but IRIS, between them in rank order, never met SimPLe, so no bar can join SPR
+    and SimPLe. The figure, titled "bars join agents that met, not different (holm)", left them under no common bar
+    and its footer named only IRIS-SimPLe: read as a diagram is read, SPR and SimPLe differ. A line now names the
+    pairs found alike that no bar joins."""
+    import matplotlib.pyplot as plt
+
+    runs = atari[atari["task"].isin(TASKS[:6]) & atari["agent"].isin(["DER", "SPR", "IRIS", "SimPLe"])]
+    runs = runs[~((runs["agent"] == "IRIS") & runs["task"].isin(["Pong", "Seaquest", "Kangaroo"]))
+                & ~((runs["agent"] == "SimPLe") & runs["task"].isin(["Alien", "Boxing", "Breakout"]))]
+    res = rlstats.compare(runs, "score ~ agent | task")
+    rows = res.tidy().set_index(["agent_1", "agent_2"])
+    assert not rows.loc[("SPR", "SimPLe"), "significant"]
+    ax = res.plot(figsize=(3.4, 2.6))
+    try:
+        said = " ".join(t.get_text().replace("\n", " ") for t in ax.texts)
+        assert "not different, yet under no common bar" in said and "SPR-SimPLe" in said
+        assert "never on a common task" in said                   # the never-met pair is still named
+    finally:
+        plt.close(ax.figure)
