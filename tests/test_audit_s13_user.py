@@ -97,7 +97,6 @@ def test_mixed_says_which_agents_means_reach_tasks_they_never_ran(atari, mirror)
 # ----------------------------------------------------------------------------- compare / skillings_mack
 
 
-@pytest.mark.xfail(strict=True, reason="CD diagram leaves a pair not different under no bar without a word")
 def test_critical_difference_diagram_names_alike_pairs_no_bar_can_join(atari):
     """IRIS on Alien, Boxing and Breakout only, SimPLe on Pong, Seaquest and Kangaroo only, DER and SPR on all six
     (every run): mean ranks SPR 1.52, IRIS 1.54, SimPLe 1.81, DER 2.50; Holm's post hoc finds SPR and SimPLe not
