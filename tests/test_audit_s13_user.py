@@ -119,3 +119,29 @@ def test_critical_difference_diagram_names_alike_pairs_no_bar_can_join(atari):
         assert "never on a common task" in said                   # the never-met pair is still named
     finally:
         plt.close(ax.figure)
+
+
+# ----------------------------------------------------------------------------- equivalence
+
+
+@pytest.mark.xfail(strict=True, reason="equivalence's raw-scales caution follows the bootstrap, not the across-tasks test")
+def test_equivalence_raw_scales_caution_follows_the_across_tasks_test(atari):
+    """DER against DrQ on Alien, Boxing, Breakout, Pong and Seaquest, raw scores (largest 10.7 to 1072), 10 runs:
+    the across-tasks test averages the tasks' raw differences, yet the caution that the large tasks decide came only
+    from the aggregate's bootstrap. With ``aggregate=None``, or with 2 runs a cell (the aggregate withheld), the result
+    averaged raw Alien and Pong differences with no warning and no note; and ``normalize=False``, which the warning
+    itself offers for scores on one scale, still warned and noted. The caution now follows the across-tasks test and
+    ``normalize=False`` silences it."""
+    runs = atari[atari["task"].isin(TASKS[:5]) & atari["agent"].isin(["DER", "DrQ"]) & (atari["seed"] < 10)]
+    caution = "aggregated on their own scales"
+    for kwargs in ({"aggregate": None}, {"aggregate": "iqm"}):
+        with pytest.warns(rlstats.RlstatsWarning, match=caution):
+            res = rlstats.equivalence(runs, "score ~ agent | task", margin=20, rng=0, n_resamples=200, **kwargs)
+        assert sum(caution in n for n in res.notes) == 1
+    with pytest.warns(rlstats.RlstatsWarning, match=caution):
+        res = rlstats.equivalence(runs[runs["seed"] < 2], "score ~ agent | task", margin=20, rng=0)
+    assert any(caution in n for n in res.notes)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = rlstats.equivalence(runs, "score ~ agent | task", margin=20, rng=0, n_resamples=200, normalize=False)
+    assert not any(caution in n for n in res.notes)
