@@ -124,7 +124,6 @@ def test_critical_difference_diagram_names_alike_pairs_no_bar_can_join(atari):
 # ----------------------------------------------------------------------------- equivalence
 
 
-@pytest.mark.xfail(strict=True, reason="equivalence's raw-scales caution follows the bootstrap, not the across-tasks test")
 def test_equivalence_raw_scales_caution_follows_the_across_tasks_test(atari):
     """DER against DrQ on Alien, Boxing, Breakout, Pong and Seaquest, raw scores (largest 10.7 to 1072), 10 runs:
     the across-tasks test averages the tasks' raw differences, yet the caution that the large tasks decide came only
