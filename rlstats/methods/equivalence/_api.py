@@ -294,16 +294,16 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
                        min_agents=1 if published is not None else 2)
     if not design.has_blocks:
         raise DesignError(f"equivalence compares agents task by task: write '{design.formula.text} | task'")
+    work = admit(cost, design, options, max_seconds, "equivalence()")  # issue 43 item 2
+    scale = _scale(design)
+    if published is None and options.control is not None and options.control not in design.agents:
+        options.for_agents(design.agents)  # raises, naming the agents
     # the across-tasks test averages the tasks' differences, so raw scales let the large tasks decide it, with or
     # without the aggregate (audit s13: the caution came only from the aggregate's bootstrap, and normalize=False,
     # which it offers, did not silence it)
     design = warn_raw_scales(design, normalize)
-    work = admit(cost, design, options, max_seconds, "equivalence()")  # issue 43 item 2
-    scale = _scale(design)
     if published is not None:
         return _run_published(design, options, _published_table(published, design), scale)
-    if options.control is not None and options.control not in design.agents:
-        options.for_agents(design.agents)  # raises, naming the agents
     with timed_bar(work, shows(work, options.progress), "equivalence"):
         return _run(design, options, rng, scale)
 
