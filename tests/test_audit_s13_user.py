@@ -94,6 +94,32 @@ def test_mixed_says_which_agents_means_reach_tasks_they_never_ran(atari, mirror)
     assert not any("estimated marginal mean" in n for n in full.notes)
 
 
+@pytest.mark.xfail(strict=True, reason="mixed's contrast figure does not say the scores were normalised")
+def test_mixed_figure_names_the_normalisation(atari, mirror):
+    """DER, DrQ and SPR on six games, human-normalised (``normalize="atari100k_reference"``): the print's note says
+    the scores were normalised, but the contrast figure's x axis read "difference of estimated marginal means" with
+    no unit, so a figure pasted alone into a paper gives differences of 0.19 and 0.71 in no stated scale (the
+    equivalence figure says "normalised scores", the curves' axis "normalised"). It now says so; raw scores keep
+    their response's name."""
+    import matplotlib.pyplot as plt
+
+    runs = atari[atari["task"].isin(TASKS[:6]) & atari["agent"].isin(["DER", "DrQ", "SPR"]) & (atari["seed"] < 5)]
+    res = rlstats.mixed(runs, "score ~ agent | task/seed", normalize="atari100k_reference")
+    ax = res.plot(figsize=(3.4, 2.6))
+    try:
+        assert "normalised scores" in ax.get_xlabel().replace("\n", " "), ax.get_xlabel()
+    finally:
+        plt.close(ax.figure)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # raw scales: the caution is not this test's
+        raw = rlstats.mixed(runs, "score ~ agent | task/seed")
+    ax = raw.plot(figsize=(3.4, 2.6))
+    try:
+        assert "the units of 'score'" in ax.get_xlabel().replace("\n", " "), ax.get_xlabel()
+    finally:
+        plt.close(ax.figure)
+
+
 # ----------------------------------------------------------------------------- compare / skillings_mack
 
 
