@@ -94,7 +94,6 @@ def test_mixed_says_which_agents_means_reach_tasks_they_never_ran(atari, mirror)
     assert not any("estimated marginal mean" in n for n in full.notes)
 
 
-@pytest.mark.xfail(strict=True, reason="mixed's contrast figure does not say the scores were normalised")
 def test_mixed_figure_names_the_normalisation(atari, mirror):
     """DER, DrQ and SPR on six games, human-normalised (``normalize="atari100k_reference"``): the print's note says
     the scores were normalised, but the contrast figure's x axis read "difference of estimated marginal means" with

@@ -306,7 +306,7 @@ def _run(design, options):
         random_terms=terms, variance_sd=np.append(sds, fitted.sigma), sigma=fitted.sigma, theta=fitted.theta,
         reml_criterion=fitted.reml, converged=fitted.converged, singular=singular, optimizer_message=fitted.message,
         coefficients=coefficients, vcov=vcov, emmeans=means, comparisons=pairs, omnibus_agents=compared,
-        task_effects=u_task, fitted_values=fitted_values, residuals=residuals,
+        units=design.units, task_effects=u_task, fitted_values=fitted_values, residuals=residuals,
         cell_effects=u_cell if len(terms) == 2 else None,
         residual_normal_scores=_normal_scores(residuals), task_normal_scores=_normal_scores(u_task),
         cell_normal_scores=_normal_scores(u_cell) if len(terms) == 2 else None)

@@ -90,6 +90,9 @@ class MixedResult(Result):
     residual_normal_scores, task_normal_scores, cell_normal_scores : ndarray
         Normal quantiles at the plotting positions of each residual, task effect and task x agent effect (None
         without that term) (R's ``qqnorm``, tied values sharing the average of their ranks).
+    units : str
+        The scores' units as the notes give them, "normalised scores" or "the units of '<response>'": the contrast
+        figure's axis says them.
     """
 
     statistic: float
@@ -122,6 +125,7 @@ class MixedResult(Result):
     task_normal_scores: np.ndarray
     cell_normal_scores: np.ndarray | None
     omnibus_agents: tuple[str, ...]
+    units: str = ""
 
     _plot_kinds: ClassVar[dict] = {
         "contrasts": plots.plot_contrasts,
