@@ -45,7 +45,6 @@ def test_bayes_tables_do_not_print_a_share_of_no_draws_as_a_certainty(three_agen
     assert row.split("&")[2].strip() == "$<$ 1/5000"
 
 
-@pytest.mark.xfail(strict=True, reason="an ordering seen in every draw reads as probability 1")
 def test_bayes_ordering_seen_in_every_draw_is_not_a_certainty(published):
     """HalfCheetah, SAC against TD3 (one task; its note says to read it as a description of that task): every
     posterior draw ordered SAC above TD3, and while the pair's line said "P(better) > 1 - 1/2000", the orderings
