@@ -184,3 +184,21 @@ def test_equivalence_raw_scales_caution_follows_the_across_tasks_test(atari):
         warnings.simplefilter("error")
         res = rlstats.equivalence(runs, "score ~ agent | task", margin=20, rng=0, n_resamples=200, normalize=False)
     assert not any(caution in n for n in res.notes)
+
+
+@pytest.mark.xfail(strict=True, reason="summary/LaTeX call a pair never compared 'significant: no'")
+def test_pair_never_compared_is_not_called_not_significant_in_the_tables(atari):
+    """The design above, 10 runs (IRIS and SimPLe 5): the print says "1 pair never ran on a common task
+    (IRIS-SimPLe): not compared", but ``res.summary()`` and ``res.to_latex()`` gave its row "0 & NaN & NaN & & &
+    no", significant "no" as for a pair tested and not found different (SPR-SimPLe, p = 0.879, reads the same).
+    The tables now say "not compared" there; ``tidy()`` keeps its boolean."""
+    runs = atari[atari["task"].isin(TASKS[:6]) & atari["agent"].isin(["DER", "SPR", "IRIS", "SimPLe"])
+                 & (atari["seed"] < 10)]
+    runs = runs[~((runs["agent"] == "IRIS") & runs["task"].isin(["Pong", "Seaquest", "Kangaroo"]))
+                & ~((runs["agent"] == "SimPLe") & runs["task"].isin(["Alien", "Boxing", "Breakout"]))]
+    res = rlstats.compare(runs, "score ~ agent | task")
+    assert not res.tidy()["significant"].iloc[4]                   # IRIS-SimPLe: the tidy boolean stays
+    table = res.summary().tables[next(name for name in res.summary().tables if name.startswith("Pairwise"))]
+    assert table["significant"].tolist() == ["yes", "yes", "no", "no", "not compared", "no"]
+    row = next(line for line in res.to_latex().splitlines() if line.startswith("IRIS & SimPLe"))
+    assert row.rstrip(" \\").endswith("not compared"), row
