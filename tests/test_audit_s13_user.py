@@ -186,7 +186,6 @@ def test_equivalence_raw_scales_caution_follows_the_across_tasks_test(atari):
     assert not any(caution in n for n in res.notes)
 
 
-@pytest.mark.xfail(strict=True, reason="summary/LaTeX call a pair never compared 'significant: no'")
 def test_pair_never_compared_is_not_called_not_significant_in_the_tables(atari):
     """The design above, 10 runs (IRIS and SimPLe 5): the print says "1 pair never ran on a common task
     (IRIS-SimPLe): not compared", but ``res.summary()`` and ``res.to_latex()`` gave its row "0 & NaN & NaN & & &
