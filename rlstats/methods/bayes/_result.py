@@ -166,7 +166,7 @@ class BayesResult(Result):
             how = ("their weighted mean over tasks" if self.model == "signed_rank" else
                    "their mean difference across tasks against one reference, in a joint fit")
             lines += ["", f"most probable orderings of the agents (by {how}):"]
-            lines += [f"  {fmt.signif(p, 3):>7}  {o}" for o, p in zip(top["ordering"], top["probability"])]
+            lines += [f"  {self._share(p, 3):>7}  {o}" for o, p in zip(top["ordering"], top["probability"])]
         return lines
 
     def _summary_tables(self):
@@ -174,12 +174,22 @@ class BayesResult(Result):
         if self.model == "signed_rank":
             # the signed-rank model's tasks are data: its posterior columns are all NaN, so they are not shown
             effects = effects.loc[:, ~effects.isna().all(axis=0)]
-        tables = {"Pairs": self.tidy(), "Per task": effects}
+        tables = {"Pairs": self._shares_shown(self.tidy()), "Per task": self._shares_shown(effects)}
         if self.orderings is not None:
-            tables["Orderings"] = self.orderings
+            tables["Orderings"] = self.orderings.assign(probability=[self._share(p, 5)
+                                                                      for p in self.orderings["probability"]])
         if self.diagnostics is not None:
             tables["Convergence"] = self.diagnostics
         return tables
+
+    def _shares_shown(self, table):
+        """``table`` with its shares of draws as the print gives them: "< 1/n" for none, never a certainty of 0 or 1
+        (a paper takes the summary's tables through to_latex())."""
+        table = table.copy()
+        for column in ("p_better", "p_rope", "p_worse", "p_better_next", "p_rope_next", "p_worse_next"):
+            if column in table:
+                table[column] = [self._share(p, 5) for p in table[column]]
+        return table
 
     # ---- tidy output ------------------------------------------------------------------
     def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
@@ -226,7 +236,7 @@ class BayesResult(Result):
                      f"effective sample size {fmt.signif(self.comparisons['ess_bulk'].min(), 3)}.")
         if self.orderings is not None:
             top = self.orderings.iloc[0]
-            text += f" The most probable ordering was {top['ordering']} ({fmt.signif(top['probability'], 3)})."
+            text += f" The most probable ordering was {top['ordering']} ({self._share(top['probability'], 3)})."
         return text
 
 

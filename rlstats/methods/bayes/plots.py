@@ -22,6 +22,8 @@ ACROSS = {"signed_rank": ("mean diff", "mean difference", "mean difference acros
 #: the simplex's corners in the plane: worse (left), equivalent (top), better (right), as baycomp draws it
 _CORNERS = np.array([[0.0, 0.0], [0.5, np.sqrt(3) / 2], [1.0, 0.0]])
 
+#: points between the simplex's top corner and its label, and between the label and the panel's title
+_CORNER_GAP = 2.0
 #: most panels a new figure holds: 12 at a page's width are 4 rows (under 9 inches); more pairs (36 for 9 agents)
 #: made a figure taller than any page
 MAX_PANELS = 12
@@ -63,14 +65,18 @@ def plot_simplex(result, *, ax=None, width=None, **kwargs):
         panel.scatter(xy[:, 0], xy[:, 1], **style)
         labels = (f"{row.agent_2}\n{worse:.3f}", f"rope\n{rope:.3f}", f"{row.agent_1}\n{better:.3f}")
         for (x, y), label, align in zip(_CORNERS, labels, ("right", "center", "left")):
-            panel.text(x, y - 0.04 if y == 0 else y + 0.03, label, ha=align, va="top" if y == 0 else "bottom",
-                       fontsize=SMALL_FONT)
+            if y == 0:
+                panel.text(x, y - 0.04, label, ha=align, va="top", fontsize=SMALL_FONT)
+        # The top corner's label sits above the Axes, a fixed number of points off the corner, and the title is
+        # padded by its height: set in data units it reached into the title at one column's size (audit s13).
+        panel.annotate(labels[1], _CORNERS[1], xytext=(0, _CORNER_GAP), textcoords="offset points", ha="center",
+                       va="bottom", fontsize=SMALL_FONT, annotation_clip=False)
         panel.set_xlim(-0.25, 1.25)
-        panel.set_ylim(-0.2, 1.1)
+        panel.set_ylim(-0.2, _CORNERS[1, 1])
         panel.set_aspect("equal")
         panel.axis("off")
         panel.set_title(f"{row.agent_1} vs {row.agent_2}" + (" (next task)" if next_task else ""),
-                        fontsize=SMALL_FONT + 1)
+                        fontsize=SMALL_FONT + 1, pad=2 * _CORNER_GAP + 2.4 * SMALL_FONT)
     return axes[0] if len(axes) == 1 else fig
 
 

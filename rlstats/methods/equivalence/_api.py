@@ -24,6 +24,7 @@ from ...cost import admit, shows, timed_bar
 from ...design import NA_ACTIONS, design_of
 from ...errors import DesignError, OptionError
 from ...format import count, listed, signif
+from ...normalization import warn_raw_scales
 from ...options import (check_bool, check_choice, check_cost_options, check_fraction, check_resamples,
                        is_finite_number)
 from ...resampling import check_rng
@@ -190,7 +191,9 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
     normalize : DataFrame, str, dict or False, optional
         Normalise the response per task first (:func:`rlstats.normalize`); the margin is then in normalised units.
         Not with ``published=`` (normalise the data and the table yourself, with the same reference). False (the
-        scores are on one scale already) leaves them as they are: the margin is in the response's units.
+        scores are on one scale already) leaves them as they are: the margin is in the response's units. None
+        (default) leaves them too, with a warning and a note where the tasks' largest scores differ tenfold (the
+        across-tasks test and the aggregate average over tasks, so the large tasks decide them).
     na_action : {"raise", "drop", "omit"}
         Missing values: an error, or drop those rows and say so.
     rng : None, int or numpy.random.Generator
@@ -293,10 +296,14 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
         raise DesignError(f"equivalence compares agents task by task: write '{design.formula.text} | task'")
     work = admit(cost, design, options, max_seconds, "equivalence()")  # issue 43 item 2
     scale = _scale(design)
+    if published is None and options.control is not None and options.control not in design.agents:
+        options.for_agents(design.agents)  # raises, naming the agents
+    # the across-tasks test averages the tasks' differences, so raw scales let the large tasks decide it, with or
+    # without the aggregate (audit s13: the caution came only from the aggregate's bootstrap, and normalize=False,
+    # which it offers, did not silence it)
+    design = warn_raw_scales(design, normalize)
     if published is not None:
         return _run_published(design, options, _published_table(published, design), scale)
-    if options.control is not None and options.control not in design.agents:
-        options.for_agents(design.agents)  # raises, naming the agents
     with timed_bar(work, shows(work, options.progress), "equivalence"):
         return _run(design, options, rng, scale)
 
@@ -533,7 +540,7 @@ def _aggregate(design, options, pairs, rng):
                           f"every agent on 2 or more tasks with 3 runs or more in each, and {why}; add runs or "
                           "tasks, or read the per-task and across-tasks tests"]
     result = backend("bootstrap")(design, metrics=[options.aggregate], n_resamples=options.n_resamples,
-                                  confidence_level=1 - 2 * options.alpha, rng=rng,
+                                  confidence_level=1 - 2 * options.alpha, rng=rng, normalize=False,  # said above
                                   progress=False, max_seconds=float("inf"))  # equivalence() estimated it and shows it
     index = {name: j for j, name in enumerate(result.agents)}
     # each agent's scores bound its resampled IQM or mean: a difference's end beyond them is t* blown up by

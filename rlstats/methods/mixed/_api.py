@@ -27,7 +27,7 @@ from ...bounds import SATURATED_FEWEST_OFF_CONTRAST, bound_ties, check_bounds, c
 from ...cost import admit, shows, timed_bar
 from ...design import design_of
 from ...errors import DesignError
-from ...format import count, listed
+from ...format import count, join_and, listed
 from ...normalization import warn_raw_scales
 from ...options import check_choice, check_confidence_level, check_cost_options
 from ...resampling import check_rng
@@ -282,7 +282,7 @@ def _run(design, options):
         paired = saturated[1:] | saturated[0]
         coefficients.loc[1 + np.flatnonzero(paired), ["statistic", "p_value"]] = np.nan
     pairs.insert(2, "n_shared_tasks", graph.shared[first, second])
-    notes += _indirect_notes(graph, pairs, options)
+    notes += _indirect_notes(graph, pairs, options) + _empty_cell_notes(design)
     u_task, u_cell = kernels.random_effects(m, fitted)
     # per run in the data's row order (R's fitted() and residuals()), not the design's sorted order
     in_data_order = _order_of_positions(design.row_position)
@@ -306,7 +306,7 @@ def _run(design, options):
         random_terms=terms, variance_sd=np.append(sds, fitted.sigma), sigma=fitted.sigma, theta=fitted.theta,
         reml_criterion=fitted.reml, converged=fitted.converged, singular=singular, optimizer_message=fitted.message,
         coefficients=coefficients, vcov=vcov, emmeans=means, comparisons=pairs, omnibus_agents=compared,
-        task_effects=u_task, fitted_values=fitted_values, residuals=residuals,
+        units=design.units, task_effects=u_task, fitted_values=fitted_values, residuals=residuals,
         cell_effects=u_cell if len(terms) == 2 else None,
         residual_normal_scores=_normal_scores(residuals), task_normal_scores=_normal_scores(u_task),
         cell_normal_scores=_normal_scores(u_cell) if len(terms) == 2 else None)
@@ -529,6 +529,29 @@ def _indirect_notes(graph, pairs, options):
             "contrasts are indirect, resting on the model (each agent's effect the same on every task, carried "
             "through the agents that link the pair, and the random task intercepts) rather than on a task where "
             f"both ran; tidy() gives them 0 shared tasks, and they stay in {family}"]
+
+
+def _empty_cell_notes(design):
+    """The marginal means of agents that did not run every task: the model's, not means of their runs (audit s13).
+
+    An agent's estimated marginal mean is its mean over all the tasks analysed; on a task without its runs that mean
+    is the model's prediction (the agent's effect, the same on every task, added to the task's intercept), so a
+    mean that reads as the agent's over "these tasks" rests in part on tasks where it has no run.
+    """
+    ran = (design.counts > 0).sum(axis=0)
+    short = [(agent, int(n)) for agent, n in zip(design.agents, ran) if n < design.n_tasks]
+    if not short:
+        return []
+    if len({n for _, n in short}) == 1:
+        who = f"{join_and(agent for agent, _ in short)} ran {short[0][1]} of the {design.n_tasks} tasks"
+    else:
+        who = (f"{short[0][0]} ran {short[0][1]} of the {design.n_tasks} tasks, "
+               + join_and(f"{agent} {n}" for agent, n in short[1:]))
+    its = "its" if len(short) == 1 else "each one's"
+    return [f"{who}: {'its' if len(short) == 1 else 'their'} estimated marginal "
+            f"{'mean is' if len(short) == 1 else 'means are'} the model's over all {design.n_tasks}, {its} effect "
+            "taken as the same on every task and so carried to the tasks without its runs, not a mean of "
+            f"{'its' if len(short) == 1 else 'their'} runs"]
 
 
 #: how the calibration table's configurations read in a note (tests/reference/coverage_mixed.py)

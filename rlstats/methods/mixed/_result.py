@@ -70,6 +70,8 @@ class MixedResult(Result):
         ``mixed.means`` rows "tasks at hand" of ``rlstats/calibration.csv``). Read as intervals of the agent's mean
         over tasks drawn afresh, they fall short at 3 tasks where agents' differences vary from task to task
         (0.92 pooled over the measured designs, 0.917 at the worst); the notes quote the measured coverage there.
+        The mean of an agent that did not run every task is the model's on the tasks without its runs (its effect
+        the same on every task); a note names such agents.
     comparisons : DataFrame
         Every pair i < j in the agents' order, estimate = mean of agent_1 minus mean of agent_2: n_shared_tasks
         (tasks where both ran; 0 marks an indirect contrast, resting on the model rather than on a common task), std_error,
@@ -88,6 +90,9 @@ class MixedResult(Result):
     residual_normal_scores, task_normal_scores, cell_normal_scores : ndarray
         Normal quantiles at the plotting positions of each residual, task effect and task x agent effect (None
         without that term) (R's ``qqnorm``, tied values sharing the average of their ranks).
+    units : str
+        The scores' units as the notes give them, "normalised scores" or "the units of '<response>'": the contrast
+        figure's axis says them.
     """
 
     statistic: float
@@ -120,6 +125,7 @@ class MixedResult(Result):
     task_normal_scores: np.ndarray
     cell_normal_scores: np.ndarray | None
     omnibus_agents: tuple[str, ...]
+    units: str = ""
 
     _plot_kinds: ClassVar[dict] = {
         "contrasts": plots.plot_contrasts,

@@ -297,8 +297,12 @@ class SkillingsMackResult(Result):
                               "n_tasks_present": (self.counts > 0).sum(axis=0),
                               "n_runs": self.counts.sum(axis=0)})
         ranks = ranks.sort_values("mean_rank", kind="stable").reset_index(drop=True)
+        pairs = self.tidy()
+        if (pairs["n_shared_tasks"] == 0).any():  # a pair never compared is not one found alike (audit s13)
+            pairs["significant"] = np.where(pairs["n_shared_tasks"] == 0, "not compared",
+                                            np.where(pairs["significant"], "yes", "no"))
         return {f"{self._ranks_name()} (1 = best)": ranks,
-                f"Pairwise comparisons ({self._posthoc_name()})": self.tidy()}
+                f"Pairwise comparisons ({self._posthoc_name()})": pairs}
 
     def _posthoc_name(self):
         control = "" if self.control is None else f", each agent against {self.control}"
