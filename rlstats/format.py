@@ -83,10 +83,10 @@ def format_cell(value: object, digits: int = 5) -> str:
         return "yes" if value else "no"
     if isinstance(value, (int, np.integer)):
         return str(int(value))
+    if value is None or (isinstance(value, (float, np.floating)) and math.isnan(value)):
+        return ""  # not given (a pair never compared, a withheld interval), blank as its p-values are
     if isinstance(value, (float, np.floating)):
         return signif(value, digits)
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return ""
     return str(value)
 
 

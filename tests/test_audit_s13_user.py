@@ -201,3 +201,6 @@ def test_pair_never_compared_is_not_called_not_significant_in_the_tables(atari):
     assert table["significant"].tolist() == ["yes", "yes", "no", "no", "not compared", "no"]
     row = next(line for line in res.to_latex().splitlines() if line.startswith("IRIS & SimPLe"))
     assert row.rstrip(" \\").endswith("not compared"), row
+    # its estimate and statistic are not given: blank as its p-values are, not "NaN" (the lead's read of the report)
+    assert [cell.strip() for cell in row.rstrip(" \\").split("&")] == ["IRIS", "SimPLe", "0", "", "", "", "",
+                                                                      "not compared"], row

@@ -63,3 +63,10 @@ def test_latex_names_columns_missing_in_every_row_together():
     assert "In every row, step: 10; lower and upper: not given (see the notes)." in text
     assert "NaN" not in text
     assert "not given." in fmt.table_latex(frame, caption="Curves.")
+
+
+def test_a_missing_number_is_a_blank_cell_in_every_table_format():
+    # format_cell read every float through signif, so a NaN (a pair never compared, a withheld interval) printed
+    # "NaN" beside the blank cells of its p-values; the blank branch below it was never reached
+    assert [fmt.format_cell(v) for v in (np.nan, np.float32("nan"), None, 1.5, np.float64(2.0), 3, True)] == [
+        "", "", "", "1.5", "2", "3", "yes"]
