@@ -7,6 +7,7 @@ defaults and changes no global style.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Sequence
 
@@ -71,6 +72,16 @@ def resized(drawn: Any, figsize: tuple[float, float] | None) -> Any:
     return drawn
 
 
+#: a short parenthesis such as "(1 = best)", kept on one line when a text is broken at words to fit a figure
+_SHORT_PARENTHESIS = re.compile(r"\([^()\n]{1,12}\)")
+
+
+def unbroken_parentheses(line: str) -> str:
+    """``line`` with the spaces of its short parentheses made no-break spaces (U+00A0), which word wrapping
+    (:mod:`textwrap`, or splitting at " ") does not break at; ``.replace("\xa0", " ")`` after wrapping restores them."""
+    return _SHORT_PARENTHESIS.sub(lambda match: match.group().replace(" ", "\xa0"), line)
+
+
 def _fit_texts(figure: Any, texts: list[Any]) -> None:
     """Break each text at words until it lies inside the figure, with a margin, along its direction, where it is
     anchored: a centred title over an Axes set off by long tick labels has less room on one side than the other."""
@@ -99,7 +110,8 @@ def _fit_texts(figure: Any, texts: list[Any]) -> None:
         # narrower lines, first in proportion to the part outside, until the text is inside (or lines of 8)
         chars = int(chars * (1 - share))
         while chars >= 8:
-            text.set_text("\n".join(textwrap.fill(line, chars, break_long_words=False) for line in lines))
+            text.set_text("\n".join(textwrap.fill(unbroken_parentheses(line), chars, break_long_words=False)
+                                     for line in lines).replace("\xa0", " "))
             if outside(text) == 0:
                 break
             chars = int(chars * 0.85)

@@ -157,6 +157,8 @@ def test_critical_difference_diagram_names_alike_pairs_no_bar_can_join(atari):
         said = " ".join(t.get_text().replace("\n", " ") for t in ax.texts)
         assert "not different, yet under no common bar" in said and "SPR-SimPLe" in said
         assert "never on a common task" in said                   # the never-met pair is still named
+        # the title broken to the column keeps "(1 = best)" whole (it read "(1" and "= best)" on two lines)
+        assert any("(1 = best)" in line for line in ax.get_title().split("\n")), ax.get_title()
     finally:
         plt.close(ax.figure)
 

@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 
 from ...errors import OptionError
 from ...format import join_and
-from ...plotting import axes_or_new, palette
+from ...plotting import axes_or_new, palette, unbroken_parentheses
 
 
 def nonsignificant_groups(order: Sequence[int], significant: NDArray[np.bool_],
@@ -186,7 +186,7 @@ def _wrapped(ax, text, fontsize):
     width = ax.figure.get_size_inches()[0] - 0.1
     lines = []
     for line in text.split("\n"):
-        words, current = line.split(" "), ""
+        words, current = [word.replace("\xa0", " ") for word in unbroken_parentheses(line).split(" ")], ""
         for word in words:
             trial = f"{current} {word}" if current else word
             if current and _inches(ax, [trial], fontsize)[0] > width:
