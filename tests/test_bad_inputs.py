@@ -1631,7 +1631,7 @@ UPDATE_CASES = [  # (what, batch, options, error, phrase)
     ("two interims in one batch", BATCH.assign(batch=[1, 2, 1, 1, 2, 1]), {}, DesignError,
      ("the batch's column 'batch' holds 2 values", "feed one batch at a time")),
     ("rows of learning curves", BATCH.assign(seed=[0, 0, 1, 0, 0, 1], step=[1, 2, 1, 1, 2, 1]), {}, DesignError,
-     ("column 'step' takes 2 values within run seed=0 of agent 'a'", "keep each run's final score")),
+     ("column 'step' takes 2 values within run seed=0 of agent 'a' (2 rows)", "Pick a step of each run")),
     ("a run twice", BATCH.assign(seed=[0, 0, 1, 0, 1, 2]), {}, DesignError,
      ("run seed=0 of agent 'a' has 2 rows in this batch", "drop_duplicates")),
 ]
