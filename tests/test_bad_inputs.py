@@ -1656,13 +1656,13 @@ def test_adastop_update_refuses_the_same_batch_twice_and_a_finished_test():
     with pytest.warns(RlstatsWarning, match="no level can be spent .* the test can never reject"):
         sequence = rlstats.AdaStop(["a", "b"], n=3, K=1, n_resamples=200, rng=0)
     sequence.update(BATCH)
-    fails(DesignError, "the test is finished after 1 batch(es)", sequence.update,
+    fails(DesignError, "the test is finished after 1 batch:", sequence.update,
           BATCH.assign(score=BATCH["score"] + 1))
     running = rlstats.AdaStop(["a", "b"], n=3, K=3, n_resamples=200, rng=0)
     running.update(BATCH)
     fails(DesignError, "this batch repeats batch 1 (the same runs for every agent, in any order)", running.update,
           BATCH.iloc[::-1])
-    noted("incremental AdaStop: 1 batch(es) fed", running.result)
+    noted("incremental AdaStop: 1 batch fed", running.result)
 
 
 def _state(key=None, batches=1):

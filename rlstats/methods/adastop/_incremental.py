@@ -19,7 +19,7 @@ import pandas as pd
 
 from ...errors import DesignError, OptionError, RlstatsError, warn
 from ...design import build, repeated_run
-from ...format import listed
+from ...format import count, listed
 from ...interop import as_pandas
 from ...options import check_bool
 from ...resampling import label_ranks, seed_sequence
@@ -225,7 +225,7 @@ class AdaStop:
 
     def _check_batch(self, scores, allow_repeat):
         if self.done:
-            raise DesignError(f"the test is finished after {self.interim} batch(es): every comparison is decided; "
+            raise DesignError(f"the test is finished after {count(self.interim, 'batch', 'batches')}: every comparison is decided; "
                               "start a new AdaStop to test again")
         expected = self.agents_to_run
         extra = [a for a in scores if a not in expected]
@@ -235,11 +235,11 @@ class AdaStop:
         missing = [a for a in expected if a not in scores]
         if missing:
             raise DesignError(f"the batch lacks agent(s) {', '.join(missing)}; batch {self.interim + 1} needs "
-                              f"n = {self.n} runs of each of: {', '.join(expected)}")
+                              f"n = {count(self.n, 'run')} of each of: {', '.join(expected)}")
         for a, values in scores.items():
             if values.size != self.n:
-                raise DesignError(f"agent {a!r} has {values.size} runs in this batch; every batch needs exactly "
-                                  f"n = {self.n} runs per agent")
+                raise DesignError(f"agent {a!r} has {count(values.size, 'run')} in this batch; every batch needs "
+                                  f"exactly n = {count(self.n, 'run')} per agent")
             if not np.isfinite(values).all():
                 raise DesignError(f"agent {a!r} has non-finite scores in this batch: {values.tolist()}")
         if not allow_repeat:
@@ -279,7 +279,7 @@ class AdaStop:
         """The :class:`AdaStopResult` of the batches fed so far (as :func:`adastop` on the same data)."""
         run = self._task_run()
         nobs = sum(len(v) for batch in self._batches for v in batch.values())
-        notes = [f"incremental AdaStop: {self.interim} batch(es) fed"]
+        notes = [f"incremental AdaStop: {count(self.interim, 'batch', 'batches')} fed"]
         if self._migrated is not None:
             notes.append(_migration_note(self._migrated))
         if self._draws == "listed":
@@ -292,7 +292,7 @@ class AdaStop:
         return _assemble(
             AdaStopResult, [run], self._pairs, self._agents,
             method="AdaStop sequential permutation test", formula=None,
-            data_name=f"{self.interim} batch(es) of n = {self.n} runs", nobs=nobs, notes=notes,
+            data_name=f"{count(self.interim, 'batch', 'batches')} of n = {count(self.n, 'run')}", nobs=nobs, notes=notes,
             options={**asdict(self._options), "batch": None}, seed=self._seed_record, blocked=False)
 
     # ---- persistence --------------------------------------------------------------------
