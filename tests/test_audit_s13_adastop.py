@@ -67,6 +67,14 @@ def test_batch_refusals_are_the_designs():
     with pytest.raises(DesignError, match=r"the batch's column 'task' holds 2 values \(x, y\)"):
         rlstats.AdaStop(["a", "b"], n=4, K=2, rng=0).update(wide)
     check_batch_columns(wide[wide["task"] == "x"])
+    with pytest.raises(DesignError, match=r"run seed=0 of agent 'a' on task 'x' has 2 rows in this batch \(2 repeated rows in "
+                                          r"all\).*df.drop_duplicates\('seed'\)"):
+        check_batch_columns(wide.assign(seed=[0, 0, 1, 2], task="x"))
+    # scores written as text are left to the scores' own refusal, which names the agent (not the formula's caret)
+    text = batch.assign(score=batch["score"].astype(str))
+    check_batch_columns(text)
+    with pytest.raises(DesignError, match=r"scores of agent 'a' are not numbers"):
+        rlstats.AdaStop(["a", "b"], n=3, K=2, rng=0).update(text)
 
 
 def test_design_names_no_all_runs_task():
@@ -160,7 +168,6 @@ def _reversed_json(data, levels=4):
     return {key: _reversed_json(data[key], levels - 1) for key in reversed(list(data))}
 
 
-@pytest.mark.xfail(strict=True, reason="marl-eval frames keep the JSON's run order, not sorted by run as documented")
 def test_marl_eval_runs_are_sorted_and_results_ignore_the_json_order(marl_eval_json, tmp_path):
     """``read_logs`` documents its frame as "sorted by run and step", but a marl-eval JSON's runs came in the file's
     order: in marl-eval's mock log every algorithm lists seed 43289 before 42, so the frame's rows 0-2 were seed

@@ -735,9 +735,10 @@ def check_batch_columns(batch: pd.DataFrame, agent: str = "agent", score: str = 
     found = None if run is None else repeated_run(design, design.extra[run])
     if found is not None:  # the same refusal as the formula's replicate column (rlstats.design.repeated_run)
         i, where, rows, repeats = found
+        keys = f"['{agent}', '{run}']" if agent in batch.columns and score in batch.columns else repr(run)  # wide
         raise DesignError(f"run {run}={_plain(design.extra[run][i])} of {where} has {rows} rows in this batch "
-                          f"({repeats} repeated row(s) in all), but each run gives one score; drop the repeated rows "
-                          f"(the same file read twice?), e.g. df.drop_duplicates(['{agent}', '{run}'])")
+                          f"({count(repeats, 'repeated row')} in all), but each run gives one score; drop the "
+                          f"repeated rows (the same file read twice?), e.g. df.drop_duplicates({keys})")
 
 
 def _plain(value):
@@ -751,6 +752,7 @@ def _batch_design(batch, agent, score):
 
     A wide batch (one column per agent) is melted into rows first.  Missing values are left out of the Design (the
     scores are read and checked from the batch itself, :func:`_batch_scores`)."""
+    _check_unique_columns(batch)
     if batch.empty:
         return None, None
     if not (agent in batch.columns and score in batch.columns):  # wide: one column per agent, index columns
@@ -758,6 +760,8 @@ def _batch_design(batch, agent, score):
         agent, score = _unused("agent", batch.columns), _unused("score", batch.columns)
         batch = batch.melt(id_vars=ids, var_name=agent, value_name=score)
         batch[score] = pd.to_numeric(batch[score], errors="coerce")  # what is not a number is refused later
+    elif batch[score].dtype.kind not in "biuf":  # text: refused by name where the scores are read (_as_scores)
+        return None, None
     names = [c for c in batch.columns if c not in (agent, score)]
     task = next((c for c in ("task", "environment") if c in names), None)
     run = next((c for c in ("seed", "run") if c in names), None)
@@ -779,15 +783,19 @@ def _unused(name, columns):
     return name
 
 
+def _check_unique_columns(batch):
+    repeated = batch.columns[batch.columns.duplicated()]
+    if len(repeated):  # each row's score would count as several runs
+        name = repeated[0]
+        raise DesignError(f"column {str(name)!r} appears {list(batch.columns).count(name)} times in the batch; "
+                          "give columns unique names")
+
+
 def _batch_scores(batch, agent, score, agents):
     """{agent: float array} from a long or wide DataFrame (pandas, polars or pyarrow) or a mapping."""
     batch = as_pandas(batch)
     if isinstance(batch, pd.DataFrame):
-        repeated = batch.columns[batch.columns.duplicated()]
-        if len(repeated):  # each row's score would count as several runs
-            name = repeated[0]
-            raise DesignError(f"column {str(name)!r} appears {list(batch.columns).count(name)} times in the batch; "
-                              "give columns unique names")
+        _check_unique_columns(batch)
         if agent in batch.columns and score in batch.columns:
             out = {}
             for name, values in batch.groupby(batch[agent].astype(str), sort=False)[score]:
