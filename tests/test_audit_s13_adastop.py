@@ -108,6 +108,14 @@ def test_running_test_states_the_schedules_level_and_what_is_spent():
                            "score ~ agent", n=5, K=4, rng=0, n_resamples=500)
     assert done.done and f"schedule's level = {done.level_spent:.4g} (alpha = 0.05)\n" in str(done)
     assert "spent by interim" not in str(done)
+    # one test per task: task_01 decided at interim 1 (Q_1 = 1/126), task_02 still undecided at interim 2 when its
+    # runs ran out (Q_2 = 1/126 + 8/500): what each spent, as a range
+    df = rlstats.datasets.simulate(agents=2, tasks=2, seeds=10, effect=[0.0, 0.0], rng=0)
+    df.loc[(df.task == "task_01") & (df.agent == "agent_2"), "score"] += 50
+    blocked = rlstats.adastop(df, "score ~ agent | task", n=5, K=4, rng=0, n_resamples=500)
+    assert blocked.decisions["interim"].tolist() == [1, 2]
+    assert "of which 0.007937 to 0.02394 spent so far by task" in str(blocked)
+    assert 1 / 126 + 8 / 500 == pytest.approx(0.023937, abs=1e-6)
 
 
 def test_counts_of_one_are_singular(tmp_path):
