@@ -851,6 +851,7 @@ def _check_duplicate_rows(data, formula, y):
     named = [c for c in data.columns if isinstance(c, str) and (c.lower() in RUN_NAMES or c == formula.replicate)]
     if not named:
         return  # without a run id, equal rows can be distinct runs with tied scores
+    named.sort(key=lambda c: c != formula.replicate and c.lower() not in RUN_IDS)  # name a run's column, not 'batch'
     # Only rows whose response value repeats can be whole-row repeats: compare those alone (cheap on real scores).
     # Found by sorting one copy (a hash table of every value held about 5 copies of y at 10^6 runs; issue 33).
     ordered = np.sort(y)
@@ -917,7 +918,9 @@ def _step_values(values, column):
 
 
 def _cell_label(design, i):
-    return f"agent {design.agents[design.agent[i]]!r} on task {design.tasks[design.task[i]]!r}"
+    """"agent 'a' on task 't'" of row ``i``; the agent alone when the formula names no task (not "(all runs)")."""
+    agent = f"agent {design.agents[design.agent[i]]!r}"
+    return f"{agent} on task {design.tasks[design.task[i]]!r}" if design.has_blocks else agent
 
 
 def _repeats(*keys):
@@ -1033,14 +1036,42 @@ def _refuse_curves(design, data, column, per_cell, cell, evidence, run_columns, 
                      f"'{f.response} ~ {f.groups} | {f.blocks or 'task'}/{unique}'"))
 
 
+def repeated_run(design: Design, ids: ArrayLike) -> tuple[int, str, int, int] | None:
+    """Where a run id repeats within an agent x task cell, so that one run would count twice, or None.
+
+    The one home of that refusal: :func:`build` asks it of the formula's replicate column (``task/seed``), and
+    :meth:`rlstats.AdaStop.update` of a batch's ``seed`` or ``run`` column, each wording its own message.
+
+    Parameters
+    ----------
+    design : Design
+        The rows.
+    ids : array_like
+        One run id per row of ``design`` (in its order).
+
+    Returns
+    -------
+    (row, label, rows, repeats) or None
+        A row of the first repeated run (in the design's order), the cell's label ("agent 'a' on task 't'"),
+        how many rows that run has, and how many rows repeat a run in all.
+    """
+    codes = pd.factorize(np.asarray(ids, dtype=object))[0]
+    order = np.lexsort((codes, design.agent, design.task))  # stable: a design sorted so keeps its order
+    same = _repeats(design.task[order], design.agent[order], codes[order])
+    if not same.any():
+        return None
+    i = int(order[np.flatnonzero(same)[0]])
+    rows = int(((design.task == design.task[i]) & (design.agent == design.agent[i]) & (codes == codes[i])).sum())
+    return i, _cell_label(design, i), rows, int(same.sum())
+
+
 def _check_unique_replicates(design):
-    duplicated = _repeats(design.agent, design.task, design.seeds)
-    if duplicated.any():
-        i = int(np.flatnonzero(duplicated)[0])
+    found = repeated_run(design, design.seeds)
+    if found is not None:
+        i, where, _, repeats = found
         raise DesignError(
-            f"replicate column '{design.formula.replicate}' repeats id {design.seeds[i]!r} within "
-            f"{_cell_label(design, i)} "
-            f"({int(duplicated.sum())} duplicate(s) in all); each run needs its own id within a cell, "
+            f"replicate column '{design.formula.replicate}' repeats id {design.seeds[i]!r} within {where} "
+            f"({repeats} duplicate(s) in all); each run needs its own id within a cell, "
             f"or drop '/{design.formula.replicate}' from the formula to treat rows as replicates")
 
 

@@ -640,7 +640,7 @@ def test_result_contract():
     # floor(0.05 * k / 6 * 10_000) / 10_000: 0.0083 at the first interim and 0.05 at the sixth
     assert glance["level_spent"] == pytest.approx(0.05)
     text = str(res)
-    assert "runs used per agent" in text and "smaller" in text and "level spent = 0.05 (alpha = 0.05)" in text
+    assert "runs used per agent" in text and "smaller" in text and "schedule's level = 0.05 (alpha = 0.05)" in text
     summary = res.summary()
     assert "Level spent per interim" in summary.tables and "Step-down" in summary.tables
     assert summary.tables["Level spent per interim"]["level"].iloc[0] == pytest.approx(83 / 10_000)

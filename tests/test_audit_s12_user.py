@@ -123,16 +123,23 @@ def test_batch_repeating_a_run_is_refused(mujoco_first_batch, tmp_path, capsys):
     (agent, seed) twice. ``rlstats adastop update`` created a state with n = 10 from it, each run counted twice,
     while ``rlstats.adastop(df, "score ~ agent | task/seed", batch="batch")`` refuses the same rows ("replicate
     column 'seed' repeats id '0'"). A long batch with a ``seed`` (or ``run``) column repeating an id within an agent
-    is now a DesignError naming the run."""
+    is now a DesignError naming the run. (Session 13: the batch is built into the Design rlstats.adastop builds, so
+    rows repeated whole get the formula's refusal, naming the run column; a run id repeated with other scores keeps
+    the batch's own message, from the same check as the formula's replicate column.)"""
     hopper = mujoco_first_batch[mujoco_first_batch["task"] == "hopper"]
     twice = pd.concat([hopper, hopper], ignore_index=True)
     seq = rlstats.AdaStop(["PPO", "SAC", "DDPG", "TRPO"], n=10, K=6, rng=0, n_resamples=200)
-    with pytest.raises(DesignError, match="run seed=0 of agent 'PPO' has 2 rows"):
+    with pytest.raises(DesignError, match="20 row.s. repeat another row in every column, including the run column "
+                                          "'seed'.*the same run would count twice"):
         seq.update(twice)
+    edited = twice.assign(score=twice["score"] + np.r_[np.zeros(20), np.ones(20)])  # same ids, other scores
+    with pytest.raises(DesignError, match="run seed=0 of agent 'DDPG' on task 'hopper' has 2 rows in this batch"):
+        seq.update(edited)
+    assert seq.interim == 0
     path = tmp_path / "batch1.csv"
     twice.to_csv(path, index=False)
     status, _ = _cli("adastop", "update", str(tmp_path / "state.json"), str(path), "--seed", "0")
-    assert status == 2 and "has 2 rows" in capsys.readouterr().err and not (tmp_path / "state.json").exists()
+    assert status == 2 and "count twice" in capsys.readouterr().err and not (tmp_path / "state.json").exists()
 
 
 def test_adastop_latex_caption_has_no_empty_reason(published):

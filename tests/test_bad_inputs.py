@@ -1631,7 +1631,7 @@ UPDATE_CASES = [  # (what, batch, options, error, phrase)
     ("two interims in one batch", BATCH.assign(batch=[1, 2, 1, 1, 2, 1]), {}, DesignError,
      ("the batch's column 'batch' holds 2 values", "feed one batch at a time")),
     ("rows of learning curves", BATCH.assign(seed=[0, 0, 1, 0, 0, 1], step=[1, 2, 1, 1, 2, 1]), {}, DesignError,
-     ("column 'step' takes 2 values within run seed=0 of agent 'a'", "keep each run's final score")),
+     ("column 'step' takes 2 values within run seed=0 of agent 'a' (2 rows)", "Pick a step of each run")),
     ("a run twice", BATCH.assign(seed=[0, 0, 1, 0, 1, 2]), {}, DesignError,
      ("run seed=0 of agent 'a' has 2 rows in this batch", "drop_duplicates")),
 ]
@@ -1656,13 +1656,13 @@ def test_adastop_update_refuses_the_same_batch_twice_and_a_finished_test():
     with pytest.warns(RlstatsWarning, match="no level can be spent .* the test can never reject"):
         sequence = rlstats.AdaStop(["a", "b"], n=3, K=1, n_resamples=200, rng=0)
     sequence.update(BATCH)
-    fails(DesignError, "the test is finished after 1 batch(es)", sequence.update,
+    fails(DesignError, "the test is finished after 1 batch:", sequence.update,
           BATCH.assign(score=BATCH["score"] + 1))
     running = rlstats.AdaStop(["a", "b"], n=3, K=3, n_resamples=200, rng=0)
     running.update(BATCH)
     fails(DesignError, "this batch repeats batch 1 (the same runs for every agent, in any order)", running.update,
           BATCH.iloc[::-1])
-    noted("incremental AdaStop: 1 batch(es) fed", running.result)
+    noted("incremental AdaStop: 1 batch fed", running.result)
 
 
 def _state(key=None, batches=1):

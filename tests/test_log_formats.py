@@ -211,9 +211,11 @@ def test_marl_eval_mock_file_against_the_json_by_hand(marl_eval_mock):
     for row in frame.itertuples(index=False):
         expected = by_hand[row.environment, row.task, row.agent, row.seed, row.step]
         assert (row[5], row.win_rate) == (expected["return"], expected["win_rate"])
-    first = frame.iloc[0]
+    # runs sorted by their fields (audit s13: the file's order put seed 43289 first), so its rows come after 42's
+    first = frame[frame["seed"] == 43289].iloc[0]
     assert (first["agent"], first["task"], first["seed"], first["step"], first["return"]) == \
         ("algo_1", "task_1", 43289, 10006, 2.5)  # [1, 2, 3, 4] at STEP_1
+    assert frame["seed"].iloc[0] == 42 and first.name == 3
     assert frame["seed"].dtype == np.int64 and sorted(set(frame["seed"])) == [42, 43289]
     assert frame.attrs[NOTES_ATTR][0] == (
         "read 18 runs from 1 marl-eval JSON file, metrics 'return', 'win_rate' (each the mean of the values logged "
@@ -224,7 +226,7 @@ def test_marl_eval_mock_file_against_the_json_by_hand(marl_eval_mock):
                                  progress=False)
     assert len(absolute) == 18 and (absolute["step"] == 30000).all()
     run = data["env_1"]["task_1"]["algo_1"]["43289"]
-    assert absolute["absolute"].iloc[0] == statistics.fmean(run["absolute_metrics"]["return"]) == 3.625
+    assert absolute["absolute"].iloc[1] == statistics.fmean(run["absolute_metrics"]["return"]) == 3.625
 
 
 def test_marl_eval_as_its_json_logger_writes_it(tmp_path):

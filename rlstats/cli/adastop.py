@@ -188,12 +188,12 @@ def _progress_text(seq):
     table["reason"] = table["reason"].fillna("")
     if not (table["reason"] != "").any():
         table = table.drop(columns="reason")
-    lines = [f"after batch {seq.interim} of at most {seq.K} (n = {seq.n} runs per agent per batch):",
+    lines = [f"after batch {seq.interim} of at most {seq.K} (n = {fmt.count(seq.n, 'run')} per agent per batch):",
              fmt.table_text(table)]
     if seq.done:
         lines.append("the test is finished: every comparison is decided")
     else:
-        lines.append(f"next batch: {seq.n} new runs of each of: {', '.join(seq.agents_to_run)}")
+        lines.append(f"next batch: {fmt.count(seq.n, 'new run')} of each of: {', '.join(seq.agents_to_run)}")
     return "\n".join(lines) + "\n"
 
 

@@ -51,7 +51,11 @@ class Pattern:
         if self.text is None:
             return None
         if callable(self.text):
-            found = self.text(relative)
+            try:
+                found = self.text(relative)
+            except Exception as error:  # the user's code: name the option and the file, keep the cause chained
+                raise OptionError(f"the pattern= callable raised {type(error).__name__} ({error}) on {relative!r}; "
+                                  "make it return a dict of fields, or None to skip the file") from error
             if found is None:
                 return None
             if not isinstance(found, dict):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import itertools
+import math
 import numbers
 import os
 import posixpath
@@ -525,7 +526,8 @@ def read_logs(path: str | os.PathLike[str], pattern: str | Callable[..., Any] | 
         The pattern's fields (``agent``, ``task``, ``seed`` first, or ``run``), ``step``, one column
         per scalar, ``wall_time`` (seconds since the epoch) or ``time_elapsed`` (seconds since the
         run started) where the log records time, and ``source`` (the file each row came from,
-        relative to ``path``), sorted by run and step; ``attempt`` when a run was started again
+        relative to ``path``), sorted by run (its fields in column order, numbers in them read as
+        numbers, whatever order a file lists its runs in) and step; ``attempt`` when a run was started again
         from its first step (see Notes). ``attrs["rlstats_notes"]`` says what was read and how;
         results built from the frame repeat it. ``attrs["read_log"]`` is a :class:`ReadLog`,
         which lists the files with problems, the runs that end early and every run's files.
@@ -835,6 +837,7 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
     rows made run by run and smoothed on request."""
     runs, segments, reruns = _runs_of_segments(runs, field_names, mapping, found.to_read,
                                                split=found.record.in_turn)
+    runs = _sorted_runs(runs, field_names)
     frame_runs, last_steps = _last_steps(runs, field_names, mapping)  # before _assemble lets the pieces go
     ended_early = _early_ends(frame_runs, last_steps)
     going_back = sum(_goes_back(piece) for _, pieces in runs.values() for _, piece in pieces)  # before _assemble
@@ -880,6 +883,24 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
                                          skipped=options.on_error == "skip", ended_early=ended_early,
                                          segments=segments)
     return frame
+
+
+def _sorted_runs(runs, field_names):
+    """The runs sorted by their fields in the frame's column order (numbers in them read as numbers), as read_logs
+    documents: a file holding several runs (marl-eval's JSON, a W&B export) lists them in its own order (audit
+    s13: seed 43289 before 42). A run without a field's value comes after those with one, as pandas sorts missing
+    values. Stable: runs alike in every field keep the order read."""
+    names = _ordered_fields(field_names)
+
+    def key(item):
+        fields = item[1][0]
+        return [(1, []) if _missing(fields.get(f)) else (0, _natural(str(fields[f]))) for f in names]
+
+    return dict(sorted(runs.items(), key=key))
+
+
+def _missing(value):
+    return value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA
 
 
 def _runs_of_segments(complete, field_names, mapping, sources, *, split):

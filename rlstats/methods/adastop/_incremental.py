@@ -18,7 +18,8 @@ import numpy as np
 import pandas as pd
 
 from ...errors import DesignError, OptionError, RlstatsError, warn
-from ...format import listed
+from ...design import build, repeated_run
+from ...format import count, listed
 from ...interop import as_pandas
 from ...options import check_bool
 from ...resampling import label_ranks, seed_sequence
@@ -193,9 +194,10 @@ class AdaStop:
             ``environment``, ``batch`` or ``interim`` column must hold one
             value: one test compares agents on one task, one batch at a time.
             Rows of learning curves (a step column taking several values
-            within one run) and a ``seed`` or ``run`` id repeated within an
-            agent are refused, as :func:`rlstats.adastop` refuses them: a
-            batch holds one score per run.
+            within one run), rows repeated whole and a ``seed`` or ``run`` id
+            repeated within an agent are refused, as :func:`rlstats.adastop`
+            refuses them (the batch's rows are built into the same Design,
+            :func:`check_batch_columns`): a batch holds one score per run.
         agent, score : str
             Column names of the long format.
         allow_repeat : bool
@@ -223,7 +225,7 @@ class AdaStop:
 
     def _check_batch(self, scores, allow_repeat):
         if self.done:
-            raise DesignError(f"the test is finished after {self.interim} batch(es): every comparison is decided; "
+            raise DesignError(f"the test is finished after {count(self.interim, 'batch', 'batches')}: every comparison is decided; "
                               "start a new AdaStop to test again")
         expected = self.agents_to_run
         extra = [a for a in scores if a not in expected]
@@ -233,11 +235,11 @@ class AdaStop:
         missing = [a for a in expected if a not in scores]
         if missing:
             raise DesignError(f"the batch lacks agent(s) {', '.join(missing)}; batch {self.interim + 1} needs "
-                              f"n = {self.n} runs of each of: {', '.join(expected)}")
+                              f"n = {count(self.n, 'run')} of each of: {', '.join(expected)}")
         for a, values in scores.items():
             if values.size != self.n:
-                raise DesignError(f"agent {a!r} has {values.size} runs in this batch; every batch needs exactly "
-                                  f"n = {self.n} runs per agent")
+                raise DesignError(f"agent {a!r} has {count(values.size, 'run')} in this batch; every batch needs "
+                                  f"exactly n = {count(self.n, 'run')} per agent")
             if not np.isfinite(values).all():
                 raise DesignError(f"agent {a!r} has non-finite scores in this batch: {values.tolist()}")
         if not allow_repeat:
@@ -277,7 +279,7 @@ class AdaStop:
         """The :class:`AdaStopResult` of the batches fed so far (as :func:`adastop` on the same data)."""
         run = self._task_run()
         nobs = sum(len(v) for batch in self._batches for v in batch.values())
-        notes = [f"incremental AdaStop: {self.interim} batch(es) fed"]
+        notes = [f"incremental AdaStop: {count(self.interim, 'batch', 'batches')} fed"]
         if self._migrated is not None:
             notes.append(_migration_note(self._migrated))
         if self._draws == "listed":
@@ -290,7 +292,7 @@ class AdaStop:
         return _assemble(
             AdaStopResult, [run], self._pairs, self._agents,
             method="AdaStop sequential permutation test", formula=None,
-            data_name=f"{self.interim} batch(es) of n = {self.n} runs", nobs=nobs, notes=notes,
+            data_name=f"{count(self.interim, 'batch', 'batches')} of n = {count(self.n, 'run')}", nobs=nobs, notes=notes,
             options={**asdict(self._options), "batch": None}, seed=self._seed_record, blocked=False)
 
     # ---- persistence --------------------------------------------------------------------
@@ -705,28 +707,22 @@ INDEX_COLUMNS = ("", "Unnamed: 0", "index", "seed", "run") + tuple(ONE_VALUE_COL
 
 
 def check_batch_columns(batch: pd.DataFrame, agent: str = "agent", score: str = "score") -> None:
-    """A DesignError when a batch frame's columns say it is not one task's runs of one interim: a task or batch
-    column holding several values, or (long format: columns ``agent`` and ``score``) rows of learning curves or a
-    run id repeated within an agent.
+    """A DesignError when a batch frame is not one task's runs of one interim, one row per run: a task or batch
+    column holding several values, rows of learning curves, or a run id (``seed`` or ``run``) repeated within an
+    agent.
 
-    :meth:`AdaStop.update` checks every batch so; ``rlstats adastop update`` checks the first before it reads ``n``
-    from the batch's counts.
+    The batch's rows (a wide batch's columns melted into rows) are built into the :class:`~rlstats.design.Design`
+    that :func:`rlstats.adastop` builds from a frame (:func:`rlstats.design.build`), so they are refused where the
+    formula's rows would be: one home for those checks. :meth:`AdaStop.update` checks every batch so;
+    ``rlstats adastop update`` checks the first before it reads ``n`` from the batch's counts.
     """
-    if agent in batch.columns and score in batch.columns:
-        _check_one_value(batch, agent, score)
-        _check_not_curves(batch, agent)
-        _check_runs_once(batch, agent)
-    else:
-        _check_one_value(batch)
-
-
-def _check_one_value(batch, agent=None, score=None):
-    """A DesignError when a batch's task (or batch) column holds several values (``agent`` and ``score``: the long
-    format's columns, never such a column)."""
-    for column, what in ONE_VALUE_COLUMNS.items():
-        if column not in batch.columns or column in (agent, score):
-            continue
-        values = list(dict.fromkeys(batch[column].dropna().astype(str)))
+    design, run = _batch_design(batch, agent, score)
+    if design is None:
+        return
+    columns = [(design.formula.blocks, design.tasks, "task")] if design.has_blocks else []
+    columns += [(c, design.extra[c], what) for c, what in ONE_VALUE_COLUMNS.items() if c in design.extra]
+    for column, values, what in columns:
+        values = list(dict.fromkeys(str(v) for v in values))
         if len(values) < 2:
             continue
         way = ("feed each task to its own AdaStop (one state file per task), or run rlstats.adastop(df, "
@@ -736,57 +732,70 @@ def _check_one_value(batch, agent=None, score=None):
         raise DesignError(f"the batch's column {column!r} holds {len(values)} values ({listed(values, limit=5)}), "
                           f"but one AdaStop tests one task and a batch is one interim's runs, so they would be "
                           f"pooled; {way}")
+    found = None if run is None else repeated_run(design, design.extra[run])
+    if found is not None:  # the same refusal as the formula's replicate column (rlstats.design.repeated_run)
+        i, where, rows, repeats = found
+        keys = f"['{agent}', '{run}']" if agent in batch.columns and score in batch.columns else repr(run)  # wide
+        raise DesignError(f"run {run}={_plain(design.extra[run][i])} of {where} has {rows} rows in this batch "
+                          f"({count(repeats, 'repeated row')} in all), but each run gives one score; drop the "
+                          f"repeated rows (the same file read twice?), e.g. df.drop_duplicates({keys})")
 
 
-def _check_runs_once(batch, agent):
-    """A DesignError when a long batch's ``seed`` (or ``run``) column repeats an id within an agent: one run would
-    count twice, as rlstats.adastop's formula refuses (audit s12: a batch file read twice made n = 10)."""
-    column = next((c for c in ("seed", "run") if c in batch.columns and c != agent), None)
-    if column is None:
-        return
-    rows = batch.groupby([batch[agent].astype(str), batch[column]], sort=False).size()
-    if rows.empty or rows.max() < 2:
-        return
-    (name, run), most = rows.idxmax(), int(rows.max())
-    raise DesignError(f"run {column}={run} of agent {name!r} has {most} rows in this batch ({int((rows - 1).sum())} "
-                      "repeated row(s) in all), but each run gives one score; drop the repeated rows (the same file "
-                      f"read twice?), e.g. df.drop_duplicates(['{agent}', '{column}'])")
+def _plain(value):
+    return value.item() if isinstance(value, np.generic) else value
 
 
-def _check_not_curves(batch, agent):
-    """A DesignError when a long batch's rows look like learning curves: a step column (``STEP_NAMES``) taking several
-    values within one run (``seed`` or ``run``), or within one agent when no column names the run; each row would
-    count as a run, as ``rlstats.adastop``'s formula refuses (audit s12: read-logs output fed as a batch)."""
-    from ...design import STEP_NAMES
+def _batch_design(batch, agent, score):
+    """The Design of a batch's rows, as rlstats.adastop builds one (its refusals: learning curves, whole rows
+    repeated), blocked by its task column if it has one, its batch columns and run column kept; and the run column
+    (``seed`` or ``run``) or None.  (None, None) for a batch without rows.
 
-    steps = [c for c in batch.columns if isinstance(c, str) and c.lower() in STEP_NAMES and c != agent]
-    runs = [c for c in ("seed", "run") if c in batch.columns]
-    keys = [batch[agent].astype(str)] + [batch[c] for c in runs[:1]]
-    for column in steps:
-        per_run = batch.groupby(keys, sort=False, dropna=False)[column].nunique()
-        if per_run.empty or per_run.max() < 2:
-            continue
-        where = per_run.idxmax()
-        where = f"run {runs[0]}={where[1]} of agent {where[0]!r}" if runs else f"agent {where!r}"
-        group = [agent, runs[0] if runs else "seed"]
-        raise DesignError(f"column {column!r} takes {int(per_run.max())} values within {where}, so the rows look "
-                          "like learning curves and each would count as a run; a batch holds one score per run: "
-                          f"keep each run's final score, e.g. df.sort_values({column!r}).groupby({group!r}).tail(1)"
-                          + ("" if runs else " with the runs named in a column 'seed'")
-                          + (f", or summarise each run with rlstats.summarize_runs(df, 'score ~ agent | task/"
-                             f"{runs[0]}', step={column!r})" if runs and "task" in batch.columns else ""))
+    A wide batch (one column per agent) is melted into rows first.  Missing values are left out of the Design (the
+    scores are read and checked from the batch itself, :func:`_batch_scores`)."""
+    _check_unique_columns(batch)
+    if batch.empty:
+        return None, None
+    if not (agent in batch.columns and score in batch.columns):  # wide: one column per agent, index columns
+        ids = [c for c in batch.columns if str(c) in INDEX_COLUMNS]
+        agent, score = _unused("agent", batch.columns), _unused("score", batch.columns)
+        batch = batch.melt(id_vars=ids, var_name=agent, value_name=score)
+        batch[score] = pd.to_numeric(batch[score], errors="coerce")  # what is not a number is refused later
+    elif batch[score].dtype.kind not in "biuf":  # text: refused by name where the scores are read (_as_scores)
+        return None, None
+    names = [c for c in batch.columns if c not in (agent, score)]
+    task = next((c for c in ("task", "environment") if c in names), None)
+    run = next((c for c in ("seed", "run") if c in names), None)
+    kept = [c for c in (*ONE_VALUE_COLUMNS, run) if c in names and c != task]
+    quoted = lambda c: str(c) if str(c).isidentifier() else f"`{c}`"  # noqa: E731
+    formula = f"{quoted(score)} ~ {quoted(agent)}" + (f" | {quoted(task)}" if task else "")
+    try:
+        design = build(batch, formula, na_action="drop", min_agents=1, pool_tasks=True, extra_columns=kept)
+    except DesignError as error:
+        raise DesignError(f"this batch's rows are refused as rlstats.adastop's formula refuses them: {error}") \
+            from None
+    return design, run
+
+
+def _unused(name, columns):
+    """``name``, or ``name_`` ... where the batch has a column so named."""
+    while name in columns:
+        name += "_"
+    return name
+
+
+def _check_unique_columns(batch):
+    repeated = batch.columns[batch.columns.duplicated()]
+    if len(repeated):  # each row's score would count as several runs
+        name = repeated[0]
+        raise DesignError(f"column {str(name)!r} appears {list(batch.columns).count(name)} times in the batch; "
+                          "give columns unique names")
 
 
 def _batch_scores(batch, agent, score, agents):
     """{agent: float array} from a long or wide DataFrame (pandas, polars or pyarrow) or a mapping."""
     batch = as_pandas(batch)
     if isinstance(batch, pd.DataFrame):
-        repeated = batch.columns[batch.columns.duplicated()]
-        if len(repeated):  # each row's score would count as several runs
-            name = repeated[0]
-            raise DesignError(f"column {str(name)!r} appears {list(batch.columns).count(name)} times in the batch; "
-                              "give columns unique names")
-        check_batch_columns(batch, agent, score)
+        _check_unique_columns(batch)
         if agent in batch.columns and score in batch.columns:
             out = {}
             for name, values in batch.groupby(batch[agent].astype(str), sort=False)[score]:
@@ -798,6 +807,7 @@ def _batch_scores(batch, agent, score, agents):
                     f"cannot read the batch: expected long format with columns '{agent}' and '{score}', or one "
                     f"column per agent ({', '.join(agents)}); got columns {[str(c) for c in batch.columns]}")
             out = {str(c): _as_scores(batch[c].to_numpy(), str(c)) for c in columns}
+        check_batch_columns(batch, agent, score)  # after the scores are found to be numbers
     elif hasattr(batch, "items"):
         out = {str(k): _as_scores(np.atleast_1d(np.asarray(v)), str(k)) for k, v in batch.items()}
     else:

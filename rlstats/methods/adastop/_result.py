@@ -141,14 +141,36 @@ class AdaStopResult(Result):
         n = self._count("withheld")
         return f", withheld = {n}" if n else ""
 
+    def _spent_phrase(self):
+        """While some comparison is undecided: the level spent by the last interim tested (of each task), which
+        the schedule's level (``level_spent``, Q_K) is not until interim K (audit s13: "level spent = 0.04994"
+        was printed after interim 1 of 4, when 0.007937 was spent)."""
+        if self.done:
+            return ""
+        spending, decisions = self.spending, self.decisions.dropna(subset=["interim"])
+        if decisions.empty:
+            return ""
+        by_task = "task" in spending and "task" in decisions
+        groups = decisions.groupby("task", sort=False)["interim"].max() if by_task else \
+            pd.Series({None: decisions["interim"].max()})
+        spent = {}
+        for task, k in groups.items():
+            rows = spending[(spending["interim"] == k) & ((spending["task"] == task) if by_task else True)]
+            spent[task] = (int(k), float(rows["level"].iloc[-1]))
+        levels = sorted(level for _, level in spent.values())
+        interims = {k for k, _ in spent.values()}
+        if len(set(levels)) == 1 and len(interims) == 1:
+            return f", of which {fmt.signif(levels[0], 4)} spent by interim {interims.pop()}"
+        return f", of which {fmt.signif(levels[0], 4)} to {fmt.signif(levels[-1], 4)} spent so far by task"
+
     def _statistic_line(self):
         return (f"rejected = {self._count('larger', 'smaller')}, equal = {self._count('equal')}, "
-                f"undecided = {self._count('continue')}{self._withheld_phrase()} (of {self.n_comparisons} "
-                "comparisons), "
-                f"level spent = {self._level_phrase()} (alpha = {self.alpha})")
+                f"undecided = {self._count('continue')}{self._withheld_phrase()} (of "
+                f"{fmt.count(self.n_comparisons, 'comparison')}), "
+                f"schedule's level = {self._level_phrase()} (alpha = {self.alpha}){self._spent_phrase()}")
 
     def _design_line(self):
-        n = f"n = {self.batch_size} runs" if self.batch_size is not None else "n runs (per task)"
+        n = f"n = {fmt.count(self.batch_size, 'run')}" if self.batch_size is not None else "n runs (per task)"
         paths = self.spending.drop_duplicates("interim")
         exact = [int(k) for k, e in zip(paths["interim"], paths["exact"]) if e]
         if len(exact) == len(paths):
@@ -310,7 +332,7 @@ class PermutationResult(AdaStopResult):
 
     def _statistic_line(self):
         smallest = float(np.nanmin(self.p_adjusted)) if np.isfinite(self.p_adjusted).any() else math.nan
-        return (f"rejected = {self._count('larger', 'smaller')} of {self.n_comparisons} comparisons"
+        return (f"rejected = {self._count('larger', 'smaller')} of {fmt.count(self.n_comparisons, 'comparison')}"
                 f"{self._withheld_phrase()}, smallest adjusted {fmt.pvalue_phrase(smallest)}, level spent = "
                 f"{self._level_phrase()} (alpha = {self.alpha})")
 
@@ -326,7 +348,7 @@ class PermutationResult(AdaStopResult):
                 index=False):
             how = (f"all {m} permutations enumerated (one of each complementary pair)" if exact
                    else f"{m} random permutations (identity included)")
-            parts.append(f"n = {n} runs per agent, {how}")
+            parts.append(f"n = {fmt.count(n, 'run')} per agent, {how}")
         return "; ".join(parts) + _scheme_phrase(self, who="every agent")
 
     def _prose(self):
