@@ -779,10 +779,13 @@ RUN_NAMES = frozenset({"seed", "seeds", "run", "runs", "run_id", "replicate", "r
 BLOCK_LEVELS = 200
 
 
-def _block_like_columns(data, formula, skip):
-    """Columns that look like blocks: non-numeric or few-levelled integers, each level holding several agents."""
+def block_like_columns(data: pd.DataFrame, groups: str, skip: set) -> list[tuple[str, int]]:
+    """(column, levels) of the columns that look like blocks: non-numeric or few-levelled integers, each level holding
+    several agents (``groups``); the columns in ``skip`` and run or step columns are not read. The one home of that
+    reading: :func:`build` refuses to pool them unasked, :meth:`rlstats.AdaStop.update` reads the first as a batch's
+    task column."""
     found = []
-    agents = data[formula.groups]
+    agents = data[groups]
     for column in data.columns:
         if not isinstance(column, str) or column in skip or column.lower() in RUN_NAMES | STEP_NAMES:
             continue
@@ -806,7 +809,7 @@ def _check_single_task(data, formula, pool_tasks, notes, extra_columns):
     non-numeric, or integers with few levels, every level holding runs of two or more agents.
     """
     skip = {formula.groups, *extra_columns, *re.findall(r"[A-Za-z_]\w*", formula.response)}
-    found = _block_like_columns(data, formula, skip)
+    found = block_like_columns(data, formula.groups, skip)
     if not found:
         return
     column, levels = next(((c, n) for c, n in found if c == "task"), found[0])

@@ -77,6 +77,28 @@ def test_batch_refusals_are_the_designs():
         rlstats.AdaStop(["a", "b"], n=3, K=2, rng=0).update(text)
 
 
+def test_a_task_column_by_another_name_is_not_pooled():
+    """A batch with no 'task' or 'environment' column but a 'game' column of two values, each with runs of both
+    agents, was built with pool_tasks=True: the two games' runs were pooled into one test with no word (the formula
+    API refuses such rows unasked). Found and left by the helper; the lead's change: the batch reads such a column
+    as its task column (``rlstats.design.block_like_columns``, the formula API's reading), so it is refused as a
+    batch of two tasks, naming the column."""
+    from rlstats.methods.adastop import check_batch_columns
+
+    batch = pd.DataFrame({"agent": ["a", "b"] * 4, "score": np.arange(8.0), "game": ["pong"] * 4 + ["alien"] * 4})
+    with pytest.raises(DesignError, match=r"the batch's column 'game' holds 2 values \(alien, pong\).*"
+                                          r"'score ~ agent \| game', batch=\.\.\.\)"):
+        check_batch_columns(batch)
+    with pytest.raises(DesignError, match="column 'game' holds 2 values"):
+        rlstats.AdaStop(["a", "b"], n=4, K=2, rng=0).update(batch)
+    check_batch_columns(batch[batch["game"] == "pong"])  # one game's runs: a batch
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # n = 2: a small test (its own warning)
+        seq = rlstats.AdaStop(["a", "b"], n=2, K=2, rng=0, n_resamples=200)
+        seq.update(batch[batch["game"] == "pong"])
+    assert seq.interim == 1
+
+
 def test_design_names_no_all_runs_task():
     """Without a task in the formula, build's messages named the cell "agent 'a' on task '(all runs)'", a task the
     data do not have. They now name the agent alone."""

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ...errors import DesignError, OptionError, RlstatsError, warn
-from ...design import build, repeated_run
+from ...design import block_like_columns, build, repeated_run
 from ...format import count, listed
 from ...interop import as_pandas
 from ...options import check_bool
@@ -726,7 +726,7 @@ def check_batch_columns(batch: pd.DataFrame, agent: str = "agent", score: str = 
         if len(values) < 2:
             continue
         way = ("feed each task to its own AdaStop (one state file per task), or run rlstats.adastop(df, "
-               "'score ~ agent | task', batch=...) for one test per task" if what == "task" else
+               f"'score ~ agent | {column}', batch=...) for one test per task" if what == "task" else
                "feed one batch at a time, in order, or run rlstats.adastop(df, 'score ~ agent', batch=...) on "
                "all of them")
         raise DesignError(f"the batch's column {column!r} holds {len(values)} values ({listed(values, limit=5)}), "
@@ -766,9 +766,13 @@ def _batch_design(batch, agent, score):
     task = next((c for c in ("task", "environment") if c in names), None)
     run = next((c for c in ("seed", "run") if c in names), None)
     kept = [c for c in (*ONE_VALUE_COLUMNS, run) if c in names and c != task]
+    if task is None:  # a 'game' or 'env' column whose values each hold several agents is a task column too
+        task = next((c for c, _ in block_like_columns(batch, agent, {agent, score, *kept, *INDEX_COLUMNS})), None)
     quoted = lambda c: str(c) if str(c).isidentifier() else f"`{c}`"  # noqa: E731
     formula = f"{quoted(score)} ~ {quoted(agent)}" + (f" | {quoted(task)}" if task else "")
     try:
+        # pool_tasks: a wide batch's index column (0, 1, ... a run) reads as blocks to build(); a column that looks
+        # like tasks is the task column above
         design = build(batch, formula, na_action="drop", min_agents=1, pool_tasks=True, extra_columns=kept)
     except DesignError as error:
         raise DesignError(f"this batch's rows are refused as rlstats.adastop's formula refuses them: {error}") \
