@@ -29,7 +29,6 @@ def _frame(runs):
 
 # ----------------------------------------------------------------------------- the few-runs note of the skew_t band
 
-@pytest.mark.xfail(strict=True, reason="the few-runs note reads the fewest runs of every agent, withheld or not")
 def test_few_runs_note_counts_only_agents_whose_band_is_given():
     """Agent 'many' has 10 runs on each of 6 tasks (its band given, its skewness read from 10 runs a task); agent
     'few' has 3 runs on 2 tasks and 2 on 4 (its band withheld: 2 tasks of 3 runs). The note said the band "reads the
@@ -45,7 +44,6 @@ def test_few_runs_note_counts_only_agents_whose_band_is_given():
     assert not any("as few as" in n for n in res.notes), res.notes
 
 
-@pytest.mark.xfail(strict=True, reason="the few-runs note counts tied tasks the skewness is not read from")
 def test_few_runs_note_counts_only_tasks_the_skewness_is_read_from():
     """Agent 'a' has 10 spread runs on 5 tasks and 3 runs all at a ceiling of 1 on a sixth (agent 'b' 10 spread runs
     on all 6): its skewness is read from the 5 tasks of 10 runs (a tied task shows none), yet the note said "as few as

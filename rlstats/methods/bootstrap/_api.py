@@ -1166,13 +1166,18 @@ def _skew_withheld_note(design, skewness, withheld):
 SKEW_T_FULL_RUNS = 10
 
 
-def _skew_few_runs_note(design):
-    """The note on a skew-corrected t band from fewer than ``SKEW_T_FULL_RUNS`` runs in some task: n runs show a
-    sample skewness (k-statistic) of at most sqrt(n) whatever the runs' shape (n - 1 tied below one), so the
-    correction stops there."""
-    fewest = int(design.counts[design.counts >= 3].min())  # the tasks the skewness is read from
-    if fewest >= SKEW_T_FULL_RUNS:
+def _skew_few_runs_note(layouts, flats, withheld):
+    """The note on a skew-corrected t band from fewer than ``SKEW_T_FULL_RUNS`` runs in some task its skewness is read
+    from: n runs show a sample skewness (k-statistic) of at most sqrt(n) whatever the runs' shape (n - 1 tied below
+    one), so the correction stops there. Only the bands given count, and only their tasks with 3 or more runs that do
+    not all tie (``flats``), as ``_small_runs.pooled_run_skewness`` reads them (audit s13: a withheld agent's 3 runs,
+    or a task of 3 runs at a ceiling, had set the note's count)."""
+    read = [layout.task_sizes[(layout.task_sizes >= 3) & ~flat]
+            for layout, flat, out in zip(layouts, flats, withheld) if not out]
+    read = np.concatenate(read) if read else np.zeros(0)
+    if not read.size or read.min() >= SKEW_T_FULL_RUNS:
         return []
+    fewest = int(read.min())
     return [f"the skew-corrected t band reads the runs' skewness from tasks with as few as {fewest} runs, which "
             f"show a skewness of at most {np.sqrt(fewest):.3g} whatever their shape: in simulation it held 95% for "
             f"lognormal (skewness 3.7) and capped runs from 3 runs, but for runs shaped as a gamma with shape 1/2 "
@@ -1368,7 +1373,8 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
             bounds[withheld] = np.nan
             notes += _flat_tasks_note(design, [flat for _, _, flat in tasks], options.interval)
             notes += _skew_withheld_note(design, skewness, withheld)
-            notes += _skew_few_runs_note(design) if options.interval == "skew_t" and not withheld.all() else []
+            notes += _skew_few_runs_note(layouts, [flat for _, _, flat in tasks], withheld) \
+                if options.interval == "skew_t" else []
         return _profile_result(design, options, notes, None, tau, estimates, bounds, np.zeros_like(bounds), None)
     bounds, se = np.empty(estimates.shape + (2,)), np.empty(estimates.shape + (2,))
     with progress_bar(design.n_agents * n_resamples, shown, "performance profiles") as advance:
