@@ -1148,13 +1148,16 @@ def _band_skewness(design, interval):
 
 
 def _skew_withheld_note(design, skewness, withheld):
-    """The note naming the agents whose ``"skew_t"`` band is withheld: fewer than ``SKEW_T_MIN_TASKS`` tasks to read
-    the runs' skewness from."""
+    """The note naming the agents whose ``"skew_t"`` band is withheld: fewer than ``SKEW_T_MIN_TASKS`` tasks with 3 or
+    more runs. Tasks whose runs all tie count, though no skewness is read from them: their bounds are unbounded, the
+    Bonferroni level 0.05 / T counts them, and with 1-5 of 5 or 6 tasks tied the band held as without ties (audit
+    s13, ``coverage_profiles_tasks.measure_tied``)."""
     if not withheld.any():
         return []
     named = [f"{name!r} ({usable})" for name, (_, usable), out in zip(design.agents, skewness, withheld) if out]
     return [f"the skew-corrected t band bounds each task's mean with the runs' skewness read from the agent's tasks "
-            f"with 3 or more runs, and needs {SKEW_T_MIN_TASKS} such tasks; with fewer the band is "
+            f"with 3 or more runs that do not all tie, and needs {SKEW_T_MIN_TASKS} tasks with 3 or more runs (tasks "
+            f"whose runs all tie count); with fewer the band is "
             f"withheld (NaN) for {fmt.listed(named, 5)}: from one task's few runs no bound of its mean holds "
             f"whatever their shape (a task without its rare large run looks unskewed; Bahadur and Savage 1956), and "
             f"in simulation skewed runs on one task held 0.81-0.86 with t bounds and 0.88-0.92 skew-corrected at "
@@ -1249,7 +1252,11 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
         with shape 1/2 (skewness 2.8) and its reflection (0.985 and above), but not at 3 runs (0.83-0.90) or 5 (0.92-0.955):
         n runs show a skewness of at most sqrt(n), and below 10 runs a note
         says so.  With fewer than 5 tasks of 3 or more runs an agent's band is
-        withheld (NaN) with a note: the skewness would come from the runs
+        withheld (NaN) with a note (tasks whose runs all tie count: their
+        bounds are unbounded and the level 0.05 / T counts them; with 1-3 of
+        5 or 6 tasks tied, at a ceiling or constant, the band held 0.946 and
+        above at 3 runs and 0.954 at 5, as without ties: 0.947 and 0.967;
+        audit s13): the skewness would come from the runs
         whose mean it corrects, and from one task's few runs no bound of its
         mean holds whatever their shape (Bahadur and Savage 1956; skewed runs
         on one task held 0.88-0.92 skew-corrected at 3-20 runs).  Its width
