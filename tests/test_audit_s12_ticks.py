@@ -281,7 +281,7 @@ def test_the_reported_mean_has_one_interval_the_reporters_and_each_is_labelled()
     assert z_row[["std_error", "conf_low", "conf_high"]].tolist() == pytest.approx(
         [1 / np.sqrt(n), v.mean() - z_half, v.mean() + z_half], rel=1e-12)
     assert z.tidy().set_index("term").loc["reporter", ["conf_low", "conf_high"]].tolist() == \
-        z_row[["conf_low", "conf_high"]].tolist() and z_row["interval"] == "normal"
+        z_row[["conf_low", "conf_high"]].tolist() and z_row["interval"] == "normal, known sd"
     signed = rlstats.selection_check(df, "score ~ agent | task", treatment="new", baseline="old", reported=reported,
                                      reporter="wilcoxon", n_resamples=99, rng=0)
     assert signed.group_summary["interval"].tolist() == ["t", "t"]

@@ -7,7 +7,9 @@ Each procedure is measured by a module beside this script (``MODULES``), which g
 (``grid(quick)``), the simulations per grid point (``SIMULATIONS``: full, quick), the nominal level (``LEVEL``) and
 the table rows of one grid point (``table_rows(point, n_sim, quick)``). This script runs the grid points of the
 procedures asked for in parallel, replaces those procedures' rows in the table and keeps the others, so ``--only``
-re-measures one procedure without re-running the rest. The columns and the convention (``coverage`` is the share
+re-measures one procedure without re-running the rest; rows of a procedure that another script appended
+(``APPENDED``: the ``curves.band`` rows at 8 agents of ``coverage_curves_fresh.py --append-table``) are kept, after the
+procedure's re-measured rows, byte for byte. The columns and the convention (``coverage`` is the share
 of simulations in which the claim held; for a test, the share that did not reject under the null) are described
 in ``rlstats/calibration.py``. ``--quick`` runs a reduced grid with fewer simulations and, unless ``--out`` is
 given, writes ``calibration-quick.csv`` in the working directory rather than the package table; so does
@@ -46,6 +48,10 @@ MODULES = {"task_table.possibly_best": "coverage_possibly_best", "curves.band": 
            # issue 41 item 4: the next-ranked effect-size intervals and Conover's post hoc
            "task_table.next_ranked": "coverage_next_ranked", "skillings_mack.conover_fwer": "conover_fwer",
            "power.bootstrap": "power_bootstrap"}  # audit s11: what power("bootstrap") plans against bootstrap()
+#: rows that another script beside this one appends to a procedure's rows (not in the procedure's grid): procedure ->
+#: that script, whose ``appended(row)`` says whether a table row (a dict of strings) is one of its own; ``merged``
+#: keeps them when the procedure is re-measured (audit s13: ``--only curves.band`` dropped the 64 fresh rows)
+APPENDED = {"curves.band": "coverage_curves_fresh"}
 COLUMNS = ["procedure", "test", "statistic", "band", "interval", "metric", "agents", "tasks", "runs", "distribution",
            "configuration", "level", "n_sim", "n_resamples", "coverage", "se", "set_size", "design_draws", "coverage_min"]
 
@@ -68,13 +74,33 @@ def measure(procedure, point, n_sim, quick):
 
 
 def merged(table, rows, procedures):
-    """``table`` with the rows of ``procedures`` replaced by ``rows``, in the table's column order."""
+    """``table`` with the rows of ``procedures`` replaced by ``rows``, in the table's column order; the rows of those
+    procedures that another script appended (``APPENDED``) are kept as they were, after the procedure's new rows."""
     import pandas as pd
 
-    kept = table[~table["procedure"].isin(procedures)] if len(table) else table
+    replaced = table["procedure"].isin(procedures) if len(table) else pd.Series(False, index=table.index)
+    appended = replaced & _appended(table, procedures)
     fresh = pd.DataFrame(rows).reindex(columns=COLUMNS)
-    out = pd.concat([kept.astype(object), fresh.astype(object)], ignore_index=True).reindex(columns=COLUMNS)
+    claimed = _appended(fresh.astype(str), procedures) if len(fresh) else []
+    if any(claimed):
+        raise ValueError(f"{int(sum(claimed))} measured rows match the rows another script appends (APPENDED); "
+                         "its appended(row) must tell them apart, or the table would hold both")
+    parts = [table[~replaced], fresh, table[appended]]
+    out = pd.concat([part.astype(object) for part in parts], ignore_index=True).reindex(columns=COLUMNS)
     return out.sort_values("procedure", kind="stable")
+
+
+def _appended(table, procedures):
+    """(rows,) bool: whether each row of ``table`` (strings) is one that a script of ``APPENDED`` wrote for one of
+    ``procedures``."""
+    import numpy as np
+
+    out = np.zeros(len(table), dtype=bool)
+    for procedure in procedures:
+        if procedure in APPENDED and len(table):
+            own = runpy.run_path(str(HERE / f"{APPENDED[procedure]}.py"))["appended"]
+            out |= [row["procedure"] == procedure and own(row) for row in table.to_dict("records")]
+    return out
 
 
 def shortfalls(table):

@@ -131,6 +131,13 @@ def append_table(records, table):
     return len(out)
 
 
+def appended(row):
+    """Whether a ``curves.band`` row of the table (a dict of strings) is one that :func:`append_table` wrote: those
+    are at ``AGENTS`` agents, ``coverage_curves_bands.py``'s grid at 2. ``calibrate.py --only curves.band`` keeps
+    them (its ``APPENDED``)."""
+    return str(row["agents"]) == str(AGENTS)
+
+
 def _text(value):
     """A table cell as the table's other rows write it (6 significant digits, no trailing zeros)."""
     if isinstance(value, float):

@@ -61,6 +61,30 @@ capped 26x5    0.91       0.93            0.94       0.98       0.98
 
 (Cornish-Fisher: the bootstrap's skew widening, skewness / 6 (2 z^2 + 1) standard errors on the side of the skew.)
 ``measure_shape`` reads the bands on shapes outside the grid (``SHAPES``), for docs/calibration.md.
+
+Audit s13: the 5-task rule counts tasks with 3 or more runs whose runs all tie (an agent always at a task's ceiling, a
+constant score), from which no skewness is read, so that the skewness of a band given at 5 tasks may come from 1-4 of
+them. ``measure_tied`` reads the skew-corrected band on the grid's designs at 5 and 6 tasks whose last 1-5 tasks tie
+(``TIED_PLACES``: at their ceiling, above the task means, or at 0, below them), 4,000 bands per design (50 data sets
+of 20 agents per design draw, seed 0; rows as the table's, not written to it), beside the same designs without ties
+(``tied`` 0). At the worst threshold, pooled over the draws (lowest single draw in brackets):
+
+=============  ===================  ===================  ===================
+runs           1-3 tasks tied       4-5 tasks tied       no task tied
+=============  ===================  ===================  ===================
+normal 3, 5    0.986-0.997 (0.979)  0.992-0.998 (0.989)  0.983-0.991 (0.974)
+skewed 3       0.946-0.989 (0.896)  0.950-0.991 (0.944)  0.950-0.964 (0.920)
+skewed 5       0.954-0.995 (0.931)  0.956-0.995 (0.949)  0.967-0.975 (0.946)
+capped 3       0.951-0.997 (0.924)  0.960-0.998 (0.945)  0.947-0.962 (0.925)
+capped 5       0.969-0.998 (0.948)  0.977-0.999 (0.971)  0.971-0.978 (0.957)
+=============  ===================  ===================  ===================
+
+No band was withheld, and no pooled row missed. The lowest draws are as low without the ties, re-measured at 2,000
+bands per draw (seed 5): skewed 6 tasks x 3 runs just below the lowest mean 0.926 without a tie and 0.929 with one;
+skewed 5 x 3 0.934 and 0.932 with 3 tied; capped 5 x 3 at the highest mean 0.954 and 0.935 with one tied at 0 (and
+capped 6 x 3 without ties 0.925 at 1,000 bands). A tied task's bounds are unbounded, so it cannot miss, and the
+Bonferroni level 0.05 / T of each spread task counts it, so that fewer tasks share the band's 0.05: the skewness read
+from fewer tasks costs no coverage measured, and the rule stands, counting them.
 """
 
 from __future__ import annotations
@@ -201,6 +225,53 @@ def measure_shape(shape, tasks, runs, n_sim, seed=0, draws=None, intervals=INTER
         j = int(np.argmin(pooled))
         out[interval] = (float(pooled[j]), float(worst.min()), configurations[j])
     return out
+
+
+#: where the tasks whose runs all tie (``measure_tied``) put their one score: at their ceiling (``offset + scale *
+#: CAP``, above the task means of skewed runs: the lowest mean is then a spread task, where skewed runs miss) or at 0
+#: (below every task mean: the highest is a spread task, where capped runs miss)
+TIED_PLACES = ("ceiling", "zero")
+
+
+def held_tied(distribution, tasks, tied, runs, draw, n_sim, place="ceiling", seed=0, interval="skew_t"):
+    """((bands, thresholds) bool, withheld): whether each band given held the truth, and the bands withheld, on data
+    sets whose last ``tied`` tasks have every run at one score (``TIED_PLACES``; an agent at a task's ceiling, or a
+    constant score) and whose other tasks follow ``distribution`` as in ``held``; the thresholds are read at the steps
+    of all the tasks' means (``steps``, ``SIDES``), the tied tasks' true mean their score (audit s13)."""
+    import rlstats
+
+    design = PROFILES["template"](tasks, runs, AGENTS)
+    offset, scale = DESIGNS["design_draw"](draw, tasks)
+    is_tied = np.arange(tasks) >= tasks - tied
+    score = offset + scale * DESIGNS["CAP"] if place == "ceiling" else np.zeros(tasks)
+    means = np.where(is_tied, score, offset + scale * deviation_mean(distribution))
+    order = np.sort(means)
+    tau = np.array([np.nextafter(order[k - 1], -np.inf) if side == "below" else order[k - 1]
+                    for k in steps(tasks) for side in SIDES])
+    true = (means[None, :] > tau[:, None]).mean(axis=1)
+    rng = np.random.default_rng([seed, tasks, tied, runs, DISTRIBUTIONS.index(distribution), draw,
+                                 TIED_PLACES.index(place), 13])
+    hits, withheld = [], 0
+    for _ in range(n_sim):
+        deviation = DESIGNS["deviations"](rng, distribution, design.y.size)
+        y = DESIGNS["scores"](distribution, deviation, 0.0, offset[design.task], scale[design.task])
+        y = np.where(is_tied[design.task], score[design.task], y)
+        bands = rlstats.performance_profile(dataclasses.replace(design, y=y), tau=tau, kind="tasks",
+                                            interval=interval, progress=False).intervals
+        given = np.isfinite(bands).all(axis=(1, 2))
+        withheld += int((~given).sum())
+        hits.append(((bands[..., 0] <= true) & (true <= bands[..., 1]))[given])
+    return np.concatenate(hits), withheld
+
+
+def measure_tied(distribution, tasks, tied, runs, n_sim, place="ceiling", seed=0, draws=None, interval="skew_t"):
+    """The rows (``measure``'s columns, not table rows) of one design with ``tied`` tasks whose runs all tie
+    (``held_tied``): per threshold, the pooled coverage over the design draws and the worst draw."""
+    draws = range(DESIGNS["DESIGN_DRAWS"]) if draws is None else draws
+    by_draw = [held_tied(distribution, tasks, tied, runs, draw, n_sim, place, seed, interval)[0] for draw in draws]
+    return [{"interval": interval, "tasks": tasks, "tied": tied, "runs": runs, "distribution": distribution,
+             "place": place, "threshold": j, **DESIGNS["pooled_row"]([h[:, j] for h in by_draw], LEVEL)}
+            for j in range(by_draw[0].shape[1])]
 
 
 def grid(quick=False):

@@ -1148,13 +1148,16 @@ def _band_skewness(design, interval):
 
 
 def _skew_withheld_note(design, skewness, withheld):
-    """The note naming the agents whose ``"skew_t"`` band is withheld: fewer than ``SKEW_T_MIN_TASKS`` tasks to read
-    the runs' skewness from."""
+    """The note naming the agents whose ``"skew_t"`` band is withheld: fewer than ``SKEW_T_MIN_TASKS`` tasks with 3 or
+    more runs. Tasks whose runs all tie count, though no skewness is read from them: their bounds are unbounded, the
+    Bonferroni level 0.05 / T counts them, and with 1-5 of 5 or 6 tasks tied the band held as without ties (audit
+    s13, ``coverage_profiles_tasks.measure_tied``)."""
     if not withheld.any():
         return []
     named = [f"{name!r} ({usable})" for name, (_, usable), out in zip(design.agents, skewness, withheld) if out]
     return [f"the skew-corrected t band bounds each task's mean with the runs' skewness read from the agent's tasks "
-            f"with 3 or more runs, and needs {SKEW_T_MIN_TASKS} such tasks; with fewer the band is "
+            f"with 3 or more runs that do not all tie, and needs {SKEW_T_MIN_TASKS} tasks with 3 or more runs (tasks "
+            f"whose runs all tie count); with fewer the band is "
             f"withheld (NaN) for {fmt.listed(named, 5)}: from one task's few runs no bound of its mean holds "
             f"whatever their shape (a task without its rare large run looks unskewed; Bahadur and Savage 1956), and "
             f"in simulation skewed runs on one task held 0.81-0.86 with t bounds and 0.88-0.92 skew-corrected at "
@@ -1166,13 +1169,18 @@ def _skew_withheld_note(design, skewness, withheld):
 SKEW_T_FULL_RUNS = 10
 
 
-def _skew_few_runs_note(design):
-    """The note on a skew-corrected t band from fewer than ``SKEW_T_FULL_RUNS`` runs in some task: n runs show a
-    sample skewness (k-statistic) of at most sqrt(n) whatever the runs' shape (n - 1 tied below one), so the
-    correction stops there."""
-    fewest = int(design.counts[design.counts >= 3].min())  # the tasks the skewness is read from
-    if fewest >= SKEW_T_FULL_RUNS:
+def _skew_few_runs_note(layouts, flats, withheld):
+    """The note on a skew-corrected t band from fewer than ``SKEW_T_FULL_RUNS`` runs in some task its skewness is read
+    from: n runs show a sample skewness (k-statistic) of at most sqrt(n) whatever the runs' shape (n - 1 tied below
+    one), so the correction stops there. Only the bands given count, and only their tasks with 3 or more runs that do
+    not all tie (``flats``), as ``_small_runs.pooled_run_skewness`` reads them (audit s13: a withheld agent's 3 runs,
+    or a task of 3 runs at a ceiling, had set the note's count)."""
+    read = [layout.task_sizes[(layout.task_sizes >= 3) & ~flat]
+            for layout, flat, out in zip(layouts, flats, withheld) if not out]
+    read = np.concatenate(read) if read else np.zeros(0)
+    if not read.size or read.min() >= SKEW_T_FULL_RUNS:
         return []
+    fewest = int(read.min())
     return [f"the skew-corrected t band reads the runs' skewness from tasks with as few as {fewest} runs, which "
             f"show a skewness of at most {np.sqrt(fewest):.3g} whatever their shape: in simulation it held 95% for "
             f"lognormal (skewness 3.7) and capped runs from 3 runs, but for runs shaped as a gamma with shape 1/2 "
@@ -1244,7 +1252,11 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
         with shape 1/2 (skewness 2.8) and its reflection (0.985 and above), but not at 3 runs (0.83-0.90) or 5 (0.92-0.955):
         n runs show a skewness of at most sqrt(n), and below 10 runs a note
         says so.  With fewer than 5 tasks of 3 or more runs an agent's band is
-        withheld (NaN) with a note: the skewness would come from the runs
+        withheld (NaN) with a note (tasks whose runs all tie count: their
+        bounds are unbounded and the level 0.05 / T counts them; with 1-3 of
+        5 or 6 tasks tied, at a ceiling or constant, the band held 0.946 and
+        above at 3 runs and 0.954 at 5, as without ties: 0.947 and 0.967;
+        audit s13): the skewness would come from the runs
         whose mean it corrects, and from one task's few runs no bound of its
         mean holds whatever their shape (Bahadur and Savage 1956; skewed runs
         on one task held 0.88-0.92 skew-corrected at 3-20 runs).  Its width
@@ -1368,7 +1380,8 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
             bounds[withheld] = np.nan
             notes += _flat_tasks_note(design, [flat for _, _, flat in tasks], options.interval)
             notes += _skew_withheld_note(design, skewness, withheld)
-            notes += _skew_few_runs_note(design) if options.interval == "skew_t" and not withheld.all() else []
+            notes += _skew_few_runs_note(layouts, [flat for _, _, flat in tasks], withheld) \
+                if options.interval == "skew_t" else []
         return _profile_result(design, options, notes, None, tau, estimates, bounds, np.zeros_like(bounds), None)
     bounds, se = np.empty(estimates.shape + (2,)), np.empty(estimates.shape + (2,))
     with progress_bar(design.n_agents * n_resamples, shown, "performance profiles") as advance:

@@ -52,7 +52,7 @@ from ...statistics import monte_carlo_pvalue, near_tie_note, near_ties
 from . import _kernels as kernels
 from ._backend import cost
 from ._planning import CONSERVATIVE_RESAMPLES, check_tasks
-from ._result import _INSPECTOR_NAMES, _REPORTER_NAMES, CONF_LEVEL, SelectionCheckResult
+from ._result import _INSPECTOR_NAMES, _REPORTER_NAMES, CONF_LEVEL, KNOWN_SD_NORMAL, SelectionCheckResult
 from ..._typing import Data, EvalEnv, FormulaLike, NaAction, Normalizer, Seed, Table
 
 __all__ = ["selection_check", "SelectionOptions"]
@@ -573,7 +573,8 @@ def _reporter_interval(reporter, v_p, sigma, group_summary, level=CONF_LEVEL, sk
         se = sigma / np.sqrt(v_p.size)
         half = stats.norm.ppf(1 - (1 - level) / 2) * se
         mean = float(v_p.mean())
-        return {"std_error": se, "conf_low": mean - half, "conf_high": mean + half, "pvalue_method": "normal"}
+        # named as the z inspector's interval is: the sd is known, not estimated (audit s13)
+        return {"std_error": se, "conf_low": mean - half, "conf_high": mean + half, "pvalue_method": KNOWN_SD_NORMAL}
     reported = group_summary.iloc[0]
     if reporter == "t":
         return {"std_error": reported["std_error"], "conf_low": reported["conf_low"],

@@ -18,7 +18,9 @@ from ._planning import required_heldout
 
 _INSPECTOR_NAMES = {"fisher_pitman": "permutation test over task labels", "t": "pooled two-sample t test",
                     "welch": "Welch two-sample t test", "z": "two-sample z test with known sd"}
-_INTERVAL_NAMES = {"welch": "Welch t", "t": "pooled t", "z": "normal, known sd"}
+#: the name of the normal interval with the sd known (sigma=): the z inspector's and the z reporter's
+KNOWN_SD_NORMAL = "normal, known sd"
+_INTERVAL_NAMES = {"welch": "Welch t", "t": "pooled t", "z": KNOWN_SD_NORMAL}
 _REPORTER_NAMES = {"skew_t": "skewness-corrected one-sample t test", "t": "one-sample t test",
                    "z": "one-sample z test with known sd", "wilcoxon": "Wilcoxon signed-rank test"}
 _STATISTIC_SYMBOL = {"skew_t": "t", "t": "t", "welch": "t", "z": "z", "wilcoxon": "V"}
@@ -110,8 +112,9 @@ class SelectionCheckResult(Result):
         Mean effect of each set with its standard error and interval, and
         ``interval`` naming it: the reported set's the reporter's (the
         ``reporter_interval``: by default the skew-corrected t, ``"t,
-        skewness-corrected (from the runs)"``; Student's t for the signed-rank
-        reporter, which gives none), the held-out set's Student's t (``"t"``).
+        skewness-corrected (from the runs)"``; ``"normal, known sd"`` for
+        ``reporter="z"``; Student's t for the signed-rank reporter, which
+        gives none), the held-out set's Student's t (``"t"``).
     reported_tasks, heldout_tasks : tuple of str
     heldout_design : str
         ``"complement"`` (every other task), ``"listed"`` or ``"fresh"``.
