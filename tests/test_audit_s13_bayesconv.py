@@ -43,11 +43,11 @@ def _small(seed=0):
     return pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
 
 
-def test_extension_is_bounded_stated_and_reproducible(monkeypatch):
+def test_runs_again_are_bounded_and_stated(monkeypatch):
     """With an ESS limit no chain can reach (monkeypatched to 10^9) the chains are run again at doubling factors up to
-    MAX_EXTENSION and no further, the note names the last run's warm-up and draws, and the warning stays; the same
-    rng gives the same numbers; max_seconds= too small for any extension (0.005 s: the first run is estimated at
-    0.0024 s, one at twice the draws would make 0.012 with its bound) runs none and the warning says why."""
+    MAX_EXTENSION and no further, the note names the last run's warm-up and draws, and the warning stays;
+    max_seconds= too small for any extension (0.005 s: the first run is estimated at 0.0024 s, one at twice the draws
+    would make 0.012 with its bound) runs none and the warning says why."""
     from rlstats.methods.bayes import _api
 
     monkeypatch.setattr(_api, "ESS_LIMIT", 1e9)
@@ -56,11 +56,30 @@ def test_extension_is_bounded_stated_and_reproducible(monkeypatch):
     with pytest.warns(UserWarning, match="even with warm-up and draws extended 4 times"):
         res = rlstats.bayes(_small(), "score ~ agent | task/seed", **options)
     assert any("extended to 400 and 400 a chain (the bound: 4 times" in note for note in res.notes)
-    with pytest.warns(UserWarning):
-        again = rlstats.bayes(_small(), "score ~ agent | task/seed", **options)
-    pd.testing.assert_frame_equal(res.tidy(), again.tidy())
     # the figures keep as many draws as draws= asks (2 chains x 100), every 4th of the extended run's 800
     assert res.posterior_draws.shape == (1, 200)
     with pytest.warns(UserWarning, match="max_seconds= left no room"):
         tight = rlstats.bayes(_small(), "score ~ agent | task/seed", max_seconds=0.005, **options)
     assert not any("extended to" in note for note in tight.notes)
+
+
+def test_runs_again_do_not_depend_on_n_jobs(monkeypatch):
+    """Each group of pairs sharing tasks is run again on its own stream (keyed by its first pair and the factor), so
+    n_jobs=2 gives the numbers n_jobs=1 gives on a design of two groups (C did not run t2), and the printed header
+    says that some pairs have more draws than draws= asked."""
+    from rlstats.methods.bayes import _api
+
+    monkeypatch.setattr(_api, "ESS_LIMIT", 1e9)
+    monkeypatch.setattr(_api, "MAX_EXTENSION", 2)
+    df = _small(1)
+    extra = _small(2)
+    extra = extra[(extra["agent"] == "B") & (extra["task"] != "t2")].assign(agent="C")
+    df = pd.concat([df, extra], ignore_index=True)
+    options = dict(model="hierarchical", chains=2, warmup=100, draws=100, rng=5, progress=False, normalize=False)
+    with pytest.warns(UserWarning):
+        one = rlstats.bayes(df, "score ~ agent | task/seed", n_jobs=1, **options)
+    with pytest.warns(UserWarning):
+        two = rlstats.bayes(df, "score ~ agent | task/seed", n_jobs=2, **options)
+    pd.testing.assert_frame_equal(one.tidy(), two.tidy())
+    pd.testing.assert_frame_equal(one.diagnostics, two.diagnostics)
+    assert "2 chains of 100 draws after warm-up, more where a note says" in str(one)

@@ -42,7 +42,7 @@ from ...resampling import child_generator, child_stream, chunk_generators, paral
 from ...statistics import TIE_TOLERANCE
 from . import _kernels as kernels
 from ._backend import cost
-from ._result import BayesResult
+from ._result import RUN_AGAIN, BayesResult
 
 MODELS = ("signed_rank", "hierarchical")
 #: the thresholds below which the chains' diagnostics are printed with a warning (Vehtari et al. 2021)
@@ -709,7 +709,7 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
         which = listed([f"{names[first[p]]} vs {names[second[p]]}" for p in members], 8)
         notes.append(f"the chains of {which} missed R-hat < {RHAT_LIMIT} or ESS >= {ESS_LIMIT} with "
                      f"{options.draws:,} draws a chain (largest R-hat {signif(r_hat, 4)}, smallest ESS "
-                     f"{signif(ess, 3)}) and were run again with warm-up and draws extended to "
+                     f"{signif(ess, 3)}) and {RUN_AGAIN} "
                      f"{factor * options.warmup:,} and {factor * options.draws:,} a chain (the bound: {extension} "
                      "times warmup= and draws=, as far as max_seconds= and memory allow); the numbers are that "
                      "run's")
