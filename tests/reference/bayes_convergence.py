@@ -38,9 +38,9 @@ Longer chains of the old sampler: 2, 4, 8 times the warm-up and draws gave R-hat
 After (runs again, up to 32 times; this script, 0 of 90 designs missed): every design reached R-hat <= 1.01 and
 ESS >= 400 (largest R-hat 1.009, smallest ESS 573 among those that converged on the first run, which are unchanged bit
 for bit; the 11 above R-hat 1.002-1.008 and ESS 1,018-4,461 in 2.4-12 s CPU, and DER vs DrQ at 26 x 10 1.0055 and
-956 at 32 times in 37-45 s, with rng=1 1.0064 and 1,060 in 29 s).  The extended runs agree with the old sampler run 8 times longer (SPR vs CURL 8 x 10:
-delta0 mean -80.2 and 95% interval (-232.1, 15.2) against -80.2 and (-231.7, 16.8); DER vs DrQ 8 x 3: 0.80 and
-(-64.4, 81.8) against 1.14 and (-63.9, 78.7)).
+956 at 32 times in 37-45 s, with rng=1 1.0064 and 1,060 in 29 s).  The runs again agree with the old sampler run 8
+times longer (SPR vs CURL 8 x 10: delta0 mean -80.2 and 95% interval (-232.1, 15.2) against -80.2 and
+(-231.7, 16.8); DER vs DrQ 8 x 3: 0.80 and (-64.4, 81.8) against 1.14 and (-63.9, 78.7)).
 """
 
 import time

@@ -148,12 +148,14 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
         parameters below 1.007 and every bulk ESS above 1,450 over six seeds, in 2.7-4.1 s CPU
         (benchmarks/README.md, benchmarks/bench_bayes.py).  With fewer runs or tasks they need not (sigma0 and nu
         mix slowly: R-hat up to 1.12 and ESS down to 45 on 11 of 90 designs of 2-26 tasks x 3-10 runs,
-        tests/reference/bayes_convergence.py), so a group of pairs whose chains miss R-hat <= 1.01 or ESS >= 400 is
-        run again with warm-up and draws multiplied by a power of 2 (at least 4, from the ESS's shortfall, doubling
-        while it misses) up to 32 times: a bound fixed before any fit, lowered until the call's estimated work with
-        the runs again (at most 65 times the first run's) is within ``max_seconds=`` and a run's draws within
-        500 MB; a note gives the warm-up and draws used.  That grid then converged everywhere, in up to 37 s CPU for one
-        pair (DER vs DrQ, 26 games x 10 runs, 32 times).  Pairs that converge on the first run are as before.
+        tests/reference/bayes_convergence.py), so the pairs whose chains miss R-hat <= 1.01 or ESS >= 400 are run
+        again, without the others, with warm-up and draws multiplied by a power of 2 (at least 4, from the ESS's
+        shortfall, doubling while they miss) up to 32 times: a bound fixed before any fit, lowered until the call's
+        estimated work with the runs again (at most 65 times the first run's) is within ``max_seconds=`` and a run's
+        draws within 500 MB; a note gives the warm-up and draws used.  That grid then converged everywhere, in up to
+        37 s CPU for one pair (DER vs DrQ, 26 games x 10 runs, 32 times); on DER, DrQ, DrQ(eps), SPR, CURL and
+        OTRainbow at 26 games x 100 runs with rng=0, where 2 of the 15 pairs missed (largest R-hat 1.014), the call
+        took 10 s instead of 2.8.  Pairs that converge on the first run are as before.
     confidence_level : float
         Level of the equal-tailed credible intervals.
     orderings : bool, optional
@@ -619,9 +621,7 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
     high_place = np.where(flipped, place[first], place[second])
     mirror = np.where(flipped, -1.0, 1.0)
 
-    def fit(members):
-        members = np.array(sorted(members, key=lambda p: (low_place[p], high_place[p])))
-        keep = by_name[present[members[0]][by_name]]  # the group's tasks (codes), in that order
+    def run(members, keep, factor):
         s = scale[members][:, None]
         x_sums, x_counts, x_within = mirror[members][:, None] * sums[members][:, keep] / s, counts[members][:, keep], \
             within[members][:, keep] / np.square(s)
@@ -630,26 +630,42 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
         priors = kernels.Priors(delta_high=(largest[members][:, keep] / s).max(axis=1),
                                 sigma0_high=1000 * np.maximum(means.std(axis=1), 1e-12),
                                 sigma_high=np.full(len(members), 1000.0))
-        # the group's stream, keyed by its first pair's agents: the groups are the design's, whatever n_jobs; a run
-        # again with f times the warm-up and draws has its own stream, keyed by f too
+        # the stream, keyed by the first pair's agents: the groups are the design's, whatever n_jobs; the pairs run
+        # again with f times the warm-up and draws have their own stream, keyed by their first pair and f
         key = (int(low_place[members[0]]), int(high_place[members[0]]))
-        factor, first_diagnosis = 1, None
+        generator = child_generator(ss, 1, *key) if factor == 1 else child_generator(ss, 1, *key, factor)
+        chains, _ = kernels.gibbs(x_sums, x_counts, x_within, priors, generator, options.chains,
+                                  factor * options.warmup, factor * options.draws)
+        return s, chains
+
+    def fit(members):
+        """A group's parts: (pairs, tasks, scale, chains, factor, (R-hat, ESS) of their first run); the pairs that
+        miss the limits are run again, alone, at a larger factor while they miss and the bound allows."""
+        members = np.array(sorted(members, key=lambda p: (low_place[p], high_place[p])))
+        keep = by_name[present[members[0]][by_name]]  # the group's tasks (codes), in that order
+        parts, pending, factor = [], np.arange(members.size), 1
+        first = None
         while True:
-            generator = child_generator(ss, 1, *key) if factor == 1 else child_generator(ss, 1, *key, factor)
-            chains, _ = kernels.gibbs(x_sums, x_counts, x_within, priors, generator, options.chains,
-                                      factor * options.warmup, factor * options.draws)
+            s, chains = run(members[pending], keep, factor)
             r_hat, ess = _group_diagnosis(chains)
-            if first_diagnosis is None:
-                first_diagnosis = (r_hat, ess)
-            if (r_hat <= RHAT_LIMIT and ess >= ESS_LIMIT) or factor >= extension:
-                break
+            if first is None:
+                first = (r_hat, ess)
+            good = (r_hat <= RHAT_LIMIT) & (ess >= ESS_LIMIT)
+            if good.all() or factor >= extension:
+                good[:] = True
+            if good.any():
+                part = pending[good] if not good.all() else pending
+                parts.append((members[part], keep, s[good], _chains_of(chains, good), factor,
+                              (float(first[0][part].max()), float(first[1][part].min()))))
+            if good.all():
+                return parts
+            pending = pending[~good]
             # the next factor: the ESS's shortfall with a margin, at least 4 (an R-hat above the limit needs longer
             # chains, not a few more draws), a power of 2, at most the bound
-            wanted = max(4.0, 1.5 * ESS_LIMIT / max(ess, 1.0), 2.0 * factor)
+            wanted = max(4.0, 1.5 * ESS_LIMIT / max(float(ess[~good].min()), 1.0), 2.0 * factor)
             factor = int(min(extension, 2 ** math.ceil(math.log2(wanted))))
-        return members, keep, s, chains, factor, first_diagnosis
 
-    fits = list(parallel_map(fit, list(groups.values()), options.n_jobs))
+    fits = [part for parts in parallel_map(fit, list(groups.values()), options.n_jobs) for part in parts]
     level, rope = options.confidence_level, options.rope
     p_pair = np.empty((n_pairs, 3))
     estimate, low, high = np.empty(n_pairs), np.empty(n_pairs), np.empty(n_pairs)
@@ -741,12 +757,19 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
 
 
 def _group_diagnosis(chains):
-    """(largest R-hat, smallest bulk ESS) over a group's pairs and their parameters (delta0, sigma0, nu and each
-    task's delta), on the sampler's standardised draws: both are unchanged by a pair's scale and orientation."""
+    """Per pair of a run, (largest R-hat, smallest bulk ESS) over its parameters (delta0, sigma0, nu and each task's
+    delta), on the sampler's standardised draws: both are unchanged by a pair's scale and orientation."""
     stacked = np.concatenate([chains.delta0[:, None], chains.sigma0[:, None], chains.nu[:, None],
                               np.moveaxis(chains.delta, -1, 1)], axis=1)
     r_hat, ess = kernels.diagnose(stacked)
-    return float(r_hat.max()), float(ess.min())
+    return r_hat.max(axis=1), ess.min(axis=1)
+
+
+def _chains_of(chains, which):
+    """The chains of the pairs ``which`` (a boolean mask) of a run; all of them unchanged."""
+    if which.all():
+        return chains
+    return kernels.Chains(*(values[which] for values in chains))
 
 
 def _agent_cells(design, sign):

@@ -143,7 +143,8 @@ class BayesResult(Result):
         if self.model == "signed_rank":
             return f"{self.n_samples} Dirichlet draws, prior weight {fmt.signif(self.prior)} at 0"
         longer = any(RUN_AGAIN in note for note in self.notes)
-        return f"{self.chains} chains of {self.draws} draws after warm-up" + (", more where a note says" if longer else "")
+        more = ", more where a note says" if longer else ""
+        return f"{self.chains} chains of {self.draws} draws after warm-up{more}"
 
     def _shown_pairs(self):
         pairs = self.comparisons
