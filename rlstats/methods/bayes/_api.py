@@ -31,7 +31,7 @@ import pandas as pd
 
 from ...bounds import bound_ties, mostly_at_bound
 from ..._typing import BayesModel, Data, EvalEnv, FormulaLike, NaAction, Normalizer, Seed
-from ...cost import admit, shows, timed_bar
+from ...cost import admit, check_max_seconds, shows, timed_bar
 from ...design import NA_ACTIONS, design_of
 from ...errors import DesignError, OptionError, shown, warn
 from ...format import count, listed, signif
@@ -42,12 +42,17 @@ from ...resampling import child_generator, child_stream, chunk_generators, paral
 from ...statistics import TIE_TOLERANCE
 from . import _kernels as kernels
 from ._backend import cost
-from ._result import BayesResult
+from ._result import RUN_AGAIN, BayesResult
 
 MODELS = ("signed_rank", "hierarchical")
 #: the thresholds below which the chains' diagnostics are printed with a warning (Vehtari et al. 2021)
 RHAT_LIMIT = 1.01
 ESS_LIMIT = 400
+#: the hierarchical model's chains that miss those thresholds are run again, with their warm-up and draws multiplied
+#: by a power of 2 up to this (32: 32,000 draws a chain by default), as far as max_seconds= and the memory bound allow
+MAX_EXTENSION = 32
+#: the most bytes one run of the sampler may hold in per-task draws (chains x draws x tasks x pairs of a group)
+MAX_DRAW_BYTES = 500e6
 #: the most orderings an ordering table may list (k! grows fast; the draws only ever show some)
 MAX_ORDERING_AGENTS = 8
 
@@ -141,7 +146,16 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
         warm-up iterations discarded (they also learn the Metropolis proposal of sigma0 and nu), draws kept per
         chain.  On Atari 100k (15 pairs of 6 agents, 26 games, 100 runs) the defaults gave every R-hat of the 435
         parameters below 1.007 and every bulk ESS above 1,450 over six seeds, in 2.7-4.1 s CPU
-        (benchmarks/README.md, benchmarks/bench_bayes.py).
+        (benchmarks/README.md, benchmarks/bench_bayes.py).  With fewer runs or tasks they need not (sigma0 and nu
+        mix slowly: R-hat up to 1.12 and ESS down to 45 on 11 of 90 designs of 2-26 tasks x 3-10 runs,
+        tests/reference/bayes_convergence.py), so the pairs whose chains miss R-hat <= 1.01 or ESS >= 400 are run
+        again, without the others, with warm-up and draws multiplied by a power of 2 (at least 4, from the ESS's
+        shortfall, doubling while they miss) up to 32 times: a bound fixed before any fit, lowered until the call's
+        estimated work with the runs again (at most 65 times the first run's) is within ``max_seconds=`` and a run's
+        draws within 500 MB; a note gives the warm-up and draws used.  That grid then converged everywhere, in up to
+        37 s CPU for one pair (DER vs DrQ, 26 games x 10 runs, 32 times); on DER, DrQ, DrQ(eps), SPR, CURL and
+        OTRainbow on raw scores (not normalised as in the benchmark), 26 games x 100 runs, rng=0, where 2 of the 15
+        pairs missed (largest R-hat 1.014), the call took 10 s instead of 2.8.  Pairs that converge on the first run are as before.
     confidence_level : float
         Level of the equal-tailed credible intervals.
     orderings : bool, optional
@@ -225,8 +239,9 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
     delta_i; ``p_better_next``, ``p_rope_next`` and ``p_worse_next`` are those of Corani et al. and baycomp's
     ``HierarchicalTest``: the share of posterior draws in which a next task's difference, t(nu, delta0, sigma0), has
     its largest mass above, within or below the ROPE (the simplex of ``plot(kind="simplex")``).  R-hat (rank-normalised split R-hat, the larger of bulk and tail) and the bulk effective sample size of
-    delta0, sigma0, nu and every delta_i are reported; a pair with an R-hat above 1.01 or an effective sample size
-    below 400 is a warning and a note.
+    delta0, sigma0, nu and every delta_i are reported; chains that miss R-hat <= 1.01 or an effective sample size of
+    400 are run again longer (``chains, warmup, draws`` above), and a pair that still misses is a warning and a note.
+    The joint fit of ``orderings=True`` is not run again: its warning asks for more draws.
 
     The probabilities and credible intervals are Bayesian statements under these models, not tests or confidence
     intervals at a level. Read as ones (audit s9, 300 simulated data sets per design): the signed-rank model's 95%
@@ -284,8 +299,23 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
                           "tasks every agent ran with subset=, or pass orderings=None")
     design = warn_raw_scales(design, normalize)
     work = admit(cost, design, options, max_seconds, "bayes()")  # issue 43 item 2
+    extension = _extension_bound(design, options, work, max_seconds) if options.model == "hierarchical" else 1
     with timed_bar(work, shows(work, options.progress), "bayes"):
-        return _run(design, options, ss, record)
+        return _run(design, options, ss, record, extension)
+
+
+def _extension_bound(design, options, work, max_seconds):
+    """The largest factor (a power of 2, at most MAX_EXTENSION) by which the hierarchical model's chains may be run
+    again when they miss RHAT_LIMIT or ESS_LIMIT, fixed before any fit: the further runs' factors at least double up to
+    it, so they sum to less than twice it, and the call's estimated work with them (1 + 2 factor times the first
+    run's) stays within max_seconds=, and the longest run's per-task draws within MAX_DRAW_BYTES."""
+    bound = check_max_seconds(max_seconds)
+    pairs = design.n_agents - 1 if options.control is not None else design.n_agents * (design.n_agents - 1) // 2
+    size = 8.0 * options.chains * options.draws * design.n_tasks * pairs
+    factor = MAX_EXTENSION
+    while factor > 1 and ((1 + 2 * factor) * work.seconds > bound or factor * size > MAX_DRAW_BYTES):
+        factor //= 2
+    return factor
 
 
 def _pairs(design, options):
@@ -298,7 +328,7 @@ def _pairs(design, options):
     return np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
 
 
-def _run(design, options, ss, record):
+def _run(design, options, ss, record, extension=1):
     notes = list(design.notes)
     first, second = _pairs(design, options)
     sign = 1.0 if options.higher_is_better else -1.0
@@ -322,7 +352,7 @@ def _run(design, options, ss, record):
                      "runs allow but which gains nothing")
     rope_scale = design.units  # one home for every result: Design.units
     fit = _signed_rank if options.model == "signed_rank" else _hierarchical
-    parts = fit(design, options, ss, first, second, differences, present, sign, notes)
+    parts = fit(design, options, ss, first, second, differences, present, sign, notes, extension)
     return BayesResult(
         method=("Bayesian signed-rank test (Dirichlet process posterior)" if options.model == "signed_rank" else
                 "Bayesian hierarchical model of per-task differences (Gibbs sampler)"),
@@ -347,7 +377,7 @@ def _pair_frame(design, first, second, present, p, estimate, low, high):
 
 # ---------------------------------------------------------------------------- the signed-rank model
 
-def _signed_rank(design, options, ss, first, second, differences, present, sign, notes):
+def _signed_rank(design, options, ss, first, second, differences, present, sign, notes, extension=1):
     complete = bool(present.all()) and design.is_complete
     n_tasks = design.n_tasks
     # the Dirichlet weights fall on the tasks in their names' sorted order, not the design's (a Categorical's
@@ -562,7 +592,7 @@ def _paired_statistics(design, first, second, present, sign, notes):
     return sums, counts, within, sd, largest
 
 
-def _hierarchical(design, options, ss, first, second, differences, present, sign, notes):
+def _hierarchical(design, options, ss, first, second, differences, present, sign, notes, extension=1):
     # the joint fit's own cells are checked before any fit runs, so a refusal costs nothing
     cells = _agent_cells(design, sign) if options.orderings else None
     sums, counts, within, sd, largest = _paired_statistics(design, first, second, present, sign, notes)
@@ -591,9 +621,7 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
     high_place = np.where(flipped, place[first], place[second])
     mirror = np.where(flipped, -1.0, 1.0)
 
-    def fit(members):
-        members = np.array(sorted(members, key=lambda p: (low_place[p], high_place[p])))
-        keep = by_name[present[members[0]][by_name]]  # the group's tasks (codes), in that order
+    def run(members, keep, factor):
         s = scale[members][:, None]
         x_sums, x_counts, x_within = mirror[members][:, None] * sums[members][:, keep] / s, counts[members][:, keep], \
             within[members][:, keep] / np.square(s)
@@ -602,28 +630,60 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
         priors = kernels.Priors(delta_high=(largest[members][:, keep] / s).max(axis=1),
                                 sigma0_high=1000 * np.maximum(means.std(axis=1), 1e-12),
                                 sigma_high=np.full(len(members), 1000.0))
-        # the group's stream, keyed by its first pair's agents: the groups are the design's, whatever n_jobs
-        generator = child_generator(ss, 1, int(low_place[members[0]]), int(high_place[members[0]]))
-        chains, accept = kernels.gibbs(x_sums, x_counts, x_within, priors, generator, options.chains,
-                                       options.warmup, options.draws)
-        return members, keep, s, chains
+        # the stream, keyed by the first pair's agents: the groups are the design's, whatever n_jobs; the pairs run
+        # again with f times the warm-up and draws have their own stream, keyed by their first pair and f
+        key = (int(low_place[members[0]]), int(high_place[members[0]]))
+        generator = child_generator(ss, 1, *key) if factor == 1 else child_generator(ss, 1, *key, factor)
+        chains, _ = kernels.gibbs(x_sums, x_counts, x_within, priors, generator, options.chains,
+                                  factor * options.warmup, factor * options.draws)
+        return s, chains
 
-    fits = list(parallel_map(fit, list(groups.values()), options.n_jobs))
-    draws = options.chains * options.draws
+    def fit(members):
+        """A group's parts: (pairs, tasks, scale, chains, factor, (R-hat, ESS) of their first run); the pairs that
+        miss the limits are run again, alone, at a larger factor while they miss and the bound allows."""
+        members = np.array(sorted(members, key=lambda p: (low_place[p], high_place[p])))
+        keep = by_name[present[members[0]][by_name]]  # the group's tasks (codes), in that order
+        parts, pending, factor = [], np.arange(members.size), 1
+        first = None
+        while True:
+            s, chains = run(members[pending], keep, factor)
+            r_hat, ess = _group_diagnosis(chains)
+            if first is None:
+                first = (r_hat, ess)
+            good = (r_hat <= RHAT_LIMIT) & (ess >= ESS_LIMIT)
+            if good.all() or factor >= extension:
+                good[:] = True
+            if good.any():
+                part = pending[good] if not good.all() else pending
+                parts.append((members[part], keep, s[good], _chains_of(chains, good), factor,
+                              (float(first[0][part].max()), float(first[1][part].min()))))
+            if good.all():
+                return parts
+            pending = pending[~good]
+            # the next factor: the ESS's shortfall with a margin, at least 4 (an R-hat above the limit needs longer
+            # chains, not a few more draws), a power of 2, at most the bound
+            wanted = max(4.0, 1.5 * ESS_LIMIT / max(float(ess[~good].min()), 1.0), 2.0 * factor)
+            factor = int(min(extension, 2 ** math.ceil(math.log2(wanted))))
+
+    fits = [part for parts in parallel_map(fit, list(groups.values()), options.n_jobs) for part in parts]
     level, rope = options.confidence_level, options.rope
     p_pair = np.empty((n_pairs, 3))
     estimate, low, high = np.empty(n_pairs), np.empty(n_pairs), np.empty(n_pairs)
-    kept = np.empty((n_pairs, min(kernels.KEPT_DRAWS, draws)))
+    kept = np.empty((n_pairs, min(kernels.KEPT_DRAWS, options.chains * options.draws)))
     simplex = np.empty((n_pairs, kept.shape[1], 3))
-    # the figures' draws: every k-th of all chains end to end, so they show what the intervals are computed from
-    thinned = np.arange(kept.shape[1]) * (draws // kept.shape[1])
     p_next = np.empty((n_pairs, 3))
     rhats, esss = np.empty(n_pairs), np.empty(n_pairs)
     posterior = {c: np.full(differences.shape, np.nan) for c in ("estimate", "conf_low", "conf_high", "p_better",
                                                                   "p_rope", "p_worse")}
     diagnostics = []
     names = design.agents
-    for members, keep, s, chains in fits:
+    extended = []
+    for members, keep, s, chains, factor, first_diagnosis in fits:
+        draws = chains.delta0.shape[1] * chains.delta0.shape[2]
+        # the figures' draws: every k-th of all chains end to end, so they show what the intervals are computed from
+        thinned = np.arange(kept.shape[1]) * (draws // kept.shape[1])
+        if factor > 1:
+            extended.append((members, factor, first_diagnosis))
         oriented = s * mirror[members][:, None]                      # the scale, and the pair's orientation back
         delta0 = chains.delta0 * oriented[:, :, None]                # (m, chains, draws), in the response's units
         delta = chains.delta * oriented[:, :, None, None]            # (m, chains, draws, tasks)
@@ -661,13 +721,23 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
     comparisons["p_better_next"], comparisons["p_rope_next"], comparisons["p_worse_next"] = p_next[:, 2], p_next[:, 1], \
         p_next[:, 0]
     comparisons["r_hat"], comparisons["ess_bulk"] = rhats, esss
+    for members, factor, (r_hat, ess) in extended:
+        which = listed([f"{names[first[p]]} vs {names[second[p]]}" for p in members], 8)
+        notes.append(f"the chains of {which} missed R-hat < {RHAT_LIMIT} or ESS >= {ESS_LIMIT} with "
+                     f"{options.draws:,} draws a chain (largest R-hat {signif(r_hat, 4)}, smallest ESS "
+                     f"{signif(ess, 3)}) and {RUN_AGAIN} "
+                     f"{factor * options.warmup:,} and {factor * options.draws:,} a chain (the bound: {extension} "
+                     "times warmup= and draws=, as far as max_seconds= and memory allow); the numbers are that "
+                     "run's")
     bad = (rhats > RHAT_LIMIT) | (esss < ESS_LIMIT)
     if bad.any():
         which = "; ".join(f"{names[first[p]]} vs {names[second[p]]} (R-hat {signif(rhats[p], 4)}, ESS "
                           f"{signif(esss[p], 3)})" for p in np.flatnonzero(bad))
+        reach = (f"even with warm-up and draws extended {extension} times" if extension > 1 else
+                 "and max_seconds= left no room to run them longer")
         message = (f"the chains of {count(int(bad.sum()), 'pair')} did not show convergence (an R-hat above "
-                   f"{RHAT_LIMIT} or an effective sample size below {ESS_LIMIT}): {which}; rerun with more draws= "
-                   "and warmup=")
+                   f"{RHAT_LIMIT} or an effective sample size below {ESS_LIMIT}), {reach}: {which}; rerun with more "
+                   "draws= and warmup=")
         notes.append(message)
         warn(message)
     orderings = None
@@ -684,6 +754,22 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
                 diagnostics=pd.DataFrame(diagnostics), n_samples=None, prior=None, chains=options.chains,
                 draws=options.draws)
 
+
+
+def _group_diagnosis(chains):
+    """Per pair of a run, (largest R-hat, smallest bulk ESS) over its parameters (delta0, sigma0, nu and each task's
+    delta), on the sampler's standardised draws: both are unchanged by a pair's scale and orientation."""
+    stacked = np.concatenate([chains.delta0[:, None], chains.sigma0[:, None], chains.nu[:, None],
+                              np.moveaxis(chains.delta, -1, 1)], axis=1)
+    r_hat, ess = kernels.diagnose(stacked)
+    return r_hat.max(axis=1), ess.min(axis=1)
+
+
+def _chains_of(chains, which):
+    """The chains of the pairs ``which`` (a boolean mask) of a run; all of them unchanged."""
+    if which.all():
+        return chains
+    return kernels.Chains(*(values[which] for values in chains))
 
 
 def _agent_cells(design, sign):

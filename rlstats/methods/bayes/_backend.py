@@ -27,7 +27,9 @@ def cost(shape: Shape, options: Any) -> Work:
     """Each posterior draw of each compared pair sums over the tasks: the signed-rank test's Dirichlet draws
     (4e-8 s a task, measured) or the hierarchical sampler's iterations over its chains (2e-6 s a task: the
     geometric middle of 4.5e-6 on 3 agents x 10 tasks, where each sweep's fixed cost dominates, and 0.85e-6 on Atari
-    100k's 15 pairs x 26 games, measured after issue 41 item 4's speed work; it was 3e-6)."""
+    100k's 15 pairs x 26 games, measured after issue 41 item 4's speed work; it was 3e-6).  The hierarchical
+    estimate is the first run's: chains that miss R-hat or ESS are run again longer, within a bound
+    (``_api._extension_bound``) that keeps the estimated work with the runs again under ``max_seconds=``."""
     pairs = shape.agents - 1 if options.control is not None else shape.agents * (shape.agents - 1) // 2
     if options.model == "hierarchical":
         draws = options.chains * (options.warmup + options.draws)

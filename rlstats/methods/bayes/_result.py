@@ -14,6 +14,8 @@ from . import plots
 
 _MODELS = {"signed_rank": "Bayesian signed-rank test", "hierarchical": "hierarchical model"}
 ACROSS = plots.ACROSS  # what each model's estimate across tasks is called (the figures' labels too)
+#: the words of the note on chains run again longer (written by _api, read by the printed header)
+RUN_AGAIN = "were run again with warm-up and draws extended to"
 
 
 @resultclass
@@ -65,7 +67,8 @@ class BayesResult(Result):
     n_samples, prior : int, float or None
         Signed-rank model: Dirichlet draws and the pseudo-observation's weight.
     chains, draws : int or None
-        Hierarchical model: chains and draws kept per chain.
+        Hierarchical model: chains and draws kept per chain, as asked (pairs whose chains were run again longer to
+        converge have more, which a note gives).
     """
 
     model: str
@@ -139,7 +142,9 @@ class BayesResult(Result):
     def _what(self):
         if self.model == "signed_rank":
             return f"{self.n_samples} Dirichlet draws, prior weight {fmt.signif(self.prior)} at 0"
-        return f"{self.chains} chains of {self.draws} draws after warm-up"
+        longer = any(RUN_AGAIN in note for note in self.notes)
+        more = ", more where a note says" if longer else ""
+        return f"{self.chains} chains of {self.draws} draws after warm-up{more}"
 
     def _shown_pairs(self):
         pairs = self.comparisons
