@@ -723,7 +723,7 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
     comparisons["r_hat"], comparisons["ess_bulk"] = rhats, esss
     for members, factor, (r_hat, ess) in extended:
         which = listed([f"{names[first[p]]} vs {names[second[p]]}" for p in members], 8)
-        notes.append(f"the chains of {which} missed R-hat < {RHAT_LIMIT} or ESS >= {ESS_LIMIT} with "
+        notes.append(f"the chains of {which} missed R-hat <= {RHAT_LIMIT} or ESS >= {ESS_LIMIT} with "
                      f"{options.draws:,} draws a chain (largest R-hat {signif(r_hat, 4)}, smallest ESS "
                      f"{signif(ess, 3)}) and {RUN_AGAIN} "
                      f"{factor * options.warmup:,} and {factor * options.draws:,} a chain (the bound: {extension} "
