@@ -157,7 +157,10 @@ def _check_room(figure: Any, figsize: tuple[float, float], own: Any, apart: set[
 
 def _shown_tick_labels(axis: Any) -> list[Any]:
     """The tick labels ``axis`` draws: visible, not empty, at a tick inside the view (matplotlib keeps labels of
-    ticks past the limits, which it does not draw)."""
+    ticks past the limits, which it does not draw); none where the axis or the Axes' axes are off (``axis("off")``:
+    a simplex's triangles keep tick labels matplotlib does not draw)."""
+    if not (axis.axes.axison and axis.get_visible()):
+        return []
     low, high = sorted(axis.get_view_interval())
     span = (high - low) * 1e-9
     ticks = axis.get_major_ticks()

@@ -83,6 +83,42 @@ def test_bayes_simplex_titles_clear_the_rope_corner_at_one_column(three_agents):
         plt.close(fig)
 
 
+def test_bayes_simplex_corners_read_as_the_print(three_agents):
+    """The simplex's corner labels wrote each share with three decimals, so a region no draw reached read "0.000" (and
+    5e-04 "0.001") beside the print's "< 1/2000" (the lead's look at the figure after the tables' fix above). They
+    now read as the print does."""
+    import matplotlib.pyplot as plt
+
+    res = rlstats.bayes(three_agents, "score ~ agent | task", rope=0.05, normalize="atari100k_reference", rng=0,
+                        n_samples=2000)
+    assert res.tidy()["p_better"].iloc[1] == 0.0                   # DER vs SPR: no draw favours DER
+    fig = res.plot(kind="simplex")
+    try:
+        said = [t.get_text() for t in fig.axes[1].texts]
+        assert "DER\n< 1/2000" in said, said
+    finally:
+        plt.close(fig)
+
+
+def test_tick_labels_of_axes_turned_off_are_not_read_as_crowded():
+    """An Axes with ``axis("off")`` (the simplex's triangles) keeps tick labels matplotlib does not draw; figsize=
+    checks read them as drawn and refused a hierarchical model's three simplexes at (3.4, 2.6) for "the 2 tick labels
+    of the y axis ('0.0', '0.5')", none of which is on the figure."""
+    import matplotlib.pyplot as plt
+
+    from rlstats.plotting import _shown_tick_labels
+
+    fig, ax = plt.subplots(figsize=(1, 1))
+    try:
+        fig.canvas.draw()
+        assert _shown_tick_labels(ax.yaxis)                           # drawn while the axes are on
+        ax.axis("off")
+        fig.canvas.draw()
+        assert _shown_tick_labels(ax.yaxis) == [] and _shown_tick_labels(ax.xaxis) == []
+    finally:
+        plt.close(fig)
+
+
 # ----------------------------------------------------------------------------- mixed
 
 

@@ -63,7 +63,9 @@ def plot_simplex(result, *, ax=None, width=None, **kwargs):
             panel.plot(*np.array([centre, (_CORNERS[a] + _CORNERS[b]) / 2]).T, color="0.7", linewidth=0.6,
                        linestyle="--")
         panel.scatter(xy[:, 0], xy[:, 1], **style)
-        labels = (f"{row.agent_2}\n{worse:.3f}", f"rope\n{rope:.3f}", f"{row.agent_1}\n{better:.3f}")
+        # the print's shares: a region no draw reached reads "< 1/n", not a certain 0.000 (audit s13)
+        labels = tuple(f"{name}\n{result._share(p, 3)}" for name, p in ((row.agent_2, worse), ("rope", rope),
+                                                                           (row.agent_1, better)))
         for (x, y), label, align in zip(_CORNERS, labels, ("right", "center", "left")):
             if y == 0:
                 panel.text(x, y - 0.04, label, ha=align, va="top", fontsize=SMALL_FONT)
