@@ -19,7 +19,7 @@ from ...bounds import (KINDS, MEDIAN_MIDDLE_TIED_SHARE, MEDIAN_TIED_SHARE, MEDIA
 from ...design import NA_ACTIONS, data_and_formula, design_of, subset_rows
 from ...cost import admit, shows
 from ...interop import as_pandas
-from ...format import count, format_step, join_and, listed
+from ...format import cannot_reject, count, format_step, join_and, listed
 from ...errors import DesignError, OptionError
 from .._replication import untrimmed_iqm_note, verdict
 from ...normalization import warn_raw_scales
@@ -455,6 +455,9 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     Alike agents' runs are exchangeable within tasks, so the test's size is exact
     whatever the scores: for the mean of 26 tasks of 5 capped runs, where 60 simulated curves
     held 0 in 0.833 of them, 400 of the same experiment held it in 0.930, and 800 others in 0.949.
+    With few runs on few tasks the relabellings are few (C(6, 3) = 20 for 3 runs of each agent on one
+    task, two of them as extreme as the runs observed), so no p-value can fall to ``alpha``: a note
+    then says that the pair's "no step differs" says nothing of its curves.
 
     Parameters
     ----------
@@ -691,6 +694,7 @@ def _run_curves(design, step, steps, options, rng, shown, source=None):
         pvalues, _ = kernels.max_t_pvalues(difference, null)
         band, _ = kernels.max_t_band(difference, null, options.alpha)
         comparisons.append((difference, band, pvalues))
+    notes += _unrejectable_notes(design, pair_codes, [c[2] for c in comparisons], options)
     pointwise = np.where(short[:, :, None], np.nan, pointwise)
     bands = [(np.where(m[:, None], np.nan, b), np.where(m, np.nan, se), np.where(m, np.nan, c))
              for (b, se, c), m in zip(bands, short)]
@@ -712,6 +716,29 @@ def _run_curves(design, step, steps, options, rng, shown, source=None):
         difference_bands=difference_bands,
         difference_pvalues=np.array([c[2] for c in comparisons]).reshape(len(comparisons), grid.size),
         normalized=design.normalized)
+
+
+def _unrejectable_notes(design, pair_codes, pvalues, options):
+    """Notes naming the comparisons that no data could make reject (audit s13): relabelling whole runs within tasks
+    has prod over tasks of C(n_a + n_b, n_a) labellings, of which the observed one and, with equal runs in every task,
+    its mirror give the observed largest difference, so no p-value falls below their share (nor below 1 / (B + 1)).
+    Said only of a pair with no step declared different (a Monte Carlo p-value can fall below that share by chance)."""
+    found = {}
+    for (i, j), p in zip(pair_codes, pvalues):
+        if np.nanmin(p, initial=np.inf) <= options.alpha:
+            continue
+        n_i, n_j = design.counts[:, i], design.counts[:, j]
+        labellings = math.prod(math.comb(int(a + b), int(a)) for a, b in zip(n_i, n_j))
+        smallest = max((2 if np.array_equal(n_i, n_j) else 1) / labellings, 1 / (options.n_resamples + 1))
+        if smallest > options.alpha:
+            low, high = int(min(n_i.min(), n_j.min())), int(max(n_i.max(), n_j.max()))
+            runs_text = f"{low} runs" if low == high else f"{low} to {high} runs"
+            where = (f"with {options.n_resamples} relabellings" if smallest * (options.n_resamples + 1) <= 1 + 1e-9
+                     else f"at {runs_text} of each agent on {count(design.n_tasks, 'task')}")
+            found.setdefault((where, smallest), []).append(f"{design.agents[i]} vs {design.agents[j]}")
+    return [cannot_reject(f"max-T permutation test of {join_and(pairs)}", smallest, options.alpha, where)
+            + ", so 'no step differs' says nothing of the curves; add runs or tasks"
+            for (where, smallest), pairs in found.items()]
 
 
 def repeat_share(counts):
