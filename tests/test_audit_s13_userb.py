@@ -81,7 +81,6 @@ def _tied_at_some_steps():
     return pd.DataFrame(rows, columns=["agent", "task", "seed", "step", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason="curves' notes give a span of steps for steps that are not contiguous")
 def test_withheld_steps_are_named_as_they_are_not_as_a_span():
     """The median's bands withheld at steps 1, 2 and 4 of 1-4 were noted "withheld for a at 3 steps (1 to 4)", a span
     that reads as every step from 1 to 4 (step 3 has its bands). On the Dopamine curves (DQN and Rainbow on
@@ -96,7 +95,6 @@ def test_withheld_steps_are_named_as_they_are_not_as_a_span():
     assert "a at 3 steps (1-2, 4)" in note
 
 
-@pytest.mark.xfail(strict=True, reason="curves' notes give a span of steps for steps that are not contiguous")
 def test_dopamine_withheld_median_steps_are_named(mirror):
     """The Dopamine case of the test above, as a user reads it."""
     df = rlstats.datasets.load("dopamine_atari")

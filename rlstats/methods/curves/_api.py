@@ -30,7 +30,7 @@ from ...resampling import child_stream, chunk_generators, label_ranks, seed_sequ
 from ...statistics import skew_widened
 from . import _kernels as kernels
 from ._backend import cost
-from ._result import CurvesResult
+from ._result import CurvesResult, step_ranges, step_stretches
 from ..._typing import (AlignMethod, CurveBands, CurveStatistic, EvalEnv, FormulaLike, NaAction, Normalizer, Seed, Subset,
                         Table)
 
@@ -249,7 +249,7 @@ def _short_steps(design, matrix, starts, grid):
             cells.setdefault(design.agents[a], set()).add(design.tasks[t])
     if not short.any():
         return short, None, repeats
-    where = "; ".join(f"{agent} at {count(int(short[a].sum()), 'step')} ({_step_span(grid[short[a]])}), where "
+    where = "; ".join(f"{agent} at {count(int(short[a].sum()), 'step')} ({_step_span(grid, short[a])}), where "
                       f"{join_and(sorted(cells[agent]))} {'has' if len(cells[agent]) == 1 else 'have'} one run "
                       "logged" for a, agent in enumerate(design.agents) if short[a].any())
     return short, (f"bands of the curves (and their standard errors) are withheld for {where}: they need at least "
@@ -288,7 +288,7 @@ def _saturated_note(saturated, agents, grid, statistic):
     """The note of the steps whose studentised bands are withheld for saturated runs (None where none is)."""
     if not saturated.any():
         return None
-    where = "; ".join(f"{agent} at {count(int(saturated[a].sum()), 'step')} ({_step_span(grid[saturated[a]])})"
+    where = "; ".join(f"{agent} at {count(int(saturated[a].sum()), 'step')} ({_step_span(grid, saturated[a])})"
                       for a, agent in enumerate(agents) if saturated[a].any())
     if statistic == "median":
         return (f"bands of the curves are withheld for {where}: there {MEDIAN_TIED_SHARE:g} or more of the agent's "
@@ -324,23 +324,30 @@ def _unlogged_note(design, matrix, starts, grid, logged, stops, custom):
                           f"runs are logged from step {span}: pass steps= within that range")
     parts = []
     if nothing.any():
-        parts.append(f"no run is logged at {count(int(nothing.sum()), 'step')} ({_step_span(grid[nothing])}; the "
+        parts.append(f"no run is logged at {count(int(nothing.sum()), 'step')} ({_step_span(grid, nothing)}; the "
                      f"runs are logged from step {span})")
     for a, agent in enumerate(design.agents):
         mine = empty[a] & ~nothing
         if mine.any():
             tasks = [design.tasks[t] for t in np.flatnonzero((counts[:, a] == 0)[:, mine].any(axis=1))]
             parts.append(f"{agent} has no run logged on {join_and(tasks)} at {count(int(mine.sum()), 'step')} "
-                         f"({_step_span(grid[mine])})")
+                         f"({_step_span(grid, mine)})")
     what = ("the statistic function gets a task without runs (NaN-padded)" if custom
             else "curves and bands are missing")
     return (f"{what} where a task has no run of the agent logged: {'; '.join(parts)}; pass steps= within the range "
             "the runs reach, or add runs that reach those steps")
 
 
-def _step_span(steps):
+def _step_span(grid, mask):
+    """The grid steps where ``mask`` holds, in words: "5k to 20k" where they are one stretch of the grid, else each
+    stretch as the comparisons' lines name them ("190-191, 193, 198"; audit s13: a span "190 to 198" read as every
+    step between)."""
+    steps = grid[mask]
     first, last = format_step(steps[0]), format_step(steps[-1])
-    return first if first == last else f"{first} to {last}"
+    pairs = step_stretches(grid, mask)
+    if len(pairs) == 1:
+        return first if first == last else f"{first} to {last}"
+    return step_ranges(pairs, limit=6)
 
 
 def _expansion(counts, agents=(), tasks=()):
