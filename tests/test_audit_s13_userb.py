@@ -116,24 +116,32 @@ def _profile_runs():
     return pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason="performance_profile drops tasks and refuses one agent as a comparison would")
-def test_profile_describes_each_agent_on_its_own_tasks():
-    """An agent's performance profile describes its runs on its own, as bootstrap()'s intervals do: B missing task t4
-    left A's profile without t4 ("1 task kept out of the test because fewer than two agents have runs there: t4", A's
-    fraction of runs above 2.5 read 0.625 over t0-t3 where its 5 tasks give 0.7), so A's profile changed with the
-    agents beside it; and a single agent's profile was refused ("no task has runs of at least two agents, so no
-    comparison is possible"), though a profile compares nothing. Both kinds."""
+@pytest.mark.xfail(strict=True, reason="performance_profile reads its design as a comparison's")
+def test_profile_reads_the_tasks_as_bootstrap_does():
+    """performance_profile read its design as a comparison's (two agents needed on a task), unlike bootstrap(), whose
+    aggregates describe each agent: B missing task t4 kept t4 out of A's profile with the note "1 task kept out of the
+    test because fewer than two agents have runs there: t4" (A's fraction of runs above 2.5 read 0.625 over t0-t3
+    where its 5 tasks give 0.7), where bootstrap() refuses the same rows (an agent without runs on a task: add them,
+    leave it out, or na_action="drop"), and a single agent's profile was refused ("no task has runs of at least two
+    agents, so no comparison is possible"), though a profile compares nothing. Both kinds."""
     df = _profile_runs()
     tau = [0.5, 2.5, 4.5]
+    a = df[df.agent == "A"]
     for kind in ("runs", "tasks"):
-        both = rlstats.performance_profile(df, "score ~ agent | task/seed", kind=kind, tau=tau, progress=False)
-        alone = rlstats.performance_profile(df[df.agent == "A"], "score ~ agent | task/seed", kind=kind, tau=tau,
-                                            progress=False)
-        a = df[df.agent == "A"]
-        if kind == "runs":
-            hand = [np.mean([(g.score > t).mean() for _, g in a.groupby("task")]) for t in tau]
-        else:
-            hand = [(a.groupby("task").score.mean() > t).mean() for t in tau]
-        np.testing.assert_allclose(both.tidy().query("agent == 'A'").estimate, hand)
-        np.testing.assert_allclose(alone.tidy().estimate, hand)
-        assert not any("kept out" in n for n in both.notes)
+        def hand(runs):
+            if kind == "runs":
+                return [np.mean([(g.score > t).mean() for _, g in runs.groupby("task")]) for t in tau]
+            return [(runs.groupby("task").score.mean() > t).mean() for t in tau]
+
+        with pytest.raises(rlstats.DesignError, match="agent 'B' on task 't4'") as refused:
+            rlstats.performance_profile(df, "score ~ agent | task/seed", kind=kind, tau=tau, progress=False)
+        with pytest.raises(rlstats.DesignError) as boot:
+            rlstats.bootstrap(df, "score ~ agent | task/seed", n_resamples=100, rng=1, progress=False)
+        assert str(refused.value) == str(boot.value)
+        dropped = rlstats.performance_profile(df, "score ~ agent | task/seed", kind=kind, tau=tau, na_action="drop",
+                                              progress=False)
+        np.testing.assert_allclose(dropped.tidy().query("agent == 'A'").estimate, hand(a[a.task != "t4"]))
+        assert any("t4" in n and "na_action" in n for n in dropped.notes)
+        assert not any("kept out of the test" in n for n in dropped.notes)
+        alone = rlstats.performance_profile(a, "score ~ agent | task/seed", kind=kind, tau=tau, progress=False)
+        np.testing.assert_allclose(alone.tidy().estimate, hand(a))
