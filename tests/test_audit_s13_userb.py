@@ -116,7 +116,6 @@ def _profile_runs():
     return pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason="performance_profile reads its design as a comparison's")
 def test_profile_reads_the_tasks_as_bootstrap_does():
     """performance_profile read its design as a comparison's (two agents needed on a task), unlike bootstrap(), whose
     aggregates describe each agent: B missing task t4 kept t4 out of A's profile with the note "1 task kept out of the
