@@ -146,7 +146,6 @@ def test_profile_reads_the_tasks_as_bootstrap_does():
         np.testing.assert_allclose(alone.tidy().estimate, hand(a))
 
 
-@pytest.mark.xfail(strict=True, reason="the reports count one agent as 'agents' and list metrics without 'and'")
 def test_reports_of_one_agent_count_it_in_the_singular():
     """bootstrap(), performance_profile() and curves() describe one agent on its own, and their reports said "We report
     IQM, median for 1 agents on 26 tasks" (SPR's Atari 100k runs), "for 1 agents on 26 tasks" (both profiles) and "We
