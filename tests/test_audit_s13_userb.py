@@ -162,3 +162,17 @@ def test_reports_of_one_agent_count_it_in_the_singular():
     report = rlstats.curves(steps, "score ~ agent | task/seed", step="step", rng=1, n_resamples=200,
                             progress=False).report()
     assert "We computed the IQM of 1 agent over 5 tasks" in report
+
+
+@pytest.mark.xfail(strict=True, reason="a plot kind given in ax='s place is refused as a bad Axes")
+def test_a_plot_kind_passed_first_is_pointed_to_kind():
+    """``res.plot("difference", figsize=(3.4, 2.6))``, the kind passed first as in many plotting APIs, was refused with
+    "ax= must be a matplotlib Axes (or a sequence of them, one per panel), got str: 'difference'": the message names
+    the argument the user did not mean and not the one they did. A kind's name in ax='s place is now an OptionError
+    saying to pass kind="difference"."""
+    res = rlstats.curves(_curves(3, 2), "score ~ agent | task/seed", step="step", compare="all", rng=1,
+                         n_resamples=200, progress=False)
+    with pytest.raises(rlstats.OptionError, match=r"""pass kind='difference': res.plot\(kind='difference'\)"""):
+        res.plot("difference", figsize=(3.4, 2.6))
+    with pytest.raises(rlstats.OptionError, match="ax= must be a matplotlib Axes"):
+        res.plot("nothing")
