@@ -164,7 +164,6 @@ def test_reports_of_one_agent_count_it_in_the_singular():
     assert "We computed the IQM of 1 agent over 5 tasks" in report
 
 
-@pytest.mark.xfail(strict=True, reason="a plot kind given in ax='s place is refused as a bad Axes")
 def test_a_plot_kind_passed_first_is_pointed_to_kind():
     """``res.plot("difference", figsize=(3.4, 2.6))``, the kind passed first as in many plotting APIs, was refused with
     "ax= must be a matplotlib Axes (or a sequence of them, one per panel), got str: 'difference'": the message names
