@@ -175,3 +175,14 @@ def test_a_plot_kind_passed_first_is_pointed_to_kind():
         res.plot("difference", figsize=(3.4, 2.6))
     with pytest.raises(rlstats.OptionError, match="ax= must be a matplotlib Axes"):
         res.plot("nothing")
+
+
+@pytest.mark.xfail(strict=True, reason="compare= naming one agent (a control) gets no hint")
+def test_compare_naming_a_control_agent_is_shown_the_pairs():
+    """A user of R's control= (PMCMRplus, and this package's own skillings_mack(control=...)) wrote
+    ``curves(..., compare="DQN")`` to compare every agent with DQN and got "compare= must be 'all', None or a list of
+    (agent, agent) pairs, got 'DQN'": true, but it does not say how to write the comparisons with a control. The
+    message now gives the list for that agent."""
+    with pytest.raises(rlstats.OptionError, match=r"""to compare every agent with 'b', pass compare=\[\('b', 'a'\)\]"""):
+        rlstats.curves(_curves(3, 2), "score ~ agent | task/seed", step="step", compare="b", n_resamples=200,
+                       progress=False)
