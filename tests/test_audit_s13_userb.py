@@ -177,7 +177,6 @@ def test_a_plot_kind_passed_first_is_pointed_to_kind():
         res.plot("nothing")
 
 
-@pytest.mark.xfail(strict=True, reason="compare= naming one agent (a control) gets no hint")
 def test_compare_naming_a_control_agent_is_shown_the_pairs():
     """A user of R's control= (PMCMRplus, and this package's own skillings_mack(control=...)) wrote
     ``curves(..., compare="DQN")`` to compare every agent with DQN and got "compare= must be 'all', None or a list of

@@ -110,7 +110,11 @@ def _pairs(compare, agents):
         return ()
     if isinstance(compare, str):
         if compare != "all":
-            raise OptionError(f"compare= must be 'all', None or a list of (agent, agent) pairs, got {compare!r}")
+            others = [(compare, a) for a in agents if a != compare]  # R's control=: one pair per other agent
+            shown = ", ".join(map(repr, others[:3])) + (", ..." if len(others) > 3 else "")
+            control = f"; to compare every agent with {compare!r}, pass compare=[{shown}]" if compare in agents else ""
+            raise OptionError(f"compare= must be 'all', None or a list of (agent, agent) pairs, got {compare!r}"
+                              f"{control}")
         return tuple(itertools.combinations(agents, 2))
     if not isinstance(compare, Iterable):
         raise OptionError(f"compare= must be 'all', None or a list of (agent, agent) pairs, got {compare!r}")
