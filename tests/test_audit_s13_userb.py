@@ -187,7 +187,6 @@ def test_compare_naming_a_control_agent_is_shown_the_pairs():
                        progress=False)
 
 
-@pytest.mark.xfail(strict=True, reason="print and figure give 'too few runs' for bands withheld at runs tied at a cap")
 def test_withheld_band_is_not_blamed_on_too_few_runs():
     """The median's band of agent a is withheld at the last step because half its runs tie at t0's score 0 (5 runs a
     task, the note says so), yet the print read "a: 1.25 (band withheld: too few runs, see the notes)"; on the

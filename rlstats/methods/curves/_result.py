@@ -168,7 +168,7 @@ class CurvesResult(Result):
         for j, agent in enumerate(self.agents):
             lo, hi = self.simultaneous[j, last]
             band = (f"{fmt.signif(lo)} to {fmt.signif(hi)}" if np.isfinite(lo) or not np.isfinite(self.estimates[j, last])
-                    else "band withheld: too few runs, see the notes")
+                    else "band withheld, see the notes")  # several reasons (runs, ties at a cap): the notes say which
             lines.append(f"  {agent}: {fmt.signif(self.estimates[j, last])} ({band})")
         if self.pairs:
             lines.append(f"curve comparisons (max-T permutation over all steps, alpha = {self.alpha}):")
