@@ -210,7 +210,6 @@ def test_withheld_band_is_not_blamed_on_too_few_runs():
     plt.close(ax.figure)
 
 
-@pytest.mark.xfail(strict=True, reason="a task-bootstrap profile is titled as the stratified one")
 def test_task_bootstrap_profile_says_tasks_were_resampled():
     """``performance_profile(..., task_bootstrap=True, interval="percentile")`` resamples the tasks too, and its bands
     are far wider (DER and SPR on the 26 Atari 100k games, 5 runs: DER above 0.25 from 0.215 to 0.523, against 0.315

@@ -1389,6 +1389,8 @@ def _profile_result(design, options, notes, seed, tau, estimates, bounds, se, n_
               "skew_t": "Performance profiles with per-task skew-corrected t bands",
               "t": "Performance profiles with per-task t bands",
               "percentile": "Performance profiles with stratified bootstrap bands"}[options.interval]
+    if options.task_bootstrap:  # as bootstrap()'s title: these bands are far wider than those of runs alone
+        method += " (runs and tasks resampled)"
     return PerformanceProfileResult(
         method=method, formula=design.formula, data_name=design.data_name, nobs=design.nobs, notes=tuple(notes),
         options=options.record(), seed=seed, agents=design.agents, tasks=design.tasks, tau=np.asarray(tau),
