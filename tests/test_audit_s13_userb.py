@@ -182,7 +182,8 @@ def test_compare_naming_a_control_agent_is_shown_the_pairs():
     ``curves(..., compare="DQN")`` to compare every agent with DQN and got "compare= must be 'all', None or a list of
     (agent, agent) pairs, got 'DQN'": true, but it does not say how to write the comparisons with a control. The
     message now gives the list for that agent."""
-    with pytest.raises(rlstats.OptionError, match=r"""to compare every agent with 'b', pass compare=\[\('b', 'a'\)\]"""):
+    hint = r"""to compare every agent with 'b', pass compare=\[\('b', 'a'\)\]"""
+    with pytest.raises(rlstats.OptionError, match=hint):
         rlstats.curves(_curves(3, 2), "score ~ agent | task/seed", step="step", compare="b", n_resamples=200,
                        progress=False)
 

@@ -213,7 +213,8 @@ class CurvesResult(Result):
         level = f"{fmt.signif(100 * self.confidence_level)}%"
         runs = self.counts[self.counts > 0]
         per_cell = f"{runs.min()}" if runs.min() == runs.max() else f"{runs.min()} to {runs.max()}"
-        text = (f"We computed the {self.label} of {fmt.count(self.n_agents, 'agent')} over {fmt.count(self.n_tasks, 'task')} "
+        text = (f"We computed the {self.label} of {fmt.count(self.n_agents, 'agent')} over "
+                f"{fmt.count(self.n_tasks, 'task')} "
                 f"({per_cell} runs per agent and task) at each of {self.steps.size} steps from "
                 f"{fmt.format_step(self.steps[0])} to "
                 f"{fmt.format_step(self.steps[-1])}. ")
