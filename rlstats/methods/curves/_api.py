@@ -744,12 +744,14 @@ def _unrejectable_notes(design, pair_codes, pvalues, options):
         if smallest > options.alpha:
             low, high = int(min(n_i.min(), n_j.min())), int(max(n_i.max(), n_j.max()))
             runs_text = f"{low} runs" if low == high else f"{low} to {high} runs"
-            where = (f"with {options.n_resamples} relabellings" if smallest * (options.n_resamples + 1) <= 1 + 1e-9
+            few = smallest * (options.n_resamples + 1) <= 1 + 1e-9  # the relabellings drawn, not the runs, limit it
+            where = (f"with {options.n_resamples} relabellings" if few
                      else f"at {runs_text} of each agent on {count(design.n_tasks, 'task')}")
-            found.setdefault((where, smallest), []).append(f"{design.agents[i]} vs {design.agents[j]}")
+            advice = "raise n_resamples" if few else "add runs or tasks"
+            found.setdefault((where, smallest, advice), []).append(f"{design.agents[i]} vs {design.agents[j]}")
     return [cannot_reject(f"max-T permutation test of {join_and(pairs)}", smallest, options.alpha, where)
-            + ", so 'no step differs' says nothing of the curves; add runs or tasks"
-            for (where, smallest), pairs in found.items()]
+            + f", so 'no step differs' says nothing of the curves; {advice}"
+            for (where, smallest, advice), pairs in found.items()]
 
 
 def repeat_share(counts):
