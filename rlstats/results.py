@@ -461,6 +461,9 @@ class Result:
         kind = next(iter(kinds)) if kind is None else kind
         if kind not in kinds:
             raise OptionError(f"kind={kind!r} is not one of the allowed values: {', '.join(map(repr, kinds))}")
+        if isinstance(ax, str) and ax in kinds:  # the kind passed first, as many plotting APIs take it
+            raise OptionError(f"the first argument of plot() is ax=, the Axes to draw on; for the plot kind {ax!r} "
+                              f"pass kind={ax!r}: res.plot(kind={ax!r})")
         if ax is not None and not _all_axes(ax):
             raise OptionError(f"ax= must be a matplotlib Axes (or a sequence of them, one per panel), got "
                               f"{type(ax).__name__}: {ax!r:.60}")

@@ -733,7 +733,7 @@ def _not_a_frame(name, kind):
 
 
 #: Back ends that describe each agent on its own: one agent is enough (issue 29; test_one_agent_is_enough).
-ONE_AGENT_ENOUGH = ("bootstrap", "curves", "tuning")
+ONE_AGENT_ENOUGH = ("bootstrap", "curves", "tuning", "performance_profile")  # the profile since audit s13
 
 
 @pytest.mark.parametrize("name", BACKENDS)

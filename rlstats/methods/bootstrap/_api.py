@@ -1208,6 +1208,9 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
                         eval_env: EvalEnv = None) -> PerformanceProfileResult:
     """Performance profiles (score distributions) with pointwise bands.
 
+    Each agent's profile describes its own runs, so one agent is enough; as for :func:`bootstrap`, every agent
+    needs runs on every task (``na_action="drop"`` leaves out the tasks where one has none, and says so).
+
     Parameters
     ----------
     data : pandas.DataFrame or Design
@@ -1342,8 +1345,10 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
     given_resamples = n_resamples
     kind, n_resamples, confidence_level, task_bootstrap = (options.kind, options.n_resamples,
                                                            options.confidence_level, options.task_bootstrap)
+    # one agent is enough (a profile describes each agent's runs), the tasks read as bootstrap() reads them (audit
+    # s13: a task without a second agent had been kept out of the others' profiles, as from a comparison)
     design = _prepared_design(design_of(data, formula, na_action=options.na_action, eval_env=eval_env,
-                                        normalize=normalize), options.na_action)
+                                        normalize=normalize, min_agents=1), options.na_action)
     work = admit(profile_cost, design, options, max_seconds, "performance_profile()")  # issue 43 item 2
     shown = shows(work, options.progress)
     # one threshold tau for every task: raw scales let the large tasks decide
@@ -1397,6 +1402,8 @@ def _profile_result(design, options, notes, seed, tau, estimates, bounds, se, n_
               "skew_t": "Performance profiles with per-task skew-corrected t bands",
               "t": "Performance profiles with per-task t bands",
               "percentile": "Performance profiles with stratified bootstrap bands"}[options.interval]
+    if options.task_bootstrap:  # as bootstrap()'s title: these bands are far wider than those of runs alone
+        method += " (runs and tasks resampled)"
     return PerformanceProfileResult(
         method=method, formula=design.formula, data_name=design.data_name, nobs=design.nobs, notes=tuple(notes),
         options=options.record(), seed=seed, agents=design.agents, tasks=design.tasks, tau=np.asarray(tau),

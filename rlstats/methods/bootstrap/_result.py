@@ -199,10 +199,10 @@ class BootstrapResult(Result):
 
     def _prose(self):
         """A methods-section paragraph: what was resampled, how intervals were formed, the estimates."""
-        names = ", ".join(_METRIC_LABELS.get(m, m) for m in self.metrics)
+        names = fmt.join_and(_METRIC_LABELS.get(m, m) for m in self.metrics)
         level = f"{fmt.signif(100 * self.confidence_level)}%"
-        text = (f"We report {names} for {self.n_agents} agents on {self.n_tasks} task"
-                f"{'s' if self.n_tasks != 1 else ''} ({_runs_phrase(self.counts)}) with {level} {self.interval} "
+        text = (f"We report {names} for {fmt.count(self.n_agents, 'agent')} on {fmt.count(self.n_tasks, 'task')} "
+                f"({_runs_phrase(self.counts)}) with {level} {self.interval} "
                 f"confidence intervals from {_bootstrap_phrase(self.n_resamples, self.task_bootstrap, self.n_tasks)}.")
         if self.interval == "expanded":
             fewest = int(self.counts.min())
@@ -494,7 +494,7 @@ class PerformanceProfileResult(Result):
         level = f"{fmt.signif(100 * self.confidence_level)}%"
         where = (f"{self.tau.size} thresholds tau from {fmt.signif(self.tau.min(), 3)} to {fmt.signif(self.tau.max(), 3)}"
                  if self.tau.size > 1 else f"the one threshold tau = {fmt.signif(self.tau[0], 3)}")
-        text = (f"Performance profiles show, for {where}, {what}, for {len(self.agents)} agents on "
+        text = (f"Performance profiles show, for {where}, {what}, for {fmt.count(len(self.agents), 'agent')} on "
                 f"{fmt.count(len(self.tasks), 'task')} ({_runs_phrase(self.counts)}); ")
         if self.interval == "wilson":
             return text + (f"pointwise {level} bands are stratified Wilson score intervals with continuity correction "

@@ -19,7 +19,7 @@ from ...bounds import (KINDS, MEDIAN_MIDDLE_TIED_SHARE, MEDIAN_TIED_SHARE, MEDIA
 from ...design import NA_ACTIONS, data_and_formula, design_of, subset_rows
 from ...cost import admit, shows
 from ...interop import as_pandas
-from ...format import count, format_step, join_and, listed
+from ...format import cannot_reject, count, format_step, join_and, listed
 from ...errors import DesignError, OptionError
 from .._replication import untrimmed_iqm_note, verdict
 from ...normalization import warn_raw_scales
@@ -30,7 +30,7 @@ from ...resampling import child_stream, chunk_generators, label_ranks, seed_sequ
 from ...statistics import skew_widened
 from . import _kernels as kernels
 from ._backend import cost
-from ._result import CurvesResult
+from ._result import CurvesResult, step_ranges, step_stretches
 from ..._typing import (AlignMethod, CurveBands, CurveStatistic, EvalEnv, FormulaLike, NaAction, Normalizer, Seed, Subset,
                         Table)
 
@@ -110,7 +110,11 @@ def _pairs(compare, agents):
         return ()
     if isinstance(compare, str):
         if compare != "all":
-            raise OptionError(f"compare= must be 'all', None or a list of (agent, agent) pairs, got {compare!r}")
+            others = [(compare, a) for a in agents if a != compare]  # R's control=: one pair per other agent
+            shown = ", ".join(map(repr, others[:3])) + (", ..." if len(others) > 3 else "")
+            control = f"; to compare every agent with {compare!r}, pass compare=[{shown}]" if compare in agents else ""
+            raise OptionError(f"compare= must be 'all', None or a list of (agent, agent) pairs, got {compare!r}"
+                              f"{control}")
         return tuple(itertools.combinations(agents, 2))
     if not isinstance(compare, Iterable):
         raise OptionError(f"compare= must be 'all', None or a list of (agent, agent) pairs, got {compare!r}")
@@ -249,7 +253,7 @@ def _short_steps(design, matrix, starts, grid):
             cells.setdefault(design.agents[a], set()).add(design.tasks[t])
     if not short.any():
         return short, None, repeats
-    where = "; ".join(f"{agent} at {count(int(short[a].sum()), 'step')} ({_step_span(grid[short[a]])}), where "
+    where = "; ".join(f"{agent} at {count(int(short[a].sum()), 'step')} ({_step_span(grid, short[a])}), where "
                       f"{join_and(sorted(cells[agent]))} {'has' if len(cells[agent]) == 1 else 'have'} one run "
                       "logged" for a, agent in enumerate(design.agents) if short[a].any())
     return short, (f"bands of the curves (and their standard errors) are withheld for {where}: they need at least "
@@ -288,7 +292,7 @@ def _saturated_note(saturated, agents, grid, statistic):
     """The note of the steps whose studentised bands are withheld for saturated runs (None where none is)."""
     if not saturated.any():
         return None
-    where = "; ".join(f"{agent} at {count(int(saturated[a].sum()), 'step')} ({_step_span(grid[saturated[a]])})"
+    where = "; ".join(f"{agent} at {count(int(saturated[a].sum()), 'step')} ({_step_span(grid, saturated[a])})"
                       for a, agent in enumerate(agents) if saturated[a].any())
     if statistic == "median":
         return (f"bands of the curves are withheld for {where}: there {MEDIAN_TIED_SHARE:g} or more of the agent's "
@@ -324,23 +328,30 @@ def _unlogged_note(design, matrix, starts, grid, logged, stops, custom):
                           f"runs are logged from step {span}: pass steps= within that range")
     parts = []
     if nothing.any():
-        parts.append(f"no run is logged at {count(int(nothing.sum()), 'step')} ({_step_span(grid[nothing])}; the "
+        parts.append(f"no run is logged at {count(int(nothing.sum()), 'step')} ({_step_span(grid, nothing)}; the "
                      f"runs are logged from step {span})")
     for a, agent in enumerate(design.agents):
         mine = empty[a] & ~nothing
         if mine.any():
             tasks = [design.tasks[t] for t in np.flatnonzero((counts[:, a] == 0)[:, mine].any(axis=1))]
             parts.append(f"{agent} has no run logged on {join_and(tasks)} at {count(int(mine.sum()), 'step')} "
-                         f"({_step_span(grid[mine])})")
+                         f"({_step_span(grid, mine)})")
     what = ("the statistic function gets a task without runs (NaN-padded)" if custom
             else "curves and bands are missing")
     return (f"{what} where a task has no run of the agent logged: {'; '.join(parts)}; pass steps= within the range "
             "the runs reach, or add runs that reach those steps")
 
 
-def _step_span(steps):
+def _step_span(grid, mask):
+    """The grid steps where ``mask`` holds, in words: "5k to 20k" where they are one stretch of the grid, else each
+    stretch as the comparisons' lines name them ("190-191, 193, 198"; audit s13: a span "190 to 198" read as every
+    step between)."""
+    steps = grid[mask]
     first, last = format_step(steps[0]), format_step(steps[-1])
-    return first if first == last else f"{first} to {last}"
+    pairs = step_stretches(grid, mask)
+    if len(pairs) == 1:
+        return first if first == last else f"{first} to {last}"
+    return step_ranges(pairs, limit=6)
 
 
 def _expansion(counts, agents=(), tasks=()):
@@ -455,6 +466,9 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     Alike agents' runs are exchangeable within tasks, so the test's size is exact
     whatever the scores: for the mean of 26 tasks of 5 capped runs, where 60 simulated curves
     held 0 in 0.833 of them, 400 of the same experiment held it in 0.930, and 800 others in 0.949.
+    With few runs on few tasks the relabellings are few (C(6, 3) = 20 for 3 runs of each agent on one
+    task, two of them as extreme as the runs observed), so no p-value can fall to ``alpha``: a note
+    then says that the pair's "no step differs" says nothing of its curves.
 
     Parameters
     ----------
@@ -691,6 +705,7 @@ def _run_curves(design, step, steps, options, rng, shown, source=None):
         pvalues, _ = kernels.max_t_pvalues(difference, null)
         band, _ = kernels.max_t_band(difference, null, options.alpha)
         comparisons.append((difference, band, pvalues))
+    notes += _unrejectable_notes(design, pair_codes, [c[2] for c in comparisons], options)
     pointwise = np.where(short[:, :, None], np.nan, pointwise)
     bands = [(np.where(m[:, None], np.nan, b), np.where(m, np.nan, se), np.where(m, np.nan, c))
              for (b, se, c), m in zip(bands, short)]
@@ -712,6 +727,31 @@ def _run_curves(design, step, steps, options, rng, shown, source=None):
         difference_bands=difference_bands,
         difference_pvalues=np.array([c[2] for c in comparisons]).reshape(len(comparisons), grid.size),
         normalized=design.normalized)
+
+
+def _unrejectable_notes(design, pair_codes, pvalues, options):
+    """Notes naming the comparisons that no data could make reject (audit s13): relabelling whole runs within tasks
+    has prod over tasks of C(n_a + n_b, n_a) labellings, of which the observed one and, with equal runs in every task,
+    its mirror give the observed largest difference, so no p-value falls below their share (nor below 1 / (B + 1)).
+    Said only of a pair with no step declared different (a Monte Carlo p-value can fall below that share by chance)."""
+    found = {}
+    for (i, j), p in zip(pair_codes, pvalues):
+        if np.nanmin(p, initial=np.inf) <= options.alpha:
+            continue
+        n_i, n_j = design.counts[:, i], design.counts[:, j]
+        labellings = math.prod(math.comb(int(a + b), int(a)) for a, b in zip(n_i, n_j))
+        smallest = max((2 if np.array_equal(n_i, n_j) else 1) / labellings, 1 / (options.n_resamples + 1))
+        if smallest > options.alpha:
+            low, high = int(min(n_i.min(), n_j.min())), int(max(n_i.max(), n_j.max()))
+            runs_text = f"{low} runs" if low == high else f"{low} to {high} runs"
+            few = smallest * (options.n_resamples + 1) <= 1 + 1e-9  # the relabellings drawn, not the runs, limit it
+            where = (f"with {options.n_resamples} relabellings" if few
+                     else f"at {runs_text} of each agent on {count(design.n_tasks, 'task')}")
+            advice = "raise n_resamples" if few else "add runs or tasks"
+            found.setdefault((where, smallest, advice), []).append(f"{design.agents[i]} vs {design.agents[j]}")
+    return [cannot_reject(f"max-T permutation test of {join_and(pairs)}", smallest, options.alpha, where)
+            + f", so 'no step differs' says nothing of the curves; {advice}"
+            for (where, smallest, advice), pairs in found.items()]
 
 
 def repeat_share(counts):

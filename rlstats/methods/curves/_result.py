@@ -18,7 +18,7 @@ _LABELS = {"iqm": "IQM", "optimality_gap": "optimality gap"}
 _STUDENTIZED = ("iqm", "mean", "median", "optimality_gap")
 
 
-def _ranges(steps, flags):
+def step_stretches(steps, flags):
     """Contiguous runs of True in ``flags`` as (first step, last step) pairs."""
     out, start = [], None
     for i, flag in enumerate(flags):
@@ -31,8 +31,10 @@ def _ranges(steps, flags):
     return out
 
 
-def _range_text(pairs):
-    return ", ".join(fmt.format_step(a) if a == b else f"{fmt.format_step(a)}-{fmt.format_step(b)}" for a, b in pairs)
+def step_ranges(pairs, limit=None):
+    """(first, last) stretches of steps as text, "140, 160-180"; past ``limit`` stretches, the rest counted."""
+    return fmt.listed((fmt.format_step(a) if a == b else f"{fmt.format_step(a)}-{fmt.format_step(b)}"
+                       for a, b in pairs), limit)
 
 
 @resultclass
@@ -146,13 +148,13 @@ class CurvesResult(Result):
         out = []
         for i, (a, b) in enumerate(self.pairs):
             differs = self.difference_pvalues[i] <= self.alpha
-            ahead = _ranges(self.steps, differs & (self.differences[i] > 0))
-            behind = _ranges(self.steps, differs & (self.differences[i] < 0))
+            ahead = step_stretches(self.steps, differs & (self.differences[i] > 0))
+            behind = step_stretches(self.steps, differs & (self.differences[i] < 0))
             parts = []
             if ahead:
-                parts.append(f"{a} above {b} at steps {_range_text(ahead)}")
+                parts.append(f"{a} above {b} at steps {step_ranges(ahead)}")
             if behind:
-                parts.append(f"{b} above {a} at steps {_range_text(behind)}")
+                parts.append(f"{b} above {a} at steps {step_ranges(behind)}")
             out.append(((a, b), "; ".join(parts) if parts else f"{a} and {b}: no step differs"))
         return out
 
@@ -166,7 +168,7 @@ class CurvesResult(Result):
         for j, agent in enumerate(self.agents):
             lo, hi = self.simultaneous[j, last]
             band = (f"{fmt.signif(lo)} to {fmt.signif(hi)}" if np.isfinite(lo) or not np.isfinite(self.estimates[j, last])
-                    else "band withheld: too few runs, see the notes")
+                    else "band withheld, see the notes")  # several reasons (runs, ties at a cap): the notes say which
             lines.append(f"  {agent}: {fmt.signif(self.estimates[j, last])} ({band})")
         if self.pairs:
             lines.append(f"curve comparisons (max-T permutation over all steps, alpha = {self.alpha}):")
@@ -211,7 +213,8 @@ class CurvesResult(Result):
         level = f"{fmt.signif(100 * self.confidence_level)}%"
         runs = self.counts[self.counts > 0]
         per_cell = f"{runs.min()}" if runs.min() == runs.max() else f"{runs.min()} to {runs.max()}"
-        text = (f"We computed the {self.label} of {self.n_agents} agents over {fmt.count(self.n_tasks, 'task')} "
+        text = (f"We computed the {self.label} of {fmt.count(self.n_agents, 'agent')} over "
+                f"{fmt.count(self.n_tasks, 'task')} "
                 f"({per_cell} runs per agent and task) at each of {self.steps.size} steps from "
                 f"{fmt.format_step(self.steps[0])} to "
                 f"{fmt.format_step(self.steps[-1])}. ")

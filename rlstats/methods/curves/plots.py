@@ -88,7 +88,7 @@ def plot_curves(result, *, ax=None, band="simultaneous", agents=None, colors=Non
     if unknown:
         raise OptionError(f"agent(s) {unknown} not in the result; agents: {', '.join(result.agents)}")
     ax = _new_axes(ax)
-    withheld = []  # agents whose band is withheld at every step (too few runs): the title says so, none is drawn
+    withheld = []  # agents whose band is withheld at every step (too few runs, ties at a cap): the title says so
     for name, color in zip(names, palette(len(names), colors)):
         j = result.agents.index(name)
         style = {"color": color, "linewidth": 1.5, "label": name}
@@ -104,8 +104,8 @@ def plot_curves(result, *, ax=None, band="simultaneous", agents=None, colors=Non
     _step_axis(ax, result, result.steps)
     title = None if band == "none" else f"{result.label} per step, {level} {band} bands"
     if withheld:  # on a line of its own: the legend is as wide as the Axes at a column's width
-        title = (f"{result.label} per step, {level} {band}\nbands withheld: too few runs" if len(withheld) == len(names)
-                 else f"{title}\n(withheld for {', '.join(withheld)}: too few runs)")
+        title = (f"{result.label} per step, {level} {band}\nbands withheld: see the notes"
+                 if len(withheld) == len(names) else f"{title}\n(withheld for {', '.join(withheld)}: see the notes)")
     _legend_above(ax, title)
     return ax
 
