@@ -27,7 +27,7 @@ from ...options import (check_choice, check_confidence_level, check_cost_options
                        check_resamples, is_finite_number)
 from ...progress import progress_bar
 from ...resampling import child_stream, chunk_generators, label_ranks, seed_sequence
-from ...statistics import skew_widened
+from ...statistics import monte_carlo_pvalue, skew_widened
 from . import _kernels as kernels
 from ._backend import cost
 from ._result import CurvesResult, step_ranges, step_stretches
@@ -740,7 +740,7 @@ def _unrejectable_notes(design, pair_codes, pvalues, options):
             continue
         n_i, n_j = design.counts[:, i], design.counts[:, j]
         labellings = math.prod(math.comb(int(a + b), int(a)) for a, b in zip(n_i, n_j))
-        smallest = max((2 if np.array_equal(n_i, n_j) else 1) / labellings, 1 / (options.n_resamples + 1))
+        smallest = max((2 if np.array_equal(n_i, n_j) else 1) / labellings, monte_carlo_pvalue(0, options.n_resamples))
         if smallest > options.alpha:
             low, high = int(min(n_i.min(), n_j.min())), int(max(n_i.max(), n_j.max()))
             runs_text = f"{low} runs" if low == high else f"{low} to {high} runs"

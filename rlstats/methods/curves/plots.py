@@ -104,7 +104,7 @@ def plot_curves(result, *, ax=None, band="simultaneous", agents=None, colors=Non
     _step_axis(ax, result, result.steps)
     title = None if band == "none" else f"{result.label} per step, {level} {band} bands"
     if withheld:  # on a line of its own: the legend is as wide as the Axes at a column's width
-        title = (f"{result.label} per step, {level} {band}\nbands withheld: see the notes"
+        title = (f"{result.label} per step, {level} {band}\nbands withheld, see the notes"
                  if len(withheld) == len(names) else f"{title}\n(withheld for {', '.join(withheld)}: see the notes)")
     _legend_above(ax, title)
     return ax
