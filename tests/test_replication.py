@@ -391,7 +391,7 @@ def test_permutation_withholds_the_task_of_single_runs(how):
     np.testing.assert_array_equal(tidy.loc[["task_02", "task_03"], "p_adjusted"], alone["p_adjusted"])
 
 
-@pytest.mark.filterwarnings("ignore:with n = 1 runs per batch")  # B and C alone at n = 1: no level to spend
+@pytest.mark.filterwarnings("ignore:with n = 1 run per batch")  # B and C alone at n = 1: no level to spend
 def test_adastop_withholds_per_pair_where_an_agent_has_one_run():
     plan = {**{(t, a): 5 for t in ("task_01", "task_02") for a in ("A", "B", "C")}, ("task_01", "A"): 1}
     df = cells_frame(plan, rng=5)
