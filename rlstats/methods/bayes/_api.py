@@ -155,7 +155,8 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
         draws within 500 MB; a note gives the warm-up and draws used.  That grid then converged everywhere, in up to
         37 s CPU for one pair (DER vs DrQ, 26 games x 10 runs, 32 times); on DER, DrQ, DrQ(eps), SPR, CURL and
         OTRainbow on raw scores (not normalised as in the benchmark), 26 games x 100 runs, rng=0, where 2 of the 15
-        pairs missed (largest R-hat 1.014), the call took 10 s instead of 2.8.  Pairs that converge on the first run are as before.
+        pairs missed (largest R-hat 1.014), the call took 10 s instead of 2.8.  Pairs that converge on the first run
+        are as before.
     confidence_level : float
         Level of the equal-tailed credible intervals.
     orderings : bool, optional
