@@ -19,7 +19,6 @@ def _middle_pair_differs():
     return pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason="the footer's reason is untrue where the agents between differ from each other")
 def test_critical_difference_footer_reason_true_when_the_agents_between_differ_from_each_other():
     """The footer read "not different, yet under no common bar (an agent between them differs from one or never met
     it): A-C, A-D and B-D". For A-D that reason is untrue: B and C, between them in rank order, each met A and D and
