@@ -1,5 +1,7 @@
 """Second reading of session 13's change (219c696..main): the critical-difference diagram's footer on pairs found
-alike that no bar joins, ..."""
+alike that no bar joins (a reason untrue of some pairs), the hierarchical bayes model's bound on running chains
+again (numbers by hand; its warning at bound 1 named max_seconds= alone, though memory can set it too).
+"""
 
 import numpy as np
 import pandas as pd
@@ -39,3 +41,25 @@ def test_critical_difference_footer_reason_true_when_the_agents_between_differ_f
         assert "every two of which met and are not different" in said
     finally:
         plt.close(ax.figure)
+
+
+def test_hierarchical_extension_bound_by_time_and_memory():
+    """bayes(model='hierarchical')'s bound on running chains again (``_extension_bound``) had no test of its own: the
+    largest power of 2 up to 32 with (1 + 2 factor) first runs within max_seconds= and factor x chains x draws x
+    tasks x pairs x 8 bytes within 500 MB. Here, by hand: a first run estimated at 1 s with max_seconds=65 allows
+    32 (65 s), 64 s allows 16, 2 s none; at 26 tasks x 4 chains x 1,000 draws a pair's draws are 0.832 MB, so 15
+    pairs allow 32 (399 MB), 45 pairs 8 (300 MB; 16 would be 599 MB) and 1,035 pairs none."""
+    from types import SimpleNamespace
+
+    from rlstats.methods.bayes._api import _extension_bound
+
+    def bound(agents, seconds, max_seconds, control=None):
+        design = SimpleNamespace(n_agents=agents, n_tasks=26)
+        options = SimpleNamespace(control=control, chains=4, draws=1000)
+        return _extension_bound(design, options, SimpleNamespace(seconds=seconds), max_seconds)
+
+    assert [bound(2, 1.0, s) for s in (65, 64, 33, 32, 2)] == [32, 16, 16, 8, 1]
+    assert bound(6, 1e-3, float("inf")) == 32                      # 15 pairs
+    assert bound(10, 1e-3, float("inf")) == 8                      # 45 pairs
+    assert bound(10, 1e-3, float("inf"), control="a") == 32       # 9 pairs against a control: 240 MB at 32
+    assert bound(46, 1e-3, float("inf")) == 1                      # 1,035 pairs: 861 MB at 1, 2 not allowed

@@ -735,7 +735,8 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
         which = "; ".join(f"{names[first[p]]} vs {names[second[p]]} (R-hat {signif(rhats[p], 4)}, ESS "
                           f"{signif(esss[p], 3)})" for p in np.flatnonzero(bad))
         reach = (f"even with warm-up and draws extended {extension} times" if extension > 1 else
-                 "and max_seconds= left no room to run them longer")
+                 "and max_seconds= left no room to run them longer, or a longer run's draws would pass "
+                 f"{MAX_DRAW_BYTES / 1e6:g} MB")
         message = (f"the chains of {count(int(bad.sum()), 'pair')} did not show convergence (an R-hat above "
                    f"{RHAT_LIMIT} or an effective sample size below {ESS_LIMIT}), {reach}: {which}; rerun with more "
                    "draws= and warmup=")
