@@ -67,8 +67,8 @@ def test_batch_refusals_are_the_designs():
     with pytest.raises(DesignError, match=r"the batch's column 'task' holds 2 values \(x, y\)"):
         rlstats.AdaStop(["a", "b"], n=4, K=2, rng=0).update(wide)
     check_batch_columns(wide[wide["task"] == "x"])
-    with pytest.raises(DesignError, match=r"run seed=0 of agent 'a' on task 'x' has 2 rows in this batch \(2 repeated rows in "
-                                          r"all\).*df.drop_duplicates\('seed'\)"):
+    with pytest.raises(DesignError, match=r"run seed=0 of agent 'a' on task 'x' has 2 rows in this batch \(2 repeated "
+                                          r"rows in all\).*df.drop_duplicates\('seed'\)"):
         check_batch_columns(wide.assign(seed=[0, 0, 1, 2], task="x"))
     # scores written as text are left to the scores' own refusal, which names the agent (not the formula's caret)
     text = batch.assign(score=batch["score"].astype(str))
@@ -202,8 +202,8 @@ def test_marl_eval_runs_are_sorted_and_results_ignore_the_json_order(marl_eval_j
     """``read_logs`` documents its frame as "sorted by run and step", but a marl-eval JSON's runs came in the file's
     order: in marl-eval's mock log every algorithm lists seed 43289 before 42, so the frame's rows 0-2 were seed
     43289 and rows 3-5 seed 42. Runs are now sorted by their fields (agent, task, seed, environment; numbers as
-    numbers), stably; a copy of the file listing its environments, tasks, algorithms and runs in reverse reads to the same frame, and an analysis
-    of it gives the same result."""
+    numbers), stably; a copy of the file listing its environments, tasks, algorithms and runs in reverse reads to
+    the same frame, and an analysis of it gives the same result."""
     import json
 
     frame = rlstats.read_logs(marl_eval_json, format="marl_eval", progress=False)

@@ -177,8 +177,8 @@ def _resolve_pairs(agents, comparisons, reference):
 def _warn_if_powerless(schedule):
     """A test that can never reject is almost surely a mistake: say so loudly."""
     if schedule.reject_level[-1] == 0:
-        warn(f"with n = {fmt.count(schedule.n, 'run')} per batch and K = {schedule.max_interims} interims no level can be "
-             f"spent (alpha = {schedule.alpha}): the test can never reject; use a larger n or K "
+        warn(f"with n = {fmt.count(schedule.n, 'run')} per batch and K = {schedule.max_interims} interims no level "
+             f"can be spent (alpha = {schedule.alpha}): the test can never reject; use a larger n or K "
              f"(the paper advises n * K >= 30)")
 
 
@@ -583,15 +583,15 @@ def _interim_notes(design, options, order_column, K, task_data):
         notes.append(f"interims are the batches of column '{options.batch}' in sorted order, n = "
                      f"{fmt.count(n, 'run')} per agent each")
     elif order_column is not None:
-        notes.append(f"interims are consecutive groups of n = {fmt.count(n, 'run')} per agent in the order of column "
-                     f"'{order_column}' (pass batch= to name the batches)")
+        notes.append(f"interims are consecutive groups of n = {fmt.count(n, 'run')} per agent in the order of "
+                     f"column '{order_column}' (pass batch= to name the batches)")
     else:
-        notes.append(f"interims are consecutive groups of n = {fmt.count(n, 'run')} per agent in row order (no batch or "
-                     "seed column; pass batch= to name the batches)")
+        notes.append(f"interims are consecutive groups of n = {fmt.count(n, 'run')} per agent in row order (no "
+                     "batch or seed column; pass batch= to name the batches)")
     most = max(len(b) for t in task_data for b in t.blocks.values())
     if most > K:
-        notes.append(f"runs beyond K = {K} batches of n = {n} ({fmt.count(most - K, 'batch', 'batches')} of some agents) "
-                     "are not used")
+        notes.append(f"runs beyond K = {K} batches of n = {n} ({fmt.count(most - K, 'batch', 'batches')} of some "
+                     "agents) are not used")
     if design.has_blocks and design.n_tasks > 1:
         notes.append("one AdaStop per task: the family-wise error is controlled within each task")
     return notes

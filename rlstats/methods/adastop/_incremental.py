@@ -225,8 +225,8 @@ class AdaStop:
 
     def _check_batch(self, scores, allow_repeat):
         if self.done:
-            raise DesignError(f"the test is finished after {count(self.interim, 'batch', 'batches')}: every comparison is decided; "
-                              "start a new AdaStop to test again")
+            raise DesignError(f"the test is finished after {count(self.interim, 'batch', 'batches')}: every "
+                              "comparison is decided; start a new AdaStop to test again")
         expected = self.agents_to_run
         extra = [a for a in scores if a not in expected]
         if extra:
@@ -292,7 +292,8 @@ class AdaStop:
         return _assemble(
             AdaStopResult, [run], self._pairs, self._agents,
             method="AdaStop sequential permutation test", formula=None,
-            data_name=f"{count(self.interim, 'batch', 'batches')} of n = {count(self.n, 'run')}", nobs=nobs, notes=notes,
+            data_name=f"{count(self.interim, 'batch', 'batches')} of n = {count(self.n, 'run')}", nobs=nobs,
+            notes=notes,
             options={**asdict(self._options), "batch": None}, seed=self._seed_record, blocked=False)
 
     # ---- persistence --------------------------------------------------------------------

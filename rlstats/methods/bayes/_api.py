@@ -155,7 +155,8 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
         draws within 500 MB; a note gives the warm-up and draws used.  That grid then converged everywhere, in up to
         37 s CPU for one pair (DER vs DrQ, 26 games x 10 runs, 32 times); on DER, DrQ, DrQ(eps), SPR, CURL and
         OTRainbow on raw scores (not normalised as in the benchmark), 26 games x 100 runs, rng=0, where 2 of the 15
-        pairs missed (largest R-hat 1.014), the call took 10 s instead of 2.8.  Pairs that converge on the first run are as before.
+        pairs missed (largest R-hat 1.014), the call took 10 s instead of 2.8.  Pairs that converge on the first run
+        are as before.
     confidence_level : float
         Level of the equal-tailed credible intervals.
     orderings : bool, optional
@@ -734,7 +735,8 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
         which = "; ".join(f"{names[first[p]]} vs {names[second[p]]} (R-hat {signif(rhats[p], 4)}, ESS "
                           f"{signif(esss[p], 3)})" for p in np.flatnonzero(bad))
         reach = (f"even with warm-up and draws extended {extension} times" if extension > 1 else
-                 "and max_seconds= left no room to run them longer")
+                 "and max_seconds= left no room to run them longer, or a longer run's draws would pass "
+                 f"{MAX_DRAW_BYTES / 1e6:g} MB")
         message = (f"the chains of {count(int(bad.sum()), 'pair')} did not show convergence (an R-hat above "
                    f"{RHAT_LIMIT} or an effective sample size below {ESS_LIMIT}), {reach}: {which}; rerun with more "
                    "draws= and warmup=")

@@ -219,8 +219,10 @@ def plot_critical_difference(result: Any, *, ax: Any = None, hue: Any = None, da
     the Quade-weighted mean ranks.  A bar never joins two agents that did not
     run on a common task (``result.met_matrix()``); when such pairs exist, a
     line under the diagram names them, and another names the pairs found
-    alike that no bar can join (an agent between them in rank order differs
-    from one of them or never met it).  The joining bars carry the artist id
+    alike that no bar can join (a bar joins a run of agents in rank order
+    every two of which met and are not different, and some agents between
+    them differ, from one of them or from each other, or never met).  The
+    joining bars carry the artist id
     (``gid``) ``"cd_bar"``.
 
     ``hue=`` colours each agent's line and label by its group, with a legend under the diagram (the bars stay
@@ -314,8 +316,9 @@ def plot_critical_difference(result: Any, *, ax: Any = None, hue: Any = None, da
             y = -0.35 - 0.25 * bar
             ax.hlines(y, ranks[order[first]] - 0.03, ranks[order[last]] + 0.03, color=style["color"], linewidth=3,
                       gid="cd_bar")
-        # a bar joins a run of agents in rank order, so a pair found alike with an agent between them that differs
-        # from one or never met it is under no bar: read as a diagram is read, it would seem to differ (audit s13)
+        # a bar joins a run of agents in rank order every two of which met and are alike, so a pair found alike with
+        # agents between them that differ (from one of the pair or from each other) or never met is under no bar:
+        # read as a diagram is read, it would seem to differ (audit s13)
         joined = {(order[i], order[j]) for first, last in bars for i in range(first, last + 1)
                   for j in range(first, last + 1)}
         unjoined = [f"{names[order[i]]}-{names[order[j]]}" for i in range(k) for j in range(i + 1, k)
@@ -327,8 +330,8 @@ def plot_critical_difference(result: Any, *, ax: Any = None, hue: Any = None, da
         said.append("never on a common task, so not compared and under no common bar: "
                     + join_and((f"{a}-{b}" for a, b in never), limit=6))
     if unjoined and not result.posthoc_withheld:
-        said.append("not different, yet under no common bar (an agent between them differs from one or never met "
-                    f"it): {join_and(unjoined, limit=6)}")
+        said.append("not different, yet under no common bar (a bar joins a run of agents in rank order every two of "
+                    f"which met and are not different): {join_and(unjoined, limit=6)}")
     if said:
         said = "\n".join(textwrap.fill(line, 56, break_on_hyphens=False) for line in said)
         ax.text(0.5, 0.0, said,  # wrapped: a paper column holds about 56 characters at 7 points
