@@ -22,6 +22,16 @@ def pytest_collect_file(file_path, parent):
     outcome.force_result([node for node in outcome.get_result() if type(node).__name__ != "DoctestModule"])
 
 
+@pytest.fixture
+def first_run_only(monkeypatch):
+    """bayes()' hierarchical chains kept as asked, never run again (its MAX_EXTENSION set to 1), for tests of other
+    properties on quick fits: 2 chains of 200 draws miss ESS >= 400 by construction and would run again up to 32
+    times (0.4 s became 14 s a test). The run-again itself is tested in test_audit_s13_bayesconv.py."""
+    from rlstats.methods.bayes import _api
+
+    monkeypatch.setattr(_api, "MAX_EXTENSION", 1)
+
+
 #: The wall-clock bound of a test's child process, in seconds: a guard against a hang only, never a measure of
 #: speed, since a loaded machine (2 cores shared by 8 test runs) stretches wall time many times over; a child's
 #: work is bounded in CPU seconds instead (:func:`cpu_limit`, :func:`run_child`).

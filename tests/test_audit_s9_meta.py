@@ -204,6 +204,7 @@ def test_bayes_signed_rank_does_not_depend_on_task_category_order():
     pd.testing.assert_frame_equal(_by_label(b.tidy(), keys), _by_label(a.tidy(), keys), rtol=1e-12)
 
 
+@pytest.mark.usefixtures("first_run_only")  # quick fits: the chains as asked
 def test_bayes_hierarchical_does_not_depend_on_task_category_order():
     """The hierarchical model's posterior changed when only the task column's category order was reversed (same
     rows, labels, rng=1; 2 chains of 200 draws on 3 agents x 6 tasks x 4 runs): agent_1 vs agent_2's mean difference
@@ -271,6 +272,7 @@ def test_label_ranks_are_the_names_sorted_as_the_design_sorts_them():
     assert tasks[:3] == ("1", "2", "3") and label_ranks(tasks).tolist() == list(range(12))
 
 
+@pytest.mark.usefixtures("first_run_only")  # quick fits: the chains as asked
 def test_bayes_hierarchical_does_not_depend_on_agent_category_order():
     """The hierarchical model's posterior changed when only the agent column's category order was reversed (same
     rows, labels, rng=1; 2 chains of 200 draws on 3 agents x 6 tasks x 4 runs): agent_1 vs agent_2's mean

@@ -272,6 +272,7 @@ def _seeded(seeds_a, seeds_b, tasks=3, seed=1):
 
 
 @pytest.mark.filterwarnings("ignore:the chains of")
+@pytest.mark.usefixtures("first_run_only")  # quick fits: the chains as asked
 def test_hierarchical_pairs_runs_by_seed_label_and_names_the_unpaired_ones_once():
     # issue 41 item 1 (review 2): A's seed 0, which B never ran, must not shift the pairs (it did by position)
     full = rlstats.bayes(_seeded(range(0, 6), range(1, 6)), "score ~ agent | task/seed", **_QUICK)
@@ -299,6 +300,7 @@ def test_hierarchical_refuses_a_pair_without_a_common_seed_and_a_design_without_
 
 
 @pytest.mark.filterwarnings("ignore:the chains of")
+@pytest.mark.usefixtures("first_run_only")  # quick fits: the chains as asked
 def test_hierarchical_observed_means_are_of_the_paired_runs():
     df = _seeded(range(0, 5), range(1, 5))
     res = rlstats.bayes(df, "score ~ agent | task/seed", **_QUICK)
@@ -307,6 +309,7 @@ def test_hierarchical_observed_means_are_of_the_paired_runs():
 
 
 @pytest.mark.filterwarnings("ignore:the chains of")
+@pytest.mark.usefixtures("first_run_only")  # quick fits: the chains as asked
 def test_hierarchical_figure_draws_come_from_every_chain(monkeypatch):
     # issue 41 item 1 (review 2): the figures showed chain 0's draws only; shift each chain's delta0 apart
     gibbs = kernels.gibbs
@@ -434,6 +437,7 @@ def test_signed_rank_posterior_plot_labels_its_numbers():
 # ---------------------------------------------------------------------------- issue 41 items 1-2: names and notes
 
 @pytest.mark.filterwarnings("ignore:the chains of")  # short chains: the names are tested, not the fit
+@pytest.mark.usefixtures("first_run_only")  # quick fits: the chains as asked
 def test_hierarchical_names_delta0_the_centre_not_the_mean():
     import matplotlib.pyplot as plt
 
@@ -512,6 +516,7 @@ def test_codes_of_enumerate_every_ordering_once():
 
 
 @pytest.mark.filterwarnings("ignore:the chains of", "ignore:the joint fit")
+@pytest.mark.usefixtures("first_run_only")  # quick fits: the chains as asked
 def test_hierarchical_orderings_are_the_joint_draws_ranked():
     df = _three_agents(tasks=4, runs=3)
     res = rlstats.bayes(df, "score ~ agent | task/seed", model="hierarchical", orderings=True, chains=2, warmup=100,

@@ -333,8 +333,8 @@ def plot_critical_difference(result: Any, *, ax: Any = None, hue: Any = None, da
         said.append("not different, yet under no common bar (a bar joins a run of agents in rank order every two of "
                     f"which met and are not different): {join_and(unjoined, limit=6)}")
     if said:
-        said = "\n".join(textwrap.fill(line, 56, break_on_hyphens=False) for line in said)
-        ax.text(0.5, 0.0, said,  # wrapped: a paper column holds about 56 characters at 7 points
+        footer = "\n".join(textwrap.fill(line, 56, break_on_hyphens=False) for line in said)
+        ax.text(0.5, 0.0, footer,  # wrapped: a paper column holds about 56 characters at 7 points
                 transform=ax.transAxes, ha="center", va="top", fontsize=7, color="0.3")
 
     cd = getattr(result, "critical_difference", None)
