@@ -645,19 +645,19 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
         members = np.array(sorted(members, key=lambda p: (low_place[p], high_place[p])))
         keep = by_name[present[members[0]][by_name]]  # the group's tasks (codes), in that order
         parts, pending, factor = [], np.arange(members.size), 1
-        first = None
+        first_run = None  # (R-hat, ESS) of the first run, which the note quotes
         while True:
             s, chains = run(members[pending], keep, factor)
             r_hat, ess = _group_diagnosis(chains)
-            if first is None:
-                first = (r_hat, ess)
+            if first_run is None:
+                first_run = (r_hat, ess)
             good = (r_hat <= RHAT_LIMIT) & (ess >= ESS_LIMIT)
             if good.all() or factor >= extension:
                 good[:] = True
             if good.any():
                 part = pending[good] if not good.all() else pending
                 parts.append((members[part], keep, s[good], _chains_of(chains, good), factor,
-                              (float(first[0][part].max()), float(first[1][part].min()))))
+                              (float(first_run[0][part].max()), float(first_run[1][part].min()))))
             if good.all():
                 return parts
             pending = pending[~good]

@@ -740,11 +740,12 @@ def _unrejectable_notes(design, pair_codes, pvalues, options):
             continue
         n_i, n_j = design.counts[:, i], design.counts[:, j]
         labellings = math.prod(math.comb(int(a + b), int(a)) for a, b in zip(n_i, n_j))
-        smallest = max((2 if np.array_equal(n_i, n_j) else 1) / labellings, monte_carlo_pvalue(0, options.n_resamples))
+        exact, floor = (2 if np.array_equal(n_i, n_j) else 1) / labellings, monte_carlo_pvalue(0, options.n_resamples)
+        smallest = max(exact, floor)
         if smallest > options.alpha:
             low, high = int(min(n_i.min(), n_j.min())), int(max(n_i.max(), n_j.max()))
             runs_text = f"{low} runs" if low == high else f"{low} to {high} runs"
-            few = smallest * (options.n_resamples + 1) <= 1 + 1e-9  # the relabellings drawn, not the runs, limit it
+            few = exact <= floor  # the relabellings drawn, not the runs, limit it
             where = (f"with {options.n_resamples} relabellings" if few
                      else f"at {runs_text} of each agent on {count(design.n_tasks, 'task')}")
             advice = "raise n_resamples" if few else "add runs or tasks"
