@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
@@ -17,6 +18,10 @@ if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
+
+
+#: the figsize= of the Result.plot call drawing now: panels() lays its grid out for that shape (None: its own layout)
+ASKED_SIZE: ContextVar[tuple[float, float] | None] = ContextVar("rlstats_asked_figsize", default=None)
 
 
 def axes_or_new(ax: Any, figsize: tuple[float, float]) -> Any:
@@ -312,7 +317,8 @@ def panels(ax: Any, n: int, panel_size: tuple[float, float], *, width: float | N
     A new figure is ``width`` inches wide (default :data:`COLUMN_WIDTH`) and wraps the panels into as
     many columns of ``panel_size[0]`` inches (a panel with its tick labels) as fit, or into ``columns``
     when given, so that every panel stays readable whatever the number of tasks or metrics: a row of
-    n panels shrunk to a column's width is not.  Each row is ``panel_size[1]`` inches high.  Shared axes label only the outer panels;
+    n panels shrunk to a column's width is not. Under ``Result.plot(figsize=)`` (:data:`ASKED_SIZE`) the columns
+    are those whose grid draws the panels largest at that size (:func:`largest_panels`), unless ``columns`` is given.  Each row is ``panel_size[1]`` inches high.  Shared axes label only the outer panels;
     slots left over in the last row are removed, not left blank.
 
     ``ax`` may be one Axes (n = 1) or any sequence or array of n Axes; ``what`` names what one panel
@@ -329,7 +335,15 @@ def panels(ax: Any, n: int, panel_size: tuple[float, float], *, width: float | N
     import matplotlib.pyplot as plt
 
     width = COLUMN_WIDTH if width is None else float(width)
-    columns = int(max(1, min(n, width // panel_size[0] if columns is None else columns)))
+    asked = ASKED_SIZE.get()
+    if columns is None:
+        columns = int(max(1, min(n, width // panel_size[0])))
+        best = columns if asked is None else largest_panels(n, panel_size, asked, columns)
+        if best != columns:
+            # Three panels stacked for a page's width were drawn a third of their size at figsize=(3.4, 2.6): for
+            # the size asked, the grid whose panels come out largest, at its own size (resized() scales it).
+            columns, width = best, best * panel_size[0]
+    columns = int(max(1, min(n, columns)))
     rows = -(-n // columns)
     fig, grid = plt.subplots(rows, columns, figsize=(width, panel_size[1] * rows), squeeze=False,
                              sharex=sharex, sharey=sharey, layout="constrained")
@@ -343,6 +357,16 @@ def panels(ax: Any, n: int, panel_size: tuple[float, float], *, width: float | N
     for panel in axes[:n]:
         panel.tick_params(labelsize=SMALL_FONT)
     return fig, axes[:n]
+
+
+def largest_panels(n: int, panel_size: tuple[float, float], figsize: tuple[float, float], columns: int) -> int:
+    """The number of columns of a grid of ``n`` panels of ``panel_size`` inches that, scaled to fit ``figsize``,
+    draws them largest: ``columns`` unless another grid's panels come out larger (then the fewest such columns)."""
+    def scale(c):
+        return round(min(figsize[0] / (c * panel_size[0]), figsize[1] / (-(-n // c) * panel_size[1])), 9)
+
+    best = max(range(1, n + 1), key=lambda c: (scale(c), -c))
+    return best if scale(best) > scale(columns) else columns
 
 
 def figure_legend(fig: Any, axes: Iterable[Any], *, extra: Iterable[Any] = (), title: str | None = None,

@@ -437,7 +437,8 @@ class Result:
             One of the result's plot kinds; the first one by default.
         figsize : (float, float), optional
             Width and height in inches of the new figure (laid out again at
-            that size, titles and axis labels broken at words where they
+            that size, several panels in the grid that draws them largest,
+            titles and axis labels broken at words where they
             would cross its edge; tick labels that would overlap thinned where
             they are numbers, turned where they are names along x); None: the
             plot's own size. An OptionError, with a size that would do, when the
@@ -454,7 +455,7 @@ class Result:
             no single Axes stands for the whole drawing then.
         """
         kinds = type(self)._plot_kinds
-        from .plotting import check_figsize, resized
+        from .plotting import ASKED_SIZE, check_figsize, resized
 
         if not kinds:
             raise OptionError(f"{type(self).__name__} has no plots")
@@ -468,7 +469,12 @@ class Result:
             raise OptionError(f"ax= must be a matplotlib Axes (or a sequence of them, one per panel), got "
                               f"{type(ax).__name__}: {ax!r:.60}")
         size = check_figsize(figsize, ax)  # before anything is drawn
-        return resized(kinds[kind](self, ax=ax, **kwargs), size)
+        token = ASKED_SIZE.set(size)
+        try:
+            drawn = kinds[kind](self, ax=ax, **kwargs)
+        finally:
+            ASKED_SIZE.reset(token)
+        return resized(drawn, size)
 
 
 def _all_axes(ax):

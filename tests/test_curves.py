@@ -469,9 +469,10 @@ def test_difference_band_agrees_with_the_decision_on_an_example():
 
 
 def test_difference_band_holds_zero_as_often_as_max_t_and_at_level():
-    """Null curves: the band excludes 0 somewhere exactly when max-T rejects, at rate <= alpha (120 data sets)."""
+    """Null curves: the band excludes 0 somewhere exactly when max-T rejects, at rate <= alpha (60 data sets; the
+    level's bound, 0.134, still fails a band that rejects in a seventh of null data sets)."""
     excludes = rejects = 0
-    for e in range(120):
+    for e in range(60):
         df = simulate_curves(agents=2, tasks=3, seeds=4, steps=8, rho=0.7, heterogeneity=1.0, rng=500 + e)
         res = rlstats.curves(df, FORMULA, step="step", statistic="iqm", n_resamples=199, rng=e, compare="all")
         band, p = res.difference_bands[0], res.difference_pvalues[0]
@@ -480,7 +481,7 @@ def test_difference_band_holds_zero_as_often_as_max_t_and_at_level():
         excludes += step_excludes.any()
         rejects += (p <= 0.05).any()
     assert excludes == rejects
-    assert rejects / 120 <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / 120), rejects
+    assert rejects / 60 <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / 60), rejects
 
 
 # ----------------------------------------------------------------------------- measured coverage
