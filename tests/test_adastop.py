@@ -1432,7 +1432,7 @@ TAMPERING = [  # (what, edit of a 2-batch state, the batch named, what the messa
                                                       "digest was edited"),
     ("batch 1 dropped", lambda s: _move(s, lambda r: r.pop(0)), 1, "it was fed as batch 2: batches were dropped or "
                                                                    "reordered"),
-    ("batch 2 dropped", lambda s: _move(s, lambda r: r.pop(1)), 2, "is missing: the state ends after 1 batch(es)"),
+    ("batch 2 dropped", lambda s: _move(s, lambda r: r.pop(1)), 2, "is missing: the state ends after 1 batch, but"),
     ("batch 2 repeated", lambda s: _move(s, lambda r: r.append(copy.deepcopy(r[1]))), 3,
      "it repeats batch 2 (the same batch appended twice with its digest)"),
     ("batches reordered", lambda s: _move(s, lambda r: r.reverse()), 1, "it was fed as batch 2"),
@@ -1606,9 +1606,9 @@ def test_a_batch_appended_with_its_digest_only_is_named():
     state["batches"].append(copy.deepcopy(state["batches"][1]))
     state["digests"].append(state["digests"][1])
     with pytest.raises(DesignError, match=re.escape("\"integrity.scores\" does not have one entry per batch (3 "
-                                                    "batch(es), 2 tag(s)): batch 3 has none, so it was added by hand")):
+                                                    "batches, 2 tags): batch 3 has none, so it was added by hand")):
         AdaStop.from_state(state)
     state["batches"].pop()
-    with pytest.raises(DesignError, match=re.escape("\"digests\" does not have one entry per batch (2 batch(es), 3 "
-                                                    "digest(s)): batch 3 is missing, so it was dropped by hand")):
+    with pytest.raises(DesignError, match=re.escape("\"digests\" does not have one entry per batch (2 batches, 3 "
+                                                    "digests): batch 3 is missing, so it was dropped by hand")):
         AdaStop.from_state(state)

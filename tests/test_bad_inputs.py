@@ -1775,9 +1775,9 @@ FROM_STATE_CASES = [  # (what, state, phrase); every one is a DesignError
     ("batch 1 dropped", _dropped(0), "batch 1 of the AdaStop state does not match its recorded digest: it was fed as "
                                      "batch 2"),
     ("the last batch dropped", _dropped(1), "batch 2 of the AdaStop state is missing: the state ends after 1 "
-                                            "batch(es)"),
+                                            "batch, but"),
     ("a batch dropped, its digest kept", _edited(batches=[]), "\"digests\" does not have one entry per batch (0 "
-                                                              "batch(es), 1 digest(s))"),
+                                                              "batches, 1 digest)"),
     ("no integrity record", _edited(integrity=KeyError), "the AdaStop state has no \"integrity\" record"),
     ("integrity algorithm md5", _edited(integrity__algorithm="md5"),
      "\"integrity.algorithm\" must be 'sha256' or 'hmac-sha256', got 'md5'"),

@@ -229,7 +229,8 @@ def _blocks_from_batches(design, rows, labels, task_levels, n, agent, task, colu
     present = np.flatnonzero(counts)
     if present[0] != 0 or present.size != present[-1] + 1:
         missing = [_plain(task_levels[i]) for i in range(present[-1] + 1) if counts[i] == 0]
-        raise DesignError(f"{where} has no runs in batch(es) {missing[:5]} of column '{column}' but runs in "
+        raise DesignError(f"{where} has no runs in {'batch' if len(missing) == 1 else 'batches'} {missing[:5]} of "
+                          f"column '{column}' but runs in "
                           "later batches; batches must follow each other without gaps")
     wrong = present[counts[present] != n]
     if wrong.size:

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ...errors import DesignError, OptionError
+from ...format import count as plural_count
 
 #: what every message hashed starts with: the format and its version
 _DOMAIN = b"rlstats.AdaStop/3"  # kept by version 4, whose settings add "draws"
@@ -170,8 +171,8 @@ def _not_one_each(what, count, recorded, noun):
         why = f"batch {recorded + 1} has none, so it was added by hand (or its {noun} dropped)"
     else:
         why = f"batch {count + 1} is missing, so it was dropped by hand (or a {noun} added)"
-    return DesignError(f"the AdaStop state is damaged: {what} does not have one entry per batch ({count} batch(es), "
-                       f"{recorded} {noun}(s)): {why}; {_RESTORE}")
+    return DesignError(f"the AdaStop state is damaged: {what} does not have one entry per batch "
+                       f"({plural_count(count, 'batch', 'batches')}, {plural_count(recorded, noun)}): {why}; {_RESTORE}")
 
 
 def check_key(state: dict[str, Any], key: bytes | None) -> None:
@@ -244,7 +245,8 @@ def _first_problem(signer, settings, state):
                                                            settings["options"]["K"]))
         previous = chained
     if _end(signer, settings_bytes, count, previous) != integrity["end"]:
-        return (f"batch {count + 1} of the AdaStop state is missing: the state ends after {count} batch(es), but "
+        return (f"batch {count + 1} of the AdaStop state is missing: the state ends after "
+                f"{plural_count(count, 'batch', 'batches')}, but "
                 "its digests were recorded with more (a batch was dropped from the end, or \"integrity.end\" "
                 "was edited)")
     return None
