@@ -128,3 +128,21 @@ def test_a_pandas_subset_leaves_no_note_of_what_it_removed(method):
     res = rlstats.compare(subset, "score ~ agent | task", method=method, **options)
     for text in (str(res), str(res.summary())):
         assert "task_04" not in text and "agent_4" not in text and "left out" not in text
+
+
+@pytest.mark.xfail(strict=True, reason="an agent without runs on a task is 'possibly_best False, significant False'")
+def test_task_table_makes_no_claim_of_an_agent_on_a_task_it_never_ran():
+    """A, B on t1-t2 and C, D on t3-t4: tidy() and the summary's 'comparisons with the best' gave C and D on t1
+    'possibly_best no, significant no' (and A, B on t3, t4 alike), two claims about a comparison never made that
+    also contradict each other (significant is documented as the complement of the set among the agents with runs:
+    not in the set yet not significantly worse). Where the agent has no runs both are missing, as where the mark is
+    withheld for want of runs; the cells it ran keep their marks."""
+    res = rlstats.task_table(_two_groups(), "score ~ agent | task")
+    tidy = res.tidy().set_index(["task", "agent"])
+    absent = tidy["n_runs"] == 0
+    assert absent.sum() == 8
+    assert tidy.loc[absent, "possibly_best"].isna().all() and tidy.loc[absent, "significant"].isna().all()
+    ran = tidy.loc[~absent]
+    assert ran["possibly_best"].notna().all() and (ran["significant"] == ~ran["possibly_best"]).all()
+    comparisons = res.summary().tables["comparisons with the best"].set_index(["task", "agent"])
+    assert (comparisons.loc[("t1", "C"), ["possibly_best", "significant"]].astype(str) != "no").all()
