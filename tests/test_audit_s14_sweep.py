@@ -130,7 +130,6 @@ def test_a_pandas_subset_leaves_no_note_of_what_it_removed(method):
         assert "task_04" not in text and "agent_4" not in text and "left out" not in text
 
 
-@pytest.mark.xfail(strict=True, reason="an agent without runs on a task is 'possibly_best False, significant False'")
 def test_task_table_makes_no_claim_of_an_agent_on_a_task_it_never_ran():
     """A, B on t1-t2 and C, D on t3-t4: tidy() and the summary's 'comparisons with the best' gave C and D on t1
     'possibly_best no, significant no' (and A, B on t3, t4 alike), two claims about a comparison never made that
