@@ -156,7 +156,6 @@ def _tied_best():
     return pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason="the reference among agents tied for the best is the first in the design order")
 def test_task_table_comparisons_with_a_tied_best_do_not_depend_on_category_order():
     """A and B tie for the best mean on t1; C's test and effect sizes 'against the best' were against whichever
     tied agent came first in the design's order, so reversing only the agent column's category order moved them:

@@ -34,7 +34,8 @@ class TaskTableResult(Result):
         The statistic of each cell's runs and their standard deviation (NaN for empty cells).
     counts : ndarray, shape (n_tasks, n_agents)
     best : ndarray of int, shape (n_tasks,)
-        The best agent of each task (the first of them when several tie), against which effect sizes are given.
+        The best agent of each task (of several that tie, the first in the agents' names sorted, whatever a
+        Categorical's category order), against which effect sizes are given.
     tied_best : ndarray of bool, shape (n_tasks, n_agents)
         The agents whose statistic equals the best one (all in bold).
     possibly_best : ndarray of bool, shape (n_tasks, n_agents)
