@@ -175,3 +175,20 @@ def test_task_table_comparisons_with_a_tied_best_do_not_depend_on_category_order
     t1 = tables[0].loc["t1"]
     assert np.isnan(t1.loc["A", "p_value"]) and t1.loc["C", "p_value"] == pytest.approx(0.01367, abs=1e-5)
     assert t1.loc["B", "next_agent"] == "A"
+
+
+@pytest.mark.parametrize("method", ["adastop", "permutation"])
+def test_the_report_counts_the_comparisons_each_task_ran(method):
+    """D ran t1 only (A, B, C ran t1-t3, 4 runs each): t1's test has 6 comparisons, t2's and t3's 3. The report's
+    'with step-down multiple testing of 6 pairwise comparisons' divided all rows by the tasks, counting on t2 and t3
+    the pairs of D, which never ran them (and, once those pairs had no rows, would have read 12 / 3 = 4, true of no
+    task). It gives the range by task."""
+    df = _one_agent_on_one_task()
+    if method == "adastop":
+        res = rlstats.adastop(df, "score ~ agent | task", n=2, n_resamples=200, rng=0)
+    else:
+        res = rlstats.permutation(df, "score ~ agent | task", rng=0)
+    assert res.tidy().groupby("task").size().to_dict() == {"t1": 6, "t2": 3, "t3": 3}
+    assert "3 to 6 pairwise comparisons by task" in res.report(format="text")
+    complete = rlstats.permutation(df[df.agent != "D"], "score ~ agent | task", rng=0)
+    assert " 3 pairwise comparisons" in complete.report(format="text")
