@@ -192,3 +192,11 @@ def test_the_report_counts_the_comparisons_each_task_ran(method):
     assert "3 to 6 pairwise comparisons by task" in res.report(format="text")
     complete = rlstats.permutation(df[df.agent != "D"], "score ~ agent | task", rng=0)
     assert " 3 pairwise comparisons" in complete.report(format="text")
+
+
+def test_adastop_names_a_one_run_cell_in_the_singular():
+    """A cell of one run that n = 2 does not divide was named 'agent 'C' on task 't2' has 1 runs'."""
+    df = _two_groups()
+    df = df[~((df.agent == "C") & (df.task == "t3") & (df.seed > 0))]
+    with pytest.raises(rlstats.DesignError, match=r"agent 'C' on task 't3' has 1 run, not a multiple of n = 2"):
+        rlstats.adastop(df, "score ~ agent | task", n=2)

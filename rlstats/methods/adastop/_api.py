@@ -244,7 +244,7 @@ def _blocks_from_order(design, rows, order_values, n, agent, task, order_name):
     where = f"agent {agent!r}" + (f" on task {task!r}" if design.has_blocks else "")
     if rows.size % n:
         raise DesignError(
-            f"{where} has {rows.size} runs, not a multiple of n = {n}: interims are formed from the "
+            f"{where} has {fmt.count(rows.size, 'run')}, not a multiple of n = {n}: interims are formed from the "
             f"{order_name} in groups of n; pass n= a divisor of the runs, drop the extra runs, or name "
             "a batch column with batch=")
     if order_values is not None:
