@@ -200,3 +200,16 @@ def test_adastop_names_a_one_run_cell_in_the_singular():
     df = df[~((df.agent == "C") & (df.task == "t3") & (df.seed > 0))]
     with pytest.raises(rlstats.DesignError, match=r"agent 'C' on task 't3' has 1 run, not a multiple of n = 2"):
         rlstats.adastop(df, "score ~ agent | task", n=2)
+
+
+def test_percentiles_name_the_one_run_cells_their_note_is_about():
+    """C has one run on t2 and A one on t3 (4 runs elsewhere): PBP's note said 'with 1 run in the smallest cell the
+    DKW band half-width at delta' = 0.00556 is 1.72, so PBP intervals are wide' without naming the cells, whose
+    payoffs that band leaves anywhere in [0, 1]. The note names them (where not every cell is smallest)."""
+    rng = np.random.default_rng(1)
+    size = {("C", "t2"): 1, ("A", "t3"): 1}
+    rows = [(a, t, s, float("ABC".index(a) * 0.5 + rng.normal())) for a in "ABC" for t in ("t1", "t2", "t3")
+            for s in range(size.get((a, t), 4))]
+    res = rlstats.percentiles(pd.DataFrame(rows, columns=["agent", "task", "seed", "score"]), "score ~ agent | task")
+    assert ("with 1 run in the smallest cell the DKW band half-width at delta' = 0.00556 is 1.72 (t2/C, t3/A), so "
+            "PBP intervals are wide") in "\n".join(res.notes)
