@@ -213,3 +213,22 @@ def test_percentiles_name_the_one_run_cells_their_note_is_about():
     res = rlstats.percentiles(pd.DataFrame(rows, columns=["agent", "task", "seed", "score"]), "score ~ agent | task")
     assert ("with 1 run in the smallest cell the DKW band half-width at delta' = 0.00556 is 1.72 (t2/C, t3/A), so "
             "PBP intervals are wide") in "\n".join(res.notes)
+
+
+@pytest.mark.xfail(strict=True, reason="the fit's rounding noise is printed as a difference of identical agents")
+def test_mixed_gives_agents_with_the_same_runs_a_difference_of_zero():
+    """agent_2's runs a copy of agent_1's (3 agents x 3 tasks x 4 runs): the mixed model printed 'agent_1 - agent_2
+    -2.9371e-15 2.0924 31 -1.4037e-15 1' and the coefficient 'agentagent_2 2.9371e-15', rounding noise of the fit,
+    which read 0 once the agent column's category order was reversed. A difference within TIE_TOLERANCE of the
+    scores' largest magnitude is 0 (the tie rule of rlstats.statistics), so both orders print the same numbers."""
+    df = rlstats.datasets.simulate(agents=3, tasks=3, seeds=4, rng=0)
+    df = df.astype({"agent": str, "task": str})
+    df = pd.concat([df[df.agent != "agent_2"], df[df.agent == "agent_1"].assign(agent="agent_2")], ignore_index=True)
+    reordered = df.assign(agent=pd.Categorical(df["agent"], categories=["agent_3", "agent_2", "agent_1"]))
+    a = rlstats.mixed(df, "score ~ agent | task")
+    b = rlstats.mixed(reordered, "score ~ agent | task")
+    pair = a.tidy().set_index(["agent_1", "agent_2"]).loc[("agent_1", "agent_2")]
+    assert pair["estimate"] == 0.0 and pair["statistic"] == 0.0 and pair["p_value"] == 1.0
+    assert "e-15" not in str(a) and "e-16" not in str(a)
+    flipped = b.tidy().set_index(["agent_1", "agent_2"]).loc[("agent_2", "agent_1")]
+    assert flipped["estimate"] == 0.0
