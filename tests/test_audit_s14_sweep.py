@@ -215,7 +215,6 @@ def test_percentiles_name_the_one_run_cells_their_note_is_about():
             "PBP intervals are wide") in "\n".join(res.notes)
 
 
-@pytest.mark.xfail(strict=True, reason="the fit's rounding noise is printed as a difference of identical agents")
 def test_mixed_gives_agents_with_the_same_runs_a_difference_of_zero():
     """agent_2's runs a copy of agent_1's (3 agents x 3 tasks x 4 runs): the mixed model printed 'agent_1 - agent_2
     -2.9371e-15 2.0924 31 -1.4037e-15 1' and the coefficient 'agentagent_2 2.9371e-15', rounding noise of the fit,
