@@ -231,3 +231,18 @@ def test_mixed_gives_agents_with_the_same_runs_a_difference_of_zero():
     assert "e-15" not in str(a) and "e-16" not in str(a)
     flipped = b.tidy().set_index(["agent_1", "agent_2"]).loc[("agent_2", "agent_1")]
     assert flipped["estimate"] == 0.0
+
+
+def test_the_bootstrap_names_the_tasks_where_an_agent_has_one_run():
+    """C has one run on t2 and A one on t3 (4 runs elsewhere): bootstrap, probability_of_improvement and
+    performance_profile noted 'A: 1 of 3 tasks have a single run, which adds no spread to the intervals' without
+    naming the task. The note names it."""
+    rng = np.random.default_rng(1)
+    size = {("C", "t2"): 1, ("A", "t3"): 1}
+    rows = [(a, t, s, float("ABC".index(a) * 0.5 + rng.normal())) for a in "ABC" for t in ("t1", "t2", "t3")
+            for s in range(size.get((a, t), 4))]
+    df = pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
+    for call in (rlstats.bootstrap, rlstats.probability_of_improvement, rlstats.performance_profile):
+        notes = call(df, "score ~ agent | task", n_resamples=100, rng=0).notes
+        assert "A: 1 of 3 tasks have a single run, which adds no spread to the intervals (t3)" in notes
+        assert "C: 1 of 3 tasks have a single run, which adds no spread to the intervals (t2)" in notes
