@@ -335,7 +335,8 @@ def test_one_run_with_tasks_resampled_is_fine_and_single_tasks_are_counted():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = rlstats.bootstrap(mixed, FORMULA, n_resamples=200, rng=0)
-    assert "agent_1: 2 of 6 tasks have a single run, which adds no spread to the intervals" in res.notes
+    assert "agent_1: 2 of 6 tasks have a single run, which adds no spread to the intervals (task_01, task_02)" \
+        in res.notes  # the tasks named since audit s14
     assert any("single run" in line for line in str(res).splitlines())
 
 

@@ -245,7 +245,7 @@ def _blocks_from_order(design, rows, order_values, n, agent, task, order_name):
     where = f"agent {agent!r}" + (f" on task {task!r}" if design.has_blocks else "")
     if rows.size % n:
         raise DesignError(
-            f"{where} has {rows.size} runs, not a multiple of n = {n}: interims are formed from the "
+            f"{where} has {fmt.count(rows.size, 'run')}, not a multiple of n = {n}: interims are formed from the "
             f"{order_name} in groups of n; pass n= a divisor of the runs, drop the extra runs, or name "
             "a batch column with batch=")
     if order_values is not None:
@@ -416,9 +416,8 @@ def _decision_rows(runs, pairs, agents, n_of, blocked):
             row = {"task": run.name} if blocked else {}
             row.update(agent_1=agents[a], agent_2=agents[b])
             if g in run.missing_pairs:
-                row.update(decision="continue", interim=0, estimate=math.nan, n_1=0, n_2=0, boundary=math.nan,
-                           boundary_mc_se=math.nan, reason=f"no runs of {agents[run.missing_pairs[g]]} on this task")
-                rows.append(row)
+                # an agent never ran the task: no comparison there, so no row (audit s14: such pairs were rows
+                # 'continue', counted as undecided, and AdaStop was never done however many runs were added)
                 continue
             if g in run.withheld_pairs:
                 row.update(decision=WITHHELD, interim=0, estimate=float(run.blocks[a].mean() - run.blocks[b].mean()),
@@ -1195,11 +1194,11 @@ def _equal_runs(design, t, task):
 
 
 def _stepdown_pvalues(run, pairs):
-    """Adjusted p-values in the order of the global pairs (NaN where the pair was not compared)."""
+    """Adjusted p-values in the order of the task's rows of the global pairs (NaN where the pair was withheld; no
+    entry for a pair with an agent absent from the task, which has no row)."""
     out = np.full(len(pairs), np.nan)
-    if run.test.interim == 0:
-        return out
-    local = kernels.stepdown_pvalues(run.test)
-    for j, g in enumerate(run.pair_ids):
-        out[g] = local[j]
-    return out
+    if run.test.interim > 0:
+        local = kernels.stepdown_pvalues(run.test)
+        for j, g in enumerate(run.pair_ids):
+            out[g] = local[j]
+    return np.delete(out, sorted(run.missing_pairs))

@@ -271,8 +271,14 @@ def _scheme_phrase(result, who="every agent still running"):
 
 
 def _family(result):
-    pairs = len(result.decisions) // max(1, len(result.tasks))
-    return f"{pairs} pairwise comparison{'s' if pairs != 1 else ''}"
+    """The comparisons of each task's test: one number, or their range where the tasks' agents differ (audit s14:
+    a pair with an agent absent from a task is no comparison there)."""
+    decisions = result.decisions
+    sizes = decisions.groupby("task", sort=False).size() if "task" in decisions else [len(decisions)]
+    low, high = int(min(sizes)), int(max(sizes))
+    if low == high:
+        return f"{low} pairwise comparison{'s' if low != 1 else ''}"
+    return f"{low} to {high} pairwise comparisons by task"
 
 
 def _ranges(values):

@@ -175,7 +175,8 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
         equal, so that rounding cannot order them: with the signed-rank model the scale is the draw's largest
         Dirichlet-weighted mean of absolute task means (agents with the same task means, e.g. both at a score cap
         on every task, tie in every draw); with the hierarchical joint fit, whose delta0 draws are continuous, the
-        draw's largest absolute delta0.  A note counts the draws with a tie.
+        draw's largest absolute delta0.  A note counts the draws with a tie.  From one task no ordering is given
+        (every draw weighs that task alone, so its means' ordering would come with probability 1).
     normalize : DataFrame, str or dict, optional
         Per-task normalisation first (:func:`rlstats.normalize`), stated in the notes; the ROPE is then on the
         normalised scale.
@@ -227,6 +228,8 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
     it to the first, so identical agents get p_worse = p_better = 1/2 with rope=0).  The posterior of the mean difference is sum_i w_i d_i.  All pairs share the Dirichlet weights of the
     tasks (a pair on fewer tasks uses its tasks' weights renormalised: the Dirichlet posterior of its tasks), so the
     draws are joint and the orderings of the agents by their weighted mean over tasks have a posterior probability.
+    A pair sharing one task has no credible interval (NaN, with a note): its posterior mean difference is that task's
+    difference times the task's weight against d_0, so an interval would read the prior's weight alone.
 
     Hierarchical model (Corani et al. 2017, section 4, with uncorrelated runs): each pair's runs on a task are paired
     by seed label (``| task/seed`` is required; runs without a partner of the same seed are left out of that pair and
@@ -403,11 +406,19 @@ def _signed_rank(design, options, ss, first, second, differences, present, sign,
     mean = np.concatenate([b[1] for b in blocks])         # (S, pairs)
     p = kernels.winner_counts(theta) / options.n_samples
     low, high = _interval(mean, options.confidence_level, axis=0)
+    # one shared task: the mean is that task's difference times its Dirichlet weight against the prior's
+    # pseudo-observation at 0, so an interval would be the prior's quantiles scaled, no spread of tasks (audit s14)
+    alone = present.sum(axis=1) == 1
+    low[alone] = high[alone] = np.nan
     comparisons = _pair_frame(design, first, second, present, p, mean.mean(axis=0), low, high)
-    notes += (_few_tasks(comparisons, options.prior) + _credible_note(comparisons)
+    notes += (_few_tasks(comparisons, options.prior) + _one_task_note(comparisons) + _credible_note(comparisons)
               + _saturated_note(design, first, second))
     orderings = None
-    if ordered:
+    if ordered and n_tasks == 1:
+        # every draw weighs the one task alone: its ordering is the task means', not a posterior probability
+        notes.append("orderings of the agents are not given from one task: every posterior draw weighs that task "
+                     "alone, so the ordering of its means would come with probability 1; add tasks")
+    elif ordered:
         orderings = _ordering_frame(design, np.concatenate([b[2] for b in blocks]), options.higher_is_better,
                                     notes)
     elif options.orderings is False:
@@ -457,10 +468,23 @@ def _few_tasks(comparisons, prior):
             "of these tasks, not of tasks in general, and add tasks"]
 
 
+def _one_task_note(comparisons):
+    """A note naming the pairs that share one task, whose credible interval is withheld (audit s14: an interval
+    excluding 0 was printed of a mean difference across tasks from one task)."""
+    alone = comparisons[comparisons["n_tasks"] == 1]
+    if not len(alone):
+        return []
+    names = "; ".join(f"{a} vs {b}" for a, b in zip(alone["agent_1"], alone["agent_2"]))
+    return [f"the credible intervals of {names} are withheld: those pairs share one task, where the posterior of the "
+            "mean difference is that task's difference times its Dirichlet weight against the prior's "
+            "pseudo-observation at 0, so an interval would read the prior's weight, not a spread of tasks; add tasks "
+            "where both ran"]
+
+
 def _credible_note(comparisons):
     """A note, where a pair has at most CREDIBLE_FEW_TASKS tasks, that the signed-rank model's credible intervals are
     not confidence intervals and how they read as ones (audit s9: nothing said so, and '95%' reads as a level)."""
-    few = comparisons[comparisons["n_tasks"] <= CREDIBLE_FEW_TASKS]
+    few = comparisons[(comparisons["n_tasks"] <= CREDIBLE_FEW_TASKS) & comparisons["conf_low"].notna()]
     if not len(few):
         return []
     return [f"the credible intervals of the mean difference ({count(len(few), 'pair')} on "

@@ -213,6 +213,13 @@ class BayesResult(Result):
                "ess_bulk": float(self.comparisons["ess_bulk"].min()) if "ess_bulk" in self.comparisons else np.nan}
         return pd.DataFrame([row])
 
+    def _interval_phrase(self, row):
+        """The credible interval as the prose gives it, or that it is withheld (a pair on one task: see the notes)."""
+        if np.isnan(row.conf_low):
+            return "credible interval withheld: one shared task"
+        return (f"{self.confidence_level:.0%} credible interval {fmt.signif(row.conf_low, 3)} to "
+                f"{fmt.signif(row.conf_high, 3)}")
+
     def _prose(self):
         if self.model == "signed_rank":
             how = (f"the Bayesian signed-rank test (Benavoli et al., 2014, 2017) on the task-level mean differences, "
@@ -233,8 +240,7 @@ class BayesResult(Result):
             better, rope, worse = (self._share(p, 3) for p in (row.p_better, row.p_rope, row.p_worse))
             parts.append(f"{row.agent_1} vs {row.agent_2}: P(better) {_eq(better)}, P(equivalent) {_eq(rope)}, "
                          f"P(worse) {_eq(worse)}, {ACROSS[self.model][1]} "
-                         f"{fmt.signif(row.estimate, 3)} ({self.confidence_level:.0%} credible interval "
-                         f"{fmt.signif(row.conf_low, 3)} to {fmt.signif(row.conf_high, 3)})")
+                         f"{fmt.signif(row.estimate, 3)} ({self._interval_phrase(row)})")
         text += "; ".join(parts) + "."
         if "r_hat" in self.comparisons:
             text += (f" The largest R-hat was {fmt.signif(self.comparisons['r_hat'].max(), 4)} and the smallest bulk "

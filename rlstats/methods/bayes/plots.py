@@ -97,7 +97,8 @@ def plot_posterior(result, *, ax=None, width=None, **kwargs):
             panel.axvspan(-result.rope, result.rope, color="C1", alpha=0.3, zorder=3, linewidth=0, label="ROPE")
         panel.axvline(0.0, color="0.5", linewidth=0.6)
         for bound in (row.conf_low, row.conf_high):
-            panel.axvline(bound, color="black", linewidth=0.8, linestyle="--")
+            if np.isfinite(bound):  # withheld (NaN) where a note says why
+                panel.axvline(bound, color="black", linewidth=0.8, linestyle="--")
         # the signed-rank model's probabilities are shares of draws where a region holds the largest Walsh-average
         # mass, not areas of this histogram of the mean: their title says so
         shares = "Walsh shares: " if result.model == "signed_rank" else "P: "

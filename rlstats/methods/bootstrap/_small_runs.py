@@ -32,6 +32,7 @@ from ... import calibration
 from ...bounds import MEDIAN_MIDDLE_TIED_SHARE, MEDIAN_TIED_SHARE, MEDIAN_TIED_SHARE_ALONE
 from ...statistics import (STUDENTIZED_SE_FLOOR, floored_standard_errors, near_ties, order_statistic_se,
                            run_expansion, shape_ratios, skew_widened, skewness_of_means)
+from ...format import listed
 from .._replication import verdict
 from . import _kernels as kernels
 
@@ -71,8 +72,12 @@ def check_single_runs(method, counts, names, options, tasks=()):
     """
     verdict(method, counts, options=options, agents=names, tasks=tasks)  # raises below the declared need
     single = counts == 1
+
+    def which(column):  # the tasks named (audit s14: a note of one-run cells names them), when the caller gave them
+        return f" ({listed([tasks[t] for t in np.flatnonzero(column)], 6)})" if len(tasks) else ""
+
     return [f"{name}: {n} of {counts.shape[0]} tasks have a single run, which adds no spread to the intervals"
-            for name, n in zip(names, single.sum(axis=0)) if n]
+            f"{which(single[:, a])}" for a, (name, n) in enumerate(zip(names, single.sum(axis=0))) if n]
 
 
 def _rows_by_runs(interval, metric_key):

@@ -35,7 +35,7 @@ from ...cost import admit, shows
 from ...engines import one_blas_thread
 from .._replication import verdict
 from ...errors import OptionError, warn
-from ...format import count, join_and
+from ...format import count, join_and, listed
 from ...options import (check_bool, check_choice, check_cost_options, check_fraction, check_n_jobs, check_resamples,
                        is_finite_number)
 from ...progress import progress_bar
@@ -458,9 +458,13 @@ def _caveats(design, options, layout, delta_cell, source):
         smallest = int(design.counts.min())
         eps = float(kernels.dkw_epsilon(smallest, delta_cell))
         if eps > 0.1:
+            # which cells: the brief of audit s14 asks a note of a one-run cell to name it
+            where = np.argwhere(design.counts == smallest)
+            cells = "" if len(where) == design.counts.size else (
+                " (" + listed([f"{design.tasks[t]}/{design.agents[a]}" for t, a in where], 6) + ")")
             notes.append(f"with {count(smallest, 'run')} in the smallest cell the DKW band half-width at delta' = "
-                         f"{delta_cell:.3g} is {eps:.2f}, so PBP intervals are wide; PBP needs hundreds to thousands "
-                         "of runs per cell to separate agents")
+                         f"{delta_cell:.3g} is {eps:.2f}{cells}, so PBP intervals are wide; PBP needs hundreds to "
+                         "thousands of runs per cell to separate agents")
         if source != "given":
             notes.append(_observed_bounds_note(design, options.bounds))
     if options.interval == "bootstrap":

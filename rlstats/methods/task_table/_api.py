@@ -251,7 +251,10 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
     present = ~np.isnan(estimates)
     oriented = np.where(present, sign * estimates, -np.inf)
     tied_best = present & best_of(oriented, axis=1)
-    best = np.argmax(tied_best, axis=1)
+    # the reference of the comparisons with the best: of agents tied for it, the first in the names' sorted order,
+    # not the design's (a Categorical's category order), so that order moves no p-value or effect size (audit s14)
+    places = design.agent_places
+    best = np.argmin(np.where(tied_best, places[None, :], k), axis=1)
 
     # the declared replication: below it a cell's mark, and a pair's test and intervals, are withheld (issue 39)
     needs = verdict("task_table", design.counts, options=options.record(), reference=best, agents=design.agents,
@@ -366,7 +369,7 @@ def _next_ranked_effects(design, runs, ranked, oriented, present, sign, level, i
     selected pairs, not how they were chosen); the rows ``task_table.next_ranked`` of the calibration table measure
     the share that hold at 2, 3 and 8 agents, 3 to 20 runs and the four score distributions (lowest: Hedges' g at 2
     agents on skewed scores, 0.935-0.9375 at 10 and 20 runs; tests/reference/coverage_next_ranked.py).  Ties in the
-    statistic keep the agents' order, as the best does.
+    statistic keep the names' sorted order, as the best does (not a Categorical's category order).
 
     Returns
     -------
@@ -377,7 +380,8 @@ def _next_ranked_effects(design, runs, ranked, oriented, present, sign, level, i
         Pairs short of the runs the declared ``"comparisons"`` need asks of both agents (intervals and tests NaN).
     """
     n, k = oriented.shape
-    order = np.argsort(-oriented, axis=1, kind="stable")  # empty cells (-inf) last; ties in agent order
+    # empty cells (-inf) last; ties in the names' sorted order
+    order = np.lexsort((np.broadcast_to(design.agent_places, oriented.shape), -oriented), axis=1)
     next_ranked = np.full((n, k), -1, dtype=np.intp)
     rows = np.repeat(np.arange(n), k - 1)
     next_ranked[rows, order[:, 1:].ravel()] = order[:, :-1].ravel()

@@ -34,7 +34,8 @@ class TaskTableResult(Result):
         The statistic of each cell's runs and their standard deviation (NaN for empty cells).
     counts : ndarray, shape (n_tasks, n_agents)
     best : ndarray of int, shape (n_tasks,)
-        The best agent of each task (the first of them when several tie), against which effect sizes are given.
+        The best agent of each task (of several that tie, the first in the agents' names sorted, whatever a
+        Categorical's category order), against which effect sizes are given.
     tied_best : ndarray of bool, shape (n_tasks, n_agents)
         The agents whose statistic equals the best one (all in bold).
     possibly_best : ndarray of bool, shape (n_tasks, n_agents)
@@ -304,7 +305,8 @@ class TaskTableResult(Result):
         """One row per task and agent: estimate, spread, the set, the test against the best and effect sizes.
 
         ``possibly_best`` is the confidence set and ``significant`` its complement among the agents with runs (both
-        missing, ``<NA>``, where the mark is withheld for want of runs: see ``withheld``);
+        missing, ``<NA>``, where the mark is withheld for want of runs, see ``withheld``, and where the agent has no
+        runs on the task);
         ``p_value`` is the one-sided p-value of the best against the agent, ``p_adjusted`` the smallest adjusted
         p-value of another agent against it; ``welch_t``, ``welch_df``, ``diff_low`` and ``diff_high`` are R's
         ``t.test(best, agent)`` (oriented so that positive favours the best).  ``next_agent`` is the agent ranked
@@ -313,7 +315,7 @@ class TaskTableResult(Result):
         """
         n, k = self.estimates.shape
         present = self.counts > 0
-        unmarked = self._unmarked() & present
+        unmarked = self._unmarked() | ~present  # no claim of an agent on a task it never ran (audit s14)
         return pd.DataFrame({
             "task": np.repeat(np.asarray(self.tasks, dtype=object), k),
             "agent": np.tile(np.asarray(self.agents, dtype=object), n),
