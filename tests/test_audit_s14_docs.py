@@ -1,0 +1,87 @@
+"""Audit s14 of what the documentation promises and of the paper outputs, as a new user reads them: README.md,
+docs/*.md (overview, r_users, rliable, which_method, calibration), the generated back-end pages
+(``docs/_generate.py``) and the vignettes' prose, each sentence about what a function does, returns, prints or
+defaults to checked against a run of the code today (the calibration table's counts recounted with
+``rlstats.calibration.misses``, defaults read from the signatures, R equivalents against scipy); ``to_latex()`` of
+every result type with agent and task names that LaTeX reads as markup (``PPO_v2``, ``R&D``, ``50%``, ``#1 {x}``,
+``x^2``), checked for balanced braces and environments, escaped characters, captions true of the rows and the
+numbers of ``print()``; and polars DataFrames and pyarrow Tables (categorical, dictionary-encoded, large-string,
+float32 and unsigned columns, nulls) against pandas for every back end, with errors naming the columns as written.
+Each test is a minimal reproducer of one defect found; its docstring gives what was seen."""
+
+from __future__ import annotations
+
+import inspect
+import re
+from pathlib import Path
+
+import pytest
+
+import rlstats
+from rlstats import format as fmt
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.xfail(strict=True, reason="README says chi-squared is the default p-value")
+def test_readme_states_the_blocked_rank_tests_default_p_value():
+    """README's tour said of the blocked rank test "p-values: asymptotic chi-squared (default), pvalue="monte_carlo"
+    ... or pvalue="exact"", and its R table said ``rlstats.skillings_mack(df, "score ~ agent | task")`` gives the
+    numbers of ``friedman.test``. The default is ``pvalue="auto"``: on 3 agents x 8 tasks x 1 run it printed the
+    permutation p-value 0.0838 (R's chi-squared 0.0724), on 2 agents x 10 tasks the exact 0.754 (R's 0.527)."""
+    assert inspect.signature(rlstats.skillings_mack).parameters["pvalue"].default == "auto"
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "chi-squared (default)" not in readme
+    assert '`pvalue="auto"`' in readme
+    row = next(line for line in readme.splitlines() if line.startswith("| `friedman.test("))
+    assert 'pvalue="asymptotic"' in row
+    df = rlstats.datasets.simulate(agents=3, tasks=8, seeds=1, effect=1.0, rng=0)
+    res = rlstats.skillings_mack(df, "score ~ agent | task", pvalue="asymptotic")
+    assert abs(res.pvalue - 0.07243975703425146) < 1e-12  # scipy.stats.friedmanchisquare on the same table
+
+
+@pytest.mark.xfail(strict=True, reason="width comment prints the raw estimate")
+def test_latex_width_comment_agrees_with_the_column_it_compares():
+    """A table estimated at 229.1 pt was commented "about 229 pt wide, more than one column of a two-column paper
+    (229.5 pt) ... resize=True (shrinks it to 100%)": the width judged against the column includes the 1% margin
+    for the estimate's error, the width and the shrink factor printed did not."""
+    for width in (228.0, 229.1, 229.4):
+        comment = fmt.latex_float("lr", "a & b", ["x & 1"], width).splitlines()[0]
+        said = float(re.search(r"about (\d+) pt wide", comment).group(1))
+        if "more than one column" in comment:
+            assert said > fmt.COLUMN_WIDTH, comment
+            assert int(re.search(r"shrinks it to (\d+)%", comment).group(1)) < 100, comment
+        else:
+            assert said <= fmt.COLUMN_WIDTH, comment
+
+
+@pytest.mark.xfail(strict=True, reason="page names paired t as the across-tasks test")
+def test_equivalence_page_names_the_default_across_tasks_test():
+    """The generated page of ``equivalence`` (its _backend.py's "When to use") said the across-tasks test is "the
+    paired t of task-level differences"; the default is ``across="welch"`` (the mean of the task-level differences,
+    its standard error from the runs, Welch-Satterthwaite df: the print says "Welch-Satterthwaite over tasks"), the
+    paired t being ``across="paired_t"``."""
+    from rlstats.methods.equivalence import _backend
+
+    assert inspect.signature(rlstats.equivalence).parameters["across"].default == "welch"
+    when = " ".join(_backend.__doc__.split())
+    assert "across tasks (the paired t of task-level differences)" not in when
+    assert 'across="paired_t"' in when
+
+
+@pytest.mark.xfail(strict=True, reason="page quotes 0.6-0.9")
+def test_bootstrap_page_quotes_the_measured_coverage_of_percentile_intervals():
+    """The generated page of ``bootstrap`` said rliable's percentile intervals cover "0.6-0.9 in simulation" at 3 to
+    5 runs per task; the calibration table (5 and 26 tasks, as README quotes) reads 0.71-0.92 at 3 runs and
+    0.84-0.96 at 5, so 0.71-0.96 at 3 to 5."""
+    import pandas as pd
+
+    from rlstats.methods.bootstrap import _backend
+
+    table = pd.DataFrame(rlstats.calibration_table())
+    rows = table[(table["procedure"] == "bootstrap.interval") & (table["interval"] == "percentile")
+                 & (table["metric"] != "probability_of_improvement") & table["tasks"].astype(float).isin([5, 26])
+                 & table["runs"].astype(int).isin([3, 5])]
+    low, high = rows["coverage"].astype(float).min(), rows["coverage"].astype(float).max()
+    when = " ".join(_backend.__doc__.split())
+    assert f"{low:.2f}-{high:.2f}" in when, (low, high)
