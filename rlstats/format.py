@@ -229,15 +229,18 @@ def latex_float(spec: str, header: str, rows: Sequence[str], width: float, capti
     resize = _fits(width) == 2 if resize is None else resize
     packages = r"\usepackage{booktabs}" + (r" and \usepackage{graphicx}" if resize else "")
     comment = f"% rlstats: needs {packages}; about {width:.0f} pt wide"
+    laid_out = width * _GUESS_ERROR  # what the choice and the shrink factors (rounded down) go by
     if _fits(width) == 0:
         comment += f", fits one column of a two-column paper ({COLUMN_WIDTH:g} pt)"
     else:
-        comment += (f", more than one column of a two-column paper ({COLUMN_WIDTH:g} pt)"
+        comment += ((f", more than one column of a two-column paper ({COLUMN_WIDTH:g} pt)" if width > COLUMN_WIDTH
+                     else f", so close to one column of a two-column paper ({COLUMN_WIDTH:g} pt) that the estimate's "
+                          "1% error may not fit it")
                     + (", so table* spans both columns" if environment == "table*" else "")
                     + f"; to fit one column: environment='table', resize=True (shrinks it to "
-                      f"{100 * COLUMN_WIDTH / width:.0f}%, graphicx)" + (f", or {how_to_fit}" if how_to_fit else ""))
-    if resize and width * _GUESS_ERROR > room:
-        comment += f"; shrunk to the {'column' if environment == 'table' else 'page'} ({100 * room / width:.0f}%)"
+                      f"{int(100 * COLUMN_WIDTH / laid_out)}%, graphicx)" + (f", or {how_to_fit}" if how_to_fit else ""))
+    if resize and laid_out > room:
+        comment += f"; shrunk to the {'column' if environment == 'table' else 'page'} ({int(100 * room / laid_out)}%)"
     parts = [rows[i:i + ROWS_PER_FLOAT] for i in range(0, len(rows), ROWS_PER_FLOAT)] or [[]]
     if len(parts) > 1:
         comment += (f"; {len(rows)} rows, more than a page holds, so split into {len(parts)} floats of at most "
