@@ -23,7 +23,6 @@ from rlstats import format as fmt
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.mark.xfail(strict=True, reason="README says chi-squared is the default p-value")
 def test_readme_states_the_blocked_rank_tests_default_p_value():
     """README's tour said of the blocked rank test "p-values: asymptotic chi-squared (default), pvalue="monte_carlo"
     ... or pvalue="exact"", and its R table said ``rlstats.skillings_mack(df, "score ~ agent | task")`` gives the
@@ -53,7 +52,6 @@ def test_latex_width_comment_agrees_with_the_column_it_compares():
         assert int(re.search(r"shrinks it to (\d+)%", comment).group(1)) < 100, comment
 
 
-@pytest.mark.xfail(strict=True, reason="page names paired t as the across-tasks test")
 def test_equivalence_page_names_the_default_across_tasks_test():
     """The generated page of ``equivalence`` (its _backend.py's "When to use") said the across-tasks test is "the
     paired t of task-level differences"; the default is ``across="welch"`` (the mean of the task-level differences,
@@ -67,7 +65,6 @@ def test_equivalence_page_names_the_default_across_tasks_test():
     assert 'across="paired_t"' in when
 
 
-@pytest.mark.xfail(strict=True, reason="page quotes 0.6-0.9")
 def test_bootstrap_page_quotes_the_measured_coverage_of_percentile_intervals():
     """The generated page of ``bootstrap`` said rliable's percentile intervals cover "0.6-0.9 in simulation" at 3 to
     5 runs per task; the calibration table (5 and 26 tasks, as README quotes) reads 0.71-0.92 at 3 runs and
