@@ -80,3 +80,32 @@ def test_bootstrap_page_quotes_the_measured_coverage_of_percentile_intervals():
     low, high = rows["coverage"].astype(float).min(), rows["coverage"].astype(float).max()
     when = " ".join(_backend.__doc__.split())
     assert f"{low:.2f}-{high:.2f}" in when, (low, high)
+
+
+@pytest.mark.slow  # 25 s: the vignette at its default size, which is its full size
+@pytest.mark.xfail(strict=True, reason="the vignette quotes numbers it no longer prints")
+def test_mixed_vignette_quotes_the_numbers_it_prints(tmp_path):
+    """vignettes/mixed_atari100k.py said resampling the games makes the mean's intervals "14 to 31 times as wide"
+    and Mack-Skillings puts "SPR over DrQ(eps) ... (p = 1.8e-18)", its 14 pairs "all with adjusted p below 1e-17";
+    run today at its default size (the full size) it prints "13 to 30 times as wide" and 1.12e-21 for that pair."""
+    import os
+    import subprocess
+    import sys
+
+    mirror = os.environ.get("RLSTATS_DATA_MIRROR") or str(ROOT.parent / "shared" / "data" / "raw")
+    if not Path(mirror).is_dir():
+        pytest.skip("the published Atari 100k runs are not here: set RLSTATS_DATA_MIRROR")
+    env = dict(os.environ, RLSTATS_DATA_MIRROR=mirror, MPLBACKEND="Agg", OPENBLAS_NUM_THREADS="1",
+               PYTHONPATH=str(ROOT))
+    env.pop("RLSTATS_VIGNETTE_FAST", None)
+    env.pop("RLSTATS_VIGNETTE_FULL", None)
+    path = ROOT / "vignettes" / "mixed_atari100k.py"
+    done = subprocess.run([sys.executable, str(path)], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    text = " ".join(path.read_text(encoding="utf-8").replace("#", " ").split())
+    ratio = re.search(r"runs resampled: (\d+ to \d+) times as wide", done.stdout).group(1)
+    assert f"intervals {ratio} times as wide" in text
+    row = next(line for line in done.stdout.splitlines() if line.strip().startswith("DrQ(eps) vs SPR"))
+    p_runs = float(row.split()[-1])
+    assert f"(p = {p_runs:.2g})" in text, p_runs
