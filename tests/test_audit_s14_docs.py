@@ -83,7 +83,6 @@ def test_bootstrap_page_quotes_the_measured_coverage_of_percentile_intervals():
 
 
 @pytest.mark.slow  # 25 s: the vignette at its default size, which is its full size
-@pytest.mark.xfail(strict=True, reason="the vignette quotes numbers it no longer prints")
 def test_mixed_vignette_quotes_the_numbers_it_prints(tmp_path):
     """vignettes/mixed_atari100k.py said resampling the games makes the mean's intervals "14 to 31 times as wide"
     and Mack-Skillings puts "SPR over DrQ(eps) ... (p = 1.8e-18)", its 14 pairs "all with adjusted p below 1e-17";
