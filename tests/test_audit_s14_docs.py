@@ -110,7 +110,6 @@ def test_mixed_vignette_quotes_the_numbers_it_prints(tmp_path):
     assert f"(p = {p_runs:.2g})" in text, p_runs
 
 
-@pytest.mark.xfail(strict=True, reason="the page names the t band as the default")
 def test_calibration_page_names_the_default_band_of_task_profiles():
     """docs/calibration.md's table of "the defaults chosen to hold their level" gave ``performance_profile(kind=
     "tasks")``'s default as ``interval="t"``; since audit s12 it is ``interval="skew_t"`` (the page's own text says so
