@@ -108,7 +108,6 @@ def test_calibration_page_names_the_default_band_of_task_profiles():
 
 
 @pytest.mark.slow  # 25 s: the vignette at its default size
-@pytest.mark.xfail(strict=True, reason="the vignette says the aggregate moves under normalisation")
 def test_percentiles_vignette_says_what_normalising_changes(tmp_path):
     """vignettes/percentiles_atari.py, "Invariance to the score scale": "On the published scores they move a
     little: ... normalising rounds some of those pairs to exactly equal numbers, which then count as ties", and
