@@ -167,7 +167,6 @@ def test_blocked_rank_vignette_quotes_the_numbers_it_prints(tmp_path):
     assert f"at c = {' and '.join(outside)} larger than all 200 of them" in text
 
 
-@pytest.mark.xfail(strict=True, reason="README's figure text says 200 iterations")
 def test_readme_figure_text_counts_the_iterations_drawn():
     """README's Dopamine figure was described as "over 200 training iterations"; the data (README: "60 games x 6
     agents x 5 runs x 199 iterations", ``load("dopamine_atari")``: 358,200 rows, steps 0 to 198) and the curves the
