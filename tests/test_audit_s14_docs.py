@@ -177,7 +177,6 @@ def test_readme_figure_text_counts_the_iterations_drawn():
     assert "199 training iterations" in alt, alt
 
 
-@pytest.mark.xfail(strict=True, reason="the vignette describes another seed's HalfCheetah decisions")
 def test_adastop_vignette_describes_the_decisions_it_prints(mirror):
     """vignettes/adastop_mujoco.py prints ``adastop(runs, ..., rng=0)`` on the paper's MuJoCo runs and says "SAC beats
     DDPG and TRPO in all five environments", "Nine comparisons stay undecided" and that on HalfCheetah the default
