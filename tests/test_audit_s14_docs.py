@@ -195,3 +195,24 @@ def test_adastop_vignette_describes_the_decisions_it_prints(mirror):
         assert "SAC beats DDPG and TRPO in all five environments" not in text
     if d[("halfcheetah", "DDPG", "TRPO")] != "equal":
         assert "on HalfCheetah it calls TRPO equal to DDPG and PPO after 30 runs" not in text
+
+
+@pytest.mark.xfail(strict=True, reason="build() refuses polars and pyarrow tables")
+def test_build_takes_the_tables_every_other_public_function_takes():
+    """README: "polars DataFrames and pyarrow Tables go wherever a pandas frame does"; ``design.subset_rows`` says
+    "so every public function taking a frame takes these". ``rlstats.build(polars_frame, formula)`` raised
+    DesignError("data must be a pandas DataFrame in long format (one row per run), got DataFrame"), naming a
+    polars DataFrame as if it were not one; a dict was told "must be a pandas DataFrame" though polars and pyarrow
+    tables are taken too."""
+    import polars as pl
+    import pyarrow as pa
+
+    df = rlstats.datasets.simulate(agents=3, tasks=4, seeds=3, rng=0)
+    ref = rlstats.build(df, "score ~ agent | task/seed")
+    for table in (pl.from_pandas(df), pa.Table.from_pandas(df, preserve_index=False)):
+        design = rlstats.build(table, "score ~ agent | task/seed")
+        assert design.agents == ref.agents and design.tasks == ref.tasks and design.nobs == ref.nobs
+        assert (design.y == ref.y).all()
+        assert any("data converted from a" in note for note in design.notes)
+    with pytest.raises(rlstats.DesignError, match=r"a pandas or polars DataFrame or a pyarrow Table.*got dict"):
+        rlstats.build(df.to_dict("list"), "score ~ agent | task/seed")
