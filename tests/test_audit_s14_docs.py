@@ -197,7 +197,6 @@ def test_adastop_vignette_describes_the_decisions_it_prints(mirror):
         assert "on HalfCheetah it calls TRPO equal to DDPG and PPO after 30 runs" not in text
 
 
-@pytest.mark.xfail(strict=True, reason="build() refuses polars and pyarrow tables")
 def test_build_takes_the_tables_every_other_public_function_takes():
     """README: "polars DataFrames and pyarrow Tables go wherever a pandas frame does"; ``design.subset_rows`` says
     "so every public function taking a frame takes these". ``rlstats.build(polars_frame, formula)`` raised
