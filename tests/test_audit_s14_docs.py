@@ -217,7 +217,6 @@ def test_build_takes_the_tables_every_other_public_function_takes():
         rlstats.build(df.to_dict("list"), "score ~ agent | task/seed")
 
 
-@pytest.mark.xfail(strict=True, reason="the comment says the print names the pairs")
 def test_landing_example_says_what_its_print_shows():
     """docs/index.md's ten lines comment ``print(res)`` as "the test, the mean ranks and which pairs differ"; the
     print says "post hoc (tukey, ...): 2 of 6 pairs differ" and names none (the diagram drawn next shows which)."""
