@@ -131,11 +131,12 @@ def table_markdown(frame: pd.DataFrame, digits: int = 5) -> str:
     return "\n".join(lines)
 
 
+# <, > and | are letters of other glyphs in pdflatex's default font encoding (OT1: an em dash for |)
 _LATEX_SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
                   "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}",
-                  "<": r"$<$", ">": r"$>$", "\u00b1": r"$\pm$", "\u2020": r"$^\dagger$", "\u00d7": r"$\times$",
-                  "\u00b2": r"$^2$", "\u2212": "$-$", "\u2264": r"$\leq$", "\u2265": r"$\geq$", "<=": r"$\leq$",
-                  ">=": r"$\geq$"}
+                  "<": r"$<$", ">": r"$>$", "|": r"\textbar{}", "\u00b1": r"$\pm$", "\u2020": r"$^\dagger$",
+                  "\u00d7": r"$\times$", "\u00b2": r"$^2$", "\u2212": "$-$", "\u2264": r"$\leq$", "\u2265": r"$\geq$",
+                  "<=": r"$\leq$", ">=": r"$\geq$"}
 _LATEX_TOKEN = re.compile(r"<=|>=|.", re.S)  # a character, or a two-character comparison written as one sign
 # Greek letters (agent names such as DrQ(ε)): pdflatex has no text glyph for them, LaTeX's math has one for each,
 # the capitals that look Latin being those letters
@@ -173,8 +174,8 @@ ROWS_PER_FLOAT = 30
 # Character widths of Computer Modern at 10 pt (cmr10, measured with pdflatex, rounded to groups); anything
 # else counts 5 pt, a space after a full stop, colon, ! or ? 1.1 pt more (TeX's end-of-sentence space), and
 # bold text 13% more. Only used to guess a table's width before LaTeX lays it out.
-_CMR10 = {2.78: "il!',.:;[]`", 3.06: "fj", 3.33: "- ", 3.6: "_I", 3.9: "t()rs", 4.45: "cez?", 5.55: "bdhnpuSJ",
-          6.5: "ZLFEP", 7.4: "BwCTRAHNUVXYDKOQ&+<=>@G\u00b1", 8.35: "m#%", 9.7: "MW|", 4.2: "\u2020"}
+_CMR10 = {2.78: "il!',.:;[]`|", 3.06: "fj", 3.33: "- ", 3.6: "_I", 3.9: "t()rs", 4.45: "cez?", 5.55: "bdhnpuSJ",
+          6.5: "ZLFEP", 7.4: "BwCTRAHNUVXYDKOQ&+<=>@G\u00b1", 8.35: "m#%", 9.7: "MW", 4.2: "\u2020"}
 _CHAR_WIDTH = {ch: width for width, chars in _CMR10.items() for ch in chars}
 _SENTENCE_SPACE = re.compile(r"[.:!?] ")
 

@@ -231,7 +231,6 @@ def test_landing_example_says_what_its_print_shows():
     assert names_pairs or "which pairs differ" not in comment, comment
 
 
-@pytest.mark.xfail(strict=True, reason="a bar is left as | in LaTeX text")
 def test_latex_text_writes_a_bar_that_prints_as_a_bar():
     """AdaStop's LaTeX caption "Statistic |mean difference| and boundaries per interim" and names such as "Pong|v4"
     kept a bare ``|``, which pdflatex's default font encoding (OT1) sets as an em dash: "Statistic —mean
