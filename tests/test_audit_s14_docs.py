@@ -241,3 +241,17 @@ def test_latex_text_writes_a_bar_that_prints_as_a_bar():
     tex = rlstats.adastop(df, "score ~ agent", n=5, K=2, n_resamples=200, rng=0, progress=False).to_latex()
     body = [line for line in tex.splitlines() if not line.startswith("%") and "\\begin{tabular}" not in line]
     assert not [line for line in body if "|" in line]
+
+
+@pytest.mark.xfail(strict=True, reason="the LaTeX table drops the per-task tests' multiplicity caveat")
+def test_equivalence_table_for_a_paper_keeps_the_per_task_caveat():
+    """``equivalence(...).to_latex()`` set one row per task ("equivalent within ±5") under the caption "Tests against
+    the margin ±5 (the units of 'score'). margin = 5 ..., alpha = 0.05, pairs = 6."; the print's caveat on those rows,
+    "separate tests each at alpha = 0.05, not adjusted for multiplicity (on every task: holds at alpha; on some task:
+    needs an adjustment)", was in neither the caption nor the notes, so a paper's table read as if the per-task
+    claims held jointly."""
+    df = rlstats.datasets.simulate(agents=3, tasks=4, seeds=5, effect=0.2, rng=0)
+    res = rlstats.equivalence(df, "score ~ agent | task/seed", margin=5.0, aggregate=None)
+    assert "not adjusted for multiplicity" in str(res)
+    caption = re.search(r"\\caption\{(.*?)\}\n", res.to_latex()).group(1)
+    assert "not adjusted for multiplicity" in caption, caption
