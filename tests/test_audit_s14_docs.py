@@ -243,7 +243,6 @@ def test_latex_text_writes_a_bar_that_prints_as_a_bar():
     assert not [line for line in body if "|" in line]
 
 
-@pytest.mark.xfail(strict=True, reason="the LaTeX table drops the per-task tests' multiplicity caveat")
 def test_equivalence_table_for_a_paper_keeps_the_per_task_caveat():
     """``equivalence(...).to_latex()`` set one row per task ("equivalent within ±5") under the caption "Tests against
     the margin ±5 (the units of 'score'). margin = 5 ..., alpha = 0.05, pairs = 6."; the print's caveat on those rows,
