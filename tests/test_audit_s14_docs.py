@@ -256,7 +256,6 @@ def test_equivalence_table_for_a_paper_keeps_the_per_task_caveat():
     assert "not adjusted for multiplicity" in caption, caption
 
 
-@pytest.mark.xfail(strict=True, reason="the docstring quotes 0.6-0.9")
 def test_bootstrap_docstring_quotes_the_measured_coverage_of_percentile_and_bca():
     """``rlstats.bootstrap``'s docstring said "Percentile and BCa intervals covered 0.6-0.9 at 3-5 runs per task in
     simulation"; the calibration table's rows at 3 and 5 runs read 0.71-0.96 on 5 and 26 tasks (percentile 0.712,
