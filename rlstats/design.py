@@ -26,7 +26,7 @@ from .connectivity import ComparisonGraph, comparison_graph
 from .format import count
 from .errors import DesignError, OptionError, repeated_index_rows, shown
 from .formula import capture_environment
-from .interop import as_pandas
+from .interop import TABLE, as_pandas
 from .normalization import load_reference, normalised_in, normalize_response
 from .resampling import label_ranks
 from .options import check_bool, check_choice
@@ -354,8 +354,9 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
 
     Parameters
     ----------
-    data : pandas.DataFrame
-        Long format, one row per run.  It is never modified.
+    data : pandas.DataFrame, polars.DataFrame or pyarrow.Table
+        Long format, one row per run.  It is never modified; a polars or pyarrow table is converted to pandas
+        once, and the Design's notes say so.
     formula : str or Formula
         ``"response ~ groups | blocks"``; see :mod:`rlstats.formula`.
     na_action : {"raise", "drop", "omit"}
@@ -430,9 +431,9 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
     """
     normalize = load_reference(normalize)  # a dataset named here is read now, never during validation
     na_action = check_choice("na_action", na_action, NA_ACTIONS)
+    data = as_pandas(data)  # polars and pyarrow tables become pandas here, once, with a note
     if not isinstance(data, pd.DataFrame):
-        raise DesignError(f"data must be a pandas DataFrame in long format (one row per run), "
-                          f"got {type(data).__name__}")
+        raise DesignError(f"data must be {TABLE} in long format (one row per run), got {type(data).__name__}")
     if step is not None and step not in data.columns:
         raise DesignError(f"step column '{step}' not found in data; available: {list(data.columns)}")
 

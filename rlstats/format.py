@@ -131,11 +131,12 @@ def table_markdown(frame: pd.DataFrame, digits: int = 5) -> str:
     return "\n".join(lines)
 
 
+# <, > and | are letters of other glyphs in pdflatex's default font encoding (OT1: an em dash for |)
 _LATEX_SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
                   "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}",
-                  "<": r"$<$", ">": r"$>$", "\u00b1": r"$\pm$", "\u2020": r"$^\dagger$", "\u00d7": r"$\times$",
-                  "\u00b2": r"$^2$", "\u2212": "$-$", "\u2264": r"$\leq$", "\u2265": r"$\geq$", "<=": r"$\leq$",
-                  ">=": r"$\geq$"}
+                  "<": r"$<$", ">": r"$>$", "|": r"\textbar{}", "\u00b1": r"$\pm$", "\u2020": r"$^\dagger$",
+                  "\u00d7": r"$\times$", "\u00b2": r"$^2$", "\u2212": "$-$", "\u2264": r"$\leq$", "\u2265": r"$\geq$",
+                  "<=": r"$\leq$", ">=": r"$\geq$"}
 _LATEX_TOKEN = re.compile(r"<=|>=|.", re.S)  # a character, or a two-character comparison written as one sign
 # Greek letters (agent names such as DrQ(ε)): pdflatex has no text glyph for them, LaTeX's math has one for each,
 # the capitals that look Latin being those letters
@@ -173,8 +174,8 @@ ROWS_PER_FLOAT = 30
 # Character widths of Computer Modern at 10 pt (cmr10, measured with pdflatex, rounded to groups); anything
 # else counts 5 pt, a space after a full stop, colon, ! or ? 1.1 pt more (TeX's end-of-sentence space), and
 # bold text 13% more. Only used to guess a table's width before LaTeX lays it out.
-_CMR10 = {2.78: "il!',.:;[]`", 3.06: "fj", 3.33: "- ", 3.6: "_I", 3.9: "t()rs", 4.45: "cez?", 5.55: "bdhnpuSJ",
-          6.5: "ZLFEP", 7.4: "BwCTRAHNUVXYDKOQ&+<=>@G\u00b1", 8.35: "m#%", 9.7: "MW|", 4.2: "\u2020"}
+_CMR10 = {2.78: "il!',.:;[]`|", 3.06: "fj", 3.33: "- ", 3.6: "_I", 3.9: "t()rs", 4.45: "cez?", 5.55: "bdhnpuSJ",
+          6.5: "ZLFEP", 7.4: "BwCTRAHNUVXYDKOQ&+<=>@G\u00b1", 8.35: "m#%", 9.7: "MW", 4.2: "\u2020"}
 _CHAR_WIDTH = {ch: width for width, chars in _CMR10.items() for ch in chars}
 _SENTENCE_SPACE = re.compile(r"[.:!?] ")
 
@@ -229,15 +230,18 @@ def latex_float(spec: str, header: str, rows: Sequence[str], width: float, capti
     resize = _fits(width) == 2 if resize is None else resize
     packages = r"\usepackage{booktabs}" + (r" and \usepackage{graphicx}" if resize else "")
     comment = f"% rlstats: needs {packages}; about {width:.0f} pt wide"
+    laid_out = width * _GUESS_ERROR  # what the choice and the shrink factors (rounded down) go by
     if _fits(width) == 0:
         comment += f", fits one column of a two-column paper ({COLUMN_WIDTH:g} pt)"
     else:
-        comment += (f", more than one column of a two-column paper ({COLUMN_WIDTH:g} pt)"
+        comment += ((f", more than one column of a two-column paper ({COLUMN_WIDTH:g} pt)" if width > COLUMN_WIDTH
+                     else f", so close to one column of a two-column paper ({COLUMN_WIDTH:g} pt) that the estimate's "
+                          "1% error may not fit it")
                     + (", so table* spans both columns" if environment == "table*" else "")
                     + f"; to fit one column: environment='table', resize=True (shrinks it to "
-                      f"{100 * COLUMN_WIDTH / width:.0f}%, graphicx)" + (f", or {how_to_fit}" if how_to_fit else ""))
-    if resize and width * _GUESS_ERROR > room:
-        comment += f"; shrunk to the {'column' if environment == 'table' else 'page'} ({100 * room / width:.0f}%)"
+                      f"{int(100 * COLUMN_WIDTH / laid_out)}%, graphicx)" + (f", or {how_to_fit}" if how_to_fit else ""))
+    if resize and laid_out > room:
+        comment += f"; shrunk to the {'column' if environment == 'table' else 'page'} ({int(100 * room / laid_out)}%)"
     parts = [rows[i:i + ROWS_PER_FLOAT] for i in range(0, len(rows), ROWS_PER_FLOAT)] or [[]]
     if len(parts) > 1:
         comment += (f"; {len(rows)} rows, more than a page holds, so split into {len(parts)} floats of at most "

@@ -20,6 +20,9 @@ from .provenance import Note, add_note
 __all__ = ["as_pandas", "from_rliable"]
 
 
+#: the tables every public function takes, as its errors name them
+TABLE = "a table (a pandas or polars DataFrame or a pyarrow Table)"
+
 def _library(data: Any) -> str | None:
     """'polars', 'pyarrow' or None: where ``data``'s class comes from (without importing either)."""
     root = type(data).__module__.partition(".")[0]
@@ -54,8 +57,7 @@ def as_pandas(data: Any) -> Any:
     elif kind == "LazyFrame":
         raise DesignError("data is a polars LazyFrame; call .collect() on it first and pass the DataFrame")
     else:
-        raise DesignError(f"data must be a table (a pandas or polars DataFrame or a pyarrow Table) in long format "
-                          f"(one row per run), got {library}.{kind}")
+        raise DesignError(f"data must be {TABLE} in long format (one row per run), got {library}.{kind}")
     said = f"data converted from a {library} {kind} to a pandas DataFrame"
     return add_note(frame, Note(f"{said} ({len(frame)} rows)", scope="rows", word="rlstats.provenance:counted",
                                 data=(said + " ({n})", "row")))

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from .design import data_and_formula, design_of
-from .interop import as_pandas
+from .interop import TABLE, as_pandas
 from .format import count, format_step
 from .errors import DesignError, OptionError
 from .options import check_bool, check_choice, check_int
@@ -343,7 +343,7 @@ def curves_options(data: object, step: object, na_action: NaAction) -> dict[str,
     if not isinstance(step, str):
         raise OptionError(f"step= names the step column, e.g. step='step'; got {step!r}")
     if not isinstance(data, pd.DataFrame):  # a ready Design has no step column to align on
-        raise DesignError(f"data must be a pandas DataFrame of learning curves (one row per run and step), "
+        raise DesignError(f"data must be {TABLE} of learning curves (one row per run and step), "
                           f"got {type(data).__name__}")
     return dict(na_action=na_action, step=step, curves=True)
 

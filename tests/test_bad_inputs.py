@@ -729,7 +729,8 @@ def _nan_at_position(data, position):
 def _not_a_frame(name, kind):
     if name == "curves":
         return "curves() needs the DataFrame of learning curves (one row per run and step)"
-    return f"data must be a pandas DataFrame in long format (one row per run), got {kind}"
+    return (f"data must be a table (a pandas or polars DataFrame or a pyarrow Table) in long format (one row per run), "
+            f"got {kind}")
 
 
 #: Back ends that describe each agent on its own: one agent is enough (issue 29; test_one_agent_is_enough).
@@ -1225,7 +1226,7 @@ BUILD_CASES = [  # (what, data, formula, options, error, phrase)
      "learning curves need the step column (step=) and the run column in the formula"),
     ("steps as runs", CURVES, "score ~ agent | task", {}, DesignError, "column 'step' takes 5 values"),
     ("seed as a step", TINY, "score ~ agent | task", {"step": "seed"}, DesignError, "column 'seed' takes 3 values"),
-    ("a file name", "runs.csv", "score ~ agent | task", {}, DesignError, "data must be a pandas DataFrame"),
+    ("a file name", "runs.csv", "score ~ agent | task", {}, DesignError, "data must be a table (a pandas or polars"),
     ("formula a list", TINY, ["score", "agent"], {}, FormulaError, "formula must be a string"),
     ("normalize a number", TINY, "score ~ agent | task", {"normalize": 3}, OptionError,
      "reference must be a DataFrame"),

@@ -135,7 +135,7 @@ print(table_two.to_string(index=False))
 
 # %% [markdown]
 # On this split, as in the thesis, the test rejects at every c: SPR and DrQ(eps) differ even
-# with 3 runs per game. (Our c = 3 value, 4.952, rounds to the thesis's 5.0 by chance: with two
+# with 3 runs per game. (Our c = 3 value, 5.145, is close to the thesis's 5.0 by chance: with two
 # agents and 3 runs per cell the statistic takes rather few distinct values.) The other values differ from the
 # thesis's by sampling; the last section measures by how much. On all 100 runs per cell (no
 # split) the statistic is far larger:
@@ -228,8 +228,8 @@ print(cd_table.round(3).to_string())
 # %% [markdown]
 # The critical difference depends only on k, n, c and alpha, so ours equals the thesis's 113.5
 # (113.488). The gap between SPR and DrQ(eps) depends on which runs the split dealt out: on all
-# 100 runs their mean ranks differ by about 0.44, which is about 113 on the c = 10 sum scale,
-# right at the critical difference. So whether a split of 10 runs separates them is close to a
+# 100 runs their mean ranks differ by about 0.47, which is about 123 on the c = 10 sum scale,
+# just above the critical difference. So whether a split of 10 runs separates them is close to a
 # coin flip: the thesis's split did (122.2), and so does ours, but many do not (see the spread
 # below). The diagram shows the mean ranks of our split; bars join agents that the critical
 # difference does not separate.
@@ -316,12 +316,12 @@ fig
 #
 # * The six-agent test rejects on every split at every c, far above 11.07, as in the thesis.
 # * SPR against DrQ(eps) rejects on every split from c = 10 on, but at c = 3 only on about
-#   three splits in four: the thesis's "significant even when c = 3" is true of its split, not
+#   four splits in five: the thesis's "significant even when c = 3" is true of its split, not
 #   of every split of 3 runs.
 # * The two-agent statistics vary a lot between splits, and every value of thesis Table 2.5
 #   lies well inside the range of our splits: sampling explains the differences.
 # * The six-agent values of thesis Table 2.6 are larger than the median of our splits at every
-#   c, and at c = 5, 25 and 50 larger than all 200 of them. Sampling does not explain that. The
+#   c, and at c = 25 and 50 larger than all 200 of them (at c = 5, than all but 2). Sampling does not explain that. The
 #   critical value and the critical difference of the thesis both need k = 6, as do its sample
 #   sizes, and the five-agent statistic is smaller still, so the number of agents is not the
 #   cause either; the thesis's copy of the data (Agarwal et al.'s bucket, not the files pinned

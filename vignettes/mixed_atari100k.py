@@ -268,8 +268,8 @@ print(pairs.to_string(index=False, float_format=lambda v: f"{v:.3g}"))
 #   but the adjusted p-values are 0.41 (mixed) and 0.91 (ranks).
 # * Mack-Skillings ranks the runs, not the games: with 100 runs per cell, it sees that on *these*
 #   26 games nearly every pair's runs are ordered differently (14 pairs, all with adjusted p below
-#   1e-17), SPR over DrQ(eps) included (p = 1.8e-18). Its question is whether fresh seeds on the same games would
-#   repeat the order, not whether the agents differ on games in general; it finds no difference
+#   1e-20), SPR over DrQ(eps) included (p = 1.1e-21). Its question is whether fresh seeds on the same games
+#   would repeat the order, not whether the agents differ on games in general; it finds no difference
 #   only between DER and DrQ (mean ranks 3.48 and 3.52 of 6).
 
 # %% [markdown]
@@ -317,7 +317,7 @@ print(f"interval of the mean, games resampled / runs resampled: {(width['games']
 # The estimate of the mean is the same number in all three; the intervals answer different
 # questions. With the games fixed, every agent's mean is known to about +-0.01 (+-0.02 for SPR):
 # 100 seeds per cell leave little doubt from seed to seed. Resampling the games as well makes
-# the intervals 14 to 31 times as wide, about as wide as the mixed model's (0.40), which also
+# the intervals 13 to 30 times as wide, about as wide as the mixed model's (0.40), which also
 # treat the games as a sample; the mixed model's are symmetric, the game bootstrap's reach
 # further up than down because a few games have large normalised scores. The IQM, which drops
 # the lowest and highest quarter of the runs, is lower than the mean for every agent and orders

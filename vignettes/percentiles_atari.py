@@ -212,7 +212,7 @@ print(f"\npercentile bootstrap: pairs whose simultaneous intervals overlap: {ove
 #
 # Human-normalised scores are an increasing affine map of the raw scores within each game, so
 # in exact arithmetic the aggregate and its intervals cannot move. On the published scores they
-# move a little:
+# do not move either:
 
 # %%
 reference = rlstats.datasets.load("atari100k_reference")
@@ -229,9 +229,12 @@ def largest_change(data):
 print(f"largest change of any estimate or PBP-t bound: {largest_change(six):.2g}")
 
 # %% [markdown]
-# The cause is in the data, not the method: some runs that scored the same differ in their
-# last bits in the published files (floating-point residue of averaging episode returns), and
-# normalising rounds some of those pairs to exactly equal numbers, which then count as ties.
+# That takes a rule for floating point. Some runs that scored the same differ in their last
+# bits in the published files (floating-point residue of averaging episode returns), and
+# normalising rounds some of those pairs to exactly equal numbers. Compared exactly, such a pair
+# would be a win raw and a tie normalised, and the aggregate would move in its last digits;
+# `rlstats` counts scores of a game within 1e-12 of each other (relative to the game's largest
+# |score|) as ties, raw or normalised, and a note of the result says how many pairs it tied.
 
 # %%
 near_ties = []
@@ -244,7 +247,7 @@ print(pd.DataFrame(near_ties[:4], columns=["game", "score", "next score"]).to_st
 
 # %% [markdown]
 # Rounding the scores to a precision they actually have (here 6 decimals) makes those ties
-# explicit, and then the invariance is exact:
+# exact in the data themselves; the invariance holds there too:
 
 # %%
 rounded = six.assign(score=six["score"].round(6))

@@ -5,9 +5,10 @@ When to use
 When the claim is "as good as" rather than "better": a reimplementation that matches the paper, a cheaper agent that
 is practically as good, two agents that are practically the same. A non-significant difference is no evidence of
 sameness; ``rlstats.equivalence(df, "score ~ agent | task", margin=...)`` puts the burden the other way and answers
-"equivalent within +-margin" or "not shown equivalent" (never "equal"), per task (Welch's t), across tasks (the paired
-t of task-level differences) and on the IQM or mean (a bootstrap-t interval of the difference from the stratified
-bootstrap), each decided by its (1 - 2 alpha) interval; ``alternative="noninferior"`` tests one side only. For a
+"equivalent within +-margin" or "not shown equivalent" (never "equal"), per task (Welch's t), across tasks (the mean of
+the task-level differences, its standard error from the runs, Welch-Satterthwaite df; ``across="paired_t"`` treats the
+tasks as a sample) and on the IQM or mean (a bootstrap-t interval of the difference from the stratified bootstrap), each
+decided by its (1 - 2 alpha) interval; ``alternative="noninferior"`` tests one side only. For a
 reproduction against a paper's per-task table of means, SDs and run counts, pass it as ``published=``. Fix the margin
 before looking at the data, in the score's units or on normalised scores (``normalize=``).
 """

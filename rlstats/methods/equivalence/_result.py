@@ -149,7 +149,10 @@ class EquivalenceResult(Result):
     def _summary_tables(self):
         shown = self.tidy()[["scope", "agent_1", "agent_2", "task", "estimate", "conf_low", "conf_high", "p_value",
                              "conclusion"]]
-        return {f"Tests against the margin \u00b1{fmt.signif(self.margin)} ({self.margin_scale})": shown}
+        # the print's caveat on the per-task rows rides with the table into a paper (its caption)
+        per_task = (f"; per task, separate tests each at alpha = {fmt.signif(self.alpha)}, not adjusted for "
+                    "multiplicity" if (shown["scope"] == "task").any() else "")
+        return {f"Tests against the margin \u00b1{fmt.signif(self.margin)} ({self.margin_scale}{per_task})": shown}
 
     # ---- tidy output ------------------------------------------------------------------
     def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:

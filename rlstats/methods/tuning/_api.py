@@ -18,7 +18,7 @@ from ...bounds import check_bounds, clip_columns
 from ...cost import admit, shows, timed_bar
 from ...design import Design, design_of
 from ...engines import Engine, engine as _engine, map_ordered
-from ...interop import as_pandas
+from ...interop import TABLE, as_pandas
 from ...errors import DesignError, OptionError
 from ...normalization import warn_raw_scales
 from ...options import (check_bool, check_choice, check_confidence_level, check_cost_options, check_fraction,
@@ -265,8 +265,7 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
         raise DesignError("tuning() needs the DataFrame (one row per run), not a Design: its configuration "
                           "columns are read with the formula")
     if not isinstance(data, pd.DataFrame):
-        raise DesignError(f"data must be a pandas DataFrame in long format (one row per run), got "
-                          f"{type(data).__name__}")
+        raise DesignError(f"data must be {TABLE} in long format (one row per run), got {type(data).__name__}")
     if formula is None:
         raise OptionError("formula is required, e.g. 'score ~ agent | task/seed'")
     parsed = formula_module.parse(formula)  # the shared parse: '| task/tuning_run/seed' gives parsed.outer
