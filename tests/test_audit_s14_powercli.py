@@ -30,7 +30,6 @@ def _quietly(call, *args, **kwargs):
 # --------------------------------------------------------------------------- the blocked rank test's p-value
 
 
-@pytest.mark.xfail(strict=True, reason="power() planned the chi-squared p-value, not skillings_mack()'s default")
 def test_rank_test_power_is_zero_where_the_default_test_cannot_reject():
     """Two agents on 4 tasks with one run per cell: skillings_mack()'s default p-value (pvalue="auto") is the exact
     one, whose smallest value is 2 / 2**4 = 0.125 > 0.05, so the analysis the user runs never rejects. power() used
@@ -45,7 +44,6 @@ def test_rank_test_power_is_zero_where_the_default_test_cannot_reject():
     assert chi2.table["power"].iloc[0] > 0.5
 
 
-@pytest.mark.xfail(strict=True, reason="power() planned the chi-squared p-value, not skillings_mack()'s default")
 def test_rank_test_power_is_the_default_calls_rejection_rate():
     """Closed loop: on power()'s own simulated data sets (2 agents, 8 tasks, 1 and 3 runs per cell, effect 1),
     skillings_mack() called with its defaults rejects at the rate power() reports. Before: power() 0.42 against the

@@ -708,10 +708,14 @@ def power(method: str | Sequence[str], *, design: Data | None = None, formula: F
     interval (2 seeds per cell, one task) its rate is withheld (NaN, with a
     note; ``interval="percentile"`` keeps the thesis's rule as it is, which
     rejects too often at 2 or 3 seeds when nothing differs).  The
-    blocked rank test takes a vectorised path (the same kernels as
-    :func:`rlstats.skillings_mack`) when its p-value is the
-    chi-squared one and every cell has the same number of runs; otherwise
-    every method runs through its public function on each data set.
+    blocked rank test's p-value is :func:`rlstats.skillings_mack`'s default
+    (``pvalue="auto"``: exact or Monte Carlo with two agents, few
+    arrangements or three agents on few tasks, where the chi-squared one is
+    liberal), as in the analysis a user runs; it takes a vectorised path (the
+    same kernels) when that p-value is the chi-squared one and every cell has
+    the same number of runs (``pvalue="asymptotic"`` asks for it everywhere,
+    faster and liberal with two agents); otherwise every method runs through
+    its public function on each data set.
 
     To run on a cluster::
 
@@ -735,7 +739,7 @@ def power(method: str | Sequence[str], *, design: Data | None = None, formula: F
     >>> from rlstats.planning import power
     >>> res = power("skillings_mack", effect=1.0, seeds=[2, 5], tasks=5, n_sim=200, rng=0, progress=False)
     >>> res.tidy()[["method", "seeds", "power"]].round(3).values.tolist()
-    [['skillings_mack', 2, 0.6], ['skillings_mack', 5, 0.95]]
+    [['skillings_mack', 2, 0.445], ['skillings_mack', 5, 0.95]]
     """
     study, effect, n_sim, record, engine = _prepare(
         method, design, formula, effect, tasks, agents, distribution, heterogeneity, resample, shifted_agent,

@@ -54,6 +54,8 @@ def citations(result, keys):
 _PACKED_RUNS = 1024
 #: a Monte Carlo call's fixed seconds
 _CALL_SECONDS = 0.003
+#: seconds per run of an exact null convolved for two agents (1.5e-5 to 1.9e-5 measured at 400 and 1,040 runs)
+_EXACT_PER_RUN = 1.5e-5
 
 
 def cost(shape: Shape, options: Any) -> Work:
@@ -62,7 +64,7 @@ def cost(shape: Shape, options: Any) -> Work:
     the narrow tasks' CPU a value, round s11 of benchmarks/README.md; the largest task is bounded by the most runs in
     a cell times the agents), and the call's own 3 ms (the Design, the ranks, the result: power() multiplies it by its
     data sets, 2.4-2.6x under without it); the asymptotic and exact p-values are a pass over the rows (the exact one
-    is bounded where it is enumerated)."""
+    is bounded where it is enumerated), and two agents' exact null (their default) a convolution per call."""
     if options.pvalue == "monte_carlo":
         wide = min(shape.rows, shape.most_runs * shape.agents) > _PACKED_RUNS
         per_unit = 3.5e-8 if wide else 1.1e-8
@@ -70,6 +72,11 @@ def cost(shape: Shape, options: Any) -> Work:
                     f"{options.n_resamples:,} permutations x {shape.rows:,} runs"
                     + (f" (tasks of more than {_PACKED_RUNS:,} runs)" if wide else "")
                     + f" + the call's own {_CALL_SECONDS:g} s")
+    if options.pvalue in ("auto", "exact") and shape.agents == 2:
+        # two agents' default is the exact null, convolved per call: 2-16 ms at 2 x 10 x 10 to 2 x 26 x 20 runs (audit
+        # s14), which power() pays on each data set since it plans that default
+        return Work(shape.rows + _CALL_SECONDS / _EXACT_PER_RUN, "rows", _EXACT_PER_RUN,
+                    f"{shape.rows:,} runs (the exact null) + the call's own {_CALL_SECONDS:g} s")
     return Work(shape.rows, "rows", 1e-6, f"{shape.rows:,} runs")
 
 
@@ -89,7 +96,7 @@ BACKENDS = (
                        "design (Friedman's test), and it has no output per cell",
         power=PowerRule(
             key=11, label="blocked rank test", decide=f"{_HERE}._power:decide", sentence=f"{_HERE}._power:sentence",
-            call=f"{_HERE}._power:call_options", outcomes=f"{_HERE}._api:pvalue_only",
+            outcomes=f"{_HERE}._api:pvalue_only",
             decide_outcomes=f"{_HERE}._power:decide_pvalue", batch_pvalues=f"{_HERE}._api:batch_pvalues"),
     ),
 )
