@@ -67,7 +67,6 @@ def test_rank_test_power_is_the_default_calls_rejection_rate():
 # --------------------------------------------------------------------------- sample_size(): the smallest n it shows
 
 
-@pytest.mark.xfail(strict=True, reason="the bisection's answer, not the smallest row of its own table reaching the target")
 def test_sample_size_is_the_smallest_number_of_seeds_in_its_table_reaching_the_target():
     """sample_size() says it gives the smallest number of seeds whose estimated power reaches the target; the
     bisection assumes power grows with the seeds, which Monte Carlo error breaks, and its answer contradicted its own

@@ -802,6 +802,9 @@ def sample_size(method: str, target_power: float = 0.8, *, design: Data | None =
     -----
     The search assumes power grows with the number of seeds; Monte Carlo
     error can make neighbouring estimates cross, which the range accounts for.
+    Each answer is the smallest number of seeds evaluated (a row of the table)
+    that meets its criterion, so a row below the sample size never reaches
+    the target.
 
     References
     ----------
@@ -914,8 +917,18 @@ class _Search:
         if reaching is None:
             return {"sample_size": None, "sample_size_low": None, "sample_size_high": None}
         best = self.first(failing, reaching, estimate)
-        low = self.first(start - 1, best, upper) if not upper(self.row(start)) else start
+        if not upper(self.row(start)):
+            self.first(start - 1, best, upper)
         failing_high, reaching_high = self.bracket(best, stop, lower)
-        high = None if reaching_high is None else self.first(max(failing_high, best - 1), reaching_high, lower)
-        return {"sample_size": best * self.unit, "sample_size_low": low * self.unit,
-                "sample_size_high": None if high is None else high * self.unit}
+        if reaching_high is not None:
+            self.first(max(failing_high, best - 1), reaching_high, lower)
+        # The bisections assume power grows with the seeds; Monte Carlo error can make a number of seeds evaluated
+        # below the one a bisection ended on reach the target too (audit s14: 14 seeds answered above a row of 11 at
+        # power 0.800). Each answer is the smallest number of seeds evaluated that meets its criterion, so the result
+        # never contradicts its own table.
+        def smallest(reached):
+            found = [u for u, row in self.rows.items() if reached(row)]
+            return min(found) * self.unit if found else None
+
+        return {"sample_size": smallest(estimate), "sample_size_low": smallest(upper),
+                "sample_size_high": smallest(lower)}
