@@ -85,7 +85,6 @@ def test_sample_size_is_the_smallest_number_of_seeds_in_its_table_reaching_the_t
 # --------------------------------------------------------------------------- pilots with agents missing on tasks
 
 
-@pytest.mark.xfail(strict=True, reason="a pilot's empty cells were not stated")
 def test_pilot_cells_without_runs_are_stated():
     """A pilot where an agent has no runs on a task (the SB3 logs: DQN ran on CartPole only) gives simulated data
     sets with that cell empty too, but the printed result said nothing of it: its table's 'seeds' read as runs per

@@ -549,10 +549,26 @@ def _notes(study, effect):
     notes += [_rule(m).note for m in methods if _rule(m).note]
     if study.source.kind == "pilot":
         notes.extend(f"pilot: {note}" for note in study.source.notes)
+        notes.extend(_empty_cells_note(study.source))
     if study.source.kind == "pilot" and study.source.resample == "agents" and effect == 0:
         notes.append("the pilot's agents were resampled from their own runs with no shift: this is the power at "
                      "the differences the pilot shows, not a type-I error")
     return notes
+
+
+def _empty_cells_note(source):
+    """A pilot's agent-task cells without runs stay empty in every data set drawn: the numbers of seeds are not runs
+    of every agent on every task (audit s14: the SB3 logs' DQN, which ran on CartPole only, went unmentioned)."""
+    missing = [(agent, [t for t, row in zip(source.tasks, source.present) if not row[a]])
+               for a, agent in enumerate(source.agents)]
+    missing = [(agent, tasks) for agent, tasks in missing if tasks]
+    if not missing:
+        return []
+    cells = "; ".join(f"{agent} has no runs on {fmt.join_and(tasks, limit=5)}" for agent, tasks in missing[:5])
+    more = f"; and {fmt.count(len(missing) - 5, 'agent')} more" if len(missing) > 5 else ""
+    those = "that cell is" if sum(len(tasks) for _, tasks in missing) == 1 else "those cells are"
+    return [f"pilot: {cells}{more}: {those} left empty in every simulated data set (the seeds are runs of each agent "
+            "on the tasks where the pilot has its runs)"]
 
 
 def _result(study, rows, effect, n_sim, record, engine, title, messages, **search):
