@@ -101,7 +101,6 @@ def test_pilot_cells_without_runs_are_stated():
 # --------------------------------------------------------------------------- the command line
 
 
-@pytest.mark.xfail(strict=True, reason="the subset= grammar's error offered --allow-python, which never evaluates it")
 def test_subset_error_does_not_offer_allow_python(tmp_path, capsys):
     """A subset= condition outside the grammar was refused with '(--allow-python evaluates it as pandas instead)';
     but --allow-python evaluates the formula's response only: with it, the same condition got the same error (the
