@@ -122,7 +122,6 @@ def test_subset_error_does_not_offer_allow_python(tmp_path, capsys):
 # --------------------------------------------------------------------------- PowerResult.combine
 
 
-@pytest.mark.xfail(strict=True, reason="combine() compared the data's name, not its data-generating settings")
 def test_combine_refuses_results_of_different_pilots():
     """combine() checked the data's name, source, effect and alpha; two pilots with the same column names have the
     same name ('score and agent and task (resampled ...)'), so a study of an Atari pilot (DER, DrQ) and one of the
