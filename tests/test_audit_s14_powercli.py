@@ -144,7 +144,6 @@ def test_combine_refuses_results_of_different_pilots():
     assert PowerResult.combine(first, same).methods == ("skillings_mack", "permutation")
 
 
-@pytest.mark.xfail(strict=True, reason="rlstats power ignored flags that do not apply, where power() refuses them")
 @pytest.mark.parametrize("flags, phrase", [
     (["--resample", "pooled"], "--resample"),
     (["--shifted-agent", "agent_1"], "--shifted-agent"),
