@@ -170,7 +170,6 @@ def test_power_command_refuses_flags_that_do_not_apply(tmp_path, capsys, flags, 
 MARL = DATA / "raw/instadeepai/marl-eval/5675ad67e8eeb7450bbbe827883849a938b27d80/tests/mock_data_test.json"
 
 
-@pytest.mark.xfail(strict=True, reason="read-logs printed its notes' advice in Python's spelling (tags=)")
 @pytest.mark.skipif(not MARL.exists(), reason="the marl-eval log of /work/shared/data is absent")
 def test_read_logs_summary_gives_advice_in_the_commands_words(tmp_path, capsys):
     """``rlstats read-logs`` on the marl-eval log printed 'pass tags= for the absolute metrics ...': read_logs()'s
