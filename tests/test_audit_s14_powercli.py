@@ -182,7 +182,6 @@ def test_read_logs_summary_gives_advice_in_the_commands_words(tmp_path, capsys):
     assert "pass --tags for the absolute metrics" in out and "tags=" not in out
 
 
-@pytest.mark.xfail(strict=True, reason="--tasks 2 with a pilot was read as a count, not the task named 2")
 def test_power_command_reads_pilot_task_names_that_are_numbers(tmp_path, capsys):
     """With --pilot, --tasks names the tasks to keep; a pilot whose tasks are numbered (1, 2, 3) was refused for
     --tasks 2: 'tasks must be a list of names for a pilot, got 2; available: 1, 2, 3' (a lone number was taken for a

@@ -96,11 +96,11 @@ def _int_list(text, flag):
         raise _usage_error(f"{flag} takes whole numbers separated by commas, e.g. 3,5,10; got {text!r}") from None
 
 
-def _count_or_names(text, flag):
-    """'10' -> 10 (simulated); 'a,b' -> ['a', 'b'] (names)."""
+def _count_or_names(text, flag, pilot=False):
+    """'10' -> 10 (simulated); 'a,b' -> ['a', 'b'] (names); with a pilot always names ('2': the task named 2)."""
     if text is None:
         return None
-    if text.strip().isdigit():
+    if text.strip().isdigit() and not pilot:
         return int(text)
     names = [part.strip() for part in text.split(",")]
     if not any(names):
@@ -134,7 +134,8 @@ def _arguments(args):
     methods = [m.strip() for m in args.method.split(",") if m.strip()]
     options = {**parse_options(args.option, _RESERVED_OPTIONS), **cost_options(args)}
     kwargs = dict(effect=args.effect, n_sim=args.n_sim, n_jobs=args.jobs, backend=args.backend, alpha=args.alpha,
-                  tasks=_count_or_names(args.tasks, "--tasks"), agents=_count_or_names(args.agents, "--agents"),
+                  tasks=_count_or_names(args.tasks, "--tasks", pilot=args.pilot is not None),
+                  agents=_count_or_names(args.agents, "--agents", pilot=args.pilot is not None),
                   rng=args.seed, **options)
     if args.pilot is not None:
         if args.formula is None:
