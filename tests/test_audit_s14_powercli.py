@@ -200,7 +200,6 @@ def test_power_command_reads_pilot_task_names_that_are_numbers(tmp_path, capsys)
     assert json.loads(capsys.readouterr().out)["simulation"]["tasks"] == ["2"]
 
 
-@pytest.mark.xfail(strict=True, reason="the command's errors named power()'s keywords, and offered float('inf')")
 @pytest.mark.parametrize("flags, said", [
     (["--target-power", "1", "--effect", "1"], "--target-power must be strictly between 0 and 1, got 1.0"),
     (["--heterogeneity", "-1"], "--heterogeneity must be >= 0"),
