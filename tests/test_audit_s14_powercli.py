@@ -216,7 +216,6 @@ def test_power_command_errors_name_its_flags(capsys, flags, said):
     assert said in error and "float(" not in error
 
 
-@pytest.mark.xfail(strict=True, reason="demo had no hints: its errors named rng, not --seed")
 def test_demo_names_its_seed_flag(tmp_path, capsys):
     """``rlstats demo --seed -1`` said 'rng must be a non-negative int': the keyword of Python, not the flag."""
     from rlstats.cli import main
