@@ -2540,7 +2540,7 @@ COMMAND_LINE_CASES = [  # (id, argv with {d} for the folder of inputs, phrase)
     ("demo-out an existing file", ["demo", "--out", "{d}/exists"], "--out {d}/exists is a file, not a folder"),
     ("demo-out under /proc", ["demo", "--out", "/proc/rlstats-demo"], "cannot write under /proc"),
     ("demo-out below a file", ["demo", "--out", "{d}/exists/sub"], "cannot create the folder"),
-    ("demo-seed negative", ["demo", "--seed", "-1", "--out", "{d}/new-demo"], "rng must be a non-negative int"),
+    ("demo-seed negative", ["demo", "--seed", "-1", "--out", "{d}/new-demo"], "--seed must be a non-negative int"),
     ("update-missing batch", ["adastop", "update", "{d}/new.json", "{d}/nosuch.csv"], "file not found"),
     ("update-batch a folder", ["adastop", "update", "{d}/new.json", "{d}/folder"], "is a folder"),
     ("update-empty batch", ["adastop", "update", "{d}/new.json", "{d}/empty.csv"], "cannot read {d}/empty.csv"),
