@@ -225,7 +225,6 @@ def test_demo_names_its_seed_flag(tmp_path, capsys):
     assert not (tmp_path / "demo").exists()
 
 
-@pytest.mark.xfail(strict=True, reason="the cost of pvalue='auto' ignored its Monte Carlo p-value on three agents")
 def test_rank_test_study_cost_counts_the_default_monte_carlo_p_value():
     """power('skillings_mack') at 3 agents x 6 tasks x 1 seed runs skillings_mack()'s default p-value, Monte Carlo
     there (10,000 permutations a data set: 29 ms each, measured), but its estimate counted a pass over the rows,

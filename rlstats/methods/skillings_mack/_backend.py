@@ -58,6 +58,17 @@ _CALL_SECONDS = 0.003
 _EXACT_PER_RUN = 1.5e-5
 
 
+def _auto_monte_carlo(shape: Shape) -> bool:
+    """Whether ``pvalue="auto"`` draws a Monte Carlo null on designs of this shape: the third case of
+    ``_kernels.auto_pvalue_method`` (three agents, one run per cell, fewer than AUTO_MC_TASKS_K3 tasks, more than
+    AUTO_EXACT_LIMIT arrangements of complete tasks to enumerate). Audit s14: power() at 3 x 6 x 1 counted a pass over
+    the rows, 1,600 times under its 29 ms a data set."""
+    from ._kernels import AUTO_EXACT_LIMIT, AUTO_MC_TASKS_K3
+
+    return (shape.agents == 3 and shape.most_runs <= 1 and shape.tasks < AUTO_MC_TASKS_K3
+            and 6 ** shape.tasks > AUTO_EXACT_LIMIT)
+
+
 def cost(shape: Shape, options: Any) -> Work:
     """Monte Carlo p-values permute every run's rank within its task once a resample (1.1e-8 s a value, measured;
     3.5e-8 s where a task has more than 1,024 runs, whose ranks are too wide to sort packed with their keys: 3.2-4.6x
@@ -65,7 +76,7 @@ def cost(shape: Shape, options: Any) -> Work:
     a cell times the agents), and the call's own 3 ms (the Design, the ranks, the result: power() multiplies it by its
     data sets, 2.4-2.6x under without it); the asymptotic and exact p-values are a pass over the rows (the exact one
     is bounded where it is enumerated), and two agents' exact null (their default) a convolution per call."""
-    if options.pvalue == "monte_carlo":
+    if options.pvalue == "monte_carlo" or (options.pvalue == "auto" and _auto_monte_carlo(shape)):
         wide = min(shape.rows, shape.most_runs * shape.agents) > _PACKED_RUNS
         per_unit = 3.5e-8 if wide else 1.1e-8
         return Work(options.n_resamples * shape.rows + _CALL_SECONDS / per_unit, "permuted values", per_unit,
