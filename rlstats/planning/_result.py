@@ -290,9 +290,15 @@ def _sample_size_sentence(result):
         return (f"The {method} did not reach power {target} with up to {max(result.seeds)} seeds "
                 "(sample size not found).")
     row = result.table[result.table["seeds"] == result.sample_size].iloc[0]
-    text = (f"Sample size for power {target}: {result.sample_size} seeds (estimated power "
+    # reached where the search started (min_seeds): fewer seeds were never tried (audit s14: 2 seeds stated where one
+    # had power 1)
+    fewer = " or fewer" if result.sample_size == min(result.seeds) > 1 else ""
+    text = (f"Sample size for power {target}: {result.sample_size} seeds{fewer} (estimated power "
             f"{fmt.signif(row['power'], 3)}, {fmt.signif(100 * result.conf_level)}% interval "
             f"{fmt.signif(row['conf_low'], 3)} to {fmt.signif(row['conf_high'], 3)}); ")
+    if fewer:
+        return text + (f"the search started at {result.sample_size} seeds and fewer were not tried: pass a smaller "
+                       "min_seeds to search below it.")
     if result.sample_size_high is None:
         return text + (f"given the Monte Carlo error it is at least {result.sample_size_low} seeds, and no number of "
                        "seeds searched has an interval entirely above the target.")
