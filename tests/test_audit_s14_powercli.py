@@ -254,7 +254,6 @@ def test_sample_size_reached_where_the_search_starts_says_so():
     assert one.sample_size == 1 and "or fewer" not in str(one)
 
 
-@pytest.mark.xfail(strict=True, reason="a pilot study did not print which agent was shifted")
 def test_pilot_shift_is_stated_in_the_printed_result():
     """A pilot study printed 'power by simulation: effect = 0.2' and its rates without naming the agent shifted or
     saying that, with each agent resampled from its own runs, the rates are the power at the pilot's own differences

@@ -550,6 +550,12 @@ def _notes(study, effect):
     if study.source.kind == "pilot":
         notes.extend(f"pilot: {note}" for note in study.source.notes)
         notes.extend(_empty_cells_note(study.source))
+    if study.source.kind == "pilot" and effect != 0:  # the print names the agent shifted, as report() does
+        notes.append(f"pilot: {study.source.shifted_agent} shifted by {fmt.signif(effect)} within-cell standard "
+                     "deviations of each task" + (
+                         ", on top of the differences the pilot shows (each agent resampled from its own runs): "
+                         "the power at those differences plus the shift" if study.source.resample == "agents" else
+                         " (every agent drawn from the task's pooled runs: the shift is the only difference)"))
     if study.source.kind == "pilot" and study.source.resample == "agents" and effect == 0:
         notes.append("the pilot's agents were resampled from their own runs with no shift: this is the power at "
                      "the differences the pilot shows, not a type-I error")
