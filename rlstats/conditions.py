@@ -57,7 +57,8 @@ _SYMBOLS = {"&": " and ", "|": " or ", "~": " not "}
 def _fail(text, message):
     shown = text if len(text) <= 120 else text[:100] + f"... ({len(text):,} characters)"
     return OptionError(f"subset={shown!r}: {message}; a condition may use {_GRAMMAR}, e.g. "
-                       "\"task != 'Pong' & seed < 5\" (--allow-python evaluates it as pandas instead)")
+                       "\"task != 'Pong' & seed < 5\"; for anything else compute a boolean mask in pandas and pass "
+                       "it as subset=, or filter the file before the command (a condition is never evaluated as code)")
 
 
 def _rewrite(text):

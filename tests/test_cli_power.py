@@ -67,7 +67,7 @@ def test_jobs_give_the_same_numbers():
     (["skillings_mack", "--pilot", "missing.csv", "--formula", "score ~ agent"], "file not found"),
     (["skillings_mack,bootstrap", "--target-power", "0.8", "--effect", "1"], "one method at a time"),
     (["skillings_mack", "--target-power", "0.8", "--seeds", "3"], "drop --seeds"),
-    (["skillings_mack", "--jobs", "0"], "n_jobs must be"),
+    (["skillings_mack", "--jobs", "0"], "--jobs must be"),
 ])
 def test_errors_print_one_line_and_exit_2(argv, message, capsys):
     status, _ = run(*argv, "--n-sim", "5", "--no-progress")

@@ -226,8 +226,10 @@ TASKS = [2, 5] if FAST else [2, 5, 20]
 size_rows = []
 for n_tasks in TASKS:
     family = "normal" if n_tasks == 2 else "mixed"
+    # pvalue="asymptotic": the thesis's chi-squared critical value (power()'s default is skillings_mack()'s, exact
+    # with two agents)
     ranks = power("skillings_mack", effect=0.0, seeds=C_GRID, tasks=n_tasks, distribution=family,
-                  heterogeneity=0.0, n_sim=N_SIM_RANKS, rng=n_tasks, n_jobs=JOBS, progress=False)
+                  heterogeneity=0.0, n_sim=N_SIM_RANKS, rng=n_tasks, n_jobs=JOBS, progress=False, pvalue="asymptotic")
     # interval="percentile": the thesis's rule as it is (power()'s default is bootstrap()'s studentised interval)
     boot = power("bootstrap", effect=0.0, seeds=C_GRID, tasks=n_tasks, distribution=family, heterogeneity=0.0,
                  n_sim=N_SIM_BOOTSTRAP, rng=n_tasks, n_resamples=N_RESAMPLES, interval="percentile", n_jobs=JOBS,
@@ -272,8 +274,8 @@ power_rows = []
 for delta in DELTAS:
     common = dict(effect=delta, seeds=C_GRID, tasks=2, distribution="normal", rng=int(10 * delta), n_jobs=JOBS,
                   progress=False)
-    ranks = power("skillings_mack", heterogeneity=0.0, n_sim=N_SIM_RANKS, **common)
-    shifted = power("skillings_mack", heterogeneity=1.0, n_sim=N_SIM_RANKS, **common)
+    ranks = power("skillings_mack", heterogeneity=0.0, n_sim=N_SIM_RANKS, pvalue="asymptotic", **common)
+    shifted = power("skillings_mack", heterogeneity=1.0, n_sim=N_SIM_RANKS, pvalue="asymptotic", **common)
     boot = power("bootstrap", heterogeneity=0.0, n_sim=N_SIM_BOOTSTRAP, n_resamples=N_RESAMPLES,
                  interval="percentile", **common)
     boot_shifted = power("bootstrap", heterogeneity=1.0, n_sim=N_SIM_BOOTSTRAP, n_resamples=N_RESAMPLES,

@@ -163,7 +163,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo = commands.add_parser("demo", help="simulate a benchmark and run every available back end on it")
     demo.add_argument("--out", default="rlstats-demo", help="folder for the data and figures (default: rlstats-demo)")
     demo.add_argument("--seed", type=int, default=0, help="seed of the simulation and of the methods (default: 0)")
-    demo.set_defaults(run=run_demo)
+    demo.set_defaults(run=run_demo, hints=lambda: ({"rng": "--seed"}, set()))
 
     from .adastop import add_adastop_commands
 

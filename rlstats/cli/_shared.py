@@ -292,6 +292,9 @@ def add_cost_flags(parser: argparse.ArgumentParser) -> None:
 
 def cost_options(args: argparse.Namespace) -> dict[str, Any]:
     """The keyword options :func:`add_cost_flags` set: only those given, so a back end's defaults stay its own."""
+    if args.max_seconds is not None and not args.max_seconds > 0:  # NaN too; the library's message says float('inf')
+        raise UsageError(f"--max-seconds takes a positive number of seconds, or inf for no bound; got "
+                         f"{args.max_seconds:g}")
     options: dict[str, Any] = {} if args.max_seconds is None else {"max_seconds": args.max_seconds}
     if args.no_progress:
         options["progress"] = False
@@ -323,6 +326,10 @@ _PYTHON_OPTION = re.compile(r"""(?<![\w.-])([a-z_][a-z0-9_]*)=("[^"]*"|'[^']*'|\
                             r"""(?!\.?[\w+<>\[({-])""")  # not a Python structure (a list, a call): left as it is
 
 
+#: a keyword as the subject of a message's check ("n_jobs must be ..."), at its start or after "; "
+_SUBJECT = re.compile(r"(?:(?<=^)|(?<=; ))([a-z_][a-z0-9_]*)(?= must )")
+
+
 def in_command_words(message: str, flags: Mapping[str, str], options: Iterable[str]) -> str:
     """A library message's hints ``name=value`` / ``name="value"`` in the command line's spelling: ``--flag value``
     for a name the command sets with a flag (``flags``: name -> where it comes from, as :func:`parse_options`'s
@@ -343,7 +350,11 @@ def in_command_words(message: str, flags: Mapping[str, str], options: Iterable[s
             return "-o " + _shell_word(f"{name}={value}")
         return match.group(0)
 
-    return _PYTHON_OPTION.sub(spelled, message)
+    def subject(match):  # "target_power must be ..." opening a message or a clause: the flag that sets it
+        flag = flags.get(match.group(1), "")
+        return flag if flag.startswith("--") else match.group(0)
+
+    return _SUBJECT.sub(subject, _PYTHON_OPTION.sub(spelled, message))
 
 
 def _shell_word(text):

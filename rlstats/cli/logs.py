@@ -223,6 +223,6 @@ def run_read_logs(args: argparse.Namespace, out: TextIO) -> int:
     summary = sys.stderr if output == STREAM else out  # standard output holds the CSV alone
     summary.write(f"{len(frame):,} rows of {n_runs} runs written to "
                   f"{'standard output' if output == STREAM else output}\n")
-    for note in notes:
-        summary.write(f"  {note}\n")
+    for note in notes:  # the file keeps read_logs' words; the terminal gets the command's (--tags, not tags=)
+        summary.write(f"  {_in_command_words(note)}\n")
     return 0

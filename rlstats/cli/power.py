@@ -41,7 +41,8 @@ def add_power_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentP
                        help="runs per agent and task to try (default 3,5,10,20; AdaStop: multiples of K)")
     power.add_argument("--effect", type=float, default=0.0,
                        help="shift in within-cell standard deviations (default 0: the type-I error, or the "
-                            "pilot's own differences)")
+                            "pilot's own differences); simulated agents are shifted evenly from 0 for the first to "
+                            "EFFECT for the last, a pilot's --shifted-agent by EFFECT")
     power.add_argument("--n-sim", type=int, default=1000, help="simulated data sets per number of seeds")
     power.add_argument("--jobs", type=int, default=1, help="parallel workers (-1: all cores)")
     power.add_argument("--backend", default=None, help="joblib backend, e.g. loky or threading (dask needs a "
@@ -51,15 +52,19 @@ def add_power_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentP
                        help="simulated: number of tasks (default 10); pilot: task names to keep, comma-separated")
     power.add_argument("--agents", default=None,
                        help="simulated: number of agents (default 2); pilot: agent names to keep, comma-separated")
-    power.add_argument("--distribution", default="mixed",
-                       help="simulated score family: mixed, normal, lognormal, t, beta or mixture")
-    power.add_argument("--heterogeneity", type=float, default=1.0, help="simulated spread of the tasks (0: alike)")
-    power.add_argument("--resample", choices=("agents", "pooled"), default="agents",
-                       help="pilot: each agent from its own runs, or all agents from the task's pooled runs")
+    # defaults None: a flag that does not apply (a simulation setting with --pilot, say) is an error, not ignored
+    power.add_argument("--distribution", default=None,
+                       help="simulated score family: mixed (default), normal, lognormal, t, beta or mixture")
+    power.add_argument("--heterogeneity", type=float, default=None,
+                       help="simulated spread of the tasks (default 1; 0: alike)")
+    power.add_argument("--resample", choices=("agents", "pooled"), default=None,
+                       help="pilot: each agent from its own runs (default), or all agents from the task's pooled "
+                            "runs")
     power.add_argument("--shifted-agent", default=None, help="pilot: agent that gets the shift (default: the last)")
     power.add_argument("--target-power", type=float, default=None,
                        help="search the smallest number of seeds with this power instead (one method)")
-    power.add_argument("--max-seeds", type=int, default=100, help="largest number of seeds the search tries")
+    power.add_argument("--max-seeds", type=int, default=None,
+                       help="with --target-power: largest number of seeds the search tries (default 100)")
     power.add_argument("--seed", type=int, default=None, help="seed of the random stream (rng=)")
     power.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
     power.add_argument("--plot", default=None, metavar="PATH", help="also save power against seeds to PATH")
@@ -92,11 +97,11 @@ def _int_list(text, flag):
         raise _usage_error(f"{flag} takes whole numbers separated by commas, e.g. 3,5,10; got {text!r}") from None
 
 
-def _count_or_names(text, flag):
-    """'10' -> 10 (simulated); 'a,b' -> ['a', 'b'] (names)."""
+def _count_or_names(text, flag, pilot=False):
+    """'10' -> 10 (simulated); 'a,b' -> ['a', 'b'] (names); with a pilot always names ('2': the task named 2)."""
     if text is None:
         return None
-    if text.strip().isdigit():
+    if text.strip().isdigit() and not pilot:
         return int(text)
     names = [part.strip() for part in text.split(",")]
     if not any(names):
@@ -130,15 +135,21 @@ def _arguments(args):
     methods = [m.strip() for m in args.method.split(",") if m.strip()]
     options = {**parse_options(args.option, _RESERVED_OPTIONS), **cost_options(args)}
     kwargs = dict(effect=args.effect, n_sim=args.n_sim, n_jobs=args.jobs, backend=args.backend, alpha=args.alpha,
-                  tasks=_count_or_names(args.tasks, "--tasks"), agents=_count_or_names(args.agents, "--agents"),
+                  tasks=_count_or_names(args.tasks, "--tasks", pilot=args.pilot is not None),
+                  agents=_count_or_names(args.agents, "--agents", pilot=args.pilot is not None),
                   rng=args.seed, **options)
     if args.pilot is not None:
         if args.formula is None:
             raise _usage_error("--pilot needs --formula, e.g. --formula 'score ~ agent | task'")
         from ..formula import RESTRICTED
 
-        kwargs.update(design=read_table(args.pilot, sep=args.sep), formula=args.formula, resample=args.resample,
-                      shifted_agent=args.shifted_agent)
+        given = [flag for flag, value in (("--distribution", args.distribution),
+                                          ("--heterogeneity", args.heterogeneity)) if value is not None]
+        if given:
+            raise _usage_error(f"{' and '.join(given)} describe simulated data; with --pilot the runs are resampled "
+                               "as they are: drop it")
+        kwargs.update(design=read_table(args.pilot, sep=args.sep), formula=args.formula,
+                      resample=args.resample or "agents", shifted_agent=args.shifted_agent)
         if not args.allow_python:  # a formula typed on the command line runs no code
             kwargs["eval_env"] = RESTRICTED
     else:
@@ -146,7 +157,14 @@ def _arguments(args):
             raise _usage_error("--formula goes with --pilot FILE; simulated data use 'score ~ agent | task'")
         if args.sep is not None:
             raise _usage_error("--sep goes with --pilot FILE (the separator of its columns); simulated data need none")
-        kwargs.update(distribution=args.distribution, heterogeneity=args.heterogeneity)
+        given = [flag for flag, value in (("--resample", args.resample), ("--shifted-agent", args.shifted_agent))
+                 if value is not None]
+        if given:
+            raise _usage_error(f"{' and '.join(given)} go{'es' if len(given) == 1 else ''} with --pilot FILE; "
+                               "simulated data shift the agents by --effect (spread from 0 for the first agent to "
+                               "it for the last)")
+        kwargs.update(distribution=args.distribution or "mixed",
+                      heterogeneity=1.0 if args.heterogeneity is None else args.heterogeneity)
     return methods, kwargs
 
 
@@ -161,12 +179,16 @@ def run_power(args: argparse.Namespace, out: TextIO) -> int:
     if args.target_power is not None and args.seeds is not None:
         raise _usage_error("--target-power searches the number of seeds itself: drop --seeds "
                            "(use --max-seeds to bound the search)")
+    if args.target_power is None and args.max_seeds is not None:
+        raise _usage_error("--max-seeds bounds the search of --target-power; without it, give the numbers of seeds "
+                           "to try with --seeds")
     seeds = None if args.seeds is None else _int_list(args.seeds, "--seeds")
     methods, kwargs = _arguments(args)
     if args.target_power is not None:
         if len(methods) != 1:
             raise _usage_error("--target-power searches one method at a time; name a single method")
-        result = sample_size(methods[0], args.target_power, max_seeds=args.max_seeds, **kwargs)
+        bound = {} if args.max_seeds is None else {"max_seeds": args.max_seeds}  # else sample_size()'s own default
+        result = sample_size(methods[0], args.target_power, **bound, **kwargs)
     else:
         result = power(methods if len(methods) > 1 else methods[0], seeds=seeds, **kwargs)
     text = render(result, args.format)

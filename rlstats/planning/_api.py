@@ -549,10 +549,32 @@ def _notes(study, effect):
     notes += [_rule(m).note for m in methods if _rule(m).note]
     if study.source.kind == "pilot":
         notes.extend(f"pilot: {note}" for note in study.source.notes)
+        notes.extend(_empty_cells_note(study.source))
+    if study.source.kind == "pilot" and effect != 0:  # the print names the agent shifted, as report() does
+        notes.append(f"pilot: {study.source.shifted_agent} shifted by {fmt.signif(effect)} within-cell standard "
+                     "deviations of each task" + (
+                         ", on top of the differences the pilot shows (each agent resampled from its own runs): "
+                         "the power at those differences plus the shift" if study.source.resample == "agents" else
+                         " (every agent drawn from the task's pooled runs: the shift is the only difference)"))
     if study.source.kind == "pilot" and study.source.resample == "agents" and effect == 0:
         notes.append("the pilot's agents were resampled from their own runs with no shift: this is the power at "
                      "the differences the pilot shows, not a type-I error")
     return notes
+
+
+def _empty_cells_note(source):
+    """A pilot's agent-task cells without runs stay empty in every data set drawn: the numbers of seeds are not runs
+    of every agent on every task (audit s14: the SB3 logs' DQN, which ran on CartPole only, went unmentioned)."""
+    missing = [(agent, [t for t, row in zip(source.tasks, source.present) if not row[a]])
+               for a, agent in enumerate(source.agents)]
+    missing = [(agent, tasks) for agent, tasks in missing if tasks]
+    if not missing:
+        return []
+    cells = "; ".join(f"{agent} has no runs on {fmt.join_and(tasks, limit=5)}" for agent, tasks in missing[:5])
+    more = f"; and {fmt.count(len(missing) - 5, 'agent')} more" if len(missing) > 5 else ""
+    those = "that cell is" if sum(len(tasks) for _, tasks in missing) == 1 else "those cells are"
+    return [f"pilot: {cells}{more}: {those} left empty in every simulated data set (the seeds are runs of each agent "
+            "on the tasks where the pilot has its runs)"]
 
 
 def _result(study, rows, effect, n_sim, record, engine, title, messages, **search):
@@ -708,10 +730,14 @@ def power(method: str | Sequence[str], *, design: Data | None = None, formula: F
     interval (2 seeds per cell, one task) its rate is withheld (NaN, with a
     note; ``interval="percentile"`` keeps the thesis's rule as it is, which
     rejects too often at 2 or 3 seeds when nothing differs).  The
-    blocked rank test takes a vectorised path (the same kernels as
-    :func:`rlstats.skillings_mack`) when its p-value is the
-    chi-squared one and every cell has the same number of runs; otherwise
-    every method runs through its public function on each data set.
+    blocked rank test's p-value is :func:`rlstats.skillings_mack`'s default
+    (``pvalue="auto"``: exact or Monte Carlo with two agents, few
+    arrangements or three agents on few tasks, where the chi-squared one is
+    liberal), as in the analysis a user runs; it takes a vectorised path (the
+    same kernels) when that p-value is the chi-squared one and every cell has
+    the same number of runs (``pvalue="asymptotic"`` asks for it everywhere,
+    faster and liberal with two agents); otherwise every method runs through
+    its public function on each data set.
 
     To run on a cluster::
 
@@ -735,7 +761,7 @@ def power(method: str | Sequence[str], *, design: Data | None = None, formula: F
     >>> from rlstats.planning import power
     >>> res = power("skillings_mack", effect=1.0, seeds=[2, 5], tasks=5, n_sim=200, rng=0, progress=False)
     >>> res.tidy()[["method", "seeds", "power"]].round(3).values.tolist()
-    [['skillings_mack', 2, 0.6], ['skillings_mack', 5, 0.95]]
+    [['skillings_mack', 2, 0.445], ['skillings_mack', 5, 0.95]]
     """
     study, effect, n_sim, record, engine = _prepare(
         method, design, formula, effect, tasks, agents, distribution, heterogeneity, resample, shifted_agent,
@@ -798,6 +824,9 @@ def sample_size(method: str, target_power: float = 0.8, *, design: Data | None =
     -----
     The search assumes power grows with the number of seeds; Monte Carlo
     error can make neighbouring estimates cross, which the range accounts for.
+    Each answer is the smallest number of seeds evaluated (a row of the table)
+    that meets its criterion, so a row below the sample size never reaches
+    the target.
 
     References
     ----------
@@ -910,8 +939,18 @@ class _Search:
         if reaching is None:
             return {"sample_size": None, "sample_size_low": None, "sample_size_high": None}
         best = self.first(failing, reaching, estimate)
-        low = self.first(start - 1, best, upper) if not upper(self.row(start)) else start
+        if not upper(self.row(start)):
+            self.first(start - 1, best, upper)
         failing_high, reaching_high = self.bracket(best, stop, lower)
-        high = None if reaching_high is None else self.first(max(failing_high, best - 1), reaching_high, lower)
-        return {"sample_size": best * self.unit, "sample_size_low": low * self.unit,
-                "sample_size_high": None if high is None else high * self.unit}
+        if reaching_high is not None:
+            self.first(max(failing_high, best - 1), reaching_high, lower)
+        # The bisections assume power grows with the seeds; Monte Carlo error can make a number of seeds evaluated
+        # below the one a bisection ended on reach the target too (audit s14: 14 seeds answered above a row of 11 at
+        # power 0.800). Each answer is the smallest number of seeds evaluated that meets its criterion, so the result
+        # never contradicts its own table.
+        def smallest(reached):
+            found = [u for u, row in self.rows.items() if reached(row)]
+            return min(found) * self.unit if found else None
+
+        return {"sample_size": smallest(estimate), "sample_size_low": smallest(upper),
+                "sample_size_high": smallest(lower)}

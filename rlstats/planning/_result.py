@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any, ClassVar
 
 import numpy as np
@@ -93,8 +94,9 @@ class PowerResult(Result):
     def combine(cls, *results: PowerResult) -> PowerResult:
         """One result holding the rows of several (e.g. one method each), to tabulate and plot together.
 
-        The results must describe the same data (source, effect and alpha);
-        a method may appear in several only for different numbers of seeds.
+        The results must describe the same data (source, data-generating
+        settings, effect and alpha); a method may appear in several only for
+        different numbers of seeds.
 
         Examples
         --------
@@ -116,6 +118,14 @@ class PowerResult(Result):
             if not _same_effect(first.effect, other.effect):
                 raise OptionError(f"cannot combine results with different effects: {first.effect!r} and "
                                   f"{other.effect!r}")
+            # the name alone does not tell two pilots with the same columns apart (audit s14: an Atari and a
+            # HalfCheetah pilot went into one table described by the first's settings)
+            differs = _first_difference(first.simulation, other.simulation)
+            if differs is not None:
+                raise OptionError(f"cannot combine results simulated differently: their {differs} differ "
+                                  f"({_setting_text(first.simulation.get(differs))!r} and "
+                                  f"{_setting_text(other.simulation.get(differs))!r}); combine studies of the same "
+                                  "data-generating settings")
         table = pd.concat([r.table for r in results], ignore_index=True)
         if table.duplicated(["method", "seeds"]).any():
             dup = table[table.duplicated(["method", "seeds"])].iloc[0]
@@ -245,6 +255,14 @@ def _null_simulation(settings):
     return settings["resample"] == "pooled" and not any(shifts)
 
 
+def _first_difference(a, b):
+    """The first data-generating setting (a key of ``simulation``) whose values differ, or None; NaN equals NaN."""
+    for key in dict.fromkeys([*a, *b]):
+        if json.dumps(a.get(key), sort_keys=True, default=str) != json.dumps(b.get(key), sort_keys=True, default=str):
+            return key
+    return None
+
+
 def _same_effect(a, b):
     return np.array_equal(np.atleast_1d(np.asarray(a, dtype=float)), np.atleast_1d(np.asarray(b, dtype=float)))
 
@@ -272,9 +290,15 @@ def _sample_size_sentence(result):
         return (f"The {method} did not reach power {target} with up to {max(result.seeds)} seeds "
                 "(sample size not found).")
     row = result.table[result.table["seeds"] == result.sample_size].iloc[0]
-    text = (f"Sample size for power {target}: {result.sample_size} seeds (estimated power "
+    # reached where the search started (min_seeds): fewer seeds were never tried (audit s14: 2 seeds stated where one
+    # had power 1)
+    fewer = " or fewer" if result.sample_size == min(result.seeds) > 1 else ""
+    text = (f"Sample size for power {target}: {result.sample_size} seeds{fewer} (estimated power "
             f"{fmt.signif(row['power'], 3)}, {fmt.signif(100 * result.conf_level)}% interval "
             f"{fmt.signif(row['conf_low'], 3)} to {fmt.signif(row['conf_high'], 3)}); ")
+    if fewer:
+        return text + (f"the search started at {result.sample_size} seeds and fewer were not tried: pass a smaller "
+                       "min_seeds to search below it.")
     if result.sample_size_high is None:
         return text + (f"given the Monte Carlo error it is at least {result.sample_size_low} seeds, and no number of "
                        "seeds searched has an interval entirely above the target.")

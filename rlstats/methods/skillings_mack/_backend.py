@@ -54,6 +54,19 @@ def citations(result, keys):
 _PACKED_RUNS = 1024
 #: a Monte Carlo call's fixed seconds
 _CALL_SECONDS = 0.003
+#: seconds per run of an exact null convolved for two agents (1.5e-5 to 1.9e-5 measured at 400 and 1,040 runs)
+_EXACT_PER_RUN = 1.5e-5
+
+
+def _auto_monte_carlo(shape: Shape) -> bool:
+    """Whether ``pvalue="auto"`` draws a Monte Carlo null on designs of this shape: the third case of
+    ``_kernels.auto_pvalue_method`` (three agents, one run per cell, fewer than AUTO_MC_TASKS_K3 tasks, more than
+    AUTO_EXACT_LIMIT arrangements of complete tasks to enumerate). Audit s14: power() at 3 x 6 x 1 counted a pass over
+    the rows, 1,600 times under its 29 ms a data set."""
+    from ._kernels import AUTO_EXACT_LIMIT, AUTO_MC_TASKS_K3
+
+    return (shape.agents == 3 and shape.most_runs <= 1 and shape.tasks < AUTO_MC_TASKS_K3
+            and 6 ** shape.tasks > AUTO_EXACT_LIMIT)
 
 
 def cost(shape: Shape, options: Any) -> Work:
@@ -62,14 +75,19 @@ def cost(shape: Shape, options: Any) -> Work:
     the narrow tasks' CPU a value, round s11 of benchmarks/README.md; the largest task is bounded by the most runs in
     a cell times the agents), and the call's own 3 ms (the Design, the ranks, the result: power() multiplies it by its
     data sets, 2.4-2.6x under without it); the asymptotic and exact p-values are a pass over the rows (the exact one
-    is bounded where it is enumerated)."""
-    if options.pvalue == "monte_carlo":
+    is bounded where it is enumerated), and two agents' exact null (their default) a convolution per call."""
+    if options.pvalue == "monte_carlo" or (options.pvalue == "auto" and _auto_monte_carlo(shape)):
         wide = min(shape.rows, shape.most_runs * shape.agents) > _PACKED_RUNS
         per_unit = 3.5e-8 if wide else 1.1e-8
         return Work(options.n_resamples * shape.rows + _CALL_SECONDS / per_unit, "permuted values", per_unit,
                     f"{options.n_resamples:,} permutations x {shape.rows:,} runs"
                     + (f" (tasks of more than {_PACKED_RUNS:,} runs)" if wide else "")
                     + f" + the call's own {_CALL_SECONDS:g} s")
+    if options.pvalue in ("auto", "exact") and shape.agents == 2:
+        # two agents' default is the exact null, convolved per call: 2-16 ms at 2 x 10 x 10 to 2 x 26 x 20 runs (audit
+        # s14), which power() pays on each data set since it plans that default
+        return Work(shape.rows + _CALL_SECONDS / _EXACT_PER_RUN, "rows", _EXACT_PER_RUN,
+                    f"{shape.rows:,} runs (the exact null) + the call's own {_CALL_SECONDS:g} s")
     return Work(shape.rows, "rows", 1e-6, f"{shape.rows:,} runs")
 
 
@@ -89,7 +107,7 @@ BACKENDS = (
                        "design (Friedman's test), and it has no output per cell",
         power=PowerRule(
             key=11, label="blocked rank test", decide=f"{_HERE}._power:decide", sentence=f"{_HERE}._power:sentence",
-            call=f"{_HERE}._power:call_options", outcomes=f"{_HERE}._api:pvalue_only",
+            outcomes=f"{_HERE}._api:pvalue_only",
             decide_outcomes=f"{_HERE}._power:decide_pvalue", batch_pvalues=f"{_HERE}._api:batch_pvalues"),
     ),
 )

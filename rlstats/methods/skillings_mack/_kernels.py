@@ -715,19 +715,38 @@ def auto_pvalue_method(setup):
     -------
     (method, reason, null) : str, str, ExactNull or None
     """
-    if setup.k == 2:
+    case = _auto_case(setup)
+    if case == "two agents":
         try:
             return "exact", "two agents: the exact null is convolved", exact_null(setup, method="convolve")
         except OptionError:
             return "monte_carlo", "two agents: the chi-squared approximation is liberal", None
-    if _arrangements(setup, AUTO_EXACT_LIMIT) <= AUTO_EXACT_LIMIT:
+    if case == "enumerable":
         return "exact", f"at most {AUTO_EXACT_LIMIT} arrangements: the exact null is enumerated", \
             exact_null(setup, method="enumerate", limit=AUTO_EXACT_LIMIT)
-    informative = int(np.count_nonzero(setup.block_size > 1))
-    if setup.k == 3 and setup.counts.max() <= 1 and informative < AUTO_MC_TASKS_K3:
+    if case == "three agents":
+        informative = int(np.count_nonzero(setup.block_size > 1))
         return "monte_carlo", (f"three agents on {informative} < {AUTO_MC_TASKS_K3} tasks with one run per cell: "
                                "the chi-squared approximation is liberal"), None
     return "asymptotic", "the chi-squared approximation holds for this design", None
+
+
+def auto_is_asymptotic(setup):
+    """Whether ``pvalue="auto"`` takes the chi-squared p-value on this design (its rule reads the counts alone, so
+    every data set of one design gets the same answer: power() vectorises exactly those)."""
+    return _auto_case(setup) == "asymptotic"
+
+
+def _auto_case(setup):
+    """Which case of :func:`auto_pvalue_method`'s rule this design is in."""
+    if setup.k == 2:
+        return "two agents"
+    if _arrangements(setup, AUTO_EXACT_LIMIT) <= AUTO_EXACT_LIMIT:
+        return "enumerable"
+    informative = int(np.count_nonzero(setup.block_size > 1))
+    if setup.k == 3 and setup.counts.max() <= 1 and informative < AUTO_MC_TASKS_K3:
+        return "three agents"
+    return "asymptotic"
 
 
 # --------------------------------------------------------------------------- post hoc
