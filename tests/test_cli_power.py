@@ -51,7 +51,7 @@ def test_target_power_runs_the_sample_size_search():
 
 
 def test_jobs_give_the_same_numbers():
-    args = ("skillings_mack", "--effect", "0.5", "--seeds", "4", "--tasks", "3", "--n-sim", "60", "--seed", "2",
+    args = ("skillings_mack", "--effect", "0.5", "--seeds", "4", "--tasks", "3", "--n-sim", "20", "--seed", "2",
             "--no-progress", "--format", "json")
     one, two = run(*args), run(*args, "--jobs", "2")
     assert json.loads(one[1])["table"] == json.loads(two[1])["table"]

@@ -210,9 +210,10 @@ def _check(n_experiments):
 
 
 def test_calibration_reduced():
-    """Pointwise and simultaneous 95% bands cover, and alike curves are rarely called different (50 runs: the
-    default run's budget; -m slow runs 1,000)."""
-    _check(50)
+    """Pointwise and simultaneous 95% bands cover, and alike curves are rarely called different (30 runs: the
+    default run's budget, beside the reduced checks of the studentised bands and of the difference band below;
+    -m slow runs 1,000)."""
+    _check(30)
 
 
 @pytest.mark.slow

@@ -10,6 +10,7 @@ suite runs from it; the wheel built from that sdist must hold the package and no
 import ast
 import configparser
 import fnmatch
+import functools
 import importlib.metadata
 import re
 import shutil
@@ -69,6 +70,7 @@ def _declared():
 
 
 @lru_cache
+@functools.lru_cache(maxsize=None)  # each folder parsed once: tests/ holds 2.3 MB of source, read by two tests
 def _imports(folder):
     found = set()
     for path in (ROOT / folder).rglob("*.py"):
@@ -79,7 +81,7 @@ def _imports(folder):
                 found.add(node.module.split(".")[0])
     local = {path.stem for path in (ROOT / folder).rglob("*.py")}  # a test module importing another, or a helper
     third_party = found - set(sys.stdlib_module_names) - local - {"rlstats", "conftest", "__future__"}
-    return {DISTRIBUTION.get(name, name).lower() for name in third_party}
+    return frozenset(DISTRIBUTION.get(name, name).lower() for name in third_party)
 
 
 def test_every_runtime_requirement_is_imported_by_the_package():

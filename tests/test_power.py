@@ -200,7 +200,7 @@ def test_permutation_type_I_error_is_its_exact_level():
 
 def test_adastop_type_I_error_is_its_level_spent():
     # N = K = 5: spec adastop.md Section 9.6 measures 0.047 for the paper-faithful test.
-    res = power("adastop", effect=0.0, seeds=[25], tasks=10, n_sim=200, rng=12, n_resamples=2_000, **QUIET)
+    res = power("adastop", effect=0.0, seeds=[25], tasks=10, n_sim=120, rng=12, n_resamples=2_000, **QUIET)
     r = row(res, "adastop", 25)
     assert 0.045 < r["level_spent"] <= 0.05
     assert abs(r["power"] - r["level_spent"]) < 3 * binomial_se(r["level_spent"], r["n_tests"])
