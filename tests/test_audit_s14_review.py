@@ -55,7 +55,6 @@ def test_sample_size_at_the_smallest_multiple_says_no_fewer():
     assert "Sample size for power 0.5: 4 seeds (" in text, text
 
 
-@pytest.mark.xfail(strict=True, reason="combine() keeps one method's options for rows run with others")
 def test_combine_refuses_a_method_run_with_different_options():
     """Session 14 made the rank test's sentence name its p-value from the result's options. combine() of a study at
     2 seeds with pvalue="asymptotic" and one at 8 seeds with the default ("auto") gave one table whose report said

@@ -95,7 +95,8 @@ class PowerResult(Result):
         """One result holding the rows of several (e.g. one method each), to tabulate and plot together.
 
         The results must describe the same data (source, data-generating
-        settings, effect and alpha); a method may appear in several only for
+        settings, effect and alpha) and a method in several must have the
+        same options there; a method may appear in several only for
         different numbers of seeds.
 
         Examples
@@ -126,6 +127,15 @@ class PowerResult(Result):
                                   f"({_setting_text(first.simulation.get(differs))!r} and "
                                   f"{_setting_text(other.simulation.get(differs))!r}); combine studies of the same "
                                   "data-generating settings")
+            # one options record per method describes all its rows (audit s14 review: a chi-squared and a default
+            # p-value rank test in one table, the report naming the default p-value of both)
+            for method in set(first.method_options) & set(other.method_options):
+                differs = _first_difference(first.method_options[method], other.method_options[method])
+                if differs is not None:
+                    given = [f"{differs}={r.method_options[method][differs]!r}" if differs in r.method_options[method]
+                             else f"no {differs}= (its default)" for r in (first, other)]
+                    raise OptionError(f"cannot combine results whose {method}'s options differ: {given[0]} and "
+                                      f"{given[1]}; combine studies run with the same options")
         table = pd.concat([r.table for r in results], ignore_index=True)
         if table.duplicated(["method", "seeds"]).any():
             dup = table[table.duplicated(["method", "seeds"])].iloc[0]
