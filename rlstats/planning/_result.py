@@ -127,13 +127,16 @@ class PowerResult(Result):
                                   f"({_setting_text(first.simulation.get(differs))!r} and "
                                   f"{_setting_text(other.simulation.get(differs))!r}); combine studies of the same "
                                   "data-generating settings")
-            # one options record per method describes all its rows (audit s14 review: a chi-squared and a default
-            # p-value rank test in one table, the report naming the default p-value of both)
-            for method in set(first.method_options) & set(other.method_options):
-                differs = _first_difference(first.method_options[method], other.method_options[method])
+        # one options record per method describes all its rows (audit s14 review: a chi-squared and a default
+        # p-value rank test in one table, the report naming the default p-value of both)
+        seen: dict[str, dict] = {}
+        for other in results:
+            for method, asked in other.method_options.items():
+                before = seen.setdefault(method, asked)
+                differs = _first_difference(before, asked)
                 if differs is not None:
-                    given = [f"{differs}={r.method_options[method][differs]!r}" if differs in r.method_options[method]
-                             else f"no {differs}= (its default)" for r in (first, other)]
+                    given = [f"{differs}={o[differs]!r}" if differs in o else f"no {differs}= (its default)"
+                             for o in (before, asked)]
                     raise OptionError(f"cannot combine results whose {method}'s options differ: {given[0]} and "
                                       f"{given[1]}; combine studies run with the same options")
         table = pd.concat([r.table for r in results], ignore_index=True)
