@@ -305,9 +305,8 @@ def _sample_size_sentence(result):
     row = result.table[result.table["seeds"] == result.sample_size].iloc[0]
     # reached where the search started (min_seeds): fewer seeds were never tried (audit s14: 2 seeds stated where one
     # had power 1), unless none fewer can be (AdaStop's smallest multiple of K or n: audit s14 review)
-    from ._api import _seed_unit
-
-    unit, _ = _seed_unit(result.methods[0], result.method_options.get(result.methods[0], {}))
+    seed_unit = _rule(result.methods[0]).seed_unit  # the method's declared multiple of seeds, if any
+    unit = 1 if seed_unit is None else load(seed_unit)(result.method_options.get(result.methods[0], {}))[0]
     fewer = " or fewer" if result.sample_size == min(result.seeds) > unit else ""
     text = (f"Sample size for power {target}: {result.sample_size} seeds{fewer} (estimated power "
             f"{fmt.signif(row['power'], 3)}, {fmt.signif(100 * result.conf_level)}% interval "
