@@ -95,7 +95,8 @@ class PowerResult(Result):
         """One result holding the rows of several (e.g. one method each), to tabulate and plot together.
 
         The results must describe the same data (source, data-generating
-        settings, effect and alpha); a method may appear in several only for
+        settings, effect and alpha) and a method in several must have the
+        same options there; a method may appear in several only for
         different numbers of seeds.
 
         Examples
@@ -126,6 +127,18 @@ class PowerResult(Result):
                                   f"({_setting_text(first.simulation.get(differs))!r} and "
                                   f"{_setting_text(other.simulation.get(differs))!r}); combine studies of the same "
                                   "data-generating settings")
+        # one options record per method describes all its rows (audit s14 review: a chi-squared and a default
+        # p-value rank test in one table, the report naming the default p-value of both)
+        seen: dict[str, dict] = {}
+        for other in results:
+            for method, asked in other.method_options.items():
+                before = seen.setdefault(method, asked)
+                differs = _first_difference(before, asked)
+                if differs is not None:
+                    given = [f"{differs}={o[differs]!r}" if differs in o else f"no {differs}= (its default)"
+                             for o in (before, asked)]
+                    raise OptionError(f"cannot combine results whose {method}'s options differ: {given[0]} and "
+                                      f"{given[1]}; combine studies run with the same options")
         table = pd.concat([r.table for r in results], ignore_index=True)
         if table.duplicated(["method", "seeds"]).any():
             dup = table[table.duplicated(["method", "seeds"])].iloc[0]
@@ -291,8 +304,10 @@ def _sample_size_sentence(result):
                 "(sample size not found).")
     row = result.table[result.table["seeds"] == result.sample_size].iloc[0]
     # reached where the search started (min_seeds): fewer seeds were never tried (audit s14: 2 seeds stated where one
-    # had power 1)
-    fewer = " or fewer" if result.sample_size == min(result.seeds) > 1 else ""
+    # had power 1), unless none fewer can be (AdaStop's smallest multiple of K or n: audit s14 review)
+    seed_unit = _rule(result.methods[0]).seed_unit  # the method's declared multiple of seeds, if any
+    unit = 1 if seed_unit is None else load(seed_unit)(result.method_options.get(result.methods[0], {}))[0]
+    fewer = " or fewer" if result.sample_size == min(result.seeds) > unit else ""
     text = (f"Sample size for power {target}: {result.sample_size} seeds{fewer} (estimated power "
             f"{fmt.signif(row['power'], 3)}, {fmt.signif(100 * result.conf_level)}% interval "
             f"{fmt.signif(row['conf_low'], 3)} to {fmt.signif(row['conf_high'], 3)}); ")

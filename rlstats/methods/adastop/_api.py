@@ -545,7 +545,8 @@ def _assemble(cls, runs, pairs, agents, *, method, formula, data_name, nobs, not
     sizes = {schedules[r.name].n for r in tested}
     first = schedules[tested[0].name]
     return cls(
-        method=method, formula=formula, data_name=data_name, nobs=nobs, notes=tuple(notes), options=options,
+        method=method, formula=formula, data_name=data_name, nobs=nobs,
+        notes=tuple(notes) + tuple(_absent_notes(runs, pairs, agents)), options=options,
         seed=seed, agents=tuple(agents), tasks=tuple(r.name for r in runs), blocked=blocked,
         batch_size=sizes.pop() if len(sizes) == 1 else None, max_interims=first.max_interims,
         n_resamples=first.n_resamples, alpha=first.alpha, beta=first.beta,
@@ -556,6 +557,30 @@ def _assemble(cls, runs, pairs, agents, *, method, formula, data_name, nobs, not
         steps=_step_rows(runs, pairs, agents, n_of, blocked),
         spending=_spending_rows(tested, schedules, blocked),
         scores=_score_rows(runs, agents, blocked), **(extra or {}))
+
+
+def _absent_notes(runs, pairs, agents):
+    """A note naming the agents without runs on a task, whose pairs are no comparison there (no row), the tasks left
+    with none and the pairs compared on no task (audit s14 review: the rows were dropped without a word)."""
+    absent = {}
+    for run in runs:
+        for g in run.missing_pairs:
+            for a in pairs[g]:
+                if a not in run.available:
+                    absent.setdefault(a, []).append(run.name)
+    if not absent:
+        return []
+    where = "; ".join(f"{agents[a]} has no runs on {fmt.join_and(dict.fromkeys(tasks), 5)}"
+                      for a, tasks in sorted(absent.items()))
+    note = f"{where}: a pair with an agent that did not run a task is no comparison there (no row)"
+    empty = [run.name for run in runs if run.missing_pairs and not run.pair_ids and not run.withheld_pairs]
+    if empty:
+        note += f"; {fmt.join_and(empty, 5)} {'has' if len(empty) == 1 else 'have'} no comparison"
+    nowhere = [g for g in range(len(pairs)) if all(g in run.missing_pairs for run in runs)]
+    if nowhere:
+        names = fmt.join_and((f"{agents[pairs[g][0]]}-{agents[pairs[g][1]]}" for g in nowhere), 8)
+        note += f"; {names} share no task and {'is' if len(nowhere) == 1 else 'are'} compared on none"
+    return [note]
 
 
 def _order_column(design, options):
