@@ -228,8 +228,9 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
     it to the first, so identical agents get p_worse = p_better = 1/2 with rope=0).  The posterior of the mean difference is sum_i w_i d_i.  All pairs share the Dirichlet weights of the
     tasks (a pair on fewer tasks uses its tasks' weights renormalised: the Dirichlet posterior of its tasks), so the
     draws are joint and the orderings of the agents by their weighted mean over tasks have a posterior probability.
-    A pair sharing one task has no credible interval (NaN, with a note): its posterior mean difference is that task's
-    difference times the task's weight against d_0, so an interval would read the prior's weight alone.
+    A pair sharing one task has no probabilities and no credible interval (NaN, with a note): its posterior mean
+    difference is that task's difference times the task's weight against d_0, so they would read the sign of that
+    difference and the prior's weight alone (with rope=0, a probability of 1 whenever the difference is not 0).
 
     Hierarchical model (Corani et al. 2017, section 4, with uncorrelated runs): each pair's runs on a task are paired
     by seed label (``| task/seed`` is required; runs without a partner of the same seed are left out of that pair and
@@ -410,6 +411,9 @@ def _signed_rank(design, options, ss, first, second, differences, present, sign,
     # pseudo-observation at 0, so an interval would be the prior's quantiles scaled, no spread of tasks (audit s14)
     alone = present.sum(axis=1) == 1
     low[alone] = high[alone] = np.nan
+    # and its probabilities: the Walsh averages are the prior's 0, d / 2 and d, so the regions' masses follow d's sign
+    # and the prior's weight (P(worse) = 1 whenever d < 0 at rope = 0), not evidence from tasks (second reading, s14)
+    p[alone] = np.nan
     comparisons = _pair_frame(design, first, second, present, p, mean.mean(axis=0), low, high)
     notes += (_few_tasks(comparisons, options.prior) + _one_task_note(comparisons) + _credible_note(comparisons)
               + _saturated_note(design, first, second))
@@ -455,7 +459,7 @@ CREDIBLE_FEW_TASKS = 10
 def _few_tasks(comparisons, prior):
     """A note naming the pairs compared on fewer than FEW_TASKS tasks, whose probabilities look more certain than so
     few tasks warrant: the posterior's support is their differences and the pseudo-observation at 0."""
-    few = comparisons[comparisons["n_tasks"] < FEW_TASKS]
+    few = comparisons[(comparisons["n_tasks"] < FEW_TASKS) & comparisons["p_better"].notna()]  # not those withheld
     if not len(few):
         return []
     names = "; ".join(f"{a} vs {b} ({count(int(n), 'task')})"
@@ -475,10 +479,10 @@ def _one_task_note(comparisons):
     if not len(alone):
         return []
     names = "; ".join(f"{a} vs {b}" for a, b in zip(alone["agent_1"], alone["agent_2"]))
-    return [f"the credible intervals of {names} are withheld: those pairs share one task, where the posterior of the "
-            "mean difference is that task's difference times its Dirichlet weight against the prior's "
-            "pseudo-observation at 0, so an interval would read the prior's weight, not a spread of tasks; add tasks "
-            "where both ran"]
+    return [f"the probabilities and credible intervals of {names} are withheld: those pairs share one task, where the "
+            "posterior of the mean difference is that task's difference times its Dirichlet weight against the "
+            "prior's pseudo-observation at 0, so they would read the sign of that difference and the prior's weight "
+            "(a probability of 1 whenever it is not 0 with no ROPE), not a spread of tasks; add tasks where both ran"]
 
 
 def _credible_note(comparisons):

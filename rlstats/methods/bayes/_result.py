@@ -122,6 +122,8 @@ class BayesResult(Result):
     def _share(self, p, digits=4):
         """A Monte Carlo share, with 0 and 1 shown as the bounds the draws allow rather than as certainties."""
         n = self._n_draws()
+        if np.isnan(p):
+            return ""  # withheld (a pair sharing one task), blank as a missing interval is
         if not np.isfinite(p) or not n:
             return fmt.signif(p, digits)
         if p == 0:
@@ -237,6 +239,10 @@ class BayesResult(Result):
                 f"with {how}, with {region}; differences are {self._direction()}. ")
         parts = []
         for row in self.comparisons.itertuples():
+            if np.isnan(row.p_better):  # a pair sharing one task: see the notes
+                parts.append(f"{row.agent_1} vs {row.agent_2}: probabilities and credible interval withheld (one "
+                             f"shared task), {ACROSS[self.model][1]} {fmt.signif(row.estimate, 3)}")
+                continue
             better, rope, worse = (self._share(p, 3) for p in (row.p_better, row.p_rope, row.p_worse))
             parts.append(f"{row.agent_1} vs {row.agent_2}: P(better) {_eq(better)}, P(equivalent) {_eq(rope)}, "
                          f"P(worse) {_eq(worse)}, {ACROSS[self.model][1]} "
