@@ -335,15 +335,12 @@ def panels(ax: Any, n: int, panel_size: tuple[float, float], *, width: float | N
     import matplotlib.pyplot as plt
 
     width = COLUMN_WIDTH if width is None else float(width)
-    asked = ASKED_SIZE.get()
-    if columns is None:
-        columns = int(max(1, min(n, width // panel_size[0])))
-        best = columns if asked is None else largest_panels(n, panel_size, asked, columns)
-        if best != columns:
-            # Three panels stacked for a page's width were drawn a third of their size at figsize=(3.4, 2.6): for
-            # the size asked, the grid whose panels come out largest, at its own size (resized() scales it).
-            columns, width = best, best * panel_size[0]
-    columns = int(max(1, min(n, columns)))
+    asked = ASKED_SIZE.get() if columns is None else None  # columns given by the plot stay its own
+    columns = int(max(1, min(n, width // panel_size[0] if columns is None else columns)))
+    if asked is not None and (best := largest_panels(n, panel_size, asked, columns)) != columns:
+        # Three panels stacked for a page's width were drawn a third of their size at figsize=(3.4, 2.6): for the
+        # size asked, the grid whose panels come out largest, at its own size (resized() scales it).
+        columns, width = best, best * panel_size[0]
     rows = -(-n // columns)
     fig, grid = plt.subplots(rows, columns, figsize=(width, panel_size[1] * rows), squeeze=False,
                              sharex=sharex, sharey=sharey, layout="constrained")
