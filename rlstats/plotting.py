@@ -95,7 +95,7 @@ def _fit_texts(figure: Any, texts: list[Any]) -> None:
 
     with warnings.catch_warnings():  # a layout that collapses is :func:`_check_room`'s to report, after this
         warnings.simplefilter("ignore")
-        figure.canvas.draw()  # the constrained layout at the new size places the texts
+        figure.draw_without_rendering()  # the constrained layout at the new size places the texts
     renderer = figure.canvas.get_renderer()
     width, height = figure.get_size_inches() * figure.dpi
 
@@ -122,13 +122,15 @@ def _fit_texts(figure: Any, texts: list[Any]) -> None:
             chars = int(chars * 0.85)
 
 
-def _overlapping(figure: Any) -> set[tuple[int, int]]:
-    """The pairs of the figure's Axes whose drawings (with their titles and labels) overlap, drawn as it is now."""
+def _overlapping(figure: Any, drawn: bool = False) -> set[tuple[int, int]]:
+    """The pairs of the figure's Axes whose drawings (with their titles and labels) overlap, drawn as it is now
+    (``drawn``: the caller has just laid it out at its present size)."""
     import itertools
 
     if len(figure.axes) < 2:
         return set()
-    figure.canvas.draw()
+    if not drawn:
+        figure.draw_without_rendering()
     renderer = figure.canvas.get_renderer()
     boxes = [axes.get_tightbbox(renderer) for axes in figure.axes]
     return {(i, j) for i, j in itertools.combinations(range(len(boxes)), 2) if boxes[i].overlaps(boxes[j])}
@@ -143,12 +145,12 @@ def _check_room(figure: Any, figsize: tuple[float, float], own: Any, apart: set[
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        figure.canvas.draw()
+        figure.draw_without_rendering()
     collapsed = [w for w in caught if "axes sizes collapsed" in str(w.message)]
     for w in caught:
         if w not in collapsed:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    if collapsed or _overlapping(figure) - apart:
+    if collapsed or _overlapping(figure, drawn=True) - apart:
         from .errors import OptionError
 
         plt.close(figure)
@@ -231,7 +233,7 @@ def _fit_tick_labels(figure: Any, figsize: tuple[float, float], own: Any) -> Non
     def draw():
         with warnings.catch_warnings():  # a collapsed layout was _check_room's to report, before this
             warnings.simplefilter("ignore")
-            figure.canvas.draw()
+            figure.draw_without_rendering()
         return figure.canvas.get_renderer()
 
     renderer = draw()
