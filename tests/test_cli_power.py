@@ -50,10 +50,23 @@ def test_target_power_runs_the_sample_size_search():
     assert f"Sample size for power 0.8: {direct.sample_size} seeds" in text
 
 
-def test_jobs_give_the_same_numbers():
+def test_jobs_reach_power_as_n_jobs(monkeypatch):
+    """--jobs is power()'s n_jobs= (whose results are the same whatever its value: test_power's
+    test_identical_with_two_jobs, which starts the workers; starting them here again cost the suite 6 s)."""
+    import rlstats.planning as planning
+
+    asked = []
+    real = planning.power
+
+    def recording(*args, **kwargs):
+        asked.append(kwargs["n_jobs"])
+        return real(*args, **{**kwargs, "n_jobs": 1})
+
+    monkeypatch.setattr(planning, "power", recording)
     args = ("skillings_mack", "--effect", "0.5", "--seeds", "4", "--tasks", "3", "--n-sim", "20", "--seed", "2",
             "--no-progress", "--format", "json")
     one, two = run(*args), run(*args, "--jobs", "2")
+    assert asked == [1, 2] and one[0] == two[0] == 0
     assert json.loads(one[1])["table"] == json.loads(two[1])["table"]
 
 
