@@ -184,3 +184,14 @@ def test_default_power_grows_with_the_effect_and_the_seeds_where_the_pvalue_is_e
     assert np.all(table[1.0] > table[0.5] + 0.05)
     for powers in table.values():
         assert np.all(np.diff(powers) > 0.05)
+
+
+def test_default_power_study_is_the_one_without_the_vectorised_path(monkeypatch):
+    """power() with the default p-value gives the same table whether the exact p-values are vectorised or every
+    data set runs through skillings_mack() (2 agents x 6 tasks at 1 and 3 seeds, exact nulls both)."""
+    kwargs = dict(effect=0.8, agents=2, tasks=6, seeds=[1, 3], n_sim=40, rng=7, progress=False)
+    fast = _quietly(rlstats.power, "skillings_mack", **kwargs)
+    monkeypatch.setattr(planning, "_batch_pvalues", lambda method: None)
+    slow = _quietly(rlstats.power, "skillings_mack", **kwargs)
+    assert fast.table.equals(slow.table)
+    assert 0 < fast.table["power"].min() < fast.table["power"].max() < 1
