@@ -91,7 +91,7 @@ def cost(shape: Shape, options: Any) -> Work:
                     + f" + the call's own {_CALL_SECONDS:g} s")
     if case == "convolve" or (options.pvalue == "exact" and shape.agents == 2):
         # two agents' default is the exact null, convolved per call: 2-16 ms at 2 x 10 x 10 to 2 x 26 x 20 runs (audit
-        # s14), which power() pays on each data set since it plans that default
+        # s14); power() convolves it once a design for its untied data sets (session 15): an upper bound there
         return Work(shape.rows + _CALL_SECONDS / _EXACT_PER_RUN, "rows", _EXACT_PER_RUN,
                     f"{shape.rows:,} runs (the exact null) + the call's own {_CALL_SECONDS:g} s")
     return Work(shape.rows, "rows", 1e-6, f"{shape.rows:,} runs")
