@@ -734,10 +734,13 @@ def power(method: str | Sequence[str], *, design: Data | None = None, formula: F
     (``pvalue="auto"``: exact or Monte Carlo with two agents, few
     arrangements or three agents on few tasks, where the chi-squared one is
     liberal), as in the analysis a user runs; it takes a vectorised path (the
-    same kernels) when that p-value is the chi-squared one and every cell has
-    the same number of runs (``pvalue="asymptotic"`` asks for it everywhere,
-    faster and liberal with two agents); otherwise every method runs through
-    its public function on each data set.
+    same kernels, the same p-values to the bit) when that p-value is the
+    chi-squared or the exact one and every cell has the same number of runs
+    (the exact null is computed once; a data set with ties has its own, from
+    its mid-ranks); ``pvalue="asymptotic"`` asks for the chi-squared one
+    everywhere, liberal with two agents. Otherwise (the Monte Carlo p-value,
+    whose permutations come from each data set's own stream) every method
+    runs through its public function on each data set.
 
     To run on a cluster::
 

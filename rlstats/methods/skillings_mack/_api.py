@@ -18,6 +18,8 @@ numbers in :class:`SkillingsMackResult`.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import inspect
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
@@ -319,29 +321,42 @@ def skillings_mack(data: Data, formula: FormulaLike | None = None, *, variant: R
 
 
 def batch_pvalues(design, responses, **options):
-    """Chi-squared p-values of :func:`skillings_mack` for a batch of data sets sharing one design, vectorised.
+    """The p-values of :func:`skillings_mack` for a batch of data sets sharing one design, vectorised.
 
     Row ``i`` of ``responses`` replaces ``design.y``; the p-value is the one
-    ``skillings_mack(design with y = responses[i], **options).pvalue`` gives.
-    Simulation studies (:func:`rlstats.power`) reach this through the registry
-    (``rlstats.methods.OPERATIONS``).
+    ``skillings_mack(design with y = responses[i], **options).pvalue`` gives,
+    to the bit. Simulation studies (:func:`rlstats.power`) reach this through
+    the registry (``rlstats.methods.OPERATIONS``).
 
     The p-value is the one the options ask for, ``"auto"`` (the default) as
     :func:`skillings_mack` picks it: a power study plans the analysis a user
     runs (audit s14: the chi-squared p-value planned in its place gave power
     0.925 to a two-agent test on 4 tasks that cannot reject).
 
-    Returns None when the vectorised path does not apply -- a p-value other
-    than the asymptotic one (``"auto"`` picks the exact or Monte Carlo one on
-    this design), cell summaries, tie correction, a design that is
-    not balanced or not stored task by task, or options that
-    :func:`skillings_mack` rejects on this design -- and the caller then runs
-    :func:`skillings_mack` on each data set.
+    * chi-squared: the statistics of every data set at once;
+    * exact: without ties the null distribution depends on the counts alone
+      (each task's ranks are 1..q whatever the scores), so it is computed
+      once and each data set's statistic looked up in it; a data set with
+      ties (or values within ``TIE_TOLERANCE``) has a null of its own
+      mid-ranks and gets :func:`skillings_mack`'s own computation;
+    * Monte Carlo: not here (None). Each data set's permutations come from
+      streams of its own (power()'s generator of that data set), so batching
+      data sets would share no draws: the work per permutation is the same,
+      and the call's own overhead, all it could save, is about an eighth
+      (1.7 of 14 ms a data set at 3 agents x 6 tasks x 1 run, 10,000
+      permutations, session 15).
+
+    Returns None when the vectorised path does not apply -- a Monte Carlo
+    p-value (asked for, or ``"auto"``'s choice on this design), cell
+    summaries, tie correction, a design that is not balanced or not stored
+    task by task, or options that :func:`skillings_mack` rejects on this
+    design -- and the caller then runs :func:`skillings_mack` on each data
+    set.
     """
     from scipy import stats
     defaults = _default_options()
     options = SkillingsMackOptions.checked(**{**defaults, **{k: v for k, v in options.items() if k in defaults}})
-    if options.pvalue not in ("auto", "asymptotic") or options.within_cell is not None \
+    if options.pvalue == "monte_carlo" or options.within_cell is not None \
             or options.tie_correction is True \
             or not design.is_balanced or np.any(np.diff(design.task) < 0):
         return None
@@ -352,28 +367,59 @@ def batch_pvalues(design, responses, **options):
         return None
     if variant == "quade":  # an F test of its own: skillings_mack() per data set
         return None
-    # The null covariance depends only on the counts (no tie correction): any responses will do.
+    # The null covariance depends only on the counts (no tie correction): any responses will do; untied ones give
+    # the exact null of every untied data set.
     setup = kernels.build_setup(np.arange(design.nobs, dtype=float), design.agent, design.task, design.n_agents,
                                 design.n_tasks, variant=_KERNEL_VARIANT[variant])
-    if options.pvalue == "auto" and not kernels.auto_is_asymptotic(setup):
-        return None  # the default is exact or Monte Carlo here (two agents, few arrangements or tasks)
+    # "auto"'s case: "convolve" or "enumerate" (the exact null's method), "monte_carlo" or "asymptotic"
+    method = kernels.auto_case(setup.counts, setup.variant) if options.pvalue == "auto" else options.pvalue
+    if method == "monte_carlo":
+        return None  # each data set's own streams: skillings_mack() per data set (see above)
+    null = None
+    if method in ("convolve", "enumerate", "exact"):
+        try:
+            null = _untied_null(setup.counts.astype(np.int64).tobytes(), setup.counts.shape, setup.variant, method)
+        except OptionError:  # pvalue="exact" not feasible: skillings_mack() says so on the first data set
+            return None
     batch = responses.shape[0]
     ranks = stats.rankdata(responses.reshape(batch, design.n_tasks, -1), axis=-1).reshape(batch, -1)
     # ties as skillings_mack() sees them: equal, or within TIE_TOLERANCE of the task's largest |score|
     ordered = np.sort(responses.reshape(batch, design.n_tasks, -1), axis=-1)
     gaps = np.diff(ordered, axis=-1)
     near = gaps <= TIE_TOLERANCE * np.abs(ordered).max(axis=-1, keepdims=True)
+    tied = np.any(near, axis=(1, 2))
+    if null is not None:
+        statistic = kernels.statistic(setup, ranks)
+        pvalues = np.array([kernels.exact_pvalue(null, float(t)) for t in statistic])
+        for i in np.flatnonzero(tied):  # a null of the data set's own mid-ranks
+            pvalues[i] = _test(dataclasses.replace(design, y=responses[i]), options, None, False).pvalue
+        return pvalues
     for i in np.flatnonzero(np.any(near & (gaps > 0), axis=(1, 2))):
         ranks[i] = doubled_midranks(responses[i], design.task, design.n_tasks)[0] / 2.0
     statistic = kernels.statistic(setup, ranks)
     if variant == "friedman" and options.tie_correction is not False:
         # R's correction on a complete design: divide by 1 - sum(t^3 - t) / (n k (k^2 - 1)).
         k, n = design.n_agents, design.n_tasks
-        for i in np.flatnonzero(np.any(near, axis=(1, 2)) & ~np.all(near, axis=(1, 2))):
+        for i in np.flatnonzero(tied & ~np.all(near, axis=(1, 2))):
             tie_sum = doubled_midranks(responses[i], design.task, n)[1].sum()
             statistic[i] /= 1.0 - tie_sum / (n * k * (k**2 - 1))
     pvalues = chi2_sf(statistic, setup.df) if setup.df > 0 else np.ones(batch)  # as the kernel's p-value
     return np.where(np.all(near, axis=(1, 2)), 1.0, pvalues)  # every task tied: p = 1, as skillings_mack()
+
+
+@functools.lru_cache(maxsize=8)
+def _untied_null(counts, shape, variant, method):
+    """The exact null of every untied data set with these counts (bytes of an int array of ``shape``): computed
+    once for all of power()'s blocks of data sets. ``method``: "convolve" or "enumerate" as pvalue="auto" takes
+    it, or "exact" as pvalue="exact" does."""
+    counts = np.frombuffer(counts, dtype=np.int64).reshape(shape)
+    n, k = shape
+    task = np.repeat(np.arange(n), counts.sum(axis=1))
+    agent = np.concatenate([np.repeat(np.arange(k), row) for row in counts])
+    setup = kernels.build_setup(np.arange(task.size, dtype=float), agent, task, k, n, variant=variant)
+    if method == "exact":
+        return kernels.exact_null(setup)
+    return kernels.exact_null(setup, method=method, limit=kernels.AUTO_EXACT_LIMIT)
 
 
 @dataclass(frozen=True)

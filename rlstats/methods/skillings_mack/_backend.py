@@ -58,15 +58,20 @@ _CALL_SECONDS = 0.003
 _EXACT_PER_RUN = 1.5e-5
 
 
-def _auto_monte_carlo(shape: Shape) -> bool:
-    """Whether ``pvalue="auto"`` draws a Monte Carlo null on designs of this shape: the third case of
-    ``_kernels.auto_pvalue_method`` (three agents, one run per cell, fewer than AUTO_MC_TASKS_K3 tasks, more than
-    AUTO_EXACT_LIMIT arrangements of complete tasks to enumerate). Audit s14: power() at 3 x 6 x 1 counted a pass over
-    the rows, 1,600 times under its 29 ms a data set."""
-    from ._kernels import AUTO_EXACT_LIMIT, AUTO_MC_TASKS_K3
+def _auto_case(shape: Shape) -> str:
+    """``pvalue="auto"``'s case (``_kernels.auto_case``, the rule's one home) on a design of this shape, read as
+    complete with ``most_runs`` runs in every cell: power()'s simulated designs, and an upper bound of the work on
+    designs with empty or smaller cells (bar three agents whose tasks of one run leave fewer than AUTO_MC_TASKS_K3
+    tasks, which the kernel gives Monte Carlo permutations). Audit s14: power() at 3 x 6 x 1 counted a pass over the
+    rows, 1,600 times under its 29 ms a data set; audit s15: two agents past the convolution's limits (2 x 30 x 40)
+    counted the convolution, 0.039 s, for 1.1 s of permutations."""
+    import numpy as np
 
-    return (shape.agents == 3 and shape.most_runs <= 1 and shape.tasks < AUTO_MC_TASKS_K3
-            and 6 ** shape.tasks > AUTO_EXACT_LIMIT)
+    from ._kernels import auto_case
+
+    runs = max(shape.most_runs, 1)
+    counts = np.full((max(shape.tasks, 1), max(shape.agents, 1)), runs)
+    return auto_case(counts, "mack_skillings" if runs > 1 else "skillings_mack")
 
 
 def cost(shape: Shape, options: Any) -> Work:
@@ -76,16 +81,17 @@ def cost(shape: Shape, options: Any) -> Work:
     a cell times the agents), and the call's own 3 ms (the Design, the ranks, the result: power() multiplies it by its
     data sets, 2.4-2.6x under without it); the asymptotic and exact p-values are a pass over the rows (the exact one
     is bounded where it is enumerated), and two agents' exact null (their default) a convolution per call."""
-    if options.pvalue == "monte_carlo" or (options.pvalue == "auto" and _auto_monte_carlo(shape)):
+    case = _auto_case(shape) if options.pvalue == "auto" else None
+    if options.pvalue == "monte_carlo" or case == "monte_carlo":
         wide = min(shape.rows, shape.most_runs * shape.agents) > _PACKED_RUNS
         per_unit = 3.5e-8 if wide else 1.1e-8
         return Work(options.n_resamples * shape.rows + _CALL_SECONDS / per_unit, "permuted values", per_unit,
                     f"{options.n_resamples:,} permutations x {shape.rows:,} runs"
                     + (f" (tasks of more than {_PACKED_RUNS:,} runs)" if wide else "")
                     + f" + the call's own {_CALL_SECONDS:g} s")
-    if options.pvalue in ("auto", "exact") and shape.agents == 2:
+    if case == "convolve" or (options.pvalue == "exact" and shape.agents == 2):
         # two agents' default is the exact null, convolved per call: 2-16 ms at 2 x 10 x 10 to 2 x 26 x 20 runs (audit
-        # s14), which power() pays on each data set since it plans that default
+        # s14); power() convolves it once a design for its untied data sets (session 15): an upper bound there
         return Work(shape.rows + _CALL_SECONDS / _EXACT_PER_RUN, "rows", _EXACT_PER_RUN,
                     f"{shape.rows:,} runs (the exact null) + the call's own {_CALL_SECONDS:g} s")
     return Work(shape.rows, "rows", 1e-6, f"{shape.rows:,} runs")

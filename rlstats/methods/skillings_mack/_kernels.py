@@ -197,7 +197,7 @@ def build_setup(y, agent, task, k, n, *, variant, tie_correction=False):
     ranks2, tie_sum = doubled_midranks(y, task, n)
     q = counts.sum(axis=1)
     k_i = (counts > 0).sum(axis=1)
-    w_block = np.sqrt(12.0 / (k_i + 1)) if variant == "skillings_mack" else 1.0 / q
+    w_block = _block_weights(counts, variant)
     tie_factor = 1.0 - tie_sum / (q**3 - q) if tie_correction else np.ones(n)
     centre_block = (q + 1) / 2.0
     expected = (counts * (w_block * centre_block)[:, None]).sum(axis=0)
@@ -210,6 +210,13 @@ def build_setup(y, agent, task, k, n, *, variant, tie_correction=False):
         agents_present=k_i, tie_sum=tie_sum, tie_correction=bool(tie_correction),
         expected=expected, cov=cov, cov_pinv=_pseudo_inverse(cov, df), df=df, connected=df == k - 1,
     )
+
+
+def _block_weights(counts, variant):
+    """Each block's weight, from its runs per agent: sqrt(12 / (k_i + 1)) (Skillings-Mack) or 1 / q_i."""
+    if variant == "skillings_mack":
+        return np.sqrt(12.0 / ((counts > 0).sum(axis=1) + 1))
+    return 1.0 / counts.sum(axis=1)
 
 
 def _agent_groups(counts):
@@ -615,27 +622,37 @@ def _subset_sum_pmf(values, m):
     return lo, pmf / pmf.sum()
 
 
-def _lattice_multipliers(setup):
+def _lattice_multipliers(counts, variant):
     """Integers a_i and unit u with w_i = a_i * u, so T1 lives on an integer lattice."""
-    w = setup.weight[np.unique(setup.block, return_index=True)[1]]
+    q = counts.sum(axis=1)
+    w = _block_weights(counts, variant)[q > 0]
     if np.allclose(w, w[0], rtol=1e-12, atol=0):
-        return np.ones(setup.n, dtype=np.int64), float(w[0])
-    if setup.variant != "mack_skillings":  # unreachable: Skillings-Mack with k = 2 has k_i = 2
+        return np.ones(counts.shape[0], dtype=np.int64), float(w[0])
+    if variant != "mack_skillings":  # Skillings-Mack with k = 2: a task that one agent alone ran (k_i = 1)
         raise _infeasible("block weights are not commensurable")
-    lcm = math.lcm(*(int(q) for q in setup.block_size))
-    return lcm // setup.block_size.astype(np.int64), 1.0 / lcm
+    lcm = math.lcm(*(int(qi) for qi in q))
+    return lcm // q.astype(np.int64), 1.0 / lcm
+
+
+def _convolution_plan(counts, variant):
+    """Two agents' lattice (a_i, unit) for :func:`_convolve_null`, from the counts alone; an OptionError where the
+    weights are not commensurable or the lattice or its work pass ``_LATTICE_LIMIT`` or ``_DP_WORK_LIMIT``."""
+    if counts.shape[1] != 2:
+        raise OptionError(f"method='convolve' needs exactly 2 agents, the design has {counts.shape[1]}")
+    a, unit = _lattice_multipliers(counts, variant)
+    c0, q = counts[:, 0], counts.sum(axis=1)
+    # in floats, exact up to 2**53 and far past the limits above it (ints could overflow on a large shape)
+    work = float(np.sum(q.astype(float) ** 2 * (c0 + 1.0) * 2.0 * c0))
+    span = float(np.sum(a * 2.0 * c0 * q))
+    if work > _DP_WORK_LIMIT or span > _LATTICE_LIMIT:
+        raise _infeasible(f"the k = 2 convolution needs a lattice of {span:.0f} points and {work:.0f} steps")
+    return a, unit
 
 
 def _convolve_null(setup, limit):
     from scipy import signal
-    if setup.k != 2:
-        raise OptionError(f"method='convolve' needs exactly 2 agents, the design has {setup.k}")
-    a, unit = _lattice_multipliers(setup)
+    a, unit = _convolution_plan(setup.counts, setup.variant)
     c0, q = setup.counts[:, 0], setup.block_size
-    work = sum(int(qi) * (int(ci) + 1) * 2 * int(ci) * int(qi) for qi, ci in zip(q, c0))
-    span = int(np.sum(a * 2 * c0 * q))
-    if work > _DP_WORK_LIMIT or span > _LATTICE_LIMIT:
-        raise _infeasible(f"the k = 2 convolution needs a lattice of {span} points and {work} steps")
     offset, pmf, cache = 0, np.ones(1), {}
     for i in range(setup.n):
         r2 = np.sort(setup.ranks2[setup.block == i])
@@ -678,15 +695,49 @@ AUTO_EXACT_LIMIT = 20_000
 AUTO_MC_TASKS_K3 = 40
 
 
-def _arrangements(setup, cap):
+def _arrangements(counts, cap):
     """Product over blocks of the multinomial numbers of arrangements, stopping once it exceeds ``cap``."""
     total = 1
-    for i in range(setup.n):
-        c = setup.counts[i][setup.counts[i] > 0]
-        total *= _multinomial(c)
+    for row in counts:
+        total *= _multinomial(row[row > 0])
         if total > cap:
             break
     return total
+
+
+def auto_case(counts, variant):
+    """Which case of :func:`auto_pvalue_method`'s rule a design with these runs per cell is in: the rule's one home.
+
+    It reads the counts alone, so every data set of one design is in the same case: skillings_mack()'s kernel
+    decides on its setup's counts, the cost estimate (``_backend.cost``) on a Design's shape before any setup
+    exists, and :func:`rlstats.power`'s vectorised p-values on the simulated design's.
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (n, k)
+        Runs per (task, agent) cell.
+    variant : {"skillings_mack", "mack_skillings"}
+        The kernel's statistic (its block weights decide whether two agents' null can be convolved).
+
+    Returns
+    -------
+    str
+        ``"convolve"`` (two agents' exact null), ``"enumerate"`` (the exact null of at most ``AUTO_EXACT_LIMIT``
+        arrangements), ``"monte_carlo"`` or ``"asymptotic"``.
+    """
+    counts = np.asarray(counts)
+    if counts.shape[1] == 2:
+        try:
+            _convolution_plan(counts, variant)
+        except OptionError:  # the weights are incommensurable or the lattice too large: Monte Carlo
+            return "monte_carlo"
+        return "convolve"
+    if _arrangements(counts, AUTO_EXACT_LIMIT) <= AUTO_EXACT_LIMIT:
+        return "enumerate"
+    informative = int(np.count_nonzero(counts.sum(axis=1) > 1))
+    if counts.shape[1] == 3 and counts.max() <= 1 and informative < AUTO_MC_TASKS_K3:
+        return "monte_carlo"
+    return "asymptotic"
 
 
 def auto_pvalue_method(setup):
@@ -715,38 +766,19 @@ def auto_pvalue_method(setup):
     -------
     (method, reason, null) : str, str, ExactNull or None
     """
-    case = _auto_case(setup)
-    if case == "two agents":
-        try:
-            return "exact", "two agents: the exact null is convolved", exact_null(setup, method="convolve")
-        except OptionError:
-            return "monte_carlo", "two agents: the chi-squared approximation is liberal", None
-    if case == "enumerable":
+    case = auto_case(setup.counts, setup.variant)
+    if case == "convolve":
+        return "exact", "two agents: the exact null is convolved", exact_null(setup, method="convolve")
+    if case == "enumerate":
         return "exact", f"at most {AUTO_EXACT_LIMIT} arrangements: the exact null is enumerated", \
             exact_null(setup, method="enumerate", limit=AUTO_EXACT_LIMIT)
-    if case == "three agents":
+    if case == "monte_carlo" and setup.k == 2:
+        return "monte_carlo", "two agents: the chi-squared approximation is liberal", None
+    if case == "monte_carlo":
         informative = int(np.count_nonzero(setup.block_size > 1))
         return "monte_carlo", (f"three agents on {informative} < {AUTO_MC_TASKS_K3} tasks with one run per cell: "
                                "the chi-squared approximation is liberal"), None
     return "asymptotic", "the chi-squared approximation holds for this design", None
-
-
-def auto_is_asymptotic(setup):
-    """Whether ``pvalue="auto"`` takes the chi-squared p-value on this design (its rule reads the counts alone, so
-    every data set of one design gets the same answer: power() vectorises exactly those)."""
-    return _auto_case(setup) == "asymptotic"
-
-
-def _auto_case(setup):
-    """Which case of :func:`auto_pvalue_method`'s rule this design is in."""
-    if setup.k == 2:
-        return "two agents"
-    if _arrangements(setup, AUTO_EXACT_LIMIT) <= AUTO_EXACT_LIMIT:
-        return "enumerable"
-    informative = int(np.count_nonzero(setup.block_size > 1))
-    if setup.k == 3 and setup.counts.max() <= 1 and informative < AUTO_MC_TASKS_K3:
-        return "three agents"
-    return "asymptotic"
 
 
 # --------------------------------------------------------------------------- post hoc
