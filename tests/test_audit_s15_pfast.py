@@ -12,6 +12,7 @@ import types
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import rlstats
@@ -195,3 +196,24 @@ def test_default_power_study_is_the_one_without_the_vectorised_path(monkeypatch)
     slow = _quietly(rlstats.power, "skillings_mack", **kwargs)
     assert fast.table.equals(slow.table)
     assert 0 < fast.table["power"].min() < fast.table["power"].max() < 1
+
+
+def test_exact_p_value_is_never_above_one():
+    """The exact p-value sums the null's probabilities at and above the statistic; where the statistic is the
+    null's smallest value the sum rounds above one: 1.0000000000000002 printed for two agents x 7 tasks x 3 runs
+    whose rank sums were as equal as a task allows."""
+    rng = np.random.default_rng(1)
+    worst = 0.0
+    for _ in range(60):
+        n_tasks, runs = 7, 3
+        rows = []
+        for t in range(n_tasks):
+            order = rng.permutation(2 * runs).astype(float)
+            first, second = order[0::2], order[1::2]
+            if rng.random() < 0.5:
+                first, second = second, first
+            rows += [("A", f"t{t}", s, x) for s, x in enumerate(first)]
+            rows += [("B", f"t{t}", s, x) for s, x in enumerate(second)]
+        frame = pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
+        worst = max(worst, rlstats.skillings_mack(frame, "score ~ agent | task").pvalue)
+    assert worst == 1.0

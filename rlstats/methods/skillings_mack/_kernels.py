@@ -678,8 +678,9 @@ _EXACT_METHODS = {"enumerate": _enumerate_null, "convolve": _convolve_null}
 
 
 def tail_probability(null, t):
-    """P0(T >= t), comparing with the tolerance 1e-9 * max(1, |t|)."""
-    return float(null.probabilities[null.values >= t - _relative_tol(t)].sum())
+    """P0(T >= t), comparing with the tolerance 1e-9 * max(1, |t|); at most 1, where the sum of every
+    probability rounds above it (1.0000000000000002 at the null's smallest value)."""
+    return min(1.0, float(null.probabilities[null.values >= t - _relative_tol(t)].sum()))
 
 
 def exact_pvalue(null, t):
