@@ -1,0 +1,156 @@
+"""Session 15 user audit of rlstats.tuning(), rlstats.selection_check(), the normalisers and rlstats.datasets on real
+data (the Dierkes et al. sweeps and tuning procedures, Atari 100k) and on hard small cases (one configuration, one
+seed, ties, NaN, capped and negative scores, unit changes, shuffled rows, unused categorical levels).
+
+Checked and found right (asserted below where cheap): the expected maximum against an enumeration of every subset
+and every sequence of draws, the complete algorithm's estimate against the mean of the configurations' means, the
+tuning views unchanged by positive scaling and by row order, higher_is_better=False on negated scores, the
+human-normalised Atari scores against an explicit merge, the selection check's permutation statistic and reporter t
+against scipy. Defects found: each test's docstring says what was wrong.
+"""
+
+import itertools
+import math
+import os
+import pathlib
+
+import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import rlstats
+
+matplotlib.use("Agg")
+
+DATA = pathlib.Path("/work/shared/data")
+HPO = DATA / "raw" / "ADA-research"
+
+
+def _sweep(values, agent="ppo", task="ant"):
+    """One sweep: values[c] are the runs of configuration c (seeds 0..n-1)."""
+    return pd.DataFrame([(agent, task, c, s, float(v)) for c, runs in enumerate(values) for s, v in enumerate(runs)],
+                        columns=["agent", "task", "lr", "seed", "score"])
+
+
+def _grid(seed=0, seeds=4):
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame([(a, t, lr, s, 100 * (t == "ant") + 10 * rng.gamma(2) + 5 * (lr == 1e-3) * (a == "ppo"))
+                         for a in ("ppo", "sac") for t in ("ant", "hopper", "walker")
+                         for lr in (1e-4, 3e-4, 1e-3, 3e-3, 1e-2) for s in range(seeds)],
+                        columns=["agent", "task", "lr", "seed", "score"])
+
+
+def test_expected_max_matches_enumeration_and_is_unchanged_by_units_and_row_order():
+    """The expected maximum of k of the configurations' means, without replacement (every subset) and with
+    replacement (every sequence); the views' numbers scale with the score and do not move with the rows' order."""
+    df = _grid()
+    res = rlstats.tuning(df, "score ~ agent | task/seed", config="lr", n_resamples=200, rng=0)
+    em = res.expected_max().set_index(["agent", "task", "budget", "sampling"])["estimate"]
+    for (agent, task), runs in df.groupby(["agent", "task"]):
+        means = runs.groupby("lr")["score"].mean().to_numpy()
+        for k in range(1, means.size + 1):
+            without = np.mean([max(c) for c in itertools.combinations(means, k)])
+            within = np.mean([max(c) for c in itertools.product(means, repeat=k)])
+            assert em[agent, task, k, "without replacement"] == pytest.approx(without, rel=1e-12)
+            assert em[agent, task, k, "with replacement"] == pytest.approx(within, rel=1e-12)
+        complete = res.complete_summary().set_index(["agent", "task"])["estimate"]
+        assert complete[agent, task] == pytest.approx(means.mean(), rel=1e-12)
+    scaled = rlstats.tuning(df.assign(score=df["score"] * 1000).sample(frac=1, random_state=1),
+                            "score ~ agent | task/seed", config="lr", n_resamples=200, rng=0)
+    for view in ("expected_max", "tuned", "complete_summary"):
+        one, other = getattr(res, view)(), getattr(scaled, view)()
+        for column in ("estimate", "conf_low", "conf_high"):
+            np.testing.assert_allclose(one[column] * 1000, other[column], rtol=1e-9)
+    np.testing.assert_allclose(res.best_set()["probability_best"], scaled.best_set()["probability_best"])
+    np.testing.assert_allclose(res.sensitivity()["sensitivity"], scaled.sensitivity()["sensitivity"], rtol=1e-9)
+
+
+def test_selection_check_on_atari_matches_an_explicit_computation():
+    """SPR against DER, human-normalised, the five tasks where SPR gains most reported: the inspector's statistic is
+    the difference of the mean effects, the reporter's t is scipy's one-sample t (its skewness is positive, so no
+    correction), and both are unchanged by a change of units and shuffled rows."""
+    path = DATA / "atari100k.csv"
+    if not path.exists():
+        pytest.skip(f"{path} is absent (the shared real data)")
+    atari = pd.read_csv(path)
+    table = pd.read_csv(DATA / "atari100k_reference.csv")
+    pair = rlstats.normalize(atari[atari["agent"].isin(["SPR", "DER"])], table)
+    reference = table.set_index("task")
+    raw = atari.loc[pair.index]
+    expected = (raw["score"] - raw["task"].map(reference["random"])) / (
+        raw["task"].map(reference["human"]) - raw["task"].map(reference["random"]))
+    np.testing.assert_allclose(pair["score"], expected, rtol=1e-12)
+    means = pair.groupby(["task", "agent"])["score"].mean().unstack()
+    effect = (means["SPR"] - means["DER"]).sort_values(ascending=False)
+    reported = list(effect.index[:5])
+    res = rlstats.selection_check(pair, "score ~ agent | task/seed", treatment="SPR", baseline="DER",
+                                  reported=reported, n_resamples=999, rng=0)
+    v_p, v_i = effect[reported].to_numpy(), effect.drop(reported).to_numpy()
+    assert res.statistic == pytest.approx(v_p.mean() - v_i.mean(), rel=1e-12)
+    assert res.pvalue_reporter == pytest.approx(stats.ttest_1samp(v_p, 0, alternative="greater").pvalue, rel=1e-9)
+    other = rlstats.selection_check(pair.assign(score=pair["score"] * 1000).sample(frac=1, random_state=2),
+                                    "score ~ agent | task/seed", treatment="SPR", baseline="DER", reported=reported,
+                                    n_resamples=999, rng=0)
+    assert (other.pvalue, other.pvalue_reporter) == pytest.approx((res.pvalue, res.pvalue_reporter), rel=1e-9)
+
+
+@pytest.mark.xfail(strict=True, reason="plot_best_set drops the bars after the first 30 and says nothing")
+def test_best_set_plot_says_when_it_leaves_bars_out():
+    """plot(kind="best_set") kept ``best.head(30)`` of the table: on PPO's tuning procedures of Dierkes et al.
+    (5 procedures x 3 tasks, 49 tuning runs with a chance of being best) the figure showed 30 bars, ant's and
+    humanoid's, with nothing saying that 19 bars (all 15 of lunar, 4 of humanoid) were left out. The figure must
+    say how many it shows of how many."""
+    rows = [[10.0 + c + 0.1 * s for s in range(3)] for c in range(3)]
+    df = pd.concat([_sweep(rows, agent=f"a{i}", task=f"t{j}") for i in range(4) for j in range(3)], ignore_index=True)
+    # every configuration's runs overlap its neighbours', so each sweep keeps 2 to 3 configurations with a chance
+    df["score"] += np.tile([0.0, 1.5, -1.5], len(df) // 3)
+    res = rlstats.tuning(df, "score ~ agent | task/seed", config="lr", views=["best_set"], n_resamples=200, rng=0)
+    shown = res.best_set()
+    chances = int((shown["probability_best"] > 0).sum())
+    assert chances > 30
+    ax = res.plot(kind="best_set")
+    assert len(ax.patches) == 30
+    text = " ".join([ax.get_title(), ax.get_xlabel(), ax.figure.texts[0].get_text() if ax.figure.texts else ""])
+    assert f"30 of {chances}" in text, text
+    matplotlib.pyplot.close(ax.figure)
+
+
+@pytest.mark.xfail(strict=True, reason="the expected-max plot draws an invisible line where the curve has one budget")
+def test_expected_max_plot_shows_a_single_budget():
+    """With one budget on the curve (a sweep of one configuration, or the mean over tasks of agents beside a
+    baseline run with its defaults, as in Dierkes et al.'s procedures, where only k = 1 is common) the plot drew a
+    line through one point and a band of zero width: an empty figure, 'hpo=base, rpo=base' and the four tuned
+    procedures listed in the legend with nothing drawn. A single point must be visible (a marker, its band an error
+    bar)."""
+    df = _sweep([[1.0, 2.0, 3.0]], agent="base")
+    df = pd.concat([df, _sweep([[1.0, 2.5, 3.0], [0.0, 1.0, 4.0]], agent="tuned")], ignore_index=True)
+    res = rlstats.tuning(df, "score ~ agent | task/seed", config="lr", views=["expected_max"], rng=0)
+    ax = res.plot(kind="expected_max")
+    base = res.expected_max()
+    assert (base.loc[base["agent"] == "base", "budget"] == 1).all()
+    marked = [line for line in ax.lines if line.get_label() == "base" and line.get_marker() not in (None, "", "None")]
+    assert marked, [(line.get_label(), line.get_marker()) for line in ax.lines]
+    matplotlib.pyplot.close(ax.figure)
+
+
+@pytest.mark.xfail(strict=True, reason="the report's prose describes tuned_lower='winner' under the default 'pooled'")
+def test_report_prose_says_how_the_default_lower_end_is_made():
+    """The report said that the tuned score's interval 'is the winner's Student-t interval with the lower end lowered
+    by the optimism's upper bootstrap quantile and the upper end taken from the larger of the winner's and the
+    sweep's pooled standard deviation', which is the rule of tuned_lower='winner'. Under the default 'pooled' the
+    lower end also takes the larger spread: a winner of sd 0.082 among configurations of sd 3.4 and 3.5 got a lower
+    end of 5.43 (pooled sd), not about 9.97 less the optimism's quantile (the winner's own t interval)."""
+    df = _sweep([[10.0, 10.1, 10.2, 10.1], [0.0, 8.0, 2.0, 6.0], [1.0, 9.0, 3.0, 5.0]])
+    res = rlstats.tuning(df, "score ~ agent | task/seed", config="lr", views=["best_set"], rng=0)
+    row = res.tuned().iloc[0]
+    pooled = math.sqrt(np.mean([np.var(v, ddof=1) for v in ([10.0, 10.1, 10.2, 10.1], [0, 8, 2, 6], [1, 9, 3, 5])]))
+    half = stats.t.ppf(0.975, 3) * pooled / 2
+    assert row["conf_high"] == pytest.approx(10.1 + half, rel=1e-12)
+    assert row["conf_low"] < 10.1 - half + 1e-9  # the pooled spread, less the optimism's quantile
+    prose = res._prose()
+    assert "larger of the winner's and the sweep's pooled standard deviation on both ends" in prose, prose
+    winner = rlstats.tuning(df, "score ~ agent | task/seed", config="lr", views=["best_set"], rng=0,
+                            tuned_lower="winner")
+    assert "lower end lowered by the optimism's upper bootstrap quantile" in winner._prose()
