@@ -206,9 +206,7 @@ class TuningResult(Result):
                      f"best was estimated by bootstrapping the whole selection, configurations with probability at "
                      f"least {fmt.signif(self.threshold)} form the best set (Patterson et al. 2024), and the tuned "
                      f"score is the winner's mean less the bootstrap estimate of the optimism of select-then-report; "
-                     f"its {level} interval is the winner's Student-t interval with the lower end lowered by the "
-                     f"optimism's upper bootstrap quantile and the upper end taken from the larger of the winner's "
-                     f"and the sweep's pooled standard deviation.")
+                     f"its {level} interval is " + _tuned_interval_prose(self.options.get("tuned_lower")))
         if "expected_max" in self.views:
             band = ("pointwise bootstrap bands (percentile bands centred at the estimate)"
                     if self.options.get("band") == "percentile" else
@@ -233,6 +231,17 @@ class TuningResult(Result):
                      else "percentile-normalised scores")
             text += f" Hyperparameter sensitivity and effective dimensionality follow Adkins et al. (2024) on {scale}."
         return text
+
+
+def _tuned_interval_prose(lower):
+    """How the tuned score's interval is made, under ``tuned_lower=`` (the lower end's spread)."""
+    if lower == "winner":
+        return ("the winner's Student-t interval with the lower end lowered by the optimism's upper bootstrap "
+                "quantile and the upper end taken from the larger of the winner's and the sweep's pooled standard "
+                "deviation.")
+    return ("the winner's mean plus and minus Student's t times the larger of the winner's and the sweep's pooled "
+            "standard deviation on both ends (over the square root of its seeds), the lower end lowered further by "
+            "the optimism's upper bootstrap quantile.")
 
 
 def _interval(low, high, digits=5, wanting="seeds"):
