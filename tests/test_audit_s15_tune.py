@@ -152,3 +152,34 @@ def test_report_prose_says_how_the_default_lower_end_is_made():
     winner = rlstats.tuning(df, "score ~ agent | task/seed", config="lr", views=["best_set"], rng=0,
                             tuned_lower="winner")
     assert "lower end lowered by the optimism's upper bootstrap quantile" in winner._prose()
+
+
+def _equal_effects(scale):
+    """Every task's effect is exactly 1 (times ``scale``) in exact arithmetic: agent a scores b's runs plus one."""
+    rng = np.random.default_rng(0)
+    base = pd.DataFrame([("b", f"t{t}", s, float(rng.integers(0, 50))) for t in range(8) for s in range(3)],
+                        columns=["agent", "task", "seed", "score"])
+    df = pd.concat([base, base.assign(agent="a", score=base["score"] + 1)], ignore_index=True)
+    return df.assign(score=df["score"] * scale)
+
+
+@pytest.mark.xfail(strict=True, reason="selection_check reads round-off as the spread of per-task effects that tie")
+@pytest.mark.parametrize("scale", [1.0, 0.1, 1e-3])
+def test_selection_check_effects_that_tie_have_no_spread(scale):
+    """Every per-task effect is exactly 1 x scale (agent a scores b's runs plus one): the effects differ only by
+    round-off (range 3.6e-15 at scale 1). The reporter's t said so (undefined), but the detection probability was
+    printed as 1 from an sd of the effects of 1.2e-15, the difference's interval was [-2.4e-15, 1.5e-15], and the
+    pooled t and Welch inspectors returned statistics of round-off that moved with the units (t = -0.47, -1.41,
+    -1.94 and p = 0.67, 0.90, 0.95 at scales 1, 0.1, 0.001). Effects without spread give no interval and no
+    detection probability, and the parametric inspectors refuse them, as they do effects that tie exactly."""
+    df = _equal_effects(scale)
+    call = dict(treatment="a", baseline="b", reported=["t0", "t1", "t2"], normalize=False, rng=0)
+    res = rlstats.selection_check(df, "score ~ agent | task", **call)
+    assert np.isnan(res.pvalue_reporter)
+    assert res.detection_probability is None
+    assert np.isnan(res.conf_int).all()
+    for inspector in ("t", "welch"):
+        with pytest.raises(rlstats.errors.DesignError, match="no spread"):
+            rlstats.selection_check(df, "score ~ agent | task", inspector=inspector, **call)
+    with pytest.raises(rlstats.errors.DesignError, match="no spread"):
+        rlstats.selection_check(df, "score ~ agent | task", sigma="pooled", inspector="z", **call)
