@@ -163,7 +163,6 @@ def _equal_effects(scale):
     return df.assign(score=df["score"] * scale)
 
 
-@pytest.mark.xfail(strict=True, reason="selection_check reads round-off as the spread of per-task effects that tie")
 @pytest.mark.parametrize("scale", [1.0, 0.1, 1e-3])
 def test_selection_check_effects_that_tie_have_no_spread(scale):
     """Every per-task effect is exactly 1 x scale (agent a scores b's runs plus one): the effects differ only by
