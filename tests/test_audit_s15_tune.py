@@ -184,7 +184,6 @@ def test_selection_check_effects_that_tie_have_no_spread(scale):
         rlstats.selection_check(df, "score ~ agent | task", sigma="pooled", inspector="z", **call)
 
 
-@pytest.mark.xfail(strict=True, reason="tuning's best set claims certainty from one seed per configuration")
 def test_best_set_is_withheld_with_one_seed_per_configuration():
     """With one seed per configuration every seed resample is the data itself, so the bootstrap gave the winner a
     probability of being best of exactly 1, a 'best set of 1', and an optimism of exactly 0 (a 'tuned score corrected
@@ -200,6 +199,10 @@ def test_best_set_is_withheld_with_one_seed_per_configuration():
     assert tuned["config"] == "lr=0" and np.isnan(tuned["n_best_set"])
     assert any(note.startswith("best-set probabilities and the optimism correction are withheld") for note in res.notes)
     assert "best set of 1" not in str(res) and "best set withheld" in str(res)
+    assert "probabilities, the optimism and the tuned score were withheld" in res._prose()
+    ax = res.plot(kind="best_set")
+    assert len(ax.patches) == 0 and "probabilities withheld where every configuration has one seed" in ax.get_title()
+    matplotlib.pyplot.close(ax.figure)
     one = rlstats.tuning(_sweep([[1.30]]), "score ~ agent | task/seed", config="lr", views=["best_set"],
                          n_resamples=200, rng=0)
     assert one.best_set()["probability_best"].tolist() == [1.0] and one.tuned()["optimism"].iloc[0] == 0.0

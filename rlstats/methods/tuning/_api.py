@@ -105,6 +105,9 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
       show; coverage of the
       selected configuration's true mean in ``rlstats/calibration.csv``, procedure ``tuning.best_interval``).
       ``tuned_lower="winner"`` keeps the earlier lower end (the winner's own standard deviation), bit for bit.
+      Where every configuration of a sweep has one seed, each resample is the data itself (the winner best with
+      probability 1, its optimism 0 however close the configurations are): the probabilities, the optimism and the
+      tuned score are withheld there, with a note (a sweep of one configuration selects nothing and keeps them).
       Ties: the selected configuration is the first
       with the largest mean in configuration order; in a resample where configurations tie for the best bootstrap
       mean, the optimism is measured from the tied configuration with the largest mean in the data (the smallest
@@ -703,11 +706,21 @@ def _best_set(design, sweeps, labels, ss, n_resamples, threshold, level, sign, h
     jobs = [(sweep["values"], sweep["starts"], sweep["sizes"], child_stream(ss, 0, *key(t, a)))
             for (t, a), sweep in sweeps.items()]
     drawn = map_ordered(functools.partial(_sweep_best_set, n_resamples), jobs, where)
+    # the most seeds of a configuration of each sweep (a sweep of one configuration selects nothing: its probability 1
+    # and optimism 0 need no resampling, so it counts as seeded)
+    most = np.zeros((design.n_tasks, design.n_agents), dtype=np.intp)
+    for (t, a), sweep in sweeps.items():
+        most[t, a] = sweep["sizes"].max() if sweep["sizes"].size > 1 else max(2, int(sweep["sizes"].max()))
+    seeded = verdict("tuning", most, outputs=["best_set"], agents=design.agents, tasks=design.tasks)
+    notes += seeded.lines
+    unseen = seeded.mask("best_set", most.shape)
     for ((t, a), sweep), (probability, best_resampled, winner) in zip(sweeps.items(), drawn):
         means, spread = _spread(sweep)
         selected = int(np.flatnonzero(best_of(means))[0])  # the first of the tied best (np.argmax, ties kept)
         corrected, low, high, optimism = kernels.tuned_interval(means, sweep["sizes"], spread, selected,
                                                                 best_resampled, winner, level, lower)
+        if unseen[t, a]:  # one seed everywhere: the resamples are the data (their interval is withheld as well)
+            probability, corrected, optimism = np.full(means.size, np.nan), np.nan, np.nan
         in_set = probability >= threshold
         for g in np.flatnonzero((probability > 0) | (np.arange(means.size) == selected)):
             rows.append((design.agents[a], design.tasks[t], labels[sweep["ids"][g]], sign * means[g],
@@ -717,7 +730,7 @@ def _best_set(design, sweeps, labels, ss, n_resamples, threshold, level, sign, h
                "mean_selected": sign * means[selected], "optimism": optimism}
         row["estimate"] = sign * corrected
         row["conf_low"], row["conf_high"] = _ordered(sign * low, sign * high)
-        row["n_best_set"] = int(in_set.sum())
+        row["n_best_set"] = np.nan if unseen[t, a] else int(in_set.sum())
         if has_holdout:
             held = sweep.get("held_out", {}).get(int(sweep["ids"][selected]))
             if held is None or held.size == 0:

@@ -125,9 +125,12 @@ class TuningResult(Result):
             lines += ["", f"best set (probability of being best >= {fmt.signif(self.threshold)}) and the tuned score "
                       f"corrected for selection, {level} interval:"]
             for row in tuned.head(SHOWN).itertuples():
-                text = (f"  {row.agent} on {row.task}: {row.config} selected of {row.n_configs}, best set of "
-                        f"{row.n_best_set}; tuned score {fmt.signif(row.estimate)} "
-                        f"{_interval(row.conf_low, row.conf_high, wanting='seeds' if row.n_runs < 2 else None)} "
+                if np.isnan(row.n_best_set):  # one seed in every configuration (the notes say why)
+                    chosen = "best set withheld; tuned score withheld"
+                else:
+                    chosen = (f"best set of {int(row.n_best_set)}; tuned score {fmt.signif(row.estimate)} "
+                              f"{_interval(row.conf_low, row.conf_high, wanting='seeds' if row.n_runs < 2 else None)}")
+                text = (f"  {row.agent} on {row.task}: {row.config} selected of {row.n_configs}, {chosen} "
                         f"(its own mean {fmt.signif(row.mean_selected)})")
                 if "heldout_estimate" in tuned.columns:
                     text += f"; held out {fmt.signif(row.heldout_estimate)} over {row.heldout_runs} runs"
@@ -207,6 +210,10 @@ class TuningResult(Result):
                      f"least {fmt.signif(self.threshold)} form the best set (Patterson et al. 2024), and the tuned "
                      f"score is the winner's mean less the bootstrap estimate of the optimism of select-then-report; "
                      f"its {level} interval is " + _tuned_interval_prose(self.options.get("tuned_lower")))
+            tuned = self.tables.get("tuned")
+            if tuned is not None and tuned["n_best_set"].isna().any():
+                text += (" Where every configuration had one seed, the probabilities, the optimism and the tuned "
+                         "score were withheld: the resamples were the data.")
         if "expected_max" in self.views:
             band = ("pointwise bootstrap bands (percentile bands centred at the estimate)"
                     if self.options.get("band") == "percentile" else

@@ -49,8 +49,8 @@ def plot_expected_max(result, *, ax=None, task=None, sampling="without replaceme
 def plot_best_set(result, *, ax=None, **kwargs):
     """Probability of being best of the configurations with a chance, per agent and task (the best set above the
     threshold line)."""
-    best = _table(result, "best_set", "best_set")
-    chances = best[best["probability_best"] > 0]
+    table = _table(result, "best_set", "best_set")
+    chances = table[table["probability_best"] > 0]
     best = chances.head(SHOWN_BARS)  # a taller figure fits no page; the title says what was left out
     # one line per hyperparameter: a sweep's "name=value, ..." on one line is wider than the figure, which then has
     # no room left for the bars; values with the digits that tell them apart (floats in full overlapped at one
@@ -62,10 +62,13 @@ def plot_best_set(result, *, ax=None, **kwargs):
     lines = sum(label.count("\n") + 1 for label in labels)
     ax = axes_or_new(ax, (5.0, 0.8 + 0.1 * len(best) + 0.12 * lines))
     title = [f"{best['agent'].iloc[0]} / {best['task'].iloc[0]}"] if one and len(best) else []
+    withheld = bool(table["probability_best"].isna().any())  # one seed in every configuration of a sweep
+    if withheld:
+        title.append("probabilities withheld where every configuration has one seed (see the notes)")
     if len(chances) > len(best):
         title.append(f"{len(best)} of {len(chances)} shown (best_set() lists all)")
     if title:
-        ax.set_title("\n".join(title), fontsize=9 if len(title) == 1 else 8)
+        ax.set_title("\n".join(title), fontsize=9 if len(title) == 1 and not withheld else 8)
     colors = np.where(best["in_best_set"], "#0072B2", "#BBBBBB")
     style = {"color": colors}
     style.update(kwargs)
