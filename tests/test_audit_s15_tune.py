@@ -210,3 +210,18 @@ def test_best_set_is_withheld_with_one_seed_per_configuration():
     two = rlstats.tuning(_sweep([[1.30, 1.2], [1.29, 1.4], [1.28, 1.1]]), "score ~ agent | task/seed", config="lr",
                          views=["best_set"], n_resamples=200, rng=0)
     assert two.best_set()["probability_best"].notna().all() and two.tuned()["optimism"].iloc[0] > 0
+
+
+@pytest.mark.xfail(strict=True, reason="weights= varying within a configuration pass when their mean equals the first")
+def test_weights_that_vary_within_a_configuration_are_refused():
+    """weights= must be one weight per configuration, but the check compared each configuration's mean weight with
+    its first run's: weights 1, 0, 2 in one configuration (mean 1, first 1) passed, and the complete algorithm
+    silently weighed that configuration by 1 (estimate 1.2347 with shares 1/3 each)."""
+    df = _sweep([[0.1, 0.2, 0.3], [1.0, 1.1, 0.9], [2.0, 2.5, 3.0]])
+    df["w"] = [1.0, 0.0, 2.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]
+    with pytest.raises(rlstats.errors.DesignError, match="varies within a configuration"):
+        rlstats.tuning(df, "score ~ agent | task/seed", config="lr", weights="w", views=["complete"], rng=0)
+    constant = rlstats.tuning(df.assign(w=np.repeat([1.0, 2.0, 1.0], 3)), "score ~ agent | task/seed", config="lr",
+                              weights="w", views=["complete"], rng=0)
+    means = np.array([0.2, 1.0, 2.5])
+    assert constant.complete_summary()["estimate"].iloc[0] == pytest.approx(means @ [0.25, 0.5, 0.25], rel=1e-12)
