@@ -212,7 +212,6 @@ def test_best_set_is_withheld_with_one_seed_per_configuration():
     assert two.best_set()["probability_best"].notna().all() and two.tuned()["optimism"].iloc[0] > 0
 
 
-@pytest.mark.xfail(strict=True, reason="weights= varying within a configuration pass when their mean equals the first")
 def test_weights_that_vary_within_a_configuration_are_refused():
     """weights= must be one weight per configuration, but the check compared each configuration's mean weight with
     its first run's: weights 1, 0, 2 in one configuration (mean 1, first 1) passed, and the complete algorithm

@@ -643,7 +643,8 @@ def _sweeps(design, parsed, config, weights, holdout, higher):
                  "levels": np.array([lv[tune][starts] for lv in levels]).T.reshape(len(ids), len(levels))}
         if w is not None:
             first = w[tune][starts]
-            if not np.allclose(np.add.reduceat(w[tune], starts) / sizes, first):
+            # each configuration's largest and smallest weight (its mean can equal its first weight while it varies)
+            if not np.allclose(np.maximum.reduceat(w[tune], starts), np.minimum.reduceat(w[tune], starts)):
                 raise DesignError(f"weights= column '{weights}' varies within a configuration (agent "
                                   f"'{design.agents[a]}', task '{design.tasks[t]}'); give one weight per configuration")
             sweep["weights"] = first
