@@ -234,7 +234,6 @@ def _capped_tasks():
     return pd.DataFrame(rows, columns=["agent", "task", "lr", "seed", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason="sensitivity maps a task whose percentiles coincide to 0, silently")
 def test_sensitivity_reads_a_task_whose_percentiles_coincide():
     """The sensitivity view maps each task's 5th and 95th percentiles to 0 and 1; where they coincide (task B: 48 of
     50 runs at the cap of 1000) it set every score of the task to 0, and said nothing: B's two failures of

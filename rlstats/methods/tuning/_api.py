@@ -141,7 +141,8 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
       agent.
     * ``sensitivity``: Adkins, Bowling and White (2024)'s hyperparameter sensitivity, per-task tuned minus
       cross-task tuned score on percentile-normalised scores (each task's scores over all agents, configurations
-      and seeds mapped so that its ``percentiles`` go to 0 and 1), and the effective hyperparameter
+      and seeds mapped so that its ``percentiles`` go to 0 and 1; where they coincide, as when most runs sit at a
+      cap, its smallest and largest runs, with a note), and the effective hyperparameter
       dimensionality: the fewest ``config`` columns that, tuned per task with the others fixed at the cross-task
       tuned configuration's levels, reach ``fraction`` of the per-task tuned score. Needs two tasks; the cross-task
       scores use the configurations run on every task, per-task tuning every configuration run on the task.
@@ -977,7 +978,16 @@ def _sensitivity(design, sweeps, config, percentiles, fraction, sign, notes):
         normalised = y  # the caller's scores are on one scale already
         notes.append("sensitivity: the scores were used as given (percentiles=None), not percentile-normalised")
     else:
-        normalised = kernels.percentile_normalise(y, task, design.n_tasks, percentiles)
+        normalised, ranged, tied = kernels.percentile_normalise(y, task, design.n_tasks, percentiles)
+        low, high = (fmt.signif(p) for p in percentiles)
+        for tasks, how in ((ranged, "its smallest and largest runs were mapped to 0 and 1 instead"),
+                           (tied, "its runs all tie, so they were all mapped to 0 and it cannot tell configurations "
+                                  "apart")):
+            if tasks:
+                named = fmt.listed([repr(design.tasks[t]) for t in tasks], 5)
+                tasks_word = "tasks" if len(tasks) > 1 else "task"
+                notes.append(f"sensitivity: the {low}th and {high}th percentiles of {tasks_word} {named} coincide "
+                             f"(most runs at one score, such as a cap): {how}")
     rows, subsets = [], []
     offset = 0
     per_agent = {}

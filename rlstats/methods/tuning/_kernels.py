@@ -522,13 +522,22 @@ def complete_moments(means, weights):
 
 
 def percentile_normalise(values, task, n_tasks, percentiles):
-    """(y - q_low) / (q_high - q_low) per task, the quantiles of all the task's runs (Adkins et al. 2024)."""
+    """(y - q_low) / (q_high - q_low) per task, the quantiles of all the task's runs (Adkins et al. 2024).
+
+    Where a task's two percentiles coincide (most runs at a cap) its smallest and largest run serve instead, so that
+    the runs beyond them still count; where those coincide too, the task's runs all tie and map to 0. Returns
+    ``(normalised, ranged, tied)``: the tasks read by their range, and those whose runs all tie.
+    """
     out = np.empty_like(values)
+    ranged, tied = [], []
     for t in range(n_tasks):
         here = task == t
         low, high = np.percentile(values[here], percentiles)
+        if not high > low:
+            low, high = values[here].min(), values[here].max()
+            (ranged if high > low else tied).append(t)
         out[here] = (values[here] - low) / (high - low) if high > low else 0.0
-    return out
+    return out, ranged, tied
 
 
 def sensitivity(gamma, factors, fraction, task_best=None):
