@@ -94,8 +94,10 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
       of all three in ``rlstats/calibration.csv``, procedure
       ``tuning.expected_max_band``.
     * ``best_set``: each configuration's probability of being the best when the whole selection is bootstrapped
-      (seeds resampled within every configuration, the arg-max taken; ties share), the configurations above
-      ``threshold`` (Patterson et al. 2024's set), and an interval for the tuned score that accounts for the
+      (seeds resampled within every configuration, the arg-max taken; ties share), the configurations best or tied
+      for best in at least ``threshold`` of the resamples (Patterson et al. 2024's set; without ties, those whose
+      probability reaches ``threshold``: configurations that always tie at a cap each have a small share of the
+      probability but are best in every resample), and an interval for the tuned score that accounts for the
       selection: the estimate is the winner's mean less the bootstrap estimate of the optimism of
       select-then-report (floored at 0: the bootstrap's optimism is never negative in expectation, so a negative
       average of the resamples is Monte Carlo noise); the interval runs from the winner's mean less the optimism's
@@ -173,7 +175,8 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
         rename a hyperparameter so called).
     higher_is_better : bool
     threshold : float
-        Smallest probability of being best for a configuration to enter the best set.
+        Smallest share of resamples in which a configuration is best or tied for best for it to enter the best set
+        (without ties, its probability of being best).
     confidence_level : float
     n_resamples : int
         Bootstrap resamples of every view.
@@ -696,7 +699,7 @@ def _stream_keys(design):
 def _sweep_best_set(n_resamples, job):
     """One sweep's best-set resamples (``kernels.best_set``), from the sweep's own stream: a unit of work."""
     values, starts, sizes, seed = job
-    return kernels.best_set(values, starts, sizes, seed, n_resamples)
+    return kernels.best_set(values, starts, sizes, seed, n_resamples, with_ties=True)
 
 
 def _best_set(design, sweeps, labels, ss, n_resamples, threshold, level, sign, has_holdout, notes, lower="pooled",
@@ -716,14 +719,15 @@ def _best_set(design, sweeps, labels, ss, n_resamples, threshold, level, sign, h
     seeded = verdict("tuning", most, outputs=["best_set"], agents=design.agents, tasks=design.tasks)
     notes += seeded.lines
     unseen = seeded.mask("best_set", most.shape)
-    for ((t, a), sweep), (probability, best_resampled, winner) in zip(sweeps.items(), drawn):
+    for ((t, a), sweep), (probability, best_resampled, winner, reached) in zip(sweeps.items(), drawn):
         means, spread = _spread(sweep)
         selected = int(np.flatnonzero(best_of(means))[0])  # the first of the tied best (np.argmax, ties kept)
         corrected, low, high, optimism = kernels.tuned_interval(means, sweep["sizes"], spread, selected,
                                                                 best_resampled, winner, level, lower)
         if unseen[t, a]:  # one seed everywhere: the resamples are the data (their interval is withheld as well)
             probability, corrected, optimism = np.full(means.size, np.nan), np.nan, np.nan
-        in_set = probability >= threshold
+        # best or tied for best in at least threshold of the resamples (ties share the probability, not membership)
+        in_set = (reached >= threshold) & ~np.isnan(probability)
         for g in np.flatnonzero((probability > 0) | (np.arange(means.size) == selected)):
             rows.append((design.agents[a], design.tasks[t], labels[sweep["ids"][g]], sign * means[g],
                          spread[g], int(sweep["sizes"][g]), probability[g], bool(in_set[g]), g == selected))

@@ -109,11 +109,13 @@ def resampled_mean_chunks(values, starts, sizes, seed, n_resamples):
         yield sampler.rows(min(lo + chunk, n_resamples) - lo)
 
 
-def best_set(values, starts, sizes, seed, n_resamples, prune=True):
+def best_set(values, starts, sizes, seed, n_resamples, prune=True, with_ties=False):
     """Each configuration's probability of being the arg-max of the bootstrap means (ties share the credit).
 
     Returns ``(probability (G,), best_resampled (B,), winner (B,))``: the largest bootstrap mean of each resample and
-    the configuration reaching it (the first such in search order). Exact pruning: a bootstrap mean never exceeds
+    the configuration reaching it (the first such in search order); ``with_ties=True`` adds ``reached`` (G,), the
+    share of resamples in which each configuration is best or tied for best (full credit for a tie), which the best
+    set reads: configurations that always tie at a cap would otherwise each get 1 / (the number tied) and drop out. Exact pruning: a bootstrap mean never exceeds
     its configuration's largest run, so a configuration whose largest run is below a resample's running maximum
     can neither win nor tie that resample. The configurations with the best means come first (block 0), the others
     by their largest run, in blocks of :data:`BLOCK` each drawn from its own stream (``child_stream(seed, block)``);
@@ -157,6 +159,8 @@ def best_set(values, starts, sizes, seed, n_resamples, prune=True):
     rows, configs = rows[final], configs[final]
     ties = np.bincount(rows, minlength=B)
     probability = np.bincount(configs, weights=1.0 / ties[rows], minlength=G)
+    if with_ties:
+        return probability / B, running, winner, np.bincount(configs, minlength=G) / B
     return probability / B, running, winner
 
 

@@ -122,8 +122,8 @@ class TuningResult(Result):
         lines = [f"unit: {self.unit}"]
         tuned = self.tables.get("tuned")
         if tuned is not None:
-            lines += ["", f"best set (probability of being best >= {fmt.signif(self.threshold)}) and the tuned score "
-                      f"corrected for selection, {level} interval:"]
+            lines += ["", f"best set (best, or tied for best, in >= {fmt.signif(self.threshold)} of resamples) and the "
+                      f"tuned score corrected for selection, {level} interval:"]
             for row in tuned.head(SHOWN).itertuples():
                 if np.isnan(row.n_best_set):  # one seed in every configuration (the notes say why)
                     chosen = "best set withheld; tuned score withheld"
@@ -206,8 +206,9 @@ class TuningResult(Result):
                    f" and resampling seeds only within configurations ({self.n_resamples} bootstrap resamples)."))
         if "best_set" in self.views:
             text += (f" The best configuration was selected by its mean; each configuration's probability of being "
-                     f"best was estimated by bootstrapping the whole selection, configurations with probability at "
-                     f"least {fmt.signif(self.threshold)} form the best set (Patterson et al. 2024), and the tuned "
+                     f"best was estimated by bootstrapping the whole selection (configurations tied for best sharing "
+                     f"it), configurations best or tied for best in at least {fmt.signif(self.threshold)} of the "
+                     f"resamples form the best set (Patterson et al. 2024), and the tuned "
                      f"score is the winner's mean less the bootstrap estimate of the optimism of select-then-report; "
                      f"its {level} interval is " + _tuned_interval_prose(self.options.get("tuned_lower")))
             tuned = self.tables.get("tuned")
