@@ -11,7 +11,6 @@ against scipy. Defects found: each test's docstring says what was wrong.
 
 import itertools
 import math
-import os
 import pathlib
 
 import matplotlib
@@ -25,7 +24,6 @@ import rlstats
 matplotlib.use("Agg")
 
 DATA = pathlib.Path("/work/shared/data")
-HPO = DATA / "raw" / "ADA-research"
 
 
 def _sweep(values, agent="ppo", task="ant"):
