@@ -115,9 +115,10 @@ def best_set(values, starts, sizes, seed, n_resamples, prune=True, with_ties=Fal
     Returns ``(probability (G,), best_resampled (B,), winner (B,))``: the largest bootstrap mean of each resample and
     the configuration reaching it (the first such in search order); ``with_ties=True`` adds ``reached`` (G,), the
     share of resamples in which each configuration is best or tied for best (full credit for a tie), which the best
-    set reads: configurations that always tie at a cap would otherwise each get 1 / (the number tied) and drop out. Exact pruning: a bootstrap mean never exceeds
-    its configuration's largest run, so a configuration whose largest run is below a resample's running maximum
-    can neither win nor tie that resample. The configurations with the best means come first (block 0), the others
+    set reads: configurations that always tie at a cap would otherwise each get 1 / (the number tied) and drop out.
+
+    Exact pruning: a bootstrap mean never exceeds its configuration's largest run, so a configuration whose largest
+    run is below a resample's running maximum can neither win nor tie that resample. The configurations with the best means come first (block 0), the others
     by their largest run, in blocks of :data:`BLOCK` each drawn from its own stream (``child_stream(seed, block)``);
     a block's means are computed only for the resamples it can still reach, and the search stops at the first block
     that reaches none. Ties are kept as they are found (each block's (resample, configuration) pairs at the running
