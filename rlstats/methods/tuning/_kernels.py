@@ -119,12 +119,13 @@ def best_set(values, starts, sizes, seed, n_resamples, prune=True, with_ties=Fal
 
     Exact pruning: a bootstrap mean never exceeds its configuration's largest run, so a configuration whose largest
     run is below a resample's running maximum can neither win nor tie that resample. The configurations with the
-    best means come first (block 0), the others by their largest run, in blocks of :data:`BLOCK` each drawn from its own stream (``child_stream(seed, block)``);
-    a block's means are computed only for the resamples it can still reach, and the search stops at the first block
-    that reaches none. Ties are kept as they are found (each block's (resample, configuration) pairs at the running
-    maximum), so no block is drawn twice. Means within ``TIE_TOLERANCE`` of the sweep's largest |run| of each other
-    tie (tied runs, such as successes out of 10, give equal means that the rounding of their sums would split by an
-    ulp or two, as the score's units set), in the search order, the winners and the shared credit alike.
+    best means come first (block 0), the others by their largest run, in blocks of :data:`BLOCK` each drawn from its
+    own stream (``child_stream(seed, block)``); a block's means are computed only for the resamples it can still
+    reach, and the search stops at the first block that reaches none. Ties are kept as they are found (each block's
+    (resample, configuration) pairs at the running maximum), so no block is drawn twice. Means within
+    ``TIE_TOLERANCE`` of the sweep's largest |run| of each other tie (tied runs, such as successes out of 10, give
+    equal means that the rounding of their sums would split by an ulp or two, as the score's units set), in the
+    search order, the winners and the shared credit alike.
     """
     means = config_means(values, starts, sizes)
     G, B = sizes.size, n_resamples
