@@ -271,7 +271,6 @@ def test_best_set_keeps_configurations_tied_for_best():
     assert "best set of 0" not in str(res)
 
 
-@pytest.mark.xfail(strict=True, reason="config values equal as numbers but not as text split a configuration")
 def test_config_values_equal_as_numbers_are_one_configuration():
     """The configurations were the config columns' values as text, so a column of Python objects holding 0 and 0.0
     (equal numbers, as JSON or hand-built frames give) made two configurations, 'lr=0' of one seed and 'lr=0.0' of
@@ -286,7 +285,6 @@ def test_config_values_equal_as_numbers_are_one_configuration():
     pd.testing.assert_frame_equal(res.expected_max(), plain.expected_max())
 
 
-@pytest.mark.xfail(strict=True, reason="config= naming a column twice is accepted")
 def test_config_naming_a_column_twice_is_refused():
     """config=['lr', 'lr'] was accepted: the labels read 'lr=2, lr=2' and the sensitivity view counted two
     hyperparameters ('effective dimension ... of 2') where there is one."""

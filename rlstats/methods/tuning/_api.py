@@ -578,6 +578,9 @@ def _check_columns(name, columns, data, parsed, single=False):
             not all(isinstance(c, str) for c in listed):
         what = "a column name" if single else "a column name or a list of them"
         raise OptionError(f"{name}= must be {what}, got {columns!r}")
+    repeated = sorted({c for c in listed if listed.count(c) > 1})
+    if repeated:  # a hyperparameter counted twice (the sensitivity view's dimensions, the labels)
+        raise OptionError(f"{name}= names column(s) {repeated} more than once; name each hyperparameter once")
     missing = [c for c in listed if c not in data.columns]
     if missing:
         # 'lr,gamma' (a list as many command lines write it): each part a column
@@ -598,9 +601,9 @@ def _check_columns(name, columns, data, parsed, single=False):
 def _sweeps(design, parsed, config, weights, holdout, higher):
     """Per (task, agent): the runs sorted by configuration, oriented so that higher is better."""
     if config:
-        # each column's values as text, coded in sorted order; a configuration is its tuple of codes, so the
+        # each column's levels coded in the sorted order of their texts; a configuration is its tuple of codes, so the
         # configurations sorted by their codes are the tuples of texts sorted (no MultiIndex of 10^5 tuples)
-        factored = [pd.factorize(pd.Series(design.extra[c]).astype(str), sort=True) for c in config]
+        factored = [_text_ordered_levels(design.extra[c]) for c in config]
         levels = [np.asarray(level, dtype=np.intp) for level, _ in factored]
         codes = np.zeros(design.nobs, dtype=np.int64)
         for level, (_, uniques) in zip(levels, factored):  # ranks of the tuples' prefixes, one column at a time
@@ -656,6 +659,21 @@ def _sweeps(design, parsed, config, weights, holdout, higher):
             sweep["held_out"] = {int(c): y[evaluate][codes[evaluate] == c] for c in np.unique(codes[evaluate])}
         sweeps[t, a] = sweep
     return sweeps, labels
+
+
+def _text_ordered_levels(values):
+    """``(codes, texts)`` of a config column: one level per distinct value (0 and 0.0 are one setting, as pandas'
+    equality has it), coded in the sorted order of the levels' texts; by text alone where values are unhashable."""
+    series = pd.Series(values)
+    try:
+        codes, uniques = pd.factorize(series, sort=False)
+    except TypeError:  # unhashable settings (dicts): their texts are the levels
+        return pd.factorize(series.astype(str), sort=True)
+    texts = pd.Index(uniques).astype(str).to_numpy(dtype=object)
+    order = np.argsort(texts, kind="stable")
+    rank = np.empty(order.size, dtype=np.intp)
+    rank[order] = np.arange(order.size)
+    return rank[codes], texts[order]
 
 
 def _flat_sweeps(design, sweeps):
