@@ -97,7 +97,7 @@ def test_every_back_end_declares_the_replication_its_outputs_need():
                      "percentiles": {"intervals", "agent_intervals"}, "selection": {"effects"},
                      "task_table": {"possibly_best", "std_dev", "comparisons", "aggregate"},
                      "curves": {"bands", "step_bands"},
-                     "tuning": {"tuned_interval", "expected_max", "complete"},
+                     "tuning": {"tuned_interval", "best_set", "expected_max", "complete"},
                      "equivalence": {"task_tests"},  # issue 41 item 2
                      "bayes": {"posterior"}}  # issue 41 item 1
     assert {n for n, d in DECLARATIONS.items() if d.no_replication} == {"skillings_mack", "mixed"}

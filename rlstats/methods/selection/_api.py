@@ -618,12 +618,18 @@ def _inspect(v_p, v_i, options, sigma, ss):
                 "pvalue_method": "exact" if found.exact else "monte_carlo", "pvalue_mc_se": found.mc_se,
                 "n_resamples": found.n_resamples, "null_distribution": found.null_distribution}
     statistic, df, p, diff = kernels.parametric_inspector(v_p[None], v_i[None], options.inspector, sigma)
-    if not np.isfinite(diff.std_error[0]) or diff.std_error[0] == 0:
+    if not np.isfinite(diff.std_error[0]) or diff.std_error[0] == 0 or _round_off(v_p, v_i, diff.std_error[0]):
         raise DesignError(f"the per-task effects have no spread, so the {_INSPECTOR_NAMES[options.inspector]} is "
                           "undefined; use inspector=\"fisher_pitman\"")
     return {"statistic": float(statistic[0]), "df": None if np.isnan(df[0]) else float(df[0]), "pvalue": float(p[0]),
             "pvalue_method": "normal" if options.inspector == "z" else "t", "pvalue_mc_se": None,
             "n_resamples": None, "null_distribution": None}
+
+
+def _round_off(v_p, v_i, std_error):
+    """Whether the standard error of mean(reported) - mean(held-out) is round-off of the means (R's t.test rule:
+    below 10 eps times the larger |mean|): effects that tie within each set, whose spread is no spread."""
+    return bool(kernels.essentially_constant(max(abs(v_p.mean()), abs(v_i.mean())), std_error))
 
 
 def _smallest_pvalue(inspector):
@@ -685,7 +691,7 @@ def _difference(v_p, v_i, options, sigma):
         return fields
     diff = kernels.difference(v_p[None], v_i[None], kind, sigma)
     se, df = float(diff.std_error[0]), float(diff.df[0])
-    if not (np.isfinite(se) and se > 0):
+    if not (np.isfinite(se) and se > 0) or (kind != "z" and _round_off(v_p, v_i, se)):
         return fields
     df = None if np.isnan(df) else df
     q = stats.norm.ppf(0.975) if df is None else stats.t.ppf(0.975, df)
@@ -780,7 +786,10 @@ def _run(design, fresh, treatment, baseline, reported_names, heldout, options, r
     v_i = frame.loc[frame["set"] == "heldout", "effect"].to_numpy(dtype=float)
     n_p, n_i = v_p.size, v_i.size
     _requirements(n_p, n_i, options)
-    pooled_sd = float(np.concatenate([v_p, v_i]).std(ddof=1))
+    every = np.concatenate([v_p, v_i])
+    pooled_sd = float(every.std(ddof=1))
+    if kernels.essentially_constant(every.mean(), pooled_sd / np.sqrt(every.size)):
+        pooled_sd = 0.0  # effects that tie but for round-off have no spread (the reporter's t's rule, R's t.test)
     sigma, sigma_source = _sigma_of(options, pooled_sd)
 
     # Two independent streams: the inspector's permutations and the conservative null.

@@ -94,8 +94,10 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
       of all three in ``rlstats/calibration.csv``, procedure
       ``tuning.expected_max_band``.
     * ``best_set``: each configuration's probability of being the best when the whole selection is bootstrapped
-      (seeds resampled within every configuration, the arg-max taken; ties share), the configurations above
-      ``threshold`` (Patterson et al. 2024's set), and an interval for the tuned score that accounts for the
+      (seeds resampled within every configuration, the arg-max taken; ties share), the configurations best or tied
+      for best in at least ``threshold`` of the resamples (Patterson et al. 2024's set; without ties, those whose
+      probability reaches ``threshold``: configurations that always tie at a cap each have a small share of the
+      probability but are best in every resample), and an interval for the tuned score that accounts for the
       selection: the estimate is the winner's mean less the bootstrap estimate of the optimism of
       select-then-report (floored at 0: the bootstrap's optimism is never negative in expectation, so a negative
       average of the resamples is Monte Carlo noise); the interval runs from the winner's mean less the optimism's
@@ -105,6 +107,9 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
       show; coverage of the
       selected configuration's true mean in ``rlstats/calibration.csv``, procedure ``tuning.best_interval``).
       ``tuned_lower="winner"`` keeps the earlier lower end (the winner's own standard deviation), bit for bit.
+      Where every configuration of a sweep has one seed, each resample is the data itself (the winner best with
+      probability 1, its optimism 0 however close the configurations are): the probabilities, the optimism and the
+      tuned score are withheld there, with a note (a sweep of one configuration selects nothing and keeps them).
       Ties: the selected configuration is the first
       with the largest mean in configuration order; in a resample where configurations tie for the best bootstrap
       mean, the optimism is measured from the tied configuration with the largest mean in the data (the smallest
@@ -138,7 +143,8 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
       agent.
     * ``sensitivity``: Adkins, Bowling and White (2024)'s hyperparameter sensitivity, per-task tuned minus
       cross-task tuned score on percentile-normalised scores (each task's scores over all agents, configurations
-      and seeds mapped so that its ``percentiles`` go to 0 and 1), and the effective hyperparameter
+      and seeds mapped so that its ``percentiles`` go to 0 and 1; where they coincide, as when most runs sit at a
+      cap, its smallest and largest runs, with a note), and the effective hyperparameter
       dimensionality: the fewest ``config`` columns that, tuned per task with the others fixed at the cross-task
       tuned configuration's levels, reach ``fraction`` of the per-task tuned score. Needs two tasks; the cross-task
       scores use the configurations run on every task, per-task tuning every configuration run on the task.
@@ -169,7 +175,8 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
         rename a hyperparameter so called).
     higher_is_better : bool
     threshold : float
-        Smallest probability of being best for a configuration to enter the best set.
+        Smallest share of resamples in which a configuration is best or tied for best for it to enter the best set
+        (without ties, its probability of being best).
     confidence_level : float
     n_resamples : int
         Bootstrap resamples of every view.
@@ -571,6 +578,9 @@ def _check_columns(name, columns, data, parsed, single=False):
             not all(isinstance(c, str) for c in listed):
         what = "a column name" if single else "a column name or a list of them"
         raise OptionError(f"{name}= must be {what}, got {columns!r}")
+    repeated = sorted({c for c in listed if listed.count(c) > 1})
+    if repeated:  # a hyperparameter counted twice (the sensitivity view's dimensions, the labels)
+        raise OptionError(f"{name}= names column(s) {repeated} more than once; name each hyperparameter once")
     missing = [c for c in listed if c not in data.columns]
     if missing:
         # 'lr,gamma' (a list as many command lines write it): each part a column
@@ -591,9 +601,9 @@ def _check_columns(name, columns, data, parsed, single=False):
 def _sweeps(design, parsed, config, weights, holdout, higher):
     """Per (task, agent): the runs sorted by configuration, oriented so that higher is better."""
     if config:
-        # each column's values as text, coded in sorted order; a configuration is its tuple of codes, so the
+        # each column's levels coded in the sorted order of their texts; a configuration is its tuple of codes, so the
         # configurations sorted by their codes are the tuples of texts sorted (no MultiIndex of 10^5 tuples)
-        factored = [pd.factorize(pd.Series(design.extra[c]).astype(str), sort=True) for c in config]
+        factored = [_text_ordered_levels(design.extra[c]) for c in config]
         levels = [np.asarray(level, dtype=np.intp) for level, _ in factored]
         codes = np.zeros(design.nobs, dtype=np.int64)
         for level, (_, uniques) in zip(levels, factored):  # ranks of the tuples' prefixes, one column at a time
@@ -640,7 +650,8 @@ def _sweeps(design, parsed, config, weights, holdout, higher):
                  "levels": np.array([lv[tune][starts] for lv in levels]).T.reshape(len(ids), len(levels))}
         if w is not None:
             first = w[tune][starts]
-            if not np.allclose(np.add.reduceat(w[tune], starts) / sizes, first):
+            # each configuration's largest and smallest weight (its mean can equal its first weight while it varies)
+            if not np.allclose(np.maximum.reduceat(w[tune], starts), np.minimum.reduceat(w[tune], starts)):
                 raise DesignError(f"weights= column '{weights}' varies within a configuration (agent "
                                   f"'{design.agents[a]}', task '{design.tasks[t]}'); give one weight per configuration")
             sweep["weights"] = first
@@ -648,6 +659,21 @@ def _sweeps(design, parsed, config, weights, holdout, higher):
             sweep["held_out"] = {int(c): y[evaluate][codes[evaluate] == c] for c in np.unique(codes[evaluate])}
         sweeps[t, a] = sweep
     return sweeps, labels
+
+
+def _text_ordered_levels(values):
+    """``(codes, texts)`` of a config column: one level per distinct value (0 and 0.0 are one setting, as pandas'
+    equality has it), coded in the sorted order of the levels' texts; by text alone where values are unhashable."""
+    series = pd.Series(values)
+    try:
+        codes, uniques = pd.factorize(series, sort=False)
+    except TypeError:  # unhashable settings (dicts): their texts are the levels
+        return pd.factorize(series.astype(str), sort=True)
+    texts = pd.Index(uniques).astype(str).to_numpy(dtype=object)
+    order = np.argsort(texts, kind="stable")
+    rank = np.empty(order.size, dtype=np.intp)
+    rank[order] = np.arange(order.size)
+    return rank[codes], texts[order]
 
 
 def _flat_sweeps(design, sweeps):
@@ -691,7 +717,7 @@ def _stream_keys(design):
 def _sweep_best_set(n_resamples, job):
     """One sweep's best-set resamples (``kernels.best_set``), from the sweep's own stream: a unit of work."""
     values, starts, sizes, seed = job
-    return kernels.best_set(values, starts, sizes, seed, n_resamples)
+    return kernels.best_set(values, starts, sizes, seed, n_resamples, with_ties=True)
 
 
 def _best_set(design, sweeps, labels, ss, n_resamples, threshold, level, sign, has_holdout, notes, lower="pooled",
@@ -703,12 +729,23 @@ def _best_set(design, sweeps, labels, ss, n_resamples, threshold, level, sign, h
     jobs = [(sweep["values"], sweep["starts"], sweep["sizes"], child_stream(ss, 0, *key(t, a)))
             for (t, a), sweep in sweeps.items()]
     drawn = map_ordered(functools.partial(_sweep_best_set, n_resamples), jobs, where)
-    for ((t, a), sweep), (probability, best_resampled, winner) in zip(sweeps.items(), drawn):
+    # the most seeds of a configuration of each sweep (a sweep of one configuration selects nothing: its probability 1
+    # and optimism 0 need no resampling, so it counts as seeded)
+    most = np.zeros((design.n_tasks, design.n_agents), dtype=np.intp)
+    for (t, a), sweep in sweeps.items():
+        most[t, a] = sweep["sizes"].max() if sweep["sizes"].size > 1 else max(2, int(sweep["sizes"].max()))
+    seeded = verdict("tuning", most, outputs=["best_set"], agents=design.agents, tasks=design.tasks)
+    notes += seeded.lines
+    unseen = seeded.mask("best_set", most.shape)
+    for ((t, a), sweep), (probability, best_resampled, winner, reached) in zip(sweeps.items(), drawn):
         means, spread = _spread(sweep)
         selected = int(np.flatnonzero(best_of(means))[0])  # the first of the tied best (np.argmax, ties kept)
         corrected, low, high, optimism = kernels.tuned_interval(means, sweep["sizes"], spread, selected,
                                                                 best_resampled, winner, level, lower)
-        in_set = probability >= threshold
+        if unseen[t, a]:  # one seed everywhere: the resamples are the data (their interval is withheld as well)
+            probability, corrected, optimism = np.full(means.size, np.nan), np.nan, np.nan
+        # best or tied for best in at least threshold of the resamples (ties share the probability, not membership)
+        in_set = (reached >= threshold) & ~np.isnan(probability)
         for g in np.flatnonzero((probability > 0) | (np.arange(means.size) == selected)):
             rows.append((design.agents[a], design.tasks[t], labels[sweep["ids"][g]], sign * means[g],
                          spread[g], int(sweep["sizes"][g]), probability[g], bool(in_set[g]), g == selected))
@@ -717,7 +754,7 @@ def _best_set(design, sweeps, labels, ss, n_resamples, threshold, level, sign, h
                "mean_selected": sign * means[selected], "optimism": optimism}
         row["estimate"] = sign * corrected
         row["conf_low"], row["conf_high"] = _ordered(sign * low, sign * high)
-        row["n_best_set"] = int(in_set.sum())
+        row["n_best_set"] = np.nan if unseen[t, a] else int(in_set.sum())
         if has_holdout:
             held = sweep.get("held_out", {}).get(int(sweep["ids"][selected]))
             if held is None or held.size == 0:
@@ -963,7 +1000,16 @@ def _sensitivity(design, sweeps, config, percentiles, fraction, sign, notes):
         normalised = y  # the caller's scores are on one scale already
         notes.append("sensitivity: the scores were used as given (percentiles=None), not percentile-normalised")
     else:
-        normalised = kernels.percentile_normalise(y, task, design.n_tasks, percentiles)
+        normalised, ranged, tied = kernels.percentile_normalise(y, task, design.n_tasks, percentiles)
+        low, high = (fmt.signif(p) for p in percentiles)
+        for tasks, how in ((ranged, "its smallest and largest runs were mapped to 0 and 1 instead"),
+                           (tied, "its runs all tie, so they were all mapped to 0 and it cannot tell configurations "
+                                  "apart")):
+            if tasks:
+                named = fmt.listed([repr(design.tasks[t]) for t in tasks], 5)
+                tasks_word = "tasks" if len(tasks) > 1 else "task"
+                notes.append(f"sensitivity: the {low}th and {high}th percentiles of {tasks_word} {named} coincide "
+                             f"(most runs at one score, such as a cap): {how}")
     rows, subsets = [], []
     offset = 0
     per_agent = {}

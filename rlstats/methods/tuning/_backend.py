@@ -102,6 +102,12 @@ BACKENDS = (
             Need("tuned_interval", "tuned-score intervals", runs=2, per="cell", counted="seeds in the selected "
                  "configuration", cell="sweep", holder="selected configuration",
                  way_on="add seeds to the selected configuration"),
+            # every configuration with one seed: each seed resample is the data, so the winner would be best with
+            # probability 1 and its optimism 0 however close the configurations are (audit s15)
+            Need("best_set", "best-set probabilities and the optimism correction", runs=2, per="cell",
+                 counted="seeds in some configuration", cell="sweep", holder="most-seeded configuration",
+                 way_on="the bootstrap resamples seeds within each configuration, and one seed shows no seed noise; "
+                        "add seeds"),
             Need("expected_max", "expected-max bands", runs=2, per="cell", counted="seeds in each configuration",
                  cell="sweep", holder="fewest-seeded configuration",
                  way_on="the bands resample seeds within each configuration; add seeds"),

@@ -109,19 +109,23 @@ def resampled_mean_chunks(values, starts, sizes, seed, n_resamples):
         yield sampler.rows(min(lo + chunk, n_resamples) - lo)
 
 
-def best_set(values, starts, sizes, seed, n_resamples, prune=True):
+def best_set(values, starts, sizes, seed, n_resamples, prune=True, with_ties=False):
     """Each configuration's probability of being the arg-max of the bootstrap means (ties share the credit).
 
     Returns ``(probability (G,), best_resampled (B,), winner (B,))``: the largest bootstrap mean of each resample and
-    the configuration reaching it (the first such in search order). Exact pruning: a bootstrap mean never exceeds
-    its configuration's largest run, so a configuration whose largest run is below a resample's running maximum
-    can neither win nor tie that resample. The configurations with the best means come first (block 0), the others
-    by their largest run, in blocks of :data:`BLOCK` each drawn from its own stream (``child_stream(seed, block)``);
-    a block's means are computed only for the resamples it can still reach, and the search stops at the first block
-    that reaches none. Ties are kept as they are found (each block's (resample, configuration) pairs at the running
-    maximum), so no block is drawn twice. Means within ``TIE_TOLERANCE`` of the sweep's largest |run| of each other
-    tie (tied runs, such as successes out of 10, give equal means that the rounding of their sums would split by an
-    ulp or two, as the score's units set), in the search order, the winners and the shared credit alike.
+    the configuration reaching it (the first such in search order); ``with_ties=True`` adds ``reached`` (G,), the
+    share of resamples in which each configuration is best or tied for best (full credit for a tie), which the best
+    set reads: configurations that always tie at a cap would otherwise each get 1 / (the number tied) and drop out.
+
+    Exact pruning: a bootstrap mean never exceeds its configuration's largest run, so a configuration whose largest
+    run is below a resample's running maximum can neither win nor tie that resample. The configurations with the
+    best means come first (block 0), the others by their largest run, in blocks of :data:`BLOCK` each drawn from its
+    own stream (``child_stream(seed, block)``); a block's means are computed only for the resamples it can still
+    reach, and the search stops at the first block that reaches none. Ties are kept as they are found (each block's
+    (resample, configuration) pairs at the running maximum), so no block is drawn twice. Means within
+    ``TIE_TOLERANCE`` of the sweep's largest |run| of each other tie (tied runs, such as successes out of 10, give
+    equal means that the rounding of their sums would split by an ulp or two, as the score's units set), in the
+    search order, the winners and the shared credit alike.
     """
     means = config_means(values, starts, sizes)
     G, B = sizes.size, n_resamples
@@ -157,6 +161,8 @@ def best_set(values, starts, sizes, seed, n_resamples, prune=True):
     rows, configs = rows[final], configs[final]
     ties = np.bincount(rows, minlength=B)
     probability = np.bincount(configs, weights=1.0 / ties[rows], minlength=G)
+    if with_ties:
+        return probability / B, running, winner, np.bincount(configs, minlength=G) / B
     return probability / B, running, winner
 
 
@@ -522,13 +528,22 @@ def complete_moments(means, weights):
 
 
 def percentile_normalise(values, task, n_tasks, percentiles):
-    """(y - q_low) / (q_high - q_low) per task, the quantiles of all the task's runs (Adkins et al. 2024)."""
+    """(y - q_low) / (q_high - q_low) per task, the quantiles of all the task's runs (Adkins et al. 2024).
+
+    Where a task's two percentiles coincide (most runs at a cap) its smallest and largest run serve instead, so that
+    the runs beyond them still count; where those coincide too, the task's runs all tie and map to 0. Returns
+    ``(normalised, ranged, tied)``: the tasks read by their range, and those whose runs all tie.
+    """
     out = np.empty_like(values)
+    ranged, tied = [], []
     for t in range(n_tasks):
         here = task == t
         low, high = np.percentile(values[here], percentiles)
+        if not high > low:
+            low, high = values[here].min(), values[here].max()
+            (ranged if high > low else tied).append(t)
         out[here] = (values[here] - low) / (high - low) if high > low else 0.0
-    return out
+    return out, ranged, tied
 
 
 def sensitivity(gamma, factors, fraction, task_best=None):

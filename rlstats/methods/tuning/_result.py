@@ -122,12 +122,15 @@ class TuningResult(Result):
         lines = [f"unit: {self.unit}"]
         tuned = self.tables.get("tuned")
         if tuned is not None:
-            lines += ["", f"best set (probability of being best >= {fmt.signif(self.threshold)}) and the tuned score "
-                      f"corrected for selection, {level} interval:"]
+            lines += ["", f"best set (best, or tied for best, in >= {fmt.signif(self.threshold)} of resamples) and the "
+                      f"tuned score corrected for selection, {level} interval:"]
             for row in tuned.head(SHOWN).itertuples():
-                text = (f"  {row.agent} on {row.task}: {row.config} selected of {row.n_configs}, best set of "
-                        f"{row.n_best_set}; tuned score {fmt.signif(row.estimate)} "
-                        f"{_interval(row.conf_low, row.conf_high, wanting='seeds' if row.n_runs < 2 else None)} "
+                if np.isnan(row.n_best_set):  # one seed in every configuration (the notes say why)
+                    chosen = "best set withheld; tuned score withheld"
+                else:
+                    chosen = (f"best set of {int(row.n_best_set)}; tuned score {fmt.signif(row.estimate)} "
+                              f"{_interval(row.conf_low, row.conf_high, wanting='seeds' if row.n_runs < 2 else None)}")
+                text = (f"  {row.agent} on {row.task}: {row.config} selected of {row.n_configs}, {chosen} "
                         f"(its own mean {fmt.signif(row.mean_selected)})")
                 if "heldout_estimate" in tuned.columns:
                     text += f"; held out {fmt.signif(row.heldout_estimate)} over {row.heldout_runs} runs"
@@ -203,12 +206,15 @@ class TuningResult(Result):
                    f" and resampling seeds only within configurations ({self.n_resamples} bootstrap resamples)."))
         if "best_set" in self.views:
             text += (f" The best configuration was selected by its mean; each configuration's probability of being "
-                     f"best was estimated by bootstrapping the whole selection, configurations with probability at "
-                     f"least {fmt.signif(self.threshold)} form the best set (Patterson et al. 2024), and the tuned "
+                     f"best was estimated by bootstrapping the whole selection (configurations tied for best sharing "
+                     f"it), configurations best or tied for best in at least {fmt.signif(self.threshold)} of the "
+                     f"resamples form the best set (Patterson et al. 2024), and the tuned "
                      f"score is the winner's mean less the bootstrap estimate of the optimism of select-then-report; "
-                     f"its {level} interval is the winner's Student-t interval with the lower end lowered by the "
-                     f"optimism's upper bootstrap quantile and the upper end taken from the larger of the winner's "
-                     f"and the sweep's pooled standard deviation.")
+                     f"its {level} interval is " + _tuned_interval_prose(self.options.get("tuned_lower")))
+            tuned = self.tables.get("tuned")
+            if tuned is not None and tuned["n_best_set"].isna().any():
+                text += (" Where every configuration had one seed, the probabilities, the optimism and the tuned "
+                         "score were withheld: the resamples were the data.")
         if "expected_max" in self.views:
             band = ("pointwise bootstrap bands (percentile bands centred at the estimate)"
                     if self.options.get("band") == "percentile" else
@@ -233,6 +239,17 @@ class TuningResult(Result):
                      else "percentile-normalised scores")
             text += f" Hyperparameter sensitivity and effective dimensionality follow Adkins et al. (2024) on {scale}."
         return text
+
+
+def _tuned_interval_prose(lower):
+    """How the tuned score's interval is made, under ``tuned_lower=`` (the lower end's spread)."""
+    if lower == "winner":
+        return ("the winner's Student-t interval with the lower end lowered by the optimism's upper bootstrap "
+                "quantile and the upper end taken from the larger of the winner's and the sweep's pooled standard "
+                "deviation.")
+    return ("the winner's mean plus and minus Student's t times the larger of the winner's and the sweep's pooled "
+            "standard deviation on both ends (over the square root of its seeds), the lower end lowered further by "
+            "the optimism's upper bootstrap quantile.")
 
 
 def _interval(low, high, digits=5, wanting="seeds"):

@@ -9,6 +9,8 @@ from ...plotting import axes_or_new, palette
 
 #: the task of expected_max()'s rows averaged over the tasks (a label in its data, not a task of the design)
 MEAN_OVER_TASKS = "(mean over tasks)"
+#: bars of the best-set plot at most (the first in the table's order: task, agent, probability)
+SHOWN_BARS = 30
 
 
 def _table(result, name, view):
@@ -19,8 +21,8 @@ def _table(result, name, view):
 
 
 def plot_expected_max(result, *, ax=None, task=None, sampling="without replacement", **kwargs):
-    """Expected best score against the tuning budget k, one line and band per agent (the mean over tasks when there
-    are several tasks, else ``task``)."""
+    """Expected best score against the tuning budget k, one line and band per agent (a point and its interval where
+    the curve has one budget); the mean over tasks when there are several tasks, else ``task``."""
     em = _table(result, "expected_max", "expected_max")
     em = em[em["sampling"] == sampling]
     if task is None:
@@ -28,6 +30,12 @@ def plot_expected_max(result, *, ax=None, task=None, sampling="without replaceme
     em = em[em["task"] == task]
     ax = axes_or_new(ax, (4.5, 3.2))
     for (agent, curve), color in zip(em.groupby("agent", sort=False), palette(em["agent"].nunique())):
+        if len(curve) == 1:  # one budget (one configuration, or the one every sweep has): a line would be invisible
+            low, high = curve["estimate"] - curve["conf_low"], curve["conf_high"] - curve["estimate"]
+            ax.errorbar(curve["budget"], curve["estimate"], yerr=[low.fillna(0), high.fillna(0)], color=color,
+                        fmt="none", elinewidth=1, capsize=3)
+            ax.plot(curve["budget"], curve["estimate"], color=color, label=agent, **{"marker": "o", **kwargs})
+            continue
         ax.fill_between(curve["budget"], curve["conf_low"], curve["conf_high"], color=color, alpha=0.2, linewidth=0)
         ax.plot(curve["budget"], curve["estimate"], color=color, label=agent, **kwargs)
     ax.set_xscale("log")
@@ -41,8 +49,9 @@ def plot_expected_max(result, *, ax=None, task=None, sampling="without replaceme
 def plot_best_set(result, *, ax=None, **kwargs):
     """Probability of being best of the configurations with a chance, per agent and task (the best set above the
     threshold line)."""
-    best = _table(result, "best_set", "best_set")
-    best = best[best["probability_best"] > 0].head(30)
+    table = _table(result, "best_set", "best_set")
+    chances = table[table["probability_best"] > 0]
+    best = chances.head(SHOWN_BARS)  # a taller figure fits no page; the title says what was left out
     # one line per hyperparameter: a sweep's "name=value, ..." on one line is wider than the figure, which then has
     # no room left for the bars; values with the digits that tell them apart (floats in full overlapped at one
     # column's width, audit s11); the sweep's name heads the figure when there is one sweep, else each bar's label
@@ -52,8 +61,14 @@ def plot_best_set(result, *, ax=None, **kwargs):
               for r, lines in zip(best.itertuples(), settings)]
     lines = sum(label.count("\n") + 1 for label in labels)
     ax = axes_or_new(ax, (5.0, 0.8 + 0.1 * len(best) + 0.12 * lines))
-    if one and len(best):
-        ax.set_title(f"{best['agent'].iloc[0]} / {best['task'].iloc[0]}", fontsize=9)
+    title = [f"{best['agent'].iloc[0]} / {best['task'].iloc[0]}"] if one and len(best) else []
+    withheld = bool(table["probability_best"].isna().any())  # one seed in every configuration of a sweep
+    if withheld:
+        title.append("probabilities withheld where every configuration has one seed (see the notes)")
+    if len(chances) > len(best):
+        title.append(f"{len(best)} of {len(chances)} shown (best_set() lists all)")
+    if title:
+        ax.set_title("\n".join(title), fontsize=9 if len(title) == 1 and not withheld else 8)
     colors = np.where(best["in_best_set"], "#0072B2", "#BBBBBB")
     style = {"color": colors}
     style.update(kwargs)
