@@ -68,3 +68,30 @@ def test_a_nan_episode_return_in_a_monitor_csv_is_kept(tmp_path):
     frame = _read(tmp_path)
     assert frame["step"].tolist() == [10, 30, 60]
     assert np.isnan(frame["r"].iloc[1])
+
+
+def _tensorboard_run(folder, steps, values, start):
+    from tensorboardX import SummaryWriter
+
+    with SummaryWriter(str(folder)) as writer:
+        for step, value in zip(steps, values):
+            writer.add_scalar("eval/mean_reward", value, step, walltime=start + step / 1000)
+
+
+@pytest.mark.xfail(strict=True, reason="the duplicate-step error advises drop_duplicates, which mixes two attempts")
+def test_curves_on_a_rerun_names_the_attempts_not_a_merge(tmp_path):
+    """SB3 run 0 was started again from step 0 in its folder (``tb/PPO_1``, then ``tb/PPO_2`` killed at 15,000):
+    read_logs reads the two attempts as two runs told apart by its ``attempt`` column and says curves refuse two runs
+    with one seed. curves() refused them, but advised ``df.drop_duplicates(['agent', 'task', 'seed', 'step'],
+    keep='last')``, which keeps PPO_2's values to 15,000 and PPO_1's after: one curve of two trainings, the merge
+    read_logs' note warns against. The error now names the attempts and how to keep one."""
+    pytest.importorskip("tensorboardX")
+    for seed in (0, 1, 2):
+        _tensorboard_run(tmp_path / f"ppo/cp/seed_{seed}/tb/PPO_1", range(0, 30001, 5000), range(7), 1000)
+    _tensorboard_run(tmp_path / "ppo/cp/seed_0/tb/PPO_2", range(0, 15001, 5000), range(50, 54), 5000)
+    frame = _read(tmp_path, tags={"eval/mean_reward": "score"})
+    assert sorted(frame["attempt"].unique()) == ["PPO_1", "PPO_2"]
+    with pytest.raises(rlstats.DesignError) as error:
+        rlstats.curves(frame, "score ~ agent | task/seed", step="step", n_resamples=20, rng=0)
+    assert "drop_duplicates" not in str(error.value)
+    assert "'PPO_1' and 'PPO_2'" in str(error.value) and "subset=\"attempt == 'PPO_2'\"" in str(error.value)
