@@ -78,20 +78,30 @@ def _tensorboard_run(folder, steps, values, start):
             writer.add_scalar("eval/mean_reward", value, step, walltime=start + step / 1000)
 
 
-@pytest.mark.xfail(strict=True, reason="the duplicate-step error advises drop_duplicates, which mixes two attempts")
-def test_curves_on_a_rerun_names_the_attempts_not_a_merge(tmp_path):
+@pytest.mark.xfail(strict=True, reason="the advice on a rerun keeps one attempt of every run, or merges two")
+def test_a_rerun_is_named_with_a_subset_that_keeps_the_other_runs(tmp_path):
     """SB3 run 0 was started again from step 0 in its folder (``tb/PPO_1``, then ``tb/PPO_2`` killed at 15,000):
-    read_logs reads the two attempts as two runs told apart by its ``attempt`` column and says curves refuse two runs
-    with one seed. curves() refused them, but advised ``df.drop_duplicates(['agent', 'task', 'seed', 'step'],
-    keep='last')``, which keeps PPO_2's values to 15,000 and PPO_1's after: one curve of two trainings, the merge
-    read_logs' note warns against. The error now names the attempts and how to keep one."""
+    read_logs reads the two attempts as two runs told apart by its ``attempt`` column, every run labelled with the
+    folder it began in. Its note advised ``subset="attempt == 'PPO_2'"``, which keeps run 0's second attempt and
+    drops seeds 1 and 2 (their attempt is 'PPO_1'): 1 run of 3. curves() refused the two runs with one seed, but
+    advised ``df.drop_duplicates(['agent', 'task', 'seed', 'step'], keep='last')``, which keeps PPO_2's values to
+    15,000 and PPO_1's after: one curve of two trainings, the merge read_logs warns against. Both now name the
+    attempts and advise a subset that drops the run's other attempts alone; applied, it leaves 3 runs."""
     pytest.importorskip("tensorboardX")
     for seed in (0, 1, 2):
         _tensorboard_run(tmp_path / f"ppo/cp/seed_{seed}/tb/PPO_1", range(0, 30001, 5000), range(7), 1000)
     _tensorboard_run(tmp_path / "ppo/cp/seed_0/tb/PPO_2", range(0, 15001, 5000), range(50, 54), 5000)
     frame = _read(tmp_path, tags={"eval/mean_reward": "score"})
     assert sorted(frame["attempt"].unique()) == ["PPO_1", "PPO_2"]
+    advice = "subset=\"~(agent == 'ppo' & task == 'cp' & seed == 0 & attempt != 'PPO_2')\""
+    assert any(advice in note for note in frame.attrs["rlstats_notes"])
     with pytest.raises(rlstats.DesignError) as error:
         rlstats.curves(frame, "score ~ agent | task/seed", step="step", n_resamples=20, rng=0)
     assert "drop_duplicates" not in str(error.value)
-    assert "'PPO_1' and 'PPO_2'" in str(error.value) and "subset=\"attempt == 'PPO_2'\"" in str(error.value)
+    assert "'PPO_1' and 'PPO_2'" in str(error.value) and advice in str(error.value)
+    kept = frame.query(advice[len('subset="'):-1].replace("~", "not "))
+    assert sorted(map(tuple, kept[["seed", "attempt"]].drop_duplicates().values)) == [
+        (0, "PPO_2"), (1, "PPO_1"), (2, "PPO_1")]
+    res = rlstats.curves(frame, "score ~ agent | task/seed", step="step", subset=advice[len('subset="'):-1],
+                         n_resamples=20, bands="expanded", rng=0)
+    assert res.counts.tolist() == [[3]]
