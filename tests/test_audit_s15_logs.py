@@ -78,7 +78,6 @@ def _tensorboard_run(folder, steps, values, start):
             writer.add_scalar("eval/mean_reward", value, step, walltime=start + step / 1000)
 
 
-@pytest.mark.xfail(strict=True, reason="the advice on a rerun keeps one attempt of every run, or merges two")
 def test_a_rerun_is_named_with_a_subset_that_keeps_the_other_runs(tmp_path):
     """SB3 run 0 was started again from step 0 in its folder (``tb/PPO_1``, then ``tb/PPO_2`` killed at 15,000):
     read_logs reads the two attempts as two runs told apart by its ``attempt`` column, every run labelled with the

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Callable, Collection, Sequence
 import numpy as np
 import pandas as pd
 
+from ..connectivity import subset_dropping_attempts
 from ..provenance import Note, set_notes
 from ..format import count, listed
 from ..errors import LogReadError, OptionError, warn
@@ -566,9 +567,10 @@ def read_logs(path: str | os.PathLike[str], pattern: str | Callable[..., Any] | 
       on (its first step of any tag), so their values at or after it are dropped even where the
       restart never logged those steps again (the count and the steps are stated); one starting
       again at or before their first step is a *rerun*: each attempt becomes a run of its own, told apart by the column ``attempt`` (the
-      folder it began in, e.g. ``PPO_2``). A rerun is neither merged (its values would mix two
-      trainings) nor dropped (which attempt is meant is the caller's choice, e.g.
-      ``subset="attempt == 'PPO_2'"``); back ends refuse two runs with one seed, so it cannot pass
+      folder it began in, e.g. ``PPO_2``; every run has one then). A rerun is neither merged (its values
+      would mix two trainings) nor dropped (which attempt is meant is the caller's choice: the note gives
+      the ``subset=`` that drops the run's other attempts, e.g. ``"~(agent == 'ppo' & task == 'hopper' &
+      seed == 1 & attempt != 'PPO_2')"``); back ends refuse two runs with one seed, so it cannot pass
       as another seed unnoticed. Files logging none of the same tags run alongside (a ``train/``
       and an ``eval/`` folder); a VecEnv's monitor.csv files run side by side, never in turn.
     - *Values logged as NaN or infinite* (a diverged run: ``nan`` in a table's cell or a monitor.csv's
@@ -988,7 +990,10 @@ def _segment_notes(segments, reruns, fields):
                           items=tuple(items), word="rlstats.logs._read:_reword_segments"))
     if reruns:
         items = tuple((key(run), (f"{run_label({k: v for k, v in run.items() if k != ATTEMPT})} "
-                                  f"({', '.join(map(repr, labels))})", labels[-1])) for run, labels in reruns)
+                                  f"({', '.join(map(repr, labels))})",
+                                  subset_dropping_attempts({k: v for k, v in run.items() if k != ATTEMPT}, ATTEMPT,
+                                                           labels[-1])))
+                      for run, labels in reruns)
         notes.append(Note(_reruns_text([payload for _, payload in items]), scope="rows", keys=keys, items=items,
                           word="rlstats.logs._read:_reword_reruns"))
     return notes
@@ -1007,12 +1012,13 @@ def _segments_text(parts):
 
 
 def _reruns_text(reruns):
-    """The note on runs started again from their first step, from (run and its attempts, last attempt) per run."""
+    """The note on runs started again from their first step, from (run and its attempts, the subset= that keeps
+    its last attempt and every other run) per run."""
     return (f"{count(len(reruns), 'run')} started again from {'its' if len(reruns) == 1 else 'their'} "
             f"first step (a rerun, not a restart): each attempt is read as a run of its "
             f"own, told apart by the column {ATTEMPT!r} (the folder it began in; rlstats refuses two runs "
-            f"with one seed), so keep the one you mean, e.g. subset=\"{ATTEMPT} == '{reruns[0][1]}'\": "
-            + _listed_runs([shown for shown, _ in reruns]))
+            f"with one seed), so keep the one you mean, e.g. subset=\"{reruns[0][1]}\" keeps the last attempt of "
+            f"the first: " + _listed_runs([shown for shown, _ in reruns]))
 
 
 def _reword_segments(note, items, n_rows):
