@@ -116,7 +116,6 @@ def _early_ending_curves():
     return pd.DataFrame(rows, columns=["agent", "task", "seed", "step", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason="the figure says nothing of bands withheld at some steps")
 def test_the_figure_says_where_a_band_is_withheld_at_some_steps():
     """A's bands are withheld at 7k to 10k (one run of t1 logged there), which a note says; but the figure's legend
     read "IQM per step, 95% simultaneous bands" over a band that stops at 6k while A's curve goes on: only a band
