@@ -130,7 +130,6 @@ def test_the_figure_says_where_a_band_is_withheld_at_some_steps():
     plt.close(ax.figure)
 
 
-@pytest.mark.xfail(strict=True, reason="the cap rule withholds bands at steps where no run is logged, and says why")
 def test_steps_without_runs_are_not_said_to_sit_at_a_cap():
     """``steps=range(0, 12001, 1000)`` past the runs' last step (10k): the notes said that no run is logged at 11k
     and 12k, and also that the bands of A and B "are withheld ... at 2 steps (11k to 12k): there three quarters or

@@ -650,7 +650,9 @@ def _run_curves(design, step, steps, options, rng, shown, source=None):
     short, withheld_note, repeats = _short_steps(design, matrix, starts, grid)
     notes += [n for n in (unlogged, withheld_note) if n]
     if options.bands == "studentized" and not callable(options.statistic):  # audit s10: runs mostly at a cap
-        saturated = _saturated_steps(design, matrix, starts, options.statistic) & ~short
+        # not where a task has no run of the agent logged (repeats NaN): its curve is missing there, and 0 of 0 runs
+        # passed the rule's shares (audit s15: steps past every run were said to sit at a cap)
+        saturated = _saturated_steps(design, matrix, starts, options.statistic) & ~short & ~np.isnan(repeats)
         short = short | saturated
         notes += [n for n in [_saturated_note(saturated, design.agents, grid, options.statistic)] if n]
     notes.append(f"bootstrap deviations widened by sqrt(n/(n - 1)) with n = {fewest.min()} runs per task"
