@@ -1054,8 +1054,10 @@ def _nonfinite_note(nonfinite):
                          "infinite")
         else:
             parts.append(f"{count(nan + inf, 'value')} of {column!r} {verb(nan + inf)} {'NaN' if nan else 'infinite'}")
-    return (f"{'; '.join(parts)}, as logged (a run that diverged?), kept as rows: analyses refuse them until they are "
-            "dropped (na_action=\"drop\" for NaN) or mended")
+    one = sum(map(sum, nonfinite.values())) == 1
+    return (f"{'; '.join(parts)}, as logged (a run that diverged?), kept as {'a row' if one else 'rows'}: analyses "
+            f"refuse {'it until it is' if one else 'them until they are'} dropped (na_action=\"drop\" for NaN) or "
+            "mended")
 
 
 def _fail_or_warn(problems, root, label, on_error, *, total, fatal):
