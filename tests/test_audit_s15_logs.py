@@ -140,3 +140,19 @@ def test_steps_without_runs_are_not_said_to_sit_at_a_cap():
                          steps=range(0, 12001, 1000))
     assert any("no run is logged at 2 steps (11k to 12k" in note for note in res.notes)
     assert not any("a cap often reached" in note for note in res.notes)
+
+
+@pytest.mark.xfail(strict=True, reason="p_value's error says curves report no p-value where comparisons were made")
+def test_p_value_of_compared_curves_says_where_the_p_values_are():
+    """``res.p_value`` of curves compared with ``compare="all"`` raised "CurvesResult has no single p-value: it
+    reports no p-value", though the result holds a max-T adjusted p-value per pair and step (``difference_pvalues``,
+    the ``p_adjusted`` column of ``res.difference(a, b)``). The error now says where they are."""
+    res = rlstats.curves(_early_ending_curves(), "score ~ agent | task/seed", step="step", n_resamples=50, rng=0,
+                         compare="all", bands="expanded")
+    assert res.difference("A", "B")["p_adjusted"].notna().all()
+    with pytest.raises(AttributeError, match=r"difference_pvalues.*p_adjusted column of res\.difference"):
+        res.p_value
+    alone = rlstats.curves(_early_ending_curves(), "score ~ agent | task/seed", step="step", n_resamples=50, rng=0,
+                           bands="expanded")
+    with pytest.raises(AttributeError, match="it reports no p-value"):
+        alone.p_value
