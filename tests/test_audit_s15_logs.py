@@ -142,7 +142,6 @@ def test_steps_without_runs_are_not_said_to_sit_at_a_cap():
     assert not any("a cap often reached" in note for note in res.notes)
 
 
-@pytest.mark.xfail(strict=True, reason="p_value's error says curves report no p-value where comparisons were made")
 def test_p_value_of_compared_curves_says_where_the_p_values_are():
     """``res.p_value`` of curves compared with ``compare="all"`` raised "CurvesResult has no single p-value: it
     reports no p-value", though the result holds a max-T adjusted p-value per pair and step (``difference_pvalues``,
