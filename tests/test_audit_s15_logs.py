@@ -161,7 +161,6 @@ WANDB = ("Step,ppo-hopper-1 - eval/return,ppo-hopper-1 - train/loss,ppo-hopper-2
          "ppo-hopper-2 - train/loss,sac-hopper-1 - eval/return\n0,1,0.5,2,0.4,3\n100,2,0.5,3,0.4,4\n")
 
 
-@pytest.mark.xfail(strict=True, reason="a run of a file of several runs that lacks a tag is called the file")
 def test_a_run_lacking_a_tag_in_a_file_of_several_runs_is_named(tmp_path):
     """A W&B chart export holds three runs; ``sac-hopper-1`` logs no ``train/loss``. The error read "1 of 1 CSV files
     ... could not be used: export.csv: missing tag: no values of 'train/loss'", naming neither the run nor that the

@@ -617,7 +617,8 @@ def read_logs(path: str | os.PathLike[str], pattern: str | Callable[..., Any] | 
     check_columns(field_names, mapping)  # fields a callable or a log gave, and the tags' columns
     complete = _complete_runs(runs, mapping, found)
     if found.problems:
-        _fail_or_warn(found.problems, found.root, label, options.on_error, total=total, fatal=not complete)
+        _fail_or_warn(found.problems, found.root, label, options.on_error, total=total, fatal=not complete,
+                      files=set(found.to_read))
     return assemble_runs(complete, field_names, mapping, tag_sentence, found, options)
 
 
@@ -828,8 +829,8 @@ def _complete_runs(runs, mapping, found):
     for key, (fields, pieces) in runs.items():
         logged = {t for _, p in pieces for t in p.tags}
         missing = [t for t in mapping if t not in logged]
-        if missing:
-            sources = ", ".join(found.to_read[i] for i, _ in pieces)
+        if missing:  # a run inside a file of several (a W&B export, marl-eval's JSON) is named (audit s15)
+            sources = ", ".join(found.to_read[i] + ("" if p.name is None else f": run {p.name!r}") for i, p in pieces)
             found.problems.append(ReadProblem(sources, "missing tag", f"no values of {_listed(missing)}; it logs "
                                               f"{_listed(sorted(logged)) or 'no column of numbers'}"))
         else:
@@ -1060,17 +1061,26 @@ def _nonfinite_note(nonfinite):
             "mended")
 
 
-def _fail_or_warn(problems, root, label, on_error, *, total, fatal):
+def _fail_or_warn(problems, root, label, on_error, *, total, fatal, files=()):
+    """Raise (or warn, skipping them) for the ``problems``: those of a file of ``files`` are counted as files, the
+    others as runs (a run that lost one of its files, a run lacking a requested tag that is not a file of its own)."""
     shown = "\n".join(f"  {p}" for p in problems[:10])
     more = f"\n  ... and {len(problems) - 10} more" if len(problems) > 10 else ""
-    # a run left out for a file it lost is no file of its own that failed (review s12: "2 of 8 files" for 1)
+    # a run left out for a file it lost is no file of its own that failed (review s12: "2 of 8 files" for 1), nor
+    # is a run lacking a tag among others of its file (audit s15: "1 of 1 CSV files" over the 2 runs read from it)
     incomplete = sum(p.kind == "incomplete run" for p in problems)
-    runs = f", and {count(incomplete, 'run')} that lost one" if incomplete else ""
+    lacking = sum(p.kind == "missing tag" and p.source not in files for p in problems) if files else 0
+    failed = len(problems) - incomplete - lacking
+    runs = ([f"{count(incomplete, 'run')} that lost one"] if incomplete else []) + (
+        [f"{count(lacking, 'run')} that {'lacks' if lacking == 1 else 'lack'} a requested tag"] if lacking else [])
+    if failed or not runs:
+        what, also = f"{failed} of {total} {label}", "".join(f", and {r}" for r in runs)
+    else:
+        what, also = f"{' and '.join(runs)}, in the {total} {label.removesuffix('s') if total == 1 else label}", ""
     if on_error == "raise" or fatal:
         advice = ("pass on_error='skip' to read the others" if not fatal else "no run could be read")
-        raise LogReadError(f"{len(problems) - incomplete} of {total} {label} under {root} could not be used{runs} "
-                           f"({advice}):\n{shown}{more}")
-    warn(f"skipped {len(problems) - incomplete} of {total} {label} that could not be used{runs} "
+        raise LogReadError(f"{what} under {root} could not be used{also} ({advice}):\n{shown}{more}")
+    warn(f"skipped {what}{' that could not be used' if failed or not runs else ''}{also} "
          f"(frame.attrs['read_log'] lists them):\n{shown}{more}")
 
 
