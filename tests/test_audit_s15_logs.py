@@ -178,3 +178,17 @@ def test_a_run_lacking_a_tag_in_a_file_of_several_runs_is_named(tmp_path):
     assert sorted(frame["agent"] + frame["seed"].astype(str)) == ["ppo1", "ppo1", "ppo2", "ppo2"]
     assert str(warned[0].message).startswith("skipped 1 run that lacks a requested tag, in the 1 CSV file (")
     assert "1 of 1 CSV files" not in str(warned[0].message)
+
+
+@pytest.mark.xfail(strict=True, reason="read_wandb keeps a NaN value as a row without a note")
+def test_read_wandb_counts_values_logged_as_nan():
+    """Through W&B's public API (the stub of tests/test_logs.py), a run's ``eval/return`` logged as NaN at step 1 is
+    a row holding NaN, as read_logs keeps it, but no note said so where read_logs' notes now count them."""
+    from test_logs import StubApi, StubRun
+
+    history = [{"_step": i, "_timestamp": 1000.0 + i, "eval/return": value}
+               for i, value in enumerate([1.0, float("nan"), 3.0])]
+    frame = rlstats.read_wandb("me/proj", keys="eval/return", api=StubApi([StubRun("id1", "run-1", {}, history)]),
+                               progress=False)
+    assert frame["step"].tolist() == [0, 1, 2] and np.isnan(frame["eval/return"].iloc[1])
+    assert any("1 value of 'eval/return' is NaN" in note for note in frame.attrs["rlstats_notes"])
