@@ -180,7 +180,6 @@ def test_a_run_lacking_a_tag_in_a_file_of_several_runs_is_named(tmp_path):
     assert "1 of 1 CSV files" not in str(warned[0].message)
 
 
-@pytest.mark.xfail(strict=True, reason="read_wandb keeps a NaN value as a row without a note")
 def test_read_wandb_counts_values_logged_as_nan():
     """Through W&B's public API (the stub of tests/test_logs.py), a run's ``eval/return`` logged as NaN at step 1 is
     a row holding NaN, as read_logs keeps it, but no note said so where read_logs' notes now count them."""
