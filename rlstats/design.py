@@ -963,8 +963,8 @@ def _check_one_row_per_step(design, column, data):
             raise DesignError(
                 f"{where}: they come from the attempts {join_and(map(repr, attempts))} of column '{ATTEMPT}', "
                 f"read_logs' runs started again from their first step; keep the one you mean, e.g. "
-                f"subset=\"{subset_dropping_attempts(run, ATTEMPT, attempts[-1])}\" (dropping duplicate steps would make "
-                "one curve of two trainings)")
+                f"subset=\"{subset_dropping_attempts(run, ATTEMPT, attempts[-1])}\" (dropping duplicate steps would "
+                "make one curve of two trainings)")
         raise DesignError(
             f"{where}; keep one row per run and step, "
             f"e.g. the last logged: df.drop_duplicates(['{design.formula.groups}', '{design.formula.blocks}', "

@@ -193,7 +193,6 @@ def test_read_wandb_counts_values_logged_as_nan():
     assert any("1 value of 'eval/return' is NaN" in note for note in frame.attrs["rlstats_notes"])
 
 
-@pytest.mark.xfail(strict=True, reason="studentised bands are given at steps where a task has 2 runs logged")
 def test_studentised_bands_are_withheld_where_a_task_has_two_runs_logged():
     """A's runs on t1: 4, two of them killed at 6k, so from 7k on t1 has 2 runs of A logged (t2 and t3: 4). curves()
     withholds the studentised bands of an agent with 2 runs of a task ("no band simulated at 2 runs per task held its

@@ -1087,8 +1087,9 @@ def _fail_or_warn(problems, root, label, on_error, *, total, fatal, files=()):
 def _assemble(runs, field_names, mapping, sources, keep, nonfinite_out=None):
     """The long frame from the runs' pieces, one run at a time, no sort of every record at once: duplicates
     resolved by ``keep``, tags as columns; with the values dropped as logged twice and the table rows without a step.
-    ``nonfinite_out``, a dict, receives {column: (NaN values, infinite values)} of the columns that hold any. Each run's records are let go once its rows are made (the pieces'
-    arrays become None), so that the records and the frame never all live at once."""
+    ``nonfinite_out``, a dict, receives {column: (NaN values, infinite values)} of the columns that hold any. Each
+    run's records are let go once its rows are made (the pieces' arrays become None), so that the records and the
+    frame never all live at once."""
     tag_order = list(mapping)
     parts, duplicates, without_step, nonfinite = [], 0, 0, np.zeros((len(tag_order), 2), dtype=np.int64)
     for fields, pieces in runs.values():

@@ -417,7 +417,8 @@ def _wandb_export(frame, step, written=None):
         m = WANDB_COLUMN.match(column)
         if column == "Step" or m is None or m.group("bound"):
             continue
-        by_run.setdefault(m.group("run"), {})[m.group("metric")] = (_numeric(frame, column), (written or {}).get(column))
+        by_run.setdefault(m.group("run"), {})[m.group("metric")] = (_numeric(frame, column),
+                                                                    (written or {}).get(column))
     pieces = []
     for run, columns in by_run.items():
         keep = ~np.isnan(steps)
