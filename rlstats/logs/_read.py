@@ -848,7 +848,7 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
     frame_runs, last_steps = _last_steps(runs, field_names, mapping)  # before _assemble lets the pieces go
     ended_early = _early_ends(frame_runs, last_steps)
     going_back = sum(_goes_back(piece) for _, pieces in runs.values() for _, piece in pieces)  # before _assemble
-    nonfinite = {}
+    nonfinite: dict[str, tuple[int, int]] = {}
     frame, duplicates, without_step = _assemble(runs, field_names, mapping, found.to_read, options.keep, nonfinite)
     files_read = len(found.to_read) - len([p for p in found.problems if p.kind != "missing tag"])
     keys = tuple(_ordered_fields(field_names))

@@ -193,7 +193,7 @@ def read_wandb(path: str, *, keys: str | Sequence[str] | dict[str, str], filters
         raise LogReadError(f"none of the {len(runs)} runs of W&B project {path!r} matches the pattern {pattern!r}")
     keys = tuple(_ordered_fields(field_names))
     items = tuple((tuple(run[f] for f in keys), None) for run in _frame_runs(grouped, field_names))
-    nonfinite = {}
+    nonfinite: dict[str, tuple[int, int]] = {}
     frame, duplicates, _ = _assemble(grouped, field_names, mapping, sources, keep, nonfinite)
     listed = ", ".join(repr(k) if k == c else f"{k!r} as {c!r}" for k, c in mapping.items())
     said = f"of W&B project {path!r} through the public API (full history), {listed}"
