@@ -15,6 +15,7 @@ but its errors and formatting, so that ``design.py`` and the back ends' kernels 
 from __future__ import annotations
 
 import functools
+from typing import Any
 from dataclasses import dataclass
 
 import numpy as np
@@ -83,6 +84,22 @@ def subset_selecting(column: str, names: tuple[str, ...], others: tuple[str, ...
     keep = f"{name} in [{', '.join(label_literal(n, numeric) for n in names)}]"
     drop = f"{name} not in [{', '.join(label_literal(n, numeric) for n in others)}]"
     return drop if others and len(drop) < len(keep) else keep
+
+
+def subset_dropping_attempts(fields: dict[str, Any], column: str, keep: Any) -> str:
+    """A ``subset=`` condition dropping one run's attempts but ``keep``: the rows equal to ``fields`` (the run's
+    columns and values, numbers as numbers) whose ``column`` is not ``keep``, e.g. ``~(agent == 'ppo' & seed == 0 &
+    attempt != 'PPO_2')``, in the grammar of :mod:`rlstats.conditions`. Every other run keeps its rows (audit s15:
+    ``attempt == 'PPO_2'`` kept one run of three)."""
+    def name(c):
+        return c if c.isidentifier() else f"`{c}`"
+
+    def literal(v):
+        v = v.item() if isinstance(v, np.generic) else v
+        return repr(str(v)) if not isinstance(v, (int, float)) or isinstance(v, bool) else repr(v)
+
+    parts = [f"{name(c)} == {literal(v)}" for c, v in fields.items()] + [f"{name(column)} != {literal(keep)}"]
+    return f"~({' & '.join(parts)})"
 
 
 @dataclass(frozen=True)

@@ -22,8 +22,8 @@ import patsy
 from . import formula as formula_module
 from .bounds import Bounds, check_bounds, check_within, score_bounds, with_bounds
 from .conditions import Condition, parse_condition
-from .connectivity import ComparisonGraph, comparison_graph
-from .format import count
+from .connectivity import ComparisonGraph, comparison_graph, subset_dropping_attempts
+from .format import count, join_and
 from .errors import DesignError, OptionError, repeated_index_rows, shown
 from .formula import capture_environment
 from .interop import TABLE, as_pandas
@@ -574,7 +574,7 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
                        runs_of=seed_codes if curves else None)
     del y, agent, task, order, rows, seed_codes, seed_labels
     if curves:
-        _check_one_row_per_step(design, step)
+        _check_one_row_per_step(design, step, data)
     else:
         _check_no_curves(design, data, step)
         if seeds is not None:
@@ -935,17 +935,38 @@ def _repeats(*keys):
     return same
 
 
-def _check_one_row_per_step(design, column):
-    """Learning curves: one row per (run, step)."""
+#: The column read_logs tells apart the attempts of a run started again from its first step with
+#: (``rlstats.logs._read.ATTEMPT``).
+ATTEMPT = "attempt"
+
+
+def _check_one_row_per_step(design, column, data):
+    """Learning curves: one row per (run, step). Rows of read_logs' attempts of one run (a rerun from its first
+    step) are named as such: dropping the duplicates would make one curve of two trainings (audit s15)."""
     step = design.extra[column]
     same = _repeats(design.agent, design.task, design.run, step)
     if same.any():
         i = int(np.flatnonzero(same)[0])
         end = i + int(np.argmin(np.append(same[i:], False)))  # the repeats of row i follow it
         at = step[i].item() if isinstance(step[i], np.generic) else step[i]
+        where = (f"run {design.seeds[i]!r} of {_cell_label(design, i)} has {end - i + 1} rows at step {at!r} "
+                 f"({int(same.sum())} duplicate (run, step) row(s) in all)")
+        attempts = []
+        if ATTEMPT in data.columns and ATTEMPT not in (design.formula.groups, design.formula.blocks,
+                                                        design.formula.replicate):
+            attempts = sorted({str(a) for a in data[ATTEMPT].to_numpy()[design.row_position[i:end + 1]]},
+                              key=lambda a: [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", a)])
+        if len(attempts) > 1:
+            formula = design.formula
+            run = {c: data[c].to_numpy()[design.row_position[i]] for c in (formula.groups, formula.blocks,
+                                                                              formula.replicate) if c is not None}
+            raise DesignError(
+                f"{where}: they come from the attempts {join_and(map(repr, attempts))} of column '{ATTEMPT}', "
+                f"read_logs' runs started again from their first step; keep the one you mean, e.g. "
+                f"subset=\"{subset_dropping_attempts(run, ATTEMPT, attempts[-1])}\" (dropping duplicate steps would "
+                "make one curve of two trainings)")
         raise DesignError(
-            f"run {design.seeds[i]!r} of {_cell_label(design, i)} has {end - i + 1} rows at step "
-            f"{at!r} ({int(same.sum())} duplicate (run, step) row(s) in all); keep one row per run and step, "
+            f"{where}; keep one row per run and step, "
             f"e.g. the last logged: df.drop_duplicates(['{design.formula.groups}', '{design.formula.blocks}', "
             f"'{design.formula.replicate}', '{column}'], keep='last')")
 

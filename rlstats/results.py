@@ -327,10 +327,13 @@ class Result:
     def p_value(self) -> float | np.ndarray:  # an array where a result has one per comparison
         """``pvalue`` under the spelling of R (``p.value``) and broom's ``p_value`` column, for results of a test."""
         if not hasattr(self, "pvalue"):  # Python's own message named 'pvalue' and suggested 'p_value', the name typed
-            where = ("its tests' p-values are the p_value column of tidy()" if "p_value" in self.tidy().columns
-                     else "it reports no p-value")
-            raise AttributeError(f"{type(self).__name__} has no single p-value: {where}")
+            raise AttributeError(f"{type(self).__name__} has no single p-value: {self._pvalues_where()}")
         return self.pvalue  # a field of the subclasses that test (hasattr narrows it)
+
+    def _pvalues_where(self) -> str:
+        """Where a result without a single p-value keeps its p-values, for ``p_value``'s error."""
+        return ("its tests' p-values are the p_value column of tidy()" if "p_value" in self.tidy().columns
+                else "it reports no p-value")
 
     # ---- hooks a subclass provides ------------------------------------------------
     def _statistic_line(self):

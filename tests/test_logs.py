@@ -1075,7 +1075,8 @@ def test_files_of_a_run_continue_restart_rerun_or_run_alongside(tmp_path):
         "to 1,200, continues); agent=ppo task=hopper seed=3: events.out.tfevents.")
     assert notes[2] == ("1 run started again from its first step (a rerun, not a restart): each attempt is read as a "
                         "run of its own, told apart by the column 'attempt' (the folder it began in; rlstats refuses "
-                        "two runs with one seed), so keep the one you mean, e.g. subset=\"attempt == 'PPO_2'\": "
+                        "two runs with one seed), so keep the one you mean, e.g. subset=\"~(agent == 'ppo' & task "
+                        "== 'hopper' & seed == 1 & attempt != 'PPO_2')\" keeps the last attempt of the first: "
                         "agent=ppo task=hopper seed=1 ('PPO_1', 'PPO_2')")
     assert notes[3].endswith(": agent=ppo task=hopper seed=0 attempt=PPO_1 ends at step 800 (its 4 siblings: "
                              "median 1,000)")

@@ -47,16 +47,23 @@ class Piece:
     name: str | None = None
 
 
-def from_columns(step, columns, *, wall_time=None, time_elapsed=None, meta=None, name=None):
+def from_columns(step, columns, *, wall_time=None, time_elapsed=None, meta=None, name=None, written_nan=None):
     """A Piece from a wide table: ``columns`` maps tag -> float array aligned with ``step``; NaN cells
-    are values not logged at that row and make no record, and a column of NaN alone is no tag."""
-    columns = {tag: values for tag, values in columns.items() if not np.isnan(np.asarray(values, dtype=float)).all()}
+    are values not logged at that row and make no record, and a column of NaN alone is no tag, but for
+    the cells ``written_nan`` marks (tag -> bool array): a NaN the log wrote (``nan`` in a CSV cell, ``NaN``
+    in a JSON record), a value logged as NaN, kept as a record (audit s15: dropped, it left no trace)."""
+    written_nan = {tag: mask for tag, mask in (written_nan or {}).items() if tag in columns and np.any(mask)}
+    columns = {tag: values for tag, values in columns.items()
+               if tag in written_nan or not np.isnan(np.asarray(values, dtype=float)).all()}
     tags = tuple(columns)
     step = np.asarray(step)
     if not tags:
         return Piece((), step[:0], np.zeros(0, np.intp), np.zeros(0), meta=meta or {}, name=name)
     matrix = np.column_stack([np.asarray(columns[t], dtype=float) for t in tags])
     logged = ~np.isnan(matrix)
+    for j, tag in enumerate(tags):
+        if tag in written_nan:
+            logged[:, j] |= np.asarray(written_nan[tag], dtype=bool)
     if logged.all():  # every cell logged: the records are the matrix read row by row, no search needed
         k = len(tags)
         repeat = (lambda a: None if a is None else np.repeat(np.asarray(a, dtype=float), k))

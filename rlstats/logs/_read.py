@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Callable, Collection, Sequence
 import numpy as np
 import pandas as pd
 
+from ..connectivity import subset_dropping_attempts
 from ..provenance import Note, set_notes
 from ..format import count, listed
 from ..errors import LogReadError, OptionError, warn
@@ -566,11 +567,16 @@ def read_logs(path: str | os.PathLike[str], pattern: str | Callable[..., Any] | 
       on (its first step of any tag), so their values at or after it are dropped even where the
       restart never logged those steps again (the count and the steps are stated); one starting
       again at or before their first step is a *rerun*: each attempt becomes a run of its own, told apart by the column ``attempt`` (the
-      folder it began in, e.g. ``PPO_2``). A rerun is neither merged (its values would mix two
-      trainings) nor dropped (which attempt is meant is the caller's choice, e.g.
-      ``subset="attempt == 'PPO_2'"``); back ends refuse two runs with one seed, so it cannot pass
+      folder it began in, e.g. ``PPO_2``; every run has one then). A rerun is neither merged (its values
+      would mix two trainings) nor dropped (which attempt is meant is the caller's choice: the note gives
+      the ``subset=`` that drops the run's other attempts, e.g. ``"~(agent == 'ppo' & task == 'hopper' &
+      seed == 1 & attempt != 'PPO_2')"``); back ends refuse two runs with one seed, so it cannot pass
       as another seed unnoticed. Files logging none of the same tags run alongside (a ``train/``
       and an ``eval/`` folder); a VecEnv's monitor.csv files run side by side, never in turn.
+    - *Values logged as NaN or infinite* (a diverged run: ``nan`` in a table's cell or a monitor.csv's
+      return, ``NaN`` in a JSON record, a NaN scalar in an event file) are kept as rows, and the notes count
+      them, so that an analysis refuses them (or drops them where asked) rather than read the run as not
+      logged there; an empty cell, or a key a JSON record lacks (or holds as ``null``), is a value not logged.
 
     Examples
     --------
@@ -611,7 +617,8 @@ def read_logs(path: str | os.PathLike[str], pattern: str | Callable[..., Any] | 
     check_columns(field_names, mapping)  # fields a callable or a log gave, and the tags' columns
     complete = _complete_runs(runs, mapping, found)
     if found.problems:
-        _fail_or_warn(found.problems, found.root, label, options.on_error, total=total, fatal=not complete)
+        _fail_or_warn(found.problems, found.root, label, options.on_error, total=total, fatal=not complete,
+                      files=set(found.to_read))
     return assemble_runs(complete, field_names, mapping, tag_sentence, found, options)
 
 
@@ -822,8 +829,8 @@ def _complete_runs(runs, mapping, found):
     for key, (fields, pieces) in runs.items():
         logged = {t for _, p in pieces for t in p.tags}
         missing = [t for t in mapping if t not in logged]
-        if missing:
-            sources = ", ".join(found.to_read[i] for i, _ in pieces)
+        if missing:  # a run inside a file of several (a W&B export, marl-eval's JSON) is named (audit s15)
+            sources = ", ".join(found.to_read[i] + ("" if p.name is None else f": run {p.name!r}") for i, p in pieces)
             found.problems.append(ReadProblem(sources, "missing tag", f"no values of {_listed(missing)}; it logs "
                                               f"{_listed(sorted(logged)) or 'no column of numbers'}"))
         else:
@@ -841,7 +848,8 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
     frame_runs, last_steps = _last_steps(runs, field_names, mapping)  # before _assemble lets the pieces go
     ended_early = _early_ends(frame_runs, last_steps)
     going_back = sum(_goes_back(piece) for _, pieces in runs.values() for _, piece in pieces)  # before _assemble
-    frame, duplicates, without_step = _assemble(runs, field_names, mapping, found.to_read, options.keep)
+    nonfinite: dict[str, tuple[int, int]] = {}
+    frame, duplicates, without_step = _assemble(runs, field_names, mapping, found.to_read, options.keep, nonfinite)
     files_read = len(found.to_read) - len([p for p in found.problems if p.kind != "missing tag"])
     keys = tuple(_ordered_fields(field_names))
     run_keys = tuple((tuple(run[f] for f in keys), None) for run in frame_runs)
@@ -867,6 +875,8 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
                           f"tag in one file; the one written {options.keep} was kept", scope="frame"))
     if without_step:
         notes.append(Note(f"{count(without_step, 'table row')} without a step left out", scope="frame"))
+    if nonfinite:
+        notes.append(Note(_nonfinite_note(nonfinite), scope="frame"))
     if going_back:
         notes.append(Note(f"{count(going_back, 'log file')} with steps that go back (a restart appended to "
                           "the same file?); their values were put in step order, the attempts' values interleaved: "
@@ -981,7 +991,10 @@ def _segment_notes(segments, reruns, fields):
                           items=tuple(items), word="rlstats.logs._read:_reword_segments"))
     if reruns:
         items = tuple((key(run), (f"{run_label({k: v for k, v in run.items() if k != ATTEMPT})} "
-                                  f"({', '.join(map(repr, labels))})", labels[-1])) for run, labels in reruns)
+                                  f"({', '.join(map(repr, labels))})",
+                                  subset_dropping_attempts({k: v for k, v in run.items() if k != ATTEMPT}, ATTEMPT,
+                                                           labels[-1])))
+                      for run, labels in reruns)
         notes.append(Note(_reruns_text([payload for _, payload in items]), scope="rows", keys=keys, items=items,
                           word="rlstats.logs._read:_reword_reruns"))
     return notes
@@ -1000,12 +1013,13 @@ def _segments_text(parts):
 
 
 def _reruns_text(reruns):
-    """The note on runs started again from their first step, from (run and its attempts, last attempt) per run."""
+    """The note on runs started again from their first step, from (run and its attempts, the subset= that keeps
+    its last attempt and every other run) per run."""
     return (f"{count(len(reruns), 'run')} started again from {'its' if len(reruns) == 1 else 'their'} "
             f"first step (a rerun, not a restart): each attempt is read as a run of its "
             f"own, told apart by the column {ATTEMPT!r} (the folder it began in; rlstats refuses two runs "
-            f"with one seed), so keep the one you mean, e.g. subset=\"{ATTEMPT} == '{reruns[0][1]}'\": "
-            + _listed_runs([shown for shown, _ in reruns]))
+            f"with one seed), so keep the one you mean, e.g. subset=\"{reruns[0][1]}\" keeps the last attempt of "
+            f"the first: " + _listed_runs([shown for shown, _ in reruns]))
 
 
 def _reword_segments(note, items, n_rows):
@@ -1030,31 +1044,60 @@ def _early_note(ended_early, field_names):
             f"running?), so a value at the last step would compare different steps: " + _listed_runs(ended_early))
 
 
-def _fail_or_warn(problems, root, label, on_error, *, total, fatal):
+def _nonfinite_note(nonfinite):
+    """The note on the values logged as NaN or infinite, kept as rows, from {column: (NaN, infinite)}:
+    "1 value of 'score' is NaN; 3 values of 'loss': 1 is NaN and 2 are infinite, as logged ..."."""
+    verb = (lambda n: "is" if n == 1 else "are")  # noqa: E731
+    parts = []
+    for column, (nan, inf) in nonfinite.items():
+        if nan and inf:
+            parts.append(f"{count(nan + inf, 'value')} of {column!r}: {nan} {verb(nan)} NaN and {inf} {verb(inf)} "
+                         "infinite")
+        else:
+            parts.append(f"{count(nan + inf, 'value')} of {column!r} {verb(nan + inf)} {'NaN' if nan else 'infinite'}")
+    one = sum(map(sum, nonfinite.values())) == 1
+    return (f"{'; '.join(parts)}, as logged (a run that diverged?), kept as {'a row' if one else 'rows'}: analyses "
+            f"refuse {'it until it is' if one else 'them until they are'} dropped (na_action=\"drop\" for NaN) or "
+            "mended")
+
+
+def _fail_or_warn(problems, root, label, on_error, *, total, fatal, files=()):
+    """Raise (or warn, skipping them) for the ``problems``: those of a file of ``files`` are counted as files, the
+    others as runs (a run that lost one of its files, a run lacking a requested tag that is not a file of its own)."""
     shown = "\n".join(f"  {p}" for p in problems[:10])
     more = f"\n  ... and {len(problems) - 10} more" if len(problems) > 10 else ""
-    # a run left out for a file it lost is no file of its own that failed (review s12: "2 of 8 files" for 1)
+    # a run left out for a file it lost is no file of its own that failed (review s12: "2 of 8 files" for 1), nor
+    # is a run lacking a tag among others of its file (audit s15: "1 of 1 CSV files" over the 2 runs read from it)
     incomplete = sum(p.kind == "incomplete run" for p in problems)
-    runs = f", and {count(incomplete, 'run')} that lost one" if incomplete else ""
+    lacking = sum(p.kind == "missing tag" and p.source not in files for p in problems) if files else 0
+    failed = len(problems) - incomplete - lacking
+    runs = ([f"{count(incomplete, 'run')} that lost one"] if incomplete else []) + (
+        [f"{count(lacking, 'run')} that {'lacks' if lacking == 1 else 'lack'} a requested tag"] if lacking else [])
+    if failed or not runs:
+        what, also = f"{failed} of {total} {label}", "".join(f", and {r}" for r in runs)
+    else:
+        what, also = f"{' and '.join(runs)}, in the {total} {label.removesuffix('s') if total == 1 else label}", ""
     if on_error == "raise" or fatal:
         advice = ("pass on_error='skip' to read the others" if not fatal else "no run could be read")
-        raise LogReadError(f"{len(problems) - incomplete} of {total} {label} under {root} could not be used{runs} "
-                           f"({advice}):\n{shown}{more}")
-    warn(f"skipped {len(problems) - incomplete} of {total} {label} that could not be used{runs} "
+        raise LogReadError(f"{what} under {root} could not be used{also} ({advice}):\n{shown}{more}")
+    warn(f"skipped {what}{' that could not be used' if failed or not runs else ''}{also} "
          f"(frame.attrs['read_log'] lists them):\n{shown}{more}")
 
 
-def _assemble(runs, field_names, mapping, sources, keep):
+def _assemble(runs, field_names, mapping, sources, keep, nonfinite_out=None):
     """The long frame from the runs' pieces, one run at a time, no sort of every record at once: duplicates
-    resolved by ``keep``, tags as columns. Each run's records are let go once its rows are made (the pieces'
-    arrays become None), so that the records and the frame never all live at once."""
+    resolved by ``keep``, tags as columns; with the values dropped as logged twice and the table rows without a step.
+    ``nonfinite_out``, a dict, receives {column: (NaN values, infinite values)} of the columns that hold any. Each
+    run's records are let go once its rows are made (the pieces' arrays become None), so that the records and the
+    frame never all live at once."""
     tag_order = list(mapping)
-    parts, duplicates, without_step = [], 0, 0
+    parts, duplicates, without_step, nonfinite = [], 0, 0, np.zeros((len(tag_order), 2), dtype=np.int64)
     for fields, pieces in runs.values():
         without_step += sum(piece.meta.get("rows_without_step", 0) for _, piece in pieces)
-        *part, dropped = _run_rows(pieces, tag_order, keep)
+        *part, (dropped, counted) = _run_rows(pieces, tag_order, keep)
         parts.append(part)
         duplicates += dropped
+        nonfinite += counted
         for _, piece in pieces:
             piece.step = piece.tag = piece.value = piece.wall_time = piece.time_elapsed = None
     sizes = [part[0].size for part in parts]
@@ -1084,6 +1127,8 @@ def _assemble(runs, field_names, mapping, sources, keep):
     columns["source"] = _repeat(np.asarray(sources, dtype=object), joined(3))
     # No copy (it would double the frame at its peak), but blocks merged when pandas would call the frame
     # fragmented (over 100 blocks: a warning on every column a caller adds).
+    if nonfinite_out is not None:
+        nonfinite_out.update({mapping[t]: tuple(map(int, c)) for t, c in zip(tag_order, nonfinite) if c.any()})
     return pd.DataFrame(columns, copy=len(columns) > 100), duplicates, without_step
 
 
@@ -1098,7 +1143,7 @@ def _run_rows(pieces, tag_order, keep):
     """One run's rows: steps, wall time and time elapsed (None when no file has them), the file of each row,
     one column per tag, and the number of values dropped as logged twice. A record's place is its file,
     then its position in the file; of a (step, tag) logged more than once the first or the last is kept; a
-    row's wall time is its latest, its file the last one written."""
+    row's wall time is its latest, its file the last one written. The last item: as :func:`_rows`'."""
     files, positions, steps, tags, values, walls, spent = [], [], [], [], [], [], []
     has_wall = any(piece.wall_time is not None for _, piece in pieces)
     has_spent = any(piece.time_elapsed is not None for _, piece in pieces)
@@ -1123,7 +1168,8 @@ def _run_rows(pieces, tag_order, keep):
 
 def _rows(pieces, file_id, position, step, tag, value, wall, elapsed, *, n_tags, keep):
     """:func:`_run_rows` from one run's records of the requested tags, files in order: (file, position in it,
-    step, tag code, value, wall time, time elapsed)."""
+    step, tag code, value, wall time, time elapsed). Its last item: (values dropped as logged twice, (tags, 2) counts
+    of the values kept that are NaN and infinite)."""
     dropped, row = 0, np.zeros(0, dtype=np.intp)
     if step.size:
         new_row = np.concatenate([[True], step[1:] != step[:-1]])
@@ -1139,13 +1185,14 @@ def _rows(pieces, file_id, position, step, tag, value, wall, elapsed, *, n_tags,
             latest = (lambda a: None if a is None else np.fmax.reduceat(a, starts))
             step, wall, elapsed, file_id = (step[starts], latest(wall), latest(elapsed),
                                             np.maximum.reduceat(file_id, starts))
-    columns = []
+    columns, nonfinite = [], np.zeros((n_tags, 2), dtype=np.int64)
     for j in range(n_tags):
         column = np.full(step.size, np.nan)
         mine = tag == j
         column[row[mine]] = value[mine]
         columns.append(column)
-    return step, wall, elapsed, file_id, *columns, dropped
+        nonfinite[j] = np.isnan(value[mine]).sum(), np.isinf(value[mine]).sum()
+    return step, wall, elapsed, file_id, *columns, (dropped, nonfinite)
 
 
 def _in_order(pieces, step, tag, row, n_tags):

@@ -35,6 +35,9 @@ STEP_COLUMNS = ("time/total_timesteps", "TotalEnvInteracts", "global_step", "ste
 WALL_TIME_COLUMNS = ("wall_time", "_timestamp", "timestamp")
 ELAPSED_COLUMNS = ("time/time_elapsed", "Time", "_runtime", "time_elapsed")
 _LINE_END = re.compile(r"\r\n|\r|\n")
+#: Text pandas reads as a missing value besides an empty cell (its default NA words), looked for before a table is
+#: parsed again to tell a written NaN from a value not logged.
+_MISSING_WORDS = re.compile(r"(?i)nan|n/a|null|none|#na|<na>|(?<![A-Za-z])na(?![A-Za-z])|1\.#")
 WANDB_COLUMN = re.compile(r"^(?P<run>.+) - (?P<metric>.+?)(?P<bound>__MIN|__MAX)?$")
 #: Most characters of a CSV header read to tell a W&B export (about 7,000 runs' three columns each).
 MAX_HEADER_CHARS = 1 << 20
@@ -101,6 +104,27 @@ def _table(text, separator, skip=0):
     return frame
 
 
+def _written_nan(text, separator, frame, skip=0):
+    """{column: bool array} of the cells that hold written text pandas reads as a missing value (``nan``, ``NaN``,
+    ``None``, ...: a value logged as NaN, as SB3's logger writes one), for the columns with such a cell; an empty
+    cell is a value not logged (a key the logger did not write at that row). The table is parsed again as text only
+    when a word pandas reads as missing occurs in it."""
+    if not _MISSING_WORDS.search(text):
+        return {}
+    missing = [c for c in frame.columns if frame[c].isna().any()]
+    if not missing:
+        return {}
+    raw = read_csv(io.BytesIO(text.encode("utf-8")), sep=separator, skiprows=skip, dtype=str, keep_default_na=False,
+                   skipinitialspace=separator == "\t")
+    raw.columns = [str(c).strip() for c in raw.columns]
+    out = {}
+    for column in missing:
+        mask = frame[column].isna().to_numpy() & (raw[column].str.strip() != "").to_numpy()
+        if mask.any():
+            out[column] = mask
+    return out
+
+
 def _numeric(frame, column):
     cells = frame[column]
     if cells.dtype.kind in "fiu":  # parsed as numbers already (empty cells are NaN): nothing to check
@@ -125,7 +149,7 @@ def _first(columns, candidates):
     return None
 
 
-def _pieces_from_frame(frame, step, *, meta=None, name=None):
+def _pieces_from_frame(frame, step, *, meta=None, name=None, written=None):
     columns = list(frame.columns)
     step_column = step if step is not None else _first(columns, STEP_COLUMNS)
     if step_column is None or step_column not in columns:
@@ -137,10 +161,12 @@ def _pieces_from_frame(frame, step, *, meta=None, name=None):
     wall = _first(columns, WALL_TIME_COLUMNS)
     elapsed = _first(columns, ELAPSED_COLUMNS)
     special = {step_column, wall, elapsed}
-    values = {}
+    values, written_nan = {}, {}
     for column in columns:
         if column in special:
             continue
+        if written and column in written:
+            written_nan[column] = written[column][keep]
         numbers = pd.to_numeric(frame[column], errors="coerce")
         if not numbers.notna().any() and frame[column].notna().any():
             continue  # text columns (a run name, a date) are not scalars
@@ -149,39 +175,44 @@ def _pieces_from_frame(frame, step, *, meta=None, name=None):
     piece = from_columns(step_values, values,
                          wall_time=None if wall is None else _numeric(frame, wall)[keep],
                          time_elapsed=None if elapsed is None else _numeric(frame, elapsed)[keep],
-                         meta=meta, name=name)
+                         meta=meta, name=name, written_nan=written_nan)
     piece.meta = dict(piece.meta, rows_without_step=int((~keep).sum()))
     return piece
 
 
 def _delimited(path, separator, strict):
-    """A table log's frame, checked complete (``strict``: a logger that ends every record with a newline)."""
+    """A table log's frame, checked complete (``strict``: a logger that ends every record with a newline), and its
+    cells holding a written NaN (:func:`_written_nan`)."""
     text = _text(path)
     _check_complete(text, separator, strict=strict)
-    return _table(text, separator)
+    frame = _table(text, separator)
+    return frame, _written_nan(text, separator, frame)
 
 
 def read_progress(path, step=None):
     """SB3's logger ``progress.csv`` as a list of one Piece."""
-    return [_pieces_from_frame(_delimited(path, ",", strict=True), step)]
+    frame, written = _delimited(path, ",", strict=True)
+    return [_pieces_from_frame(frame, step, written=written)]
 
 
 def read_spinup(path, step=None):
     """Spinning Up's tab-separated ``progress.txt`` as a list of one Piece."""
-    return [_pieces_from_frame(_delimited(path, "\t", strict=True), step)]
+    frame, written = _delimited(path, "\t", strict=True)
+    return [_pieces_from_frame(frame, step, written=written)]
 
 
 def read_csv_log(path, step=None):
     """A CSV logger's file as a list of one Piece, or a W&B chart export as one Piece per run."""
-    frame = _delimited(path, ",", strict=False)
+    frame, written = _delimited(path, ",", strict=False)
     if _is_wandb_export(frame.columns):
-        return _wandb_export(frame, step)
-    return [_pieces_from_frame(frame, step)]
+        return _wandb_export(frame, step, written)
+    return [_pieces_from_frame(frame, step, written=written)]
 
 
 def read_json_lines(path, step=None):
     """A JSON-lines log as a list of one Piece."""
-    return [_pieces_from_frame(_json_lines(_text(path)), step)]
+    frame, written = _json_lines(_text(path))
+    return [_pieces_from_frame(frame, step, written=written)]
 
 
 def monitor_tags(available):
@@ -242,7 +273,7 @@ def _check_depth(text, where):
 
 
 def _json_lines(text):
-    rows, keys, values = [], set(), 0
+    rows, keys, values, nan_cells = [], set(), 0, []
     lines = text.splitlines()
     for number, line in enumerate(lines, start=1):
         if not line.strip():
@@ -255,6 +286,7 @@ def _json_lines(text):
             raise FileProblem(kind, f"line {number} is not JSON ({exc.msg}): {line[:60]!r}") from exc
         if not isinstance(row, dict):
             raise FileProblem("corrupt", f"line {number} is not a JSON object: {line[:60]!r}")
+        nan_cells += [(len(rows), key) for key, value in row.items() if isinstance(value, float) and value != value]
         rows.append(row)
         keys.update(row)
         values += len(row)
@@ -266,7 +298,11 @@ def _json_lines(text):
                                         f"{cells:,} cells for {values:,} values (more than {MAX_SPARSE_CELLS:,} "
                                         f"cells, under one value in {JSON_SPARSITY}); a logger writes the same few "
                                         "keys on every line, so split the file by key or leave it out")
-    return pd.DataFrame.from_records(rows)
+    frame = pd.DataFrame.from_records(rows)
+    written = {}  # a key written as NaN logged a value (an absent key, or null, logged none)
+    for row, key in nan_cells:
+        written.setdefault(key, np.zeros(len(rows), dtype=bool))[row] = True
+    return frame, written
 
 
 def read_monitor(path):
@@ -322,7 +358,9 @@ def read_monitor(path):
 def monitor_piece(steps, values, t_start, elapsed, meta):
     """Records with the wall time ``t_start + t`` (made here, not kept), or the time elapsed without a t_start."""
     wall = None if t_start is None else float(t_start) + elapsed
-    return from_columns(steps, values, wall_time=wall, time_elapsed=None if wall is not None else elapsed, meta=meta)
+    # every row is an episode: a return that reads as NaN was logged so (audit s15: the episode vanished)
+    return from_columns(steps, values, wall_time=wall, time_elapsed=None if wall is not None else elapsed, meta=meta,
+                        written_nan={"r": np.isnan(values["r"])})
 
 
 def combine_monitors(pieces):
@@ -371,18 +409,20 @@ def _is_wandb_export(columns):
     return "Step" in columns and bool(others) and all("\n" not in c and WANDB_COLUMN.match(c) for c in others)
 
 
-def _wandb_export(frame, step):
-    """One Piece per run of a W&B chart export."""
+def _wandb_export(frame, step, written=None):
+    """One Piece per run of a W&B chart export (``written``: its cells holding a written NaN)."""
     steps = _numeric(frame, step or "Step")
     by_run = {}
     for column in frame.columns:
         m = WANDB_COLUMN.match(column)
         if column == "Step" or m is None or m.group("bound"):
             continue
-        by_run.setdefault(m.group("run"), {})[m.group("metric")] = _numeric(frame, column)
+        by_run.setdefault(m.group("run"), {})[m.group("metric")] = (_numeric(frame, column),
+                                                                    (written or {}).get(column))
     pieces = []
     for run, columns in by_run.items():
         keep = ~np.isnan(steps)
         step_values = whole_steps(steps[keep])
-        pieces.append(from_columns(step_values, {k: v[keep] for k, v in columns.items()}, name=run))
+        pieces.append(from_columns(step_values, {k: v[keep] for k, (v, _) in columns.items()}, name=run,
+                                   written_nan={k: w[keep] for k, (_, w) in columns.items() if w is not None}))
     return pieces

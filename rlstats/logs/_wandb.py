@@ -21,8 +21,7 @@ from ._formats import LABELS
 from ._layout import compile_pattern
 from ._pieces import Piece
 from ._read import (KEEP, ON_ERROR, READ_LOG_ATTR, ReadLog, ReadProblem, _assemble, _fail_or_warn, _frame_runs,
-                    _ordered_fields, check_columns,
-                    tag_mapping)
+                    _nonfinite_note, _ordered_fields, check_columns, tag_mapping)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -194,7 +193,8 @@ def read_wandb(path: str, *, keys: str | Sequence[str] | dict[str, str], filters
         raise LogReadError(f"none of the {len(runs)} runs of W&B project {path!r} matches the pattern {pattern!r}")
     keys = tuple(_ordered_fields(field_names))
     items = tuple((tuple(run[f] for f in keys), None) for run in _frame_runs(grouped, field_names))
-    frame, duplicates, _ = _assemble(grouped, field_names, mapping, sources, keep)
+    nonfinite: dict[str, tuple[int, int]] = {}
+    frame, duplicates, _ = _assemble(grouped, field_names, mapping, sources, keep, nonfinite)
     listed = ", ".join(repr(k) if k == c else f"{k!r} as {c!r}" for k, c in mapping.items())
     said = f"of W&B project {path!r} through the public API (full history), {listed}"
     # The runs read, bound to their fields (re-counted for the runs a result receives); the rest is this frame's.
@@ -203,6 +203,8 @@ def read_wandb(path: str, *, keys: str | Sequence[str] | dict[str, str], filters
     if duplicates:
         notes.append(Note(f"{duplicates} values logged again at a step already logged in the same run; the one "
                           f"written {keep} was kept", scope="frame"))
+    if nonfinite:  # kept as rows, as read_logs keeps them (audit s15)
+        notes.append(Note(_nonfinite_note(nonfinite), scope="frame"))
     if ignored:
         notes.append(Note(f"{len(ignored)} runs did not match the pattern {pattern!r} and were not read",
                           scope="frame"))

@@ -232,9 +232,10 @@ def _permutation_null(first, second, n_tasks, options, ss, sign=1.0):
 
 
 def _short_steps(design, matrix, starts, grid):
-    """(agents, steps) where an agent's bands are withheld, the note that says so (None when nowhere), and (agents,
+    """(agents, steps) where an agent's bands are withheld, the note that says so (None when nowhere), (agents,
     steps) the share of its resamples that repeat one run in every task (:func:`repeat_share`) at each step, NaN
-    where a task has no run of the agent logged (its curve is missing there: :func:`_unlogged_note`).
+    where a task has no run of the agent logged (its curve is missing there: :func:`_unlogged_note`), and (agents,
+    steps, tasks) the runs of each agent and task logged at each step.
 
     The replication rule (the ``step_bands`` need) is read at each grid step on the runs logged there: runs that
     end early can leave a task with one run of an agent at the last steps, whose resampling adds no spread.
@@ -242,22 +243,44 @@ def _short_steps(design, matrix, starts, grid):
     logged = ~np.isnan(matrix)
     short = np.zeros((design.n_agents, grid.size), dtype=bool)
     repeats = np.zeros((design.n_agents, grid.size))
+    at_step = np.zeros((design.n_agents, grid.size, design.n_tasks), dtype=int)
     cells = {}
     for s in range(grid.size):
         counts = np.zeros((design.n_tasks, design.n_agents), dtype=int)
         np.add.at(counts, (design.task[starts], design.agent[starts]), logged[:, s])
+        at_step[:, s] = counts.T
         repeats[:, s] = np.where((counts > 0).all(axis=0), repeat_share(counts), np.nan)
         mask = verdict("curves", counts, outputs=("step_bands",)).mask("step_bands", counts.shape)
         short[:, s] = mask.any(axis=0)
         for t, a in zip(*np.nonzero(mask)):
             cells.setdefault(design.agents[a], set()).add(design.tasks[t])
     if not short.any():
-        return short, None, repeats
+        return short, None, repeats, at_step
     where = "; ".join(f"{agent} at {count(int(short[a].sum()), 'step')} ({_step_span(grid, short[a])}), where "
                       f"{join_and(sorted(cells[agent]))} {'has' if len(cells[agent]) == 1 else 'have'} one run "
                       "logged" for a, agent in enumerate(design.agents) if short[a].any())
     return short, (f"bands of the curves (and their standard errors) are withheld for {where}: they need at least "
-                   "2 runs per agent and task logged at the step; add runs that reach those steps"), repeats
+                   "2 runs per agent and task logged at the step; add runs that reach those steps"), repeats, at_step
+
+
+def _two_run_steps(design, at_step, grid, shown):
+    """(agents, steps) where a task has 2 runs of the agent logged, among the steps ``shown`` (its bands not withheld
+    already, every task with a run logged), and the note that says so (None where there is none): the studentised
+    bands' rule for an agent with 2 runs of a task (``MIN_STUDENTIZED_RUNS``) read on the runs logged at each step,
+    as the replication rule is (audit s15: from 2 runs of a task whose other runs ended early, bands were given)."""
+    two = ((at_step > 0) & (at_step < MIN_STUDENTIZED_RUNS)).any(axis=2) & shown
+    if not two.any():
+        return two, None
+    where = []
+    for a, agent in enumerate(design.agents):
+        if two[a].any():
+            few = (at_step[a] > 0) & (at_step[a] < MIN_STUDENTIZED_RUNS) & two[a][:, None]
+            tasks = sorted(design.tasks[t] for t in np.flatnonzero(few.any(axis=0)))
+            where.append(f"{agent} at {count(int(two[a].sum()), 'step')} ({_step_span(grid, two[a])}), where "
+                         f"{join_and(tasks)} {'has' if len(tasks) == 1 else 'have'} 2 runs logged")
+    return two, (f"bands of the curves are withheld for {'; '.join(where)}: with 2 runs of a task, half of a task's "
+                 "resamples repeat one run, and no band simulated at 2 runs per task held its level; add runs that "
+                 "reach those steps")
 
 
 def _saturated_steps(design, matrix, starts, statistic):
@@ -405,7 +428,8 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     the band or make it far too wide (the IQM: hundreds of data ranges; the mean's simultaneous
     band of 5 skewed runs of one task: 7.9 times the oracle's width unfloored, 2.7 times floored).
     Where more than the tail's share of resamples repeat a single run in every task (with one
-    task, below 4 runs), and everywhere at 2 runs per task, the band is withheld with a note (add
+    task, below 4 runs), and everywhere at 2 runs per task (and at the steps where a task has 2 runs
+    of the agent logged, its other runs having ended), the band is withheld with a note (add
     runs, or tasks). So is it at the steps where an agent's runs mostly sit at a cap, by
     ``bootstrap()``'s rule for its intervals (three quarters or more of the runs logged there at
     their task's largest or smallest score, too few off it): there the simultaneous bands covered
@@ -647,10 +671,19 @@ def _run_curves(design, step, steps, options, rng, shown, source=None):
         notes += untrimmed_iqm_note(design.counts, design.agents)
     expansion, fewest = _expansion(design.counts, design.agents, design.tasks)
     unlogged = _unlogged_note(design, matrix, starts, grid, logged, stops, callable(options.statistic))
-    short, withheld_note, repeats = _short_steps(design, matrix, starts, grid)
+    short, withheld_note, repeats, at_step = _short_steps(design, matrix, starts, grid)
     notes += [n for n in (unlogged, withheld_note) if n]
+    if options.bands == "studentized" and not callable(options.statistic):
+        # the design's rule of 2 runs of a task, at the steps where other runs have ended (agents below it have no
+        # studentised band at all: _studentized says so)
+        two, two_note = _two_run_steps(design, at_step, grid, ~short & ~np.isnan(repeats)
+                                       & (fewest >= MIN_STUDENTIZED_RUNS)[:, None])
+        short = short | two
+        notes += [two_note] if two_note else []
     if options.bands == "studentized" and not callable(options.statistic):  # audit s10: runs mostly at a cap
-        saturated = _saturated_steps(design, matrix, starts, options.statistic) & ~short
+        # not where a task has no run of the agent logged (repeats NaN): its curve is missing there, and 0 of 0 runs
+        # passed the rule's shares (audit s15: steps past every run were said to sit at a cap)
+        saturated = _saturated_steps(design, matrix, starts, options.statistic) & ~short & ~np.isnan(repeats)
         short = short | saturated
         notes += [n for n in [_saturated_note(saturated, design.agents, grid, options.statistic)] if n]
     notes.append(f"bootstrap deviations widened by sqrt(n/(n - 1)) with n = {fewest.min()} runs per task"

@@ -127,6 +127,12 @@ class CurvesResult(Result):
         raise OptionError(f"no comparison of {a!r} and {b!r} was made; compared pairs: "
                           f"{', '.join(f'{p[0]}-{p[1]}' for p in self.pairs) or 'none'} (rerun with compare=[({a!r}, {b!r})])")
 
+    def _pvalues_where(self) -> str:
+        if not self.pairs:
+            return super()._pvalues_where()
+        return ("its curve comparisons have a max-T adjusted p-value per pair and step, res.difference_pvalues "
+                "(pairs x steps, in the order of res.pairs) and the p_adjusted column of res.difference(a, b)")
+
     def difference(self, a: str, b: str) -> pd.DataFrame:
         """Per-step difference a - b with its max-T band, adjusted p-value and decision.
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import OptionError
-from ...format import format_step
+from ...format import count, format_step
 from ...plotting import SMALL_FONT, axes_or_new, palette
 
 BANDS = ("simultaneous", "pointwise", "none")
@@ -65,7 +65,8 @@ def _legend_above(ax, title=None):
 def plot_curves(result, *, ax=None, band="simultaneous", agents=None, colors=None, **kwargs):
     """Each agent's per-step aggregate with a shaded band (the sample-efficiency figure).
 
-    The legend sits above the Axes, titled with the band drawn (or saying it is withheld); the step axis has a
+    The legend sits above the Axes, titled with the band drawn (and the agents whose band is withheld, at every
+    step or at how many of the steps their curve is drawn at); the step axis has a
     tick at each logged step when there are at most six (``MAX_STEP_TICKS``), else round ticks no closer than
     the logging interval, labelled 5k, 1.2M.
 
@@ -89,6 +90,7 @@ def plot_curves(result, *, ax=None, band="simultaneous", agents=None, colors=Non
         raise OptionError(f"agent(s) {unknown} not in the result; agents: {', '.join(result.agents)}")
     ax = _new_axes(ax)
     withheld = []  # agents whose band is withheld at every step (too few runs, ties at a cap): the title says so
+    partly = []  # and at some of the steps where their curve is drawn (runs ending early): "A at 4 steps"
     for name, color in zip(names, palette(len(names), colors)):
         j = result.agents.index(name)
         style = {"color": color, "linewidth": 1.5, "label": name}
@@ -99,13 +101,18 @@ def plot_curves(result, *, ax=None, band="simultaneous", agents=None, colors=Non
             ax.fill_between(result.steps, bounds[:, 0], bounds[:, 1], color=style["color"], alpha=0.2, linewidth=0)
             if not np.isfinite(bounds).any():
                 withheld.append(name)
+            else:
+                lacking = int((np.isfinite(result.estimates[j]) & ~np.isfinite(bounds).all(axis=1)).sum())
+                if lacking:
+                    partly.append(f"{name} at {count(lacking, 'step')}")
     level = f"{100 * result.confidence_level:g}%"
     ax.set_ylabel(result.label + (" (normalised score)" if result.normalized else ""))  # the notes' unit
     _step_axis(ax, result, result.steps)
     title = None if band == "none" else f"{result.label} per step, {level} {band} bands"
-    if withheld:  # on a line of its own: the legend is as wide as the Axes at a column's width
+    if withheld or partly:  # on a line of its own: the legend is as wide as the Axes at a column's width
         title = (f"{result.label} per step, {level} {band}\nbands withheld, see the notes"
-                 if len(withheld) == len(names) else f"{title}\n(withheld for {', '.join(withheld)}: see the notes)")
+                 if len(withheld) == len(names) else
+                 f"{title}\n(withheld for {', '.join(withheld + partly)}: see the notes)")
     _legend_above(ax, title)
     return ax
 
