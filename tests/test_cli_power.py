@@ -59,7 +59,7 @@ def test_jobs_give_the_same_numbers():
 
 @pytest.mark.parametrize("argv, message", [
     (["ttest"], "method='ttest' is not one of"),
-    (["adastop", "--seeds", "3"], "not a multiple of AdaStop's K=5"),
+    (["adastop", "--seeds", "3"], "not a multiple of AdaStop's K = 5 (the default)"),
     (["skillings_mack", "--seeds", "a,b"], "--seeds takes whole numbers"),
     (["skillings_mack", "-o", "bogus=1"], "bogus=1 is not an option of skillings_mack"),
     (["skillings_mack", "--formula", "score ~ agent"], "--formula goes with --pilot"),
