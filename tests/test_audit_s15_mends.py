@@ -84,11 +84,10 @@ def one_csv(tmp_path):
     return folder
 
 
-@pytest.mark.xfail(strict=True, reason="read_logs of one file speaks of files under its folder")
 def test_read_logs_of_one_file_speaks_of_the_file(one_csv, capsys):
     """Given one file, read_logs said "1 of 1 CSV files under <its folder> could not be used", "none of the 1 CSV
     files under <the file> matches the pattern" and, in frame.attrs['read_log'], "1 CSV files under <its folder>":
-    no folder was read, one file was."""
+    no folder was read, one file was. The command's summary said "3 rows of 1 runs"."""
     empty, run = one_csv / "empty.csv", one_csv / "run.csv"
     with pytest.raises(LogReadError) as caught:
         rlstats.read_logs(empty, progress=False)
@@ -102,6 +101,8 @@ def test_read_logs_of_one_file_speaks_of_the_file(one_csv, capsys):
     status, _ = run_cli("read-logs", str(empty), "-o", str(one_csv.parent / "out.csv"), "--no-progress")
     error = capsys.readouterr().err
     assert status == 2 and f"the CSV file {empty} could not be used" in error and "files under" not in error, error
+    status, text = run_cli("read-logs", str(run), "-o", str(one_csv.parent / "out.csv"), "--no-progress")
+    assert status == 0 and text.startswith(f"3 rows of 1 run written to {one_csv.parent / 'out.csv'}\n"), text
 
 
 # --------------------------------------------------------------------------- 3. curves with every band withheld

@@ -129,7 +129,7 @@ class ReadLog:
     Attributes
     ----------
     root : str
-        The folder read.
+        The folder read (given one log file, its folder: see ``single``).
     format : str
         The reader used.
     files : tuple of str
@@ -145,6 +145,8 @@ class ReadLog:
     segments : tuple of Segment
         The files of every run read from several files (TensorBoard's ``PPO_1``, ``PPO_2``, ...), with
         their steps and how each follows the ones before: continues, restarts (superseding) or reruns.
+    single : bool
+        True when the path read was one log file (``files`` holds its name alone).
     """
 
     root: str
@@ -155,6 +157,7 @@ class ReadLog:
     skipped: bool = False
     ended_early: tuple[EarlyEnd, ...] = ()
     segments: tuple[Segment, ...] = ()
+    single: bool = False
 
     @property
     def ok(self) -> bool:
@@ -165,8 +168,12 @@ class ReadLog:
         return pd.DataFrame([dataclasses.asdict(p) for p in self.problems], columns=["source", "kind", "detail"])
 
     def __str__(self) -> str:
-        lines = [f"read_logs: {len(self.files)} {LABELS.get(self.format, self.format)} under {self.root}, "
-                 f"{len(self.problems)} with problems, {len(self.ignored)} not matching the pattern"]
+        if self.single:  # one file read: no folder, nothing left out by the pattern (that is an error)
+            lines = [f"read_logs: the {one_file(LABELS.get(self.format, self.format))} "
+                     f"{posixpath.join(self.root, self.files[0])}, {len(self.problems)} with problems"]
+        else:
+            lines = [f"read_logs: {len(self.files)} {LABELS.get(self.format, self.format)} under {self.root}, "
+                     f"{len(self.problems)} with problems, {len(self.ignored)} not matching the pattern"]
         lines += [f"  {p}" for p in self.problems]
         lines += [f"  ends early: {e}" for e in self.ended_early]
         lines += [f"  {run_label(s.run)}: {s}" for s in self.segments]
@@ -603,7 +610,11 @@ def read_logs(path: str | os.PathLike[str], pattern: str | Callable[..., Any] | 
     label, total = found.record.label, len(found.to_read)
     if not runs:
         if found.problems:
-            _fail_or_warn(found.problems, found.root, label, options.on_error, total=total, fatal=True)
+            _fail_or_warn(found.problems, _where(found, path), label, options.on_error, total=total, fatal=True)
+        if found.single:  # the pattern reads the path below the folder read: here the file's name alone
+            raise LogReadError(f"the {one_file(label)} {path} does not match the pattern {pattern!r}, which is "
+                               f"matched with the path below the folder read: here the file's name "
+                               f"{found.files[0]!r}; give the folder of runs, or no pattern")
         raise LogReadError(f"none of the {len(found.files)} {label} under {path} matches the pattern {pattern!r}; "
                            f"e.g. {found.files[0]!r}")
     available = sorted({t for _, pieces in runs.values() for _, p in pieces for t in p.tags})
@@ -611,7 +622,8 @@ def read_logs(path: str | os.PathLike[str], pattern: str | Callable[..., Any] | 
     check_columns(field_names, mapping)  # fields a callable or a log gave, and the tags' columns
     complete = _complete_runs(runs, mapping, found)
     if found.problems:
-        _fail_or_warn(found.problems, found.root, label, options.on_error, total=total, fatal=not complete)
+        _fail_or_warn(found.problems, _where(found, path), label, options.on_error, total=total,
+                      fatal=not complete)
     return assemble_runs(complete, field_names, mapping, tag_sentence, found, options)
 
 
@@ -678,13 +690,15 @@ class Found:
     #: run fields taken from the logs, and the files naming a run otherwise than their path (Renamed)
     filled: set = dataclasses.field(default_factory=set)
     renamed: list = dataclasses.field(default_factory=list)
+    #: True when the path read was one log file (``root`` is then its folder, ``files`` its name)
+    single: bool = False
 
 
 def find_runs(path, compiled, options):
     """Discover the logs under ``path`` (of one format) and which run each file belongs to, before reading any
     (files the pattern does not match are never opened). LogReadError when there are none or several formats;
     OptionError for ``step=`` with a format that states its step."""
-    root, by_format = discover(path, options.format, options.remote)
+    root, by_format, single = discover(path, options.format, options.remote)
     if not by_format:
         looked = FORMATS[options.format].label if options.format else file_patterns()
         raise LogReadError(f"no training logs under {path} (looked for {looked})")
@@ -697,7 +711,7 @@ def find_runs(path, compiled, options):
     if options.step is not None and record.own_step:
         stated = "; ".join(other.own_step for other in FORMATS.values() if other.own_step)
         raise OptionError(f"step= names the step column of a table; {record.label} carry their own step ({stated})")
-    found = Found(record, root, files, compiled, [], [], [])
+    found = Found(record, root, files, compiled, [], [], [], single=single)
     for relative in files:
         fields = compiled.match(relative)  # None without a pattern
         if compiled.text is not None and record.runs_inside and (
@@ -846,7 +860,7 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
     keys = tuple(_ordered_fields(field_names))
     run_keys = tuple((tuple(run[f] for f in keys), None) for run in frame_runs)
     # Notes bound to the runs they name (re-worded for the runs a result receives), or to this frame as a whole.
-    label = found.record.label if files_read != 1 else found.record.label.removesuffix("s")  # "1 ... file"
+    label = found.record.label if files_read != 1 else one_file(found.record.label)  # "1 ... file"
     notes = [Note(f"read {count(len(runs), 'run')} from {files_read} {label}, {tag_sentence}",
                   scope="rows", keys=keys, items=run_keys, word="rlstats.provenance:counted",
                   data=(f"read {{n}} from {found.record.label}, {tag_sentence}", "run"))]
@@ -881,7 +895,7 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
     frame.attrs[READ_LOG_ATTR] = ReadLog(str(found.root), found.record.name, tuple(found.files),
                                          tuple(found.problems), tuple(found.ignored),
                                          skipped=options.on_error == "skip", ended_early=ended_early,
-                                         segments=segments)
+                                         segments=segments, single=found.single)
     return frame
 
 
@@ -1030,6 +1044,23 @@ def _early_note(ended_early, field_names):
             f"running?), so a value at the last step would compare different steps: " + _listed_runs(ended_early))
 
 
+@dataclasses.dataclass(frozen=True)
+class SingleFile:
+    """The one log file read, as the path given: where a message about the files read points."""
+
+    path: Any
+
+
+def _where(found, path):
+    """Where the files read are, for a message: the folder read, or the one file given."""
+    return SingleFile(path) if found.single else found.root
+
+
+def one_file(label):
+    """A format's label for one file: 'CSV files' -> 'CSV file'."""
+    return label.removesuffix("s")
+
+
 def _fail_or_warn(problems, root, label, on_error, *, total, fatal):
     shown = "\n".join(f"  {p}" for p in problems[:10])
     more = f"\n  ... and {len(problems) - 10} more" if len(problems) > 10 else ""
@@ -1038,6 +1069,8 @@ def _fail_or_warn(problems, root, label, on_error, *, total, fatal):
     runs = f", and {count(incomplete, 'run')} that lost one" if incomplete else ""
     if on_error == "raise" or fatal:
         advice = ("pass on_error='skip' to read the others" if not fatal else "no run could be read")
+        if isinstance(root, SingleFile):
+            raise LogReadError(f"the {one_file(label)} {root.path} could not be used ({advice}):\n{shown}{more}")
         raise LogReadError(f"{len(problems) - incomplete} of {total} {label} under {root} could not be used{runs} "
                            f"({advice}):\n{shown}{more}")
     warn(f"skipped {len(problems) - incomplete} of {total} {label} that could not be used{runs} "
