@@ -107,7 +107,6 @@ def test_read_logs_of_one_file_speaks_of_the_file(one_csv, capsys):
 
 # --------------------------------------------------------------------------- 3. curves with every band withheld
 
-@pytest.mark.xfail(strict=True, reason="curves prints notes about bands that are all withheld")
 def test_curves_notes_only_what_is_shown_when_every_band_is_withheld():
     """With 2 runs per task every band is withheld, yet the printed result noted that bootstrap deviations were
     widened by sqrt(n/(n - 1)), that the bands use t quantiles at df = 1, and how each band is the hull of two:
