@@ -336,8 +336,9 @@ def concat(frames: Iterable[pd.DataFrame], **kwargs: Any) -> pd.DataFrame:
 
     Parameters
     ----------
-    frames : iterable of pandas.DataFrame
-        The frames to stack (``axis=0``).
+    frames : iterable of tables
+        The frames to stack (``axis=0``): pandas or polars DataFrames or pyarrow Tables, the last two converted
+        as every rlstats function converts them (:func:`rlstats.interop.as_pandas`, a note counting their rows).
     **kwargs
         Passed to ``pandas.concat`` (``ignore_index=``, ``keys=``, ...).
 
@@ -349,7 +350,7 @@ def concat(frames: Iterable[pd.DataFrame], **kwargs: Any) -> pd.DataFrame:
     Raises
     ------
     OptionError
-        When an item is not a pandas DataFrame, or ``axis`` is not 0 (notes describe rows).
+        When an item is not a table, or ``axis`` is not 0 (notes describe rows).
 
     See Also
     --------
@@ -365,13 +366,18 @@ def concat(frames: Iterable[pd.DataFrame], **kwargs: Any) -> pd.DataFrame:
     >>> len(both), both.attrs["rlstats_notes"][0].startswith("'score' normalised per task")
     (16, True)
     """
-    from .errors import OptionError
+    from .errors import DesignError, OptionError
+    from .interop import TABLE, as_pandas  # interop writes its notes here: imported when called
 
     frames = list(frames)
     for position, frame in enumerate(frames):
+        try:
+            frames[position] = frame = as_pandas(frame)  # a new frame: the caller's is left as it is
+        except DesignError as exc:  # a polars LazyFrame, or another polars/pyarrow object
+            raise OptionError(f"rlstats.concat: item {position}: {exc}") from None
         if not isinstance(frame, pd.DataFrame):
-            raise OptionError(f"rlstats.concat stacks pandas DataFrames; item {position} is a {type(frame).__name__}: "
-                              "convert it first (rlstats accepts polars and pyarrow tables at its front door)")
+            raise OptionError(f"rlstats.concat stacks tables; item {position} is a {type(frame).__name__}: give "
+                              f"{TABLE}")
     if kwargs.get("axis", 0) not in (0, "index", "rows"):
         raise OptionError(f"rlstats.concat stacks rows (axis=0), got axis={kwargs['axis']!r}: notes describe rows; "
                           "use pandas.concat for columns")

@@ -123,7 +123,6 @@ def test_curves_notes_only_what_is_shown_when_every_band_is_withheld():
 
 # --------------------------------------------------------------------------- 4. concat of polars and pyarrow frames
 
-@pytest.mark.xfail(strict=True, reason="rlstats.concat refuses polars and pyarrow frames")
 @pytest.mark.parametrize("library", ["polars", "pyarrow"])
 def test_concat_takes_polars_and_pyarrow_frames(library):
     """rlstats.concat refused a polars DataFrame or pyarrow Table ("convert it first"), while every other function

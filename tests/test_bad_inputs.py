@@ -1486,7 +1486,7 @@ def test_notes_follow_the_rows(what, make, notes, absent):
 
 
 @pytest.mark.parametrize("frames, options, phrase", [
-    (lambda: [TINY, TINY.to_dict()], {}, "item 1 is a dict: convert it first"),
+    (lambda: [TINY, TINY.to_dict()], {}, "item 1 is a dict: give a table (a pandas or polars DataFrame"),
     (lambda: [TINY, TINY], {"axis": 1}, "rlstats.concat stacks rows (axis=0), got axis=1"),
     (lambda: [TINY, TINY], {"axis": "columns"}, "got axis='columns'"),
     (lambda: [], {}, "No objects to concatenate"),  # pandas' own error: there is nothing to say of no frames
