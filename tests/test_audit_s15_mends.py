@@ -150,7 +150,6 @@ def test_concat_takes_polars_and_pyarrow_frames(library):
 
 # --------------------------------------------------------------------------- 5. the record of a caller's Generator
 
-@pytest.mark.xfail(strict=True, reason="a Generator's run is recorded as 'Generator', which repeats nothing")
 def test_a_generator_is_recorded_by_the_seed_it_drew():
     """rng=np.random.default_rng(0) was recorded as seed 'Generator': the run could not be repeated from its
     record. The run's streams are a pure function of one number the Generator draws, so that number is the record:
