@@ -25,8 +25,7 @@ _SOURCES = {
     ".runs": ("align_steps", "summarize_runs"),
     ".logs": ("read_logs", "read_wandb"),
     ".normalization": ("normalize",),
-    ".provenance": ("concat",),
-    ".interop": ("from_rliable",),
+    ".interop": ("concat", "from_rliable"),
     ".calibration": ("calibration_table",),
     ".planning": ("PowerResult", "power", "sample_size"),
 }

@@ -15,7 +15,7 @@ from .errors import (DataUnavailableError as DataUnavailableError, DesignError a
                      FormulaError as FormulaError, LogReadError as LogReadError, OptionError as OptionError,
                      RlstatsError as RlstatsError, RlstatsWarning as RlstatsWarning)
 from .formula import Formula as Formula, parse as parse
-from .interop import from_rliable as from_rliable
+from .interop import concat as concat, from_rliable as from_rliable
 from .logs import read_logs as read_logs, read_wandb as read_wandb
 from .methods import selection as selection
 from .methods.adastop import (AdaStop as AdaStop, AdaStopResult as AdaStopResult, PermutationResult as PermutationResult,
@@ -36,7 +36,6 @@ from .methods.skillings_mack import SkillingsMackResult as SkillingsMackResult, 
 from .methods.task_table import TaskTableResult as TaskTableResult, task_table as task_table
 from .methods.tuning import TuningResult as TuningResult, tuning as tuning
 from .normalization import normalize as normalize
-from .provenance import concat as concat
 from .planning import PowerResult as PowerResult, power as power, sample_size as sample_size
 from .runs import align_steps as align_steps, summarize_runs as summarize_runs
 

@@ -369,8 +369,8 @@ def short_seed(seed: object) -> str:
     With ``rng=None`` NumPy draws a 128-bit seed (39 digits); the result keeps all of it in ``seed`` and
     ``to_dict()``, and the printed prefix is enough to tell runs apart. A list (several results) prints each.
 
-    >>> short_seed(42), short_seed(83347948792856298933354720534609293813), short_seed("Generator")
-    ('42', '83347948...', 'Generator')
+    >>> short_seed(42), short_seed(83347948792856298933354720534609293813), short_seed("SeedSequence")
+    ('42', '83347948...', 'SeedSequence')
     """
     if isinstance(seed, (list, tuple)):
         return ", ".join(dict.fromkeys(short_seed(s) for s in seed))

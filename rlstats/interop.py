@@ -8,16 +8,16 @@ nor pyarrow is imported unless the caller's object comes from it, so neither is 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .errors import DesignError, OptionError
-from .provenance import Note, add_note
+from .provenance import Note, add_note, concat_frames
 
-__all__ = ["as_pandas", "from_rliable"]
+__all__ = ["as_pandas", "concat", "from_rliable"]
 
 
 #: the tables every public function takes, as its errors name them
@@ -61,6 +61,63 @@ def as_pandas(data: Any) -> Any:
     said = f"data converted from a {library} {kind} to a pandas DataFrame"
     return add_note(frame, Note(f"{said} ({len(frame)} rows)", scope="rows", word="rlstats.provenance:counted",
                                 data=(said + " ({n})", "row")))
+
+
+def concat(frames: Iterable[Any], **kwargs: Any) -> pd.DataFrame:
+    """``pandas.concat`` of the rows of ``frames``, keeping each frame's notes for its own rows.
+
+    pandas keeps ``attrs`` on a concat only when every frame's are equal, so a concat of frames read or made
+    apart (two log folders, two normalisations) loses what they say about how they were made. Here each frame's
+    notes are re-derived for the rows it brings (parts of one annotated frame are taken together, so that rows of
+    it left out are counted once), the same note said by several frames is kept once, and one line counts the
+    rows of the frames the parts came from that are not here (:func:`rlstats.provenance.concat_frames`).
+
+    Parameters
+    ----------
+    frames : iterable of tables
+        The frames to stack (``axis=0``): pandas or polars DataFrames or pyarrow Tables, the last two converted
+        as every rlstats function converts them (:func:`as_pandas`, with a note counting their rows).
+    **kwargs
+        Passed to ``pandas.concat`` (``ignore_index=``, ``keys=``, ...).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The stacked frame, with the notes in its ``attrs``; the frames given are not changed.
+
+    Raises
+    ------
+    OptionError
+        When an item is not a table, or ``axis`` is not 0 (notes describe rows).
+
+    See Also
+    --------
+    pandas.concat : the same stacking, which drops notes that differ between the frames.
+
+    Examples
+    --------
+    >>> import rlstats
+    >>> a = rlstats.normalize(rlstats.datasets.simulate(agents=2, tasks=2, seeds=2, rng=0), "minmax")
+    >>> b = rlstats.datasets.simulate(agents=2, tasks=2, seeds=2, rng=1)
+    >>> b["agent"] = "new " + b["agent"].astype(str)
+    >>> both = rlstats.concat([a, b], ignore_index=True)
+    >>> len(both), both.attrs["rlstats_notes"][0].startswith("'score' normalised per task")
+    (16, True)
+    """
+    if kwargs.get("axis", 0) not in (0, "index", "rows"):
+        raise OptionError(f"rlstats.concat stacks rows (axis=0), got axis={kwargs['axis']!r}: notes describe rows; "
+                          "use pandas.concat for columns")
+    converted = []
+    for position, frame in enumerate(frames):
+        try:
+            frame = as_pandas(frame)  # a new frame for a polars or pyarrow one: the caller's is left as it is
+        except DesignError as exc:  # a polars LazyFrame, or another polars/pyarrow object
+            raise OptionError(f"rlstats.concat: item {position}: {exc}") from None
+        if not isinstance(frame, pd.DataFrame):
+            raise OptionError(f"rlstats.concat stacks tables; item {position} is a {type(frame).__name__}: give "
+                              f"{TABLE}")
+        converted.append(frame)
+    return concat_frames(converted, **kwargs)
 
 
 def _from_polars(data: Any) -> pd.DataFrame:

@@ -325,56 +325,16 @@ def add_note(frame: pd.DataFrame, note: str | Note, source: pd.DataFrame | None 
     return set_notes(frame, inherited + (note if isinstance(note, Note) else Note(str(note)),), columns=columns)
 
 
-def concat(frames: Iterable[pd.DataFrame], **kwargs: Any) -> pd.DataFrame:
-    """``pandas.concat`` of the rows of ``frames``, keeping each frame's notes for its own rows.
+def concat_frames(frames: list[pd.DataFrame], **kwargs: Any) -> pd.DataFrame:
+    """``pandas.concat`` of the rows of pandas ``frames``, keeping each frame's notes for its own rows: the stacking
+    behind :func:`rlstats.concat` (:func:`rlstats.interop.concat`, which converts other tables and checks the items).
 
     pandas keeps ``attrs`` on a concat only when every frame's are equal, so a concat of frames read or made
     apart (two log folders, two normalisations) loses what they say about how they were made. Here each frame's
     notes are re-derived for the rows it brings (parts of one annotated frame are taken together, so that rows of
     it left out are counted once), the same note said by several frames is kept once, and one line counts the
     rows of the frames the parts came from that are not here.
-
-    Parameters
-    ----------
-    frames : iterable of pandas.DataFrame
-        The frames to stack (``axis=0``).
-    **kwargs
-        Passed to ``pandas.concat`` (``ignore_index=``, ``keys=``, ...).
-
-    Returns
-    -------
-    pandas.DataFrame
-        The stacked frame, with the notes in its ``attrs``; the frames given are not changed.
-
-    Raises
-    ------
-    OptionError
-        When an item is not a pandas DataFrame, or ``axis`` is not 0 (notes describe rows).
-
-    See Also
-    --------
-    pandas.concat : the same stacking, which drops notes that differ between the frames.
-
-    Examples
-    --------
-    >>> import rlstats
-    >>> a = rlstats.normalize(rlstats.datasets.simulate(agents=2, tasks=2, seeds=2, rng=0), "minmax")
-    >>> b = rlstats.datasets.simulate(agents=2, tasks=2, seeds=2, rng=1)
-    >>> b["agent"] = "new " + b["agent"].astype(str)
-    >>> both = rlstats.concat([a, b], ignore_index=True)
-    >>> len(both), both.attrs["rlstats_notes"][0].startswith("'score' normalised per task")
-    (16, True)
     """
-    from .errors import OptionError
-
-    frames = list(frames)
-    for position, frame in enumerate(frames):
-        if not isinstance(frame, pd.DataFrame):
-            raise OptionError(f"rlstats.concat stacks pandas DataFrames; item {position} is a {type(frame).__name__}: "
-                              "convert it first (rlstats accepts polars and pyarrow tables at its front door)")
-    if kwargs.get("axis", 0) not in (0, "index", "rows"):
-        raise OptionError(f"rlstats.concat stacks rows (axis=0), got axis={kwargs['axis']!r}: notes describe rows; "
-                          "use pandas.concat for columns")
     out = pd.concat(frames, **kwargs)
     together: dict[Any, list[pd.DataFrame]] = {}
     for position, frame in enumerate(frames):  # parts of one annotated frame share its provenance

@@ -35,9 +35,11 @@ def seed_sequence(rng: object) -> tuple[np.random.SeedSequence, int | str]:
     """Turn ``rng`` (None, int, SeedSequence or Generator) into a SeedSequence.
 
     Returns ``(seed_sequence, record)``, where ``record`` is what a result
-    stores: the int given, the entropy drawn for ``None`` (so the run can be
-    repeated with ``rng=record``), or ``"Generator"`` when a Generator was
-    passed (its stream is consumed, and it cannot be named).
+    stores: the int given, the entropy drawn for ``None``, or for a Generator
+    the int drawn from it (one draw: the caller's stream advances), of which
+    the run's streams are a pure function; in each case ``rng=record``
+    repeats the run.  A SeedSequence records its entropy, or
+    ``"SeedSequence"`` for a spawned one (its key is not an int).
     """
     if rng is None:
         ss = np.random.SeedSequence()
@@ -52,8 +54,10 @@ def seed_sequence(rng: object) -> tuple[np.random.SeedSequence, int | str]:
         return rng, int(rng.entropy) if not rng.spawn_key else "SeedSequence"  # type: ignore[arg-type]
     if isinstance(rng, np.random.Generator):
         # Draw a seed from the caller's generator: their stream advances, as
-        # scipy does, and our own stream is a pure function of that draw.
-        return np.random.SeedSequence(int(rng.integers(2**63))), "Generator"
+        # scipy does, and our own stream is a pure function of that draw,
+        # which is therefore the record (the Generator's state is not needed).
+        drawn = int(rng.integers(2**63))
+        return np.random.SeedSequence(drawn), drawn
     raise OptionError(
         f"rng must be None, an int or a numpy.random.Generator, got {type(rng).__name__}; "
         "the legacy np.random.RandomState and the global random state are not used"

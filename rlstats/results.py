@@ -262,7 +262,9 @@ class Result:
     options : dict
         The options the method ran with.
     seed : int, str or None
-        How the random stream was seeded (None when nothing was random).
+        How the random stream was seeded (None when nothing was random): the int given as ``rng=``, the entropy
+        NumPy drew for ``rng=None``, or the int drawn from a Generator given, so that ``rng=seed`` repeats the run;
+        ``"SeedSequence"`` for a spawned SeedSequence.
     """
 
     method: str

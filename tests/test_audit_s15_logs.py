@@ -170,13 +170,13 @@ def test_a_run_lacking_a_tag_in_a_file_of_several_runs_is_named(tmp_path):
     with pytest.raises(rlstats.LogReadError) as error:
         rlstats.read_logs(tmp_path, "{agent}-{task}-{seed}", tags=["eval/return", "train/loss"], progress=False)
     assert "export.csv: run 'sac-hopper-1': missing tag: no values of 'train/loss'" in str(error.value)
-    assert str(error.value).startswith("1 run that lacks a requested tag, in the 1 CSV file under ")
+    assert str(error.value).startswith("1 run that lacks a requested tag, in the CSV file under ")
     assert "1 of 1 CSV files" not in str(error.value)
     with pytest.warns(rlstats.errors.RlstatsWarning) as warned:
         frame = rlstats.read_logs(tmp_path, "{agent}-{task}-{seed}", tags=["eval/return", "train/loss"],
                                   on_error="skip", progress=False)
     assert sorted(frame["agent"] + frame["seed"].astype(str)) == ["ppo1", "ppo1", "ppo2", "ppo2"]
-    assert str(warned[0].message).startswith("skipped 1 run that lacks a requested tag, in the 1 CSV file (")
+    assert str(warned[0].message).startswith("skipped 1 run that lacks a requested tag, in the CSV file (")
     assert "1 of 1 CSV files" not in str(warned[0].message)
 
 

@@ -1486,7 +1486,7 @@ def test_notes_follow_the_rows(what, make, notes, absent):
 
 
 @pytest.mark.parametrize("frames, options, phrase", [
-    (lambda: [TINY, TINY.to_dict()], {}, "item 1 is a dict: convert it first"),
+    (lambda: [TINY, TINY.to_dict()], {}, "item 1 is a dict: give a table (a pandas or polars DataFrame"),
     (lambda: [TINY, TINY], {"axis": 1}, "rlstats.concat stacks rows (axis=0), got axis=1"),
     (lambda: [TINY, TINY], {"axis": "columns"}, "got axis='columns'"),
     (lambda: [], {}, "No objects to concatenate"),  # pandas' own error: there is nothing to say of no frames
@@ -2258,7 +2258,7 @@ REMOTE_LOGS_CASES = [  # (what, URL with {m} for the memory store's folder, opti
      LogReadError, "unreadable: it has more than the max_file_bytes=10 a file read from a URL may have"),
     ("a header without line end past max_file_bytes", "rlstatssizeless://{m}/noline",
      {"format": "csv", "max_file_bytes": 100}, LogReadError,
-     ["1 of 1 CSV files under rlstatssizeless://{m}/noline could not be used",
+     ["the CSV file under rlstatssizeless://{m}/noline could not be used",
       "ppo/export.csv: unreadable: it has more than the max_file_bytes=100"]),
     ("a CSV the pattern misses past max_file_bytes", "memory://{m}/noline", {"format": "csv", "max_file_bytes": 100},
      LogReadError, "ppo/export.csv: unreadable: it has 10,004 bytes, more than the max_file_bytes=100"),
@@ -2554,7 +2554,7 @@ COMMAND_LINE_CASES = [  # (id, argv with {d} for the folder of inputs, phrase)
      "--sep ';;' is not one character"),
     ("update-n 0", ["adastop", "update", "{d}/new.json", "{d}/batch.csv", "--n", "0"], "n must be at least 1, got 0"),
     ("update-K 10**9", ["adastop", "update", "{d}/new.json", "{d}/batch.csv", "--K", "1000000000"],
-     "K=1000000000 is more than 1,000 interims"),
+     "--K 1000000000 is more than 1,000 interims"),
     ("update-n_resamples 10**13", ["adastop", "update", "{d}/new.json", "{d}/batch.csv", "--n-resamples",
                                    "10000000000000"], "is more than 10,000,000 permutation paths"),
     ("update-alpha 2", ["adastop", "update", "{d}/new.json", "{d}/batch.csv", "--alpha", "2"],
@@ -2562,7 +2562,7 @@ COMMAND_LINE_CASES = [  # (id, argv with {d} for the folder of inputs, phrase)
     ("update-beta 2", ["adastop", "update", "{d}/new.json", "{d}/batch.csv", "--beta", "2"],
      "beta must be between 0 and 1"),
     ("update-reference unknown", ["adastop", "update", "{d}/new.json", "{d}/batch.csv", "--reference", "nobody"],
-     "reference='nobody' is not an agent"),
+     "--reference nobody is not an agent"),
     ("update-lock timeout negative", ["adastop", "update", "{d}/new.json", "{d}/batch.csv", "--lock-timeout", "-1"],
      "--lock-timeout -1 is not a number of seconds"),
     ("update-state a folder", ["adastop", "update", "{d}/folder", "{d}/batch.csv"], "is a folder"),
@@ -2607,7 +2607,7 @@ COMMAND_LINE_CASES = [  # (id, argv with {d} for the folder of inputs, phrase)
     ("power-o seeds", _power("-o", "seeds=3"), ("-o seeds=", "--seeds")),
     ("power-o n_sim", _power("-o", "n_sim=3"), ("-o n_sim=", "--n-sim")),
     ("power-o effect", _power("-o", "effect=1"), ("-o effect=", "--effect")),
-    ("power-o formula", _power("-o", "formula=x"), "formula= goes with a pilot"),
+    ("power-o formula", _power("-o", "formula=x"), ("-o formula=", "give it with --formula")),
     ("power-o data", _power("-o", "data=x"), "data= cannot be given to skillings_mack"),
     ("power-sep empty", _power("--pilot", "{d}/runs.csv", "--formula", F, "--sep", ""),
      "--sep '' is not one character"),

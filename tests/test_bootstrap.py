@@ -475,7 +475,11 @@ def test_determinism_and_seed_record():
     assert np.array_equal(fresh.bootstrap_distribution, again.bootstrap_distribution)
     g1 = bootstrap(df, FORMULA, n_resamples=300, rng=np.random.default_rng(3))
     g2 = bootstrap(df, FORMULA, n_resamples=300, rng=np.random.default_rng(3))
-    assert g1.seed == "Generator" and np.array_equal(g1.bootstrap_distribution, g2.bootstrap_distribution)
+    assert np.array_equal(g1.bootstrap_distribution, g2.bootstrap_distribution)
+    # a Generator is recorded by the int drawn from it, which repeats the run (was the word 'Generator')
+    assert g1.seed == np.random.default_rng(3).integers(2**63) and isinstance(g1.seed, int)
+    assert np.array_equal(bootstrap(df, FORMULA, n_resamples=300, rng=g1.seed).bootstrap_distribution,
+                          g1.bootstrap_distribution)
 
 
 @pytest.mark.parametrize("task_bootstrap", [False, True])

@@ -486,7 +486,7 @@ def test_separator_option_and_batch_from_standard_input(tmp_path, monkeypatch, c
     (["update", "/proc/s.json", "{batch}"], "cannot write under /proc"),
     (["update", "{tmp}", "{batch}"], "is a folder"),
     (["update", "-", "{batch}"], "cannot be - (standard input)"),
-    (["update", "{tmp}/new.json", "{batch}", "--K", "1000000000"], "K=1000000000 is more than 1,000 interims"),
+    (["update", "{tmp}/new.json", "{batch}", "--K", "1000000000"], "--K 1000000000 is more than 1,000 interims"),
     (["update", "{tmp}/new.json", "{batch}", "--lock-timeout", "-1"], "--lock-timeout -1 is not a number of seconds"),
     (["update", "{tmp}/new.json", "{batch}", "--sep", ""], "--sep '' is not one character"),
     (["status", "{tmp}"], "is a folder; give the JSON state file"),

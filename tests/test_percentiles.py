@@ -649,7 +649,7 @@ def test_bootstrap_is_reproducible_and_independent_of_n_jobs():
     np.testing.assert_allclose(a.bootstrap_distribution, b.bootstrap_distribution, rtol=1e-14, atol=1e-15)
     assert not np.allclose(a.bootstrap_distribution, c.bootstrap_distribution)
     generator = percentiles(df, FORMULA, rng=np.random.default_rng(0), **options)
-    assert generator.seed == "Generator"
+    assert generator.seed == np.random.default_rng(0).integers(2**63)  # the int drawn, not 'Generator'
 
 
 def test_bootstrap_interval_is_the_type_7_percentile():

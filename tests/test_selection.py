@@ -439,7 +439,7 @@ def test_same_rng_gives_identical_results():
     assert not np.array_equal(a.null_distribution, c.null_distribution)
     assert a.seed == 3
     from_generator = check(v, range(8), rng=np.random.default_rng(3), **options)
-    assert from_generator.seed == "Generator" and 0 < from_generator.pvalue < 1
+    assert from_generator.seed == np.random.default_rng(3).integers(2**63) and 0 < from_generator.pvalue < 1
 
 
 def test_unseeded_run_records_a_reproducible_seed():

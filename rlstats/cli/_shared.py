@@ -322,19 +322,23 @@ def parse_options(texts: Iterable[str], reserved: Mapping[str, str]) -> dict[str
 #: Flags that take no value: a hint ``progress=False`` reads ``--no-progress``.
 _BARE_FLAGS = ("--no-progress", "--allow-python")
 #: ``name=value`` in a message: a quoted string, or a bare number, word or placeholder (``<number>``, ``...``)
-_PYTHON_OPTION = re.compile(r"""(?<![\w.-])([a-z_][a-z0-9_]*)=("[^"]*"|'[^']*'|\.\.\.|[\w+<>-]+(?:\.[\w+<>-]+)*)"""
+_PYTHON_OPTION = re.compile(r"""(?<![\w.-])([A-Za-z_][A-Za-z0-9_]*)="""
+                            r"""("[^"]*"|'[^']*'|\.\.\.|[\w+<>-]+(?:\.[\w+<>-]+)*)"""
                             r"""(?!\.?[\w+<>\[({-])""")  # not a Python structure (a list, a call): left as it is
+#: a keyword named without a value (``pass n= a divisor``, ``K= (interims)``): followed by a space, a bracket or the end
+_PYTHON_NAME = re.compile(r"(?<![\w.-])([A-Za-z_][A-Za-z0-9_]*)=(?=[\s),;]|$)")
 
 
 #: a keyword as the subject of a message's check ("n_jobs must be ..."), at its start or after "; "
-_SUBJECT = re.compile(r"(?:(?<=^)|(?<=; ))([a-z_][a-z0-9_]*)(?= must )")
+_SUBJECT = re.compile(r"(?:(?<=^)|(?<=; ))([A-Za-z_][A-Za-z0-9_]*)(?= must )")
 
 
 def in_command_words(message: str, flags: Mapping[str, str], options: Iterable[str]) -> str:
     """A library message's hints ``name=value`` / ``name="value"`` in the command line's spelling: ``--flag value``
     for a name the command sets with a flag (``flags``: name -> where it comes from, as :func:`parse_options`'s
-    ``reserved``), ``-o name=value`` for one of the ``options`` -o sets; other text is left as it is, and so is a
-    message that gives the command line's spelling itself (max_seconds='s)."""
+    ``reserved``), ``-o name=value`` for one of the ``options`` -o sets; a name given without a value (``pass n= a
+    divisor``) becomes ``--flag`` or ``-o name=``. Other text is left as it is, and so is a message that gives the
+    command line's spelling itself (max_seconds='s)."""
     if "on the command line" in message:
         return message
     settable = set(options)
@@ -350,11 +354,17 @@ def in_command_words(message: str, flags: Mapping[str, str], options: Iterable[s
             return "-o " + _shell_word(f"{name}={value}")
         return match.group(0)
 
+    def named(match):  # "pass n= a divisor": the flag, or -o with the name
+        name, flag = match.group(1), flags.get(match.group(1), "")
+        if flag.startswith("--"):
+            return flag
+        return f"-o {name}=" if name in settable and name not in flags else match.group(0)
+
     def subject(match):  # "target_power must be ..." opening a message or a clause: the flag that sets it
         flag = flags.get(match.group(1), "")
         return flag if flag.startswith("--") else match.group(0)
 
-    return _SUBJECT.sub(subject, _PYTHON_OPTION.sub(spelled, message))
+    return _SUBJECT.sub(subject, _PYTHON_NAME.sub(named, _PYTHON_OPTION.sub(spelled, message)))
 
 
 def _shell_word(text):

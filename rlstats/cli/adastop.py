@@ -47,6 +47,8 @@ from ..methods.adastop import DEFAULT_K, LOCK_TIMEOUT
 
 #: options that apply when the state is created (AdaStop keywords; dashes on the command line)
 _OPTIONS = ("n", "K", "n_resamples", "alpha", "beta", "reference", "permutations")
+#: AdaStop's keywords as update's flags, for the hints of its messages (key= is left: those messages name both)
+_FLAGS = {**{name: "--" + name.replace("_", "-") for name in _OPTIONS}, "rng": "--seed"}
 
 
 def _add_key_file(parser, when):
@@ -142,10 +144,16 @@ def _create(args, frame, key):
 
     check_batch_columns(frame)  # before n is read from the counts of pooled tasks or of a curve's rows
     agents = _agents_in(frame)
+    from ..errors import RlstatsError
+    from ._shared import in_command_words
+
     options = _given_options(args)
     options.setdefault("n", _runs_per_agent(frame, agents))
     options.setdefault("K", DEFAULT_K)
-    return AdaStop(agents, rng=args.seed, key=key, **options)
+    try:
+        return AdaStop(agents, rng=args.seed, key=key, **options)
+    except RlstatsError as exc:  # the options came from this call's flags: its hints name them (--K, not K=)
+        raise type(exc)(in_command_words(str(exc), _FLAGS, ())) from exc
 
 
 def _check_unchanged(seq, args, path):

@@ -185,6 +185,7 @@ def run_read_logs(args: argparse.Namespace, out: TextIO) -> int:
     from ._shared import check_output_path, write_output
     from ..design import NOTES_ATTR
     from ..provenance import PROVENANCE_ATTR
+    from ..format import count
     from ..logs import read_logs
 
     folder = _local_folder(args.folder)
@@ -221,7 +222,7 @@ def run_read_logs(args: argparse.Namespace, out: TextIO) -> int:
     fields = list(frame.columns[:frame.columns.get_loc("step")])
     n_runs = frame.groupby(fields, sort=False).ngroups
     summary = sys.stderr if output == STREAM else out  # standard output holds the CSV alone
-    summary.write(f"{len(frame):,} rows of {n_runs} runs written to "
+    summary.write(f"{len(frame):,} row{'' if len(frame) == 1 else 's'} of {count(n_runs, 'run')} written to "
                   f"{'standard output' if output == STREAM else output}\n")
     for note in notes:  # the file keeps read_logs' words; the terminal gets the command's (--tags, not tags=)
         summary.write(f"  {_in_command_words(note)}\n")

@@ -115,10 +115,11 @@ def _count_or_names(text, flag, pilot=False):
 #: power()'s arguments that the command's own flags set: -o cannot set them too.
 _RESERVED_OPTIONS = {"rng": "--seed", "method": "the METHOD argument", "seeds": "--seeds", "n_sim": "--n-sim",
                      "effect": "--effect", "n_jobs": "--jobs", "backend": "--backend", "alpha": "--alpha",
-                     "tasks": "--tasks", "agents": "--agents", "max_seconds": "--max-seconds", "progress": "--no-progress",
-                     "eval_env": "--allow-python", "design": "--pilot", "distribution": "--distribution",
-                     "heterogeneity": "--heterogeneity", "resample": "--resample", "shifted_agent": "--shifted-agent",
-                     "target_power": "--target-power", "max_seeds": "--max-seeds"}
+                     "tasks": "--tasks", "agents": "--agents", "max_seconds": "--max-seconds",
+                     "progress": "--no-progress", "eval_env": "--allow-python", "design": "--pilot",
+                     "formula": "--formula", "distribution": "--distribution", "heterogeneity": "--heterogeneity",
+                     "resample": "--resample", "shifted_agent": "--shifted-agent", "target_power": "--target-power",
+                     "max_seeds": "--max-seeds"}
 
 
 def _power_hints():

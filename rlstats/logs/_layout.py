@@ -147,7 +147,7 @@ def _short(text, limit=80):
 
 def discover(root, format, remote=None):
     """Log files under ``root`` (a folder or one file, a local path or a URL) by format: (the folder,
-    {format: [relative posix paths]}).
+    {format: [relative posix paths]}, whether ``root`` was one file).
 
     ``format`` narrows the search to one format (and reads the files its record says it reads); files are
     listed in sorted order, which for TensorBoard event files (named by their creation time) is the order
@@ -172,14 +172,14 @@ def discover(root, format, remote=None):
         if kind is None:
             raise LogReadError(f"{root / single} is not a log file rlstats knows; pass format= "
                                f"(one of {', '.join(FORMATS)})")
-        return root, {kind: [single]}
+        return root, {kind: [single]}, True
     found = {}
     for relative in listed:
         name = relative.rsplit("/", 1)[-1]
         kind = file_format(name) if format is None else format if FORMATS[format].reads(name) else None
         if kind is not None:
             found.setdefault(kind, []).append(relative)
-    return root, found
+    return root, found, False
 
 
 def _walk(root):

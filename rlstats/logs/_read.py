@@ -130,7 +130,7 @@ class ReadLog:
     Attributes
     ----------
     root : str
-        The folder read.
+        The folder read (given one log file, its folder: see ``single``).
     format : str
         The reader used.
     files : tuple of str
@@ -146,6 +146,8 @@ class ReadLog:
     segments : tuple of Segment
         The files of every run read from several files (TensorBoard's ``PPO_1``, ``PPO_2``, ...), with
         their steps and how each follows the ones before: continues, restarts (superseding) or reruns.
+    single : bool
+        True when the path read was one log file (``files`` holds its name alone).
     """
 
     root: str
@@ -156,6 +158,7 @@ class ReadLog:
     skipped: bool = False
     ended_early: tuple[EarlyEnd, ...] = ()
     segments: tuple[Segment, ...] = ()
+    single: bool = False
 
     @property
     def ok(self) -> bool:
@@ -166,8 +169,12 @@ class ReadLog:
         return pd.DataFrame([dataclasses.asdict(p) for p in self.problems], columns=["source", "kind", "detail"])
 
     def __str__(self) -> str:
-        lines = [f"read_logs: {len(self.files)} {LABELS.get(self.format, self.format)} under {self.root}, "
-                 f"{len(self.problems)} with problems, {len(self.ignored)} not matching the pattern"]
+        if self.single:  # one file read: no folder, nothing left out by the pattern (that is an error)
+            lines = [f"read_logs: the {one_file(LABELS.get(self.format, self.format))} "
+                     f"{posixpath.join(self.root, self.files[0])}, {len(self.problems)} with problems"]
+        else:
+            lines = [f"read_logs: {len(self.files)} {LABELS.get(self.format, self.format)} under {self.root}, "
+                     f"{len(self.problems)} with problems, {len(self.ignored)} not matching the pattern"]
         lines += [f"  {p}" for p in self.problems]
         lines += [f"  ends early: {e}" for e in self.ended_early]
         lines += [f"  {run_label(s.run)}: {s}" for s in self.segments]
@@ -609,7 +616,11 @@ def read_logs(path: str | os.PathLike[str], pattern: str | Callable[..., Any] | 
     label, total = found.record.label, len(found.to_read)
     if not runs:
         if found.problems:
-            _fail_or_warn(found.problems, found.root, label, options.on_error, total=total, fatal=True)
+            _fail_or_warn(found.problems, _where(found, path), label, options.on_error, total=total, fatal=True)
+        if found.single:  # the pattern reads the path below the folder read: here the file's name alone
+            raise LogReadError(f"the {one_file(label)} {path} does not match the pattern {pattern!r}, which is "
+                               f"matched with the path below the folder read: here the file's name "
+                               f"{found.files[0]!r}; give the folder of runs, or no pattern")
         raise LogReadError(f"none of the {len(found.files)} {label} under {path} matches the pattern {pattern!r}; "
                            f"e.g. {found.files[0]!r}")
     available = sorted({t for _, pieces in runs.values() for _, p in pieces for t in p.tags})
@@ -617,7 +628,7 @@ def read_logs(path: str | os.PathLike[str], pattern: str | Callable[..., Any] | 
     check_columns(field_names, mapping)  # fields a callable or a log gave, and the tags' columns
     complete = _complete_runs(runs, mapping, found)
     if found.problems:
-        _fail_or_warn(found.problems, found.root, label, options.on_error, total=total, fatal=not complete,
+        _fail_or_warn(found.problems, _where(found, path), label, options.on_error, total=total, fatal=not complete,
                       files=set(found.to_read))
     return assemble_runs(complete, field_names, mapping, tag_sentence, found, options)
 
@@ -685,13 +696,15 @@ class Found:
     #: run fields taken from the logs, and the files naming a run otherwise than their path (Renamed)
     filled: set = dataclasses.field(default_factory=set)
     renamed: list = dataclasses.field(default_factory=list)
+    #: True when the path read was one log file (``root`` is then its folder, ``files`` its name)
+    single: bool = False
 
 
 def find_runs(path, compiled, options):
     """Discover the logs under ``path`` (of one format) and which run each file belongs to, before reading any
     (files the pattern does not match are never opened). LogReadError when there are none or several formats;
     OptionError for ``step=`` with a format that states its step."""
-    root, by_format = discover(path, options.format, options.remote)
+    root, by_format, single = discover(path, options.format, options.remote)
     if not by_format:
         looked = FORMATS[options.format].label if options.format else file_patterns()
         raise LogReadError(f"no training logs under {path} (looked for {looked})")
@@ -704,7 +717,7 @@ def find_runs(path, compiled, options):
     if options.step is not None and record.own_step:
         stated = "; ".join(other.own_step for other in FORMATS.values() if other.own_step)
         raise OptionError(f"step= names the step column of a table; {record.label} carry their own step ({stated})")
-    found = Found(record, root, files, compiled, [], [], [])
+    found = Found(record, root, files, compiled, [], [], [], single=single)
     for relative in files:
         fields = compiled.match(relative)  # None without a pattern
         if compiled.text is not None and record.runs_inside and (
@@ -854,7 +867,7 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
     keys = tuple(_ordered_fields(field_names))
     run_keys = tuple((tuple(run[f] for f in keys), None) for run in frame_runs)
     # Notes bound to the runs they name (re-worded for the runs a result receives), or to this frame as a whole.
-    label = found.record.label if files_read != 1 else found.record.label.removesuffix("s")  # "1 ... file"
+    label = found.record.label if files_read != 1 else one_file(found.record.label)  # "1 ... file"
     notes = [Note(f"read {count(len(runs), 'run')} from {files_read} {label}, {tag_sentence}",
                   scope="rows", keys=keys, items=run_keys, word="rlstats.provenance:counted",
                   data=(f"read {{n}} from {found.record.label}, {tag_sentence}", "run"))]
@@ -885,13 +898,14 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
         notes.append(Note(f"{count(len(found.ignored), 'log file')} did not match the pattern "
                           f"{found.pattern.text!r} and were not read", scope="frame"))
     if found.problems:
-        notes.append(Note(f"{count(len(found.problems), 'file or run', 'files or runs')} could not be used and "
-                          "were skipped (see attrs['read_log'])", scope="frame"))
+        skipped = len(found.problems)
+        notes.append(Note(f"{count(skipped, 'file or run', 'files or runs')} could not be used and "
+                          f"{'was' if skipped == 1 else 'were'} skipped (see attrs['read_log'])", scope="frame"))
     set_notes(frame, notes, columns=(*keys, "step"))
     frame.attrs[READ_LOG_ATTR] = ReadLog(str(found.root), found.record.name, tuple(found.files),
                                          tuple(found.problems), tuple(found.ignored),
                                          skipped=options.on_error == "skip", ended_early=ended_early,
-                                         segments=segments)
+                                         segments=segments, single=found.single)
     return frame
 
 
@@ -1061,6 +1075,23 @@ def _nonfinite_note(nonfinite):
             "mended")
 
 
+@dataclasses.dataclass(frozen=True)
+class SingleFile:
+    """The one log file read, as the path given: where a message about the files read points."""
+
+    path: Any
+
+
+def _where(found, path):
+    """Where the files read are, for a message: the folder read, or the one file given."""
+    return SingleFile(path) if found.single else found.root
+
+
+def one_file(label):
+    """A format's label for one file: 'CSV files' -> 'CSV file'."""
+    return label.removesuffix("s")
+
+
 def _fail_or_warn(problems, root, label, on_error, *, total, fatal, files=()):
     """Raise (or warn, skipping them) for the ``problems``: those of a file of ``files`` are counted as files, the
     others as runs (a run that lost one of its files, a run lacking a requested tag that is not a file of its own)."""
@@ -1073,13 +1104,17 @@ def _fail_or_warn(problems, root, label, on_error, *, total, fatal, files=()):
     failed = len(problems) - incomplete - lacking
     runs = ([f"{count(incomplete, 'run')} that lost one"] if incomplete else []) + (
         [f"{count(lacking, 'run')} that {'lacks' if lacking == 1 else 'lack'} a requested tag"] if lacking else [])
+    single = isinstance(root, SingleFile)
+    alone = single or total == 1  # "the CSV file", not "1 of 1 CSV files"
+    files_read = f"the {one_file(label)}" + (f" {root.path}" if single else "") if alone else f"{total} {label}"
     if failed or not runs:
-        what, also = f"{failed} of {total} {label}", "".join(f", and {r}" for r in runs)
+        what, also = (files_read if alone else f"{failed} of {files_read}"), "".join(f", and {r}" for r in runs)
     else:
-        what, also = f"{' and '.join(runs)}, in the {total} {label.removesuffix('s') if total == 1 else label}", ""
+        what, also = f"{' and '.join(runs)}, in {'' if alone else 'the '}{files_read}", ""
+    where = "" if single else f" under {root}"
     if on_error == "raise" or fatal:
         advice = ("pass on_error='skip' to read the others" if not fatal else "no run could be read")
-        raise LogReadError(f"{what} under {root} could not be used{also} ({advice}):\n{shown}{more}")
+        raise LogReadError(f"{what}{where} could not be used{also} ({advice}):\n{shown}{more}")
     warn(f"skipped {what}{' that could not be used' if failed or not runs else ''}{also} "
          f"(frame.attrs['read_log'] lists them):\n{shown}{more}")
 

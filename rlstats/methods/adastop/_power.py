@@ -37,11 +37,15 @@ def _batches(options, seeds):
             raise OptionError(f"seeds={seeds} is not a multiple of AdaStop's n={n}: the number of seeds is the "
                               "budget n * K; give seeds that are multiples of n")
         return n, seeds // n
+    if seeds % (POWER_K if K is None else K):
+        # K=... and n=... are AdaStop's alone among the methods power() runs, so a plain keyword reaches it; the
+        # example is a K that divides these seeds (the command line spells it -o K=...)
+        fits = max(k for k in range(1, 11) if seeds % k == 0)
+        said = f"K = {POWER_K} (the default)" if K is None else f"K={K}"
+        raise OptionError(f"seeds={seeds} is not a multiple of AdaStop's {said}: the number of seeds is the budget "
+                          f"n * K runs per agent; give seeds that are multiples of {POWER_K if K is None else K}, "
+                          f"or pass K= (interims) or n= (runs per interim), which only AdaStop reads, e.g. K={fits}")
     K = POWER_K if K is None else K
-    if seeds % K:
-        raise OptionError(f"seeds={seeds} is not a multiple of AdaStop's K={K}: the number of seeds is the "
-                          f"budget n * K runs per agent; give seeds that are multiples of {K}, or pass K= "
-                          "(interims) or n= (runs per interim) to AdaStop, e.g. adastop={'K': 2}")
     return seeds // K, K
 
 

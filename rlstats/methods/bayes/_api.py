@@ -676,7 +676,9 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
         first_run = None  # (R-hat, ESS) of the first run, which the note quotes
         while True:
             s, chains = run(members[pending], keep, factor)
-            r_hat, ess = _group_diagnosis(chains)
+            # each parameter's diagnosis, as the result reports it: computed once, for the run again and the report
+            diagnosis = _diagnosis(chains, s, mirror[members[pending]], keep)
+            r_hat, ess = diagnosis[0].max(axis=1), diagnosis[1].min(axis=1)
             if first_run is None:
                 first_run = (r_hat, ess)
             good = (r_hat <= RHAT_LIMIT) & (ess >= ESS_LIMIT)
@@ -685,7 +687,8 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
             if good.any():
                 part = pending[good] if not good.all() else pending
                 parts.append((members[part], keep, s[good], _chains_of(chains, good), factor,
-                              (float(first_run[0][part].max()), float(first_run[1][part].min()))))
+                              (float(first_run[0][part].max()), float(first_run[1][part].min())),
+                              (diagnosis[0][good], diagnosis[1][good])))
             if good.all():
                 return parts
             pending = pending[~good]
@@ -707,7 +710,7 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
     diagnostics = []
     names = design.agents
     extended = []
-    for members, keep, s, chains, factor, first_diagnosis in fits:
+    for members, keep, s, chains, factor, first_diagnosis, (pair_rhat, pair_ess) in fits:
         draws = chains.delta0.shape[1] * chains.delta0.shape[2]
         # the figures' draws: every k-th of all chains end to end, so they show what the intervals are computed from
         thinned = np.arange(kept.shape[1]) * (draws // kept.shape[1])
@@ -739,9 +742,7 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
             rows = [(name, values[i]) for name, values in parameters.items()]
             rows += [(f"delta[{design.tasks[t]}]", delta[i][..., k]) for k, t in sorted(enumerate(where),
                                                                                        key=lambda kt: kt[1])]
-            stacked = np.stack([v for _, v in rows])       # (parameters, chains, draws): one pass for all
-            r_hat, ess = kernels.diagnose(stacked)
-            r, e = r_hat.tolist(), ess.tolist()
+            r, e = pair_rhat[i].tolist(), pair_ess[i].tolist()  # of these rows, by _diagnosis
             rhats[p], esss[p] = max(r), min(e)
             diagnostics += [{"agent_1": names[first[p]], "agent_2": names[second[p]], "parameter": name,
                              "estimate": float(v.mean()), "r_hat": rv, "ess_bulk": ev}
@@ -786,13 +787,18 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
 
 
 
-def _group_diagnosis(chains):
-    """Per pair of a run, (largest R-hat, smallest bulk ESS) over its parameters (delta0, sigma0, nu and each task's
-    delta), on the sampler's standardised draws: both are unchanged by a pair's scale and orientation."""
-    stacked = np.concatenate([chains.delta0[:, None], chains.sigma0[:, None], chains.nu[:, None],
-                              np.moveaxis(chains.delta, -1, 1)], axis=1)
-    r_hat, ess = kernels.diagnose(stacked)
-    return r_hat.max(axis=1), ess.min(axis=1)
+def _diagnosis(chains, scale, mirror, keep):
+    """(R-hat, bulk ESS) of each pair of a run (rows) and parameter (columns: delta0, sigma0, nu, then each task's
+    delta in the order of the tasks' codes), on the draws in the response's units and the pair's orientation, as the
+    result reports them. ``scale`` (pairs, 1), ``mirror`` (pairs,): how the sampler's standardised draws map back;
+    ``keep``: the run's tasks (codes) in the sampler's order."""
+    oriented = scale * mirror[:, None]
+    by_code = np.argsort(keep)
+    delta = chains.delta[..., by_code] * oriented[:, :, None, None]
+    stacked = np.concatenate([(chains.delta0 * oriented[:, :, None])[:, None],
+                              (chains.sigma0 * scale[:, :, None])[:, None], chains.nu[:, None],
+                              np.moveaxis(delta, -1, 1)], axis=1)
+    return kernels.diagnose(stacked)
 
 
 def _chains_of(chains, which):

@@ -686,9 +686,11 @@ def _run_curves(design, step, steps, options, rng, shown, source=None):
         saturated = _saturated_steps(design, matrix, starts, options.statistic) & ~short & ~np.isnan(repeats)
         short = short | saturated
         notes += [n for n in [_saturated_note(saturated, design.agents, grid, options.statistic)] if n]
-    notes.append(f"bootstrap deviations widened by sqrt(n/(n - 1)) with n = {fewest.min()} runs per task"
-                 + ("" if (fewest == fewest[0]).all() else " (each agent's fewest)")
-                 + ", because resampling n runs sees only (n - 1)/n of their variance (Hesterberg, 2015)")
+    # notes on how the bands are made: said only where some band is shown (not when every one is withheld)
+    about_bands = [f"bootstrap deviations widened by sqrt(n/(n - 1)) with n = {fewest.min()} runs per task"
+                   + ("" if (fewest == fewest[0]).all() else " (each agent's fewest)")
+                   + ", because resampling n runs sees only (n - 1)/n of their variance (Hesterberg, 2015)"]
+    notes.append(about_bands[0])
 
     ss, seed_record = seed_sequence(rng)
     boot_ss, perm_ss = ss.spawn(2)
@@ -716,22 +718,25 @@ def _run_curves(design, step, steps, options, rng, shown, source=None):
     pointwise = np.stack([kernels.percentile_bounds(r, e, options.confidence_level, d)
                           for r, e, d in zip(replicates, estimates, df)])
     bands = [kernels.sup_t_band(r, e, options.confidence_level, d) for r, e, d in zip(replicates, estimates, df)]
-    notes.append(f"{'both bands use' if done[0][2] is None else 'the expanded bands use'} t quantiles at each "
-                 f"step's effective degrees of freedom (Welch-Satterthwaite over tasks; here {_df_range(df)}) in "
-                 "place of normal ones, as the standard error from few runs per task is itself uncertain")
+    about_bands.append(f"{'both bands use' if done[0][2] is None else 'the expanded bands use'} t quantiles at "
+                       f"each step's effective degrees of freedom (Welch-Satterthwaite over tasks; here "
+                       f"{_df_range(df)}) in place of normal ones, as the standard error from few runs per task is "
+                       "itself uncertain")
+    notes.append(about_bands[-1])
     if done[0][2] is None:  # bands="expanded", or a statistic function (no standard error of its own)
         if options.bands == "studentized":
-            notes.append(f"the bands of the statistic function {options.statistic_name} are the t-expanded "
-                         "percentile and sup-t bands (bands=\"expanded\"): studentised bands need the standard "
-                         "error of a resample, which only the built-in statistics give")
-        notes += _calibration_notes(options, fewest.min(), n_tasks, "expanded")
+            about_bands.append(f"the bands of the statistic function {options.statistic_name} are the t-expanded "
+                               "percentile and sup-t bands (bands=\"expanded\"): studentised bands need the "
+                               "standard error of a resample, which only the built-in statistics give")
+            notes.append(about_bands[-1])
+        notes += _calibration_notes(options, fewest.min(), n_tasks, "expanded", about_bands)
     else:
         scale = np.stack([np.nanmax(np.abs(v), axis=0, initial=0.0) for v, _ in per_agent])
         skewness = (np.stack([kernels.median_skewness(v, t, n_tasks) for v, t in per_agent])
                     if options.statistic_name == "median" else None)
         pointwise, bands = _studentized(raw, [e for _, _, e in done[:k]], estimates, short, (pointwise, bands), scale,
-                                      fewest, repeats, options, notes, design.agents, skewness)
-        notes += _calibration_notes(options, fewest.min(), n_tasks, "studentized")
+                                      fewest, repeats, options, (notes, about_bands), design.agents, skewness)
+        notes += _calibration_notes(options, fewest.min(), n_tasks, "studentized", about_bands)
     comparisons = []
     for (i, j), null in zip(pair_codes, done[k:]):
         difference = estimates[i] - estimates[j]
@@ -745,6 +750,8 @@ def _run_curves(design, step, steps, options, rng, shown, source=None):
     pointwise, simultaneous, difference_bands = _clipped(
         design.bounds, options, notes, pointwise, np.stack([b[0] for b in bands]),
         np.array([c[1] for c in comparisons]).reshape(len(comparisons), grid.size, 2))
+    if np.isnan(pointwise).all() and np.isnan(simultaneous).all():  # every band withheld: its notes say why
+        notes = [n for n in notes if n not in about_bands]
 
     return CurvesResult(
         method=f"Learning curves: per-step {_label(options.statistic_name)} with whole-run bootstrap bands",
@@ -801,7 +808,9 @@ def _studentized(raw, errors, estimates, short, expanded, scale, fewest, repeats
     bootstrap-t band and the expanded one, withheld (NaN) where the bootstrap-t band is (2 runs of a task; steps
     where more than the tail of resamples repeat one run in every task, ``repeats``; resamples without spread at a
     step), which a note says. ``skewness`` (agents, steps): the median's, whose bands are widened on the side of the
-    runs' skew (:func:`rlstats.statistics.skew_widened`); None for the other statistics."""
+    runs' skew (:func:`rlstats.statistics.skew_widened`); None for the other statistics. ``notes``: (the result's
+    notes, those on how bands are made, which print only where some band is shown)."""
+    notes, about_bands = notes
     pointwise, bands, withheld = [], [], []
     two = [agent for agent, n in zip(agents, fewest) if n < MIN_STUDENTIZED_RUNS]
     if two:
@@ -850,18 +859,20 @@ def _studentized(raw, errors, estimates, short, expanded, scale, fewest, repeats
             critical = np.fmax(simultaneous[:, 1] - estimates[j], estimates[j] - simultaneous[:, 0]) / se
         pointwise.append(point)
         bands.append((simultaneous, se, critical))
-    notes.append("each band is the hull of a studentised (bootstrap-t) band and the t-expanded percentile (pointwise) "
-                 "or sup-t (simultaneous) band: in the first, each resample's deviation from the estimate is divided "
-                 f"by its own standard error{_floor_words(options.statistic_name)} and the band is the estimate minus "
-                 "the quantiles of those ratios times the standard error (simultaneous: from the largest and "
-                 "smallest ratio over steps, at half the error each), which carries the skewness of the scores "
-                 "and the uncertainty of a standard error from few runs; the second holds where the statistic "
-                 "moves in steps between tasks or ties (median, ceilings); the simultaneous band also holds the "
-                 "pointwise one at every step"
-                 + ("; both are widened on the side of the runs' skew by the Cornish-Fisher term of a studentised "
-                    "mean (skewness / 6 (2 z^2 + 1) standard errors), as bootstrap()'s median interval is"
-                    if skewness is not None else "")
-                 + ". bands=\"expanded\" gives the second alone, the bands of earlier versions")
+    about_bands.append(
+        "each band is the hull of a studentised (bootstrap-t) band and the t-expanded percentile (pointwise) "
+        "or sup-t (simultaneous) band: in the first, each resample's deviation from the estimate is divided "
+        f"by its own standard error{_floor_words(options.statistic_name)} and the band is the estimate minus "
+        "the quantiles of those ratios times the standard error (simultaneous: from the largest and "
+        "smallest ratio over steps, at half the error each), which carries the skewness of the scores "
+        "and the uncertainty of a standard error from few runs; the second holds where the statistic "
+        "moves in steps between tasks or ties (median, ceilings); the simultaneous band also holds the "
+        "pointwise one at every step"
+        + ("; both are widened on the side of the runs' skew by the Cornish-Fisher term of a studentised "
+           "mean (skewness / 6 (2 z^2 + 1) standard errors), as bootstrap()'s median interval is"
+           if skewness is not None else "")
+        + ". bands=\"expanded\" gives the second alone, the bands of earlier versions")
+    notes.append(about_bands[-1])
     if withheld:
         notes.append(f"bands of the curves are withheld for {join_and(withheld)}: there, more than "
                      f"{(1 - options.confidence_level) / 2:.3g} of the resamples do not vary at all, so the "
@@ -913,8 +924,9 @@ def _nearest(value, grid):
     return min(grid, key=lambda g: abs(math.log(g) - math.log(value)))
 
 
-def _calibration_notes(options, runs_per_task, n_tasks, method):
-    """The measured coverage of each band where the table shows it short of its level at this design.
+def _calibration_notes(options, runs_per_task, n_tasks, method, about_bands):
+    """The measured coverage of each band where the table shows it short of its level at this design; those of
+    the agents' bands (not of the differences) are added to ``about_bands`` too.
 
     The design is read as the table's largest run count at most ``runs_per_task`` (coverage grows with runs)
     and its number of tasks nearest to ``n_tasks``; the lowest row over score distributions is quoted.
@@ -922,8 +934,10 @@ def _calibration_notes(options, runs_per_task, n_tasks, method):
     rows = [row for row in calibration.rows(CALIBRATION) if row["statistic"] == options.statistic_name
             and row.get("interval", "") in (method, "")]
     if not rows:
-        return [] if callable(options.statistic) else [
-            f"the bands of the {_label(options.statistic_name)} have not been measured by simulation"]
+        if callable(options.statistic):
+            return []
+        about_bands.append(f"the bands of the {_label(options.statistic_name)} have not been measured by simulation")
+        return [about_bands[-1]]
     runs_grid = sorted({int(row["runs"]) for row in rows if int(row["runs"]) <= runs_per_task})
     if not runs_grid:
         return []
@@ -944,6 +958,8 @@ def _calibration_notes(options, runs_per_task, n_tasks, method):
                          f"({row['runs']} runs per task, {row['tasks']} task{'s' if row['tasks'] != '1' else ''}): "
                          f"{calibration.worst_coverage(row):.3f} ({row['distribution']} scores, {row['n_sim']} "
                          f"simulated curves{_draws(row)}), below {level:g} by more than 3 Monte Carlo standard errors")
+            if band != "difference":
+                about_bands.append(notes[-1])
     return notes
 
 
