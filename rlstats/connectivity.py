@@ -86,6 +86,11 @@ def subset_selecting(column: str, names: tuple[str, ...], others: tuple[str, ...
     return drop if others and len(drop) < len(keep) else keep
 
 
+#: The column read_logs tells apart the attempts of a run started again from its first step in the same folder
+#: with; design.py names them when their rows repeat a (run, step).
+ATTEMPT = "attempt"
+
+
 def subset_dropping_attempts(fields: dict[str, Any], column: str, keep: Any) -> str:
     """A ``subset=`` condition dropping one run's attempts but ``keep``: the rows equal to ``fields`` (the run's
     columns and values, numbers as numbers) whose ``column`` is not ``keep``, e.g. ``~(agent == 'ppo' & seed == 0 &

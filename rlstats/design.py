@@ -22,7 +22,7 @@ import patsy
 from . import formula as formula_module
 from .bounds import Bounds, check_bounds, check_within, score_bounds, with_bounds
 from .conditions import Condition, parse_condition
-from .connectivity import ComparisonGraph, comparison_graph, subset_dropping_attempts
+from .connectivity import ATTEMPT, ComparisonGraph, comparison_graph, subset_dropping_attempts
 from .format import count, join_and
 from .errors import DesignError, OptionError, repeated_index_rows, shown
 from .formula import capture_environment
@@ -933,11 +933,6 @@ def _repeats(*keys):
     for key in keys:
         same &= key[1:] == key[:-1]
     return same
-
-
-#: The column read_logs tells apart the attempts of a run started again from its first step with
-#: (``rlstats.logs._read.ATTEMPT``).
-ATTEMPT = "attempt"
 
 
 def _check_one_row_per_step(design, column, data):

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Callable, Collection, Sequence
 import numpy as np
 import pandas as pd
 
-from ..connectivity import subset_dropping_attempts
+from ..connectivity import ATTEMPT, subset_dropping_attempts
 from ..provenance import Note, set_notes
 from ..format import count, listed
 from ..errors import LogReadError, OptionError, warn
@@ -46,8 +46,6 @@ READ_LOG_ATTR = "read_log"
 _RETURN_WORDS = {"return", "returns", "ret", "reward", "rewards", "rew", "score"}
 _EVAL_WORDS = {"eval", "evaluation", "test", "evaluate"}
 _SPREAD_WORDS = {"std", "min", "max", "var", "stddev", "sem", "median", "count"}
-#: Column that tells apart the attempts of a run started again from its first step in the same folder.
-ATTEMPT = "attempt"
 #: The frame's own columns (what each holds): a pattern field or a tag's column of that name would overwrite it.
 OWN_COLUMNS = {"step": "the logged step", "wall_time": "the time each row was logged",
                "time_elapsed": "the seconds since the run started", "source": "the file each row came from",
