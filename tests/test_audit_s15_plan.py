@@ -1,0 +1,140 @@
+"""Audit s15 plan: ``rlstats.sample_size()``, its rule and its printed, LaTeX and command-line output.
+
+Audited: which number of seeds the search answers when its Monte Carlo rows cross the target noisily (measured
+against a power curve known in closed form, run through the search itself), the range it gives, the sentence in
+print(), report(), to_latex() and ``rlstats power --target-power`` output, and sample_size() run as a user would with
+each method it plans, odd targets, a target no row reaches, one every row reaches and a one-row search.
+"""
+
+import io
+import math
+import warnings
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import rlstats
+import rlstats.cli as cli
+from rlstats.planning import _api as planning
+from rlstats.statistics import wilson_interval
+
+QUIET = {"progress": False}
+
+
+def _quietly(call, *args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # simulate()'s tasks have their own scales on purpose
+        return call(*args, **kwargs)
+
+
+def _monotone(table, column, target):
+    """The fewest seeds from which every evaluated number of seeds has ``column`` >= target, or None."""
+    answer = None
+    for seeds in sorted(table.index, reverse=True):
+        if table.loc[seeds, column] < target:
+            break
+        answer = seeds
+    return answer
+
+
+# --------------------------------------------------------------------------- the rule: rows crossing the target
+
+
+@pytest.mark.xfail(strict=True, reason="s15 plan: to fix")
+def test_sample_size_is_not_a_row_that_more_seeds_contradict():
+    """The answer was the smallest row whose estimate reached the target, whatever the rows above it showed:
+    'Sample size for power 0.8: 11 seeds (estimated power 0.8)' above rows of 12, 13 and 17 seeds at 0.725, 0.775
+    and 0.7 (effect 0.5, 3 tasks, 40 data sets, rng=4). The minimum over noisy rows leans optimistic (see the next
+    test); the answer is now the fewest seeds from which every number of seeds evaluated reaches the target (18
+    here, 17 having fallen short), and the range's ends follow the same rule with the interval's bounds."""
+    res = _quietly(rlstats.sample_size, "skillings_mack", 0.8, effect=0.5, tasks=3, n_sim=40, rng=4, max_seeds=64,
+                   pvalue="asymptotic", **QUIET)
+    table = res.table.set_index("seeds")
+    assert (res.sample_size, res.sample_size_low, res.sample_size_high) == (18, 11, 19)
+    for answer, column in ((res.sample_size, "power"), (res.sample_size_low, "conf_high"),
+                           (res.sample_size_high, "conf_low")):
+        assert answer == _monotone(table, column, 0.8)
+        assert table.loc[answer - 1, column] < 0.8  # the number of seeds just below was evaluated, and falls short
+    text = str(res)
+    assert ("Sample size for power 0.8: 18 seeds, the fewest from which every number of seeds evaluated reaches it "
+            "(estimated power 0.85, 95% interval 0.709 to 0.929; 11, 14 and 16 seeds reached it too, but 17 did "
+            "not); given the Monte Carlo error the sample size lies between 11 and 19 seeds.") in text
+
+
+class _KnownCurve(planning._Search):
+    """The real search over rows drawn as Monte Carlo estimates (binomial, n_sim data sets) of a known power curve."""
+
+    def __init__(self, curve, n_sim, target, rng):
+        super().__init__(None, n_sim, None, 1, target)
+        self.curve, self.rng = curve, rng
+
+    def row(self, units):
+        if units not in self.rows:
+            k = self.rng.binomial(self.n_sim, self.curve(units))
+            low, high = wilson_interval(np.array([k]), np.array([self.n_sim]), 0.95)
+            self.rows[units] = {"power": k / self.n_sim, "conf_low": float(low[0]), "conf_high": float(high[0])}
+        return self.rows[units]
+
+
+def _answers(delta, n_sim, reps, seed):
+    """The search's answers over ``reps`` studies of the curve Phi(delta sqrt(n) - z): the power of a two-sided
+    z-test at level 0.05 with n observations, and the smallest n with true power 0.8."""
+    z = stats.norm.ppf(0.975)
+
+    def curve(n):
+        return float(stats.norm.cdf(delta * math.sqrt(n) - z))
+
+    best = next(n for n in range(1, 10_000) if curve(n) >= 0.8)
+    rng = np.random.default_rng(seed)
+    found = [_KnownCurve(curve, n_sim, 0.8, rng).run(2, 100)["sample_size"] for _ in range(reps)]
+    found = np.array([n for n in found if n is not None])
+    return found, best, np.array([curve(n) for n in found])
+
+
+@pytest.mark.xfail(strict=True, reason="s15 plan: to fix")
+def test_the_rule_is_not_optimistic_on_a_known_power_curve():
+    """The smallest row reaching the target leaned optimistic: on a power curve known in closed form (a z-test's,
+    delta = 0.5, true sample size 32, power 0.795 at 31), searched with 300 data sets per row as sample_size() does,
+    its answer was below the true sample size in 50% of 300 studies and above it in 24%, and had true power below
+    0.78 in 11%. The fewest seeds from which every row evaluated reaches the target: 32% below, 41% above, 2%."""
+    found, best, true_power = _answers(0.5, 300, 300, seed=1)
+    below, above = np.mean(found < best), np.mean(found > best)
+    assert below - above < 0.1, (below, above)
+    assert np.mean(true_power < 0.78) < 0.05
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason="s15 plan: to fix")
+@pytest.mark.parametrize("delta, n_sim", [(0.3, 1000), (0.5, 100), (0.8, 100), (0.8, 300), (1.0, 100)])
+def test_the_rule_is_not_optimistic_on_known_power_curves(delta, n_sim):
+    """The measurement behind the rule, over flat and steep curves and 100 to 1,000 data sets per row (2,000
+    studies each): the monotone answer falls below and above the true sample size about equally often, where the
+    smallest row reaching the target fell below it 1.5 to 5 times as often as above."""
+    found, best, _ = _answers(delta, n_sim, 2_000, seed=2)
+    below, above = np.mean(found < best), np.mean(found > best)
+    assert below - above < 0.22, (below, above)
+
+
+# --------------------------------------------------------------------------- LaTeX and the command line
+
+
+@pytest.mark.xfail(strict=True, reason="s15 plan: to fix")
+def test_to_latex_gives_the_sample_size_sentence():
+    """print() ends with 'Sample size for power 0.8: 5 seeds (...)'; to_latex() (and so `rlstats power
+    --target-power 0.8 --format latex`) gave the tables alone, without the answer the search was run for."""
+    res = _quietly(rlstats.sample_size, "skillings_mack", 0.8, effect=1.0, tasks=5, n_sim=100, rng=0, **QUIET)
+    latex = res.to_latex()
+    first = latex.split("\\end{table")[0]
+    assert "Sample size for power 0.8: 5 seeds" in first and "95\\% interval" in first
+    assert "95% interval" not in latex.replace("95\\%", "")  # escaped: a bare % would start a LaTeX comment
+
+
+@pytest.mark.xfail(strict=True, reason="s15 plan: to fix")
+def test_command_line_latex_gives_the_sample_size_sentence():
+    """`rlstats power skillings_mack --target-power 0.8 --format latex` printed no sample size at all."""
+    stream = io.StringIO()
+    code = cli.main(["power", "skillings_mack", "--effect", "1", "--tasks", "5", "--n-sim", "100", "--seed", "0",
+                     "--target-power", "0.8", "--format", "latex", "--no-progress"], out=stream)
+    out = stream.getvalue()
+    assert code == 0 and "Sample size for power 0.8: 5 seeds" in out
