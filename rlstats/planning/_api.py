@@ -807,7 +807,7 @@ def sample_size(method: str, target_power: float = 0.8, *, design: Data | None =
     -------
     PowerResult
         Rows for every number of seeds evaluated, with ``target_power``,
-        ``sample_size`` (None if ``max_seeds`` does not reach it, with a
+        ``sample_size`` (None if the most seeds searched fall short of it, with a
         warning), ``sample_size_low`` and ``sample_size_high``.
 
     Raises
@@ -876,10 +876,17 @@ def sample_size(method: str, target_power: float = 0.8, *, design: Data | None =
     result = _result(study, rows, effect, n_sim, record, engine, "Sample size search by simulation", messages,
                      target_power=target, **found)
     if found["sample_size"] is None:
-        # the largest rate simulated: max() of a list led by a withheld (NaN) row was NaN
-        largest = max((r["power"] for r in rows if not math.isnan(r["power"])), default=math.nan)
-        warn(f"power {target} was not reached with up to {high_units * unit} seeds (largest estimate "
-             f"{fmt.signif(largest, 3)}); raise max_seeds or the effect")
+        reached = [r["seeds"] for r in rows if r["power"] >= target]
+        if reached:  # rows reached it, the most seeds searched fell short (audit s15: 'not reached', 'largest 0.85')
+            warn(f"power {target} was not reached at {rows[-1]['seeds']} seeds, the most searched (estimate "
+                 f"{fmt.signif(rows[-1]['power'], 3)}), though {fmt.join_and(reached)} seeds reached it by the "
+                 "simulation's estimate: no sample size from which every number searched reaches it; raise max_seeds "
+                 "or n_sim")
+        else:
+            # the largest rate simulated: max() of a list led by a withheld (NaN) row was NaN
+            largest = max((r["power"] for r in rows if not math.isnan(r["power"])), default=math.nan)
+            warn(f"power {target} was not reached with up to {high_units * unit} seeds (largest estimate "
+                 f"{fmt.signif(largest, 3)}); raise max_seeds or the effect")
     return result
 
 
