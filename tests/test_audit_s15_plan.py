@@ -162,7 +162,6 @@ def test_a_search_whose_largest_row_falls_short_says_so():
             "it") in str(res)
 
 
-@pytest.mark.xfail(strict=True, reason="s15 plan: to fix")
 def test_an_answer_where_the_search_starts_keeps_the_monte_carlo_range():
     """Where the target is reached at the search's start the sentence gave the answer ('2 seeds or fewer') and how to
     search lower, and dropped the range: 'Sample size for power 0.999: 2 seeds or fewer (estimated power 1, 95%

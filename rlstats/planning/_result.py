@@ -343,12 +343,24 @@ def _sample_size_sentence(result):
             f"of seeds evaluated reaches it (estimated power {fmt.signif(row['power'], 3)}, "
             f"{fmt.signif(100 * result.conf_level)}% interval {fmt.signif(row['conf_low'], 3)} to "
             f"{fmt.signif(row['conf_high'], 3)}{also}); ")
+    # the range's upper end: none where the most seeds searched have an interval reaching below the target, which
+    # n_sim data sets cannot lift above it when even all of them rejecting gives a lower bound under it
+    most = max(result.seeds)
+    cannot = wilson_interval(np.array([result.n_sim]), np.array([result.n_sim]), result.conf_level)[0][0]
+    no_high = (f"the interval at {most} seeds, the most searched, is not entirely above the target" +
+               (f" (with {result.n_sim} data sets per number of seeds no interval can be: raise n_sim)"
+                if cannot < result.target_power else ""))
     if fewer:
-        return text + (f"the search started at {result.sample_size} seeds and fewer were not tried: pass a smaller "
-                       "min_seeds to search below it.")
+        # fewer seeds were not tried, so the range has no lower end: its upper end still bounds the answer (audit s15)
+        text += (f"the search started at {result.sample_size} seeds and fewer were not tried: pass a smaller min_seeds "
+                 "to search below it")
+        if result.sample_size_high is None:
+            return text + "; " + no_high + "."
+        if result.sample_size_high > result.sample_size:
+            return text + f"; given the Monte Carlo error it is at most {result.sample_size_high} seeds."
+        return text + "."
     if result.sample_size_high is None:
-        return text + (f"given the Monte Carlo error it is at least {result.sample_size_low} seeds, and the interval at "
-                       f"{max(result.seeds)} seeds, the most searched, is not entirely above the target.")
+        return text + f"given the Monte Carlo error it is at least {result.sample_size_low} seeds, and {no_high}."
     if result.sample_size_low == result.sample_size_high:
         return text + "the Monte Carlo error does not change it."
     return text + (f"given the Monte Carlo error the sample size lies between {result.sample_size_low} and "
