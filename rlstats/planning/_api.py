@@ -2,7 +2,7 @@
 
 ``power(method, ...)`` draws many data sets, runs a method on each and counts
 how often it rejects; ``sample_size(method, target_power=0.8, ...)`` searches
-the smallest number of seeds that reaches a target power.  Data come from
+the fewest seeds from which the power reaches a target.  Data come from
 :func:`rlstats.datasets.simulate` (a location shift measured in within-cell
 standard deviations on a benchmark of heterogeneous tasks) or from a pilot
 DataFrame of real runs, resampled with replacement with a shift added to one
