@@ -710,7 +710,7 @@ def power(method: str | Sequence[str], *, design: Data | None = None, formula: F
 
     See Also
     --------
-    rlstats.sample_size : The smallest number of seeds reaching a target power.
+    rlstats.sample_size : The fewest seeds from which the power reaches a target.
     rlstats.datasets.simulate : The simulated benchmarks power draws from.
 
     Notes
