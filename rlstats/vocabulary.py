@@ -78,11 +78,12 @@ _TERMS = [
     ("effect", "effect", "effect", "simulated shift between agents, in within-cell standard deviations"),
     ("data_source", "data_source", "data", "where simulated data come from: simulate or a resampled pilot"),
     ("target_power", "target_power", "target power", "power a sample-size search aims for"),
-    ("sample_size", "sample_size", "sample size", "smallest number of seeds whose estimated power reaches the target"),
+    ("sample_size", "sample_size", "sample size",
+     "fewest seeds from which every number of seeds evaluated has estimated power reaching the target"),
     ("sample_size_low", "sample_size_low", "sample size (low)",
-     "smallest number of seeds whose Monte Carlo interval reaches the target at its upper bound"),
+     "fewest seeds from which every number of seeds evaluated reaches the target at its interval's upper bound"),
     ("sample_size_high", "sample_size_high", "sample size (high)",
-     "smallest number of seeds whose Monte Carlo interval reaches the target at its lower bound"),
+     "fewest seeds from which every number of seeds evaluated reaches the target at its interval's lower bound"),
 ]
 
 VOCABULARY: dict[str, Term] = {column: Term(column, attribute, label, description)

@@ -52,7 +52,7 @@ def test_sample_size_at_the_smallest_multiple_says_no_fewer():
     assert res.sample_size == 4
     text = str(res)
     assert "or fewer" not in text and "smaller min_seeds" not in text, text
-    assert "Sample size for power 0.5: 4 seeds (" in text, text
+    assert "Sample size for power 0.5: 4 seeds, the fewest" in text, text
 
 
 def test_combine_refuses_a_method_run_with_different_options():

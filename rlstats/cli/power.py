@@ -62,7 +62,7 @@ def add_power_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentP
                             "runs")
     power.add_argument("--shifted-agent", default=None, help="pilot: agent that gets the shift (default: the last)")
     power.add_argument("--target-power", type=float, default=None,
-                       help="search the smallest number of seeds with this power instead (one method)")
+                       help="search the fewest seeds from which the power reaches this instead (one method)")
     power.add_argument("--max-seeds", type=int, default=None,
                        help="with --target-power: largest number of seeds the search tries (default 100)")
     power.add_argument("--seed", type=int, default=None, help="seed of the random stream (rng=)")

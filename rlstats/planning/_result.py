@@ -13,7 +13,7 @@ from ..errors import OptionError
 from ..methods import DECLARATIONS, load
 from ..options import check_confidence_level
 from .._typing import ColumnNames
-from ..results import Result, resultclass
+from ..results import Result, Summary, resultclass
 from ..statistics import wilson_interval
 from . import plots
 
@@ -65,11 +65,14 @@ class PowerResult(Result):
     target_power : float or None
         :func:`sample_size` only: the power sought.
     sample_size : int or None
-        Smallest number of seeds whose estimated power reaches the target.
+        Fewest seeds from which every number of seeds evaluated has
+        estimated power reaching the target (None where the most searched
+        falls short).
     sample_size_low, sample_size_high : int or None
-        Smallest numbers of seeds whose Monte Carlo interval reaches the
-        target at its upper bound and at its lower bound: the sample size
-        is between them, given the simulation error.
+        The same read from the Monte Carlo intervals: fewest seeds from
+        which every number evaluated reaches the target at its interval's
+        upper bound, and at its lower bound. The sample size is between
+        them, given the simulation error.
     """
 
     methods: tuple[str, ...]
@@ -191,6 +194,19 @@ class PowerResult(Result):
             lines.append(_sample_size_sentence(self))
         return lines
 
+    def summary(self) -> Summary:
+        """The full tables; in LaTeX the rates' caption ends with sample_size()'s answer, as the print does (audit
+        s15: to_latex() and ``rlstats power --target-power --format latex`` gave the tables without it)."""
+        if self.target_power is None:
+            return super().summary()
+        tables = self._summary_tables()
+
+        def rates(caption, **layout):
+            return fmt.table_latex(tables["Rejection rates"], caption=f"{caption} {_sample_size_sentence(self)}",
+                                   **layout)
+        return Summary(self.method, self._header(), tables, self.notes, statistic_line=self._statistic_line(),
+                       latex={"Rejection rates": rates})
+
     def _summary_tables(self):
         settings = pd.DataFrame({"setting": list(self.simulation), "value": [_setting_text(v) for v in
                                                                                self.simulation.values()]})
@@ -297,26 +313,54 @@ def _setting_text(value):
 
 
 def _sample_size_sentence(result):
+    """The answer of sample_size() in one sentence, true of the rows evaluated (the fewest seeds from which every
+    number evaluated meets the criterion: see sample_size)."""
     method = _rule(result.methods[0]).label
     target = fmt.signif(result.target_power)
+    table = result.table.set_index("seeds")
+    reached = [s for s in table.index if table.loc[s, "power"] >= result.target_power]
     if result.sample_size is None:
-        return (f"The {method} did not reach power {target} with up to {max(result.seeds)} seeds "
-                "(sample size not found).")
-    row = result.table[result.table["seeds"] == result.sample_size].iloc[0]
+        most = max(result.seeds)
+        if not reached:
+            return (f"The {method} did not reach power {target} with up to {most} seeds (sample size not found).")
+        return (f"The {method} did not reach power {target} at {most} seeds, the most searched (estimated power "
+                f"{fmt.signif(table.loc[most, 'power'], 3)}), though {fmt.join_and(reached)} seeds reached it (sample "
+                "size not found: it is the fewest seeds from which every number evaluated reaches the target).")
+    row = table.loc[result.sample_size]
     # reached where the search started (min_seeds): fewer seeds were never tried (audit s14: 2 seeds stated where one
     # had power 1), unless none fewer can be (AdaStop's smallest multiple of K or n: audit s14 review)
     seed_unit = _rule(result.methods[0]).seed_unit  # the method's declared multiple of seeds, if any
     unit = 1 if seed_unit is None else load(seed_unit)(result.method_options.get(result.methods[0], {}))[0]
     fewer = " or fewer" if result.sample_size == min(result.seeds) > unit else ""
-    text = (f"Sample size for power {target}: {result.sample_size} seeds{fewer} (estimated power "
-            f"{fmt.signif(row['power'], 3)}, {fmt.signif(100 * result.conf_level)}% interval "
-            f"{fmt.signif(row['conf_low'], 3)} to {fmt.signif(row['conf_high'], 3)}); ")
+    # rows below the answer that reached the target too, with a row between them and the answer short of it (audit
+    # s15): named, so the sentence agrees with the table
+    earlier = [s for s in reached if s < result.sample_size]
+    also = ""
+    if earlier:
+        short = max(s for s in table.index if s < result.sample_size and s not in reached)
+        also = (f"; {fmt.join_and(earlier)} seeds reached it too, but {short} did not")
+    text = (f"Sample size for power {target}: {result.sample_size} seeds{fewer}, the fewest from which every number "
+            f"of seeds evaluated reaches it (estimated power {fmt.signif(row['power'], 3)}, "
+            f"{fmt.signif(100 * result.conf_level)}% interval {fmt.signif(row['conf_low'], 3)} to "
+            f"{fmt.signif(row['conf_high'], 3)}{also}); ")
+    # the range's upper end: none where the most seeds searched have an interval reaching below the target, which
+    # n_sim data sets cannot lift above it when even all of them rejecting gives a lower bound under it
+    most = max(result.seeds)
+    cannot = wilson_interval(np.array([result.n_sim]), np.array([result.n_sim]), result.conf_level)[0][0]
+    no_high = (f"the interval at {most} seeds, the most searched, is not entirely above the target" +
+               (f" (with {result.n_sim} data sets per number of seeds no interval can be: raise n_sim)"
+                if cannot < result.target_power else ""))
     if fewer:
-        return text + (f"the search started at {result.sample_size} seeds and fewer were not tried: pass a smaller "
-                       "min_seeds to search below it.")
+        # fewer seeds were not tried, so the range has no lower end: its upper end still bounds the answer (audit s15)
+        text += (f"the search started at {result.sample_size} seeds and fewer were not tried: pass a smaller min_seeds "
+                 "to search below it")
+        if result.sample_size_high is None:
+            return text + "; " + no_high + "."
+        if result.sample_size_high > result.sample_size:
+            return text + f"; given the Monte Carlo error it is at most {result.sample_size_high} seeds."
+        return text + "."
     if result.sample_size_high is None:
-        return text + (f"given the Monte Carlo error it is at least {result.sample_size_low} seeds, and no number of "
-                       "seeds searched has an interval entirely above the target.")
+        return text + f"given the Monte Carlo error it is at least {result.sample_size_low} seeds, and {no_high}."
     if result.sample_size_low == result.sample_size_high:
         return text + "the Monte Carlo error does not change it."
     return text + (f"given the Monte Carlo error the sample size lies between {result.sample_size_low} and "
