@@ -56,6 +56,10 @@ def test_atari_reporter_significant_has_an_interval_above_zero():
     welch = stats.ttest_ind(v_p, effect.drop(reported).to_numpy(), equal_var=False, alternative="greater")
     assert res.conf_int == pytest.approx(tuple(welch.confidence_interval(0.95)), rel=1e-10)
     assert "95 percent one-sided confidence interval of the difference (Welch t):" in str(res)
+    # the default inspector, the permutation test, rejects (p = 0.001): its interval is its test inverted, above 0
+    default = rlstats.selection_check(pair, "score ~ agent | task/seed", treatment="SPR", baseline="DER",
+                                      reported=reported, n_resamples=999, rng=0)
+    assert default.pvalue == pytest.approx(0.001) and default.conf_int[0] > 0 and default.conf_int[1] == np.inf
 
 
 @pytest.mark.parametrize("inspector, equal_var", [("t", True), ("welch", False)])
@@ -76,24 +80,55 @@ def test_inspector_interval_is_scipys_one_sided_interval(inspector, equal_var):
 
 
 def test_one_sided_bounds_agree_with_the_one_sided_tests_over_random_data():
-    """Duality: on 30 random data sets the one-sided 95% lower bound of each test (pooled t, Welch and z inspectors;
-    t, skew-corrected t and z reporters) is above 0 exactly when its one-sided p-value is at most 0.05. The
+    """Duality: on 16 random data sets the one-sided 95% lower bound of each test (pooled t, Welch and z inspectors;
+    t, skew-corrected t and z reporters; the permutation inspector's, with Monte Carlo p-values) is above 0 exactly
+    when its one-sided p-value is at most 0.05 (and at 0.9 through confidence_interval()). The
     two-sided intervals disagreed with the tests on the data sets whose p-value lay between 0.025 and 0.05."""
     rng = np.random.default_rng(2026)
     disagreements, checked = [], 0
-    for i in range(30):
+    for i in range(16):
         effects = rng.normal(size=12) + np.r_[np.full(5, rng.uniform(0, 1.5)), np.zeros(7)]
         df = _runs(rng, effects, skew=bool(i % 2))
         for options in ({"inspector": "t", "reporter": "skew_t"}, {"inspector": "welch", "reporter": "t"},
-                        {"inspector": "z", "reporter": "z", "sigma": 1.0}):
+                        {"inspector": "z", "reporter": "z", "sigma": 1.0},
+                        {"inspector": "fisher_pitman", "n_resamples": 300}):  # Monte Carlo (792 subsets)
             res = _check(df, range(5), **options)
             tidy = res.tidy().set_index("term")
-            for term, level in (("inspector", res.beta), ("reporter", res.alpha)):
+            for term in ("inspector", "reporter"):
                 row = tidy.loc[term]
                 checked += 1
                 if (row["conf_low"] > 0) != (row["p_value"] <= 1 - 0.95) or row["conf_high"] != np.inf:
                     disagreements.append((i, options, term, row["p_value"], row["conf_low"], row["conf_high"]))
-    assert checked == 180 and disagreements == []
+            # another level, through confidence_interval()
+            if (res.confidence_interval(0.9).low > 0) != (res.pvalue <= 1 - 0.9):
+                disagreements.append((i, options, "inspector at 0.9", res.pvalue))
+    assert checked == 128 and disagreements == []
+
+
+def test_permutation_interval_inverts_the_permutation_test():
+    """The permutation inspector's interval was Welch's (on Atari SPR vs DER, five top games: p = 0.001 beside a
+    Welch interval whose one-sided lower end was -0.018). Its lower end L is now the least shift of the reported
+    effects that the permutation test does not reject: checked against scipy.stats.permutation_test (exact, every
+    split) of the reported effects less L -/+ a small step, at 0.95 and 0.8."""
+    rng = np.random.default_rng(5)
+    df = _runs(rng, rng.normal(size=12) + np.r_[np.full(5, 1.2), np.zeros(7)])
+    res = _check(df, range(5))
+    assert res.pvalue_method == "exact" and res.interval_method == "permutation"
+    v = res.effects.set_index("task")["effect"]
+    v_p, v_i = v.iloc[:5].to_numpy(), v.iloc[5:].to_numpy()
+
+    def p_at(delta):
+        return stats.permutation_test((v_p - delta, v_i), lambda x, y: x.mean() - y.mean(), n_resamples=np.inf,
+                                      permutation_type="independent", alternative="greater").pvalue
+
+    assert res.pvalue == pytest.approx(p_at(0.0), rel=1e-12)
+    for level in (0.95, 0.8):
+        low = res.confidence_interval(level).low
+        step = 1e-6 * np.ptp(v)
+        assert p_at(low - step) <= 1 - level < p_at(low + step), level
+    assert res.conf_int[0] == res.confidence_interval(0.95).low and res.conf_int[1] == np.inf
+    assert "95 percent one-sided confidence interval of the difference (permutation test inverted over shifts)" \
+        in str(res)
 
 
 @pytest.mark.xfail(strict=True, reason="tuning compares seeds as text")

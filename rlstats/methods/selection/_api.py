@@ -620,14 +620,15 @@ def _inspect(v_p, v_i, options, sigma, ss):
         found = kernels.permutation_inspector(v_p, v_i, options.n_resamples, ss)
         return {"statistic": found.statistic, "df": None, "pvalue": found.pvalue,
                 "pvalue_method": "exact" if found.exact else "monte_carlo", "pvalue_mc_se": found.mc_se,
-                "n_resamples": found.n_resamples, "null_distribution": found.null_distribution}
+                "n_resamples": found.n_resamples, "null_distribution": found.null_distribution,
+                "permutation_shifts": found.shifts}
     statistic, df, p, diff = kernels.parametric_inspector(v_p[None], v_i[None], options.inspector, sigma)
     if not np.isfinite(diff.std_error[0]) or diff.std_error[0] == 0 or _round_off(v_p, v_i, diff.std_error[0]):
         raise DesignError(f"the per-task effects have no spread, so the {_INSPECTOR_NAMES[options.inspector]} is "
                           "undefined; use inspector=\"fisher_pitman\"")
     return {"statistic": float(statistic[0]), "df": None if np.isnan(df[0]) else float(df[0]), "pvalue": float(p[0]),
             "pvalue_method": "normal" if options.inspector == "z" else "t", "pvalue_mc_se": None,
-            "n_resamples": None, "null_distribution": None}
+            "n_resamples": None, "null_distribution": None, "permutation_shifts": None}
 
 
 def _round_off(v_p, v_i, std_error):
@@ -687,22 +688,30 @@ def _clip_finite(ends, limits):
     return np.where(finite, clipped, ends), moved
 
 
-def _difference(v_p, v_i, options, sigma):
+def _difference(v_p, v_i, options, sigma, shifts=None, exact=True):
     """mean(reported) - mean(held-out) with its one-sided 95 % interval ``(low, inf)``, under the inspector's
     reference distribution: one-sided as the inspector's test is, so that its lower end is above 0 exactly when the
     test rejects at 0.05 (R's ``t.test(alternative = "greater")``).
 
-    The permutation inspector has none of its own: Welch's interval when both
-    sets have 2 tasks, else the pooled one, else none.
+    The permutation inspector's interval inverts its own test (:func:`kernels.permutation_lower_bound`: the shifts
+    of the reported effects it does not reject), so that it agrees with its p-value; its standard error is Welch's
+    when both sets have 2 tasks, else the pooled one, else none.
     """
     from scipy import stats
     n_p, n_i = v_p.size, v_i.size
     kind = options.inspector
-    if kind == "fisher_pitman":
-        kind = "welch" if min(n_p, n_i) >= 2 else ("t" if n_p + n_i >= 3 else None)
     estimate = float(v_p.mean() - v_i.mean())
     fields = {"estimate": estimate, "std_error": None, "conf_int": (np.nan, np.nan), "interval_method": None,
               "difference_df": None}
+    if kind == "fisher_pitman":
+        fields.update(conf_int=(kernels.permutation_lower_bound(shifts, exact, CONF_LEVEL), np.inf),
+                      interval_method="permutation")
+        kind = "welch" if min(n_p, n_i) >= 2 else ("t" if n_p + n_i >= 3 else None)
+        if kind is None:
+            return fields
+        diff = kernels.difference(v_p[None], v_i[None], kind, sigma)
+        se = float(diff.std_error[0])
+        return {**fields, "std_error": se} if np.isfinite(se) and se > 0 and not _round_off(v_p, v_i, se) else fields
     if kind is None:
         return fields
     diff = kernels.difference(v_p[None], v_i[None], kind, sigma)
@@ -833,7 +842,8 @@ def _run(design, fresh, treatment, baseline, reported_names, heldout, options, r
                  + (" (fresh runs)" if heldout_design == "fresh" else ""))
     used = frame["set"].isin(["reported", "heldout"])
     group_summary = _group_summary(v_p, v_i)
-    difference = _difference(v_p, v_i, options, sigma)
+    difference = _difference(v_p, v_i, options, sigma, inspector["permutation_shifts"],
+                             inspector["pvalue_method"] == "exact")
     reporter_interval = _reporter_interval(options.reporter, v_p, sigma, group_summary, skewness=skewness,
                                            skewness_source=skewness_source)
     group_summary = _one_interval(group_summary, reporter_interval)

@@ -20,7 +20,8 @@ _INSPECTOR_NAMES = {"fisher_pitman": "permutation test over task labels", "t": "
                     "welch": "Welch two-sample t test", "z": "two-sample z test with known sd"}
 #: the name of the normal interval with the sd known (sigma=): the z inspector's and the z reporter's
 KNOWN_SD_NORMAL = "normal, known sd"
-_INTERVAL_NAMES = {"welch": "Welch t", "t": "pooled t", "z": KNOWN_SD_NORMAL}
+_INTERVAL_NAMES = {"welch": "Welch t", "t": "pooled t", "z": KNOWN_SD_NORMAL,
+                   "permutation": "permutation test inverted over shifts"}
 _REPORTER_NAMES = {"skew_t": "skewness-corrected one-sample t test", "t": "one-sample t test",
                    "z": "one-sample z test with known sd", "wilcoxon": "Wilcoxon signed-rank test"}
 _STATISTIC_SYMBOL = {"skew_t": "t", "t": "t", "welch": "t", "z": "z", "wilcoxon": "V"}
@@ -67,12 +68,18 @@ class SelectionCheckResult(Result):
         Permutation null of ``mean(reported) - mean(held-out)``.
     estimate, std_error : float
         ``mean(reported) - mean(held-out)`` of the per-task effects and its
-        standard error under ``interval_method``.
+        standard error under ``interval_method`` (the permutation inspector's: Welch's, or the pooled t's when a
+        set has one task).
     conf_int : tuple of float
         One-sided 95 % interval ``(low, inf)`` of the difference, on the side of the inspector's test (as R's
         ``t.test(alternative = "greater")`` gives); see :meth:`confidence_interval`.
     interval_method : str or None
-        ``"welch"``, ``"t"`` (pooled) or ``"z"``; None when undefined.
+        ``"welch"``, ``"t"`` (pooled), ``"z"`` or ``"permutation"`` (the permutation inspector's test inverted: the
+        least shift of the reported effects whose p-value is above ``1 - conf_level``); None when undefined.
+    permutation_shifts : ndarray or None
+        The permutation inspector's subsets' thresholds, sorted: the shift of the reported effects at which each
+        subset's sum reaches the reported one (-inf for the reported set); the p-value of effects shifted by delta
+        counts those at most delta, which :meth:`confidence_interval` inverts.
     difference_df : float or None
         Degrees of freedom of that interval (None: normal).
     reporter : str
@@ -173,6 +180,7 @@ class SelectionCheckResult(Result):
     conf_level: float = CONF_LEVEL
     reporter_skewness: float | None = None
     reporter_skewness_source: str | None = None
+    permutation_shifts: np.ndarray | None = None
 
     _plot_kinds: ClassVar[dict] = {
         "effects": plots_selection.plot_effects,
@@ -202,12 +210,16 @@ class SelectionCheckResult(Result):
 
         One-sided as the inspector's test of a larger mean on the reported tasks is (R's ``t.test(alternative =
         "greater")`` gives the same): ``low`` is above 0 exactly when that test rejects at ``1 - confidence_level``
-        (for the t, Welch and z inspectors; the permutation inspector borrows Welch's or the pooled t's interval).
+        (the permutation inspector's is its test inverted, ``interval_method="permutation"``).
         Returns a :class:`~rlstats.results.ConfidenceInterval` ``(low, inf)``;
         ``confidence_level=None`` is ``conf_level`` (the level of ``conf_int``).
         """
         from scipy import stats
         level = self.conf_level if confidence_level is None else check_confidence_level(confidence_level)
+        if self.interval_method == "permutation" and self.permutation_shifts is not None:
+            from ._kernels import permutation_lower_bound
+            return ConfidenceInterval(permutation_lower_bound(self.permutation_shifts, self.pvalue_method == "exact",
+                                                              level), np.inf)
         if self.std_error is None:
             return ConfidenceInterval(np.nan, np.nan)
         quantile = stats.norm.ppf(level) if self.difference_df is None else stats.t.ppf(level, self.difference_df)
