@@ -131,13 +131,13 @@ def test_permutation_interval_inverts_the_permutation_test():
         in str(res)
 
 
-@pytest.mark.xfail(strict=True, reason="tuning compares seeds as text")
 def test_tuning_seeds_equal_as_numbers_are_one_seed():
     """Seeds were compared as text: seed 0 and seed 0.0 of one configuration counted as two seeds (two runs of
     configuration lr=1 with 'seed 0'), so the duplicate went uncaught and the configuration's mean used both."""
     df = pd.DataFrame({"agent": "ppo", "task": "ant", "lr": [1, 1, 1, 2, 2, 2],
                        "seed": pd.Series([0, 0.0, 1, 0, 1, 2], dtype=object), "score": [1.0, 5.0, 2.0, 3, 4, 5]})
-    with pytest.raises(rlstats.errors.DesignError, match="seed 0 appears more than once"):
+    with pytest.raises(rlstats.errors.DesignError, match="seed '0' appears more than once for agent 'ppo' on task "
+                       "'ant' with configuration 'lr=1' \\(2 such rows\\)"):
         rlstats.tuning(df, "score ~ agent | task/seed", config="lr", rng=0)
     # the seeds that are distinct values stay distinct, whatever their types
     fine = df.assign(seed=pd.Series([0, 1.0, "2", 0, 1, 2], dtype=object))

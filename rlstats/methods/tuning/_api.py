@@ -615,13 +615,13 @@ def _sweeps(design, parsed, config, weights, holdout, higher):
     else:
         codes, labels = design.agent.astype(np.intp), tuple(design.agents)
         levels = []
-    seeds = pd.Series(design.extra[parsed.replicate]).astype(str).to_numpy()
-    seed_codes = pd.factorize(seeds, sort=True)[0]  # sorted like the texts: the same order, on integers
+    # seeds are values, as config levels are: 0 and 0.0 one seed (a duplicate run), ordered by their texts
+    seed_codes, seed_texts = _text_ordered_levels(design.extra[parsed.replicate])
     frame = pd.DataFrame({"t": design.task, "a": design.agent, "c": codes, "s": seed_codes})
     repeated = frame.duplicated(keep=False).to_numpy()
     if repeated.any():
         i = int(np.flatnonzero(repeated)[0])
-        raise DesignError(f"seed {seeds[i]!r} appears more than once for agent '{design.agents[design.agent[i]]}' "
+        raise DesignError(f"seed {seed_texts[seed_codes[i]]!r} appears more than once for agent '{design.agents[design.agent[i]]}' "
                           f"on task '{design.tasks[design.task[i]]}' with configuration {labels[codes[i]]!r} "
                           f"({int(repeated.sum())} such rows); each run needs its own seed within a configuration")
     held = np.zeros(design.nobs, dtype=bool)
