@@ -127,6 +127,11 @@ def test_permutation_interval_inverts_the_permutation_test():
         step = 1e-6 * np.ptp(v)
         assert p_at(low - step) <= 1 - level < p_at(low + step), level
     assert res.conf_int[0] == res.confidence_interval(0.95).low and res.conf_int[1] == np.inf
+    # in the score's units, whatever the rows' order; Monte Carlo subsets give the bound of their own p-value
+    other = _check(df.assign(score=df["score"] * 1000).sample(frac=1, random_state=1), range(5))
+    assert other.conf_int[0] == pytest.approx(1000 * res.conf_int[0], rel=1e-9)
+    drawn = _check(df, range(5), n_resamples=500)
+    assert drawn.pvalue_method == "monte_carlo" and (drawn.conf_int[0] > 0) == (drawn.pvalue <= 0.05)
     assert "95 percent one-sided confidence interval of the difference (permutation test inverted over shifts)" \
         in str(res)
 
