@@ -131,6 +131,30 @@ for _call in ("compare/task_table", "task_table/aggregate", "task_table/brunnerm
                                            _values)
 
 
+def _one_sided_intervals(call):
+    """The selection check's intervals made one-sided from the recorded two-sided ones: each row's ``(mid - q95 se,
+    inf)``, se = (high - low) / (2 q975), Student's t with the row's df; the permutation inspector's is its test
+    inverted, whose lower end is -inf here: with 2 of 5 tasks reported the smallest p-value, 1 / C(5, 2) = 0.1, is
+    above 0.05, so no shift is rejected."""
+    from scipy import stats
+
+    tidy = RECORDED[call]["tidy"]
+    lows = []
+    for low, high, df, method in zip(tidy["conf_low"], tidy["conf_high"], tidy["df"], tidy["method"]):
+        if method == "permutation test over task labels":
+            lows.append(-math.inf)
+            continue
+        se = (high - low) / (2 * stats.t.ppf(0.975, df))
+        lows.append((low + high) / 2 - stats.t.ppf(0.95, df) * se)
+    return {"conf_low": lows, "conf_high": [math.inf] * len(lows)}
+
+
+# session 15: the selection check's intervals are one-sided, (low, inf), as its tests are (alternative="greater")
+for _call in ("compare/selection", "selection_check/fisher_pitman", "selection_check/poi", "selection_check/welch"):
+    for _column, _values in _one_sided_intervals(_call).items():
+        CHANGED[_call, "tidy", _column] = ("session 15", "one-sided intervals, on the side of the one-sided tests",
+                                           _values)
+
 def test_per_pair_effect_intervals_are_those_recorded():
     # the data of record_outputs.py's "task_table/welch" call (its d["runs"])
     call = "task_table/welch"

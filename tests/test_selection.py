@@ -137,11 +137,11 @@ def test_skew_t_reporter_against_an_independent_computation():
     assert res.reporter_statistic == pytest.approx(min(hall_at(v, gamma, 0.0), t_test.statistic), rel=1e-10)
     row = res.tidy().set_index("term").loc["reporter"]
     assert row["pvalue_method"] == "t, skewness-corrected (from the runs)"
-    # each end is where its one-sided test has p = 0.025: the lower one Hall's, the upper one the t's
+    # one-sided as the test (session 15): the lower end is where the test has p = 0.05, Hall's below the t's
     assert kernels.reporter_test(v[None], "skew_t", row["conf_low"], skewness=np.array([gamma]))[2][0] == \
-        pytest.approx(0.025, rel=1e-8)
-    low_t, high_t = stats.ttest_1samp(v, 0.0).confidence_interval(0.95)
-    assert row["conf_low"] < low_t and row["conf_high"] == pytest.approx(high_t, rel=1e-12)
+        pytest.approx(0.05, rel=1e-8)
+    low_t, high_t = stats.ttest_1samp(v, 0.0, alternative="greater").confidence_interval(0.95)
+    assert row["conf_low"] < low_t and row["conf_high"] == high_t == np.inf
     assert "(skewness -" in str(res) and "estimated from the runs' within-task cumulants" in str(res)
     old = selection_check(df, FORMULA, treatment="new", baseline="old", reported=reported, reporter="t")
     assert old.pvalue_reporter == pytest.approx(t_test.pvalue, rel=1e-12) and old.reporter_skewness is None
@@ -379,10 +379,10 @@ def test_t_inspectors_and_intervals_against_scipy(inspector, equal_var):
     assert res.statistic == pytest.approx(reference.statistic, rel=1e-10)
     assert res.pvalue == pytest.approx(reference.pvalue, rel=1e-10)
     assert res.df == pytest.approx(reference.df, rel=1e-10)
-    interval = stats.ttest_ind(v[:7], v[7:], equal_var=equal_var).confidence_interval(0.95)
-    assert res.conf_int == pytest.approx((interval.low, interval.high), rel=1e-10)
-    assert res.confidence_interval(0.9) == pytest.approx(
-        tuple(stats.ttest_ind(v[:7], v[7:], equal_var=equal_var).confidence_interval(0.9)), rel=1e-10)
+    # one-sided as the test (session 15: they were the two-sided intervals)
+    interval = reference.confidence_interval(0.95)
+    assert res.conf_int == pytest.approx((interval.low, interval.high), rel=1e-10) and interval.high == np.inf
+    assert res.confidence_interval(0.9) == pytest.approx(tuple(reference.confidence_interval(0.9)), rel=1e-10)
 
 
 def test_z_inspector_and_pooled_sigma():
@@ -960,18 +960,21 @@ def test_bounds_clip_the_mean_effects_interval_to_the_bounds_width():
     import pandas as pd
 
     rng = np.random.default_rng(0)
-    top = [1.0, 0.9, 1.0]  # success rates: the new agent solves the reported tasks, the old one never does
-    rows = [(agent, f"t{t}", s, (top[t] if agent == "new" else 0.0) if t < 3 else rng.uniform(0.3, 1.0)
+    top = [1.0, 0.9, 1.0]  # success rates: the old agent solves the reported tasks, the new one never does
+    rows = [(agent, f"t{t}", s, (top[t] if agent == "old" else 0.0) if t < 3 else rng.uniform(0.3, 1.0)
              - (0.3 if agent == "old" else 0.0)) for t in range(8) for s in range(3) for agent in ("new", "old")]
     df = pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
     options = {"treatment": "new", "baseline": "old", "reported": ["t0", "t1", "t2"], "rng": 0}
     free = rlstats.selection_check(df, "score ~ agent | task", **options)
     capped = rlstats.selection_check(df, "score ~ agent | task", bounds=(0, 1), **options)
-    half = stats.t.ppf(0.975, 2) * np.std(top, ddof=1) / np.sqrt(3)  # the reported mean effect's t interval
-    assert free.reporter_interval["conf_high"] == pytest.approx(np.mean(top) + half, rel=1e-12)
-    assert np.mean(top) + half > 1 and capped.reporter_interval["conf_high"] == 1.0
-    assert capped.reporter_interval["conf_low"] == free.reporter_interval["conf_low"]
-    assert capped.group_summary["conf_high"].tolist() == [1.0, free.group_summary["conf_high"].iloc[1]]
+    # the reported mean effect's one-sided t interval (session 15: one-sided as the reporter's test; its infinite
+    # upper end is not clipped, as R prints Inf)
+    half = stats.t.ppf(0.95, 2) * np.std(top, ddof=1) / np.sqrt(3)
+    assert free.reporter_interval["conf_low"] == pytest.approx(-np.mean(top) - half, rel=1e-12)
+    assert -np.mean(top) - half < -1 and capped.reporter_interval["conf_low"] == -1.0
+    assert capped.reporter_interval["conf_high"] == free.reporter_interval["conf_high"] == np.inf
+    assert capped.group_summary["conf_low"].tolist() == [-1.0, free.group_summary["conf_low"].iloc[1]]
+    assert capped.group_summary["conf_high"].tolist() == free.group_summary["conf_high"].tolist()
     assert capped.pvalue == free.pvalue and capped.conf_int == pytest.approx(free.conf_int, rel=0, abs=0)
     assert "1 end(s) of the reporter's interval clipped to [-1, 1], the largest difference the bounds allow " \
            "(bounds=(0, 1)): the true value lies within them, so clipping keeps the coverage" in capped.notes

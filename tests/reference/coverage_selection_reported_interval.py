@@ -13,6 +13,10 @@ level). Measured with --n-sim 2000 (4,000 data sets a design, Monte Carlo SE 0.0
 lower end missed 0.018-0.028 (skewed scores: 0.0268 at 3 runs x 5 reported, 0.0278 at 5 runs x 3, 0.0262 at 10 runs
 x 5), the skew-corrected one's 0.013-0.0215 everywhere; two-sided coverage 0.958-0.967 (t) and 0.964-0.976
 (corrected). The result now prints the reporter's interval in both tables, each labelled.
+
+Since session 15 both intervals are one-sided, ``(low, inf)`` at 0.95, as the reporter's test is: the coverage
+column is then 1 - the lower-end miss, and the lower end misses at 0.05, not 0.025; the numbers above are of the
+two-sided intervals before.
 """
 
 import argparse

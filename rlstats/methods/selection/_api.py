@@ -535,6 +535,8 @@ def _requirements(n_p, n_i, options):
 
 
 def _group_summary(v_p, v_i):
+    """Mean effect of each set with Student's t interval: the reported set's one-sided ``(low, inf)``, as the
+    reporter's test of a positive mean is; the held-out set's two-sided, as no test of its mean is one-sided."""
     from scipy import stats
     rows = []
     for name, v in (("reported", v_p), ("heldout", v_i)):
@@ -542,10 +544,12 @@ def _group_summary(v_p, v_i):
         mean = float(v.mean())
         sd = float(v.std(ddof=1)) if n > 1 else np.nan
         se = sd / np.sqrt(n) if n > 1 else np.nan
-        half = stats.t.ppf(1 - (1 - CONF_LEVEL) / 2, n - 1) * se if n > 1 else np.nan
+        one_sided = name == "reported"
+        half = stats.t.ppf(CONF_LEVEL if one_sided else 1 - (1 - CONF_LEVEL) / 2, n - 1) * se if n > 1 else np.nan
         half = np.nan if kernels.essentially_constant(mean, se) else half  # no interval of width 0
+        high = (np.inf if np.isfinite(half) else np.nan) if one_sided else mean + half
         rows.append({"set": name, "n_tasks": n, "estimate": mean, "std_error": se,
-                     "conf_low": mean - half, "conf_high": mean + half, "interval": "t"})
+                     "conf_low": mean - half, "conf_high": high, "interval": "t"})
     return pd.DataFrame(rows)
 
 
@@ -565,16 +569,17 @@ def _one_interval(group_summary, reporter_interval):
 
 def _reporter_interval(reporter, v_p, sigma, group_summary, level=CONF_LEVEL, skewness=None,
                        skewness_source="effects"):
-    """Standard error, ``level`` interval and p-value method of the reported mean under the reporter's test."""
+    """Standard error, one-sided ``level`` interval ``(low, inf)`` and p-value method of the reported mean under the
+    reporter's test, whose side it takes: its lower end is above 0 exactly when the test rejects at 1 - level."""
     from scipy import stats
     if reporter == "skew_t":
         return _skew_t_interval(v_p, skewness, group_summary.iloc[0], level, skewness_source)
     if reporter == "z":
         se = sigma / np.sqrt(v_p.size)
-        half = stats.norm.ppf(1 - (1 - level) / 2) * se
         mean = float(v_p.mean())
         # named as the z inspector's interval is: the sd is known, not estimated (audit s13)
-        return {"std_error": se, "conf_low": mean - half, "conf_high": mean + half, "pvalue_method": KNOWN_SD_NORMAL}
+        return {"std_error": se, "conf_low": mean - stats.norm.ppf(level) * se, "conf_high": np.inf,
+                "pvalue_method": KNOWN_SD_NORMAL}
     reported = group_summary.iloc[0]
     if reporter == "t":
         return {"std_error": reported["std_error"], "conf_low": reported["conf_low"],
@@ -583,21 +588,20 @@ def _reporter_interval(reporter, v_p, sigma, group_summary, level=CONF_LEVEL, sk
 
 
 def _skew_t_interval(v_p, skewness, reported, level, source):
-    """The skew-corrected t interval: each end the bound of its one-sided test at (1 - level) / 2, Hall's bound
-    where the skew points to that side (the lower end for effects skewed towards losses), else the t's."""
+    """The skew-corrected t interval, one-sided as its test: ``(low, inf)``, low the bound of the test at 1 - level
+    (Hall's bound where the effects are skewed towards losses, else the t's), so above 0 exactly when it rejects."""
     from scipy import stats
     fields = {"std_error": reported["std_error"], "conf_low": reported["conf_low"],
               "conf_high": reported["conf_high"], "pvalue_method": f"t, skewness-corrected (from the {source})"}
     if not np.isfinite(reported["conf_low"]):
         return fields
     n, mean, sd = v_p.size, float(v_p.mean()), float(v_p.std(ddof=1))
-    q = stats.t.ppf(1 - (1 - level) / 2, n - 1)
+    q = stats.t.ppf(level, n - 1)
     gamma = float(kernels.effect_skewness(v_p) if skewness is None else skewness)
-    # the lower end tests "greater" with min(gamma, 0); the upper end "less", the mirror image, with max(gamma, 0);
-    # Hall's cubic inverted, not statistics.cornish_fisher_shift (its first-order term; see statistics.hall_transform)
+    # the test of "greater" with min(gamma, 0) inverted: Hall's cubic, not statistics.cornish_fisher_shift (its
+    # first-order term; see statistics.hall_transform); the larger of its and the t's, as the p-value is
     low = mean - sd * max(float(kernels.hall_inverse(q, min(gamma, 0.0), n)), q / np.sqrt(n))
-    high = mean + sd * max(float(kernels.hall_inverse(q, -max(gamma, 0.0), n)), q / np.sqrt(n))
-    return {**fields, "conf_low": low, "conf_high": high}
+    return {**fields, "conf_low": low, "conf_high": np.inf}
 
 
 def _sigma_of(options, pooled_sd):
@@ -616,14 +620,15 @@ def _inspect(v_p, v_i, options, sigma, ss):
         found = kernels.permutation_inspector(v_p, v_i, options.n_resamples, ss)
         return {"statistic": found.statistic, "df": None, "pvalue": found.pvalue,
                 "pvalue_method": "exact" if found.exact else "monte_carlo", "pvalue_mc_se": found.mc_se,
-                "n_resamples": found.n_resamples, "null_distribution": found.null_distribution}
+                "n_resamples": found.n_resamples, "null_distribution": found.null_distribution,
+                "permutation_shifts": found.shifts}
     statistic, df, p, diff = kernels.parametric_inspector(v_p[None], v_i[None], options.inspector, sigma)
     if not np.isfinite(diff.std_error[0]) or diff.std_error[0] == 0 or _round_off(v_p, v_i, diff.std_error[0]):
         raise DesignError(f"the per-task effects have no spread, so the {_INSPECTOR_NAMES[options.inspector]} is "
                           "undefined; use inspector=\"fisher_pitman\"")
     return {"statistic": float(statistic[0]), "df": None if np.isnan(df[0]) else float(df[0]), "pvalue": float(p[0]),
             "pvalue_method": "normal" if options.inspector == "z" else "t", "pvalue_mc_se": None,
-            "n_resamples": None, "null_distribution": None}
+            "n_resamples": None, "null_distribution": None, "permutation_shifts": None}
 
 
 def _round_off(v_p, v_i, std_error):
@@ -659,34 +664,57 @@ def _clipped(known, group_summary, reporter_interval, difference, notes):
     """The intervals with their ends where a mean of per-task differences of means can be (plus or minus the
     bounds' width) and a difference of two such means (twice that)."""
     width = known.width
-    group_summary = clip_columns(group_summary, known, ("conf_low", "conf_high"), "the mean effects' intervals",
-                                 "difference", notes)
+    high = group_summary["conf_high"]  # a one-sided interval's infinite end stays so (R prints Inf): not clipped
+    group_summary = clip_columns(group_summary.assign(conf_high=high.where(np.isfinite(high))), known,
+                                 ("conf_low", "conf_high"), "the mean effects' intervals", "difference", notes)
+    group_summary = group_summary.assign(conf_high=group_summary["conf_high"].where(np.isfinite(high), high))
     ends = [reporter_interval.get("conf_low", np.nan), reporter_interval.get("conf_high", np.nan)]
-    ends, moved = clip(np.array(ends, dtype=float), (-width, width))
+    ends, moved = _clip_finite(ends, (-width, width))
     if "conf_low" in reporter_interval:
         reporter_interval = {**reporter_interval, "conf_low": float(ends[0]), "conf_high": float(ends[1])}
     note = clipped_note(moved, "the reporter's interval", known, "difference")
-    gap, moved = clip(np.array(difference["conf_int"], dtype=float), (-2 * width, 2 * width))
+    gap, moved = _clip_finite(difference["conf_int"], (-2 * width, 2 * width))
     note2 = clipped_note(moved, "the interval of reported less held-out", known, "difference",
                          limits=(-2 * width, 2 * width))
     notes += [n for n in (note, note2) if n]
     return group_summary, reporter_interval, {**difference, "conf_int": (float(gap[0]), float(gap[1]))}
 
 
-def _difference(v_p, v_i, options, sigma):
-    """mean(reported) - mean(held-out) with its 95 % interval, under the inspector's reference distribution.
+def _clip_finite(ends, limits):
+    """``clip`` of the finite ``ends``; an infinite end (a one-sided interval's) stays as it is."""
+    ends = np.array(ends, dtype=float)
+    finite = np.isfinite(ends)
+    clipped, moved = clip(np.where(finite, ends, np.nan), limits)
+    return np.where(finite, clipped, ends), moved
 
-    The permutation inspector has none of its own: Welch's interval when both
-    sets have 2 tasks, else the pooled one, else none.
+
+def _difference(v_p, v_i, options, sigma, shifts=None, exact=True):
+    """mean(reported) - mean(held-out) with its one-sided 95 % interval ``(low, inf)``, under the inspector's
+    reference distribution: one-sided as the inspector's test is, so that its lower end is above 0 exactly when the
+    test rejects at 0.05 (R's ``t.test(alternative = "greater")``).
+
+    The permutation inspector's interval inverts its own test (:func:`kernels.permutation_lower_bound`: the shifts
+    of the reported effects it does not reject), so that it agrees with its p-value; its standard error is Welch's
+    when both sets have 2 tasks, else the pooled one, else none.
     """
     from scipy import stats
     n_p, n_i = v_p.size, v_i.size
     kind = options.inspector
-    if kind == "fisher_pitman":
-        kind = "welch" if min(n_p, n_i) >= 2 else ("t" if n_p + n_i >= 3 else None)
     estimate = float(v_p.mean() - v_i.mean())
     fields = {"estimate": estimate, "std_error": None, "conf_int": (np.nan, np.nan), "interval_method": None,
               "difference_df": None}
+    if kind == "fisher_pitman":
+        every = np.concatenate([v_p, v_i])
+        if kernels.essentially_constant(every.mean(), every.std(ddof=1) / np.sqrt(every.size)):
+            return fields  # effects that tie but for round-off: an interval's end would be round-off (audit s15)
+        fields.update(conf_int=(kernels.permutation_lower_bound(shifts, exact, CONF_LEVEL), np.inf),
+                      interval_method="permutation")
+        kind = "welch" if min(n_p, n_i) >= 2 else ("t" if n_p + n_i >= 3 else None)
+        if kind is None:
+            return fields
+        diff = kernels.difference(v_p[None], v_i[None], kind, sigma)
+        se = float(diff.std_error[0])
+        return {**fields, "std_error": se} if np.isfinite(se) and se > 0 and not _round_off(v_p, v_i, se) else fields
     if kind is None:
         return fields
     diff = kernels.difference(v_p[None], v_i[None], kind, sigma)
@@ -694,8 +722,8 @@ def _difference(v_p, v_i, options, sigma):
     if not (np.isfinite(se) and se > 0) or (kind != "z" and _round_off(v_p, v_i, se)):
         return fields
     df = None if np.isnan(df) else df
-    q = stats.norm.ppf(0.975) if df is None else stats.t.ppf(0.975, df)
-    return {**fields, "std_error": se, "conf_int": (estimate - q * se, estimate + q * se), "interval_method": kind,
+    q = stats.norm.ppf(CONF_LEVEL) if df is None else stats.t.ppf(CONF_LEVEL, df)
+    return {**fields, "std_error": se, "conf_int": (estimate - q * se, np.inf), "interval_method": kind,
             "difference_df": df}
 
 
@@ -817,7 +845,8 @@ def _run(design, fresh, treatment, baseline, reported_names, heldout, options, r
                  + (" (fresh runs)" if heldout_design == "fresh" else ""))
     used = frame["set"].isin(["reported", "heldout"])
     group_summary = _group_summary(v_p, v_i)
-    difference = _difference(v_p, v_i, options, sigma)
+    difference = _difference(v_p, v_i, options, sigma, inspector["permutation_shifts"],
+                             inspector["pvalue_method"] == "exact")
     reporter_interval = _reporter_interval(options.reporter, v_p, sigma, group_summary, skewness=skewness,
                                            skewness_source=skewness_source)
     group_summary = _one_interval(group_summary, reporter_interval)

@@ -362,6 +362,36 @@ class PermutationOutcome:
     n_resamples: int          # resamples drawn, or subsets enumerated when exact
     exact: bool
     null_distribution: np.ndarray
+    shifts: np.ndarray | None = None  # sorted; see shift_thresholds
+
+
+def shift_thresholds(subset_sums, n_reported_in, observed_sum, tol, k):
+    """For each subset S of the permutation null, the least shift delta of the reported effects (each less delta)
+    at which S's sum reaches the observed one, so that S counts as a hit: ``(observed - tol - sum_S) / (k - |S &
+    reported|)``, -inf for the reported set itself (always a hit). Sorted: the hits at delta are the values <= delta.
+
+    Shifting the reported effects by delta moves the observed sum by -k delta and S's by -|S & reported| delta, so
+    S is a hit exactly when delta reaches its threshold, and the permutation p-value of the shifted effects rises
+    with delta in steps; :func:`permutation_lower_bound` inverts it.
+    """
+    outside = k - np.asarray(n_reported_in, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        shifts = np.where(outside > 0, (observed_sum - tol - np.asarray(subset_sums, dtype=float)) / outside, -np.inf)
+    return np.sort(shifts)
+
+
+def permutation_lower_bound(shifts, exact, level):
+    """One-sided lower confidence bound of the shift of the reported effects over the held-out ones: the least delta
+    whose permutation p-value (effects shifted by delta) is above ``1 - level``; -inf when no delta is rejected.
+
+    The p-value at delta counts the thresholds <= delta (:func:`shift_thresholds`) as :func:`permutation_inspector`
+    counts hits (their share when exact, ``(1 + hits) / (B + 1)`` otherwise), so the bound is above 0 exactly when
+    the test rejects at ``1 - level``: the interval ``(bound, inf)`` inverts the test.
+    """
+    hits = np.arange(shifts.size + 1)
+    p = hits / shifts.size if exact else monte_carlo_pvalue(hits, shifts.size)
+    first = int(np.argmax(p > 1 - level))  # p at the largest count is 1 (exact) or 1 (Monte Carlo): always found
+    return -np.inf if first == 0 else float(shifts[first - 1])
 
 
 def permutation_inspector(v_reported, v_heldout, n_resamples, ss, progress=None):
@@ -383,23 +413,29 @@ def permutation_inspector(v_reported, v_heldout, n_resamples, ss, progress=None)
     observed_sum = v_reported.sum()
     tol = _tolerance(v_all, k)
     if is_exact(n, k, n_resamples):
-        sums = v_all[_all_subsets(n, k)].sum(axis=-1)
+        subsets = _all_subsets(n, k)
+        sums = v_all[subsets].sum(axis=-1)
         if progress is not None:
             progress(n_resamples)
         p = np.count_nonzero(sums >= observed_sum - tol) / sums.size
         null = _sums_to_difference(sums, total, k, m)
+        shifts = shift_thresholds(sums, (subsets < k).sum(axis=-1), observed_sum, tol, k)
         return PermutationOutcome(float(_sums_to_difference(observed_sum, total, k, m)), float(p), None,
-                                  int(sums.size), True, null)
+                                  int(sums.size), True, null, shifts)
     sums = np.empty(n_resamples)
+    reported_in = np.empty(n_resamples)  # how many of each subset's tasks are reported ones (indices below k)
     for start, stop, gen in chunk_generators(ss, n_resamples, PERMUTATION_CHUNK):
-        sums[start:stop] = v_all[_random_subsets(gen, (stop - start,), n, k)].sum(axis=-1)
+        subsets = _random_subsets(gen, (stop - start,), n, k)
+        sums[start:stop] = v_all[subsets].sum(axis=-1)
+        reported_in[start:stop] = (subsets < k).sum(axis=-1)
         if progress is not None:
             progress(stop - start)
     hits = np.count_nonzero(sums >= observed_sum - tol)
     p = monte_carlo_pvalue(hits, n_resamples)
     return PermutationOutcome(float(_sums_to_difference(observed_sum, total, k, m)), float(p),
                               float(monte_carlo_se(p, n_resamples)), n_resamples, False,
-                              _sums_to_difference(sums, total, k, m))
+                              _sums_to_difference(sums, total, k, m),
+                              shift_thresholds(sums, reported_in, observed_sum, tol, k))
 
 
 def permutation_pvalues(v_reported, v_heldout, n_resamples, gen, block_elements=1 << 22):

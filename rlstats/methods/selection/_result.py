@@ -20,7 +20,8 @@ _INSPECTOR_NAMES = {"fisher_pitman": "permutation test over task labels", "t": "
                     "welch": "Welch two-sample t test", "z": "two-sample z test with known sd"}
 #: the name of the normal interval with the sd known (sigma=): the z inspector's and the z reporter's
 KNOWN_SD_NORMAL = "normal, known sd"
-_INTERVAL_NAMES = {"welch": "Welch t", "t": "pooled t", "z": KNOWN_SD_NORMAL}
+_INTERVAL_NAMES = {"welch": "Welch t", "t": "pooled t", "z": KNOWN_SD_NORMAL,
+                   "permutation": "permutation test inverted over shifts"}
 _REPORTER_NAMES = {"skew_t": "skewness-corrected one-sample t test", "t": "one-sample t test",
                    "z": "one-sample z test with known sd", "wilcoxon": "Wilcoxon signed-rank test"}
 _STATISTIC_SYMBOL = {"skew_t": "t", "t": "t", "welch": "t", "z": "z", "wilcoxon": "V"}
@@ -67,11 +68,18 @@ class SelectionCheckResult(Result):
         Permutation null of ``mean(reported) - mean(held-out)``.
     estimate, std_error : float
         ``mean(reported) - mean(held-out)`` of the per-task effects and its
-        standard error under ``interval_method``.
+        standard error under ``interval_method`` (the permutation inspector's: Welch's, or the pooled t's when a
+        set has one task).
     conf_int : tuple of float
-        95 % interval of the difference; see :meth:`confidence_interval`.
+        One-sided 95 % interval ``(low, inf)`` of the difference, on the side of the inspector's test (as R's
+        ``t.test(alternative = "greater")`` gives); see :meth:`confidence_interval`.
     interval_method : str or None
-        ``"welch"``, ``"t"`` (pooled) or ``"z"``; None when undefined.
+        ``"welch"``, ``"t"`` (pooled), ``"z"`` or ``"permutation"`` (the permutation inspector's test inverted: the
+        least shift of the reported effects whose p-value is above ``1 - conf_level``); None when undefined.
+    permutation_shifts : ndarray or None
+        The permutation inspector's subsets' thresholds, sorted: the shift of the reported effects at which each
+        subset's sum reaches the reported one (-inf for the reported set); the p-value of effects shifted by delta
+        counts those at most delta, which :meth:`confidence_interval` inverts.
     difference_df : float or None
         Degrees of freedom of that interval (None: normal).
     reporter : str
@@ -110,11 +118,11 @@ class SelectionCheckResult(Result):
         ``"dropped"``), effect, n_treatment, n_baseline.
     group_summary : DataFrame
         Mean effect of each set with its standard error and interval, and
-        ``interval`` naming it: the reported set's the reporter's (the
+        ``interval`` naming it: the reported set's one-sided ``(low, inf)``, the reporter's (the
         ``reporter_interval``: by default the skew-corrected t, ``"t,
         skewness-corrected (from the runs)"``; ``"normal, known sd"`` for
         ``reporter="z"``; Student's t for the signed-rank reporter, which
-        gives none), the held-out set's Student's t (``"t"``).
+        gives none), the held-out set's two-sided Student's t (``"t"``).
     reported_tasks, heldout_tasks : tuple of str
     heldout_design : str
         ``"complement"`` (every other task), ``"listed"`` or ``"fresh"``.
@@ -172,6 +180,7 @@ class SelectionCheckResult(Result):
     conf_level: float = CONF_LEVEL
     reporter_skewness: float | None = None
     reporter_skewness_source: str | None = None
+    permutation_shifts: np.ndarray | None = None
 
     _plot_kinds: ClassVar[dict] = {
         "effects": plots_selection.plot_effects,
@@ -197,19 +206,24 @@ class SelectionCheckResult(Result):
         return self.pvalue_gap if self.pvalue_gap is not None else self.pvalue_reporter
 
     def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
-        """Two-sided interval of ``mean(reported) - mean(held-out)`` under ``interval_method``.
+        """One-sided interval ``(low, inf)`` of ``mean(reported) - mean(held-out)`` under ``interval_method``.
 
-        Returns a :class:`~rlstats.results.ConfidenceInterval` ``(low, high)``;
+        One-sided as the inspector's test of a larger mean on the reported tasks is (R's ``t.test(alternative =
+        "greater")`` gives the same): ``low`` is above 0 exactly when that test rejects at ``1 - confidence_level``
+        (the permutation inspector's is its test inverted, ``interval_method="permutation"``).
+        Returns a :class:`~rlstats.results.ConfidenceInterval` ``(low, inf)``;
         ``confidence_level=None`` is ``conf_level`` (the level of ``conf_int``).
         """
         from scipy import stats
         level = self.conf_level if confidence_level is None else check_confidence_level(confidence_level)
+        if self.interval_method == "permutation" and self.permutation_shifts is not None:
+            from ._kernels import permutation_lower_bound
+            return ConfidenceInterval(permutation_lower_bound(self.permutation_shifts, self.pvalue_method == "exact",
+                                                              level), np.inf)
         if self.std_error is None:
             return ConfidenceInterval(np.nan, np.nan)
-        upper = 1 - (1 - level) / 2
-        quantile = stats.norm.ppf(upper) if self.difference_df is None else stats.t.ppf(upper, self.difference_df)
-        return ConfidenceInterval(self.estimate - quantile * self.std_error,
-                                  self.estimate + quantile * self.std_error)
+        quantile = stats.norm.ppf(level) if self.difference_df is None else stats.t.ppf(level, self.difference_df)
+        return ConfidenceInterval(self.estimate - quantile * self.std_error, np.inf)
 
     def required_heldout(self, power: float = 0.95, mu0: float = 0.0) -> int | None:
         """Fewest fresh held-out tasks for the z inspector to flag this report with probability ``power``.
@@ -249,8 +263,8 @@ class SelectionCheckResult(Result):
                      f"{fmt.signif(self.estimate)}")
         if self.interval_method is not None:
             low, high = self.conf_int
-            lines.append(f"95 percent confidence interval of the difference ({_INTERVAL_NAMES[self.interval_method]}): "
-                         f"{fmt.signif(low)} {fmt.signif(high)}")
+            lines.append(f"{fmt.signif(100 * self.conf_level)} percent one-sided confidence interval of the difference "
+                         f"({_INTERVAL_NAMES[self.interval_method]}): {fmt.signif(low)} {fmt.signif(high)}")
         lines.append(self._reporter_line())
         if self.pvalue_gap is not None:
             lines.append(f"reporter with minimum improvement mu_gap = {fmt.signif(self.mu_gap)}: "

@@ -18,7 +18,8 @@ SET_LABELS = {"reported": "reported", "heldout": "held-out"}
 
 def plot_effects(result, *, ax=None, **kwargs):
     """Per-task effects, reported vs held-out, with each set's mean and 95 % interval (the title names each: the
-    reported set's the reporter's, the skew-corrected t by default; the held-out set's Student's t).
+    reported set's the reporter's, the skew-corrected t by default, one-sided as its test, so its band runs to the
+    right edge; the held-out set's two-sided Student's t).
 
     Tasks are sorted by effect (largest at the top), one per row; each set's
     mean is a vertical line and its interval a shaded band of the set's
@@ -33,20 +34,27 @@ def plot_effects(result, *, ax=None, **kwargs):
         style = {"color": colour, "s": 28, "zorder": 3}
         style.update(kwargs)
         ax.scatter(effects["effect"].to_numpy()[mask], rows[mask], label=SET_LABELS[name], **style)
-    for row in result.group_summary.itertuples(index=False):
+    summary = result.group_summary
+    ends = np.r_[effects["effect"].to_numpy(dtype=float), summary["conf_low"], summary["conf_high"]]
+    finite = ends[np.isfinite(ends)]
+    right = finite.max() + 0.05 * (np.ptp(finite) or 1.0)  # where a one-sided band's infinite end is drawn
+    for row in summary.itertuples(index=False):
         colour = SET_COLOURS[row.set]
         ax.axvline(row.estimate, color=colour, linewidth=1.5, zorder=2)
         if np.isfinite(row.conf_low):
-            ax.axvspan(row.conf_low, row.conf_high, color=colour, alpha=0.12, linewidth=0, zorder=1)
+            high = row.conf_high if np.isfinite(row.conf_high) else right
+            ax.axvspan(row.conf_low, high, color=colour, alpha=0.12, linewidth=0, zorder=1)
     ax.axvline(0.0, color="0.5", linewidth=0.8, linestyle=":", zorder=1)
     ax.set_yticks(rows)
     ax.set_yticklabels(effects["task"].tolist(), fontsize=8)
     ax.set_ylim(-0.7, len(effects) - 0.3)
+    ax.set_xlim(right=max(ax.get_xlim()[1], right))
     direction = "" if result.higher_is_better else ", sign flipped: positive = better"
     ax.set_xlabel(f"per-task effect ({result.effect_measure}: {result.treatment} vs {result.baseline}{direction})")
-    kinds = dict(zip(result.group_summary["set"], result.group_summary["interval"]))
-    bands = "95% t intervals" if set(kinds.values()) == {"t"} else "95% intervals (" + "; ".join(
-        f"{SET_LABELS[name]}: {kind}" for name, kind in kinds.items()) + ")"
+    kinds = {name: kind + ("" if np.isfinite(high) or not np.isfinite(low) else ", one-sided")
+             for name, kind, low, high in zip(summary["set"], summary["interval"], summary["conf_low"],
+                                               summary["conf_high"])}
+    bands = "95% intervals (" + "; ".join(f"{SET_LABELS[name]}: {kind}" for name, kind in kinds.items()) + ")"
     ax.set_title(f"Per-task effects; lines: set means, bands: {bands}", fontsize=9)
     ax.legend(frameon=False, fontsize=8, loc="lower right")
     return ax

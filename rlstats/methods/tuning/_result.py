@@ -213,8 +213,8 @@ class TuningResult(Result):
                      f"its {level} interval is " + _tuned_interval_prose(self.options.get("tuned_lower")))
             tuned = self.tables.get("tuned")
             if tuned is not None and tuned["n_best_set"].isna().any():
-                text += (" Where every configuration had one seed, the probabilities, the optimism and the tuned "
-                         "score were withheld: the resamples were the data.")
+                text += (" Where a configuration had one seed, the probabilities, the optimism and the tuned score "
+                         "were withheld: the bootstrap resamples seeds, so it entered every resample as certain.")
         if "expected_max" in self.views:
             band = ("pointwise bootstrap bands (percentile bands centred at the estimate)"
                     if self.options.get("band") == "percentile" else

@@ -62,9 +62,9 @@ def plot_best_set(result, *, ax=None, **kwargs):
     lines = sum(label.count("\n") + 1 for label in labels)
     ax = axes_or_new(ax, (5.0, 0.8 + 0.1 * len(best) + 0.12 * lines))
     title = [f"{best['agent'].iloc[0]} / {best['task'].iloc[0]}"] if one and len(best) else []
-    withheld = bool(table["probability_best"].isna().any())  # one seed in every configuration of a sweep
+    withheld = bool(table["probability_best"].isna().any())  # a configuration of one seed in a sweep
     if withheld:
-        title.append("probabilities withheld where every configuration has one seed (see the notes)")
+        title.append("probabilities withheld where a configuration has one seed (see the notes)")
     if len(chances) > len(best):
         title.append(f"{len(best)} of {len(chances)} shown (best_set() lists all)")
     if title:
