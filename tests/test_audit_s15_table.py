@@ -53,7 +53,6 @@ def _lower_better_table():
                               "score ~ agent | task/seed", higher_is_better=False)
 
 
-@pytest.mark.xfail(strict=True, reason="the caption and prose said 'best' and 'scores higher' with lower better")
 def test_task_table_says_lower_is_better():
     """With higher_is_better=False the bold cell is the task's lowest mean, but the caption (to_latex, the print's
     legend) said only 'Bold: the best mean of each task', so a reader of the paper's table alone took the bold 419 of

@@ -113,6 +113,9 @@ class TaskTableResult(Result):
         mask = self.withheld.get("possibly_best")
         return np.zeros(self.counts.shape, dtype=bool) if mask is None else np.asarray(mask, dtype=bool)
 
+    def _higher(self):
+        return bool(self.options.get("higher_is_better", True))
+
     def _marks_shown(self):
         return bool((~self._unmarked() & (self.counts > 0)).any())
 
@@ -197,7 +200,9 @@ class TaskTableResult(Result):
             alone = f" ({fmt.count(int(bare.sum()), 'cell')} without: too few runs)" if bare.any() else ""
             text = (f"{name} \u00b1 standard deviation over {self._phrase(self.counts[present & ~bare])} runs (seeds) "
                     f"per agent and task{alone}. ")
-        text += f"Bold: the best {self.label} of each task"
+        # lower-is-better says so: a bold lowest mean read as a typesetting slip in a paper (audit s15)
+        text += (f"Bold: the best {self.label} of each task" if self._higher() else
+                 f"Bold: the lowest {self.label} of each task (lower is better)")
         text += f"; {self.mark_sentence()}" if self._marks_shown() else "."
         if self.withheld_sentence():
             text += " " + self.withheld_sentence()
@@ -283,7 +288,8 @@ class TaskTableResult(Result):
                 + (f" ({fmt.count(unmarked, 'cell')} withheld: too few runs)" if unmarked else ""))
 
     def _extra_lines(self):
-        key = f"(*bold*: best; {self.mark_sentence()})" if self._marks_shown() else "(*bold*: best)"
+        best = "best" if self._higher() else "best (lowest: lower is better)"
+        key = f"(*bold*: {best}; {self.mark_sentence()})" if self._marks_shown() else f"(*bold*: {best})"
         return fmt.table_text(self.display().reset_index()).split("\n") + [key]
 
     def summary(self) -> Summary:
@@ -360,7 +366,8 @@ class TaskTableResult(Result):
         marked = int((self.possibly_best & ~self.tied_best).sum())
         runs = self._runs_phrase()
         which = f"each of {len(self.tasks)} tasks" if len(self.tasks) > 1 else "the task"
-        best = (f"For {which} we marked the agent with the best {self.label} of its runs "
+        best = (f"For {which} we marked the agent with the {'best' if self._higher() else 'lowest'} {self.label} "
+                f"of its runs{'' if self._higher() else ' (lower is better)'} "
                 f"({runs} {'run' if runs == '1' else 'runs'} per agent and task)")
         others = (self.counts > 0) & ~(np.arange(len(self.agents))[None, :] == self.best[:, None])
         if not self._marks_shown():
@@ -384,7 +391,8 @@ class TaskTableResult(Result):
         text = (f"{best}, tested every ordered pair of agents one-sided with the {self.test_name} on that task's "
                 f"runs, and {rule}. Best per task: {', '.join(parts)}. In "
                 f"{fmt.count(marked, 'further agent-task cell')} the agent was possibly best. Effect sizes against the "
-                f"best are the Vargha-Delaney A12 (probability that a run of the best scores higher) with "
+                f"best are the Vargha-Delaney A12 (probability that a run of the best scores "
+                f"{'higher' if self._higher() else 'lower'}) with "
                 f"{_A12_INTERVALS[intervals]} intervals, Cliff's delta = 2 A12 - 1, Hedges' g with noncentral-t "
                 f"intervals and Welch's t with the interval of the difference of means "
                 f"({fmt.signif(100 * self.confidence_level)}%{_JOINTLY[intervals]}). The same effect sizes are "
