@@ -67,7 +67,6 @@ def test_task_table_says_lower_is_better():
     assert "scores higher" not in prose and "scores lower" in prose
 
 
-@pytest.mark.xfail(strict=True, reason="equivalence's LaTeX caption stated neither the interval's level nor the side")
 def test_equivalence_latex_caption_says_level_and_side():
     """to_latex() of a non-inferiority test with lower scores better captioned its 'lower'/'upper' columns only as
     'Tests against the margin ±50', with alpha = 0.05: the columns hold the 90% interval (1 - 2 alpha), which the
