@@ -83,3 +83,20 @@ def test_equivalence_latex_caption_says_level_and_side():
     tost = rlstats.equivalence(df, "score ~ agent | task/seed", margin=50, rng=0, normalize=False)
     caption = tost.to_latex().split("\\caption{", 1)[1].split("}\n", 1)[0]
     assert "90\\% interval lies within $\\pm$50" in caption
+
+
+@pytest.mark.xfail(strict=True, reason="to_latex() footnoted effect-size intervals the table does not print")
+def test_task_table_latex_notes_only_of_what_it_prints():
+    """to_latex() sets the notes under the table of means, marks and daggers, and among them were sentences about
+    the effect-size intervals against the best ("each task's effect-size intervals against its best are at 95%
+    jointly: ... at most 5% of those printed miss", "Hedges' g is undefined in 2 cells (PrivateEye/IRIS,
+    PrivateEye/PlayVirtual)" on Atari 100k): that table prints no effect size, so a paper's footnote spoke of
+    intervals it does not hold. They belong with the comparisons (print, summary(), tidy()), which keep them."""
+    table = _lower_better_table()
+    joint = [n for n in table.notes if "effect-size intervals against its best" in n]
+    assert len(joint) == 1
+    assert "effect-size intervals" not in table.to_latex()
+    assert "effect-size intervals" not in table.to_markdown()
+    assert "effect-size intervals" not in table._repr_html_()
+    assert "effect-size intervals" in table.summary().to_latex()
+    assert joint[0] in str(table.summary())
