@@ -152,7 +152,12 @@ class EquivalenceResult(Result):
         # the print's caveat on the per-task rows rides with the table into a paper (its caption)
         per_task = (f"; per task, separate tests each at alpha = {fmt.signif(self.alpha)}, not adjusted for "
                     "multiplicity" if (shown["scope"] == "task").any() else "")
-        return {f"Tests against the margin \u00b1{fmt.signif(self.margin)} ({self.margin_scale}{per_task})": shown}
+        # the caption says what the lower and upper columns are and what the verdict needs, which alpha alone did not
+        # (a 90% interval at alpha = 0.05; one side for non-inferiority, and which side; audit s15)
+        band = "\u00b1" if self.alternative == "equivalence" else ""
+        rule = self._rule(f"{fmt.signif(100 * self.confidence_level, 3)}%")
+        return {f"Tests against the margin {band}{fmt.signif(self.margin)} ({self.margin_scale}); {rule}{per_task}":
+                shown}
 
     # ---- tidy output ------------------------------------------------------------------
     def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:

@@ -306,12 +306,17 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
     notes += list(dict.fromkeys(needs.sentences[o] for o in ("possibly_best", "comparisons") if o in needs.sentences))
     notes += _set_notes(design, test, alpha, adjustment, present & ~unmarked, pairwise, smallest,
                         tied_best & rejected, summary)
-    notes += _effect_size_notes(design, level, present, ~needs.mask("comparisons", (n, k)), options.effect_intervals)
+    # the notes of the effect sizes alone, which to_latex() and the other outputs of the table alone leave out: the
+    # table prints none (audit s15); each is also among the notes, in its place
+    effect_notes = _effect_size_notes(design, level, present, ~needs.mask("comparisons", (n, k)),
+                                      options.effect_intervals)
+    notes += effect_notes
     notes += [note for note in (near_tie_note(n_near),) if note]
     beyond = compared_next & ~compared
     if beyond.any():
         notes.append(f"the comparisons with the next-ranked agent are withheld in {_cells_phrase(design, beyond)}: "
                      "they need at least 2 runs of both agents; add runs")
+        effect_notes.append(notes[-1])
     if "monte_carlo" in how:
         notes.append(f"{_TEST_NAMES[test]} p-values from {n_resamples} random splits where the splits were too many "
                      "to enumerate")
@@ -321,6 +326,7 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
         notes.append(f"the A12 interval is undefined in {_cells_phrase(design, degenerate)}: the Brunner-Munzel "
                      "variance is zero there (every run of one agent beats every run of the other, or all runs "
                      "tie); the default effect_intervals='fcr' gives a score interval there")
+        effect_notes.append(notes[-1])
     flat = others & (design.counts >= 2) & (design.counts >= 2)[np.arange(n), best][:, None] & np.isnan(hedges[..., 0])
     # the joint-level note only where it says something of what is printed: a task with more than 2 agents (with 2,
     # fcr_level is the level itself) that shows some A12 or Hedges' g interval (not all withheld, e.g. one run a cell)
@@ -331,8 +337,10 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
                      f"agent is best at most {fmt.signif(100 * (1 - level))}% of those printed miss (Benjamini and "
                      "Yekutieli's false coverage-statement rate); effect_intervals='per_pair' gives the unadjusted "
                      "intervals")
+        effect_notes.append(notes[-1])
     if flat.any():
         notes.append(f"Hedges' g is undefined in {_cells_phrase(design, flat)}: neither agent's runs vary")
+        effect_notes.append(notes[-1])
     aggregate_row = None
     if aggregate == "bootstrap" and "aggregate" in needs.sentences:
         notes.append(needs.sentences["aggregate"] + " (the aggregate row compares every agent, so it is left out)")
@@ -356,7 +364,7 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
         p_pairwise=pairwise, a12=a12, hedges_g=hedges, welch=welch, next_ranked=next_ranked, a12_next=a12_next,
         hedges_g_next=hedges_next, welch_next=welch_next, aggregate=aggregate_row,
         withheld={output: np.array(mask) for output, mask in needs.withheld.items()},
-        withheld_reasons=dict(needs.sentences))
+        withheld_reasons=dict(needs.sentences), effect_notes=tuple(effect_notes))
 
 
 def _next_ranked_effects(design, runs, ranked, oriented, present, sign, level, intervals, needs):

@@ -72,6 +72,10 @@ class TaskTableResult(Result):
         ``significant`` missing in ``tidy()``), no ± sd, and NaN tests and intervals.
     withheld_reasons : dict of str to str
         For each output withheld somewhere, the sentence that says why and the way on (also among the notes).
+    effect_notes : tuple of str
+        The notes that speak only of the effect sizes and their intervals (also among ``notes``): ``to_latex()``
+        and ``to_markdown()``, the table alone for a paper, leave them out; print, the notebook's view,
+        ``summary()`` and ``report()`` keep them.
     """
 
     agents: tuple[str, ...]
@@ -101,6 +105,7 @@ class TaskTableResult(Result):
     aggregate: dict[str, Any] | None
     withheld: dict[str, np.ndarray]
     withheld_reasons: dict[str, str]
+    effect_notes: tuple[str, ...] = ()
 
     _plot_kinds: ClassVar[dict] = {"table": plots.plot_table}
 
@@ -112,6 +117,13 @@ class TaskTableResult(Result):
         """(n_tasks, n_agents): cells whose possibly-best mark is withheld for want of runs."""
         mask = self.withheld.get("possibly_best")
         return np.zeros(self.counts.shape, dtype=bool) if mask is None else np.asarray(mask, dtype=bool)
+
+    def _table_notes(self):
+        """The notes under the table alone: those of the effect sizes, which it does not print, left out."""
+        return tuple(note for note in self.notes if note not in self.effect_notes)
+
+    def _higher(self):
+        return bool(self.options.get("higher_is_better", True))
 
     def _marks_shown(self):
         return bool((~self._unmarked() & (self.counts > 0)).any())
@@ -197,7 +209,9 @@ class TaskTableResult(Result):
             alone = f" ({fmt.count(int(bare.sum()), 'cell')} without: too few runs)" if bare.any() else ""
             text = (f"{name} \u00b1 standard deviation over {self._phrase(self.counts[present & ~bare])} runs (seeds) "
                     f"per agent and task{alone}. ")
-        text += f"Bold: the best {self.label} of each task"
+        # lower-is-better says so: a bold lowest mean read as a typesetting slip in a paper (audit s15)
+        text += (f"Bold: the best {self.label} of each task" if self._higher() else
+                 f"Bold: the lowest {self.label} of each task (lower is better)")
         text += f"; {self.mark_sentence()}" if self._marks_shown() else "."
         if self.withheld_sentence():
             text += " " + self.withheld_sentence()
@@ -221,14 +235,15 @@ class TaskTableResult(Result):
         ``environment=`` "table" or "table*" chooses, and ``resize=True`` shrinks the table to its float's width
         (``\\resizebox``, graphicx), which None does only for a table wider than the page. The first line, a
         LaTeX comment, names the packages it needs (booktabs; graphicx when resized), its width and how to make it
-        fit a column. The notes (what was dropped or changed, as printed) are set under the table.
+        fit a column. The notes (what was dropped or changed, as printed) are set under the table, but for those of
+        the effect sizes (``effect_notes``), which it does not print: ``summary().to_latex()`` has both.
         """
         if label is not None and not isinstance(label, str):
             raise OptionError(f"label must be text for \\label{{...}}, e.g. label='tab:results', got {label!r}")
         if isinstance(digits, bool) or not isinstance(digits, (int, np.integer)) or not 1 <= digits <= 15:
             raise OptionError(f"digits must be a whole number of significant digits from 1 to 15, got {digits!r}")
         fmt.check_layout(environment, resize)
-        return self._latex(self.caption(), label, digits, environment, resize, self.notes)
+        return self._latex(self.caption(), label, digits, environment, resize, self._table_notes())
 
     def _latex(self, caption, label=None, digits=DIGITS, environment=None, resize=None, notes=(), head="Task"):
         """The table's float under ``caption`` (plain text), its first column headed ``head``, in the rules of
@@ -259,7 +274,7 @@ class TaskTableResult(Result):
 
     def to_markdown(self, digits: int = DIGITS) -> str:
         frame = self.display(digits, bold=lambda s: f"**{s}**")
-        notes = "".join(f"- {n}\n" for n in self.notes)  # what was dropped or changed, as printed
+        notes = "".join(f"- {n}\n" for n in self._table_notes())  # what was dropped or changed, as printed
         table = fmt.table_markdown(frame.reset_index(), digits)
         return f"{table}\n\n{self.caption()}\n" + (f"\n{notes}" if notes else "")
 
@@ -283,7 +298,8 @@ class TaskTableResult(Result):
                 + (f" ({fmt.count(unmarked, 'cell')} withheld: too few runs)" if unmarked else ""))
 
     def _extra_lines(self):
-        key = f"(*bold*: best; {self.mark_sentence()})" if self._marks_shown() else "(*bold*: best)"
+        best = "best" if self._higher() else "best (lowest: lower is better)"
+        key = f"(*bold*: {best}; {self.mark_sentence()})" if self._marks_shown() else f"(*bold*: {best})"
         return fmt.table_text(self.display().reset_index()).split("\n") + [key]
 
     def summary(self) -> Summary:
@@ -360,7 +376,8 @@ class TaskTableResult(Result):
         marked = int((self.possibly_best & ~self.tied_best).sum())
         runs = self._runs_phrase()
         which = f"each of {len(self.tasks)} tasks" if len(self.tasks) > 1 else "the task"
-        best = (f"For {which} we marked the agent with the best {self.label} of its runs "
+        best = (f"For {which} we marked the agent with the {'best' if self._higher() else 'lowest'} {self.label} "
+                f"of its runs{'' if self._higher() else ' (lower is better)'} "
                 f"({runs} {'run' if runs == '1' else 'runs'} per agent and task)")
         others = (self.counts > 0) & ~(np.arange(len(self.agents))[None, :] == self.best[:, None])
         if not self._marks_shown():
@@ -384,7 +401,8 @@ class TaskTableResult(Result):
         text = (f"{best}, tested every ordered pair of agents one-sided with the {self.test_name} on that task's "
                 f"runs, and {rule}. Best per task: {', '.join(parts)}. In "
                 f"{fmt.count(marked, 'further agent-task cell')} the agent was possibly best. Effect sizes against the "
-                f"best are the Vargha-Delaney A12 (probability that a run of the best scores higher) with "
+                f"best are the Vargha-Delaney A12 (probability that a run of the best scores "
+                f"{'higher' if self._higher() else 'lower'}) with "
                 f"{_A12_INTERVALS[intervals]} intervals, Cliff's delta = 2 A12 - 1, Hedges' g with noncentral-t "
                 f"intervals and Welch's t with the interval of the difference of means "
                 f"({fmt.signif(100 * self.confidence_level)}%{_JOINTLY[intervals]}). The same effect sizes are "
