@@ -31,7 +31,6 @@ def _runs(scores):
     return pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason="the optimality gap of raw scores all above gamma is 0 without a word")
 def test_the_gap_of_raw_scores_all_above_gamma_is_said_to_be_zero():
     """CartPole's returns (8.6 to 495 in the SB3 logs) are all above gamma = 1: the optimality gap printed 0 for
     every agent, with intervals, and no note said that gamma is a target on a normalised scale, so that the 0 says
@@ -39,11 +38,10 @@ def test_the_gap_of_raw_scores_all_above_gamma_is_said_to_be_zero():
     res = rlstats.bootstrap(_runs({"CartPole-v1": (100.0, 500.0)}), "score ~ agent | task",
                             metrics=["mean", "optimality_gap"], n_resamples=50, rng=0, progress=False)
     assert (res.estimates[:, 1] == 0).all()  # the number itself is right: every run clears gamma
-    assert any("gamma = 1" in note and "not normalised" in note and "0 for every agent" in note
+    assert any("gamma = 1" in note and "'score' was not normalised" in note and "0 for every agent" in note
                and "normalize=" in note and "gamma=" in note for note in _notes(res)), _notes(res)
 
 
-@pytest.mark.xfail(strict=True, reason="the optimality gap of raw scores all below gamma is gamma - mean unsaid")
 def test_the_gap_of_raw_scores_on_one_side_of_gamma_in_each_task_is_said_to_restate_the_means():
     """Acrobot's returns (-500 to -63) all lie below gamma = 1 and CartPole's above: the gap printed 128 for A2C and
     250 for PPO on the SB3 logs' last evaluations, numbers in Acrobot's units that are 1 minus the Acrobot mean over
@@ -57,7 +55,6 @@ def test_the_gap_of_raw_scores_on_one_side_of_gamma_in_each_task_is_said_to_rest
                for note in _notes(res)), _notes(res)
 
 
-@pytest.mark.xfail(strict=True, reason="curves' optimality gap of raw scores all above gamma is 0 without a word")
 def test_the_curves_of_the_gap_of_raw_scores_say_so():
     """The same in curves(statistic="optimality_gap"): on raw returns above 1 the curves were 0 at every step."""
     rows = [(agent, task, seed, step, 50.0 * step + seed + (5 if agent == "A" else 0))
@@ -69,13 +66,38 @@ def test_the_curves_of_the_gap_of_raw_scores_say_so():
     assert any("gamma = 1" in note and "0 for every agent" in note for note in _notes(res)), _notes(res)
 
 
-@pytest.mark.xfail(strict=True, reason="the gap of the real SB3 CartPole evaluations is 0 without a word")
 def test_the_gap_of_the_sb3_cartpole_evaluations_is_said_to_be_zero(sb3_evaluations):
     """The SB3 logs' last CartPole evaluations (8.6 to 495): A2C, DQN and PPO all had an optimality gap of 0."""
     cartpole = sb3_evaluations[sb3_evaluations["task"] == "CartPole-v1"]
     last = cartpole[cartpole["step"] == cartpole.groupby(["agent", "seed"])["step"].transform("max")]
     res = rlstats.bootstrap(last, "score ~ agent | task", n_resamples=50, rng=0, progress=False)
     assert any("0 for every agent" in note for note in _notes(res)), _notes(res)
+
+
+def test_the_gap_note_is_not_given_where_gamma_may_be_meant():
+    """No note where the scores were normalised (whatever gamma), where gamma lies within a task's scores (a target
+    in the score's units, e.g. 300 of CartPole's 500), or for another metric; the numbers are those without it."""
+    data = _runs({"CartPole-v1": (100.0, 500.0), "Acrobot-v1": (-500.0, -100.0)})
+    options = {"metrics": ["mean", "optimality_gap"], "n_resamples": 50, "rng": 0, "progress": False}
+    said = (lambda res: [n for n in _notes(res) if "gamma = " in n])  # noqa: E731
+    assert not said(rlstats.bootstrap(data, "score ~ agent | task", normalize="minmax", **options))
+    inside = rlstats.bootstrap(data[data["task"] == "CartPole-v1"], "score ~ agent | task", gamma=300, **options)
+    assert not said(inside)
+    assert np.allclose(inside.estimates[:, 1], [(200 + 100 + 0 + 0 + 0) / 5, (210 + 120 + 30 + 0 + 0) / 5])
+    assert not said(rlstats.bootstrap(data, "score ~ agent | task", **{**options, "metrics": ["mean"]}))
+
+
+def test_the_gap_note_holds_whatever_the_row_order_and_says_what_was_read():
+    """Rows shuffled or the scores in other units (times 3, still on the same sides of gamma), the note is the same
+    (it quotes no score); it names the tasks on each side."""
+    data = _runs({"Acrobot-v1": (-500.0, -100.0), "CartPole-v1": (100.0, 500.0)})
+    options = {"metrics": ["optimality_gap"], "n_resamples": 50, "rng": 0, "progress": False}
+    notes = [_notes(rlstats.bootstrap(frame, "score ~ agent | task", **options))
+             for frame in (data, data.sample(frac=1.0, random_state=1), data.assign(score=3 * data["score"]))]
+    assert notes[0] == notes[1] == notes[2]
+    gap = [n for n in notes[0] if "gamma = 1" in n]
+    assert len(gap) == 1 and "but 'score' was not normalised here" in gap[0] and (
+        "every score of CartPole-v1 is at or above it and every score of Acrobot-v1 below it" in gap[0])
 
 
 def _unequal_curves():
