@@ -109,7 +109,6 @@ def _unequal_curves():
     return pd.DataFrame(rows, columns=["agent", "task", "seed", "step", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason="curves prints 'NaN (NaN to NaN)' for an agent without runs at the last step")
 def test_curves_print_says_no_run_is_logged_rather_than_nan():
     """steps= past B's last logged step (6k): the print's line at the last step (9k) read "B: NaN (NaN to NaN)"."""
     res = rlstats.curves(_unequal_curves(), "score ~ agent | task/seed", step="step", steps=[2000, 5000, 7000, 9000],
@@ -119,7 +118,6 @@ def test_curves_print_says_no_run_is_logged_rather_than_nan():
     assert "  B: missing, a task has no run of B logged at this step (see the notes)" in text
 
 
-@pytest.mark.xfail(strict=True, reason="curves' verdict says 'at steps 7k' of a single step")
 def test_curves_verdict_of_one_step_is_singular():
     """A 10 above B at step 7k alone: the comparison's line read "A above B at steps 7k"."""
     rng = np.random.default_rng(0)
