@@ -541,11 +541,12 @@ def raw_gap_note(design: Any, gamma: float, values: Any = None, task: Any = None
     if above[present].all():
         what = f"every score is at or above it, so the gap is 0 for every agent{at} and tells them apart in nothing"
     elif below[present].all():
-        what = f"every score is at or below it, so the gap is gamma minus each agent's mean{at}, no more than the mean says"
+        what = (f"every score is at or below it, so the gap is gamma minus each agent's mean{at}, no more than the "
+                "mean says")
     else:
         names = (lambda mask: join_and([design.tasks[t] for t in np.flatnonzero(mask)], 5))  # noqa: E731
-        what = (f"every score of {names(above)} is at or above it and every score of {names(below)} below it, so the "
-                f"gap{at} is 0 on the first and gamma minus the agent's mean on the others, averaged over tasks")
+        what = (f"every score of {names(above)} is at or above it and every score of {names(below)} at or below it, "
+                f"so the gap{at} is 0 on the first and gamma minus the agent's mean on the others, averaged over tasks")
     response = design.formula.response
     return (f"the optimality gap is the mean shortfall below gamma = {signif(gamma)}, a target on a normalised scale "
             f"(1: the reference score, e.g. human), but '{response}' was not normalised here: {what}; normalise the "

@@ -97,7 +97,21 @@ def test_the_gap_note_holds_whatever_the_row_order_and_says_what_was_read():
     assert notes[0] == notes[1] == notes[2]
     gap = [n for n in notes[0] if "gamma = 1" in n]
     assert len(gap) == 1 and "but 'score' was not normalised here" in gap[0] and (
-        "every score of CartPole-v1 is at or above it and every score of Acrobot-v1 below it" in gap[0])
+        "every score of CartPole-v1 is at or above it and every score of Acrobot-v1 at or below it" in gap[0])
+
+
+def test_the_gap_said_to_be_gamma_minus_the_mean_is_so_with_unequal_runs():
+    """What the note says of raw scores all below gamma, checked: with 3 and 7 runs on two tasks (each task weighing
+    alike) the gap is 1 minus the mean of task means, to rounding."""
+    rng = np.random.default_rng(1)
+    rows = [(a, t, s, -rng.uniform(10, 500)) for a in "AB" for t, n in (("t1", 3), ("t2", 7)) for s in range(n)]
+    data = pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
+    res = rlstats.bootstrap(data, "score ~ agent | task", metrics=["optimality_gap"], n_resamples=50, rng=0,
+                            progress=False)
+    means = data.groupby(["agent", "task"])["score"].mean().groupby("agent").mean()
+    assert np.allclose(res.estimates[:, 0], 1 - means.to_numpy(), rtol=0, atol=1e-9)
+    assert any("every score is at or below it, so the gap is gamma minus each agent's mean" in note
+               for note in res.notes)
 
 
 def _unequal_curves():
