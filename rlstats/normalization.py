@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import DesignError, OptionError, warn
-from .format import listed, signif
+from .format import join_and, listed, signif
 from .interop import as_pandas
 from .provenance import NOTES_ATTR, Note, add_note
 from ._typing import Normalizer, Table
@@ -509,3 +509,46 @@ def warn_raw_scales(design: Any, normalize: Normalizer) -> Any:
     note = (f"scores of {design.n_tasks} tasks were aggregated on their own scales (the tasks' largest |score| differ "
             f"{ratio}), so the tasks with large scores decide the result; normalize= puts them on one scale")
     return dataclasses.replace(design, notes=(*design.notes, note))
+
+
+def raw_gap_note(design: Any, gamma: float, values: Any = None, task: Any = None, at: str = "") -> str | None:
+    """The note on an optimality gap of scores that were not normalised, where gamma lies on one side of every
+    task's scores (audit s15: raw CartPole returns, all above gamma = 1, gave a gap of 0 for every agent, and raw
+    Acrobot returns, all below it, 1 minus their mean, without a word); None otherwise.
+
+    gamma is a target on a normalised scale (1: the reference score), so on raw scores it is a number in the score's
+    units that the caller may have meant or not: where it lies within some task's scores the gap may be the one meant,
+    and nothing is said. ``values`` and ``task`` are the scores analysed and their task codes (by default the
+    Design's rows; ``rlstats.curves`` passes its aligned runs); ``at`` ends the consequence (" at every step"). The
+    note quotes no score, so that it reads the same in any units where it is given (as the raw-scales note does).
+    Normalised scores (``normalize=`` or a frame from :func:`normalize`) are left alone, whatever gamma.
+    """
+    if design.normalized:
+        return None
+    values = np.asarray(design.y if values is None else values, dtype=float).ravel()
+    task = np.asarray(design.task if task is None else task).ravel()
+    logged = ~np.isnan(values)
+    values, task = values[logged], task[logged]
+    if not values.size:
+        return None
+    low, high = np.full(design.n_tasks, np.inf), np.full(design.n_tasks, -np.inf)
+    np.minimum.at(low, task, values)
+    np.maximum.at(high, task, values)
+    present = np.bincount(task, minlength=design.n_tasks) > 0
+    above, below = present & (low >= gamma), present & (high <= gamma) & (low < gamma)
+    if not (above | below)[present].all():  # some task's scores straddle gamma: a gap that may be meant
+        return None
+    if above[present].all():
+        what = f"every score is at or above it, so the gap is 0 for every agent{at} and tells them apart in nothing"
+    elif below[present].all():
+        what = (f"every score is at or below it, so the gap is gamma minus each agent's mean{at}, no more than the "
+                "mean says")
+    else:
+        names = (lambda mask: join_and([design.tasks[t] for t in np.flatnonzero(mask)], 5))  # noqa: E731
+        what = (f"every score of {names(above)} is at or above it and every score of {names(below)} at or below it, "
+                f"so the gap{at} is 0 on the first and gamma minus the agent's mean on the others, averaged over tasks")
+    response = design.formula.response
+    return (f"the optimality gap is the mean shortfall below gamma = {signif(gamma)}, a target on a normalised scale "
+            f"(1: the reference score, e.g. human), but '{response}' was not normalised here: {what}; normalise the "
+            f"scores with normalize= (e.g. normalize='atari100k_reference' or a reference frame), or set gamma= to the "
+            f"target score in the units of '{response}'")

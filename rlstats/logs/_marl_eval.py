@@ -11,7 +11,8 @@ writes it (to ``<path>/metrics.json``; ``concatenate_json_files`` merges such fi
 Every key of a run but the absolute metrics is an evaluation (``STEP_1``, ``step_0``, ...): its
 ``step_count`` is the step, ``elapsed_time`` (seconds, written by ``JsonLogger``) the time, and each
 other key a metric, a list of values (or one number) whose mean is the row's value, as marl-eval's own
-processing takes ``mean_<metric>``. A run key is the seed (``seed_42`` as ``JsonLogger`` names it, or
+processing takes ``mean_<metric>`` (NaN where a value is NaN, infinite where one is: kept as rows, which
+``read_logs``' notes count). A run key is the seed (``seed_42`` as ``JsonLogger`` names it, or
 ``42``); ``absolute_metrics`` (the key marl-eval finds by the word ``absolute``) hold the evaluation of
 the best policy after training, read as ``absolute_metrics/<metric>`` at the run's last step.
 
@@ -59,18 +60,23 @@ def _kind(value):
 
 
 def _mean(values, where):
-    """The mean of a metric's values (a number or a non-empty list of finite numbers)."""
+    """The mean of a metric's values (a number or a non-empty list of numbers). A NaN value makes it NaN and an
+    infinite one infinite (both infinities: NaN), a diverged run's evaluation kept as a row, as the text readers keep
+    such values (audit s15: one NaN refused the file, every run of it, as corrupt)."""
     if type(values) in (list, int, float) and values != []:  # the common case, without numpy's overhead per list
         try:
-            mean = math.fsum(values) / len(values) if type(values) is list else float(values)  # fsum: exactly rounded
+            try:
+                # fsum: exactly rounded
+                return math.fsum(values) / len(values) if type(values) is list else float(values)
+            except OverflowError:  # finite values whose sum is beyond the floats: divided first, it is not
+                return math.fsum(v / len(values) for v in values) if type(values) is list else float(values)
         except TypeError:  # text, None, nested lists: told below
             pass
-        except (OverflowError, ValueError):  # inf - inf, an int beyond floats
-            raise FileProblem("corrupt", f"{where} holds a value that is not finite") from None
-        else:
-            if not math.isfinite(mean):
-                raise FileProblem("corrupt", f"{where} holds a value that is not finite")
-            return mean
+        except ValueError:  # inf - inf: no mean
+            return math.nan
+        except OverflowError:  # an int beyond the floats
+            raise FileProblem("corrupt", f"{where} holds a number beyond the range of floats (about 1.8e308)") \
+                from None
     try:
         array = np.asarray(values)
     except ValueError:  # lists of unequal lengths
@@ -78,10 +84,8 @@ def _mean(values, where):
     if array.ndim > 1 or array.size == 0 or array.dtype.kind not in "biuf":
         raise FileProblem("corrupt", f"{where} is {_kind(values)}, not a number or a list of numbers (one per "
                                      "episode)" + (" (it is empty)" if array.size == 0 else ""))
-    mean = float(array.astype(float).mean())
-    if not np.isfinite(mean):
-        raise FileProblem("corrupt", f"{where} holds a value that is not finite")
-    return mean
+    with np.errstate(invalid="ignore"):  # inf - inf: NaN, as above
+        return float(array.astype(float).mean())
 
 
 def _step_count(value, where):
@@ -125,14 +129,16 @@ def _run_piece(environment, task, algorithm, run, logged):
         elapsed.append(np.nan)
         for metric, values in absolute.items():
             columns[ABSOLUTE + metric] = {row: _mean(values, f"{where}/absolute_metrics/{metric}")}
-    table = {}
+    table, written = {}, {}
     for name, by_row in columns.items():
         table[name] = np.full(len(steps), np.nan)
         table[name][list(by_row)] = list(by_row.values())
+        written[name] = np.zeros(len(steps), dtype=bool)  # a NaN mean is a value logged, not a row without one
+        written[name][[row for row, mean in by_row.items() if math.isnan(mean)]] = True
     match = _SEED.fullmatch(run)
     meta = {"environment": environment, "task": task, "agent": algorithm, "seed": match.group(1) if match else run}
     elapsed = np.asarray(elapsed)
-    return from_columns(np.asarray(steps, dtype=np.int64), table, meta=meta, name=where,
+    return from_columns(np.asarray(steps, dtype=np.int64), table, meta=meta, name=where, written_nan=written,
                         time_elapsed=None if np.isnan(elapsed).all() else elapsed)
 
 

@@ -14,7 +14,9 @@ shape (1,) from the ``DummyVecEnv`` EvalCallback wraps the environment in, to an
 ``0.0`` (stable_baselines3/common/evaluation.py at v1.0), until "Added support for vector envs in
 evaluation" (DLR-RM/stable-baselines3#447, commit a038044d, in 1.1.0) kept one number per episode.
 A trailing axis of length 1 of a per-episode array is read away (no value changes); any other shape
-is an error naming it.
+is an error naming it. An episode return that is NaN or infinite (a diverged run) makes its evaluation's
+mean NaN or infinite: a row like any other, which ``read_logs``' notes count, as they count such values in
+a text log (an evaluation with both infinities has no mean: NaN).
 
 The archive is a zip of ``.npy`` files. It is opened without unpickling (``allow_pickle=False``:
 unpickling can run code, so an array of Python objects is refused), and the sizes its directory
@@ -158,16 +160,13 @@ def read(path):
                                      "row per entry of 'timesteps'")
     if results.size == 0:
         raise FileProblem("empty", f"'results' has shape {results.shape}: no evaluation episode")
-    if not np.isfinite(results).all():
-        row = int(np.flatnonzero(~np.isfinite(results).all(axis=1))[0])
-        raise FileProblem("corrupt", f"'results' holds a value that is not finite in evaluation {row + 1} "
-                                     f"(step {steps[row]})")
     lengths = _integral("ep_lengths", arrays["ep_lengths"], 2)
     if lengths.shape != results.shape:
         raise FileProblem("corrupt", f"'ep_lengths' has shape {lengths.shape} and 'results' {results.shape}; "
                                      "EvalCallback writes one length per episode")
-    columns = {SCORE: results.astype(float).mean(axis=1), LENGTH: lengths.mean(axis=1),  # float32 summed in float64
-               EPISODES: np.full(steps.size, float(results.shape[1]))}
+    with np.errstate(invalid="ignore"):  # inf - inf: an evaluation of both signs' infinite returns has no mean, NaN
+        score = results.astype(float).mean(axis=1)  # float32 summed in float64
+    columns = {SCORE: score, LENGTH: lengths.mean(axis=1), EPISODES: np.full(steps.size, float(results.shape[1]))}
     if "successes" in arrays:
         successes = arrays["successes"]
         if successes.shape != results.shape or successes.dtype.kind not in "biuf":
@@ -175,4 +174,6 @@ def read(path):
                                          f"{successes.shape}; EvalCallback writes booleans of the shape of 'results' "
                                          f"{results.shape}")
         columns[SUCCESS] = successes.astype(float).mean(axis=1)
-    return [from_columns(steps, columns)]
+    # a NaN return is a diverged evaluation, kept as a row the notes count as the text readers keep theirs (audit
+    # s15: the file was refused as corrupt); an infinite one is an infinite mean
+    return [from_columns(steps, columns, written_nan={SCORE: np.isnan(score)})]

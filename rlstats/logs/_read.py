@@ -579,9 +579,11 @@ def read_logs(path: str | os.PathLike[str], pattern: str | Callable[..., Any] | 
       as another seed unnoticed. Files logging none of the same tags run alongside (a ``train/``
       and an ``eval/`` folder); a VecEnv's monitor.csv files run side by side, never in turn.
     - *Values logged as NaN or infinite* (a diverged run: ``nan`` in a table's cell or a monitor.csv's
-      return, ``NaN`` in a JSON record, a NaN scalar in an event file) are kept as rows, and the notes count
-      them, so that an analysis refuses them (or drops them where asked) rather than read the run as not
-      logged there; an empty cell, or a key a JSON record lacks (or holds as ``null``), is a value not logged.
+      return, ``NaN`` in a JSON record, a NaN scalar in an event file, an evaluation episode's return in an
+      evaluations.npz or a metric's value in marl-eval's JSON, whose mean is then NaN or infinite) are kept as
+      rows, and the notes count them, so that an analysis refuses them (or drops them where asked) rather than
+      read the run as not logged there; an empty cell, or a key a JSON record lacks (or holds as ``null``), is a
+      value not logged.
 
     Examples
     --------

@@ -34,7 +34,7 @@ from ...cost import admit, shows
 from ...design import NA_ACTIONS, design_of
 from ...engines import Engine, engine as _engine
 from ...errors import DesignError, OptionError, warn
-from ...normalization import warn_raw_scales
+from ...normalization import raw_gap_note, warn_raw_scales
 from ...options import (check_bool, check_choice, check_confidence_level, check_cost_options, check_fraction,
                        check_n_jobs, check_pairs, check_resamples, is_finite_number)
 from ...progress import progress_bar
@@ -513,7 +513,9 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
         tasks whose largest scores differ more than tenfold are aggregated with a warning;
         ``False`` says they are on one scale already (no warning).
     gamma : float
-        Threshold of the optimality gap.
+        Threshold of the optimality gap: the target score, 1 being the reference score of normalised scores
+        (``normalize=``). On scores not normalised whose every task lies on one side of gamma (raw returns above
+        1: a gap of 0), the notes say what the gap reduces to and how to set gamma or normalise.
     bounds : (low, high), optional
         Known limits of the score (None for a side without one; ``normalize="dm_control"`` implies [0, 1]): a run
         outside them is an error naming it, and interval ends of the built-in metrics outside their range under
@@ -707,6 +709,8 @@ def _run_bootstrap(design, options, rng, shown):
     notes += [] if options.task_bootstrap else small_runs.check_single_runs(
         "bootstrap", design.counts, design.agents, options, design.tasks)
     notes += _weighted_tasks_note(design, options.metrics)
+    if "optimality_gap" in options.metrics:
+        notes += [n for n in [raw_gap_note(design, options.gamma)] if n]
     if "iqm" in options.metrics:
         notes += untrimmed_iqm_note(design.counts, design.agents)
     if not options.rliable_compat and not any(callable(m) for m in options.metrics):

@@ -22,7 +22,7 @@ from ...interop import as_pandas
 from ...format import cannot_reject, count, format_step, join_and, listed
 from ...errors import DesignError, OptionError
 from .._replication import untrimmed_iqm_note, verdict
-from ...normalization import warn_raw_scales
+from ...normalization import raw_gap_note, warn_raw_scales
 from ...options import (check_choice, check_confidence_level, check_cost_options, check_fraction, check_n_jobs,
                        check_resamples, is_finite_number)
 from ...progress import progress_bar
@@ -538,6 +538,10 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
         Per-task normalisation of the response first, as :func:`rlstats.normalize`. Raw scores of
         tasks whose largest scores differ more than tenfold are aggregated with a warning, as in
         :func:`rlstats.bootstrap`; ``False`` says they are on one scale already (no warning).
+    gamma : float
+        Threshold of ``statistic="optimality_gap"``: the target score, 1 being the reference score of normalised
+        scores. On scores not normalised whose every task lies on one side of gamma, the notes say what the gap
+        reduces to and how to set gamma or normalise.
     bounds : (low, high), optional
         Known limits of the score (None for a side without one; ``normalize="dm_control"`` implies [0, 1]): a
         logged value outside them is an error naming its row, and band ends of a built-in statistic outside its
@@ -669,6 +673,10 @@ def _run_curves(design, step, steps, options, rng, shown, source=None):
                      "scaled to the agent's most runs in a task (pooling them would weigh the tasks by their runs)")
     if options.statistic == "iqm":
         notes += untrimmed_iqm_note(design.counts, design.agents)
+    if options.statistic == "optimality_gap":  # the runs at the grid steps, as the curves read them
+        gap_note = raw_gap_note(design, options.gamma, matrix, np.repeat(design.task[starts], grid.size),
+                                " at every step")
+        notes += [gap_note] if gap_note else []
     expansion, fewest = _expansion(design.counts, design.agents, design.tasks)
     unlogged = _unlogged_note(design, matrix, starts, grid, logged, stops, callable(options.statistic))
     short, withheld_note, repeats, at_step = _short_steps(design, matrix, starts, grid)

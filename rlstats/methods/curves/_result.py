@@ -37,6 +37,12 @@ def step_ranges(pairs, limit=None):
                        for a, b in pairs), limit)
 
 
+def _at_steps(pairs):
+    """"at step 7k" of one step, "at steps 5k-7k, 9k" of more (audit s15: "at steps 7k")."""
+    one = len(pairs) == 1 and pairs[0][0] == pairs[0][1]
+    return f"at step{'' if one else 's'} {step_ranges(pairs)}"
+
+
 @resultclass
 class CurvesResult(Result):
     """Result of :func:`rlstats.curves`.
@@ -158,9 +164,9 @@ class CurvesResult(Result):
             behind = step_stretches(self.steps, differs & (self.differences[i] < 0))
             parts = []
             if ahead:
-                parts.append(f"{a} above {b} at steps {step_ranges(ahead)}")
+                parts.append(f"{a} above {b} {_at_steps(ahead)}")
             if behind:
-                parts.append(f"{b} above {a} at steps {step_ranges(behind)}")
+                parts.append(f"{b} above {a} {_at_steps(behind)}")
             out.append(((a, b), "; ".join(parts) if parts else f"{a} and {b}: no step differs"))
         return out
 
@@ -172,8 +178,14 @@ class CurvesResult(Result):
         last = self.steps.size - 1
         lines = [f"{self.label} at the last step ({fmt.format_step(self.steps[last])}), with the simultaneous band:"]
         for j, agent in enumerate(self.agents):
+            if np.isnan(self.estimates[j, last]):  # audit s15: "NaN (NaN to NaN)"
+                # a built-in statistic is missing only where a task has no run of the agent logged (the notes say
+                # where); a statistic function's NaN may be its own
+                lines.append(f"  {agent}: " + (f"missing, a task has no run of {agent} logged at this step (see the "
+                                               "notes)" if self.statistic in _STUDENTIZED else "NaN (no band)"))
+                continue
             lo, hi = self.simultaneous[j, last]
-            band = (f"{fmt.signif(lo)} to {fmt.signif(hi)}" if np.isfinite(lo) or not np.isfinite(self.estimates[j, last])
+            band = (f"{fmt.signif(lo)} to {fmt.signif(hi)}" if np.isfinite(lo) or np.isinf(self.estimates[j, last])
                     else "band withheld, see the notes")  # several reasons (runs, ties at a cap): the notes say which
             lines.append(f"  {agent}: {fmt.signif(self.estimates[j, last])} ({band})")
         if self.pairs:
