@@ -84,6 +84,10 @@ class Design:
         What was dropped, aggregated or changed, one sentence each.
     dropped_tasks : tuple of str
         Tasks kept out because fewer than two agents have runs there.
+    left_out_agents : tuple of (str, str)
+        Agents of the data left out of the design, each with the reason: a level of the agent column (a
+        categorical's category) with no rows analysed, or an agent whose runs are all on tasks kept out; an option
+        naming one is told why it is not an agent (:func:`check_agent_named`).
     n_dropped_rows : int
         Rows removed by ``na_action="drop"``.
     bounds : Bounds or None
@@ -111,6 +115,7 @@ class Design:
     extra: dict[str, np.ndarray] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     dropped_tasks: tuple[str, ...] = ()
+    left_out_agents: tuple[tuple[str, str], ...] = ()
     n_dropped_rows: int = 0
     bounds: Bounds | None = None
     normalized: bool = False
@@ -584,8 +589,12 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
     if design.n_agents < min_agents:
         raise DesignError(f"at least two agents are needed in column '{formula.groups}', found "
                           f"{design.n_agents} ({', '.join(design.agents)}) with usable runs")
+    left_out = tuple((a, "it has no rows in the data analysed") for a in labels["agent"]
+                     if a not in set(agent_labels)) + tuple(
+        (a, "its runs are all on tasks kept out, where no other agent has runs") for a in agent_labels
+        if a not in set(design.agents))
     # normalize=False says the scores are on one scale already, not that they were normalised
-    return dataclasses.replace(design, notes=tuple(notes), bounds=known,
+    return dataclasses.replace(design, notes=tuple(notes), bounds=known, left_out_agents=left_out,
                                numeric_agents=_holds_numbers(data[formula.groups]),
                                normalized=(normalize is not None and normalize is not False)
                                or normalised_in(notes, formula.response))
@@ -907,6 +916,21 @@ def _assemble(formula, y, agent, task, agent_labels, task_labels, position, seed
     return Design(formula=formula, y=np.ascontiguousarray(y, dtype=np.float64), agent=agent, task=task,
                   run=run, agents=tuple(agent_labels), tasks=tuple(task_labels), counts=counts.reshape(n, k),
                   row_position=position, seeds=seeds, extra=extra, n_dropped_rows=n_dropped)
+
+
+def check_agent_named(design: Design, option: str, name: object) -> str:
+    """``name``, an agent an option names (``control=``, ``treatment=``, ...), as the design's label; an OptionError
+    naming the option and the agents where it is none of them, saying why where the data held it (a categorical's
+    level with no rows, an agent left out with its tasks) or which agents it is close to."""
+    if str(name) in design.agents:
+        return str(name)
+    import difflib
+
+    why = dict(design.left_out_agents).get(str(name))
+    close = difflib.get_close_matches(str(name), design.agents, n=3)
+    hint = (f" ({why}, left out)" if why else f" (did you mean {', '.join(map(repr, close))}?)" if close else "")
+    raise OptionError(f"{option}={name!r} is not an agent in column '{design.formula.groups}'{hint}; the agents "
+                      f"are: {', '.join(map(repr, design.agents))}")
 
 
 def _step_values(values, column):

@@ -752,7 +752,7 @@ def test_rank_biserial_closed_form_with_ties_and_zeros():
 
 
 def test_control_and_quade_bad_inputs():
-    with pytest.raises(OptionError, match="control='DQN' is not an agent in the data; the agents are: 'A'"):
+    with pytest.raises(OptionError, match="control='DQN' is not an agent in column 'agent'; the agents are: 'A'"):
         rlstats.skillings_mack(sachs(), "score ~ agent | task", control="DQN")
     with pytest.raises(OptionError, match="control= names one agent, e.g. control='DQN'; got int"):
         rlstats.skillings_mack(sachs(), "score ~ agent | task", control=3)

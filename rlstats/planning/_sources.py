@@ -14,7 +14,7 @@ from .. import datasets as datasets_module
 from ..resampling import child_stream
 from ..simulation import noise, task_locations
 from .. import format as fmt
-from ..design import Design, design_of
+from ..design import Design, check_agent_named, design_of
 from ..errors import DesignError, OptionError
 from ..formula import Formula, parse
 from ..options import check_choice
@@ -191,10 +191,8 @@ def _pilot_source(data, formula, agents, tasks, effect, resample, shifted_agent,
     design = design_of(data, None if isinstance(data, Design) else formula, na_action=na_action, eval_env=eval_env)
     design = _subset(design, agents, tasks)
     effect = _check_effect(effect, pilot=True)
-    shifted = design.agents[-1] if shifted_agent is None else shifted_agent
-    if shifted not in design.agents:
-        raise OptionError(f"shifted_agent={shifted_agent!r} is not an agent of the pilot; "
-                          f"agents: {', '.join(design.agents)}")
+    shifted = design.agents[-1] if shifted_agent is None else check_agent_named(design, "shifted_agent",
+                                                                                 shifted_agent)
     sd = _within_cell_sd(design)
     shift = np.zeros((design.n_tasks, design.n_agents))
     if effect != 0:

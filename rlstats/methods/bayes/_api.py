@@ -32,7 +32,7 @@ import pandas as pd
 from ...bounds import bound_ties, mostly_at_bound
 from ..._typing import BayesModel, Data, EvalEnv, FormulaLike, NaAction, Normalizer, Seed
 from ...cost import admit, check_max_seconds, shows, timed_bar
-from ...design import NA_ACTIONS, design_of
+from ...design import NA_ACTIONS, check_agent_named, design_of
 from ...errors import DesignError, OptionError, shown, warn
 from ...format import count, listed, signif
 from ...normalization import warn_raw_scales
@@ -291,9 +291,8 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
         raise DesignError(f"the Bayesian comparisons work task by task: write '{design.formula.text} | task'")
     if design.n_agents < 2:
         raise DesignError("rlstats.bayes compares agents: the data hold one agent; it needs two agents or more")
-    if options.control is not None and options.control not in design.agents:
-        raise OptionError(f"control={options.control!r} is not an agent of the data; the agents are: "
-                          + ", ".join(map(repr, design.agents)))
+    if options.control is not None:
+        check_agent_named(design, "control", options.control)
     if options.orderings and design.n_agents > MAX_ORDERING_AGENTS:
         raise OptionError(f"orderings=True lists the orderings of at most {MAX_ORDERING_AGENTS} agents "
                           f"({MAX_ORDERING_AGENTS}! = {math.factorial(MAX_ORDERING_AGENTS)}); the data hold "

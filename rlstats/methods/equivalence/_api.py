@@ -21,7 +21,7 @@ import pandas as pd
 from ... import calibration
 from ...bounds import SATURATED_FEWEST_OFF, bound_ties, saturated_withheld
 from ...cost import admit, shows, timed_bar
-from ...design import NA_ACTIONS, design_of
+from ...design import NA_ACTIONS, check_agent_named, design_of
 from ...errors import DesignError, OptionError
 from ...format import count, listed, signif
 from ...normalization import warn_raw_scales
@@ -296,8 +296,8 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
         raise DesignError(f"equivalence compares agents task by task: write '{design.formula.text} | task'")
     work = admit(cost, design, options, max_seconds, "equivalence()")  # issue 43 item 2
     scale = _scale(design)
-    if published is None and options.control is not None and options.control not in design.agents:
-        options.for_agents(design.agents)  # raises, naming the agents
+    if published is None and options.control is not None:
+        check_agent_named(design, "control", options.control)
     # the across-tasks test averages the tasks' differences, so raw scales let the large tasks decide it, with or
     # without the aggregate (audit s13: the caution came only from the aggregate's bootstrap, and normalize=False,
     # which it offers, did not silence it)

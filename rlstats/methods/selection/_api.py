@@ -39,7 +39,7 @@ import pandas as pd
 from ... import calibration
 from ...bounds import check_bounds, clip, clip_columns, clipped_note
 from ...cost import admit, shows, timed_bar
-from ...design import design_of
+from ...design import check_agent_named, design_of
 from ...interop import as_pandas
 from ...normalization import warn_raw_scales
 from ...format import cannot_reject, count, returned_nan
@@ -148,10 +148,7 @@ def _check_agent(role, name, design):
     if name is None:
         what = "new agent" if role == "treatment" else "agent it is compared with"
         raise OptionError(f"{role}= is required: name the {what}, one of {', '.join(map(repr, design.agents))}")
-    if str(name) not in design.agents:
-        raise OptionError(f"{role}={name!r} is not an agent in column '{design.formula.groups}'"
-                          f"{_suggest(name, design.agents)}; agents: {', '.join(map(repr, design.agents))}")
-    return str(name)
+    return check_agent_named(design, role, name)
 
 
 def _check_met(design, treatment, baseline):

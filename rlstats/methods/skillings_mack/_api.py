@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ... import calibration
-from ...design import design_of
+from ...design import check_agent_named, design_of
 from ...cost import admit, shows
 from ...format import cannot_reject, count
 from ...errors import DesignError, OptionError
@@ -551,10 +551,7 @@ def _pairs(design, options):
     """Agent codes (u, v) of the post hoc's comparisons: every pair u < v, or each agent against the control."""
     if options.control is None:
         return np.triu_indices(design.n_agents, 1)
-    if options.control not in design.agents:
-        raise OptionError(f"control={options.control!r} is not an agent in the data; the agents are: "
-                          + ", ".join(map(repr, design.agents)))
-    c = design.agents.index(options.control)
+    c = design.agents.index(check_agent_named(design, "control", options.control))
     others = np.array([j for j in range(design.n_agents) if j != c], dtype=np.intp)
     return others, np.full(others.size, c, dtype=np.intp)
 
