@@ -1,0 +1,48 @@
+"""Session 15 review: a second reading of the session's merged changes (c412d1e..291d553).
+
+Read and run: power()'s vectorised exact p-values and pvalue="auto"'s one home, sample_size()'s rule and sentence,
+tuning's config levels, weights and best set, selection_check's round-off rule, read_logs' NaN rows, reruns and
+one-file wording, curves' withholding at steps with 2 runs, the command line's AdaStop advice, rlstats.concat in
+interop, the Generator record, bayes' diagnostics and plotting's layout. The defects found are reproduced here.
+"""
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rlstats
+from rlstats.errors import OptionError
+
+
+def _sweep(rows):
+    """A one-agent sweep over lr on two tasks, the lr column of object dtype holding the values as given."""
+    frame = pd.DataFrame(rows, columns=["agent", "task", "lr", "seed", "score"])
+    frame["lr"] = pd.Series([r[2] for r in rows], dtype=object)
+    return frame
+
+
+@pytest.mark.xfail(strict=True, reason="a config level's text is the first value's in row order")
+def test_config_labels_do_not_change_with_row_order():
+    """tuning: 0 and 0.0 in a config column are one setting (session 15), but the level was named by the value
+    met first in row order: the best set said 'lr=0' for the frame and 'lr=0.0' for the same rows reversed."""
+    rows = [("ppo", task, lr, f"{lr!r}-{s}", float(s) + (lr == 0.5))
+            for task in ("t1", "t2") for lr in (0, 0.0, 0.5) for s in range(3)]
+    frame = _sweep(rows)
+    kwargs = dict(config="lr", rng=0, views="best_set", n_resamples=200)
+    forward = rlstats.tuning(frame, "score ~ agent | task/seed", **kwargs).best_set()
+    backward = rlstats.tuning(frame.iloc[::-1], "score ~ agent | task/seed", **kwargs).best_set()
+    assert sorted(forward["config"]) == sorted(backward["config"]) == ["lr=0", "lr=0", "lr=0.5", "lr=0.5"]
+
+
+@pytest.mark.xfail(strict=True, reason="the advice's K divides the first failing number of seeds only; needs the "
+                                       "seeds list in AdaStop's power hook (a registry decision)")
+def test_adastop_advice_divides_every_number_of_seeds():
+    """power('adastop', seeds=[3, 5]) refused 3 seeds (not a multiple of the default K = 5) advising 'e.g. K=3',
+    which does not divide 5: following it gives the next refusal, 'e.g. K=5'. The K advised should divide every
+    number of seeds asked about (here 1)."""
+    with pytest.raises(OptionError) as caught:
+        rlstats.power("adastop", seeds=[3, 5], n_sim=5, tasks=3, rng=0, progress=False)
+    advised = int(re.search(r"e\.g\. K=(\d+)", str(caught.value)).group(1))
+    assert 3 % advised == 0 and 5 % advised == 0, str(caught.value)
