@@ -663,13 +663,14 @@ def _sweeps(design, parsed, config, weights, holdout, higher):
 
 def _text_ordered_levels(values):
     """``(codes, texts)`` of a config column: one level per distinct value (0 and 0.0 are one setting, as pandas'
-    equality has it), coded in the sorted order of the levels' texts; by text alone where values are unhashable."""
+    equality has it), named by the first in sorted order of its values' texts (not the first met: the rows' order
+    would name it), coded in the sorted order of the levels' texts; by text alone where values are unhashable."""
     series = pd.Series(values)
     try:
-        codes, uniques = pd.factorize(series, sort=False)
+        codes, _ = pd.factorize(series, sort=False)
     except TypeError:  # unhashable settings (dicts): their texts are the levels
         return pd.factorize(series.astype(str), sort=True)
-    texts = pd.Index(uniques).astype(str).to_numpy(dtype=object)
+    texts = series.astype(str).groupby(codes, sort=True).min().to_numpy(dtype=object)
     order = np.argsort(texts, kind="stable")
     rank = np.empty(order.size, dtype=np.intp)
     rank[order] = np.arange(order.size)
