@@ -84,11 +84,10 @@ def test_concat_of_no_tables_is_an_option_error():
         rlstats.concat([])
 
 
-@pytest.mark.xfail(strict=True, reason="the weights' check compares with an absolute tolerance of 1e-8")
 def test_varying_weights_are_refused_in_any_units():
     """tuning's weights= check (session 15: each configuration's largest weight against its smallest) used
     np.allclose's absolute tolerance of 1e-8: the weights 1, 0, 2 of one configuration were refused, the same
-    weights in units of 1e-9 passed silently and the configuration weighed as its first run's weight."""
+    weights in units of 1e-9 passed silently and the configuration weighed as its first run's weight. Now relative."""
     rows = [("ppo", "ant", c, s, float(v)) for c, runs in enumerate([[0.1, 0.2, 0.3], [1.0, 1.1, 0.9],
                                                                      [2.0, 2.5, 3.0]]) for s, v in enumerate(runs)]
     df = pd.DataFrame(rows, columns=["agent", "task", "lr", "seed", "score"])

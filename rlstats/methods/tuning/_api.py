@@ -650,8 +650,9 @@ def _sweeps(design, parsed, config, weights, holdout, higher):
                  "levels": np.array([lv[tune][starts] for lv in levels]).T.reshape(len(ids), len(levels))}
         if w is not None:
             first = w[tune][starts]
-            # each configuration's largest and smallest weight (its mean can equal its first weight while it varies)
-            if not np.allclose(np.maximum.reduceat(w[tune], starts), np.minimum.reduceat(w[tune], starts)):
+            # each configuration's largest and smallest weight (its mean can equal its first weight while it varies),
+            # relatively: weights are relative, so their units must not decide (an absolute tolerance passed 1e-9, 0)
+            if not np.allclose(np.maximum.reduceat(w[tune], starts), np.minimum.reduceat(w[tune], starts), atol=0):
                 raise DesignError(f"weights= column '{weights}' varies within a configuration (agent "
                                   f"'{design.agents[a]}', task '{design.tasks[t]}'); give one weight per configuration")
             sweep["weights"] = first
