@@ -88,7 +88,7 @@ def concat(frames: Iterable[Any], **kwargs: Any) -> pd.DataFrame:
     Raises
     ------
     OptionError
-        When an item is not a table, none is given, or ``axis`` is not 0 (notes describe rows).
+        When an item is not a table, or ``axis`` is not 0 (notes describe rows).
 
     See Also
     --------
@@ -117,8 +117,6 @@ def concat(frames: Iterable[Any], **kwargs: Any) -> pd.DataFrame:
             raise OptionError(f"rlstats.concat stacks tables; item {position} is a {type(frame).__name__}: give "
                               f"{TABLE}")
         converted.append(frame)
-    if not converted:
-        raise OptionError(f"rlstats.concat was given no table to stack: give one or more, each {TABLE}")
     return concat_frames(converted, **kwargs)
 
 
