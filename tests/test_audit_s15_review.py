@@ -77,13 +77,6 @@ def test_selection_check_effects_that_tie_at_zero_have_no_spread(scale):
         rlstats.selection_check(df, "score ~ agent | task", inspector="t", **call)
 
 
-@pytest.mark.xfail(strict=True, reason="rlstats.concat([]) is pandas' ValueError")
-def test_concat_of_no_tables_is_an_option_error():
-    """rlstats.concat (moved to rlstats.interop this session, which checks its items) let an empty list through to
-    pandas: ValueError 'No objects to concatenate', naming neither rlstats.concat nor what to give."""
-    with pytest.raises(OptionError, match="rlstats.concat.*no table"):
-        rlstats.concat([])
-
 
 def test_varying_weights_are_refused_in_any_units():
     """tuning's weights= check (session 15: each configuration's largest weight against its smallest) used
