@@ -653,8 +653,9 @@ def _sweeps(design, parsed, config, weights, holdout, higher):
                  "levels": np.array([lv[tune][starts] for lv in levels]).T.reshape(len(ids), len(levels))}
         if w is not None:
             first = w[tune][starts]
-            # each configuration's largest and smallest weight (its mean can equal its first weight while it varies)
-            if not np.allclose(np.maximum.reduceat(w[tune], starts), np.minimum.reduceat(w[tune], starts)):
+            # each configuration's largest and smallest weight (its mean can equal its first weight while it varies),
+            # relatively: weights are relative, so their units must not decide (an absolute tolerance passed 1e-9, 0)
+            if not np.allclose(np.maximum.reduceat(w[tune], starts), np.minimum.reduceat(w[tune], starts), atol=0):
                 raise DesignError(f"weights= column '{weights}' varies within a configuration (agent "
                                   f"'{design.agents[a]}', task '{design.tasks[t]}'); give one weight per configuration")
             sweep["weights"] = first
@@ -666,13 +667,14 @@ def _sweeps(design, parsed, config, weights, holdout, higher):
 
 def _text_ordered_levels(values):
     """``(codes, texts)`` of a config column: one level per distinct value (0 and 0.0 are one setting, as pandas'
-    equality has it), coded in the sorted order of the levels' texts; by text alone where values are unhashable."""
+    equality has it), named by the first in sorted order of its values' texts (not the first met: the rows' order
+    would name it), coded in the sorted order of the levels' texts; by text alone where values are unhashable."""
     series = pd.Series(values)
     try:
-        codes, uniques = pd.factorize(series, sort=False)
+        codes, _ = pd.factorize(series, sort=False)
     except TypeError:  # unhashable settings (dicts): their texts are the levels
         return pd.factorize(series.astype(str), sort=True)
-    texts = pd.Index(uniques).astype(str).to_numpy(dtype=object)
+    texts = series.astype(str).groupby(codes, sort=True).min().to_numpy(dtype=object)
     order = np.argsort(texts, kind="stable")
     rank = np.empty(order.size, dtype=np.intp)
     rank[order] = np.arange(order.size)
