@@ -60,8 +60,6 @@ def _tied_at_zero(scale):
     return pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason="R's round-off rule reads the effects' mean, 0 here: needs the round-off "
-                                       "scale of the runs behind each effect type (a decision)")
 @pytest.mark.parametrize("scale", [1.0, 0.1, 7.3])
 def test_selection_check_effects_that_tie_at_zero_have_no_spread(scale):
     """selection_check (session 15) reads effects that tie but for round-off as having no spread by R's t.test

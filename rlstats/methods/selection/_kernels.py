@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...resampling import chunk_generators
-from ...statistics import (hall_inverse, hall_transform, monte_carlo_pvalue, monte_carlo_se,
+from ...statistics import (TIE_TOLERANCE, hall_inverse, hall_transform, monte_carlo_pvalue, monte_carlo_se,
                            probability_of_improvement)
 
 EPS = float(np.finfo(float).eps)
@@ -49,9 +49,18 @@ def _cell_means(y, task, is_treatment, counts):
         return sums / counts
 
 
+def _mean_difference(means):
+    """Treatment mean minus baseline mean per task; 0 where they tie but for round-off (within TIE_TOLERANCE of the
+    larger |mean|, the package's tie rule): the same runs summed in another order differ by an ulp, which the
+    effects' spread would read as a difference and scale with the units (review s15)."""
+    difference = means[:, 0] - means[:, 1]
+    with np.errstate(invalid="ignore"):
+        tied = np.abs(difference) <= TIE_TOLERANCE * np.abs(means).max(axis=1)
+    return np.where(tied, 0.0, difference)
+
+
 def _mean_diff(y, task, is_treatment, counts):
-    means = _cell_means(y, task, is_treatment, counts)
-    return means[:, 0] - means[:, 1]
+    return _mean_difference(_cell_means(y, task, is_treatment, counts))
 
 
 def pooled_run_sd(y, task, is_treatment, counts):
@@ -67,7 +76,7 @@ def pooled_run_sd(y, task, is_treatment, counts):
 def _std_diff(y, task, is_treatment, counts):
     means = _cell_means(y, task, is_treatment, counts)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return (means[:, 0] - means[:, 1]) / pooled_run_sd(y, task, is_treatment, counts)
+        return _mean_difference(means) / pooled_run_sd(y, task, is_treatment, counts)
 
 
 def _probability_of_improvement(y, task, is_treatment, counts):
