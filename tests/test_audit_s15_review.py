@@ -36,16 +36,17 @@ def test_config_labels_do_not_change_with_row_order():
     assert sorted(forward["config"]) == sorted(backward["config"]) == ["lr=0", "lr=0", "lr=0.5", "lr=0.5"]
 
 
-@pytest.mark.xfail(strict=True, reason="the advice's K divides the first failing number of seeds only; needs the "
-                                       "seeds list in AdaStop's power hook (a registry decision)")
 def test_adastop_advice_divides_every_number_of_seeds():
     """power('adastop', seeds=[3, 5]) refused 3 seeds (not a multiple of the default K = 5) advising 'e.g. K=3',
     which does not divide 5: following it gives the next refusal, 'e.g. K=5'. The K advised should divide every
-    number of seeds asked about (here 1)."""
+    number of seeds asked about: none above 1 here, which the advice now says; with seeds 6 and 9, K=3."""
     with pytest.raises(OptionError) as caught:
         rlstats.power("adastop", seeds=[3, 5], n_sim=5, tasks=3, rng=0, progress=False)
+    assert "e.g. K=" not in str(caught.value) and "no K above 1 divides" in str(caught.value)
+    with pytest.raises(OptionError) as caught:
+        rlstats.power("adastop", seeds=[6, 9], n_sim=5, tasks=3, rng=0, progress=False)
     advised = int(re.search(r"e\.g\. K=(\d+)", str(caught.value)).group(1))
-    assert 3 % advised == 0 and 5 % advised == 0, str(caught.value)
+    assert 6 % advised == 0 and 9 % advised == 0 and advised > 1, str(caught.value)
 
 
 def _tied_at_zero(scale):
@@ -86,3 +87,12 @@ def test_varying_weights_are_refused_in_any_units():
     df["w"] = np.array([1.0, 0.0, 2.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]) * 1e-9
     with pytest.raises(rlstats.errors.DesignError, match="varies within a configuration"):
         rlstats.tuning(df, "score ~ agent | task/seed", config="lr", weights="w", views=["complete"], rng=0)
+
+
+def test_adastop_advice_says_when_no_k_divides_every_number_of_seeds():
+    """Seeds 3 and 7 share no divisor above 1: the advice says so rather than offering a K that one of them
+    refuses next."""
+    with pytest.raises(OptionError, match=r"no K above 1 divides every number of seeds asked about \(3 and 7\)"):
+        rlstats.power("adastop", seeds=[3, 7], n_sim=5, tasks=3, rng=0, progress=False)
+    with pytest.raises(OptionError, match=r"e\.g\. K=3, which divides 3, 6 and 9"):
+        rlstats.power("adastop", seeds=[3, 6, 9], n_sim=5, tasks=3, rng=0, progress=False)

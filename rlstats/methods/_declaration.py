@@ -41,6 +41,8 @@ class PowerRule:
       vectorised path applies (optional; a test that rejects when ``p <= alpha``);
     * ``check(options)``: options power() reads itself (``extra_options``), checked once;
     * ``seed_unit(options) -> (unit, why)``: numbers of seeds must be multiples of ``unit`` (``why`` says so);
+    * ``check_seeds(options, asked)``: the numbers of seeds a :func:`rlstats.power` study asks about, checked
+      together before any is simulated, so that an error's advice fits them all (optional);
     * ``withhold(options, seeds, template) -> str or None``: why the rule's decision at ``seeds`` runs per cell is
       no test at its level (its power is then withheld: NaN, with the reason in a note), or None (optional).
     """
@@ -58,6 +60,7 @@ class PowerRule:
     batch_pvalues: str | None = None
     check: str | None = None
     seed_unit: str | None = None
+    check_seeds: str | None = None
     withhold: str | None = None
     #: one test per task: the rate is per (simulation, task); ``called`` names it in that note ("AdaStop")
     per_task: bool = False

@@ -770,6 +770,10 @@ def power(method: str | Sequence[str], *, design: Data | None = None, formula: F
         method, design, formula, effect, tasks, agents, distribution, heterogeneity, resample, shifted_agent,
         alpha, n_sim, rng, n_jobs, backend, client, progress, eval_env, method_options, max_seconds)
     seeds_list = _default_seeds(study.methods) if seeds is None else _check_seeds(seeds)
+    for method, options in study.methods:
+        together = _hook(method, "check_seeds")  # the numbers of seeds a method takes, all at once
+        if together is not None:
+            together(options, seeds_list)
     _check_runs(study.source, max(seeds_list), "seeds")
     rows, messages = _evaluate(study, seeds_list, n_sim, engine)
     return _result(study, rows, effect, n_sim, record, engine, "Simulation-based power analysis", messages)

@@ -4,9 +4,12 @@ Both run one test per task, so their rate is per task and simulation; AdaStop ma
 number of runs it used is reported too.  Its number of seeds is the budget ``n * K`` per agent.
 """
 
+import math
+
 import numpy as np
 
 from ...errors import OptionError
+from ...format import join_and
 from ...options import check_int
 
 #: AdaStop's number of interims in a power study when neither n nor K is given (the paper's toy examples)
@@ -29,24 +32,36 @@ def seed_unit(options):
     return options.get("n") or options.get("K") or POWER_K, "AdaStop's n * K budget"
 
 
-def _batches(options, seeds):
-    """(n, K) with n * K == seeds: from K (default 5) or from n."""
+def _batches(options, seeds, asked=None):
+    """(n, K) with n * K == seeds: from K (default 5) or from n. ``asked``: every number of seeds of the study, which
+    the advice of the error fits (review s15: 'e.g. K=3' for seeds 3 and 5 led to the next refusal, 'e.g. K=5')."""
     n, K = options.get("n"), options.get("K")
     if n is not None:
         if seeds % n:
             raise OptionError(f"seeds={seeds} is not a multiple of AdaStop's n={n}: the number of seeds is the "
                               "budget n * K; give seeds that are multiples of n")
         return n, seeds // n
-    if seeds % (POWER_K if K is None else K):
+    unit = POWER_K if K is None else K
+    if seeds % unit:
         # K=... and n=... are AdaStop's alone among the methods power() runs, so a plain keyword reaches it; the
-        # example is a K that divides these seeds (the command line spells it -o K=...)
-        fits = max(k for k in range(1, 11) if seeds % k == 0)
+        # example is a K that divides every number of seeds asked about (the command line spells it -o K=...)
+        asked = tuple(asked or (seeds,))
+        common = math.gcd(*asked)
+        fits = max(k for k in range(1, 11) if common % k == 0)
         said = f"K = {POWER_K} (the default)" if K is None else f"K={K}"
+        advice = (f", or pass K= (interims) or n= (runs per interim), which only AdaStop reads, e.g. K={fits}"
+                  + ("" if len(asked) == 1 else f", which divides {join_and(map(str, asked))}") if fits > 1 else
+                  f"; no K above 1 divides every number of seeds asked about ({join_and(map(str, asked))}): ask "
+                  "about one number of seeds at a time, or about numbers with a common divisor")
         raise OptionError(f"seeds={seeds} is not a multiple of AdaStop's {said}: the number of seeds is the budget "
-                          f"n * K runs per agent; give seeds that are multiples of {POWER_K if K is None else K}, "
-                          f"or pass K= (interims) or n= (runs per interim), which only AdaStop reads, e.g. K={fits}")
-    K = POWER_K if K is None else K
-    return seeds // K, K
+                          f"n * K runs per agent; give seeds that are multiples of {unit}{advice}")
+    return seeds // unit, unit
+
+
+def check_seeds(options, asked):
+    """Every number of seeds power() is asked about, before any is simulated: an error's advice fits them all."""
+    for seeds in asked:
+        _batches(options, seeds, asked)
 
 
 def adastop_call(options, seeds, alpha):
