@@ -91,3 +91,21 @@ def test_percentiles_caption_states_the_intervals_level():
     assert "95% simultaneous intervals" in str(res.summary())
     none = rlstats.percentiles(df, "score ~ agent | task", interval=None)
     assert "(none)" not in str(none.summary())
+
+
+def test_mixed_singular_task_agent_fit_matches_the_additive_anova():
+    """Balanced, 4 tasks x 3 agents x 3 runs, task:agent SD estimated at 0 (a singular fit, stated in the notes): the
+    pairs are those of the additive two-way ANOVA of the runs, SE sqrt(2 s^2 / (T R)) with s^2 on N - T - A + 1 df."""
+    rng = np.random.default_rng(0)
+    tasks, agents, runs = 4, 3, 3
+    df = pd.DataFrame([{"task": f"t{t}", "agent": f"a{a}", "seed": r, "score": 0.1 * a + rng.normal()}
+                       for t in range(tasks) for a in range(agents) for r in range(runs)])
+    res = rlstats.mixed(df, "score ~ agent | task/seed")
+    assert res.glance().sd_task_agent[0] == 0 and any("singular fit" in n for n in res.notes)
+    resid = (df.score - df.groupby("task").score.transform("mean") - df.groupby("agent").score.transform("mean")
+             + df.score.mean())
+    dfree = tasks * agents * runs - tasks - agents + 1
+    s2 = (resid ** 2).sum() / dfree
+    row = res.tidy().iloc[0]
+    assert row.std_error == pytest.approx(np.sqrt(2 * s2 / (tasks * runs)), rel=1e-7)
+    assert row.df == pytest.approx(dfree, rel=1e-7)
