@@ -16,6 +16,9 @@ from . import plots
 
 _DDF_NAMES = {"satterthwaite": "Satterthwaite", "kenward-roger": "Kenward-Roger"}
 _ADJUST_NAMES = {"tukey": "Tukey (studentized range)", "holm": "Holm", "none": "no"}
+#: what the pairs' conf_low/conf_high are under each adjust= (emmeans: Bonferroni's intervals beside Holm)
+_PAIR_INTERVALS = {"tukey": "simultaneous intervals (Tukey)", "holm": "simultaneous intervals (Bonferroni)",
+                   "none": "intervals, not adjusted"}
 
 
 @resultclass
@@ -207,7 +210,8 @@ class MixedResult(Result):
         level = fmt.signif(100 * self.confidence_level, 3)
         return {f"Estimated marginal means ({level}% intervals of each agent's mean over these {self.n_tasks} tasks)":
                 self.emmeans,
-                f"Pairwise differences ({_ADJUST_NAMES[self.adjust]} adjustment)": self.tidy()}
+                f"Pairwise differences ({_ADJUST_NAMES[self.adjust]} adjustment; {level}% "
+                f"{_PAIR_INTERVALS[self.adjust]})": self.tidy()}
 
     # ---- tidy output ------------------------------------------------------------------
     def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:

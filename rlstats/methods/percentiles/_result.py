@@ -200,7 +200,9 @@ class PercentilesResult(Result):
     def _summary_tables(self):
         ranking = self.tidy().iloc[self._order()].reset_index(drop=True)
         tasks = self.task_weights.sort_values("weight", ascending=False, kind="stable").reset_index(drop=True)
-        return {f"Aggregate performance percentiles ({_INTERVAL_NAMES[self.interval]})": ranking,
+        shown = ("no interval" if self.interval is None else
+                 f"{fmt.signif(100 * self.conf_level)}% simultaneous intervals: {_INTERVAL_NAMES[self.interval]}")
+        return {f"Aggregate performance percentiles ({shown})": ranking,
                 "Adversary's task weights q*_j": tasks,
                 "Agent player's distribution p* (diagnostic)": self.agent_weights,
                 f"Per-task means (Anderson interval at delta' = {fmt.signif(self.delta_cell, 3)})": self.per_task}
