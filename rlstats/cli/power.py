@@ -43,7 +43,7 @@ def add_power_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentP
                        help="shift in within-cell standard deviations (default 0: the type-I error, or the "
                             "pilot's own differences); simulated agents are shifted evenly from 0 for the first to "
                             "EFFECT for the last, a pilot's --shifted-agent by EFFECT")
-    power.add_argument("--n-sim", type=int, default=1000, help="simulated data sets per number of seeds")
+    power.add_argument("--n-sim", type=int, default=1000, help="simulated data sets per number of seeds (default 1000)")
     power.add_argument("--jobs", type=int, default=1, help="parallel workers (-1: all cores)")
     power.add_argument("--backend", default=None, help="joblib backend, e.g. loky or threading (dask needs a "
                                                        "running Client, so use it from Python)")
