@@ -123,7 +123,8 @@ _RESERVED_OPTIONS = {"rng": "--seed", "method": "the METHOD argument", "seeds": 
 
 
 def _power_hints():
-    """(flags, -o names) for the library's hints in power's errors: its flags, and power()'s and the methods' keywords."""
+    """(flags, -o names) for the library's hints in power's errors: its flags, and power()'s and the methods'
+    keywords."""
     from ..planning import power, sample_size
     from ._shared import keyword_names
 
