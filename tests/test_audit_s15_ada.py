@@ -69,3 +69,16 @@ def test_permutation_tiny_matches_enumeration():
                      for c in itertools.combinations(range(6), 3)])
     r = rlstats.permutation(df, "score ~ agent", rng=1, n_resamples=1000)
     assert r.tidy()["p_adjusted"].iloc[0] == pytest.approx(exact)
+
+
+@pytest.mark.xfail(strict=True, reason="permutation() warns in AdaStop's words (batches, interims, n and K)")
+def test_permutation_powerless_warning_in_its_own_words():
+    """permutation() at 3 runs per agent warned "with n = 3 runs per batch and K = 1 interims no level can be spent
+    ...; use a larger n or K (the paper advises n * K >= 30)": permutation() has no batches, interims, n= or K=
+    (its signature has neither), so the advice cannot be followed. It must speak of runs per agent and adding runs."""
+    df = pd.DataFrame(dict(agent=["A"] * 3 + ["B"] * 3, score=[1.0, 2.5, 3.1, 4.0, 5.2, 6.3]))
+    with pytest.warns(rlstats.errors.RlstatsWarning) as caught:
+        rlstats.permutation(df, "score ~ agent", rng=1, n_resamples=1000)
+    text = " ".join(str(w.message) for w in caught)
+    assert "3 runs per agent" in text and "add runs" in text
+    assert "interim" not in text and "batch" not in text and "n * K" not in text
