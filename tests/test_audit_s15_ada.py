@@ -71,7 +71,6 @@ def test_permutation_tiny_matches_enumeration():
     assert r.tidy()["p_adjusted"].iloc[0] == pytest.approx(exact)
 
 
-@pytest.mark.xfail(strict=True, reason="permutation() warns in AdaStop's words (batches, interims, n and K)")
 def test_permutation_powerless_warning_in_its_own_words():
     """permutation() at 3 runs per agent warned "with n = 3 runs per batch and K = 1 interims no level can be spent
     ...; use a larger n or K (the paper advises n * K >= 30)": permutation() has no batches, interims, n= or K=
