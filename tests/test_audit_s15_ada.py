@@ -29,7 +29,6 @@ def _batches(tmp_path):
     return paths
 
 
-@pytest.mark.xfail(strict=True, reason="the CLI's repeat error names allow_repeat=True, which it has no flag for")
 def test_cli_repeated_batch_can_be_accepted(tmp_path, capsys):
     """A batch fed twice to ``rlstats adastop update`` was refused with "Pass allow_repeat=True if it is genuine":
     a Python keyword the command line has no flag for, so a genuine repeat (e.g. capped scores that all hit the
