@@ -320,7 +320,7 @@ def parse_options(texts: Iterable[str], reserved: Mapping[str, str]) -> dict[str
 
 
 #: Flags that take no value: a hint ``progress=False`` reads ``--no-progress``.
-_BARE_FLAGS = ("--no-progress", "--allow-python")
+_BARE_FLAGS = ("--no-progress", "--allow-python", "--allow-repeat")
 #: ``name=value`` in a message: a quoted string, or a bare number, word or placeholder (``<number>``, ``...``)
 _PYTHON_OPTION = re.compile(r"""(?<![\w.-])([A-Za-z_][A-Za-z0-9_]*)="""
                             r"""("[^"]*"|'[^']*'|\.\.\.|[\w+<>-]+(?:\.[\w+<>-]+)*)"""

@@ -14,7 +14,8 @@ index column, unnamed or named ``index``, ``seed`` or ``run``, is not an
 agent, and a ``task`` or ``batch`` column must hold one value); ``-``
 reads it (or, for ``status`` and ``plot``, the state) from standard input.
 An update waits for another update of the same state to finish, at most
-``--lock-timeout`` seconds.
+``--lock-timeout`` seconds.  A batch whose scores equal an earlier batch's
+is refused as the same file fed twice; ``--allow-repeat`` accepts it.
 
 The state records one digest per batch that chains the batch before, the
 agents, every option and the seed: a state whose options or scores were
@@ -83,6 +84,9 @@ def add_adastop_commands(subparsers: argparse._SubParsersAction[argparse.Argumen
                              "(default), or pairwise slot choices as the paper (its error can exceed alpha with "
                              "3 or more agents)")
     update.add_argument("--seed", type=int, default=None, help="seed of the random permutation paths")
+    update.add_argument("--allow-repeat", action="store_true",
+                        help="accept a batch whose scores equal an earlier batch's (refused by default: it is "
+                             "almost always the same file fed twice)")
     _add_key_file(update, "(set when the state is created; needed by every later call)")
     update.set_defaults(run=run_update)
 
@@ -206,7 +210,8 @@ def _progress_text(seq):
 
 
 def run_update(args: argparse.Namespace, out: TextIO) -> int:
-    from ._shared import STREAM, check_output_path, read_table
+    from ._shared import STREAM, check_output_path, in_command_words, read_table
+    from ..errors import RlstatsError
     from ..methods.adastop import state_lock
 
     if args.state == STREAM:
@@ -236,7 +241,10 @@ def run_update(args: argparse.Namespace, out: TextIO) -> int:
         else:
             seq = fresh if fresh is not None else _create(args, frame, key)
             created = True
-        seq.update(frame)
+        try:
+            seq.update(frame, allow_repeat=args.allow_repeat)
+        except RlstatsError as exc:  # its hint allow_repeat=True is --allow-repeat here
+            raise type(exc)(in_command_words(str(exc), {"allow_repeat": "--allow-repeat"}, ())) from exc
         try:
             seq.save(path)
         except OSError as exc:

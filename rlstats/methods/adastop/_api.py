@@ -174,9 +174,13 @@ def _resolve_pairs(agents, comparisons, reference):
     return [(index[a], index[b]) for a, b in names]
 
 
-def _warn_if_powerless(schedule):
-    """A test that can never reject is almost surely a mistake: say so loudly."""
-    if schedule.reject_level[-1] == 0:
+def _warn_if_powerless(schedule, sequential=True):
+    """A test that can never reject is almost surely a mistake: say so loudly (permutation() in its own words:
+    it has no batches, interims, n= or K=)."""
+    if schedule.reject_level[-1] == 0 and not sequential:
+        warn(f"with n = {fmt.count(schedule.n, 'run')} per agent no level can be spent "
+             f"(alpha = {schedule.alpha}): the permutation test can never reject; add runs")
+    elif schedule.reject_level[-1] == 0:
         warn(f"with n = {fmt.count(schedule.n, 'run')} per batch and K = {schedule.max_interims} interims no level "
              f"can be spent (alpha = {schedule.alpha}): the test can never reject; use a larger n or K "
              f"(the paper advises n * K >= 30)")
@@ -1192,7 +1196,7 @@ def _permutation_runs(design, options, rng, short, shown):
             runs.append(_run_task(int(task_places[t]), data_t, pairs, options, n_task, 1, ss, advance, short[t],
                                   places))
     for schedule in {id(r.schedule): r.schedule for r in runs if r.pair_ids}.values():
-        _warn_if_powerless(schedule)
+        _warn_if_powerless(schedule, sequential=False)
     return pairs, record, runs
 
 
