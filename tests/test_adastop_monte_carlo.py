@@ -23,8 +23,9 @@ import rlstats
 from rlstats.methods.adastop import _kernels as kernels
 from rlstats.methods.adastop import AdaStop, adastop, permutation
 from rlstats.methods.adastop._api import MC_FLAG_SE
+from conftest import SHARED_DATA
 
-_MUJOCO = "/work/shared/data/mujoco_batches.csv"
+_MUJOCO = str(SHARED_DATA / "mujoco_batches.csv")
 
 
 def _boundaries_over_rngs(blocks, pairs, schedule, joint, rngs):

@@ -12,7 +12,6 @@ measured here from the drawn text boxes (``get_window_extent``), apart from the 
 
 import itertools
 import math
-import pathlib
 import re
 
 import matplotlib
@@ -23,6 +22,7 @@ import pandas as pd
 import pytest
 
 import rlstats
+from conftest import SHARED_DATA
 
 AGENTS = ["CURL-contrastive", "DER-Rainbow-n20", "DrQ", "DrQ(eps)", "OTRainbow", "PPO-clip-0.2", "PlayVirtual",
           "SPR-aug-0.2"]
@@ -30,7 +30,7 @@ GAMES = ["Alien", "Amidar", "Assault", "Asterix", "BankHeist", "BattleZone", "Bo
          "CrazyClimber", "DemonAttack", "Freeway", "Frostbite", "Gopher", "Hero", "Jamesbond", "Kangaroo", "Krull",
          "KungFuMaster", "MsPacman", "Pong", "PrivateEye", "Qbert", "RoadRunner", "Seaquest", "UpNDown"]
 SIZES = [(3.4, 2.6), (7.0, 4.0)]
-DATA = pathlib.Path("/work/shared/data")
+DATA = SHARED_DATA
 
 
 def _figure(drawn):

@@ -7,18 +7,17 @@ the same data, its help, exit codes and errors.
 """
 
 import dataclasses
-import pathlib
 import warnings
 
-import numpy as np
 import pytest
 
 import rlstats
 from rlstats.planning import _api as planning
 from rlstats.planning._sources import _simulation_seed
+from conftest import SHARED_DATA
 
 QUIET = {"progress": False}
-DATA = pathlib.Path("/work/shared/data")
+DATA = SHARED_DATA
 
 
 def _quietly(call, *args, **kwargs):
@@ -173,7 +172,7 @@ def test_power_command_refuses_flags_that_do_not_apply(tmp_path, capsys, flags, 
 MARL = DATA / "raw/instadeepai/marl-eval/5675ad67e8eeb7450bbbe827883849a938b27d80/tests/mock_data_test.json"
 
 
-@pytest.mark.skipif(not MARL.exists(), reason="the marl-eval log of /work/shared/data is absent")
+@pytest.mark.skipif(not MARL.exists(), reason="the marl-eval log of the shared data is absent")
 def test_read_logs_summary_gives_advice_in_the_commands_words(tmp_path, capsys):
     """``rlstats read-logs`` on the marl-eval log printed 'pass tags= for the absolute metrics ...': read_logs()'s
     note in Python's spelling, where the command's errors already say --tags."""

@@ -3,7 +3,6 @@ command line's incremental flow (``rlstats adastop update/status/plot``), on rea
 from __future__ import annotations
 
 import itertools
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -12,21 +11,17 @@ import scipy.stats as ss
 
 import rlstats
 from rlstats.cli import main
+from conftest import SHARED_DATA
+from test_cli_adastop import batch_files
 
-MUJOCO = Path("/work/shared/data/mujoco_batches.csv")
+MUJOCO = SHARED_DATA / "mujoco_batches.csv"
 
 
 def _batches(tmp_path):
     if not MUJOCO.exists():
         pytest.skip(f"real data {MUJOCO} absent")
     d = pd.read_csv(MUJOCO)
-    d = d[d.task == "hopper"]
-    paths = []
-    for b, g in d.groupby("batch"):
-        p = tmp_path / f"b{b}.csv"
-        g[["agent", "score"]].to_csv(p, index=False)
-        paths.append(p)
-    return paths
+    return batch_files(tmp_path, d[d.task == "hopper"])
 
 
 def test_cli_repeated_batch_can_be_accepted(tmp_path, capsys):

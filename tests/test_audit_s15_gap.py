@@ -13,10 +13,8 @@ import json
 
 import numpy as np
 import pandas as pd
-import pytest
 
 import rlstats
-from conftest import SHARED_DATA
 
 
 def _notes(result):

@@ -9,7 +9,6 @@ size and looked at. Each test is a minimal reproducer of one defect found; its d
 
 from __future__ import annotations
 
-import warnings
 
 import numpy as np
 import pandas as pd

@@ -7,7 +7,6 @@ one-sided lower bound at level 1 - a excludes 0 exactly when the one-sided p-val
 sweep where only some configurations have one seed, and seeds that are equal values written differently (0, 0.0).
 """
 
-import pathlib
 
 import numpy as np
 import pandas as pd
@@ -15,8 +14,9 @@ import pytest
 from scipy import stats
 
 import rlstats
+from conftest import SHARED_DATA
 
-DATA = pathlib.Path("/work/shared/data")
+DATA = SHARED_DATA
 
 
 def _runs(rng, effects, runs=3, skew=False):

@@ -10,8 +10,9 @@ import pytest
 import scipy.stats as st
 
 import rlstats
+from conftest import SHARED_DATA
 
-DATA = "/work/shared/data"
+DATA = str(SHARED_DATA)
 ATARI = os.path.join(DATA, "atari100k.csv")
 
 

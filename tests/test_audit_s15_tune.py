@@ -11,7 +11,6 @@ against scipy. Defects found: each test's docstring says what was wrong.
 
 import itertools
 import math
-import pathlib
 
 import matplotlib
 import numpy as np
@@ -20,10 +19,11 @@ import pytest
 from scipy import stats
 
 import rlstats
+from conftest import SHARED_DATA
 
 matplotlib.use("Agg")
 
-DATA = pathlib.Path("/work/shared/data")
+DATA = SHARED_DATA
 
 
 def _sweep(values, agent="ppo", task="ant"):

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 import rlstats
+from conftest import SHARED_DATA
 
 
 def _clearing_gamma():
@@ -86,7 +87,7 @@ def test_last_row_per_run_is_not_called_a_learning_curve():
         assert "df['step'] == df['step'].max()" not in str(error), str(error)
 
 
-_MUJOCO = "/work/shared/data/mujoco_batches.csv"
+_MUJOCO = str(SHARED_DATA / "mujoco_batches.csv")
 
 
 @pytest.mark.skipif(not __import__("os").path.exists(_MUJOCO), reason="needs the shared real data")
