@@ -45,7 +45,7 @@ from ...normalization import warn_raw_scales
 from ...format import cannot_reject, count, returned_nan
 from .._replication import verdict
 from ...errors import DesignError, OptionError
-from ...options import (check_bool, check_choice, check_cost_options, check_fraction, check_int, check_resamples,
+from ...options import (check_bool, check_choice, check_cost_options, check_fraction, check_resamples,
                        is_finite_number)
 from ...resampling import check_rng, seed_sequence
 from ...statistics import monte_carlo_pvalue, near_tie_note, near_ties

@@ -625,7 +625,8 @@ def _sweeps(design, parsed, config, weights, holdout, higher):
     if repeated.any():
         i = int(np.flatnonzero(repeated)[0])
         raise DesignError(f"seed {seed_texts[seed_codes[i]]!r} appears more than once for agent "
-                          f"'{design.agents[design.agent[i]]}' on task '{design.tasks[design.task[i]]}' with configuration {labels[codes[i]]!r} "
+                          f"'{design.agents[design.agent[i]]}' on task '{design.tasks[design.task[i]]}' with "
+                          f"configuration {labels[codes[i]]!r} "
                           f"({int(repeated.sum())} such rows); each run needs its own seed within a configuration")
     held = np.zeros(design.nobs, dtype=bool)
     if holdout is not None:
