@@ -102,7 +102,7 @@ def test_sentences_say_what_holds_the_count(monkeypatch):
                                      "task, and it has one run; add runs")
 
 
-@pytest.mark.filterwarnings("ignore:with n = 2 runs per batch:rlstats.errors.RlstatsWarning")
+@pytest.mark.filterwarnings("ignore:with n = 2 runs per agent:rlstats.errors.RlstatsWarning")
 def test_back_ends_read_their_need_from_the_declaration(monkeypatch):
     # raising a declared need to 3 runs makes 2 runs too few, in every back end that refuses below it
     df = rlstats.datasets.simulate(agents=2, tasks=3, seeds=2, rng=0)
