@@ -311,36 +311,37 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
     effect_notes = _effect_size_notes(design, level, present, ~needs.mask("comparisons", (n, k)),
                                       options.effect_intervals)
     notes += effect_notes
+
+    def effect_note(note):  # a note of the effect sizes: among the notes, and among those the table alone leaves out
+        notes.append(note)
+        effect_notes.append(note)
+
     notes += [note for note in (near_tie_note(n_near),) if note]
     beyond = compared_next & ~compared
     if beyond.any():
-        notes.append(f"the comparisons with the next-ranked agent are withheld in {_cells_phrase(design, beyond)}: "
-                     "they need at least 2 runs of both agents; add runs")
-        effect_notes.append(notes[-1])
+        effect_note(f"the comparisons with the next-ranked agent are withheld in {_cells_phrase(design, beyond)}: "
+                    "they need at least 2 runs of both agents; add runs")
     if "monte_carlo" in how:
         notes.append(f"{_TEST_NAMES[test]} p-values from {n_resamples} random splits where the splits were too many "
                      "to enumerate")
     degenerate = others & (design.counts >= 2) & np.isnan(a12[..., 1])
     degenerate &= (design.counts >= 2)[np.arange(n), best][:, None]
     if degenerate.any():
-        notes.append(f"the A12 interval is undefined in {_cells_phrase(design, degenerate)}: the Brunner-Munzel "
-                     "variance is zero there (every run of one agent beats every run of the other, or all runs "
-                     "tie); the default effect_intervals='fcr' gives a score interval there")
-        effect_notes.append(notes[-1])
+        effect_note(f"the A12 interval is undefined in {_cells_phrase(design, degenerate)}: the Brunner-Munzel "
+                    "variance is zero there (every run of one agent beats every run of the other, or all runs "
+                    "tie); the default effect_intervals='fcr' gives a score interval there")
     flat = others & (design.counts >= 2) & (design.counts >= 2)[np.arange(n), best][:, None] & np.isnan(hedges[..., 0])
     # the joint-level note only where it says something of what is printed: a task with more than 2 agents (with 2,
     # fcr_level is the level itself) that shows some A12 or Hedges' g interval (not all withheld, e.g. one run a cell)
     printed = np.isfinite(a12[..., 1]).any(axis=1) | np.isfinite(hedges[..., 1]).any(axis=1)
     if options.effect_intervals in kernels.FCR_INTERVALS and (printed & (compared_agents > 2)).any():
-        notes.append(f"each task's effect-size intervals against its best are at {fmt.signif(100 * level)}% jointly: "
-                     f"with k agents in a task, each is at 1 - 2 (1 - {fmt.signif(level)}) / k, so that whichever "
-                     f"agent is best at most {fmt.signif(100 * (1 - level))}% of those printed miss (Benjamini and "
-                     "Yekutieli's false coverage-statement rate); effect_intervals='per_pair' gives the unadjusted "
-                     "intervals")
-        effect_notes.append(notes[-1])
+        effect_note(f"each task's effect-size intervals against its best are at {fmt.signif(100 * level)}% jointly: "
+                    f"with k agents in a task, each is at 1 - 2 (1 - {fmt.signif(level)}) / k, so that whichever "
+                    f"agent is best at most {fmt.signif(100 * (1 - level))}% of those printed miss (Benjamini and "
+                    "Yekutieli's false coverage-statement rate); effect_intervals='per_pair' gives the unadjusted "
+                    "intervals")
     if flat.any():
-        notes.append(f"Hedges' g is undefined in {_cells_phrase(design, flat)}: neither agent's runs vary")
-        effect_notes.append(notes[-1])
+        effect_note(f"Hedges' g is undefined in {_cells_phrase(design, flat)}: neither agent's runs vary")
     aggregate_row = None
     if aggregate == "bootstrap" and "aggregate" in needs.sentences:
         notes.append(needs.sentences["aggregate"] + " (the aggregate row compares every agent, so it is left out)")
