@@ -147,12 +147,17 @@ class Summary:
     digits: int
     latex: dict[str, Callable[..., str]]
     markdown: dict[str, Callable[[], str]]
+    captions: dict[str, str]
 
     def __init__(self, title: str, header: str, tables: Mapping[str, pd.DataFrame], notes: Iterable[str] = (),
                  digits: int = 5, statistic_line: str | None = None,
                  latex: Mapping[str, Callable[..., str]] | None = None,
-                 markdown: Mapping[str, Callable[[], str]] | None = None) -> None:
+                 markdown: Mapping[str, Callable[[], str]] | None = None,
+                 captions: Mapping[str, str] | None = None) -> None:
         self.title = title
+        # what a table's numbers are, which the print says above it and a LaTeX table pasted alone must say in its
+        # caption: name -> sentences ending that caption
+        self.captions = dict(captions or {})
         # tables whose cells carry marks (bold, daggers) that only their result can set in LaTeX: name -> a
         # function of (caption, label, environment, resize, notes) giving the float
         self.latex = dict(latex or {})
@@ -205,7 +210,8 @@ class Summary:
         blocks = []
         for i, (name, table) in enumerate(self.tables.items()):
             table_label = f"{label}:{i}" if label else None
-            caption = f"{self.title}: {name}." + (f" {self.statistic_line.strip()}." if self.statistic_line else "")
+            caption = (f"{self.title}: {name}." + (f" {self.statistic_line.strip()}." if self.statistic_line else "")
+                       + (f" {self.captions[name]}" if name in self.captions else ""))
             if name in self.latex:
                 blocks.append(self.latex[name](caption, label=table_label, environment=environment, resize=resize,
                                                notes=self.notes if not i else ()))
@@ -350,6 +356,11 @@ class Result:
         """Named DataFrames shown by summary()."""
         return {}
 
+    def _latex_captions(self):
+        """Sentences ending the LaTeX captions of summary()'s tables (name -> text): what a table's numbers are,
+        where the print says it in lines the table does not carry."""
+        return {}
+
     # names= ("broom": broom's column names) is applied around every subclass's tidy and glance by _column_names
     def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
         raise NotImplementedError
@@ -403,7 +414,7 @@ class Result:
     def summary(self) -> Summary:
         """The full tables (with ``to_latex()``, ``to_markdown()`` and HTML in notebooks)."""
         return Summary(self.method, self._header(), self._summary_tables(), self.notes,
-                       statistic_line=self._statistic_line())
+                       statistic_line=self._statistic_line(), captions=self._latex_captions())
 
     def _repr_html_(self):
         return self.summary()._repr_html_()

@@ -13,7 +13,7 @@ from ..errors import OptionError
 from ..methods import DECLARATIONS, load
 from ..options import check_confidence_level
 from .._typing import ColumnNames
-from ..results import Result, Summary, resultclass
+from ..results import Result, resultclass
 from ..statistics import wilson_interval
 from . import plots
 
@@ -194,18 +194,10 @@ class PowerResult(Result):
             lines.append(_sample_size_sentence(self))
         return lines
 
-    def summary(self) -> Summary:
-        """The full tables; in LaTeX the rates' caption ends with sample_size()'s answer, as the print does (audit
-        s15: to_latex() and ``rlstats power --target-power --format latex`` gave the tables without it)."""
-        if self.target_power is None:
-            return super().summary()
-        tables = self._summary_tables()
-
-        def rates(caption, **layout):
-            return fmt.table_latex(tables["Rejection rates"], caption=f"{caption} {_sample_size_sentence(self)}",
-                                   **layout)
-        return Summary(self.method, self._header(), tables, self.notes, statistic_line=self._statistic_line(),
-                       latex={"Rejection rates": rates})
+    def _latex_captions(self):
+        """The rates' caption ends with sample_size()'s answer, as the print does (audit s15: to_latex() and ``rlstats
+        power --target-power --format latex`` gave the tables without it)."""
+        return {} if self.target_power is None else {"Rejection rates": _sample_size_sentence(self)}
 
     def _summary_tables(self):
         settings = pd.DataFrame({"setting": list(self.simulation), "value": [_setting_text(v) for v in

@@ -9,7 +9,7 @@ import pandas as pd
 
 from ... import format as fmt
 from ..._typing import ColumnNames
-from ...results import Result, Summary, resultclass
+from ...results import Result, resultclass
 from . import plots
 
 _MODELS = {"signed_rank": "Bayesian signed-rank test", "hierarchical": "hierarchical model"}
@@ -189,25 +189,17 @@ class BayesResult(Result):
             tables["Convergence"] = self.diagnostics
         return tables
 
-    def summary(self) -> Summary:
-        """The full tables; in LaTeX each caption also says what its numbers are (the print's lines above the pairs),
-        since a paper's table travels without them (audit s15: the sign and the credible level were missing)."""
-        tables = self._summary_tables()
+    def _latex_captions(self):
+        """Each caption also says what its numbers are (the print's lines above the pairs), since a paper's table
+        travels without them (audit s15: the sign and the credible level were missing)."""
         level = f"{fmt.signif(100 * self.confidence_level)}%"
-        said = {"Pairs": f"{self._meaning()}; estimate: the {ACROSS[self.model][1]}, {self._direction()}; lower and "
+        return {"Pairs": f"{self._meaning()}; estimate: the {ACROSS[self.model][1]}, {self._direction()}; lower and "
                          f"upper: its {level} credible interval.",
                 "Per task": f"Differences of the tasks' means (observed) = {self._direction()}"
                             + ("." if self.model == "signed_rank" else
                                f"; estimate, lower and upper: the posterior mean of the task's difference and its "
                                f"{level} credible interval; P(.): posterior probabilities of that difference above, "
                                "within or below the ROPE.")}
-
-        def captioned(name):
-            def table(caption, **layout):
-                return fmt.table_latex(tables[name], 5, caption=f"{caption} {said[name]}", **layout)
-            return table
-        return Summary(self.method, self._header(), tables, self.notes, statistic_line=self._statistic_line(),
-                       latex={name: captioned(name) for name in said if name in tables})
 
     def _shares_shown(self, table):
         """``table`` with its shares of draws as the print gives them: "< 1/n" for none, never a certainty of 0 or 1
