@@ -88,7 +88,7 @@ def concat(frames: Iterable[Any], **kwargs: Any) -> pd.DataFrame:
     Raises
     ------
     OptionError
-        When an item is not a table, or ``axis`` is not 0 (notes describe rows).
+        When ``frames`` is empty, an item is not a table, or ``axis`` is not 0 (notes describe rows).
 
     See Also
     --------
@@ -117,6 +117,8 @@ def concat(frames: Iterable[Any], **kwargs: Any) -> pd.DataFrame:
             raise OptionError(f"rlstats.concat stacks tables; item {position} is a {type(frame).__name__}: give "
                               f"{TABLE}")
         converted.append(frame)
+    if not converted:  # pandas' own "No objects to concatenate" names neither the function nor the fix
+        raise OptionError("rlstats.concat was given no tables: pass a list of one or more frames")
     return concat_frames(converted, **kwargs)
 
 
