@@ -217,6 +217,49 @@ class AdaStopResult(Result):
                 "Step-down": self.steps,
                 "Level spent per interim": self.spending}
 
+    def _latex_captions(self):
+        """What each summary table's numbers are, for a table pasted alone into a paper (audit s16: the captions said
+        neither which way "larger" reads, nor what the estimate and boundary are, and the level table of a test
+        that had run 1 of 4 interims listed all 4 under "Level spent per interim")."""
+        # only the words that occur: a finished test has no "continue", a permutation test never has
+        others = "".join(f"; {word}: {meaning}" for word, meaning in (("continue", "undecided"),
+                                                                      ("withheld", "too few runs"))
+                         if self._count(word))
+        estimate = "estimate: mean of agent 1 minus mean of agent 2"
+        decisions = ("decision: agent 1 against agent 2 (larger or smaller: agent 1's scores are larger or "
+                     f"smaller, they differ; equal: not shown to differ at this level{others}); {estimate} over the "
+                     "runs used (runs 1, runs 2) at the decision's interim; boundary: the rejection boundary of "
+                     "|estimate| at that interim.")
+        if "p_adjusted" in self.tidy():
+            decisions += " p_adjusted: the step-down adjusted p-value."
+        early = self.beta > 0
+        captions = {
+            "Decisions": decisions,
+            "Runs used per agent": "runs: runs the test used; n_available: runs given; mean: of the runs used.",
+            "Statistic |mean difference| and boundaries per interim":
+                f"{estimate} over the runs of interims 1 to this one; statistic: |estimate|, rejected above the "
+                f"boundary{'; accept boundary: decided equal below it' if early else ''}; decision: as it stood "
+                "after this interim.",
+            "Step-down": "comparisons: the undecided comparisons tested together at that step; max_statistic and "
+                         "min_statistic: the largest and smallest |mean difference| among them; action: reject "
+                         "the pair with the largest when it exceeds the boundary (agent 1, agent 2)"
+                         f"{', accept the pair with the smallest below the accept boundary' if early else ''}, else "
+                         "none.",
+        }
+        level = ("paths_beyond: permutation paths allowed above the boundary, of n_paths; level_interim: the level of "
+                 "that interim, paths_beyond / n_paths; level: cumulated up to it.")
+        tested = self.decisions.loc[self.decisions["decision"] != "withheld", "interim"]
+        last = int(tested.max()) if len(tested) else 0
+        if 0 < last < self.max_interims:
+            several = last + 1 < self.max_interims
+            later = f"interims {last + 1}-{self.max_interims}" if several else f"interim {self.max_interims}"
+            levels = "their levels are" if several else "its level is"
+            level += (f" {later} {'are' if several else 'is'} not run yet: {levels} the schedule's." if not self.done
+                      else f" The test stopped at interim {last}: {later} {'were' if several else 'was'} not run, "
+                           f"{levels} the schedule's.")
+        captions["Level spent per interim"] = level
+        return captions
+
     # ---- tidy output ----------------------------------------------------------------
     def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
         """One row per comparison (and task): decision, interim, estimate, runs used, reason."""
@@ -297,8 +340,9 @@ def _sentence_of_decisions(rows):
     parts = []
     for a, b, d, k, e, n1, n2, reason in zip(rows["agent_1"], rows["agent_2"], rows["decision"], rows["interim"],
                                              rows["estimate"], rows["n_1"], rows["n_2"], rows["reason"]):
-        if d == "continue":
-            parts.append(f"{a} vs {b} undecided ({reason})")
+        if d == "continue":  # a reason only when the test stopped with it undecided (runs exhausted)
+            parts.append(f"{a} vs {b} undecided ({reason})" if isinstance(reason, str) and reason
+                         else f"{a} vs {b} undecided so far")
         elif d == "withheld":
             parts.append(f"{a} vs {b} {reason}")
         else:
