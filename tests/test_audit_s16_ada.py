@@ -66,7 +66,6 @@ def test_latex_level_caption_of_a_finished_test_says_nothing_of_interims_not_run
 
 # ---- the state lock ------------------------------------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="the lock file stays after every update")
 def test_no_lock_file_stays_after_a_successful_or_refused_update(tmp_path, capsys):
     """``rlstats adastop update`` left ``state.json.lock`` (empty) next to the state after every run: clutter that
     reads as a lock still held, and invites deleting it by hand while another update holds it."""
@@ -80,7 +79,6 @@ def test_no_lock_file_stays_after_a_successful_or_refused_update(tmp_path, capsy
     assert sorted(p.name for p in tmp_path.iterdir()) == ["b1.csv", "s.json"]
 
 
-@pytest.mark.xfail(strict=True, reason="the lock file stays; no check that the locked file is still at the path")
 def test_state_lock_removes_its_file_and_excludes_a_waiter_whose_file_was_removed(tmp_path):
     """The lock file is removed on release, so a process that waited on the removed file must not hold the lock
     while another holds the file now at the path: it retries on the new file (here held, so it times out)."""

@@ -483,7 +483,10 @@ def state_lock(path, timeout=LOCK_TIMEOUT):
     replaced on every save, so it cannot carry the lock), waits up to ``timeout``
     seconds for another holder, and is released when the block ends or the
     process dies.  The holder writes its process id into the lock file, so a
-    wait that times out can name it.
+    wait that times out can name it, and removes the file when the block ends,
+    so that nothing stays next to the state.  A file left by a process that was
+    killed holds no lock (the system releases it with the process): the next
+    update takes it and removes it.
 
     Raises
     ------
@@ -494,9 +497,20 @@ def state_lock(path, timeout=LOCK_TIMEOUT):
     timeout = _check_timeout(timeout)
     target = Path(os.path.realpath(path))
     lock_path = target.with_name(target.name + ".lock")
-    handle = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o666)
+    deadline = time.monotonic() + timeout
+    while True:
+        handle = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o666)
+        try:
+            _acquire(handle, lock_path, target, timeout, deadline)
+        except BaseException:
+            os.close(handle)
+            raise
+        if _still_at(handle, lock_path):
+            break
+        # the lock of a file its holder removed on release (below): another process may hold the file now at
+        # the path, so start over on that one
+        os.close(handle)
     try:
-        _acquire(handle, lock_path, target, timeout)
         with contextlib.suppress(OSError):
             os.ftruncate(handle, 0)
             os.lseek(handle, 0, os.SEEK_SET)  # os.pwrite is POSIX-only
@@ -504,10 +518,22 @@ def state_lock(path, timeout=LOCK_TIMEOUT):
         try:
             yield target
         finally:
-            with contextlib.suppress(OSError):
-                os.ftruncate(handle, 0)  # no stale process id once released
+            try:  # removed while still held, so that nothing stays next to the state (audit s16)
+                os.unlink(lock_path)
+            except OSError:  # e.g. Windows, where an open file cannot be removed: no stale process id at least
+                with contextlib.suppress(OSError):
+                    os.ftruncate(handle, 0)
     finally:
         os.close(handle)  # closing releases the lock
+
+
+def _still_at(handle, lock_path):
+    """The locked file ``handle`` is the one at ``lock_path`` (not one removed since it was opened)."""
+    try:
+        here, there = os.fstat(handle), os.stat(lock_path)
+    except FileNotFoundError:
+        return False
+    return (here.st_dev, here.st_ino) == (there.st_dev, there.st_ino)
 
 
 def _check_timeout(timeout):
@@ -516,9 +542,8 @@ def _check_timeout(timeout):
     return float(timeout)
 
 
-def _acquire(handle, lock_path, target, timeout):
-    """Take the lock, polling with growing pauses until ``timeout`` seconds have passed."""
-    deadline = time.monotonic() + timeout
+def _acquire(handle, lock_path, target, timeout, deadline):
+    """Take the lock, polling with growing pauses until the ``deadline`` (``timeout`` seconds after the wait began)."""
     pause = 0.005
     while True:
         if _try_lock(handle):
