@@ -123,7 +123,6 @@ def test_latex_level_caption_of_a_test_that_stopped_early_says_which_interims_ne
 
 # ---- the boundaries figure at paper size ---------------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="the boundaries plot's legend is drawn over the lines")
 def test_boundaries_legend_is_not_drawn_over_the_lines_at_paper_size():
     """Four agents (six comparisons and the four marks' key): the legend, placed inside the Axes, covered the
     boundary and statistic lines of a 3.5 x 2.6 in figure. It goes beside the Axes, inside the figure."""
