@@ -146,7 +146,6 @@ def test_boundaries_legend_is_not_drawn_over_the_lines_at_paper_size():
 
 # ---- the command line's interim report ------------------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="update/status do not state the family-wise level nor the batches left")
 def test_update_and_status_state_the_level_spent_and_the_batches_left(tmp_path, capsys):
     """After each batch ``rlstats adastop update`` and ``status`` printed the decisions and what to run next, but
     not the family-wise level (nor how much of it the interims so far spent) nor how many batches may be left: what

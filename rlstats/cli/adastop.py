@@ -193,19 +193,22 @@ def _load(path, key):
     return AdaStop.load(path, key=key)
 
 
-def _progress_text(seq):
+def _progress_text(seq, result):
     from .. import format as fmt
 
     table = seq.decisions.copy()
     table["reason"] = table["reason"].fillna("")
     if not (table["reason"] != "").any():
         table = table.drop(columns="reason")
+    # the result's counts and family-wise level (with what the interims so far spent), as its print says them
     lines = [f"after batch {seq.interim} of at most {seq.K} (n = {fmt.count(seq.n, 'run')} per agent per batch):",
-             fmt.table_text(table)]
+             result._statistic_line(), fmt.table_text(table)]
     if seq.done:
         lines.append("the test is finished: every comparison is decided")
     else:
-        lines.append(f"next batch: {fmt.count(seq.n, 'new run')} of each of: {', '.join(seq.agents_to_run)}")
+        left = fmt.count(seq.K - seq.interim, "batch", "batches")
+        lines.append(f"next batch: {fmt.count(seq.n, 'new run')} of each of: {', '.join(seq.agents_to_run)} "
+                     f"(at most {left} left)")
     return "\n".join(lines) + "\n"
 
 
@@ -257,16 +260,18 @@ def run_update(args: argparse.Namespace, out: TextIO) -> int:
         keyed = "" if key is None else f"; digests keyed by --key-file (key id {state['integrity']['key_id']})"
         out.write(f"created {path}: agents {', '.join(seq.agents)}; {options}; seed {state['seed']['record']}"
                   f"{keyed}\n")
-    out.write(_progress_text(seq))
+    result = seq.result()
+    out.write(_progress_text(seq, result))
     if seq.done:
-        out.write(str(seq.result()))
+        out.write(str(result))
     return 0
 
 
 def run_status(args: argparse.Namespace, out: TextIO) -> int:
     seq = _load(args.state, _key(args))
-    out.write(_progress_text(seq))
-    used = seq.result().runs_used
+    result = seq.result()
+    out.write(_progress_text(seq, result))
+    used = result.runs_used
     out.write("runs used: " + ", ".join(f"{a} {r}" for a, r in zip(used["agent"], used["n_runs"])) + "\n")
     return 0
 
