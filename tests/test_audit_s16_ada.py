@@ -171,3 +171,14 @@ def test_update_and_status_state_the_level_spent_and_the_batches_left(tmp_path, 
     assert main(["adastop", "status", str(state)]) == 0
     out = capsys.readouterr().out
     assert "of which 0.02333 spent by interim 2" in out and "(at most 2 batches left)" in out
+
+
+@pytest.mark.xfail(strict=True, reason="a wide batch with an unknown agent's column does not name it")
+def test_wide_batch_with_an_unknown_agent_names_it(tmp_path, capsys):
+    """A wide batch (one column per agent) whose column D is no agent of the test (a typo, or another experiment's
+    file) was refused with "expected long format ... got columns ['Unnamed: 0', 'A', 'B', 'D']", which names
+    neither the unknown column nor the long format's absence as the problem; a long batch names it."""
+    seq = AdaStop(["A", "B", "C"], n=2, K=3, n_resamples=200, rng=0)
+    with pytest.raises(DesignError, match=r"unknown agent\(s\) D in the batch; this test compares A, B, C"):
+        seq.update(pd.DataFrame({"A": [1.0, 2.0], "B": [2.0, 3.0], "D": [3.0, 4.0]}))
+    assert seq.interim == 0
