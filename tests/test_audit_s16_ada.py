@@ -173,7 +173,6 @@ def test_update_and_status_state_the_level_spent_and_the_batches_left(tmp_path, 
     assert "of which 0.02333 spent by interim 2" in out and "(at most 2 batches left)" in out
 
 
-@pytest.mark.xfail(strict=True, reason="a wide batch with an unknown agent's column does not name it")
 def test_wide_batch_with_an_unknown_agent_names_it(tmp_path, capsys):
     """A wide batch (one column per agent) whose column D is no agent of the test (a typo, or another experiment's
     file) was refused with "expected long format ... got columns ['Unnamed: 0', 'A', 'B', 'D']", which names

@@ -832,10 +832,15 @@ def _batch_scores(batch, agent, score, agents):
                 out[name] = _as_scores(values.to_numpy(), name)
         else:
             columns = [c for c in batch.columns if str(c) not in INDEX_COLUMNS]
-            if not columns or any(str(c) not in agents for c in columns):
+            unknown = [str(c) for c in columns if str(c) not in agents]
+            if len(unknown) == len(columns):  # no column is an agent: neither layout
                 raise DesignError(
                     f"cannot read the batch: expected long format with columns '{agent}' and '{score}', or one "
                     f"column per agent ({', '.join(agents)}); got columns {[str(c) for c in batch.columns]}")
+            if unknown:  # a wide batch with a column named for no agent: named, as the long format names it
+                raise DesignError(f"unknown agent(s) {', '.join(unknown)} in the batch; this test compares "
+                                  f"{', '.join(agents)} (a wide batch has one column per agent, besides an index "
+                                  "column: unnamed, index, seed or run)")
             out = {str(c): _as_scores(batch[c].to_numpy(), str(c)) for c in columns}
         check_batch_columns(batch, agent, score)  # after the scores are found to be numbers
     elif hasattr(batch, "items"):
