@@ -170,7 +170,9 @@ def plot_boundaries(result: Any, *, ax: Any = None, task: str | None = None, **k
     """Each comparison's |mean difference| per interim (solid) and the boundary it faced (dashed).
 
     A filled star marks a rejection, an open circle an "equal" decision.
-    Keywords go to the solid lines (``Axes.plot``).
+    Keywords go to the solid lines (``Axes.plot``).  The legend stands beside
+    the Axes: on your own ``ax=``, lay its figure out (``layout="constrained"``)
+    or save it with ``bbox_inches="tight"`` so that it is not cut off.
     """
     return _per_task(result, task, ax, _draw_boundaries, (5.6, 3.6), (1.6, 1.4), _finish_boundaries, **kwargs)
 
