@@ -181,3 +181,14 @@ def test_wide_batch_with_an_unknown_agent_names_it(tmp_path, capsys):
     with pytest.raises(DesignError, match=r"unknown agent\(s\) D in the batch; this test compares A, B, C"):
         seq.update(pd.DataFrame({"A": [1.0, 2.0], "B": [2.0, 3.0], "D": [3.0, 4.0]}))
     assert seq.interim == 0
+
+
+def test_state_lock_leaves_a_lock_file_that_is_not_its_own(tmp_path):
+    """Released, the holder removes the lock file only if it is still the one it locked: a file removed by hand
+    meanwhile and made anew (another process's lock now) stays."""
+    state = tmp_path / "s.json"
+    lock_path = tmp_path / "s.json.lock"
+    with state_lock(state, timeout=0.5):
+        lock_path.unlink()
+        lock_path.write_text("other\n")
+    assert lock_path.read_text() == "other\n"

@@ -518,8 +518,10 @@ def state_lock(path, timeout=LOCK_TIMEOUT):
         try:
             yield target
         finally:
-            try:  # removed while still held, so that nothing stays next to the state (audit s16)
-                os.unlink(lock_path)
+            try:  # removed while still held, so that nothing stays next to the state (audit s16); only if it is
+                # still this file: one removed by hand and made anew by another process is that process's lock
+                if _still_at(handle, lock_path):
+                    os.unlink(lock_path)
             except OSError:  # e.g. Windows, where an open file cannot be removed: no stale process id at least
                 with contextlib.suppress(OSError):
                     os.ftruncate(handle, 0)
