@@ -192,3 +192,18 @@ def test_state_lock_leaves_a_lock_file_that_is_not_its_own(tmp_path):
         lock_path.unlink()
         lock_path.write_text("other\n")
     assert lock_path.read_text() == "other\n"
+
+
+@pytest.mark.xfail(strict=True, reason="the result of an AdaStop fed no batch yet cannot be printed (IndexError)")
+def test_result_before_the_first_batch_prints_and_status_reads_it(tmp_path, capsys):
+    """``print(AdaStop(...).result())`` before any batch raised IndexError (the level spent by interim 0 was looked
+    up in the spending table, which starts at interim 1); a state saved so could not be read by ``status``."""
+    seq = AdaStop(["A", "B"], n=3, K=3, n_resamples=200, rng=0)
+    text = str(seq.result())
+    assert "undecided = 1 (of 1 comparison), schedule's level = 0.05 (alpha = 0.05), nothing spent yet (no " \
+           "interim run)" in text
+    seq.save(tmp_path / "s.json")
+    assert main(["adastop", "status", str(tmp_path / "s.json")]) == 0
+    out = capsys.readouterr().out
+    assert "after batch 0 of at most 3" in out and "next batch: 3 new runs of each of: A, B (at most 3 batches left)" \
+        in out
