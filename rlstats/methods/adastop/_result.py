@@ -156,9 +156,13 @@ class AdaStopResult(Result):
         spent = {}
         for task, k in groups.items():
             rows = spending[(spending["interim"] == k) & ((spending["task"] == task) if by_task else True)]
-            spent[task] = (int(k), float(rows["level"].iloc[-1]))
+            # interim 0: no batch fed yet (or every comparison of the task withheld), so nothing spent (audit s16:
+            # printing an AdaStop before its first batch raised IndexError)
+            spent[task] = (int(k), float(rows["level"].iloc[-1]) if len(rows) else 0.0)
         levels = sorted(level for _, level in spent.values())
         interims = {k for k, _ in spent.values()}
+        if interims == {0}:
+            return ", nothing spent yet (no interim run)"
         if len(set(levels)) == 1 and len(interims) == 1:
             return f", of which {fmt.signif(levels[0], 4)} spent by interim {interims.pop()}"
         return f", of which {fmt.signif(levels[0], 4)} to {fmt.signif(levels[-1], 4)} spent so far by task"
@@ -250,7 +254,7 @@ class AdaStopResult(Result):
                  "that interim, paths_beyond / n_paths; level: cumulated up to it.")
         tested = self.decisions.loc[self.decisions["decision"] != "withheld", "interim"]
         last = int(tested.max()) if len(tested) else 0
-        if 0 < last < self.max_interims:
+        if last < self.max_interims and (last > 0 or not self.done):  # (a done test at 0 withheld everything)
             several = last + 1 < self.max_interims
             later = f"interims {last + 1}-{self.max_interims}" if several else f"interim {self.max_interims}"
             levels = "their levels are" if several else "its level is"
