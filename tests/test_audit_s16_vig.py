@@ -76,3 +76,28 @@ def test_vignette_readme_lists_every_vignette():
     listed = set(re.findall(r"^\| `(\w+)\.py` \|", readme, flags=re.M))
     present = {p.stem for p in VIGNETTES.glob("*.py") if p.name != "render.py" and not p.name.startswith("_")}
     assert present - listed == set()
+
+
+@pytest.mark.xfail(strict=True, reason="the effects figure's title, naming the reporter's skew-corrected one-sided "
+                                        "interval, runs past both edges of the 6.4 in figure it makes")
+def test_selection_effects_figure_keeps_its_title_inside(atari):
+    """cherry_picking_atari: SPR's 8 best Atari 100k games against DrQ(eps); `picked.plot()` saved as it is cut its
+    title at both edges ("sk effects; lines: set means, bands: 95% intervals (reported: t, skewness-corrected (from
+    the runs), ..."), 0.4 in past the left edge and 1.5 in past the right: the reader lost what the bands are."""
+    import matplotlib.pyplot as plt
+
+    from conftest import drawn_outside
+
+    pair = atari[atari["agent"].isin(["SPR", "DrQ(eps)"])].reset_index(drop=True)
+    scores = rlstats.normalize(pair, "atari100k_reference")
+    means = scores.groupby(["task", "agent"])["score"].mean().unstack()
+    best = list((means["SPR"] - means["DrQ(eps)"]).sort_values(ascending=False).index[:8])
+    picked = rlstats.selection_check(scores, "score ~ agent | task", treatment="SPR", baseline="DrQ(eps)",
+                                     reported=best, n_resamples=99, rng=0)
+    ax = picked.plot()
+    try:
+        assert max(drawn_outside(ax.figure)) <= 0.02, drawn_outside(ax.figure)
+        title = ax.get_title().replace("\n", " ")
+        assert "reported: t, skewness-corrected (from the runs), one-sided" in title and "held-out: t" in title
+    finally:
+        plt.close(ax.figure)
