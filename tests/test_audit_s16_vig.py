@@ -78,8 +78,6 @@ def test_vignette_readme_lists_every_vignette():
     assert present - listed == set()
 
 
-@pytest.mark.xfail(strict=True, reason="the effects figure's title, naming the reporter's skew-corrected one-sided "
-                                        "interval, runs past both edges of the 6.4 in figure it makes")
 def test_selection_effects_figure_keeps_its_title_inside(atari):
     """cherry_picking_atari: SPR's 8 best Atari 100k games against DrQ(eps); `picked.plot()` saved as it is cut its
     title at both edges ("sk effects; lines: set means, bands: 95% intervals (reported: t, skewness-corrected (from
