@@ -101,8 +101,6 @@ def test_selection_effects_figure_keeps_its_title_inside(atari):
         plt.close(ax.figure)
 
 
-@pytest.mark.xfail(strict=True, reason="bootstrap_atari says epsilon grows towards 1; its table shows 0.54 at c = 3 "
-                                        "and 0.34 at c = 5 on its seeded split")
 def test_bootstrap_vignette_epsilon_text_matches_its_split(atari):
     """bootstrap_atari's seeded split (rng 7, the vignette's code) of SPR and DrQ(eps): epsilon at c = 3 and 5 from
     the inferential intervals, at 200 resamples (the fast size; the default 10,000 gives 0.53 and 0.34). The text
