@@ -124,9 +124,6 @@ def test_bootstrap_vignette_epsilon_text_matches_its_split(atari):
     assert "smaller at c = 5 than at c = 3" in text
 
 
-@pytest.mark.xfail(strict=True, reason="which_method.md's equivalence examples compare tasks 71- and 145-fold apart "
-                                        "in scale against a margin in raw units, and rlstats warns that the large "
-                                        "tasks decide the result")
 def test_which_method_examples_run_without_a_warning_that_their_result_is_misleading(monkeypatch):
     """A new user copies the page's blocks as they stand. The bootstrap block puts the simulated tasks on one scale
     (normalize="minmax", with a comment saying why); the equivalence blocks did not, and each printed an
