@@ -166,8 +166,6 @@ def test_vignettes_print_their_size_and_the_readme_names_those_smaller_by_defaul
     assert smaller <= named, smaller - named
 
 
-@pytest.mark.xfail(strict=True, reason="tuning_procedures calls matplotlib.use('Agg'), so its rendered page shows "
-                                        "no figure (the gallery's tuning_procedures.html has no <img>)")
 def test_vignettes_leave_the_backend_to_the_notebook():
     """A vignette that sets the backend itself overrides the notebook's inline one: its figures are drawn and never
     shown (the documentation build rendered tuning_procedures with 0 images; its last cell draws the expected best

@@ -28,12 +28,10 @@
 # %%
 import os
 
-import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
 
-matplotlib.use("Agg")
-import numpy as np  # noqa: E402
-
-import rlstats  # noqa: E402
+import rlstats
 
 # Simulation sizes as (fast, default, full): RLSTATS_VIGNETTE_FAST=1 (what the docs build and the tests set) makes
 # a smoke run of seconds with rough numbers, RLSTATS_VIGNETTE_FULL=1 the full size. Copying the code, write one number.
@@ -105,3 +103,5 @@ sweep.best_set().head(10)
 
 # %%
 ax = sweep.plot(kind="expected_max")
+plt.close(ax.figure)  # shown once, as the value of the cell's last line
+ax.figure
