@@ -174,3 +174,31 @@ def test_vignettes_leave_the_backend_to_the_notebook():
         if path.name == "render.py":
             continue
         assert "matplotlib.use(" not in path.read_text(encoding="utf-8"), path.name
+
+
+def _five_games(atari):
+    return atari[atari["agent"].isin(["CURL", "DER", "DrQ(eps)", "SPR"])
+                 & atari["task"].isin(["Alien", "Boxing", "Breakout", "Freeway", "Pong"])]
+
+
+@pytest.mark.slow  # 10,000 bootstrap resamples of the aggregate row: about 1.5 CPU seconds
+def test_readme_real_case_table_is_what_its_code_prints(atari):
+    """README.md's "A real case": its Markdown table is `t.to_markdown()`'s table as the code prints it today."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = rlstats.task_table(_five_games(atari), "score ~ agent | task/seed", statistic="iqm", aggregate="bootstrap",
+                               normalize="atari100k_reference", rng=0)
+    rows = [line for line in table.to_markdown().splitlines() if line.startswith("|")]
+    assert len(rows) == 8 and "\n".join(rows) in readme
+
+
+def test_readme_real_case_profile_text_is_what_its_code_prints(atari):
+    """The README's sentence on the profiles quotes the thresholds' span and the runs outside it as the result's
+    note counts them (16 below and 21 above, of 2,000 runs)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    profile = rlstats.performance_profile(_five_games(atari), "score ~ agent | task", normalize="atari100k_reference")
+    note = next(n for n in profile.notes if n.startswith("thresholds tau span"))
+    low, high = re.search(r"span (\S+) to (\S+),", note).groups()
+    below, above = (int(n) for n in re.findall(r"(\d+) of 2000 runs score", note))
+    assert (round(float(low), 2), float(high)) == (-0.33, 3.9) and below + above == 37
+    assert re.search(r"here\s+-0\.33 to 3\.9;", readme)
+    assert re.search(r"counts\s+the\s+37\s+of\s+2,000\s+runs\s+outside\s+it", readme)
