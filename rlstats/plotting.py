@@ -87,6 +87,12 @@ def unbroken_parentheses(line: str) -> str:
     return _SHORT_PARENTHESIS.sub(lambda match: match.group().replace(" ", "\xa0"), line)
 
 
+def fit_title(ax: Any) -> None:
+    """Break ``ax``'s title at words until it lies inside its figure (:func:`_fit_texts`): for a title whose length
+    depends on the data, drawn on a figure the plot made itself (the caller's own figure is the caller's to lay out)."""
+    _fit_texts(ax.figure, [ax.title])
+
+
 def _fit_texts(figure: Any, texts: list[Any]) -> None:
     """Break each text at words until it lies inside the figure, with a margin, along its direction, where it is
     anchored: a centred title over an Axes set off by long tick labels has less room on one side than the other."""

@@ -127,7 +127,7 @@ fig
 # weakest guarantee.
 
 # %%
-print(pbp.notes[0])
+print(next(note for note in pbp.notes if "DKW" in note))
 
 # %% [markdown]
 # ## What the adversary weighs

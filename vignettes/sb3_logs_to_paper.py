@@ -135,7 +135,7 @@ except rlstats.DesignError as error:
 # Its notes, in order: what the frame was read from and what a score is; the task left out and the
 # 6 runs with it; every run logged at the same 4 steps; the curves stop at 20k, where DQN's runs
 # stop, so that every agent is aggregated at the same point of training, and CartPole's steps beyond
-# (to 30k) are named; the bootstrap's widening for 3 runs; t quantiles at 2 degrees of freedom. The
+# (to 30k) are named; the IQM trims nothing, since a quarter of 3 runs is less than one run. The
 # note that matters most follows: the bands are *withheld*. With 3 runs of one task, 3 of the 27
 # resamples repeat one run, and bands of this kind simulated with 3 runs of one task covered 0.79 to
 # 0.93 of the true curves at 95%, so each agent's IQM is printed with "band withheld" and the figure

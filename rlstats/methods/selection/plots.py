@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import OptionError
-from ...plotting import axes_or_new
+from ...plotting import axes_or_new, fit_title
 
 #: Colours of the two sets of tasks (colour-blind safe blue and orange).
 SET_COLOURS = {"reported": "#D55E00", "heldout": "#0072B2"}
@@ -27,6 +27,7 @@ def plot_effects(result, *, ax=None, **kwargs):
     """
     effects = result.effects[result.effects["set"].isin(list(SET_COLOURS))]
     effects = effects.sort_values("effect", kind="stable")
+    made_here = ax is None
     ax = axes_or_new(ax, (6.4, 1.2 + 0.22 * len(effects)))
     rows = np.arange(len(effects))
     for name, colour in SET_COLOURS.items():
@@ -57,6 +58,8 @@ def plot_effects(result, *, ax=None, **kwargs):
     bands = "95% intervals (" + "; ".join(f"{SET_LABELS[name]}: {kind}" for name, kind in kinds.items()) + ")"
     ax.set_title(f"Per-task effects; lines: set means, bands: {bands}", fontsize=9)
     ax.legend(frameon=False, fontsize=8, loc="lower right")
+    if made_here:  # the bands' names make the title long (a skew-corrected one-sided t): broken, not cut at the edges
+        fit_title(ax)
     return ax
 
 
