@@ -24,7 +24,6 @@ def _one_call(study, seeds, **options):
                              type("Options", (), {**defaults, **options})()).seconds
 
 
-@pytest.mark.xfail(strict=True, reason="power() prices each simulated data set as its own exact null")
 def test_power_prices_the_batched_exact_path_by_its_distinct_nulls():
     """power('skillings_mack') with its defaults (2 agents x 10 tasks, 3, 5, 10 and 20 seeds, 1,000 data sets) was
     estimated at 23 s (a progress bar) and took 0.6-0.8 s of CPU: its estimate priced every simulated data set as a
@@ -38,8 +37,9 @@ def test_power_prices_the_batched_exact_path_by_its_distinct_nulls():
     assert one >= call  # the design's one exact null is counted
     # a thousand more data sets add no exact null: a pass over their rows (drawn, ranked, looked up), 2 x 10 x 20
     assert two - one < 0.05 * 1000 * call
-    assert two - one == pytest.approx(1000 * (planning._DRAW_SECONDS + planning._DRAW_PER_RUN * 400
-                                              + rank_backend.BATCH_SECONDS + rank_backend.BATCH_PER_RUN * 400))
+    shape = Shape.of(study.source.template(20))
+    assert two - one == pytest.approx(1000 * (study.source.draw_seconds(shape) + rank_backend.BATCH_SECONDS
+                                              + rank_backend.BATCH_PER_RUN * 400))
     # the default study is under the bar (it takes well under a second)
     assert planning._study_work(study, [3, 5, 10, 20], 1000).seconds < cost.PROGRESS_SECONDS
     # a resampled pilot's data sets tie: each is an exact null of its own
