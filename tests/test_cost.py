@@ -41,7 +41,7 @@ def test_every_back_end_declares_a_cost_formula_that_counts_its_work():
         shape = cost.Shape(rows=1000, agents=4, tasks=10, cells=40, most_runs=25)
         options = types.SimpleNamespace(n_resamples=100, metrics=("mean",), pairs=None, interval="pbp", pvalue="auto",
                                         aggregate="iqm", control=None, model="signed_rank", n_samples=100, chains=2,
-                                        warmup=10, draws=10)
+                                        warmup=10, draws=10, permutations="joint")
         work = formula(shape, options)
         assert isinstance(work, cost.Work) and work.units > 0 and 0 < work.per_unit < 1, name
         assert work.what and work.unit, name
