@@ -111,7 +111,8 @@ def cases():
          {"config": ["lr", "gamma"], "band": "percentile"}),
         ("tuning", "2 agents x 3 tasks x 500 x 5, percentile band", lambda: sweep(500, 5, 2, 3), nested,
          {"config": ["lr", "gamma"], "band": "percentile"}),
-        # power(): the study's estimate (each analysis's declared cost x data sets) against the whole study, 2 agents x
+        # power(): the study's estimate (drawing the data sets, each analysis's declared cost on them) against the whole
+        # study (its dry run, one call a number of seeds before the estimate, included), 2 agents x
         # 5 tasks at 3, 5, 10 and 20 seeds (3 withheld for the bootstrap), 40 data sets each
         *(("power", f"{method}, 2 x 5, 40 data sets{label}", None, None, {"method": method, **given})
           for method, label, given in (("skillings_mack", "", {}),
@@ -120,6 +121,15 @@ def cases():
                                        ("adastop", "", {}), ("permutation", "", {}), ("bootstrap", "", {}),
                                        ("bootstrap", ", percentile", {"interval": "percentile"}),
                                        ("bootstrap", ", R=5,000", {"n_resamples": 5000}))),
+        # audit s16: the blocked rank test's batched p-values (one exact null a design for simulated data, one a data
+        # set for a resampled pilot's tied ones): its default study, a large design (chi-squared), and a pilot
+        ("power", "skillings_mack, defaults: 2 x 10, 1,000 data sets", None, None,
+         {"method": "skillings_mack", "effect": 0.0, "tasks": 10, "n_sim": 1000}),
+        ("power", "skillings_mack, 8 x 26, 200 data sets", None, None,
+         {"method": "skillings_mack", "agents": 8, "tasks": 26, "n_sim": 200}),
+        ("power", "skillings_mack, pilot 2 x 10 x 5 (ties), seeds 3, 5, 10, 200 data sets", None, None,
+         {"method": "skillings_mack", "design": sim(2, 10, 5, rng=1), "formula": flat, "effect": 0.5, "tasks": None,
+          "seeds": [3, 5, 10], "n_sim": 200}),
     ]
 
 
@@ -149,7 +159,7 @@ def main(only):
         seen.clear()
         if name == "power":
             start = time.process_time()
-            rlstats.power(effect=1.0, tasks=5, n_sim=40, rng=0, progress=False, **options)
+            rlstats.power(**{"effect": 1.0, "tasks": 5, "n_sim": 40, **options}, rng=0, progress=False)
             measured = time.process_time() - start
             # the study's estimate (the analyses of its dry run, before it, log their own)
             estimated = next(work for message, work in seen if message.startswith("this power study")).seconds

@@ -2757,7 +2757,7 @@ COMMAND_LINE_CASES = [  # (id, argv with {d} for the folder of inputs, phrase)
     ("compare-o max_seconds", _compare("-o", "max_seconds=5"), "give it with --max-seconds"),
     ("compare-o progress", _compare("-o", "progress=False"), "give it with --no-progress"),
     ("power-max-seconds below the estimate", _power("--max-seconds", "1e-9"),
-     ("this power study would take about", "--max-seconds 120 or inf")),
+     ("this power study would take about", "--max-seconds 60 or inf")),
     ("power-o max_seconds", _power("-o", "max_seconds=5"), "give it with --max-seconds"),
 ]
 

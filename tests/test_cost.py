@@ -41,7 +41,7 @@ def test_every_back_end_declares_a_cost_formula_that_counts_its_work():
         shape = cost.Shape(rows=1000, agents=4, tasks=10, cells=40, most_runs=25)
         options = types.SimpleNamespace(n_resamples=100, metrics=("mean",), pairs=None, interval="pbp", pvalue="auto",
                                         aggregate="iqm", control=None, model="signed_rank", n_samples=100, chains=2,
-                                        warmup=10, draws=10)
+                                        warmup=10, draws=10, permutations="joint")
         work = formula(shape, options)
         assert isinstance(work, cost.Work) and work.units > 0 and 0 < work.per_unit < 1, name
         assert work.what and work.unit, name
@@ -214,14 +214,16 @@ def test_power_estimates_the_study_and_gives_its_analyses_no_bar_or_bound(monkey
     rlstats.power("bootstrap", effect=1.0, seeds=[3], tasks=3, n_sim=2, rng=0, n_resamples=200, progress=False)
     assert seen and all(s == (False, math.inf) for s in seen)
     # the study's estimate: n_sim times the method's formula on one simulated data set (4 agents x 3 tasks x 3 runs)
-    template = types.SimpleNamespace(template=lambda seeds: _design(4, 3, seeds))
+    # and the source's drawing of it (1e-4 s here; the bootstrap has no vectorised path)
+    template = types.SimpleNamespace(template=lambda seeds: _design(4, 3, seeds), draw_seconds=lambda shape: 1e-4,
+                                     untied=True)
     study = types.SimpleNamespace(source=template, methods=(("bootstrap", {"n_resamples": 200}),), alpha=0.05)
     monkeypatch.setattr(_api, "_public_function", original)
     work = _api._study_work(study, (3, 5), 10)
     assert work.units == 20
     # bootstrap()'s default studentised interval of the rule's one metric (the IQM, 8e-9 s a resampled run): 3 passes,
     # 100 runs' worth an agent, and a call's 0.006 s for each data set (session 11)
-    assert work.seconds == pytest.approx(10 * sum(3 * 200 * (rows + 400) * 8e-9 + 0.006 for rows in (36, 60)))
+    assert work.seconds == pytest.approx(10 * sum(3 * 200 * (rows + 400) * 8e-9 + 0.006 + 1e-4 for rows in (36, 60)))
 
 
 def test_every_estimate_is_logged_with_its_work(caplog):

@@ -39,6 +39,9 @@ class PowerRule:
       decision from numbers only, without tables or Result (optional, both or neither);
     * ``batch_pvalues(design, responses, **call)``: p-values of a batch of data sets at once, or None where no
       vectorised path applies (optional; a test that rejects when ``p <= alpha``);
+    * ``batch_cost(design, n_sim, untied, **call) -> Work or None``: the estimated work of ``batch_pvalues`` on
+      ``n_sim`` data sets of this design (``untied``: none has ties), None where it takes no vectorised path
+      (required with ``batch_pvalues``: power()'s estimate prices the path it takes);
     * ``check(options)``: options power() reads itself (``extra_options``), checked once;
     * ``seed_unit(options) -> (unit, why)``: numbers of seeds must be multiples of ``unit`` (``why`` says so);
     * ``check_seeds(options, asked)``: the numbers of seeds a :func:`rlstats.power` study asks about, checked
@@ -58,6 +61,7 @@ class PowerRule:
     outcomes: str | None = None
     decide_outcomes: str | None = None
     batch_pvalues: str | None = None
+    batch_cost: str | None = None
     check: str | None = None
     seed_unit: str | None = None
     check_seeds: str | None = None
@@ -189,9 +193,11 @@ class Backend:
         if self.power is not None:
             rule = self.power
             hooks += [rule.decide, rule.sentence, rule.call, rule.outcomes, rule.decide_outcomes, rule.batch_pvalues,
-                      rule.check, rule.seed_unit]
+                      rule.batch_cost, rule.check, rule.seed_unit]
             if (rule.outcomes is None) != (rule.decide_outcomes is None):
                 found.append("power: outcomes and decide_outcomes go together")
+            if (rule.batch_pvalues is None) != (rule.batch_cost is None):
+                found.append("power: batch_pvalues and batch_cost go together (power()'s estimate prices its path)")
             if rule.per_task and not rule.called:
                 found.append("power: a per-task rule needs called= (how a sentence names it)")
         if self.demo is not None and isinstance(self.demo[1], str):

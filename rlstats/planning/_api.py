@@ -519,17 +519,26 @@ def _withheld_notes(study, seeds_list):
 
 
 def _study_work(study, seeds_list, n_sim):
-    """The study's estimated work: each method's declared cost (``Backend.cost``) on one simulated data set of each
-    number of seeds, with its options as called, times ``n_sim`` (an upper bound where a method's power rule has a
-    vectorised path)."""
+    """The study's estimated work: drawing ``n_sim`` data sets of each number of seeds (the source's
+    ``draw_seconds``), and each method's declared cost (``Backend.cost``) on one of them, with its options as called,
+    times ``n_sim``, or its vectorised path's (``PowerRule.batch_cost``) where it takes one."""
     seconds = 0.0
     for seeds in seeds_list:
-        shape = Shape.of(study.source.template(seeds))
+        template = study.source.template(seeds)
+        shape = Shape.of(template)
+        seconds += n_sim * study.source.draw_seconds(shape)
         for method, options in study.methods:
             parameters = inspect.signature(_public_function(method)).parameters.items()
             defaults = {name: p.default for name, p in parameters if p.default is not inspect.Parameter.empty}
-            call = {**defaults, **_call_options(method, options, seeds, study.alpha)}
-            seconds += n_sim * load(DECLARATIONS[method].cost)(shape, types.SimpleNamespace(**call)).seconds
+            given = _call_options(method, options, seeds, study.alpha)
+            batch = _hook(method, "batch_cost")
+            work = None if batch is None else batch(template, n_sim, study.source.untied, **given)
+            if work is None:
+                call = {**defaults, **given}
+                work = load(DECLARATIONS[method].cost)(shape, types.SimpleNamespace(**call))
+                seconds += n_sim * work.seconds
+            else:
+                seconds += work.seconds
     analyses = n_sim * len(seeds_list) * len(study.methods)
     return Work(analyses, "analyses", seconds / max(analyses, 1),
                 f"{n_sim:,} data sets x {len(seeds_list)} numbers of seeds x {len(study.methods)} method(s)")
@@ -676,7 +685,8 @@ def power(method: str | Sequence[str], *, design: Data | None = None, formula: F
         With ``backend="dask"``, the Client to run on (None: the default Client).
     progress : bool
         A progress bar (tqdm: on a terminal, or a notebook's widget) when the study is estimated to take more than
-        a few seconds (each method's declared cost times the data sets, :mod:`rlstats.cost`); False: never.
+        a few seconds (drawing the data sets, and each method's declared cost on them, :mod:`rlstats.cost`); False:
+        never.
     max_seconds : float, optional
         The most estimated seconds the study starts (None: an hour, ``rlstats.cost.MAX_SECONDS``); above it the
         call is an OptionError quoting the estimate. ``float("inf")``: no bound.

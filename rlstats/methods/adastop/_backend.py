@@ -30,20 +30,16 @@ _WITHIN_TASK = (Need("decisions", "per-task comparisons of agents", runs=2, per=
 
 
 def cost(shape: Shape, options: Any) -> Work:
-    """At most every run is permuted once a resample at some interim (2e-8 s a value, measured in round s11 of
-    benchmarks/README.md, where 3.7e-8 had been 2-5x over: AdaStop's calls 0.52-0.64, power('adastop') 0.20-0.31).
-    A bound, not a forecast: a call that stops at an early interim permutes less (power('adastop') at an effect of
-    one within-cell SD took 0.3-0.4 of it, with no effect 0.57)."""
-    return Work(options.n_resamples * shape.rows, "permuted values", 2e-8,
-                f"{options.n_resamples:,} permutations x {shape.rows:,} runs")
-
-
-def permutation_cost(shape: Shape, options: Any) -> Work:
-    """Every run is permuted once a resample, jointly over the agents by default, and each comparison's statistic read
-    (3e-8 s a value: round s11 of benchmarks/README.md measured 2.1-5e-8 on 3 agents x 10 tasks x 100 runs, a single
-    comparison's power() data sets 1.5-2e-8; AdaStop's 2e-8 left the first 1-2.5x under)."""
-    return Work(options.n_resamples * shape.rows, "permuted values", 3e-8,
-                f"{options.n_resamples:,} permutations x {shape.rows:,} runs")
+    """AdaStop's and the permutation test's (one interim) formula, the one both calls are admitted with: at most
+    every run is permuted once a resample at some interim: 2e-8 s a value where paths are pairwise slot
+    choices (round s11 of benchmarks/README.md, where 3.7e-8 had been 2-5x over: AdaStop's calls 0.52-0.64,
+    power('adastop') 0.20-0.31), 4e-8 where three agents or more are relabelled jointly (the default; 4.3-5.7e-8
+    measured at 3-8 agents x 5-26 tasks x 10 runs, which 2e-8 left 2.2-4x under: audit s16). A bound, not a forecast:
+    a call that stops at an early interim permutes less (power('adastop') at an effect of one within-cell SD took
+    0.3-0.4 of it, with no effect 0.57)."""
+    joint = options.permutations == "joint" and shape.agents >= 3  # as _api's schedule decides
+    return Work(options.n_resamples * shape.rows, "permuted values", 4e-8 if joint else 2e-8,
+                f"{options.n_resamples:,} permutations x {shape.rows:,} runs" + (" (joint)" if joint else ""))
 
 
 BACKENDS = (
@@ -66,7 +62,7 @@ BACKENDS = (
     ),
     Backend(
         name="permutation",
-        cost=f"{_HERE}._backend:permutation_cost",
+        cost=f"{_HERE}._backend:cost",
         function=f"{_HERE}._api:permutation",
         result=f"{_HERE}._result:PermutationResult",
         options=f"{_HERE}._api:AdaStopOptions",

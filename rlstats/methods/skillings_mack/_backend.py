@@ -56,6 +56,11 @@ _PACKED_RUNS = 1024
 _CALL_SECONDS = 0.003
 #: seconds per run of an exact null convolved for two agents (1.5e-5 to 1.9e-5 measured at 400 and 1,040 runs)
 _EXACT_PER_RUN = 1.5e-5
+#: power()'s vectorised p-values (``_api.batch_pvalues``): seconds a data set and a run of it (ranks, ties, statistic,
+#: lookup: 5-160 us a data set measured at 6-2,080 runs; and a call's setup, about 1 ms, over power()'s blocks of 50
+#: data sets; audit s16)
+BATCH_SECONDS = 2.5e-5
+BATCH_PER_RUN = 8e-8
 
 
 def _auto_case(shape: Shape) -> str:
@@ -91,7 +96,7 @@ def cost(shape: Shape, options: Any) -> Work:
                     + f" + the call's own {_CALL_SECONDS:g} s")
     if case == "convolve" or (options.pvalue == "exact" and shape.agents == 2):
         # two agents' default is the exact null, convolved per call: 2-16 ms at 2 x 10 x 10 to 2 x 26 x 20 runs (audit
-        # s14); power() convolves it once a design for its untied data sets (session 15): an upper bound there
+        # s14); power() convolves it once a design for its untied data sets (session 15), priced by _api.batch_cost
         return Work(shape.rows + _CALL_SECONDS / _EXACT_PER_RUN, "rows", _EXACT_PER_RUN,
                     f"{shape.rows:,} runs (the exact null) + the call's own {_CALL_SECONDS:g} s")
     return Work(shape.rows, "rows", 1e-6, f"{shape.rows:,} runs")
@@ -114,7 +119,8 @@ BACKENDS = (
         power=PowerRule(
             key=11, label="blocked rank test", decide=f"{_HERE}._power:decide", sentence=f"{_HERE}._power:sentence",
             outcomes=f"{_HERE}._api:pvalue_only",
-            decide_outcomes=f"{_HERE}._power:decide_pvalue", batch_pvalues=f"{_HERE}._api:batch_pvalues"),
+            decide_outcomes=f"{_HERE}._power:decide_pvalue", batch_pvalues=f"{_HERE}._api:batch_pvalues",
+            batch_cost=f"{_HERE}._api:batch_cost"),
     ),
 )
 
