@@ -6,7 +6,9 @@ Design's shape (:class:`Shape`: rows, agents, tasks, cells) and the checked opti
 (resampled values, permuted values, posterior draws, rows), with the seconds one unit took, measured once on a
 2-core machine (issue 43; ``benchmarks/cost_calibration.py`` re-measures every formula and prints measured /
 estimated time). Estimates are within :data:`FACTOR` of measured CPU time there on calls of a second or more
-(fast calls carry fixed costs no formula counts), which is all the two decisions below need:
+(fast calls carry fixed costs no formula counts), but for AdaStop's, which prices every interim and so is an upper
+bound that an early stop undercuts (power("adastop") at an effect of 1 sd: measured / estimated 0.21-0.30,
+benchmarks/README.md round s16). That is all the two decisions below need:
 
 * above :data:`PROGRESS_SECONDS` of estimated work a progress bar is shown by default (``progress=True``, the
   default, means "when the work is long"; ``progress=False`` never shows one; fast calls show none);
