@@ -81,6 +81,8 @@ def run_compare(args: argparse.Namespace, out: TextIO) -> int:
     out.write(text)
     if args.plot:
         sys.stderr.write(f"figure written to {args.plot}\n")  # stdout stays parseable (--format json)
+    if args.seed is None and isinstance(result.seed, int):  # drawn by NumPy: most printed results do not show it
+        sys.stderr.write(f"random seed drawn: {result.seed}; pass --seed {result.seed} to repeat these numbers\n")
     return 0
 
 
@@ -150,7 +152,8 @@ def build_parser() -> argparse.ArgumentParser:
     cmp.add_argument("--method", default=None, help="back end (default: by the formula)")
     cmp.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
     cmp.add_argument("--plot", default=None, metavar="PATH", help="also save the standard figure to PATH")
-    cmp.add_argument("--seed", type=int, default=None, help="seed of the random stream (rng=)")
+    cmp.add_argument("--seed", type=int, default=None,
+                     help="seed of the random stream (rng=; default: drawn, and printed on stderr to repeat the run)")
     cmp.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE",
                      help="further option of the back end, e.g. -o pvalue=monte_carlo (repeatable)")
     cmp.add_argument("--sep", default=None, help="column separator of a text file (default: comma; tab for .tsv)")
