@@ -56,7 +56,6 @@ def test_a_score_column_with_text_names_the_values(runs_csv, tmp_path, capsys):
     assert "2 values that are not numbers (first rows: 4 'n/a', 9 '1,5')" in err
 
 
-@pytest.mark.xfail(strict=True, reason="an empty file was blamed on the separator, a header alone on 'a DataFrame'")
 @pytest.mark.parametrize("content, message", [
     (b"", "empty.csv is empty; give a file with a header line and one row per run"),
     (b"agent,task,seed,score\n", "empty.csv has a header but no rows; give a file with one row per run"),

@@ -131,7 +131,9 @@ def _delimited(read, where, separator, path=None):
     except UnicodeDecodeError as exc:
         found, offset = _first_bad_byte(path) if path is not None else (None, 0)
         raise _not_utf8(where, found or exc, offset) from None
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
+    except pd.errors.EmptyDataError:  # no header line: no separator would help
+        raise UsageError(f"{where} is empty; give a file with a header line and one row per run") from None
+    except (pd.errors.ParserError, ValueError) as exc:
         first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
         raise UsageError(f"cannot read {where} as a table separated by {separator!r}: {first}; "
                          "check the file, or pass --sep with its separator") from None
@@ -183,7 +185,10 @@ def _check_unique_header(read_header, where):
 
 
 def _check_one_column(frame, where, separator, sep):
-    """A table read as one column whose header holds another separator was read with the wrong one."""
+    """A table read as one column whose header holds another separator was read with the wrong one; a header
+    alone is said in the file's terms (the library's message speaks of a DataFrame)."""
+    if len(frame) == 0:
+        raise UsageError(f"{where} has a header but no rows; give a file with one row per run")
     if frame.shape[1] == 1 and sep is None:
         header = str(frame.columns[0])
         other = next((c for c in (";", "\t", "|", ",") if c != separator and c in header), None)
