@@ -788,6 +788,29 @@ def _dtype_notes(parts, data):
     return f" ({'; '.join(notes)}; the response must be numeric)" if notes else ""
 
 
+def _not_numbers(data, name, limit=3):
+    """What to say of a text column read as the response: which values pd.to_numeric would refuse (a word, a
+    decimal comma), so the caller sees what to correct, and what to do; Python's conversion when all read as
+    numbers, another column when none does."""
+    column = data[name]
+    convert = f"; the response must be numeric. Convert it first, e.g. df['{name}'] = pd.to_numeric(df['{name}'])"
+    present = column.notna().to_numpy(dtype=bool)
+    try:
+        bad = np.flatnonzero(present & pd.to_numeric(column, errors="coerce").isna().to_numpy(dtype=bool))
+    except (TypeError, ValueError):  # values pd.to_numeric cannot even look at (a category, a list)
+        return convert
+    if len(bad) == 0:
+        return convert
+    shown = ", ".join(f"{data.index[i]!r} {column.iloc[i]!r}" for i in bad[:limit]) + (", ..." * (len(bad) > limit))
+    if len(bad) == present.sum():
+        return (f", and none of its values is a number (first rows: {shown}); the response must be numeric: name a "
+                "column of numbers left of '~', or make this column's values numbers")
+    some = (f"{len(bad)} values that are not numbers" if len(bad) > 1 else "1 value that is not a number")
+    return (f", with {some} (first rows: {shown}); the response must be numeric: correct or remove "
+            f"{'those rows' if len(bad) > 1 else 'that row'} (in Python, pd.to_numeric(df['{name}'], "
+            "errors='coerce') makes them missing values)")
+
+
 def _as_float(raw, parts, data):
     """Check the evaluated response is numeric with one value per row; return float64."""
     text, (start, end), response = parts.formula.text, parts.response_span, parts.formula.response
@@ -806,8 +829,7 @@ def _as_float(raw, parts, data):
             if _holds_decimals(data[name]):  # pd.to_numeric keeps pyarrow decimals as they are
                 _fail(text, start, end, f"column '{name}' holds decimals (dtype {data[name].dtype}); rlstats computes "
                                         f"in floats: convert it first, e.g. df['{name}'] = df['{name}'].astype(float)")
-            _fail(text, start, end, f"column '{name}' has dtype {data[name].dtype}; the response must be numeric. "
-                                    f"Convert it first, e.g. df['{name}'] = pd.to_numeric(df['{name}'])")
+            _fail(text, start, end, f"column '{name}' has dtype {data[name].dtype}{_not_numbers(data, name)}")
         _fail(text, start, end, f"response '{response}' gave dtype {dtype}, not numbers"
                                 f"{_dtype_notes(parts, data)}; make the expression numeric")
     if isinstance(raw, np.ndarray):

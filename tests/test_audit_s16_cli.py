@@ -42,18 +42,17 @@ def test_a_drawn_seed_is_reported_and_repeats_the_run(runs_csv, capsys):
     assert "--seed" not in capsys.readouterr().err
 
 
-@pytest.mark.xfail(strict=True, reason="a non-numeric score column was reported by dtype alone, with pandas advice "
-                                       "that fails on the same values")
 def test_a_score_column_with_text_names_the_values(runs_csv, tmp_path, capsys):
     _, df = runs_csv
     bad = df.astype({"score": object})
-    bad.loc[4, "score"], bad.loc[9, "score"] = "n/a", "1,5"
+    bad.loc[4, "score"], bad.loc[9, "score"] = "diverged", "1,5"  # not "n/a": read_csv reads that as missing
     path = tmp_path / "text.csv"
     bad.to_csv(path, index=False)
     status, out = run(["compare", str(path), "score ~ agent | task"])
     err = capsys.readouterr().err
     assert status == 2 and out == "" and "Traceback" not in err
-    assert "2 values that are not numbers (first rows: 4 'n/a', 9 '1,5')" in err
+    assert ("column 'score' has dtype str, with 2 values that are not numbers (first rows: 4 'diverged', 9 '1,5'); "
+            "the response must be numeric: correct or remove those rows") in err
 
 
 @pytest.mark.parametrize("content, message", [
