@@ -68,8 +68,6 @@ def test_an_empty_file_says_so(tmp_path, capsys, content, message):
     assert status == 2 and out == "" and err == f"rlstats: error: {path.parent}/{message}\n"
 
 
-@pytest.mark.xfail(strict=True, reason="the help's -o examples, written as one list, failed together: the default "
-                                       "skillings_mack has no option 'normalize'")
 def test_the_help_examples_of_options_run_as_written(published, tmp_path, capsys):
     # Each example of compare's epilog (up to its parenthesis), pasted after a command on Atari 100k.
     import shlex

@@ -131,8 +131,9 @@ def _methods_epilog():
     from ..methods import DEFAULTS, METHODS
 
     return (f"methods: {', '.join(sorted(METHODS))} (default: {DEFAULTS[True]} with '| task', {DEFAULTS[False]} "
-            "without). Options of the method go with -o, e.g. -o n_resamples=5000 -o pvalue=monte_carlo "
-            "-o normalize=atari100k_reference, -o \"subset=task != 'Pong' & seed < 5\". The response may use "
+            "without). Options of the method go with -o, e.g. -o pvalue=monte_carlo -o n_resamples=5000 (skillings_mack), "
+            "--method bootstrap -o normalize=atari100k_reference (methods that aggregate over tasks), "
+            "-o \"subset=task != 'Pong' & seed < 5\" (any method). The response may use "
             "column names, numbers, arithmetic and log, log1p, sqrt, exp, I(); subset= comparisons of columns with "
             "numbers and strings, in [...] lists, &, |, ~ and parentheses; --allow-python evaluates the response as "
             "Python instead (subset= is never code).")
