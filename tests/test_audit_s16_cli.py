@@ -87,8 +87,6 @@ def test_the_help_examples_of_options_run_as_written(published, tmp_path, capsys
         assert "Note: subset=" in text if "subset" in example else text
 
 
-@pytest.mark.xfail(strict=True, reason="a hint -o \"subset=agent != 'DQN'\" was quoted by shlex into "
-                                       "'subset=agent != '\"'\"'DQN'\"'\"''")
 def test_a_subset_hint_with_not_equal_reads_as_the_help_writes_it(tmp_path, capsys):
     # SB3's DQN has no Acrobot runs (shared/data/logs/sb3_classic): the curves error suggests leaving DQN out.
     # '!=' is safe in double quotes (bash expands '!' only before a word), as compare's help itself writes it.

@@ -374,9 +374,10 @@ def in_command_words(message: str, flags: Mapping[str, str], options: Iterable[s
 
 def _shell_word(text):
     """``text`` as one word of a shell command: bare if it can be, else in double quotes where nothing in it is
-    special there (readable around single quotes), else shlex's quoting."""
+    special there (readable around single quotes), else shlex's quoting. An interactive bash expands '!' in
+    double quotes only before a word, so '!=' (a subset hint) keeps the double quotes, as compare's help writes it."""
     quoted = shlex.quote(text)
-    if quoted == text or any(c in text for c in '"$`\\!'):
+    if quoted == text or re.search(r'["$`\\]|!(?![=\s])', text):
         return quoted
     return f'"{text}"'
 
