@@ -68,13 +68,12 @@ def test_an_empty_file_says_so(tmp_path, capsys, content, message):
     assert status == 2 and out == "" and err == f"rlstats: error: {path.parent}/{message}\n"
 
 
-def test_the_help_examples_of_options_run_as_written(published, tmp_path, capsys):
+def test_the_help_examples_of_options_run_as_written(atari, mirror, tmp_path, capsys):
     # Each example of compare's epilog (up to its parenthesis), pasted after a command on Atari 100k.
     import shlex
 
     from rlstats.cli import _methods_epilog
 
-    atari = rlstats.tables.read_csv(published / "atari100k.csv")
     path = tmp_path / "atari.csv"
     atari[atari["agent"].isin(["DER", "SPR"]) & (atari["seed"] < 6)].to_csv(path, index=False)
     epilog = " ".join(_methods_epilog().split())
@@ -99,8 +98,6 @@ def test_a_subset_hint_with_not_equal_reads_as_the_help_writes_it(tmp_path, caps
     assert status == 2 and "(-o \"subset=agent != 'agent_3'\" leaves that agent out)" in err, err
 
 
-@pytest.mark.xfail(strict=True, reason="read-logs, power and adastop --help opened with reStructuredText markup "
-                                       "(``rlstats read-logs DIR``:)")
 @pytest.mark.parametrize("command", [["read-logs"], ["power"], ["adastop"]])
 def test_subcommand_help_is_plain_text(command, capsys):
     with pytest.raises(SystemExit) as stop:

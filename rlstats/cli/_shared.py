@@ -285,6 +285,12 @@ def check_figure_path(path, *, option="--plot", inputs=(), stream_ok=False):
     return path
 
 
+def help_description(doc: str | None) -> str:
+    """A command module's first docstring paragraph as its --help description: plain text, without the
+    reStructuredText literal marks (````rlstats read-logs DIR````) that a terminal would show as they are."""
+    return (doc or "").split("\n\n")[0].replace("``", "")
+
+
 def add_cost_flags(parser: argparse.ArgumentParser) -> None:
     """``--max-seconds`` and ``--no-progress``: the back ends' ``max_seconds=`` and ``progress=`` (issue 43 item 2).
 
