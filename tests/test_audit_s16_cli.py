@@ -107,8 +107,6 @@ def test_subcommand_help_is_plain_text(command, capsys):
     assert stop.value.code == 0 and "``" not in help_text and description.startswith(f"rlstats {command[0]} ")
 
 
-@pytest.mark.xfail(strict=True, reason="the command line's spelling was spliced into the Python calls of an error: "
-                                       "rlstats.curves(df, '...', -o step=step)")
 def test_python_calls_in_an_error_stay_python(tmp_path, capsys):
     # read-logs writes one row per evaluation; comparing them as final scores is refused with advice that
     # names Python calls: those must stay valid Python, not take -o inside their parentheses.

@@ -340,6 +340,8 @@ _PYTHON_OPTION = re.compile(r"""(?<![\w.-])([A-Za-z_][A-Za-z0-9_]*)="""
 _PYTHON_NAME = re.compile(r"(?<![\w.-])([A-Za-z_][A-Za-z0-9_]*)=(?=[\s),;]|$)")
 
 
+#: a call the message quotes as Python code: a dotted name (rlstats.curves, df.drop) and its parenthesised arguments
+_PYTHON_CALL = re.compile(r"(\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\([^()]*\))")
 #: a keyword as the subject of a message's check ("n_jobs must be ..."), at its start or after "; "
 _SUBJECT = re.compile(r"(?:(?<=^)|(?<=; ))([A-Za-z_][A-Za-z0-9_]*)(?= must )")
 
@@ -375,7 +377,12 @@ def in_command_words(message: str, flags: Mapping[str, str], options: Iterable[s
         flag = flags.get(match.group(1), "")
         return flag if flag.startswith("--") else match.group(0)
 
-    return _SUBJECT.sub(subject, _PYTHON_NAME.sub(named, _PYTHON_OPTION.sub(spelled, message)))
+    def spelled_outside_calls(text):
+        return _SUBJECT.sub(subject, _PYTHON_NAME.sub(named, _PYTHON_OPTION.sub(spelled, text)))
+
+    # a Python call the message quotes (rlstats.curves(df, ..., step='step')) stays Python: -o inside it is neither
+    parts = _PYTHON_CALL.split(message)
+    return "".join(part if i % 2 else spelled_outside_calls(part) for i, part in enumerate(parts))
 
 
 def _shell_word(text):
