@@ -118,3 +118,21 @@ def test_python_calls_in_an_error_stay_python(tmp_path, capsys):
     assert status == 2 and out == "" and "rows look like learning curves" in err
     assert "rlstats.curves(df, 'score ~ agent | task/seed', step='step')" in err, err
     assert not re.search(r"\([^()]*-o [^()]*\)", err), err
+
+
+@pytest.mark.xfail(strict=True, reason="the demo's headers showed compare() calls without the options it passed "
+                                       "(margin=, na_action=, n_resamples=, rng=): pasted, they fail or differ")
+def test_the_demo_headers_are_the_calls_it_made(tmp_path, monkeypatch):
+    from rlstats.format import wrap_prose
+    from rlstats.tables import read_csv
+
+    every = rlstats.cli.demo_runs
+    monkeypatch.setattr(rlstats.cli, "demo_runs", lambda data, curves: {
+        k: v for k, v in every(data, curves).items() if k == "equivalence"})
+    status, text = run(["demo", "--out", str(tmp_path / "demo"), "--seed", "2"])
+    calls = re.findall(r"^===== \w+: (compare\(.*\)) =====$", text, flags=re.M)
+    assert status == 0 and len(calls) == 1, text
+    data = read_csv(tmp_path / "demo" / "demo_data.csv")
+    for call in calls:  # each header, run as Python, prints what the demo printed under it
+        result = eval(call, {"compare": rlstats.compare, "data": data, "learning_curves": None})
+        assert "rng=2" in call and wrap_prose(str(result)) in text, call
