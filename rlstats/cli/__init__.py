@@ -110,13 +110,14 @@ def run_demo(args: argparse.Namespace, out: TextIO) -> int:
     for method, (frame, formula, options) in demo_runs(data, learning_curves).items():
         # The simulated tasks are on scales up to a hundredfold apart (as real benchmarks are): a back end that
         # aggregates over tasks would warn about raw scales, so the demo normalises where the back end can.
-        shown = ""
         if "normalize" in inspect.signature(backend(method)).parameters:
             options = {"normalize": "minmax", **options}
-            shown = f", normalize={options['normalize']!r}"
         result = compare(frame, formula, method=method, rng=args.seed, **options)
         source = "learning_curves" if frame is learning_curves else "data"
-        out.write(f"\n===== {method}: compare({source}, {formula!r}, method={method!r}{shown}) =====\n")
+        # the header is the call made, every option with it, so that pasted into Python it prints the same
+        call = ", ".join(f"{name}={value!r}" for name, value in {**options, "rng": args.seed}.items())
+        out.write("\n" + wrap_prose(f"===== {method}: compare({source}, {formula!r}, method={method!r}, {call}) "
+                                    "=====") + "\n")
         # prose wrapped for the terminal; the report stays one paragraph in Python (for pasting into a paper)
         out.write(wrap_prose(str(result)))
         out.write("\n" + wrap_prose(result.report(format="text")) + "\n")
