@@ -136,8 +136,6 @@ def test_the_demo_headers_are_the_calls_it_made(tmp_path, monkeypatch):
         assert "rng=2" in call and wrap_prose(str(result)) in text, call
 
 
-@pytest.mark.xfail(strict=True, reason="an unknown response name on the command line spoke of 'names defined where "
-                                       "the formula is written', which the command line has none of")
 def test_an_unknown_response_name_on_the_command_line_names_the_columns(runs_csv, capsys):
     path, _ = runs_csv
     status, _ = run(["compare", str(path), "r ~ agent | task"])
