@@ -147,8 +147,6 @@ def test_an_unknown_response_name_on_the_command_line_names_the_columns(runs_csv
         rlstats.compare(rlstats.tables.read_csv(path), "r ~ agent | task")
 
 
-@pytest.mark.xfail(strict=True, reason="rlstats power without --seed printed no seed: its simulated rejection rates "
-                                       "could not be repeated")
 def test_power_reports_a_drawn_seed(capsys):
     argv = ["power", "skillings_mack", "--seeds", "3", "--n-sim", "20", "--tasks", "4", "--no-progress"]
     status, first = run(argv)

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from ..errors import RlstatsError
 from ._shared import (COST_FLAGS, FORMATS, UsageError, add_cost_flags, check_figure_path, cost_options,
-                      in_command_words, keyword_names, make_output_folder, parse_options, read_table, render, save_plot)
+                      in_command_words, keyword_names, make_output_folder, parse_options, read_table, render,
+                      report_drawn_seed, save_plot)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -81,8 +82,7 @@ def run_compare(args: argparse.Namespace, out: TextIO) -> int:
     out.write(text)
     if args.plot:
         sys.stderr.write(f"figure written to {args.plot}\n")  # stdout stays parseable (--format json)
-    if args.seed is None and isinstance(result.seed, int):  # drawn by NumPy: most printed results do not show it
-        sys.stderr.write(f"random seed drawn: {result.seed}; pass --seed {result.seed} to repeat these numbers\n")
+    report_drawn_seed(args.seed, result)
     return 0
 
 
@@ -129,12 +129,16 @@ def run_demo(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _methods_epilog():
-    from ..methods import DEFAULTS, METHODS
+    import inspect
 
+    from ..methods import DEFAULTS, METHODS, backend
+
+    # each example names a method it runs with (normalize= is no option of the rank test): from the registry
+    normalizing = next(m for m in sorted(METHODS) if "normalize" in inspect.signature(backend(m)).parameters)
     return (f"methods: {', '.join(sorted(METHODS))} (default: {DEFAULTS[True]} with '| task', {DEFAULTS[False]} "
-            "without). Options of the method go with -o, e.g. -o pvalue=monte_carlo -o n_resamples=5000 (skillings_mack), "
-            "--method bootstrap -o normalize=atari100k_reference (methods that aggregate over tasks), "
-            "-o \"subset=task != 'Pong' & seed < 5\" (any method). The response may use "
+            f"without). Options of the method go with -o, e.g. -o pvalue=monte_carlo -o n_resamples=5000 "
+            f"({DEFAULTS[True]}), --method {normalizing} -o normalize=atari100k_reference (methods that aggregate "
+            "over tasks), -o \"subset=task != 'Pong' & seed < 5\" (any method). The response may use "
             "column names, numbers, arithmetic and log, log1p, sqrt, exp, I(); subset= comparisons of columns with "
             "numbers and strings, in [...] lists, &, |, ~ and parentheses; --allow-python evaluates the response as "
             "Python instead (subset= is never code).")

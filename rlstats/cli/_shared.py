@@ -285,6 +285,14 @@ def check_figure_path(path, *, option="--plot", inputs=(), stream_ok=False):
     return path
 
 
+def report_drawn_seed(given: int | None, result: Any) -> None:
+    """Say on stderr which seed NumPy drew when --seed was not given (most printed results do not show it), so
+    that the run can be repeated; stdout stays the result alone."""
+    seed = getattr(result, "seed", None)
+    if given is None and isinstance(seed, int) and not isinstance(seed, bool):
+        sys.stderr.write(f"random seed drawn: {seed}; pass --seed {seed} to repeat these numbers\n")
+
+
 def help_description(doc: str | None) -> str:
     """A command module's first docstring paragraph as its --help description: plain text, without the
     reStructuredText literal marks (````rlstats read-logs DIR````) that a terminal would show as they are."""
