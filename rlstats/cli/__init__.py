@@ -129,16 +129,14 @@ def run_demo(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _methods_epilog():
-    import inspect
+    from ..methods import DEFAULTS, METHODS
 
-    from ..methods import DEFAULTS, METHODS, backend
-
-    # each example names a method it runs with (normalize= is no option of the rank test): from the registry
-    normalizing = next(m for m in sorted(METHODS) if "normalize" in inspect.signature(backend(m)).parameters)
+    # each example says which methods take it (normalize= is no option of the rank test); --help loads no back end
     return (f"methods: {', '.join(sorted(METHODS))} (default: {DEFAULTS[True]} with '| task', {DEFAULTS[False]} "
             f"without). Options of the method go with -o, e.g. -o pvalue=monte_carlo -o n_resamples=5000 "
-            f"({DEFAULTS[True]}), --method {normalizing} -o normalize=atari100k_reference (methods that aggregate "
-            "over tasks), -o \"subset=task != 'Pong' & seed < 5\" (any method). The response may use "
+            f"({DEFAULTS[True]}), -o normalize=atari100k_reference (with a --method that aggregates over tasks; "
+            "a method without it lists the options it has), -o \"subset=task != 'Pong' & seed < 5\" (any method). "
+            "The response may use "
             "column names, numbers, arithmetic and log, log1p, sqrt, exp, I(); subset= comparisons of columns with "
             "numbers and strings, in [...] lists, &, |, ~ and parentheses; --allow-python evaluates the response as "
             "Python instead (subset= is never code).")
