@@ -213,8 +213,9 @@ def _quoted(name):
     return f"'{name}'" if ok else f"`{name}`"
 
 
-def _unknown(text, role, name, start, end, columns):
-    """Raise the error for a name that is not a data column, with a did-you-mean."""
+def _unknown(text, role, name, start, end, columns, restricted=False):
+    """Raise the error for a name that is not a data column, with a did-you-mean; ``restricted``: the response is
+    read in the command line's grammar, where no name from Python code can be defined."""
     labels = [str(c) for c in columns]
     close = difflib.get_close_matches(name, labels, n=1)
     what = "name" if role == "response" else "column"
@@ -222,7 +223,8 @@ def _unknown(text, role, name, start, end, columns):
         hint = f"did you mean {_quoted(close[0])}?"
     else:
         shown = ", ".join(repr(c) for c in labels[:10]) + (", ..." if len(labels) > 10 else "")
-        where = "data columns or names defined where the formula is written" if role == "response" else "data columns"
+        outside = role == "response" and not restricted
+        where = "data columns or names defined where the formula is written" if outside else "data columns"
         hint = f"names here must be {where}; the data columns are: {shown}"
     _fail(text, start, end, f"unknown {what} '{name}' in {_ROLES[role]}; {hint}")
 
@@ -674,7 +676,7 @@ def _known_outside_data(name, namespace):
     return name in _R_NAMES or hasattr(builtins, name) or (namespace is not None and name in namespace)
 
 
-def _check_names(parts, columns, namespace, roles):
+def _check_names(parts, columns, namespace, roles, restricted=False):
     """Raise for the first name (in text order) of the given roles that cannot be resolved."""
     present = set(columns)
     quoted = {column for key, column in parts.lookups if key != column}
@@ -683,7 +685,7 @@ def _check_names(parts, columns, namespace, roles):
             continue
         if role == "response" and name not in quoted and _known_outside_data(name, namespace):
             continue
-        _unknown(parts.formula.text, role, name, start, end, columns)
+        _unknown(parts.formula.text, role, name, start, end, columns, restricted)
 
 
 def check_columns(formula: Formula, columns: Iterable[Hashable],
@@ -706,8 +708,9 @@ def check_columns(formula: Formula, columns: Iterable[Hashable],
         For the first unknown name, with a caret under it and "did you mean"
         when a column has a close spelling.
     """
-    namespace = None if eval_env is None else capture_environment(eval_env, reference=1).namespace
-    _check_names(_structure(formula.text), list(columns), namespace, set(_ROLES))
+    env = None if eval_env is None else capture_environment(eval_env, reference=1)
+    _check_names(_structure(formula.text), list(columns), None if env is None else env.namespace, set(_ROLES),
+                 isinstance(env, RestrictedEnvironment))
 
 
 # ---------------------------------------------------------------- evaluation
@@ -788,6 +791,29 @@ def _dtype_notes(parts, data):
     return f" ({'; '.join(notes)}; the response must be numeric)" if notes else ""
 
 
+def _not_numbers(data, name, limit=3):
+    """What to say of a text column read as the response: which values pd.to_numeric would refuse (a word, a
+    decimal comma), so the caller sees what to correct, and what to do; Python's conversion when all read as
+    numbers, another column when none does."""
+    column = data[name]
+    convert = f"; the response must be numeric. Convert it first, e.g. df['{name}'] = pd.to_numeric(df['{name}'])"
+    present = column.notna().to_numpy(dtype=bool)
+    try:
+        bad = np.flatnonzero(present & pd.to_numeric(column, errors="coerce").isna().to_numpy(dtype=bool))
+    except (TypeError, ValueError):  # values pd.to_numeric cannot even look at (a category, a list)
+        return convert
+    if len(bad) == 0:
+        return convert
+    shown = ", ".join(f"{data.index[i]!r} {column.iloc[i]!r}" for i in bad[:limit]) + (", ..." * (len(bad) > limit))
+    if len(bad) == present.sum():
+        return (f", and none of its values is a number (first rows: {shown}); the response must be numeric: name a "
+                "column of numbers left of '~', or make this column's values numbers")
+    some = (f"{len(bad)} values that are not numbers" if len(bad) > 1 else "1 value that is not a number")
+    return (f", with {some} (first rows: {shown}); the response must be numeric: correct or remove "
+            f"{'those rows' if len(bad) > 1 else 'that row'} (in Python, pd.to_numeric(df['{name}'], "
+            "errors='coerce') makes them missing values)")
+
+
 def _as_float(raw, parts, data):
     """Check the evaluated response is numeric with one value per row; return float64."""
     text, (start, end), response = parts.formula.text, parts.response_span, parts.formula.response
@@ -806,8 +832,7 @@ def _as_float(raw, parts, data):
             if _holds_decimals(data[name]):  # pd.to_numeric keeps pyarrow decimals as they are
                 _fail(text, start, end, f"column '{name}' holds decimals (dtype {data[name].dtype}); rlstats computes "
                                         f"in floats: convert it first, e.g. df['{name}'] = df['{name}'].astype(float)")
-            _fail(text, start, end, f"column '{name}' has dtype {data[name].dtype}; the response must be numeric. "
-                                    f"Convert it first, e.g. df['{name}'] = pd.to_numeric(df['{name}'])")
+            _fail(text, start, end, f"column '{name}' has dtype {data[name].dtype}{_not_numbers(data, name)}")
         _fail(text, start, end, f"response '{response}' gave dtype {dtype}, not numbers"
                                 f"{_dtype_notes(parts, data)}; make the expression numeric")
     if isinstance(raw, np.ndarray):
@@ -931,7 +956,7 @@ def evaluate_response(formula: Formula, data: pd.DataFrame, eval_env: int | pats
         env = patsy.EvalEnvironment([RESTRICTED_FUNCTIONS], 0)
     else:
         env = patsy.EvalEnvironment([_R_NAMES], caller.flags).with_outer_namespace(caller.namespace)
-    _check_names(parts, list(data.columns), env.namespace, {"response"})
+    _check_names(parts, list(data.columns), env.namespace, {"response"}, restricted)
     # non-finite values are checked below; numpy's warnings about them would only repeat it
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         try:

@@ -85,7 +85,7 @@ def test_cli_errors_give_hints_in_the_command_line_spelling(tmp_path, capsys):
     flags = {"rng": "--seed", "progress": "--no-progress", "formula": "the FORMULA argument"}
     assert (in_command_words("pass rng=3, progress=False, formula='y ~ x' or subset=\"task != 'a'\", "
                              "or compare=[('a', 'b')]", flags, {"subset", "compare"})
-            == "pass --seed 3, --no-progress, formula='y ~ x' or -o 'subset=task != '\"'\"'a'\"'\"'', "
+            == "pass --seed 3, --no-progress, formula='y ~ x' or -o \"subset=task != 'a'\", "
                "or compare=[('a', 'b')]")
 
 

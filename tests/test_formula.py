@@ -319,7 +319,12 @@ def test_non_numeric_column_names_its_dtype(scores):
     with pytest.raises(FormulaError) as error:
         evaluate_response(parse(text), scores)
     dtype = scores["agent"].dtype  # str on pandas 3, object before
-    assert_points_at(error, text, 0, 5, f"column 'agent' has dtype {dtype}", "pd.to_numeric(df['agent'])")
+    assert_points_at(error, text, 0, 5, f"column 'agent' has dtype {dtype}, and none of its values is a number "
+                     "(first rows: 0 'a', 1 'a', 2 'b', ...); the response must be numeric: name a column of numbers left of "
+                     "'~', or make this column's values numbers")
+    # numbers written as text: pd.to_numeric converts them
+    with pytest.raises(FormulaError, match=r"Convert it first, e\.g\. df\['s'\] = pd\.to_numeric\(df\['s'\]\)"):
+        evaluate_response(parse("s ~ agent"), scores.assign(s=["1", "2.5", None, "3", "4", "5"]))
 
 
 def test_categorical_response_is_an_error(scores):

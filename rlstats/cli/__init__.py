@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from ..errors import RlstatsError
 from ._shared import (COST_FLAGS, FORMATS, UsageError, add_cost_flags, check_figure_path, cost_options,
-                      in_command_words, keyword_names, make_output_folder, parse_options, read_table, render, save_plot)
+                      in_command_words, keyword_names, make_output_folder, parse_options, read_table, render,
+                      report_drawn_seed, save_plot)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -81,6 +82,7 @@ def run_compare(args: argparse.Namespace, out: TextIO) -> int:
     out.write(text)
     if args.plot:
         sys.stderr.write(f"figure written to {args.plot}\n")  # stdout stays parseable (--format json)
+    report_drawn_seed(args.seed, result)
     return 0
 
 
@@ -108,13 +110,14 @@ def run_demo(args: argparse.Namespace, out: TextIO) -> int:
     for method, (frame, formula, options) in demo_runs(data, learning_curves).items():
         # The simulated tasks are on scales up to a hundredfold apart (as real benchmarks are): a back end that
         # aggregates over tasks would warn about raw scales, so the demo normalises where the back end can.
-        shown = ""
         if "normalize" in inspect.signature(backend(method)).parameters:
             options = {"normalize": "minmax", **options}
-            shown = f", normalize={options['normalize']!r}"
         result = compare(frame, formula, method=method, rng=args.seed, **options)
         source = "learning_curves" if frame is learning_curves else "data"
-        out.write(f"\n===== {method}: compare({source}, {formula!r}, method={method!r}{shown}) =====\n")
+        # the header is the call made, every option with it, so that pasted into Python it prints the same
+        call = ", ".join(f"{name}={value!r}" for name, value in {**options, "rng": args.seed}.items())
+        out.write("\n" + wrap_prose(f"===== {method}: compare({source}, {formula!r}, method={method!r}, {call}) "
+                                    "=====") + "\n")
         # prose wrapped for the terminal; the report stays one paragraph in Python (for pasting into a paper)
         out.write(wrap_prose(str(result)))
         out.write("\n" + wrap_prose(result.report(format="text")) + "\n")
@@ -128,9 +131,12 @@ def run_demo(args: argparse.Namespace, out: TextIO) -> int:
 def _methods_epilog():
     from ..methods import DEFAULTS, METHODS
 
+    # each example says which methods take it (normalize= is no option of the rank test); --help loads no back end
     return (f"methods: {', '.join(sorted(METHODS))} (default: {DEFAULTS[True]} with '| task', {DEFAULTS[False]} "
-            "without). Options of the method go with -o, e.g. -o n_resamples=5000 -o pvalue=monte_carlo "
-            "-o normalize=atari100k_reference, -o \"subset=task != 'Pong' & seed < 5\". The response may use "
+            f"without). Options of the method go with -o, e.g. -o pvalue=monte_carlo -o n_resamples=5000 "
+            f"({DEFAULTS[True]}), -o normalize=atari100k_reference (with a --method that aggregates over tasks; "
+            "a method without it lists the options it has), -o \"subset=task != 'Pong' & seed < 5\" (any method). "
+            "The response may use "
             "column names, numbers, arithmetic and log, log1p, sqrt, exp, I(); subset= comparisons of columns with "
             "numbers and strings, in [...] lists, &, |, ~ and parentheses; --allow-python evaluates the response as "
             "Python instead (subset= is never code).")
@@ -150,7 +156,8 @@ def build_parser() -> argparse.ArgumentParser:
     cmp.add_argument("--method", default=None, help="back end (default: by the formula)")
     cmp.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
     cmp.add_argument("--plot", default=None, metavar="PATH", help="also save the standard figure to PATH")
-    cmp.add_argument("--seed", type=int, default=None, help="seed of the random stream (rng=)")
+    cmp.add_argument("--seed", type=int, default=None,
+                     help="seed of the random stream (rng=; default: drawn, and printed on stderr to repeat the run)")
     cmp.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE",
                      help="further option of the back end, e.g. -o pvalue=monte_carlo (repeatable)")
     cmp.add_argument("--sep", default=None, help="column separator of a text file (default: comma; tab for .tsv)")

@@ -131,7 +131,9 @@ def _delimited(read, where, separator, path=None):
     except UnicodeDecodeError as exc:
         found, offset = _first_bad_byte(path) if path is not None else (None, 0)
         raise _not_utf8(where, found or exc, offset) from None
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
+    except pd.errors.EmptyDataError:  # no header line: no separator would help
+        raise UsageError(f"{where} is empty; give a file with a header line and one row per run") from None
+    except (pd.errors.ParserError, ValueError) as exc:
         first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
         raise UsageError(f"cannot read {where} as a table separated by {separator!r}: {first}; "
                          "check the file, or pass --sep with its separator") from None
@@ -183,7 +185,10 @@ def _check_unique_header(read_header, where):
 
 
 def _check_one_column(frame, where, separator, sep):
-    """A table read as one column whose header holds another separator was read with the wrong one."""
+    """A table read as one column whose header holds another separator was read with the wrong one; a header
+    alone is said in the file's terms (the library's message speaks of a DataFrame)."""
+    if len(frame) == 0:
+        raise UsageError(f"{where} has a header but no rows; give a file with one row per run")
     if frame.shape[1] == 1 and sep is None:
         header = str(frame.columns[0])
         other = next((c for c in (";", "\t", "|", ",") if c != separator and c in header), None)
@@ -280,6 +285,20 @@ def check_figure_path(path, *, option="--plot", inputs=(), stream_ok=False):
     return path
 
 
+def report_drawn_seed(given: int | None, result: Any) -> None:
+    """Say on stderr which seed NumPy drew when --seed was not given (most printed results do not show it), so
+    that the run can be repeated; stdout stays the result alone."""
+    seed = getattr(result, "seed", None)
+    if given is None and isinstance(seed, int) and not isinstance(seed, bool):
+        sys.stderr.write(f"random seed drawn: {seed}; pass --seed {seed} to repeat these numbers\n")
+
+
+def help_description(doc: str | None) -> str:
+    """A command module's first docstring paragraph as its --help description: plain text, without the
+    reStructuredText literal marks (````rlstats read-logs DIR````) that a terminal would show as they are."""
+    return (doc or "").split("\n\n")[0].replace("``", "")
+
+
 def add_cost_flags(parser: argparse.ArgumentParser) -> None:
     """``--max-seconds`` and ``--no-progress``: the back ends' ``max_seconds=`` and ``progress=`` (issue 43 item 2).
 
@@ -329,6 +348,8 @@ _PYTHON_OPTION = re.compile(r"""(?<![\w.-])([A-Za-z_][A-Za-z0-9_]*)="""
 _PYTHON_NAME = re.compile(r"(?<![\w.-])([A-Za-z_][A-Za-z0-9_]*)=(?=[\s),;]|$)")
 
 
+#: a call the message quotes as Python code: a dotted name (rlstats.curves, df.drop) and its parenthesised arguments
+_PYTHON_CALL = re.compile(r"(\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\([^()]*\))")
 #: a keyword as the subject of a message's check ("n_jobs must be ..."), at its start or after "; "
 _SUBJECT = re.compile(r"(?:(?<=^)|(?<=; ))([A-Za-z_][A-Za-z0-9_]*)(?= must )")
 
@@ -364,14 +385,20 @@ def in_command_words(message: str, flags: Mapping[str, str], options: Iterable[s
         flag = flags.get(match.group(1), "")
         return flag if flag.startswith("--") else match.group(0)
 
-    return _SUBJECT.sub(subject, _PYTHON_NAME.sub(named, _PYTHON_OPTION.sub(spelled, message)))
+    def spelled_outside_calls(text):
+        return _SUBJECT.sub(subject, _PYTHON_NAME.sub(named, _PYTHON_OPTION.sub(spelled, text)))
+
+    # a Python call the message quotes (rlstats.curves(df, ..., step='step')) stays Python: -o inside it is neither
+    parts = _PYTHON_CALL.split(message)
+    return "".join(part if i % 2 else spelled_outside_calls(part) for i, part in enumerate(parts))
 
 
 def _shell_word(text):
     """``text`` as one word of a shell command: bare if it can be, else in double quotes where nothing in it is
-    special there (readable around single quotes), else shlex's quoting."""
+    special there (readable around single quotes), else shlex's quoting. An interactive bash expands '!' in
+    double quotes only before a word, so '!=' (a subset hint) keeps the double quotes, as compare's help writes it."""
     quoted = shlex.quote(text)
-    if quoted == text or any(c in text for c in '"$`\\!'):
+    if quoted == text or re.search(r'["$`\\]|!(?![=\s])', text):
         return quoted
     return f'"{text}"'
 

@@ -59,8 +59,10 @@ def _add_key_file(parser, when):
 
 def add_adastop_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     """Register ``adastop update|status|plot`` on the ``rlstats`` command's subparsers."""
+    from ._shared import help_description
+
     adastop = subparsers.add_parser("adastop", help="run AdaStop batch by batch while experiments run",
-                                    description=__doc__.split("\n\n")[0])
+                                    description=help_description(__doc__))
     commands = adastop.add_subparsers(dest="adastop_command", required=True)
 
     update = commands.add_parser("update", help="feed the next batch (creates the state on the first call)")

@@ -17,14 +17,14 @@ import argparse
 import sys
 from typing import TextIO
 
-from ._shared import FORMATS
+from ._shared import FORMATS, help_description
 
 
 def add_power_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     """Register ``power`` on the ``rlstats`` command's subparsers."""
     power = subparsers.add_parser(
         "power", help="power (or sample size) of a method by simulation: how many seeds do I need?",
-        description=__doc__.split("\n\n")[0])
+        description=help_description(__doc__))
     from ..methods import POWER_METHODS  # the back ends that declare a power rule
 
     power.add_argument("method", help=f"{', '.join(POWER_METHODS[:-1])} or {POWER_METHODS[-1]}; several "
@@ -65,7 +65,8 @@ def add_power_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentP
                        help="search the fewest seeds from which the power reaches this instead (one method)")
     power.add_argument("--max-seeds", type=int, default=None,
                        help="with --target-power: largest number of seeds the search tries (default 100)")
-    power.add_argument("--seed", type=int, default=None, help="seed of the random stream (rng=)")
+    power.add_argument("--seed", type=int, default=None,
+                       help="seed of the random stream (rng=; default: drawn, and printed on stderr to repeat the run)")
     power.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
     power.add_argument("--plot", default=None, metavar="PATH", help="also save power against seeds to PATH")
     power.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE",
@@ -172,7 +173,7 @@ def _arguments(args):
 
 def run_power(args: argparse.Namespace, out: TextIO) -> int:
     from ..planning import power, sample_size
-    from ._shared import check_figure_path, render, save_plot
+    from ._shared import check_figure_path, render, report_drawn_seed, save_plot
 
     # Every mistake that can be seen before the simulations is reported before them, and nothing is
     # printed until the figure (if any) is written: an error never follows a printed result.
@@ -198,4 +199,5 @@ def run_power(args: argparse.Namespace, out: TextIO) -> int:
         save_plot(result, args.plot)
         sys.stderr.write(f"figure written to {args.plot}\n")
     out.write(text)
+    report_drawn_seed(args.seed, result)
     return 0
