@@ -221,7 +221,6 @@ def test_load_docstring_names_every_dataset():
     assert missing == []
 
 
-@pytest.mark.xfail(strict=True, reason="description silent on the 5 tuning runs left with 9 seeds")
 def test_hpo_optimisation_description_says_what_dropping_the_repeats_leaves(mirror):
     """The description said each found configuration was trained with 10 evaluation seeds and told the user to
     drop_duplicates() the 5 repeated rows, without saying that each repeat stands where another seed's row should

@@ -223,7 +223,8 @@ _DATASETS = {
                 "run: tuning_run is 0 there. The tuning run, not the evaluation seed, is the unit of replication. The "
                 "published file repeats 5 rows in every column (PPO ant twice, PPO humanoid, SAC wipe twice); they "
                 "are kept as published: drop them (drop_duplicates()) before an analysis, which refuses to count a "
-                "run twice."
+                "run twice. Each repeat stands where another evaluation seed's row should be (that seed's result is "
+                "not in the file), so those 5 tuning runs then have 9 evaluation seeds."
             ),
             source_paper=("Dierkes, Cramer, Hoos and Trimpe (2024), Combining automated optimisation of "
                           "hyperparameters and reward shape, Reinforcement Learning Conference (arXiv:2406.18293)"),
