@@ -234,10 +234,9 @@ def test_hpo_optimisation_description_says_what_dropping_the_repeats_leaves(mirr
     assert "5 tuning runs then have 9 evaluation seeds" in text
 
 
-@pytest.mark.xfail(strict=True, reason="def_rew_std_return dropped without a word")
 def test_hpo_optimisation_keeps_every_column_of_the_file(mirror):
-    """The file's 13 columns were read into 13 columns, but not one for one: ``def_rew_std_return`` (the spread over
-    evaluation episodes of the return under the default reward) was dropped without a word while its sibling
+    """The file's 13 columns were read into 13 columns, but not one for one: ``def_rew_std_return`` (the published standard
+    deviation of the return under the default reward) was dropped without a word while its sibling
     ``final_std_return`` became ``score_std``. It is now ``default_reward_score_std``."""
     raw = pd.read_csv(mirror / HPO / "optimisation_experiments/optimisation_evaluation_results.csv")
     opt = rlstats.datasets.load("hpo_optimisation")
