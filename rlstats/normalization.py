@@ -195,29 +195,30 @@ def _check_names(low, high, by, score):
         raise OptionError(f"low and high name the same column {low!r}; give two columns")
 
 
-def _folded(name, loose):
-    """A task name without case (``loose``: also without an 'ALE/' or 'procgen-' prefix, a 'NoFrameskip' or
-    'Deterministic' and a '-v4' suffix, and punctuation): to find the reference's spelling of a task logged under
-    its environment id."""
+def _folded(name, level):
+    """A task name without case (level 1: also without punctuation; level 2: also without an 'ALE/' or 'procgen-'
+    prefix and a 'NoFrameskip' or 'Deterministic' and '-v4' suffix): to find the reference's spelling of a task
+    logged otherwise, e.g. under its environment id. The loosest level is tried last, so that 'hopper_medium_v2'
+    finds 'hopper-medium-v2' and not every version."""
     text = str(name).lower()
-    if loose:
+    if level == 2:
         text = re.sub(r"^(ale/|(procgen:)?procgen-)", "", text)  # Gymnasium's ALE ids, Procgen's gym ids
-        text = re.sub(r"(noframeskip|deterministic)?(-v\d+)?$", "", text)
-        text = re.sub(r"[^a-z0-9]", "", text)
-    return text
+        text = re.sub(r"(noframeskip|deterministic)?([-_]v\d+)?$", "", text)
+    return re.sub(r"[^a-z0-9]", "", text) if level else text
 
 
 def _spelling_hint(absent, names, by):
     """(the tasks spoken of, advice) for tasks of the data that the reference spells otherwise
     (same name but for case, else but for an environment id's prefix, suffix and punctuation). Only said, never
     applied: a guessed rename would change the data without the caller's word."""
-    spellings = {loose: {} for loose in (False, True)}  # folded name -> the reference's names, built once
-    for loose, table in spellings.items():
+    spellings = {level: {} for level in (0, 1, 2)}  # folded name -> the reference's names, built once
+    for level, table in spellings.items():
         for name in names:
-            table.setdefault(_folded(name, loose), []).append(name)
+            table.setdefault(_folded(name, level), []).append(name)
     found, ambiguous = {}, {}
     for task in absent:
-        matches = spellings[False].get(_folded(task, False)) or spellings[True].get(_folded(task, True), [])
+        matches = next((spellings[level][_folded(task, level)] for level in (0, 1, 2)
+                        if _folded(task, level) in spellings[level]), [])
         if len(matches) == 1:
             found[task] = matches[0]
         elif matches:

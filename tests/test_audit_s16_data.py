@@ -188,15 +188,16 @@ def test_a_task_spelled_as_the_environment_id_is_named_with_the_reference_spelli
 
 
 def test_a_spelling_match_among_truly_missing_tasks_keeps_both_pieces_of_advice():
-    """One task with a match ('Hopper-Medium-V2' -> 'hopper-medium-v2'), one without ('hopper-medium', in three
+    """Two tasks with a match ('Hopper-Medium-V2' -> 'hopper-medium-v2', and 'walker2d_medium_v2' to its version,
+    not to all three), one without ('hopper-medium', in three
     versions of the table: named as ambiguous, not guessed) and one absent from D4RL."""
-    data = pd.DataFrame({"agent": ["A"] * 3, "task": ["Hopper-Medium-V2", "hopper-medium", "pendulum"],
-                         "score": [0.0, 1.0, 2.0]})
+    data = pd.DataFrame({"agent": ["A"] * 4, "task": ["Hopper-Medium-V2", "hopper-medium", "pendulum",
+                                                      "walker2d_medium_v2"], "score": [0.0, 1.0, 2.0, 3.0]})
     with pytest.raises(DesignError) as info:
         rlstats.normalize(data, "d4rl_reference")
     text = str(info.value)
-    assert "3 task(s) of the data are missing" in text
-    assert "'Hopper-Medium-V2' -> 'hopper-medium-v2'" in text
+    assert "4 task(s) of the data are missing" in text
+    assert "('Hopper-Medium-V2' -> 'hopper-medium-v2', 'walker2d_medium_v2' -> 'walker2d-medium-v2')" in text
     assert "'hopper-medium' could be 'hopper-medium-v0', 'hopper-medium-v1' or 'hopper-medium-v2'" in text
     assert "for the rest, add their 'random' and 'expert' scores to the reference or drop them" in text
 
