@@ -231,7 +231,8 @@ def _spelling_hint(absent, names, by):
         one = len(found) == 1
         which = "it" if len(absent) == 1 else ("all of them" if len(found) == len(absent) else f"{len(found)} of them")
         parts.append(f"the reference spells {which} otherwise ({pairs}): rename {'it' if one else 'them'} to the "
-                     f"reference's {'name' if one else 'names'}, e.g. df.replace({{{by!r}: {{{mapping}{more}}}}})")
+                     f"reference's {'name' if one else 'names'}, e.g. df[{by!r}] = df[{by!r}].astype(object).replace("
+                     f"{{{mapping}{more}}})")  # astype(object): a categorical column refuses new values
     for task, matches in list(ambiguous.items())[:3]:
         quoted = [repr(m) for m in matches]
         parts.append(f"{task!r} could be {', '.join(quoted[:-1])} or {quoted[-1]}: rename it to the one meant")

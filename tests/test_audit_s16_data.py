@@ -179,6 +179,12 @@ def test_a_task_spelled_as_the_environment_id_is_named_with_the_reference_spelli
     text = str(info.value)
     assert "'PongNoFrameskip-v4' -> 'Pong'" in text and "'ALE/Breakout-v5' -> 'Breakout'" in text
     assert "'boxing' -> 'Boxing'" in text and "rename" in text
+    # the advised rename, run as printed, works on a categorical task column too and lets normalize through
+    code = text.split("e.g. ", 1)[1]
+    data["task"] = data["task"].astype("category")
+    exec(code, {"df": data})
+    assert rlstats.normalize(data, "atari_reference")["score"].tolist() == pytest.approx(
+        [20.7 / 35.3, (1.0 - 1.7) / 28.8, (2.0 - 0.1) / 12.0], rel=1e-14)
     assert "add their" not in text  # every missing task has a match: adding or dropping is not the fix
     procgen = pd.DataFrame({"agent": ["A", "A"], "task": ["procgen-coinrun-v0", "procgen:procgen-bigfish-v0"],
                             "score": [5.0, 6.0]})

@@ -1054,7 +1054,7 @@ NORMALIZE_CASES = [
     # audit s16: a task logged under its environment id is named with the reference's spelling, not "add or drop"
     ("task spelled as an environment id", (TINY.assign(task="PongNoFrameskip-v4"), "atari_reference"), {},
      DesignError, ("the reference spells it otherwise ('PongNoFrameskip-v4' -> 'Pong')",
-                   "df.replace({'task': {'PongNoFrameskip-v4': 'Pong'}})")),
+                   "df['task'] = df['task'].astype(object).replace({'PongNoFrameskip-v4': 'Pong'})")),
     ("task matching several versions", (TINY.assign(task="hopper-medium"), "d4rl_reference"), {}, DesignError,
      "'hopper-medium' could be 'hopper-medium-v0', 'hopper-medium-v1' or 'hopper-medium-v2'"),
     # issue 39 item 5: scores a normaliser cannot take, named by row
