@@ -10,6 +10,7 @@ tables (:data:`TABLE_BOUNDS`) and two rules computed from the data
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -194,6 +195,50 @@ def _check_names(low, high, by, score):
         raise OptionError(f"low and high name the same column {low!r}; give two columns")
 
 
+def _folded(name, level):
+    """A task name without case (level 1: also without punctuation; level 2: also without an 'ALE/' or 'procgen-'
+    prefix and a 'NoFrameskip' or 'Deterministic' and '-v4' suffix): to find the reference's spelling of a task
+    logged otherwise, e.g. under its environment id. The loosest level is tried last, so that 'hopper_medium_v2'
+    finds 'hopper-medium-v2' and not every version."""
+    text = str(name).lower()
+    if level == 2:
+        text = re.sub(r"^(ale/|(procgen:)?procgen-)", "", text)  # Gymnasium's ALE ids, Procgen's gym ids
+        text = re.sub(r"(noframeskip|deterministic)?([-_]v\d+)?$", "", text)
+    return re.sub(r"[^a-z0-9]", "", text) if level else text
+
+
+def _spelling_hint(absent, names, by):
+    """(the tasks spoken of, advice) for tasks of the data that the reference spells otherwise
+    (same name but for case, else but for an environment id's prefix, suffix and punctuation). Only said, never
+    applied: a guessed rename would change the data without the caller's word."""
+    spellings = {level: {} for level in (0, 1, 2)}  # folded name -> the reference's names, built once
+    for level, table in spellings.items():
+        for name in names:
+            table.setdefault(_folded(name, level), []).append(name)
+    found, ambiguous = {}, {}
+    for task in absent:
+        matches = next((spellings[level][_folded(task, level)] for level in (0, 1, 2)
+                        if _folded(task, level) in spellings[level]), [])
+        if len(matches) == 1:
+            found[task] = matches[0]
+        elif matches:
+            ambiguous[task] = matches
+    parts = []
+    if found:
+        pairs = listed([f"{t!r} -> {n!r}" for t, n in found.items()], 5)
+        mapping = ", ".join(f"{t!r}: {n!r}" for t, n in list(found.items())[:3])
+        more = ", ..." if len(found) > 3 else ""
+        one = len(found) == 1
+        which = "it" if len(absent) == 1 else ("all of them" if len(found) == len(absent) else f"{len(found)} of them")
+        parts.append(f"the reference spells {which} otherwise ({pairs}): rename {'it' if one else 'them'} to the "
+                     f"reference's {'name' if one else 'names'}, e.g. df[{by!r}] = df[{by!r}].astype(object).replace("
+                     f"{{{mapping}{more}}})")  # astype(object): a categorical column refuses new values
+    for task, matches in list(ambiguous.items())[:3]:
+        quoted = [repr(m) for m in matches]
+        parts.append(f"{task!r} could be {', '.join(quoted[:-1])} or {quoted[-1]}: rename it to the one meant")
+    return {**found, **ambiguous}, "; ".join(parts)
+
+
 def _bounds(ref, tasks, by, low, high):
     """(low, high) float arrays for ``tasks``, checked for gaps, NaN and empty ranges."""
     keys = ref[by].astype(object)
@@ -202,10 +247,14 @@ def _bounds(ref, tasks, by, low, high):
         raise DesignError(f"the reference lists task {_show(dupes)} more than once in {by!r}")
     absent = [t for t in tasks if t not in set(keys)]
     if absent:
+        spelled, advice = _spelling_hint(absent, keys.unique(), by)
+        unmatched = [t for t in absent if t not in spelled]  # neither a spelling nor a choice of spellings found
+        if unmatched:
+            advice += (f"{'; for the rest, ' if spelled else ''}add their {low!r} and {high!r} scores to the "
+                       "reference or drop them from the data")
         raise DesignError(
             f"{len(absent)} task(s) of the data are missing from the reference's {by!r} "
-            f"column: {_show(absent)} (it has {_show(keys.unique(), 5)}); add their {low!r} and {high!r} "
-            "scores to the reference or drop them from the data"
+            f"column: {_show(absent)} (it has {_show(keys.unique(), 5)}); {advice}"
         )
     table = ref.assign(**{by: keys}).set_index(by).loc[tasks, [low, high]]
     try:
@@ -304,7 +353,10 @@ def normalize(df: Table, reference: Table | str, *, low: str | None = None, high
     ------
     DesignError
         When a column is missing, the data have a task that the reference
-        lacks (all such tasks are listed), a task is missing from the data's
+        lacks (all such tasks are listed; one that the reference spells
+        otherwise, in case or as an environment id such as
+        ``"PongNoFrameskip-v4"``, is named with its spelling there: rename it,
+        nothing is renamed for you), a task is missing from the data's
         task column, the reference lists a task twice, or, for a task of the
         data, the reference has NaN or ``high <= low``.  Reference rows for
         tasks that are not in the data are not used and not checked. With

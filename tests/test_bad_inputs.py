@@ -1052,6 +1052,12 @@ NORMALIZE_CASES = [
     ("procgen with other task names", (TINY, "procgen_easy_reference"), {}, DesignError,
      "3 task(s) of the data are missing from the reference's 'task' column: 'task_01', 'task_02', 'task_03' "
      "(it has 'bigfish', 'bossfight', 'caveflyer', 'chaser', 'climber' and 11 more)"),
+    # audit s16: a task logged under its environment id is named with the reference's spelling, not "add or drop"
+    ("task spelled as an environment id", (TINY.assign(task="PongNoFrameskip-v4"), "atari_reference"), {},
+     DesignError, ("the reference spells it otherwise ('PongNoFrameskip-v4' -> 'Pong')",
+                   "df['task'] = df['task'].astype(object).replace({'PongNoFrameskip-v4': 'Pong'})")),
+    ("task matching several versions", (TINY.assign(task="hopper-medium"), "d4rl_reference"), {}, DesignError,
+     "'hopper-medium' could be 'hopper-medium-v0', 'hopper-medium-v1' or 'hopper-medium-v2'"),
     # issue 39 item 5: scores a normaliser cannot take, named by row
     ("minmax with one +inf", (_set("score", np.inf, [4])(TINY), "minmax"), {}, DesignError,
      ("min-max normalisation needs finite scores", "row 4 (agent 'agent_1', task 'task_02', score inf)",
@@ -1319,6 +1325,12 @@ def test_load_of_an_unknown_dataset(name, no_network):
     message = fails(OptionError, f"name={name!r} is not one of the allowed values: 'atari100k'", rlstats.datasets.load,
                     name)
     assert all(repr(known) in message for known in rlstats.datasets.available()["name"])  # all available() lists
+
+
+@pytest.mark.parametrize("cache_dir", [5, ["/tmp"]])
+def test_load_with_a_cache_dir_that_is_not_a_path(cache_dir, no_network):
+    fails(OptionError, f"cache_dir must be a folder (a str or os.PathLike), got {cache_dir!r}",
+          rlstats.datasets.load, "halfcheetah_sac_td3", cache_dir=cache_dir)
 
 
 DER = "RLE-Foundation/rllte/929347a6e9cfaa81ff37186d35fa531ee3d45b5d/hsuanwu/evaluation/atari_100k/DER.json"

@@ -16,7 +16,7 @@ LANDSCAPE_FILES = {name: f"{_RESULTS}/landscape_analysis/{name}.csv" for name in
 EVALUATION_FILE = f"{_RESULTS}/optimisation_experiments/optimisation_evaluation_results.csv"
 LANDSCAPE_COLUMNS = ("task", "landscape", "config", "hyperparameter", "reward_weight", "seed", "score")
 OPTIMISATION_COLUMNS = ("algorithm", "suite", "task", "procedure", "hpo", "rpo", "objective", "tuning_run", "seed",
-                        "score", "score_std", "default_reward_score", "config")
+                        "score", "score_std", "default_reward_score", "default_reward_score_std", "config")
 
 
 def _read(key, path, columns):
@@ -52,7 +52,8 @@ def _parse_hpo_optimisation(paths):
     """One row per evaluation run of the configuration each tuning run found (baselines: no tuning run)."""
     raw = _read(EVALUATION_FILE, paths[EVALUATION_FILE],
                 ("algorithm", "suite", "environment", "single_obj", "hpo", "rpo", "optimisation_seed",
-                 "evaluation_seed", "final_mean_return", "final_std_return", "def_rew_mean_return", "config"))
+                 "evaluation_seed", "final_mean_return", "final_std_return", "def_rew_mean_return",
+                 "def_rew_std_return", "config"))
     objective = raw["single_obj"].map({True: "return", False: "return+stability"})
     return pd.DataFrame({
         "algorithm": raw["algorithm"], "suite": raw["suite"], "task": raw["environment"],
@@ -60,4 +61,5 @@ def _parse_hpo_optimisation(paths):
         "hpo": raw["hpo"], "rpo": raw["rpo"], "objective": objective,
         "tuning_run": raw["optimisation_seed"].fillna(0).astype("int64"), "seed": raw["evaluation_seed"].astype("int64"),
         "score": raw["final_mean_return"].astype(float), "score_std": raw["final_std_return"].astype(float),
-        "default_reward_score": raw["def_rew_mean_return"].astype(float), "config": raw["config"]})
+        "default_reward_score": raw["def_rew_mean_return"].astype(float),
+        "default_reward_score_std": raw["def_rew_std_return"].astype(float), "config": raw["config"]})

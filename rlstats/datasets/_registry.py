@@ -6,14 +6,16 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 import pandas as pd
 
+from ..errors import OptionError
 from ..options import check_choice
 from . import _atari_reference, _d4rl_reference, _procgen_reference
-from ._fetch import _fetch, _url
+from ._fetch import CACHE_ENV, _fetch, _url
 from ._hpo import (EVALUATION_FILE, LANDSCAPE_COLUMNS, LANDSCAPE_FILES, OPTIMISATION_COLUMNS, _parse_hpo_landscapes,
                    _parse_hpo_optimisation)
 from ._published import (_ATARI_AGENT_FILES, _CURL_FILES, _HALFCHEETAH_FILES, _IRIS_DATA, _SPINNINGUP_FILES,
@@ -21,9 +23,6 @@ from ._published import (_ATARI_AGENT_FILES, _CURL_FILES, _HALFCHEETAH_FILES, _I
                          SPINNINGUP_EVALUATIONS, _dopamine_file, _mujoco_file, _parse_atari100k,
                          _parse_atari100k_reference, _parse_atari_reference, _parse_dopamine_atari,
                          _parse_halfcheetah_sac_td3, _parse_mujoco_adastop, _parse_spinningup_halfcheetah)
-
-if TYPE_CHECKING:
-    import os
 
 _ATARI_LICENCE = (
     "Scores published with Agarwal et al. (2021). rllte's LICENSE file is the MIT License "
@@ -220,11 +219,13 @@ _DATASETS = {
                 "rs = random search, dehb), objective return or return+stability; procedure names the "
                 "combination. Each procedure ran 5 times (tuning_run) and the configuration each run found was "
                 "trained again with 10 evaluation seeds (seed): score is its final mean return, "
-                "default_reward_score the return under the default reward. Baselines (base/base) have no tuning "
+                "default_reward_score the return under the default reward (score_std and default_reward_score_std: "
+                "their standard deviations as published). Baselines (base/base) have no tuning "
                 "run: tuning_run is 0 there. The tuning run, not the evaluation seed, is the unit of replication. The "
                 "published file repeats 5 rows in every column (PPO ant twice, PPO humanoid, SAC wipe twice); they "
                 "are kept as published: drop them (drop_duplicates()) before an analysis, which refuses to count a "
-                "run twice."
+                "run twice. Each repeat stands where another evaluation seed's row should be (that seed's result is "
+                "not in the file), so those 5 tuning runs then have 9 evaluation seeds."
             ),
             source_paper=("Dierkes, Cramer, Hoos and Trimpe (2024), Combining automated optimisation of "
                           "hyperparameters and reward shape, Reinforcement Learning Conference (arXiv:2406.18293)"),
@@ -291,10 +292,13 @@ def load(name: str, *, cache_dir: str | os.PathLike[str] | None = None) -> pd.Da
         One of the names :func:`available` shows: final scores ``"atari100k"``,
         ``"mujoco_adastop"``, ``"halfcheetah_sac_td3"``; learning curves
         ``"dopamine_atari"`` and ``"spinningup_halfcheetah"`` (one row per
-        agent, task, run and evaluation ``step``); normalisers
-        ``"atari100k_reference"``, ``"atari_reference"`` (57 games) and
+        agent, task, run and evaluation ``step``); hyperparameter sweeps
+        ``"hpo_landscapes"`` and tuning procedures ``"hpo_optimisation"``;
+        normalisers ``"atari100k_reference"``, ``"atari_reference"`` (57 games),
         ``"d4rl_reference"`` (D4RL's reference scores per dataset and version),
-        the last two with no file to read; see :func:`rlstats.normalize`.
+        ``"procgen_easy_reference"`` and ``"procgen_hard_reference"`` (Procgen's
+        R_min and R_max per game), all but the first with no file to read; see
+        :func:`rlstats.normalize`.
     cache_dir : str or path-like, optional
         Download cache; overrides ``RLSTATS_DATA_DIR``.
 
@@ -311,7 +315,7 @@ def load(name: str, *, cache_dir: str | os.PathLike[str] | None = None) -> pd.Da
     Raises
     ------
     OptionError
-        For an unknown ``name``.
+        For an unknown ``name``, or a ``cache_dir`` that is not a str or path-like.
     DataUnavailableError
         When a file cannot be downloaded, is missing from the mirror or does
         not match its pinned SHA-256; the message names the file, the URL
@@ -341,6 +345,9 @@ def load(name: str, *, cache_dir: str | os.PathLike[str] | None = None) -> pd.Da
     1  Amidar     5.8  1719.5
     """
     dataset = _DATASETS[check_choice("name", name, tuple(_DATASETS))]
+    if cache_dir is not None and not isinstance(cache_dir, (str, os.PathLike)):  # checked even when a mirror is read
+        raise OptionError(f"cache_dir must be a folder (a str or os.PathLike), got {cache_dir!r}; or leave it out to "
+                          f"use ${CACHE_ENV} or pooch's default cache")
     paths = {key: _fetch(key, cache_dir) for key in dataset.files}
     return dataset.parse(paths)
 
