@@ -112,7 +112,6 @@ def test_probability_of_improvement_print_says_what_the_estimate_is(atari):
     assert "P(agent_1 > agent_2), averaged" not in res.to_latex()
 
 
-@pytest.mark.xfail(strict=True, reason="the withheld median's note says every task's runs tie; only Pong's do")
 def test_withheld_median_note_is_true_of_the_runs(atari):
     """Every agent at Pong's cap (21), DER, SPR and SimPLe on Pong, Boxing and Freeway, 5 runs: SPR's Boxing runs
     (human-normalised 1.43 to 5.06) all lie above Pong's 1.18 and its Freeway runs (0 to 1.06) below, so the median
