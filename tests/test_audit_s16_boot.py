@@ -128,3 +128,50 @@ def test_withheld_median_note_is_true_of_the_runs(atari):
     note, = [n for n in res.notes if n.startswith("studentized intervals withheld for SPR/median")]
     assert "in every task the runs tie," not in note
     assert "for the median, in the task it sits on in every resample" in note
+
+
+def test_performance_profile_numbers_and_its_tau_note(atari, normalised):
+    """The profile is the fraction of runs strictly above tau, averaged over the 26 games; the note's counts of runs
+    outside the tau range are those of the rows analysed (numpy, here)."""
+    frame = atari[atari.agent.isin(AGENTS)]
+    res = rlstats.compare(frame, "score ~ agent | task", method="performance_profile",
+                          normalize="atari100k_reference", rng=0, progress=False)
+    rows = normalised[normalised.agent.isin(AGENTS)]
+    table = res.tidy()
+    for agent in AGENTS:
+        mine = rows[rows.agent == agent]
+        above = (mine.hns.to_numpy()[:, None] > res.tau[None, :])
+        expected = pd.DataFrame(above).groupby(mine.task.to_numpy()).mean().mean(axis=0).to_numpy()
+        np.testing.assert_allclose(table[table.agent == agent].estimate.to_numpy(), expected, atol=1e-12)
+    low, high = res.tau.min(), res.tau.max()
+    below, beyond = int((rows.hns < low).sum()), int((rows.hns > high).sum())
+    assert (below, beyond, len(rows)) == (35, 192, 7930)
+    note, = [n for n in res.notes if n.startswith("thresholds tau span")]
+    assert f"{below} of {len(rows)} runs score below" in note and f"{beyond} of {len(rows)} runs score above" in note
+    assert f"the scores span {rows.hns.min():.3g} to {rows.hns.max():.3g}" in note
+
+
+def test_real_data_metamorphic(atari):
+    """Rows shuffled and a polars frame: the same numbers (round-off aside: the shuffled bootstrap sums runs in
+    another order, 4e-16 apart); raw scores times 7 or plus 100 (normalize=False): IQM, mean and median estimates and
+    bounds times 7 or plus 100, probability of improvement unchanged."""
+    polars = pytest.importorskip("polars")
+    frame = atari[atari.agent.isin(AGENTS) & atari.task.isin(["Pong", "Boxing", "Freeway", "Alien"])
+                  & (atari.seed < 5)].reset_index(drop=True)
+
+    def run(data, method="bootstrap"):
+        return rlstats.compare(data, "score ~ agent | task", method=method, rng=4, n_resamples=300,
+                               progress=False, **({} if method == "probability_of_improvement" else
+                                                  {"normalize": False})).tidy()
+
+    base = run(frame)
+    numbers = ["estimate", "conf_low", "conf_high"]
+    for other in (frame.sample(frac=1.0, random_state=1), polars.from_pandas(frame)):
+        np.testing.assert_allclose(run(other)[numbers], base[numbers], rtol=1e-13)
+    location = base.metric.isin(["iqm", "mean", "median"]).to_numpy()
+    scaled, shifted = run(frame.assign(score=frame.score * 7)), run(frame.assign(score=frame.score + 100))
+    np.testing.assert_allclose(scaled[numbers][location], 7 * base[numbers][location], rtol=1e-12)
+    np.testing.assert_allclose(shifted[numbers][location], 100 + base[numbers][location], rtol=1e-12)
+    poi = run(frame, "probability_of_improvement")[numbers]
+    np.testing.assert_array_equal(run(frame.assign(score=frame.score * 7 + 100), "probability_of_improvement")[numbers],
+                                  poi)
