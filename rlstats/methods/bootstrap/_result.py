@@ -318,6 +318,11 @@ class BootstrapResult(Result):
         return operation("inferential_intervals")(self, a, b, test, alpha=alpha)
 
 
+# What a probability of improvement estimates, in print and summary: the direction, and ties (whole games of runs
+# tie exactly on Atari's Freeway or Pong) counting one half, so never "P(agent_1 > agent_2)" alone (audit s16).
+_POI_ESTIMAND = "P(agent_1 > agent_2) + P(agent_1 = agent_2) / 2 within a task, averaged over tasks"
+
+
 @resultclass
 class ProbabilityOfImprovementResult(Result):
     """Result of :func:`probability_of_improvement`.
@@ -358,16 +363,16 @@ class ProbabilityOfImprovementResult(Result):
                 f"pairs = {len(self.pairs)}, tasks = {len(self.tasks)}")
 
     def _extra_lines(self):
-        return fmt.table_text(self.tidy()).split("\n")
+        return [f"estimate: {_POI_ESTIMAND}", *fmt.table_text(self.tidy()).split("\n")]
 
     def _summary_tables(self):
         table = self.tidy()
         table["conf_low_mc_se"] = self.interval_mc_se[:, 0]
         table["conf_high_mc_se"] = self.interval_mc_se[:, 1]
-        return {"P(agent_1 > agent_2), averaged over tasks": table}
+        return {_POI_ESTIMAND: table}
 
     def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
-        """One row per pair: agent_1, agent_2, estimate = P(agent_1 > agent_2), conf_low, conf_high."""
+        """One row per pair: agent_1, agent_2, estimate (:data:`_POI_ESTIMAND`), conf_low, conf_high."""
         return pd.DataFrame({
             "agent_1": [x for x, _ in self.pairs], "agent_2": [y for _, y in self.pairs],
             "estimate": self.estimates, "conf_low": self.intervals[:, 0], "conf_high": self.intervals[:, 1],

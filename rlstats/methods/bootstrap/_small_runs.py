@@ -565,9 +565,9 @@ def studentized_notes(bounds, fewest_runs, n_tasks, agents, metrics, observed=No
     flat = missing & (np.zeros(missing.shape, dtype=bool) if observed is None else ~(np.asarray(observed) > 0))
     if flat.any():
         names = ", ".join(f"{agents[i]}/{metrics[j]}" for i, j in zip(*np.nonzero(flat)))
-        notes.append(f"studentized intervals withheld for {names}: the runs have no spread to studentise (in every "
-                     "task the runs tie, or for the optimality gap all are at or above gamma, so the metric is the "
-                     "same in every resample); an interval of one point would say nothing of runs not yet seen: "
+        notes.append(f"studentized intervals withheld for {names}: the runs have no spread to studentise (they tie: "
+                     "in every task, or for the median, in the task it sits on in every resample; or for the "
+                     "optimality gap all are at or above gamma, so the metric is the same in every resample); an interval of one point would say nothing of runs not yet seen: "
                      "report the estimate with its runs, or add runs")
     degenerate = [f"{agents[i]}/{metrics[j]}" for i, j in zip(*np.nonzero(missing & ~flat))]
     if degenerate:

@@ -140,7 +140,7 @@ def plot_performance_profile(result, *, ax=None, scaling="linear", colors=None, 
 
 
 def plot_probability_of_improvement(result, *, ax=None, color=None, **kwargs):
-    """One row per pair (X vs Y): the interval of P(X > Y) as a bar and its estimate as a tick.
+    """One row per pair (X vs Y): the interval of P(X > Y) + P(X = Y) / 2 as a bar and its estimate as a tick.
 
     Parameters
     ----------
@@ -165,7 +165,7 @@ def plot_probability_of_improvement(result, *, ax=None, color=None, **kwargs):
     ax.axvline(0.5, color="0.5", linestyle="--", linewidth=1)
     ax.set_yticks(positions)
     ax.set_yticklabels([f"{x} vs {y}" for x, y in result.pairs])
-    ax.set_xlabel("P(X > Y), averaged over tasks")
+    ax.set_xlabel("P(X > Y) + P(X = Y) / 2, averaged over tasks")  # ties count one half (audit s16)
     _tidy_spines(ax)
     return ax
 
