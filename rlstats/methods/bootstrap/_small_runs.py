@@ -235,6 +235,10 @@ def pooled_run_skewness(y, task, n_tasks):
     rare large value shows no skew of its own. Used by the bootstrap's skew widening (:func:`widening_skewness`) and
     the ``"skew_t"`` band of a ``kind="tasks"`` profile (``_kernels.profile_task_bounds``).
     """
+    # runs sorted within their task, so that every sum below adds in one order whatever the rows' order (audit s16:
+    # a shuffled frame moved the median's bound by 4e-16 through the order of these sums)
+    order = np.lexsort((y, task))
+    y, task = y[order], task[order]
     sizes = np.bincount(task, minlength=n_tasks).astype(float)
     means = np.bincount(task, weights=y, minlength=n_tasks) / np.maximum(sizes, 1)
     deviation = y - means[task]
@@ -242,7 +246,7 @@ def pooled_run_skewness(y, task, n_tasks):
     if not scale > 0 or not np.isfinite(scale):
         return 0.0, 0, sizes, means, np.zeros(n_tasks)
     deviation = deviation / scale  # moments in units of the largest deviation: no underflow of tiny scores
-    # sums in row order (bincount), not statistics.grouped_shape_ratios' reduceat, which adds in another order
+    # sums by bincount, not statistics.grouped_shape_ratios' reduceat, which adds in another order
     second = np.bincount(task, weights=deviation ** 2, minlength=n_tasks)
     third = np.bincount(task, weights=deviation ** 3, minlength=n_tasks)
     variance = second / np.maximum(sizes - 1, 1)
