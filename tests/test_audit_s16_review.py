@@ -1,8 +1,6 @@
 """Session 16 second reading of the session's merged changes (review16)."""
 from __future__ import annotations
 
-import pytest
-
 from rlstats.methods.adastop import AdaStop
 
 
@@ -10,7 +8,6 @@ def _caption(latex, table):
     return next(line for line in latex.splitlines() if line.startswith("\\caption{") and table in line)
 
 
-@pytest.mark.xfail(strict=True, reason="the running test's level caption starts a sentence lower-case")
 def test_level_caption_sentences_start_with_a_capital():
     """The level table's caption of a running test added "... level: cumulated up to it. interims 1-3 are not run
     yet: ..." -- a sentence starting lower-case in a caption pasted into a paper (the stopped test's one is
