@@ -1,6 +1,10 @@
 """Session 16 second reading of the session's merged changes (review16)."""
 from __future__ import annotations
 
+import pytest
+
+import rlstats
+from rlstats.errors import OptionError
 from rlstats.methods.adastop import AdaStop
 
 
@@ -15,3 +19,19 @@ def test_level_caption_sentences_start_with_a_capital():
     seq = AdaStop(["A", "B"], n=3, K=3, n_resamples=200, rng=0)
     level = _caption(seq.result().summary().to_latex(), "Level spent per interim")
     assert "level: cumulated up to it. Interims 1-3 are not run yet: their levels are the schedule's." in level
+
+
+@pytest.mark.xfail(strict=True, reason="concat(frame)/concat({...})/concat(None): 'item 0 is a str' or a TypeError")
+@pytest.mark.parametrize("given, phrase", [
+    (lambda d: d, "rlstats.concat takes a list of tables, got one DataFrame: pass [frame]"),
+    (lambda d: {"a": d, "b": d}, "rlstats.concat takes a list of tables, got a dict"),
+    (lambda d: None, "rlstats.concat takes a list of tables, got None"),
+])
+def test_concat_of_one_table_or_a_mapping_says_so(given, phrase):
+    """rlstats.concat(df) iterated the frame's column names and said "item 0 is a str", as it did for a dict (whose
+    keys pandas.concat would have used as an outer level); concat(None) raised Python's TypeError. Each now names
+    what was given and the fix, as the empty input's error (session 16) does."""
+    data = rlstats.datasets.simulate(2, 2, 2, rng=0)
+    with pytest.raises(OptionError) as info:
+        rlstats.concat(given(data))
+    assert phrase in str(info.value)
