@@ -21,7 +21,6 @@ def test_level_caption_sentences_start_with_a_capital():
     assert "level: cumulated up to it. Interims 1-3 are not run yet: their levels are the schedule's." in level
 
 
-@pytest.mark.xfail(strict=True, reason="concat(frame)/concat({...})/concat(None): 'item 0 is a str' or a TypeError")
 @pytest.mark.parametrize("given, phrase", [
     (lambda d: d, "rlstats.concat takes a list of tables, got one DataFrame: pass [frame]"),
     (lambda d: {"a": d, "b": d}, "rlstats.concat takes a list of tables, got a dict"),
