@@ -34,3 +34,19 @@ def test_concat_of_one_table_or_a_mapping_says_so(given, phrase):
     with pytest.raises(OptionError) as info:
         rlstats.concat(given(data))
     assert phrase in str(info.value)
+
+
+def test_state_lock_where_the_lock_file_cannot_be_removed(tmp_path, monkeypatch):
+    """Windows' path of the new removal on release: an open file cannot be removed there (os.unlink raises), so the
+    lock file stays, emptied of the holder's process id, and the next update takes it."""
+    from rlstats.methods.adastop import _incremental
+
+    def refuse(path, *args, **kwargs):
+        raise PermissionError(13, "the file is open", str(path))
+
+    monkeypatch.setattr(_incremental.os, "unlink", refuse)
+    state = tmp_path / "s.json"
+    for _ in range(2):
+        with _incremental.state_lock(state, timeout=0):
+            assert (tmp_path / "s.json.lock").read_text().strip().isdigit()
+        assert (tmp_path / "s.json.lock").read_text() == ""
