@@ -88,7 +88,8 @@ def concat(frames: Iterable[Any], **kwargs: Any) -> pd.DataFrame:
     Raises
     ------
     OptionError
-        When ``frames`` is empty, an item is not a table, or ``axis`` is not 0 (notes describe rows).
+        When ``frames`` is not a list of tables (empty, one table, a dict), an item is not a table, or ``axis`` is
+        not 0 (notes describe rows).
 
     See Also
     --------
@@ -107,6 +108,13 @@ def concat(frames: Iterable[Any], **kwargs: Any) -> pd.DataFrame:
     if kwargs.get("axis", 0) not in (0, "index", "rows"):
         raise OptionError(f"rlstats.concat stacks rows (axis=0), got axis={kwargs['axis']!r}: notes describe rows; "
                           "use pandas.concat for columns")
+    if frames is None or isinstance(frames, (str, bytes, Mapping)) or hasattr(frames, "columns") \
+            or not isinstance(frames, Iterable):
+        # iterated, a table gives its column names and a dict its keys: "item 0 is a str" would name neither mistake
+        what = "None" if frames is None else f"one {type(frames).__name__}" if hasattr(frames, "columns") \
+            else f"a {type(frames).__name__}"
+        raise OptionError(f"rlstats.concat takes a list of tables, got {what}: pass [frame] for one table, or "
+                          "list(tables.values()) for a dict of them")
     converted = []
     for position, frame in enumerate(frames):
         try:

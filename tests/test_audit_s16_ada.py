@@ -53,7 +53,7 @@ def test_latex_captions_say_what_the_numbers_are():
                                                                   "and boundaries per interim"]
     level = captions["Level spent per interim"]
     assert "level: cumulated" in level
-    assert "interims 2-4 are not run yet: their levels are the schedule's" in level
+    assert "Interims 2-4 are not run yet: their levels are the schedule's" in level
 
 
 def test_latex_level_caption_of_a_finished_test_says_nothing_of_interims_not_run_when_all_ran():
@@ -201,7 +201,7 @@ def test_result_before_the_first_batch_prints_and_status_reads_it(tmp_path, caps
     text = str(seq.result())
     assert "undecided = 1 (of 1 comparison), schedule's level = 0.05 (alpha = 0.05), nothing spent yet (no " \
            "interim run)" in text
-    assert "interims 1-3 are not run yet: their levels are the schedule's." in seq.result().summary().to_latex()
+    assert "Interims 1-3 are not run yet: their levels are the schedule's." in seq.result().summary().to_latex()
     seq.save(tmp_path / "s.json")
     assert main(["adastop", "status", str(tmp_path / "s.json")]) == 0
     out = capsys.readouterr().out

@@ -258,7 +258,8 @@ class AdaStopResult(Result):
             several = last + 1 < self.max_interims
             later = f"interims {last + 1}-{self.max_interims}" if several else f"interim {self.max_interims}"
             levels = "their levels are" if several else "its level is"
-            level += (f" {later} {'are' if several else 'is'} not run yet: {levels} the schedule's." if not self.done
+            level += (f" {later.capitalize()} {'are' if several else 'is'} not run yet: {levels} the schedule's."
+                      if not self.done
                       else f" The test stopped at interim {last}: {later} {'were' if several else 'was'} not run, "
                            f"{levels} the schedule's.")
         captions["Level spent per interim"] = level
