@@ -207,18 +207,32 @@ def _folded(name, level):
     return re.sub(r"[^a-z0-9]", "", text) if level else text
 
 
-def _spelling_hint(absent, names, by):
+def _version(name):
+    """An id's trailing version ('hopper-medium-v2' -> '2'), None without one."""
+    found = re.search(r"[-_]v(\d+)$", str(name).lower())
+    return found and found.group(1)
+
+
+def _spelling_hint(absent, names, by, tasks):
     """(the tasks spoken of, advice) for tasks of the data that the reference spells otherwise
     (same name but for case, else but for an environment id's prefix, suffix and punctuation). Only said, never
-    applied: a guessed rename would change the data without the caller's word."""
+    applied: a guessed rename would change the data without the caller's word. Never offered: a name of another
+    version (D4RL's versions are different datasets: maze2d-umaze-v0 is not maze2d-umaze-v1), nor one that is
+    already a task of the data (``tasks``; the rename would pool two tasks' runs as one) (audit s16 review b)."""
     spellings = {level: {} for level in (0, 1, 2)}  # folded name -> the reference's names, built once
     for level, table in spellings.items():
         for name in names:
             table.setdefault(_folded(name, level), []).append(name)
+    in_data = set(tasks)
+
+    def offered(task, level):
+        version = _version(task)
+        return [name for name in spellings[level].get(_folded(task, level), []) if name not in in_data
+                and (version is None or _version(name) in (None, version))]
+
     found, ambiguous = {}, {}
     for task in absent:
-        matches = next((spellings[level][_folded(task, level)] for level in (0, 1, 2)
-                        if _folded(task, level) in spellings[level]), [])
+        matches = next((m for m in (offered(task, level) for level in (0, 1, 2)) if m), [])
         if len(matches) == 1:
             found[task] = matches[0]
         elif matches:
@@ -247,7 +261,7 @@ def _bounds(ref, tasks, by, low, high):
         raise DesignError(f"the reference lists task {_show(dupes)} more than once in {by!r}")
     absent = [t for t in tasks if t not in set(keys)]
     if absent:
-        spelled, advice = _spelling_hint(absent, keys.unique(), by)
+        spelled, advice = _spelling_hint(absent, keys.unique(), by, tasks)
         unmatched = [t for t in absent if t not in spelled]  # neither a spelling nor a choice of spellings found
         if unmatched:
             advice += (f"{'; for the rest, ' if spelled else ''}add their {low!r} and {high!r} scores to the "

@@ -12,7 +12,6 @@ def _message(tasks, reference):
     return str(info.value)
 
 
-@pytest.mark.xfail(strict=True, reason="the spelling hint renames one D4RL version into another")
 def test_spelling_hint_never_crosses_a_dataset_version():
     # D4RL's versions are different datasets: maze2d-umaze-v0 is not a spelling of maze2d-umaze-v1 (the only
     # maze2d-umaze in the reference), nor hopper-medium-v3 of v0/v1/v2, nor pen-human-v2 of v0/v1
@@ -28,7 +27,6 @@ def test_spelling_hint_never_crosses_a_dataset_version():
     assert "'ALE/Pong-v5' -> 'Pong'" in _message(["ALE/Pong-v5"], "atari_reference")
 
 
-@pytest.mark.xfail(strict=True, reason="the spelling hint suggests renaming a task into another task of the data")
 def test_spelling_hint_never_merges_two_tasks_of_the_data():
     # 'Pong' is in the data already: renaming 'PongNoFrameskip-v4' to it would pool two tasks' runs as one
     text = _message(["PongNoFrameskip-v4", "Pong", "pong"], "atari_reference")
