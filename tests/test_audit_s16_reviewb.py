@@ -34,7 +34,6 @@ def test_spelling_hint_never_merges_two_tasks_of_the_data():
     assert "add their 'random' and 'human' scores to the reference or drop them from the data" in text
 
 
-@pytest.mark.xfail(strict=True, reason="a Parquet file of no rows gets the library's message about a DataFrame")
 def test_a_parquet_file_of_no_rows_is_said_in_the_files_terms(tmp_path, capsys):
     pytest.importorskip("pyarrow")
     from rlstats.cli import main

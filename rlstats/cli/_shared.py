@@ -82,13 +82,16 @@ def _parquet(source, where):
     import pandas as pd
 
     try:
-        return pd.read_parquet(source)
+        frame = pd.read_parquet(source)
     except ImportError as exc:
         raise UsageError(f"reading {where} needs pyarrow: pip install 'rlstats[parquet]' ({exc})") from None
     except Exception as exc:  # pyarrow's own error types
         raise UsageError(f"{where} is not a readable Parquet file ({type(exc).__name__}: "
                          f"{str(exc).splitlines()[0][:200]}); write it with DataFrame.to_parquet, or save a CSV "
                          "and give that") from None
+    if len(frame) == 0:  # said in the file's terms, as for a text file of a header alone
+        raise UsageError(f"{where} has no rows; give a file with one row per run")
+    return frame
 
 
 def _not_utf8(where, exc, offset=0):
