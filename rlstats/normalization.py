@@ -218,7 +218,8 @@ def _spelling_hint(absent, names, by, tasks):
     (same name but for case, else but for an environment id's prefix, suffix and punctuation). Only said, never
     applied: a guessed rename would change the data without the caller's word. Never offered: a name of another
     version (D4RL's versions are different datasets: maze2d-umaze-v0 is not maze2d-umaze-v1), nor one that is
-    already a task of the data (``tasks``; the rename would pool two tasks' runs as one) (audit s16 review b)."""
+    already a task of the data (``tasks``) or the one name found for two of them: the rename would pool two
+    tasks' runs as one (audit s16 review b)."""
     spellings = {level: {} for level in (0, 1, 2)}  # folded name -> the reference's names, built once
     for level, table in spellings.items():
         for name in names:
@@ -237,6 +238,8 @@ def _spelling_hint(absent, names, by, tasks):
             found[task] = matches[0]
         elif matches:
             ambiguous[task] = matches
+    targets = list(found.values())
+    found = {task: name for task, name in found.items() if targets.count(name) == 1}
     parts = []
     if found:
         pairs = listed([f"{t!r} -> {n!r}" for t, n in found.items()], 5)

@@ -46,7 +46,6 @@ def test_a_parquet_file_of_no_rows_is_said_in_the_files_terms(tmp_path, capsys):
     assert "DataFrame" not in err
 
 
-@pytest.mark.xfail(strict=True, reason="the spelling hint renames two tasks of the data to one reference name")
 def test_spelling_hint_never_renames_two_tasks_to_one():
     # 'pong' and 'PongNoFrameskip-v4' both fold to 'Pong': renaming both would pool two tasks' runs as one
     text = _message(["pong", "PongNoFrameskip-v4", "Alien"], "atari_reference")
