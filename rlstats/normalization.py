@@ -9,6 +9,7 @@ tables (:data:`TABLE_BOUNDS`) and two rules computed from the data
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import re
 from typing import TYPE_CHECKING, Any
@@ -238,8 +239,8 @@ def _spelling_hint(absent, names, by, tasks):
             found[task] = matches[0]
         elif matches:
             ambiguous[task] = matches
-    targets = list(found.values())
-    found = {task: name for task, name in found.items() if targets.count(name) == 1}
+    targets = collections.Counter(found.values())
+    found = {task: name for task, name in found.items() if targets[name] == 1}
     parts = []
     if found:
         pairs = listed([f"{t!r} -> {n!r}" for t, n in found.items()], 5)
