@@ -53,3 +53,21 @@ def test_spelling_hint_never_renames_two_tasks_to_one():
     assert "add their 'random' and 'human' scores to the reference or drop them from the data" in text
     # one of them alone still gets its hint
     assert "'pong' -> 'Pong'" in _message(["pong", "Alien"], "atari_reference")
+
+
+@pytest.mark.xfail(strict=True, reason="'makes them missing values' of one value; 'got a int'")
+def test_one_bad_value_and_an_int_are_said_in_good_grammar():
+    from rlstats.errors import FormulaError, OptionError
+
+    df = rlstats.datasets.simulate(agents=2, tasks=2, seeds=3, rng=0)
+    df["score"] = df["score"].astype(str)
+    df.loc[3, "score"] = "n/a"
+    with pytest.raises(FormulaError) as info:
+        rlstats.compare(df, "score ~ agent", rng=0)
+    assert "errors='coerce') makes it a missing value" in str(info.value), str(info.value)
+    df.loc[4, "score"] = "x"
+    with pytest.raises(FormulaError) as info:
+        rlstats.compare(df, "score ~ agent", rng=0)
+    assert "errors='coerce') makes them missing values" in str(info.value), str(info.value)
+    with pytest.raises(OptionError, match="got an int: pass"):
+        rlstats.concat(5)
