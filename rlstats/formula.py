@@ -811,7 +811,7 @@ def _not_numbers(data, name, limit=3):
     some = (f"{len(bad)} values that are not numbers" if len(bad) > 1 else "1 value that is not a number")
     return (f", with {some} (first rows: {shown}); the response must be numeric: correct or remove "
             f"{'those rows' if len(bad) > 1 else 'that row'} (in Python, pd.to_numeric(df['{name}'], "
-            "errors='coerce') makes them missing values)")
+            f"errors='coerce') makes {'them missing values' if len(bad) > 1 else 'it a missing value'})")
 
 
 def _as_float(raw, parts, data):

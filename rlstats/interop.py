@@ -112,7 +112,7 @@ def concat(frames: Iterable[Any], **kwargs: Any) -> pd.DataFrame:
             or not isinstance(frames, Iterable):
         # iterated, a table gives its column names and a dict its keys: "item 0 is a str" would name neither mistake
         what = "None" if frames is None else f"one {type(frames).__name__}" if hasattr(frames, "columns") \
-            else f"a {type(frames).__name__}"
+            else f"{'an' if type(frames).__name__[0] in 'aeiou' else 'a'} {type(frames).__name__}"
         raise OptionError(f"rlstats.concat takes a list of tables, got {what}: pass [frame] for one table, or "
                           "list(tables.values()) for a dict of them")
     converted = []

@@ -55,7 +55,6 @@ def test_spelling_hint_never_renames_two_tasks_to_one():
     assert "'pong' -> 'Pong'" in _message(["pong", "Alien"], "atari_reference")
 
 
-@pytest.mark.xfail(strict=True, reason="'makes them missing values' of one value; 'got a int'")
 def test_one_bad_value_and_an_int_are_said_in_good_grammar():
     from rlstats.errors import FormulaError, OptionError
 
