@@ -71,3 +71,26 @@ def test_report_gives_the_draws_of_a_run_again():
         mp.undo()
     assert any("extended to 200 and 200 a chain" in note for note in res.notes)
     assert "with 2 chains of 100 draws, more where a note says;" in res.report()
+
+
+def test_signed_rank_agrees_with_a_dirichlet_simulation_written_here():
+    """The signed-rank probabilities against a direct simulation of the Dirichlet-process posterior (weights
+    Dir(0.5, 1, ..., 1) over the pseudo-observation 0 and the task differences, each draw's masses of the Walsh
+    averages below, within and above the ROPE, the largest one counted), on differences with mass on every side."""
+    # no Walsh average on a bound (rlstats splits those 1/2 - 1/2, as its docstring says; -0.2 and 0 gave one)
+    d = np.array([-0.37, -0.23, -0.06, 0.025, 0.043, 0.081, 0.155, 0.31, 0.62, 0.93])
+    df = pd.DataFrame({"agent": ["A"] * 10 + ["B"] * 10, "task": [f"t{i}" for i in range(10)] * 2,
+                       "score": np.r_[d, np.zeros(10)]})
+    res = rlstats.bayes(df, "score ~ agent | task", rope=0.1, rng=0, n_samples=20_000, normalize=False)
+    got = res.tidy()[["p_worse", "p_rope", "p_better"]].to_numpy()[0]
+    rng = np.random.default_rng(12)
+    z = np.r_[0.0, d]
+    walsh = (z[:, None] + z[None, :]) / 2
+    w = rng.dirichlet(np.r_[0.5, np.ones(d.size)], size=20_000)
+    masses = np.stack([np.einsum("si,ij,sj->s", w, region, w) for region in
+                       (walsh < -0.1, np.abs(walsh) <= 0.1, walsh > 0.1)], axis=1)
+    want = np.bincount(masses.argmax(axis=1), minlength=3) / 20_000
+    assert got.sum() == pytest.approx(1.0)
+    assert want[2] > 0.5 and want[1] > 0.1   # the regions this design reaches
+    # two independent shares of 20,000 draws: their difference has sd below 0.005
+    np.testing.assert_allclose(got, want, atol=0.015)
