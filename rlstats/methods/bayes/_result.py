@@ -130,7 +130,9 @@ class BayesResult(Result):
             return f"< 1/{n}"
         if p == 1:
             return f"> 1 - 1/{n}"
-        return fmt.signif(p, digits)
+        text = fmt.signif(p, digits)
+        # 0.99996 rounds to "1", a certainty the draws do not show (audit s16): the bound its digits allow instead
+        return f"> 0.{'9' * digits}" if text == "1" else text
 
     def _meaning(self):
         """One line saying what each printed number is."""
@@ -144,9 +146,11 @@ class BayesResult(Result):
     def _what(self):
         if self.model == "signed_rank":
             return f"{self.n_samples} Dirichlet draws, prior weight {fmt.signif(self.prior)} at 0"
-        longer = any(RUN_AGAIN in note for note in self.notes)
-        more = ", more where a note says" if longer else ""
-        return f"{self.chains} chains of {self.draws} draws after warm-up{more}"
+        return f"{self.chains} chains of {self.draws} draws after warm-up{self._more()}"
+
+    def _more(self):
+        """What the chains' count of draws leaves out: pairs run again longer, which a note gives."""
+        return ", more where a note says" if any(RUN_AGAIN in note for note in self.notes) else ""
 
     def _shown_pairs(self):
         pairs = self.comparisons
@@ -243,7 +247,7 @@ class BayesResult(Result):
         else:
             how = (f"the Bayesian hierarchical model of Corani et al. (2017) (per-task mean differences Student-t "
                    f"across tasks, runs as normal replicates), fitted by Gibbs sampling with {self.chains} chains of "
-                   f"{self.draws} draws; the probabilities are those of delta0, the centre (location) of the tasks' "
+                   f"{self.draws} draws{self._more()}; the probabilities are those of delta0, the centre (location) of the tasks' "
                    "differences, which is not their mean")
         region = ("no region of practical equivalence (rope = 0)" if self.rope == 0 else
                   f"a region of practical equivalence of \u00b1{fmt.signif(self.rope, 3)} in {self.rope_scale}")

@@ -102,8 +102,10 @@ def plot_posterior(result, *, ax=None, width=None, **kwargs):
         # the signed-rank model's probabilities are shares of draws where a region holds the largest Walsh-average
         # mass, not areas of this histogram of the mean: their title says so
         shares = "Walsh shares: " if result.model == "signed_rank" else "P: "
-        panel.set_title(f"{row.agent_1} vs {row.agent_2}\n{shares}better {row.p_better:.2f}, rope "
-                        f"{row.p_rope:.2f}, worse {row.p_worse:.2f}", fontsize=SMALL_FONT)
+        # the print's shares: two decimals read 0.99996 as a certain 1.00 (audit s16)
+        better, rope, worse = (result._share(p, 2) for p in (row.p_better, row.p_rope, row.p_worse))
+        panel.set_title(f"{row.agent_1} vs {row.agent_2}\n{shares}better {better}, rope {rope}, worse {worse}",
+                        fontsize=SMALL_FONT)
         direction = (f"{row.agent_1} \u2212 {row.agent_2}" if result.higher_is_better else
                      f"{row.agent_2} \u2212 {row.agent_1}, lower is better")
         # two lines: agent names and the units would run past a paper column on one
