@@ -24,7 +24,6 @@ def _run(argv, capsys):
     return status, out.getvalue(), capsys.readouterr().err
 
 
-@pytest.mark.xfail(strict=True, reason="task_table records (and the CLI reports) a drawn seed it never used")
 def test_task_table_names_a_seed_only_when_something_random_ran(benchmark_csv, capsys):
     df = rlstats.datasets.simulate(agents=3, tasks=4, seeds=5, effect=1.0, rng=0)
     plain = rlstats.task_table(df, "score ~ agent | task/seed")
