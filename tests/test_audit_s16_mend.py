@@ -51,7 +51,6 @@ def test_equivalence_seed_line_follows_its_bootstrap_aggregate(benchmark_csv, ca
     assert status == 0 and "random seed drawn" not in err
 
 
-@pytest.mark.xfail(strict=True, reason="the unknown -o option's list named rng, progress, max_seconds (flags here)")
 def test_unknown_option_lists_what_the_command_line_takes(benchmark_csv, capsys):
     status, _, err = _run(["compare", benchmark_csv, "score ~ agent | task", "--method", "task_table",
                            "-o", "bogus=1"], capsys)
@@ -60,6 +59,9 @@ def test_unknown_option_lists_what_the_command_line_takes(benchmark_csv, capsys)
     names = [w.strip(" ,.\n") for w in listed.split(";")[0].split(",")]
     assert "statistic" in names and not {"rng", "progress", "max_seconds"} & set(names)
     assert "--seed" in err and "--no-progress" in err and "--max-seconds" in err
+    # power's list too (its n_jobs is --jobs)
+    status, _, err = _run(["power", "skillings_mack", "--effect", "1", "-o", "nosuch=1"], capsys)
+    assert status == 2 and err.endswith("na_action (with -o NAME=VALUE), and the flag --jobs\n")
     # Python keeps its own spelling
     with pytest.raises(rlstats.OptionError, match="its options are: .*rng, progress, max_seconds"):
         rlstats.compare(rlstats.datasets.simulate(agents=2, tasks=2, seeds=3, rng=0), "score ~ agent | task",
