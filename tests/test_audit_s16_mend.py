@@ -75,7 +75,6 @@ def _cancelling():
     return pd.DataFrame({"agent": ["A"] * 6 + ["B"] * 6, "score": a + b})
 
 
-@pytest.mark.xfail(strict=True, reason="AdaStop's runs table printed a round-off mean (1.3878e-17) instead of 0")
 def test_adastop_runs_mean_within_tie_tolerance_is_zero():
     res = rlstats.adastop(_cancelling(), "score ~ agent", n=3, K=2, rng=0)
     runs = res.summary().tables["Runs used per agent"]
