@@ -105,7 +105,6 @@ def test_adastop_level_caption_holds_for_each_task():
         " Not run (their levels are the schedule's): interims 3-5 of T1; interim 5 of T2 (not yet).")
 
 
-@pytest.mark.xfail(strict=True, reason="closed-form intervals printed Monte Carlo SE columns of 0")
 def test_closed_form_intervals_have_no_monte_carlo_columns():
     df = rlstats.datasets.simulate(agents=3, tasks=5, seeds=5, effect=1.0, rng=0)
     score = rlstats.compare(df, "score ~ agent | task", method="probability_of_improvement", rng=0)
