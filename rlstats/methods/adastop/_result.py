@@ -273,7 +273,7 @@ class AdaStopResult(Result):
         tested = self.decisions[self.decisions["decision"] != "withheld"]
         last = tested.groupby("task", sort=False)["interim"].max()
         going = set(self.decisions.loc[self.decisions["decision"] == "continue", "task"])  # still to test
-        groups: dict[tuple[int, bool], list[str]] = {}
+        groups = {}  # (last interim tested, still going) -> tasks
         for task in dict.fromkeys(self.decisions["task"]):
             stop = int(last.get(task, 0))
             if stop < self.max_interims and (stop > 0 or not self.done):  # (done at 0: every comparison withheld)
