@@ -406,7 +406,8 @@ def _option_list(match, flags):
     if not flagged:
         return match.group(0)
     kept = ", ".join(name for name in names if not flags.get(name, "").startswith("--"))
-    return f"{match.group(1)}{kept} (with -o NAME=VALUE), and the flag{'s' if len(flagged) > 1 else ''} {', '.join(flagged)}"
+    plural = "s" if len(flagged) > 1 else ""
+    return f"{match.group(1)}{kept} (with -o NAME=VALUE), and the flag{plural} {', '.join(flagged)}"
 
 
 def _shell_word(text):
