@@ -42,7 +42,8 @@ def test_task_table_names_a_seed_only_when_something_random_ran(benchmark_csv, c
 
 
 def test_equivalence_seed_line_follows_its_bootstrap_aggregate(benchmark_csv, capsys):
-    """Not a defect: equivalence's default aggregate (the IQM) is a bootstrap, so the line is true; without it, no line."""
+    """Not a defect: equivalence's default aggregate (the IQM) is a bootstrap, so the line is true; without it,
+    no line."""
     argv = ["compare", benchmark_csv, "score ~ agent | task", "--method", "equivalence", "-o", "margin=1.0",
             "-o", "n_resamples=200"]
     status, _, err = _run(argv, capsys)

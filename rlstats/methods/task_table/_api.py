@@ -360,7 +360,8 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
         formula=design.formula, data_name=design.data_name, nobs=design.nobs, notes=tuple(notes),
         options=options.record(),
         # a seed only where something random ran (split p-values, the aggregate's bootstrap): else nothing to repeat
-        seed=seed_record if "monte_carlo" in how or aggregate_row is not None else None, agents=design.agents, tasks=design.tasks, statistic=summary, test=test,
+        seed=seed_record if "monte_carlo" in how or aggregate_row is not None else None,
+        agents=design.agents, tasks=design.tasks, statistic=summary, test=test,
         test_name=_TEST_NAMES[test], adjustment=adjustment, alpha=alpha, confidence_level=level,
         estimates=estimates, std_dev=spreads, counts=design.counts, best=best, tied_best=tied_best,
         possibly_best=possibly_best, p_values=p_values, p_adjusted=np.where(present, p_adjusted, np.nan),
