@@ -391,9 +391,26 @@ def in_command_words(message: str, flags: Mapping[str, str], options: Iterable[s
     def spelled_outside_calls(text):
         return _SUBJECT.sub(subject, _PYTHON_NAME.sub(named, _PYTHON_OPTION.sub(spelled, text)))
 
+    message = _OPTION_LIST.sub(lambda match: _option_list(match, flags), message)
     # a Python call the message quotes (rlstats.curves(df, ..., step='step')) stays Python: -o inside it is neither
     parts = _PYTHON_CALL.split(message)
     return "".join(part if i % 2 else spelled_outside_calls(part) for i, part in enumerate(parts))
+
+
+#: a back end's list of keywords closing a message ("...; its options are: statistic, test, rng, progress")
+_OPTION_LIST = re.compile(r"(its options are: )([A-Za-z_][A-Za-z0-9_]*(?:, [A-Za-z_][A-Za-z0-9_]*)*)$")
+
+
+def _option_list(match, flags):
+    """The list as the command line takes it: the keywords -o sets, then the flags that set the others (rng is
+    --seed there; -o rng= is refused)."""
+    names = match.group(2).split(", ")
+    flagged = [flags[name] for name in names if flags.get(name, "").startswith("--")]
+    if not flagged:
+        return match.group(0)
+    kept = ", ".join(name for name in names if not flags.get(name, "").startswith("--"))
+    plural = "s" if len(flagged) > 1 else ""
+    return f"{match.group(1)}{kept} (with -o NAME=VALUE), and the flag{plural} {', '.join(flagged)}"
 
 
 def _shell_word(text):

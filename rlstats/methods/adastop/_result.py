@@ -254,7 +254,9 @@ class AdaStopResult(Result):
                  "that interim, paths_beyond / n_paths; level: cumulated up to it.")
         tested = self.decisions.loc[self.decisions["decision"] != "withheld", "interim"]
         last = int(tested.max()) if len(tested) else 0
-        if last < self.max_interims and (last > 0 or not self.done):  # (a done test at 0 withheld everything)
+        if "task" in self.decisions and self.decisions["task"].nunique() > 1:  # one test per task, each its own stop
+            level += self._unrun_interims()
+        elif last < self.max_interims and (last > 0 or not self.done):  # (a done test at 0 withheld everything)
             several = last + 1 < self.max_interims
             later = f"interims {last + 1}-{self.max_interims}" if several else f"interim {self.max_interims}"
             levels = "their levels are" if several else "its level is"
@@ -264,6 +266,24 @@ class AdaStopResult(Result):
                            f"{levels} the schedule's.")
         captions["Level spent per interim"] = level
         return captions
+
+    def _unrun_interims(self):
+        """The level caption's sentence for tests per task: which interims of which tasks were not run (audit s16:
+        it named the latest stop alone, "the test stopped at interim 3", with tasks stopped at 1 and 2)."""
+        tested = self.decisions[self.decisions["decision"] != "withheld"]
+        last = tested.groupby("task", sort=False)["interim"].max()
+        going = set(self.decisions.loc[self.decisions["decision"] == "continue", "task"])  # still to test
+        groups = {}  # (last interim tested, still going) -> tasks
+        for task in dict.fromkeys(self.decisions["task"]):
+            stop = int(last.get(task, 0))
+            if stop < self.max_interims and (stop > 0 or not self.done):  # (done at 0: every comparison withheld)
+                groups.setdefault((stop, task in going), []).append(str(task))
+        if not groups:
+            return ""
+        parts = [(f"interims {stop + 1}-{self.max_interims}" if stop + 1 < self.max_interims
+                  else f"interim {self.max_interims}") + f" of {fmt.listed(tasks, 8)}" + (" (not yet)" if yet else "")
+                 for (stop, yet), tasks in sorted(groups.items())]
+        return f" Not run (their levels are the schedule's): {'; '.join(parts)}."
 
     # ---- tidy output ----------------------------------------------------------------
     def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:

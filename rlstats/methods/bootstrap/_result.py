@@ -367,8 +367,9 @@ class ProbabilityOfImprovementResult(Result):
 
     def _summary_tables(self):
         table = self.tidy()
-        table["conf_low_mc_se"] = self.interval_mc_se[:, 0]
-        table["conf_high_mc_se"] = self.interval_mc_se[:, 1]
+        if self.n_resamples is not None:  # the score interval is a closed form: no Monte Carlo error to show
+            table["conf_low_mc_se"] = self.interval_mc_se[:, 0]
+            table["conf_high_mc_se"] = self.interval_mc_se[:, 1]
         return {_POI_ESTIMAND: table}
 
     def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
@@ -471,8 +472,9 @@ class PerformanceProfileResult(Result):
 
     def _summary_tables(self):
         table = self.tidy()
-        table["conf_low_mc_se"] = self.interval_mc_se[:, :, 0].ravel()
-        table["conf_high_mc_se"] = self.interval_mc_se[:, :, 1].ravel()
+        if self.n_resamples is not None:  # Wilson, skew-t and t bands are closed forms: no Monte Carlo error
+            table["conf_low_mc_se"] = self.interval_mc_se[:, :, 0].ravel()
+            table["conf_high_mc_se"] = self.interval_mc_se[:, :, 1].ravel()
         heading = "Fraction of runs above each threshold (mean over tasks)" if self.kind == "runs" else \
             "Fraction of tasks whose mean score is above each threshold"
         return {heading: table}

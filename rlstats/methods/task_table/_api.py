@@ -163,7 +163,8 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
         interval (the noncentral-t limits times J), each at confidence_level; the notes quote their measured
         coverage.
     rng : None, int or numpy.random.Generator
-
+        Seed of the random splits (a rank test's p-values where the splits are too many to enumerate) and of the
+        aggregate row's bootstrap; the result's ``seed`` is None where neither ran (nothing random to repeat).
     progress : bool
         A progress bar over the estimated seconds (tqdm: on a terminal, or a notebook's widget) when the work is
         estimated to take more than a few seconds (:mod:`rlstats.cost`; none for fast calls); False: never.
@@ -358,7 +359,9 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
                f"{_adjust_name(adjustment)})",
         formula=design.formula, data_name=design.data_name, nobs=design.nobs, notes=tuple(notes),
         options=options.record(),
-        seed=seed_record, agents=design.agents, tasks=design.tasks, statistic=summary, test=test,
+        # a seed only where something random ran (split p-values, the aggregate's bootstrap): else nothing to repeat
+        seed=seed_record if "monte_carlo" in how or aggregate_row is not None else None,
+        agents=design.agents, tasks=design.tasks, statistic=summary, test=test,
         test_name=_TEST_NAMES[test], adjustment=adjustment, alpha=alpha, confidence_level=level,
         estimates=estimates, std_dev=spreads, counts=design.counts, best=best, tied_best=tied_best,
         possibly_best=possibly_best, p_values=p_values, p_adjusted=np.where(present, p_adjusted, np.nan),
