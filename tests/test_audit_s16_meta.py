@@ -88,13 +88,9 @@ def _variants(df):
     yield "polars", pl.from_pandas(df)
 
 
-_ROW_ORDER_SUMS = pytest.mark.xfail(strict=True, reason="a formula without seeds keeps each cell's runs in the rows' "
-                                    "order, so its sums move by an ulp with a shuffle (equivalence printed 108.6 or "
-                                    "108.61)")
-
-
-@pytest.mark.parametrize("name", [pytest.param(n, marks=[_ROW_ORDER_SUMS] if n in ("selection", "equivalence") else [])
-                                  for n in DECLARATIONS])
+# selection and equivalence summed each cell's runs in the rows' order (a formula without seeds keeps it): a shuffle
+# moved their estimates by an ulp, and equivalence printed 108.6 or 108.61; they now sum each cell in score order.
+@pytest.mark.parametrize("name", list(DECLARATIONS))
 def test_result_is_identical_under_row_order_index_and_frame_library(name):
     df = _data(name)
     base = _call(name, df)

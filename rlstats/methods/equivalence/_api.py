@@ -27,7 +27,7 @@ from ...format import count, listed, signif
 from ...normalization import warn_raw_scales
 from ...options import (check_bool, check_choice, check_cost_options, check_fraction, check_resamples,
                        is_finite_number)
-from ...resampling import check_rng
+from ...resampling import canonical_order, check_rng
 from ...statistics import STUDENTIZED_SE_FLOOR, floored_standard_errors, run_expansion
 from .._replication import verdict
 from . import _kernels as kernels
@@ -319,17 +319,21 @@ def _scale(design):
 def _cells(design):
     """(means, sds, runs), each (tasks, agents); NaN where a cell is empty (sd: where it has fewer than 2 runs); a
     cell whose runs all tie has their value as mean and sd 0, as Welch's tests and the flat-task note read it."""
-    cell = design.task * design.n_agents + design.agent
+    # each cell's runs by score, so that its sums add in one order whatever the rows' order (audit s16: a shuffle
+    # moved a mean by an ulp, which printed 108.6 or 108.61; a formula without seeds keeps the rows' order)
+    order = canonical_order(design.y, design.task, design.agent)
+    y = design.y[order]
+    cell = (design.task * design.n_agents + design.agent)[order]
     size = design.n_tasks * design.n_agents
     n = np.bincount(cell, minlength=size).astype(np.float64)
     low, high = np.full(size, np.inf), np.full(size, -np.inf)
-    np.minimum.at(low, cell, design.y)
-    np.maximum.at(high, cell, design.y)
+    np.minimum.at(low, cell, y)
+    np.maximum.at(high, cell, y)
     flat = low == high  # runs that all tie: a sum / n can miss their value in the last bit (audit s9)
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.where(flat, low, np.bincount(cell, design.y, minlength=size) / n)
+        mean = np.where(flat, low, np.bincount(cell, y, minlength=size) / n)
         # deviations from each cell's own mean keep the variance exact for shifted scores
-        deviation = design.y - mean[cell]
+        deviation = y - mean[cell]
         variance = np.bincount(cell, deviation ** 2, minlength=size) / (n - 1)
     variance = np.where(n >= 2, np.where(flat, 0.0, variance), np.nan)
     shape = (design.n_tasks, design.n_agents)

@@ -47,7 +47,7 @@ from .._replication import verdict
 from ...errors import DesignError, OptionError
 from ...options import (check_bool, check_choice, check_cost_options, check_fraction, check_resamples,
                        is_finite_number)
-from ...resampling import check_rng, seed_sequence
+from ...resampling import canonical_order, check_rng, seed_sequence
 from ...statistics import monte_carlo_pvalue, near_tie_note, near_ties
 from . import _kernels as kernels
 from ._backend import cost
@@ -244,15 +244,19 @@ def _effects_of(design, treatment, baseline, options):
         missing = [a for a in (treatment, baseline) if a not in design.agents]
         raise DesignError(f"the held-out data have no runs of {', '.join(map(repr, missing))}")
     pair = design.select_agents([treatment, baseline])
-    is_treatment = pair.agent == 0
+    # each cell's runs by score, so that its sums add in one order whatever the rows' order (audit s16: a shuffle
+    # moved the estimate by an ulp; a formula without seeds keeps the rows' order within a cell)
+    order = canonical_order(pair.y, pair.task, pair.agent)
+    y, task = pair.y[order], pair.task[order]
+    is_treatment = pair.agent[order] == 0
     measure = _one_number(options.effect) if callable(options.effect) else options.effect
-    effects, counts = kernels.task_effects(pair.y, pair.task, is_treatment, pair.n_tasks, measure)
+    effects, counts = kernels.task_effects(y, task, is_treatment, pair.n_tasks, measure)
     sign = 1.0 if options.higher_is_better else -1.0
     effects = sign * np.asarray(effects, dtype=float)
     frame = pd.DataFrame({"task": list(pair.tasks), "effect": effects, "n_treatment": counts[:, 0],
                           "n_baseline": counts[:, 1]})
     if measure == "mean_diff":  # the runs' cumulants of each effect, for the skew-corrected reporter
-        k2, k3 = kernels.effect_cumulants(pair.y, pair.task, is_treatment, counts)
+        k2, k3 = kernels.effect_cumulants(y, task, is_treatment, counts)
         frame["k2"], frame["k3"] = k2, sign * k3
     return frame
 
