@@ -27,7 +27,7 @@ from ...format import count, listed, signif
 from ...normalization import warn_raw_scales
 from ...options import (check_bool, check_choice, check_cost_options, check_fraction, check_resamples,
                        is_finite_number)
-from ...resampling import canonical_order, check_rng
+from ...resampling import check_rng
 from ...statistics import STUDENTIZED_SE_FLOOR, floored_standard_errors, run_expansion
 from .._replication import verdict
 from . import _kernels as kernels
@@ -301,7 +301,8 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
     # the across-tasks test averages the tasks' differences, so raw scales let the large tasks decide it, with or
     # without the aggregate (audit s13: the caution came only from the aggregate's bootstrap, and normalize=False,
     # which it offers, did not silence it)
-    design = warn_raw_scales(design, normalize)
+    # each cell's runs in one order whatever the rows' (audit s16: a shuffle moved a mean by an ulp: 108.6 or 108.61)
+    design = warn_raw_scales(design, normalize).runs_by_score()
     if published is not None:
         return _run_published(design, options, _published_table(published, design), scale)
     with timed_bar(work, shows(work, options.progress), "equivalence"):
@@ -319,11 +320,8 @@ def _scale(design):
 def _cells(design):
     """(means, sds, runs), each (tasks, agents); NaN where a cell is empty (sd: where it has fewer than 2 runs); a
     cell whose runs all tie has their value as mean and sd 0, as Welch's tests and the flat-task note read it."""
-    # each cell's runs by score, so that its sums add in one order whatever the rows' order (audit s16: a shuffle
-    # moved a mean by an ulp, which printed 108.6 or 108.61; a formula without seeds keeps the rows' order)
-    order = canonical_order(design.y, design.task, design.agent)
-    y = design.y[order]
-    cell = (design.task * design.n_agents + design.agent)[order]
+    y = design.y
+    cell = design.task * design.n_agents + design.agent
     size = design.n_tasks * design.n_agents
     n = np.bincount(cell, minlength=size).astype(np.float64)
     low, high = np.full(size, np.inf), np.full(size, -np.inf)

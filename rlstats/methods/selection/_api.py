@@ -47,7 +47,7 @@ from .._replication import verdict
 from ...errors import DesignError, OptionError
 from ...options import (check_bool, check_choice, check_cost_options, check_fraction, check_resamples,
                        is_finite_number)
-from ...resampling import canonical_order, check_rng, seed_sequence
+from ...resampling import check_rng, seed_sequence
 from ...statistics import monte_carlo_pvalue, near_tie_note, near_ties
 from . import _kernels as kernels
 from ._backend import cost
@@ -243,12 +243,9 @@ def _effects_of(design, treatment, baseline, options):
     if treatment not in design.agents or baseline not in design.agents:
         missing = [a for a in (treatment, baseline) if a not in design.agents]
         raise DesignError(f"the held-out data have no runs of {', '.join(map(repr, missing))}")
-    pair = design.select_agents([treatment, baseline])
-    # each cell's runs by score, so that its sums add in one order whatever the rows' order (audit s16: a shuffle
-    # moved the estimate by an ulp; a formula without seeds keeps the rows' order within a cell)
-    order = canonical_order(pair.y, pair.task, pair.agent)
-    y, task = pair.y[order], pair.task[order]
-    is_treatment = pair.agent[order] == 0
+    # each cell's runs in one order whatever the rows' (audit s16: a shuffle moved the estimate by an ulp)
+    pair = design.runs_by_score().select_agents([treatment, baseline])
+    y, task, is_treatment = pair.y, pair.task, pair.agent == 0
     measure = _one_number(options.effect) if callable(options.effect) else options.effect
     effects, counts = kernels.task_effects(y, task, is_treatment, pair.n_tasks, measure)
     sign = 1.0 if options.higher_is_better else -1.0
