@@ -114,3 +114,33 @@ def test_seedless_fit_is_identical_under_row_order(name):
     for result in results[1:]:
         pd.testing.assert_frame_equal(_bits(result.tidy()), _bits(results[0].tidy()), check_exact=True)
         assert _text(result) == _text(results[0])
+
+
+#: columns of a pairwise row that do not depend on which agent of the pair comes first
+_SYMMETRIC = ["p_value", "p_adjusted", "std_error", "df", "boundary", "boundary_mc_se", "p_rope", "significant"]
+
+
+def _by_key(table):
+    """Rows in an order that does not depend on the agents' level order: a pair's rows by the pair's sorted names,
+    with the columns a pair's orientation leaves alone (and |estimate|)."""
+    table = table.astype({c: str for c in table.columns if isinstance(table[c].dtype, pd.CategoricalDtype)})
+    if {"agent_1", "agent_2"} <= set(table.columns):
+        table = table.assign(pair=[" ".join(sorted(p)) for p in zip(table["agent_1"], table["agent_2"])],
+                             size=table["estimate"].abs())
+        keys = [c for c in ("task", "pair", "metric", "interim") if c in table.columns]
+        table = table[keys + ["size"] + [c for c in _SYMMETRIC if c in table.columns]]
+    else:
+        keys = [c for c in ("task", "agent", "metric", "tau", "step", "term") if c in table.columns]
+    return _bits(table.sort_values(keys, kind="stable").reset_index(drop=True))
+
+
+# percentiles (its equilibrium moves by 3e-16 relative) and mixed (the optimizer's path: df 12.0000000000047 vs
+# 12.0000000000088) depend on the agents' level order in the last bits; probability_of_improvement reports
+# P(agent_1 > agent_2), which a swap turns into 1 - P: left out here
+@pytest.mark.parametrize("name", [n for n in DECLARATIONS
+                                  if n not in ("percentiles", "mixed", "probability_of_improvement")])
+def test_result_is_identical_with_the_agents_levels_reversed(name):
+    df = _data(name)
+    levels = pd.CategoricalDtype(sorted(df["agent"].unique())[::-1])
+    pd.testing.assert_frame_equal(_by_key(_call(name, df.astype({"agent": levels})).tidy()),
+                                  _by_key(_call(name, df).tidy()), check_exact=True, obj=name)
