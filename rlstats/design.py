@@ -208,6 +208,18 @@ class Design:
             seeds=None if self.seeds is None else self.seeds[rows],
             extra={k: v[rows] for k, v in self.extra.items()})
 
+    def runs_by_score(self) -> Design:
+        """A copy whose runs within each cell are in score order where the formula names no seed column (with one,
+        they stay by seed): without seeds a cell's runs are in the rows' order, so a back end summing over a cell
+        would give another last bit for shuffled rows (audit s16). ``row_position`` follows the rows."""
+        if self.formula.replicate is not None:
+            return self
+        from .resampling import canonical_order
+
+        rows = canonical_order(self.y, self.task, self.agent)  # keeps the task, agent blocks (and ``run``) in place
+        return dataclasses.replace(self, y=self.y[rows], row_position=self.row_position[rows],
+                                   extra={k: v[rows] for k, v in self.extra.items()})
+
     def select_tasks(self, names: Sequence[str]) -> Design:
         """A copy restricted to the named tasks (in the given order); the others are not recorded as dropped."""
         codes = np.asarray([self.tasks.index(name) for name in names], dtype=np.intp)

@@ -79,7 +79,8 @@ def test_paired_t_standard_error_is_bounded_by_the_runs_at_a_cap():
     # runs off the cap everywhere: the plain paired t, bit for bit
     free = rlstats.equivalence(_long(np.stack([A_RUNS, B_RUNS], axis=1)[1:]), "score ~ agent | task", margin=0.1,
                                aggregate=None, across="paired_t").tidy().query("scope == 'across tasks'").iloc[0]
-    d = A_RUNS[1:].mean(axis=1) - B_RUNS[1:].mean(axis=1)
+    # (each cell's runs summed in score order, audit s16)
+    d = np.sort(A_RUNS[1:], axis=1).mean(axis=1) - np.sort(B_RUNS[1:], axis=1).mean(axis=1)
     assert free["method"] == "paired t over tasks" and free["std_error"] == d.std(ddof=1) / np.sqrt(2)
 
 

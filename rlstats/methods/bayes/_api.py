@@ -301,7 +301,7 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
         raise DesignError("orderings=True needs every agent on every task (a joint posterior of all agents): "
                           f"{count(int((design.counts == 0).sum()), 'cell')} of this design are empty; keep the "
                           "tasks every agent ran with subset=, or pass orderings=None")
-    design = warn_raw_scales(design, normalize)
+    design = warn_raw_scales(design, normalize).runs_by_score()  # sums in one order (audit s16)
     work = admit(cost, design, options, max_seconds, "bayes()")  # issue 43 item 2
     extension = _extension_bound(design, options, work, max_seconds) if options.model == "hierarchical" else 1
     with timed_bar(work, shows(work, options.progress), "bayes"):

@@ -301,7 +301,8 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
     # the across-tasks test averages the tasks' differences, so raw scales let the large tasks decide it, with or
     # without the aggregate (audit s13: the caution came only from the aggregate's bootstrap, and normalize=False,
     # which it offers, did not silence it)
-    design = warn_raw_scales(design, normalize)
+    # each cell's runs in one order whatever the rows' (audit s16: a shuffle moved a mean by an ulp: 108.6 or 108.61)
+    design = warn_raw_scales(design, normalize).runs_by_score()
     if published is not None:
         return _run_published(design, options, _published_table(published, design), scale)
     with timed_bar(work, shows(work, options.progress), "equivalence"):
@@ -319,17 +320,18 @@ def _scale(design):
 def _cells(design):
     """(means, sds, runs), each (tasks, agents); NaN where a cell is empty (sd: where it has fewer than 2 runs); a
     cell whose runs all tie has their value as mean and sd 0, as Welch's tests and the flat-task note read it."""
+    y = design.y
     cell = design.task * design.n_agents + design.agent
     size = design.n_tasks * design.n_agents
     n = np.bincount(cell, minlength=size).astype(np.float64)
     low, high = np.full(size, np.inf), np.full(size, -np.inf)
-    np.minimum.at(low, cell, design.y)
-    np.maximum.at(high, cell, design.y)
+    np.minimum.at(low, cell, y)
+    np.maximum.at(high, cell, y)
     flat = low == high  # runs that all tie: a sum / n can miss their value in the last bit (audit s9)
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.where(flat, low, np.bincount(cell, design.y, minlength=size) / n)
+        mean = np.where(flat, low, np.bincount(cell, y, minlength=size) / n)
         # deviations from each cell's own mean keep the variance exact for shifted scores
-        deviation = design.y - mean[cell]
+        deviation = y - mean[cell]
         variance = np.bincount(cell, deviation ** 2, minlength=size) / (n - 1)
     variance = np.where(n >= 2, np.where(flat, 0.0, variance), np.nan)
     shape = (design.n_tasks, design.n_agents)

@@ -196,6 +196,7 @@ def mixed(data: Data, formula: FormulaLike | None = None, *, ddf: Ddf = "sattert
         raise DesignError(f"the mixed model needs the task column for its random intercepts: write "
                           f"'{design.formula.text} | task'")
     design = warn_raw_scales(design, normalize)  # one residual variance for every task: raw scales break it
+    design = design.runs_by_score()  # without seeds, each cell's sums in one order whatever the rows' (audit s16)
     work = admit(cost, design, options, max_seconds, "mixed()")  # issue 43 item 2
     with timed_bar(work, shows(work, options.progress), "mixed"):
         return _run(design, options)

@@ -243,16 +243,17 @@ def _effects_of(design, treatment, baseline, options):
     if treatment not in design.agents or baseline not in design.agents:
         missing = [a for a in (treatment, baseline) if a not in design.agents]
         raise DesignError(f"the held-out data have no runs of {', '.join(map(repr, missing))}")
-    pair = design.select_agents([treatment, baseline])
-    is_treatment = pair.agent == 0
+    # each cell's runs in one order whatever the rows' (audit s16: a shuffle moved the estimate by an ulp)
+    pair = design.runs_by_score().select_agents([treatment, baseline])
+    y, task, is_treatment = pair.y, pair.task, pair.agent == 0
     measure = _one_number(options.effect) if callable(options.effect) else options.effect
-    effects, counts = kernels.task_effects(pair.y, pair.task, is_treatment, pair.n_tasks, measure)
+    effects, counts = kernels.task_effects(y, task, is_treatment, pair.n_tasks, measure)
     sign = 1.0 if options.higher_is_better else -1.0
     effects = sign * np.asarray(effects, dtype=float)
     frame = pd.DataFrame({"task": list(pair.tasks), "effect": effects, "n_treatment": counts[:, 0],
                           "n_baseline": counts[:, 1]})
     if measure == "mean_diff":  # the runs' cumulants of each effect, for the skew-corrected reporter
-        k2, k3 = kernels.effect_cumulants(pair.y, pair.task, is_treatment, counts)
+        k2, k3 = kernels.effect_cumulants(y, task, is_treatment, counts)
         frame["k2"], frame["k3"] = k2, sign * k3
     return frame
 
