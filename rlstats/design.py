@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any, Literal, Sequence, overload
 
 import numpy as np
 import pandas as pd
-import patsy
 
 from . import formula as formula_module
 from .bounds import Bounds, check_bounds, check_within, score_bounds, with_bounds
