@@ -1,12 +1,12 @@
 """Session 16 audit of the ``rlstats`` command end to end: reproducers of what a new user met."""
 
-import io
 import re
 
 import pytest
 
 import rlstats
 from rlstats.cli import main
+from test_cli import run  # main(argv) in-process: (status, stdout)
 
 
 @pytest.fixture
@@ -15,12 +15,6 @@ def runs_csv(tmp_path):
     path = tmp_path / "runs.csv"
     df.to_csv(path, index=False)
     return path, df
-
-
-def run(argv):
-    out = io.StringIO()
-    status = main(argv, out=out)
-    return status, out.getvalue()
 
 
 def test_a_drawn_seed_is_reported_and_repeats_the_run(runs_csv, capsys):
