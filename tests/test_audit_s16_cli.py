@@ -6,15 +6,12 @@ import pytest
 
 import rlstats
 from rlstats.cli import main
-from test_cli import run  # main(argv) in-process: (status, stdout)
+from test_cli import run, write_runs  # main(argv) in-process: (status, stdout); runs.csv of a design
 
 
 @pytest.fixture
 def runs_csv(tmp_path):
-    df = rlstats.datasets.simulate(agents=3, tasks=4, seeds=3, effect=1.0, rng=0)
-    path = tmp_path / "runs.csv"
-    df.to_csv(path, index=False)
-    return path, df
+    return write_runs(tmp_path, agents=3, tasks=4, seeds=3, effect=1.0)
 
 
 def test_a_drawn_seed_is_reported_and_repeats_the_run(runs_csv, capsys):

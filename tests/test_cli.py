@@ -14,12 +14,17 @@ from rlstats.cli import main
 from rlstats.tables import read_csv
 
 
-@pytest.fixture
-def runs_csv(tmp_path):
-    df = rlstats.datasets.simulate(agents=3, tasks=6, seeds=1, effect=2.0, rng=0)
+def write_runs(tmp_path, **design):
+    """(path, frame): simulated runs of ``design`` (rlstats.datasets.simulate's options) written as runs.csv."""
+    df = rlstats.datasets.simulate(rng=0, **design)
     path = tmp_path / "runs.csv"
     df.to_csv(path, index=False)
     return path, df
+
+
+@pytest.fixture
+def runs_csv(tmp_path):
+    return write_runs(tmp_path, agents=3, tasks=6, seeds=1, effect=2.0)
 
 
 def run(argv):
