@@ -17,6 +17,7 @@ import pytest
 
 import rlstats
 from rlstats.errors import DesignError, OptionError
+from rlstats.tables import EXACT_FLOATS  # pandas 2.0's default float parser can be 1 ulp off
 
 IRIS = "eloialonso/iris/24326aaaa283c527f42b89b44cfdecf2665a7a16/results/data"
 RLLTE = "RLE-Foundation/rllte/929347a6e9cfaa81ff37186d35fa531ee3d45b5d/hsuanwu/evaluation/atari_100k"
@@ -77,7 +78,7 @@ def test_mujoco_adastop_and_halfcheetah_hold_every_cell_of_their_files(mirror):
     for path in sorted(root.glob("Deep_RL_xp/experiments/*/*.csv")):
         task = path.parent.name
         batch = int(path.stem[len(task):])
-        raw = pd.read_csv(path, index_col=0)
+        raw = pd.read_csv(path, index_col=0, **EXACT_FLOATS)
         for agent in raw.columns:
             mine = got[(got["task"] == task) & (got["batch"] == batch) & (got["agent"] == agent)]
             assert mine["score"].tolist() == raw[agent].tolist(), (task, batch, agent)
@@ -110,7 +111,7 @@ def test_hpo_landscapes_against_the_csv_files(mirror):
     land = rlstats.datasets.load("hpo_landscapes")
     assert len(land) == 900_000 and not land["score"].isna().any()
     for path in sorted((mirror / HPO / "landscape_analysis").glob("*.csv")):
-        raw = pd.read_csv(path)
+        raw = pd.read_csv(path, **EXACT_FLOATS)
         values = np.array([ast.literal_eval(x) for x in raw["final_mean_return"]], dtype=float)
         mine = land[land["landscape"] == path.stem]
         assert values.shape == (10_000, 10)
@@ -121,7 +122,7 @@ def test_hpo_landscapes_against_the_csv_files(mirror):
 
 def test_hpo_optimisation_against_the_csv_file(mirror):
     """2,670 rows, 120 baselines without optimisation_seed (tuning_run 0), 5 duplicated rows kept as published."""
-    raw = pd.read_csv(mirror / HPO / "optimisation_experiments/optimisation_evaluation_results.csv")
+    raw = pd.read_csv(mirror / HPO / "optimisation_experiments/optimisation_evaluation_results.csv", **EXACT_FLOATS)
     opt = rlstats.datasets.load("hpo_optimisation")
     assert len(opt) == len(raw) == 2670
     np.testing.assert_array_equal(opt["score"].to_numpy(), raw["final_mean_return"].to_numpy())
@@ -233,7 +234,7 @@ def test_hpo_optimisation_description_says_what_dropping_the_repeats_leaves(mirr
     drop_duplicates() the 5 repeated rows, without saying that each repeat stands where another seed's row should
     be: 5 tuning runs (PPO ant dehb/base run 3 and rs run 2, PPO humanoid dehb/dehb run 5, SAC wipe dehb/base runs 3
     and 4) have 10 rows but 9 distinct seeds (13, 12, 13, 12, 20 absent), so after the advised drop they hold 9."""
-    raw = pd.read_csv(mirror / HPO / "optimisation_experiments/optimisation_evaluation_results.csv")
+    raw = pd.read_csv(mirror / HPO / "optimisation_experiments/optimisation_evaluation_results.csv", **EXACT_FLOATS)
     keys = ["algorithm", "environment", "single_obj", "hpo", "rpo", "optimisation_seed"]
     distinct = raw.drop_duplicates().groupby(keys, dropna=False)["evaluation_seed"].nunique()
     assert (distinct == 9).sum() == 5 and (distinct == 10).sum() == 262
@@ -245,7 +246,7 @@ def test_hpo_optimisation_keeps_every_column_of_the_file(mirror):
     """The file's 13 columns were read into 13 columns, but not one for one: ``def_rew_std_return`` (the published standard
     deviation of the return under the default reward) was dropped without a word while its sibling
     ``final_std_return`` became ``score_std``. It is now ``default_reward_score_std``."""
-    raw = pd.read_csv(mirror / HPO / "optimisation_experiments/optimisation_evaluation_results.csv")
+    raw = pd.read_csv(mirror / HPO / "optimisation_experiments/optimisation_evaluation_results.csv", **EXACT_FLOATS)
     opt = rlstats.datasets.load("hpo_optimisation")
     np.testing.assert_array_equal(opt["default_reward_score_std"].to_numpy(), raw["def_rew_std_return"].to_numpy())
     np.testing.assert_array_equal(opt["score_std"].to_numpy(), raw["final_std_return"].to_numpy())

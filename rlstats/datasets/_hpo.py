@@ -9,6 +9,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..errors import DataUnavailableError
+from ..tables import read_csv  # floats to the bit on pandas 2 too (its default parser can be 1 ulp off)
 from ._pins import HPO, HPO_LANDSCAPES
 
 _RESULTS = f"{HPO}/experimental_results"
@@ -20,7 +21,7 @@ OPTIMISATION_COLUMNS = ("algorithm", "suite", "task", "procedure", "hpo", "rpo",
 
 
 def _read(key, path, columns):
-    frame = pd.read_csv(path)
+    frame = read_csv(path)
     missing = [c for c in columns if c not in frame.columns]
     if missing:
         raise DataUnavailableError(f"file {key} lacks column(s) {missing}; it does not have the pinned layout")
@@ -31,7 +32,7 @@ def _parse_hpo_landscapes(paths):
     """One row per configuration and training seed: the 10 seeds' final returns of each row of each file."""
     frames = []
     for name, key in LANDSCAPE_FILES.items():
-        raw = pd.read_csv(paths[key])
+        raw = read_csv(paths[key])
         if raw.shape[1] != 3 or raw.columns[2] != "final_mean_return":
             raise DataUnavailableError(f"file {key} does not have the pinned layout (hyperparameter, reward weight, "
                                        "final_mean_return)")

@@ -40,11 +40,20 @@ from . import _kernels as kernels
 PROCEDURE = "bootstrap.interval"
 
 
+def _by_task_and_score(y, task):
+    """One agent's runs sorted by task, then score: sums over them (np.bincount adds in row order) are then the
+    same whatever the order of the caller's rows (audit s16: a shuffled frame moved the median's bound by 4e-16
+    through the skewness, and by 3.6e-15 through the degrees of freedom under numpy 1.24)."""
+    order = np.lexsort((y, task))
+    return y[order], task[order]
+
+
 def welch_df(y, task, n_tasks):
     """Welch-Satterthwaite degrees of freedom of the mean over tasks of one agent's task means.
 
     ``y`` and ``task`` are that agent's runs.  Infinite when no task varies.
     """
+    y, task = _by_task_and_score(y, task)
     sizes = np.bincount(task, minlength=n_tasks).astype(float)
     sums = np.bincount(task, weights=y, minlength=n_tasks)
     squares = np.bincount(task, weights=y * y, minlength=n_tasks)
@@ -235,10 +244,7 @@ def pooled_run_skewness(y, task, n_tasks):
     rare large value shows no skew of its own. Used by the bootstrap's skew widening (:func:`widening_skewness`) and
     the ``"skew_t"`` band of a ``kind="tasks"`` profile (``_kernels.profile_task_bounds``).
     """
-    # runs sorted within their task, so that every sum below adds in one order whatever the rows' order (audit s16:
-    # a shuffled frame moved the median's bound by 4e-16 through the order of these sums)
-    order = np.lexsort((y, task))
-    y, task = y[order], task[order]
+    y, task = _by_task_and_score(y, task)
     sizes = np.bincount(task, minlength=n_tasks).astype(float)
     means = np.bincount(task, weights=y, minlength=n_tasks) / np.maximum(sizes, 1)
     deviation = y - means[task]
@@ -585,7 +591,7 @@ def middle_df(design, agent):
     """Welch-Satterthwaite degrees of freedom of the median of ``agent``'s task means: its middle task's c - 1, or
     the two middle tasks' pooled df (even number of tasks); the median's t interval reads its quantile there."""
     mine = design.agent == agent
-    y, task = design.y[mine], design.task[mine]
+    y, task = _by_task_and_score(design.y[mine], design.task[mine])
     sizes = np.bincount(task, minlength=design.n_tasks).astype(float)
     means = np.bincount(task, weights=y, minlength=design.n_tasks) / sizes
     squares = np.bincount(task, weights=(y - means[task]) ** 2, minlength=design.n_tasks)
