@@ -150,6 +150,17 @@ def near_ties(y: ArrayLike, block: ArrayLike, scale: ArrayLike | None = None) ->
     return snapped, n_pairs
 
 
+def noise_free(values: ArrayLike, scale: float) -> NDArray[np.float64]:
+    """``values`` with those within ``TIE_TOLERANCE`` times ``scale`` (the scores' largest magnitude) of 0 set to 0:
+    the rounding left by a difference or mean of scores that cancel, shown as 0 (the tie rule of :func:`near_ties`).
+
+    >>> noise_free([0.1 + 0.2 - 0.3, 0.25], 0.3).tolist()
+    [0.0, 0.25]
+    """
+    values = np.asarray(values, dtype=np.float64)
+    return np.where(np.abs(values) <= TIE_TOLERANCE * scale, 0.0, values)
+
+
 def near_tie_note(n_pairs: int) -> str | None:
     """The note of a result whose ranks joined ``n_pairs`` near-equal pairs (None when there are none)."""
     if not n_pairs:

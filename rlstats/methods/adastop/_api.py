@@ -43,7 +43,7 @@ from ...errors import DesignError, OptionError, warn
 from ...options import check_at_most, check_choice, check_cost_options, check_fraction, check_int, check_pairs
 from ...progress import progress_bar
 from ...resampling import canonical_order, child_generator, seed_sequence
-from ...statistics import TIE_TOLERANCE
+from ...statistics import noise_free
 from . import _kernels as kernels
 from ._backend import cost
 from ._result import AdaStopResult, PermutationResult
@@ -517,16 +517,10 @@ def _runs_rows(runs, agents, n_of, blocked):
             row = {"task": run.name} if blocked else {}
             used = run.blocks[a][: run.batches_used[a]]
             row.update(agent=agents[a], n_runs=run.batches_used[a] * n, n_available=run.available[a] * n,
-                       mean=_mean_of(used) if used.size else math.nan)
+                       # display only: scores that cancel (0.1 + 0.2 - 0.3) show a mean of 0, not 5.6e-18
+                       mean=float(noise_free(used.mean(), np.abs(used).max())) if used.size else math.nan)
             rows.append(row)
     return pd.DataFrame(rows)
-
-
-def _mean_of(used):
-    """The runs' mean for the runs table: 0 where it is within TIE_TOLERANCE of the largest |score|, the round-off of
-    scores that cancel (0.1 + 0.2 - 0.3 printed 5.6e-18); display only, the decisions never read it."""
-    mean = float(used.mean())
-    return 0.0 if abs(mean) <= TIE_TOLERANCE * float(np.abs(used).max()) else mean
 
 
 def _score_rows(runs, agents, blocked):

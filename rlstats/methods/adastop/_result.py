@@ -258,7 +258,7 @@ class AdaStopResult(Result):
             level += self._unrun_interims()
         elif last < self.max_interims and (last > 0 or not self.done):  # (a done test at 0 withheld everything)
             several = last + 1 < self.max_interims
-            later = f"interims {last + 1}-{self.max_interims}" if several else f"interim {self.max_interims}"
+            later = self._interims_after(last)
             levels = "their levels are" if several else "its level is"
             level += (f" {later.capitalize()} {'are' if several else 'is'} not run yet: {levels} the schedule's."
                       if not self.done
@@ -280,10 +280,14 @@ class AdaStopResult(Result):
                 groups.setdefault((stop, task in going), []).append(str(task))
         if not groups:
             return ""
-        parts = [(f"interims {stop + 1}-{self.max_interims}" if stop + 1 < self.max_interims
-                  else f"interim {self.max_interims}") + f" of {fmt.listed(tasks, 8)}" + (" (not yet)" if yet else "")
+        parts = [f"{self._interims_after(stop)} of {fmt.listed(tasks, 8)}" + (" (not yet)" if yet else "")
                  for (stop, yet), tasks in sorted(groups.items())]
         return f" Not run (their levels are the schedule's): {'; '.join(parts)}."
+
+    def _interims_after(self, stop):
+        """The interims after ``stop``, as the level caption names them: "interims 3-6", or "interim 6"."""
+        last = self.max_interims
+        return f"interims {stop + 1}-{last}" if stop + 1 < last else f"interim {last}"
 
     # ---- tidy output ----------------------------------------------------------------
     def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:

@@ -247,8 +247,8 @@ class BayesResult(Result):
         else:
             how = (f"the Bayesian hierarchical model of Corani et al. (2017) (per-task mean differences Student-t "
                    f"across tasks, runs as normal replicates), fitted by Gibbs sampling with {self.chains} chains of "
-                   f"{self.draws} draws{self._more()}; the probabilities are those of delta0, the centre (location) of the tasks' "
-                   "differences, which is not their mean")
+                   f"{self.draws} draws{self._more()}; the probabilities are those of delta0, the centre (location) "
+                   "of the tasks' differences, which is not their mean")
         region = ("no region of practical equivalence (rope = 0)" if self.rope == 0 else
                   f"a region of practical equivalence of \u00b1{fmt.signif(self.rope, 3)} in {self.rope_scale}")
         text = (f"We compared {self.n_agents} agents on {fmt.count(self.n_tasks, 'task')} ({self.nobs} runs) "

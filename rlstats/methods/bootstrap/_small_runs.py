@@ -33,6 +33,7 @@ from ...bounds import MEDIAN_MIDDLE_TIED_SHARE, MEDIAN_TIED_SHARE, MEDIAN_TIED_S
 from ...statistics import (STUDENTIZED_SE_FLOOR, floored_standard_errors, near_ties, order_statistic_se,
                            run_expansion, shape_ratios, skew_widened, skewness_of_means)
 from ...format import listed
+from ...resampling import canonical_order
 from .._replication import verdict
 from . import _kernels as kernels
 
@@ -44,7 +45,7 @@ def _by_task_and_score(y, task):
     """One agent's runs sorted by task, then score: sums over them (np.bincount adds in row order) are then the
     same whatever the order of the caller's rows (audit s16: a shuffled frame moved the median's bound by 4e-16
     through the skewness, and by 3.6e-15 through the degrees of freedom under numpy 1.24)."""
-    order = np.lexsort((y, task))
+    order = canonical_order(y, task)
     return y[order], task[order]
 
 
@@ -577,8 +578,9 @@ def studentized_notes(bounds, fewest_runs, n_tasks, agents, metrics, observed=No
         names = ", ".join(f"{agents[i]}/{metrics[j]}" for i, j in zip(*np.nonzero(flat)))
         notes.append(f"studentized intervals withheld for {names}: the runs have no spread to studentise (they tie: "
                      "in every task, or for the median, in the task it sits on in every resample; or for the "
-                     "optimality gap all are at or above gamma, so the metric is the same in every resample); an interval of one point would say nothing of runs not yet seen: "
-                     "report the estimate with its runs, or add runs")
+                     "optimality gap all are at or above gamma, so the metric is the same in every resample); an "
+                     "interval of one point would say nothing of runs not yet seen: report the estimate with its "
+                     "runs, or add runs")
     degenerate = [f"{agents[i]}/{metrics[j]}" for i, j in zip(*np.nonzero(missing & ~flat))]
     if degenerate:
         notes.append(f"studentized intervals withheld for {', '.join(degenerate)}: too many resamples repeat one "

@@ -31,7 +31,7 @@ from ...format import count, join_and, listed
 from ...normalization import warn_raw_scales
 from ...options import check_choice, check_confidence_level, check_cost_options
 from ...resampling import check_rng
-from ...statistics import TIE_TOLERANCE, holm
+from ...statistics import holm, noise_free
 from . import _kernels as kernels
 from ._backend import cost
 from ._result import MixedResult
@@ -267,13 +267,13 @@ def _run(design, options):
 
     level = options.confidence_level
     scale = float(np.max(np.abs(design.y)))
-    coefficients = _t_table(_noise_free(fitted.beta, scale), coef_var, coef_df)
+    coefficients = _t_table(noise_free(fitted.beta, scale), coef_var, coef_df)
     coefficients.insert(0, "term", ["(Intercept)"] + [f"{design.formula.groups}{a}" for a in design.agents[1:]])
-    means = _t_table(_noise_free(means_rows @ fitted.beta, scale), mean_var, mean_df)
+    means = _t_table(noise_free(means_rows @ fitted.beta, scale), mean_var, mean_df)
     half = special.stdtrit(mean_df, 0.5 + level / 2) * means["std_error"].to_numpy()
     means["conf_low"], means["conf_high"] = means["estimate"] - half, means["estimate"] + half
     means.insert(0, "agent", list(design.agents))
-    pairs = _pairs_table(design.agents, first, second, _noise_free(pair_rows @ fitted.beta, scale), pair_var, pair_df,
+    pairs = _pairs_table(design.agents, first, second, noise_free(pair_rows @ fitted.beta, scale), pair_var, pair_df,
                          options)
     pairs, saturated, refit_f = _saturated_pairs(design, pairs, terms, options)
     compared = tuple(design.agents)
@@ -381,14 +381,6 @@ def _unadjusted(t, df, level, k, n_pairs):
 _ADJUSTMENTS = {"tukey": _tukey, "holm": _holm, "none": _unadjusted}
 
 
-def _noise_free(estimate, scale):
-    """``estimate`` with values within TIE_TOLERANCE of ``scale`` (the scores' largest magnitude) set to 0: the fit's
-    rounding noise, as where two agents have the same runs (audit s14: 'agent_1 - agent_2 -2.9371e-15', 0 in another
-    category order), the tie rule of :mod:`rlstats.statistics`."""
-    estimate = np.asarray(estimate, dtype=float)
-    return np.where(np.abs(estimate) <= TIE_TOLERANCE * scale, 0.0, estimate)
-
-
 def _t_table(estimate, variance, df):
     from scipy import special
 
@@ -479,7 +471,7 @@ def _refit(sub, terms, options):
     _, pair_rows, first, second = kernels.agent_contrasts(sub.n_agents)
     _, t_test, omnibus = _DF_METHODS[options.ddf](m, fitted, kernels.agent_hypothesis(m))
     variance, df = t_test(pair_rows)
-    estimate = _noise_free(pair_rows @ fitted.beta, float(np.max(np.abs(sub.y))))
+    estimate = noise_free(pair_rows @ fitted.beta, float(np.max(np.abs(sub.y))))
     return _pairs_table(sub.agents, first, second, estimate, variance, df, options), omnibus
 
 
