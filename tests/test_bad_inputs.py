@@ -1505,16 +1505,19 @@ def test_notes_follow_the_rows(what, make, notes, absent):
     (lambda: [TINY, TINY], {"axis": "columns"}, "got axis='columns'"),
     (lambda: [], {}, "rlstats.concat was given no tables: pass a list of one or more frames"),
     (lambda: iter(()), {}, "rlstats.concat was given no tables"),
+    (lambda: TINY, {}, "rlstats.concat takes a list of tables, got one DataFrame: pass [frame] for one table"),
+    (lambda: {"a": TINY}, {}, "got a dict: pass [frame] for one table, or list(tables.values()) for a dict of them"),
+    (lambda: None, {}, "rlstats.concat takes a list of tables, got None"),
 ])
 def test_concat(frames, options, phrase):
     given = frames()
-    before = [copy.deepcopy(f) for f in given]
+    tables = [f for f in (given if isinstance(given, list) else [given]) if isinstance(f, pd.DataFrame)]
+    before = [f.copy(deep=True) for f in tables]
     with pytest.raises(OptionError) as info:
         rlstats.concat(given, **options)
     assert phrase in str(info.value)
-    for old, new in zip(before, given):
-        if isinstance(old, pd.DataFrame):
-            pd.testing.assert_frame_equal(old, new)
+    for old, new in zip(before, tables):
+        pd.testing.assert_frame_equal(old, new)
 
 
 def _ranges_apart():
