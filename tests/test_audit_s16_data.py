@@ -151,9 +151,10 @@ def test_normalize_against_an_independent_computation_row_order_and_polars(mirro
     np.testing.assert_array_equal(shuffled.loc[out.index, "score"].to_numpy(), out["score"].to_numpy())
     polars = rlstats.normalize(pl.from_pandas(data.reset_index(drop=True)), "atari100k_reference")
     np.testing.assert_array_equal(polars["score"].to_numpy(), out["score"].to_numpy())
-    # SPR's mean human-normalised score over the 26 games: 0.6158 (rliable reports 0.616 for SPR's mean)
+    # SPR's mean human-normalised score over the 26 games, as published to 3 digits: 0.616 in Micheli, Alonso &
+    # Fleuret (2023, IRIS) Table 1, computed with rliable from these files (each score is checked to 1e-12 above)
     spr = out[out["agent"] == "SPR"].groupby("task")["score"].mean().mean()
-    assert spr == pytest.approx(0.61580, abs=5e-5)
+    assert spr == pytest.approx(0.616, abs=5e-4)
 
 
 def test_nan_scores_stay_nan_and_d4rl_numbers():
