@@ -265,3 +265,67 @@ def capped_normal_frame(cap, seed, runs, tasks=5, agents=2):
     a, t, _ = np.meshgrid(range(agents), range(tasks), range(runs), indexing="ij")
     return pd.DataFrame({"agent": np.array(list("ABCD"))[a.ravel()], "task": [f"t{i}" for i in t.ravel()],
                          "score": z.ravel()})
+
+
+def curves_frame(*, tasks=2, runs=3, steps=4, seed=0, agents=("A", "B"), trend=0.0, scale=1.0, shift=0.0, slope=0.0,
+                 cap=None, run="seed"):
+    """Learning curves, every run logged at every step: ``agents`` on ``tasks`` (a count, named t0, t1, ...; or the
+    names) x ``runs`` runs (column ``run``) x ``steps`` (a count, steps 0, 1, ...; or the step values), each score
+    ``(trend + scale z + shift) + slope step``, capped at ``cap`` (None: no cap). ``z`` are standard normal draws from
+    ``default_rng(seed)`` in row order (agent, task, run, step); ``trend`` is a scalar or one value per step,
+    ``shift`` and ``slope`` a scalar or one value per agent."""
+    import numpy as np
+    import pandas as pd
+
+    names = [f"t{i}" for i in range(tasks)] if isinstance(tasks, int) else list(tasks)
+    values = np.arange(steps) if isinstance(steps, int) else np.asarray(steps)
+    z = np.random.default_rng(seed).standard_normal((len(agents), len(names), runs, len(values)))
+
+    def per_agent(value):
+        return np.broadcast_to(np.asarray(value, dtype=float), len(agents))[:, None, None, None]
+
+    score = (np.broadcast_to(trend, len(values)) + scale * z + per_agent(shift)) + per_agent(slope) * values
+    if cap is not None:
+        score = np.minimum(score, cap)
+    a, t, r, s = np.meshgrid(range(len(agents)), range(len(names)), range(runs), range(len(values)), indexing="ij")
+    return pd.DataFrame({"agent": np.asarray(agents)[a.ravel()], "task": np.asarray(names)[t.ravel()], run: r.ravel(),
+                         "step": values[s.ravel()], "score": score.ravel()})
+
+
+def rising_curves(cap, seed, runs=3, tasks=5, steps=4):
+    """The saturation audits' curves: agents A and B, normal scores rising from -2 to 0 over the steps, capped at
+    ``cap`` (None: no cap)."""
+    import numpy as np
+
+    return curves_frame(tasks=tasks, runs=runs, steps=steps, seed=seed, trend=np.linspace(-2, 0, steps), cap=cap)
+
+
+def simulated_curves(tasks=4, steps=5):
+    """The metamorphic and row-order checks' learning curves: 3 agents on ``tasks`` tasks x 3 seeds x ``steps`` steps
+    (``rlstats.datasets.simulate_curves``, effect 0.5, rng 0), without the simulator's attrs."""
+    import rlstats
+
+    frame = rlstats.datasets.simulate_curves(agents=3, tasks=tasks, seeds=3, steps=steps, effect=0.5, rng=0)
+    frame.attrs = {}
+    return frame
+
+
+def lr_sweep(categorical=False, tasks=("ant", "hopper")):
+    """A learning-rate sweep: agents ppo and sac on ``tasks``, lr 0.001, 0.01 and 0.1, 4 seeds each, the score
+    N(0, 1) plus 1 at lr = 0.01 (default_rng(0)); ``categorical``: agent and task as categories."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    rows = [(a, t, lr, s, (lr == 0.01) + rng.normal()) for a in ("ppo", "sac") for t in tasks
+            for lr in (0.001, 0.01, 0.1) for s in range(4)]
+    frame = pd.DataFrame(rows, columns=["agent", "task", "lr", "seed", "score"])
+    return frame.astype({"agent": "category", "task": "category"}) if categorical else frame
+
+
+def one_sweep(values, agent="ppo", task="ant"):
+    """One sweep of ``agent`` on ``task``: values[c] are the scores of configuration lr = c's runs (seeds 0..n-1)."""
+    import pandas as pd
+
+    return pd.DataFrame([(agent, task, c, s, float(v)) for c, runs in enumerate(values) for s, v in enumerate(runs)],
+                        columns=["agent", "task", "lr", "seed", "score"])

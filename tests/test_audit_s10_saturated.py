@@ -14,11 +14,10 @@ s11.
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 
 import rlstats
-from conftest import capped_normal_frame
+from conftest import capped_normal_frame, rising_curves
 
 SATURATED_CAP = -1.0364333894937898  # designs.SATURATED_CAP: 85% of a baseline's runs at the cap
 CAPPED_CAP = 0.4307272992954576  # designs.CAP: a third at the cap
@@ -71,16 +70,6 @@ def test_bootstrap_saturated_withholding_holds_at_every_level_and_spares_the_equ
     assert res.saturated[res.agents.index("A")].all() and "saturated" not in res.to_dict()
 
 
-def _curves_frame(cap, seed, runs=3, tasks=5, steps=4):
-    rng = np.random.default_rng(seed)
-    z = rng.standard_normal((2, tasks, runs, steps)) + np.linspace(-2, 0, steps)
-    if cap is not None:
-        z = np.minimum(z, cap)
-    a, t, r, s = np.meshgrid(range(2), range(tasks), range(runs), range(steps), indexing="ij")
-    return pd.DataFrame({"agent": np.array(list("AB"))[a.ravel()], "task": [f"t{i}" for i in t.ravel()],
-                         "seed": r.ravel(), "step": s.ravel(), "score": z.ravel()})
-
-
 def test_curves_saturated_steps_withhold_the_studentised_bands():
     """curves()' default bands at 5 tasks of saturated runs (the grid's curves, 85% of the runs at the cap at the
     last step) covered 0.81 (mean, 3 runs), 0.84-0.88 (IQM, 3-10 runs) and 0.82-0.87 (median, 3-5 runs) as
@@ -89,7 +78,7 @@ def test_curves_saturated_steps_withhold_the_studentised_bands():
     their pointwise bands bit for bit (the simultaneous band, over fewer steps, is narrower: A's at step 0 read
     -3.256 to 1.774, now -3.046 to 1.774), and unsaturated curves keep all their bands (checked against the code
     before the rule)."""
-    res = rlstats.curves(_curves_frame(SATURATED_CAP, 2), "score ~ agent | task/seed", step="step", n_resamples=200,
+    res = rlstats.curves(rising_curves(SATURATED_CAP, 2), "score ~ agent | task/seed", step="step", n_resamples=200,
                          rng=1)
     assert np.isnan(res.simultaneous[1, 2:]).all() and np.isnan(res.pointwise[0, 2]).all()
     np.testing.assert_allclose(res.pointwise[0, :2], [[-2.731688955646, -0.860575787492],
@@ -98,7 +87,7 @@ def test_curves_saturated_steps_withhold_the_studentised_bands():
                for n in res.notes)
     # the difference bands and max-T test held on such runs (0.92-1): unchanged
     assert np.isfinite(res.difference_bands).all()
-    res = rlstats.curves(_curves_frame(CAPPED_CAP, 2), "score ~ agent | task/seed", step="step", n_resamples=200,
+    res = rlstats.curves(rising_curves(CAPPED_CAP, 2), "score ~ agent | task/seed", step="step", n_resamples=200,
                          rng=1)
     np.testing.assert_allclose(res.simultaneous[:, -1], [[-1.81653946946, 0.968700570856],
                                                           [-1.007198904716, 0.845163706837]], rtol=1e-6, atol=1e-12)

@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 import rlstats
-from conftest import SHARED_DATA
+from conftest import SHARED_DATA, rising_curves
 from rlstats.bounds import ties_at_bounds
 
-from test_audit_s10_saturated import CAPPED_CAP, SATURATED_CAP, _curves_frame
+from test_audit_s10_saturated import CAPPED_CAP, SATURATED_CAP
 
 
 def test_median_bands_withheld_where_runs_tie_at_a_cap():
@@ -28,7 +28,7 @@ def test_median_bands_withheld_where_runs_tie_at_a_cap():
     runs' skew), and the mean's and the IQM's bands (which held) are not touched. Since audit s13 curves() reads
     bootstrap()'s finer rule (half or more of the middle task's runs tied too): the task the median sits on has 3 of
     its 5 runs tied at each of those steps, so they stay withheld."""
-    data = _curves_frame(SATURATED_CAP, 2, runs=5, steps=6)
+    data = rising_curves(SATURATED_CAP, 2, runs=5, steps=6)
     res = rlstats.curves(data, "score ~ agent | task/seed", step="step", statistic="median", n_resamples=200, rng=1,
                          progress=False)
     assert np.isnan(res.pointwise[:, 2:]).all() and np.isnan(res.simultaneous[:, 2:]).all()
@@ -56,7 +56,7 @@ def test_median_bands_of_capped_and_continuous_curves():
     (recorded before the rule)."""
     from rlstats import bounds
 
-    data = _curves_frame(CAPPED_CAP, 2, runs=5, steps=6)
+    data = rising_curves(CAPPED_CAP, 2, runs=5, steps=6)
     res = rlstats.curves(data, "score ~ agent | task/seed", step="step", statistic="median", n_resamples=200, rng=1,
                          progress=False)
     assert np.isfinite(res.pointwise).all() and not any("0.3 or more" in n for n in res.notes)
@@ -72,7 +72,7 @@ def test_median_bands_of_capped_and_continuous_curves():
     np.testing.assert_allclose(res.pointwise[1, 5], [-0.751837478, 0.188068240], rtol=1e-6)
     # widened below by the runs' skew since audit s12 (-1.071953182221 before)
     np.testing.assert_allclose(res.pointwise[1, 4:5], [[-1.117333580181, 0.350546498866]], rtol=1e-6, atol=1e-12)
-    res = rlstats.curves(_curves_frame(None, 2, runs=5, steps=6), "score ~ agent | task/seed", step="step",
+    res = rlstats.curves(rising_curves(None, 2, runs=5, steps=6), "score ~ agent | task/seed", step="step",
                          statistic="median", n_resamples=200, rng=1, progress=False)
     assert np.isfinite(res.pointwise).all() and not any("0.3 or more" in n for n in res.notes)
 

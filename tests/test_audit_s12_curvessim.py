@@ -6,7 +6,6 @@ saturated curves); and the counts of a step's runs at the bounds read in one pas
 
 from __future__ import annotations
 
-import math
 import pathlib
 import runpy
 
@@ -14,10 +13,11 @@ import numpy as np
 import pytest
 
 import rlstats
+from conftest import rising_curves
 from rlstats.bounds import tie_counts, ties_at_bounds
 from rlstats.methods.curves import _api
 
-from test_audit_s10_saturated import CAPPED_CAP, SATURATED_CAP, _curves_frame
+from test_audit_s10_saturated import CAPPED_CAP, SATURATED_CAP
 
 
 def test_tie_counts_are_the_two_counts_of_ties_at_bounds():
@@ -77,7 +77,7 @@ def test_saturated_steps_unchanged_by_the_one_pass():
         _api._saturated_steps = compare
         for cap, statistic in ((SATURATED_CAP, "median"), (SATURATED_CAP, "mean"), (CAPPED_CAP, "median"),
                                (None, "median")):
-            rlstats.curves(_curves_frame(cap, 2, runs=5, steps=6), "score ~ agent | task/seed", step="step",
+            rlstats.curves(rising_curves(cap, 2, runs=5, steps=6), "score ~ agent | task/seed", step="step",
                            statistic=statistic, n_resamples=20, rng=1, progress=False)
     finally:
         _api._saturated_steps = original
@@ -97,7 +97,7 @@ def test_simultaneous_band_holds_the_pointwise_band():
     step 0 read -2.3303 to -1.9023 against the pointwise -2.3303 to -1.8952, the IQM's at step 4 -1.0455 to -1.0279
     (A) against -1.0464 to -1.0279. At 26 tasks x 10 runs of the grid's saturated curves (1,920 bands) the median's
     simultaneous band covered 0.930 (worst design draw 0.898), its pointwise band 0.955."""
-    data = _curves_frame(SATURATED_CAP, 2, runs=10, tasks=26, steps=6)
+    data = rising_curves(SATURATED_CAP, 2, runs=10, tasks=26, steps=6)
     for statistic in ("median", "iqm"):
         res = rlstats.curves(data, "score ~ agent | task/seed", step="step", statistic=statistic, n_resamples=200,
                              rng=1, progress=False)
@@ -207,7 +207,7 @@ def test_median_widening_is_free_of_units_and_row_order():
     """The median's skew widening reads shape ratios only: its bands scale with the scores and move with a shift
     (a location-free statistic's band), and the rows' order changes nothing, bit for bit."""
     rng = np.random.default_rng(8)
-    data = _curves_frame(None, 3, runs=6, tasks=5, steps=4)
+    data = rising_curves(None, 3, runs=6, tasks=5, steps=4)
     data["score"] = np.exp(0.8 * data["score"] + rng.normal(0, 0.5, len(data)))  # right-skewed runs
     options = dict(step="step", statistic="median", n_resamples=100, rng=4, progress=False)
     base = rlstats.curves(data, "score ~ agent | task/seed", **options)

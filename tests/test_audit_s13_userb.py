@@ -12,20 +12,17 @@ its docstring gives the numbers seen.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pandas as pd
 import pytest
 
 import rlstats
+from conftest import curves_frame
 
-
-def _curves(runs_per_agent, n_tasks, steps=4, gap=100.0):
-    """Two agents far apart (b above a by ``gap``) on ``n_tasks`` tasks, ``runs_per_agent`` runs each."""
-    rng = np.random.default_rng(0)
-    rows = [(agent, f"t{t}", seed, step, rng.normal() + (gap if agent == "b" else 0.0) * step)
-            for agent in ("a", "b") for t in range(n_tasks) for seed in range(runs_per_agent)
-            for step in range(1, steps + 1)]
-    return pd.DataFrame(rows, columns=["agent", "task", "seed", "step", "score"])
+#: Two agents far apart (b above a by 100 x step, N(0, 1) noise) at steps 1 to 4, 3 runs each on ``tasks`` tasks.
+_curves = partial(curves_frame, agents=("a", "b"), runs=3, steps=np.arange(1, 5), slope=(0.0, 100.0))
 
 
 def _cannot(res):
@@ -39,24 +36,24 @@ def test_curve_comparison_that_cannot_reject_says_so():
     p 0.0958 at every step, 500 relabellings) and nothing said that no data could give p <= 0.05, as the rank test,
     AdaStop and the selection check say (``format.cannot_reject``). With 2 tasks (400 relabellings, smallest p 0.005)
     nothing is said."""
-    res = rlstats.curves(_curves(3, 1), "score ~ agent | task/seed", step="step", compare="all", rng=1,
+    res = rlstats.curves(_curves(tasks=1), "score ~ agent | task/seed", step="step", compare="all", rng=1,
                          n_resamples=500, progress=False)
     assert np.nanmin(res.difference_pvalues) > 0.05
     (note,) = _cannot(res)
     assert "a vs b" in note and "3 runs of each agent on 1 task" in note
     assert "smallest attainable p-value is 0.1, above alpha = 0.05" in note
     assert note in res.report().replace("\\", "") or note[1:] in res.report()
-    two = rlstats.curves(_curves(3, 2), "score ~ agent | task/seed", step="step", compare="all", rng=1,
+    two = rlstats.curves(_curves(tasks=2), "score ~ agent | task/seed", step="step", compare="all", rng=1,
                          n_resamples=500, progress=False)
     assert not _cannot(two) and np.nanmax(two.difference_pvalues) <= 0.05
     # where the relabellings drawn limit it (alpha 0.01, 50 relabellings: p >= 1/51), the advice is to draw more
-    few = rlstats.curves(_curves(3, 2), "score ~ agent | task/seed", step="step", compare="all", rng=1, alpha=0.01,
+    few = rlstats.curves(_curves(tasks=2), "score ~ agent | task/seed", step="step", compare="all", rng=1, alpha=0.01,
                          n_resamples=50, progress=False)
     assert np.nanmin(few.difference_pvalues) > 0.01
     (note,) = _cannot(few)
     assert "with 50 relabellings" in note and note.endswith("raise n_resamples")
     # unequal runs: 2 of a and 3 of b on one task, C(5, 2) = 10 labellings, no mirror: smallest p 0.1
-    uneven = _curves(3, 1)
+    uneven = _curves(tasks=1)
     uneven = uneven[~((uneven.agent == "a") & (uneven.seed == 2))]
     (note,) = _cannot(rlstats.curves(uneven, "score ~ agent | task/seed", step="step", compare="all", rng=1,
                                      n_resamples=500, progress=False))
@@ -175,7 +172,7 @@ def test_a_plot_kind_passed_first_is_pointed_to_kind():
     "ax= must be a matplotlib Axes (or a sequence of them, one per panel), got str: 'difference'": the message names
     the argument the user did not mean and not the one they did. A kind's name in ax='s place is now an OptionError
     saying to pass kind="difference"."""
-    res = rlstats.curves(_curves(3, 2), "score ~ agent | task/seed", step="step", compare="all", rng=1,
+    res = rlstats.curves(_curves(tasks=2), "score ~ agent | task/seed", step="step", compare="all", rng=1,
                          n_resamples=200, progress=False)
     with pytest.raises(rlstats.OptionError, match=r"""pass kind='difference': res.plot\(kind='difference'\)"""):
         res.plot("difference", figsize=(3.4, 2.6))
@@ -190,7 +187,7 @@ def test_compare_naming_a_control_agent_is_shown_the_pairs():
     message now gives the list for that agent."""
     hint = r"""to compare every agent with 'b', pass compare=\[\('b', 'a'\)\]"""
     with pytest.raises(rlstats.OptionError, match=hint):
-        rlstats.curves(_curves(3, 2), "score ~ agent | task/seed", step="step", compare="b", n_resamples=200,
+        rlstats.curves(_curves(tasks=2), "score ~ agent | task/seed", step="step", compare="b", n_resamples=200,
                        progress=False)
 
 

@@ -13,31 +13,14 @@ import pandas as pd
 import pytest
 
 import rlstats
+from conftest import lr_sweep, simulated_curves
 from rlstats.methods import DECLARATIONS
 
-DATA = "/work/shared/data/atari100k.csv"
-
-
-def _atari():
-    raw = pd.read_csv(DATA) if __import__("os").path.exists(DATA) else None
-    if raw is None:
-        pytest.skip("the Atari 100k scores are not on this machine")
-    keep = (raw["agent"].isin(["CURL", "DrQ", "SPR", "SimPLe"])
-            & raw["task"].isin(["Alien", "Amidar", "Assault", "Asterix", "Boxing"]) & (raw["seed"] < 5))
-    return raw[keep].reset_index(drop=True)
-
-
-def _curves():
-    df = rlstats.datasets.simulate_curves(agents=3, tasks=4, seeds=3, steps=5, effect=0.5, rng=0)
-    df.attrs = {}
-    return df
-
-
-def _sweep():
-    rng = np.random.default_rng(0)
-    rows = [(a, t, lr, s, (lr == 0.01) + rng.normal()) for a in ("ppo", "sac") for t in ("ant", "hopper")
-            for lr in (0.001, 0.01, 0.1) for s in range(4)]
-    return pd.DataFrame(rows, columns=["agent", "task", "lr", "seed", "score"])
+def _subset(atari):
+    """4 agents x 5 games x 5 seeds of the published Atari 100k scores."""
+    keep = (atari["agent"].isin(["CURL", "DrQ", "SPR", "SimPLe"])
+            & atari["task"].isin(["Alien", "Amidar", "Assault", "Asterix", "Boxing"]) & (atari["seed"] < 5))
+    return atari[keep].reset_index(drop=True)
 
 
 #: options fitted to the Atari subset (selection's agents and tasks, margins in its units, adastop's interim size)
@@ -51,8 +34,12 @@ OPTIONS = {
 }
 
 
-def _data(name):
-    return {"curves": _curves, "tuning": _sweep}.get(name, _atari)()
+def _data(name, request):
+    """The case's frame: simulated curves or sweep for the back ends that read them, else the Atari subset (the only
+    cases that need the published scores, so the others run without them)."""
+    if name in ("curves", "tuning"):
+        return {"curves": simulated_curves, "tuning": lr_sweep}[name]()
+    return _subset(request.getfixturevalue("atari"))
 
 
 def _call(name, df):
@@ -92,8 +79,8 @@ def _variants(df):
 # selection and equivalence summed each cell's runs in the rows' order (a formula without seeds keeps it): a shuffle
 # moved their estimates by an ulp, and equivalence printed 108.6 or 108.61; they now sum each cell in score order.
 @pytest.mark.parametrize("name", list(DECLARATIONS))
-def test_result_is_identical_under_row_order_index_and_frame_library(name):
-    df = _data(name)
+def test_result_is_identical_under_row_order_index_and_frame_library(name, request):
+    df = _data(name, request)
     base = _call(name, df)
     expected, text = _bits(base.tidy()), _text(base)
     for how, variant in _variants(df):
@@ -103,11 +90,11 @@ def test_result_is_identical_under_row_order_index_and_frame_library(name):
 
 
 @pytest.mark.parametrize("name", ["mixed", "bayes"])
-def test_seedless_fit_is_identical_under_row_order(name):
+def test_seedless_fit_is_identical_under_row_order(name, atari):
     # Without '/seed' a cell's runs were in the rows' order: a shuffle moved the mixed model's contrasts by 1e-14
     # relative (its df 12.0000000000047 became 11.99999999998) and bayes printed CURL vs SimPLe on Alien as 108.6
     # or 108.61.
-    df = _atari()
+    df = _subset(atari)
     options = {**DECLARATIONS[name].contract[1], **OPTIONS.get(name, {})}
     results = [rlstats.compare(frame, "score ~ agent | task", method=name, rng=1, **options)
                for frame in (df, df.sample(frac=1.0, random_state=3), df.iloc[::-1])]
@@ -139,8 +126,8 @@ def _by_key(table):
 # P(agent_1 > agent_2), which a swap turns into 1 - P: left out here
 @pytest.mark.parametrize("name", [n for n in DECLARATIONS
                                   if n not in ("percentiles", "mixed", "probability_of_improvement")])
-def test_result_is_identical_with_the_agents_levels_reversed(name):
-    df = _data(name)
+def test_result_is_identical_with_the_agents_levels_reversed(name, request):
+    df = _data(name, request)
     levels = pd.CategoricalDtype(sorted(df["agent"].unique())[::-1])
     pd.testing.assert_frame_equal(_by_key(_call(name, df.astype({"agent": levels})).tidy()),
                                   _by_key(_call(name, df).tidy()), check_exact=True, obj=name)

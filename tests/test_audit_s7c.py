@@ -6,20 +6,19 @@ change, or a crash with a non-rlstats error.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pandas as pd
 import pytest
 
 import rlstats
+from conftest import curves_frame
 
-
-def _curves_frame(runs=5, tasks=("t1", "t2"), last=90, seed=3):
-    """Two agents, every run logged at steps 0, 10, ..., ``last``; B 5 points above A."""
-    rng = np.random.default_rng(seed)
-    rows = [(agent, task, r, s, float(s) + rng.normal() * 5 + shift)
-            for agent, shift in (("A", 0.0), ("B", 5.0)) for task in tasks for r in range(runs)
-            for s in range(0, last + 1, 10)]
-    return pd.DataFrame(rows, columns=["agent", "task", "run", "step", "score"])
+STEPS = np.arange(0, 91, 10)
+#: Two agents, every run logged at steps 0, 10, ..., 90, the score step + 5 N(0, 1); B 5 points above A.
+_curves_frame = partial(curves_frame, tasks=("t1", "t2"), runs=5, steps=STEPS, seed=3, trend=STEPS.astype(float),
+                        scale=5.0, shift=(0.0, 5.0), run="run")
 
 
 def test_curves_withholding_reason_is_true_at_steps_past_every_run():

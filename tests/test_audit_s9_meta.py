@@ -27,20 +27,13 @@ import pandas as pd
 import pytest
 
 import rlstats
-from test_metamorphic import _curves  # the curves of the metamorphic suite
+from conftest import lr_sweep, simulated_curves
 
 
 def _runs(tasks=4):
     df = rlstats.datasets.simulate(agents=3, tasks=tasks, seeds=5, effect=1.0, rng=0)
     df.attrs = {}
     return df
-
-
-def _sweep():
-    rng = np.random.default_rng(0)
-    rows = [(a, t, lr, s, (lr == 0.01) + rng.normal()) for a in ("ppo", "sac") for t in ("ant", "hopper", "walker")
-            for lr in (0.001, 0.01, 0.1) for s in range(4)]
-    return pd.DataFrame(rows, columns=["agent", "task", "lr", "seed", "score"])
 
 
 def _reordered(df, column):
@@ -174,7 +167,7 @@ def test_tuned_score_does_not_depend_on_category_order(column):
     """The tuned score corrected for selection (a point estimate) and its interval changed when only the category
     order of the agent or task column was reversed (same rows, labels, rng=1): ppo on ant 1.4765 became 1.4663
     (agents reversed) or 1.4792 (tasks reversed). Each sweep's stream was keyed by its (task, agent) positions."""
-    df = _sweep()
+    df = lr_sweep(tasks=("ant", "hopper", "walker"))
     call = dict(config="lr", views=["best_set"], n_resamples=100, rng=1)
     a = rlstats.tuning(df, "score ~ agent | task/seed", **call)
     b = rlstats.tuning(_reordered(df, column), "score ~ agent | task/seed", **call)
@@ -187,7 +180,7 @@ def test_curve_bands_do_not_depend_on_category_order(column):
     """Each agent's pointwise band changed when only the category order of the agent or task column was reversed
     (same rows, labels, rng=1): agent_1's at step 250k [2.566, 3.410] became [2.809, 3.594] (agents reversed) or
     [2.853, 3.413] (tasks reversed)."""
-    df = _curves()
+    df = simulated_curves()  # the curves of the metamorphic suite
     a = rlstats.curves(df, "score ~ agent | task/seed", step="step", rng=1, n_resamples=200)
     b = rlstats.curves(_reordered(df, column), "score ~ agent | task/seed", step="step", rng=1, n_resamples=200)
     keys = ["agent", "step"]

@@ -36,6 +36,7 @@ import pandas as pd
 import pytest
 
 import rlstats
+from conftest import lr_sweep, simulated_curves
 from rlstats.methods import DECLARATIONS
 
 #: relative tolerance of an exact relation between full-precision numbers
@@ -55,26 +56,15 @@ def _runs():
     return df
 
 
-def _curves():
-    df = rlstats.datasets.simulate_curves(agents=3, tasks=4, seeds=3, steps=5, effect=0.5, rng=0)
-    df.attrs = {}
-    return df
-
-
 def _irregular_curves():
     # runs logged at their own steps (jittered by up to 20k), so align_steps makes each task's default grid
-    df = rlstats.datasets.simulate_curves(agents=3, tasks=3, seeds=3, steps=7, effect=0.5, rng=0)
-    df.attrs = {}
+    df = simulated_curves(tasks=3, steps=7)
     df["step"] = df["step"] + np.random.default_rng(3).integers(0, 20_000, len(df)) * (df["step"] > 0)
     return df
 
 
 def _sweep():
-    rng = np.random.default_rng(0)
-    rows = [(a, t, lr, s, (lr == 0.01) + rng.normal()) for a in ("ppo", "sac") for t in ("ant", "hopper")
-            for lr in (0.001, 0.01, 0.1) for s in range(4)]
-    return pd.DataFrame(rows, columns=["agent", "task", "lr", "seed", "score"]).astype(
-        {"agent": "category", "task": "category"})
+    return lr_sweep(categorical=True)
 
 
 def _sweep2():
@@ -142,7 +132,7 @@ def _option_call(method, formula="score ~ agent | task", **options):
 
 
 #: case -> (data, call(df, transform) -> Result or DataFrame)
-CASES = {name: (_curves if declared.reads_curves else _runs, _backend_call(name))
+CASES = {name: (simulated_curves if declared.reads_curves else _runs, _backend_call(name))
          for name, declared in DECLARATIONS.items()}
 CASES.update({
     # the paths of other options that draw random numbers or judge ties
@@ -153,7 +143,7 @@ CASES.update({
                                              n_resamples=100)),
     "tuning_views": (_sweep, _tuning_views),
     "tuning_sensitivity_raw": (_sweep2, _raw_sensitivity),
-    "summarize_runs_final": (_curves, _summaries("final")),
+    "summarize_runs_final": (simulated_curves, _summaries("final")),
     "summarize_runs_auc": (_irregular_curves, _summaries("auc")),
     "align_steps": (_irregular_curves, _aligned),
     "normalize_minmax": (_runs, _minmax),
@@ -331,7 +321,7 @@ TRANSFORMS = [
       for c in (1e-6, 1e6)],
 ]
 #: the cases whose data have a step column
-STEP_CASES = {case for case, (data, _) in CASES.items() if data in (_curves, _irregular_curves)}
+STEP_CASES = {case for case, (data, _) in CASES.items() if data in (simulated_curves, _irregular_curves)}
 
 
 # ------------------------------------------------------------------------------------------------ comparison
