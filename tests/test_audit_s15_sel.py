@@ -14,7 +14,7 @@ import pytest
 from scipy import stats
 
 import rlstats
-from conftest import SHARED_DATA
+from conftest import SHARED_DATA, one_sweep
 
 DATA = SHARED_DATA
 
@@ -150,12 +150,6 @@ def test_tuning_seeds_equal_as_numbers_are_one_seed():
     assert res.tuned()["n_runs"].tolist() == [3]
 
 
-def _sweep(values, agent="ppo", task="ant"):
-    """One sweep: values[c] are the runs of configuration c (seeds 0..n-1)."""
-    return pd.DataFrame([(agent, task, c, s, float(v)) for c, runs in enumerate(values) for s, v in enumerate(runs)],
-                        columns=["agent", "task", "lr", "seed", "score"])
-
-
 def test_best_set_is_withheld_where_a_configuration_has_one_seed():
     """The bootstrap resamples each configuration's seeds, so a configuration with one seed is the same value in
     every resample: its score is treated as certain. Here lr=1's one run (1.29) sits between the others' means, and
@@ -166,7 +160,7 @@ def test_best_set_is_withheld_where_a_configuration_has_one_seed():
     or 1 (within 0.02) in 57-72% of sweeps against 7-24% with 5 seeds. The probabilities, the set, the optimism and the
     tuned score are withheld there, with a note naming the configurations with one seed, as for a sweep of one seed
     everywhere."""
-    df = _sweep([[1.30, 1.20, 1.25], [1.29], [1.28, 1.10, 1.20]])
+    df = one_sweep([[1.30, 1.20, 1.25], [1.29], [1.28, 1.10, 1.20]])
     res = rlstats.tuning(df, "score ~ agent | task/seed", config="lr", views=["best_set"], n_resamples=200, rng=0)
     best, tuned = res.best_set(), res.tuned().iloc[0]
     assert best["probability_best"].isna().all() and not best["in_best_set"].any()

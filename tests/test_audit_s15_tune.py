@@ -19,17 +19,11 @@ import pytest
 from scipy import stats
 
 import rlstats
-from conftest import SHARED_DATA
+from conftest import SHARED_DATA, one_sweep
 
 matplotlib.use("Agg")
 
 DATA = SHARED_DATA
-
-
-def _sweep(values, agent="ppo", task="ant"):
-    """One sweep: values[c] are the runs of configuration c (seeds 0..n-1)."""
-    return pd.DataFrame([(agent, task, c, s, float(v)) for c, runs in enumerate(values) for s, v in enumerate(runs)],
-                        columns=["agent", "task", "lr", "seed", "score"])
 
 
 def _grid(seed=0, seeds=4):
@@ -100,7 +94,7 @@ def test_best_set_plot_says_when_it_leaves_bars_out():
     humanoid's, with nothing saying that 19 bars (all 15 of lunar, 4 of humanoid) were left out. The figure must
     say how many it shows of how many."""
     rows = [[10.0 + c + 0.1 * s for s in range(3)] for c in range(3)]
-    df = pd.concat([_sweep(rows, agent=f"a{i}", task=f"t{j}") for i in range(4) for j in range(3)], ignore_index=True)
+    df = pd.concat([one_sweep(rows, agent=f"a{i}", task=f"t{j}") for i in range(4) for j in range(3)], ignore_index=True)
     # every configuration's runs overlap its neighbours', so each sweep keeps 2 to 3 configurations with a chance
     df["score"] += np.tile([0.0, 1.5, -1.5], len(df) // 3)
     res = rlstats.tuning(df, "score ~ agent | task/seed", config="lr", views=["best_set"], n_resamples=200, rng=0)
@@ -120,8 +114,8 @@ def test_expected_max_plot_shows_a_single_budget():
     line through one point and a band of zero width: an empty figure, 'hpo=base, rpo=base' and the four tuned
     procedures listed in the legend with nothing drawn. A single point must be visible (a marker, its band an error
     bar)."""
-    df = _sweep([[1.0, 2.0, 3.0]], agent="base")
-    df = pd.concat([df, _sweep([[1.0, 2.5, 3.0], [0.0, 1.0, 4.0]], agent="tuned")], ignore_index=True)
+    df = one_sweep([[1.0, 2.0, 3.0]], agent="base")
+    df = pd.concat([df, one_sweep([[1.0, 2.5, 3.0], [0.0, 1.0, 4.0]], agent="tuned")], ignore_index=True)
     res = rlstats.tuning(df, "score ~ agent | task/seed", config="lr", views=["expected_max"], rng=0)
     ax = res.plot(kind="expected_max")
     base = res.expected_max()
@@ -137,7 +131,7 @@ def test_report_prose_says_how_the_default_lower_end_is_made():
     sweep's pooled standard deviation', which is the rule of tuned_lower='winner'. Under the default 'pooled' the
     lower end also takes the larger spread: a winner of sd 0.082 among configurations of sd 3.4 and 3.5 got a lower
     end of 5.43 (pooled sd), not about 9.97 less the optimism's quantile (the winner's own t interval)."""
-    df = _sweep([[10.0, 10.1, 10.2, 10.1], [0.0, 8.0, 2.0, 6.0], [1.0, 9.0, 3.0, 5.0]])
+    df = one_sweep([[10.0, 10.1, 10.2, 10.1], [0.0, 8.0, 2.0, 6.0], [1.0, 9.0, 3.0, 5.0]])
     res = rlstats.tuning(df, "score ~ agent | task/seed", config="lr", views=["best_set"], rng=0)
     row = res.tuned().iloc[0]
     pooled = math.sqrt(np.mean([np.var(v, ddof=1) for v in ([10.0, 10.1, 10.2, 10.1], [0, 8, 2, 6], [1, 9, 3, 5])]))
@@ -189,7 +183,7 @@ def test_best_set_is_withheld_with_one_seed_per_configuration():
     1.30, 1.29 and 1.28 printed 'best set of 1; tuned score 1.3'. One seed shows no seed noise, so the probabilities
     and the optimism correction are withheld there, with a note, as the intervals are; a sweep of one
     configuration (nothing selected) keeps its probability 1 and optimism 0."""
-    df = _sweep([[1.30], [1.29], [1.28]])
+    df = one_sweep([[1.30], [1.29], [1.28]])
     res = rlstats.tuning(df, "score ~ agent | task/seed", config="lr", views=["best_set"], n_resamples=200, rng=0)
     best, tuned = res.best_set(), res.tuned().iloc[0]
     assert best["probability_best"].isna().all() and not best["in_best_set"].any()
@@ -201,11 +195,11 @@ def test_best_set_is_withheld_with_one_seed_per_configuration():
     ax = res.plot(kind="best_set")
     assert len(ax.patches) == 0 and "probabilities withheld where a configuration has one seed" in ax.get_title()
     matplotlib.pyplot.close(ax.figure)
-    one = rlstats.tuning(_sweep([[1.30]]), "score ~ agent | task/seed", config="lr", views=["best_set"],
+    one = rlstats.tuning(one_sweep([[1.30]]), "score ~ agent | task/seed", config="lr", views=["best_set"],
                          n_resamples=200, rng=0)
     assert one.best_set()["probability_best"].tolist() == [1.0] and one.tuned()["optimism"].iloc[0] == 0.0
     # two seeds in each configuration: the bootstrap sees their noise, and the probabilities are shared
-    two = rlstats.tuning(_sweep([[1.30, 1.2], [1.29, 1.4], [1.28, 1.1]]), "score ~ agent | task/seed", config="lr",
+    two = rlstats.tuning(one_sweep([[1.30, 1.2], [1.29, 1.4], [1.28, 1.1]]), "score ~ agent | task/seed", config="lr",
                          views=["best_set"], n_resamples=200, rng=0)
     assert two.best_set()["probability_best"].notna().all() and two.tuned()["optimism"].iloc[0] > 0
 
@@ -214,7 +208,7 @@ def test_weights_that_vary_within_a_configuration_are_refused():
     """weights= must be one weight per configuration, but the check compared each configuration's mean weight with
     its first run's: weights 1, 0, 2 in one configuration (mean 1, first 1) passed, and the complete algorithm
     silently weighed that configuration by 1 (estimate 1.2347 with shares 1/3 each)."""
-    df = _sweep([[0.1, 0.2, 0.3], [1.0, 1.1, 0.9], [2.0, 2.5, 3.0]])
+    df = one_sweep([[0.1, 0.2, 0.3], [1.0, 1.1, 0.9], [2.0, 2.5, 3.0]])
     df["w"] = [1.0, 0.0, 2.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]
     with pytest.raises(rlstats.errors.DesignError, match="varies within a configuration"):
         rlstats.tuning(df, "score ~ agent | task/seed", config="lr", weights="w", views=["complete"], rng=0)
@@ -262,7 +256,7 @@ def test_best_set_keeps_configurations_tied_for_best():
     ``threshold`` of the resamples belongs to the best set; the probabilities stay shared. Here three configurations
     always at a cap of 10 and 80 that reach it in (3/4)^4 = 0.32 of resamples share each resample about 28 ways."""
     values = [[10.0] * 4] * 3 + [[10.0, 10.0, 10.0, 9.0]] * 80
-    res = rlstats.tuning(_sweep(values), "score ~ agent | task/seed", config="lr", views=["best_set"],
+    res = rlstats.tuning(one_sweep(values), "score ~ agent | task/seed", config="lr", views=["best_set"],
                          n_resamples=500, rng=0)
     best = res.best_set().set_index("config")
     assert best["probability_best"].max() < 0.05 and best["probability_best"].sum() == pytest.approx(1.0)
@@ -275,7 +269,7 @@ def test_config_values_equal_as_numbers_are_one_configuration():
     """The configurations were the config columns' values as text, so a column of Python objects holding 0 and 0.0
     (equal numbers, as JSON or hand-built frames give) made two configurations, 'lr=0' of one seed and 'lr=0.0' of
     two: 4 configurations where there are 3, silently."""
-    df = _sweep([[0.1, 0.2, 0.3], [1.0, 1.1, 0.9], [2.0, 2.5, 3.0]])
+    df = one_sweep([[0.1, 0.2, 0.3], [1.0, 1.1, 0.9], [2.0, 2.5, 3.0]])
     mixed = df.assign(lr=df["lr"].astype(float).astype(object))
     mixed.loc[0, "lr"] = 0  # an int among floats: the same setting
     res = rlstats.tuning(mixed, "score ~ agent | task/seed", config="lr", views=["expected_max"], rng=0)
@@ -288,6 +282,6 @@ def test_config_values_equal_as_numbers_are_one_configuration():
 def test_config_naming_a_column_twice_is_refused():
     """config=['lr', 'lr'] was accepted: the labels read 'lr=2, lr=2' and the sensitivity view counted two
     hyperparameters ('effective dimension ... of 2') where there is one."""
-    df = _sweep([[0.1, 0.2, 0.3], [1.0, 1.1, 0.9], [2.0, 2.5, 3.0]])
+    df = one_sweep([[0.1, 0.2, 0.3], [1.0, 1.1, 0.9], [2.0, 2.5, 3.0]])
     with pytest.raises(rlstats.errors.OptionError, match="more than once"):
         rlstats.tuning(df, "score ~ agent | task/seed", config=["lr", "lr"], views=["best_set"], rng=0)
