@@ -329,3 +329,32 @@ def one_sweep(values, agent="ppo", task="ant"):
 
     return pd.DataFrame([(agent, task, c, s, float(v)) for c, runs in enumerate(values) for s, v in enumerate(runs)],
                         columns=["agent", "task", "lr", "seed", "score"])
+
+
+def long_frame(scores, agents="ABCDEFGH", task="t{}"):
+    """The long frame of an array of scores shaped (tasks, agents, runs): agent ``i`` named ``agents[i]``, task ``i``
+    named ``task.format(i)``, run ``r`` in column seed."""
+    import numpy as np
+    import pandas as pd
+
+    tasks, n_agents, runs = scores.shape
+    t, a, r = np.meshgrid(np.arange(tasks), np.arange(n_agents), np.arange(runs), indexing="ij")
+    return pd.DataFrame({"task": [task.format(i) for i in t.ravel()], "agent": np.asarray(list(agents))[a.ravel()],
+                         "seed": r.ravel(), "score": scores.ravel()})
+
+
+def runs_frame(runs):
+    """The long frame of {(agent, task): scores}, each cell's runs as seeds 0, 1, ..."""
+    import pandas as pd
+
+    return pd.DataFrame([(agent, task, seed, score) for (agent, task), scores in runs.items()
+                         for seed, score in enumerate(scores)], columns=["agent", "task", "seed", "score"])
+
+
+def quietly(call, *args, **kwargs):
+    """``call(*args, **kwargs)`` with warnings silenced: simulate()'s tasks have their own scales on purpose."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return call(*args, **kwargs)

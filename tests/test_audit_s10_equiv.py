@@ -18,19 +18,12 @@ import pytest
 from scipy import stats
 
 import rlstats
+from conftest import long_frame
 from rlstats.methods.equivalence import _kernels
 
 REFERENCE = pathlib.Path(__file__).parent / "reference"
 SIZE = runpy.run_path(str(REFERENCE / "size_equivalence.py"))
 DESIGNS = runpy.run_path(str(REFERENCE / "designs.py"))
-
-
-def _long(scores):
-    """Long frame of scores (tasks, 2, runs): agents A and B, tasks t0, t1, ..."""
-    tasks, agents, runs = scores.shape
-    t, a, r = np.meshgrid(np.arange(tasks), np.arange(agents), np.arange(runs), indexing="ij")
-    return pd.DataFrame({"task": [f"t{i}" for i in t.ravel()], "agent": np.array(["A", "B"])[a.ravel()],
-                         "seed": r.ravel(), "score": scores.ravel()})
 
 
 def _saturated(rng, tasks, runs, sign=-1.0):
@@ -57,7 +50,7 @@ def test_per_task_tests_are_withheld_where_runs_sit_at_a_cap():
     naming it and saying what to read instead; t1's is the plain Welch test, bit for bit."""
     scores = np.array([[[1.0, 1.0, 1.0, 0.2, 0.4], [0.9, 0.5, 0.7, 0.3, 0.8]],
                        [[0.1, 0.5, 0.3, 0.9, 0.6], [0.2, 0.4, 0.8, 0.7, 0.35]]])
-    res = rlstats.equivalence(_long(scores), "score ~ agent | task", margin=0.3, aggregate=None)
+    res = rlstats.equivalence(long_frame(scores), "score ~ agent | task", margin=0.3, aggregate=None)
     rows = res.tidy().set_index("task")
     assert rows.loc["t0", "shown"] is None and rows.loc["t0", "conclusion"] == "withheld"
     assert np.isnan(rows.loc["t0", "p_value"]) and rows.loc["t0", "estimate"] == pytest.approx(0.72 - 0.64)
@@ -79,7 +72,7 @@ def test_across_tasks_bounds_the_variance_of_runs_at_a_cap():
 
     t1 = np.random.default_rng(2).normal(size=(2, 4))
     scores = np.stack([np.array([[3.0, 3.0, 3.0, 3.0], [2.0, 2.5, 1.5, 1.0]]), t1])
-    res = rlstats.equivalence(_long(scores), "score ~ agent | task", margin=2.0, aggregate=None)
+    res = rlstats.equivalence(long_frame(scores), "score ~ agent | task", margin=2.0, aggregate=None)
     across = res.tidy().query("scope == 'across tasks'").iloc[0]
     u = proportion_confint(0, 4, alpha=0.1, method="wilson")[1]
     floor = u * (1 - u) * 1.25 ** 2
@@ -94,7 +87,7 @@ def test_across_tasks_is_withheld_where_both_agents_always_reach_the_cap():
     """Both agents' runs of t0 all at one score: nothing bounds their spread; the across-tasks test is withheld with
     a note naming t0 and what to do (before, t0 counted as a difference known exactly)."""
     scores = np.stack([np.ones((2, 4)), np.random.default_rng(3).normal(size=(2, 4))])
-    res = rlstats.equivalence(_long(scores), "score ~ agent | task", margin=2.0, aggregate=None)
+    res = rlstats.equivalence(long_frame(scores), "score ~ agent | task", margin=2.0, aggregate=None)
     across = res.tidy().query("scope == 'across tasks'").iloc[0]
     assert across["shown"] is None and np.isnan(across["std_error"])
     note = [n for n in res.notes if n.startswith("the across-tasks test is withheld")]
@@ -104,7 +97,7 @@ def test_across_tasks_is_withheld_where_both_agents_always_reach_the_cap():
 def test_unsaturated_runs_give_the_former_numbers_bit_for_bit():
     """Normal runs (no ties): every row is the plain Welch and Welch-Satterthwaite test of the kernels."""
     scores = np.random.default_rng(4).normal(size=(5, 2, 5))
-    res = rlstats.equivalence(_long(scores), "score ~ agent | task", margin=0.5, aggregate=None)
+    res = rlstats.equivalence(long_frame(scores), "score ~ agent | task", margin=0.5, aggregate=None)
     table = res.tidy()
     ordered = np.sort(scores, axis=-1)  # each cell's runs are summed in score order (audit s16: row-order free)
     mean, sd = ordered.mean(axis=-1), ordered.std(axis=-1, ddof=1)
@@ -126,7 +119,7 @@ def test_saturated_tests_are_unchanged_by_units_shifts_and_row_order(scale, shif
     """Scores times a positive scale plus a shift (margin times the scale) and rows shuffled: the same tests
     withheld, the same bounded across-tasks test in the scores' units, the same notes."""
     scores = _saturated(np.random.default_rng(5), 5, 5)
-    frame = _long(scores)
+    frame = long_frame(scores)
     base = rlstats.equivalence(frame, "score ~ agent | task", margin=0.3, aggregate=None)
     moved = frame.assign(score=frame["score"] * scale + shift).sample(frac=1.0, random_state=1)
     other = rlstats.equivalence(moved, "score ~ agent | task", margin=0.3 * scale, aggregate=None)
@@ -148,7 +141,7 @@ def test_the_size_module_reads_runs_as_the_public_function_does():
     for _ in range(6):
         scores = _saturated(rng, 4, 5)
         mean, sd, tied, floor = SIZE["summaries"](scores[None])
-        res = rlstats.equivalence(_long(scores), "score ~ agent | task", margin=0.3, aggregate=None).tidy()
+        res = rlstats.equivalence(long_frame(scores), "score ~ agent | task", margin=0.3, aggregate=None).tidy()
         given = res.query("scope == 'task'")["shown"].notna().to_numpy()
         assert np.array_equal(given & ~tied[0].any(axis=-1), given)
         sd = np.where(tied, np.sqrt(np.maximum(sd ** 2, floor)), sd)[0]
@@ -242,11 +235,11 @@ def test_the_aggregate_on_saturated_runs_quotes_its_measured_size():
     100 data sets a row could not resolve; nothing said so. Audit s10 had a note quote it; audit s11 withholds the
     test where the bootstrap withholds an agent's interval at a cap (here B's: 22 of 25 runs at it), with a note
     saying why (tests/test_audit_s11_eqsat.py), and the note of audit s10 is gone with the miss."""
-    frame = _long(_saturated(np.random.default_rng(8), 5, 5))
+    frame = long_frame(_saturated(np.random.default_rng(8), 5, 5))
     res = rlstats.equivalence(frame, "score ~ agent | task", margin=0.3, n_resamples=200, rng=0)
     assert any(n.startswith("the aggregate (IQM) difference is withheld for A vs B: B's runs") for n in res.notes)
     assert not any(n.startswith("the aggregate test of") for n in res.notes)
-    free = _long(np.random.default_rng(8).normal(size=(5, 2, 5)))
+    free = long_frame(np.random.default_rng(8).normal(size=(5, 2, 5)))
     res = rlstats.equivalence(free, "score ~ agent | task", margin=0.3, n_resamples=200, rng=0)
     assert not any(n.startswith("the aggregate test of") or "withheld" in n for n in res.notes)
 
@@ -266,7 +259,7 @@ def test_a_third_agent_changes_nothing_of_a_pairs_saturated_tests():
     t0 test into a plain Welch test (and the note vanished): adding an agent changed the A vs B rows."""
     scores = np.array([[[1.0, 1.0, 1.0, 0.2, 0.4], [0.9, 0.5, 0.7, 0.3, 0.8]],
                        [[0.1, 0.5, 0.3, 0.9, 0.6], [0.2, 0.4, 0.8, 0.7, 0.35]]])
-    pair = _long(scores)
+    pair = long_frame(scores)
     third = pair[pair["agent"] == "B"].assign(agent="C", score=lambda d: d["score"] + 0.4)
     options = dict(margin=0.3, aggregate=None, control="A")
     alone = rlstats.equivalence(pair, "score ~ agent | task", **options).tidy()

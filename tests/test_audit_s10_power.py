@@ -15,17 +15,12 @@ import numpy as np
 import pytest
 
 import rlstats
+from conftest import quietly
 from rlstats.planning import _api as planning
 from rlstats.planning._sources import _simulation_seed
 
 FORMULA = "score ~ agent | task"
 QUIET = {"progress": False}
-
-
-def _quietly(call, *args, **kwargs):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # simulate()'s tasks have their own scales on purpose
-        return call(*args, **kwargs)
 
 
 def _direct_decisions(tasks, seeds, effect, distribution, n_sim, rng, own_streams=True, **options):
@@ -41,7 +36,7 @@ def _direct_decisions(tasks, seeds, effect, distribution, n_sim, rng, own_stream
         df = rlstats.datasets.simulate(agents=2, tasks=tasks, seeds=seeds, effect=effect, distribution=distribution,
                                        rng=stream)
         generator = planning._method_generator(stream, "bootstrap") if own_streams else j
-        res = _quietly(rlstats.bootstrap, df, FORMULA, metrics=["iqm"], rng=generator, **QUIET, **options)
+        res = quietly(rlstats.bootstrap, df, FORMULA, metrics=["iqm"], rng=generator, **QUIET, **options)
         low, high = res.intervals[:, 0, 0], res.intervals[:, 0, 1]
         decisions.append(bool(low.max() > high.min()))
     return np.array(decisions)
@@ -54,10 +49,10 @@ def test_default_counts_the_decisions_of_bootstraps_default_intervals():
     set's decision is bootstrap()'s (the same bits, with the same stream); interval="percentile" is the thesis's rule,
     the 11 of bootstrap(interval="percentile")."""
     kwargs = {"effect": 1.0, "tasks": 5, "distribution": "normal", "n_sim": 20, "rng": 5}
-    res = _quietly(rlstats.power, "bootstrap", seeds=[5], n_resamples=200, **kwargs, **QUIET)
+    res = quietly(rlstats.power, "bootstrap", seeds=[5], n_resamples=200, **kwargs, **QUIET)
     direct = _direct_decisions(seeds=5, n_resamples=200, **kwargs)
     assert res.table["n_rejections"].iloc[0] == direct.sum()
-    thesis = _quietly(rlstats.power, "bootstrap", seeds=[5], n_resamples=200, interval="percentile", **kwargs,
+    thesis = quietly(rlstats.power, "bootstrap", seeds=[5], n_resamples=200, interval="percentile", **kwargs,
                       **QUIET)
     assert thesis.table["n_rejections"].iloc[0] == _direct_decisions(seeds=5, n_resamples=200,
                                                                       interval="percentile", **kwargs).sum()
@@ -68,7 +63,7 @@ def test_default_rate_with_no_difference_is_at_most_alpha_at_three_seeds():
     """With no difference the default rule rejects at most alpha (plus Monte Carlo error) from 3 seeds, where
     bootstrap() gives studentised intervals: its rate is a number there (the percentile default was withheld at 3
     seeds, NaN, where it rejected 0.07-0.12)."""
-    res = _quietly(rlstats.power, "bootstrap", effect=0.0, seeds=[3], tasks=5, n_sim=60, rng=2, n_resamples=200,
+    res = quietly(rlstats.power, "bootstrap", effect=0.0, seeds=[3], tasks=5, n_sim=60, rng=2, n_resamples=200,
                    **QUIET)
     row = res.tidy().iloc[0]
     assert row["n_tests"] == 60 and row["power"] <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / 60)
@@ -79,9 +74,9 @@ def test_default_is_withheld_where_bootstrap_gives_no_interval():
     decide nothing there, so power() has no rate to report (the percentile default reported one: 0.5 of 20 data
     sets at 10 seeds, effect 1), and names the thesis's rule as the way on."""
     df = rlstats.datasets.simulate(agents=2, tasks=1, seeds=10, effect=1.0, rng=0)
-    assert np.isnan(_quietly(rlstats.bootstrap, df, FORMULA, metrics=["iqm"], n_resamples=200, rng=0,
+    assert np.isnan(quietly(rlstats.bootstrap, df, FORMULA, metrics=["iqm"], n_resamples=200, rng=0,
                              **QUIET).intervals).all()
-    res = _quietly(rlstats.power, "bootstrap", effect=1.0, seeds=[10], tasks=1, n_sim=20, rng=0, n_resamples=200,
+    res = quietly(rlstats.power, "bootstrap", effect=1.0, seeds=[10], tasks=1, n_sim=20, rng=0, n_resamples=200,
                    **QUIET)
     assert math.isnan(res.tidy()["power"].iloc[0]) and res.tidy()["n_tests"].iloc[0] == 0
     assert any("withheld at 10 seeds per cell: bootstrap() withholds studentized intervals on a single task, so "
@@ -95,9 +90,9 @@ def test_sample_size_searches_the_default_rule_and_refuses_where_it_has_no_rate(
     warned "power 0.8 was not reached with up to 100 seeds (largest estimate NaN); raise max_seeds or the effect"
     (the estimate NaN also whenever its first row, 2 seeds, was withheld)."""
     kwargs = {"effect": 1.0, "tasks": 5, "n_sim": 10, "rng": 4, "n_resamples": 100, **QUIET}
-    found = _quietly(rlstats.sample_size, "bootstrap", 0.99, max_seeds=6, **kwargs)
+    found = quietly(rlstats.sample_size, "bootstrap", 0.99, max_seeds=6, **kwargs)
     rows = found.tidy().set_index("seeds")
-    again = _quietly(rlstats.power, "bootstrap", seeds=[int(s) for s in rows.index], interval="studentized",
+    again = quietly(rlstats.power, "bootstrap", seeds=[int(s) for s in rows.index], interval="studentized",
                      **kwargs).tidy().set_index("seeds")
     np.testing.assert_array_equal(rows["power"], again["power"])
     with pytest.warns(rlstats.errors.RlstatsWarning, match=r"up to 6 seeds \(largest estimate 0\.\d"):
@@ -118,7 +113,7 @@ def test_power_matches_bootstrap_called_with_its_defaults(distribution, seeds):
     (session 10, 200 data sets a design at 5 tasks and 80 at 26, 3/5/10 seeds, effect 0 and 1 or 0.5: the rates
     differed by at most a few data sets)."""
     kwargs = {"effect": 1.0, "tasks": 5, "distribution": distribution, "n_sim": 100, "rng": 11}
-    planned = _quietly(rlstats.power, "bootstrap", seeds=[seeds], **kwargs, **QUIET).tidy()["power"].iloc[0]
+    planned = quietly(rlstats.power, "bootstrap", seeds=[seeds], **kwargs, **QUIET).tidy()["power"].iloc[0]
     direct = _direct_decisions(seeds=seeds, own_streams=False, **kwargs).mean()
     pooled = (planned + direct) / 2
     assert abs(planned - direct) <= 3 * math.sqrt(2 * max(pooled * (1 - pooled), 0.01) / 100), (planned, direct)
@@ -130,6 +125,6 @@ def test_power_matches_bootstrap_called_with_its_defaults(distribution, seeds):
 def test_default_rate_with_no_difference_is_at_most_alpha(tasks, distribution):
     """With no difference the default rule rejects at most alpha plus 3 Monte Carlo SE at every number of seeds it
     reports (3, 5 and 10; session 10 measured 0 to 0.01 on 200 and 80 data sets a design)."""
-    res = _quietly(rlstats.power, "bootstrap", effect=0.0, seeds=[3, 5, 10], tasks=tasks, distribution=distribution,
+    res = quietly(rlstats.power, "bootstrap", effect=0.0, seeds=[3, 5, 10], tasks=tasks, distribution=distribution,
                    n_sim=150, rng=12, **QUIET)
     assert (res.tidy()["power"] <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / 150)).all(), res.tidy()["power"].tolist()

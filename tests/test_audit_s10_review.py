@@ -18,16 +18,11 @@ import pytest
 from scipy import stats
 
 import rlstats
+from conftest import runs_frame
 from rlstats.errors import DesignError, OptionError
 from rlstats.methods.equivalence import _kernels as equivalence_kernels
 
 FORMULA = "score ~ agent | task"
-
-
-def _frame(scores):
-    """Long frame from {(agent, task): [runs]}."""
-    return pd.DataFrame([(a, t, s, v) for (a, t), values in scores.items() for s, v in enumerate(values)],
-                        columns=["agent", "task", "seed", "score"])
 
 
 def _profile_frame(single=()):
@@ -117,7 +112,7 @@ def test_t_band_against_scipy_with_unequal_and_tied_runs():
             low.append(x.mean() - half), high.append(x.mean() + half)
         expected.append(np.stack([(np.array(low)[:, None] > tau).mean(axis=0),
                                   (np.array(high)[:, None] > tau).mean(axis=0)], axis=-1))
-    df = _frame(scores)
+    df = runs_frame(scores)
     for scale, shift in ((1.0, 0.0), (1e-150, 0.0), (1e12, 0.0), (1.0, -7.25)):
         moved = df.assign(score=df["score"] * scale + shift).sample(frac=1.0, random_state=1)
         res = rlstats.performance_profile(moved, FORMULA, kind="tasks", tau=tau * scale + shift, interval="t")
@@ -147,7 +142,7 @@ def test_variance_floor_by_hand():
                                                                                        rel=1e-12)
     scores = {("A", "t1"): [10, 10, 10, 10, 8], ("B", "t1"): [10, 10, 9, 7, 10, 10],
               ("A", "t2"): [3.1, 2.5, 4.0, 3.3], ("B", "t2"): [2.9, 3.6, 3.0, 2.2, 2.8]}
-    res = rlstats.equivalence(_frame(scores), FORMULA, margin=1.0, aggregate=None)
+    res = rlstats.equivalence(runs_frame(scores), FORMULA, margin=1.0, aggregate=None)
     across = res.tidy().query("scope == 'across tasks'").iloc[0]
     parts = [max(np.var(scores["A", "t1"], ddof=1), floor(1, 5, 2.0)) / 5,
              max(np.var(scores["B", "t1"], ddof=1), floor(2, 6, 2.0)) / 6,
@@ -164,7 +159,7 @@ def test_withheld_across_tasks_note_points_to_a_subset_that_exists():
     DataFrame.query), and compare(method="equivalence") with a subset= leaving the task out gives the test."""
     scores = {("A", "t1"): [10, 10, 10, 10, 10], ("B", "t1"): [10, 10, 10, 10], ("A", "t2"): [3.1, 2.5, 4.0, 3.3],
               ("B", "t2"): [2.9, 3.6, 3.0, 2.2, 2.8], ("A", "t3"): [5, 5, 5.5, 4], ("B", "t3"): [5, 5, 5, 5]}
-    df = _frame(scores)
+    df = runs_frame(scores)
     res = rlstats.equivalence(df, FORMULA, margin=1.0, aggregate=None)
     note = next(n for n in res.notes if n.startswith("the across-tasks test is withheld"))
     assert "(t1)" in note and "rlstats.compare(..., method='equivalence', subset=...)" in note, note

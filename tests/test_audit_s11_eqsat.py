@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 
 import rlstats
+from conftest import long_frame
 from rlstats.design import design_of
 from rlstats.methods.equivalence import _kernels
 
@@ -25,14 +26,6 @@ SIZE = runpy.run_path(str(REFERENCE / "size_equivalence.py"))
 DESIGNS = runpy.run_path(str(REFERENCE / "designs.py"))
 #: the one-sided 95% Wilson bound's z (the upper end of the two-sided 90% interval)
 Z = 1.6448536269514722
-
-
-def _long(scores):
-    """Long frame of scores (tasks, 2, runs): agents A and B, tasks t0, t1, ..."""
-    tasks, agents, runs = scores.shape
-    t, a, r = np.meshgrid(np.arange(tasks), np.arange(agents), np.arange(runs), indexing="ij")
-    return pd.DataFrame({"task": [f"t{i}" for i in t.ravel()], "agent": np.array(["A", "B"])[a.ravel()],
-                         "seed": r.ravel(), "score": scores.ravel()})
 
 
 def _wilson_upper(off, n):
@@ -68,7 +61,7 @@ def test_paired_t_standard_error_is_bounded_by_the_runs_at_a_cap():
     run variance: max(0.0051, 0.0493) on T - 1 df."""
     plain, floor = _closed_form(A_RUNS, B_RUNS)
     assert plain == pytest.approx(0.005069, abs=1e-6) and floor == pytest.approx(0.049336, abs=1e-6)
-    res = rlstats.equivalence(_long(np.stack([A_RUNS, B_RUNS], axis=1)), "score ~ agent | task", margin=0.1,
+    res = rlstats.equivalence(long_frame(np.stack([A_RUNS, B_RUNS], axis=1)), "score ~ agent | task", margin=0.1,
                               aggregate=None, across="paired_t")
     across = res.tidy().query("scope == 'across tasks'").iloc[0]
     assert across["method"] == "paired t over tasks (capped runs' variance bounded)"
@@ -77,7 +70,7 @@ def test_paired_t_standard_error_is_bounded_by_the_runs_at_a_cap():
     assert any(n.startswith("the across-tasks test of A vs B (paired t over tasks) bounds its variance") and
                "in up to 0.11" in n for n in res.notes)
     # runs off the cap everywhere: the plain paired t, bit for bit
-    free = rlstats.equivalence(_long(np.stack([A_RUNS, B_RUNS], axis=1)[1:]), "score ~ agent | task", margin=0.1,
+    free = rlstats.equivalence(long_frame(np.stack([A_RUNS, B_RUNS], axis=1)[1:]), "score ~ agent | task", margin=0.1,
                                aggregate=None, across="paired_t").tidy().query("scope == 'across tasks'").iloc[0]
     # (each cell's runs summed in score order, audit s16)
     d = np.sort(A_RUNS[1:], axis=1).mean(axis=1) - np.sort(B_RUNS[1:], axis=1).mean(axis=1)
@@ -93,7 +86,7 @@ def test_paired_t_adds_the_bound_where_a_task_always_sits_at_the_cap():
     plain = d.std(ddof=1) / 2
     _, floor3 = _closed_form(A_RUNS, B_RUNS)
     floor = floor3 * 3 / 4  # the same sum of variances over T = 4 tasks
-    res = rlstats.equivalence(_long(np.stack([a_runs, b_runs], axis=1)), "score ~ agent | task", margin=0.1,
+    res = rlstats.equivalence(long_frame(np.stack([a_runs, b_runs], axis=1)), "score ~ agent | task", margin=0.1,
                               aggregate=None, across="paired_t")
     across = res.tidy().query("scope == 'across tasks'").iloc[0]
     assert across["std_error"] == pytest.approx(np.hypot(plain, floor), rel=1e-12) and across["df"] == 3
@@ -104,7 +97,7 @@ def _public_size(tasks, runs, per_draw, seed, alternative="noninferior", sign=-1
     'paired_t') declared its alternative at the margin, called as a user calls it."""
     shown = []
     # one Design refilled with each data set's scores (task, then agent, then run, as _long orders them)
-    design = design_of(_long(np.zeros((tasks, 2, runs))), "score ~ agent | task")
+    design = design_of(long_frame(np.zeros((tasks, 2, runs))), "score ~ agent | task")
     for draw in range(4):
         offset, scale = DESIGNS["design_draw"](draw, tasks)
         rng = np.random.default_rng([seed, draw])
@@ -139,7 +132,7 @@ def test_the_iqm_test_is_withheld_where_the_bootstrap_withholds_an_agents_interv
     read the same resamples and gave the aggregate test, with a note quoting its measured non-inferiority size
     0.051-0.067 (0.071-0.080 at 5 runs in three measurements of 800-1,600 data sets, in this audit). Now it is
     withheld there with a note saying why (where still given on such runs it held: at most 0.051)."""
-    res = rlstats.equivalence(_long(_saturated(8, 5, 5)), "score ~ agent | task", margin=0.3, n_resamples=200, rng=0,
+    res = rlstats.equivalence(long_frame(_saturated(8, 5, 5)), "score ~ agent | task", margin=0.3, n_resamples=200, rng=0,
                               alternative="noninferior")
     row = res.tidy().query("scope == 'aggregate'").iloc[0]
     assert row["shown"] is None and np.isnan(row["conf_low"]) and np.isfinite(row["estimate"])
@@ -159,7 +152,7 @@ def test_the_size_module_reads_paired_t_as_the_public_function_does():
         mean, sd, tied, floor = SIZE["summaries"](scores[None])
         _, se, df = SIZE["_paired_bounded"](_kernels, mean, sd, tied, floor, scores.shape[-1])
         always += int((scores == scores.max(axis=(1, 2), keepdims=True)).all(axis=(1, 2)).any())
-        across = rlstats.equivalence(_long(scores), "score ~ agent | task", margin=0.3, aggregate=None,
+        across = rlstats.equivalence(long_frame(scores), "score ~ agent | task", margin=0.3, aggregate=None,
                                      across="paired_t").tidy().query("scope == 'across tasks'").iloc[0]
         assert across["std_error"] == pytest.approx(se[0], rel=1e-12, nan_ok=True) and across["df"] == df[0]
     assert always >= 2  # both branches of the bound were read
@@ -185,7 +178,7 @@ def test_paired_t_size_on_a_reduced_saturated_grid(tasks, runs):
 def test_bounded_paired_t_is_unchanged_by_units_shifts_and_row_order(scale, shift):
     """The bound reads distances off the cap and spreads, so scaling the scores scales the standard error and the
     interval, a shift moves only the task means, and shuffled rows change nothing."""
-    frame = _long(_saturated(5, 5, 5))
+    frame = long_frame(_saturated(5, 5, 5))
     base = rlstats.equivalence(frame, "score ~ agent | task", margin=0.3, aggregate=None,
                                across="paired_t").tidy().query("scope == 'across tasks'").iloc[0]
     assert base["method"] == "paired t over tasks (capped runs' variance bounded)"
@@ -203,10 +196,10 @@ def test_the_plain_paired_t_is_no_longer_quoted_from_saturated_rows():
     such runs. Unsaturated runs now read the other families' rows only, saturated runs the bounded test's."""
     rows = rlstats.calibration_table("equivalence.size", interval="paired_t", distribution="saturated")
     assert len(rows) == 24 and rows["misses"].any()  # kept byte for byte
-    free = _long(np.random.default_rng(1).normal(size=(5, 2, 3)))
+    free = long_frame(np.random.default_rng(1).normal(size=(5, 2, 3)))
     res = rlstats.equivalence(free, "score ~ agent | task", margin=0.3, aggregate=None, across="paired_t")
     assert not any("saturated scores" in n for n in res.notes)
-    capped = rlstats.equivalence(_long(_saturated(5, 5, 3)), "score ~ agent | task", margin=0.3, aggregate=None,
+    capped = rlstats.equivalence(long_frame(_saturated(5, 5, 3)), "score ~ agent | task", margin=0.3, aggregate=None,
                                  across="paired_t")
     assert not any(n.startswith("measured size") for n in capped.notes)
 
@@ -216,7 +209,7 @@ def test_the_iqm_rule_reads_the_pairs_runs_and_not_their_units_or_order():
     withhold it too, and a third agent C scoring above the cap on every task (so that no run of A or B is at the
     task's top over all agents, and the bootstrap's own rule, read over all agents, withholds nothing) leaves A vs
     B's test withheld: a pair's tests read the pair's runs."""
-    frame = _long(_saturated(8, 5, 5))
+    frame = long_frame(_saturated(8, 5, 5))
     moved = frame.assign(score=frame["score"] * 1e-6 + 3.0).sample(frac=1.0, random_state=1)
     res = rlstats.equivalence(moved, "score ~ agent | task", margin=0.3e-6, n_resamples=200, rng=0)
     assert res.tidy().query("scope == 'aggregate'")["shown"].iloc[0] is None
@@ -245,10 +238,10 @@ def test_bayes_says_how_its_credible_intervals_read_on_runs_at_a_cap():
     0.77-0.84 at 10 and 0.89-0.94 at 26, and P(better) or P(worse) reached 0.95 with no difference in up to 0.18.
     The model is unchanged; a note now says so for the pairs whose runs mostly sit at a task's bound, at any number
     of tasks, and not elsewhere."""
-    res = rlstats.bayes(_long(_saturated(8, 26, 3)), "score ~ agent | task/seed", n_samples=2_000, rng=0)
+    res = rlstats.bayes(long_frame(_saturated(8, 26, 3)), "score ~ agent | task/seed", n_samples=2_000, rng=0)
     said = [n for n in res.notes if n.startswith("the runs of A vs B mostly sit at the pair's largest or smallest")]
     assert len(said) == 1 and "0.62-0.81" in said[0] and "0.89-0.94 at 26" in said[0] and "up to 0.18" in said[0]
-    free = rlstats.bayes(_long(np.random.default_rng(1).normal(size=(26, 2, 3))), "score ~ agent | task/seed",
+    free = rlstats.bayes(long_frame(np.random.default_rng(1).normal(size=(26, 2, 3))), "score ~ agent | task/seed",
                          n_samples=2_000, rng=0)
     assert not any(n.startswith("the runs of") for n in free.notes)
 
@@ -264,6 +257,6 @@ def test_bayes_signed_rank_coverage_on_saturated_runs():
         for i, scores in enumerate(y):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                row = rlstats.bayes(_long(scores), "score ~ agent | task/seed", n_samples=2_000, rng=i).tidy().iloc[0]
+                row = rlstats.bayes(long_frame(scores), "score ~ agent | task/seed", n_samples=2_000, rng=i).tidy().iloc[0]
             held += row["conf_low"] <= 0.0 <= row["conf_high"]
     assert 0.45 <= held / 100 <= 0.80

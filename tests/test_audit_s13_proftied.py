@@ -17,14 +17,9 @@ import pandas as pd
 import pytest
 
 import rlstats
+from conftest import runs_frame
 
 REFERENCE = pathlib.Path(__file__).parent / "reference"
-
-
-def _frame(runs):
-    """A long frame from {(agent, task): scores}."""
-    return pd.DataFrame([{"agent": agent, "task": task, "seed": seed, "score": float(score)}
-                         for (agent, task), scores in runs.items() for seed, score in enumerate(scores)])
 
 
 # ----------------------------------------------------------------------------- the few-runs note of the skew_t band
@@ -38,7 +33,7 @@ def test_few_runs_note_counts_only_agents_whose_band_is_given():
     tasks = [f"t{k}" for k in range(6)]
     runs = {("many", t): rng.normal(k, 1.0, 10) for k, t in enumerate(tasks)}
     runs.update({("few", t): rng.normal(k, 1.0, 3 if k < 2 else 2) for k, t in enumerate(tasks)})
-    res = rlstats.performance_profile(_frame(runs), "score ~ agent | task", kind="tasks", tau=[2.5])
+    res = rlstats.performance_profile(runs_frame(runs), "score ~ agent | task", kind="tasks", tau=[2.5])
     assert np.isnan(res.intervals[list(res.agents).index("few")]).all()
     assert np.isfinite(res.intervals[list(res.agents).index("many")]).all()
     assert not any("as few as" in n for n in res.notes), res.notes
@@ -52,7 +47,7 @@ def test_few_runs_note_counts_only_tasks_the_skewness_is_read_from():
     runs = {("a", f"t{k}"): rng.normal(0.1 * k, 0.1, 10) for k in range(5)}
     runs[("a", "t5")] = [1.0, 1.0, 1.0]
     runs.update({("b", f"t{k}"): rng.normal(0.1 * k, 0.1, 10) for k in range(6)})
-    res = rlstats.performance_profile(_frame(runs), "score ~ agent | task", kind="tasks", tau=[0.2])
+    res = rlstats.performance_profile(runs_frame(runs), "score ~ agent | task", kind="tasks", tau=[0.2])
     assert np.isfinite(res.intervals).all()
     assert not any("as few as" in n for n in res.notes), res.notes
 
@@ -111,7 +106,7 @@ def test_known_sd_reporter_names_its_interval_so():
     for k in range(10):
         runs[("new", f"g{k}")] = rng.normal(0.5 if k < 5 else 0.0, 1.0, 3)
         runs[("old", f"g{k}")] = rng.normal(0.0, 1.0, 3)
-    res = rlstats.selection_check(_frame(runs), "score ~ agent | task", treatment="new", baseline="old",
+    res = rlstats.selection_check(runs_frame(runs), "score ~ agent | task", treatment="new", baseline="old",
                                   reported=[f"g{k}" for k in range(5)], reporter="z", sigma=1.0, rng=0)
     label = "normal, known sd"
     reported = res.group_summary.set_index("set").loc["reported"]
@@ -138,7 +133,7 @@ def test_tied_tasks_count_towards_five_and_the_note_says_so():
     def band(spread):
         runs = {(agent, f"t{k}"): rng.normal(0.2 * k, 0.1, 4) for k in range(spread) for agent in ("a", "b")}
         runs.update({(agent, "cap"): [1.0, 1.0, 1.0] for agent in ("a", "b")})
-        return rlstats.performance_profile(_frame(runs), "score ~ agent | task", kind="tasks", tau=[0.3])
+        return rlstats.performance_profile(runs_frame(runs), "score ~ agent | task", kind="tasks", tau=[0.3])
 
     given = band(4)
     assert np.isfinite(given.intervals).all() and not any("withheld" in n for n in given.notes)

@@ -7,23 +7,16 @@ the same data, its help, exit codes and errors.
 """
 
 import dataclasses
-import warnings
 
 import pytest
 
 import rlstats
 from rlstats.planning import _api as planning
 from rlstats.planning._sources import _simulation_seed
-from conftest import SHARED_DATA
+from conftest import SHARED_DATA, quietly
 
 QUIET = {"progress": False}
 DATA = SHARED_DATA
-
-
-def _quietly(call, *args, **kwargs):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # simulate()'s tasks have their own scales on purpose
-        return call(*args, **kwargs)
 
 
 # --------------------------------------------------------------------------- the blocked rank test's p-value
@@ -34,11 +27,11 @@ def test_rank_test_power_is_zero_where_the_default_test_cannot_reject():
     one, whose smallest value is 2 / 2**4 = 0.125 > 0.05, so the analysis the user runs never rejects. power() used
     the chi-squared p-value by default and reported power 0.925 (effect 3, 200 data sets) and a type-I error of
     0.125 (effect 0, 400 data sets)."""
-    res = _quietly(rlstats.power, "skillings_mack", effect=3.0, agents=2, tasks=4, seeds=[1], n_sim=60, rng=0,
+    res = quietly(rlstats.power, "skillings_mack", effect=3.0, agents=2, tasks=4, seeds=[1], n_sim=60, rng=0,
                    **QUIET)
     assert res.table["power"].tolist() == [0.0]
     # the chi-squared p-value, when asked for, is still there (and rejects)
-    chi2 = _quietly(rlstats.power, "skillings_mack", effect=3.0, agents=2, tasks=4, seeds=[1], n_sim=60, rng=0,
+    chi2 = quietly(rlstats.power, "skillings_mack", effect=3.0, agents=2, tasks=4, seeds=[1], n_sim=60, rng=0,
                     pvalue="asymptotic", **QUIET)
     assert chi2.table["power"].iloc[0] > 0.5
 
@@ -48,7 +41,7 @@ def test_rank_test_power_is_the_default_calls_rejection_rate():
     skillings_mack() called with its defaults rejects at the rate power() reports. Before: power() 0.42 against the
     default call's 0.125 at one run per cell (400 data sets)."""
     n_sim = 60
-    res = _quietly(rlstats.power, "skillings_mack", effect=1.0, agents=2, tasks=8, seeds=[1, 3], n_sim=n_sim, rng=4,
+    res = quietly(rlstats.power, "skillings_mack", effect=1.0, agents=2, tasks=8, seeds=[1, 3], n_sim=n_sim, rng=4,
                    **QUIET)
     study, *_ = planning._prepare("skillings_mack", None, None, 1.0, 8, 2, "mixed", 1.0, "agents", None, 0.05, n_sim,
                                   4, 1, None, None, False, None, {}, None)
@@ -58,7 +51,7 @@ def test_rank_test_power_is_the_default_calls_rejection_rate():
         for j in range(n_sim):
             simulation = _simulation_seed(study.root, seeds, j)
             data = dataclasses.replace(template, y=study.source.draw(simulation, seeds))
-            rejected += _quietly(rlstats.skillings_mack, data, rng=j, **QUIET).pvalue <= 0.05
+            rejected += quietly(rlstats.skillings_mack, data, rng=j, **QUIET).pvalue <= 0.05
         row = res.table[res.table["seeds"] == seeds].iloc[0]
         assert row["power"] == rejected / n_sim
 
@@ -74,7 +67,7 @@ def test_sample_size_is_the_smallest_number_of_seeds_in_its_table_reaching_the_t
     the same reading. Audit s15 changed the rule this test asserted (the smallest row reaching the target, here 11
     seeds under rows of 12, 13 and 17 short of it, leaned optimistic): the answer is the fewest seeds from which every
     row of the table reaches the target, so the table still never contradicts it."""
-    res = _quietly(rlstats.sample_size, "skillings_mack", 0.8, effect=0.5, tasks=3, n_sim=40, rng=4, max_seeds=64,
+    res = quietly(rlstats.sample_size, "skillings_mack", 0.8, effect=0.5, tasks=3, n_sim=40, rng=4, max_seeds=64,
                    pvalue="asymptotic", **QUIET)
     table = res.table.set_index("seeds")
     for answer, column in ((res.sample_size, "power"), (res.sample_size_low, "conf_high"),
@@ -91,9 +84,9 @@ def test_pilot_cells_without_runs_are_stated():
     """A pilot where an agent has no runs on a task (the SB3 logs: DQN ran on CartPole only) gives simulated data
     sets with that cell empty too, but the printed result said nothing of it: its table's 'seeds' read as runs per
     agent and task, on every task, for every agent."""
-    pilot = _quietly(rlstats.datasets.simulate, agents=3, tasks=2, seeds=4, rng=0)
+    pilot = quietly(rlstats.datasets.simulate, agents=3, tasks=2, seeds=4, rng=0)
     pilot = pilot[~((pilot["agent"] == "agent_3") & (pilot["task"] == "task_01"))]
-    res = _quietly(rlstats.power, "skillings_mack", design=pilot, formula="score ~ agent | task", seeds=[3], n_sim=5,
+    res = quietly(rlstats.power, "skillings_mack", design=pilot, formula="score ~ agent | task", seeds=[3], n_sim=5,
                    rng=0, **QUIET)
     text = str(res)
     assert "agent_3 has no runs on task_01" in text
@@ -110,7 +103,7 @@ def test_subset_error_does_not_offer_allow_python(tmp_path, capsys):
     or filtering the file before the command."""
     from rlstats.cli import main
 
-    frame = _quietly(rlstats.datasets.simulate, agents=2, tasks=3, seeds=3, rng=0)
+    frame = quietly(rlstats.datasets.simulate, agents=2, tasks=3, seeds=3, rng=0)
     path = tmp_path / "runs.csv"
     frame.to_csv(path, index=False)
     condition = "subset=seed.isin([0, 1])"
@@ -132,17 +125,17 @@ def test_combine_refuses_results_of_different_pilots():
     from rlstats.errors import OptionError
     from rlstats.planning import PowerResult
 
-    one = _quietly(rlstats.datasets.simulate, agents=2, tasks=2, seeds=4, rng=0)
+    one = quietly(rlstats.datasets.simulate, agents=2, tasks=2, seeds=4, rng=0)
     other = one.assign(agent=one["agent"].cat.rename_categories(["SAC", "TD3"]))
     kwargs = dict(formula="score ~ agent | task", seeds=[3], n_sim=4, rng=1, effect=0.5, **QUIET)
-    first = _quietly(rlstats.power, "skillings_mack", design=one, **kwargs)
+    first = quietly(rlstats.power, "skillings_mack", design=one, **kwargs)
     with pytest.raises(OptionError, match="agents"):
-        PowerResult.combine(first, _quietly(rlstats.power, "permutation", design=other, **kwargs))
+        PowerResult.combine(first, quietly(rlstats.power, "permutation", design=other, **kwargs))
     with pytest.raises(OptionError, match="shifted_agent"):
-        PowerResult.combine(first, _quietly(rlstats.power, "permutation", design=one, shifted_agent="agent_1",
+        PowerResult.combine(first, quietly(rlstats.power, "permutation", design=one, shifted_agent="agent_1",
                                             **kwargs))
     # the same pilot and settings combine, whatever the methods and numbers of data sets
-    same = _quietly(rlstats.power, "permutation", design=one, **{**kwargs, "n_sim": 6})
+    same = quietly(rlstats.power, "permutation", design=one, **{**kwargs, "n_sim": 6})
     assert PowerResult.combine(first, same).methods == ("skillings_mack", "permutation")
 
 
@@ -161,7 +154,7 @@ def test_power_command_refuses_flags_that_do_not_apply(tmp_path, capsys, flags, 
     from rlstats.cli import main
 
     pilot = tmp_path / "runs.csv"
-    _quietly(rlstats.datasets.simulate, agents=2, tasks=2, seeds=3, rng=0).to_csv(pilot, index=False)
+    quietly(rlstats.datasets.simulate, agents=2, tasks=2, seeds=3, rng=0).to_csv(pilot, index=False)
     argv = ["power", "skillings_mack", "--seeds", "3", "--n-sim", "3", "--no-progress",
             *[flag.replace("{pilot}", str(pilot)) for flag in flags]]
     assert main(argv) == 2
@@ -190,7 +183,7 @@ def test_power_command_reads_pilot_task_names_that_are_numbers(tmp_path, capsys)
     count of simulated tasks), while --tasks 1,2 worked."""
     from rlstats.cli import main
 
-    pilot = _quietly(rlstats.datasets.simulate, agents=2, tasks=3, seeds=3, rng=0)
+    pilot = quietly(rlstats.datasets.simulate, agents=2, tasks=3, seeds=3, rng=0)
     pilot["task"] = pilot["task"].cat.codes + 1
     path = tmp_path / "runs.csv"
     pilot.to_csv(path, index=False)
@@ -247,11 +240,11 @@ def test_sample_size_reached_where_the_search_starts_says_so():
     seed already has power 1.0 (100 data sets): the search starts at min_seeds=2, so the smallest number of seeds
     meeting the target was never looked for below it. The sentence must say the target is reached where the search
     starts, and how to search lower."""
-    res = _quietly(rlstats.sample_size, "skillings_mack", 0.8, effect=3.0, tasks=20, n_sim=20, rng=0, **QUIET)
+    res = quietly(rlstats.sample_size, "skillings_mack", 0.8, effect=3.0, tasks=20, n_sim=20, rng=0, **QUIET)
     assert res.sample_size == 2
     assert "2 seeds or fewer" in str(res) and "pass a smaller min_seeds" in str(res)
     # where the search starts at one seed, nothing is left below it
-    one = _quietly(rlstats.sample_size, "skillings_mack", 0.8, effect=3.0, tasks=20, n_sim=20, rng=0, min_seeds=1,
+    one = quietly(rlstats.sample_size, "skillings_mack", 0.8, effect=3.0, tasks=20, n_sim=20, rng=0, min_seeds=1,
                    **QUIET)
     assert one.sample_size == 1 and "or fewer" not in str(one)
 
@@ -261,10 +254,10 @@ def test_pilot_shift_is_stated_in_the_printed_result():
     saying that, with each agent resampled from its own runs, the rates are the power at the pilot's own differences
     plus that shift (Atari 100k's nine agents: 1.0 for the rank test at 3 seeds, 'effect = 0.2'); only the methods
     paragraph (report()) said so."""
-    pilot = _quietly(rlstats.datasets.simulate, agents=3, tasks=2, seeds=4, rng=0)
+    pilot = quietly(rlstats.datasets.simulate, agents=3, tasks=2, seeds=4, rng=0)
     kwargs = dict(formula="score ~ agent | task", seeds=[3], n_sim=3, rng=0, effect=0.2, **QUIET)
-    own = str(_quietly(rlstats.power, "skillings_mack", design=pilot, **kwargs))
+    own = str(quietly(rlstats.power, "skillings_mack", design=pilot, **kwargs))
     assert "agent_3 shifted by 0.2 within-cell standard deviations" in own
     assert "on top of the differences the pilot shows" in own
-    pooled = str(_quietly(rlstats.power, "skillings_mack", design=pilot, resample="pooled", **kwargs))
+    pooled = str(quietly(rlstats.power, "skillings_mack", design=pilot, resample="pooled", **kwargs))
     assert "agent_3 shifted by 0.2" in pooled and "the shift is the only difference" in pooled

@@ -9,13 +9,13 @@ p-value grows with the effect and with the seeds where that p-value is exact.
 
 import dataclasses
 import types
-import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
 
 import rlstats
+from conftest import quietly
 from rlstats.cost import Shape
 from rlstats.methods.skillings_mack import _api as sm_api
 from rlstats.methods.skillings_mack import _backend as backend
@@ -23,11 +23,6 @@ from rlstats.methods.skillings_mack import _kernels as kernels
 from rlstats.planning import _api as planning
 from rlstats.planning._sources import _simulation_seed
 
-
-def _quietly(call, *args, **kwargs):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # simulate()'s tasks have their own scales on purpose
-        return call(*args, **kwargs)
 
 # --------------------------------------------------------------------------- pvalue="auto": one rule, two callers
 
@@ -159,7 +154,7 @@ def test_vectorised_exact_pvalues_are_skillings_macks_own(agents, tasks, seeds, 
                                      for j in range(16)]))
     batch = sm_api.batch_pvalues(design, responses, **options)
     assert batch is not None
-    own = [_quietly(rlstats.skillings_mack, dataclasses.replace(design, y=y), progress=False, **options).pvalue
+    own = [quietly(rlstats.skillings_mack, dataclasses.replace(design, y=y), progress=False, **options).pvalue
            for y in responses]
     assert batch.tolist() == own
     assert 0 < min(own) < max(own) and own[-1] == 1.0  # the data sets tell apart; all tied: p = 1
@@ -179,7 +174,7 @@ def test_default_power_grows_with_the_effect_and_the_seeds_where_the_pvalue_is_e
     """2 agents x 6 tasks, pvalue="auto" (the exact null convolved at every number of seeds): power grows with the
     effect at each number of seeds and with the seeds at each effect (150 data sets each, margins of 0.05 or more;
     measured 0.05/0.31/0.53 at effect 0.5 and 0.19/0.77/0.97 at effect 1 for 1, 3, 6 seeds)."""
-    table = {effect: _quietly(rlstats.power, "skillings_mack", effect=effect, agents=2, tasks=6, seeds=[1, 3, 6],
+    table = {effect: quietly(rlstats.power, "skillings_mack", effect=effect, agents=2, tasks=6, seeds=[1, 3, 6],
                               n_sim=150, rng=1, progress=False).table["power"].to_numpy()
              for effect in (0.5, 1.0)}
     assert np.all(table[1.0] > table[0.5] + 0.05)
@@ -191,9 +186,9 @@ def test_default_power_study_is_the_one_without_the_vectorised_path(monkeypatch)
     """power() with the default p-value gives the same table whether the exact p-values are vectorised or every
     data set runs through skillings_mack() (2 agents x 6 tasks at 1 and 3 seeds, exact nulls both)."""
     kwargs = dict(effect=0.8, agents=2, tasks=6, seeds=[1, 3], n_sim=40, rng=7, progress=False)
-    fast = _quietly(rlstats.power, "skillings_mack", **kwargs)
+    fast = quietly(rlstats.power, "skillings_mack", **kwargs)
     monkeypatch.setattr(planning, "_batch_pvalues", lambda method: None)
-    slow = _quietly(rlstats.power, "skillings_mack", **kwargs)
+    slow = quietly(rlstats.power, "skillings_mack", **kwargs)
     assert fast.table.equals(slow.table)
     assert 0 < fast.table["power"].min() < fast.table["power"].max() < 1
 

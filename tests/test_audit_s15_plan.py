@@ -8,24 +8,18 @@ each method it plans, odd targets, a target no row reaches, one every row reache
 
 import io
 import math
-import warnings
 
 import numpy as np
 import pytest
 from scipy import stats
 
 import rlstats
+from conftest import quietly
 import rlstats.cli as cli
 from rlstats.planning import _api as planning
 from rlstats.statistics import wilson_interval
 
 QUIET = {"progress": False}
-
-
-def _quietly(call, *args, **kwargs):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # simulate()'s tasks have their own scales on purpose
-        return call(*args, **kwargs)
 
 
 def _monotone(table, column, target):
@@ -47,7 +41,7 @@ def test_sample_size_is_not_a_row_that_more_seeds_contradict():
     and 0.7 (effect 0.5, 3 tasks, 40 data sets, rng=4). The minimum over noisy rows leans optimistic (see the next
     test); the answer is now the fewest seeds from which every number of seeds evaluated reaches the target (18
     here, 17 having fallen short), and the range's ends follow the same rule with the interval's bounds."""
-    res = _quietly(rlstats.sample_size, "skillings_mack", 0.8, effect=0.5, tasks=3, n_sim=40, rng=4, max_seeds=64,
+    res = quietly(rlstats.sample_size, "skillings_mack", 0.8, effect=0.5, tasks=3, n_sim=40, rng=4, max_seeds=64,
                    pvalue="asymptotic", **QUIET)
     table = res.table.set_index("seeds")
     assert (res.sample_size, res.sample_size_low, res.sample_size_high) == (18, 11, 19)
@@ -127,7 +121,7 @@ def test_the_rule_is_not_optimistic_on_known_power_curves(delta, n_sim):
 def test_to_latex_gives_the_sample_size_sentence():
     """print() ends with 'Sample size for power 0.8: 5 seeds (...)'; to_latex() (and so `rlstats power
     --target-power 0.8 --format latex`) gave the tables alone, without the answer the search was run for."""
-    res = _quietly(rlstats.sample_size, "skillings_mack", 0.8, effect=1.0, tasks=5, n_sim=100, rng=0, **QUIET)
+    res = quietly(rlstats.sample_size, "skillings_mack", 0.8, effect=1.0, tasks=5, n_sim=100, rng=0, **QUIET)
     latex = res.to_latex()
     first = latex.split("\\end{table")[0]
     assert "Sample size for power 0.8: 5 seeds" in first and "95\\% interval" in first
@@ -168,12 +162,12 @@ def test_an_answer_where_the_search_starts_keeps_the_monte_carlo_range():
     interval 0.929 to 1)' said nothing of no interval being above 0.999, which 50 data sets per number of seeds
     cannot show (all 50 rejecting gives a lower bound of 0.929); and at effect 1.8 on 5 tasks, 2 seeds at 0.95
     (0.764 to 0.991), the range's upper end, 3 seeds, went unsaid."""
-    never = _quietly(rlstats.sample_size, "skillings_mack", 0.999, effect=3.0, tasks=5, n_sim=50, rng=0, max_seeds=8,
+    never = quietly(rlstats.sample_size, "skillings_mack", 0.999, effect=3.0, tasks=5, n_sim=50, rng=0, max_seeds=8,
                      **QUIET)
     assert never.sample_size == 2 and never.sample_size_high is None
     text = str(never)
     assert "2 seeds or fewer" in text and "the interval at 8 seeds, the most searched, is not entirely above" in text
     assert "with 50 data sets per number of seeds no interval can be: raise n_sim" in text
-    ranged = _quietly(rlstats.sample_size, "skillings_mack", 0.8, effect=1.8, tasks=5, n_sim=20, rng=0, **QUIET)
+    ranged = quietly(rlstats.sample_size, "skillings_mack", 0.8, effect=1.8, tasks=5, n_sim=20, rng=0, **QUIET)
     assert (ranged.sample_size, ranged.sample_size_high) == (2, 3)
     assert "2 seeds or fewer" in str(ranged) and "given the Monte Carlo error it is at most 3 seeds" in str(ranged)

@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 import rlstats
+from conftest import long_frame
 
 #: a score cap whose float value is not the mean of its own copies (sum / n rounds off in the last bit)
 CAP = -1.0364333894937898
@@ -58,11 +59,8 @@ def test_bootstrap_power_says_it_is_not_the_rate_of_the_default_intervals():
 
 
 def _long(scores):
-    """Long frame of (tasks, agents, runs) scores."""
-    tasks, agents, runs = scores.shape
-    task, agent, seed = np.meshgrid(np.arange(tasks), np.arange(agents), np.arange(runs), indexing="ij")
-    return pd.DataFrame({"task": [f"t{t:03d}" for t in task.ravel()], "agent": [f"a{a}" for a in agent.ravel()],
-                         "seed": seed.ravel(), "score": scores.ravel()})
+    """Long frame of (tasks, agents, runs) scores: tasks t000, t001, ..., agents a0, a1, ..."""
+    return long_frame(scores, agents=[f"a{a}" for a in range(scores.shape[1])], task="t{:03d}")
 
 
 def test_possibly_best_keeps_an_agent_whose_tied_runs_sit_below_the_best_tied_runs():
