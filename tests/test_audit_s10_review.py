@@ -136,7 +136,10 @@ def test_variance_floor_by_hand():
         return p * (1 - p) * distance ** 2
 
     assert floor(1, 5, 2.0) == 1.0  # p capped at 1/2
-    assert floor(2, 20, 2.0) == pytest.approx(0.77278, abs=1e-5)  # p 0.26166 below 1/2
+    from statsmodels.stats.proportion import proportion_confint
+
+    upper = proportion_confint(2, 20, alpha=0.10, method="wilson")[1]  # the two-sided 90% bound: one-sided 95%
+    assert upper < 0.5 and floor(2, 20, 2.0) == pytest.approx(upper * (1 - upper) * 2.0 ** 2, rel=1e-12)
     for off, n, distance in ((1, 5, 2.0), (2, 6, 2.0), (2, 20, 2.0), (0, 3, 0.7), (3, 7, 1e-150)):
         assert equivalence_kernels.variance_floor(n - off, n, distance) == pytest.approx(floor(off, n, distance),
                                                                                        rel=1e-12)
