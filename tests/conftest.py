@@ -252,19 +252,23 @@ def noise_ties(tasks):
     return noisy, noisy.assign(score=noisy["score"].round(6))
 
 
-def capped_normal_frame(cap, seed, runs, tasks=5, agents=2):
-    """Agents A, B, ... on ``tasks`` tasks x ``runs`` runs of standard normal scores, each score above ``cap`` set to
-    it (None: no cap): the saturated and capped runs of the audits' reproducers."""
+def capped_normal_frame(cap, seed, runs, tasks=5, agents=2, spread=0.0, seeds=False):
+    """Agents A, B, ... on ``tasks`` tasks x ``runs`` runs of normal scores (sd 1, the agents' means evenly from 0 to
+    ``spread``), each score above ``cap`` set to it (None: no cap): the saturated and capped runs of the audits'
+    reproducers. ``seeds``: with the runs' numbers in column seed."""
     import numpy as np
     import pandas as pd
 
     rng = np.random.default_rng(seed)
-    z = rng.standard_normal((agents, tasks, runs))
+    z = rng.standard_normal((agents, tasks, runs)) + np.linspace(0, spread, agents)[:, None, None]
     if cap is not None:
         z = np.minimum(z, cap)
-    a, t, _ = np.meshgrid(range(agents), range(tasks), range(runs), indexing="ij")
-    return pd.DataFrame({"agent": np.array(list("ABCD"))[a.ravel()], "task": [f"t{i}" for i in t.ravel()],
-                         "score": z.ravel()})
+    a, t, r = np.meshgrid(range(agents), range(tasks), range(runs), indexing="ij")
+    frame = pd.DataFrame({"agent": np.array(list("ABCD"))[a.ravel()], "task": [f"t{i}" for i in t.ravel()],
+                          "score": z.ravel()})
+    if seeds:
+        frame.insert(2, "seed", r.ravel())
+    return frame
 
 
 def curves_frame(*, tasks=2, runs=3, steps=4, seed=0, agents=("A", "B"), trend=0.0, scale=1.0, shift=0.0, slope=0.0,

@@ -16,6 +16,7 @@ import pytest
 from scipy import stats
 
 import rlstats
+from conftest import capped_normal_frame
 from rlstats.design import design_of
 from rlstats.methods.mixed._api import saturated_agents
 
@@ -90,16 +91,6 @@ def test_the_rule_ignores_units_and_row_order():
                                equal_nan=True)
 
 
-def _frame(cap, seed, agents=3, tasks=5, runs=3):
-    rng = np.random.default_rng(seed)
-    z = rng.standard_normal((agents, tasks, runs)) + np.linspace(0, 1, agents)[:, None, None]
-    if cap is not None:
-        z = np.minimum(z, cap)
-    a, t, r = np.meshgrid(range(agents), range(tasks), range(runs), indexing="ij")
-    return pd.DataFrame({"agent": np.array(list("ABCD"))[a.ravel()], "task": [f"t{i}" for i in t.ravel()],
-                         "seed": r.ravel(), "score": z.ravel()})
-
-
 def test_unsaturated_runs_keep_their_contrasts():
     """Normal runs and capped ones (a third at the ceiling) keep the pairs' SE, df, adjusted p and intervals they had
     before the rule (recorded with the code before it; 1e-6 relative, as test_audit_s10_saturated compares)."""
@@ -111,7 +102,8 @@ def test_unsaturated_runs_keep_their_contrasts():
                                    [0.205144896176, 37.999999999951, 0.661087093748, -0.679172365403,
                                     0.321453075554]]}
     for cap, numbers in before.items():
-        res = rlstats.mixed(_frame(cap, 5), "score ~ agent | task/seed")
+        frame = capped_normal_frame(cap, 5, runs=3, agents=3, spread=1.0, seeds=True)
+        res = rlstats.mixed(frame, "score ~ agent | task/seed")
         got = res.tidy()[["std_error", "df", "p_adjusted", "conf_low", "conf_high"]].to_numpy()
         np.testing.assert_allclose(got, numbers, rtol=1e-6, atol=1e-12)
         assert not any("withheld" in note for note in res.notes)
