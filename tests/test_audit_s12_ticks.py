@@ -22,7 +22,7 @@ import pandas as pd
 import pytest
 
 import rlstats
-from conftest import SHARED_DATA
+from rlstats.tables import read_csv
 
 AGENTS = ["CURL-contrastive", "DER-Rainbow-n20", "DrQ", "DrQ(eps)", "OTRainbow", "PPO-clip-0.2", "PlayVirtual",
           "SPR-aug-0.2"]
@@ -30,7 +30,6 @@ GAMES = ["Alien", "Amidar", "Assault", "Asterix", "BankHeist", "BattleZone", "Bo
          "CrazyClimber", "DemonAttack", "Freeway", "Frostbite", "Gopher", "Hero", "Jamesbond", "Kangaroo", "Krull",
          "KungFuMaster", "MsPacman", "Pong", "PrivateEye", "Qbert", "RoadRunner", "Seaquest", "UpNDown"]
 SIZES = [(3.4, 2.6), (7.0, 4.0)]
-DATA = SHARED_DATA
 
 
 def _figure(drawn):
@@ -155,11 +154,9 @@ def test_resized_refuses_names_it_cannot_separate_and_closes_the_figure():
     assert width > 1.5 and height == 2.0
 
 
-def _atari_frame(agents=8, runs=5):
+def _atari_frame(df, ref, agents=8, runs=5):
     """8 Atari 100k agents (renamed to longer names as papers print them) x 26 games x ``runs`` runs, human
-    normalised."""
-    df = pd.read_csv(DATA / "atari100k.csv")
-    ref = pd.read_csv(DATA / "atari100k_reference.csv").set_index("task")
+    normalised (``ref``: the reference scores by task)."""
     names = dict(zip(["CURL", "DER", "DrQ", "DrQ(eps)", "OTRainbow", "IRIS", "PlayVirtual", "SPR"], AGENTS))
     df = df[df["agent"].isin(list(names)[:agents]) & (df["seed"] < runs)]
     random, human = df["task"].map(ref["random"]), df["task"].map(ref["human"])
@@ -168,11 +165,10 @@ def _atari_frame(agents=8, runs=5):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not (DATA / "atari100k.csv").exists(), reason="the Atari 100k scores (shared data) are absent")
 @pytest.mark.parametrize("method", ["bootstrap", "curves", "equivalence", "mixed", "percentiles", "permutation",
                                     "performance_profile", "probability_of_improvement", "selection", "skillings_mack",
                                     "task_table", "tuning", "adastop", "bayes"])
-def test_every_figure_kind_keeps_tick_labels_apart_or_refuses(method):
+def test_every_figure_kind_keeps_tick_labels_apart_or_refuses(method, atari, published):
     """Every plot kind of every back end on 8 Atari 100k agents x 26 games (4 x 6 for the per-task and per-pair
     panel figures, which refuse 26 panels; 4 x 26 for equivalence's rows of pairs and games) at (3.4, 2.6) and
     (7, 4): drawn with no two tick labels over each other, or an OptionError; a refusal for tick labels names a size
@@ -181,7 +177,7 @@ def test_every_figure_kind_keeps_tick_labels_apart_or_refuses(method):
 
     formula, options = CASES[method]
     options = dict(options)
-    df = _atari_frame()
+    df = _atari_frame(atari, read_csv(published / "atari100k_reference.csv").set_index("task"))
     if method in ("adastop", "bayes", "permutation"):
         df = df[df["agent"].isin(AGENTS[:4]) & df["task"].isin(GAMES[:6])]
     if method == "equivalence":  # 6 pairs x 26 games, 156 rows: 28 pairs' 728 rows take minutes to measure

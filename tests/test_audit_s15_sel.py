@@ -14,9 +14,8 @@ import pytest
 from scipy import stats
 
 import rlstats
-from conftest import SHARED_DATA, one_sweep
-
-DATA = SHARED_DATA
+from conftest import one_sweep
+from rlstats.tables import read_csv
 
 
 def _runs(rng, effects, runs=3, skew=False):
@@ -35,14 +34,12 @@ def _check(df, reported, **options):
                                    reported=[f"t{t:02d}" for t in reported], rng=0, **options)
 
 
-def test_atari_reporter_significant_has_an_interval_above_zero():
+def test_atari_reporter_significant_has_an_interval_above_zero(atari, published):
     """SPR against DER, human-normalised, the five games where SPR gains most reported: the reporter's t gave
     p = 0.0446 (significant at alpha = 0.05) while tidy() printed its 95% interval [-0.2665, 2.764], which holds 0;
     the printed interval of the difference was two-sided as well though the tests are one-sided."""
-    if not (DATA / "atari100k.csv").exists():
-        pytest.skip(f"{DATA / 'atari100k.csv'} is absent (the shared real data)")
-    atari = pd.read_csv(DATA / "atari100k.csv")
-    pair = rlstats.normalize(atari[atari["agent"].isin(["SPR", "DER"])], pd.read_csv(DATA / "atari100k_reference.csv"))
+    reference = read_csv(published / "atari100k_reference.csv")
+    pair = rlstats.normalize(atari[atari["agent"].isin(["SPR", "DER"])], reference)
     means = pair.groupby(["task", "agent"])["score"].mean().unstack()
     effect = (means["SPR"] - means["DER"]).sort_values(ascending=False)
     reported = list(effect.index[:5])

@@ -2,7 +2,6 @@
 SAC/TD3, the MuJoCo batches), as a paper writer reads them: the numbers against scipy, and what the captions and
 prose say of the rows analysed when lower scores are better."""
 
-import os
 
 import numpy as np
 import pandas as pd
@@ -10,24 +9,17 @@ import pytest
 import scipy.stats as st
 
 import rlstats
-from conftest import SHARED_DATA
-
-DATA = str(SHARED_DATA)
-ATARI = os.path.join(DATA, "atari100k.csv")
 
 
-def _atari_cells():
-    if not os.path.exists(ATARI):
-        pytest.skip("the shared Atari 100k data is absent")
-    df = pd.read_csv(ATARI)
+def _atari_cells(df):
     games = sorted(df.task.unique())[:3]
     return df[df.agent.isin(["DER", "SPR", "IRIS"]) & df.task.isin(games)].groupby(["agent", "task"]).head(3)
 
 
-def test_task_table_welch_matches_scipy_on_atari():
+def test_task_table_welch_matches_scipy_on_atari(atari):
     """The p-values against the best and Welch's t are scipy's one-sided ttest_ind (3 runs a cell, real scores),
     and negating the scores with higher_is_better=False moves none of them."""
-    sub = _atari_cells()
+    sub = _atari_cells(atari)
     table = rlstats.task_table(sub, "score ~ agent | task/seed", rng=0)
     td = table.tidy()
     checked = 0

@@ -19,11 +19,10 @@ import pytest
 from scipy import stats
 
 import rlstats
-from conftest import SHARED_DATA, one_sweep
+from conftest import one_sweep
+from rlstats.tables import read_csv
 
 matplotlib.use("Agg")
-
-DATA = SHARED_DATA
 
 
 def _grid(seed=0, seeds=4):
@@ -59,15 +58,11 @@ def test_expected_max_matches_enumeration_and_is_unchanged_by_units_and_row_orde
     np.testing.assert_allclose(res.sensitivity()["sensitivity"], scaled.sensitivity()["sensitivity"], rtol=1e-9)
 
 
-def test_selection_check_on_atari_matches_an_explicit_computation():
+def test_selection_check_on_atari_matches_an_explicit_computation(atari, published):
     """SPR against DER, human-normalised, the five tasks where SPR gains most reported: the inspector's statistic is
     the difference of the mean effects, the reporter's t is scipy's one-sample t (its skewness is positive, so no
     correction), and both are unchanged by a change of units and shuffled rows."""
-    path = DATA / "atari100k.csv"
-    if not path.exists():
-        pytest.skip(f"{path} is absent (the shared real data)")
-    atari = pd.read_csv(path)
-    table = pd.read_csv(DATA / "atari100k_reference.csv")
+    table = read_csv(published / "atari100k_reference.csv")
     pair = rlstats.normalize(atari[atari["agent"].isin(["SPR", "DER"])], table)
     reference = table.set_index("task")
     raw = atari.loc[pair.index]
