@@ -199,7 +199,12 @@ def test_a_state_written_before_resumes_with_its_decisions():
         seq.update({a: batch[a] for a in seq.agents_to_run})
     assert seq.decisions[["agent_1", "agent_2", "decision", "interim"]].values.tolist() == [
         ["ppo", "dqn", "equal", 4], ["ppo", "sac", "smaller", 3], ["dqn", "sac", "equal", 4]]
-    assert seq.result().decisions["estimate"].tolist() == pytest.approx([-0.80445, -1.2861333333333334, -0.74270])
+    def mean(agent, interims):  # an agent's mean over its runs of the first ``interims`` batches
+        return np.mean([x for batch in OLD_BATCHES[:interims] for x in batch[agent]])
+
+    # each pair's estimate is the difference of the two agents' means over the runs up to its decision
+    expected = [mean("ppo", 4) - mean("dqn", 4), mean("ppo", 3) - mean("sac", 3), mean("dqn", 4) - mean("sac", 4)]
+    assert seq.result().decisions["estimate"].tolist() == pytest.approx(expected, rel=1e-12)
 
 
 def test_an_old_state_keeps_its_order_through_saves_and_says_so(tmp_path):

@@ -55,7 +55,6 @@ def test_task_table_figure_scales_each_task_between_its_worst_and_its_best(atari
     ax = res.plot()
     drawn = np.asarray(ax.images[0].get_array())
     np.testing.assert_allclose(drawn, expected, rtol=1e-12)
-    assert drawn[list(res.tasks).index("Pong")].tolist() == pytest.approx([0.0, 0.253230, 1.0, 0.418580], abs=1e-6)
     shifted = sub.assign(score=np.where(sub.task == "Pong", sub.score + 21, sub.score * 1000))
     again = np.asarray(rlstats.task_table(shifted, "score ~ agent | task/seed", rng=0).plot().images[0].get_array())
     np.testing.assert_allclose(again, expected, rtol=1e-9)
