@@ -132,8 +132,8 @@ def test_the_iqm_test_is_withheld_where_the_bootstrap_withholds_an_agents_interv
     read the same resamples and gave the aggregate test, with a note quoting its measured non-inferiority size
     0.051-0.067 (0.071-0.080 at 5 runs in three measurements of 800-1,600 data sets, in this audit). Now it is
     withheld there with a note saying why (where still given on such runs it held: at most 0.051)."""
-    res = rlstats.equivalence(long_frame(_saturated(8, 5, 5)), "score ~ agent | task", margin=0.3, n_resamples=200, rng=0,
-                              alternative="noninferior")
+    res = rlstats.equivalence(long_frame(_saturated(8, 5, 5)), "score ~ agent | task", margin=0.3, n_resamples=200,
+                              rng=0, alternative="noninferior")
     row = res.tidy().query("scope == 'aggregate'").iloc[0]
     assert row["shown"] is None and np.isnan(row["conf_low"]) and np.isfinite(row["estimate"])
     said = [n for n in res.notes if n.startswith("the aggregate (IQM) difference is withheld for A vs B")]
@@ -257,6 +257,7 @@ def test_bayes_signed_rank_coverage_on_saturated_runs():
         for i, scores in enumerate(y):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                row = rlstats.bayes(long_frame(scores), "score ~ agent | task/seed", n_samples=2_000, rng=i).tidy().iloc[0]
+                fit = rlstats.bayes(long_frame(scores), "score ~ agent | task/seed", n_samples=2_000, rng=i)
+                row = fit.tidy().iloc[0]
             held += row["conf_low"] <= 0.0 <= row["conf_high"]
     assert 0.45 <= held / 100 <= 0.80

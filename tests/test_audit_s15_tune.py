@@ -89,7 +89,8 @@ def test_best_set_plot_says_when_it_leaves_bars_out():
     humanoid's, with nothing saying that 19 bars (all 15 of lunar, 4 of humanoid) were left out. The figure must
     say how many it shows of how many."""
     rows = [[10.0 + c + 0.1 * s for s in range(3)] for c in range(3)]
-    df = pd.concat([one_sweep(rows, agent=f"a{i}", task=f"t{j}") for i in range(4) for j in range(3)], ignore_index=True)
+    df = pd.concat([one_sweep(rows, agent=f"a{i}", task=f"t{j}") for i in range(4) for j in range(3)],
+                   ignore_index=True)
     # every configuration's runs overlap its neighbours', so each sweep keeps 2 to 3 configurations with a chance
     df["score"] += np.tile([0.0, 1.5, -1.5], len(df) // 3)
     res = rlstats.tuning(df, "score ~ agent | task/seed", config="lr", views=["best_set"], n_resamples=200, rng=0)
