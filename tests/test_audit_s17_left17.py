@@ -15,7 +15,6 @@ def _unmatched_seeds():
     return pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason="the report's headline counts the data's runs, not the paired ones")
 def test_bayes_report_counts_the_runs_the_model_analysed():
     """Atari 100k, CURL vs IRIS, model='hierarchical': report() began "We compared 2 agents on 26 tasks (2730 runs)"
     while the model paired only 260 runs by seed (the note says 2470 were left out).  The headline now gives the
