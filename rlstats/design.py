@@ -23,7 +23,7 @@ from .bounds import Bounds, check_bounds, check_within, score_bounds, with_bound
 from .conditions import Condition, parse_condition
 from .connectivity import ATTEMPT, ComparisonGraph, comparison_graph, subset_dropping_attempts
 from .format import count, join_and
-from .errors import DesignError, OptionError, repeated_index_rows, shown
+from .errors import DesignError, OptionError, rows_named, shown
 from .formula import capture_environment
 from .interop import TABLE, as_pandas
 from .normalization import load_reference, normalised_in, normalize_response
@@ -278,11 +278,7 @@ class Design:
 
 
 def _first_rows(data, mask, limit=5):
-    by_position = repeated_index_rows(data.index, np.flatnonzero(mask), limit)
-    if by_position:
-        return by_position
-    labels = list(data.index[np.flatnonzero(mask)[:limit]])
-    return ", ".join(repr(x) for x in labels) + (", ..." if mask.sum() > limit else "")
+    return rows_named(data.index, np.flatnonzero(mask), limit)
 
 
 def _levels(column, values, what):
@@ -895,7 +891,7 @@ def _check_duplicate_rows(data, formula, y):
     if duplicated.any():
         raise DesignError(
             f"{int(duplicated.sum())} row(s) repeat another row in every column, including the run column "
-            f"'{named[0]}' (first repeats at rows {_first_rows(data, duplicated)}), so the same run would count "
+            f"'{named[0]}' (first repeats: {_first_rows(data, duplicated)}), so the same run would count "
             "twice; drop them with df.drop_duplicates(), or give each run its own id")
 
 

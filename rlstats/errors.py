@@ -48,6 +48,18 @@ def repeated_index_rows(index: Any, positions: Sequence[int], limit: int = 5) ->
     return f"positions {shown_} (the index repeats labels: df.iloc reads them)"
 
 
+def rows_named(index: Any, positions: Sequence[int], limit: int = 5) -> str:
+    """The first rows an error names, said as what they are: "index labels 4, 9" (df.loc reads them; a bare "4" reads
+    as the 4th row), or positions where the index repeats labels.  The command line words integer labels of the
+    frame it read as data rows and lines of the file (``cli._shared.rows_in_file``)."""
+    positions = list(positions)
+    by_position = repeated_index_rows(index, positions, limit)
+    if by_position:
+        return by_position
+    labels = ", ".join(repr(label) for label in index[positions[:limit]].tolist())
+    return f"index label{'s' * (len(positions) > 1)} {labels}" + (", ..." * (len(positions) > limit))
+
+
 def shown(value: object) -> str:
     """A value as an error message may quote it: a frame, array or table by its type and shape, never its cells.
 

@@ -36,7 +36,7 @@ import pandas as pd
 import patsy
 
 from .conditions import ast_depth
-from .errors import DesignError, FormulaError, OptionError, repeated_index_rows, shown
+from .errors import DesignError, FormulaError, OptionError, rows_named, shown
 from .options import check_choice
 
 __all__ = ["Formula", "Response", "parse", "check_columns", "evaluate_response"]
@@ -804,7 +804,8 @@ def _not_numbers(data, name, limit=3):
         return convert
     if len(bad) == 0:
         return convert
-    shown = ", ".join(f"{data.index[i]!r} {column.iloc[i]!r}" for i in bad[:limit]) + (", ..." * (len(bad) > limit))
+    shown = (f"{rows_named(data.index, bad, limit)}, holding "
+             + ", ".join(repr(column.iloc[i]) for i in bad[:limit]) + (", ..." * (len(bad) > limit)))
     if len(bad) == present.sum():
         return (f", and none of its values is a number (first rows: {shown}); the response must be numeric: name a "
                 "column of numbers left of '~', or make this column's values numbers")
@@ -854,7 +855,7 @@ def _nonfinite_message(parts, values, bad, data):
     kinds = {"NaN": np.isnan, "inf": np.isposinf, "-inf": np.isneginf}
     detail = ", ".join(f"{int(test(values[bad]).sum())} {kind}" for kind, test in kinds.items()
                        if test(values[bad]).any())
-    rows = repeated_index_rows(data.index, np.flatnonzero(bad)) or data.index[bad][:5].tolist()
+    rows = rows_named(data.index, np.flatnonzero(bad))
     found = f"{count} non-finite value{'s' if count > 1 else ''} ({detail}; first rows: {rows})"
     if parts.simple:
         return (f"column '{parts.response_names[0]}' contains {found} that are not missing values; "

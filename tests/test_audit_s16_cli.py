@@ -43,8 +43,10 @@ def test_a_score_column_with_text_names_the_values(runs_csv, tmp_path, capsys):
     err = capsys.readouterr().err
     assert status == 2 and out == "" and "Traceback" not in err
     # the dtype is pandas' own name for a text column: str from pandas 3, object before
-    assert re.search(r"column 'score' has dtype (str|object), with 2 values that are not numbers \(first rows: 4 "
-                     r"'diverged', 9 '1,5'\); the response must be numeric: correct or remove those rows", err), err
+    # (the rows as the file's: data rows and lines, audit s17 left17)
+    assert re.search(r"column 'score' has dtype (str|object), with 2 values that are not numbers \(first rows: data "
+                     r"rows 5, 10 \(lines 6, 11 of \S+text\.csv\), holding 'diverged', '1,5'\); the response must be "
+                     r"numeric: correct or remove those rows", err), err
 
 
 @pytest.mark.parametrize("content, message", [

@@ -41,7 +41,6 @@ def _text_scores(tmp_path):
     return path, bad
 
 
-@pytest.mark.xfail(strict=True, reason="rows are named by a bare pandas label, which a CLI user reads as a row number")
 def test_rows_named_by_index_label_in_python_and_by_line_on_the_command_line(tmp_path, capsys):
     """A text value in the score column: the error said "(first rows: 4 'diverged', 9 '1,5')", pandas index labels
     that, read from a CSV on the command line, are the 5th and 10th data rows (lines 6 and 11 of the file).  Python
@@ -63,3 +62,17 @@ def test_rows_named_by_index_label_in_python_and_by_line_on_the_command_line(tmp
     status, _ = run(["compare", str(path), "score ~ agent | task"])
     err = capsys.readouterr().err
     assert f"(first rows: data rows 5, 10 (lines 7, 12 of {path})" in err, err
+
+
+def test_a_parquet_file_names_data_rows_whatever_index_it_stored(tmp_path, capsys):
+    """A Parquet file has no lines; its stored index (here labels 100, 101, ...) is not what the user sees in the
+    file's order, so the command names the data rows."""
+    pytest.importorskip("pyarrow")
+    from test_cli import run
+
+    _, bad = _text_scores(tmp_path)
+    path = tmp_path / "text.parquet"
+    bad.astype({"score": str}).set_axis(bad.index + 100).to_parquet(path)
+    status, _ = run(["compare", str(path), "score ~ agent | task"])
+    err = capsys.readouterr().err
+    assert status == 2 and "(first rows: data rows 5, 10, holding 'diverged', '1,5')" in err, err
