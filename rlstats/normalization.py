@@ -59,7 +59,8 @@ RANGES = {
 
 
 def _rows_phrase(df, mask, by, score, agent=None, limit=3):
-    """'row 7 (agent 'ppo', task 'Pong', score inf), ... and 2 more': the caller's index labels of ``mask``'s rows."""
+    """'index label 7 (agent 'ppo', task 'Pong', score inf), ... and 2 more': the caller's index labels of ``mask``'s
+    rows (the command line words them as the file's data rows, cli._shared.rows_in_file)."""
     def plain(value):  # numpy scalars as Python's: 'inf', not 'np.float64(inf)'
         return repr(value.item() if isinstance(value, np.generic) else value)
 
@@ -67,7 +68,7 @@ def _rows_phrase(df, mask, by, score, agent=None, limit=3):
     parts = []
     for i in positions[:limit]:
         who = f"agent {plain(df[agent].iloc[i])}, " if agent is not None and agent in df.columns else ""
-        parts.append(f"row {plain(df.index[i])} ({who}{by} {plain(df[by].iloc[i])}, {score} "
+        parts.append(f"index label {plain(df.index[i])} ({who}{by} {plain(df[by].iloc[i])}, {score} "
                      f"{plain(df[score].iloc[i])})")
     more = f" and {positions.size - limit} more" if positions.size > limit else ""
     return ", ".join(parts) + more
