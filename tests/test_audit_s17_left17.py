@@ -76,3 +76,26 @@ def test_a_parquet_file_names_data_rows_whatever_index_it_stored(tmp_path, capsy
     status, _ = run(["compare", str(path), "score ~ agent | task"])
     err = capsys.readouterr().err
     assert status == 2 and "(first rows: data rows 5, 10, holding 'diverged', '1,5')" in err, err
+
+
+def test_a_pattern_field_typo_is_pointed_out_by_the_formula(tmp_path, capsys):
+    """read_logs' pattern fields are free names by design ({lr}, {env}), so '{sed}' for '{seed}' makes a column 'sed'
+    (the read-logs output's header shows it).  The formula that asks for 'seed' then names the near miss, in Python
+    and on the command line (checked, found right: no change)."""
+    from conftest import SHARED_DATA
+    from test_cli import run
+
+    folder = SHARED_DATA / "logs" / "sb3_classic"
+    if not folder.is_dir():
+        pytest.skip(f"the SB3 logs are not at {folder}")
+    df = rlstats.read_logs(folder, "{agent}/{task}/seed_{sed}", format="sb3_eval",
+                           tags={"eval/mean_reward": "score"}, progress=False)
+    assert "sed" in df.columns and "seed" not in df.columns
+    with pytest.raises(rlstats.errors.FormulaError, match=r"unknown column 'seed' in the replicate term; did you "
+                                                          r"mean 'sed'\?"):
+        rlstats.curves(df, "score ~ agent | task/seed", step="step")
+    path = tmp_path / "logs.csv"
+    df.to_csv(path, index=False)
+    status, _ = run(["compare", str(path), "score ~ agent | task/seed", "--method", "curves", "-o", "step=step"])
+    err = capsys.readouterr().err
+    assert status == 2 and "unknown column 'seed' in the replicate term; did you mean 'sed'?" in err, err
