@@ -110,7 +110,6 @@ def _one_run_best():
     return df
 
 
-@pytest.mark.xfail(strict=True, reason="task_table bolds a best cell whose marks are withheld (one run)")
 def test_task_table_does_not_bold_a_best_resting_on_one_run():
     """agent_3's one run on task_01 (score 99) printed as *99*, bold, beside a legend "the bold and marked agents form
     a 95% confidence set for the best agent of the task", while its possibly-best mark was withheld for want of runs
