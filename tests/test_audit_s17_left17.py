@@ -131,3 +131,37 @@ def test_task_table_does_not_bold_a_best_resting_on_one_run():
     outlined = len(ax.patches)
     plt.close(ax.figure)
     assert outlined == 2
+
+
+@pytest.mark.xfail(strict=True, reason="the command shows pandas code as the way on")
+def test_the_command_gives_actions_on_the_file_not_pandas_code(tmp_path, capsys):
+    """From the command line, a text score said "(in Python, pd.to_numeric(df['score'], errors='coerce') makes them
+    missing values)", a repeated row "drop them with df.drop_duplicates()", 'agent ' beside 'agent' "strip it:
+    df['agent'] = df['agent'].str.strip()", an expression as the group "e.g. df['arm'] = ...": code a user of the
+    command cannot run.  The command now gives an action on the file (an error's ``command_line``); Python keeps
+    its code."""
+    from test_cli import run
+
+    _, bad = _text_scores(tmp_path)
+    df = rlstats.datasets.simulate(agents=2, tasks=3, seeds=3, effect=1.0, rng=0)
+    cases = {
+        "text": (bad, "score ~ agent | task",
+                 "correct or remove those rows in the file (an empty cell is a missing value, which -o na_action=drop "
+                 "leaves out)"),
+        "repeated": (pd.concat([df, df.iloc[:2]], ignore_index=True), "score ~ agent | task/seed",
+                     "remove the repeated lines from the file, or give each run its own id"),
+        "spaces": (df.assign(agent=df["agent"].where(df.index != 0, df["agent"].iloc[0] + " ")), "score ~ agent | task",
+                   "strip the spaces around it in the file's column 'agent'"),
+        "expression": (df, "score ~ agent + seed | task",
+                       "add it to the file as a column (e.g. 'arm') and name that"),
+    }
+    for name, (frame, formula, action) in cases.items():
+        with pytest.raises(rlstats.errors.RlstatsError) as info:
+            rlstats.compare(frame, formula)
+        assert "df" in str(info.value) or "pd." in str(info.value), name      # Python: the code, as before
+        file = tmp_path / f"{name}.csv"
+        frame.to_csv(file, index=False)
+        status, _ = run(["compare", str(file), formula])
+        err = capsys.readouterr().err
+        assert status == 2 and action in err, (name, err)
+        assert "df[" not in err and "df." not in err and "pd." not in err, (name, err)
