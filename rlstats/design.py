@@ -335,10 +335,11 @@ def _check_labels(column, what, levels, used, has_missing):
         # .str.strip() would turn values that are not strings into NaN
         text = f"{name}.str.strip()" if all(isinstance(v, str) for v in shown) else \
             f"{name}.astype(str).str.strip(){keep_missing}"
-        raise DesignError(
-            f"column {column!r} ({what}) has values that differ only in white space at their ends, {first!r} and "
-            f"{level!r}, which print the same in every table; if they are one {what}, strip it: "
-            f"{name} = {text}; otherwise rename one of them")
+        found = (f"column {column!r} ({what}) has values that differ only in white space at their ends, {first!r} "
+                 f"and {level!r}, which print the same in every table; if they are one {what}, strip ")
+        raise DesignError(found + f"it: {name} = {text}; otherwise rename one of them",
+                          command_line=found + f"the spaces around it in the file's column {column!r}; otherwise "
+                                               "rename one of them")
 
 
 def _missing_error(data, column, mask):
@@ -892,7 +893,10 @@ def _check_duplicate_rows(data, formula, y):
         raise DesignError(
             f"{int(duplicated.sum())} row(s) repeat another row in every column, including the run column "
             f"'{named[0]}' (first repeats: {_first_rows(data, duplicated)}), so the same run would count "
-            "twice; drop them with df.drop_duplicates(), or give each run its own id")
+            "twice; drop them with df.drop_duplicates(), or give each run its own id",
+            command_line=f"{int(duplicated.sum())} row(s) repeat another row in every column, including the run "
+                         f"column '{named[0]}' (first repeats: {_first_rows(data, duplicated)}), so the same run "
+                         "would count twice; remove the repeated lines from the file, or give each run its own id")
 
 
 def _assemble(formula, y, agent, task, agent_labels, task_labels, position, seeds, extra, n_dropped, runs_of=None):
@@ -944,8 +948,9 @@ def _step_values(values, column):
     """A step column as numbers: an error for strings, datetimes and missing steps."""
     if not (np.issubdtype(values.dtype, np.integer) or np.issubdtype(values.dtype, np.floating)):
         kind = "dates/times" if np.issubdtype(values.dtype, np.datetime64) else f"{values.dtype} values"
-        raise DesignError(f"step column '{column}' holds {kind} ({values[:3].tolist()}...); steps must be numbers "
-                          f"(e.g. environment steps), convert it with pd.to_numeric(df['{column}']) first")
+        found = f"step column '{column}' holds {kind} ({values[:3].tolist()}...); steps must be numbers "
+        raise DesignError(found + f"(e.g. environment steps), convert it with pd.to_numeric(df['{column}']) first",
+                          command_line=found + "(e.g. environment steps): write the column as numbers in the file")
     if np.issubdtype(values.dtype, np.floating) and not np.isfinite(values).all():
         raise DesignError(f"step column '{column}' has {int((~np.isfinite(values)).sum())} missing or infinite "
                           "value(s); every logged row needs its step")
@@ -994,7 +999,8 @@ def _check_one_row_per_step(design, column, data):
         raise DesignError(
             f"{where}; keep one row per run and step, "
             f"e.g. the last logged: df.drop_duplicates(['{design.formula.groups}', '{design.formula.blocks}', "
-            f"'{design.formula.replicate}', '{column}'], keep='last')")
+            f"'{design.formula.replicate}', '{column}'], keep='last')",
+            command_line=f"{where}; keep one row per run and step in the file, e.g. the last logged")
 
 
 #: Columns that name the run a row belongs to (RUN_NAMES but batches and row numbers, which hold several runs or

@@ -11,7 +11,16 @@ from typing import Any
 
 
 class RlstatsError(ValueError):
-    """Base class of every error rlstats raises for bad input."""
+    """Base class of every error rlstats raises for bad input.
+
+    ``command_line``, where given, is the message as the ``rlstats`` command shows it: the same finding, with advice
+    that is an action on the file or a flag rather than pandas code (``df.rename(...)``), which a user of the command
+    cannot run.  Python shows ``str(error)``.
+    """
+
+    def __init__(self, *args: object, command_line: str | None = None) -> None:
+        super().__init__(*args)
+        self.command_line = command_line
 
 
 class FormulaError(RlstatsError):

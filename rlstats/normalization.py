@@ -81,11 +81,12 @@ def _check_range(rule_or_name, df, values, lo, hi, by, score, agent):
     if rule_or_name == "minmax":
         infinite = np.isinf(values)  # NaN is a missing score, which stays missing
         if infinite.any():
-            raise DesignError(
-                f"min-max normalisation needs finite scores, but {int(infinite.sum())} row(s) hold an infinite "
-                f"'{score}': {_rows_phrase(df, infinite, by, score, agent)}; the task's range would be infinite and "
-                f"every other score of the task would become 0 or NaN. Fix or drop those rows (e.g. "
-                f"df[np.isfinite(df['{score}'])]), or normalise with a reference table of known bounds")
+            found = (f"min-max normalisation needs finite scores, but {int(infinite.sum())} row(s) hold an infinite "
+                     f"'{score}': {_rows_phrase(df, infinite, by, score, agent)}; the task's range would be infinite "
+                     "and every other score of the task would become 0 or NaN. Fix or drop those rows")
+            raise DesignError(found + f" (e.g. df[np.isfinite(df['{score}'])]), or normalise with a reference table of "
+                                      "known bounds",
+                              command_line=found + " in the file, or normalise with a reference table of known bounds")
         return ""
     kind = RANGES.get(rule_or_name)
     if kind is None:

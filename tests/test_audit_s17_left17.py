@@ -133,7 +133,6 @@ def test_task_table_does_not_bold_a_best_resting_on_one_run():
     assert outlined == 2
 
 
-@pytest.mark.xfail(strict=True, reason="the command shows pandas code as the way on")
 def test_the_command_gives_actions_on_the_file_not_pandas_code(tmp_path, capsys):
     """From the command line, a text score said "(in Python, pd.to_numeric(df['score'], errors='coerce') makes them
     missing values)", a repeated row "drop them with df.drop_duplicates()", 'agent ' beside 'agent' "strip it:
@@ -148,12 +147,14 @@ def test_the_command_gives_actions_on_the_file_not_pandas_code(tmp_path, capsys)
         "text": (bad, "score ~ agent | task",
                  "correct or remove those rows in the file (an empty cell is a missing value, which -o na_action=drop "
                  "leaves out)"),
-        "repeated": (pd.concat([df, df.iloc[:2]], ignore_index=True), "score ~ agent | task/seed",
+        "repeated": (pd.concat([df, df.iloc[:2]], ignore_index=True), "score ~ agent | task",
                      "remove the repeated lines from the file, or give each run its own id"),
-        "spaces": (df.assign(agent=df["agent"].where(df.index != 0, df["agent"].iloc[0] + " ")), "score ~ agent | task",
+        "spaces": (df.assign(agent=df["agent"].astype(str).where(df.index != 0, df["agent"].iloc[0] + " ")),
+                   "score ~ agent | task",
                    "strip the spaces around it in the file's column 'agent'"),
-        "expression": (df, "score ~ agent + seed | task",
-                       "add it to the file as a column (e.g. 'arm') and name that"),
+        "two groups": (df, "score ~ agent + seed | task",
+                       "combine them into one column of the file first (e.g. 'arm', agent and variant joined by '/')"),
+        "expression": (df, "score ~ agent | C(task)", "add it to the file as a column (e.g. 'block') and name that"),
     }
     for name, (frame, formula, action) in cases.items():
         with pytest.raises(rlstats.errors.RlstatsError) as info:

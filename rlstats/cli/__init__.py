@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from ..errors import RlstatsError
 from ._shared import (COST_FLAGS, FORMATS, UsageError, add_cost_flags, check_figure_path, cost_options,
                       in_command_words, keyword_names, make_output_folder, parse_options, read_table, render,
-                      report_drawn_seed, rows_in_file, save_plot)
+                      report_drawn_seed, rows_in_file, said, save_plot)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -210,7 +210,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
             warnings.showwarning = show_warning
             return args.run(args, out)
     except (RlstatsError, UsageError) as exc:
-        message = words(str(exc)) if isinstance(exc, RlstatsError) else str(exc)
+        message = words(said(exc)) if isinstance(exc, RlstatsError) else str(exc)
         sys.stderr.write(f"rlstats: error: {message}\n")
         return 2
     except BrokenPipeError:  # the reader went away (| head): stop quietly, as other commands do

@@ -177,6 +177,12 @@ def read_table(path: str | os.PathLike[str], sep: str | None = None) -> pd.DataF
     return _check_one_column(frame, str(path), separator, sep)
 
 
+def said(exc: BaseException) -> str:
+    """A library error as the command shows it: its ``command_line`` wording where it has one (advice that is an
+    action on the file or a flag, not pandas code), else its message."""
+    return getattr(exc, "command_line", None) or str(exc)
+
+
 #: rows a library message names by their index labels (errors.rows_named): of the frame read_table gave, 0, 1, ...
 _INDEX_LABELS = re.compile(r"index labels? (\d+(?:, \d+)*)(, \.\.\.)?")
 
