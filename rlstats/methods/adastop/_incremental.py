@@ -764,11 +764,10 @@ def check_batch_columns(batch: pd.DataFrame, agent: str = "agent", score: str = 
     if found is not None:  # the same refusal as the formula's replicate column (rlstats.design.repeated_run)
         i, where, rows, repeats = found
         keys = f"['{agent}', '{run}']" if agent in batch.columns and score in batch.columns else repr(run)  # wide
-        found = (f"run {run}={_plain(design.extra[run][i])} of {where} has {rows} rows in this batch "
-                 f"({count(repeats, 'repeated row')} in all), but each run gives one score; drop the repeated rows "
-                 "(the same file read twice?)")
-        raise DesignError(found + f", e.g. df.drop_duplicates({keys})",
-                          command_line=found + " from the batch file")
+        said = (f"run {run}={_plain(design.extra[run][i])} of {where} has {rows} rows in this batch "
+                f"({count(repeats, 'repeated row')} in all), but each run gives one score; drop the repeated rows "
+                "(the same file read twice?)")
+        raise DesignError(said + f", e.g. df.drop_duplicates({keys})", command_line=said + " from the batch file")
 
 
 def _plain(value):
