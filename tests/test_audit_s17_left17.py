@@ -166,3 +166,19 @@ def test_the_command_gives_actions_on_the_file_not_pandas_code(tmp_path, capsys)
         err = capsys.readouterr().err
         assert status == 2 and action in err, (name, err)
         assert "df[" not in err and "df." not in err and "pd." not in err, (name, err)
+
+
+@pytest.mark.xfail(strict=True, reason="the learning-curve refusal gives the command Python calls")
+def test_the_command_refusing_curves_names_its_own_way_on(tmp_path, capsys):
+    """read-logs output compared as runs: the command said "rlstats.summarize_runs(df, ...) ... df.sort_values('step')
+    .groupby([...]).tail(1) ... rlstats.curves(df, ...)"; it now names the file and its own flags."""
+    from test_cli import run
+
+    df = rlstats.datasets.simulate_curves(agents=2, tasks=2, seeds=3, steps=4, rng=0)
+    path = tmp_path / "curves.csv"
+    df.to_csv(path, index=False)
+    status, _ = run(["compare", str(path), "score ~ agent | task"])
+    err = capsys.readouterr().err
+    assert status == 2 and "Keep one row of each run in the file (e.g. its last step), or compare the curves with " \
+        "the formula 'score ~ agent | task/seed' and --method curves, -o step=step" in err, err
+    assert "df" not in err and "rlstats." not in err, err
