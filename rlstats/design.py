@@ -1076,21 +1076,26 @@ def _refuse_curves(design, data, column, per_cell, cell, evidence, run_columns, 
         unnamed = ("The data name no run (no column such as 'seed' or 'run'), so a run's rows cannot be found: "
                    "add a column naming each run, then pick each run's last step, summarise or compare the "
                    f"curves as below with it in place of 'seed'. If each row is one run already (at a step of its "
-                   f"own), drop the column: df.drop(columns={column!r}). ")
+                   "own), drop the column")
+        unnamed, unnamed_file = unnamed + f": df.drop(columns={column!r}). ", unnamed + " from the file. "
         run = "seed"
     else:
-        unnamed = ""
+        unnamed = unnamed_file = ""
     keys = [k for k in (f.groups, f.blocks, *f.crossed) if k is not None] + [run]
     run_formula = f"{f.response} ~ {f.groups} | {f.blocks or 'task'}/{run}"
+    named = ("" if unique is None else f". If each row is one run, named by {unique!r} (one row each), say so in "
+                                       f"the formula: '{f.response} ~ {f.groups} | {f.blocks or 'task'}/{unique}'")
     raise DesignError(
         said + unnamed +
         f"Pick a step of each run, e.g. its last: rlstats.summarize_runs(df, {run_formula!r}, step={column!r}) "
         f"(whose notes say where runs end at different steps) or df.sort_values({column!r}).groupby({keys!r})"
         f".tail(1); summarise each run otherwise (how='auc', 'max', ...); or compare the curves: "
         f"rlstats.curves(df, {run_formula!r}, step={column!r}). If {column!r} is not a training step, rename or "
-        "drop it" + ("" if unique is None else
-                     f". If each row is one run, named by {unique!r} (one row each), say so in the formula: "
-                     f"'{f.response} ~ {f.groups} | {f.blocks or 'task'}/{unique}'"))
+        "drop it" + named,
+        command_line=said + unnamed_file +
+        f"Keep one row of each run in the file (e.g. its last step), or compare the curves with the formula "
+        f"{run_formula!r} and method='curves', step={column!r}. If {column!r} is not a training step, rename or "
+        "remove that column" + named)
 
 
 def repeated_run(design: Design, ids: ArrayLike) -> tuple[int, str, int, int] | None:

@@ -114,7 +114,8 @@ def test_python_calls_in_an_error_stay_python(tmp_path, capsys):
     status, out = run(["compare", str(path), "score ~ agent | task"])
     err = capsys.readouterr().err
     assert status == 2 and out == "" and "rows look like learning curves" in err
-    assert "rlstats.curves(df, 'score ~ agent | task/seed', step='step')" in err, err
+    # (s17 left17: the command now gives its own way on, not Python calls: "--method curves, -o step=step")
+    assert "'score ~ agent | task/seed' and --method curves, -o step=step" in err, err
     assert not re.search(r"\([^()]*-o [^()]*\)", err), err
 
 

@@ -168,7 +168,6 @@ def test_the_command_gives_actions_on_the_file_not_pandas_code(tmp_path, capsys)
         assert "df[" not in err and "df." not in err and "pd." not in err, (name, err)
 
 
-@pytest.mark.xfail(strict=True, reason="the learning-curve refusal gives the command Python calls")
 def test_the_command_refusing_curves_names_its_own_way_on(tmp_path, capsys):
     """read-logs output compared as runs: the command said "rlstats.summarize_runs(df, ...) ... df.sort_values('step')
     .groupby([...]).tail(1) ... rlstats.curves(df, ...)"; it now names the file and its own flags."""
