@@ -1075,7 +1075,7 @@ def _refuse_curves(design, data, column, per_cell, cell, evidence, run_columns, 
         # no column says which rows are one run: the ways on need one
         unnamed = ("The data name no run (no column such as 'seed' or 'run'), so a run's rows cannot be found: "
                    "add a column naming each run, then pick each run's last step, summarise or compare the "
-                   f"curves as below with it in place of 'seed'. If each row is one run already (at a step of its "
+                   "curves as below with it in place of 'seed'. If each row is one run already (at a step of its "
                    "own), drop the column")
         unnamed, unnamed_file = unnamed + f": df.drop(columns={column!r}). ", unnamed + " from the file. "
         run = "seed"
