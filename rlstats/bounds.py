@@ -157,7 +157,7 @@ def check_within(bounds: Bounds | None, y: np.ndarray, data: pd.DataFrame, formu
     for i in rows[:3]:
         who = [f"{role} {_plain(data[column].iloc[i])}" for role, column in
                (("agent", formula.groups), ("task", formula.blocks)) if column is not None]
-        parts.append(f"row {_plain(data.index[i])} ({', '.join(who + [f'value {_plain(y[i])}'])})")
+        parts.append(f"index label {_plain(data.index[i])} ({', '.join(who + [f'value {_plain(y[i])}'])})")
     more = f" and {rows.size - 3} more" if rows.size > 3 else ""
     raise DesignError(f"{rows.size} row(s) of '{formula.response}' lie outside the bounds {bounds.text} "
                       f"({bounds.source}): {', '.join(parts)}{more}; fix those rows, or give bounds that hold every "

@@ -23,7 +23,7 @@ from .bounds import Bounds, check_bounds, check_within, score_bounds, with_bound
 from .conditions import Condition, parse_condition
 from .connectivity import ATTEMPT, ComparisonGraph, comparison_graph, subset_dropping_attempts
 from .format import count, join_and
-from .errors import DesignError, OptionError, repeated_index_rows, shown
+from .errors import DesignError, OptionError, rows_named, shown
 from .formula import capture_environment
 from .interop import TABLE, as_pandas
 from .normalization import load_reference, normalised_in, normalize_response
@@ -278,11 +278,7 @@ class Design:
 
 
 def _first_rows(data, mask, limit=5):
-    by_position = repeated_index_rows(data.index, np.flatnonzero(mask), limit)
-    if by_position:
-        return by_position
-    labels = list(data.index[np.flatnonzero(mask)[:limit]])
-    return ", ".join(repr(x) for x in labels) + (", ..." if mask.sum() > limit else "")
+    return rows_named(data.index, np.flatnonzero(mask), limit)
 
 
 def _levels(column, values, what):
@@ -339,10 +335,11 @@ def _check_labels(column, what, levels, used, has_missing):
         # .str.strip() would turn values that are not strings into NaN
         text = f"{name}.str.strip()" if all(isinstance(v, str) for v in shown) else \
             f"{name}.astype(str).str.strip(){keep_missing}"
-        raise DesignError(
-            f"column {column!r} ({what}) has values that differ only in white space at their ends, {first!r} and "
-            f"{level!r}, which print the same in every table; if they are one {what}, strip it: "
-            f"{name} = {text}; otherwise rename one of them")
+        found = (f"column {column!r} ({what}) has values that differ only in white space at their ends, {first!r} "
+                 f"and {level!r}, which print the same in every table; if they are one {what}, strip ")
+        raise DesignError(found + f"it: {name} = {text}; otherwise rename one of them",
+                          command_line=found + f"the spaces around it in the file's column {column!r}; otherwise "
+                                               "rename one of them")
 
 
 def _missing_error(data, column, mask):
@@ -895,8 +892,11 @@ def _check_duplicate_rows(data, formula, y):
     if duplicated.any():
         raise DesignError(
             f"{int(duplicated.sum())} row(s) repeat another row in every column, including the run column "
-            f"'{named[0]}' (first repeats at rows {_first_rows(data, duplicated)}), so the same run would count "
-            "twice; drop them with df.drop_duplicates(), or give each run its own id")
+            f"'{named[0]}' (first repeats: {_first_rows(data, duplicated)}), so the same run would count "
+            "twice; drop them with df.drop_duplicates(), or give each run its own id",
+            command_line=f"{int(duplicated.sum())} row(s) repeat another row in every column, including the run "
+                         f"column '{named[0]}' (first repeats: {_first_rows(data, duplicated)}), so the same run "
+                         "would count twice; remove the repeated lines from the file, or give each run its own id")
 
 
 def _assemble(formula, y, agent, task, agent_labels, task_labels, position, seeds, extra, n_dropped, runs_of=None):
@@ -948,8 +948,9 @@ def _step_values(values, column):
     """A step column as numbers: an error for strings, datetimes and missing steps."""
     if not (np.issubdtype(values.dtype, np.integer) or np.issubdtype(values.dtype, np.floating)):
         kind = "dates/times" if np.issubdtype(values.dtype, np.datetime64) else f"{values.dtype} values"
-        raise DesignError(f"step column '{column}' holds {kind} ({values[:3].tolist()}...); steps must be numbers "
-                          f"(e.g. environment steps), convert it with pd.to_numeric(df['{column}']) first")
+        found = f"step column '{column}' holds {kind} ({values[:3].tolist()}...); steps must be numbers "
+        raise DesignError(found + f"(e.g. environment steps), convert it with pd.to_numeric(df['{column}']) first",
+                          command_line=found + "(e.g. environment steps): write the column as numbers in the file")
     if np.issubdtype(values.dtype, np.floating) and not np.isfinite(values).all():
         raise DesignError(f"step column '{column}' has {int((~np.isfinite(values)).sum())} missing or infinite "
                           "value(s); every logged row needs its step")
@@ -998,7 +999,8 @@ def _check_one_row_per_step(design, column, data):
         raise DesignError(
             f"{where}; keep one row per run and step, "
             f"e.g. the last logged: df.drop_duplicates(['{design.formula.groups}', '{design.formula.blocks}', "
-            f"'{design.formula.replicate}', '{column}'], keep='last')")
+            f"'{design.formula.replicate}', '{column}'], keep='last')",
+            command_line=f"{where}; keep one row per run and step in the file, e.g. the last logged")
 
 
 #: Columns that name the run a row belongs to (RUN_NAMES but batches and row numbers, which hold several runs or
@@ -1073,22 +1075,27 @@ def _refuse_curves(design, data, column, per_cell, cell, evidence, run_columns, 
         # no column says which rows are one run: the ways on need one
         unnamed = ("The data name no run (no column such as 'seed' or 'run'), so a run's rows cannot be found: "
                    "add a column naming each run, then pick each run's last step, summarise or compare the "
-                   f"curves as below with it in place of 'seed'. If each row is one run already (at a step of its "
-                   f"own), drop the column: df.drop(columns={column!r}). ")
+                   "curves as below with it in place of 'seed'. If each row is one run already (at a step of its "
+                   "own), drop the column")
+        unnamed, unnamed_file = unnamed + f": df.drop(columns={column!r}). ", unnamed + " from the file. "
         run = "seed"
     else:
-        unnamed = ""
+        unnamed = unnamed_file = ""
     keys = [k for k in (f.groups, f.blocks, *f.crossed) if k is not None] + [run]
     run_formula = f"{f.response} ~ {f.groups} | {f.blocks or 'task'}/{run}"
+    named = ("" if unique is None else f". If each row is one run, named by {unique!r} (one row each), say so in "
+                                       f"the formula: '{f.response} ~ {f.groups} | {f.blocks or 'task'}/{unique}'")
     raise DesignError(
         said + unnamed +
         f"Pick a step of each run, e.g. its last: rlstats.summarize_runs(df, {run_formula!r}, step={column!r}) "
         f"(whose notes say where runs end at different steps) or df.sort_values({column!r}).groupby({keys!r})"
         f".tail(1); summarise each run otherwise (how='auc', 'max', ...); or compare the curves: "
         f"rlstats.curves(df, {run_formula!r}, step={column!r}). If {column!r} is not a training step, rename or "
-        "drop it" + ("" if unique is None else
-                     f". If each row is one run, named by {unique!r} (one row each), say so in the formula: "
-                     f"'{f.response} ~ {f.groups} | {f.blocks or 'task'}/{unique}'"))
+        "drop it" + named,
+        command_line=said + unnamed_file +
+        f"Keep one row of each run in the file (e.g. its last step), or compare the curves with the formula "
+        f"{run_formula!r} and method='curves', step={column!r}. If {column!r} is not a training step, rename or "
+        "remove that column" + named)
 
 
 def repeated_run(design: Design, ids: ArrayLike) -> tuple[int, str, int, int] | None:

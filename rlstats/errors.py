@@ -11,7 +11,16 @@ from typing import Any
 
 
 class RlstatsError(ValueError):
-    """Base class of every error rlstats raises for bad input."""
+    """Base class of every error rlstats raises for bad input.
+
+    ``command_line``, where given, is the message as the ``rlstats`` command shows it: the same finding, with advice
+    that is an action on the file or a flag rather than pandas code (``df.rename(...)``), which a user of the command
+    cannot run.  Python shows ``str(error)``.
+    """
+
+    def __init__(self, *args: object, command_line: str | None = None) -> None:
+        super().__init__(*args)
+        self.command_line = command_line
 
 
 class FormulaError(RlstatsError):
@@ -46,6 +55,18 @@ def repeated_index_rows(index: Any, positions: Sequence[int], limit: int = 5) ->
         return None
     shown_ = ", ".join(str(int(p)) for p in list(positions)[:limit]) + (", ..." if len(positions) > limit else "")
     return f"positions {shown_} (the index repeats labels: df.iloc reads them)"
+
+
+def rows_named(index: Any, positions: Sequence[int], limit: int = 5) -> str:
+    """The first rows an error names, said as what they are: "index labels 4, 9" (df.loc reads them; a bare "4" reads
+    as the 4th row), or positions where the index repeats labels.  The command line words integer labels of the
+    frame it read as data rows and lines of the file (``cli._shared.rows_in_file``)."""
+    positions = list(positions)
+    by_position = repeated_index_rows(index, positions, limit)
+    if by_position:
+        return by_position
+    labels = ", ".join(repr(label) for label in index[positions[:limit]].tolist())
+    return f"index label{'s' * (len(positions) > 1)} {labels}" + (", ..." * (len(positions) > limit))
 
 
 def shown(value: object) -> str:

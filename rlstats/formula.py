@@ -36,7 +36,7 @@ import pandas as pd
 import patsy
 
 from .conditions import ast_depth
-from .errors import DesignError, FormulaError, OptionError, repeated_index_rows, shown
+from .errors import DesignError, FormulaError, OptionError, rows_named, shown
 from .options import check_choice
 
 __all__ = ["Formula", "Response", "parse", "check_columns", "evaluate_response"]
@@ -202,9 +202,10 @@ def _caret(text, start, end, message):
     return f"{message}\n    {shown}\n    {' ' * start}{carets}"
 
 
-def _fail(text, start, end, message):
-    """Raise FormulaError pointing at text[start:end]."""
-    raise FormulaError(_caret(text, start, end, message))
+def _fail(text, start, end, message, command_line=None):
+    """Raise FormulaError pointing at text[start:end]; ``command_line``: the message with the command's advice."""
+    raise FormulaError(_caret(text, start, end, message),
+                       command_line=None if command_line is None else _caret(text, start, end, command_line))
 
 
 def _quoted(name):
@@ -458,10 +459,11 @@ def _check_word(text, token):
               f"(or write Q(\"{token.value}\"))")
 
 
-def _reject_expression(text, tokens, role, instead):
+def _reject_expression(text, tokens, role, instead, column):
     if any(t.kind == "op" and t.value in _EXPRESSION_CHARS for t in tokens):
-        _fail(text, tokens[0].start, tokens[-1].end,
-              f"the {role} must be a column name, not an expression; {instead}")
+        what = f"the {role} must be a column name, not an expression; "
+        _fail(text, tokens[0].start, tokens[-1].end, what + instead,
+              command_line=what + f"add it to the file as a column (e.g. {column!r}) and name that")
 
 
 def _reject_spaces(text, first, second):
@@ -475,11 +477,13 @@ def _groups(text, tokens, tilde):
     if not tokens:
         _fail(text, tilde, tilde + 1, "missing grouping factor after '~' (e.g. 'score ~ agent | task')")
     _reject_expression(text, tokens, "grouping term",
-                       "compute it as a column first, e.g. df['arm'] = ..., then write 'score ~ arm | task'")
+                       "compute it as a column first, e.g. df['arm'] = ..., then write 'score ~ arm | task'", "arm")
     if any(t.kind == "op" for t in tokens):
+        what = "the grouping term must be one factor column (the arms being compared); "
         _fail(text, tokens[0].start, tokens[-1].end,
-              "the grouping term must be one factor column (the arms being compared); "
-              "combine columns first, e.g. df['arm'] = df.agent + '/' + df.variant")
+              what + "combine columns first, e.g. df['arm'] = df.agent + '/' + df.variant",
+              command_line=what + "combine them into one column of the file first (e.g. 'arm', agent and variant "
+                                  "joined by '/'), then write 'score ~ arm | task'")
     for token in tokens:
         _check_word(text, token)
     if len(tokens) > 1:
@@ -504,7 +508,7 @@ def _blocks(text, tokens, bar):
     if not tokens:
         _fail(text, bar, bar + 1, "missing blocking factor after '|' (e.g. '| task')")
     _reject_expression(text, tokens, "blocking term",
-                       "compute it as a column first, e.g. df['block'] = ..., then write '| block'")
+                       "compute it as a column first, e.g. df['block'] = ..., then write '| block'", "block")
     names = [t for t in tokens if t.kind != "op"]
     for token in tokens:
         if token.kind == "op" and token.value not in "/:":
@@ -792,11 +796,12 @@ def _dtype_notes(parts, data):
 
 
 def _not_numbers(data, name, limit=3):
-    """What to say of a text column read as the response: which values pd.to_numeric would refuse (a word, a
-    decimal comma), so the caller sees what to correct, and what to do; Python's conversion when all read as
-    numbers, another column when none does."""
+    """What to say of a text column read as the response, (in Python, on the command line): which values
+    pd.to_numeric would refuse (a word, a decimal comma), so the caller sees what to correct, and what to do;
+    Python's conversion when all read as numbers, another column when none does."""
     column = data[name]
-    convert = f"; the response must be numeric. Convert it first, e.g. df['{name}'] = pd.to_numeric(df['{name}'])"
+    convert = (f"; the response must be numeric. Convert it first, e.g. df['{name}'] = pd.to_numeric(df['{name}'])",
+               f"; the response must be numeric: write column '{name}' as numbers in the file")
     present = column.notna().to_numpy(dtype=bool)
     try:
         bad = np.flatnonzero(present & pd.to_numeric(column, errors="coerce").isna().to_numpy(dtype=bool))
@@ -804,14 +809,18 @@ def _not_numbers(data, name, limit=3):
         return convert
     if len(bad) == 0:
         return convert
-    shown = ", ".join(f"{data.index[i]!r} {column.iloc[i]!r}" for i in bad[:limit]) + (", ..." * (len(bad) > limit))
+    shown = (f"{rows_named(data.index, bad, limit)}, holding "
+             + ", ".join(repr(column.iloc[i]) for i in bad[:limit]) + (", ..." * (len(bad) > limit)))
     if len(bad) == present.sum():
-        return (f", and none of its values is a number (first rows: {shown}); the response must be numeric: name a "
+        none = (f", and none of its values is a number (first rows: {shown}); the response must be numeric: name a "
                 "column of numbers left of '~', or make this column's values numbers")
+        return none, none
     some = (f"{len(bad)} values that are not numbers" if len(bad) > 1 else "1 value that is not a number")
-    return (f", with {some} (first rows: {shown}); the response must be numeric: correct or remove "
-            f"{'those rows' if len(bad) > 1 else 'that row'} (in Python, pd.to_numeric(df['{name}'], "
-            f"errors='coerce') makes {'them missing values' if len(bad) > 1 else 'it a missing value'})")
+    rows = 'those rows' if len(bad) > 1 else 'that row'
+    found = f", with {some} (first rows: {shown}); the response must be numeric: correct or remove {rows}"
+    return (found + f" (in Python, pd.to_numeric(df['{name}'], errors='coerce') makes "
+                    f"{'them missing values' if len(bad) > 1 else 'it a missing value'})",
+            found + " in the file (an empty cell is a missing value, which na_action=\"drop\" leaves out)")
 
 
 def _as_float(raw, parts, data):
@@ -830,9 +839,12 @@ def _as_float(raw, parts, data):
         if parts.simple and parts.response_names[0] in data.columns:
             name = parts.response_names[0]
             if _holds_decimals(data[name]):  # pd.to_numeric keeps pyarrow decimals as they are
-                _fail(text, start, end, f"column '{name}' holds decimals (dtype {data[name].dtype}); rlstats computes "
-                                        f"in floats: convert it first, e.g. df['{name}'] = df['{name}'].astype(float)")
-            _fail(text, start, end, f"column '{name}' has dtype {data[name].dtype}{_not_numbers(data, name)}")
+                what = f"column '{name}' holds decimals (dtype {data[name].dtype}); rlstats computes in floats: "
+                _fail(text, start, end, what + f"convert it first, e.g. df['{name}'] = df['{name}'].astype(float)",
+                      command_line=what + "write the column as floats (double) in the file")
+            python, command_line = _not_numbers(data, name)
+            what = f"column '{name}' has dtype {data[name].dtype}"
+            _fail(text, start, end, what + python, command_line=what + command_line)
         _fail(text, start, end, f"response '{response}' gave dtype {dtype}, not numbers"
                                 f"{_dtype_notes(parts, data)}; make the expression numeric")
     if isinstance(raw, np.ndarray):
@@ -854,7 +866,7 @@ def _nonfinite_message(parts, values, bad, data):
     kinds = {"NaN": np.isnan, "inf": np.isposinf, "-inf": np.isneginf}
     detail = ", ".join(f"{int(test(values[bad]).sum())} {kind}" for kind, test in kinds.items()
                        if test(values[bad]).any())
-    rows = repeated_index_rows(data.index, np.flatnonzero(bad)) or data.index[bad][:5].tolist()
+    rows = rows_named(data.index, np.flatnonzero(bad))
     found = f"{count} non-finite value{'s' if count > 1 else ''} ({detail}; first rows: {rows})"
     if parts.simple:
         return (f"column '{parts.response_names[0]}' contains {found} that are not missing values; "

@@ -59,7 +59,8 @@ RANGES = {
 
 
 def _rows_phrase(df, mask, by, score, agent=None, limit=3):
-    """'row 7 (agent 'ppo', task 'Pong', score inf), ... and 2 more': the caller's index labels of ``mask``'s rows."""
+    """'index label 7 (agent 'ppo', task 'Pong', score inf), ... and 2 more': the caller's index labels of ``mask``'s
+    rows (the command line words them as the file's data rows, cli._shared.rows_in_file)."""
     def plain(value):  # numpy scalars as Python's: 'inf', not 'np.float64(inf)'
         return repr(value.item() if isinstance(value, np.generic) else value)
 
@@ -67,7 +68,7 @@ def _rows_phrase(df, mask, by, score, agent=None, limit=3):
     parts = []
     for i in positions[:limit]:
         who = f"agent {plain(df[agent].iloc[i])}, " if agent is not None and agent in df.columns else ""
-        parts.append(f"row {plain(df.index[i])} ({who}{by} {plain(df[by].iloc[i])}, {score} "
+        parts.append(f"index label {plain(df.index[i])} ({who}{by} {plain(df[by].iloc[i])}, {score} "
                      f"{plain(df[score].iloc[i])})")
     more = f" and {positions.size - limit} more" if positions.size > limit else ""
     return ", ".join(parts) + more
@@ -80,11 +81,12 @@ def _check_range(rule_or_name, df, values, lo, hi, by, score, agent):
     if rule_or_name == "minmax":
         infinite = np.isinf(values)  # NaN is a missing score, which stays missing
         if infinite.any():
-            raise DesignError(
-                f"min-max normalisation needs finite scores, but {int(infinite.sum())} row(s) hold an infinite "
-                f"'{score}': {_rows_phrase(df, infinite, by, score, agent)}; the task's range would be infinite and "
-                f"every other score of the task would become 0 or NaN. Fix or drop those rows (e.g. "
-                f"df[np.isfinite(df['{score}'])]), or normalise with a reference table of known bounds")
+            found = (f"min-max normalisation needs finite scores, but {int(infinite.sum())} row(s) hold an infinite "
+                     f"'{score}': {_rows_phrase(df, infinite, by, score, agent)}; the task's range would be infinite "
+                     "and every other score of the task would become 0 or NaN. Fix or drop those rows")
+            raise DesignError(found + f" (e.g. df[np.isfinite(df['{score}'])]), or normalise with a reference table of "
+                                      "known bounds",
+                              command_line=found + " in the file, or normalise with a reference table of known bounds")
         return ""
     kind = RANGES.get(rule_or_name)
     if kind is None:
@@ -241,20 +243,23 @@ def _spelling_hint(absent, names, by, tasks):
             ambiguous[task] = matches
     targets = collections.Counter(found.values())
     found = {task: name for task, name in found.items() if targets[name] == 1}
-    parts = []
+    parts, in_file = [], []  # the advice in Python, and on the command line (an action on the file)
     if found:
         pairs = listed([f"{t!r} -> {n!r}" for t, n in found.items()], 5)
         mapping = ", ".join(f"{t!r}: {n!r}" for t, n in list(found.items())[:3])
         more = ", ..." if len(found) > 3 else ""
         one = len(found) == 1
         which = "it" if len(absent) == 1 else ("all of them" if len(found) == len(absent) else f"{len(found)} of them")
-        parts.append(f"the reference spells {which} otherwise ({pairs}): rename {'it' if one else 'them'} to the "
-                     f"reference's {'name' if one else 'names'}, e.g. df[{by!r}] = df[{by!r}].astype(object).replace("
+        said = (f"the reference spells {which} otherwise ({pairs}): rename {'it' if one else 'them'} to the "
+                f"reference's {'name' if one else 'names'}")
+        parts.append(f"{said}, e.g. df[{by!r}] = df[{by!r}].astype(object).replace("
                      f"{{{mapping}{more}}})")  # astype(object): a categorical column refuses new values
+        in_file.append(f"{said} in the file's column {by!r}")
     for task, matches in list(ambiguous.items())[:3]:
         quoted = [repr(m) for m in matches]
         parts.append(f"{task!r} could be {', '.join(quoted[:-1])} or {quoted[-1]}: rename it to the one meant")
-    return {**found, **ambiguous}, "; ".join(parts)
+        in_file.append(parts[-1])
+    return {**found, **ambiguous}, "; ".join(parts), "; ".join(in_file)
 
 
 def _bounds(ref, tasks, by, low, high):
@@ -265,15 +270,15 @@ def _bounds(ref, tasks, by, low, high):
         raise DesignError(f"the reference lists task {_show(dupes)} more than once in {by!r}")
     absent = [t for t in tasks if t not in set(keys)]
     if absent:
-        spelled, advice = _spelling_hint(absent, keys.unique(), by, tasks)
+        spelled, advice, in_file = _spelling_hint(absent, keys.unique(), by, tasks)
         unmatched = [t for t in absent if t not in spelled]  # neither a spelling nor a choice of spellings found
         if unmatched:
-            advice += (f"{'; for the rest, ' if spelled else ''}add their {low!r} and {high!r} scores to the "
-                       "reference or drop them from the data")
-        raise DesignError(
-            f"{len(absent)} task(s) of the data are missing from the reference's {by!r} "
-            f"column: {_show(absent)} (it has {_show(keys.unique(), 5)}); {advice}"
-        )
+            rest = (f"{'; for the rest, ' if spelled else ''}add their {low!r} and {high!r} scores to the "
+                    "reference or drop them from the data")
+            advice, in_file = advice + rest, in_file + rest
+        found = (f"{len(absent)} task(s) of the data are missing from the reference's {by!r} "
+                 f"column: {_show(absent)} (it has {_show(keys.unique(), 5)}); ")
+        raise DesignError(found + advice, command_line=found + in_file)
     table = ref.assign(**{by: keys}).set_index(by).loc[tasks, [low, high]]
     try:
         lo = table[low].to_numpy(dtype=float)

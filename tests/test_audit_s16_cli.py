@@ -43,8 +43,10 @@ def test_a_score_column_with_text_names_the_values(runs_csv, tmp_path, capsys):
     err = capsys.readouterr().err
     assert status == 2 and out == "" and "Traceback" not in err
     # the dtype is pandas' own name for a text column: str from pandas 3, object before
-    assert re.search(r"column 'score' has dtype (str|object), with 2 values that are not numbers \(first rows: 4 "
-                     r"'diverged', 9 '1,5'\); the response must be numeric: correct or remove those rows", err), err
+    # (the rows as the file's: data rows and lines, audit s17 left17)
+    assert re.search(r"column 'score' has dtype (str|object), with 2 values that are not numbers \(first rows: data "
+                     r"rows 5, 10 \(lines 6, 11 of \S+text\.csv\), holding 'diverged', '1,5'\); the response must be "
+                     r"numeric: correct or remove those rows", err), err
 
 
 @pytest.mark.parametrize("content, message", [
@@ -112,7 +114,8 @@ def test_python_calls_in_an_error_stay_python(tmp_path, capsys):
     status, out = run(["compare", str(path), "score ~ agent | task"])
     err = capsys.readouterr().err
     assert status == 2 and out == "" and "rows look like learning curves" in err
-    assert "rlstats.curves(df, 'score ~ agent | task/seed', step='step')" in err, err
+    # (s17 left17: the command now gives its own way on, not Python calls: "--method curves, -o step=step")
+    assert "'score ~ agent | task/seed' and --method curves, -o step=step" in err, err
     assert not re.search(r"\([^()]*-o [^()]*\)", err), err
 
 

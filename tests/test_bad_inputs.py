@@ -325,9 +325,9 @@ SHARED_OPTIONS = [
     ("bounds", ("a", 1), OptionError, "bounds low must be a finite number or None, got 'a'"),
     ("bounds", (True, 1), OptionError, "bounds low must be a finite number or None, got True"),
     ("bounds", (None, None), OptionError, "bounds=(None, None) bounds nothing"),
-    ("bounds", (0, 1), DesignError, ("lie outside the bounds [0, 1] (bounds=(0, 1)): row ", "(agent 'agent_",
+    ("bounds", (0, 1), DesignError, ("lie outside the bounds [0, 1] (bounds=(0, 1)): index label ", "(agent 'agent_",
                                      "give bounds that hold every score")),
-    ("bounds", (None, 10), DesignError, "lie outside the bounds (-inf, 10] (bounds=(None, 10)): row "),
+    ("bounds", (None, 10), DesignError, "lie outside the bounds (-inf, 10] (bounds=(None, 10)): index label "),
     # issue 43 item 2: max_seconds=, the bound on a call's estimated work; an estimate above it is refused, quoted
     ("max_seconds", "x", OptionError, "max_seconds must be None or a positive number of seconds, got 'x'"),
     ("max_seconds", 0, OptionError, "max_seconds must be None or a positive number of seconds, got 0"),
@@ -684,9 +684,9 @@ BAD_DATA = [
     ("all scores NaN", _set("score", np.nan), DesignError, ("column 'score' has", "missing value(s)")),
     ("one score NaN", _set("score", np.nan, [0]), DesignError, "pass na_action=\"drop\" to drop those rows"),
     ("an inf score", _set("score", np.inf, [0]), FormulaError, "column 'score' contains 1 non-finite value (1 inf"),
-    ("a -inf score", _set("score", -np.inf, [1]), FormulaError, "(1 -inf; first rows: [1])"),
+    ("a -inf score", _set("score", -np.inf, [1]), FormulaError, "(1 -inf; first rows: index label 1)"),
     ("scores as text", lambda d: d.assign(score=d["score"].astype(str) + "pts"), FormulaError,
-     ("column 'score' has dtype", "none of its values is a number (first rows: 0 '", "pts'",
+     ("column 'score' has dtype", "none of its values is a number (first rows: index labels 0, 1, 2, ..., holding '", "pts'",
       "the response must be numeric")),
     ("numbers stored as objects", lambda d: d.assign(score=d["score"].astype(object)), FormulaError,
      "column 'score' has dtype object"),
@@ -851,12 +851,12 @@ def test_bounds_with_a_normaliser_and_a_ready_design():
                         "normalize='dm_control': its range [0, 1000] is a bound"),
           rlstats.bootstrap, in_range, "score ~ agent | task", normalize="dm_control", bounds=(2, 3), n_resamples=200)
     design = rlstats.build(TINY, "score ~ agent | task", bounds=(-10, None))
-    fails(DesignError, "lie outside the bounds [-10, 10] (bounds=(None, 10) and bounds=(-10, None)): row ",
+    fails(DesignError, "lie outside the bounds [-10, 10] (bounds=(None, 10) and bounds=(-10, None)): index label ",
           rlstats.task_table, design, bounds=(None, 10), n_resamples=200)
     # seeds averaged within runs ('| task/run/seed'): each seed is checked, not only the run's mean
     seeds = pd.DataFrame([(a, t, r, s, 999.0 if s else 1001.0) for a in ("A", "B") for t in ("x", "y")
                           for r in range(2) for s in range(2)], columns=["agent", "task", "run", "seed", "score"])
-    fails(DesignError, "8 row(s) of 'score' lie outside the bounds [0, 1000] (bounds=(0, 1000)): row 0 (agent 'A', "
+    fails(DesignError, "8 row(s) of 'score' lie outside the bounds [0, 1000] (bounds=(0, 1000)): index label 0 (agent 'A', "
           "task 'x', value 1001.0)", rlstats.bootstrap, seeds, "score ~ agent | task/run/seed", bounds=(0, 1000))
     capped = SWEEP.assign(score=np.minimum(SWEEP["score"], 15.0))
     noted(("end(s) of the tuned scores and their intervals clipped to (-inf, 15]", "so clipping keeps the coverage"),
@@ -868,7 +868,7 @@ def test_bounds_with_a_normaliser_and_a_ready_design():
 def test_a_return_above_1000_under_dm_control_is_named(name):
     # issue 39 item 5: through every back end's normalize=, the row is named with the formula's agent column
     function, data, formula, options = BACKENDS[name]
-    fails(DesignError, ("returns lie in [0, 1000] by construction", "1 row(s) of 'score' lie outside it: row 0 "
+    fails(DesignError, ("returns lie in [0, 1000] by construction", "1 row(s) of 'score' lie outside it: index label 0 "
                         "(agent 'agent_1', task 'task_01', score 1200.0)"),
           function, _set("score", 1200.0, [0])(data.assign(score=data["score"].abs())), formula, **options,
           normalize="dm_control")
@@ -1060,16 +1060,16 @@ NORMALIZE_CASES = [
      "'hopper-medium' could be 'hopper-medium-v0', 'hopper-medium-v1' or 'hopper-medium-v2'"),
     # issue 39 item 5: scores a normaliser cannot take, named by row
     ("minmax with one +inf", (_set("score", np.inf, [4])(TINY), "minmax"), {}, DesignError,
-     ("min-max normalisation needs finite scores", "row 4 (agent 'agent_1', task 'task_02', score inf)",
+     ("min-max normalisation needs finite scores", "index label 4 (agent 'agent_1', task 'task_02', score inf)",
       "every other score of the task would become 0")),
     ("minmax with -inf", (_set("score", -np.inf, [0, 9])(TINY), "minmax"), {}, DesignError,
-     ("2 row(s) hold an infinite 'score'", "row 0 (agent 'agent_1', task 'task_01', score -inf), row 9")),
+     ("2 row(s) hold an infinite 'score'", "index label 0 (agent 'agent_1', task 'task_01', score -inf), index label 9")),
     ("dm_control above 1000", (TINY.assign(score=TINY["score"] * 100 + 990), "dm_control"), {}, DesignError,
-     ("returns lie in [0, 1000] by construction", "lie outside it: row")),
+     ("returns lie in [0, 1000] by construction", "lie outside it: index label")),
     ("dm_control below 0", (_set("score", -0.5, [3])(TINY.assign(score=500.0)), "dm_control"), {}, DesignError,
-     ("1 row(s) of 'score' lie outside it: row 3 (agent 'agent_1', task 'task_02', score -0.5)")),
+     ("1 row(s) of 'score' lie outside it: index label 3 (agent 'agent_1', task 'task_02', score -0.5)")),
     ("dm_control +inf", (_set("score", np.inf, [3])(TINY.assign(score=500.0)), "dm_control"), {}, DesignError,
-     "row 3 (agent 'agent_1', task 'task_02', score inf)"),
+     "index label 3 (agent 'agent_1', task 'task_02', score inf)"),
 ]
 
 

@@ -1572,7 +1572,7 @@ def test_bounds_clip_the_basic_interval_at_the_cap_and_leave_the_draws_alone():
         return float(matrix.max() - matrix.min()) * 10
 
     assert rlstats.bootstrap(df, "score ~ agent | task", metrics=[spread], bounds=(0, 1), **options).intervals.max() > 1
-    with pytest.raises(rlstats.errors.DesignError, match=r"row 0 \(agent 'A', task 't1', value 1.0\)"):
+    with pytest.raises(rlstats.errors.DesignError, match=r"index label 0 \(agent 'A', task 't1', value 1.0\)"):
         rlstats.bootstrap(df, "score ~ agent | task", bounds=(0, 0.95), **options)
 
 

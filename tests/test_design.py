@@ -77,7 +77,7 @@ def test_missing_values_raise_or_are_dropped_and_stated(bad):
     df["score"] = df["score"].astype(object)
     df.loc[2, "score"] = bad
     df["score"] = pd.to_numeric(df["score"])
-    with pytest.raises(DesignError, match=r"column 'score' has 1 missing value.*first rows: 2.*na_action"):
+    with pytest.raises(DesignError, match=r"column 'score' has 1 missing value.*first rows: index label 2\).*na_action"):
         build(df, "score ~ agent | task")
     d = build(df, "score ~ agent | task", na_action="drop")
     assert d.nobs == 7 and d.n_dropped_rows == 1

@@ -340,19 +340,19 @@ def test_minmax_uses_each_tasks_range_in_the_data_and_states_it(scores):
 def test_minmax_refuses_an_infinite_score_and_names_its_row():
     runs = pd.DataFrame({"agent": ["A", "B", "A", "B"], "task": ["Pong", "Pong", "Box", "Box"],
                          "score": [1.0, np.inf, 2.0, 3.0]}, index=[10, 11, 12, 13])
-    with pytest.raises(DesignError, match=r"1 row\(s\) hold an infinite 'score': row 11 \(agent 'B', task 'Pong', "
+    with pytest.raises(DesignError, match=r"1 row\(s\) hold an infinite 'score': index label 11 \(agent 'B', task 'Pong', "
                                           r"score inf\)"):
         normalize(runs, "minmax")
     # through a back end the agent is the formula's column
-    with pytest.raises(DesignError, match=r"row 11 \(player 'B', task 'Pong', score inf\)|row 11 \(agent"):
+    with pytest.raises(DesignError, match=r"index label 11 \(player 'B', task 'Pong', score inf\)|index label 11 \(agent"):
         rlstats.bootstrap(runs.rename(columns={"agent": "player"}).assign(seed=[0, 0, 0, 0]),
                           "score ~ player | task", normalize="minmax", n_resamples=100, rng=0)
 
 
 def test_dm_control_refuses_returns_outside_0_to_1000():
     runs = pd.DataFrame({"agent": ["A", "B", "A"], "task": ["walker-walk"] * 3, "score": [1000.0, 1000.5, -1e-9]})
-    with pytest.raises(DesignError, match=r"2 row\(s\) of 'score' lie outside it: row 1 \(agent 'B', task "
-                                          r"'walker-walk', score 1000.5\), row 2 \(agent 'A', task 'walker-walk', "
+    with pytest.raises(DesignError, match=r"2 row\(s\) of 'score' lie outside it: index label 1 \(agent 'B', task "
+                                          r"'walker-walk', score 1000.5\), index label 2 \(agent 'A', task 'walker-walk', "
                                           r"score -1e-09\)"):
         normalize(runs, "dm_control")
     assert normalize(runs.iloc[:1], "dm_control")["score"].tolist() == [1.0]  # the bound itself is a return
@@ -365,8 +365,8 @@ def test_procgen_constants_are_a_convention_stated_not_enforced():
     out = normalize(runs, "procgen_easy_reference")
     np.testing.assert_allclose(out["score"], [-1.0, 1.0, 40.0 / 39.0], rtol=1e-15)
     assert out.attrs["rlstats_notes"][-1].endswith(
-        "; 2 score(s) lie outside the table's [r_min, r_max] range of their task (first: row 0 (agent 'A', task "
-        "'coinrun', score 0.0), row 2 (agent 'A', task 'bigfish', score 41.0)), which is a convention rather than "
+        "; 2 score(s) lie outside the table's [r_min, r_max] range of their task (first: index label 0 (agent 'A', task "
+        "'coinrun', score 0.0), index label 2 (agent 'A', task 'bigfish', score 41.0)), which is a convention rather than "
         "a bound, so they are kept (normalised below 0 or above 1)")
     # Atari's random and human are reference points, not a range: a superhuman score is said nothing about
     pong = pd.DataFrame({"task": ["Pong"], "random": [-20.7], "human": [14.6]})

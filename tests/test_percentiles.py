@@ -754,7 +754,7 @@ def test_errors_name_the_problem():
         with pytest.raises(OptionError, match=message):
             percentiles(df, FORMULA, **bad)
     # one pair for every task is the Design's bounds (rlstats.bounds): a run outside them is named (issue 39)
-    with pytest.raises(DesignError, match=r"lie outside the bounds \[0, 1\] \(bounds=\(0, 1\)\): row 0 \(agent"):
+    with pytest.raises(DesignError, match=r"lie outside the bounds \[0, 1\] \(bounds=\(0, 1\)\): index label 0 \(agent"):
         percentiles(df, FORMULA, bounds=(0, 1))
 
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from ..errors import RlstatsError
 from ._shared import (COST_FLAGS, FORMATS, UsageError, add_cost_flags, check_figure_path, cost_options,
                       in_command_words, keyword_names, make_output_folder, parse_options, read_table, render,
-                      report_drawn_seed, save_plot)
+                      report_drawn_seed, rows_in_file, said, save_plot)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -197,7 +197,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     args = parser.parse_args(argv)
     hints = getattr(args, "hints", None)
 
-    def words(message):  # the library's hints (name=value) in the command line's spelling
+    def words(message):  # the library's hints (name=value) and rows (index labels) in the command line's terms
+        message = rows_in_file(message, getattr(args, "file", None) or getattr(args, "pilot", None),
+                               getattr(args, "sep", None))
         return message if hints is None else in_command_words(message, *hints())
 
     def show_warning(message, category, filename, lineno, file=None, line=None):
@@ -208,7 +210,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
             warnings.showwarning = show_warning
             return args.run(args, out)
     except (RlstatsError, UsageError) as exc:
-        message = words(str(exc)) if isinstance(exc, RlstatsError) else str(exc)
+        message = words(said(exc)) if isinstance(exc, RlstatsError) else str(exc)
         sys.stderr.write(f"rlstats: error: {message}\n")
         return 2
     except BrokenPipeError:  # the reader went away (| head): stop quietly, as other commands do

@@ -91,7 +91,7 @@ def _parquet(source, where):
                          "and give that") from None
     if len(frame) == 0:  # said in the file's terms, as for a text file of a header alone
         raise UsageError(f"{where} has no rows; give a file with one row per run")
-    return frame
+    return frame.reset_index(drop=True)  # a stored index goes: errors name rows 0, 1, ... (rows_in_file)
 
 
 def _not_utf8(where, exc, offset=0):
@@ -175,6 +175,60 @@ def read_table(path: str | os.PathLike[str], sep: str | None = None) -> pd.DataF
     _check_unique_header(lambda: read_csv(path, sep=separator, header=None, nrows=1, dtype=str,
                                           keep_default_na=False), str(path))
     return _check_one_column(frame, str(path), separator, sep)
+
+
+def said(exc: BaseException) -> str:
+    """A library error as the command shows it: its ``command_line`` wording where it has one (advice that is an
+    action on the file or a flag, not pandas code), else its message."""
+    return getattr(exc, "command_line", None) or str(exc)
+
+
+#: rows a library message names by their index labels (errors.rows_named): of the frame read_table gave, 0, 1, ...
+_INDEX_LABELS = re.compile(r"index labels? (\d+(?:, \d+)*)(, \.\.\.)?")
+
+
+def rows_in_file(message: str, path: str | None, sep: str | None = None) -> str:
+    """A library message's "index labels 4, 9" in the file's terms: "data rows 5, 10 (lines 6, 11 of FILE)" (the
+    frame :func:`read_table` gives numbers its rows 0, 1, ... in the file's order; a Parquet file or standard input
+    has data rows but no lines)."""
+    if path is None:
+        return message
+
+    def said(match):
+        labels = [int(label) for label in match.group(1).split(", ")]
+        more, plural = match.group(2) or "", "s" * (len(labels) > 1)
+        rows = f"data row{plural} {', '.join(str(label + 1) for label in labels)}{more}"
+        lines = _record_lines(path, sep, max(labels))
+        if lines is None or max(labels) >= len(lines):
+            return rows
+        return f"{rows} (line{plural} {', '.join(str(lines[label]) for label in labels)}{more} of {path})"
+
+    return _INDEX_LABELS.sub(said, message)
+
+
+def _record_lines(path, sep, last):
+    """The line each data row of a text file starts on (1-based), up to row ``last`` (0-based): a quoted field may
+    span lines and read_csv skips blank ones. None for standard input, Parquet, or a file that cannot be read
+    again."""
+    import csv
+
+    path = Path(path)
+    if str(path) == STREAM or path.suffix.lower() in (".parquet", ".pq"):
+        return None
+    separator = sep if sep is not None else ("\t" if path.suffix.lower() in (".tsv", ".tab") else ",")
+    starts: list[int] = []
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as handle:
+            reader, end = csv.reader(handle, delimiter=separator), 0
+            for record in reader:
+                start, end = end + 1, reader.line_num
+                if record:
+                    starts.append(start)
+                if len(starts) > last + 1:  # the header and rows 0..last
+                    break
+    except (OSError, UnicodeDecodeError, csv.Error, TypeError):
+        return None
+    return starts[1:]
 
 
 def _check_unique_header(read_header, where):

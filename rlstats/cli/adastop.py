@@ -151,7 +151,7 @@ def _create(args, frame, key):
     check_batch_columns(frame)  # before n is read from the counts of pooled tasks or of a curve's rows
     agents = _agents_in(frame)
     from ..errors import RlstatsError
-    from ._shared import in_command_words
+    from ._shared import in_command_words, said
 
     options = _given_options(args)
     options.setdefault("n", _runs_per_agent(frame, agents))
@@ -159,7 +159,7 @@ def _create(args, frame, key):
     try:
         return AdaStop(agents, rng=args.seed, key=key, **options)
     except RlstatsError as exc:  # the options came from this call's flags: its hints name them (--K, not K=)
-        raise type(exc)(in_command_words(str(exc), _FLAGS, ())) from exc
+        raise type(exc)(in_command_words(said(exc), _FLAGS, ())) from exc
 
 
 def _check_unchanged(seq, args, path):
@@ -215,7 +215,7 @@ def _progress_text(seq, result):
 
 
 def run_update(args: argparse.Namespace, out: TextIO) -> int:
-    from ._shared import STREAM, check_output_path, in_command_words, read_table
+    from ._shared import STREAM, check_output_path, in_command_words, read_table, said
     from ..errors import RlstatsError
     from ..methods.adastop import state_lock
 
@@ -249,7 +249,7 @@ def run_update(args: argparse.Namespace, out: TextIO) -> int:
         try:
             seq.update(frame, allow_repeat=args.allow_repeat)
         except RlstatsError as exc:  # its hint allow_repeat=True is --allow-repeat here
-            raise type(exc)(in_command_words(str(exc), {"allow_repeat": "--allow-repeat"}, ())) from exc
+            raise type(exc)(in_command_words(said(exc), {"allow_repeat": "--allow-repeat"}, ())) from exc
         try:
             seq.save(path)
         except OSError as exc:

@@ -764,9 +764,10 @@ def check_batch_columns(batch: pd.DataFrame, agent: str = "agent", score: str = 
     if found is not None:  # the same refusal as the formula's replicate column (rlstats.design.repeated_run)
         i, where, rows, repeats = found
         keys = f"['{agent}', '{run}']" if agent in batch.columns and score in batch.columns else repr(run)  # wide
-        raise DesignError(f"run {run}={_plain(design.extra[run][i])} of {where} has {rows} rows in this batch "
-                          f"({count(repeats, 'repeated row')} in all), but each run gives one score; drop the "
-                          f"repeated rows (the same file read twice?), e.g. df.drop_duplicates({keys})")
+        said = (f"run {run}={_plain(design.extra[run][i])} of {where} has {rows} rows in this batch "
+                f"({count(repeats, 'repeated row')} in all), but each run gives one score; drop the repeated rows "
+                "(the same file read twice?)")
+        raise DesignError(said + f", e.g. df.drop_duplicates({keys})", command_line=said + " from the batch file")
 
 
 def _plain(value):
@@ -860,6 +861,7 @@ def _as_scores(values, name):
     given = np.asarray(values)
     # text or objects are not read as numbers here, as rlstats.adastop's formula does not read them
     if given.dtype.kind not in "biuf":
-        raise DesignError(f"scores of agent {name!r} are not numbers: {given.ravel().tolist()[:5]} (dtype "
-                          f"{given.dtype}); convert them first, e.g. df['score'] = pd.to_numeric(df['score'])")
+        found = f"scores of agent {name!r} are not numbers: {given.ravel().tolist()[:5]} (dtype {given.dtype}); "
+        raise DesignError(found + "convert them first, e.g. df['score'] = pd.to_numeric(df['score'])",
+                          command_line=found + "write them as numbers in the batch file")
     return given.astype(float).ravel()

@@ -435,7 +435,17 @@ def _signed_rank(design, options, ss, first, second, differences, present, sign,
     kept = min(kernels.KEPT_DRAWS, options.n_samples)
     return dict(comparisons=comparisons, task_effects=_task_frame(design, first, second, differences, present, sign),
                 orderings=orderings, posterior_draws=mean[:kept].T, simplex_draws=theta[:kept].transpose(1, 0, 2),
-                diagnostics=None, n_samples=options.n_samples, prior=options.prior, chains=None, draws=None)
+                diagnostics=None, n_samples=options.n_samples, prior=options.prior, chains=None, draws=None,
+                runs_used=_runs_in_pairs(design, first, second, present))
+
+
+def _runs_in_pairs(design, first, second, present):
+    """The runs of the cells some pair compares (the signed-rank model's task means use all of a cell's runs)."""
+    cells = np.zeros(design.counts.shape, dtype=bool)   # (tasks, agents)
+    for side in (first, second):
+        for p, agent in enumerate(side):
+            cells[present[p], agent] = True
+    return int(design.counts[cells].sum())
 
 
 def _prior_share(prior, n_tasks):
@@ -555,7 +565,8 @@ def _task_frame(design, first, second, differences, present, sign, posterior=Non
 
 def _paired_statistics(design, first, second, present, sign, notes):
     """Per pair and task: the sum, number and sum of squares (around their mean) of the run differences paired by
-    seed label (an inner join of the two cells on the seed), their sd and largest |difference|."""
+    seed label (an inner join of the two cells on the seed), their sd and largest |difference|; and how many of the
+    data's runs are in at least one pair's differences."""
     if design.seeds is None:
         # pairing needs a shared label: row order makes the result depend on how the rows were listed, and score
         # order pairs best with best, which shrinks the spread of the differences (overconfident intervals)
@@ -570,6 +581,7 @@ def _paired_statistics(design, first, second, present, sign, notes):
     for t, a, seed, y in zip(design.task, design.agent, design.seeds, design.y):
         by_cell.setdefault((int(t), int(a)), {})[seed] = y
     left_out = []       # per pair: (agent, task) -> runs without a partner of the same seed
+    used = set()        # (agent, task, seed) of every run some pair paired
     for p in range(n_pairs):
         missing = {}
         for t in np.flatnonzero(present[p]):
@@ -584,6 +596,7 @@ def _paired_statistics(design, first, second, present, sign, notes):
                     f"{design.tasks[t]!r}: the hierarchical model pairs runs by seed, so that task has no paired "
                     "runs; leave one of the agents or the task out with subset=, or use model='signed_rank', which "
                     "works on task-level means")
+            used.update((a, t, r) for a in (first[p], second[p]) for r in runs)
             x = sign * (np.array([one[r] for r in runs]) - np.array([two[r] for r in runs]))
             if x.size < 2:
                 raise DesignError(
@@ -617,13 +630,13 @@ def _paired_statistics(design, first, second, present, sign, notes):
         notes.append(f"{count(runs, 'run')} of the data's {design.nobs} had no run of the same seed in the other "
                      "agent's cell for at least one pair of agents and were left out of that pair's differences; per "
                      "pair: " + "; ".join(parts))
-    return sums, counts, within, sd, largest
+    return sums, counts, within, sd, largest, len(used)
 
 
 def _hierarchical(design, options, ss, first, second, differences, present, sign, notes, extension=1):
     # the joint fit's own cells are checked before any fit runs, so a refusal costs nothing
     cells = _agent_cells(design, sign) if options.orderings else None
-    sums, counts, within, sd, largest = _paired_statistics(design, first, second, present, sign, notes)
+    sums, counts, within, sd, largest, runs_used = _paired_statistics(design, first, second, present, sign, notes)
     # the observed per-task differences are those of the paired runs the model sees, not of all runs
     paired = np.where(present, sums / np.maximum(counts, 1), np.nan)
     n_pairs = first.size
@@ -782,7 +795,7 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
                 task_effects=_task_frame(design, first, second, paired, present, sign, posterior),
                 orderings=orderings, posterior_draws=kept, simplex_draws=simplex,
                 diagnostics=pd.DataFrame(diagnostics), n_samples=None, prior=None, chains=options.chains,
-                draws=options.draws)
+                draws=options.draws, runs_used=runs_used)
 
 
 

@@ -69,6 +69,10 @@ class BayesResult(Result):
     chains, draws : int or None
         Hierarchical model: chains and draws kept per chain, as asked (pairs whose chains were run again longer to
         converge have more, which a note gives).
+    runs_used : int
+        The data's runs that enter at least one pair's comparison (``nobs`` counts all of them): with the
+        hierarchical model those paired by seed with a run of the other agent, with the signed-rank model the runs
+        of the cells some pair compares.
     """
 
     model: str
@@ -89,6 +93,7 @@ class BayesResult(Result):
     prior: float | None
     chains: int | None
     draws: int | None
+    runs_used: int
 
     _plot_kinds: ClassVar[dict] = {
         "simplex": plots.plot_simplex,
@@ -251,7 +256,11 @@ class BayesResult(Result):
                    "of the tasks' differences, which is not their mean")
         region = ("no region of practical equivalence (rope = 0)" if self.rope == 0 else
                   f"a region of practical equivalence of \u00b1{fmt.signif(self.rope, 3)} in {self.rope_scale}")
-        text = (f"We compared {self.n_agents} agents on {fmt.count(self.n_tasks, 'task')} ({self.nobs} runs) "
+        runs = f"{self.nobs} runs" if self.runs_used == self.nobs else (
+            f"{self.runs_used} of the data's {self.nobs} runs: those "
+            + ("paired by seed with a run of the other agent" if self.model == "hierarchical" else
+               "of the tasks each pair shares"))
+        text = (f"We compared {self.n_agents} agents on {fmt.count(self.n_tasks, 'task')} ({runs}) "
                 f"with {how}, with {region}; differences are {self._direction()}. ")
         parts = []
         for row in self.comparisons.itertuples():

@@ -37,7 +37,8 @@ class TaskTableResult(Result):
         The best agent of each task (of several that tie, the first in the agents' names sorted, whatever a
         Categorical's category order), against which effect sizes are given.
     tied_best : ndarray of bool, shape (n_tasks, n_agents)
-        The agents whose statistic equals the best one (all in bold).
+        The agents whose statistic equals the best one (all in bold, but where the table makes possibly-best marks
+        a best whose marks are withheld for want of runs, which the caption names).
     possibly_best : ndarray of bool, shape (n_tasks, n_agents)
         The confidence set for the best agent of each task: no other agent is significantly better (the tied best
         are always in it). False for empty cells.
@@ -128,6 +129,19 @@ class TaskTableResult(Result):
     def _marks_shown(self):
         return bool((~self._unmarked() & (self.counts > 0)).any())
 
+    def _bold(self) -> np.ndarray:
+        """(n_tasks, n_agents): the cells set in bold (and outlined in the figure): the tied best, but where the table
+        makes marks not a best whose marks are withheld for want of runs, which the legend would put in the
+        confidence set untested (audit s17).  ``tied_best`` keeps every best."""
+        if not self._marks_shown():
+            return self.tied_best  # no set is claimed; the caption gives the runs behind each mean
+        return self.tied_best & ~self._unmarked()
+
+    def _bold_withheld(self):
+        """'task_01/agent_3, ...': the bests not bold, or ''."""
+        cells = np.argwhere(self.tied_best & ~self._bold())
+        return ", ".join(f"{self.tasks[t]}/{self.agents[a]}" for t, a in cells)
+
     def _runs_phrase(self):
         runs = self.counts[self.counts > 0]
         return f"{runs.min()}" if runs.min() == runs.max() else f"{runs.min()} to {runs.max()}"
@@ -146,7 +160,7 @@ class TaskTableResult(Result):
                 if np.isfinite(self.std_dev[t, a]):
                     text += f" \u00b1 {fmt.signif(self.std_dev[t, a], 2)}"
                 text = plain(text)
-                if self.tied_best[t, a]:
+                if self._bold()[t, a]:
                     text = bold(text)
                 elif self.possibly_best[t, a]:
                     text = mark(text)
@@ -212,6 +226,8 @@ class TaskTableResult(Result):
         # lower-is-better says so: a bold lowest mean read as a typesetting slip in a paper (audit s15)
         text += (f"Bold: the best {self.label} of each task" if self._higher() else
                  f"Bold: the lowest {self.label} of each task (lower is better)")
+        if self._bold_withheld():
+            text += f", but for a best from too few runs to test ({self._bold_withheld()})"
         text += f"; {self.mark_sentence()}" if self._marks_shown() else "."
         if self.withheld_sentence():
             text += " " + self.withheld_sentence()
@@ -253,7 +269,8 @@ class TaskTableResult(Result):
         rows = [escape(task) + " & " + " & ".join(row) for task, row in zip(self.tasks, cells)]
         # the width LaTeX will set it at, from the unescaped texts: a column per agent, headed by its name
         plain = self._cell_texts(digits, str, lambda s: s + DAGGER)
-        columns = [[(a, False)] + [(row[j], bool(self.tied_best[t, j])) for t, row in enumerate(plain)]
+        shown = self._bold()
+        columns = [[(a, False)] + [(row[j], bool(shown[t, j])) for t, row in enumerate(plain)]
                    for j, a in enumerate(self.agents)]
         first = [(head, False)] + [(t, False) for t in self.tasks]
         if self.aggregate is not None:
@@ -299,6 +316,8 @@ class TaskTableResult(Result):
 
     def _extra_lines(self):
         best = "best" if self._higher() else "best (lowest: lower is better)"
+        if self._bold_withheld():
+            best += f", but for a best from too few runs to test ({self._bold_withheld()})"
         key = f"(*bold*: {best}; {self.mark_sentence()})" if self._marks_shown() else f"(*bold*: {best})"
         return fmt.table_text(self.display().reset_index()).split("\n") + [key]
 
@@ -364,15 +383,19 @@ class TaskTableResult(Result):
     def _prose(self):
         # every tied best agent wins its task, as the table bolds them all (crediting the first in label order made
         # the count depend on the names; audit s11)
-        wins = self.tied_best.sum(axis=0)
+        wins = self._bold().sum(axis=0)
         ran = (self.counts > 0).sum(axis=0)
         # agents on different task sets: each count of wins with the tasks the agent ran, its only denominator
         won = (lambda w, n: f"{w}") if (ran == len(self.tasks)).all() else (lambda w, n: f"{w} of the {n} it ran")
         parts = [f"{a} ({won(w, n)})" for a, w, n in sorted(zip(self.agents, wins, ran), key=lambda p: -p[1]) if w]
-        shared = int((self.tied_best.sum(axis=1) > 1).sum())
+        shared = int((self._bold().sum(axis=1) > 1).sum())
         if shared:
             parts[-1] += (f"; tied best agents are each credited ({fmt.count(shared, 'task')} "
                           f"{'has' if shared == 1 else 'have'} more than one)")
+        uncredited = [self.tasks[t] for t in np.flatnonzero(self.tied_best.any(axis=1) & ~self._bold().any(axis=1))]
+        if uncredited:
+            parts[-1] += (f"; no best is credited in {', '.join(uncredited)}, whose best "
+                          f"{'rests' if len(uncredited) == 1 else 'rest'} on too few runs to test")
         marked = int((self.possibly_best & ~self.tied_best).sum())
         runs = self._runs_phrase()
         which = f"each of {len(self.tasks)} tasks" if len(self.tasks) > 1 else "the task"

@@ -35,7 +35,7 @@ def plot_table(result, *, ax=None, cmap="Greys", **kwargs):
     ax.imshow(relative, **style)
     ax.set_xticks(range(len(result.agents)), result.agents, rotation=45, ha="right", fontsize=8)
     ax.set_yticks(range(len(result.tasks)), result.tasks, fontsize=8)
-    for t, a in np.argwhere(result.tied_best):
+    for t, a in np.argwhere(result._bold()):
         ax.add_patch(Rectangle((a - 0.5, t - 0.5), 1, 1, fill=False, edgecolor="#D55E00", linewidth=1.5))
     for t, a in np.argwhere(result.possibly_best & ~result.tied_best):
         ax.text(a, t, "\u2020", ha="center", va="center", fontsize=9, color="#D55E00")
