@@ -23,7 +23,6 @@ def _runs(runs, agents=2, tasks=1, seed=0):
                         columns=["agent", "task", "seed", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason='the coverage note calls runs beyond the simulated ones few')
 def test_coverage_note_says_where_the_simulations_stop():
     """Atari 100k, 2 agents x 26 tasks with 100 runs per cell (interval="bootstrap" from the CLI) printed "100 runs in
     the smallest cell are few for the percentile bootstrap: in simulations ... with 20 runs per cell ...": nothing

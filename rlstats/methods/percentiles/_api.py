@@ -537,12 +537,13 @@ def _coverage_note(interval, smallest, agents, tasks):
     all), from the design nearest to ``agents`` x ``tasks`` on a log scale (the larger on a tie: more intervals held
     at once), at its largest runs count, and of that design's rows (one per score distribution) the lowest; it is
     quoted when its coverage misses the level by more than 3 Monte Carlo standard errors or falls below the
-    interval's ``COVERAGE_FLOOR``.
+    interval's ``COVERAGE_FLOOR``. Below the fewest or above the most runs simulated the note says so, quoting that
+    row, rather than calling the runs few.
     """
     rows = [row for row in calibration.rows(CALIBRATION) if row["interval"] == interval]
     if not rows:
         return None
-    fewest = min(int(row["runs"]) for row in rows)
+    fewest, most = min(int(row["runs"]) for row in rows), max(int(row["runs"]) for row in rows)
     rows = [row for row in rows if int(row["runs"]) <= max(smallest, fewest)]
 
     def distance(row):
@@ -560,6 +561,10 @@ def _coverage_note(interval, smallest, agents, tasks):
     if smallest < fewest:  # no row measures a design this small: the fewest runs simulated are quoted as such (audit s8)
         note = (f"the smallest cell has {count(smallest, 'run')}, fewer than any design simulated for "
                 f"{_INTERVAL_NAMES[interval]} (its coverage there was not measured); at the fewest runs simulated, "
+                f"{measured}")
+    elif smallest > most:  # nor this large: nothing measured says these runs are few (audit s17: 100 runs, rows of 20)
+        note = (f"the smallest cell has {count(smallest, 'run')}, more than any design simulated for "
+                f"{_INTERVAL_NAMES[interval]} (its coverage there was not measured); at the most runs simulated, "
                 f"{measured}")
     else:
         note = (f"{count(smallest, 'run')} in the smallest cell {'is' if smallest == 1 else 'are'} few for "
