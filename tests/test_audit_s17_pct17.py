@@ -76,7 +76,6 @@ def test_nested_seeds_honour_na_action_drop():
         "of agent 'base'); seeds ('ev') averaged within each opt"), res.notes
 
 
-@pytest.mark.xfail(strict=True, reason="the near-tie note speaks of ranks and 'not a win'")
 def test_near_tie_note_of_the_game_says_how_ties_count():
     """Atari 100k (DER's scores are float32 values, CURL's float64; round-off such as 14.77 and 14.770000000000001)
     printed "... were treated as ties in the ranks: floating-point noise, not a win"; the game has no ranks and with

@@ -362,7 +362,9 @@ def _run(design, options, rng, shown):
     estimate = kernels.aggregate(payoff, d)
     d = d.reshape(n_a, n_e, n_a)
 
-    notes = list(design.notes) + ([near_tie_note(near)] if near else [])
+    # the game has no ranks, and a tie counts as ties= says (audit s17: "not a win" was printed under ties="le")
+    counted = {"le": "a win for both", "mid": "half a win for each"}[options.ties] + f" (ties=\"{options.ties}\")"
+    notes = list(design.notes) + ([near_tie_note(near, "in the payoffs", counted)] if near else [])
     intervals = _intervals(played, options, game, delta_cell, game_low, game_high, rng, notes, shown,
                            (design, snapped))
     conf_low, conf_high = intervals["bounds"]
