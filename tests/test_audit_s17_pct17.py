@@ -92,3 +92,30 @@ def test_near_tie_note_of_the_game_says_how_ties_count():
                         f"(ties=\"{ties}\")"), note
         a0, a1 = res.agents.index("a0"), res.agents.index("a1")
         assert res.payoff[a0, :, a1].tolist() == res.payoff[a1, :, a0].tolist()
+
+
+@pytest.mark.xfail(strict=True, reason="the DKW band left of a cell's smallest score is drawn as [0, 0]")
+def test_cdf_band_below_the_smallest_score():
+    """SB3 CartPole-v1 (3 runs per agent, bounds (0, 500)): plot(kind="cdf") drew A2C's band from 0 to its smallest
+    score, 244.8, with zero width, as if the CDF were known to be 0 there; the DKW band there is [0, eps], eps =
+    sqrt(log(2 / delta') / (2 n)) = 0.92."""
+    import matplotlib.pyplot as plt
+
+    data = pd.DataFrame({"agent": ["A2C"] * 3 + ["PPO"] * 3, "task": "CartPole-v1", "seed": [0, 1, 2] * 2,
+                         "score": [406.4, 495.2, 244.8, 326.6, 321.0, 363.6]})
+    res = rlstats.percentiles(data, FORMULA, bounds=(0, 500))
+    eps = np.sqrt(np.log(2 / res.delta_cell) / (2 * 3))
+    first = res.ecdf.groupby("agent").head(1).set_index("agent")
+    assert first["score"].tolist() == [0.0, 0.0]
+    assert first["cdf"].tolist() == [0.0, 0.0] and first["cdf_low"].tolist() == [0.0, 0.0]
+    np.testing.assert_allclose(first["cdf_high"], min(eps, 1.0), rtol=1e-12)
+    # the rows at the scores are unchanged: F(x) -/+ eps, clipped to [0, 1]
+    a2c = res.ecdf[(res.ecdf["agent"] == "A2C") & (res.ecdf["score"] > 0)]
+    assert a2c["score"].tolist() == [244.8, 406.4, 495.2]
+    np.testing.assert_allclose(a2c["cdf_high"], np.minimum(np.array([1, 2, 3]) / 3 + eps, 1.0), rtol=1e-12)
+    # drawn: the band over [0, 244.8) reaches eps
+    ax = res.plot(kind="cdf")
+    band = ax.collections[0].get_paths()[0].vertices
+    left = band[(band[:, 0] >= 0) & (band[:, 0] < 244.8)]
+    assert left[:, 1].max() == pytest.approx(min(eps, 1.0))
+    plt.close(ax.figure)
