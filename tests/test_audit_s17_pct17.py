@@ -94,7 +94,6 @@ def test_near_tie_note_of_the_game_says_how_ties_count():
         assert res.payoff[a0, :, a1].tolist() == res.payoff[a1, :, a0].tolist()
 
 
-@pytest.mark.xfail(strict=True, reason="the DKW band left of a cell's smallest score is drawn as [0, 0]")
 def test_cdf_band_below_the_smallest_score():
     """SB3 CartPole-v1 (3 runs per agent, bounds (0, 500)): plot(kind="cdf") drew A2C's band from 0 to its smallest
     score, 244.8, with zero width, as if the CDF were known to be 0 there; the DKW band there is [0, eps], eps =

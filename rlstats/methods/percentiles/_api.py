@@ -405,7 +405,7 @@ def _run(design, options, rng, shown):
         reference_weights=_reference_frame(design, d),
         agent_weights=pd.DataFrame({"agent": list(design.agents), "weight": d.sum(axis=(1, 2))}),
         per_task=_per_task_frame(design, layout, payoff, d, delta_cell, low, high, options.higher_is_better),
-        ecdf=_ecdf_frame(design, delta_cell, high if options.higher_is_better else -low),
+        ecdf=_ecdf_frame(design, delta_cell, *((low, high) if options.higher_is_better else (-high, -low))),
         support_low=low if options.higher_is_better else -high,
         support_high=high if options.higher_is_better else -low, bounds_source=source,
         bootstrap_distribution=intervals["distribution"], n_resamples=intervals["n_resamples"],
@@ -621,10 +621,13 @@ def _per_task_frame(design, layout, payoff, d, delta_cell, low, high, higher_is_
         "rank_worst": worst.ravel(), "percentile": percentile.ravel()})
 
 
-def _ecdf_frame(design, delta_cell, high):
-    """Each cell's empirical CDF of the response at its distinct scores, with the DKW band at delta_cell.
+def _ecdf_frame(design, delta_cell, low, high):
+    """Each cell's empirical CDF of the response at its distinct scores and at its task's lower bound, with the DKW
+    band at delta_cell.
 
-    ``high`` is each task's upper score bound on the response's own scale (the band is 1 from there on).
+    ``low`` and ``high`` are each task's score bounds on the response's own scale: below a cell's smallest score the
+    CDF is 0 and its band [0, eps], a row at ``low`` (audit s17: the plot drew [0, 0] there); the band is 1 from
+    ``high`` on.
     """
     layout = kernels.make_layout(design.y, design.agent, design.task, design.n_agents, design.n_tasks)
     _, z = kernels.payoff_tensor(layout)
@@ -640,5 +643,13 @@ def _ecdf_frame(design, delta_cell, high):
         "task": np.asarray(design.tasks, dtype=object)[task], "agent": np.asarray(design.agents, dtype=object)[agent],
         "score": layout.values, "cdf": cdf,
         "cdf_low": np.where(at_top, 1.0, np.clip(cdf - eps, 0.0, 1.0)),
-        "cdf_high": np.where(at_top, 1.0, np.clip(cdf + eps, 0.0, 1.0))})
-    return frame[last].reset_index(drop=True)
+        "cdf_high": np.where(at_top, 1.0, np.clip(cdf + eps, 0.0, 1.0))})[last]
+    cells = np.arange(sizes.size)
+    below = layout.values[layout.cell_start[:-1]] > low[cells // design.n_agents]  # cells with no run at the bound
+    first = pd.DataFrame({
+        "task": np.asarray(design.tasks, dtype=object)[cells // design.n_agents],
+        "agent": np.asarray(design.agents, dtype=object)[cells % design.n_agents],
+        "score": low[cells // design.n_agents], "cdf": 0.0, "cdf_low": 0.0,
+        "cdf_high": np.minimum(kernels.dkw_epsilon(sizes, delta_cell), 1.0)})[below]
+    order = np.argsort(np.r_[cells[below], cell[last]], kind="stable")  # each cell's row at the bound first
+    return pd.concat([first, frame], ignore_index=True).iloc[order].reset_index(drop=True)

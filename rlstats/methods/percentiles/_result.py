@@ -72,7 +72,9 @@ class PercentilesResult(Result):
         mixture w_{j,k} = q*_{j,k} / q*_j).
     ecdf : DataFrame
         task, agent, score, cdf, cdf_low, cdf_high: empirical CDFs with DKW bands at
-        delta_cell, for the CDF plots.
+        delta_cell, for the CDF plots: at each cell's distinct scores, and at the task's
+        lower bound (``support_low``), where the CDF is 0 and its band [0, eps] when no
+        run of the cell scored it.
     support_low, support_high : ndarray, shape (n_tasks,)
         Score bounds [a_j, b_j] used by PBP and the per-task intervals.
     bounds_source : str
