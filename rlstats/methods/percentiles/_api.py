@@ -525,11 +525,13 @@ def _observed_bounds_note(design, bounds):
 
 def _bootstrap_caveats(design):
     """Cells with a single run add no spread to the bootstrap intervals."""
-    single = int((design.counts == 1).sum())
-    if not single:
+    where = np.argwhere(design.counts == 1)
+    if not len(where):
         return []
-    return [f"{single} cell{'s have' if single > 1 else ' has'} a single run, which adds no spread to the bootstrap "
-            "intervals"]
+    # named as PBP's note names its smallest cells (audit s17)
+    cells = listed([f"{design.tasks[t]}/{design.agents[a]}" for t, a in where], 6)
+    return [f"{len(where)} cell{'s have' if len(where) > 1 else ' has'} a single run ({cells}), which adds no spread "
+            "to the bootstrap intervals"]
 
 
 def _coverage_note(interval, smallest, agents, tasks):
