@@ -129,7 +129,6 @@ def test_bootstrap_single_run_note_names_the_cells():
     assert ("1 cell has a single run (t1/a2), which adds no spread to the bootstrap intervals" in res.notes), res.notes
 
 
-@pytest.mark.xfail(strict=True, reason="the CDF plot calls every response 'score'")
 def test_cdf_plot_names_the_response():
     """The ADA sweep's 'final_mean_return ~ procedure | task' (or a cost with higher_is_better=False): the CDF plot's
     score axis read "score", a column the data do not have; rlstats.bootstrap's plots name the response."""

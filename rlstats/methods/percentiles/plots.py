@@ -110,7 +110,9 @@ def plot_task_cdfs(result, *, tasks=None, agents=None, ax=None, quantile=False, 
     fig, axes = panels(ax, len(tasks), (1.5, 1.35) if several else (COLUMN_WIDTH, 2.4), width=width,
                        columns=ncols, sharex=quantile, sharey=not quantile, what="task",
                        hint=", or tasks= to choose fewer")
-    score_label, probability_label = "score", "cumulative probability"
+    # the response as the formula names it (a column such as final_mean_return, or log(score)), as bootstrap's plots
+    score_label = str(result.formula.response) if result.formula is not None else "score"
+    probability_label = "cumulative probability"
     for panel, task in zip(axes, tasks):
         j = result.tasks.index(task)
         frame = result.ecdf[result.ecdf["task"] == task]
