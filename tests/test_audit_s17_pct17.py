@@ -147,7 +147,6 @@ def test_cdf_plot_names_the_response():
     plt.close(fig)
 
 
-@pytest.mark.xfail(strict=True, reason="PBP-t's zero-width payoff intervals go unsaid")
 def test_pbp_t_says_which_payoff_intervals_have_no_width():
     """SB3 A2C and PPO (3 runs each): every PPO run on CartPole-v1 lies between the same two A2C runs, so its payoff
     against A2C has sample SD 0 and a Student-t interval of zero width; PPO printed (0.3519, 0.4407), its lower bound

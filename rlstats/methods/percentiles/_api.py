@@ -442,6 +442,7 @@ def _intervals(layout, options, game, delta_cell, low, high, rng, notes, shown, 
             z_lo, z_hi = kernels.pbp_payoff_bounds(layout, delta_cell, low, high, **game)
         else:
             z_lo, z_hi = kernels.pbp_t_payoff_bounds(layout, delta_cell, **game)
+            notes += _zero_width_note(data[0], z_lo, z_hi, game["identical"])
         lo, hi, iterations = kernels.propagate_bounds(z_lo, z_hi, dense_limit=kernels.BATCH_DENSE_LIMIT)
         if (iterations >= kernels.PI_MAX_ITER).any():
             notes.append(f"policy iteration stopped at its limit of {kernels.PI_MAX_ITER} steps for "
@@ -470,6 +471,20 @@ def _intervals(layout, options, game, delta_cell, low, high, rng, notes, shown, 
             warn(message)
             notes.append(message)
     return out
+
+
+def _zero_width_note(design, z_lo, z_hi, identical):
+    """PBP-t's payoff intervals of no width, named: a sample SD of 0 (an agent's runs all above, all below or at one
+    percentile of a reference's) is read by the t interval as certainty (audit s17: 19 of MuJoCo's 60 payoffs)."""
+    other = ~np.eye(design.n_agents, dtype=bool)[:, None, :] & (True if identical is None else ~identical)
+    where = np.argwhere(other & (z_hi <= z_lo))
+    if not len(where):
+        return []
+    n, total = len(where), int(np.broadcast_to(other, z_lo.shape).sum())
+    named = listed([f"{design.agents[i]} on {design.tasks[j]} against {design.agents[k]}" for i, j, k in where], 4)
+    return [f"{n} of {total} payoff intervals {'has' if n == 1 else 'have'} zero width ({named}): every run of the "
+            "agent lies at the same percentile of the reference's runs, which a Student-t interval reads as certainty; "
+            "PBP's DKW bands (interval=\"pbp\") do not"]
 
 
 def _caveats(design, options, layout, delta_cell, source):
