@@ -196,7 +196,6 @@ def test_aggregate_plot_says_when_some_intervals_are_withheld():
     plt.close(ax.figure)
 
 
-@pytest.mark.xfail(strict=True, reason="identical= replaces payoffs without a printed line")
 def test_identical_pairs_are_stated():
     """MuJoCo batches with identical=[("SAC", "PPO", "ant")]: PPO's aggregate moved from 0.175 to 0.235 and nothing
     printed said that two payoffs had been set to 0.5 rather than read from the runs."""
