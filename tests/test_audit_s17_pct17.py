@@ -210,7 +210,6 @@ def test_identical_pairs_are_stated():
 
 
 
-@pytest.mark.xfail(strict=True, reason="the withheld-interval note blames ties where the runs are separated")
 def test_withheld_intervals_say_why_when_runs_are_separated():
     """SB3 CartPole-v1, DQN (8.6 to 9.2) against PPO (321.0 to 363.6), 3 runs each: with interval="pbp_t" or
     "bootstrap" every payoff is 0 or 1 without spread and the aggregate intervals are one point, withheld with "the

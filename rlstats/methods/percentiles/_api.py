@@ -382,11 +382,19 @@ def _run(design, options, rng, shown):
         point = ~unknown & np.isclose(conf_low, conf_high, rtol=0.0, atol=1e-12)
         if point.any():
             named = ", ".join(a for a, p in zip(design.agents, point) if p)
-            way = ("); add runs" if source == "given" else
-                   ", and its observed bounds are one value); pass bounds= with the scores' known limits"
-                   + ("" if options.interval == "pbp" else " and interval='pbp'"))
-            notes.append(f"simultaneous intervals withheld for {named}: they would be one point, as the runs they "
-                         "rest on do not vary (every task's runs tie" + way)
+            starts = played.slot_start[:-1]
+            if (np.minimum.reduceat(played.values, starts) == np.maximum.reduceat(played.values, starts)).all():
+                way = ("); add runs" if source == "given" else
+                       ", and its observed bounds are one value); pass bounds= with the scores' known limits"
+                       + ("" if options.interval == "pbp" else " and interval='pbp'"))
+                why = "the runs they rest on do not vary (every task's runs tie" + way
+            else:  # runs that vary but never overlap: PBP-t's and the bootstrap's payoffs have no spread (audit s17)
+                reads = {"pbp_t": "Student-t intervals read", "bootstrap": "resampling reads"}.get(options.interval,
+                                                                                                  "the bounds read")
+                why = ("every payoff they rest on has no spread (on every task each agent's runs lie all above, all "
+                       f"below or at one percentile of each other agent's), which {reads} as certainty; "
+                       + ("use interval='pbp', or add runs" if options.interval != "pbp" else "add runs"))
+            notes.append(f"simultaneous intervals withheld for {named}: they would be one point, as {why}")
         unknown = unknown | point
         conf_low, conf_high = np.where(unknown, np.nan, conf_low), np.where(unknown, np.nan, conf_high)
         rank_best, rank_worst = kernels.rank_range(conf_low, conf_high, unknown=unknown)
