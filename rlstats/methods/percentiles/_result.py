@@ -272,4 +272,5 @@ class PercentilesResult(Result):
             return "No agent's interval lies above another's, so no pair is resolved."
         n_pairs = self.n_agents * (self.n_agents - 1) // 2
         shown = "; ".join(f"{a} > {b}" for a, b in beats[:8]) + ("; ..." if len(beats) > 8 else "")
-        return f"{len(beats)} of {n_pairs} pairs are resolved (lower bound above the other's upper bound): {shown}."
+        return (f"{len(beats)} of {fmt.count(n_pairs, 'pair')} {'is' if len(beats) == 1 else 'are'} resolved (lower "
+                f"bound above the other's upper bound): {shown}.")
