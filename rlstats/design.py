@@ -743,10 +743,23 @@ def _average_nested(data, formula, env, options):
                               f"each '{outer}' first and write '| {formula.blocks}/{outer}'")
     formula_module.check_columns(formula, data.columns, env)
     keys = [formula.groups, formula.blocks, outer]
+    dropped, reasons = np.zeros(len(data), dtype=bool), []
     for column in (*keys, seed):
         missing = data[column].isna().to_numpy(dtype=bool)
-        if missing.any():
+        if missing.any() and options.get("na_action", "raise") == "raise":
             _missing_error(data, column, missing)
+        if (missing & ~dropped).any():  # na_action="drop": left out here, with a note, as build() would (audit s17)
+            reasons.append(f"{int((missing & ~dropped).sum())} with a missing '{column}'")
+        dropped |= missing
+    drop_note = None
+    if dropped.any():
+        if dropped.all():
+            raise DesignError("no rows are left after dropping missing values")
+        gone = [f"{what} '{v}'" for column, what in ((formula.groups, "agent"), (formula.blocks, "task"))
+                for v in pd.unique(data[column][dropped].dropna()) if v not in set(data[column][~dropped])]
+        drop_note = (f"{int(dropped.sum())} of {len(data)} rows dropped (na_action=\"drop\") before the seeds were "
+                     f"averaged: {'; '.join(reasons)}" + (f" (every row of {join_and(gone, limit=6)})" if gone else ""))
+        data = data[~dropped]
     y = formula_module.evaluate_response(formula, data, env).values
     if options.get("normalize") is None or options.get("normalize") is False:  # each seed, not only their mean
         check_within(score_bounds(check_bounds(options.get("bounds")), None, formula), y, data, formula)
@@ -766,7 +779,7 @@ def _average_nested(data, formula, env, options):
     quoted = lambda c: f"`{c}`"  # noqa: E731
     text = f"{quoted(name)} ~ {quoted(formula.groups)} | {quoted(formula.blocks)}/{quoted(outer)}"
     means.attrs[NOTES_ATTR] = notes_for(data)  # the notes true of the rows averaged ride on (provenance.carried)
-    return means, formula_module.parse(text), note
+    return means, formula_module.parse(text), note if drop_note is None else f"{drop_note}; {note}"
 
 
 def _roles(formula):

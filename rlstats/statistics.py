@@ -161,13 +161,15 @@ def noise_free(values: ArrayLike, scale: float) -> NDArray[np.float64]:
     return np.where(np.abs(values) <= TIE_TOLERANCE * scale, 0.0, values)
 
 
-def near_tie_note(n_pairs: int) -> str | None:
-    """The note of a result whose ranks joined ``n_pairs`` near-equal pairs (None when there are none)."""
+def near_tie_note(n_pairs: int, where: str = "in the ranks", counted: str = "not a win") -> str | None:
+    """The note of a result whose ranks joined ``n_pairs`` near-equal pairs (None when there are none); ``where`` and
+    ``counted`` say where the ties were read and how a tie counts there (percentiles' game: "in the payoffs", a
+    win for both with ties="le")."""
     if not n_pairs:
         return None
     pairs = "1 pair of scores" if n_pairs == 1 else f"{n_pairs} pairs of scores"
     return (f"{pairs} of one task within {TIE_TOLERANCE:g} of each other (relative to the task's largest |score|) "
-            f"{'was' if n_pairs == 1 else 'were'} treated as ties in the ranks: floating-point noise, not a win")
+            f"{'was' if n_pairs == 1 else 'were'} treated as ties {where}: floating-point noise, {counted}")
 
 
 def doubled_midranks(y: ArrayLike, block: ArrayLike, n_blocks: int) -> tuple[NDArray[np.int64], NDArray[Any]]:

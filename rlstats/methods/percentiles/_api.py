@@ -35,6 +35,7 @@ from ...cost import admit, shows
 from ...engines import one_blas_thread
 from .._replication import verdict
 from ...errors import OptionError, warn
+from ... import format as fmt
 from ...format import count, join_and, listed
 from ...options import (check_bool, check_choice, check_cost_options, check_fraction, check_n_jobs, check_resamples,
                        is_finite_number)
@@ -362,7 +363,9 @@ def _run(design, options, rng, shown):
     estimate = kernels.aggregate(payoff, d)
     d = d.reshape(n_a, n_e, n_a)
 
-    notes = list(design.notes) + ([near_tie_note(near)] if near else [])
+    # the game has no ranks, and a tie counts as ties= says (audit s17: "not a win" was printed under ties="le")
+    counted = {"le": "a win for both", "mid": "half a win for each"}[options.ties] + f" (ties=\"{options.ties}\")"
+    notes = list(design.notes) + ([near_tie_note(near, "in the payoffs", counted)] if near else [])
     intervals = _intervals(played, options, game, delta_cell, game_low, game_high, rng, notes, shown,
                            (design, snapped))
     conf_low, conf_high = intervals["bounds"]
@@ -379,16 +382,28 @@ def _run(design, options, rng, shown):
         point = ~unknown & np.isclose(conf_low, conf_high, rtol=0.0, atol=1e-12)
         if point.any():
             named = ", ".join(a for a, p in zip(design.agents, point) if p)
-            way = ("); add runs" if source == "given" else
-                   ", and its observed bounds are one value); pass bounds= with the scores' known limits"
-                   + ("" if options.interval == "pbp" else " and interval='pbp'"))
-            notes.append(f"simultaneous intervals withheld for {named}: they would be one point, as the runs they "
-                         "rest on do not vary (every task's runs tie" + way)
+            starts = played.slot_start[:-1]
+            if (np.minimum.reduceat(played.values, starts) == np.maximum.reduceat(played.values, starts)).all():
+                way = ("); add runs" if source == "given" else
+                       ", and its observed bounds are one value); pass bounds= with the scores' known limits"
+                       + ("" if options.interval == "pbp" else " and interval='pbp'"))
+                why = "the runs they rest on do not vary (every task's runs tie" + way
+            else:  # runs that vary but never overlap: PBP-t's and the bootstrap's payoffs have no spread (audit s17)
+                reads = {"pbp_t": "Student-t intervals read", "bootstrap": "resampling reads"}.get(options.interval,
+                                                                                                  "the bounds read")
+                why = ("every payoff they rest on has no spread (on every task each agent's runs lie all above, all "
+                       f"below or at one percentile of each other agent's), which {reads} as certainty; "
+                       + ("use interval='pbp', or add runs" if options.interval != "pbp" else "add runs"))
+            notes.append(f"simultaneous intervals withheld for {named}: they would be one point, as {why}")
         unknown = unknown | point
         conf_low, conf_high = np.where(unknown, np.nan, conf_low), np.where(unknown, np.nan, conf_high)
         rank_best, rank_worst = kernels.rank_range(conf_low, conf_high, unknown=unknown)
         notes += found.lines
     notes += _caveats(design, options, layout, delta_cell, source)
+    if options.identical:  # payoffs the caller set rather than the runs' (audit s17: printed nowhere)
+        pairs = listed([f"{a} and {b} against each other on {task}" for a, b, task in options.identical], 6)
+        notes.append(f"identical=: the payoffs of {pairs} were set to {fmt.signif(options.self_payoff)} (self_payoff), "
+                     "not read from their runs")
 
     return PercentilesResult(
         method=f"Performance percentiles ({_REFERENCE}), {_SHORT_NAMES[options.interval]} intervals",
@@ -403,7 +418,7 @@ def _run(design, options, rng, shown):
         reference_weights=_reference_frame(design, d),
         agent_weights=pd.DataFrame({"agent": list(design.agents), "weight": d.sum(axis=(1, 2))}),
         per_task=_per_task_frame(design, layout, payoff, d, delta_cell, low, high, options.higher_is_better),
-        ecdf=_ecdf_frame(design, delta_cell, high if options.higher_is_better else -low),
+        ecdf=_ecdf_frame(design, delta_cell, *((low, high) if options.higher_is_better else (-high, -low))),
         support_low=low if options.higher_is_better else -high,
         support_high=high if options.higher_is_better else -low, bounds_source=source,
         bootstrap_distribution=intervals["distribution"], n_resamples=intervals["n_resamples"],
@@ -440,6 +455,7 @@ def _intervals(layout, options, game, delta_cell, low, high, rng, notes, shown, 
             z_lo, z_hi = kernels.pbp_payoff_bounds(layout, delta_cell, low, high, **game)
         else:
             z_lo, z_hi = kernels.pbp_t_payoff_bounds(layout, delta_cell, **game)
+            notes += _zero_width_note(data[0], z_lo, z_hi, game["identical"])
         lo, hi, iterations = kernels.propagate_bounds(z_lo, z_hi, dense_limit=kernels.BATCH_DENSE_LIMIT)
         if (iterations >= kernels.PI_MAX_ITER).any():
             notes.append(f"policy iteration stopped at its limit of {kernels.PI_MAX_ITER} steps for "
@@ -468,6 +484,20 @@ def _intervals(layout, options, game, delta_cell, low, high, rng, notes, shown, 
             warn(message)
             notes.append(message)
     return out
+
+
+def _zero_width_note(design, z_lo, z_hi, identical):
+    """PBP-t's payoff intervals of no width, named: a sample SD of 0 (an agent's runs all above, all below or at one
+    percentile of a reference's) is read by the t interval as certainty (audit s17: 19 of MuJoCo's 60 payoffs)."""
+    other = ~np.eye(design.n_agents, dtype=bool)[:, None, :] & (True if identical is None else ~identical)
+    where = np.argwhere(other & (z_hi <= z_lo))
+    if not len(where):
+        return []
+    n, total = len(where), int(np.broadcast_to(other, z_lo.shape).sum())
+    named = listed([f"{design.agents[i]} on {design.tasks[j]} against {design.agents[k]}" for i, j, k in where], 4)
+    return [f"{n} of {total} payoff intervals {'has' if n == 1 else 'have'} zero width ({named}): every run of the "
+            "agent lies at the same percentile of the reference's runs, which a Student-t interval reads as certainty; "
+            "PBP's DKW bands (interval=\"pbp\") do not"]
 
 
 def _caveats(design, options, layout, delta_cell, source):
@@ -523,11 +553,13 @@ def _observed_bounds_note(design, bounds):
 
 def _bootstrap_caveats(design):
     """Cells with a single run add no spread to the bootstrap intervals."""
-    single = int((design.counts == 1).sum())
-    if not single:
+    where = np.argwhere(design.counts == 1)
+    if not len(where):
         return []
-    return [f"{single} cell{'s have' if single > 1 else ' has'} a single run, which adds no spread to the bootstrap "
-            "intervals"]
+    # named as PBP's note names its smallest cells (audit s17)
+    cells = listed([f"{design.tasks[t]}/{design.agents[a]}" for t, a in where], 6)
+    return [f"{len(where)} cell{'s have' if len(where) > 1 else ' has'} a single run ({cells}), which adds no spread "
+            "to the bootstrap intervals"]
 
 
 def _coverage_note(interval, smallest, agents, tasks):
@@ -537,12 +569,13 @@ def _coverage_note(interval, smallest, agents, tasks):
     all), from the design nearest to ``agents`` x ``tasks`` on a log scale (the larger on a tie: more intervals held
     at once), at its largest runs count, and of that design's rows (one per score distribution) the lowest; it is
     quoted when its coverage misses the level by more than 3 Monte Carlo standard errors or falls below the
-    interval's ``COVERAGE_FLOOR``.
+    interval's ``COVERAGE_FLOOR``. Below the fewest or above the most runs simulated the note says so, quoting that
+    row, rather than calling the runs few.
     """
     rows = [row for row in calibration.rows(CALIBRATION) if row["interval"] == interval]
     if not rows:
         return None
-    fewest = min(int(row["runs"]) for row in rows)
+    fewest, most = min(int(row["runs"]) for row in rows), max(int(row["runs"]) for row in rows)
     rows = [row for row in rows if int(row["runs"]) <= max(smallest, fewest)]
 
     def distance(row):
@@ -560,6 +593,10 @@ def _coverage_note(interval, smallest, agents, tasks):
     if smallest < fewest:  # no row measures a design this small: the fewest runs simulated are quoted as such (audit s8)
         note = (f"the smallest cell has {count(smallest, 'run')}, fewer than any design simulated for "
                 f"{_INTERVAL_NAMES[interval]} (its coverage there was not measured); at the fewest runs simulated, "
+                f"{measured}")
+    elif smallest > most:  # nor this large: nothing measured says these runs are few (audit s17: 100 runs, rows of 20)
+        note = (f"the smallest cell has {count(smallest, 'run')}, more than any design simulated for "
+                f"{_INTERVAL_NAMES[interval]} (its coverage there was not measured); at the most runs simulated, "
                 f"{measured}")
     else:
         note = (f"{count(smallest, 'run')} in the smallest cell {'is' if smallest == 1 else 'are'} few for "
@@ -614,10 +651,13 @@ def _per_task_frame(design, layout, payoff, d, delta_cell, low, high, higher_is_
         "rank_worst": worst.ravel(), "percentile": percentile.ravel()})
 
 
-def _ecdf_frame(design, delta_cell, high):
-    """Each cell's empirical CDF of the response at its distinct scores, with the DKW band at delta_cell.
+def _ecdf_frame(design, delta_cell, low, high):
+    """Each cell's empirical CDF of the response at its distinct scores and at its task's lower bound, with the DKW
+    band at delta_cell.
 
-    ``high`` is each task's upper score bound on the response's own scale (the band is 1 from there on).
+    ``low`` and ``high`` are each task's score bounds on the response's own scale: below a cell's smallest score the
+    CDF is 0 and its band [0, eps], a row at ``low`` (audit s17: the plot drew [0, 0] there); the band is 1 from
+    ``high`` on.
     """
     layout = kernels.make_layout(design.y, design.agent, design.task, design.n_agents, design.n_tasks)
     _, z = kernels.payoff_tensor(layout)
@@ -633,5 +673,13 @@ def _ecdf_frame(design, delta_cell, high):
         "task": np.asarray(design.tasks, dtype=object)[task], "agent": np.asarray(design.agents, dtype=object)[agent],
         "score": layout.values, "cdf": cdf,
         "cdf_low": np.where(at_top, 1.0, np.clip(cdf - eps, 0.0, 1.0)),
-        "cdf_high": np.where(at_top, 1.0, np.clip(cdf + eps, 0.0, 1.0))})
-    return frame[last].reset_index(drop=True)
+        "cdf_high": np.where(at_top, 1.0, np.clip(cdf + eps, 0.0, 1.0))})[last]
+    cells = np.arange(sizes.size)
+    below = layout.values[layout.cell_start[:-1]] > low[cells // design.n_agents]  # cells with no run at the bound
+    first = pd.DataFrame({
+        "task": np.asarray(design.tasks, dtype=object)[cells // design.n_agents],
+        "agent": np.asarray(design.agents, dtype=object)[cells % design.n_agents],
+        "score": low[cells // design.n_agents], "cdf": 0.0, "cdf_low": 0.0,
+        "cdf_high": np.minimum(kernels.dkw_epsilon(sizes, delta_cell), 1.0)})[below]
+    order = np.argsort(np.r_[cells[below], cell[last]], kind="stable")  # each cell's row at the bound first
+    return pd.concat([first, frame], ignore_index=True).iloc[order].reset_index(drop=True)

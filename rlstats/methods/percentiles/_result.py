@@ -72,7 +72,9 @@ class PercentilesResult(Result):
         mixture w_{j,k} = q*_{j,k} / q*_j).
     ecdf : DataFrame
         task, agent, score, cdf, cdf_low, cdf_high: empirical CDFs with DKW bands at
-        delta_cell, for the CDF plots.
+        delta_cell, for the CDF plots: at each cell's distinct scores, and at the task's
+        lower bound (``support_low``), where the CDF is 0 and its band [0, eps] when no
+        run of the cell scored it.
     support_low, support_high : ndarray, shape (n_tasks,)
         Score bounds [a_j, b_j] used by PBP and the per-task intervals.
     bounds_source : str
@@ -270,4 +272,5 @@ class PercentilesResult(Result):
             return "No agent's interval lies above another's, so no pair is resolved."
         n_pairs = self.n_agents * (self.n_agents - 1) // 2
         shown = "; ".join(f"{a} > {b}" for a, b in beats[:8]) + ("; ..." if len(beats) > 8 else "")
-        return f"{len(beats)} of {n_pairs} pairs are resolved (lower bound above the other's upper bound): {shown}."
+        return (f"{len(beats)} of {fmt.count(n_pairs, 'pair')} {'is' if len(beats) == 1 else 'are'} resolved (lower "
+                f"bound above the other's upper bound): {shown}.")

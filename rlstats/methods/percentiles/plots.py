@@ -40,6 +40,12 @@ def plot_aggregate(result, *, ax=None, **kwargs):
         ax.errorbar(estimate, position, xerr=np.maximum(error, 0.0), **style)
         short = {"pbp": "PBP", "pbp_t": "PBP-t", "bootstrap": "bootstrap"}[result.interval]
         title = f"Aggregate performance percentile, {100 * (1 - result.delta):g}% simultaneous {short} intervals"
+        # a withheld interval (NaN) draws a bare point, which reads as an interval of no width (audit s17)
+        withheld = int(np.isnan(result.conf_low).sum())
+        if withheld == result.n_agents:
+            title = f"Aggregate performance percentile ({short} intervals withheld, see the notes)"
+        elif withheld:
+            title += f"\n(withheld for {withheld} of {result.n_agents} agents, drawn as bare points; see the notes)"
     ax.set_yticks(position, names)
     ax.set_xlim(-0.02, 1.02)
     ax.set_xlabel("aggregate performance percentile")
@@ -110,7 +116,9 @@ def plot_task_cdfs(result, *, tasks=None, agents=None, ax=None, quantile=False, 
     fig, axes = panels(ax, len(tasks), (1.5, 1.35) if several else (COLUMN_WIDTH, 2.4), width=width,
                        columns=ncols, sharex=quantile, sharey=not quantile, what="task",
                        hint=", or tasks= to choose fewer")
-    score_label, probability_label = "score", "cumulative probability"
+    # the response as the formula names it (a column such as final_mean_return, or log(score)), as bootstrap's plots
+    score_label = str(result.formula.response) if result.formula is not None else "score"
+    probability_label = "cumulative probability"
     for panel, task in zip(axes, tasks):
         j = result.tasks.index(task)
         frame = result.ecdf[result.ecdf["task"] == task]
