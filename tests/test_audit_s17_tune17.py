@@ -24,7 +24,6 @@ def _sweep(means, seeds=3, agent="ppo", task="ant", spread=0.0):
                          for s in range(seeds)], columns=["agent", "task", "lr", "seed", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason="a complete interval of one point where the configurations tie")
 def test_complete_interval_withheld_where_every_configuration_ties():
     """A sweep whose configurations all have one mean (every run at a cap, here 5.0) printed the complete algorithm
     as '5 [5, 5] over 40 configurations': a 95% interval of one point, while the tuned-score interval and the
@@ -53,7 +52,6 @@ def test_complete_interval_withheld_where_every_configuration_ties():
     assert np.isfinite(res.complete_summary()[["conf_low", "conf_high"]].to_numpy()).all()
 
 
-@pytest.mark.xfail(strict=True, reason="the mean over tasks stops at the smallest sweep silently")
 def test_mean_over_tasks_budget_cut_is_said():
     """On the real tuning procedures (PPO, return objective: the default-hyperparameter baseline has one
     configuration per task, the tuned procedures 5 tuning runs), the printed expected-max section showed every

@@ -12,6 +12,7 @@ from ...errors import OptionError
 from ..._typing import ColumnNames
 from ...results import Result, resultclass
 from . import plots
+from ._backend import COMPLETE_CONFIGURATIONS
 
 #: lines of each printed section at most (the tables hold everything)
 SHOWN = 8
@@ -153,10 +154,11 @@ class TuningResult(Result):
             how = "two-stage bootstrap" if self.options.get("complete_interval") == "two_stage" else \
                 "skew-t on the configurations' means"
             lines += ["", f"complete algorithm (configurations drawn from the sweep), {level} {how}:"]
-            # the default interval is withheld for want of configurations, the two-stage one of runs
-            wanting = "runs" if self.options.get("complete_interval") == "two_stage" else "configurations"
+            # the default interval is withheld for want of configurations, the two-stage one of runs; with enough of
+            # them, where what it resamples ties (the notes say so)
+            two_stage = self.options.get("complete_interval") == "two_stage"
             lines += [f"  {r.agent} on {r.task}: {fmt.signif(r.estimate)} "
-                      f"{_interval(r.conf_low, r.conf_high, wanting=wanting)} "
+                      f"{_interval(r.conf_low, r.conf_high, wanting=_complete_wanting(r, two_stage))} "
                       f"over {fmt.count(r.n_configs, 'configuration')}"
                       for r in complete.head(SHOWN).itertuples()]
             lines += _more(len(complete))
@@ -258,6 +260,14 @@ def _interval(low, high, digits=5, wanting="seeds"):
     if np.isnan(low) and np.isnan(high):
         return f"(no interval: too few {wanting})" if wanting else "(no interval: see the notes)"
     return f"[{fmt.signif(low, digits)}, {fmt.signif(high, digits)}]"
+
+
+def _complete_wanting(row, two_stage):
+    """What the complete algorithm's interval of ``row`` would want if withheld: runs (two-stage) or configurations
+    below the declared fewest; None where it has enough and was withheld for ties."""
+    if two_stage:
+        return "runs" if row.n_runs < 2 else None
+    return "configurations" if row.n_configs < COMPLETE_CONFIGURATIONS else None
 
 
 def _more(n):
