@@ -71,7 +71,6 @@ def test_mean_over_tasks_budget_cut_is_said():
                     "sweep's own curve, up to its number of configurations (tuned: 5), is in expected_max()"], res.notes
 
 
-@pytest.mark.xfail(strict=True, reason="budgets of one decade labelled 2x10^0, 3x10^0, ...")
 def test_expected_max_budget_ticks_are_plain_numbers():
     """The expected-max figure of the real tuning procedures (5 tuning runs each) labelled its budget axis
     '10^0, 2x10^0, 3x10^0, 4x10^0' (a log axis within one decade labels its minor ticks in scientific notation), for
