@@ -12,7 +12,6 @@ test's docstring says what was wrong.
 
 import numpy as np
 import pandas as pd
-import pytest
 
 import rlstats
 
