@@ -12,6 +12,8 @@ test's docstring says what was wrong.
 
 import numpy as np
 import pandas as pd
+import pytest
+from scipy import stats
 
 import rlstats
 
@@ -81,3 +83,27 @@ def test_expected_max_budget_ticks_are_plain_numbers():
     ax.figure.canvas.draw()
     shown = [t.get_text() for t in ax.xaxis.get_ticklabels(which="both") if t.get_visible() and t.get_text()]
     assert shown == ["1", "2", "3", "4", "5"], shown
+
+
+@pytest.mark.xfail(strict=True, reason="held-out estimate printed without its interval; report silent on holdout")
+def test_holdout_interval_printed_and_reported():
+    """With holdout= (the real LunarLander landscape, seeds 5-9 held out of the selection), the printed line gave
+    'held out 997.53 over 5 runs' without the Student-t interval the table holds (993.33 to 1001.7), printed 'over 1
+    runs' with no interval and no word where one run was held out, and report() described the selection as if every
+    run had been used, with no word of the held-out estimate."""
+    runs = _sweep([1.0, 2.0, 3.0], seeds=6, spread=0.5).assign(held=lambda d: d["seed"] >= 3)
+    res = rlstats.tuning(runs, "score ~ agent | task/seed", config="lr", holdout="held", rng=0, n_resamples=100,
+                         views=["best_set"])
+    row = res.tuned().iloc[0]
+    assert row["heldout_runs"] == 3
+    held = runs[runs["held"] & (runs["lr"] == 2)]["score"]
+    half = stats.t.ppf(0.975, 2) * held.std(ddof=1) / np.sqrt(3)
+    assert np.allclose([row["heldout_low"], row["heldout_high"]], [held.mean() - half, held.mean() + half])
+    low, high = (rlstats.format.signif(v) for v in (row["heldout_low"], row["heldout_high"]))
+    assert f"; held out {rlstats.format.signif(row['heldout_estimate'])} [{low}, {high}] over 3 runs" in str(res)
+    text = res.report(format="text")
+    assert ("The selection used the runs not held out (holdout column 'held'); the selected configuration's held-out "
+            "runs give an estimate free of the selection, with a 95% Student-t interval.") in text
+    one = rlstats.tuning(runs[runs["seed"] <= 3], "score ~ agent | task/seed", config="lr", holdout="held", rng=0,
+                         n_resamples=100, views=["best_set"])
+    assert "held out 3.25 (no interval: too few runs) over 1 run" in str(one)
