@@ -134,7 +134,7 @@ class TuningResult(Result):
                 text = (f"  {row.agent} on {row.task}: {row.config} selected of {row.n_configs}, {chosen} "
                         f"(its own mean {fmt.signif(row.mean_selected)})")
                 if "heldout_estimate" in tuned.columns:
-                    text += f"; held out {fmt.signif(row.heldout_estimate)} over {row.heldout_runs} runs"
+                    text += _held_out_text(row)
                 lines.append(text)
             lines += _more(len(tuned))
         em = self.tables.get("expected_max")
@@ -213,6 +213,10 @@ class TuningResult(Result):
                      f"resamples form the best set (Patterson et al. 2024), and the tuned "
                      f"score is the winner's mean less the bootstrap estimate of the optimism of select-then-report; "
                      f"its {level} interval is " + _tuned_interval_prose(self.options.get("tuned_lower")))
+            if self.options.get("holdout") is not None:
+                text += (f" The selection used the runs not held out (holdout column '{self.options['holdout']}'); "
+                         "the selected configuration's held-out runs give an estimate free of the selection, with a "
+                         f"{level} Student-t interval.")
             tuned = self.tables.get("tuned")
             if tuned is not None and tuned["n_best_set"].isna().any():
                 text += (" Where a configuration had one seed, the probabilities, the optimism and the tuned score "
@@ -260,6 +264,15 @@ def _interval(low, high, digits=5, wanting="seeds"):
     if np.isnan(low) and np.isnan(high):
         return f"(no interval: too few {wanting})" if wanting else "(no interval: see the notes)"
     return f"[{fmt.signif(low, digits)}, {fmt.signif(high, digits)}]"
+
+
+def _held_out_text(row):
+    """The printed line's held-out estimate with its interval (withheld below 2 runs, or where they tie: the notes
+    say so), or that the selected configuration has none."""
+    if row.heldout_runs == 0:
+        return "; no held-out run of it (see the notes)"
+    interval = _interval(row.heldout_low, row.heldout_high, wanting="runs" if row.heldout_runs < 2 else None)
+    return f"; held out {fmt.signif(row.heldout_estimate)} {interval} over {fmt.count(row.heldout_runs, 'run')}"
 
 
 def _complete_wanting(row, two_stage):
