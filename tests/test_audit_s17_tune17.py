@@ -108,7 +108,6 @@ def test_holdout_interval_printed_and_reported():
     assert "held out 3.25 (no interval: too few runs) over 1 run" in str(one)
 
 
-@pytest.mark.xfail(strict=True, reason="'every run is logged at the same 4 steps' where runs log 6")
 def test_curves_same_steps_note_true_where_the_range_was_cut(sb3_evaluations):
     """The real SB3 evaluations (CartPole-v1: A2C and PPO logged at 6 steps to 30k, DQN at 4 to 20k): curves printed
     'every run is logged at the same 4 steps from 5k to 20k', false of the A2C and PPO runs, each logged at 6; the
@@ -122,3 +121,8 @@ def test_curves_same_steps_note_true_where_the_range_was_cut(sb3_evaluations):
     res = rlstats.curves(cartpole[cartpole["agent"] != "DQN"], "score ~ agent | task/seed", step="step",
                          n_resamples=100, rng=0)
     assert "every run is logged at the same 6 steps from 5k to 30k" in res.notes
+    # align_steps and summarize_runs said the same of their grids
+    aligned = rlstats.align_steps(cartpole, "score ~ agent | task/seed", step="step")
+    assert ("every run is logged at the same 4 steps from 5k to 20k within each task's grid (some runs log steps "
+            "beyond it: see the note on the grids)") in aligned.attrs["rlstats_notes"]
+    assert sorted(aligned["step"].unique()) == [5000, 10000, 15000, 20000]
