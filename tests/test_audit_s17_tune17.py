@@ -126,3 +126,18 @@ def test_curves_same_steps_note_true_where_the_range_was_cut(sb3_evaluations):
     assert ("every run is logged at the same 4 steps from 5k to 20k within each task's grid (some runs log steps "
             "beyond it: see the note on the grids)") in aligned.attrs["rlstats_notes"]
     assert sorted(aligned["step"].unique()) == [5000, 10000, 15000, 20000]
+
+
+@pytest.mark.xfail(strict=True, reason="views= in one comma text and budgets= past a sweep: messages without the way on")
+def test_views_text_and_budgets_messages_name_the_way_on():
+    """From the command line, -o views=complete,best_set (the natural spelling of two views) was refused as
+    "views=['complete,best_set']: each must be one of ...", not saying that a list is wanted; and budgets= beyond a
+    sweep's size named the size but not the sweep, so among the real procedures' 15 sweeps the user had to find the
+    baseline with one configuration."""
+    runs = pd.concat([_sweep([1.0, 2.0, 3.0], spread=0.5), _sweep([1.0], agent="base", spread=0.5)])
+    with pytest.raises(rlstats.OptionError, match=r"views='complete,best_set' names several views in one text: give "
+                                                  r"a list, views=\['complete', 'best_set'\]"):
+        rlstats.tuning(runs, "score ~ agent | task/seed", config="lr", views="complete,best_set")
+    with pytest.raises(rlstats.OptionError, match=r"budgets= goes up to 3 configurations, but a sweep has only 1 "
+                                                  r"\(base on ant\); give budgets of at most 1"):
+        rlstats.tuning(runs, "score ~ agent | task/seed", config="lr", views=["expected_max"], budgets=[1, 3])
