@@ -128,7 +128,6 @@ def test_curves_same_steps_note_true_where_the_range_was_cut(sb3_evaluations):
     assert sorted(aligned["step"].unique()) == [5000, 10000, 15000, 20000]
 
 
-@pytest.mark.xfail(strict=True, reason="views= in one comma text and budgets= past a sweep: messages without the way on")
 def test_views_text_and_budgets_messages_name_the_way_on():
     """From the command line, -o views=complete,best_set (the natural spelling of two views) was refused as
     "views=['complete,best_set']: each must be one of ...", not saying that a list is wanted; and budgets= beyond a

@@ -551,6 +551,9 @@ def _sensitivity_view(views, by_default, config, parsed, data):
 
 def _check_views(views):
     if isinstance(views, str):
+        parts = [v.strip() for v in views.split(",")]
+        if len(parts) > 1 and all(v in VIEWS for v in parts):  # -o views=complete,best_set on the command line
+            raise OptionError(f"views={views!r} names several views in one text: give a list, views={parts!r}")
         views = (views,)
     if not isinstance(views, (list, tuple)) or not views:
         raise OptionError(f"views= must be a non-empty list of {', '.join(map(repr, VIEWS))}, got {views!r}")
@@ -874,8 +877,9 @@ def _resampled_views(design, sweeps, labels, ss, n_resamples, level, sign, budge
         budgets = np.asarray(budgets)
         too_many = int(budgets.max())
         if too_many > n_min:
-            raise OptionError(f"budgets= goes up to {too_many} configurations, but a sweep has only {n_min}; "
-                              f"give budgets of at most {n_min}")
+            (t, a), _ = min(sweeps.items(), key=lambda item: item[1]["sizes"].size)
+            raise OptionError(f"budgets= goes up to {too_many} configurations, but a sweep has only {n_min} "
+                              f"({design.agents[a]} on {design.tasks[t]}); give budgets of at most {n_min}")
     em_rows, curves, complete_rows, runs = [], {}, [], []
     common = kernels.budget_grid(n_min, budgets)  # the budgets every sweep allows: the mean over tasks
     if "expected_max" in views and design.n_tasks > 1 and budgets is None:
