@@ -739,7 +739,7 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
     starts, stops = run_bounds(design)
     logged = snap_steps(design.extra[step], starts)
     run_task = design.task[starts]
-    grid_notes: list[Any] = []  # (grids, aligned) and the note on steps left out, once the frame is made
+    grid_notes: list[Any] = []  # (grids, aligned, beyond) and the note on steps left out, once the frame is made
     # Rows of each run that the summary reads: all logged rows, or (steps= with a summary of logged values)
     # those logged within the range of steps=.
     rows: list[Any] = [np.arange(a, b) for a, b in zip(starts, stops)]
@@ -764,7 +764,7 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
             grid_notes += [(grids, not shared, bool(cut))] + ([Note(cut, scope="frame")] if cut else [])
         else:
             grids = [check_grid(steps)] * design.n_tasks
-            grid_notes.append((grids, True))
+            grid_notes.append((grids, True, False))
         runs: list[Any] = [None] * starts.size
         run_steps: list[Any] = [None] * starts.size
         # na_action="drop": the cells that would read a dropped row are not read
@@ -847,7 +847,7 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
         frame[column] = content
     keys = _run_keys(design)
     facts = _facts(design, starts, run_steps, censored)
-    notes = [_grids_note(design, frame, *entry[:2], method, *entry[2:]) if isinstance(entry, tuple) else entry
+    notes = [_grids_note(design, frame, entry[0], entry[1], method, entry[2]) if isinstance(entry, tuple) else entry
              for entry in grid_notes]
     notes.append(Note(_summary_text(spec, facts), scope="rows", keys=keys,
                       items=tuple(zip(key_values(frame, keys), facts)), word="rlstats.runs:_reword_summary",
